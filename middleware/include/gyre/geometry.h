@@ -1,0 +1,63 @@
+/* Backend-neutral geometry: convex hulls and mass properties. Adapters use these so that every
+ * middleware gives a body the same mass, centre of mass and inertia for the same colliders.
+ *
+ * Threading: pure functions; call from any thread. */
+#ifndef GYRE_GEOMETRY_H
+#define GYRE_GEOMETRY_H
+
+#include "gyre/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A convex hull built from a point cloud: triangles wound counter-clockwise seen from outside, and
+ * one outward plane per triangle (coplanar triangles are not merged). */
+typedef struct gy_hull {
+    gy_vec3 *vertices;    /* hull vertices (a subset of the input points) */
+    uint32_t vertex_count;
+    uint32_t *triangles;  /* 3 indices into vertices per triangle */
+    uint32_t triangle_count;
+    double (*planes)[4];  /* per triangle: nx, ny, nz, d with dot(n, p) = d on the plane */
+    gy_vec3 centroid;     /* centre of volume */
+    double volume;        /* m³ */
+} gy_hull;
+
+/* Builds the convex hull of `count` points (≥ 4, finite, not all coplanar) with `allocator`.
+ * Returns GY_ERR_INVALID_MESH for degenerate input (coplanar or collinear points, too few),
+ * GY_ERR_NON_FINITE, or GY_ERR_OUT_OF_MEMORY; *out is untouched on failure. */
+gy_result gy_hull_build(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count,
+                        gy_hull *out);
+
+/* Frees what gy_hull_build allocated. */
+void gy_hull_free(const gy_allocator *allocator, gy_hull *hull);
+
+/* Mass properties of a solid: mass, centre of mass (in the frame the shape was given in) and the
+ * inertia tensor about that centre of mass. */
+typedef struct gy_mass {
+    double mass;
+    gy_vec3 center;
+    gy_mat3 inertia;
+} gy_mass;
+
+/* Volume of a shape in m³. Planes and meshes have no volume (returns 0). Hulls need `hull`. */
+double gy_shape_volume(const gy_shape *shape, const gy_hull *hull);
+
+/* Mass properties of a shape of uniform `density` (kg/m³) in its own local frame (capsules and
+ * cylinders along Y). `hull` is required for GY_SHAPE_HULL and ignored otherwise. */
+gy_mass gy_shape_mass(const gy_shape *shape, const gy_hull *hull, double density);
+
+/* Moves mass properties into a parent frame by `pose` (rotates the tensor, moves the centre). */
+gy_mass gy_mass_transform(gy_mass m, gy_pose pose);
+
+/* Combines two bodies of mass with the parallel-axis theorem about their joint centre of mass. */
+gy_mass gy_mass_add(gy_mass a, gy_mass b);
+
+/* Scales mass and inertia to a total mass (centre unchanged). A zero-mass input stays unchanged. */
+gy_mass gy_mass_scale_to(gy_mass m, double total);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GYRE_GEOMETRY_H */

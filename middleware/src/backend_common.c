@@ -1,0 +1,250 @@
+/* Defaults and validation shared by every adapter: one place decides what a valid definition is,
+ * so the adapters (and the layers above, before they enqueue) agree. */
+#include <math.h>
+
+#include "gyre/backend.h"
+#include "gyre/math.h"
+
+gy_world_def gy_default_world_def(void)
+{
+    gy_world_def d = {0};
+    d.gravity = gy_v3(0.0, -9.81, 0.0);
+    d.substeps = 1;
+    d.solver_iterations = 10;
+    return d;
+}
+
+gy_body_def gy_default_body_def(void)
+{
+    gy_body_def d = {0};
+    d.type = GY_MOTION_DYNAMIC;
+    d.pose = gy_pose_identity();
+    d.linear_damping = 0.05;
+    d.angular_damping = 0.05;
+    d.gravity_factor = 1.0;
+    d.allow_sleeping = true;
+    return d;
+}
+
+gy_material gy_default_material(void)
+{
+    gy_material m = {0.5, 0.0, GY_COMBINE_AVERAGE, GY_COMBINE_MAX};
+    return m;
+}
+
+gy_collider_def gy_default_collider_def(void)
+{
+    gy_collider_def d = {0};
+    d.shape.type = GY_SHAPE_SPHERE;
+    d.shape.radius = 0.5;
+    d.shape.normal = gy_v3(0.0, 1.0, 0.0);
+    d.local_pose = gy_pose_identity();
+    d.density = 1.0;
+    d.material = gy_default_material();
+    d.contact_response = true;
+    d.one_way_normal = gy_v3(0.0, 1.0, 0.0);
+    d.category = 1u;
+    d.mask = UINT32_MAX;
+    return d;
+}
+
+gy_joint_def gy_default_joint_def(void)
+{
+    gy_joint_def d = {0};
+    d.type = GY_JOINT_BALL;
+    d.axis = gy_v3(0.0, 1.0, 0.0);
+    d.distance = -1.0;
+    return d;
+}
+
+gy_query_filter gy_default_query_filter(void)
+{
+    gy_query_filter f = {0};
+    f.mask = UINT32_MAX;
+    f.motion_types = GY_MOTION_ALL;
+    return f;
+}
+
+double gy_combine(double a, gy_combine_mode ma, double b, gy_combine_mode mb)
+{
+    gy_combine_mode m = ma > mb ? ma : mb;
+    switch (m) {
+    case GY_COMBINE_MIN:
+        return fmin(a, b);
+    case GY_COMBINE_MULTIPLY:
+        return a * b;
+    case GY_COMBINE_MAX:
+        return fmax(a, b);
+    case GY_COMBINE_AVERAGE:
+    default:
+        return 0.5 * (a + b);
+    }
+}
+
+static bool pose_ok(gy_pose p)
+{
+    return gy_vec3_is_finite(p.position) && gy_quat_is_unit(p.rotation);
+}
+
+static bool mat3_is_finite(const gy_mat3 *m)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (!gy_is_finite(m->m[i][j]))
+                return false;
+    return true;
+}
+
+/* Symmetric positive-definite by Sylvester's criterion (leading minors > 0). */
+static bool mat3_is_spd(const gy_mat3 *m)
+{
+    const double eps = 1e-12;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (fabs(m->m[i][j] - m->m[j][i]) > 1e-9 * (fabs(m->m[i][j]) + 1.0))
+                return false;
+    double a = m->m[0][0];
+    double b = m->m[0][0] * m->m[1][1] - m->m[0][1] * m->m[1][0];
+    double c = m->m[0][0] * (m->m[1][1] * m->m[2][2] - m->m[1][2] * m->m[2][1]) -
+               m->m[0][1] * (m->m[1][0] * m->m[2][2] - m->m[1][2] * m->m[2][0]) +
+               m->m[0][2] * (m->m[1][0] * m->m[2][1] - m->m[1][1] * m->m[2][0]);
+    return a > eps && b > eps && c > eps;
+}
+
+gy_result gy_validate_body_def(const gy_body_def *d)
+{
+    if (d == NULL || (unsigned)d->type >= GY_MOTION_TYPE_COUNT)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_vec3_is_finite(d->pose.position) || !gy_quat_is_finite(d->pose.rotation) ||
+        !gy_vec3_is_finite(d->linear_velocity) || !gy_vec3_is_finite(d->angular_velocity) ||
+        !gy_is_finite(d->mass) || !gy_is_finite(d->linear_damping) ||
+        !gy_is_finite(d->angular_damping) || !gy_is_finite(d->gravity_factor))
+        return GY_ERR_NON_FINITE;
+    if (!pose_ok(d->pose))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->mass < 0.0 || d->linear_damping < 0.0 || d->angular_damping < 0.0)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->has_mass_properties) {
+        if (!gy_vec3_is_finite(d->mass_properties.center_of_mass) ||
+            !mat3_is_finite(&d->mass_properties.inertia))
+            return GY_ERR_NON_FINITE;
+        if (!(d->mass > 0.0) || !mat3_is_spd(&d->mass_properties.inertia))
+            return GY_ERR_INVALID_ARGUMENT;
+    }
+    return GY_OK;
+}
+
+gy_result gy_validate_shape(const gy_shape *s)
+{
+    if (s == NULL || (unsigned)s->type >= GY_SHAPE_TYPE_COUNT)
+        return GY_ERR_INVALID_ARGUMENT;
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        if (!gy_is_finite(s->radius))
+            return GY_ERR_NON_FINITE;
+        return s->radius > 0.0 ? GY_OK : GY_ERR_INVALID_SHAPE;
+    case GY_SHAPE_BOX:
+        if (!gy_vec3_is_finite(s->box_size))
+            return GY_ERR_NON_FINITE;
+        return (s->box_size.x > 0.0 && s->box_size.y > 0.0 && s->box_size.z > 0.0)
+                   ? GY_OK
+                   : GY_ERR_INVALID_SHAPE;
+    case GY_SHAPE_CAPSULE:
+    case GY_SHAPE_CYLINDER:
+        if (!gy_is_finite(s->radius) || !gy_is_finite(s->height))
+            return GY_ERR_NON_FINITE;
+        if (!(s->radius > 0.0) || !(s->height > 0.0))
+            return GY_ERR_INVALID_SHAPE;
+        if (s->type == GY_SHAPE_CAPSULE && !(s->height > 2.0 * s->radius))
+            return GY_ERR_INVALID_SHAPE;
+        return GY_OK;
+    case GY_SHAPE_PLANE: {
+        if (!gy_vec3_is_finite(s->normal) || !gy_is_finite(s->offset))
+            return GY_ERR_NON_FINITE;
+        double l = gy_v3_len(s->normal);
+        return l > 1e-9 ? GY_OK : GY_ERR_INVALID_SHAPE;
+    }
+    case GY_SHAPE_HULL:
+    case GY_SHAPE_MESH:
+        return s->resource.bits != 0 ? GY_OK : GY_ERR_STALE_HANDLE;
+    default:
+        return GY_ERR_INVALID_ARGUMENT;
+    }
+}
+
+gy_result gy_validate_collider_def(const gy_collider_def *d, gy_motion_type motion)
+{
+    if (d == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_shape(&d->shape);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(d->local_pose.position) || !gy_quat_is_finite(d->local_pose.rotation) ||
+        !gy_is_finite(d->density) || !gy_is_finite(d->material.friction) ||
+        !gy_is_finite(d->material.restitution) || !gy_vec3_is_finite(d->surface_velocity) ||
+        !gy_vec3_is_finite(d->one_way_normal))
+        return GY_ERR_NON_FINITE;
+    if (!pose_ok(d->local_pose) || !(d->density > 0.0) || d->material.friction < 0.0 ||
+        d->material.restitution < 0.0 || (unsigned)d->material.friction_combine > GY_COMBINE_MAX ||
+        (unsigned)d->material.restitution_combine > GY_COMBINE_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->one_way && !(gy_v3_len(d->one_way_normal) > 1e-9))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->shape.type == GY_SHAPE_PLANE && motion != GY_MOTION_STATIC)
+        return GY_ERR_INVALID_MOTION;
+    if (d->shape.type == GY_SHAPE_MESH && motion == GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    return GY_OK;
+}
+
+gy_result gy_validate_joint_def(const gy_joint_def *d)
+{
+    if (d == NULL || (unsigned)d->type >= GY_JOINT_TYPE_COUNT)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_vec3_is_finite(d->anchor) || !gy_vec3_is_finite(d->axis) ||
+        !gy_is_finite(d->limit_min) || !gy_is_finite(d->limit_max) ||
+        !gy_is_finite(d->distance) || !gy_is_finite(d->break_force))
+        return GY_ERR_NON_FINITE;
+    if (d->a.bits == 0 || d->a.bits == d->b.bits)
+        return GY_ERR_INVALID_ARGUMENT;
+    if ((d->type == GY_JOINT_HINGE || d->type == GY_JOINT_SLIDER) && !(gy_v3_len(d->axis) > 1e-9))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->has_limits && d->limit_min > d->limit_max)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->breakable && !(d->break_force > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}
+
+gy_result gy_validate_mesh_def(const gy_mesh_def *d)
+{
+    if (d == NULL || d->vertices == NULL || d->indices == NULL || d->vertex_count == 0 ||
+        d->index_count == 0 || d->index_count % 3u != 0)
+        return GY_ERR_INVALID_MESH;
+    for (uint32_t i = 0; i < d->vertex_count; i++)
+        if (!gy_vec3_is_finite(d->vertices[i]))
+            return GY_ERR_NON_FINITE;
+    for (uint32_t i = 0; i < d->index_count; i++)
+        if (d->indices[i] >= d->vertex_count)
+            return GY_ERR_INVALID_MESH;
+    return GY_OK;
+}
+
+gy_result gy_validate_hull_def(const gy_hull_def *d)
+{
+    if (d == NULL || d->points == NULL || d->point_count < 4)
+        return GY_ERR_INVALID_MESH;
+    for (uint32_t i = 0; i < d->point_count; i++)
+        if (!gy_vec3_is_finite(d->points[i]))
+            return GY_ERR_NON_FINITE;
+    return GY_OK;
+}
+
+gy_result gy_validate_query_filter(const gy_query_filter *f)
+{
+    if (f == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if ((f->motion_types & ~GY_MOTION_ALL) != 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}
