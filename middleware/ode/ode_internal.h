@@ -28,6 +28,7 @@ typedef struct gy_ode_resource {
     double *convex_planes;     /* 4 per face */
     double *convex_points;     /* 3 per vertex */
     unsigned int *convex_polys; /* per face: count, then indices */
+    uint32_t convex_polys_len;  /* entries in convex_polys */
 } gy_ode_resource;
 
 /* One collider: an ODE geom plus everything the near callback and queries filter on. The geom's
@@ -47,6 +48,13 @@ typedef struct gy_ode_collider {
     uint32_t category, mask;
     uint64_t user_data;
     gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
+
+    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit). */
+    double aabb[6];            /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
+    int32_t cell_min[2];       /* covered grid cells (x, z), inclusive; unused when in_big */
+    int32_t cell_max[2];
+    bool in_big;               /* unbounded or very large: kept in the grid's `big` list */
+    uint32_t visit_stamp;      /* de-duplicates colliders that span several cells */
 } gy_ode_collider;
 
 struct gy_ode_body {
@@ -62,6 +70,20 @@ struct gy_ode_body {
     dJointID lock_lmotor; /* axis locks, or NULL */
     dJointID lock_amotor;
     uint64_t user_data;
+
+    uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
+    double mass;            /* dynamic: total mass in kg (0 otherwise) */
+    gy_mat3 inv_inertia;    /* dynamic: inverse inertia about the COM, body axes */
+    double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
+    bool allow_sleeping;
+    bool lock_linear[3], lock_angular[3];
+    gy_vec3 lock_position;  /* COM coordinates held on the locked linear axes */
+    double ccd_radius;      /* radius of a sphere about the COM inside every solid collider */
+    gy_vec3 ccd_start;      /* COM at the start of the current substep */
+    uint32_t joint_count;   /* Gyre joints attached to this body */
+    bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
+    bool in_contact;        /* this substep: received contact joints */
+    bool pose_written;      /* kinematic: written since the last step, counts as moving */
 };
 
 typedef struct gy_ode_joint {
@@ -74,7 +96,65 @@ typedef struct gy_ode_joint {
     double break_force;
     double distance; /* Distance joints are built from primitives; see ode_joint code */
     uint64_t user_data;
+    uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
 } gy_ode_joint;
+
+/* One cell of the static grid: the static colliders whose AABB touches an X/Z square. */
+typedef struct gy_ode_grid_cell {
+    int32_t x, z;
+    bool used;
+    uint32_t count, capacity;
+    gy_ode_collider **items;
+} gy_ode_grid_cell;
+
+/* Static colliders indexed on a uniform X/Z grid (Gyre is Y-up: levels spread on X and Z), kept
+ * in an open-addressed hash of cells. Colliders spanning too many cells, and planes, go in `big`
+ * and are visited by every query. */
+typedef struct gy_ode_static_grid {
+    double cell_size;
+    gy_ode_grid_cell *cells;
+    uint32_t cell_capacity; /* power of two */
+    uint32_t cells_used;
+    gy_ode_collider **big;
+    uint32_t big_count, big_capacity;
+} gy_ode_static_grid;
+
+/* Step internals: the pair a gy_contact was built from. */
+typedef struct gy_ode_pair {
+    gy_ode_collider *a, *b; /* same order as the contact's collider_a / collider_b */
+    gy_vec3 tangent;        /* tangent impulse summed as a vector (force on b), N·s */
+    bool cached;            /* copied from the previous step (both sides asleep or still) */
+    bool responds;          /* contact joints were made for it */
+} gy_ode_pair;
+
+/* One ODE contact joint created this substep, for reading its feedback after the solve. */
+typedef struct gy_ode_point {
+    uint32_t pair;        /* index into contacts/pairs */
+    dJointFeedback *feedback;
+    dVector3 normal;      /* ODE contact normal (points towards the joint's first body) */
+    bool body1_is_a;      /* the joint's first body belongs to the pair's collider a */
+} gy_ode_point;
+
+/* Pair lookup within one step (stamped, so it never needs clearing). */
+typedef struct gy_ode_pair_slot {
+    const gy_ode_collider *a, *b;
+    uint32_t index;
+    uint32_t stamp;
+} gy_ode_pair_slot;
+
+/* Open-addressed map from a collider pair to its index in a report; entries whose stamp differs
+ * from the map's are empty. */
+typedef struct gy_ode_pair_map {
+    gy_ode_pair_slot *slots;
+    uint32_t capacity; /* power of two */
+    uint32_t stamp;
+} gy_ode_pair_map;
+
+/* A one-way platform pair that is being passed through: contacts stay dropped until it separates. */
+typedef struct gy_ode_passing {
+    const gy_ode_collider *platform, *other;
+    uint64_t seen_step;
+} gy_ode_passing;
 
 struct gy_backend_world {
     const gy_allocator *allocator;
@@ -84,7 +164,10 @@ struct gy_backend_world {
     dWorldID world;
     dSpaceID top_space;     /* holds the two spaces below */
     dSpaceID dynamic_space; /* dynamic and kinematic colliders */
-    dSpaceID static_space;  /* static colliders, in a structure queries need not scan linearly */
+    /* Static colliders, in an ODE quadtree (usable with dSpaceCollide2 against a single geom). ODE's
+     * quadtree splits on X and Y, so for Y-up levels it only partitions along X; the step and the
+     * fast query path use `grid` (gy_ode_static_visit) instead, which partitions X and Z. */
+    dSpaceID static_space;
     dJointGroupID contact_group;
 
     gy_handle_pool bodies;    /* payload: gy_ode_body* */
@@ -92,8 +175,13 @@ struct gy_backend_world {
     gy_handle_pool joints;    /* payload: gy_ode_joint* */
     gy_handle_pool resources; /* payload: gy_ode_resource* */
 
-    pthread_t owner;
-    bool bound;
+    pthread_t owner; /* the first thread that bound (the stepping thread, by convention) */
+    bool bound;      /* at least one thread is bound */
+    /* Every bound thread (a game thread may bind too and run serialised queries, see
+     * GY_BACKEND_QUERIES_EXCLUSIVE). Guarded by thread_lock. */
+    pthread_mutex_t thread_lock;
+    pthread_t bound_threads[8];
+    uint32_t bound_count;
 
     /* Per-step output (grown to peak, then reused). */
     gy_contact *contacts;
@@ -105,6 +193,37 @@ struct gy_backend_world {
     /* Scratch geoms owned by the world for queries (never inserted in a space). */
     dGeomID query_ray;
     dGeomID query_sphere, query_box, query_capsule, query_convex;
+
+    /* ---- adapter bookkeeping (ode_backend.c, ode_body.c) ---- */
+    gy_ode_body **moving; /* every dynamic and kinematic body */
+    uint32_t moving_count, moving_capacity;
+    uint32_t body_counts[GY_MOTION_TYPE_COUNT];
+    uint32_t sensor_count;
+    uint32_t resource_count; /* live resource records (creator or collider references) */
+    gy_ode_static_grid grid;
+    uint32_t visit_stamp;
+
+    /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
+    gy_ode_pair *pairs; /* parallel to contacts, same capacity */
+    gy_contact *prev_contacts;
+    gy_ode_pair *prev_pairs;
+    uint32_t prev_count, prev_capacity;
+    gy_ode_point *points;
+    uint32_t point_count, point_capacity;
+    dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
+    uint32_t feedback_block_count, feedback_block_capacity;
+    gy_ode_pair_map pair_map; /* this step's report */
+    gy_ode_passing *passing;
+    uint32_t passing_count, passing_capacity;
+    gy_ode_collider **scratch_colliders; /* continuous collision candidates */
+    uint32_t scratch_count, scratch_capacity;
+    gy_ode_joint **breakable_list;
+    uint32_t breakable_count, breakable_capacity;
+    dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
+    double substep_dt;
+    double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
+    uint64_t step_index;
+    gy_result step_error; /* first allocation failure inside the current step */
 };
 
 /* The collider record behind an ODE geom (dGeomGetData), or NULL for the world's scratch geoms. */
@@ -113,12 +232,21 @@ static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
     return (gy_ode_collider *)dGeomGetData(g);
 }
 
-/* True when a collider passes a query filter (mask, motion type, sensors, ignores). */
+/* True when a collider passes a query filter (mask, motion type, sensors, ignores). A NULL filter
+ * accepts what the default filter accepts. */
 bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c);
 
 /* Conversions between Gyre's and ODE's representations. ODE quaternions are [w, x, y, z]. */
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);
 gy_quat gy_ode_quat_from_ode(const dReal *q);
+
+/* Static colliders through the world's X/Z grid: calls `visit` once for every static collider
+ * whose world AABB overlaps `aabb` (ODE order: minx, maxx, miny, maxy, minz, maxz), planes and
+ * other unbounded statics included, until `visit` returns false. Never allocates. Queries should
+ * prefer this over colliding with static_space (which only partitions along X). */
+typedef bool (*gy_ode_static_visitor)(void *ctx, gy_ode_collider *c);
+void gy_ode_static_visit(gy_backend_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
+                         void *ctx);
 
 /* Query entry points (ode_query.c), wired into the adapter's table. */
 gy_result gy_ode_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
@@ -139,5 +267,76 @@ void gy_ode_query_fini(gy_backend_world *w);
 /* Resolves a shape to a posed scratch geom for shape casts and overlaps (ode_query.c). Returns
  * NULL when the shape type cannot be used in queries. */
 dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose pose);
+
+/* ---- adapter internals shared between its files ------------------------------------------- */
+
+/* True when the calling thread may use the world (always true in release builds). */
+bool gy_ode_thread_ok(const gy_backend_world *w);
+
+/* Static grid (ode_grid.c). */
+void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size);
+void gy_ode_grid_fini(gy_backend_world *w);
+/* Indexes a static collider by its geom's current AABB. On failure nothing is indexed. */
+gy_result gy_ode_grid_insert(gy_backend_world *w, gy_ode_collider *c);
+void gy_ode_grid_remove(gy_backend_world *w, gy_ode_collider *c);
+
+/* Bodies (ode_body.c). */
+gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
+                             const gy_collider_def *colliders, uint32_t collider_count,
+                             gy_body_id *out, gy_collider_id *collider_ids);
+gy_result gy_ode_body_release(gy_backend_world *w, gy_body_id id);
+gy_result gy_ode_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out);
+gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose);
+gy_result gy_ode_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
+gy_result gy_ode_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
+gy_result gy_ode_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 force);
+gy_result gy_ode_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 torque);
+gy_result gy_ode_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 impulse);
+gy_result gy_ode_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
+                                     gy_vec3 world_point);
+gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
+                                     double dt);
+gy_result gy_ode_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
+                                     gy_vec3 *out);
+/* Releases every body still alive (world teardown). */
+void gy_ode_body_release_all(gy_backend_world *w);
+/* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
+void gy_ode_body_wake(gy_ode_body *b);
+/* World-space pose of the body origin and of its centre of mass. */
+gy_pose gy_ode_body_pose(const gy_ode_body *b);
+gy_vec3 gy_ode_body_com(const gy_ode_body *b);
+/* World velocity of a world point moving with the body (zero for statics). */
+gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 world_point);
+/* World rotation of a collider (its Gyre local frame, not ODE's capsule frame). */
+gy_quat gy_ode_collider_rotation(const gy_ode_collider *c);
+/* Applies Gyre damping to a body's ODE damping scale for a substep of `dt`. */
+void gy_ode_body_apply_damping(gy_ode_body *b, double dt);
+
+/* Resources (ode_body.c). */
+gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out);
+gy_result gy_ode_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out);
+void gy_ode_resource_release(gy_backend_world *w, gy_resource_id id);
+void gy_ode_resource_release_all(gy_backend_world *w);
+
+/* Joints (ode_joint.c). */
+gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out);
+gy_result gy_ode_joint_release(gy_backend_world *w, gy_joint_id id);
+/* Releases every joint attached to `b`. */
+void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b);
+/* Releases every joint (world teardown). */
+void gy_ode_joint_release_all(gy_backend_world *w);
+/* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
+gy_result gy_ode_joint_check_breaks(gy_backend_world *w);
+/* Frees the broken-joint report arrays (one block). */
+void gy_ode_joint_free_broken(gy_backend_world *w);
+/* Builds (or rebuilds) the motors that hold a dynamic body's locked world axes. */
+void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b);
+
+/* Step (ode_step.c). */
+gy_result gy_ode_step(gy_backend_world *w, double dt);
+uint32_t gy_ode_contacts(gy_backend_world *w, const gy_contact **out);
+/* Drops every reported contact and step record naming a collider of `b` (body release). */
+void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b);
+void gy_ode_step_fini(gy_backend_world *w);
 
 #endif

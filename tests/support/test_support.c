@@ -16,6 +16,15 @@ void gy_test_assert_near_(double actual, double expected, double tol, const char
     }
 }
 
+void gy_test_assert_between_(double actual, double lo, double hi, const char *expr,
+                             const char *file, int line)
+{
+    if (!(actual >= lo && actual <= hi)) {
+        print_error("%s = %.9g, expected within [%.9g, %.9g]\n", expr, actual, lo, hi);
+        _fail(file, line);
+    }
+}
+
 void gy_test_assert_result_(gy_result actual, gy_result expected, const char *expr,
                             const char *file, int line)
 {

@@ -18,6 +18,13 @@
 void gy_test_assert_near_(double actual, double expected, double tol, const char *expr,
                           const char *file, int line);
 
+/* Fails the test unless lo <= actual <= hi, printing the value and the range. */
+#define assert_between(actual, lo, hi)                                                             \
+    gy_test_assert_between_((double)(actual), (double)(lo), (double)(hi), #actual, __FILE__,       \
+                            __LINE__)
+void gy_test_assert_between_(double actual, double lo, double hi, const char *expr,
+                             const char *file, int line);
+
 /* Fails the test when `r` is not `expected`, naming both codes. */
 #define assert_result(r, expected)                                                                 \
     gy_test_assert_result_((r), (expected), #r, __FILE__, __LINE__)

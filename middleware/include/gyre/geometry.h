@@ -23,13 +23,16 @@ typedef struct gy_hull {
     double volume;        /* m³ */
 } gy_hull;
 
-/* Builds the convex hull of `count` points (≥ 4, finite, not all coplanar) with `allocator`.
- * Returns GY_ERR_INVALID_MESH for degenerate input (coplanar or collinear points, too few),
- * GY_ERR_NON_FINITE, or GY_ERR_OUT_OF_MEMORY; *out is untouched on failure. */
+/* Builds the convex hull of `count` points (≥ 4, finite, not all coplanar) with `allocator`
+ * (NULL: the default allocator). Points closer than ~1e-9 × the cloud's extent to the hull's
+ * surface do not become vertices; duplicates are merged. Returns GY_ERR_INVALID_MESH for
+ * degenerate input (coplanar or collinear points, too few), GY_ERR_NON_FINITE,
+ * GY_ERR_INVALID_ARGUMENT (NULL out or points), or GY_ERR_OUT_OF_MEMORY; *out is untouched on
+ * failure. */
 gy_result gy_hull_build(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count,
                         gy_hull *out);
 
-/* Frees what gy_hull_build allocated. */
+/* Frees what gy_hull_build allocated (with the same allocator) and zeroes *hull. */
 void gy_hull_free(const gy_allocator *allocator, gy_hull *hull);
 
 /* Mass properties of a solid: mass, centre of mass (in the frame the shape was given in) and the
@@ -40,17 +43,20 @@ typedef struct gy_mass {
     gy_mat3 inertia;
 } gy_mass;
 
-/* Volume of a shape in m³. Planes and meshes have no volume (returns 0). Hulls need `hull`. */
+/* Volume of a shape in m³. Planes and meshes have no volume (returns 0). Hulls need `hull`.
+ * Invalid parameters (non-finite, non-positive sizes, a missing hull) give 0. */
 double gy_shape_volume(const gy_shape *shape, const gy_hull *hull);
 
 /* Mass properties of a shape of uniform `density` (kg/m³) in its own local frame (capsules and
- * cylinders along Y). `hull` is required for GY_SHAPE_HULL and ignored otherwise. */
+ * cylinders along Y). `hull` is required for GY_SHAPE_HULL and ignored otherwise. Planes, meshes,
+ * invalid parameters and a non-finite or non-positive density give zero mass and inertia. */
 gy_mass gy_shape_mass(const gy_shape *shape, const gy_hull *hull, double density);
 
 /* Moves mass properties into a parent frame by `pose` (rotates the tensor, moves the centre). */
 gy_mass gy_mass_transform(gy_mass m, gy_pose pose);
 
-/* Combines two bodies of mass with the parallel-axis theorem about their joint centre of mass. */
+/* Combines two bodies of mass with the parallel-axis theorem about their joint centre of mass.
+ * When both are massless the tensors are summed and the centre is a's. */
 gy_mass gy_mass_add(gy_mass a, gy_mass b);
 
 /* Scales mass and inertia to a total mass (centre unchanged). A zero-mass input stays unchanged. */

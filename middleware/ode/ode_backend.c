@@ -1,0 +1,370 @@
+/* The ODE adapter: world lifecycle, thread binding, counters and the table Gyre looks up as "ode".
+ * Bodies and resources live in ode_body.c, joints in ode_joint.c, the step in ode_step.c, the
+ * static grid in ode_grid.c and queries in ode_query.c. docs/middleware.md explains the mapping. */
+#include <string.h>
+
+#include "gyre/math.h"
+#include "ode_internal.h"
+
+/* Global solver settings. Contact softness itself is set per contact in ode_step.c. */
+#define ODE_WORLD_ERP 0.2
+#define ODE_WORLD_CFM 1e-6
+/* Contacts are allowed to sink this far before ERP pushes back, so resting contacts persist
+ * instead of flickering on and off every step. */
+#define ODE_SURFACE_LAYER 0.0005
+/* Caps the velocity ERP uses to undo penetration, so a deep overlap separates gently. */
+#define ODE_MAX_CORRECTING_VEL 5.0
+/* ODE's quadtree for statics: it splits X (ODE axis 0) and Y (axis 1). Its Y range is made so
+ * tall that no Y split ever cuts through ordinary level geometry, leaving an X partition; see
+ * ode_internal.h and docs/middleware.md. */
+#define ODE_QUADTREE_DEPTH 7
+#define ODE_GRID_CELL_SIZE 4.0
+
+#define GY_ODE_MAX_BOUND_THREADS (sizeof(((gy_backend_world *)0)->bound_threads) / sizeof(pthread_t))
+
+bool gy_ode_thread_ok(const gy_backend_world *w)
+{
+#ifdef NDEBUG
+    (void)w;
+    return true;
+#else
+    gy_backend_world *mw = (gy_backend_world *)w;
+    pthread_t self = pthread_self();
+    bool ok = false;
+    pthread_mutex_lock(&mw->thread_lock);
+    for (uint32_t i = 0; i < mw->bound_count; i++)
+        if (pthread_equal(mw->bound_threads[i], self)) {
+            ok = true;
+            break;
+        }
+    pthread_mutex_unlock(&mw->thread_lock);
+    return ok;
+#endif
+}
+
+void gy_ode_quat_to_ode(gy_quat q, dQuaternion out)
+{
+    out[0] = q.w;
+    out[1] = q.x;
+    out[2] = q.y;
+    out[3] = q.z;
+}
+
+gy_quat gy_ode_quat_from_ode(const dReal *q)
+{
+    gy_quat r = {q[1], q[2], q[3], q[0]};
+    return r;
+}
+
+bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c)
+{
+    gy_query_filter def;
+    if (f == NULL) {
+        def = gy_default_query_filter();
+        f = &def;
+    }
+    if ((c->category & f->mask) == 0)
+        return false;
+    if ((f->motion_types & GY_MOTION_BIT(c->body->type)) == 0)
+        return false;
+    if (c->is_sensor && !f->include_sensors)
+        return false;
+    if (f->ignore_body.bits != 0 && f->ignore_body.bits == c->body->id.bits)
+        return false;
+    if (f->ignore_collider.bits != 0 && f->ignore_collider.bits == c->id.bits)
+        return false;
+    return true;
+}
+
+static gy_result check_world_def(const gy_world_def *d)
+{
+    if (!gy_vec3_is_finite(d->gravity) || !gy_is_finite(d->world_half_extent))
+        return GY_ERR_NON_FINITE;
+    if (d->substeps > 16 || d->solver_iterations > 255 || d->world_half_extent < 0.0)
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}
+
+static void world_free(gy_backend_world *w)
+{
+    const gy_allocator *a = w->allocator;
+    if (w->ccd_sphere != NULL)
+        dGeomDestroy(w->ccd_sphere);
+    if (w->ccd_box != NULL)
+        dGeomDestroy(w->ccd_box);
+    if (w->contact_group != NULL)
+        dJointGroupDestroy(w->contact_group);
+    if (w->top_space != NULL)
+        dSpaceDestroy(w->top_space); /* cleanup mode: destroys the two child spaces */
+    if (w->world != NULL)
+        dWorldDestroy(w->world);
+    gy_handle_pool_fini(&w->bodies);
+    gy_handle_pool_fini(&w->colliders);
+    gy_handle_pool_fini(&w->joints);
+    gy_handle_pool_fini(&w->resources);
+    gy_ode_grid_fini(w);
+    gy_ode_step_fini(w);
+    gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
+    gy_free(a, w->breakable_list, (size_t)w->breakable_capacity * sizeof *w->breakable_list);
+    pthread_mutex_destroy(&w->thread_lock);
+    dCloseODE();
+    gy_free(a, w, sizeof *w);
+}
+
+static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    gy_world_def def = def_in != NULL ? *def_in : gy_default_world_def();
+    gy_result r = check_world_def(&def);
+    if (r != GY_OK)
+        return r;
+    if (def.substeps == 0)
+        def.substeps = 1;
+    if (def.solver_iterations == 0)
+        def.solver_iterations = 10;
+    if (def.world_half_extent == 0.0)
+        def.world_half_extent = 4096.0;
+
+    const gy_allocator *a = gy_allocator_or_default(def.allocator);
+    gy_backend_world *w = gy_alloc_zeroed(a, sizeof *w);
+    if (w == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    w->allocator = a;
+    w->logger = def.logger;
+    w->def = def;
+    w->def.allocator = a;
+    if (pthread_mutex_init(&w->thread_lock, NULL) != 0) {
+        gy_free(a, w, sizeof *w);
+        return GY_ERR_BACKEND;
+    }
+    /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
+    if (!dInitODE2(0)) {
+        pthread_mutex_destroy(&w->thread_lock);
+        gy_free(a, w, sizeof *w);
+        return GY_ERR_BACKEND;
+    }
+    gy_handle_pool_init(&w->bodies, a);
+    gy_handle_pool_init(&w->colliders, a);
+    gy_handle_pool_init(&w->joints, a);
+    gy_handle_pool_init(&w->resources, a);
+    gy_ode_grid_init(&w->grid, ODE_GRID_CELL_SIZE);
+    w->damping_dt = -1.0;
+
+    w->world = dWorldCreate();
+    dWorldSetGravity(w->world, def.gravity.x, def.gravity.y, def.gravity.z);
+    dWorldSetQuickStepNumIterations(w->world, (int)def.solver_iterations);
+    dWorldSetERP(w->world, ODE_WORLD_ERP);
+    dWorldSetCFM(w->world, ODE_WORLD_CFM);
+    dWorldSetContactSurfaceLayer(w->world, ODE_SURFACE_LAYER);
+    dWorldSetContactMaxCorrectingVel(w->world, ODE_MAX_CORRECTING_VEL);
+    dWorldSetAutoDisableFlag(w->world, 0); /* per body, see ode_body.c */
+
+    w->top_space = dSimpleSpaceCreate(NULL);
+    dSpaceSetCleanup(w->top_space, 1);
+    w->dynamic_space = dSweepAndPruneSpaceCreate(w->top_space, dSAP_AXES_XZY);
+    dSpaceSetCleanup(w->dynamic_space, 0); /* colliders own their geoms */
+    {
+        /* X spans the world region; Y is 2^depth times as tall and offset by half a leaf, so
+         * leaf boundaries on Y lie at odd multiples of the half extent, never near the ground. */
+        const double h = def.world_half_extent;
+        const double tall = h * (double)(1u << ODE_QUADTREE_DEPTH);
+        dVector3 center = {0.0, h, 0.0, 0.0};
+        dVector3 extents = {h, tall, h, 0.0};
+        w->static_space = dQuadTreeSpaceCreate(w->top_space, center, extents, ODE_QUADTREE_DEPTH);
+        dSpaceSetCleanup(w->static_space, 0);
+    }
+    w->contact_group = dJointGroupCreate(0);
+    w->ccd_sphere = dCreateSphere(NULL, 1.0);
+    w->ccd_box = dCreateBox(NULL, 1.0, 1.0, 1.0);
+    dGeomSetData(w->ccd_sphere, NULL);
+    dGeomSetData(w->ccd_box, NULL);
+
+    r = gy_ode_query_init(w);
+    if (r != GY_OK) {
+        world_free(w);
+        return r;
+    }
+    *out = w;
+    return GY_OK;
+}
+
+static void ode_world_destroy(gy_backend_world *w)
+{
+    if (w == NULL)
+        return;
+#ifndef NDEBUG
+    pthread_mutex_lock(&w->thread_lock);
+    bool someone_bound = w->bound_count > 0;
+    pthread_mutex_unlock(&w->thread_lock);
+    if (someone_bound && !gy_ode_thread_ok(w)) {
+        gy_log(w->logger, GY_LOG_ERROR,
+               "ode: world_destroy from a thread that is not bound while another is; ignored");
+        return;
+    }
+#endif
+    gy_ode_joint_release_all(w);
+    gy_ode_body_release_all(w);
+    gy_ode_resource_release_all(w);
+    gy_ode_query_fini(w);
+    world_free(w);
+}
+
+static gy_result ode_bind_thread(gy_backend_world *w)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    pthread_t self = pthread_self();
+    gy_result r = GY_OK;
+    pthread_mutex_lock(&w->thread_lock);
+    bool already = false;
+    for (uint32_t i = 0; i < w->bound_count; i++)
+        if (pthread_equal(w->bound_threads[i], self))
+            already = true;
+    if (!already) {
+        if (w->bound_count >= GY_ODE_MAX_BOUND_THREADS) {
+            r = GY_ERR_CAPACITY;
+        } else if (!dAllocateODEDataForThread(dAllocateMaskAll)) {
+            r = GY_ERR_BACKEND;
+        } else {
+            w->bound_threads[w->bound_count++] = self;
+            if (!w->bound) {
+                w->owner = self;
+                w->bound = true;
+            }
+        }
+    }
+    pthread_mutex_unlock(&w->thread_lock);
+    return r;
+}
+
+static void ode_unbind_thread(gy_backend_world *w)
+{
+    if (w == NULL)
+        return;
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&w->thread_lock);
+    for (uint32_t i = 0; i < w->bound_count; i++) {
+        if (!pthread_equal(w->bound_threads[i], self))
+            continue;
+        w->bound_threads[i] = w->bound_threads[--w->bound_count];
+        dCleanupODEAllDataForThread();
+        if (w->bound_count == 0)
+            w->bound = false;
+        else if (pthread_equal(w->owner, self))
+            w->owner = w->bound_threads[0];
+        break;
+    }
+    pthread_mutex_unlock(&w->thread_lock);
+}
+
+static gy_result ode_set_gravity(gy_backend_world *w, gy_vec3 g)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    if (!gy_vec3_is_finite(g))
+        return GY_ERR_NON_FINITE;
+    w->def.gravity = g;
+    dWorldSetGravity(w->world, g.x, g.y, g.z);
+    /* Sleepers would otherwise hang in the air under the new gravity. */
+    for (uint32_t i = 0; i < w->moving_count; i++)
+        gy_ode_body_wake(w->moving[i]);
+    return GY_OK;
+}
+
+static void ode_get_counters(gy_backend_world *w, gy_backend_counters *out)
+{
+    if (out == NULL)
+        return;
+    memset(out, 0, sizeof *out);
+    if (w == NULL || !gy_ode_thread_ok(w))
+        return;
+    for (int t = 0; t < GY_MOTION_TYPE_COUNT; t++)
+        out->bodies[t] = w->body_counts[t];
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        const gy_ode_body *b = w->moving[i];
+        if (b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
+            out->awake_bodies++;
+    }
+    out->colliders = w->colliders.live;
+    out->sensors = w->sensor_count;
+    out->contact_pairs = w->contact_count;
+    out->joints = w->joints.live;
+    out->resources = w->resource_count;
+    out->live_objects = w->bodies.live + w->colliders.live + w->joints.live + w->resource_count;
+}
+
+static uint32_t ode_contacts(gy_backend_world *w, const gy_contact **out)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (w == NULL || out == NULL || !gy_ode_thread_ok(w))
+        return 0;
+    return gy_ode_contacts(w, out);
+}
+
+static uint32_t ode_broken_joints(gy_backend_world *w, const gy_joint_id **out,
+                                  const uint64_t **user)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (user != NULL)
+        *user = NULL;
+    if (w == NULL || !gy_ode_thread_ok(w))
+        return 0;
+    if (out != NULL)
+        *out = w->broken;
+    if (user != NULL)
+        *user = w->broken_user;
+    return w->broken_count;
+}
+
+static gy_result ode_step(gy_backend_world *w, double dt)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    if (!gy_is_finite(dt))
+        return GY_ERR_NON_FINITE;
+    if (!(dt > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    return gy_ode_step(w, dt);
+}
+
+const gy_backend gy_ode_backend_table = {
+    .name = "ode",
+    .flags = GY_BACKEND_QUERIES_EXCLUSIVE,
+    .world_create = ode_world_create,
+    .world_destroy = ode_world_destroy,
+    .bind_thread = ode_bind_thread,
+    .unbind_thread = ode_unbind_thread,
+    .set_gravity = ode_set_gravity,
+    .mesh_create = gy_ode_mesh_create,
+    .hull_create = gy_ode_hull_create,
+    .resource_release = gy_ode_resource_release,
+    .body_create = gy_ode_body_create,
+    .body_release = gy_ode_body_release,
+    .body_get_state = gy_ode_body_get_state,
+    .body_set_pose = gy_ode_body_set_pose,
+    .body_set_linear_velocity = gy_ode_body_set_linear_velocity,
+    .body_set_angular_velocity = gy_ode_body_set_angular_velocity,
+    .body_add_force = gy_ode_body_add_force,
+    .body_add_torque = gy_ode_body_add_torque,
+    .body_add_impulse = gy_ode_body_add_impulse,
+    .body_add_impulse_at = gy_ode_body_add_impulse_at,
+    .body_move_kinematic = gy_ode_body_move_kinematic,
+    .body_point_velocity = gy_ode_body_point_velocity,
+    .joint_create = gy_ode_joint_create,
+    .joint_release = gy_ode_joint_release,
+    .step = ode_step,
+    .contacts = ode_contacts,
+    .broken_joints = ode_broken_joints,
+    .raycast = gy_ode_raycast,
+    .shape_cast = gy_ode_shape_cast,
+    .overlap = gy_ode_overlap,
+    .get_counters = ode_get_counters,
+};

@@ -1,0 +1,991 @@
+/* ODE adapter: mesh and hull resources, bodies and their colliders, and the per-body calls.
+ *
+ * ODE integrates a body about its origin and wants the centre of mass there, so a dynamic body's
+ * dBody sits at the Gyre body's centre of mass and every geom is offset by -com; the Gyre origin
+ * pose is recovered on read. Static bodies have no dBody: their geoms are posed in the world and
+ * indexed in the static grid (ode_grid.c). Mass, centre of mass and inertia come from geometry.c so
+ * every adapter agrees. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "gyre/math.h"
+#include "ode_internal.h"
+
+/* Sleep: ODE's per-body auto-disable, with thresholds ODE's defaults never reach in a pile at 10
+ * solver iterations. Velocities are averaged over SLEEP_SAMPLES steps (jitter cancels out in the
+ * vector average) and must stay below the thresholds for SLEEP_TIME seconds. Since ODE re-enables
+ * a disabled body that touches an enabled one, a pile sleeps as a whole. */
+#define SLEEP_LINEAR_SPEED 0.08 /* m/s */
+#define SLEEP_ANGULAR_SPEED 0.12 /* rad/s */
+#define SLEEP_SAMPLES 10u
+#define SLEEP_TIME 0.4 /* s */
+
+/* Density scale when a body gives no total mass: relative density 1 means water. */
+#define DEFAULT_DENSITY 1000.0
+
+/* ---- resources ------------------------------------------------------------------------------ */
+
+static void resource_destroy(gy_backend_world *w, gy_ode_resource *r)
+{
+    const gy_allocator *a = w->allocator;
+    if (r->trimesh != NULL)
+        dGeomTriMeshDataDestroy(r->trimesh);
+    gy_free(a, r->mesh_vertices, (size_t)r->vertex_count * 3u * sizeof(double));
+    gy_free(a, r->mesh_indices, (size_t)r->index_count * sizeof(dTriIndex));
+    if (r->kind == GY_SHAPE_HULL) {
+        gy_free(a, r->convex_planes, (size_t)r->hull.triangle_count * 4u * sizeof(double));
+        gy_free(a, r->convex_points, (size_t)r->hull.vertex_count * 3u * sizeof(double));
+        gy_free(a, r->convex_polys, (size_t)r->convex_polys_len * sizeof(unsigned int));
+        gy_hull_free(a, &r->hull);
+    }
+    gy_free(a, r, sizeof *r);
+}
+
+static void resource_unref(gy_backend_world *w, gy_ode_resource *r)
+{
+    if (--r->refs > 0)
+        return;
+    resource_destroy(w, r);
+    w->resource_count--;
+}
+
+static gy_result resource_publish(gy_backend_world *w, gy_ode_resource *r, gy_resource_id *out)
+{
+    uint64_t h;
+    gy_result res = gy_handle_pool_acquire(&w->resources, r, &h);
+    if (res != GY_OK)
+        return res;
+    r->id.bits = h;
+    r->refs = 1;
+    r->creator_ref = true;
+    w->resource_count++;
+    *out = r->id;
+    return GY_OK;
+}
+
+gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
+{
+    if (w == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result res = gy_validate_mesh_def(def);
+    if (res != GY_OK)
+        return res;
+    /* ODE takes int counts. */
+    if (def->vertex_count > INT_MAX / 3u || def->index_count > INT_MAX / 3u)
+        return GY_ERR_INVALID_MESH;
+    const gy_allocator *a = w->allocator;
+    gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
+    if (r == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    r->kind = GY_SHAPE_MESH;
+    r->mesh_vertices = gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double));
+    r->mesh_indices = gy_alloc(a, (size_t)def->index_count * sizeof(dTriIndex));
+    if (r->mesh_vertices == NULL || r->mesh_indices == NULL) {
+        gy_free(a, r->mesh_vertices, (size_t)def->vertex_count * 3u * sizeof(double));
+        gy_free(a, r->mesh_indices, (size_t)def->index_count * sizeof(dTriIndex));
+        gy_free(a, r, sizeof *r);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    r->vertex_count = def->vertex_count;
+    r->index_count = def->index_count;
+    for (uint32_t i = 0; i < def->vertex_count; i++) {
+        r->mesh_vertices[3u * i + 0u] = def->vertices[i].x;
+        r->mesh_vertices[3u * i + 1u] = def->vertices[i].y;
+        r->mesh_vertices[3u * i + 2u] = def->vertices[i].z;
+    }
+    for (uint32_t i = 0; i < def->index_count; i++)
+        r->mesh_indices[i] = (dTriIndex)def->indices[i];
+    res = resource_publish(w, r, out);
+    if (res != GY_OK) {
+        resource_destroy(w, r);
+        return res;
+    }
+    r->trimesh = dGeomTriMeshDataCreate();
+    dGeomTriMeshDataBuildDouble(r->trimesh, r->mesh_vertices, 3 * (int)sizeof(double),
+                                (int)r->vertex_count, r->mesh_indices, (int)r->index_count,
+                                3 * (int)sizeof(dTriIndex));
+    return GY_OK;
+}
+
+gy_result gy_ode_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
+{
+    if (w == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result res = gy_validate_hull_def(def);
+    if (res != GY_OK)
+        return res;
+    const gy_allocator *a = w->allocator;
+    gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
+    if (r == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    r->kind = GY_SHAPE_HULL;
+    res = gy_hull_build(a, def->points, def->point_count, &r->hull);
+    if (res != GY_OK) {
+        gy_free(a, r, sizeof *r);
+        return res;
+    }
+    const gy_hull *h = &r->hull;
+    r->convex_polys_len = h->triangle_count * 4u;
+    r->convex_planes = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(double));
+    r->convex_points = gy_alloc(a, (size_t)h->vertex_count * 3u * sizeof(double));
+    r->convex_polys = gy_alloc(a, (size_t)r->convex_polys_len * sizeof(unsigned int));
+    if (r->convex_planes == NULL || r->convex_points == NULL || r->convex_polys == NULL) {
+        resource_destroy(w, r);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < h->vertex_count; i++) {
+        r->convex_points[3u * i + 0u] = h->vertices[i].x;
+        r->convex_points[3u * i + 1u] = h->vertices[i].y;
+        r->convex_points[3u * i + 2u] = h->vertices[i].z;
+    }
+    for (uint32_t f = 0; f < h->triangle_count; f++) {
+        for (uint32_t k = 0; k < 4u; k++)
+            r->convex_planes[4u * f + k] = h->planes[f][k];
+        r->convex_polys[4u * f] = 3u;
+        for (uint32_t k = 0; k < 3u; k++)
+            r->convex_polys[4u * f + 1u + k] = h->triangles[3u * f + k];
+    }
+    res = resource_publish(w, r, out);
+    if (res != GY_OK) {
+        resource_destroy(w, r);
+        return res;
+    }
+    return GY_OK;
+}
+
+void gy_ode_resource_release(gy_backend_world *w, gy_resource_id id)
+{
+    if (w == NULL || !gy_ode_thread_ok(w))
+        return;
+    gy_ode_resource *r = gy_handle_pool_get(&w->resources, id.bits);
+    if (r == NULL || !r->creator_ref)
+        return;
+    /* The id dies with the creator's reference; colliders keep the record alive. */
+    gy_handle_pool_release(&w->resources, id.bits);
+    r->creator_ref = false;
+    resource_unref(w, r);
+}
+
+void gy_ode_resource_release_all(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->resources.count; i++) {
+        uint64_t h;
+        gy_ode_resource *r = gy_handle_pool_at(&w->resources, i, &h);
+        if (r == NULL)
+            continue;
+        gy_handle_pool_release(&w->resources, h);
+        r->creator_ref = false;
+        resource_unref(w, r);
+    }
+}
+
+/* ---- body helpers --------------------------------------------------------------------------- */
+
+/* ODE's capsule and cylinder stand along local Z, Gyre's along Y: a -90° turn about X maps one
+ * onto the other and is baked into the geom's (offset) rotation. */
+static gy_quat shape_axis_fix(gy_shape_type t)
+{
+    if (t == GY_SHAPE_CAPSULE || t == GY_SHAPE_CYLINDER)
+        return gy_quat_axis_angle(gy_v3(1.0, 0.0, 0.0), -0.5 * GY_PI);
+    return gy_quat_identity();
+}
+
+static gy_vec3 vec_from_ode(const dReal *v)
+{
+    return gy_v3(v[0], v[1], v[2]);
+}
+
+gy_vec3 gy_ode_body_com(const gy_ode_body *b)
+{
+    if (b->body == NULL)
+        return gy_pose_apply(b->pose, b->com_local);
+    return vec_from_ode(dBodyGetPosition(b->body));
+}
+
+gy_pose gy_ode_body_pose(const gy_ode_body *b)
+{
+    if (b->body == NULL)
+        return b->pose;
+    gy_pose p;
+    p.rotation = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
+    p.position = gy_v3_sub(vec_from_ode(dBodyGetPosition(b->body)),
+                           gy_quat_rotate(p.rotation, b->com_local));
+    return p;
+}
+
+gy_quat gy_ode_collider_rotation(const gy_ode_collider *c)
+{
+    gy_pose bp = gy_ode_body_pose(c->body);
+    return gy_quat_mul(bp.rotation, c->local_pose.rotation);
+}
+
+gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
+{
+    if (b->body == NULL)
+        return gy_v3(0.0, 0.0, 0.0);
+    dVector3 v;
+    dBodyGetPointVel(b->body, p.x, p.y, p.z, v);
+    return vec_from_ode(v);
+}
+
+void gy_ode_body_wake(gy_ode_body *b)
+{
+    if (b->type == GY_MOTION_DYNAMIC)
+        dBodyEnable(b->body);
+    else if (b->type == GY_MOTION_KINEMATIC)
+        b->pose_written = true;
+}
+
+void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
+{
+    if (b->type != GY_MOTION_DYNAMIC)
+        return;
+    /* ODE scales velocity by (1 - scale) once per step; Gyre's damping d is a rate, so a step of
+     * dt keeps exp(-d dt): d of the velocity (to first order) is removed per second. */
+    dBodySetLinearDamping(b->body, 1.0 - exp(-b->linear_damping * dt));
+    dBodySetAngularDamping(b->body, 1.0 - exp(-b->angular_damping * dt));
+}
+
+static gy_mat3 mat3_inverse(gy_mat3 m)
+{
+    double (*a)[3] = m.m;
+    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+    double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+    double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
+    gy_mat3 r = gy_mat3_zero();
+    if (!(fabs(det) > 0.0))
+        return r;
+    double inv = 1.0 / det;
+    r.m[0][0] = c00 * inv;
+    r.m[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * inv;
+    r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * inv;
+    r.m[1][0] = c01 * inv;
+    r.m[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * inv;
+    r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * inv;
+    r.m[2][0] = c02 * inv;
+    r.m[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * inv;
+    r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * inv;
+    return r;
+}
+
+/* Mass properties of a dynamic body in the Gyre body frame (centre and inertia about it). Sensors
+ * carry no mass unless every collider is a sensor: they are detection volumes, not matter. A body
+ * with no solid volume at all gets `mass` (or 1 kg) as a 0.5 m radius solid sphere. */
+static gy_result compute_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
+                              gy_ode_resource *const *res, gy_mass *out)
+{
+    if (def->has_mass_properties) {
+        out->mass = def->mass;
+        out->center = def->mass_properties.center_of_mass;
+        out->inertia = def->mass_properties.inertia;
+        return GY_OK;
+    }
+    bool any = false;
+    gy_mass total;
+    memset(&total, 0, sizeof total);
+    for (int pass = 0; pass < 2 && !any; pass++) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (pass == 0 && cols[i].is_sensor)
+                continue;
+            const gy_hull *hull = res[i] != NULL ? &res[i]->hull : NULL;
+            if (gy_shape_volume(&cols[i].shape, hull) <= 0.0)
+                continue;
+            double density = def->mass > 0.0 ? cols[i].density : DEFAULT_DENSITY * cols[i].density;
+            gy_mass m = gy_shape_mass(&cols[i].shape, hull, density);
+            m = gy_mass_transform(m, cols[i].local_pose);
+            total = any ? gy_mass_add(total, m) : m;
+            any = true;
+        }
+    }
+    if (!any) {
+        double m = def->mass > 0.0 ? def->mass : 1.0;
+        total.mass = m;
+        total.center = gy_v3(0.0, 0.0, 0.0);
+        total.inertia = gy_mat3_diag(0.1 * m, 0.1 * m, 0.1 * m);
+    } else if (def->mass > 0.0) {
+        total = gy_mass_scale_to(total, def->mass);
+    }
+    if (!gy_is_finite(total.mass) || !(total.mass > 0.0) || !gy_vec3_is_finite(total.center))
+        return GY_ERR_INVALID_SHAPE;
+    *out = total;
+    return GY_OK;
+}
+
+/* Radius of the inscribed sphere of a shape about its own centre, and that centre (shape frame). */
+static double shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center)
+{
+    *center = gy_v3(0.0, 0.0, 0.0);
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_CAPSULE:
+        return s->radius;
+    case GY_SHAPE_BOX:
+        return 0.5 * fmin(s->box_size.x, fmin(s->box_size.y, s->box_size.z));
+    case GY_SHAPE_CYLINDER:
+        return fmin(s->radius, 0.5 * s->height);
+    case GY_SHAPE_HULL: {
+        if (hull == NULL || hull->triangle_count == 0)
+            return 0.0;
+        *center = hull->centroid;
+        double r = INFINITY;
+        for (uint32_t f = 0; f < hull->triangle_count; f++) {
+            const double *p = hull->planes[f];
+            double d = p[3] - (p[0] * center->x + p[1] * center->y + p[2] * center->z);
+            r = fmin(r, d);
+        }
+        return r > 0.0 ? r : 0.0;
+    }
+    default:
+        return 0.0;
+    }
+}
+
+/* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
+ * collision. When no collider contains the centre of mass (a dumbbell), the smallest collider's
+ * inner radius is used: the sweep then guards the centre of mass only. */
+static double compute_ccd_radius(const gy_ode_body *b)
+{
+    double best = 0.0, smallest = INFINITY;
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        const gy_ode_collider *c = b->colliders[i];
+        if (c->is_sensor)
+            continue;
+        gy_vec3 center;
+        double r = shape_inner_radius(&c->shape, c->resource ? &c->resource->hull : NULL, &center);
+        if (r <= 0.0)
+            continue;
+        gy_vec3 world_center = gy_pose_apply(c->local_pose, center);
+        best = fmax(best, r - gy_v3_len(gy_v3_sub(world_center, b->com_local)));
+        smallest = fmin(smallest, r);
+    }
+    if (best > 0.05 * (isfinite(smallest) ? smallest : 0.0) && best > 0.0)
+        return best;
+    return isfinite(smallest) ? smallest : 0.0;
+}
+
+static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space)
+{
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        return dCreateSphere(space, s->radius);
+    case GY_SHAPE_BOX:
+        return dCreateBox(space, s->box_size.x, s->box_size.y, s->box_size.z);
+    case GY_SHAPE_CAPSULE:
+        return dCreateCapsule(space, s->radius, s->height - 2.0 * s->radius);
+    case GY_SHAPE_CYLINDER:
+        return dCreateCylinder(space, s->radius, s->height);
+    case GY_SHAPE_PLANE: {
+        double l = gy_v3_len(s->normal);
+        return dCreatePlane(space, s->normal.x / l, s->normal.y / l, s->normal.z / l,
+                            s->offset / l);
+    }
+    case GY_SHAPE_HULL:
+        return dCreateConvex(space, res->convex_planes, res->hull.triangle_count,
+                             res->convex_points, res->hull.vertex_count, res->convex_polys);
+    case GY_SHAPE_MESH:
+        return dCreateTriMesh(space, res->trimesh, NULL, NULL, NULL);
+    default:
+        return NULL;
+    }
+}
+
+/* Poses a static collider's geom in the world from its body's pose. Planes are world-space. */
+static void place_static_geom(const gy_ode_body *b, gy_ode_collider *c)
+{
+    if (c->shape.type == GY_SHAPE_PLANE)
+        return;
+    gy_pose wp = gy_pose_mul(b->pose, c->local_pose);
+    dQuaternion q;
+    gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, shape_axis_fix(c->shape.type)), q);
+    dGeomSetPosition(c->geom, wp.position.x, wp.position.y, wp.position.z);
+    dGeomSetQuaternion(c->geom, q);
+}
+
+static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
+{
+    gy_vec3 com = gy_pose_apply(pose, b->com_local);
+    dQuaternion q;
+    gy_ode_quat_to_ode(pose.rotation, q);
+    dBodySetPosition(b->body, com.x, com.y, com.z);
+    dBodySetQuaternion(b->body, q);
+    b->lock_position = com;
+}
+
+static void collider_free(gy_backend_world *w, gy_ode_collider *c)
+{
+    if (c->geom != NULL)
+        dGeomDestroy(c->geom);
+    if (c->id.bits != 0)
+        gy_handle_pool_release(&w->colliders, c->id.bits);
+    gy_free(w->allocator, c, sizeof *c);
+}
+
+static void body_free(gy_backend_world *w, gy_ode_body *b)
+{
+    for (uint32_t i = 0; i < b->collider_count; i++)
+        if (b->colliders[i] != NULL)
+            collider_free(w, b->colliders[i]);
+    gy_free(w->allocator, b->colliders, (size_t)b->collider_count * sizeof *b->colliders);
+    if (b->lock_lmotor != NULL)
+        dJointDestroy(b->lock_lmotor);
+    if (b->lock_amotor != NULL)
+        dJointDestroy(b->lock_amotor);
+    if (b->body != NULL)
+        dBodyDestroy(b->body);
+    if (b->id.bits != 0)
+        gy_handle_pool_release(&w->bodies, b->id.bits);
+    gy_free(w->allocator, b, sizeof *b);
+}
+
+static bool pose_is_valid(gy_pose p, gy_result *why)
+{
+    if (!gy_vec3_is_finite(p.position) || !gy_quat_is_finite(p.rotation)) {
+        *why = GY_ERR_NON_FINITE;
+        return false;
+    }
+    if (!gy_quat_is_unit(p.rotation)) {
+        *why = GY_ERR_INVALID_ARGUMENT;
+        return false;
+    }
+    return true;
+}
+
+/* ---- body create / release ------------------------------------------------------------------ */
+
+/* Checks every collider and resolves its resource; nothing is referenced yet. */
+static gy_result check_colliders(gy_backend_world *w, const gy_body_def *def,
+                                 const gy_collider_def *cols, uint32_t n, gy_ode_resource **res)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        gy_result r = gy_validate_collider_def(&cols[i], def->type);
+        if (r != GY_OK)
+            return r;
+        res[i] = NULL;
+        gy_shape_type t = cols[i].shape.type;
+        if (t == GY_SHAPE_HULL || t == GY_SHAPE_MESH) {
+            gy_ode_resource *rs = gy_handle_pool_get(&w->resources, cols[i].shape.resource.bits);
+            if (rs == NULL)
+                return GY_ERR_STALE_HANDLE;
+            if (rs->kind != t)
+                return GY_ERR_INVALID_SHAPE;
+            res[i] = rs;
+        }
+    }
+    return GY_OK;
+}
+
+static void setup_dynamic(gy_backend_world *w, gy_ode_body *b, const gy_body_def *def,
+                          const gy_mass *m)
+{
+    dMass dm;
+    dMassSetParameters(&dm, m->mass, 0.0, 0.0, 0.0, m->inertia.m[0][0], m->inertia.m[1][1],
+                       m->inertia.m[2][2], m->inertia.m[0][1], m->inertia.m[0][2],
+                       m->inertia.m[1][2]);
+    dBodySetMass(b->body, &dm);
+    b->mass = m->mass;
+    b->inv_inertia = mat3_inverse(m->inertia);
+    dBodySetGravityMode(b->body, b->gravity_factor == 1.0 ? 1 : 0);
+    dBodySetLinearDampingThreshold(b->body, 0.0);
+    dBodySetAngularDampingThreshold(b->body, 0.0);
+    if (w->damping_dt > 0.0)
+        gy_ode_body_apply_damping(b, w->damping_dt);
+    if (def->allow_sleeping) {
+        dBodySetAutoDisableFlag(b->body, 1);
+        /* ODE squares these itself (it compares squared average speeds). */
+        dBodySetAutoDisableLinearThreshold(b->body, SLEEP_LINEAR_SPEED);
+        dBodySetAutoDisableAngularThreshold(b->body, SLEEP_ANGULAR_SPEED);
+        dBodySetAutoDisableAverageSamplesCount(b->body, SLEEP_SAMPLES);
+        dBodySetAutoDisableSteps(b->body, 1);
+        dBodySetAutoDisableTime(b->body, SLEEP_TIME);
+    } else {
+        dBodySetAutoDisableFlag(b->body, 0);
+    }
+}
+
+gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
+                             const gy_collider_def *cols, uint32_t n, gy_body_id *out,
+                             gy_collider_id *collider_ids)
+{
+    if (w == NULL || def == NULL || out == NULL || (n > 0 && cols == NULL))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result r = gy_validate_body_def(def);
+    if (r != GY_OK)
+        return r;
+    if (n > (1u << 20))
+        return GY_ERR_INVALID_ARGUMENT;
+
+    const gy_allocator *a = w->allocator;
+    gy_ode_resource **res = NULL;
+    if (n > 0) {
+        res = gy_alloc(a, (size_t)n * sizeof *res);
+        if (res == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+    }
+    r = check_colliders(w, def, cols, n, res);
+    gy_mass mass;
+    memset(&mass, 0, sizeof mass);
+    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
+        r = compute_mass(def, cols, n, res, &mass);
+    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC) {
+        dMass dm;
+        dMassSetParameters(&dm, mass.mass, 0.0, 0.0, 0.0, mass.inertia.m[0][0],
+                           mass.inertia.m[1][1], mass.inertia.m[2][2], mass.inertia.m[0][1],
+                           mass.inertia.m[0][2], mass.inertia.m[1][2]);
+        if (!dMassCheck(&dm))
+            r = GY_ERR_INVALID_ARGUMENT;
+    }
+
+    /* Everything that can fail is done before any ODE object exists. */
+    gy_ode_body *b = NULL;
+    if (r == GY_OK) {
+        b = gy_alloc_zeroed(a, sizeof *b);
+        if (b == NULL)
+            r = GY_ERR_OUT_OF_MEMORY;
+    }
+    if (r == GY_OK && n > 0) {
+        b->colliders = gy_alloc_zeroed(a, (size_t)n * sizeof *b->colliders);
+        if (b->colliders == NULL)
+            r = GY_ERR_OUT_OF_MEMORY;
+        else
+            b->collider_count = n;
+    }
+    for (uint32_t i = 0; r == GY_OK && i < n; i++) {
+        gy_ode_collider *c = gy_alloc_zeroed(a, sizeof *c);
+        if (c == NULL) {
+            r = GY_ERR_OUT_OF_MEMORY;
+            break;
+        }
+        b->colliders[i] = c;
+        uint64_t h;
+        r = gy_handle_pool_acquire(&w->colliders, c, &h);
+        if (r == GY_OK)
+            c->id.bits = h;
+    }
+    if (r == GY_OK) {
+        uint64_t h;
+        r = gy_handle_pool_acquire(&w->bodies, b, &h);
+        if (r == GY_OK)
+            b->id.bits = h;
+    }
+    if (r == GY_OK && def->type != GY_MOTION_STATIC)
+        r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
+                             sizeof *w->moving);
+    if (r != GY_OK) {
+        if (b != NULL)
+            body_free(w, b);
+        gy_free(a, res, (size_t)n * sizeof *res);
+        return r;
+    }
+
+    b->type = def->type;
+    b->pose = def->pose;
+    b->pose.rotation = gy_quat_normalize(def->pose.rotation);
+    b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
+    b->gravity_factor = def->gravity_factor;
+    b->continuous = def->continuous && def->type == GY_MOTION_DYNAMIC;
+    b->user_data = def->user_data;
+    b->moving_index = UINT32_MAX;
+    b->linear_damping = def->linear_damping;
+    b->angular_damping = def->angular_damping;
+    b->allow_sleeping = def->allow_sleeping;
+    for (int k = 0; k < 3; k++) {
+        b->lock_linear[k] = def->type == GY_MOTION_DYNAMIC && def->lock_linear[k];
+        b->lock_angular[k] = def->type == GY_MOTION_DYNAMIC && def->lock_angular[k];
+    }
+    b->pose_written = true; /* a new body takes part in the first step's pair search */
+
+    if (def->type != GY_MOTION_STATIC) {
+        b->body = dBodyCreate(w->world);
+        dBodySetData(b->body, b);
+        set_dbody_pose(b, b->pose);
+        dBodySetLinearVel(b->body, def->linear_velocity.x, def->linear_velocity.y,
+                          def->linear_velocity.z);
+        dBodySetAngularVel(b->body, def->angular_velocity.x, def->angular_velocity.y,
+                           def->angular_velocity.z);
+        if (def->type == GY_MOTION_DYNAMIC) {
+            setup_dynamic(w, b, def, &mass);
+        } else {
+            dBodySetKinematic(b->body);
+            dBodySetAutoDisableFlag(b->body, 0);
+            dBodySetGravityMode(b->body, 0);
+            /* Kinematic targets can turn far in one step; integrate the rotation exactly. */
+            dBodySetFiniteRotationMode(b->body, 1);
+        }
+    }
+
+    dSpaceID space = def->type == GY_MOTION_STATIC ? w->static_space : w->dynamic_space;
+    for (uint32_t i = 0; i < n; i++) {
+        gy_ode_collider *c = b->colliders[i];
+        const gy_collider_def *cd = &cols[i];
+        c->body = b;
+        c->shape = cd->shape;
+        c->local_pose = cd->local_pose;
+        c->local_pose.rotation = gy_quat_normalize(cd->local_pose.rotation);
+        c->material = cd->material;
+        c->is_sensor = cd->is_sensor;
+        c->contact_response = cd->contact_response;
+        c->one_way = cd->one_way;
+        c->one_way_normal = gy_v3_normalize(cd->one_way_normal);
+        c->surface_velocity = cd->surface_velocity;
+        c->category = cd->category;
+        c->mask = cd->mask;
+        c->user_data = cd->user_data;
+        c->resource = res[i];
+        c->geom = make_geom(&c->shape, res[i], space);
+        dGeomSetData(c->geom, c);
+        dGeomSetCategoryBits(c->geom, c->category);
+        dGeomSetCollideBits(c->geom, c->mask);
+        if (b->body != NULL) {
+            gy_vec3 off = gy_v3_sub(c->local_pose.position, b->com_local);
+            dQuaternion q;
+            gy_ode_quat_to_ode(gy_quat_mul(c->local_pose.rotation, shape_axis_fix(c->shape.type)),
+                               q);
+            dGeomSetBody(c->geom, b->body);
+            dGeomSetOffsetPosition(c->geom, off.x, off.y, off.z);
+            dGeomSetOffsetQuaternion(c->geom, q);
+        } else {
+            place_static_geom(b, c);
+        }
+    }
+    if (def->type == GY_MOTION_STATIC) {
+        for (uint32_t i = 0; i < n; i++) {
+            r = gy_ode_grid_insert(w, b->colliders[i]);
+            if (r != GY_OK) {
+                for (uint32_t j = 0; j < i; j++)
+                    gy_ode_grid_remove(w, b->colliders[j]);
+                body_free(w, b);
+                gy_free(a, res, (size_t)n * sizeof *res);
+                return r;
+            }
+        }
+    }
+
+    /* Committed: nothing below can fail. */
+    for (uint32_t i = 0; i < n; i++) {
+        gy_ode_collider *c = b->colliders[i];
+        if (c->resource != NULL)
+            c->resource->refs++;
+        if (c->is_sensor)
+            w->sensor_count++;
+        if (collider_ids != NULL)
+            collider_ids[i] = c->id;
+    }
+    gy_free(a, res, (size_t)n * sizeof *res);
+    if (def->type != GY_MOTION_STATIC) {
+        b->moving_index = w->moving_count;
+        w->moving[w->moving_count++] = b;
+    }
+    if (b->type == GY_MOTION_DYNAMIC) {
+        b->ccd_radius = compute_ccd_radius(b);
+        gy_ode_locks_build(w, b);
+    }
+    w->body_counts[b->type]++;
+    *out = b->id;
+    return GY_OK;
+}
+
+/* Wakes the bodies whose reported contacts name `b` (a static moved or removed under them). */
+static void wake_contacts_of(gy_backend_world *w, const gy_ode_body *b)
+{
+    for (uint32_t i = 0; i < w->contact_count; i++) {
+        const gy_ode_pair *p = &w->pairs[i];
+        if (p->a->body == b)
+            gy_ode_body_wake(p->b->body);
+        else if (p->b->body == b)
+            gy_ode_body_wake(p->a->body);
+    }
+}
+
+static void body_destroy(gy_backend_world *w, gy_ode_body *b)
+{
+    if (b->joint_count > 0)
+        gy_ode_joint_release_for_body(w, b);
+    wake_contacts_of(w, b);
+    gy_ode_step_forget_body(w, b);
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        gy_ode_collider *c = b->colliders[i];
+        if (b->type == GY_MOTION_STATIC)
+            gy_ode_grid_remove(w, c);
+        if (c->is_sensor)
+            w->sensor_count--;
+        gy_ode_resource *res = c->resource;
+        dGeomDestroy(c->geom); /* before the trimesh data it may point at */
+        c->geom = NULL;
+        if (res != NULL)
+            resource_unref(w, res);
+    }
+    if (b->moving_index != UINT32_MAX) {
+        gy_ode_body *last = w->moving[--w->moving_count];
+        w->moving[b->moving_index] = last;
+        last->moving_index = b->moving_index;
+    }
+    w->body_counts[b->type]--;
+    body_free(w, b);
+}
+
+gy_result gy_ode_body_release(gy_backend_world *w, gy_body_id id)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    gy_ode_body *b = gy_handle_pool_get(&w->bodies, id.bits);
+    if (b == NULL)
+        return GY_ERR_STALE_HANDLE;
+    body_destroy(w, b);
+    return GY_OK;
+}
+
+void gy_ode_body_release_all(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->bodies.count; i++) {
+        uint64_t h;
+        gy_ode_body *b = gy_handle_pool_at(&w->bodies, i, &h);
+        if (b != NULL)
+            body_destroy(w, b);
+    }
+}
+
+/* ---- per-body calls ------------------------------------------------------------------------- */
+
+/* Common entry: checks the world, the thread and the handle. */
+static gy_result lookup(gy_backend_world *w, gy_body_id id, gy_ode_body **out)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    *out = gy_handle_pool_get(&w->bodies, id.bits);
+    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+gy_result gy_ode_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->pose = gy_ode_body_pose(b);
+    if (b->body != NULL) {
+        out->linear_velocity = vec_from_ode(dBodyGetLinearVel(b->body));
+        out->angular_velocity = vec_from_ode(dBodyGetAngularVel(b->body));
+        out->awake = b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
+    }
+    return GY_OK;
+}
+
+gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (!pose_is_valid(pose, &r))
+        return r;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+    if (b->body != NULL) {
+        set_dbody_pose(b, pose);
+        gy_ode_body_wake(b);
+        b->pose_written = true;
+        return GY_OK;
+    }
+    /* A static: re-pose and re-index its geoms. Removing frees room in the old cells, so putting
+     * a collider back where it was never allocates and cannot fail. */
+    gy_pose old = b->pose;
+    b->pose = pose;
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        gy_ode_collider *c = b->colliders[i];
+        gy_ode_grid_remove(w, c);
+        place_static_geom(b, c);
+        r = gy_ode_grid_insert(w, c);
+        if (r != GY_OK) {
+            b->pose = old;
+            place_static_geom(b, c);
+            gy_ode_grid_insert(w, c);
+            for (uint32_t j = 0; j < i; j++) {
+                gy_ode_collider *d = b->colliders[j];
+                gy_ode_grid_remove(w, d);
+                place_static_geom(b, d);
+                gy_ode_grid_insert(w, d);
+            }
+            return r;
+        }
+    }
+    wake_contacts_of(w, b);
+    return GY_OK;
+}
+
+static gy_result check_vec(gy_vec3 v)
+{
+    return gy_vec3_is_finite(v) ? GY_OK : GY_ERR_NON_FINITE;
+}
+
+gy_result gy_ode_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = check_vec(v);
+    if (r != GY_OK)
+        return r;
+    if (b->body == NULL)
+        return GY_ERR_INVALID_MOTION;
+    dBodySetLinearVel(b->body, v.x, v.y, v.z);
+    gy_ode_body_wake(b);
+    return GY_OK;
+}
+
+gy_result gy_ode_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = check_vec(v);
+    if (r != GY_OK)
+        return r;
+    if (b->body == NULL)
+        return GY_ERR_INVALID_MOTION;
+    dBodySetAngularVel(b->body, v.x, v.y, v.z);
+    gy_ode_body_wake(b);
+    return GY_OK;
+}
+
+static gy_result lookup_dynamic(gy_backend_world *w, gy_body_id id, gy_vec3 v, gy_ode_body **b)
+{
+    gy_result r = lookup(w, id, b);
+    if (r == GY_OK)
+        r = check_vec(v);
+    if (r == GY_OK && (*b)->type != GY_MOTION_DYNAMIC)
+        r = GY_ERR_INVALID_MOTION;
+    return r;
+}
+
+gy_result gy_ode_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
+{
+    gy_ode_body *b;
+    gy_result r = lookup_dynamic(w, id, f, &b);
+    if (r != GY_OK)
+        return r;
+    gy_ode_body_wake(b);
+    dBodyAddForce(b->body, f.x, f.y, f.z);
+    return GY_OK;
+}
+
+gy_result gy_ode_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
+{
+    gy_ode_body *b;
+    gy_result r = lookup_dynamic(w, id, t, &b);
+    if (r != GY_OK)
+        return r;
+    gy_ode_body_wake(b);
+    dBodyAddTorque(b->body, t.x, t.y, t.z);
+    return GY_OK;
+}
+
+/* Velocity change of a world-space angular impulse: R I⁻¹ Rᵀ L. */
+static gy_vec3 angular_delta(const gy_ode_body *b, gy_vec3 l)
+{
+    gy_quat q = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
+    gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), l);
+    return gy_quat_rotate(q, gy_mat3_apply(b->inv_inertia, local));
+}
+
+static void apply_impulse(gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
+{
+    gy_ode_body_wake(b);
+    const dReal *v = dBodyGetLinearVel(b->body);
+    gy_vec3 nv = gy_v3_mad(vec_from_ode(v), j, 1.0 / b->mass);
+    dBodySetLinearVel(b->body, nv.x, nv.y, nv.z);
+    if (point == NULL)
+        return;
+    gy_vec3 arm = gy_v3_sub(*point, gy_ode_body_com(b));
+    gy_vec3 dw = angular_delta(b, gy_v3_cross(arm, j));
+    gy_vec3 nw = gy_v3_add(vec_from_ode(dBodyGetAngularVel(b->body)), dw);
+    dBodySetAngularVel(b->body, nw.x, nw.y, nw.z);
+}
+
+gy_result gy_ode_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
+{
+    gy_ode_body *b;
+    gy_result r = lookup_dynamic(w, id, j, &b);
+    if (r != GY_OK)
+        return r;
+    apply_impulse(b, j, NULL);
+    return GY_OK;
+}
+
+gy_result gy_ode_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 j, gy_vec3 p)
+{
+    gy_ode_body *b;
+    gy_result r = lookup_dynamic(w, id, j, &b);
+    if (r == GY_OK)
+        r = check_vec(p);
+    if (r != GY_OK)
+        return r;
+    apply_impulse(b, j, &p);
+    return GY_OK;
+}
+
+gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
+                                     double dt)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (!pose_is_valid(target, &r))
+        return r;
+    if (!gy_is_finite(dt))
+        return GY_ERR_NON_FINITE;
+    if (!(dt > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (b->type != GY_MOTION_KINEMATIC)
+        return GY_ERR_INVALID_MOTION;
+    target.rotation = gy_quat_normalize(target.rotation);
+    gy_pose cur = gy_ode_body_pose(b);
+    gy_vec3 from = gy_ode_body_com(b);
+    gy_vec3 to = gy_pose_apply(target, b->com_local);
+    gy_vec3 v = gy_v3_scale(gy_v3_sub(to, from), 1.0 / dt);
+    gy_quat dq = gy_quat_normalize(gy_quat_mul(target.rotation, gy_quat_conj(cur.rotation)));
+    if (dq.w < 0.0)
+        dq = (gy_quat){-dq.x, -dq.y, -dq.z, -dq.w};
+    gy_vec3 axis = gy_v3(dq.x, dq.y, dq.z);
+    double s = gy_v3_len(axis);
+    gy_vec3 omega = gy_v3(0.0, 0.0, 0.0);
+    if (s > 1e-12) {
+        double angle = 2.0 * atan2(s, dq.w);
+        omega = gy_v3_scale(axis, angle / (s * dt));
+    }
+    dBodySetLinearVel(b->body, v.x, v.y, v.z);
+    dBodySetAngularVel(b->body, omega.x, omega.y, omega.z);
+    b->pose_written = true;
+    return GY_OK;
+}
+
+gy_result gy_ode_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p, gy_vec3 *out)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = check_vec(p);
+    if (r == GY_OK && out == NULL)
+        r = GY_ERR_INVALID_ARGUMENT;
+    if (r != GY_OK)
+        return r;
+    *out = gy_ode_body_velocity_at(b, p);
+    return GY_OK;
+}

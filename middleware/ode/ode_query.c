@@ -1,0 +1,813 @@
+/* Queries on the ODE adapter: raycast, shape cast and overlap. They never allocate: each poses one
+ * of the world's scratch geoms, gathers candidates from the static grid (gy_ode_static_visit) and
+ * from the dynamic space (dSpaceCollide2), and runs dCollide on each. ODE has no sweep test, so a
+ * shape cast finds each candidate's time of impact by conservative stepping and bisection with
+ * dCollide. docs/middleware.md ("Queries") has the details. */
+#include <math.h>
+#include <string.h>
+
+#include "gyre/math.h"
+#include "ode_internal.h"
+
+/* Contacts asked of dCollide per candidate (box-box yields up to 8, meshes more; the deepest of
+ * the first 16 is plenty for one hit). */
+enum { QUERY_MAX_CONTACTS = 16 };
+
+/* Metres added around AABBs so that a candidate whose box merely touches the swept box is still
+ * tested, and a pose just before the padded entry time is surely separated. */
+#define QUERY_AABB_PAD 1e-6
+
+/* Shape casts stop bisecting once the bracket around the time of impact is this short (metres),
+ * or a tenth of the shape's smallest half-extent if that is smaller. */
+#define CAST_TOLERANCE 1e-4
+
+/* dCreateConvex needs a valid solid; the scratch convex holds this tetrahedron whenever it is not
+ * borrowing a hull resource's arrays, so it never points at freed memory between queries. */
+static const dReal tetra_points[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+#define TETRA_S 0.57735026918962576451 /* 1/sqrt(3) */
+static const dReal tetra_planes[4][4] = {
+    {0, 0, -1, 0}, {0, -1, 0, 0}, {-1, 0, 0, 0}, {TETRA_S, TETRA_S, TETRA_S, TETRA_S}};
+static const unsigned int tetra_polys[] = {3, 0, 2, 1, 3, 0, 1, 3, 3, 0, 3, 2, 3, 1, 2, 3};
+
+/* Capsules stand along local Y in Gyre but along Z in ODE: a -90° turn about X maps Z onto Y. */
+static gy_quat capsule_axis_fix(void)
+{
+    gy_quat q = {-0.70710678118654752440, 0.0, 0.0, 0.70710678118654752440};
+    return q;
+}
+
+static gy_vec3 v3_from_ode(const dReal *v)
+{
+    return gy_v3(v[0], v[1], v[2]);
+}
+
+/* ---- scratch geoms --------------------------------------------------------------------------- */
+
+static void reset_convex(gy_backend_world *w)
+{
+    dGeomSetConvex(w->query_convex, &tetra_planes[0][0], 4, tetra_points, 4, tetra_polys);
+}
+
+void gy_ode_query_fini(gy_backend_world *w)
+{
+    dGeomID *geoms[] = {&w->query_ray, &w->query_sphere, &w->query_box, &w->query_capsule,
+                        &w->query_convex};
+    for (size_t i = 0; i < sizeof geoms / sizeof geoms[0]; i++) {
+        if (*geoms[i] != NULL)
+            dGeomDestroy(*geoms[i]);
+        *geoms[i] = NULL;
+    }
+}
+
+gy_result gy_ode_query_init(gy_backend_world *w)
+{
+    w->query_ray = dCreateRay(NULL, 1.0);
+    w->query_sphere = dCreateSphere(NULL, 1.0);
+    w->query_box = dCreateBox(NULL, 1.0, 1.0, 1.0);
+    w->query_capsule = dCreateCapsule(NULL, 0.5, 1.0);
+    w->query_convex = dCreateConvex(NULL, &tetra_planes[0][0], 4, tetra_points, 4, tetra_polys);
+    if (w->query_ray == NULL || w->query_sphere == NULL || w->query_box == NULL ||
+        w->query_capsule == NULL || w->query_convex == NULL) {
+        gy_ode_query_fini(w);
+        return GY_ERR_BACKEND;
+    }
+    dGeomID geoms[] = {w->query_ray, w->query_sphere, w->query_box, w->query_capsule,
+                       w->query_convex};
+    for (size_t i = 0; i < sizeof geoms / sizeof geoms[0]; i++)
+        dGeomSetData(geoms[i], NULL);
+    return GY_OK;
+}
+
+static const gy_ode_resource *hull_resource(const gy_backend_world *w, gy_resource_id id)
+{
+    const gy_ode_resource *r = gy_handle_pool_get(&w->resources, id.bits);
+    return (r != NULL && r->kind == GY_SHAPE_HULL) ? r : NULL;
+}
+
+dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose pose)
+{
+    if (w == NULL || gy_validate_shape(shape) != GY_OK || !gy_vec3_is_finite(pose.position) ||
+        !gy_quat_is_unit(pose.rotation))
+        return NULL;
+    dGeomID g;
+    switch (shape->type) {
+    case GY_SHAPE_SPHERE:
+        g = w->query_sphere;
+        dGeomSphereSetRadius(g, shape->radius);
+        break;
+    case GY_SHAPE_BOX:
+        g = w->query_box;
+        dGeomBoxSetLengths(g, shape->box_size.x, shape->box_size.y, shape->box_size.z);
+        break;
+    case GY_SHAPE_CAPSULE:
+        g = w->query_capsule;
+        dGeomCapsuleSetParams(g, shape->radius, shape->height - 2.0 * shape->radius);
+        pose.rotation = gy_quat_mul(pose.rotation, capsule_axis_fix());
+        break;
+    case GY_SHAPE_HULL: {
+        const gy_ode_resource *r = hull_resource(w, shape->resource);
+        if (r == NULL)
+            return NULL;
+        g = w->query_convex;
+        dGeomSetConvex(g, r->convex_planes, r->hull.triangle_count, r->convex_points,
+                       r->hull.vertex_count, r->convex_polys);
+        break;
+    }
+    default:
+        return NULL;
+    }
+    dQuaternion q;
+    gy_ode_quat_to_ode(gy_quat_normalize(pose.rotation), q);
+    dGeomSetQuaternion(g, q);
+    /* Setting the position last also marks the AABB dirty, which dGeomSetConvex does not. */
+    dGeomSetPosition(g, pose.position.x, pose.position.y, pose.position.z);
+    return g;
+}
+
+/* ---- shared collection ----------------------------------------------------------------------- */
+
+typedef struct query_out {
+    const gy_query_filter *filter; /* NULL: the default filter */
+    gy_collector collector;
+    gy_hit *hits;
+    uint32_t capacity;
+    uint32_t count;
+    bool stop;
+    dGeomID probe; /* the geom handed to dSpaceCollide2 */
+} query_out;
+
+/* Once the collector is satisfied, zeroed category and collide bits make ODE's AABB loop reject
+ * every remaining candidate before the near callback: the closest thing to stopping a traversal
+ * that ODE's API offers. */
+static void out_stop(query_out *o)
+{
+    o->stop = true;
+    dGeomSetCategoryBits(o->probe, 0);
+    dGeomSetCollideBits(o->probe, 0);
+}
+
+static void out_collect(query_out *o, const gy_hit *h)
+{
+    switch (o->collector) {
+    case GY_COLLECT_ANY:
+        o->hits[0] = *h;
+        o->count = 1;
+        out_stop(o);
+        break;
+    case GY_COLLECT_CLOSEST:
+        if (o->count == 0 || h->fraction < o->hits[0].fraction ||
+            (h->fraction == o->hits[0].fraction && h->penetration > o->hits[0].penetration)) {
+            o->hits[0] = *h;
+            o->count = 1;
+        }
+        break;
+    case GY_COLLECT_ALL:
+    default:
+        o->hits[o->count++] = *h;
+        if (o->count >= o->capacity)
+            out_stop(o);
+        break;
+    }
+}
+
+/* Validates what all three queries share and prepares `o`. */
+static gy_result out_begin(query_out *o, gy_backend_world *w, const gy_query_filter *filter,
+                           gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
+{
+    if (count != NULL)
+        *count = 0;
+    if (w == NULL || count == NULL || (hits == NULL && capacity > 0) ||
+        (unsigned)collector > GY_COLLECT_ALL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (filter != NULL) {
+        gy_result r = gy_validate_query_filter(filter);
+        if (r != GY_OK)
+            return r;
+    }
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    /* A stale id to ignore is an error, not "ignore nothing": it would otherwise hide a bug. */
+    if (filter != NULL && ((filter->ignore_body.bits != 0 &&
+                            !gy_handle_pool_is_valid(&w->bodies, filter->ignore_body.bits)) ||
+                           (filter->ignore_collider.bits != 0 &&
+                            !gy_handle_pool_is_valid(&w->colliders, filter->ignore_collider.bits))))
+        return GY_ERR_STALE_HANDLE;
+    memset(o, 0, sizeof *o);
+    o->filter = filter;
+    o->collector = collector;
+    o->hits = hits;
+    o->capacity = collector == GY_COLLECT_ALL ? capacity : (capacity > 0 ? 1u : 0u);
+    o->stop = o->capacity == 0;
+    return GY_OK;
+}
+
+static void out_end(query_out *o, uint32_t *count)
+{
+    dGeomSetCategoryBits(o->probe, ~0ul);
+    dGeomSetCollideBits(o->probe, ~0ul);
+    *count = o->count;
+}
+
+/* Whether the filter lets any static, or any dynamic or kinematic, collider through: a query that
+ * can only accept one kind skips the other structure altogether. */
+static bool out_wants_statics(const query_out *o)
+{
+    return o->filter == NULL || (o->filter->motion_types & GY_MOTION_BIT(GY_MOTION_STATIC)) != 0;
+}
+
+static bool out_wants_moving(const query_out *o)
+{
+    return o->filter == NULL ||
+           (o->filter->motion_types &
+            (GY_MOTION_BIT(GY_MOTION_DYNAMIC) | GY_MOTION_BIT(GY_MOTION_KINEMATIC))) != 0;
+}
+
+/* The collider behind a candidate geom, when the filter accepts it. */
+static const gy_ode_collider *candidate(const query_out *o, dGeomID g)
+{
+    const gy_ode_collider *c = gy_ode_geom_collider(g);
+    if (c == NULL || c->body == NULL)
+        return NULL;
+    return gy_ode_filter_accepts(o->filter, c) ? c : NULL;
+}
+
+/* Pads an AABB (ODE order: minx, maxx, miny, maxy, minz, maxz) by `pad` on every side. */
+static void aabb_pad(dReal box[6], double pad)
+{
+    for (int i = 0; i < 3; i++) {
+        box[2 * i] -= pad;
+        box[2 * i + 1] += pad;
+    }
+}
+
+static void hit_init(gy_hit *h, const gy_ode_collider *c)
+{
+    memset(h, 0, sizeof *h);
+    h->body = c->body->id;
+    h->collider = c->id;
+    h->user_data = c->body->user_data;
+    h->triangle = -1;
+}
+
+/* Triangle index of a contact on `other` when it is a trimesh (dCollide keeps side1/side2 in
+ * step with g1/g2 after swapping), else -1. */
+static int32_t contact_triangle(const dContactGeom *cg, dGeomID other)
+{
+    if (dGeomGetClass(other) != dTriMeshClass)
+        return -1;
+    int side = cg->g2 == other ? cg->side2 : cg->side1;
+    return side >= 0 ? side : -1;
+}
+
+static const dContactGeom *deepest(const dContactGeom *cg, int n)
+{
+    const dContactGeom *best = &cg[0];
+    for (int i = 1; i < n; i++)
+        if (cg[i].depth > best->depth)
+            best = &cg[i];
+    return best;
+}
+
+/* ---- raycast --------------------------------------------------------------------------------- */
+
+/* Statics are visited along the ray in pieces at least a grid cell long and at most this many, so
+ * a long oblique ray touches the cells near its line rather than every cell of its AABB, and a
+ * closest-hit query stops at the first piece that holds a hit. */
+enum { RAY_MAX_PIECES = 64 };
+
+typedef struct ray_query {
+    query_out out;
+    gy_vec3 origin, dir; /* dir: unit */
+    double length;
+    /* Static hits are kept only when their distance lies in [piece_lo, piece_hi): a collider
+     * reached from several pieces is then reported once, from the piece that holds its hit. */
+    double piece_lo, piece_hi;
+} ray_query;
+
+/* ODE 0.16's ray-convex test misses convexes turned about some axes (a cube tilted 0.5 rad about
+ * X under a vertical ray through its centre reports nothing), so rays meet hull colliders here:
+ * the ray is clipped by the hull's face planes in the collider's frame. Like ODE's own ray tests,
+ * a ray starting inside reports where it leaves, with the normal facing back along the ray. */
+static int ray_hull(const ray_query *q, const gy_ode_collider *c, dContactGeom *out)
+{
+    const gy_hull *h = &c->resource->hull;
+    const dReal *p = dGeomGetPosition(c->geom);
+    const dReal *R = dGeomGetRotation(c->geom); /* 3×4, row-major */
+    gy_vec3 rel = gy_v3_sub(q->origin, gy_v3(p[0], p[1], p[2]));
+    /* Into the collider frame: x_local = Rᵀ x_world. */
+    gy_vec3 o = gy_v3(R[0] * rel.x + R[4] * rel.y + R[8] * rel.z,
+                      R[1] * rel.x + R[5] * rel.y + R[9] * rel.z,
+                      R[2] * rel.x + R[6] * rel.y + R[10] * rel.z);
+    gy_vec3 d = gy_v3(R[0] * q->dir.x + R[4] * q->dir.y + R[8] * q->dir.z,
+                      R[1] * q->dir.x + R[5] * q->dir.y + R[9] * q->dir.z,
+                      R[2] * q->dir.x + R[6] * q->dir.y + R[10] * q->dir.z);
+    double t_in = -INFINITY, t_out = INFINITY;
+    uint32_t f_in = UINT32_MAX, f_out = UINT32_MAX;
+    for (uint32_t i = 0; i < h->triangle_count; i++) {
+        const double *pl = h->planes[i];
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
+        double denom = gy_v3_dot(n, d), num = pl[3] - gy_v3_dot(n, o);
+        if (denom == 0.0) {
+            if (num < 0.0)
+                return 0; /* parallel to the face and outside it */
+            continue;
+        }
+        double t = num / denom;
+        if (denom < 0.0) {
+            if (t > t_in) {
+                t_in = t;
+                f_in = i;
+            }
+        } else if (t < t_out) {
+            t_out = t;
+            f_out = i;
+        }
+        if (t_in > t_out)
+            return 0;
+    }
+    double t;
+    uint32_t face;
+    double sign;
+    if (t_in >= 0.0) {
+        t = t_in;
+        face = f_in;
+        sign = 1.0;
+    } else {
+        t = t_out;
+        face = f_out;
+        sign = -1.0;
+    }
+    if (face == UINT32_MAX || !(t >= 0.0) || t > dGeomRayGetLength(q->out.probe))
+        return 0;
+    const double *pl = h->planes[face];
+    gy_vec3 n = gy_v3_normalize(gy_v3(R[0] * pl[0] + R[1] * pl[1] + R[2] * pl[2],
+                                      R[4] * pl[0] + R[5] * pl[1] + R[6] * pl[2],
+                                      R[8] * pl[0] + R[9] * pl[1] + R[10] * pl[2]));
+    gy_vec3 hit = gy_v3_mad(q->origin, q->dir, t);
+    memset(out, 0, sizeof *out);
+    out->pos[0] = hit.x;
+    out->pos[1] = hit.y;
+    out->pos[2] = hit.z;
+    out->normal[0] = sign * n.x;
+    out->normal[1] = sign * n.y;
+    out->normal[2] = sign * n.z;
+    out->depth = t;
+    out->g1 = q->out.probe;
+    out->g2 = c->geom;
+    out->side1 = out->side2 = -1;
+    return 1;
+}
+
+/* Tests one candidate against the full ray; returns false once the query is satisfied. */
+static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
+{
+    dContactGeom cg;
+    int n = (c->shape.type == GY_SHAPE_HULL && c->resource != NULL)
+                ? ray_hull(q, c, &cg)
+                : dCollide(q->out.probe, c->geom, 1, &cg, sizeof cg);
+    if (n < 1)
+        return true;
+    if (by_piece && !(cg.depth >= q->piece_lo && cg.depth < q->piece_hi))
+        return true;
+    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 &&
+        cg.depth >= q->out.hits[0].distance)
+        return true;
+    gy_hit h;
+    hit_init(&h, c);
+    h.triangle = contact_triangle(&cg, c->geom);
+    h.distance = cg.depth;
+    h.fraction = fmin(1.0, fmax(0.0, cg.depth / q->length));
+    h.point = v3_from_ode(cg.pos);
+    h.normal = v3_from_ode(cg.normal);
+    /* Mesh triangles are two-sided for rays; ODE gives the face normal, so turn it to face the
+     * ray when the back of a triangle was hit. */
+    if (h.triangle >= 0 && gy_v3_dot(h.normal, q->dir) > 0.0)
+        h.normal = gy_v3_neg(h.normal);
+    out_collect(&q->out, &h);
+    return !q->out.stop;
+}
+
+static bool ray_visit_static(void *ctx, gy_ode_collider *c)
+{
+    ray_query *q = ctx;
+    if (!gy_ode_filter_accepts(q->out.filter, c))
+        return true;
+    return ray_test(q, c, true);
+}
+
+static void ray_near(void *data, dGeomID a, dGeomID b)
+{
+    ray_query *q = data;
+    if (q->out.stop)
+        return;
+    dGeomID other = a == q->out.probe ? b : a;
+    if (dGeomIsSpace(other)) {
+        dSpaceCollide2(q->out.probe, other, q, ray_near);
+        return;
+    }
+    const gy_ode_collider *c = candidate(&q->out, other);
+    if (c != NULL)
+        ray_test(q, c, false);
+}
+
+static void ray_statics(gy_backend_world *w, ray_query *q)
+{
+    double piece = fmax(w->grid.cell_size, q->length / RAY_MAX_PIECES);
+    uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(q->length / piece));
+    if (pieces == 0)
+        pieces = 1;
+    for (uint32_t k = 0; k < pieces && !q->out.stop; k++) {
+        double lo = piece * k, hi = k + 1 == pieces ? q->length : piece * (k + 1);
+        /* Every later hit is at least `lo` away. */
+        if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 &&
+            q->out.hits[0].distance < lo)
+            break;
+        gy_vec3 a = gy_v3_mad(q->origin, q->dir, lo), b = gy_v3_mad(q->origin, q->dir, hi);
+        dReal box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
+                        fmax(a.y, b.y), fmin(a.z, b.z), fmax(a.z, b.z)};
+        aabb_pad(box, QUERY_AABB_PAD * (1.0 + q->length));
+        q->piece_lo = k == 0 ? -INFINITY : lo;
+        q->piece_hi = k + 1 == pieces ? INFINITY : hi;
+        gy_ode_static_visit(w, box, ray_visit_static, q);
+    }
+}
+
+gy_result gy_ode_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
+                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                         uint32_t capacity, uint32_t *count)
+{
+    ray_query q;
+    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
+        return GY_ERR_NON_FINITE;
+    q.length = gy_v3_len(translation);
+    if (!isfinite(q.length))
+        return GY_ERR_NON_FINITE;
+    /* A zero-length ray has nothing to hit. */
+    if (!(q.length > 0.0) || q.out.stop)
+        return GY_OK;
+    q.origin = origin;
+    q.dir = gy_v3_scale(translation, 1.0 / q.length);
+    q.out.probe = w->query_ray;
+
+    dGeomID ray = w->query_ray;
+    dGeomRaySet(ray, origin.x, origin.y, origin.z, q.dir.x, q.dir.y, q.dir.z);
+    dGeomRaySetLength(ray, q.length);
+    dGeomRaySetBackfaceCull(ray, 0);
+    /* ANY takes a mesh's first triangle found; the others need each mesh's nearest. */
+    dGeomRaySetFirstContact(ray, collector == GY_COLLECT_ANY);
+    dGeomRaySetClosestHit(ray, collector != GY_COLLECT_ANY);
+
+    /* Statics first: a closest hit among them shortens the ray before the dynamic space, which
+     * ODE's sweep-and-prune scans linearly for a single geom. */
+    if (out_wants_statics(&q.out))
+        ray_statics(w, &q);
+    if (!q.out.stop && out_wants_moving(&q.out)) {
+        if (collector == GY_COLLECT_CLOSEST && q.out.count > 0)
+            dGeomRaySetLength(ray, fmin(q.length, q.out.hits[0].distance + QUERY_AABB_PAD));
+        dSpaceCollide2(ray, (dGeomID)w->dynamic_space, &q, ray_near);
+    }
+    out_end(&q.out, count);
+    return GY_OK;
+}
+
+/* ---- overlap --------------------------------------------------------------------------------- */
+
+typedef struct overlap_query {
+    query_out out;
+} overlap_query;
+
+static bool overlap_test(overlap_query *q, const gy_ode_collider *c)
+{
+    dContactGeom cg[QUERY_MAX_CONTACTS];
+    int n = dCollide(q->out.probe, c->geom, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
+    if (n < 1)
+        return true;
+    const dContactGeom *d = deepest(cg, n);
+    gy_hit h;
+    hit_init(&h, c);
+    h.triangle = contact_triangle(d, c->geom);
+    h.point = v3_from_ode(d->pos);
+    /* dCollide(g1, g2) normals point from g2 into g1: out of the hit collider, toward ours. */
+    h.normal = v3_from_ode(d->normal);
+    h.penetration = fmax(0.0, d->depth);
+    out_collect(&q->out, &h);
+    return !q->out.stop;
+}
+
+static bool overlap_visit_static(void *ctx, gy_ode_collider *c)
+{
+    overlap_query *q = ctx;
+    return gy_ode_filter_accepts(q->out.filter, c) ? overlap_test(q, c) : true;
+}
+
+static void overlap_near(void *data, dGeomID a, dGeomID b)
+{
+    overlap_query *q = data;
+    if (q->out.stop)
+        return;
+    dGeomID other = a == q->out.probe ? b : a;
+    if (dGeomIsSpace(other)) {
+        dSpaceCollide2(q->out.probe, other, q, overlap_near);
+        return;
+    }
+    const gy_ode_collider *c = candidate(&q->out, other);
+    if (c != NULL)
+        overlap_test(q, c);
+}
+
+/* Sphere, box, capsule and hull may be used in shape queries; others are not supported. */
+static gy_result check_query_shape(const gy_backend_world *w, const gy_shape *shape, gy_pose pose)
+{
+    if (shape == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_shape(shape);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
+        return GY_ERR_NON_FINITE;
+    if (!gy_quat_is_unit(pose.rotation))
+        return GY_ERR_INVALID_ARGUMENT;
+    switch (shape->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_BOX:
+    case GY_SHAPE_CAPSULE:
+        return GY_OK;
+    case GY_SHAPE_HULL:
+        return hull_resource(w, shape->resource) != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+    default:
+        return GY_ERR_UNSUPPORTED;
+    }
+}
+
+gy_result gy_ode_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                         uint32_t capacity, uint32_t *count)
+{
+    overlap_query q;
+    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    r = check_query_shape(w, shape, pose);
+    if (r != GY_OK || q.out.stop)
+        return r;
+    q.out.probe = gy_ode_query_geom(w, shape, pose);
+    dReal box[6];
+    dGeomGetAABB(q.out.probe, box);
+    aabb_pad(box, QUERY_AABB_PAD);
+    if (out_wants_statics(&q.out))
+        gy_ode_static_visit(w, box, overlap_visit_static, &q);
+    if (!q.out.stop && out_wants_moving(&q.out))
+        dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, overlap_near);
+    out_end(&q.out, count);
+    if (shape->type == GY_SHAPE_HULL)
+        reset_convex(w);
+    return GY_OK;
+}
+
+/* ---- shape cast ------------------------------------------------------------------------------ */
+
+typedef struct cast_query {
+    query_out out; /* out.probe is the ray standing in for the swept AABB */
+    dGeomID shape; /* the posed scratch shape */
+    gy_vec3 start; /* shape position at fraction 0 */
+    gy_vec3 translation;
+    double length;
+    double aabb0[6]; /* shape AABB at fraction 0 */
+    double step;     /* fraction advanced per conservative step */
+    double tol;      /* fraction bracket at which bisection stops */
+} cast_query;
+
+/* Smallest distance from the shape's centre to its surface: stepping by this much cannot jump
+ * over a wall, since the shape's width in any direction is at least twice it. */
+static double shape_inner_radius(const gy_backend_world *w, const gy_shape *s)
+{
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_CAPSULE:
+        return s->radius;
+    case GY_SHAPE_BOX:
+        return 0.5 * fmin(s->box_size.x, fmin(s->box_size.y, s->box_size.z));
+    case GY_SHAPE_HULL: {
+        const gy_ode_resource *r = hull_resource(w, s->resource);
+        double best = INFINITY;
+        for (uint32_t i = 0; r != NULL && i < r->hull.triangle_count; i++) {
+            const double *p = r->hull.planes[i];
+            gy_vec3 c = r->hull.centroid;
+            best = fmin(best, p[3] - (p[0] * c.x + p[1] * c.y + p[2] * c.z));
+        }
+        return (best > 0.0 && isfinite(best)) ? best : 1e-3;
+    }
+    default:
+        return 1e-3;
+    }
+}
+
+/* Narrows [*t0, *t1] to the fractions at which the moving box aabb0 + t·d overlaps `c`; false
+ * when they never do. Infinite bounds (planes) behave. */
+static bool sweep_interval(const double aabb0[6], gy_vec3 d, const double c[6], double *t0,
+                           double *t1)
+{
+    const double dv[3] = {d.x, d.y, d.z};
+    double lo = *t0, hi = *t1;
+    for (int i = 0; i < 3; i++) {
+        double bmin = aabb0[2 * i] - QUERY_AABB_PAD, bmax = aabb0[2 * i + 1] + QUERY_AABB_PAD;
+        double cmin = c[2 * i], cmax = c[2 * i + 1];
+        if (dv[i] == 0.0) {
+            if (bmax < cmin || bmin > cmax)
+                return false;
+            continue;
+        }
+        double ta = (cmin - bmax) / dv[i], tb = (cmax - bmin) / dv[i];
+        if (ta > tb) {
+            double t = ta;
+            ta = tb;
+            tb = t;
+        }
+        lo = fmax(lo, ta);
+        hi = fmin(hi, tb);
+        if (!(lo <= hi))
+            return false;
+    }
+    *t0 = lo;
+    *t1 = hi;
+    return true;
+}
+
+static int cast_contacts_at(cast_query *q, dGeomID other, double t, dContactGeom *cg)
+{
+    gy_vec3 p = gy_v3_mad(q->start, q->translation, t);
+    dGeomSetPosition(q->shape, p.x, p.y, p.z);
+    return dCollide(q->shape, other, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
+}
+
+static void cast_report(cast_query *q, const gy_ode_collider *c, dGeomID other,
+                        const dContactGeom *cg, int n, double t, bool initial)
+{
+    const dContactGeom *d = deepest(cg, n);
+    gy_hit h;
+    hit_init(&h, c);
+    h.triangle = contact_triangle(d, other);
+    h.fraction = t;
+    h.distance = t * q->length;
+    h.point = v3_from_ode(d->pos);
+    h.normal = v3_from_ode(d->normal);
+    h.penetration = initial ? fmax(0.0, d->depth) : 0.0;
+    out_collect(&q->out, &h);
+}
+
+/* Time of impact against one candidate: test the start pose, then advance in steps no longer
+ * than the shape's inner radius until dCollide reports contact, then bisect the last step. The
+ * reported fraction is the last separated pose (never past the impact); point and normal come from
+ * the first touching pose, at most the tolerance further on. */
+static void cast_candidate(cast_query *q, const gy_ode_collider *c)
+{
+    dGeomID other = c->geom;
+    double box[6];
+    dGeomGetAABB(other, box);
+    double t0 = 0.0, t1 = 1.0;
+    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0)
+        t1 = q->out.hits[0].fraction;
+    if (!sweep_interval(q->aabb0, q->translation, box, &t0, &t1))
+        return;
+
+    dContactGeom buf_a[QUERY_MAX_CONTACTS], buf_b[QUERY_MAX_CONTACTS];
+    dContactGeom *cur = buf_a, *hit = buf_b;
+    double lo;
+    if (t0 <= 0.0) {
+        int n = cast_contacts_at(q, other, 0.0, cur);
+        if (n > 0) {
+            cast_report(q, c, other, cur, n, 0.0, true);
+            return;
+        }
+        lo = 0.0;
+    } else {
+        /* Before the padded entry time the boxes are disjoint, so the shapes are apart. */
+        lo = t0;
+    }
+    if (!(q->length > 0.0))
+        return;
+
+    double hi;
+    int hit_n;
+    for (;;) {
+        double t = fmin(lo + q->step, t1);
+        if (!(t > lo))
+            return;
+        int n = cast_contacts_at(q, other, t, cur);
+        if (n > 0) {
+            hi = t;
+            hit_n = n;
+            dContactGeom *swap = hit;
+            hit = cur;
+            cur = swap;
+            break;
+        }
+        lo = t;
+        if (t >= t1)
+            return;
+    }
+    while (hi - lo > q->tol) {
+        double mid = 0.5 * (lo + hi);
+        int n = cast_contacts_at(q, other, mid, cur);
+        if (n > 0) {
+            hi = mid;
+            hit_n = n;
+            dContactGeom *swap = hit;
+            hit = cur;
+            cur = swap;
+        } else {
+            lo = mid;
+        }
+    }
+    cast_report(q, c, other, hit, hit_n, lo, false);
+}
+
+static void cast_near(void *data, dGeomID a, dGeomID b)
+{
+    cast_query *q = data;
+    if (q->out.stop)
+        return;
+    dGeomID other = a == q->out.probe ? b : a;
+    if (dGeomIsSpace(other)) {
+        dSpaceCollide2(q->out.probe, other, q, cast_near);
+        return;
+    }
+    const gy_ode_collider *c = candidate(&q->out, other);
+    if (c != NULL)
+        cast_candidate(q, c);
+}
+
+static bool cast_visit_static(void *ctx, gy_ode_collider *c)
+{
+    cast_query *q = ctx;
+    if (gy_ode_filter_accepts(q->out.filter, c))
+        cast_candidate(q, c);
+    return !q->out.stop;
+}
+
+/* The box the shape sweeps over fractions [0, fraction], into `box`; also points the scratch ray
+ * from its min corner to its max corner: a ray's AABB is the box its two ends span, so the dynamic
+ * space then hands back exactly the geoms overlapping the sweep. */
+static void cast_set_sweep(cast_query *q, double fraction, dReal box[6])
+{
+    double lo[3], hi[3];
+    const double d[3] = {q->translation.x * fraction, q->translation.y * fraction,
+                         q->translation.z * fraction};
+    for (int i = 0; i < 3; i++) {
+        lo[i] = fmin(q->aabb0[2 * i], q->aabb0[2 * i] + d[i]) - 2.0 * QUERY_AABB_PAD;
+        hi[i] = fmax(q->aabb0[2 * i + 1], q->aabb0[2 * i + 1] + d[i]) + 2.0 * QUERY_AABB_PAD;
+        box[2 * i] = lo[i];
+        box[2 * i + 1] = hi[i];
+    }
+    gy_vec3 diag = gy_v3(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+    dGeomRaySet(q->out.probe, lo[0], lo[1], lo[2], diag.x, diag.y, diag.z);
+    dGeomRaySetLength(q->out.probe, gy_v3_len(diag));
+}
+
+gy_result gy_ode_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                            gy_vec3 translation, const gy_query_filter *filter,
+                            gy_collector collector, gy_hit *hits, uint32_t capacity,
+                            uint32_t *count)
+{
+    cast_query q;
+    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    r = check_query_shape(w, shape, pose);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(translation))
+        return GY_ERR_NON_FINITE;
+    q.length = gy_v3_len(translation);
+    if (!isfinite(q.length))
+        return GY_ERR_NON_FINITE;
+    if (q.out.stop)
+        return GY_OK;
+
+    q.shape = gy_ode_query_geom(w, shape, pose);
+    q.start = pose.position;
+    q.translation = translation;
+    dGeomGetAABB(q.shape, q.aabb0);
+    double inner = shape_inner_radius(w, shape);
+    double tol_m = fmin(CAST_TOLERANCE, 0.1 * inner);
+    q.step = q.length > 0.0 ? inner / q.length : 1.0;
+    q.tol = q.length > 0.0 ? tol_m / q.length : 1.0;
+    q.out.probe = w->query_ray;
+
+    dReal box[6];
+    cast_set_sweep(&q, 1.0, box);
+    if (out_wants_statics(&q.out))
+        gy_ode_static_visit(w, box, cast_visit_static, &q);
+    if (!q.out.stop && out_wants_moving(&q.out)) {
+        if (collector == GY_COLLECT_CLOSEST && q.out.count > 0)
+            cast_set_sweep(&q, q.out.hits[0].fraction, box);
+        dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, cast_near);
+    }
+    out_end(&q.out, count);
+    if (shape->type == GY_SHAPE_HULL)
+        reset_convex(w);
+    return GY_OK;
+}

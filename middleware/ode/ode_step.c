@@ -1,0 +1,873 @@
+/* ODE adapter: the step. Per substep: broadphase (moving colliders among themselves through ODE's
+ * sweep-and-prune space, moving against static through the static grid; statics never against
+ * statics), the near callback (filtering, sensors, one-way platforms, conveyors, contact joints),
+ * ODE's QuickStep, then what ODE lacks: impulse reports from joint feedback, exact ballistic
+ * gravity, axis-lock projection, continuous collision and joint breaking.
+ *
+ * Pairs whose two bodies are both asleep (or static, or unmoving kinematic) are not collided
+ * again: their last report is carried over, so a sleeping pile costs no narrowphase and its
+ * touching pairs keep being reported. */
+#include <math.h>
+#include <string.h>
+
+#include "gyre/math.h"
+#include "ode_internal.h"
+
+#define CONTACTS_PER_PAIR 4
+/* Contact softness: ERP 0.2 and a nearly hard CFM. CFM acts as compliance per unit of force, so
+ * any larger value makes heavy bodies sink (a 1 m³ box of water under nine others sinks 8 cm at
+ * CFM 1e-5) and eats into restitution. */
+#define CONTACT_ERP 0.2
+#define CONTACT_CFM 1e-9
+/* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle. */
+#define BOUNCE_MIN_VELOCITY 0.1
+/* One-way platforms: a first contact counts only when its normal is within 60° of the platform's
+ * one-way normal and the other body is not rising through it faster than this (m/s). */
+#define ONE_WAY_MIN_COS 0.5
+#define ONE_WAY_MAX_RISE 0.25
+/* Continuous collision: the swept sphere is this fraction of the body's inner radius, so resting
+ * or sliding contact at the start of the sweep does not register as a hit. */
+#define CCD_SHRINK 0.8
+#define CCD_BISECTIONS 10
+#define FEEDBACK_BLOCK 256u
+/* Solver iterations: QuickStep has no warm starting, so at 10 iterations a 10-box stack sags by
+ * centimetres and slowly leans over. Iterations are therefore spent from a budget of constraint
+ * rows × iterations: a small scene gets up to ITERATION_CAP iterations, a large one (a 1,024-box
+ * pile has about 12,000 rows) the world's solver_iterations, which is always the minimum. */
+#define ITERATION_BUDGET 30000u
+#define ITERATION_CAP 60u
+
+static gy_vec3 v3(const dReal *v)
+{
+    return gy_v3(v[0], v[1], v[2]);
+}
+
+/* ---- storage (grown to peak, reused) -------------------------------------------------------- */
+
+/* contacts and pairs live in one block: gy_contact[cap] followed by gy_ode_pair[cap]. */
+static size_t contact_block_size(uint32_t cap)
+{
+    return (size_t)cap * (sizeof(gy_contact) + sizeof(gy_ode_pair));
+}
+
+static gy_result grow_contacts(gy_backend_world *w, uint32_t need)
+{
+    if (need <= w->contact_capacity)
+        return GY_OK;
+    uint32_t cap = w->contact_capacity ? w->contact_capacity : 64u;
+    while (cap < need)
+        cap *= 2u;
+    unsigned char *block = gy_alloc(w->allocator, contact_block_size(cap));
+    if (block == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_contact *contacts = (gy_contact *)block;
+    gy_ode_pair *pairs = (gy_ode_pair *)(block + (size_t)cap * sizeof(gy_contact));
+    if (w->contact_count > 0) {
+        memcpy(contacts, w->contacts, (size_t)w->contact_count * sizeof *contacts);
+        memcpy(pairs, w->pairs, (size_t)w->contact_count * sizeof *pairs);
+    }
+    gy_free(w->allocator, w->contacts, contact_block_size(w->contact_capacity));
+    w->contacts = contacts;
+    w->pairs = pairs;
+    w->contact_capacity = cap;
+    return GY_OK;
+}
+
+static uint32_t pair_hash(const gy_ode_collider *a, const gy_ode_collider *b)
+{
+    uint64_t h = ((uintptr_t)a * 0x9E3779B97F4A7C15ull) ^ ((uintptr_t)b >> 3);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Empties a map in O(1) by moving to a new stamp. */
+static void map_reset(gy_ode_pair_map *m)
+{
+    if (++m->stamp == 0) {
+        if (m->slots != NULL)
+            memset(m->slots, 0, (size_t)m->capacity * sizeof *m->slots);
+        m->stamp = 1;
+    }
+}
+
+static void map_put(gy_ode_pair_map *m, const gy_ode_collider *a, const gy_ode_collider *b,
+                    uint32_t index)
+{
+    uint32_t mask = m->capacity - 1u;
+    uint32_t k = pair_hash(a, b) & mask;
+    while (m->slots[k].stamp == m->stamp)
+        k = (k + 1u) & mask;
+    m->slots[k] = (gy_ode_pair_slot){a, b, index, m->stamp};
+}
+
+static uint32_t map_find(const gy_ode_pair_map *m, const gy_ode_collider *a,
+                         const gy_ode_collider *b)
+{
+    if (m->capacity == 0)
+        return UINT32_MAX;
+    uint32_t mask = m->capacity - 1u;
+    for (uint32_t k = pair_hash(a, b) & mask;; k = (k + 1u) & mask) {
+        const gy_ode_pair_slot *s = &m->slots[k];
+        if (s->stamp != m->stamp)
+            return UINT32_MAX;
+        if (s->a == a && s->b == b)
+            return s->index;
+    }
+}
+
+/* Makes room for `need` entries (at most half full), re-entering pairs[0, count). */
+static gy_result map_reserve(gy_backend_world *w, gy_ode_pair_map *m, uint32_t need,
+                             const gy_ode_pair *pairs, uint32_t count)
+{
+    uint64_t want = (uint64_t)need * 2u;
+    if (want <= m->capacity)
+        return GY_OK;
+    uint64_t cap = m->capacity ? m->capacity : 128u;
+    while (cap < want)
+        cap *= 2u;
+    if (cap > (1u << 30))
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_ode_pair_slot *slots = gy_alloc_zeroed(w->allocator, (size_t)cap * sizeof *slots);
+    if (slots == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_free(w->allocator, m->slots, (size_t)m->capacity * sizeof *m->slots);
+    m->slots = slots;
+    m->capacity = (uint32_t)cap;
+    m->stamp = 1;
+    for (uint32_t i = 0; i < count; i++)
+        map_put(m, pairs[i].a, pairs[i].b, i);
+    return GY_OK;
+}
+
+/* The index of pair (a, b) in this step's report, appended when new; UINT32_MAX when out of
+ * memory (recorded in step_error). */
+static uint32_t pair_get(gy_backend_world *w, gy_ode_collider *a, gy_ode_collider *b)
+{
+    uint32_t found = map_find(&w->pair_map, a, b);
+    if (found != UINT32_MAX)
+        return found;
+    gy_result r = grow_contacts(w, w->contact_count + 1u);
+    if (r == GY_OK)
+        r = map_reserve(w, &w->pair_map, w->contact_count + 1u, w->pairs, w->contact_count);
+    if (r != GY_OK) {
+        if (w->step_error == GY_OK)
+            w->step_error = r;
+        return UINT32_MAX;
+    }
+    uint32_t index = w->contact_count++;
+    map_put(&w->pair_map, a, b, index);
+    memset(&w->contacts[index], 0, sizeof w->contacts[index]);
+    memset(&w->pairs[index], 0, sizeof w->pairs[index]);
+    w->pairs[index].a = a;
+    w->pairs[index].b = b;
+    return index;
+}
+
+static dJointFeedback *next_feedback(gy_backend_world *w, uint32_t point)
+{
+    uint32_t block = point / FEEDBACK_BLOCK;
+    if (block >= w->feedback_block_count) {
+        gy_result r = gy_array_reserve(w->allocator, (void **)&w->feedback_blocks,
+                                       &w->feedback_block_capacity, block + 1u,
+                                       sizeof *w->feedback_blocks);
+        if (r != GY_OK)
+            return NULL;
+        dJointFeedback *fb = gy_alloc(w->allocator, FEEDBACK_BLOCK * sizeof *fb);
+        if (fb == NULL)
+            return NULL;
+        w->feedback_blocks[w->feedback_block_count++] = fb;
+    }
+    return &w->feedback_blocks[block][point % FEEDBACK_BLOCK];
+}
+
+/* ---- activity ------------------------------------------------------------------------------- */
+
+/* Whether a body's pairs must be collided this substep. */
+static bool body_moving(const gy_ode_body *b)
+{
+    switch (b->type) {
+    case GY_MOTION_DYNAMIC:
+        return dBodyIsEnabled(b->body) != 0;
+    case GY_MOTION_KINEMATIC: {
+        if (b->pose_written)
+            return true;
+        const dReal *v = dBodyGetLinearVel(b->body);
+        const dReal *a = dBodyGetAngularVel(b->body);
+        return v[0] != 0.0 || v[1] != 0.0 || v[2] != 0.0 || a[0] != 0.0 || a[1] != 0.0 ||
+               a[2] != 0.0;
+    }
+    default:
+        return false;
+    }
+}
+
+static bool bodies_jointed(gy_backend_world *w, const gy_ode_body *a, const gy_ode_body *b)
+{
+    if (a->joint_count == 0 || b->joint_count == 0)
+        return false;
+    if (a->body != NULL && b->body != NULL)
+        return dAreConnectedExcluding(a->body, b->body, dJointTypeContact) != 0;
+    for (uint32_t i = 0; i < w->joints.count; i++) {
+        uint64_t h;
+        const gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &h);
+        if (j != NULL && ((j->a == a && j->b == b) || (j->a == b && j->b == a)))
+            return true;
+    }
+    return false;
+}
+
+/* ---- one-way platforms ---------------------------------------------------------------------- */
+
+static gy_ode_passing *find_passing(gy_backend_world *w, const gy_ode_collider *platform,
+                                    const gy_ode_collider *other)
+{
+    for (uint32_t i = 0; i < w->passing_count; i++)
+        if (w->passing[i].platform == platform && w->passing[i].other == other)
+            return &w->passing[i];
+    return NULL;
+}
+
+/* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
+ * the platform's one-way side: its first contact must have a normal (platform to body) within
+ * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
+ * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
+ * separate, so a body jumping up through the platform is not caught half-way. */
+static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
+                                 gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point)
+{
+    gy_ode_passing *p = find_passing(w, platform, other);
+    if (p != NULL) {
+        p->seen_step = w->step_index;
+        return false;
+    }
+    gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->one_way_normal);
+    gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
+                            gy_ode_body_velocity_at(platform->body, point));
+    gy_vec3 com = gy_ode_body_com(other->body);
+    bool ok = gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
+              gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
+    if (ok)
+        return true;
+    if (gy_array_reserve(w->allocator, (void **)&w->passing, &w->passing_capacity,
+                         w->passing_count + 1u, sizeof *w->passing) == GY_OK)
+        w->passing[w->passing_count++] = (gy_ode_passing){platform, other, w->step_index};
+    else if (w->step_error == GY_OK)
+        w->step_error = GY_ERR_OUT_OF_MEMORY;
+    return false;
+}
+
+/* ---- the near callback ---------------------------------------------------------------------- */
+
+static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
+{
+    gy_ode_body *b1 = c1->body, *b2 = c2->body;
+    if (b1 == b2)
+        return;
+    if ((c1->category & c2->mask) == 0 || (c2->category & c1->mask) == 0)
+        return;
+    if (!b1->active && !b2->active)
+        return; /* carried over from the last report */
+    bool dyn1 = b1->type == GY_MOTION_DYNAMIC, dyn2 = b2->type == GY_MOTION_DYNAMIC;
+    bool sensor = c1->is_sensor || c2->is_sensor;
+    if (!dyn1 && !dyn2 && !sensor)
+        return;
+    if (bodies_jointed(w, b1, b2))
+        return;
+
+    dContact cs[CONTACTS_PER_PAIR];
+    int n = dCollide(c1->geom, c2->geom, CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));
+    if (n <= 0)
+        return;
+    int deepest = 0;
+    for (int i = 1; i < n; i++)
+        if (cs[i].geom.depth > cs[deepest].geom.depth)
+            deepest = i;
+    /* ODE's normal points towards o1 (moving o1 along it separates the two). */
+    gy_vec3 n_ode = v3(cs[deepest].geom.normal);
+    gy_vec3 point = v3(cs[deepest].geom.pos);
+    bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2);
+    if (respond && c1->one_way &&
+        !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point))
+        return;
+    if (respond && c2->one_way && !one_way_side_accepts(w, c2, c1, n_ode, point))
+        return;
+
+    bool swapped = c2->id.bits < c1->id.bits;
+    gy_ode_collider *ca = swapped ? c2 : c1, *cb = swapped ? c1 : c2;
+    uint32_t pi = pair_get(w, ca, cb);
+    if (pi == UINT32_MAX)
+        return;
+    gy_contact *ct = &w->contacts[pi];
+    gy_ode_pair *pr = &w->pairs[pi];
+    if (pr->cached) {
+        /* Woken during this step: the fresh solve replaces the carried-over report. */
+        pr->cached = false;
+        ct->normal_impulse = 0.0;
+        pr->tangent = gy_v3(0.0, 0.0, 0.0);
+    }
+    ct->body_a = ca->body->id;
+    ct->body_b = cb->body->id;
+    ct->collider_a = ca->id;
+    ct->collider_b = cb->id;
+    ct->user_a = ca->body->user_data;
+    ct->user_b = cb->body->user_data;
+    ct->point = point;
+    ct->normal = swapped ? n_ode : gy_v3_neg(n_ode);
+    ct->penetration = fmax(0.0, cs[deepest].geom.depth);
+    ct->is_sensor = sensor;
+    if (!respond)
+        return;
+    pr->responds = true;
+
+    /* Joint body order: the first body must exist (statics have none). */
+    gy_ode_collider *k1 = c1, *k2 = c2;
+    bool flip = b1->body == NULL;
+    if (flip) {
+        k1 = c2;
+        k2 = c1;
+    }
+    dBodyID j1 = k1->body->body, j2 = k2->body->body;
+    double mu = gy_combine(c1->material.friction, c1->material.friction_combine,
+                           c2->material.friction, c2->material.friction_combine);
+    double bounce = gy_combine(c1->material.restitution, c1->material.restitution_combine,
+                               c2->material.restitution, c2->material.restitution_combine);
+    /* Conveyors: the contact should reach v1 - v2 = s2 - s1 along the surface, where s is each
+     * collider's surface velocity in the world. */
+    gy_vec3 surf = gy_v3(0.0, 0.0, 0.0);
+    bool moving_surface = false;
+    if (gy_v3_len_sq(k1->surface_velocity) > 0.0 || gy_v3_len_sq(k2->surface_velocity) > 0.0) {
+        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1), k1->surface_velocity);
+        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2), k2->surface_velocity);
+        surf = gy_v3_sub(s2, s1);
+        moving_surface = true;
+    }
+    for (int i = 0; i < n; i++) {
+        dContact *c = &cs[i];
+        if (flip) {
+            for (int k = 0; k < 3; k++)
+                c->geom.normal[k] = -c->geom.normal[k];
+            dGeomID g = c->geom.g1;
+            c->geom.g1 = c->geom.g2;
+            c->geom.g2 = g;
+        }
+        gy_vec3 nrm = v3(c->geom.normal);
+        memset(&c->surface, 0, sizeof c->surface);
+        c->surface.mode = dContactApprox1 | dContactSoftERP | dContactSoftCFM;
+        c->surface.mu = mu;
+        c->surface.soft_erp = CONTACT_ERP;
+        c->surface.soft_cfm = CONTACT_CFM;
+        if (bounce > 0.0) {
+            c->surface.mode |= dContactBounce;
+            c->surface.bounce = bounce;
+            c->surface.bounce_vel = BOUNCE_MIN_VELOCITY;
+        }
+        if (moving_surface) {
+            gy_vec3 t = gy_v3_mad(surf, nrm, -gy_v3_dot(surf, nrm));
+            double tl = gy_v3_len(t);
+            if (tl > 1e-9) {
+                c->surface.mode |= dContactFDir1 | dContactMotion1;
+                c->fdir1[0] = t.x / tl;
+                c->fdir1[1] = t.y / tl;
+                c->fdir1[2] = t.z / tl;
+                c->surface.motion1 = tl;
+            }
+        }
+        uint32_t pt = w->point_count;
+        dJointFeedback *fb = NULL;
+        gy_result r = gy_array_reserve(w->allocator, (void **)&w->points, &w->point_capacity,
+                                       pt + 1u, sizeof *w->points);
+        if (r == GY_OK) {
+            fb = next_feedback(w, pt);
+            if (fb == NULL)
+                r = GY_ERR_OUT_OF_MEMORY;
+        }
+        if (r != GY_OK) {
+            if (w->step_error == GY_OK)
+                w->step_error = r;
+            return;
+        }
+        dJointID jc = dJointCreateContact(w->world, w->contact_group, c);
+        dJointAttach(jc, j1, j2);
+        dJointSetFeedback(jc, fb);
+        gy_ode_point *p = &w->points[w->point_count++];
+        p->pair = pi;
+        p->feedback = fb;
+        p->normal[0] = c->geom.normal[0];
+        p->normal[1] = c->geom.normal[1];
+        p->normal[2] = c->geom.normal[2];
+        p->body1_is_a = k1 == ca;
+    }
+    b1->in_contact = true;
+    b2->in_contact = true;
+    /* ODE wakes a sleeper through the island of an enabled dynamic body; a kinematic pusher does
+     * not form islands, so wake the sleeper here. */
+    if (dyn1 && !b1->active)
+        dBodyEnable(b1->body);
+    if (dyn2 && !b2->active)
+        dBodyEnable(b2->body);
+}
+
+static void near_callback(void *data, dGeomID o1, dGeomID o2)
+{
+    if (dGeomIsSpace(o1) || dGeomIsSpace(o2)) {
+        dSpaceCollide2(o1, o2, data, near_callback);
+        return;
+    }
+    gy_ode_collider *c1 = gy_ode_geom_collider(o1), *c2 = gy_ode_geom_collider(o2);
+    if (c1 != NULL && c2 != NULL)
+        process_pair(data, c1, c2);
+}
+
+typedef struct static_ctx {
+    gy_backend_world *w;
+    gy_ode_collider *c;
+} static_ctx;
+
+static bool static_visit(void *ctx, gy_ode_collider *s)
+{
+    static_ctx *sc = ctx;
+    process_pair(sc->w, sc->c, s);
+    return true;
+}
+
+static void collide_static(gy_backend_world *w)
+{
+    if (w->body_counts[GY_MOTION_STATIC] == 0)
+        return;
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (!b->active)
+            continue;
+        for (uint32_t k = 0; k < b->collider_count; k++) {
+            static_ctx sc = {w, b->colliders[k]};
+            dReal aabb[6];
+            dGeomGetAABB(sc.c->geom, aabb);
+            gy_ode_static_visit(w, aabb, static_visit, &sc);
+        }
+    }
+}
+
+/* ---- after the solve ------------------------------------------------------------------------ */
+
+static void gather_impulses(gy_backend_world *w, double h)
+{
+    for (uint32_t i = 0; i < w->point_count; i++) {
+        const gy_ode_point *p = &w->points[i];
+        gy_vec3 f = v3(p->feedback->f1); /* force on the joint's first body */
+        gy_vec3 n = v3(p->normal);
+        double fn = gy_v3_dot(f, n);
+        gy_vec3 ft = gy_v3_mad(f, n, -fn);
+        w->contacts[p->pair].normal_impulse += fn * h;
+        /* Accumulate the tangent force on collider b's body, whichever body was first. */
+        gy_ode_pair *pr = &w->pairs[p->pair];
+        pr->tangent = gy_v3_mad(pr->tangent, ft, p->body1_is_a ? -h : h);
+    }
+    w->point_count = 0;
+}
+
+/* QuickStep integrates x += (v + g h) h, a full g h² where free fall travels g h²/2. Bodies in free
+ * flight (no contacts, no joints) get the surplus back, so ballistic paths match the analytic
+ * ones; bodies in contact or jointed are left to the solver. */
+static void ballistic_correction(gy_backend_world *w, double h)
+{
+    gy_vec3 g = w->def.gravity;
+    if (gy_v3_len_sq(g) == 0.0)
+        return;
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (b->type != GY_MOTION_DYNAMIC || b->in_contact || b->joint_count > 0 ||
+            b->gravity_factor == 0.0 || !dBodyIsEnabled(b->body))
+            continue;
+        const dReal *p = dBodyGetPosition(b->body);
+        double k = -0.5 * b->gravity_factor * h * h;
+        dBodySetPosition(b->body, p[0] + g.x * k, p[1] + g.y * k, p[2] + g.z * k);
+    }
+}
+
+/* Motors hold locked axes to zero velocity; this removes what the iterative solver leaves. */
+static void project_locks(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (b->lock_lmotor == NULL && b->lock_amotor == NULL)
+            continue;
+        if (!dBodyIsEnabled(b->body))
+            continue;
+        const dReal *p = dBodyGetPosition(b->body);
+        const dReal *v = dBodyGetLinearVel(b->body);
+        const dReal *a = dBodyGetAngularVel(b->body);
+        double pn[3] = {p[0], p[1], p[2]}, vn[3] = {v[0], v[1], v[2]}, an[3] = {a[0], a[1], a[2]};
+        const double lock[3] = {b->lock_position.x, b->lock_position.y, b->lock_position.z};
+        for (int k = 0; k < 3; k++) {
+            if (b->lock_linear[k]) {
+                pn[k] = lock[k];
+                vn[k] = 0.0;
+            }
+            if (b->lock_angular[k])
+                an[k] = 0.0;
+        }
+        dBodySetPosition(b->body, pn[0], pn[1], pn[2]);
+        dBodySetLinearVel(b->body, vn[0], vn[1], vn[2]);
+        dBodySetAngularVel(b->body, an[0], an[1], an[2]);
+    }
+}
+
+/* ---- continuous collision ------------------------------------------------------------------- */
+
+typedef struct ccd_ctx {
+    gy_backend_world *w;
+    gy_ode_body *body;
+    const gy_ode_collider *solid; /* the body's first solid collider: its filter and material */
+    gy_vec3 motion;
+    gy_vec3 start;
+} ccd_ctx;
+
+static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
+{
+    if (c->body == cc->body || c->is_sensor || !c->contact_response)
+        return false;
+    if ((c->category & cc->solid->mask) == 0 || (cc->solid->category & c->mask) == 0)
+        return false;
+    if (c->one_way) {
+        gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(c), c->one_way_normal);
+        if (gy_v3_dot(cc->motion, n) >= 0.0)
+            return false;
+    }
+    return true;
+}
+
+static void ccd_add(ccd_ctx *cc, gy_ode_collider *c)
+{
+    gy_backend_world *w = cc->w;
+    if (!ccd_accepts(cc, c))
+        return;
+    if (gy_array_reserve(w->allocator, (void **)&w->scratch_colliders, &w->scratch_capacity,
+                         w->scratch_count + 1u, sizeof *w->scratch_colliders) != GY_OK) {
+        if (w->step_error == GY_OK)
+            w->step_error = GY_ERR_OUT_OF_MEMORY;
+        return;
+    }
+    w->scratch_colliders[w->scratch_count++] = c;
+}
+
+static bool ccd_static_visit(void *ctx, gy_ode_collider *c)
+{
+    ccd_add(ctx, c);
+    return true;
+}
+
+static void ccd_dynamic_near(void *ctx, dGeomID o1, dGeomID o2)
+{
+    gy_ode_collider *c = gy_ode_geom_collider(o1);
+    if (c == NULL)
+        c = gy_ode_geom_collider(o2);
+    if (c != NULL)
+        ccd_add(ctx, c);
+}
+
+/* The first candidate the swept sphere touches at `center`, with the contact normal (out of the
+ * candidate); NULL when none. */
+static gy_ode_collider *ccd_probe(gy_backend_world *w, gy_vec3 center, gy_vec3 *normal)
+{
+    dGeomSetPosition(w->ccd_sphere, center.x, center.y, center.z);
+    for (uint32_t i = 0; i < w->scratch_count; i++) {
+        dContactGeom cg;
+        if (dCollide(w->ccd_sphere, w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0) {
+            *normal = v3(cg.normal); /* towards o1, the sphere: out of the candidate */
+            return w->scratch_colliders[i];
+        }
+    }
+    return NULL;
+}
+
+/* Sweeps a sphere inside the body from its substep start to its end. The sphere is moved in
+ * steps no longer than its radius, so it cannot skip any surface the path crosses; the first hit
+ * is refined by bisection, the body is put back at the time of impact and its approaching
+ * velocity removed (with restitution). */
+static void ccd_body(gy_backend_world *w, gy_ode_body *b)
+{
+    const gy_ode_collider *solid = NULL;
+    for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
+        if (!b->colliders[i]->is_sensor)
+            solid = b->colliders[i];
+    double r = b->ccd_radius * CCD_SHRINK;
+    if (solid == NULL || !(r > 0.0))
+        return;
+    gy_vec3 p0 = b->ccd_start, p1 = gy_ode_body_com(b);
+    gy_vec3 d = gy_v3_sub(p1, p0);
+    double len = gy_v3_len(d);
+    if (!(len > r))
+        return; /* the discrete step cannot have skipped anything */
+
+    ccd_ctx cc = {w, b, solid, d, p0};
+    w->scratch_count = 0;
+    gy_vec3 lo = gy_v3_sub(gy_v3_min(p0, p1), gy_v3(r, r, r));
+    gy_vec3 hi = gy_v3_add(gy_v3_max(p0, p1), gy_v3(r, r, r));
+    dReal aabb[6] = {lo.x, hi.x, lo.y, hi.y, lo.z, hi.z};
+    gy_ode_static_visit(w, aabb, ccd_static_visit, &cc);
+    gy_vec3 mid = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
+    dGeomBoxSetLengths(w->ccd_box, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z);
+    dGeomSetPosition(w->ccd_box, mid.x, mid.y, mid.z);
+    dSpaceCollide2(w->ccd_box, (dGeomID)w->dynamic_space, &cc, ccd_dynamic_near);
+    if (w->scratch_count == 0)
+        return;
+
+    dGeomSphereSetRadius(w->ccd_sphere, r);
+    /* Whatever already touches at the start is the discrete solver's business. */
+    dGeomSetPosition(w->ccd_sphere, p0.x, p0.y, p0.z);
+    for (uint32_t i = 0; i < w->scratch_count;) {
+        dContactGeom cg;
+        if (dCollide(w->ccd_sphere, w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0)
+            w->scratch_colliders[i] = w->scratch_colliders[--w->scratch_count];
+        else
+            i++;
+    }
+    gy_vec3 dir = gy_v3_scale(d, 1.0 / len);
+    double t_free = 0.0, t_hit = -1.0;
+    gy_vec3 normal = gy_v3(0.0, 0.0, 0.0);
+    gy_ode_collider *hit = NULL;
+    int steps = (int)ceil(len / r);
+    for (int k = 1; k <= steps; k++) {
+        double t = fmin(len, (double)k * r);
+        gy_vec3 nrm;
+        gy_ode_collider *c = ccd_probe(w, gy_v3_mad(p0, dir, t), &nrm);
+        if (c != NULL) {
+            t_hit = t;
+            hit = c;
+            normal = nrm;
+            break;
+        }
+        t_free = t;
+    }
+    if (hit == NULL)
+        return;
+    for (int i = 0; i < CCD_BISECTIONS; i++) {
+        double t = 0.5 * (t_free + t_hit);
+        gy_vec3 nrm;
+        gy_ode_collider *c = ccd_probe(w, gy_v3_mad(p0, dir, t), &nrm);
+        if (c != NULL) {
+            t_hit = t;
+            hit = c;
+            normal = nrm;
+        } else {
+            t_free = t;
+        }
+    }
+    /* The swept sphere is smaller than the body's inner sphere; back off the difference. */
+    double t_place = fmax(0.0, t_free - (b->ccd_radius - r));
+    gy_vec3 place = gy_v3_mad(p0, dir, t_place);
+    dBodySetPosition(b->body, place.x, place.y, place.z);
+    gy_vec3 v = v3(dBodyGetLinearVel(b->body));
+    double vn = gy_v3_dot(v, normal);
+    if (vn < 0.0) {
+        double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
+                              hit->material.restitution, hit->material.restitution_combine);
+        v = gy_v3_mad(v, normal, -(1.0 + e) * vn);
+        dBodySetLinearVel(b->body, v.x, v.y, v.z);
+    }
+}
+
+static void continuous_collision(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (b->continuous && dBodyIsEnabled(b->body))
+            ccd_body(w, b);
+    }
+}
+
+/* ---- the step ------------------------------------------------------------------------------- */
+
+static uint32_t solver_iterations(const gy_backend_world *w)
+{
+    /* Each contact point is three rows (normal and two friction directions); joints up to six. */
+    uint64_t rows = (uint64_t)w->point_count * 3u + (uint64_t)w->joints.live * 6u +
+                    (uint64_t)w->moving_count / 8u;
+    uint32_t min = w->def.solver_iterations;
+    uint64_t it = rows > 0 ? ITERATION_BUDGET / rows : ITERATION_CAP;
+    if (it > ITERATION_CAP)
+        it = ITERATION_CAP;
+    return it > min ? (uint32_t)it : min;
+}
+
+static void swap_reports(gy_backend_world *w)
+{
+    gy_contact *c = w->contacts;
+    gy_ode_pair *p = w->pairs;
+    uint32_t n = w->contact_count, cap = w->contact_capacity;
+    w->contacts = w->prev_contacts;
+    w->pairs = w->prev_pairs;
+    w->contact_capacity = w->prev_capacity;
+    w->contact_count = 0;
+    w->prev_contacts = c;
+    w->prev_pairs = p;
+    w->prev_count = n;
+    w->prev_capacity = cap;
+}
+
+static bool pair_responds(const gy_ode_pair *p)
+{
+    return !p->a->is_sensor && !p->b->is_sensor && p->a->contact_response &&
+           p->b->contact_response;
+}
+
+static void begin_step(gy_backend_world *w)
+{
+    swap_reports(w);
+    map_reset(&w->pair_map);
+
+    for (uint32_t i = 0; i < w->moving_count; i++)
+        w->moving[i]->active = body_moving(w->moving[i]);
+    /* A moving body touching a sleeper last step wakes it, even if they no longer touch (the
+     * support was teleported away, say). ODE's islands do the same for pairs still touching. */
+    for (uint32_t i = 0; i < w->prev_count; i++) {
+        gy_ode_pair *p = &w->prev_pairs[i];
+        gy_ode_body *a = p->a->body, *b = p->b->body;
+        if (a->active == b->active || !pair_responds(p))
+            continue;
+        gy_ode_body *sleeper = a->active ? b : a;
+        if (sleeper->type == GY_MOTION_DYNAMIC) {
+            dBodyEnable(sleeper->body);
+            sleeper->active = true;
+        }
+    }
+    /* Pairs with neither side moving are not collided again: carry their report over. */
+    for (uint32_t i = 0; i < w->prev_count; i++) {
+        gy_ode_pair *p = &w->prev_pairs[i];
+        if (p->a->body->active || p->b->body->active)
+            continue;
+        uint32_t k = pair_get(w, p->a, p->b);
+        if (k == UINT32_MAX)
+            break;
+        w->contacts[k] = w->prev_contacts[i];
+        w->pairs[k] = *p;
+        w->pairs[k].cached = true;
+    }
+}
+
+static void end_step(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->contact_count; i++) {
+        gy_contact *c = &w->contacts[i];
+        if (!w->pairs[i].cached)
+            c->tangent_impulse = gy_v3_len(w->pairs[i].tangent);
+        if (c->normal_impulse < 0.0)
+            c->normal_impulse = 0.0;
+    }
+    for (uint32_t i = 0; i < w->moving_count; i++)
+        w->moving[i]->pose_written = false;
+    for (uint32_t i = 0; i < w->passing_count;) {
+        if (w->passing[i].seen_step != w->step_index)
+            w->passing[i] = w->passing[--w->passing_count];
+        else
+            i++;
+    }
+}
+
+gy_result gy_ode_step(gy_backend_world *w, double dt)
+{
+    uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
+    double h = dt / (double)subs;
+    w->step_error = GY_OK;
+    w->broken_count = 0;
+    w->step_index++;
+    w->substep_dt = h;
+    if (h != w->damping_dt) {
+        for (uint32_t i = 0; i < w->moving_count; i++)
+            gy_ode_body_apply_damping(w->moving[i], h);
+        w->damping_dt = h;
+    }
+    begin_step(w);
+    gy_vec3 g = w->def.gravity;
+    for (uint32_t s = 0; s < subs; s++) {
+        for (uint32_t i = 0; i < w->moving_count; i++) {
+            gy_ode_body *b = w->moving[i];
+            if (s > 0)
+                b->active = body_moving(b);
+            b->in_contact = false;
+            if (b->type != GY_MOTION_DYNAMIC || !b->active)
+                continue;
+            if (b->continuous)
+                b->ccd_start = gy_ode_body_com(b);
+            /* ODE has gravity on or off per body; other factors are applied as a force. */
+            if (b->gravity_factor != 1.0 && b->gravity_factor != 0.0) {
+                double k = b->mass * b->gravity_factor;
+                dBodyAddForce(b->body, g.x * k, g.y * k, g.z * k);
+            }
+        }
+        w->point_count = 0;
+        dSpaceCollide(w->dynamic_space, w, near_callback);
+        collide_static(w);
+        dWorldSetQuickStepNumIterations(w->world, (int)solver_iterations(w));
+        dWorldQuickStep(w->world, h);
+        gather_impulses(w, h);
+        dJointGroupEmpty(w->contact_group);
+        ballistic_correction(w, h);
+        project_locks(w);
+        continuous_collision(w);
+        gy_result r = gy_ode_joint_check_breaks(w);
+        if (r != GY_OK && w->step_error == GY_OK)
+            w->step_error = r;
+    }
+    end_step(w);
+    return w->step_error;
+}
+
+uint32_t gy_ode_contacts(gy_backend_world *w, const gy_contact **out)
+{
+    *out = w->contact_count > 0 ? w->contacts : NULL;
+    return w->contact_count;
+}
+
+void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < w->contact_count; i++) {
+        if (w->pairs[i].a->body == b || w->pairs[i].b->body == b)
+            continue;
+        if (k != i) {
+            w->contacts[k] = w->contacts[i];
+            w->pairs[k] = w->pairs[i];
+        }
+        k++;
+    }
+    w->contact_count = k;
+    /* The previous report is only read at the next step start; forget there too. */
+    k = 0;
+    for (uint32_t i = 0; i < w->prev_count; i++) {
+        if (w->prev_pairs[i].a->body == b || w->prev_pairs[i].b->body == b)
+            continue;
+        if (k != i) {
+            w->prev_contacts[k] = w->prev_contacts[i];
+            w->prev_pairs[k] = w->prev_pairs[i];
+        }
+        k++;
+    }
+    w->prev_count = k;
+    for (uint32_t i = 0; i < w->passing_count;) {
+        if (w->passing[i].platform->body == b || w->passing[i].other->body == b)
+            w->passing[i] = w->passing[--w->passing_count];
+        else
+            i++;
+    }
+    /* Indices moved, and a new collider could reuse a freed address: the maps are rebuilt at
+     * the next step start. */
+    map_reset(&w->pair_map);
+}
+
+void gy_ode_step_fini(gy_backend_world *w)
+{
+    const gy_allocator *a = w->allocator;
+    gy_free(a, w->contacts, contact_block_size(w->contact_capacity));
+    gy_free(a, w->prev_contacts, contact_block_size(w->prev_capacity));
+    w->contacts = w->prev_contacts = NULL;
+    w->pairs = w->prev_pairs = NULL;
+    w->contact_capacity = w->prev_capacity = w->contact_count = w->prev_count = 0;
+    gy_free(a, w->points, (size_t)w->point_capacity * sizeof *w->points);
+    for (uint32_t i = 0; i < w->feedback_block_count; i++)
+        gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
+    gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
+    gy_free(a, w->pair_map.slots, (size_t)w->pair_map.capacity * sizeof *w->pair_map.slots);
+    gy_free(a, w->passing, (size_t)w->passing_capacity * sizeof *w->passing);
+    gy_free(a, w->scratch_colliders, (size_t)w->scratch_capacity * sizeof *w->scratch_colliders);
+    gy_ode_joint_free_broken(w);
+}

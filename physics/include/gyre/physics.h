@@ -1,0 +1,475 @@
+/* The physics subsystem: one middleware adapter (found by name in the registry), one dedicated
+ * physics thread, and the data paths between it and the game thread — sealed command batches in,
+ * replies and collision events out, 64-byte proxies and a query snapshot published every tick,
+ * live queries under a lock on the simulation. It knows nothing of the World: bodies are named by a
+ * dense `store_index` and a World-monotonic `attachment` id, both chosen by the game side.
+ *
+ * Threading contract
+ *   - The game thread (one thread, the one that calls gy_physics_start): every function here
+ *     unless marked otherwise — recording commands, publishing them, stepping in lockstep, reading
+ *     proxies and query views, draining replies, live queries, hold and time scale, start, stop,
+ *     destroy, diagnostics.
+ *   - Any thread: gy_physics_get_stats, gy_physics_hold_epoch, gy_physics_tick.
+ *   - The physics thread: only the character hook and the gy_physics_hook_* functions it calls.
+ *   - gy_physics_barrier gives the scene barrier for mutation windows (its own contract applies).
+ *
+ * The tick (real time): pace to the next deadline holding the safe point → take the time (wall dt
+ * clamped to 0.1 s, times the effective time scale) → drain command batches (lifecycle, then
+ * mutate) → up to max_catchup_steps steps of 1/step_hz, each followed by the character hook and
+ * collision bookkeeping → publish proxies, query snapshot, replies and events, diagnostics.
+ * Lockstep runs the same drain → step → publish, one tick per request. docs/physics-thread.md has
+ * the rules in full. */
+#ifndef GYRE_PHYSICS_H
+#define GYRE_PHYSICS_H
+
+#include "gyre/backend.h"
+#include "gyre/core.h"
+#include "gyre/query_snapshot.h"
+#include "gyre/reply_queue.h"
+#include "gyre/scene_barrier.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gy_physics gy_physics;
+
+/* ---- proxies --------------------------------------------------------------------------------- */
+
+/* gy_proxy.flags */
+enum {
+    GY_PROXY_LIVE = 1u << 0,       /* a body occupies the slot */
+    GY_PROXY_AWAKE = 1u << 1,      /* awake at its last read (kinematic bodies always are) */
+    GY_PROXY_MOTION_SHIFT = 2,     /* bits 2-3: the gy_motion_type */
+    GY_PROXY_MOTION_MASK = 3u << 2,
+    GY_PROXY_TELEPORTED = 1u << 4, /* a SET_POSE was applied in the tick of this value: do not
+                                      interpolate from the previous value */
+    GY_PROXY_FAULT = 1u << 5       /* the adapter reported a non-finite state; the body was frozen
+                                      at its last finite pose (cleared by the next SET_POSE) */
+};
+
+/* One body as published, per store_index. Plain data, exactly 64 bytes. Poses are the body
+ * origin in world space (float: proxies are for rendering and game logic, the simulation keeps
+ * doubles). A slot without a body is all zero except `tick`. */
+typedef struct gy_proxy {
+    float position[3];
+    float rotation[4]; /* x, y, z, w */
+    float linear_velocity[3];
+    float angular_velocity[3];
+    uint32_t attachment; /* 0 when the slot is empty */
+    uint32_t tick;       /* the physics tick at which this value last changed (low 32 bits) */
+    uint16_t flags;      /* GY_PROXY_* */
+    uint16_t teleports;  /* wrapping count of teleports applied to this body: a reader that
+                            missed the TELEPORTED frame still sees the count change */
+} gy_proxy;
+
+#if defined(__cplusplus)
+static_assert(sizeof(gy_proxy) == 64, "gy_proxy must be 64 bytes");
+#else
+_Static_assert(sizeof(gy_proxy) == 64, "gy_proxy must be 64 bytes");
+#endif
+
+static inline gy_motion_type gy_proxy_motion(const gy_proxy *p)
+{
+    return (gy_motion_type)((p->flags & GY_PROXY_MOTION_MASK) >> GY_PROXY_MOTION_SHIFT);
+}
+
+/* ---- replies --------------------------------------------------------------------------------- */
+
+/* gy_reply.type values. Every reply's `flags` holds the low 16 bits of the world generation it
+ * came from (gy_physics_reply_generation); `key` is given per type. */
+typedef enum gy_physics_reply_type {
+    GY_PHYSICS_REPLY_BODY_ASSIGNED = 1, /* key: store_index; body: gy_physics_body_reply */
+    GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: store_index / joint key / resource key;
+                                           body: gy_physics_failure_reply */
+    GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint key; body: gy_physics_joint_reply */
+    GY_PHYSICS_REPLY_CHARACTER_STATE,   /* reserved for the character controller */
+    GY_PHYSICS_REPLY_BODY_FAULT,        /* key: store_index; body: gy_physics_body_reply */
+    GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
+    GY_PHYSICS_REPLY_COLLISION_STAY,
+    GY_PHYSICS_REPLY_COLLISION_EXIT
+} gy_physics_reply_type;
+
+/* What a CREATE_FAILED reply was about. */
+typedef enum gy_physics_object_kind {
+    GY_PHYSICS_OBJECT_BODY = 0,
+    GY_PHYSICS_OBJECT_JOINT = 1,
+    GY_PHYSICS_OBJECT_RESOURCE = 2
+} gy_physics_object_kind;
+
+/* BODY_ASSIGNED and BODY_FAULT. */
+typedef struct gy_physics_body_reply {
+    uint32_t attachment;
+    uint32_t generation; /* full world generation */
+    gy_body_id body;     /* the adapter's handle (valid for live-query filters) */
+    uint64_t tick;       /* the tick it happened in (the next tick for an assignment) */
+} gy_physics_body_reply;
+
+/* CREATE_FAILED. */
+typedef struct gy_physics_failure_reply {
+    uint32_t attachment; /* bodies: the attachment; joints and resources: 0 */
+    uint32_t generation;
+    uint32_t kind;       /* gy_physics_object_kind */
+    int32_t result;      /* the gy_result that failed it */
+} gy_physics_failure_reply;
+
+/* JOINT_BROKEN. */
+typedef struct gy_physics_joint_reply {
+    uint32_t generation;
+    uint32_t reserved;
+    uint64_t tick;
+} gy_physics_joint_reply;
+
+/* COLLISION_ENTER / _STAY / _EXIT: one collider pair in one tick. Side A's store index is the
+ * reply's key. Exactly one ENTER or STAY per touching pair per tick and one EXIT per ENTER (on
+ * separation, release of either body, or stop); EXIT keeps the last geometry with zero impulses.
+ * Droppable: under a reply flood events are dropped and counted, never assignments. */
+typedef struct gy_physics_collision {
+    uint32_t attachment_a, attachment_b;
+    uint32_t store_b;
+    uint16_t collider_a, collider_b; /* index of the collider in its body's create list */
+    uint32_t tick;                   /* low 32 bits of the physics tick */
+    float point[3];                  /* deepest point, world space */
+    float normal[3];                 /* unit, from A to B */
+    float penetration;               /* metres, >= 0 */
+    float normal_impulse;            /* N·s over the step */
+    float tangent_impulse;           /* N·s, magnitude */
+} gy_physics_collision;
+
+#if defined(__cplusplus)
+static_assert(sizeof(gy_physics_collision) <= GY_REPLY_BODY_SIZE, "collision reply too large");
+#else
+_Static_assert(sizeof(gy_physics_collision) <= GY_REPLY_BODY_SIZE, "collision reply too large");
+_Static_assert(sizeof(gy_physics_body_reply) <= GY_REPLY_BODY_SIZE, "body reply too large");
+#endif
+
+/* Typed views of a reply's body (the reply must be of a matching type). */
+static inline const gy_physics_body_reply *gy_physics_reply_body(const gy_reply *r)
+{
+    return (const gy_physics_body_reply *)(const void *)r->body.bytes;
+}
+static inline const gy_physics_failure_reply *gy_physics_reply_failure(const gy_reply *r)
+{
+    return (const gy_physics_failure_reply *)(const void *)r->body.bytes;
+}
+static inline const gy_physics_joint_reply *gy_physics_reply_joint(const gy_reply *r)
+{
+    return (const gy_physics_joint_reply *)(const void *)r->body.bytes;
+}
+static inline const gy_physics_collision *gy_physics_reply_collision(const gy_reply *r)
+{
+    return (const gy_physics_collision *)(const void *)r->body.bytes;
+}
+/* Low 16 bits of the world generation the reply came from. */
+static inline uint16_t gy_physics_reply_generation(const gy_reply *r)
+{
+    return r->flags;
+}
+
+/* ---- the character hook (filled by the character controller) --------------------------------- */
+
+typedef enum gy_physics_character_input_kind {
+    GY_CHARACTER_INTENT = 0, /* the latest desired velocity (`vector`, m/s) and `flags` */
+    GY_CHARACTER_JUMP = 1    /* a one-off jump of `value` m/s, delivered to exactly one tick */
+} gy_physics_character_input_kind;
+
+/* One character command as drained, in record order. */
+typedef struct gy_physics_character_input {
+    uint32_t store_index;
+    uint32_t attachment;
+    uint32_t kind;  /* gy_physics_character_input_kind */
+    uint32_t flags; /* controller-defined */
+    gy_vec3 vector;
+    double value;
+} gy_physics_character_input;
+
+/* What the hook gets after each step (physics thread). Inputs are those drained before the
+ * iteration's first step; later catch-up steps of the same iteration get none. */
+typedef struct gy_physics_step_context {
+    gy_physics *physics;
+    const gy_backend *backend;
+    gy_backend_world *world; /* the hook may call the adapter: it runs inside the sim lock */
+    uint64_t tick;           /* the tick just stepped */
+    double dt;               /* seconds */
+    const gy_physics_character_input *inputs;
+    uint32_t input_count;
+} gy_physics_step_context;
+
+/* Runs on the physics thread after every step: commands first, step second, characters third. */
+typedef void (*gy_physics_character_fn)(void *ctx, const gy_physics_step_context *sc);
+
+/* Hook only: the adapter body at `store_index` if it holds `attachment`, else the null id. */
+gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, uint32_t store_index,
+                                uint32_t attachment);
+/* Hook only: re-read this body for the coming publish (the hook moved it). */
+void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t store_index);
+/* Hook only: pushes a reply (CHARACTER_STATE) with the world generation filled in. */
+gy_result gy_physics_hook_reply(const gy_physics_step_context *sc, const gy_reply *r,
+                                gy_reply_class cls);
+
+/* ---- definition ------------------------------------------------------------------------------ */
+
+/* A clock in nanoseconds on a monotonic time base. */
+typedef uint64_t (*gy_physics_clock_fn)(void *ctx);
+
+typedef struct gy_physics_def {
+    const char *backend; /* registry name; default: the first adapter compiled in */
+    gy_world_def world;  /* gravity, substeps, solver iterations (allocator/logger overridden) */
+    uint32_t step_hz;    /* 10..1000, default 60 */
+    uint32_t max_catchup_steps; /* steps per iteration, 1..16, default 4 */
+    double frame_budget_s; /* catch-up stops once an iteration has run this long; default one
+                              period (1 / step_hz); > 0 */
+    bool lockstep; /* ticks only on request (gy_physics_step) instead of pacing in real time */
+    uint32_t lifecycle_capacity; /* command rings (see command_queue.h); 0 = defaults */
+    uint32_t mutate_capacity;
+    uint32_t reply_capacity;     /* reply ring; 0 = 16,383 */
+    uint64_t watchdog_ns;        /* scene-barrier watchdog bound; 0 = 250 ms */
+    const gy_allocator *allocator; /* every allocation, adapter and queues included; NULL default */
+    const gy_logger *logger;       /* NULL: stderr for warnings and errors */
+    /* Time source for the tick's time rules (not for pacing deadlines, which stay on the
+     * monotonic clock); NULL: gy_clock_now_ns. Tests inject one. */
+    gy_physics_clock_fn clock;
+    void *clock_ctx;
+    gy_physics_character_fn move_characters; /* NULL: none */
+    void *character_ctx;
+} gy_physics_def;
+
+/* The defaults listed above, with gy_default_world_def(). */
+gy_physics_def gy_default_physics_def(void);
+
+/* ---- lifecycle ------------------------------------------------------------------------------- */
+
+/* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their
+ * resource by key in `shape.resource.bits` (the key given to gy_physics_record_create_*). */
+typedef struct gy_physics_body_desc {
+    uint32_t store_index;
+    uint32_t attachment; /* != 0 */
+    gy_body_def def;     /* user_data is overwritten (Gyre keeps store index and attachment) */
+    const gy_collider_def *colliders;
+    uint32_t collider_count; /* 1..65535 */
+} gy_physics_body_desc;
+
+/* A joint between two bodies named by store index + attachment; b_attachment 0: the world. The
+ * def's `a`, `b` and user_data are ignored. */
+typedef struct gy_physics_joint_desc {
+    uint32_t joint_key;
+    uint32_t a_store, a_attachment;
+    uint32_t b_store, b_attachment;
+    gy_joint_def def;
+} gy_physics_joint_desc;
+
+/* A mesh or hull resource; exactly one of mesh/hull is non-NULL. Data is read during start. */
+typedef struct gy_physics_resource_desc {
+    uint32_t resource_key; /* != 0 */
+    const gy_mesh_def *mesh;
+    const gy_hull_def *hull;
+} gy_physics_resource_desc;
+
+/* What a hard start rebuilds the world from: resources first, then bodies, then joints. Each is
+ * handled like its create command (replies included). */
+typedef struct gy_physics_bootstrap {
+    const gy_physics_resource_desc *resources;
+    uint32_t resource_count;
+    const gy_physics_body_desc *bodies;
+    uint32_t body_count;
+    const gy_physics_joint_desc *joints;
+    uint32_t joint_count;
+} gy_physics_bootstrap;
+
+/* Creates the subsystem (queues, buffers, barrier; no world, no thread). GY_ERR_UNKNOWN_BACKEND,
+ * GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for a bad def, GY_ERR_OUT_OF_MEMORY. */
+gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out);
+
+/* Stops (if running) and frees everything. NULL is ignored. */
+void gy_physics_destroy(gy_physics *p);
+
+/* Creates a new adapter world (world generation + 1), spawns the physics thread, builds the world
+ * from `bootstrap` (NULL: empty) on it and returns once that is published. The game-side view of
+ * live attachments is reset to the bootstrap's bodies. GY_ERR_MISUSE when already running;
+ * GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for a bad list (nothing started); adapter errors. */
+gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap);
+
+/* Hard stop: the physics thread pushes an EXIT for every touching pair, commits its replies and
+ * exits; the thread is joined, command batches not yet drained (sealed or open) are discarded
+ * with their payloads, and the adapter world is destroyed. Proxies keep their last publish (read
+ * them to build the next bootstrap); replies stay queued. GY_ERR_MISUSE when not running. */
+gy_result gy_physics_stop(gy_physics *p);
+
+/* True between a successful start and stop. */
+bool gy_physics_running(const gy_physics *p);
+
+/* The scene barrier (mutation windows while the thread keeps running). */
+gy_scene_barrier *gy_physics_barrier(gy_physics *p);
+
+/* The adapter table in use. */
+const gy_backend *gy_physics_backend(const gy_physics *p);
+
+/* ---- commands (game thread; recorded into the open batch, nothing happens until publish) ----- */
+/* All validate first: GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT and nothing is recorded.
+ * GY_ERR_MISUSE when not running. Body commands check the game-side view: GY_ERR_STALE_HANDLE when
+ * `attachment` is not the one live at `store_index` (create: GY_ERR_MISUSE when the slot is
+ * taken). On the physics thread, a command whose attachment no longer matches the body there
+ * (e.g. its create failed) is dropped and counted (commands_dropped_stale). */
+
+#define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
+
+gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc);
+gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
+gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
+gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key);
+gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc);
+gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key);
+
+/* Teleport: the proxy of the tick it is applied in carries GY_PROXY_TELEPORTED. */
+gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                     gy_pose pose);
+gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
+                                                uint32_t attachment, gy_vec3 v);
+gy_result gy_physics_record_set_angular_velocity(gy_physics *p, uint32_t store_index,
+                                                 uint32_t attachment, gy_vec3 w);
+/* Forces and torques act on the next step only (N, N·m); impulses apply once (N·s). Never merged:
+ * two records are two applications. */
+gy_result gy_physics_record_add_force(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                      gy_vec3 force);
+gy_result gy_physics_record_add_torque(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                       gy_vec3 torque);
+gy_result gy_physics_record_add_impulse(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                        gy_vec3 impulse);
+gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index,
+                                           uint32_t attachment, gy_vec3 impulse,
+                                           gy_vec3 world_point);
+/* Stored for the character hook (see gy_physics_character_input). */
+gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index,
+                                             uint32_t attachment, gy_vec3 velocity,
+                                             uint32_t flags);
+gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index,
+                                           uint32_t attachment, double speed);
+
+/* Seals what was recorded since the last publish into one batch (see command_queue.h); *seq
+ * (optional) receives its sequence. Real time: the physics thread drains it at its next
+ * iteration. GY_ERR_MISUSE when not running. */
+gy_result gy_physics_publish(gy_physics *p, uint64_t *seq);
+
+/* ---- time ------------------------------------------------------------------------------------ */
+
+/* Lockstep only: publishes the open batch, runs exactly `ticks` ticks (the first drains every
+ * batch published so far) and returns once the last one is published. GY_ERR_MISUSE in real-time
+ * mode or when not running; GY_ERR_TIMEOUT after timeout_ns (0 = none; the ticks still run). */
+gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns);
+
+/* The game's time scale, 0..64 (default 1); 0 freezes (commands are still applied and
+ * published). GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT. Real time only (lockstep ignores it). */
+gy_result gy_physics_set_time_scale(gy_physics *p, double scale);
+
+/* The host's hold (e.g. the app went to the background): wins over the time scale. Each change
+ * of state bumps the hold epoch; setting the current state again does not. On its first
+ * iteration after the epoch changed — even if it slept through a whole hold/resume cycle — the
+ * physics thread drops accumulated time and rebases its clock, so held time never turns into
+ * catch-up steps. */
+void gy_physics_set_hold(gy_physics *p, bool hold);
+
+/* Any thread: the hold transition epoch (starts at 0). */
+uint32_t gy_physics_hold_epoch(const gy_physics *p);
+
+/* Any thread: ticks stepped so far (monotonic across stop/start). */
+uint64_t gy_physics_tick(const gy_physics *p);
+
+/* ---- reading results (game thread) ------------------------------------------------------------ */
+
+/* The latest proxy publish: *proxies (indexed by store_index) and *count stay valid and unchanged
+ * until the next call. *tick: the tick it describes; *fresh: published since the previous call.
+ * GY_ERR_BUSY before the first publish. Wait-free. */
+gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint32_t *count,
+                                  uint64_t *tick, bool *fresh);
+
+/* The latest query snapshot (see query_snapshot.h for the view functions), or NULL before the
+ * first publish. Lock-free; the view is valid until the next call. */
+const gy_snapshot_view *gy_physics_acquire_query_view(gy_physics *p);
+
+/* Calls fn for every committed reply, oldest first, except those it rejects (counted in
+ * replies_rejected): BODY_ASSIGNED / CREATE_FAILED / BODY_FAULT for an attachment that is not
+ * (or no longer) live at its store index, and any non-collision reply from an older world
+ * generation. Collision events are never rejected (attachment ids are never reused, and every
+ * ENTER must meet its EXIT). Returns the number passed to fn. */
+uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx);
+
+/* ---- live queries (game thread; exact, through the adapter) ----------------------------------- */
+/* Never overlap a step: they take the simulation lock, which the physics thread holds while it
+ * drains, steps and reads back. Adapters that declare GY_BACKEND_QUERIES_EXCLUSIVE get exclusive
+ * access; others share it between readers. *tick (optional) receives the tick the answer
+ * describes. Arguments as in backend.h; hits' user_data is (store_index << 32) | attachment.
+ * GY_ERR_MISUSE when not running. */
+gy_result gy_physics_raycast(gy_physics *p, gy_vec3 origin, gy_vec3 translation,
+                             const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                             uint32_t capacity, uint32_t *count, uint64_t *tick);
+gy_result gy_physics_shape_cast(gy_physics *p, const gy_shape *shape, gy_pose pose,
+                                gy_vec3 translation, const gy_query_filter *filter,
+                                gy_collector collector, gy_hit *hits, uint32_t capacity,
+                                uint32_t *count, uint64_t *tick);
+gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
+                             const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                             uint32_t capacity, uint32_t *count, uint64_t *tick);
+
+/* ---- counters and diagnostics ----------------------------------------------------------------- */
+
+/* Live counters, each individually current from any thread (not one snapshot). */
+typedef struct gy_physics_stats {
+    uint64_t ticks;       /* steps so far */
+    uint64_t iterations;  /* loop iterations (paces or lockstep ticks) */
+    uint64_t publishes;   /* proxy publishes */
+    uint64_t commands_applied;
+    uint64_t commands_dropped_stale; /* attachment mismatch on the physics thread */
+    uint64_t commands_failed;        /* the adapter refused (e.g. a force on a static body) */
+    uint64_t creates_cancelled;      /* create skipped: released later in the same batch */
+    uint64_t creates_failed;
+    uint64_t catchup_steps_dropped;  /* whole steps of simulated time dropped */
+    double catchup_time_dropped_s;
+    uint64_t rebases;                /* hold-epoch changes acted on */
+    uint64_t proxies_read;           /* bodies read back from the adapter */
+    uint64_t proxies_changed;        /* of which changed value */
+    uint64_t proxies_written;        /* proxies copied into publish buffers */
+    uint64_t full_scans;             /* publishes that rewrote a whole buffer */
+    uint64_t bodies_faulted;
+    uint64_t replies_rejected;       /* by gy_physics_drain_replies */
+    uint64_t step_ns;                /* total time in adapter steps (+ hook, events) */
+    uint64_t publish_ns;             /* total time in publish (read-back → replies commit) */
+    uint32_t bodies;                 /* live bodies */
+    uint32_t awake;                  /* bodies on the awake list */
+    uint32_t generation;             /* world generation (starts) */
+} gy_physics_stats;
+
+void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out);
+
+/* Mean, median, 99th percentile and maximum over the sampler's window (the last 1,024 values). */
+typedef struct gy_physics_timing {
+    double mean, p50, p99, max; /* seconds */
+    uint32_t samples;
+} gy_physics_timing;
+
+/* One diagnostics sample, taken at 5 Hz on the physics thread (every step_hz/5 ticks in
+ * lockstep) and published as one copy. */
+typedef struct gy_physics_diagnostics {
+    uint64_t sample;     /* 1, 2, ... */
+    uint64_t tick;
+    gy_backend_counters adapter;
+    uint32_t command_ring_high_water[2]; /* lifecycle, mutate */
+    uint32_t command_staged_high_water;
+    uint32_t reply_high_water;
+    uint64_t replies_dropped;
+    uint64_t commands_dropped_stale;
+    uint64_t catchup_steps_dropped;
+    double catchup_time_dropped_s;
+    gy_physics_timing step;         /* adapter step + hook + collision bookkeeping, per tick */
+    gy_physics_timing publish;      /* per publish */
+    gy_physics_timing pacing_error; /* tick start minus its deadline (real time only) */
+} gy_physics_diagnostics;
+
+/* The latest sample. GY_ERR_BUSY before the first; GY_ERR_UNSUPPORTED when the sampler is
+ * compiled out (meson option diagnostics=false). */
+gy_result gy_physics_get_diagnostics(gy_physics *p, gy_physics_diagnostics *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GYRE_PHYSICS_H */

@@ -1,0 +1,462 @@
+#include "bvh.h"
+
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "gyre/math.h"
+
+#define SAH_BINS       16
+/* Below this depth splits stop looking for the best plane and halve the range instead, which caps
+ * the depth at SAH_DEPTH_LIMIT + 31 < GY_BVH_MAX_DEPTH for any item count. */
+#define SAH_DEPTH_LIMIT 32
+
+static float round_down(double v)
+{
+    if (v >= (double)FLT_MAX)
+        return FLT_MAX;
+    if (v < -(double)FLT_MAX)
+        return -INFINITY;
+    float f = (float)v;
+    if ((double)f > v)
+        f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+static float round_up(double v)
+{
+    if (v > (double)FLT_MAX)
+        return INFINITY;
+    if (v <= -(double)FLT_MAX)
+        return -FLT_MAX;
+    float f = (float)v;
+    if ((double)f < v)
+        f = nextafterf(f, INFINITY);
+    return f;
+}
+
+gy_bvh_box gy_bvh_box_from(gy_vec3 min, gy_vec3 max)
+{
+    gy_bvh_box b = {{round_down(min.x), round_down(min.y), round_down(min.z)},
+                    {round_up(max.x), round_up(max.y), round_up(max.z)}};
+    return b;
+}
+
+double gy_bvh_box_ray(const gy_bvh_box *box, gy_vec3 origin, gy_vec3 inv_dir, double t_max)
+{
+    const double o[3] = {origin.x, origin.y, origin.z};
+    const double inv[3] = {inv_dir.x, inv_dir.y, inv_dir.z};
+    double lo = 0.0, hi = t_max;
+    for (int i = 0; i < 3; i++) {
+        double t1 = ((double)box->min[i] - o[i]) * inv[i];
+        double t2 = ((double)box->max[i] - o[i]) * inv[i];
+        /* The slope's sign orders the pair, and a NaN (0 · ±inf: a ray parallel to this slab
+         * with its origin on a face) fails both comparisons and so constrains nothing: touching
+         * counts as inside. */
+        double near = signbit(inv[i]) ? t2 : t1, far = signbit(inv[i]) ? t1 : t2;
+        if (near > lo)
+            lo = near;
+        if (far < hi)
+            hi = far;
+    }
+    return lo <= hi ? lo : -1.0;
+}
+
+gy_vec3 gy_bvh_ray_inverse(gy_vec3 dir)
+{
+    return gy_v3(1.0 / dir.x, 1.0 / dir.y, 1.0 / dir.z);
+}
+
+void gy_bvh_init(gy_bvh *bvh, bool track_leaves)
+{
+    memset(bvh, 0, sizeof *bvh);
+    bvh->track_leaves = track_leaves;
+}
+
+void gy_bvh_fini(gy_bvh *bvh, const gy_allocator *a)
+{
+    gy_free(a, bvh->nodes, (size_t)bvh->node_capacity * sizeof *bvh->nodes);
+    gy_free(a, bvh->leaf_of, (size_t)bvh->leaf_of_capacity * sizeof *bvh->leaf_of);
+    gy_bvh_init(bvh, bvh->track_leaves);
+}
+
+void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a)
+{
+    gy_free(a, b->items, (size_t)b->items_capacity * sizeof *b->items);
+    gy_free(a, b->boxes, (size_t)b->boxes_capacity * sizeof *b->boxes);
+    memset(b, 0, sizeof *b);
+}
+
+static gy_result reserve_tree(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes, uint32_t items)
+{
+    gy_result r = gy_array_reserve(a, (void **)&bvh->nodes, &bvh->node_capacity, nodes,
+                                   sizeof *bvh->nodes);
+    if (r == GY_OK && bvh->track_leaves)
+        r = gy_array_reserve(a, (void **)&bvh->leaf_of, &bvh->leaf_of_capacity, items,
+                             sizeof *bvh->leaf_of);
+    return r;
+}
+
+static double box_area(const gy_bvh_box *b)
+{
+    double dx = (double)b->max[0] - b->min[0];
+    double dy = (double)b->max[1] - b->min[1];
+    double dz = (double)b->max[2] - b->min[2];
+    return 2.0 * (dx * dy + dy * dz + dz * dx);
+}
+
+static double centroid(const gy_bvh_box *b, int axis)
+{
+    return 0.5 * ((double)b->min[axis] + (double)b->max[axis]);
+}
+
+static const gy_bvh_box empty_box = {{INFINITY, INFINITY, INFINITY},
+                                     {-INFINITY, -INFINITY, -INFINITY}};
+
+typedef struct build_task {
+    uint32_t node, begin, end, depth;
+} build_task;
+
+typedef struct bin {
+    gy_bvh_box box;
+    uint32_t count;
+} bin;
+
+static int bin_of(double c, double cmin, double scale)
+{
+    int k = (int)((c - cmin) * scale);
+    return k < 0 ? 0 : (k >= SAH_BINS ? SAH_BINS - 1 : k);
+}
+
+/* The builder works on copies of the items and their boxes in work order, so every pass over a
+ * range reads memory sequentially; partitioning swaps both. */
+typedef struct work_set {
+    uint32_t *items;
+    gy_bvh_box *boxes;
+} work_set;
+
+static void swap_work(work_set *w, uint32_t i, uint32_t j)
+{
+    uint32_t t = w->items[i];
+    w->items[i] = w->items[j];
+    w->items[j] = t;
+    gy_bvh_box b = w->boxes[i];
+    w->boxes[i] = w->boxes[j];
+    w->boxes[j] = b;
+}
+
+/* Bounds of the range's boxes into *box; chooses a split and partitions the range; returns the
+ * first index of the right half (strictly inside the range). */
+static uint32_t split_range(work_set *w, uint32_t begin, uint32_t end, uint32_t depth,
+                            gy_bvh_box *box)
+{
+    double cmin[3] = {INFINITY, INFINITY, INFINITY}, cmax[3] = {-INFINITY, -INFINITY, -INFINITY};
+    gy_bvh_box all = empty_box;
+    for (uint32_t i = begin; i < end; i++) {
+        all = gy_bvh_box_union(all, w->boxes[i]);
+        for (int a = 0; a < 3; a++) {
+            double c = centroid(&w->boxes[i], a);
+            cmin[a] = c < cmin[a] ? c : cmin[a];
+            cmax[a] = c > cmax[a] ? c : cmax[a];
+        }
+    }
+    *box = all;
+    uint32_t mid = begin + (end - begin) / 2u;
+    if (depth >= SAH_DEPTH_LIMIT)
+        return mid;
+    double scale[3];
+    bool live[3];
+    bin bins[3][SAH_BINS];
+    /* Binning only the widest axis costs a third of binning all three and loses little: the
+     * widest axis is nearly always where the best plane is. */
+    int widest = 0;
+    for (int a = 1; a < 3; a++)
+        if (cmax[a] - cmin[a] > cmax[widest] - cmin[widest])
+            widest = a;
+    for (int a = 0; a < 3; a++) {
+        double extent = cmax[a] - cmin[a];
+        live[a] = a == widest && extent > 0.0;
+        scale[a] = live[a] ? (double)SAH_BINS / extent : 0.0;
+        for (int k = 0; k < SAH_BINS; k++)
+            bins[a][k] = (bin){empty_box, 0};
+    }
+    if (!live[0] && !live[1] && !live[2])
+        return mid; /* every centroid coincides: any split is as good as another */
+    for (uint32_t i = begin; i < end; i++) {
+        const gy_bvh_box *b = &w->boxes[i];
+        for (int a = 0; a < 3; a++) {
+            if (!live[a])
+                continue;
+            bin *dst = &bins[a][bin_of(centroid(b, a), cmin[a], scale[a])];
+            dst->box = gy_bvh_box_union(dst->box, *b);
+            dst->count++;
+        }
+    }
+    double best_cost = INFINITY;
+    int best_axis = -1, best_split = 0;
+    for (int a = 0; a < 3; a++) {
+        if (!live[a])
+            continue;
+        /* right_cost[k] covers bins k+1.. */
+        double right_cost[SAH_BINS];
+        gy_bvh_box acc = empty_box;
+        uint32_t n = 0;
+        for (int k = SAH_BINS - 1; k > 0; k--) {
+            acc = gy_bvh_box_union(acc, bins[a][k].box);
+            n += bins[a][k].count;
+            right_cost[k - 1] = n ? box_area(&acc) * n : 0.0;
+        }
+        acc = empty_box;
+        n = 0;
+        for (int k = 0; k < SAH_BINS - 1; k++) {
+            acc = gy_bvh_box_union(acc, bins[a][k].box);
+            n += bins[a][k].count;
+            double cost = (n ? box_area(&acc) * n : 0.0) + right_cost[k];
+            if (cost < best_cost) {
+                best_cost = cost;
+                best_axis = a;
+                best_split = k;
+            }
+        }
+    }
+    uint32_t lo = begin, hi = end;
+    while (lo < hi) {
+        if (bin_of(centroid(&w->boxes[lo], best_axis), cmin[best_axis], scale[best_axis]) <=
+            best_split)
+            lo++;
+        else
+            swap_work(w, lo, --hi);
+    }
+    return (lo == begin || lo == end) ? mid : lo;
+}
+
+gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
+                       const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
+                       uint32_t item_limit)
+{
+    bvh->node_count = 0;
+    bvh->depth = 0;
+    if (count == 0)
+        return GY_OK;
+    uint32_t boxes_capacity = builder->boxes_capacity;
+    if (count > GY_BVH_MAX_ITEMS / 2u ||
+        reserve_tree(bvh, a, 2u * count - 1u, item_limit) != GY_OK ||
+        gy_array_reserve(a, (void **)&builder->items, &builder->items_capacity, count,
+                         sizeof *builder->items) != GY_OK ||
+        gy_array_reserve(a, (void **)&builder->boxes, &boxes_capacity, count,
+                         sizeof *builder->boxes) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    builder->boxes_capacity = boxes_capacity;
+    work_set w = {builder->items, builder->boxes};
+    for (uint32_t i = 0; i < count; i++) {
+        w.items[i] = items[i];
+        w.boxes[i] = boxes[items[i]];
+    }
+
+    /* Depth-first with the right half pushed last-in, so the stack never holds more than one
+     * pending task per level. */
+    build_task stack[GY_BVH_MAX_DEPTH + 1];
+    uint32_t top = 0;
+    stack[top++] = (build_task){0, 0, count, 0};
+    bvh->nodes[0].parent = GY_BVH_NONE;
+    bvh->node_count = 1;
+    while (top > 0) {
+        build_task t = stack[--top];
+        gy_bvh_node *node = &bvh->nodes[t.node];
+        if (t.depth > bvh->depth)
+            bvh->depth = t.depth;
+        if (t.end - t.begin == 1) {
+            uint32_t item = w.items[t.begin];
+            assert(item < GY_BVH_MAX_ITEMS && (!bvh->track_leaves || item < item_limit));
+            node->box = w.boxes[t.begin];
+            node->link = GY_BVH_LEAF_BIT | item;
+            if (bvh->track_leaves)
+                bvh->leaf_of[item] = t.node;
+            continue;
+        }
+        uint32_t split = split_range(&w, t.begin, t.end, t.depth, &node->box);
+        uint32_t left = bvh->node_count;
+        bvh->node_count += 2u;
+        node->link = left;
+        bvh->nodes[left].parent = t.node;
+        bvh->nodes[left + 1u].parent = t.node;
+        assert(top + 2u <= GY_BVH_MAX_DEPTH + 1u);
+        stack[top++] = (build_task){left + 1u, split, t.end, t.depth + 1u};
+        stack[top++] = (build_task){left, t.begin, split, t.depth + 1u};
+    }
+    assert(bvh->node_count == 2u * count - 1u && bvh->depth < GY_BVH_MAX_DEPTH);
+    return GY_OK;
+}
+
+gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uint32_t item_limit)
+{
+    assert(!src->track_leaves || dst->track_leaves);
+    dst->node_count = 0;
+    dst->depth = 0;
+    if (src->node_count == 0)
+        return GY_OK;
+    if (reserve_tree(dst, a, src->node_count, item_limit) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    memcpy(dst->nodes, src->nodes, (size_t)src->node_count * sizeof *dst->nodes);
+    dst->node_count = src->node_count;
+    dst->depth = src->depth;
+    if (dst->track_leaves) {
+        /* Rebuilt from the leaves rather than copied: the map spans every item number, the tree
+         * may hold only a few of them. */
+        for (uint32_t i = 0; i < dst->node_count; i++) {
+            uint32_t link = dst->nodes[i].link;
+            if (link & GY_BVH_LEAF_BIT)
+                dst->leaf_of[link & ~GY_BVH_LEAF_BIT] = i;
+        }
+    }
+    return GY_OK;
+}
+
+uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box)
+{
+    assert(bvh->track_leaves && item < bvh->leaf_of_capacity);
+    uint32_t n = bvh->leaf_of[item];
+    assert(n < bvh->node_count && bvh->nodes[n].link == (GY_BVH_LEAF_BIT | item));
+    uint32_t changed = 0;
+    if (!gy_bvh_box_equal(&bvh->nodes[n].box, &box)) {
+        bvh->nodes[n].box = box;
+        changed++;
+    }
+    for (uint32_t p = bvh->nodes[n].parent; p != GY_BVH_NONE; p = bvh->nodes[p].parent) {
+        uint32_t c = bvh->nodes[p].link;
+        gy_bvh_box u = gy_bvh_box_union(bvh->nodes[c].box, bvh->nodes[c + 1u].box);
+        if (gy_bvh_box_equal(&u, &bvh->nodes[p].box))
+            break;
+        bvh->nodes[p].box = u;
+        changed++;
+    }
+    return changed;
+}
+
+uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
+{
+    for (uint32_t i = bvh->node_count; i-- > 0;) {
+        gy_bvh_node *n = &bvh->nodes[i];
+        if (n->link & GY_BVH_LEAF_BIT)
+            n->box = boxes[n->link & ~GY_BVH_LEAF_BIT];
+        else
+            n->box = gy_bvh_box_union(bvh->nodes[n->link].box, bvh->nodes[n->link + 1u].box);
+    }
+    return bvh->node_count;
+}
+
+void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max,
+                    gy_bvh_ray_fn fn, void *ctx)
+{
+    if (bvh->node_count == 0)
+        return;
+    gy_vec3 inv = gy_bvh_ray_inverse(dir);
+    double t_root = gy_bvh_box_ray(&bvh->nodes[0].box, origin, inv, t_max);
+    if (t_root < 0.0)
+        return;
+    struct {
+        uint32_t node;
+        double t;
+    } stack[GY_BVH_MAX_DEPTH + 1];
+    uint32_t top = 0;
+    stack[top].node = 0;
+    stack[top].t = t_root;
+    top++;
+    while (top > 0) {
+        top--;
+        if (stack[top].t > t_max)
+            continue; /* a nearer hit was found after this node was pushed */
+        uint32_t n = stack[top].node;
+        for (;;) {
+            uint32_t link = bvh->nodes[n].link;
+            if (link & GY_BVH_LEAF_BIT) {
+                t_max = fn(ctx, link & ~GY_BVH_LEAF_BIT, t_max);
+                if (t_max < 0.0)
+                    return;
+                break;
+            }
+            double t0 = gy_bvh_box_ray(&bvh->nodes[link].box, origin, inv, t_max);
+            double t1 = gy_bvh_box_ray(&bvh->nodes[link + 1u].box, origin, inv, t_max);
+            if (t0 < 0.0 && t1 < 0.0)
+                break;
+            if (t0 >= 0.0 && t1 >= 0.0) {
+                uint32_t near = t0 <= t1 ? link : link + 1u;
+                assert(top < GY_BVH_MAX_DEPTH + 1);
+                stack[top].node = t0 <= t1 ? link + 1u : link;
+                stack[top].t = t0 <= t1 ? t1 : t0;
+                top++;
+                n = near;
+            } else {
+                n = t0 >= 0.0 ? link : link + 1u;
+            }
+        }
+    }
+}
+
+bool gy_bvh_overlap(const gy_bvh *bvh, const gy_bvh_box *box, gy_bvh_overlap_fn fn, void *ctx)
+{
+    if (bvh->node_count == 0 || !gy_bvh_box_overlaps(&bvh->nodes[0].box, box))
+        return true;
+    uint32_t stack[GY_BVH_MAX_DEPTH + 1];
+    uint32_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        uint32_t n = stack[--top];
+        for (;;) {
+            uint32_t link = bvh->nodes[n].link;
+            if (link & GY_BVH_LEAF_BIT) {
+                if (!fn(ctx, link & ~GY_BVH_LEAF_BIT))
+                    return false;
+                break;
+            }
+            bool o0 = gy_bvh_box_overlaps(&bvh->nodes[link].box, box);
+            bool o1 = gy_bvh_box_overlaps(&bvh->nodes[link + 1u].box, box);
+            if (o0 && o1) {
+                assert(top < GY_BVH_MAX_DEPTH + 1);
+                stack[top++] = link + 1u;
+                n = link;
+            } else if (o0 || o1) {
+                n = o0 ? link : link + 1u;
+            } else {
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+static bool box_inside(const gy_bvh_box *inner, const gy_bvh_box *outer)
+{
+    for (int i = 0; i < 3; i++)
+        if (inner->min[i] < outer->min[i] || inner->max[i] > outer->max[i])
+            return false;
+    return true;
+}
+
+bool gy_bvh_is_valid(const gy_bvh *bvh, const gy_bvh_box *boxes, uint32_t count)
+{
+    if (count == 0)
+        return bvh->node_count == 0;
+    if (bvh->node_count != 2u * count - 1u || bvh->nodes[0].parent != GY_BVH_NONE)
+        return false;
+    uint32_t leaves = 0;
+    for (uint32_t i = 0; i < bvh->node_count; i++) {
+        const gy_bvh_node *n = &bvh->nodes[i];
+        if (n->link & GY_BVH_LEAF_BIT) {
+            uint32_t item = n->link & ~GY_BVH_LEAF_BIT;
+            leaves++;
+            if (boxes != NULL && !gy_bvh_box_equal(&n->box, &boxes[item]))
+                return false;
+            if (bvh->track_leaves && (item >= bvh->leaf_of_capacity || bvh->leaf_of[item] != i))
+                return false;
+            continue;
+        }
+        if (n->link <= i || n->link + 1u >= bvh->node_count)
+            return false;
+        for (uint32_t c = n->link; c <= n->link + 1u; c++)
+            if (bvh->nodes[c].parent != i || !box_inside(&bvh->nodes[c].box, &n->box))
+                return false;
+    }
+    return leaves == count;
+}

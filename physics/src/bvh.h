@@ -1,0 +1,142 @@
+/* A binary bounding-volume hierarchy over caller-numbered items (private to physics/).
+ *
+ * Built top-down with binned SAH (16 bins on each axis); one item per leaf, so a tree of n items
+ * has 2n - 1 nodes. Nodes are stored parents-before-children and each node's two children are
+ * adjacent, which lets a full refit run as one reverse sweep and keeps both children of a node in
+ * the same cache line. Bounds are floats rounded outward, so a node never shrinks below the exact
+ * double-precision box of what it holds.
+ *
+ * A tree built with leaf tracking knows each item's leaf, so a moved item is refit by walking its
+ * leaf-to-root path, stopping where a parent's box no longer changes.
+ *
+ * Memory: every array grows only when a larger tree is built or copied; once a tree (and its
+ * builder) has seen its peak size, build, copy and refit never allocate.
+ *
+ * Threading: none. A tree is written by one thread; once published (see query_snapshot.c) it may
+ * be read by another thread while nobody writes it. */
+#ifndef GYRE_PHYSICS_BVH_H
+#define GYRE_PHYSICS_BVH_H
+
+#include "gyre/core.h"
+
+#define GY_BVH_NONE      UINT32_MAX
+#define GY_BVH_LEAF_BIT  0x80000000u
+/* Item numbers must be below this (the top bit marks leaves). */
+#define GY_BVH_MAX_ITEMS 0x7fffffffu
+/* Trees are never deeper than this (SAH gives way to balanced splits below depth 32), so a fixed
+ * traversal stack of this size always suffices. */
+#define GY_BVH_MAX_DEPTH 64
+
+/* An axis-aligned box in single precision, rounded outward from the double box it stands for. */
+typedef struct gy_bvh_box {
+    float min[3];
+    float max[3];
+} gy_bvh_box;
+
+typedef struct gy_bvh_node {
+    gy_bvh_box box;
+    /* Internal node: index of the first child (the second is next to it).
+     * Leaf: GY_BVH_LEAF_BIT | item. */
+    uint32_t link;
+    uint32_t parent; /* GY_BVH_NONE for the root */
+} gy_bvh_node;
+
+typedef struct gy_bvh {
+    gy_bvh_node *nodes; /* root at index 0 when node_count > 0 */
+    uint32_t node_count;
+    uint32_t node_capacity;
+    /* item -> leaf node, maintained only when track_leaves; entries of items not in the tree are
+     * meaningless. */
+    uint32_t *leaf_of;
+    uint32_t leaf_of_capacity;
+    bool track_leaves;
+    uint32_t depth; /* depth of the deepest leaf (root = 0) */
+} gy_bvh;
+
+/* Reusable scratch for builds; one builder may serve any number of trees on its thread. */
+typedef struct gy_bvh_builder {
+    uint32_t *items;       /* items in work order */
+    uint32_t items_capacity;
+    gy_bvh_box *boxes;     /* their boxes, in the same order */
+    uint32_t boxes_capacity;
+} gy_bvh_builder;
+
+/* Conservative float box of a double box. */
+gy_bvh_box gy_bvh_box_from(gy_vec3 min, gy_vec3 max);
+
+/* Union of two boxes (inline: refits are made of little else). */
+static inline gy_bvh_box gy_bvh_box_union(gy_bvh_box a, gy_bvh_box b)
+{
+    /* Spelled out rather than looped so the compiler keeps the box in registers (a loop made it
+     * go through the stack with narrow stores and a wide reload, stalling every union). */
+    gy_bvh_box r = {{a.min[0] < b.min[0] ? a.min[0] : b.min[0],
+                     a.min[1] < b.min[1] ? a.min[1] : b.min[1],
+                     a.min[2] < b.min[2] ? a.min[2] : b.min[2]},
+                    {a.max[0] > b.max[0] ? a.max[0] : b.max[0],
+                     a.max[1] > b.max[1] ? a.max[1] : b.max[1],
+                     a.max[2] > b.max[2] ? a.max[2] : b.max[2]}};
+    return r;
+}
+
+static inline bool gy_bvh_box_overlaps(const gy_bvh_box *a, const gy_bvh_box *b)
+{
+    return a->min[0] <= b->max[0] && b->min[0] <= a->max[0] && a->min[1] <= b->max[1] &&
+           b->min[1] <= a->max[1] && a->min[2] <= b->max[2] && b->min[2] <= a->max[2];
+}
+
+static inline bool gy_bvh_box_equal(const gy_bvh_box *a, const gy_bvh_box *b)
+{
+    return a->min[0] == b->min[0] && a->min[1] == b->min[1] && a->min[2] == b->min[2] &&
+           a->max[0] == b->max[0] && a->max[1] == b->max[1] && a->max[2] == b->max[2];
+}
+/* Entry parameter of the ray origin + t·dir into `box` within [0, t_max] (touching counts), or a
+ * negative number when the ray misses it in that range. inv_dir = gy_bvh_ray_inverse(dir). */
+double gy_bvh_box_ray(const gy_bvh_box *box, gy_vec3 origin, gy_vec3 inv_dir, double t_max);
+/* 1/dir per axis (±inf for a zero component, which gy_bvh_box_ray handles). */
+gy_vec3 gy_bvh_ray_inverse(gy_vec3 dir);
+
+/* An empty tree; `track_leaves` enables gy_bvh_refit_item. */
+void gy_bvh_init(gy_bvh *bvh, bool track_leaves);
+void gy_bvh_fini(gy_bvh *bvh, const gy_allocator *a);
+void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a);
+
+/* Rebuilds `bvh` over `items[0..count)` (distinct, each < GY_BVH_MAX_ITEMS, and < item_limit when
+ * leaves are tracked), whose boxes are `boxes[item]`. The items array is not modified. Returns
+ * GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is then empty). */
+gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
+                       const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
+                       uint32_t item_limit);
+
+/* Makes `dst` an exact copy of `src` (topology, bounds and leaf map). `dst` must track leaves if
+ * `src` does. Returns GY_OK or GY_ERR_OUT_OF_MEMORY (dst is then empty). */
+gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uint32_t item_limit);
+
+/* Sets a tracked item's leaf box and updates its ancestors, stopping at the first ancestor whose
+ * box does not change. Returns the number of nodes whose box changed. */
+uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box);
+
+/* Recomputes every box from `boxes[item]`, leaves up, in one sweep. Returns the node count.
+ * Cheaper than item refits once moved items × (depth + 1) exceeds the node count. */
+uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes);
+
+/* Called for each leaf whose box the ray enters before the current limit; returns the new limit
+ * (≤ the one given: the parameter of the best hit so far, to prune farther nodes) or a negative
+ * number to stop the traversal. */
+typedef double (*gy_bvh_ray_fn)(void *ctx, uint32_t item, double t_max);
+
+/* Walks the leaves the ray origin + t·dir, t in [0, t_max], passes through, nearer child first,
+ * skipping nodes that start beyond the current limit. */
+void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max,
+                    gy_bvh_ray_fn fn, void *ctx);
+
+/* Called for each leaf whose box overlaps the query box; returns false to stop. */
+typedef bool (*gy_bvh_overlap_fn)(void *ctx, uint32_t item);
+
+/* Visits every leaf overlapping `box`. Returns false when the callback stopped it. */
+bool gy_bvh_overlap(const gy_bvh *bvh, const gy_bvh_box *box, gy_bvh_overlap_fn fn, void *ctx);
+
+/* Structural check for tests: parent links, every child inside its parent, each leaf box equal to
+ * boxes[item] (when boxes is non-NULL), leaf map, and exactly `count` leaves. */
+bool gy_bvh_is_valid(const gy_bvh *bvh, const gy_bvh_box *boxes, uint32_t count);
+
+#endif

@@ -1,0 +1,309 @@
+#include "gyre/contact_events.h"
+
+#include <assert.h>
+#include <string.h>
+
+#define EMPTY_SLOT UINT32_MAX
+
+/* A pair is keyed by its two collider handles in ascending order, so an adapter that flips a/b
+ * cannot split one pair into two. */
+typedef struct pair_key {
+    uint64_t lo, hi;
+} pair_key;
+
+struct gy_contact_pair_ {
+    pair_key key;
+    gy_contact last;    /* as last reported, in the adapter's a/b orientation */
+    uint64_t seen_tick; /* last update that listed it */
+    bool entering;      /* listed for the first time in the current update */
+};
+
+static pair_key key_of(const gy_contact *c)
+{
+    uint64_t a = c->collider_a.bits, b = c->collider_b.bits;
+    return a < b ? (pair_key){a, b} : (pair_key){b, a};
+}
+
+static bool key_equal(pair_key x, pair_key y)
+{
+    return x.lo == y.lo && x.hi == y.hi;
+}
+
+static uint32_t key_hash(pair_key k)
+{
+    /* splitmix64's finaliser: handles differ mostly in low slot bits, which it spreads. */
+    uint64_t h = k.lo * 0x9e3779b97f4a7c15u ^ (k.hi + 0x632be59bd9b4e019u);
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9u;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebu;
+    h ^= h >> 31;
+    return (uint32_t)h;
+}
+
+/* The slot holding `k`, or the empty slot where it would go. Needs slot_capacity > 0. */
+static uint32_t find_slot(const gy_contact_tracker *t, pair_key k)
+{
+    uint32_t mask = t->slot_capacity - 1u;
+    uint32_t s = key_hash(k) & mask;
+    while (t->slots[s] != EMPTY_SLOT && !key_equal(t->pairs[t->slots[s]].key, k))
+        s = (s + 1u) & mask;
+    return s;
+}
+
+/* Linear-probing deletion without tombstones: pull later entries of the cluster back into the
+ * hole when the hole lies on their probe path, so lookups never need to skip dead slots. */
+static void delete_slot(gy_contact_tracker *t, uint32_t hole)
+{
+    uint32_t mask = t->slot_capacity - 1u;
+    for (uint32_t j = (hole + 1u) & mask; t->slots[j] != EMPTY_SLOT; j = (j + 1u) & mask) {
+        uint32_t home = key_hash(t->pairs[t->slots[j]].key) & mask;
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            t->slots[hole] = t->slots[j];
+            hole = j;
+        }
+    }
+    t->slots[hole] = EMPTY_SLOT;
+}
+
+/* Makes room for `pairs` pairs (table at most half full) and `events` more events, or changes
+ * nothing that callers can observe. */
+static gy_result reserve(gy_contact_tracker *t, uint32_t pairs, uint32_t events)
+{
+    if (pairs > UINT32_MAX / 4u || events > UINT32_MAX - t->event_count)
+        return GY_ERR_CAPACITY;
+    void *p = t->pairs;
+    gy_result r = gy_array_reserve(t->allocator, &p, &t->pair_capacity, pairs, sizeof *t->pairs);
+    t->pairs = p;
+    if (r != GY_OK)
+        return r;
+    void *e = t->events;
+    r = gy_array_reserve(t->allocator, &e, &t->event_capacity, t->event_count + events,
+                         sizeof *t->events);
+    t->events = e;
+    if (r != GY_OK)
+        return r;
+    if (t->slot_capacity >= 2u * pairs)
+        return GY_OK;
+
+    uint32_t cap = t->slot_capacity ? t->slot_capacity : 16u;
+    while (cap < 2u * pairs)
+        cap *= 2u;
+    uint32_t *slots = gy_alloc(t->allocator, (size_t)cap * sizeof *slots);
+    if (slots == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    memset(slots, 0xff, (size_t)cap * sizeof *slots);
+    if (t->slots != NULL)
+        gy_free(t->allocator, t->slots, (size_t)t->slot_capacity * sizeof *t->slots);
+    t->slots = slots;
+    t->slot_capacity = cap;
+    for (uint32_t i = 0; i < t->pair_count; i++)
+        t->slots[find_slot(t, t->pairs[i].key)] = i;
+    return GY_OK;
+}
+
+/* Infallible: reserve() made room. A sleeping STAY and an EXIT report no impulse. */
+static void emit(gy_contact_tracker *t, uint64_t tick, gy_contact_event_type type,
+                 const gy_contact *c, bool zero_impulse)
+{
+    assert(t->event_count < t->event_capacity);
+    gy_contact_event *ev = &t->events[t->event_count++];
+    ev->tick = tick;
+    ev->type = type;
+    ev->contact = *c;
+    if (zero_impulse) {
+        ev->contact.normal_impulse = 0.0;
+        ev->contact.tangent_impulse = 0.0;
+    }
+}
+
+/* Forgets pair i; the last pair takes its place. */
+static void remove_pair(gy_contact_tracker *t, uint32_t i)
+{
+    delete_slot(t, find_slot(t, t->pairs[i].key));
+    uint32_t last = t->pair_count - 1u;
+    if (i != last) {
+        t->slots[find_slot(t, t->pairs[last].key)] = i;
+        t->pairs[i] = t->pairs[last];
+    }
+    t->pair_count = last;
+    t->stats.pairs = last;
+}
+
+static gy_result check_contact(const gy_contact *c)
+{
+    if (c->body_a.bits == 0 || c->body_b.bits == 0 || c->collider_a.bits == 0 ||
+        c->collider_b.bits == 0 || c->collider_a.bits == c->collider_b.bits)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_vec3_is_finite(c->point) || !gy_vec3_is_finite(c->normal) ||
+        !gy_is_finite(c->penetration) || !gy_is_finite(c->normal_impulse) ||
+        !gy_is_finite(c->tangent_impulse))
+        return GY_ERR_NON_FINITE;
+    return GY_OK;
+}
+
+void gy_contact_tracker_init(gy_contact_tracker *t, const gy_contact_tracker_def *def)
+{
+    *t = (gy_contact_tracker){0};
+    t->allocator = gy_allocator_or_default(def != NULL ? def->allocator : NULL);
+    if (def != NULL) {
+        t->body_awake = def->body_awake;
+        t->body_awake_ctx = def->body_awake_ctx;
+    }
+}
+
+void gy_contact_tracker_fini(gy_contact_tracker *t)
+{
+    if (t->pairs != NULL)
+        gy_free(t->allocator, t->pairs, (size_t)t->pair_capacity * sizeof *t->pairs);
+    if (t->slots != NULL)
+        gy_free(t->allocator, t->slots, (size_t)t->slot_capacity * sizeof *t->slots);
+    if (t->events != NULL)
+        gy_free(t->allocator, t->events, (size_t)t->event_capacity * sizeof *t->events);
+    *t = (gy_contact_tracker){0};
+}
+
+gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
+                                    const gy_contact *contacts, uint32_t count)
+{
+    if (t->has_tick && tick <= t->last_tick)
+        return GY_ERR_MISUSE;
+    if (contacts == NULL && count > 0)
+        return GY_ERR_INVALID_ARGUMENT;
+
+    /* Validate everything and size every array before touching state, so a bad contact or a
+     * failed allocation leaves the tracker as it was. Sizing for "every contact is a new pair"
+     * costs memory (about twice the peak) but saves a hash lookup per contact each tick; the
+     * extra capacity is never touched. */
+    for (uint32_t i = 0; i < count; i++) {
+        gy_result r = check_contact(&contacts[i]);
+        if (r != GY_OK)
+            return r;
+    }
+    if (count > UINT32_MAX - t->pair_count)
+        return GY_ERR_CAPACITY;
+    uint32_t most = t->pair_count + count;
+    gy_result r = reserve(t, most, most);
+    if (r != GY_OK)
+        return r;
+
+    t->has_tick = true;
+    t->last_tick = tick;
+    for (uint32_t i = 0; i < count; i++) {
+        const gy_contact *c = &contacts[i];
+        pair_key k = key_of(c);
+        uint32_t s = find_slot(t, k);
+        if (t->slots[s] == EMPTY_SLOT) {
+            uint32_t n = t->pair_count++;
+            t->slots[s] = n;
+            t->pairs[n] =
+                (gy_contact_pair_){.key = k, .last = *c, .seen_tick = tick, .entering = true};
+            continue;
+        }
+        gy_contact_pair_ *p = &t->pairs[t->slots[s]];
+        if (p->seen_tick == tick) {
+            t->stats.duplicates++;
+            if (c->penetration > p->last.penetration)
+                p->last = *c;
+        } else {
+            p->last = *c;
+            p->seen_tick = tick;
+        }
+    }
+    t->stats.pairs = t->pair_count;
+    if (t->pair_count > t->stats.peak_pairs)
+        t->stats.peak_pairs = t->pair_count;
+
+    /* A removed pair's slot is refilled by the last pair, so i advances only past kept pairs. */
+    for (uint32_t i = 0; i < t->pair_count;) {
+        gy_contact_pair_ *p = &t->pairs[i];
+        if (p->seen_tick == tick) {
+            emit(t, tick, p->entering ? GY_CONTACT_EVENT_ENTER : GY_CONTACT_EVENT_STAY, &p->last,
+                 false);
+            p->entering = false;
+            i++;
+        } else if (t->body_awake != NULL && !t->body_awake(t->body_awake_ctx, p->last.body_a) &&
+                   !t->body_awake(t->body_awake_ctx, p->last.body_b)) {
+            emit(t, tick, GY_CONTACT_EVENT_STAY, &p->last, true);
+            i++;
+        } else {
+            emit(t, tick, GY_CONTACT_EVENT_EXIT, &p->last, true);
+            remove_pair(t, i);
+        }
+    }
+    return GY_OK;
+}
+
+/* Exits every pair for which `match` holds, in table order. */
+static gy_result release_where(gy_contact_tracker *t, uint64_t tick,
+                               bool (*match)(const gy_contact *c, uint64_t bits), uint64_t bits)
+{
+    gy_result r = reserve(t, t->pair_count, t->pair_count);
+    if (r != GY_OK)
+        return r;
+    for (uint32_t i = 0; i < t->pair_count;) {
+        if (match(&t->pairs[i].last, bits)) {
+            emit(t, tick, GY_CONTACT_EVENT_EXIT, &t->pairs[i].last, true);
+            remove_pair(t, i);
+        } else {
+            i++;
+        }
+    }
+    return GY_OK;
+}
+
+static bool has_body(const gy_contact *c, uint64_t bits)
+{
+    return c->body_a.bits == bits || c->body_b.bits == bits;
+}
+
+static bool has_collider(const gy_contact *c, uint64_t bits)
+{
+    return c->collider_a.bits == bits || c->collider_b.bits == bits;
+}
+
+gy_result gy_contact_tracker_body_released(gy_contact_tracker *t, uint64_t tick, gy_body_id body)
+{
+    if (body.bits == 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    return release_where(t, tick, has_body, body.bits);
+}
+
+gy_result gy_contact_tracker_collider_released(gy_contact_tracker *t, uint64_t tick,
+                                               gy_collider_id collider)
+{
+    if (collider.bits == 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    return release_where(t, tick, has_collider, collider.bits);
+}
+
+gy_result gy_contact_tracker_stop(gy_contact_tracker *t, uint64_t tick)
+{
+    gy_result r = reserve(t, t->pair_count, t->pair_count);
+    if (r != GY_OK)
+        return r;
+    for (uint32_t i = 0; i < t->pair_count; i++)
+        emit(t, tick, GY_CONTACT_EVENT_EXIT, &t->pairs[i].last, true);
+    if (t->slots != NULL)
+        memset(t->slots, 0xff, (size_t)t->slot_capacity * sizeof *t->slots);
+    t->pair_count = 0;
+    t->stats.pairs = 0;
+    t->has_tick = false;
+    return GY_OK;
+}
+
+const gy_contact_event *gy_contact_tracker_events(const gy_contact_tracker *t, uint32_t *count)
+{
+    *count = t->event_count;
+    return t->events;
+}
+
+void gy_contact_tracker_clear_events(gy_contact_tracker *t)
+{
+    t->event_count = 0;
+}
+
+gy_contact_tracker_stats gy_contact_tracker_get_stats(const gy_contact_tracker *t)
+{
+    return t->stats;
+}

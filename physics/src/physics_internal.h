@@ -1,0 +1,341 @@
+/* Private to the physics subsystem (physics*.c) and its tests: the gy_physics object, the
+ * physics-side roster and the cross-file helpers (prefix gy_phys_).
+ *
+ * Ownership: fields under "game side" belong to the game thread; fields under "physics side" to
+ * the physics thread while it runs and to the game thread while it does not (start/stop order
+ * them through thread create/join). Fields under "shared" are atomics. The body id and collider
+ * tables are also read by live queries under the simulation lock; they only change under it. */
+#ifndef GY_PHYSICS_INTERNAL_H
+#define GY_PHYSICS_INTERNAL_H
+
+#include <pthread.h>
+
+#include "gyre/command_queue.h"
+#include "gyre/contact_events.h"
+#include "gyre/physics.h"
+#include "gyre/query_snapshot.h"
+#include "gyre/reply_queue.h"
+#include "gyre/scene_barrier.h"
+#include "gyre/triple_buffer.h"
+
+#ifndef GY_DIAGNOSTICS
+#define GY_DIAGNOSTICS 1
+#endif
+
+/* ---- commands -------------------------------------------------------------------------------- */
+
+typedef enum gy_phys_command_type {
+    GY_PHYS_CMD_CREATE_BODY = 1,
+    GY_PHYS_CMD_RELEASE_BODY,
+    GY_PHYS_CMD_CREATE_JOINT,
+    GY_PHYS_CMD_RELEASE_JOINT,
+    GY_PHYS_CMD_CREATE_RESOURCE,
+    GY_PHYS_CMD_RELEASE_RESOURCE,
+    GY_PHYS_CMD_SET_POSE,
+    GY_PHYS_CMD_SET_LINEAR_VELOCITY,
+    GY_PHYS_CMD_SET_ANGULAR_VELOCITY,
+    GY_PHYS_CMD_ADD_FORCE,
+    GY_PHYS_CMD_ADD_TORQUE,
+    GY_PHYS_CMD_ADD_IMPULSE,
+    GY_PHYS_CMD_ADD_IMPULSE_AT,
+    GY_PHYS_CMD_CHARACTER_INTENT,
+    GY_PHYS_CMD_CHARACTER_JUMP
+} gy_phys_command_type;
+
+/* Body of a mutate or release command (56 bytes). SET_POSE packs the rotation as its three
+ * smallest components (v[3..5]) with the index of the dropped one in `aux`: a pose is 7 doubles
+ * and would not fit beside the attachment otherwise, and the dropped (largest, made positive)
+ * component is rebuilt to within an ulp or two. */
+typedef struct gy_phys_cmd_body {
+    uint32_t attachment;
+    uint32_t aux;
+    double v[6];
+} gy_phys_cmd_body;
+
+/* Owned payloads; each starts with its allocation size so the release callback can free it. */
+typedef struct gy_phys_body_payload {
+    size_t size;
+    uint32_t attachment;
+    uint32_t collider_count;
+    gy_body_def def;
+    gy_collider_def colliders[];
+} gy_phys_body_payload;
+
+typedef struct gy_phys_joint_payload {
+    size_t size;
+    gy_physics_joint_desc desc;
+} gy_phys_joint_payload;
+
+/* Vertices (or hull points) follow the header, then indices. */
+typedef struct gy_phys_resource_payload {
+    size_t size;
+    uint32_t is_mesh;
+    uint32_t vertex_count;
+    uint32_t index_count;
+    uint32_t reserved;
+    gy_vec3 vertices[];
+} gy_phys_resource_payload;
+
+/* ---- physics-side roster --------------------------------------------------------------------- */
+
+#define GY_PHYS_NONE       UINT32_MAX
+#define GY_PHYS_LANES      8u /* sleepers revalidated every 8 publishes, store_index % 8 */
+#define GY_PHYS_DIRTY_RING 8u /* per-publish dirty lists kept; older buffers get a full scan */
+#define GY_PHYS_WINDOW     1024u
+
+enum { GY_PHYS_LIST_NONE = 0, GY_PHYS_LIST_AWAKE = 1, GY_PHYS_LIST_LANE = 2 };
+
+/* One store index. */
+typedef struct gy_phys_body {
+    gy_proxy proxy;        /* current value (what every buffer converges to) */
+    gy_body_id id;         /* null: empty slot */
+    uint64_t change_seq;   /* publish sequence of the last change of `proxy` */
+    uint64_t read_mark;    /* publish sequence it was last read back in */
+    uint64_t touch_mark;   /* publish sequence it was last queued for read-back */
+    uint32_t attachment;
+    uint32_t first_collider; /* collider slot, linked through gy_phys_collider.next */
+    uint32_t list_pos;
+    uint16_t collider_count;
+    uint8_t motion;
+    uint8_t list;          /* GY_PHYS_LIST_* */
+    uint8_t teleported;    /* a SET_POSE since its last read */
+    uint8_t fault;
+    uint8_t pad_[6];
+} gy_phys_body;
+
+/* One adapter collider, by its handle's slot (also its query-snapshot slot). */
+typedef struct gy_phys_collider {
+    gy_pose local;
+    uint32_t store_index;
+    uint32_t next;
+    uint16_t index; /* in its body's create list */
+    bool live;
+    bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
+    bool is_plane;
+} gy_phys_collider;
+
+typedef struct gy_phys_joint {
+    gy_joint_id id;
+    uint32_t a_store, b_store; /* b_store GY_PHYS_NONE: the world */
+    bool live;
+} gy_phys_joint;
+
+typedef struct gy_phys_resource {
+    gy_resource_id id;
+    gy_snapshot_geometry *geometry;
+    bool live;
+} gy_phys_resource;
+
+/* A growable array of uint32 (grown to its peak, then reused). */
+typedef struct gy_phys_list {
+    uint32_t *items;
+    uint32_t count, capacity;
+} gy_phys_list;
+
+/* The per-buffer proxy array behind the triple buffer; the writer grows it only in its own
+ * buffer. */
+typedef struct gy_phys_frame {
+    gy_proxy *proxies;
+    uint32_t count;
+    uint32_t capacity;
+    uint64_t tick;
+} gy_phys_frame;
+
+/* A window of timings for the diagnostics sampler. */
+typedef struct gy_phys_window {
+    uint64_t ns[GY_PHYS_WINDOW];
+    uint32_t next, count;
+} gy_phys_window;
+
+/* Counters written by one thread, read anywhere (relaxed atomics). */
+typedef struct gy_phys_counters {
+    uint64_t ticks, iterations, publishes;
+    uint64_t commands_applied, commands_dropped_stale, commands_failed;
+    uint64_t creates_cancelled, creates_failed;
+    uint64_t catchup_steps_dropped, catchup_ns_dropped, rebases;
+    uint64_t proxies_read, proxies_changed, proxies_written, full_scans;
+    uint64_t bodies_faulted;
+    uint64_t step_ns, publish_ns;
+    uint32_t bodies, awake;
+} gy_phys_counters;
+
+struct gy_physics {
+    /* ---- read-only after create ---- */
+    const gy_backend *backend;
+    gy_world_def world_def;
+    const gy_allocator *alloc;
+    const gy_logger *logger;
+    double step_dt;
+    uint64_t period_ns;
+    uint32_t step_hz;
+    uint32_t max_catchup;
+    uint64_t budget_ns;
+    bool lockstep;
+    bool queries_exclusive;
+    gy_physics_clock_fn clock;
+    void *clock_ctx;
+    gy_physics_character_fn move_characters;
+    void *character_ctx;
+
+    gy_command_queue *commands;
+    gy_reply_queue *replies;
+    gy_scene_barrier *barrier;
+    gy_triple_buffer *proxy_tb;
+    gy_phys_frame frames[3];
+    gy_query_snapshot *snapshot;
+#if GY_DIAGNOSTICS
+    gy_triple_buffer *diag_tb;
+#endif
+
+    /* ---- shared (atomics) ---- */
+    uint32_t hold;
+    uint32_t hold_epoch;
+    uint64_t time_scale_bits; /* a double */
+    uint32_t stop_requested;
+    uint32_t generation;
+    uint64_t lockstep_target; /* lockstep ticks requested so far */
+    uint64_t lockstep_seq;    /* the batch the next lockstep tick drains up to */
+    uint64_t lockstep_done;
+    uint32_t game_waiting;
+    gy_phys_counters counters;
+    uint64_t replies_rejected;
+
+    pthread_mutex_t wait_mutex; /* lockstep completion and start hand-shake */
+    pthread_cond_t wait_cond;
+    bool thread_ready;          /* under wait_mutex */
+    gy_result thread_result;    /* under wait_mutex */
+    pthread_rwlock_t sim_lock;  /* held (write) by the physics thread while it touches the world */
+
+    /* ---- game side ---- */
+    pthread_t thread;
+    bool running;
+    bool game_bound; /* the game thread called bind_thread on this world (live queries) */
+    uint32_t *mirror; /* attachment live at each store index (0: none), as the game recorded */
+    uint32_t mirror_capacity;
+    const gy_physics_bootstrap *bootstrap; /* read by the physics thread during start only */
+
+    /* ---- physics side ---- */
+    gy_backend_world *world;
+    uint64_t tick;        /* mirrors counters.ticks */
+    uint64_t pub_seq;     /* sequence of the publish being prepared (1, 2, ...) */
+    uint64_t written_seq[3]; /* publish sequence each proxy buffer was last brought up to */
+    gy_phys_body *bodies;
+    uint32_t body_capacity;
+    uint32_t body_count; /* highest store index used + 1 */
+    uint32_t live_bodies;
+    gy_phys_collider *colliders;
+    uint32_t collider_capacity;
+    gy_phys_joint *joints;
+    uint32_t joint_capacity, joint_count;
+    gy_phys_resource *resources;
+    uint32_t resource_capacity;
+    gy_phys_list awake;
+    gy_phys_list lanes[GY_PHYS_LANES];
+    gy_phys_list touched;   /* re-read at the coming publish */
+    gy_phys_list retouch;   /* re-read at the publish after (teleport flag clearing) */
+    gy_phys_list dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
+    gy_phys_list release_set; /* open-addressing set of attachments released in a batch */
+    uint32_t release_mask;
+    gy_command **scratch;                   /* a batch's lifecycle commands */
+    uint32_t scratch_capacity;
+    gy_collider_def *collider_scratch;
+    gy_collider_id *collider_ids;
+    uint32_t collider_scratch_capacity;
+    gy_physics_character_input *inputs;
+    uint32_t input_count, input_capacity;
+    gy_contact_tracker tracker;
+    bool drained_any; /* this iteration applied at least one command */
+
+#if GY_DIAGNOSTICS
+    gy_phys_window win_step, win_publish, win_pacing;
+    uint64_t diag_sample;
+    uint64_t diag_last_ns;
+    uint64_t diag_last_tick;
+    uint64_t diag_sort[GY_PHYS_WINDOW];
+#endif
+};
+
+/* ---- helpers shared across physics*.c -------------------------------------------------------- */
+
+static inline void gy_phys_add(uint64_t *c, uint64_t n)
+{
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+static inline void gy_phys_set32(uint32_t *c, uint32_t v)
+{
+    __atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+static inline uint64_t gy_phys_get(const uint64_t *c)
+{
+    return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+/* Grows a list to hold `need` items. */
+gy_result gy_phys_list_reserve(gy_physics *p, gy_phys_list *l, uint32_t need);
+/* Appends (growing as needed). */
+gy_result gy_phys_list_push(gy_physics *p, gy_phys_list *l, uint32_t v);
+void gy_phys_list_free(gy_physics *p, gy_phys_list *l);
+
+/* physics_commands.c: the payload release callback and the batch dispatcher. */
+void gy_phys_release_payload(void *ctx, gy_command *cmd);
+/* Applies one whole batch (lifecycle first, creates cancelled by a later release skipped). */
+void gy_phys_apply_batch(gy_physics *p, gy_command_batch *batch);
+/* Drains every ready batch; returns how many. */
+uint32_t gy_phys_drain(gy_physics *p);
+/* Game side: resets the view of live attachments to a bootstrap list's bodies (start). */
+gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b);
+/* Validates a body description (game side and bootstrap). */
+gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d);
+gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
+gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
+
+/* physics_world.c: roster operations on the physics thread (inside the sim lock). */
+void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count);
+/* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
+bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
+void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
+void gy_phys_release_joint(gy_physics *p, uint32_t key);
+void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
+                             uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
+void gy_phys_release_resource(gy_physics *p, uint32_t key);
+/* The live body at store_index holding attachment, or NULL (counted as stale when `count`). */
+gy_phys_body *gy_phys_body_at(gy_physics *p, uint32_t store_index, uint32_t attachment);
+/* Queues a body for read-back at the coming publish (idempotent per publish). */
+void gy_phys_touch(gy_physics *p, uint32_t store_index);
+/* Pushes a reply stamped with the current generation. */
+gy_result gy_phys_reply(gy_physics *p, uint16_t type, uint32_t key, const void *body, size_t size,
+                        gy_reply_class cls);
+/* Forgets everything physics-side (after the thread is joined, before world_destroy). */
+void gy_phys_reset_world_state(gy_physics *p);
+/* Frees the roster's memory (destroy). */
+void gy_phys_free_world_state(gy_physics *p);
+
+/* physics_publish.c */
+/* After a step: collision bookkeeping for `tick` (tracker update, touches, joint wake-ups, joint
+ * breaks). Inside the sim lock. */
+void gy_phys_after_step(gy_physics *p, uint64_t tick);
+/* Reads back every candidate body and updates proxies and the snapshot entries (inside the lock). */
+void gy_phys_read_back(gy_physics *p);
+/* Writes the proxy buffer, publishes proxies and snapshot, pushes events, commits replies (outside
+ * the lock), and opens the next publish sequence. */
+void gy_phys_publish(gy_physics *p);
+/* Prepares publish sequence p->pub_seq (clears its dirty list). */
+void gy_phys_begin_publish(gy_physics *p);
+/* Forces the next write of every buffer to be a full rewrite (new world). */
+void gy_phys_invalidate_buffers(gy_physics *p);
+/* Marks a slot's proxy changed at the coming publish. */
+void gy_phys_mark_changed(gy_physics *p, uint32_t store_index);
+/* Removes a body from the awake / lane lists. */
+void gy_phys_unlist(gy_physics *p, uint32_t store_index);
+/* Pushes the tracker's pending events into the reply queue and clears them. */
+void gy_phys_push_events(gy_physics *p);
+
+/* physics_diag.c */
+void gy_phys_window_add(gy_phys_window *w, uint64_t ns);
+/* Samples at 5 Hz (real time) or every step_hz/5 ticks (lockstep). */
+void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now);
+gy_result gy_phys_diag_create(gy_physics *p);
+void gy_phys_diag_destroy(gy_physics *p);
+
+#endif /* GY_PHYSICS_INTERNAL_H */

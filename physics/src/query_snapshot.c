@@ -1,0 +1,1610 @@
+#include "gyre/query_snapshot.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "bvh.h"
+#include "gyre/geometry.h"
+#include "gyre/math.h"
+#include "gyre/triple_buffer.h"
+
+/* Entries fall into three groups: two trees and the plane list. */
+enum { TREE_STATIC = 0, TREE_MOVING = 1, TREE_COUNT = 2, GROUP_PLANES = 2, GROUP_COUNT = 3 };
+#define GROUP_NONE 0xffu
+/* Dirty bits 0..2 belong to the three buffers, bit 3 to the writer's own trees. */
+#define MASTER_BIT     3u
+#define DIRTY_LISTS    4u
+#define REBUILD_PERIOD 64u
+/* Overlaps count as touching within this many metres (GJK converges only approximately on curved
+ * shapes). */
+#define TOUCH_TOLERANCE 1e-7
+
+struct gy_snapshot_geometry {
+    const gy_allocator *allocator;
+    uint32_t refs; /* writer thread only; readers never look at it */
+    gy_shape_type type;
+    gy_vec3 local_min, local_max;
+    /* Mesh: own copies of the definition and a tree over its triangles. */
+    gy_vec3 *vertices;
+    uint32_t vertex_count;
+    uint32_t *indices;
+    uint32_t triangle_count;
+    gy_bvh tree;
+    /* Hull: vertices, triangles and one outward plane per triangle. */
+    gy_hull hull;
+};
+
+/* One collider as the writer holds it and as each buffer publishes it. */
+typedef struct qs_entry {
+    gy_pose pose;
+    /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height |
+     * plane: unit normal, offset */
+    double p[4];
+    gy_snapshot_geometry *geometry;
+    uint32_t category;
+    uint32_t attachment;
+    uint32_t store_index;
+    uint8_t type;
+    uint8_t motion;
+    uint8_t sensor;
+    uint8_t live;
+} qs_entry;
+
+struct gy_snapshot_view {
+    uint64_t tick;
+    uint64_t sequence; /* which publish filled it (1-based) */
+    uint32_t slot_limit;
+    qs_entry *entries; /* by slot */
+    uint32_t entry_capacity;
+    gy_bvh trees[TREE_COUNT];
+    uint64_t tree_version[TREE_COUNT];
+    uint32_t *planes;
+    uint32_t plane_count;
+    uint32_t plane_capacity;
+    uint64_t plane_version;
+};
+
+struct gy_query_snapshot {
+    const gy_allocator *alloc;
+    gy_triple_buffer *tb;
+    gy_snapshot_view views[3];
+
+    /* Per-slot arrays, all `capacity` long, carved from one block so growth is all-or-nothing. */
+    void *block;
+    size_t block_size;
+    uint32_t capacity;
+    uint32_t slot_limit; /* one past the highest slot ever set */
+    qs_entry *live;
+    gy_bvh_box *boxes;
+    uint32_t *member_pos;            /* index in members[group] */
+    uint32_t *members[GROUP_COUNT];  /* slots per group */
+    uint32_t *dirty[DIRTY_LISTS];    /* slots changed since buffer b (or the trees) last caught up */
+    uint8_t *group;
+    uint8_t *dirty_bits;
+
+    uint32_t member_count[GROUP_COUNT];
+    uint32_t dirty_count[DIRTY_LISTS];
+    uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
+    bool membership_changed[GROUP_COUNT];
+    bool moved_since_build[TREE_COUNT];
+    gy_bvh trees[TREE_COUNT]; /* current topology and bounds, copied into buffers after builds */
+    gy_bvh_builder builder;
+    gy_query_snapshot_stats stats;
+};
+
+/* ---- geometry blobs ---------------------------------------------------------------------------- */
+
+static void geometry_free(gy_snapshot_geometry *g)
+{
+    const gy_allocator *a = g->allocator;
+    if (g->type == GY_SHAPE_MESH) {
+        gy_free(a, g->vertices, (size_t)g->vertex_count * sizeof *g->vertices);
+        gy_free(a, g->indices, (size_t)g->triangle_count * 3u * sizeof *g->indices);
+        gy_bvh_fini(&g->tree, a);
+    } else {
+        gy_hull_free(a, &g->hull);
+    }
+    gy_free(a, g, sizeof *g);
+}
+
+static void geometry_ref(gy_snapshot_geometry *g)
+{
+    if (g != NULL)
+        g->refs++;
+}
+
+static void geometry_unref(gy_snapshot_geometry *g)
+{
+    if (g == NULL)
+        return;
+    assert(g->refs > 0);
+    if (--g->refs == 0)
+        geometry_free(g);
+}
+
+static void bounds_of(const gy_vec3 *v, uint32_t n, gy_vec3 *lo, gy_vec3 *hi)
+{
+    *lo = *hi = v[0];
+    for (uint32_t i = 1; i < n; i++) {
+        *lo = gy_v3_min(*lo, v[i]);
+        *hi = gy_v3_max(*hi, v[i]);
+    }
+}
+
+gy_result gy_snapshot_geometry_create_mesh(const gy_allocator *allocator, const gy_mesh_def *def,
+                                           gy_snapshot_geometry **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_mesh_def(def);
+    if (r != GY_OK)
+        return r;
+    const gy_allocator *a = gy_allocator_or_default(allocator);
+    uint32_t tris = def->index_count / 3u;
+    gy_snapshot_geometry *g = gy_alloc_zeroed(a, sizeof *g);
+    if (g == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    g->allocator = a;
+    g->type = GY_SHAPE_MESH;
+    g->refs = 1;
+    gy_bvh_init(&g->tree, false);
+    g->vertices = gy_alloc(a, (size_t)def->vertex_count * sizeof *g->vertices);
+    g->indices = gy_alloc(a, (size_t)def->index_count * sizeof *g->indices);
+    gy_bvh_box *boxes = gy_alloc(a, (size_t)tris * sizeof *boxes);
+    uint32_t *items = gy_alloc(a, (size_t)tris * sizeof *items);
+    gy_bvh_builder builder = {0};
+    r = GY_ERR_OUT_OF_MEMORY;
+    if (g->vertices != NULL && g->indices != NULL && boxes != NULL && items != NULL) {
+        g->vertex_count = def->vertex_count;
+        g->triangle_count = tris;
+        memcpy(g->vertices, def->vertices, (size_t)def->vertex_count * sizeof *g->vertices);
+        memcpy(g->indices, def->indices, (size_t)def->index_count * sizeof *g->indices);
+        for (uint32_t t = 0; t < tris; t++) {
+            gy_vec3 lo, hi, v[3] = {g->vertices[g->indices[3 * t]],
+                                    g->vertices[g->indices[3 * t + 1]],
+                                    g->vertices[g->indices[3 * t + 2]]};
+            bounds_of(v, 3, &lo, &hi);
+            boxes[t] = gy_bvh_box_from(lo, hi);
+            items[t] = t;
+        }
+        bounds_of(g->vertices, g->vertex_count, &g->local_min, &g->local_max);
+        r = gy_bvh_build(&g->tree, &builder, a, items, tris, boxes, 0);
+    }
+    gy_bvh_builder_fini(&builder, a);
+    gy_free(a, items, (size_t)tris * sizeof *items);
+    gy_free(a, boxes, (size_t)tris * sizeof *boxes);
+    if (r != GY_OK) {
+        if (g->vertex_count == 0) { /* the copies were never made: free what exists by hand */
+            gy_free(a, g->vertices, (size_t)def->vertex_count * sizeof *g->vertices);
+            gy_free(a, g->indices, (size_t)def->index_count * sizeof *g->indices);
+            gy_bvh_fini(&g->tree, a);
+            gy_free(a, g, sizeof *g);
+        } else {
+            geometry_free(g);
+        }
+        return r;
+    }
+    *out = g;
+    return GY_OK;
+}
+
+gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
+                                           gy_snapshot_geometry **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_hull_def(def);
+    if (r != GY_OK)
+        return r;
+    const gy_allocator *a = gy_allocator_or_default(allocator);
+    gy_snapshot_geometry *g = gy_alloc_zeroed(a, sizeof *g);
+    if (g == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    r = gy_hull_build(a, def->points, def->point_count, &g->hull);
+    if (r != GY_OK) {
+        gy_free(a, g, sizeof *g);
+        return r;
+    }
+    g->allocator = a;
+    g->type = GY_SHAPE_HULL;
+    g->refs = 1;
+    bounds_of(g->hull.vertices, g->hull.vertex_count, &g->local_min, &g->local_max);
+    *out = g;
+    return GY_OK;
+}
+
+void gy_snapshot_geometry_release(gy_snapshot_geometry *g)
+{
+    geometry_unref(g);
+}
+
+uint32_t gy_snapshot_geometry_refs(const gy_snapshot_geometry *g)
+{
+    return g != NULL ? g->refs : 0u;
+}
+
+/* ---- entries ----------------------------------------------------------------------------------- */
+
+gy_snapshot_entry gy_default_snapshot_entry(void)
+{
+    gy_snapshot_entry e;
+    memset(&e, 0, sizeof e);
+    e.shape.type = GY_SHAPE_SPHERE;
+    e.shape.radius = 0.5;
+    e.pose = gy_pose_identity();
+    e.category = 1u;
+    e.motion = GY_MOTION_DYNAMIC;
+    return e;
+}
+
+gy_snapshot_filter gy_default_snapshot_filter(void)
+{
+    gy_snapshot_filter f = {UINT32_MAX, GY_MOTION_ALL, false, 0u};
+    return f;
+}
+
+static gy_vec3 mat3_col(const gy_mat3 *m, int c)
+{
+    return gy_v3(m->m[0][c], m->m[1][c], m->m[2][c]);
+}
+
+/* World half extents of a local box of half extents h under rotation m. */
+static gy_vec3 rotated_extent(const gy_mat3 *m, gy_vec3 h)
+{
+    return gy_v3(fabs(m->m[0][0]) * h.x + fabs(m->m[0][1]) * h.y + fabs(m->m[0][2]) * h.z,
+                 fabs(m->m[1][0]) * h.x + fabs(m->m[1][1]) * h.y + fabs(m->m[1][2]) * h.z,
+                 fabs(m->m[2][0]) * h.x + fabs(m->m[2][1]) * h.y + fabs(m->m[2][2]) * h.z);
+}
+
+/* Exact world bounds (before float rounding) of a bounded entry. */
+static void entry_bounds(const qs_entry *e, gy_vec3 *lo, gy_vec3 *hi)
+{
+    gy_mat3 m = gy_quat_to_mat3(e->pose.rotation);
+    gy_vec3 c = e->pose.position, ext;
+    switch ((gy_shape_type)e->type) {
+    case GY_SHAPE_SPHERE:
+        ext = gy_v3(e->p[0], e->p[0], e->p[0]);
+        break;
+    case GY_SHAPE_BOX:
+        ext = rotated_extent(&m, gy_v3(e->p[0], e->p[1], e->p[2]));
+        break;
+    case GY_SHAPE_CAPSULE: {
+        gy_vec3 y = mat3_col(&m, 1);
+        ext = gy_v3(fabs(y.x) * e->p[1] + e->p[0], fabs(y.y) * e->p[1] + e->p[0],
+                    fabs(y.z) * e->p[1] + e->p[0]);
+        break;
+    }
+    case GY_SHAPE_CYLINDER: {
+        /* A disc of radius r with unit normal y spans r·sqrt(1 - y_i²) along world axis i. */
+        gy_vec3 y = mat3_col(&m, 1);
+        double r = e->p[0], h = e->p[1];
+        ext = gy_v3(fabs(y.x) * h + r * sqrt(fmax(0.0, 1.0 - y.x * y.x)),
+                    fabs(y.y) * h + r * sqrt(fmax(0.0, 1.0 - y.y * y.y)),
+                    fabs(y.z) * h + r * sqrt(fmax(0.0, 1.0 - y.z * y.z)));
+        break;
+    }
+    case GY_SHAPE_HULL:
+    case GY_SHAPE_MESH: {
+        const gy_snapshot_geometry *g = e->geometry;
+        gy_vec3 lc = gy_v3_scale(gy_v3_add(g->local_min, g->local_max), 0.5);
+        c = gy_pose_apply(e->pose, lc);
+        ext = rotated_extent(&m, gy_v3_sub(g->local_max, lc));
+        break;
+    }
+    default:
+        assert(!"bounded shape expected");
+        ext = gy_v3(0, 0, 0);
+        break;
+    }
+    *lo = gy_v3_sub(c, ext);
+    *hi = gy_v3_add(c, ext);
+}
+
+static gy_bvh_box entry_box(const qs_entry *e)
+{
+    gy_vec3 lo, hi;
+    entry_bounds(e, &lo, &hi);
+    return gy_bvh_box_from(lo, hi);
+}
+
+static uint8_t group_of(const qs_entry *e)
+{
+    if (!e->live)
+        return GROUP_NONE;
+    if (e->type == GY_SHAPE_PLANE)
+        return GROUP_PLANES;
+    return e->motion == GY_MOTION_STATIC ? TREE_STATIC : TREE_MOVING;
+}
+
+/* Checks and converts a definition; on success *out holds a live entry. */
+static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
+{
+    if (d == NULL || (unsigned)d->motion >= GY_MOTION_TYPE_COUNT ||
+        (unsigned)d->shape.type >= GY_SHAPE_TYPE_COUNT)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_vec3_is_finite(d->pose.position) || !gy_quat_is_finite(d->pose.rotation))
+        return GY_ERR_NON_FINITE;
+    if (!gy_quat_is_unit(d->pose.rotation))
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_shape *s = &d->shape;
+    bool blob = s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH;
+    if (blob) {
+        if (d->geometry == NULL || d->geometry->type != s->type)
+            return GY_ERR_INVALID_MESH;
+    } else {
+        if (d->geometry != NULL)
+            return GY_ERR_INVALID_ARGUMENT;
+        gy_result r = gy_validate_shape(s);
+        if (r != GY_OK)
+            return r;
+    }
+    memset(out, 0, sizeof *out);
+    out->pose.position = d->pose.position;
+    out->pose.rotation = gy_quat_normalize(d->pose.rotation);
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        out->p[0] = s->radius;
+        break;
+    case GY_SHAPE_BOX:
+        out->p[0] = 0.5 * s->box_size.x;
+        out->p[1] = 0.5 * s->box_size.y;
+        out->p[2] = 0.5 * s->box_size.z;
+        break;
+    case GY_SHAPE_CAPSULE:
+        out->p[0] = s->radius;
+        out->p[1] = 0.5 * s->height - s->radius;
+        break;
+    case GY_SHAPE_CYLINDER:
+        out->p[0] = s->radius;
+        out->p[1] = 0.5 * s->height;
+        break;
+    case GY_SHAPE_PLANE: {
+        double len = gy_v3_len(s->normal);
+        out->p[0] = s->normal.x / len;
+        out->p[1] = s->normal.y / len;
+        out->p[2] = s->normal.z / len;
+        out->p[3] = s->offset / len;
+        break;
+    }
+    default:
+        out->geometry = d->geometry;
+        break;
+    }
+    out->category = d->category;
+    out->attachment = d->attachment;
+    out->store_index = d->store_index;
+    out->type = (uint8_t)s->type;
+    out->motion = (uint8_t)d->motion;
+    out->sensor = d->is_sensor ? 1u : 0u;
+    out->live = 1u;
+    return GY_OK;
+}
+
+/* ---- writer ------------------------------------------------------------------------------------ */
+
+/* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
+typedef struct slot_layout {
+    size_t live, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], group, dirty_bits,
+        size;
+} slot_layout;
+
+static slot_layout layout_for(uint32_t cap)
+{
+    slot_layout l;
+    size_t o = 0, n = cap;
+    l.live = o;
+    o += n * sizeof(qs_entry);
+    l.boxes = o;
+    o += n * sizeof(gy_bvh_box);
+    l.member_pos = o;
+    o += n * sizeof(uint32_t);
+    for (int i = 0; i < GROUP_COUNT; i++) {
+        l.members[i] = o;
+        o += n * sizeof(uint32_t);
+    }
+    for (unsigned i = 0; i < DIRTY_LISTS; i++) {
+        l.dirty[i] = o;
+        o += n * sizeof(uint32_t);
+    }
+    l.group = o;
+    o += n;
+    l.dirty_bits = o;
+    o += n;
+    l.size = o;
+    return l;
+}
+
+static void carry(char *dst, const void *src, size_t elem, uint32_t old, uint32_t add, int fill)
+{
+    if (old)
+        memcpy(dst, src, old * elem);
+    memset(dst + old * elem, fill, add * elem);
+}
+
+static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
+{
+    if (need <= qs->capacity)
+        return GY_OK;
+    uint64_t cap = qs->capacity ? qs->capacity : 64u;
+    while (cap < need)
+        cap *= 2u;
+    if (cap > GY_QUERY_SNAPSHOT_MAX_SLOTS)
+        cap = GY_QUERY_SNAPSHOT_MAX_SLOTS;
+    slot_layout l = layout_for((uint32_t)cap);
+    char *b = gy_alloc(qs->alloc, l.size);
+    if (b == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    uint32_t old = qs->capacity, add = (uint32_t)cap - old;
+    /* Per-slot state is copied; the new tail starts empty. */
+    carry(b + l.live, qs->live, sizeof(qs_entry), old, add, 0);
+    carry(b + l.boxes, qs->boxes, sizeof(gy_bvh_box), old, add, 0);
+    carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
+    carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
+    carry(b + l.dirty_bits, qs->dirty_bits, 1, old, add, 0);
+    for (int i = 0; i < GROUP_COUNT; i++) {
+        uint32_t *dst = (uint32_t *)(void *)(b + l.members[i]);
+        if (qs->member_count[i])
+            memcpy(dst, qs->members[i], (size_t)qs->member_count[i] * sizeof *dst);
+        qs->members[i] = dst;
+    }
+    for (unsigned i = 0; i < DIRTY_LISTS; i++) {
+        uint32_t *dst = (uint32_t *)(void *)(b + l.dirty[i]);
+        if (qs->dirty_count[i])
+            memcpy(dst, qs->dirty[i], (size_t)qs->dirty_count[i] * sizeof *dst);
+        qs->dirty[i] = dst;
+    }
+    gy_free(qs->alloc, qs->block, qs->block_size);
+    qs->block = b;
+    qs->block_size = l.size;
+    qs->capacity = (uint32_t)cap;
+    qs->live = (qs_entry *)(void *)(b + l.live);
+    qs->boxes = (gy_bvh_box *)(void *)(b + l.boxes);
+    qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
+    qs->group = (uint8_t *)(b + l.group);
+    qs->dirty_bits = (uint8_t *)(b + l.dirty_bits);
+    qs->stats.slot_capacity = qs->capacity;
+    return GY_OK;
+}
+
+gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_snapshot **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_query_snapshot_def d = def != NULL ? *def : (gy_query_snapshot_def){0};
+    if (d.initial_slots > GY_QUERY_SNAPSHOT_MAX_SLOTS)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_allocator *a = gy_allocator_or_default(d.allocator);
+    gy_query_snapshot *qs = gy_alloc_zeroed(a, sizeof *qs);
+    if (qs == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    qs->alloc = a;
+    for (int t = 0; t < TREE_COUNT; t++) {
+        gy_bvh_init(&qs->trees[t], true);
+        for (int v = 0; v < 3; v++)
+            gy_bvh_init(&qs->views[v].trees[t], true);
+    }
+    gy_triple_buffer_def tbd = {sizeof(gy_snapshot_view),
+                                {&qs->views[0], &qs->views[1], &qs->views[2]},
+                                a};
+    gy_result r = gy_triple_buffer_create(&tbd, &qs->tb);
+    if (r == GY_OK)
+        r = grow_slots(qs, d.initial_slots ? d.initial_slots : 64u);
+    if (r != GY_OK) {
+        gy_query_snapshot_destroy(qs);
+        return r;
+    }
+    *out = qs;
+    return GY_OK;
+}
+
+void gy_query_snapshot_destroy(gy_query_snapshot *qs)
+{
+    if (qs == NULL)
+        return;
+    const gy_allocator *a = qs->alloc;
+    for (int v = 0; v < 3; v++) {
+        gy_snapshot_view *view = &qs->views[v];
+        for (uint32_t s = 0; s < view->entry_capacity; s++)
+            geometry_unref(view->entries[s].geometry);
+        gy_free(a, view->entries, (size_t)view->entry_capacity * sizeof *view->entries);
+        gy_free(a, view->planes, (size_t)view->plane_capacity * sizeof *view->planes);
+        for (int t = 0; t < TREE_COUNT; t++)
+            gy_bvh_fini(&view->trees[t], a);
+    }
+    for (uint32_t s = 0; s < qs->slot_limit; s++)
+        geometry_unref(qs->live[s].geometry);
+    for (int t = 0; t < TREE_COUNT; t++)
+        gy_bvh_fini(&qs->trees[t], a);
+    gy_bvh_builder_fini(&qs->builder, a);
+    gy_free(a, qs->block, qs->block_size);
+    gy_triple_buffer_destroy(qs->tb);
+    gy_free(a, qs, sizeof *qs);
+}
+
+static void mark_dirty(gy_query_snapshot *qs, uint32_t slot)
+{
+    for (unsigned b = 0; b < DIRTY_LISTS; b++) {
+        if (!(qs->dirty_bits[slot] & (1u << b))) {
+            qs->dirty_bits[slot] |= (uint8_t)(1u << b);
+            qs->dirty[b][qs->dirty_count[b]++] = slot;
+        }
+    }
+}
+
+static void group_add(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
+{
+    qs->member_pos[slot] = qs->member_count[g];
+    qs->members[g][qs->member_count[g]++] = slot;
+    qs->membership_changed[g] = true;
+}
+
+static void group_remove(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
+{
+    uint32_t pos = qs->member_pos[slot], last = qs->members[g][--qs->member_count[g]];
+    assert(qs->members[g][pos] == slot);
+    qs->members[g][pos] = last;
+    qs->member_pos[last] = pos;
+    qs->membership_changed[g] = true;
+}
+
+gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_snapshot_entry *e)
+{
+    if (qs == NULL || slot >= GY_QUERY_SNAPSHOT_MAX_SLOTS)
+        return GY_ERR_INVALID_ARGUMENT;
+    qs_entry n;
+    gy_result r = entry_from_def(e, &n);
+    if (r != GY_OK)
+        return r;
+    r = grow_slots(qs, slot + 1u);
+    if (r != GY_OK)
+        return r;
+    if (slot >= qs->slot_limit)
+        qs->slot_limit = slot + 1u;
+    uint8_t old_group = qs->group[slot], new_group = group_of(&n);
+    geometry_ref(n.geometry);
+    geometry_unref(qs->live[slot].geometry);
+    qs->live[slot] = n;
+    if (new_group != GROUP_PLANES)
+        qs->boxes[slot] = entry_box(&n);
+    if (old_group != new_group) {
+        if (old_group != GROUP_NONE)
+            group_remove(qs, old_group, slot);
+        group_add(qs, new_group, slot);
+        qs->group[slot] = new_group;
+    }
+    mark_dirty(qs, slot);
+    return GY_OK;
+}
+
+gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose pose)
+{
+    if (qs == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot >= qs->slot_limit || !qs->live[slot].live)
+        return GY_ERR_STALE_HANDLE;
+    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
+        return GY_ERR_NON_FINITE;
+    if (!gy_quat_is_unit(pose.rotation))
+        return GY_ERR_INVALID_ARGUMENT;
+    qs_entry *e = &qs->live[slot];
+    e->pose.position = pose.position;
+    e->pose.rotation = gy_quat_normalize(pose.rotation);
+    if (qs->group[slot] != GROUP_PLANES)
+        qs->boxes[slot] = entry_box(e);
+    mark_dirty(qs, slot);
+    return GY_OK;
+}
+
+gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
+{
+    if (qs == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot >= qs->slot_limit || !qs->live[slot].live)
+        return GY_ERR_STALE_HANDLE;
+    geometry_unref(qs->live[slot].geometry);
+    memset(&qs->live[slot], 0, sizeof qs->live[slot]);
+    group_remove(qs, qs->group[slot], slot);
+    qs->group[slot] = GROUP_NONE;
+    mark_dirty(qs, slot);
+    return GY_OK;
+}
+
+/* Refits `trees` (the writer's or a buffer's) for the slots in `list`, except the trees marked in
+ * `skip`: path by path, or in one sweep where that touches fewer nodes (when most of a tree
+ * moved). moved[g] tells whether any slot of tree g was in the list. */
+static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, const uint32_t *list, uint32_t n,
+                        const bool skip[TREE_COUNT], bool moved[TREE_COUNT])
+{
+    uint32_t count[TREE_COUNT] = {0, 0};
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t g = qs->group[list[i]];
+        if (g < TREE_COUNT)
+            count[g]++;
+    }
+    bool by_path = false, sweep[TREE_COUNT];
+    for (int g = 0; g < TREE_COUNT; g++) {
+        moved[g] = count[g] > 0;
+        sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g].depth + 1u) > trees[g].node_count;
+        if (sweep[g])
+            qs->stats.nodes_refit += gy_bvh_refit_all(&trees[g], qs->boxes);
+        else if (!skip[g] && count[g] > 0)
+            by_path = true;
+    }
+    for (uint32_t i = 0; by_path && i < n; i++) {
+        uint32_t s = list[i];
+        uint8_t g = qs->group[s];
+        if (g < TREE_COUNT && !skip[g] && !sweep[g])
+            qs->stats.nodes_refit += gy_bvh_refit_item(&trees[g], s, qs->boxes[s]);
+    }
+}
+
+/* Brings the writer's trees up to date: refit along moved paths, rebuild where membership changed
+ * or the periodic rebuild is due. */
+static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
+{
+    bool moved[TREE_COUNT];
+    refit_trees(qs, qs->trees, qs->dirty[MASTER_BIT], qs->dirty_count[MASTER_BIT],
+                qs->membership_changed, moved);
+    for (uint32_t i = 0; i < qs->dirty_count[MASTER_BIT]; i++)
+        qs->dirty_bits[qs->dirty[MASTER_BIT][i]] &= (uint8_t)~(1u << MASTER_BIT);
+    qs->dirty_count[MASTER_BIT] = 0;
+    for (int g = 0; g < TREE_COUNT; g++)
+        qs->moved_since_build[g] = qs->moved_since_build[g] || moved[g];
+    bool periodic = sequence % REBUILD_PERIOD == 0;
+    for (int g = 0; g < TREE_COUNT; g++) {
+        if (!qs->membership_changed[g] && !(periodic && qs->moved_since_build[g]))
+            continue;
+        gy_result r = gy_bvh_build(&qs->trees[g], &qs->builder, qs->alloc, qs->members[g],
+                                   qs->member_count[g], qs->boxes, qs->capacity);
+        if (r != GY_OK) {
+            qs->membership_changed[g] = true; /* retried by the next publish */
+            return r;
+        }
+        qs->membership_changed[g] = false;
+        qs->moved_since_build[g] = false;
+        qs->version[g]++;
+        if (g == TREE_STATIC)
+            qs->stats.static_rebuilds++;
+        else
+            qs->stats.moving_rebuilds++;
+    }
+    if (qs->membership_changed[GROUP_PLANES]) {
+        qs->membership_changed[GROUP_PLANES] = false;
+        qs->version[GROUP_PLANES]++;
+    }
+    return GY_OK;
+}
+
+/* Makes buffer `b` equal to the writer's state. Everything that can fail (growth) happens before
+ * anything that matters is changed, so a failed write is simply redone by the next publish. */
+static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t b)
+{
+    uint32_t old_cap = v->entry_capacity;
+    if (gy_array_reserve(qs->alloc, (void **)&v->entries, &v->entry_capacity, qs->slot_limit,
+                         sizeof *v->entries) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    memset(v->entries + old_cap, 0, (size_t)(v->entry_capacity - old_cap) * sizeof *v->entries);
+    if (v->plane_version != qs->version[GROUP_PLANES]) {
+        if (gy_array_reserve(qs->alloc, (void **)&v->planes, &v->plane_capacity,
+                             qs->member_count[GROUP_PLANES], sizeof *v->planes) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        if (qs->member_count[GROUP_PLANES])
+            memcpy(v->planes, qs->members[GROUP_PLANES],
+                   (size_t)qs->member_count[GROUP_PLANES] * sizeof *v->planes);
+        v->plane_count = qs->member_count[GROUP_PLANES];
+        v->plane_version = qs->version[GROUP_PLANES];
+    }
+    bool copied[TREE_COUNT] = {false, false};
+    for (int g = 0; g < TREE_COUNT; g++) {
+        if (v->tree_version[g] == qs->version[g])
+            continue;
+        /* The writer's tree already includes every change, so the copy needs no refit. */
+        if (gy_bvh_copy(&v->trees[g], &qs->trees[g], qs->alloc, qs->capacity) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        v->tree_version[g] = qs->version[g];
+        copied[g] = true;
+        qs->stats.tree_copies++;
+    }
+    for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
+        uint32_t s = qs->dirty[b][i];
+        qs->dirty_bits[s] &= (uint8_t)~(1u << b);
+        qs_entry *dst = &v->entries[s];
+        const qs_entry *src = &qs->live[s];
+        if (dst->geometry != src->geometry) {
+            geometry_ref(src->geometry);
+            geometry_unref(dst->geometry);
+        }
+        *dst = *src;
+    }
+    bool moved[TREE_COUNT];
+    refit_trees(qs, v->trees, qs->dirty[b], qs->dirty_count[b], copied, moved);
+    qs->stats.entries_written += qs->dirty_count[b];
+    qs->dirty_count[b] = 0;
+    v->slot_limit = qs->slot_limit;
+    return GY_OK;
+}
+
+gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
+{
+    if (qs == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    uint64_t sequence = qs->stats.publishes + 1u;
+    gy_result r = update_trees(qs, sequence);
+    if (r != GY_OK)
+        return r;
+    gy_snapshot_view *v = gy_triple_buffer_write_buffer(qs->tb);
+    r = write_view(qs, v, gy_triple_buffer_write_index(qs->tb));
+    if (r != GY_OK)
+        return r;
+    v->tick = tick;
+    v->sequence = sequence;
+    qs->stats.publishes = sequence;
+    gy_triple_buffer_publish(qs->tb, tick);
+    return GY_OK;
+}
+
+void gy_query_snapshot_get_stats(const gy_query_snapshot *qs, gy_query_snapshot_stats *out)
+{
+    if (qs == NULL || out == NULL)
+        return;
+    *out = qs->stats;
+    out->static_entries = qs->member_count[TREE_STATIC];
+    out->moving_entries = qs->member_count[TREE_MOVING];
+    out->planes = qs->member_count[GROUP_PLANES];
+    out->entries = out->static_entries + out->moving_entries + out->planes;
+}
+
+/* ---- reader: views ----------------------------------------------------------------------------- */
+
+const gy_snapshot_view *gy_query_snapshot_acquire(gy_query_snapshot *qs)
+{
+    return qs != NULL ? gy_triple_buffer_read(qs->tb, NULL, NULL) : NULL;
+}
+
+uint64_t gy_snapshot_view_tick(const gy_snapshot_view *v)
+{
+    return v != NULL ? v->tick : 0u;
+}
+
+gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
+                               gy_snapshot_entry_info *out)
+{
+    if (v == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot >= v->slot_limit || !v->entries[slot].live)
+        return GY_ERR_STALE_HANDLE;
+    const qs_entry *e = &v->entries[slot];
+    gy_snapshot_entry *d = &out->entry;
+    memset(out, 0, sizeof *out);
+    d->shape.type = (gy_shape_type)e->type;
+    switch ((gy_shape_type)e->type) {
+    case GY_SHAPE_SPHERE:
+        d->shape.radius = e->p[0];
+        break;
+    case GY_SHAPE_BOX:
+        d->shape.box_size = gy_v3(2.0 * e->p[0], 2.0 * e->p[1], 2.0 * e->p[2]);
+        break;
+    case GY_SHAPE_CAPSULE:
+        d->shape.radius = e->p[0];
+        d->shape.height = 2.0 * (e->p[1] + e->p[0]);
+        break;
+    case GY_SHAPE_CYLINDER:
+        d->shape.radius = e->p[0];
+        d->shape.height = 2.0 * e->p[1];
+        break;
+    case GY_SHAPE_PLANE:
+        d->shape.normal = gy_v3(e->p[0], e->p[1], e->p[2]);
+        d->shape.offset = e->p[3];
+        break;
+    default:
+        d->geometry = e->geometry;
+        break;
+    }
+    d->pose = e->pose;
+    d->category = e->category;
+    d->motion = (gy_motion_type)e->motion;
+    d->is_sensor = e->sensor != 0;
+    d->attachment = e->attachment;
+    d->store_index = e->store_index;
+    if (e->type == GY_SHAPE_PLANE) {
+        out->bounds_min = gy_v3(-INFINITY, -INFINITY, -INFINITY);
+        out->bounds_max = gy_v3(INFINITY, INFINITY, INFINITY);
+    } else {
+        const gy_bvh *t = &v->trees[e->motion == GY_MOTION_STATIC ? TREE_STATIC : TREE_MOVING];
+        const gy_bvh_box *b = &t->nodes[t->leaf_of[slot]].box;
+        out->bounds_min = gy_v3(b->min[0], b->min[1], b->min[2]);
+        out->bounds_max = gy_v3(b->max[0], b->max[1], b->max[2]);
+    }
+    return GY_OK;
+}
+
+static bool accepts(const gy_snapshot_filter *f, const qs_entry *e)
+{
+    return (e->category & f->mask) != 0 && (f->motion_types & GY_MOTION_BIT(e->motion)) != 0 &&
+           (!e->sensor || f->include_sensors) &&
+           (f->ignore_attachment == 0 || e->attachment != f->ignore_attachment);
+}
+
+static gy_result check_query_args(const gy_snapshot_view *v, const gy_snapshot_filter *filter,
+                                  gy_collector collector, const gy_snapshot_hit *hits,
+                                  uint32_t capacity, const uint32_t *count)
+{
+    if (v == NULL || count == NULL || (hits == NULL && capacity > 0) ||
+        (unsigned)collector > GY_COLLECT_ALL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (filter != NULL && (filter->motion_types & ~GY_MOTION_ALL) != 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}
+
+/* ---- exact ray tests, in the shape's local frame -------------------------------------------------
+ * Each takes the ray o + t·d and the current limit, and on a hit at t in [0, t_max] writes t and
+ * the local outward normal. A ray starting inside a solid does not hit it. */
+
+typedef struct ray_hit {
+    double t;
+    gy_vec3 normal;
+    int32_t triangle;
+} ray_hit;
+
+static bool ray_sphere(gy_vec3 o, gy_vec3 d, gy_vec3 c, double r, double t_max, ray_hit *h)
+{
+    gy_vec3 m = gy_v3_sub(o, c);
+    double a = gy_v3_dot(d, d), b = gy_v3_dot(m, d), cc = gy_v3_dot(m, m) - r * r;
+    if (cc < 0.0 || (cc > 0.0 && b > 0.0))
+        return false; /* inside, or outside and moving away */
+    double disc = b * b - a * cc;
+    if (disc < 0.0)
+        return false;
+    double t = (-b - sqrt(disc)) / a;
+    if (t < 0.0 || t > t_max)
+        return false;
+    h->t = t;
+    h->normal = gy_v3_normalize(gy_v3_mad(m, d, t));
+    return true;
+}
+
+static bool ray_box(gy_vec3 o, gy_vec3 d, const double *half, double t_max, ray_hit *h)
+{
+    const double oo[3] = {o.x, o.y, o.z}, dd[3] = {d.x, d.y, d.z};
+    double enter = -INFINITY, leave = INFINITY;
+    int axis = -1;
+    bool inside = true;
+    for (int i = 0; i < 3; i++) {
+        if (oo[i] <= -half[i] || oo[i] >= half[i])
+            inside = false;
+        if (dd[i] == 0.0) {
+            if (oo[i] < -half[i] || oo[i] > half[i])
+                return false;
+            continue;
+        }
+        double t1 = (-half[i] - oo[i]) / dd[i], t2 = (half[i] - oo[i]) / dd[i];
+        if (t1 > t2) {
+            double t = t1;
+            t1 = t2;
+            t2 = t;
+        }
+        if (t1 > enter) {
+            enter = t1;
+            axis = i;
+        }
+        leave = fmin(leave, t2);
+    }
+    if (inside || axis < 0 || enter > leave || enter < 0.0 || enter > t_max)
+        return false;
+    double n[3] = {0, 0, 0};
+    n[axis] = dd[axis] > 0.0 ? -1.0 : 1.0;
+    h->t = enter;
+    h->normal = gy_v3(n[0], n[1], n[2]);
+    return true;
+}
+
+/* Entry interval of the ray into the infinite cylinder x² + z² ≤ r²: false when it never is
+ * inside. A ray parallel to the axis gets (-inf, inf) when inside. */
+static bool ray_infinite_cylinder(gy_vec3 o, gy_vec3 d, double r, double *t0, double *t1)
+{
+    double a = d.x * d.x + d.z * d.z, c = o.x * o.x + o.z * o.z - r * r;
+    if (a == 0.0) {
+        *t0 = -INFINITY;
+        *t1 = INFINITY;
+        return c <= 0.0;
+    }
+    double b = o.x * d.x + o.z * d.z, disc = b * b - a * c;
+    if (disc < 0.0)
+        return false;
+    double s = sqrt(disc);
+    *t0 = (-b - s) / a;
+    *t1 = (-b + s) / a;
+    return true;
+}
+
+static bool ray_capsule(gy_vec3 o, gy_vec3 d, double r, double hh, double t_max, ray_hit *h)
+{
+    /* Inside when nearer than r to the core segment. */
+    gy_vec3 core = gy_v3(0.0, fmax(-hh, fmin(hh, o.y)), 0.0);
+    if (gy_v3_len_sq(gy_v3_sub(o, core)) < r * r)
+        return false;
+    /* The capsule is the union of a side cylinder and two end spheres; from outside, the first
+     * entry into the union is the first entry into any of them (the cylinder's flat ends lie
+     * inside the spheres, so only its curved side counts). */
+    bool found = false;
+    double t0, t1;
+    if (ray_infinite_cylinder(o, d, r, &t0, &t1) && t0 >= 0.0 && t0 <= t_max) {
+        double y = o.y + d.y * t0;
+        if (y >= -hh && y <= hh) {
+            gy_vec3 p = gy_v3_mad(o, d, t0);
+            h->t = t0;
+            h->normal = gy_v3_normalize(gy_v3(p.x, 0.0, p.z));
+            t_max = t0;
+            found = true;
+        }
+    }
+    for (int end = -1; end <= 1; end += 2)
+        if (ray_sphere(o, d, gy_v3(0.0, end * hh, 0.0), r, t_max, h)) {
+            t_max = h->t;
+            found = true;
+        }
+    return found;
+}
+
+static bool ray_cylinder(gy_vec3 o, gy_vec3 d, double r, double hh, double t_max, ray_hit *h)
+{
+    double c0, c1, s0, s1;
+    if (!ray_infinite_cylinder(o, d, r, &c0, &c1))
+        return false;
+    if (d.y == 0.0) {
+        if (o.y < -hh || o.y > hh)
+            return false;
+        s0 = -INFINITY;
+        s1 = INFINITY;
+    } else {
+        s0 = (-hh - o.y) / d.y;
+        s1 = (hh - o.y) / d.y;
+        if (s0 > s1) {
+            double t = s0;
+            s0 = s1;
+            s1 = t;
+        }
+    }
+    double enter = fmax(c0, s0), leave = fmin(c1, s1);
+    /* enter < 0 with leave ≥ 0 means the origin is inside (or on the surface leaving). */
+    if (enter > leave || enter < 0.0 || enter > t_max || !isfinite(enter))
+        return false;
+    h->t = enter;
+    if (c0 >= s0) {
+        gy_vec3 p = gy_v3_mad(o, d, enter);
+        h->normal = gy_v3_normalize(gy_v3(p.x, 0.0, p.z));
+    } else {
+        h->normal = gy_v3(0.0, d.y > 0.0 ? -1.0 : 1.0, 0.0);
+    }
+    return true;
+}
+
+static bool ray_planes(gy_vec3 o, gy_vec3 d, const double (*planes)[4], uint32_t n, double t_max,
+                       ray_hit *h)
+{
+    double enter = -INFINITY, leave = INFINITY;
+    uint32_t face = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        gy_vec3 nn = gy_v3(planes[i][0], planes[i][1], planes[i][2]);
+        double dist = planes[i][3] - gy_v3_dot(nn, o); /* > 0: origin behind this plane */
+        double den = gy_v3_dot(nn, d);
+        if (den == 0.0) {
+            if (dist < 0.0)
+                return false;
+            continue;
+        }
+        double t = dist / den;
+        if (den < 0.0) {
+            if (t > enter) {
+                enter = t;
+                face = i;
+            }
+        } else {
+            leave = fmin(leave, t);
+        }
+        if (enter > leave)
+            return false;
+    }
+    if (face == UINT32_MAX || enter < 0.0 || enter > t_max)
+        return false;
+    h->t = enter;
+    h->normal = gy_v3(planes[face][0], planes[face][1], planes[face][2]);
+    return true;
+}
+
+/* Two-sided ray/triangle (Möller–Trumbore); the normal faces the ray. */
+static bool ray_triangle(gy_vec3 o, gy_vec3 d, gy_vec3 a, gy_vec3 b, gy_vec3 c, double t_max,
+                         ray_hit *h)
+{
+    gy_vec3 e1 = gy_v3_sub(b, a), e2 = gy_v3_sub(c, a);
+    gy_vec3 p = gy_v3_cross(d, e2);
+    double det = gy_v3_dot(e1, p);
+    gy_vec3 n = gy_v3_cross(e1, e2);
+    double nn = gy_v3_len_sq(n);
+    if (nn == 0.0 || fabs(det) <= 1e-14 * sqrt(nn) * gy_v3_len(d))
+        return false; /* degenerate triangle, or a ray in its plane */
+    double inv = 1.0 / det;
+    gy_vec3 s = gy_v3_sub(o, a);
+    double u = gy_v3_dot(s, p) * inv;
+    if (u < 0.0 || u > 1.0)
+        return false;
+    gy_vec3 q = gy_v3_cross(s, e1);
+    double v = gy_v3_dot(d, q) * inv;
+    if (v < 0.0 || u + v > 1.0)
+        return false;
+    double t = gy_v3_dot(e2, q) * inv;
+    if (t < 0.0 || t > t_max)
+        return false;
+    h->t = t;
+    n = gy_v3_scale(n, 1.0 / sqrt(nn));
+    h->normal = gy_v3_dot(n, d) > 0.0 ? gy_v3_neg(n) : n;
+    return true;
+}
+
+typedef struct mesh_ray {
+    const gy_snapshot_geometry *g;
+    gy_vec3 o, d;
+    ray_hit *best;
+    bool found;
+} mesh_ray;
+
+static double mesh_ray_visit(void *ctx, uint32_t tri, double t_max)
+{
+    mesh_ray *m = ctx;
+    const uint32_t *ix = &m->g->indices[3u * tri];
+    const gy_vec3 *v = m->g->vertices;
+    if (ray_triangle(m->o, m->d, v[ix[0]], v[ix[1]], v[ix[2]], t_max, m->best)) {
+        m->best->triangle = (int32_t)tri;
+        m->found = true;
+        return m->best->t;
+    }
+    return t_max;
+}
+
+/* Exact test of a world ray against one entry; on a hit, h holds t, the world normal and the
+ * triangle. */
+static bool ray_entry(const qs_entry *e, gy_vec3 o, gy_vec3 d, double t_max, ray_hit *h)
+{
+    h->triangle = -1;
+    if (e->type == GY_SHAPE_PLANE) {
+        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
+        double above = gy_v3_dot(n, o) - e->p[3], den = gy_v3_dot(n, d);
+        if (above < 0.0 || den >= 0.0)
+            return false;
+        double t = -above / den;
+        if (t > t_max)
+            return false;
+        h->t = t;
+        h->normal = n;
+        return true;
+    }
+    gy_quat inv = gy_quat_conj(e->pose.rotation);
+    gy_vec3 lo = gy_quat_rotate(inv, gy_v3_sub(o, e->pose.position));
+    gy_vec3 ld = gy_quat_rotate(inv, d);
+    bool hit;
+    switch ((gy_shape_type)e->type) {
+    case GY_SHAPE_SPHERE:
+        hit = ray_sphere(lo, ld, gy_v3(0, 0, 0), e->p[0], t_max, h);
+        break;
+    case GY_SHAPE_BOX:
+        hit = ray_box(lo, ld, e->p, t_max, h);
+        break;
+    case GY_SHAPE_CAPSULE:
+        hit = ray_capsule(lo, ld, e->p[0], e->p[1], t_max, h);
+        break;
+    case GY_SHAPE_CYLINDER:
+        hit = ray_cylinder(lo, ld, e->p[0], e->p[1], t_max, h);
+        break;
+    case GY_SHAPE_HULL:
+        hit = ray_planes(lo, ld, (const double(*)[4])e->geometry->hull.planes,
+                         e->geometry->hull.triangle_count, t_max, h);
+        break;
+    case GY_SHAPE_MESH: {
+        mesh_ray m = {e->geometry, lo, ld, h, false};
+        gy_bvh_raycast(&e->geometry->tree, lo, ld, t_max, mesh_ray_visit, &m);
+        hit = m.found;
+        break;
+    }
+    default:
+        hit = false;
+        break;
+    }
+    if (hit)
+        h->normal = gy_quat_rotate(e->pose.rotation, h->normal);
+    return hit;
+}
+
+typedef struct ray_query {
+    const gy_snapshot_view *v;
+    const gy_snapshot_filter *filter;
+    gy_collector collector;
+    gy_vec3 o, d;
+    double length;
+    gy_snapshot_hit *hits;
+    uint32_t capacity, count;
+    bool stop;
+    bool have_best;
+    gy_snapshot_hit best;
+} ray_query;
+
+static gy_snapshot_hit make_hit(const ray_query *q, const qs_entry *e, uint32_t slot,
+                                const ray_hit *h)
+{
+    gy_snapshot_hit out;
+    out.attachment = e->attachment;
+    out.store_index = e->store_index;
+    out.slot = slot;
+    out.triangle = h->triangle;
+    out.fraction = h->t;
+    out.distance = h->t * q->length;
+    out.point = gy_v3_mad(q->o, q->d, h->t);
+    out.normal = h->normal;
+    out.tick = q->v->tick;
+    return out;
+}
+
+static double ray_visit(void *ctx, uint32_t slot, double t_max)
+{
+    ray_query *q = ctx;
+    const qs_entry *e = &q->v->entries[slot];
+    ray_hit h;
+    if (!accepts(q->filter, e) || !ray_entry(e, q->o, q->d, t_max, &h))
+        return t_max;
+    gy_snapshot_hit hit = make_hit(q, e, slot, &h);
+    switch (q->collector) {
+    case GY_COLLECT_CLOSEST:
+        q->best = hit;
+        q->have_best = true;
+        return h.t;
+    case GY_COLLECT_ANY:
+        q->hits[q->count++] = hit;
+        q->stop = true;
+        return -1.0;
+    default:
+        q->hits[q->count++] = hit;
+        if (q->count == q->capacity) {
+            q->stop = true;
+            return -1.0;
+        }
+        return t_max;
+    }
+}
+
+gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy_vec3 translation,
+                                   const gy_snapshot_filter *filter, gy_collector collector,
+                                   gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count)
+{
+    gy_result r = check_query_args(v, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    *count = 0;
+    if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
+        return GY_ERR_NON_FINITE;
+    gy_snapshot_filter def = gy_default_snapshot_filter();
+    ray_query q = {v,    filter ? filter : &def, collector, origin, translation,
+                   gy_v3_len(translation), hits, capacity, 0, false, false, {0}};
+    if (capacity == 0 || !(q.length > 0.0))
+        return GY_OK;
+    double t_max = 1.0;
+    for (uint32_t i = 0; i < v->plane_count && !q.stop; i++) {
+        double t = ray_visit(&q, v->planes[i], t_max);
+        if (t >= 0.0)
+            t_max = t;
+    }
+    for (int g = 0; g < TREE_COUNT && !q.stop; g++) {
+        gy_bvh_raycast(&v->trees[g], origin, translation, t_max, ray_visit, &q);
+        if (q.have_best)
+            t_max = q.best.fraction;
+    }
+    if (collector == GY_COLLECT_CLOSEST && q.have_best)
+        hits[q.count++] = q.best;
+    *count = q.count;
+    return GY_OK;
+}
+
+/* ---- exact overlap tests ------------------------------------------------------------------------
+ * Convex shapes are a core (point, segment, box, cylinder or point cloud) plus a radius; two
+ * overlap when GJK's distance between their cores is at most the sum of the radii. */
+
+typedef enum core_kind { CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE_CLOUD } core_kind;
+
+typedef struct convex {
+    core_kind kind;
+    gy_pose pose;
+    gy_vec3 half;   /* box half extents; cylinder: radius in x, half height in y */
+    double hh;      /* segment half length along local Y */
+    double radius;  /* rounding: sphere and capsule radius */
+    const gy_vec3 *points; /* cloud, in the local frame */
+    uint32_t point_count;
+} convex;
+
+static gy_vec3 local_support(const convex *c, gy_vec3 d)
+{
+    switch (c->kind) {
+    case CORE_POINT:
+        return gy_v3(0, 0, 0);
+    case CORE_SEGMENT:
+        return gy_v3(0.0, d.y >= 0.0 ? c->hh : -c->hh, 0.0);
+    case CORE_BOX:
+        return gy_v3(d.x >= 0.0 ? c->half.x : -c->half.x, d.y >= 0.0 ? c->half.y : -c->half.y,
+                     d.z >= 0.0 ? c->half.z : -c->half.z);
+    case CORE_CYLINDER: {
+        double l = sqrt(d.x * d.x + d.z * d.z), r = c->half.x;
+        gy_vec3 s = gy_v3(0.0, d.y >= 0.0 ? c->half.y : -c->half.y, 0.0);
+        if (l > 0.0) {
+            s.x = r * d.x / l;
+            s.z = r * d.z / l;
+        }
+        return s;
+    }
+    default: {
+        uint32_t best = 0;
+        double best_dot = -INFINITY;
+        for (uint32_t i = 0; i < c->point_count; i++) {
+            double k = gy_v3_dot(c->points[i], d);
+            if (k > best_dot) {
+                best_dot = k;
+                best = i;
+            }
+        }
+        return c->points[best];
+    }
+    }
+}
+
+static gy_vec3 support(const convex *c, gy_vec3 d)
+{
+    gy_vec3 ld = gy_quat_rotate(gy_quat_conj(c->pose.rotation), d);
+    return gy_pose_apply(c->pose, local_support(c, ld));
+}
+
+/* Closest point to the origin on segment s[0]s[1]; keeps in s the vertices it depends on. */
+static gy_vec3 closest_segment(gy_vec3 *s, int *n)
+{
+    gy_vec3 a = s[0], ab = gy_v3_sub(s[1], s[0]);
+    double len2 = gy_v3_len_sq(ab), t = len2 > 0.0 ? -gy_v3_dot(a, ab) / len2 : 0.0;
+    if (t <= 0.0) {
+        *n = 1;
+        return a;
+    }
+    if (t >= 1.0) {
+        s[0] = s[1];
+        *n = 1;
+        return s[0];
+    }
+    *n = 2;
+    return gy_v3_mad(a, ab, t);
+}
+
+/* Closest point to the origin on triangle s[0..2] (Voronoi regions, after Ericson, "Real-Time
+ * Collision Detection" 5.1.5); keeps in s the vertices it depends on. */
+static gy_vec3 closest_triangle(gy_vec3 *s, int *n)
+{
+    gy_vec3 a = s[0], b = s[1], c = s[2];
+    gy_vec3 ab = gy_v3_sub(b, a), ac = gy_v3_sub(c, a);
+    double d1 = -gy_v3_dot(ab, a), d2 = -gy_v3_dot(ac, a);
+    if (d1 <= 0.0 && d2 <= 0.0) {
+        *n = 1;
+        return a;
+    }
+    double d3 = -gy_v3_dot(ab, b), d4 = -gy_v3_dot(ac, b);
+    if (d3 >= 0.0 && d4 <= d3) {
+        s[0] = b;
+        *n = 1;
+        return b;
+    }
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        double den = d1 - d3;
+        *n = 2;
+        return gy_v3_mad(a, ab, den > 0.0 ? d1 / den : 0.0);
+    }
+    double d5 = -gy_v3_dot(ab, c), d6 = -gy_v3_dot(ac, c);
+    if (d6 >= 0.0 && d5 <= d6) {
+        s[0] = c;
+        *n = 1;
+        return c;
+    }
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        double den = d2 - d6;
+        s[1] = c;
+        *n = 2;
+        return gy_v3_mad(a, ac, den > 0.0 ? d2 / den : 0.0);
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+        double den = (d4 - d3) + (d5 - d6);
+        s[0] = b;
+        s[1] = c;
+        *n = 2;
+        return gy_v3_mad(b, gy_v3_sub(c, b), den > 0.0 ? (d4 - d3) / den : 0.0);
+    }
+    double sum = va + vb + vc;
+    if (!(sum > 0.0)) {
+        /* Degenerate (collinear) triangle that fell through: its closest edge decides. */
+        gy_vec3 best = a, e[2];
+        double best_d = INFINITY;
+        int best_n = 1;
+        gy_vec3 keep[2] = {a, a};
+        for (int i = 0; i < 3; i++) {
+            e[0] = s[i];
+            e[1] = s[(i + 1) % 3];
+            int m;
+            gy_vec3 p = closest_segment(e, &m);
+            if (gy_v3_len_sq(p) < best_d) {
+                best_d = gy_v3_len_sq(p);
+                best = p;
+                best_n = m;
+                keep[0] = e[0];
+                keep[1] = e[1];
+            }
+        }
+        s[0] = keep[0];
+        s[1] = keep[1];
+        *n = best_n;
+        return best;
+    }
+    *n = 3;
+    return gy_v3_add(a, gy_v3_add(gy_v3_scale(ab, vb / sum), gy_v3_scale(ac, vc / sum)));
+}
+
+/* Closest point to the origin on tetrahedron s[0..3]; *n = 4 when the origin is inside. */
+static gy_vec3 closest_tetrahedron(gy_vec3 *s, int *n)
+{
+    static const int faces[4][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 3, 2, 0}};
+    gy_vec3 a = s[0];
+    double vol = gy_v3_dot(gy_v3_sub(s[3], a), gy_v3_cross(gy_v3_sub(s[1], a), gy_v3_sub(s[2], a)));
+    double scale = gy_v3_len_sq(gy_v3_sub(s[1], a)) + gy_v3_len_sq(gy_v3_sub(s[2], a)) +
+                   gy_v3_len_sq(gy_v3_sub(s[3], a));
+    bool flat = fabs(vol) <= 1e-12 * scale * sqrt(scale);
+    double best_d = INFINITY;
+    gy_vec3 best = a, keep[3] = {a, a, a};
+    int best_n = 0;
+    for (int f = 0; f < 4; f++) {
+        gy_vec3 p0 = s[faces[f][0]], p1 = s[faces[f][1]], p2 = s[faces[f][2]], q = s[faces[f][3]];
+        gy_vec3 nrm = gy_v3_cross(gy_v3_sub(p1, p0), gy_v3_sub(p2, p0));
+        double side_o = -gy_v3_dot(p0, nrm), side_q = gy_v3_dot(gy_v3_sub(q, p0), nrm);
+        if (!flat && side_o * side_q >= 0.0)
+            continue; /* the origin is on the inner side of this face */
+        gy_vec3 tri[3] = {p0, p1, p2};
+        int m;
+        gy_vec3 p = closest_triangle(tri, &m);
+        if (gy_v3_len_sq(p) < best_d) {
+            best_d = gy_v3_len_sq(p);
+            best = p;
+            best_n = m;
+            keep[0] = tri[0];
+            keep[1] = tri[1];
+            keep[2] = tri[2];
+        }
+    }
+    if (best_n == 0) {
+        *n = 4;
+        return gy_v3(0, 0, 0);
+    }
+    s[0] = keep[0];
+    s[1] = keep[1];
+    s[2] = keep[2];
+    *n = best_n;
+    return best;
+}
+
+/* Distance between the cores of a and b (0 when they intersect), by GJK (van den Bergen). */
+static double gjk_distance(const convex *a, const convex *b)
+{
+    gy_vec3 s[4];
+    int n = 0;
+    gy_vec3 v = gy_v3_sub(a->pose.position, b->pose.position);
+    if (gy_v3_len_sq(v) == 0.0)
+        v = gy_v3(1, 0, 0);
+    v = gy_v3_sub(support(a, gy_v3_neg(v)), support(b, v));
+    double max_w2 = gy_v3_len_sq(v);
+    for (int iter = 0; iter < 96; iter++) {
+        double vv = gy_v3_len_sq(v);
+        if (vv <= 1e-24 * fmax(max_w2, 1.0))
+            return 0.0;
+        gy_vec3 w = gy_v3_sub(support(a, gy_v3_neg(v)), support(b, v));
+        if (vv - gy_v3_dot(v, w) <= 1e-12 * vv)
+            return sqrt(vv); /* no support point gets meaningfully closer */
+        for (int i = 0; i < n; i++)
+            if (gy_v3_len_sq(gy_v3_sub(s[i], w)) <= 1e-24 * fmax(max_w2, 1.0))
+                return sqrt(vv); /* a repeated vertex: converged as far as doubles go */
+        max_w2 = fmax(max_w2, gy_v3_len_sq(w));
+        s[n++] = w;
+        switch (n) {
+        case 1:
+            v = s[0];
+            break;
+        case 2:
+            v = closest_segment(s, &n);
+            break;
+        case 3:
+            v = closest_triangle(s, &n);
+            break;
+        default:
+            v = closest_tetrahedron(s, &n);
+            if (n == 4)
+                return 0.0;
+            break;
+        }
+    }
+    return gy_v3_len(v);
+}
+
+/* The query or an entry as a rounded convex; false for planes and meshes. */
+static bool convex_of_shape(gy_shape_type type, const double *p, const gy_snapshot_geometry *g,
+                            gy_pose pose, convex *c)
+{
+    memset(c, 0, sizeof *c);
+    c->pose = pose;
+    switch (type) {
+    case GY_SHAPE_SPHERE:
+        c->kind = CORE_POINT;
+        c->radius = p[0];
+        return true;
+    case GY_SHAPE_CAPSULE:
+        c->kind = CORE_SEGMENT;
+        c->radius = p[0];
+        c->hh = p[1];
+        return true;
+    case GY_SHAPE_BOX:
+        c->kind = CORE_BOX;
+        c->half = gy_v3(p[0], p[1], p[2]);
+        return true;
+    case GY_SHAPE_CYLINDER:
+        c->kind = CORE_CYLINDER;
+        c->half = gy_v3(p[0], p[1], 0.0);
+        return true;
+    case GY_SHAPE_HULL:
+        c->kind = CORE_CLOUD;
+        c->points = g->hull.vertices;
+        c->point_count = g->hull.vertex_count;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool convex_overlap(const convex *a, const convex *b)
+{
+    return gjk_distance(a, b) <= a->radius + b->radius + TOUCH_TOLERANCE;
+}
+
+typedef struct mesh_overlap {
+    const gy_snapshot_geometry *g;
+    const convex *query; /* in the mesh's frame */
+    int32_t triangle;
+} mesh_overlap;
+
+static bool mesh_triangle_visit(void *ctx, uint32_t tri)
+{
+    mesh_overlap *m = ctx;
+    const uint32_t *ix = &m->g->indices[3u * tri];
+    gy_vec3 pts[3] = {m->g->vertices[ix[0]], m->g->vertices[ix[1]], m->g->vertices[ix[2]]};
+    convex t;
+    memset(&t, 0, sizeof t);
+    t.kind = CORE_CLOUD;
+    t.pose = gy_pose_identity();
+    t.points = pts;
+    t.point_count = 3;
+    if (convex_overlap(m->query, &t)) {
+        m->triangle = (int32_t)tri;
+        return false;
+    }
+    return true;
+}
+
+typedef struct overlap_query {
+    const gy_snapshot_view *v;
+    const gy_snapshot_filter *filter;
+    gy_collector collector;
+    convex shape;
+    uint8_t shape_type;
+    double p[4];
+    gy_bvh_box box;
+    gy_snapshot_hit *hits;
+    uint32_t capacity, count;
+} overlap_query;
+
+/* Exact test of the query against one entry; *triangle gets the first overlapping mesh triangle. */
+static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *triangle)
+{
+    *triangle = -1;
+    convex target;
+    if (e->type == GY_SHAPE_PLANE) {
+        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
+        double lowest = gy_v3_dot(n, support(&q->shape, gy_v3_neg(n))) - e->p[3];
+        return lowest <= q->shape.radius + TOUCH_TOLERANCE;
+    }
+    if (e->type == GY_SHAPE_MESH) {
+        /* The query goes into the mesh's frame, where the triangle tree lives. */
+        gy_pose to_local = gy_pose_mul(gy_pose_inverse(e->pose), q->shape.pose);
+        qs_entry local;
+        memset(&local, 0, sizeof local);
+        local.type = q->shape_type;
+        memcpy(local.p, q->p, sizeof local.p);
+        local.pose = to_local;
+        gy_vec3 lo, hi;
+        entry_bounds(&local, &lo, &hi);
+        gy_bvh_box box = gy_bvh_box_from(lo, hi);
+        convex lq = q->shape;
+        lq.pose = to_local;
+        mesh_overlap m = {e->geometry, &lq, -1};
+        gy_bvh_overlap(&e->geometry->tree, &box, mesh_triangle_visit, &m);
+        *triangle = m.triangle;
+        return m.triangle >= 0;
+    }
+    convex_of_shape((gy_shape_type)e->type, e->p, e->geometry, e->pose, &target);
+    return convex_overlap(&q->shape, &target);
+}
+
+static bool overlap_visit(void *ctx, uint32_t slot)
+{
+    overlap_query *q = ctx;
+    const qs_entry *e = &q->v->entries[slot];
+    int32_t triangle;
+    if (!accepts(q->filter, e) || !overlap_entry(q, e, &triangle))
+        return true;
+    gy_snapshot_hit *h = &q->hits[q->count++];
+    memset(h, 0, sizeof *h);
+    h->attachment = e->attachment;
+    h->store_index = e->store_index;
+    h->slot = slot;
+    h->triangle = triangle;
+    h->tick = q->v->tick;
+    return q->collector == GY_COLLECT_ALL && q->count < q->capacity;
+}
+
+gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *shape, gy_pose pose,
+                                   const gy_snapshot_filter *filter, gy_collector collector,
+                                   gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count)
+{
+    gy_result r = check_query_args(v, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    *count = 0;
+    if (shape == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (shape->type != GY_SHAPE_SPHERE && shape->type != GY_SHAPE_BOX &&
+        shape->type != GY_SHAPE_CAPSULE)
+        return (unsigned)shape->type < GY_SHAPE_TYPE_COUNT ? GY_ERR_UNSUPPORTED
+                                                           : GY_ERR_INVALID_ARGUMENT;
+    r = gy_validate_shape(shape);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
+        return GY_ERR_NON_FINITE;
+    if (!gy_quat_is_unit(pose.rotation))
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_snapshot_entry def = gy_default_snapshot_entry();
+    def.shape = *shape;
+    def.pose = pose;
+    qs_entry qe;
+    r = entry_from_def(&def, &qe);
+    if (r != GY_OK)
+        return r;
+    gy_snapshot_filter fdef = gy_default_snapshot_filter();
+    overlap_query q;
+    memset(&q, 0, sizeof q);
+    q.v = v;
+    q.filter = filter ? filter : &fdef;
+    q.collector = collector;
+    q.shape_type = qe.type;
+    memcpy(q.p, qe.p, sizeof q.p);
+    convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, qe.pose, &q.shape);
+    q.box = entry_box(&qe);
+    q.hits = hits;
+    q.capacity = capacity;
+    if (capacity == 0)
+        return GY_OK;
+    bool go = true;
+    for (uint32_t i = 0; i < v->plane_count && go; i++)
+        go = overlap_visit(&q, v->planes[i]);
+    for (int g = 0; g < TREE_COUNT && go; g++)
+        go = gy_bvh_overlap(&v->trees[g], &q.box, overlap_visit, &q);
+    *count = q.count;
+    return GY_OK;
+}

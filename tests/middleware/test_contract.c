@@ -1,0 +1,2736 @@
+/* The middleware contract, checked against one adapter named on the command line (argv[1], e.g.
+ * "ode"; an optional argv[2] is a cmocka test-name filter). Only the public headers are used, so
+ * every adapter runs this file unchanged.
+ *
+ * Physics checks compare with the analytic answer at dt = 1/60 s and state their tolerance next
+ * to the assert. Every test gets a fresh world whose allocator counts blocks; the teardown fails
+ * when world_destroy leaves any behind. Tests release what they create and end with
+ * expect_empty(), so release paths are checked too. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+
+#include "gyre/backend.h"
+#include "gyre/math.h"
+
+#define DT      (1.0 / 60.0)
+#define GRAVITY 9.81
+
+/* The adapter under test; set once in main before any test runs. */
+static const gy_backend *backend;
+
+typedef struct fixture {
+    const gy_backend *be;
+    gy_backend_world *w;
+    gy_test_allocator ta;
+} fixture;
+
+/* ---- fixture -----------------------------------------------------------------------------------
+ */
+
+static gy_world_def fixture_world_def(fixture *fx)
+{
+    gy_world_def wd = gy_default_world_def();
+    wd.allocator = &fx->ta.base;
+    return wd;
+}
+
+static int open_world(fixture *fx, const gy_world_def *wd)
+{
+    gy_result r = fx->be->world_create(wd, &fx->w);
+    if (r != GY_OK) {
+        print_error("world_create failed: %s\n", gy_result_name(r));
+        fx->w = NULL;
+        return -1;
+    }
+    r = fx->be->bind_thread(fx->w);
+    if (r != GY_OK) {
+        print_error("bind_thread failed: %s\n", gy_result_name(r));
+        return -1;
+    }
+    return 0;
+}
+
+static void close_world(fixture *fx)
+{
+    if (fx->w != NULL) {
+        fx->be->unbind_thread(fx->w);
+        fx->be->world_destroy(fx->w);
+        fx->w = NULL;
+    }
+}
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    if (fx == NULL)
+        return -1;
+    fx->be = backend;
+    gy_test_allocator_init(&fx->ta);
+    *state = fx;
+    gy_world_def wd = fixture_world_def(fx);
+    return open_world(fx, &wd);
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    int rc = 0;
+    close_world(fx);
+    if (fx->ta.live_blocks != 0 || fx->ta.live_bytes != 0) {
+        print_error("world_destroy left %lld blocks (%lld bytes) allocated\n",
+                    (long long)fx->ta.live_blocks, (long long)fx->ta.live_bytes);
+        rc = -1;
+    }
+    free(fx);
+    return rc;
+}
+
+/* ---- definitions -------------------------------------------------------------------------------
+ */
+
+static gy_collider_def sphere_def(double radius)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_SPHERE;
+    c.shape.radius = radius;
+    return c;
+}
+
+static gy_collider_def box_def(gy_vec3 size)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_BOX;
+    c.shape.box_size = size;
+    return c;
+}
+
+static gy_collider_def capsule_def(double radius, double height)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_CAPSULE;
+    c.shape.radius = radius;
+    c.shape.height = height;
+    return c;
+}
+
+/* The ground: y = 0, normal up. */
+static gy_collider_def plane_def(void)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_PLANE;
+    c.shape.normal = gy_v3(0, 1, 0);
+    c.shape.offset = 0.0;
+    return c;
+}
+
+static gy_collider_def resource_def(gy_shape_type type, gy_resource_id id)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = type;
+    c.shape.resource = id;
+    return c;
+}
+
+static gy_body_def body_at(gy_motion_type type, gy_vec3 position)
+{
+    gy_body_def b = gy_default_body_def();
+    b.type = type;
+    b.pose.position = position;
+    return b;
+}
+
+static gy_shape sphere_shape(double radius)
+{
+    gy_shape s = {0};
+    s.type = GY_SHAPE_SPHERE;
+    s.radius = radius;
+    return s;
+}
+
+static gy_shape box_shape(gy_vec3 size)
+{
+    gy_shape s = {0};
+    s.type = GY_SHAPE_BOX;
+    s.box_size = size;
+    return s;
+}
+
+static gy_quat quat4(double x, double y, double z, double w)
+{
+    gy_quat q = {x, y, z, w};
+    return q;
+}
+
+static gy_pose pose_at(gy_vec3 p)
+{
+    gy_pose t = gy_pose_identity();
+    t.position = p;
+    return t;
+}
+
+/* A unit cube's corners (half-size 0.5) and a regular octahedron of radius 0.5. */
+static const gy_vec3 cube_points[8] = {{-0.5, -0.5, -0.5}, {0.5, -0.5, -0.5}, {-0.5, 0.5, -0.5},
+                                       {0.5, 0.5, -0.5},   {-0.5, -0.5, 0.5}, {0.5, -0.5, 0.5},
+                                       {-0.5, 0.5, 0.5},   {0.5, 0.5, 0.5}};
+static const gy_vec3 octahedron_points[6] = {{0.5, 0, 0},  {-0.5, 0, 0}, {0, 0.5, 0},
+                                             {0, -0.5, 0}, {0, 0, 0.5},  {0, 0, -0.5}};
+
+/* A 2 m square at y = 0 in two triangles wound counter-clockwise from above: triangle 0 covers
+ * z > x, triangle 1 covers z < x. */
+static const gy_vec3 quad_vertices[4] = {{-1, 0, -1}, {1, 0, -1}, {1, 0, 1}, {-1, 0, 1}};
+static const uint32_t quad_indices[6] = {0, 3, 2, 0, 2, 1};
+
+/* ---- calls that must succeed -------------------------------------------------------------------
+ */
+
+static gy_body_id create_body(fixture *fx, const gy_body_def *bd, const gy_collider_def *cd,
+                              uint32_t n, gy_collider_id *cids)
+{
+    gy_body_id id = {0};
+    assert_result(fx->be->body_create(fx->w, bd, cd, n, &id, cids), GY_OK);
+    assert_true(id.bits != 0);
+    return id;
+}
+
+static gy_body_id create_ground(fixture *fx)
+{
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def cd = plane_def();
+    return create_body(fx, &bd, &cd, 1, NULL);
+}
+
+static void release_body(fixture *fx, gy_body_id id)
+{
+    assert_result(fx->be->body_release(fx->w, id), GY_OK);
+}
+
+static gy_resource_id create_hull(fixture *fx, const gy_vec3 *points, uint32_t count)
+{
+    gy_hull_def hd = {points, count};
+    gy_resource_id id = {0};
+    assert_result(fx->be->hull_create(fx->w, &hd, &id), GY_OK);
+    assert_true(id.bits != 0);
+    return id;
+}
+
+static gy_resource_id create_quad_mesh(fixture *fx)
+{
+    gy_mesh_def md = {quad_vertices, 4, quad_indices, 6};
+    gy_resource_id id = {0};
+    assert_result(fx->be->mesh_create(fx->w, &md, &id), GY_OK);
+    assert_true(id.bits != 0);
+    return id;
+}
+
+static gy_joint_id create_joint(fixture *fx, const gy_joint_def *jd)
+{
+    gy_joint_id id = {0};
+    assert_result(fx->be->joint_create(fx->w, jd, &id), GY_OK);
+    assert_true(id.bits != 0);
+    return id;
+}
+
+static void step_n(fixture *fx, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert_result(fx->be->step(fx->w, DT), GY_OK);
+}
+
+static gy_body_state body_state(fixture *fx, gy_body_id id)
+{
+    gy_body_state s;
+    memset(&s, 0, sizeof s);
+    assert_result(fx->be->body_get_state(fx->w, id, &s), GY_OK);
+    return s;
+}
+
+static gy_vec3 body_position(fixture *fx, gy_body_id id)
+{
+    return body_state(fx, id).pose.position;
+}
+
+static gy_backend_counters counters(fixture *fx)
+{
+    gy_backend_counters c;
+    memset(&c, 0xff, sizeof c);
+    fx->be->get_counters(fx->w, &c);
+    return c;
+}
+
+static uint32_t contacts(fixture *fx, const gy_contact **out)
+{
+    *out = NULL;
+    uint32_t n = fx->be->contacts(fx->w, out);
+    if (n > 0)
+        assert_non_null(*out);
+    return n;
+}
+
+/* The contact between two bodies after the last step, in either order, or NULL. */
+static const gy_contact *find_contact(fixture *fx, gy_body_id a, gy_body_id b)
+{
+    const gy_contact *c;
+    uint32_t n = contacts(fx, &c);
+    for (uint32_t i = 0; i < n; i++)
+        if ((c[i].body_a.bits == a.bits && c[i].body_b.bits == b.bits) ||
+            (c[i].body_a.bits == b.bits && c[i].body_b.bits == a.bits))
+            return &c[i];
+    return NULL;
+}
+
+static gy_query_filter default_filter(void)
+{
+    return gy_default_query_filter();
+}
+
+/* ---- asserts -----------------------------------------------------------------------------------
+ */
+
+#define assert_vec_near(actual, expected, tol)                                                     \
+    assert_vec_near_((actual), (expected), (tol), #actual, __FILE__, __LINE__)
+static void assert_vec_near_(gy_vec3 a, gy_vec3 e, double tol, const char *expr, const char *file,
+                             int line)
+{
+    char name[200];
+    snprintf(name, sizeof name, "(%s).x", expr);
+    gy_test_assert_near_(a.x, e.x, tol, name, file, line);
+    snprintf(name, sizeof name, "(%s).y", expr);
+    gy_test_assert_near_(a.y, e.y, tol, name, file, line);
+    snprintf(name, sizeof name, "(%s).z", expr);
+    gy_test_assert_near_(a.z, e.z, tol, name, file, line);
+}
+
+#define expect_counters_equal(before, after, what)                                                 \
+    expect_counters_equal_((before), (after), (what), __FILE__, __LINE__)
+static void expect_counters_equal_(gy_backend_counters b, gy_backend_counters a, const char *what,
+                                   const char *file, int line)
+{
+    const uint32_t *pb = &b.bodies[0];
+    const uint32_t *pa = &a.bodies[0];
+    static const char *const names[] = {
+        "bodies[static]", "bodies[kinematic]", "bodies[dynamic]", "awake_bodies", "colliders",
+        "sensors",        "contact_pairs",     "joints",          "resources",    "live_objects"};
+    _Static_assert(sizeof(gy_backend_counters) == sizeof names / sizeof names[0] * 4,
+                   "counter names out of date");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (pb[i] != pa[i]) {
+            print_error("%s: counter %s changed from %u to %u\n", what, names[i], pb[i], pa[i]);
+            _fail(file, line);
+        }
+    }
+}
+
+#define expect_empty(fx) expect_empty_((fx), __FILE__, __LINE__)
+static void expect_empty_(fixture *fx, const char *file, int line)
+{
+    gy_backend_counters zero;
+    memset(&zero, 0, sizeof zero);
+    gy_backend_counters c = counters(fx);
+    zero.contact_pairs = c.contact_pairs; /* pairs of the last step, not live objects */
+    expect_counters_equal_(zero, c, "after releasing everything", file, line);
+}
+
+static bool hits_contain(const gy_hit *h, uint32_t n, gy_body_id b)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (h[i].body.bits == b.bits)
+            return true;
+    return false;
+}
+
+/* The hits name exactly the bodies in `want` (m of them), each once. */
+#define expect_hit_bodies(hits, n, want, m, what)                                                  \
+    expect_hit_bodies_((hits), (n), (want), (m), (what), __FILE__, __LINE__)
+static void expect_hit_bodies_(const gy_hit *hits, uint32_t n, const gy_body_id *want, uint32_t m,
+                               const char *what, const char *file, int line)
+{
+    if (n != m) {
+        print_error("%s: %u hits, expected %u\n", what, n, m);
+        _fail(file, line);
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t seen = 0;
+        for (uint32_t j = 0; j < n; j++)
+            seen += hits[j].body.bits == want[i].bits;
+        if (seen != 1) {
+            print_error("%s: expected body #%u (0x%llx) once, found %u times\n", what, i,
+                        (unsigned long long)want[i].bits, seen);
+            _fail(file, line);
+        }
+    }
+}
+
+/* Angle of a unit quaternion's rotation, 0..π. */
+static double quat_angle(gy_quat q)
+{
+    double w = fmin(1.0, fabs(q.w));
+    return 2.0 * acos(w);
+}
+
+/* Signed rotation about one axis of a quaternion known to rotate about that axis only. */
+static double quat_twist(gy_quat q, gy_vec3 axis)
+{
+    double s = q.x * axis.x + q.y * axis.y + q.z * axis.z;
+    double a = 2.0 * atan2(s, q.w);
+    if (a > GY_PI)
+        a -= 2.0 * GY_PI;
+    if (a < -GY_PI)
+        a += 2.0 * GY_PI;
+    return a;
+}
+
+/* ---- motion ------------------------------------------------------------------------------------
+ */
+
+static void test_contract_free_fall_matches_analytic(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(1, 100, -2));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+
+    step_n(fx, 60);
+    gy_body_state s = body_state(fx, b);
+    const double t = 60 * DT;
+    /* y0 − g t²/2 after 1 s within 2 cm; v = −g t within 1 cm/s; no sideways drift. */
+    assert_near(s.pose.position.y, 100.0 - 0.5 * GRAVITY * t * t, 0.02);
+    assert_near(s.linear_velocity.y, -GRAVITY * t, 0.01);
+    assert_near(s.pose.position.x, 1.0, 1e-9);
+    assert_near(s.pose.position.z, -2.0, 1e-9);
+    assert_true(s.awake);
+
+    release_body(fx, b);
+    expect_empty(fx);
+}
+
+static void test_contract_gravity_and_gravity_factor_apply(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 50, 0));
+    bd.linear_damping = 0.0;
+    gy_body_id normal = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position.x = 5;
+    bd.gravity_factor = 2.0;
+    gy_body_id doubled = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position.x = 10;
+    bd.gravity_factor = 0.0;
+    gy_body_id floating = create_body(fx, &bd, &cd, 1, NULL);
+
+    step_n(fx, 60);
+    /* Velocity after 1 s is −g·factor·t (exact for any first-order integrator): 1 mm/s. */
+    assert_near(body_state(fx, normal).linear_velocity.y, -GRAVITY, 1e-3);
+    assert_near(body_state(fx, doubled).linear_velocity.y, -2.0 * GRAVITY, 2e-3);
+    assert_near(body_state(fx, floating).linear_velocity.y, 0.0, 1e-9);
+    assert_near(body_position(fx, floating).y, 50.0, 1e-9);
+
+    /* New gravity applies from the next step on: 1 s of 3 m/s² along x gives 3 m/s. */
+    assert_result(fx->be->set_gravity(fx->w, gy_v3(3, 0, 0)), GY_OK);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, normal, gy_v3(0, 0, 0)), GY_OK);
+    step_n(fx, 60);
+    gy_body_state s = body_state(fx, normal);
+    assert_vec_near(s.linear_velocity, gy_v3(3, 0, 0), 1e-3);
+
+    release_body(fx, normal);
+    release_body(fx, doubled);
+    release_body(fx, floating);
+    expect_empty(fx);
+}
+
+static void test_contract_box_comes_to_rest_and_sleeps(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 1.5, 0));
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id box = create_body(fx, &bd, &cd, 1, NULL);
+
+    int slept_at = -1;
+    for (int i = 1; i <= 180; i++) {
+        step_n(fx, 1);
+        if (!body_state(fx, box).awake && slept_at < 0)
+            slept_at = i;
+    }
+    /* Asleep within 3 s (inf when it never slept), resting on the plane within 2 cm. */
+    double sleep_time = slept_at < 0 ? INFINITY : slept_at * DT;
+    assert_between(sleep_time, 0.0, 3.0);
+    gy_body_state s = body_state(fx, box);
+    assert_false(s.awake);
+    assert_near(s.pose.position.y, 0.5, 0.02);
+    assert_int_equal(counters(fx).awake_bodies, 0);
+
+    /* Any write to the body's motion wakes it at once. */
+    assert_result(fx->be->body_add_impulse(fx->w, box, gy_v3(0, 1, 0)), GY_OK);
+    assert_true(body_state(fx, box).awake);
+    assert_int_equal(counters(fx).awake_bodies, 1);
+
+    release_body(fx, box);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* Drops a ball of radius 0.25 from `h` metres (its lowest point above the plane). Returns the
+ * height its lowest point reaches after the first bounce, and in *speed_ratio the ratio of its
+ * speed just after the bounce to its speed just before. */
+static double rebound(fixture *fx, double h, gy_material ball, gy_material ground,
+                      double *speed_ratio)
+{
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def gc = plane_def();
+    gc.material = ground;
+    gy_body_id g = create_body(fx, &gd, &gc, 1, NULL);
+    const double r = 0.25;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, h + r, 0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = sphere_def(r);
+    bc.material = ball;
+    gy_body_id b = create_body(fx, &bd, &bc, 1, NULL);
+
+    bool rising = false;
+    double apex = -INFINITY, v_in = 0.0, v_out = 0.0;
+    for (int i = 0; i < 300; i++) {
+        step_n(fx, 1);
+        gy_body_state s = body_state(fx, b);
+        if (!rising) {
+            if (s.linear_velocity.y < v_in)
+                v_in = s.linear_velocity.y;
+            rising = v_in < -1.0 && s.linear_velocity.y > 0.0;
+            if (rising)
+                v_out = s.linear_velocity.y;
+        }
+        if (rising) {
+            apex = fmax(apex, s.pose.position.y);
+            if (s.linear_velocity.y <= 0.0)
+                break;
+        }
+    }
+    release_body(fx, b);
+    release_body(fx, g);
+    *speed_ratio = v_in < 0.0 ? v_out / -v_in : 0.0;
+    return apex - r;
+}
+
+static void test_contract_restitution_rebounds_to_e_squared_height(void **state)
+{
+    fixture *fx = *state;
+    gy_material m = gy_default_material();
+    m.restitution = 0.8;
+    const double h = 2.0;
+    double ratio;
+    double height = rebound(fx, h, m, m, &ratio);
+    /* e = 0.8 on 0.8 (max combine): rebound to e² h = 0.64 h, ± 15%. */
+    assert_near(height, 0.64 * h, 0.15 * 0.64 * h);
+    expect_empty(fx);
+}
+
+static void test_contract_restitution_combine_uses_higher_precedence_mode(void **state)
+{
+    fixture *fx = *state;
+    gy_material ball = gy_default_material();
+    ball.restitution = 0.8;
+    ball.restitution_combine = GY_COMBINE_MULTIPLY;
+    gy_material ground = gy_default_material();
+    ground.restitution = 0.5;
+    ground.restitution_combine = GY_COMBINE_AVERAGE;
+    double ratio;
+    rebound(fx, 2.0, ball, ground, &ratio);
+    /* Multiply outranks average: e = 0.8 × 0.5 = 0.4 (average would be 0.65, min 0.5, max 0.8).
+     * Measured as the speed ratio across the bounce, ± 10%: a slow bounce's rebound height also
+     * depends on how deep the ball already was when its contact began (up to one step of travel). */
+    assert_near(ratio, 0.4, 0.04);
+    expect_empty(fx);
+}
+
+/* A 0.5 m box placed at rest on a 30° ramp, both with friction `mu`, no damping; returns how far
+ * the box moved down the slope after `seconds`, and its total displacement in *moved. */
+static double ramp_slide(fixture *fx, double mu, double seconds, double *moved)
+{
+    const double theta = 30.0 * GY_PI / 180.0;
+    gy_quat q = gy_quat_axis_angle(gy_v3(0, 0, 1), theta);
+    gy_vec3 normal = gy_quat_rotate(q, gy_v3(0, 1, 0));
+    gy_vec3 uphill = gy_quat_rotate(q, gy_v3(1, 0, 0));
+
+    gy_body_def rd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    rd.pose.rotation = q;
+    gy_collider_def rc = box_def(gy_v3(12, 0.5, 4));
+    rc.material.friction = mu;
+    gy_body_id ramp = create_body(fx, &rd, &rc, 1, NULL);
+
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    bd.pose.rotation = q;
+    bd.pose.position = gy_v3_add(gy_v3_scale(normal, 0.25 + 0.25), gy_v3_scale(uphill, 3.0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    gy_collider_def bc = box_def(gy_v3(0.5, 0.5, 0.5));
+    bc.material.friction = mu;
+    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+
+    gy_vec3 start = bd.pose.position;
+    step_n(fx, (int)lround(seconds / DT));
+    gy_vec3 d = gy_v3_sub(body_position(fx, box), start);
+    release_body(fx, box);
+    release_body(fx, ramp);
+    *moved = gy_v3_len(d);
+    return -gy_v3_dot(d, uphill);
+}
+
+static void test_contract_ramp_slides_coulomb_distance(void **state)
+{
+    fixture *fx = *state;
+    const double theta = 30.0 * GY_PI / 180.0, mu = 0.45, t = 2.0;
+    double moved;
+    double d = ramp_slide(fx, mu, t, &moved);
+    double expected = 0.5 * GRAVITY * (sin(theta) - mu * cos(theta)) * t * t;
+    /* d = ½ g (sin θ − μ cos θ) t² = 2.16 m after 2 s, within 10%. */
+    assert_near(d, expected, 0.10 * expected);
+    expect_empty(fx);
+}
+
+static void test_contract_ramp_holds_above_friction_angle(void **state)
+{
+    fixture *fx = *state;
+    double moved;
+    double d = ramp_slide(fx, 0.7, 2.0, &moved);
+    /* tan 30° = 0.577 < μ = 0.7: the box holds, moving less than 1 cm in 2 s. */
+    assert_near(d, 0.0, 0.01);
+    assert_between(moved, 0.0, 0.01);
+    expect_empty(fx);
+}
+
+static void test_contract_ten_box_stack_stands(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id boxes[10];
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    for (int i = 0; i < 10; i++) {
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5 + i, 0));
+        boxes[i] = create_body(fx, &bd, &cd, 1, NULL);
+    }
+    gy_vec3 top0 = body_position(fx, boxes[9]);
+    step_n(fx, 600);
+    /* After 10 s the top box has moved less than 5 cm. */
+    double moved = gy_v3_len(gy_v3_sub(body_position(fx, boxes[9]), top0));
+    assert_between(moved, 0.0, 0.05);
+    for (int i = 0; i < 10; i++)
+        release_body(fx, boxes[i]);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* ---- sensors, response, conveyor, one-way, filtering -------------------------------------------
+ */
+
+/* A sphere falls through a 2 m static box at the origin whose collider is `zone`; a twin falls far
+ * away. Checks that the pair is reported with `expect_sensor` and no impulse, that the sphere
+ * moves exactly like its twin, and that it ends below the box. */
+static void fall_through_zone(fixture *fx, gy_collider_def zone, bool expect_sensor)
+{
+    gy_body_def zd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_body_id z = create_body(fx, &zd, &zone, 1, NULL);
+    gy_collider_def sc = sphere_def(0.25);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 3, 0));
+    gy_body_id ball = create_body(fx, &bd, &sc, 1, NULL);
+    bd.pose.position.x = 20;
+    gy_body_id twin = create_body(fx, &bd, &sc, 1, NULL);
+
+    int reported = 0;
+    for (int i = 0; i < 90; i++) {
+        step_n(fx, 1);
+        const gy_contact *all;
+        uint32_t n = contacts(fx, &all);
+        assert_int_equal(counters(fx).contact_pairs, n);
+        const gy_contact *c = find_contact(fx, z, ball);
+        if (c != NULL) {
+            reported++;
+            assert_int_equal(c->is_sensor, expect_sensor);
+            assert_near(c->normal_impulse, 0.0, 1e-12);
+        }
+        gy_body_state s = body_state(fx, ball), t = body_state(fx, twin);
+        /* Not pushed: the same path as the twin, to 1 µm. */
+        assert_near(s.pose.position.y, t.pose.position.y, 1e-6);
+        assert_near(s.pose.position.x, 0.0, 1e-6);
+        assert_near(s.linear_velocity.y, t.linear_velocity.y, 1e-6);
+    }
+    /* The ball spends about 0.2 s inside the box: 12 steps; ask for at least 5 reports. */
+    assert_between(reported, 5, 90);
+    assert_between(body_position(fx, ball).y, -INFINITY, -1.5);
+
+    release_body(fx, ball);
+    release_body(fx, twin);
+    release_body(fx, z);
+}
+
+static void test_contract_sensor_reports_overlap_without_pushing(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def zone = box_def(gy_v3(2, 2, 2));
+    zone.is_sensor = true;
+    fall_through_zone(fx, zone, true);
+    expect_empty(fx);
+
+    /* Counted as a sensor while it lives. */
+    gy_body_def zd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_body_id z = create_body(fx, &zd, &zone, 1, NULL);
+    assert_int_equal(counters(fx).sensors, 1);
+    assert_int_equal(counters(fx).colliders, 1);
+    release_body(fx, z);
+    expect_empty(fx);
+}
+
+static void test_contract_contact_response_off_reports_without_pushing(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def zone = box_def(gy_v3(2, 2, 2));
+    zone.contact_response = false;
+    fall_through_zone(fx, zone, false);
+    expect_empty(fx);
+}
+
+static void test_contract_category_mask_disables_collision(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx); /* category 1 */
+    gy_collider_def ghost_c = box_def(gy_v3(1, 1, 1));
+    ghost_c.category = 2u;
+    ghost_c.mask = ~1u;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 2, 0));
+    gy_body_id ghost = create_body(fx, &bd, &ghost_c, 1, NULL);
+    gy_collider_def solid_c = box_def(gy_v3(1, 1, 1));
+    bd.pose.position.x = 3;
+    gy_body_id solid = create_body(fx, &bd, &solid_c, 1, NULL);
+
+    bool ghost_touched = false;
+    for (int i = 0; i < 90; i++) {
+        step_n(fx, 1);
+        ghost_touched = ghost_touched || find_contact(fx, ground, ghost) != NULL;
+    }
+    /* The masked box falls through (no contact reported); the default one rests at 0.5 m. */
+    assert_false(ghost_touched);
+    assert_between(body_position(fx, ghost).y, -INFINITY, -1.0);
+    assert_near(body_position(fx, solid).y, 0.5, 0.02);
+
+    release_body(fx, ghost);
+    release_body(fx, solid);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+static void test_contract_conveyor_carries_box(void **state)
+{
+    fixture *fx = *state;
+    /* The belt body is turned 90° about Y, so its local +X (the belt direction) is world −Z. */
+    gy_body_def cd_body = body_at(GY_MOTION_STATIC, gy_v3(0, -0.5, 0));
+    cd_body.pose.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), 0.5 * GY_PI);
+    gy_collider_def belt = box_def(gy_v3(20, 1, 4));
+    belt.surface_velocity = gy_v3(2, 0, 0);
+    gy_body_id conveyor = create_body(fx, &cd_body, &belt, 1, NULL);
+
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.25, 0));
+    gy_collider_def bc = box_def(gy_v3(0.5, 0.5, 0.5));
+    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+
+    step_n(fx, 120);
+    gy_body_state s = body_state(fx, box);
+    /* Friction (μ 0.5) brings the box to the belt speed in ~0.4 s; after 2 s it moves at 2 m/s
+     * along world −Z (± 10%) and has travelled ≈ 3.6 m; it does not drift sideways. */
+    assert_near(s.linear_velocity.z, -2.0, 0.2);
+    assert_between(s.pose.position.z, -4.2, -3.0);
+    assert_near(s.pose.position.x, 0.0, 0.05);
+    assert_near(s.pose.position.y, 0.25, 0.03);
+
+    release_body(fx, box);
+    release_body(fx, conveyor);
+    expect_empty(fx);
+}
+
+static void test_contract_one_way_platform_passes_from_below_holds_from_above(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
+    gy_collider_def pc = box_def(gy_v3(4, 0.2, 4));
+    pc.one_way = true;
+    pc.one_way_normal = gy_v3(0, 1, 0);
+    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    const double top = 3.1, r = 0.25;
+
+    gy_collider_def sc = sphere_def(r);
+    gy_body_def up = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 1, 0));
+    up.linear_velocity = gy_v3(0, 10, 0); /* free apex at 1 + 10²/2g = 6.1 m */
+    up.linear_damping = 0.0;
+    gy_body_id launched = create_body(fx, &up, &sc, 1, NULL);
+    gy_body_def down = body_at(GY_MOTION_DYNAMIC, gy_v3(1.2, 5, 0));
+    gy_body_id dropped = create_body(fx, &down, &sc, 1, NULL);
+
+    double apex = -INFINITY;
+    for (int i = 0; i < 180; i++) {
+        step_n(fx, 1);
+        apex = fmax(apex, body_position(fx, launched).y);
+    }
+    /* From below it passes (apex well above the platform, not stopped at 2.65 m); it comes down
+     * on top and stays there like the dropped one: resting at top + r within 5 cm. */
+    assert_between(apex, 5.5, 6.5);
+    gy_body_state a = body_state(fx, launched), b = body_state(fx, dropped);
+    assert_near(a.pose.position.y, top + r, 0.05);
+    assert_near(a.linear_velocity.y, 0.0, 0.1);
+    assert_near(b.pose.position.y, top + r, 0.05);
+    assert_near(b.linear_velocity.y, 0.0, 0.1);
+
+    release_body(fx, launched);
+    release_body(fx, dropped);
+    release_body(fx, platform);
+    expect_empty(fx);
+}
+
+/* ---- queries -----------------------------------------------------------------------------------
+ */
+
+static void test_contract_raycast_hits_plane_at_distance_with_normal(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gd.user_data = 0xfeed;
+    gy_collider_def gc = plane_def();
+    gy_collider_id gcid;
+    gy_body_id ground = create_body(fx, &gd, &gc, 1, &gcid);
+    gy_query_filter f = default_filter();
+    gy_hit hit;
+    uint32_t n = 99;
+
+    assert_result(fx->be->raycast(fx->w, gy_v3(0.3, 5, -0.2), gy_v3(0, -10, 0), &f,
+                                  GY_COLLECT_CLOSEST, &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(hit.body.bits, ground.bits);
+    assert_int_equal(hit.collider.bits, gcid.bits);
+    assert_int_equal(hit.user_data, 0xfeed);
+    assert_int_equal(hit.triangle, -1);
+    /* 5 m down a 10 m ray: fraction 0.5, normal +Y, to 1e-6. */
+    assert_near(hit.fraction, 0.5, 1e-6);
+    assert_near(hit.distance, 5.0, 1e-6);
+    assert_vec_near(hit.point, gy_v3(0.3, 0, -0.2), 1e-6);
+    assert_vec_near(hit.normal, gy_v3(0, 1, 0), 1e-6);
+    assert_near(hit.penetration, 0.0, 1e-9);
+
+    /* Oblique: from (0,4,0) along (6,-8,0) meets y = 0 halfway, at (3,0,0). */
+    assert_result(fx->be->raycast(fx->w, gy_v3(0, 4, 0), gy_v3(6, -8, 0), &f, GY_COLLECT_CLOSEST,
+                                  &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_near(hit.fraction, 0.5, 1e-6);
+    assert_near(hit.distance, 5.0, 1e-6);
+    assert_vec_near(hit.point, gy_v3(3, 0, 0), 1e-6);
+    assert_vec_near(hit.normal, gy_v3(0, 1, 0), 1e-6);
+
+    /* Too short, or pointing away: no hit. */
+    assert_result(fx->be->raycast(fx->w, gy_v3(0, 5, 0), gy_v3(0, -4.9, 0), &f, GY_COLLECT_CLOSEST,
+                                  &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 0);
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 5, 0), gy_v3(0, 10, 0), &f, GY_COLLECT_ALL, &hit, 1, &n),
+        GY_OK);
+    assert_int_equal(n, 0);
+
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* Four spheres (r 0.5) on the +X axis: A static at x 2 (category 1), B dynamic at 4 (category 2),
+ * C kinematic at 6 (category 4), D a static sensor at 8 (category 8). */
+typedef struct filter_scene {
+    gy_body_id a, b, c, d;
+    gy_collider_id ca, cb, cc, cd;
+} filter_scene;
+
+static filter_scene make_filter_scene(fixture *fx)
+{
+    filter_scene s;
+    gy_collider_def col = sphere_def(0.5);
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(2, 0, 0));
+    bd.user_data = 'A';
+    col.category = 1;
+    s.a = create_body(fx, &bd, &col, 1, &s.ca);
+    bd = body_at(GY_MOTION_DYNAMIC, gy_v3(4, 0, 0));
+    bd.user_data = 'B';
+    col.category = 2;
+    s.b = create_body(fx, &bd, &col, 1, &s.cb);
+    bd = body_at(GY_MOTION_KINEMATIC, gy_v3(6, 0, 0));
+    bd.user_data = 'C';
+    col.category = 4;
+    s.c = create_body(fx, &bd, &col, 1, &s.cc);
+    bd = body_at(GY_MOTION_STATIC, gy_v3(8, 0, 0));
+    bd.user_data = 'D';
+    col.category = 8;
+    col.is_sensor = true;
+    s.d = create_body(fx, &bd, &col, 1, &s.cd);
+    return s;
+}
+
+static void release_filter_scene(fixture *fx, filter_scene *s)
+{
+    release_body(fx, s->a);
+    release_body(fx, s->b);
+    release_body(fx, s->c);
+    release_body(fx, s->d);
+}
+
+enum { QUERY_RAY, QUERY_OVERLAP, QUERY_CAST };
+
+/* Runs one query kind across the filter scene: a ray from the origin along +X 10 m, a 10×2×2 box
+ * overlap covering all four spheres, or a small sphere cast along the same line. */
+static uint32_t scene_query(fixture *fx, int kind, const gy_query_filter *f, gy_collector c,
+                            gy_hit *hits, uint32_t cap)
+{
+    uint32_t n = UINT32_MAX;
+    if (kind == QUERY_RAY) {
+        assert_result(fx->be->raycast(fx->w, gy_v3(0, 0, 0), gy_v3(10, 0, 0), f, c, hits, cap, &n),
+                      GY_OK);
+    } else if (kind == QUERY_OVERLAP) {
+        gy_shape s = box_shape(gy_v3(10, 2, 2));
+        assert_result(fx->be->overlap(fx->w, &s, pose_at(gy_v3(5, 0, 0)), f, c, hits, cap, &n),
+                      GY_OK);
+    } else {
+        gy_shape s = sphere_shape(0.1);
+        assert_result(fx->be->shape_cast(fx->w, &s, pose_at(gy_v3(0, 0, 0)), gy_v3(10, 0, 0), f, c,
+                                         hits, cap, &n),
+                      GY_OK);
+    }
+    assert_true(n <= cap);
+    return n;
+}
+
+static void test_contract_query_filter_fields_exclude(void **state)
+{
+    fixture *fx = *state;
+    filter_scene s = make_filter_scene(fx);
+    static const char *const kind_name[] = {"raycast", "overlap", "shape_cast"};
+    for (int kind = QUERY_RAY; kind <= QUERY_CAST; kind++) {
+        gy_hit hits[8];
+        char what[96];
+        gy_query_filter f = default_filter();
+        uint32_t n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, default filter (sensors out)", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.a, s.b, s.c}), 3, what);
+
+        f.include_sensors = true;
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, include_sensors", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.a, s.b, s.c, s.d}), 4, what);
+
+        f = default_filter();
+        f.mask = 2;
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, mask 2", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.b}), 1, what);
+
+        f.mask = 8;
+        f.include_sensors = true;
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, mask 8 with sensors", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.d}), 1, what);
+
+        f = default_filter();
+        f.mask = 0;
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, mask 0", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.a}), 0, what);
+
+        f = default_filter();
+        f.motion_types = GY_MOTION_BIT(GY_MOTION_DYNAMIC);
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, dynamic only", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.b}), 1, what);
+
+        f.motion_types = GY_MOTION_BIT(GY_MOTION_STATIC) | GY_MOTION_BIT(GY_MOTION_KINEMATIC);
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, static and kinematic", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.a, s.c}), 2, what);
+
+        f.motion_types = GY_MOTION_BIT(GY_MOTION_STATIC);
+        f.include_sensors = true;
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, static with sensors", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.a, s.d}), 2, what);
+
+        f = default_filter();
+        f.ignore_body = s.a;
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, ignore_body A", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.b, s.c}), 2, what);
+
+        f = default_filter();
+        f.ignore_collider = s.cc;
+        n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, 8);
+        snprintf(what, sizeof what, "%s, ignore_collider C", kind_name[kind]);
+        expect_hit_bodies(hits, n, ((gy_body_id[]){s.a, s.b}), 2, what);
+    }
+    release_filter_scene(fx, &s);
+    expect_empty(fx);
+}
+
+static void test_contract_query_collectors_any_closest_all(void **state)
+{
+    fixture *fx = *state;
+    filter_scene s = make_filter_scene(fx);
+    gy_query_filter f = default_filter();
+    gy_hit hits[8];
+
+    /* any: exactly one of the three solid spheres. */
+    uint32_t n = scene_query(fx, QUERY_RAY, &f, GY_COLLECT_ANY, hits, 8);
+    assert_int_equal(n, 1);
+    assert_true(hits_contain(hits, 1, s.a) || hits_contain(hits, 1, s.b) ||
+                hits_contain(hits, 1, s.c));
+
+    /* closest: A, its near surface at x 1.5 (fraction 0.15), normal −X, to 1e-6. */
+    n = scene_query(fx, QUERY_RAY, &f, GY_COLLECT_CLOSEST, hits, 8);
+    assert_int_equal(n, 1);
+    assert_int_equal(hits[0].body.bits, s.a.bits);
+    assert_int_equal(hits[0].collider.bits, s.ca.bits);
+    assert_int_equal(hits[0].user_data, 'A');
+    assert_int_equal(hits[0].triangle, -1);
+    assert_near(hits[0].fraction, 0.15, 1e-6);
+    assert_near(hits[0].distance, 1.5, 1e-6);
+    assert_vec_near(hits[0].point, gy_v3(1.5, 0, 0), 1e-6);
+    assert_vec_near(hits[0].normal, gy_v3(-1, 0, 0), 1e-6);
+
+    /* all: every solid sphere, each at its own entry point (x 1.5, 3.5, 5.5). */
+    n = scene_query(fx, QUERY_RAY, &f, GY_COLLECT_ALL, hits, 8);
+    expect_hit_bodies(hits, n, ((gy_body_id[]){s.a, s.b, s.c}), 3, "raycast all");
+    for (uint32_t i = 0; i < n; i++) {
+        double x = hits[i].body.bits == s.a.bits ? 1.5 : hits[i].body.bits == s.b.bits ? 3.5 : 5.5;
+        assert_near(hits[i].distance, x, 1e-6);
+        assert_near(hits[i].fraction, x / 10.0, 1e-7);
+        assert_vec_near(hits[i].normal, gy_v3(-1, 0, 0), 1e-6);
+    }
+
+    /* The same through a sphere cast of radius 0.1: entry 0.1 m earlier. */
+    n = scene_query(fx, QUERY_CAST, &f, GY_COLLECT_CLOSEST, hits, 8);
+    assert_int_equal(n, 1);
+    assert_int_equal(hits[0].body.bits, s.a.bits);
+    assert_near(hits[0].distance, 1.4, 0.01);
+    n = scene_query(fx, QUERY_CAST, &f, GY_COLLECT_ANY, hits, 8);
+    assert_int_equal(n, 1);
+    n = scene_query(fx, QUERY_OVERLAP, &f, GY_COLLECT_ANY, hits, 8);
+    assert_int_equal(n, 1);
+    assert_true(hits_contain(hits, 1, s.a) || hits_contain(hits, 1, s.b) ||
+                hits_contain(hits, 1, s.c));
+
+    release_filter_scene(fx, &s);
+    expect_empty(fx);
+}
+
+static void test_contract_query_all_never_writes_past_capacity(void **state)
+{
+    fixture *fx = *state;
+    filter_scene s = make_filter_scene(fx);
+    gy_query_filter f = default_filter();
+    f.include_sensors = true; /* four candidates */
+
+    for (int kind = QUERY_RAY; kind <= QUERY_CAST; kind++) {
+        for (uint32_t cap = 0; cap <= 3; cap++) {
+            gy_hit hits[8], guard;
+            memset(hits, 0xa5, sizeof hits);
+            memset(&guard, 0xa5, sizeof guard);
+            uint32_t n = scene_query(fx, kind, &f, GY_COLLECT_ALL, hits, cap);
+            /* Exactly `cap` of the four are written; entries from `cap` on stay untouched. */
+            assert_int_equal(n, cap);
+            for (uint32_t i = cap; i < 8; i++)
+                assert_memory_equal(&hits[i], &guard, sizeof guard);
+            for (uint32_t i = 0; i < n; i++) {
+                assert_true(hits_contain(&hits[i], 1, s.a) || hits_contain(&hits[i], 1, s.b) ||
+                            hits_contain(&hits[i], 1, s.c) || hits_contain(&hits[i], 1, s.d));
+                for (uint32_t j = 0; j < i; j++)
+                    assert_true(hits[i].body.bits != hits[j].body.bits);
+            }
+        }
+    }
+    release_filter_scene(fx, &s);
+    expect_empty(fx);
+}
+
+static void test_contract_raycast_mesh_reports_triangle(void **state)
+{
+    fixture *fx = *state;
+    gy_resource_id mesh = create_quad_mesh(fx);
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(0, 1, 0));
+    gy_collider_def cd = resource_def(GY_SHAPE_MESH, mesh);
+    gy_body_id body = create_body(fx, &bd, &cd, 1, NULL);
+    gy_query_filter f = default_filter();
+    gy_hit hit;
+    uint32_t n;
+
+    /* (0.5, −0.5) lies in triangle 1 (z < x), (−0.5, 0.5) in triangle 0; the quad sits at y 1. */
+    assert_result(fx->be->raycast(fx->w, gy_v3(0.5, 5, -0.5), gy_v3(0, -10, 0), &f,
+                                  GY_COLLECT_CLOSEST, &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(hit.body.bits, body.bits);
+    assert_int_equal(hit.triangle, 1);
+    assert_near(hit.distance, 4.0, 1e-6);
+    assert_vec_near(hit.point, gy_v3(0.5, 1, -0.5), 1e-6);
+    assert_vec_near(hit.normal, gy_v3(0, 1, 0), 1e-6);
+
+    assert_result(fx->be->raycast(fx->w, gy_v3(-0.5, 5, 0.5), gy_v3(0, -10, 0), &f, GY_COLLECT_ALL,
+                                  &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(hit.triangle, 0);
+    assert_near(hit.distance, 4.0, 1e-6);
+
+    /* Outside the quad: nothing. */
+    assert_result(fx->be->raycast(fx->w, gy_v3(1.5, 5, 0), gy_v3(0, -10, 0), &f, GY_COLLECT_CLOSEST,
+                                  &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 0);
+
+    release_body(fx, body);
+    fx->be->resource_release(fx->w, mesh);
+    expect_empty(fx);
+}
+
+static void test_contract_shape_casts_hit_wall_at_fraction_with_normal(void **state)
+{
+    fixture *fx = *state;
+    /* A wall whose near face is the plane x = 4.5. */
+    gy_body_def wd = body_at(GY_MOTION_STATIC, gy_v3(5, 0, 0));
+    gy_collider_def wc = box_def(gy_v3(1, 10, 10));
+    gy_body_id wall = create_body(fx, &wd, &wc, 1, NULL);
+    gy_resource_id hull = create_hull(fx, octahedron_points, 6);
+
+    gy_shape shapes[4] = {sphere_shape(0.5), box_shape(gy_v3(1, 1, 1)), {0}, {0}};
+    shapes[2].type = GY_SHAPE_CAPSULE;
+    shapes[2].radius = 0.5;
+    shapes[2].height = 2.0;
+    shapes[3].type = GY_SHAPE_HULL;
+    shapes[3].resource = hull;
+    static const char *const names[] = {"sphere", "box", "capsule", "hull"};
+    gy_query_filter f = default_filter();
+
+    for (int i = 0; i < 4; i++) {
+        gy_hit hit;
+        uint32_t n = 99;
+        print_message("shape cast: %s\n", names[i]);
+        assert_result(fx->be->shape_cast(fx->w, &shapes[i], pose_at(gy_v3(0, 0, 0)),
+                                         gy_v3(10, 0, 0), &f, GY_COLLECT_CLOSEST, &hit, 1, &n),
+                      GY_OK);
+        assert_int_equal(n, 1);
+        assert_int_equal(hit.body.bits, wall.bits);
+        /* Every shape reaches 0.5 m ahead of its centre: contact after 4 m of 10 (1 cm). */
+        assert_near(hit.distance, 4.0, 0.01);
+        assert_near(hit.fraction, 0.4, 0.001);
+        assert_near(hit.point.x, 4.5, 0.01);
+        assert_vec_near(hit.normal, gy_v3(-1, 0, 0), 0.02);
+        assert_int_equal(hit.triangle, -1);
+
+        /* Upwards, parallel to the wall: no hit. */
+        assert_result(fx->be->shape_cast(fx->w, &shapes[i], pose_at(gy_v3(0, 0, 0)),
+                                         gy_v3(0, 10, 0), &f, GY_COLLECT_CLOSEST, &hit, 1, &n),
+                      GY_OK);
+        assert_int_equal(n, 0);
+    }
+
+    /* A box turned 45° about Y leads with an edge 0.5√2 ahead: contact after 4.5 − 0.707 m. */
+    gy_pose turned = gy_pose_identity();
+    turned.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), 0.25 * GY_PI);
+    gy_hit hit;
+    uint32_t n;
+    assert_result(fx->be->shape_cast(fx->w, &shapes[1], turned, gy_v3(10, 0, 0), &f,
+                                     GY_COLLECT_CLOSEST, &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_near(hit.distance, 4.5 - 0.5 * sqrt(2.0), 0.01);
+
+    /* Starting 0.3 m inside the wall: fraction 0, penetration 0.3 (2 cm), normal out of the wall.
+     */
+    assert_result(fx->be->shape_cast(fx->w, &shapes[0], pose_at(gy_v3(4.3, 0, 0)), gy_v3(10, 0, 0),
+                                     &f, GY_COLLECT_CLOSEST, &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(hit.body.bits, wall.bits);
+    assert_near(hit.fraction, 0.0, 1e-12);
+    assert_near(hit.distance, 0.0, 1e-12);
+    assert_near(hit.penetration, 0.3, 0.02);
+    assert_vec_near(hit.normal, gy_v3(-1, 0, 0), 0.05);
+
+    release_body(fx, wall);
+    fx->be->resource_release(fx->w, hull);
+    expect_empty(fx);
+}
+
+static void test_contract_overlap_finds_touching_colliders(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(0.5, 0, 0));
+    gy_collider_def small = box_def(gy_v3(0.4, 0.4, 0.4));
+    gy_body_id inside = create_body(fx, &bd, &small, 1, NULL);
+    gy_collider_def ball = sphere_def(0.5);
+    bd = body_at(GY_MOTION_DYNAMIC, gy_v3(3, 0, 0));
+    gy_body_id apart = create_body(fx, &bd, &ball, 1, NULL);
+    bd = body_at(GY_MOTION_KINEMATIC, gy_v3(-1.2, 0, 0));
+    gy_body_id grazing = create_body(fx, &bd, &ball, 1, NULL);
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def far_plane = plane_def();
+    far_plane.shape.offset = -5.0; /* the plane y = −5 */
+    gy_body_id ground = create_body(fx, &gd, &far_plane, 1, NULL);
+
+    gy_query_filter f = default_filter();
+    gy_shape probe = sphere_shape(1.0);
+    gy_hit hits[8];
+    uint32_t n;
+    /* A 1 m sphere at the origin overlaps the small box and, by 0.3 m, the kinematic ball at
+     * x −1.2; not the ball at x 3 nor the plane 5 m below. */
+    assert_result(
+        fx->be->overlap(fx->w, &probe, gy_pose_identity(), &f, GY_COLLECT_ALL, hits, 8, &n), GY_OK);
+    expect_hit_bodies(hits, n, ((gy_body_id[]){inside, grazing}), 2, "sphere overlap");
+    for (uint32_t i = 0; i < n; i++) {
+        assert_true(hits[i].penetration > 0.0);
+        if (hits[i].body.bits == grazing.bits)
+            assert_near(hits[i].penetration, 0.3, 0.02);
+    }
+    assert_false(hits_contain(hits, n, apart));
+
+    /* Moved onto the far ball: only it. */
+    gy_shape cube = box_shape(gy_v3(1, 1, 1));
+    assert_result(
+        fx->be->overlap(fx->w, &cube, pose_at(gy_v3(3.8, 0, 0)), &f, GY_COLLECT_ALL, hits, 8, &n),
+        GY_OK);
+    expect_hit_bodies(hits, n, ((gy_body_id[]){apart}), 1, "box overlap");
+    /* Down into the plane: only the plane. */
+    assert_result(
+        fx->be->overlap(fx->w, &cube, pose_at(gy_v3(10, -5.2, 0)), &f, GY_COLLECT_ALL, hits, 8, &n),
+        GY_OK);
+    expect_hit_bodies(hits, n, ((gy_body_id[]){ground}), 1, "plane overlap");
+    /* In empty space: nothing. */
+    assert_result(
+        fx->be->overlap(fx->w, &cube, pose_at(gy_v3(10, 0, 0)), &f, GY_COLLECT_ALL, hits, 8, &n),
+        GY_OK);
+    assert_int_equal(n, 0);
+
+    release_body(fx, inside);
+    release_body(fx, apart);
+    release_body(fx, grazing);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* ---- joints ------------------------------------------------------------------------------------
+ */
+
+static void test_contract_hinge_pendulum_small_angle_period(void **state)
+{
+    fixture *fx = *state;
+    const double L = 1.0, theta0 = 5.0 * GY_PI / 180.0;
+    const gy_vec3 pivot = gy_v3(0, 5, 0);
+    gy_body_def bd =
+        body_at(GY_MOTION_DYNAMIC, gy_v3_add(pivot, gy_v3(L * sin(theta0), -L * cos(theta0), 0)));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.allow_sleeping = false; /* it is nearly still at each turning point */
+    gy_collider_def cd = sphere_def(0.05);
+    gy_body_id bob = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_HINGE;
+    jd.a = bob;
+    jd.anchor = pivot;
+    jd.axis = gy_v3(0, 0, 1);
+    gy_joint_id hinge = create_joint(fx, &jd);
+
+    double crossings[32];
+    int nc = 0;
+    double prev = body_position(fx, bob).x - pivot.x;
+    for (int i = 1; i <= 600 && nc < 32; i++) {
+        step_n(fx, 1);
+        double x = body_position(fx, bob).x - pivot.x;
+        if ((prev > 0.0 && x <= 0.0) || (prev < 0.0 && x >= 0.0))
+            crossings[nc++] = (i - 1) * DT + DT * prev / (prev - x);
+        prev = x;
+    }
+    assert_between(nc, 4, 32);
+    double period = 2.0 * (crossings[nc - 1] - crossings[0]) / (nc - 1);
+    double expected = 2.0 * GY_PI * sqrt(L / GRAVITY);
+    /* Zero crossings of the bob's x are half a period apart: T within 5% of 2π√(L/g). */
+    assert_near(period, expected, 0.05 * expected);
+    /* The rod length holds to 1 cm. */
+    assert_near(gy_v3_len(gy_v3_sub(body_position(fx, bob), pivot)), L, 0.01);
+
+    assert_result(fx->be->joint_release(fx->w, hinge), GY_OK);
+    release_body(fx, bob);
+    expect_empty(fx);
+}
+
+static void test_contract_breakable_joint_breaks_above_force_holds_below(void **state)
+{
+    fixture *fx = *state;
+    /* Two 2 kg balls held in place by ball joints at their centres: each joint carries m g =
+     * 19.6 N. One breaks at 10 N, the other holds at 40 N. */
+    gy_collider_def cd = sphere_def(0.2);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 5, 0));
+    bd.mass = 2.0;
+    gy_body_id held = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position.x = 5;
+    gy_body_id dropped = create_body(fx, &bd, &cd, 1, NULL);
+
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    jd.breakable = true;
+    jd.a = held;
+    jd.anchor = gy_v3(0, 5, 0);
+    jd.break_force = 40.0;
+    jd.user_data = 111;
+    gy_joint_id strong = create_joint(fx, &jd);
+    jd.a = dropped;
+    jd.anchor = gy_v3(5, 5, 0);
+    jd.break_force = 10.0;
+    jd.user_data = 222;
+    gy_joint_id weak = create_joint(fx, &jd);
+    assert_int_equal(counters(fx).joints, 2);
+
+    int weak_reports = 0, strong_reports = 0, reported_step = -1;
+    for (int i = 0; i < 120; i++) {
+        step_n(fx, 1);
+        const gy_joint_id *ids = NULL;
+        const uint64_t *user = NULL;
+        uint32_t n = fx->be->broken_joints(fx->w, &ids, &user);
+        for (uint32_t k = 0; k < n; k++) {
+            if (ids[k].bits == weak.bits) {
+                weak_reports++;
+                reported_step = i;
+                assert_int_equal(user[k], 222);
+            }
+            strong_reports += ids[k].bits == strong.bits;
+        }
+    }
+    /* The weak joint breaks, reported once, in the first or second step (it carries the load from
+     * the first), and its handle is stale; the strong one holds its ball within 1 cm. */
+    assert_int_equal(weak_reports, 1);
+    assert_between(reported_step, 0, 1);
+    assert_int_equal(strong_reports, 0);
+    assert_result(fx->be->joint_release(fx->w, weak), GY_ERR_STALE_HANDLE);
+    assert_int_equal(counters(fx).joints, 1);
+    assert_between(body_position(fx, dropped).y, -INFINITY, 5.0 - 1.0);
+    assert_vec_near(body_position(fx, held), gy_v3(0, 5, 0), 0.01);
+
+    assert_result(fx->be->joint_release(fx->w, strong), GY_OK);
+    release_body(fx, held);
+    release_body(fx, dropped);
+    expect_empty(fx);
+}
+
+static void test_contract_fixed_joint_holds_bodies_together(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = box_def(gy_v3(0.5, 0.5, 0.5));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 5, 0));
+    bd.allow_sleeping = false;
+    gy_body_id a = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position = gy_v3(1, 5, 0);
+    gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_FIXED;
+    jd.a = a;
+    jd.b = b;
+    jd.anchor = gy_v3(0.5, 5, 0);
+    gy_joint_id j = create_joint(fx, &jd);
+
+    /* An off-centre kick sets the pair spinning while it falls. */
+    assert_result(fx->be->body_add_impulse_at(fx->w, b, gy_v3(0, 100, 50), gy_v3(1.2, 5.1, 0)),
+                  GY_OK);
+    for (int i = 0; i < 120; i++) {
+        step_n(fx, 1);
+        gy_pose pa = body_state(fx, a).pose, pb = body_state(fx, b).pose;
+        gy_pose rel = gy_pose_mul(gy_pose_inverse(pa), pb);
+        /* B stays 1 m along A's X (1 cm) and unrotated relative to A (0.02 rad). */
+        assert_vec_near(rel.position, gy_v3(1, 0, 0), 0.01);
+        assert_between(quat_angle(rel.rotation), 0.0, 0.02);
+    }
+    assert_between(gy_v3_len(body_state(fx, a).angular_velocity), 0.2, INFINITY);
+
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+    release_body(fx, a);
+    release_body(fx, b);
+    expect_empty(fx);
+}
+
+static void test_contract_slider_limits_stop_at_limit(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = box_def(gy_v3(0.5, 0.5, 0.5));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 5, 0));
+    bd.linear_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_body_id body = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_SLIDER;
+    jd.a = body;
+    jd.anchor = gy_v3(0, 5, 0);
+    jd.axis = gy_v3(1, 0, 0);
+    jd.has_limits = true;
+    jd.limit_min = -0.2;
+    jd.limit_max = 0.5;
+    gy_joint_id j = create_joint(fx, &jd);
+
+    const double speed = 1.5, travel = speed * DT;
+    assert_result(fx->be->body_set_linear_velocity(fx->w, body, gy_v3(speed, 0, 0)), GY_OK);
+    double hi = -INFINITY;
+    for (int i = 0; i < 60; i++) {
+        step_n(fx, 1);
+        hi = fmax(hi, body_position(fx, body).x);
+    }
+    /* Stops at +0.5 m: overshoot at most one step of travel (+1 cm), settles within 1 cm; the
+     * slider holds it against gravity (1 cm). */
+    assert_between(hi, 0.5 - 0.01, 0.5 + travel + 0.01);
+    gy_vec3 p = body_position(fx, body);
+    assert_near(p.x, 0.5, 0.01);
+    assert_near(p.y, 5.0, 0.01);
+    assert_near(p.z, 0.0, 0.01);
+
+    assert_result(fx->be->body_set_linear_velocity(fx->w, body, gy_v3(-speed, 0, 0)), GY_OK);
+    double lo = INFINITY;
+    for (int i = 0; i < 60; i++) {
+        step_n(fx, 1);
+        lo = fmin(lo, body_position(fx, body).x);
+    }
+    assert_between(lo, -0.2 - travel - 0.01, -0.2 + 0.01);
+    assert_near(body_position(fx, body).x, -0.2, 0.01);
+
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+    release_body(fx, body);
+    expect_empty(fx);
+}
+
+static void test_contract_hinge_limits_stop_at_limit(void **state)
+{
+    fixture *fx = *state;
+    /* Two 1 m rods start horizontal, hinged at one end about +Z with limits [−0.5, 0.5] rad.
+     * Gravity swings the one pointing +X down (negative angle) onto limit_min and the one pointing
+     * −X down (positive angle) onto limit_max, and then holds each against its stop. */
+    const gy_vec3 axis = gy_v3(0, 0, 1);
+    const double lo = -0.5, hi = 0.5;
+    gy_collider_def cd = box_def(gy_v3(1, 0.1, 0.1));
+    gy_body_id rods[2];
+    gy_joint_id joints[2];
+    const gy_vec3 pivots[2] = {{0, 5, 0}, {5, 5, 0}};
+    for (int i = 0; i < 2; i++) {
+        double side = i == 0 ? 1.0 : -1.0;
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3_add(pivots[i], gy_v3(0.5 * side, 0, 0)));
+        rods[i] = create_body(fx, &bd, &cd, 1, NULL);
+        gy_joint_def jd = gy_default_joint_def();
+        jd.type = GY_JOINT_HINGE;
+        jd.a = rods[i];
+        jd.anchor = pivots[i];
+        jd.axis = axis;
+        jd.has_limits = true;
+        jd.limit_min = lo;
+        jd.limit_max = hi;
+        joints[i] = create_joint(fx, &jd);
+    }
+    double extreme[2] = {0.0, 0.0};
+    for (int step = 0; step < 120; step++) {
+        step_n(fx, 1);
+        for (int i = 0; i < 2; i++) {
+            double a = quat_twist(body_state(fx, rods[i]).pose.rotation, axis);
+            extreme[i] = i == 0 ? fmin(extreme[i], a) : fmax(extreme[i], a);
+        }
+    }
+    /* Angular speed on reaching the stop: ½ I ω² = m g (L/2) sin 0.5 with I about the pivot. */
+    const double inertia = (1.0 + 0.01) / 12.0 + 0.25; /* per kg */
+    const double travel = sqrt(2.0 * GRAVITY * 0.5 * sin(0.5) / inertia) * DT;
+    for (int i = 0; i < 2; i++) {
+        double limit = i == 0 ? lo : hi, sign = i == 0 ? -1.0 : 1.0;
+        double angle = quat_twist(body_state(fx, rods[i]).pose.rotation, axis);
+        print_message("rod %d: extreme %.4f, final %.4f rad\n", i, extreme[i], angle);
+        /* Overshoot at most one step's rotation at impact (+0.01 rad); at rest on the stop within
+         * 0.01 rad; the pivot end stays on the pivot (1 cm). */
+        assert_between(sign * extreme[i], sign * limit - 0.01, sign * limit + travel + 0.01);
+        assert_near(angle, limit, 0.01);
+        gy_vec3 end = gy_pose_apply(body_state(fx, rods[i]).pose, gy_v3(0.5 * sign, 0, 0));
+        assert_vec_near(end, pivots[i], 0.01);
+    }
+
+    for (int i = 0; i < 2; i++) {
+        assert_result(fx->be->joint_release(fx->w, joints[i]), GY_OK);
+        release_body(fx, rods[i]);
+    }
+    expect_empty(fx);
+}
+
+static void test_contract_distance_joint_keeps_distance(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = sphere_def(0.1);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(2, 5, 0));
+    bd.linear_velocity = gy_v3(0, 0, 3);
+    bd.allow_sleeping = false;
+    gy_body_id swing = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_DISTANCE;
+    jd.a = swing;
+    jd.anchor = gy_v3(0, 5, 0);
+    jd.distance = -1.0; /* the creation distance, 2 m */
+    gy_joint_id j = create_joint(fx, &jd);
+
+    for (int i = 0; i < 120; i++) {
+        step_n(fx, 1);
+        /* A rod, not a rope: 2 m ± 2 cm at every step while it swings under gravity. */
+        assert_near(gy_v3_len(gy_v3_sub(body_position(fx, swing), jd.anchor)), 2.0, 0.02);
+    }
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+
+    /* Between two bodies with an explicit distance: B (weightless) is pulled from 2 m to 1.5 m. */
+    bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 5, 0));
+    bd.gravity_factor = 0.0;
+    bd.allow_sleeping = false;
+    gy_body_id other = create_body(fx, &bd, &cd, 1, NULL);
+    assert_result(fx->be->body_set_pose(fx->w, swing, pose_at(gy_v3(2, 5, 0))), GY_OK);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, swing, gy_v3(0, 0, 0)), GY_OK);
+    jd.a = swing;
+    jd.b = other;
+    jd.anchor = gy_v3(0, 5, 0);
+    jd.distance = 1.5;
+    j = create_joint(fx, &jd);
+    assert_result(fx->be->set_gravity(fx->w, gy_v3(0, 0, 0)), GY_OK);
+    step_n(fx, 120);
+    double d = gy_v3_len(gy_v3_sub(body_position(fx, swing), body_position(fx, other)));
+    assert_near(d, 1.5, 0.03);
+
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+    release_body(fx, swing);
+    release_body(fx, other);
+    expect_empty(fx);
+}
+
+static void test_contract_ccd_sphere_does_not_tunnel_thin_wall(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def wd = body_at(GY_MOTION_STATIC, gy_v3(5, 0, 0));
+    gy_collider_def wc = box_def(gy_v3(0.05, 2, 2));
+    gy_body_id wall = create_body(fx, &wd, &wc, 1, NULL);
+    /* A 5 cm sphere (radius 2.5 cm) at 100 m/s moves 1.67 m per step. */
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    bd.linear_velocity = gy_v3(100, 0, 0);
+    bd.continuous = true;
+    bd.gravity_factor = 0.0;
+    gy_collider_def cd = sphere_def(0.025);
+    gy_body_id bullet = create_body(fx, &bd, &cd, 1, NULL);
+
+    for (int i = 0; i < 30; i++) {
+        step_n(fx, 1);
+        /* Its centre never gets past the middle of the 5 cm wall at x 5. */
+        assert_between(body_position(fx, bullet).x, -INFINITY, 5.0);
+    }
+    assert_between(body_position(fx, bullet).x, -INFINITY, 5.0 - 0.025 + 0.01);
+
+    release_body(fx, bullet);
+    release_body(fx, wall);
+    expect_empty(fx);
+}
+
+static void test_contract_compound_hangs_with_com_below_pivot(void **state)
+{
+    fixture *fx = *state;
+    /* A dumbbell: spheres at local x −0.5 (density 9) and +0.5 (density 1), equal volumes, so the
+     * centre of mass is at local x −0.4. Hung from a ball joint at the body origin it swings until
+     * the centre of mass is straight below the pivot. */
+    gy_collider_def cd[2] = {sphere_def(0.2), sphere_def(0.2)};
+    cd[0].local_pose.position = gy_v3(-0.5, 0, 0);
+    cd[0].density = 9.0;
+    cd[1].local_pose.position = gy_v3(0.5, 0, 0);
+    cd[1].density = 1.0;
+    const gy_vec3 pivot = gy_v3(0, 5, 0);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, pivot);
+    bd.angular_damping = 2.0;
+    bd.linear_damping = 0.5;
+    gy_body_id dumbbell = create_body(fx, &bd, cd, 2, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    jd.a = dumbbell;
+    jd.anchor = pivot;
+    gy_joint_id j = create_joint(fx, &jd);
+
+    step_n(fx, 600);
+    gy_pose p = body_state(fx, dumbbell).pose;
+    /* COM 0.4 m straight below the pivot (2 cm); the dense end 0.5 m below (3 cm). Equal weights
+     * would leave it horizontal. */
+    assert_vec_near(gy_pose_apply(p, gy_v3(-0.4, 0, 0)), gy_v3(0, 4.6, 0), 0.02);
+    assert_vec_near(gy_pose_apply(p, gy_v3(-0.5, 0, 0)), gy_v3(0, 4.5, 0), 0.03);
+
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+    release_body(fx, dumbbell);
+    expect_empty(fx);
+}
+
+/* ---- mass, locks, kinematics -------------------------------------------------------------------
+ */
+
+static void test_contract_mass_from_density_and_volume(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    bd.gravity_factor = 0.0;
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+
+    /* A 1 m cube of density 2: 2000 kg. J = 100 N·s gives Δv = 0.05 m/s. */
+    gy_collider_def cube = box_def(gy_v3(1, 1, 1));
+    cube.density = 2.0;
+    gy_body_id b = create_body(fx, &bd, &cube, 1, NULL);
+    assert_result(fx->be->body_add_impulse(fx->w, b, gy_v3(100, 0, 0)), GY_OK);
+    assert_vec_near(body_state(fx, b).linear_velocity, gy_v3(100.0 / 2000.0, 0, 0), 1e-9);
+    /* Off-centre at +0.5 Y: also ω = I⁻¹ (r × J) with I = m/6 = 333.3 kg·m² → ω_z = −0.15. */
+    assert_result(fx->be->body_add_impulse_at(fx->w, b, gy_v3(100, 0, 0), gy_v3(0, 0.5, 0)), GY_OK);
+    gy_body_state s = body_state(fx, b);
+    assert_vec_near(s.linear_velocity, gy_v3(0.1, 0, 0), 1e-9);
+    assert_vec_near(s.angular_velocity, gy_v3(0, 0, -0.15), 1e-9);
+    release_body(fx, b);
+
+    /* A sphere of radius 0.5, density 1: 1000 × 4/3 π 0.125 = 523.6 kg. */
+    gy_collider_def ball = sphere_def(0.5);
+    b = create_body(fx, &bd, &ball, 1, NULL);
+    assert_result(fx->be->body_add_impulse(fx->w, b, gy_v3(0, 0, 100)), GY_OK);
+    double m = 1000.0 * 4.0 / 3.0 * GY_PI * 0.125;
+    assert_vec_near(body_state(fx, b).linear_velocity, gy_v3(0, 0, 100.0 / m), 1e-9);
+    release_body(fx, b);
+
+    /* A compound of two 1 m cubes at x −1 (density 3) and +1 (density 1): 4000 kg, COM at x −0.5,
+     * I_yy = Σ m/6 + m d² = 3666.7 kg·m². An impulse through the COM only translates it; the same
+     * impulse at the body origin (0.5 m from the COM) also turns it: ω_y = −200 / 3666.7. */
+    gy_collider_def pair[2] = {box_def(gy_v3(1, 1, 1)), box_def(gy_v3(1, 1, 1))};
+    pair[0].local_pose.position = gy_v3(-1, 0, 0);
+    pair[0].density = 3.0;
+    pair[1].local_pose.position = gy_v3(1, 0, 0);
+    b = create_body(fx, &bd, pair, 2, NULL);
+    assert_result(fx->be->body_add_impulse_at(fx->w, b, gy_v3(0, 0, 400), gy_v3(-0.5, 0, 0)),
+                  GY_OK);
+    s = body_state(fx, b);
+    assert_vec_near(s.linear_velocity, gy_v3(0, 0, 0.1), 1e-9);
+    assert_vec_near(s.angular_velocity, gy_v3(0, 0, 0), 1e-9);
+    assert_result(fx->be->body_add_impulse_at(fx->w, b, gy_v3(0, 0, 400), gy_v3(0, 0, 0)), GY_OK);
+    s = body_state(fx, b);
+    assert_vec_near(s.linear_velocity, gy_v3(0, 0, 0.2), 1e-9);
+    assert_vec_near(s.angular_velocity, gy_v3(0, -200.0 / (11000.0 / 3.0), 0), 1e-9);
+    release_body(fx, b);
+
+    /* The same compound with mass = 8 kg: the total is scaled, Δv = J / 8. */
+    bd.mass = 8.0;
+    b = create_body(fx, &bd, pair, 2, NULL);
+    assert_result(fx->be->body_add_impulse_at(fx->w, b, gy_v3(0, 0, 4), gy_v3(-0.5, 0, 0)), GY_OK);
+    s = body_state(fx, b);
+    assert_vec_near(s.linear_velocity, gy_v3(0, 0, 0.5), 1e-9);
+    assert_vec_near(s.angular_velocity, gy_v3(0, 0, 0), 1e-9);
+    release_body(fx, b);
+
+    /* Expert override: 10 kg, COM at local (0, 0.2, 0), inertia diag(1, 2, 3). J = (0,0,10) at
+     * 1 m above the COM: Δv_z = 1, ω = I⁻¹ (r × J) = (10, 0, 0). */
+    bd.mass = 10.0;
+    bd.has_mass_properties = true;
+    bd.mass_properties.center_of_mass = gy_v3(0, 0.2, 0);
+    bd.mass_properties.inertia = gy_mat3_diag(1, 2, 3);
+    b = create_body(fx, &bd, &cube, 1, NULL);
+    assert_result(fx->be->body_add_impulse_at(fx->w, b, gy_v3(0, 0, 10), gy_v3(0, 1.2, 0)), GY_OK);
+    s = body_state(fx, b);
+    assert_vec_near(s.linear_velocity, gy_v3(0, 0, 1), 1e-9);
+    assert_vec_near(s.angular_velocity, gy_v3(10, 0, 0), 1e-9);
+    /* The pose stays the body origin: it has not moved before a step. */
+    assert_vec_near(s.pose.position, gy_v3(0, 0, 0), 1e-12);
+    release_body(fx, b);
+    expect_empty(fx);
+}
+
+static void test_contract_axis_locks_hold(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 50, 0));
+    bd.mass = 1.0;
+    bd.linear_damping = 0.0;
+    bd.lock_linear[0] = true;
+    gy_body_id slider = create_body(fx, &bd, &cd, 1, NULL);
+    bd = body_at(GY_MOTION_DYNAMIC, gy_v3(10, 50, 0));
+    bd.mass = 1.0;
+    bd.angular_damping = 0.0;
+    bd.lock_angular[1] = true;
+    gy_body_id spinner = create_body(fx, &bd, &cd, 1, NULL);
+
+    assert_result(fx->be->body_add_impulse(fx->w, slider, gy_v3(3, 0, 2)), GY_OK);
+    for (int i = 0; i < 60; i++) {
+        assert_result(fx->be->body_add_force(fx->w, slider, gy_v3(50, 0, 0)), GY_OK);
+        assert_result(fx->be->body_add_torque(fx->w, spinner, gy_v3(0.1, 0.1, 0)), GY_OK);
+        step_n(fx, 1);
+    }
+    gy_body_state s = body_state(fx, slider);
+    /* Locked X stays put (1 mm); Z moves at the 2 m/s it was given (1 cm); Y falls freely. */
+    assert_near(s.pose.position.x, 0.0, 1e-3);
+    assert_near(s.linear_velocity.x, 0.0, 1e-3);
+    assert_near(s.pose.position.z, 2.0, 0.01);
+    assert_near(s.linear_velocity.y, -GRAVITY, 0.01);
+    /* Locked rotation about Y: none (1e-3 rad/s) while the X torque spins it. */
+    gy_body_state t = body_state(fx, spinner);
+    assert_near(t.angular_velocity.y, 0.0, 1e-3);
+    assert_between(t.angular_velocity.x, 0.1, INFINITY);
+
+    release_body(fx, slider);
+    release_body(fx, spinner);
+    expect_empty(fx);
+}
+
+static void test_contract_kinematic_reaches_target_in_one_step(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_KINEMATIC, gy_v3(0, 0, 0));
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id k = create_body(fx, &bd, &cd, 1, NULL);
+
+    gy_pose target = pose_at(gy_v3(1, 2, 3));
+    target.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), 0.5);
+    for (int round = 0; round < 2; round++) {
+        assert_result(fx->be->body_move_kinematic(fx->w, k, target, DT), GY_OK);
+        step_n(fx, 1);
+        gy_body_state s = body_state(fx, k);
+        /* At the target after one step: 1 µm, and the rotations agree to 1e-6. */
+        assert_vec_near(s.pose.position, target.position, 1e-6);
+        double dot = s.pose.rotation.x * target.rotation.x + s.pose.rotation.y * target.rotation.y +
+                     s.pose.rotation.z * target.rotation.z + s.pose.rotation.w * target.rotation.w;
+        assert_near(fabs(dot), 1.0, 1e-6);
+        /* Second round: somewhere else, turned about another axis. */
+        target = pose_at(gy_v3(-2, 0.5, 1));
+        target.rotation = gy_quat_axis_angle(gy_v3(1, 0, 0), -0.3);
+    }
+    /* Dynamic bodies are moved by forces, not targets. */
+    gy_body_def dd = body_at(GY_MOTION_DYNAMIC, gy_v3(5, 0, 0));
+    gy_body_id d = create_body(fx, &dd, &cd, 1, NULL);
+    assert_result(fx->be->body_move_kinematic(fx->w, d, target, DT), GY_ERR_INVALID_MOTION);
+
+    release_body(fx, k);
+    release_body(fx, d);
+    expect_empty(fx);
+}
+
+static void test_contract_kinematic_keeps_velocity(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_KINEMATIC, gy_v3(0, 5, 0));
+    bd.linear_velocity = gy_v3(1, 0, 0);
+    bd.angular_velocity = gy_v3(0, 1, 0);
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id k = create_body(fx, &bd, &cd, 1, NULL);
+
+    step_n(fx, 60);
+    gy_body_state s = body_state(fx, k);
+    /* 1 s at 1 m/s and 1 rad/s: no gravity, no damping, velocity unchanged (1e-6). */
+    assert_vec_near(s.pose.position, gy_v3(1, 5, 0), 1e-6);
+    assert_vec_near(s.linear_velocity, gy_v3(1, 0, 0), 1e-9);
+    assert_vec_near(s.angular_velocity, gy_v3(0, 1, 0), 1e-9);
+    assert_near(quat_twist(s.pose.rotation, gy_v3(0, 1, 0)), 1.0, 1e-3);
+    assert_true(s.awake);
+
+    /* Velocity writes work; forces are for dynamic bodies only. */
+    assert_result(fx->be->body_set_linear_velocity(fx->w, k, gy_v3(0, 0, -2)), GY_OK);
+    step_n(fx, 30);
+    assert_vec_near(body_position(fx, k), gy_v3(1, 5, -1), 1e-6);
+    assert_result(fx->be->body_add_force(fx->w, k, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
+    assert_result(fx->be->body_add_impulse(fx->w, k, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
+
+    release_body(fx, k);
+    expect_empty(fx);
+}
+
+static void test_contract_point_velocity_of_rotating_body(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_def bd = body_at(GY_MOTION_KINEMATIC, gy_v3(0, 0, 0));
+    bd.linear_velocity = gy_v3(1, 0, 0);
+    bd.angular_velocity = gy_v3(0, 2, 0);
+    gy_body_id k = create_body(fx, &bd, &cd, 1, NULL);
+    gy_vec3 v;
+    /* v + ω × r: at (1,0,0) → (1,0,−2); at (0,0,1) → (3,0,0). */
+    assert_result(fx->be->body_point_velocity(fx->w, k, gy_v3(1, 0, 0), &v), GY_OK);
+    assert_vec_near(v, gy_v3(1, 0, -2), 1e-9);
+    assert_result(fx->be->body_point_velocity(fx->w, k, gy_v3(0, 0, 1), &v), GY_OK);
+    assert_vec_near(v, gy_v3(3, 0, 0), 1e-9);
+
+    /* A dynamic body whose only collider sits at local (1,0,0) has its COM there: spinning with
+     * the COM at rest, the COM point is still and the body origin moves at ω × (−1,0,0). */
+    gy_collider_def off = sphere_def(0.5);
+    off.local_pose.position = gy_v3(1, 0, 0);
+    gy_body_def dd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    dd.gravity_factor = 0.0;
+    gy_body_id d = create_body(fx, &dd, &off, 1, NULL);
+    assert_result(fx->be->body_set_angular_velocity(fx->w, d, gy_v3(0, 2, 0)), GY_OK);
+    assert_result(fx->be->body_point_velocity(fx->w, d, gy_v3(1, 0, 0), &v), GY_OK);
+    assert_vec_near(v, gy_v3(0, 0, 0), 1e-9);
+    assert_result(fx->be->body_point_velocity(fx->w, d, gy_v3(0, 0, 0), &v), GY_OK);
+    assert_vec_near(v, gy_v3(0, 0, 2), 1e-9);
+
+    gy_body_id ground = create_ground(fx);
+    assert_result(fx->be->body_point_velocity(fx->w, ground, gy_v3(3, 0, 1), &v), GY_OK);
+    assert_vec_near(v, gy_v3(0, 0, 0), 0.0);
+
+    release_body(fx, k);
+    release_body(fx, d);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* ---- contacts and counters ---------------------------------------------------------------------
+ */
+
+static void test_contract_contact_report_for_resting_box(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gd.user_data = 7;
+    gy_collider_def gc = plane_def();
+    gy_collider_id gcid;
+    gy_body_id ground = create_body(fx, &gd, &gc, 1, &gcid);
+    const double m = 2.0;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    bd.mass = m;
+    bd.allow_sleeping = false;
+    bd.user_data = 9;
+    gy_collider_def bc = box_def(gy_v3(1, 1, 1));
+    gy_collider_id bcid;
+    gy_body_id box = create_body(fx, &bd, &bc, 1, &bcid);
+
+    step_n(fx, 60);
+    for (int i = 0; i < 60; i++) {
+        step_n(fx, 1);
+        const gy_contact *all;
+        uint32_t n = contacts(fx, &all);
+        /* One pair: the box and the plane, in stable collider order. */
+        assert_int_equal(n, 1);
+        assert_int_equal(counters(fx).contact_pairs, 1);
+        const gy_contact *c = &all[0];
+        bool plane_first = c->body_a.bits == ground.bits;
+        assert_int_equal(plane_first ? c->body_b.bits : c->body_a.bits, box.bits);
+        assert_int_equal(plane_first ? c->collider_a.bits : c->collider_b.bits, gcid.bits);
+        assert_int_equal(plane_first ? c->collider_b.bits : c->collider_a.bits, bcid.bits);
+        assert_true(c->collider_a.bits < c->collider_b.bits);
+        assert_int_equal(c->user_a, plane_first ? 7 : 9);
+        assert_int_equal(c->user_b, plane_first ? 9 : 7);
+        assert_false(c->is_sensor);
+        /* Normal from A to B: up when the plane is A. */
+        assert_vec_near(c->normal, gy_v3(0, plane_first ? 1 : -1, 0), 1e-3);
+        assert_between(c->penetration, 0.0, 0.02);
+        assert_near(c->point.y, 0.0, 0.02);
+        assert_between(fabs(c->point.x), 0.0, 0.51);
+        assert_between(fabs(c->point.z), 0.0, 0.51);
+        /* The plane carries the weight: m g dt per step within 20%. */
+        assert_near(c->normal_impulse, m * GRAVITY * DT, 0.2 * m * GRAVITY * DT);
+        assert_between(c->tangent_impulse, 0.0, 0.05 * m * GRAVITY * DT);
+    }
+
+    release_body(fx, box);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+static void test_contract_counters_track_live_objects(void **state)
+{
+    fixture *fx = *state;
+    expect_empty(fx);
+    gy_resource_id hull = create_hull(fx, cube_points, 8);
+    gy_resource_id mesh = create_quad_mesh(fx);
+    gy_backend_counters c = counters(fx);
+    assert_int_equal(c.resources, 2);
+    assert_int_equal(c.live_objects, 2);
+
+    gy_collider_def sc[2] = {plane_def(), box_def(gy_v3(1, 1, 1))};
+    sc[1].is_sensor = true;
+    gy_body_def sd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_body_id s = create_body(fx, &sd, sc, 2, NULL);
+    gy_body_def kd = body_at(GY_MOTION_KINEMATIC, gy_v3(0, 5, 0));
+    gy_collider_def kc = resource_def(GY_SHAPE_MESH, mesh);
+    gy_body_id k = create_body(fx, &kd, &kc, 1, NULL);
+    gy_collider_def dc[2] = {sphere_def(0.5), resource_def(GY_SHAPE_HULL, hull)};
+    dc[1].local_pose.position = gy_v3(1, 0, 0);
+    gy_body_def dd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 10, 0));
+    gy_body_id d1 = create_body(fx, &dd, dc, 2, NULL);
+    dd.pose.position.x = 5;
+    gy_body_id d2 = create_body(fx, &dd, &dc[0], 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.a = d1;
+    jd.b = d2;
+    jd.anchor = gy_v3(2.5, 10, 0);
+    create_joint(fx, &jd);
+
+    c = counters(fx);
+    assert_int_equal(c.bodies[GY_MOTION_STATIC], 1);
+    assert_int_equal(c.bodies[GY_MOTION_KINEMATIC], 1);
+    assert_int_equal(c.bodies[GY_MOTION_DYNAMIC], 2);
+    assert_int_equal(c.colliders, 6);
+    assert_int_equal(c.sensors, 1);
+    assert_int_equal(c.joints, 1);
+    assert_int_equal(c.resources, 2);
+    assert_int_equal(c.live_objects, 4 + 6 + 1 + 2);
+    assert_int_equal(c.awake_bodies, 2u + (body_state(fx, k).awake ? 1u : 0u));
+    assert_false(body_state(fx, s).awake);
+
+    /* Releasing a body takes its colliders and joints with it. */
+    release_body(fx, d2);
+    c = counters(fx);
+    assert_int_equal(c.bodies[GY_MOTION_DYNAMIC], 1);
+    assert_int_equal(c.colliders, 5);
+    assert_int_equal(c.joints, 0);
+    assert_int_equal(c.live_objects, 3 + 5 + 0 + 2);
+
+    /* Creator references dropped: the resources live on in their colliders. */
+    fx->be->resource_release(fx->w, hull);
+    fx->be->resource_release(fx->w, mesh);
+    c = counters(fx);
+    assert_int_equal(c.resources, 2);
+    assert_int_equal(c.live_objects, 3 + 5 + 0 + 2);
+    release_body(fx, d1);
+    c = counters(fx);
+    assert_int_equal(c.resources, 1);
+    assert_int_equal(c.colliders, 3);
+    assert_int_equal(c.live_objects, 2 + 3 + 0 + 1);
+    release_body(fx, k);
+    c = counters(fx);
+    assert_int_equal(c.resources, 0);
+    assert_int_equal(c.bodies[GY_MOTION_KINEMATIC], 0);
+    assert_int_equal(c.live_objects, 1 + 2);
+    release_body(fx, s);
+    expect_empty(fx);
+}
+
+static void test_contract_resources_are_refcounted(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_resource_id hull = create_hull(fx, cube_points, 8);
+    gy_collider_def hc = resource_def(GY_SHAPE_HULL, hull);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 2, 0));
+    gy_body_id first = create_body(fx, &bd, &hc, 1, NULL);
+    bd.pose.position.x = 3;
+    gy_body_id second = create_body(fx, &bd, &hc, 1, NULL);
+
+    /* The creator lets go; both bodies keep working (they fall and rest on the ground). */
+    fx->be->resource_release(fx->w, hull);
+    assert_int_equal(counters(fx).resources, 1);
+    fx->be->resource_release(fx->w, hull); /* already released: no-op */
+    assert_int_equal(counters(fx).resources, 1);
+    step_n(fx, 120);
+    assert_near(body_position(fx, first).y, 0.5, 0.03);
+    assert_near(body_position(fx, second).y, 0.5, 0.03);
+    gy_query_filter f = default_filter();
+    gy_hit hit;
+    uint32_t n;
+    assert_result(fx->be->raycast(fx->w, gy_v3(0, 5, 0), gy_v3(0, -10, 0), &f, GY_COLLECT_CLOSEST,
+                                  &hit, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(hit.body.bits, first.bits);
+    assert_near(hit.distance, 4.0, 0.03);
+
+    /* It dies with the last body using it. */
+    release_body(fx, first);
+    assert_int_equal(counters(fx).resources, 1);
+    release_body(fx, second);
+    assert_int_equal(counters(fx).resources, 0);
+
+    /* Now stale: colliders cannot use it; releasing again, or null, or junk, is a no-op. */
+    gy_backend_counters before = counters(fx);
+    gy_body_id none = {0};
+    assert_result(fx->be->body_create(fx->w, &bd, &hc, 1, &none, NULL), GY_ERR_STALE_HANDLE);
+    fx->be->resource_release(fx->w, hull);
+    fx->be->resource_release(fx->w, (gy_resource_id){0});
+    fx->be->resource_release(fx->w, (gy_resource_id){0x0000777700000123ull});
+    expect_counters_equal(before, counters(fx), "stale resource use and release");
+
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* ---- handles -----------------------------------------------------------------------------------
+ */
+
+static void test_contract_create_release_cycles_leave_nothing(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    gy_body_id first = {0}, prev = {0};
+    gy_collider_id first_collider = {0};
+    gy_body_state s;
+    const int cycles = 100000;
+    for (int i = 0; i < cycles; i++) {
+        gy_body_id id = {0};
+        gy_collider_id cid = {0};
+        gy_result r = fx->be->body_create(fx->w, &bd, &cd, 1, &id, &cid);
+        if (r != GY_OK || id.bits == 0 || id.bits == prev.bits) {
+            print_error("cycle %d: create returned %s, id 0x%llx (previous 0x%llx)\n", i,
+                        gy_result_name(r), (unsigned long long)id.bits,
+                        (unsigned long long)prev.bits);
+            fail();
+        }
+        if (i == 0) {
+            first = id;
+            first_collider = cid;
+        }
+        /* The previous handle is stale, even where its slot was reused. */
+        if (prev.bits != 0 && fx->be->body_get_state(fx->w, prev, &s) != GY_ERR_STALE_HANDLE) {
+            print_error("cycle %d: released body 0x%llx still resolves\n", i,
+                        (unsigned long long)prev.bits);
+            fail();
+        }
+        if (fx->be->body_release(fx->w, id) != GY_OK) {
+            print_error("cycle %d: release failed\n", i);
+            fail();
+        }
+        prev = id;
+    }
+    expect_empty(fx);
+
+    /* Joints and resources recycle cleanly too (fewer rounds: each is costlier). */
+    gy_body_id a = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_id first_joint = {0};
+    gy_resource_id first_resource = {0};
+    for (int i = 0; i < 2000; i++) {
+        gy_joint_def jd = gy_default_joint_def();
+        jd.a = a;
+        gy_joint_id j = create_joint(fx, &jd);
+        assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+        gy_resource_id h = create_hull(fx, octahedron_points, 6);
+        fx->be->resource_release(fx->w, h);
+        if (i == 0) {
+            first_joint = j;
+            first_resource = h;
+        }
+    }
+    release_body(fx, a);
+    expect_empty(fx);
+
+    /* Every kind of stale handle is rejected. */
+    assert_result(fx->be->body_get_state(fx->w, first, &s), GY_ERR_STALE_HANDLE);
+    assert_result(fx->be->body_release(fx->w, first), GY_ERR_STALE_HANDLE);
+    assert_result(fx->be->joint_release(fx->w, first_joint), GY_ERR_STALE_HANDLE);
+    gy_collider_def hc = resource_def(GY_SHAPE_HULL, first_resource);
+    gy_body_id none;
+    assert_result(fx->be->body_create(fx->w, &bd, &hc, 1, &none, NULL), GY_ERR_STALE_HANDLE);
+    fx->be->resource_release(fx->w, first_resource);
+    gy_query_filter f = default_filter();
+    f.ignore_collider = first_collider;
+    gy_hit hit;
+    uint32_t n;
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 1, 0), gy_v3(0, -2, 0), &f, GY_COLLECT_ANY, &hit, 1, &n),
+        GY_ERR_STALE_HANDLE);
+    expect_empty(fx);
+}
+
+static void test_contract_released_handles_are_stale(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    gy_collider_id cid;
+    gy_body_id dyn = create_body(fx, &bd, &cd, 1, &cid);
+    bd.type = GY_MOTION_KINEMATIC;
+    gy_body_id kin = create_body(fx, &bd, &cd, 1, NULL);
+    release_body(fx, dyn);
+    release_body(fx, kin);
+    /* Something new may take the freed slots; the old handles must still be rejected. */
+    bd.type = GY_MOTION_DYNAMIC;
+    gy_body_id fresh = create_body(fx, &bd, &cd, 1, NULL);
+    gy_body_id fresh2 = create_body(fx, &bd, &cd, 1, NULL);
+
+    const gy_body_id stale[] = {dyn, kin, {0}, {0x0000000500000400ull}};
+    for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+        gy_body_id id = stale[i];
+        gy_body_state s;
+        gy_vec3 v;
+        print_message("stale body #%zu: 0x%llx\n", i, (unsigned long long)id.bits);
+        assert_result(fx->be->body_get_state(fx->w, id, &s), GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_set_pose(fx->w, id, gy_pose_identity()), GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_set_linear_velocity(fx->w, id, gy_v3(1, 0, 0)),
+                      GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_set_angular_velocity(fx->w, id, gy_v3(1, 0, 0)),
+                      GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_add_force(fx->w, id, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_add_torque(fx->w, id, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_add_impulse(fx->w, id, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_add_impulse_at(fx->w, id, gy_v3(1, 0, 0), gy_v3(0, 0, 0)),
+                      GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_move_kinematic(fx->w, id, gy_pose_identity(), DT),
+                      GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_point_velocity(fx->w, id, gy_v3(0, 0, 0), &v),
+                      GY_ERR_STALE_HANDLE);
+        assert_result(fx->be->body_release(fx->w, id), GY_ERR_STALE_HANDLE);
+
+        gy_joint_def jd = gy_default_joint_def();
+        jd.a = id;
+        gy_joint_id j;
+        assert_result(fx->be->joint_create(fx->w, &jd, &j),
+                      id.bits == 0 ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE);
+        if (id.bits != 0) {
+            jd.a = fresh;
+            jd.b = id;
+            assert_result(fx->be->joint_create(fx->w, &jd, &j), GY_ERR_STALE_HANDLE);
+        }
+    }
+
+    /* A joint dies with either body, and its handle goes stale. */
+    gy_joint_def jd = gy_default_joint_def();
+    jd.a = fresh;
+    jd.b = fresh2;
+    gy_joint_id j = create_joint(fx, &jd);
+    gy_joint_id j2 = create_joint(fx, &jd);
+    assert_result(fx->be->joint_release(fx->w, j2), GY_OK);
+    assert_result(fx->be->joint_release(fx->w, j2), GY_ERR_STALE_HANDLE);
+    gy_backend_counters expected = {{0, 0, 2}, 2, 2, 0, 0, 1, 0, 5};
+    expected.contact_pairs = counters(fx).contact_pairs;
+    expect_counters_equal(expected, counters(fx), "two bodies and a joint");
+    release_body(fx, fresh2);
+    assert_result(fx->be->joint_release(fx->w, j), GY_ERR_STALE_HANDLE);
+    assert_result(fx->be->joint_release(fx->w, (gy_joint_id){0}), GY_ERR_STALE_HANDLE);
+
+    /* Stale ids in a query filter. */
+    gy_query_filter f = default_filter();
+    gy_hit hit;
+    uint32_t n;
+    gy_shape probe = sphere_shape(0.5);
+    f.ignore_collider = cid;
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 1, 0), gy_v3(0, -2, 0), &f, GY_COLLECT_ALL, &hit, 1, &n),
+        GY_ERR_STALE_HANDLE);
+    assert_result(
+        fx->be->overlap(fx->w, &probe, gy_pose_identity(), &f, GY_COLLECT_ALL, &hit, 1, &n),
+        GY_ERR_STALE_HANDLE);
+    assert_result(fx->be->shape_cast(fx->w, &probe, gy_pose_identity(), gy_v3(1, 0, 0), &f,
+                                     GY_COLLECT_ALL, &hit, 1, &n),
+                  GY_ERR_STALE_HANDLE);
+    f = default_filter();
+    f.ignore_body = dyn;
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 1, 0), gy_v3(0, -2, 0), &f, GY_COLLECT_ALL, &hit, 1, &n),
+        GY_ERR_STALE_HANDLE);
+
+    release_body(fx, fresh);
+    expect_empty(fx);
+}
+
+/* ---- invalid input -----------------------------------------------------------------------------
+ */
+
+#define reject_body(fx, bd, cd, n, expected, what)                                                 \
+    reject_body_((fx), (bd), (cd), (n), (expected), (what), __FILE__, __LINE__)
+static void reject_body_(fixture *fx, const gy_body_def *bd, const gy_collider_def *cd, uint32_t n,
+                         gy_result expected, const char *what, const char *file, int line)
+{
+    gy_backend_counters before = counters(fx);
+    gy_body_id id = {0};
+    gy_collider_id cids[4];
+    gy_result r = fx->be->body_create(fx->w, bd, cd, n, &id, n <= 4 ? cids : NULL);
+    gy_test_assert_result_(r, expected, what, file, line);
+    expect_counters_equal_(before, counters(fx), what, file, line);
+}
+
+static void test_contract_invalid_body_defs_rejected(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd;
+    gy_collider_def cd = sphere_def(0.5);
+#define BODY_CASE(stmt, code)                                                                      \
+    do {                                                                                           \
+        bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 1, 0));                                           \
+        stmt;                                                                                      \
+        reject_body(fx, &bd, &cd, 1, code, #stmt);                                                 \
+    } while (0)
+    BODY_CASE(bd.pose.position.x = NAN, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.pose.position.y = INFINITY, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.pose.position.z = -INFINITY, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.pose.rotation.w = NAN, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.pose.rotation.x = INFINITY, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.pose.rotation = quat4(0, 0, 0, 2), GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE(bd.pose.rotation = quat4(0, 0, 0, 0), GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE(bd.linear_velocity.z = NAN, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.angular_velocity.x = INFINITY, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.mass = NAN, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.mass = INFINITY, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.mass = -1.0, GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE(bd.linear_damping = NAN, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.angular_damping = -INFINITY, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.linear_damping = -0.1, GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE(bd.angular_damping = -0.1, GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE(bd.gravity_factor = NAN, GY_ERR_NON_FINITE);
+    BODY_CASE(bd.type = (gy_motion_type)7, GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE((bd.mass = 1.0, bd.has_mass_properties = true,
+               bd.mass_properties.inertia = gy_mat3_diag(1, 1, 1),
+               bd.mass_properties.center_of_mass.y = NAN),
+              GY_ERR_NON_FINITE);
+    BODY_CASE((bd.mass = 1.0, bd.has_mass_properties = true,
+               bd.mass_properties.inertia = gy_mat3_diag(1, NAN, 1)),
+              GY_ERR_NON_FINITE);
+    BODY_CASE((bd.mass = 1.0, bd.has_mass_properties = true,
+               bd.mass_properties.inertia = gy_mat3_diag(1, -1, 1)),
+              GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE(
+        (bd.mass = 1.0, bd.has_mass_properties = true, bd.mass_properties.inertia = gy_mat3_zero()),
+        GY_ERR_INVALID_ARGUMENT);
+    BODY_CASE((bd.has_mass_properties = true, bd.mass_properties.inertia = gy_mat3_diag(1, 1, 1)),
+              GY_ERR_INVALID_ARGUMENT);
+#undef BODY_CASE
+    bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 1, 0));
+    reject_body(fx, NULL, &cd, 1, GY_ERR_INVALID_ARGUMENT, "NULL body def");
+    reject_body(fx, &bd, NULL, 1, GY_ERR_INVALID_ARGUMENT, "NULL colliders");
+    expect_empty(fx);
+}
+
+static void test_contract_invalid_shapes_and_colliders_rejected(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd;
+    gy_collider_def cd;
+    gy_resource_id mesh = create_quad_mesh(fx);
+#define COLLIDER_CASE(motion, base, stmt, code)                                                    \
+    do {                                                                                           \
+        bd = body_at(motion, gy_v3(0, 1, 0));                                                      \
+        cd = base;                                                                                 \
+        stmt;                                                                                      \
+        reject_body(fx, &bd, &cd, 1, code, #motion ": " #base ", " #stmt);                         \
+    } while (0)
+    const gy_motion_type DYN = GY_MOTION_DYNAMIC, KIN = GY_MOTION_KINEMATIC, STA = GY_MOTION_STATIC;
+    /* Sizes. */
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.shape.radius = 0.0, GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.shape.radius = -1.0, GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(STA, sphere_def(0.5), cd.shape.radius = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.shape.radius = INFINITY, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, box_def(gy_v3(1, 1, 1)), cd.shape.box_size.x = 0.0, GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(STA, box_def(gy_v3(1, 1, 1)), cd.shape.box_size.y = -1.0, GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(DYN, box_def(gy_v3(1, 1, 1)), cd.shape.box_size.z = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, capsule_def(0.5, 2), cd.shape.height = 1.0, GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(DYN, capsule_def(0.5, 2), cd.shape.height = 0.5, GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(KIN, capsule_def(0.5, 2), cd.shape.radius = 0.0, GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(DYN, capsule_def(0.5, 2), cd.shape.height = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, capsule_def(0.5, 2), cd.shape.radius = INFINITY, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, capsule_def(0.5, 2),
+                  (cd.shape.type = GY_SHAPE_CYLINDER, cd.shape.height = 0.0), GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(DYN, capsule_def(0.5, 2),
+                  (cd.shape.type = GY_SHAPE_CYLINDER, cd.shape.radius = -0.5),
+                  GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(DYN, capsule_def(0.5, 2),
+                  (cd.shape.type = GY_SHAPE_CYLINDER, cd.shape.radius = NAN), GY_ERR_NON_FINITE);
+    /* Planes: statics only, with a usable normal. */
+    COLLIDER_CASE(DYN, plane_def(), (void)0, GY_ERR_INVALID_MOTION);
+    COLLIDER_CASE(KIN, plane_def(), (void)0, GY_ERR_INVALID_MOTION);
+    COLLIDER_CASE(STA, plane_def(), cd.shape.normal = gy_v3(0, 0, 0), GY_ERR_INVALID_SHAPE);
+    COLLIDER_CASE(STA, plane_def(), cd.shape.normal.y = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(STA, plane_def(), cd.shape.offset = INFINITY, GY_ERR_NON_FINITE);
+    /* Meshes: never dynamic; resources must be live. */
+    COLLIDER_CASE(DYN, resource_def(GY_SHAPE_MESH, mesh), (void)0, GY_ERR_INVALID_MOTION);
+    COLLIDER_CASE(STA, resource_def(GY_SHAPE_MESH, (gy_resource_id){0}), (void)0,
+                  GY_ERR_STALE_HANDLE);
+    COLLIDER_CASE(DYN, resource_def(GY_SHAPE_HULL, (gy_resource_id){0}), (void)0,
+                  GY_ERR_STALE_HANDLE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.shape.type = (gy_shape_type)99, GY_ERR_INVALID_ARGUMENT);
+    /* Collider fields. */
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.local_pose.position.x = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.local_pose.rotation.y = INFINITY, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.local_pose.rotation = quat4(1, 1, 0, 0),
+                  GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.density = 0.0, GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.density = -2.0, GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.density = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.material.friction = -0.1, GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.material.friction = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.material.restitution = -0.5, GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(STA, sphere_def(0.5), cd.material.restitution = INFINITY, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.material.friction_combine = (gy_combine_mode)9,
+                  GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(DYN, sphere_def(0.5), cd.material.restitution_combine = (gy_combine_mode)9,
+                  GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(STA, box_def(gy_v3(1, 1, 1)), cd.surface_velocity.x = NAN, GY_ERR_NON_FINITE);
+    COLLIDER_CASE(STA, box_def(gy_v3(1, 1, 1)), (cd.one_way = true, cd.one_way_normal.z = NAN),
+                  GY_ERR_NON_FINITE);
+    COLLIDER_CASE(STA, box_def(gy_v3(1, 1, 1)),
+                  (cd.one_way = true, cd.one_way_normal = gy_v3(0, 0, 0)), GY_ERR_INVALID_ARGUMENT);
+#undef COLLIDER_CASE
+
+    /* One bad collider in a compound rejects the whole body. */
+    gy_collider_def pair[3] = {sphere_def(0.5), box_def(gy_v3(1, 1, 1)), sphere_def(0.5)};
+    pair[2].shape.radius = NAN;
+    bd = body_at(DYN, gy_v3(0, 1, 0));
+    reject_body(fx, &bd, pair, 3, GY_ERR_NON_FINITE, "compound with a NaN third collider");
+    pair[2] = plane_def();
+    reject_body(fx, &bd, pair, 3, GY_ERR_INVALID_MOTION, "dynamic compound with a plane");
+
+    fx->be->resource_release(fx->w, mesh);
+    expect_empty(fx);
+}
+
+static void test_contract_invalid_resources_rejected(void **state)
+{
+    fixture *fx = *state;
+    gy_backend_counters before = counters(fx);
+    gy_resource_id id;
+    const gy_vec3 nan_vertices[4] = {{-1, 0, -1}, {1, 0, -1}, {1, NAN, 1}, {-1, 0, 1}};
+    const uint32_t out_of_range[6] = {0, 3, 2, 0, 2, 4};
+#define MESH_CASE(v, vc, i, ic, code)                                                              \
+    do {                                                                                           \
+        gy_mesh_def md = {(v), (vc), (i), (ic)};                                                   \
+        id.bits = 0;                                                                               \
+        assert_result(fx->be->mesh_create(fx->w, &md, &id), code);                                 \
+        expect_counters_equal(before, counters(fx), "mesh " #v ", " #vc ", " #i ", " #ic);         \
+    } while (0)
+    MESH_CASE(quad_vertices, 4, out_of_range, 6, GY_ERR_INVALID_MESH);
+    MESH_CASE(quad_vertices, 4, quad_indices, 4, GY_ERR_INVALID_MESH);
+    MESH_CASE(quad_vertices, 4, quad_indices, 5, GY_ERR_INVALID_MESH);
+    MESH_CASE(quad_vertices, 4, quad_indices, 0, GY_ERR_INVALID_MESH);
+    MESH_CASE(quad_vertices, 0, quad_indices, 6, GY_ERR_INVALID_MESH);
+    MESH_CASE(NULL, 4, quad_indices, 6, GY_ERR_INVALID_MESH);
+    MESH_CASE(quad_vertices, 4, NULL, 6, GY_ERR_INVALID_MESH);
+    MESH_CASE(nan_vertices, 4, quad_indices, 6, GY_ERR_NON_FINITE);
+#undef MESH_CASE
+    assert_result(fx->be->mesh_create(fx->w, NULL, &id), GY_ERR_INVALID_MESH);
+
+    const gy_vec3 coplanar[5] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {1, 0, 1}, {0.5, 0, 2}};
+    const gy_vec3 collinear[4] = {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3}};
+    const gy_vec3 same[4] = {{1, 2, 3}, {1, 2, 3}, {1, 2, 3}, {1, 2, 3}};
+    const gy_vec3 nan_point[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, INFINITY}};
+#define HULL_CASE(p, n, code)                                                                      \
+    do {                                                                                           \
+        gy_hull_def hd = {(p), (n)};                                                               \
+        id.bits = 0;                                                                               \
+        assert_result(fx->be->hull_create(fx->w, &hd, &id), code);                                 \
+        expect_counters_equal(before, counters(fx), "hull " #p ", " #n);                           \
+    } while (0)
+    HULL_CASE(cube_points, 3, GY_ERR_INVALID_MESH);
+    HULL_CASE(cube_points, 0, GY_ERR_INVALID_MESH);
+    HULL_CASE(NULL, 8, GY_ERR_INVALID_MESH);
+    HULL_CASE(coplanar, 5, GY_ERR_INVALID_MESH);
+    HULL_CASE(collinear, 4, GY_ERR_INVALID_MESH);
+    HULL_CASE(same, 4, GY_ERR_INVALID_MESH);
+    HULL_CASE(nan_point, 4, GY_ERR_NON_FINITE);
+#undef HULL_CASE
+    assert_result(fx->be->hull_create(fx->w, NULL, &id), GY_ERR_INVALID_MESH);
+    expect_empty(fx);
+}
+
+static void test_contract_invalid_joint_defs_rejected(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    gy_body_id a = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position.x = 2;
+    gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+    bd = body_at(GY_MOTION_STATIC, gy_v3(5, 0, 0));
+    gy_body_id s = create_body(fx, &bd, &cd, 1, NULL);
+    gy_backend_counters before = counters(fx);
+    gy_joint_def jd;
+#define JOINT_CASE(type_, stmt, code)                                                              \
+    do {                                                                                           \
+        jd = gy_default_joint_def();                                                               \
+        jd.type = type_;                                                                           \
+        jd.a = a;                                                                                  \
+        jd.b = b;                                                                                  \
+        jd.anchor = gy_v3(1, 0, 0);                                                                \
+        jd.axis = gy_v3(0, 0, 1);                                                                  \
+        stmt;                                                                                      \
+        gy_joint_id j = {0};                                                                       \
+        gy_test_assert_result_(fx->be->joint_create(fx->w, &jd, &j), code, #type_ ": " #stmt,      \
+                               __FILE__, __LINE__);                                                \
+        expect_counters_equal(before, counters(fx), #type_ ": " #stmt);                            \
+    } while (0)
+    JOINT_CASE(GY_JOINT_BALL, jd.anchor.x = NAN, GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_FIXED, jd.anchor.z = INFINITY, GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_HINGE, jd.axis.y = NAN, GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_SLIDER, (jd.has_limits = true, jd.limit_min = NAN), GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_HINGE, (jd.has_limits = true, jd.limit_max = INFINITY), GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_DISTANCE, jd.distance = NAN, GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_BALL, (jd.breakable = true, jd.break_force = INFINITY), GY_ERR_NON_FINITE);
+    /* Non-finite numbers are rejected even in fields the joint type ignores. */
+    JOINT_CASE(GY_JOINT_HINGE, jd.distance = NAN, GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_BALL, jd.limit_min = NAN, GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_FIXED, jd.break_force = NAN, GY_ERR_NON_FINITE);
+    JOINT_CASE(GY_JOINT_DISTANCE, jd.axis.x = INFINITY, GY_ERR_NON_FINITE);
+    /* Structure. */
+    JOINT_CASE(GY_JOINT_BALL, jd.a = (gy_body_id){0}, GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE(GY_JOINT_BALL, jd.b = a, GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE(GY_JOINT_HINGE, jd.axis = gy_v3(0, 0, 0), GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE(GY_JOINT_SLIDER, jd.axis = gy_v3(0, 0, 0), GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE(GY_JOINT_HINGE, (jd.has_limits = true, jd.limit_min = 0.5, jd.limit_max = 0.1),
+               GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE(GY_JOINT_SLIDER, (jd.has_limits = true, jd.limit_min = 1.0, jd.limit_max = -1.0),
+               GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE(GY_JOINT_BALL, (jd.breakable = true, jd.break_force = 0.0), GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE(GY_JOINT_BALL, (jd.breakable = true, jd.break_force = -5.0),
+               GY_ERR_INVALID_ARGUMENT);
+    JOINT_CASE((gy_joint_type)9, (void)0, GY_ERR_INVALID_ARGUMENT);
+    /* A must not be static (B may be: that is the world, or a static anchor). */
+    JOINT_CASE(GY_JOINT_BALL, jd.a = s, GY_ERR_INVALID_MOTION);
+#undef JOINT_CASE
+    gy_joint_id j;
+    assert_result(fx->be->joint_create(fx->w, NULL, &j), GY_ERR_INVALID_ARGUMENT);
+    expect_counters_equal(before, counters(fx), "NULL joint def");
+
+    release_body(fx, a);
+    release_body(fx, b);
+    release_body(fx, s);
+    expect_empty(fx);
+}
+
+static void test_contract_invalid_calls_rejected(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 3, 0));
+    bd.linear_velocity = gy_v3(1, 2, 3);
+    gy_body_id d = create_body(fx, &bd, &cd, 1, NULL);
+    bd = body_at(GY_MOTION_KINEMATIC, gy_v3(3, 3, 0));
+    gy_body_id k = create_body(fx, &bd, &cd, 1, NULL);
+    bd = body_at(GY_MOTION_STATIC, gy_v3(-3, 3, 0));
+    gy_body_id s = create_body(fx, &bd, &cd, 1, NULL);
+    gy_body_state d0 = body_state(fx, d);
+    const gy_vec3 nan3 = gy_v3(0, NAN, 0), inf3 = gy_v3(INFINITY, 0, 0);
+    gy_pose bad_pose = pose_at(nan3);
+    gy_pose bad_rot = gy_pose_identity();
+    bad_rot.rotation.w = NAN;
+    gy_pose skew_rot = gy_pose_identity();
+    skew_rot.rotation = quat4(0, 0.5, 0, 0.5);
+    gy_vec3 v;
+
+    /* World calls. */
+    assert_result(fx->be->step(fx->w, 0.0), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->step(fx->w, -DT), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->step(fx->w, NAN), GY_ERR_NON_FINITE);
+    assert_result(fx->be->step(fx->w, INFINITY), GY_ERR_NON_FINITE);
+    assert_result(fx->be->set_gravity(fx->w, nan3), GY_ERR_NON_FINITE);
+    assert_result(fx->be->set_gravity(fx->w, inf3), GY_ERR_NON_FINITE);
+
+    /* Body calls with non-finite or malformed arguments. */
+    assert_result(fx->be->body_set_pose(fx->w, d, bad_pose), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_set_pose(fx->w, d, bad_rot), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_set_pose(fx->w, d, skew_rot), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, d, inf3), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_set_angular_velocity(fx->w, d, nan3), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_add_force(fx->w, d, nan3), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_add_torque(fx->w, d, inf3), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_add_impulse(fx->w, d, nan3), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_add_impulse_at(fx->w, d, inf3, gy_v3(0, 3, 0)), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_add_impulse_at(fx->w, d, gy_v3(1, 0, 0), nan3), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_point_velocity(fx->w, d, nan3, &v), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_point_velocity(fx->w, d, gy_v3(0, 0, 0), NULL),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->body_get_state(fx->w, d, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->body_move_kinematic(fx->w, k, bad_pose, DT), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_move_kinematic(fx->w, k, bad_rot, DT), GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_move_kinematic(fx->w, k, skew_rot, DT), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->body_move_kinematic(fx->w, k, gy_pose_identity(), NAN),
+                  GY_ERR_NON_FINITE);
+    assert_result(fx->be->body_move_kinematic(fx->w, k, gy_pose_identity(), 0.0),
+                  GY_ERR_INVALID_ARGUMENT);
+    /* Forces are for dynamic bodies. */
+    assert_result(fx->be->body_add_force(fx->w, s, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
+    assert_result(fx->be->body_add_torque(fx->w, s, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
+    assert_result(fx->be->body_add_impulse_at(fx->w, k, gy_v3(1, 0, 0), gy_v3(3, 3, 0)),
+                  GY_ERR_INVALID_MOTION);
+    assert_result(fx->be->body_move_kinematic(fx->w, s, gy_pose_identity(), DT),
+                  GY_ERR_INVALID_MOTION);
+
+    /* Nothing was changed by the rejected calls. */
+    gy_body_state d1 = body_state(fx, d);
+    assert_memory_equal(&d0.pose, &d1.pose, sizeof d0.pose);
+    assert_vec_near(d1.linear_velocity, d0.linear_velocity, 0.0);
+    assert_vec_near(d1.angular_velocity, d0.angular_velocity, 0.0);
+
+    /* Queries. */
+    gy_query_filter f = default_filter();
+    gy_hit hits[2];
+    uint32_t n;
+    gy_shape ball = sphere_shape(0.5);
+    assert_result(fx->be->raycast(fx->w, nan3, gy_v3(1, 0, 0), &f, GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_NON_FINITE);
+    assert_result(fx->be->raycast(fx->w, gy_v3(0, 0, 0), inf3, &f, GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_NON_FINITE);
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 0, 0), gy_v3(1, 0, 0), &f, GY_COLLECT_ALL, NULL, 2, &n),
+        GY_ERR_INVALID_ARGUMENT);
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 0, 0), gy_v3(1, 0, 0), &f, GY_COLLECT_ALL, hits, 2, NULL),
+        GY_ERR_INVALID_ARGUMENT);
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 0, 0), gy_v3(1, 0, 0), &f, (gy_collector)7, hits, 2, &n),
+        GY_ERR_INVALID_ARGUMENT);
+    f.motion_types = 0x8u;
+    assert_result(
+        fx->be->raycast(fx->w, gy_v3(0, 0, 0), gy_v3(1, 0, 0), &f, GY_COLLECT_ALL, hits, 2, &n),
+        GY_ERR_INVALID_ARGUMENT);
+    f = default_filter();
+    assert_result(
+        fx->be->shape_cast(fx->w, &ball, bad_pose, gy_v3(1, 0, 0), &f, GY_COLLECT_ALL, hits, 2, &n),
+        GY_ERR_NON_FINITE);
+    assert_result(
+        fx->be->shape_cast(fx->w, &ball, skew_rot, gy_v3(1, 0, 0), &f, GY_COLLECT_ALL, hits, 2, &n),
+        GY_ERR_INVALID_ARGUMENT);
+    assert_result(
+        fx->be->shape_cast(fx->w, &ball, gy_pose_identity(), nan3, &f, GY_COLLECT_ALL, hits, 2, &n),
+        GY_ERR_NON_FINITE);
+    assert_result(fx->be->overlap(fx->w, &ball, bad_rot, &f, GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_NON_FINITE);
+    gy_shape bad = sphere_shape(0.0);
+    assert_result(fx->be->overlap(fx->w, &bad, gy_pose_identity(), &f, GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_INVALID_SHAPE);
+    bad = sphere_shape(NAN);
+    assert_result(fx->be->shape_cast(fx->w, &bad, gy_pose_identity(), gy_v3(1, 0, 0), &f,
+                                     GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_NON_FINITE);
+    assert_result(fx->be->overlap(fx->w, NULL, gy_pose_identity(), &f, GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_INVALID_ARGUMENT);
+    /* Only sphere, box, capsule and hull may be cast. */
+    gy_shape cyl = {0};
+    cyl.type = GY_SHAPE_CYLINDER;
+    cyl.radius = 0.5;
+    cyl.height = 1.0;
+    assert_result(fx->be->shape_cast(fx->w, &cyl, gy_pose_identity(), gy_v3(1, 0, 0), &f,
+                                     GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_UNSUPPORTED);
+    gy_shape hull = {0};
+    hull.type = GY_SHAPE_HULL;
+    hull.resource.bits = 0x0000000300000002ull;
+    assert_result(fx->be->shape_cast(fx->w, &hull, gy_pose_identity(), gy_v3(1, 0, 0), &f,
+                                     GY_COLLECT_ALL, hits, 2, &n),
+                  GY_ERR_STALE_HANDLE);
+
+    release_body(fx, d);
+    release_body(fx, k);
+    release_body(fx, s);
+    expect_empty(fx);
+}
+
+static void test_contract_invalid_world_defs_rejected(void **state)
+{
+    fixture *fx = *state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+#define WORLD_CASE(stmt, code)                                                                     \
+    do {                                                                                           \
+        gy_world_def wd = gy_default_world_def();                                                  \
+        wd.allocator = &ta.base;                                                                   \
+        stmt;                                                                                      \
+        gy_backend_world *w = NULL;                                                                \
+        gy_result r = fx->be->world_create(&wd, &w);                                               \
+        gy_test_assert_result_(r, code, #stmt, __FILE__, __LINE__);                                \
+        if (r == GY_OK)                                                                            \
+            fx->be->world_destroy(w);                                                              \
+        assert_int_equal(ta.live_blocks, 0);                                                       \
+    } while (0)
+    WORLD_CASE(wd.gravity.y = NAN, GY_ERR_NON_FINITE);
+    WORLD_CASE(wd.gravity.x = -INFINITY, GY_ERR_NON_FINITE);
+    WORLD_CASE(wd.world_half_extent = NAN, GY_ERR_NON_FINITE);
+    WORLD_CASE(wd.world_half_extent = -1.0, GY_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd.substeps = 17, GY_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd.solver_iterations = 256, GY_ERR_INVALID_ARGUMENT);
+#undef WORLD_CASE
+    gy_world_def wd = gy_default_world_def();
+    assert_result(fx->be->world_create(&wd, NULL), GY_ERR_INVALID_ARGUMENT);
+}
+
+/* ---- lifecycle and allocation ------------------------------------------------------------------
+ */
+
+static void test_contract_world_destroy_releases_live_objects(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    (void)ground;
+    gy_resource_id held = create_hull(fx, cube_points, 8);         /* creator keeps it, unused */
+    gy_resource_id shared = create_hull(fx, octahedron_points, 6); /* in use, creator let go */
+    gy_resource_id mesh = create_quad_mesh(fx);
+    (void)held;
+    gy_collider_def hc = resource_def(GY_SHAPE_HULL, shared);
+    gy_body_id prev = {0};
+    for (int i = 0; i < 6; i++) {
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5 + 1.1 * i, 0));
+        gy_collider_def bc = i % 2 ? box_def(gy_v3(1, 1, 1)) : hc;
+        gy_body_id b = create_body(fx, &bd, &bc, 1, NULL);
+        if (prev.bits != 0) {
+            gy_joint_def jd = gy_default_joint_def();
+            jd.type = i % 3 == 0 ? GY_JOINT_HINGE : GY_JOINT_DISTANCE;
+            jd.a = b;
+            jd.b = prev;
+            jd.anchor = gy_v3(0, 1.1 * i, 0);
+            jd.breakable = i == 5;
+            jd.break_force = 1e6;
+            create_joint(fx, &jd);
+        }
+        prev = b;
+    }
+    fx->be->resource_release(fx->w, shared);
+    gy_body_def kd = body_at(GY_MOTION_KINEMATIC, gy_v3(5, 0, 0));
+    gy_collider_def kc = resource_def(GY_SHAPE_MESH, mesh);
+    create_body(fx, &kd, &kc, 1, NULL);
+    gy_body_def sd = body_at(GY_MOTION_STATIC, gy_v3(-5, 1, 0));
+    gy_collider_def sc = box_def(gy_v3(2, 2, 2));
+    sc.is_sensor = true;
+    create_body(fx, &sd, &sc, 1, NULL);
+    step_n(fx, 30);
+    const gy_contact *c;
+    assert_true(contacts(fx, &c) > 0);
+    assert_true(counters(fx).live_objects > 10);
+
+    /* Destroying the world with all of that alive frees every block it allocated. */
+    close_world(fx);
+    assert_int_equal(fx->ta.live_blocks, 0);
+    assert_int_equal(fx->ta.live_bytes, 0);
+    assert_true(fx->ta.allocs > 0);
+
+    /* A world can be created again at once, and an empty one also frees everything. */
+    gy_world_def wd = fixture_world_def(fx);
+    assert_int_equal(open_world(fx, &wd), 0);
+    close_world(fx);
+    assert_int_equal(fx->ta.live_blocks, 0);
+}
+
+static void test_contract_out_of_memory_fails_cleanly(void **state)
+{
+    fixture *fx = *state;
+    /* world_create: fail each allocation in turn until it succeeds; nothing leaks. */
+    bool created = false;
+    for (uint64_t k = 1; k <= 256 && !created; k++) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        ta.fail_at = k;
+        gy_world_def wd = gy_default_world_def();
+        wd.allocator = &ta.base;
+        gy_backend_world *w = NULL;
+        gy_result r = fx->be->world_create(&wd, &w);
+        if (r == GY_OK) {
+            created = true;
+            fx->be->world_destroy(w);
+        } else {
+            gy_test_assert_result_(r, GY_ERR_OUT_OF_MEMORY, "world_create", __FILE__, __LINE__);
+        }
+        assert_int_equal(ta.live_blocks, 0);
+    }
+    assert_true(created);
+
+    /* body_create, hull_create, mesh_create and joint_create in a fresh world, where pools must
+     * grow: every failure is GY_ERR_OUT_OF_MEMORY and leaves the counters as they were. */
+    gy_collider_def parts[3] = {sphere_def(0.5), box_def(gy_v3(1, 1, 1)), capsule_def(0.2, 1)};
+    parts[1].local_pose.position = gy_v3(1, 0, 0);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    gy_body_id bodies[2] = {{0}, {0}};
+    gy_resource_id hull = {0}, mesh = {0};
+    gy_joint_id joint = {0};
+    for (int what = 0; what < 5; what++) {
+        bool done = false;
+        for (uint64_t k = 1; k <= 256 && !done; k++) {
+            gy_backend_counters before = counters(fx);
+            fx->ta.fail_at = fx->ta.calls + k;
+            gy_result r;
+            if (what < 2) {
+                r = fx->be->body_create(fx->w, &bd, parts, 3, &bodies[what], NULL);
+            } else if (what == 2) {
+                gy_hull_def hd = {cube_points, 8};
+                r = fx->be->hull_create(fx->w, &hd, &hull);
+            } else if (what == 3) {
+                gy_mesh_def md = {quad_vertices, 4, quad_indices, 6};
+                r = fx->be->mesh_create(fx->w, &md, &mesh);
+            } else {
+                gy_joint_def jd = gy_default_joint_def();
+                jd.a = bodies[0];
+                jd.b = bodies[1];
+                r = fx->be->joint_create(fx->w, &jd, &joint);
+            }
+            fx->ta.fail_at = 0;
+            if (r == GY_OK) {
+                done = true;
+            } else {
+                gy_test_assert_result_(r, GY_ERR_OUT_OF_MEMORY, "create under failing allocator",
+                                       __FILE__, __LINE__);
+                expect_counters_equal(before, counters(fx), "failed create");
+            }
+        }
+        assert_true(done);
+    }
+    /* The world still works. */
+    step_n(fx, 5);
+    assert_result(fx->be->joint_release(fx->w, joint), GY_OK);
+    release_body(fx, bodies[0]);
+    release_body(fx, bodies[1]);
+    fx->be->resource_release(fx->w, hull);
+    fx->be->resource_release(fx->w, mesh);
+    expect_empty(fx);
+}
+
+/* ---- main --------------------------------------------------------------------------------------
+ */
+
+#define CONTRACT_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s BACKEND [TEST_NAME_FILTER]\n", argv[0]);
+        return 2;
+    }
+    backend = gy_backend_find(argv[1]);
+    if (backend == NULL) {
+        fprintf(stderr, "%s: no adapter named '%s' is compiled in\n", argv[0], argv[1]);
+        return 2;
+    }
+    if (argc > 2)
+        cmocka_set_test_filter(argv[2]);
+    printf("middleware contract: adapter '%s'\n", backend->name);
+
+    const struct CMUnitTest tests[] = {
+        CONTRACT_TEST(test_contract_free_fall_matches_analytic),
+        CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
+        CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
+        CONTRACT_TEST(test_contract_restitution_rebounds_to_e_squared_height),
+        CONTRACT_TEST(test_contract_restitution_combine_uses_higher_precedence_mode),
+        CONTRACT_TEST(test_contract_ramp_slides_coulomb_distance),
+        CONTRACT_TEST(test_contract_ramp_holds_above_friction_angle),
+        CONTRACT_TEST(test_contract_ten_box_stack_stands),
+        CONTRACT_TEST(test_contract_sensor_reports_overlap_without_pushing),
+        CONTRACT_TEST(test_contract_contact_response_off_reports_without_pushing),
+        CONTRACT_TEST(test_contract_category_mask_disables_collision),
+        CONTRACT_TEST(test_contract_conveyor_carries_box),
+        CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
+        CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
+        CONTRACT_TEST(test_contract_query_filter_fields_exclude),
+        CONTRACT_TEST(test_contract_query_collectors_any_closest_all),
+        CONTRACT_TEST(test_contract_query_all_never_writes_past_capacity),
+        CONTRACT_TEST(test_contract_raycast_mesh_reports_triangle),
+        CONTRACT_TEST(test_contract_shape_casts_hit_wall_at_fraction_with_normal),
+        CONTRACT_TEST(test_contract_overlap_finds_touching_colliders),
+        CONTRACT_TEST(test_contract_hinge_pendulum_small_angle_period),
+        CONTRACT_TEST(test_contract_breakable_joint_breaks_above_force_holds_below),
+        CONTRACT_TEST(test_contract_fixed_joint_holds_bodies_together),
+        CONTRACT_TEST(test_contract_slider_limits_stop_at_limit),
+        CONTRACT_TEST(test_contract_hinge_limits_stop_at_limit),
+        CONTRACT_TEST(test_contract_distance_joint_keeps_distance),
+        CONTRACT_TEST(test_contract_ccd_sphere_does_not_tunnel_thin_wall),
+        CONTRACT_TEST(test_contract_compound_hangs_with_com_below_pivot),
+        CONTRACT_TEST(test_contract_mass_from_density_and_volume),
+        CONTRACT_TEST(test_contract_axis_locks_hold),
+        CONTRACT_TEST(test_contract_kinematic_reaches_target_in_one_step),
+        CONTRACT_TEST(test_contract_kinematic_keeps_velocity),
+        CONTRACT_TEST(test_contract_point_velocity_of_rotating_body),
+        CONTRACT_TEST(test_contract_contact_report_for_resting_box),
+        CONTRACT_TEST(test_contract_counters_track_live_objects),
+        CONTRACT_TEST(test_contract_resources_are_refcounted),
+        CONTRACT_TEST(test_contract_create_release_cycles_leave_nothing),
+        CONTRACT_TEST(test_contract_released_handles_are_stale),
+        CONTRACT_TEST(test_contract_invalid_body_defs_rejected),
+        CONTRACT_TEST(test_contract_invalid_shapes_and_colliders_rejected),
+        CONTRACT_TEST(test_contract_invalid_resources_rejected),
+        CONTRACT_TEST(test_contract_invalid_joint_defs_rejected),
+        CONTRACT_TEST(test_contract_invalid_calls_rejected),
+        CONTRACT_TEST(test_contract_invalid_world_defs_rejected),
+        CONTRACT_TEST(test_contract_world_destroy_releases_live_objects),
+        CONTRACT_TEST(test_contract_out_of_memory_fails_cleanly),
+    };
+    return cmocka_run_group_tests_name("contract", tests, NULL, NULL);
+}
