@@ -160,7 +160,7 @@ static gy_result parse_face(obj_parser *p, const char *s, const char *end)
         if (at_end(s, end))
             break;
         const char *e = token_end(s, end);
-        uint32_t idx;
+        uint32_t idx = 0;
         gy_result r = parse_corner(p, s, e, &idx);
         if (r != GY_OK)
             return r;

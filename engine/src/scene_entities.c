@@ -162,7 +162,7 @@ static bool load_indices(gy_scn_loader *L, const cJSON *obj, uint32_t vertex_cou
                                  gy_scn_describe(c, buf, sizeof buf));
                     ok = false;
                 } else if (check_range && c->valuedouble >= (double)vertex_count) {
-                    gy_scn_error(L, NULL, "index %.17g out of range (%u vertices)",
+                    gy_scn_error(L, NULL, "index %.15g out of range (%u vertices)",
                                  c->valuedouble, vertex_count);
                     ok = false;
                 } else if (idx != NULL) {
@@ -330,7 +330,7 @@ static void load_shape(gy_scn_loader *L, const cJSON *c, const collider_ctx *ctx
         if (g == GY_SCN_ABSENT)
             gy_scn_error(L, "box_size", "required for a Box: full extents [x, y, z]");
         else if (g == GY_SCN_OK && !(size.x > 0.0 && size.y > 0.0 && size.z > 0.0))
-            gy_scn_error(L, "box_size", "every extent must be > 0 (got [%.17g, %.17g, %.17g])",
+            gy_scn_error(L, "box_size", "every extent must be > 0 (got [%.15g, %.15g, %.15g])",
                          size.x, size.y, size.z);
         else if (g == GY_SCN_OK)
             s->box_size = size;
@@ -346,8 +346,8 @@ static void load_shape(gy_scn_loader *L, const cJSON *c, const collider_ctx *ctx
         bool h_ok = load_size(L, c, "height", sname, ctx->character, &s->height);
         if (r_ok && h_ok && s->type == GY_SHAPE_CAPSULE && !(s->height > 2.0 * s->radius))
             gy_scn_error(L, "height",
-                         "must exceed 2 x radius (%.17g) for a Capsule: the height includes "
-                         "both caps (got %.17g)",
+                         "must exceed 2 x radius (%.15g) for a Capsule: the height includes "
+                         "both caps (got %.15g)",
                          2.0 * s->radius, s->height);
         break;
     }
@@ -543,8 +543,8 @@ static bool load_inertia(gy_scn_loader *L, const cJSON *mp, gy_mat3 *out)
             for (int j = i + 1; j < 3 && ok; j++)
                 if (fabs(m->m[i][j] - m->m[j][i]) > 1e-9 * (fabs(m->m[i][j]) + 1.0)) {
                     gy_scn_error(L, NULL,
-                                 "must be symmetric (inertia[%d][%d] is %.17g but inertia[%d][%d] "
-                                 "is %.17g)",
+                                 "must be symmetric (inertia[%d][%d] is %.15g but inertia[%d][%d] "
+                                 "is %.15g)",
                                  i, j, m->m[i][j], j, i, m->m[j][i]);
                     ok = false;
                 }
@@ -633,7 +633,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     double mass;
     if (gy_scn_number(L, p, "mass", &mass) == GY_SCN_OK) {
         if (!(mass > 0.0))
-            gy_scn_error(L, "mass", "must be > 0%s (got %.17g)",
+            gy_scn_error(L, "mass", "must be > 0%s (got %.15g)",
                          bt == GY_SCENE_BODY_DYNAMIC ? " for a Dynamic body" : "", mass);
         else
             b->mass = mass;
@@ -655,7 +655,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     if (gy_scn_number(L, p, "max_slope_deg", &deg) == GY_SCN_OK) {
         if (!(deg > 0.0 && deg < 90.0))
             gy_scn_error(L, "max_slope_deg", "must be between 0 and 90 degrees, exclusive (got "
-                                             "%.17g)",
+                                             "%.15g)",
                          deg);
         else
             ph->max_slope = deg * GY_PI / 180.0;
@@ -700,7 +700,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     if (inline_collider) {
         double vol;
         load_collider(L, p, &ctx, &ph->colliders[i], &vol);
-        (ph->colliders[i].def.is_sensor ? sensor : solid) += vol * ph->colliders[i].def.density;
+        *(ph->colliders[i].def.is_sensor ? &sensor : &solid) += vol * ph->colliders[i].def.density;
         i++;
     }
     if (arr != NULL) {
@@ -716,7 +716,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
                 gy_scn_check_keys(L, c, k_collider_keys, COLLIDER_KEY_COUNT, NULL, 0);
                 double vol;
                 load_collider(L, c, &ctx, &ph->colliders[i], &vol);
-                (ph->colliders[i].def.is_sensor ? sensor : solid) +=
+                *(ph->colliders[i].def.is_sensor ? &sensor : &solid) +=
                     vol * ph->colliders[i].def.density;
             }
             gy_scn_pop(L, cm);
@@ -751,7 +751,7 @@ static void load_transform(gy_scn_loader *L, const cJSON *t, gy_scene_entity *e)
         gy_vec3 s;
         if (gy_scn_vec3(L, t, "scale", &s) == GY_SCN_OK) {
             if (s.x == 0.0 || s.y == 0.0 || s.z == 0.0)
-                gy_scn_error(L, "scale", "components must be non-zero (got [%.17g, %.17g, %.17g])",
+                gy_scn_error(L, "scale", "components must be non-zero (got [%.15g, %.15g, %.15g])",
                              s.x, s.y, s.z);
             else
                 e->scale = s;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "file_io.h"
+#include "json_check.h"
 #include "gyre/math.h"
 #include "scene_internal.h"
 
@@ -138,13 +139,13 @@ bool gy_scn_names_init(gy_scn_names *m, const gy_allocator *a, uint32_t expected
     uint32_t cap = 16;
     while (cap < 0x40000000u && cap < expected * 2u)
         cap *= 2u;
+    m->cap = cap; /* before any failure, so names_free frees with the right sizes */
     m->keys = gy_alloc_zeroed(a, (size_t)cap * sizeof *m->keys);
     m->values = gy_alloc(a, (size_t)cap * sizeof *m->values);
     if (m->keys == NULL || m->values == NULL) {
         gy_scn_names_free(m);
         return false;
     }
-    m->cap = cap;
     return true;
 }
 
@@ -370,7 +371,7 @@ const char *gy_scn_describe(const cJSON *v, char *buf, size_t size)
         return buf;
     }
     if (cJSON_IsNumber(v)) {
-        snprintf(buf, size, "%.17g", v->valuedouble);
+        snprintf(buf, size, "%.15g", v->valuedouble);
         return buf;
     }
     if (cJSON_IsTrue(v))
@@ -478,11 +479,11 @@ gy_scn_got gy_scn_integer(gy_scn_loader *L, const cJSON *obj, const char *key, d
     if (g != GY_SCN_OK)
         return g;
     if (floor(v) != v) {
-        gy_scn_error(L, key, "must be an integer (got %.17g)", v);
+        gy_scn_error(L, key, "must be an integer (got %.15g)", v);
         return GY_SCN_BAD;
     }
     if (v < lo || v > hi) {
-        gy_scn_error(L, key, "must be between %.17g and %.17g (got %.17g)", lo, hi, v);
+        gy_scn_error(L, key, "must be between %.15g and %.15g (got %.15g)", lo, hi, v);
         return GY_SCN_BAD;
     }
     *out = v;
@@ -624,7 +625,7 @@ gy_scn_got gy_scn_number_min(gy_scn_loader *L, const cJSON *obj, const char *key
     if (g != GY_SCN_OK)
         return g;
     if (inclusive ? !(v >= lo) : !(v > lo)) {
-        gy_scn_error(L, key, "must be %s %.17g (got %.17g)", inclusive ? ">=" : ">", lo, v);
+        gy_scn_error(L, key, "must be %s %.15g (got %.15g)", inclusive ? ">=" : ">", lo, v);
         return GY_SCN_BAD;
     }
     *out = v;
@@ -754,7 +755,7 @@ static void load_world(gy_scn_loader *L, const cJSON *p)
     double v;
     if (gy_scn_number(L, p, "step_hz", &v) == GY_SCN_OK) {
         if (v < 10.0 || v > 1000.0)
-            gy_scn_error(L, "step_hz", "must be between 10 and 1000 (got %.17g)", v);
+            gy_scn_error(L, "step_hz", "must be between 10 and 1000 (got %.15g)", v);
         else
             w->step_hz = v;
     }
@@ -858,7 +859,7 @@ static void load_root(gy_scn_loader *L, const cJSON *root)
     if (g == GY_SCN_ABSENT)
         gy_scn_error(L, "version", "required (1)");
     else if (g == GY_SCN_OK && version != 1.0)
-        gy_scn_error(L, "version", "unsupported version %.17g (this build reads version 1)",
+        gy_scn_error(L, "version", "unsupported version %.15g (this build reads version 1)",
                      version);
 
     const char *name;
@@ -902,158 +903,27 @@ static void line_col(const char *s, size_t pos, size_t *line, size_t *col)
     *col = c;
 }
 
-static void text_error(gy_scn_loader *L, const char *name, const char *s, size_t pos,
-                       const char *msg)
+/* Empty text, then strict syntax and the size limits (json_check.h); false after an error. */
+static bool check_text(gy_scn_loader *L, const char *name, const char *text, size_t start,
+                       size_t len)
 {
-    size_t line, col;
-    line_col(s, pos, &line, &col);
-    char path[512];
-    snprintf(path, sizeof path, "%s:%zu:%zu", name, line, col);
-    gy_scn_error_path(L, path, "%s", msg);
-}
-
-/* Length of a valid UTF-8 sequence starting at s[i], or 0. */
-static size_t utf8_len(const unsigned char *s, size_t i, size_t len)
-{
-    unsigned char c = s[i];
-    size_t n;
-    unsigned lo = 0x80u, hi = 0xBFu;
-    if (c >= 0xC2u && c <= 0xDFu)
-        n = 2;
-    else if (c >= 0xE0u && c <= 0xEFu) {
-        n = 3;
-        if (c == 0xE0u)
-            lo = 0xA0u; /* overlong */
-        if (c == 0xEDu)
-            hi = 0x9Fu; /* surrogates */
-    } else if (c >= 0xF0u && c <= 0xF4u) {
-        n = 4;
-        if (c == 0xF0u)
-            lo = 0x90u;
-        if (c == 0xF4u)
-            hi = 0x8Fu;
-    } else
-        return 0;
-    if (i + n > len)
-        return 0;
-    if (s[i + 1] < lo || s[i + 1] > hi)
-        return 0;
-    for (size_t k = 2; k < n; k++)
-        if ((s[i + k] & 0xC0u) != 0x80u)
-            return 0;
-    return n;
-}
-
-/* One linear pass: NUL bytes, invalid UTF-8, nesting depth and value count, so that neither a deep
- * document (cJSON recurses per level) nor a huge flat one (~80 bytes per value) reaches cJSON. */
-static bool prescan(gy_scn_loader *L, const char *name, const char *text, size_t start,
-                    size_t len)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t depth = 0, values = 0;
-    bool in_string = false, escaped = false, any = false;
-    for (size_t i = start; i < len; i++) {
-        unsigned char c = s[i];
-        if (c == 0) {
-            text_error(L, name, text, i, "NUL byte: not a text file");
-            return false;
-        }
-        if (c >= 0x80u) {
-            size_t n = utf8_len(s, i, len);
-            if (n == 0) {
-                text_error(L, name, text, i, "invalid UTF-8");
-                return false;
-            }
-            i += n - 1u;
-            any = true;
-            escaped = false;
-            continue;
-        }
-        if (in_string) {
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                in_string = false;
-            continue;
-        }
-        switch (c) {
-        case '"':
-            in_string = true;
-            any = true;
-            break;
-        case '[':
-        case '{':
-            any = true;
-            values++;
-            if (++depth > GY_SCENE_MAX_DEPTH) {
-                char msg[128];
-                snprintf(msg, sizeof msg, "nested deeper than %u levels", GY_SCENE_MAX_DEPTH);
-                text_error(L, name, text, i, msg);
-                return false;
-            }
-            break;
-        case ']':
-        case '}':
-            any = true;
-            if (depth > 0)
-                depth--;
-            break;
-        case ',':
-            values++;
-            break;
-        case ' ':
-        case '\t':
-        case '\n':
-        case '\r':
-            break;
-        default:
-            any = true;
-            break;
-        }
-        if (values > GY_SCENE_MAX_VALUES) {
-            char msg[128];
-            snprintf(msg, sizeof msg,
-                     "more than %u JSON values (put large meshes in OBJ files)",
-                     GY_SCENE_MAX_VALUES);
-            text_error(L, name, text, i, msg);
-            return false;
-        }
-    }
-    if (!any) {
+    size_t i = start;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    if (i >= len) {
         gy_scn_error_path(L, name, len == 0 ? "empty file: expected a JSON object"
                                             : "no JSON value (only whitespace)");
         return false;
     }
-    return true;
-}
-
-static void syntax_error(gy_scn_loader *L, const char *name, const char *text, size_t len,
-                         size_t pos)
-{
-    char msg[128];
-    if (pos >= len) {
-        snprintf(msg, sizeof msg, "malformed JSON: unexpected end of input");
-    } else {
-        /* Up to 16 bytes of context, on the same line, never splitting a UTF-8 sequence (the
-         * prescan already proved the text valid UTF-8). */
-        char near[20];
-        size_t n = 0;
-        for (size_t i = pos; i < len && text[i] != '\n' && text[i] != '\r';) {
-            size_t k = ((unsigned char)text[i] & 0x80u) != 0
-                           ? utf8_len((const unsigned char *)text, i, len)
-                           : 1u;
-            if (k == 0 || n + k > 16u)
-                break;
-            memcpy(near + n, text + i, k);
-            n += k;
-            i += k;
-        }
-        near[n] = '\0';
-        snprintf(msg, sizeof msg, "malformed JSON near \"%s\"", near);
-    }
-    text_error(L, name, text, pos, msg);
+    gy_json_check_error err;
+    if (gy_json_check(text, len, start, GY_SCENE_MAX_DEPTH, GY_SCENE_MAX_VALUES, &err))
+        return true;
+    size_t line, col;
+    line_col(text, err.pos, &line, &col);
+    char path[512];
+    snprintf(path, sizeof path, "%s:%zu:%zu", name, line, col);
+    gy_scn_error_path(L, path, "%s", err.message);
+    return false;
 }
 
 /* ---- entry points ---------------------------------------------------------------------------- */
@@ -1097,12 +967,11 @@ static gy_result load_text(const char *text, size_t len, const char *name, const
     if (!L->oom) {
         /* A UTF-8 byte order mark is allowed and skipped (cJSON does not expect one). */
         size_t start = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3u : 0u;
-        if (prescan(L, name, text, start, len)) {
-            const char *end = NULL;
-            root = cJSON_ParseWithLengthOpts(text + start, len - start + 1u, &end, 1);
+        if (check_text(L, name, text, start, len)) {
+            root = cJSON_ParseWithLengthOpts(text + start, len - start + 1u, NULL, 1);
             if (root == NULL) {
-                size_t pos = end != NULL ? (size_t)(end - text) : start;
-                syntax_error(L, name, text, len, pos);
+                /* The syntax was checked strictly above: cJSON's malloc failed. */
+                L->oom = true;
             } else if (!cJSON_IsObject(root)) {
                 gy_scn_error_path(L, name, "the top level must be a JSON object (got %s)",
                                   gy_scn_type_name(root));

@@ -19,6 +19,9 @@
  * ode_internal.h and docs/middleware.md. */
 #define ODE_QUADTREE_DEPTH 7
 #define ODE_GRID_CELL_SIZE 4.0
+#ifndef GY_ODE_RNG_SEED
+#define GY_ODE_RNG_SEED 1ul
+#endif
 
 #define GY_ODE_MAX_BOUND_THREADS (sizeof(((gy_backend_world *)0)->bound_threads) / sizeof(pthread_t))
 
@@ -151,6 +154,7 @@ static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world *
     gy_handle_pool_init(&w->resources, a);
     gy_ode_grid_init(&w->grid, ODE_GRID_CELL_SIZE);
     w->damping_dt = -1.0;
+    w->rng_seed = GY_ODE_RNG_SEED;
 
     w->world = dWorldCreate();
     dWorldSetGravity(w->world, def.gravity.x, def.gravity.y, def.gravity.z);
@@ -168,7 +172,7 @@ static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world *
     {
         /* X spans the world region; Y is 2^depth times as tall and offset by half a leaf, so
          * leaf boundaries on Y lie at odd multiples of the half extent, never near the ground. */
-        const double h = def.world_half_extent;
+        const double h = def.world_half_extent < 1e9 ? def.world_half_extent : 1e9;
         const double tall = h * (double)(1u << ODE_QUADTREE_DEPTH);
         dVector3 center = {0.0, h, 0.0, 0.0};
         dVector3 extents = {h, tall, h, 0.0};

@@ -108,6 +108,12 @@ gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_res
     dGeomTriMeshDataBuildDouble(r->trimesh, r->mesh_vertices, 3 * (int)sizeof(double),
                                 (int)r->vertex_count, r->mesh_indices, (int)r->index_count,
                                 3 * (int)sizeof(dTriIndex));
+    /* Edge flags and face angles let ODE skip contacts against internal edges, so bodies do not
+     * bump where two triangles meet. */
+    dGeomTriMeshDataPreprocess2(r->trimesh,
+                                (1u << dTRIDATAPREPROCESS_BUILD_CONCAVE_EDGES) |
+                                    (1u << dTRIDATAPREPROCESS_BUILD_FACE_ANGLES),
+                                NULL);
     return GY_OK;
 }
 

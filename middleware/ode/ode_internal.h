@@ -78,12 +78,12 @@ struct gy_ode_body {
     bool allow_sleeping;
     bool lock_linear[3], lock_angular[3];
     gy_vec3 lock_position;  /* COM coordinates held on the locked linear axes */
-    double ccd_radius;      /* radius of a sphere about the COM inside every solid collider */
+    double ccd_radius;      /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 ccd_start;      /* COM at the start of the current substep */
     uint32_t joint_count;   /* Gyre joints attached to this body */
     bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
     bool in_contact;        /* this substep: received contact joints */
-    bool pose_written;      /* kinematic: written since the last step, counts as moving */
+    bool pose_written;      /* written since the last step (a kinematic then counts as moving) */
 };
 
 typedef struct gy_ode_joint {
@@ -94,7 +94,7 @@ typedef struct gy_ode_joint {
     dJointFeedback feedback; /* for break detection */
     bool breakable;
     double break_force;
-    double distance; /* Distance joints are built from primitives; see ode_joint code */
+    double distance; /* distance joints: the double-ball joint's length, m */
     uint64_t user_data;
     uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
 } gy_ode_joint;
@@ -123,6 +123,7 @@ typedef struct gy_ode_static_grid {
 typedef struct gy_ode_pair {
     gy_ode_collider *a, *b; /* same order as the contact's collider_a / collider_b */
     gy_vec3 tangent;        /* tangent impulse summed as a vector (force on b), N·s */
+    double covered;         /* seconds of this step's substeps in which the pair touched */
     bool cached;            /* copied from the previous step (both sides asleep or still) */
     bool responds;          /* contact joints were made for it */
 } gy_ode_pair;
@@ -222,7 +223,9 @@ struct gy_backend_world {
     dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
+    double last_dt;    /* length of the previous step */
     uint64_t step_index;
+    unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
     gy_result step_error; /* first allocation failure inside the current step */
 };
 

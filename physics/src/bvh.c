@@ -7,7 +7,7 @@
 
 #include "gyre/math.h"
 
-#define SAH_BINS       16
+#define SAH_BINS 16
 /* Below this depth splits stop looking for the best plane and halve the range instead, which caps
  * the depth at SAH_DEPTH_LIMIT + 31 < GY_BVH_MAX_DEPTH for any item count. */
 #define SAH_DEPTH_LIMIT 32
@@ -90,8 +90,8 @@ void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a)
 
 static gy_result reserve_tree(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes, uint32_t items)
 {
-    gy_result r = gy_array_reserve(a, (void **)&bvh->nodes, &bvh->node_capacity, nodes,
-                                   sizeof *bvh->nodes);
+    gy_result r =
+        gy_array_reserve(a, (void **)&bvh->nodes, &bvh->node_capacity, nodes, sizeof *bvh->nodes);
     if (r == GY_OK && bvh->track_leaves)
         r = gy_array_reserve(a, (void **)&bvh->leaf_of, &bvh->leaf_of_capacity, items,
                              sizeof *bvh->leaf_of);
@@ -346,8 +346,8 @@ uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
     return bvh->node_count;
 }
 
-void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max,
-                    gy_bvh_ray_fn fn, void *ctx)
+void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max, gy_bvh_ray_fn fn,
+                    void *ctx)
 {
     if (bvh->node_count == 0)
         return;

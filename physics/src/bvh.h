@@ -19,8 +19,8 @@
 
 #include "gyre/core.h"
 
-#define GY_BVH_NONE      UINT32_MAX
-#define GY_BVH_LEAF_BIT  0x80000000u
+#define GY_BVH_NONE     UINT32_MAX
+#define GY_BVH_LEAF_BIT 0x80000000u
 /* Item numbers must be below this (the top bit marks leaves). */
 #define GY_BVH_MAX_ITEMS 0x7fffffffu
 /* Trees are never deeper than this (SAH gives way to balanced splits below depth 32), so a fixed
@@ -55,9 +55,9 @@ typedef struct gy_bvh {
 
 /* Reusable scratch for builds; one builder may serve any number of trees on its thread. */
 typedef struct gy_bvh_builder {
-    uint32_t *items;       /* items in work order */
+    uint32_t *items; /* items in work order */
     uint32_t items_capacity;
-    gy_bvh_box *boxes;     /* their boxes, in the same order */
+    gy_bvh_box *boxes; /* their boxes, in the same order */
     uint32_t boxes_capacity;
 } gy_bvh_builder;
 
@@ -69,12 +69,11 @@ static inline gy_bvh_box gy_bvh_box_union(gy_bvh_box a, gy_bvh_box b)
 {
     /* Spelled out rather than looped so the compiler keeps the box in registers (a loop made it
      * go through the stack with narrow stores and a wide reload, stalling every union). */
-    gy_bvh_box r = {{a.min[0] < b.min[0] ? a.min[0] : b.min[0],
-                     a.min[1] < b.min[1] ? a.min[1] : b.min[1],
-                     a.min[2] < b.min[2] ? a.min[2] : b.min[2]},
-                    {a.max[0] > b.max[0] ? a.max[0] : b.max[0],
-                     a.max[1] > b.max[1] ? a.max[1] : b.max[1],
-                     a.max[2] > b.max[2] ? a.max[2] : b.max[2]}};
+    gy_bvh_box r = {
+        {a.min[0] < b.min[0] ? a.min[0] : b.min[0], a.min[1] < b.min[1] ? a.min[1] : b.min[1],
+         a.min[2] < b.min[2] ? a.min[2] : b.min[2]},
+        {a.max[0] > b.max[0] ? a.max[0] : b.max[0], a.max[1] > b.max[1] ? a.max[1] : b.max[1],
+         a.max[2] > b.max[2] ? a.max[2] : b.max[2]}};
     return r;
 }
 
@@ -126,8 +125,8 @@ typedef double (*gy_bvh_ray_fn)(void *ctx, uint32_t item, double t_max);
 
 /* Walks the leaves the ray origin + t·dir, t in [0, t_max], passes through, nearer child first,
  * skipping nodes that start beyond the current limit. */
-void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max,
-                    gy_bvh_ray_fn fn, void *ctx);
+void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max, gy_bvh_ray_fn fn,
+                    void *ctx);
 
 /* Called for each leaf whose box overlaps the query box; returns false to stop. */
 typedef bool (*gy_bvh_overlap_fn)(void *ctx, uint32_t item);

@@ -588,6 +588,8 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
         if (r == GY_OK) {
             e->teleported = 1;
             e->fault = 0;
+            if (gy_phys_list_push(p, &p->disturbed, c->key) != GY_OK)
+                gy_log(p->logger, GY_LOG_WARN, "physics: wake scan list could not grow");
         }
         break;
     }

@@ -92,6 +92,7 @@ typedef struct gy_phys_body {
     uint64_t change_seq;   /* publish sequence of the last change of `proxy` */
     uint64_t read_mark;    /* publish sequence it was last read back in */
     uint64_t touch_mark;   /* publish sequence it was last queued for read-back */
+    uint64_t disturb_mark; /* publish sequence it was teleported in (its partners may wake) */
     uint32_t attachment;
     uint32_t first_collider; /* collider slot, linked through gy_phys_collider.next */
     uint32_t list_pos;
@@ -233,6 +234,7 @@ struct gy_physics {
     gy_phys_list lanes[GY_PHYS_LANES];
     gy_phys_list touched;   /* re-read at the coming publish */
     gy_phys_list retouch;   /* re-read at the publish after (teleport flag clearing) */
+    gy_phys_list disturbed; /* teleported since the last wake scan */
     gy_phys_list dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
     gy_phys_list release_set; /* open-addressing set of attachments released in a batch */
     uint32_t release_mask;
@@ -241,10 +243,12 @@ struct gy_physics {
     gy_collider_def *collider_scratch;
     gy_collider_id *collider_ids;
     uint32_t collider_scratch_capacity;
+    uint32_t collider_ids_capacity;
     gy_physics_character_input *inputs;
     uint32_t input_count, input_capacity;
     gy_contact_tracker tracker;
     bool drained_any; /* this iteration applied at least one command */
+    uint64_t reads, changes; /* of the current read-back */
 
 #if GY_DIAGNOSTICS
     gy_phys_window win_step, win_publish, win_pacing;
@@ -328,6 +332,9 @@ void gy_phys_invalidate_buffers(gy_physics *p);
 void gy_phys_mark_changed(gy_physics *p, uint32_t store_index);
 /* Removes a body from the awake / lane lists. */
 void gy_phys_unlist(gy_physics *p, uint32_t store_index);
+/* After a drain: touches the contact partners of teleported bodies (the adapter wakes bodies a
+ * static or sleeper was moved away from). Inside the sim lock. */
+void gy_phys_wake_disturbed(gy_physics *p);
 /* Pushes the tracker's pending events into the reply queue and clears them. */
 void gy_phys_push_events(gy_physics *p);
 

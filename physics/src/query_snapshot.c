@@ -77,9 +77,9 @@ struct gy_query_snapshot {
     uint32_t slot_limit; /* one past the highest slot ever set */
     qs_entry *live;
     gy_bvh_box *boxes;
-    uint32_t *member_pos;            /* index in members[group] */
-    uint32_t *members[GROUP_COUNT];  /* slots per group */
-    uint32_t *dirty[DIRTY_LISTS];    /* slots changed since buffer b (or the trees) last caught up */
+    uint32_t *member_pos;           /* index in members[group] */
+    uint32_t *members[GROUP_COUNT]; /* slots per group */
+    uint32_t *dirty[DIRTY_LISTS];   /* slots changed since buffer b (or the trees) last caught up */
     uint8_t *group;
     uint8_t *dirty_bits;
 
@@ -93,7 +93,8 @@ struct gy_query_snapshot {
     gy_query_snapshot_stats stats;
 };
 
-/* ---- geometry blobs ---------------------------------------------------------------------------- */
+/* ---- geometry blobs ----------------------------------------------------------------------------
+ */
 
 static void geometry_free(gy_snapshot_geometry *g)
 {
@@ -161,9 +162,9 @@ gy_result gy_snapshot_geometry_create_mesh(const gy_allocator *allocator, const 
         memcpy(g->vertices, def->vertices, (size_t)def->vertex_count * sizeof *g->vertices);
         memcpy(g->indices, def->indices, (size_t)def->index_count * sizeof *g->indices);
         for (uint32_t t = 0; t < tris; t++) {
-            gy_vec3 lo, hi, v[3] = {g->vertices[g->indices[3 * t]],
-                                    g->vertices[g->indices[3 * t + 1]],
-                                    g->vertices[g->indices[3 * t + 2]]};
+            gy_vec3 lo, hi,
+                v[3] = {g->vertices[g->indices[3 * t]], g->vertices[g->indices[3 * t + 1]],
+                        g->vertices[g->indices[3 * t + 2]]};
             bounds_of(v, 3, &lo, &hi);
             boxes[t] = gy_bvh_box_from(lo, hi);
             items[t] = t;
@@ -224,7 +225,8 @@ uint32_t gy_snapshot_geometry_refs(const gy_snapshot_geometry *g)
     return g != NULL ? g->refs : 0u;
 }
 
-/* ---- entries ----------------------------------------------------------------------------------- */
+/* ---- entries -----------------------------------------------------------------------------------
+ */
 
 gy_snapshot_entry gy_default_snapshot_entry(void)
 {
@@ -381,7 +383,8 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
     return GY_OK;
 }
 
-/* ---- writer ------------------------------------------------------------------------------------ */
+/* ---- writer ------------------------------------------------------------------------------------
+ */
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
@@ -484,9 +487,8 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
         for (int v = 0; v < 3; v++)
             gy_bvh_init(&qs->views[v].trees[t], true);
     }
-    gy_triple_buffer_def tbd = {sizeof(gy_snapshot_view),
-                                {&qs->views[0], &qs->views[1], &qs->views[2]},
-                                a};
+    gy_triple_buffer_def tbd = {
+        sizeof(gy_snapshot_view), {&qs->views[0], &qs->views[1], &qs->views[2]}, a};
     gy_result r = gy_triple_buffer_create(&tbd, &qs->tb);
     if (r == GY_OK)
         r = grow_slots(qs, d.initial_slots ? d.initial_slots : 64u);
@@ -647,7 +649,7 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     refit_trees(qs, qs->trees, qs->dirty[MASTER_BIT], qs->dirty_count[MASTER_BIT],
                 qs->membership_changed, moved);
     for (uint32_t i = 0; i < qs->dirty_count[MASTER_BIT]; i++)
-        qs->dirty_bits[qs->dirty[MASTER_BIT][i]] &= (uint8_t)~(1u << MASTER_BIT);
+        qs->dirty_bits[qs->dirty[MASTER_BIT][i]] &= (uint8_t) ~(1u << MASTER_BIT);
     qs->dirty_count[MASTER_BIT] = 0;
     for (int g = 0; g < TREE_COUNT; g++)
         qs->moved_since_build[g] = qs->moved_since_build[g] || moved[g];
@@ -708,7 +710,7 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     }
     for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
         uint32_t s = qs->dirty[b][i];
-        qs->dirty_bits[s] &= (uint8_t)~(1u << b);
+        qs->dirty_bits[s] &= (uint8_t) ~(1u << b);
         qs_entry *dst = &v->entries[s];
         const qs_entry *src = &qs->live[s];
         if (dst->geometry != src->geometry) {
@@ -755,7 +757,8 @@ void gy_query_snapshot_get_stats(const gy_query_snapshot *qs, gy_query_snapshot_
     out->entries = out->static_entries + out->moving_entries + out->planes;
 }
 
-/* ---- reader: views ----------------------------------------------------------------------------- */
+/* ---- reader: views -----------------------------------------------------------------------------
+ */
 
 const gy_snapshot_view *gy_query_snapshot_acquire(gy_query_snapshot *qs)
 {
@@ -838,9 +841,10 @@ static gy_result check_query_args(const gy_snapshot_view *v, const gy_snapshot_f
     return GY_OK;
 }
 
-/* ---- exact ray tests, in the shape's local frame -------------------------------------------------
- * Each takes the ray o + t·d and the current limit, and on a hit at t in [0, t_max] writes t and
- * the local outward normal. A ray starting inside a solid does not hit it. */
+/* ---- exact ray tests, in the shape's local frame
+ * ------------------------------------------------- Each takes the ray o + t·d and the current
+ * limit, and on a hit at t in [0, t_max] writes t and the local outward normal. A ray starting
+ * inside a solid does not hit it. */
 
 typedef struct ray_hit {
     double t;
@@ -1183,8 +1187,12 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
     if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
         return GY_ERR_NON_FINITE;
     gy_snapshot_filter def = gy_default_snapshot_filter();
-    ray_query q = {v,    filter ? filter : &def, collector, origin, translation,
-                   gy_v3_len(translation), hits, capacity, 0, false, false, {0}};
+    ray_query q = {v,           filter ? filter : &def,
+                   collector,   origin,
+                   translation, gy_v3_len(translation),
+                   hits,        capacity,
+                   0,           false,
+                   false,       {0}};
     if (capacity == 0 || !(q.length > 0.0))
         return GY_OK;
     double t_max = 1.0;
@@ -1213,9 +1221,9 @@ typedef enum core_kind { CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE
 typedef struct convex {
     core_kind kind;
     gy_pose pose;
-    gy_vec3 half;   /* box half extents; cylinder: radius in x, half height in y */
-    double hh;      /* segment half length along local Y */
-    double radius;  /* rounding: sphere and capsule radius */
+    gy_vec3 half;          /* box half extents; cylinder: radius in x, half height in y */
+    double hh;             /* segment half length along local Y */
+    double radius;         /* rounding: sphere and capsule radius */
     const gy_vec3 *points; /* cloud, in the local frame */
     uint32_t point_count;
 } convex;

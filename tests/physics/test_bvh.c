@@ -132,7 +132,8 @@ static void check_rays(const gy_bvh *bvh, const scene *s, rng *r, int rays)
             hits++;
         }
     }
-    assert_true(hits > rays / 4); /* the scene is dense enough that the comparison means something */
+    assert_true(hits >
+                rays / 4); /* the scene is dense enough that the comparison means something */
 }
 
 static void test_bvh_raycast_matches_brute_force(void **state)

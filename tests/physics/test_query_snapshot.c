@@ -227,8 +227,8 @@ static void test_query_snapshot_refit_after_moves_matches_brute_force(void **sta
     for (uint64_t tick = 2; tick < 8; tick++) {
         for (uint32_t i = 0; i < s.n; i++) {
             if (rnd(&r) < 0.3) {
-                s.b[i].pose = pose_at(gy_v3_add(s.b[i].pose.position, rnd_vec(&r, -8.0, 8.0)),
-                                      rnd_quat(&r));
+                s.b[i].pose =
+                    pose_at(gy_v3_add(s.b[i].pose.position, rnd_vec(&r, -8.0, 8.0)), rnd_quat(&r));
                 assert_result(gy_query_snapshot_move(qs, i, s.b[i].pose), GY_OK);
             }
         }
@@ -492,8 +492,8 @@ static void test_query_snapshot_skips_callers_own_body(void **state)
     body.shape.height = 1.8;
     body.attachment = 7;
     gy_snapshot_entry pack = sphere_entry(gy_v3(-0.7, 0.3, 0), 0.3, 7, GY_MOTION_DYNAMIC);
-    gy_snapshot_entry wall = box_entry(pose_at(gy_v3(-5, 0, 0), gy_quat_identity()),
-                                       gy_v3(1, 4, 4), 8, GY_MOTION_STATIC);
+    gy_snapshot_entry wall = box_entry(pose_at(gy_v3(-5, 0, 0), gy_quat_identity()), gy_v3(1, 4, 4),
+                                       8, GY_MOTION_STATIC);
     assert_result(gy_query_snapshot_set(qs, 0, &body), GY_OK);
     assert_result(gy_query_snapshot_set(qs, 1, &pack), GY_OK);
     assert_result(gy_query_snapshot_set(qs, 2, &wall), GY_OK);
@@ -515,7 +515,8 @@ static void test_query_snapshot_skips_callers_own_body(void **state)
     gy_query_snapshot_destroy(qs);
 }
 
-/* ---- exact shapes ----------------------------------------------------------------------------- */
+/* ---- exact shapes -----------------------------------------------------------------------------
+ */
 
 typedef struct shapes {
     gy_query_snapshot *qs;
@@ -633,7 +634,7 @@ static void test_snapshot_view_raycast_matches_analytic_shapes(void **state)
     expect_hit(v, gy_v3(295, 0.5, 0), gy_v3(10, 0, 0), 3, 0.4, gy_v3(-1, 0, 0));
     expect_hit(v, gy_v3(297, 2.5, 0), gy_v3(10, -10, 0), 3, 0.2, gy_v3(-1, 0, 0));
     expect_miss(v, gy_v3(295, 1.2, 0), gy_v3(10, 0, 0));
-    expect_miss(v, gy_v3(299.5, 1.1, 0.9), gy_v3(0, -0.2, 0) ); /* stops short of the cap */
+    expect_miss(v, gy_v3(299.5, 1.1, 0.9), gy_v3(0, -0.2, 0)); /* stops short of the cap */
 
     /* plane y = -50, solid below */
     expect_hit(v, gy_v3(3, -45, 2), gy_v3(0, -10, 0), 4, 0.5, gy_v3(0, 1, 0));
@@ -674,8 +675,7 @@ static void expect_touch_at(const gy_snapshot_view *v, const gy_shape *query, gy
     uint32_t n = 0;
     gy_pose in = pose_at(gy_v3_mad(contact_center, outward, -margin), rot);
     gy_pose out = pose_at(gy_v3_mad(contact_center, outward, margin), rot);
-    assert_result(gy_snapshot_view_overlap(v, query, in, NULL, GY_COLLECT_ALL, hits, 8, &n),
-                  GY_OK);
+    assert_result(gy_snapshot_view_overlap(v, query, in, NULL, GY_COLLECT_ALL, hits, 8, &n), GY_OK);
     assert_int_equal(n, 1);
     assert_int_equal(hits[0].slot, slot);
     assert_int_equal(hits[0].triangle, triangle);
@@ -699,23 +699,23 @@ static void test_snapshot_view_overlap_matches_analytic_shapes(void **state)
     gy_shape rod = {.type = GY_SHAPE_CAPSULE, .radius = 0.25, .height = 2.5};
 
     /* A ball of radius 0.5 touching each shape. Centres where the surfaces just meet: */
-    expect_touch_at(v, &ball, id, gy_v3(1.5, 0, 0), x, 0, -1);                 /* sphere */
-    expect_touch_at(v, &ball, id, gy_v3(103.5, 0, 0), x, 1, -1);               /* box face */
+    expect_touch_at(v, &ball, id, gy_v3(1.5, 0, 0), x, 0, -1);   /* sphere */
+    expect_touch_at(v, &ball, id, gy_v3(103.5, 0, 0), x, 1, -1); /* box face */
     expect_touch_at(v, &ball, id, gy_v3_mad(gy_v3(103, 2, 0), diag, 0.5), diag, 1, -1); /* edge */
-    expect_touch_at(v, &ball, id, gy_v3(201, 0.5, 0), x, 2, -1);               /* capsule side */
-    expect_touch_at(v, &ball, id, gy_v3(200, 2, 0), y, 2, -1);                 /* capsule cap */
-    expect_touch_at(v, &ball, id, gy_v3(301.5, 0, 0), x, 3, -1);               /* cylinder side */
-    expect_touch_at(v, &ball, id, gy_v3(300.3, 1.5, 0), y, 3, -1);             /* cylinder cap */
+    expect_touch_at(v, &ball, id, gy_v3(201, 0.5, 0), x, 2, -1);   /* capsule side */
+    expect_touch_at(v, &ball, id, gy_v3(200, 2, 0), y, 2, -1);     /* capsule cap */
+    expect_touch_at(v, &ball, id, gy_v3(301.5, 0, 0), x, 3, -1);   /* cylinder side */
+    expect_touch_at(v, &ball, id, gy_v3(300.3, 1.5, 0), y, 3, -1); /* cylinder cap */
     expect_touch_at(v, &ball, id, gy_v3_mad(gy_v3(301, 1, 0), diag, 0.5), diag, 3, -1); /* rim */
-    expect_touch_at(v, &ball, id, gy_v3(7, -49.5, 3), y, 4, -1);               /* plane */
-    expect_touch_at(v, &ball, id, gy_v3_mad(gy_v3(400 + 1.0 / 3, 1.0 / 3, 1.0 / 3), n3, 0.5), n3,
-                    5, -1);                                                    /* hull face */
-    expect_touch_at(v, &ball, id, gy_v3(500.5, 2.5, 0.25), y, 6, 0);           /* mesh, tri 0 */
-    expect_touch_at(v, &ball, id, gy_v3(499.5, 1.5, 0.25), ny, 6, 1);          /* tri 1, below */
+    expect_touch_at(v, &ball, id, gy_v3(7, -49.5, 3), y, 4, -1);                        /* plane */
+    expect_touch_at(v, &ball, id, gy_v3_mad(gy_v3(400 + 1.0 / 3, 1.0 / 3, 1.0 / 3), n3, 0.5), n3, 5,
+                    -1);                                              /* hull face */
+    expect_touch_at(v, &ball, id, gy_v3(500.5, 2.5, 0.25), y, 6, 0);  /* mesh, tri 0 */
+    expect_touch_at(v, &ball, id, gy_v3(499.5, 1.5, 0.25), ny, 6, 1); /* tri 1, below */
 
     /* A unit cube, axis-aligned unless said otherwise. */
-    gy_quat yaw45 = gy_quat_axis_angle(y, GY_PI / 4), roll45 = gy_quat_axis_angle(gy_v3(0, 0, 1),
-                                                                                  GY_PI / 4);
+    gy_quat yaw45 = gy_quat_axis_angle(y, GY_PI / 4),
+            roll45 = gy_quat_axis_angle(gy_v3(0, 0, 1), GY_PI / 4);
     expect_touch_at(v, &cube, id, gy_v3(1.5, 0, 0), x, 0, -1);                 /* sphere */
     expect_touch_at(v, &cube, yaw45, gy_v3(103 + sqrt(0.5), 0, 0), x, 1, -1);  /* box, by corner */
     expect_touch_at(v, &cube, id, gy_v3(201, 0.3, 0), x, 2, -1);               /* capsule side */
@@ -723,7 +723,7 @@ static void test_snapshot_view_overlap_matches_analytic_shapes(void **state)
     expect_touch_at(v, &cube, id, gy_v3(300, 1.5, 0), y, 3, -1);               /* cylinder cap */
     expect_touch_at(v, &cube, roll45, gy_v3(7, -50 + sqrt(0.5), 3), y, 4, -1); /* plane, by edge */
     expect_touch_at(v, &cube, id, gy_v3(399.5, 0.3, 0.3), gy_v3(-1, 0, 0), 5, -1); /* hull */
-    expect_touch_at(v, &cube, id, gy_v3(500.5, 2.5, 0.25), y, 6, 0);           /* mesh */
+    expect_touch_at(v, &cube, id, gy_v3(500.5, 2.5, 0.25), y, 6, 0);               /* mesh */
 
     /* A rod (capsule r 0.25) lying along x, touching the sphere from above, the box's top. */
     gy_quat lying = gy_quat_axis_angle(gy_v3(0, 0, 1), GY_PI / 2);
@@ -750,8 +750,8 @@ static void test_snapshot_view_raycast_collectors_respect_capacity(void **state)
     (void)state;
     gy_query_snapshot *qs = make_snapshot(NULL);
     for (uint32_t i = 0; i < 20; i++) {
-        gy_snapshot_entry e = sphere_entry(gy_v3(3.0 * (20 - i), 0, 0), 1.0, i + 1,
-                                           GY_MOTION_STATIC);
+        gy_snapshot_entry e =
+            sphere_entry(gy_v3(3.0 * (20 - i), 0, 0), 1.0, i + 1, GY_MOTION_STATIC);
         assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
     }
     const gy_snapshot_view *v = publish_read(qs, 1);
@@ -775,14 +775,14 @@ static void test_snapshot_view_raycast_collectors_respect_capacity(void **state)
     assert_int_equal(hits[0].attachment, 20);
     assert_near(hits[0].distance, 2.0, TOL);
     /* A zero translation hits nothing. */
-    assert_result(gy_snapshot_view_raycast(v, o, gy_v3(0, 0, 0), NULL, GY_COLLECT_ALL, hits, 8,
-                                           &n),
+    assert_result(gy_snapshot_view_raycast(v, o, gy_v3(0, 0, 0), NULL, GY_COLLECT_ALL, hits, 8, &n),
                   GY_OK);
     assert_int_equal(n, 0);
     gy_query_snapshot_destroy(qs);
 }
 
-/* ---- buffers and threads ---------------------------------------------------------------------- */
+/* ---- buffers and threads ----------------------------------------------------------------------
+ */
 
 static void test_query_snapshot_no_stale_data_in_any_buffer(void **state)
 {
@@ -804,13 +804,11 @@ static void test_query_snapshot_no_stale_data_in_any_buffer(void **state)
         /* Move; then let the reader keep one buffer for a while (phase 1) so that buffer misses
          * several moves, and show that whichever buffer it gets later is current. */
         where = gy_v3(10.0 * (phase + 1), 0, 0);
-        assert_result(gy_query_snapshot_move(qs, 0, pose_at(where, gy_quat_identity())),
-                      GY_OK);
+        assert_result(gy_query_snapshot_move(qs, 0, pose_at(where, gy_quat_identity())), GY_OK);
         if (phase == 1) {
             for (int k = 0; k < 10; k++) {
                 gy_vec3 w = gy_v3(10.0 * (phase + 1), 0.001 * k, 0);
-                assert_result(gy_query_snapshot_move(qs, 0, pose_at(w, gy_quat_identity())),
-                              GY_OK);
+                assert_result(gy_query_snapshot_move(qs, 0, pose_at(w, gy_quat_identity())), GY_OK);
                 assert_result(gy_query_snapshot_publish(qs, tick++), GY_OK);
             }
         }
@@ -844,8 +842,8 @@ typedef struct reader_ctx {
     gy_query_snapshot *qs;
     uint64_t final_tick; /* atomic: 0 until the writer is done */
     uint64_t checks;
-    uint64_t torn;   /* views where some entry did not describe the view's tick */
-    uint64_t wrong;  /* wrong ray answers */
+    uint64_t torn;  /* views where some entry did not describe the view's tick */
+    uint64_t wrong; /* wrong ray answers */
     uint64_t backwards;
     uint64_t distinct_ticks;
 } reader_ctx;
@@ -901,8 +899,8 @@ static void test_query_snapshot_reader_thread_sees_whole_publishes(void **state)
     gy_query_snapshot *qs = make_snapshot(NULL);
     for (uint32_t i = 0; i < READER_BODIES; i++) {
         gy_snapshot_entry e =
-            box_entry(pose_at(gy_v3(4.0 * i, height_for(1), 0), gy_quat_identity()),
-                      gy_v3(1, 1, 1), i + 1, i % 4 ? GY_MOTION_DYNAMIC : GY_MOTION_STATIC);
+            box_entry(pose_at(gy_v3(4.0 * i, height_for(1), 0), gy_quat_identity()), gy_v3(1, 1, 1),
+                      i + 1, i % 4 ? GY_MOTION_DYNAMIC : GY_MOTION_STATIC);
         assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
     }
     assert_result(gy_query_snapshot_publish(qs, 1), GY_OK);
@@ -912,9 +910,9 @@ static void test_query_snapshot_reader_thread_sees_whole_publishes(void **state)
     for (uint64_t tick = 2; tick <= WRITER_PUBLISHES; tick++) {
         double y = height_for(tick);
         for (uint32_t i = 0; i < READER_BODIES; i++)
-            assert_result(gy_query_snapshot_move(qs, i, pose_at(gy_v3(4.0 * i, y, 0),
-                                                                gy_quat_identity())),
-                          GY_OK);
+            assert_result(
+                gy_query_snapshot_move(qs, i, pose_at(gy_v3(4.0 * i, y, 0), gy_quat_identity())),
+                GY_OK);
         /* Membership churn far away from the rays: forces rebuilds and tree copies. */
         if (tick % 50 == 0) {
             gy_snapshot_entry e = sphere_entry(gy_v3(0, 0, 500), 1.0, 9999,
@@ -935,7 +933,8 @@ static void test_query_snapshot_reader_thread_sees_whole_publishes(void **state)
     gy_query_snapshot_destroy(qs);
 }
 
-/* ---- memory ----------------------------------------------------------------------------------- */
+/* ---- memory -----------------------------------------------------------------------------------
+ */
 
 static void test_query_snapshot_steady_state_allocates_nothing(void **state)
 {
@@ -963,11 +962,12 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
     uint64_t before = ta.allocs + ta.reallocs;
     for (uint64_t t = 4; t < 1004; t++) {
         for (uint32_t i = STATICS; i < STATICS + MOVERS; i++)
-            assert_result(gy_query_snapshot_move(qs, i, pose_at(rnd_vec(&r, -50, 50), rnd_quat(&r))),
-                          GY_OK);
+            assert_result(
+                gy_query_snapshot_move(qs, i, pose_at(rnd_vec(&r, -50, 50), rnd_quat(&r))), GY_OK);
         if (t % 37 == 0) { /* a body leaves and another takes its slot: rebuild, same size */
             uint32_t slot = STATICS + (uint32_t)(t % MOVERS);
-            gy_snapshot_entry e = sphere_entry(rnd_vec(&r, -50, 50), 0.7, 5000, GY_MOTION_KINEMATIC);
+            gy_snapshot_entry e =
+                sphere_entry(rnd_vec(&r, -50, 50), 0.7, 5000, GY_MOTION_KINEMATIC);
             assert_result(gy_query_snapshot_remove(qs, slot), GY_OK);
             assert_result(gy_query_snapshot_set(qs, slot, &e), GY_OK);
         }
@@ -981,9 +981,9 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
                                                    GY_COLLECT_ALL, hits, 16, &n),
                           GY_OK);
             gy_shape ball = {.type = GY_SHAPE_SPHERE, .radius = 3};
-            assert_result(gy_snapshot_view_overlap(v, &ball, pose_at(rnd_vec(&r, -50, 50),
-                                                                     gy_quat_identity()),
-                                                   NULL, GY_COLLECT_ALL, hits, 16, &n),
+            assert_result(gy_snapshot_view_overlap(
+                              v, &ball, pose_at(rnd_vec(&r, -50, 50), gy_quat_identity()), NULL,
+                              GY_COLLECT_ALL, hits, 16, &n),
                           GY_OK);
         }
     }
@@ -1103,14 +1103,14 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
     enum { STATICS = 20000, MOVERS = 100 };
     gy_query_snapshot *qs = make_snapshot(NULL);
     for (uint32_t i = 0; i < STATICS; i++) {
-        gy_snapshot_entry e = box_entry(pose_at(gy_v3(2.0 * (i % 200), 0, 2.0 * (i / 200)),
-                                                gy_quat_identity()),
-                                        gy_v3(1, 1, 1), i + 1, GY_MOTION_STATIC);
+        gy_snapshot_entry e =
+            box_entry(pose_at(gy_v3(2.0 * (i % 200), 0, 2.0 * (i / 200)), gy_quat_identity()),
+                      gy_v3(1, 1, 1), i + 1, GY_MOTION_STATIC);
         assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
     }
     for (uint32_t i = 0; i < MOVERS; i++) {
-        gy_snapshot_entry e = sphere_entry(gy_v3(4.0 * i, 5, 0), 0.5, STATICS + i + 1,
-                                           GY_MOTION_DYNAMIC);
+        gy_snapshot_entry e =
+            sphere_entry(gy_v3(4.0 * i, 5, 0), 0.5, STATICS + i + 1, GY_MOTION_DYNAMIC);
         assert_result(gy_query_snapshot_set(qs, STATICS + i, &e), GY_OK);
     }
     for (uint64_t t = 1; t <= 3; t++)
@@ -1120,10 +1120,10 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
     enum { ROUNDS = 50 };
     for (uint64_t t = 4; t < 4 + ROUNDS; t++) {
         for (uint32_t i = 0; i < MOVERS; i++)
-            assert_result(gy_query_snapshot_move(qs, STATICS + i,
-                                                 pose_at(gy_v3(4.0 * i, 5 + 0.1 * t, 0),
-                                                         gy_quat_identity())),
-                          GY_OK);
+            assert_result(
+                gy_query_snapshot_move(qs, STATICS + i,
+                                       pose_at(gy_v3(4.0 * i, 5 + 0.1 * t, 0), gy_quat_identity())),
+                GY_OK);
         publish_read(qs, t);
     }
     gy_query_snapshot_get_stats(qs, &s1);
@@ -1201,25 +1201,25 @@ static void test_query_snapshot_rejects_invalid_input(void **state)
     assert_result(gy_snapshot_view_raycast(v, gy_v3(NAN, 0, 0), gy_v3(1, 0, 0), NULL,
                                            GY_COLLECT_ANY, &h, 1, &n),
                   GY_ERR_NON_FINITE);
-    assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 0, 0), gy_v3(1, 0, 0), NULL,
-                                           GY_COLLECT_ANY, &h, 1, NULL),
+    assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 0, 0), gy_v3(1, 0, 0), NULL, GY_COLLECT_ANY,
+                                           &h, 1, NULL),
                   GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 0, 0), gy_v3(1, 0, 0), NULL,
-                                           (gy_collector)9, &h, 1, &n),
+    assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 0, 0), gy_v3(1, 0, 0), NULL, (gy_collector)9,
+                                           &h, 1, &n),
                   GY_ERR_INVALID_ARGUMENT);
     gy_snapshot_filter f = gy_default_snapshot_filter();
     f.motion_types = 0x10;
-    assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 0, 0), gy_v3(1, 0, 0), &f,
-                                           GY_COLLECT_ANY, &h, 1, &n),
-                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(
+        gy_snapshot_view_raycast(v, gy_v3(0, 0, 0), gy_v3(1, 0, 0), &f, GY_COLLECT_ANY, &h, 1, &n),
+        GY_ERR_INVALID_ARGUMENT);
     gy_shape cyl = {.type = GY_SHAPE_CYLINDER, .radius = 1, .height = 1};
-    assert_result(gy_snapshot_view_overlap(v, &cyl, gy_pose_identity(), NULL, GY_COLLECT_ANY, &h,
-                                           1, &n),
-                  GY_ERR_UNSUPPORTED);
+    assert_result(
+        gy_snapshot_view_overlap(v, &cyl, gy_pose_identity(), NULL, GY_COLLECT_ANY, &h, 1, &n),
+        GY_ERR_UNSUPPORTED);
     gy_shape neg = {.type = GY_SHAPE_SPHERE, .radius = -1};
-    assert_result(gy_snapshot_view_overlap(v, &neg, gy_pose_identity(), NULL, GY_COLLECT_ANY, &h,
-                                           1, &n),
-                  GY_ERR_INVALID_SHAPE);
+    assert_result(
+        gy_snapshot_view_overlap(v, &neg, gy_pose_identity(), NULL, GY_COLLECT_ANY, &h, 1, &n),
+        GY_ERR_INVALID_SHAPE);
     gy_shape ok = {.type = GY_SHAPE_SPHERE, .radius = 1};
     gy_pose nan_pose = gy_pose_identity();
     nan_pose.rotation.x = NAN;

@@ -31,7 +31,7 @@ extern "C" {
 /* Deepest JSON nesting accepted (a scene itself needs about 10 levels; the rest is for x_ data).
  * Checked before cJSON sees the text, so a deep document costs no recursion at all. */
 #define GY_SCENE_MAX_DEPTH 256u
-/* Most JSON values (roughly: containers plus commas) accepted, bounding the parser's memory
+/* Most JSON values (scalars and containers) accepted, bounding the parser's memory
  * (~80 bytes per value). Large meshes belong in OBJ files. */
 #define GY_SCENE_MAX_VALUES 4000000u
 /* Errors kept in a gy_scene_errors; further ones are only counted. */

@@ -57,7 +57,8 @@ typedef struct gy_mat3 {
     X(GY_ERR_MISUSE, "API misuse")                                                                 \
     X(GY_ERR_TIMEOUT, "timed out")                                                                 \
     X(GY_ERR_IO, "input/output error")                                                             \
-    X(GY_ERR_PARSE, "parse error")
+    X(GY_ERR_PARSE, "parse error")                                                                 \
+    X(GY_ERR_INACTIVE, "no active physics body (switched off, failed, or physics stopped)")
 
 #define GY_ERROR_ENUM_(name, msg) name,
 /* Result of every fallible call. GY_OK is 0; everything else is an error. */

@@ -146,7 +146,7 @@ typedef struct gy_command_pending {
     uint64_t acknowledged;   /* last batch consumed or discarded */
     uint32_t staged_batches; /* sealed but still game-side */
     uint32_t open_commands;  /* recorded since the last publish */
-    /* Age of the oldest unacknowledged batch in ns (0 when none). Exact while at most 255
+    /* Age of the oldest unacknowledged batch in ns (0 when none). Exact while at most 256
      * batches are outstanding, otherwise the age of the oldest one remembered (a lower bound). */
     uint64_t oldest_age_ns;
     uint64_t oldest_seq; /* acknowledged + 1 when something is outstanding, else 0 */

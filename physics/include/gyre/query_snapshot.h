@@ -8,9 +8,9 @@
  * (binned SAH) when an entry joins or leaves it and at every 64th publish if anything in it moved
  * since its last build. So statics that never change cost nothing, but adding or removing a
  * static rebuilds the whole static tree at the next publish (about 70 ms for 100,000 statics here):
- * batch static changes. Each of the three buffers keeps its own copy of the trees and entries and is
- * brought up to date, when it is next written, with exactly the entries that changed since it was
- * last written, so publishing costs what moved, not what exists: 100,000 untouched statics cost
+ * batch static changes. Each of the three buffers keeps its own copy of the trees and entries and
+ * is brought up to date, when it is next written, with exactly the entries that changed since it
+ * was last written, so publishing costs what moved, not what exists: 100,000 untouched statics cost
  * nothing per publish. Once the snapshot has reached its peak size, publishing never allocates.
  *
  * Hull and mesh geometry are immutable, refcounted blobs created on the writer's thread. The
@@ -89,13 +89,13 @@ gy_snapshot_filter gy_default_snapshot_filter(void);
 typedef struct gy_snapshot_hit {
     uint32_t attachment;
     uint32_t store_index;
-    uint32_t slot;     /* the entry's collider slot */
-    int32_t triangle;  /* mesh triangle index, else -1 */
-    double fraction;   /* 0..1 along the translation */
-    double distance;   /* fraction × |translation|, metres */
-    gy_vec3 point;     /* world space */
-    gy_vec3 normal;    /* world space, unit, out of the surface hit (against the ray for meshes) */
-    uint64_t tick;     /* the physics tick of the publish that answered */
+    uint32_t slot;    /* the entry's collider slot */
+    int32_t triangle; /* mesh triangle index, else -1 */
+    double fraction;  /* 0..1 along the translation */
+    double distance;  /* fraction × |translation|, metres */
+    gy_vec3 point;    /* world space */
+    gy_vec3 normal;   /* world space, unit, out of the surface hit (against the ray for meshes) */
+    uint64_t tick;    /* the physics tick of the publish that answered */
 } gy_snapshot_hit;
 
 /* What a view holds for one slot. */
@@ -109,16 +109,16 @@ typedef struct gy_snapshot_entry_info {
 /* Writer counters (cumulative unless noted). */
 typedef struct gy_query_snapshot_stats {
     uint64_t publishes;
-    uint32_t entries;         /* live entries now */
-    uint32_t static_entries;  /* of which in the static tree */
-    uint32_t moving_entries;  /* in the kinematic/dynamic tree */
+    uint32_t entries;        /* live entries now */
+    uint32_t static_entries; /* of which in the static tree */
+    uint32_t moving_entries; /* in the kinematic/dynamic tree */
     uint32_t planes;
     uint32_t slot_capacity;   /* slots the writer's arrays hold now */
     uint64_t static_rebuilds; /* builds of the static tree */
     uint64_t moving_rebuilds; /* builds of the moving tree */
     uint64_t tree_copies;     /* rebuilt trees copied into a buffer */
     uint64_t entries_written; /* entries copied into buffers */
-    uint64_t nodes_refit;     /* tree nodes whose box a refit changed (writer's trees and buffers) */
+    uint64_t nodes_refit; /* tree nodes whose box a refit changed (writer's trees and buffers) */
 } gy_query_snapshot_stats;
 
 /* ---- writer (physics thread) ----------------------------------------------------------------- */

@@ -1,0 +1,382 @@
+/* gyre-bench section "physics": the physics subsystem's overheads, each against its baseline in
+ * the same run.
+ *
+ *   tick    — one lockstep tick of the whole subsystem on an awake 1,024-box pile (as the game
+ *             thread sees it: hand-off, drain, step, collision events, proxies, query snapshot,
+ *             replies) against a bare loop on the same adapter and the same pile: step, then read
+ *             every body's state back. The two worlds are built and stepped identically, in
+ *             alternating chunks, so both see the same pile at the same tick.
+ *   publish — the publish phase (read-back → proxies → snapshot → replies) with 100,000 static
+ *             boxes beside 500 awake spheres, against the 500 spheres alone.
+ *   pacing  — real-time mode at 60 Hz: tick start minus its deadline. */
+#include "bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gyre/math.h"
+#include "gyre/physics.h"
+
+#define PILE_SIDE   16 /* 16 × 16 columns × 4 layers = 1,024 boxes, as in gyre-bench-middleware */
+#define PILE_LAYERS 4
+#define PILE_BOXES  (PILE_SIDE * PILE_SIDE * PILE_LAYERS)
+#define PILE_PITCH  1.2
+#define STATICS     100000
+#define SPHERES     500
+#define TIMEOUT_NS  60000000000ull
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static double rng_range(rng *r, double lo, double hi)
+{
+    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* A scene as a bootstrap list: bodies[i] uses colliders[i]. */
+typedef struct scene {
+    gy_physics_body_desc *bodies;
+    gy_collider_def *colliders;
+    uint32_t count;
+} scene;
+
+static bool scene_alloc(scene *s, uint32_t n)
+{
+    s->bodies = calloc(n, sizeof *s->bodies);
+    s->colliders = calloc(n, sizeof *s->colliders);
+    s->count = 0;
+    return s->bodies != NULL && s->colliders != NULL;
+}
+
+static void scene_free(scene *s)
+{
+    free(s->bodies);
+    free(s->colliders);
+}
+
+static gy_physics_body_desc *scene_add(scene *s, gy_motion_type type, gy_pose pose, gy_shape shape)
+{
+    uint32_t i = s->count++;
+    gy_physics_body_desc *d = &s->bodies[i];
+    d->store_index = i;
+    d->attachment = i + 1;
+    d->def = gy_default_body_def();
+    d->def.type = type;
+    d->def.pose = pose;
+    s->colliders[i] = gy_default_collider_def();
+    s->colliders[i].shape = shape;
+    d->colliders = &s->colliders[i];
+    d->collider_count = 1;
+    return d;
+}
+
+static void make_pile(scene *s)
+{
+    gy_shape plane = {0};
+    plane.type = GY_SHAPE_PLANE;
+    plane.normal = gy_v3(0, 1, 0);
+    scene_add(s, GY_MOTION_STATIC, gy_pose_identity(), plane);
+    gy_shape box = {0};
+    box.type = GY_SHAPE_BOX;
+    box.box_size = gy_v3(1, 1, 1);
+    rng r = {12345};
+    double half = 0.5 * (PILE_SIDE - 1) * PILE_PITCH;
+    for (int layer = 0; layer < PILE_LAYERS; layer++)
+        for (int x = 0; x < PILE_SIDE; x++)
+            for (int z = 0; z < PILE_SIDE; z++) {
+                gy_pose pose;
+                pose.position = gy_v3(x * PILE_PITCH - half + rng_range(&r, -0.05, 0.05),
+                                      0.55 + layer * 1.1,
+                                      z * PILE_PITCH - half + rng_range(&r, -0.05, 0.05));
+                pose.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), rng_range(&r, -0.1, 0.1));
+                /* Awake throughout, so both loops do the same work every tick. */
+                scene_add(s, GY_MOTION_DYNAMIC, pose, box)->def.allow_sleeping = false;
+            }
+}
+
+/* 500 spheres drifting in zero gravity above where the statics (if any) lie. */
+static void make_spheres(scene *s, bool with_statics)
+{
+    if (with_statics) {
+        gy_shape tile = {0};
+        tile.type = GY_SHAPE_BOX;
+        tile.box_size = gy_v3(3.9, 0.5, 3.9);
+        for (int x = 0; x < 316; x++)
+            for (int z = 0; z < 317 && s->count < STATICS; z++) {
+                gy_pose pose = gy_pose_identity();
+                pose.position = gy_v3(x * 4.0 - 632.0, -0.25, z * 4.0 - 634.0);
+                scene_add(s, GY_MOTION_STATIC, pose, tile);
+            }
+    }
+    gy_shape ball = {0};
+    ball.type = GY_SHAPE_SPHERE;
+    ball.radius = 0.5;
+    rng r = {777};
+    for (int i = 0; i < SPHERES; i++) {
+        gy_pose pose = gy_pose_identity();
+        pose.position = gy_v3(rng_range(&r, -100, 100), rng_range(&r, 20, 40),
+                              rng_range(&r, -100, 100));
+        gy_physics_body_desc *d = scene_add(s, GY_MOTION_DYNAMIC, pose, ball);
+        d->def.allow_sleeping = false;
+        d->def.linear_damping = 0.0;
+        d->def.angular_damping = 0.0;
+        d->def.linear_velocity = gy_v3(rng_range(&r, -1, 1), 0, rng_range(&r, -1, 1));
+        d->def.angular_velocity = gy_v3(0, rng_range(&r, -1, 1), 0);
+    }
+}
+
+static void drop_reply(void *ctx, const gy_reply *r)
+{
+    (void)r;
+    (*(uint64_t *)ctx)++;
+}
+
+static gy_physics *start_lockstep(const gy_world_def *world, const scene *s)
+{
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.world = *world;
+    gy_physics *p = NULL;
+    if (gy_physics_create(&d, &p) != GY_OK)
+        return NULL;
+    gy_physics_bootstrap boot = {NULL, 0, s->bodies, s->count, NULL, 0};
+    if (gy_physics_start(p, &boot) != GY_OK) {
+        gy_physics_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- tick: subsystem vs bare adapter --------------------------------------------------------- */
+
+typedef struct bare {
+    const gy_backend *be;
+    gy_backend_world *w;
+    gy_body_id *ids;
+    uint32_t count;
+} bare;
+
+static bool bare_create(bare *b, const gy_backend *be, const gy_world_def *def, const scene *s)
+{
+    b->be = be;
+    b->count = s->count;
+    b->ids = calloc(s->count, sizeof *b->ids);
+    if (b->ids == NULL || be->world_create(def, &b->w) != GY_OK)
+        return false;
+    if (be->bind_thread(b->w) != GY_OK)
+        return false;
+    for (uint32_t i = 0; i < s->count; i++)
+        if (be->body_create(b->w, &s->bodies[i].def, s->bodies[i].colliders, 1, &b->ids[i],
+                            NULL) != GY_OK)
+            return false;
+    return true;
+}
+
+static void bare_tick(bare *b)
+{
+    b->be->step(b->w, 1.0 / 60.0);
+    gy_body_state st;
+    for (uint32_t i = 0; i < b->count; i++)
+        b->be->body_get_state(b->w, b->ids[i], &st);
+}
+
+static void bare_destroy(bare *b)
+{
+    if (b->w != NULL) {
+        b->be->unbind_thread(b->w);
+        b->be->world_destroy(b->w);
+    }
+    free(b->ids);
+}
+
+static int bench_tick(gy_bench *b, bool quick)
+{
+    scene s;
+    if (!scene_alloc(&s, PILE_BOXES + 1))
+        return 1;
+    make_pile(&s);
+    gy_world_def wd = gy_default_world_def();
+    gy_physics *p = start_lockstep(&wd, &s);
+    bare raw = {0};
+    int status = 1;
+    const uint32_t chunk = 20, rounds = quick ? 3 : 12, warmup = quick ? 20 : 40;
+    uint32_t n = 0;
+    double *sub = calloc(chunk * rounds, sizeof *sub), *ref = calloc(chunk * rounds, sizeof *ref);
+    uint64_t replies = 0;
+    if (p == NULL || sub == NULL || ref == NULL ||
+        !bare_create(&raw, gy_physics_backend(p), &wd, &s))
+        goto out;
+    for (uint32_t i = 0; i < warmup; i++) {
+        bare_tick(&raw);
+        gy_physics_step(p, 1, TIMEOUT_NS);
+        gy_physics_drain_replies(p, drop_reply, &replies);
+    }
+    for (uint32_t r = 0; r < rounds; r++) {
+        for (uint32_t i = 0; i < chunk; i++) {
+            uint64_t t0 = gy_clock_now_ns();
+            bare_tick(&raw);
+            ref[n + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
+        }
+        for (uint32_t i = 0; i < chunk; i++) {
+            uint64_t t0 = gy_clock_now_ns();
+            gy_physics_step(p, 1, TIMEOUT_NS);
+            sub[n + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
+            /* The game drains every tick (its own cost, outside the tick). */
+            gy_physics_drain_replies(p, drop_reply, &replies);
+        }
+        n += chunk;
+    }
+    double tick_ms = gy_bench_median(sub, n), bare_ms = gy_bench_median(ref, n);
+    gy_physics_stats st;
+    gy_physics_get_stats(p, &st);
+    gy_bench_report(b, "tick.vs_bare_adapter", tick_ms / bare_ms, "ratio",
+                    "subsystem tick / bare adapter loop, 1,024-box pile (target <= 1.05)");
+    gy_bench_report(b, "tick.ms", tick_ms, "ms", "subsystem lockstep tick (median)");
+    gy_bench_report(b, "bare.ms", bare_ms, "ms", "bare loop: step + read every body (median)");
+    gy_bench_note(b, "tick: %u ticks each, alternating chunks of %u after %u warm-up; %.0f replies "
+                     "(collision events) per tick drained by the game outside the tick",
+                  n, chunk, warmup, (double)replies / (double)(warmup + n));
+    gy_bench_note(b, "tick: on the physics thread, step %.3f ms + publish %.3f ms per tick (means)",
+                  (double)st.step_ns * 1e-6 / (double)st.ticks,
+                  (double)st.publish_ns * 1e-6 / (double)st.publishes);
+    status = 0;
+out:
+    bare_destroy(&raw);
+    gy_physics_destroy(p);
+    free(sub);
+    free(ref);
+    scene_free(&s);
+    return status;
+}
+
+/* ---- publish: 100,000 statics + 500 awake vs 500 alone --------------------------------------- */
+
+/* Mean publish time per tick (ns) over `ticks` lockstep ticks after a warm-up. */
+static double publish_cost(bool with_statics, uint32_t ticks, double *setup_s)
+{
+    scene s;
+    if (!scene_alloc(&s, STATICS + SPHERES))
+        return -1;
+    make_spheres(&s, with_statics);
+    gy_world_def wd = gy_default_world_def();
+    wd.gravity = gy_v3(0, 0, 0);
+    wd.world_half_extent = 700.0;
+    uint64_t t0 = gy_clock_now_ns();
+    gy_physics *p = start_lockstep(&wd, &s);
+    double result = -1;
+    uint64_t replies = 0;
+    if (p == NULL)
+        goto out;
+    gy_physics_step(p, 10, TIMEOUT_NS); /* every buffer written once, trees built */
+    *setup_s = (double)(gy_clock_now_ns() - t0) * 1e-9;
+    gy_physics_drain_replies(p, drop_reply, &replies);
+    gy_physics_stats a, z;
+    gy_physics_get_stats(p, &a);
+    for (uint32_t i = 0; i < ticks; i++) {
+        gy_physics_step(p, 1, TIMEOUT_NS);
+        gy_physics_drain_replies(p, drop_reply, &replies);
+    }
+    gy_physics_get_stats(p, &z);
+    result = (double)(z.publish_ns - a.publish_ns) / (double)(z.publishes - a.publishes);
+out:
+    gy_physics_destroy(p);
+    scene_free(&s);
+    return result;
+}
+
+static int bench_publish(gy_bench *b, bool quick)
+{
+    uint32_t ticks = quick ? 120 : 600;
+    double setup_small = 0, setup_big = 0;
+    /* Alternate to spread machine noise over both. */
+    double small1 = publish_cost(false, ticks, &setup_small);
+    double big = publish_cost(true, ticks, &setup_big);
+    double small2 = publish_cost(false, ticks, &setup_small);
+    if (small1 < 0 || big < 0 || small2 < 0)
+        return 1;
+    double small = 0.5 * (small1 + small2);
+    gy_bench_report(b, "publish.sparse_vs_small", big / small, "ratio",
+                    "publish with 100,000 statics + 500 awake / 500 alone (target <= 1.5)");
+    gy_bench_report(b, "publish.sparse_us", big * 1e-3, "us", "publish, 100,000 statics + 500");
+    gy_bench_report(b, "publish.small_us", small * 1e-3, "us", "publish, 500 awake alone");
+    gy_bench_note(b, "publish: mean over %u lockstep ticks; 100,000-static world built in %.1f s",
+                  ticks, setup_big);
+    return 0;
+}
+
+/* ---- pacing ---------------------------------------------------------------------------------- */
+
+static int bench_pacing(gy_bench *b, bool quick)
+{
+    scene s;
+    if (!scene_alloc(&s, SPHERES))
+        return 1;
+    make_spheres(&s, false);
+    s.count = 17; /* a light world: pacing, not stepping, is measured */
+    gy_physics_def d = gy_default_physics_def();
+    gy_physics *p = NULL;
+    int status = 1;
+    if (gy_physics_create(&d, &p) != GY_OK)
+        goto out;
+    gy_physics_bootstrap boot = {NULL, 0, s.bodies, s.count, NULL, 0};
+    if (gy_physics_start(p, &boot) != GY_OK)
+        goto out;
+    double seconds = quick ? 2.0 : 10.0;
+    uint64_t until = gy_clock_now_ns() + (uint64_t)(seconds * 1e9);
+    uint64_t replies = 0;
+    gy_physics_diagnostics diag;
+    memset(&diag, 0, sizeof diag);
+    /* The game thread idles like a host would between its own frames (drains replies at 60 Hz). */
+    while (gy_clock_now_ns() < until) {
+        uint64_t next = gy_clock_now_ns() + 16666667u;
+        gy_physics_drain_replies(p, drop_reply, &replies);
+        struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+    /* Wait for a sample taken after the run. */
+    uint64_t after = gy_clock_now_ns() + 2000000000ull;
+    uint64_t first = 0;
+    while (gy_clock_now_ns() < after) {
+        if (gy_physics_get_diagnostics(p, &diag) == GY_OK) {
+            if (first == 0)
+                first = diag.sample;
+            else if (diag.sample > first)
+                break;
+        }
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    if (diag.pacing_error.samples == 0) {
+        gy_bench_note(b, "pacing: diagnostics compiled out or no samples; not measured");
+        goto out;
+    }
+    gy_bench_report(b, "pacing.error_us.p50", diag.pacing_error.p50 * 1e6, "us",
+                    "tick start - deadline, p50");
+    gy_bench_report(b, "pacing.error_us.p99", diag.pacing_error.p99 * 1e6, "us",
+                    "tick start - deadline, p99 (target <= 100)");
+    gy_bench_report(b, "pacing.error_us.max", diag.pacing_error.max * 1e6, "us",
+                    "tick start - deadline, max");
+    gy_bench_note(b, "pacing: 60 Hz real time for %.0f s, %u ticks in the window; sleep to 1 ms "
+                     "before the deadline, then spin",
+                  seconds, diag.pacing_error.samples);
+    status = 0;
+out:
+    gy_physics_destroy(p);
+    scene_free(&s);
+    return status;
+}
+
+int gy_bench_section_physics(gy_bench *b)
+{
+    bool quick = gy_bench_quick(b);
+    int status = 0;
+    status |= bench_tick(b, quick);
+    status |= bench_publish(b, quick);
+    status |= bench_pacing(b, quick);
+    return status;
+}

@@ -1,0 +1,793 @@
+/* The physics subsystem: creation, start/stop, the physics thread's loop (real time and
+ * lockstep), the time rules, live queries and counters. */
+#include <math.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "gyre/math.h"
+#include "physics_internal.h"
+
+#define MAX_WALL_DT_NS   100000000u /* wall dt is clamped to 0.1 s */
+#define MAX_TIME_SCALE   64.0
+#define MAX_CATCHUP      16u
+#define LOCKSTEP_SPIN_NS 50000u      /* the game spins this long before sleeping on a tick */
+#define LOCKSTEP_IDLE_NS 3600000000000ull /* an idle lockstep thread paces toward this far deadline */
+
+/* ---- small helpers --------------------------------------------------------------------------- */
+
+static uint64_t clock_default(void *ctx)
+{
+    (void)ctx;
+    return gy_clock_now_ns();
+}
+
+static uint64_t now_clock(const gy_physics *p)
+{
+    return p->clock(p->clock_ctx);
+}
+
+static bool stop_requested(const gy_physics *p)
+{
+    return __atomic_load_n(&p->stop_requested, __ATOMIC_ACQUIRE) != 0;
+}
+
+static double effective_scale(const gy_physics *p)
+{
+    if (__atomic_load_n(&p->hold, __ATOMIC_ACQUIRE))
+        return 0.0;
+    uint64_t bits = __atomic_load_n(&p->time_scale_bits, __ATOMIC_RELAXED);
+    double s;
+    memcpy(&s, &bits, sizeof s);
+    return s;
+}
+
+static void sim_lock(gy_physics *p)
+{
+    pthread_rwlock_wrlock(&p->sim_lock);
+}
+
+static void sim_unlock(gy_physics *p)
+{
+    pthread_rwlock_unlock(&p->sim_lock);
+}
+
+static bool body_awake_cb(void *ctx, gy_body_id body)
+{
+    gy_physics *p = ctx;
+    gy_body_state st;
+    if (p->backend->body_get_state(p->world, body, &st) != GY_OK)
+        return true;
+    return st.awake;
+}
+
+/* ---- definition ------------------------------------------------------------------------------ */
+
+gy_physics_def gy_default_physics_def(void)
+{
+    gy_physics_def d;
+    memset(&d, 0, sizeof d);
+    const gy_backend *be = gy_backend_at(0);
+    d.backend = be != NULL ? be->name : NULL;
+    d.world = gy_default_world_def();
+    d.step_hz = 60;
+    d.max_catchup_steps = 4;
+    d.frame_budget_s = 1.0 / 60.0;
+    return d;
+}
+
+static gy_result check_def(const gy_physics_def *def)
+{
+    if (def->step_hz != 0 && (def->step_hz < 10 || def->step_hz > 1000))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (def->max_catchup_steps > MAX_CATCHUP)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_is_finite(def->frame_budget_s) || !gy_vec3_is_finite(def->world.gravity))
+        return GY_ERR_NON_FINITE;
+    if (def->frame_budget_s < 0.0)
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}
+
+/* ---- create / destroy ------------------------------------------------------------------------ */
+
+gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    gy_physics_def d = def != NULL ? *def : gy_default_physics_def();
+    gy_result r = check_def(&d);
+    if (r != GY_OK)
+        return r;
+    const gy_backend *be = d.backend != NULL ? gy_backend_find(d.backend) : gy_backend_at(0);
+    if (be == NULL)
+        return GY_ERR_UNKNOWN_BACKEND;
+    const gy_allocator *a = gy_allocator_or_default(d.allocator);
+    gy_physics *p = gy_alloc_zeroed(a, sizeof *p);
+    if (p == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    p->backend = be;
+    p->alloc = a;
+    p->logger = d.logger;
+    p->world_def = d.world;
+    p->world_def.allocator = a;
+    p->world_def.logger = d.logger;
+    p->step_hz = d.step_hz ? d.step_hz : 60u;
+    p->step_dt = 1.0 / (double)p->step_hz;
+    p->period_ns = (uint64_t)llround(1e9 / (double)p->step_hz);
+    p->max_catchup = d.max_catchup_steps ? d.max_catchup_steps : 4u;
+    p->budget_ns = d.frame_budget_s > 0.0 ? (uint64_t)llround(d.frame_budget_s * 1e9) : p->period_ns;
+    p->lockstep = d.lockstep;
+    p->queries_exclusive = (be->flags & GY_BACKEND_QUERIES_EXCLUSIVE) != 0;
+    p->clock = d.clock != NULL ? d.clock : clock_default;
+    p->clock_ctx = d.clock_ctx;
+    p->move_characters = d.move_characters;
+    p->character_ctx = d.character_ctx;
+    double one = 1.0;
+    memcpy(&p->time_scale_bits, &one, sizeof one);
+    p->pub_seq = 1;
+
+    bool mutex = false, cond = false, rwlock = false;
+    pthread_condattr_t ca;
+    pthread_rwlockattr_t ra;
+    if (pthread_mutex_init(&p->wait_mutex, NULL) == 0)
+        mutex = true;
+    if (pthread_condattr_init(&ca) == 0) {
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        cond = pthread_cond_init(&p->wait_cond, &ca) == 0;
+        pthread_condattr_destroy(&ca);
+    }
+    if (pthread_rwlockattr_init(&ra) == 0) {
+        /* The step must not starve behind a stream of shared readers. */
+        pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        rwlock = pthread_rwlock_init(&p->sim_lock, &ra) == 0;
+        pthread_rwlockattr_destroy(&ra);
+    }
+    if (!mutex || !cond || !rwlock) {
+        if (mutex)
+            pthread_mutex_destroy(&p->wait_mutex);
+        if (cond)
+            pthread_cond_destroy(&p->wait_cond);
+        if (rwlock)
+            pthread_rwlock_destroy(&p->sim_lock);
+        gy_free(a, p, sizeof *p);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+
+    gy_command_queue_def cq = {a, d.lifecycle_capacity, d.mutate_capacity, 0,
+                               gy_phys_release_payload, p};
+    gy_reply_queue_def rq = {a, d.reply_capacity};
+    r = gy_command_queue_create(&cq, &p->commands);
+    if (r == GY_OK)
+        r = gy_reply_queue_create(&rq, &p->replies);
+    if (r == GY_OK) {
+        gy_scene_barrier_def bd;
+        memset(&bd, 0, sizeof bd);
+        bd.allocator = a;
+        bd.watchdog_ns = d.watchdog_ns;
+        bd.logger = d.logger;
+        bd.commands = p->commands;
+        r = gy_scene_barrier_create(&bd, &p->barrier);
+    }
+    if (r == GY_OK) {
+        gy_triple_buffer_def td;
+        memset(&td, 0, sizeof td);
+        td.size = sizeof(gy_phys_frame);
+        for (int i = 0; i < 3; i++)
+            td.buffers[i] = &p->frames[i];
+        td.allocator = a;
+        r = gy_triple_buffer_create(&td, &p->proxy_tb);
+    }
+    if (r == GY_OK) {
+        gy_query_snapshot_def qd = {a, 0};
+        r = gy_query_snapshot_create(&qd, &p->snapshot);
+    }
+    if (r == GY_OK)
+        r = gy_phys_diag_create(p);
+    gy_contact_tracker_def td = {a, body_awake_cb, p};
+    gy_contact_tracker_init(&p->tracker, &td);
+    if (r != GY_OK) {
+        gy_physics_destroy(p);
+        return r;
+    }
+    *out = p;
+    return GY_OK;
+}
+
+void gy_physics_destroy(gy_physics *p)
+{
+    if (p == NULL)
+        return;
+    if (p->running)
+        gy_physics_stop(p);
+    gy_phys_reset_world_state(p);
+    gy_contact_tracker_fini(&p->tracker);
+    gy_phys_diag_destroy(p);
+    gy_query_snapshot_destroy(p->snapshot);
+    gy_triple_buffer_destroy(p->proxy_tb);
+    gy_scene_barrier_destroy(p->barrier);
+    gy_reply_queue_destroy(p->replies);
+    gy_command_queue_destroy(p->commands);
+    gy_phys_free_world_state(p);
+    if (p->mirror != NULL)
+        gy_free(p->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t));
+    pthread_mutex_destroy(&p->wait_mutex);
+    pthread_cond_destroy(&p->wait_cond);
+    pthread_rwlock_destroy(&p->sim_lock);
+    gy_free(p->alloc, p, sizeof *p);
+}
+
+/* ---- the tick -------------------------------------------------------------------------------- */
+
+/* Lockstep: drains until the batch the request named is in (the game flushes staged batches
+ * while it waits). Real time: whatever is ready. */
+static void drain_commands(gy_physics *p, bool lockstep)
+{
+    uint64_t want = lockstep ? __atomic_load_n(&p->lockstep_seq, __ATOMIC_ACQUIRE) : 0u;
+    for (;;) {
+        sim_lock(p);
+        gy_phys_drain(p);
+        gy_phys_wake_disturbed(p);
+        sim_unlock(p);
+        if (!lockstep || gy_command_queue_acknowledged(p->commands) >= want || stop_requested(p))
+            return;
+        sched_yield();
+    }
+}
+
+static void step_once(gy_physics *p, bool with_inputs)
+{
+    const gy_backend *be = p->backend;
+    uint64_t t0 = gy_clock_now_ns();
+    gy_scene_barrier_set_activity(p->barrier, "step");
+    sim_lock(p);
+    gy_result r = be->step(p->world, p->step_dt);
+    if (r != GY_OK)
+        gy_log(p->logger, GY_LOG_ERROR, "physics: adapter step failed: %s", gy_result_message(r));
+    p->tick++;
+    __atomic_store_n(&p->counters.ticks, p->tick, __ATOMIC_RELAXED);
+    if (p->move_characters != NULL) {
+        gy_physics_step_context sc = {p, be, p->world, p->tick, p->step_dt,
+                                      with_inputs ? p->inputs : NULL,
+                                      with_inputs ? p->input_count : 0u};
+        p->move_characters(p->character_ctx, &sc);
+    }
+    gy_phys_after_step(p, p->tick);
+    sim_unlock(p);
+    uint64_t dt = gy_clock_now_ns() - t0;
+    gy_phys_add(&p->counters.step_ns, dt);
+#if GY_DIAGNOSTICS
+    gy_phys_window_add(&p->win_step, dt);
+#endif
+}
+
+/* One iteration after the time rules: drain → steps → publish. `acc` is the accumulator in
+ * seconds (real time), `started` the iteration's start on the tick clock. */
+static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool lockstep)
+{
+    p->drained_any = false;
+    gy_scene_barrier_set_activity(p->barrier, "drain");
+    drain_commands(p, lockstep);
+    uint32_t steps = 0;
+    for (;;) {
+        if (lockstep) {
+            if (steps == 1)
+                break;
+        } else {
+            if (*acc < p->step_dt || steps >= p->max_catchup)
+                break;
+            if (steps > 0 && now_clock(p) - started >= p->budget_ns)
+                break;
+        }
+        step_once(p, steps == 0);
+        if (steps == 0)
+            p->input_count = 0; /* one-off inputs reach exactly one tick */
+        if (!lockstep)
+            *acc -= p->step_dt;
+        steps++;
+        gy_scene_barrier_safe_point(p->barrier);
+    }
+    if (!lockstep && *acc >= p->step_dt) {
+        double k = floor(*acc / p->step_dt);
+        *acc -= k * p->step_dt;
+        gy_phys_add(&p->counters.catchup_steps_dropped, (uint64_t)k);
+        gy_phys_add(&p->counters.catchup_ns_dropped, (uint64_t)llround(k * p->step_dt * 1e9));
+    }
+    if (steps > 0 || p->drained_any) {
+        uint64_t t0 = gy_clock_now_ns();
+        gy_scene_barrier_set_activity(p->barrier, "publish");
+        sim_lock(p);
+        gy_phys_read_back(p);
+        sim_unlock(p);
+        gy_phys_publish(p);
+        uint64_t dt = gy_clock_now_ns() - t0;
+        gy_phys_add(&p->counters.publish_ns, dt);
+#if GY_DIAGNOSTICS
+        gy_phys_window_add(&p->win_publish, dt);
+#endif
+    }
+    gy_phys_add(&p->counters.iterations, 1);
+#if GY_DIAGNOSTICS
+    gy_phys_diag_maybe_sample(p, gy_clock_now_ns());
+#endif
+    gy_scene_barrier_set_activity(p->barrier, "pace");
+}
+
+static void realtime_loop(gy_physics *p)
+{
+    uint64_t real_now = gy_clock_now_ns();
+    uint64_t deadline = real_now + p->period_ns;
+    uint64_t last = now_clock(p);
+    double acc = 0.0;
+    uint32_t seen_epoch = __atomic_load_n(&p->hold_epoch, __ATOMIC_ACQUIRE);
+    while (!stop_requested(p)) {
+        bool woken = false;
+        gy_scene_barrier_pace_until(p->barrier, deadline, &woken);
+        if (stop_requested(p))
+            break;
+        real_now = gy_clock_now_ns();
+#if GY_DIAGNOSTICS
+        if (!woken && real_now >= deadline)
+            gy_phys_window_add(&p->win_pacing, real_now - deadline);
+#endif
+        uint64_t now = now_clock(p);
+        uint32_t epoch = __atomic_load_n(&p->hold_epoch, __ATOMIC_ACQUIRE);
+        if (epoch != seen_epoch) {
+            /* A hold began or ended since the last iteration (perhaps both, while this thread
+             * slept): the time since then is not the simulation's to catch up. */
+            seen_epoch = epoch;
+            acc = 0.0;
+            last = now;
+            deadline = real_now + p->period_ns;
+            gy_phys_add(&p->counters.rebases, 1);
+        } else {
+            uint64_t dt = now > last ? now - last : 0u;
+            last = now;
+            if (dt > MAX_WALL_DT_NS)
+                dt = MAX_WALL_DT_NS;
+            acc += (double)dt * 1e-9 * effective_scale(p);
+            deadline += p->period_ns;
+            if (deadline <= real_now)
+                deadline = real_now + p->period_ns;
+        }
+        run_iteration(p, &acc, now, false);
+    }
+}
+
+static void lockstep_loop(gy_physics *p)
+{
+    double acc = 0.0;
+    while (!stop_requested(p)) {
+        uint64_t done = __atomic_load_n(&p->lockstep_done, __ATOMIC_RELAXED);
+        uint64_t target = __atomic_load_n(&p->lockstep_target, __ATOMIC_ACQUIRE);
+        if (done < target) {
+            run_iteration(p, &acc, 0, true);
+            __atomic_store_n(&p->lockstep_done, done + 1u, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&p->game_waiting, __ATOMIC_SEQ_CST)) {
+                pthread_mutex_lock(&p->wait_mutex);
+                pthread_cond_broadcast(&p->wait_cond);
+                pthread_mutex_unlock(&p->wait_mutex);
+            }
+            continue;
+        }
+        /* Idle: hold the safe point until the game asks for ticks (gy_scene_barrier_wake). */
+        gy_scene_barrier_pace_until(p->barrier, gy_clock_now_ns() + LOCKSTEP_IDLE_NS, NULL);
+    }
+}
+
+static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
+{
+    if (b == NULL)
+        return;
+    for (uint32_t i = 0; i < b->resource_count; i++) {
+        const gy_physics_resource_desc *d = &b->resources[i];
+        if (d->mesh != NULL)
+            gy_phys_create_resource(p, d->resource_key, true, d->mesh->vertices,
+                                    d->mesh->vertex_count, d->mesh->indices, d->mesh->index_count);
+        else
+            gy_phys_create_resource(p, d->resource_key, false, d->hull->points,
+                                    d->hull->point_count, NULL, 0);
+    }
+    for (uint32_t i = 0; i < b->body_count; i++) {
+        const gy_physics_body_desc *d = &b->bodies[i];
+        gy_phys_create_body(p, d->store_index, d->attachment, &d->def, d->colliders,
+                            d->collider_count);
+    }
+    for (uint32_t i = 0; i < b->joint_count; i++)
+        gy_phys_create_joint(p, &b->joints[i]);
+}
+
+static void *physics_main(void *arg)
+{
+    gy_physics *p = arg;
+    const gy_backend *be = p->backend;
+    gy_result r = be->bind_thread(p->world);
+    bool bound = r == GY_OK;
+    if (r == GY_OK)
+        r = gy_scene_barrier_attach_physics(p->barrier);
+    if (r == GY_OK) {
+        gy_scene_barrier_set_activity(p->barrier, "bootstrap");
+        sim_lock(p);
+        bootstrap(p, p->bootstrap);
+        gy_phys_read_back(p);
+        sim_unlock(p);
+        gy_phys_publish(p);
+    }
+    pthread_mutex_lock(&p->wait_mutex);
+    p->thread_result = r;
+    p->thread_ready = true;
+    pthread_cond_broadcast(&p->wait_cond);
+    pthread_mutex_unlock(&p->wait_mutex);
+    if (r == GY_OK) {
+        if (p->lockstep)
+            lockstep_loop(p);
+        else
+            realtime_loop(p);
+        /* Every ENTER gets its EXIT, also when the world stops. */
+        gy_scene_barrier_set_activity(p->barrier, "stop");
+        sim_lock(p);
+        if (gy_contact_tracker_stop(&p->tracker, p->tick + 1u) != GY_OK)
+            gy_log(p->logger, GY_LOG_ERROR, "physics: exit events at stop lost (out of memory)");
+        gy_phys_push_events(p);
+        sim_unlock(p);
+        gy_reply_queue_commit(p->replies);
+        gy_scene_barrier_detach_physics(p->barrier);
+    }
+    if (bound)
+        be->unbind_thread(p->world);
+    return NULL;
+}
+
+/* ---- start / stop ---------------------------------------------------------------------------- */
+
+static gy_result check_bootstrap(const gy_physics_bootstrap *b)
+{
+    if (b == NULL)
+        return GY_OK;
+    if ((b->resource_count && b->resources == NULL) || (b->body_count && b->bodies == NULL) ||
+        (b->joint_count && b->joints == NULL))
+        return GY_ERR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < b->resource_count; i++) {
+        gy_result r = gy_phys_validate_resource_desc(&b->resources[i]);
+        if (r != GY_OK)
+            return r;
+    }
+    for (uint32_t i = 0; i < b->body_count; i++) {
+        gy_result r = gy_phys_validate_body_desc(&b->bodies[i]);
+        if (r != GY_OK)
+            return r;
+    }
+    for (uint32_t i = 0; i < b->joint_count; i++) {
+        gy_result r = gy_phys_validate_joint_desc(&b->joints[i]);
+        if (r != GY_OK)
+            return r;
+    }
+    return GY_OK;
+}
+
+gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (p->running)
+        return GY_ERR_MISUSE;
+    gy_result r = check_bootstrap(bootstrap);
+    if (r != GY_OK)
+        return r;
+    r = gy_phys_mirror_reset(p, bootstrap);
+    if (r != GY_OK)
+        return r;
+    /* Two bodies claiming one store index would leave the view and the world disagreeing. */
+    for (uint32_t i = 0; bootstrap != NULL && i < bootstrap->body_count; i++)
+        if (p->mirror[bootstrap->bodies[i].store_index] != bootstrap->bodies[i].attachment) {
+            gy_phys_mirror_reset(p, NULL);
+            return GY_ERR_INVALID_ARGUMENT;
+        }
+    r = p->backend->world_create(&p->world_def, &p->world);
+    if (r != GY_OK) {
+        gy_phys_mirror_reset(p, NULL);
+        return r;
+    }
+    __atomic_store_n(&p->generation, p->generation + 1u, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->stop_requested, 0u, __ATOMIC_RELAXED);
+    p->bootstrap = bootstrap;
+    p->thread_ready = false;
+    p->game_bound = false;
+    gy_phys_invalidate_buffers(p);
+    if (pthread_create(&p->thread, NULL, physics_main, p) != 0) {
+        p->backend->world_destroy(p->world);
+        p->world = NULL;
+        gy_phys_mirror_reset(p, NULL);
+        return GY_ERR_BACKEND;
+    }
+    pthread_mutex_lock(&p->wait_mutex);
+    while (!p->thread_ready)
+        pthread_cond_wait(&p->wait_cond, &p->wait_mutex);
+    r = p->thread_result;
+    pthread_mutex_unlock(&p->wait_mutex);
+    p->bootstrap = NULL;
+    if (r != GY_OK) {
+        pthread_join(p->thread, NULL);
+        gy_phys_reset_world_state(p);
+        p->backend->world_destroy(p->world);
+        p->world = NULL;
+        gy_phys_mirror_reset(p, NULL);
+        return r;
+    }
+    p->running = true;
+    return GY_OK;
+}
+
+gy_result gy_physics_stop(gy_physics *p)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!p->running)
+        return GY_ERR_MISUSE;
+    __atomic_store_n(&p->stop_requested, 1u, __ATOMIC_RELEASE);
+    gy_scene_barrier_wake(p->barrier);
+    pthread_join(p->thread, NULL);
+    p->running = false;
+    gy_command_queue_discard_sealed(p->commands);
+    gy_command_queue_discard_open(p->commands);
+    /* Ticks asked for but never run are forgotten with the world. */
+    __atomic_store_n(&p->lockstep_done, p->lockstep_target, __ATOMIC_RELAXED);
+    if (p->game_bound) {
+        p->backend->unbind_thread(p->world);
+        p->game_bound = false;
+    }
+    gy_phys_reset_world_state(p);
+    p->backend->world_destroy(p->world);
+    p->world = NULL;
+    return GY_OK;
+}
+
+bool gy_physics_running(const gy_physics *p)
+{
+    return p != NULL && p->running;
+}
+
+gy_scene_barrier *gy_physics_barrier(gy_physics *p)
+{
+    return p != NULL ? p->barrier : NULL;
+}
+
+const gy_backend *gy_physics_backend(const gy_physics *p)
+{
+    return p != NULL ? p->backend : NULL;
+}
+
+/* ---- time ------------------------------------------------------------------------------------ */
+
+static bool lockstep_done(gy_physics *p, uint64_t target)
+{
+    return __atomic_load_n(&p->lockstep_done, __ATOMIC_SEQ_CST) >= target;
+}
+
+gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!p->running || !p->lockstep)
+        return GY_ERR_MISUSE;
+    uint64_t seq;
+    gy_result r = gy_command_queue_publish(p->commands, &seq);
+    if (r != GY_OK)
+        return r;
+    if (ticks == 0)
+        return GY_OK;
+    uint64_t start = gy_clock_now_ns();
+    uint64_t deadline = timeout_ns ? start + timeout_ns : UINT64_MAX;
+    __atomic_store_n(&p->lockstep_seq, seq, __ATOMIC_RELEASE);
+    uint64_t target = p->lockstep_target + ticks;
+    __atomic_store_n(&p->lockstep_target, target, __ATOMIC_RELEASE);
+    gy_scene_barrier_wake(p->barrier);
+    /* Most ticks are short: spin first, then sleep on the condition. While batches wait in
+     * game-side staging, keep flushing them: the physics thread is draining toward them. */
+    while (gy_clock_now_ns() - start < LOCKSTEP_SPIN_NS) {
+        if (lockstep_done(p, target))
+            return GY_OK;
+        gy_command_queue_flush(p->commands);
+    }
+    r = GY_OK;
+    pthread_mutex_lock(&p->wait_mutex);
+    __atomic_store_n(&p->game_waiting, 1u, __ATOMIC_SEQ_CST);
+    while (!lockstep_done(p, target)) {
+        uint64_t now = gy_clock_now_ns();
+        if (now >= deadline) {
+            r = GY_ERR_TIMEOUT;
+            break;
+        }
+        bool staged = gy_command_queue_flush(p->commands) > 0;
+        uint64_t wake = now + (staged ? 100000u : 20000000u);
+        if (wake > deadline)
+            wake = deadline;
+        struct timespec ts = {(time_t)(wake / 1000000000u), (long)(wake % 1000000000u)};
+        pthread_cond_timedwait(&p->wait_cond, &p->wait_mutex, &ts);
+    }
+    __atomic_store_n(&p->game_waiting, 0u, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&p->wait_mutex);
+    return r;
+}
+
+gy_result gy_physics_set_time_scale(gy_physics *p, double scale)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_is_finite(scale))
+        return GY_ERR_NON_FINITE;
+    if (scale < 0.0 || scale > MAX_TIME_SCALE)
+        return GY_ERR_INVALID_ARGUMENT;
+    uint64_t bits;
+    memcpy(&bits, &scale, sizeof bits);
+    __atomic_store_n(&p->time_scale_bits, bits, __ATOMIC_RELAXED);
+    return GY_OK;
+}
+
+void gy_physics_set_hold(gy_physics *p, bool hold)
+{
+    if (p == NULL)
+        return;
+    uint32_t v = hold ? 1u : 0u;
+    if (__atomic_exchange_n(&p->hold, v, __ATOMIC_ACQ_REL) != v)
+        __atomic_fetch_add(&p->hold_epoch, 1u, __ATOMIC_ACQ_REL);
+}
+
+uint32_t gy_physics_hold_epoch(const gy_physics *p)
+{
+    return p != NULL ? __atomic_load_n(&p->hold_epoch, __ATOMIC_ACQUIRE) : 0u;
+}
+
+uint64_t gy_physics_tick(const gy_physics *p)
+{
+    return p != NULL ? __atomic_load_n(&p->counters.ticks, __ATOMIC_RELAXED) : 0u;
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
+
+gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint32_t *count,
+                                  uint64_t *tick, bool *fresh)
+{
+    if (p == NULL || proxies == NULL || count == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_phys_frame *f = gy_triple_buffer_read(p->proxy_tb, tick, fresh);
+    if (f == NULL) {
+        *proxies = NULL;
+        *count = 0;
+        return GY_ERR_BUSY;
+    }
+    *proxies = f->proxies;
+    *count = f->count;
+    return GY_OK;
+}
+
+const gy_snapshot_view *gy_physics_acquire_query_view(gy_physics *p)
+{
+    return p != NULL ? gy_query_snapshot_acquire(p->snapshot) : NULL;
+}
+
+/* ---- live queries ---------------------------------------------------------------------------- */
+
+static gy_result query_begin(gy_physics *p, uint64_t *tick)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!p->running)
+        return GY_ERR_MISUSE;
+    if (p->queries_exclusive)
+        pthread_rwlock_wrlock(&p->sim_lock);
+    else
+        pthread_rwlock_rdlock(&p->sim_lock);
+    if (!p->game_bound) {
+        gy_result r = p->backend->bind_thread(p->world);
+        if (r != GY_OK) {
+            pthread_rwlock_unlock(&p->sim_lock);
+            return r;
+        }
+        p->game_bound = true;
+    }
+    if (tick != NULL)
+        *tick = __atomic_load_n(&p->counters.ticks, __ATOMIC_RELAXED);
+    return GY_OK;
+}
+
+gy_result gy_physics_raycast(gy_physics *p, gy_vec3 origin, gy_vec3 translation,
+                             const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                             uint32_t capacity, uint32_t *count, uint64_t *tick)
+{
+    gy_result r = query_begin(p, tick);
+    if (r != GY_OK)
+        return r;
+    r = p->backend->raycast(p->world, origin, translation, filter, collector, hits, capacity, count);
+    pthread_rwlock_unlock(&p->sim_lock);
+    return r;
+}
+
+gy_result gy_physics_shape_cast(gy_physics *p, const gy_shape *shape, gy_pose pose,
+                                gy_vec3 translation, const gy_query_filter *filter,
+                                gy_collector collector, gy_hit *hits, uint32_t capacity,
+                                uint32_t *count, uint64_t *tick)
+{
+    gy_result r = query_begin(p, tick);
+    if (r != GY_OK)
+        return r;
+    r = p->backend->shape_cast(p->world, shape, pose, translation, filter, collector, hits,
+                               capacity, count);
+    pthread_rwlock_unlock(&p->sim_lock);
+    return r;
+}
+
+gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
+                             const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                             uint32_t capacity, uint32_t *count, uint64_t *tick)
+{
+    gy_result r = query_begin(p, tick);
+    if (r != GY_OK)
+        return r;
+    r = p->backend->overlap(p->world, shape, pose, filter, collector, hits, capacity, count);
+    pthread_rwlock_unlock(&p->sim_lock);
+    return r;
+}
+
+/* ---- the character hook's helpers ------------------------------------------------------------ */
+
+gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, uint32_t store_index,
+                                uint32_t attachment)
+{
+    gy_body_id none = {0};
+    if (sc == NULL || sc->physics == NULL)
+        return none;
+    gy_phys_body *e = gy_phys_body_at(sc->physics, store_index, attachment);
+    return e != NULL ? e->id : none;
+}
+
+void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t store_index)
+{
+    if (sc != NULL && sc->physics != NULL)
+        gy_phys_touch(sc->physics, store_index);
+}
+
+gy_result gy_physics_hook_reply(const gy_physics_step_context *sc, const gy_reply *r,
+                                gy_reply_class cls)
+{
+    if (sc == NULL || sc->physics == NULL || r == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_reply copy = *r;
+    copy.flags = (uint16_t)__atomic_load_n(&sc->physics->generation, __ATOMIC_RELAXED);
+    return gy_reply_queue_push(sc->physics->replies, &copy, cls);
+}
+
+/* ---- counters -------------------------------------------------------------------------------- */
+
+void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out)
+{
+    if (out == NULL)
+        return;
+    memset(out, 0, sizeof *out);
+    if (p == NULL)
+        return;
+    const gy_phys_counters *c = &p->counters;
+    out->ticks = gy_phys_get(&c->ticks);
+    out->iterations = gy_phys_get(&c->iterations);
+    out->publishes = gy_phys_get(&c->publishes);
+    out->commands_applied = gy_phys_get(&c->commands_applied);
+    out->commands_dropped_stale = gy_phys_get(&c->commands_dropped_stale);
+    out->commands_failed = gy_phys_get(&c->commands_failed);
+    out->creates_cancelled = gy_phys_get(&c->creates_cancelled);
+    out->creates_failed = gy_phys_get(&c->creates_failed);
+    out->catchup_steps_dropped = gy_phys_get(&c->catchup_steps_dropped);
+    out->catchup_time_dropped_s = (double)gy_phys_get(&c->catchup_ns_dropped) * 1e-9;
+    out->rebases = gy_phys_get(&c->rebases);
+    out->proxies_read = gy_phys_get(&c->proxies_read);
+    out->proxies_changed = gy_phys_get(&c->proxies_changed);
+    out->proxies_written = gy_phys_get(&c->proxies_written);
+    out->full_scans = gy_phys_get(&c->full_scans);
+    out->bodies_faulted = gy_phys_get(&c->bodies_faulted);
+    out->replies_rejected = gy_phys_get(&p->replies_rejected);
+    out->step_ns = gy_phys_get(&c->step_ns);
+    out->publish_ns = gy_phys_get(&c->publish_ns);
+    out->bodies = __atomic_load_n(&c->bodies, __ATOMIC_RELAXED);
+    out->awake = __atomic_load_n(&c->awake, __ATOMIC_RELAXED);
+    out->generation = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,405 @@
+/* Publishing: collision bookkeeping after each step, read-back of the bodies that may have
+ * changed, the sparse proxy publish, the query snapshot and the replies.
+ *
+ * Which bodies are read back at a publish (everything else keeps its value unread):
+ *   - the awake list (dynamic and kinematic bodies awake at their last read);
+ *   - bodies touched since the last publish: created, teleported, pushed, given a velocity, named by
+ *     a character input or a joint change, woken by a contact or joint with an awake body;
+ *   - one lane of sleepers (store_index % 8 == publish % 8), to catch wake-ups nothing reported.
+ * Which slots are copied into the buffer being written: those whose value changed since that
+ * buffer was last written, found through the per-publish dirty lists of the last 8 publishes (a
+ * buffer older than that, or a new world, gets a full rewrite). */
+#include <string.h>
+
+#include "gyre/handle_pool.h"
+#include "gyre/math.h"
+#include "physics_internal.h"
+
+/* Wake propagation along contact and joint chains stops after this many passes (longer chains
+ * are finished by the next tick or the sleepers' lane). */
+#define MAX_WAKE_PASSES 16u
+
+/* ---- lists ----------------------------------------------------------------------------------- */
+
+void gy_phys_unlist(gy_physics *p, uint32_t store_index)
+{
+    gy_phys_body *e = &p->bodies[store_index];
+    if (e->list == GY_PHYS_LIST_NONE)
+        return;
+    gy_phys_list *l = e->list == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
+    uint32_t pos = e->list_pos;
+    uint32_t last = l->items[--l->count];
+    l->items[pos] = last;
+    p->bodies[last].list_pos = pos;
+    e->list = GY_PHYS_LIST_NONE;
+    if (l == &p->awake)
+        gy_phys_set32(&p->counters.awake, p->awake.count);
+}
+
+static void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
+{
+    gy_phys_body *e = &p->bodies[store_index];
+    if (e->list == which)
+        return;
+    gy_phys_unlist(p, store_index);
+    gy_phys_list *l = which == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
+    uint32_t pos = l->count;
+    if (gy_phys_list_push(p, l, store_index) != GY_OK) {
+        /* Out of memory: keep it unlisted; being touched again or its lane will find it. */
+        return;
+    }
+    e->list = which;
+    e->list_pos = pos;
+    if (l == &p->awake)
+        gy_phys_set32(&p->counters.awake, p->awake.count);
+}
+
+void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
+{
+    gy_phys_body *e = &p->bodies[store_index];
+    if (e->change_seq == p->pub_seq)
+        return;
+    e->change_seq = p->pub_seq;
+    if (gy_phys_list_push(p, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) != GY_OK) {
+        /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
+        gy_phys_invalidate_buffers(p);
+    }
+}
+
+void gy_phys_invalidate_buffers(gy_physics *p)
+{
+    p->written_seq[0] = p->written_seq[1] = p->written_seq[2] = 0;
+}
+
+void gy_phys_begin_publish(gy_physics *p)
+{
+    p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING].count = 0;
+    p->touched.count = 0;
+    for (uint32_t i = 0; i < p->retouch.count; i++)
+        gy_phys_touch(p, p->retouch.items[i]);
+    p->retouch.count = 0;
+}
+
+/* ---- events ---------------------------------------------------------------------------------- */
+
+static uint16_t collider_index(const gy_physics *p, gy_collider_id id)
+{
+    uint32_t slot = gy_handle_slot(id.bits);
+    return slot < p->collider_capacity ? p->colliders[slot].index : UINT16_MAX;
+}
+
+void gy_phys_push_events(gy_physics *p)
+{
+    uint32_t n;
+    const gy_contact_event *ev = gy_contact_tracker_events(&p->tracker, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        const gy_contact *c = &ev[i].contact;
+        gy_physics_collision e;
+        e.attachment_a = (uint32_t)c->user_a;
+        e.attachment_b = (uint32_t)c->user_b;
+        e.store_b = (uint32_t)(c->user_b >> 32);
+        e.collider_a = collider_index(p, c->collider_a);
+        e.collider_b = collider_index(p, c->collider_b);
+        e.tick = (uint32_t)ev[i].tick;
+        e.point[0] = (float)c->point.x;
+        e.point[1] = (float)c->point.y;
+        e.point[2] = (float)c->point.z;
+        e.normal[0] = (float)c->normal.x;
+        e.normal[1] = (float)c->normal.y;
+        e.normal[2] = (float)c->normal.z;
+        e.penetration = (float)c->penetration;
+        e.normal_impulse = (float)c->normal_impulse;
+        e.tangent_impulse = (float)c->tangent_impulse;
+        uint16_t type = ev[i].type == GY_CONTACT_EVENT_ENTER  ? GY_PHYSICS_REPLY_COLLISION_ENTER
+                        : ev[i].type == GY_CONTACT_EVENT_STAY ? GY_PHYSICS_REPLY_COLLISION_STAY
+                                                              : GY_PHYSICS_REPLY_COLLISION_EXIT;
+        gy_phys_reply(p, type, (uint32_t)(c->user_a >> 32), &e, sizeof e, GY_REPLY_DROPPABLE);
+        if (type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
+            /* A partner removed or gone: what rested on it may have been woken. */
+            gy_phys_touch(p, (uint32_t)(c->user_a >> 32));
+            gy_phys_touch(p, (uint32_t)(c->user_b >> 32));
+        }
+    }
+    gy_contact_tracker_clear_events(&p->tracker);
+}
+
+/* ---- after a step ---------------------------------------------------------------------------- */
+
+/* Awake as far as this publish knows: on the awake list or already queued for read-back. */
+static bool known_awake(const gy_physics *p, const gy_phys_body *e)
+{
+    return e->list == GY_PHYS_LIST_AWAKE || e->touch_mark == p->pub_seq;
+}
+
+/* A contact or joint between a known-awake body and a sleeper may have woken the sleeper. */
+static void wake_partner(gy_physics *p, uint32_t a, uint32_t b)
+{
+    const gy_phys_body *ea = &p->bodies[a], *eb = &p->bodies[b];
+    bool aa = known_awake(p, ea), ab = known_awake(p, eb);
+    if (aa && !ab && eb->motion != GY_MOTION_STATIC)
+        gy_phys_touch(p, b);
+    else if (ab && !aa && ea->motion != GY_MOTION_STATIC)
+        gy_phys_touch(p, a);
+}
+
+static uint32_t user_store(const gy_physics *p, uint64_t user)
+{
+    uint32_t s = (uint32_t)(user >> 32);
+    return s < p->body_count && p->bodies[s].id.bits != 0 &&
+                   p->bodies[s].attachment == (uint32_t)user
+               ? s
+               : GY_PHYS_NONE;
+}
+
+void gy_phys_after_step(gy_physics *p, uint64_t tick)
+{
+    const gy_backend *be = p->backend;
+    const gy_contact *contacts;
+    uint32_t n = be->contacts(p->world, &contacts);
+    gy_result r = gy_contact_tracker_update(&p->tracker, tick, contacts, n);
+    if (r != GY_OK)
+        gy_log(p->logger, GY_LOG_WARN, "physics: collision events of tick %llu lost: %s",
+               (unsigned long long)tick, gy_result_message(r));
+    gy_phys_push_events(p);
+    /* The adapter wakes whole islands: a chain A-B-C touching an awake A wakes C too, whatever
+     * order the pairs are listed in, so repeat until nothing new is touched. */
+    for (uint32_t pass = 0; pass < MAX_WAKE_PASSES; pass++) {
+        uint32_t before = p->touched.count;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t a = user_store(p, contacts[i].user_a), b = user_store(p, contacts[i].user_b);
+            if (a != GY_PHYS_NONE && b != GY_PHYS_NONE)
+                wake_partner(p, a, b);
+        }
+        if (p->touched.count == before)
+            break;
+    }
+    const gy_joint_id *broken;
+    const uint64_t *users;
+    uint32_t nb = be->broken_joints(p->world, &broken, &users);
+    for (uint32_t i = 0; i < nb; i++) {
+        uint64_t key = users[i];
+        if (key >= p->joint_count || !p->joints[key].live ||
+            p->joints[key].id.bits != broken[i].bits)
+            continue;
+        gy_phys_joint *j = &p->joints[key];
+        j->live = false;
+        gy_phys_touch(p, j->a_store);
+        if (j->b_store != GY_PHYS_NONE)
+            gy_phys_touch(p, j->b_store);
+        gy_physics_joint_reply jr = {__atomic_load_n(&p->generation, __ATOMIC_RELAXED), 0, tick};
+        gy_phys_reply(p, GY_PHYSICS_REPLY_JOINT_BROKEN, (uint32_t)key, &jr, sizeof jr,
+                      GY_REPLY_ESSENTIAL);
+    }
+}
+
+void gy_phys_wake_disturbed(gy_physics *p)
+{
+    if (p->disturbed.count == 0)
+        return;
+    for (uint32_t i = 0; i < p->disturbed.count; i++)
+        if (p->disturbed.items[i] < p->body_count)
+            p->bodies[p->disturbed.items[i]].disturb_mark = p->pub_seq;
+    p->disturbed.count = 0;
+    const gy_contact *contacts;
+    uint32_t n = p->backend->contacts(p->world, &contacts);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t a = user_store(p, contacts[i].user_a), b = user_store(p, contacts[i].user_b);
+        if (a == GY_PHYS_NONE || b == GY_PHYS_NONE)
+            continue;
+        if (p->bodies[a].disturb_mark == p->pub_seq && p->bodies[b].motion != GY_MOTION_STATIC)
+            gy_phys_touch(p, b);
+        if (p->bodies[b].disturb_mark == p->pub_seq && p->bodies[a].motion != GY_MOTION_STATIC)
+            gy_phys_touch(p, a);
+    }
+}
+
+/* ---- read-back ------------------------------------------------------------------------------- */
+
+static bool state_finite(const gy_body_state *s)
+{
+    return gy_vec3_is_finite(s->pose.position) && gy_quat_is_finite(s->pose.rotation) &&
+           gy_vec3_is_finite(s->linear_velocity) && gy_vec3_is_finite(s->angular_velocity);
+}
+
+/* Freezes a body whose state went non-finite at its last published pose, at rest. */
+static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
+{
+    const gy_backend *be = p->backend;
+    gy_phys_add(&p->counters.bodies_faulted, 1);
+    gy_pose pose = gy_pose_identity();
+    if (e->proxy.flags & GY_PROXY_LIVE) {
+        const float *x = e->proxy.position, *q = e->proxy.rotation;
+        pose.position = gy_v3(x[0], x[1], x[2]);
+        pose.rotation = gy_quat_normalize((gy_quat){q[0], q[1], q[2], q[3]});
+    }
+    be->body_set_pose(p->world, e->id, pose);
+    be->body_set_linear_velocity(p->world, e->id, gy_v3(0, 0, 0));
+    be->body_set_angular_velocity(p->world, e->id, gy_v3(0, 0, 0));
+    st->pose = pose;
+    st->linear_velocity = st->angular_velocity = gy_v3(0, 0, 0);
+    if (!e->fault) {
+        gy_physics_body_reply reply = {e->attachment,
+                                       __atomic_load_n(&p->generation, __ATOMIC_RELAXED), e->id,
+                                       p->tick};
+        gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_FAULT, s, &reply, sizeof reply, GY_REPLY_ESSENTIAL);
+        gy_log(p->logger, GY_LOG_WARN, "physics: body %u (attachment %u) went non-finite; frozen",
+               s, e->attachment);
+    }
+    e->fault = 1;
+}
+
+static void read_one(gy_physics *p, uint32_t s)
+{
+    gy_phys_body *e = &p->bodies[s];
+    if (e->id.bits == 0 || e->read_mark == p->pub_seq)
+        return;
+    e->read_mark = p->pub_seq;
+    gy_body_state st;
+    if (p->backend->body_get_state(p->world, e->id, &st) != GY_OK)
+        return;
+    p->reads++;
+    if (!state_finite(&st))
+        fault(p, s, e, &st);
+    gy_proxy np;
+    np.position[0] = (float)st.pose.position.x;
+    np.position[1] = (float)st.pose.position.y;
+    np.position[2] = (float)st.pose.position.z;
+    np.rotation[0] = (float)st.pose.rotation.x;
+    np.rotation[1] = (float)st.pose.rotation.y;
+    np.rotation[2] = (float)st.pose.rotation.z;
+    np.rotation[3] = (float)st.pose.rotation.w;
+    np.linear_velocity[0] = (float)st.linear_velocity.x;
+    np.linear_velocity[1] = (float)st.linear_velocity.y;
+    np.linear_velocity[2] = (float)st.linear_velocity.z;
+    np.angular_velocity[0] = (float)st.angular_velocity.x;
+    np.angular_velocity[1] = (float)st.angular_velocity.y;
+    np.angular_velocity[2] = (float)st.angular_velocity.z;
+    np.attachment = e->attachment;
+    np.tick = e->proxy.tick;
+    bool awake = st.awake && !e->fault;
+    np.flags = (uint16_t)(GY_PROXY_LIVE | (awake ? GY_PROXY_AWAKE : 0u) |
+                          ((uint32_t)e->motion << GY_PROXY_MOTION_SHIFT) |
+                          (e->teleported ? GY_PROXY_TELEPORTED : 0u) |
+                          (e->fault ? GY_PROXY_FAULT : 0u));
+    np.teleports = (uint16_t)(e->proxy.teleports + (e->teleported ? 1u : 0u));
+    if (e->teleported) {
+        e->teleported = 0;
+        /* Read again next publish so the flag is cleared there. */
+        gy_phys_list_push(p, &p->retouch, s);
+    }
+    if (memcmp(&np, &e->proxy, sizeof np) != 0) {
+        bool moved = memcmp(np.position, e->proxy.position, sizeof np.position) != 0 ||
+                     memcmp(np.rotation, e->proxy.rotation, sizeof np.rotation) != 0;
+        np.tick = (uint32_t)p->tick;
+        e->proxy = np;
+        p->changes++;
+        gy_phys_mark_changed(p, s);
+        if (moved) {
+            for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;
+                 slot = p->colliders[slot].next) {
+                const gy_phys_collider *c = &p->colliders[slot];
+                if (!c->in_snapshot || c->is_plane)
+                    continue;
+                gy_pose world = gy_pose_mul(st.pose, c->local);
+                world.rotation = gy_quat_normalize(world.rotation);
+                gy_query_snapshot_move(p->snapshot, slot, world);
+            }
+        }
+    }
+    if (e->motion == GY_MOTION_STATIC)
+        gy_phys_unlist(p, s);
+    else
+        enlist(p, s, awake ? GY_PHYS_LIST_AWAKE : GY_PHYS_LIST_LANE);
+}
+
+void gy_phys_read_back(gy_physics *p)
+{
+    p->reads = 0;
+    p->changes = 0;
+    /* Backwards: a body that fell asleep is swapped with the (already read) last entry. */
+    for (uint32_t i = p->awake.count; i-- > 0;)
+        read_one(p, p->awake.items[i]);
+    for (uint32_t pass = 0; pass < MAX_WAKE_PASSES && p->joint_count > 0; pass++) {
+        uint32_t before = p->touched.count;
+        for (uint32_t k = 0; k < p->joint_count; k++) {
+            const gy_phys_joint *j = &p->joints[k];
+            if (j->live && j->b_store != GY_PHYS_NONE)
+                wake_partner(p, j->a_store, j->b_store);
+        }
+        if (p->touched.count == before)
+            break;
+    }
+    for (uint32_t i = 0; i < p->touched.count; i++)
+        read_one(p, p->touched.items[i]);
+    gy_phys_list *lane = &p->lanes[p->pub_seq % GY_PHYS_LANES];
+    for (uint32_t i = lane->count; i-- > 0;)
+        read_one(p, lane->items[i]);
+    gy_phys_add(&p->counters.proxies_read, p->reads);
+    gy_phys_add(&p->counters.proxies_changed, p->changes);
+}
+
+/* ---- publish --------------------------------------------------------------------------------- */
+
+static bool frame_reserve(gy_physics *p, gy_phys_frame *f, uint32_t need)
+{
+    if (need <= f->capacity)
+        return true;
+    uint32_t cap = f->capacity ? f->capacity : 64u;
+    while (cap < need)
+        cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
+    gy_proxy *a = gy_realloc(p->alloc, f->proxies, (size_t)f->capacity * sizeof(gy_proxy),
+                             (size_t)cap * sizeof(gy_proxy));
+    if (a == NULL)
+        return false;
+    memset(a + f->capacity, 0, (size_t)(cap - f->capacity) * sizeof(gy_proxy));
+    f->proxies = a;
+    f->capacity = cap;
+    return true;
+}
+
+static void write_proxies(gy_physics *p)
+{
+    uint32_t b = gy_triple_buffer_write_index(p->proxy_tb);
+    gy_phys_frame *f = &p->frames[b];
+    if (!frame_reserve(p, f, p->body_count)) {
+        gy_log(p->logger, GY_LOG_WARN, "physics: proxy buffer could not grow; publish skipped");
+        return;
+    }
+    uint64_t seq = p->pub_seq;
+    uint64_t written = 0;
+    if (p->written_seq[b] == 0 || p->written_seq[b] + GY_PHYS_DIRTY_RING < seq ||
+        f->count > p->body_count) {
+        for (uint32_t s = 0; s < p->body_count; s++)
+            f->proxies[s] = p->bodies[s].proxy;
+        written = p->body_count;
+        gy_phys_add(&p->counters.full_scans, 1);
+    } else {
+        for (uint64_t q = p->written_seq[b] + 1u; q <= seq; q++) {
+            const gy_phys_list *l = &p->dirty[q % GY_PHYS_DIRTY_RING];
+            for (uint32_t i = 0; i < l->count; i++) {
+                uint32_t s = l->items[i];
+                f->proxies[s] = p->bodies[s].proxy;
+            }
+            written += l->count;
+        }
+    }
+    f->count = p->body_count;
+    f->tick = p->tick;
+    p->written_seq[b] = seq;
+    gy_phys_add(&p->counters.proxies_written, written);
+    gy_triple_buffer_publish(p->proxy_tb, p->tick);
+}
+
+void gy_phys_publish(gy_physics *p)
+{
+    write_proxies(p);
+    gy_result r = gy_query_snapshot_publish(p->snapshot, p->tick);
+    if (r != GY_OK)
+        gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot publish failed: %s",
+               gy_result_message(r));
+    gy_phys_push_events(p);
+    gy_reply_queue_commit(p->replies);
+    gy_phys_add(&p->counters.publishes, 1);
+    p->pub_seq++;
+    gy_phys_begin_publish(p);
+}

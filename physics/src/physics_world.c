@@ -1,0 +1,406 @@
+/* The physics-side roster: bodies by store index, colliders by adapter slot, joints and resources
+ * by the game's keys, and what creating or releasing each does to the adapter, the query snapshot,
+ * the contact tracker, the proxies and the reply queue. Physics thread, inside the sim lock. */
+#include <string.h>
+
+#include "gyre/handle_pool.h"
+#include "gyre/math.h"
+#include "physics_internal.h"
+
+/* Grows a zero-initialised table to hold index `need - 1`. */
+static gy_result table_reserve(gy_physics *p, void **table, uint32_t *capacity, uint32_t need,
+                               size_t elem)
+{
+    if (need <= *capacity)
+        return GY_OK;
+    uint32_t cap = *capacity ? *capacity : 64u;
+    while (cap < need)
+        cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
+    void *t = gy_realloc(p->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
+    if (t == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    memset((unsigned char *)t + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
+    *table = t;
+    *capacity = cap;
+    return GY_OK;
+}
+
+gy_result gy_phys_reply(gy_physics *p, uint16_t type, uint32_t key, const void *body, size_t size,
+                        gy_reply_class cls)
+{
+    gy_reply r;
+    memset(&r, 0, sizeof r);
+    r.type = type;
+    r.flags = (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+    r.key = key;
+    memcpy(r.body.bytes, body, size);
+    return gy_reply_queue_push(p->replies, &r, cls);
+}
+
+static void reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t key,
+                         uint32_t attachment, gy_result result)
+{
+    gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+                                  (uint32_t)kind, (int32_t)result};
+    gy_phys_add(&p->counters.creates_failed, 1);
+    gy_phys_reply(p, GY_PHYSICS_REPLY_CREATE_FAILED, key, &f, sizeof f, GY_REPLY_ESSENTIAL);
+}
+
+gy_phys_body *gy_phys_body_at(gy_physics *p, uint32_t store_index, uint32_t attachment)
+{
+    if (store_index >= p->body_count)
+        return NULL;
+    gy_phys_body *e = &p->bodies[store_index];
+    return e->id.bits != 0 && e->attachment == attachment ? e : NULL;
+}
+
+void gy_phys_touch(gy_physics *p, uint32_t store_index)
+{
+    if (store_index >= p->body_count)
+        return;
+    gy_phys_body *e = &p->bodies[store_index];
+    if (e->id.bits == 0 || e->touch_mark == p->pub_seq)
+        return;
+    if (gy_phys_list_push(p, &p->touched, store_index) == GY_OK)
+        e->touch_mark = p->pub_seq;
+}
+
+static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
+                         const gy_collider_def *original, const gy_body_def *def,
+                         uint32_t store_index, uint32_t attachment)
+{
+    gy_snapshot_entry e = gy_default_snapshot_entry();
+    e.shape = c->shape;
+    if (c->shape.type == GY_SHAPE_HULL || c->shape.type == GY_SHAPE_MESH) {
+        uint32_t key = (uint32_t)original->shape.resource.bits;
+        e.geometry = key < p->resource_capacity ? p->resources[key].geometry : NULL;
+        if (e.geometry == NULL)
+            return;
+    }
+    e.pose = gy_pose_mul(def->pose, c->local_pose);
+    e.pose.rotation = gy_quat_normalize(e.pose.rotation);
+    e.category = c->category;
+    e.motion = def->type;
+    e.is_sensor = c->is_sensor;
+    e.attachment = attachment;
+    e.store_index = store_index;
+    gy_result r = gy_query_snapshot_set(p->snapshot, slot, &e);
+    if (r != GY_OK) {
+        gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s",
+               store_index, gy_result_message(r));
+        return;
+    }
+    p->colliders[slot].in_snapshot = true;
+}
+
+void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count)
+{
+    const gy_backend *be = p->backend;
+    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
+        count > UINT16_MAX) {
+        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_INVALID_ARGUMENT);
+        return;
+    }
+    gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
+                                sizeof *p->bodies);
+    if (r == GY_OK)
+        r = gy_array_reserve(p->alloc, (void **)&p->collider_scratch,
+                             &p->collider_scratch_capacity, count, sizeof *p->collider_scratch);
+    if (r == GY_OK)
+        r = gy_array_reserve(p->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity, count,
+                             sizeof *p->collider_ids);
+    if (r != GY_OK) {
+        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        return;
+    }
+    gy_phys_body *e = &p->bodies[store_index];
+    if (e->id.bits != 0) {
+        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_MISUSE);
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        p->collider_scratch[i] = colliders[i];
+        gy_shape *s = &p->collider_scratch[i].shape;
+        if (s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH) {
+            uint32_t key = (uint32_t)s->resource.bits;
+            if (key >= p->resource_capacity || !p->resources[key].live) {
+                reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
+                             GY_ERR_STALE_HANDLE);
+                return;
+            }
+            s->resource = p->resources[key].id;
+        }
+        p->collider_scratch[i].user_data = ((uint64_t)store_index << 32) | i;
+    }
+    gy_body_def d = *def;
+    d.user_data = ((uint64_t)store_index << 32) | attachment;
+    gy_body_id id;
+    r = be->body_create(p->world, &d, p->collider_scratch, count, &id, p->collider_ids);
+    if (r != GY_OK) {
+        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        return;
+    }
+    uint32_t max_slot = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);
+        max_slot = slot > max_slot ? slot : max_slot;
+    }
+    r = table_reserve(p, (void **)&p->colliders, &p->collider_capacity, max_slot + 1u,
+                      sizeof *p->colliders);
+    if (r != GY_OK) {
+        be->body_release(p->world, id);
+        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        return;
+    }
+    uint32_t next = GY_PHYS_NONE;
+    for (uint32_t i = count; i-- > 0;) {
+        uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);
+        gy_phys_collider *c = &p->colliders[slot];
+        c->local = colliders[i].local_pose;
+        c->store_index = store_index;
+        c->next = next;
+        c->index = (uint16_t)i;
+        c->live = true;
+        c->in_snapshot = false;
+        c->is_plane = colliders[i].shape.type == GY_SHAPE_PLANE;
+        next = slot;
+    }
+    e->id = id;
+    e->attachment = attachment;
+    e->first_collider = next;
+    e->collider_count = (uint16_t)count;
+    e->motion = (uint8_t)def->type;
+    e->list = GY_PHYS_LIST_NONE;
+    e->teleported = 0;
+    e->fault = 0;
+    /* A new body never inherits the slot's previous value: it is read back at the coming
+     * publish, and until then the slot's proxy is empty. */
+    memset(&e->proxy, 0, sizeof e->proxy);
+    if (store_index >= p->body_count)
+        p->body_count = store_index + 1u;
+    p->live_bodies++;
+    gy_phys_set32(&p->counters.bodies, p->live_bodies);
+    for (uint32_t slot = next, i = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, i++)
+        snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index,
+                     attachment);
+    gy_phys_mark_changed(p, store_index);
+    gy_phys_touch(p, store_index);
+    gy_physics_body_reply reply = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED), id,
+                                   p->tick + 1u};
+    gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_ASSIGNED, store_index, &reply, sizeof reply,
+                  GY_REPLY_ESSENTIAL);
+}
+
+bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment)
+{
+    gy_phys_body *e = gy_phys_body_at(p, store_index, attachment);
+    if (e == NULL)
+        return false;
+    /* EXITs first, while the collider table still names the pair's colliders. */
+    gy_contact_tracker_body_released(&p->tracker, p->tick + 1u, e->id);
+    gy_phys_push_events(p);
+    p->backend->body_release(p->world, e->id);
+    for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;) {
+        gy_phys_collider *c = &p->colliders[slot];
+        if (c->in_snapshot)
+            gy_query_snapshot_remove(p->snapshot, slot);
+        c->live = false;
+        c->in_snapshot = false;
+        uint32_t next = c->next;
+        c->next = GY_PHYS_NONE;
+        slot = next;
+    }
+    /* The adapter released the body's joints with it. */
+    for (uint32_t k = 0; k < p->joint_count; k++) {
+        gy_phys_joint *j = &p->joints[k];
+        if (j->live && (j->a_store == store_index || j->b_store == store_index))
+            j->live = false;
+    }
+    gy_phys_unlist(p, store_index);
+    e->id.bits = 0;
+    e->attachment = 0;
+    e->first_collider = GY_PHYS_NONE;
+    e->collider_count = 0;
+    e->teleported = 0;
+    e->fault = 0;
+    memset(&e->proxy, 0, sizeof e->proxy);
+    e->proxy.tick = (uint32_t)(p->tick + 1u);
+    gy_phys_mark_changed(p, store_index);
+    p->live_bodies--;
+    gy_phys_set32(&p->counters.bodies, p->live_bodies);
+    return true;
+}
+
+void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
+{
+    uint32_t key = desc->joint_key;
+    gy_result r = table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u,
+                                sizeof *p->joints);
+    if (r != GY_OK) {
+        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        return;
+    }
+    if (p->joints[key].live) {
+        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_MISUSE);
+        return;
+    }
+    gy_phys_body *a = gy_phys_body_at(p, desc->a_store, desc->a_attachment);
+    gy_phys_body *b =
+        desc->b_attachment != 0 ? gy_phys_body_at(p, desc->b_store, desc->b_attachment) : NULL;
+    if (a == NULL || (desc->b_attachment != 0 && b == NULL)) {
+        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_STALE_HANDLE);
+        return;
+    }
+    gy_joint_def def = desc->def;
+    def.a = a->id;
+    def.b.bits = b != NULL ? b->id.bits : 0;
+    def.user_data = key;
+    gy_joint_id id;
+    r = p->backend->joint_create(p->world, &def, &id);
+    if (r != GY_OK) {
+        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        return;
+    }
+    gy_phys_joint *j = &p->joints[key];
+    j->id = id;
+    j->a_store = desc->a_store;
+    j->b_store = b != NULL ? desc->b_store : GY_PHYS_NONE;
+    j->live = true;
+    if (key >= p->joint_count)
+        p->joint_count = key + 1u;
+    gy_phys_touch(p, desc->a_store);
+    if (b != NULL)
+        gy_phys_touch(p, desc->b_store);
+}
+
+void gy_phys_release_joint(gy_physics *p, uint32_t key)
+{
+    if (key >= p->joint_count || !p->joints[key].live) {
+        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        return;
+    }
+    gy_phys_joint *j = &p->joints[key];
+    p->backend->joint_release(p->world, j->id);
+    j->live = false;
+    gy_phys_touch(p, j->a_store);
+    if (j->b_store != GY_PHYS_NONE)
+        gy_phys_touch(p, j->b_store);
+}
+
+void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
+                             uint32_t vertex_count, const uint32_t *indices, uint32_t index_count)
+{
+    gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
+                                sizeof *p->resources);
+    if (r == GY_OK && (key == 0 || p->resources[key].live))
+        r = GY_ERR_MISUSE;
+    if (r != GY_OK) {
+        reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        return;
+    }
+    gy_resource_id id;
+    gy_snapshot_geometry *g = NULL;
+    if (is_mesh) {
+        gy_mesh_def m = {vertices, vertex_count, indices, index_count};
+        r = p->backend->mesh_create(p->world, &m, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_mesh(p->alloc, &m, &g)) != GY_OK)
+            p->backend->resource_release(p->world, id);
+    } else {
+        gy_hull_def h = {vertices, vertex_count};
+        r = p->backend->hull_create(p->world, &h, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->alloc, &h, &g)) != GY_OK)
+            p->backend->resource_release(p->world, id);
+    }
+    if (r != GY_OK) {
+        reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        return;
+    }
+    p->resources[key].id = id;
+    p->resources[key].geometry = g;
+    p->resources[key].live = true;
+}
+
+void gy_phys_release_resource(gy_physics *p, uint32_t key)
+{
+    if (key >= p->resource_capacity || !p->resources[key].live) {
+        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        return;
+    }
+    gy_phys_resource *res = &p->resources[key];
+    p->backend->resource_release(p->world, res->id);
+    gy_snapshot_geometry_release(res->geometry);
+    res->geometry = NULL;
+    res->live = false;
+}
+
+void gy_phys_reset_world_state(gy_physics *p)
+{
+    for (uint32_t s = 0; s < p->body_count; s++) {
+        gy_phys_body *e = &p->bodies[s];
+        for (uint32_t slot = e->first_collider; e->id.bits != 0 && slot != GY_PHYS_NONE;
+             slot = p->colliders[slot].next)
+            if (p->colliders[slot].in_snapshot)
+                gy_query_snapshot_remove(p->snapshot, slot);
+    }
+    for (uint32_t k = 0; k < p->resource_capacity; k++)
+        if (p->resources[k].live)
+            gy_snapshot_geometry_release(p->resources[k].geometry);
+    if (p->bodies != NULL)
+        memset(p->bodies, 0, (size_t)p->body_capacity * sizeof *p->bodies);
+    if (p->colliders != NULL)
+        memset(p->colliders, 0, (size_t)p->collider_capacity * sizeof *p->colliders);
+    if (p->joints != NULL)
+        memset(p->joints, 0, (size_t)p->joint_capacity * sizeof *p->joints);
+    if (p->resources != NULL)
+        memset(p->resources, 0, (size_t)p->resource_capacity * sizeof *p->resources);
+    p->body_count = 0;
+    p->joint_count = 0;
+    p->live_bodies = 0;
+    gy_phys_set32(&p->counters.bodies, 0);
+    gy_phys_set32(&p->counters.awake, 0);
+    p->awake.count = 0;
+    for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
+        p->lanes[l].count = 0;
+    p->touched.count = 0;
+    p->retouch.count = 0;
+    p->disturbed.count = 0;
+    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
+        p->dirty[l].count = 0;
+    p->input_count = 0;
+    gy_phys_invalidate_buffers(p);
+}
+
+void gy_phys_free_world_state(gy_physics *p)
+{
+    const gy_allocator *a = p->alloc;
+    if (p->bodies != NULL)
+        gy_free(a, p->bodies, (size_t)p->body_capacity * sizeof *p->bodies);
+    if (p->colliders != NULL)
+        gy_free(a, p->colliders, (size_t)p->collider_capacity * sizeof *p->colliders);
+    if (p->joints != NULL)
+        gy_free(a, p->joints, (size_t)p->joint_capacity * sizeof *p->joints);
+    if (p->resources != NULL)
+        gy_free(a, p->resources, (size_t)p->resource_capacity * sizeof *p->resources);
+    if (p->scratch != NULL)
+        gy_free(a, p->scratch, (size_t)p->scratch_capacity * sizeof *p->scratch);
+    if (p->collider_scratch != NULL)
+        gy_free(a, p->collider_scratch,
+                (size_t)p->collider_scratch_capacity * sizeof *p->collider_scratch);
+    if (p->collider_ids != NULL)
+        gy_free(a, p->collider_ids, (size_t)p->collider_ids_capacity * sizeof *p->collider_ids);
+    if (p->inputs != NULL)
+        gy_free(a, p->inputs, (size_t)p->input_capacity * sizeof *p->inputs);
+    gy_phys_list_free(p, &p->awake);
+    for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
+        gy_phys_list_free(p, &p->lanes[l]);
+    gy_phys_list_free(p, &p->touched);
+    gy_phys_list_free(p, &p->retouch);
+    gy_phys_list_free(p, &p->disturbed);
+    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
+        gy_phys_list_free(p, &p->dirty[l]);
+    gy_phys_list_free(p, &p->release_set);
+    for (uint32_t b = 0; b < 3; b++)
+        if (p->frames[b].proxies != NULL)
+            gy_free(a, p->frames[b].proxies, (size_t)p->frames[b].capacity * sizeof(gy_proxy));
+}

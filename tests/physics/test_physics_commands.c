@@ -1,0 +1,607 @@
+/* The physics subsystem's command and reply paths, in lockstep (a real physics thread runs):
+ * validation, attachment identity (stale replies rejected, creates cancelled within a batch, stale
+ * commands dropped), one-off inputs under a flood, collision-event pairing, joints and resources,
+ * the character hook, live and snapshot queries, and misuse. */
+#include "test_physics_fixture.h"
+
+/* ---- creation and misuse --------------------------------------------------------------------- */
+
+static void test_physics_create_rejects_bad_definitions(void **state)
+{
+    (void)state;
+    gy_physics *p = NULL;
+    gy_physics_def d = gy_default_physics_def();
+    d.backend = "no-such-adapter";
+    assert_result(gy_physics_create(&d, &p), GY_ERR_UNKNOWN_BACKEND);
+    assert_null(p);
+    d = gy_default_physics_def();
+    d.step_hz = 5;
+    assert_result(gy_physics_create(&d, &p), GY_ERR_INVALID_ARGUMENT);
+    d = gy_default_physics_def();
+    d.max_catchup_steps = 17;
+    assert_result(gy_physics_create(&d, &p), GY_ERR_INVALID_ARGUMENT);
+    d = gy_default_physics_def();
+    d.frame_budget_s = NAN;
+    assert_result(gy_physics_create(&d, &p), GY_ERR_NON_FINITE);
+    d = gy_default_physics_def();
+    d.world.gravity.y = INFINITY;
+    assert_result(gy_physics_create(&d, &p), GY_ERR_NON_FINITE);
+    assert_result(gy_physics_create(NULL, NULL), GY_ERR_INVALID_ARGUMENT);
+}
+
+static void test_physics_misuse_is_an_error(void **state)
+{
+    (void)state;
+    gy_physics_def d = gy_default_physics_def();
+    gy_physics *p = fx_physics(&d);
+    fx_body b = fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5);
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_MISUSE);
+    assert_result(gy_physics_publish(p, NULL), GY_ERR_MISUSE);
+    assert_result(gy_physics_stop(p), GY_ERR_MISUSE);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    assert_true(gy_physics_running(p));
+    assert_result(gy_physics_start(p, NULL), GY_ERR_MISUSE);
+    /* Real-time mode: lockstep ticks are refused. */
+    assert_result(gy_physics_step(p, 1, 0), GY_ERR_MISUSE);
+    assert_result(gy_physics_stop(p), GY_OK);
+    assert_false(gy_physics_running(p));
+    assert_result(gy_physics_stop(p), GY_ERR_MISUSE);
+    gy_physics_destroy(p);
+}
+
+static void test_physics_record_validates_before_enqueueing(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_body b = fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5);
+    b.desc.def.pose.position.x = NAN;
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_NON_FINITE);
+    b = fx_sphere(0, 0, gy_v3(0, 1, 0), 0.5);
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
+    b = fx_sphere(0, 1, gy_v3(0, 1, 0), -1.0);
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_SHAPE);
+    b = fx_sphere(GY_PHYSICS_MAX_STORE_INDEX, 1, gy_v3(0, 1, 0), 0.5);
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
+
+    b = fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5);
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_OK);
+    b.desc.attachment = 2;
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_MISUSE); /* slot taken */
+
+    gy_pose bad = gy_pose_identity();
+    bad.rotation.w = NAN;
+    assert_result(gy_physics_record_set_pose(p, 0, 1, bad), GY_ERR_NON_FINITE);
+    bad = gy_pose_identity();
+    bad.rotation.w = 2.0;
+    assert_result(gy_physics_record_set_pose(p, 0, 1, bad), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(INFINITY, 0, 0)), GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_add_impulse_at(p, 0, 1, gy_v3(1, 0, 0), gy_v3(0, NAN, 0)),
+                  GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_character_jump(p, 0, 1, NAN), GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_add_impulse(p, 0, 7, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_body(p, 0, 7), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_set_time_scale(p, NAN), GY_ERR_NON_FINITE);
+    assert_result(gy_physics_set_time_scale(p, -1.0), GY_ERR_INVALID_ARGUMENT);
+
+    gy_physics_resource_desc rd = {0, NULL, NULL};
+    assert_result(gy_physics_record_create_resource(p, &rd), GY_ERR_INVALID_ARGUMENT);
+
+    /* Only the one valid create reached the physics thread. */
+    fx_step(p, 1);
+    gy_physics_stats s = fx_stats(p);
+    assert_int_equal(s.commands_applied, 1);
+    assert_int_equal(s.commands_dropped_stale, 0);
+    assert_int_equal(s.bodies, 1);
+    gy_physics_destroy(p);
+}
+
+/* ---- attachment identity --------------------------------------------------------------------- */
+
+static const gy_reply *find_assigned(const fx_replies *rs, uint32_t attachment)
+{
+    for (uint32_t i = 0; i < rs->count; i++)
+        if (rs->r[i].type == GY_PHYSICS_REPLY_BODY_ASSIGNED &&
+            gy_physics_reply_body(&rs->r[i])->attachment == attachment)
+            return &rs->r[i];
+    return NULL;
+}
+
+static void test_physics_stale_attachment_replies_rejected(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_sphere(3, 10, gy_v3(0, 5, 0), 0.5));
+    fx_step(p, 1); /* BODY_ASSIGNED(10) is committed but not drained yet */
+    /* The game drops that attachment and reuses the slot before it drains. */
+    assert_result(gy_physics_record_release_body(p, 3, 10), GY_OK);
+    fx_create(p, fx_sphere(3, 11, gy_v3(2, 5, 0), 0.5));
+    fx_step(p, 1);
+    fx_drain(p, &rs);
+    assert_null(find_assigned(&rs, 10));
+    const gy_reply *r = find_assigned(&rs, 11);
+    assert_non_null(r);
+    assert_int_equal(r->key, 3);
+    assert_int_not_equal(gy_physics_reply_body(r)->body.bits, 0);
+    assert_int_equal(fx_stats(p).replies_rejected, 1);
+    uint32_t n;
+    const gy_proxy *px = fx_proxies(p, &n, NULL);
+    assert_true(n > 3);
+    assert_int_equal(px[3].attachment, 11);
+    assert_near(px[3].position[0], 2.0, 1e-6);
+
+    /* Late replies from an old world: a body assigned just before a stop is re-assigned by the
+     * next start; only the new world's assignment passes. */
+    fx_create(p, fx_sphere(4, 20, gy_v3(4, 5, 0), 0.5));
+    fx_step(p, 1);
+    assert_result(gy_physics_stop(p), GY_OK);
+    fx_body keep = fx_sphere(4, 20, gy_v3(4, 5, 0), 0.5);
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&keep), 1, NULL, 0};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    memset(&rs, 0, sizeof rs);
+    fx_drain(p, &rs);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 1);
+    r = find_assigned(&rs, 20);
+    assert_non_null(r);
+    assert_int_equal(gy_physics_reply_body(r)->generation, fx_stats(p).generation);
+    assert_int_equal(gy_physics_reply_generation(r), (uint16_t)fx_stats(p).generation);
+    assert_int_equal(fx_stats(p).replies_rejected, 2);
+    gy_physics_destroy(p);
+}
+
+static void test_physics_create_released_in_same_batch_is_not_performed(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_sphere(5, 30, gy_v3(0, 5, 0), 0.5));
+    assert_result(gy_physics_record_release_body(p, 5, 30), GY_OK);
+    /* And a slot taken, dropped and taken again by a newer attachment in one batch. */
+    fx_create(p, fx_sphere(6, 31, gy_v3(0, 5, 0), 0.5));
+    assert_result(gy_physics_record_release_body(p, 6, 31), GY_OK);
+    fx_create(p, fx_sphere(6, 32, gy_v3(3, 5, 0), 0.5));
+    fx_step(p, 1);
+    gy_physics_stats s = fx_stats(p);
+    assert_int_equal(s.creates_cancelled, 2);
+    assert_int_equal(s.commands_dropped_stale, 0);
+    assert_int_equal(s.bodies, 1);
+    fx_drain(p, &rs);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 1);
+    assert_non_null(find_assigned(&rs, 32));
+    uint32_t n;
+    const gy_proxy *px = fx_proxies(p, &n, NULL);
+    assert_int_equal(n, 7);
+    assert_int_equal(px[5].flags, 0);
+    assert_int_equal(px[5].attachment, 0);
+    assert_int_equal(px[6].attachment, 32);
+    assert_near(px[6].position[0], 3.0, 1e-6);
+    gy_physics_destroy(p);
+}
+
+static void test_physics_commands_for_a_failed_create_are_dropped_and_counted(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    gy_physics *p = fx_lockstep(NULL);
+    /* A hull collider naming a resource that was never created fails on the physics thread. */
+    fx_body b = fx_sphere(0, 40, gy_v3(0, 1, 0), 0.5);
+    b.collider.shape.type = GY_SHAPE_HULL;
+    b.collider.shape.resource.bits = 99;
+    fx_create(p, b);
+    fx_step(p, 1);
+    fx_drain(p, &rs);
+    assert_int_equal(rs.count, 1);
+    assert_int_equal(rs.r[0].type, GY_PHYSICS_REPLY_CREATE_FAILED);
+    assert_int_equal(rs.r[0].key, 0);
+    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->attachment, 40);
+    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);
+    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->result, GY_ERR_STALE_HANDLE);
+    /* The game side still holds the attachment until it reacts, so these are recorded... */
+    assert_result(gy_physics_record_add_impulse(p, 0, 40, gy_v3(1, 0, 0)), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, 0, 40, gy_pose_identity()), GY_OK);
+    fx_step(p, 1);
+    /* ...and dropped there. */
+    gy_physics_stats s = fx_stats(p);
+    assert_int_equal(s.commands_dropped_stale, 2);
+    assert_int_equal(s.creates_failed, 1);
+    assert_int_equal(s.bodies, 0);
+    gy_physics_destroy(p);
+}
+
+/* ---- one-off inputs -------------------------------------------------------------------------- */
+
+static void test_physics_impulses_reach_exactly_one_tick_under_a_flood(void **state)
+{
+    (void)state;
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.world.gravity = gy_v3(0, 0, 0);
+    d.mutate_capacity = 1024; /* the flood overflows the ring into staging */
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    enum { FILLERS = 64, FLOOD = 3000 };
+    fx_body target = fx_sphere(0, 1, gy_v3(0, 0, 0), 0.5);
+    target.desc.def.mass = 1.0;
+    target.desc.def.linear_damping = 0.0;
+    target.desc.def.angular_damping = 0.0;
+    target.desc.def.allow_sleeping = false;
+    fx_create(p, target);
+    for (uint32_t i = 1; i <= FILLERS; i++)
+        fx_create(p, fx_sphere(i, 100 + i, gy_v3(10.0 * i, 50, 0), 0.5));
+    fx_step(p, 1);
+    uint32_t expected = 0;
+    for (uint32_t t = 0; t < 30; t++) {
+        for (uint32_t k = 0; k < FLOOD; k++) {
+            uint32_t s = 1 + k % FILLERS;
+            assert_result(gy_physics_record_set_linear_velocity(p, s, 100 + s, gy_v3(0, 0, 0)),
+                          GY_OK);
+            if (k == FLOOD / 2) {
+                assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(1, 0, 0)), GY_OK);
+                expected++;
+                if (t % 3 == 0) {
+                    /* Two impulses in one tick are two impulses, across a batch boundary too. */
+                    assert_result(gy_physics_publish(p, NULL), GY_OK);
+                    assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(1, 0, 0)), GY_OK);
+                    expected++;
+                }
+            }
+        }
+        fx_step(p, 1);
+        const gy_proxy *px = fx_proxies(p, NULL, NULL);
+        assert_near(px[0].linear_velocity[0], (double)expected, 1e-5);
+    }
+    /* A tick with nothing but one impulse delivers it too. */
+    assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(1, 0, 0)), GY_OK);
+    expected++;
+    fx_step(p, 1);
+    fx_step(p, 1); /* and an empty tick adds nothing */
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    assert_near(px[0].linear_velocity[0], (double)expected, 1e-5);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    gy_physics_destroy(p);
+}
+
+/* ---- collision events ------------------------------------------------------------------------ */
+
+typedef struct pair_log {
+    uint32_t a, b; /* attachments, a < b */
+    uint32_t enters, exits, stays;
+    uint32_t last_tick;
+    uint32_t exit_tick;
+    bool touching;
+    bool double_in_tick;
+} pair_log;
+
+static pair_log *pair_of(pair_log *logs, uint32_t *n, uint32_t a, uint32_t b)
+{
+    if (a > b) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    for (uint32_t i = 0; i < *n; i++)
+        if (logs[i].a == a && logs[i].b == b)
+            return &logs[i];
+    pair_log *l = &logs[(*n)++];
+    memset(l, 0, sizeof *l);
+    l->a = a;
+    l->b = b;
+    return l;
+}
+
+static void log_events(const fx_replies *rs, pair_log *logs, uint32_t *n)
+{
+    for (uint32_t i = 0; i < rs->count; i++) {
+        const gy_reply *r = &rs->r[i];
+        if (r->type < GY_PHYSICS_REPLY_COLLISION_ENTER)
+            continue;
+        const gy_physics_collision *c = gy_physics_reply_collision(r);
+        pair_log *l = pair_of(logs, n, c->attachment_a, c->attachment_b);
+        if (r->type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
+            assert_true(l->touching);
+            assert_near(c->normal_impulse, 0.0, 0.0);
+            assert_near(c->tangent_impulse, 0.0, 0.0);
+            l->exits++;
+            l->touching = false;
+            l->exit_tick = c->tick;
+            continue;
+        }
+        if (l->touching && l->last_tick == c->tick)
+            l->double_in_tick = true;
+        if (r->type == GY_PHYSICS_REPLY_COLLISION_ENTER) {
+            assert_false(l->touching);
+            l->enters++;
+        } else {
+            assert_true(l->touching);
+            l->stays++;
+        }
+        l->touching = true;
+        l->last_tick = c->tick;
+    }
+}
+
+static void test_physics_events_pair_on_release_and_on_stop(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    pair_log logs[16];
+    uint32_t nlogs = 0;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_floor(0, 1));
+    fx_create(p, fx_box(1, 2, GY_MOTION_DYNAMIC, gy_v3(0, 0.49, 0), gy_v3(1, 1, 1)));
+    fx_create(p, fx_box(2, 3, GY_MOTION_DYNAMIC, gy_v3(5, 0.49, 0), gy_v3(1, 1, 1)));
+    fx_step(p, 10);
+    fx_drain(p, &rs);
+    log_events(&rs, logs, &nlogs);
+    assert_int_equal(nlogs, 2);
+    pair_log *l1 = pair_of(logs, &nlogs, 1, 2), *l2 = pair_of(logs, &nlogs, 1, 3);
+    assert_int_equal(l1->enters, 1);
+    assert_int_equal(l2->enters, 1);
+    assert_true(l1->touching && l2->touching);
+    assert_int_equal(l1->stays, 9);
+    assert_false(l1->double_in_tick);
+
+    uint64_t tick = gy_physics_tick(p);
+    assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+    fx_step(p, 1);
+    rs.count = 0;
+    fx_drain(p, &rs);
+    log_events(&rs, logs, &nlogs);
+    assert_int_equal(l1->exits, 1);
+    assert_false(l1->touching);
+    assert_int_equal(l1->exit_tick, (uint32_t)(tick + 1u));
+    assert_true(l2->touching);
+
+    tick = gy_physics_tick(p);
+    assert_result(gy_physics_stop(p), GY_OK);
+    rs.count = 0;
+    fx_drain(p, &rs);
+    log_events(&rs, logs, &nlogs);
+    assert_int_equal(l2->exits, 1);
+    assert_false(l2->touching);
+    assert_int_equal(l2->exit_tick, (uint32_t)(tick + 1u));
+    for (uint32_t i = 0; i < nlogs; i++) {
+        assert_int_equal(logs[i].enters, logs[i].exits);
+        assert_false(logs[i].double_in_tick);
+    }
+    gy_physics_destroy(p);
+}
+
+/* ---- joints and resources -------------------------------------------------------------------- */
+
+static void test_physics_resources_and_joints_by_key(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    gy_physics *p = fx_lockstep(NULL);
+    gy_vec3 pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
+    gy_hull_def hull = {pts, 8};
+    gy_physics_resource_desc rd = {7, NULL, &hull};
+    assert_result(gy_physics_record_create_resource(p, &rd), GY_OK);
+    fx_body a = fx_sphere(0, 1, gy_v3(0, 5, 0), 0.5);
+    a.collider.shape.type = GY_SHAPE_HULL;
+    a.collider.shape.resource.bits = 7;
+    fx_create(p, a);
+    fx_create(p, fx_sphere(1, 2, gy_v3(0, 3, 0), 0.25));
+    fx_create(p, fx_floor(2, 3));
+    gy_physics_joint_desc jd;
+    memset(&jd, 0, sizeof jd);
+    jd.joint_key = 4;
+    jd.a_store = 0;
+    jd.a_attachment = 1;
+    jd.def = gy_default_joint_def();
+    jd.def.type = GY_JOINT_BALL;
+    jd.def.anchor = gy_v3(0, 8, 0);
+    jd.def.breakable = true;
+    jd.def.break_force = 1.0; /* the hanging hull weighs ~10 N: it breaks at once */
+    assert_result(gy_physics_record_create_joint(p, &jd), GY_OK);
+    /* A joint naming a body the game no longer holds is refused game-side... */
+    jd.joint_key = 5;
+    jd.a_store = 1;
+    jd.a_attachment = 99;
+    assert_result(gy_physics_record_create_joint(p, &jd), GY_ERR_STALE_HANDLE);
+    fx_step(p, 3);
+    fx_drain(p, &rs);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 3);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_CREATE_FAILED), 0);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_JOINT_BROKEN), 1);
+    for (uint32_t i = 0; i < rs.count; i++)
+        if (rs.r[i].type == GY_PHYSICS_REPLY_JOINT_BROKEN)
+            assert_int_equal(rs.r[i].key, 4);
+    /* The snapshot answers against the hull. */
+    const gy_snapshot_view *v = gy_physics_acquire_query_view(p);
+    assert_non_null(v);
+    gy_snapshot_entry_info info;
+    assert_result(gy_snapshot_view_get(v, 0, &info), GY_OK);
+    assert_int_equal(info.entry.shape.type, GY_SHAPE_HULL);
+    assert_int_equal(info.entry.attachment, 1);
+    /* Releasing the resource while a body uses it is fine (the body keeps its reference). */
+    assert_result(gy_physics_record_release_resource(p, 7), GY_OK);
+    assert_result(gy_physics_record_release_body(p, 0, 1), GY_OK);
+    fx_step(p, 1);
+    gy_physics_stats s = fx_stats(p);
+    assert_int_equal(s.commands_dropped_stale, 0);
+    assert_int_equal(s.bodies, 2);
+    gy_physics_destroy(p);
+}
+
+/* ---- the character hook ---------------------------------------------------------------------- */
+
+typedef struct hook_log {
+    uint32_t calls;
+    uint32_t jumps;
+    uint32_t intents;
+    uint64_t last_tick;
+    uint64_t ticks_with_inputs[8];
+    uint32_t n_with_inputs;
+    bool saw_teleport; /* the body teleported this tick was already there when the hook ran */
+    uint32_t move_store;
+    uint32_t move_attachment;
+} hook_log;
+
+static void hook(void *ctx, const gy_physics_step_context *sc)
+{
+    hook_log *h = ctx;
+    h->calls++;
+    h->last_tick = sc->tick;
+    if (sc->input_count > 0 && h->n_with_inputs < 8)
+        h->ticks_with_inputs[h->n_with_inputs++] = sc->tick;
+    for (uint32_t i = 0; i < sc->input_count; i++) {
+        if (sc->inputs[i].kind == GY_CHARACTER_JUMP) {
+            h->jumps++;
+            assert_near(sc->inputs[i].value, 4.5, 0.0);
+        } else {
+            h->intents++;
+            assert_int_equal(sc->inputs[i].flags, 3);
+        }
+    }
+    gy_body_id id = gy_physics_hook_body(sc, h->move_store, h->move_attachment);
+    if (id.bits == 0)
+        return;
+    gy_body_state st;
+    assert_result(sc->backend->body_get_state(sc->world, id, &st), GY_OK);
+    if (fabs(st.pose.position.x - 7.0) < 1e-9)
+        h->saw_teleport = true;
+    /* Characters move after the step: this move is what the tick publishes. */
+    gy_pose to = st.pose;
+    to.position.z = (double)sc->tick;
+    assert_result(sc->backend->body_set_pose(sc->world, id, to), GY_OK);
+    gy_physics_hook_touch(sc, h->move_store);
+}
+
+static void test_physics_character_hook_runs_after_the_step(void **state)
+{
+    (void)state;
+    hook_log h;
+    memset(&h, 0, sizeof h);
+    h.move_store = 1;
+    h.move_attachment = 2;
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.move_characters = hook;
+    d.character_ctx = &h;
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    fx_create(p, fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5));
+    fx_create(p, fx_box(1, 2, GY_MOTION_KINEMATIC, gy_v3(0, 3, 0), gy_v3(1, 1, 1)));
+    fx_step(p, 2);
+    assert_int_equal(h.calls, 2);
+    assert_int_equal(h.n_with_inputs, 0);
+    assert_result(gy_physics_record_character_jump(p, 0, 1, 4.5), GY_OK);
+    assert_result(gy_physics_record_character_intent(p, 0, 1, gy_v3(1, 0, 0), 3), GY_OK);
+    gy_pose tp = gy_pose_identity();
+    tp.position = gy_v3(7, 3, 0);
+    assert_result(gy_physics_record_set_pose(p, 1, 2, tp), GY_OK);
+    fx_step(p, 3);
+    assert_int_equal(h.calls, 5);
+    assert_int_equal(h.jumps, 1); /* exactly one tick saw the jump */
+    assert_int_equal(h.intents, 1);
+    assert_int_equal(h.n_with_inputs, 1);
+    assert_int_equal(h.ticks_with_inputs[0], 3);
+    assert_true(h.saw_teleport);
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    assert_near(px[1].position[2], (double)h.last_tick, 1e-6);
+    assert_near(px[1].position[0], 7.0, 1e-6);
+    gy_physics_destroy(p);
+}
+
+/* ---- queries --------------------------------------------------------------------------------- */
+
+static void test_physics_live_and_snapshot_queries_carry_the_tick(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_floor(0, 1));
+    fx_create(p, fx_box(1, 2, GY_MOTION_STATIC, gy_v3(0, 0.5, 0), gy_v3(1, 1, 1)));
+    fx_step(p, 2);
+    gy_hit hit;
+    uint32_t n = 0;
+    uint64_t tick = 0;
+    gy_query_filter f = gy_default_query_filter();
+    assert_result(gy_physics_raycast(p, gy_v3(0, 5, 0), gy_v3(0, -10, 0), &f, GY_COLLECT_CLOSEST,
+                                     &hit, 1, &n, &tick),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(tick, 2);
+    assert_int_equal(hit.user_data, ((uint64_t)1 << 32) | 2u);
+    assert_near(hit.point.y, 1.0, 1e-6);
+    assert_near(hit.distance, 4.0, 1e-6);
+
+    gy_shape sphere = {0};
+    sphere.type = GY_SHAPE_SPHERE;
+    sphere.radius = 0.25;
+    gy_pose at = gy_pose_identity();
+    at.position = gy_v3(3, 0.1, 0);
+    assert_result(gy_physics_overlap(p, &sphere, at, &f, GY_COLLECT_ANY, &hit, 1, &n, &tick),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(hit.user_data, ((uint64_t)0 << 32) | 1u);
+    at.position = gy_v3(3, 5, 0);
+    assert_result(gy_physics_shape_cast(p, &sphere, at, gy_v3(0, -10, 0), &f, GY_COLLECT_CLOSEST,
+                                        &hit, 1, &n, NULL),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_near(hit.distance, 4.75, 1e-3);
+
+    const gy_snapshot_view *v = gy_physics_acquire_query_view(p);
+    assert_non_null(v);
+    assert_int_equal(gy_snapshot_view_tick(v), 2);
+    gy_snapshot_hit sh;
+    gy_snapshot_filter sf = gy_default_snapshot_filter();
+    assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 5, 0), gy_v3(0, -10, 0), &sf,
+                                           GY_COLLECT_CLOSEST, &sh, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(sh.attachment, 2);
+    assert_int_equal(sh.store_index, 1);
+    assert_int_equal(sh.tick, 2);
+    assert_near(sh.point.y, 1.0, 1e-6);
+    /* A caller can skip its own body. */
+    sf.ignore_attachment = 2;
+    assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 5, 0), gy_v3(0, -10, 0), &sf,
+                                           GY_COLLECT_CLOSEST, &sh, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(sh.attachment, 1);
+
+    /* A teleport shows in the next snapshot. */
+    gy_pose tp = gy_pose_identity();
+    tp.position = gy_v3(10, 0.5, 0);
+    assert_result(gy_physics_record_set_pose(p, 1, 2, tp), GY_OK);
+    fx_step(p, 1);
+    v = gy_physics_acquire_query_view(p);
+    assert_int_equal(gy_snapshot_view_tick(v), 3);
+    sf.ignore_attachment = 0;
+    assert_result(gy_snapshot_view_raycast(v, gy_v3(10, 5, 0), gy_v3(0, -10, 0), &sf,
+                                           GY_COLLECT_CLOSEST, &sh, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(sh.attachment, 2);
+    assert_int_equal(sh.tick, 3);
+    gy_physics_destroy(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_physics_create_rejects_bad_definitions),
+        cmocka_unit_test(test_physics_misuse_is_an_error),
+        cmocka_unit_test(test_physics_record_validates_before_enqueueing),
+        cmocka_unit_test(test_physics_stale_attachment_replies_rejected),
+        cmocka_unit_test(test_physics_create_released_in_same_batch_is_not_performed),
+        cmocka_unit_test(test_physics_commands_for_a_failed_create_are_dropped_and_counted),
+        cmocka_unit_test(test_physics_impulses_reach_exactly_one_tick_under_a_flood),
+        cmocka_unit_test(test_physics_events_pair_on_release_and_on_stop),
+        cmocka_unit_test(test_physics_resources_and_joints_by_key),
+        cmocka_unit_test(test_physics_character_hook_runs_after_the_step),
+        cmocka_unit_test(test_physics_live_and_snapshot_queries_carry_the_tick),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

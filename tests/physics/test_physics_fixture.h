@@ -1,0 +1,178 @@
+/* Shared fixtures for the physics-thread suites (test_physics_*.c): scene builders, a reply
+ * recorder and small waits. Header-only (static functions), one copy per test binary. */
+#ifndef GYRE_TEST_PHYSICS_FIXTURE_H
+#define GYRE_TEST_PHYSICS_FIXTURE_H
+
+#include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gyre/math.h"
+#include "gyre/physics.h"
+
+#define FX_TIMEOUT_NS 20000000000ull /* 20 s: generous for TSan on a shared 2-core machine */
+
+/* ---- descriptions ---------------------------------------------------------------------------- */
+
+/* A body description whose collider array lives inside it (so it can be copied by value). */
+typedef struct fx_body {
+    gy_physics_body_desc desc;
+    gy_collider_def collider;
+} fx_body;
+
+static inline gy_physics_body_desc *fx_desc(fx_body *b)
+{
+    b->desc.colliders = &b->collider;
+    b->desc.collider_count = 1;
+    return &b->desc;
+}
+
+static inline fx_body fx_box(uint32_t store_index, uint32_t attachment, gy_motion_type type,
+                             gy_vec3 position, gy_vec3 size)
+{
+    fx_body b;
+    memset(&b, 0, sizeof b);
+    b.desc.store_index = store_index;
+    b.desc.attachment = attachment;
+    b.desc.def = gy_default_body_def();
+    b.desc.def.type = type;
+    b.desc.def.pose.position = position;
+    b.collider = gy_default_collider_def();
+    b.collider.shape.type = GY_SHAPE_BOX;
+    b.collider.shape.box_size = size;
+    return b;
+}
+
+static inline fx_body fx_sphere(uint32_t store_index, uint32_t attachment, gy_vec3 position,
+                                double radius)
+{
+    fx_body b;
+    memset(&b, 0, sizeof b);
+    b.desc.store_index = store_index;
+    b.desc.attachment = attachment;
+    b.desc.def = gy_default_body_def();
+    b.desc.def.pose.position = position;
+    b.collider = gy_default_collider_def();
+    b.collider.shape.type = GY_SHAPE_SPHERE;
+    b.collider.shape.radius = radius;
+    return b;
+}
+
+/* A 40 m static floor whose top face is y = 0. */
+static inline fx_body fx_floor(uint32_t store_index, uint32_t attachment)
+{
+    return fx_box(store_index, attachment, GY_MOTION_STATIC, gy_v3(0, -0.5, 0), gy_v3(40, 1, 40));
+}
+
+static inline void fx_create(gy_physics *p, fx_body b)
+{
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_OK);
+}
+
+/* ---- subsystem ------------------------------------------------------------------------------- */
+
+static inline gy_physics *fx_physics(const gy_physics_def *def)
+{
+    gy_physics *p = NULL;
+    assert_result(gy_physics_create(def, &p), GY_OK);
+    assert_non_null(p);
+    return p;
+}
+
+/* A started lockstep subsystem with default gravity and an empty world. */
+static inline gy_physics *fx_lockstep(const gy_allocator *alloc)
+{
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.allocator = alloc;
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    return p;
+}
+
+static inline void fx_step(gy_physics *p, uint32_t ticks)
+{
+    assert_result(gy_physics_step(p, ticks, FX_TIMEOUT_NS), GY_OK);
+}
+
+static inline const gy_proxy *fx_proxies(gy_physics *p, uint32_t *count, uint64_t *tick)
+{
+    const gy_proxy *px = NULL;
+    uint32_t n = 0;
+    assert_result(gy_physics_read_proxies(p, &px, &n, tick, NULL), GY_OK);
+    if (count != NULL)
+        *count = n;
+    return px;
+}
+
+static inline gy_physics_stats fx_stats(const gy_physics *p)
+{
+    gy_physics_stats s;
+    gy_physics_get_stats(p, &s);
+    return s;
+}
+
+/* ---- replies --------------------------------------------------------------------------------- */
+
+#define FX_MAX_REPLIES 8192u
+
+typedef struct fx_replies {
+    gy_reply r[FX_MAX_REPLIES];
+    uint32_t count;
+    uint32_t overflow;
+} fx_replies;
+
+static inline void fx_on_reply(void *ctx, const gy_reply *r)
+{
+    fx_replies *rs = ctx;
+    if (rs->count < FX_MAX_REPLIES)
+        rs->r[rs->count++] = *r;
+    else
+        rs->overflow++;
+}
+
+static inline uint32_t fx_drain(gy_physics *p, fx_replies *rs)
+{
+    return gy_physics_drain_replies(p, fx_on_reply, rs);
+}
+
+static inline uint32_t fx_count_type(const fx_replies *rs, uint16_t type)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < rs->count; i++)
+        n += rs->r[i].type == type;
+    return n;
+}
+
+/* ---- waits ----------------------------------------------------------------------------------- */
+
+typedef struct fx_wait_stat {
+    const gy_physics *p;
+    uint64_t iterations; /* wait until stats.iterations >= this */
+    uint64_t ticks;      /* or ticks >= this (UINT64_MAX: ignore) */
+} fx_wait_stat;
+
+static inline bool fx_iterations_reached(void *ctx)
+{
+    fx_wait_stat *w = ctx;
+    gy_physics_stats s;
+    gy_physics_get_stats(w->p, &s);
+    return s.iterations >= w->iterations;
+}
+
+static inline bool fx_ticks_reached(void *ctx)
+{
+    fx_wait_stat *w = ctx;
+    return gy_physics_tick(w->p) >= w->ticks;
+}
+
+/* Waits until `n` more iterations of a real-time thread have completed. */
+static inline void fx_wait_iterations(const gy_physics *p, uint64_t n)
+{
+    fx_wait_stat w = {p, fx_stats(p).iterations + n, UINT64_MAX};
+    assert_true(gy_test_wait_until(fx_iterations_reached, &w, 20.0));
+}
+
+#endif

@@ -1,0 +1,361 @@
+/* Proxies and the tick in lockstep (a real physics thread runs): the 64-byte layout, sparse
+ * publish (never stale in any of the three buffers, and really sparse), identity across slot
+ * reuse, teleport flags, determinism and the zero-allocation steady state.
+ *
+ * White-box: between lockstep ticks the physics thread is idle (gy_physics_step returns after the
+ * tick's publish, with a happens-before through its completion flag), so the test may read the
+ * roster in physics_internal.h; it reads the adapter only under the simulation lock. */
+#include "test_physics_fixture.h"
+
+#include "physics_internal.h"
+
+/* ---- layout ---------------------------------------------------------------------------------- */
+
+static void test_physics_proxy_is_64_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(gy_proxy), 64);
+    assert_int_equal(sizeof(gy_physics_collision) <= GY_REPLY_BODY_SIZE, 1);
+    gy_proxy px;
+    memset(&px, 0, sizeof px);
+    px.flags = (uint16_t)(GY_PROXY_LIVE | ((uint32_t)GY_MOTION_KINEMATIC << GY_PROXY_MOTION_SHIFT));
+    assert_int_equal(gy_proxy_motion(&px), GY_MOTION_KINEMATIC);
+}
+
+/* ---- truth checks ---------------------------------------------------------------------------- */
+
+static uint32_t rng_state = 12345u;
+static uint32_t rng(void)
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return rng_state >> 8;
+}
+
+/* The buffer the reader gets now equals the roster's current value in every slot. */
+static void assert_read_matches_roster(gy_physics *p)
+{
+    uint32_t n;
+    uint64_t tick;
+    const gy_proxy *px = fx_proxies(p, &n, &tick);
+    assert_int_equal(n, p->body_count);
+    assert_int_equal(tick, p->tick);
+    for (uint32_t s = 0; s < n; s++) {
+        if (memcmp(&px[s], &p->bodies[s].proxy, sizeof(gy_proxy)) != 0)
+            fail_msg("slot %u stale in buffer %u at tick %llu: attachment %u vs %u, y %g vs %g", s,
+                     gy_triple_buffer_read_index(p->proxy_tb), (unsigned long long)tick,
+                     px[s].attachment, p->bodies[s].proxy.attachment, (double)px[s].position[1],
+                     (double)p->bodies[s].proxy.position[1]);
+    }
+}
+
+/* The roster's value of every live body equals the adapter's state now (so nothing the sparse
+ * read-back skipped had changed). */
+static void assert_roster_matches_adapter(gy_physics *p)
+{
+    gy_hit h;
+    uint32_t n;
+    /* Binds the game thread to the world (live queries do so on first use). */
+    assert_result(gy_physics_raycast(p, gy_v3(0, 100, 0), gy_v3(0, 1, 0), NULL, GY_COLLECT_ANY,
+                                     &h, 1, &n, NULL),
+                  GY_OK);
+    pthread_rwlock_wrlock(&p->sim_lock);
+    for (uint32_t s = 0; s < p->body_count; s++) {
+        const gy_phys_body *e = &p->bodies[s];
+        if (e->id.bits == 0) {
+            assert_int_equal(e->proxy.flags, 0);
+            continue;
+        }
+        gy_body_state st;
+        assert_result(p->backend->body_get_state(p->world, e->id, &st), GY_OK);
+        float want[13] = {(float)st.pose.position.x,    (float)st.pose.position.y,
+                          (float)st.pose.position.z,    (float)st.pose.rotation.x,
+                          (float)st.pose.rotation.y,    (float)st.pose.rotation.z,
+                          (float)st.pose.rotation.w,    (float)st.linear_velocity.x,
+                          (float)st.linear_velocity.y,  (float)st.linear_velocity.z,
+                          (float)st.angular_velocity.x, (float)st.angular_velocity.y,
+                          (float)st.angular_velocity.z};
+        if (memcmp(want, e->proxy.position, sizeof want) != 0 ||
+            ((e->proxy.flags & GY_PROXY_AWAKE) != 0) != st.awake)
+            fail_msg("slot %u (motion %u) not re-read at tick %llu: y %.9g vs %.9g, awake %d vs %d",
+                     s, e->motion, (unsigned long long)p->tick, (double)e->proxy.position[1],
+                     (double)want[1], (e->proxy.flags & GY_PROXY_AWAKE) != 0, st.awake);
+    }
+    pthread_rwlock_unlock(&p->sim_lock);
+}
+
+/* ---- sparse publish -------------------------------------------------------------------------- */
+
+#define SCENE_STATICS 10u
+#define SCENE_BODIES  40u
+
+static uint32_t next_attachment = 1000;
+
+static void build_scene(gy_physics *p, uint32_t *attachments)
+{
+    fx_create(p, fx_floor(0, attachments[0] = next_attachment++));
+    for (uint32_t s = 1; s <= SCENE_STATICS; s++)
+        fx_create(p, fx_box(s, attachments[s] = next_attachment++, GY_MOTION_STATIC,
+                            gy_v3(-15.0 + 3.0 * s, 0.5, 12), gy_v3(1, 1, 1)));
+    for (uint32_t s = SCENE_STATICS + 1; s < SCENE_BODIES; s++) {
+        uint32_t k = s - SCENE_STATICS - 1;
+        fx_create(p, fx_box(s, attachments[s] = next_attachment++, GY_MOTION_DYNAMIC,
+                            gy_v3(-12.0 + 2.5 * (k % 10), 0.6 + 1.05 * (k / 10), 0),
+                            gy_v3(1, 1, 1)));
+    }
+}
+
+static void test_physics_sparse_publish_never_exposes_stale_data(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    uint32_t att[SCENE_BODIES + 8];
+    build_scene(p, att);
+    uint32_t count = SCENE_BODIES;
+    uint32_t skip = 0;
+    for (uint32_t t = 0; t < 360; t++) {
+        uint32_t r = rng() % 100;
+        if (t > 200 && r < 8) {
+            /* Teleport a static (never read back otherwise). */
+            uint32_t s = 1 + rng() % SCENE_STATICS;
+            gy_pose pose = gy_pose_identity();
+            pose.position = gy_v3(-15.0 + 3.0 * s, 0.5, 12.0 + (double)(rng() % 5));
+            assert_result(gy_physics_record_set_pose(p, s, att[s], pose), GY_OK);
+        } else if (t > 150 && r < 16) {
+            /* Nudge a (by now often sleeping) body. */
+            uint32_t s = SCENE_STATICS + 1 + rng() % (SCENE_BODIES - SCENE_STATICS - 1);
+            assert_result(gy_physics_record_add_impulse(p, s, att[s], gy_v3(0, 3, 0)), GY_OK);
+        } else if (r < 20) {
+            /* Drop a body and give its slot to a new one elsewhere. */
+            uint32_t s = SCENE_STATICS + 1 + rng() % (SCENE_BODIES - SCENE_STATICS - 1);
+            assert_result(gy_physics_record_release_body(p, s, att[s]), GY_OK);
+            att[s] = next_attachment++;
+            fx_create(p, fx_box(s, att[s], GY_MOTION_DYNAMIC,
+                                gy_v3(-12.0 + (double)(rng() % 24), 3.0, 4), gy_v3(1, 1, 1)));
+        } else if (r < 22 && count < SCENE_BODIES + 8) {
+            /* Grow the slot range. */
+            att[count] = next_attachment++;
+            fx_create(p, fx_sphere(count, att[count], gy_v3(8, 4, -4), 0.4));
+            count++;
+        }
+        fx_step(p, 1);
+        assert_roster_matches_adapter(p);
+        /* The reader keeps its buffer for 0..11 publishes, longer than the dirty lists reach. */
+        if (skip == 0) {
+            assert_read_matches_roster(p);
+            skip = rng() % 12;
+        } else {
+            skip--;
+        }
+    }
+    gy_physics_stats s = fx_stats(p);
+    assert_true(s.full_scans > 0);              /* the long-held buffer was rewritten whole */
+    assert_true(s.full_scans * 4 < s.publishes); /* the rest were sparse */
+    gy_physics_destroy(p);
+}
+
+static void test_physics_sparse_publish_skips_untouched_sleepers_and_statics(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    uint32_t att[SCENE_BODIES];
+    build_scene(p, att);
+    /* Let the boxes come to rest (bounded). */
+    uint32_t t = 0;
+    for (; t < 900 && (t < 10 || fx_stats(p).awake > 0); t++)
+        fx_step(p, 1);
+    assert_int_equal(fx_stats(p).awake, 0);
+    fx_step(p, 3); /* every buffer catches up with the last changes */
+    gy_physics_stats before = fx_stats(p);
+    fx_step(p, 16);
+    gy_physics_stats after = fx_stats(p);
+    uint32_t sleepers = SCENE_BODIES - SCENE_STATICS - 1;
+    /* Two rounds of the 8 lanes read each sleeper twice; statics never; nothing is rewritten. */
+    assert_int_equal(after.proxies_read - before.proxies_read, 2 * sleepers);
+    assert_int_equal(after.proxies_changed - before.proxies_changed, 0);
+    assert_int_equal(after.proxies_written - before.proxies_written, 0);
+    assert_int_equal(after.publishes - before.publishes, 16);
+    assert_read_matches_roster(p);
+
+    /* A teleported static is read and rewritten (all three buffers get it), then left alone. */
+    gy_pose pose = gy_pose_identity();
+    pose.position = gy_v3(0, 0.5, -12);
+    assert_result(gy_physics_record_set_pose(p, 3, att[3], pose), GY_OK);
+    before = fx_stats(p);
+    fx_step(p, 1);
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    assert_near(px[3].position[2], -12.0, 1e-6);
+    assert_true(px[3].flags & GY_PROXY_TELEPORTED);
+    fx_step(p, 7);
+    after = fx_stats(p);
+    /* Read at the teleport, once more to clear its flag, plus each lane's sleepers once. */
+    assert_int_equal(after.proxies_read - before.proxies_read, 2 + sleepers);
+    assert_int_equal(after.proxies_changed - before.proxies_changed, 2);
+    assert_roster_matches_adapter(p);
+    assert_read_matches_roster(p);
+    px = fx_proxies(p, NULL, NULL);
+    assert_false(px[3].flags & GY_PROXY_TELEPORTED);
+    assert_int_equal(px[3].teleports, 1);
+    gy_physics_destroy(p);
+}
+
+static void test_physics_new_body_never_inherits_an_old_pose(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_floor(0, 1));
+    fx_create(p, fx_sphere(1, 2, gy_v3(0, 20, 0), 0.5));
+    fx_step(p, 30);
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    float old_y = px[1].position[1];
+    assert_true(old_y < 19.0f);
+    /* Disable → enable: the same slot, a new attachment, a new pose; in one batch... */
+    assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+    fx_create(p, fx_box(1, 3, GY_MOTION_STATIC, gy_v3(5, 2, 5), gy_v3(1, 1, 1)));
+    fx_step(p, 1);
+    for (int k = 0; k < 3; k++) {
+        px = fx_proxies(p, NULL, NULL);
+        assert_int_equal(px[1].attachment, 3);
+        assert_near(px[1].position[0], 5.0, 0.0);
+        assert_near(px[1].position[1], 2.0, 0.0);
+        assert_int_equal(px[1].teleports, 0);
+        assert_int_equal(gy_proxy_motion(&px[1]), GY_MOTION_STATIC);
+        fx_step(p, 1);
+    }
+    /* ...and across two batches published before one tick. */
+    assert_result(gy_physics_record_release_body(p, 1, 3), GY_OK);
+    assert_result(gy_physics_publish(p, NULL), GY_OK);
+    fx_create(p, fx_sphere(1, 4, gy_v3(-5, 3, 0), 0.5));
+    fx_step(p, 1);
+    px = fx_proxies(p, NULL, NULL);
+    assert_int_equal(px[1].attachment, 4);
+    assert_near(px[1].position[0], -5.0, 1e-6);
+    assert_near(px[1].position[1], 3.0, 0.01); /* one step of free fall: 9.81/3600 m */
+    assert_read_matches_roster(p);
+    gy_physics_destroy(p);
+}
+
+/* ---- determinism ----------------------------------------------------------------------------- */
+
+static uint64_t fnv(const void *data, size_t n, uint64_t h)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static void pile_run(uint64_t *hashes, uint32_t ticks, gy_proxy *final, uint32_t *final_count)
+{
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_floor(0, 1));
+    for (uint32_t s = 1; s <= 48; s++)
+        fx_create(p, fx_box(s, 1 + s, GY_MOTION_DYNAMIC,
+                            gy_v3(0.3 * (s % 4), 0.6 + 1.1 * (s / 4), 0.2 * (s % 3)),
+                            gy_v3(1, 1, 1)));
+    for (uint32_t t = 0; t < ticks; t++) {
+        if (t % 20 == 5)
+            assert_result(gy_physics_record_add_impulse_at(p, 1 + t % 48, 2 + t % 48,
+                                                           gy_v3(2, 4, 0), gy_v3(0, 1, 0)),
+                          GY_OK);
+        if (t == 60) {
+            gy_pose pose = gy_pose_identity();
+            pose.position = gy_v3(0, 15, 0);
+            assert_result(gy_physics_record_set_pose(p, 7, 8, pose), GY_OK);
+        }
+        fx_step(p, 1);
+        uint32_t n;
+        const gy_proxy *px = fx_proxies(p, &n, NULL);
+        hashes[t] = fnv(px, (size_t)n * sizeof *px, 1469598103934665603ull);
+        if (t + 1 == ticks) {
+            memcpy(final, px, (size_t)n * sizeof *px);
+            *final_count = n;
+        }
+    }
+    gy_physics_destroy(p);
+}
+
+static void test_physics_lockstep_is_deterministic(void **state)
+{
+    (void)state;
+    enum { TICKS = 150 };
+    static uint64_t h1[TICKS], h2[TICKS];
+    static gy_proxy f1[64], f2[64];
+    uint32_t n1 = 0, n2 = 0;
+    pile_run(h1, TICKS, f1, &n1);
+    pile_run(h2, TICKS, f2, &n2);
+    assert_int_equal(n1, 49);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(f1, f2, n1 * sizeof(gy_proxy));
+    for (uint32_t t = 0; t < TICKS; t++)
+        if (h1[t] != h2[t])
+            fail_msg("runs diverge at tick %u", t + 1);
+    /* The pile really moved (a frozen world would be trivially deterministic). */
+    assert_true(f1[48].position[1] < 0.6f + 1.1f * 12.0f - 1.0f);
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+static void test_physics_steady_state_allocates_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    static fx_replies rs;
+    gy_physics *p = fx_lockstep(&ta.base);
+    fx_create(p, fx_floor(0, 1));
+    /* Boxes a metre apart on the floor, kept awake and nudged every tick: the contact count
+     * stays at its peak, so only the subsystem's own behaviour is measured. */
+    for (uint32_t s = 1; s <= 30; s++) {
+        fx_body b = fx_box(s, 1 + s, GY_MOTION_DYNAMIC, gy_v3(-15.0 + s, 0.2, 0),
+                           gy_v3(0.4, 0.4, 0.4));
+        b.desc.def.allow_sleeping = false;
+        fx_create(p, b);
+    }
+    gy_snapshot_filter sf = gy_default_snapshot_filter();
+    uint64_t allocs_at = 0;
+    for (uint32_t t = 0; t < 1300; t++) {
+        if (t == 300)
+            allocs_at = __atomic_load_n(&ta.allocs, __ATOMIC_RELAXED) +
+                        __atomic_load_n(&ta.reallocs, __ATOMIC_RELAXED);
+        uint32_t s = 1 + t % 30;
+        assert_result(gy_physics_record_add_impulse(p, s, 1 + s, gy_v3(0, 1, 0)), GY_OK);
+        assert_result(gy_physics_record_add_force(p, 1 + (t + 7) % 30, 2 + (t + 7) % 30,
+                                                  gy_v3(0, 30, 0)),
+                      GY_OK);
+        if (t % 50 == 0) {
+            gy_pose pose = gy_pose_identity();
+            pose.position = gy_v3(-15.0 + s, 1.0, 0);
+            assert_result(gy_physics_record_set_pose(p, s, 1 + s, pose), GY_OK);
+        }
+        fx_step(p, 1);
+        uint32_t n;
+        fx_proxies(p, &n, NULL);
+        rs.count = 0;
+        fx_drain(p, &rs);
+        const gy_snapshot_view *v = gy_physics_acquire_query_view(p);
+        gy_snapshot_hit hit;
+        assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 10, 0), gy_v3(0, -20, 0), &sf,
+                                               GY_COLLECT_CLOSEST, &hit, 1, &n),
+                      GY_OK);
+    }
+    uint64_t allocs_end = __atomic_load_n(&ta.allocs, __ATOMIC_RELAXED) +
+                          __atomic_load_n(&ta.reallocs, __ATOMIC_RELAXED);
+    assert_int_equal(allocs_end - allocs_at, 0);
+    assert_true(fx_stats(p).awake > 0);
+    gy_physics_destroy(p);
+    assert_int_equal(ta.live_blocks, 0);
+    assert_int_equal(ta.live_bytes, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_physics_proxy_is_64_bytes),
+        cmocka_unit_test(test_physics_sparse_publish_never_exposes_stale_data),
+        cmocka_unit_test(test_physics_sparse_publish_skips_untouched_sleepers_and_statics),
+        cmocka_unit_test(test_physics_new_body_never_inherits_an_old_pose),
+        cmocka_unit_test(test_physics_lockstep_is_deterministic),
+        cmocka_unit_test(test_physics_steady_state_allocates_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

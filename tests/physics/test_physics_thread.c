@@ -1,0 +1,367 @@
+/* The physics thread in real time: time scale 0, the hold epoch (including a hold/resume cycle the
+ * thread slept through), the 1 s hitch, stop/start keeping bodies and poses, live queries against a
+ * stepping thread (run under ThreadSanitizer in CI) and the diagnostics sampler. Time rules are
+ * driven by an injected clock; waits are on the thread's iteration counter, never sleeps. */
+#include "test_physics_fixture.h"
+
+#include "physics_internal.h"
+
+/* ---- an injected clock ----------------------------------------------------------------------- */
+
+typedef struct fake_clock {
+    uint64_t ns;
+} fake_clock;
+
+static uint64_t fake_now(void *ctx)
+{
+    return __atomic_load_n(&((fake_clock *)ctx)->ns, __ATOMIC_ACQUIRE);
+}
+
+static void fake_advance(fake_clock *c, uint64_t ns)
+{
+    __atomic_fetch_add(&c->ns, ns, __ATOMIC_ACQ_REL);
+}
+
+#define STEP_NS 16666667ull /* one 60 Hz step, rounded up */
+
+static gy_physics *realtime_with_clock(fake_clock *clk)
+{
+    gy_physics_def d = gy_default_physics_def();
+    if (clk != NULL) {
+        clk->ns = 1000000000ull;
+        d.clock = fake_now;
+        d.clock_ctx = clk;
+    }
+    gy_physics *p = fx_physics(&d);
+    fx_body floor = fx_floor(0, 1);
+    fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
+    gy_physics_body_desc bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    return p;
+}
+
+/* ---- time rules ------------------------------------------------------------------------------ */
+
+static void test_physics_hold_epoch_counts_transitions_only(void **state)
+{
+    (void)state;
+    gy_physics_def d = gy_default_physics_def();
+    gy_physics *p = fx_physics(&d);
+    assert_int_equal(gy_physics_hold_epoch(p), 0);
+    gy_physics_set_hold(p, false);
+    assert_int_equal(gy_physics_hold_epoch(p), 0);
+    gy_physics_set_hold(p, true);
+    gy_physics_set_hold(p, true);
+    assert_int_equal(gy_physics_hold_epoch(p), 1);
+    gy_physics_set_hold(p, false);
+    gy_physics_set_hold(p, false);
+    assert_int_equal(gy_physics_hold_epoch(p), 2);
+    gy_physics_destroy(p);
+}
+
+static void test_physics_time_scale_zero_freezes(void **state)
+{
+    (void)state;
+    gy_physics_def d = gy_default_physics_def();
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_set_time_scale(p, 0.0), GY_OK);
+    fx_body floor = fx_floor(0, 1);
+    fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
+    gy_physics_body_desc bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    fx_wait_iterations(p, 6);
+    assert_int_equal(gy_physics_tick(p), 0);
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    assert_near(px[1].position[1], 5.0, 0.0);
+
+    /* Frozen, commands still apply and publish. */
+    gy_pose pose = gy_pose_identity();
+    pose.position = gy_v3(0, 8, 0);
+    assert_result(gy_physics_record_set_pose(p, 1, 2, pose), GY_OK);
+    assert_result(gy_physics_publish(p, NULL), GY_OK);
+    fx_wait_iterations(p, 3);
+    px = fx_proxies(p, NULL, NULL);
+    assert_near(px[1].position[1], 8.0, 0.0);
+    assert_int_equal(gy_physics_tick(p), 0);
+
+    assert_result(gy_physics_set_time_scale(p, 1.0), GY_OK);
+    fx_wait_stat w = {p, 0, 10};
+    assert_true(gy_test_wait_until(fx_ticks_reached, &w, 20.0));
+    fx_wait_iterations(p, 1);
+    px = fx_proxies(p, NULL, NULL);
+    assert_true(px[1].position[1] < 8.0f);
+
+    assert_result(gy_physics_set_time_scale(p, 0.0), GY_OK);
+    fx_wait_iterations(p, 2);
+    uint64_t t = gy_physics_tick(p);
+    float y = fx_proxies(p, NULL, NULL)[1].position[1];
+    fx_wait_iterations(p, 6);
+    assert_int_equal(gy_physics_tick(p), t);
+    assert_near(fx_proxies(p, NULL, NULL)[1].position[1], y, 0.0);
+    gy_physics_destroy(p);
+}
+
+static void test_physics_hitch_yields_at_most_four_steps(void **state)
+{
+    (void)state;
+    fake_clock clk;
+    gy_physics *p = realtime_with_clock(&clk);
+    fx_wait_iterations(p, 3);
+    assert_int_equal(gy_physics_tick(p), 0); /* the clock stands still */
+    fake_advance(&clk, 1000000000ull);        /* a one-second hitch */
+    fx_wait_iterations(p, 3);
+    assert_int_equal(gy_physics_tick(p), 4);
+    gy_physics_stats s = fx_stats(p);
+    assert_true(s.catchup_steps_dropped >= 1);
+    assert_near(s.catchup_time_dropped_s, 2.0 / 60.0, 1.0 / 60.0 + 1e-9);
+    fx_wait_iterations(p, 3);
+    assert_int_equal(gy_physics_tick(p), 4);
+    fake_advance(&clk, STEP_NS);
+    fx_wait_iterations(p, 3);
+    uint64_t t = gy_physics_tick(p);
+    assert_true(t == 5 || t == 6); /* one step, plus the hitch's sub-step remainder */
+    gy_physics_destroy(p);
+}
+
+static void test_physics_hold_cycle_drops_accumulated_time(void **state)
+{
+    (void)state;
+    fake_clock clk;
+    gy_physics *p = realtime_with_clock(&clk);
+    gy_scene_barrier *b = gy_physics_barrier(p);
+    fx_wait_iterations(p, 3);
+
+    /* Control: a second passing while the thread is parked in a mutation window is a hitch. */
+    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    fake_advance(&clk, 1000000000ull);
+    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    fx_wait_iterations(p, 3);
+    uint64_t t = gy_physics_tick(p);
+    assert_int_equal(t, 4);
+
+    /* A whole hold/resume cycle the thread slept through: no catch-up. */
+    uint64_t rebases = fx_stats(p).rebases;
+    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    gy_physics_set_hold(p, true);
+    fake_advance(&clk, 1000000000ull);
+    gy_physics_set_hold(p, false);
+    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    fx_wait_iterations(p, 3);
+    assert_int_equal(gy_physics_tick(p), t);
+    assert_int_equal(fx_stats(p).rebases, rebases + 1);
+
+    /* A hold the thread saw: held time does not count, and the resume rebases too. */
+    gy_physics_set_hold(p, true);
+    fx_wait_iterations(p, 3);
+    fake_advance(&clk, 1000000000ull);
+    fx_wait_iterations(p, 3);
+    assert_int_equal(gy_physics_tick(p), t);
+    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    gy_physics_set_hold(p, false);
+    fake_advance(&clk, 1000000000ull);
+    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    fx_wait_iterations(p, 3);
+    assert_int_equal(gy_physics_tick(p), t);
+    assert_int_equal(fx_stats(p).rebases, rebases + 3);
+
+    /* Afterwards time flows normally from the rebased clock. */
+    fake_advance(&clk, STEP_NS);
+    fx_wait_iterations(p, 3);
+    assert_int_equal(gy_physics_tick(p), t + 1);
+    gy_physics_destroy(p);
+}
+
+/* ---- stop / start ---------------------------------------------------------------------------- */
+
+static void test_physics_stop_start_keeps_bodies_and_poses(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_physics_def d = gy_default_physics_def();
+    d.allocator = &ta.base;
+    gy_physics *p = fx_physics(&d);
+    enum { N = 8 };
+    fx_body src[N];
+    gy_physics_body_desc bodies[N];
+    src[0] = fx_floor(0, 1);
+    for (uint32_t s = 1; s < N; s++)
+        src[s] = fx_box(s, 1 + s, GY_MOTION_DYNAMIC, gy_v3(-6.0 + 1.5 * s, 1.0 + 0.5 * s, 0),
+                        gy_v3(1, 1, 1));
+    for (uint32_t s = 0; s < N; s++)
+        bodies[s] = *fx_desc(&src[s]);
+    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    fx_wait_stat w = {p, 0, 40};
+    assert_true(gy_test_wait_until(fx_ticks_reached, &w, 20.0));
+    /* Something recorded but never drained is discarded by the stop, payload included. */
+    fx_create(p, fx_sphere(N, 99, gy_v3(0, 3, 0), 0.5));
+    assert_result(gy_physics_stop(p), GY_OK);
+    uint64_t tick = gy_physics_tick(p);
+
+    /* The last publish survives the stop; the next bootstrap is built from it. */
+    static gy_proxy saved[N];
+    uint32_t n;
+    uint64_t ptick;
+    const gy_proxy *px = fx_proxies(p, &n, &ptick);
+    assert_int_equal(n, N);
+    assert_int_equal(ptick, tick);
+    memcpy(saved, px, sizeof saved);
+    for (uint32_t s = 1; s < N; s++) {
+        gy_body_def *def = &src[s].desc.def;
+        def->pose.position = gy_v3(px[s].position[0], px[s].position[1], px[s].position[2]);
+        def->pose.rotation = (gy_quat){px[s].rotation[0], px[s].rotation[1], px[s].rotation[2],
+                                       px[s].rotation[3]};
+        def->linear_velocity = gy_v3(px[s].linear_velocity[0], px[s].linear_velocity[1],
+                                     px[s].linear_velocity[2]);
+        def->angular_velocity = gy_v3(px[s].angular_velocity[0], px[s].angular_velocity[1],
+                                      px[s].angular_velocity[2]);
+        bodies[s] = *fx_desc(&src[s]);
+        assert_true(saved[s].position[1] < 1.0f + 0.5f * (float)s); /* they fell */
+    }
+    /* Frozen, so what we read is exactly the bootstrap's publish. */
+    assert_result(gy_physics_set_time_scale(p, 0.0), GY_OK);
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    px = fx_proxies(p, &n, &ptick);
+    assert_int_equal(n, N);
+    assert_int_equal(ptick, tick); /* ticks continue across restarts */
+    for (uint32_t s = 0; s < N; s++) {
+        assert_int_equal(px[s].attachment, saved[s].attachment);
+        assert_int_equal(gy_proxy_motion(&px[s]), gy_proxy_motion(&saved[s]));
+        assert_memory_equal(px[s].position, saved[s].position, sizeof px[s].position);
+        assert_memory_equal(px[s].linear_velocity, saved[s].linear_velocity,
+                            sizeof px[s].linear_velocity);
+        assert_memory_equal(px[s].angular_velocity, saved[s].angular_velocity,
+                            sizeof px[s].angular_velocity);
+        for (int k = 0; k < 4; k++)
+            assert_near(px[s].rotation[k], saved[s].rotation[k], 1e-6);
+    }
+    assert_int_equal(fx_stats(p).bodies, N);
+    assert_result(gy_physics_set_time_scale(p, 1.0), GY_OK);
+    w.ticks = tick + 5;
+    assert_true(gy_test_wait_until(fx_ticks_reached, &w, 20.0));
+    gy_physics_destroy(p);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
+/* ---- live queries against a stepping thread -------------------------------------------------- */
+
+static void test_physics_live_queries_while_the_thread_steps(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    gy_physics_def d = gy_default_physics_def();
+    d.step_hz = 240;
+    gy_physics *p = fx_physics(&d);
+    enum { N = 21 };
+    fx_body src[N];
+    gy_physics_body_desc bodies[N];
+    src[0] = fx_floor(0, 1);
+    for (uint32_t s = 1; s < N; s++)
+        src[s] = fx_box(s, 1 + s, GY_MOTION_DYNAMIC,
+                        gy_v3(-2.0 + 0.9 * (s % 5), 0.6 + 1.1 * (s / 5), 0.1 * (s % 2)),
+                        gy_v3(1, 1, 1));
+    for (uint32_t s = 0; s < N; s++)
+        bodies[s] = *fx_desc(&src[s]);
+    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    gy_query_filter f = gy_default_query_filter();
+    gy_snapshot_filter sf = gy_default_snapshot_filter();
+    double t0 = gy_test_now();
+    uint32_t queries = 0;
+    uint64_t last_tick = 0;
+    while (gy_physics_tick(p) < 120 && gy_test_now() - t0 < 20.0) {
+        gy_hit hits[8];
+        uint32_t n = 0;
+        uint64_t tick = 0;
+        double x = -2.5 + 0.25 * (queries % 21);
+        assert_result(gy_physics_raycast(p, gy_v3(x, 10, 0), gy_v3(0, -20, 0), &f,
+                                         GY_COLLECT_CLOSEST, hits, 1, &n, &tick),
+                      GY_OK);
+        assert_int_equal(n, 1); /* at least the floor */
+        assert_true(hits[0].point.y > -0.01 && hits[0].point.y < 8.0);
+        assert_true(tick >= last_tick);
+        last_tick = tick;
+        gy_shape probe = {0};
+        probe.type = GY_SHAPE_SPHERE;
+        probe.radius = 0.3;
+        gy_pose at = gy_pose_identity();
+        at.position = gy_v3(x, 0.2, 0);
+        assert_result(gy_physics_overlap(p, &probe, at, &f, GY_COLLECT_ALL, hits, 8, &n, NULL),
+                      GY_OK);
+        assert_true(n >= 1);
+        const gy_snapshot_view *v = gy_physics_acquire_query_view(p);
+        gy_snapshot_hit sh;
+        assert_result(gy_snapshot_view_raycast(v, gy_v3(x, 10, 0), gy_v3(0, -20, 0), &sf,
+                                               GY_COLLECT_CLOSEST, &sh, 1, &n),
+                      GY_OK);
+        assert_int_equal(n, 1);
+        uint32_t count;
+        const gy_proxy *px = fx_proxies(p, &count, NULL);
+        assert_int_equal(count, N);
+        assert_int_equal(px[N - 1].attachment, N);
+        if (queries % 16 == 0) {
+            uint32_t s = 1 + queries % (N - 1);
+            assert_result(gy_physics_record_add_impulse(p, s, 1 + s, gy_v3(0, 2, 0)), GY_OK);
+            assert_result(gy_physics_publish(p, NULL), GY_OK);
+        }
+        rs.count = 0;
+        fx_drain(p, &rs);
+        queries++;
+    }
+    assert_true(gy_physics_tick(p) >= 120);
+    assert_true(queries > 0);
+    assert_result(gy_physics_stop(p), GY_OK);
+    gy_physics_destroy(p);
+}
+
+/* ---- diagnostics ----------------------------------------------------------------------------- */
+
+typedef struct diag_wait {
+    gy_physics *p;
+    gy_physics_diagnostics d;
+} diag_wait;
+
+static bool diag_ready(void *ctx)
+{
+    diag_wait *w = ctx;
+    return gy_physics_get_diagnostics(w->p, &w->d) == GY_OK && w->d.sample >= 3 &&
+           w->d.step.samples > 0 && w->d.pacing_error.samples > 0;
+}
+
+static void test_physics_diagnostics_are_sampled(void **state)
+{
+    (void)state;
+    gy_physics *p = realtime_with_clock(NULL);
+#if GY_DIAGNOSTICS
+    diag_wait w = {p, {0}};
+    assert_true(gy_test_wait_until(diag_ready, &w, 20.0));
+    assert_int_equal(w.d.adapter.bodies[GY_MOTION_DYNAMIC], 1);
+    assert_int_equal(w.d.adapter.bodies[GY_MOTION_STATIC], 1);
+    assert_true(w.d.tick > 0);
+    assert_true(w.d.step.p50 <= w.d.step.p99 && w.d.step.p99 <= w.d.step.max);
+    assert_true(w.d.step.mean > 0.0);
+    assert_true(w.d.pacing_error.p50 <= w.d.pacing_error.max);
+    assert_true(w.d.publish.samples > 0);
+#else
+    gy_physics_diagnostics d;
+    assert_result(gy_physics_get_diagnostics(p, &d), GY_ERR_UNSUPPORTED);
+#endif
+    gy_physics_destroy(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_physics_hold_epoch_counts_transitions_only),
+        cmocka_unit_test(test_physics_time_scale_zero_freezes),
+        cmocka_unit_test(test_physics_hitch_yields_at_most_four_steps),
+        cmocka_unit_test(test_physics_hold_cycle_drops_accumulated_time),
+        cmocka_unit_test(test_physics_stop_start_keeps_bodies_and_poses),
+        cmocka_unit_test(test_physics_live_queries_while_the_thread_steps),
+        cmocka_unit_test(test_physics_diagnostics_are_sampled),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
