@@ -15,7 +15,7 @@ typedef struct gy_bench gy_bench;
 
 /* name (used by --only and as the JSON key prefix), one-line summary */
 #define GY_BENCH_SECTIONS(X)                                                                       \
-    X(commands, "command path: record -> publish -> drain vs a mutex queue and a bare ck_ring")   \
+    X(commands, "command path: record -> publish -> drain vs a mutex queue and a bare ck_ring")    \
     X(barrier, "scene barrier: request -> grant while pacing and mid-step, vs a futex wake")       \
     X(physics, "physics thread: lockstep tick vs bare adapter, sparse publish, pacing accuracy")
 

@@ -230,8 +230,9 @@ int gy_bench_section_barrier(gy_bench *b)
         status = 1;
     gy_bench_report_distribution(b, "barrier.pacing_us", a, n, "us",
                                  "grant while pacing (target p99 < 20)");
-    gy_bench_note(b, "pacing: 60 Hz, 2 ms steps, %zu requests while pacing (%zu landed mid-step, "
-                     "not counted)",
+    gy_bench_note(b,
+                  "pacing: 60 Hz, 2 ms steps, %zu requests while pacing (%zu landed mid-step, "
+                  "not counted)",
                   n, skipped);
 
     n = measure_midstep(a, c, max, (quick ? 3000 : 10000) * MS);

@@ -70,8 +70,7 @@ static void json_set(gy_bench *b, const char *key, double value)
     }
 }
 
-void gy_bench_report(gy_bench *b, const char *key, double value, const char *unit,
-                     const char *what)
+void gy_bench_report(gy_bench *b, const char *key, double value, const char *unit, const char *what)
 {
     json_set(b, key, value);
     char num[32];

@@ -169,7 +169,8 @@ static bool scan_string(checker *c)
         unsigned char e = c->s[esc + 1];
         if (e != 'u') {
             if (strchr("\"\\/bfnrt", e) == NULL || e == 0)
-                return fail(c, esc, "invalid escape '\\%c' in a string", e >= 0x20 && e < 0x7F ? e : '?');
+                return fail(c, esc, "invalid escape '\\%c' in a string",
+                            e >= 0x20 && e < 0x7F ? e : '?');
             c->pos += 2;
             continue;
         }
@@ -231,7 +232,8 @@ static bool scan_number(checker *c)
     if (p < c->len && (is_digit(s[p]) || s[p] == '.' || (s[p] >= 'a' && s[p] <= 'z') ||
                        (s[p] >= 'A' && s[p] <= 'Z')))
         return fail(c, start, "malformed number%s",
-                    s[start] == '0' || (s[start] == '-' && start + 1 < c->len && s[start + 1] == '0')
+                    s[start] == '0' ||
+                            (s[start] == '-' && start + 1 < c->len && s[start + 1] == '0')
                         ? " (no leading zeros)"
                         : "");
     /* cJSON reads at most 63 characters of a number and would misparse the rest. */

@@ -267,8 +267,7 @@ gy_result gy_obj_parse(const char *text, size_t length, const char *name,
             gy_free(p.a, p.face, (size_t)p.face_cap * sizeof *p.face);
         p.face = NULL;
         /* A failed shrink leaves the larger block and its capacity in place for parser_free. */
-        if (!shrink(p.a, (void **)&p.vertices, &p.vertex_cap, p.vertex_count,
-                    sizeof *p.vertices) ||
+        if (!shrink(p.a, (void **)&p.vertices, &p.vertex_cap, p.vertex_count, sizeof *p.vertices) ||
             !shrink(p.a, (void **)&p.indices, &p.index_cap, p.index_count, sizeof *p.indices))
             r = GY_ERR_OUT_OF_MEMORY;
     }

@@ -1,5 +1,7 @@
-/* Scene loading internals shared by scene_load.c (entry points, arena, errors, JSON helpers),
- * scene_entities.c (entities, physics, colliders, hierarchy) and scene_script.c (joints, script).
+/* Scene loading internals shared by scene_json.c (arena, errors, paths, typed reads),
+ * scene_load.c (entry points, top level),
+ * scene_entities.c (entities, physics, hierarchy), scene_colliders.c and scene_script.c (joints,
+ * script).
  * Internal cross-file helpers carry the gy_scn_ prefix. */
 #ifndef GYRE_ENGINE_SCENE_INTERNAL_H
 #define GYRE_ENGINE_SCENE_INTERNAL_H
@@ -62,13 +64,6 @@ typedef struct gy_scn_obj_cache {
     const char *error; /* arena copy of the loader's message when result != GY_OK */
 } gy_scn_obj_cache;
 
-/* Per-entity facts the cross-reference passes need. */
-typedef struct gy_scn_entity_info {
-    const cJSON *json;
-    const char *name; /* borrowed from cJSON, NULL when the name was invalid */
-    const cJSON *parent_json;
-} gy_scn_entity_info;
-
 typedef struct gy_scn_loader {
     const gy_allocator *a;
     gy_scn_arena arena;
@@ -80,8 +75,6 @@ typedef struct gy_scn_loader {
     const char *base_dir; /* "" for the current directory */
     gy_scn_names entity_names;
     gy_scn_names material_names;
-    gy_scn_entity_info *info; /* info_count entries (= entity_count) */
-    uint32_t info_count;
     gy_scn_obj_cache *objs;
 } gy_scn_loader;
 
@@ -118,8 +111,8 @@ void gy_scn_check_keys(gy_scn_loader *L, const cJSON *obj, const char *const *al
 
 /* Typed reads of obj[key]; on GY_SCN_BAD the error is already recorded at path.key. */
 gy_scn_got gy_scn_number(gy_scn_loader *L, const cJSON *obj, const char *key, double *out);
-gy_scn_got gy_scn_integer(gy_scn_loader *L, const cJSON *obj, const char *key, double lo,
-                          double hi, double *out);
+gy_scn_got gy_scn_integer(gy_scn_loader *L, const cJSON *obj, const char *key, double lo, double hi,
+                          double *out);
 gy_scn_got gy_scn_uint32(gy_scn_loader *L, const cJSON *obj, const char *key, uint32_t *out);
 gy_scn_got gy_scn_bool(gy_scn_loader *L, const cJSON *obj, const char *key, bool *out);
 gy_scn_got gy_scn_string(gy_scn_loader *L, const cJSON *obj, const char *key, const char **out);
@@ -144,6 +137,28 @@ const char *gy_scn_resolve(gy_scn_loader *L, const char *rel);
 /* Loads (or finds in the per-load cache) an OBJ file; NULL on failure after recording an error at
  * the current path + key, or when out of memory. */
 const gy_scn_obj_cache *gy_scn_load_obj(gy_scn_loader *L, const char *key, const char *rel);
+
+/* ---- colliders (scene_colliders.c) ----------------------------------------------------------- */
+
+#define GY_SCN_COLLIDER_KEY_COUNT 24u
+/* Every collider key; the first 9 are shape-specific. */
+extern const char *const gy_scn_collider_keys[GY_SCN_COLLIDER_KEY_COUNT];
+extern const char *const gy_scn_body_type_names[GY_SCENE_BODY_TYPE_COUNT];
+
+/* What a collider needs to know about its body. */
+typedef struct gy_scn_collider_ctx {
+    gy_scene_body_type body_type;
+    bool character; /* Capsule forced, radius 0.3 and height 1.8 by default */
+} gy_scn_collider_ctx;
+
+/* One collider from `c` (an element of `colliders`, or the physics object itself for the inline
+ * collider; the caller checked the keys). *volume receives its volume in m³ (0 for planes, meshes
+ * and invalid shapes). */
+void gy_scn_load_collider(gy_scn_loader *L, const cJSON *c, const gy_scn_collider_ctx *ctx,
+                          gy_scene_collider *out, double *volume);
+
+uint32_t gy_scn_array_count(const cJSON *v);
+bool gy_scn_has_key(const cJSON *obj, const char *key);
 
 /* The passes, in order. Each records errors and keeps going. */
 void gy_scn_load_entities(gy_scn_loader *L, const cJSON *entities);

@@ -14,10 +14,19 @@
 static const char *const k_joint_types[] = {"Fixed", "Ball", "Hinge", "Slider", "Distance"};
 
 /* Same order as gy_scene_action_type. */
-static const char *const k_action_names[] = {
-    "set_velocity", "set_angular_velocity", "apply_impulse", "apply_force", "teleport",
-    "set_active",   "set_entity_active",    "destroy",       "spawn",       "jump",
-    "raycast",      "expect",               "expect_event"};
+static const char *const k_action_names[] = {"set_velocity",
+                                             "set_angular_velocity",
+                                             "apply_impulse",
+                                             "apply_force",
+                                             "teleport",
+                                             "set_active",
+                                             "set_entity_active",
+                                             "destroy",
+                                             "spawn",
+                                             "jump",
+                                             "raycast",
+                                             "expect",
+                                             "expect_event"};
 
 static const char *const k_event_kinds[] = {"enter", "stay", "exit"};
 
@@ -127,8 +136,8 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
                      gy_scn_describe(j, buf, sizeof buf));
         return;
     }
-    static const char *const keys[] = {"name",   "type",   "a",        "b",          "anchor",
-                                       "axis",   "limits", "distance", "break_force"};
+    static const char *const keys[] = {"name", "type",   "a",        "b",          "anchor",
+                                       "axis", "limits", "distance", "break_force"};
     gy_scn_check_keys(L, j, keys, sizeof keys / sizeof keys[0], NULL, 0);
     gy_joint_def *d = &out->def;
 
@@ -171,7 +180,8 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
     }
     if (cJSON_GetObjectItemCaseSensitive(j, "limits") != NULL) {
         if (type >= 0 && !axial)
-            gy_scn_error(L, "limits", "only Hinge (degrees) and Slider (metres) joints have limits");
+            gy_scn_error(L, "limits",
+                         "only Hinge (degrees) and Slider (metres) joints have limits");
         else if (type >= 0)
             load_limits(L, j, d);
     }
@@ -426,15 +436,15 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         bool any = false;
         if (cJSON_GetObjectItemCaseSensitive(o, "position") != NULL) {
             any = true;
-            a->expect.has_position = vec3_nullable(L, o, "position", &a->expect.position,
-                                                   a->expect.position_set);
+            a->expect.has_position =
+                vec3_nullable(L, o, "position", &a->expect.position, a->expect.position_set);
         }
         if (cJSON_GetObjectItemCaseSensitive(o, "velocity") != NULL) {
             any = true;
             if (a->entity >= 0)
                 require(L, "velocity", a->entity, NEED_PHYSICS, "expect velocity");
-            a->expect.has_velocity = vec3_nullable(L, o, "velocity", &a->expect.velocity,
-                                                   a->expect.velocity_set);
+            a->expect.has_velocity =
+                vec3_nullable(L, o, "velocity", &a->expect.velocity, a->expect.velocity_set);
         }
         if (cJSON_GetObjectItemCaseSensitive(o, "grounded") != NULL) {
             any = true;
@@ -450,8 +460,9 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
             a->expect.has_awake = gy_scn_bool(L, o, "awake", &a->expect.awake) == GY_SCN_OK;
         }
         if (!any)
-            gy_scn_error(L, NULL, "expect checks nothing: give position, velocity, grounded or "
-                                  "awake");
+            gy_scn_error(L, NULL,
+                         "expect checks nothing: give position, velocity, grounded or "
+                         "awake");
         a->expect.tolerance = 0.01;
         gy_scn_number_min(L, o, "tolerance", 0.0, false, &a->expect.tolerance);
         break;
@@ -476,8 +487,7 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         double since;
         if (gy_scn_number_min(L, o, "since", 0.0, true, &since) == GY_SCN_OK) {
             if (since > a->at)
-                gy_scn_error(L, "since", "must not be later than at (%.15g > %.15g)", since,
-                             a->at);
+                gy_scn_error(L, "since", "must not be later than at (%.15g > %.15g)", since, a->at);
             else
                 a->expect_event.since = since;
         }
@@ -497,8 +507,8 @@ static const char *const k_keys_teleport[] = {"entity", "position", "rotation"};
 static const char *const k_keys_destroy[] = {"entity"};
 static const char *const k_keys_spawn[] = {"scene", "offset"};
 static const char *const k_keys_raycast[] = {"label", "origin", "direction", "mask"};
-static const char *const k_keys_expect[] = {"entity", "position", "velocity",
-                                            "grounded", "awake", "tolerance"};
+static const char *const k_keys_expect[] = {"entity",   "position", "velocity",
+                                            "grounded", "awake",    "tolerance"};
 static const char *const k_keys_event[] = {"kind", "a", "b", "since"};
 
 typedef struct action_keys {
@@ -506,7 +516,10 @@ typedef struct action_keys {
     size_t count;
 } action_keys;
 
-#define KEYS(a) {a, sizeof a / sizeof a[0]}
+#define KEYS(a)                                                                                    \
+    {                                                                                              \
+        a, sizeof a / sizeof a[0]                                                                  \
+    }
 static const action_keys k_action_keys[GY_SCENE_ACTION_TYPE_COUNT] = {
     [GY_SCENE_ACTION_SET_VELOCITY] = KEYS(k_keys_velocity),
     [GY_SCENE_ACTION_SET_ANGULAR_VELOCITY] = KEYS(k_keys_velocity),

@@ -755,7 +755,9 @@ gy_result gy_ode_body_release(gy_backend_world *w, gy_body_id id)
 
 void gy_ode_body_release_all(gy_backend_world *w)
 {
-    for (uint32_t i = 0; i < w->bodies.count; i++) {
+    /* Newest first: ODE's quadtree blocks list their geoms newest first and search from the head
+     * on removal, so oldest-first teardown of 100,000 statics took minutes instead of 10 ms. */
+    for (uint32_t i = w->bodies.count; i-- > 0;) {
         uint64_t h;
         gy_ode_body *b = gy_handle_pool_at(&w->bodies, i, &h);
         if (b != NULL)

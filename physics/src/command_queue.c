@@ -438,8 +438,7 @@ uint32_t gy_command_queue_discard_open(gy_command_queue *q)
     return n;
 }
 
-gy_result gy_command_queue_wait_acknowledged(gy_command_queue *q, uint64_t seq,
-                                             uint64_t timeout_ns)
+gy_result gy_command_queue_wait_acknowledged(gy_command_queue *q, uint64_t seq, uint64_t timeout_ns)
 {
     if (q == NULL || seq > q->published)
         return GY_ERR_INVALID_ARGUMENT;

@@ -89,6 +89,5 @@ void gy_spsc_copy_out(const gy_spsc *s, uint32_t index, void *dst, uint32_t n)
         run = n;
     memcpy(dst, s->slots + (size_t)first * s->elem, (size_t)run * s->elem);
     if (n > run)
-        memcpy((unsigned char *)dst + (size_t)run * s->elem, s->slots,
-               (size_t)(n - run) * s->elem);
+        memcpy((unsigned char *)dst + (size_t)run * s->elem, s->slots, (size_t)(n - run) * s->elem);
 }

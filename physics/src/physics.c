@@ -11,7 +11,7 @@
 #define MAX_WALL_DT_NS   100000000u /* wall dt is clamped to 0.1 s */
 #define MAX_TIME_SCALE   64.0
 #define MAX_CATCHUP      16u
-#define LOCKSTEP_SPIN_NS 50000u      /* the game spins this long before sleeping on a tick */
+#define LOCKSTEP_SPIN_NS 20000u      /* the game spins this long before sleeping on a tick */
 #define LOCKSTEP_IDLE_NS 3600000000000ull /* an idle lockstep thread paces toward this far deadline */
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -25,6 +25,13 @@ static uint64_t clock_default(void *ctx)
 static uint64_t now_clock(const gy_physics *p)
 {
     return p->clock(p->clock_ctx);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static bool stop_requested(const gy_physics *p)
@@ -100,7 +107,9 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     gy_result r = check_def(&d);
     if (r != GY_OK)
         return r;
-    const gy_backend *be = d.backend != NULL ? gy_backend_find(d.backend) : gy_backend_at(0);
+    const gy_backend *be = d.backend_table != NULL ? d.backend_table
+                           : d.backend != NULL     ? gy_backend_find(d.backend)
+                                                   : gy_backend_at(0);
     if (be == NULL)
         return GY_ERR_UNKNOWN_BACKEND;
     const gy_allocator *a = gy_allocator_or_default(d.allocator);
@@ -199,8 +208,11 @@ void gy_physics_destroy(gy_physics *p)
 {
     if (p == NULL)
         return;
-    if (p->running)
+    if (p->running) {
+        if (gy_scene_barrier_in_mutation(p->barrier))
+            gy_scene_barrier_end_mutation(p->barrier);
         gy_physics_stop(p);
+    }
     gy_phys_reset_world_state(p);
     gy_contact_tracker_fini(&p->tracker);
     gy_phys_diag_destroy(p);
@@ -266,6 +278,7 @@ static void step_once(gy_physics *p, bool with_inputs)
  * seconds (real time), `started` the iteration's start on the tick clock. */
 static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool lockstep)
 {
+    uint64_t cpu0 = thread_cpu_ns();
     p->drained_any = false;
     gy_scene_barrier_set_activity(p->barrier, "drain");
     drain_commands(p, lockstep);
@@ -308,6 +321,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
 #endif
     }
     gy_phys_add(&p->counters.iterations, 1);
+    gy_phys_add(&p->counters.cpu_ns, thread_cpu_ns() - cpu0);
 #if GY_DIAGNOSTICS
     gy_phys_diag_maybe_sample(p, gy_clock_now_ns());
 #endif
@@ -523,7 +537,8 @@ gy_result gy_physics_stop(gy_physics *p)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->running)
+    /* The thread is parked inside the window: joining it there would never return. */
+    if (!p->running || gy_scene_barrier_in_mutation(p->barrier))
         return GY_ERR_MISUSE;
     __atomic_store_n(&p->stop_requested, 1u, __ATOMIC_RELEASE);
     gy_scene_barrier_wake(p->barrier);
@@ -569,7 +584,7 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->running || !p->lockstep)
+    if (!p->running || !p->lockstep || gy_scene_barrier_in_mutation(p->barrier))
         return GY_ERR_MISUSE;
     uint64_t seq;
     gy_result r = gy_command_queue_publish(p->commands, &seq);
@@ -787,6 +802,7 @@ void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out)
     out->replies_rejected = gy_phys_get(&p->replies_rejected);
     out->step_ns = gy_phys_get(&c->step_ns);
     out->publish_ns = gy_phys_get(&c->publish_ns);
+    out->cpu_ns = gy_phys_get(&c->cpu_ns);
     out->bodies = __atomic_load_n(&c->bodies, __ATOMIC_RELAXED);
     out->awake = __atomic_load_n(&c->awake, __ATOMIC_RELAXED);
     out->generation = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);

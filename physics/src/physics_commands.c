@@ -501,8 +501,10 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
     switch (c->type) {
     case GY_PHYS_CMD_CREATE_BODY: {
         const gy_phys_body_payload *pl = gy_command_payload(c);
-        if (pl == NULL)
-            break;
+        if (pl == NULL) {
+            gy_phys_add(&p->counters.commands_failed, 1);
+            return;
+        }
         if (use_set && set_contains(p, pl->attachment)) {
             gy_phys_add(&p->counters.creates_cancelled, 1);
             return;
@@ -523,8 +525,10 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
     }
     case GY_PHYS_CMD_CREATE_JOINT: {
         gy_phys_joint_payload *pl = gy_command_payload(c);
-        if (pl == NULL)
-            break;
+        if (pl == NULL) {
+            gy_phys_add(&p->counters.commands_failed, 1);
+            return;
+        }
         pl->desc.joint_key = c->key;
         gy_phys_create_joint(p, &pl->desc);
         break;
@@ -534,8 +538,10 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
         break;
     case GY_PHYS_CMD_CREATE_RESOURCE: {
         const gy_phys_resource_payload *pl = gy_command_payload(c);
-        if (pl == NULL)
-            break;
+        if (pl == NULL) {
+            gy_phys_add(&p->counters.commands_failed, 1);
+            return;
+        }
         gy_phys_create_resource(p, c->key, pl->is_mesh != 0, pl->vertices, pl->vertex_count,
                                 (const uint32_t *)(const void *)(pl->vertices + pl->vertex_count),
                                 pl->index_count);
@@ -569,12 +575,30 @@ static void push_input(gy_physics *p, const gy_command *c, const gy_phys_cmd_bod
     in->value = kind == GY_CHARACTER_JUMP ? b->v[0] : 0.0;
 }
 
+/* The record functions validate every field; the decoder checks again what it would otherwise
+ * trust (finiteness, SET_POSE's packed rotation), so no byte pattern in a command can index out of
+ * bounds or pass a non-finite number on (issue 9: fuzzed as raw bytes). */
+static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
+{
+    for (int i = 0; i < 6; i++)
+        if (!gy_is_finite(b->v[i]))
+            return false;
+    if (c->type != GY_PHYS_CMD_SET_POSE)
+        return true;
+    double sum = b->v[3] * b->v[3] + b->v[4] * b->v[4] + b->v[5] * b->v[5];
+    return b->aux < 4u && sum <= 1.0;
+}
+
 static void apply_mutate(gy_physics *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     gy_phys_body *e = gy_phys_body_at(p, c->key, b->attachment);
     if (e == NULL) {
         gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        return;
+    }
+    if (!mutate_fields_ok(c, b)) {
+        gy_phys_add(&p->counters.commands_failed, 1);
         return;
     }
     const gy_backend *be = p->backend;

@@ -140,8 +140,7 @@ static void test_obj_parse_bad_face_names_file_and_line(void **state)
     char path[512], err[256];
     data_path(path, sizeof path, "bad_face.obj");
     gy_obj_mesh m = {0};
-    assert_result(gy_obj_load_file(path, "level.obj", &ta.base, &m, err, sizeof err),
-                  GY_ERR_PARSE);
+    assert_result(gy_obj_load_file(path, "level.obj", &ta.base, &m, err, sizeof err), GY_ERR_PARSE);
     assert_string_equal(err, "level.obj:12: face index 9 out of range (8 vertices)");
     assert_int_equal(ta.live_blocks, 0);
 }
@@ -155,14 +154,16 @@ static void test_obj_parse_rejects_malformed_lines(void **state)
                  "test.obj:3: face index -3 out of range (2 vertices)");
     expect_error("v 0 0 0\nv 1 0 0\nf 1 2\n", GY_ERR_PARSE,
                  "test.obj:3: a face needs at least 3 vertices (got 2)");
-    expect_error("v 0 0\n", GY_ERR_PARSE, "test.obj:1: malformed vertex: needs x y z (got 2 numbers)");
+    expect_error("v 0 0\n", GY_ERR_PARSE,
+                 "test.obj:1: malformed vertex: needs x y z (got 2 numbers)");
     expect_error("\n\nv 0 zero 0\n", GY_ERR_PARSE,
                  "test.obj:3: malformed vertex: \"zero\" is not a number");
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 x 3\n", GY_ERR_PARSE,
                  "test.obj:4: malformed face: \"x\" is not an index");
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/a/1 2 3\n", GY_ERR_PARSE,
                  "test.obj:4: malformed face corner \"1/a/1\"");
-    expect_error("v 0 0 0\nf /1 2 3\n", GY_ERR_PARSE, "test.obj:2: malformed face: \"/1\" has no vertex index");
+    expect_error("v 0 0 0\nf /1 2 3\n", GY_ERR_PARSE,
+                 "test.obj:2: malformed face: \"/1\" has no vertex index");
 }
 
 static void test_obj_parse_rejects_non_finite_vertices(void **state)
@@ -208,8 +209,7 @@ static void test_obj_load_file_missing_names_the_path(void **state)
     char path[512], err[256];
     data_path(path, sizeof path, "no_such_file.obj");
     gy_obj_mesh m = {0};
-    assert_result(gy_obj_load_file(path, "meshes/no_such_file.obj", &ta.base, &m, err,
-                                   sizeof err),
+    assert_result(gy_obj_load_file(path, "meshes/no_such_file.obj", &ta.base, &m, err, sizeof err),
                   GY_ERR_IO);
     assert_string_equal(err, "cannot read \"meshes/no_such_file.obj\": No such file or directory");
     data_path(path, sizeof path, "");

@@ -147,15 +147,17 @@ typedef struct rule_case {
 } rule_case;
 
 /* Entity prefixes shared by many cases. */
-#define PHYS(p) "'entities':[{'name':'e','components':{'physics':{" p "}}}]"
-#define DYN_SPHERE "'shape':'Sphere','radius':0.5"
+#define PHYS(p)     "'entities':[{'name':'e','components':{'physics':{" p "}}}]"
+#define DYN_SPHERE  "'shape':'Sphere','radius':0.5"
 #define STATIC_BODY "'body_type':'Static'"
 /* A world with a Dynamic "ball", a Static "wall", a Kinematic "lift", a "lamp" without physics
  * and a character "hero", for joint and script cases. */
 #define CAST                                                                                       \
-    "'entities':[{'name':'ball','components':{'physics':{" DYN_SPHERE "}}},"                      \
-    "{'name':'wall','components':{'physics':{'body_type':'Static','shape':'Box','box_size':[1,1,1]}}}," \
-    "{'name':'lift','components':{'physics':{'body_type':'Kinematic','shape':'Box','box_size':[1,1,1]}}}," \
+    "'entities':[{'name':'ball','components':{'physics':{" DYN_SPHERE "}}},"                       \
+    "{'name':'wall','components':{'physics':{'body_type':'Static','shape':'Box','box_size':[1,1,"  \
+    "1]}}},"                                                                                       \
+    "{'name':'lift','components':{'physics':{'body_type':'Kinematic','shape':'Box','box_size':[1," \
+    "1,1]}}},"                                                                                     \
     "{'name':'lamp'},"                                                                             \
     "{'name':'hero','components':{'physics':{'is_character_controller':true}}}]"
 
@@ -196,25 +198,34 @@ static const rule_case k_rule_cases[] = {
     {"'physics':{'step_hz':1001}", "physics.step_hz: must be between 10 and 1000 (got 1001)"},
     {"'physics':{'substeps':17}", "physics.substeps: must be between 1 and 16 (got 17)"},
     {"'physics':{'substeps':1.5}", "physics.substeps: must be an integer (got 1.5)"},
-    {"'physics':{'solver_iterations':0}", "physics.solver_iterations: must be between 1 and 255 (got 0)"},
-    {"'physics':{'solver_iterations':256}", "physics.solver_iterations: must be between 1 and 255 (got 256)"},
-    {"'physics':{'gravity':[0,-9.81]}", "physics.gravity: must be an array of 3 numbers (got 2 elements)"},
+    {"'physics':{'solver_iterations':0}",
+     "physics.solver_iterations: must be between 1 and 255 (got 0)"},
+    {"'physics':{'solver_iterations':256}",
+     "physics.solver_iterations: must be between 1 and 255 (got 256)"},
+    {"'physics':{'gravity':[0,-9.81]}",
+     "physics.gravity: must be an array of 3 numbers (got 2 elements)"},
     {"'physics':{'gravity':[0,'a',0]}", "physics.gravity[1]: must be a number (got \"a\")"},
-    {"'physics':{'gravity':[0,1e999,0]}", "physics.gravity[1]: number out of range (overflows to infinity)"},
-    {"'physics':{'gravity':[0,-1e999,0]}", "physics.gravity[1]: number out of range (overflows to infinity)"},
+    {"'physics':{'gravity':[0,1e999,0]}",
+     "physics.gravity[1]: number out of range (overflows to infinity)"},
+    {"'physics':{'gravity':[0,-1e999,0]}",
+     "physics.gravity[1]: number out of range (overflows to infinity)"},
     {"'physics':{'backend':''}", "physics.backend: must not be empty"},
     {"'physics':{'backend':1}", "physics.backend: must be a string (got 1)"},
     {"'physics':{'gravty':[0,0,0]}", "physics.gravty: unknown key (did you mean \"gravity\"?)"},
     /* materials */
     {"'materials':[]", "materials: must be an object mapping names to materials (got an array)"},
     {"'materials':{'ice':{'friction':-1}}", "materials.ice.friction: must be >= 0 (got -1)"},
-    {"'materials':{'ice':{'restitution':-0.5}}", "materials.ice.restitution: must be >= 0 (got -0.5)"},
+    {"'materials':{'ice':{'restitution':-0.5}}",
+     "materials.ice.restitution: must be >= 0 (got -0.5)"},
     {"'materials':{'ice':{'friction_combine':'avg'}}",
-     "materials.ice.friction_combine: must be one of \"average\", \"min\", \"multiply\", \"max\" (got \"avg\")"},
-    {"'materials':{'ice':{'restitution_combine':'sum'}}", "materials.ice.restitution_combine: must be one of"},
+     "materials.ice.friction_combine: must be one of \"average\", \"min\", \"multiply\", \"max\" "
+     "(got \"avg\")"},
+    {"'materials':{'ice':{'restitution_combine':'sum'}}",
+     "materials.ice.restitution_combine: must be one of"},
     {"'materials':{'ice':{'bounce':1}}", "materials.ice.bounce: unknown key"},
     {"'materials':{'ice':3}", "materials.ice: must be an object (got 3)"},
-    {"'materials':{'ice rink':{'friction':-1}}", "materials[\"ice rink\"].friction: must be >= 0 (got -1)"},
+    {"'materials':{'ice rink':{'friction':-1}}",
+     "materials[\"ice rink\"].friction: must be >= 0 (got -1)"},
     {"'materials':{'':{}}", "materials[\"\"]: a material name must not be empty"},
     {"'materials':{'ice':{},'ice':{}}", "materials.ice: duplicate material name"},
     /* entities */
@@ -223,10 +234,12 @@ static const rule_case k_rule_cases[] = {
     {"'entities':[{}]", "entities[0].name: required"},
     {"'entities':[{'name':''}]", "entities[0].name: must not be empty"},
     {"'entities':[{'name':5}]", "entities[0].name: must be a string (got 5)"},
-    {"'entities':[{'name':'a'},{'name':'a'}]", "entities[1].name: duplicate name \"a\" (first used by entities[0])"},
+    {"'entities':[{'name':'a'},{'name':'a'}]",
+     "entities[1].name: duplicate name \"a\" (first used by entities[0])"},
     {"'entities':[{'name':'a','active':1}]", "entities[0].active: must be true or false (got 1)"},
     {"'entities':[{'name':'a','parent':'ghost'}]", "entities[0].parent: no entity named \"ghost\""},
-    {"'entities':[{'name':'a','parent':'a'}]", "entities[0].parent: an entity cannot be its own parent"},
+    {"'entities':[{'name':'a','parent':'a'}]",
+     "entities[0].parent: an entity cannot be its own parent"},
     {"'entities':[{'name':'a','parent':'c'},{'name':'b','parent':'a'},{'name':'c','parent':'b'}]",
      "entities[0].parent: parent cycle: \"a\" -> \"c\" -> \"b\" -> \"a\""},
     {"'entities':[{'name':'car','components':{'physics':{" DYN_SPHERE "}}},"
@@ -235,7 +248,8 @@ static const rule_case k_rule_cases[] = {
      "entities[2].components.physics: a physics body cannot sit under a Dynamic body: its "
      "ancestor \"car\" is Dynamic"},
     {"'entities':[{'name':'car','components':{'physics':{" DYN_SPHERE "}}},"
-     "{'name':'sensor','parent':'car','components':{'physics':{'body_type':'Trigger','shape':'Sphere','radius':1}}}]",
+     "{'name':'sensor','parent':'car','components':{'physics':{'body_type':'Trigger','shape':'"
+     "Sphere','radius':1}}}]",
      "entities[1].components.physics: a physics body cannot sit under a Dynamic body"},
     {"'entities':[{'name':'a','transform':{'rotation':[0,0,0,1],'rotation_euler':[0,0,0]}}]",
      "entities[0].transform.rotation_euler: give either rotation or rotation_euler, not both"},
@@ -251,19 +265,29 @@ static const rule_case k_rule_cases[] = {
      "entities[0].transform.scale: components must be non-zero (got [1, 0, 1])"},
     {"'entities':[{'name':'a','transform':{'pos':[0,0,0]}}]",
      "entities[0].transform.pos: unknown key"},
-    {"'entities':[{'name':'a','transform':[]}]", "entities[0].transform: must be an object (got an array)"},
-    {"'entities':[{'name':'a','components':{'render':{}}}]", "entities[0].components.render: unknown key"},
-    {"'entities':[{'name':'a','components':{'physics':3}}]", "entities[0].components.physics: must be an object (got 3)"},
+    {"'entities':[{'name':'a','transform':[]}]",
+     "entities[0].transform: must be an object (got an array)"},
+    {"'entities':[{'name':'a','components':{'render':{}}}]",
+     "entities[0].components.render: unknown key"},
+    {"'entities':[{'name':'a','components':{'physics':3}}]",
+     "entities[0].components.physics: must be an object (got 3)"},
     /* the physics component */
     {PHYS("'body_type':'Dynamc'," DYN_SPHERE),
-     "entities[0].components.physics.body_type: must be one of \"Dynamic\", \"Static\", \"Kinematic\", \"Trigger\" (got \"Dynamc\")"},
-    {PHYS("'mass':-2," DYN_SPHERE), "entities[0].components.physics.mass: must be > 0 for a Dynamic body (got -2)"},
-    {PHYS("'mass':0,'body_type':'Kinematic'," DYN_SPHERE), "entities[0].components.physics.mass: must be > 0 (got 0)"},
-    {PHYS("'mass':1e999," DYN_SPHERE), "entities[0].components.physics.mass: number out of range (overflows to infinity)"},
-    {PHYS("'mass':'heavy'," DYN_SPHERE), "entities[0].components.physics.mass: must be a number (got \"heavy\")"},
-    {PHYS("'is_active':'yes'," DYN_SPHERE), "entities[0].components.physics.is_active: must be true or false (got \"yes\")"},
+     "entities[0].components.physics.body_type: must be one of \"Dynamic\", \"Static\", "
+     "\"Kinematic\", \"Trigger\" (got \"Dynamc\")"},
+    {PHYS("'mass':-2," DYN_SPHERE),
+     "entities[0].components.physics.mass: must be > 0 for a Dynamic body (got -2)"},
+    {PHYS("'mass':0,'body_type':'Kinematic'," DYN_SPHERE),
+     "entities[0].components.physics.mass: must be > 0 (got 0)"},
+    {PHYS("'mass':1e999," DYN_SPHERE),
+     "entities[0].components.physics.mass: number out of range (overflows to infinity)"},
+    {PHYS("'mass':'heavy'," DYN_SPHERE),
+     "entities[0].components.physics.mass: must be a number (got \"heavy\")"},
+    {PHYS("'is_active':'yes'," DYN_SPHERE),
+     "entities[0].components.physics.is_active: must be true or false (got \"yes\")"},
     {PHYS("'mass_properties':{'inertia':[[1,1,0],[2,1,0],[0,0,1]]}," DYN_SPHERE),
-     "entities[0].components.physics.mass_properties.inertia: must be symmetric (inertia[0][1] is 1 but inertia[1][0] is 2)"},
+     "entities[0].components.physics.mass_properties.inertia: must be symmetric (inertia[0][1] is "
+     "1 but inertia[1][0] is 2)"},
     {PHYS("'mass_properties':{'inertia':[[1,0,0],[0,-1,0],[0,0,1]]}," DYN_SPHERE),
      "entities[0].components.physics.mass_properties.inertia: must be positive-definite"},
     {PHYS("'mass_properties':{'inertia':[[1,2,0],[2,1,0],[0,0,1]]}," DYN_SPHERE),
@@ -276,51 +300,83 @@ static const rule_case k_rule_cases[] = {
      "entities[0].components.physics.mass_properties.inertia[2][2]: must be a number (got \"a\")"},
     {PHYS("'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]],'com':[0,0,0]}," DYN_SPHERE),
      "entities[0].components.physics.mass_properties.com: unknown key"},
-    {PHYS("'linear_damping':-0.1," DYN_SPHERE), "entities[0].components.physics.linear_damping: must be >= 0 (got -0.1)"},
-    {PHYS("'angular_damping':-1," DYN_SPHERE), "entities[0].components.physics.angular_damping: must be >= 0 (got -1)"},
-    {PHYS("'gravity_factor':'x'," DYN_SPHERE), "entities[0].components.physics.gravity_factor: must be a number"},
-    {PHYS("'linear_velocity':[1,2]," DYN_SPHERE), "entities[0].components.physics.linear_velocity: must be an array of 3 numbers"},
-    {PHYS("'angular_velocity':[0,1e999,0]," DYN_SPHERE), "entities[0].components.physics.angular_velocity[1]: number out of range"},
-    {PHYS("'allow_sleeping':0," DYN_SPHERE), "entities[0].components.physics.allow_sleeping: must be true or false (got 0)"},
-    {PHYS("'continuous':null," DYN_SPHERE), "entities[0].components.physics.continuous: must be true or false (got null)"},
-    {PHYS("'lock_linear':[true,false]," DYN_SPHERE), "entities[0].components.physics.lock_linear: must be an array of 3 booleans"},
-    {PHYS("'lock_angular':[true,false,1]," DYN_SPHERE), "entities[0].components.physics.lock_angular: must be an array of 3 booleans"},
-    {PHYS("'is_character_controller':'no'"), "entities[0].components.physics.is_character_controller: must be true or false"},
-    {PHYS("'max_slope_deg':90," DYN_SPHERE), "entities[0].components.physics.max_slope_deg: must be between 0 and 90 degrees, exclusive (got 90)"},
-    {PHYS("'step_offset':-1," DYN_SPHERE), "entities[0].components.physics.step_offset: must be >= 0 (got -1)"},
+    {PHYS("'linear_damping':-0.1," DYN_SPHERE),
+     "entities[0].components.physics.linear_damping: must be >= 0 (got -0.1)"},
+    {PHYS("'angular_damping':-1," DYN_SPHERE),
+     "entities[0].components.physics.angular_damping: must be >= 0 (got -1)"},
+    {PHYS("'gravity_factor':'x'," DYN_SPHERE),
+     "entities[0].components.physics.gravity_factor: must be a number"},
+    {PHYS("'linear_velocity':[1,2]," DYN_SPHERE),
+     "entities[0].components.physics.linear_velocity: must be an array of 3 numbers"},
+    {PHYS("'angular_velocity':[0,1e999,0]," DYN_SPHERE),
+     "entities[0].components.physics.angular_velocity[1]: number out of range"},
+    {PHYS("'allow_sleeping':0," DYN_SPHERE),
+     "entities[0].components.physics.allow_sleeping: must be true or false (got 0)"},
+    {PHYS("'continuous':null," DYN_SPHERE),
+     "entities[0].components.physics.continuous: must be true or false (got null)"},
+    {PHYS("'lock_linear':[true,false]," DYN_SPHERE),
+     "entities[0].components.physics.lock_linear: must be an array of 3 booleans"},
+    {PHYS("'lock_angular':[true,false,1]," DYN_SPHERE),
+     "entities[0].components.physics.lock_angular: must be an array of 3 booleans"},
+    {PHYS("'is_character_controller':'no'"),
+     "entities[0].components.physics.is_character_controller: must be true or false"},
+    {PHYS("'max_slope_deg':90," DYN_SPHERE), "entities[0].components.physics.max_slope_deg: must "
+                                             "be between 0 and 90 degrees, exclusive (got 90)"},
+    {PHYS("'step_offset':-1," DYN_SPHERE),
+     "entities[0].components.physics.step_offset: must be >= 0 (got -1)"},
     {PHYS("'massive':1," DYN_SPHERE), "entities[0].components.physics.massive: unknown key"},
     /* characters */
     {PHYS("'is_character_controller':true,'body_type':'Dynamic'"),
-     "entities[0].components.physics.body_type: a character controller is Kinematic (got \"Dynamic\")"},
+     "entities[0].components.physics.body_type: a character controller is Kinematic (got "
+     "\"Dynamic\")"},
     {PHYS("'is_character_controller':true,'shape':'Box','box_size':[1,1,1]"),
-     "entities[0].components.physics.shape: a character controller's collider is a Capsule (got \"Box\")"},
+     "entities[0].components.physics.shape: a character controller's collider is a Capsule (got "
+     "\"Box\")"},
     {PHYS("'is_character_controller':true,'colliders':[{" DYN_SPHERE "}]"),
      "entities[0].components.physics.colliders: a character controller has exactly one collider"},
     {PHYS("'is_character_controller':true,'radius':1"),
      "entities[0].components.physics.height: must exceed 2 x radius (2) for a Capsule"},
     /* colliders: shape and its parameters */
-    {PHYS("'radius':1"), "entities[0].components.physics.shape: required: \"radius\" describes the body's first collider"},
-    {PHYS("'shape':'Ball','radius':1"), "entities[0].components.physics.shape: must be one of \"Sphere\", \"Box\", \"Capsule\", \"Cylinder\", \"Plane\", \"Hull\", \"Mesh\" (got \"Ball\")"},
+    {PHYS("'radius':1"), "entities[0].components.physics.shape: required: \"radius\" describes the "
+                         "body's first collider"},
+    {PHYS("'shape':'Ball','radius':1"),
+     "entities[0].components.physics.shape: must be one of \"Sphere\", \"Box\", \"Capsule\", "
+     "\"Cylinder\", \"Plane\", \"Hull\", \"Mesh\" (got \"Ball\")"},
     {PHYS("'shape':'Sphere'"), "entities[0].components.physics.radius: required for a Sphere"},
-    {PHYS("'shape':'Sphere','radius':0"), "entities[0].components.physics.radius: must be > 0 (got 0)"},
-    {PHYS("'shape':'Sphere','radius':-1"), "entities[0].components.physics.radius: must be > 0 (got -1)"},
+    {PHYS("'shape':'Sphere','radius':0"),
+     "entities[0].components.physics.radius: must be > 0 (got 0)"},
+    {PHYS("'shape':'Sphere','radius':-1"),
+     "entities[0].components.physics.radius: must be > 0 (got -1)"},
     {PHYS("'shape':'Capsule','radius':0.5,'height':1"),
-     "entities[0].components.physics.height: must exceed 2 x radius (1) for a Capsule: the height includes both caps (got 1)"},
-    {PHYS("'shape':'Capsule','radius':0.5"), "entities[0].components.physics.height: required for a Capsule"},
-    {PHYS("'shape':'Cylinder','radius':0.5,'height':0"), "entities[0].components.physics.height: must be > 0 (got 0)"},
-    {PHYS("'shape':'Cylinder','height':1"), "entities[0].components.physics.radius: required for a Cylinder"},
+     "entities[0].components.physics.height: must exceed 2 x radius (1) for a Capsule: the height "
+     "includes both caps (got 1)"},
+    {PHYS("'shape':'Capsule','radius':0.5"),
+     "entities[0].components.physics.height: required for a Capsule"},
+    {PHYS("'shape':'Cylinder','radius':0.5,'height':0"),
+     "entities[0].components.physics.height: must be > 0 (got 0)"},
+    {PHYS("'shape':'Cylinder','height':1"),
+     "entities[0].components.physics.radius: required for a Cylinder"},
     {PHYS("'shape':'Box'"), "entities[0].components.physics.box_size: required for a Box"},
-    {PHYS("'shape':'Box','box_size':[1,0,1]"), "entities[0].components.physics.box_size: every extent must be > 0 (got [1, 0, 1])"},
-    {PHYS("'shape':'Box','box_size':[1,1,1],'radius':1"), "entities[0].components.physics.radius: not used by a Box collider"},
-    {PHYS("'shape':'Sphere','radius':1,'points':[]"), "entities[0].components.physics.points: not used by a Sphere collider"},
-    {PHYS("'shape':'Plane'"), "entities[0].components.physics.shape: a Plane needs a Static body (this one is Dynamic)"},
-    {PHYS("'body_type':'Kinematic','shape':'Plane'"), "entities[0].components.physics.shape: a Plane needs a Static body (this one is Kinematic)"},
-    {PHYS(STATIC_BODY ",'shape':'Plane','normal':[0,0,0]"), "entities[0].components.physics.normal: must not be the zero vector"},
-    {PHYS(STATIC_BODY ",'shape':'Plane','offset':'x'"), "entities[0].components.physics.offset: must be a number"},
+    {PHYS("'shape':'Box','box_size':[1,0,1]"),
+     "entities[0].components.physics.box_size: every extent must be > 0 (got [1, 0, 1])"},
+    {PHYS("'shape':'Box','box_size':[1,1,1],'radius':1"),
+     "entities[0].components.physics.radius: not used by a Box collider"},
+    {PHYS("'shape':'Sphere','radius':1,'points':[]"),
+     "entities[0].components.physics.points: not used by a Sphere collider"},
+    {PHYS("'shape':'Plane'"),
+     "entities[0].components.physics.shape: a Plane needs a Static body (this one is Dynamic)"},
+    {PHYS("'body_type':'Kinematic','shape':'Plane'"),
+     "entities[0].components.physics.shape: a Plane needs a Static body (this one is Kinematic)"},
+    {PHYS(STATIC_BODY ",'shape':'Plane','normal':[0,0,0]"),
+     "entities[0].components.physics.normal: must not be the zero vector"},
+    {PHYS(STATIC_BODY ",'shape':'Plane','offset':'x'"),
+     "entities[0].components.physics.offset: must be a number"},
     {PHYS(STATIC_BODY ",'shape':'Plane','local_position':[0,1,0]"),
-     "entities[0].components.physics.local_position: not used by a Plane: its normal and offset are in world space"},
+     "entities[0].components.physics.local_position: not used by a Plane: its normal and offset "
+     "are in world space"},
     {PHYS("'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]],'indices':[0,1,2]"),
-     "entities[0].components.physics.shape: a Mesh needs a Static or Kinematic body (this one is Dynamic)"},
+     "entities[0].components.physics.shape: a Mesh needs a Static or Kinematic body (this one is "
+     "Dynamic)"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]],'indices':[0,1,2,0]"),
      "entities[0].components.physics.indices: must hold a non-zero multiple of 3 indices (got 4)"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]],'indices':[]"),
@@ -330,131 +386,192 @@ static const rule_case k_rule_cases[] = {
     {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]],'indices':[0,-1,2]"),
      "entities[0].components.physics.indices[1]: must be a vertex index, an integer >= 0 (got -1)"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]],'indices':[0,1.5,2]"),
-     "entities[0].components.physics.indices[1]: must be a vertex index, an integer >= 0 (got 1.5)"},
+     "entities[0].components.physics.indices[1]: must be a vertex index, an integer >= 0 (got "
+     "1.5)"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0],[0,0,1]],'indices':[0,1,2]"),
      "entities[0].components.physics.vertices[1]: must be an array of 3 numbers (got 2 elements)"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','indices':[0,1,2]"),
      "entities[0].components.physics.vertices: required for a Mesh given indices"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]]"),
      "entities[0].components.physics.indices: required for a Mesh given vertices"},
-    {PHYS(STATIC_BODY ",'shape':'Mesh'"),
-     "entities[0].components.physics.vertices: required for a Mesh, with indices (or give collision: an OBJ file)"},
-    {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]],'indices':[0,1,2],'collision':'level.obj'"),
+    {PHYS(STATIC_BODY ",'shape':'Mesh'"), "entities[0].components.physics.vertices: required for a "
+                                          "Mesh, with indices (or give collision: an OBJ file)"},
+    {PHYS(STATIC_BODY ",'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1]],'indices':[0,1,2],'"
+                      "collision':'level.obj'"),
      "entities[0].components.physics.collision: give vertices and indices or collision, not both"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','collision':'points.obj'"),
      "entities[0].components.physics.collision: points.obj: no faces: a Mesh needs triangles"},
     {PHYS("'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0]]"),
      "entities[0].components.physics.points: a Hull needs at least 4 points (got 3)"},
     {PHYS("'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0],[1,1,0]]"),
-     "entities[0].components.physics.points: the points are coplanar or collinear: a Hull needs volume"},
+     "entities[0].components.physics.points: the points are coplanar or collinear: a Hull needs "
+     "volume"},
     {PHYS("'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0],[0,0,'z']]"),
      "entities[0].components.physics.points[3][2]: must be a number (got \"z\")"},
-    {PHYS("'shape':'Hull'"), "entities[0].components.physics.points: required for a Hull (or give collision: an OBJ file)"},
+    {PHYS("'shape':'Hull'"),
+     "entities[0].components.physics.points: required for a Hull (or give collision: an OBJ file)"},
     {PHYS("'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0],[0,0,1]],'collision':'cube.obj'"),
      "entities[0].components.physics.collision: give points or collision, not both"},
     {PHYS("'shape':'Hull','collision':'missing.obj'"),
-     "entities[0].components.physics.collision: cannot read \"missing.obj\": No such file or directory"},
+     "entities[0].components.physics.collision: cannot read \"missing.obj\": No such file or "
+     "directory"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','collision':'bad_face.obj'"),
-     "entities[0].components.physics.collision: bad_face.obj:12: face index 9 out of range (8 vertices)"},
-    {PHYS("'shape':'Hull','collision':7"), "entities[0].components.physics.collision: must be a string (got 7)"},
+     "entities[0].components.physics.collision: bad_face.obj:12: face index 9 out of range (8 "
+     "vertices)"},
+    {PHYS("'shape':'Hull','collision':7"),
+     "entities[0].components.physics.collision: must be a string (got 7)"},
     /* collider properties */
-    {PHYS(DYN_SPHERE ",'density':0"), "entities[0].components.physics.density: must be > 0 (got 0)"},
-    {PHYS(DYN_SPHERE ",'material':'rubber'"), "entities[0].components.physics.material: no material named \"rubber\" in materials"},
-    {PHYS(DYN_SPHERE ",'friction':-1"), "entities[0].components.physics.friction: must be >= 0 (got -1)"},
-    {PHYS(DYN_SPHERE ",'restitution':-1"), "entities[0].components.physics.restitution: must be >= 0 (got -1)"},
+    {PHYS(DYN_SPHERE ",'density':0"),
+     "entities[0].components.physics.density: must be > 0 (got 0)"},
+    {PHYS(DYN_SPHERE ",'material':'rubber'"),
+     "entities[0].components.physics.material: no material named \"rubber\" in materials"},
+    {PHYS(DYN_SPHERE ",'friction':-1"),
+     "entities[0].components.physics.friction: must be >= 0 (got -1)"},
+    {PHYS(DYN_SPHERE ",'restitution':-1"),
+     "entities[0].components.physics.restitution: must be >= 0 (got -1)"},
     {PHYS("'body_type':'Trigger'," DYN_SPHERE ",'is_sensor':false"),
      "entities[0].components.physics.is_sensor: a Trigger's colliders are always sensors"},
-    {PHYS(DYN_SPHERE ",'contact_response':'no'"), "entities[0].components.physics.contact_response: must be true or false"},
-    {PHYS(DYN_SPHERE ",'surface_velocity':[1,1e999,0]"), "entities[0].components.physics.surface_velocity[1]: number out of range"},
-    {PHYS(DYN_SPHERE ",'one_way':1"), "entities[0].components.physics.one_way: must be true or false"},
-    {PHYS(DYN_SPHERE ",'one_way_normal':[0,0,0]"), "entities[0].components.physics.one_way_normal: must be a non-zero vector"},
-    {PHYS(DYN_SPHERE ",'category':-1"), "entities[0].components.physics.category: must be between 0 and 4294967295 (got -1)"},
-    {PHYS(DYN_SPHERE ",'mask':4294967296"), "entities[0].components.physics.mask: must be between 0 and 4294967295 (got 4294967296)"},
-    {PHYS(DYN_SPHERE ",'mask':1.5"), "entities[0].components.physics.mask: must be an integer (got 1.5)"},
+    {PHYS(DYN_SPHERE ",'contact_response':'no'"),
+     "entities[0].components.physics.contact_response: must be true or false"},
+    {PHYS(DYN_SPHERE ",'surface_velocity':[1,1e999,0]"),
+     "entities[0].components.physics.surface_velocity[1]: number out of range"},
+    {PHYS(DYN_SPHERE ",'one_way':1"),
+     "entities[0].components.physics.one_way: must be true or false"},
+    {PHYS(DYN_SPHERE ",'one_way_normal':[0,0,0]"),
+     "entities[0].components.physics.one_way_normal: must be a non-zero vector"},
+    {PHYS(DYN_SPHERE ",'category':-1"),
+     "entities[0].components.physics.category: must be between 0 and 4294967295 (got -1)"},
+    {PHYS(DYN_SPHERE ",'mask':4294967296"),
+     "entities[0].components.physics.mask: must be between 0 and 4294967295 (got 4294967296)"},
+    {PHYS(DYN_SPHERE ",'mask':1.5"),
+     "entities[0].components.physics.mask: must be an integer (got 1.5)"},
     {PHYS(DYN_SPHERE ",'local_rotation':[0,0,0,1],'local_rotation_euler':[0,0,0]"),
-     "entities[0].components.physics.local_rotation_euler: give either local_rotation or local_rotation_euler, not both"},
-    {PHYS(DYN_SPHERE ",'local_rotation':[0,0,0,0]"), "entities[0].components.physics.local_rotation: quaternion must have a non-zero length"},
-    {PHYS(DYN_SPHERE ",'local_position':'up'"), "entities[0].components.physics.local_position: must be an array of 3 numbers (got \"up\")"},
-    {PHYS(DYN_SPHERE ",'colliders':{}"), "entities[0].components.physics.colliders: must be an array of colliders (got an object)"},
-    {PHYS(DYN_SPHERE ",'colliders':[5]"), "entities[0].components.physics.colliders[0]: must be a collider object (got 5)"},
+     "entities[0].components.physics.local_rotation_euler: give either local_rotation or "
+     "local_rotation_euler, not both"},
+    {PHYS(DYN_SPHERE ",'local_rotation':[0,0,0,0]"),
+     "entities[0].components.physics.local_rotation: quaternion must have a non-zero length"},
+    {PHYS(DYN_SPHERE ",'local_position':'up'"),
+     "entities[0].components.physics.local_position: must be an array of 3 numbers (got \"up\")"},
+    {PHYS(DYN_SPHERE ",'colliders':{}"),
+     "entities[0].components.physics.colliders: must be an array of colliders (got an object)"},
+    {PHYS(DYN_SPHERE ",'colliders':[5]"),
+     "entities[0].components.physics.colliders[0]: must be a collider object (got 5)"},
     {PHYS(DYN_SPHERE ",'colliders':[{'shape':'Sphere','radius':1},{'radius':1}]"),
      "entities[0].components.physics.colliders[1].shape: required"},
     {PHYS(DYN_SPHERE ",'colliders':[{'shape':'Sphere','radius':1,'mass':2}]"),
      "entities[0].components.physics.colliders[0].mass: unknown key"},
-    {PHYS("'colliders':[{'shape':'Plane'}]"),
-     "entities[0].components.physics.colliders[0].shape: a Plane needs a Static body (this one is Dynamic)"},
+    {PHYS("'colliders':[{'shape':'Plane'}]"), "entities[0].components.physics.colliders[0].shape: "
+                                              "a Plane needs a Static body (this one is Dynamic)"},
     /* joints */
     {CAST ",'joints':{}", "joints: must be an array of joints (got an object)"},
     {CAST ",'joints':[1]", "joints[0]: must be a joint object (got 1)"},
     {CAST ",'joints':[{'a':'ball','anchor':[0,0,0]}]", "joints[0].type: required"},
     {CAST ",'joints':[{'type':'Weld','a':'ball','anchor':[0,0,0]}]",
-     "joints[0].type: must be one of \"Fixed\", \"Ball\", \"Hinge\", \"Slider\", \"Distance\" (got \"Weld\")"},
+     "joints[0].type: must be one of \"Fixed\", \"Ball\", \"Hinge\", \"Slider\", \"Distance\" (got "
+     "\"Weld\")"},
     {CAST ",'joints':[{'type':'Ball','anchor':[0,0,0]}]", "joints[0].a: required: an entity name"},
-    {CAST ",'joints':[{'type':'Ball','a':'ghost','anchor':[0,0,0]}]", "joints[0].a: no entity named \"ghost\""},
+    {CAST ",'joints':[{'type':'Ball','a':'ghost','anchor':[0,0,0]}]",
+     "joints[0].a: no entity named \"ghost\""},
     {CAST ",'joints':[{'type':'Ball','a':'lamp','anchor':[0,0,0]}]",
      "joints[0].a: \"lamp\" has no physics component: a joint connects bodies"},
     {CAST ",'joints':[{'type':'Ball','a':'wall','anchor':[0,0,0]}]",
      "joints[0].a: \"wall\" is Static: body a of a joint must be Dynamic or Kinematic"},
-    {CAST ",'joints':[{'type':'Ball','a':'ball','b':'ghost','anchor':[0,0,0]}]", "joints[0].b: no entity named \"ghost\""},
-    {CAST ",'joints':[{'type':'Ball','a':'ball','b':'lamp','anchor':[0,0,0]}]", "joints[0].b: \"lamp\" has no physics component"},
-    {CAST ",'joints':[{'type':'Ball','a':'ball','b':'ball','anchor':[0,0,0]}]", "joints[0].b: a and b must be different entities"},
-    {CAST ",'joints':[{'type':'Ball','a':'ball'}]", "joints[0].anchor: required: the world-space anchor point at creation"},
-    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0]}]", "joints[0].axis: only Hinge and Slider joints have an axis"},
-    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'axis':[0,0,0]}]", "joints[0].axis: must be a non-zero vector"},
-    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'limits':[10,-10]}]", "joints[0].limits: min must not exceed max (got [10, -10])"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','b':'ghost','anchor':[0,0,0]}]",
+     "joints[0].b: no entity named \"ghost\""},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','b':'lamp','anchor':[0,0,0]}]",
+     "joints[0].b: \"lamp\" has no physics component"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','b':'ball','anchor':[0,0,0]}]",
+     "joints[0].b: a and b must be different entities"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball'}]",
+     "joints[0].anchor: required: the world-space anchor point at creation"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0]}]",
+     "joints[0].axis: only Hinge and Slider joints have an axis"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'axis':[0,0,0]}]",
+     "joints[0].axis: must be a non-zero vector"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'limits':[10,-10]}]",
+     "joints[0].limits: min must not exceed max (got [10, -10])"},
     {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'limits':[0,200]}]",
      "joints[0].limits[1]: a Hinge limit is in degrees within [-180, 180] (got 200)"},
-    {CAST ",'joints':[{'type':'Slider','a':'ball','anchor':[0,0,0],'limits':[0]}]", "joints[0].limits: must be [min, max] (got an array)"},
-    {CAST ",'joints':[{'type':'Fixed','a':'ball','anchor':[0,0,0],'limits':[0,1]}]", "joints[0].limits: only Hinge (degrees) and Slider (metres) joints have limits"},
-    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'distance':1}]", "joints[0].distance: only Distance joints have a distance"},
-    {CAST ",'joints':[{'type':'Distance','a':'ball','anchor':[0,0,0],'distance':-1}]", "joints[0].distance: must be >= 0 (got -1)"},
-    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'break_force':0}]", "joints[0].break_force: must be > 0 (got 0)"},
-    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'name':1}]", "joints[0].name: must be a string (got 1)"},
-    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axle':1}]", "joints[0].axle: unknown key (did you mean \"axis\"?)"},
+    {CAST ",'joints':[{'type':'Slider','a':'ball','anchor':[0,0,0],'limits':[0]}]",
+     "joints[0].limits: must be [min, max] (got an array)"},
+    {CAST ",'joints':[{'type':'Fixed','a':'ball','anchor':[0,0,0],'limits':[0,1]}]",
+     "joints[0].limits: only Hinge (degrees) and Slider (metres) joints have limits"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'distance':1}]",
+     "joints[0].distance: only Distance joints have a distance"},
+    {CAST ",'joints':[{'type':'Distance','a':'ball','anchor':[0,0,0],'distance':-1}]",
+     "joints[0].distance: must be >= 0 (got -1)"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'break_force':0}]",
+     "joints[0].break_force: must be > 0 (got 0)"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'name':1}]",
+     "joints[0].name: must be a string (got 1)"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axle':1}]",
+     "joints[0].axle: unknown key (did you mean \"axis\"?)"},
     /* script */
     {CAST ",'script':{}", "script: must be an array of actions (got an object)"},
     {CAST ",'script':[1]", "script[0]: must be an action object"},
-    {CAST ",'script':[{'do':'destroy','entity':'ball'}]", "script[0].at: required: the time in seconds"},
-    {CAST ",'script':[{'at':-1,'do':'destroy','entity':'ball'}]", "script[0].at: must be >= 0 (got -1)"},
-    {CAST ",'script':[{'at':1e999,'do':'destroy','entity':'ball'}]", "script[0].at: number out of range (overflows to infinity)"},
+    {CAST ",'script':[{'do':'destroy','entity':'ball'}]",
+     "script[0].at: required: the time in seconds"},
+    {CAST ",'script':[{'at':-1,'do':'destroy','entity':'ball'}]",
+     "script[0].at: must be >= 0 (got -1)"},
+    {CAST ",'script':[{'at':1e999,'do':'destroy','entity':'ball'}]",
+     "script[0].at: number out of range (overflows to infinity)"},
     {CAST ",'script':[{'at':0,'entity':'ball'}]", "script[0].do: required"},
-    {CAST ",'script':[{'at':0,'do':'explode','entity':'ball'}]", "script[0].do: must be one of \"set_velocity\", \"set_angular_velocity\""},
+    {CAST ",'script':[{'at':0,'do':'explode','entity':'ball'}]",
+     "script[0].do: must be one of \"set_velocity\", \"set_angular_velocity\""},
     {CAST ",'script':[{'at':0,'do':'destroy'}]", "script[0].entity: required: an entity name"},
-    {CAST ",'script':[{'at':0,'do':'destroy','entity':'ghost'}]", "script[0].entity: no entity named \"ghost\""},
-    {CAST ",'script':[{'at':0,'do':'destroy','entity':'ball','value':1}]", "script[0].value: unknown key"},
-    {CAST ",'script':[{'at':0,'do':'set_velocity','entity':'ball','valeu':[0,0,0]}]", "script[0].valeu: unknown key (did you mean \"value\"?)"},
-    {CAST ",'script':[{'at':0,'do':'set_velocity','entity':'ball'}]", "script[0].value: required: [x, y, z]"},
+    {CAST ",'script':[{'at':0,'do':'destroy','entity':'ghost'}]",
+     "script[0].entity: no entity named \"ghost\""},
+    {CAST ",'script':[{'at':0,'do':'destroy','entity':'ball','value':1}]",
+     "script[0].value: unknown key"},
+    {CAST ",'script':[{'at':0,'do':'set_velocity','entity':'ball','valeu':[0,0,0]}]",
+     "script[0].valeu: unknown key (did you mean \"value\"?)"},
+    {CAST ",'script':[{'at':0,'do':'set_velocity','entity':'ball'}]",
+     "script[0].value: required: [x, y, z]"},
     {CAST ",'script':[{'at':0,'do':'set_velocity','entity':'wall','value':[1,0,0]}]",
      "script[0].entity: set_velocity needs a Dynamic or Kinematic body (\"wall\" is Static)"},
     {CAST ",'script':[{'at':0,'do':'set_angular_velocity','entity':'lamp','value':[1,0,0]}]",
-     "script[0].entity: set_angular_velocity needs a physics body (\"lamp\" has no physics component)"},
+     "script[0].entity: set_angular_velocity needs a physics body (\"lamp\" has no physics "
+     "component)"},
     {CAST ",'script':[{'at':0,'do':'apply_impulse','entity':'lift','value':[1,0,0]}]",
      "script[0].entity: apply_impulse needs a Dynamic body (\"lift\" is Kinematic)"},
     {CAST ",'script':[{'at':0,'do':'apply_impulse','entity':'ball','value':[1,0,0],'point':[0,0]}]",
      "script[0].point: must be an array of 3 numbers (got 2 elements)"},
     {CAST ",'script':[{'at':0,'do':'apply_force','entity':'wall','value':[1,0,0]}]",
      "script[0].entity: apply_force needs a Dynamic body (\"wall\" is Static)"},
-    {CAST ",'script':[{'at':0,'do':'apply_force','entity':'ball','value':[1,0,0],'duration':0}]", "script[0].duration: must be > 0 (got 0)"},
-    {CAST ",'script':[{'at':0,'do':'teleport','entity':'ball'}]", "script[0].position: required: [x, y, z]"},
-    {CAST ",'script':[{'at':0,'do':'teleport','entity':'ball','position':[0,0,0],'rotation':[0,0,0,0]}]",
+    {CAST ",'script':[{'at':0,'do':'apply_force','entity':'ball','value':[1,0,0],'duration':0}]",
+     "script[0].duration: must be > 0 (got 0)"},
+    {CAST ",'script':[{'at':0,'do':'teleport','entity':'ball'}]",
+     "script[0].position: required: [x, y, z]"},
+    {CAST
+     ",'script':[{'at':0,'do':'teleport','entity':'ball','position':[0,0,0],'rotation':[0,0,0,0]}]",
      "script[0].rotation: quaternion must have a non-zero length"},
     {CAST ",'script':[{'at':0,'do':'set_active','entity':'lamp','value':false}]",
      "script[0].entity: set_active needs a physics body (\"lamp\" has no physics component)"},
-    {CAST ",'script':[{'at':0,'do':'set_active','entity':'ball'}]", "script[0].value: required: true or false"},
-    {CAST ",'script':[{'at':0,'do':'set_entity_active','entity':'lamp','value':1}]", "script[0].value: must be true or false (got 1)"},
+    {CAST ",'script':[{'at':0,'do':'set_active','entity':'ball'}]",
+     "script[0].value: required: true or false"},
+    {CAST ",'script':[{'at':0,'do':'set_entity_active','entity':'lamp','value':1}]",
+     "script[0].value: must be true or false (got 1)"},
     {CAST ",'script':[{'at':0,'do':'spawn'}]", "script[0].scene: required: a scene file path"},
-    {CAST ",'script':[{'at':0,'do':'spawn','scene':'nope.json'}]", "script[0].scene: cannot read \"nope.json\": No such file or directory"},
-    {CAST ",'script':[{'at':0,'do':'spawn','scene':'spawn_cell.json','offset':[0,0]}]", "script[0].offset: must be an array of 3 numbers"},
-    {CAST ",'script':[{'at':0,'do':'spawn','scene':'spawn_cell.json','entity':'ball'}]", "script[0].entity: unknown key"},
+    {CAST ",'script':[{'at':0,'do':'spawn','scene':'nope.json'}]",
+     "script[0].scene: cannot read \"nope.json\": No such file or directory"},
+    {CAST ",'script':[{'at':0,'do':'spawn','scene':'spawn_cell.json','offset':[0,0]}]",
+     "script[0].offset: must be an array of 3 numbers"},
+    {CAST ",'script':[{'at':0,'do':'spawn','scene':'spawn_cell.json','entity':'ball'}]",
+     "script[0].entity: unknown key"},
     {CAST ",'script':[{'at':0,'do':'jump','entity':'ball','value':3}]",
      "script[0].entity: jump needs a character controller (\"ball\" is not one)"},
-    {CAST ",'script':[{'at':0,'do':'jump','entity':'hero','value':0}]", "script[0].value: must be > 0 (got 0)"},
-    {CAST ",'script':[{'at':0,'do':'jump','entity':'hero'}]", "script[0].value: required: the take-off speed in m/s"},
-    {CAST ",'script':[{'at':0,'do':'raycast','origin':[0,0,0],'direction':[0,-1,0]}]", "script[0].label: required"},
+    {CAST ",'script':[{'at':0,'do':'jump','entity':'hero','value':0}]",
+     "script[0].value: must be > 0 (got 0)"},
+    {CAST ",'script':[{'at':0,'do':'jump','entity':'hero'}]",
+     "script[0].value: required: the take-off speed in m/s"},
+    {CAST ",'script':[{'at':0,'do':'raycast','origin':[0,0,0],'direction':[0,-1,0]}]",
+     "script[0].label: required"},
     {CAST ",'script':[{'at':0,'do':'raycast','label':'r','origin':[0,0,0],'direction':[0,0,0]}]",
      "script[0].direction: must be a non-zero vector (its length is the ray's range)"},
-    {CAST ",'script':[{'at':0,'do':'raycast','label':'r','direction':[0,-1,0]}]", "script[0].origin: required"},
-    {CAST ",'script':[{'at':0,'do':'raycast','label':'r','origin':[0,0,0],'direction':[0,-1,0],'mask':-1}]",
+    {CAST ",'script':[{'at':0,'do':'raycast','label':'r','direction':[0,-1,0]}]",
+     "script[0].origin: required"},
+    {CAST ",'script':[{'at':0,'do':'raycast','label':'r','origin':[0,0,0],'direction':[0,-1,0],'"
+          "mask':-1}]",
      "script[0].mask: must be between 0 and 4294967295 (got -1)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball'}]",
      "script[0]: expect checks nothing: give position, velocity, grounded or awake"},
@@ -465,23 +582,32 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','velocity':[0,1e999,null]}]",
      "script[0].velocity[1]: number out of range (overflows to infinity)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'lamp','velocity':[0,0,0]}]",
-     "script[0].velocity: expect velocity needs a physics body (\"lamp\" has no physics component)"},
+     "script[0].velocity: expect velocity needs a physics body (\"lamp\" has no physics "
+     "component)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'wall','awake':true}]",
      "script[0].awake: expect awake needs a Dynamic body (\"wall\" is Static)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','grounded':true}]",
      "script[0].grounded: expect grounded needs a character controller (\"ball\" is not one)"},
-    {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','awake':true,'tolerance':0}]", "script[0].tolerance: must be > 0 (got 0)"},
+    {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','awake':true,'tolerance':0}]",
+     "script[0].tolerance: must be > 0 (got 0)"},
     {CAST ",'script':[{'at':1,'do':'expect_event','kind':'touch','a':'ball','b':'wall'}]",
      "script[0].kind: must be one of \"enter\", \"stay\", \"exit\" (got \"touch\")"},
-    {CAST ",'script':[{'at':1,'do':'expect_event','a':'ball','b':'wall'}]", "script[0].kind: required"},
-    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball'}]", "script[0].b: required: an entity name"},
-    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball','b':'ball'}]", "script[0].b: a and b must be different entities"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','a':'ball','b':'wall'}]",
+     "script[0].kind: required"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball'}]",
+     "script[0].b: required: an entity name"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball','b':'ball'}]",
+     "script[0].b: a and b must be different entities"},
     {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'lamp','b':'ball'}]",
      "script[0].a: expect_event needs a physics body (\"lamp\" has no physics component)"},
     {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball','b':'wall','since':2}]",
      "script[0].since: must not be later than at (2 > 1)"},
-    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball','b':'wall','since':-1}]", "script[0].since: must be >= 0 (got -1)"},
-    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball','b':'wall','entity':'ball'}]", "script[0].entity: unknown key"},
+    {CAST
+     ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball','b':'wall','since':-1}]",
+     "script[0].since: must be >= 0 (got -1)"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball','b':'wall','entity':'"
+          "ball'}]",
+     "script[0].entity: unknown key"},
 };
 
 static void test_scene_rules_each_report_their_path(void **state)
@@ -535,7 +661,8 @@ static void test_scene_load_reports_every_error(void **state)
     assert_non_null(f);
     gy_scene_errors_print(e, f, "scene.json: ");
     fclose(f);
-    assert_non_null(strstr(buf, "scene.json: physics.substeps: must be between 1 and 16 (got 0)\n"));
+    assert_non_null(
+        strstr(buf, "scene.json: physics.substeps: must be between 1 and 16 (got 0)\n"));
     free(buf);
     gy_scene_errors_free(e);
     assert_int_equal(ta.live_blocks, 0);
@@ -549,7 +676,8 @@ static void test_scene_load_caps_the_error_list(void **state)
     size_t cap = (size_t)n * 32u + 128u;
     char *json = malloc(cap);
     assert_non_null(json);
-    size_t len = (size_t)snprintf(json, cap, "{\"format\":\"gyre.scene\",\"version\":1,\"entities\":[");
+    size_t len =
+        (size_t)snprintf(json, cap, "{\"format\":\"gyre.scene\",\"version\":1,\"entities\":[");
     for (uint32_t i = 0; i < n; i++)
         len += (size_t)snprintf(json + len, cap - len, "%s{\"name\":%u}", i ? "," : "", i);
     len += (size_t)snprintf(json + len, cap - len, "]}");
@@ -647,11 +775,12 @@ static void test_scene_load_resolves_materials_and_overrides(void **state)
     (void)state;
     loaded l;
     const gy_scene *s = load_ok(
-        &l, "'materials':{'ice':{'friction':0.02,'friction_combine':'min'},"
-            "'rubber':{'restitution':0.8,'restitution_combine':'multiply','friction_combine':'max'}},"
-            "'entities':[{'name':'a','components':{'physics':{'shape':'Sphere','radius':1,"
-            "'material':'ice','colliders':[{'shape':'Box','box_size':[1,1,1],'material':'rubber',"
-            "'friction':0.7},{'shape':'Sphere','radius':1,'restitution':0.25}]}}}]");
+        &l,
+        "'materials':{'ice':{'friction':0.02,'friction_combine':'min'},"
+        "'rubber':{'restitution':0.8,'restitution_combine':'multiply','friction_combine':'max'}},"
+        "'entities':[{'name':'a','components':{'physics':{'shape':'Sphere','radius':1,"
+        "'material':'ice','colliders':[{'shape':'Box','box_size':[1,1,1],'material':'rubber',"
+        "'friction':0.7},{'shape':'Sphere','radius':1,'restitution':0.25}]}}}]");
     assert_int_equal(s->material_count, 2);
     assert_string_equal(s->materials[0].name, "ice");
     assert_near(s->materials[0].material.restitution, 0.0, 0.0); /* default filled in */
@@ -680,13 +809,13 @@ static void test_scene_load_euler_is_yaw_then_pitch_then_roll(void **state)
 {
     (void)state;
     loaded l;
-    const gy_scene *s = load_ok(
-        &l, "'entities':[{'name':'yaw','transform':{'rotation_euler':[0,90,0]}},"
-            "{'name':'pitch','transform':{'rotation_euler':[90,0,0]}},"
-            "{'name':'yaw_pitch','transform':{'rotation_euler':[90,90,0]}},"
-            "{'name':'yaw_roll','transform':{'rotation_euler':[0,90,90]}},"
-            "{'name':'quat','transform':{'rotation':[0,0,0,2]}},"
-            "{'name':'any','transform':{'rotation_euler':[30,45,60]}}]");
+    const gy_scene *s =
+        load_ok(&l, "'entities':[{'name':'yaw','transform':{'rotation_euler':[0,90,0]}},"
+                    "{'name':'pitch','transform':{'rotation_euler':[90,0,0]}},"
+                    "{'name':'yaw_pitch','transform':{'rotation_euler':[90,90,0]}},"
+                    "{'name':'yaw_roll','transform':{'rotation_euler':[0,90,90]}},"
+                    "{'name':'quat','transform':{'rotation':[0,0,0,2]}},"
+                    "{'name':'any','transform':{'rotation_euler':[30,45,60]}}]");
     const double tol = 1e-12;
     /* Yaw 90° about +Y takes +Z to +X; pitch 90° about +X takes +Y to +Z. */
     assert_vec_near(rotate(s->entities[0].rotation, gy_v3(0, 0, 1)), gy_v3(1, 0, 0), tol);
@@ -716,13 +845,14 @@ static void test_scene_load_converts_degrees_to_radians(void **state)
     (void)state;
     loaded l;
     const gy_scene *s = load_ok(
-        &l, "'entities':[{'name':'hero','components':{'physics':{'is_character_controller':true,"
-            "'max_slope_deg':30}}},"
-            "{'name':'door','components':{'physics':{'shape':'Box','box_size':[1,2,0.1],"
-            "'local_rotation_euler':[0,0,90]}}},"
-            "{'name':'rail','components':{'physics':{'shape':'Sphere','radius':0.1}}}],"
-            "'joints':[{'type':'Hinge','a':'door','anchor':[0,0,0],'axis':[0,2,0],'limits':[-45,90]},"
-            "{'type':'Slider','a':'rail','anchor':[0,0,0],'axis':[3,0,0],'limits':[-2,2]}]");
+        &l,
+        "'entities':[{'name':'hero','components':{'physics':{'is_character_controller':true,"
+        "'max_slope_deg':30}}},"
+        "{'name':'door','components':{'physics':{'shape':'Box','box_size':[1,2,0.1],"
+        "'local_rotation_euler':[0,0,90]}}},"
+        "{'name':'rail','components':{'physics':{'shape':'Sphere','radius':0.1}}}],"
+        "'joints':[{'type':'Hinge','a':'door','anchor':[0,0,0],'axis':[0,2,0],'limits':[-45,90]},"
+        "{'type':'Slider','a':'rail','anchor':[0,0,0],'axis':[3,0,0],'limits':[-2,2]}]");
     assert_near(s->entities[0].physics->max_slope, GY_PI / 6.0, 1e-15);
     gy_quat lr = s->entities[1].physics->colliders[0].def.local_pose.rotation;
     assert_vec_near(rotate(lr, gy_v3(1, 0, 0)), gy_v3(0, 1, 0), 1e-12);
@@ -791,7 +921,8 @@ static void test_scene_load_derives_mass_for_mass_properties(void **state)
             "'inertia':[[2,0.5,0],[0.5,3,0],[0,0,4]]}}}},"
             "{'name':'b','components':{'physics':{'shape':'Box','box_size':[1,1,1],'mass':7,"
             "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}},"
-            "{'name':'c','components':{'physics':{'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}}]");
+            "{'name':'c','components':{'physics':{'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,"
+            "0,1]]}}}}]");
     const gy_body_def *a = &s->entities[0].physics->body;
     assert_true(a->has_mass_properties);
     assert_near(a->mass, 1000.0 * 2.0 * 6.0, 1e-9); /* 1000 kg/m³ × density 2 × 6 m³ */
@@ -814,7 +945,8 @@ static void test_scene_load_ignores_x_keys_everywhere(void **state)
         &l, "'x_tool':{'deep':[[[[1]]]]},'physics':{'x_a':1},'materials':{'m':{'x_b':2}},"
             "'entities':[{'name':'a','x_c':3,'transform':{'x_d':4},'components':{'x_render':{},"
             "'physics':{'shape':'Sphere','radius':1,'x_e':5,'mass_properties':{'x_f':6,"
-            "'inertia':[[1,0,0],[0,1,0],[0,0,1]]},'colliders':[{'shape':'Sphere','radius':1,'x_g':7}]}}}],"
+            "'inertia':[[1,0,0],[0,1,0],[0,0,1]]},'colliders':[{'shape':'Sphere','radius':1,'x_g':"
+            "7}]}}}],"
             "'joints':[{'type':'Ball','a':'a','anchor':[0,0,0],'x_h':8}],"
             "'script':[{'at':0,'do':'destroy','entity':'a','x_i':9}]");
     assert_int_equal(s->entity_count, 1);
@@ -826,19 +958,21 @@ static void test_scene_load_resolves_hierarchy_joints_and_script(void **state)
     (void)state;
     loaded l;
     const gy_scene *s = load_ok(
-        &l, "'entities':[{'name':'child','parent':'root','active':false},"
-            "{'name':'root','components':{'physics':{'body_type':'Kinematic','shape':'Sphere','radius':1}}},"
-            "{'name':'rider','parent':'root','components':{'physics':{'shape':'Sphere','radius':1}}},"
-            "{'name':'hero','components':{'physics':{'is_character_controller':true}}}],"
-            "'joints':[{'name':'j','type':'Distance','a':'rider','anchor':[1,2,3],'break_force':50},"
-            "{'type':'Ball','a':'rider','b':'root','anchor':[0,0,0]}],"
-            "'script':[{'at':2,'do':'destroy','entity':'child'},"
-            "{'at':1,'do':'set_velocity','entity':'hero','value':[1,0,0]},"
-            "{'at':1,'do':'jump','entity':'hero','value':5},"
-            "{'at':0,'do':'expect','entity':'rider','position':[null,1.5,null],'awake':true},"
-            "{'at':1,'do':'expect_event','kind':'exit','a':'rider','b':'root'},"
-            "{'at':0.5,'do':'spawn','scene':'spawn_cell.json','offset':[1,2,3]},"
-            "{'at':0.5,'do':'raycast','label':'down','origin':[0,5,0],'direction':[0,-10,0]}]");
+        &l,
+        "'entities':[{'name':'child','parent':'root','active':false},"
+        "{'name':'root','components':{'physics':{'body_type':'Kinematic','shape':'Sphere','radius':"
+        "1}}},"
+        "{'name':'rider','parent':'root','components':{'physics':{'shape':'Sphere','radius':1}}},"
+        "{'name':'hero','components':{'physics':{'is_character_controller':true}}}],"
+        "'joints':[{'name':'j','type':'Distance','a':'rider','anchor':[1,2,3],'break_force':50},"
+        "{'type':'Ball','a':'rider','b':'root','anchor':[0,0,0]}],"
+        "'script':[{'at':2,'do':'destroy','entity':'child'},"
+        "{'at':1,'do':'set_velocity','entity':'hero','value':[1,0,0]},"
+        "{'at':1,'do':'jump','entity':'hero','value':5},"
+        "{'at':0,'do':'expect','entity':'rider','position':[null,1.5,null],'awake':true},"
+        "{'at':1,'do':'expect_event','kind':'exit','a':'rider','b':'root'},"
+        "{'at':0.5,'do':'spawn','scene':'spawn_cell.json','offset':[1,2,3]},"
+        "{'at':0.5,'do':'raycast','label':'down','origin':[0,5,0],'direction':[0,-10,0]}]");
     assert_int_equal(s->entities[0].parent, 1); /* forward reference */
     assert_false(s->entities[0].active);
     assert_int_equal(s->entities[2].parent, 1);
@@ -900,15 +1034,16 @@ static void test_scene_load_geometry_inline_and_from_obj(void **state)
     (void)state;
     loaded l;
     const gy_scene *s = load_ok(
-        &l, "'entities':[{'name':'tri','components':{'physics':{'body_type':'Kinematic',"
-            "'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1],[1,0,1]],'indices':[0,1,2,2,1,3]}}},"
-            "{'name':'tet','components':{'physics':{'shape':'Hull',"
-            "'points':[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}},"
-            "{'name':'level','components':{'physics':{'body_type':'Static','shape':'Mesh',"
-            "'collision':'level.obj'}}},"
-            "{'name':'rock1','components':{'physics':{'shape':'Hull','collision':'cube.obj'}}},"
-            "{'name':'rock2','components':{'physics':{'shape':'Hull','collision':'./cube.obj'}}},"
-            "{'name':'rock3','components':{'physics':{'shape':'Hull','collision':'cube.obj'}}}]");
+        &l,
+        "'entities':[{'name':'tri','components':{'physics':{'body_type':'Kinematic',"
+        "'shape':'Mesh','vertices':[[0,0,0],[1,0,0],[0,0,1],[1,0,1]],'indices':[0,1,2,2,1,3]}}},"
+        "{'name':'tet','components':{'physics':{'shape':'Hull',"
+        "'points':[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}},"
+        "{'name':'level','components':{'physics':{'body_type':'Static','shape':'Mesh',"
+        "'collision':'level.obj'}}},"
+        "{'name':'rock1','components':{'physics':{'shape':'Hull','collision':'cube.obj'}}},"
+        "{'name':'rock2','components':{'physics':{'shape':'Hull','collision':'./cube.obj'}}},"
+        "{'name':'rock3','components':{'physics':{'shape':'Hull','collision':'cube.obj'}}}]");
     const gy_scene_collider *tri = &s->entities[0].physics->colliders[0];
     assert_int_equal(tri->vertex_count, 4);
     assert_int_equal(tri->index_count, 6);
@@ -971,9 +1106,9 @@ static void test_scene_load_file_fixture(void **state)
     assert_int_equal(db->physics->collider_count, 4);
     assert_int_equal(db->physics->colliders[2].def.category, 2u);
     assert_true(db->physics->colliders[3].def.is_sensor);
-    assert_vec_near(s->entities[gy_scene_find_entity(s, "platform")].physics->colliders[0]
-                        .def.one_way_normal,
-                    gy_v3(0, 1, 0), 0.0);
+    assert_vec_near(
+        s->entities[gy_scene_find_entity(s, "platform")].physics->colliders[0].def.one_way_normal,
+        gy_v3(0, 1, 0), 0.0);
     for (uint32_t i = 0; i < s->entity_count; i++) {
         const gy_scene_physics *p = s->entities[i].physics;
         if (p == NULL)
@@ -1024,9 +1159,11 @@ static void test_scene_load_malformed_json_names_line_and_column(void **state)
         {"{\n\n  \"a\": \"open}", "(string):3:8: malformed JSON: unterminated string"},
         {"{\"a\": \"x\\qy\"}", "(string):1:9: malformed JSON: invalid escape '\\q' in a string"},
         {"{\"a\": \"\\u12\"}", "(string):1:8: malformed JSON: \\u needs 4 hex digits"},
-        {"{\"a\": \"\\u0000\"}", "(string):1:8: malformed JSON: \\u0000 is not allowed in a string"},
+        {"{\"a\": \"\\u0000\"}",
+         "(string):1:8: malformed JSON: \\u0000 is not allowed in a string"},
         {"{\"a\": \"\\udc00\"}", "(string):1:8: malformed JSON: unpaired UTF-16 surrogate \\uDC00"},
-        {"{\"a\": \"\\ud83d!\"}", "(string):1:8: malformed JSON: unpaired UTF-16 surrogate \\uD83D"},
+        {"{\"a\": \"\\ud83d!\"}",
+         "(string):1:8: malformed JSON: unpaired UTF-16 surrogate \\uD83D"},
         {"{\"a\": \"tab\there\"}",
          "(string):1:11: malformed JSON: control character 0x09 in a string"},
         {"{'a': 1}", "(string):1:2: malformed JSON: expected a key in double quotes, got '''"},
@@ -1065,8 +1202,10 @@ static void test_scene_load_rejects_empty_input(void **state)
 static void test_scene_load_rejects_overflowing_numbers(void **state)
 {
     (void)state;
-    expect_error("'physics':{'step_hz':1e999}", "physics.step_hz: number out of range (overflows to infinity)");
-    expect_error("'physics':{'gravity':[0,-1e400,0]}", "physics.gravity[1]: number out of range (overflows to infinity)");
+    expect_error("'physics':{'step_hz':1e999}",
+                 "physics.step_hz: number out of range (overflows to infinity)");
+    expect_error("'physics':{'gravity':[0,-1e400,0]}",
+                 "physics.gravity[1]: number out of range (overflows to infinity)");
     expect_error("'entities':[{'name':'a','transform':{'rotation':[1e999,0,0,1]}}]",
                  "entities[0].transform.rotation[0]: number out of range (overflows to infinity)");
     const char *j = "{\"format\":\"gyre.scene\",\"version\":1e999}";
@@ -1251,12 +1390,13 @@ static void test_scene_load_survives_every_allocation_failure(void **state)
 static void test_scene_load_invalid_scene_survives_every_allocation_failure(void **state)
 {
     (void)state;
-    const char *text = "{\"format\":\"gyre.scene\",\"version\":1,\"materials\":{\"m\":{\"friction\":-1}},"
-                       "\"entities\":[{\"name\":\"a\",\"parent\":\"b\"},{\"name\":\"b\",\"parent\":\"a\"},"
-                       "{\"name\":\"c\",\"components\":{\"physics\":{\"shape\":\"Hull\",\"collision\":"
-                       "\"bad_face.obj\"}}},{\"name\":\"d\",\"components\":{\"physics\":{\"shape\":"
-                       "\"Hull\",\"collision\":\"cube.obj\",\"material\":\"q\"}}}],"
-                       "\"script\":[{\"at\":0,\"do\":\"spawn\",\"scene\":\"nope.json\"}]}";
+    const char *text =
+        "{\"format\":\"gyre.scene\",\"version\":1,\"materials\":{\"m\":{\"friction\":-1}},"
+        "\"entities\":[{\"name\":\"a\",\"parent\":\"b\"},{\"name\":\"b\",\"parent\":\"a\"},"
+        "{\"name\":\"c\",\"components\":{\"physics\":{\"shape\":\"Hull\",\"collision\":"
+        "\"bad_face.obj\"}}},{\"name\":\"d\",\"components\":{\"physics\":{\"shape\":"
+        "\"Hull\",\"collision\":\"cube.obj\",\"material\":\"q\"}}}],"
+        "\"script\":[{\"at\":0,\"do\":\"spawn\",\"scene\":\"nope.json\"}]}";
     char path[] = "/tmp/gyre_scene_invalid_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -1288,7 +1428,8 @@ static void test_scene_load_invalid_scene_survives_every_allocation_failure(void
     assert_true(errors_contain(e, "entities[0].parent: parent cycle"));
     assert_true(errors_contain(e, "entities[2].components.physics.collision:"));
     assert_true(errors_contain(e, "bad_face.obj:12: face index 9 out of range (8 vertices)"));
-    assert_true(errors_contain(e, "entities[3].components.physics.material: no material named \"q\""));
+    assert_true(
+        errors_contain(e, "entities[3].components.physics.material: no material named \"q\""));
     assert_true(errors_contain(e, "script[0].scene: cannot read \"nope.json\""));
     gy_scene_errors_free(e);
 }

@@ -574,8 +574,8 @@ static void test_command_queue_wait_times_out_without_a_consumer(void **state)
 typedef struct stress {
     gy_command_queue *q;
     gy_test_allocator *ta;
-    int stop;             /* producer → consumer: no more batches after what is published */
-    uint64_t batches;     /* consumer progress */
+    int stop;         /* producer → consumer: no more batches after what is published */
+    uint64_t batches; /* consumer progress */
     uint64_t commands;
     uint64_t payloads_seen;
     uint64_t payloads_taken;
@@ -624,7 +624,8 @@ static void *stress_consumer(void *arg)
                 stress_fail(s, "command of another batch", b.seq, c->body.u64[1], b.seq);
             /* Whole batch: every command names the batch's totals, which must match what
              * arrived. */
-            if ((c->body.u64[3] >> 32) != b.count[0] || (c->body.u64[3] & 0xffffffffu) != b.count[1])
+            if ((c->body.u64[3] >> 32) != b.count[0] ||
+                (c->body.u64[3] & 0xffffffffu) != b.count[1])
                 stress_fail(s, "partial batch", b.seq, c->body.u64[3], b.count[0]);
             if (c->body.u64[4] != seen[ring])
                 stress_fail(s, "order within ring", b.seq, c->body.u64[4], seen[ring]);
@@ -728,9 +729,8 @@ static void test_command_queue_stress_millions_of_commands_two_threads(void **st
     print_message("stress: %llu commands in %llu batches; deferred %llu, detached %llu, "
                   "staged high-water %u, ring high-water %u/%u\n",
                   (unsigned long long)made, (unsigned long long)seq,
-                  (unsigned long long)st.batches_deferred,
-                  (unsigned long long)st.batches_detached, st.staged_high_water,
-                  st.ring_high_water[0], st.ring_high_water[1]);
+                  (unsigned long long)st.batches_deferred, (unsigned long long)st.batches_detached,
+                  st.staged_high_water, st.ring_high_water[0], st.ring_high_water[1]);
     gy_command_queue_destroy(q);
     assert_int_equal(ta.live_blocks, 0);
     assert_int_equal(ta.live_bytes, 0);

@@ -43,6 +43,11 @@ static void test_physics_misuse_is_an_error(void **state)
     assert_result(gy_physics_start(p, NULL), GY_ERR_MISUSE);
     /* Real-time mode: lockstep ticks are refused. */
     assert_result(gy_physics_step(p, 1, 0), GY_ERR_MISUSE);
+    /* Stopping from inside a mutation window would join a parked thread. */
+    gy_scene_barrier *barrier = gy_physics_barrier(p);
+    assert_result(gy_scene_barrier_begin_mutation(barrier, FX_TIMEOUT_NS), GY_OK);
+    assert_result(gy_physics_stop(p), GY_ERR_MISUSE);
+    assert_result(gy_scene_barrier_end_mutation(barrier), GY_OK);
     assert_result(gy_physics_stop(p), GY_OK);
     assert_false(gy_physics_running(p));
     assert_result(gy_physics_stop(p), GY_ERR_MISUSE);
@@ -588,6 +593,56 @@ static void test_physics_live_and_snapshot_queries_carry_the_tick(void **state)
     gy_physics_destroy(p);
 }
 
+/* ---- faults ---------------------------------------------------------------------------------- */
+
+static void count_log(void *ctx, gy_log_level level, const char *message)
+{
+    (void)message;
+    if (level >= GY_LOG_WARN)
+        (*(uint32_t *)ctx)++;
+}
+
+static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.world.gravity = gy_v3(0, 0, 0);
+    uint32_t warnings = 0;
+    gy_logger logger = {count_log, &warnings};
+    d.logger = &logger;
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    fx_create(p, fx_sphere(0, 1, gy_v3(2, 3, 4), 0.5));
+    fx_step(p, 1);
+    /* Two finite forces that overflow together: the adapter's state goes infinite. */
+    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(1e308, 0, 0)), GY_OK);
+    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(1e308, 0, 0)), GY_OK);
+    fx_step(p, 2);
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    for (int k = 0; k < 3; k++) {
+        assert_true(isfinite(px[0].position[k]));
+        assert_true(isfinite(px[0].linear_velocity[k]));
+    }
+    assert_true(px[0].flags & GY_PROXY_FAULT);
+    assert_near(px[0].position[0], 2.0, 1e-6); /* frozen at its last published pose */
+    assert_near(px[0].linear_velocity[0], 0.0, 0.0);
+    assert_int_equal(fx_stats(p).bodies_faulted >= 1, 1);
+    fx_drain(p, &rs);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_FAULT), 1);
+    assert_int_equal(warnings, 1);
+    /* A teleport clears the fault. */
+    gy_pose pose = gy_pose_identity();
+    assert_result(gy_physics_record_set_pose(p, 0, 1, pose), GY_OK);
+    fx_step(p, 2);
+    px = fx_proxies(p, NULL, NULL);
+    assert_false(px[0].flags & GY_PROXY_FAULT);
+    assert_near(px[0].position[0], 0.0, 1e-9);
+    gy_physics_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_physics_resources_and_joints_by_key),
         cmocka_unit_test(test_physics_character_hook_runs_after_the_step),
         cmocka_unit_test(test_physics_live_and_snapshot_queries_carry_the_tick),
+        cmocka_unit_test(test_physics_non_finite_state_is_frozen_and_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

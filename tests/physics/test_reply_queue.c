@@ -114,7 +114,8 @@ static void test_reply_queue_flood_drops_only_counted_events(void **state)
     for (uint32_t i = 0; i < 50; i++) {
         bool essential = i >= 10 && (i & 1);
         gy_reply r = make_reply(essential ? ESSENTIAL : EVENT, key++);
-        gy_result res = gy_reply_queue_push(q, &r, essential ? GY_REPLY_ESSENTIAL : GY_REPLY_DROPPABLE);
+        gy_result res =
+            gy_reply_queue_push(q, &r, essential ? GY_REPLY_ESSENTIAL : GY_REPLY_DROPPABLE);
         if (essential) {
             assert_result(res, GY_OK);
             essentials++;
@@ -247,8 +248,8 @@ static void *flood_physics(void *arg)
             bool essential = (key % 5) == 0;
             gy_reply r = make_reply(essential ? ESSENTIAL : EVENT, key++);
             r.body.u64[1] = tick;
-            gy_result res = gy_reply_queue_push(f->q, &r,
-                                                essential ? GY_REPLY_ESSENTIAL : GY_REPLY_DROPPABLE);
+            gy_result res =
+                gy_reply_queue_push(f->q, &r, essential ? GY_REPLY_ESSENTIAL : GY_REPLY_DROPPABLE);
             if (essential)
                 f->essentials_pushed++;
             else if (res == GY_ERR_CAPACITY)

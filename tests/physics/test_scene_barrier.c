@@ -37,10 +37,10 @@ static void store_int(int *p, int v)
 typedef struct phys {
     gy_scene_barrier *b;
     int stop;
-    int hold;          /* while set, the thread stays inside its current step */
+    int hold; /* while set, the thread stays inside its current step */
     int in_step;
-    int steps;         /* steps finished */
-    int pace_ms;       /* > 0: pace this long between steps; 0: step back to back */
+    int steps;          /* steps finished */
+    int pace_ms;        /* > 0: pace this long between steps; 0: step back to back */
     int detach_in_step; /* leave from inside the held step instead of reaching a safe point */
     int attached;
     int finished;
@@ -224,8 +224,8 @@ static void test_scene_barrier_misuse_is_an_error_not_a_hang(void **state)
     assert_result(gy_scene_barrier_end_mutation(b), GY_ERR_MISUSE);
     assert_result(gy_scene_barrier_begin_mutation(b, 0), GY_OK);
     assert_result(gy_scene_barrier_begin_mutation(b, 0), GY_ERR_MISUSE); /* nested */
-    assert_result(call_from_other_thread(b, 0), GY_ERR_BUSY); /* a second game thread */
-    assert_result(call_from_other_thread(b, 1), GY_ERR_WRONG_THREAD); /* end by another */
+    assert_result(call_from_other_thread(b, 0), GY_ERR_BUSY);            /* a second game thread */
+    assert_result(call_from_other_thread(b, 1), GY_ERR_WRONG_THREAD);    /* end by another */
     assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
     assert_result(gy_scene_barrier_end_mutation(b), GY_ERR_MISUSE); /* end twice */
     /* Physics calls from a thread that is not attached. */
@@ -580,8 +580,8 @@ static void test_scene_barrier_watchdog_reports_a_slow_grant(void **state)
 {
     (void)state;
     watch_log log = {0};
-    gy_scene_barrier_def def = {.watchdog_ns = 20 * MS, .watchdog = on_watchdog,
-                                .watchdog_ctx = &log};
+    gy_scene_barrier_def def = {
+        .watchdog_ns = 20 * MS, .watchdog = on_watchdog, .watchdog_ctx = &log};
     gy_scene_barrier *b = make_barrier(&def);
     phys p = {.b = b, .hold = 1};
     pthread_t th;

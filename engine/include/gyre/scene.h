@@ -2,8 +2,8 @@
  * in-memory description that the engine instantiates.
  *
  * Loading validates everything first and reports every error found (up to GY_SCENE_MAX_ERRORS),
- * each as a JSON path plus a message, printable as `path: message`. A scene with any error yields no
- * description at all. Referenced OBJ files are read during loading; `spawn` scene files are not
+ * each as a JSON path plus a message, printable as `path: message`. A scene with any error yields
+ * no description at all. Referenced OBJ files are read during loading; `spawn` scene files are not
  * (only checked to be readable), so a scene may spawn itself.
  *
  * The description is plain data: every default applied, every name resolved to an index, every
@@ -125,12 +125,12 @@ typedef struct gy_scene_physics {
 } gy_scene_physics;
 
 typedef struct gy_scene_entity {
-    const char *name;  /* unique within the scene */
-    bool active;       /* the entity's own flag; default true */
-    int32_t parent;    /* index into gy_scene.entities, or -1 (parents may come after children) */
-    gy_vec3 position;  /* local to the parent, metres */
-    gy_quat rotation;  /* local, unit length */
-    gy_vec3 scale;     /* render scale only; default {1, 1, 1} */
+    const char *name; /* unique within the scene */
+    bool active;      /* the entity's own flag; default true */
+    int32_t parent;   /* index into gy_scene.entities, or -1 (parents may come after children) */
+    gy_vec3 position; /* local to the parent, metres */
+    gy_quat rotation; /* local, unit length */
+    gy_vec3 scale;    /* render scale only; default {1, 1, 1} */
     gy_scene_physics *physics; /* NULL: no physics component */
 } gy_scene_entity;
 
@@ -226,16 +226,16 @@ typedef struct gy_scene_action {
         } expect;
         struct {
             gy_scene_event_kind kind;
-            int32_t a, b;  /* entity indices with physics, a != b; either order matches */
-            double since;  /* seconds, 0 ≤ since ≤ at, default 0 */
+            int32_t a, b; /* entity indices with physics, a != b; either order matches */
+            double since; /* seconds, 0 ≤ since ≤ at, default 0 */
         } expect_event;
     };
 } gy_scene_action;
 
 typedef struct gy_scene {
-    const char *name;      /* the optional display name, or NULL */
-    const char *source;    /* the file path given to gy_scene_load_file, or NULL for a string */
-    const char *base_dir;  /* folder relative paths were resolved against ("." for the cwd) */
+    const char *name;     /* the optional display name, or NULL */
+    const char *source;   /* the file path given to gy_scene_load_file, or NULL for a string */
+    const char *base_dir; /* folder relative paths were resolved against ("." for the cwd) */
     gy_scene_world world;
     gy_scene_material *materials; /* as named in the file, in file order */
     uint32_t material_count;

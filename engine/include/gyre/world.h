@@ -58,8 +58,10 @@ static inline bool gy_entity_equal(gy_entity a, gy_entity b)
 typedef void (*gy_world_update_fn)(void *ctx, gy_world *world, double dt);
 
 typedef struct gy_world_config {
-    /* The physics subsystem: backend, gravity, step rate, lockstep, queue sizes, clock, character
-     * hook. Its allocator and logger are replaced by the ones below. */
+    /* The physics subsystem: backend, gravity, step rate, lockstep, queue sizes, clock. Its
+     * allocator and logger are replaced by the ones below. Leave move_characters NULL for the
+     * World to run Gyre's character controller on components with is_character (a host hook
+     * set here replaces it, and then the World registers no characters). */
     gy_physics_def physics;
     const gy_allocator *allocator; /* every allocation of the World and the subsystem; NULL default */
     const gy_logger *logger;       /* NULL: stderr for warnings and errors */

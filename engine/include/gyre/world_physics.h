@@ -79,7 +79,9 @@ void gy_geometry_get_stats(const gy_world *world, gy_geometry_stats *out);
  *     ignored (the entity's world pose is used); body velocities are the initial ones at every
  *     (re)creation.
  *   - is_active is the component switch.
- *   - is_character, max_slope, step_offset: character settings (characters are kinematic).
+ *   - is_character, max_slope, step_offset: character settings. A character is Kinematic with
+ *     exactly one collider, its capsule; the World runs Gyre's character controller
+ *     (gyre/character.h) for it unless the host installed its own hook.
  *   - colliders (1..65535): for Hull and Mesh shapes either def.shape.resource.bits names a
  *     gy_geometry of this World, or resource is null and vertices (+ indices for meshes) are given,
  *     from which the World builds geometry the component owns (colliders sharing the same arrays
@@ -153,7 +155,7 @@ gy_result gy_character_jump(gy_world *world, gy_entity e, double speed);
 
 typedef struct gy_physics_state {
     gy_pose pose;             /* newest result, or the game's newer teleport */
-    gy_vec3 linear_velocity;  /* m/s, as of `tick` */
+    gy_vec3 linear_velocity;  /* m/s, as of `tick` (characters: their motion over the tick) */
     gy_vec3 angular_velocity; /* rad/s */
     bool awake;
     bool has_body;       /* the physics thread reported the body (assigned and not released) */
@@ -165,6 +167,12 @@ typedef struct gy_physics_state {
     uint32_t attachment; /* current attachment id (0 when not effective) */
     uint32_t store_index;
     uint64_t tick;       /* the physics tick this state describes (0: none yet) */
+    /* Characters (from the controller's reply for the newest tick): */
+    bool grounded;
+    bool hit_ceiling;          /* upward motion stopped by a ceiling in that tick */
+    gy_vec3 ground_normal;     /* unit; zero when airborne */
+    gy_vec3 platform_velocity; /* the support's velocity under the feet, m/s */
+    gy_entity ground;          /* the entity stood on, null when airborne or unknown */
 } gy_physics_state;
 
 /* The body's state as of the newest synced proxy. GY_ERR_STALE_HANDLE, GY_ERR_MISUSE. */

@@ -152,11 +152,11 @@ gy_character_set_def gy_default_character_set_def(void);
 
 /* Counters (owning thread). */
 typedef struct gy_character_set_stats {
-    uint32_t characters;   /* registered now */
-    uint64_t moves;        /* successful gy_character_move calls made by the hook */
-    uint64_t move_errors;  /* moves the adapter refused (the character is skipped that tick) */
+    uint32_t characters;  /* registered now */
+    uint64_t moves;       /* successful gy_character_move calls made by the hook */
+    uint64_t move_errors; /* moves the adapter refused (the character is skipped that tick) */
     uint64_t inputs_applied;
-    uint64_t inputs_stale; /* inputs naming no registered character or another attachment */
+    uint64_t inputs_stale;   /* inputs naming no registered character or another attachment */
     uint64_t replies_failed; /* CHARACTER_STATE replies the reply queue could not take */
 } gy_character_set_stats;
 
@@ -191,8 +191,8 @@ gy_result gy_character_set_get(const gy_character_set *set, uint32_t store_index
 
 /* Applies one drained input: INTENT replaces the latest desired velocity (kept until the next
  * INTENT), JUMP arms a one-off jump consumed by the character's next move (a later JUMP before
- * that move replaces it). Non-finite or negative values and unknown characters are counted as
- * stale and ignored. */
+ * that move replaces it). The input's `flags` are not used. Non-finite or negative values and
+ * unknown characters are counted as stale and ignored. */
 void gy_character_set_apply_input(gy_character_set *set, const gy_physics_character_input *in);
 
 /* The gy_physics_character_fn (ctx: the set): applies sc's inputs, then moves every registered

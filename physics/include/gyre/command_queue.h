@@ -130,14 +130,14 @@ typedef struct gy_command_queue_stats {
     uint64_t batches_detached;   /* larger than a ring: handed over as a detached block */
     uint64_t record_failures;    /* records refused: staging could not grow (out of memory) */
     uint32_t ring_high_water[GY_COMMAND_RING_COUNT]; /* most commands resident in a ring */
-    uint32_t staged_high_water;  /* most commands waiting in staging */
-    uint32_t staged_batches;     /* sealed batches waiting in staging now */
-    uint64_t batches_consumed;   /* released by the consumer */
+    uint32_t staged_high_water;                      /* most commands waiting in staging */
+    uint32_t staged_batches;                         /* sealed batches waiting in staging now */
+    uint64_t batches_consumed;                       /* released by the consumer */
     uint64_t commands_consumed;
-    uint64_t batches_discarded;  /* by _discard_sealed / _discard_open / _destroy */
+    uint64_t batches_discarded; /* by _discard_sealed / _discard_open / _destroy */
     uint64_t commands_discarded;
-    uint64_t payloads_released;  /* release callbacks made */
-    uint64_t acknowledged;       /* sequence of the last batch consumed or discarded */
+    uint64_t payloads_released; /* release callbacks made */
+    uint64_t acknowledged;      /* sequence of the last batch consumed or discarded */
 } gy_command_queue_stats;
 
 /* What the producer knows about outstanding work (for watchdogs and lockstep waits). */
@@ -197,9 +197,9 @@ uint64_t gy_command_queue_acknowledged(const gy_command_queue *q);
 /* A batch the consumer holds between _acquire and _release. Fields marked private belong to the
  * iterator. Commands stay valid (and may be modified, e.g. to take a payload) until _release. */
 typedef struct gy_command_batch {
-    uint64_t seq;                            /* publish sequence */
-    uint64_t published_ns;                   /* when it was sealed (gy_clock_now_ns) */
-    uint32_t count[GY_COMMAND_RING_COUNT];   /* commands per ring */
+    uint64_t seq;                          /* publish sequence */
+    uint64_t published_ns;                 /* when it was sealed (gy_clock_now_ns) */
+    uint32_t count[GY_COMMAND_RING_COUNT]; /* commands per ring */
     /* private */
     struct {
         gy_command *base;

@@ -232,6 +232,9 @@ typedef struct gy_physics_def {
     void *clock_ctx;
     gy_physics_character_fn move_characters; /* NULL: none */
     void *character_ctx;
+    /* An adapter table used instead of the registry lookup by `backend` (NULL: look up by name).
+     * For adapters that are not registered, such as the tests' fault-injecting wrapper. */
+    const gy_backend *backend_table;
 } gy_physics_def;
 
 /* The defaults listed above, with gy_default_world_def(). */
@@ -292,7 +295,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
 /* Hard stop: the physics thread pushes an EXIT for every touching pair, commits its replies and
  * exits; the thread is joined, command batches not yet drained (sealed or open) are discarded
  * with their payloads, and the adapter world is destroyed. Proxies keep their last publish (read
- * them to build the next bootstrap); replies stay queued. GY_ERR_MISUSE when not running. */
+ * them to build the next bootstrap); replies stay queued. GY_ERR_MISUSE when not running or
+ * called inside a mutation window (the thread is parked there). */
 gy_result gy_physics_stop(gy_physics *p);
 
 /* True between a successful start and stop. */
@@ -354,7 +358,8 @@ gy_result gy_physics_publish(gy_physics *p, uint64_t *seq);
 
 /* Lockstep only: publishes the open batch, runs exactly `ticks` ticks (the first drains every
  * batch published so far) and returns once the last one is published. GY_ERR_MISUSE in real-time
- * mode or when not running; GY_ERR_TIMEOUT after timeout_ns (0 = none; the ticks still run). */
+ * mode, when not running or inside a mutation window; GY_ERR_TIMEOUT after timeout_ns (0 = none;
+ * the ticks still run). */
 gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns);
 
 /* The game's time scale, 0..64 (default 1); 0 freezes (commands are still applied and
@@ -433,6 +438,8 @@ typedef struct gy_physics_stats {
     uint64_t replies_rejected;       /* by gy_physics_drain_replies */
     uint64_t step_ns;                /* total time in adapter steps (+ hook, events) */
     uint64_t publish_ns;             /* total time in publish (read-back → replies commit) */
+    uint64_t cpu_ns;                 /* physics-thread CPU time in iterations (drain → publish),
+                                        pacing and lockstep idling excluded */
     uint32_t bodies;                 /* live bodies */
     uint32_t awake;                  /* bodies on the awake list */
     uint32_t generation;             /* world generation (starts) */

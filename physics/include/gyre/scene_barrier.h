@@ -102,15 +102,15 @@ typedef struct gy_scene_barrier_def {
 } gy_scene_barrier_def;
 
 typedef struct gy_scene_barrier_stats {
-    uint64_t mutations;           /* granted begin_mutation calls */
-    uint64_t grants_immediate;    /* granted by the game thread itself (pacing or detached) */
-    uint64_t grants_at_safe_point;/* granted by the physics thread at the end of a step */
-    uint64_t grant_max_ns;        /* slowest request → grant */
-    uint64_t mutation_max_ns;     /* longest open window */
-    uint64_t safe_points;         /* safe points and paces passed by the physics thread */
-    uint64_t paces;               /* _pace_until calls */
+    uint64_t mutations;            /* granted begin_mutation calls */
+    uint64_t grants_immediate;     /* granted by the game thread itself (pacing or detached) */
+    uint64_t grants_at_safe_point; /* granted by the physics thread at the end of a step */
+    uint64_t grant_max_ns;         /* slowest request → grant */
+    uint64_t mutation_max_ns;      /* longest open window */
+    uint64_t safe_points;          /* safe points and paces passed by the physics thread */
+    uint64_t paces;                /* _pace_until calls */
     uint64_t watchdog_reports;
-    uint64_t timeouts;            /* begin_mutation calls that gave up */
+    uint64_t timeouts; /* begin_mutation calls that gave up */
 } gy_scene_barrier_stats;
 
 /* Creates a barrier (no physics thread attached). GY_ERR_OUT_OF_MEMORY. */

@@ -35,9 +35,9 @@ extern "C" {
 typedef struct gy_triple_buffer gy_triple_buffer;
 
 typedef struct gy_triple_buffer_def {
-    size_t size;       /* bytes in each buffer, > 0 */
-    void *buffers[3];  /* three distinct caller-owned buffers of `size` bytes (kept, not copied,
-                          and not freed), or all NULL: allocated zeroed, 64-byte aligned */
+    size_t size;      /* bytes in each buffer, > 0 */
+    void *buffers[3]; /* three distinct caller-owned buffers of `size` bytes (kept, not copied,
+                         and not freed), or all NULL: allocated zeroed, 64-byte aligned */
     const gy_allocator *allocator; /* NULL: default */
 } gy_triple_buffer_def;
 

@@ -1,0 +1,194 @@
+/* The `gyre` command line (docs/cli.md): private declarations shared by its sources. Prefix
+ * gy_cli_. Everything here runs on the program's main thread, which is the World's game thread. */
+#ifndef GY_CLI_H
+#define GY_CLI_H
+
+#include <stdio.h>
+
+#include "gyre/core.h"
+#include "gyre/scene.h"
+#include "gyre/scene_instance.h"
+#include "gyre/world.h"
+#include "gyre/world_physics.h"
+
+/* Exit codes (docs/cli.md). */
+enum {
+    GY_CLI_EXIT_OK = 0,     /* ran; every expect held */
+    GY_CLI_EXIT_FAILED = 1, /* ran; an expect failed, or a runtime fault */
+    GY_CLI_EXIT_USAGE = 2   /* usage error, unreadable file, invalid scene */
+};
+
+/* ---- subcommands ------------------------------------------------------------------------------ */
+
+int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
+void gy_cli_run_usage(FILE *out);
+int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
+void gy_cli_validate_usage(FILE *out);
+
+/* ---- shared helpers (validate.c) ------------------------------------------------------------- */
+
+/* Prints each error as `FILE: path: message` (or `path: message` when the path already names the
+ * file, as for malformed JSON), then a line for any that were not kept. */
+void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_errors *errors);
+
+/* Loads and validates a scene file. On failure prints every error (gy_cli_print_scene_errors),
+ * or the reason the file could not be read, and returns NULL. */
+gy_scene *gy_cli_load_scene(const char *path);
+
+/* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
+
+typedef struct gy_cli_options {
+    const char *scene_path;
+    double seconds;        /* simulated seconds, >= 0 */
+    const char *backend;   /* NULL: the scene's, else "ode" */
+    bool realtime;
+    bool quiet;
+    const char *report_path; /* NULL: none; "-": stdout */
+    const char *events_path;
+    const char *trace_path;
+} gy_cli_options;
+
+/* A physics entity the runner reports on, in report order (scene order, spawned ones after). */
+typedef struct gy_cli_entity {
+    gy_entity handle;
+    const char *name;                /* points into its gy_scene */
+    const gy_scene_physics *physics; /* the authored component */
+} gy_cli_entity;
+
+/* One `expect` or `expect_event` outcome, in the order they were evaluated. */
+typedef struct gy_cli_expect {
+    double at;
+    const char *entity; /* NULL for expect_event */
+    int passed;         /* 1 held, 0 failed, -1 not reached before the run ended */
+    char detail[320];
+} gy_cli_expect;
+
+/* One `raycast` result. */
+typedef struct gy_cli_raycast {
+    const char *label;
+    double at;
+    bool hit;
+    const char *entity; /* NULL without a hit */
+    double distance;
+    gy_vec3 point, normal;
+} gy_cli_raycast;
+
+/* An apply_force still being applied. */
+typedef struct gy_cli_force {
+    gy_entity entity;
+    gy_vec3 value;
+    uint64_t end_tick; /* applied before every step while tick < end_tick */
+} gy_cli_force;
+
+/* An expect_event watching the event stream until its time comes. */
+typedef struct gy_cli_watch {
+    const gy_scene_action *action;
+    gy_entity a, b;
+    bool seen;
+    uint64_t seen_tick;
+} gy_cli_watch;
+
+/* A snapshot of one entity at the end of the run (taken before teardown). */
+typedef struct gy_cli_final {
+    const char *name;
+    gy_pose pose;
+    gy_vec3 linear_velocity, angular_velocity;
+    const char *body;
+    int awake;    /* -1: null (not Dynamic) */
+    int grounded; /* -1: null (not a character) */
+} gy_cli_final;
+
+/* A scene loaded by `spawn`. */
+typedef struct gy_cli_spawned {
+    gy_scene *scene;
+    gy_scene_instance *instance;
+} gy_cli_spawned;
+
+typedef struct gy_cli_runner {
+    gy_cli_options opt;
+    const gy_allocator *alloc;
+    gy_scene *scene;
+    gy_scene_instance *instance;
+    gy_cli_spawned *spawned; /* loaded by `spawn` (kept to the end: their names are used) */
+    uint32_t spawn_count, spawn_capacity;
+    gy_world *world;
+    const char *backend;
+    uint32_t step_hz;
+    double dt;
+    uint64_t base_tick;   /* physics tick at the start of the run */
+    uint64_t tick;        /* ticks simulated so far (the state the World holds) */
+    uint64_t total_ticks; /* ticks to run */
+
+    gy_cli_entity *ents;
+    uint32_t ent_count, ent_capacity;
+    uint32_t *ent_index; /* open addressing: entity bits → ents index + 1 */
+    uint32_t ent_index_capacity;
+
+    uint64_t events[3]; /* enter, stay, exit */
+    gy_collision_event last_event;
+    bool have_last_event;
+    FILE *events_out;
+    FILE *trace_out;
+
+    uint32_t next_action;
+    gy_cli_expect *expects;
+    uint32_t expect_count, expect_capacity;
+    gy_cli_raycast *raycasts;
+    uint32_t raycast_count, raycast_capacity;
+    gy_cli_force *forces;
+    uint32_t force_count, force_capacity;
+    gy_cli_watch *watches;
+    uint32_t watch_count;
+
+    bool expect_failed;
+    bool fault;       /* a runtime fault ended the run */
+    bool spawn_failed;
+    uint32_t bodies_peak;
+
+    gy_cli_final *finals;
+    uint32_t final_count;
+} gy_cli_runner;
+
+/* script.c */
+/* Prepares the expect_event watches of the root scene. GY_ERR_OUT_OF_MEMORY. */
+gy_result gy_cli_script_init(gy_cli_runner *R);
+/* Runs every action due at the current tick, in script order. */
+void gy_cli_script_run_due(gy_cli_runner *R);
+/* Applies the forces of apply_force actions still running (before a step). */
+void gy_cli_script_apply_forces(gy_cli_runner *R);
+/* After the run: lists the expects that were never reached. */
+void gy_cli_script_finish(gy_cli_runner *R);
+/* The first tick whose simulated time is >= at. */
+uint64_t gy_cli_tick_for(const gy_cli_runner *R, double at);
+/* Registers the physics entities of a loaded instance (callbacks, report order). */
+gy_result gy_cli_track_instance(gy_cli_runner *R, const gy_scene_instance *inst);
+/* The name the runner knows an entity by ("?" when unknown). */
+const char *gy_cli_entity_name(const gy_cli_runner *R, gy_entity e);
+
+/* report.c */
+/* Writes a number for people and programs: at most 6 decimals, trailing zeros trimmed, no "-0";
+ * "null" (JSON) or "nan" (CSV) when not finite. */
+void gy_cli_format_number(char *buf, size_t size, double v, bool json);
+void gy_cli_json_string(FILE *f, const char *s);
+void gy_cli_write_trace_header(FILE *f);
+void gy_cli_write_trace_rows(gy_cli_runner *R);
+void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick);
+/* Takes the final snapshot of every live tracked entity. GY_ERR_OUT_OF_MEMORY. */
+gy_result gy_cli_snapshot_entities(gy_cli_runner *R);
+
+typedef struct gy_cli_counters {
+    uint64_t commands, commands_dropped_stale, replies, replies_dropped;
+    uint32_t bodies_peak;
+    bool live_known;
+    uint32_t live_objects_at_exit;
+} gy_cli_counters;
+
+typedef struct gy_cli_timing {
+    double wall_seconds;
+    double step_mean_ms, step_p50_ms, step_p99_ms, step_max_ms; /* NAN: unknown (null) */
+} gy_cli_timing;
+
+void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters *counters,
+                         const gy_cli_timing *timing);
+
+#endif /* GY_CLI_H */

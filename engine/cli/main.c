@@ -1,0 +1,69 @@
+/* `gyre`: subcommand dispatch, top-level help and version. */
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef GYRE_VERSION
+#define GYRE_VERSION "unknown"
+#endif
+
+static void usage(FILE *out)
+{
+    fputs("usage: gyre <command> [options]\n"
+          "\n"
+          "Runs Gyre physics scenes (gyre.scene JSON files) headless.\n"
+          "\n"
+          "commands:\n"
+          "  run SCENE.json          load a scene, simulate it, check its script, write a report\n"
+          "  validate SCENE.json...  check scene files (and the OBJ files they name)\n"
+          "  soak SCENE.json         streaming soak test (not available in this build yet)\n"
+          "\n"
+          "options:\n"
+          "  -h, --help     this help; `gyre <command> --help` for a command's options\n"
+          "  --version      print the version\n"
+          "\n"
+          "exit codes: 0 ran and every expect held; 1 an expect failed or a runtime fault;\n"
+          "            2 usage error, unreadable file or invalid scene\n",
+          out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return GY_CLI_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
+            if (strcmp(argv[2], "run") == 0) {
+                gy_cli_run_usage(stdout);
+                return GY_CLI_EXIT_OK;
+            }
+            if (strcmp(argv[2], "validate") == 0) {
+                gy_cli_validate_usage(stdout);
+                return GY_CLI_EXIT_OK;
+            }
+        }
+        usage(stdout);
+        return GY_CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("gyre %s\n", GYRE_VERSION);
+        return GY_CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return gy_cli_run_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "validate") == 0)
+        return gy_cli_validate_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "soak") == 0) {
+        fputs("gyre soak: not available yet: the streaming soak arrives in a later version of "
+              "this build.\n"
+              "Use `gyre run SCENE.json --realtime` to run a scene paced in real time.\n",
+              stderr);
+        return GY_CLI_EXIT_USAGE;
+    }
+    fprintf(stderr, "gyre: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return GY_CLI_EXIT_USAGE;
+}

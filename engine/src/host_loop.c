@@ -1,0 +1,384 @@
+/* The host loop: one gy_world_tick per host frame (game callbacks → publish → drain replies →
+ * sync transforms), render interpolation, time scale and hold, hard stop/start, and the orderly
+ * teardown that counts what the adapter still holds.
+ *
+ * Interpolation keeps, per body, the two newest poses the physics thread published (prev, curr).
+ * Lockstep: the World runs the ticks its accumulator owes one at a time and captures proxies
+ * after each, so prev and curr are always one tick apart. Real time: the physics thread ticks on
+ * its own; each fresh publish shifts curr into prev, and the accumulator loses the steps the
+ * publish advanced. Either way alpha = accumulator / step, clamped to [0, 1]. */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "world_internal.h"
+
+/* ---- proxies into components ----------------------------------------------------------------- */
+
+static gy_pose proxy_pose(const gy_proxy *q)
+{
+    gy_pose p;
+    p.position = gy_v3(q->position[0], q->position[1], q->position[2]);
+    gy_quat r = {q->rotation[0], q->rotation[1], q->rotation[2], q->rotation[3]};
+    p.rotation = gy_quat_normalize(r);
+    return p;
+}
+
+uint64_t gy_w_capture(gy_world *w)
+{
+    const gy_proxy *px;
+    uint32_t n;
+    uint64_t tick;
+    bool fresh;
+    if (gy_physics_read_proxies(w->physics, &px, &n, &tick, &fresh) != GY_OK || !fresh)
+        return 0;
+    uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
+    w->frame_tick = tick;
+    for (uint32_t d = 0; d < w->bodies.count; d++) {
+        gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        if (!c->recorded)
+            continue;
+        const gy_proxy *q = c->store_index < n ? &px[c->store_index] : NULL;
+        if (q == NULL || q->attachment != c->attachment || !(q->flags & GY_PROXY_LIVE)) {
+            /* Not built yet (or already gone): the creation pose stands. */
+            c->prev = c->curr;
+            continue;
+        }
+        if (q->teleports != c->teleports_sent) {
+            /* Published before the game's latest teleport was applied: the teleport wins. */
+            w->stats.stale_proxies++;
+            c->prev = c->curr;
+            continue;
+        }
+        bool changed = !c->have_proxy || q->tick != c->curr_tick || q->teleports != c->teleports_seen;
+        /* A static body never moves on its own: its pose stays the game's (no float rounding). */
+        if (changed && gy_proxy_motion(q) != GY_MOTION_STATIC) {
+            c->prev = c->curr;
+            c->curr = proxy_pose(q);
+            c->moved = true;
+        } else {
+            c->prev = c->curr;
+        }
+        c->curr_tick = q->tick;
+        c->have_proxy = true;
+        c->teleports_seen = q->teleports;
+        /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
+        if (!c->desc.is_character) {
+            c->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
+            c->ang =
+                gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
+        }
+        c->awake = (q->flags & GY_PROXY_AWAKE) != 0;
+        c->faulted = (q->flags & GY_PROXY_FAULT) != 0;
+        c->state_tick = tick;
+    }
+    return advanced;
+}
+
+void gy_w_sync(gy_world *w)
+{
+    for (uint32_t d = 0; d < w->bodies.count; d++) {
+        gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        if (!c->moved)
+            continue;
+        c->moved = false;
+        /* The game moved it since the capture (a callback): the game's write is newer. */
+        if (w->ents[c->entity].dirty_game)
+            continue;
+        gy_w_transform_of(w, c->entity)->world = c->curr;
+        gy_w_mark_dirty(w, c->entity, false);
+    }
+    gy_w_propagate(w);
+}
+
+/* ---- the tick -------------------------------------------------------------------------------- */
+
+/* Dates the keys released since the last publish: an iteration that starts after this publish
+ * is the first that can produce tick now + max_catchup + 1. */
+static void date_keys(gy_world *w)
+{
+    uint64_t until = gy_physics_tick(w->physics) + w->max_catchup + 1u;
+    gy_w_keys_date(&w->geo_keys, until);
+    gy_w_keys_date(&w->joint_keys, until);
+}
+
+static void settle_keys(gy_world *w)
+{
+    gy_w_keys_settle(&w->geo_keys, w->alloc, w->seen_tick);
+    gy_w_keys_settle(&w->joint_keys, w->alloc, w->seen_tick);
+}
+
+static gy_result run_physics(gy_world *w, double dt)
+{
+    gy_result r = GY_OK;
+    double scale = w->hold ? 0.0 : w->time_scale;
+    if (w->lockstep) {
+        w->acc += dt * scale;
+        double owed = floor(w->acc / w->step_dt);
+        uint32_t n = owed > (double)w->max_catchup ? w->max_catchup : (uint32_t)owed;
+        if ((double)n < owed)
+            w->acc -= (owed - (double)n) * w->step_dt; /* beyond the catch-up limit: dropped */
+        date_keys(w);
+        if (n == 0)
+            r = gy_physics_step(w->physics, 0, w->step_timeout_ns); /* publishes only */
+        for (uint32_t i = 0; i < n && r == GY_OK; i++) {
+            r = gy_physics_step(w->physics, 1, w->step_timeout_ns);
+            if (r == GY_OK) {
+                gy_w_capture(w);
+                w->acc -= w->step_dt;
+            }
+        }
+        gy_w_drain(w);
+    } else {
+        r = gy_physics_publish(w->physics, NULL);
+        date_keys(w);
+        w->acc += dt * scale;
+        gy_w_drain(w);
+        uint64_t k = gy_w_capture(w);
+        w->acc -= (double)k * w->step_dt;
+    }
+    if (w->acc < 0.0)
+        w->acc = 0.0;
+    if (w->acc > w->step_dt)
+        w->acc = w->step_dt;
+    settle_keys(w);
+    return r;
+}
+
+gy_result gy_world_tick(gy_world *w, double dt)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_is_finite(dt))
+        return GY_ERR_NON_FINITE;
+    if (dt < 0.0)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (w->in_tick || w->dispatching)
+        return GY_ERR_MISUSE;
+    if (dt > GY_W_MAX_DT)
+        dt = GY_W_MAX_DT;
+    gy_world_lock_write(w);
+    w->in_tick = true;
+    w->stats.ticks++;
+    if (w->update != NULL)
+        w->update(w->update_ctx, w, dt);
+    gy_w_propagate(w);
+    gy_w_joints_flush(w);
+    gy_result r = GY_OK;
+    if (gy_w_running(w))
+        r = run_physics(w, dt);
+    else
+        gy_w_drain(w); /* what the last run left, and EXITs the World owes */
+    gy_w_sync(w);
+    w->seen_tick = w->frame_tick;
+    w->alpha = w->acc / w->step_dt;
+    if (w->alpha > 1.0)
+        w->alpha = 1.0;
+    w->in_tick = false;
+    gy_world_unlock_write(w);
+    return r;
+}
+
+double gy_world_interpolation_alpha(const gy_world *w)
+{
+    return w != NULL ? w->alpha : 0.0;
+}
+
+uint64_t gy_world_physics_tick(const gy_world *w)
+{
+    return w != NULL ? w->frame_tick : 0u;
+}
+
+gy_result gy_world_set_time_scale(gy_world *w, double scale)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_physics_set_time_scale(w->physics, scale);
+    if (r == GY_OK)
+        w->time_scale = scale;
+    return r;
+}
+
+void gy_world_set_hold(gy_world *w, bool hold)
+{
+    if (w == NULL)
+        return;
+    gy_physics_set_hold(w->physics, hold);
+    if (hold != w->hold)
+        w->acc = 0.0; /* held time is never caught up */
+    w->hold = hold;
+}
+
+/* ---- stop and start -------------------------------------------------------------------------- */
+
+static void forget_physics(gy_world *w)
+{
+    /* Pairs the stop's EXITs did not close (dropped under a flood) are closed here. */
+    gy_w_pairs_clear(w);
+    bool nested = w->dispatching;
+    w->dispatching = true;
+    gy_w_flush_pending(w);
+    w->dispatching = nested;
+    gy_w_bodies_stopped(w);
+    gy_w_joints_stopped(w);
+    gy_w_geometry_stopped(w);
+    if (gy_w_chars_reset(w) != GY_OK)
+        gy_log(w->logger, GY_LOG_ERROR, "world: out of memory resetting the characters");
+    w->acc = 0.0;
+}
+
+gy_result gy_world_stop_physics(gy_world *w)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (w->dispatching || !gy_w_running(w))
+        return GY_ERR_MISUSE;
+    gy_result r = gy_physics_stop(w->physics);
+    if (r != GY_OK)
+        return r;
+    gy_w_drain(w); /* the EXITs the physics thread pushed as it stopped */
+    forget_physics(w);
+    return GY_OK;
+}
+
+gy_result gy_world_start_physics(gy_world *w)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (w->dispatching || gy_w_running(w))
+        return GY_ERR_MISUSE;
+    /* Replies of the last run are of no use to the new one. */
+    gy_w_drain(w);
+    return gy_w_start(w);
+}
+
+/* ---- teardown -------------------------------------------------------------------------------- */
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Real time: publishes (carrying staged batches over) until the proxy at `store` shows
+ * `attachment` live (`live`) or not; *tick receives that publish's tick. */
+static gy_result await_proxy(gy_physics *p, uint32_t store, uint32_t attachment, bool live,
+                             uint64_t *tick)
+{
+    for (uint32_t i = 0; i < 5000u; i++) {
+        gy_result r = gy_physics_publish(p, NULL);
+        if (r != GY_OK)
+            return r;
+        const gy_proxy *px;
+        uint32_t n;
+        if (gy_physics_read_proxies(p, &px, &n, tick, NULL) == GY_OK) {
+            bool is = store < n && px[store].attachment == attachment &&
+                      (px[store].flags & GY_PROXY_LIVE);
+            if (is == live)
+                return GY_OK;
+        }
+        sleep_ms(1);
+    }
+    return GY_ERR_TIMEOUT;
+}
+
+/* After every release is recorded: makes the physics thread apply them and waits for a
+ * diagnostics sample taken after that, whose adapter counters are then what leaked.
+ * Lockstep: one tick drains everything published. Real time: a marker body is created after the
+ * releases — batches apply whole and in order, so once the marker shows in the proxies every
+ * release before it was applied — then released, and a sample from a later tick is awaited. */
+static gy_result confirm_releases(gy_world *w, gy_world_teardown *rep)
+{
+    gy_physics *p = w->physics;
+    gy_physics_diagnostics d;
+    if (gy_physics_get_diagnostics(p, &d) == GY_ERR_UNSUPPORTED)
+        return GY_OK;
+    uint64_t after;
+    if (w->lockstep) {
+        after = gy_physics_tick(p);
+        /* Samples come every step_hz / 5 ticks; 1024 bounds the wait for any step rate. */
+        for (uint32_t i = 0; i < 1024u; i++) {
+            gy_result r = gy_physics_step(p, 1, w->step_timeout_ns);
+            if (r != GY_OK)
+                return r;
+            if (gy_physics_get_diagnostics(p, &d) == GY_OK && d.tick > after) {
+                rep->adapter_checked = true;
+                rep->adapter_live_objects = d.adapter.live_objects;
+                return GY_OK;
+            }
+        }
+        return GY_ERR_TIMEOUT;
+    }
+    gy_physics_set_hold(p, false);
+    gy_physics_set_time_scale(p, 1.0);
+    if (w->next_attachment == 0)
+        return GY_ERR_CAPACITY;
+    gy_collider_def marker = gy_default_collider_def();
+    marker.shape.type = GY_SHAPE_SPHERE;
+    marker.shape.radius = 0.01;
+    gy_physics_body_desc md;
+    memset(&md, 0, sizeof md);
+    md.store_index = 0; /* every component is gone, so every store index is free */
+    md.attachment = w->next_attachment++;
+    md.def = gy_default_body_def();
+    md.def.type = GY_MOTION_STATIC;
+    md.colliders = &marker;
+    md.collider_count = 1;
+    gy_result r = gy_physics_record_create_body(p, &md);
+    if (r == GY_OK)
+        r = await_proxy(p, 0, md.attachment, true, &after);
+    if (r == GY_OK)
+        r = gy_physics_record_release_body(p, 0, md.attachment);
+    if (r == GY_OK)
+        r = await_proxy(p, 0, md.attachment, false, &after);
+    for (uint32_t i = 0; r == GY_OK && i < 5000u; i++) {
+        if (gy_physics_get_diagnostics(p, &d) == GY_OK && d.tick > after) {
+            rep->adapter_checked = true;
+            rep->adapter_live_objects = d.adapter.live_objects;
+            return GY_OK;
+        }
+        sleep_ms(1);
+    }
+    return r != GY_OK ? r : GY_ERR_TIMEOUT;
+}
+
+gy_result gy_world_destroy(gy_world *w, gy_world_teardown *report)
+{
+    if (report != NULL)
+        memset(report, 0, sizeof *report);
+    if (w == NULL)
+        return GY_OK;
+    gy_world_teardown rep;
+    memset(&rep, 0, sizeof rep);
+    rep.entities_destroyed = w->ent_live;
+    w->dispatching = true; /* callbacks made from here on may not re-enter teardown */
+    while (w->first_root != GY_W_NONE) {
+        uint32_t root = w->first_root;
+        if (gy_entity_destroy(w, gy_w_entity_handle(w, root)) != GY_OK) {
+            /* Out of memory collecting a subtree: release every body directly instead. */
+            for (uint32_t d = w->bodies.count; d-- > 0;)
+                gy_w_body_destroy(w, w->bodies.dense_entity[d]);
+            break;
+        }
+    }
+    rep.geometries_reclaimed = gy_w_geometry_reclaim(w);
+    if (rep.geometries_reclaimed > 0)
+        gy_log(w->logger, GY_LOG_WARN,
+               "world: %u runtime geometr%s never released by the creator; reclaimed at teardown",
+               rep.geometries_reclaimed, rep.geometries_reclaimed == 1 ? "y was" : "ies were");
+    gy_w_flush_pending(w);
+    gy_result result = GY_OK;
+    if (gy_w_running(w)) {
+        result = confirm_releases(w, &rep);
+        gy_physics_stop(w->physics);
+        gy_w_flush_pending(w);
+    }
+    if (rep.adapter_checked && rep.adapter_live_objects > 0)
+        gy_log(w->logger, GY_LOG_WARN,
+               "world: %u adapter objects still alive after the World released everything",
+               rep.adapter_live_objects);
+    gy_w_free(w);
+    if (report != NULL)
+        *report = rep;
+    return result;
+}

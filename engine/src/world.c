@@ -1,0 +1,831 @@
+/* The World: creation, entities (generational slots), the hierarchy, transforms and their
+ * propagation, the World lock and counters. */
+#include <string.h>
+
+#include "world_internal.h"
+
+/* ---- small helpers --------------------------------------------------------------------------- */
+
+static gy_pose compose(gy_pose parent, gy_pose local)
+{
+    gy_pose r = gy_pose_mul(parent, local);
+    r.rotation = gy_quat_normalize(r.rotation);
+    return r;
+}
+
+static bool pose_equal(gy_pose a, gy_pose b)
+{
+    return a.position.x == b.position.x && a.position.y == b.position.y &&
+           a.position.z == b.position.z && a.rotation.x == b.rotation.x &&
+           a.rotation.y == b.rotation.y && a.rotation.z == b.rotation.z &&
+           a.rotation.w == b.rotation.w;
+}
+
+bool gy_w_running(const gy_world *w)
+{
+    return gy_physics_running(w->physics);
+}
+
+/* ---- creation -------------------------------------------------------------------------------- */
+
+gy_world_config gy_default_world_config(void)
+{
+    gy_world_config c;
+    memset(&c, 0, sizeof c);
+    c.physics = gy_default_physics_def();
+    return c;
+}
+
+static void free_world(gy_world *w)
+{
+    const gy_allocator *a = w->alloc;
+    gy_w_joints_fini(w);
+    gy_w_geometry_fini(w);
+    gy_w_events_fini(w);
+    for (uint32_t d = w->bodies.count; d-- > 0;) {
+        gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        if (c->cols != NULL)
+            gy_free(a, c->cols, (size_t)c->desc.collider_count * sizeof *c->cols);
+    }
+    for (uint32_t s = 0; s < w->ent_high; s++)
+        if (w->ents[s].name != NULL)
+            gy_free(a, w->ents[s].name, w->ents[s].name_size);
+    if (w->ents != NULL)
+        gy_free(a, w->ents, (size_t)w->ent_capacity * sizeof *w->ents);
+    gy_w_store_fini(&w->transforms, a);
+    gy_w_store_fini(&w->bodies, a);
+    gy_w_u32s_free(a, &w->dirty);
+    gy_w_u32s_free(a, &w->store_free);
+    if (w->store_owner != NULL)
+        gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
+    if (w->col_scratch != NULL)
+        gy_free(a, w->col_scratch, (size_t)w->col_scratch_capacity * sizeof *w->col_scratch);
+    if (w->hit_scratch != NULL)
+        gy_free(a, w->hit_scratch, (size_t)w->hit_capacity * sizeof *w->hit_scratch);
+    if (w->snap_scratch != NULL)
+        gy_free(a, w->snap_scratch, (size_t)w->snap_capacity * sizeof *w->snap_scratch);
+    gy_physics_destroy(w->physics);
+    gy_w_chars_destroy(w->chars);
+    pthread_rwlock_destroy(&w->lock);
+    gy_free(a, w, sizeof *w);
+}
+
+void gy_w_free(gy_world *w)
+{
+    free_world(w);
+}
+
+gy_result gy_world_create(const gy_world_config *config, gy_world **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    gy_world_config c = config != NULL ? *config : gy_default_world_config();
+    const gy_allocator *a = gy_allocator_or_default(c.allocator);
+    gy_world *w = gy_alloc_zeroed(a, sizeof *w);
+    if (w == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    if (pthread_rwlock_init(&w->lock, NULL) != 0) {
+        gy_free(a, w, sizeof *w);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    w->alloc = a;
+    w->logger = c.logger;
+    w->lockstep = c.physics.lockstep;
+    uint32_t hz = c.physics.step_hz != 0 ? c.physics.step_hz : 60u;
+    w->step_dt = 1.0 / (double)hz;
+    w->max_catchup = c.physics.max_catchup_steps != 0 ? c.physics.max_catchup_steps : 4u;
+    w->step_timeout_ns = c.step_timeout_ns != 0 ? c.step_timeout_ns : 10000000000ull;
+    w->update = c.update;
+    w->update_ctx = c.update_ctx;
+    w->time_scale = 1.0;
+    w->first_root = w->last_root = GY_W_NONE;
+    w->free_head = GY_W_NONE;
+    w->next_attachment = 1;
+    gy_w_store_init(&w->transforms, sizeof(gy_w_transform));
+    gy_w_store_init(&w->bodies, sizeof(gy_w_body));
+    gy_handle_pool_init(&w->geo_pool, a);
+    gy_handle_pool_init(&w->joint_pool, a);
+    gy_physics_def pd = c.physics;
+    pd.allocator = a;
+    pd.logger = c.logger;
+    gy_result r = GY_OK;
+    if (pd.move_characters == NULL) {
+        r = gy_w_chars_create(a, c.logger, pd.world.gravity, &w->chars, &pd.move_characters);
+        pd.character_ctx = w->chars;
+    }
+    if (r == GY_OK)
+        r = gy_physics_create(&pd, &w->physics);
+    if (r == GY_OK && !c.start_stopped)
+        r = gy_physics_start(w->physics, NULL);
+    if (r != GY_OK) {
+        free_world(w);
+        return r;
+    }
+    *out = w;
+    return GY_OK;
+}
+
+gy_physics *gy_world_physics(gy_world *w)
+{
+    return w != NULL ? w->physics : NULL;
+}
+
+bool gy_world_physics_running(const gy_world *w)
+{
+    return w != NULL && gy_w_running(w);
+}
+
+/* ---- entity slots ---------------------------------------------------------------------------- */
+
+uint32_t gy_w_entity_slot(const gy_world *w, gy_entity e)
+{
+    if (w == NULL || e.bits == 0)
+        return GY_W_NONE;
+    uint32_t slot = gy_handle_slot(e.bits);
+    if (slot >= w->ent_high)
+        return GY_W_NONE;
+    const gy_w_entity *en = &w->ents[slot];
+    if (!en->live || en->generation != gy_handle_generation(e.bits))
+        return GY_W_NONE;
+    return slot;
+}
+
+gy_entity gy_w_entity_handle(const gy_world *w, uint32_t slot)
+{
+    gy_entity e = {0};
+    if (slot != GY_W_NONE && slot < w->ent_high && w->ents[slot].live)
+        e.bits = gy_handle_make(slot, w->ents[slot].generation);
+    return e;
+}
+
+bool gy_entity_is_valid(const gy_world *w, gy_entity e)
+{
+    return gy_w_entity_slot(w, e) != GY_W_NONE;
+}
+
+uint32_t gy_world_entity_count(const gy_world *w)
+{
+    return w != NULL ? w->ent_live : 0u;
+}
+
+/* ---- hierarchy links ------------------------------------------------------------------------- */
+
+static void link_child(gy_world *w, uint32_t slot, uint32_t parent)
+{
+    gy_w_entity *en = &w->ents[slot];
+    uint32_t *first = parent != GY_W_NONE ? &w->ents[parent].first_child : &w->first_root;
+    uint32_t *last = parent != GY_W_NONE ? &w->ents[parent].last_child : &w->last_root;
+    en->parent = parent;
+    en->next_sibling = GY_W_NONE;
+    en->prev_sibling = *last;
+    if (*last != GY_W_NONE)
+        w->ents[*last].next_sibling = slot;
+    else
+        *first = slot;
+    *last = slot;
+}
+
+static void unlink_child(gy_world *w, uint32_t slot)
+{
+    gy_w_entity *en = &w->ents[slot];
+    uint32_t parent = en->parent;
+    uint32_t *first = parent != GY_W_NONE ? &w->ents[parent].first_child : &w->first_root;
+    uint32_t *last = parent != GY_W_NONE ? &w->ents[parent].last_child : &w->last_root;
+    if (en->prev_sibling != GY_W_NONE)
+        w->ents[en->prev_sibling].next_sibling = en->next_sibling;
+    else
+        *first = en->next_sibling;
+    if (en->next_sibling != GY_W_NONE)
+        w->ents[en->next_sibling].prev_sibling = en->prev_sibling;
+    else
+        *last = en->prev_sibling;
+    en->parent = en->next_sibling = en->prev_sibling = GY_W_NONE;
+}
+
+void gy_w_walk_subtree(gy_world *w, uint32_t slot, void (*fn)(gy_world *, uint32_t, void *),
+                       void *ctx)
+{
+    fn(w, slot, ctx);
+    for (uint32_t c = w->ents[slot].first_child; c != GY_W_NONE; c = w->ents[c].next_sibling)
+        gy_w_walk_subtree(w, c, fn, ctx);
+}
+
+/* ---- entities -------------------------------------------------------------------------------- */
+
+gy_entity_def gy_default_entity_def(void)
+{
+    gy_entity_def d;
+    memset(&d, 0, sizeof d);
+    d.active = true;
+    d.rotation = gy_quat_identity();
+    d.scale = gy_v3(1, 1, 1);
+    return d;
+}
+
+static gy_result check_rotation(gy_quat q)
+{
+    if (!gy_quat_is_finite(q))
+        return GY_ERR_NON_FINITE;
+    return gy_quat_is_unit(q) ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
+static gy_result check_scale(gy_vec3 s)
+{
+    if (!gy_vec3_is_finite(s))
+        return GY_ERR_NON_FINITE;
+    return s.x > 0.0 && s.y > 0.0 && s.z > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
+static gy_result take_slot(gy_world *w, uint32_t *out)
+{
+    if (w->free_head != GY_W_NONE) {
+        *out = w->free_head;
+        w->free_head = w->ents[*out].next_free;
+        return GY_OK;
+    }
+    if (w->ent_high >= GY_W_MAX_ENTITIES)
+        return GY_ERR_CAPACITY;
+    if (w->ent_high == w->ent_capacity) {
+        uint32_t old = w->ent_capacity;
+        gy_result r = gy_array_reserve(w->alloc, (void **)&w->ents, &w->ent_capacity,
+                                       w->ent_high + 1u, sizeof *w->ents);
+        if (r != GY_OK)
+            return r;
+        memset(w->ents + old, 0, (size_t)(w->ent_capacity - old) * sizeof *w->ents);
+    }
+    *out = w->ent_high++;
+    w->ents[*out].generation = 0;
+    return GY_OK;
+}
+
+static void give_slot_back(gy_world *w, uint32_t slot)
+{
+    gy_w_entity *en = &w->ents[slot];
+    en->live = false;
+    /* A slot whose generation would wrap is retired, so no old handle can ever alias it. */
+    if (en->generation == UINT32_MAX)
+        return;
+    en->next_free = w->free_head;
+    w->free_head = slot;
+}
+
+gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out)
+{
+    if (w == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = gy_entity_null();
+    gy_entity_def d = def != NULL ? *def : gy_default_entity_def();
+    uint32_t parent = GY_W_NONE;
+    if (!gy_entity_is_null(d.parent)) {
+        parent = gy_w_entity_slot(w, d.parent);
+        if (parent == GY_W_NONE)
+            return GY_ERR_STALE_HANDLE;
+    }
+    if (!gy_vec3_is_finite(d.position))
+        return GY_ERR_NON_FINITE;
+    gy_result r = check_rotation(d.rotation);
+    if (r == GY_OK)
+        r = check_scale(d.scale);
+    if (r != GY_OK)
+        return r;
+    char *name = NULL;
+    size_t name_size = 0;
+    if (d.name != NULL && d.name[0] != '\0') {
+        name_size = strlen(d.name) + 1u;
+        name = gy_alloc(w->alloc, name_size);
+        if (name == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+        memcpy(name, d.name, name_size);
+    }
+    uint32_t slot;
+    r = take_slot(w, &slot);
+    if (r != GY_OK) {
+        if (name != NULL)
+            gy_free(w->alloc, name, name_size);
+        return r;
+    }
+    gy_w_transform *t;
+    r = gy_w_store_add(&w->transforms, w->alloc, slot, (void **)&t);
+    if (r != GY_OK) {
+        if (name != NULL)
+            gy_free(w->alloc, name, name_size);
+        w->ents[slot].next_free = w->free_head;
+        w->free_head = slot;
+        return r;
+    }
+    gy_w_entity *en = &w->ents[slot];
+    uint32_t generation = en->generation + 1u;
+    memset(en, 0, sizeof *en);
+    en->generation = generation;
+    en->first_child = en->last_child = GY_W_NONE;
+    en->next_free = GY_W_NONE;
+    en->name = name;
+    en->name_size = name_size;
+    en->live = true;
+    en->active = d.active;
+    en->active_h = d.active && (parent == GY_W_NONE || w->ents[parent].active_h);
+    link_child(w, slot, parent);
+    t->local.position = d.position;
+    t->local.rotation = gy_quat_normalize(d.rotation);
+    t->local_scale = d.scale;
+    const gy_w_transform *pt = parent != GY_W_NONE ? gy_w_transform_of(w, parent) : NULL;
+    t->world = pt != NULL ? compose(gy_w_world_pose(w, parent), t->local) : t->local;
+    t->world_scale = pt != NULL ? gy_v3_mul(pt->world_scale, t->local_scale) : t->local_scale;
+    if (parent != GY_W_NONE && (w->ents[parent].dirty_game || w->ents[parent].dirty_phys))
+        gy_w_mark_dirty(w, slot, false);
+    w->ent_live++;
+    *out = gy_w_entity_handle(w, slot);
+    return GY_OK;
+}
+
+/* Collects the subtree of `slot` (parents first). */
+static void collect(gy_world *w, uint32_t slot, void *ctx)
+{
+    (void)w;
+    gy_w_u32s *list = ctx;
+    if (list->count < list->capacity)
+        list->items[list->count++] = slot;
+}
+
+static uint32_t subtree_size(const gy_world *w, uint32_t slot)
+{
+    uint32_t n = 1;
+    for (uint32_t c = w->ents[slot].first_child; c != GY_W_NONE; c = w->ents[c].next_sibling)
+        n += subtree_size(w, c);
+    return n;
+}
+
+gy_result gy_entity_destroy(gy_world *w, gy_entity e)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    gy_w_u32s list = {0};
+    uint32_t n = subtree_size(w, slot);
+    gy_result r = gy_array_reserve(w->alloc, (void **)&list.items, &list.capacity, n,
+                                   sizeof *list.items);
+    if (r != GY_OK)
+        return r;
+    gy_w_walk_subtree(w, slot, collect, &list);
+    /* Children first, so every parent link is still valid while its subtree goes. */
+    for (uint32_t i = list.count; i-- > 0;) {
+        uint32_t s = list.items[i];
+        if (w->ents[s].joints > 0)
+            gy_w_joints_entity_destroyed(w, s);
+        if (gy_w_body_of(w, s) != NULL)
+            gy_w_body_destroy(w, s);
+        unlink_child(w, s);
+        gy_w_entity *en = &w->ents[s];
+        if (en->name != NULL)
+            gy_free(w->alloc, en->name, en->name_size);
+        en->name = NULL;
+        en->name_size = 0;
+        en->on_collision = NULL;
+        en->collision_ctx = NULL;
+        en->dirty_game = en->dirty_phys = false;
+        gy_w_store_remove(&w->transforms, s);
+        give_slot_back(w, s);
+        w->ent_live--;
+    }
+    gy_w_u32s_free(w->alloc, &list);
+    return GY_OK;
+}
+
+gy_entity gy_world_find_entity(const gy_world *w, const char *name)
+{
+    if (w == NULL || name == NULL)
+        return gy_entity_null();
+    for (uint32_t s = 0; s < w->ent_high; s++)
+        if (w->ents[s].live && w->ents[s].name != NULL && strcmp(w->ents[s].name, name) == 0)
+            return gy_w_entity_handle(w, s);
+    return gy_entity_null();
+}
+
+const char *gy_entity_name(const gy_world *w, gy_entity e)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return NULL;
+    return w->ents[slot].name != NULL ? w->ents[slot].name : "";
+}
+
+/* ---- active flags ---------------------------------------------------------------------------- */
+
+/* Recomputes active-in-hierarchy below a change and re-syncs bodies whose state flipped. */
+static void refresh_active(gy_world *w, uint32_t slot, void *ctx)
+{
+    (void)ctx;
+    gy_w_entity *en = &w->ents[slot];
+    bool parent_h = en->parent == GY_W_NONE || w->ents[en->parent].active_h;
+    bool h = en->active && parent_h;
+    if (h == en->active_h)
+        return;
+    en->active_h = h;
+    if (gy_w_body_of(w, slot) != NULL) {
+        gy_result r = gy_w_body_refresh(w, slot);
+        if (r != GY_OK)
+            gy_log(w->logger, GY_LOG_WARN, "world: entity '%s': body %s failed: %s",
+                   en->name != NULL ? en->name : "", h ? "create" : "release",
+                   gy_result_message(r));
+    }
+}
+
+/* Walks the subtree, visiting children even when the node itself did not flip (a child's own
+ * state depends on the whole path). */
+static void refresh_active_tree(gy_world *w, uint32_t slot)
+{
+    gy_w_walk_subtree(w, slot, refresh_active, NULL);
+}
+
+gy_result gy_entity_set_active(gy_world *w, gy_entity e, bool active)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    if (w->ents[slot].active == active)
+        return GY_OK;
+    w->ents[slot].active = active;
+    refresh_active_tree(w, slot);
+    return GY_OK;
+}
+
+bool gy_entity_is_active(const gy_world *w, gy_entity e)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    return slot != GY_W_NONE && w->ents[slot].active;
+}
+
+bool gy_entity_is_active_in_hierarchy(const gy_world *w, gy_entity e)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    return slot != GY_W_NONE && w->ents[slot].active_h;
+}
+
+/* ---- hierarchy ------------------------------------------------------------------------------- */
+
+gy_result gy_entity_set_parent(gy_world *w, gy_entity e, gy_entity parent)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    uint32_t p = GY_W_NONE;
+    if (!gy_entity_is_null(parent)) {
+        p = gy_w_entity_slot(w, parent);
+        if (p == GY_W_NONE)
+            return GY_ERR_STALE_HANDLE;
+        for (uint32_t a = p; a != GY_W_NONE; a = w->ents[a].parent)
+            if (a == slot)
+                return GY_ERR_INVALID_ARGUMENT;
+    }
+    if (w->ents[slot].parent == p)
+        return GY_OK;
+    unlink_child(w, slot);
+    link_child(w, slot, p);
+    gy_w_mark_dirty(w, slot, true);
+    refresh_active_tree(w, slot);
+    return GY_OK;
+}
+
+gy_entity gy_entity_parent(const gy_world *w, gy_entity e)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].parent) : gy_entity_null();
+}
+
+gy_entity gy_entity_first_child(const gy_world *w, gy_entity e)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].first_child)
+                             : gy_entity_null();
+}
+
+gy_entity gy_entity_next_sibling(const gy_world *w, gy_entity e)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].next_sibling)
+                             : gy_entity_null();
+}
+
+/* ---- transforms ------------------------------------------------------------------------------ */
+
+void gy_w_mark_dirty(gy_world *w, uint32_t slot, bool game)
+{
+    gy_w_entity *en = &w->ents[slot];
+    if (game)
+        en->dirty_game = true;
+    else
+        en->dirty_phys = true;
+    if (en->queued)
+        return;
+    if (gy_w_u32s_push(w->alloc, &w->dirty, slot) == GY_OK)
+        en->queued = true;
+    else
+        w->dirty_overflow = true;
+}
+
+/* World pose with "anything dirty on the path" and "game-dirty on the path" flags. */
+static gy_pose world_pose_rec(const gy_world *w, uint32_t slot, bool *dirty, bool *game)
+{
+    const gy_w_entity *en = &w->ents[slot];
+    bool pd = false, pg = false;
+    gy_pose pw = gy_pose_identity();
+    if (en->parent != GY_W_NONE)
+        pw = world_pose_rec(w, en->parent, &pd, &pg);
+    *dirty = pd || en->dirty_game || en->dirty_phys;
+    *game = pg || en->dirty_game;
+    const gy_w_transform *t = gy_w_transform_of(w, slot);
+    if (!*dirty)
+        return t->world;
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    if (c != NULL && c->recorded && !*game)
+        return t->world;
+    return en->parent != GY_W_NONE ? compose(pw, t->local) : t->local;
+}
+
+gy_pose gy_w_world_pose(const gy_world *w, uint32_t slot)
+{
+    bool d, g;
+    return world_pose_rec(w, slot, &d, &g);
+}
+
+static gy_vec3 world_scale_now(const gy_world *w, uint32_t slot)
+{
+    const gy_w_transform *t = gy_w_transform_of(w, slot);
+    uint32_t parent = w->ents[slot].parent;
+    return parent != GY_W_NONE ? gy_v3_mul(world_scale_now(w, parent), t->local_scale)
+                               : t->local_scale;
+}
+
+/* One node of a propagation: `game` when the game moved it or an ancestor. */
+static void update_node(gy_world *w, uint32_t slot, bool game)
+{
+    gy_w_entity *en = &w->ents[slot];
+    gy_w_transform *t = gy_w_transform_of(w, slot);
+    const gy_w_transform *pt = en->parent != GY_W_NONE ? gy_w_transform_of(w, en->parent) : NULL;
+    gy_w_body *c = gy_w_body_of(w, slot);
+    if (c != NULL && c->recorded && !game) {
+        /* Physics drives it: its world pose stands, its local pose follows. */
+        if (pt != NULL) {
+            t->local = gy_pose_mul(gy_pose_inverse(pt->world), t->world);
+            t->local.rotation = gy_quat_normalize(t->local.rotation);
+        } else {
+            t->local = t->world;
+        }
+    } else {
+        t->world = pt != NULL ? compose(pt->world, t->local) : t->local;
+        if (c != NULL && c->recorded && !pose_equal(t->world, c->curr))
+            gy_w_body_teleport_record(w, c, t->world);
+    }
+    t->world_scale = pt != NULL ? gy_v3_mul(pt->world_scale, t->local_scale) : t->local_scale;
+}
+
+static void visit(gy_world *w, uint32_t slot, bool game)
+{
+    gy_w_entity *en = &w->ents[slot];
+    en->mark = w->pass;
+    game = game || en->dirty_game;
+    update_node(w, slot, game);
+    en->dirty_game = en->dirty_phys = false;
+    for (uint32_t c = en->first_child; c != GY_W_NONE; c = w->ents[c].next_sibling)
+        visit(w, c, game);
+}
+
+void gy_w_propagate(gy_world *w)
+{
+    if (w->dirty.count == 0 && !w->dirty_overflow)
+        return;
+    w->pass++;
+    if (w->dirty_overflow) {
+        for (uint32_t r = w->first_root; r != GY_W_NONE; r = w->ents[r].next_sibling)
+            visit(w, r, false);
+    } else {
+        for (uint32_t i = 0; i < w->dirty.count; i++) {
+            uint32_t slot = w->dirty.items[i];
+            gy_w_entity *en = &w->ents[slot];
+            if (!en->live || en->mark == w->pass || !(en->dirty_game || en->dirty_phys))
+                continue;
+            /* Start from the highest dirty ancestor so parents are current before children. */
+            uint32_t top = slot;
+            for (uint32_t a = en->parent; a != GY_W_NONE; a = w->ents[a].parent)
+                if ((w->ents[a].dirty_game || w->ents[a].dirty_phys) && w->ents[a].mark != w->pass)
+                    top = a;
+            visit(w, top, false);
+        }
+    }
+    for (uint32_t i = 0; i < w->dirty.count; i++)
+        w->ents[w->dirty.items[i]].queued = false;
+    w->dirty.count = 0;
+    w->dirty_overflow = false;
+}
+
+void gy_world_update_transforms(gy_world *w)
+{
+    if (w != NULL)
+        gy_w_propagate(w);
+}
+
+static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position, const gy_quat *rotation,
+                           const gy_vec3 *scale)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    if (position != NULL && !gy_vec3_is_finite(*position))
+        return GY_ERR_NON_FINITE;
+    gy_result r = rotation != NULL ? check_rotation(*rotation) : GY_OK;
+    if (r == GY_OK && scale != NULL)
+        r = check_scale(*scale);
+    if (r != GY_OK)
+        return r;
+    gy_w_transform *t = gy_w_transform_of(w, slot);
+    if (position != NULL)
+        t->local.position = *position;
+    if (rotation != NULL)
+        t->local.rotation = gy_quat_normalize(*rotation);
+    if (scale != NULL)
+        t->local_scale = *scale;
+    gy_w_mark_dirty(w, slot, true);
+    return GY_OK;
+}
+
+gy_result gy_entity_set_local_position(gy_world *w, gy_entity e, gy_vec3 position)
+{
+    return set_local(w, e, &position, NULL, NULL);
+}
+
+gy_result gy_entity_set_local_rotation(gy_world *w, gy_entity e, gy_quat rotation)
+{
+    return set_local(w, e, NULL, &rotation, NULL);
+}
+
+gy_result gy_entity_set_local_scale(gy_world *w, gy_entity e, gy_vec3 scale)
+{
+    return set_local(w, e, NULL, NULL, &scale);
+}
+
+gy_result gy_entity_set_local_pose(gy_world *w, gy_entity e, gy_pose pose)
+{
+    return set_local(w, e, &pose.position, &pose.rotation, NULL);
+}
+
+gy_result gy_entity_set_world_pose(gy_world *w, gy_entity e, gy_pose pose)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    if (!gy_vec3_is_finite(pose.position))
+        return GY_ERR_NON_FINITE;
+    gy_result r = check_rotation(pose.rotation);
+    if (r != GY_OK)
+        return r;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+    uint32_t parent = w->ents[slot].parent;
+    gy_pose local = pose;
+    if (parent != GY_W_NONE) {
+        local = gy_pose_mul(gy_pose_inverse(gy_w_world_pose(w, parent)), pose);
+        local.rotation = gy_quat_normalize(local.rotation);
+    }
+    return set_local(w, e, &local.position, &local.rotation, NULL);
+}
+
+gy_result gy_entity_get_local_pose(const gy_world *w, gy_entity e, gy_pose *out)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    *out = gy_w_transform_of(w, slot)->local;
+    return GY_OK;
+}
+
+gy_result gy_entity_get_local_scale(const gy_world *w, gy_entity e, gy_vec3 *out)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    *out = gy_w_transform_of(w, slot)->local_scale;
+    return GY_OK;
+}
+
+gy_result gy_entity_get_world_pose(const gy_world *w, gy_entity e, gy_pose *out)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    *out = gy_w_world_pose(w, slot);
+    return GY_OK;
+}
+
+gy_result gy_entity_get_world_scale(const gy_world *w, gy_entity e, gy_vec3 *out)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    *out = world_scale_now(w, slot);
+    return GY_OK;
+}
+
+/* ---- render poses ---------------------------------------------------------------------------- */
+
+static gy_quat nlerp(gy_quat a, gy_quat b, double t)
+{
+    double dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    double s = dot < 0.0 ? -1.0 : 1.0; /* the short way round */
+    gy_quat q = {a.x + (s * b.x - a.x) * t, a.y + (s * b.y - a.y) * t, a.z + (s * b.z - a.z) * t,
+                 a.w + (s * b.w - a.w) * t};
+    return gy_quat_normalize(q);
+}
+
+static gy_pose render_pose(const gy_world *w, uint32_t slot)
+{
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    if (c != NULL && c->recorded) {
+        gy_pose p;
+        double t = w->alpha;
+        p.position = gy_v3_add(c->prev.position,
+                               gy_v3_scale(gy_v3_sub(c->curr.position, c->prev.position), t));
+        p.rotation = nlerp(c->prev.rotation, c->curr.rotation, t);
+        return p;
+    }
+    uint32_t parent = w->ents[slot].parent;
+    const gy_w_transform *tr = gy_w_transform_of(w, slot);
+    return parent != GY_W_NONE ? compose(render_pose(w, parent), tr->local) : tr->local;
+}
+
+gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    *out = render_pose(w, slot);
+    return GY_OK;
+}
+
+/* ---- collision callback ---------------------------------------------------------------------- */
+
+gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collision_fn fn, void *ctx)
+{
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    w->ents[slot].on_collision = fn;
+    w->ents[slot].collision_ctx = fn != NULL ? ctx : NULL;
+    return GY_OK;
+}
+
+/* ---- the World lock -------------------------------------------------------------------------- */
+
+void gy_world_lock_read(gy_world *w)
+{
+    pthread_rwlock_rdlock(&w->lock);
+    gy_world_lock_note_acquired();
+}
+
+void gy_world_unlock_read(gy_world *w)
+{
+    gy_world_lock_note_released();
+    pthread_rwlock_unlock(&w->lock);
+}
+
+void gy_world_lock_write(gy_world *w)
+{
+    pthread_rwlock_wrlock(&w->lock);
+    gy_world_lock_note_acquired();
+}
+
+void gy_world_unlock_write(gy_world *w)
+{
+    gy_world_lock_note_released();
+    pthread_rwlock_unlock(&w->lock);
+}
+
+/* ---- counters -------------------------------------------------------------------------------- */
+
+void gy_world_get_stats(const gy_world *w, gy_world_stats *out)
+{
+    if (out == NULL)
+        return;
+    memset(out, 0, sizeof *out);
+    if (w == NULL)
+        return;
+    *out = w->stats;
+    out->entities = w->ent_live;
+    out->bodies = w->bodies.count;
+    for (uint32_t d = 0; d < w->bodies.count; d++) {
+        const gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        out->bodies_effective += w->ents[c->entity].active_h && c->desc.is_active;
+        out->bodies_failed += c->failed;
+    }
+    out->joints = w->joint_pool.live;
+    out->touching_pairs = w->pair_count;
+}

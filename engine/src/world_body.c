@@ -1,0 +1,797 @@
+/* Physics components: validation and the owned copy of the authored description, the body's
+ * lifecycle (effective enable, attachments, store indices), the writes games make, the state they
+ * read, and the bootstrap a hard start rebuilds the world from. */
+#include <string.h>
+
+#include "gyre/geometry.h"
+#include "world_internal.h"
+
+/* ---- descriptions ---------------------------------------------------------------------------- */
+
+gy_physics_desc gy_default_physics_desc(void)
+{
+    gy_physics_desc d;
+    memset(&d, 0, sizeof d);
+    d.body_type = GY_SCENE_BODY_DYNAMIC;
+    d.is_active = true;
+    d.body = gy_default_body_def();
+    d.max_slope = GY_PI / 4.0;
+    d.step_offset = 0.3;
+    return d;
+}
+
+static gy_motion_type motion_of(gy_scene_body_type t)
+{
+    switch (t) {
+    case GY_SCENE_BODY_STATIC:
+    case GY_SCENE_BODY_TRIGGER:
+        return GY_MOTION_STATIC;
+    case GY_SCENE_BODY_KINEMATIC:
+        return GY_MOTION_KINEMATIC;
+    default:
+        return GY_MOTION_DYNAMIC;
+    }
+}
+
+static bool is_resource_shape(gy_shape_type t)
+{
+    return t == GY_SHAPE_HULL || t == GY_SHAPE_MESH;
+}
+
+static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_motion_type *motion)
+{
+    if (d == NULL || (unsigned)d->body_type >= GY_SCENE_BODY_TYPE_COUNT || d->colliders == NULL ||
+        d->collider_count == 0 || d->collider_count > UINT16_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_motion_type m = motion_of(d->body_type);
+    if (!gy_is_finite(d->max_slope) || !gy_is_finite(d->step_offset))
+        return GY_ERR_NON_FINITE;
+    gy_character_settings cs;
+    if (d->is_character && (m != GY_MOTION_KINEMATIC || gy_w_character_settings(d, &cs) != GY_OK))
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_body_def b = d->body;
+    b.type = m;
+    b.pose = gy_pose_identity();
+    gy_result r = gy_validate_body_def(&b);
+    if (r != GY_OK)
+        return r;
+    for (uint32_t i = 0; i < d->collider_count; i++) {
+        const gy_scene_collider *sc = &d->colliders[i];
+        gy_collider_def c = sc->def;
+        if (is_resource_shape(c.shape.type)) {
+            bool mesh = c.shape.type == GY_SHAPE_MESH;
+            if (c.shape.resource.bits != 0) {
+                const gy_w_geometry *g = gy_w_geometry_get(w, c.shape.resource.bits);
+                if (g == NULL)
+                    return GY_ERR_STALE_HANDLE;
+                if (g->is_mesh != mesh)
+                    return GY_ERR_INVALID_MESH;
+            } else if (mesh) {
+                gy_mesh_def md = {sc->vertices, sc->vertex_count, sc->indices, sc->index_count};
+                r = gy_validate_mesh_def(&md);
+            } else {
+                gy_hull_def hd = {sc->vertices, sc->vertex_count};
+                r = gy_validate_hull_def(&hd);
+            }
+            if (r != GY_OK)
+                return r;
+            c.shape.resource.bits = 1; /* resolved above; lets the shared check run */
+        }
+        r = gy_validate_collider_def(&c, m);
+        if (r != GY_OK)
+            return r;
+    }
+    *motion = m;
+    return GY_OK;
+}
+
+static void unpin_cols(gy_world *w, const gy_scene_collider *cols, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (is_resource_shape(cols[i].def.shape.type) && cols[i].def.shape.resource.bits != 0)
+            gy_w_geometry_unpin(w, cols[i].def.shape.resource.bits);
+}
+
+/* The owned copy: hull and mesh colliders name World geometry (built here from inline vertices,
+ * shared between colliders that give the same arrays) and pin it. */
+static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_collider **out)
+{
+    uint32_t n = d->collider_count;
+    gy_scene_collider *cols = gy_alloc(w->alloc, (size_t)n * sizeof *cols);
+    if (cols == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    bool trigger = d->body_type == GY_SCENE_BODY_TRIGGER;
+    for (uint32_t i = 0; i < n; i++) {
+        const gy_scene_collider *src = &d->colliders[i];
+        gy_scene_collider *c = &cols[i];
+        memset(c, 0, sizeof *c);
+        c->def = src->def;
+        if (trigger)
+            c->def.is_sensor = true;
+        if (!is_resource_shape(c->def.shape.type)) {
+            c->def.shape.resource.bits = 0;
+            continue;
+        }
+        uint64_t h = src->def.shape.resource.bits;
+        bool inline_data = h == 0;
+        if (inline_data) {
+            for (uint32_t j = 0; j < i && h == 0; j++) {
+                const gy_scene_collider *o = &d->colliders[j];
+                if (o->def.shape.type == src->def.shape.type && o->def.shape.resource.bits == 0 &&
+                    o->vertices == src->vertices && o->vertex_count == src->vertex_count &&
+                    o->indices == src->indices && o->index_count == src->index_count)
+                    h = cols[j].def.shape.resource.bits;
+            }
+        }
+        if (h == 0) {
+            gy_result r = gy_w_geometry_create(w, src->def.shape.type == GY_SHAPE_MESH,
+                                               src->vertices, src->vertex_count, src->indices,
+                                               src->index_count, &h);
+            if (r != GY_OK) {
+                unpin_cols(w, cols, i);
+                gy_free(w->alloc, cols, (size_t)n * sizeof *cols);
+                return r;
+            }
+            gy_w_geometry_pin(w, h);
+            /* The component is its only owner. */
+            gy_geometry g = {h};
+            gy_geometry_release(w, g);
+        } else {
+            gy_w_geometry_pin(w, h);
+        }
+        c->def.shape.resource.bits = h;
+    }
+    *out = cols;
+    return GY_OK;
+}
+
+static void free_cols(gy_world *w, gy_scene_collider *cols, uint32_t count)
+{
+    if (cols == NULL)
+        return;
+    unpin_cols(w, cols, count);
+    gy_free(w->alloc, cols, (size_t)count * sizeof *cols);
+}
+
+/* ---- store indices --------------------------------------------------------------------------- */
+
+static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
+{
+    uint32_t idx;
+    if (w->store_free.count > 0) {
+        idx = w->store_free.items[--w->store_free.count];
+    } else {
+        if (w->store_high >= GY_PHYSICS_MAX_STORE_INDEX)
+            return GY_ERR_CAPACITY;
+        gy_result r = gy_array_reserve(w->alloc, (void **)&w->store_owner, &w->store_capacity,
+                                       w->store_high + 1u, sizeof *w->store_owner);
+        if (r != GY_OK)
+            return r;
+        /* The free list must be able to take it back without allocating. */
+        r = gy_array_reserve(w->alloc, (void **)&w->store_free.items, &w->store_free.capacity,
+                             w->store_high + 1u, sizeof *w->store_free.items);
+        if (r != GY_OK)
+            return r;
+        idx = w->store_high++;
+    }
+    w->store_owner[idx] = slot;
+    *out = idx;
+    return GY_OK;
+}
+
+static void give_store_index(gy_world *w, uint32_t idx)
+{
+    w->store_owner[idx] = GY_W_NONE;
+    w->store_free.items[w->store_free.count++] = idx;
+}
+
+gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint32_t attachment)
+{
+    if (attachment == 0 || store_index >= w->store_high)
+        return NULL;
+    uint32_t slot = w->store_owner[store_index];
+    if (slot == GY_W_NONE)
+        return NULL;
+    gy_w_body *c = gy_w_body_of(w, slot);
+    return c != NULL && c->recorded && c->attachment == attachment ? c : NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------- */
+
+static bool effective(const gy_world *w, const gy_w_body *c)
+{
+    return w->ents[c->entity].active_h && c->desc.is_active;
+}
+
+/* Converts the component's colliders for the physics side (geometry → resource keys). */
+static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_def *out)
+{
+    for (uint32_t i = 0; i < c->desc.collider_count; i++) {
+        out[i] = c->cols[i].def;
+        if (is_resource_shape(out[i].shape.type)) {
+            const gy_w_geometry *g = gy_w_geometry_get(w, out[i].shape.resource.bits);
+            if (g == NULL)
+                return GY_ERR_STALE_HANDLE; /* cannot happen while pinned */
+            out[i].shape.resource.bits = g->key;
+        }
+    }
+    return GY_OK;
+}
+
+static gy_body_def body_def_at(const gy_w_body *c, gy_pose pose)
+{
+    gy_body_def d = c->desc.body;
+    d.type = c->motion;
+    d.pose = pose;
+    d.user_data = 0;
+    return d;
+}
+
+static void reset_results(gy_w_body *c, gy_pose pose)
+{
+    c->assigned = false;
+    c->body.bits = 0;
+    c->failed = false;
+    c->error = GY_OK;
+    c->faulted = false;
+    c->prev = c->curr = pose;
+    c->curr_tick = 0;
+    c->have_proxy = false;
+    c->moved = false;
+    c->teleports_sent = c->teleports_seen = 0;
+    c->awake = c->motion != GY_MOTION_STATIC;
+    c->state_tick = 0;
+    c->grounded = c->hit_ceiling = false;
+    c->ground_normal = c->platform_velocity = gy_v3(0, 0, 0);
+    c->ground.bits = 0;
+    c->character_tick = 0;
+}
+
+static gy_result record_create(gy_world *w, gy_w_body *c)
+{
+    if (!gy_w_running(w))
+        return GY_OK;
+    if (w->next_attachment == 0)
+        return GY_ERR_CAPACITY; /* 2^32 - 1 attachments issued: never reuse one */
+    gy_result r = gy_array_reserve(w->alloc, (void **)&w->col_scratch, &w->col_scratch_capacity,
+                                   c->desc.collider_count, sizeof *w->col_scratch);
+    if (r != GY_OK)
+        return r;
+    r = build_colliders(w, c, w->col_scratch);
+    if (r != GY_OK)
+        return r;
+    gy_pose pose = gy_w_world_pose(w, c->entity);
+    gy_physics_body_desc d;
+    memset(&d, 0, sizeof d);
+    d.store_index = c->store_index;
+    d.attachment = w->next_attachment;
+    d.def = body_def_at(c, pose);
+    d.colliders = w->col_scratch;
+    d.collider_count = c->desc.collider_count;
+    r = gy_physics_record_create_body(w->physics, &d);
+    if (r != GY_OK)
+        return r;
+    w->next_attachment++;
+    w->stats.attachments_issued++;
+    c->attachment = d.attachment;
+    c->recorded = true;
+    reset_results(c, pose);
+    c->lin = c->desc.body.linear_velocity;
+    c->ang = c->desc.body.angular_velocity;
+    gy_w_character_recorded(w, c);
+    return GY_OK;
+}
+
+static void record_release(gy_world *w, gy_w_body *c)
+{
+    if (!c->recorded)
+        return;
+    uint32_t att = c->attachment, store = c->store_index, slot = c->entity;
+    gy_w_character_released(w, c);
+    gy_w_pairs_body_released(w, att);
+    gy_w_joints_body_released(w, slot);
+    gy_result r = gy_physics_record_release_body(w->physics, store, att);
+    if (r != GY_OK)
+        gy_log(w->logger, GY_LOG_ERROR,
+               "world: releasing the body of entity '%s' failed (%s); it stays until physics stops",
+               w->ents[slot].name != NULL ? w->ents[slot].name : "", gy_result_message(r));
+    c = gy_w_body_of(w, slot);
+    c->recorded = false;
+    c->assigned = false;
+    c->body.bits = 0;
+    c->attachment = 0;
+    c->have_proxy = false;
+    c->failed = false;
+    c->faulted = false;
+}
+
+gy_result gy_w_body_refresh(gy_world *w, uint32_t slot)
+{
+    gy_w_body *c = gy_w_body_of(w, slot);
+    if (c == NULL)
+        return GY_OK;
+    bool eff = effective(w, c);
+    if (eff && !c->recorded)
+        return record_create(w, c);
+    if (!eff && c->recorded)
+        record_release(w, c);
+    return GY_OK;
+}
+
+void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
+{
+    if (!c->recorded)
+        return;
+    gy_result r = gy_physics_record_set_pose(w->physics, c->store_index, c->attachment, pose);
+    if (r != GY_OK) {
+        gy_log(w->logger, GY_LOG_WARN, "world: teleport of entity '%s' not recorded: %s",
+               w->ents[c->entity].name != NULL ? w->ents[c->entity].name : "",
+               gy_result_message(r));
+        return;
+    }
+    c->teleports_sent++;
+    c->prev = c->curr = pose;
+    c->moved = false;
+}
+
+static void remove_component(gy_world *w, uint32_t slot)
+{
+    gy_w_body *c = gy_w_body_of(w, slot);
+    record_release(w, c);
+    c = gy_w_body_of(w, slot);
+    gy_scene_collider *cols = c->cols;
+    uint32_t n = c->desc.collider_count;
+    give_store_index(w, c->store_index);
+    gy_w_store_remove(&w->bodies, slot);
+    free_cols(w, cols, n);
+}
+
+void gy_w_body_destroy(gy_world *w, uint32_t slot)
+{
+    if (gy_w_body_of(w, slot) != NULL)
+        remove_component(w, slot);
+}
+
+/* ---- the component API ----------------------------------------------------------------------- */
+
+static gy_result entity_slot(const gy_world *w, gy_entity e, uint32_t *slot)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *slot = gy_w_entity_slot(w, e);
+    return *slot == GY_W_NONE ? GY_ERR_STALE_HANDLE : GY_OK;
+}
+
+static gy_result component(const gy_world *w, gy_entity e, gy_w_body **out)
+{
+    uint32_t slot;
+    gy_result r = entity_slot(w, e, &slot);
+    if (r != GY_OK)
+        return r;
+    *out = gy_w_body_of(w, slot);
+    return *out != NULL ? GY_OK : GY_ERR_MISUSE;
+}
+
+gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
+{
+    uint32_t slot;
+    gy_result r = entity_slot(w, e, &slot);
+    if (r != GY_OK)
+        return r;
+    if (gy_w_body_of(w, slot) != NULL)
+        return GY_ERR_MISUSE;
+    gy_motion_type motion;
+    r = validate_desc(w, desc, &motion);
+    if (r != GY_OK)
+        return r;
+    gy_scene_collider *cols;
+    r = copy_cols(w, desc, &cols);
+    if (r != GY_OK)
+        return r;
+    uint32_t idx;
+    r = take_store_index(w, slot, &idx);
+    if (r != GY_OK) {
+        free_cols(w, cols, desc->collider_count);
+        return r;
+    }
+    gy_w_body *c;
+    r = gy_w_store_add(&w->bodies, w->alloc, slot, (void **)&c);
+    if (r != GY_OK) {
+        give_store_index(w, idx);
+        free_cols(w, cols, desc->collider_count);
+        return r;
+    }
+    c->desc = *desc;
+    c->desc.colliders = cols;
+    c->cols = cols;
+    c->motion = motion;
+    c->entity = slot;
+    c->store_index = idx;
+    reset_results(c, gy_w_world_pose(w, slot));
+    c->lin = desc->body.linear_velocity;
+    c->ang = desc->body.angular_velocity;
+    r = gy_w_body_refresh(w, slot);
+    if (r != GY_OK) {
+        remove_component(w, slot);
+        return r;
+    }
+    return GY_OK;
+}
+
+gy_result gy_body_remove(gy_world *w, gy_entity e)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    remove_component(w, c->entity);
+    return GY_OK;
+}
+
+gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    uint32_t slot = c->entity;
+    gy_motion_type motion;
+    r = validate_desc(w, desc, &motion);
+    if (r != GY_OK)
+        return r;
+    gy_scene_collider *cols;
+    r = copy_cols(w, desc, &cols); /* pins the new geometry before the old is let go */
+    if (r != GY_OK)
+        return r;
+    c = gy_w_body_of(w, slot);
+    record_release(w, c);
+    c = gy_w_body_of(w, slot);
+    gy_scene_collider *old = c->cols;
+    uint32_t old_n = c->desc.collider_count;
+    c->desc = *desc;
+    c->desc.colliders = cols;
+    c->cols = cols;
+    c->motion = motion;
+    c->lin = desc->body.linear_velocity;
+    c->ang = desc->body.angular_velocity;
+    free_cols(w, old, old_n);
+    r = gy_w_body_refresh(w, slot);
+    if (r != GY_OK) {
+        c = gy_w_body_of(w, slot);
+        c->failed = true;
+        c->error = r;
+    }
+    return r;
+}
+
+gy_result gy_body_get_desc(const gy_world *w, gy_entity e, gy_physics_desc *out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    *out = c->desc;
+    return GY_OK;
+}
+
+bool gy_body_exists(const gy_world *w, gy_entity e)
+{
+    gy_w_body *c;
+    return component(w, e, &c) == GY_OK;
+}
+
+gy_result gy_body_set_active(gy_world *w, gy_entity e, bool active)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    if (c->desc.is_active == active)
+        return GY_OK;
+    c->desc.is_active = active;
+    r = gy_w_body_refresh(w, c->entity);
+    if (r != GY_OK) {
+        c = gy_w_body_of(w, gy_w_entity_slot(w, e));
+        c->desc.is_active = !active;
+    }
+    return r;
+}
+
+gy_result gy_body_get_enable(const gy_world *w, gy_entity e, gy_body_enable *out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    out->entity_active = w->ents[c->entity].active_h;
+    out->component_active = c->desc.is_active;
+    out->effective = effective(w, c);
+    return GY_OK;
+}
+
+bool gy_body_is_active(const gy_world *w, gy_entity e)
+{
+    gy_w_body *c;
+    return component(w, e, &c) == GY_OK && effective(w, c);
+}
+
+/* ---- writes ---------------------------------------------------------------------------------- */
+
+/* The checks every write shares after its own argument checks. */
+static gy_result live(const gy_w_body *c)
+{
+    return c->recorded && !c->failed ? GY_OK : GY_ERR_INACTIVE;
+}
+
+static gy_result vector_write(gy_world *w, gy_entity e, gy_vec3 v, bool dynamic_only,
+                              gy_w_body **out)
+{
+    gy_result r = component(w, e, out);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(v))
+        return GY_ERR_NON_FINITE;
+    gy_motion_type m = (*out)->motion;
+    if (dynamic_only ? m != GY_MOTION_DYNAMIC : m == GY_MOTION_STATIC)
+        return GY_ERR_INVALID_MOTION;
+    return live(*out);
+}
+
+gy_result gy_body_set_linear_velocity(gy_world *w, gy_entity e, gy_vec3 v)
+{
+    gy_w_body *c;
+    gy_result r = vector_write(w, e, v, false, &c);
+    return r != GY_OK ? r
+                      : gy_physics_record_set_linear_velocity(w->physics, c->store_index,
+                                                              c->attachment, v);
+}
+
+gy_result gy_body_set_angular_velocity(gy_world *w, gy_entity e, gy_vec3 v)
+{
+    gy_w_body *c;
+    gy_result r = vector_write(w, e, v, false, &c);
+    return r != GY_OK ? r
+                      : gy_physics_record_set_angular_velocity(w->physics, c->store_index,
+                                                               c->attachment, v);
+}
+
+gy_result gy_body_apply_force(gy_world *w, gy_entity e, gy_vec3 force)
+{
+    gy_w_body *c;
+    gy_result r = vector_write(w, e, force, true, &c);
+    return r != GY_OK ? r
+                      : gy_physics_record_add_force(w->physics, c->store_index, c->attachment,
+                                                    force);
+}
+
+gy_result gy_body_apply_torque(gy_world *w, gy_entity e, gy_vec3 torque)
+{
+    gy_w_body *c;
+    gy_result r = vector_write(w, e, torque, true, &c);
+    return r != GY_OK ? r
+                      : gy_physics_record_add_torque(w->physics, c->store_index, c->attachment,
+                                                     torque);
+}
+
+gy_result gy_body_apply_impulse(gy_world *w, gy_entity e, gy_vec3 impulse)
+{
+    gy_w_body *c;
+    gy_result r = vector_write(w, e, impulse, true, &c);
+    return r != GY_OK ? r
+                      : gy_physics_record_add_impulse(w->physics, c->store_index, c->attachment,
+                                                      impulse);
+}
+
+gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy_vec3 world_point)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(world_point))
+        return GY_ERR_NON_FINITE;
+    r = vector_write(w, e, impulse, true, &c);
+    return r != GY_OK ? r
+                      : gy_physics_record_add_impulse_at(w->physics, c->store_index,
+                                                         c->attachment, impulse, world_point);
+}
+
+gy_result gy_body_teleport(gy_world *w, gy_entity e, gy_pose pose)
+{
+    uint32_t slot;
+    gy_result r = entity_slot(w, e, &slot);
+    if (r != GY_OK)
+        return r;
+    r = gy_entity_set_world_pose(w, e, pose);
+    if (r != GY_OK)
+        return r;
+    /* Record it now so the state the game reads is the teleport's at once. */
+    gy_w_propagate(w);
+    return GY_OK;
+}
+
+gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, uint32_t flags)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    if (!c->desc.is_character)
+        return GY_ERR_MISUSE;
+    if (!gy_vec3_is_finite(velocity))
+        return GY_ERR_NON_FINITE;
+    r = live(c);
+    return r != GY_OK ? r
+                      : gy_physics_record_character_intent(w->physics, c->store_index,
+                                                           c->attachment, velocity, flags);
+}
+
+gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    if (!c->desc.is_character)
+        return GY_ERR_MISUSE;
+    if (!gy_is_finite(speed))
+        return GY_ERR_NON_FINITE;
+    if (!(speed > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    r = live(c);
+    return r != GY_OK ? r
+                      : gy_physics_record_character_jump(w->physics, c->store_index,
+                                                         c->attachment, speed);
+}
+
+/* ---- state ----------------------------------------------------------------------------------- */
+
+gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    memset(out, 0, sizeof *out);
+    out->pose = c->recorded ? c->curr : gy_w_world_pose(w, c->entity);
+    out->linear_velocity = c->lin;
+    out->angular_velocity = c->ang;
+    out->awake = c->recorded && c->awake;
+    out->has_body = c->recorded && c->assigned;
+    out->failed = c->failed;
+    out->error = c->error;
+    out->faulted = c->faulted;
+    out->motion = c->motion;
+    out->body = c->recorded ? c->body : (gy_body_id){0};
+    out->attachment = c->attachment;
+    out->store_index = c->store_index;
+    out->tick = c->state_tick;
+    out->grounded = c->recorded && c->grounded;
+    out->hit_ceiling = c->recorded && c->hit_ceiling;
+    out->ground_normal = c->ground_normal;
+    out->platform_velocity = c->platform_velocity;
+    out->ground = gy_entity_is_valid(w, c->ground) ? c->ground : gy_entity_null();
+    return GY_OK;
+}
+
+/* ---- stop and start -------------------------------------------------------------------------- */
+
+void gy_w_bodies_stopped(gy_world *w)
+{
+    for (uint32_t d = 0; d < w->bodies.count; d++) {
+        gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        c->recorded = false;
+        c->assigned = false;
+        c->body.bits = 0;
+        c->attachment = 0;
+        c->have_proxy = false;
+        c->moved = false;
+        c->failed = false;
+        c->faulted = false;
+    }
+}
+
+gy_result gy_w_start(gy_world *w)
+{
+    gy_physics_bootstrap boot;
+    memset(&boot, 0, sizeof boot);
+    gy_physics_resource_desc *res = NULL;
+    gy_mesh_def *meshes = NULL;
+    gy_hull_def *hulls = NULL;
+    uint32_t res_count = 0;
+    gy_result r = gy_w_geometry_bootstrap(w, &res, &res_count, &meshes, &hulls);
+    if (r != GY_OK)
+        return r;
+    uint32_t n = 0, cols = 0;
+    for (uint32_t d = 0; d < w->bodies.count; d++) {
+        const gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        if (effective(w, c)) {
+            n++;
+            cols += c->desc.collider_count;
+        }
+    }
+    gy_physics_body_desc *bodies = n ? gy_alloc(w->alloc, (size_t)n * sizeof *bodies) : NULL;
+    gy_collider_def *colliders = cols ? gy_alloc(w->alloc, (size_t)cols * sizeof *colliders) : NULL;
+    gy_physics_joint_desc *joints = NULL;
+    uint32_t joint_count = 0;
+    if ((n && bodies == NULL) || (cols && colliders == NULL) ||
+        (uint64_t)w->next_attachment + n > UINT32_MAX)
+        r = (n && bodies == NULL) || (cols && colliders == NULL) ? GY_ERR_OUT_OF_MEMORY
+                                                                  : GY_ERR_CAPACITY;
+    uint32_t k = 0, at = 0;
+    for (uint32_t d = 0; r == GY_OK && d < w->bodies.count; d++) {
+        gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        if (!effective(w, c))
+            continue;
+        r = build_colliders(w, c, colliders + at);
+        gy_pose pose = gy_w_world_pose(w, c->entity);
+        gy_physics_body_desc *b = &bodies[k++];
+        memset(b, 0, sizeof *b);
+        b->store_index = c->store_index;
+        b->attachment = w->next_attachment + (k - 1u);
+        b->def = body_def_at(c, pose);
+        /* Keep what the last run reported, so a stop/start keeps motion as well as poses. */
+        if (c->motion != GY_MOTION_STATIC) {
+            b->def.linear_velocity = c->lin;
+            b->def.angular_velocity = c->ang;
+        }
+        b->colliders = colliders + at;
+        b->collider_count = c->desc.collider_count;
+        at += c->desc.collider_count;
+        /* Provisional, so the joints' bootstrap can name the bodies. */
+        c->attachment = b->attachment;
+        c->recorded = true;
+        gy_w_character_recorded(w, c); /* the thread is not running: registered directly */
+    }
+    if (r == GY_OK)
+        r = gy_w_joints_bootstrap(w, &joints, &joint_count);
+    if (r == GY_OK) {
+        boot.resources = res;
+        boot.resource_count = res_count;
+        boot.bodies = bodies;
+        boot.body_count = n;
+        boot.joints = joints;
+        boot.joint_count = joint_count;
+        r = gy_physics_start(w->physics, &boot);
+    }
+    if (r == GY_OK) {
+        w->next_attachment += n;
+        w->stats.attachments_issued += n;
+        k = 0;
+        for (uint32_t d = 0; d < w->bodies.count; d++) {
+            gy_w_body *c = gy_w_store_at(&w->bodies, d);
+            if (!c->recorded)
+                continue;
+            gy_vec3 lin = c->lin, ang = c->ang;
+            reset_results(c, bodies[k].def.pose);
+            c->lin = lin;
+            c->ang = ang;
+            k++;
+        }
+        gy_w_geometry_started(w);
+        gy_w_joints_started(w, joints, joint_count, true);
+    } else {
+        gy_w_joints_started(w, joints, joint_count, false);
+        gy_w_bodies_stopped(w);
+        gy_w_chars_reset(w);
+    }
+    if (joints != NULL)
+        gy_free(w->alloc, joints, (size_t)joint_count * sizeof *joints);
+    if (bodies != NULL)
+        gy_free(w->alloc, bodies, (size_t)n * sizeof *bodies);
+    if (colliders != NULL)
+        gy_free(w->alloc, colliders, (size_t)cols * sizeof *colliders);
+    if (res != NULL)
+        gy_free(w->alloc, res, (size_t)res_count * sizeof *res);
+    if (meshes != NULL)
+        gy_free(w->alloc, meshes, (size_t)res_count * sizeof *meshes);
+    if (hulls != NULL)
+        gy_free(w->alloc, hulls, (size_t)res_count * sizeof *hulls);
+    return r;
+}

@@ -1,0 +1,379 @@
+/* Replies from the physics thread, and collision events as the game sees them.
+ *
+ * The World keeps the set of touching collider pairs it has reported (ENTER seen, EXIT not yet),
+ * keyed by the pair's attachments and collider indices. That set is what guarantees pairing on
+ * the game side whatever happens on the physics side: an ENTER for a known pair is a STAY, a STAY
+ * for an unknown pair (its ENTER dropped under a reply flood) is reported as the ENTER, an EXIT
+ * for an unknown pair is ignored, and when a body goes away (removed, switched off, updated,
+ * destroyed, physics stopped) the World itself reports EXIT for each of its pairs at once — the
+ * physics thread's own EXITs for them, arriving later, then find no pair and are ignored. */
+#include <string.h>
+
+#include "world_internal.h"
+
+/* ---- the pair set ---------------------------------------------------------------------------- */
+
+static uint32_t pair_hash(uint32_t att_a, uint32_t att_b, uint16_t col_a, uint16_t col_b)
+{
+    uint64_t h = (((uint64_t)att_a << 32) | att_b) * 0x9E3779B97F4A7C15ull;
+    h ^= (((uint64_t)col_a << 16) | col_b) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    return (uint32_t)h;
+}
+
+static uint32_t pair_home(const gy_world *w, const gy_w_pair *p)
+{
+    return pair_hash(p->att_a, p->att_b, p->col_a, p->col_b) & (w->pair_index_capacity - 1u);
+}
+
+/* Index slot holding dense index `d`, or of the pair's key when d is GY_W_NONE. */
+static uint32_t pair_slot(const gy_world *w, uint32_t att_a, uint32_t att_b, uint16_t col_a,
+                          uint16_t col_b)
+{
+    if (w->pair_index_capacity == 0)
+        return GY_W_NONE;
+    uint32_t mask = w->pair_index_capacity - 1u;
+    for (uint32_t i = pair_hash(att_a, att_b, col_a, col_b) & mask;; i = (i + 1u) & mask) {
+        uint32_t v = w->pair_index[i];
+        if (v == 0)
+            return GY_W_NONE;
+        const gy_w_pair *p = &w->pairs[v - 1u];
+        if (p->att_a == att_a && p->att_b == att_b && p->col_a == col_a && p->col_b == col_b)
+            return i;
+    }
+}
+
+static void index_put(gy_world *w, uint32_t d)
+{
+    uint32_t mask = w->pair_index_capacity - 1u;
+    uint32_t i = pair_home(w, &w->pairs[d]);
+    while (w->pair_index[i] != 0)
+        i = (i + 1u) & mask;
+    w->pair_index[i] = d + 1u;
+}
+
+static gy_result pair_reserve(gy_world *w, uint32_t need)
+{
+    gy_result r = gy_array_reserve(w->alloc, (void **)&w->pairs, &w->pair_capacity, need,
+                                   sizeof *w->pairs);
+    if (r != GY_OK)
+        return r;
+    if ((uint64_t)need * 2u <= w->pair_index_capacity)
+        return GY_OK;
+    uint32_t cap = w->pair_index_capacity ? w->pair_index_capacity : 16u;
+    while ((uint64_t)need * 2u > cap)
+        cap *= 2u;
+    uint32_t *index = gy_alloc_zeroed(w->alloc, (size_t)cap * sizeof *index);
+    if (index == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    if (w->pair_index != NULL)
+        gy_free(w->alloc, w->pair_index, (size_t)w->pair_index_capacity * sizeof *w->pair_index);
+    w->pair_index = index;
+    w->pair_index_capacity = cap;
+    for (uint32_t d = 0; d < w->pair_count; d++)
+        index_put(w, d);
+    return GY_OK;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+static void index_delete(gy_world *w, uint32_t i)
+{
+    uint32_t mask = w->pair_index_capacity - 1u;
+    for (uint32_t j = (i + 1u) & mask; w->pair_index[j] != 0; j = (j + 1u) & mask) {
+        uint32_t k = pair_home(w, &w->pairs[w->pair_index[j] - 1u]);
+        bool movable = i <= j ? (k <= i || k > j) : (k <= i && k > j);
+        if (movable) {
+            w->pair_index[i] = w->pair_index[j];
+            i = j;
+        }
+    }
+    w->pair_index[i] = 0;
+}
+
+static void pair_remove(gy_world *w, uint32_t slot)
+{
+    uint32_t d = w->pair_index[slot] - 1u;
+    index_delete(w, slot);
+    uint32_t last = w->pair_count - 1u;
+    if (d != last) {
+        const gy_w_pair *m = &w->pairs[last];
+        uint32_t s = pair_slot(w, m->att_a, m->att_b, m->col_a, m->col_b);
+        w->pairs[d] = *m;
+        w->pair_index[s] = d + 1u;
+    }
+    w->pair_count = last;
+}
+
+/* ---- dispatch -------------------------------------------------------------------------------- */
+
+static void queue_pending(gy_world *w, gy_collision_fn fn, void *ctx, const gy_collision_event *ev)
+{
+    if (fn == NULL)
+        return;
+    if (w->pending_count == w->pending_capacity &&
+        gy_array_reserve(w->alloc, (void **)&w->pending, &w->pending_capacity,
+                         w->pending_count + 1u, sizeof *w->pending) != GY_OK) {
+        gy_log(w->logger, GY_LOG_ERROR, "world: out of memory: a collision EXIT was lost");
+        return;
+    }
+    gy_w_pending *p = &w->pending[w->pending_count++];
+    p->fn = fn;
+    p->ctx = ctx;
+    p->event = *ev;
+}
+
+void gy_w_flush_pending(gy_world *w)
+{
+    /* Callbacks may queue more (destroying entities): the loop sees them. */
+    for (uint32_t i = 0; i < w->pending_count; i++) {
+        gy_w_pending p = w->pending[i];
+        w->stats.events_dispatched++;
+        p.fn(p.ctx, w, &p.event);
+    }
+    w->pending_count = 0;
+}
+
+typedef struct side {
+    gy_collision_fn fn;
+    void *ctx;
+} side;
+
+static side callback_of(const gy_world *w, gy_entity e)
+{
+    side s = {NULL, NULL};
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot != GY_W_NONE) {
+        s.fn = w->ents[slot].on_collision;
+        s.ctx = w->ents[slot].collision_ctx;
+    }
+    return s;
+}
+
+/* The event from A's side and from B's. */
+static void views(const gy_w_pair *p, gy_collision_kind kind, double ni, double ti, bool synth,
+                  gy_collision_event *a, gy_collision_event *b)
+{
+    a->kind = kind;
+    a->self = p->ent_a;
+    a->other = p->ent_b;
+    a->self_collider = p->col_a;
+    a->other_collider = p->col_b;
+    a->point = p->point;
+    a->normal = p->normal;
+    a->penetration = p->penetration;
+    a->normal_impulse = ni;
+    a->tangent_impulse = ti;
+    a->tick = p->tick;
+    a->synthesized = synth;
+    *b = *a;
+    b->self = p->ent_b;
+    b->other = p->ent_a;
+    b->self_collider = p->col_b;
+    b->other_collider = p->col_a;
+    b->normal = gy_v3_neg(p->normal);
+}
+
+/* Calls both sides now. Both callbacks are looked up first, so a side destroyed by the other's
+ * callback still gets this event (its EXIT follows from the destroy). */
+static void dispatch_now(gy_world *w, const gy_w_pair *p, gy_collision_kind kind, double ni,
+                         double ti)
+{
+    side sa = callback_of(w, p->ent_a), sb = callback_of(w, p->ent_b);
+    if (sa.fn == NULL && sb.fn == NULL)
+        return;
+    gy_collision_event a, b;
+    views(p, kind, ni, ti, false, &a, &b);
+    if (sa.fn != NULL) {
+        w->stats.events_dispatched++;
+        sa.fn(sa.ctx, w, &a);
+    }
+    if (sb.fn != NULL) {
+        w->stats.events_dispatched++;
+        sb.fn(sb.ctx, w, &b);
+    }
+}
+
+/* Queues the synthesized EXIT of pair at index slot `s` and forgets the pair. */
+static void synthesize_exit(gy_world *w, uint32_t s)
+{
+    gy_w_pair p = w->pairs[w->pair_index[s] - 1u];
+    pair_remove(w, s);
+    side sa = callback_of(w, p.ent_a), sb = callback_of(w, p.ent_b);
+    gy_collision_event a, b;
+    views(&p, GY_COLLISION_EXIT, 0.0, 0.0, true, &a, &b);
+    queue_pending(w, sa.fn, sa.ctx, &a);
+    queue_pending(w, sb.fn, sb.ctx, &b);
+    w->stats.exits_synthesized++;
+}
+
+void gy_w_pairs_body_released(gy_world *w, uint32_t attachment)
+{
+    for (uint32_t d = w->pair_count; d-- > 0;) {
+        if (d >= w->pair_count)
+            continue;
+        const gy_w_pair *p = &w->pairs[d];
+        if (p->att_a != attachment && p->att_b != attachment)
+            continue;
+        synthesize_exit(w, pair_slot(w, p->att_a, p->att_b, p->col_a, p->col_b));
+    }
+}
+
+void gy_w_pairs_clear(gy_world *w)
+{
+    while (w->pair_count > 0) {
+        const gy_w_pair *p = &w->pairs[w->pair_count - 1u];
+        synthesize_exit(w, pair_slot(w, p->att_a, p->att_b, p->col_a, p->col_b));
+    }
+}
+
+static void set_geometry(gy_w_pair *p, const gy_physics_collision *e)
+{
+    p->point = gy_v3(e->point[0], e->point[1], e->point[2]);
+    p->normal = gy_v3(e->normal[0], e->normal[1], e->normal[2]);
+    p->penetration = e->penetration;
+    p->tick = e->tick;
+}
+
+static void handle_collision(gy_world *w, const gy_reply *r)
+{
+    const gy_physics_collision *e = gy_physics_reply_collision(r);
+    uint32_t s = pair_slot(w, e->attachment_a, e->attachment_b, e->collider_a, e->collider_b);
+    if (r->type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
+        if (s == GY_W_NONE)
+            return; /* already reported (the World's own EXIT) or never entered */
+        gy_w_pair p = w->pairs[w->pair_index[s] - 1u];
+        set_geometry(&p, e);
+        pair_remove(w, s);
+        dispatch_now(w, &p, GY_COLLISION_EXIT, 0.0, 0.0);
+        return;
+    }
+    if (s != GY_W_NONE) {
+        gy_w_pair *q = &w->pairs[w->pair_index[s] - 1u];
+        set_geometry(q, e);
+        gy_w_pair p = *q;
+        dispatch_now(w, &p, GY_COLLISION_STAY, e->normal_impulse, e->tangent_impulse);
+        return;
+    }
+    const gy_w_body *a = gy_w_body_by_attachment(w, r->key, e->attachment_a);
+    const gy_w_body *b = gy_w_body_by_attachment(w, e->store_b, e->attachment_b);
+    if (a == NULL || b == NULL) {
+        w->stats.replies_stale++;
+        return;
+    }
+    if (pair_reserve(w, w->pair_count + 1u) != GY_OK) {
+        gy_log(w->logger, GY_LOG_ERROR, "world: out of memory: a collision ENTER was lost");
+        return;
+    }
+    gy_w_pair *p = &w->pairs[w->pair_count];
+    memset(p, 0, sizeof *p);
+    p->att_a = e->attachment_a;
+    p->att_b = e->attachment_b;
+    p->col_a = e->collider_a;
+    p->col_b = e->collider_b;
+    p->ent_a = gy_w_entity_handle(w, a->entity);
+    p->ent_b = gy_w_entity_handle(w, b->entity);
+    set_geometry(p, e);
+    index_put(w, w->pair_count);
+    w->pair_count++;
+    gy_w_pair copy = *p;
+    dispatch_now(w, &copy, GY_COLLISION_ENTER, e->normal_impulse, e->tangent_impulse);
+}
+
+/* ---- replies --------------------------------------------------------------------------------- */
+
+static const char *entity_name(const gy_world *w, const gy_w_body *c)
+{
+    const char *n = w->ents[c->entity].name;
+    return n != NULL ? n : "";
+}
+
+static void on_reply(void *ctx, const gy_reply *r)
+{
+    gy_world *w = ctx;
+    w->stats.replies_handled++;
+    switch (r->type) {
+    case GY_PHYSICS_REPLY_BODY_ASSIGNED: {
+        const gy_physics_body_reply *b = gy_physics_reply_body(r);
+        gy_w_body *c = gy_w_body_by_attachment(w, r->key, b->attachment);
+        if (c == NULL) {
+            w->stats.replies_stale++;
+            break;
+        }
+        c->assigned = true;
+        c->body = b->body;
+        break;
+    }
+    case GY_PHYSICS_REPLY_CREATE_FAILED: {
+        const gy_physics_failure_reply *f = gy_physics_reply_failure(r);
+        if (f->kind == GY_PHYSICS_OBJECT_JOINT) {
+            gy_w_joint_failed(w, r->key);
+        } else if (f->kind == GY_PHYSICS_OBJECT_RESOURCE) {
+            gy_w_geometry_failed(w, r->key, (gy_result)f->result);
+        } else {
+            gy_w_body *c = gy_w_body_by_attachment(w, r->key, f->attachment);
+            if (c == NULL) {
+                w->stats.replies_stale++;
+                break;
+            }
+            c->failed = true;
+            c->error = (gy_result)f->result;
+            gy_log(w->logger, GY_LOG_WARN, "world: entity '%s': body create failed: %s",
+                   entity_name(w, c), gy_result_message(c->error));
+        }
+        break;
+    }
+    case GY_PHYSICS_REPLY_JOINT_BROKEN:
+        gy_w_joint_broken(w, r->key);
+        break;
+    case GY_PHYSICS_REPLY_BODY_FAULT: {
+        gy_w_body *c = gy_w_body_by_attachment(w, r->key, gy_physics_reply_body(r)->attachment);
+        if (c == NULL) {
+            w->stats.replies_stale++;
+            break;
+        }
+        c->faulted = true;
+        gy_log(w->logger, GY_LOG_ERROR,
+               "world: entity '%s': the adapter produced a non-finite state; body frozen",
+               entity_name(w, c));
+        break;
+    }
+    case GY_PHYSICS_REPLY_CHARACTER_STATE:
+        gy_w_character_reply(w, r);
+        break;
+    case GY_PHYSICS_REPLY_COLLISION_ENTER:
+    case GY_PHYSICS_REPLY_COLLISION_STAY:
+    case GY_PHYSICS_REPLY_COLLISION_EXIT:
+        handle_collision(w, r);
+        break;
+    default:
+        break;
+    }
+    /* EXITs a callback caused (by destroying or switching off) come right after it. */
+    if (w->pending_count > 0)
+        gy_w_flush_pending(w);
+}
+
+void gy_w_drain(gy_world *w)
+{
+    bool nested = w->dispatching;
+    w->dispatching = true;
+    gy_w_flush_pending(w);
+    gy_physics_drain_replies(w->physics, on_reply, w);
+    gy_w_flush_pending(w);
+    w->dispatching = nested;
+}
+
+void gy_w_events_fini(gy_world *w)
+{
+    if (w->pairs != NULL)
+        gy_free(w->alloc, w->pairs, (size_t)w->pair_capacity * sizeof *w->pairs);
+    if (w->pair_index != NULL)
+        gy_free(w->alloc, w->pair_index, (size_t)w->pair_index_capacity * sizeof *w->pair_index);
+    if (w->pending != NULL)
+        gy_free(w->alloc, w->pending, (size_t)w->pending_capacity * sizeof *w->pending);
+    w->pairs = NULL;
+    w->pair_index = NULL;
+    w->pending = NULL;
+    w->pair_count = w->pair_capacity = w->pair_index_capacity = 0;
+    w->pending_count = w->pending_capacity = 0;
+}

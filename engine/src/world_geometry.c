@@ -1,0 +1,286 @@
+/* Runtime collision geometry: meshes and hulls the game builds while running. Each is a handle
+ * (creator reference) plus pins from the physics components whose colliders use it; it lives
+ * while either is outstanding. The World keeps a copy of the data so a hard start can rebuild it,
+ * and mirrors each one on the physics side as a resource keyed by a quarantined key. */
+#include <string.h>
+
+#include "gyre/geometry.h"
+#include "world_internal.h"
+
+gy_w_geometry *gy_w_geometry_get(const gy_world *w, uint64_t handle)
+{
+    return w != NULL ? gy_handle_pool_get(&w->geo_pool, handle) : NULL;
+}
+
+static void free_entry(gy_world *w, gy_w_geometry *g)
+{
+    if (g->vertices != NULL)
+        gy_free(w->alloc, g->vertices, (size_t)g->vertex_count * sizeof *g->vertices);
+    if (g->indices != NULL)
+        gy_free(w->alloc, g->indices, (size_t)g->index_count * sizeof *g->indices);
+    gy_free(w->alloc, g, sizeof *g);
+}
+
+static gy_result record_create(gy_world *w, gy_w_geometry *g)
+{
+    gy_mesh_def m = {g->vertices, g->vertex_count, g->indices, g->index_count};
+    gy_hull_def h = {g->vertices, g->vertex_count};
+    gy_physics_resource_desc d = {g->key, g->is_mesh ? &m : NULL, g->is_mesh ? NULL : &h};
+    return gy_physics_record_create_resource(w->physics, &d);
+}
+
+gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
+                               uint32_t vertex_count, const uint32_t *indices,
+                               uint32_t index_count, uint64_t *out)
+{
+    gy_result r;
+    if (is_mesh) {
+        gy_mesh_def m = {vertices, vertex_count, indices, index_count};
+        r = gy_validate_mesh_def(&m);
+    } else {
+        gy_hull_def h = {vertices, vertex_count};
+        r = gy_validate_hull_def(&h);
+        /* Degenerate clouds (coplanar, collinear) are refused here rather than by a reply. */
+        gy_hull hull;
+        if (r == GY_OK && (r = gy_hull_build(w->alloc, vertices, vertex_count, &hull)) == GY_OK)
+            gy_hull_free(w->alloc, &hull);
+    }
+    if (r != GY_OK)
+        return r;
+    gy_w_geometry *g = gy_alloc_zeroed(w->alloc, sizeof *g);
+    if (g == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    g->is_mesh = is_mesh;
+    g->vertex_count = vertex_count;
+    g->index_count = is_mesh ? index_count : 0u;
+    g->vertices = gy_alloc(w->alloc, (size_t)vertex_count * sizeof *g->vertices);
+    g->indices = g->index_count ? gy_alloc(w->alloc, (size_t)g->index_count * sizeof *g->indices)
+                                : NULL;
+    if (g->vertices == NULL || (g->index_count && g->indices == NULL)) {
+        free_entry(w, g);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(g->vertices, vertices, (size_t)vertex_count * sizeof *g->vertices);
+    if (g->index_count)
+        memcpy(g->indices, indices, (size_t)g->index_count * sizeof *g->indices);
+    r = gy_w_keys_acquire(&w->geo_keys, w->alloc, &g->key);
+    if (r == GY_OK)
+        r = gy_w_reserve_zeroed(w->alloc, (void **)&w->geo_by_key, &w->geo_by_key_capacity,
+                                g->key + 1u, sizeof *w->geo_by_key);
+    if (r != GY_OK) {
+        if (g->key != 0)
+            gy_w_keys_release(&w->geo_keys, w->alloc, g->key, true);
+        free_entry(w, g);
+        return r;
+    }
+    r = gy_handle_pool_acquire(&w->geo_pool, g, &g->handle);
+    if (r == GY_OK && gy_w_running(w)) {
+        r = record_create(w, g);
+        if (r != GY_OK)
+            gy_handle_pool_release(&w->geo_pool, g->handle);
+        else
+            g->created = true;
+    }
+    if (r != GY_OK) {
+        gy_w_keys_release(&w->geo_keys, w->alloc, g->key, true);
+        free_entry(w, g);
+        return r;
+    }
+    g->creator = true;
+    w->geo_by_key[g->key] = g->handle;
+    w->geo_created++;
+    *out = g->handle;
+    return GY_OK;
+}
+
+static void maybe_free(gy_world *w, gy_w_geometry *g)
+{
+    if (g->creator || g->pins > 0)
+        return;
+    bool quarantine = false;
+    if (g->created && gy_w_running(w)) {
+        gy_result r = gy_physics_record_release_resource(w->physics, g->key);
+        if (r != GY_OK)
+            gy_log(w->logger, GY_LOG_ERROR,
+                   "world: releasing geometry resource %u failed (%s); it stays until physics stops",
+                   g->key, gy_result_message(r));
+        quarantine = true;
+    }
+    w->geo_by_key[g->key] = 0;
+    gy_w_keys_release(&w->geo_keys, w->alloc, g->key, !quarantine);
+    gy_handle_pool_release(&w->geo_pool, g->handle);
+    free_entry(w, g);
+    w->geo_freed++;
+}
+
+void gy_w_geometry_pin(gy_world *w, uint64_t handle)
+{
+    gy_w_geometry *g = gy_w_geometry_get(w, handle);
+    if (g != NULL)
+        g->pins++;
+}
+
+void gy_w_geometry_unpin(gy_world *w, uint64_t handle)
+{
+    gy_w_geometry *g = gy_w_geometry_get(w, handle);
+    if (g == NULL || g->pins == 0)
+        return;
+    g->pins--;
+    maybe_free(w, g);
+}
+
+gy_result gy_geometry_create_mesh(gy_world *w, const gy_mesh_def *def, gy_geometry *out)
+{
+    if (w == NULL || def == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    out->bits = 0;
+    return gy_w_geometry_create(w, true, def->vertices, def->vertex_count, def->indices,
+                                def->index_count, &out->bits);
+}
+
+gy_result gy_geometry_create_hull(gy_world *w, const gy_hull_def *def, gy_geometry *out)
+{
+    if (w == NULL || def == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    out->bits = 0;
+    return gy_w_geometry_create(w, false, def->points, def->point_count, NULL, 0, &out->bits);
+}
+
+void gy_geometry_release(gy_world *w, gy_geometry id)
+{
+    gy_w_geometry *g = gy_w_geometry_get(w, id.bits);
+    if (g == NULL || !g->creator)
+        return;
+    g->creator = false;
+    maybe_free(w, g);
+}
+
+bool gy_geometry_is_valid(const gy_world *w, gy_geometry id)
+{
+    return gy_w_geometry_get(w, id.bits) != NULL;
+}
+
+void gy_geometry_get_stats(const gy_world *w, gy_geometry_stats *out)
+{
+    if (out == NULL)
+        return;
+    memset(out, 0, sizeof *out);
+    if (w == NULL)
+        return;
+    for (uint32_t i = 0; i < w->geo_pool.count; i++) {
+        const gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
+        if (g == NULL)
+            continue;
+        out->resident++;
+        out->meshes += g->is_mesh;
+        out->hulls += !g->is_mesh;
+        out->creator_refs += g->creator;
+        out->pins += g->pins;
+        out->failed += g->failed;
+    }
+    out->created = w->geo_created;
+    out->freed = w->geo_freed;
+}
+
+void gy_w_geometry_failed(gy_world *w, uint32_t key, gy_result r)
+{
+    if (key >= w->geo_by_key_capacity || w->geo_by_key[key] == 0)
+        return;
+    gy_w_geometry *g = gy_w_geometry_get(w, w->geo_by_key[key]);
+    if (g == NULL)
+        return;
+    g->failed = true;
+    gy_log(w->logger, GY_LOG_WARN, "world: the adapter refused a runtime %s (%u points): %s",
+           g->is_mesh ? "mesh" : "hull", g->vertex_count, gy_result_message(r));
+}
+
+void gy_w_geometry_stopped(gy_world *w)
+{
+    for (uint32_t i = 0; i < w->geo_pool.count; i++) {
+        gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
+        if (g != NULL)
+            g->created = false;
+    }
+    gy_w_keys_settle_all(&w->geo_keys, w->alloc);
+}
+
+gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_desc **out, uint32_t *count,
+                                  gy_mesh_def **meshes, gy_hull_def **hulls)
+{
+    *out = NULL;
+    *meshes = NULL;
+    *hulls = NULL;
+    *count = 0;
+    uint32_t n = w->geo_pool.live;
+    if (n == 0)
+        return GY_OK;
+    gy_physics_resource_desc *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
+    gy_mesh_def *m = gy_alloc(w->alloc, (size_t)n * sizeof *m);
+    gy_hull_def *h = gy_alloc(w->alloc, (size_t)n * sizeof *h);
+    if (d == NULL || m == NULL || h == NULL) {
+        if (d != NULL)
+            gy_free(w->alloc, d, (size_t)n * sizeof *d);
+        if (m != NULL)
+            gy_free(w->alloc, m, (size_t)n * sizeof *m);
+        if (h != NULL)
+            gy_free(w->alloc, h, (size_t)n * sizeof *h);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < w->geo_pool.count && k < n; i++) {
+        gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
+        if (g == NULL)
+            continue;
+        m[k] = (gy_mesh_def){g->vertices, g->vertex_count, g->indices, g->index_count};
+        h[k] = (gy_hull_def){g->vertices, g->vertex_count};
+        d[k].resource_key = g->key;
+        d[k].mesh = g->is_mesh ? &m[k] : NULL;
+        d[k].hull = g->is_mesh ? NULL : &h[k];
+        k++;
+    }
+    *out = d;
+    *meshes = m;
+    *hulls = h;
+    *count = n;
+    return GY_OK;
+}
+
+void gy_w_geometry_started(gy_world *w)
+{
+    for (uint32_t i = 0; i < w->geo_pool.count; i++) {
+        gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
+        if (g != NULL) {
+            g->created = true;
+            g->failed = false;
+        }
+    }
+}
+
+uint32_t gy_w_geometry_reclaim(gy_world *w)
+{
+    uint32_t leaked = 0;
+    for (uint32_t i = 0; i < w->geo_pool.count; i++) {
+        gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
+        if (g != NULL && g->creator) {
+            leaked++;
+            g->creator = false;
+            maybe_free(w, g);
+        }
+    }
+    return leaked;
+}
+
+void gy_w_geometry_fini(gy_world *w)
+{
+    for (uint32_t i = 0; i < w->geo_pool.count; i++) {
+        gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
+        if (g != NULL)
+            free_entry(w, g);
+    }
+    gy_handle_pool_fini(&w->geo_pool);
+    gy_w_keys_free(&w->geo_keys, w->alloc);
+    if (w->geo_by_key != NULL)
+        gy_free(w->alloc, w->geo_by_key, (size_t)w->geo_by_key_capacity * sizeof *w->geo_by_key);
+    w->geo_by_key = NULL;
+    w->geo_by_key_capacity = 0;
+}

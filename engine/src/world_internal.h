@@ -1,0 +1,380 @@
+/* Private to the World (world*.c, host_loop.c) and its tests: the gy_world object, the component
+ * store, and the cross-file helpers (prefix gy_w_).
+ *
+ * Layout. Entities live in a slot table (generation, hierarchy links, name, flags). Components
+ * live in gy_w_store instances: dense arrays of component data with a sparse entity-slot → dense
+ * index map, swap-removed, so pointers into a store are valid only until its next add or remove.
+ * Every entity has a Transform; physics components are in a second store, each with a
+ * `store_index` (a dense slot kept for the component's life and reused after it) that names its
+ * body on the physics side. Geometry and joints sit in handle pools (gyre/handle_pool.h). */
+#ifndef GY_WORLD_INTERNAL_H
+#define GY_WORLD_INTERNAL_H
+
+#include <pthread.h>
+
+#include "gyre/character.h"
+#include "gyre/handle_pool.h"
+#include "gyre/math.h"
+#include "gyre/physics.h"
+#include "gyre/world.h"
+#include "gyre/world_physics.h"
+
+#define GY_W_NONE         UINT32_MAX
+#define GY_W_MAX_ENTITIES (1u << 24)
+#define GY_W_MAX_DT       0.25
+
+/* ---- small arrays ---------------------------------------------------------------------------- */
+
+typedef struct gy_w_u32s {
+    uint32_t *items;
+    uint32_t count, capacity;
+} gy_w_u32s;
+
+gy_result gy_w_u32s_push(const gy_allocator *a, gy_w_u32s *v, uint32_t value);
+void gy_w_u32s_free(const gy_allocator *a, gy_w_u32s *v);
+/* gy_array_reserve, zeroing the new part. */
+gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *capacity,
+                              uint32_t need, size_t elem);
+
+/* ---- the component store --------------------------------------------------------------------- */
+
+typedef struct gy_w_store {
+    size_t elem;          /* bytes per component */
+    uint32_t *sparse;     /* entity slot → dense index + 1 (0: none) */
+    uint32_t sparse_capacity;
+    uint32_t *dense_entity; /* dense index → entity slot */
+    uint32_t entity_capacity;
+    unsigned char *data;    /* dense component data */
+    uint32_t count, capacity;
+} gy_w_store;
+
+void gy_w_store_init(gy_w_store *s, size_t elem);
+void gy_w_store_fini(gy_w_store *s, const gy_allocator *a);
+/* Adds a zeroed component for `entity` (which must have none); *out points at it. */
+gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, void **out);
+/* The entity's component or NULL. */
+void *gy_w_store_get(const gy_w_store *s, uint32_t entity);
+/* Dense access for iteration. */
+static inline void *gy_w_store_at(const gy_w_store *s, uint32_t dense)
+{
+    return s->data + (size_t)dense * s->elem;
+}
+/* Swap-removes the entity's component (if any). */
+void gy_w_store_remove(gy_w_store *s, uint32_t entity);
+
+/* ---- keys for physics-side joints and resources ------------------------------------------------ */
+
+/* Keys name joints and resources in replies that carry no attachment (CREATE_FAILED,
+ * JOINT_BROKEN), so a released key is quarantined until a reply about its previous owner can no
+ * longer be in flight: until the World has drained replies after seeing a proxy publish for a
+ * tick that only an iteration started after the release's batch could have produced. */
+typedef struct gy_w_quarantined {
+    uint32_t key;
+    uint64_t until; /* physics tick; 0: released since the last publish */
+} gy_w_quarantined;
+
+typedef struct gy_w_keys {
+    uint32_t next; /* next never-used key (keys start at 1) */
+    gy_w_u32s free;
+    gy_w_quarantined *q;
+    uint32_t q_count, q_capacity;
+} gy_w_keys;
+
+gy_result gy_w_keys_acquire(gy_w_keys *k, const gy_allocator *a, uint32_t *out);
+/* Quarantines a key; returns it to the free list at once when `immediate` (no physics run could
+ * still mention it). */
+void gy_w_keys_release(gy_w_keys *k, const gy_allocator *a, uint32_t key, bool immediate);
+/* At publish: dates keys released since the last publish. */
+void gy_w_keys_date(gy_w_keys *k, uint64_t until);
+/* After a drain: frees keys whose date is at or before `seen_tick`. */
+void gy_w_keys_settle(gy_w_keys *k, const gy_allocator *a, uint64_t seen_tick);
+/* After a stop: every quarantined key is free. */
+void gy_w_keys_settle_all(gy_w_keys *k, const gy_allocator *a);
+void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a);
+
+/* ---- entities -------------------------------------------------------------------------------- */
+
+typedef struct gy_w_entity {
+    uint32_t generation;
+    uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* slots or GY_W_NONE */
+    uint32_t next_free;
+    uint32_t mark;        /* propagation pass stamp */
+    uint32_t joints;      /* joints naming this entity */
+    char *name;           /* NULL: none */
+    size_t name_size;
+    gy_collision_fn on_collision;
+    void *collision_ctx;
+    bool live;
+    bool active;          /* own flag */
+    bool active_h;        /* active in the hierarchy */
+    bool dirty_game;      /* local changed by the game (or reparented): bodies below follow it */
+    bool dirty_phys;      /* world set from physics: children follow, local re-derived */
+    bool queued;          /* in the dirty list */
+} gy_w_entity;
+
+typedef struct gy_w_transform {
+    gy_pose local;
+    gy_vec3 local_scale;
+    gy_pose world;
+    gy_vec3 world_scale;
+} gy_w_transform;
+
+/* ---- physics components ---------------------------------------------------------------------- */
+
+typedef struct gy_w_body {
+    /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
+    gy_physics_desc desc;
+    gy_scene_collider *cols;
+    gy_motion_type motion;
+    uint32_t entity;
+    uint32_t store_index;
+    /* the body as the game knows it */
+    uint32_t attachment;  /* of the body recorded in this physics run; 0: none */
+    bool recorded;        /* a create is recorded (the subsystem's view holds `attachment`) */
+    bool assigned;        /* BODY_ASSIGNED seen */
+    gy_body_id body;
+    bool failed;
+    gy_result error;
+    bool faulted;
+    /* results */
+    gy_pose prev, curr;   /* the two newest poses (interpolation), or the game's teleport */
+    uint32_t curr_tick;   /* proxy tick of `curr` */
+    bool have_proxy;      /* curr came from a proxy of this attachment */
+    bool moved;           /* curr changed since the last sync */
+    uint16_t teleports_sent;
+    uint16_t teleports_seen;
+    gy_vec3 lin, ang;
+    bool awake;
+    uint64_t state_tick;
+    /* character state (CHARACTER_STATE replies) */
+    bool grounded, hit_ceiling;
+    gy_vec3 ground_normal, platform_velocity;
+    gy_entity ground;
+    uint32_t character_tick;
+} gy_w_body;
+
+/* ---- geometry, joints, pairs ----------------------------------------------------------------- */
+
+typedef struct gy_w_geometry {
+    uint32_t key;
+    bool is_mesh;
+    bool creator;
+    bool created; /* a create is recorded in this physics run */
+    bool failed;
+    uint32_t pins;
+    gy_vec3 *vertices;
+    uint32_t vertex_count;
+    uint32_t *indices;
+    uint32_t index_count;
+    uint64_t handle;
+} gy_w_geometry;
+
+typedef struct gy_w_joint {
+    uint32_t a, b;           /* entity slots; b GY_W_NONE: the world */
+    gy_joint_def def;        /* anchor and axis in a's frame */
+    gy_joint_status status;
+    uint32_t key;            /* physics key while LIVE; 0 otherwise */
+    uint32_t a_attachment, b_attachment; /* the bodies it was created between */
+    uint64_t handle;
+} gy_w_joint;
+
+/* A touching collider pair as the game has seen it (between ENTER and EXIT). */
+typedef struct gy_w_pair {
+    uint32_t att_a, att_b;
+    uint16_t col_a, col_b;
+    gy_entity ent_a, ent_b;
+    gy_vec3 point, normal; /* last geometry, A's view */
+    double penetration;
+    uint64_t tick;
+} gy_w_pair;
+
+/* A collision callback call waiting to be made (synthesized EXITs). */
+typedef struct gy_w_pending {
+    gy_collision_fn fn;
+    void *ctx;
+    gy_collision_event event;
+} gy_w_pending;
+
+/* Characters run by the World (world_character.c). */
+typedef struct gy_w_chars gy_w_chars;
+
+/* ---- the World -------------------------------------------------------------------------------- */
+
+struct gy_world {
+    const gy_allocator *alloc;
+    const gy_logger *logger;
+    gy_physics *physics;
+    bool lockstep;
+    double step_dt;
+    uint32_t max_catchup;
+    uint64_t step_timeout_ns;
+    gy_world_update_fn update;
+    void *update_ctx;
+    pthread_rwlock_t lock;
+    gy_w_chars *chars; /* NULL when the host installed its own character hook */
+
+    /* entities */
+    gy_w_entity *ents;
+    uint32_t ent_capacity, ent_high, ent_live, free_head;
+    uint32_t first_root, last_root;
+    gy_w_store transforms; /* gy_w_transform */
+    gy_w_u32s dirty;       /* entity slots with dirty_game / dirty_phys */
+    bool dirty_overflow;   /* the dirty list could not grow: propagate everything */
+    uint32_t pass;
+
+    /* physics components */
+    gy_w_store bodies; /* gy_w_body */
+    uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
+    uint32_t store_capacity, store_high;
+    gy_w_u32s store_free;
+    uint32_t next_attachment;
+    gy_collider_def *col_scratch;
+    uint32_t col_scratch_capacity;
+
+    /* geometry */
+    gy_handle_pool geo_pool;
+    gy_w_keys geo_keys;
+    uint64_t *geo_by_key;
+    uint32_t geo_by_key_capacity;
+    uint64_t geo_created, geo_freed;
+
+    /* joints */
+    gy_handle_pool joint_pool;
+    gy_w_keys joint_keys;
+    uint64_t *joint_by_key;
+    uint32_t joint_by_key_capacity;
+    uint32_t joints_pending;
+
+    /* touching pairs: dense array + open-addressing index (dense + 1, 0 empty) */
+    gy_w_pair *pairs;
+    uint32_t pair_count, pair_capacity;
+    uint32_t *pair_index;
+    uint32_t pair_index_capacity; /* power of two or 0 */
+    gy_w_pending *pending;
+    uint32_t pending_count, pending_capacity;
+    bool dispatching;
+
+    /* host loop */
+    double acc;
+    double alpha;
+    double time_scale;
+    bool hold;
+    bool in_tick;
+    uint64_t frame_tick; /* tick of the newest proxies captured */
+    uint64_t seen_tick;  /* frame_tick as of the last sync (what the next drain may rely on) */
+
+    /* query scratch */
+    gy_hit *hit_scratch;
+    uint32_t hit_capacity;
+    gy_snapshot_hit *snap_scratch;
+    uint32_t snap_capacity;
+
+    gy_world_stats stats;
+};
+
+/* ---- cross-file helpers ---------------------------------------------------------------------- */
+
+/* world.c */
+/* Frees the World and everything it holds (no physics-side teardown). */
+void gy_w_free(gy_world *w);
+/* Slot of a live entity handle, or GY_W_NONE. */
+uint32_t gy_w_entity_slot(const gy_world *w, gy_entity e);
+gy_entity gy_w_entity_handle(const gy_world *w, uint32_t slot);
+static inline gy_w_transform *gy_w_transform_of(const gy_world *w, uint32_t slot)
+{
+    return gy_w_store_get(&w->transforms, slot);
+}
+/* World pose now, composed up the hierarchy where anything on the path is dirty. */
+gy_pose gy_w_world_pose(const gy_world *w, uint32_t slot);
+/* Queues an entity for propagation. */
+void gy_w_mark_dirty(gy_world *w, uint32_t slot, bool game);
+/* Propagates dirty transforms; bodies moved by the game are teleported. */
+void gy_w_propagate(gy_world *w);
+/* Calls fn for the entity and every descendant, parents before children. */
+void gy_w_walk_subtree(gy_world *w, uint32_t slot, void (*fn)(gy_world *, uint32_t, void *),
+                       void *ctx);
+bool gy_w_running(const gy_world *w);
+
+/* world_body.c */
+static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
+{
+    return gy_w_store_get(&w->bodies, slot);
+}
+/* The component at store_index whose current body is `attachment`, or NULL. */
+gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint32_t attachment);
+/* Creates or releases the body to match effective enable. */
+gy_result gy_w_body_refresh(gy_world *w, uint32_t slot);
+/* Releases the body (if recorded) and removes the component. */
+void gy_w_body_destroy(gy_world *w, uint32_t slot);
+/* Records a teleport of a recorded body to `pose`. */
+void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose);
+/* After a stop: forgets every physics-side fact. */
+void gy_w_bodies_stopped(gy_world *w);
+/* Builds the bootstrap and starts physics. */
+gy_result gy_w_start(gy_world *w);
+
+/* world_geometry.c */
+gy_w_geometry *gy_w_geometry_get(const gy_world *w, uint64_t handle);
+void gy_w_geometry_pin(gy_world *w, uint64_t handle);
+void gy_w_geometry_unpin(gy_world *w, uint64_t handle);
+/* Creates World geometry owned by nobody yet (creator reference held). */
+gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
+                               uint32_t vertex_count, const uint32_t *indices,
+                               uint32_t index_count, uint64_t *out);
+void gy_w_geometry_failed(gy_world *w, uint32_t key, gy_result r);
+void gy_w_geometry_stopped(gy_world *w);
+/* Fills resource descs (caller frees them with gy_w_geometry_free_bootstrap). */
+gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_desc **out, uint32_t *count,
+                                  gy_mesh_def **meshes, gy_hull_def **hulls);
+void gy_w_geometry_started(gy_world *w);
+/* Teardown: drops every creator reference (returns how many were outstanding). */
+uint32_t gy_w_geometry_reclaim(gy_world *w);
+void gy_w_geometry_fini(gy_world *w);
+
+/* world_joint.c */
+/* A body of entity `slot` went away: its live joints become pending again. */
+void gy_w_joints_body_released(gy_world *w, uint32_t slot);
+/* The entity is being destroyed: its joints are released. */
+void gy_w_joints_entity_destroyed(gy_world *w, uint32_t slot);
+/* Records creates for pending joints whose bodies are both recorded. */
+void gy_w_joints_flush(gy_world *w);
+void gy_w_joint_failed(gy_world *w, uint32_t key);
+void gy_w_joint_broken(gy_world *w, uint32_t key);
+void gy_w_joints_stopped(gy_world *w);
+/* Bootstrap list for joints whose bodies are both in it (marks them LIVE on success). */
+gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32_t *count);
+/* After gy_physics_start: LIVE when `ok`, else the keys go back. */
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_desc *descs, uint32_t count, bool ok);
+void gy_w_joints_fini(gy_world *w);
+
+/* world_events.c */
+/* Drains replies and dispatches collision events (pending synthesized EXITs first and last). */
+void gy_w_drain(gy_world *w);
+/* The body with this attachment went away: EXIT for each of its pairs, queued. */
+void gy_w_pairs_body_released(gy_world *w, uint32_t attachment);
+/* Queues EXIT for every pair (after stop) and clears them. */
+void gy_w_pairs_clear(gy_world *w);
+/* Calls the pending callbacks (and those they cause). */
+void gy_w_flush_pending(gy_world *w);
+void gy_w_events_fini(gy_world *w);
+
+/* world_character.c */
+gy_result gy_w_chars_create(const gy_allocator *a, const gy_logger *logger, gy_vec3 gravity,
+                            gy_w_chars **out, gy_physics_character_fn *hook);
+void gy_w_chars_destroy(gy_w_chars *ch);
+/* The controller settings of a character description (its one capsule collider). */
+gy_result gy_w_character_settings(const gy_physics_desc *d, gy_character_settings *out);
+/* A character's body was recorded / is being released: (un)register it with the controller. */
+void gy_w_character_recorded(gy_world *w, const gy_w_body *c);
+void gy_w_character_released(gy_world *w, const gy_w_body *c);
+/* After a stop (thread joined): an empty set for the next run. */
+gy_result gy_w_chars_reset(gy_world *w);
+void gy_w_character_reply(gy_world *w, const gy_reply *r);
+
+/* host_loop.c */
+/* Reads the newest proxies into the components (prev/curr); returns ticks advanced. */
+uint64_t gy_w_capture(gy_world *w);
+/* Writes captured poses into transforms and propagates. */
+void gy_w_sync(gy_world *w);
+
+#endif /* GY_WORLD_INTERNAL_H */

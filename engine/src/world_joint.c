@@ -1,0 +1,326 @@
+/* Joints between entities' bodies. A joint is kept in a's frame and created on the physics side
+ * whenever both bodies exist there; the adapter drops it with either body, after which it waits
+ * (PENDING) for both to be recreated. Physics-side keys are quarantined on release because
+ * JOINT_BROKEN and CREATE_FAILED name only the key. */
+#include <string.h>
+
+#include "world_internal.h"
+
+static gy_w_joint *joint_get(const gy_world *w, uint64_t bits)
+{
+    return gy_handle_pool_get(&w->joint_pool, bits);
+}
+
+static gy_w_joint *joint_by_key(const gy_world *w, uint32_t key)
+{
+    if (key == 0 || key >= w->joint_by_key_capacity || w->joint_by_key[key] == 0)
+        return NULL;
+    return joint_get(w, w->joint_by_key[key]);
+}
+
+/* Forgets the physics key (quarantined unless `immediate`). */
+static void drop_key(gy_world *w, gy_w_joint *j, bool immediate)
+{
+    if (j->key == 0)
+        return;
+    if (j->key < w->joint_by_key_capacity)
+        w->joint_by_key[j->key] = 0;
+    gy_w_keys_release(&w->joint_keys, w->alloc, j->key, immediate);
+    j->key = 0;
+}
+
+static bool body_ready(const gy_world *w, uint32_t slot, const gy_w_body **out)
+{
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    *out = c;
+    return c != NULL && c->recorded && !c->failed;
+}
+
+/* The joint's definition in world space for bodies at the given poses. */
+static gy_joint_def world_def(const gy_w_joint *j, gy_pose pa)
+{
+    gy_joint_def d = j->def;
+    d.anchor = gy_pose_apply(pa, j->def.anchor);
+    d.axis = gy_quat_rotate(pa.rotation, j->def.axis);
+    d.a.bits = 0;
+    d.b.bits = 0;
+    d.user_data = 0;
+    return d;
+}
+
+static void try_create(gy_world *w, gy_w_joint *j)
+{
+    if (j->status != GY_JOINT_PENDING || !gy_w_running(w))
+        return;
+    const gy_w_body *ca, *cb = NULL;
+    if (!body_ready(w, j->a, &ca) || (j->b != GY_W_NONE && !body_ready(w, j->b, &cb)))
+        return;
+    uint32_t key;
+    if (gy_w_keys_acquire(&w->joint_keys, w->alloc, &key) != GY_OK)
+        return;
+    if (gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
+                            key + 1u, sizeof *w->joint_by_key) != GY_OK) {
+        gy_w_keys_release(&w->joint_keys, w->alloc, key, true);
+        return;
+    }
+    gy_physics_joint_desc d;
+    memset(&d, 0, sizeof d);
+    d.joint_key = key;
+    d.a_store = ca->store_index;
+    d.a_attachment = ca->attachment;
+    d.b_store = cb != NULL ? cb->store_index : 0u;
+    d.b_attachment = cb != NULL ? cb->attachment : 0u;
+    d.def = world_def(j, ca->curr);
+    gy_result r = gy_physics_record_create_joint(w->physics, &d);
+    if (r != GY_OK) {
+        gy_log(w->logger, GY_LOG_WARN, "world: joint create not recorded: %s",
+               gy_result_message(r));
+        gy_w_keys_release(&w->joint_keys, w->alloc, key, true);
+        return;
+    }
+    j->status = GY_JOINT_LIVE;
+    j->key = key;
+    j->a_attachment = d.a_attachment;
+    j->b_attachment = d.b_attachment;
+    w->joint_by_key[key] = j->handle;
+    w->joints_pending--;
+}
+
+gy_result gy_joint_create(gy_world *w, gy_entity a, gy_entity b, const gy_joint_def *def,
+                          gy_joint *out)
+{
+    if (w == NULL || def == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    out->bits = 0;
+    uint32_t sa = gy_w_entity_slot(w, a);
+    uint32_t sb = GY_W_NONE;
+    if (sa == GY_W_NONE)
+        return GY_ERR_STALE_HANDLE;
+    if (!gy_entity_is_null(b) && (sb = gy_w_entity_slot(w, b)) == GY_W_NONE)
+        return GY_ERR_STALE_HANDLE;
+    if (sa == sb || gy_w_body_of(w, sa) == NULL || (sb != GY_W_NONE && gy_w_body_of(w, sb) == NULL))
+        return GY_ERR_MISUSE;
+    gy_joint_def check = *def;
+    check.a.bits = 1;
+    check.b.bits = sb != GY_W_NONE ? 2u : 0u;
+    gy_result r = gy_validate_joint_def(&check);
+    if (r != GY_OK)
+        return r;
+    if (gy_w_body_of(w, sa)->motion == GY_MOTION_STATIC)
+        return GY_ERR_INVALID_MOTION;
+    gy_w_joint *j = gy_alloc_zeroed(w->alloc, sizeof *j);
+    if (j == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    r = gy_handle_pool_acquire(&w->joint_pool, j, &j->handle);
+    if (r != GY_OK) {
+        gy_free(w->alloc, j, sizeof *j);
+        return r;
+    }
+    gy_pose inv = gy_pose_inverse(gy_w_world_pose(w, sa));
+    j->a = sa;
+    j->b = sb;
+    j->def = *def;
+    j->def.anchor = gy_pose_apply(inv, def->anchor);
+    j->def.axis = gy_quat_rotate(inv.rotation, def->axis);
+    j->status = GY_JOINT_PENDING;
+    w->joints_pending++;
+    w->ents[sa].joints++;
+    if (sb != GY_W_NONE)
+        w->ents[sb].joints++;
+    try_create(w, j);
+    out->bits = j->handle;
+    return GY_OK;
+}
+
+static void release_joint(gy_world *w, gy_w_joint *j)
+{
+    if (j->status == GY_JOINT_LIVE && gy_w_running(w)) {
+        gy_result r = gy_physics_record_release_joint(w->physics, j->key);
+        if (r != GY_OK)
+            gy_log(w->logger, GY_LOG_WARN, "world: joint release not recorded: %s",
+                   gy_result_message(r));
+    }
+    if (j->status == GY_JOINT_PENDING)
+        w->joints_pending--;
+    drop_key(w, j, false);
+    w->ents[j->a].joints--;
+    if (j->b != GY_W_NONE)
+        w->ents[j->b].joints--;
+    gy_handle_pool_release(&w->joint_pool, j->handle);
+    gy_free(w->alloc, j, sizeof *j);
+}
+
+gy_result gy_joint_release(gy_world *w, gy_joint id)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_w_joint *j = joint_get(w, id.bits);
+    if (j == NULL)
+        return GY_ERR_STALE_HANDLE;
+    release_joint(w, j);
+    return GY_OK;
+}
+
+gy_result gy_joint_get_status(const gy_world *w, gy_joint id, gy_joint_status *out)
+{
+    if (w == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_w_joint *j = joint_get(w, id.bits);
+    if (j == NULL)
+        return GY_ERR_STALE_HANDLE;
+    *out = j->status;
+    return GY_OK;
+}
+
+void gy_w_joints_body_released(gy_world *w, uint32_t slot)
+{
+    if (w->ents[slot].joints == 0)
+        return;
+    for (uint32_t i = 0; i < w->joint_pool.count; i++) {
+        gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
+        if (j == NULL || (j->a != slot && j->b != slot) || j->status != GY_JOINT_LIVE)
+            continue;
+        /* The adapter releases a body's joints with it: no command, only a key to retire. */
+        drop_key(w, j, false);
+        j->status = GY_JOINT_PENDING;
+        w->joints_pending++;
+    }
+}
+
+void gy_w_joints_entity_destroyed(gy_world *w, uint32_t slot)
+{
+    for (uint32_t i = 0; i < w->joint_pool.count && w->ents[slot].joints > 0; i++) {
+        gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
+        if (j != NULL && (j->a == slot || j->b == slot))
+            release_joint(w, j);
+    }
+}
+
+void gy_w_joints_flush(gy_world *w)
+{
+    if (w->joints_pending == 0 || !gy_w_running(w))
+        return;
+    for (uint32_t i = 0; i < w->joint_pool.count; i++) {
+        gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
+        if (j != NULL && j->status == GY_JOINT_PENDING)
+            try_create(w, j);
+    }
+}
+
+void gy_w_joint_failed(gy_world *w, uint32_t key)
+{
+    gy_w_joint *j = joint_by_key(w, key);
+    if (j == NULL || j->status != GY_JOINT_LIVE)
+        return;
+    j->status = GY_JOINT_FAILED;
+    /* Its one reply has arrived: the key is free at once. */
+    drop_key(w, j, true);
+    gy_log(w->logger, GY_LOG_WARN, "world: the adapter refused a joint on entity '%s'",
+           w->ents[j->a].name != NULL ? w->ents[j->a].name : "");
+}
+
+void gy_w_joint_broken(gy_world *w, uint32_t key)
+{
+    gy_w_joint *j = joint_by_key(w, key);
+    if (j == NULL || j->status != GY_JOINT_LIVE)
+        return;
+    j->status = GY_JOINT_BROKEN;
+    drop_key(w, j, true);
+}
+
+void gy_w_joints_stopped(gy_world *w)
+{
+    for (uint32_t i = 0; i < w->joint_pool.count; i++) {
+        gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
+        if (j == NULL || j->status != GY_JOINT_LIVE)
+            continue;
+        drop_key(w, j, true);
+        j->status = GY_JOINT_PENDING;
+        w->joints_pending++;
+    }
+    gy_w_keys_settle_all(&w->joint_keys, w->alloc);
+}
+
+gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->joint_pool.count; i++) {
+        const gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
+        const gy_w_body *ca, *cb;
+        if (j != NULL && j->status == GY_JOINT_PENDING && body_ready(w, j->a, &ca) &&
+            (j->b == GY_W_NONE || body_ready(w, j->b, &cb)))
+            n++;
+    }
+    if (n == 0)
+        return GY_OK;
+    gy_physics_joint_desc *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
+    if (d == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < w->joint_pool.count && k < n; i++) {
+        gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
+        const gy_w_body *ca, *cb = NULL;
+        if (j == NULL || j->status != GY_JOINT_PENDING || !body_ready(w, j->a, &ca) ||
+            (j->b != GY_W_NONE && !body_ready(w, j->b, &cb)))
+            continue;
+        uint32_t key;
+        gy_result r = gy_w_keys_acquire(&w->joint_keys, w->alloc, &key);
+        if (r == GY_OK)
+            r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key,
+                                    &w->joint_by_key_capacity, key + 1u,
+                                    sizeof *w->joint_by_key);
+        if (r != GY_OK) {
+            gy_w_joints_started(w, d, k, false);
+            gy_free(w->alloc, d, (size_t)n * sizeof *d);
+            return r;
+        }
+        memset(&d[k], 0, sizeof d[k]);
+        d[k].joint_key = key;
+        d[k].a_store = ca->store_index;
+        d[k].a_attachment = ca->attachment;
+        d[k].b_store = cb != NULL ? cb->store_index : 0u;
+        d[k].b_attachment = cb != NULL ? cb->attachment : 0u;
+        d[k].def = world_def(j, gy_w_world_pose(w, j->a));
+        j->key = key;
+        w->joint_by_key[key] = j->handle;
+        k++;
+    }
+    *out = d;
+    *count = k;
+    return GY_OK;
+}
+
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_desc *descs, uint32_t count, bool ok)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        gy_w_joint *j = joint_by_key(w, descs[i].joint_key);
+        if (j == NULL)
+            continue;
+        if (ok) {
+            j->status = GY_JOINT_LIVE;
+            j->a_attachment = descs[i].a_attachment;
+            j->b_attachment = descs[i].b_attachment;
+            w->joints_pending--;
+        } else {
+            drop_key(w, j, true);
+        }
+    }
+}
+
+void gy_w_joints_fini(gy_world *w)
+{
+    for (uint32_t i = 0; i < w->joint_pool.count; i++) {
+        gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
+        if (j != NULL)
+            gy_free(w->alloc, j, sizeof *j);
+    }
+    gy_handle_pool_fini(&w->joint_pool);
+    gy_w_keys_free(&w->joint_keys, w->alloc);
+    if (w->joint_by_key != NULL)
+        gy_free(w->alloc, w->joint_by_key,
+                (size_t)w->joint_by_key_capacity * sizeof *w->joint_by_key);
+    w->joint_by_key = NULL;
+    w->joint_by_key_capacity = 0;
+}

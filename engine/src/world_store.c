@@ -1,0 +1,179 @@
+/* The component store (dense data, sparse entity map, swap-remove), growable uint32 arrays, and
+ * the quarantining key allocator for physics-side joint and resource keys. */
+#include <string.h>
+
+#include "world_internal.h"
+
+/* ---- uint32 arrays --------------------------------------------------------------------------- */
+
+gy_result gy_w_u32s_push(const gy_allocator *a, gy_w_u32s *v, uint32_t value)
+{
+    if (v->count == v->capacity) {
+        gy_result r = gy_array_reserve(a, (void **)&v->items, &v->capacity, v->count + 1u,
+                                       sizeof *v->items);
+        if (r != GY_OK)
+            return r;
+    }
+    v->items[v->count++] = value;
+    return GY_OK;
+}
+
+void gy_w_u32s_free(const gy_allocator *a, gy_w_u32s *v)
+{
+    if (v->items != NULL)
+        gy_free(a, v->items, (size_t)v->capacity * sizeof *v->items);
+    memset(v, 0, sizeof *v);
+}
+
+gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *capacity,
+                              uint32_t need, size_t elem)
+{
+    uint32_t old = *capacity;
+    gy_result r = gy_array_reserve(a, array, capacity, need, elem);
+    if (r == GY_OK && *capacity > old)
+        memset((unsigned char *)*array + (size_t)old * elem, 0, (size_t)(*capacity - old) * elem);
+    return r;
+}
+
+/* ---- store ----------------------------------------------------------------------------------- */
+
+void gy_w_store_init(gy_w_store *s, size_t elem)
+{
+    memset(s, 0, sizeof *s);
+    s->elem = elem;
+}
+
+void gy_w_store_fini(gy_w_store *s, const gy_allocator *a)
+{
+    if (s->sparse != NULL)
+        gy_free(a, s->sparse, (size_t)s->sparse_capacity * sizeof *s->sparse);
+    if (s->dense_entity != NULL)
+        gy_free(a, s->dense_entity, (size_t)s->entity_capacity * sizeof *s->dense_entity);
+    if (s->data != NULL)
+        gy_free(a, s->data, (size_t)s->capacity * s->elem);
+    size_t elem = s->elem;
+    memset(s, 0, sizeof *s);
+    s->elem = elem;
+}
+
+gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, void **out)
+{
+    if (entity >= s->sparse_capacity) {
+        uint32_t old = s->sparse_capacity;
+        gy_result r = gy_array_reserve(a, (void **)&s->sparse, &s->sparse_capacity, entity + 1u,
+                                       sizeof *s->sparse);
+        if (r != GY_OK)
+            return r;
+        memset(s->sparse + old, 0, (size_t)(s->sparse_capacity - old) * sizeof *s->sparse);
+    }
+    if (s->count == s->entity_capacity) {
+        gy_result r = gy_array_reserve(a, (void **)&s->dense_entity, &s->entity_capacity,
+                                       s->count + 1u, sizeof *s->dense_entity);
+        if (r != GY_OK)
+            return r;
+    }
+    if (s->count == s->capacity) {
+        gy_result r = gy_array_reserve(a, (void **)&s->data, &s->capacity, s->count + 1u, s->elem);
+        if (r != GY_OK)
+            return r;
+    }
+    uint32_t d = s->count++;
+    s->dense_entity[d] = entity;
+    s->sparse[entity] = d + 1u;
+    void *p = gy_w_store_at(s, d);
+    memset(p, 0, s->elem);
+    *out = p;
+    return GY_OK;
+}
+
+void *gy_w_store_get(const gy_w_store *s, uint32_t entity)
+{
+    if (entity >= s->sparse_capacity || s->sparse[entity] == 0)
+        return NULL;
+    return gy_w_store_at(s, s->sparse[entity] - 1u);
+}
+
+void gy_w_store_remove(gy_w_store *s, uint32_t entity)
+{
+    if (entity >= s->sparse_capacity || s->sparse[entity] == 0)
+        return;
+    uint32_t d = s->sparse[entity] - 1u;
+    uint32_t last = s->count - 1u;
+    if (d != last) {
+        memcpy(gy_w_store_at(s, d), gy_w_store_at(s, last), s->elem);
+        uint32_t moved = s->dense_entity[last];
+        s->dense_entity[d] = moved;
+        s->sparse[moved] = d + 1u;
+    }
+    s->sparse[entity] = 0;
+    s->count = last;
+}
+
+/* ---- keys ------------------------------------------------------------------------------------ */
+
+gy_result gy_w_keys_acquire(gy_w_keys *k, const gy_allocator *a, uint32_t *out)
+{
+    (void)a;
+    if (k->free.count > 0) {
+        *out = k->free.items[--k->free.count];
+        return GY_OK;
+    }
+    if (k->next == 0)
+        k->next = 1;
+    if (k->next >= GY_PHYSICS_MAX_STORE_INDEX)
+        return GY_ERR_CAPACITY;
+    *out = k->next++;
+    return GY_OK;
+}
+
+void gy_w_keys_release(gy_w_keys *k, const gy_allocator *a, uint32_t key, bool immediate)
+{
+    if (immediate) {
+        if (gy_w_u32s_push(a, &k->free, key) != GY_OK)
+            return; /* the key is lost (never reused), which is safe */
+        return;
+    }
+    if (k->q_count == k->q_capacity &&
+        gy_array_reserve(a, (void **)&k->q, &k->q_capacity, k->q_count + 1u, sizeof *k->q) !=
+            GY_OK)
+        return; /* lost, as above */
+    k->q[k->q_count].key = key;
+    k->q[k->q_count].until = 0;
+    k->q_count++;
+}
+
+void gy_w_keys_date(gy_w_keys *k, uint64_t until)
+{
+    for (uint32_t i = 0; i < k->q_count; i++)
+        if (k->q[i].until == 0)
+            k->q[i].until = until;
+}
+
+void gy_w_keys_settle(gy_w_keys *k, const gy_allocator *a, uint64_t seen_tick)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < k->q_count; i++) {
+        gy_w_quarantined q = k->q[i];
+        if (q.until != 0 && q.until <= seen_tick && gy_w_u32s_push(a, &k->free, q.key) == GY_OK)
+            continue;
+        k->q[kept++] = q;
+    }
+    k->q_count = kept;
+}
+
+void gy_w_keys_settle_all(gy_w_keys *k, const gy_allocator *a)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < k->q_count; i++)
+        if (gy_w_u32s_push(a, &k->free, k->q[i].key) != GY_OK)
+            k->q[kept++] = k->q[i];
+    k->q_count = kept;
+}
+
+void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a)
+{
+    gy_w_u32s_free(a, &k->free);
+    if (k->q != NULL)
+        gy_free(a, k->q, (size_t)k->q_capacity * sizeof *k->q);
+    memset(k, 0, sizeof *k);
+}

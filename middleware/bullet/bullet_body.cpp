@@ -1,0 +1,1110 @@
+/* Bullet adapter: mesh and hull resources, bodies and their colliders, and the per-body calls.
+ *
+ * Every Bullet object the adapter owns (shapes, rigid bodies, compounds, the mesh interface) is
+ * constructed in a block from the world's allocator, and everything that can fail is allocated
+ * before the first object is constructed, so a failed create leaves nothing behind. Bullet's own
+ * arrays inside those objects use Bullet's allocator (docs/middleware.md lists them). Mass, centre
+ * of mass and inertia come from geometry.c so every adapter agrees. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "bullet_internal.h"
+
+/* Density scale when a body gives no total mass: relative density 1 means water. */
+#define DEFAULT_DENSITY 1000.0
+/* Bullet's own sleep test compares instantaneous speeds with per-body thresholds; the adapter
+ * decides instead (bullet_step.cpp), so Bullet's thresholds are set out of reach. */
+#define BULLET_SLEEP_THRESHOLD 1e30
+/* Collision margins. Boxes and cylinders keep theirs inside their extents (only edges round);
+ * hull points are pulled in by theirs, so margin and points together give back the hull's faces.
+ * Either is capped at a tenth of the shape's smallest half-size. */
+#define BOX_MARGIN 0.01
+#define HULL_MARGIN 0.01
+#define HULL_MIN_MARGIN 0.001
+/* Hulls with more distinct face planes than this are not pulled in (the plane intersection is
+ * cubic); they use HULL_MIN_MARGIN around the exact points instead. */
+#define HULL_SHRINK_MAX_PLANES 96
+/* Casting a hull uses its exact points with a margin too small to matter. */
+#define QUERY_HULL_MARGIN 1e-4
+
+/* ---- resources ------------------------------------------------------------------------------ */
+
+static void resource_destroy(gy_backend_world *w, gy_bt_resource *r)
+{
+    const gy_allocator *a = w->allocator;
+    /* The BVH shape points into the mesh interface, which points into the copies. */
+    gy_bt_delete(a, r->mesh_shape);
+    gy_bt_delete(a, r->mesh_array);
+    gy_free(a, r->vertices, (size_t)r->vertex_count * 3u * sizeof(double));
+    gy_free(a, r->indices, (size_t)r->index_count * sizeof(int));
+    gy_bt_delete(a, r->hull_shape);
+    gy_bt_delete(a, r->hull_query_shape);
+    if (r->kind == GY_SHAPE_HULL)
+        gy_hull_free(a, &r->hull);
+    gy_free(a, r, sizeof *r);
+}
+
+static void resource_unref(gy_backend_world *w, gy_bt_resource *r)
+{
+    if (--r->refs > 0)
+        return;
+    resource_destroy(w, r);
+    w->resource_count--;
+}
+
+static gy_result resource_publish(gy_backend_world *w, gy_bt_resource *r, gy_resource_id *out)
+{
+    uint64_t h;
+    gy_result res = gy_handle_pool_acquire(&w->resources, r, &h);
+    if (res != GY_OK)
+        return res;
+    r->id.bits = h;
+    r->refs = 1;
+    r->creator_ref = true;
+    w->resource_count++;
+    *out = r->id;
+    return GY_OK;
+}
+
+gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
+{
+    if (w == nullptr || out == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result res = gy_validate_mesh_def(def);
+    if (res != GY_OK)
+        return res;
+    /* Bullet counts vertices and triangles in ints. */
+    if (def->vertex_count > INT_MAX / 3u || def->index_count > INT_MAX / 3u)
+        return GY_ERR_INVALID_MESH;
+    const gy_allocator *a = w->allocator;
+    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
+    if (r == nullptr)
+        return GY_ERR_OUT_OF_MEMORY;
+    r->kind = GY_SHAPE_MESH;
+    r->vertices =
+        static_cast<double *>(gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double)));
+    r->indices = static_cast<int *>(gy_alloc(a, (size_t)def->index_count * sizeof(int)));
+    void *array_mem = gy_alloc(a, sizeof(btTriangleIndexVertexArray));
+    void *shape_mem = gy_alloc(a, sizeof(btBvhTriangleMeshShape));
+    if (r->vertices == nullptr || r->indices == nullptr || array_mem == nullptr ||
+        shape_mem == nullptr) {
+        gy_free(a, r->vertices, (size_t)def->vertex_count * 3u * sizeof(double));
+        gy_free(a, r->indices, (size_t)def->index_count * sizeof(int));
+        gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
+        gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
+        gy_free(a, r, sizeof *r);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    r->vertex_count = def->vertex_count;
+    r->index_count = def->index_count;
+    for (uint32_t i = 0; i < def->vertex_count; i++) {
+        r->vertices[3u * i + 0u] = def->vertices[i].x;
+        r->vertices[3u * i + 1u] = def->vertices[i].y;
+        r->vertices[3u * i + 2u] = def->vertices[i].z;
+    }
+    for (uint32_t i = 0; i < def->index_count; i++)
+        r->indices[i] = (int)def->indices[i];
+    res = resource_publish(w, r, out);
+    if (res != GY_OK) {
+        gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
+        gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
+        resource_destroy(w, r);
+        return res;
+    }
+    btIndexedMesh part;
+    part.m_numTriangles = (int)(def->index_count / 3u);
+    part.m_triangleIndexBase = reinterpret_cast<const unsigned char *>(r->indices);
+    part.m_triangleIndexStride = 3 * (int)sizeof(int);
+    part.m_numVertices = (int)def->vertex_count;
+    part.m_vertexBase = reinterpret_cast<const unsigned char *>(r->vertices);
+    part.m_vertexStride = 3 * (int)sizeof(double);
+    part.m_indexType = PHY_INTEGER;
+    part.m_vertexType = PHY_DOUBLE;
+    r->mesh_array = new (array_mem) btTriangleIndexVertexArray();
+    r->mesh_array->addIndexedMesh(part, PHY_INTEGER);
+    r->mesh_shape = new (shape_mem) btBvhTriangleMeshShape(r->mesh_array, true, true);
+    return GY_OK;
+}
+
+/* Smallest distance from the hull's centroid to a face plane. */
+static double hull_inner_radius(const gy_hull *h)
+{
+    double r = INFINITY;
+    for (uint32_t f = 0; f < h->triangle_count; f++) {
+        const double *p = h->planes[f];
+        r = fmin(r, p[3] - (p[0] * h->centroid.x + p[1] * h->centroid.y + p[2] * h->centroid.z));
+    }
+    return r > 0.0 && isfinite(r) ? r : 0.0;
+}
+
+/* The vertices of the hull with every face plane moved in by `margin`: intersections of three
+ * distinct planes that lie inside all of them. Bullet adds the margin back around them. False
+ * (and `out` empty) when the hull has too many planes or the result is not a solid. */
+static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<btVector3> &out)
+{
+    out.resize(0);
+    double planes[HULL_SHRINK_MAX_PLANES][4];
+    uint32_t np = 0;
+    double scale = 0.0;
+    for (uint32_t i = 0; i < h->vertex_count; i++)
+        scale = fmax(scale, gy_v3_len(gy_v3_sub(h->vertices[i], h->centroid)));
+    const double eps = 1e-9 * (1.0 + scale);
+    for (uint32_t f = 0; f < h->triangle_count; f++) {
+        const double *p = h->planes[f];
+        bool dup = false;
+        for (uint32_t k = 0; k < np && !dup; k++)
+            dup = fabs(planes[k][0] - p[0]) < 1e-9 && fabs(planes[k][1] - p[1]) < 1e-9 &&
+                  fabs(planes[k][2] - p[2]) < 1e-9 && fabs(planes[k][3] - p[3]) < eps;
+        if (dup)
+            continue;
+        if (np == HULL_SHRINK_MAX_PLANES)
+            return false;
+        planes[np][0] = p[0];
+        planes[np][1] = p[1];
+        planes[np][2] = p[2];
+        planes[np][3] = p[3] - margin;
+        np++;
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        btVector3 ni(planes[i][0], planes[i][1], planes[i][2]);
+        for (uint32_t j = i + 1; j < np; j++) {
+            btVector3 nj(planes[j][0], planes[j][1], planes[j][2]);
+            for (uint32_t k = j + 1; k < np; k++) {
+                btVector3 nk(planes[k][0], planes[k][1], planes[k][2]);
+                btVector3 jk = nj.cross(nk), ki = nk.cross(ni), ij = ni.cross(nj);
+                double det = ni.dot(jk);
+                if (fabs(det) < 1e-9)
+                    continue;
+                btVector3 p = (jk * planes[i][3] + ki * planes[j][3] + ij * planes[k][3]) / det;
+                bool inside = true;
+                for (uint32_t m = 0; m < np && inside; m++)
+                    inside = planes[m][0] * p.x() + planes[m][1] * p.y() + planes[m][2] * p.z() <=
+                             planes[m][3] + eps;
+                if (!inside)
+                    continue;
+                bool seen = false;
+                for (int q = 0; q < out.size() && !seen; q++)
+                    seen = (out[q] - p).length2() < eps * eps;
+                if (!seen)
+                    out.push_back(p);
+            }
+        }
+    }
+    if (out.size() < 4) {
+        out.resize(0);
+        return false;
+    }
+    return true;
+}
+
+gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
+{
+    if (w == nullptr || out == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result res = gy_validate_hull_def(def);
+    if (res != GY_OK)
+        return res;
+    if (def->point_count > (uint32_t)INT_MAX)
+        return GY_ERR_INVALID_MESH;
+    const gy_allocator *a = w->allocator;
+    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
+    if (r == nullptr)
+        return GY_ERR_OUT_OF_MEMORY;
+    r->kind = GY_SHAPE_HULL;
+    res = gy_hull_build(a, def->points, def->point_count, &r->hull);
+    if (res != GY_OK) {
+        gy_free(a, r, sizeof *r);
+        return res;
+    }
+    void *shape_mem = gy_alloc(a, sizeof(btConvexHullShape));
+    void *query_mem = gy_alloc(a, sizeof(btConvexHullShape));
+    if (shape_mem == nullptr || query_mem == nullptr) {
+        gy_free(a, shape_mem, sizeof(btConvexHullShape));
+        gy_free(a, query_mem, sizeof(btConvexHullShape));
+        gy_hull_free(a, &r->hull);
+        gy_free(a, r, sizeof *r);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    res = resource_publish(w, r, out);
+    if (res != GY_OK) {
+        gy_free(a, shape_mem, sizeof(btConvexHullShape));
+        gy_free(a, query_mem, sizeof(btConvexHullShape));
+        resource_destroy(w, r);
+        return res;
+    }
+    const gy_hull *h = &r->hull;
+    const double *points = &h->vertices[0].x;
+    const int stride = (int)sizeof(gy_vec3);
+    double margin = fmin(HULL_MARGIN, 0.1 * hull_inner_radius(h));
+    btAlignedObjectArray<btVector3> shrunk;
+    if (margin > HULL_MIN_MARGIN && hull_shrink(h, margin, shrunk)) {
+        r->hull_shape = new (shape_mem)
+            btConvexHullShape(&shrunk[0].x(), shrunk.size(), (int)sizeof(btVector3));
+    } else {
+        margin = fmin(HULL_MIN_MARGIN, 0.1 * hull_inner_radius(h));
+        r->hull_shape = new (shape_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
+    }
+    r->hull_shape->setMargin(margin);
+    /* Face data lets hull-hull pairs use Bullet's clipping contacts (full manifolds). */
+    r->hull_shape->initializePolyhedralFeatures();
+    r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
+    r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
+    return GY_OK;
+}
+
+void gy_bt_resource_release(gy_backend_world *w, gy_resource_id id)
+{
+    if (w == nullptr || !gy_bt_thread_ok(w))
+        return;
+    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_handle_pool_get(&w->resources, id.bits));
+    if (r == nullptr || !r->creator_ref)
+        return;
+    /* The id dies with the creator's reference; colliders keep the record alive. */
+    gy_handle_pool_release(&w->resources, id.bits);
+    r->creator_ref = false;
+    resource_unref(w, r);
+}
+
+void gy_bt_resource_release_all(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->resources.count; i++) {
+        uint64_t h;
+        gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_handle_pool_at(&w->resources, i, &h));
+        if (r == nullptr)
+            continue;
+        gy_handle_pool_release(&w->resources, h);
+        r->creator_ref = false;
+        resource_unref(w, r);
+    }
+}
+
+/* ---- body helpers --------------------------------------------------------------------------- */
+
+btVector3 gy_bt_body_com(const gy_bt_body *b)
+{
+    return b->rb->getCenterOfMassTransform().getOrigin();
+}
+
+gy_pose gy_bt_body_pose(const gy_bt_body *b)
+{
+    return gy_bt_from_transform(b->rb->getCenterOfMassTransform() * b->principal_inv);
+}
+
+btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
+{
+    switch (b->type) {
+    case GY_MOTION_DYNAMIC:
+        return b->rb->getVelocityInLocalPoint(p - gy_bt_body_com(b));
+    case GY_MOTION_KINEMATIC:
+        return b->kin_linear + b->kin_angular.cross(p - gy_bt_body_com(b));
+    default:
+        return btVector3(0, 0, 0);
+    }
+}
+
+btTransform gy_bt_collider_transform(const gy_bt_collider *c)
+{
+    return c->body->rb->getCenterOfMassTransform() * c->body->principal_inv *
+           gy_bt_transform(c->local_pose);
+}
+
+void gy_bt_body_wake(gy_bt_body *b)
+{
+    if (b->type == GY_MOTION_DYNAMIC)
+        b->rb->activate(true);
+    else if (b->type == GY_MOTION_KINEMATIC)
+        b->pose_written = true;
+}
+
+void gy_bt_wake_touching(gy_backend_world *w, const gy_bt_body *b)
+{
+    for (uint32_t i = 0; i < w->contact_count; i++) {
+        const gy_bt_pair *p = &w->pairs[i];
+        if (p->a->body == b)
+            gy_bt_body_wake(p->b->body);
+        else if (p->b->body == b)
+            gy_bt_body_wake(p->a->body);
+    }
+    int n = w->dispatcher.getNumManifolds();
+    for (int i = 0; i < n; i++) {
+        btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
+        gy_bt_body *b0 = gy_bt_body_of(m->getBody0()), *b1 = gy_bt_body_of(m->getBody1());
+        if (b0 == b && b1 != nullptr)
+            gy_bt_body_wake(b1);
+        else if (b1 == b && b0 != nullptr)
+            gy_bt_body_wake(b0);
+    }
+}
+
+void gy_bt_body_place(gy_backend_world *w, gy_bt_body *b, const btTransform &com_frame)
+{
+    b->rb->setCenterOfMassTransform(com_frame);
+    b->rb->setInterpolationWorldTransform(com_frame);
+    w->world.updateSingleAabb(b->rb);
+}
+
+/* Gyre damping d removes about d of the velocity per second: a step of dt keeps exp(-d dt).
+ * Bullet keeps (1 - c)^dt, so c = 1 - exp(-d) maps it exactly for any step length. */
+static double damping_coefficient(double d)
+{
+    return 1.0 - exp(-d);
+}
+
+static bool pose_is_valid(gy_pose p, gy_result *why)
+{
+    if (!gy_vec3_is_finite(p.position) || !gy_quat_is_finite(p.rotation)) {
+        *why = GY_ERR_NON_FINITE;
+        return false;
+    }
+    if (!gy_quat_is_unit(p.rotation)) {
+        *why = GY_ERR_INVALID_ARGUMENT;
+        return false;
+    }
+    return true;
+}
+
+/* ---- body create ---------------------------------------------------------------------------- */
+
+/* Checks every collider and resolves its resource; nothing is referenced yet. */
+static gy_result check_colliders(gy_backend_world *w, const gy_body_def *def,
+                                 const gy_collider_def *cols, uint32_t n, gy_bt_resource **res)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        gy_result r = gy_validate_collider_def(&cols[i], def->type);
+        if (r != GY_OK)
+            return r;
+        res[i] = nullptr;
+        gy_shape_type t = cols[i].shape.type;
+        if (t == GY_SHAPE_HULL || t == GY_SHAPE_MESH) {
+            gy_bt_resource *rs = static_cast<gy_bt_resource *>(
+                gy_handle_pool_get(&w->resources, cols[i].shape.resource.bits));
+            if (rs == nullptr)
+                return GY_ERR_STALE_HANDLE;
+            if (rs->kind != t)
+                return GY_ERR_INVALID_SHAPE;
+            res[i] = rs;
+        }
+    }
+    return GY_OK;
+}
+
+/* Mass properties of a dynamic body in the Gyre body frame (centre and inertia about it). Sensors
+ * carry no mass unless every collider is a sensor: they are detection volumes, not matter. A body
+ * with no solid volume at all gets `mass` (or 1 kg) as a 0.5 m radius solid sphere. The same rule
+ * as the ODE adapter. */
+static gy_result compute_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
+                              gy_bt_resource *const *res, gy_mass *out)
+{
+    if (def->has_mass_properties) {
+        out->mass = def->mass;
+        out->center = def->mass_properties.center_of_mass;
+        out->inertia = def->mass_properties.inertia;
+        return GY_OK;
+    }
+    bool any = false;
+    gy_mass total;
+    memset(&total, 0, sizeof total);
+    for (int pass = 0; pass < 2 && !any; pass++) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (pass == 0 && cols[i].is_sensor)
+                continue;
+            const gy_hull *hull = res[i] != nullptr ? &res[i]->hull : nullptr;
+            if (gy_shape_volume(&cols[i].shape, hull) <= 0.0)
+                continue;
+            double density = def->mass > 0.0 ? cols[i].density : DEFAULT_DENSITY * cols[i].density;
+            gy_mass m = gy_shape_mass(&cols[i].shape, hull, density);
+            m = gy_mass_transform(m, cols[i].local_pose);
+            total = any ? gy_mass_add(total, m) : m;
+            any = true;
+        }
+    }
+    if (!any) {
+        double m = def->mass > 0.0 ? def->mass : 1.0;
+        total.mass = m;
+        total.center = gy_v3(0.0, 0.0, 0.0);
+        total.inertia = gy_mat3_diag(0.1 * m, 0.1 * m, 0.1 * m);
+    } else if (def->mass > 0.0) {
+        total = gy_mass_scale_to(total, def->mass);
+    }
+    if (!gy_is_finite(total.mass) || !(total.mass > 0.0) || !gy_vec3_is_finite(total.center))
+        return GY_ERR_INVALID_SHAPE;
+    *out = total;
+    return GY_OK;
+}
+
+/* Principal axes: inertia = R diag(d) Rᵀ. The Bullet body frame is the centre of mass turned by
+ * R, where Bullet's diagonal inertia is exact. */
+static gy_result principal_frame(const gy_mass *m, btTransform *frame, btVector3 *diagonal)
+{
+    const double(*I)[3] = m->inertia.m;
+    btMatrix3x3 t(I[0][0], I[0][1], I[0][2], I[1][0], I[1][1], I[1][2], I[2][0], I[2][1],
+                  I[2][2]);
+    btMatrix3x3 rot;
+    t.diagonalize(rot, 1e-15, 64);
+    btVector3 d(t[0][0], t[1][1], t[2][2]);
+    if (!(d.x() > 0.0) || !(d.y() > 0.0) || !(d.z() > 0.0) || !isfinite(d.x()) ||
+        !isfinite(d.y()) || !isfinite(d.z()))
+        return GY_ERR_INVALID_ARGUMENT;
+    *frame = btTransform(rot, gy_bt_vec(m->center));
+    *diagonal = d;
+    return GY_OK;
+}
+
+/* Radius of the inscribed sphere of a shape about its own centre, and that centre (shape frame). */
+static double shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center)
+{
+    *center = gy_v3(0.0, 0.0, 0.0);
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_CAPSULE:
+        return s->radius;
+    case GY_SHAPE_BOX:
+        return 0.5 * fmin(s->box_size.x, fmin(s->box_size.y, s->box_size.z));
+    case GY_SHAPE_CYLINDER:
+        return fmin(s->radius, 0.5 * s->height);
+    case GY_SHAPE_HULL:
+        if (hull == nullptr)
+            return 0.0;
+        *center = hull->centroid;
+        return hull_inner_radius(hull);
+    default:
+        return 0.0;
+    }
+}
+
+/* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
+ * collision; when no collider contains the centre of mass, the smallest collider's inner radius
+ * (the sweep then guards the centre of mass only). */
+static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
+{
+    double best = 0.0, smallest = INFINITY;
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        const gy_bt_collider *c = b->colliders[i];
+        if (c->is_sensor)
+            continue;
+        gy_vec3 center;
+        double r = shape_inner_radius(&c->shape, c->resource ? &c->resource->hull : nullptr,
+                                      &center);
+        if (r <= 0.0)
+            continue;
+        gy_vec3 world_center = gy_pose_apply(c->local_pose, center);
+        best = fmax(best, r - gy_v3_len(gy_v3_sub(world_center, com)));
+        smallest = fmin(smallest, r);
+    }
+    if (best > 0.05 * (isfinite(smallest) ? smallest : 0.0) && best > 0.0)
+        return best;
+    return isfinite(smallest) ? smallest : 0.0;
+}
+
+static size_t owned_shape_size(gy_shape_type t)
+{
+    switch (t) {
+    case GY_SHAPE_SPHERE:
+        return sizeof(btSphereShape);
+    case GY_SHAPE_BOX:
+        return sizeof(btBoxShape);
+    case GY_SHAPE_CAPSULE:
+        return sizeof(btCapsuleShape);
+    case GY_SHAPE_CYLINDER:
+        return sizeof(btCylinderShape);
+    case GY_SHAPE_PLANE:
+        return sizeof(btStaticPlaneShape);
+    default:
+        return 0; /* hulls and meshes share their resource's shape */
+    }
+}
+
+/* A plane collider's world plane (dot(n, p) = c, n unit) seen from a static body's frame. */
+static void plane_in_body(const gy_shape *s, const btTransform &body, btVector3 *n, double *c)
+{
+    double l = gy_v3_len(s->normal);
+    btVector3 nw = gy_bt_vec(s->normal) / l;
+    double cw = s->offset / l;
+    *n = body.getBasis().transpose() * nw;
+    *c = cw - nw.dot(body.getOrigin());
+}
+
+/* Constructs a collider's own shape in `mem` (planes against the static body frame `body`). */
+static btCollisionShape *build_shape(void *mem, const gy_shape *s, const btTransform &body)
+{
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        return new (mem) btSphereShape(s->radius);
+    case GY_SHAPE_BOX: {
+        btVector3 half = gy_bt_vec(s->box_size) * 0.5;
+        btBoxShape *box = new (mem) btBoxShape(half);
+        box->setMargin(fmin(BOX_MARGIN, 0.1 * half.minAxis()));
+        return box;
+    }
+    case GY_SHAPE_CAPSULE: /* Bullet's capsule stands along Y and takes the cylinder part's height */
+        return new (mem) btCapsuleShape(s->radius, s->height - 2.0 * s->radius);
+    case GY_SHAPE_CYLINDER: {
+        btCylinderShape *cyl =
+            new (mem) btCylinderShape(btVector3(s->radius, 0.5 * s->height, s->radius));
+        cyl->setMargin(fmin(BOX_MARGIN, 0.1 * fmin(s->radius, 0.5 * s->height)));
+        return cyl;
+    }
+    case GY_SHAPE_PLANE: {
+        btVector3 n;
+        double c;
+        plane_in_body(s, body, &n, &c);
+        return new (mem) btStaticPlaneShape(n, c);
+    }
+    default:
+        return nullptr;
+    }
+}
+
+/* Raw blocks for one body, all allocated before anything is constructed in them. */
+struct body_blocks {
+    gy_bt_body *body;
+    gy_bt_collider **colliders;
+    void **collider_mem;
+    void **shape_mem;
+    void *compound_mem;
+    void *rb_mem;
+    uint32_t n;
+};
+
+static void blocks_free(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols)
+{
+    for (uint32_t i = 0; i < k->n; i++) {
+        if (k->collider_mem != nullptr)
+            gy_free(a, k->collider_mem[i], sizeof(gy_bt_collider));
+        if (k->shape_mem != nullptr)
+            gy_free(a, k->shape_mem[i], owned_shape_size(cols[i].shape.type));
+    }
+    gy_free(a, k->collider_mem, (size_t)k->n * sizeof(void *));
+    gy_free(a, k->shape_mem, (size_t)k->n * sizeof(void *));
+    gy_free(a, k->colliders, (size_t)k->n * sizeof(gy_bt_collider *));
+    gy_free(a, k->compound_mem, sizeof(btCompoundShape));
+    gy_free(a, k->rb_mem, sizeof(btRigidBody));
+    gy_free(a, k->body, sizeof(gy_bt_body));
+}
+
+static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
+                              uint32_t n, bool compound)
+{
+    memset(k, 0, sizeof *k);
+    k->body = static_cast<gy_bt_body *>(gy_alloc_zeroed(a, sizeof(gy_bt_body)));
+    k->rb_mem = gy_alloc(a, sizeof(btRigidBody));
+    if (compound)
+        k->compound_mem = gy_alloc(a, sizeof(btCompoundShape));
+    bool ok = k->body != nullptr && k->rb_mem != nullptr && (!compound || k->compound_mem);
+    if (ok && n > 0) {
+        k->n = n;
+        k->colliders =
+            static_cast<gy_bt_collider **>(gy_alloc_zeroed(a, (size_t)n * sizeof(void *)));
+        k->collider_mem = static_cast<void **>(gy_alloc_zeroed(a, (size_t)n * sizeof(void *)));
+        k->shape_mem = static_cast<void **>(gy_alloc_zeroed(a, (size_t)n * sizeof(void *)));
+        ok = k->colliders != nullptr && k->collider_mem != nullptr && k->shape_mem != nullptr;
+        for (uint32_t i = 0; ok && i < n; i++) {
+            k->collider_mem[i] = gy_alloc(a, sizeof(gy_bt_collider));
+            size_t ss = owned_shape_size(cols[i].shape.type);
+            if (ss > 0)
+                k->shape_mem[i] = gy_alloc(a, ss);
+            ok = k->collider_mem[i] != nullptr && (ss == 0 || k->shape_mem[i] != nullptr);
+        }
+    }
+    if (!ok) {
+        blocks_free(a, k, cols);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    return GY_OK;
+}
+
+static bool transform_is_identity(const btTransform &t)
+{
+    btQuaternion q = t.getRotation();
+    return t.getOrigin().length2() < 1e-24 &&
+           fabs(q.x()) + fabs(q.y()) + fabs(q.z()) < 1e-12;
+}
+
+gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
+                            const gy_collider_def *cols, uint32_t n, gy_body_id *out,
+                            gy_collider_id *collider_ids)
+{
+    if (w == nullptr || def == nullptr || out == nullptr || (n > 0 && cols == nullptr))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result r = gy_validate_body_def(def);
+    if (r != GY_OK)
+        return r;
+    if (n > (1u << 20))
+        return GY_ERR_INVALID_ARGUMENT;
+
+    const gy_allocator *a = w->allocator;
+    gy_bt_resource **res = nullptr;
+    if (n > 0) {
+        res = static_cast<gy_bt_resource **>(gy_alloc(a, (size_t)n * sizeof *res));
+        if (res == nullptr)
+            return GY_ERR_OUT_OF_MEMORY;
+    }
+    r = check_colliders(w, def, cols, n, res);
+
+    gy_mass mass;
+    memset(&mass, 0, sizeof mass);
+    btTransform principal = btTransform::getIdentity();
+    btVector3 inertia(0, 0, 0);
+    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
+        r = compute_mass(def, cols, n, res, &mass);
+    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
+        r = principal_frame(&mass, &principal, &inertia);
+
+    btTransform principal_inv = principal.inverse();
+    btTransform body_frame = gy_bt_transform(def->pose) * principal;
+    body_frame.setRotation(body_frame.getRotation().normalized());
+    bool compound = n != 1;
+    if (n == 1 && cols[0].shape.type != GY_SHAPE_PLANE)
+        compound = !transform_is_identity(principal_inv * gy_bt_transform(cols[0].local_pose));
+
+    /* Everything that can fail is done before any Bullet object exists. */
+    body_blocks k;
+    if (r == GY_OK)
+        r = blocks_alloc(a, &k, cols, n, compound);
+    if (r != GY_OK) {
+        gy_free(a, res, (size_t)n * sizeof *res);
+        return r;
+    }
+    uint64_t body_handle = 0;
+    uint32_t acquired = 0;
+    uint64_t *collider_handles = nullptr;
+    if (n > 0) {
+        collider_handles = static_cast<uint64_t *>(gy_alloc(a, (size_t)n * sizeof(uint64_t)));
+        if (collider_handles == nullptr)
+            r = GY_ERR_OUT_OF_MEMORY;
+    }
+    for (; r == GY_OK && acquired < n; acquired++)
+        r = gy_handle_pool_acquire(&w->colliders, k.collider_mem[acquired],
+                                   &collider_handles[acquired]);
+    if (r != GY_OK && acquired > 0)
+        acquired--; /* the failed acquire took nothing */
+    if (r == GY_OK)
+        r = gy_handle_pool_acquire(&w->bodies, k.body, &body_handle);
+    if (r == GY_OK && def->type != GY_MOTION_STATIC)
+        r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
+                             sizeof *w->moving);
+    if (r != GY_OK) {
+        for (uint32_t i = 0; i < acquired; i++)
+            gy_handle_pool_release(&w->colliders, collider_handles[i]);
+        if (body_handle != 0)
+            gy_handle_pool_release(&w->bodies, body_handle);
+        gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
+        blocks_free(a, &k, cols);
+        gy_free(a, res, (size_t)n * sizeof *res);
+        return r;
+    }
+
+    /* Committed: nothing below can fail. */
+    gy_bt_body *b = new (k.body) gy_bt_body();
+    b->id.bits = body_handle;
+    b->type = def->type;
+    b->colliders = k.colliders;
+    b->collider_count = n;
+    b->principal = principal;
+    b->principal_inv = principal_inv;
+    b->gravity_factor = def->gravity_factor;
+    b->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
+    b->linear_damping = def->linear_damping;
+    b->angular_damping = def->angular_damping;
+    b->allow_sleeping = def->allow_sleeping;
+    b->continuous = def->continuous && def->type == GY_MOTION_DYNAMIC;
+    b->user_data = def->user_data;
+    b->moving_index = UINT32_MAX;
+    b->force = btVector3(0, 0, 0);
+    b->torque = btVector3(0, 0, 0);
+    b->kin_linear = btVector3(0, 0, 0);
+    b->kin_angular = btVector3(0, 0, 0);
+    b->pose_written = true; /* a new kinematic body takes part in the first step's pair search */
+    for (int i = 0; i < 3; i++) {
+        b->lock_linear[i] = def->type == GY_MOTION_DYNAMIC && def->lock_linear[i];
+        b->lock_angular[i] = def->type == GY_MOTION_DYNAMIC && def->lock_angular[i];
+        b->any_lock = b->any_lock || b->lock_linear[i] || b->lock_angular[i];
+    }
+    b->lock_position = body_frame.getOrigin();
+
+    for (uint32_t i = 0; i < n; i++) {
+        const gy_collider_def *cd = &cols[i];
+        gy_bt_collider *c = new (k.collider_mem[i]) gy_bt_collider();
+        b->colliders[i] = c;
+        c->id.bits = collider_handles[i];
+        c->body = b;
+        c->index = i;
+        c->shape = cd->shape;
+        c->local_pose = cd->local_pose;
+        c->local_pose.rotation = gy_quat_normalize(cd->local_pose.rotation);
+        c->material = cd->material;
+        c->is_sensor = cd->is_sensor;
+        c->contact_response = cd->contact_response;
+        c->one_way = cd->one_way;
+        c->one_way_normal = gy_v3_normalize(cd->one_way_normal);
+        c->surface_velocity = cd->surface_velocity;
+        c->category = cd->category;
+        c->mask = cd->mask;
+        c->user_data = cd->user_data;
+        c->resource = res[i];
+        /* Planes live in the world; their shape is expressed in the body frame instead. */
+        c->child = cd->shape.type == GY_SHAPE_PLANE
+                       ? btTransform::getIdentity()
+                       : principal_inv * gy_bt_transform(c->local_pose);
+        if (res[i] != nullptr) {
+            res[i]->refs++;
+            c->bt_shape = res[i]->kind == GY_SHAPE_MESH
+                              ? static_cast<btCollisionShape *>(res[i]->mesh_shape)
+                              : static_cast<btCollisionShape *>(res[i]->hull_shape);
+        } else {
+            c->owned_size = owned_shape_size(cd->shape.type);
+            c->bt_shape = build_shape(k.shape_mem[i], &cd->shape, body_frame);
+        }
+        b->category_union |= c->category;
+        b->mask_union |= c->mask;
+        b->has_sensor = b->has_sensor || c->is_sensor;
+        if (c->is_sensor)
+            w->sensor_count++;
+        if (collider_ids != nullptr)
+            collider_ids[i] = c->id;
+    }
+    gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
+    gy_free(a, k.collider_mem, (size_t)n * sizeof(void *));
+    gy_free(a, k.shape_mem, (size_t)n * sizeof(void *));
+    gy_free(a, res, (size_t)n * sizeof *res);
+
+    btCollisionShape *root;
+    if (compound) {
+        b->compound = new (k.compound_mem) btCompoundShape(true, (int)n);
+        for (uint32_t i = 0; i < n; i++)
+            b->compound->addChildShape(b->colliders[i]->child, b->colliders[i]->bt_shape);
+        root = b->compound;
+    } else {
+        root = b->colliders[0]->bt_shape;
+    }
+
+    double m = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
+    btRigidBody::btRigidBodyConstructionInfo ci(m, nullptr, root, inertia);
+    ci.m_startWorldTransform = body_frame;
+    ci.m_linearDamping = damping_coefficient(def->linear_damping);
+    ci.m_angularDamping = damping_coefficient(def->angular_damping);
+    ci.m_linearSleepingThreshold = BULLET_SLEEP_THRESHOLD;
+    ci.m_angularSleepingThreshold = BULLET_SLEEP_THRESHOLD;
+    b->rb = new (k.rb_mem) btRigidBody(ci);
+    b->rb->setUserPointer(b);
+    if (def->type == GY_MOTION_KINEMATIC)
+        b->rb->setCollisionFlags(b->rb->getCollisionFlags() |
+                                 btCollisionObject::CF_KINEMATIC_OBJECT);
+    if (def->type == GY_MOTION_DYNAMIC) {
+        /* Each body carries its own gravity, scaled by its factor. */
+        b->rb->setFlags(b->rb->getFlags() | BT_DISABLE_WORLD_GRAVITY);
+        b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->gravity_factor);
+        btVector3 lf(b->lock_linear[0] ? 0 : 1, b->lock_linear[1] ? 0 : 1,
+                     b->lock_linear[2] ? 0 : 1);
+        btVector3 af(b->lock_angular[0] ? 0 : 1, b->lock_angular[1] ? 0 : 1,
+                     b->lock_angular[2] ? 0 : 1);
+        b->rb->setLinearFactor(lf);
+        b->rb->setAngularFactor(af);
+        b->rb->setLinearVelocity(gy_bt_vec(def->linear_velocity));
+        b->rb->setAngularVelocity(gy_bt_vec(def->angular_velocity));
+        b->ccd_radius = compute_ccd_radius(b, mass.center);
+    } else if (def->type == GY_MOTION_KINEMATIC) {
+        b->kin_linear = gy_bt_vec(def->linear_velocity);
+        b->kin_angular = gy_bt_vec(def->angular_velocity);
+        b->rb->setLinearVelocity(b->kin_linear);
+        b->rb->setAngularVelocity(b->kin_angular);
+    }
+    /* Filtering is the adapter's own (gy_bt_pair_filter), so the groups pass everything. */
+    w->world.addRigidBody(b->rb, -1, -1);
+    if (def->type == GY_MOTION_DYNAMIC && !def->allow_sleeping)
+        b->rb->forceActivationState(DISABLE_DEACTIVATION);
+    if (def->type != GY_MOTION_STATIC) {
+        b->moving_index = w->moving_count;
+        w->moving[w->moving_count++] = b;
+    }
+    w->body_counts[b->type]++;
+    *out = b->id;
+    return GY_OK;
+}
+
+/* ---- body release --------------------------------------------------------------------------- */
+
+static void body_destroy(gy_backend_world *w, gy_bt_body *b)
+{
+    const gy_allocator *a = w->allocator;
+    if (b->joint_count > 0)
+        gy_bt_joint_release_for_body(w, b);
+    gy_bt_wake_touching(w, b);
+    gy_bt_step_forget_body(w, b);
+    w->world.removeRigidBody(b->rb);
+    b->rb->~btRigidBody();
+    gy_free(a, b->rb, sizeof(btRigidBody));
+    gy_bt_delete(a, b->compound);
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        gy_bt_collider *c = b->colliders[i];
+        if (c->owned_size > 0) {
+            c->bt_shape->~btCollisionShape();
+            gy_free(a, c->bt_shape, c->owned_size);
+        }
+        if (c->resource != nullptr)
+            resource_unref(w, c->resource);
+        if (c->is_sensor)
+            w->sensor_count--;
+        gy_handle_pool_release(&w->colliders, c->id.bits);
+        c->~gy_bt_collider();
+        gy_free(a, c, sizeof *c);
+    }
+    gy_free(a, b->colliders, (size_t)b->collider_count * sizeof *b->colliders);
+    if (b->moving_index != UINT32_MAX) {
+        gy_bt_body *last = w->moving[--w->moving_count];
+        w->moving[b->moving_index] = last;
+        last->moving_index = b->moving_index;
+    }
+    w->body_counts[b->type]--;
+    gy_handle_pool_release(&w->bodies, b->id.bits);
+    b->~gy_bt_body();
+    gy_free(a, b, sizeof *b);
+}
+
+gy_result gy_bt_body_release(gy_backend_world *w, gy_body_id id)
+{
+    if (w == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    gy_bt_body *b = static_cast<gy_bt_body *>(gy_handle_pool_get(&w->bodies, id.bits));
+    if (b == nullptr)
+        return GY_ERR_STALE_HANDLE;
+    body_destroy(w, b);
+    return GY_OK;
+}
+
+void gy_bt_body_release_all(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->bodies.count; i++) {
+        uint64_t h;
+        gy_bt_body *b = static_cast<gy_bt_body *>(gy_handle_pool_at(&w->bodies, i, &h));
+        if (b != nullptr)
+            body_destroy(w, b);
+    }
+}
+
+/* ---- per-body calls ------------------------------------------------------------------------- */
+
+/* Common entry: checks the world, the thread and the handle. */
+static gy_result lookup(gy_backend_world *w, gy_body_id id, gy_bt_body **out)
+{
+    if (w == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    *out = static_cast<gy_bt_body *>(gy_handle_pool_get(&w->bodies, id.bits));
+    return *out != nullptr ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+gy_result gy_bt_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (out == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->pose = gy_bt_body_pose(b);
+    if (b->type == GY_MOTION_DYNAMIC) {
+        out->linear_velocity = gy_bt_from_vec(b->rb->getLinearVelocity());
+        out->angular_velocity = gy_bt_from_vec(b->rb->getAngularVelocity());
+        out->awake = b->rb->isActive();
+    } else if (b->type == GY_MOTION_KINEMATIC) {
+        out->linear_velocity = gy_bt_from_vec(b->kin_linear);
+        out->angular_velocity = gy_bt_from_vec(b->kin_angular);
+        out->awake = true;
+    }
+    return GY_OK;
+}
+
+gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (!pose_is_valid(pose, &r))
+        return r;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+    btTransform frame = gy_bt_transform(pose) * b->principal;
+    if (b->type != GY_MOTION_STATIC) {
+        gy_bt_body_place(w, b, frame);
+        b->lock_position = frame.getOrigin();
+        gy_bt_body_wake(b);
+        return GY_OK;
+    }
+    /* A static: move it and its broadphase box; planes stay where they are in the world, so their
+     * body-frame shapes are rebuilt in place (same type, same block). */
+    b->rb->setWorldTransform(frame);
+    b->rb->setInterpolationWorldTransform(frame);
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        gy_bt_collider *c = b->colliders[i];
+        if (c->shape.type != GY_SHAPE_PLANE)
+            continue;
+        c->bt_shape->~btCollisionShape();
+        c->bt_shape = build_shape(c->bt_shape, &c->shape, frame);
+    }
+    w->world.updateSingleAabb(b->rb);
+    gy_bt_wake_touching(w, b);
+    return GY_OK;
+}
+
+static gy_result check_vec(gy_vec3 v)
+{
+    return gy_vec3_is_finite(v) ? GY_OK : GY_ERR_NON_FINITE;
+}
+
+gy_result gy_bt_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = check_vec(v);
+    if (r != GY_OK)
+        return r;
+    if (b->type == GY_MOTION_STATIC)
+        return GY_ERR_INVALID_MOTION;
+    if (b->type == GY_MOTION_KINEMATIC)
+        b->kin_linear = gy_bt_vec(v);
+    b->rb->setLinearVelocity(gy_bt_vec(v));
+    gy_bt_body_wake(b);
+    return GY_OK;
+}
+
+gy_result gy_bt_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = check_vec(v);
+    if (r != GY_OK)
+        return r;
+    if (b->type == GY_MOTION_STATIC)
+        return GY_ERR_INVALID_MOTION;
+    if (b->type == GY_MOTION_KINEMATIC)
+        b->kin_angular = gy_bt_vec(v);
+    b->rb->setAngularVelocity(gy_bt_vec(v));
+    gy_bt_body_wake(b);
+    return GY_OK;
+}
+
+static gy_result lookup_dynamic(gy_backend_world *w, gy_body_id id, gy_vec3 v, gy_bt_body **b)
+{
+    gy_result r = lookup(w, id, b);
+    if (r == GY_OK)
+        r = check_vec(v);
+    if (r == GY_OK && (*b)->type != GY_MOTION_DYNAMIC)
+        r = GY_ERR_INVALID_MOTION;
+    return r;
+}
+
+gy_result gy_bt_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
+{
+    gy_bt_body *b;
+    gy_result r = lookup_dynamic(w, id, f, &b);
+    if (r != GY_OK)
+        return r;
+    b->force += gy_bt_vec(f);
+    gy_bt_body_wake(b);
+    return GY_OK;
+}
+
+gy_result gy_bt_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
+{
+    gy_bt_body *b;
+    gy_result r = lookup_dynamic(w, id, t, &b);
+    if (r != GY_OK)
+        return r;
+    b->torque += gy_bt_vec(t);
+    gy_bt_body_wake(b);
+    return GY_OK;
+}
+
+gy_result gy_bt_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
+{
+    gy_bt_body *b;
+    gy_result r = lookup_dynamic(w, id, j, &b);
+    if (r != GY_OK)
+        return r;
+    gy_bt_body_wake(b);
+    b->rb->applyCentralImpulse(gy_bt_vec(j));
+    return GY_OK;
+}
+
+gy_result gy_bt_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 j, gy_vec3 p)
+{
+    gy_bt_body *b;
+    gy_result r = lookup_dynamic(w, id, j, &b);
+    if (r == GY_OK)
+        r = check_vec(p);
+    if (r != GY_OK)
+        return r;
+    gy_bt_body_wake(b);
+    b->rb->applyImpulse(gy_bt_vec(j), gy_bt_vec(p) - gy_bt_body_com(b));
+    return GY_OK;
+}
+
+gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (!pose_is_valid(target, &r))
+        return r;
+    if (!gy_is_finite(dt))
+        return GY_ERR_NON_FINITE;
+    if (!(dt > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (b->type != GY_MOTION_KINEMATIC)
+        return GY_ERR_INVALID_MOTION;
+    target.rotation = gy_quat_normalize(target.rotation);
+    gy_pose cur = gy_bt_body_pose(b);
+    gy_vec3 v = gy_v3_scale(gy_v3_sub(target.position, cur.position), 1.0 / dt);
+    gy_quat dq = gy_quat_normalize(gy_quat_mul(target.rotation, gy_quat_conj(cur.rotation)));
+    if (dq.w < 0.0) {
+        dq.x = -dq.x;
+        dq.y = -dq.y;
+        dq.z = -dq.z;
+        dq.w = -dq.w;
+    }
+    gy_vec3 axis = gy_v3(dq.x, dq.y, dq.z);
+    double s = gy_v3_len(axis);
+    gy_vec3 omega = gy_v3(0.0, 0.0, 0.0);
+    if (s > 1e-12) {
+        double angle = 2.0 * atan2(s, dq.w);
+        omega = gy_v3_scale(axis, angle / (s * dt));
+    }
+    b->kin_linear = gy_bt_vec(v);
+    b->kin_angular = gy_bt_vec(omega);
+    b->rb->setLinearVelocity(b->kin_linear);
+    b->rb->setAngularVelocity(b->kin_angular);
+    b->pose_written = true;
+    return GY_OK;
+}
+
+gy_result gy_bt_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p, gy_vec3 *out)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = check_vec(p);
+    if (r == GY_OK && out == nullptr)
+        r = GY_ERR_INVALID_ARGUMENT;
+    if (r != GY_OK)
+        return r;
+    *out = gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));
+    return GY_OK;
+}

@@ -1,0 +1,410 @@
+/* Private to the Bullet adapter: the records behind its handles and the layout of its world. Only
+ * files in middleware/bullet/ include this header (and Bullet's). C++ stays in this folder; the
+ * rest of Gyre sees the C table gy_bullet_backend_table.
+ *
+ * Frames: Bullet integrates a body about its centre of mass with a diagonal inertia tensor, so a
+ * dynamic body's btRigidBody sits at the Gyre body's centre of mass, turned onto the principal
+ * axes of its inertia (`principal`, the Bullet body frame expressed in the Gyre body frame).
+ * Colliders are children of a btCompoundShape at principal⁻¹ · local_pose; a body whose single
+ * collider would sit at the identity uses that collider's shape directly. Static and kinematic
+ * bodies have principal = identity. */
+#ifndef GYRE_BULLET_INTERNAL_H
+#define GYRE_BULLET_INTERNAL_H
+
+#include <btBulletCollisionCommon.h>
+#include <btBulletDynamicsCommon.h>
+#include <new>
+#include <pthread.h>
+
+#include "gyre/backend.h"
+#include "gyre/geometry.h"
+#include "gyre/handle_pool.h"
+#include "gyre/math.h"
+
+struct gy_bt_body;
+
+/* Velocities averaged for the sleep test (the ODE adapter's rule: jitter cancels in the vector
+ * average of the last few steps). */
+#define GY_BT_SLEEP_SAMPLES 10u
+
+/* ---- resources ------------------------------------------------------------------------------ */
+
+/* A mesh or hull resource. Refcounted: the creator's reference plus one per collider. Its Bullet
+ * shape is shared by every collider that uses it (colliders are told apart by child index, never
+ * by shape). */
+struct gy_bt_resource {
+    gy_resource_id id;
+    gy_shape_type kind; /* GY_SHAPE_MESH or GY_SHAPE_HULL */
+    uint32_t refs;
+    bool creator_ref;
+    /* Mesh: owned copies that Bullet's mesh interface points into, and the BVH shape. */
+    double *vertices; /* 3 per vertex */
+    int *indices;
+    uint32_t vertex_count, index_count;
+    btTriangleIndexVertexArray *mesh_array;
+    btBvhTriangleMeshShape *mesh_shape;
+    /* Hull: the built hull (exact planes for rays), the shape colliders use (points pulled in by
+     * its margin so margin + points give back the hull's faces) and an unshrunk one with a tiny
+     * margin for casting the hull itself. */
+    gy_hull hull;
+    btConvexHullShape *hull_shape;
+    btConvexHullShape *hull_query_shape;
+};
+
+/* ---- colliders and bodies ------------------------------------------------------------------- */
+
+struct gy_bt_collider {
+    gy_collider_id id;
+    gy_bt_body *body;
+    uint32_t index; /* child index in the body's compound, and position in body->colliders */
+    gy_shape shape; /* as given; planes keep their world-space normal and offset here */
+    gy_pose local_pose;
+    gy_material material;
+    bool is_sensor;
+    bool contact_response;
+    bool one_way;
+    gy_vec3 one_way_normal;   /* collider-local, unit */
+    gy_vec3 surface_velocity; /* collider-local */
+    uint32_t category, mask;
+    uint64_t user_data;
+    gy_bt_resource *resource; /* mesh/hull, or NULL; holds one reference */
+    btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
+    size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
+    btTransform child;          /* pose in the Bullet body frame */
+};
+
+struct gy_bt_body {
+    gy_body_id id;
+    gy_motion_type type;
+    btRigidBody *rb;
+    btCompoundShape *compound; /* NULL when the single collider's shape is the root */
+    gy_bt_collider **colliders;
+    uint32_t collider_count;
+    btTransform principal;     /* Bullet body frame in the Gyre body frame */
+    btTransform principal_inv;
+    double gravity_factor;
+    double mass; /* dynamic only */
+    double linear_damping, angular_damping; /* Gyre's per-second values */
+    bool allow_sleeping;
+    bool continuous;
+    bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
+    bool lock_linear[3], lock_angular[3];
+    bool any_lock;
+    btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
+    uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
+    uint64_t user_data;
+    double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
+    btVector3 ccd_start;
+    /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
+    btVector3 force, torque;
+    /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
+    btVector3 kin_linear, kin_angular;
+    bool pose_written; /* kinematic: re-posed since the last step, counts as moving once */
+    bool active;       /* this substep: awake (dynamic) or moving (kinematic) */
+    bool in_contact;   /* this substep: some manifold names it */
+    uint32_t joint_count;
+    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
+    /* Sleep (bullet_step.cpp): the last GY_BT_SLEEP_SAMPLES velocities, how many are filled, and
+     * how long their average has stayed below the thresholds. */
+    gy_vec3 sleep_linear[GY_BT_SLEEP_SAMPLES], sleep_angular[GY_BT_SLEEP_SAMPLES];
+    uint32_t sleep_samples, sleep_next;
+    double rest_time;
+};
+
+/* ---- joints --------------------------------------------------------------------------------- */
+
+struct gy_bt_joint {
+    gy_joint_id id;
+    gy_joint_type type;
+    btTypedConstraint *constraint;
+    size_t constraint_size;
+    gy_bt_body *a, *b;
+    btJointFeedback feedback; /* breakable joints: the solver's force on each body */
+    bool breakable;
+    double break_force;
+    uint64_t user_data;
+    uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
+};
+
+/* ---- step records --------------------------------------------------------------------------- */
+
+/* The pair a gy_contact was built from. */
+struct gy_bt_pair {
+    gy_bt_collider *a, *b; /* same order as the contact's collider_a / collider_b */
+    gy_vec3 tangent;       /* tangent impulse on a's body, summed as a vector, N·s */
+    double best_distance;  /* signed distance of the reported point this substep */
+    uint32_t substep;      /* substep stamp of the reported geometry */
+    bool overlap;          /* reported as an overlap (sensor or response off), no impulse */
+};
+
+struct gy_bt_pair_slot {
+    const gy_bt_collider *a, *b;
+    uint32_t index;
+    uint32_t stamp;
+};
+
+/* Open-addressed map from a collider pair to its index in this step's report; entries whose
+ * stamp differs from the map's are empty. */
+struct gy_bt_pair_map {
+    gy_bt_pair_slot *slots;
+    uint32_t capacity; /* power of two */
+    uint32_t stamp;
+};
+
+/* A one-way platform pair: `passing` pairs have their contacts dropped until they separate;
+ * `decided_substep` caches this substep's verdict so every contact point of a pair agrees. */
+struct gy_bt_one_way {
+    const gy_bt_collider *platform, *other;
+    uint64_t seen_step;
+    uint64_t decided_substep;
+    bool passing;
+    bool accepted;
+};
+
+/* ---- Bullet plumbing ------------------------------------------------------------------------ */
+
+/* The dispatcher knows its world so the near callback (a plain function pointer) can reach it. */
+class gy_bt_dispatcher : public btCollisionDispatcher
+{
+public:
+    explicit gy_bt_dispatcher(btCollisionConfiguration *config, gy_backend_world *w)
+        : btCollisionDispatcher(config), world(w)
+    {
+    }
+    gy_backend_world *world;
+};
+
+/* Broadphase prefilter: 32-bit category/mask over each body's colliders (Bullet's own filter
+ * holds 16-bit groups in an int), statics never against statics, and pairs between non-dynamic
+ * bodies only when a sensor is involved. */
+class gy_bt_pair_filter : public btOverlapFilterCallback
+{
+public:
+    bool needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const override;
+};
+
+/* Storage big enough for any primitive shape a query builds in place. */
+union gy_bt_query_shape_storage {
+    alignas(16) unsigned char sphere[sizeof(btSphereShape)];
+    alignas(16) unsigned char box[sizeof(btBoxShape)];
+    alignas(16) unsigned char capsule[sizeof(btCapsuleShape)];
+};
+
+struct gy_backend_world {
+    gy_backend_world(const gy_world_def &d, const gy_allocator *a);
+    ~gy_backend_world();
+
+    const gy_allocator *allocator;
+    const gy_logger *logger;
+    gy_world_def def;
+
+    /* Bullet's core, constructed in this order and destroyed in reverse. */
+    gy_bt_pair_filter filter;
+    btDefaultCollisionConfiguration config;
+    gy_bt_dispatcher dispatcher;
+    btDbvtBroadphase broadphase;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world;
+    btRigidBody fixed;       /* the world side of joints with no body b; never added */
+    btCollisionObject probe; /* queries' stand-in for the query shape; never added */
+    btAlignedObjectArray<const btDbvtNode *> query_stack; /* overlap traversal, grown to peak */
+    gy_bt_query_shape_storage query_storage;
+    btConvexShape *query_shape; /* the primitive currently built in query_storage, or NULL */
+
+    gy_handle_pool bodies;    /* payload: gy_bt_body* */
+    gy_handle_pool colliders; /* payload: gy_bt_collider* */
+    gy_handle_pool joints;    /* payload: gy_bt_joint* */
+    gy_handle_pool resources; /* payload: gy_bt_resource* */
+
+    pthread_mutex_t thread_lock; /* guards the bound-thread list */
+    pthread_t bound_threads[8];
+    uint32_t bound_count;
+
+    gy_bt_body **moving; /* every dynamic and kinematic body */
+    uint32_t moving_count, moving_capacity;
+    uint32_t body_counts[GY_MOTION_TYPE_COUNT];
+    uint32_t sensor_count;
+    uint32_t resource_count;
+
+    /* Per-step report (grown to peak, then reused): contacts[i] was built from pairs[i]. */
+    gy_contact *contacts;
+    gy_bt_pair *pairs;
+    uint32_t contact_count, contact_capacity;
+    gy_contact *prev_contacts; /* the last step's report, for carrying sleeping overlaps over */
+    gy_bt_pair *prev_pairs;
+    uint32_t prev_count, prev_capacity;
+    gy_bt_pair_map pair_map;
+    gy_bt_one_way *one_way;
+    uint32_t one_way_count, one_way_capacity;
+    gy_bt_joint **breakable_list;
+    uint32_t breakable_count, breakable_capacity;
+    gy_joint_id *broken;
+    uint64_t *broken_user;
+    uint32_t broken_count, broken_capacity;
+    gy_bt_collider **scratch; /* continuous collision candidates */
+    uint32_t scratch_count, scratch_capacity;
+
+    uint64_t step_index;
+    uint64_t substep_index;
+    bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
+    double substep_dt;
+    gy_result step_error; /* first allocation failure inside the current step */
+};
+
+/* ---- conversions ---------------------------------------------------------------------------- */
+
+static inline btVector3 gy_bt_vec(gy_vec3 v)
+{
+    return btVector3(v.x, v.y, v.z);
+}
+static inline gy_vec3 gy_bt_from_vec(const btVector3 &v)
+{
+    return gy_v3(v.x(), v.y(), v.z());
+}
+static inline btQuaternion gy_bt_quat(gy_quat q)
+{
+    return btQuaternion(q.x, q.y, q.z, q.w);
+}
+static inline gy_quat gy_bt_from_quat(const btQuaternion &q)
+{
+    gy_quat r = {q.x(), q.y(), q.z(), q.w()};
+    return r;
+}
+static inline btTransform gy_bt_transform(gy_pose p)
+{
+    return btTransform(gy_bt_quat(p.rotation), gy_bt_vec(p.position));
+}
+static inline gy_pose gy_bt_from_transform(const btTransform &t)
+{
+    gy_pose p;
+    p.position = gy_bt_from_vec(t.getOrigin());
+    p.rotation = gy_quat_normalize(gy_bt_from_quat(t.getRotation()));
+    return p;
+}
+
+/* Placement-constructs a T in a block from the world's allocator; NULL when out of memory. */
+template <class T, class... Args> T *gy_bt_new(const gy_allocator *a, Args &&...args)
+{
+    void *mem = gy_alloc(a, sizeof(T));
+    if (mem == nullptr)
+        return nullptr;
+    return new (mem) T(static_cast<Args &&>(args)...);
+}
+
+/* Destroys and frees what gy_bt_new made (T must be the constructed type). */
+template <class T> void gy_bt_delete(const gy_allocator *a, T *p)
+{
+    if (p == nullptr)
+        return;
+    p->~T();
+    gy_free(a, p, sizeof(T));
+}
+
+/* ---- shared helpers ------------------------------------------------------------------------- */
+
+/* True when the calling thread may use the world (always true in release builds). */
+bool gy_bt_thread_ok(const gy_backend_world *w);
+
+/* The Gyre body behind a Bullet collision object, or NULL for the world's own objects. */
+static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
+{
+    return o != nullptr ? static_cast<gy_bt_body *>(o->getUserPointer()) : nullptr;
+}
+
+/* True when a collider passes a query filter (NULL: the default filter). */
+bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c);
+
+/* Bodies (bullet_body.cpp). */
+gy_pose gy_bt_body_pose(const gy_bt_body *b);
+btVector3 gy_bt_body_com(const gy_bt_body *b);
+btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_point);
+/* World transform of a collider's frame (its Gyre local pose, in the world). */
+btTransform gy_bt_collider_transform(const gy_bt_collider *c);
+/* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
+void gy_bt_body_wake(gy_bt_body *b);
+/* Wakes the bodies touching `b` in some manifold (a static moved or removed under them). */
+void gy_bt_wake_touching(gy_backend_world *w, const gy_bt_body *b);
+/* Moves a dynamic or kinematic body's centre of mass frame, keeping Bullet's caches in step. */
+void gy_bt_body_place(gy_backend_world *w, gy_bt_body *b, const btTransform &com_frame);
+gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
+                            const gy_collider_def *colliders, uint32_t collider_count,
+                            gy_body_id *out, gy_collider_id *collider_ids);
+gy_result gy_bt_body_release(gy_backend_world *w, gy_body_id id);
+void gy_bt_body_release_all(gy_backend_world *w);
+gy_result gy_bt_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out);
+gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose);
+gy_result gy_bt_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
+gy_result gy_bt_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
+gy_result gy_bt_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 force);
+gy_result gy_bt_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 torque);
+gy_result gy_bt_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 impulse);
+gy_result gy_bt_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
+                                    gy_vec3 world_point);
+gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
+                                    double dt);
+gy_result gy_bt_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
+                                    gy_vec3 *out);
+
+/* Resources (bullet_body.cpp). */
+gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out);
+gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out);
+void gy_bt_resource_release(gy_backend_world *w, gy_resource_id id);
+void gy_bt_resource_release_all(gy_backend_world *w);
+
+/* Joints (bullet_joint.cpp). */
+gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out);
+gy_result gy_bt_joint_release(gy_backend_world *w, gy_joint_id id);
+void gy_bt_joint_release_for_body(gy_backend_world *w, gy_bt_body *b);
+void gy_bt_joint_release_all(gy_backend_world *w);
+/* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
+gy_result gy_bt_joint_check_breaks(gy_backend_world *w);
+void gy_bt_joint_free_broken(gy_backend_world *w);
+
+/* Step (bullet_step.cpp). */
+void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
+                         const btDispatcherInfo &info);
+gy_result gy_bt_step(gy_backend_world *w, double dt);
+/* Drops every report entry and one-way record naming a collider of `b` (body release). */
+void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b);
+void gy_bt_step_fini(gy_backend_world *w);
+
+/* Queries (bullet_query.cpp). */
+gy_result gy_bt_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
+                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                        uint32_t capacity, uint32_t *count);
+gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                           gy_vec3 translation, const gy_query_filter *filter,
+                           gy_collector collector, gy_hit *hits, uint32_t capacity,
+                           uint32_t *count);
+gy_result gy_bt_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                        uint32_t capacity, uint32_t *count);
+
+/* Builds a query shape (sphere, box, capsule in the world's scratch storage, or a hull
+ * resource's query shape) and makes it the probe's shape; NULL for other shape types. */
+btConvexShape *gy_bt_probe_shape(gy_backend_world *w, const gy_shape *s);
+
+/* Refreshes moving bodies' broadphase boxes if a step moved them since (queries call this). */
+void gy_bt_refresh_aabbs(gy_backend_world *w);
+
+/* Collision test of the world's probe (shape and transform already set) against one collider,
+ * through Bullet's closest-point algorithms. Returns true when they overlap or touch, with the
+ * deepest point on the collider, the normal out of the collider (towards the probe), the
+ * penetration (≥ 0) and the mesh triangle (or -1). */
+bool gy_bt_probe_contact(gy_backend_world *w, const gy_bt_collider *c, btVector3 *point,
+                         btVector3 *normal, double *penetration, int32_t *triangle);
+
+/* Time of impact of the probe shape swept from `from` to `to` (rotation fixed) against one
+ * collider, as a fraction below `limit`; false when it does not hit before `limit`. */
+bool gy_bt_probe_sweep(gy_backend_world *w, const gy_bt_collider *c, const btTransform &from,
+                       const btTransform &to, double limit, double *fraction, btVector3 *point,
+                       btVector3 *normal, int32_t *triangle);
+
+/* Calls visit(ctx, body) for every body whose broadphase box the swept box (aabb_min/max moved
+ * from `from` to `to`) touches, statics included. Never allocates once warmed up. */
+typedef void (*gy_bt_body_visitor)(void *ctx, gy_bt_body *b);
+void gy_bt_sweep_bodies(gy_backend_world *w, const btVector3 &from, const btVector3 &to,
+                        const btVector3 &aabb_min, const btVector3 &aabb_max,
+                        gy_bt_body_visitor visit, void *ctx);
+
+#endif

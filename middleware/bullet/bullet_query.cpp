@@ -1,0 +1,762 @@
+/* Queries on the Bullet adapter: raycast, shape cast and overlap. None allocates once warmed up.
+ *
+ * Candidates come from Bullet's dynamic AABB tree broadphase (a ray walk for rays and casts, a box
+ * walk for overlaps); each candidate body's colliders are then tested one by one, so the filter
+ * applies per collider and every hit names its collider. Rays against primitives and hulls are
+ * solved in closed form in the collider's frame (Bullet's convex ray cast converges only to about
+ * 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Shape casts use Bullet's
+ * convex cast (btContinuousConvexCollision) after a start-pose overlap test, and overlaps use
+ * Bullet's closest-point collision algorithms. docs/middleware.md has the details. */
+#include <math.h>
+#include <string.h>
+
+#include "bullet_internal.h"
+
+/* Casting a box: its margin rounds its edges by this much (Bullet's default would be 4 cm). */
+#define QUERY_BOX_MARGIN 1e-4
+
+/* ---- probe ---------------------------------------------------------------------------------- */
+
+btConvexShape *gy_bt_probe_shape(gy_backend_world *w, const gy_shape *s)
+{
+    if (w->query_shape != nullptr) {
+        w->query_shape->~btConvexShape();
+        w->query_shape = nullptr;
+    }
+    void *mem = &w->query_storage;
+    btConvexShape *shape = nullptr;
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        shape = w->query_shape = new (mem) btSphereShape(s->radius);
+        break;
+    case GY_SHAPE_BOX: {
+        btBoxShape *box = new (mem) btBoxShape(gy_bt_vec(s->box_size) * 0.5);
+        box->setMargin(fmin(QUERY_BOX_MARGIN, 0.25 * box->getHalfExtentsWithMargin().minAxis()));
+        shape = w->query_shape = box;
+        break;
+    }
+    case GY_SHAPE_CAPSULE:
+        shape = w->query_shape = new (mem) btCapsuleShape(s->radius, s->height - 2.0 * s->radius);
+        break;
+    case GY_SHAPE_HULL: {
+        gy_bt_resource *r =
+            static_cast<gy_bt_resource *>(gy_handle_pool_get(&w->resources, s->resource.bits));
+        if (r != nullptr && r->kind == GY_SHAPE_HULL)
+            shape = r->hull_query_shape;
+        break;
+    }
+    default:
+        break;
+    }
+    if (shape != nullptr)
+        w->probe.setCollisionShape(shape);
+    return shape;
+}
+
+/* A collider's shape placed in the world (its child transform under the body). */
+static btTransform collider_shape_transform(const gy_bt_collider *c)
+{
+    return c->body->rb->getCenterOfMassTransform() * c->child;
+}
+
+namespace
+{
+
+/* Keeps the deepest point Bullet reports between the probe and one collider. */
+class probe_result : public btManifoldResult
+{
+public:
+    probe_result(const btCollisionObjectWrapper *probe, const btCollisionObjectWrapper *target)
+        : btManifoldResult(probe, target)
+    {
+    }
+
+    void addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
+                         btScalar depth) override
+    {
+        if (depth > 0.0 || (hit && !(depth < best_depth)))
+            return;
+        bool swapped = m_manifoldPtr != nullptr &&
+                       m_manifoldPtr->getBody0() != m_body0Wrap->getCollisionObject();
+        /* The point and normal are given on the manifold's body 1; the probe is wrapper 0. */
+        bool target_is_b = !swapped;
+        hit = true;
+        best_depth = depth;
+        if (target_is_b) {
+            point = point_on_b;
+            normal = normal_on_b;
+        } else {
+            point = point_on_b + normal_on_b * depth;
+            normal = -normal_on_b;
+        }
+        triangle = m_index1;
+    }
+
+    bool hit = false;
+    double best_depth = 0.0;
+    btVector3 point, normal;
+    int triangle = -1;
+};
+
+/* The earliest time of impact a convex cast reports against one collider. */
+class sweep_result : public btCollisionWorld::ConvexResultCallback
+{
+public:
+    explicit sweep_result(const btTransform &target) : m_target(target) {}
+
+    btScalar addSingleResult(btCollisionWorld::LocalConvexResult &r, bool normal_in_world) override
+    {
+        if (!(r.m_hitFraction < m_closestHitFraction))
+            return m_closestHitFraction;
+        m_closestHitFraction = r.m_hitFraction;
+        hit = true;
+        normal = normal_in_world ? r.m_hitNormalLocal : m_target.getBasis() * r.m_hitNormalLocal;
+        point = r.m_hitPointLocal;
+        triangle = r.m_localShapeInfo != nullptr ? r.m_localShapeInfo->m_triangleIndex : -1;
+        return m_closestHitFraction;
+    }
+
+    bool hit = false;
+    btVector3 normal, point;
+    int triangle = -1;
+
+private:
+    const btTransform &m_target;
+};
+
+/* The first hit a ray reports against one mesh. */
+class mesh_ray_result : public btCollisionWorld::RayResultCallback
+{
+public:
+    btScalar addSingleResult(btCollisionWorld::LocalRayResult &r, bool normal_in_world) override
+    {
+        if (!(r.m_hitFraction <= m_closestHitFraction))
+            return m_closestHitFraction;
+        m_closestHitFraction = r.m_hitFraction;
+        m_collisionObject = r.m_collisionObject;
+        normal = r.m_hitNormalLocal;
+        world_normal = normal_in_world;
+        triangle = r.m_localShapeInfo != nullptr ? r.m_localShapeInfo->m_triangleIndex : -1;
+        return m_closestHitFraction;
+    }
+
+    btVector3 normal;
+    bool world_normal = true;
+    int triangle = -1;
+};
+
+/* Broadphase walk along a ray (optionally widened by a box, for casts). */
+class ray_walk : public btBroadphaseRayCallback
+{
+public:
+    ray_walk(gy_bt_body_visitor visit, void *ctx) : m_visit(visit), m_ctx(ctx) {}
+    bool process(const btBroadphaseProxy *proxy) override
+    {
+        gy_bt_body *b = gy_bt_body_of(static_cast<const btCollisionObject *>(proxy->m_clientObject));
+        if (b != nullptr)
+            m_visit(m_ctx, b);
+        return true;
+    }
+
+private:
+    gy_bt_body_visitor m_visit;
+    void *m_ctx;
+};
+
+/* Broadphase walk over a box. */
+class box_walk : public btDbvt::ICollide
+{
+public:
+    box_walk(gy_bt_body_visitor visit, void *ctx) : m_visit(visit), m_ctx(ctx) {}
+    void Process(const btDbvtNode *leaf) override
+    {
+        const btBroadphaseProxy *proxy = static_cast<const btBroadphaseProxy *>(leaf->data);
+        gy_bt_body *b = gy_bt_body_of(static_cast<const btCollisionObject *>(proxy->m_clientObject));
+        if (b != nullptr)
+            m_visit(m_ctx, b);
+    }
+
+private:
+    gy_bt_body_visitor m_visit;
+    void *m_ctx;
+};
+
+} // namespace
+
+bool gy_bt_probe_contact(gy_backend_world *w, const gy_bt_collider *c, btVector3 *point,
+                         btVector3 *normal, double *penetration, int32_t *triangle)
+{
+    btCollisionObjectWrapper pw(nullptr, w->probe.getCollisionShape(), &w->probe,
+                                w->probe.getWorldTransform(), -1, -1);
+    btTransform ct = collider_shape_transform(c);
+    btCollisionObjectWrapper cw(nullptr, c->bt_shape, c->body->rb, ct, -1, (int)c->index);
+    btCollisionAlgorithm *alg =
+        w->dispatcher.findAlgorithm(&pw, &cw, nullptr, BT_CLOSEST_POINT_ALGORITHMS);
+    if (alg == nullptr)
+        return false;
+    probe_result res(&pw, &cw);
+    alg->processCollision(&pw, &cw, w->world.getDispatchInfo(), &res);
+    alg->~btCollisionAlgorithm();
+    w->dispatcher.freeCollisionAlgorithm(alg);
+    if (!res.hit)
+        return false;
+    *point = res.point;
+    *normal = res.normal.fuzzyZero() ? btVector3(0, 1, 0) : res.normal.normalized();
+    *penetration = fmax(0.0, -res.best_depth);
+    *triangle = c->shape.type == GY_SHAPE_MESH ? res.triangle : -1;
+    return true;
+}
+
+bool gy_bt_probe_sweep(gy_backend_world *w, const gy_bt_collider *c, const btTransform &from,
+                       const btTransform &to, double limit, double *fraction, btVector3 *point,
+                       btVector3 *normal, int32_t *triangle)
+{
+    btTransform ct = collider_shape_transform(c);
+    sweep_result res(ct);
+    res.m_closestHitFraction = limit;
+    const btConvexShape *cast = static_cast<const btConvexShape *>(w->probe.getCollisionShape());
+    btCollisionWorld::objectQuerySingle(cast, from, to, c->body->rb, c->bt_shape, ct, res, 0.0);
+    if (!res.hit)
+        return false;
+    *fraction = res.m_closestHitFraction;
+    *point = res.point;
+    *normal = res.normal.fuzzyZero() ? btVector3(0, 0, 0) : res.normal.normalized();
+    *triangle = c->shape.type == GY_SHAPE_MESH ? res.triangle : -1;
+    return true;
+}
+
+void gy_bt_sweep_bodies(gy_backend_world *w, const btVector3 &from, const btVector3 &to,
+                        const btVector3 &aabb_min, const btVector3 &aabb_max,
+                        gy_bt_body_visitor visit, void *ctx)
+{
+    btVector3 dir = to - from;
+    double len = dir.length();
+    if (!(len > 1e-12)) {
+        box_walk walk(visit, ctx);
+        btDbvtVolume box = btDbvtVolume::FromMM(from + aabb_min, from + aabb_max);
+        for (int s = 0; s < 2; s++)
+            w->broadphase.m_sets[s].collideTVNoStackAlloc(w->broadphase.m_sets[s].m_root, box,
+                                                           w->query_stack, walk);
+        return;
+    }
+    dir /= len;
+    ray_walk walk(visit, ctx);
+    for (int k = 0; k < 3; k++) {
+        walk.m_rayDirectionInverse[k] = dir[k] == 0.0 ? BT_LARGE_FLOAT : 1.0 / dir[k];
+        walk.m_signs[k] = walk.m_rayDirectionInverse[k] < 0.0;
+    }
+    walk.m_lambda_max = len;
+    w->broadphase.rayTest(from, to, walk, aabb_min, aabb_max);
+}
+
+/* ---- shared collection ---------------------------------------------------------------------- */
+
+namespace
+{
+
+struct query_out {
+    gy_backend_world *w;
+    const gy_query_filter *filter; /* NULL: the default filter */
+    gy_collector collector;
+    gy_hit *hits;
+    uint32_t capacity;
+    uint32_t count;
+    bool stop;
+};
+
+} // namespace
+
+static void out_collect(query_out *o, const gy_hit *h)
+{
+    switch (o->collector) {
+    case GY_COLLECT_ANY:
+        o->hits[0] = *h;
+        o->count = 1;
+        o->stop = true;
+        break;
+    case GY_COLLECT_CLOSEST:
+        if (o->count == 0 || h->fraction < o->hits[0].fraction ||
+            (h->fraction == o->hits[0].fraction && h->penetration > o->hits[0].penetration)) {
+            o->hits[0] = *h;
+            o->count = 1;
+        }
+        break;
+    case GY_COLLECT_ALL:
+    default:
+        o->hits[o->count++] = *h;
+        if (o->count >= o->capacity)
+            o->stop = true;
+        break;
+    }
+}
+
+/* Validates what all three queries share and prepares `o` (the ODE adapter's rules). */
+static gy_result out_begin(query_out *o, gy_backend_world *w, const gy_query_filter *filter,
+                           gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
+{
+    if (count != nullptr)
+        *count = 0;
+    if (w == nullptr || count == nullptr || (hits == nullptr && capacity > 0) ||
+        (unsigned)collector > GY_COLLECT_ALL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (filter != nullptr) {
+        gy_result r = gy_validate_query_filter(filter);
+        if (r != GY_OK)
+            return r;
+    }
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    /* A stale id to ignore is an error, not "ignore nothing": it would otherwise hide a bug. */
+    if (filter != nullptr &&
+        ((filter->ignore_body.bits != 0 &&
+          !gy_handle_pool_is_valid(&w->bodies, filter->ignore_body.bits)) ||
+         (filter->ignore_collider.bits != 0 &&
+          !gy_handle_pool_is_valid(&w->colliders, filter->ignore_collider.bits))))
+        return GY_ERR_STALE_HANDLE;
+    memset(o, 0, sizeof *o);
+    o->w = w;
+    o->filter = filter;
+    o->collector = collector;
+    o->hits = hits;
+    o->capacity = collector == GY_COLLECT_ALL ? capacity : (capacity > 0 ? 1u : 0u);
+    o->stop = o->capacity == 0;
+    return GY_OK;
+}
+
+/* Whether the filter could accept any collider of this body's motion type. */
+static bool out_wants_body(const query_out *o, const gy_bt_body *b)
+{
+    return o->filter == nullptr || (o->filter->motion_types & GY_MOTION_BIT(b->type)) != 0;
+}
+
+static void hit_init(gy_hit *h, const gy_bt_collider *c)
+{
+    memset(h, 0, sizeof *h);
+    h->body = c->body->id;
+    h->collider = c->id;
+    h->user_data = c->body->user_data;
+    h->triangle = -1;
+}
+
+/* ---- raycast -------------------------------------------------------------------------------- */
+
+namespace
+{
+
+/* Where a line o + t d meets a convex solid: entry and exit parameters with their outward
+ * normals (in the frame the line was given in). */
+struct interval {
+    double t_in, t_out;
+    btVector3 n_in, n_out;
+};
+
+struct ray_query {
+    query_out out;
+    btVector3 origin, dir; /* dir: unit */
+    double length;
+};
+
+} // namespace
+
+static bool ray_sphere(const btVector3 &o, const btVector3 &d, const btVector3 &center, double r,
+                       interval *iv)
+{
+    btVector3 m = o - center;
+    double b = m.dot(d), c = m.length2() - r * r;
+    double disc = b * b - c;
+    if (disc < 0.0)
+        return false;
+    double s = sqrt(disc);
+    iv->t_in = -b - s;
+    iv->t_out = -b + s;
+    iv->n_in = (m + d * iv->t_in) / r;
+    iv->n_out = (m + d * iv->t_out) / r;
+    return true;
+}
+
+/* Narrows *iv to the slab |x[axis]| ≤ half; false when the line misses it. */
+static bool ray_slab(const btVector3 &o, const btVector3 &d, int axis, double half, interval *iv)
+{
+    btVector3 e(0, 0, 0);
+    e[axis] = 1.0;
+    if (fabs(d[axis]) < 1e-300) {
+        return fabs(o[axis]) <= half;
+    }
+    double t1 = (-half - o[axis]) / d[axis], t2 = (half - o[axis]) / d[axis];
+    btVector3 n1 = -e, n2 = e;
+    if (t1 > t2) {
+        double t = t1;
+        t1 = t2;
+        t2 = t;
+        btVector3 n = n1;
+        n1 = n2;
+        n2 = n;
+    }
+    if (t1 > iv->t_in) {
+        iv->t_in = t1;
+        iv->n_in = n1;
+    }
+    if (t2 < iv->t_out) {
+        iv->t_out = t2;
+        iv->n_out = n2;
+    }
+    return iv->t_in <= iv->t_out;
+}
+
+static void interval_all(interval *iv)
+{
+    iv->t_in = -INFINITY;
+    iv->t_out = INFINITY;
+    iv->n_in = iv->n_out = btVector3(0, 0, 0);
+}
+
+/* An infinite cylinder of radius r about Y, narrowed by the slab |y| ≤ half. */
+static bool ray_cylinder(const btVector3 &o, const btVector3 &d, double r, double half,
+                         interval *iv)
+{
+    interval_all(iv);
+    double a = d.x() * d.x() + d.z() * d.z();
+    double b = o.x() * d.x() + o.z() * d.z();
+    double c = o.x() * o.x() + o.z() * o.z() - r * r;
+    if (a < 1e-300) {
+        if (c > 0.0)
+            return false;
+    } else {
+        double disc = b * b - a * c;
+        if (disc < 0.0)
+            return false;
+        double s = sqrt(disc);
+        iv->t_in = (-b - s) / a;
+        iv->t_out = (-b + s) / a;
+        btVector3 pi = o + d * iv->t_in, po = o + d * iv->t_out;
+        iv->n_in = btVector3(pi.x(), 0, pi.z()) / r;
+        iv->n_out = btVector3(po.x(), 0, po.z()) / r;
+    }
+    return ray_slab(o, d, 1, half, iv);
+}
+
+/* Capsule about Y: the union of its core cylinder and two end spheres (a connected interval). */
+static bool ray_capsule(const btVector3 &o, const btVector3 &d, double r, double half,
+                        interval *iv)
+{
+    interval parts[3];
+    bool got[3] = {ray_cylinder(o, d, r, half, &parts[0]),
+                   ray_sphere(o, d, btVector3(0, half, 0), r, &parts[1]),
+                   ray_sphere(o, d, btVector3(0, -half, 0), r, &parts[2])};
+    bool any = false;
+    for (int i = 0; i < 3; i++) {
+        if (!got[i])
+            continue;
+        if (!any || parts[i].t_in < iv->t_in) {
+            iv->t_in = parts[i].t_in;
+            iv->n_in = parts[i].n_in;
+        }
+        if (!any || parts[i].t_out > iv->t_out) {
+            iv->t_out = parts[i].t_out;
+            iv->n_out = parts[i].n_out;
+        }
+        any = true;
+    }
+    return any;
+}
+
+/* Clips the line by the hull's face planes (collider frame). */
+static bool ray_hull(const btVector3 &o, const btVector3 &d, const gy_hull *h, interval *iv)
+{
+    interval_all(iv);
+    for (uint32_t i = 0; i < h->triangle_count; i++) {
+        const double *pl = h->planes[i];
+        btVector3 n(pl[0], pl[1], pl[2]);
+        double denom = n.dot(d), num = pl[3] - n.dot(o);
+        if (denom == 0.0) {
+            if (num < 0.0)
+                return false; /* parallel to the face and outside it */
+            continue;
+        }
+        double t = num / denom;
+        if (denom < 0.0) {
+            if (t > iv->t_in) {
+                iv->t_in = t;
+                iv->n_in = n;
+            }
+        } else if (t < iv->t_out) {
+            iv->t_out = t;
+            iv->n_out = n;
+        }
+        if (iv->t_in > iv->t_out)
+            return false;
+    }
+    return isfinite(iv->t_in) && isfinite(iv->t_out);
+}
+
+/* The hit of a ray (unit d, range [0, len]) on a solid interval: the entry, or when the ray starts
+ * inside, the exit with the normal turned back along the ray (as ODE's ray tests do). */
+static bool interval_hit(const interval &iv, double len, double *t, btVector3 *n)
+{
+    if (iv.t_in >= 0.0) {
+        *t = iv.t_in;
+        *n = iv.n_in;
+    } else if (iv.t_out >= 0.0) {
+        *t = iv.t_out;
+        *n = -iv.n_out;
+    } else {
+        return false;
+    }
+    return *t <= len;
+}
+
+static void ray_test(ray_query *q, const gy_bt_collider *c)
+{
+    double t = 0.0;
+    btVector3 n(0, 0, 0);
+    int32_t triangle = -1;
+    const gy_shape *s = &c->shape;
+    if (s->type == GY_SHAPE_PLANE) {
+        double l = gy_v3_len(s->normal);
+        btVector3 pn = gy_bt_vec(s->normal) / l;
+        double dist0 = pn.dot(q->origin) - s->offset / l, k = pn.dot(q->dir);
+        if (k == 0.0)
+            return;
+        t = -dist0 / k;
+        if (t < 0.0 || t > q->length)
+            return;
+        n = dist0 >= 0.0 ? pn : -pn;
+    } else if (s->type == GY_SHAPE_MESH) {
+        btTransform ct = collider_shape_transform(c);
+        btTransform from(btQuaternion::getIdentity(), q->origin);
+        btTransform to(btQuaternion::getIdentity(), q->origin + q->dir * q->length);
+        mesh_ray_result res;
+        btCollisionWorld::rayTestSingle(from, to, c->body->rb, c->bt_shape, ct, res);
+        if (!res.hasHit())
+            return;
+        t = res.m_closestHitFraction * q->length;
+        n = res.world_normal ? res.normal : ct.getBasis() * res.normal;
+        n.normalize();
+        triangle = res.triangle;
+        /* Two-sided for rays: the normal faces the ray. */
+        if (n.dot(q->dir) > 0.0)
+            n = -n;
+    } else {
+        btTransform ft = gy_bt_collider_transform(c);
+        btVector3 o = ft.invXform(q->origin);
+        btVector3 d = ft.getBasis().transpose() * q->dir;
+        interval iv;
+        bool got;
+        switch (s->type) {
+        case GY_SHAPE_SPHERE:
+            got = ray_sphere(o, d, btVector3(0, 0, 0), s->radius, &iv);
+            break;
+        case GY_SHAPE_BOX:
+            interval_all(&iv);
+            got = ray_slab(o, d, 0, 0.5 * s->box_size.x, &iv) &&
+                  ray_slab(o, d, 1, 0.5 * s->box_size.y, &iv) &&
+                  ray_slab(o, d, 2, 0.5 * s->box_size.z, &iv);
+            break;
+        case GY_SHAPE_CAPSULE:
+            got = ray_capsule(o, d, s->radius, 0.5 * s->height - s->radius, &iv);
+            break;
+        case GY_SHAPE_CYLINDER:
+            got = ray_cylinder(o, d, s->radius, 0.5 * s->height, &iv);
+            break;
+        case GY_SHAPE_HULL:
+            got = c->resource != nullptr && ray_hull(o, d, &c->resource->hull, &iv);
+            break;
+        default:
+            got = false;
+            break;
+        }
+        if (!got || !interval_hit(iv, q->length, &t, &n))
+            return;
+        n = (ft.getBasis() * n).normalized();
+    }
+    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 &&
+        t >= q->out.hits[0].distance)
+        return;
+    gy_hit h;
+    hit_init(&h, c);
+    h.triangle = triangle;
+    h.distance = t;
+    h.fraction = fmin(1.0, fmax(0.0, t / q->length));
+    h.point = gy_bt_from_vec(q->origin + q->dir * t);
+    h.normal = gy_bt_from_vec(n);
+    out_collect(&q->out, &h);
+}
+
+static void ray_visit(void *ctx, gy_bt_body *b)
+{
+    ray_query *q = static_cast<ray_query *>(ctx);
+    if (q->out.stop || !out_wants_body(&q->out, b))
+        return;
+    for (uint32_t i = 0; i < b->collider_count && !q->out.stop; i++)
+        if (gy_bt_filter_accepts(q->out.filter, b->colliders[i]))
+            ray_test(q, b->colliders[i]);
+}
+
+gy_result gy_bt_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
+                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                        uint32_t capacity, uint32_t *count)
+{
+    ray_query q;
+    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
+        return GY_ERR_NON_FINITE;
+    q.length = gy_v3_len(translation);
+    if (!isfinite(q.length))
+        return GY_ERR_NON_FINITE;
+    /* A zero-length ray has nothing to hit. */
+    if (!(q.length > 0.0) || q.out.stop)
+        return GY_OK;
+    q.origin = gy_bt_vec(origin);
+    q.dir = gy_bt_vec(translation) / q.length;
+    gy_bt_refresh_aabbs(w);
+    btVector3 zero(0, 0, 0);
+    gy_bt_sweep_bodies(w, q.origin, q.origin + q.dir * q.length, zero, zero, ray_visit, &q);
+    *count = q.out.count;
+    return GY_OK;
+}
+
+/* ---- overlap and shape cast ----------------------------------------------------------------- */
+
+namespace
+{
+
+struct shape_query {
+    query_out out;
+    btTransform from, to;
+    double length;
+    bool cast; /* false: overlap at `from` only */
+};
+
+} // namespace
+
+static void shape_test(shape_query *q, const gy_bt_collider *c)
+{
+    gy_backend_world *w = q->out.w;
+    btVector3 point, normal;
+    double pen, fraction;
+    int32_t triangle;
+    gy_hit h;
+    w->probe.setWorldTransform(q->from);
+    if (gy_bt_probe_contact(w, c, &point, &normal, &pen, &triangle)) {
+        hit_init(&h, c);
+        h.triangle = triangle;
+        h.point = gy_bt_from_vec(point);
+        h.normal = gy_bt_from_vec(normal);
+        h.penetration = pen;
+        out_collect(&q->out, &h);
+        return;
+    }
+    if (!q->cast || !(q->length > 0.0))
+        return;
+    double limit = 1.0;
+    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0)
+        limit = q->out.hits[0].fraction;
+    if (!gy_bt_probe_sweep(w, c, q->from, q->to, limit, &fraction, &point, &normal, &triangle))
+        return;
+    hit_init(&h, c);
+    h.triangle = triangle;
+    h.fraction = fraction;
+    h.distance = fraction * q->length;
+    h.point = gy_bt_from_vec(point);
+    h.normal = gy_bt_from_vec(normal);
+    out_collect(&q->out, &h);
+}
+
+static void shape_visit(void *ctx, gy_bt_body *b)
+{
+    shape_query *q = static_cast<shape_query *>(ctx);
+    if (q->out.stop || !out_wants_body(&q->out, b))
+        return;
+    for (uint32_t i = 0; i < b->collider_count && !q->out.stop; i++)
+        if (gy_bt_filter_accepts(q->out.filter, b->colliders[i]))
+            shape_test(q, b->colliders[i]);
+}
+
+/* Sphere, box, capsule and hull may be used in shape queries; others are not supported. */
+static gy_result check_query_shape(const gy_backend_world *w, const gy_shape *shape, gy_pose pose)
+{
+    if (shape == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_shape(shape);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
+        return GY_ERR_NON_FINITE;
+    if (!gy_quat_is_unit(pose.rotation))
+        return GY_ERR_INVALID_ARGUMENT;
+    switch (shape->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_BOX:
+    case GY_SHAPE_CAPSULE:
+        return GY_OK;
+    case GY_SHAPE_HULL: {
+        const gy_bt_resource *r = static_cast<const gy_bt_resource *>(
+            gy_handle_pool_get(&w->resources, shape->resource.bits));
+        return r != nullptr && r->kind == GY_SHAPE_HULL ? GY_OK : GY_ERR_STALE_HANDLE;
+    }
+    default:
+        return GY_ERR_UNSUPPORTED;
+    }
+}
+
+static void shape_query_run(gy_backend_world *w, shape_query *q, const gy_shape *shape)
+{
+    btConvexShape *probe = gy_bt_probe_shape(w, shape);
+    btVector3 lo, hi;
+    btTransform turn(q->from.getRotation(), btVector3(0, 0, 0));
+    probe->getAabb(turn, lo, hi);
+    gy_bt_refresh_aabbs(w);
+    gy_bt_sweep_bodies(w, q->from.getOrigin(), q->cast ? q->to.getOrigin() : q->from.getOrigin(),
+                       lo, hi, shape_visit, q);
+}
+
+gy_result gy_bt_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                        uint32_t capacity, uint32_t *count)
+{
+    shape_query q;
+    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    r = check_query_shape(w, shape, pose);
+    if (r != GY_OK || q.out.stop)
+        return r;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+    q.from = q.to = gy_bt_transform(pose);
+    q.length = 0.0;
+    q.cast = false;
+    shape_query_run(w, &q, shape);
+    *count = q.out.count;
+    return GY_OK;
+}
+
+gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                           gy_vec3 translation, const gy_query_filter *filter,
+                           gy_collector collector, gy_hit *hits, uint32_t capacity,
+                           uint32_t *count)
+{
+    shape_query q;
+    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    r = check_query_shape(w, shape, pose);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(translation))
+        return GY_ERR_NON_FINITE;
+    q.length = gy_v3_len(translation);
+    if (!isfinite(q.length))
+        return GY_ERR_NON_FINITE;
+    if (q.out.stop)
+        return GY_OK;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+    q.from = gy_bt_transform(pose);
+    q.to = q.from;
+    q.to.setOrigin(q.from.getOrigin() + gy_bt_vec(translation));
+    q.cast = true;
+    shape_query_run(w, &q, shape);
+    *count = q.out.count;
+    return GY_OK;
+}

@@ -1,0 +1,818 @@
+/* Bullet adapter: the step. Per substep: kinematic bodies are moved to where their velocities
+ * take them (Bullet derives a kinematic body's contact velocity from its last two poses), pending
+ * forces are applied, and btDiscreteDynamicsWorld steps once. Its narrowphase runs through the
+ * adapter's near callback, whose contact result decides per collider pair what Bullet only knows
+ * per object: category/mask, sensors and response-off colliders (reported, never added to a
+ * manifold), one-way platforms (points dropped), combined materials and conveyor motion. After
+ * the solve the adapter reads the manifolds into per-pair reports, and adds what Bullet lacks or
+ * does differently: exact ballistic gravity, axis-lock projection, continuous collision that
+ * honours the same filters, joint breaking by force, and a shorter time to sleep.
+ *
+ * Pairs whose bodies both sleep keep their manifolds, so their contacts stay reported; sensor
+ * overlaps (which have no manifold points) are carried over from the last report instead. */
+#include <math.h>
+#include <string.h>
+
+#include "bullet_internal.h"
+
+/* One-way platforms: a first contact counts only when its normal is within 60° of the platform's
+ * one-way normal and the other body is not rising through it faster than this (m/s); the same
+ * rule as the ODE adapter. */
+#define ONE_WAY_MIN_COS 0.5
+#define ONE_WAY_MAX_RISE 0.25
+/* Continuous collision: the swept sphere is this fraction of the body's inner radius, so resting
+ * or sliding contact at the start of the sweep does not register as a hit. */
+#define CCD_SHRINK 0.8
+/* Sleep: average speeds below these for SLEEP_TIME seconds (the ODE adapter's values). */
+#define SLEEP_LINEAR_SPEED 0.08  /* m/s */
+#define SLEEP_ANGULAR_SPEED 0.12 /* rad/s */
+#define SLEEP_TIME 0.4           /* s */
+
+/* ---- report storage (grown to peak, reused) ------------------------------------------------- */
+
+/* contacts and pairs live in one block: gy_contact[cap] followed by gy_bt_pair[cap]. */
+static size_t report_block_size(uint32_t cap)
+{
+    return (size_t)cap * (sizeof(gy_contact) + sizeof(gy_bt_pair));
+}
+
+static gy_result grow_report(gy_backend_world *w, uint32_t need)
+{
+    if (need <= w->contact_capacity)
+        return GY_OK;
+    uint32_t cap = w->contact_capacity ? w->contact_capacity : 64u;
+    while (cap < need)
+        cap *= 2u;
+    unsigned char *block = static_cast<unsigned char *>(gy_alloc(w->allocator, report_block_size(cap)));
+    if (block == nullptr)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_contact *contacts = reinterpret_cast<gy_contact *>(block);
+    gy_bt_pair *pairs = reinterpret_cast<gy_bt_pair *>(block + (size_t)cap * sizeof(gy_contact));
+    if (w->contact_count > 0) {
+        memcpy(contacts, w->contacts, (size_t)w->contact_count * sizeof *contacts);
+        memcpy(static_cast<void *>(pairs), w->pairs, (size_t)w->contact_count * sizeof *pairs);
+    }
+    gy_free(w->allocator, w->contacts, report_block_size(w->contact_capacity));
+    w->contacts = contacts;
+    w->pairs = pairs;
+    w->contact_capacity = cap;
+    return GY_OK;
+}
+
+static uint32_t pair_hash(const gy_bt_collider *a, const gy_bt_collider *b)
+{
+    uint64_t h = ((uintptr_t)a * 0x9E3779B97F4A7C15ull) ^ ((uintptr_t)b >> 4);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Empties the map in O(1) by moving to a new stamp. */
+static void map_reset(gy_bt_pair_map *m)
+{
+    if (++m->stamp == 0) {
+        if (m->slots != nullptr)
+            memset(m->slots, 0, (size_t)m->capacity * sizeof *m->slots);
+        m->stamp = 1;
+    }
+}
+
+static void map_put(gy_bt_pair_map *m, const gy_bt_collider *a, const gy_bt_collider *b,
+                    uint32_t index)
+{
+    uint32_t mask = m->capacity - 1u;
+    uint32_t k = pair_hash(a, b) & mask;
+    while (m->slots[k].stamp == m->stamp)
+        k = (k + 1u) & mask;
+    m->slots[k].a = a;
+    m->slots[k].b = b;
+    m->slots[k].index = index;
+    m->slots[k].stamp = m->stamp;
+}
+
+static uint32_t map_find(const gy_bt_pair_map *m, const gy_bt_collider *a, const gy_bt_collider *b)
+{
+    if (m->capacity == 0)
+        return UINT32_MAX;
+    uint32_t mask = m->capacity - 1u;
+    for (uint32_t k = pair_hash(a, b) & mask;; k = (k + 1u) & mask) {
+        const gy_bt_pair_slot *s = &m->slots[k];
+        if (s->stamp != m->stamp)
+            return UINT32_MAX;
+        if (s->a == a && s->b == b)
+            return s->index;
+    }
+}
+
+/* Keeps the map at most half full, re-entering pairs[0, count) when it grows. */
+static gy_result map_reserve(gy_backend_world *w, uint32_t need)
+{
+    gy_bt_pair_map *m = &w->pair_map;
+    uint64_t want = (uint64_t)need * 2u;
+    if (want <= m->capacity)
+        return GY_OK;
+    uint64_t cap = m->capacity ? m->capacity : 128u;
+    while (cap < want)
+        cap *= 2u;
+    if (cap > (1u << 30))
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_bt_pair_slot *slots =
+        static_cast<gy_bt_pair_slot *>(gy_alloc_zeroed(w->allocator, (size_t)cap * sizeof *slots));
+    if (slots == nullptr)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_free(w->allocator, m->slots, (size_t)m->capacity * sizeof *m->slots);
+    m->slots = slots;
+    m->capacity = (uint32_t)cap;
+    m->stamp = 1;
+    for (uint32_t i = 0; i < w->contact_count; i++)
+        map_put(m, w->pairs[i].a, w->pairs[i].b, i);
+    return GY_OK;
+}
+
+static void note_error(gy_backend_world *w, gy_result r)
+{
+    if (w->step_error == GY_OK)
+        w->step_error = r;
+}
+
+/* The report entry of a collider pair (a.id < b.id), appended when new; UINT32_MAX when out of
+ * memory (recorded in step_error). */
+static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider *b)
+{
+    uint32_t found = map_find(&w->pair_map, a, b);
+    if (found != UINT32_MAX)
+        return found;
+    gy_result r = grow_report(w, w->contact_count + 1u);
+    if (r == GY_OK)
+        r = map_reserve(w, w->contact_count + 1u);
+    if (r != GY_OK) {
+        note_error(w, r);
+        return UINT32_MAX;
+    }
+    uint32_t index = w->contact_count++;
+    map_put(&w->pair_map, a, b, index);
+    gy_contact *c = &w->contacts[index];
+    memset(c, 0, sizeof *c);
+    c->body_a = a->body->id;
+    c->body_b = b->body->id;
+    c->collider_a = a->id;
+    c->collider_b = b->id;
+    c->user_a = a->body->user_data;
+    c->user_b = b->body->user_data;
+    c->is_sensor = a->is_sensor || b->is_sensor;
+    gy_bt_pair *p = &w->pairs[index];
+    memset(static_cast<void *>(p), 0, sizeof *p);
+    p->a = a;
+    p->b = b;
+    p->substep = UINT32_MAX;
+    return index;
+}
+
+/* Records the geometry of a pair's contact point for this substep, keeping the deepest.
+ * `n_from_first` points from `first` to the other collider. */
+static void pair_geometry(gy_backend_world *w, uint32_t index, const gy_bt_collider *first,
+                          const btVector3 &point, const btVector3 &n_from_first, double distance)
+{
+    gy_bt_pair *p = &w->pairs[index];
+    uint32_t sub = (uint32_t)w->substep_index;
+    if (p->substep == sub && !(distance < p->best_distance))
+        return;
+    p->substep = sub;
+    p->best_distance = distance;
+    gy_contact *c = &w->contacts[index];
+    c->point = gy_bt_from_vec(point);
+    c->normal = gy_bt_from_vec(p->a == first ? n_from_first : -n_from_first);
+    c->penetration = fmax(0.0, -distance);
+}
+
+/* ---- the contact result: per collider pair decisions ---------------------------------------- */
+
+/* The collider a leaf wrapper belongs to: the child of the body's compound it descends from, or
+ * the body's only collider. */
+static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
+{
+    gy_bt_body *b = gy_bt_body_of(wrap->getCollisionObject());
+    if (b == nullptr)
+        return nullptr;
+    uint32_t index = 0;
+    if (b->compound != nullptr) {
+        const btCollisionObjectWrapper *child = wrap;
+        while (child->m_parent != nullptr && child->m_parent->m_parent != nullptr)
+            child = child->m_parent;
+        if (child->m_parent == nullptr || child->m_index < 0)
+            return nullptr;
+        index = (uint32_t)child->m_index;
+    }
+    return index < b->collider_count ? b->colliders[index] : nullptr;
+}
+
+static gy_bt_one_way *find_one_way(gy_backend_world *w, const gy_bt_collider *platform,
+                                   const gy_bt_collider *other)
+{
+    for (uint32_t i = 0; i < w->one_way_count; i++)
+        if (w->one_way[i].platform == platform && w->one_way[i].other == other)
+            return &w->one_way[i];
+    return nullptr;
+}
+
+/* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
+ * the platform's one-way side: its first contact must have a normal (platform to body) within
+ * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
+ * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
+ * separate. The verdict is taken once per substep, with the first point Bullet reports. */
+static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt_collider *other,
+                            const btVector3 &normal_po, const btVector3 &point)
+{
+    gy_bt_one_way *rec = find_one_way(w, platform, other);
+    if (rec != nullptr) {
+        rec->seen_step = w->step_index;
+        if (rec->passing || rec->decided_substep == w->substep_index) {
+            rec->decided_substep = w->substep_index;
+            return rec->accepted;
+        }
+    }
+    btVector3 n = gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
+    btVector3 rel = gy_bt_body_velocity_at(other->body, point) -
+                    gy_bt_body_velocity_at(platform->body, point);
+    btVector3 com = gy_bt_body_com(other->body);
+    bool ok = normal_po.dot(n) >= ONE_WAY_MIN_COS && rel.dot(n) <= ONE_WAY_MAX_RISE &&
+              (com - point).dot(n) > 0.0;
+    if (rec == nullptr) {
+        gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
+                                       w->one_way_count + 1u, sizeof *w->one_way);
+        if (r != GY_OK) {
+            note_error(w, r);
+            return ok;
+        }
+        rec = &w->one_way[w->one_way_count++];
+        rec->platform = platform;
+        rec->other = other;
+        rec->seen_step = w->step_index;
+    }
+    rec->decided_substep = w->substep_index;
+    rec->accepted = ok;
+    rec->passing = !ok;
+    return ok;
+}
+
+namespace
+{
+
+/* Bullet's btManifoldResult with the adapter's per collider pair rules. Points arrive in the
+ * manifold's order: `normal_on_b` points from the manifold's body 1 towards its body 0. */
+class contact_result : public btManifoldResult
+{
+public:
+    contact_result(gy_backend_world *w, const btCollisionObjectWrapper *w0,
+                   const btCollisionObjectWrapper *w1)
+        : btManifoldResult(w0, w1), m_world(w)
+    {
+    }
+
+    void addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
+                         btScalar depth) override;
+
+private:
+    void overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
+                 const btVector3 &normal_on_b, double depth);
+    gy_backend_world *m_world;
+};
+
+} // namespace
+
+void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
+                             const btVector3 &normal_on_b, double depth)
+{
+    bool a_first = ca->id.bits < cb->id.bits;
+    uint32_t k = pair_get(m_world, a_first ? ca : cb, a_first ? cb : ca);
+    if (k == UINT32_MAX)
+        return;
+    m_world->pairs[k].overlap = true;
+    pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
+}
+
+void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
+                                     btScalar depth)
+{
+    btPersistentManifold *m = m_manifoldPtr;
+    if (m == nullptr || depth > m->getContactBreakingThreshold())
+        return;
+    bool swapped = m->getBody0() != m_body0Wrap->getCollisionObject();
+    const btCollisionObjectWrapper *wa = swapped ? m_body1Wrap : m_body0Wrap;
+    const btCollisionObjectWrapper *wb = swapped ? m_body0Wrap : m_body1Wrap;
+    gy_bt_collider *ca = collider_of(wa), *cb = collider_of(wb);
+    if (ca == nullptr || cb == nullptr)
+        return;
+    if ((ca->category & cb->mask) == 0 || (cb->category & ca->mask) == 0)
+        return;
+    bool dyn_a = ca->body->type == GY_MOTION_DYNAMIC, dyn_b = cb->body->type == GY_MOTION_DYNAMIC;
+    bool sensor = ca->is_sensor || cb->is_sensor;
+    if (!sensor && !dyn_a && !dyn_b)
+        return;
+    btVector3 point_on_a = point_on_b + normal_on_b * depth;
+    if (sensor || !ca->contact_response || !cb->contact_response) {
+        /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
+        if (depth <= 0.0)
+            overlap(ca, cb, (point_on_a + point_on_b) * 0.5, normal_on_b, depth);
+        return;
+    }
+    if ((ca->one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b)) ||
+        (cb->one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b))) {
+        m->clearManifold(); /* this collider pair's manifold: drop what it held before */
+        return;
+    }
+
+    btVector3 local_a = wa->getCollisionObject()->getWorldTransform().invXform(point_on_a);
+    btVector3 local_b = wb->getCollisionObject()->getWorldTransform().invXform(point_on_b);
+    btManifoldPoint pt(local_a, local_b, normal_on_b, depth);
+    pt.m_positionWorldOnA = point_on_a;
+    pt.m_positionWorldOnB = point_on_b;
+    int insert = m->getCacheEntry(pt);
+    pt.m_combinedFriction = gy_combine(ca->material.friction, ca->material.friction_combine,
+                                       cb->material.friction, cb->material.friction_combine);
+    pt.m_combinedRestitution =
+        gy_combine(ca->material.restitution, ca->material.restitution_combine,
+                   cb->material.restitution, cb->material.restitution_combine);
+    pt.m_combinedRollingFriction = 0.0;
+    pt.m_combinedSpinningFriction = 0.0;
+    btPlaneSpace1(pt.m_normalWorldOnB, pt.m_lateralFrictionDir1, pt.m_lateralFrictionDir2);
+    /* Part ids carry the collider (child) indices so reports know the pair; index ids carry mesh
+     * triangles. */
+    int tri_a = swapped ? m_index1 : m_index0, tri_b = swapped ? m_index0 : m_index1;
+    pt.m_partId0 = (int)ca->index;
+    pt.m_partId1 = (int)cb->index;
+    pt.m_index0 = ca->shape.type == GY_SHAPE_MESH ? tri_a : -1;
+    pt.m_index1 = cb->shape.type == GY_SHAPE_MESH ? tri_b : -1;
+    /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface, where s is each
+     * collider's surface velocity in the world. */
+    if (gy_v3_len_sq(ca->surface_velocity) > 0.0 || gy_v3_len_sq(cb->surface_velocity) > 0.0) {
+        btVector3 sa = gy_bt_collider_transform(ca).getBasis() * gy_bt_vec(ca->surface_velocity);
+        btVector3 sb = gy_bt_collider_transform(cb).getBasis() * gy_bt_vec(cb->surface_velocity);
+        btVector3 t = sb - sa;
+        t -= normal_on_b * t.dot(normal_on_b);
+        double tl = t.length();
+        if (tl > 1e-9) {
+            pt.m_lateralFrictionDir1 = t / tl;
+            pt.m_lateralFrictionDir2 = normal_on_b.cross(pt.m_lateralFrictionDir1);
+            pt.m_contactMotion1 = tl;
+            pt.m_contactMotion2 = 0.0;
+            pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
+        }
+    }
+    if (insert >= 0)
+        m->replaceContactPoint(pt, insert);
+    else
+        m->addManifoldPoint(pt);
+}
+
+void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
+                         const btDispatcherInfo &info)
+{
+    gy_bt_dispatcher &d = static_cast<gy_bt_dispatcher &>(dispatcher);
+    btCollisionObject *o0 = static_cast<btCollisionObject *>(pair.m_pProxy0->m_clientObject);
+    btCollisionObject *o1 = static_cast<btCollisionObject *>(pair.m_pProxy1->m_clientObject);
+    if (!d.needsCollision(o0, o1))
+        return;
+    btCollisionObjectWrapper w0(nullptr, o0->getCollisionShape(), o0, o0->getWorldTransform(), -1,
+                                -1);
+    btCollisionObjectWrapper w1(nullptr, o1->getCollisionShape(), o1, o1->getWorldTransform(), -1,
+                                -1);
+    if (pair.m_algorithm == nullptr)
+        pair.m_algorithm = d.findAlgorithm(&w0, &w1, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+    if (pair.m_algorithm == nullptr)
+        return;
+    contact_result result(d.world, &w0, &w1);
+    pair.m_algorithm->processCollision(&w0, &w1, info, &result);
+}
+
+/* ---- after the solve ------------------------------------------------------------------------ */
+
+/* Reads this substep's manifolds into the report: every point that touches (penetrates, or
+ * carried load) counts; impulses add up over the step. */
+static void gather_manifolds(gy_backend_world *w)
+{
+    int nm = w->dispatcher.getNumManifolds();
+    for (int i = 0; i < nm; i++) {
+        btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
+        int n = m->getNumContacts();
+        if (n == 0)
+            continue;
+        gy_bt_body *b0 = gy_bt_body_of(m->getBody0()), *b1 = gy_bt_body_of(m->getBody1());
+        if (b0 == nullptr || b1 == nullptr)
+            continue;
+        b0->in_contact = true;
+        b1->in_contact = true;
+        for (int k = 0; k < n; k++) {
+            const btManifoldPoint &p = m->getContactPoint(k);
+            if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count ||
+                p.m_partId1 < 0 || (uint32_t)p.m_partId1 >= b1->collider_count)
+                continue;
+            if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
+                continue;
+            gy_bt_collider *c0 = b0->colliders[p.m_partId0], *c1 = b1->colliders[p.m_partId1];
+            bool first0 = c0->id.bits < c1->id.bits;
+            uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
+            if (idx == UINT32_MAX)
+                return;
+            w->contacts[idx].normal_impulse += p.m_appliedImpulse;
+            btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
+                          p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
+            gy_bt_pair *pr = &w->pairs[idx];
+            pr->tangent = gy_v3_mad(pr->tangent, gy_bt_from_vec(t), first0 ? 1.0 : -1.0);
+            pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
+                          -p.m_normalWorldOnB, p.getDistance());
+        }
+    }
+}
+
+/* Semi-implicit Euler moves a body (v + g h) h per step, a full g h² where free fall travels
+ * g h²/2. Bodies in free flight (no contacts, no joints) get the surplus back, so ballistic paths
+ * match the analytic ones; bodies in contact or jointed are left to the solver. */
+static void ballistic_correction(gy_backend_world *w, double h)
+{
+    btVector3 g = gy_bt_vec(w->def.gravity);
+    if (g.length2() == 0.0)
+        return;
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_bt_body *b = w->moving[i];
+        if (b->type != GY_MOTION_DYNAMIC || b->in_contact || b->joint_count > 0 ||
+            b->gravity_factor == 0.0 || !b->rb->isActive())
+            continue;
+        btTransform &t = b->rb->getWorldTransform();
+        btVector3 shift = g * (-0.5 * b->gravity_factor * h * h) * b->rb->getLinearFactor();
+        t.setOrigin(t.getOrigin() + shift);
+    }
+}
+
+/* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
+ * world inertia tensor onto a locked axis; this removes whatever reached one. */
+static void project_locks(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_bt_body *b = w->moving[i];
+        if (!b->any_lock || !b->rb->isActive())
+            continue;
+        btTransform &t = b->rb->getWorldTransform();
+        btVector3 p = t.getOrigin();
+        btVector3 v = b->rb->getLinearVelocity(), av = b->rb->getAngularVelocity();
+        for (int k = 0; k < 3; k++) {
+            if (b->lock_linear[k]) {
+                p[k] = b->lock_position[k];
+                v[k] = 0.0;
+            }
+            if (b->lock_angular[k])
+                av[k] = 0.0;
+        }
+        t.setOrigin(p);
+        b->rb->setLinearVelocity(v);
+        b->rb->setAngularVelocity(av);
+    }
+}
+
+/* ---- continuous collision ------------------------------------------------------------------- */
+
+struct ccd_ctx {
+    gy_backend_world *w;
+    gy_bt_body *body;
+    const gy_bt_collider *solid; /* the body's first solid collider: its filter and material */
+    btVector3 motion;
+};
+
+static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
+{
+    if (c->body == cc->body || c->is_sensor || !c->contact_response)
+        return false;
+    if ((c->category & cc->solid->mask) == 0 || (cc->solid->category & c->mask) == 0)
+        return false;
+    if (c->one_way) {
+        btVector3 n = gy_bt_collider_transform(c).getBasis() * gy_bt_vec(c->one_way_normal);
+        if (cc->motion.dot(n) >= 0.0)
+            return false;
+    }
+    return true;
+}
+
+static void ccd_visit(void *ctx, gy_bt_body *b)
+{
+    ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
+    gy_backend_world *w = cc->w;
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        gy_bt_collider *c = b->colliders[i];
+        if (!ccd_accepts(cc, c))
+            continue;
+        gy_result r = gy_array_reserve(w->allocator, (void **)&w->scratch, &w->scratch_capacity,
+                                       w->scratch_count + 1u, sizeof *w->scratch);
+        if (r != GY_OK) {
+            note_error(w, r);
+            return;
+        }
+        w->scratch[w->scratch_count++] = c;
+    }
+}
+
+/* Sweeps a sphere inside the body from its substep start to its end with Bullet's convex cast.
+ * On a hit the body is put back at the time of impact and its approaching velocity removed (with
+ * restitution); the next substep's contacts take it from there. */
+static void ccd_body(gy_backend_world *w, gy_bt_body *b)
+{
+    const gy_bt_collider *solid = nullptr;
+    for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
+        if (!b->colliders[i]->is_sensor)
+            solid = b->colliders[i];
+    double r = b->ccd_radius * CCD_SHRINK;
+    if (solid == nullptr || !(r > 0.0))
+        return;
+    btVector3 p0 = b->ccd_start, p1 = gy_bt_body_com(b);
+    btVector3 d = p1 - p0;
+    double len = d.length();
+    if (!(len > r))
+        return; /* the discrete step cannot have skipped anything */
+
+    ccd_ctx cc = {w, b, solid, d};
+    w->scratch_count = 0;
+    gy_bt_sweep_bodies(w, p0, p1, btVector3(-r, -r, -r), btVector3(r, r, r), ccd_visit, &cc);
+    if (w->scratch_count == 0)
+        return;
+    gy_shape sphere;
+    memset(&sphere, 0, sizeof sphere);
+    sphere.type = GY_SHAPE_SPHERE;
+    sphere.radius = r;
+    gy_bt_probe_shape(w, &sphere);
+    btTransform from(btQuaternion::getIdentity(), p0), to(btQuaternion::getIdentity(), p1);
+    w->probe.setWorldTransform(from);
+    double best = 1.0;
+    btVector3 normal(0, 0, 0);
+    const gy_bt_collider *hit = nullptr;
+    for (uint32_t i = 0; i < w->scratch_count; i++) {
+        const gy_bt_collider *c = w->scratch[i];
+        btVector3 pt, n;
+        double pen, f;
+        int32_t tri;
+        /* Whatever already touches at the start is the discrete solver's business. */
+        if (gy_bt_probe_contact(w, c, &pt, &n, &pen, &tri))
+            continue;
+        if (gy_bt_probe_sweep(w, c, from, to, best, &f, &pt, &n, &tri)) {
+            best = f;
+            normal = n;
+            hit = c;
+        }
+    }
+    if (hit == nullptr)
+        return;
+    /* The swept sphere is smaller than the body's inner sphere; back off the difference. */
+    double t_place = fmax(0.0, best * len - (b->ccd_radius - r));
+    btTransform &t = b->rb->getWorldTransform();
+    t.setOrigin(p0 + d * (t_place / len));
+    btVector3 v = b->rb->getLinearVelocity();
+    double vn = v.dot(normal);
+    if (vn < 0.0) {
+        double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
+                              hit->material.restitution, hit->material.restitution_combine);
+        b->rb->setLinearVelocity(v - normal * ((1.0 + e) * vn));
+    }
+}
+
+static void continuous_collision(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_bt_body *b = w->moving[i];
+        if (b->continuous && b->rb->isActive())
+            ccd_body(w, b);
+    }
+}
+
+/* Sleep: a dynamic body wants to sleep once the average of its last GY_BT_SLEEP_SAMPLES
+ * velocities has stayed below the thresholds for SLEEP_TIME (the ODE adapter's rule). Bullet's
+ * islands do the rest: an island sleeps when all its bodies want to, and wakes as a whole. The
+ * adapter tells Bullet through the body's deactivation clock, which Bullet compares with its
+ * process-wide gDeactivationTime (left untouched). */
+static void update_sleep(gy_backend_world *w, double h)
+{
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_bt_body *b = w->moving[i];
+        if (b->type != GY_MOTION_DYNAMIC || !b->allow_sleeping)
+            continue;
+        if (!b->rb->isActive()) {
+            b->sleep_samples = 0;
+            b->rest_time = 0.0;
+            continue;
+        }
+        b->sleep_linear[b->sleep_next] = gy_bt_from_vec(b->rb->getLinearVelocity());
+        b->sleep_angular[b->sleep_next] = gy_bt_from_vec(b->rb->getAngularVelocity());
+        b->sleep_next = (b->sleep_next + 1u) % GY_BT_SLEEP_SAMPLES;
+        if (b->sleep_samples < GY_BT_SLEEP_SAMPLES)
+            b->sleep_samples++;
+        bool resting = false;
+        if (b->sleep_samples == GY_BT_SLEEP_SAMPLES) {
+            gy_vec3 lin = gy_v3(0, 0, 0), ang = gy_v3(0, 0, 0);
+            for (uint32_t k = 0; k < GY_BT_SLEEP_SAMPLES; k++) {
+                lin = gy_v3_add(lin, b->sleep_linear[k]);
+                ang = gy_v3_add(ang, b->sleep_angular[k]);
+            }
+            const double n = (double)GY_BT_SLEEP_SAMPLES;
+            resting = gy_v3_len(lin) < SLEEP_LINEAR_SPEED * n &&
+                      gy_v3_len(ang) < SLEEP_ANGULAR_SPEED * n;
+        }
+        b->rest_time = resting ? b->rest_time + h : 0.0;
+        b->rb->setDeactivationTime(b->rest_time >= SLEEP_TIME ? gDeactivationTime + 1.0 : 0.0);
+    }
+}
+
+/* ---- the step ------------------------------------------------------------------------------- */
+
+static void swap_reports(gy_backend_world *w)
+{
+    gy_contact *c = w->contacts;
+    gy_bt_pair *p = w->pairs;
+    uint32_t n = w->contact_count, cap = w->contact_capacity;
+    w->contacts = w->prev_contacts;
+    w->pairs = w->prev_pairs;
+    w->contact_capacity = w->prev_capacity;
+    w->contact_count = 0;
+    w->prev_contacts = c;
+    w->prev_pairs = p;
+    w->prev_count = n;
+    w->prev_capacity = cap;
+}
+
+/* Moves kinematic bodies along their velocities (Bullet reads their contact velocity from the
+ * pose change) and decides which bodies take part in this substep. */
+static void before_substep(gy_backend_world *w, double h)
+{
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_bt_body *b = w->moving[i];
+        b->in_contact = false;
+        if (b->type == GY_MOTION_DYNAMIC) {
+            b->active = b->rb->isActive();
+            if (!b->active)
+                continue;
+            if (!b->force.isZero())
+                b->rb->applyCentralForce(b->force);
+            if (!b->torque.isZero())
+                b->rb->applyTorque(b->torque);
+            b->ccd_start = gy_bt_body_com(b);
+            continue;
+        }
+        bool moving = !b->kin_linear.isZero() || !b->kin_angular.isZero();
+        b->active = moving || b->pose_written;
+        b->rb->forceActivationState(b->active ? ACTIVE_TAG : ISLAND_SLEEPING);
+        if (!moving)
+            continue;
+        const btTransform &cur = b->rb->getCenterOfMassTransform();
+        btQuaternion q = cur.getRotation();
+        double wl = b->kin_angular.length();
+        if (wl > 0.0) {
+            q = btQuaternion(b->kin_angular / wl, wl * h) * q;
+            q.normalize();
+        }
+        /* For a kinematic body this keeps the old pose as Bullet's interpolation pose. */
+        b->rb->setCenterOfMassTransform(btTransform(q, cur.getOrigin() + b->kin_linear * h));
+    }
+}
+
+static void after_substep(gy_backend_world *w, double h)
+{
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_bt_body *b = w->moving[i];
+        if (b->type == GY_MOTION_KINEMATIC) {
+            /* Bullet re-derived these from the poses; keep the exact values. */
+            b->rb->setLinearVelocity(b->kin_linear);
+            b->rb->setAngularVelocity(b->kin_angular);
+        }
+    }
+    gather_manifolds(w);
+    ballistic_correction(w, h);
+    project_locks(w);
+    continuous_collision(w);
+    gy_result r = gy_bt_joint_check_breaks(w);
+    if (r != GY_OK)
+        note_error(w, r);
+    update_sleep(w, h);
+}
+
+static bool body_active_now(const gy_bt_body *b)
+{
+    return b->type != GY_MOTION_STATIC && b->active;
+}
+
+/* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
+ * Bullet did not look at the pair again, so the last report of it stands. */
+static void carry_overlaps(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->prev_count; i++) {
+        const gy_bt_pair *p = &w->prev_pairs[i];
+        if (!p->overlap || body_active_now(p->a->body) || body_active_now(p->b->body))
+            continue;
+        if (map_find(&w->pair_map, p->a, p->b) != UINT32_MAX)
+            continue;
+        uint32_t k = pair_get(w, p->a, p->b);
+        if (k == UINT32_MAX)
+            return;
+        w->contacts[k] = w->prev_contacts[i];
+        w->pairs[k] = *p;
+    }
+}
+
+static void end_step(gy_backend_world *w)
+{
+    carry_overlaps(w);
+    for (uint32_t i = 0; i < w->contact_count; i++) {
+        gy_contact *c = &w->contacts[i];
+        if (w->pairs[i].overlap) {
+            c->normal_impulse = 0.0;
+            c->tangent_impulse = 0.0;
+            continue;
+        }
+        c->tangent_impulse = gy_v3_len(w->pairs[i].tangent);
+        if (c->normal_impulse < 0.0)
+            c->normal_impulse = 0.0;
+    }
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_bt_body *b = w->moving[i];
+        b->force.setZero();
+        b->torque.setZero();
+        b->pose_written = false;
+    }
+    for (uint32_t i = 0; i < w->one_way_count;) {
+        if (w->one_way[i].seen_step != w->step_index)
+            w->one_way[i] = w->one_way[--w->one_way_count];
+        else
+            i++;
+    }
+    w->aabbs_stale = true;
+}
+
+gy_result gy_bt_step(gy_backend_world *w, double dt)
+{
+    uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
+    double h = dt / (double)subs;
+    w->step_error = GY_OK;
+    w->broken_count = 0;
+    w->step_index++;
+    w->substep_dt = h;
+    swap_reports(w);
+    map_reset(&w->pair_map);
+    for (uint32_t s = 0; s < subs; s++) {
+        w->substep_index++;
+        before_substep(w, h);
+        /* maxSubSteps 0: exactly one internal step of h, no interpolation. */
+        w->world.stepSimulation(h, 0, h);
+        after_substep(w, h);
+    }
+    end_step(w);
+    return w->step_error;
+}
+
+void gy_bt_refresh_aabbs(gy_backend_world *w)
+{
+    if (!w->aabbs_stale)
+        return;
+    w->world.updateAabbs();
+    w->aabbs_stale = false;
+}
+
+static void forget_in(const gy_bt_body *b, gy_contact *contacts, gy_bt_pair *pairs,
+                      uint32_t *count)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *count; i++) {
+        if (pairs[i].a->body == b || pairs[i].b->body == b)
+            continue;
+        if (k != i) {
+            contacts[k] = contacts[i];
+            pairs[k] = pairs[i];
+        }
+        k++;
+    }
+    *count = k;
+}
+
+void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b)
+{
+    forget_in(b, w->contacts, w->pairs, &w->contact_count);
+    forget_in(b, w->prev_contacts, w->prev_pairs, &w->prev_count);
+    for (uint32_t i = 0; i < w->one_way_count;) {
+        if (w->one_way[i].platform->body == b || w->one_way[i].other->body == b)
+            w->one_way[i] = w->one_way[--w->one_way_count];
+        else
+            i++;
+    }
+    /* Indices moved and a new collider could reuse a freed address: the map is rebuilt from an
+     * empty state at the next step start. */
+    map_reset(&w->pair_map);
+}
+
+void gy_bt_step_fini(gy_backend_world *w)
+{
+    const gy_allocator *a = w->allocator;
+    gy_free(a, w->contacts, report_block_size(w->contact_capacity));
+    gy_free(a, w->prev_contacts, report_block_size(w->prev_capacity));
+    w->contacts = w->prev_contacts = nullptr;
+    w->pairs = w->prev_pairs = nullptr;
+    w->contact_capacity = w->prev_capacity = w->contact_count = w->prev_count = 0;
+    gy_free(a, w->pair_map.slots, (size_t)w->pair_map.capacity * sizeof *w->pair_map.slots);
+    w->pair_map.slots = nullptr;
+    w->pair_map.capacity = 0;
+    gy_free(a, w->one_way, (size_t)w->one_way_capacity * sizeof *w->one_way);
+    w->one_way = nullptr;
+    w->one_way_capacity = w->one_way_count = 0;
+    gy_bt_joint_free_broken(w);
+}

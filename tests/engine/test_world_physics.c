@@ -1,0 +1,370 @@
+/* Physics components over the real physics thread (lockstep): attachment identity end to end,
+ * stale replies, the enable trio, updates, stop/start, and the validation every write does. */
+#include "test_world_fixture.h"
+
+#define G 9.81
+
+static void test_body_add_creates_and_falls(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = wfx_world(&ta);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 10, 0));
+    assert_true(gy_body_exists(w, ball));
+    gy_physics_state s = wfx_state(w, ball);
+    assert_false(s.has_body); /* recorded, not yet built */
+    assert_int_not_equal(s.attachment, 0);
+    assert_near(s.pose.position.y, 10.0, 0.0);
+    wfx_tick(w, 30);
+    s = wfx_state(w, ball);
+    assert_true(s.has_body);
+    assert_int_not_equal(s.body.bits, 0);
+    assert_int_equal(s.tick, 30);
+    /* Free fall, no damping: v = -g t and (the adapter integrates exactly here) y = y0 - g t²/2. */
+    assert_near(s.linear_velocity.y, -G * 30 * WFX_DT, 1e-4);
+    assert_near(s.pose.position.y, 10.0 - G * (30 * WFX_DT) * (30 * WFX_DT) / 2.0, 1e-4);
+    /* The entity's transform follows the body. */
+    assert_near(wfx_world_pose(w, ball).position.y, s.pose.position.y, 0.0);
+    wfx_destroy(w, &ta);
+}
+
+/* Remove and re-add physics: a new attachment, a new body at the entity's current transform with
+ * the authored (zero) velocity — never the old body, pose or velocity. */
+static void test_body_readd_never_inherits_old_body_or_pose(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 10, 0));
+    wfx_tick(w, 30);
+    gy_physics_state before = wfx_state(w, ball);
+    assert_true(before.linear_velocity.y < -4.0);
+    assert_result(gy_body_remove(w, ball), GY_OK);
+    assert_false(gy_body_exists(w, ball));
+    assert_result(gy_entity_set_local_position(w, ball, gy_v3(3, 20, 0)), GY_OK);
+    wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+    gy_physics_state s = wfx_state(w, ball);
+    assert_true(s.attachment > before.attachment);
+    assert_int_equal(s.store_index, before.store_index); /* the slot is reused */
+    wfx_tick(w, 1);
+    s = wfx_state(w, ball);
+    assert_near(s.pose.position.x, 3.0, 1e-6);
+    assert_near(s.pose.position.y, 20.0 - G * WFX_DT * WFX_DT / 2.0, 1e-5);
+    assert_near(s.linear_velocity.y, -G * WFX_DT, 1e-5);
+    assert_true(s.has_body);
+    assert_int_not_equal(s.body.bits, before.body.bits);
+    assert_int_equal(wfx_physics_stats(w).bodies, 1);
+    wfx_destroy(w, NULL);
+}
+
+/* Remove and re-add in the same frame, many times, while the old bodies' replies are in flight:
+ * only the newest body is ever assigned. */
+static void test_body_replies_for_removed_attachments_are_rejected(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 5, 0));
+    /* Run the create past the World (its reply stays queued), then remove before the drain. */
+    assert_result(gy_physics_step(gy_world_physics(w), 1, WFX_TIMEOUT), GY_OK);
+    uint32_t old = wfx_state(w, ball).attachment;
+    assert_result(gy_body_remove(w, ball), GY_OK);
+    wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+    wfx_tick(w, 1);
+    gy_physics_stats ps = wfx_physics_stats(w);
+    assert_true(ps.replies_rejected >= 1);
+    gy_physics_state s = wfx_state(w, ball);
+    assert_true(s.attachment > old);
+    assert_true(s.has_body);
+    /* A churn of remove/re-add within single frames. */
+    for (uint32_t i = 0; i < 20; i++) {
+        assert_result(gy_body_remove(w, ball), GY_OK);
+        wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+        if (i % 3 == 0)
+            wfx_tick(w, 1);
+    }
+    wfx_tick(w, 2);
+    assert_int_equal(wfx_physics_stats(w).bodies, 1);
+    s = wfx_state(w, ball);
+    assert_true(s.has_body);
+    /* The proxy slot carries the newest attachment. */
+    const gy_proxy *px;
+    uint32_t n;
+    assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
+    assert_true(s.store_index < n);
+    assert_int_equal(px[s.store_index].attachment, s.attachment);
+    wfx_destroy(w, NULL);
+}
+
+/* ---- the enable trio ------------------------------------------------------------------------- */
+
+static void assert_enable(gy_world *w, gy_entity e, bool entity, bool component, bool effective)
+{
+    gy_body_enable en;
+    assert_result(gy_body_get_enable(w, e, &en), GY_OK);
+    assert_int_equal(en.entity_active, entity);
+    assert_int_equal(en.component_active, component);
+    assert_int_equal(en.effective, effective);
+    assert_int_equal(gy_body_is_active(w, e), effective);
+}
+
+static void test_body_enable_trio(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    wfx_ground(w);
+    gy_entity parent = wfx_entity(w, "parent", gy_v3(0, 0, 0));
+    gy_entity_def d = gy_default_entity_def();
+    d.parent = parent;
+    d.position = gy_v3(0, 5, 0);
+    gy_entity ball;
+    assert_result(gy_entity_create(w, &d, &ball), GY_OK);
+    wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+    wfx_tick(w, 2);
+    assert_enable(w, ball, true, true, true);
+    assert_int_equal(wfx_physics_stats(w).bodies, 2);
+
+    /* Component off: body released; writes do nothing and say so. */
+    assert_result(gy_body_set_active(w, ball, false), GY_OK);
+    assert_enable(w, ball, true, false, false);
+    assert_result(gy_body_apply_impulse(w, ball, gy_v3(1, 0, 0)), GY_ERR_INACTIVE);
+    assert_result(gy_body_set_linear_velocity(w, ball, gy_v3(1, 0, 0)), GY_ERR_INACTIVE);
+    assert_result(gy_body_apply_force(w, ball, gy_v3(1, 0, 0)), GY_ERR_INACTIVE);
+    assert_result(gy_body_apply_torque(w, ball, gy_v3(1, 0, 0)), GY_ERR_INACTIVE);
+    wfx_tick(w, 1);
+    assert_int_equal(wfx_physics_stats(w).bodies, 1);
+    assert_false(wfx_state(w, ball).has_body);
+
+    /* Moved while off: on again recreates it at the current transform. */
+    assert_result(gy_entity_set_local_position(w, ball, gy_v3(2, 8, 0)), GY_OK);
+    assert_result(gy_body_set_active(w, ball, true), GY_OK);
+    assert_enable(w, ball, true, true, true);
+    wfx_tick(w, 1);
+    assert_int_equal(wfx_physics_stats(w).bodies, 2);
+    gy_physics_state s = wfx_state(w, ball);
+    assert_near(s.pose.position.x, 2.0, 1e-6);
+    assert_near(s.pose.position.y, 8.0 - G * WFX_DT * WFX_DT / 2.0, 1e-5);
+
+    /* Entity off (through its parent): same. */
+    assert_result(gy_entity_set_active(w, parent, false), GY_OK);
+    assert_enable(w, ball, false, true, false);
+    wfx_tick(w, 1);
+    assert_int_equal(wfx_physics_stats(w).bodies, 1);
+    /* Component switch flipped while the entity is off: still not effective. */
+    assert_result(gy_body_set_active(w, ball, false), GY_OK);
+    assert_result(gy_entity_set_active(w, parent, true), GY_OK);
+    assert_enable(w, ball, true, false, false);
+    wfx_tick(w, 1);
+    assert_int_equal(wfx_physics_stats(w).bodies, 1);
+    assert_result(gy_body_set_active(w, ball, true), GY_OK);
+    wfx_tick(w, 1);
+    assert_int_equal(wfx_physics_stats(w).bodies, 2);
+    assert_result(gy_body_apply_impulse(w, ball, gy_v3(1, 0, 0)), GY_OK);
+    wfx_destroy(w, NULL);
+}
+
+static void test_body_update_recreates_with_new_settings(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity e = wfx_ball(w, "thing", gy_v3(0, 10, 0));
+    wfx_tick(w, 10);
+    gy_physics_state before = wfx_state(w, e);
+    wfx_desc k = wfx_box(GY_SCENE_BODY_KINEMATIC, gy_v3(1, 1, 1));
+    k.desc.body.linear_velocity = gy_v3(1, 0, 0);
+    assert_result(gy_body_update(w, e, wfx_d(&k)), GY_OK);
+    gy_physics_state s = wfx_state(w, e);
+    assert_true(s.attachment > before.attachment);
+    assert_int_equal(s.motion, GY_MOTION_KINEMATIC);
+    wfx_tick(w, 60);
+    s = wfx_state(w, e);
+    /* Kinematic, moving at its initial 1 m/s from where the update found it. */
+    assert_near(s.pose.position.y, before.pose.position.y, 1e-6);
+    assert_near(s.pose.position.x, 1.0, 1e-4);
+    gy_physics_desc d;
+    assert_result(gy_body_get_desc(w, e, &d), GY_OK);
+    assert_int_equal(d.body_type, GY_SCENE_BODY_KINEMATIC);
+    assert_int_equal(d.colliders[0].def.shape.type, GY_SHAPE_BOX);
+    /* Forces are for dynamic bodies only. */
+    assert_result(gy_body_apply_force(w, e, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
+    assert_int_equal(wfx_physics_stats(w).bodies, 1);
+    wfx_destroy(w, NULL);
+}
+
+/* ---- validation ------------------------------------------------------------------------------ */
+
+static void test_body_validation_errors_record_nothing(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity plain = wfx_entity(w, "plain", gy_v3(0, 0, 0));
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 10, 0));
+    gy_entity wall = wfx_entity(w, "wall", gy_v3(5, 0, 0));
+    wfx_add(w, wall, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 4, 1)));
+    wfx_tick(w, 1);
+    gy_entity dead = wfx_entity(w, "dead", gy_v3(0, 0, 0));
+    assert_result(gy_entity_destroy(w, dead), GY_OK);
+    gy_physics_stats before = wfx_physics_stats(w);
+    gy_vec3 nan3 = gy_v3(0, NAN, 0);
+
+    assert_result(gy_body_apply_impulse(NULL, ball, gy_v3(1, 0, 0)), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_body_apply_impulse(w, dead, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+    assert_result(gy_body_apply_impulse(w, gy_entity_null(), gy_v3(1, 0, 0)),
+                  GY_ERR_STALE_HANDLE);
+    assert_result(gy_body_apply_impulse(w, plain, gy_v3(1, 0, 0)), GY_ERR_MISUSE);
+    assert_result(gy_body_apply_impulse(w, ball, nan3), GY_ERR_NON_FINITE);
+    assert_result(gy_body_apply_impulse_at(w, ball, gy_v3(1, 0, 0), nan3), GY_ERR_NON_FINITE);
+    assert_result(gy_body_apply_force(w, ball, gy_v3(INFINITY, 0, 0)), GY_ERR_NON_FINITE);
+    assert_result(gy_body_apply_torque(w, ball, nan3), GY_ERR_NON_FINITE);
+    assert_result(gy_body_set_linear_velocity(w, ball, nan3), GY_ERR_NON_FINITE);
+    assert_result(gy_body_set_angular_velocity(w, ball, nan3), GY_ERR_NON_FINITE);
+    assert_result(gy_body_set_linear_velocity(w, wall, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
+    assert_result(gy_body_apply_impulse(w, wall, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
+    assert_result(gy_character_set_intent(w, ball, gy_v3(1, 0, 0), 0), GY_ERR_MISUSE);
+    assert_result(gy_character_jump(w, ball, 3.0), GY_ERR_MISUSE);
+    gy_pose bad = {gy_v3(0, 0, 0), {0, 0, 0, 3}};
+    assert_result(gy_body_teleport(w, ball, bad), GY_ERR_INVALID_ARGUMENT);
+    bad.rotation = (gy_quat){0, 0, 0, NAN};
+    assert_result(gy_body_teleport(w, ball, bad), GY_ERR_NON_FINITE);
+    assert_result(gy_body_teleport(w, dead, gy_pose_identity()), GY_ERR_STALE_HANDLE);
+    assert_result(gy_body_remove(w, plain), GY_ERR_MISUSE);
+    assert_result(gy_body_set_active(w, plain, false), GY_ERR_MISUSE);
+    gy_physics_state st;
+    assert_result(gy_body_get_state(w, plain, &st), GY_ERR_MISUSE);
+
+    /* Bad descriptions. */
+    wfx_desc d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    assert_result(gy_body_add(w, ball, wfx_d(&d)), GY_ERR_MISUSE); /* already has one */
+    assert_result(gy_body_add(w, dead, wfx_d(&d)), GY_ERR_STALE_HANDLE);
+    assert_result(gy_body_add(w, plain, NULL), GY_ERR_INVALID_ARGUMENT);
+    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, NAN);
+    assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_NON_FINITE);
+    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, -1.0);
+    assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_SHAPE);
+    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    d.desc.body.linear_velocity.x = INFINITY;
+    assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_NON_FINITE);
+    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    wfx_d(&d)->collider_count = 0;
+    assert_result(gy_body_add(w, plain, &d.desc), GY_ERR_INVALID_ARGUMENT);
+    gy_shape plane;
+    memset(&plane, 0, sizeof plane);
+    plane.type = GY_SHAPE_PLANE;
+    plane.normal = gy_v3(0, 1, 0);
+    d = wfx_shape(GY_SCENE_BODY_DYNAMIC, plane);
+    assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_MOTION);
+    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    d.desc.is_character = true; /* a character is Kinematic with one capsule */
+    assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_ARGUMENT);
+    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    d.desc.body_type = (gy_scene_body_type)99;
+    assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_ARGUMENT);
+    assert_false(gy_body_exists(w, plain));
+    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, NAN);
+    assert_result(gy_body_update(w, ball, wfx_d(&d)), GY_ERR_NON_FINITE);
+
+    /* Nothing was recorded: a tick applies no command and changes no body. */
+    gy_physics_state s0 = wfx_state(w, ball);
+    wfx_tick(w, 1);
+    gy_physics_stats after = wfx_physics_stats(w);
+    assert_int_equal(after.commands_applied, before.commands_applied);
+    assert_int_equal(after.commands_dropped_stale, before.commands_dropped_stale);
+    assert_int_equal(after.commands_failed, before.commands_failed);
+    assert_int_equal(after.bodies, 2);
+    gy_physics_state s1 = wfx_state(w, ball);
+    assert_int_equal(s1.attachment, s0.attachment);
+    assert_near(s1.linear_velocity.x, 0.0, 0.0);
+    wfx_destroy(w, NULL);
+}
+
+/* ---- writes ---------------------------------------------------------------------------------- */
+
+static void test_body_writes_reach_the_body(void **state)
+{
+    (void)state;
+    gy_world_config c = wfx_config(NULL, true);
+    c.physics.world.gravity = gy_v3(0, 0, 0);
+    gy_world *w = wfx_world_with(&c);
+    gy_entity a = wfx_ball(w, "a", gy_v3(0, 0, 0));
+    gy_entity b = wfx_ball(w, "b", gy_v3(10, 0, 0));
+    gy_entity k = wfx_entity(w, "k", gy_v3(0, 0, 10));
+    wfx_add(w, k, wfx_box(GY_SCENE_BODY_KINEMATIC, gy_v3(1, 1, 1)));
+    double m = 1000.0 * 4.0 / 3.0 * GY_PI * 0.125; /* 1000 kg/m³ × volume */
+    assert_result(gy_body_apply_impulse(w, a, gy_v3(m * 2.0, 0, 0)), GY_OK);
+    assert_result(gy_body_set_linear_velocity(w, b, gy_v3(0, 3, 0)), GY_OK);
+    assert_result(gy_body_set_linear_velocity(w, k, gy_v3(0, 0, -1)), GY_OK);
+    wfx_tick(w, 60);
+    assert_near(wfx_state(w, a).linear_velocity.x, 2.0, 1e-4);
+    assert_near(wfx_state(w, a).pose.position.x, 2.0, 1e-3);
+    assert_near(wfx_state(w, b).pose.position.y, 3.0, 1e-3);
+    assert_near(wfx_state(w, k).pose.position.z, 9.0, 1e-3);
+    /* A force acts for one step only: Δv = F dt / m. */
+    assert_result(gy_body_apply_force(w, b, gy_v3(m * 60.0, 0, 0)), GY_OK);
+    wfx_tick(w, 5);
+    assert_near(wfx_state(w, b).linear_velocity.x, 1.0, 1e-4);
+    /* Teleport: the state and the transform show it at once. */
+    gy_pose to = {gy_v3(50, 50, 50), gy_quat_identity()};
+    assert_result(gy_body_teleport(w, a, to), GY_OK);
+    assert_near(wfx_state(w, a).pose.position.y, 50.0, 0.0);
+    assert_near(wfx_world_pose(w, a).position.y, 50.0, 0.0);
+    wfx_tick(w, 1);
+    assert_near(wfx_state(w, a).pose.position.x, 50.0 + 2.0 * WFX_DT, 1e-4);
+    wfx_destroy(w, NULL);
+}
+
+/* ---- stop and start -------------------------------------------------------------------------- */
+
+static void test_body_stop_start_keeps_bodies_and_poses(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = wfx_world(&ta);
+    wfx_ground(w);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 10, 0));
+    gy_entity off = wfx_ball(w, "off", gy_v3(5, 10, 0));
+    assert_result(gy_body_set_active(w, off, false), GY_OK);
+    wfx_tick(w, 20);
+    gy_physics_state before = wfx_state(w, ball);
+    assert_result(gy_world_stop_physics(w), GY_OK);
+    assert_false(gy_world_physics_running(w));
+    assert_result(gy_world_stop_physics(w), GY_ERR_MISUSE);
+    assert_result(gy_body_apply_impulse(w, ball, gy_v3(0, 1, 0)), GY_ERR_INACTIVE);
+    gy_physics_state mid = wfx_state(w, ball);
+    assert_near(mid.pose.position.y, before.pose.position.y, 0.0);
+    assert_false(mid.has_body);
+    /* Changes while stopped are kept for the restart. */
+    gy_entity late = wfx_ball(w, "late", gy_v3(-5, 3, 0));
+    wfx_tick(w, 3); /* ticks while stopped do nothing to bodies */
+    assert_near(wfx_state(w, ball).pose.position.y, before.pose.position.y, 0.0);
+    assert_result(gy_world_start_physics(w), GY_OK);
+    assert_result(gy_world_start_physics(w), GY_ERR_MISUSE);
+    gy_physics_state after = wfx_state(w, ball);
+    assert_true(after.attachment > before.attachment);
+    assert_near(after.pose.position.y, before.pose.position.y, 0.0);
+    assert_int_equal(wfx_physics_stats(w).bodies, 3); /* ground, ball, late; not `off` */
+    wfx_tick(w, 1);
+    after = wfx_state(w, ball);
+    assert_true(after.has_body);
+    /* It kept falling with the velocity it had. */
+    assert_near(after.linear_velocity.y, before.linear_velocity.y - G * WFX_DT, 1e-4);
+    assert_near(wfx_state(w, late).pose.position.x, -5.0, 1e-6);
+    assert_result(gy_body_set_active(w, off, true), GY_OK);
+    wfx_tick(w, 1);
+    assert_int_equal(wfx_physics_stats(w).bodies, 4);
+    wfx_destroy(w, &ta);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_body_add_creates_and_falls),
+        cmocka_unit_test(test_body_readd_never_inherits_old_body_or_pose),
+        cmocka_unit_test(test_body_replies_for_removed_attachments_are_rejected),
+        cmocka_unit_test(test_body_enable_trio),
+        cmocka_unit_test(test_body_update_recreates_with_new_settings),
+        cmocka_unit_test(test_body_validation_errors_record_nothing),
+        cmocka_unit_test(test_body_writes_reach_the_body),
+        cmocka_unit_test(test_body_stop_start_keeps_bodies_and_poses),
+    };
+    return cmocka_run_group_tests_name("world_physics", tests, NULL, NULL);
+}

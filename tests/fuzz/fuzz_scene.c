@@ -1,0 +1,18 @@
+/* libFuzzer target: the scene loader (gy_scene_load_string). The checks live in fuzz_entry.c,
+ * shared with the plain corpus replay in tests/reliability/test_fuzz_regressions.c. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fuzz_entry.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *bad = gy_fuzz_scene(data, size, GY_FUZZ_DATA_DIR);
+    if (bad != NULL) {
+        fprintf(stderr, "invariant broken: %s\n", bad);
+        abort();
+    }
+    return 0;
+}
