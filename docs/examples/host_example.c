@@ -39,10 +39,12 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
     if (e->kind == GY_COLLISION_STAY)
         return; /* one per touching pair per tick: too chatty to print */
     enters_and_exits[e->kind == GY_COLLISION_EXIT]++;
+    /* At teardown the entities are already gone: their handles no longer name anything. */
+    const char *self = gy_entity_name(world, e->self);
     const char *other = gy_entity_name(world, e->other);
-    printf("tick %4llu  %-6s %-5s %-8s at (%.2f, %.2f, %.2f)\n", (unsigned long long)e->tick,
-           gy_entity_name(world, e->self), kind_name(e->kind), other != NULL ? other : "(gone)",
-           e->point.x, e->point.y, e->point.z);
+    printf("tick %4llu  %-8s %-5s %-8s at (%5.2f, %5.2f, %5.2f)%s\n", (unsigned long long)e->tick,
+           self != NULL ? self : "(gone)", kind_name(e->kind), other != NULL ? other : "(gone)",
+           e->point.x, e->point.y, e->point.z, e->synthesized ? "  [body released]" : "");
 }
 
 /* One collider of `shape` on a fresh entity named `name` at `position`. */
@@ -94,7 +96,8 @@ int main(void)
     gy_entity ball = spawn(world, "ball", gy_v3(-3, 4, 0), GY_SCENE_BODY_DYNAMIC, sphere, false);
     gy_entity_set_collision_callback(world, ball, on_collision, counts);
     gy_shape capsule = {.type = GY_SHAPE_CAPSULE, .radius = 0.3, .height = 1.8};
-    gy_entity hero = spawn(world, "hero", gy_v3(-6, 0.95, 0), GY_SCENE_BODY_KINEMATIC, capsule, true);
+    gy_entity hero =
+        spawn(world, "hero", gy_v3(-6, 0.95, 0), GY_SCENE_BODY_KINEMATIC, capsule, true);
 
     /* The host loop: game logic, then gy_world_tick; render from the interpolated poses. */
     const double frame = 1.0 / 60.0;

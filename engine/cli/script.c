@@ -311,7 +311,7 @@ static void run_spawn(gy_cli_runner *R, const gy_scene_action *a)
     R->spawned[R->spawn_count].scene = scene;
     R->spawned[R->spawn_count].instance = inst;
     R->spawn_count++;
-    if (scene->action_count > 0)
+    if (scene->action_count > 0 && !R->opt.quiet)
         fprintf(stderr, "gyre: note: script[%u]: the script of spawned scene %s is not run\n",
                 a->index, path);
     if (gy_cli_track_instance(R, inst) != GY_OK) {
@@ -422,9 +422,12 @@ void gy_cli_script_apply_forces(gy_cli_runner *R)
         if (R->tick >= f.end_tick)
             continue;
         gy_result r = gy_body_apply_force(R->world, f.entity, f.value);
-        if (r != GY_OK && r != GY_ERR_INACTIVE && r != GY_ERR_STALE_HANDLE)
-            fprintf(stderr, "gyre: warning: apply_force on '%s': %s\n",
+        if (r != GY_OK && r != GY_ERR_INACTIVE && r != GY_ERR_STALE_HANDLE) {
+            /* Refused outright (not just switched off for now): once is enough to say so. */
+            fprintf(stderr, "gyre: warning: apply_force on '%s': %s; the force is dropped\n",
                     gy_cli_entity_name(R, f.entity), gy_result_message(r));
+            continue;
+        }
         R->forces[kept++] = f;
     }
     R->force_count = kept;
@@ -467,7 +470,8 @@ void gy_cli_script_finish(gy_cli_runner *R)
         num(at, sizeof at, a->at);
         num(end, sizeof end, time_of(R, R->tick));
         snprintf(x->detail, sizeof x->detail, "not reached: the run ended at %s s", end);
-        fprintf(stderr, "gyre: note: script[%u] (%s at %s s) not reached: the run ended at %s s\n",
+        if (!R->opt.quiet)
+            fprintf(stderr, "gyre: note: script[%u] (%s at %s s) not reached: the run ended at %s s\n",
                 a->index, gy_scene_action_name(a->type), at, end);
     }
 }

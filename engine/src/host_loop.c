@@ -4,9 +4,11 @@
  *
  * Interpolation keeps, per body, the two newest poses the physics thread published (prev, curr).
  * Lockstep: the World runs the ticks its accumulator owes one at a time and captures proxies
- * after each, so prev and curr are always one tick apart. Real time: the physics thread ticks on
- * its own; each fresh publish shifts curr into prev, and the accumulator loses the steps the
- * publish advanced. Either way alpha = accumulator / step, clamped to [0, 1]. */
+ * after each, so prev and curr are always one tick apart and the accumulator is the classic
+ * leftover. Real time: the physics thread ticks on its own clock; each result that advances the
+ * tick shifts curr into prev and restarts the accumulator, which then counts host time (scaled)
+ * until the next one. Either way alpha = accumulator / step, clamped to [0, 1]: a body is drawn
+ * one step behind its newest result, moving from prev to curr as the host clock advances. */
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -50,7 +52,8 @@ uint64_t gy_w_capture(gy_world *w)
             c->prev = c->curr;
             continue;
         }
-        bool changed = !c->have_proxy || q->tick != c->curr_tick || q->teleports != c->teleports_seen;
+        bool changed =
+            !c->have_proxy || q->tick != c->curr_tick || q->teleports != c->teleports_seen;
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         if (changed && gy_proxy_motion(q) != GY_MOTION_STATIC) {
             c->prev = c->curr;
@@ -65,8 +68,7 @@ uint64_t gy_w_capture(gy_world *w)
         /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
         if (!c->desc.is_character) {
             c->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
-            c->ang =
-                gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
+            c->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
         }
         c->awake = (q->flags & GY_PROXY_AWAKE) != 0;
         c->faulted = (q->flags & GY_PROXY_FAULT) != 0;
@@ -132,10 +134,13 @@ static gy_result run_physics(gy_world *w, double dt)
     } else {
         r = gy_physics_publish(w->physics, NULL);
         date_keys(w);
-        w->acc += dt * scale;
         gy_w_drain(w);
-        uint64_t k = gy_w_capture(w);
-        w->acc -= (double)k * w->step_dt;
+        /* The physics thread keeps its own clock: the fraction is the host time since the newest
+         * tick's result arrived, so each result is drawn from where the previous one left off. */
+        if (gy_w_capture(w) > 0)
+            w->acc = 0.0;
+        else
+            w->acc += dt * scale;
     }
     if (w->acc < 0.0)
         w->acc = 0.0;
@@ -348,6 +353,8 @@ gy_result gy_world_destroy(gy_world *w, gy_world_teardown *report)
         memset(report, 0, sizeof *report);
     if (w == NULL)
         return GY_OK;
+    if (w->in_tick || w->dispatching)
+        return GY_ERR_MISUSE; /* from a callback: the tick in progress still needs the World */
     gy_world_teardown rep;
     memset(&rep, 0, sizeof rep);
     rep.entities_destroyed = w->ent_live;

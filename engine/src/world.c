@@ -363,8 +363,8 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
     gy_w_u32s list = {0};
     uint32_t n = subtree_size(w, slot);
-    gy_result r = gy_array_reserve(w->alloc, (void **)&list.items, &list.capacity, n,
-                                   sizeof *list.items);
+    gy_result r =
+        gy_array_reserve(w->alloc, (void **)&list.items, &list.capacity, n, sizeof *list.items);
     if (r != GY_OK)
         return r;
     gy_w_walk_subtree(w, slot, collect, &list);
@@ -496,15 +496,13 @@ gy_entity gy_entity_parent(const gy_world *w, gy_entity e)
 gy_entity gy_entity_first_child(const gy_world *w, gy_entity e)
 {
     uint32_t slot = gy_w_entity_slot(w, e);
-    return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].first_child)
-                             : gy_entity_null();
+    return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].first_child) : gy_entity_null();
 }
 
 gy_entity gy_entity_next_sibling(const gy_world *w, gy_entity e)
 {
     uint32_t slot = gy_w_entity_slot(w, e);
-    return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].next_sibling)
-                             : gy_entity_null();
+    return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].next_sibling) : gy_entity_null();
 }
 
 /* ---- transforms ------------------------------------------------------------------------------ */
@@ -625,8 +623,8 @@ void gy_world_update_transforms(gy_world *w)
         gy_w_propagate(w);
 }
 
-static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position, const gy_quat *rotation,
-                           const gy_vec3 *scale)
+static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position,
+                           const gy_quat *rotation, const gy_vec3 *scale)
 {
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)

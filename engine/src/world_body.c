@@ -124,9 +124,9 @@ static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_colli
             }
         }
         if (h == 0) {
-            gy_result r = gy_w_geometry_create(w, src->def.shape.type == GY_SHAPE_MESH,
-                                               src->vertices, src->vertex_count, src->indices,
-                                               src->index_count, &h);
+            gy_result r =
+                gy_w_geometry_create(w, src->def.shape.type == GY_SHAPE_MESH, src->vertices,
+                                     src->vertex_count, src->indices, src->index_count, &h);
             if (r != GY_OK) {
                 unpin_cols(w, cols, i);
                 gy_free(w->alloc, cols, (size_t)n * sizeof *cols);
@@ -563,27 +563,27 @@ gy_result gy_body_apply_force(gy_world *w, gy_entity e, gy_vec3 force)
 {
     gy_w_body *c;
     gy_result r = vector_write(w, e, force, true, &c);
-    return r != GY_OK ? r
-                      : gy_physics_record_add_force(w->physics, c->store_index, c->attachment,
-                                                    force);
+    return r != GY_OK
+               ? r
+               : gy_physics_record_add_force(w->physics, c->store_index, c->attachment, force);
 }
 
 gy_result gy_body_apply_torque(gy_world *w, gy_entity e, gy_vec3 torque)
 {
     gy_w_body *c;
     gy_result r = vector_write(w, e, torque, true, &c);
-    return r != GY_OK ? r
-                      : gy_physics_record_add_torque(w->physics, c->store_index, c->attachment,
-                                                     torque);
+    return r != GY_OK
+               ? r
+               : gy_physics_record_add_torque(w->physics, c->store_index, c->attachment, torque);
 }
 
 gy_result gy_body_apply_impulse(gy_world *w, gy_entity e, gy_vec3 impulse)
 {
     gy_w_body *c;
     gy_result r = vector_write(w, e, impulse, true, &c);
-    return r != GY_OK ? r
-                      : gy_physics_record_add_impulse(w->physics, c->store_index, c->attachment,
-                                                      impulse);
+    return r != GY_OK
+               ? r
+               : gy_physics_record_add_impulse(w->physics, c->store_index, c->attachment, impulse);
 }
 
 gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy_vec3 world_point)
@@ -596,8 +596,8 @@ gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy
         return GY_ERR_NON_FINITE;
     r = vector_write(w, e, impulse, true, &c);
     return r != GY_OK ? r
-                      : gy_physics_record_add_impulse_at(w->physics, c->store_index,
-                                                         c->attachment, impulse, world_point);
+                      : gy_physics_record_add_impulse_at(w->physics, c->store_index, c->attachment,
+                                                         impulse, world_point);
 }
 
 gy_result gy_body_teleport(gy_world *w, gy_entity e, gy_pose pose)
@@ -643,9 +643,9 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
     if (!(speed > 0.0))
         return GY_ERR_INVALID_ARGUMENT;
     r = live(c);
-    return r != GY_OK ? r
-                      : gy_physics_record_character_jump(w->physics, c->store_index,
-                                                         c->attachment, speed);
+    return r != GY_OK
+               ? r
+               : gy_physics_record_character_jump(w->physics, c->store_index, c->attachment, speed);
 }
 
 /* ---- state ----------------------------------------------------------------------------------- */
@@ -723,7 +723,7 @@ gy_result gy_w_start(gy_world *w)
     if ((n && bodies == NULL) || (cols && colliders == NULL) ||
         (uint64_t)w->next_attachment + n > UINT32_MAX)
         r = (n && bodies == NULL) || (cols && colliders == NULL) ? GY_ERR_OUT_OF_MEMORY
-                                                                  : GY_ERR_CAPACITY;
+                                                                 : GY_ERR_CAPACITY;
     uint32_t k = 0, at = 0;
     for (uint32_t d = 0; r == GY_OK && d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);

@@ -33,7 +33,7 @@ struct gy_w_chars {
 static void apply_op(gy_w_chars *ch, const char_op *op)
 {
     gy_result r = op->add ? gy_character_set_add(ch->set, op->store_index, op->attachment,
-                                                  &op->settings, (gy_body_id){0})
+                                                 &op->settings, (gy_body_id){0})
                           : gy_character_set_remove(ch->set, op->store_index, op->attachment);
     if (r != GY_OK)
         gy_log(ch->logger, GY_LOG_WARN, "world: character %s at store index %u: %s",

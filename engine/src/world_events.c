@@ -54,8 +54,8 @@ static void index_put(gy_world *w, uint32_t d)
 
 static gy_result pair_reserve(gy_world *w, uint32_t need)
 {
-    gy_result r = gy_array_reserve(w->alloc, (void **)&w->pairs, &w->pair_capacity, need,
-                                   sizeof *w->pairs);
+    gy_result r =
+        gy_array_reserve(w->alloc, (void **)&w->pairs, &w->pair_capacity, need, sizeof *w->pairs);
     if (r != GY_OK)
         return r;
     if ((uint64_t)need * 2u <= w->pair_index_capacity)

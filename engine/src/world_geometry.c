@@ -30,8 +30,8 @@ static gy_result record_create(gy_world *w, gy_w_geometry *g)
 }
 
 gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
-                               uint32_t vertex_count, const uint32_t *indices,
-                               uint32_t index_count, uint64_t *out)
+                               uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
+                               uint64_t *out)
 {
     gy_result r;
     if (is_mesh) {
@@ -54,8 +54,8 @@ gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertice
     g->vertex_count = vertex_count;
     g->index_count = is_mesh ? index_count : 0u;
     g->vertices = gy_alloc(w->alloc, (size_t)vertex_count * sizeof *g->vertices);
-    g->indices = g->index_count ? gy_alloc(w->alloc, (size_t)g->index_count * sizeof *g->indices)
-                                : NULL;
+    g->indices =
+        g->index_count ? gy_alloc(w->alloc, (size_t)g->index_count * sizeof *g->indices) : NULL;
     if (g->vertices == NULL || (g->index_count && g->indices == NULL)) {
         free_entry(w, g);
         return GY_ERR_OUT_OF_MEMORY;
@@ -101,9 +101,10 @@ static void maybe_free(gy_world *w, gy_w_geometry *g)
     if (g->created && gy_w_running(w)) {
         gy_result r = gy_physics_record_release_resource(w->physics, g->key);
         if (r != GY_OK)
-            gy_log(w->logger, GY_LOG_ERROR,
-                   "world: releasing geometry resource %u failed (%s); it stays until physics stops",
-                   g->key, gy_result_message(r));
+            gy_log(
+                w->logger, GY_LOG_ERROR,
+                "world: releasing geometry resource %u failed (%s); it stays until physics stops",
+                g->key, gy_result_message(r));
         quarantine = true;
     }
     w->geo_by_key[g->key] = 0;

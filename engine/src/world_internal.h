@@ -39,12 +39,12 @@ gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *cap
 /* ---- the component store --------------------------------------------------------------------- */
 
 typedef struct gy_w_store {
-    size_t elem;          /* bytes per component */
-    uint32_t *sparse;     /* entity slot → dense index + 1 (0: none) */
+    size_t elem;      /* bytes per component */
+    uint32_t *sparse; /* entity slot → dense index + 1 (0: none) */
     uint32_t sparse_capacity;
     uint32_t *dense_entity; /* dense index → entity slot */
     uint32_t entity_capacity;
-    unsigned char *data;    /* dense component data */
+    unsigned char *data; /* dense component data */
     uint32_t count, capacity;
 } gy_w_store;
 
@@ -62,7 +62,8 @@ static inline void *gy_w_store_at(const gy_w_store *s, uint32_t dense)
 /* Swap-removes the entity's component (if any). */
 void gy_w_store_remove(gy_w_store *s, uint32_t entity);
 
-/* ---- keys for physics-side joints and resources ------------------------------------------------ */
+/* ---- keys for physics-side joints and resources ------------------------------------------------
+ */
 
 /* Keys name joints and resources in replies that carry no attachment (CREATE_FAILED,
  * JOINT_BROKEN), so a released key is quarantined until a reply about its previous owner can no
@@ -98,18 +99,18 @@ typedef struct gy_w_entity {
     uint32_t generation;
     uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* slots or GY_W_NONE */
     uint32_t next_free;
-    uint32_t mark;        /* propagation pass stamp */
-    uint32_t joints;      /* joints naming this entity */
-    char *name;           /* NULL: none */
+    uint32_t mark;   /* propagation pass stamp */
+    uint32_t joints; /* joints naming this entity */
+    char *name;      /* NULL: none */
     size_t name_size;
     gy_collision_fn on_collision;
     void *collision_ctx;
     bool live;
-    bool active;          /* own flag */
-    bool active_h;        /* active in the hierarchy */
-    bool dirty_game;      /* local changed by the game (or reparented): bodies below follow it */
-    bool dirty_phys;      /* world set from physics: children follow, local re-derived */
-    bool queued;          /* in the dirty list */
+    bool active;     /* own flag */
+    bool active_h;   /* active in the hierarchy */
+    bool dirty_game; /* local changed by the game (or reparented): bodies below follow it */
+    bool dirty_phys; /* world set from physics: children follow, local re-derived */
+    bool queued;     /* in the dirty list */
 } gy_w_entity;
 
 typedef struct gy_w_transform {
@@ -129,18 +130,18 @@ typedef struct gy_w_body {
     uint32_t entity;
     uint32_t store_index;
     /* the body as the game knows it */
-    uint32_t attachment;  /* of the body recorded in this physics run; 0: none */
-    bool recorded;        /* a create is recorded (the subsystem's view holds `attachment`) */
-    bool assigned;        /* BODY_ASSIGNED seen */
+    uint32_t attachment; /* of the body recorded in this physics run; 0: none */
+    bool recorded;       /* a create is recorded (the subsystem's view holds `attachment`) */
+    bool assigned;       /* BODY_ASSIGNED seen */
     gy_body_id body;
     bool failed;
     gy_result error;
     bool faulted;
     /* results */
-    gy_pose prev, curr;   /* the two newest poses (interpolation), or the game's teleport */
-    uint32_t curr_tick;   /* proxy tick of `curr` */
-    bool have_proxy;      /* curr came from a proxy of this attachment */
-    bool moved;           /* curr changed since the last sync */
+    gy_pose prev, curr; /* the two newest poses (interpolation), or the game's teleport */
+    uint32_t curr_tick; /* proxy tick of `curr` */
+    bool have_proxy;    /* curr came from a proxy of this attachment */
+    bool moved;         /* curr changed since the last sync */
     uint16_t teleports_sent;
     uint16_t teleports_seen;
     gy_vec3 lin, ang;
@@ -170,10 +171,10 @@ typedef struct gy_w_geometry {
 } gy_w_geometry;
 
 typedef struct gy_w_joint {
-    uint32_t a, b;           /* entity slots; b GY_W_NONE: the world */
-    gy_joint_def def;        /* anchor and axis in a's frame */
+    uint32_t a, b;    /* entity slots; b GY_W_NONE: the world */
+    gy_joint_def def; /* anchor and axis in a's frame */
     gy_joint_status status;
-    uint32_t key;            /* physics key while LIVE; 0 otherwise */
+    uint32_t key;                        /* physics key while LIVE; 0 otherwise */
     uint32_t a_attachment, b_attachment; /* the bodies it was created between */
     uint64_t handle;
 } gy_w_joint;
@@ -198,7 +199,8 @@ typedef struct gy_w_pending {
 /* Characters run by the World (world_character.c). */
 typedef struct gy_w_chars gy_w_chars;
 
-/* ---- the World -------------------------------------------------------------------------------- */
+/* ---- the World --------------------------------------------------------------------------------
+ */
 
 struct gy_world {
     const gy_allocator *alloc;
@@ -223,7 +225,7 @@ struct gy_world {
     uint32_t pass;
 
     /* physics components */
-    gy_w_store bodies; /* gy_w_body */
+    gy_w_store bodies;     /* gy_w_body */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
     uint32_t store_capacity, store_high;
     gy_w_u32s store_free;
@@ -319,8 +321,8 @@ void gy_w_geometry_pin(gy_world *w, uint64_t handle);
 void gy_w_geometry_unpin(gy_world *w, uint64_t handle);
 /* Creates World geometry owned by nobody yet (creator reference held). */
 gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
-                               uint32_t vertex_count, const uint32_t *indices,
-                               uint32_t index_count, uint64_t *out);
+                               uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
+                               uint64_t *out);
 void gy_w_geometry_failed(gy_world *w, uint32_t key, gy_result r);
 void gy_w_geometry_stopped(gy_world *w);
 /* Fills resource descs (caller frees them with gy_w_geometry_free_bootstrap). */

@@ -268,9 +268,8 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32
         uint32_t key;
         gy_result r = gy_w_keys_acquire(&w->joint_keys, w->alloc, &key);
         if (r == GY_OK)
-            r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key,
-                                    &w->joint_by_key_capacity, key + 1u,
-                                    sizeof *w->joint_by_key);
+            r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
+                                    key + 1u, sizeof *w->joint_by_key);
         if (r != GY_OK) {
             gy_w_joints_started(w, d, k, false);
             gy_free(w->alloc, d, (size_t)n * sizeof *d);

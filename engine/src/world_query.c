@@ -131,14 +131,14 @@ gy_result gy_world_raycast(gy_world *w, gy_vec3 origin, gy_vec3 translation,
                            const gy_world_query_filter *filter, gy_collector collector,
                            gy_world_hit *hits, uint32_t capacity, uint32_t *count, uint64_t *tick)
 {
-    return live_query(w, LIVE_RAY, origin, NULL, gy_pose_identity(), translation, filter,
-                      collector, hits, capacity, count, tick);
+    return live_query(w, LIVE_RAY, origin, NULL, gy_pose_identity(), translation, filter, collector,
+                      hits, capacity, count, tick);
 }
 
-gy_result gy_world_shape_cast(gy_world *w, const gy_shape *shape, gy_pose pose,
-                              gy_vec3 translation, const gy_world_query_filter *filter,
-                              gy_collector collector, gy_world_hit *hits, uint32_t capacity,
-                              uint32_t *count, uint64_t *tick)
+gy_result gy_world_shape_cast(gy_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                              const gy_world_query_filter *filter, gy_collector collector,
+                              gy_world_hit *hits, uint32_t capacity, uint32_t *count,
+                              uint64_t *tick)
 {
     return live_query(w, LIVE_CAST, gy_v3(0, 0, 0), shape, pose, translation, filter, collector,
                       hits, capacity, count, tick);
@@ -219,8 +219,8 @@ gy_result gy_world_snapshot_raycast(gy_world *w, gy_vec3 origin, gy_vec3 transla
                                     gy_world_hit *hits, uint32_t capacity, uint32_t *count,
                                     uint64_t *tick)
 {
-    return snapshot_query(w, true, origin, translation, NULL, gy_pose_identity(), filter,
-                          collector, hits, capacity, count, tick);
+    return snapshot_query(w, true, origin, translation, NULL, gy_pose_identity(), filter, collector,
+                          hits, capacity, count, tick);
 }
 
 gy_result gy_world_snapshot_overlap(gy_world *w, const gy_shape *shape, gy_pose pose,
@@ -228,6 +228,6 @@ gy_result gy_world_snapshot_overlap(gy_world *w, const gy_shape *shape, gy_pose 
                                     gy_world_hit *hits, uint32_t capacity, uint32_t *count,
                                     uint64_t *tick)
 {
-    return snapshot_query(w, false, gy_v3(0, 0, 0), gy_v3(0, 0, 0), shape, pose, filter,
-                          collector, hits, capacity, count, tick);
+    return snapshot_query(w, false, gy_v3(0, 0, 0), gy_v3(0, 0, 0), shape, pose, filter, collector,
+                          hits, capacity, count, tick);
 }

@@ -9,8 +9,8 @@
 gy_result gy_w_u32s_push(const gy_allocator *a, gy_w_u32s *v, uint32_t value)
 {
     if (v->count == v->capacity) {
-        gy_result r = gy_array_reserve(a, (void **)&v->items, &v->capacity, v->count + 1u,
-                                       sizeof *v->items);
+        gy_result r =
+            gy_array_reserve(a, (void **)&v->items, &v->capacity, v->count + 1u, sizeof *v->items);
         if (r != GY_OK)
             return r;
     }
@@ -134,8 +134,7 @@ void gy_w_keys_release(gy_w_keys *k, const gy_allocator *a, uint32_t key, bool i
         return;
     }
     if (k->q_count == k->q_capacity &&
-        gy_array_reserve(a, (void **)&k->q, &k->q_capacity, k->q_count + 1u, sizeof *k->q) !=
-            GY_OK)
+        gy_array_reserve(a, (void **)&k->q, &k->q_capacity, k->q_count + 1u, sizeof *k->q) != GY_OK)
         return; /* lost, as above */
     k->q[k->q_count].key = key;
     k->q[k->q_count].until = 0;

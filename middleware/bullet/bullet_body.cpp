@@ -664,7 +664,8 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
     btTransform body_frame = gy_bt_transform(def->pose) * principal;
     body_frame.setRotation(body_frame.getRotation().normalized());
     bool compound = n != 1;
-    if (n == 1 && cols[0].shape.type != GY_SHAPE_PLANE)
+    /* Only read validated definitions: an out-of-range enum is undefined behaviour in C++. */
+    if (r == GY_OK && n == 1 && cols[0].shape.type != GY_SHAPE_PLANE)
         compound = !transform_is_identity(principal_inv * gy_bt_transform(cols[0].local_pose));
 
     /* Everything that can fail is done before any Bullet object exists. */

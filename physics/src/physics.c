@@ -124,6 +124,9 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     p->world_def.logger = d.logger;
     p->step_hz = d.step_hz ? d.step_hz : 60u;
     p->step_dt = 1.0 / (double)p->step_hz;
+    /* Accumulated time within a millionth of a step of a whole step counts as that step, so
+     * rounding never turns 6 steps' worth into 5.999999 (or leaves a sliver that fires later). */
+    p->step_eps = p->step_dt * 1e-6;
     p->period_ns = (uint64_t)llround(1e9 / (double)p->step_hz);
     p->max_catchup = d.max_catchup_steps ? d.max_catchup_steps : 4u;
     p->budget_ns = d.frame_budget_s > 0.0 ? (uint64_t)llround(d.frame_budget_s * 1e9) : p->period_ns;
@@ -288,7 +291,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
             if (steps == 1)
                 break;
         } else {
-            if (*acc < p->step_dt || steps >= p->max_catchup)
+            if (*acc + p->step_eps < p->step_dt || steps >= p->max_catchup)
                 break;
             if (steps > 0 && now_clock(p) - started >= p->budget_ns)
                 break;
@@ -297,13 +300,13 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
         if (steps == 0)
             p->input_count = 0; /* one-off inputs reach exactly one tick */
         if (!lockstep)
-            *acc -= p->step_dt;
+            *acc = fmax(0.0, *acc - p->step_dt);
         steps++;
         gy_scene_barrier_safe_point(p->barrier);
     }
-    if (!lockstep && *acc >= p->step_dt) {
-        double k = floor(*acc / p->step_dt);
-        *acc -= k * p->step_dt;
+    if (!lockstep && *acc + p->step_eps >= p->step_dt) {
+        double k = floor((*acc + p->step_eps) / p->step_dt);
+        *acc = fmax(0.0, *acc - k * p->step_dt);
         gy_phys_add(&p->counters.catchup_steps_dropped, (uint64_t)k);
         gy_phys_add(&p->counters.catchup_ns_dropped, (uint64_t)llround(k * p->step_dt * 1e9));
     }

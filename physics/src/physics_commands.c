@@ -116,6 +116,13 @@ gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b)
     return GY_OK;
 }
 
+/* Finite values beyond GY_PHYSICS_MAX_MAGNITUDE can still overflow inside the adapter. */
+static bool in_range(gy_vec3 v)
+{
+    return fabs(v.x) <= GY_PHYSICS_MAX_MAGNITUDE && fabs(v.y) <= GY_PHYSICS_MAX_MAGNITUDE &&
+           fabs(v.z) <= GY_PHYSICS_MAX_MAGNITUDE;
+}
+
 gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
 {
     if (d == NULL || d->store_index >= GY_PHYSICS_MAX_STORE_INDEX || d->attachment == 0 ||
@@ -124,6 +131,9 @@ gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
     gy_result r = gy_validate_body_def(&d->def);
     if (r != GY_OK)
         return r;
+    if (!in_range(d->def.pose.position) || !in_range(d->def.linear_velocity) ||
+        !in_range(d->def.angular_velocity))
+        return GY_ERR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < d->collider_count; i++) {
         const gy_collider_def *c = &d->colliders[i];
         r = gy_validate_collider_def(c, d->def.type);
@@ -147,7 +157,8 @@ gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d)
     gy_joint_def def = d->def;
     def.a.bits = 1;
     def.b.bits = d->b_attachment != 0 ? 2 : 0;
-    return gy_validate_joint_def(&def);
+    gy_result r = gy_validate_joint_def(&def);
+    return r == GY_OK && !in_range(def.anchor) ? GY_ERR_INVALID_ARGUMENT : r;
 }
 
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d)
@@ -316,6 +327,8 @@ static gy_result record_mutate(gy_physics *p, uint16_t type, uint32_t store_inde
     for (uint32_t i = 0; i < n; i++) {
         if (!gy_is_finite(v[i]))
             return GY_ERR_NON_FINITE;
+        if (fabs(v[i]) > GY_PHYSICS_MAX_MAGNITUDE)
+            return GY_ERR_INVALID_ARGUMENT;
         b.v[i] = v[i];
     }
     if (mirror_get(p, store_index) != attachment)
@@ -576,12 +589,12 @@ static void push_input(gy_physics *p, const gy_command *c, const gy_phys_cmd_bod
 }
 
 /* The record functions validate every field; the decoder checks again what it would otherwise
- * trust (finiteness, SET_POSE's packed rotation), so no byte pattern in a command can index out of
+ * trust (finite and in range, SET_POSE's packed rotation), so no byte pattern in a command can index out of
  * bounds or pass a non-finite number on (issue 9: fuzzed as raw bytes). */
 static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
 {
     for (int i = 0; i < 6; i++)
-        if (!gy_is_finite(b->v[i]))
+        if (!gy_is_finite(b->v[i]) || fabs(b->v[i]) > GY_PHYSICS_MAX_MAGNITUDE)
             return false;
     if (c->type != GY_PHYS_CMD_SET_POSE)
         return true;

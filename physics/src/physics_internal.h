@@ -101,7 +101,6 @@ typedef struct gy_phys_body {
     uint8_t list;          /* GY_PHYS_LIST_* */
     uint8_t teleported;    /* a SET_POSE since its last read */
     uint8_t fault;
-    uint8_t pad_[6];
 } gy_phys_body;
 
 /* One adapter collider, by its handle's slot (also its query-snapshot slot). */
@@ -113,6 +112,7 @@ typedef struct gy_phys_collider {
     bool live;
     bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
     bool is_plane;
+    bool local_identity; /* local pose is the identity: the world pose is the body's */
 } gy_phys_collider;
 
 typedef struct gy_phys_joint {
@@ -167,6 +167,7 @@ struct gy_physics {
     const gy_allocator *alloc;
     const gy_logger *logger;
     double step_dt;
+    double step_eps;
     uint64_t period_ns;
     uint32_t step_hz;
     uint32_t max_catchup;

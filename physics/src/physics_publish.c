@@ -9,6 +9,7 @@
  * Which slots are copied into the buffer being written: those whose value changed since that
  * buffer was last written, found through the per-publish dirty lists of the last 8 publishes (a
  * buffer older than that, or a new world, gets a full rewrite). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -216,6 +217,8 @@ void gy_phys_wake_disturbed(gy_physics *p)
 
 /* ---- read-back ------------------------------------------------------------------------------- */
 
+/* True when every number is finite and survives the conversion to the proxy's floats (a finite
+ * double beyond FLT_MAX would publish as infinity). */
 static bool state_finite(const gy_body_state *s)
 {
     /* One pass over the 13 numbers (inline: this runs for every body read back). */
@@ -225,7 +228,7 @@ static bool state_finite(const gy_body_state *s)
                           s->linear_velocity.z, s->angular_velocity.x, s->angular_velocity.y,
                           s->angular_velocity.z};
     for (int i = 0; i < 13; i++)
-        if (!isfinite(v[i]))
+        if (!(fabs(v[i]) <= (double)FLT_MAX)) /* false for NaN too */
             return false;
     return true;
 }
@@ -309,9 +312,9 @@ static void read_one(gy_physics *p, uint32_t s)
                 const gy_phys_collider *c = &p->colliders[slot];
                 if (!c->in_snapshot || c->is_plane)
                     continue;
-                gy_pose world = gy_pose_mul(st.pose, c->local);
-                world.rotation = gy_quat_normalize(world.rotation);
-                gy_query_snapshot_move(p->snapshot, slot, world);
+                /* A product of unit quaternions is unit to rounding: no renormalisation. */
+                gy_query_snapshot_move(p->snapshot, slot,
+                                       c->local_identity ? st.pose : gy_pose_mul(st.pose, c->local));
             }
         }
     }

@@ -164,6 +164,8 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         c->live = true;
         c->in_snapshot = false;
         c->is_plane = colliders[i].shape.type == GY_SHAPE_PLANE;
+        gy_pose id = gy_pose_identity();
+        c->local_identity = memcmp(&c->local, &id, sizeof id) == 0;
         next = slot;
     }
     e->id = id;

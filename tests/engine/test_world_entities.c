@@ -4,6 +4,9 @@
 #include "test_world_fixture.h"
 
 #include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "gyre/handle_pool.h"
 
@@ -361,6 +364,40 @@ static void test_world_lock_excludes_tick_and_notes_depth(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* Lock order: requesting the scene barrier while holding the World lock aborts (lock_checks
+ * builds), in a child process so the test can watch it die. */
+static void test_world_lock_then_barrier_aborts(void **state)
+{
+    (void)state;
+    if (!gy_world_lock_checks_enabled())
+        skip();
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        gy_world_config c = gy_default_world_config();
+        c.start_stopped = true;
+        gy_world *w = NULL;
+        if (gy_world_create(&c, &w) != GY_OK)
+            _exit(2);
+        /* Barrier first, then the lock: fine. */
+        gy_scene_barrier *b = gy_physics_barrier(gy_world_physics(w));
+        if (gy_scene_barrier_begin_mutation(b, 0) != GY_OK)
+            _exit(3);
+        gy_world_lock_write(w);
+        gy_world_unlock_write(w);
+        gy_scene_barrier_end_mutation(b);
+        /* The inversion. */
+        gy_world_lock_write(w);
+        gy_scene_barrier_begin_mutation(b, 0);
+        _exit(0); /* not reached */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_hierarchy_active_flags),
         cmocka_unit_test(test_world_survives_every_allocation_failure),
         cmocka_unit_test(test_world_lock_excludes_tick_and_notes_depth),
+        cmocka_unit_test(test_world_lock_then_barrier_aborts),
     };
     return cmocka_run_group_tests_name("world_entities", tests, NULL, NULL);
 }

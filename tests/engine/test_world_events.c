@@ -16,9 +16,8 @@ static void resting_ball(scene *s, uint32_t ticks)
     s->w = wfx_world(NULL);
     s->ground = wfx_ground(s->w);
     s->ball = wfx_ball(s->w, "ball", gy_v3(0, 0.6, 0));
-    assert_result(gy_entity_set_collision_callback(s->w, s->ground, wfx_on_collision,
-                                                   &s->ground_ev),
-                  GY_OK);
+    assert_result(
+        gy_entity_set_collision_callback(s->w, s->ground, wfx_on_collision, &s->ground_ev), GY_OK);
     assert_result(gy_entity_set_collision_callback(s->w, s->ball, wfx_on_collision, &s->ball_ev),
                   GY_OK);
     wfx_tick(s->w, ticks);
@@ -196,8 +195,8 @@ static void test_events_pairing_holds_in_a_pile(void **state)
     }
     wfx_tick(w, 90);
     for (uint32_t i = 0; i < 8; i++) {
-        assert_result(i % 2 ? gy_entity_destroy(w, boxes[i]) : gy_body_set_active(w, boxes[i], false),
-                      GY_OK);
+        assert_result(
+            i % 2 ? gy_entity_destroy(w, boxes[i]) : gy_body_set_active(w, boxes[i], false), GY_OK);
         wfx_tick(w, 4);
     }
     for (uint32_t i = 0; i < 9; i++) {

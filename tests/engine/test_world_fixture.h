@@ -13,8 +13,8 @@
 
 #include "gyre/gyre.h"
 
-#define WFX_DT       (1.0 / 60.0)
-#define WFX_TIMEOUT  20000000000ull /* 20 s per lockstep tick: TSan on a shared 2-core machine */
+#define WFX_DT      (1.0 / 60.0)
+#define WFX_TIMEOUT 20000000000ull /* 20 s per lockstep tick: TSan on a shared 2-core machine */
 
 /* ---- worlds ---------------------------------------------------------------------------------- */
 
@@ -66,7 +66,8 @@ static inline void wfx_tick(gy_world *w, uint32_t frames)
         assert_result(gy_world_tick(w, WFX_DT), GY_OK);
 }
 
-/* ---- entities and descriptions ---------------------------------------------------------------- */
+/* ---- entities and descriptions ----------------------------------------------------------------
+ */
 
 static inline gy_entity wfx_entity(gy_world *w, const char *name, gy_vec3 position)
 {
@@ -171,7 +172,8 @@ static inline gy_physics_stats wfx_physics_stats(gy_world *w)
     return s;
 }
 
-/* ---- collision recording ---------------------------------------------------------------------- */
+/* ---- collision recording ----------------------------------------------------------------------
+ */
 
 #define WFX_MAX_EVENTS 4096u
 
@@ -216,7 +218,8 @@ static inline uint32_t wfx_check_pairing(const wfx_events *r, bool open_ok)
                 f->self_collider != e->self_collider || f->other_collider != e->other_collider)
                 continue;
             if (f->kind == GY_COLLISION_ENTER)
-                fail_msg("event %u: a second ENTER before the EXIT of the pair entered at %u", j, i);
+                fail_msg("event %u: a second ENTER before the EXIT of the pair entered at %u", j,
+                         i);
             closed = f->kind == GY_COLLISION_EXIT;
         }
         if (!closed && !open_ok)
@@ -244,7 +247,8 @@ static inline uint32_t wfx_check_pairing(const wfx_events *r, bool open_ok)
     return enters;
 }
 
-/* ---- logs ------------------------------------------------------------------------------------- */
+/* ---- logs -------------------------------------------------------------------------------------
+ */
 
 typedef struct wfx_log {
     char last_warning[512];

@@ -259,7 +259,7 @@ static void test_geometry_survives_stop_start(void **state)
     gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 1, 0));
     wfx_tick(w, 30);
     assert_result(gy_world_stop_physics(w), GY_OK);
-    gy_geometry_release(w, g); /* pinned: stays */
+    gy_geometry_release(w, g);         /* pinned: stays */
     gy_geometry g2 = make_mesh(w, &q); /* made while stopped */
     assert_result(gy_world_start_physics(w), GY_OK);
     wfx_tick(w, 60);

@@ -32,9 +32,10 @@ static void test_loop_interpolation_is_continuous(void **state)
         assert_near(alpha, (host_time - (double)n * WFX_DT) / WFX_DT, 1e-9);
         double y = wfx_render_pose(w, ball).position.y;
         /* Rendered between the last two ticks' results (proxies are floats). */
-        double expect = n == 0 ? 100.0
-                                : fall(100.0, (double)n - 1.0) +
-                                      alpha * (fall(100.0, (double)n) - fall(100.0, (double)n - 1.0));
+        double expect = n == 0
+                            ? 100.0
+                            : fall(100.0, (double)n - 1.0) +
+                                  alpha * (fall(100.0, (double)n) - fall(100.0, (double)n - 1.0));
         assert_near(y, expect, 2e-4);
         /* Never backwards, never more than the fastest speed allows in one frame. */
         assert_true(y <= prev_y + 1e-9);
@@ -136,7 +137,7 @@ static void test_loop_results_older_than_a_teleport_never_win(void **state)
 /* ---- one-off inputs under a flood (real time) ------------------------------------------------ */
 
 typedef struct jump_counter {
-    uint64_t jumps;   /* JUMP inputs the hook saw */
+    uint64_t jumps; /* JUMP inputs the hook saw */
     uint64_t intents;
     uint64_t ticks_with_inputs;
 } jump_counter;
@@ -246,8 +247,7 @@ static void test_loop_one_off_inputs_reach_exactly_one_tick_under_a_flood(void *
         gy_physics_stats ps = wfx_physics_stats(w);
         fail_msg("applied %llu + failed %llu + stale %llu of %llu",
                  (unsigned long long)ps.commands_applied, (unsigned long long)ps.commands_failed,
-                 (unsigned long long)ps.commands_dropped_stale,
-                 (unsigned long long)aw.commands);
+                 (unsigned long long)ps.commands_dropped_stale, (unsigned long long)aw.commands);
     }
     assert_true(jumps_seen(&jw));
     /* A few more ticks: a duplicate would show up now. */
@@ -286,7 +286,7 @@ static void test_loop_time_scale_and_hold_in_lockstep(void **state)
     assert_int_equal(gy_world_physics_tick(w), 15);
     gy_world_set_hold(w, false);
     /* Held time is not caught up. */
-    assert_result(gy_world_tick(w, 0.21), GY_OK); /* 12.6 steps owed */
+    assert_result(gy_world_tick(w, 0.21), GY_OK);   /* 12.6 steps owed */
     assert_int_equal(gy_world_physics_tick(w), 19); /* max_catchup_steps = 4, the rest dropped */
     wfx_tick(w, 1);
     assert_int_equal(gy_world_physics_tick(w), 20);

@@ -208,8 +208,7 @@ static void test_body_validation_errors_record_nothing(void **state)
 
     assert_result(gy_body_apply_impulse(NULL, ball, gy_v3(1, 0, 0)), GY_ERR_INVALID_ARGUMENT);
     assert_result(gy_body_apply_impulse(w, dead, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
-    assert_result(gy_body_apply_impulse(w, gy_entity_null(), gy_v3(1, 0, 0)),
-                  GY_ERR_STALE_HANDLE);
+    assert_result(gy_body_apply_impulse(w, gy_entity_null(), gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
     assert_result(gy_body_apply_impulse(w, plain, gy_v3(1, 0, 0)), GY_ERR_MISUSE);
     assert_result(gy_body_apply_impulse(w, ball, nan3), GY_ERR_NON_FINITE);
     assert_result(gy_body_apply_impulse_at(w, ball, gy_v3(1, 0, 0), nan3), GY_ERR_NON_FINITE);

@@ -35,8 +35,8 @@ static void test_queries_live_raycast_returns_entities(void **state)
     uint32_t n;
     uint64_t tick = 0;
     /* Along +z at box height: near box first. */
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), NULL,
-                                   GY_COLLECT_CLOSEST, hits, 8, &n, &tick),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), NULL, GY_COLLECT_CLOSEST,
+                                   hits, 8, &n, &tick),
                   GY_OK);
     assert_int_equal(n, 1);
     assert_true(gy_entity_equal(hits[0].entity, s.near_box));
@@ -51,29 +51,29 @@ static void test_queries_live_raycast_returns_entities(void **state)
     assert_int_equal(n, 2);
     gy_world_query_filter f = gy_default_world_query_filter();
     f.include_sensors = true;
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -10), gy_v3(0, 0, 20), &f, GY_COLLECT_ALL,
-                                   hits, 8, &n, NULL),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -10), gy_v3(0, 0, 20), &f, GY_COLLECT_ALL, hits,
+                                   8, &n, NULL),
                   GY_OK);
     assert_int_equal(n, 3);
     /* Ignore an entity, filter by category and motion. */
     f = gy_default_world_query_filter();
     f.ignore = s.near_box;
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), &f,
-                                   GY_COLLECT_CLOSEST, hits, 8, &n, NULL),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), &f, GY_COLLECT_CLOSEST,
+                                   hits, 8, &n, NULL),
                   GY_OK);
     assert_int_equal(n, 1);
     assert_true(gy_entity_equal(hits[0].entity, s.far_box));
     f = gy_default_world_query_filter();
     f.mask = 2;
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), &f, GY_COLLECT_ALL,
-                                   hits, 8, &n, NULL),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), &f, GY_COLLECT_ALL, hits,
+                                   8, &n, NULL),
                   GY_OK);
     assert_int_equal(n, 1);
     assert_true(gy_entity_equal(hits[0].entity, s.far_box));
     f = gy_default_world_query_filter();
     f.motion_types = GY_MOTION_BIT(GY_MOTION_STATIC);
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), &f, GY_COLLECT_ALL,
-                                   hits, 8, &n, NULL),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, -2), gy_v3(0, 0, 10), &f, GY_COLLECT_ALL, hits,
+                                   8, &n, NULL),
                   GY_OK);
     assert_int_equal(n, 1);
     assert_true(gy_entity_equal(hits[0].entity, s.near_box));
@@ -91,15 +91,15 @@ static void test_queries_live_raycast_returns_entities(void **state)
     gy_entity dead = wfx_entity(s.w, "dead", gy_v3(0, 0, 0));
     assert_result(gy_entity_destroy(s.w, dead), GY_OK);
     f.ignore = dead;
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, 0), gy_v3(0, 0, 1), &f, GY_COLLECT_ANY, hits,
-                                   8, &n, NULL),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, 0), gy_v3(0, 0, 1), &f, GY_COLLECT_ANY, hits, 8,
+                                   &n, NULL),
                   GY_ERR_STALE_HANDLE);
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, 0), gy_v3(0, 0, 1), NULL, GY_COLLECT_ANY,
-                                   NULL, 8, &n, NULL),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, 0), gy_v3(0, 0, 1), NULL, GY_COLLECT_ANY, NULL,
+                                   8, &n, NULL),
                   GY_ERR_INVALID_ARGUMENT);
     assert_result(gy_world_stop_physics(s.w), GY_OK);
-    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, 0), gy_v3(0, 0, 1), NULL, GY_COLLECT_ANY,
-                                   hits, 8, &n, NULL),
+    assert_result(gy_world_raycast(s.w, gy_v3(0, 1, 0), gy_v3(0, 0, 1), NULL, GY_COLLECT_ANY, hits,
+                                   8, &n, NULL),
                   GY_ERR_INACTIVE);
     wfx_destroy(s.w, NULL);
 }
@@ -123,8 +123,7 @@ static void test_queries_shape_cast_and_overlap(void **state)
     assert_true(gy_entity_equal(hits[0].entity, s.near_box));
     assert_near(hits[0].distance, 2.25, 1e-4);
     at.position = gy_v3(0, 1, 5.6);
-    assert_result(gy_world_overlap(s.w, &ball, at, NULL, GY_COLLECT_ALL, hits, 8, &n, NULL),
-                  GY_OK);
+    assert_result(gy_world_overlap(s.w, &ball, at, NULL, GY_COLLECT_ALL, hits, 8, &n, NULL), GY_OK);
     assert_int_equal(n, 1);
     assert_true(gy_entity_equal(hits[0].entity, s.far_box));
     wfx_destroy(s.w, NULL);
@@ -142,9 +141,9 @@ static void test_queries_snapshot_matches_live(void **state)
         gy_vec3 o = gy_v3(0.1 * i, 1.2, -9), t = gy_v3(0, -0.1, 18);
         assert_result(gy_world_raycast(s.w, o, t, NULL, GY_COLLECT_CLOSEST, live, 8, &nl, &tl),
                       GY_OK);
-        assert_result(gy_world_snapshot_raycast(s.w, o, t, NULL, GY_COLLECT_CLOSEST, snap, 8, &ns,
-                                                &ts),
-                      GY_OK);
+        assert_result(
+            gy_world_snapshot_raycast(s.w, o, t, NULL, GY_COLLECT_CLOSEST, snap, 8, &ns, &ts),
+            GY_OK);
         assert_int_equal(nl, ns);
         assert_int_equal(tl, ts);
         for (uint32_t k = 0; k < nl; k++) {
@@ -166,9 +165,8 @@ static void test_queries_snapshot_matches_live(void **state)
     gy_pose at = {gy_v3(0, 1, 0), gy_quat_identity()};
     f = gy_default_world_query_filter();
     f.include_sensors = true;
-    assert_result(gy_world_snapshot_overlap(s.w, &probe, at, &f, GY_COLLECT_ALL, snap, 8, &ns,
-                                            NULL),
-                  GY_OK);
+    assert_result(
+        gy_world_snapshot_overlap(s.w, &probe, at, &f, GY_COLLECT_ALL, snap, 8, &ns, NULL), GY_OK);
     assert_int_equal(ns, 3); /* near, far, sensor; the ground's top is at 0 */
     wfx_destroy(s.w, NULL);
 }

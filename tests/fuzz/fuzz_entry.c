@@ -305,6 +305,7 @@ const char *gy_fuzz_commands(const uint8_t *data, size_t size)
     def.lifecycle_capacity = 7;
     def.mutate_capacity = 7;
     def.reply_capacity = 15;
+    def.world.world_half_extent = 64.0; /* small static structures: a fast start per input */
     gy_physics *p = NULL;
     if (gy_physics_create(&def, &p) != GY_OK)
         return "commands: subsystem create failed";

@@ -602,14 +602,33 @@ static void count_log(void *ctx, gy_log_level level, const char *message)
         (*(uint32_t *)ctx)++;
 }
 
+/* Stands in for an adapter blow-up: once armed, sets a finite but enormous velocity straight on
+ * the adapter (commands refuse such values), so the next step overflows the position. */
+typedef struct blowup {
+    bool armed;
+} blowup;
+
+static void blowup_hook(void *ctx, const gy_physics_step_context *sc)
+{
+    blowup *b = ctx;
+    if (!b->armed)
+        return;
+    b->armed = false;
+    gy_body_id id = gy_physics_hook_body(sc, 0, 1);
+    assert_result(sc->backend->body_set_linear_velocity(sc->world, id, gy_v3(1e300, 0, 0)), GY_OK);
+}
+
 static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
 {
     (void)state;
     static fx_replies rs;
     memset(&rs, 0, sizeof rs);
+    blowup bl = {false};
     gy_physics_def d = gy_default_physics_def();
     d.lockstep = true;
     d.world.gravity = gy_v3(0, 0, 0);
+    d.move_characters = blowup_hook;
+    d.character_ctx = &bl;
     uint32_t warnings = 0;
     gy_logger logger = {count_log, &warnings};
     d.logger = &logger;
@@ -617,10 +636,8 @@ static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
     assert_result(gy_physics_start(p, NULL), GY_OK);
     fx_create(p, fx_sphere(0, 1, gy_v3(2, 3, 4), 0.5));
     fx_step(p, 1);
-    /* Two finite forces that overflow together: the adapter's state goes infinite. */
-    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(1e308, 0, 0)), GY_OK);
-    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(1e308, 0, 0)), GY_OK);
-    fx_step(p, 2);
+    bl.armed = true; /* ordered by the lockstep hand-off */
+    fx_step(p, 3);
     const gy_proxy *px = fx_proxies(p, NULL, NULL);
     for (int k = 0; k < 3; k++) {
         assert_true(isfinite(px[0].position[k]));
@@ -629,7 +646,7 @@ static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
     assert_true(px[0].flags & GY_PROXY_FAULT);
     assert_near(px[0].position[0], 2.0, 1e-6); /* frozen at its last published pose */
     assert_near(px[0].linear_velocity[0], 0.0, 0.0);
-    assert_int_equal(fx_stats(p).bodies_faulted >= 1, 1);
+    assert_true(fx_stats(p).bodies_faulted >= 1);
     fx_drain(p, &rs);
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_FAULT), 1);
     assert_int_equal(warnings, 1);

@@ -114,14 +114,13 @@ static void test_physics_hitch_yields_at_most_four_steps(void **state)
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), 4);
     gy_physics_stats s = fx_stats(p);
-    assert_true(s.catchup_steps_dropped >= 1);
-    assert_near(s.catchup_time_dropped_s, 2.0 / 60.0, 1.0 / 60.0 + 1e-9);
+    assert_int_equal(s.catchup_steps_dropped, 2); /* 0.1 s clamp = 6 steps: 4 run, 2 dropped */
+    assert_near(s.catchup_time_dropped_s, 2.0 / 60.0, 1e-6);
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), 4);
     fake_advance(&clk, STEP_NS);
     fx_wait_iterations(p, 3);
-    uint64_t t = gy_physics_tick(p);
-    assert_true(t == 5 || t == 6); /* one step, plus the hitch's sub-step remainder */
+    assert_int_equal(gy_physics_tick(p), 5);
     gy_physics_destroy(p);
 }
 
@@ -171,6 +170,59 @@ static void test_physics_hold_cycle_drops_accumulated_time(void **state)
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), t + 1);
     gy_physics_destroy(p);
+}
+
+/* A clock that, once armed, returns base, base + 10 ms, base + 20 ms, ... for the next `armed`
+ * reads — one iteration's start and its budget checks — then base again (so no time leaks into
+ * the next iteration; the caller arms exactly the reads that iteration makes). */
+typedef struct budget_clock {
+    uint64_t base;
+    uint32_t armed;
+    uint64_t offset;
+} budget_clock;
+
+static uint64_t budget_now(void *ctx)
+{
+    budget_clock *c = ctx;
+    uint64_t base = __atomic_load_n(&c->base, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&c->armed, __ATOMIC_ACQUIRE) == 0)
+        return base;
+    __atomic_fetch_sub(&c->armed, 1u, __ATOMIC_ACQ_REL);
+    return base + __atomic_fetch_add(&c->offset, 10000000u, __ATOMIC_ACQ_REL);
+}
+
+/* Ticks the iteration after a 1 s hitch runs when its catch-up is timed 10 ms per step. */
+static uint64_t steps_within_budget(double budget_s, uint32_t reads)
+{
+    budget_clock clk = {1000000000ull, 0, 0};
+    gy_physics_def d = gy_default_physics_def();
+    d.clock = budget_now;
+    d.clock_ctx = &clk;
+    d.frame_budget_s = budget_s;
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    fx_wait_iterations(p, 3);
+    /* Arm inside a mutation window: the thread is parked before its next clock read. */
+    gy_scene_barrier *b = gy_physics_barrier(p);
+    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    __atomic_store_n(&clk.base, clk.base + 1000000000ull, __ATOMIC_RELEASE);
+    __atomic_store_n(&clk.armed, reads, __ATOMIC_RELEASE);
+    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    fx_wait_iterations(p, 3);
+    uint64_t ticks = gy_physics_tick(p);
+    assert_true(fx_stats(p).catchup_steps_dropped >= 1);
+    gy_physics_destroy(p);
+    return ticks;
+}
+
+static void test_physics_frame_budget_stops_catch_up(void **state)
+{
+    (void)state;
+    /* The iteration reads the clock at its start and before each step after the first: those
+     * checks see 10, 20 and 30 ms spent. */
+    assert_int_equal(steps_within_budget(0.025, 4), 3);
+    assert_int_equal(steps_within_budget(0.015, 3), 2);
+    assert_int_equal(steps_within_budget(1.0, 4), 4); /* the step cap still holds */
 }
 
 /* ---- stop / start ---------------------------------------------------------------------------- */
@@ -359,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_physics_time_scale_zero_freezes),
         cmocka_unit_test(test_physics_hitch_yields_at_most_four_steps),
         cmocka_unit_test(test_physics_hold_cycle_drops_accumulated_time),
+        cmocka_unit_test(test_physics_frame_budget_stops_catch_up),
         cmocka_unit_test(test_physics_stop_start_keeps_bodies_and_poses),
         cmocka_unit_test(test_physics_live_queries_while_the_thread_steps),
         cmocka_unit_test(test_physics_diagnostics_are_sampled),

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "fuzz_entry.h"
+#include "gyre/math.h"
+#include "gyre/physics.h"
 
 static const char *corpus_root;
 
@@ -120,6 +122,72 @@ static void test_fuzz_regressions_entries_accept_empty_and_garbage(void **state)
     assert_null(gy_fuzz_commands(garbage, sizeof garbage));
 }
 
+/* Found by fuzz_commands (corpus/commands/pose_out_of_range.bin): a jointed body teleported to a
+ * finite but huge position made ODE abort the process inside its step (a quaternion went
+ * non-finite). The same bytes through the public record functions are now refused. */
+static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void **state)
+{
+    (void)state;
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    gy_physics *p = NULL;
+    assert_result(gy_physics_create(&d, &p), GY_OK);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_BOX;
+    c.shape.box_size = gy_v3(1, 1, 1);
+    gy_physics_body_desc b;
+    memset(&b, 0, sizeof b);
+    b.def = gy_default_body_def();
+    b.colliders = &c;
+    b.collider_count = 1;
+    for (uint32_t i = 0; i < 2; i++) {
+        b.store_index = i;
+        b.attachment = i + 1u;
+        b.def.pose.position = gy_v3(2.0 * i, 1, 0);
+        assert_result(gy_physics_record_create_body(p, &b), GY_OK);
+    }
+    gy_physics_joint_desc j;
+    memset(&j, 0, sizeof j);
+    j.joint_key = 1;
+    j.a_store = 0;
+    j.a_attachment = 1;
+    j.b_store = 1;
+    j.b_attachment = 2;
+    j.def = gy_default_joint_def();
+    j.def.type = GY_JOINT_BALL;
+    j.def.anchor = gy_v3(1, 1, 0);
+    assert_result(gy_physics_record_create_joint(p, &j), GY_OK);
+    assert_result(gy_physics_step(p, 1, 0), GY_OK);
+
+    const double huge = 1e300, edge = GY_PHYSICS_MAX_MAGNITUDE;
+    gy_pose pose = gy_pose_identity();
+    pose.position = gy_v3(huge, -huge, 0);
+    assert_result(gy_physics_record_set_pose(p, 1, 2, pose), GY_ERR_INVALID_ARGUMENT);
+    gy_vec3 v = gy_v3(0, huge, 0);
+    assert_result(gy_physics_record_set_linear_velocity(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_set_angular_velocity(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_force(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_torque(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_impulse(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_impulse_at(p, 1, 2, gy_v3(0, 1, 0), v),
+                  GY_ERR_INVALID_ARGUMENT);
+    b.store_index = 2;
+    b.attachment = 3;
+    b.def.pose.position = gy_v3(0, huge, 0);
+    assert_result(gy_physics_record_create_body(p, &b), GY_ERR_INVALID_ARGUMENT);
+    j.joint_key = 2;
+    j.def.anchor = gy_v3(huge, 0, 0);
+    assert_result(gy_physics_record_create_joint(p, &j), GY_ERR_INVALID_ARGUMENT);
+    /* The bound itself is accepted, and the world survives it. */
+    pose.position = gy_v3(edge, -edge, edge);
+    assert_result(gy_physics_record_set_pose(p, 1, 2, pose), GY_OK);
+    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(edge, 0, 0)), GY_OK);
+    assert_result(gy_physics_step(p, 30, 0), GY_OK);
+    assert_result(gy_physics_stop(p), GY_OK);
+    gy_physics_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     corpus_root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
@@ -128,6 +196,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fuzz_regressions_scene_corpus_holds),
         cmocka_unit_test(test_fuzz_regressions_commands_corpus_holds),
         cmocka_unit_test(test_fuzz_regressions_entries_accept_empty_and_garbage),
+        cmocka_unit_test(test_fuzz_regressions_huge_finite_values_are_refused_at_record),
     };
     return cmocka_run_group_tests_name("fuzz_regressions", tests, NULL, NULL);
 }

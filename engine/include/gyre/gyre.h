@@ -11,6 +11,7 @@
 #include "gyre/query_snapshot.h"
 #include "gyre/scene.h"
 #include "gyre/scene_barrier.h"
+#include "gyre/scene_instance.h"
 #include "gyre/world.h"
 #include "gyre/world_physics.h"
 

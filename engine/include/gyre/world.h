@@ -63,10 +63,11 @@ typedef struct gy_world_config {
      * World to run Gyre's character controller on components with is_character (a host hook
      * set here replaces it, and then the World registers no characters). */
     gy_physics_def physics;
-    const gy_allocator *allocator; /* every allocation of the World and the subsystem; NULL default */
-    const gy_logger *logger;       /* NULL: stderr for warnings and errors */
-    bool start_stopped;            /* leave the physics thread stopped (gy_world_start_physics) */
-    gy_world_update_fn update;     /* optional game callback, first thing in every tick */
+    const gy_allocator
+        *allocator;            /* every allocation of the World and the subsystem; NULL default */
+    const gy_logger *logger;   /* NULL: stderr for warnings and errors */
+    bool start_stopped;        /* leave the physics thread stopped (gy_world_start_physics) */
+    gy_world_update_fn update; /* optional game callback, first thing in every tick */
     void *update_ctx;
     /* Lockstep: how long gy_world_tick waits for the physics thread per tick before giving up
      * with GY_ERR_TIMEOUT. 0 = 10 s. */
@@ -87,7 +88,7 @@ typedef struct gy_world_teardown {
     uint32_t adapter_live_objects;
     bool adapter_checked; /* false: physics was stopped, or diagnostics are compiled out, or the
                              physics thread did not confirm the releases in time */
-    uint32_t entities_destroyed;  /* entities still alive at teardown (not leaks) */
+    uint32_t entities_destroyed;   /* entities still alive at teardown (not leaks) */
     uint32_t geometries_reclaimed; /* runtime geometry whose creator never released it */
 } gy_world_teardown;
 
@@ -96,7 +97,7 @@ typedef struct gy_world_teardown {
  * releases and counts what the adapter still holds, stops the thread and frees everything.
  * Leaks are logged as warnings and returned in *report (optional). Returns GY_OK, or
  * GY_ERR_TIMEOUT when the releases could not be confirmed (the World is freed all the same).
- * NULL is ignored. */
+ * NULL is ignored. GY_ERR_MISUSE (nothing freed) from inside gy_world_tick or a callback. */
 gy_result gy_world_destroy(gy_world *world, gy_world_teardown *report);
 
 /* The physics subsystem (for its barrier, stats and diagnostics). Do not record body commands on
@@ -106,12 +107,12 @@ gy_physics *gy_world_physics(gy_world *world);
 /* ---- entities -------------------------------------------------------------------------------- */
 
 typedef struct gy_entity_def {
-    const char *name;  /* copied; NULL or "" for none; need not be unique */
-    gy_entity parent;  /* null: a root */
-    bool active;       /* default true */
-    gy_vec3 position;  /* local to the parent; default 0 */
-    gy_quat rotation;  /* local, unit length (within 1e-3; normalised); default identity */
-    gy_vec3 scale;     /* render scale, each > 0; default {1, 1, 1} */
+    const char *name; /* copied; NULL or "" for none; need not be unique */
+    gy_entity parent; /* null: a root */
+    bool active;      /* default true */
+    gy_vec3 position; /* local to the parent; default 0 */
+    gy_quat rotation; /* local, unit length (within 1e-3; normalised); default identity */
+    gy_vec3 scale;    /* render scale, each > 0; default {1, 1, 1} */
 } gy_entity_def;
 
 gy_entity_def gy_default_entity_def(void);
@@ -141,7 +142,7 @@ const char *gy_entity_name(const gy_world *world, gy_entity e);
  * are active; switching it off releases the bodies of its whole subtree, switching it on again
  * recreates them from their current transforms. GY_ERR_STALE_HANDLE. */
 gy_result gy_entity_set_active(gy_world *world, gy_entity e, bool active);
-bool gy_entity_is_active(const gy_world *world, gy_entity e);           /* own flag */
+bool gy_entity_is_active(const gy_world *world, gy_entity e); /* own flag */
 bool gy_entity_is_active_in_hierarchy(const gy_world *world, gy_entity e);
 
 /* Re-parents (null: make it a root), keeping the local transform (so the world pose may change: a
@@ -233,7 +234,8 @@ gy_result gy_world_start_physics(gy_world *world);
 /* True while the physics thread runs. */
 bool gy_world_physics_running(const gy_world *world);
 
-/* ---- the World lock (tools on other threads) -------------------------------------------------- */
+/* ---- the World lock (tools on other threads) --------------------------------------------------
+ */
 
 /* Reader/writer lock around the World, noted for the lock-order checks (gy_world_lock_note_*).
  * Any thread. Not recursive: never take it twice on one thread, and never call gy_world_tick
@@ -251,11 +253,11 @@ typedef struct gy_world_stats {
     uint32_t bodies_effective; /* of which effective (entity active and component active) */
     uint32_t bodies_failed;    /* whose create failed (see gy_body_get_state) */
     uint32_t joints;
-    uint32_t touching_pairs;   /* collider pairs between ENTER and EXIT, as the game sees them */
-    uint64_t ticks;            /* gy_world_tick calls */
+    uint32_t touching_pairs; /* collider pairs between ENTER and EXIT, as the game sees them */
+    uint64_t ticks;          /* gy_world_tick calls */
     uint64_t attachments_issued;
     uint64_t replies_handled;
-    uint64_t replies_stale;    /* replies that named an attachment the World no longer has */
+    uint64_t replies_stale;     /* replies that named an attachment the World no longer has */
     uint64_t events_dispatched; /* collision callbacks called */
     uint64_t exits_synthesized; /* EXITs the World produced for released bodies */
     uint64_t stale_proxies;     /* proxies ignored because a game-side teleport is newer */

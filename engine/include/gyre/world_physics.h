@@ -35,7 +35,8 @@
 extern "C" {
 #endif
 
-/* ---- runtime collision geometry --------------------------------------------------------------- */
+/* ---- runtime collision geometry ---------------------------------------------------------------
+ */
 
 /* A triangle mesh or convex hull the game built at run time (voxel chunk, carved terrain). */
 typedef struct gy_geometry {
@@ -59,19 +60,20 @@ void gy_geometry_release(gy_world *world, gy_geometry g);
 bool gy_geometry_is_valid(const gy_world *world, gy_geometry g);
 
 typedef struct gy_geometry_stats {
-    uint32_t resident;      /* geometries alive now (meshes + hulls) */
+    uint32_t resident; /* geometries alive now (meshes + hulls) */
     uint32_t meshes;
     uint32_t hulls;
-    uint32_t creator_refs;  /* creator references not yet released */
-    uint32_t pins;          /* collider pins held by physics components */
-    uint32_t failed;        /* rejected by the adapter (CREATE_FAILED) */
-    uint64_t created;       /* cumulative */
-    uint64_t freed;         /* cumulative */
+    uint32_t creator_refs; /* creator references not yet released */
+    uint32_t pins;         /* collider pins held by physics components */
+    uint32_t failed;       /* rejected by the adapter (CREATE_FAILED) */
+    uint64_t created;      /* cumulative */
+    uint64_t freed;        /* cumulative */
 } gy_geometry_stats;
 
 void gy_geometry_get_stats(const gy_world *world, gy_geometry_stats *out);
 
-/* ---- the physics component -------------------------------------------------------------------- */
+/* ---- the physics component --------------------------------------------------------------------
+ */
 
 /* The authored description is the scene loader's gy_scene_physics (gyre/scene.h), so a scene's
  * components and the game's are one type. The World copies it:
@@ -127,7 +129,8 @@ gy_result gy_body_get_enable(const gy_world *world, gy_entity e, gy_body_enable 
 /* Effective enable (false for a stale entity or one without physics). */
 bool gy_body_is_active(const gy_world *world, gy_entity e);
 
-/* ---- writes (recorded, applied at the physics thread's next drain) ---------------------------- */
+/* ---- writes (recorded, applied at the physics thread's next drain) ----------------------------
+ */
 
 gy_result gy_body_set_linear_velocity(gy_world *world, gy_entity e, gy_vec3 v);  /* m/s */
 gy_result gy_body_set_angular_velocity(gy_world *world, gy_entity e, gy_vec3 w); /* rad/s */
@@ -151,22 +154,23 @@ gy_result gy_body_teleport(gy_world *world, gy_entity e, gy_pose pose);
 gy_result gy_character_set_intent(gy_world *world, gy_entity e, gy_vec3 velocity, uint32_t flags);
 gy_result gy_character_jump(gy_world *world, gy_entity e, double speed);
 
-/* ---- state ------------------------------------------------------------------------------------ */
+/* ---- state ------------------------------------------------------------------------------------
+ */
 
 typedef struct gy_physics_state {
     gy_pose pose;             /* newest result, or the game's newer teleport */
     gy_vec3 linear_velocity;  /* m/s, as of `tick` (characters: their motion over the tick) */
     gy_vec3 angular_velocity; /* rad/s */
     bool awake;
-    bool has_body;       /* the physics thread reported the body (assigned and not released) */
-    bool failed;         /* its create failed: `error` says why */
+    bool has_body; /* the physics thread reported the body (assigned and not released) */
+    bool failed;   /* its create failed: `error` says why */
     gy_result error;
-    bool faulted;        /* the adapter produced non-finite state: frozen until teleported */
+    bool faulted; /* the adapter produced non-finite state: frozen until teleported */
     gy_motion_type motion;
     gy_body_id body;     /* the adapter's handle (for filters), null until assigned */
     uint32_t attachment; /* current attachment id (0 when not effective) */
     uint32_t store_index;
-    uint64_t tick;       /* the physics tick this state describes (0: none yet) */
+    uint64_t tick; /* the physics tick this state describes (0: none yet) */
     /* Characters (from the controller's reply for the newest tick): */
     bool grounded;
     bool hit_ceiling;          /* upward motion stopped by a ceiling in that tick */
@@ -178,7 +182,8 @@ typedef struct gy_physics_state {
 /* The body's state as of the newest synced proxy. GY_ERR_STALE_HANDLE, GY_ERR_MISUSE. */
 gy_result gy_body_get_state(const gy_world *world, gy_entity e, gy_physics_state *out);
 
-/* ---- collision callbacks ---------------------------------------------------------------------- */
+/* ---- collision callbacks ----------------------------------------------------------------------
+ */
 
 typedef enum gy_collision_kind {
     GY_COLLISION_ENTER = 0,
@@ -189,16 +194,16 @@ typedef enum gy_collision_kind {
 /* One collider pair of the entity's body, seen from that entity. */
 typedef struct gy_collision_event {
     gy_collision_kind kind;
-    gy_entity self;   /* may already be destroyed (EXIT after a destroy) */
-    gy_entity other;  /* likewise */
+    gy_entity self;                         /* may already be destroyed (EXIT after a destroy) */
+    gy_entity other;                        /* likewise */
     uint16_t self_collider, other_collider; /* index in each body's collider list */
-    gy_vec3 point;    /* deepest point, world space */
-    gy_vec3 normal;   /* unit, from self towards other */
-    double penetration;     /* metres */
-    double normal_impulse;  /* N·s over the step; 0 for EXIT */
-    double tangent_impulse; /* N·s; 0 for EXIT */
-    uint64_t tick;          /* the physics tick (low 32 bits as reported) */
-    bool synthesized;       /* an EXIT the World produced because a body went away */
+    gy_vec3 point;                          /* deepest point, world space */
+    gy_vec3 normal;                         /* unit, from self towards other */
+    double penetration;                     /* metres */
+    double normal_impulse;                  /* N·s over the step; 0 for EXIT */
+    double tangent_impulse;                 /* N·s; 0 for EXIT */
+    uint64_t tick;                          /* the physics tick (low 32 bits as reported) */
+    bool synthesized; /* an EXIT the World produced because a body went away */
 } gy_collision_event;
 
 /* Called on the game thread while gy_world_tick drains replies, in reply order, never from the
@@ -212,7 +217,8 @@ typedef void (*gy_collision_fn)(void *ctx, gy_world *world, const gy_collision_e
 gy_result gy_entity_set_collision_callback(gy_world *world, gy_entity e, gy_collision_fn fn,
                                            void *ctx);
 
-/* ---- joints ----------------------------------------------------------------------------------- */
+/* ---- joints -----------------------------------------------------------------------------------
+ */
 
 typedef struct gy_joint {
     uint64_t bits;
@@ -240,7 +246,8 @@ gy_result gy_joint_release(gy_world *world, gy_joint j);
 
 gy_result gy_joint_get_status(const gy_world *world, gy_joint j, gy_joint_status *out);
 
-/* ---- queries ---------------------------------------------------------------------------------- */
+/* ---- queries ----------------------------------------------------------------------------------
+ */
 
 typedef struct gy_world_query_filter {
     uint32_t mask;         /* colliders with (category & mask) != 0; default all bits */

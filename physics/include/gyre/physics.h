@@ -44,8 +44,9 @@ enum {
     GY_PROXY_MOTION_MASK = 3u << 2,
     GY_PROXY_TELEPORTED = 1u << 4, /* a SET_POSE was applied in the tick of this value: do not
                                       interpolate from the previous value */
-    GY_PROXY_FAULT = 1u << 5       /* the adapter reported a non-finite state; the body was frozen
-                                      at its last finite pose (cleared by the next SET_POSE) */
+    GY_PROXY_FAULT = 1u << 5       /* the adapter reported a state that is non-finite (or beyond
+                                      float range); the body was frozen at its last published pose
+                                      (cleared by the next SET_POSE) */
 };
 
 /* One body as published, per store_index. Plain data, exactly 64 bytes. Poses are the body
@@ -316,6 +317,11 @@ const gy_backend *gy_physics_backend(const gy_physics *p);
  * (e.g. its create failed) is dropped and counted (commands_dropped_stale). */
 
 #define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
+/* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
+ * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it). Far beyond any
+ * game's scale; it keeps the adapter's arithmetic finite: ODE aborts the process when a body's
+ * quaternion goes non-finite, which finite inputs near 1e155 (whose squares overflow) cause. */
+#define GY_PHYSICS_MAX_MAGNITUDE 1e12
 
 gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc);
 gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
@@ -370,7 +376,7 @@ gy_result gy_physics_set_time_scale(gy_physics *p, double scale);
  * of state bumps the hold epoch; setting the current state again does not. On its first
  * iteration after the epoch changed — even if it slept through a whole hold/resume cycle — the
  * physics thread drops accumulated time and rebases its clock, so held time never turns into
- * catch-up steps. */
+ * catch-up steps. Real time only (lockstep ticks run when asked). */
 void gy_physics_set_hold(gy_physics *p, bool hold);
 
 /* Any thread: the hold transition epoch (starts at 0). */

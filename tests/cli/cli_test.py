@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `gyre` command line (docs/cli.md), run by meson as one test per group:
+
+    cli_test.py GROUP GYRE SCENES_DIR DATA_DIR
+
+Each group runs its cases in order and prints cmocka-style lines ([ RUN      ], [       OK ],
+[  FAILED  ], and the [==========] / [  PASSED  ] summary that .ci/summarize.py collects). The exit
+status is 1 when any case failed."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GROUP, GYRE, SCENES, DATA = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+TMP = Path(tempfile.mkdtemp(prefix="gyre-cli-"))
+
+REPORT_KEYS = ["gyre_version", "scene", "backend", "mode", "ticks", "sim_seconds", "entities",
+               "events", "raycasts", "expects", "counters", "timing"]
+ENTITY_KEYS = ["name", "position", "rotation", "linear_velocity", "angular_velocity", "body",
+               "awake", "grounded"]
+COUNTER_KEYS = ["commands", "commands_dropped_stale", "replies", "replies_dropped", "bodies_peak",
+                "live_objects_at_exit"]
+EVENT_KEYS = ["tick", "t", "kind", "a", "b", "point", "normal", "penetration", "normal_impulse"]
+TRACE_HEADER = "tick,t,entity,x,y,z,qx,qy,qz,qw,vx,vy,vz"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def gyre(*args, cwd=None, timeout=120):
+    """Runs gyre; returns (exit code, stdout, stderr, max RSS in KiB)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([GYRE, *map(str, args)], stdout=out, stderr=err, cwd=cwd)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid != 0:
+                break
+            if time.monotonic() > deadline:
+                p.kill()
+                os.wait4(p.pid, 0)
+                raise Failure(f"gyre {' '.join(map(str, args))}: timed out after {timeout} s")
+            time.sleep(0.005)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss
+
+
+def run_report(scene, *flags, expect_exit=0):
+    report = TMP / (Path(scene).stem + ".report.json")
+    code, out, err, _ = gyre("run", scene, "--quiet", "--report", report, *flags)
+    check(code == expect_exit, f"{scene}: exit {code}, expected {expect_exit}; stderr:\n{err}")
+    return json.loads(report.read_text()), err
+
+
+def check_report_shape(r):
+    check(list(r.keys()) == REPORT_KEYS, f"report keys {list(r.keys())}")
+    for e in r["entities"]:
+        check(list(e.keys()) == ENTITY_KEYS, f"entity keys {list(e.keys())}")
+        check(len(e["position"]) == 3 and len(e["rotation"]) == 4, "pose sizes")
+        check((e["awake"] is None) == (e["body"] != "Dynamic"),
+              f"{e['name']}: awake must be a bool exactly for Dynamic bodies")
+    check(list(r["events"].keys()) == ["enter", "stay", "exit"], "events keys")
+    check(list(r["counters"].keys()) == COUNTER_KEYS, f"counter keys {list(r['counters'])}")
+    check(list(r["timing"].keys()) == ["wall_seconds", "step_ms"], "timing keys")
+    check(list(r["timing"]["step_ms"].keys()) == ["mean", "p50", "p99", "max"], "step_ms keys")
+    for x in r["expects"]:
+        check(list(x.keys()) == ["at", "entity", "passed", "detail"], f"expect keys {list(x)}")
+    for c in r["raycasts"]:
+        check(list(c.keys()) == ["label", "at", "hit", "entity", "distance", "point", "normal"],
+              f"raycast keys {list(c)}")
+
+
+# ---- groups ---------------------------------------------------------------------------------- #
+
+def scene_cases():
+    cases = []
+    for path in sorted(SCENES.glob("*.json")):
+        def case(path=path):
+            r, err = run_report(path)
+            check_report_shape(r)
+            check(r["counters"]["live_objects_at_exit"] == 0,
+                  f"live_objects_at_exit = {r['counters']['live_objects_at_exit']}")
+            check(r["mode"] == "lockstep" and r["backend"] == "ode", "lockstep on ode")
+            failed = [x for x in r["expects"] if x["passed"] is not True]
+            check(not failed, f"expects not held: {failed}")
+            check(r["ticks"] > 0, "no ticks")
+        cases.append((f"test_scene_{path.stem}", case))
+    return cases
+
+
+def strip_timing(text):
+    r = json.loads(text)
+    del r["timing"]
+    return r
+
+
+def determinism_cases():
+    def same_run(scene):
+        outs = []
+        for i in range(2):
+            files = [TMP / f"det{i}.{k}" for k in ("report.json", "events.jsonl", "trace.csv")]
+            code, _, err, _ = gyre("run", scene, "--quiet", "--report", files[0], "--events",
+                                   files[1], "--trace", files[2])
+            check(code == 0, f"exit {code}: {err}")
+            outs.append([f.read_bytes() for f in files])
+        a, b = outs
+        ra, rb = a[0].decode(), b[0].decode()
+        check(strip_timing(ra) == strip_timing(rb), "reports differ outside timing")
+        # Byte-identical up to the timing object, which is last.
+        check(ra[:ra.index('"timing"')] == rb[:rb.index('"timing"')], "report bytes differ")
+        check(a[1] == b[1], "events files differ")
+        check(a[2] == b[2], "trace files differ")
+        check(len(a[1]) > 0 and len(a[2]) > 0, "empty events or trace")
+
+    return [
+        ("test_lockstep_showcase_is_byte_identical", lambda: same_run(SCENES / "showcase.json")),
+        ("test_lockstep_spawn_is_byte_identical", lambda: same_run(SCENES / "streamed_cell.json")),
+        ("test_lockstep_ball_pit_is_byte_identical", lambda: same_run(SCENES / "ball_pit.json")),
+    ]
+
+
+def usage_cases():
+    showcase = SCENES / "showcase.json"
+
+    def help_top():
+        code, out, err, _ = gyre("--help")
+        check(code == 0 and "run" in out and "validate" in out and "soak" in out, out + err)
+        code, out, _, _ = gyre("--version")
+        check(code == 0 and out.startswith("gyre "), out)
+
+    def help_sub():
+        for sub, word in (("run", "--seconds"), ("validate", "SCENE.json")):
+            code, out, err, _ = gyre(sub, "--help")
+            check(code == 0 and word in out, f"gyre {sub} --help: {code} {out}{err}")
+
+    def usage_errors():
+        for args in ([], ["frobnicate"], ["run"], ["validate"], ["run", showcase, "--bogus"],
+                     ["run", showcase, "--seconds"], ["run", showcase, "--seconds", "abc"],
+                     ["run", showcase, "--seconds", "-1"], ["run", showcase, "--seconds", "inf"],
+                     ["run", showcase, "--seconds", "1e999"],
+                     ["run", showcase, "--report", "-", "--events", "-"],
+                     ["run", showcase, showcase]):
+            code, out, err, _ = gyre(*args)
+            check(code == 2, f"gyre {args}: exit {code}, expected 2")
+            check(out == "", f"gyre {args}: usage errors go to stderr, got stdout {out!r}")
+            check(err.strip() != "", f"gyre {args}: no message")
+
+    def soak_not_available():
+        code, _, err, _ = gyre("soak", showcase)
+        check(code == 2 and "not available" in err, f"{code} {err}")
+
+    def unknown_backend():
+        code, _, err, _ = gyre("run", showcase, "--backend", "nosuch")
+        check(code == 2, f"exit {code}")
+        check("nosuch" in err and "ode" in err, f"message should name it and list adapters: {err}")
+        code, _, err, _ = gyre("run", DATA / "unknown_backend.json")
+        check(code == 2 and "warp_drive" in err, f"scene's backend: exit {code}: {err}")
+
+    def missing_file():
+        code, _, err, _ = gyre("run", TMP / "nope.json")
+        check(code == 2 and "nope.json" in err, f"{code} {err}")
+        code, _, err, _ = gyre("run", showcase, "--report", TMP / "no" / "dir" / "r.json")
+        check(code == 2 and "r.json" in err, f"unwritable report: {code} {err}")
+
+    def report_to_stdout():
+        code, out, err, _ = gyre("run", showcase, "--seconds", "0.5", "--report", "-", "--quiet")
+        check(code == 0, err)
+        r = json.loads(out)
+        check_report_shape(r)
+        check(r["ticks"] == 30 and r["sim_seconds"] == 0.5, f"{r['ticks']} {r['sim_seconds']}")
+        check(r["scene"] == str(showcase) and r["backend"] == "ode" and r["mode"] == "lockstep",
+              "scene/backend/mode")
+        names = [e["name"] for e in r["entities"]]
+        check(names[:3] == ["ground", "crate_a", "crate_b"], f"scene order: {names[:3]}")
+        hero = next(e for e in r["entities"] if e["name"] == "hero")
+        check(hero["grounded"] is True and hero["awake"] is None, "character fields")
+        # Expects after the end of the run are listed as not reached.
+        check(any(x["passed"] is None and "not reached" in x["detail"] for x in r["expects"]),
+              "unreached expects")
+        check(err == "", f"--quiet on a pipe prints nothing on success: {err!r}")
+
+    def not_quiet_summary_on_pipe():
+        code, _, err, _ = gyre("run", SCENES / "box_pile.json", "--seconds", "1")
+        check(code == 0 and "\r" not in err, f"no progress line on a pipe: {err!r}")
+
+    def events_lines():
+        ev = TMP / "ev.jsonl"
+        code, _, err, _ = gyre("run", SCENES / "sensors.json", "--seconds", "2", "--quiet",
+                               "--events", ev)
+        check(code == 0, err)
+        lines = ev.read_text().splitlines()
+        check(len(lines) > 10, "too few events")
+        names = {"ground", "zone", "ball", "pad", "resting"}
+        seen = set()
+        for line in lines:
+            e = json.loads(line)
+            check(list(e.keys()) == EVENT_KEYS, f"event keys {list(e)}")
+            check(e["kind"] in ("enter", "stay", "exit"), e["kind"])
+            check(e["a"] in names and e["b"] in names, f"names {e['a']} {e['b']}")
+            check(abs(e["t"] - e["tick"] / 60.0) < 1e-6, "t = tick / step_hz")
+            seen.add((e["kind"], frozenset((e["a"], e["b"]))))
+        check(("enter", frozenset(("ball", "zone"))) in seen, "ball enters the zone")
+        check(("exit", frozenset(("ball", "zone"))) in seen, "ball leaves the zone")
+        # Every enter is paired with an exit by the end (teardown closes the rest).
+        enters = sum(1 for l in lines if '"kind": "enter"' in l)
+        exits = sum(1 for l in lines if '"kind": "exit"' in l)
+        check(enters == exits, f"{enters} enters, {exits} exits")
+
+    def trace_rows():
+        tr = TMP / "trace.csv"
+        code, _, err, _ = gyre("run", SCENES / "restitution.json", "--seconds", "1", "--quiet",
+                               "--trace", tr)
+        check(code == 0, err)
+        lines = tr.read_text().splitlines()
+        check(lines[0] == TRACE_HEADER, lines[0])
+        rows = [l.split(",") for l in lines[1:]]
+        check(len(rows) == 4 * 121, f"{len(rows)} rows, expected 4 entities x 121 ticks")
+        first = [r for r in rows if r[0] == "0"]
+        check([r[2] for r in first] == ["ground", "bouncy", "half", "dead"], "tick 0, scene order")
+        check(first[1][3:6] == ["-2", "2.25", "0"], f"initial state {first[1]}")
+        check(all(len(r) == 13 for r in rows), "13 columns")
+
+    def expect_failure():
+        r, err = run_report(DATA / "expect_fail.json", "--seconds", "2", expect_exit=1)
+        passed = [x["passed"] for x in r["expects"]]
+        check(passed == [True, False, False], f"passed {passed}")
+        check("expect failed" in err and "position.y" in err and "off by 1" in err,
+              f"readable failure line: {err}")
+        check("no enter event between 'ball' and 'far'" in err, err)
+
+    def spawn_failure():
+        r, err = run_report(DATA / "spawn_invalid.json", "--seconds", "3", expect_exit=1)
+        check([e["name"] for e in r["entities"]] == ["ground", "ball"], "nothing spawned")
+        check("entities[1].components.physics.mass: must be > 0" in err, err)
+        check("the run ends" in err, err)
+        check(r["ticks"] == 30, f"the run ended at the spawn (tick 30), not {r['ticks']}")
+        check(r["counters"]["live_objects_at_exit"] == 0, "no leak")
+
+    def runtime_fault():
+        r, err = run_report(DATA / "fault.json", "--seconds", "3", expect_exit=1)
+        check("runtime fault" in err and "'rocket'" in err, err)
+        check(r["ticks"] < 30, f"the run ended at the fault, not after {r['ticks']} ticks")
+        check(r["counters"]["live_objects_at_exit"] == 0, "no leak")
+
+    def destroy_and_switches():
+        r, _ = run_report(DATA / "destroy.json", "--seconds", "2.5")
+        check([e["name"] for e in r["entities"]] == ["ground", "sleeper", "switched"],
+              "destroyed entity absent")
+        check(all(x["passed"] for x in r["expects"]), r["expects"])
+
+    def raycast_report():
+        r, _ = run_report(SCENES / "level_mesh.json", "--seconds", "1.5")
+        c = r["raycasts"][0]
+        check(c["label"] == "ramp at x = 2" and c["hit"] and c["entity"] == "level", str(c))
+        check(abs(c["distance"] - 4.5) < 1e-3 and abs(c["point"][1] - 0.5) < 1e-3, str(c))
+        check(abs(c["normal"][0] + 0.242536) < 1e-3, "normal of a 1:4 ramp")
+
+    return [
+        ("test_help_everywhere", help_top),
+        ("test_help_subcommands", help_sub),
+        ("test_usage_errors_exit_2", usage_errors),
+        ("test_soak_is_not_available_yet", soak_not_available),
+        ("test_unknown_backend_exit_2", unknown_backend),
+        ("test_missing_or_unwritable_files_exit_2", missing_file),
+        ("test_report_to_stdout", report_to_stdout),
+        ("test_no_progress_line_on_a_pipe", not_quiet_summary_on_pipe),
+        ("test_events_json_lines", events_lines),
+        ("test_trace_csv", trace_rows),
+        ("test_expect_failure_exit_1", expect_failure),
+        ("test_spawn_of_invalid_scene_exit_1", spawn_failure),
+        ("test_runtime_fault_exit_1", runtime_fault),
+        ("test_destroy_and_active_switches", destroy_and_switches),
+        ("test_raycast_in_report", raycast_report),
+    ]
+
+
+def bad_input_cases():
+    def invalid(cmd):
+        code, out, err, _ = gyre(cmd, DATA / "invalid.json")
+        check(code == 2, f"exit {code}")
+        f = str(DATA / "invalid.json")
+        for path, msg in [
+                ("physics.step_hz", "must be between 10 and 1000 (got 5)"),
+                ("entities[1].components.physics.mass", "must be > 0 for a Dynamic body (got -2)"),
+                ("entities[2].name", 'duplicate name "crate"'),
+                ("entities[2].components.physics.fricton", "unknown key"),
+                ("entities[3].parent", 'no entity named "nobody"'),
+                ("joints[0].a", 'no entity named "door"'),
+                ("script[0].at", "must be >= 0 (got -1)"),
+                ("script[0].entity", 'no entity named "ghost"')]:
+            check(f"{f}: {path}: {msg}" in err, f"missing `{path}: {msg}` in:\n{err}")
+        check(out == "", "nothing on stdout")
+
+    def validate_mixed():
+        code, _, err, _ = gyre("validate", SCENES / "showcase.json", DATA / "invalid.json")
+        check(code == 2, f"exit {code}")
+        check(f"{SCENES / 'showcase.json'}: ok" in err, err)
+
+    def validate_all():
+        files = sorted(SCENES.glob("*.json"))
+        code, _, err, _ = gyre("validate", *files)
+        check(code == 0, err)
+        check(err.count(": ok\n") == len(files), err)
+
+    def file_problem(name, pattern, cmd="validate"):
+        def case():
+            code, out, err, _ = gyre(cmd, DATA / name)
+            check(code == 2, f"exit {code}")
+            check(re.search(pattern, err), f"expected /{pattern}/ in:\n{err}")
+        return case
+
+    def deep_document():
+        deep = TMP / "deep.json"
+        n = 10_000_000
+        with open(deep, "w") as f:
+            f.write('{"format": "gyre.scene", "version": 1, "x_deep": ')
+            f.write("[" * n)
+            f.write("]" * n)
+            f.write("}")
+        check(deep.stat().st_size >= 20_000_000, "20 MB")
+        for cmd in ("validate", "run"):
+            code, _, err, rss_kb = gyre(cmd, deep)
+            check(code == 2, f"{cmd}: exit {code}")
+            check("nested deeper than" in err, err)
+            # The text itself is 20 MB; parsing it would cost far more. ASan adds its shadow.
+            check(rss_kb < 400 * 1024, f"{cmd}: max RSS {rss_kb} KiB")
+        deep.unlink()
+
+    return [
+        ("test_validation_errors_name_paths_validate", lambda: invalid("validate")),
+        ("test_validation_errors_name_paths_run", lambda: invalid("run")),
+        ("test_validate_reports_ok_per_file", validate_mixed),
+        ("test_validate_every_sample_scene", validate_all),
+        ("test_malformed_json", file_problem("malformed.json", r"malformed\.json:1:\d+: malformed JSON")),
+        ("test_empty_file", file_problem("empty.json", r"empty\.json: empty file")),
+        ("test_number_overflow", file_problem(
+            "overflow.json", r"overflow\.json: entities\[0\]\.transform\.position\[1\]: .*infinity")),
+        ("test_number_overflow_run", file_problem(
+            "overflow.json", r"entities\[0\]\.transform\.position\[1\]", cmd="run")),
+        ("test_missing_obj", file_problem(
+            "missing_obj.json",
+            r"entities\[0\]\.components\.physics\.collision: cannot read \"no_such_file\.obj\"")),
+        ("test_obj_bad_face", file_problem(
+            "bad_face.json", r"entities\[0\]\.components\.physics\.collision: bad_face\.obj:6: ")),
+        ("test_deeply_nested_20mb_document", deep_document),
+    ]
+
+
+def realtime_cases():
+    def paced():
+        start = time.monotonic()
+        r, _ = run_report(SCENES / "showcase.json", "--realtime", "--seconds", "1")
+        wall = time.monotonic() - start
+        check(r["mode"] == "realtime", r["mode"])
+        check(r["ticks"] >= 60, f"{r['ticks']} ticks")
+        check(wall >= 0.9, f"a paced second took {wall:.2f} s")
+        check(r["counters"]["live_objects_at_exit"] == 0, "no leak")
+        check(all(x["passed"] in (True, None) for x in r["expects"]), r["expects"])
+
+    return [("test_realtime_is_paced", paced)]
+
+
+GROUPS = {"cli_scenes": scene_cases, "cli_determinism": determinism_cases,
+          "cli_usage": usage_cases, "cli_bad_input": bad_input_cases,
+          "cli_realtime": realtime_cases}
+
+
+def main():
+    cases = GROUPS[GROUP]()
+    print(f"[==========] Running {len(cases)} test(s).", flush=True)
+    failed = []
+    for name, fn in cases:
+        print(f"[ RUN      ] {name}", flush=True)
+        t0 = time.monotonic()
+        try:
+            fn()
+            print(f"[       OK ] {name} ({time.monotonic() - t0:.2f} s)", flush=True)
+        except (Failure, json.JSONDecodeError, OSError, StopIteration, KeyError) as e:
+            print(f"{name}: {type(e).__name__}: {e}", flush=True)
+            print(f"[  FAILED  ] {name}", flush=True)
+            failed.append(name)
+    print(f"[==========] {len(cases)} test(s) run.")
+    print(f"[  PASSED  ] {len(cases) - len(failed)} test(s).")
+    if failed:
+        print(f"[  FAILED  ] {len(failed)} test(s), listed below:")
+        for name in failed:
+            print(f"[  FAILED  ] {name}")
+    print(f"{len(cases) - len(failed)} passed, {len(failed)} failed")
+    for p in TMP.iterdir():
+        p.unlink()
+    TMP.rmdir()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
