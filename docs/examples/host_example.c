@@ -103,7 +103,8 @@ int main(void)
     const double frame = 1.0 / 60.0;
     double last = now_s(), start = last;
     int frames = 0;
-    while (now_s() - start < 2.0) {
+    /* Two seconds, or longer (up to ten) on a machine too busy to land a crate in that time. */
+    while (now_s() - start < 2.0 || (counts[0] == 0 && now_s() - start < 10.0)) {
         double t = now_s();
         double dt = t - last;
         last = t;

@@ -32,7 +32,7 @@ void gy_cli_run_usage(FILE *out)
           "  --report FILE     write the report JSON to FILE ('-' for stdout)\n"
           "  --events FILE     write every collision event as a JSON line to FILE\n"
           "  --trace FILE      write a per-tick CSV of every physics entity to FILE\n"
-          "  --quiet           no progress line\n"
+          "  --quiet           no progress line, no notes (warnings and failures still)\n"
           "  -h, --help        this help\n"
           "\n"
           "exit codes: 0 ran and every expect held; 1 an expect failed, a spawn failed or a\n"

@@ -32,7 +32,10 @@ uint64_t gy_w_capture(gy_world *w)
     uint32_t n;
     uint64_t tick;
     bool fresh;
-    if (gy_physics_read_proxies(w->physics, &px, &n, &tick, &fresh) != GY_OK || !fresh)
+    if (gy_physics_read_proxies(w->physics, &px, &n, &tick, &fresh) != GY_OK)
+        return 0;
+    /* Once per publish (`fresh` alone would miss one another reader of the proxies took). */
+    if (!fresh && tick == w->frame_tick)
         return 0;
     uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
     w->frame_tick = tick;

@@ -229,6 +229,8 @@ static gy_result add_joints(build *b)
  * destroyed parent takes its subtree along; the validity check skips those). */
 static void roll_back(build *b)
 {
+    if (b->created == NULL)
+        return; /* failed before anything was created */
     for (uint32_t i = b->scene->entity_count; i-- > 0;) {
         if (!b->created[i])
             continue;

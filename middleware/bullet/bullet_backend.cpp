@@ -5,7 +5,8 @@
 
 #include "bullet_internal.h"
 
-#define GY_BT_MAX_BOUND_THREADS (sizeof(((gy_backend_world *)nullptr)->bound_threads) / sizeof(pthread_t))
+#define GY_BT_MAX_BOUND_THREADS                                                                    \
+    (sizeof(((gy_backend_world *)nullptr)->bound_threads) / sizeof(pthread_t))
 
 /* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle (the ODE
  * adapter uses the same value). */
@@ -21,9 +22,8 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
       prev_contacts(nullptr), prev_pairs(nullptr), prev_count(0), prev_capacity(0), pair_map(),
       one_way(nullptr), one_way_count(0), one_way_capacity(0), breakable_list(nullptr),
       breakable_count(0), breakable_capacity(0), broken(nullptr), broken_user(nullptr),
-      broken_count(0), broken_capacity(0), scratch(nullptr), scratch_count(0),
-      scratch_capacity(0), step_index(0), substep_index(0), aabbs_stale(false), substep_dt(0.0),
-      step_error(GY_OK)
+      broken_count(0), broken_capacity(0), scratch(nullptr), scratch_count(0), scratch_capacity(0),
+      step_index(0), substep_index(0), aabbs_stale(false), substep_dt(0.0), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -179,6 +179,10 @@ static void bt_world_destroy(gy_backend_world *w)
         return;
     }
 #endif
+    /* Nothing is left to wake or report: dropping the reports first keeps teardown linear. */
+    w->contact_count = 0;
+    w->prev_count = 0;
+    w->one_way_count = 0;
     gy_bt_joint_release_all(w);
     gy_bt_body_release_all(w);
     gy_bt_resource_release_all(w);

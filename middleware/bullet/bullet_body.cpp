@@ -19,8 +19,8 @@
 /* Collision margins. Boxes and cylinders keep theirs inside their extents (only edges round);
  * hull points are pulled in by theirs, so margin and points together give back the hull's faces.
  * Either is capped at a tenth of the shape's smallest half-size. */
-#define BOX_MARGIN 0.01
-#define HULL_MARGIN 0.01
+#define BOX_MARGIN      0.01
+#define HULL_MARGIN     0.01
 #define HULL_MIN_MARGIN 0.001
 /* Hulls with more distinct face planes than this are not pulled in (the plane intersection is
  * cubic); they use HULL_MIN_MARGIN around the exact points instead. */
@@ -251,9 +251,9 @@ gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_reso
         margin = fmin(HULL_MIN_MARGIN, 0.1 * hull_inner_radius(h));
         r->hull_shape = new (shape_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     }
+    /* No polyhedral features: Bullet's face clipping for hull pairs measures depth on the points
+     * alone, which would sink stacked hulls by both margins. */
     r->hull_shape->setMargin(margin);
-    /* Face data lets hull-hull pairs use Bullet's clipping contacts (full manifolds). */
-    r->hull_shape->initializePolyhedralFeatures();
     r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
     return GY_OK;
@@ -325,21 +325,13 @@ void gy_bt_body_wake(gy_bt_body *b)
 
 void gy_bt_wake_touching(gy_backend_world *w, const gy_bt_body *b)
 {
+    /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
     for (uint32_t i = 0; i < w->contact_count; i++) {
         const gy_bt_pair *p = &w->pairs[i];
         if (p->a->body == b)
             gy_bt_body_wake(p->b->body);
         else if (p->b->body == b)
             gy_bt_body_wake(p->a->body);
-    }
-    int n = w->dispatcher.getNumManifolds();
-    for (int i = 0; i < n; i++) {
-        btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
-        gy_bt_body *b0 = gy_bt_body_of(m->getBody0()), *b1 = gy_bt_body_of(m->getBody1());
-        if (b0 == b && b1 != nullptr)
-            gy_bt_body_wake(b1);
-        else if (b1 == b && b0 != nullptr)
-            gy_bt_body_wake(b0);
     }
 }
 
@@ -444,8 +436,7 @@ static gy_result compute_mass(const gy_body_def *def, const gy_collider_def *col
 static gy_result principal_frame(const gy_mass *m, btTransform *frame, btVector3 *diagonal)
 {
     const double(*I)[3] = m->inertia.m;
-    btMatrix3x3 t(I[0][0], I[0][1], I[0][2], I[1][0], I[1][1], I[1][2], I[2][0], I[2][1],
-                  I[2][2]);
+    btMatrix3x3 t(I[0][0], I[0][1], I[0][2], I[1][0], I[1][1], I[1][2], I[2][0], I[2][1], I[2][2]);
     btMatrix3x3 rot;
     t.diagonalize(rot, 1e-15, 64);
     btVector3 d(t[0][0], t[1][1], t[2][2]);
@@ -490,8 +481,8 @@ static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
         if (c->is_sensor)
             continue;
         gy_vec3 center;
-        double r = shape_inner_radius(&c->shape, c->resource ? &c->resource->hull : nullptr,
-                                      &center);
+        double r =
+            shape_inner_radius(&c->shape, c->resource ? &c->resource->hull : nullptr, &center);
         if (r <= 0.0)
             continue;
         gy_vec3 world_center = gy_pose_apply(c->local_pose, center);
@@ -543,7 +534,8 @@ static btCollisionShape *build_shape(void *mem, const gy_shape *s, const btTrans
         box->setMargin(fmin(BOX_MARGIN, 0.1 * half.minAxis()));
         return box;
     }
-    case GY_SHAPE_CAPSULE: /* Bullet's capsule stands along Y and takes the cylinder part's height */
+    case GY_SHAPE_CAPSULE: /* Bullet's capsule stands along Y and takes the cylinder part's height
+                            */
         return new (mem) btCapsuleShape(s->radius, s->height - 2.0 * s->radius);
     case GY_SHAPE_CYLINDER: {
         btCylinderShape *cyl =
@@ -623,8 +615,7 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
 static bool transform_is_identity(const btTransform &t)
 {
     btQuaternion q = t.getRotation();
-    return t.getOrigin().length2() < 1e-24 &&
-           fabs(q.x()) + fabs(q.y()) + fabs(q.z()) < 1e-12;
+    return t.getOrigin().length2() < 1e-24 && fabs(q.x()) + fabs(q.y()) + fabs(q.z()) < 1e-12;
 }
 
 gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,

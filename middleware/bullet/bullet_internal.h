@@ -67,7 +67,7 @@ struct gy_bt_collider {
     gy_vec3 surface_velocity; /* collider-local */
     uint32_t category, mask;
     uint64_t user_data;
-    gy_bt_resource *resource; /* mesh/hull, or NULL; holds one reference */
+    gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
     btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
     size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
     btTransform child;          /* pose in the Bullet body frame */
@@ -80,17 +80,17 @@ struct gy_bt_body {
     btCompoundShape *compound; /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders;
     uint32_t collider_count;
-    btTransform principal;     /* Bullet body frame in the Gyre body frame */
+    btTransform principal; /* Bullet body frame in the Gyre body frame */
     btTransform principal_inv;
     double gravity_factor;
-    double mass; /* dynamic only */
+    double mass;                            /* dynamic only */
     double linear_damping, angular_damping; /* Gyre's per-second values */
     bool allow_sleeping;
     bool continuous;
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool lock_linear[3], lock_angular[3];
     bool any_lock;
-    btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
+    btVector3 lock_position;             /* centre of mass coordinates held on locked linear axes */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
     uint64_t user_data;
     double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
@@ -166,7 +166,7 @@ struct gy_bt_one_way {
 /* The dispatcher knows its world so the near callback (a plain function pointer) can reach it. */
 class gy_bt_dispatcher : public btCollisionDispatcher
 {
-public:
+  public:
     explicit gy_bt_dispatcher(btCollisionConfiguration *config, gy_backend_world *w)
         : btCollisionDispatcher(config), world(w)
     {
@@ -179,7 +179,7 @@ public:
  * bodies only when a sensor is involved. */
 class gy_bt_pair_filter : public btOverlapFilterCallback
 {
-public:
+  public:
     bool needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const override;
 };
 
@@ -322,7 +322,7 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_poi
 btTransform gy_bt_collider_transform(const gy_bt_collider *c);
 /* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
 void gy_bt_body_wake(gy_bt_body *b);
-/* Wakes the bodies touching `b` in some manifold (a static moved or removed under them). */
+/* Wakes the bodies touching `b` in the last report (a static moved or removed under them). */
 void gy_bt_wake_touching(gy_backend_world *w, const gy_bt_body *b);
 /* Moves a dynamic or kinematic body's centre of mass frame, keeping Bullet's caches in step. */
 void gy_bt_body_place(gy_backend_world *w, gy_bt_body *b, const btTransform &com_frame);
@@ -340,8 +340,7 @@ gy_result gy_bt_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 torq
 gy_result gy_bt_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 impulse);
 gy_result gy_bt_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
                                     gy_vec3 world_point);
-gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
-                                    double dt);
+gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt);
 gy_result gy_bt_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
                                     gy_vec3 *out);
 
@@ -388,7 +387,7 @@ btConvexShape *gy_bt_probe_shape(gy_backend_world *w, const gy_shape *s);
 void gy_bt_refresh_aabbs(gy_backend_world *w);
 
 /* Collision test of the world's probe (shape and transform already set) against one collider,
- * through Bullet's closest-point algorithms. Returns true when they overlap or touch, with the
+ * with Bullet's GJK/EPA on the stack. Returns true when they overlap or touch, with the
  * deepest point on the collider, the normal out of the collider (towards the probe), the
  * penetration (≥ 0) and the mesh triangle (or -1). */
 bool gy_bt_probe_contact(gy_backend_world *w, const gy_bt_collider *c, btVector3 *point,

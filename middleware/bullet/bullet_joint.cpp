@@ -20,7 +20,7 @@ namespace
 /* Keeps the distance between a point on A and a point on B (body frames) at `distance`. */
 class distance_constraint : public btTypedConstraint
 {
-public:
+  public:
     distance_constraint(btRigidBody &a, btRigidBody &b, const btVector3 &pivot_a,
                         const btVector3 &pivot_b, double distance)
         : btTypedConstraint(MAX_CONSTRAINT_TYPE, a, b), m_pivot_a(pivot_a), m_pivot_b(pivot_b),
@@ -61,7 +61,7 @@ public:
         return 0.0;
     }
 
-private:
+  private:
     btVector3 m_pivot_a, m_pivot_b;
     double m_distance;
     btVector3 m_last_axis;
@@ -204,7 +204,8 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
         break;
     }
     case GY_JOINT_BALL:
-        j->constraint = new (cmem) btPoint2PointConstraint(ra, rb, ta_inv * anchor, tb_inv * anchor);
+        j->constraint =
+            new (cmem) btPoint2PointConstraint(ra, rb, ta_inv * anchor, tb_inv * anchor);
         break;
     case GY_JOINT_HINGE: {
         /* The hinge turns about its frames' Z axis; its angle is a's turn relative to b. */

@@ -4,16 +4,25 @@
  * walk for overlaps); each candidate body's colliders are then tested one by one, so the filter
  * applies per collider and every hit names its collider. Rays against primitives and hulls are
  * solved in closed form in the collider's frame (Bullet's convex ray cast converges only to about
- * 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Shape casts use Bullet's
- * convex cast (btContinuousConvexCollision) after a start-pose overlap test, and overlaps use
- * Bullet's closest-point collision algorithms. docs/middleware.md has the details. */
+ * 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Overlaps run Bullet's
+ * GJK/EPA directly on the stack (a plane in closed form, a mesh triangle by triangle), not its
+ * dispatcher, whose pooled algorithms run out in big scenes and then come from the heap. Shape
+ * casts use Bullet's convex cast (btContinuousConvexCollision) after that start-pose overlap test.
+ * docs/middleware.md has the details. */
 #include <math.h>
 #include <string.h>
+
+#include <BulletCollision/CollisionShapes/btTriangleShape.h>
+#include <BulletCollision/NarrowPhaseCollision/btGjkEpaPenetrationDepthSolver.h>
+#include <BulletCollision/NarrowPhaseCollision/btGjkPairDetector.h>
+#include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
 
 #include "bullet_internal.h"
 
 /* Casting a box: its margin rounds its edges by this much (Bullet's default would be 4 cm). */
 #define QUERY_BOX_MARGIN 1e-4
+/* Overlap tests let GJK give up once it has proved a gap this wide (metres). */
+#define PROBE_GAP 1e-3
 
 /* ---- probe ---------------------------------------------------------------------------------- */
 
@@ -62,46 +71,32 @@ static btTransform collider_shape_transform(const gy_bt_collider *c)
 namespace
 {
 
-/* Keeps the deepest point Bullet reports between the probe and one collider. */
-class probe_result : public btManifoldResult
+/* Keeps the deepest of the closest points Bullet's GJK/EPA reports (on B, normal B → A). */
+class closest_result : public btDiscreteCollisionDetectorInterface::Result
 {
-public:
-    probe_result(const btCollisionObjectWrapper *probe, const btCollisionObjectWrapper *target)
-        : btManifoldResult(probe, target)
-    {
-    }
-
+  public:
+    void setShapeIdentifiersA(int, int) override {}
+    void setShapeIdentifiersB(int, int) override {}
     void addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
                          btScalar depth) override
     {
-        if (depth > 0.0 || (hit && !(depth < best_depth)))
+        if (hit && !(depth < best_depth))
             return;
-        bool swapped = m_manifoldPtr != nullptr &&
-                       m_manifoldPtr->getBody0() != m_body0Wrap->getCollisionObject();
-        /* The point and normal are given on the manifold's body 1; the probe is wrapper 0. */
-        bool target_is_b = !swapped;
         hit = true;
         best_depth = depth;
-        if (target_is_b) {
-            point = point_on_b;
-            normal = normal_on_b;
-        } else {
-            point = point_on_b + normal_on_b * depth;
-            normal = -normal_on_b;
-        }
-        triangle = m_index1;
+        point = point_on_b;
+        normal = normal_on_b;
     }
 
     bool hit = false;
     double best_depth = 0.0;
     btVector3 point, normal;
-    int triangle = -1;
 };
 
 /* The earliest time of impact a convex cast reports against one collider. */
 class sweep_result : public btCollisionWorld::ConvexResultCallback
 {
-public:
+  public:
     explicit sweep_result(const btTransform &target) : m_target(target) {}
 
     btScalar addSingleResult(btCollisionWorld::LocalConvexResult &r, bool normal_in_world) override
@@ -120,14 +115,14 @@ public:
     btVector3 normal, point;
     int triangle = -1;
 
-private:
+  private:
     const btTransform &m_target;
 };
 
-/* The first hit a ray reports against one mesh. */
+/* The nearest hit a ray reports against one mesh. */
 class mesh_ray_result : public btCollisionWorld::RayResultCallback
 {
-public:
+  public:
     btScalar addSingleResult(btCollisionWorld::LocalRayResult &r, bool normal_in_world) override
     {
         if (!(r.m_hitFraction <= m_closestHitFraction))
@@ -148,17 +143,18 @@ public:
 /* Broadphase walk along a ray (optionally widened by a box, for casts). */
 class ray_walk : public btBroadphaseRayCallback
 {
-public:
+  public:
     ray_walk(gy_bt_body_visitor visit, void *ctx) : m_visit(visit), m_ctx(ctx) {}
     bool process(const btBroadphaseProxy *proxy) override
     {
-        gy_bt_body *b = gy_bt_body_of(static_cast<const btCollisionObject *>(proxy->m_clientObject));
+        gy_bt_body *b =
+            gy_bt_body_of(static_cast<const btCollisionObject *>(proxy->m_clientObject));
         if (b != nullptr)
             m_visit(m_ctx, b);
         return true;
     }
 
-private:
+  private:
     gy_bt_body_visitor m_visit;
     void *m_ctx;
 };
@@ -166,19 +162,69 @@ private:
 /* Broadphase walk over a box. */
 class box_walk : public btDbvt::ICollide
 {
-public:
+  public:
     box_walk(gy_bt_body_visitor visit, void *ctx) : m_visit(visit), m_ctx(ctx) {}
     void Process(const btDbvtNode *leaf) override
     {
         const btBroadphaseProxy *proxy = static_cast<const btBroadphaseProxy *>(leaf->data);
-        gy_bt_body *b = gy_bt_body_of(static_cast<const btCollisionObject *>(proxy->m_clientObject));
+        gy_bt_body *b =
+            gy_bt_body_of(static_cast<const btCollisionObject *>(proxy->m_clientObject));
         if (b != nullptr)
             m_visit(m_ctx, b);
     }
 
-private:
+  private:
     gy_bt_body_visitor m_visit;
     void *m_ctx;
+};
+
+} // namespace
+
+/* Closest points of two convex shapes (B is the target), margins included; on the stack. */
+static void convex_closest(const btConvexShape *a, const btTransform &ta, const btConvexShape *b,
+                           const btTransform &tb, closest_result *out)
+{
+    btVoronoiSimplexSolver simplex;
+    btGjkEpaPenetrationDepthSolver epa;
+    btGjkPairDetector gjk(a, b, &simplex, &epa);
+    btGjkPairDetector::ClosestPointInput in;
+    in.m_transformA = ta;
+    in.m_transformB = tb;
+    /* Only overlap matters: GJK may stop as soon as it proves a gap. */
+    in.m_maximumDistanceSquared = PROBE_GAP * PROBE_GAP;
+    gjk.getClosestPoints(in, *out, nullptr);
+}
+
+namespace
+{
+
+/* Runs the probe against each mesh triangle under its box, keeping the deepest overlap. */
+class triangle_probe : public btTriangleCallback
+{
+  public:
+    triangle_probe(const btConvexShape *probe, const btTransform &probe_in_mesh)
+        : m_probe(probe), m_pose(probe_in_mesh)
+    {
+    }
+
+    void processTriangle(btVector3 *tri, int, int index) override
+    {
+        btTriangleShape t(tri[0], tri[1], tri[2]);
+        t.setMargin(0.0);
+        closest_result r;
+        convex_closest(m_probe, m_pose, &t, btTransform::getIdentity(), &r);
+        if (!r.hit || r.best_depth > 0.0 || (best.hit && !(r.best_depth < best.best_depth)))
+            return;
+        best = r;
+        triangle = index;
+    }
+
+    closest_result best;
+    int triangle = -1;
+
+  private:
+    const btConvexShape *m_probe;
+    const btTransform &m_pose;
 };
 
 } // namespace
@@ -186,24 +232,45 @@ private:
 bool gy_bt_probe_contact(gy_backend_world *w, const gy_bt_collider *c, btVector3 *point,
                          btVector3 *normal, double *penetration, int32_t *triangle)
 {
-    btCollisionObjectWrapper pw(nullptr, w->probe.getCollisionShape(), &w->probe,
-                                w->probe.getWorldTransform(), -1, -1);
-    btTransform ct = collider_shape_transform(c);
-    btCollisionObjectWrapper cw(nullptr, c->bt_shape, c->body->rb, ct, -1, (int)c->index);
-    btCollisionAlgorithm *alg =
-        w->dispatcher.findAlgorithm(&pw, &cw, nullptr, BT_CLOSEST_POINT_ALGORITHMS);
-    if (alg == nullptr)
+    const btConvexShape *probe = static_cast<const btConvexShape *>(w->probe.getCollisionShape());
+    const btTransform &tp = w->probe.getWorldTransform();
+    closest_result r;
+    int32_t tri = -1;
+    switch (c->shape.type) {
+    case GY_SHAPE_PLANE: {
+        /* The probe's deepest point below the (world-space) plane. */
+        double l = gy_v3_len(c->shape.normal);
+        btVector3 n = gy_bt_vec(c->shape.normal) / l;
+        btVector3 deepest = tp(probe->localGetSupportingVertex(tp.getBasis().transpose() * -n));
+        double depth = n.dot(deepest) - c->shape.offset / l;
+        r.addContactPoint(n, deepest - n * depth, depth);
+        break;
+    }
+    case GY_SHAPE_MESH: {
+        btTransform tm = collider_shape_transform(c);
+        btTransform probe_in_mesh = tm.inverse() * tp;
+        btVector3 lo, hi;
+        probe->getAabb(probe_in_mesh, lo, hi);
+        triangle_probe walk(probe, probe_in_mesh);
+        static_cast<const btConcaveShape *>(c->bt_shape)->processAllTriangles(&walk, lo, hi);
+        if (walk.best.hit)
+            r.addContactPoint(tm.getBasis() * walk.best.normal, tm(walk.best.point),
+                              walk.best.best_depth);
+        tri = walk.triangle;
+        break;
+    }
+    default:
+        convex_closest(probe, tp, static_cast<const btConvexShape *>(c->bt_shape),
+                       collider_shape_transform(c), &r);
+        break;
+    }
+    /* Touching counts (depth 0), as on ODE. */
+    if (!r.hit || r.best_depth > 0.0)
         return false;
-    probe_result res(&pw, &cw);
-    alg->processCollision(&pw, &cw, w->world.getDispatchInfo(), &res);
-    alg->~btCollisionAlgorithm();
-    w->dispatcher.freeCollisionAlgorithm(alg);
-    if (!res.hit)
-        return false;
-    *point = res.point;
-    *normal = res.normal.fuzzyZero() ? btVector3(0, 1, 0) : res.normal.normalized();
-    *penetration = fmax(0.0, -res.best_depth);
-    *triangle = c->shape.type == GY_SHAPE_MESH ? res.triangle : -1;
+    *point = r.point;
+    *normal = r.normal.fuzzyZero() ? btVector3(0, 1, 0) : r.normal.normalized();
+    *penetration = -r.best_depth;
+    *triangle = tri;
     return true;
 }
 
@@ -236,7 +303,7 @@ void gy_bt_sweep_bodies(gy_backend_world *w, const btVector3 &from, const btVect
         btDbvtVolume box = btDbvtVolume::FromMM(from + aabb_min, from + aabb_max);
         for (int s = 0; s < 2; s++)
             w->broadphase.m_sets[s].collideTVNoStackAlloc(w->broadphase.m_sets[s].m_root, box,
-                                                           w->query_stack, walk);
+                                                          w->query_stack, walk);
         return;
     }
     dir /= len;
@@ -436,8 +503,7 @@ static bool ray_cylinder(const btVector3 &o, const btVector3 &d, double r, doubl
 }
 
 /* Capsule about Y: the union of its core cylinder and two end spheres (a connected interval). */
-static bool ray_capsule(const btVector3 &o, const btVector3 &d, double r, double half,
-                        interval *iv)
+static bool ray_capsule(const btVector3 &o, const btVector3 &d, double r, double half, interval *iv)
 {
     interval parts[3];
     bool got[3] = {ray_cylinder(o, d, r, half, &parts[0]),
@@ -569,8 +635,7 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
             return;
         n = (ft.getBasis() * n).normalized();
     }
-    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 &&
-        t >= q->out.hits[0].distance)
+    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 && t >= q->out.hits[0].distance)
         return;
     gy_hit h;
     hit_init(&h, c);
@@ -734,8 +799,7 @@ gy_result gy_bt_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose
 
 gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
                            gy_vec3 translation, const gy_query_filter *filter,
-                           gy_collector collector, gy_hit *hits, uint32_t capacity,
-                           uint32_t *count)
+                           gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
 {
     shape_query q;
     gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);

@@ -6,7 +6,7 @@
  * manifold), one-way platforms (points dropped), combined materials and conveyor motion. After
  * the solve the adapter reads the manifolds into per-pair reports, and adds what Bullet lacks or
  * does differently: exact ballistic gravity, axis-lock projection, continuous collision that
- * honours the same filters, joint breaking by force, and a shorter time to sleep.
+ * honours the same filters, joint breaking by force, and a sleep test on averaged velocities.
  *
  * Pairs whose bodies both sleep keep their manifolds, so their contacts stay reported; sensor
  * overlaps (which have no manifold points) are carried over from the last report instead. */
@@ -18,15 +18,15 @@
 /* One-way platforms: a first contact counts only when its normal is within 60° of the platform's
  * one-way normal and the other body is not rising through it faster than this (m/s); the same
  * rule as the ODE adapter. */
-#define ONE_WAY_MIN_COS 0.5
+#define ONE_WAY_MIN_COS  0.5
 #define ONE_WAY_MAX_RISE 0.25
 /* Continuous collision: the swept sphere is this fraction of the body's inner radius, so resting
  * or sliding contact at the start of the sweep does not register as a hit. */
 #define CCD_SHRINK 0.8
 /* Sleep: average speeds below these for SLEEP_TIME seconds (the ODE adapter's values). */
-#define SLEEP_LINEAR_SPEED 0.08  /* m/s */
+#define SLEEP_LINEAR_SPEED  0.08 /* m/s */
 #define SLEEP_ANGULAR_SPEED 0.12 /* rad/s */
-#define SLEEP_TIME 0.4           /* s */
+#define SLEEP_TIME          0.4  /* s */
 
 /* ---- report storage (grown to peak, reused) ------------------------------------------------- */
 
@@ -43,7 +43,8 @@ static gy_result grow_report(gy_backend_world *w, uint32_t need)
     uint32_t cap = w->contact_capacity ? w->contact_capacity : 64u;
     while (cap < need)
         cap *= 2u;
-    unsigned char *block = static_cast<unsigned char *>(gy_alloc(w->allocator, report_block_size(cap)));
+    unsigned char *block =
+        static_cast<unsigned char *>(gy_alloc(w->allocator, report_block_size(cap)));
     if (block == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
     gy_contact *contacts = reinterpret_cast<gy_contact *>(block);
@@ -229,9 +230,10 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
             return rec->accepted;
         }
     }
-    btVector3 n = gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
-    btVector3 rel = gy_bt_body_velocity_at(other->body, point) -
-                    gy_bt_body_velocity_at(platform->body, point);
+    btVector3 n =
+        gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
+    btVector3 rel =
+        gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
     btVector3 com = gy_bt_body_com(other->body);
     bool ok = normal_po.dot(n) >= ONE_WAY_MIN_COS && rel.dot(n) <= ONE_WAY_MAX_RISE &&
               (com - point).dot(n) > 0.0;
@@ -260,7 +262,7 @@ namespace
  * manifold's order: `normal_on_b` points from the manifold's body 1 towards its body 0. */
 class contact_result : public btManifoldResult
 {
-public:
+  public:
     contact_result(gy_backend_world *w, const btCollisionObjectWrapper *w0,
                    const btCollisionObjectWrapper *w1)
         : btManifoldResult(w0, w1), m_world(w)
@@ -270,7 +272,7 @@ public:
     void addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
                          btScalar depth) override;
 
-private:
+  private:
     void overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                  const btVector3 &normal_on_b, double depth);
     gy_backend_world *m_world;
@@ -402,8 +404,8 @@ static void gather_manifolds(gy_backend_world *w)
         b1->in_contact = true;
         for (int k = 0; k < n; k++) {
             const btManifoldPoint &p = m->getContactPoint(k);
-            if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count ||
-                p.m_partId1 < 0 || (uint32_t)p.m_partId1 >= b1->collider_count)
+            if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count || p.m_partId1 < 0 ||
+                (uint32_t)p.m_partId1 >= b1->collider_count)
                 continue;
             if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
                 continue;
@@ -608,8 +610,8 @@ static void update_sleep(gy_backend_world *w, double h)
                 ang = gy_v3_add(ang, b->sleep_angular[k]);
             }
             const double n = (double)GY_BT_SLEEP_SAMPLES;
-            resting = gy_v3_len(lin) < SLEEP_LINEAR_SPEED * n &&
-                      gy_v3_len(ang) < SLEEP_ANGULAR_SPEED * n;
+            resting =
+                gy_v3_len(lin) < SLEEP_LINEAR_SPEED * n && gy_v3_len(ang) < SLEEP_ANGULAR_SPEED * n;
         }
         b->rest_time = resting ? b->rest_time + h : 0.0;
         b->rb->setDeactivationTime(b->rest_time >= SLEEP_TIME ? gDeactivationTime + 1.0 : 0.0);
@@ -769,8 +771,7 @@ void gy_bt_refresh_aabbs(gy_backend_world *w)
     w->aabbs_stale = false;
 }
 
-static void forget_in(const gy_bt_body *b, gy_contact *contacts, gy_bt_pair *pairs,
-                      uint32_t *count)
+static void forget_in(const gy_bt_body *b, gy_contact *contacts, gy_bt_pair *pairs, uint32_t *count)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < *count; i++) {

@@ -11,8 +11,9 @@
 #define MAX_WALL_DT_NS   100000000u /* wall dt is clamped to 0.1 s */
 #define MAX_TIME_SCALE   64.0
 #define MAX_CATCHUP      16u
-#define LOCKSTEP_SPIN_NS 20000u      /* the game spins this long before sleeping on a tick */
-#define LOCKSTEP_IDLE_NS 3600000000000ull /* an idle lockstep thread paces toward this far deadline */
+#define LOCKSTEP_SPIN_NS 20000u /* the game spins this long before sleeping on a tick */
+#define LOCKSTEP_IDLE_NS                                                                           \
+    3600000000000ull /* an idle lockstep thread paces toward this far deadline */
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
@@ -129,7 +130,8 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     p->step_eps = p->step_dt * 1e-6;
     p->period_ns = (uint64_t)llround(1e9 / (double)p->step_hz);
     p->max_catchup = d.max_catchup_steps ? d.max_catchup_steps : 4u;
-    p->budget_ns = d.frame_budget_s > 0.0 ? (uint64_t)llround(d.frame_budget_s * 1e9) : p->period_ns;
+    p->budget_ns =
+        d.frame_budget_s > 0.0 ? (uint64_t)llround(d.frame_budget_s * 1e9) : p->period_ns;
     p->lockstep = d.lockstep;
     p->queries_exclusive = (be->flags & GY_BACKEND_QUERIES_EXCLUSIVE) != 0;
     p->clock = d.clock != NULL ? d.clock : clock_default;
@@ -167,8 +169,8 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
         return GY_ERR_OUT_OF_MEMORY;
     }
 
-    gy_command_queue_def cq = {a, d.lifecycle_capacity, d.mutate_capacity, 0,
-                               gy_phys_release_payload, p};
+    gy_command_queue_def cq = {a, d.lifecycle_capacity,    d.mutate_capacity,
+                               0, gy_phys_release_payload, p};
     gy_reply_queue_def rq = {a, d.reply_capacity};
     r = gy_command_queue_create(&cq, &p->commands);
     if (r == GY_OK)
@@ -263,7 +265,11 @@ static void step_once(gy_physics *p, bool with_inputs)
     p->tick++;
     __atomic_store_n(&p->counters.ticks, p->tick, __ATOMIC_RELAXED);
     if (p->move_characters != NULL) {
-        gy_physics_step_context sc = {p, be, p->world, p->tick, p->step_dt,
+        gy_physics_step_context sc = {p,
+                                      be,
+                                      p->world,
+                                      p->tick,
+                                      p->step_dt,
                                       with_inputs ? p->inputs : NULL,
                                       with_inputs ? p->input_count : 0u};
         p->move_characters(p->character_ctx, &sc);
@@ -717,7 +723,8 @@ gy_result gy_physics_raycast(gy_physics *p, gy_vec3 origin, gy_vec3 translation,
     gy_result r = query_begin(p, tick);
     if (r != GY_OK)
         return r;
-    r = p->backend->raycast(p->world, origin, translation, filter, collector, hits, capacity, count);
+    r = p->backend->raycast(p->world, origin, translation, filter, collector, hits, capacity,
+                            count);
     pthread_rwlock_unlock(&p->sim_lock);
     return r;
 }

@@ -215,7 +215,8 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_des
     r = mirror_reserve(p, desc->store_index + 1u);
     if (r != GY_OK)
         return r;
-    size_t size = sizeof(gy_phys_body_payload) + (size_t)desc->collider_count * sizeof(gy_collider_def);
+    size_t size =
+        sizeof(gy_phys_body_payload) + (size_t)desc->collider_count * sizeof(gy_collider_def);
     gy_phys_body_payload *pl = gy_alloc(p->alloc, size);
     if (pl == NULL)
         return GY_ERR_OUT_OF_MEMORY;
@@ -385,24 +386,22 @@ gy_result gy_physics_record_add_impulse(gy_physics *p, uint32_t store_index, uin
     return record_vec(p, GY_PHYS_CMD_ADD_IMPULSE, store_index, attachment, impulse);
 }
 
-gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index,
-                                           uint32_t attachment, gy_vec3 impulse,
-                                           gy_vec3 world_point)
+gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           gy_vec3 impulse, gy_vec3 world_point)
 {
     double d[6] = {impulse.x, impulse.y, impulse.z, world_point.x, world_point.y, world_point.z};
     return record_mutate(p, GY_PHYS_CMD_ADD_IMPULSE_AT, store_index, attachment, 0, d, 6);
 }
 
 gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index,
-                                             uint32_t attachment, gy_vec3 velocity,
-                                             uint32_t flags)
+                                             uint32_t attachment, gy_vec3 velocity, uint32_t flags)
 {
     double d[3] = {velocity.x, velocity.y, velocity.z};
     return record_mutate(p, GY_PHYS_CMD_CHARACTER_INTENT, store_index, attachment, flags, d, 3);
 }
 
-gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index,
-                                           uint32_t attachment, double speed)
+gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           double speed)
 {
     return record_mutate(p, GY_PHYS_CMD_CHARACTER_JUMP, store_index, attachment, 0, &speed, 1);
 }
@@ -462,8 +461,8 @@ uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx)
 {
     if (p == NULL || fn == NULL)
         return 0;
-    reply_filter f = {p, fn, ctx, (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED), 0,
-                      0};
+    reply_filter f = {p, fn, ctx, (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+                      0, 0};
     gy_reply_queue_drain(p->replies, filter_reply, &f);
     if (f.rejected != 0)
         gy_phys_add(&p->replies_rejected, f.rejected);
@@ -522,8 +521,7 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
             gy_phys_add(&p->counters.creates_cancelled, 1);
             return;
         }
-        gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders,
-                            pl->collider_count);
+        gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count);
         break;
     }
     case GY_PHYS_CMD_RELEASE_BODY: {
@@ -570,8 +568,7 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
     gy_phys_add(&p->counters.commands_applied, 1);
 }
 
-static void push_input(gy_physics *p, const gy_command *c, const gy_phys_cmd_body *b,
-                       uint32_t kind)
+static void push_input(gy_physics *p, const gy_command *c, const gy_phys_cmd_body *b, uint32_t kind)
 {
     if (p->input_count == p->input_capacity &&
         gy_array_reserve(p->alloc, (void **)&p->inputs, &p->input_capacity, p->input_count + 1u,
@@ -589,8 +586,8 @@ static void push_input(gy_physics *p, const gy_command *c, const gy_phys_cmd_bod
 }
 
 /* The record functions validate every field; the decoder checks again what it would otherwise
- * trust (finite and in range, SET_POSE's packed rotation), so no byte pattern in a command can index out of
- * bounds or pass a non-finite number on (issue 9: fuzzed as raw bytes). */
+ * trust (finite and in range, SET_POSE's packed rotation), so no byte pattern in a command can
+ * index out of bounds or pass a non-finite number on (issue 9: fuzzed as raw bytes). */
 static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
 {
     for (int i = 0; i < 6; i++)

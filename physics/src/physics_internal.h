@@ -98,8 +98,8 @@ typedef struct gy_phys_body {
     uint32_t list_pos;
     uint16_t collider_count;
     uint8_t motion;
-    uint8_t list;          /* GY_PHYS_LIST_* */
-    uint8_t teleported;    /* a SET_POSE since its last read */
+    uint8_t list;       /* GY_PHYS_LIST_* */
+    uint8_t teleported; /* a SET_POSE since its last read */
     uint8_t fault;
 } gy_phys_body;
 
@@ -204,22 +204,22 @@ struct gy_physics {
 
     pthread_mutex_t wait_mutex; /* lockstep completion and start hand-shake */
     pthread_cond_t wait_cond;
-    bool thread_ready;          /* under wait_mutex */
-    gy_result thread_result;    /* under wait_mutex */
-    pthread_rwlock_t sim_lock;  /* held (write) by the physics thread while it touches the world */
+    bool thread_ready;         /* under wait_mutex */
+    gy_result thread_result;   /* under wait_mutex */
+    pthread_rwlock_t sim_lock; /* held (write) by the physics thread while it touches the world */
 
     /* ---- game side ---- */
     pthread_t thread;
     bool running;
-    bool game_bound; /* the game thread called bind_thread on this world (live queries) */
+    bool game_bound;  /* the game thread called bind_thread on this world (live queries) */
     uint32_t *mirror; /* attachment live at each store index (0: none), as the game recorded */
     uint32_t mirror_capacity;
     const gy_physics_bootstrap *bootstrap; /* read by the physics thread during start only */
 
     /* ---- physics side ---- */
     gy_backend_world *world;
-    uint64_t tick;        /* mirrors counters.ticks */
-    uint64_t pub_seq;     /* sequence of the publish being prepared (1, 2, ...) */
+    uint64_t tick;           /* mirrors counters.ticks */
+    uint64_t pub_seq;        /* sequence of the publish being prepared (1, 2, ...) */
     uint64_t written_seq[3]; /* publish sequence each proxy buffer was last brought up to */
     gy_phys_body *bodies;
     uint32_t body_capacity;
@@ -239,7 +239,7 @@ struct gy_physics {
     gy_phys_list dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
     gy_phys_list release_set; /* open-addressing set of attachments released in a batch */
     uint32_t release_mask;
-    gy_command **scratch;                   /* a batch's lifecycle commands */
+    gy_command **scratch; /* a batch's lifecycle commands */
     uint32_t scratch_capacity;
     gy_collider_def *collider_scratch;
     gy_collider_id *collider_ids;
@@ -248,7 +248,7 @@ struct gy_physics {
     gy_physics_character_input *inputs;
     uint32_t input_count, input_capacity;
     gy_contact_tracker tracker;
-    bool drained_any; /* this iteration applied at least one command */
+    bool drained_any;        /* this iteration applied at least one command */
     uint64_t reads, changes; /* of the current read-back */
 
 #if GY_DIAGNOSTICS
@@ -320,7 +320,8 @@ void gy_phys_free_world_state(gy_physics *p);
 /* After a step: collision bookkeeping for `tick` (tracker update, touches, joint wake-ups, joint
  * breaks). Inside the sim lock. */
 void gy_phys_after_step(gy_physics *p, uint64_t tick);
-/* Reads back every candidate body and updates proxies and the snapshot entries (inside the lock). */
+/* Reads back every candidate body and updates proxies and the snapshot entries (inside the lock).
+ */
 void gy_phys_read_back(gy_physics *p);
 /* Writes the proxy buffer, publishes proxies and snapshot, pushes events, commits replies (outside
  * the lock), and opens the next publish sequence. */

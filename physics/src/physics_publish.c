@@ -3,8 +3,8 @@
  *
  * Which bodies are read back at a publish (everything else keeps its value unread):
  *   - the awake list (dynamic and kinematic bodies awake at their last read);
- *   - bodies touched since the last publish: created, teleported, pushed, given a velocity, named by
- *     a character input or a joint change, woken by a contact or joint with an awake body;
+ *   - bodies touched since the last publish: created, teleported, pushed, given a velocity, named
+ * by a character input or a joint change, woken by a contact or joint with an awake body;
  *   - one lane of sleepers (store_index % 8 == publish % 8), to catch wake-ups nothing reported.
  * Which slots are copied into the buffer being written: those whose value changed since that
  * buffer was last written, found through the per-publish dirty lists of the last 8 publishes (a
@@ -28,7 +28,8 @@ void gy_phys_unlist(gy_physics *p, uint32_t store_index)
     gy_phys_body *e = &p->bodies[store_index];
     if (e->list == GY_PHYS_LIST_NONE)
         return;
-    gy_phys_list *l = e->list == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
+    gy_phys_list *l =
+        e->list == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
     uint32_t pos = e->list_pos;
     uint32_t last = l->items[--l->count];
     l->items[pos] = last;
@@ -44,7 +45,8 @@ static void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
     if (e->list == which)
         return;
     gy_phys_unlist(p, store_index);
-    gy_phys_list *l = which == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
+    gy_phys_list *l =
+        which == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
     uint32_t pos = l->count;
     if (gy_phys_list_push(p, l, store_index) != GY_OK) {
         /* Out of memory: keep it unlisted; being touched again or its lane will find it. */
@@ -222,9 +224,9 @@ void gy_phys_wake_disturbed(gy_physics *p)
 static bool state_finite(const gy_body_state *s)
 {
     /* One pass over the 13 numbers (inline: this runs for every body read back). */
-    const double v[13] = {s->pose.position.x,  s->pose.position.y,  s->pose.position.z,
-                          s->pose.rotation.x,  s->pose.rotation.y,  s->pose.rotation.z,
-                          s->pose.rotation.w,  s->linear_velocity.x, s->linear_velocity.y,
+    const double v[13] = {s->pose.position.x,   s->pose.position.y,    s->pose.position.z,
+                          s->pose.rotation.x,   s->pose.rotation.y,    s->pose.rotation.z,
+                          s->pose.rotation.w,   s->linear_velocity.x,  s->linear_velocity.y,
                           s->linear_velocity.z, s->angular_velocity.x, s->angular_velocity.y,
                           s->angular_velocity.z};
     for (int i = 0; i < 13; i++)
@@ -250,9 +252,8 @@ static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
     st->pose = pose;
     st->linear_velocity = st->angular_velocity = gy_v3(0, 0, 0);
     if (!e->fault) {
-        gy_physics_body_reply reply = {e->attachment,
-                                       __atomic_load_n(&p->generation, __ATOMIC_RELAXED), e->id,
-                                       p->tick};
+        gy_physics_body_reply reply = {
+            e->attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED), e->id, p->tick};
         gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_FAULT, s, &reply, sizeof reply, GY_REPLY_ESSENTIAL);
         gy_log(p->logger, GY_LOG_WARN, "physics: body %u (attachment %u) went non-finite; frozen",
                s, e->attachment);
@@ -289,10 +290,10 @@ static void read_one(gy_physics *p, uint32_t s)
     np.attachment = e->attachment;
     np.tick = e->proxy.tick;
     bool awake = st.awake && !e->fault;
-    np.flags = (uint16_t)(GY_PROXY_LIVE | (awake ? GY_PROXY_AWAKE : 0u) |
-                          ((uint32_t)e->motion << GY_PROXY_MOTION_SHIFT) |
-                          (e->teleported ? GY_PROXY_TELEPORTED : 0u) |
-                          (e->fault ? GY_PROXY_FAULT : 0u));
+    np.flags =
+        (uint16_t)(GY_PROXY_LIVE | (awake ? GY_PROXY_AWAKE : 0u) |
+                   ((uint32_t)e->motion << GY_PROXY_MOTION_SHIFT) |
+                   (e->teleported ? GY_PROXY_TELEPORTED : 0u) | (e->fault ? GY_PROXY_FAULT : 0u));
     np.teleports = (uint16_t)(e->proxy.teleports + (e->teleported ? 1u : 0u));
     if (e->teleported) {
         e->teleported = 0;
@@ -314,7 +315,8 @@ static void read_one(gy_physics *p, uint32_t s)
                     continue;
                 /* A product of unit quaternions is unit to rounding: no renormalisation. */
                 gy_query_snapshot_move(p->snapshot, slot,
-                                       c->local_identity ? st.pose : gy_pose_mul(st.pose, c->local));
+                                       c->local_identity ? st.pose
+                                                         : gy_pose_mul(st.pose, c->local));
             }
         }
     }

@@ -86,8 +86,8 @@ static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
     e.store_index = store_index;
     gy_result r = gy_query_snapshot_set(p->snapshot, slot, &e);
     if (r != GY_OK) {
-        gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s",
-               store_index, gy_result_message(r));
+        gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s", store_index,
+               gy_result_message(r));
         return;
     }
     p->colliders[slot].in_snapshot = true;
@@ -105,8 +105,8 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
                                 sizeof *p->bodies);
     if (r == GY_OK)
-        r = gy_array_reserve(p->alloc, (void **)&p->collider_scratch,
-                             &p->collider_scratch_capacity, count, sizeof *p->collider_scratch);
+        r = gy_array_reserve(p->alloc, (void **)&p->collider_scratch, &p->collider_scratch_capacity,
+                             count, sizeof *p->collider_scratch);
     if (r == GY_OK)
         r = gy_array_reserve(p->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity, count,
                              sizeof *p->collider_ids);
@@ -184,12 +184,11 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     p->live_bodies++;
     gy_phys_set32(&p->counters.bodies, p->live_bodies);
     for (uint32_t slot = next, i = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, i++)
-        snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index,
-                     attachment);
+        snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index, attachment);
     gy_phys_mark_changed(p, store_index);
     gy_phys_touch(p, store_index);
-    gy_physics_body_reply reply = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED), id,
-                                   p->tick + 1u};
+    gy_physics_body_reply reply = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+                                   id, p->tick + 1u};
     gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_ASSIGNED, store_index, &reply, sizeof reply,
                   GY_REPLY_ESSENTIAL);
 }
@@ -237,8 +236,8 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
 void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
 {
     uint32_t key = desc->joint_key;
-    gy_result r = table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u,
-                                sizeof *p->joints);
+    gy_result r =
+        table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u, sizeof *p->joints);
     if (r != GY_OK) {
         reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
         return;

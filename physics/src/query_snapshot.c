@@ -686,7 +686,9 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     if (gy_array_reserve(qs->alloc, (void **)&v->entries, &v->entry_capacity, qs->slot_limit,
                          sizeof *v->entries) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
-    memset(v->entries + old_cap, 0, (size_t)(v->entry_capacity - old_cap) * sizeof *v->entries);
+    if (v->entry_capacity > old_cap) /* entries may still be NULL: no arithmetic on it */
+        memset(v->entries + old_cap, 0,
+               (size_t)(v->entry_capacity - old_cap) * sizeof *v->entries);
     if (v->plane_version != qs->version[GROUP_PLANES]) {
         if (gy_array_reserve(qs->alloc, (void **)&v->planes, &v->plane_capacity,
                              qs->member_count[GROUP_PLANES], sizeof *v->planes) != GY_OK)

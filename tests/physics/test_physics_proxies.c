@@ -55,8 +55,8 @@ static void assert_roster_matches_adapter(gy_physics *p)
     gy_hit h;
     uint32_t n;
     /* Binds the game thread to the world (live queries do so on first use). */
-    assert_result(gy_physics_raycast(p, gy_v3(0, 100, 0), gy_v3(0, 1, 0), NULL, GY_COLLECT_ANY,
-                                     &h, 1, &n, NULL),
+    assert_result(gy_physics_raycast(p, gy_v3(0, 100, 0), gy_v3(0, 1, 0), NULL, GY_COLLECT_ANY, &h,
+                                     1, &n, NULL),
                   GY_OK);
     pthread_rwlock_wrlock(&p->sim_lock);
     for (uint32_t s = 0; s < p->body_count; s++) {
@@ -67,13 +67,12 @@ static void assert_roster_matches_adapter(gy_physics *p)
         }
         gy_body_state st;
         assert_result(p->backend->body_get_state(p->world, e->id, &st), GY_OK);
-        float want[13] = {(float)st.pose.position.x,    (float)st.pose.position.y,
-                          (float)st.pose.position.z,    (float)st.pose.rotation.x,
-                          (float)st.pose.rotation.y,    (float)st.pose.rotation.z,
-                          (float)st.pose.rotation.w,    (float)st.linear_velocity.x,
-                          (float)st.linear_velocity.y,  (float)st.linear_velocity.z,
-                          (float)st.angular_velocity.x, (float)st.angular_velocity.y,
-                          (float)st.angular_velocity.z};
+        float want[13] = {
+            (float)st.pose.position.x,   (float)st.pose.position.y,    (float)st.pose.position.z,
+            (float)st.pose.rotation.x,   (float)st.pose.rotation.y,    (float)st.pose.rotation.z,
+            (float)st.pose.rotation.w,   (float)st.linear_velocity.x,  (float)st.linear_velocity.y,
+            (float)st.linear_velocity.z, (float)st.angular_velocity.x, (float)st.angular_velocity.y,
+            (float)st.angular_velocity.z};
         if (memcmp(want, e->proxy.position, sizeof want) != 0 ||
             ((e->proxy.flags & GY_PROXY_AWAKE) != 0) != st.awake)
             fail_msg("slot %u (motion %u) not re-read at tick %llu: y %.9g vs %.9g, awake %d vs %d",
@@ -98,9 +97,9 @@ static void build_scene(gy_physics *p, uint32_t *attachments)
                             gy_v3(-15.0 + 3.0 * s, 0.5, 12), gy_v3(1, 1, 1)));
     for (uint32_t s = SCENE_STATICS + 1; s < SCENE_BODIES; s++) {
         uint32_t k = s - SCENE_STATICS - 1;
-        fx_create(p, fx_box(s, attachments[s] = next_attachment++, GY_MOTION_DYNAMIC,
-                            gy_v3(-12.0 + 2.5 * (k % 10), 0.6 + 1.05 * (k / 10), 0),
-                            gy_v3(1, 1, 1)));
+        fx_create(p,
+                  fx_box(s, attachments[s] = next_attachment++, GY_MOTION_DYNAMIC,
+                         gy_v3(-12.0 + 2.5 * (k % 10), 0.6 + 1.05 * (k / 10), 0), gy_v3(1, 1, 1)));
     }
 }
 
@@ -148,7 +147,7 @@ static void test_physics_sparse_publish_never_exposes_stale_data(void **state)
         }
     }
     gy_physics_stats s = fx_stats(p);
-    assert_true(s.full_scans > 0);              /* the long-held buffer was rewritten whole */
+    assert_true(s.full_scans > 0);               /* the long-held buffer was rewritten whole */
     assert_true(s.full_scans * 4 < s.publishes); /* the rest were sparse */
     gy_physics_destroy(p);
 }
@@ -249,9 +248,9 @@ static void pile_run(uint64_t *hashes, uint32_t ticks, gy_proxy *final, uint32_t
     gy_physics *p = fx_lockstep(NULL);
     fx_create(p, fx_floor(0, 1));
     for (uint32_t s = 1; s <= 48; s++)
-        fx_create(p, fx_box(s, 1 + s, GY_MOTION_DYNAMIC,
-                            gy_v3(0.3 * (s % 4), 0.6 + 1.1 * (s / 4), 0.2 * (s % 3)),
-                            gy_v3(1, 1, 1)));
+        fx_create(p,
+                  fx_box(s, 1 + s, GY_MOTION_DYNAMIC,
+                         gy_v3(0.3 * (s % 4), 0.6 + 1.1 * (s / 4), 0.2 * (s % 3)), gy_v3(1, 1, 1)));
     for (uint32_t t = 0; t < ticks; t++) {
         if (t % 20 == 5)
             assert_result(gy_physics_record_add_impulse_at(p, 1 + t % 48, 2 + t % 48,
@@ -306,8 +305,8 @@ static void test_physics_steady_state_allocates_nothing(void **state)
     /* Boxes a metre apart on the floor, kept awake and nudged every tick: the contact count
      * stays at its peak, so only the subsystem's own behaviour is measured. */
     for (uint32_t s = 1; s <= 30; s++) {
-        fx_body b = fx_box(s, 1 + s, GY_MOTION_DYNAMIC, gy_v3(-15.0 + s, 0.2, 0),
-                           gy_v3(0.4, 0.4, 0.4));
+        fx_body b =
+            fx_box(s, 1 + s, GY_MOTION_DYNAMIC, gy_v3(-15.0 + s, 0.2, 0), gy_v3(0.4, 0.4, 0.4));
         b.desc.def.allow_sleeping = false;
         fx_create(p, b);
     }
@@ -319,9 +318,9 @@ static void test_physics_steady_state_allocates_nothing(void **state)
                         __atomic_load_n(&ta.reallocs, __ATOMIC_RELAXED);
         uint32_t s = 1 + t % 30;
         assert_result(gy_physics_record_add_impulse(p, s, 1 + s, gy_v3(0, 1, 0)), GY_OK);
-        assert_result(gy_physics_record_add_force(p, 1 + (t + 7) % 30, 2 + (t + 7) % 30,
-                                                  gy_v3(0, 30, 0)),
-                      GY_OK);
+        assert_result(
+            gy_physics_record_add_force(p, 1 + (t + 7) % 30, 2 + (t + 7) % 30, gy_v3(0, 30, 0)),
+            GY_OK);
         if (t % 50 == 0) {
             gy_pose pose = gy_pose_identity();
             pose.position = gy_v3(-15.0 + s, 1.0, 0);

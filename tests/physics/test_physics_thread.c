@@ -110,7 +110,7 @@ static void test_physics_hitch_yields_at_most_four_steps(void **state)
     gy_physics *p = realtime_with_clock(&clk);
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), 0); /* the clock stands still */
-    fake_advance(&clk, 1000000000ull);        /* a one-second hitch */
+    fake_advance(&clk, 1000000000ull);       /* a one-second hitch */
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), 4);
     gy_physics_stats s = fx_stats(p);
@@ -264,12 +264,12 @@ static void test_physics_stop_start_keeps_bodies_and_poses(void **state)
     for (uint32_t s = 1; s < N; s++) {
         gy_body_def *def = &src[s].desc.def;
         def->pose.position = gy_v3(px[s].position[0], px[s].position[1], px[s].position[2]);
-        def->pose.rotation = (gy_quat){px[s].rotation[0], px[s].rotation[1], px[s].rotation[2],
-                                       px[s].rotation[3]};
-        def->linear_velocity = gy_v3(px[s].linear_velocity[0], px[s].linear_velocity[1],
-                                     px[s].linear_velocity[2]);
-        def->angular_velocity = gy_v3(px[s].angular_velocity[0], px[s].angular_velocity[1],
-                                      px[s].angular_velocity[2]);
+        def->pose.rotation =
+            (gy_quat){px[s].rotation[0], px[s].rotation[1], px[s].rotation[2], px[s].rotation[3]};
+        def->linear_velocity =
+            gy_v3(px[s].linear_velocity[0], px[s].linear_velocity[1], px[s].linear_velocity[2]);
+        def->angular_velocity =
+            gy_v3(px[s].angular_velocity[0], px[s].angular_velocity[1], px[s].angular_velocity[2]);
         bodies[s] = *fx_desc(&src[s]);
         assert_true(saved[s].position[1] < 1.0f + 0.5f * (float)s); /* they fell */
     }
@@ -312,9 +312,9 @@ static void test_physics_live_queries_while_the_thread_steps(void **state)
     gy_physics_body_desc bodies[N];
     src[0] = fx_floor(0, 1);
     for (uint32_t s = 1; s < N; s++)
-        src[s] = fx_box(s, 1 + s, GY_MOTION_DYNAMIC,
-                        gy_v3(-2.0 + 0.9 * (s % 5), 0.6 + 1.1 * (s / 5), 0.1 * (s % 2)),
-                        gy_v3(1, 1, 1));
+        src[s] =
+            fx_box(s, 1 + s, GY_MOTION_DYNAMIC,
+                   gy_v3(-2.0 + 0.9 * (s % 5), 0.6 + 1.1 * (s / 5), 0.1 * (s % 2)), gy_v3(1, 1, 1));
     for (uint32_t s = 0; s < N; s++)
         bodies[s] = *fx_desc(&src[s]);
     gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0};

@@ -10,7 +10,8 @@
  *   - Allocation faults: the counting allocator fails its Nth allocation, swept over the whole
  *     create → start → run → stop → destroy of the same scene, and over the scene loader.
  *
- * Argument: the tests/fuzz folder (scene seeds and the OBJ files they name). */
+ * Arguments: the tests/fuzz folder (scene seeds and the OBJ files they name), then the adapter
+ * to wrap (default "ode"; meson runs the suite once per compiled-in adapter). */
 #include "test_support.h"
 
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #define TIMEOUT_NS 20000000000ull
 
 static const char *fuzz_dir;
+static const char *adapter;
 
 /* ---- a quiet logger (failures are expected here; their messages are noise) -------------------- */
 
@@ -351,7 +353,7 @@ static gy_fault_backend *new_fault_backend(void)
 {
     gy_fault_backend *fb = calloc(1, sizeof *fb);
     assert_non_null(fb);
-    assert_result(gy_fault_backend_init(fb, "ode", NULL), GY_OK);
+    assert_result(gy_fault_backend_init(fb, adapter, NULL), GY_OK);
     return fb;
 }
 
@@ -449,7 +451,7 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
     gy_test_allocator_init(ta);
     ta->fail_at = fail_at;
     gy_fault_backend fb; /* pass-through: only for its leak accounting at world_destroy */
-    assert_result(gy_fault_backend_init(&fb, "ode", &ta->base), GY_OK);
+    assert_result(gy_fault_backend_init(&fb, adapter, &ta->base), GY_OK);
     log_count logs = {0};
     gy_logger logger = {count_log, &logs};
     scene_data s;
@@ -687,6 +689,7 @@ static void test_fault_scene_load_sweep_invalid_scene(void **state)
 int main(int argc, char **argv)
 {
     fuzz_dir = argc > 1 ? argv[1] : "tests/fuzz";
+    adapter = argc > 2 ? argv[2] : "ode";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fault_backend_passes_a_clean_run_through),
         cmocka_unit_test(test_fault_backend_refuses_a_world_without_its_allocator),

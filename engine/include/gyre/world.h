@@ -63,8 +63,8 @@ typedef struct gy_world_config {
      * World to run Gyre's character controller on components with is_character (a host hook
      * set here replaces it, and then the World registers no characters). */
     gy_physics_def physics;
-    const gy_allocator
-        *allocator;            /* every allocation of the World and the subsystem; NULL default */
+    /* Every allocation of the World and the subsystem; NULL: the default allocator. */
+    const gy_allocator *allocator;
     const gy_logger *logger;   /* NULL: stderr for warnings and errors */
     bool start_stopped;        /* leave the physics thread stopped (gy_world_start_physics) */
     gy_world_update_fn update; /* optional game callback, first thing in every tick */

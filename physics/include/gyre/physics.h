@@ -38,9 +38,9 @@ typedef struct gy_physics gy_physics;
 
 /* gy_proxy.flags */
 enum {
-    GY_PROXY_LIVE = 1u << 0,       /* a body occupies the slot */
-    GY_PROXY_AWAKE = 1u << 1,      /* awake at its last read (kinematic bodies always are) */
-    GY_PROXY_MOTION_SHIFT = 2,     /* bits 2-3: the gy_motion_type */
+    GY_PROXY_LIVE = 1u << 0,   /* a body occupies the slot */
+    GY_PROXY_AWAKE = 1u << 1,  /* awake at its last read (kinematic bodies always are) */
+    GY_PROXY_MOTION_SHIFT = 2, /* bits 2-3: the gy_motion_type */
     GY_PROXY_MOTION_MASK = 3u << 2,
     GY_PROXY_TELEPORTED = 1u << 4, /* a SET_POSE was applied in the tick of this value: do not
                                       interpolate from the previous value */
@@ -110,8 +110,8 @@ typedef struct gy_physics_body_reply {
 typedef struct gy_physics_failure_reply {
     uint32_t attachment; /* bodies: the attachment; joints and resources: 0 */
     uint32_t generation;
-    uint32_t kind;       /* gy_physics_object_kind */
-    int32_t result;      /* the gy_result that failed it */
+    uint32_t kind;  /* gy_physics_object_kind */
+    int32_t result; /* the gy_result that failed it */
 } gy_physics_failure_reply;
 
 /* JOINT_BROKEN. */
@@ -218,13 +218,13 @@ typedef struct gy_physics_def {
     gy_world_def world;  /* gravity, substeps, solver iterations (allocator/logger overridden) */
     uint32_t step_hz;    /* 10..1000, default 60 */
     uint32_t max_catchup_steps; /* steps per iteration, 1..16, default 4 */
-    double frame_budget_s; /* catch-up stops once an iteration has run this long; default one
-                              period (1 / step_hz); > 0 */
+    double frame_budget_s;      /* catch-up stops once an iteration has run this long; default one
+                                   period (1 / step_hz); > 0 */
     bool lockstep; /* ticks only on request (gy_physics_step) instead of pacing in real time */
     uint32_t lifecycle_capacity; /* command rings (see command_queue.h); 0 = defaults */
     uint32_t mutate_capacity;
-    uint32_t reply_capacity;     /* reply ring; 0 = 16,383 */
-    uint64_t watchdog_ns;        /* scene-barrier watchdog bound; 0 = 250 ms */
+    uint32_t reply_capacity;       /* reply ring; 0 = 16,383 */
+    uint64_t watchdog_ns;          /* scene-barrier watchdog bound; 0 = 250 ms */
     const gy_allocator *allocator; /* every allocation, adapter and queues included; NULL default */
     const gy_logger *logger;       /* NULL: stderr for warnings and errors */
     /* Time source for the tick's time rules (not for pacing deadlines, which stay on the
@@ -320,7 +320,7 @@ const gy_backend *gy_physics_backend(const gy_physics *p);
 /* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
  * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it). Far beyond any
  * game's scale; it keeps the adapter's arithmetic finite: ODE aborts the process when a body's
- * quaternion goes non-finite, which finite inputs near 1e155 (whose squares overflow) cause. */
+ * quaternion goes non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
 #define GY_PHYSICS_MAX_MAGNITUDE 1e12
 
 gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc);
@@ -345,15 +345,13 @@ gy_result gy_physics_record_add_torque(gy_physics *p, uint32_t store_index, uint
                                        gy_vec3 torque);
 gy_result gy_physics_record_add_impulse(gy_physics *p, uint32_t store_index, uint32_t attachment,
                                         gy_vec3 impulse);
-gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index,
-                                           uint32_t attachment, gy_vec3 impulse,
-                                           gy_vec3 world_point);
+gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           gy_vec3 impulse, gy_vec3 world_point);
 /* Stored for the character hook (see gy_physics_character_input). */
 gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index,
-                                             uint32_t attachment, gy_vec3 velocity,
-                                             uint32_t flags);
-gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index,
-                                           uint32_t attachment, double speed);
+                                             uint32_t attachment, gy_vec3 velocity, uint32_t flags);
+gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           double speed);
 
 /* Seals what was recorded since the last publish into one batch (see command_queue.h); *seq
  * (optional) receives its sequence. Real time: the physics thread drains it at its next
@@ -385,7 +383,8 @@ uint32_t gy_physics_hold_epoch(const gy_physics *p);
 /* Any thread: ticks stepped so far (monotonic across stop/start). */
 uint64_t gy_physics_tick(const gy_physics *p);
 
-/* ---- reading results (game thread) ------------------------------------------------------------ */
+/* ---- reading results (game thread) ------------------------------------------------------------
+ */
 
 /* The latest proxy publish: *proxies (indexed by store_index) and *count stay valid and unchanged
  * until the next call. *tick: the tick it describes; *fresh: published since the previous call.
@@ -404,7 +403,8 @@ const gy_snapshot_view *gy_physics_acquire_query_view(gy_physics *p);
  * ENTER must meet its EXIT). Returns the number passed to fn. */
 uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx);
 
-/* ---- live queries (game thread; exact, through the adapter) ----------------------------------- */
+/* ---- live queries (game thread; exact, through the adapter) -----------------------------------
+ */
 /* Never overlap a step: they take the simulation lock, which the physics thread holds while it
  * drains, steps and reads back. Adapters that declare GY_BACKEND_QUERIES_EXCLUSIVE get exclusive
  * access; others share it between readers. *tick (optional) receives the tick the answer
@@ -421,34 +421,35 @@ gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
                              const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
                              uint32_t capacity, uint32_t *count, uint64_t *tick);
 
-/* ---- counters and diagnostics ----------------------------------------------------------------- */
+/* ---- counters and diagnostics -----------------------------------------------------------------
+ */
 
 /* Live counters, each individually current from any thread (not one snapshot). */
 typedef struct gy_physics_stats {
-    uint64_t ticks;       /* steps so far */
-    uint64_t iterations;  /* loop iterations (paces or lockstep ticks) */
-    uint64_t publishes;   /* proxy publishes */
+    uint64_t ticks;      /* steps so far */
+    uint64_t iterations; /* loop iterations (paces or lockstep ticks) */
+    uint64_t publishes;  /* proxy publishes */
     uint64_t commands_applied;
     uint64_t commands_dropped_stale; /* attachment mismatch on the physics thread */
     uint64_t commands_failed;        /* the adapter refused (e.g. a force on a static body) */
     uint64_t creates_cancelled;      /* create skipped: released later in the same batch */
     uint64_t creates_failed;
-    uint64_t catchup_steps_dropped;  /* whole steps of simulated time dropped */
+    uint64_t catchup_steps_dropped; /* whole steps of simulated time dropped */
     double catchup_time_dropped_s;
-    uint64_t rebases;                /* hold-epoch changes acted on */
-    uint64_t proxies_read;           /* bodies read back from the adapter */
-    uint64_t proxies_changed;        /* of which changed value */
-    uint64_t proxies_written;        /* proxies copied into publish buffers */
-    uint64_t full_scans;             /* publishes that rewrote a whole buffer */
+    uint64_t rebases;         /* hold-epoch changes acted on */
+    uint64_t proxies_read;    /* bodies read back from the adapter */
+    uint64_t proxies_changed; /* of which changed value */
+    uint64_t proxies_written; /* proxies copied into publish buffers */
+    uint64_t full_scans;      /* publishes that rewrote a whole buffer */
     uint64_t bodies_faulted;
-    uint64_t replies_rejected;       /* by gy_physics_drain_replies */
-    uint64_t step_ns;                /* total time in adapter steps (+ hook, events) */
-    uint64_t publish_ns;             /* total time in publish (read-back → replies commit) */
-    uint64_t cpu_ns;                 /* physics-thread CPU time in iterations (drain → publish),
-                                        pacing and lockstep idling excluded */
-    uint32_t bodies;                 /* live bodies */
-    uint32_t awake;                  /* bodies on the awake list */
-    uint32_t generation;             /* world generation (starts) */
+    uint64_t replies_rejected; /* by gy_physics_drain_replies */
+    uint64_t step_ns;          /* total time in adapter steps (+ hook, events) */
+    uint64_t publish_ns;       /* total time in publish (read-back → replies commit) */
+    uint64_t cpu_ns;           /* physics-thread CPU time in iterations (drain → publish),
+                                  pacing and lockstep idling excluded */
+    uint32_t bodies;           /* live bodies */
+    uint32_t awake;            /* bodies on the awake list */
+    uint32_t generation;       /* world generation (starts) */
 } gy_physics_stats;
 
 void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out);
@@ -462,7 +463,7 @@ typedef struct gy_physics_timing {
 /* One diagnostics sample, taken at 5 Hz on the physics thread (every step_hz/5 ticks in
  * lockstep) and published as one copy. */
 typedef struct gy_physics_diagnostics {
-    uint64_t sample;     /* 1, 2, ... */
+    uint64_t sample; /* 1, 2, ... */
     uint64_t tick;
     gy_backend_counters adapter;
     uint32_t command_ring_high_water[2]; /* lifecycle, mutate */
