@@ -17,7 +17,8 @@ typedef struct gy_bench gy_bench;
 #define GY_BENCH_SECTIONS(X)                                                                       \
     X(commands, "command path: record -> publish -> drain vs a mutex queue and a bare ck_ring")    \
     X(barrier, "scene barrier: request -> grant while pacing and mid-step, vs a futex wake")       \
-    X(physics, "physics thread: lockstep tick vs bare adapter, sparse publish, pacing accuracy")
+    X(physics, "physics thread: lockstep tick vs bare adapter, sparse publish, pacing accuracy")  \
+    X(adapters, "every middleware adapter side by side: 1,024-box pile, 10k statics + 500 spheres")
 
 #define GY_BENCH_DECLARE_(name, summary) int gy_bench_section_##name(gy_bench *b);
 GY_BENCH_SECTIONS(GY_BENCH_DECLARE_)

@@ -1,6 +1,6 @@
 /* gyre-bench-middleware: what the ODE adapter costs next to bare ODE, in the same run.
  *
- *   gyre-bench-middleware [--json FILE] [--quick]
+ *   gyre-bench-middleware [--json FILE] [--quick] [--streaming]
  *
  * Two scenes, each built with bare ODE calls (the baseline) and through the adapter
  * (gy_backend_find("ode")), in the same run:
@@ -11,6 +11,12 @@
  * Reported (thread CPU time): median milliseconds per step and median microseconds per closest-hit
  * raycast (in batches of 100), and adapter / bare (the quadtree layout: bare ODE with statics in
  * their own space).
+ *
+ * Then streaming through the adapter: about 10,000 statics resident in cells that are released
+ * and created 64 times per simulated second around a moving focus, with 500 spheres rolling among
+ * them (per-create, per-release and step cost with and without the churn), and a bulk test that
+ * creates statics one by one, steps once and releases them oldest first. --streaming runs only
+ * this part.
  *
  * This is the only file outside middleware/ode that includes ODE's headers: it is the baseline. */
 #include <cjson/cJSON.h>
@@ -485,6 +491,220 @@ static result run_adapter(const gy_backend *be, const scene *s, const bench_conf
     return res;
 }
 
+/* ---- streaming statics through the adapter -------------------------------------------------- */
+
+/* Cells of static geometry are loaded and unloaded around a focus that runs along X over a ring
+ * of cells, as a streaming level would: STREAM_WINDOW_X × STREAM_CELLS_Z cells resident, each
+ * holding STREAM_PER_CELL boxes (about 10,000 statics), one cell swapped (the oldest released,
+ * the next created) STREAM_CELLS_PER_S times per simulated second. Spheres roll over the whole
+ * ring on a ground plane, so some of them are always among the cells being swapped. */
+#define STREAM_CELL         16.0
+#define STREAM_CELLS_Z      8
+#define STREAM_WINDOW_X     8                                   /* resident columns */
+#define STREAM_RING_X       16                                  /* columns before the focus wraps */
+#define STREAM_PER_CELL     156                                 /* 8 × 8 × 156 = 9,984 resident */
+#define STREAM_CELLS_PER_S  64.0
+#define STREAM_SPHERES      500
+#define STREAM_EXTENT       512.0
+#define STREAM_SETTLE_STEPS 120 /* 2 s: the spheres, dropped from up to 4 m, have landed */
+
+typedef struct stream_result {
+    int resident;         /* statics resident while streaming */
+    double create_us;     /* body_create of one static while streaming */
+    double release_us;    /* body_release of one static while streaming */
+    double step_quiet_ms; /* median step, nothing loaded or unloaded */
+    double step_churn_ms; /* median step while cells stream (step only) */
+    double frame_churn_ms; /* median step plus that step's creates and releases */
+    int bulk;              /* statics in the bulk test */
+    double bulk_create_us; /* per static, creating `bulk` of them one by one */
+    double bulk_first_step_ms; /* the first step after the bulk create */
+    double bulk_release_us;    /* per static, releasing them oldest first */
+} stream_result;
+
+typedef struct stream_cell {
+    gy_body_id *bodies; /* STREAM_PER_CELL */
+    int64_t index;      /* sequence number of the cell in the ring walk, -1 when empty */
+} stream_cell;
+
+/* Creates cell `k` of the walk (column k / STREAM_CELLS_Z modulo the ring, row k % CELLS_Z); the
+ * same k modulo the ring always yields the same boxes. Returns seconds spent in body_create. */
+static double stream_load(const gy_backend *be, gy_backend_world *w, stream_cell *cell, int64_t k)
+{
+    int64_t ring_cells = (int64_t)STREAM_RING_X * STREAM_CELLS_Z;
+    int64_t slot = k % ring_cells;
+    double x0 = (double)(slot / STREAM_CELLS_Z) * STREAM_CELL - 0.5 * STREAM_RING_X * STREAM_CELL;
+    double z0 = (double)(slot % STREAM_CELLS_Z) * STREAM_CELL - 0.5 * STREAM_CELLS_Z * STREAM_CELL;
+    rng r = {(uint64_t)slot * 2654435761u + 99u};
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    gy_collider_def cd = gy_default_collider_def();
+    cd.material.friction = BENCH_FRICTION;
+    cd.shape.type = GY_SHAPE_BOX;
+    double spent = 0.0;
+    for (int i = 0; i < STREAM_PER_CELL; i++) {
+        cd.shape.box_size = gy_v3(rng_range(&r, 0.5, 2.0), rng_range(&r, 0.3, 1.5),
+                                  rng_range(&r, 0.5, 2.0));
+        bd.pose.position = gy_v3(x0 + rng_range(&r, 0.0, STREAM_CELL), 0.5 * cd.shape.box_size.y,
+                                 z0 + rng_range(&r, 0.0, STREAM_CELL));
+        bd.pose.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), rng_range(&r, 0.0, 3.14159));
+        double t0 = now_s();
+        check(be->body_create(w, &bd, &cd, 1, &cell->bodies[i], NULL), "streamed static");
+        spent += now_s() - t0;
+    }
+    cell->index = k;
+    return spent;
+}
+
+/* Releases a cell's statics in creation order; returns seconds spent in body_release. */
+static double stream_unload(const gy_backend *be, gy_backend_world *w, stream_cell *cell)
+{
+    double t0 = now_s();
+    for (int i = 0; i < STREAM_PER_CELL; i++)
+        check(be->body_release(w, cell->bodies[i]), "release streamed static");
+    cell->index = -1;
+    return now_s() - t0;
+}
+
+static gy_backend_world *stream_world(const gy_backend *be)
+{
+    gy_world_def wd = gy_default_world_def();
+    wd.gravity = gy_v3(0, BENCH_GRAVITY, 0);
+    wd.solver_iterations = BENCH_ITERATIONS;
+    wd.world_half_extent = STREAM_EXTENT;
+    gy_backend_world *w;
+    check(be->world_create(&wd, &w), "world_create");
+    check(be->bind_thread(w), "bind_thread");
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    gy_collider_def cd = gy_default_collider_def();
+    cd.material.friction = BENCH_FRICTION;
+    cd.shape.type = GY_SHAPE_PLANE;
+    cd.shape.normal = gy_v3(0, 1, 0);
+    gy_body_id id;
+    check(be->body_create(w, &bd, &cd, 1, &id, NULL), "ground");
+    return w;
+}
+
+static void stream_spheres(const gy_backend *be, gy_backend_world *w, int count, double half_x,
+                           double half_z)
+{
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_DYNAMIC;
+    bd.allow_sleeping = false; /* the same work in every step, churn or not */
+    gy_collider_def cd = gy_default_collider_def();
+    cd.material.friction = BENCH_FRICTION;
+    cd.shape.type = GY_SHAPE_SPHERE;
+    cd.shape.radius = SPHERE_R;
+    rng r = {4242};
+    gy_body_id id;
+    for (int i = 0; i < count; i++) {
+        bd.pose.position = gy_v3(rng_range(&r, -half_x, half_x), rng_range(&r, 2.0, 4.0),
+                                 rng_range(&r, -half_z, half_z));
+        bd.linear_velocity = gy_v3(rng_range(&r, -4, 4), 0.0, rng_range(&r, -4, 4));
+        check(be->body_create(w, &bd, &cd, 1, &id, NULL), "sphere");
+    }
+}
+
+/* Creates `n` statics one by one on a square lattice, steps once, releases them oldest first. */
+static void stream_bulk(const gy_backend *be, int n, stream_result *res)
+{
+    gy_backend_world *w = stream_world(be);
+    stream_spheres(be, w, 100, 0.4 * STREAM_EXTENT, 0.4 * STREAM_EXTENT);
+    gy_body_id *ids = xcalloc((size_t)n, sizeof *ids);
+    int side = (int)ceil(sqrt((double)n));
+    double pitch = 1.6 * STREAM_EXTENT / side;
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    gy_collider_def cd = gy_default_collider_def();
+    cd.shape.type = GY_SHAPE_BOX;
+    cd.shape.box_size = gy_v3(0.5 * pitch, 0.5, 0.5 * pitch);
+    double t0 = now_s();
+    for (int i = 0; i < n; i++) {
+        bd.pose.position = gy_v3((i % side) * pitch - 0.8 * STREAM_EXTENT, 0.25,
+                                 (i / side) * pitch - 0.8 * STREAM_EXTENT);
+        check(be->body_create(w, &bd, &cd, 1, &ids[i], NULL), "bulk static");
+    }
+    res->bulk_create_us = (now_s() - t0) * 1e6 / n;
+    t0 = now_s();
+    check(be->step(w, BENCH_DT), "step");
+    res->bulk_first_step_ms = (now_s() - t0) * 1e3;
+    t0 = now_s();
+    for (int i = 0; i < n; i++)
+        check(be->body_release(w, ids[i]), "bulk release");
+    res->bulk_release_us = (now_s() - t0) * 1e6 / n;
+    res->bulk = n;
+    free(ids);
+    be->unbind_thread(w);
+    be->world_destroy(w);
+}
+
+static stream_result run_streaming(const gy_backend *be, const bench_config *cfg, int bulk)
+{
+    stream_result res = {0};
+    gy_backend_world *w = stream_world(be);
+    stream_spheres(be, w, STREAM_SPHERES, 0.5 * STREAM_RING_X * STREAM_CELL - 1.0,
+                   0.5 * STREAM_CELLS_Z * STREAM_CELL - 1.0);
+    enum { RESIDENT_CELLS = STREAM_WINDOW_X * STREAM_CELLS_Z };
+    stream_cell cells[RESIDENT_CELLS];
+    gy_body_id *storage = xcalloc((size_t)RESIDENT_CELLS * STREAM_PER_CELL, sizeof *storage);
+    for (int c = 0; c < RESIDENT_CELLS; c++) {
+        cells[c].bodies = storage + (size_t)c * STREAM_PER_CELL;
+        stream_load(be, w, &cells[c], c);
+    }
+    res.resident = RESIDENT_CELLS * STREAM_PER_CELL;
+    int64_t next = RESIDENT_CELLS; /* the next cell of the walk; its slot is next % RESIDENT */
+
+    for (int i = 0; i < STREAM_SETTLE_STEPS; i++)
+        check(be->step(w, BENCH_DT), "step");
+    double *quiet = xcalloc((size_t)cfg->steps, sizeof *quiet);
+    double *churn = xcalloc((size_t)cfg->steps, sizeof *churn);
+    double *frame = xcalloc((size_t)cfg->steps, sizeof *frame);
+    for (int i = 0; i < cfg->steps; i++) {
+        double t0 = now_s();
+        check(be->step(w, BENCH_DT), "step");
+        quiet[i] = (now_s() - t0) * 1e3;
+    }
+    double due = 0.0, create_s = 0.0, release_s = 0.0;
+    int64_t swapped = 0;
+    for (int i = 0; i < cfg->warmup_steps + cfg->steps; i++) {
+        double io = 0.0;
+        for (due += STREAM_CELLS_PER_S * BENCH_DT; due >= 1.0; due -= 1.0) {
+            stream_cell *cell = &cells[next % RESIDENT_CELLS];
+            double rel = stream_unload(be, w, cell);
+            double cre = stream_load(be, w, cell, next);
+            next++;
+            io += rel + cre;
+            if (i >= cfg->warmup_steps) {
+                release_s += rel;
+                create_s += cre;
+                swapped++;
+            }
+        }
+        double t0 = now_s();
+        check(be->step(w, BENCH_DT), "step");
+        double step_s = now_s() - t0;
+        if (i >= cfg->warmup_steps) {
+            int k = i - cfg->warmup_steps;
+            churn[k] = step_s * 1e3;
+            frame[k] = (step_s + io) * 1e3;
+        }
+    }
+    res.step_quiet_ms = median(quiet, cfg->steps);
+    res.step_churn_ms = median(churn, cfg->steps);
+    res.frame_churn_ms = median(frame, cfg->steps);
+    res.create_us = swapped > 0 ? create_s * 1e6 / ((double)swapped * STREAM_PER_CELL) : 0.0;
+    res.release_us = swapped > 0 ? release_s * 1e6 / ((double)swapped * STREAM_PER_CELL) : 0.0;
+    free(quiet);
+    free(churn);
+    free(frame);
+    free(storage);
+    be->unbind_thread(w);
+    be->world_destroy(w);
+
+    stream_bulk(be, bulk, &res);
+    return res;
+}
+
 /* ---- report ---------------------------------------------------------------------------------- */
 
 static void print_row(const char *scene_name, const char *who, const result *r, const result *base)
@@ -506,18 +726,20 @@ static cJSON *json_pair(cJSON *parent, const char *name)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: gyre-bench-middleware [--json FILE] [--quick]\n");
+    fprintf(stderr, "usage: gyre-bench-middleware [--json FILE] [--quick] [--streaming]\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *json_path = NULL;
-    bool quick = false;
+    bool quick = false, streaming_only = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
             json_path = argv[++i];
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = true;
+        } else if (strcmp(argv[i], "--streaming") == 0) {
+            streaming_only = true;
         } else {
             usage();
             return 2;
@@ -533,16 +755,22 @@ int main(int argc, char **argv)
     dInitODE2(0);
     dAllocateODEDataForThread(dAllocateMaskAll);
 
-    scene scenes[2] = {make_pile(cfg.rays), make_statics(cfg.rays)};
+    const int scene_count = streaming_only ? 0 : 2;
+    scene scenes[2] = {{0}, {0}};
     result bare[2][3], adapter[2];
+    if (scene_count > 0) {
+        scenes[0] = make_pile(cfg.rays);
+        scenes[1] = make_statics(cfg.rays);
+    }
 
     printf("gyre-bench-middleware (%s): dt 1/60 s, %d solver iterations, <= %d contacts/pair\n",
            quick ? "quick" : "full", BENCH_ITERATIONS, BENCH_MAX_CONTACTS);
-    printf("%d warm-up steps, %d timed steps, %d closest-hit raycasts per configuration\n\n",
+    printf("%d warm-up steps, %d timed steps, %d closest-hit raycasts per configuration\n",
            cfg.warmup_steps, cfg.steps, cfg.rays);
-    printf("%-8s %-18s %9s %11s %9s\n", "scene", "configuration", "ms/step", "us/raycast",
-           "ray hits");
-    for (int sc = 0; sc < 2; sc++) {
+    if (scene_count > 0)
+        printf("\n%-8s %-18s %9s %11s %9s\n", "scene", "configuration", "ms/step", "us/raycast",
+               "ray hits");
+    for (int sc = 0; sc < scene_count; sc++) {
         for (int l = 0; l < 3; l++) {
             char label[32];
             snprintf(label, sizeof label, "bare ODE %s", layout_names[l]);
@@ -554,14 +782,30 @@ int main(int argc, char **argv)
         printf("%-8s %-18s %9s %11.2f\n", scenes[sc].name, "adapter, statics", "",
                adapter[sc].raycast_static_us);
     }
-    printf(
-        "\nratios: adapter / bare ODE with statics in their own quadtree space (moving bodies in\n"
-        "a hash space). \"adapter, statics\": the same rays with a statics-only filter.\n");
+    if (scene_count > 0)
+        printf("\nratios: adapter / bare ODE with statics in their own quadtree space (moving "
+               "bodies in\na hash space). \"adapter, statics\": the same rays with a statics-only "
+               "filter.\n");
+
+    stream_result st = run_streaming(be, &cfg, quick ? 20000 : 100000);
+    printf("\nstreaming (adapter): %d statics resident in %d cells of %d, %.0f cells/s swapped, "
+           "%d spheres\n",
+           st.resident, STREAM_WINDOW_X * STREAM_CELLS_Z, STREAM_PER_CELL, STREAM_CELLS_PER_S,
+           STREAM_SPHERES);
+    printf("  body_create (static)   %8.2f us\n", st.create_us);
+    printf("  body_release (static)  %8.2f us\n", st.release_us);
+    printf("  step, no churn         %8.3f ms\n", st.step_quiet_ms);
+    printf("  step, churn            %8.3f ms\n", st.step_churn_ms);
+    printf("  step + creates/releases%8.3f ms\n", st.frame_churn_ms);
+    printf("bulk: %d statics created one by one, one step, released oldest first\n", st.bulk);
+    printf("  body_create (static)   %8.2f us\n", st.bulk_create_us);
+    printf("  first step             %8.3f ms\n", st.bulk_first_step_ms);
+    printf("  body_release (static)  %8.2f us\n", st.bulk_release_us);
 
     if (json_path != NULL) {
         cJSON *root = cJSON_CreateObject();
         cJSON *ode = json_pair(json_pair(root, "middleware"), "ode");
-        for (int sc = 0; sc < 2; sc++) {
+        for (int sc = 0; sc < scene_count; sc++) {
             cJSON *o = json_pair(ode, scenes[sc].name);
             cJSON *step = json_pair(o, "step_ms");
             cJSON *ray = json_pair(o, "raycast_us");
@@ -578,6 +822,19 @@ int main(int argc, char **argv)
             cJSON_AddNumberToObject(ray, "ratio", adapter[sc].raycast_us / base->raycast_us);
             cJSON_AddNumberToObject(ray, "adapter_statics_only", adapter[sc].raycast_static_us);
         }
+        cJSON *so = json_pair(ode, "streaming");
+        cJSON_AddNumberToObject(so, "resident", st.resident);
+        cJSON_AddNumberToObject(so, "cells_per_s", STREAM_CELLS_PER_S);
+        cJSON_AddNumberToObject(so, "create_us", st.create_us);
+        cJSON_AddNumberToObject(so, "release_us", st.release_us);
+        cJSON_AddNumberToObject(so, "step_quiet_ms", st.step_quiet_ms);
+        cJSON_AddNumberToObject(so, "step_churn_ms", st.step_churn_ms);
+        cJSON_AddNumberToObject(so, "frame_churn_ms", st.frame_churn_ms);
+        cJSON *bo = json_pair(ode, "bulk_statics");
+        cJSON_AddNumberToObject(bo, "count", st.bulk);
+        cJSON_AddNumberToObject(bo, "create_us", st.bulk_create_us);
+        cJSON_AddNumberToObject(bo, "first_step_ms", st.bulk_first_step_ms);
+        cJSON_AddNumberToObject(bo, "release_us", st.bulk_release_us);
         char *text = cJSON_Print(root);
         FILE *fp = fopen(json_path, "w");
         if (text == NULL || fp == NULL || fputs(text, fp) < 0 || fputc('\n', fp) == EOF) {

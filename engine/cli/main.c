@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "conform.h"
+#include "soak.h"
 
 #ifndef GYRE_VERSION
 #define GYRE_VERSION "unknown"
@@ -16,6 +18,7 @@ static void usage(FILE *out)
           "commands:\n"
           "  run SCENE.json          load a scene, simulate it, check its script, write a report\n"
           "  validate SCENE.json...  check scene files (and the OBJ files they name)\n"
+          "  conform SCENE.json      run a scene on two middleware adapters and compare\n"
           "  soak SCENE.json         streaming soak test (not available in this build yet)\n"
           "\n"
           "options:\n"
@@ -56,13 +59,10 @@ int main(int argc, char **argv)
         return gy_cli_run_main(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0)
         return gy_cli_validate_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "soak") == 0) {
-        fputs("gyre soak: not available yet: the streaming soak arrives in a later version of "
-              "this build.\n"
-              "Use `gyre run SCENE.json --realtime` to run a scene paced in real time.\n",
-              stderr);
-        return GY_CLI_EXIT_USAGE;
-    }
+    if (strcmp(cmd, "conform") == 0)
+        return gy_cli_conform_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "soak") == 0)
+        return gy_cli_soak_main(argc - 1, argv + 1);
     fprintf(stderr, "gyre: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return GY_CLI_EXIT_USAGE;

@@ -230,8 +230,6 @@ static void forget_physics(gy_world *w)
     gy_w_bodies_stopped(w);
     gy_w_joints_stopped(w);
     gy_w_geometry_stopped(w);
-    if (gy_w_chars_reset(w) != GY_OK)
-        gy_log(w->logger, GY_LOG_ERROR, "world: out of memory resetting the characters");
     w->acc = 0.0;
 }
 

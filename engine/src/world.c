@@ -65,7 +65,6 @@ static void free_world(gy_world *w)
     if (w->snap_scratch != NULL)
         gy_free(a, w->snap_scratch, (size_t)w->snap_capacity * sizeof *w->snap_scratch);
     gy_physics_destroy(w->physics);
-    gy_w_chars_destroy(w->chars);
     pthread_rwlock_destroy(&w->lock);
     gy_free(a, w, sizeof *w);
 }
@@ -109,13 +108,10 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     gy_physics_def pd = c.physics;
     pd.allocator = a;
     pd.logger = c.logger;
-    gy_result r = GY_OK;
-    if (pd.move_characters == NULL) {
-        r = gy_w_chars_create(a, c.logger, pd.world.gravity, &w->chars, &pd.move_characters);
-        pd.character_ctx = w->chars;
-    }
-    if (r == GY_OK)
-        r = gy_physics_create(&pd, &w->physics);
+    /* With no host hook, bodies with is_character carry their settings to the physics thread,
+     * whose own controller moves them. */
+    w->run_characters = pd.move_characters == NULL;
+    gy_result r = gy_physics_create(&pd, &w->physics);
     if (r == GY_OK && !c.start_stopped)
         r = gy_physics_start(w->physics, NULL);
     if (r != GY_OK) {

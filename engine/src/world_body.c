@@ -268,6 +268,8 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     d.def = body_def_at(c, pose);
     d.colliders = w->col_scratch;
     d.collider_count = c->desc.collider_count;
+    gy_character_settings cs;
+    d.character = gy_w_character_of(w, c, &cs);
     r = gy_physics_record_create_body(w->physics, &d);
     if (r != GY_OK)
         return r;
@@ -278,7 +280,6 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     reset_results(c, pose);
     c->lin = c->desc.body.linear_velocity;
     c->ang = c->desc.body.angular_velocity;
-    gy_w_character_recorded(w, c);
     return GY_OK;
 }
 
@@ -287,7 +288,6 @@ static void record_release(gy_world *w, gy_w_body *c)
     if (!c->recorded)
         return;
     uint32_t att = c->attachment, store = c->store_index, slot = c->entity;
-    gy_w_character_released(w, c);
     gy_w_pairs_body_released(w, att);
     gy_w_joints_body_released(w, slot);
     gy_result r = gy_physics_record_release_body(w->physics, store, att);
@@ -718,12 +718,13 @@ gy_result gy_w_start(gy_world *w)
     }
     gy_physics_body_desc *bodies = n ? gy_alloc(w->alloc, (size_t)n * sizeof *bodies) : NULL;
     gy_collider_def *colliders = cols ? gy_alloc(w->alloc, (size_t)cols * sizeof *colliders) : NULL;
+    /* One per body (characters use theirs; the list is read during start only). */
+    gy_character_settings *chars = n ? gy_alloc(w->alloc, (size_t)n * sizeof *chars) : NULL;
     gy_physics_joint_desc *joints = NULL;
     uint32_t joint_count = 0;
-    if ((n && bodies == NULL) || (cols && colliders == NULL) ||
-        (uint64_t)w->next_attachment + n > UINT32_MAX)
-        r = (n && bodies == NULL) || (cols && colliders == NULL) ? GY_ERR_OUT_OF_MEMORY
-                                                                 : GY_ERR_CAPACITY;
+    bool oom = (n && (bodies == NULL || chars == NULL)) || (cols && colliders == NULL);
+    if (oom || (uint64_t)w->next_attachment + n > UINT32_MAX)
+        r = oom ? GY_ERR_OUT_OF_MEMORY : GY_ERR_CAPACITY;
     uint32_t k = 0, at = 0;
     for (uint32_t d = 0; r == GY_OK && d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
@@ -743,11 +744,11 @@ gy_result gy_w_start(gy_world *w)
         }
         b->colliders = colliders + at;
         b->collider_count = c->desc.collider_count;
+        b->character = gy_w_character_of(w, c, &chars[k - 1u]);
         at += c->desc.collider_count;
         /* Provisional, so the joints' bootstrap can name the bodies. */
         c->attachment = b->attachment;
         c->recorded = true;
-        gy_w_character_recorded(w, c); /* the thread is not running: registered directly */
     }
     if (r == GY_OK)
         r = gy_w_joints_bootstrap(w, &joints, &joint_count);
@@ -779,7 +780,6 @@ gy_result gy_w_start(gy_world *w)
     } else {
         gy_w_joints_started(w, joints, joint_count, false);
         gy_w_bodies_stopped(w);
-        gy_w_chars_reset(w);
     }
     if (joints != NULL)
         gy_free(w->alloc, joints, (size_t)joint_count * sizeof *joints);
@@ -787,6 +787,8 @@ gy_result gy_w_start(gy_world *w)
         gy_free(w->alloc, bodies, (size_t)n * sizeof *bodies);
     if (colliders != NULL)
         gy_free(w->alloc, colliders, (size_t)cols * sizeof *colliders);
+    if (chars != NULL)
+        gy_free(w->alloc, chars, (size_t)n * sizeof *chars);
     if (res != NULL)
         gy_free(w->alloc, res, (size_t)res_count * sizeof *res);
     if (meshes != NULL)

@@ -196,9 +196,6 @@ typedef struct gy_w_pending {
     gy_collision_event event;
 } gy_w_pending;
 
-/* Characters run by the World (world_character.c). */
-typedef struct gy_w_chars gy_w_chars;
-
 /* ---- the World --------------------------------------------------------------------------------
  */
 
@@ -213,7 +210,7 @@ struct gy_world {
     gy_world_update_fn update;
     void *update_ctx;
     pthread_rwlock_t lock;
-    gy_w_chars *chars; /* NULL when the host installed its own character hook */
+    bool run_characters; /* Gyre's controller moves is_character bodies (no host hook) */
 
     /* entities */
     gy_w_entity *ents;
@@ -361,16 +358,12 @@ void gy_w_flush_pending(gy_world *w);
 void gy_w_events_fini(gy_world *w);
 
 /* world_character.c */
-gy_result gy_w_chars_create(const gy_allocator *a, const gy_logger *logger, gy_vec3 gravity,
-                            gy_w_chars **out, gy_physics_character_fn *hook);
-void gy_w_chars_destroy(gy_w_chars *ch);
 /* The controller settings of a character description (its one capsule collider). */
 gy_result gy_w_character_settings(const gy_physics_desc *d, gy_character_settings *out);
-/* A character's body was recorded / is being released: (un)register it with the controller. */
-void gy_w_character_recorded(gy_world *w, const gy_w_body *c);
-void gy_w_character_released(gy_world *w, const gy_w_body *c);
-/* After a stop (thread joined): an empty set for the next run. */
-gy_result gy_w_chars_reset(gy_world *w);
+/* What a body's create command carries as its character description: *out filled and returned
+ * for a character the World's controller runs, NULL otherwise (not one, or a host hook). */
+const gy_character_settings *gy_w_character_of(const gy_world *w, const gy_w_body *c,
+                                               gy_character_settings *out);
 void gy_w_character_reply(gy_world *w, const gy_reply *r);
 
 /* host_loop.c */

@@ -44,6 +44,10 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
     si.m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_ENABLE_FRICTION_DIRECTION_CACHING |
                        SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION;
     si.m_restitutionVelocityThreshold = RESTITUTION_MIN_VELOCITY;
+    /* A box or hull meeting a plane gets its whole face of contact points in one step (Bullet's
+     * default adds one point per step): with a single corner, a box landing deep (fast) on the
+     * ground is pushed out at that corner and tips onto an edge. */
+    config.setPlaneConvexMultipointIterations();
 }
 
 gy_backend_world::~gy_backend_world()

@@ -218,17 +218,16 @@ static gy_bt_one_way *find_one_way(gy_backend_world *w, const gy_bt_collider *pl
  * the platform's one-way side: its first contact must have a normal (platform to body) within
  * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
  * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
- * separate. The verdict is taken once per substep, with the first point Bullet reports. */
+ * separate. The verdict is taken with the first point Bullet reports and kept until the two
+ * separate: re-judging a pair that already stands on the platform would mistake the solver
+ * pushing it out of a deep landing for rising through, and drop it. */
 static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt_collider *other,
                             const btVector3 &normal_po, const btVector3 &point)
 {
     gy_bt_one_way *rec = find_one_way(w, platform, other);
     if (rec != nullptr) {
         rec->seen_step = w->step_index;
-        if (rec->passing || rec->decided_substep == w->substep_index) {
-            rec->decided_substep = w->substep_index;
-            return rec->accepted;
-        }
+        return rec->accepted;
     }
     btVector3 n =
         gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
@@ -237,21 +236,17 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
     btVector3 com = gy_bt_body_com(other->body);
     bool ok = normal_po.dot(n) >= ONE_WAY_MIN_COS && rel.dot(n) <= ONE_WAY_MAX_RISE &&
               (com - point).dot(n) > 0.0;
-    if (rec == nullptr) {
-        gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
-                                       w->one_way_count + 1u, sizeof *w->one_way);
-        if (r != GY_OK) {
-            note_error(w, r);
-            return ok;
-        }
-        rec = &w->one_way[w->one_way_count++];
-        rec->platform = platform;
-        rec->other = other;
-        rec->seen_step = w->step_index;
+    gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
+                                   w->one_way_count + 1u, sizeof *w->one_way);
+    if (r != GY_OK) {
+        note_error(w, r);
+        return ok;
     }
-    rec->decided_substep = w->substep_index;
+    rec = &w->one_way[w->one_way_count++];
+    rec->platform = platform;
+    rec->other = other;
+    rec->seen_step = w->step_index;
     rec->accepted = ok;
-    rec->passing = !ok;
     return ok;
 }
 
@@ -383,6 +378,42 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
         return;
     contact_result result(d.world, &w0, &w1);
     pair.m_algorithm->processCollision(&w0, &w1, info, &result);
+}
+
+/* Bullet set each contact up to reach the normal velocity `bounce + correction` (restitution
+ * plus, for a penetration it does not split off, erp·depth/h); the target becomes the larger of
+ * the two, as on ODE. Bounce is recomputed as Bullet does: from the bodies' velocities before the
+ * solve, zero below the restitution threshold. */
+void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
+                                   const btContactSolverInfo &info)
+{
+    btSequentialImpulseConstraintSolver::convertContacts(manifolds, count, info);
+    for (int i = 0; i < m_tmpSolverContactConstraintPool.size(); i++) {
+        btSolverConstraint &c = m_tmpSolverContactConstraintPool[i];
+        const btManifoldPoint *cp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
+        if (cp == nullptr || !(cp->m_combinedRestitution > 0.0))
+            continue;
+        double penetration = cp->getDistance() + info.m_linearSlop;
+        if (!(penetration < 0.0) ||
+            (info.m_splitImpulse && penetration <= info.m_splitImpulsePenetrationThreshold))
+            continue; /* no correction in the velocity target */
+        const btRigidBody *ra = m_tmpSolverBodyPool[c.m_solverBodyIdA].m_originalBody;
+        const btRigidBody *rb = m_tmpSolverBodyPool[c.m_solverBodyIdB].m_originalBody;
+        btVector3 va(0, 0, 0), vb(0, 0, 0);
+        if (ra != nullptr)
+            va = ra->getVelocityInLocalPoint(cp->getPositionWorldOnA() -
+                                             ra->getWorldTransform().getOrigin());
+        if (rb != nullptr)
+            vb = rb->getVelocityInLocalPoint(cp->getPositionWorldOnB() -
+                                             rb->getWorldTransform().getOrigin());
+        double approach = cp->m_normalWorldOnB.dot(va - vb);
+        if (fabs(approach) < info.m_restitutionVelocityThreshold)
+            continue;
+        double bounce = -approach * cp->m_combinedRestitution;
+        double correction = -penetration * info.m_erp / info.m_timeStep;
+        if (bounce > 0.0)
+            c.m_rhs -= fmin(bounce, correction) * c.m_jacDiagABInv;
+    }
 }
 
 /* ---- after the solve ------------------------------------------------------------------------ */

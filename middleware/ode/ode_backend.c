@@ -14,10 +14,6 @@
 #define ODE_SURFACE_LAYER 0.0005
 /* Caps the velocity ERP uses to undo penetration, so a deep overlap separates gently. */
 #define ODE_MAX_CORRECTING_VEL 5.0
-/* ODE's quadtree for statics: it splits X (ODE axis 0) and Y (axis 1). Its Y range is made so
- * tall that no Y split ever cuts through ordinary level geometry, leaving an X partition; see
- * ode_internal.h and docs/middleware.md. */
-#define ODE_QUADTREE_DEPTH 7
 #define ODE_GRID_CELL_SIZE 4.0
 #ifndef GY_ODE_RNG_SEED
 #define GY_ODE_RNG_SEED 1ul
@@ -97,8 +93,8 @@ static void world_free(gy_backend_world *w)
         dGeomDestroy(w->ccd_box);
     if (w->contact_group != NULL)
         dJointGroupDestroy(w->contact_group);
-    if (w->top_space != NULL)
-        dSpaceDestroy(w->top_space); /* cleanup mode: destroys the two child spaces */
+    if (w->dynamic_space != NULL)
+        dSpaceDestroy(w->dynamic_space); /* empty by now; colliders own their geoms */
     if (w->world != NULL)
         dWorldDestroy(w->world);
     gy_handle_pool_fini(&w->bodies);
@@ -165,20 +161,8 @@ static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world *
     dWorldSetContactMaxCorrectingVel(w->world, ODE_MAX_CORRECTING_VEL);
     dWorldSetAutoDisableFlag(w->world, 0); /* per body, see ode_body.c */
 
-    w->top_space = dSimpleSpaceCreate(NULL);
-    dSpaceSetCleanup(w->top_space, 1);
-    w->dynamic_space = dSweepAndPruneSpaceCreate(w->top_space, dSAP_AXES_XZY);
+    w->dynamic_space = dSweepAndPruneSpaceCreate(NULL, dSAP_AXES_XZY);
     dSpaceSetCleanup(w->dynamic_space, 0); /* colliders own their geoms */
-    {
-        /* X spans the world region; Y is 2^depth times as tall and offset by half a leaf, so
-         * leaf boundaries on Y lie at odd multiples of the half extent, never near the ground. */
-        const double h = def.world_half_extent < 1e9 ? def.world_half_extent : 1e9;
-        const double tall = h * (double)(1u << ODE_QUADTREE_DEPTH);
-        dVector3 center = {0.0, h, 0.0, 0.0};
-        dVector3 extents = {h, tall, h, 0.0};
-        w->static_space = dQuadTreeSpaceCreate(w->top_space, center, extents, ODE_QUADTREE_DEPTH);
-        dSpaceSetCleanup(w->static_space, 0);
-    }
     w->contact_group = dJointGroupCreate(0);
     w->ccd_sphere = dCreateSphere(NULL, 1.0);
     w->ccd_box = dCreateBox(NULL, 1.0, 1.0, 1.0);

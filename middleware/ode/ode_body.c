@@ -466,6 +466,25 @@ static bool pose_is_valid(gy_pose p, gy_result *why)
 
 /* ---- body create / release ------------------------------------------------------------------ */
 
+/* A static just placed (created or moved): the next step wakes the sleepers it overlaps, which
+ * ODE would not do (neither side is awake, so the pair is never collided). */
+static void mark_fresh(gy_backend_world *w, gy_ode_body *b)
+{
+    b->placed_step = w->step_index;
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        const double *box = b->colliders[i]->aabb;
+        if (!w->fresh_statics) {
+            memcpy(w->fresh_aabb, box, sizeof w->fresh_aabb);
+            w->fresh_statics = true;
+            continue;
+        }
+        for (int k = 0; k < 6; k += 2) {
+            w->fresh_aabb[k] = fmin(w->fresh_aabb[k], box[k]);
+            w->fresh_aabb[k + 1] = fmax(w->fresh_aabb[k + 1], box[k + 1]);
+        }
+    }
+}
+
 /* Checks every collider and resolves its resource; nothing is referenced yet. */
 static gy_result check_colliders(gy_backend_world *w, const gy_body_def *def,
                                  const gy_collider_def *cols, uint32_t n, gy_ode_resource **res)
@@ -630,7 +649,8 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
         }
     }
 
-    dSpaceID space = def->type == GY_MOTION_STATIC ? w->static_space : w->dynamic_space;
+    /* Statics stay out of ODE's spaces: the grid finds them (see ode_internal.h). */
+    dSpaceID space = def->type == GY_MOTION_STATIC ? NULL : w->dynamic_space;
     for (uint32_t i = 0; i < n; i++) {
         gy_ode_collider *c = b->colliders[i];
         const gy_collider_def *cd = &cols[i];
@@ -675,6 +695,7 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
                 return r;
             }
         }
+        mark_fresh(w, b);
     }
 
     /* Committed: nothing below can fail. */
@@ -704,6 +725,8 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
 /* Wakes the bodies whose reported contacts name `b` (a static moved or removed under them). */
 static void wake_contacts_of(gy_backend_world *w, const gy_ode_body *b)
 {
+    if (b->reported_step + 1u < w->step_index)
+        return; /* named in neither the current nor the previous report */
     for (uint32_t i = 0; i < w->contact_count; i++) {
         const gy_ode_pair *p = &w->pairs[i];
         if (p->a->body == b)
@@ -718,7 +741,8 @@ static void body_destroy(gy_backend_world *w, gy_ode_body *b)
     if (b->joint_count > 0)
         gy_ode_joint_release_for_body(w, b);
     wake_contacts_of(w, b);
-    gy_ode_step_forget_body(w, b);
+    if (b->reported_step + 1u >= w->step_index)
+        gy_ode_step_forget_body(w, b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = b->colliders[i];
         if (b->type == GY_MOTION_STATIC)
@@ -737,6 +761,8 @@ static void body_destroy(gy_backend_world *w, gy_ode_body *b)
         last->moving_index = b->moving_index;
     }
     w->body_counts[b->type]--;
+    if (b->type == GY_MOTION_STATIC)
+        gy_ode_grid_trim(w);
     body_free(w, b);
 }
 
@@ -755,8 +781,6 @@ gy_result gy_ode_body_release(gy_backend_world *w, gy_body_id id)
 
 void gy_ode_body_release_all(gy_backend_world *w)
 {
-    /* Newest first: ODE's quadtree blocks list their geoms newest first and search from the head
-     * on removal, so oldest-first teardown of 100,000 statics took minutes instead of 10 ms. */
     for (uint32_t i = w->bodies.count; i-- > 0;) {
         uint64_t h;
         gy_ode_body *b = gy_handle_pool_at(&w->bodies, i, &h);
@@ -834,6 +858,8 @@ gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
         }
     }
     wake_contacts_of(w, b);
+    mark_fresh(w, b);
+    gy_ode_grid_trim(w);
     return GY_OK;
 }
 

@@ -1,9 +1,11 @@
 /* The static grid: static colliders indexed on a uniform X/Z grid of cells kept in an
  * open-addressed hash table. The step collides moving colliders against statics through it
  * (statics are never tested against each other and never re-indexed unless moved), and queries
- * can use it through gy_ode_static_visit. Why not ODE's spaces: a hash space rebuilds its table
- * from every geom on every collide, and its (and SAP's) collide2 tests every geom; ODE's
- * quadtree splits on X and Y, which for Y-up levels leaves only X to partition. */
+ * can use it through gy_ode_static_visit; statics are in no ODE space. Why not ODE's spaces: a hash
+ * space rebuilds its table from every geom on every collide, and its (and SAP's) collide2 tests
+ * every geom; ODE's quadtree splits on X and Y, which for Y-up levels leaves only X to partition,
+ * and removing a geom from it costs time proportional to the geoms it holds. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -13,6 +15,9 @@
 #define GRID_MAX_SPAN 32
 /* Cell coordinates are clamped to this range so huge coordinates cannot overflow. */
 #define GRID_COORD_LIMIT 1000000000.0
+/* gy_ode_grid_trim drops emptied cells once there are at least this many and they outnumber the
+ * cells still listing statics: each drop is paid for by the removals that emptied the cells. */
+#define GRID_TRIM_MIN 64u
 
 void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size)
 {
@@ -63,8 +68,8 @@ static gy_ode_grid_cell *find_cell(const gy_ode_static_grid *g, int32_t x, int32
     }
 }
 
-/* Keeps the table at most half full; cells are never removed (an emptied cell keeps its storage
- * for the next static placed there). */
+/* Keeps the table at most half full. An emptied cell keeps its storage for the next static placed
+ * there until gy_ode_grid_trim drops it. */
 static gy_result grow_cells(gy_backend_world *w, uint32_t extra)
 {
     gy_ode_static_grid *g = &w->grid;
@@ -106,6 +111,7 @@ static gy_ode_grid_cell *get_or_add_cell(gy_ode_static_grid *g, int32_t x, int32
             c->z = z;
             c->count = 0;
             g->cells_used++;
+            g->cells_empty++;
             return c;
         }
         if (c->x == x && c->z == z)
@@ -113,11 +119,14 @@ static gy_ode_grid_cell *get_or_add_cell(gy_ode_static_grid *g, int32_t x, int32
     }
 }
 
-static void remove_from_cell(gy_ode_grid_cell *c, const gy_ode_collider *col)
+static void remove_from_cell(gy_ode_static_grid *g, gy_ode_grid_cell *c,
+                             const gy_ode_collider *col)
 {
     for (uint32_t i = 0; i < c->count; i++)
         if (c->items[i] == col) {
             c->items[i] = c->items[--c->count];
+            if (c->count == 0)
+                g->cells_empty++;
             return;
         }
 }
@@ -171,6 +180,8 @@ gy_result gy_ode_grid_insert(gy_backend_world *w, gy_ode_collider *c)
     for (int32_t x = x0; x <= x1; x++)
         for (int32_t z = z0; z <= z1; z++) {
             gy_ode_grid_cell *cell = find_cell(g, x, z);
+            if (cell->count == 0)
+                g->cells_empty--;
             cell->items[cell->count++] = c;
         }
     c->in_big = false;
@@ -197,8 +208,43 @@ void gy_ode_grid_remove(gy_backend_world *w, gy_ode_collider *c)
         for (int32_t z = c->cell_min[1]; z <= c->cell_max[1]; z++) {
             gy_ode_grid_cell *cell = find_cell(g, x, z);
             if (cell != NULL)
-                remove_from_cell(cell, c);
+                remove_from_cell(g, cell, c);
         }
+}
+
+/* Empties slot `i` of the table by backward-shift deletion: later cells of the same probe run
+ * move up, so lookups never meet a hole before their cell. */
+static void delete_slot(gy_backend_world *w, uint32_t i)
+{
+    gy_ode_static_grid *g = &w->grid;
+    uint32_t mask = g->cell_capacity - 1u;
+    gy_free(w->allocator, g->cells[i].items, (size_t)g->cells[i].capacity * sizeof(void *));
+    for (uint32_t j = (i + 1u) & mask; g->cells[j].used; j = (j + 1u) & mask) {
+        uint32_t home = cell_hash(g->cells[j].x, g->cells[j].z) & mask;
+        /* Cell j may fill the hole only if its home slot is not cyclically within (i, j]. */
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (stays)
+            continue;
+        g->cells[i] = g->cells[j];
+        i = j;
+    }
+    memset(&g->cells[i], 0, sizeof g->cells[i]);
+    g->cells_used--;
+}
+
+void gy_ode_grid_trim(gy_backend_world *w)
+{
+    gy_ode_static_grid *g = &w->grid;
+    if (g->cells_empty < GRID_TRIM_MIN || g->cells_empty * 2u < g->cells_used)
+        return;
+    /* A deletion can pull a later cell into slot i, so slot i is looked at again; cells moved
+     * into slots already passed come from the wrapped start of the table and are not empty. */
+    for (uint32_t i = 0; i < g->cell_capacity; i++)
+        while (g->cells[i].used && g->cells[i].count == 0) {
+            delete_slot(w, i);
+            g->cells_empty--;
+        }
+    assert(g->cells_empty == 0);
 }
 
 static bool aabb_overlap(const double *a, const dReal *b)

@@ -84,6 +84,11 @@ struct gy_ode_body {
     bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
     bool in_contact;        /* this substep: received contact joints */
     bool pose_written;      /* written since the last step (a kinematic then counts as moving) */
+    /* The last step whose contact report or one-way "passing" list named this body; a release
+     * only scans the reports when this is the current or the previous step. */
+    uint64_t reported_step;
+    /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
+    uint64_t placed_step;
 };
 
 typedef struct gy_ode_joint {
@@ -114,7 +119,8 @@ typedef struct gy_ode_static_grid {
     double cell_size;
     gy_ode_grid_cell *cells;
     uint32_t cell_capacity; /* power of two */
-    uint32_t cells_used;
+    uint32_t cells_used;  /* slots in use, empty cells included */
+    uint32_t cells_empty; /* cells in use that list no collider (removed by gy_ode_grid_trim) */
     gy_ode_collider **big;
     uint32_t big_count, big_capacity;
 } gy_ode_static_grid;
@@ -163,12 +169,10 @@ struct gy_backend_world {
     gy_world_def def;
 
     dWorldID world;
-    dSpaceID top_space;     /* holds the two spaces below */
     dSpaceID dynamic_space; /* dynamic and kinematic colliders */
-    /* Static colliders, in an ODE quadtree (usable with dSpaceCollide2 against a single geom). ODE's
-     * quadtree splits on X and Y, so for Y-up levels it only partitions along X; the step and the
-     * fast query path use `grid` (gy_ode_static_visit) instead, which partitions X and Z. */
-    dSpaceID static_space;
+    /* Static colliders are in no ODE space: the step and the queries find them through `grid`
+     * (gy_ode_static_visit) and test them with dCollide, which takes any two geoms. Removing a
+     * geom from ODE's quadtree cost time proportional to the number of statics. */
     dJointGroupID contact_group;
 
     gy_handle_pool bodies;    /* payload: gy_ode_body* */
@@ -203,6 +207,10 @@ struct gy_backend_world {
     uint32_t resource_count; /* live resource records (creator or collider references) */
     gy_ode_static_grid grid;
     uint32_t visit_stamp;
+    /* Statics created or moved since the last step start: the union of their AABBs (ODE order).
+     * The next step wakes the sleepers they overlap. */
+    bool fresh_statics;
+    double fresh_aabb[6];
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
     gy_ode_pair *pairs; /* parallel to contacts, same capacity */
@@ -245,8 +253,8 @@ gy_quat gy_ode_quat_from_ode(const dReal *q);
 
 /* Static colliders through the world's X/Z grid: calls `visit` once for every static collider
  * whose world AABB overlaps `aabb` (ODE order: minx, maxx, miny, maxy, minz, maxz), planes and
- * other unbounded statics included, until `visit` returns false. Never allocates. Queries should
- * prefer this over colliding with static_space (which only partitions along X). */
+ * other unbounded statics included, until `visit` returns false. Never allocates. This is the only
+ * way to find statics: they are in no ODE space. */
 typedef bool (*gy_ode_static_visitor)(void *ctx, gy_ode_collider *c);
 void gy_ode_static_visit(gy_backend_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
                          void *ctx);
@@ -281,7 +289,12 @@ void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size);
 void gy_ode_grid_fini(gy_backend_world *w);
 /* Indexes a static collider by its geom's current AABB. On failure nothing is indexed. */
 gy_result gy_ode_grid_insert(gy_backend_world *w, gy_ode_collider *c);
+/* Unindexes a static collider. Emptied cells keep their storage until gy_ode_grid_trim, so
+ * inserting the collider again where it was never allocates. */
 void gy_ode_grid_remove(gy_backend_world *w, gy_ode_collider *c);
+/* Drops the emptied cells once they outnumber the others (streaming would otherwise leave a
+ * cell behind everywhere it ever loaded geometry). Never allocates, never fails. */
+void gy_ode_grid_trim(gy_backend_world *w);
 
 /* Bodies (ode_body.c). */
 gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,

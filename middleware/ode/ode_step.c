@@ -275,6 +275,8 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     int n = dCollide(c1->geom, c2->geom, CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));
     if (n <= 0)
         return;
+    b1->reported_step = w->step_index;
+    b2->reported_step = w->step_index;
     int deepest = 0;
     for (int i = 1; i < n; i++)
         if (cs[i].geom.depth > cs[deepest].geom.depth)
@@ -678,6 +680,52 @@ static void continuous_collision(gy_backend_world *w)
 /* ---- the step ------------------------------------------------------------------------------- */
 
 
+typedef struct fresh_ctx {
+    gy_backend_world *w;
+    gy_ode_collider *c; /* a collider of the body that may be woken */
+    bool touched;
+} fresh_ctx;
+
+static bool fresh_visit(void *ctx, gy_ode_collider *s)
+{
+    fresh_ctx *fc = ctx;
+    /* placed_step is the step_index at placement; begin_step runs after the increment. */
+    if (s->body->placed_step + 1u != fc->w->step_index)
+        return true;
+    if ((s->category & fc->c->mask) == 0 || (fc->c->category & s->mask) == 0)
+        return true;
+    dContactGeom cg;
+    fc->touched = dCollide(fc->c->geom, s->geom, 1, &cg, sizeof cg) > 0;
+    return !fc->touched;
+}
+
+/* Statics created or moved since the last step: neither side of their pairs with a sleeper is
+ * awake, so nothing would ever collide them. Wake (or, for a kinematic body at rest, collide this
+ * step) every inactive body that touches one; the union box keeps this to the bodies near them. */
+static void wake_under_fresh_statics(gy_backend_world *w)
+{
+    const double *f = w->fresh_aabb;
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (b->active)
+            continue;
+        for (uint32_t k = 0; k < b->collider_count && !b->active; k++) {
+            fresh_ctx fc = {w, b->colliders[k], false};
+            dReal box[6];
+            dGeomGetAABB(fc.c->geom, box);
+            if (box[0] > f[1] || box[1] < f[0] || box[2] > f[3] || box[3] < f[2] ||
+                box[4] > f[5] || box[5] < f[4])
+                continue;
+            gy_ode_static_visit(w, box, fresh_visit, &fc);
+            if (!fc.touched)
+                continue;
+            if (b->type == GY_MOTION_DYNAMIC)
+                dBodyEnable(b->body);
+            b->active = true;
+        }
+    }
+}
+
 static void swap_reports(gy_backend_world *w)
 {
     gy_contact *c = w->contacts;
@@ -701,6 +749,10 @@ static void begin_step(gy_backend_world *w, double dt)
 
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->active = body_moving(w->moving[i]);
+    if (w->fresh_statics) {
+        wake_under_fresh_statics(w);
+        w->fresh_statics = false;
+    }
     /* A moving body touching a sleeper last step wakes it, even if they no longer touch (the
      * support was teleported away, say). ODE's islands do the same for pairs still touching. */
     for (uint32_t i = 0; i < w->prev_count; i++) {
@@ -717,11 +769,14 @@ static void begin_step(gy_backend_world *w, double dt)
     /* Pairs with neither side moving are not collided again: carry their report over. */
     for (uint32_t i = 0; i < w->prev_count; i++) {
         gy_ode_pair *p = &w->prev_pairs[i];
-        if (p->a->body->active || p->b->body->active)
+        gy_ode_body *a = p->a->body, *b = p->b->body;
+        if (a->active || b->active)
             continue;
         uint32_t k = pair_get(w, p->a, p->b);
         if (k == UINT32_MAX)
             break;
+        a->reported_step = w->step_index;
+        b->reported_step = w->step_index;
         w->contacts[k] = w->prev_contacts[i];
         w->pairs[k] = *p;
         w->pairs[k].cached = true;

@@ -120,21 +120,6 @@ void gy_log(const gy_logger *logger, gy_log_level level, const char *fmt, ...)
         fprintf(stderr, "gyre: %s: %s\n", level == GY_LOG_WARN ? "warning" : "error", buf);
 }
 
-bool gy_is_finite(double v)
-{
-    return isfinite(v) != 0;
-}
-
-bool gy_vec3_is_finite(gy_vec3 v)
-{
-    return gy_is_finite(v.x) && gy_is_finite(v.y) && gy_is_finite(v.z);
-}
-
-bool gy_quat_is_finite(gy_quat q)
-{
-    return gy_is_finite(q.x) && gy_is_finite(q.y) && gy_is_finite(q.z) && gy_is_finite(q.w);
-}
-
 bool gy_quat_is_unit(gy_quat q)
 {
     if (!gy_quat_is_finite(q))

@@ -78,7 +78,9 @@ void gy_bvh_fini(gy_bvh *bvh, const gy_allocator *a)
 {
     gy_free(a, bvh->nodes, (size_t)bvh->node_capacity * sizeof *bvh->nodes);
     gy_free(a, bvh->leaf_of, (size_t)bvh->leaf_of_capacity * sizeof *bvh->leaf_of);
+    struct gy_bvh_editor *e = bvh->editor;
     gy_bvh_init(bvh, bvh->track_leaves);
+    bvh->editor = e;
 }
 
 void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a)
@@ -88,6 +90,51 @@ void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a)
     memset(b, 0, sizeof *b);
 }
 
+/* The editor's per-node arrays follow the node array's capacity. */
+static gy_result reserve_editor(gy_bvh_editor *e, const gy_allocator *a, uint32_t nodes)
+{
+    if (nodes <= e->capacity)
+        return GY_OK;
+    uint64_t cap = e->capacity ? e->capacity : 64u;
+    while (cap < nodes)
+        cap *= 2u;
+    if (cap > GY_BVH_MAX_ITEMS)
+        return GY_ERR_OUT_OF_MEMORY;
+    uint32_t old = e->capacity, n = (uint32_t)cap;
+    uint8_t *height = gy_alloc(a, n), *dirty = gy_alloc(a, n);
+    uint32_t *lists[GY_BVH_MIRRORS];
+    bool ok = height != NULL && dirty != NULL;
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
+        lists[m] = gy_alloc(a, (size_t)n * sizeof *lists[m]);
+        ok = ok && lists[m] != NULL;
+    }
+    if (!ok) {
+        gy_free(a, height, n);
+        gy_free(a, dirty, n);
+        for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
+            gy_free(a, lists[m], (size_t)n * sizeof *lists[m]);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    if (old) {
+        memcpy(height, e->height, old);
+        memcpy(dirty, e->dirty, old);
+        for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
+            memcpy(lists[m], e->lists[m], (size_t)e->counts[m] * sizeof *lists[m]);
+    }
+    memset(height + old, 0, n - old);
+    memset(dirty + old, 0, n - old);
+    gy_free(a, e->height, old);
+    gy_free(a, e->dirty, old);
+    e->height = height;
+    e->dirty = dirty;
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
+        gy_free(a, e->lists[m], (size_t)old * sizeof *e->lists[m]);
+        e->lists[m] = lists[m];
+    }
+    e->capacity = n;
+    return GY_OK;
+}
+
 static gy_result reserve_tree(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes, uint32_t items)
 {
     gy_result r =
@@ -95,7 +142,28 @@ static gy_result reserve_tree(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes
     if (r == GY_OK && bvh->track_leaves)
         r = gy_array_reserve(a, (void **)&bvh->leaf_of, &bvh->leaf_of_capacity, items,
                              sizeof *bvh->leaf_of);
+    if (r == GY_OK && bvh->editor != NULL)
+        r = reserve_editor(bvh->editor, a, bvh->node_capacity);
     return r;
+}
+
+/* Logs node n as changed for every mirror (once per mirror until it catches up). */
+static void log_node(gy_bvh *bvh, uint32_t n)
+{
+    gy_bvh_editor *e = bvh->editor;
+    if (e == NULL)
+        return;
+    uint8_t seen = e->dirty[n];
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
+        if (!(seen & (1u << m)))
+            e->lists[m][e->counts[m]++] = n;
+    e->dirty[n] = (uint8_t)((1u << GY_BVH_MIRRORS) - 1u);
+}
+
+static void editor_forget_all(gy_bvh_editor *e)
+{
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
+        gy_bvh_editor_forget(e, m);
 }
 
 static double box_area(const gy_bvh_box *b)
@@ -237,6 +305,11 @@ gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator 
 {
     bvh->node_count = 0;
     bvh->depth = 0;
+    bvh->ordered = true;
+    if (bvh->editor != NULL) {
+        bvh->editor->free_head = GY_BVH_NONE;
+        editor_forget_all(bvh->editor);
+    }
     if (count == 0)
         return GY_OK;
     uint32_t boxes_capacity = builder->boxes_capacity;
@@ -286,6 +359,16 @@ gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator 
         stack[top++] = (build_task){left, t.begin, split, t.depth + 1u};
     }
     assert(bvh->node_count == 2u * count - 1u && bvh->depth < GY_BVH_MAX_DEPTH);
+    if (bvh->editor != NULL) {
+        /* Heights leaves up: children always come after their parent here. */
+        uint8_t *h = bvh->editor->height;
+        for (uint32_t i = bvh->node_count; i-- > 0;) {
+            uint32_t link = bvh->nodes[i].link;
+            h[i] = (link & GY_BVH_LEAF_BIT)
+                       ? 0u
+                       : (uint8_t)(1u + (h[link] > h[link + 1u] ? h[link] : h[link + 1u]));
+        }
+    }
     return GY_OK;
 }
 
@@ -301,12 +384,13 @@ gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uin
     memcpy(dst->nodes, src->nodes, (size_t)src->node_count * sizeof *dst->nodes);
     dst->node_count = src->node_count;
     dst->depth = src->depth;
+    dst->ordered = src->ordered;
     if (dst->track_leaves) {
         /* Rebuilt from the leaves rather than copied: the map spans every item number, the tree
          * may hold only a few of them. */
         for (uint32_t i = 0; i < dst->node_count; i++) {
             uint32_t link = dst->nodes[i].link;
-            if (link & GY_BVH_LEAF_BIT)
+            if ((link & GY_BVH_LEAF_BIT) && dst->nodes[i].parent != GY_BVH_FREE)
                 dst->leaf_of[link & ~GY_BVH_LEAF_BIT] = i;
         }
     }
@@ -321,6 +405,7 @@ uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box)
     uint32_t changed = 0;
     if (!gy_bvh_box_equal(&bvh->nodes[n].box, &box)) {
         bvh->nodes[n].box = box;
+        log_node(bvh, n);
         changed++;
     }
     for (uint32_t p = bvh->nodes[n].parent; p != GY_BVH_NONE; p = bvh->nodes[p].parent) {
@@ -329,21 +414,53 @@ uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box)
         if (gy_bvh_box_equal(&u, &bvh->nodes[p].box))
             break;
         bvh->nodes[p].box = u;
+        log_node(bvh, p);
         changed++;
     }
     return changed;
 }
 
+/* Sets node i's box: its item's for a leaf, its children's union otherwise; logs a change. */
+static void refit_node(gy_bvh *bvh, uint32_t i, const gy_bvh_box *boxes)
+{
+    gy_bvh_node *n = &bvh->nodes[i];
+    gy_bvh_box b = (n->link & GY_BVH_LEAF_BIT)
+                       ? boxes[n->link & ~GY_BVH_LEAF_BIT]
+                       : gy_bvh_box_union(bvh->nodes[n->link].box, bvh->nodes[n->link + 1u].box);
+    if (bvh->editor != NULL && gy_bvh_box_equal(&b, &n->box))
+        return;
+    n->box = b;
+    log_node(bvh, i);
+}
+
 uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
 {
-    for (uint32_t i = bvh->node_count; i-- > 0;) {
-        gy_bvh_node *n = &bvh->nodes[i];
-        if (n->link & GY_BVH_LEAF_BIT)
-            n->box = boxes[n->link & ~GY_BVH_LEAF_BIT];
-        else
-            n->box = gy_bvh_box_union(bvh->nodes[n->link].box, bvh->nodes[n->link + 1u].box);
+    if (bvh->ordered) {
+        for (uint32_t i = bvh->node_count; i-- > 0;)
+            refit_node(bvh, i, boxes);
+        return bvh->node_count;
     }
-    return bvh->node_count;
+    if (bvh->node_count == 0)
+        return 0;
+    /* Post-order through the parent links (no stack): down the first children to a leaf, then
+     * up past every node whose second subtree is done. */
+    uint32_t n = 0;
+    for (;;) {
+        while (!(bvh->nodes[n].link & GY_BVH_LEAF_BIT))
+            n = bvh->nodes[n].link;
+        refit_node(bvh, n, boxes);
+        for (;;) {
+            if (n == 0)
+                return bvh->node_count;
+            uint32_t p = bvh->nodes[n].parent;
+            if (n == bvh->nodes[p].link) {
+                n = n + 1u;
+                break;
+            }
+            refit_node(bvh, p, boxes);
+            n = p;
+        }
+    }
 }
 
 void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max, gy_bvh_ray_fn fn,
@@ -426,6 +543,242 @@ bool gy_bvh_overlap(const gy_bvh *bvh, const gy_bvh_box *box, gy_bvh_overlap_fn 
     return true;
 }
 
+/* ---- editing in place ------------------------------------------------------------------------ */
+
+void gy_bvh_editor_init(gy_bvh_editor *e)
+{
+    memset(e, 0, sizeof *e);
+    e->free_head = GY_BVH_NONE;
+}
+
+void gy_bvh_editor_fini(gy_bvh_editor *e, const gy_allocator *a)
+{
+    gy_free(a, e->height, e->capacity);
+    gy_free(a, e->dirty, e->capacity);
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
+        gy_free(a, e->lists[m], (size_t)e->capacity * sizeof *e->lists[m]);
+    gy_bvh_editor_init(e);
+}
+
+void gy_bvh_editor_forget(gy_bvh_editor *e, unsigned m)
+{
+    assert(m < GY_BVH_MIRRORS);
+    for (uint32_t i = 0; i < e->counts[m]; i++)
+        e->dirty[e->lists[m][i]] &= (uint8_t) ~(1u << m);
+    e->counts[m] = 0;
+}
+
+static uint8_t taller(uint8_t a, uint8_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Writes record `rec` at position `at` under `parent` and re-points what hangs below it (its two
+ * children's parent links, or its item's leaf). */
+static void place(gy_bvh *bvh, uint32_t at, gy_bvh_node rec, uint8_t height, uint32_t parent)
+{
+    rec.parent = parent;
+    bvh->nodes[at] = rec;
+    bvh->editor->height[at] = height;
+    log_node(bvh, at);
+    if (rec.link & GY_BVH_LEAF_BIT) {
+        bvh->leaf_of[rec.link & ~GY_BVH_LEAF_BIT] = at;
+        return;
+    }
+    for (uint32_t c = rec.link; c <= rec.link + 1u; c++) {
+        bvh->nodes[c].parent = at;
+        log_node(bvh, c);
+    }
+}
+
+/* AVL rotation at `a` whose child `up` is at least two levels taller than its other child: `up`
+ * takes a's place; a (now holding `other` and up's shorter child) becomes a child of it, beside
+ * up's taller child. Positions stay where they are: a keeps its pair of children, which now holds
+ * the lowered node and the taller grandchild; up's old pair holds `other` and the shorter one. */
+static void rotate(gy_bvh *bvh, uint32_t a, uint32_t up, uint32_t other)
+{
+    uint8_t *h = bvh->editor->height;
+    uint32_t pair = bvh->nodes[a].link, r = bvh->nodes[up].link;
+    gy_bvh_node o = bvh->nodes[other], f = bvh->nodes[r], g = bvh->nodes[r + 1u];
+    uint8_t ho = h[other], hf = h[r], hg = h[r + 1u];
+    bool f_taller = hf > hg;
+    gy_bvh_node tall = f_taller ? f : g, low = f_taller ? g : f;
+    uint8_t htall = f_taller ? hf : hg, hlow = f_taller ? hg : hf;
+    place(bvh, r, o, ho, pair);
+    place(bvh, r + 1u, low, hlow, pair);
+    gy_bvh_node lowered = {gy_bvh_box_union(o.box, low.box), r, a};
+    place(bvh, pair, lowered, (uint8_t)(1u + taller(ho, hlow)), a);
+    place(bvh, pair + 1u, tall, htall, a);
+    bvh->nodes[a].box = gy_bvh_box_union(lowered.box, tall.box);
+    h[a] = (uint8_t)(1u + taller(h[pair], htall));
+    log_node(bvh, a);
+    bvh->editor->rotations++;
+}
+
+/* From node i up to the root: rebalance, then recompute box and height; stops once a node
+ * (after the first) is left as it was. */
+static void fix_upwards(gy_bvh *bvh, uint32_t i)
+{
+    uint8_t *h = bvh->editor->height;
+    bool first = true;
+    while (i != GY_BVH_NONE) {
+        uint32_t b = bvh->nodes[i].link;
+        int balance = (int)h[b + 1u] - (int)h[b];
+        bool rotated = balance > 1 || balance < -1;
+        if (balance > 1)
+            rotate(bvh, i, b + 1u, b);
+        else if (balance < -1)
+            rotate(bvh, i, b, b + 1u);
+        gy_bvh_node *n = &bvh->nodes[i];
+        gy_bvh_box u = gy_bvh_box_union(bvh->nodes[b].box, bvh->nodes[b + 1u].box);
+        uint8_t height = (uint8_t)(1u + taller(h[b], h[b + 1u]));
+        bool changed = !gy_bvh_box_equal(&u, &n->box) || height != h[i];
+        if (changed) {
+            n->box = u;
+            h[i] = height;
+            log_node(bvh, i);
+        }
+        if (!changed && !rotated && !first)
+            break;
+        first = false;
+        i = n->parent;
+    }
+    bvh->depth = h[0];
+}
+
+/* A pair of nodes from the free list, or appended. */
+static gy_result take_pair(gy_bvh *bvh, const gy_allocator *a, uint32_t item_limit, uint32_t *out)
+{
+    gy_bvh_editor *e = bvh->editor;
+    if (e->free_head != GY_BVH_NONE) {
+        *out = e->free_head;
+        e->free_head = bvh->nodes[*out].link;
+        return GY_OK;
+    }
+    if (bvh->node_count > GY_BVH_MAX_ITEMS - 2u ||
+        reserve_tree(bvh, a, bvh->node_count + 2u, item_limit) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    *out = bvh->node_count;
+    bvh->node_count += 2u;
+    return GY_OK;
+}
+
+static double surface(gy_bvh_box b)
+{
+    return box_area(&b);
+}
+
+gy_result gy_bvh_insert(gy_bvh *bvh, const gy_allocator *a, uint32_t item, gy_bvh_box box,
+                        uint32_t item_limit)
+{
+    assert(bvh->editor != NULL && bvh->track_leaves && item < item_limit);
+    if (bvh->node_count == 0) {
+        if (reserve_tree(bvh, a, 1u, item_limit) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        bvh->editor->free_head = GY_BVH_NONE;
+        bvh->node_count = 1;
+        bvh->ordered = false;
+        gy_bvh_node leaf = {box, GY_BVH_LEAF_BIT | item, GY_BVH_NONE};
+        place(bvh, 0, leaf, 0, GY_BVH_NONE);
+        bvh->depth = 0;
+        bvh->editor->inserts++;
+        return GY_OK;
+    }
+    if (reserve_tree(bvh, a, bvh->node_count, item_limit) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    /* Down to the sibling that costs least: stop where pairing with the node itself is cheaper
+     * than descending (the cost of a node is its surface area; everything above it grows too). */
+    uint32_t s = 0;
+    while (!(bvh->nodes[s].link & GY_BVH_LEAF_BIT)) {
+        const gy_bvh_node *n = &bvh->nodes[s];
+        double area = surface(n->box), combined = surface(gy_bvh_box_union(n->box, box));
+        double here = 2.0 * combined, inherited = 2.0 * (combined - area);
+        double cost[2];
+        for (uint32_t k = 0; k < 2; k++) {
+            const gy_bvh_node *c = &bvh->nodes[n->link + k];
+            double grown = surface(gy_bvh_box_union(c->box, box));
+            cost[k] = (c->link & GY_BVH_LEAF_BIT) ? grown + inherited
+                                                   : grown - surface(c->box) + inherited;
+        }
+        if (here < cost[0] && here < cost[1])
+            break;
+        s = n->link + (cost[1] < cost[0] ? 1u : 0u);
+    }
+    uint32_t q;
+    if (take_pair(bvh, a, item_limit, &q) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    bvh->ordered = false;
+    uint8_t *h = bvh->editor->height;
+    gy_bvh_node old = bvh->nodes[s];
+    uint8_t old_height = h[s];
+    place(bvh, q, old, old_height, s);
+    gy_bvh_node leaf = {box, GY_BVH_LEAF_BIT | item, s};
+    place(bvh, q + 1u, leaf, 0, s);
+    bvh->nodes[s].link = q;
+    bvh->nodes[s].box = gy_bvh_box_union(old.box, box);
+    h[s] = (uint8_t)(old_height + 1u);
+    log_node(bvh, s);
+    fix_upwards(bvh, s);
+    bvh->editor->inserts++;
+    return GY_OK;
+}
+
+void gy_bvh_remove(gy_bvh *bvh, uint32_t item)
+{
+    assert(bvh->editor != NULL && bvh->track_leaves && item < bvh->leaf_of_capacity);
+    gy_bvh_editor *e = bvh->editor;
+    uint32_t l = bvh->leaf_of[item];
+    assert(l < bvh->node_count && bvh->nodes[l].link == (GY_BVH_LEAF_BIT | item));
+    e->removes++;
+    bvh->ordered = false;
+    if (l == 0) { /* the last leaf */
+        bvh->node_count = 0;
+        bvh->depth = 0;
+        e->free_head = GY_BVH_NONE;
+        return;
+    }
+    uint32_t p = bvh->nodes[l].parent, first = (l & 1u) ? l : l - 1u;
+    uint32_t sib = first + (l == first ? 1u : 0u);
+    /* The sibling takes its parent's place; the pair goes to the free list. */
+    place(bvh, p, bvh->nodes[sib], e->height[sib], bvh->nodes[p].parent);
+    bvh->nodes[first].parent = bvh->nodes[first + 1u].parent = GY_BVH_FREE;
+    bvh->nodes[first].link = e->free_head;
+    bvh->nodes[first + 1u].link = 0;
+    log_node(bvh, first);
+    log_node(bvh, first + 1u);
+    e->free_head = first;
+    uint32_t up = bvh->nodes[p].parent;
+    if (up != GY_BVH_NONE)
+        fix_upwards(bvh, up);
+    else
+        bvh->depth = e->height[0];
+}
+
+gy_result gy_bvh_mirror(gy_bvh *dst, const gy_bvh *src, unsigned m, const gy_allocator *a,
+                        uint32_t item_limit)
+{
+    gy_bvh_editor *e = src->editor;
+    assert(e != NULL && m < GY_BVH_MIRRORS && dst->editor == NULL &&
+           dst->track_leaves == src->track_leaves);
+    if (reserve_tree(dst, a, src->node_count ? src->node_count : 1u, item_limit) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < e->counts[m]; i++) {
+        uint32_t n = e->lists[m][i];
+        e->dirty[n] &= (uint8_t) ~(1u << m);
+        if (n >= src->node_count)
+            continue; /* the tree was emptied since */
+        const gy_bvh_node *node = &src->nodes[n];
+        dst->nodes[n] = *node;
+        if (dst->track_leaves && (node->link & GY_BVH_LEAF_BIT) && node->parent != GY_BVH_FREE)
+            dst->leaf_of[node->link & ~GY_BVH_LEAF_BIT] = n;
+    }
+    e->counts[m] = 0;
+    dst->node_count = src->node_count;
+    dst->depth = src->depth;
+    dst->ordered = src->ordered;
+    return GY_OK;
+}
+
 static bool box_inside(const gy_bvh_box *inner, const gy_bvh_box *outer)
 {
     for (int i = 0; i < 3; i++)
@@ -434,10 +787,61 @@ static bool box_inside(const gy_bvh_box *inner, const gy_bvh_box *outer)
     return true;
 }
 
+/* An edited tree: walked from the root through its links (free nodes are never reached). */
+static bool edited_is_valid(const gy_bvh *bvh, const gy_bvh_box *boxes, uint32_t count)
+{
+    const uint8_t *h = bvh->editor != NULL ? bvh->editor->height : NULL;
+    if (bvh->nodes[0].parent != GY_BVH_NONE)
+        return false;
+    uint32_t stack[2u * GY_BVH_MAX_DEPTH + 2u], depth_of[2u * GY_BVH_MAX_DEPTH + 2u];
+    uint32_t top = 0, leaves = 0, deepest = 0, visited = 0;
+    stack[top] = 0;
+    depth_of[top++] = 0;
+    while (top > 0) {
+        top--;
+        uint32_t i = stack[top], d = depth_of[top];
+        const gy_bvh_node *n = &bvh->nodes[i];
+        if (i >= bvh->node_count || n->parent == GY_BVH_FREE || d >= GY_BVH_MAX_DEPTH ||
+            ++visited > bvh->node_count)
+            return false;
+        deepest = d > deepest ? d : deepest;
+        if (n->link & GY_BVH_LEAF_BIT) {
+            uint32_t item = n->link & ~GY_BVH_LEAF_BIT;
+            leaves++;
+            if ((boxes != NULL && !gy_bvh_box_equal(&n->box, &boxes[item])) ||
+                (h != NULL && h[i] != 0))
+                return false;
+            if (bvh->track_leaves && (item >= bvh->leaf_of_capacity || bvh->leaf_of[item] != i))
+                return false;
+            continue;
+        }
+        uint32_t c = n->link;
+        if (c == 0 || (c & 1u) == 0 || c + 1u >= bvh->node_count)
+            return false;
+        gy_bvh_box u = gy_bvh_box_union(bvh->nodes[c].box, bvh->nodes[c + 1u].box);
+        if (!gy_bvh_box_equal(&u, &n->box))
+            return false;
+        if (h != NULL) {
+            int balance = (int)h[c + 1u] - (int)h[c];
+            if (h[i] != 1u + taller(h[c], h[c + 1u]) || balance > 1 || balance < -1)
+                return false;
+        }
+        for (uint32_t k = c; k <= c + 1u; k++) {
+            if (bvh->nodes[k].parent != i)
+                return false;
+            stack[top] = k;
+            depth_of[top++] = d + 1u;
+        }
+    }
+    return leaves == count && deepest == bvh->depth && (h == NULL || h[0] == bvh->depth);
+}
+
 bool gy_bvh_is_valid(const gy_bvh *bvh, const gy_bvh_box *boxes, uint32_t count)
 {
     if (count == 0)
         return bvh->node_count == 0;
+    if (!bvh->ordered)
+        return bvh->node_count > 0 && edited_is_valid(bvh, boxes, count);
     if (bvh->node_count != 2u * count - 1u || bvh->nodes[0].parent != GY_BVH_NONE)
         return false;
     uint32_t leaves = 0;

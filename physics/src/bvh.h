@@ -9,6 +9,13 @@
  * A tree built with leaf tracking knows each item's leaf, so a moved item is refit by walking its
  * leaf-to-root path, stopping where a parent's box no longer changes.
  *
+ * A tracked tree with an editor (gy_bvh_editor) can also be edited in place: items inserted one by
+ * one (descending to the cheapest sibling by surface area, as Box2D's dynamic tree does) and
+ * removed, with AVL rotations on the way back up keeping the height within 1.44 log2(n). Edited
+ * trees lose the parents-before-children order (`ordered` is false) and may hold free node pairs;
+ * every node write is logged per mirror, so up to GY_BVH_MIRRORS copies of the tree (the query
+ * snapshot's three buffers) catch up by copying only the nodes that changed (gy_bvh_mirror).
+ *
  * Memory: every array grows only when a larger tree is built or copied; once a tree (and its
  * builder) has seen its peak size, build, copy and refit never allocate.
  *
@@ -26,6 +33,11 @@
 /* Trees are never deeper than this (SAH gives way to balanced splits below depth 32), so a fixed
  * traversal stack of this size always suffices. */
 #define GY_BVH_MAX_DEPTH 64
+/* `parent` of the nodes of a free pair in an edited tree (the pair's first node links to the next
+ * free pair). */
+#define GY_BVH_FREE 0xfffffffeu
+/* Copies of an edited tree whose changes an editor logs. */
+#define GY_BVH_MIRRORS 3u
 
 /* An axis-aligned box in single precision, rounded outward from the double box it stands for. */
 typedef struct gy_bvh_box {
@@ -51,7 +63,26 @@ typedef struct gy_bvh {
     uint32_t leaf_of_capacity;
     bool track_leaves;
     uint32_t depth; /* depth of the deepest leaf (root = 0) */
+    /* Parents come before children and there are no free nodes: true after a build (and in copies
+     * of a built tree), false once the tree was edited in place. */
+    bool ordered;
+    /* Non-NULL: the tree may be edited in place and logs every node it writes (see above). Set
+     * by the owner after gy_bvh_init; never copied. */
+    struct gy_bvh_editor *editor;
 } gy_bvh;
+
+/* Writer-side state of a tree edited in place: node heights, the free pairs and, per mirror, the
+ * nodes that mirror has not seen yet. Per-node arrays grow with the tree's node array and are
+ * never shrunk, so editing allocates nothing once the tree has reached its peak size. */
+typedef struct gy_bvh_editor {
+    uint8_t *height; /* per node: 0 for leaves, 1 + the taller child's otherwise */
+    uint8_t *dirty;  /* per node: bit m set while mirror m lacks the node's current value */
+    uint32_t *lists[GY_BVH_MIRRORS]; /* the nodes whose bit m is set, each once */
+    uint32_t counts[GY_BVH_MIRRORS];
+    uint32_t capacity;  /* entries in each per-node array */
+    uint32_t free_head; /* first node of a free pair, or GY_BVH_NONE */
+    uint64_t inserts, removes, rotations;
+} gy_bvh_editor;
 
 /* Reusable scratch for builds; one builder may serve any number of trees on its thread. */
 typedef struct gy_bvh_builder {
@@ -100,8 +131,9 @@ void gy_bvh_fini(gy_bvh *bvh, const gy_allocator *a);
 void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a);
 
 /* Rebuilds `bvh` over `items[0..count)` (distinct, each < GY_BVH_MAX_ITEMS, and < item_limit when
- * leaves are tracked), whose boxes are `boxes[item]`. The items array is not modified. Returns
- * GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is then empty). */
+ * leaves are tracked), whose boxes are `boxes[item]`. The items array is not modified. With an
+ * editor, its heights are recomputed, its free pairs dropped and its logs forgotten (mirrors must
+ * take a whole copy). Returns GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is then empty). */
 gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
                        const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
                        uint32_t item_limit);
@@ -114,8 +146,9 @@ gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uin
  * box does not change. Returns the number of nodes whose box changed. */
 uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box);
 
-/* Recomputes every box from `boxes[item]`, leaves up, in one sweep. Returns the node count.
- * Cheaper than item refits once moved items × (depth + 1) exceeds the node count. */
+/* Recomputes every box from `boxes[item]`, leaves up, in one sweep (an edited tree: one walk in
+ * post-order). Returns the node count. Cheaper than item refits once moved items × (depth + 1)
+ * exceeds the node count. Both refits log the nodes they change in the tree's editor, if any. */
 uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes);
 
 /* Called for each leaf whose box the ray enters before the current limit; returns the new limit
@@ -134,8 +167,32 @@ typedef bool (*gy_bvh_overlap_fn)(void *ctx, uint32_t item);
 /* Visits every leaf overlapping `box`. Returns false when the callback stopped it. */
 bool gy_bvh_overlap(const gy_bvh *bvh, const gy_bvh_box *box, gy_bvh_overlap_fn fn, void *ctx);
 
+/* ---- editing in place (trees with an editor) ----------------------------------------------- */
+
+void gy_bvh_editor_init(gy_bvh_editor *e);
+void gy_bvh_editor_fini(gy_bvh_editor *e, const gy_allocator *a);
+
+/* Inserts `item` (< item_limit, not in the tree) with `box` into a tracked tree with an editor.
+ * Returns GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is unchanged). */
+gy_result gy_bvh_insert(gy_bvh *bvh, const gy_allocator *a, uint32_t item, gy_bvh_box box,
+                        uint32_t item_limit);
+
+/* Removes `item` (in the tree) from a tracked tree with an editor. Never allocates. */
+void gy_bvh_remove(gy_bvh *bvh, uint32_t item);
+
+/* Brings `dst` up to date with the edited tree `src` (dst a copy of src, or a mirror brought up
+ * to date before, with the same leaf tracking): copies the nodes mirror `m` has not seen and
+ * fixes dst's leaf map for them. Returns GY_OK or GY_ERR_OUT_OF_MEMORY (dst is then unchanged and
+ * the log kept, so a later call can finish the job). */
+gy_result gy_bvh_mirror(gy_bvh *dst, const gy_bvh *src, unsigned m, const gy_allocator *a,
+                        uint32_t item_limit);
+
+/* Forgets what mirror `m` had not seen (after it took a whole copy with gy_bvh_copy). */
+void gy_bvh_editor_forget(gy_bvh_editor *e, unsigned m);
+
 /* Structural check for tests: parent links, every child inside its parent, each leaf box equal to
- * boxes[item] (when boxes is non-NULL), leaf map, and exactly `count` leaves. */
+ * boxes[item] (when boxes is non-NULL), leaf map, and exactly `count` leaves; for an edited tree
+ * also the heights, the AVL balance and the depth. */
 bool gy_bvh_is_valid(const gy_bvh *bvh, const gy_bvh_box *boxes, uint32_t count);
 
 #endif

@@ -669,6 +669,16 @@ gy_result gy_character_set_remove(gy_character_set *set, uint32_t store_index, u
     return GY_OK;
 }
 
+void gy_character_set_clear(gy_character_set *set)
+{
+    if (set == NULL)
+        return;
+    for (uint32_t i = 0; i < set->count; i++)
+        set->slot_of[set->entries[i].store_index] = 0;
+    set->count = 0;
+    set->stats.characters = 0;
+}
+
 gy_result gy_character_set_update(gy_character_set *set, uint32_t store_index, uint32_t attachment,
                                   const gy_character_settings *settings)
 {

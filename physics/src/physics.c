@@ -199,6 +199,12 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     }
     if (r == GY_OK)
         r = gy_phys_diag_create(p);
+    if (r == GY_OK) {
+        gy_character_set_def cd = gy_default_character_set_def();
+        cd.allocator = a;
+        cd.gravity = p->world_def.gravity;
+        r = gy_character_set_create(&cd, &p->characters);
+    }
     gy_contact_tracker_def td = {a, body_awake_cb, p};
     gy_contact_tracker_init(&p->tracker, &td);
     if (r != GY_OK) {
@@ -220,6 +226,7 @@ void gy_physics_destroy(gy_physics *p)
     }
     gy_phys_reset_world_state(p);
     gy_contact_tracker_fini(&p->tracker);
+    gy_character_set_destroy(p->characters);
     gy_phys_diag_destroy(p);
     gy_query_snapshot_destroy(p->snapshot);
     gy_triple_buffer_destroy(p->proxy_tb);
@@ -264,16 +271,7 @@ static void step_once(gy_physics *p, bool with_inputs)
         gy_log(p->logger, GY_LOG_ERROR, "physics: adapter step failed: %s", gy_result_message(r));
     p->tick++;
     __atomic_store_n(&p->counters.ticks, p->tick, __ATOMIC_RELAXED);
-    if (p->move_characters != NULL) {
-        gy_physics_step_context sc = {p,
-                                      be,
-                                      p->world,
-                                      p->tick,
-                                      p->step_dt,
-                                      with_inputs ? p->inputs : NULL,
-                                      with_inputs ? p->input_count : 0u};
-        p->move_characters(p->character_ctx, &sc);
-    }
+    gy_phys_move_characters(p, with_inputs);
     gy_phys_after_step(p, p->tick);
     sim_unlock(p);
     uint64_t dt = gy_clock_now_ns() - t0;
@@ -415,7 +413,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     for (uint32_t i = 0; i < b->body_count; i++) {
         const gy_physics_body_desc *d = &b->bodies[i];
         gy_phys_create_body(p, d->store_index, d->attachment, &d->def, d->colliders,
-                            d->collider_count);
+                            d->collider_count, d->character);
     }
     for (uint32_t i = 0; i < b->joint_count; i++)
         gy_phys_create_joint(p, &b->joints[i]);

@@ -143,6 +143,15 @@ gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
             c->shape.resource.bits >= GY_PHYSICS_MAX_STORE_INDEX)
             return GY_ERR_INVALID_ARGUMENT;
     }
+    if (d->character != NULL) {
+        /* The controller moves one kinematic capsule by its pose. */
+        r = gy_character_settings_validate(d->character);
+        if (r != GY_OK)
+            return r;
+        if (d->def.type != GY_MOTION_KINEMATIC || d->collider_count != 1 ||
+            d->colliders[0].shape.type != GY_SHAPE_CAPSULE)
+            return GY_ERR_INVALID_ARGUMENT;
+    }
     return GY_OK;
 }
 
@@ -223,6 +232,11 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_des
     pl->size = size;
     pl->attachment = desc->attachment;
     pl->collider_count = desc->collider_count;
+    pl->is_character = desc->character != NULL;
+    if (pl->is_character)
+        pl->character = *desc->character;
+    else
+        memset(&pl->character, 0, sizeof pl->character);
     pl->def = desc->def;
     memcpy(pl->colliders, desc->colliders, (size_t)desc->collider_count * sizeof(gy_collider_def));
     r = record_payload(p, GY_PHYS_CMD_CREATE_BODY, desc->store_index, pl, desc->attachment);
@@ -521,7 +535,8 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
             gy_phys_add(&p->counters.creates_cancelled, 1);
             return;
         }
-        gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count);
+        gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count,
+                            pl->is_character ? &pl->character : NULL);
         break;
     }
     case GY_PHYS_CMD_RELEASE_BODY: {

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 
+#include "gyre/character.h"
 #include "gyre/command_queue.h"
 #include "gyre/contact_events.h"
 #include "gyre/physics.h"
@@ -57,6 +58,8 @@ typedef struct gy_phys_body_payload {
     size_t size;
     uint32_t attachment;
     uint32_t collider_count;
+    bool is_character;
+    gy_character_settings character; /* valid when is_character */
     gy_body_def def;
     gy_collider_def colliders[];
 } gy_phys_body_payload;
@@ -101,6 +104,7 @@ typedef struct gy_phys_body {
     uint8_t list;       /* GY_PHYS_LIST_* */
     uint8_t teleported; /* a SET_POSE since its last read */
     uint8_t fault;
+    uint8_t character; /* registered with the subsystem's character set */
 } gy_phys_body;
 
 /* One adapter collider, by its handle's slot (also its query-snapshot slot). */
@@ -108,12 +112,26 @@ typedef struct gy_phys_collider {
     gy_pose local;
     uint32_t store_index;
     uint32_t next;
+    uint32_t mask;  /* its collide mask (the characters' sensor pass checks sensors' masks) */
     uint16_t index; /* in its body's create list */
     bool live;
     bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
     bool is_plane;
     bool local_identity; /* local pose is the identity: the world pose is the body's */
+    bool is_sensor;
+    bool character; /* a registered character's (non-sensor) capsule: its sensor pairs come from
+                       the overlap after the move, not from the step's contact list */
 } gy_phys_collider;
+
+/* A registered character, as the sensor pass needs it. */
+typedef struct gy_phys_character {
+    uint32_t store_index;
+    uint32_t attachment;
+    gy_collider_id collider; /* its capsule */
+    gy_shape shape;
+    uint32_t category, mask;
+    bool probe; /* the capsule is not a sensor: its sensor pairs are found by the pass */
+} gy_phys_character;
 
 typedef struct gy_phys_joint {
     gy_joint_id id;
@@ -178,6 +196,7 @@ struct gy_physics {
     void *clock_ctx;
     gy_physics_character_fn move_characters;
     void *character_ctx;
+    gy_character_set *characters; /* the pointer is fixed; the set is physics side */
 
     gy_command_queue *commands;
     gy_reply_queue *replies;
@@ -248,6 +267,12 @@ struct gy_physics {
     gy_physics_character_input *inputs;
     uint32_t input_count, input_capacity;
     gy_contact_tracker tracker;
+    gy_phys_character *chars; /* registered characters, dense (swap-remove) */
+    uint32_t char_count, char_capacity;
+    gy_contact *char_contacts; /* the step's contacts with the characters' sensor pairs replaced */
+    uint32_t char_contact_capacity;
+    gy_hit *char_hits;
+    uint32_t char_hit_capacity;
     bool drained_any;        /* this iteration applied at least one command */
     uint64_t reads, changes; /* of the current read-back */
 
@@ -295,8 +320,10 @@ gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
 
 /* physics_world.c: roster operations on the physics thread (inside the sim lock). */
+/* `character` (NULL: none) registers the body's character once it exists. */
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count);
+                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
+                         const gy_character_settings *character);
 /* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
 void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
@@ -315,6 +342,26 @@ gy_result gy_phys_reply(gy_physics *p, uint16_t type, uint32_t key, const void *
 void gy_phys_reset_world_state(gy_physics *p);
 /* Frees the roster's memory (destroy). */
 void gy_phys_free_world_state(gy_physics *p);
+
+/* physics_character.c: Gyre's character controller under the subsystem (physics thread). */
+/* Registers the character of a body just created by the adapter (before the roster takes it).
+ * GY_ERR_OUT_OF_MEMORY or the set's error, nothing registered. */
+gy_result gy_phys_character_register(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                     const gy_character_settings *settings,
+                                     const gy_collider_def *capsule, gy_collider_id capsule_id);
+/* Unregisters the character of a body being released (no-op for other bodies). */
+void gy_phys_character_unregister(gy_physics *p, uint32_t store_index);
+/* Forgets every character (the world stopped). */
+void gy_phys_characters_reset(gy_physics *p);
+/* After a step: Gyre's controller, then the host's hook. Inside the sim lock. */
+void gy_phys_move_characters(gy_physics *p, bool with_inputs);
+/* The step's contacts for the tracker: the adapter's list with every pair of a character's
+ * capsule and a sensor replaced by what an overlap of the capsule where the move left it finds,
+ * so a character's sensor pairs begin and end in the tick of the move. Without characters (or
+ * on a failure, logged) the adapter's list itself. Valid until the next call. */
+uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, uint32_t count,
+                                    const gy_contact **out);
+void gy_phys_characters_free(gy_physics *p);
 
 /* physics_publish.c */
 /* After a step: collision bookkeeping for `tick` (tracker update, touches, joint wake-ups, joint

@@ -158,9 +158,10 @@ static uint32_t user_store(const gy_physics *p, uint64_t user)
 void gy_phys_after_step(gy_physics *p, uint64_t tick)
 {
     const gy_backend *be = p->backend;
-    const gy_contact *contacts;
+    const gy_contact *contacts, *pairs;
     uint32_t n = be->contacts(p->world, &contacts);
-    gy_result r = gy_contact_tracker_update(&p->tracker, tick, contacts, n);
+    uint32_t np = gy_phys_character_contacts(p, contacts, n, &pairs);
+    gy_result r = gy_contact_tracker_update(&p->tracker, tick, pairs, np);
     if (r != GY_OK)
         gy_log(p->logger, GY_LOG_WARN, "physics: collision events of tick %llu lost: %s",
                (unsigned long long)tick, gy_result_message(r));
@@ -219,27 +220,35 @@ void gy_phys_wake_disturbed(gy_physics *p)
 
 /* ---- read-back ------------------------------------------------------------------------------- */
 
-/* True when every number is finite and survives the conversion to the proxy's floats (a finite
- * double beyond FLT_MAX would publish as infinity). */
-static bool state_finite(const gy_body_state *s)
+/* True when the state is one a game could have set: rotation finite (and within float range),
+ * every position and velocity component within GY_PHYSICS_MAX_MAGNITUDE. The bound is the one
+ * commands are held to, far beyond any game's scale; a body past it is running away, and the
+ * adapter must not step it again: ODE aborts the process once a runaway reaches about 1e155
+ * (positions, velocities) or 1e105 (angular velocity), faster than a non-finite check sees. */
+static bool state_sane(const gy_body_state *s)
 {
     /* One pass over the 13 numbers (inline: this runs for every body read back). */
-    const double v[13] = {s->pose.position.x,   s->pose.position.y,    s->pose.position.z,
-                          s->pose.rotation.x,   s->pose.rotation.y,    s->pose.rotation.z,
-                          s->pose.rotation.w,   s->linear_velocity.x,  s->linear_velocity.y,
+    const double v[13] = {s->pose.rotation.x,   s->pose.rotation.y,    s->pose.rotation.z,
+                          s->pose.rotation.w,   s->pose.position.x,    s->pose.position.y,
+                          s->pose.position.z,   s->linear_velocity.x,  s->linear_velocity.y,
                           s->linear_velocity.z, s->angular_velocity.x, s->angular_velocity.y,
                           s->angular_velocity.z};
-    for (int i = 0; i < 13; i++)
+    for (int i = 0; i < 4; i++)
         if (!(fabs(v[i]) <= (double)FLT_MAX)) /* false for NaN too */
+            return false;
+    for (int i = 4; i < 13; i++)
+        if (!(fabs(v[i]) <= GY_PHYSICS_MAX_MAGNITUDE))
             return false;
     return true;
 }
 
-/* Freezes a body whose state went non-finite at its last published pose, at rest. */
+/* Freezes a body whose state went non-finite or past the bound at its last published pose, at
+ * rest, and reports it once. The adapter has no way to make a body immovable, so a faulted body
+ * is frozen again at every publish (read_one keeps it queued) until a SET_POSE clears the fault:
+ * between publishes it moves at most the few steps of the forces still acting on it. */
 static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
 {
     const gy_backend *be = p->backend;
-    gy_phys_add(&p->counters.bodies_faulted, 1);
     gy_pose pose = gy_pose_identity();
     if (e->proxy.flags & GY_PROXY_LIVE) {
         const float *x = e->proxy.position, *q = e->proxy.rotation;
@@ -252,11 +261,13 @@ static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
     st->pose = pose;
     st->linear_velocity = st->angular_velocity = gy_v3(0, 0, 0);
     if (!e->fault) {
+        gy_phys_add(&p->counters.bodies_faulted, 1);
         gy_physics_body_reply reply = {
             e->attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED), e->id, p->tick};
         gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_FAULT, s, &reply, sizeof reply, GY_REPLY_ESSENTIAL);
-        gy_log(p->logger, GY_LOG_WARN, "physics: body %u (attachment %u) went non-finite; frozen",
-               s, e->attachment);
+        gy_log(p->logger, GY_LOG_WARN,
+               "physics: body %u (attachment %u) went non-finite or past %g; frozen", s,
+               e->attachment, GY_PHYSICS_MAX_MAGNITUDE);
     }
     e->fault = 1;
 }
@@ -271,7 +282,7 @@ static void read_one(gy_physics *p, uint32_t s)
     if (p->backend->body_get_state(p->world, e->id, &st) != GY_OK)
         return;
     p->reads++;
-    if (!state_finite(&st))
+    if (e->fault || !state_sane(&st))
         fault(p, s, e, &st);
     gy_proxy np;
     np.position[0] = (float)st.pose.position.x;
@@ -298,6 +309,9 @@ static void read_one(gy_physics *p, uint32_t s)
     if (e->teleported) {
         e->teleported = 0;
         /* Read again next publish so the flag is cleared there. */
+        gy_phys_list_push(p, &p->retouch, s);
+    } else if (e->fault) {
+        /* Frozen again at every publish (see fault()). */
         gy_phys_list_push(p, &p->retouch, s);
     }
     if (memcmp(&np, &e->proxy, sizeof np) != 0) {

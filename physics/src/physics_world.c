@@ -94,7 +94,8 @@ static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
 }
 
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count)
+                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
+                         const gy_character_settings *character)
 {
     const gy_backend *be = p->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
@@ -148,6 +149,9 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     }
     r = table_reserve(p, (void **)&p->colliders, &p->collider_capacity, max_slot + 1u,
                       sizeof *p->colliders);
+    if (r == GY_OK && character != NULL)
+        r = gy_phys_character_register(p, store_index, attachment, character, &colliders[0],
+                                       p->collider_ids[0]);
     if (r != GY_OK) {
         be->body_release(p->world, id);
         reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
@@ -164,6 +168,9 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         c->live = true;
         c->in_snapshot = false;
         c->is_plane = colliders[i].shape.type == GY_SHAPE_PLANE;
+        c->mask = colliders[i].mask;
+        c->is_sensor = colliders[i].is_sensor;
+        c->character = character != NULL && !colliders[i].is_sensor;
         gy_pose id = gy_pose_identity();
         c->local_identity = memcmp(&c->local, &id, sizeof id) == 0;
         next = slot;
@@ -176,6 +183,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     e->list = GY_PHYS_LIST_NONE;
     e->teleported = 0;
     e->fault = 0;
+    e->character = character != NULL;
     /* A new body never inherits the slot's previous value: it is read back at the coming
      * publish, and until then the slot's proxy is empty. */
     memset(&e->proxy, 0, sizeof e->proxy);
@@ -201,6 +209,8 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     /* EXITs first, while the collider table still names the pair's colliders. */
     gy_contact_tracker_body_released(&p->tracker, p->tick + 1u, e->id);
     gy_phys_push_events(p);
+    if (e->character)
+        gy_phys_character_unregister(p, store_index);
     p->backend->body_release(p->world, e->id);
     for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;) {
         gy_phys_collider *c = &p->colliders[slot];
@@ -208,6 +218,8 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
             gy_query_snapshot_remove(p->snapshot, slot);
         c->live = false;
         c->in_snapshot = false;
+        c->is_sensor = false;
+        c->character = false;
         uint32_t next = c->next;
         c->next = GY_PHYS_NONE;
         slot = next;
@@ -225,6 +237,7 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     e->collider_count = 0;
     e->teleported = 0;
     e->fault = 0;
+    e->character = 0;
     memset(&e->proxy, 0, sizeof e->proxy);
     e->proxy.tick = (uint32_t)(p->tick + 1u);
     gy_phys_mark_changed(p, store_index);
@@ -369,6 +382,7 @@ void gy_phys_reset_world_state(gy_physics *p)
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
         p->dirty[l].count = 0;
     p->input_count = 0;
+    gy_phys_characters_reset(p);
     gy_phys_invalidate_buffers(p);
 }
 
@@ -401,6 +415,7 @@ void gy_phys_free_world_state(gy_physics *p)
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
         gy_phys_list_free(p, &p->dirty[l]);
     gy_phys_list_free(p, &p->release_set);
+    gy_phys_characters_free(p);
     for (uint32_t b = 0; b < 3; b++)
         if (p->frames[b].proxies != NULL)
             gy_free(a, p->frames[b].proxies, (size_t)p->frames[b].capacity * sizeof(gy_proxy));

@@ -16,6 +16,14 @@ enum { TREE_STATIC = 0, TREE_MOVING = 1, TREE_COUNT = 2, GROUP_PLANES = 2, GROUP
 #define MASTER_BIT     3u
 #define DIRTY_LISTS    4u
 #define REBUILD_PERIOD 64u
+/* Statics join and leave the static tree in place (insert/remove, see bvh.h) instead of a rebuild
+ * when the tree holds at least this many and at most a quarter of them changed: streaming adds
+ * and removes a few hundred statics per tick, and rebuilding 100,000 takes ~70 ms. Smaller trees
+ * rebuild (cheap, and the best tree). */
+#define EDIT_MIN_STATICS 1024u
+/* static_flags bits */
+#define IN_STATIC_TREE  1u /* a leaf of the writer's static tree (valid unless pending) */
+#define STATIC_PENDING  2u /* joined or left the static group since the tree was last updated */
 /* Overlaps count as touching within this many metres (GJK converges only approximately on curved
  * shapes). */
 #define TOUCH_TOLERANCE 1e-7
@@ -80,15 +88,19 @@ struct gy_query_snapshot {
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group */
     uint32_t *dirty[DIRTY_LISTS];   /* slots changed since buffer b (or the trees) last caught up */
+    uint32_t *static_pending;       /* slots marked STATIC_PENDING */
     uint8_t *group;
     uint8_t *dirty_bits;
+    uint8_t *static_flags;
 
     uint32_t member_count[GROUP_COUNT];
     uint32_t dirty_count[DIRTY_LISTS];
+    uint32_t static_pending_count;
     uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
     bool membership_changed[GROUP_COUNT];
     bool moved_since_build[TREE_COUNT];
     gy_bvh trees[TREE_COUNT]; /* current topology and bounds, copied into buffers after builds */
+    gy_bvh_editor static_editor; /* the static tree is edited in place; buffers mirror it */
     gy_bvh_builder builder;
     gy_query_snapshot_stats stats;
 };
@@ -388,8 +400,8 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t live, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], group, dirty_bits,
-        size;
+    size_t live, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
+        dirty_bits, static_flags, size;
 } slot_layout;
 
 static slot_layout layout_for(uint32_t cap)
@@ -410,9 +422,13 @@ static slot_layout layout_for(uint32_t cap)
         l.dirty[i] = o;
         o += n * sizeof(uint32_t);
     }
+    l.static_pending = o;
+    o += n * sizeof(uint32_t);
     l.group = o;
     o += n;
     l.dirty_bits = o;
+    o += n;
+    l.static_flags = o;
     o += n;
     l.size = o;
     return l;
@@ -445,6 +461,9 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
     carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
     carry(b + l.dirty_bits, qs->dirty_bits, 1, old, add, 0);
+    carry(b + l.static_flags, qs->static_flags, 1, old, add, 0);
+    carry(b + l.static_pending, qs->static_pending, sizeof(uint32_t), qs->static_pending_count,
+          (uint32_t)cap - qs->static_pending_count, 0);
     for (int i = 0; i < GROUP_COUNT; i++) {
         uint32_t *dst = (uint32_t *)(void *)(b + l.members[i]);
         if (qs->member_count[i])
@@ -466,6 +485,8 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
     qs->group = (uint8_t *)(b + l.group);
     qs->dirty_bits = (uint8_t *)(b + l.dirty_bits);
+    qs->static_flags = (uint8_t *)(b + l.static_flags);
+    qs->static_pending = (uint32_t *)(void *)(b + l.static_pending);
     qs->stats.slot_capacity = qs->capacity;
     return GY_OK;
 }
@@ -487,6 +508,8 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
         for (int v = 0; v < 3; v++)
             gy_bvh_init(&qs->views[v].trees[t], true);
     }
+    gy_bvh_editor_init(&qs->static_editor);
+    qs->trees[TREE_STATIC].editor = &qs->static_editor;
     gy_triple_buffer_def tbd = {
         sizeof(gy_snapshot_view), {&qs->views[0], &qs->views[1], &qs->views[2]}, a};
     gy_result r = gy_triple_buffer_create(&tbd, &qs->tb);
@@ -519,6 +542,7 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     for (int t = 0; t < TREE_COUNT; t++)
         gy_bvh_fini(&qs->trees[t], a);
     gy_bvh_builder_fini(&qs->builder, a);
+    gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
     gy_triple_buffer_destroy(qs->tb);
     gy_free(a, qs, sizeof *qs);
@@ -534,11 +558,21 @@ static void mark_dirty(gy_query_snapshot *qs, uint32_t slot)
     }
 }
 
+/* The static tree's membership changes are kept per slot until the tree is next updated. */
+static void note_static_change(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
+{
+    if (g != TREE_STATIC || (qs->static_flags[slot] & STATIC_PENDING))
+        return;
+    qs->static_flags[slot] |= STATIC_PENDING;
+    qs->static_pending[qs->static_pending_count++] = slot;
+}
+
 static void group_add(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
 {
     qs->member_pos[slot] = qs->member_count[g];
     qs->members[g][qs->member_count[g]++] = slot;
     qs->membership_changed[g] = true;
+    note_static_change(qs, g, slot);
 }
 
 static void group_remove(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
@@ -548,6 +582,7 @@ static void group_remove(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
     qs->members[g][pos] = last;
     qs->member_pos[last] = pos;
     qs->membership_changed[g] = true;
+    note_static_change(qs, g, slot);
 }
 
 gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_snapshot_entry *e)
@@ -641,11 +676,67 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, const uint32_t *li
     }
 }
 
-/* Brings the writer's trees up to date: refit along moved paths, rebuild where membership changed
+/* After a static tree build: every pending slot is in the tree exactly when it is static. */
+static void settle_static_pending(gy_query_snapshot *qs)
+{
+    for (uint32_t i = 0; i < qs->static_pending_count; i++) {
+        uint32_t s = qs->static_pending[i];
+        qs->static_flags[s] = qs->group[s] == TREE_STATIC ? IN_STATIC_TREE : 0u;
+    }
+    qs->static_pending_count = 0;
+}
+
+/* Applies the pending static membership changes to the writer's static tree in place: removals
+ * first, then insertions. Only when that beats a rebuild (see EDIT_MIN_STATICS). On an allocation
+ * failure the slots not done stay pending and the next publish rebuilds. */
+static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
+{
+    *edited = false;
+    gy_bvh *t = &qs->trees[TREE_STATIC];
+    uint32_t n = qs->member_count[TREE_STATIC], changes = qs->static_pending_count;
+    if (!qs->membership_changed[TREE_STATIC] || t->node_count == 0 || n < EDIT_MIN_STATICS ||
+        (uint64_t)changes * 4u > n)
+        return GY_OK;
+    for (uint32_t i = 0; i < changes; i++) {
+        uint32_t s = qs->static_pending[i];
+        if ((qs->static_flags[s] & IN_STATIC_TREE) && qs->group[s] != TREE_STATIC) {
+            gy_bvh_remove(t, s);
+            qs->static_flags[s] &= (uint8_t)~IN_STATIC_TREE;
+        }
+    }
+    uint32_t done = 0;
+    for (; done < changes; done++) {
+        uint32_t s = qs->static_pending[done];
+        if (!(qs->static_flags[s] & IN_STATIC_TREE) && qs->group[s] == TREE_STATIC) {
+            if (gy_bvh_insert(t, qs->alloc, s, qs->boxes[s], qs->capacity) != GY_OK)
+                break;
+            qs->static_flags[s] |= IN_STATIC_TREE;
+        }
+        qs->static_flags[s] &= (uint8_t)~STATIC_PENDING;
+    }
+    if (done < changes) {
+        memmove(qs->static_pending, qs->static_pending + done,
+                (size_t)(changes - done) * sizeof *qs->static_pending);
+        qs->static_pending_count = changes - done;
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    qs->static_pending_count = 0;
+    qs->membership_changed[TREE_STATIC] = false;
+    *edited = true;
+    return GY_OK;
+}
+
+/* Brings the writer's trees up to date: statics join and leave the static tree in place when
+ * that pays, moved paths are refit, and a tree is rebuilt where its membership changed otherwise
  * or the periodic rebuild is due. */
 static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
 {
-    bool moved[TREE_COUNT];
+    bool moved[TREE_COUNT], edited;
+    gy_result er = edit_static_tree(qs, &edited);
+    if (er != GY_OK)
+        return er;
+    if (edited)
+        qs->stats.static_edits++;
     refit_trees(qs, qs->trees, qs->dirty[MASTER_BIT], qs->dirty_count[MASTER_BIT],
                 qs->membership_changed, moved);
     for (uint32_t i = 0; i < qs->dirty_count[MASTER_BIT]; i++)
@@ -666,10 +757,12 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
         qs->membership_changed[g] = false;
         qs->moved_since_build[g] = false;
         qs->version[g]++;
-        if (g == TREE_STATIC)
+        if (g == TREE_STATIC) {
+            settle_static_pending(qs);
             qs->stats.static_rebuilds++;
-        else
+        } else {
             qs->stats.moving_rebuilds++;
+        }
     }
     if (qs->membership_changed[GROUP_PLANES]) {
         qs->membership_changed[GROUP_PLANES] = false;
@@ -706,9 +799,19 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
         /* The writer's tree already includes every change, so the copy needs no refit. */
         if (gy_bvh_copy(&v->trees[g], &qs->trees[g], qs->alloc, qs->capacity) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
+        if (g == TREE_STATIC)
+            gy_bvh_editor_forget(&qs->static_editor, b);
         v->tree_version[g] = qs->version[g];
         copied[g] = true;
         qs->stats.tree_copies++;
+    }
+    /* The static tree is edited (and refit) in place in the writer, which logs every node it
+     * writes: the buffer copies those nodes and so never refits its own copy. */
+    if (!copied[TREE_STATIC]) {
+        if (gy_bvh_mirror(&v->trees[TREE_STATIC], &qs->trees[TREE_STATIC], b, qs->alloc,
+                          qs->capacity) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        copied[TREE_STATIC] = true;
     }
     for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
         uint32_t s = qs->dirty[b][i];

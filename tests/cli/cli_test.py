@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """End-to-end tests of the `gyre` command line (docs/cli.md), run by meson as one test per group:
 
-    cli_test.py GROUP GYRE SCENES_DIR DATA_DIR
+    cli_test.py GROUP GYRE SCENES_DIR DATA_DIR [BACKENDS]
+
+BACKENDS is the comma-separated list of adapters compiled in (meson's gyre_backends; default ode):
+every sample scene runs on each of them, and `gyre conform` compares the first two.
 
 Each group runs its cases in order and prints cmocka-style lines ([ RUN      ], [       OK ],
 [  FAILED  ], and the [==========] / [  PASSED  ] summary that .ci/summarize.py collects). The exit
@@ -16,6 +19,7 @@ import time
 from pathlib import Path
 
 GROUP, GYRE, SCENES, DATA = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+BACKENDS = sys.argv[5].split(",") if len(sys.argv) > 5 and sys.argv[5] else ["ode"]
 TMP = Path(tempfile.mkdtemp(prefix="gyre-cli-"))
 
 REPORT_KEYS = ["gyre_version", "scene", "backend", "mode", "ticks", "sim_seconds", "entities",
@@ -85,18 +89,21 @@ def check_report_shape(r):
 # ---- groups ---------------------------------------------------------------------------------- #
 
 def scene_cases():
+    """Every sample scene on every adapter compiled in: the same expects must hold on each."""
     cases = []
-    for path in sorted(SCENES.glob("*.json")):
-        def case(path=path):
-            r, err = run_report(path)
-            check_report_shape(r)
-            check(r["counters"]["live_objects_at_exit"] == 0,
-                  f"live_objects_at_exit = {r['counters']['live_objects_at_exit']}")
-            check(r["mode"] == "lockstep" and r["backend"] == "ode", "lockstep on ode")
-            failed = [x for x in r["expects"] if x["passed"] is not True]
-            check(not failed, f"expects not held: {failed}")
-            check(r["ticks"] > 0, "no ticks")
-        cases.append((f"test_scene_{path.stem}", case))
+    for backend in BACKENDS:
+        for path in sorted(SCENES.glob("*.json")):
+            def case(path=path, backend=backend):
+                r, err = run_report(path, "--backend", backend)
+                check_report_shape(r)
+                check(r["counters"]["live_objects_at_exit"] == 0,
+                      f"live_objects_at_exit = {r['counters']['live_objects_at_exit']}")
+                check(r["mode"] == "lockstep" and r["backend"] == backend,
+                      f"lockstep on {backend}")
+                failed = [x for x in r["expects"] if x["passed"] is not True]
+                check(not failed, f"expects not held on {backend}: {failed}")
+                check(r["ticks"] > 0, "no ticks")
+            cases.append((f"test_scene_{path.stem}_on_{backend}", case))
     return cases
 
 
@@ -107,12 +114,12 @@ def strip_timing(text):
 
 
 def determinism_cases():
-    def same_run(scene):
+    def same_run(scene, *flags):
         outs = []
         for i in range(2):
             files = [TMP / f"det{i}.{k}" for k in ("report.json", "events.jsonl", "trace.csv")]
             code, _, err, _ = gyre("run", scene, "--quiet", "--report", files[0], "--events",
-                                   files[1], "--trace", files[2])
+                                   files[1], "--trace", files[2], *flags)
             check(code == 0, f"exit {code}: {err}")
             outs.append([f.read_bytes() for f in files])
         a, b = outs
@@ -128,7 +135,8 @@ def determinism_cases():
         ("test_lockstep_showcase_is_byte_identical", lambda: same_run(SCENES / "showcase.json")),
         ("test_lockstep_spawn_is_byte_identical", lambda: same_run(SCENES / "streamed_cell.json")),
         ("test_lockstep_ball_pit_is_byte_identical", lambda: same_run(SCENES / "ball_pit.json")),
-    ]
+    ] + [(f"test_lockstep_showcase_is_byte_identical_on_{b}",
+          lambda b=b: same_run(SCENES / "showcase.json", "--backend", b)) for b in BACKENDS[1:]]
 
 
 def usage_cases():
@@ -372,9 +380,83 @@ def realtime_cases():
     return [("test_realtime_is_paced", paced)]
 
 
+CONFORM_KEYS = ["gyre_version", "scene", "backends", "runs", "final", "trace", "entities", "events",
+                "expects", "raycasts"]
+
+
+def conform_cases():
+    """`gyre conform` on two scenes that end at rest, as a smoke test: it runs, it reads both runs
+    right (its per-run numbers equal `gyre run`'s), and the final poses agree within a bound the
+    scene justifies. Differences below the bound are reported, not failed."""
+    if len(BACKENDS) < 2:
+        def needs_two():
+            code, _, err, _ = gyre("conform", SCENES / "restitution.json")
+            check(code == 2 and "two" in err, f"one adapter: exit {code}: {err}")
+        return [("test_conform_needs_two_adapters", needs_two)]
+    a, b = BACKENDS[0], BACKENDS[1]
+
+    def smoke(stem, bound):
+        def case():
+            out = TMP / f"{stem}.conform.json"
+            code, _, err, _ = gyre("conform", SCENES / f"{stem}.json", "--backends", f"{a},{b}",
+                                   "--report", out, "--max-position-diff", bound, timeout=240)
+            check(code == 0, f"exit {code}: {err}")
+            c = json.loads(out.read_text())
+            check(list(c.keys()) == CONFORM_KEYS, f"keys {list(c.keys())}")
+            check(c["backends"] == [a, b], str(c["backends"]))
+            check(f"{a} vs {b}" in err, f"summary on stderr: {err}")
+            for side, backend in enumerate((a, b)):
+                r, _ = run_report(SCENES / f"{stem}.json", "--backend", backend)
+                run = c["runs"][side]
+                check(run["backend"] == backend and run["exit_code"] == 0, str(run))
+                check(run["events"] == r["events"], f"{backend}: {run['events']} != {r['events']}")
+                check(run["expects_held"] == len(r["expects"]), f"{backend}: {run}")
+                check(run["ticks"] == r["ticks"], f"{backend}: ticks")
+                check([e["name"] for e in c["entities"]] == [e["name"] for e in r["entities"]],
+                      "entities in report order")
+            check(c["final"]["entities_match"] is True, "same entities")
+            worst = max(e["position_diff"] for e in c["entities"])
+            check(abs(c["final"]["max_position_diff"] - worst) < 1e-9, "final max")
+            check(worst <= bound, f"final positions {worst} m apart (bound {bound})")
+            t = c["trace"]
+            check(t["compared"] is True and t["rows"] == (r["ticks"] + 1) * len(r["entities"]),
+                  f"trace rows {t['rows']}")
+            check(t["max_position_diff"] >= worst - 1e-9, "the run's largest difference")
+            check(c["events"]["pairs"] >= 1, "collision pairs")
+        return case
+
+    def gate():
+        # A gate below the difference the adapters really show must fail the command.
+        code, _, err, _ = gyre("conform", SCENES / "box_pile.json", "--backends", f"{a},{b}",
+                               "--seconds", "2", "--max-position-diff", "0", "--quiet")
+        check(code == 1 and "--max-position-diff 0" in err, f"exit {code}: {err}")
+
+    def usage():
+        for args in (["conform"], ["conform", SCENES / "restitution.json", "--backends", f"{a},{a}"],
+                     ["conform", SCENES / "restitution.json", "--backends", a],
+                     ["conform", SCENES / "restitution.json", "--bogus"]):
+            code, out, err, _ = gyre(*args)
+            check(code == 2 and out == "" and err.strip() != "", f"gyre {args}: exit {code}")
+        code, _, err, _ = gyre("conform", SCENES / "restitution.json", "--backends", f"{a},nosuch")
+        check(code == 2 and "nosuch" in err and a in err, f"unknown adapter: {code} {err}")
+        code, _, err, _ = gyre("conform", DATA / "invalid.json")
+        check(code == 2 and "physics.step_hz" in err, f"invalid scene: {code} {err}")
+
+    # restitution: three balls end at rest on a plane, with no sideways force: apart only by the
+    # adapters' resting penetrations (ODE's 0.5 mm surface layer), so 1 cm is generous.
+    # box_pile: each adapter holds its crates within the scene's tolerances (up to 5 cm) of the
+    # analytic pyramid, so the two may end up to 10 cm apart.
+    return [
+        ("test_conform_restitution", smoke("restitution", 0.01)),
+        ("test_conform_box_pile", smoke("box_pile", 0.1)),
+        ("test_conform_gate_exit_1", gate),
+        ("test_conform_usage_errors_exit_2", usage),
+    ]
+
+
 GROUPS = {"cli_scenes": scene_cases, "cli_determinism": determinism_cases,
           "cli_usage": usage_cases, "cli_bad_input": bad_input_cases,
-          "cli_realtime": realtime_cases}
+          "cli_realtime": realtime_cases, "cli_conform": conform_cases}
 
 
 def main():

@@ -28,7 +28,8 @@
 static const char *fuzz_dir;
 static const char *adapter;
 
-/* ---- a quiet logger (failures are expected here; their messages are noise) -------------------- */
+/* ---- a quiet logger (failures are expected here; their messages are noise) --------------------
+ */
 
 typedef struct log_count {
     uint32_t warnings, errors;
@@ -151,13 +152,13 @@ static void scene_init(scene_data *s)
     s->joint[0].def.type = GY_JOINT_HINGE;
     s->joint[0].def.anchor = gy_v3(2, 4.5, 0);
     s->joint[0].def.axis = gy_v3(0, 0, 1);
-    s->joint[1] = (gy_physics_joint_desc){.joint_key = 2, .a_store = 2, .a_attachment = 102,
-                                          .b_store = 3, .b_attachment = 103};
+    s->joint[1] = (gy_physics_joint_desc){
+        .joint_key = 2, .a_store = 2, .a_attachment = 102, .b_store = 3, .b_attachment = 103};
     s->joint[1].def = gy_default_joint_def();
     s->joint[1].def.type = GY_JOINT_BALL;
     s->joint[1].def.anchor = gy_v3(-0.25, 2.25, 0);
-    s->joint[2] = (gy_physics_joint_desc){.joint_key = 3, .a_store = 5, .a_attachment = 105,
-                                          .b_store = 1, .b_attachment = 101};
+    s->joint[2] = (gy_physics_joint_desc){
+        .joint_key = 3, .a_store = 5, .a_attachment = 105, .b_store = 1, .b_attachment = 101};
     s->joint[2].def = gy_default_joint_def();
     s->joint[2].def.type = GY_JOINT_DISTANCE;
     s->joint[2].def.anchor = gy_v3(-2.5, 1.5, 0);
@@ -168,8 +169,8 @@ static void scene_init(scene_data *s)
 /* ---- what happened to each object ------------------------------------------------------------ */
 
 typedef struct outcome {
-    bool assigned[OBJ_COUNT];      /* BODY_ASSIGNED seen */
-    int32_t failed[OBJ_COUNT];     /* CREATE_FAILED code, or GY_OK when none */
+    bool assigned[OBJ_COUNT];  /* BODY_ASSIGNED seen */
+    int32_t failed[OBJ_COUNT]; /* CREATE_FAILED code, or GY_OK when none */
     uint32_t failed_replies[OBJ_COUNT];
     uint32_t assigned_replies[OBJ_COUNT];
     uint32_t unexpected; /* replies naming nothing in the scene */
@@ -253,8 +254,7 @@ static void record_releases(gy_physics *p, scene_data *s, const gy_result state[
             if (pass == 0 && o->kind == OBJ_JOINT)
                 assert_result(gy_physics_record_release_joint(p, o->key), GY_OK);
             if (pass == 1 && o->kind == OBJ_BODY)
-                assert_result(gy_physics_record_release_body(p, o->key,
-                                                             s->body[o->key].attachment),
+                assert_result(gy_physics_record_release_body(p, o->key, s->body[o->key].attachment),
                               GY_OK);
             if (pass == 2 && o->kind == OBJ_RESOURCE)
                 assert_result(gy_physics_record_release_resource(p, o->key), GY_OK);
@@ -296,15 +296,15 @@ static void run_adapter_faults(gy_fault_backend *fb, const char *what)
         const scene_obj *ob = &k_objs[i];
         if (expect[i] == GY_OK) {
             if (o.failed_replies[i] != 0)
-                fail_msg("%s: object %d (key %u) should exist but failed with %s", what, i,
-                         ob->key, gy_result_name((gy_result)o.failed[i]));
+                fail_msg("%s: object %d (key %u) should exist but failed with %s", what, i, ob->key,
+                         gy_result_name((gy_result)o.failed[i]));
             if (ob->kind == OBJ_BODY)
                 assert_int_equal(o.assigned_replies[i], 1);
         } else {
             /* Exactly one failure reply carrying the code, and never an assignment. */
             if (o.failed_replies[i] != 1 || o.failed[i] != (int32_t)expect[i])
-                fail_msg("%s: object %d (key %u) expected one CREATE_FAILED %s, got %u (%s)",
-                         what, i, ob->key, gy_result_name(expect[i]), o.failed_replies[i],
+                fail_msg("%s: object %d (key %u) expected one CREATE_FAILED %s, got %u (%s)", what,
+                         i, ob->key, gy_result_name(expect[i]), o.failed_replies[i],
                          gy_result_name((gy_result)o.failed[i]));
             assert_int_equal(o.assigned_replies[i], 0);
             failures++;
@@ -658,8 +658,8 @@ static void sweep_scene_load(const char *file, gy_result expect)
         gy_scene_free(scene);
         gy_scene_errors_free(errors);
         if (ta.live_blocks != 0)
-            fail_msg("%s, allocation %llu failing: %lld blocks leaked", file,
-                     (unsigned long long)n, (long long)ta.live_blocks);
+            fail_msg("%s, allocation %llu failing: %lld blocks leaked", file, (unsigned long long)n,
+                     (long long)ta.live_blocks);
     }
     free(text);
     print_message("%s: %llu allocations, %u sweeps ended out of memory\n", file,

@@ -205,8 +205,7 @@ static void test_queue_pressure_reply_queue_keeps_essentials_and_counts_drops(vo
 
     /* The game catches up: each commit moves more of the overflow in; every essential arrives
      * once, in push order, and everything pushed is delivered. */
-    for (int guard = 0; guard < 100 && (st.overflow_now > 0 || st.delivered < st.pushed);
-         guard++) {
+    for (int guard = 0; guard < 100 && (st.overflow_now > 0 || st.delivered < st.pushed); guard++) {
         gy_reply_queue_drain(q, see_reply, &seen);
         gy_reply_queue_commit(q);
         gy_reply_queue_get_stats(q, &st);
@@ -323,8 +322,7 @@ static void test_queue_pressure_physics_command_flood_applies_everything(void **
     for (uint32_t b = 0; b < BATCHES; b++) {
         for (uint32_t i = 0; i < IMPULSES / BATCHES; i++) {
             uint32_t target = (recorded - BODIES) % BODIES;
-            assert_result(gy_physics_record_add_impulse(p, target, target + 1u,
-                                                        gy_v3(0, 0.001, 0)),
+            assert_result(gy_physics_record_add_impulse(p, target, target + 1u, gy_v3(0, 0.001, 0)),
                           GY_OK);
             recorded++;
         }

@@ -47,7 +47,8 @@ static bool inject(gy_fault_backend *fb, gy_fault_kind kind)
     return fail;
 }
 
-/* ---- the forwarding allocator ----------------------------------------------------------------- */
+/* ---- the forwarding allocator -----------------------------------------------------------------
+ */
 
 static void *fa_alloc(void *ctx, size_t size)
 {
@@ -222,8 +223,7 @@ static gy_result f_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_po
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_move_kinematic(in(w), id, target, dt);
 }
 
-static gy_result f_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p,
-                                       gy_vec3 *out)
+static gy_result f_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p, gy_vec3 *out)
 {
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_point_velocity(in(w), id, p, out);
 }
@@ -248,8 +248,7 @@ static uint32_t f_contacts(gy_backend_world *w, const gy_contact **out)
     return be(w)->contacts(in(w), out);
 }
 
-static uint32_t f_broken_joints(gy_backend_world *w, const gy_joint_id **out,
-                                const uint64_t **user)
+static uint32_t f_broken_joints(gy_backend_world *w, const gy_joint_id **out, const uint64_t **user)
 {
     if (w == NULL) {
         if (out != NULL)

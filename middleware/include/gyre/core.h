@@ -5,6 +5,7 @@
 #ifndef GYRE_CORE_H
 #define GYRE_CORE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,10 +121,20 @@ void gy_log(const gy_logger *logger, gy_log_level level, const char *fmt, ...)
 
 /* ---- validation helpers (used at every boundary) --------------------------------------------- */
 
-/* True when the number is neither NaN nor infinite. */
-bool gy_is_finite(double v);
-bool gy_vec3_is_finite(gy_vec3 v);
-bool gy_quat_is_finite(gy_quat q);
+/* True when the number is neither NaN nor infinite. Inline: these run on every command, contact
+ * and snapshot move. */
+static inline bool gy_is_finite(double v)
+{
+    return isfinite(v) != 0;
+}
+static inline bool gy_vec3_is_finite(gy_vec3 v)
+{
+    return gy_is_finite(v.x) && gy_is_finite(v.y) && gy_is_finite(v.z);
+}
+static inline bool gy_quat_is_finite(gy_quat q)
+{
+    return gy_is_finite(q.x) && gy_is_finite(q.y) && gy_is_finite(q.z) && gy_is_finite(q.w);
+}
 /* True when q is finite and its length is within 1e-3 of 1. */
 bool gy_quat_is_unit(gy_quat q);
 

@@ -8,7 +8,9 @@
  *     step, so the body's pose is always where the last move or a teleport put it).
  *   - gy_character_set: every character of a physics world keyed by store_index, with their
  *     settings, state and latest inputs. gy_character_set_hook has the gy_physics_character_fn
- *     signature: gy_physics calls it on the physics thread after every step.
+ *     signature. gy_physics owns one set and runs it on the physics thread after every step for
+ *     the bodies created with a `character` description (gy_physics_body_desc); a host may also
+ *     run a set of its own as its move_characters hook.
  *
  * Threading contract: every function here runs on the thread that owns the backend world (the
  * physics thread under gy_physics, the test's thread when driving an adapter directly). Nothing
@@ -179,6 +181,10 @@ gy_result gy_character_set_add(gy_character_set *set, uint32_t store_index, uint
  * `store_index`; GY_ERR_INVALID_ARGUMENT for NULL. */
 gy_result gy_character_set_remove(gy_character_set *set, uint32_t store_index, uint32_t attachment);
 
+/* Unregisters every character (a world that stopped), keeping memory and counters. NULL is
+ * ignored. */
+void gy_character_set_clear(gy_character_set *set);
+
 /* Replaces a registered character's settings (state kept). Errors as for add and remove. */
 gy_result gy_character_set_update(gy_character_set *set, uint32_t store_index, uint32_t attachment,
                                   const gy_character_settings *settings);
@@ -202,6 +208,12 @@ void gy_character_set_apply_input(gy_character_set *set, const gy_physics_charac
 void gy_character_set_hook(void *ctx, const gy_physics_step_context *sc);
 
 void gy_character_set_get_stats(const gy_character_set *set, gy_character_set_stats *out);
+
+/* The counters of the character set gy_physics runs for bodies created with a `character`
+ * description; they accumulate across stop/start (`characters` is 0 once stopped). Game thread,
+ * while the physics thread is stopped: the set belongs to that thread while it runs
+ * (GY_ERR_MISUSE then). GY_ERR_INVALID_ARGUMENT for NULL. */
+gy_result gy_physics_get_character_stats(const gy_physics *p, gy_character_set_stats *out);
 
 #ifdef __cplusplus
 }

@@ -11,12 +11,16 @@
  *     destroy, diagnostics.
  *   - Any thread: gy_physics_get_stats, gy_physics_hold_epoch, gy_physics_tick.
  *   - The physics thread: only the character hook and the gy_physics_hook_* functions it calls.
+ *     The subsystem's own character set (bodies created with a `character` description) belongs
+ *     to that thread too: characters are registered and unregistered by the commands that create
+ *     and release their bodies, never by the game thread.
  *   - gy_physics_barrier gives the scene barrier for mutation windows (its own contract applies).
  *
  * The tick (real time): pace to the next deadline holding the safe point → take the time (wall dt
  * clamped to 0.1 s, times the effective time scale) → drain command batches (lifecycle, then
- * mutate) → up to max_catchup_steps steps of 1/step_hz, each followed by the character hook and
- * collision bookkeeping → publish proxies, query snapshot, replies and events, diagnostics.
+ * mutate) → up to max_catchup_steps steps of 1/step_hz, each followed by the characters (Gyre's
+ * controller, then the host's hook), the characters' sensor overlaps and collision bookkeeping →
+ * publish proxies, query snapshot, replies and events, diagnostics.
  * Lockstep runs the same drain → step → publish, one tick per request. docs/physics-thread.md has
  * the rules in full. */
 #ifndef GYRE_PHYSICS_H
@@ -44,9 +48,10 @@ enum {
     GY_PROXY_MOTION_MASK = 3u << 2,
     GY_PROXY_TELEPORTED = 1u << 4, /* a SET_POSE was applied in the tick of this value: do not
                                       interpolate from the previous value */
-    GY_PROXY_FAULT = 1u << 5       /* the adapter reported a state that is non-finite (or beyond
-                                      float range); the body was frozen at its last published pose
-                                      (cleared by the next SET_POSE) */
+    GY_PROXY_FAULT = 1u << 5       /* the adapter reported a non-finite rotation or a position
+                                      or velocity component beyond GY_PHYSICS_MAX_MAGNITUDE; the
+                                      body is frozen at its last published pose, at rest (again
+                                      at every publish) until the next SET_POSE */
 };
 
 /* One body as published, per store_index. Plain data, exactly 64 bytes. Poses are the body
@@ -84,7 +89,8 @@ typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: store_index / joint key / resource key;
                                            body: gy_physics_failure_reply */
     GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint key; body: gy_physics_joint_reply */
-    GY_PHYSICS_REPLY_CHARACTER_STATE,   /* reserved for the character controller */
+    GY_PHYSICS_REPLY_CHARACTER_STATE,   /* key: store_index; body: gy_character_reply
+                                           (gyre/character.h) */
     GY_PHYSICS_REPLY_BODY_FAULT,        /* key: store_index; body: gy_physics_body_reply */
     GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
@@ -196,7 +202,8 @@ typedef struct gy_physics_step_context {
     uint32_t input_count;
 } gy_physics_step_context;
 
-/* Runs on the physics thread after every step: commands first, step second, characters third. */
+/* Runs on the physics thread after every step: commands first, step second, characters third
+ * (after Gyre's own controller has moved the bodies created with a `character` description). */
 typedef void (*gy_physics_character_fn)(void *ctx, const gy_physics_step_context *sc);
 
 /* Hook only: the adapter body at `store_index` if it holds `attachment`, else the null id. */
@@ -231,7 +238,9 @@ typedef struct gy_physics_def {
      * monotonic clock); NULL: gy_clock_now_ns. Tests inject one. */
     gy_physics_clock_fn clock;
     void *clock_ctx;
-    gy_physics_character_fn move_characters; /* NULL: none */
+    /* A host's own character hook, run after Gyre's controller has moved the bodies created with
+     * a `character` description (gy_physics_body_desc); NULL: none. */
+    gy_physics_character_fn move_characters;
     void *character_ctx;
     /* An adapter table used instead of the registry lookup by `backend` (NULL: look up by name).
      * For adapters that are not registered, such as the tests' fault-injecting wrapper. */
@@ -243,6 +252,9 @@ gy_physics_def gy_default_physics_def(void);
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
+/* Character controller settings (gyre/character.h). */
+typedef struct gy_character_settings gy_character_settings;
+
 /* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their
  * resource by key in `shape.resource.bits` (the key given to gy_physics_record_create_*). */
 typedef struct gy_physics_body_desc {
@@ -251,6 +263,12 @@ typedef struct gy_physics_body_desc {
     gy_body_def def;     /* user_data is overwritten (Gyre keeps store index and attachment) */
     const gy_collider_def *colliders;
     uint32_t collider_count; /* 1..65535 */
+    /* NULL: an ordinary body. Otherwise the body is a character that Gyre's controller moves on
+     * the physics thread with these settings (copied): it must be Kinematic with exactly one
+     * collider, a capsule, whose radius and height the settings should repeat. The character is
+     * registered when the create succeeds and unregistered when the body is released (or the
+     * world stops); a failed create registers nothing. */
+    const gy_character_settings *character;
 } gy_physics_body_desc;
 
 /* A joint between two bodies named by store index + attachment; b_attachment 0: the world. The

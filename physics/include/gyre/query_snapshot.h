@@ -6,11 +6,12 @@
  * kinematic and dynamic entries in another, planes (unbounded) in a short list. At each publish a
  * tree is refit along the paths of what moved (or in one sweep when most of it moved), and rebuilt
  * (binned SAH) when an entry joins or leaves it and at every 64th publish if anything in it moved
- * since its last build. So statics that never change cost nothing, but adding or removing a
- * static rebuilds the whole static tree at the next publish (about 70 ms for 100,000 statics here):
- * batch static changes. Each of the three buffers keeps its own copy of the trees and entries and
- * is brought up to date, when it is next written, with exactly the entries that changed since it
- * was last written, so publishing costs what moved, not what exists: 100,000 untouched statics cost
+ * since its last build. A static tree of at least 1,024 entries is instead edited in place when
+ * statics join or leave it (at most a quarter of it at once): each is inserted or removed with an
+ * AVL rebalance along its path, so streaming statics in and out costs what changes, not what is
+ * resident (a rebuild of 100,000 statics takes about 70 ms here). Each of the three buffers keeps
+ * its own copy of the trees and entries and is brought up to date, when it is next written, with
+ * exactly the entries (and edited static-tree nodes) that changed since it was last written, so publishing costs what moved, not what exists: 100,000 untouched statics cost
  * nothing per publish. Once the snapshot has reached its peak size, publishing never allocates.
  *
  * Hull and mesh geometry are immutable, refcounted blobs created on the writer's thread. The
@@ -115,6 +116,7 @@ typedef struct gy_query_snapshot_stats {
     uint32_t planes;
     uint32_t slot_capacity;   /* slots the writer's arrays hold now */
     uint64_t static_rebuilds; /* builds of the static tree */
+    uint64_t static_edits;    /* publishes that edited it in place instead (large trees) */
     uint64_t moving_rebuilds; /* builds of the moving tree */
     uint64_t tree_copies;     /* rebuilt trees copied into a buffer */
     uint64_t entries_written; /* entries copied into buffers */

@@ -1,0 +1,246 @@
+/* Gyre's character controller under the subsystem: the characters of bodies created with a
+ * `character` description live in the subsystem's own gy_character_set, registered and
+ * unregistered on the physics thread by the commands that create and release their bodies (so the
+ * game thread never touches the set while the thread runs), moved after every step, and given
+ * their sensor pairs in the tick of the move.
+ *
+ * Why the sensor pass: the adapter finds contacts during the step, before the controller moves the
+ * capsule, so a character that walks into a trigger would be reported one tick late (and leave it
+ * one tick late). Sensors never push back, so nothing is lost by deciding a character's sensor
+ * pairs from an overlap query where the move left the capsule instead: the adapter's reports for
+ * those pairs are dropped and the overlap's take their place, in the adapter's orientation
+ * (a = the lower collider handle) and under its pair rules (both masks, no jointed bodies).
+ * Physics thread, inside the sim lock. */
+#include <string.h>
+
+#include "gyre/handle_pool.h"
+#include "gyre/math.h"
+#include "physics_internal.h"
+
+/* Hits gathered per character overlap at first; grown (to the peak) when an overlap fills it. */
+#define FIRST_HITS 16u
+
+gy_result gy_phys_character_register(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                     const gy_character_settings *settings,
+                                     const gy_collider_def *capsule, gy_collider_id capsule_id)
+{
+    gy_result r = gy_array_reserve(p->alloc, (void **)&p->chars, &p->char_capacity,
+                                   p->char_count + 1u, sizeof *p->chars);
+    if (r != GY_OK)
+        return r;
+    gy_body_id none = {0};
+    r = gy_character_set_add(p->characters, store_index, attachment, settings, none);
+    if (r != GY_OK)
+        return r;
+    gy_phys_character *c = &p->chars[p->char_count++];
+    memset(c, 0, sizeof *c);
+    c->store_index = store_index;
+    c->attachment = attachment;
+    c->collider = capsule_id;
+    c->shape = capsule->shape;
+    c->category = capsule->category;
+    c->mask = capsule->mask;
+    c->probe = !capsule->is_sensor;
+    return GY_OK;
+}
+
+void gy_phys_character_unregister(gy_physics *p, uint32_t store_index)
+{
+    for (uint32_t i = 0; i < p->char_count; i++) {
+        if (p->chars[i].store_index != store_index)
+            continue;
+        gy_character_set_remove(p->characters, store_index, p->chars[i].attachment);
+        p->chars[i] = p->chars[--p->char_count];
+        return;
+    }
+}
+
+void gy_phys_characters_reset(gy_physics *p)
+{
+    gy_character_set_clear(p->characters);
+    p->char_count = 0;
+}
+
+void gy_phys_characters_free(gy_physics *p)
+{
+    const gy_allocator *a = p->alloc;
+    if (p->chars != NULL)
+        gy_free(a, p->chars, (size_t)p->char_capacity * sizeof *p->chars);
+    if (p->char_contacts != NULL)
+        gy_free(a, p->char_contacts, (size_t)p->char_contact_capacity * sizeof *p->char_contacts);
+    if (p->char_hits != NULL)
+        gy_free(a, p->char_hits, (size_t)p->char_hit_capacity * sizeof *p->char_hits);
+    p->chars = NULL;
+    p->char_contacts = NULL;
+    p->char_hits = NULL;
+    p->char_count = p->char_capacity = p->char_contact_capacity = p->char_hit_capacity = 0;
+}
+
+void gy_phys_move_characters(gy_physics *p, bool with_inputs)
+{
+    gy_physics_step_context sc = {p,
+                                  p->backend,
+                                  p->world,
+                                  p->tick,
+                                  p->step_dt,
+                                  with_inputs ? p->inputs : NULL,
+                                  with_inputs ? p->input_count : 0u};
+    if (p->char_count > 0)
+        gy_character_set_hook(p->characters, &sc);
+    if (p->move_characters != NULL)
+        p->move_characters(p->character_ctx, &sc);
+}
+
+/* ---- the sensor pass ------------------------------------------------------------------------- */
+
+static const gy_phys_collider *live_collider(const gy_physics *p, gy_collider_id id)
+{
+    uint32_t slot = gy_handle_slot(id.bits);
+    return slot < p->collider_capacity && p->colliders[slot].live ? &p->colliders[slot] : NULL;
+}
+
+/* A pair of a registered character's capsule and a sensor: the pass decides it. */
+static bool pass_owns(const gy_physics *p, const gy_contact *c)
+{
+    const gy_phys_collider *a = live_collider(p, c->collider_a);
+    const gy_phys_collider *b = live_collider(p, c->collider_b);
+    return a != NULL && b != NULL &&
+           ((a->character && b->is_sensor) || (b->character && a->is_sensor));
+}
+
+static bool jointed(const gy_physics *p, uint32_t s1, uint32_t s2)
+{
+    for (uint32_t k = 0; k < p->joint_count; k++) {
+        const gy_phys_joint *j = &p->joints[k];
+        if (j->live &&
+            ((j->a_store == s1 && j->b_store == s2) || (j->a_store == s2 && j->b_store == s1)))
+            return true;
+    }
+    return false;
+}
+
+static bool push_contact(gy_physics *p, uint32_t *n, const gy_contact *c)
+{
+    if (*n == p->char_contact_capacity &&
+        gy_array_reserve(p->alloc, (void **)&p->char_contacts, &p->char_contact_capacity, *n + 1u,
+                         sizeof *p->char_contacts) != GY_OK)
+        return false;
+    p->char_contacts[(*n)++] = *c;
+    return true;
+}
+
+/* Overlaps one character's capsule where its body is now; every hit is kept (the array grows
+ * until a query no longer fills it). */
+static gy_result overlap_all(gy_physics *p, const gy_phys_character *ch, gy_pose pose,
+                             const gy_query_filter *f, uint32_t *count)
+{
+    for (;;) {
+        if (p->char_hit_capacity == 0 &&
+            gy_array_reserve(p->alloc, (void **)&p->char_hits, &p->char_hit_capacity, FIRST_HITS,
+                             sizeof *p->char_hits) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        gy_result r = p->backend->overlap(p->world, &ch->shape, pose, f, GY_COLLECT_ALL,
+                                          p->char_hits, p->char_hit_capacity, count);
+        if (r != GY_OK || *count < p->char_hit_capacity)
+            return r;
+        r = gy_array_reserve(p->alloc, (void **)&p->char_hits, &p->char_hit_capacity,
+                             p->char_hit_capacity * 2u, sizeof *p->char_hits);
+        if (r != GY_OK)
+            return r;
+    }
+}
+
+/* Appends the sensor pairs of one character. */
+static gy_result character_pairs(gy_physics *p, const gy_phys_character *ch, uint32_t *n)
+{
+    const gy_phys_body *e = &p->bodies[ch->store_index];
+    const gy_phys_collider *own = live_collider(p, ch->collider);
+    if (own == NULL)
+        return GY_ERR_STALE_HANDLE;
+    gy_body_state st;
+    gy_result r = p->backend->body_get_state(p->world, e->id, &st);
+    if (r != GY_OK)
+        return r;
+    gy_pose pose = own->local_identity ? st.pose : gy_pose_mul(st.pose, own->local);
+    gy_query_filter f = gy_default_query_filter();
+    f.mask = ch->mask;
+    f.include_sensors = true;
+    f.ignore_body = e->id;
+    uint32_t count = 0;
+    r = overlap_all(p, ch, pose, &f, &count);
+    if (r != GY_OK)
+        return r;
+    uint64_t user = ((uint64_t)ch->store_index << 32) | ch->attachment;
+    for (uint32_t i = 0; i < count; i++) {
+        const gy_hit *h = &p->char_hits[i];
+        const gy_phys_collider *s = live_collider(p, h->collider);
+        if (s == NULL || !s->is_sensor || (ch->category & s->mask) == 0 ||
+            h->collider.bits == ch->collider.bits)
+            continue;
+        if (p->joint_count > 0 && jointed(p, ch->store_index, s->store_index))
+            continue;
+        if (!gy_vec3_is_finite(h->point) || !gy_vec3_is_finite(h->normal) ||
+            !gy_is_finite(h->penetration))
+            continue;
+        /* The hit's normal points out of the sensor, toward the capsule. */
+        bool char_is_a = ch->collider.bits < h->collider.bits;
+        gy_contact c;
+        memset(&c, 0, sizeof c);
+        c.body_a = char_is_a ? e->id : h->body;
+        c.body_b = char_is_a ? h->body : e->id;
+        c.collider_a = char_is_a ? ch->collider : h->collider;
+        c.collider_b = char_is_a ? h->collider : ch->collider;
+        c.user_a = char_is_a ? user : h->user_data;
+        c.user_b = char_is_a ? h->user_data : user;
+        c.point = h->point;
+        c.normal = char_is_a ? gy_v3_neg(h->normal) : h->normal;
+        c.penetration = h->penetration;
+        c.is_sensor = true;
+        if (!push_contact(p, n, &c))
+            return GY_ERR_OUT_OF_MEMORY;
+    }
+    return GY_OK;
+}
+
+uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, uint32_t count,
+                                    const gy_contact **out)
+{
+    *out = contacts;
+    bool any = false;
+    for (uint32_t k = 0; k < p->char_count && !any; k++)
+        any = p->chars[k].probe;
+    if (!any)
+        return count;
+    uint32_t n = 0;
+    gy_result r = GY_OK;
+    uint32_t who = GY_PHYS_NONE;
+    for (uint32_t i = 0; r == GY_OK && i < count; i++)
+        if (!pass_owns(p, &contacts[i]) && !push_contact(p, &n, &contacts[i]))
+            r = GY_ERR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; r == GY_OK && k < p->char_count; k++) {
+        if (p->chars[k].probe) {
+            r = character_pairs(p, &p->chars[k], &n);
+            who = p->chars[k].store_index;
+        }
+    }
+    if (r != GY_OK) {
+        /* The adapter's own list: the same pairs, in the same orientation, one tick behind. */
+        gy_log(p->logger, GY_LOG_WARN,
+               "physics: characters' sensor pass failed at store index %d (%s); sensor events "
+               "follow the step this tick",
+               who == GY_PHYS_NONE ? -1 : (int)who, gy_result_message(r));
+        return count;
+    }
+    *out = p->char_contacts;
+    return n;
+}
+
+gy_result gy_physics_get_character_stats(const gy_physics *p, gy_character_set_stats *out)
+{
+    if (p == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (p->running)
+        return GY_ERR_MISUSE;
+    gy_character_set_get_stats(p->characters, out);
+    return GY_OK;
+}

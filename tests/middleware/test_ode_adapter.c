@@ -1,0 +1,462 @@
+/* ODE adapter specifics that the shared contract suite does not pin down: statics placed over or
+ * removed under sleeping bodies, and statics streamed in and out (they live in no ODE space, only
+ * in the adapter's X/Z grid, whose emptied cells are trimmed). The sleep tests use only the public
+ * table; the grid and space checks look at the adapter's records (ode_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+
+#include "../../middleware/ode/ode_internal.h"
+#include "gyre/backend.h"
+#include "gyre/math.h"
+
+#define DT (1.0 / 60.0)
+
+typedef struct fixture {
+    const gy_backend *be;
+    gy_backend_world *w;
+    gy_test_allocator ta;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    if (fx == NULL)
+        return -1;
+    *state = fx;
+    fx->be = gy_backend_find("ode");
+    if (fx->be == NULL)
+        return -1;
+    gy_test_allocator_init(&fx->ta);
+    gy_world_def wd = gy_default_world_def();
+    wd.allocator = &fx->ta.base;
+    if (fx->be->world_create(&wd, &fx->w) != GY_OK)
+        return -1;
+    return fx->be->bind_thread(fx->w) == GY_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    int rc = 0;
+    if (fx->w != NULL) {
+        fx->be->unbind_thread(fx->w);
+        fx->be->world_destroy(fx->w);
+    }
+    if (fx->ta.live_blocks != 0) {
+        print_error("world_destroy left %lld blocks allocated\n", (long long)fx->ta.live_blocks);
+        rc = -1;
+    }
+    free(fx);
+    return rc;
+}
+
+static gy_body_id create(fixture *fx, gy_motion_type type, gy_vec3 at, gy_collider_def cd)
+{
+    gy_body_def bd = gy_default_body_def();
+    bd.type = type;
+    bd.pose.position = at;
+    gy_body_id id = {0};
+    assert_result(fx->be->body_create(fx->w, &bd, &cd, 1, &id, NULL), GY_OK);
+    return id;
+}
+
+static gy_collider_def box(gy_vec3 size)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_BOX;
+    c.shape.box_size = size;
+    return c;
+}
+
+static gy_collider_def sphere(double radius)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_SPHERE;
+    c.shape.radius = radius;
+    return c;
+}
+
+static gy_body_id create_ground(fixture *fx)
+{
+    gy_collider_def c = gy_default_collider_def();
+    c.shape.type = GY_SHAPE_PLANE;
+    c.shape.normal = gy_v3(0, 1, 0);
+    return create(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), c);
+}
+
+static void step_n(fixture *fx, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert_result(fx->be->step(fx->w, DT), GY_OK);
+}
+
+static gy_body_state state_of(fixture *fx, gy_body_id id)
+{
+    gy_body_state s;
+    assert_result(fx->be->body_get_state(fx->w, id, &s), GY_OK);
+    return s;
+}
+
+static bool awake(fixture *fx, gy_body_id id)
+{
+    return state_of(fx, id).awake;
+}
+
+/* The contact between two bodies after the last step, or NULL. */
+static const gy_contact *find_contact(fixture *fx, gy_body_id a, gy_body_id b)
+{
+    const gy_contact *c = NULL;
+    uint32_t n = fx->be->contacts(fx->w, &c);
+    for (uint32_t i = 0; i < n; i++)
+        if ((c[i].body_a.bits == a.bits && c[i].body_b.bits == b.bits) ||
+            (c[i].body_a.bits == b.bits && c[i].body_b.bits == a.bits))
+            return &c[i];
+    return NULL;
+}
+
+/* A 1 m box resting on `support`'s top face at height `top`, stepped until it sleeps. */
+static gy_body_id sleeping_box(fixture *fx, double top)
+{
+    gy_body_id b = create(fx, GY_MOTION_DYNAMIC, gy_v3(0, top + 0.5, 0), box(gy_v3(1, 1, 1)));
+    for (int i = 0; i < 240 && awake(fx, b); i++)
+        step_n(fx, 1);
+    assert_false(awake(fx, b));
+    /* Asleep for a while, so its pairs are carried over rather than collided. */
+    step_n(fx, 10);
+    assert_false(awake(fx, b));
+    return b;
+}
+
+static void expect_empty(fixture *fx)
+{
+    gy_backend_counters c;
+    fx->be->get_counters(fx->w, &c);
+    assert_int_equal(c.live_objects, 0);
+}
+
+/* ---- statics and sleepers ------------------------------------------------------------------- */
+
+/* Adapter-neutral; a candidate for the contract suite once every adapter does it. */
+static void test_ode_static_created_over_sleeper_wakes_it(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+
+    /* A wall whose left face cuts 10 cm into the box's right side. */
+    gy_body_id wall = create(fx, GY_MOTION_STATIC, gy_v3(0.9, 1.0, 0), box(gy_v3(1, 2, 1)));
+    step_n(fx, 1);
+    assert_true(awake(fx, b));
+    assert_non_null(find_contact(fx, b, wall));
+    step_n(fx, 60);
+    /* Pushed clear of the wall: its right face at x <= 0.4, within 1 cm. */
+    assert_true(state_of(fx, b).pose.position.x <= -0.1 + 0.01);
+
+    assert_result(fx->be->body_release(fx->w, wall), GY_OK);
+    assert_result(fx->be->body_release(fx->w, b), GY_OK);
+    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
+    expect_empty(fx);
+}
+
+static void test_ode_static_moved_onto_sleeper_wakes_it(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+    gy_body_id wall = create(fx, GY_MOTION_STATIC, gy_v3(50, 1.0, 0), box(gy_v3(1, 2, 1)));
+    step_n(fx, 5);
+    assert_false(awake(fx, b));
+
+    gy_pose p = gy_pose_identity();
+    p.position = gy_v3(-0.9, 1.0, 0); /* right face 10 cm into the box's left side */
+    assert_result(fx->be->body_set_pose(fx->w, wall, p), GY_OK);
+    step_n(fx, 1);
+    assert_true(awake(fx, b));
+    assert_non_null(find_contact(fx, b, wall));
+    step_n(fx, 60);
+    assert_true(state_of(fx, b).pose.position.x >= 0.1 - 0.01);
+
+    assert_result(fx->be->body_release(fx->w, wall), GY_OK);
+    assert_result(fx->be->body_release(fx->w, b), GY_OK);
+    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
+    expect_empty(fx);
+}
+
+/* Only statics that touch a sleeper wake it: one whose bounding box overlaps the sleeper's but
+ * whose shape stays clear, and one far away, leave it asleep. */
+static void test_ode_static_near_sleeper_leaves_it_asleep(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+
+    /* A 0.5 m ball off the box's top corner (0.5, 1, 0.5): 0.61 m from it, boxes overlapping. */
+    gy_body_id ball = create(fx, GY_MOTION_STATIC, gy_v3(0.85, 1.35, 0.85), sphere(0.5));
+    gy_body_id far = create(fx, GY_MOTION_STATIC, gy_v3(30, 0.5, 0), box(gy_v3(1, 1, 1)));
+    step_n(fx, 1);
+    assert_false(awake(fx, b));
+    assert_null(find_contact(fx, b, ball));
+    gy_backend_counters c;
+    fx->be->get_counters(fx->w, &c);
+    assert_int_equal(c.awake_bodies, 0);
+
+    assert_result(fx->be->body_release(fx->w, far), GY_OK);
+    assert_result(fx->be->body_release(fx->w, ball), GY_OK);
+    assert_result(fx->be->body_release(fx->w, b), GY_OK);
+    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
+    expect_empty(fx);
+}
+
+/* A sensor streamed in around a sleeper reports the overlap (the sleeper is woken for the step
+ * that finds it; the sensor does not push it). */
+static void test_ode_static_sensor_created_over_sleeper_is_reported(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+    gy_vec3 rest = state_of(fx, b).pose.position;
+
+    gy_collider_def sc = box(gy_v3(4, 4, 4));
+    sc.is_sensor = true;
+    gy_body_id zone = create(fx, GY_MOTION_STATIC, gy_v3(0, 1, 0), sc);
+    step_n(fx, 1);
+    const gy_contact *ct = find_contact(fx, b, zone);
+    assert_non_null(ct);
+    assert_true(ct->is_sensor);
+    /* It stays reported once the box is asleep again, and the box has not been moved (1 mm). */
+    step_n(fx, 60);
+    assert_false(awake(fx, b));
+    assert_non_null(find_contact(fx, b, zone));
+    gy_vec3 now = state_of(fx, b).pose.position;
+    assert_near(gy_v3_len(gy_v3_sub(now, rest)), 0.0, 1e-3);
+
+    assert_result(fx->be->body_release(fx->w, zone), GY_OK);
+    assert_result(fx->be->body_release(fx->w, b), GY_OK);
+    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
+    expect_empty(fx);
+}
+
+/* Releasing a static under a sleeper wakes it, also when the pair has only been carried over from
+ * earlier reports for many steps (a release skips the report scan for statics no report names). */
+static void test_ode_static_released_under_sleeper_wakes_it(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id support = create(fx, GY_MOTION_STATIC, gy_v3(0, 0.5, 0), box(gy_v3(2, 1, 2)));
+    gy_body_id b = sleeping_box(fx, 1.0);
+    step_n(fx, 30);
+    assert_false(awake(fx, b));
+    assert_non_null(find_contact(fx, b, support));
+
+    assert_result(fx->be->body_release(fx->w, support), GY_OK);
+    assert_true(awake(fx, b));
+    step_n(fx, 30);
+    /* Fallen onto the ground: centre at 0.5 m within 2 cm. */
+    assert_near(state_of(fx, b).pose.position.y, 0.5, 0.02);
+
+    assert_result(fx->be->body_release(fx->w, b), GY_OK);
+    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
+    expect_empty(fx);
+}
+
+/* ---- streaming statics ---------------------------------------------------------------------- */
+
+static gy_ode_collider *collider_of(fixture *fx, gy_body_id id)
+{
+    gy_ode_body *b = gy_handle_pool_get(&fx->w->bodies, id.bits);
+    assert_non_null(b);
+    assert_int_equal(b->collider_count, 1);
+    return b->colliders[0];
+}
+
+/* Statics are in no ODE space (removing from ODE's quadtree was linear in the statics it held);
+ * dynamic colliders are in the dynamic space. */
+static void test_ode_statics_are_in_no_space(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id s = create(fx, GY_MOTION_STATIC, gy_v3(0, 0.5, 0), box(gy_v3(1, 1, 1)));
+    gy_body_id d = create(fx, GY_MOTION_DYNAMIC, gy_v3(0, 3, 0), sphere(0.5));
+    assert_null(dGeomGetSpace(collider_of(fx, s)->geom));
+    assert_ptr_equal(dGeomGetSpace(collider_of(fx, d)->geom), fx->w->dynamic_space);
+    /* Still collided: the sphere lands on the box (centre at 1.5 m within 2 cm). */
+    step_n(fx, 90);
+    assert_near(state_of(fx, d).pose.position.y, 1.5, 0.02);
+    assert_result(fx->be->body_release(fx->w, d), GY_OK);
+    assert_result(fx->be->body_release(fx->w, s), GY_OK);
+    expect_empty(fx);
+}
+
+/* Mesh and hull statics outside any space still collide: ODE's trimesh and convex tests get
+ * their AABBs and poses from the geoms themselves. */
+static void test_ode_mesh_and_hull_statics_hold_bodies(void **state)
+{
+    fixture *fx = *state;
+    static const gy_vec3 quad[4] = {{-5, 0, -5}, {5, 0, -5}, {5, 0, 5}, {-5, 0, 5}};
+    static const uint32_t tris[6] = {0, 3, 2, 0, 2, 1};
+    static const gy_vec3 cube[8] = {{-1, -1, -1}, {1, -1, -1}, {-1, 1, -1}, {1, 1, -1},
+                                    {-1, -1, 1},  {1, -1, 1},  {-1, 1, 1},  {1, 1, 1}};
+    gy_mesh_def md = {quad, 4, tris, 6};
+    gy_hull_def hd = {cube, 8};
+    gy_resource_id mesh, hull;
+    assert_result(fx->be->mesh_create(fx->w, &md, &mesh), GY_OK);
+    assert_result(fx->be->hull_create(fx->w, &hd, &hull), GY_OK);
+    gy_collider_def mc = gy_default_collider_def();
+    mc.shape.type = GY_SHAPE_MESH;
+    mc.shape.resource = mesh;
+    gy_collider_def hc = gy_default_collider_def();
+    hc.shape.type = GY_SHAPE_HULL;
+    hc.shape.resource = hull;
+    gy_body_id floor = create(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), mc);
+    gy_body_id block = create(fx, GY_MOTION_STATIC, gy_v3(20, 1, 0), hc); /* top at y = 2 */
+    gy_body_id ball = create(fx, GY_MOTION_DYNAMIC, gy_v3(0, 2, 0), sphere(0.5));
+    gy_body_id crate = create(fx, GY_MOTION_DYNAMIC, gy_v3(20, 3, 0), box(gy_v3(1, 1, 1)));
+    assert_null(dGeomGetSpace(collider_of(fx, floor)->geom));
+    step_n(fx, 120);
+    /* Resting on top: the ball's centre 0.5 m above the mesh, the crate's 0.5 m above the hull,
+     * within 2 cm. */
+    assert_near(state_of(fx, ball).pose.position.y, 0.5, 0.02);
+    assert_near(state_of(fx, crate).pose.position.y, 2.5, 0.02);
+    assert_non_null(find_contact(fx, ball, floor));
+    assert_non_null(find_contact(fx, crate, block));
+
+    assert_result(fx->be->body_release(fx->w, crate), GY_OK);
+    assert_result(fx->be->body_release(fx->w, ball), GY_OK);
+    assert_result(fx->be->body_release(fx->w, block), GY_OK);
+    assert_result(fx->be->body_release(fx->w, floor), GY_OK);
+    fx->be->resource_release(fx->w, mesh);
+    fx->be->resource_release(fx->w, hull);
+    expect_empty(fx);
+}
+
+#define CELL           8.0 /* two grid cells a side */
+#define PER_CELL       20
+#define WINDOW         16 /* resident cells */
+#define WALK           400 /* cells loaded along the walk */
+#define CHECK_EVERY    25
+
+typedef struct cell_rng {
+    uint64_t s;
+} cell_rng;
+
+static double unit(cell_rng *r)
+{
+    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Cell k of the walk: a 2 × (WALK / 2) strip along X. Its statics' centres go in `at`. */
+static void load_cell(fixture *fx, int k, gy_body_id *ids, gy_vec3 *at)
+{
+    cell_rng r = {(uint64_t)k * 7919u + 1u};
+    double x0 = (k / 2) * CELL - 200.0, z0 = (k % 2) * CELL - CELL;
+    for (int i = 0; i < PER_CELL; i++) {
+        at[i] = gy_v3(x0 + 0.5 + unit(&r) * (CELL - 1.0), 0.5, z0 + 0.5 + unit(&r) * (CELL - 1.0));
+        ids[i] = create(fx, GY_MOTION_STATIC, at[i], box(gy_v3(0.6, 1, 0.6)));
+    }
+}
+
+/* Every resident static is found by a ray down through its centre, a ray through a released
+ * static's centre finds nothing, and an overlap over the whole strip finds exactly the residents. */
+static void check_resident(fixture *fx, gy_body_id (*ids)[PER_CELL], gy_vec3 (*at)[PER_CELL],
+                           int first, int last, const gy_vec3 *gone, int gone_count)
+{
+    gy_hit hit;
+    uint32_t n;
+    for (int k = first; k < last; k++)
+        for (int i = 0; i < PER_CELL; i++) {
+            gy_vec3 p = at[k % WINDOW][i];
+            assert_result(fx->be->raycast(fx->w, gy_v3(p.x, 5, p.z), gy_v3(0, -10, 0), NULL,
+                                          GY_COLLECT_CLOSEST, &hit, 1, &n),
+                          GY_OK);
+            assert_int_equal(n, 1);
+            /* Statics in a cell may overlap; the hit is one of the boxes over this point. */
+            assert_near(hit.point.y, 1.0, 1e-9);
+        }
+    for (int i = 0; i < gone_count; i++) {
+        /* Released boxes may sit under a resident one only if cells overlap, which they do not. */
+        assert_result(fx->be->raycast(fx->w, gy_v3(gone[i].x, 5, gone[i].z), gy_v3(0, -10, 0),
+                                      NULL, GY_COLLECT_ANY, &hit, 1, &n),
+                      GY_OK);
+        assert_int_equal(n, 0);
+    }
+    gy_hit *hits = calloc(WINDOW * PER_CELL + 1, sizeof *hits);
+    assert_non_null(hits);
+    gy_collider_def big = box(gy_v3(4000, 10, 100)); /* the whole strip */
+    gy_pose pose = gy_pose_identity();
+    assert_result(fx->be->overlap(fx->w, &big.shape, pose, NULL, GY_COLLECT_ALL, hits,
+                                  WINDOW * PER_CELL + 1, &n),
+                  GY_OK);
+    assert_int_equal(n, (uint32_t)((last - first) * PER_CELL));
+    for (uint32_t h = 0; h < n; h++) {
+        bool found = false;
+        for (int k = first; k < last && !found; k++)
+            for (int i = 0; i < PER_CELL && !found; i++)
+                found = hits[h].body.bits == ids[k % WINDOW][i].bits;
+        assert_true(found);
+    }
+    free(hits);
+}
+
+/* Cells of statics created and released oldest first along a long walk: queries keep finding
+ * exactly the resident statics, and the grid's cell table stays proportional to them instead of
+ * growing with every place that ever held geometry. */
+static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id(*ids)[PER_CELL] = calloc(WINDOW, sizeof *ids);
+    gy_vec3(*at)[PER_CELL] = calloc(WINDOW, sizeof *at);
+    assert_non_null(ids);
+    assert_non_null(at);
+    gy_vec3 gone[PER_CELL];
+    for (int k = 0; k < WINDOW; k++)
+        load_cell(fx, k, ids[k], at[k]);
+    uint32_t peak_cells = 0;
+    for (int k = WINDOW; k < WALK; k++) {
+        int slot = k % WINDOW;
+        for (int i = 0; i < PER_CELL; i++) {
+            gone[i] = at[slot][i];
+            assert_result(fx->be->body_release(fx->w, ids[slot][i]), GY_OK);
+        }
+        load_cell(fx, k, ids[slot], at[slot]);
+        const gy_ode_static_grid *g = &fx->w->grid;
+        if (g->cells_used > peak_cells)
+            peak_cells = g->cells_used;
+        if (k % CHECK_EVERY == 0)
+            check_resident(fx, ids, at, k + 1 - WINDOW, k + 1, gone, PER_CELL);
+    }
+    /* A streamed cell covers 2 × 2 grid cells, so the residents use at most 64 and the walk
+     * touched 1,600. Emptied cells are kept until there are 64 of them and they outnumber the
+     * others; one load adds at most 4 before the next release trims. */
+    const gy_ode_static_grid *g = &fx->w->grid;
+    assert_true(g->cells_used - g->cells_empty <= WINDOW * 4u);
+    assert_true(peak_cells <= WINDOW * 4u + 64u + 4u);
+    check_resident(fx, ids, at, WALK - WINDOW, WALK, gone, 0);
+
+    for (int k = 0; k < WINDOW; k++)
+        for (int i = 0; i < PER_CELL; i++)
+            assert_result(fx->be->body_release(fx->w, ids[k][i]), GY_OK);
+    free(ids);
+    free(at);
+    expect_empty(fx);
+}
+
+#define ODE_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        ODE_TEST(test_ode_static_created_over_sleeper_wakes_it),
+        ODE_TEST(test_ode_static_moved_onto_sleeper_wakes_it),
+        ODE_TEST(test_ode_static_near_sleeper_leaves_it_asleep),
+        ODE_TEST(test_ode_static_sensor_created_over_sleeper_is_reported),
+        ODE_TEST(test_ode_static_released_under_sleeper_wakes_it),
+        ODE_TEST(test_ode_statics_are_in_no_space),
+        ODE_TEST(test_ode_mesh_and_hull_statics_hold_bodies),
+        ODE_TEST(test_ode_streamed_statics_found_and_grid_trimmed),
+    };
+    return cmocka_run_group_tests_name("ode_adapter", tests, NULL, NULL);
+}
