@@ -6,8 +6,8 @@
  *
  * Per adapter and scene: median milliseconds per step and median microseconds per closest-hit
  * raycast (in batches of 100), both in thread CPU time (the machine is shared: time spent
- * preempted is not the adapter's cost), then each adapter's ratio to the first one. The scenes
- * follow gyre-bench-middleware's layout and generator, so the numbers compare with its. */
+ * preempted is not the adapter's cost), then each adapter's ratio to the first one (ode). The
+ * scenes follow gyre-bench-middleware's layout and generator, so the numbers compare with its. */
 #include "bench.h"
 
 #include <math.h>
@@ -216,7 +216,7 @@ static bool measure(const gy_backend *be, scene *s, const config *cfg, result *o
 int gy_bench_section_adapters(gy_bench *b)
 {
     bool quick = gy_bench_quick(b);
-    config cfg = {quick ? 20 : 60, quick ? 40 : 300, quick ? 1000 : 10000};
+    config cfg = {60, quick ? 60 : 300, quick ? 2000 : 20000};
     uint32_t n = gy_backend_count();
     if (n > 8)
         n = 8;
@@ -253,17 +253,15 @@ int gy_bench_section_adapters(gy_bench *b)
             gy_bench_report(b, key, res[a][si].raycast_us, "us", what);
         }
     }
-    /* Each adapter against the first (ode): above 1 means slower. */
+    /* Each adapter against the first (ode), next to its own numbers: above 1 means slower. */
     for (uint32_t a = 1; status == 0 && a < n; a++) {
         const char *name = gy_backend_at(a)->name, *ref = gy_backend_at(0)->name;
         for (int si = 0; si < 2; si++) {
             char key[128], what[160];
-            snprintf(key, sizeof key, "adapters.ratio.%s_over_%s.%s.step", name, ref,
-                     scenes[si].name);
+            snprintf(key, sizeof key, "adapters.%s.%s.step_ratio", name, scenes[si].name);
             snprintf(what, sizeof what, "%s / %s: %s step", name, ref, scenes[si].name);
             gy_bench_report(b, key, res[a][si].step_ms / res[0][si].step_ms, "x", what);
-            snprintf(key, sizeof key, "adapters.ratio.%s_over_%s.%s.raycast", name, ref,
-                     scenes[si].name);
+            snprintf(key, sizeof key, "adapters.%s.%s.raycast_ratio", name, scenes[si].name);
             snprintf(what, sizeof what, "%s / %s: %s raycast", name, ref, scenes[si].name);
             gy_bench_report(b, key, res[a][si].raycast_us / res[0][si].raycast_us, "x", what);
         }

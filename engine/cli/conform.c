@@ -899,7 +899,9 @@ static void write_summary(const options *o, const run *r, const comparison *c,
             "more than 1 mm%s\n",
             a, c->final_max_entity != NULL ? c->final_max_entity : "-", c->final_differ,
             c->entity_count, c->entity_lists_match ? "" : " (the runs' entity lists differ)");
-    if (c->trace_ok) {
+    if (c->trace_ok && !(c->run_max > 0.0)) {
+        fputs("  over the run: no difference\n", stderr);
+    } else if (c->trace_ok) {
         gy_cli_format_number(a, sizeof a, c->run_max, false);
         gy_cli_format_number(t, sizeof t, c->run_max_t, false);
         gy_cli_format_number(b, sizeof b, c->first_divergence_t, false);
@@ -970,6 +972,8 @@ int gy_cli_conform_main(int argc, char **argv)
     }
     for (int s = 0; s < 2 && ok; s++) {
         r[s].exit_code = run_scene(&o, &r[s]);
+        if (r[s].exit_code == GY_CLI_EXIT_FAILED) /* right under the run's own messages */
+            fprintf(stderr, "gyre conform: the %s run failed (exit 1)\n", r[s].backend);
         if (r[s].exit_code == GY_CLI_EXIT_USAGE) {
             status = GY_CLI_EXIT_USAGE; /* the run said why (invalid scene, unreadable file) */
             ok = false;
@@ -1011,11 +1015,8 @@ int gy_cli_conform_main(int argc, char **argv)
             }
         }
         for (int s = 0; s < 2; s++)
-            if (r[s].exit_code != GY_CLI_EXIT_OK) {
-                fprintf(stderr, "gyre conform: the %s run failed (exit %d)\n", r[s].backend,
-                        r[s].exit_code);
+            if (r[s].exit_code != GY_CLI_EXIT_OK)
                 status = GY_CLI_EXIT_FAILED;
-            }
         if (!isnan(o.max_position_diff) && c.final_max > o.max_position_diff) {
             char a[64], b[64];
             gy_cli_format_number(a, sizeof a, c.final_max, false);

@@ -12,6 +12,16 @@
  * exactly --statics and --props at all times: a swap always unloads and loads cells of the same
  * residue (the window slides by one row or column).
  *
+ * Frames follow the physics tick (unless --free-running), as a host that starts each frame on the
+ * newest physics result does: when a frame is due while the physics thread is still inside an
+ * iteration, the game thread sleeps until that iteration is published; and whenever it learns
+ * when an iteration ended (that wait, or a grant that had to wait for a step), it moves its frame
+ * clock to the middle of the physics thread's pacing time, half the idle part of a period after
+ * the next iteration's expected end. Its requests then find the physics thread pacing and are
+ * granted at once. The time spent waiting for a publish is reported apart (align_wait_us), never
+ * hidden in the barrier wait. With --free-running the frame clock never adjusts and requests land
+ * wherever the two 60 Hz clocks happen to put them.
+ *
  * What is measured, per mutation window: request -> grant (barrier_wait_us), grant -> end
  * (mutation_us) and request -> end (swap_us); per physics iteration: CPU time from drain to
  * publish (step_ms) and publish wall time (publish_ms), read from the physics counters whenever
@@ -49,6 +59,8 @@
 #define MAX_FRAME_DT_S    0.25
 #define DEFAULT_WATCHDOG  250.0 /* ms */
 #define PROGRESS_PERIOD   1000000000ull
+#define GRANT_WAITED_NS   200000ull /* a grant slower than this waited for a step */
+#define TYPICAL_STEP_NS   4000000ull /* physics iteration estimate before any is measured */
 
 /* ---- counting allocator (thread-safe: both threads allocate through it) ---------------------- */
 
@@ -343,6 +355,7 @@ typedef struct options {
     uint32_t statics, props, level_statics;
     bool hard;
     bool quiet;
+    bool free_running;
     gate gates[GATE_COUNT];
 } options;
 
@@ -368,6 +381,8 @@ void gy_cli_soak_usage(FILE *out)
         "  --warmup S              seconds streamed before measuring (default 1)\n"
         "  --watchdog-ms N         fail when a barrier grant or command batch waits longer\n"
         "                          (default 250)\n"
+        "  --free-running          never align game frames to the physics publish (requests\n"
+        "                          may land mid-step)\n"
         "  --backend NAME          middleware adapter (default: the scene's, else ode)\n"
         "  --quiet                 no progress line or summary\n"
         "\n"
@@ -479,6 +494,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->hard = true;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = true;
+        } else if (strcmp(a, "--free-running") == 0) {
+            o->free_running = true;
         } else if (option_value(argc, argv, &i, "--seconds", &v)) {
             if (!parse_number(v, 0.001, 7 * 86400.0, &o->seconds))
                 return usage_error("--seconds needs a number of seconds > 0 (got '%s')",
@@ -593,7 +610,7 @@ typedef struct soak {
 
     /* measurement */
     bool measuring;
-    hist wait, window, swap, step, publish, frame;
+    hist wait, window, swap, step, publish, frame, align;
     phys_mark last_mark, first_mark_measured, last_mark_measured;
     bool have_last_mark, have_first_measured;
     uint64_t measure_start_ns, measure_end_ns;
@@ -606,6 +623,7 @@ typedef struct soak {
     uint64_t next_rss_ns;
     uint64_t next_progress_ns;
     bool progress_shown;
+    uint64_t iteration_end_ns; /* when an iteration was last seen to end (0: not since the frame) */
 
     /* outcome */
     bool failed;
@@ -993,6 +1011,8 @@ static void do_swaps(soak *s, uint32_t n)
         gy_scene_barrier_end_mutation(s->barrier);
     }
     t2 = gy_clock_now_ns();
+    if (!s->opt.hard && t1 - t0 > GRANT_WAITED_NS)
+        s->iteration_end_ns = t1; /* granted at the safe point after a step */
     if (load != GY_OK)
         fail(s, "loading a cell failed: %s", gy_result_message(load));
     if (s->measuring) {
@@ -1109,6 +1129,43 @@ static void sleep_until(uint64_t deadline_ns)
     }
 }
 
+/* Frame alignment: a frame that finds the physics thread inside an iteration waits (in short
+ * sleeps, at most half a period: an overloaded physics thread must not stall the game) for it to
+ * publish and pace. Returns true when it waited and saw the publish. */
+static bool wait_for_publish(soak *s, uint64_t period, uint64_t *waited)
+{
+    *waited = 0;
+    if (s->opt.free_running || !gy_world_physics_running(s->world) ||
+        gy_scene_barrier_physics_phase(s->barrier) != GY_PHYSICS_RUNNING)
+        return false;
+    uint64_t t0 = gy_clock_now_ns(), now = t0;
+    bool running;
+    while ((running = gy_scene_barrier_physics_phase(s->barrier) == GY_PHYSICS_RUNNING) &&
+           now - t0 < period / 2u) {
+        sleep_until(now + 50000u);
+        now = gy_clock_now_ns();
+    }
+    *waited = now - t0;
+    return !running;
+}
+
+/* The frame deadline half the idle part of a period after the next iteration's expected end,
+ * from the last iteration end seen (and forgets it). */
+static uint64_t aligned_deadline(soak *s, uint64_t period, uint64_t now)
+{
+    uint64_t d = s->step.n > 0 ? (uint64_t)hist_percentile(&s->step, 0.5) : TYPICAL_STEP_NS;
+    uint64_t margin = d < period ? (period - d) / 2u : period / 2u;
+    if (margin < period / 32u)
+        margin = period / 32u;
+    uint64_t next = s->iteration_end_ns + period + margin;
+    while (next <= now)
+        next += period;
+    while (next - now > period + margin) /* the same frame rate: never skip a frame */
+        next -= period;
+    s->iteration_end_ns = 0;
+    return next;
+}
+
 static void run(soak *s)
 {
     const uint64_t period = (uint64_t)llround(1e9 / GAME_HZ);
@@ -1164,10 +1221,24 @@ static void run(soak *s)
             sample_rss(s, done);
         }
         progress(s, done, false);
-        if (next <= done)
+        if (s->iteration_end_ns != 0 && !s->opt.free_running) {
+            /* A grant waited for a step: the next frame goes to the middle of the idle part of
+             * the next period. */
+            next = aligned_deadline(s, period, done);
+        } else if (next <= done) {
             next = done + period; /* an overrun frame is not made up with a burst */
+        }
         sleep_until(next);
         next += period;
+        uint64_t waited;
+        if (wait_for_publish(s, period, &waited)) {
+            /* This frame runs now, just after the publish; the next one is moved. */
+            uint64_t now2 = gy_clock_now_ns();
+            s->iteration_end_ns = now2;
+            next = aligned_deadline(s, period, now2);
+            if (s->measuring)
+                hist_add(&s->align, waited);
+        }
     }
     progress(s, 0, true);
     s->rss_end_mb = rss_mb();
@@ -1351,6 +1422,8 @@ static char *report_json(const soak *s)
     cJSON_AddItemToObject(o, "step_ms", dist_json(&s->step, 1e-6));
     cJSON_AddItemToObject(o, "publish_ms", dist_json(&s->publish, 1e-6));
     cJSON_AddItemToObject(o, "frame_ms", dist_json(&s->frame, 1e-6));
+    cJSON_AddBoolToObject(o, "frames_aligned", !s->opt.free_running);
+    cJSON_AddItemToObject(o, "align_wait_us", dist_json(&s->align, 1e-3));
     cJSON_AddNumberToObject(o, "ticks", (double)ticks_run(s));
     cJSON_AddNumberToObject(o, "ticks_expected", ticks_expected(s));
     cJSON_AddNumberToObject(o, "ticks_missed", (double)ticks_missed(s));
@@ -1452,6 +1525,7 @@ static void print_summary(const soak *s)
     print_dist("step (CPU)", &s->step, 1e-6, "ms");
     print_dist("publish", &s->publish, 1e-6, "ms");
     print_dist("game frame", &s->frame, 1e-6, "ms");
+    print_dist("align wait", &s->align, 1e-3, "us");
     fprintf(stderr,
             "  ticks %llu of %.0f expected, %llu missed; awake %.0f mean (min %u); replies %llu, "
             "%llu dropped; commands %llu (%llu stale)\n",

@@ -44,10 +44,13 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
     si.m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_ENABLE_FRICTION_DIRECTION_CACHING |
                        SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION;
     si.m_restitutionVelocityThreshold = RESTITUTION_MIN_VELOCITY;
-    /* A box or hull meeting a plane gets its whole face of contact points in one step (Bullet's
-     * default adds one point per step): with a single corner, a box landing deep (fast) on the
-     * ground is pushed out at that corner and tips onto an edge. */
-    config.setPlaneConvexMultipointIterations();
+    /* A box or hull meeting a plane gets the corners of its face in one step: Bullet's default
+     * adds one point per step, so a box landing deep (fast) was pushed out at one corner and
+     * tipped onto an edge. Perturbing until the manifold holds 4 points, not Bullet's usual 3,
+     * keeps a sliding box on a stable tripod: at 3, a box sliding faster than the contact
+     * breaking distance per step lost its stale points after the check and stood on one corner
+     * every other step (the normal impulse alternated 0.07 / 0.63 N·s for 0.33). */
+    config.setPlaneConvexMultipointIterations(3, 4);
 }
 
 gy_backend_world::~gy_backend_world()

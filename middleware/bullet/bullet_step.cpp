@@ -383,7 +383,10 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
 /* Bullet set each contact up to reach the normal velocity `bounce + correction` (restitution
  * plus, for a penetration it does not split off, erp·depth/h); the target becomes the larger of
  * the two, as on ODE. Bounce is recomputed as Bullet does: from the bodies' velocities before the
- * solve, zero below the restitution threshold. */
+ * solve, zero below the restitution threshold. A point that does not touch yet (Bullet keeps
+ * points up to the breaking distance apart) is left alone: it aims for `bounce − gap/h`, which
+ * costs slow bounces some height, but switching such rows off let a pile of bouncy balls push
+ * into each other and never settle. */
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {

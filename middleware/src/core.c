@@ -1,6 +1,5 @@
 #include "gyre/core.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,10 +119,3 @@ void gy_log(const gy_logger *logger, gy_log_level level, const char *fmt, ...)
         fprintf(stderr, "gyre: %s: %s\n", level == GY_LOG_WARN ? "warning" : "error", buf);
 }
 
-bool gy_quat_is_unit(gy_quat q)
-{
-    if (!gy_quat_is_finite(q))
-        return false;
-    double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-    return fabs(l - 1.0) <= 1e-3;
-}

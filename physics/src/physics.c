@@ -12,6 +12,8 @@
 #define MAX_TIME_SCALE   64.0
 #define MAX_CATCHUP      16u
 #define LOCKSTEP_SPIN_NS 20000u /* the game spins this long before sleeping on a tick */
+/* ...unless ticks have been taking longer than this: the spin would be CPU burnt for nothing. */
+#define LOCKSTEP_SPIN_LIMIT_NS 200000u
 #define LOCKSTEP_IDLE_NS                                                                           \
     3600000000000ull /* an idle lockstep thread paces toward this far deadline */
 
@@ -607,9 +609,12 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
     gy_scene_barrier_wake(p->barrier);
     /* Most ticks are short: spin first, then sleep on the condition. While batches wait in
      * game-side staging, keep flushing them: the physics thread is draining toward them. */
-    while (gy_clock_now_ns() - start < LOCKSTEP_SPIN_NS) {
-        if (lockstep_done(p, target))
+    uint64_t spin = p->lockstep_wait_ns <= LOCKSTEP_SPIN_LIMIT_NS ? LOCKSTEP_SPIN_NS : 0u;
+    while (gy_clock_now_ns() - start < spin) {
+        if (lockstep_done(p, target)) {
+            p->lockstep_wait_ns = (gy_clock_now_ns() - start) / ticks;
             return GY_OK;
+        }
         gy_command_queue_flush(p->commands);
     }
     r = GY_OK;
@@ -630,6 +635,7 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
     }
     __atomic_store_n(&p->game_waiting, 0u, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&p->wait_mutex);
+    p->lockstep_wait_ns = (gy_clock_now_ns() - start) / ticks;
     return r;
 }
 

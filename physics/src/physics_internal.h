@@ -231,6 +231,7 @@ struct gy_physics {
     pthread_t thread;
     bool running;
     bool game_bound;  /* the game thread called bind_thread on this world (live queries) */
+    uint64_t lockstep_wait_ns; /* how long the last gy_physics_step waited, per tick */
     uint32_t *mirror; /* attachment live at each store index (0: none), as the game recorded */
     uint32_t mirror_capacity;
     const gy_physics_bootstrap *bootstrap; /* read by the physics thread during start only */

@@ -92,10 +92,17 @@ static uint16_t collider_index(const gy_physics *p, gy_collider_id id)
     return slot < p->collider_capacity ? p->colliders[slot].index : UINT16_MAX;
 }
 
+/* Every field of the reply is written below (the collision fills the whole body), so the event
+ * is built in place rather than through gy_phys_reply's zeroing and copying: about a thousand
+ * of these go out per tick from a pile. */
+_Static_assert(sizeof(gy_physics_collision) == GY_REPLY_BODY_SIZE, "collision fills the body");
+
 void gy_phys_push_events(gy_physics *p)
 {
     uint32_t n;
     const gy_contact_event *ev = gy_contact_tracker_events(&p->tracker, &n);
+    gy_reply r;
+    r.flags = (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < n; i++) {
         const gy_contact *c = &ev[i].contact;
         gy_physics_collision e;
@@ -117,7 +124,10 @@ void gy_phys_push_events(gy_physics *p)
         uint16_t type = ev[i].type == GY_CONTACT_EVENT_ENTER  ? GY_PHYSICS_REPLY_COLLISION_ENTER
                         : ev[i].type == GY_CONTACT_EVENT_STAY ? GY_PHYSICS_REPLY_COLLISION_STAY
                                                               : GY_PHYSICS_REPLY_COLLISION_EXIT;
-        gy_phys_reply(p, type, (uint32_t)(c->user_a >> 32), &e, sizeof e, GY_REPLY_DROPPABLE);
+        r.type = type;
+        r.key = (uint32_t)(c->user_a >> 32);
+        memcpy(r.body.bytes, &e, sizeof e);
+        gy_reply_queue_push(p->replies, &r, GY_REPLY_DROPPABLE);
         if (type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
             /* A partner removed or gone: what rested on it may have been woken. */
             gy_phys_touch(p, (uint32_t)(c->user_a >> 32));
@@ -225,21 +235,26 @@ void gy_phys_wake_disturbed(gy_physics *p)
  * commands are held to, far beyond any game's scale; a body past it is running away, and the
  * adapter must not step it again: ODE aborts the process once a runaway reaches about 1e155
  * (positions, velocities) or 1e105 (angular velocity), faster than a non-finite check sees. */
+static inline bool within(double v, double bound)
+{
+    return fabs(v) <= bound; /* false for NaN too */
+}
+
+static inline bool vec_within(gy_vec3 v, double bound)
+{
+    return within(v.x, bound) & within(v.y, bound) & within(v.z, bound);
+}
+
 static bool state_sane(const gy_body_state *s)
 {
-    /* One pass over the 13 numbers (inline: this runs for every body read back). */
-    const double v[13] = {s->pose.rotation.x,   s->pose.rotation.y,    s->pose.rotation.z,
-                          s->pose.rotation.w,   s->pose.position.x,    s->pose.position.y,
-                          s->pose.position.z,   s->linear_velocity.x,  s->linear_velocity.y,
-                          s->linear_velocity.z, s->angular_velocity.x, s->angular_velocity.y,
-                          s->angular_velocity.z};
-    for (int i = 0; i < 4; i++)
-        if (!(fabs(v[i]) <= (double)FLT_MAX)) /* false for NaN too */
-            return false;
-    for (int i = 4; i < 13; i++)
-        if (!(fabs(v[i]) <= GY_PHYSICS_MAX_MAGNITUDE))
-            return false;
-    return true;
+    /* Branch-free over the 13 numbers (this runs for every body read back; a copy into an array
+     * and two loops cost three times as much). */
+    const gy_quat q = s->pose.rotation;
+    const double m = GY_PHYSICS_MAX_MAGNITUDE;
+    return within(q.x, (double)FLT_MAX) & within(q.y, (double)FLT_MAX) &
+           within(q.z, (double)FLT_MAX) & within(q.w, (double)FLT_MAX) &
+           vec_within(s->pose.position, m) & vec_within(s->linear_velocity, m) &
+           vec_within(s->angular_velocity, m);
 }
 
 /* Freezes a body whose state went non-finite or past the bound at its last published pose, at

@@ -550,12 +550,13 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
 
 static void mark_dirty(gy_query_snapshot *qs, uint32_t slot)
 {
-    for (unsigned b = 0; b < DIRTY_LISTS; b++) {
-        if (!(qs->dirty_bits[slot] & (1u << b))) {
-            qs->dirty_bits[slot] |= (uint8_t)(1u << b);
+    unsigned missing = ~(unsigned)qs->dirty_bits[slot] & ((1u << DIRTY_LISTS) - 1u);
+    if (missing == 0)
+        return;
+    qs->dirty_bits[slot] |= (uint8_t)missing;
+    for (unsigned b = 0; b < DIRTY_LISTS; b++)
+        if (missing & (1u << b))
             qs->dirty[b][qs->dirty_count[b]++] = slot;
-        }
-    }
 }
 
 /* The static tree's membership changes are kept per slot until the tree is next updated. */
@@ -622,11 +623,15 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
         return GY_ERR_STALE_HANDLE;
     if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
         return GY_ERR_NON_FINITE;
-    if (!gy_quat_is_unit(pose.rotation))
+    /* gy_quat_is_unit then gy_quat_normalize, sharing their one square root (the same arithmetic,
+     * so the same bits): this runs for every moved collider at every publish. */
+    gy_quat q = pose.rotation;
+    double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(fabs(l - 1.0) <= 1e-3))
         return GY_ERR_INVALID_ARGUMENT;
     qs_entry *e = &qs->live[slot];
     e->pose.position = pose.position;
-    e->pose.rotation = gy_quat_normalize(pose.rotation);
+    e->pose.rotation = (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
     if (qs->group[slot] != GROUP_PLANES)
         qs->boxes[slot] = entry_box(e);
     mark_dirty(qs, slot);
@@ -661,18 +666,25 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, const uint32_t *li
     }
     bool by_path = false, sweep[TREE_COUNT];
     for (int g = 0; g < TREE_COUNT; g++) {
-        moved[g] = count[g] > 0;
+        /* Refit by path, a slot counts as moved only if its box changed: a static just inserted
+         * into its tree in place is listed here too, but has not moved. */
+        moved[g] = count[g] > 0 && (skip[g] || trees[g].node_count > 0);
         sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g].depth + 1u) > trees[g].node_count;
         if (sweep[g])
             qs->stats.nodes_refit += gy_bvh_refit_all(&trees[g], qs->boxes);
-        else if (!skip[g] && count[g] > 0)
+        else if (!skip[g] && count[g] > 0) {
             by_path = true;
+            moved[g] = false;
+        }
     }
     for (uint32_t i = 0; by_path && i < n; i++) {
         uint32_t s = list[i];
         uint8_t g = qs->group[s];
-        if (g < TREE_COUNT && !skip[g] && !sweep[g])
-            qs->stats.nodes_refit += gy_bvh_refit_item(&trees[g], s, qs->boxes[s]);
+        if (g < TREE_COUNT && !skip[g] && !sweep[g]) {
+            uint32_t changed = gy_bvh_refit_item(&trees[g], s, qs->boxes[s]);
+            qs->stats.nodes_refit += changed;
+            moved[g] = moved[g] || changed > 0;
+        }
     }
 }
 
@@ -697,9 +709,11 @@ static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
     if (!qs->membership_changed[TREE_STATIC] || t->node_count == 0 || n < EDIT_MIN_STATICS ||
         (uint64_t)changes * 4u > n)
         return GY_OK;
+    /* A slot that left and joined again holds a different collider (its slot was reused): it is
+     * taken out and inserted where it now is, rather than refit across the world. */
     for (uint32_t i = 0; i < changes; i++) {
         uint32_t s = qs->static_pending[i];
-        if ((qs->static_flags[s] & IN_STATIC_TREE) && qs->group[s] != TREE_STATIC) {
+        if (qs->static_flags[s] & IN_STATIC_TREE) {
             gy_bvh_remove(t, s);
             qs->static_flags[s] &= (uint8_t)~IN_STATIC_TREE;
         }

@@ -136,7 +136,13 @@ static inline bool gy_quat_is_finite(gy_quat q)
     return gy_is_finite(q.x) && gy_is_finite(q.y) && gy_is_finite(q.z) && gy_is_finite(q.w);
 }
 /* True when q is finite and its length is within 1e-3 of 1. */
-bool gy_quat_is_unit(gy_quat q);
+static inline bool gy_quat_is_unit(gy_quat q)
+{
+    if (!gy_quat_is_finite(q))
+        return false;
+    double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    return fabs(l - 1.0) <= 1e-3;
+}
 
 #ifdef __cplusplus
 }
