@@ -235,12 +235,14 @@ void gy_phys_wake_disturbed(gy_physics *p)
  * commands are held to, far beyond any game's scale; a body past it is running away, and the
  * adapter must not step it again: ODE aborts the process once a runaway reaches about 1e155
  * (positions, velocities) or 1e105 (angular velocity), faster than a non-finite check sees. */
-static inline bool within(double v, double bound)
+/* int, not bool: the callers combine these with & on purpose (no branches), and clang rejects
+ * bitwise operators on booleans. */
+static inline int within(double v, double bound)
 {
     return fabs(v) <= bound; /* false for NaN too */
 }
 
-static inline bool vec_within(gy_vec3 v, double bound)
+static inline int vec_within(gy_vec3 v, double bound)
 {
     return within(v.x, bound) & within(v.y, bound) & within(v.z, bound);
 }
