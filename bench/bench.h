@@ -17,10 +17,11 @@ typedef struct gy_bench gy_bench;
 #define GY_BENCH_SECTIONS(X)                                                                       \
     X(commands, "command path: record -> publish -> drain vs a mutex queue and a bare ck_ring")    \
     X(barrier, "scene barrier: request -> grant while pacing and mid-step, vs a futex wake")       \
-    X(physics, "physics thread: lockstep tick vs bare adapter, sparse publish, pacing accuracy")  \
-    X(adapters, "every middleware adapter side by side: 1,024-box pile, 10k statics + 500 spheres") \
-    X(streaming, "gyre soak: physics step p99 with 100,000 statics vs 10,000, same streaming")   \
-    X(swap, "gyre soak: one cell swapped under the barrier vs by hard stop/start")               \
+    X(physics, "physics thread: lockstep tick vs bare adapter, sparse publish, pacing accuracy")   \
+    X(adapters,                                                                                    \
+      "every middleware adapter side by side: 1,024-box pile, 10k statics + 500 spheres")          \
+    X(streaming, "gyre soak: physics step p99 with 100,000 statics vs 10,000, same streaming")     \
+    X(swap, "gyre soak: one cell swapped under the barrier vs by hard stop/start")                 \
     X(raycast, "snapshot raycast vs live (ODE) raycast on a 10,000-body scene")
 
 #define GY_BENCH_DECLARE_(name, summary) int gy_bench_section_##name(gy_bench *b);

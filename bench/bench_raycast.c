@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "gyre/math.h"
@@ -54,6 +55,7 @@ static void make_field(field *f)
     for (uint32_t i = 0; i < BODIES; i++) {
         gy_physics_body_desc *d = &f->bodies[i];
         gy_collider_def *c = &f->colliders[i];
+        memset(d, 0, sizeof *d); /* fields not set here keep their zero defaults */
         *c = gy_default_collider_def();
         d->store_index = i;
         d->attachment = i + 1u;
@@ -146,8 +148,8 @@ int gy_bench_section_raycast(gy_bench *b)
         uint32_t sn[CHUNK];
         uint64_t t0 = now_ns();
         for (uint32_t i = 0; i < CHUNK; i++)
-            gy_snapshot_view_raycast(view, rs[i].origin, rs[i].translation, &sf,
-                                     GY_COLLECT_CLOSEST, &sh[i], 1, &sn[i]);
+            gy_snapshot_view_raycast(view, rs[i].origin, rs[i].translation, &sf, GY_COLLECT_CLOSEST,
+                                     &sh[i], 1, &sn[i]);
         uint64_t t1 = now_ns();
         gy_hit lh[CHUNK];
         uint32_t ln[CHUNK];
@@ -187,8 +189,9 @@ int gy_bench_section_raycast(gy_bench *b)
     gy_bench_report(b, "raycast.agreement", compared ? (double)agree / compared : 0.0, "",
                     "rays from outside every body: both found the same body at the same distance "
                     "(or none)");
-    gy_bench_note(b, "%u bodies (%u static, %u dynamic), %u rays of 60 m in %u chunks, %.0f%% hit "
-                     "something (mean hit distance %.1f m), %u started inside a body",
+    gy_bench_note(b,
+                  "%u bodies (%u static, %u dynamic), %u rays of 60 m in %u chunks, %.0f%% hit "
+                  "something (mean hit distance %.1f m), %u started inside a body",
                   BODIES, STATIC_BODIES, DYNAMIC_BODIES, total, chunks, 100.0 * hits / total,
                   hits ? sink / hits : 0.0, total - compared);
     status = 0;

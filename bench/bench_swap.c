@@ -7,7 +7,9 @@
  * cell in either mode, so a window is one swap. Per swap is request → the physics thread running
  * again: the soak's swap_us (barrier: wait + mutation window; hard: stop + edit + start). The key
  * swap.hard_vs_barrier is how many times faster the barrier swap is (median against median;
- * target ≥ 100). */
+ * target ≥ 100) in the soak's default world of 10,000 statics. A hard restart rebuilds the whole
+ * world while a barrier swap touches one cell, so the gap grows with the world: the same pair
+ * with 90,000 more level statics gives swap.hard_vs_barrier_100k. */
 #include "bench_soak.h"
 
 #include <math.h>
@@ -16,12 +18,19 @@ typedef struct swap_run {
     double p50, p99, windows, cells;
 } swap_run;
 
-static bool run_one(gy_bench *b, bool hard, const char *seconds, swap_run *out)
+static bool run_one(gy_bench *b, bool hard, bool big, const char *seconds, swap_run *out)
 {
-    const char *barrier[] = {"--seconds", seconds, "--cells", "8", NULL};
-    const char *stop_start[] = {"--seconds", seconds, "--cells", "8", "--hard", NULL};
+    const char *args[12] = {"--seconds", seconds, "--cells", "8"};
+    int n = 4;
+    if (big) {
+        args[n++] = "--level-statics";
+        args[n++] = "90000";
+    }
+    if (hard)
+        args[n++] = "--hard";
+    args[n] = NULL;
     int code;
-    cJSON *r = gy_bench_soak(b, hard ? stop_start : barrier, &code);
+    cJSON *r = gy_bench_soak(b, args, &code);
     if (r == NULL) {
         gy_bench_note(b, "gyre soak did not run or wrote no report");
         return false;
@@ -39,8 +48,10 @@ static bool run_one(gy_bench *b, bool hard, const char *seconds, swap_run *out)
 int gy_bench_section_swap(gy_bench *b)
 {
     const char *seconds = gy_bench_quick(b) ? "3" : "15";
-    swap_run barrier, hard;
-    if (!run_one(b, false, seconds, &barrier) || !run_one(b, true, seconds, &hard))
+    swap_run barrier, hard, barrier_big, hard_big;
+    if (!run_one(b, false, false, seconds, &barrier) || !run_one(b, true, false, seconds, &hard) ||
+        !run_one(b, false, true, seconds, &barrier_big) ||
+        !run_one(b, true, true, seconds, &hard_big))
         return 1;
     gy_bench_report(b, "swap.barrier_us", barrier.p50, "us",
                     "one cell out + one in under the barrier, request -> resumed (p50)");
@@ -50,8 +61,17 @@ int gy_bench_section_swap(gy_bench *b)
     gy_bench_report(b, "swap.hard_p99_us", hard.p99, "us", "the same, p99");
     gy_bench_report(b, "swap.hard_vs_barrier", hard.p50 / barrier.p50, "x",
                     "how many times faster the barrier swap is (target >= 100)");
-    gy_bench_note(b, "cells per window: barrier %.2f (%.0f windows), hard %.2f (%.0f windows)",
+    gy_bench_report(b, "swap.barrier_100k_us", barrier_big.p50, "us",
+                    "barrier swap with 100,000 statics resident (p50)");
+    gy_bench_report(b, "swap.hard_100k_us", hard_big.p50, "us",
+                    "hard stop/start swap with 100,000 statics resident (p50)");
+    gy_bench_report(b, "swap.hard_vs_barrier_100k", hard_big.p50 / barrier_big.p50, "x",
+                    "how many times faster, 100,000 statics");
+    gy_bench_note(b,
+                  "cells per window: barrier %.2f (%.0f windows), hard %.2f (%.0f windows); "
+                  "100,000 statics: %.2f (%.0f), %.2f (%.0f)",
                   barrier.cells / barrier.windows, barrier.windows, hard.cells / hard.windows,
-                  hard.windows);
+                  hard.windows, barrier_big.cells / barrier_big.windows, barrier_big.windows,
+                  hard_big.cells / hard_big.windows, hard_big.windows);
     return 0;
 }

@@ -19,7 +19,7 @@ static void usage(FILE *out)
           "  run SCENE.json          load a scene, simulate it, check its script, write a report\n"
           "  validate SCENE.json...  check scene files (and the OBJ files they name)\n"
           "  conform SCENE.json      run a scene on two middleware adapters and compare\n"
-          "  soak SCENE.json         streaming soak test (not available in this build yet)\n"
+          "  soak SCENE.json         stream cells in and out in real time; barrier, step, memory\n"
           "\n"
           "options:\n"
           "  -h, --help     this help; `gyre <command> --help` for a command's options\n"

@@ -24,11 +24,14 @@
  *
  * What is measured, per mutation window: request -> grant (barrier_wait_us), grant -> end
  * (mutation_us) and request -> end (swap_us); per physics iteration: CPU time from drain to
- * publish (step_ms) and publish wall time (publish_ms), read from the physics counters whenever
- * the physics thread is seen pacing between two reads; per game frame: the frame's work
- * (frame_ms). Distributions are log-bucketed histograms (< 1% error, fixed memory) so a long soak
- * does not grow its own memory. */
-#include <limits.h>
+ * publish (step_ms) and publish wall time (publish_ms), and per tick the adapter step's wall time
+ * with characters and contact bookkeeping (adapter_step_ms, what `gyre run` reports as step_ms),
+ * all from the physics counters read a few times
+ * per frame (iterations that fall between two readings share their total); per game frame: the
+ * frame's work (frame_ms). In --hard mode the wait is the stop (join) and the window the edit
+ * plus the restart. Distributions are log-bucketed histograms (< 1% error, fixed memory) so a
+ * long soak does not grow its own memory; the World and scenes allocate through a counting
+ * allocator, which must be back to zero after teardown (allocator_bytes_at_exit). */
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -48,45 +51,47 @@
 #define GYRE_VERSION "unknown"
 #endif
 
-#define CELL_SIZE_M       16.0
-#define STATICS_PER_CELL  156.25 /* 10,000 statics in an 8 x 8 window */
-#define MAX_WINDOW        64u
-#define GAME_HZ           60.0
-#define PAIR_QUEUE        8192u
-#define LEVEL_BLOCK       1024u /* level statics per block scene (a 32 x 32 lattice) */
-#define LEVEL_SPACING_M   1.0
-#define RSS_WINDOW_MAX    60u /* seconds in the first / last RSS window */
-#define MAX_FRAME_DT_S    0.25
-#define DEFAULT_WATCHDOG  250.0 /* ms */
-#define PROGRESS_PERIOD   1000000000ull
-#define GRANT_WAITED_NS   200000ull /* a grant slower than this waited for a step */
-#define TYPICAL_STEP_NS   4000000ull /* physics iteration estimate before any is measured */
+#define CELL_SIZE_M      16.0
+#define STATICS_PER_CELL 156.25 /* 10,000 statics in an 8 x 8 window */
+#define MAX_WINDOW       64u
+#define GAME_HZ          60.0
+#define PAIR_QUEUE       8192u
+#define LEVEL_BLOCK      1024u /* level statics per block scene (a 32 x 32 lattice) */
+#define LEVEL_SPACING_M  1.0
+#define RSS_WINDOW_MAX   60u /* seconds in the first / last RSS window */
+#define MAX_FRAME_DT_S   0.25
+#define DEFAULT_WATCHDOG 250.0 /* ms */
+#define PROGRESS_PERIOD  1000000000ull
+#define GRANT_WAITED_NS  200000ull  /* a grant slower than this waited for a step */
+#define TYPICAL_STEP_NS  4000000ull /* physics iteration estimate before any is measured */
 
-/* ---- counting allocator (thread-safe: both threads allocate through it) ---------------------- */
+/* ---- counting allocator ---------------------------------------------------------------------- */
+
+/* Both threads allocate through it: a mutex, since atomics belong to the physics core's own
+ * modules. */
 
 typedef struct counting {
+    pthread_mutex_t mutex;
     int64_t live_bytes;
     int64_t peak_bytes;
     uint64_t allocs;
 } counting;
 
-static void count_add(counting *c, int64_t delta)
+static void count_add(counting *c, int64_t delta, bool allocated)
 {
-    int64_t now = __atomic_add_fetch(&c->live_bytes, delta, __ATOMIC_RELAXED);
-    int64_t peak = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
-    while (now > peak &&
-           !__atomic_compare_exchange_n(&c->peak_bytes, &peak, now, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
-    }
+    pthread_mutex_lock(&c->mutex);
+    c->live_bytes += delta;
+    if (c->live_bytes > c->peak_bytes)
+        c->peak_bytes = c->live_bytes;
+    c->allocs += allocated;
+    pthread_mutex_unlock(&c->mutex);
 }
 
 static void *count_alloc(void *ctx, size_t size)
 {
     void *p = malloc(size);
-    if (p != NULL) {
-        count_add(ctx, (int64_t)size);
-        __atomic_add_fetch(&((counting *)ctx)->allocs, 1u, __ATOMIC_RELAXED);
-    }
+    if (p != NULL)
+        count_add(ctx, (int64_t)size, true);
     return p;
 }
 
@@ -94,9 +99,7 @@ static void *count_realloc(void *ctx, void *ptr, size_t old_size, size_t new_siz
 {
     void *p = realloc(ptr, new_size);
     if (p != NULL || new_size == 0)
-        count_add(ctx, (int64_t)new_size - (int64_t)(ptr != NULL ? old_size : 0u));
-    if (p != NULL)
-        __atomic_add_fetch(&((counting *)ctx)->allocs, 1u, __ATOMIC_RELAXED);
+        count_add(ctx, (int64_t)new_size - (int64_t)(ptr != NULL ? old_size : 0u), p != NULL);
     return p;
 }
 
@@ -104,7 +107,7 @@ static void count_free(void *ctx, void *ptr, size_t size)
 {
     if (ptr == NULL)
         return;
-    count_add(ctx, -(int64_t)size);
+    count_add(ctx, -(int64_t)size, false);
     free(ptr);
 }
 
@@ -210,7 +213,7 @@ static double hist_percentile(const hist *h, double p)
     return (double)h->max;
 }
 
-/* ---- text building ---------------------------------------------------------------------------- */
+/* ---- text building --------------------------------------------------------------------------- */
 
 typedef struct strbuf {
     char *data;
@@ -323,7 +326,7 @@ static void level_json(strbuf *b, uint32_t count)
     sb_printf(b, "]}");
 }
 
-/* ---- options ---------------------------------------------------------------------------------- */
+/* ---- options --------------------------------------------------------------------------------- */
 
 typedef struct gate {
     const char *flag;  /* the option, e.g. "--max-barrier-p99-us" */
@@ -510,8 +513,7 @@ static int parse_options(int argc, char **argv, options *o)
                                    v ? v : "");
         } else if (option_value(argc, argv, &i, "--props", &v)) {
             if (!parse_count(v, 200000u, &o->props))
-                return usage_error("--props needs a whole number 0..200000 (got '%s')",
-                                   v ? v : "");
+                return usage_error("--props needs a whole number 0..200000 (got '%s')", v ? v : "");
         } else if (option_value(argc, argv, &i, "--level-statics", &v)) {
             if (!parse_count(v, 4000000u, &o->level_statics))
                 return usage_error("--level-statics needs a whole number 0..4000000 (got '%s')",
@@ -554,7 +556,7 @@ static int parse_options(int argc, char **argv, options *o)
     return GY_CLI_EXIT_OK;
 }
 
-/* ---- the soak's state ------------------------------------------------------------------------- */
+/* ---- the soak's state ------------------------------------------------------------------------ */
 
 typedef struct cell_key {
     int32_t x, z;
@@ -572,7 +574,7 @@ typedef struct resident {
 /* Cumulative physics counters at one moment the physics thread was seen between iterations. */
 typedef struct phys_mark {
     uint64_t at_ns;
-    uint64_t iterations, ticks, cpu_ns, publish_ns, dropped;
+    uint64_t iterations, ticks, cpu_ns, publish_ns, step_ns, dropped;
 } phys_mark;
 
 typedef struct soak {
@@ -593,8 +595,8 @@ typedef struct soak {
     uint32_t step_hz;
 
     /* layout */
-    uint32_t W, h;          /* window side and half side (floor) */
-    uint32_t base_statics;  /* per cell; cells whose residue < rem_statics hold one more */
+    uint32_t W, h;         /* window side and half side (floor) */
+    uint32_t base_statics; /* per cell; cells whose residue < rem_statics hold one more */
     uint32_t rem_statics;
     uint32_t base_props;
     uint32_t rem_props;
@@ -610,7 +612,7 @@ typedef struct soak {
 
     /* measurement */
     bool measuring;
-    hist wait, window, swap, step, publish, frame, align;
+    hist wait, window, swap, step, publish, adapter_step, frame, align;
     phys_mark last_mark, first_mark_measured, last_mark_measured;
     bool have_last_mark, have_first_measured;
     uint64_t measure_start_ns, measure_end_ns;
@@ -618,6 +620,7 @@ typedef struct soak {
     uint64_t awake_sum, bodies_sum, awake_samples;
     uint32_t awake_min, awake_max;
     double rss_start_mb, rss_end_mb;
+    double measured_s; /* the measured part of the run (shorter when it failed) */
     double rss_first_max, rss_last[RSS_WINDOW_MAX];
     uint32_t rss_samples, rss_window;
     uint64_t next_rss_ns;
@@ -681,7 +684,7 @@ static double rss_mb(void)
     return (double)resident_pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
 }
 
-/* ---- set-up ----------------------------------------------------------------------------------- */
+/* ---- set-up ---------------------------------------------------------------------------------- */
 
 static gy_result load_template(soak *s, strbuf *b, gy_scene **out)
 {
@@ -734,8 +737,8 @@ static gy_result load_level(soak *s)
     double block_m = 32.0 * LEVEL_SPACING_M;
     double origin = -0.5 * (double)side * block_m;
     for (uint32_t i = 0; i < blocks; i++) {
-        const gy_scene *sc = (i + 1u == blocks && s->level_tail != NULL) ? s->level_tail
-                                                                           : s->level_block;
+        const gy_scene *sc =
+            (i + 1u == blocks && s->level_tail != NULL) ? s->level_tail : s->level_block;
         gy_vec3 off = gy_v3(origin + (double)(i % side) * block_m, 0.0,
                             origin + (double)(i / side) * block_m);
         gy_scene_instance *inst = NULL;
@@ -805,7 +808,7 @@ static int set_up(soak *s)
     s->scene = gy_cli_load_scene(s->opt.scene_path);
     if (s->scene == NULL)
         return GY_CLI_EXIT_USAGE;
-    const char *backend = s->opt.backend != NULL          ? s->opt.backend
+    const char *backend = s->opt.backend != NULL            ? s->opt.backend
                           : s->scene->world.backend != NULL ? s->scene->world.backend
                                                             : "ode";
     if (gy_backend_find(backend) == NULL)
@@ -813,7 +816,6 @@ static int set_up(soak *s)
     s->backend = backend;
     plan_layout(s);
 
-    s->count = (counting){0, 0, 0};
     s->alloc = (gy_allocator){count_alloc, count_realloc, count_free, &s->count};
     s->logger = (gy_logger){capture_log, &s->cap};
     gy_result r = make_templates(s);
@@ -877,7 +879,7 @@ static int set_up(soak *s)
     return GY_CLI_EXIT_OK;
 }
 
-/* ---- streaming -------------------------------------------------------------------------------- */
+/* ---- streaming ------------------------------------------------------------------------------- */
 
 /* The focus cell at loop position u (cells along the loop, from the corner loop_lo, loop_lo). */
 static cell_key focus_at(const soak *s, double u)
@@ -1004,7 +1006,7 @@ static void do_swaps(soak *s, uint32_t n)
         r = gy_world_start_physics(s->world);
         if (r != GY_OK)
             fail(s, "hard start failed: %s", gy_result_message(r));
-        /* The counters' baseline spans a restart: start over. */
+        /* The iterations around a restart are not the physics thread's step times. */
         s->have_last_mark = false;
     } else {
         gy_world_unlock_write(s->world);
@@ -1023,30 +1025,37 @@ static void do_swaps(soak *s, uint32_t n)
     }
 }
 
-/* ---- sampling --------------------------------------------------------------------------------- */
+/* ---- sampling -------------------------------------------------------------------------------- */
 
-/* Reads the cumulative physics counters when the physics thread is pacing before and after the
- * read with no safe point passed in between: then no iteration was half-counted. */
+/* Reads the cumulative physics counters twice and keeps the second reading when the per-iteration
+ * ones agree: the physics thread adds them together at the end of each iteration, so a reading
+ * that straddled those few instructions differs from one taken before or after. Body counts are
+ * kept only from readings taken while the physics thread paced throughout. */
 static bool read_mark(soak *s, phys_mark *m)
 {
-    if (!gy_world_physics_running(s->world) ||
-        gy_scene_barrier_physics_phase(s->barrier) != GY_PHYSICS_PACING)
+    if (!gy_world_physics_running(s->world))
         return false;
     gy_scene_barrier_stats b0, b1;
     gy_scene_barrier_get_stats(s->barrier, &b0);
-    gy_physics_stats ps;
+    bool pacing = gy_scene_barrier_physics_phase(s->barrier) == GY_PHYSICS_PACING;
+    gy_physics_stats a, ps;
+    gy_physics_get_stats(s->physics, &a);
     gy_physics_get_stats(s->physics, &ps);
-    gy_scene_barrier_get_stats(s->barrier, &b1);
-    if (b0.safe_points != b1.safe_points ||
-        gy_scene_barrier_physics_phase(s->barrier) != GY_PHYSICS_PACING)
+    if (a.iterations != ps.iterations || a.cpu_ns != ps.cpu_ns || a.publish_ns != ps.publish_ns)
         return false;
+    /* Body counts change inside an iteration (a cell's props are released, then the new ones
+     * created): they are sampled only between iterations. */
+    gy_scene_barrier_get_stats(s->barrier, &b1);
+    pacing = pacing && b0.safe_points == b1.safe_points &&
+             gy_scene_barrier_physics_phase(s->barrier) == GY_PHYSICS_PACING;
     m->at_ns = gy_clock_now_ns();
     m->iterations = ps.iterations;
     m->ticks = ps.ticks;
     m->cpu_ns = ps.cpu_ns;
     m->publish_ns = ps.publish_ns;
+    m->step_ns = ps.step_ns;
     m->dropped = ps.catchup_steps_dropped;
-    if (s->measuring) {
+    if (s->measuring && pacing) {
         s->awake_sum += ps.awake;
         s->bodies_sum += ps.bodies;
         if (s->awake_samples == 0 || ps.awake < s->awake_min)
@@ -1068,6 +1077,9 @@ static void sample_physics(soak *s)
         /* Iterations that fell between two successful reads share their total equally. */
         hist_add_n(&s->step, (m.cpu_ns - s->last_mark.cpu_ns) / di, di);
         hist_add_n(&s->publish, (m.publish_ns - s->last_mark.publish_ns) / di, di);
+        uint64_t dt = m.ticks - s->last_mark.ticks;
+        if (dt > 0)
+            hist_add_n(&s->adapter_step, (m.step_ns - s->last_mark.step_ns) / dt, dt);
     }
     s->last_mark = m;
     s->have_last_mark = true;
@@ -1119,12 +1131,11 @@ static void progress(soak *s, uint64_t now, bool done)
     s->progress_shown = true;
 }
 
-/* ---- the run ---------------------------------------------------------------------------------- */
+/* ---- the run --------------------------------------------------------------------------------- */
 
 static void sleep_until(uint64_t deadline_ns)
 {
-    struct timespec ts = {(time_t)(deadline_ns / 1000000000u),
-                          (long)(deadline_ns % 1000000000u)};
+    struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
     }
 }
@@ -1242,6 +1253,11 @@ static void run(soak *s)
     }
     progress(s, 0, true);
     s->rss_end_mb = rss_mb();
+    uint64_t end = gy_clock_now_ns();
+    if (s->measuring)
+        s->measured_s =
+            (double)((end < s->measure_end_ns ? end : s->measure_end_ns) - s->measure_start_ns) *
+            1e-9;
 }
 
 /* Counters, then the orderly teardown (which yields live_objects_at_exit), then the records. */
@@ -1298,10 +1314,10 @@ static void tear_down(soak *s)
     gy_scene_free(s->level_block);
     gy_scene_free(s->level_tail);
     s->level_block = s->level_tail = NULL;
-    s->allocator_bytes_at_exit = __atomic_load_n(&s->count.live_bytes, __ATOMIC_RELAXED);
+    s->allocator_bytes_at_exit = s->count.live_bytes; /* every thread has finished */
 }
 
-/* ---- report ----------------------------------------------------------------------------------- */
+/* ---- report ---------------------------------------------------------------------------------- */
 
 static double round_to(double v, double unit)
 {
@@ -1329,8 +1345,7 @@ static double ticks_expected(const soak *s)
 
 static uint64_t ticks_run(const soak *s)
 {
-    return s->have_first_measured ? s->last_mark_measured.ticks - s->first_mark_measured.ticks
-                                  : 0u;
+    return s->have_first_measured ? s->last_mark_measured.ticks - s->first_mark_measured.ticks : 0u;
 }
 
 /* Steps of simulated time the physics thread dropped (catch-up limit), or ticks that never ran
@@ -1405,6 +1420,7 @@ static char *report_json(const soak *s)
     cJSON_AddStringToObject(o, "backend", s->backend != NULL ? s->backend : "");
     cJSON_AddStringToObject(o, "mode", s->opt.hard ? "hard" : "barrier");
     cJSON_AddNumberToObject(o, "seconds", s->opt.seconds);
+    cJSON_AddNumberToObject(o, "measured_seconds", round_to(s->measured_s, 1e-3));
     cJSON_AddNumberToObject(o, "warmup_seconds", s->opt.warmup);
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     cJSON_AddNumberToObject(cfg, "cells_per_s", s->opt.cells);
@@ -1421,6 +1437,7 @@ static char *report_json(const soak *s)
     cJSON_AddItemToObject(o, "swap_us", dist_json(&s->swap, 1e-3));
     cJSON_AddItemToObject(o, "step_ms", dist_json(&s->step, 1e-6));
     cJSON_AddItemToObject(o, "publish_ms", dist_json(&s->publish, 1e-6));
+    cJSON_AddItemToObject(o, "adapter_step_ms", dist_json(&s->adapter_step, 1e-6));
     cJSON_AddItemToObject(o, "frame_ms", dist_json(&s->frame, 1e-6));
     cJSON_AddBoolToObject(o, "frames_aligned", !s->opt.free_running);
     cJSON_AddItemToObject(o, "align_wait_us", dist_json(&s->align, 1e-3));
@@ -1429,13 +1446,15 @@ static char *report_json(const soak *s)
     cJSON_AddNumberToObject(o, "ticks_missed", (double)ticks_missed(s));
     cJSON_AddNumberToObject(o, "cells_swapped", (double)s->cells_swapped);
     cJSON_AddNumberToObject(o, "windows", (double)s->windows);
-    cJSON_AddNumberToObject(o, "cells_per_s_measured",
-                            round_to((double)s->cells_swapped / s->opt.seconds, 1e-3));
+    cJSON_AddNumberToObject(
+        o, "cells_per_s_measured",
+        round_to(s->measured_s > 0 ? (double)s->cells_swapped / s->measured_s : 0.0, 1e-3));
     cJSON_AddNumberToObject(o, "focus_stalls", (double)s->focus_stalls);
     double samples = s->awake_samples ? (double)s->awake_samples : 1.0;
     cJSON_AddNumberToObject(o, "bodies_mean", round_to((double)s->bodies_sum / samples, 0.1));
     cJSON_AddNumberToObject(o, "awake_mean", round_to((double)s->awake_sum / samples, 0.1));
     cJSON_AddNumberToObject(o, "awake_min", s->awake_min);
+    cJSON_AddNumberToObject(o, "awake_max", s->awake_max);
     cJSON_AddNumberToObject(o, "commands", (double)s->commands);
     cJSON_AddNumberToObject(o, "commands_dropped_stale", (double)s->commands_dropped_stale);
     cJSON_AddNumberToObject(o, "replies", (double)s->replies);
@@ -1518,12 +1537,13 @@ static void print_summary(const soak *s)
             s->opt.scene_path, s->opt.hard ? "hard stop/start" : "scene barrier", s->opt.seconds,
             s->opt.statics, s->opt.level_statics, s->opt.props, s->W, s->W,
             (unsigned long long)s->cells_swapped, (unsigned long long)s->windows,
-            (double)s->cells_swapped / s->opt.seconds);
+            s->measured_s > 0 ? (double)s->cells_swapped / s->measured_s : 0.0);
     print_dist(s->opt.hard ? "stop (wait)" : "barrier wait", &s->wait, 1e-3, "us");
     print_dist(s->opt.hard ? "edit + start" : "mutation window", &s->window, 1e-3, "us");
     print_dist("swap", &s->swap, 1e-3, "us");
     print_dist("step (CPU)", &s->step, 1e-6, "ms");
     print_dist("publish", &s->publish, 1e-6, "ms");
+    print_dist("adapter step", &s->adapter_step, 1e-6, "ms");
     print_dist("game frame", &s->frame, 1e-6, "ms");
     print_dist("align wait", &s->align, 1e-3, "us");
     fprintf(stderr,
@@ -1531,10 +1551,9 @@ static void print_summary(const soak *s)
             "%llu dropped; commands %llu (%llu stale)\n",
             (unsigned long long)ticks_run(s), ticks_expected(s),
             (unsigned long long)ticks_missed(s),
-            s->awake_samples ? (double)s->awake_sum / (double)s->awake_samples : 0.0,
-            s->awake_min, (unsigned long long)s->replies,
-            (unsigned long long)s->replies_dropped, (unsigned long long)s->commands,
-            (unsigned long long)s->commands_dropped_stale);
+            s->awake_samples ? (double)s->awake_sum / (double)s->awake_samples : 0.0, s->awake_min,
+            (unsigned long long)s->replies, (unsigned long long)s->replies_dropped,
+            (unsigned long long)s->commands, (unsigned long long)s->commands_dropped_stale);
     fprintf(stderr,
             "  RSS %.1f -> %.1f MB (first %us window max %.1f, last %.1f: %+.2f%%); live objects "
             "at exit %s%u; allocator bytes at exit %lld\n",
@@ -1549,7 +1568,7 @@ static void print_summary(const soak *s)
     }
 }
 
-/* ---- entry ------------------------------------------------------------------------------------ */
+/* ---- entry ----------------------------------------------------------------------------------- */
 
 int gy_cli_soak_main(int argc, char **argv)
 {
@@ -1565,6 +1584,7 @@ int gy_cli_soak_main(int argc, char **argv)
         return status < 0 ? GY_CLI_EXIT_OK : status;
     }
     pthread_mutex_init(&s->cap.mutex, NULL);
+    pthread_mutex_init(&s->count.mutex, NULL);
     status = set_up(s);
     if (status == GY_CLI_EXIT_OK) {
         run(s);
@@ -1588,6 +1608,7 @@ int gy_cli_soak_main(int argc, char **argv)
     }
     gy_scene_free(s->scene);
     pthread_mutex_destroy(&s->cap.mutex);
+    pthread_mutex_destroy(&s->count.mutex);
     free(s);
     return status;
 }

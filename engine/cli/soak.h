@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 /* The subcommand; argv[0] is "soak". Returns the exit code (0 every gate held, 1 a gate failed
- * or the run failed — watchdog, leak, runtime fault — 2 usage error or unreadable/invalid scene). */
+ * or the run failed — watchdog, leak, runtime fault — 2 usage error or unreadable/invalid scene).
+ */
 int gy_cli_soak_main(int argc, char **argv);
 
 /* Its usage text. */

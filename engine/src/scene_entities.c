@@ -258,20 +258,28 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     }
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(p, "colliders");
     uint32_t extra = 0;
+    bool colliders_bad = false;
     if (arr != NULL) {
         if (!cJSON_IsArray(arr)) {
             gy_scn_error(L, "colliders", "must be an array of colliders (got %s)",
                          gy_scn_describe(arr, buf, sizeof buf));
             arr = NULL;
+            colliders_bad = true;
         } else if (ph->is_character) {
             gy_scn_error(L, "colliders",
                          "a character controller has exactly one collider, its capsule");
             arr = NULL;
+            colliders_bad = true;
         } else {
             extra = gy_scn_array_count(arr);
         }
     }
     uint32_t n = (inline_collider ? 1u : 0u) + extra;
+    /* The physics layer refuses a body without colliders; say so here, where it was written. */
+    if (n == 0 && !colliders_bad && first_collider_key(p) == NULL)
+        gy_scn_error(L, arr != NULL ? "colliders" : "shape",
+                     "a physics body needs at least one collider (an inline `shape` or an entry "
+                     "in `colliders`)");
     ph->colliders = gy_scn_arena_array(&L->arena, n, sizeof *ph->colliders);
     if (n > 0 && ph->colliders == NULL) {
         L->oom = true;
@@ -310,7 +318,8 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     }
     /* The middleware takes an inertia override only with a total mass; derive it the way the
      * adapters would (1000 kg/m³ × relative density; sensors only when nothing else has volume;
-     * 1 kg when nothing has volume). */
+     * 1 kg when nothing has volume, as for a Dynamic body whose only collider is a Mesh, which
+     * the collider rules refuse but only after this runs). */
     if (b->has_mass_properties && !(b->mass > 0.0)) {
         double m = 1000.0 * (solid > 0.0 ? solid : sensor);
         b->mass = m > 0.0 && gy_is_finite(m) ? m : 1.0;

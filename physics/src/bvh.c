@@ -714,7 +714,7 @@ gy_result gy_bvh_insert(gy_bvh *bvh, const gy_allocator *a, uint32_t item, gy_bv
             const gy_bvh_node *c = &bvh->nodes[n->link + k];
             double grown = surface(gy_bvh_box_union(c->box, box));
             cost[k] = (c->link & GY_BVH_LEAF_BIT) ? grown + inherited
-                                                   : grown - surface(c->box) + inherited;
+                                                  : grown - surface(c->box) + inherited;
         }
         if (here < cost[0] && here < cost[1])
             break;

@@ -245,6 +245,7 @@ struct gy_physics {
     uint32_t body_capacity;
     uint32_t body_count; /* highest store index used + 1 */
     uint32_t live_bodies;
+    uint32_t movable_bodies; /* live dynamic and kinematic bodies */
     gy_phys_collider *colliders;
     uint32_t collider_capacity;
     gy_phys_joint *joints;

@@ -177,8 +177,10 @@ void gy_phys_after_step(gy_physics *p, uint64_t tick)
                (unsigned long long)tick, gy_result_message(r));
     gy_phys_push_events(p);
     /* The adapter wakes whole islands: a chain A-B-C touching an awake A wakes C too, whatever
-     * order the pairs are listed in, so repeat until nothing new is touched. */
-    for (uint32_t pass = 0; pass < MAX_WAKE_PASSES; pass++) {
+     * order the pairs are listed in, so repeat until nothing new is touched. With every movable
+     * body on the awake list there is no sleeper to wake: the walk over the pairs is skipped. */
+    bool sleepers = p->awake.count < p->movable_bodies;
+    for (uint32_t pass = 0; sleepers && pass < MAX_WAKE_PASSES; pass++) {
         uint32_t before = p->touched.count;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t a = user_store(p, contacts[i].user_a), b = user_store(p, contacts[i].user_b);

@@ -190,6 +190,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     if (store_index >= p->body_count)
         p->body_count = store_index + 1u;
     p->live_bodies++;
+    p->movable_bodies += def->type != GY_MOTION_STATIC;
     gy_phys_set32(&p->counters.bodies, p->live_bodies);
     for (uint32_t slot = next, i = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, i++)
         snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index, attachment);
@@ -231,6 +232,7 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
             j->live = false;
     }
     gy_phys_unlist(p, store_index);
+    p->movable_bodies -= e->motion != GY_MOTION_STATIC;
     e->id.bits = 0;
     e->attachment = 0;
     e->first_collider = GY_PHYS_NONE;
@@ -371,6 +373,7 @@ void gy_phys_reset_world_state(gy_physics *p)
     p->body_count = 0;
     p->joint_count = 0;
     p->live_bodies = 0;
+    p->movable_bodies = 0;
     gy_phys_set32(&p->counters.bodies, 0);
     gy_phys_set32(&p->counters.awake, 0);
     p->awake.count = 0;

@@ -22,8 +22,8 @@ enum { TREE_STATIC = 0, TREE_MOVING = 1, TREE_COUNT = 2, GROUP_PLANES = 2, GROUP
  * rebuild (cheap, and the best tree). */
 #define EDIT_MIN_STATICS 1024u
 /* static_flags bits */
-#define IN_STATIC_TREE  1u /* a leaf of the writer's static tree (valid unless pending) */
-#define STATIC_PENDING  2u /* joined or left the static group since the tree was last updated */
+#define IN_STATIC_TREE 1u /* a leaf of the writer's static tree (valid unless pending) */
+#define STATIC_PENDING 2u /* joined or left the static group since the tree was last updated */
 /* Overlaps count as touching within this many metres (GJK converges only approximately on curved
  * shapes). */
 #define TOUCH_TOLERANCE 1e-7
@@ -99,7 +99,7 @@ struct gy_query_snapshot {
     uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
     bool membership_changed[GROUP_COUNT];
     bool moved_since_build[TREE_COUNT];
-    gy_bvh trees[TREE_COUNT]; /* current topology and bounds, copied into buffers after builds */
+    gy_bvh trees[TREE_COUNT];    /* current topology and bounds, copied into buffers after builds */
     gy_bvh_editor static_editor; /* the static tree is edited in place; buffers mirror it */
     gy_bvh_builder builder;
     gy_query_snapshot_stats stats;

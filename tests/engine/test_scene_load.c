@@ -460,6 +460,11 @@ static const rule_case k_rule_cases[] = {
      "entities[0].components.physics.colliders[1].shape: required"},
     {PHYS(DYN_SPHERE ",'colliders':[{'shape':'Sphere','radius':1,'mass':2}]"),
      "entities[0].components.physics.colliders[0].mass: unknown key"},
+    {PHYS("'body_type':'Static'"), "entities[0].components.physics.shape: a physics body needs "
+                                   "at least one collider (an inline `shape` or an entry in "
+                                   "`colliders`)"},
+    {PHYS("'colliders':[]"), "entities[0].components.physics.colliders: a physics body needs at "
+                             "least one collider (an inline `shape` or an entry in `colliders`)"},
     {PHYS("'colliders':[{'shape':'Plane'}]"), "entities[0].components.physics.colliders[0].shape: "
                                               "a Plane needs a Static body (this one is Dynamic)"},
     /* joints */
@@ -921,8 +926,8 @@ static void test_scene_load_derives_mass_for_mass_properties(void **state)
             "'inertia':[[2,0.5,0],[0.5,3,0],[0,0,4]]}}}},"
             "{'name':'b','components':{'physics':{'shape':'Box','box_size':[1,1,1],'mass':7,"
             "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}},"
-            "{'name':'c','components':{'physics':{'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,"
-            "0,1]]}}}}]");
+            "{'name':'c','components':{'physics':{'shape':'Box','box_size':[1,1,2],'is_sensor':true,"
+            "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}}]");
     const gy_body_def *a = &s->entities[0].physics->body;
     assert_true(a->has_mass_properties);
     assert_near(a->mass, 1000.0 * 2.0 * 6.0, 1e-9); /* 1000 kg/m³ × density 2 × 6 m³ */
@@ -931,9 +936,8 @@ static void test_scene_load_derives_mass_for_mass_properties(void **state)
     assert_near(a->mass_properties.inertia.m[2][2], 4.0, 0.0);
     assert_result(gy_validate_body_def(a), GY_OK);
     assert_near(s->entities[1].physics->body.mass, 7.0, 0.0);
-    /* No colliders: 1 kg, as the adapters give a body without volume. */
-    assert_near(s->entities[2].physics->body.mass, 1.0, 0.0);
-    assert_int_equal(s->entities[2].physics->collider_count, 0);
+    /* Only a sensor: its volume counts, as the adapters weigh a body with nothing solid. */
+    assert_near(s->entities[2].physics->body.mass, 2000.0, 1e-9);
     unload(&l);
 }
 

@@ -189,8 +189,8 @@ static void test_bvh_edit_stays_balanced_under_sorted_inserts(void **state)
     for (uint32_t i = 0; i < p->n; i++) {
         p->center[i] = gy_v3((double)i, 0, 0);
         p->radius[i] = 0.4;
-        p->boxes[i] = gy_bvh_box_from(gy_v3((double)i - 0.4, -0.4, -0.4),
-                                      gy_v3((double)i + 0.4, 0.4, 0.4));
+        p->boxes[i] =
+            gy_bvh_box_from(gy_v3((double)i - 0.4, -0.4, -0.4), gy_v3((double)i + 0.4, 0.4, 0.4));
     }
     gy_bvh t;
     gy_bvh_editor e;
@@ -283,7 +283,7 @@ static void test_bvh_edit_mirrors_become_exact_copies(void **state)
     test_free(p);
 }
 
-/* ---- the query snapshot's static tree ---------------------------------------------------------- */
+/* ---- the query snapshot's static tree -------------------------------------------------------- */
 
 #define STREAM_STATICS 2000u
 #define STREAM_SLOTS   2400u

@@ -11,8 +11,9 @@
  * AVL rebalance along its path, so streaming statics in and out costs what changes, not what is
  * resident (a rebuild of 100,000 statics takes about 70 ms here). Each of the three buffers keeps
  * its own copy of the trees and entries and is brought up to date, when it is next written, with
- * exactly the entries (and edited static-tree nodes) that changed since it was last written, so publishing costs what moved, not what exists: 100,000 untouched statics cost
- * nothing per publish. Once the snapshot has reached its peak size, publishing never allocates.
+ * exactly the entries (and edited static-tree nodes) that changed since it was last written, so
+ * publishing costs what moved, not what exists: 100,000 untouched statics cost nothing per publish.
+ * Once the snapshot has reached its peak size, publishing never allocates.
  *
  * Hull and mesh geometry are immutable, refcounted blobs created on the writer's thread. The
  * creator holds one reference, every live entry using a blob holds one, and every buffer that
