@@ -19,7 +19,9 @@ from pathlib import Path
 GYRE, SCENES = sys.argv[1], Path(sys.argv[2])
 TMP = Path(tempfile.mkdtemp(prefix="gyre-soak-"))
 BASE = SCENES / "soak.json"
-SMALL = ["--statics", "2000", "--props", "100", "--warmup", "0.5", "--quiet"]
+# A generous watchdog: under TSan on a loaded 2-core machine a thread can be descheduled for
+# hundreds of ms; the watchdog test sets its own bound after these.
+SMALL = ["--statics", "2000", "--props", "100", "--warmup", "0.5", "--quiet", "--watchdog-ms", "5000"]
 
 DIST_KEYS = ["p50", "p99", "p999", "max", "count"]
 REQUIRED = ["barrier_wait_us", "mutation_us", "step_ms", "ticks_missed", "replies_dropped",
