@@ -9,6 +9,7 @@
  * tick shifts curr into prev and restarts the accumulator, which then counts host time (scaled)
  * until the next one. Either way alpha = accumulator / step, clamped to [0, 1]: a body is drawn
  * one step behind its newest result, moving from prev to curr as the host clock advances. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -39,10 +40,13 @@ uint64_t gy_w_capture(gy_world *w)
         return 0;
     uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
     w->frame_tick = tick;
-    for (uint32_t d = 0; d < w->bodies.count; d++) {
-        gy_w_body *c = gy_w_store_at(&w->bodies, d);
-        if (!c->recorded)
-            continue;
+    /* Only the tracked components: a settled static's proxy cannot change until the World itself
+     * touches the body (teleport, release, stop), and each of those tracks it again. */
+    w->stats.bodies_captured += w->tracked.count;
+    for (uint32_t i = 0; i < w->tracked.count;) {
+        gy_w_body *c = gy_w_body_of(w, w->tracked.items[i]);
+        assert(c != NULL && c->recorded && !c->settled);
+        i++;
         const gy_proxy *q = c->store_index < n ? &px[c->store_index] : NULL;
         if (q == NULL || q->attachment != c->attachment || !(q->flags & GY_PROXY_LIVE)) {
             /* Not built yet (or already gone): the creation pose stands. */
@@ -58,10 +62,11 @@ uint64_t gy_w_capture(gy_world *w)
         bool changed =
             !c->have_proxy || q->tick != c->curr_tick || q->teleports != c->teleports_seen;
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
-        if (changed && gy_proxy_motion(q) != GY_MOTION_STATIC) {
+        bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
+        if (changed && !is_static) {
             c->prev = c->curr;
             c->curr = proxy_pose(q);
-            c->moved = true;
+            gy_w_body_mark_moved(w, c);
         } else {
             c->prev = c->curr;
         }
@@ -76,23 +81,27 @@ uint64_t gy_w_capture(gy_world *w)
         c->awake = (q->flags & GY_PROXY_AWAKE) != 0;
         c->faulted = (q->flags & GY_PROXY_FAULT) != 0;
         c->state_tick = tick;
+        if (is_static && c->motion == GY_MOTION_STATIC) {
+            /* Swap-removed: the entry now at i - 1 is the one not yet visited. */
+            gy_w_body_settle(w, c);
+            i--;
+        }
     }
     return advanced;
 }
 
 void gy_w_sync(gy_world *w)
 {
-    for (uint32_t d = 0; d < w->bodies.count; d++) {
-        gy_w_body *c = gy_w_store_at(&w->bodies, d);
-        if (!c->moved)
-            continue;
-        c->moved = false;
+    for (uint32_t i = 0; i < w->moved.count; i++) {
+        gy_w_body *c = gy_w_body_of(w, w->moved.items[i]);
+        c->moved_at = GY_W_NONE;
         /* The game moved it since the capture (a callback): the game's write is newer. */
         if (w->ents[c->entity].dirty_game)
             continue;
         gy_w_transform_of(w, c->entity)->world = c->curr;
         gy_w_mark_dirty(w, c->entity, false);
     }
+    w->moved.count = 0;
     gy_w_propagate(w);
 }
 
@@ -360,15 +369,9 @@ gy_result gy_world_destroy(gy_world *w, gy_world_teardown *report)
     memset(&rep, 0, sizeof rep);
     rep.entities_destroyed = w->ent_live;
     w->dispatching = true; /* callbacks made from here on may not re-enter teardown */
-    while (w->first_root != GY_W_NONE) {
-        uint32_t root = w->first_root;
-        if (gy_entity_destroy(w, gy_w_entity_handle(w, root)) != GY_OK) {
-            /* Out of memory collecting a subtree: release every body directly instead. */
-            for (uint32_t d = w->bodies.count; d-- > 0;)
-                gy_w_body_destroy(w, w->bodies.dense_entity[d]);
-            break;
-        }
-    }
+    /* Destroying a live entity allocates nothing, so it cannot fail here. */
+    while (w->first_root != GY_W_NONE)
+        (void)gy_entity_destroy(w, gy_w_entity_handle(w, w->first_root));
     rep.geometries_reclaimed = gy_w_geometry_reclaim(w);
     if (rep.geometries_reclaimed > 0)
         gy_log(w->logger, GY_LOG_WARN,

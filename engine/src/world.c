@@ -56,6 +56,8 @@ static void free_world(gy_world *w)
     gy_w_store_fini(&w->bodies, a);
     gy_w_u32s_free(a, &w->dirty);
     gy_w_u32s_free(a, &w->store_free);
+    gy_w_u32s_free(a, &w->tracked);
+    gy_w_u32s_free(a, &w->moved);
     if (w->store_owner != NULL)
         gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
     if (w->col_scratch != NULL)
@@ -335,38 +337,20 @@ gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out
     return GY_OK;
 }
 
-/* Collects the subtree of `slot` (parents first). */
-static void collect(gy_world *w, uint32_t slot, void *ctx)
-{
-    (void)w;
-    gy_w_u32s *list = ctx;
-    if (list->count < list->capacity)
-        list->items[list->count++] = slot;
-}
-
-static uint32_t subtree_size(const gy_world *w, uint32_t slot)
-{
-    uint32_t n = 1;
-    for (uint32_t c = w->ents[slot].first_child; c != GY_W_NONE; c = w->ents[c].next_sibling)
-        n += subtree_size(w, c);
-    return n;
-}
-
 gy_result gy_entity_destroy(gy_world *w, gy_entity e)
 {
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    gy_w_u32s list = {0};
-    uint32_t n = subtree_size(w, slot);
-    gy_result r =
-        gy_array_reserve(w->alloc, (void **)&list.items, &list.capacity, n, sizeof *list.items);
-    if (r != GY_OK)
-        return r;
-    gy_w_walk_subtree(w, slot, collect, &list);
-    /* Children first, so every parent link is still valid while its subtree goes. */
-    for (uint32_t i = list.count; i-- > 0;) {
-        uint32_t s = list.items[i];
+    /* Children first, so every parent link is still valid while its subtree goes: always the
+     * deepest last descendant, which is reverse pre-order. Walking the links instead of listing
+     * the subtree first means destroying never allocates, so it cannot fail part-way when memory
+     * is short (a failed scene load rolls back through here). */
+    for (uint32_t s = slot;;) {
+        while (w->ents[s].last_child != GY_W_NONE)
+            s = w->ents[s].last_child;
+        uint32_t parent = w->ents[s].parent;
+        bool last = s == slot;
         if (w->ents[s].joints > 0)
             gy_w_joints_entity_destroyed(w, s);
         if (gy_w_body_of(w, s) != NULL)
@@ -383,8 +367,10 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
         gy_w_store_remove(&w->transforms, s);
         give_slot_back(w, s);
         w->ent_live--;
+        if (last)
+            break;
+        s = parent;
     }
-    gy_w_u32s_free(w->alloc, &list);
     return GY_OK;
 }
 
@@ -815,6 +801,7 @@ void gy_world_get_stats(const gy_world *w, gy_world_stats *out)
     *out = w->stats;
     out->entities = w->ent_live;
     out->bodies = w->bodies.count;
+    out->bodies_tracked = w->tracked.count;
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         const gy_w_body *c = gy_w_store_at(&w->bodies, d);
         out->bodies_effective += w->ents[c->entity].active_h && c->desc.is_active;

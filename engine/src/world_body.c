@@ -1,6 +1,7 @@
 /* Physics components: validation and the owned copy of the authored description, the body's
  * lifecycle (effective enable, attachments, store indices), the writes games make, the state they
  * read, and the bootstrap a hard start rebuilds the world from. */
+#include <assert.h>
 #include <string.h>
 
 #include "gyre/geometry.h"
@@ -185,6 +186,79 @@ static void give_store_index(gy_world *w, uint32_t idx)
     w->store_free.items[w->store_free.count++] = idx;
 }
 
+/* ---- the capture and sync lists ----------------------------------------------------------------
+ */
+
+/* Both lists are index sets over entity slots: each component knows its index, so leaving is a
+ * swap-remove. Capacity is reserved for every component at add (reserve_lists). */
+static gy_result reserve_lists(gy_world *w, uint32_t need)
+{
+    gy_result r = gy_array_reserve(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, need,
+                                   sizeof *w->tracked.items);
+    if (r == GY_OK)
+        r = gy_array_reserve(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
+                             sizeof *w->moved.items);
+    return r;
+}
+
+void gy_w_body_track(gy_world *w, gy_w_body *c)
+{
+    if (c->tracked_at != GY_W_NONE)
+        return;
+    assert(w->tracked.count < w->tracked.capacity);
+    c->tracked_at = w->tracked.count;
+    w->tracked.items[w->tracked.count++] = c->entity;
+}
+
+void gy_w_body_untrack(gy_world *w, gy_w_body *c)
+{
+    uint32_t at = c->tracked_at;
+    if (at == GY_W_NONE)
+        return;
+    uint32_t last = w->tracked.items[--w->tracked.count];
+    if (last != c->entity) {
+        w->tracked.items[at] = last;
+        gy_w_body_of(w, last)->tracked_at = at;
+    }
+    c->tracked_at = GY_W_NONE;
+}
+
+void gy_w_body_mark_moved(gy_world *w, gy_w_body *c)
+{
+    if (c->moved_at != GY_W_NONE)
+        return;
+    assert(w->moved.count < w->moved.capacity);
+    c->moved_at = w->moved.count;
+    w->moved.items[w->moved.count++] = c->entity;
+}
+
+void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
+{
+    uint32_t at = c->moved_at;
+    if (at == GY_W_NONE)
+        return;
+    uint32_t last = w->moved.items[--w->moved.count];
+    if (last != c->entity) {
+        w->moved.items[at] = last;
+        gy_w_body_of(w, last)->moved_at = at;
+    }
+    c->moved_at = GY_W_NONE;
+}
+
+void gy_w_body_settle(gy_world *w, gy_w_body *c)
+{
+    c->settled = true;
+    gy_w_body_untrack(w, c);
+}
+
+void gy_w_body_unsettle(gy_world *w, gy_w_body *c)
+{
+    if (!c->settled)
+        return;
+    c->state_tick = w->frame_tick;
+    c->settled = false;
+}
+
 gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint32_t attachment)
 {
     if (attachment == 0 || store_index >= w->store_high)
@@ -227,8 +301,10 @@ static gy_body_def body_def_at(const gy_w_body *c, gy_pose pose)
     return d;
 }
 
-static void reset_results(gy_w_body *c, gy_pose pose)
+static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
 {
+    gy_w_body_unmark_moved(w, c);
+    c->settled = false;
     c->assigned = false;
     c->body.bits = 0;
     c->failed = false;
@@ -237,7 +313,6 @@ static void reset_results(gy_w_body *c, gy_pose pose)
     c->prev = c->curr = pose;
     c->curr_tick = 0;
     c->have_proxy = false;
-    c->moved = false;
     c->teleports_sent = c->teleports_seen = 0;
     c->awake = c->motion != GY_MOTION_STATIC;
     c->state_tick = 0;
@@ -277,7 +352,8 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     w->stats.attachments_issued++;
     c->attachment = d.attachment;
     c->recorded = true;
-    reset_results(c, pose);
+    reset_results(w, c, pose);
+    gy_w_body_track(w, c);
     c->lin = c->desc.body.linear_velocity;
     c->ang = c->desc.body.angular_velocity;
     return GY_OK;
@@ -296,6 +372,9 @@ static void record_release(gy_world *w, gy_w_body *c)
                "world: releasing the body of entity '%s' failed (%s); it stays until physics stops",
                w->ents[slot].name != NULL ? w->ents[slot].name : "", gy_result_message(r));
     c = gy_w_body_of(w, slot);
+    /* A pose it moved to stays marked: the sync still writes the last result back. */
+    gy_w_body_untrack(w, c);
+    gy_w_body_unsettle(w, c);
     c->recorded = false;
     c->assigned = false;
     c->body.bits = 0;
@@ -331,7 +410,10 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
     }
     c->teleports_sent++;
     c->prev = c->curr = pose;
-    c->moved = false;
+    gy_w_body_unmark_moved(w, c);
+    /* Watched again until a proxy confirms the teleport. */
+    gy_w_body_unsettle(w, c);
+    gy_w_body_track(w, c);
 }
 
 static void remove_component(gy_world *w, uint32_t slot)
@@ -339,6 +421,8 @@ static void remove_component(gy_world *w, uint32_t slot)
     gy_w_body *c = gy_w_body_of(w, slot);
     record_release(w, c);
     c = gy_w_body_of(w, slot);
+    gy_w_body_untrack(w, c);
+    gy_w_body_unmark_moved(w, c);
     gy_scene_collider *cols = c->cols;
     uint32_t n = c->desc.collider_count;
     give_store_index(w, c->store_index);
@@ -389,7 +473,9 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     if (r != GY_OK)
         return r;
     uint32_t idx;
-    r = take_store_index(w, slot, &idx);
+    r = reserve_lists(w, w->bodies.count + 1u);
+    if (r == GY_OK)
+        r = take_store_index(w, slot, &idx);
     if (r != GY_OK) {
         free_cols(w, cols, desc->collider_count);
         return r;
@@ -401,13 +487,14 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
         free_cols(w, cols, desc->collider_count);
         return r;
     }
+    c->tracked_at = c->moved_at = GY_W_NONE;
     c->desc = *desc;
     c->desc.colliders = cols;
     c->cols = cols;
     c->motion = motion;
     c->entity = slot;
     c->store_index = idx;
-    reset_results(c, gy_w_world_pose(w, slot));
+    reset_results(w, c, gy_w_world_pose(w, slot));
     c->lin = desc->body.linear_velocity;
     c->ang = desc->body.angular_velocity;
     r = gy_w_body_refresh(w, slot);
@@ -671,7 +758,7 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     out->body = c->recorded ? c->body : (gy_body_id){0};
     out->attachment = c->attachment;
     out->store_index = c->store_index;
-    out->tick = c->state_tick;
+    out->tick = c->settled ? w->frame_tick : c->state_tick;
     out->grounded = c->recorded && c->grounded;
     out->hit_ceiling = c->recorded && c->hit_ceiling;
     out->ground_normal = c->ground_normal;
@@ -686,15 +773,18 @@ void gy_w_bodies_stopped(gy_world *w)
 {
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        gy_w_body_unsettle(w, c);
+        c->tracked_at = c->moved_at = GY_W_NONE;
         c->recorded = false;
         c->assigned = false;
         c->body.bits = 0;
         c->attachment = 0;
         c->have_proxy = false;
-        c->moved = false;
         c->failed = false;
         c->faulted = false;
     }
+    w->tracked.count = 0;
+    w->moved.count = 0;
 }
 
 gy_result gy_w_start(gy_world *w)
@@ -770,7 +860,8 @@ gy_result gy_w_start(gy_world *w)
             if (!c->recorded)
                 continue;
             gy_vec3 lin = c->lin, ang = c->ang;
-            reset_results(c, bodies[k].def.pose);
+            reset_results(w, c, bodies[k].def.pose);
+            gy_w_body_track(w, c);
             c->lin = lin;
             c->ang = ang;
             k++;

@@ -138,15 +138,20 @@ typedef struct gy_w_body {
     gy_result error;
     bool faulted;
     /* results */
-    gy_pose prev, curr; /* the two newest poses (interpolation), or the game's teleport */
-    uint32_t curr_tick; /* proxy tick of `curr` */
-    bool have_proxy;    /* curr came from a proxy of this attachment */
-    bool moved;         /* curr changed since the last sync */
+    gy_pose prev, curr;  /* the two newest poses (interpolation), or the game's teleport */
+    uint32_t curr_tick;  /* proxy tick of `curr` */
+    bool have_proxy;     /* curr came from a proxy of this attachment */
+    uint32_t moved_at;   /* curr changed since the last sync: index in w->moved; else GY_W_NONE */
+    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
+    /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
+     * the World itself touches it (teleport, release, stop), so no capture visits it, and its
+     * state tick is every capture's (w->frame_tick) while this holds. */
+    bool settled;
     uint16_t teleports_sent;
     uint16_t teleports_seen;
     gy_vec3 lin, ang;
     bool awake;
-    uint64_t state_tick;
+    uint64_t state_tick; /* while settled: stale, read w->frame_tick */
     /* character state (CHARACTER_STATE replies) */
     bool grounded, hit_ceiling;
     gy_vec3 ground_normal, platform_velocity;
@@ -222,7 +227,11 @@ struct gy_world {
     uint32_t pass;
 
     /* physics components */
-    gy_w_store bodies;     /* gy_w_body */
+    gy_w_store bodies; /* gy_w_body */
+    /* Entity slots of the components each capture visits: every recorded body but the settled
+     * statics, so a publish costs what can move, not the world's size. */
+    gy_w_u32s tracked;
+    gy_w_u32s moved;       /* entity slots of the components gy_w_sync writes back */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
     uint32_t store_capacity, store_high;
     gy_w_u32s store_free;
@@ -309,6 +318,16 @@ void gy_w_body_destroy(gy_world *w, uint32_t slot);
 void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose);
 /* After a stop: forgets every physics-side fact. */
 void gy_w_bodies_stopped(gy_world *w);
+/* The capture and sync lists. Both hold at most one entry per component and their capacity is
+ * reserved at gy_body_add, so these never allocate. */
+void gy_w_body_track(gy_world *w, gy_w_body *c);
+void gy_w_body_untrack(gy_world *w, gy_w_body *c);
+void gy_w_body_mark_moved(gy_world *w, gy_w_body *c);
+void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c);
+/* Settled (see gy_w_body) from the capture on: untracked. */
+void gy_w_body_settle(gy_world *w, gy_w_body *c);
+/* The state tick a settled body had is made its own again (it is about to be touched). */
+void gy_w_body_unsettle(gy_world *w, gy_w_body *c);
 /* Builds the bootstrap and starts physics. */
 gy_result gy_w_start(gy_world *w);
 

@@ -353,6 +353,283 @@ static void test_body_stop_start_keeps_bodies_and_poses(void **state)
     wfx_destroy(w, &ta);
 }
 
+/* ---- the per-publish capture ----------------------------------------------------------------- */
+
+static gy_world_stats world_stats(const gy_world *w)
+{
+    gy_world_stats s;
+    gy_world_get_stats(w, &s);
+    return s;
+}
+
+/* An awkward pose: neither the position nor the rotation is exact in float. */
+static gy_pose odd_pose(double x)
+{
+    gy_pose p;
+    p.position = gy_v3(x + 0.1, 2.2, 3.3);
+    p.rotation = gy_quat_axis_angle(gy_v3_normalize(gy_v3(1, 2, 3)), 0.7 + x * 0.01);
+    return p;
+}
+
+static void assert_pose_exact(gy_pose a, gy_pose b)
+{
+    assert_near(a.position.x, b.position.x, 0.0);
+    assert_near(a.position.y, b.position.y, 0.0);
+    assert_near(a.position.z, b.position.z, 0.0);
+    assert_near(a.rotation.x, b.rotation.x, 0.0);
+    assert_near(a.rotation.y, b.rotation.y, 0.0);
+    assert_near(a.rotation.z, b.rotation.z, 0.0);
+    assert_near(a.rotation.w, b.rotation.w, 0.0);
+}
+
+static gy_entity static_box(gy_world *w, const char *name, gy_pose pose)
+{
+    gy_entity_def d = gy_default_entity_def();
+    d.name = name;
+    d.position = pose.position;
+    d.rotation = pose.rotation;
+    gy_entity e;
+    assert_result(gy_entity_create(w, &d, &e), GY_OK);
+    wfx_add(w, e, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1)));
+    return e;
+}
+
+/* Once its proxy has confirmed it, a static body costs no capture work: a publish reads the moving
+ * bodies only, however many statics there are, and the statics' state stays what it was. */
+static void test_body_settled_statics_are_not_captured(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = wfx_world(&ta);
+    enum { STATICS = 64 };
+    gy_entity statics[STATICS];
+    gy_pose game[STATICS]; /* the game's poses (rotation normalised by the World) */
+    for (uint32_t i = 0; i < STATICS; i++) {
+        statics[i] = static_box(w, "wall", odd_pose(10.0 * (double)i));
+        game[i] = wfx_world_pose(w, statics[i]);
+        assert_near(game[i].rotation.w, odd_pose(10.0 * (double)i).rotation.w, 1e-12);
+    }
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 50, 0));
+    /* Recorded and not yet confirmed: every body is read. */
+    assert_int_equal(world_stats(w).bodies_tracked, STATICS + 1);
+    wfx_tick(w, 1);
+    gy_world_stats s0 = world_stats(w);
+    assert_int_equal(s0.bodies_tracked, 1);
+    assert_int_equal(s0.bodies_captured, STATICS + 1);
+    wfx_tick(w, 20);
+    gy_world_stats s1 = world_stats(w);
+    assert_int_equal(gy_world_physics_tick(w), 21);
+    /* One capture per lockstep tick, of the ball alone. */
+    assert_int_equal(s1.bodies_captured - s0.bodies_captured, 20);
+    assert_int_equal(s1.bodies_tracked, 1);
+    for (uint32_t i = 0; i < STATICS; i++) {
+        gy_physics_state st = wfx_state(w, statics[i]);
+        assert_true(st.has_body);
+        assert_false(st.awake);
+        assert_int_equal(st.tick, 21); /* the state is as of the newest publish */
+        assert_near(gy_v3_len(st.linear_velocity), 0.0, 0.0);
+        assert_pose_exact(st.pose, game[i]);
+        assert_pose_exact(wfx_world_pose(w, statics[i]), game[i]);
+    }
+    /* The ball is still read and written back at every tick. */
+    gy_physics_state b = wfx_state(w, ball);
+    assert_int_equal(b.tick, 21);
+    assert_near(b.pose.position.y, 50.0 - G * (21 * WFX_DT) * (21 * WFX_DT) / 2.0, 1e-4);
+    assert_near(wfx_world_pose(w, ball).position.y, b.pose.position.y, 0.0);
+    wfx_destroy(w, &ta);
+}
+
+/* Update switches a settled static to dynamic (captured from then on, falling from where it
+ * stood) and back (captured until a proxy confirms it, then at rest where the update left it). */
+static void test_body_static_turned_dynamic_is_captured(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_pose at = {gy_v3(0, 10, 0), gy_quat_identity()};
+    gy_entity e = static_box(w, "crate", at);
+    wfx_tick(w, 2);
+    assert_int_equal(world_stats(w).bodies_tracked, 0);
+    wfx_desc dyn = wfx_box(GY_SCENE_BODY_DYNAMIC, gy_v3(1, 1, 1));
+    assert_result(gy_body_update(w, e, wfx_d(&dyn)), GY_OK);
+    assert_int_equal(world_stats(w).bodies_tracked, 1);
+    uint64_t c0 = world_stats(w).bodies_captured;
+    wfx_tick(w, 30);
+    assert_int_equal(world_stats(w).bodies_captured - c0, 30);
+    gy_physics_state s = wfx_state(w, e);
+    assert_int_equal(s.motion, GY_MOTION_DYNAMIC);
+    assert_true(s.awake);
+    assert_int_equal(s.tick, 32);
+    assert_near(s.linear_velocity.y, -G * 30 * WFX_DT, 1e-4);
+    assert_near(s.pose.position.y, 10.0 - G * (30 * WFX_DT) * (30 * WFX_DT) / 2.0, 1e-4);
+    assert_near(wfx_world_pose(w, e).position.y, s.pose.position.y, 0.0);
+    /* Back to static: held where it is now, exactly. */
+    gy_pose here = wfx_world_pose(w, e);
+    wfx_desc stat = wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1));
+    assert_result(gy_body_update(w, e, wfx_d(&stat)), GY_OK);
+    assert_int_equal(world_stats(w).bodies_tracked, 1);
+    wfx_tick(w, 1);
+    assert_int_equal(world_stats(w).bodies_tracked, 0);
+    c0 = world_stats(w).bodies_captured;
+    wfx_tick(w, 10);
+    assert_int_equal(world_stats(w).bodies_captured, c0);
+    s = wfx_state(w, e);
+    assert_int_equal(s.motion, GY_MOTION_STATIC);
+    assert_false(s.awake);
+    assert_int_equal(s.tick, 43);
+    assert_pose_exact(s.pose, here);
+    assert_pose_exact(wfx_world_pose(w, e), here);
+    wfx_destroy(w, NULL);
+}
+
+/* A teleported static is read again until a proxy shows the teleport, keeps the game's pose (not
+ * the proxy's float one), and goes quiet again. Moving a parent teleports its static child. */
+static void test_body_teleported_static_keeps_game_pose(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity wall = static_box(w, "wall", odd_pose(0.0));
+    gy_entity parent = wfx_entity(w, "parent", gy_v3(0, 0, 0));
+    gy_entity_def cd = gy_default_entity_def();
+    cd.parent = parent;
+    cd.position = gy_v3(0, 0, 4);
+    gy_entity child;
+    assert_result(gy_entity_create(w, &cd, &child), GY_OK);
+    wfx_add(w, child, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1)));
+    wfx_tick(w, 3);
+    assert_int_equal(world_stats(w).bodies_tracked, 0);
+
+    assert_result(gy_body_teleport(w, wall, odd_pose(5.0)), GY_OK);
+    assert_int_equal(world_stats(w).bodies_tracked, 1);
+    gy_pose to = wfx_world_pose(w, wall); /* the game's pose, as the World normalised it */
+    assert_near(to.position.x, 5.1, 1e-12);
+    assert_near(to.rotation.w, odd_pose(5.0).rotation.w, 1e-12);
+    assert_pose_exact(wfx_state(w, wall).pose, to);
+    wfx_tick(w, 1);
+    assert_int_equal(world_stats(w).bodies_tracked, 0);
+    uint64_t c0 = world_stats(w).bodies_captured;
+    wfx_tick(w, 5);
+    assert_int_equal(world_stats(w).bodies_captured, c0);
+    gy_physics_state s = wfx_state(w, wall);
+    assert_pose_exact(s.pose, to);
+    assert_pose_exact(wfx_world_pose(w, wall), to);
+    assert_int_equal(s.tick, 9);
+    /* The physics side has it there (as a float). */
+    const gy_proxy *px;
+    uint32_t n;
+    assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
+    assert_true(s.store_index < n);
+    assert_near(px[s.store_index].position[0], to.position.x, 1e-5);
+    assert_near(px[s.store_index].position[2], to.position.z, 1e-5);
+
+    assert_result(gy_entity_set_local_position(w, parent, gy_v3(7, 1, 0)), GY_OK);
+    wfx_tick(w, 1);
+    assert_int_equal(world_stats(w).bodies_tracked, 0);
+    s = wfx_state(w, child);
+    assert_near(s.pose.position.x, 7.0, 0.0);
+    assert_near(s.pose.position.y, 1.0, 0.0);
+    assert_near(s.pose.position.z, 4.0, 0.0);
+    assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
+    assert_near(px[s.store_index].position[0], 7.0, 1e-6);
+    wfx_destroy(w, NULL);
+}
+
+/* Switching off, stopping and starting: a static is tracked again whenever it gets a new body,
+ * and its state tick stays the newest publish it was part of. */
+static void test_body_statics_tracked_again_after_restart(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = wfx_world(&ta);
+    gy_entity ground = wfx_ground(w);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 10, 0));
+    wfx_tick(w, 4);
+    assert_int_equal(world_stats(w).bodies_tracked, 1);
+    assert_int_equal(wfx_state(w, ground).tick, 4);
+
+    assert_result(gy_body_set_active(w, ground, false), GY_OK);
+    assert_int_equal(world_stats(w).bodies_tracked, 1);
+    assert_int_equal(wfx_state(w, ground).tick, 4);
+    wfx_tick(w, 1);
+    assert_int_equal(wfx_state(w, ground).tick, 4); /* no body, no newer state */
+    assert_result(gy_body_set_active(w, ground, true), GY_OK);
+    assert_int_equal(world_stats(w).bodies_tracked, 2);
+    wfx_tick(w, 1);
+    assert_int_equal(world_stats(w).bodies_tracked, 1);
+    assert_int_equal(wfx_state(w, ground).tick, 6);
+
+    assert_result(gy_world_stop_physics(w), GY_OK);
+    assert_int_equal(world_stats(w).bodies_tracked, 0);
+    wfx_tick(w, 2);
+    assert_int_equal(wfx_state(w, ground).tick, 6);
+    assert_int_equal(wfx_state(w, ball).tick, 6);
+    assert_result(gy_world_start_physics(w), GY_OK);
+    assert_int_equal(world_stats(w).bodies_tracked, 2);
+    wfx_tick(w, 1);
+    assert_int_equal(world_stats(w).bodies_tracked, 1);
+    gy_physics_state g = wfx_state(w, ground);
+    assert_true(g.has_body);
+    assert_int_equal(g.tick, gy_world_physics_tick(w));
+    assert_near(g.pose.position.y, -0.5, 0.0);
+    wfx_destroy(w, &ta);
+}
+
+typedef struct remover {
+    gy_entity victim;
+    uint32_t removed;
+} remover;
+
+static void remove_on_enter(void *ctx, gy_world *w, const gy_collision_event *e)
+{
+    remover *r = ctx;
+    if (e->kind == GY_COLLISION_ENTER && r->removed == 0) {
+        assert_result(gy_body_remove(w, r->victim), GY_OK);
+        r->removed++;
+    }
+}
+
+/* A callback removes the body of a falling ball between the capture that moved it and the sync:
+ * the other balls' results still reach their transforms, and the removed one keeps its last. */
+static void test_body_removed_in_a_callback_leaves_the_others_synced(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = wfx_world(&ta);
+    gy_entity ground = wfx_ground(w);
+    gy_entity low = wfx_ball(w, "low", gy_v3(0, 0.6, 0));
+    gy_entity balls[4];
+    for (uint32_t i = 0; i < 4; i++)
+        balls[i] = wfx_ball(w, "ball", gy_v3(3.0 + 2.0 * i, 20.0 + i, 0));
+    remover r = {balls[1], 0};
+    assert_result(gy_entity_set_collision_callback(w, ground, remove_on_enter, &r), GY_OK);
+    uint32_t n = 0;
+    while (r.removed == 0 && n < 60) {
+        wfx_tick(w, 1);
+        n++;
+    }
+    assert_int_equal(r.removed, 1);
+    assert_false(gy_body_exists(w, balls[1]));
+    gy_pose left = wfx_world_pose(w, balls[1]);
+    assert_true(left.position.y < 21.0);
+    assert_int_equal(world_stats(w).bodies_tracked, 4); /* low and three balls */
+    wfx_tick(w, 10);
+    n += 10;
+    assert_pose_exact(wfx_world_pose(w, balls[1]), left);
+    for (uint32_t i = 0; i < 4; i++) {
+        if (i == 1)
+            continue;
+        double y0 = 20.0 + i;
+        double t = (double)n * WFX_DT;
+        gy_physics_state s = wfx_state(w, balls[i]);
+        assert_near(s.pose.position.y, y0 - G * t * t / 2.0, 1e-4);
+        assert_pose_exact(wfx_world_pose(w, balls[i]), s.pose);
+    }
+    assert_true(wfx_state(w, low).pose.position.y < 0.6);
+    wfx_destroy(w, &ta);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +641,11 @@ int main(void)
         cmocka_unit_test(test_body_validation_errors_record_nothing),
         cmocka_unit_test(test_body_writes_reach_the_body),
         cmocka_unit_test(test_body_stop_start_keeps_bodies_and_poses),
+        cmocka_unit_test(test_body_settled_statics_are_not_captured),
+        cmocka_unit_test(test_body_static_turned_dynamic_is_captured),
+        cmocka_unit_test(test_body_teleported_static_keeps_game_pose),
+        cmocka_unit_test(test_body_statics_tracked_again_after_restart),
+        cmocka_unit_test(test_body_removed_in_a_callback_leaves_the_others_synced),
     };
     return cmocka_run_group_tests_name("world_physics", tests, NULL, NULL);
 }

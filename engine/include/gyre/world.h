@@ -261,6 +261,11 @@ typedef struct gy_world_stats {
     uint64_t events_dispatched; /* collision callbacks called */
     uint64_t exits_synthesized; /* EXITs the World produced for released bodies */
     uint64_t stale_proxies;     /* proxies ignored because a game-side teleport is newer */
+    /* Components the next publish's capture reads: every body in the physics run except statics
+     * whose proxy has confirmed their pose (those cost nothing per frame until teleported,
+     * released or restarted). */
+    uint32_t bodies_tracked;
+    uint64_t bodies_captured; /* components read by captures so far (tracked, per publish) */
 } gy_world_stats;
 
 void gy_world_get_stats(const gy_world *world, gy_world_stats *out);
