@@ -5,25 +5,15 @@
 
 #include "bullet_internal.h"
 
-#define GY_BT_MAX_BOUND_THREADS                                                                    \
-    (sizeof(((gy_backend_world *)nullptr)->bound_threads) / sizeof(pthread_t))
-
-/* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle (the ODE
- * adapter uses the same value). */
-#define RESTITUTION_MIN_VELOCITY 0.1
-
 gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
-      bodies(), colliders(), joints(), resources(), thread_lock(), bound_threads(), bound_count(0),
-      moving(nullptr), moving_count(0), moving_capacity(0), body_counts(), sensor_count(0),
-      resource_count(0), contacts(nullptr), pairs(nullptr), contact_count(0), contact_capacity(0),
-      prev_contacts(nullptr), prev_pairs(nullptr), prev_count(0), prev_capacity(0), pair_map(),
-      one_way(nullptr), one_way_count(0), one_way_capacity(0), breakable_list(nullptr),
-      breakable_count(0), breakable_capacity(0), broken(nullptr), broken_user(nullptr),
-      broken_count(0), broken_capacity(0), scratch(nullptr), scratch_count(0), scratch_capacity(0),
-      step_index(0), substep_index(0), aabbs_stale(false), substep_dt(0.0), step_error(GY_OK)
+      bodies(), colliders(), joints(), resources(), threads(), moving(nullptr), moving_count(0),
+      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(nullptr), one_way_count(0),
+      one_way_capacity(0), breakable_list(nullptr), breakable_count(0), breakable_capacity(0),
+      broken(), scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0),
+      substep_index(0), aabbs_stale(false), substep_dt(0.0), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -43,7 +33,7 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
      * pair to the friction cone. Conveyor contacts set their own frame and surface motion. */
     si.m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_ENABLE_FRICTION_DIRECTION_CACHING |
                        SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION;
-    si.m_restitutionVelocityThreshold = RESTITUTION_MIN_VELOCITY;
+    si.m_restitutionVelocityThreshold = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
     /* A box or hull meeting a plane gets the corners of its face in one step: Bullet's default
      * adds one point per step, so a box landing deep (fast) was pushed out at one corner and
      * tipped onto an edge. Perturbing until the manifold holds 4 points, not Bullet's usual 3,
@@ -63,46 +53,6 @@ gy_backend_world::~gy_backend_world()
     gy_handle_pool_fini(&resources);
 }
 
-bool gy_bt_thread_ok(const gy_backend_world *w)
-{
-#ifdef NDEBUG
-    (void)w;
-    return true;
-#else
-    gy_backend_world *mw = const_cast<gy_backend_world *>(w);
-    pthread_t self = pthread_self();
-    bool ok = false;
-    pthread_mutex_lock(&mw->thread_lock);
-    for (uint32_t i = 0; i < mw->bound_count; i++)
-        if (pthread_equal(mw->bound_threads[i], self)) {
-            ok = true;
-            break;
-        }
-    pthread_mutex_unlock(&mw->thread_lock);
-    return ok;
-#endif
-}
-
-bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c)
-{
-    gy_query_filter def;
-    if (f == nullptr) {
-        def = gy_default_query_filter();
-        f = &def;
-    }
-    if ((c->category & f->mask) == 0)
-        return false;
-    if ((f->motion_types & GY_MOTION_BIT(c->body->type)) == 0)
-        return false;
-    if (c->is_sensor && !f->include_sensors)
-        return false;
-    if (f->ignore_body.bits != 0 && f->ignore_body.bits == c->body->id.bits)
-        return false;
-    if (f->ignore_collider.bits != 0 && f->ignore_collider.bits == c->id.bits)
-        return false;
-    return true;
-}
-
 bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const
 {
     const gy_bt_body *a = gy_bt_body_of(static_cast<btCollisionObject *>(p0->m_clientObject));
@@ -120,15 +70,6 @@ bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadph
 
 /* ---- world ---------------------------------------------------------------------------------- */
 
-static gy_result check_world_def(const gy_world_def *d)
-{
-    if (!gy_vec3_is_finite(d->gravity) || !gy_is_finite(d->world_half_extent))
-        return GY_ERR_NON_FINITE;
-    if (d->substeps > 16 || d->solver_iterations > 255 || d->world_half_extent < 0.0)
-        return GY_ERR_INVALID_ARGUMENT;
-    return GY_OK;
-}
-
 static void world_free(gy_backend_world *w)
 {
     const gy_allocator *a = w->allocator;
@@ -136,7 +77,7 @@ static void world_free(gy_backend_world *w)
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
     gy_free(a, w->breakable_list, (size_t)w->breakable_capacity * sizeof *w->breakable_list);
     gy_free(a, w->scratch, (size_t)w->scratch_capacity * sizeof *w->scratch);
-    pthread_mutex_destroy(&w->thread_lock);
+    gy_adapter_threads_fini(&w->threads);
     w->~gy_backend_world();
     gy_free(a, w, sizeof *w);
 }
@@ -146,24 +87,17 @@ static gy_result bt_world_create(const gy_world_def *def_in, gy_backend_world **
     if (out == nullptr)
         return GY_ERR_INVALID_ARGUMENT;
     *out = nullptr;
-    gy_world_def def = def_in != nullptr ? *def_in : gy_default_world_def();
-    gy_result r = check_world_def(&def);
+    gy_world_def def;
+    gy_result r = gy_adapter_world_def(def_in, &def);
     if (r != GY_OK)
         return r;
-    if (def.substeps == 0)
-        def.substeps = 1;
-    if (def.solver_iterations == 0)
-        def.solver_iterations = 10;
-    if (def.world_half_extent == 0.0)
-        def.world_half_extent = 4096.0;
-    const gy_allocator *a = gy_allocator_or_default(def.allocator);
-    def.allocator = a;
+    const gy_allocator *a = def.allocator;
 
     void *mem = gy_alloc_zeroed(a, sizeof(gy_backend_world));
     if (mem == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
     gy_backend_world *w = new (mem) gy_backend_world(def, a);
-    if (pthread_mutex_init(&w->thread_lock, nullptr) != 0) {
+    if (gy_adapter_threads_init(&w->threads) != GY_OK) {
         w->~gy_backend_world();
         gy_free(a, w, sizeof *w);
         return GY_ERR_BACKEND;
@@ -174,21 +108,11 @@ static gy_result bt_world_create(const gy_world_def *def_in, gy_backend_world **
 
 static void bt_world_destroy(gy_backend_world *w)
 {
-    if (w == nullptr)
+    if (w == nullptr || !gy_adapter_threads_may_destroy(&w->threads, w->logger, "bullet"))
         return;
-#ifndef NDEBUG
-    pthread_mutex_lock(&w->thread_lock);
-    bool someone_bound = w->bound_count > 0;
-    pthread_mutex_unlock(&w->thread_lock);
-    if (someone_bound && !gy_bt_thread_ok(w)) {
-        gy_log(w->logger, GY_LOG_ERROR,
-               "bullet: world_destroy from a thread that is not bound while another is; ignored");
-        return;
-    }
-#endif
     /* Nothing is left to wake or report: dropping the reports first keeps teardown linear. */
-    w->contact_count = 0;
-    w->prev_count = 0;
+    w->report.count = 0;
+    w->prev.count = 0;
     w->one_way_count = 0;
     gy_bt_joint_release_all(w);
     gy_bt_body_release_all(w);
@@ -202,36 +126,13 @@ static gy_result bt_bind_thread(gy_backend_world *w)
 {
     if (w == nullptr)
         return GY_ERR_INVALID_ARGUMENT;
-    pthread_t self = pthread_self();
-    gy_result r = GY_OK;
-    pthread_mutex_lock(&w->thread_lock);
-    bool already = false;
-    for (uint32_t i = 0; i < w->bound_count; i++)
-        if (pthread_equal(w->bound_threads[i], self))
-            already = true;
-    if (!already) {
-        if (w->bound_count >= GY_BT_MAX_BOUND_THREADS)
-            r = GY_ERR_CAPACITY;
-        else
-            w->bound_threads[w->bound_count++] = self;
-    }
-    pthread_mutex_unlock(&w->thread_lock);
-    return r;
+    return gy_adapter_threads_bind(&w->threads, nullptr);
 }
 
 static void bt_unbind_thread(gy_backend_world *w)
 {
-    if (w == nullptr)
-        return;
-    pthread_t self = pthread_self();
-    pthread_mutex_lock(&w->thread_lock);
-    for (uint32_t i = 0; i < w->bound_count; i++) {
-        if (pthread_equal(w->bound_threads[i], self)) {
-            w->bound_threads[i] = w->bound_threads[--w->bound_count];
-            break;
-        }
-    }
-    pthread_mutex_unlock(&w->thread_lock);
+    if (w != nullptr)
+        gy_adapter_threads_unbind(&w->threads, nullptr);
 }
 
 static gy_result bt_set_gravity(gy_backend_world *w, gy_vec3 g)
@@ -269,17 +170,11 @@ static void bt_get_counters(gy_backend_world *w, gy_backend_counters *out)
     memset(out, 0, sizeof *out);
     if (w == nullptr || !gy_bt_thread_ok(w))
         return;
-    for (int t = 0; t < GY_MOTION_TYPE_COUNT; t++)
-        out->bodies[t] = w->body_counts[t];
+    gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
     for (uint32_t i = 0; i < w->moving_count; i++)
         if (body_awake(w->moving[i]))
             out->awake_bodies++;
-    out->colliders = w->colliders.live;
-    out->sensors = w->sensor_count;
-    out->contact_pairs = w->contact_count;
-    out->joints = w->joints.live;
-    out->resources = w->resource_count;
-    out->live_objects = w->bodies.live + w->colliders.live + w->joints.live + w->resource_count;
+    out->contact_pairs = w->report.count;
 }
 
 static uint32_t bt_contacts(gy_backend_world *w, const gy_contact **out)
@@ -288,8 +183,8 @@ static uint32_t bt_contacts(gy_backend_world *w, const gy_contact **out)
         *out = nullptr;
     if (w == nullptr || out == nullptr || !gy_bt_thread_ok(w))
         return 0;
-    *out = w->contact_count > 0 ? w->contacts : nullptr;
-    return w->contact_count;
+    *out = w->report.count > 0 ? w->report.contacts : nullptr;
+    return w->report.count;
 }
 
 static uint32_t bt_broken_joints(gy_backend_world *w, const gy_joint_id **out,
@@ -301,11 +196,7 @@ static uint32_t bt_broken_joints(gy_backend_world *w, const gy_joint_id **out,
         *user = nullptr;
     if (w == nullptr || !gy_bt_thread_ok(w))
         return 0;
-    if (out != nullptr)
-        *out = w->broken;
-    if (user != nullptr)
-        *user = w->broken_user;
-    return w->broken_count;
+    return gy_adapter_broken_read(&w->broken, out, user);
 }
 
 static gy_result bt_step(gy_backend_world *w, double dt)
@@ -314,11 +205,8 @@ static gy_result bt_step(gy_backend_world *w, double dt)
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_bt_thread_ok(w))
         return GY_ERR_WRONG_THREAD;
-    if (!gy_is_finite(dt))
-        return GY_ERR_NON_FINITE;
-    if (!(dt > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
-    return gy_bt_step(w, dt);
+    gy_result r = gy_adapter_check_dt(dt);
+    return r == GY_OK ? gy_bt_step(w, dt) : r;
 }
 
 /* Queries share the broadphase's ray stack, the world's probe object and its query shape

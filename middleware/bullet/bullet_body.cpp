@@ -8,11 +8,12 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <type_traits>
 
 #include "bullet_internal.h"
 
-/* Density scale when a body gives no total mass: relative density 1 means water. */
-#define DEFAULT_DENSITY 1000.0
+static_assert(std::is_standard_layout<gy_bt_resource>::value,
+              "gy_bt_resource and its gy_adapter_resource head must convert by reinterpret_cast");
 /* Bullet's own sleep test compares instantaneous speeds with per-body thresholds; the adapter
  * decides instead (bullet_step.cpp), so Bullet's thresholds are set out of reach. */
 #define BULLET_SLEEP_THRESHOLD 1e30
@@ -40,51 +41,33 @@ static void resource_destroy(gy_backend_world *w, gy_bt_resource *r)
     gy_free(a, r->indices, (size_t)r->index_count * sizeof(int));
     gy_bt_delete(a, r->hull_shape);
     gy_bt_delete(a, r->hull_query_shape);
-    if (r->kind == GY_SHAPE_HULL)
-        gy_hull_free(a, &r->hull);
+    if (r->base.kind == GY_SHAPE_HULL)
+        gy_hull_free(a, &r->base.hull);
     gy_free(a, r, sizeof *r);
 }
 
 static void resource_unref(gy_backend_world *w, gy_bt_resource *r)
 {
-    if (--r->refs > 0)
-        return;
-    resource_destroy(w, r);
-    w->resource_count--;
+    if (gy_adapter_resource_unref(&w->tally, &r->base))
+        resource_destroy(w, r);
 }
 
 static gy_result resource_publish(gy_backend_world *w, gy_bt_resource *r, gy_resource_id *out)
 {
-    uint64_t h;
-    gy_result res = gy_handle_pool_acquire(&w->resources, r, &h);
-    if (res != GY_OK)
-        return res;
-    r->id.bits = h;
-    r->refs = 1;
-    r->creator_ref = true;
-    w->resource_count++;
-    *out = r->id;
-    return GY_OK;
+    return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
 }
 
 gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
 {
-    if (w == nullptr || out == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result res = gy_validate_mesh_def(def);
+    gy_result res =
+        gy_adapter_mesh_begin(w != nullptr, w != nullptr && gy_bt_thread_ok(w), def, out);
     if (res != GY_OK)
         return res;
-    /* Bullet counts vertices and triangles in ints. */
-    if (def->vertex_count > INT_MAX / 3u || def->index_count > INT_MAX / 3u)
-        return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
     gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
     if (r == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
-    r->kind = GY_SHAPE_MESH;
+    r->base.kind = GY_SHAPE_MESH;
     r->vertices =
         static_cast<double *>(gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double)));
     r->indices = static_cast<int *>(gy_alloc(a, (size_t)def->index_count * sizeof(int)));
@@ -101,11 +84,7 @@ gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_reso
     }
     r->vertex_count = def->vertex_count;
     r->index_count = def->index_count;
-    for (uint32_t i = 0; i < def->vertex_count; i++) {
-        r->vertices[3u * i + 0u] = def->vertices[i].x;
-        r->vertices[3u * i + 1u] = def->vertices[i].y;
-        r->vertices[3u * i + 2u] = def->vertices[i].z;
-    }
+    gy_adapter_copy_vertices(r->vertices, def);
     for (uint32_t i = 0; i < def->index_count; i++)
         r->indices[i] = (int)def->indices[i];
     res = resource_publish(w, r, out);
@@ -128,17 +107,6 @@ gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_reso
     r->mesh_array->addIndexedMesh(part, PHY_INTEGER);
     r->mesh_shape = new (shape_mem) btBvhTriangleMeshShape(r->mesh_array, true, true);
     return GY_OK;
-}
-
-/* Smallest distance from the hull's centroid to a face plane. */
-static double hull_inner_radius(const gy_hull *h)
-{
-    double r = INFINITY;
-    for (uint32_t f = 0; f < h->triangle_count; f++) {
-        const double *p = h->planes[f];
-        r = fmin(r, p[3] - (p[0] * h->centroid.x + p[1] * h->centroid.y + p[2] * h->centroid.z));
-    }
-    return r > 0.0 && isfinite(r) ? r : 0.0;
 }
 
 /* The vertices of the hull with every face plane moved in by `margin`: intersections of three
@@ -203,12 +171,8 @@ static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<bt
 
 gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
 {
-    if (w == nullptr || out == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result res = gy_validate_hull_def(def);
+    gy_result res =
+        gy_adapter_hull_begin(w != nullptr, w != nullptr && gy_bt_thread_ok(w), def, out);
     if (res != GY_OK)
         return res;
     if (def->point_count > (uint32_t)INT_MAX)
@@ -217,8 +181,8 @@ gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_reso
     gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
     if (r == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
-    r->kind = GY_SHAPE_HULL;
-    res = gy_hull_build(a, def->points, def->point_count, &r->hull);
+    r->base.kind = GY_SHAPE_HULL;
+    res = gy_hull_build(a, def->points, def->point_count, &r->base.hull);
     if (res != GY_OK) {
         gy_free(a, r, sizeof *r);
         return res;
@@ -228,7 +192,7 @@ gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_reso
     if (shape_mem == nullptr || query_mem == nullptr) {
         gy_free(a, shape_mem, sizeof(btConvexHullShape));
         gy_free(a, query_mem, sizeof(btConvexHullShape));
-        gy_hull_free(a, &r->hull);
+        gy_hull_free(a, &r->base.hull);
         gy_free(a, r, sizeof *r);
         return GY_ERR_OUT_OF_MEMORY;
     }
@@ -239,16 +203,16 @@ gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_reso
         resource_destroy(w, r);
         return res;
     }
-    const gy_hull *h = &r->hull;
+    const gy_hull *h = &r->base.hull;
     const double *points = &h->vertices[0].x;
     const int stride = (int)sizeof(gy_vec3);
-    double margin = fmin(HULL_MARGIN, 0.1 * hull_inner_radius(h));
+    double margin = fmin(HULL_MARGIN, 0.1 * gy_adapter_hull_inner_radius(h));
     btAlignedObjectArray<btVector3> shrunk;
     if (margin > HULL_MIN_MARGIN && hull_shrink(h, margin, shrunk)) {
         r->hull_shape = new (shape_mem)
             btConvexHullShape(&shrunk[0].x(), shrunk.size(), (int)sizeof(btVector3));
     } else {
-        margin = fmin(HULL_MIN_MARGIN, 0.1 * hull_inner_radius(h));
+        margin = fmin(HULL_MIN_MARGIN, 0.1 * gy_adapter_hull_inner_radius(h));
         r->hull_shape = new (shape_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     }
     /* No polyhedral features: Bullet's face clipping for hull pairs measures depth on the points
@@ -263,25 +227,17 @@ void gy_bt_resource_release(gy_backend_world *w, gy_resource_id id)
 {
     if (w == nullptr || !gy_bt_thread_ok(w))
         return;
-    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_handle_pool_get(&w->resources, id.bits));
-    if (r == nullptr || !r->creator_ref)
-        return;
-    /* The id dies with the creator's reference; colliders keep the record alive. */
-    gy_handle_pool_release(&w->resources, id.bits);
-    r->creator_ref = false;
-    resource_unref(w, r);
+    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, &w->tally, id);
+    if (dead != nullptr)
+        resource_destroy(w, gy_bt_resource_of(dead));
 }
 
 void gy_bt_resource_release_all(gy_backend_world *w)
 {
     for (uint32_t i = 0; i < w->resources.count; i++) {
-        uint64_t h;
-        gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_handle_pool_at(&w->resources, i, &h));
-        if (r == nullptr)
-            continue;
-        gy_handle_pool_release(&w->resources, h);
-        r->creator_ref = false;
-        resource_unref(w, r);
+        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
+        if (dead != nullptr)
+            resource_destroy(w, gy_bt_resource_of(dead));
     }
 }
 
@@ -326,8 +282,8 @@ void gy_bt_body_wake(gy_bt_body *b)
 void gy_bt_wake_touching(gy_backend_world *w, const gy_bt_body *b)
 {
     /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
-    for (uint32_t i = 0; i < w->contact_count; i++) {
-        const gy_bt_pair *p = &w->pairs[i];
+    for (uint32_t i = 0; i < w->report.count; i++) {
+        const gy_bt_pair *p = &gy_bt_pairs(&w->report)[i];
         if (p->a->body == b)
             gy_bt_body_wake(p->b->body);
         else if (p->b->body == b)
@@ -349,87 +305,7 @@ static double damping_coefficient(double d)
     return 1.0 - exp(-d);
 }
 
-static bool pose_is_valid(gy_pose p, gy_result *why)
-{
-    if (!gy_vec3_is_finite(p.position) || !gy_quat_is_finite(p.rotation)) {
-        *why = GY_ERR_NON_FINITE;
-        return false;
-    }
-    if (!gy_quat_is_unit(p.rotation)) {
-        *why = GY_ERR_INVALID_ARGUMENT;
-        return false;
-    }
-    return true;
-}
-
 /* ---- body create ---------------------------------------------------------------------------- */
-
-/* Checks every collider and resolves its resource; nothing is referenced yet. */
-static gy_result check_colliders(gy_backend_world *w, const gy_body_def *def,
-                                 const gy_collider_def *cols, uint32_t n, gy_bt_resource **res)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        gy_result r = gy_validate_collider_def(&cols[i], def->type);
-        if (r != GY_OK)
-            return r;
-        res[i] = nullptr;
-        gy_shape_type t = cols[i].shape.type;
-        if (t == GY_SHAPE_HULL || t == GY_SHAPE_MESH) {
-            gy_bt_resource *rs = static_cast<gy_bt_resource *>(
-                gy_handle_pool_get(&w->resources, cols[i].shape.resource.bits));
-            if (rs == nullptr)
-                return GY_ERR_STALE_HANDLE;
-            if (rs->kind != t)
-                return GY_ERR_INVALID_SHAPE;
-            res[i] = rs;
-        }
-    }
-    return GY_OK;
-}
-
-/* Mass properties of a dynamic body in the Gyre body frame (centre and inertia about it). Sensors
- * carry no mass unless every collider is a sensor: they are detection volumes, not matter. A body
- * with no solid volume at all gets `mass` (or 1 kg) as a 0.5 m radius solid sphere. The same rule
- * as the ODE adapter. */
-static gy_result compute_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
-                              gy_bt_resource *const *res, gy_mass *out)
-{
-    if (def->has_mass_properties) {
-        out->mass = def->mass;
-        out->center = def->mass_properties.center_of_mass;
-        out->inertia = def->mass_properties.inertia;
-        return GY_OK;
-    }
-    bool any = false;
-    gy_mass total;
-    memset(&total, 0, sizeof total);
-    for (int pass = 0; pass < 2 && !any; pass++) {
-        for (uint32_t i = 0; i < n; i++) {
-            if (pass == 0 && cols[i].is_sensor)
-                continue;
-            const gy_hull *hull = res[i] != nullptr ? &res[i]->hull : nullptr;
-            if (gy_shape_volume(&cols[i].shape, hull) <= 0.0)
-                continue;
-            double density = def->mass > 0.0 ? cols[i].density : DEFAULT_DENSITY * cols[i].density;
-            gy_mass m = gy_shape_mass(&cols[i].shape, hull, density);
-            m = gy_mass_transform(m, cols[i].local_pose);
-            total = any ? gy_mass_add(total, m) : m;
-            any = true;
-        }
-    }
-    if (!any) {
-        double m = def->mass > 0.0 ? def->mass : 1.0;
-        total.mass = m;
-        total.center = gy_v3(0.0, 0.0, 0.0);
-        total.inertia = gy_mat3_diag(0.1 * m, 0.1 * m, 0.1 * m);
-    } else if (def->mass > 0.0) {
-        total = gy_mass_scale_to(total, def->mass);
-    }
-    if (!gy_is_finite(total.mass) || !(total.mass > 0.0) || !gy_vec3_is_finite(total.center))
-        return GY_ERR_INVALID_SHAPE;
-    *out = total;
-    return GY_OK;
-}
 
 /* Principal axes: inertia = R diag(d) Rᵀ. The Bullet body frame is the centre of mass turned by
  * R, where Bullet's diagonal inertia is exact. */
@@ -448,50 +324,20 @@ static gy_result principal_frame(const gy_mass *m, btTransform *frame, btVector3
     return GY_OK;
 }
 
-/* Radius of the inscribed sphere of a shape about its own centre, and that centre (shape frame). */
-static double shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center)
-{
-    *center = gy_v3(0.0, 0.0, 0.0);
-    switch (s->type) {
-    case GY_SHAPE_SPHERE:
-    case GY_SHAPE_CAPSULE:
-        return s->radius;
-    case GY_SHAPE_BOX:
-        return 0.5 * fmin(s->box_size.x, fmin(s->box_size.y, s->box_size.z));
-    case GY_SHAPE_CYLINDER:
-        return fmin(s->radius, 0.5 * s->height);
-    case GY_SHAPE_HULL:
-        if (hull == nullptr)
-            return 0.0;
-        *center = hull->centroid;
-        return hull_inner_radius(hull);
-    default:
-        return 0.0;
-    }
-}
-
 /* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
  * collision; when no collider contains the centre of mass, the smallest collider's inner radius
  * (the sweep then guards the centre of mass only). */
 static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
 {
-    double best = 0.0, smallest = INFINITY;
+    gy_adapter_ccd_radius acc;
+    gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_bt_collider *c = b->colliders[i];
-        if (c->is_sensor)
-            continue;
-        gy_vec3 center;
-        double r =
-            shape_inner_radius(&c->shape, c->resource ? &c->resource->hull : nullptr, &center);
-        if (r <= 0.0)
-            continue;
-        gy_vec3 world_center = gy_pose_apply(c->local_pose, center);
-        best = fmax(best, r - gy_v3_len(gy_v3_sub(world_center, com)));
-        smallest = fmin(smallest, r);
+        if (!c->is_sensor)
+            gy_adapter_ccd_add(&acc, &c->shape, c->resource ? &c->resource->base.hull : nullptr,
+                               c->local_pose, com);
     }
-    if (best > 0.05 * (isfinite(smallest) ? smallest : 0.0) && best > 0.0)
-        return best;
-    return isfinite(smallest) ? smallest : 0.0;
+    return gy_adapter_ccd_end(&acc);
 }
 
 static size_t owned_shape_size(gy_shape_type t)
@@ -622,32 +468,20 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
                             const gy_collider_def *cols, uint32_t n, gy_body_id *out,
                             gy_collider_id *collider_ids)
 {
-    if (w == nullptr || def == nullptr || out == nullptr || (n > 0 && cols == nullptr))
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result r = gy_validate_body_def(def);
+    gy_adapter_resource **res;
+    gy_result r = gy_adapter_body_begin(
+        w != nullptr, w != nullptr && gy_bt_thread_ok(w), w != nullptr ? w->allocator : nullptr,
+        w != nullptr ? &w->resources : nullptr, def, cols, n, out, &res);
     if (r != GY_OK)
         return r;
-    if (n > (1u << 20))
-        return GY_ERR_INVALID_ARGUMENT;
-
     const gy_allocator *a = w->allocator;
-    gy_bt_resource **res = nullptr;
-    if (n > 0) {
-        res = static_cast<gy_bt_resource **>(gy_alloc(a, (size_t)n * sizeof *res));
-        if (res == nullptr)
-            return GY_ERR_OUT_OF_MEMORY;
-    }
-    r = check_colliders(w, def, cols, n, res);
 
     gy_mass mass;
     memset(&mass, 0, sizeof mass);
     btTransform principal = btTransform::getIdentity();
     btVector3 inertia(0, 0, 0);
     if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
-        r = compute_mass(def, cols, n, res, &mass);
+        r = gy_adapter_body_mass(def, cols, n, res, &mass);
     if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
         r = principal_frame(&mass, &principal, &inertia);
 
@@ -664,7 +498,7 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
     if (r == GY_OK)
         r = blocks_alloc(a, &k, cols, n, compound);
     if (r != GY_OK) {
-        gy_free(a, res, (size_t)n * sizeof *res);
+        gy_adapter_body_end(a, res, n);
         return r;
     }
     uint64_t body_handle = 0;
@@ -692,7 +526,7 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
             gy_handle_pool_release(&w->bodies, body_handle);
         gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
         blocks_free(a, &k, cols);
-        gy_free(a, res, (size_t)n * sizeof *res);
+        gy_adapter_body_end(a, res, n);
         return r;
     }
 
@@ -743,16 +577,16 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
         c->category = cd->category;
         c->mask = cd->mask;
         c->user_data = cd->user_data;
-        c->resource = res[i];
+        c->resource = res[i] != nullptr ? gy_bt_resource_of(res[i]) : nullptr;
         /* Planes live in the world; their shape is expressed in the body frame instead. */
         c->child = cd->shape.type == GY_SHAPE_PLANE
                        ? btTransform::getIdentity()
                        : principal_inv * gy_bt_transform(c->local_pose);
-        if (res[i] != nullptr) {
+        if (c->resource != nullptr) {
             res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
-                              ? static_cast<btCollisionShape *>(res[i]->mesh_shape)
-                              : static_cast<btCollisionShape *>(res[i]->hull_shape);
+                              ? static_cast<btCollisionShape *>(c->resource->mesh_shape)
+                              : static_cast<btCollisionShape *>(c->resource->hull_shape);
         } else {
             c->owned_size = owned_shape_size(cd->shape.type);
             c->bt_shape = build_shape(k.shape_mem[i], &cd->shape, body_frame);
@@ -761,14 +595,14 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
         b->mask_union |= c->mask;
         b->has_sensor = b->has_sensor || c->is_sensor;
         if (c->is_sensor)
-            w->sensor_count++;
+            w->tally.sensors++;
         if (collider_ids != nullptr)
             collider_ids[i] = c->id;
     }
     gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
     gy_free(a, k.collider_mem, (size_t)n * sizeof(void *));
     gy_free(a, k.shape_mem, (size_t)n * sizeof(void *));
-    gy_free(a, res, (size_t)n * sizeof *res);
+    gy_adapter_body_end(a, res, n);
 
     btCollisionShape *root;
     if (compound) {
@@ -819,7 +653,9 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
         b->moving_index = w->moving_count;
         w->moving[w->moving_count++] = b;
     }
-    w->body_counts[b->type]++;
+    if (def->type == GY_MOTION_STATIC)
+        b->placed_step = w->step_index + 1u;
+    w->tally.bodies[b->type]++;
     *out = b->id;
     return GY_OK;
 }
@@ -846,7 +682,7 @@ static void body_destroy(gy_backend_world *w, gy_bt_body *b)
         if (c->resource != nullptr)
             resource_unref(w, c->resource);
         if (c->is_sensor)
-            w->sensor_count--;
+            w->tally.sensors--;
         gy_handle_pool_release(&w->colliders, c->id.bits);
         c->~gy_bt_collider();
         gy_free(a, c, sizeof *c);
@@ -857,7 +693,7 @@ static void body_destroy(gy_backend_world *w, gy_bt_body *b)
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;
     }
-    w->body_counts[b->type]--;
+    w->tally.bodies[b->type]--;
     gy_handle_pool_release(&w->bodies, b->id.bits);
     b->~gy_bt_body();
     gy_free(a, b, sizeof *b);
@@ -927,7 +763,8 @@ gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (!pose_is_valid(pose, &r))
+    r = gy_adapter_check_pose(pose);
+    if (r != GY_OK)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
     btTransform frame = gy_bt_transform(pose) * b->principal;
@@ -950,6 +787,7 @@ gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     }
     w->world.updateSingleAabb(b->rb);
     gy_bt_wake_touching(w, b);
+    b->placed_step = w->step_index + 1u;
     return GY_OK;
 }
 
@@ -1054,31 +892,18 @@ gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose 
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (!pose_is_valid(target, &r))
+    r = gy_adapter_check_pose(target);
+    if (r == GY_OK)
+        r = gy_adapter_check_dt(dt);
+    if (r != GY_OK)
         return r;
-    if (!gy_is_finite(dt))
-        return GY_ERR_NON_FINITE;
-    if (!(dt > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
     if (b->type != GY_MOTION_KINEMATIC)
         return GY_ERR_INVALID_MOTION;
     target.rotation = gy_quat_normalize(target.rotation);
     gy_pose cur = gy_bt_body_pose(b);
-    gy_vec3 v = gy_v3_scale(gy_v3_sub(target.position, cur.position), 1.0 / dt);
-    gy_quat dq = gy_quat_normalize(gy_quat_mul(target.rotation, gy_quat_conj(cur.rotation)));
-    if (dq.w < 0.0) {
-        dq.x = -dq.x;
-        dq.y = -dq.y;
-        dq.z = -dq.z;
-        dq.w = -dq.w;
-    }
-    gy_vec3 axis = gy_v3(dq.x, dq.y, dq.z);
-    double s = gy_v3_len(axis);
-    gy_vec3 omega = gy_v3(0.0, 0.0, 0.0);
-    if (s > 1e-12) {
-        double angle = 2.0 * atan2(s, dq.w);
-        omega = gy_v3_scale(axis, angle / (s * dt));
-    }
+    gy_vec3 v, omega;
+    gy_adapter_kinematic_velocity(cur.position, cur.rotation, target.position, target.rotation, dt,
+                                  &v, &omega);
     b->kin_linear = gy_bt_vec(v);
     b->kin_angular = gy_bt_vec(omega);
     b->rb->setLinearVelocity(b->kin_linear);

@@ -16,6 +16,7 @@
 #include <new>
 #include <pthread.h>
 
+#include "../src/adapter_common.h"
 #include "gyre/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -23,30 +24,22 @@
 
 struct gy_bt_body;
 
-/* Velocities averaged for the sleep test (the ODE adapter's rule: jitter cancels in the vector
- * average of the last few steps). */
-#define GY_BT_SLEEP_SAMPLES 10u
-
 /* ---- resources ------------------------------------------------------------------------------ */
 
-/* A mesh or hull resource. Refcounted: the creator's reference plus one per collider. Its Bullet
- * shape is shared by every collider that uses it (colliders are told apart by child index, never
- * by shape). */
+/* A mesh or hull resource: the shared head (id, kind, references, hull) and Bullet's data. Its
+ * Bullet shape is shared by every collider that uses it (colliders are told apart by child index,
+ * never by shape). Standard layout with `base` first, so the two convert by reinterpret_cast. */
 struct gy_bt_resource {
-    gy_resource_id id;
-    gy_shape_type kind; /* GY_SHAPE_MESH or GY_SHAPE_HULL */
-    uint32_t refs;
-    bool creator_ref;
+    gy_adapter_resource base;
     /* Mesh: owned copies that Bullet's mesh interface points into, and the BVH shape. */
     double *vertices; /* 3 per vertex */
     int *indices;
     uint32_t vertex_count, index_count;
     btTriangleIndexVertexArray *mesh_array;
     btBvhTriangleMeshShape *mesh_shape;
-    /* Hull: the built hull (exact planes for rays), the shape colliders use (points pulled in by
-     * its margin so margin + points give back the hull's faces) and an unshrunk one with a tiny
-     * margin for casting the hull itself. */
-    gy_hull hull;
+    /* Hull: (base.hull is the built hull, exact planes for rays) the shape colliders use (points
+     * pulled in by its margin so margin + points give back the hull's faces) and an unshrunk one
+     * with a tiny margin for casting the hull itself. */
     btConvexHullShape *hull_shape;
     btConvexHullShape *hull_query_shape;
 };
@@ -104,11 +97,15 @@ struct gy_bt_body {
     bool in_contact;   /* this substep: some manifold names it */
     uint32_t joint_count;
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
-    /* Sleep (bullet_step.cpp): the last GY_BT_SLEEP_SAMPLES velocities, how many are filled, and
-     * how long their average has stayed below the thresholds. */
-    gy_vec3 sleep_linear[GY_BT_SLEEP_SAMPLES], sleep_angular[GY_BT_SLEEP_SAMPLES];
+    /* Sleep (bullet_step.cpp): the last GY_ADAPTER_SLEEP_SAMPLES velocities, how many are
+     * filled, and how long their average has stayed below the thresholds. */
+    gy_vec3 sleep_linear[GY_ADAPTER_SLEEP_SAMPLES], sleep_angular[GY_ADAPTER_SLEEP_SAMPLES];
     uint32_t sleep_samples, sleep_next;
     double rest_time;
+    /* Statics: the step after their creation or last teleport. During that step their pairs
+     * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
+     * when neither side is active, so a sleeper they touch wakes. */
+    uint64_t placed_step;
 };
 
 /* ---- joints --------------------------------------------------------------------------------- */
@@ -137,20 +134,6 @@ struct gy_bt_pair {
     bool overlap;          /* reported as an overlap (sensor or response off), no impulse */
 };
 
-struct gy_bt_pair_slot {
-    const gy_bt_collider *a, *b;
-    uint32_t index;
-    uint32_t stamp;
-};
-
-/* Open-addressed map from a collider pair to its index in this step's report; entries whose
- * stamp differs from the map's are empty. */
-struct gy_bt_pair_map {
-    gy_bt_pair_slot *slots;
-    uint32_t capacity; /* power of two */
-    uint32_t stamp;
-};
-
 /* A one-way platform pair in contact and its verdict, kept until the two separate (a step in
  * which the pair reported no point): `accepted` pairs collide, the others ("passing") have their
  * contacts dropped. */
@@ -170,6 +153,8 @@ class gy_bt_dispatcher : public btCollisionDispatcher
         : btCollisionDispatcher(config), world(w)
     {
     }
+    /* Also pairs a static placed since the last step with inactive bodies (bullet_step.cpp). */
+    bool needsCollision(const btCollisionObject *o0, const btCollisionObject *o1) override;
     gy_backend_world *world;
 };
 
@@ -227,31 +212,22 @@ struct gy_backend_world {
     gy_handle_pool joints;    /* payload: gy_bt_joint* */
     gy_handle_pool resources; /* payload: gy_bt_resource* */
 
-    pthread_mutex_t thread_lock; /* guards the bound-thread list */
-    pthread_t bound_threads[8];
-    uint32_t bound_count;
+    gy_adapter_threads threads;
 
     gy_bt_body **moving; /* every dynamic and kinematic body */
     uint32_t moving_count, moving_capacity;
-    uint32_t body_counts[GY_MOTION_TYPE_COUNT];
-    uint32_t sensor_count;
-    uint32_t resource_count;
+    gy_adapter_tally tally; /* bodies by motion type, sensors, live resource records */
 
-    /* Per-step report (grown to peak, then reused): contacts[i] was built from pairs[i]. */
-    gy_contact *contacts;
-    gy_bt_pair *pairs;
-    uint32_t contact_count, contact_capacity;
-    gy_contact *prev_contacts; /* the last step's report, for carrying sleeping overlaps over */
-    gy_bt_pair *prev_pairs;
-    uint32_t prev_count, prev_capacity;
-    gy_bt_pair_map pair_map;
+    /* Per-step report (grown to peak, then reused): contact i was built from gy_bt_pairs(...)[i];
+     * `prev` is the last step's, for carrying sleeping overlaps over. */
+    gy_adapter_report report;
+    gy_adapter_report prev;
+    gy_adapter_pair_map pair_map;
     gy_bt_one_way *one_way;
     uint32_t one_way_count, one_way_capacity;
     gy_bt_joint **breakable_list;
     uint32_t breakable_count, breakable_capacity;
-    gy_joint_id *broken;
-    uint64_t *broken_user;
-    uint32_t broken_count, broken_capacity;
+    gy_adapter_broken broken;
     gy_bt_collider **scratch; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;
 
@@ -261,6 +237,12 @@ struct gy_backend_world {
     double substep_dt;
     gy_result step_error; /* first allocation failure inside the current step */
 };
+
+/* A report's adapter records. */
+static inline gy_bt_pair *gy_bt_pairs(const gy_adapter_report *r)
+{
+    return static_cast<gy_bt_pair *>(r->pairs);
+}
 
 /* ---- conversions ---------------------------------------------------------------------------- */
 
@@ -314,7 +296,16 @@ template <class T> void gy_bt_delete(const gy_allocator *a, T *p)
 /* ---- shared helpers ------------------------------------------------------------------------- */
 
 /* True when the calling thread may use the world (always true in release builds). */
-bool gy_bt_thread_ok(const gy_backend_world *w);
+static inline bool gy_bt_thread_ok(const gy_backend_world *w)
+{
+    return gy_adapter_threads_ok(&w->threads);
+}
+
+/* The Bullet record behind a resource pool payload (or a resolved collider resource). */
+static inline gy_bt_resource *gy_bt_resource_of(void *r)
+{
+    return reinterpret_cast<gy_bt_resource *>(static_cast<gy_adapter_resource *>(r));
+}
 
 /* The Gyre body behind a Bullet collision object, or NULL for the world's own objects. */
 static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
@@ -323,7 +314,11 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
 }
 
 /* True when a collider passes a query filter (NULL: the default filter). */
-bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c);
+static inline bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c)
+{
+    return gy_adapter_filter_accepts(f, c->category, c->body->type, c->is_sensor, c->body->id,
+                                     c->id);
+}
 
 /* Bodies (bullet_body.cpp). */
 gy_pose gy_bt_body_pose(const gy_bt_body *b);
@@ -368,7 +363,6 @@ void gy_bt_joint_release_for_body(gy_backend_world *w, gy_bt_body *b);
 void gy_bt_joint_release_all(gy_backend_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_bt_joint_check_breaks(gy_backend_world *w);
-void gy_bt_joint_free_broken(gy_backend_world *w);
 
 /* Step (bullet_step.cpp). */
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,

@@ -122,41 +122,21 @@ static size_t constraint_size(gy_joint_type t)
 
 gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out)
 {
-    if (w == nullptr || def == nullptr || out == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result r = gy_validate_joint_def(def);
+    void *pa, *pb;
+    gy_result r = gy_adapter_joint_begin(w != nullptr, w != nullptr && gy_bt_thread_ok(w),
+                                         w != nullptr ? &w->bodies : nullptr, def, out, &pa, &pb);
     if (r != GY_OK)
         return r;
-    gy_bt_body *a = static_cast<gy_bt_body *>(gy_handle_pool_get(&w->bodies, def->a.bits));
-    gy_bt_body *b = nullptr;
-    if (a == nullptr)
-        return GY_ERR_STALE_HANDLE;
-    if (def->b.bits != 0) {
-        b = static_cast<gy_bt_body *>(gy_handle_pool_get(&w->bodies, def->b.bits));
-        if (b == nullptr)
-            return GY_ERR_STALE_HANDLE;
-    }
+    gy_bt_body *a = static_cast<gy_bt_body *>(pa), *b = static_cast<gy_bt_body *>(pb);
     if (a->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
 
-    btVector3 a_origin = gy_bt_vec(gy_bt_body_pose(a).position);
     btVector3 anchor = gy_bt_vec(def->anchor);
-    double distance = 0.0;
-    gy_joint_type type = def->type;
-    if (type == GY_JOINT_DISTANCE) {
-        double now = (a_origin - anchor).length();
-        distance = def->distance >= 0.0 ? def->distance : now;
-        /* A distance of zero has no direction; when a's origin already sits on the anchor it is a
-         * ball joint, and anything else cannot be honoured (as on ODE). */
-        if (distance < 1e-6) {
-            if (now >= 1e-6)
-                return GY_ERR_INVALID_ARGUMENT;
-            type = GY_JOINT_BALL;
-        }
-    }
+    gy_joint_type type;
+    double distance;
+    r = gy_adapter_joint_length(def, gy_bt_body_pose(a).position, &type, &distance);
+    if (r != GY_OK)
+        return r;
 
     const gy_allocator *al = w->allocator;
     size_t csize = constraint_size(type);
@@ -288,38 +268,6 @@ void gy_bt_joint_release_all(gy_backend_world *w)
     }
 }
 
-/* The broken-joint ids and user values share one block (one capacity for both arrays). */
-static gy_result grow_broken(gy_backend_world *w)
-{
-    if (w->broken_count < w->broken_capacity)
-        return GY_OK;
-    uint32_t cap = w->broken_capacity ? w->broken_capacity * 2u : 8u;
-    size_t elem = sizeof *w->broken + sizeof *w->broken_user;
-    unsigned char *block = static_cast<unsigned char *>(gy_alloc(w->allocator, (size_t)cap * elem));
-    if (block == nullptr)
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_joint_id *ids = reinterpret_cast<gy_joint_id *>(block);
-    uint64_t *users = reinterpret_cast<uint64_t *>(block + (size_t)cap * sizeof *w->broken);
-    for (uint32_t i = 0; i < w->broken_count; i++) {
-        ids[i] = w->broken[i];
-        users[i] = w->broken_user[i];
-    }
-    gy_bt_joint_free_broken(w);
-    w->broken = ids;
-    w->broken_user = users;
-    w->broken_capacity = cap;
-    return GY_OK;
-}
-
-void gy_bt_joint_free_broken(gy_backend_world *w)
-{
-    gy_free(w->allocator, w->broken,
-            (size_t)w->broken_capacity * (sizeof *w->broken + sizeof *w->broken_user));
-    w->broken = nullptr;
-    w->broken_user = nullptr;
-    w->broken_capacity = 0;
-}
-
 gy_result gy_bt_joint_check_breaks(gy_backend_world *w)
 {
     for (uint32_t i = w->breakable_count; i-- > 0;) {
@@ -328,12 +276,9 @@ gy_result gy_bt_joint_check_breaks(gy_backend_world *w)
         double f = fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
         if (!(f > j->break_force))
             continue;
-        gy_result r = grow_broken(w);
+        gy_result r = gy_adapter_broken_push(w->allocator, &w->broken, j->id, j->user_data);
         if (r != GY_OK)
             return r; /* the joint holds this step; it is checked again after the next solve */
-        w->broken[w->broken_count] = j->id;
-        w->broken_user[w->broken_count] = j->user_data;
-        w->broken_count++;
         joint_destroy(w, j);
     }
     return GY_OK;

@@ -48,9 +48,9 @@ btConvexShape *gy_bt_probe_shape(gy_backend_world *w, const gy_shape *s)
         shape = w->query_shape = new (mem) btCapsuleShape(s->radius, s->height - 2.0 * s->radius);
         break;
     case GY_SHAPE_HULL: {
-        gy_bt_resource *r =
-            static_cast<gy_bt_resource *>(gy_handle_pool_get(&w->resources, s->resource.bits));
-        if (r != nullptr && r->kind == GY_SHAPE_HULL)
+        void *payload = gy_handle_pool_get(&w->resources, s->resource.bits);
+        gy_bt_resource *r = payload != nullptr ? gy_bt_resource_of(payload) : nullptr;
+        if (r != nullptr && r->base.kind == GY_SHAPE_HULL)
             shape = r->hull_query_shape;
         break;
     }
@@ -323,86 +323,36 @@ namespace
 
 struct query_out {
     gy_backend_world *w;
-    const gy_query_filter *filter; /* NULL: the default filter */
-    gy_collector collector;
-    gy_hit *hits;
-    uint32_t capacity;
-    uint32_t count;
-    bool stop;
+    gy_adapter_query q;
 };
 
 } // namespace
 
 static void out_collect(query_out *o, const gy_hit *h)
 {
-    switch (o->collector) {
-    case GY_COLLECT_ANY:
-        o->hits[0] = *h;
-        o->count = 1;
-        o->stop = true;
-        break;
-    case GY_COLLECT_CLOSEST:
-        if (o->count == 0 || h->fraction < o->hits[0].fraction ||
-            (h->fraction == o->hits[0].fraction && h->penetration > o->hits[0].penetration)) {
-            o->hits[0] = *h;
-            o->count = 1;
-        }
-        break;
-    case GY_COLLECT_ALL:
-    default:
-        o->hits[o->count++] = *h;
-        if (o->count >= o->capacity)
-            o->stop = true;
-        break;
-    }
+    gy_adapter_query_collect(&o->q, h);
 }
 
-/* Validates what all three queries share and prepares `o` (the ODE adapter's rules). */
+/* Validates what all three queries share and prepares `o` (adapter_common.c). */
 static gy_result out_begin(query_out *o, gy_backend_world *w, const gy_query_filter *filter,
                            gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
 {
-    if (count != nullptr)
-        *count = 0;
-    if (w == nullptr || count == nullptr || (hits == nullptr && capacity > 0) ||
-        (unsigned)collector > GY_COLLECT_ALL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (filter != nullptr) {
-        gy_result r = gy_validate_query_filter(filter);
-        if (r != GY_OK)
-            return r;
-    }
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    /* A stale id to ignore is an error, not "ignore nothing": it would otherwise hide a bug. */
-    if (filter != nullptr &&
-        ((filter->ignore_body.bits != 0 &&
-          !gy_handle_pool_is_valid(&w->bodies, filter->ignore_body.bits)) ||
-         (filter->ignore_collider.bits != 0 &&
-          !gy_handle_pool_is_valid(&w->colliders, filter->ignore_collider.bits))))
-        return GY_ERR_STALE_HANDLE;
-    memset(o, 0, sizeof *o);
     o->w = w;
-    o->filter = filter;
-    o->collector = collector;
-    o->hits = hits;
-    o->capacity = collector == GY_COLLECT_ALL ? capacity : (capacity > 0 ? 1u : 0u);
-    o->stop = o->capacity == 0;
-    return GY_OK;
+    return gy_adapter_query_begin(&o->q, w != nullptr, w != nullptr && gy_bt_thread_ok(w),
+                                  w != nullptr ? &w->bodies : nullptr,
+                                  w != nullptr ? &w->colliders : nullptr, filter, collector, hits,
+                                  capacity, count);
 }
 
 /* Whether the filter could accept any collider of this body's motion type. */
 static bool out_wants_body(const query_out *o, const gy_bt_body *b)
 {
-    return o->filter == nullptr || (o->filter->motion_types & GY_MOTION_BIT(b->type)) != 0;
+    return o->q.filter == nullptr || (o->q.filter->motion_types & GY_MOTION_BIT(b->type)) != 0;
 }
 
 static void hit_init(gy_hit *h, const gy_bt_collider *c)
 {
-    memset(h, 0, sizeof *h);
-    h->body = c->body->id;
-    h->collider = c->id;
-    h->user_data = c->body->user_data;
-    h->triangle = -1;
+    gy_adapter_hit_init(h, c->body->id, c->id, c->body->user_data);
 }
 
 /* ---- raycast -------------------------------------------------------------------------------- */
@@ -529,30 +479,14 @@ static bool ray_capsule(const btVector3 &o, const btVector3 &d, double r, double
 /* Clips the line by the hull's face planes (collider frame). */
 static bool ray_hull(const btVector3 &o, const btVector3 &d, const gy_hull *h, interval *iv)
 {
-    interval_all(iv);
-    for (uint32_t i = 0; i < h->triangle_count; i++) {
-        const double *pl = h->planes[i];
-        btVector3 n(pl[0], pl[1], pl[2]);
-        double denom = n.dot(d), num = pl[3] - n.dot(o);
-        if (denom == 0.0) {
-            if (num < 0.0)
-                return false; /* parallel to the face and outside it */
-            continue;
-        }
-        double t = num / denom;
-        if (denom < 0.0) {
-            if (t > iv->t_in) {
-                iv->t_in = t;
-                iv->n_in = n;
-            }
-        } else if (t < iv->t_out) {
-            iv->t_out = t;
-            iv->n_out = n;
-        }
-        if (iv->t_in > iv->t_out)
-            return false;
-    }
-    return isfinite(iv->t_in) && isfinite(iv->t_out);
+    uint32_t f_in, f_out;
+    if (!gy_adapter_ray_hull(h, gy_bt_from_vec(o), gy_bt_from_vec(d), &iv->t_in, &f_in, &iv->t_out,
+                             &f_out) ||
+        !isfinite(iv->t_in) || !isfinite(iv->t_out))
+        return false;
+    iv->n_in = btVector3(h->planes[f_in][0], h->planes[f_in][1], h->planes[f_in][2]);
+    iv->n_out = btVector3(h->planes[f_out][0], h->planes[f_out][1], h->planes[f_out][2]);
+    return true;
 }
 
 /* The hit of a ray (unit d, range [0, len]) on a solid interval: the entry, or when the ray starts
@@ -625,7 +559,7 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
             got = ray_cylinder(o, d, s->radius, 0.5 * s->height, &iv);
             break;
         case GY_SHAPE_HULL:
-            got = c->resource != nullptr && ray_hull(o, d, &c->resource->hull, &iv);
+            got = c->resource != nullptr && ray_hull(o, d, &c->resource->base.hull, &iv);
             break;
         default:
             got = false;
@@ -635,7 +569,8 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
             return;
         n = (ft.getBasis() * n).normalized();
     }
-    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 && t >= q->out.hits[0].distance)
+    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0 &&
+        t >= q->out.q.hits[0].distance)
         return;
     gy_hit h;
     hit_init(&h, c);
@@ -650,10 +585,10 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
 static void ray_visit(void *ctx, gy_bt_body *b)
 {
     ray_query *q = static_cast<ray_query *>(ctx);
-    if (q->out.stop || !out_wants_body(&q->out, b))
+    if (q->out.q.stop || !out_wants_body(&q->out, b))
         return;
-    for (uint32_t i = 0; i < b->collider_count && !q->out.stop; i++)
-        if (gy_bt_filter_accepts(q->out.filter, b->colliders[i]))
+    for (uint32_t i = 0; i < b->collider_count && !q->out.q.stop; i++)
+        if (gy_bt_filter_accepts(q->out.q.filter, b->colliders[i]))
             ray_test(q, b->colliders[i]);
 }
 
@@ -665,20 +600,18 @@ gy_result gy_bt_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation
     gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
-        return GY_ERR_NON_FINITE;
-    q.length = gy_v3_len(translation);
-    if (!isfinite(q.length))
-        return GY_ERR_NON_FINITE;
+    r = gy_adapter_check_translation(&origin, translation, &q.length);
+    if (r != GY_OK)
+        return r;
     /* A zero-length ray has nothing to hit. */
-    if (!(q.length > 0.0) || q.out.stop)
+    if (!(q.length > 0.0) || q.out.q.stop)
         return GY_OK;
     q.origin = gy_bt_vec(origin);
     q.dir = gy_bt_vec(translation) / q.length;
     gy_bt_refresh_aabbs(w);
     btVector3 zero(0, 0, 0);
     gy_bt_sweep_bodies(w, q.origin, q.origin + q.dir * q.length, zero, zero, ray_visit, &q);
-    *count = q.out.count;
+    *count = q.out.q.count;
     return GY_OK;
 }
 
@@ -716,8 +649,8 @@ static void shape_test(shape_query *q, const gy_bt_collider *c)
     if (!q->cast || !(q->length > 0.0))
         return;
     double limit = 1.0;
-    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0)
-        limit = q->out.hits[0].fraction;
+    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0)
+        limit = q->out.q.hits[0].fraction;
     if (!gy_bt_probe_sweep(w, c, q->from, q->to, limit, &fraction, &point, &normal, &triangle))
         return;
     hit_init(&h, c);
@@ -732,38 +665,11 @@ static void shape_test(shape_query *q, const gy_bt_collider *c)
 static void shape_visit(void *ctx, gy_bt_body *b)
 {
     shape_query *q = static_cast<shape_query *>(ctx);
-    if (q->out.stop || !out_wants_body(&q->out, b))
+    if (q->out.q.stop || !out_wants_body(&q->out, b))
         return;
-    for (uint32_t i = 0; i < b->collider_count && !q->out.stop; i++)
-        if (gy_bt_filter_accepts(q->out.filter, b->colliders[i]))
+    for (uint32_t i = 0; i < b->collider_count && !q->out.q.stop; i++)
+        if (gy_bt_filter_accepts(q->out.q.filter, b->colliders[i]))
             shape_test(q, b->colliders[i]);
-}
-
-/* Sphere, box, capsule and hull may be used in shape queries; others are not supported. */
-static gy_result check_query_shape(const gy_backend_world *w, const gy_shape *shape, gy_pose pose)
-{
-    if (shape == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_validate_shape(shape);
-    if (r != GY_OK)
-        return r;
-    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
-        return GY_ERR_NON_FINITE;
-    if (!gy_quat_is_unit(pose.rotation))
-        return GY_ERR_INVALID_ARGUMENT;
-    switch (shape->type) {
-    case GY_SHAPE_SPHERE:
-    case GY_SHAPE_BOX:
-    case GY_SHAPE_CAPSULE:
-        return GY_OK;
-    case GY_SHAPE_HULL: {
-        const gy_bt_resource *r = static_cast<const gy_bt_resource *>(
-            gy_handle_pool_get(&w->resources, shape->resource.bits));
-        return r != nullptr && r->kind == GY_SHAPE_HULL ? GY_OK : GY_ERR_STALE_HANDLE;
-    }
-    default:
-        return GY_ERR_UNSUPPORTED;
-    }
 }
 
 static void shape_query_run(gy_backend_world *w, shape_query *q, const gy_shape *shape)
@@ -785,15 +691,15 @@ gy_result gy_bt_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose
     gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
     if (r != GY_OK)
         return r;
-    r = check_query_shape(w, shape, pose);
-    if (r != GY_OK || q.out.stop)
+    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
+    if (r != GY_OK || q.out.q.stop)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
     q.from = q.to = gy_bt_transform(pose);
     q.length = 0.0;
     q.cast = false;
     shape_query_run(w, &q, shape);
-    *count = q.out.count;
+    *count = q.out.q.count;
     return GY_OK;
 }
 
@@ -805,15 +711,13 @@ gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose p
     gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
     if (r != GY_OK)
         return r;
-    r = check_query_shape(w, shape, pose);
+    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(translation))
-        return GY_ERR_NON_FINITE;
-    q.length = gy_v3_len(translation);
-    if (!isfinite(q.length))
-        return GY_ERR_NON_FINITE;
-    if (q.out.stop)
+    r = gy_adapter_check_translation(nullptr, translation, &q.length);
+    if (r != GY_OK)
+        return r;
+    if (q.out.q.stop)
         return GY_OK;
     pose.rotation = gy_quat_normalize(pose.rotation);
     q.from = gy_bt_transform(pose);
@@ -821,6 +725,6 @@ gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose p
     q.to.setOrigin(q.from.getOrigin() + gy_bt_vec(translation));
     q.cast = true;
     shape_query_run(w, &q, shape);
-    *count = q.out.count;
+    *count = q.out.q.count;
     return GY_OK;
 }

@@ -15,143 +15,23 @@
 
 #include "bullet_internal.h"
 
-/* One-way platforms: a first contact counts only when its normal is within 60° of the platform's
- * one-way normal and the other body is not rising through it faster than this (m/s); the same
- * rule as the ODE adapter. */
-#define ONE_WAY_MIN_COS  0.5
-#define ONE_WAY_MAX_RISE 0.25
-/* Continuous collision: the swept sphere is this fraction of the body's inner radius, so resting
- * or sliding contact at the start of the sweep does not register as a hit. */
-#define CCD_SHRINK 0.8
-/* Sleep: average speeds below these for SLEEP_TIME seconds (the ODE adapter's values). */
-#define SLEEP_LINEAR_SPEED  0.08 /* m/s */
-#define SLEEP_ANGULAR_SPEED 0.12 /* rad/s */
-#define SLEEP_TIME          0.4  /* s */
-
-/* ---- report storage (grown to peak, reused) ------------------------------------------------- */
-
-/* contacts and pairs live in one block: gy_contact[cap] followed by gy_bt_pair[cap]. */
-static size_t report_block_size(uint32_t cap)
-{
-    return (size_t)cap * (sizeof(gy_contact) + sizeof(gy_bt_pair));
-}
-
-static gy_result grow_report(gy_backend_world *w, uint32_t need)
-{
-    if (need <= w->contact_capacity)
-        return GY_OK;
-    uint32_t cap = w->contact_capacity ? w->contact_capacity : 64u;
-    while (cap < need)
-        cap *= 2u;
-    unsigned char *block =
-        static_cast<unsigned char *>(gy_alloc(w->allocator, report_block_size(cap)));
-    if (block == nullptr)
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_contact *contacts = reinterpret_cast<gy_contact *>(block);
-    gy_bt_pair *pairs = reinterpret_cast<gy_bt_pair *>(block + (size_t)cap * sizeof(gy_contact));
-    if (w->contact_count > 0) {
-        memcpy(contacts, w->contacts, (size_t)w->contact_count * sizeof *contacts);
-        memcpy(static_cast<void *>(pairs), w->pairs, (size_t)w->contact_count * sizeof *pairs);
-    }
-    gy_free(w->allocator, w->contacts, report_block_size(w->contact_capacity));
-    w->contacts = contacts;
-    w->pairs = pairs;
-    w->contact_capacity = cap;
-    return GY_OK;
-}
-
-static uint32_t pair_hash(const gy_bt_collider *a, const gy_bt_collider *b)
-{
-    uint64_t h = ((uintptr_t)a * 0x9E3779B97F4A7C15ull) ^ ((uintptr_t)b >> 4);
-    return (uint32_t)(h ^ (h >> 32));
-}
-
-/* Empties the map in O(1) by moving to a new stamp. */
-static void map_reset(gy_bt_pair_map *m)
-{
-    if (++m->stamp == 0) {
-        if (m->slots != nullptr)
-            memset(m->slots, 0, (size_t)m->capacity * sizeof *m->slots);
-        m->stamp = 1;
-    }
-}
-
-static void map_put(gy_bt_pair_map *m, const gy_bt_collider *a, const gy_bt_collider *b,
-                    uint32_t index)
-{
-    uint32_t mask = m->capacity - 1u;
-    uint32_t k = pair_hash(a, b) & mask;
-    while (m->slots[k].stamp == m->stamp)
-        k = (k + 1u) & mask;
-    m->slots[k].a = a;
-    m->slots[k].b = b;
-    m->slots[k].index = index;
-    m->slots[k].stamp = m->stamp;
-}
-
-static uint32_t map_find(const gy_bt_pair_map *m, const gy_bt_collider *a, const gy_bt_collider *b)
-{
-    if (m->capacity == 0)
-        return UINT32_MAX;
-    uint32_t mask = m->capacity - 1u;
-    for (uint32_t k = pair_hash(a, b) & mask;; k = (k + 1u) & mask) {
-        const gy_bt_pair_slot *s = &m->slots[k];
-        if (s->stamp != m->stamp)
-            return UINT32_MAX;
-        if (s->a == a && s->b == b)
-            return s->index;
-    }
-}
-
-/* Keeps the map at most half full, re-entering pairs[0, count) when it grows. */
-static gy_result map_reserve(gy_backend_world *w, uint32_t need)
-{
-    gy_bt_pair_map *m = &w->pair_map;
-    uint64_t want = (uint64_t)need * 2u;
-    if (want <= m->capacity)
-        return GY_OK;
-    uint64_t cap = m->capacity ? m->capacity : 128u;
-    while (cap < want)
-        cap *= 2u;
-    if (cap > (1u << 30))
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_bt_pair_slot *slots =
-        static_cast<gy_bt_pair_slot *>(gy_alloc_zeroed(w->allocator, (size_t)cap * sizeof *slots));
-    if (slots == nullptr)
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_free(w->allocator, m->slots, (size_t)m->capacity * sizeof *m->slots);
-    m->slots = slots;
-    m->capacity = (uint32_t)cap;
-    m->stamp = 1;
-    for (uint32_t i = 0; i < w->contact_count; i++)
-        map_put(m, w->pairs[i].a, w->pairs[i].b, i);
-    return GY_OK;
-}
+/* ---- report ------------------------------------------------------------------------------- */
 
 static void note_error(gy_backend_world *w, gy_result r)
 {
-    if (w->step_error == GY_OK)
-        w->step_error = r;
+    gy_adapter_note_error(&w->step_error, r);
 }
 
 /* The report entry of a collider pair (a.id < b.id), appended when new; UINT32_MAX when out of
  * memory (recorded in step_error). */
 static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider *b)
 {
-    uint32_t found = map_find(&w->pair_map, a, b);
-    if (found != UINT32_MAX)
-        return found;
-    gy_result r = grow_report(w, w->contact_count + 1u);
-    if (r == GY_OK)
-        r = map_reserve(w, w->contact_count + 1u);
-    if (r != GY_OK) {
-        note_error(w, r);
-        return UINT32_MAX;
-    }
-    uint32_t index = w->contact_count++;
-    map_put(&w->pair_map, a, b, index);
-    gy_contact *c = &w->contacts[index];
-    memset(c, 0, sizeof *c);
+    uint32_t n = w->report.count;
+    uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_bt_pair),
+                                            &w->pair_map, a, b, &w->step_error);
+    if (index != n)
+        return index;
+    gy_contact *c = &w->report.contacts[index];
     c->body_a = a->body->id;
     c->body_b = b->body->id;
     c->collider_a = a->id;
@@ -159,8 +39,7 @@ static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider 
     c->user_a = a->body->user_data;
     c->user_b = b->body->user_data;
     c->is_sensor = a->is_sensor || b->is_sensor;
-    gy_bt_pair *p = &w->pairs[index];
-    memset(static_cast<void *>(p), 0, sizeof *p);
+    gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
     p->a = a;
     p->b = b;
     p->substep = UINT32_MAX;
@@ -172,13 +51,13 @@ static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider 
 static void pair_geometry(gy_backend_world *w, uint32_t index, const gy_bt_collider *first,
                           const btVector3 &point, const btVector3 &n_from_first, double distance)
 {
-    gy_bt_pair *p = &w->pairs[index];
+    gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
     uint32_t sub = (uint32_t)w->substep_index;
     if (p->substep == sub && !(distance < p->best_distance))
         return;
     p->substep = sub;
     p->best_distance = distance;
-    gy_contact *c = &w->contacts[index];
+    gy_contact *c = &w->report.contacts[index];
     c->point = gy_bt_from_vec(point);
     c->normal = gy_bt_from_vec(p->a == first ? n_from_first : -n_from_first);
     c->penetration = fmax(0.0, -distance);
@@ -233,9 +112,9 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
         gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
     btVector3 rel =
         gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
-    btVector3 com = gy_bt_body_com(other->body);
-    bool ok = normal_po.dot(n) >= ONE_WAY_MIN_COS && rel.dot(n) <= ONE_WAY_MAX_RISE &&
-              (com - point).dot(n) > 0.0;
+    bool ok = gy_adapter_one_way_accepts(
+        gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
+        gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point));
     gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
                                    w->one_way_count + 1u, sizeof *w->one_way);
     if (r != GY_OK) {
@@ -248,6 +127,12 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
     rec->seen_step = w->step_index;
     rec->accepted = ok;
     return ok;
+}
+
+/* A static created or teleported since the last step. */
+static bool placed_now(const gy_backend_world *w, const gy_bt_body *b)
+{
+    return b->type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
 
 namespace
@@ -282,7 +167,7 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     uint32_t k = pair_get(m_world, a_first ? ca : cb, a_first ? cb : ca);
     if (k == UINT32_MAX)
         return;
-    m_world->pairs[k].overlap = true;
+    gy_bt_pairs(&m_world->report)[k].overlap = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
@@ -315,6 +200,14 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
         (cb->one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b))) {
         m->clearManifold(); /* this collider pair's manifold: drop what it held before */
         return;
+    }
+    /* A static placed over a sleeper this step: only real touch wakes it (Bullet also reports
+     * points up to its breaking distance apart). */
+    if (depth <= 0.0) {
+        if (placed_now(m_world, ca->body) && !cb->body->rb->isActive())
+            gy_bt_body_wake(cb->body);
+        else if (placed_now(m_world, cb->body) && !ca->body->rb->isActive())
+            gy_bt_body_wake(ca->body);
     }
 
     btVector3 local_a = wa->getCollisionObject()->getWorldTransform().invXform(point_on_a);
@@ -358,6 +251,18 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
         m->replaceContactPoint(pt, insert);
     else
         m->addManifoldPoint(pt);
+}
+
+/* Bullet skips pairs whose sides are both inactive (statics always are), and its algorithms make
+ * no manifold for them. A static placed since the last step is collided with sleeping and resting
+ * bodies for one step, so that geometry streamed in over them is noticed. */
+bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btCollisionObject *o1)
+{
+    if (btCollisionDispatcher::needsCollision(o0, o1))
+        return true;
+    const gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
+    return b0 != nullptr && b1 != nullptr && (placed_now(world, b0) || placed_now(world, b1)) &&
+           o0->checkCollideWith(o1) && o1->checkCollideWith(o0);
 }
 
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
@@ -448,10 +353,10 @@ static void gather_manifolds(gy_backend_world *w)
             uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
             if (idx == UINT32_MAX)
                 return;
-            w->contacts[idx].normal_impulse += p.m_appliedImpulse;
+            w->report.contacts[idx].normal_impulse += p.m_appliedImpulse;
             btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
                           p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
-            gy_bt_pair *pr = &w->pairs[idx];
+            gy_bt_pair *pr = &gy_bt_pairs(&w->report)[idx];
             pr->tangent = gy_v3_mad(pr->tangent, gy_bt_from_vec(t), first0 ? 1.0 : -1.0);
             pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                           -p.m_normalWorldOnB, p.getDistance());
@@ -553,7 +458,7 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b)
     for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
         if (!b->colliders[i]->is_sensor)
             solid = b->colliders[i];
-    double r = b->ccd_radius * CCD_SHRINK;
+    double r = b->ccd_radius * GY_ADAPTER_CCD_SHRINK;
     if (solid == nullptr || !(r > 0.0))
         return;
     btVector3 p0 = b->ccd_start, p1 = gy_bt_body_com(b);
@@ -615,8 +520,8 @@ static void continuous_collision(gy_backend_world *w)
     }
 }
 
-/* Sleep: a dynamic body wants to sleep once the average of its last GY_BT_SLEEP_SAMPLES
- * velocities has stayed below the thresholds for SLEEP_TIME (the ODE adapter's rule). Bullet's
+/* Sleep: a dynamic body wants to sleep once the average of its last GY_ADAPTER_SLEEP_SAMPLES
+ * velocities has stayed below the thresholds for GY_ADAPTER_SLEEP_TIME (the shared rule). Bullet's
  * islands do the rest: an island sleeps when all its bodies want to, and wakes as a whole. The
  * adapter tells Bullet through the body's deactivation clock, which Bullet compares with its
  * process-wide gDeactivationTime (left untouched). */
@@ -633,41 +538,27 @@ static void update_sleep(gy_backend_world *w, double h)
         }
         b->sleep_linear[b->sleep_next] = gy_bt_from_vec(b->rb->getLinearVelocity());
         b->sleep_angular[b->sleep_next] = gy_bt_from_vec(b->rb->getAngularVelocity());
-        b->sleep_next = (b->sleep_next + 1u) % GY_BT_SLEEP_SAMPLES;
-        if (b->sleep_samples < GY_BT_SLEEP_SAMPLES)
+        b->sleep_next = (b->sleep_next + 1u) % GY_ADAPTER_SLEEP_SAMPLES;
+        if (b->sleep_samples < GY_ADAPTER_SLEEP_SAMPLES)
             b->sleep_samples++;
         bool resting = false;
-        if (b->sleep_samples == GY_BT_SLEEP_SAMPLES) {
+        if (b->sleep_samples == GY_ADAPTER_SLEEP_SAMPLES) {
             gy_vec3 lin = gy_v3(0, 0, 0), ang = gy_v3(0, 0, 0);
-            for (uint32_t k = 0; k < GY_BT_SLEEP_SAMPLES; k++) {
+            for (uint32_t k = 0; k < GY_ADAPTER_SLEEP_SAMPLES; k++) {
                 lin = gy_v3_add(lin, b->sleep_linear[k]);
                 ang = gy_v3_add(ang, b->sleep_angular[k]);
             }
-            const double n = (double)GY_BT_SLEEP_SAMPLES;
-            resting =
-                gy_v3_len(lin) < SLEEP_LINEAR_SPEED * n && gy_v3_len(ang) < SLEEP_ANGULAR_SPEED * n;
+            const double n = (double)GY_ADAPTER_SLEEP_SAMPLES;
+            resting = gy_v3_len(lin) < GY_ADAPTER_SLEEP_LINEAR_SPEED * n &&
+                      gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
         }
         b->rest_time = resting ? b->rest_time + h : 0.0;
-        b->rb->setDeactivationTime(b->rest_time >= SLEEP_TIME ? gDeactivationTime + 1.0 : 0.0);
+        b->rb->setDeactivationTime(b->rest_time >= GY_ADAPTER_SLEEP_TIME ? gDeactivationTime + 1.0
+                                                                         : 0.0);
     }
 }
 
 /* ---- the step ------------------------------------------------------------------------------- */
-
-static void swap_reports(gy_backend_world *w)
-{
-    gy_contact *c = w->contacts;
-    gy_bt_pair *p = w->pairs;
-    uint32_t n = w->contact_count, cap = w->contact_capacity;
-    w->contacts = w->prev_contacts;
-    w->pairs = w->prev_pairs;
-    w->contact_capacity = w->prev_capacity;
-    w->contact_count = 0;
-    w->prev_contacts = c;
-    w->prev_pairs = p;
-    w->prev_count = n;
-    w->prev_capacity = cap;
-}
 
 /* Moves kinematic bodies along their velocities (Bullet reads their contact velocity from the
  * pose change) and decides which bodies take part in this substep. */
@@ -733,31 +624,31 @@ static bool body_active_now(const gy_bt_body *b)
  * Bullet did not look at the pair again, so the last report of it stands. */
 static void carry_overlaps(gy_backend_world *w)
 {
-    for (uint32_t i = 0; i < w->prev_count; i++) {
-        const gy_bt_pair *p = &w->prev_pairs[i];
+    for (uint32_t i = 0; i < w->prev.count; i++) {
+        const gy_bt_pair *p = &gy_bt_pairs(&w->prev)[i];
         if (!p->overlap || body_active_now(p->a->body) || body_active_now(p->b->body))
             continue;
-        if (map_find(&w->pair_map, p->a, p->b) != UINT32_MAX)
+        if (gy_adapter_pair_map_find(&w->pair_map, p->a, p->b) != UINT32_MAX)
             continue;
         uint32_t k = pair_get(w, p->a, p->b);
         if (k == UINT32_MAX)
             return;
-        w->contacts[k] = w->prev_contacts[i];
-        w->pairs[k] = *p;
+        w->report.contacts[k] = w->prev.contacts[i];
+        gy_bt_pairs(&w->report)[k] = *p;
     }
 }
 
 static void end_step(gy_backend_world *w)
 {
     carry_overlaps(w);
-    for (uint32_t i = 0; i < w->contact_count; i++) {
-        gy_contact *c = &w->contacts[i];
-        if (w->pairs[i].overlap) {
+    for (uint32_t i = 0; i < w->report.count; i++) {
+        gy_contact *c = &w->report.contacts[i];
+        if (gy_bt_pairs(&w->report)[i].overlap) {
             c->normal_impulse = 0.0;
             c->tangent_impulse = 0.0;
             continue;
         }
-        c->tangent_impulse = gy_v3_len(w->pairs[i].tangent);
+        c->tangent_impulse = gy_v3_len(gy_bt_pairs(&w->report)[i].tangent);
         if (c->normal_impulse < 0.0)
             c->normal_impulse = 0.0;
     }
@@ -781,11 +672,11 @@ gy_result gy_bt_step(gy_backend_world *w, double dt)
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
     w->step_error = GY_OK;
-    w->broken_count = 0;
+    w->broken.count = 0;
     w->step_index++;
     w->substep_dt = h;
-    swap_reports(w);
-    map_reset(&w->pair_map);
+    gy_adapter_report_swap(&w->report, &w->prev);
+    gy_adapter_pair_map_reset(&w->pair_map);
     for (uint32_t s = 0; s < subs; s++) {
         w->substep_index++;
         before_substep(w, h);
@@ -805,25 +696,16 @@ void gy_bt_refresh_aabbs(gy_backend_world *w)
     w->aabbs_stale = false;
 }
 
-static void forget_in(const gy_bt_body *b, gy_contact *contacts, gy_bt_pair *pairs, uint32_t *count)
+static bool pair_names_body(const void *pair, const void *body)
 {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < *count; i++) {
-        if (pairs[i].a->body == b || pairs[i].b->body == b)
-            continue;
-        if (k != i) {
-            contacts[k] = contacts[i];
-            pairs[k] = pairs[i];
-        }
-        k++;
-    }
-    *count = k;
+    const gy_bt_pair *p = static_cast<const gy_bt_pair *>(pair);
+    return p->a->body == body || p->b->body == body;
 }
 
 void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b)
 {
-    forget_in(b, w->contacts, w->pairs, &w->contact_count);
-    forget_in(b, w->prev_contacts, w->prev_pairs, &w->prev_count);
+    gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), pair_names_body, b);
+    gy_adapter_report_remove_if(&w->prev, sizeof(gy_bt_pair), pair_names_body, b);
     for (uint32_t i = 0; i < w->one_way_count;) {
         if (w->one_way[i].platform->body == b || w->one_way[i].other->body == b)
             w->one_way[i] = w->one_way[--w->one_way_count];
@@ -832,22 +714,17 @@ void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b)
     }
     /* Indices moved and a new collider could reuse a freed address: the map is rebuilt from an
      * empty state at the next step start. */
-    map_reset(&w->pair_map);
+    gy_adapter_pair_map_reset(&w->pair_map);
 }
 
 void gy_bt_step_fini(gy_backend_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_free(a, w->contacts, report_block_size(w->contact_capacity));
-    gy_free(a, w->prev_contacts, report_block_size(w->prev_capacity));
-    w->contacts = w->prev_contacts = nullptr;
-    w->pairs = w->prev_pairs = nullptr;
-    w->contact_capacity = w->prev_capacity = w->contact_count = w->prev_count = 0;
-    gy_free(a, w->pair_map.slots, (size_t)w->pair_map.capacity * sizeof *w->pair_map.slots);
-    w->pair_map.slots = nullptr;
-    w->pair_map.capacity = 0;
+    gy_adapter_report_free(a, &w->report, sizeof(gy_bt_pair));
+    gy_adapter_report_free(a, &w->prev, sizeof(gy_bt_pair));
+    gy_adapter_pair_map_free(a, &w->pair_map);
     gy_free(a, w->one_way, (size_t)w->one_way_capacity * sizeof *w->one_way);
     w->one_way = nullptr;
     w->one_way_capacity = w->one_way_count = 0;
-    gy_bt_joint_free_broken(w);
+    gy_adapter_broken_free(a, &w->broken);
 }

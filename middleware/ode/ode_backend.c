@@ -19,28 +19,6 @@
 #define GY_ODE_RNG_SEED 1ul
 #endif
 
-#define GY_ODE_MAX_BOUND_THREADS (sizeof(((gy_backend_world *)0)->bound_threads) / sizeof(pthread_t))
-
-bool gy_ode_thread_ok(const gy_backend_world *w)
-{
-#ifdef NDEBUG
-    (void)w;
-    return true;
-#else
-    gy_backend_world *mw = (gy_backend_world *)w;
-    pthread_t self = pthread_self();
-    bool ok = false;
-    pthread_mutex_lock(&mw->thread_lock);
-    for (uint32_t i = 0; i < mw->bound_count; i++)
-        if (pthread_equal(mw->bound_threads[i], self)) {
-            ok = true;
-            break;
-        }
-    pthread_mutex_unlock(&mw->thread_lock);
-    return ok;
-#endif
-}
-
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out)
 {
     out[0] = q.w;
@@ -53,35 +31,6 @@ gy_quat gy_ode_quat_from_ode(const dReal *q)
 {
     gy_quat r = {q[1], q[2], q[3], q[0]};
     return r;
-}
-
-bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c)
-{
-    gy_query_filter def;
-    if (f == NULL) {
-        def = gy_default_query_filter();
-        f = &def;
-    }
-    if ((c->category & f->mask) == 0)
-        return false;
-    if ((f->motion_types & GY_MOTION_BIT(c->body->type)) == 0)
-        return false;
-    if (c->is_sensor && !f->include_sensors)
-        return false;
-    if (f->ignore_body.bits != 0 && f->ignore_body.bits == c->body->id.bits)
-        return false;
-    if (f->ignore_collider.bits != 0 && f->ignore_collider.bits == c->id.bits)
-        return false;
-    return true;
-}
-
-static gy_result check_world_def(const gy_world_def *d)
-{
-    if (!gy_vec3_is_finite(d->gravity) || !gy_is_finite(d->world_half_extent))
-        return GY_ERR_NON_FINITE;
-    if (d->substeps > 16 || d->solver_iterations > 255 || d->world_half_extent < 0.0)
-        return GY_ERR_INVALID_ARGUMENT;
-    return GY_OK;
 }
 
 static void world_free(gy_backend_world *w)
@@ -105,7 +54,7 @@ static void world_free(gy_backend_world *w)
     gy_ode_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
     gy_free(a, w->breakable_list, (size_t)w->breakable_capacity * sizeof *w->breakable_list);
-    pthread_mutex_destroy(&w->thread_lock);
+    gy_adapter_threads_fini(&w->threads);
     dCloseODE();
     gy_free(a, w, sizeof *w);
 }
@@ -115,32 +64,25 @@ static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world *
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    gy_world_def def = def_in != NULL ? *def_in : gy_default_world_def();
-    gy_result r = check_world_def(&def);
+    gy_world_def def;
+    gy_result r = gy_adapter_world_def(def_in, &def);
     if (r != GY_OK)
         return r;
-    if (def.substeps == 0)
-        def.substeps = 1;
-    if (def.solver_iterations == 0)
-        def.solver_iterations = 10;
-    if (def.world_half_extent == 0.0)
-        def.world_half_extent = 4096.0;
 
-    const gy_allocator *a = gy_allocator_or_default(def.allocator);
+    const gy_allocator *a = def.allocator;
     gy_backend_world *w = gy_alloc_zeroed(a, sizeof *w);
     if (w == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     w->allocator = a;
     w->logger = def.logger;
     w->def = def;
-    w->def.allocator = a;
-    if (pthread_mutex_init(&w->thread_lock, NULL) != 0) {
+    if (gy_adapter_threads_init(&w->threads) != GY_OK) {
         gy_free(a, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
     /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
     if (!dInitODE2(0)) {
-        pthread_mutex_destroy(&w->thread_lock);
+        gy_adapter_threads_fini(&w->threads);
         gy_free(a, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
@@ -180,18 +122,8 @@ static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world *
 
 static void ode_world_destroy(gy_backend_world *w)
 {
-    if (w == NULL)
+    if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, "ode"))
         return;
-#ifndef NDEBUG
-    pthread_mutex_lock(&w->thread_lock);
-    bool someone_bound = w->bound_count > 0;
-    pthread_mutex_unlock(&w->thread_lock);
-    if (someone_bound && !gy_ode_thread_ok(w)) {
-        gy_log(w->logger, GY_LOG_ERROR,
-               "ode: world_destroy from a thread that is not bound while another is; ignored");
-        return;
-    }
-#endif
     gy_ode_joint_release_all(w);
     gy_ode_body_release_all(w);
     gy_ode_resource_release_all(w);
@@ -199,52 +131,23 @@ static void ode_world_destroy(gy_backend_world *w)
     world_free(w);
 }
 
+/* ODE keeps per-thread collision data, set up for each thread that binds. */
+static gy_result ode_thread_setup(void)
+{
+    return dAllocateODEDataForThread(dAllocateMaskAll) ? GY_OK : GY_ERR_BACKEND;
+}
+
 static gy_result ode_bind_thread(gy_backend_world *w)
 {
     if (w == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    pthread_t self = pthread_self();
-    gy_result r = GY_OK;
-    pthread_mutex_lock(&w->thread_lock);
-    bool already = false;
-    for (uint32_t i = 0; i < w->bound_count; i++)
-        if (pthread_equal(w->bound_threads[i], self))
-            already = true;
-    if (!already) {
-        if (w->bound_count >= GY_ODE_MAX_BOUND_THREADS) {
-            r = GY_ERR_CAPACITY;
-        } else if (!dAllocateODEDataForThread(dAllocateMaskAll)) {
-            r = GY_ERR_BACKEND;
-        } else {
-            w->bound_threads[w->bound_count++] = self;
-            if (!w->bound) {
-                w->owner = self;
-                w->bound = true;
-            }
-        }
-    }
-    pthread_mutex_unlock(&w->thread_lock);
-    return r;
+    return gy_adapter_threads_bind(&w->threads, ode_thread_setup);
 }
 
 static void ode_unbind_thread(gy_backend_world *w)
 {
-    if (w == NULL)
-        return;
-    pthread_t self = pthread_self();
-    pthread_mutex_lock(&w->thread_lock);
-    for (uint32_t i = 0; i < w->bound_count; i++) {
-        if (!pthread_equal(w->bound_threads[i], self))
-            continue;
-        w->bound_threads[i] = w->bound_threads[--w->bound_count];
-        dCleanupODEAllDataForThread();
-        if (w->bound_count == 0)
-            w->bound = false;
-        else if (pthread_equal(w->owner, self))
-            w->owner = w->bound_threads[0];
-        break;
-    }
-    pthread_mutex_unlock(&w->thread_lock);
+    if (w != NULL)
+        gy_adapter_threads_unbind(&w->threads, dCleanupODEAllDataForThread);
 }
 
 static gy_result ode_set_gravity(gy_backend_world *w, gy_vec3 g)
@@ -270,19 +173,13 @@ static void ode_get_counters(gy_backend_world *w, gy_backend_counters *out)
     memset(out, 0, sizeof *out);
     if (w == NULL || !gy_ode_thread_ok(w))
         return;
-    for (int t = 0; t < GY_MOTION_TYPE_COUNT; t++)
-        out->bodies[t] = w->body_counts[t];
+    gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
     for (uint32_t i = 0; i < w->moving_count; i++) {
         const gy_ode_body *b = w->moving[i];
         if (b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
             out->awake_bodies++;
     }
-    out->colliders = w->colliders.live;
-    out->sensors = w->sensor_count;
-    out->contact_pairs = w->contact_count;
-    out->joints = w->joints.live;
-    out->resources = w->resource_count;
-    out->live_objects = w->bodies.live + w->colliders.live + w->joints.live + w->resource_count;
+    out->contact_pairs = w->report.count;
 }
 
 static uint32_t ode_contacts(gy_backend_world *w, const gy_contact **out)
@@ -303,11 +200,7 @@ static uint32_t ode_broken_joints(gy_backend_world *w, const gy_joint_id **out,
         *user = NULL;
     if (w == NULL || !gy_ode_thread_ok(w))
         return 0;
-    if (out != NULL)
-        *out = w->broken;
-    if (user != NULL)
-        *user = w->broken_user;
-    return w->broken_count;
+    return gy_adapter_broken_read(&w->broken, out, user);
 }
 
 static gy_result ode_step(gy_backend_world *w, double dt)
@@ -316,11 +209,8 @@ static gy_result ode_step(gy_backend_world *w, double dt)
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_ode_thread_ok(w))
         return GY_ERR_WRONG_THREAD;
-    if (!gy_is_finite(dt))
-        return GY_ERR_NON_FINITE;
-    if (!(dt > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
-    return gy_ode_step(w, dt);
+    gy_result r = gy_adapter_check_dt(dt);
+    return r == GY_OK ? gy_ode_step(w, dt) : r;
 }
 
 const gy_backend gy_ode_backend_table = {

@@ -12,17 +12,9 @@
 #include "gyre/math.h"
 #include "ode_internal.h"
 
-/* Sleep: ODE's per-body auto-disable, with thresholds ODE's defaults never reach in a pile at 10
- * solver iterations. Velocities are averaged over SLEEP_SAMPLES steps (jitter cancels out in the
- * vector average) and must stay below the thresholds for SLEEP_TIME seconds. Since ODE re-enables
- * a disabled body that touches an enabled one, a pile sleeps as a whole. */
-#define SLEEP_LINEAR_SPEED 0.08 /* m/s */
-#define SLEEP_ANGULAR_SPEED 0.12 /* rad/s */
-#define SLEEP_SAMPLES 10u
-#define SLEEP_TIME 0.4 /* s */
-
-/* Density scale when a body gives no total mass: relative density 1 means water. */
-#define DEFAULT_DENSITY 1000.0
+/* Sleep: ODE's per-body auto-disable set to the shared rule (GY_ADAPTER_SLEEP_*, whose thresholds
+ * ODE's defaults never reach in a pile at 10 solver iterations). Since ODE re-enables a disabled
+ * body that touches an enabled one, a pile sleeps as a whole. */
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
@@ -33,55 +25,36 @@ static void resource_destroy(gy_backend_world *w, gy_ode_resource *r)
         dGeomTriMeshDataDestroy(r->trimesh);
     gy_free(a, r->mesh_vertices, (size_t)r->vertex_count * 3u * sizeof(double));
     gy_free(a, r->mesh_indices, (size_t)r->index_count * sizeof(dTriIndex));
-    if (r->kind == GY_SHAPE_HULL) {
-        gy_free(a, r->convex_planes, (size_t)r->hull.triangle_count * 4u * sizeof(double));
-        gy_free(a, r->convex_points, (size_t)r->hull.vertex_count * 3u * sizeof(double));
+    if (r->base.kind == GY_SHAPE_HULL) {
+        gy_free(a, r->convex_planes, (size_t)r->base.hull.triangle_count * 4u * sizeof(double));
+        gy_free(a, r->convex_points, (size_t)r->base.hull.vertex_count * 3u * sizeof(double));
         gy_free(a, r->convex_polys, (size_t)r->convex_polys_len * sizeof(unsigned int));
-        gy_hull_free(a, &r->hull);
+        gy_hull_free(a, &r->base.hull);
     }
     gy_free(a, r, sizeof *r);
 }
 
 static void resource_unref(gy_backend_world *w, gy_ode_resource *r)
 {
-    if (--r->refs > 0)
-        return;
-    resource_destroy(w, r);
-    w->resource_count--;
+    if (gy_adapter_resource_unref(&w->tally, &r->base))
+        resource_destroy(w, r);
 }
 
 static gy_result resource_publish(gy_backend_world *w, gy_ode_resource *r, gy_resource_id *out)
 {
-    uint64_t h;
-    gy_result res = gy_handle_pool_acquire(&w->resources, r, &h);
-    if (res != GY_OK)
-        return res;
-    r->id.bits = h;
-    r->refs = 1;
-    r->creator_ref = true;
-    w->resource_count++;
-    *out = r->id;
-    return GY_OK;
+    return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
 }
 
 gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
 {
-    if (w == NULL || out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result res = gy_validate_mesh_def(def);
+    gy_result res = gy_adapter_mesh_begin(w != NULL, w != NULL && gy_ode_thread_ok(w), def, out);
     if (res != GY_OK)
         return res;
-    /* ODE takes int counts. */
-    if (def->vertex_count > INT_MAX / 3u || def->index_count > INT_MAX / 3u)
-        return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
     gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
     if (r == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    r->kind = GY_SHAPE_MESH;
+    r->base.kind = GY_SHAPE_MESH;
     r->mesh_vertices = gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double));
     r->mesh_indices = gy_alloc(a, (size_t)def->index_count * sizeof(dTriIndex));
     if (r->mesh_vertices == NULL || r->mesh_indices == NULL) {
@@ -92,11 +65,7 @@ gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_res
     }
     r->vertex_count = def->vertex_count;
     r->index_count = def->index_count;
-    for (uint32_t i = 0; i < def->vertex_count; i++) {
-        r->mesh_vertices[3u * i + 0u] = def->vertices[i].x;
-        r->mesh_vertices[3u * i + 1u] = def->vertices[i].y;
-        r->mesh_vertices[3u * i + 2u] = def->vertices[i].z;
-    }
+    gy_adapter_copy_vertices(r->mesh_vertices, def);
     for (uint32_t i = 0; i < def->index_count; i++)
         r->mesh_indices[i] = (dTriIndex)def->indices[i];
     res = resource_publish(w, r, out);
@@ -119,25 +88,20 @@ gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_res
 
 gy_result gy_ode_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
 {
-    if (w == NULL || out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result res = gy_validate_hull_def(def);
+    gy_result res = gy_adapter_hull_begin(w != NULL, w != NULL && gy_ode_thread_ok(w), def, out);
     if (res != GY_OK)
         return res;
     const gy_allocator *a = w->allocator;
     gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
     if (r == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    r->kind = GY_SHAPE_HULL;
-    res = gy_hull_build(a, def->points, def->point_count, &r->hull);
+    r->base.kind = GY_SHAPE_HULL;
+    res = gy_hull_build(a, def->points, def->point_count, &r->base.hull);
     if (res != GY_OK) {
         gy_free(a, r, sizeof *r);
         return res;
     }
-    const gy_hull *h = &r->hull;
+    const gy_hull *h = &r->base.hull;
     r->convex_polys_len = h->triangle_count * 4u;
     r->convex_planes = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(double));
     r->convex_points = gy_alloc(a, (size_t)h->vertex_count * 3u * sizeof(double));
@@ -170,25 +134,17 @@ void gy_ode_resource_release(gy_backend_world *w, gy_resource_id id)
 {
     if (w == NULL || !gy_ode_thread_ok(w))
         return;
-    gy_ode_resource *r = gy_handle_pool_get(&w->resources, id.bits);
-    if (r == NULL || !r->creator_ref)
-        return;
-    /* The id dies with the creator's reference; colliders keep the record alive. */
-    gy_handle_pool_release(&w->resources, id.bits);
-    r->creator_ref = false;
-    resource_unref(w, r);
+    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, &w->tally, id);
+    if (dead != NULL)
+        resource_destroy(w, (gy_ode_resource *)dead);
 }
 
 void gy_ode_resource_release_all(gy_backend_world *w)
 {
     for (uint32_t i = 0; i < w->resources.count; i++) {
-        uint64_t h;
-        gy_ode_resource *r = gy_handle_pool_at(&w->resources, i, &h);
-        if (r == NULL)
-            continue;
-        gy_handle_pool_release(&w->resources, h);
-        r->creator_ref = false;
-        resource_unref(w, r);
+        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
+        if (dead != NULL)
+            resource_destroy(w, (gy_ode_resource *)dead);
     }
 }
 
@@ -282,99 +238,20 @@ static gy_mat3 mat3_inverse(gy_mat3 m)
     return r;
 }
 
-/* Mass properties of a dynamic body in the Gyre body frame (centre and inertia about it). Sensors
- * carry no mass unless every collider is a sensor: they are detection volumes, not matter. A body
- * with no solid volume at all gets `mass` (or 1 kg) as a 0.5 m radius solid sphere. */
-static gy_result compute_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
-                              gy_ode_resource *const *res, gy_mass *out)
-{
-    if (def->has_mass_properties) {
-        out->mass = def->mass;
-        out->center = def->mass_properties.center_of_mass;
-        out->inertia = def->mass_properties.inertia;
-        return GY_OK;
-    }
-    bool any = false;
-    gy_mass total;
-    memset(&total, 0, sizeof total);
-    for (int pass = 0; pass < 2 && !any; pass++) {
-        for (uint32_t i = 0; i < n; i++) {
-            if (pass == 0 && cols[i].is_sensor)
-                continue;
-            const gy_hull *hull = res[i] != NULL ? &res[i]->hull : NULL;
-            if (gy_shape_volume(&cols[i].shape, hull) <= 0.0)
-                continue;
-            double density = def->mass > 0.0 ? cols[i].density : DEFAULT_DENSITY * cols[i].density;
-            gy_mass m = gy_shape_mass(&cols[i].shape, hull, density);
-            m = gy_mass_transform(m, cols[i].local_pose);
-            total = any ? gy_mass_add(total, m) : m;
-            any = true;
-        }
-    }
-    if (!any) {
-        double m = def->mass > 0.0 ? def->mass : 1.0;
-        total.mass = m;
-        total.center = gy_v3(0.0, 0.0, 0.0);
-        total.inertia = gy_mat3_diag(0.1 * m, 0.1 * m, 0.1 * m);
-    } else if (def->mass > 0.0) {
-        total = gy_mass_scale_to(total, def->mass);
-    }
-    if (!gy_is_finite(total.mass) || !(total.mass > 0.0) || !gy_vec3_is_finite(total.center))
-        return GY_ERR_INVALID_SHAPE;
-    *out = total;
-    return GY_OK;
-}
-
-/* Radius of the inscribed sphere of a shape about its own centre, and that centre (shape frame). */
-static double shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center)
-{
-    *center = gy_v3(0.0, 0.0, 0.0);
-    switch (s->type) {
-    case GY_SHAPE_SPHERE:
-    case GY_SHAPE_CAPSULE:
-        return s->radius;
-    case GY_SHAPE_BOX:
-        return 0.5 * fmin(s->box_size.x, fmin(s->box_size.y, s->box_size.z));
-    case GY_SHAPE_CYLINDER:
-        return fmin(s->radius, 0.5 * s->height);
-    case GY_SHAPE_HULL: {
-        if (hull == NULL || hull->triangle_count == 0)
-            return 0.0;
-        *center = hull->centroid;
-        double r = INFINITY;
-        for (uint32_t f = 0; f < hull->triangle_count; f++) {
-            const double *p = hull->planes[f];
-            double d = p[3] - (p[0] * center->x + p[1] * center->y + p[2] * center->z);
-            r = fmin(r, d);
-        }
-        return r > 0.0 ? r : 0.0;
-    }
-    default:
-        return 0.0;
-    }
-}
-
 /* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
  * collision. When no collider contains the centre of mass (a dumbbell), the smallest collider's
  * inner radius is used: the sweep then guards the centre of mass only. */
 static double compute_ccd_radius(const gy_ode_body *b)
 {
-    double best = 0.0, smallest = INFINITY;
+    gy_adapter_ccd_radius acc;
+    gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_ode_collider *c = b->colliders[i];
-        if (c->is_sensor)
-            continue;
-        gy_vec3 center;
-        double r = shape_inner_radius(&c->shape, c->resource ? &c->resource->hull : NULL, &center);
-        if (r <= 0.0)
-            continue;
-        gy_vec3 world_center = gy_pose_apply(c->local_pose, center);
-        best = fmax(best, r - gy_v3_len(gy_v3_sub(world_center, b->com_local)));
-        smallest = fmin(smallest, r);
+        if (!c->is_sensor)
+            gy_adapter_ccd_add(&acc, &c->shape, c->resource ? &c->resource->base.hull : NULL,
+                               c->local_pose, b->com_local);
     }
-    if (best > 0.05 * (isfinite(smallest) ? smallest : 0.0) && best > 0.0)
-        return best;
-    return isfinite(smallest) ? smallest : 0.0;
+    return gy_adapter_ccd_end(&acc);
 }
 
 static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space)
@@ -394,8 +271,8 @@ static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space
                             s->offset / l);
     }
     case GY_SHAPE_HULL:
-        return dCreateConvex(space, res->convex_planes, res->hull.triangle_count,
-                             res->convex_points, res->hull.vertex_count, res->convex_polys);
+        return dCreateConvex(space, res->convex_planes, res->base.hull.triangle_count,
+                             res->convex_points, res->base.hull.vertex_count, res->convex_polys);
     case GY_SHAPE_MESH:
         return dCreateTriMesh(space, res->trimesh, NULL, NULL, NULL);
     default:
@@ -451,19 +328,6 @@ static void body_free(gy_backend_world *w, gy_ode_body *b)
     gy_free(w->allocator, b, sizeof *b);
 }
 
-static bool pose_is_valid(gy_pose p, gy_result *why)
-{
-    if (!gy_vec3_is_finite(p.position) || !gy_quat_is_finite(p.rotation)) {
-        *why = GY_ERR_NON_FINITE;
-        return false;
-    }
-    if (!gy_quat_is_unit(p.rotation)) {
-        *why = GY_ERR_INVALID_ARGUMENT;
-        return false;
-    }
-    return true;
-}
-
 /* ---- body create / release ------------------------------------------------------------------ */
 
 /* A static just placed (created or moved): the next step wakes the sleepers it overlaps, which
@@ -485,28 +349,6 @@ static void mark_fresh(gy_backend_world *w, gy_ode_body *b)
     }
 }
 
-/* Checks every collider and resolves its resource; nothing is referenced yet. */
-static gy_result check_colliders(gy_backend_world *w, const gy_body_def *def,
-                                 const gy_collider_def *cols, uint32_t n, gy_ode_resource **res)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        gy_result r = gy_validate_collider_def(&cols[i], def->type);
-        if (r != GY_OK)
-            return r;
-        res[i] = NULL;
-        gy_shape_type t = cols[i].shape.type;
-        if (t == GY_SHAPE_HULL || t == GY_SHAPE_MESH) {
-            gy_ode_resource *rs = gy_handle_pool_get(&w->resources, cols[i].shape.resource.bits);
-            if (rs == NULL)
-                return GY_ERR_STALE_HANDLE;
-            if (rs->kind != t)
-                return GY_ERR_INVALID_SHAPE;
-            res[i] = rs;
-        }
-    }
-    return GY_OK;
-}
-
 static void setup_dynamic(gy_backend_world *w, gy_ode_body *b, const gy_body_def *def,
                           const gy_mass *m)
 {
@@ -525,11 +367,11 @@ static void setup_dynamic(gy_backend_world *w, gy_ode_body *b, const gy_body_def
     if (def->allow_sleeping) {
         dBodySetAutoDisableFlag(b->body, 1);
         /* ODE squares these itself (it compares squared average speeds). */
-        dBodySetAutoDisableLinearThreshold(b->body, SLEEP_LINEAR_SPEED);
-        dBodySetAutoDisableAngularThreshold(b->body, SLEEP_ANGULAR_SPEED);
-        dBodySetAutoDisableAverageSamplesCount(b->body, SLEEP_SAMPLES);
+        dBodySetAutoDisableLinearThreshold(b->body, GY_ADAPTER_SLEEP_LINEAR_SPEED);
+        dBodySetAutoDisableAngularThreshold(b->body, GY_ADAPTER_SLEEP_ANGULAR_SPEED);
+        dBodySetAutoDisableAverageSamplesCount(b->body, GY_ADAPTER_SLEEP_SAMPLES);
         dBodySetAutoDisableSteps(b->body, 1);
-        dBodySetAutoDisableTime(b->body, SLEEP_TIME);
+        dBodySetAutoDisableTime(b->body, GY_ADAPTER_SLEEP_TIME);
     } else {
         dBodySetAutoDisableFlag(b->body, 0);
     }
@@ -539,29 +381,17 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n, gy_body_id *out,
                              gy_collider_id *collider_ids)
 {
-    if (w == NULL || def == NULL || out == NULL || (n > 0 && cols == NULL))
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result r = gy_validate_body_def(def);
+    gy_adapter_resource **res;
+    gy_result r = gy_adapter_body_begin(w != NULL, w != NULL && gy_ode_thread_ok(w),
+                                        w != NULL ? w->allocator : NULL,
+                                        w != NULL ? &w->resources : NULL, def, cols, n, out, &res);
     if (r != GY_OK)
         return r;
-    if (n > (1u << 20))
-        return GY_ERR_INVALID_ARGUMENT;
-
     const gy_allocator *a = w->allocator;
-    gy_ode_resource **res = NULL;
-    if (n > 0) {
-        res = gy_alloc(a, (size_t)n * sizeof *res);
-        if (res == NULL)
-            return GY_ERR_OUT_OF_MEMORY;
-    }
-    r = check_colliders(w, def, cols, n, res);
     gy_mass mass;
     memset(&mass, 0, sizeof mass);
     if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
-        r = compute_mass(def, cols, n, res, &mass);
+        r = gy_adapter_body_mass(def, cols, n, res, &mass);
     if (r == GY_OK && def->type == GY_MOTION_DYNAMIC) {
         dMass dm;
         dMassSetParameters(&dm, mass.mass, 0.0, 0.0, 0.0, mass.inertia.m[0][0],
@@ -609,7 +439,7 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
     if (r != GY_OK) {
         if (b != NULL)
             body_free(w, b);
-        gy_free(a, res, (size_t)n * sizeof *res);
+        gy_adapter_body_end(a, res, n);
         return r;
     }
 
@@ -667,8 +497,8 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
         c->category = cd->category;
         c->mask = cd->mask;
         c->user_data = cd->user_data;
-        c->resource = res[i];
-        c->geom = make_geom(&c->shape, res[i], space);
+        c->resource = (gy_ode_resource *)res[i];
+        c->geom = make_geom(&c->shape, c->resource, space);
         dGeomSetData(c->geom, c);
         dGeomSetCategoryBits(c->geom, c->category);
         dGeomSetCollideBits(c->geom, c->mask);
@@ -691,7 +521,7 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
                 for (uint32_t j = 0; j < i; j++)
                     gy_ode_grid_remove(w, b->colliders[j]);
                 body_free(w, b);
-                gy_free(a, res, (size_t)n * sizeof *res);
+                gy_adapter_body_end(a, res, n);
                 return r;
             }
         }
@@ -702,13 +532,13 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
     for (uint32_t i = 0; i < n; i++) {
         gy_ode_collider *c = b->colliders[i];
         if (c->resource != NULL)
-            c->resource->refs++;
+            c->resource->base.refs++;
         if (c->is_sensor)
-            w->sensor_count++;
+            w->tally.sensors++;
         if (collider_ids != NULL)
             collider_ids[i] = c->id;
     }
-    gy_free(a, res, (size_t)n * sizeof *res);
+    gy_adapter_body_end(a, res, n);
     if (def->type != GY_MOTION_STATIC) {
         b->moving_index = w->moving_count;
         w->moving[w->moving_count++] = b;
@@ -717,7 +547,7 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
         b->ccd_radius = compute_ccd_radius(b);
         gy_ode_locks_build(w, b);
     }
-    w->body_counts[b->type]++;
+    w->tally.bodies[b->type]++;
     *out = b->id;
     return GY_OK;
 }
@@ -727,8 +557,8 @@ static void wake_contacts_of(gy_backend_world *w, const gy_ode_body *b)
 {
     if (b->reported_step + 1u < w->step_index)
         return; /* named in neither the current nor the previous report */
-    for (uint32_t i = 0; i < w->contact_count; i++) {
-        const gy_ode_pair *p = &w->pairs[i];
+    for (uint32_t i = 0; i < w->report.count; i++) {
+        const gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
         if (p->a->body == b)
             gy_ode_body_wake(p->b->body);
         else if (p->b->body == b)
@@ -748,7 +578,7 @@ static void body_destroy(gy_backend_world *w, gy_ode_body *b)
         if (b->type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
         if (c->is_sensor)
-            w->sensor_count--;
+            w->tally.sensors--;
         gy_ode_resource *res = c->resource;
         dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
@@ -760,7 +590,7 @@ static void body_destroy(gy_backend_world *w, gy_ode_body *b)
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;
     }
-    w->body_counts[b->type]--;
+    w->tally.bodies[b->type]--;
     if (b->type == GY_MOTION_STATIC)
         gy_ode_grid_trim(w);
     body_free(w, b);
@@ -826,7 +656,8 @@ gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (!pose_is_valid(pose, &r))
+    r = gy_adapter_check_pose(pose);
+    if (r != GY_OK)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
     if (b->body != NULL) {
@@ -981,29 +812,18 @@ gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (!pose_is_valid(target, &r))
+    r = gy_adapter_check_pose(target);
+    if (r == GY_OK)
+        r = gy_adapter_check_dt(dt);
+    if (r != GY_OK)
         return r;
-    if (!gy_is_finite(dt))
-        return GY_ERR_NON_FINITE;
-    if (!(dt > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
     if (b->type != GY_MOTION_KINEMATIC)
         return GY_ERR_INVALID_MOTION;
     target.rotation = gy_quat_normalize(target.rotation);
-    gy_pose cur = gy_ode_body_pose(b);
-    gy_vec3 from = gy_ode_body_com(b);
-    gy_vec3 to = gy_pose_apply(target, b->com_local);
-    gy_vec3 v = gy_v3_scale(gy_v3_sub(to, from), 1.0 / dt);
-    gy_quat dq = gy_quat_normalize(gy_quat_mul(target.rotation, gy_quat_conj(cur.rotation)));
-    if (dq.w < 0.0)
-        dq = (gy_quat){-dq.x, -dq.y, -dq.z, -dq.w};
-    gy_vec3 axis = gy_v3(dq.x, dq.y, dq.z);
-    double s = gy_v3_len(axis);
-    gy_vec3 omega = gy_v3(0.0, 0.0, 0.0);
-    if (s > 1e-12) {
-        double angle = 2.0 * atan2(s, dq.w);
-        omega = gy_v3_scale(axis, angle / (s * dt));
-    }
+    gy_vec3 v, omega;
+    gy_adapter_kinematic_velocity(gy_ode_body_com(b), gy_ode_body_pose(b).rotation,
+                                  gy_pose_apply(target, b->com_local), target.rotation, dt, &v,
+                                  &omega);
     dBodySetLinearVel(b->body, v.x, v.y, v.z);
     dBodySetAngularVel(b->body, omega.x, omega.y, omega.z);
     b->pose_written = true;

@@ -6,25 +6,22 @@
 #include <ode/ode.h>
 #include <pthread.h>
 
+#include "../src/adapter_common.h"
 #include "gyre/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
 
 typedef struct gy_ode_body gy_ode_body;
 
-/* A mesh or hull resource. Refcounted: the creator's reference (creator_ref) plus one per collider. */
+/* A mesh or hull resource: the shared head (id, kind, references, hull) and ODE's data. */
 typedef struct gy_ode_resource {
-    gy_resource_id id;
-    gy_shape_type kind; /* GY_SHAPE_MESH or GY_SHAPE_HULL */
-    uint32_t refs;      /* creator's (if still held) + colliders' */
-    bool creator_ref;   /* the creator has not released yet */
+    gy_adapter_resource base; /* first: the resource pool's payloads are read as this */
     /* Mesh: owned copies handed to ODE's trimesh data. */
     dTriMeshDataID trimesh;
     double *mesh_vertices; /* 3 per vertex (ODE keeps pointers into these) */
     dTriIndex *mesh_indices;
     uint32_t vertex_count, index_count;
-    /* Hull: the built hull and the arrays ODE's convex geom points into. */
-    gy_hull hull;
+    /* Hull: the arrays ODE's convex geom points into. */
     double *convex_planes;     /* 4 per face */
     double *convex_points;     /* 3 per vertex */
     unsigned int *convex_polys; /* per face: count, then indices */
@@ -142,21 +139,6 @@ typedef struct gy_ode_point {
     bool body1_is_a;      /* the joint's first body belongs to the pair's collider a */
 } gy_ode_point;
 
-/* Pair lookup within one step (stamped, so it never needs clearing). */
-typedef struct gy_ode_pair_slot {
-    const gy_ode_collider *a, *b;
-    uint32_t index;
-    uint32_t stamp;
-} gy_ode_pair_slot;
-
-/* Open-addressed map from a collider pair to its index in a report; entries whose stamp differs
- * from the map's are empty. */
-typedef struct gy_ode_pair_map {
-    gy_ode_pair_slot *slots;
-    uint32_t capacity; /* power of two */
-    uint32_t stamp;
-} gy_ode_pair_map;
-
 /* A one-way platform pair that is being passed through: contacts stay dropped until it separates. */
 typedef struct gy_ode_passing {
     const gy_ode_collider *platform, *other;
@@ -180,20 +162,14 @@ struct gy_backend_world {
     gy_handle_pool joints;    /* payload: gy_ode_joint* */
     gy_handle_pool resources; /* payload: gy_ode_resource* */
 
-    pthread_t owner; /* the first thread that bound (the stepping thread, by convention) */
-    bool bound;      /* at least one thread is bound */
     /* Every bound thread (a game thread may bind too and run serialised queries, see
-     * GY_BACKEND_QUERIES_EXCLUSIVE). Guarded by thread_lock. */
-    pthread_mutex_t thread_lock;
-    pthread_t bound_threads[8];
-    uint32_t bound_count;
+     * GY_BACKEND_QUERIES_EXCLUSIVE). */
+    gy_adapter_threads threads;
 
-    /* Per-step output (grown to peak, then reused). */
-    gy_contact *contacts;
-    uint32_t contact_count, contact_capacity;
-    gy_joint_id *broken;
-    uint64_t *broken_user;
-    uint32_t broken_count, broken_capacity;
+    /* Per-step output (grown to peak, then reused): this step's contact report, records
+     * gy_ode_pair (see gy_ode_pairs). */
+    gy_adapter_report report;
+    gy_adapter_broken broken;
 
     /* Scratch geoms owned by the world for queries (never inserted in a space). */
     dGeomID query_ray;
@@ -202,9 +178,7 @@ struct gy_backend_world {
     /* ---- adapter bookkeeping (ode_backend.c, ode_body.c) ---- */
     gy_ode_body **moving; /* every dynamic and kinematic body */
     uint32_t moving_count, moving_capacity;
-    uint32_t body_counts[GY_MOTION_TYPE_COUNT];
-    uint32_t sensor_count;
-    uint32_t resource_count; /* live resource records (creator or collider references) */
+    gy_adapter_tally tally; /* bodies by motion type, sensors, live resource records */
     gy_ode_static_grid grid;
     uint32_t visit_stamp;
     /* Statics created or moved since the last step start: the union of their AABBs (ODE order).
@@ -213,15 +187,12 @@ struct gy_backend_world {
     double fresh_aabb[6];
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
-    gy_ode_pair *pairs; /* parallel to contacts, same capacity */
-    gy_contact *prev_contacts;
-    gy_ode_pair *prev_pairs;
-    uint32_t prev_count, prev_capacity;
+    gy_adapter_report prev; /* the last step's report */
     gy_ode_point *points;
     uint32_t point_count, point_capacity;
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
-    gy_ode_pair_map pair_map; /* this step's report */
+    gy_adapter_pair_map pair_map; /* this step's report */
     gy_ode_passing *passing;
     uint32_t passing_count, passing_capacity;
     gy_ode_collider **scratch_colliders; /* continuous collision candidates */
@@ -237,6 +208,12 @@ struct gy_backend_world {
     gy_result step_error; /* first allocation failure inside the current step */
 };
 
+/* A report's adapter records. */
+static inline gy_ode_pair *gy_ode_pairs(const gy_adapter_report *r)
+{
+    return (gy_ode_pair *)r->pairs;
+}
+
 /* The collider record behind an ODE geom (dGeomGetData), or NULL for the world's scratch geoms. */
 static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
 {
@@ -245,7 +222,11 @@ static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
 
 /* True when a collider passes a query filter (mask, motion type, sensors, ignores). A NULL filter
  * accepts what the default filter accepts. */
-bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c);
+static inline bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c)
+{
+    return gy_adapter_filter_accepts(f, c->category, c->body->type, c->is_sensor, c->body->id,
+                                     c->id);
+}
 
 /* Conversions between Gyre's and ODE's representations. ODE quaternions are [w, x, y, z]. */
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);
@@ -282,7 +263,10 @@ dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose po
 /* ---- adapter internals shared between its files ------------------------------------------- */
 
 /* True when the calling thread may use the world (always true in release builds). */
-bool gy_ode_thread_ok(const gy_backend_world *w);
+static inline bool gy_ode_thread_ok(const gy_backend_world *w)
+{
+    return gy_adapter_threads_ok(&w->threads);
+}
 
 /* Static grid (ode_grid.c). */
 void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size);
@@ -343,8 +327,6 @@ void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b);
 void gy_ode_joint_release_all(gy_backend_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_ode_joint_check_breaks(gy_backend_world *w);
-/* Frees the broken-joint report arrays (one block). */
-void gy_ode_joint_free_broken(gy_backend_world *w);
 /* Builds (or rebuilds) the motors that hold a dynamic body's locked world axes. */
 void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b);
 

@@ -35,40 +35,22 @@ static double clamp_angle(double a)
 
 gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out)
 {
-    if (w == NULL || def == NULL || out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    out->bits = 0;
-    gy_result r = gy_validate_joint_def(def);
+    void *pa, *pb;
+    gy_result r = gy_adapter_joint_begin(w != NULL, w != NULL && gy_ode_thread_ok(w),
+                                         w != NULL ? &w->bodies : NULL, def, out, &pa, &pb);
     if (r != GY_OK)
         return r;
-    gy_ode_body *a = gy_handle_pool_get(&w->bodies, def->a.bits);
-    gy_ode_body *b = NULL;
-    if (a == NULL)
-        return GY_ERR_STALE_HANDLE;
-    if (def->b.bits != 0) {
-        b = gy_handle_pool_get(&w->bodies, def->b.bits);
-        if (b == NULL)
-            return GY_ERR_STALE_HANDLE;
-    }
+    gy_ode_body *a = pa, *b = pb;
     if (a->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
 
+    /* ODE's double ball has no direction at zero length (a zero length is a ball joint). */
     gy_vec3 a_origin = gy_ode_body_pose(a).position;
-    double distance = 0.0;
-    gy_joint_type type = def->type;
-    if (type == GY_JOINT_DISTANCE) {
-        double now = gy_v3_len(gy_v3_sub(a_origin, def->anchor));
-        distance = def->distance >= 0.0 ? def->distance : now;
-        /* ODE's double ball has no direction at zero length; a ball joint is the same thing
-         * when a's origin already sits on the anchor, and anything else cannot be honoured. */
-        if (distance < 1e-6) {
-            if (now >= 1e-6)
-                return GY_ERR_INVALID_ARGUMENT;
-            type = GY_JOINT_BALL;
-        }
-    }
+    gy_joint_type type;
+    double distance;
+    r = gy_adapter_joint_length(def, a_origin, &type, &distance);
+    if (r != GY_OK)
+        return r;
 
     gy_ode_joint *j = gy_alloc_zeroed(w->allocator, sizeof *j);
     if (j == NULL)
@@ -195,38 +177,6 @@ static double vlen(const dReal *v)
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-/* The broken-joint ids and user values share one block (one capacity for both arrays). */
-static gy_result grow_broken(gy_backend_world *w)
-{
-    if (w->broken_count < w->broken_capacity)
-        return GY_OK;
-    uint32_t cap = w->broken_capacity ? w->broken_capacity * 2u : 8u;
-    size_t elem = sizeof *w->broken + sizeof *w->broken_user;
-    unsigned char *block = gy_alloc(w->allocator, (size_t)cap * elem);
-    if (block == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_joint_id *ids = (gy_joint_id *)block;
-    uint64_t *users = (uint64_t *)(block + (size_t)cap * sizeof *w->broken);
-    for (uint32_t i = 0; i < w->broken_count; i++) {
-        ids[i] = w->broken[i];
-        users[i] = w->broken_user[i];
-    }
-    gy_ode_joint_free_broken(w);
-    w->broken = ids;
-    w->broken_user = users;
-    w->broken_capacity = cap;
-    return GY_OK;
-}
-
-void gy_ode_joint_free_broken(gy_backend_world *w)
-{
-    gy_free(w->allocator, w->broken,
-            (size_t)w->broken_capacity * (sizeof *w->broken + sizeof *w->broken_user));
-    w->broken = NULL;
-    w->broken_user = NULL;
-    w->broken_capacity = 0;
-}
-
 gy_result gy_ode_joint_check_breaks(gy_backend_world *w)
 {
     for (uint32_t i = w->breakable_count; i-- > 0;) {
@@ -235,12 +185,9 @@ gy_result gy_ode_joint_check_breaks(gy_backend_world *w)
         double f = fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
         if (!(f > j->break_force))
             continue;
-        gy_result r = grow_broken(w);
+        gy_result r = gy_adapter_broken_push(w->allocator, &w->broken, j->id, j->user_data);
         if (r != GY_OK)
             return r; /* the joint holds this step; it is checked again after the next solve */
-        w->broken[w->broken_count] = j->id;
-        w->broken_user[w->broken_count] = j->user_data;
-        w->broken_count++;
         joint_destroy(w, j);
     }
     return GY_OK;

@@ -81,7 +81,7 @@ gy_result gy_ode_query_init(gy_backend_world *w)
 static const gy_ode_resource *hull_resource(const gy_backend_world *w, gy_resource_id id)
 {
     const gy_ode_resource *r = gy_handle_pool_get(&w->resources, id.bits);
-    return (r != NULL && r->kind == GY_SHAPE_HULL) ? r : NULL;
+    return (r != NULL && r->base.kind == GY_SHAPE_HULL) ? r : NULL;
 }
 
 dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose pose)
@@ -109,8 +109,8 @@ dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose po
         if (r == NULL)
             return NULL;
         g = w->query_convex;
-        dGeomSetConvex(g, r->convex_planes, r->hull.triangle_count, r->convex_points,
-                       r->hull.vertex_count, r->convex_polys);
+        dGeomSetConvex(g, r->convex_planes, r->base.hull.triangle_count, r->convex_points,
+                       r->base.hull.vertex_count, r->convex_polys);
         break;
     }
     default:
@@ -127,99 +127,34 @@ dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose po
 /* ---- shared collection ----------------------------------------------------------------------- */
 
 typedef struct query_out {
-    const gy_query_filter *filter; /* NULL: the default filter */
-    gy_collector collector;
-    gy_hit *hits;
-    uint32_t capacity;
-    uint32_t count;
-    bool stop;
+    gy_adapter_query q;
     dGeomID probe; /* the geom handed to dSpaceCollide2 */
 } query_out;
 
 /* Once the collector is satisfied, zeroed category and collide bits make ODE's AABB loop reject
  * every remaining candidate before the near callback: the closest thing to stopping a traversal
  * that ODE's API offers. */
-static void out_stop(query_out *o)
-{
-    o->stop = true;
-    dGeomSetCategoryBits(o->probe, 0);
-    dGeomSetCollideBits(o->probe, 0);
-}
-
 static void out_collect(query_out *o, const gy_hit *h)
 {
-    switch (o->collector) {
-    case GY_COLLECT_ANY:
-        o->hits[0] = *h;
-        o->count = 1;
-        out_stop(o);
-        break;
-    case GY_COLLECT_CLOSEST:
-        if (o->count == 0 || h->fraction < o->hits[0].fraction ||
-            (h->fraction == o->hits[0].fraction && h->penetration > o->hits[0].penetration)) {
-            o->hits[0] = *h;
-            o->count = 1;
-        }
-        break;
-    case GY_COLLECT_ALL:
-    default:
-        o->hits[o->count++] = *h;
-        if (o->count >= o->capacity)
-            out_stop(o);
-        break;
+    if (gy_adapter_query_collect(&o->q, h)) {
+        dGeomSetCategoryBits(o->probe, 0);
+        dGeomSetCollideBits(o->probe, 0);
     }
 }
 
-/* Validates what all three queries share and prepares `o`. */
 static gy_result out_begin(query_out *o, gy_backend_world *w, const gy_query_filter *filter,
                            gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
 {
-    if (count != NULL)
-        *count = 0;
-    if (w == NULL || count == NULL || (hits == NULL && capacity > 0) ||
-        (unsigned)collector > GY_COLLECT_ALL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (filter != NULL) {
-        gy_result r = gy_validate_query_filter(filter);
-        if (r != GY_OK)
-            return r;
-    }
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    /* A stale id to ignore is an error, not "ignore nothing": it would otherwise hide a bug. */
-    if (filter != NULL && ((filter->ignore_body.bits != 0 &&
-                            !gy_handle_pool_is_valid(&w->bodies, filter->ignore_body.bits)) ||
-                           (filter->ignore_collider.bits != 0 &&
-                            !gy_handle_pool_is_valid(&w->colliders, filter->ignore_collider.bits))))
-        return GY_ERR_STALE_HANDLE;
-    memset(o, 0, sizeof *o);
-    o->filter = filter;
-    o->collector = collector;
-    o->hits = hits;
-    o->capacity = collector == GY_COLLECT_ALL ? capacity : (capacity > 0 ? 1u : 0u);
-    o->stop = o->capacity == 0;
-    return GY_OK;
+    return gy_adapter_query_begin(&o->q, w != NULL, w != NULL && gy_ode_thread_ok(w),
+                                  w != NULL ? &w->bodies : NULL, w != NULL ? &w->colliders : NULL,
+                                  filter, collector, hits, capacity, count);
 }
 
 static void out_end(query_out *o, uint32_t *count)
 {
     dGeomSetCategoryBits(o->probe, ~0ul);
     dGeomSetCollideBits(o->probe, ~0ul);
-    *count = o->count;
-}
-
-/* Whether the filter lets any static, or any dynamic or kinematic, collider through: a query that
- * can only accept one kind skips the other structure altogether. */
-static bool out_wants_statics(const query_out *o)
-{
-    return o->filter == NULL || (o->filter->motion_types & GY_MOTION_BIT(GY_MOTION_STATIC)) != 0;
-}
-
-static bool out_wants_moving(const query_out *o)
-{
-    return o->filter == NULL ||
-           (o->filter->motion_types &
-            (GY_MOTION_BIT(GY_MOTION_DYNAMIC) | GY_MOTION_BIT(GY_MOTION_KINEMATIC))) != 0;
+    *count = o->q.count;
 }
 
 /* The collider behind a candidate geom, when the filter accepts it. */
@@ -228,7 +163,7 @@ static const gy_ode_collider *candidate(const query_out *o, dGeomID g)
     const gy_ode_collider *c = gy_ode_geom_collider(g);
     if (c == NULL || c->body == NULL)
         return NULL;
-    return gy_ode_filter_accepts(o->filter, c) ? c : NULL;
+    return gy_ode_filter_accepts(o->q.filter, c) ? c : NULL;
 }
 
 /* Pads an AABB (ODE order: minx, maxx, miny, maxy, minz, maxz) by `pad` on every side. */
@@ -242,11 +177,7 @@ static void aabb_pad(dReal box[6], double pad)
 
 static void hit_init(gy_hit *h, const gy_ode_collider *c)
 {
-    memset(h, 0, sizeof *h);
-    h->body = c->body->id;
-    h->collider = c->id;
-    h->user_data = c->body->user_data;
-    h->triangle = -1;
+    gy_adapter_hit_init(h, c->body->id, c->id, c->body->user_data);
 }
 
 /* Triangle index of a contact on `other` when it is a trimesh (dCollide keeps side1/side2 in
@@ -290,7 +221,7 @@ typedef struct ray_query {
  * a ray starting inside reports where it leaves, with the normal facing back along the ray. */
 static int ray_hull(const ray_query *q, const gy_ode_collider *c, dContactGeom *out)
 {
-    const gy_hull *h = &c->resource->hull;
+    const gy_hull *h = &c->resource->base.hull;
     const dReal *p = dGeomGetPosition(c->geom);
     const dReal *R = dGeomGetRotation(c->geom); /* 3×4, row-major */
     gy_vec3 rel = gy_v3_sub(q->origin, gy_v3(p[0], p[1], p[2]));
@@ -301,30 +232,10 @@ static int ray_hull(const ray_query *q, const gy_ode_collider *c, dContactGeom *
     gy_vec3 d = gy_v3(R[0] * q->dir.x + R[4] * q->dir.y + R[8] * q->dir.z,
                       R[1] * q->dir.x + R[5] * q->dir.y + R[9] * q->dir.z,
                       R[2] * q->dir.x + R[6] * q->dir.y + R[10] * q->dir.z);
-    double t_in = -INFINITY, t_out = INFINITY;
-    uint32_t f_in = UINT32_MAX, f_out = UINT32_MAX;
-    for (uint32_t i = 0; i < h->triangle_count; i++) {
-        const double *pl = h->planes[i];
-        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
-        double denom = gy_v3_dot(n, d), num = pl[3] - gy_v3_dot(n, o);
-        if (denom == 0.0) {
-            if (num < 0.0)
-                return 0; /* parallel to the face and outside it */
-            continue;
-        }
-        double t = num / denom;
-        if (denom < 0.0) {
-            if (t > t_in) {
-                t_in = t;
-                f_in = i;
-            }
-        } else if (t < t_out) {
-            t_out = t;
-            f_out = i;
-        }
-        if (t_in > t_out)
-            return 0;
-    }
+    double t_in, t_out;
+    uint32_t f_in, f_out;
+    if (!gy_adapter_ray_hull(h, o, d, &t_in, &f_in, &t_out, &f_out))
+        return 0;
     double t;
     uint32_t face;
     double sign;
@@ -369,8 +280,8 @@ static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
         return true;
     if (by_piece && !(cg.depth >= q->piece_lo && cg.depth < q->piece_hi))
         return true;
-    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 &&
-        cg.depth >= q->out.hits[0].distance)
+    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0 &&
+        cg.depth >= q->out.q.hits[0].distance)
         return true;
     gy_hit h;
     hit_init(&h, c);
@@ -384,13 +295,13 @@ static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
     if (h.triangle >= 0 && gy_v3_dot(h.normal, q->dir) > 0.0)
         h.normal = gy_v3_neg(h.normal);
     out_collect(&q->out, &h);
-    return !q->out.stop;
+    return !q->out.q.stop;
 }
 
 static bool ray_visit_static(void *ctx, gy_ode_collider *c)
 {
     ray_query *q = ctx;
-    if (!gy_ode_filter_accepts(q->out.filter, c))
+    if (!gy_ode_filter_accepts(q->out.q.filter, c))
         return true;
     return ray_test(q, c, true);
 }
@@ -398,7 +309,7 @@ static bool ray_visit_static(void *ctx, gy_ode_collider *c)
 static void ray_near(void *data, dGeomID a, dGeomID b)
 {
     ray_query *q = data;
-    if (q->out.stop)
+    if (q->out.q.stop)
         return;
     dGeomID other = a == q->out.probe ? b : a;
     if (dGeomIsSpace(other)) {
@@ -416,11 +327,11 @@ static void ray_statics(gy_backend_world *w, ray_query *q)
     uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(q->length / piece));
     if (pieces == 0)
         pieces = 1;
-    for (uint32_t k = 0; k < pieces && !q->out.stop; k++) {
+    for (uint32_t k = 0; k < pieces && !q->out.q.stop; k++) {
         double lo = piece * k, hi = k + 1 == pieces ? q->length : piece * (k + 1);
         /* Every later hit is at least `lo` away. */
-        if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0 &&
-            q->out.hits[0].distance < lo)
+        if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0 &&
+            q->out.q.hits[0].distance < lo)
             break;
         gy_vec3 a = gy_v3_mad(q->origin, q->dir, lo), b = gy_v3_mad(q->origin, q->dir, hi);
         dReal box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
@@ -440,13 +351,11 @@ gy_result gy_ode_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translatio
     gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
-        return GY_ERR_NON_FINITE;
-    q.length = gy_v3_len(translation);
-    if (!isfinite(q.length))
-        return GY_ERR_NON_FINITE;
+    r = gy_adapter_check_translation(&origin, translation, &q.length);
+    if (r != GY_OK)
+        return r;
     /* A zero-length ray has nothing to hit. */
-    if (!(q.length > 0.0) || q.out.stop)
+    if (!(q.length > 0.0) || q.out.q.stop)
         return GY_OK;
     q.origin = origin;
     q.dir = gy_v3_scale(translation, 1.0 / q.length);
@@ -462,11 +371,11 @@ gy_result gy_ode_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translatio
 
     /* Statics first: a closest hit among them shortens the ray before the dynamic space, which
      * ODE's sweep-and-prune scans linearly for a single geom. */
-    if (out_wants_statics(&q.out))
+    if (gy_adapter_query_wants_statics(&q.out.q))
         ray_statics(w, &q);
-    if (!q.out.stop && out_wants_moving(&q.out)) {
-        if (collector == GY_COLLECT_CLOSEST && q.out.count > 0)
-            dGeomRaySetLength(ray, fmin(q.length, q.out.hits[0].distance + QUERY_AABB_PAD));
+    if (!q.out.q.stop && gy_adapter_query_wants_moving(&q.out.q)) {
+        if (collector == GY_COLLECT_CLOSEST && q.out.q.count > 0)
+            dGeomRaySetLength(ray, fmin(q.length, q.out.q.hits[0].distance + QUERY_AABB_PAD));
         dSpaceCollide2(ray, (dGeomID)w->dynamic_space, &q, ray_near);
     }
     out_end(&q.out, count);
@@ -494,19 +403,19 @@ static bool overlap_test(overlap_query *q, const gy_ode_collider *c)
     h.normal = v3_from_ode(d->normal);
     h.penetration = fmax(0.0, d->depth);
     out_collect(&q->out, &h);
-    return !q->out.stop;
+    return !q->out.q.stop;
 }
 
 static bool overlap_visit_static(void *ctx, gy_ode_collider *c)
 {
     overlap_query *q = ctx;
-    return gy_ode_filter_accepts(q->out.filter, c) ? overlap_test(q, c) : true;
+    return gy_ode_filter_accepts(q->out.q.filter, c) ? overlap_test(q, c) : true;
 }
 
 static void overlap_near(void *data, dGeomID a, dGeomID b)
 {
     overlap_query *q = data;
-    if (q->out.stop)
+    if (q->out.q.stop)
         return;
     dGeomID other = a == q->out.probe ? b : a;
     if (dGeomIsSpace(other)) {
@@ -518,30 +427,6 @@ static void overlap_near(void *data, dGeomID a, dGeomID b)
         overlap_test(q, c);
 }
 
-/* Sphere, box, capsule and hull may be used in shape queries; others are not supported. */
-static gy_result check_query_shape(const gy_backend_world *w, const gy_shape *shape, gy_pose pose)
-{
-    if (shape == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_validate_shape(shape);
-    if (r != GY_OK)
-        return r;
-    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
-        return GY_ERR_NON_FINITE;
-    if (!gy_quat_is_unit(pose.rotation))
-        return GY_ERR_INVALID_ARGUMENT;
-    switch (shape->type) {
-    case GY_SHAPE_SPHERE:
-    case GY_SHAPE_BOX:
-    case GY_SHAPE_CAPSULE:
-        return GY_OK;
-    case GY_SHAPE_HULL:
-        return hull_resource(w, shape->resource) != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
-    default:
-        return GY_ERR_UNSUPPORTED;
-    }
-}
-
 gy_result gy_ode_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
                          const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
                          uint32_t capacity, uint32_t *count)
@@ -550,16 +435,16 @@ gy_result gy_ode_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pos
     gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
     if (r != GY_OK)
         return r;
-    r = check_query_shape(w, shape, pose);
-    if (r != GY_OK || q.out.stop)
+    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
+    if (r != GY_OK || q.out.q.stop)
         return r;
     q.out.probe = gy_ode_query_geom(w, shape, pose);
     dReal box[6];
     dGeomGetAABB(q.out.probe, box);
     aabb_pad(box, QUERY_AABB_PAD);
-    if (out_wants_statics(&q.out))
+    if (gy_adapter_query_wants_statics(&q.out.q))
         gy_ode_static_visit(w, box, overlap_visit_static, &q);
-    if (!q.out.stop && out_wants_moving(&q.out))
+    if (!q.out.q.stop && gy_adapter_query_wants_moving(&q.out.q))
         dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, overlap_near);
     out_end(&q.out, count);
     if (shape->type == GY_SHAPE_HULL)
@@ -584,25 +469,10 @@ typedef struct cast_query {
  * over a wall, since the shape's width in any direction is at least twice it. */
 static double shape_inner_radius(const gy_backend_world *w, const gy_shape *s)
 {
-    switch (s->type) {
-    case GY_SHAPE_SPHERE:
-    case GY_SHAPE_CAPSULE:
-        return s->radius;
-    case GY_SHAPE_BOX:
-        return 0.5 * fmin(s->box_size.x, fmin(s->box_size.y, s->box_size.z));
-    case GY_SHAPE_HULL: {
-        const gy_ode_resource *r = hull_resource(w, s->resource);
-        double best = INFINITY;
-        for (uint32_t i = 0; r != NULL && i < r->hull.triangle_count; i++) {
-            const double *p = r->hull.planes[i];
-            gy_vec3 c = r->hull.centroid;
-            best = fmin(best, p[3] - (p[0] * c.x + p[1] * c.y + p[2] * c.z));
-        }
-        return (best > 0.0 && isfinite(best)) ? best : 1e-3;
-    }
-    default:
-        return 1e-3;
-    }
+    const gy_ode_resource *r = s->type == GY_SHAPE_HULL ? hull_resource(w, s->resource) : NULL;
+    gy_vec3 center;
+    double best = gy_adapter_shape_inner_radius(s, r != NULL ? &r->base.hull : NULL, &center);
+    return best > 0.0 ? best : 1e-3;
 }
 
 /* Narrows [*t0, *t1] to the fractions at which the moving box aabb0 + t·d overlaps `c`; false
@@ -668,8 +538,8 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
     double box[6];
     dGeomGetAABB(other, box);
     double t0 = 0.0, t1 = 1.0;
-    if (q->out.collector == GY_COLLECT_CLOSEST && q->out.count > 0)
-        t1 = q->out.hits[0].fraction;
+    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0)
+        t1 = q->out.q.hits[0].fraction;
     if (!sweep_interval(q->aabb0, q->translation, box, &t0, &t1))
         return;
 
@@ -728,7 +598,7 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
 static void cast_near(void *data, dGeomID a, dGeomID b)
 {
     cast_query *q = data;
-    if (q->out.stop)
+    if (q->out.q.stop)
         return;
     dGeomID other = a == q->out.probe ? b : a;
     if (dGeomIsSpace(other)) {
@@ -743,9 +613,9 @@ static void cast_near(void *data, dGeomID a, dGeomID b)
 static bool cast_visit_static(void *ctx, gy_ode_collider *c)
 {
     cast_query *q = ctx;
-    if (gy_ode_filter_accepts(q->out.filter, c))
+    if (gy_ode_filter_accepts(q->out.q.filter, c))
         cast_candidate(q, c);
-    return !q->out.stop;
+    return !q->out.q.stop;
 }
 
 /* The box the shape sweeps over fractions [0, fraction], into `box`; also points the scratch ray
@@ -776,15 +646,13 @@ gy_result gy_ode_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose 
     gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
     if (r != GY_OK)
         return r;
-    r = check_query_shape(w, shape, pose);
+    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(translation))
-        return GY_ERR_NON_FINITE;
-    q.length = gy_v3_len(translation);
-    if (!isfinite(q.length))
-        return GY_ERR_NON_FINITE;
-    if (q.out.stop)
+    r = gy_adapter_check_translation(NULL, translation, &q.length);
+    if (r != GY_OK)
+        return r;
+    if (q.out.q.stop)
         return GY_OK;
 
     q.shape = gy_ode_query_geom(w, shape, pose);
@@ -799,11 +667,11 @@ gy_result gy_ode_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose 
 
     dReal box[6];
     cast_set_sweep(&q, 1.0, box);
-    if (out_wants_statics(&q.out))
+    if (gy_adapter_query_wants_statics(&q.out.q))
         gy_ode_static_visit(w, box, cast_visit_static, &q);
-    if (!q.out.stop && out_wants_moving(&q.out)) {
-        if (collector == GY_COLLECT_CLOSEST && q.out.count > 0)
-            cast_set_sweep(&q, q.out.hits[0].fraction, box);
+    if (!q.out.q.stop && gy_adapter_query_wants_moving(&q.out.q)) {
+        if (collector == GY_COLLECT_CLOSEST && q.out.q.count > 0)
+            cast_set_sweep(&q, q.out.q.hits[0].fraction, box);
         dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, cast_near);
     }
     out_end(&q.out, count);

@@ -22,16 +22,7 @@
  * as compliance per unit of force, so a larger value sinks heavy bodies (a 1 m³ box of water under
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
 #define CONTACT_ERP 0.4
-#define CONTACT_CFM 1e-9
-/* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle. */
-#define BOUNCE_MIN_VELOCITY 0.1
-/* One-way platforms: a first contact counts only when its normal is within 60° of the platform's
- * one-way normal and the other body is not rising through it faster than this (m/s). */
-#define ONE_WAY_MIN_COS 0.5
-#define ONE_WAY_MAX_RISE 0.25
-/* Continuous collision: the swept sphere is this fraction of the body's inner radius, so resting
- * or sliding contact at the start of the sweep does not register as a hit. */
-#define CCD_SHRINK 0.8
+#define CONTACT_CFM    1e-9
 #define CCD_BISECTIONS 10
 #define FEEDBACK_BLOCK 256u
 
@@ -42,121 +33,17 @@ static gy_vec3 v3(const dReal *v)
 
 /* ---- storage (grown to peak, reused) -------------------------------------------------------- */
 
-/* contacts and pairs live in one block: gy_contact[cap] followed by gy_ode_pair[cap]. */
-static size_t contact_block_size(uint32_t cap)
-{
-    return (size_t)cap * (sizeof(gy_contact) + sizeof(gy_ode_pair));
-}
-
-static gy_result grow_contacts(gy_backend_world *w, uint32_t need)
-{
-    if (need <= w->contact_capacity)
-        return GY_OK;
-    uint32_t cap = w->contact_capacity ? w->contact_capacity : 64u;
-    while (cap < need)
-        cap *= 2u;
-    unsigned char *block = gy_alloc(w->allocator, contact_block_size(cap));
-    if (block == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_contact *contacts = (gy_contact *)block;
-    gy_ode_pair *pairs = (gy_ode_pair *)(block + (size_t)cap * sizeof(gy_contact));
-    if (w->contact_count > 0) {
-        memcpy(contacts, w->contacts, (size_t)w->contact_count * sizeof *contacts);
-        memcpy(pairs, w->pairs, (size_t)w->contact_count * sizeof *pairs);
-    }
-    gy_free(w->allocator, w->contacts, contact_block_size(w->contact_capacity));
-    w->contacts = contacts;
-    w->pairs = pairs;
-    w->contact_capacity = cap;
-    return GY_OK;
-}
-
-static uint32_t pair_hash(const gy_ode_collider *a, const gy_ode_collider *b)
-{
-    uint64_t h = ((uintptr_t)a * 0x9E3779B97F4A7C15ull) ^ ((uintptr_t)b >> 3);
-    return (uint32_t)(h ^ (h >> 32));
-}
-
-/* Empties a map in O(1) by moving to a new stamp. */
-static void map_reset(gy_ode_pair_map *m)
-{
-    if (++m->stamp == 0) {
-        if (m->slots != NULL)
-            memset(m->slots, 0, (size_t)m->capacity * sizeof *m->slots);
-        m->stamp = 1;
-    }
-}
-
-static void map_put(gy_ode_pair_map *m, const gy_ode_collider *a, const gy_ode_collider *b,
-                    uint32_t index)
-{
-    uint32_t mask = m->capacity - 1u;
-    uint32_t k = pair_hash(a, b) & mask;
-    while (m->slots[k].stamp == m->stamp)
-        k = (k + 1u) & mask;
-    m->slots[k] = (gy_ode_pair_slot){a, b, index, m->stamp};
-}
-
-static uint32_t map_find(const gy_ode_pair_map *m, const gy_ode_collider *a,
-                         const gy_ode_collider *b)
-{
-    if (m->capacity == 0)
-        return UINT32_MAX;
-    uint32_t mask = m->capacity - 1u;
-    for (uint32_t k = pair_hash(a, b) & mask;; k = (k + 1u) & mask) {
-        const gy_ode_pair_slot *s = &m->slots[k];
-        if (s->stamp != m->stamp)
-            return UINT32_MAX;
-        if (s->a == a && s->b == b)
-            return s->index;
-    }
-}
-
-/* Makes room for `need` entries (at most half full), re-entering pairs[0, count). */
-static gy_result map_reserve(gy_backend_world *w, gy_ode_pair_map *m, uint32_t need,
-                             const gy_ode_pair *pairs, uint32_t count)
-{
-    uint64_t want = (uint64_t)need * 2u;
-    if (want <= m->capacity)
-        return GY_OK;
-    uint64_t cap = m->capacity ? m->capacity : 128u;
-    while (cap < want)
-        cap *= 2u;
-    if (cap > (1u << 30))
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_ode_pair_slot *slots = gy_alloc_zeroed(w->allocator, (size_t)cap * sizeof *slots);
-    if (slots == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_free(w->allocator, m->slots, (size_t)m->capacity * sizeof *m->slots);
-    m->slots = slots;
-    m->capacity = (uint32_t)cap;
-    m->stamp = 1;
-    for (uint32_t i = 0; i < count; i++)
-        map_put(m, pairs[i].a, pairs[i].b, i);
-    return GY_OK;
-}
-
 /* The index of pair (a, b) in this step's report, appended when new; UINT32_MAX when out of
  * memory (recorded in step_error). */
 static uint32_t pair_get(gy_backend_world *w, gy_ode_collider *a, gy_ode_collider *b)
 {
-    uint32_t found = map_find(&w->pair_map, a, b);
-    if (found != UINT32_MAX)
-        return found;
-    gy_result r = grow_contacts(w, w->contact_count + 1u);
-    if (r == GY_OK)
-        r = map_reserve(w, &w->pair_map, w->contact_count + 1u, w->pairs, w->contact_count);
-    if (r != GY_OK) {
-        if (w->step_error == GY_OK)
-            w->step_error = r;
-        return UINT32_MAX;
+    uint32_t n = w->report.count;
+    uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_ode_pair),
+                                            &w->pair_map, a, b, &w->step_error);
+    if (index == n) {
+        gy_ode_pairs(&w->report)[index].a = a;
+        gy_ode_pairs(&w->report)[index].b = b;
     }
-    uint32_t index = w->contact_count++;
-    map_put(&w->pair_map, a, b, index);
-    memset(&w->contacts[index], 0, sizeof w->contacts[index]);
-    memset(&w->pairs[index], 0, sizeof w->pairs[index]);
-    w->pairs[index].a = a;
-    w->pairs[index].b = b;
     return index;
 }
 
@@ -240,16 +127,13 @@ static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
     gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->one_way_normal);
     gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
                             gy_ode_body_velocity_at(platform->body, point));
-    gy_vec3 com = gy_ode_body_com(other->body);
-    bool ok = gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
-              gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
-    if (ok)
+    if (gy_adapter_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point))
         return true;
     if (gy_array_reserve(w->allocator, (void **)&w->passing, &w->passing_capacity,
                          w->passing_count + 1u, sizeof *w->passing) == GY_OK)
         w->passing[w->passing_count++] = (gy_ode_passing){platform, other, w->step_index};
-    else if (w->step_error == GY_OK)
-        w->step_error = GY_ERR_OUT_OF_MEMORY;
+    else
+        gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
     return false;
 }
 
@@ -296,8 +180,8 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     uint32_t pi = pair_get(w, ca, cb);
     if (pi == UINT32_MAX)
         return;
-    gy_contact *ct = &w->contacts[pi];
-    gy_ode_pair *pr = &w->pairs[pi];
+    gy_contact *ct = &w->report.contacts[pi];
+    gy_ode_pair *pr = &gy_ode_pairs(&w->report)[pi];
     if (pr->cached) {
         /* Woken during this step: the fresh solve replaces the carried-over report. */
         pr->cached = false;
@@ -360,7 +244,7 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
         if (bounce > 0.0) {
             c->surface.mode |= dContactBounce;
             c->surface.bounce = bounce;
-            c->surface.bounce_vel = BOUNCE_MIN_VELOCITY;
+            c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
         }
         if (moving_surface) {
             gy_vec3 t = gy_v3_mad(surf, nrm, -gy_v3_dot(surf, nrm));
@@ -383,8 +267,7 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
                 r = GY_ERR_OUT_OF_MEMORY;
         }
         if (r != GY_OK) {
-            if (w->step_error == GY_OK)
-                w->step_error = r;
+            gy_adapter_note_error(&w->step_error, r);
             return;
         }
         dJointID jc = dJointCreateContact(w->world, w->contact_group, c);
@@ -433,7 +316,7 @@ static bool static_visit(void *ctx, gy_ode_collider *s)
 
 static void collide_static(gy_backend_world *w)
 {
-    if (w->body_counts[GY_MOTION_STATIC] == 0)
+    if (w->tally.bodies[GY_MOTION_STATIC] == 0)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
@@ -458,9 +341,9 @@ static void gather_impulses(gy_backend_world *w, double h)
         gy_vec3 n = v3(p->normal);
         double fn = gy_v3_dot(f, n);
         gy_vec3 ft = gy_v3_mad(f, n, -fn);
-        w->contacts[p->pair].normal_impulse += fn * h;
+        w->report.contacts[p->pair].normal_impulse += fn * h;
         /* Accumulate the tangent force on collider b's body, whichever body was first. */
-        gy_ode_pair *pr = &w->pairs[p->pair];
+        gy_ode_pair *pr = &gy_ode_pairs(&w->report)[p->pair];
         pr->tangent = gy_v3_mad(pr->tangent, ft, p->body1_is_a ? -h : h);
     }
     w->point_count = 0;
@@ -544,8 +427,7 @@ static void ccd_add(ccd_ctx *cc, gy_ode_collider *c)
         return;
     if (gy_array_reserve(w->allocator, (void **)&w->scratch_colliders, &w->scratch_capacity,
                          w->scratch_count + 1u, sizeof *w->scratch_colliders) != GY_OK) {
-        if (w->step_error == GY_OK)
-            w->step_error = GY_ERR_OUT_OF_MEMORY;
+        gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
         return;
     }
     w->scratch_colliders[w->scratch_count++] = c;
@@ -591,7 +473,7 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
     for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
         if (!b->colliders[i]->is_sensor)
             solid = b->colliders[i];
-    double r = b->ccd_radius * CCD_SHRINK;
+    double r = b->ccd_radius * GY_ADAPTER_CCD_SHRINK;
     if (solid == NULL || !(r > 0.0))
         return;
     gy_vec3 p0 = b->ccd_start, p1 = gy_ode_body_com(b);
@@ -726,26 +608,11 @@ static void wake_under_fresh_statics(gy_backend_world *w)
     }
 }
 
-static void swap_reports(gy_backend_world *w)
-{
-    gy_contact *c = w->contacts;
-    gy_ode_pair *p = w->pairs;
-    uint32_t n = w->contact_count, cap = w->contact_capacity;
-    w->contacts = w->prev_contacts;
-    w->pairs = w->prev_pairs;
-    w->contact_capacity = w->prev_capacity;
-    w->contact_count = 0;
-    w->prev_contacts = c;
-    w->prev_pairs = p;
-    w->prev_count = n;
-    w->prev_capacity = cap;
-}
-
 static void begin_step(gy_backend_world *w, double dt)
 {
     double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
-    swap_reports(w);
-    map_reset(&w->pair_map);
+    gy_adapter_report_swap(&w->report, &w->prev);
+    gy_adapter_pair_map_reset(&w->pair_map);
 
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->active = body_moving(w->moving[i]);
@@ -755,8 +622,8 @@ static void begin_step(gy_backend_world *w, double dt)
     }
     /* A moving body touching a sleeper last step wakes it, even if they no longer touch (the
      * support was teleported away, say). ODE's islands do the same for pairs still touching. */
-    for (uint32_t i = 0; i < w->prev_count; i++) {
-        gy_ode_pair *p = &w->prev_pairs[i];
+    for (uint32_t i = 0; i < w->prev.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->prev)[i];
         gy_ode_body *a = p->a->body, *b = p->b->body;
         if (a->active == b->active || !p->responds)
             continue;
@@ -767,8 +634,8 @@ static void begin_step(gy_backend_world *w, double dt)
         }
     }
     /* Pairs with neither side moving are not collided again: carry their report over. */
-    for (uint32_t i = 0; i < w->prev_count; i++) {
-        gy_ode_pair *p = &w->prev_pairs[i];
+    for (uint32_t i = 0; i < w->prev.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->prev)[i];
         gy_ode_body *a = p->a->body, *b = p->b->body;
         if (a->active || b->active)
             continue;
@@ -777,20 +644,20 @@ static void begin_step(gy_backend_world *w, double dt)
             break;
         a->reported_step = w->step_index;
         b->reported_step = w->step_index;
-        w->contacts[k] = w->prev_contacts[i];
-        w->pairs[k] = *p;
-        w->pairs[k].cached = true;
+        w->report.contacts[k] = w->prev.contacts[i];
+        gy_ode_pairs(&w->report)[k] = *p;
+        gy_ode_pairs(&w->report)[k].cached = true;
         /* A resting pair's impulse is its force times the step. */
-        w->contacts[k].normal_impulse *= rescale;
-        w->contacts[k].tangent_impulse *= rescale;
+        w->report.contacts[k].normal_impulse *= rescale;
+        w->report.contacts[k].tangent_impulse *= rescale;
     }
 }
 
 static void end_step(gy_backend_world *w, double dt)
 {
-    for (uint32_t i = 0; i < w->contact_count; i++) {
-        gy_contact *c = &w->contacts[i];
-        gy_ode_pair *p = &w->pairs[i];
+    for (uint32_t i = 0; i < w->report.count; i++) {
+        gy_contact *c = &w->report.contacts[i];
+        gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
         if (p->cached)
             continue;
         c->tangent_impulse = gy_v3_len(p->tangent);
@@ -820,7 +687,7 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
     w->step_error = GY_OK;
-    w->broken_count = 0;
+    w->broken.count = 0;
     w->step_index++;
     w->substep_dt = h;
     if (h != w->damping_dt) {
@@ -860,8 +727,8 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         project_locks(w);
         continuous_collision(w);
         gy_result r = gy_ode_joint_check_breaks(w);
-        if (r != GY_OK && w->step_error == GY_OK)
-            w->step_error = r;
+        if (r != GY_OK)
+            gy_adapter_note_error(&w->step_error, r);
     }
     end_step(w, dt);
     w->last_dt = dt;
@@ -870,35 +737,21 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
 
 uint32_t gy_ode_contacts(gy_backend_world *w, const gy_contact **out)
 {
-    *out = w->contact_count > 0 ? w->contacts : NULL;
-    return w->contact_count;
+    *out = w->report.count > 0 ? w->report.contacts : NULL;
+    return w->report.count;
+}
+
+static bool pair_names_body(const void *pair, const void *body)
+{
+    const gy_ode_pair *p = pair;
+    return p->a->body == body || p->b->body == body;
 }
 
 void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b)
 {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < w->contact_count; i++) {
-        if (w->pairs[i].a->body == b || w->pairs[i].b->body == b)
-            continue;
-        if (k != i) {
-            w->contacts[k] = w->contacts[i];
-            w->pairs[k] = w->pairs[i];
-        }
-        k++;
-    }
-    w->contact_count = k;
     /* The previous report is only read at the next step start; forget there too. */
-    k = 0;
-    for (uint32_t i = 0; i < w->prev_count; i++) {
-        if (w->prev_pairs[i].a->body == b || w->prev_pairs[i].b->body == b)
-            continue;
-        if (k != i) {
-            w->prev_contacts[k] = w->prev_contacts[i];
-            w->prev_pairs[k] = w->prev_pairs[i];
-        }
-        k++;
-    }
-    w->prev_count = k;
+    gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), pair_names_body, b);
+    gy_adapter_report_remove_if(&w->prev, sizeof(gy_ode_pair), pair_names_body, b);
     for (uint32_t i = 0; i < w->passing_count;) {
         if (w->passing[i].platform->body == b || w->passing[i].other->body == b)
             w->passing[i] = w->passing[--w->passing_count];
@@ -907,23 +760,20 @@ void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b)
     }
     /* Indices moved, and a new collider could reuse a freed address: the maps are rebuilt at
      * the next step start. */
-    map_reset(&w->pair_map);
+    gy_adapter_pair_map_reset(&w->pair_map);
 }
 
 void gy_ode_step_fini(gy_backend_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_free(a, w->contacts, contact_block_size(w->contact_capacity));
-    gy_free(a, w->prev_contacts, contact_block_size(w->prev_capacity));
-    w->contacts = w->prev_contacts = NULL;
-    w->pairs = w->prev_pairs = NULL;
-    w->contact_capacity = w->prev_capacity = w->contact_count = w->prev_count = 0;
+    gy_adapter_report_free(a, &w->report, sizeof(gy_ode_pair));
+    gy_adapter_report_free(a, &w->prev, sizeof(gy_ode_pair));
     gy_free(a, w->points, (size_t)w->point_capacity * sizeof *w->points);
     for (uint32_t i = 0; i < w->feedback_block_count; i++)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
-    gy_free(a, w->pair_map.slots, (size_t)w->pair_map.capacity * sizeof *w->pair_map.slots);
+    gy_adapter_pair_map_free(a, &w->pair_map);
     gy_free(a, w->passing, (size_t)w->passing_capacity * sizeof *w->passing);
     gy_free(a, w->scratch_colliders, (size_t)w->scratch_capacity * sizeof *w->scratch_colliders);
-    gy_ode_joint_free_broken(w);
+    gy_adapter_broken_free(a, &w->broken);
 }

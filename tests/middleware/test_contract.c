@@ -475,6 +475,150 @@ static void test_contract_box_comes_to_rest_and_sleeps(void **state)
     expect_empty(fx);
 }
 
+/* ---- statics and sleepers ----------------------------------------------------------------------
+ * Neither side of a pair between a sleeper and a static is awake, so middleware does not collide
+ * it by itself: geometry streamed in (or moved, or removed) around a resting body must still reach
+ * it. */
+
+static gy_body_id create_one(fixture *fx, gy_motion_type type, gy_vec3 at, gy_collider_def cd)
+{
+    gy_body_def bd = body_at(type, at);
+    return create_body(fx, &bd, &cd, 1, NULL);
+}
+
+/* A 1 m box resting on a support whose top is at `top`, stepped until it sleeps, then asleep for
+ * a while longer so its pairs are no longer collided. */
+static gy_body_id sleeping_box(fixture *fx, double top)
+{
+    gy_body_id b =
+        create_one(fx, GY_MOTION_DYNAMIC, gy_v3(0, top + 0.5, 0), box_def(gy_v3(1, 1, 1)));
+    for (int i = 0; i < 240 && body_state(fx, b).awake; i++)
+        step_n(fx, 1);
+    assert_false(body_state(fx, b).awake);
+    step_n(fx, 10);
+    assert_false(body_state(fx, b).awake);
+    return b;
+}
+
+static void test_contract_static_created_over_sleeper_wakes_it(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+
+    /* A wall whose left face cuts 10 cm into the box's right side. */
+    gy_body_id wall = create_one(fx, GY_MOTION_STATIC, gy_v3(0.9, 1.0, 0), box_def(gy_v3(1, 2, 1)));
+    step_n(fx, 1);
+    assert_true(body_state(fx, b).awake);
+    assert_non_null(find_contact(fx, b, wall));
+    step_n(fx, 60);
+    /* Pushed clear of the wall: its right face at x <= 0.4, within 1 cm. */
+    assert_true(body_position(fx, b).x <= -0.1 + 0.01);
+
+    release_body(fx, wall);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+static void test_contract_static_moved_onto_sleeper_wakes_it(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+    gy_body_id wall = create_one(fx, GY_MOTION_STATIC, gy_v3(50, 1.0, 0), box_def(gy_v3(1, 2, 1)));
+    step_n(fx, 5);
+    assert_false(body_state(fx, b).awake);
+
+    /* Teleported so that its right face cuts 10 cm into the box's left side. */
+    assert_result(fx->be->body_set_pose(fx->w, wall, pose_at(gy_v3(-0.9, 1.0, 0))), GY_OK);
+    step_n(fx, 1);
+    assert_true(body_state(fx, b).awake);
+    assert_non_null(find_contact(fx, b, wall));
+    step_n(fx, 60);
+    assert_true(body_position(fx, b).x >= 0.1 - 0.01);
+
+    release_body(fx, wall);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* Only statics that touch a sleeper wake it: one whose bounding box overlaps the sleeper's but
+ * whose shape stays clear, and one far away, leave it asleep. */
+static void test_contract_static_near_sleeper_leaves_it_asleep(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+
+    /* A 0.5 m ball off the box's top corner (0.5, 1, 0.5): 0.61 m from it, boxes overlapping. */
+    gy_body_id ball = create_one(fx, GY_MOTION_STATIC, gy_v3(0.85, 1.35, 0.85), sphere_def(0.5));
+    gy_body_id far = create_one(fx, GY_MOTION_STATIC, gy_v3(30, 0.5, 0), box_def(gy_v3(1, 1, 1)));
+    step_n(fx, 1);
+    assert_false(body_state(fx, b).awake);
+    assert_null(find_contact(fx, b, ball));
+    assert_int_equal(counters(fx).awake_bodies, 0);
+
+    release_body(fx, far);
+    release_body(fx, ball);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* A sensor streamed in around a sleeper reports the overlap at the next step and keeps reporting
+ * it; it does not push the sleeper. */
+static void test_contract_static_sensor_created_over_sleeper_is_reported(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+    gy_vec3 rest = body_position(fx, b);
+
+    gy_collider_def sc = box_def(gy_v3(4, 4, 4));
+    sc.is_sensor = true;
+    gy_body_id zone = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 1, 0), sc);
+    step_n(fx, 1);
+    const gy_contact *ct = find_contact(fx, b, zone);
+    assert_non_null(ct);
+    assert_true(ct->is_sensor);
+    /* Still reported a second later with the box asleep, which has not moved (1 mm). */
+    step_n(fx, 60);
+    assert_false(body_state(fx, b).awake);
+    assert_non_null(find_contact(fx, b, zone));
+    assert_near(gy_v3_len(gy_v3_sub(body_position(fx, b), rest)), 0.0, 1e-3);
+
+    release_body(fx, zone);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* Releasing a static under a sleeper wakes it at once, also when the pair has only been carried
+ * over from earlier reports for many steps. */
+static void test_contract_static_released_under_sleeper_wakes_it(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id support =
+        create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0.5, 0), box_def(gy_v3(2, 1, 2)));
+    gy_body_id b = sleeping_box(fx, 1.0);
+    step_n(fx, 30);
+    assert_false(body_state(fx, b).awake);
+    assert_non_null(find_contact(fx, b, support));
+
+    release_body(fx, support);
+    assert_true(body_state(fx, b).awake);
+    step_n(fx, 30);
+    /* Fallen onto the ground: centre at 0.5 m within 2 cm. */
+    assert_near(body_position(fx, b).y, 0.5, 0.02);
+
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 /* Drops a ball of radius 0.25 from `h` metres (its lowest point above the plane). Returns the
  * height its lowest point reaches after the first bounce, and in *speed_ratio the ratio of its
  * speed just after the bounce to its speed just before. */
@@ -1784,6 +1928,63 @@ static void test_contract_point_velocity_of_rotating_body(void **state)
 /* ---- contacts and counters ---------------------------------------------------------------------
  */
 
+/* More pairs than a report's first block holds (64): every resting ball is reported once per
+ * step with its own weight, awake and while carried over asleep, and a release drops exactly its
+ * pairs. */
+static void test_contract_many_resting_pairs_each_reported_once(void **state)
+{
+    fixture *fx = *state;
+    enum { SIDE = 12, BALLS = SIDE * SIDE };
+    gy_body_id ground = create_ground(fx);
+    gy_body_id balls[BALLS];
+    const double m = 1.5;
+    for (int i = 0; i < BALLS; i++) {
+        /* 2 m apart: the balls touch only the ground. */
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(2.0 * (i % SIDE), 0.5, 2.0 * (i / SIDE)));
+        bd.mass = m;
+        bd.user_data = (uint64_t)i;
+        gy_collider_def cd = sphere_def(0.5);
+        balls[i] = create_body(fx, &bd, &cd, 1, NULL);
+    }
+    for (int step = 0; step < 150; step++) {
+        step_n(fx, 1);
+        if (step < 20 && step % 5 != 0)
+            continue;
+        const gy_contact *all;
+        uint32_t n = contacts(fx, &all);
+        assert_int_equal(n, BALLS);
+        assert_int_equal(counters(fx).contact_pairs, BALLS);
+        bool seen[BALLS] = {false};
+        for (uint32_t k = 0; k < n; k++) {
+            bool ground_first = all[k].body_a.bits == ground.bits;
+            assert_int_equal(ground_first ? all[k].body_a.bits : all[k].body_b.bits, ground.bits);
+            uint64_t who = ground_first ? all[k].user_b : all[k].user_a;
+            assert_true(who < BALLS);
+            assert_false(seen[who]);
+            seen[who] = true;
+            /* Each carries its own weight, m g dt per step within 20%. */
+            assert_near(all[k].normal_impulse, m * GRAVITY * DT, 0.2 * m * GRAVITY * DT);
+        }
+    }
+    /* Asleep by now, and still reported. */
+    assert_int_equal(counters(fx).awake_bodies, 0);
+
+    for (int i = 0; i < BALLS; i += 2)
+        release_body(fx, balls[i]);
+    step_n(fx, 1);
+    const gy_contact *all;
+    uint32_t n = contacts(fx, &all);
+    assert_int_equal(n, BALLS / 2);
+    for (uint32_t k = 0; k < n; k++)
+        assert_int_equal((all[k].body_a.bits == ground.bits ? all[k].user_b : all[k].user_a) % 2,
+                         1);
+
+    for (int i = 1; i < BALLS; i += 2)
+        release_body(fx, balls[i]);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 static void test_contract_contact_report_for_resting_box(void **state)
 {
     fixture *fx = *state;
@@ -2688,6 +2889,11 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_free_fall_matches_analytic),
         CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
+        CONTRACT_TEST(test_contract_static_created_over_sleeper_wakes_it),
+        CONTRACT_TEST(test_contract_static_moved_onto_sleeper_wakes_it),
+        CONTRACT_TEST(test_contract_static_near_sleeper_leaves_it_asleep),
+        CONTRACT_TEST(test_contract_static_sensor_created_over_sleeper_is_reported),
+        CONTRACT_TEST(test_contract_static_released_under_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_restitution_rebounds_to_e_squared_height),
         CONTRACT_TEST(test_contract_restitution_combine_uses_higher_precedence_mode),
         CONTRACT_TEST(test_contract_ramp_slides_coulomb_distance),
@@ -2719,6 +2925,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_kinematic_keeps_velocity),
         CONTRACT_TEST(test_contract_point_velocity_of_rotating_body),
         CONTRACT_TEST(test_contract_contact_report_for_resting_box),
+        CONTRACT_TEST(test_contract_many_resting_pairs_each_reported_once),
         CONTRACT_TEST(test_contract_counters_track_live_objects),
         CONTRACT_TEST(test_contract_resources_are_refcounted),
         CONTRACT_TEST(test_contract_create_release_cycles_leave_nothing),

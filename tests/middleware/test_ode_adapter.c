@@ -1,7 +1,7 @@
-/* ODE adapter specifics that the shared contract suite does not pin down: statics placed over or
- * removed under sleeping bodies, and statics streamed in and out (they live in no ODE space, only
- * in the adapter's X/Z grid, whose emptied cells are trimmed). The sleep tests use only the public
- * table; the grid and space checks look at the adapter's records (ode_internal.h). */
+/* ODE adapter specifics that the shared contract suite does not pin down: statics streamed in and
+ * out (they live in no ODE space, only in the adapter's X/Z grid, whose emptied cells are trimmed).
+ * The grid and space checks look at the adapter's records (ode_internal.h). Statics placed over or
+ * removed under sleeping bodies are part of the contract suite. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,14 +80,6 @@ static gy_collider_def sphere(double radius)
     return c;
 }
 
-static gy_body_id create_ground(fixture *fx)
-{
-    gy_collider_def c = gy_default_collider_def();
-    c.shape.type = GY_SHAPE_PLANE;
-    c.shape.normal = gy_v3(0, 1, 0);
-    return create(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), c);
-}
-
 static void step_n(fixture *fx, int n)
 {
     for (int i = 0; i < n; i++)
@@ -99,11 +91,6 @@ static gy_body_state state_of(fixture *fx, gy_body_id id)
     gy_body_state s;
     assert_result(fx->be->body_get_state(fx->w, id, &s), GY_OK);
     return s;
-}
-
-static bool awake(fixture *fx, gy_body_id id)
-{
-    return state_of(fx, id).awake;
 }
 
 /* The contact between two bodies after the last step, or NULL. */
@@ -118,149 +105,11 @@ static const gy_contact *find_contact(fixture *fx, gy_body_id a, gy_body_id b)
     return NULL;
 }
 
-/* A 1 m box resting on `support`'s top face at height `top`, stepped until it sleeps. */
-static gy_body_id sleeping_box(fixture *fx, double top)
-{
-    gy_body_id b = create(fx, GY_MOTION_DYNAMIC, gy_v3(0, top + 0.5, 0), box(gy_v3(1, 1, 1)));
-    for (int i = 0; i < 240 && awake(fx, b); i++)
-        step_n(fx, 1);
-    assert_false(awake(fx, b));
-    /* Asleep for a while, so its pairs are carried over rather than collided. */
-    step_n(fx, 10);
-    assert_false(awake(fx, b));
-    return b;
-}
-
 static void expect_empty(fixture *fx)
 {
     gy_backend_counters c;
     fx->be->get_counters(fx->w, &c);
     assert_int_equal(c.live_objects, 0);
-}
-
-/* ---- statics and sleepers ------------------------------------------------------------------- */
-
-/* Adapter-neutral; a candidate for the contract suite once every adapter does it. */
-static void test_ode_static_created_over_sleeper_wakes_it(void **state)
-{
-    fixture *fx = *state;
-    gy_body_id ground = create_ground(fx);
-    gy_body_id b = sleeping_box(fx, 0.0);
-
-    /* A wall whose left face cuts 10 cm into the box's right side. */
-    gy_body_id wall = create(fx, GY_MOTION_STATIC, gy_v3(0.9, 1.0, 0), box(gy_v3(1, 2, 1)));
-    step_n(fx, 1);
-    assert_true(awake(fx, b));
-    assert_non_null(find_contact(fx, b, wall));
-    step_n(fx, 60);
-    /* Pushed clear of the wall: its right face at x <= 0.4, within 1 cm. */
-    assert_true(state_of(fx, b).pose.position.x <= -0.1 + 0.01);
-
-    assert_result(fx->be->body_release(fx->w, wall), GY_OK);
-    assert_result(fx->be->body_release(fx->w, b), GY_OK);
-    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
-    expect_empty(fx);
-}
-
-static void test_ode_static_moved_onto_sleeper_wakes_it(void **state)
-{
-    fixture *fx = *state;
-    gy_body_id ground = create_ground(fx);
-    gy_body_id b = sleeping_box(fx, 0.0);
-    gy_body_id wall = create(fx, GY_MOTION_STATIC, gy_v3(50, 1.0, 0), box(gy_v3(1, 2, 1)));
-    step_n(fx, 5);
-    assert_false(awake(fx, b));
-
-    gy_pose p = gy_pose_identity();
-    p.position = gy_v3(-0.9, 1.0, 0); /* right face 10 cm into the box's left side */
-    assert_result(fx->be->body_set_pose(fx->w, wall, p), GY_OK);
-    step_n(fx, 1);
-    assert_true(awake(fx, b));
-    assert_non_null(find_contact(fx, b, wall));
-    step_n(fx, 60);
-    assert_true(state_of(fx, b).pose.position.x >= 0.1 - 0.01);
-
-    assert_result(fx->be->body_release(fx->w, wall), GY_OK);
-    assert_result(fx->be->body_release(fx->w, b), GY_OK);
-    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
-    expect_empty(fx);
-}
-
-/* Only statics that touch a sleeper wake it: one whose bounding box overlaps the sleeper's but
- * whose shape stays clear, and one far away, leave it asleep. */
-static void test_ode_static_near_sleeper_leaves_it_asleep(void **state)
-{
-    fixture *fx = *state;
-    gy_body_id ground = create_ground(fx);
-    gy_body_id b = sleeping_box(fx, 0.0);
-
-    /* A 0.5 m ball off the box's top corner (0.5, 1, 0.5): 0.61 m from it, boxes overlapping. */
-    gy_body_id ball = create(fx, GY_MOTION_STATIC, gy_v3(0.85, 1.35, 0.85), sphere(0.5));
-    gy_body_id far = create(fx, GY_MOTION_STATIC, gy_v3(30, 0.5, 0), box(gy_v3(1, 1, 1)));
-    step_n(fx, 1);
-    assert_false(awake(fx, b));
-    assert_null(find_contact(fx, b, ball));
-    gy_backend_counters c;
-    fx->be->get_counters(fx->w, &c);
-    assert_int_equal(c.awake_bodies, 0);
-
-    assert_result(fx->be->body_release(fx->w, far), GY_OK);
-    assert_result(fx->be->body_release(fx->w, ball), GY_OK);
-    assert_result(fx->be->body_release(fx->w, b), GY_OK);
-    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
-    expect_empty(fx);
-}
-
-/* A sensor streamed in around a sleeper reports the overlap (the sleeper is woken for the step
- * that finds it; the sensor does not push it). */
-static void test_ode_static_sensor_created_over_sleeper_is_reported(void **state)
-{
-    fixture *fx = *state;
-    gy_body_id ground = create_ground(fx);
-    gy_body_id b = sleeping_box(fx, 0.0);
-    gy_vec3 rest = state_of(fx, b).pose.position;
-
-    gy_collider_def sc = box(gy_v3(4, 4, 4));
-    sc.is_sensor = true;
-    gy_body_id zone = create(fx, GY_MOTION_STATIC, gy_v3(0, 1, 0), sc);
-    step_n(fx, 1);
-    const gy_contact *ct = find_contact(fx, b, zone);
-    assert_non_null(ct);
-    assert_true(ct->is_sensor);
-    /* It stays reported once the box is asleep again, and the box has not been moved (1 mm). */
-    step_n(fx, 60);
-    assert_false(awake(fx, b));
-    assert_non_null(find_contact(fx, b, zone));
-    gy_vec3 now = state_of(fx, b).pose.position;
-    assert_near(gy_v3_len(gy_v3_sub(now, rest)), 0.0, 1e-3);
-
-    assert_result(fx->be->body_release(fx->w, zone), GY_OK);
-    assert_result(fx->be->body_release(fx->w, b), GY_OK);
-    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
-    expect_empty(fx);
-}
-
-/* Releasing a static under a sleeper wakes it, also when the pair has only been carried over from
- * earlier reports for many steps (a release skips the report scan for statics no report names). */
-static void test_ode_static_released_under_sleeper_wakes_it(void **state)
-{
-    fixture *fx = *state;
-    gy_body_id ground = create_ground(fx);
-    gy_body_id support = create(fx, GY_MOTION_STATIC, gy_v3(0, 0.5, 0), box(gy_v3(2, 1, 2)));
-    gy_body_id b = sleeping_box(fx, 1.0);
-    step_n(fx, 30);
-    assert_false(awake(fx, b));
-    assert_non_null(find_contact(fx, b, support));
-
-    assert_result(fx->be->body_release(fx->w, support), GY_OK);
-    assert_true(awake(fx, b));
-    step_n(fx, 30);
-    /* Fallen onto the ground: centre at 0.5 m within 2 cm. */
-    assert_near(state_of(fx, b).pose.position.y, 0.5, 0.02);
-
-    assert_result(fx->be->body_release(fx->w, b), GY_OK);
-    assert_result(fx->be->body_release(fx->w, ground), GY_OK);
-    expect_empty(fx);
 }
 
 /* ---- streaming statics ---------------------------------------------------------------------- */
@@ -449,11 +298,6 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        ODE_TEST(test_ode_static_created_over_sleeper_wakes_it),
-        ODE_TEST(test_ode_static_moved_onto_sleeper_wakes_it),
-        ODE_TEST(test_ode_static_near_sleeper_leaves_it_asleep),
-        ODE_TEST(test_ode_static_sensor_created_over_sleeper_is_reported),
-        ODE_TEST(test_ode_static_released_under_sleeper_wakes_it),
         ODE_TEST(test_ode_statics_are_in_no_space),
         ODE_TEST(test_ode_mesh_and_hull_statics_hold_bodies),
         ODE_TEST(test_ode_streamed_statics_found_and_grid_trimmed),

@@ -1,0 +1,847 @@
+/* The adapter-neutral half of every adapter (adapter_common.h). */
+#include "adapter_common.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "gyre/math.h"
+
+/* Density scale when a body gives no total mass: relative density 1 means water. */
+#define DEFAULT_DENSITY 1000.0
+
+/* One-way platforms: the contact normal within 60° of the one-way normal, and no faster rise
+ * through the platform than this (m/s). */
+#define ONE_WAY_MIN_COS  0.5
+#define ONE_WAY_MAX_RISE 0.25
+
+/* ---- rules ---------------------------------------------------------------------------------- */
+
+bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com,
+                                gy_vec3 point)
+{
+    return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
+           gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
+}
+
+/* ---- threads -------------------------------------------------------------------------------- */
+
+gy_result gy_adapter_threads_init(gy_adapter_threads *t)
+{
+    t->count = 0;
+    return pthread_mutex_init(&t->lock, NULL) == 0 ? GY_OK : GY_ERR_BACKEND;
+}
+
+void gy_adapter_threads_fini(gy_adapter_threads *t)
+{
+    pthread_mutex_destroy(&t->lock);
+}
+
+static bool bound_locked(const gy_adapter_threads *t, pthread_t self, uint32_t *at)
+{
+    for (uint32_t i = 0; i < t->count; i++) {
+        if (pthread_equal(t->ids[i], self)) {
+            if (at != NULL)
+                *at = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gy_adapter_threads_ok(const gy_adapter_threads *t)
+{
+#ifdef NDEBUG
+    (void)t;
+    return true;
+#else
+    gy_adapter_threads *mt = (gy_adapter_threads *)t; /* the lock, not the list, changes */
+    pthread_mutex_lock(&mt->lock);
+    bool ok = bound_locked(mt, pthread_self(), NULL);
+    pthread_mutex_unlock(&mt->lock);
+    return ok;
+#endif
+}
+
+gy_result gy_adapter_threads_bind(gy_adapter_threads *t, gy_result (*on_bind)(void))
+{
+    pthread_t self = pthread_self();
+    gy_result r = GY_OK;
+    pthread_mutex_lock(&t->lock);
+    if (!bound_locked(t, self, NULL)) {
+        if (t->count >= GY_ADAPTER_MAX_THREADS)
+            r = GY_ERR_CAPACITY;
+        else if (on_bind != NULL)
+            r = on_bind();
+        if (r == GY_OK)
+            t->ids[t->count++] = self;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return r;
+}
+
+void gy_adapter_threads_unbind(gy_adapter_threads *t, void (*on_unbind)(void))
+{
+    uint32_t at;
+    pthread_mutex_lock(&t->lock);
+    if (bound_locked(t, pthread_self(), &at)) {
+        t->ids[at] = t->ids[--t->count];
+        if (on_unbind != NULL)
+            on_unbind();
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+bool gy_adapter_threads_may_destroy(gy_adapter_threads *t, const gy_logger *log,
+                                    const char *adapter)
+{
+#ifdef NDEBUG
+    (void)t;
+    (void)log;
+    (void)adapter;
+    return true;
+#else
+    pthread_mutex_lock(&t->lock);
+    bool ok = t->count == 0 || bound_locked(t, pthread_self(), NULL);
+    pthread_mutex_unlock(&t->lock);
+    if (!ok)
+        gy_log(log, GY_LOG_ERROR,
+               "%s: world_destroy from a thread that is not bound while another is; ignored",
+               adapter);
+    return ok;
+#endif
+}
+
+/* ---- world ---------------------------------------------------------------------------------- */
+
+gy_result gy_adapter_world_def(const gy_world_def *in, gy_world_def *out)
+{
+    gy_world_def d = in != NULL ? *in : gy_default_world_def();
+    if (!gy_vec3_is_finite(d.gravity) || !gy_is_finite(d.world_half_extent))
+        return GY_ERR_NON_FINITE;
+    if (d.substeps > 16 || d.solver_iterations > 255 || d.world_half_extent < 0.0)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d.substeps == 0)
+        d.substeps = 1;
+    if (d.solver_iterations == 0)
+        d.solver_iterations = 10;
+    if (d.world_half_extent == 0.0)
+        d.world_half_extent = 4096.0;
+    d.allocator = gy_allocator_or_default(d.allocator);
+    *out = d;
+    return GY_OK;
+}
+
+gy_result gy_adapter_check_dt(double dt)
+{
+    if (!gy_is_finite(dt))
+        return GY_ERR_NON_FINITE;
+    return dt > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
+gy_result gy_adapter_check_pose(gy_pose p)
+{
+    if (!gy_vec3_is_finite(p.position) || !gy_quat_is_finite(p.rotation))
+        return GY_ERR_NON_FINITE;
+    return gy_quat_is_unit(p.rotation) ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
+void gy_adapter_counters(gy_backend_counters *out, const gy_adapter_tally *t,
+                         const gy_handle_pool *bodies, const gy_handle_pool *colliders,
+                         const gy_handle_pool *joints)
+{
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < GY_MOTION_TYPE_COUNT; k++)
+        out->bodies[k] = t->bodies[k];
+    out->colliders = colliders->live;
+    out->sensors = t->sensors;
+    out->joints = joints->live;
+    out->resources = t->resources;
+    out->live_objects = bodies->live + colliders->live + joints->live + t->resources;
+}
+
+bool gy_adapter_filter_accepts(const gy_query_filter *f, uint32_t category, gy_motion_type type,
+                               bool is_sensor, gy_body_id body, gy_collider_id collider)
+{
+    gy_query_filter def;
+    if (f == NULL) {
+        def = gy_default_query_filter();
+        f = &def;
+    }
+    if ((category & f->mask) == 0)
+        return false;
+    if ((f->motion_types & GY_MOTION_BIT(type)) == 0)
+        return false;
+    if (is_sensor && !f->include_sensors)
+        return false;
+    if (f->ignore_body.bits != 0 && f->ignore_body.bits == body.bits)
+        return false;
+    if (f->ignore_collider.bits != 0 && f->ignore_collider.bits == collider.bits)
+        return false;
+    return true;
+}
+
+/* ---- resources ------------------------------------------------------------------------------ */
+
+gy_result gy_adapter_resource_publish(gy_handle_pool *pool, gy_adapter_tally *t,
+                                      gy_adapter_resource *r, gy_resource_id *out)
+{
+    uint64_t h;
+    gy_result res = gy_handle_pool_acquire(pool, r, &h);
+    if (res != GY_OK)
+        return res;
+    r->id.bits = h;
+    r->refs = 1;
+    r->creator_ref = true;
+    t->resources++;
+    *out = r->id;
+    return GY_OK;
+}
+
+bool gy_adapter_resource_unref(gy_adapter_tally *t, gy_adapter_resource *r)
+{
+    if (--r->refs > 0)
+        return false;
+    t->resources--;
+    return true;
+}
+
+static gy_adapter_resource *disown(gy_handle_pool *pool, gy_adapter_tally *t,
+                                   gy_adapter_resource *r, uint64_t handle)
+{
+    /* The id dies with the creator's reference; colliders keep the record alive. */
+    gy_handle_pool_release(pool, handle);
+    r->creator_ref = false;
+    return gy_adapter_resource_unref(t, r) ? r : NULL;
+}
+
+gy_adapter_resource *gy_adapter_resource_release(gy_handle_pool *pool, gy_adapter_tally *t,
+                                                 gy_resource_id id)
+{
+    gy_adapter_resource *r = gy_handle_pool_get(pool, id.bits);
+    if (r == NULL || !r->creator_ref)
+        return NULL;
+    return disown(pool, t, r, id.bits);
+}
+
+gy_adapter_resource *gy_adapter_resource_release_at(gy_handle_pool *pool, gy_adapter_tally *t,
+                                                    uint32_t index)
+{
+    uint64_t h;
+    gy_adapter_resource *r = gy_handle_pool_at(pool, index, &h);
+    return r != NULL ? disown(pool, t, r, h) : NULL;
+}
+
+static gy_result resource_begin(bool have_world, bool thread_ok, gy_resource_id *out)
+{
+    if (!have_world || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!thread_ok)
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    return GY_OK;
+}
+
+gy_result gy_adapter_mesh_begin(bool have_world, bool thread_ok, const gy_mesh_def *def,
+                                gy_resource_id *out)
+{
+    gy_result r = resource_begin(have_world, thread_ok, out);
+    if (r == GY_OK)
+        r = gy_validate_mesh_def(def);
+    if (r == GY_OK &&
+        (def->vertex_count > (uint32_t)INT_MAX / 3u || def->index_count > (uint32_t)INT_MAX / 3u))
+        r = GY_ERR_INVALID_MESH;
+    return r;
+}
+
+gy_result gy_adapter_hull_begin(bool have_world, bool thread_ok, const gy_hull_def *def,
+                                gy_resource_id *out)
+{
+    gy_result r = resource_begin(have_world, thread_ok, out);
+    return r == GY_OK ? gy_validate_hull_def(def) : r;
+}
+
+void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def)
+{
+    for (uint32_t i = 0; i < def->vertex_count; i++) {
+        out[3u * i + 0u] = def->vertices[i].x;
+        out[3u * i + 1u] = def->vertices[i].y;
+        out[3u * i + 2u] = def->vertices[i].z;
+    }
+}
+
+/* ---- bodies --------------------------------------------------------------------------------- */
+
+gy_result gy_adapter_body_begin(bool have_world, bool thread_ok, const gy_allocator *al,
+                                const gy_handle_pool *resources, const gy_body_def *def,
+                                const gy_collider_def *cols, uint32_t n, gy_body_id *out,
+                                gy_adapter_resource ***res)
+{
+    *res = NULL;
+    if (!have_world || def == NULL || out == NULL || (n > 0 && cols == NULL))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!thread_ok)
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result r = gy_validate_body_def(def);
+    if (r != GY_OK)
+        return r;
+    if (n > (1u << 20))
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_adapter_resource **list = NULL;
+    if (n > 0) {
+        list = gy_alloc(al, (size_t)n * sizeof *list);
+        if (list == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+    }
+    r = gy_adapter_resolve_colliders(resources, def, cols, n, list);
+    if (r != GY_OK) {
+        gy_adapter_body_end(al, list, n);
+        return r;
+    }
+    *res = list;
+    return GY_OK;
+}
+
+void gy_adapter_body_end(const gy_allocator *al, gy_adapter_resource **res, uint32_t n)
+{
+    gy_free(al, res, (size_t)n * sizeof *res);
+}
+
+gy_result gy_adapter_resolve_colliders(const gy_handle_pool *resources, const gy_body_def *def,
+                                       const gy_collider_def *cols, uint32_t n,
+                                       gy_adapter_resource **res)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        gy_result r = gy_validate_collider_def(&cols[i], def->type);
+        if (r != GY_OK)
+            return r;
+        res[i] = NULL;
+        gy_shape_type t = cols[i].shape.type;
+        if (t == GY_SHAPE_HULL || t == GY_SHAPE_MESH) {
+            gy_adapter_resource *rs = gy_handle_pool_get(resources, cols[i].shape.resource.bits);
+            if (rs == NULL)
+                return GY_ERR_STALE_HANDLE;
+            if (rs->kind != t)
+                return GY_ERR_INVALID_SHAPE;
+            res[i] = rs;
+        }
+    }
+    return GY_OK;
+}
+
+gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
+                               gy_adapter_resource *const *res, gy_mass *out)
+{
+    if (def->has_mass_properties) {
+        out->mass = def->mass;
+        out->center = def->mass_properties.center_of_mass;
+        out->inertia = def->mass_properties.inertia;
+        return GY_OK;
+    }
+    bool any = false;
+    gy_mass total;
+    memset(&total, 0, sizeof total);
+    /* Sensors count only on the second pass, reached when nothing else has volume. */
+    for (int pass = 0; pass < 2 && !any; pass++) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (pass == 0 && cols[i].is_sensor)
+                continue;
+            const gy_hull *hull = res[i] != NULL ? &res[i]->hull : NULL;
+            if (gy_shape_volume(&cols[i].shape, hull) <= 0.0)
+                continue;
+            double density = def->mass > 0.0 ? cols[i].density : DEFAULT_DENSITY * cols[i].density;
+            gy_mass m = gy_shape_mass(&cols[i].shape, hull, density);
+            m = gy_mass_transform(m, cols[i].local_pose);
+            total = any ? gy_mass_add(total, m) : m;
+            any = true;
+        }
+    }
+    if (!any) {
+        double m = def->mass > 0.0 ? def->mass : 1.0;
+        total.mass = m;
+        total.center = gy_v3(0.0, 0.0, 0.0);
+        total.inertia = gy_mat3_diag(0.1 * m, 0.1 * m, 0.1 * m);
+    } else if (def->mass > 0.0) {
+        total = gy_mass_scale_to(total, def->mass);
+    }
+    if (!gy_is_finite(total.mass) || !(total.mass > 0.0) || !gy_vec3_is_finite(total.center))
+        return GY_ERR_INVALID_SHAPE;
+    *out = total;
+    return GY_OK;
+}
+
+double gy_adapter_hull_inner_radius(const gy_hull *h)
+{
+    double r = INFINITY;
+    for (uint32_t f = 0; f < h->triangle_count; f++) {
+        const double *p = h->planes[f];
+        r = fmin(r, p[3] - (p[0] * h->centroid.x + p[1] * h->centroid.y + p[2] * h->centroid.z));
+    }
+    return r > 0.0 && isfinite(r) ? r : 0.0;
+}
+
+double gy_adapter_shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center)
+{
+    *center = gy_v3(0.0, 0.0, 0.0);
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_CAPSULE:
+        return s->radius;
+    case GY_SHAPE_BOX:
+        return 0.5 * fmin(s->box_size.x, fmin(s->box_size.y, s->box_size.z));
+    case GY_SHAPE_CYLINDER:
+        return fmin(s->radius, 0.5 * s->height);
+    case GY_SHAPE_HULL:
+        if (hull == NULL)
+            return 0.0;
+        *center = hull->centroid;
+        return gy_adapter_hull_inner_radius(hull);
+    default:
+        return 0.0;
+    }
+}
+
+void gy_adapter_ccd_begin(gy_adapter_ccd_radius *c)
+{
+    c->best = 0.0;
+    c->smallest = INFINITY;
+}
+
+void gy_adapter_ccd_add(gy_adapter_ccd_radius *c, const gy_shape *s, const gy_hull *hull,
+                        gy_pose local_pose, gy_vec3 com)
+{
+    gy_vec3 center;
+    double r = gy_adapter_shape_inner_radius(s, hull, &center);
+    if (r <= 0.0)
+        return;
+    gy_vec3 at = gy_pose_apply(local_pose, center);
+    c->best = fmax(c->best, r - gy_v3_len(gy_v3_sub(at, com)));
+    c->smallest = fmin(c->smallest, r);
+}
+
+double gy_adapter_ccd_end(const gy_adapter_ccd_radius *c)
+{
+    double smallest = isfinite(c->smallest) ? c->smallest : 0.0;
+    if (c->best > 0.05 * smallest && c->best > 0.0)
+        return c->best;
+    return smallest;
+}
+
+void gy_adapter_kinematic_velocity(gy_vec3 from, gy_quat rotation, gy_vec3 to, gy_quat target,
+                                   double dt, gy_vec3 *linear, gy_vec3 *angular)
+{
+    *linear = gy_v3_scale(gy_v3_sub(to, from), 1.0 / dt);
+    gy_quat dq = gy_quat_normalize(gy_quat_mul(target, gy_quat_conj(rotation)));
+    if (dq.w < 0.0) {
+        dq.x = -dq.x;
+        dq.y = -dq.y;
+        dq.z = -dq.z;
+        dq.w = -dq.w;
+    }
+    gy_vec3 axis = gy_v3(dq.x, dq.y, dq.z);
+    double s = gy_v3_len(axis);
+    *angular = gy_v3(0.0, 0.0, 0.0);
+    if (s > 1e-12) {
+        double angle = 2.0 * atan2(s, dq.w);
+        *angular = gy_v3_scale(axis, angle / (s * dt));
+    }
+}
+
+gy_result gy_adapter_joint_begin(bool have_world, bool thread_ok, const gy_handle_pool *bodies,
+                                 const gy_joint_def *def, gy_joint_id *out, void **a, void **b)
+{
+    *a = *b = NULL;
+    if (!have_world || def == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!thread_ok)
+        return GY_ERR_WRONG_THREAD;
+    out->bits = 0;
+    gy_result r = gy_validate_joint_def(def);
+    if (r != GY_OK)
+        return r;
+    *a = gy_handle_pool_get(bodies, def->a.bits);
+    if (*a == NULL)
+        return GY_ERR_STALE_HANDLE;
+    if (def->b.bits != 0) {
+        *b = gy_handle_pool_get(bodies, def->b.bits);
+        if (*b == NULL)
+            return GY_ERR_STALE_HANDLE;
+    }
+    return GY_OK;
+}
+
+gy_result gy_adapter_joint_length(const gy_joint_def *def, gy_vec3 a_origin, gy_joint_type *type,
+                                  double *distance)
+{
+    *type = def->type;
+    *distance = 0.0;
+    if (def->type != GY_JOINT_DISTANCE)
+        return GY_OK;
+    double now = gy_v3_len(gy_v3_sub(a_origin, def->anchor));
+    *distance = def->distance >= 0.0 ? def->distance : now;
+    if (*distance < 1e-6) {
+        if (now >= 1e-6)
+            return GY_ERR_INVALID_ARGUMENT;
+        *type = GY_JOINT_BALL;
+    }
+    return GY_OK;
+}
+
+/* ---- queries -------------------------------------------------------------------------------- */
+
+gy_result gy_adapter_query_begin(gy_adapter_query *q, bool have_world, bool thread_ok,
+                                 const gy_handle_pool *bodies, const gy_handle_pool *colliders,
+                                 const gy_query_filter *filter, gy_collector collector,
+                                 gy_hit *hits, uint32_t capacity, uint32_t *count)
+{
+    if (count != NULL)
+        *count = 0;
+    if (!have_world || count == NULL || (hits == NULL && capacity > 0) ||
+        (unsigned)collector > GY_COLLECT_ALL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (filter != NULL) {
+        gy_result r = gy_validate_query_filter(filter);
+        if (r != GY_OK)
+            return r;
+    }
+    if (!thread_ok)
+        return GY_ERR_WRONG_THREAD;
+    if (filter != NULL && ((filter->ignore_body.bits != 0 &&
+                            !gy_handle_pool_is_valid(bodies, filter->ignore_body.bits)) ||
+                           (filter->ignore_collider.bits != 0 &&
+                            !gy_handle_pool_is_valid(colliders, filter->ignore_collider.bits))))
+        return GY_ERR_STALE_HANDLE;
+    memset(q, 0, sizeof *q);
+    q->filter = filter;
+    q->collector = collector;
+    q->hits = hits;
+    q->capacity = collector == GY_COLLECT_ALL ? capacity : (capacity > 0 ? 1u : 0u);
+    q->stop = q->capacity == 0;
+    return GY_OK;
+}
+
+bool gy_adapter_query_collect(gy_adapter_query *q, const gy_hit *h)
+{
+    switch (q->collector) {
+    case GY_COLLECT_ANY:
+        q->hits[0] = *h;
+        q->count = 1;
+        q->stop = true;
+        return true;
+    case GY_COLLECT_CLOSEST:
+        if (q->count == 0 || h->fraction < q->hits[0].fraction ||
+            (h->fraction == q->hits[0].fraction && h->penetration > q->hits[0].penetration)) {
+            q->hits[0] = *h;
+            q->count = 1;
+        }
+        return false;
+    case GY_COLLECT_ALL:
+    default:
+        q->hits[q->count++] = *h;
+        if (q->count < q->capacity)
+            return false;
+        q->stop = true;
+        return true;
+    }
+}
+
+bool gy_adapter_query_wants_statics(const gy_adapter_query *q)
+{
+    return q->filter == NULL || (q->filter->motion_types & GY_MOTION_BIT(GY_MOTION_STATIC)) != 0;
+}
+
+bool gy_adapter_query_wants_moving(const gy_adapter_query *q)
+{
+    return q->filter == NULL ||
+           (q->filter->motion_types &
+            (GY_MOTION_BIT(GY_MOTION_DYNAMIC) | GY_MOTION_BIT(GY_MOTION_KINEMATIC))) != 0;
+}
+
+gy_result gy_adapter_check_translation(const gy_vec3 *origin, gy_vec3 translation, double *length)
+{
+    if ((origin != NULL && !gy_vec3_is_finite(*origin)) || !gy_vec3_is_finite(translation))
+        return GY_ERR_NON_FINITE;
+    *length = gy_v3_len(translation);
+    return isfinite(*length) ? GY_OK : GY_ERR_NON_FINITE;
+}
+
+gy_result gy_adapter_check_query_shape(const gy_handle_pool *resources, const gy_shape *shape,
+                                       gy_pose pose)
+{
+    if (shape == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_shape(shape);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
+        return GY_ERR_NON_FINITE;
+    if (!gy_quat_is_unit(pose.rotation))
+        return GY_ERR_INVALID_ARGUMENT;
+    switch (shape->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_BOX:
+    case GY_SHAPE_CAPSULE:
+        return GY_OK;
+    case GY_SHAPE_HULL: {
+        const gy_adapter_resource *res = gy_handle_pool_get(resources, shape->resource.bits);
+        return res != NULL && res->kind == GY_SHAPE_HULL ? GY_OK : GY_ERR_STALE_HANDLE;
+    }
+    default:
+        return GY_ERR_UNSUPPORTED;
+    }
+}
+
+void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, uint64_t user_data)
+{
+    memset(h, 0, sizeof *h);
+    h->body = body;
+    h->collider = collider;
+    h->user_data = user_data;
+    h->triangle = -1;
+}
+
+bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
+                         double *t_out, uint32_t *f_out)
+{
+    *t_in = -INFINITY;
+    *t_out = INFINITY;
+    *f_in = *f_out = UINT32_MAX;
+    for (uint32_t i = 0; i < h->triangle_count; i++) {
+        const double *pl = h->planes[i];
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
+        double denom = gy_v3_dot(n, d), num = pl[3] - gy_v3_dot(n, o);
+        if (denom == 0.0) {
+            if (num < 0.0)
+                return false; /* parallel to the face and outside it */
+            continue;
+        }
+        double t = num / denom;
+        if (denom < 0.0) {
+            if (t > *t_in) {
+                *t_in = t;
+                *f_in = i;
+            }
+        } else if (t < *t_out) {
+            *t_out = t;
+            *f_out = i;
+        }
+        if (*t_in > *t_out)
+            return false;
+    }
+    return true;
+}
+
+/* ---- step records --------------------------------------------------------------------------- */
+
+void gy_adapter_note_error(gy_result *first, gy_result r)
+{
+    if (*first == GY_OK)
+        *first = r;
+}
+
+static uint32_t pair_hash(const void *a, const void *b)
+{
+    uint64_t h = ((uintptr_t)a * 0x9E3779B97F4A7C15ull) ^ ((uintptr_t)b >> 4);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+void gy_adapter_pair_map_reset(gy_adapter_pair_map *m)
+{
+    if (++m->stamp == 0) {
+        if (m->slots != NULL)
+            memset(m->slots, 0, (size_t)m->capacity * sizeof *m->slots);
+        m->stamp = 1;
+    }
+}
+
+static void map_put(gy_adapter_pair_map *m, const void *a, const void *b, uint32_t index)
+{
+    uint32_t mask = m->capacity - 1u;
+    uint32_t k = pair_hash(a, b) & mask;
+    while (m->slots[k].stamp == m->stamp)
+        k = (k + 1u) & mask;
+    m->slots[k].a = a;
+    m->slots[k].b = b;
+    m->slots[k].index = index;
+    m->slots[k].stamp = m->stamp;
+}
+
+uint32_t gy_adapter_pair_map_find(const gy_adapter_pair_map *m, const void *a, const void *b)
+{
+    if (m->capacity == 0)
+        return UINT32_MAX;
+    uint32_t mask = m->capacity - 1u;
+    for (uint32_t k = pair_hash(a, b) & mask;; k = (k + 1u) & mask) {
+        const gy_adapter_pair_slot *s = &m->slots[k];
+        if (s->stamp != m->stamp)
+            return UINT32_MAX;
+        if (s->a == a && s->b == b)
+            return s->index;
+    }
+}
+
+/* Keeps the map at most half full; live entries move to the new table. */
+static gy_result map_reserve(const gy_allocator *al, gy_adapter_pair_map *m, uint32_t need)
+{
+    uint64_t want = (uint64_t)need * 2u;
+    if (want <= m->capacity)
+        return GY_OK;
+    uint64_t cap = m->capacity ? m->capacity : 128u;
+    while (cap < want)
+        cap *= 2u;
+    if (cap > (1u << 30))
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_adapter_pair_slot *slots = gy_alloc_zeroed(al, (size_t)cap * sizeof *slots);
+    if (slots == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_adapter_pair_map old = *m;
+    m->slots = slots;
+    m->capacity = (uint32_t)cap;
+    m->stamp = 1;
+    for (uint32_t k = 0; k < old.capacity; k++)
+        if (old.slots[k].stamp == old.stamp)
+            map_put(m, old.slots[k].a, old.slots[k].b, old.slots[k].index);
+    gy_free(al, old.slots, (size_t)old.capacity * sizeof *old.slots);
+    return GY_OK;
+}
+
+void gy_adapter_pair_map_free(const gy_allocator *al, gy_adapter_pair_map *m)
+{
+    gy_free(al, m->slots, (size_t)m->capacity * sizeof *m->slots);
+    m->slots = NULL;
+    m->capacity = 0;
+}
+
+static size_t report_block_size(uint32_t capacity, size_t pair_size)
+{
+    return (size_t)capacity * (sizeof(gy_contact) + pair_size);
+}
+
+static void *report_record(const gy_adapter_report *r, size_t pair_size, uint32_t i)
+{
+    return (unsigned char *)r->pairs + (size_t)i * pair_size;
+}
+
+static gy_result report_grow(const gy_allocator *al, gy_adapter_report *r, size_t pair_size,
+                             uint32_t need)
+{
+    if (need <= r->capacity)
+        return GY_OK;
+    uint32_t cap = r->capacity ? r->capacity : 64u;
+    while (cap < need)
+        cap *= 2u;
+    unsigned char *block = gy_alloc(al, report_block_size(cap, pair_size));
+    if (block == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    unsigned char *records = block + (size_t)cap * sizeof(gy_contact);
+    if (r->count > 0) {
+        memcpy(block, r->contacts, (size_t)r->count * sizeof(gy_contact));
+        memcpy(records, r->pairs, (size_t)r->count * pair_size);
+    }
+    gy_free(al, r->contacts, report_block_size(r->capacity, pair_size));
+    r->contacts = (gy_contact *)(void *)block;
+    r->pairs = records;
+    r->capacity = cap;
+    return GY_OK;
+}
+
+uint32_t gy_adapter_report_pair(const gy_allocator *al, gy_adapter_report *r, size_t pair_size,
+                                gy_adapter_pair_map *map, const void *a, const void *b,
+                                gy_result *error)
+{
+    uint32_t found = gy_adapter_pair_map_find(map, a, b);
+    if (found != UINT32_MAX)
+        return found;
+    gy_result res = report_grow(al, r, pair_size, r->count + 1u);
+    if (res == GY_OK)
+        res = map_reserve(al, map, r->count + 1u);
+    if (res != GY_OK) {
+        gy_adapter_note_error(error, res);
+        return UINT32_MAX;
+    }
+    uint32_t index = r->count++;
+    map_put(map, a, b, index);
+    memset(&r->contacts[index], 0, sizeof(gy_contact));
+    memset(report_record(r, pair_size, index), 0, pair_size);
+    return index;
+}
+
+void gy_adapter_report_swap(gy_adapter_report *current, gy_adapter_report *previous)
+{
+    gy_adapter_report last = *current;
+    *current = *previous;
+    current->count = 0;
+    *previous = last;
+}
+
+void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
+                                 bool (*drop)(const void *pair, const void *ctx), const void *ctx)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->count; i++) {
+        if (drop(report_record(r, pair_size, i), ctx))
+            continue;
+        if (k != i) {
+            r->contacts[k] = r->contacts[i];
+            memcpy(report_record(r, pair_size, k), report_record(r, pair_size, i), pair_size);
+        }
+        k++;
+    }
+    r->count = k;
+}
+
+void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t pair_size)
+{
+    gy_free(al, r->contacts, report_block_size(r->capacity, pair_size));
+    r->contacts = NULL;
+    r->pairs = NULL;
+    r->count = 0;
+    r->capacity = 0;
+}
+
+gy_result gy_adapter_broken_push(const gy_allocator *al, gy_adapter_broken *b, gy_joint_id id,
+                                 uint64_t user)
+{
+    if (b->count == b->capacity) {
+        uint32_t cap = b->capacity ? b->capacity * 2u : 8u;
+        unsigned char *block = gy_alloc(al, (size_t)cap * (sizeof *b->ids + sizeof *b->user));
+        if (block == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+        gy_joint_id *ids = (gy_joint_id *)(void *)block;
+        uint64_t *users = (uint64_t *)(void *)(block + (size_t)cap * sizeof *b->ids);
+        for (uint32_t i = 0; i < b->count; i++) {
+            ids[i] = b->ids[i];
+            users[i] = b->user[i];
+        }
+        uint32_t count = b->count;
+        gy_adapter_broken_free(al, b);
+        b->ids = ids;
+        b->user = users;
+        b->count = count;
+        b->capacity = cap;
+    }
+    b->ids[b->count] = id;
+    b->user[b->count] = user;
+    b->count++;
+    return GY_OK;
+}
+
+void gy_adapter_broken_free(const gy_allocator *al, gy_adapter_broken *b)
+{
+    gy_free(al, b->ids, (size_t)b->capacity * (sizeof *b->ids + sizeof *b->user));
+    b->ids = NULL;
+    b->user = NULL;
+    b->count = 0;
+    b->capacity = 0;
+}
+
+uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **out,
+                                const uint64_t **user)
+{
+    if (out != NULL)
+        *out = b->ids;
+    if (user != NULL)
+        *user = b->user;
+    return b->count;
+}

@@ -1,0 +1,327 @@
+/* What every adapter does the same way, whatever middleware is underneath: thread binding,
+ * world definitions, counters, resource reference counts, body mass from colliders, continuous
+ * collision radii, kinematic targets, query collectors and the per-step contact report and
+ * broken-joint list. Private to middleware/ (the adapters include it; nothing above does), plain
+ * C and free of vendor headers, so the C++ Bullet adapter calls the same code as the ODE one.
+ *
+ * Threading: a world's records are used by the threads bound to it, one call at a time (see
+ * GY_BACKEND_QUERIES_EXCLUSIVE); gy_adapter_threads guards only its own list. */
+#ifndef GYRE_ADAPTER_COMMON_H
+#define GYRE_ADAPTER_COMMON_H
+
+#include <pthread.h>
+
+#include "gyre/backend.h"
+#include "gyre/geometry.h"
+#include "gyre/handle_pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- rules every adapter applies ------------------------------------------------------------ */
+
+/* Sleep: a dynamic body's velocities averaged over the last GY_ADAPTER_SLEEP_SAMPLES steps (jitter
+ * cancels in the vector average) must stay below these speeds for GY_ADAPTER_SLEEP_TIME. */
+#define GY_ADAPTER_SLEEP_LINEAR_SPEED  0.08 /* m/s */
+#define GY_ADAPTER_SLEEP_ANGULAR_SPEED 0.12 /* rad/s */
+#define GY_ADAPTER_SLEEP_SAMPLES       10u
+#define GY_ADAPTER_SLEEP_TIME          0.4 /* s */
+
+/* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle. */
+#define GY_ADAPTER_BOUNCE_MIN_VELOCITY 0.1
+
+/* Continuous collision sweeps a sphere this fraction of the body's inner radius, so resting or
+ * sliding contact at the start of the sweep does not register as a hit. */
+#define GY_ADAPTER_CCD_SHRINK 0.8
+
+/* The one-way platform rule for a pair's first contact: it counts when the contact normal
+ * (platform to body) is within 60° of the platform's one-way normal `n` (world, unit), the body's
+ * centre of mass `com` lies on that side of the contact point, and the body is not rising through
+ * the platform faster than 0.25 m/s (`rel`: its velocity at the point relative to the
+ * platform's). The verdict is kept until the two separate. */
+bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com,
+                                gy_vec3 point);
+
+/* ---- threads -------------------------------------------------------------------------------- */
+
+#define GY_ADAPTER_MAX_THREADS 8u
+
+/* The threads bound to a world. */
+typedef struct gy_adapter_threads {
+    pthread_mutex_t lock; /* guards ids and count */
+    pthread_t ids[GY_ADAPTER_MAX_THREADS];
+    uint32_t count;
+} gy_adapter_threads;
+
+/* GY_ERR_BACKEND when the mutex cannot be made. */
+gy_result gy_adapter_threads_init(gy_adapter_threads *t);
+void gy_adapter_threads_fini(gy_adapter_threads *t);
+
+/* True when the calling thread is bound (always true in builds with NDEBUG). */
+bool gy_adapter_threads_ok(const gy_adapter_threads *t);
+
+/* Binds the calling thread (a no-op when it already is). `on_bind`, when given, runs under the
+ * lock for a thread not yet bound and may refuse it (middleware's per-thread setup).
+ * GY_ERR_CAPACITY beyond GY_ADAPTER_MAX_THREADS. */
+gy_result gy_adapter_threads_bind(gy_adapter_threads *t, gy_result (*on_bind)(void));
+
+/* Unbinds the calling thread; `on_unbind`, when given, runs under the lock if it was bound. */
+void gy_adapter_threads_unbind(gy_adapter_threads *t, void (*on_unbind)(void));
+
+/* Whether the calling thread may destroy the world: a bound one, or any once none is bound.
+ * Logs the refusal as `adapter`. Always true with NDEBUG. */
+bool gy_adapter_threads_may_destroy(gy_adapter_threads *t, const gy_logger *log,
+                                    const char *adapter);
+
+/* ---- world ---------------------------------------------------------------------------------- */
+
+/* Validates a world definition (NULL: the defaults) and fills in its zero defaults: one substep,
+ * 10 solver iterations, a 4096 m half extent, the default allocator. */
+gy_result gy_adapter_world_def(const gy_world_def *in, gy_world_def *out);
+
+/* GY_ERR_NON_FINITE or GY_ERR_INVALID_ARGUMENT unless dt is a finite positive step (s). */
+gy_result gy_adapter_check_dt(double dt);
+
+/* GY_ERR_NON_FINITE for a non-finite pose, GY_ERR_INVALID_ARGUMENT for a rotation not unit. */
+gy_result gy_adapter_check_pose(gy_pose p);
+
+/* What the counters count besides the handle pools. */
+typedef struct gy_adapter_tally {
+    uint32_t bodies[GY_MOTION_TYPE_COUNT];
+    uint32_t sensors;   /* sensor colliders */
+    uint32_t resources; /* live resource records, whoever holds them */
+} gy_adapter_tally;
+
+/* Fills every counter but awake_bodies and contact_pairs (zeroed), which the adapter knows. */
+void gy_adapter_counters(gy_backend_counters *out, const gy_adapter_tally *t,
+                         const gy_handle_pool *bodies, const gy_handle_pool *colliders,
+                         const gy_handle_pool *joints);
+
+/* True when a collider with these properties passes a query filter (NULL: the default one). */
+bool gy_adapter_filter_accepts(const gy_query_filter *f, uint32_t category, gy_motion_type type,
+                               bool is_sensor, gy_body_id body, gy_collider_id collider);
+
+/* ---- resources ------------------------------------------------------------------------------ */
+
+/* The adapter-neutral head of a mesh or hull resource record: adapters put it first in theirs
+ * (`base`), so the resource pool's payloads can be read as this. Refcounted: the creator's
+ * reference plus one per collider using it. */
+typedef struct gy_adapter_resource {
+    gy_resource_id id;
+    gy_shape_type kind; /* GY_SHAPE_MESH or GY_SHAPE_HULL */
+    uint32_t refs;
+    bool creator_ref; /* the creator has not released it yet */
+    gy_hull hull;     /* hulls: the built hull */
+} gy_adapter_resource;
+
+/* Gives a new record its id (the creator's reference) and counts it. */
+gy_result gy_adapter_resource_publish(gy_handle_pool *pool, gy_adapter_tally *t,
+                                      gy_adapter_resource *r, gy_resource_id *out);
+
+/* Drops one reference; true (and uncounted) when that was the last: the caller frees it. */
+bool gy_adapter_resource_unref(gy_adapter_tally *t, gy_adapter_resource *r);
+
+/* The creator's release: retires the id at once. Returns the record when that dropped its last
+ * reference (the caller frees it), NULL otherwise, also for unknown or released ids. */
+gy_adapter_resource *gy_adapter_resource_release(gy_handle_pool *pool, gy_adapter_tally *t,
+                                                 gy_resource_id id);
+
+/* The same for slot `index` of the pool (world teardown walks every slot). */
+gy_adapter_resource *gy_adapter_resource_release_at(gy_handle_pool *pool, gy_adapter_tally *t,
+                                                    uint32_t index);
+
+/* What mesh_create and hull_create check before building anything, in the contract's order: the
+ * arguments (`have_world`, out), the thread, then the definition; *out is zeroed. Mesh counts must
+ * also fit an int's range for a third of them (middleware counts in ints). */
+gy_result gy_adapter_mesh_begin(bool have_world, bool thread_ok, const gy_mesh_def *def,
+                                gy_resource_id *out);
+gy_result gy_adapter_hull_begin(bool have_world, bool thread_ok, const gy_hull_def *def,
+                                gy_resource_id *out);
+
+/* Copies a mesh definition's vertices into `out` (3 doubles per vertex). */
+void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def);
+
+/* ---- bodies --------------------------------------------------------------------------------- */
+
+/* What body_create checks before building anything, in the contract's order: the arguments
+ * (`have_world`, def, out, colliders), the thread, the body definition, the collider count (at
+ * most 2^20), then every collider with its resource (gy_adapter_resolve_colliders). On success
+ * *res is an array of n resolved resources from `al` (NULL when n is 0), to be given back with
+ * gy_adapter_body_end; on failure nothing is left allocated. *out is zeroed. */
+gy_result gy_adapter_body_begin(bool have_world, bool thread_ok, const gy_allocator *al,
+                                const gy_handle_pool *resources, const gy_body_def *def,
+                                const gy_collider_def *cols, uint32_t n, gy_body_id *out,
+                                gy_adapter_resource ***res);
+void gy_adapter_body_end(const gy_allocator *al, gy_adapter_resource **res, uint32_t n);
+
+/* Validates every collider for a body of `def->type` and resolves its resource into res[i] (NULL
+ * for primitives): GY_ERR_STALE_HANDLE for a resource that is gone, GY_ERR_INVALID_SHAPE for one
+ * of the wrong kind. References nothing. */
+gy_result gy_adapter_resolve_colliders(const gy_handle_pool *resources, const gy_body_def *def,
+                                       const gy_collider_def *cols, uint32_t n,
+                                       gy_adapter_resource **res);
+
+/* Mass properties of a dynamic body in the Gyre body frame (centre and inertia about it), from
+ * geometry.c so that every adapter agrees: each solid collider at its density (def->mass > 0:
+ * relative densities, the sum scaled to def->mass; 0: 1000 kg/m³ × density), moved into the body
+ * frame and combined; def->mass_properties overrides it all. Sensors carry no mass unless every
+ * collider is a sensor; a body with no volume at all gets def->mass (or 1 kg) as a 0.5 m solid
+ * sphere. GY_ERR_INVALID_SHAPE when the result is not a positive finite mass. */
+gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
+                               gy_adapter_resource *const *res, gy_mass *out);
+
+/* Smallest distance from a hull's centroid to a face plane (0 when not positive). */
+double gy_adapter_hull_inner_radius(const gy_hull *h);
+
+/* Radius of a shape's inscribed sphere about `*center` (set, shape frame); 0 for shapes with no
+ * volume. `hull` is needed for hulls. */
+double gy_adapter_shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center);
+
+/* A sphere about the centre of mass inside a body's solid colliders, for continuous collision:
+ * add every solid collider, then read the radius. When no collider contains the centre of mass
+ * (a dumbbell) it is the smallest collider's inner radius: the sweep then guards the centre of
+ * mass only. */
+typedef struct gy_adapter_ccd_radius {
+    double best, smallest;
+} gy_adapter_ccd_radius;
+
+void gy_adapter_ccd_begin(gy_adapter_ccd_radius *c);
+void gy_adapter_ccd_add(gy_adapter_ccd_radius *c, const gy_shape *s, const gy_hull *hull,
+                        gy_pose local_pose, gy_vec3 com);
+double gy_adapter_ccd_end(const gy_adapter_ccd_radius *c);
+
+/* The velocities that move a kinematic body from (from, rotation) to (to, target rotation) in
+ * dt seconds: linear (to − from) / dt, angular along the shorter turn. */
+void gy_adapter_kinematic_velocity(gy_vec3 from, gy_quat rotation, gy_vec3 to, gy_quat target,
+                                   double dt, gy_vec3 *linear, gy_vec3 *angular);
+
+/* What joint_create checks before building anything, in the contract's order: the arguments,
+ * the thread, the definition, then its bodies: *a and *b (NULL for none) are the payloads of
+ * def->a and def->b in `bodies`, GY_ERR_STALE_HANDLE when either is gone. *out is zeroed. The
+ * caller checks the bodies' motion types. */
+gy_result gy_adapter_joint_begin(bool have_world, bool thread_ok, const gy_handle_pool *bodies,
+                                 const gy_joint_def *def, gy_joint_id *out, void **a, void **b);
+
+/* A distance joint's length: def->distance, or (when negative) the distance from a's origin to
+ * the anchor now. A length of zero has no direction: it becomes a ball joint (*type) when a's
+ * origin already sits on the anchor, and GY_ERR_INVALID_ARGUMENT otherwise. Other joint types
+ * pass through with a length of 0. */
+gy_result gy_adapter_joint_length(const gy_joint_def *def, gy_vec3 a_origin, gy_joint_type *type,
+                                  double *distance);
+
+/* ---- queries -------------------------------------------------------------------------------- */
+
+/* What the three queries collect into: the caller's buffer and the collector's state. */
+typedef struct gy_adapter_query {
+    const gy_query_filter *filter; /* NULL: the default filter */
+    gy_collector collector;
+    gy_hit *hits;
+    uint32_t capacity; /* 1 for ANY and CLOSEST (0 when the caller gave none) */
+    uint32_t count;
+    bool stop; /* satisfied: no further candidate can change the result */
+} gy_adapter_query;
+
+/* Checks what every query shares and prepares `q`, in the contract's order: arguments
+ * (`have_world`, count, hits, collector), the filter, the thread (`thread_ok`), then the filter's
+ * ignored ids (GY_ERR_STALE_HANDLE when released: ignoring nothing would hide the caller's
+ * bug). *count is zeroed first. The pools may be NULL when there is no world. */
+gy_result gy_adapter_query_begin(gy_adapter_query *q, bool have_world, bool thread_ok,
+                                 const gy_handle_pool *bodies, const gy_handle_pool *colliders,
+                                 const gy_query_filter *filter, gy_collector collector,
+                                 gy_hit *hits, uint32_t capacity, uint32_t *count);
+
+/* Offers a hit: ANY keeps the first, CLOSEST the smallest fraction (then the deepest), ALL
+ * appends until full. Returns true when this hit satisfied the collector (q->stop set). */
+bool gy_adapter_query_collect(gy_adapter_query *q, const gy_hit *h);
+
+/* Whether the filter lets through any static collider, or any dynamic or kinematic one. */
+bool gy_adapter_query_wants_statics(const gy_adapter_query *q);
+bool gy_adapter_query_wants_moving(const gy_adapter_query *q);
+
+/* A ray's or a cast's translation: its length in *length; GY_ERR_NON_FINITE for non-finite
+ * input (and `origin`, when given). */
+gy_result gy_adapter_check_translation(const gy_vec3 *origin, gy_vec3 translation, double *length);
+
+/* A shape and pose for a shape cast or overlap: sphere, box, capsule or a live hull resource
+ * (GY_ERR_STALE_HANDLE when gone), a finite pose with a unit rotation; other shapes give
+ * GY_ERR_UNSUPPORTED. */
+gy_result gy_adapter_check_query_shape(const gy_handle_pool *resources, const gy_shape *shape,
+                                       gy_pose pose);
+
+/* A hit naming a collider, zeroed otherwise (triangle -1). */
+void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, uint64_t user_data);
+
+/* Clips the line o + t·d by a hull's face planes (all in the hull's frame). False when the line
+ * misses; otherwise the entry and exit parameters and the faces they cross (UINT32_MAX when the
+ * line never crosses into one, i.e. t is infinite). */
+bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
+                         double *t_out, uint32_t *f_out);
+
+/* ---- step records --------------------------------------------------------------------------- */
+
+/* Records the first failure of a step in *first. */
+void gy_adapter_note_error(gy_result *first, gy_result r);
+
+/* An open-addressed map from a pair of collider records to an index in a report; entries whose
+ * stamp differs from the map's are empty, so it is emptied in O(1). */
+typedef struct gy_adapter_pair_slot {
+    const void *a, *b;
+    uint32_t index;
+    uint32_t stamp;
+} gy_adapter_pair_slot;
+
+typedef struct gy_adapter_pair_map {
+    gy_adapter_pair_slot *slots;
+    uint32_t capacity; /* power of two */
+    uint32_t stamp;
+} gy_adapter_pair_map;
+
+void gy_adapter_pair_map_reset(gy_adapter_pair_map *m);
+uint32_t gy_adapter_pair_map_find(const gy_adapter_pair_map *m, const void *a, const void *b);
+void gy_adapter_pair_map_free(const gy_allocator *al, gy_adapter_pair_map *m);
+
+/* A step's contact report: one gy_contact per touching collider pair and, parallel to them, the
+ * adapter's own record of `pair_size` bytes for each, in one block grown to the peak and reused.
+ * An adapter keeps two (this step's and the last), swapped at each step start. */
+typedef struct gy_adapter_report {
+    gy_contact *contacts;
+    void *pairs;
+    uint32_t count, capacity;
+} gy_adapter_report;
+
+/* The index of pair (a, b) in a report, looked up in `map`. A new pair is appended with its
+ * contact and record zeroed (the caller fills them in: its index equals the count before the
+ * call). UINT32_MAX when out of memory, recorded with gy_adapter_note_error in *error. */
+uint32_t gy_adapter_report_pair(const gy_allocator *al, gy_adapter_report *r, size_t pair_size,
+                                gy_adapter_pair_map *map, const void *a, const void *b,
+                                gy_result *error);
+
+/* Makes the current report the previous one and empties the current one (keeping storage). */
+void gy_adapter_report_swap(gy_adapter_report *current, gy_adapter_report *previous);
+
+/* Removes, in order, the entries whose adapter record `drop` picks. */
+void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
+                                 bool (*drop)(const void *pair, const void *ctx), const void *ctx);
+
+void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t pair_size);
+
+/* Joints broken in a step: ids and user values (one block, grown to the peak). */
+typedef struct gy_adapter_broken {
+    gy_joint_id *ids;
+    uint64_t *user;
+    uint32_t count, capacity;
+} gy_adapter_broken;
+
+gy_result gy_adapter_broken_push(const gy_allocator *al, gy_adapter_broken *b, gy_joint_id id,
+                                 uint64_t user);
+void gy_adapter_broken_free(const gy_allocator *al, gy_adapter_broken *b);
+/* The table's broken_joints(): the list of the last step. */
+uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **out,
+                                const uint64_t **user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
