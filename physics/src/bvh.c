@@ -12,43 +12,48 @@
  * the depth at SAH_DEPTH_LIMIT + 31 < GY_BVH_MAX_DEPTH for any item count. */
 #define SAH_DEPTH_LIMIT 32
 
-/* nextafterf(f, ±INFINITY) for a finite f whose neighbour that way is finite, done on the bits:
- * the libm call was a fifth of the cost of moving a query-snapshot entry. */
-static float float_step(float f, bool up)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) == 0)
-        u = up ? 0x00000001u : 0x80000001u; /* either zero: the smallest denormal */
-    else if (((u & 0x80000000u) != 0) == up)
-        u--; /* toward zero */
-    else
-        u++; /* away from zero */
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static float round_down(double v)
+/* Outward rounding to float, on the bits (the libm call, nextafterf, was a fifth of the cost of
+ * moving a query-snapshot entry) and without branches: whether a bound needs the step is a coin
+ * toss that changes every tick, and the mispredicted branches cost three times the arithmetic
+ * (≈ 70 against ≈ 25 ns per box). The result is nextafterf((float)v, ∓INFINITY) when (float)v
+ * lies beyond v, else (float)v. */
+static inline float round_down(double v)
 {
     if (v >= (double)FLT_MAX)
         return FLT_MAX;
     if (v < -(double)FLT_MAX)
         return -INFINITY;
     float f = (float)v;
-    if ((double)f > v)
-        f = float_step(f, false);
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t need = (double)f > v;
+    uint32_t zero = (u & 0x7fffffffu) == 0;
+    /* Toward -inf the magnitude grows for negatives and zeros (a zero becomes the smallest
+     * negative denormal) and shrinks for positives. */
+    uint32_t grow = (u >> 31) | zero;
+    u |= (need & zero) << 31;
+    u += (grow * 2u - 1u) & (0u - need);
+    memcpy(&f, &u, sizeof f);
     return f;
 }
 
-static float round_up(double v)
+static inline float round_up(double v)
 {
     if (v > (double)FLT_MAX)
         return INFINITY;
     if (v <= -(double)FLT_MAX)
         return -FLT_MAX;
     float f = (float)v;
-    if ((double)f < v)
-        f = float_step(f, true);
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t need = (double)f < v;
+    uint32_t zero = (u & 0x7fffffffu) == 0;
+    /* Toward +inf the magnitude grows for positives and zeros (a zero becomes the smallest
+     * positive denormal) and shrinks for negatives. */
+    uint32_t grow = ((u >> 31) ^ 1u) | zero;
+    u &= ~((need & zero) << 31);
+    u += (grow * 2u - 1u) & (0u - need);
+    memcpy(&f, &u, sizeof f);
     return f;
 }
 
@@ -411,6 +416,13 @@ gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uin
         }
     }
     return GY_OK;
+}
+
+void gy_bvh_copy_bounds(gy_bvh *dst, const gy_bvh *src)
+{
+    assert(dst->node_count == src->node_count && dst->editor == NULL);
+    if (src->node_count > 0)
+        memcpy(dst->nodes, src->nodes, (size_t)src->node_count * sizeof *dst->nodes);
 }
 
 uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box)

@@ -142,6 +142,10 @@ gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator 
  * `src` does. Returns GY_OK or GY_ERR_OUT_OF_MEMORY (dst is then empty). */
 gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uint32_t item_limit);
 
+/* Copies the boxes of `src` into `dst`, a tree of the same topology (a copy of it, not edited
+ * since): what a refit of `dst` over the same boxes would give, as one memcpy. */
+void gy_bvh_copy_bounds(gy_bvh *dst, const gy_bvh *src);
+
 /* Sets a tracked item's leaf box and updates its ancestors, stopping at the first ancestor whose
  * box does not change. Returns the number of nodes whose box changed. */
 uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box);

@@ -41,14 +41,20 @@ static uint32_t key_hash(pair_key k)
     return (uint32_t)h;
 }
 
-/* The slot holding `k`, or the empty slot where it would go. Needs slot_capacity > 0. */
-static uint32_t find_slot(const gy_contact_tracker *t, pair_key k)
+/* The slot holding `k` (whose hash is h), or the empty slot where it would go. Needs
+ * slot_capacity > 0. */
+static uint32_t find_slot_hashed(const gy_contact_tracker *t, pair_key k, uint32_t h)
 {
     uint32_t mask = t->slot_capacity - 1u;
-    uint32_t s = key_hash(k) & mask;
+    uint32_t s = h & mask;
     while (t->slots[s] != EMPTY_SLOT && !key_equal(t->pairs[t->slots[s]].key, k))
         s = (s + 1u) & mask;
     return s;
+}
+
+static uint32_t find_slot(const gy_contact_tracker *t, pair_key k)
+{
+    return find_slot_hashed(t, k, key_hash(k));
 }
 
 /* Linear-probing deletion without tombstones: pull later entries of the cluster back into the
@@ -102,12 +108,22 @@ static gy_result reserve(gy_contact_tracker *t, uint32_t pairs, uint32_t events)
     return GY_OK;
 }
 
+/* Room for `events` more events: none when they go to on_event. */
+static uint32_t events_needed(const gy_contact_tracker *t, uint32_t events)
+{
+    return t->on_event != NULL ? 0u : events;
+}
+
 /* Infallible: reserve() made room. A sleeping STAY and an EXIT report no impulse. */
 static void emit(gy_contact_tracker *t, uint64_t tick, gy_contact_event_type type,
                  const gy_contact *c, bool zero_impulse)
 {
-    assert(t->event_count < t->event_capacity);
-    gy_contact_event *ev = &t->events[t->event_count++];
+    gy_contact_event local;
+    gy_contact_event *ev = &local;
+    if (t->on_event == NULL) {
+        assert(t->event_count < t->event_capacity);
+        ev = &t->events[t->event_count++];
+    }
     ev->tick = tick;
     ev->type = type;
     ev->contact = *c;
@@ -115,6 +131,8 @@ static void emit(gy_contact_tracker *t, uint64_t tick, gy_contact_event_type typ
         ev->contact.normal_impulse = 0.0;
         ev->contact.tangent_impulse = 0.0;
     }
+    if (t->on_event != NULL)
+        t->on_event(t->on_event_ctx, ev);
 }
 
 /* Forgets pair i; the last pair takes its place. */
@@ -149,6 +167,8 @@ void gy_contact_tracker_init(gy_contact_tracker *t, const gy_contact_tracker_def
     if (def != NULL) {
         t->body_awake = def->body_awake;
         t->body_awake_ctx = def->body_awake_ctx;
+        t->on_event = def->on_event;
+        t->on_event_ctx = def->on_event_ctx;
     }
 }
 
@@ -183,16 +203,43 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
     if (count > UINT32_MAX - t->pair_count)
         return GY_ERR_CAPACITY;
     uint32_t most = t->pair_count + count;
-    gy_result r = reserve(t, most, most);
+    gy_result r = reserve(t, most, events_needed(t, most));
     if (r != GY_OK)
         return r;
 
     t->has_tick = true;
     t->last_tick = tick;
+    /* The table and the pairs are cold after a step (the adapter's solver has been through the
+     * cache since) and each contact lands somewhere random in both: two misses per contact, in a
+     * row. So the hashes run AHEAD contacts in front: the table slot is fetched AHEAD contacts
+     * early, the pair it names AHEAD / 2 early. Only hints; the lookup below is the real one. */
+    enum { AHEAD = 16 };
+    uint32_t hashes[AHEAD];
+    uint32_t mask = t->slot_capacity - 1u;
+    for (uint32_t j = 0; j < AHEAD && j < count; j++) {
+        hashes[j] = key_hash(key_of(&contacts[j]));
+        __builtin_prefetch(&t->slots[hashes[j] & mask]);
+    }
     for (uint32_t i = 0; i < count; i++) {
         const gy_contact *c = &contacts[i];
         pair_key k = key_of(c);
-        uint32_t s = find_slot(t, k);
+        uint32_t h = hashes[i % AHEAD];
+        if (i + AHEAD < count) {
+            uint32_t next = key_hash(key_of(&contacts[i + AHEAD]));
+            hashes[i % AHEAD] = next;
+            __builtin_prefetch(&t->slots[next & mask]);
+        }
+        if (i + AHEAD / 2 < count) {
+            uint32_t near = t->slots[hashes[(i + AHEAD / 2) % AHEAD] & mask];
+            if (near != EMPTY_SLOT) {
+                const char *pair = (const char *)&t->pairs[near];
+                __builtin_prefetch(pair, 1);
+                __builtin_prefetch(pair + 64, 1);
+                __builtin_prefetch(pair + 128, 1);
+                __builtin_prefetch(pair + sizeof *t->pairs - 1u, 1);
+            }
+        }
+        uint32_t s = find_slot_hashed(t, k, h);
         if (t->slots[s] == EMPTY_SLOT) {
             uint32_t n = t->pair_count++;
             t->slots[s] = n;
@@ -238,7 +285,7 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
 static gy_result release_where(gy_contact_tracker *t, uint64_t tick,
                                bool (*match)(const gy_contact *c, uint64_t bits), uint64_t bits)
 {
-    gy_result r = reserve(t, t->pair_count, t->pair_count);
+    gy_result r = reserve(t, t->pair_count, events_needed(t, t->pair_count));
     if (r != GY_OK)
         return r;
     for (uint32_t i = 0; i < t->pair_count;) {
@@ -279,7 +326,7 @@ gy_result gy_contact_tracker_collider_released(gy_contact_tracker *t, uint64_t t
 
 gy_result gy_contact_tracker_stop(gy_contact_tracker *t, uint64_t tick)
 {
-    gy_result r = reserve(t, t->pair_count, t->pair_count);
+    gy_result r = reserve(t, t->pair_count, events_needed(t, t->pair_count));
     if (r != GY_OK)
         return r;
     for (uint32_t i = 0; i < t->pair_count; i++)

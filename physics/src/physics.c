@@ -207,7 +207,7 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
         cd.gravity = p->world_def.gravity;
         r = gy_character_set_create(&cd, &p->characters);
     }
-    gy_contact_tracker_def td = {a, body_awake_cb, p};
+    gy_contact_tracker_def td = {a, body_awake_cb, p, gy_phys_contact_event, p};
     gy_contact_tracker_init(&p->tracker, &td);
     if (r != GY_OK) {
         gy_physics_destroy(p);
@@ -262,10 +262,13 @@ static void drain_commands(gy_physics *p, bool lockstep)
     }
 }
 
-static void step_once(gy_physics *p, bool with_inputs)
+/* One step. `last`: no other step follows before the publish, so the awake bodies are read back
+ * right here (see gy_phys_read_awake); the time that takes counts as publish time and is
+ * returned. */
+static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
 {
     const gy_backend *be = p->backend;
-    uint64_t t0 = gy_clock_now_ns();
+    uint64_t t0 = gy_clock_now_ns(), read_ns = 0;
     gy_scene_barrier_set_activity(p->barrier, "step");
     sim_lock(p);
     gy_result r = be->step(p->world, p->step_dt);
@@ -274,13 +277,19 @@ static void step_once(gy_physics *p, bool with_inputs)
     p->tick++;
     __atomic_store_n(&p->counters.ticks, p->tick, __ATOMIC_RELAXED);
     gy_phys_move_characters(p, with_inputs);
+    if (last) {
+        uint64_t r0 = gy_clock_now_ns();
+        gy_phys_read_awake(p);
+        read_ns = gy_clock_now_ns() - r0;
+    }
     gy_phys_after_step(p, p->tick);
     sim_unlock(p);
-    uint64_t dt = gy_clock_now_ns() - t0;
+    uint64_t dt = gy_clock_now_ns() - t0 - read_ns;
     gy_phys_add(&p->counters.step_ns, dt);
 #if GY_DIAGNOSTICS
     gy_phys_window_add(&p->win_step, dt);
 #endif
+    return read_ns;
 }
 
 /* One iteration after the time rules: drain → steps → publish. `acc` is the accumulator in
@@ -292,6 +301,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
     gy_scene_barrier_set_activity(p->barrier, "drain");
     drain_commands(p, lockstep);
     uint32_t steps = 0;
+    uint64_t early_read_ns = 0;
     for (;;) {
         if (lockstep) {
             if (steps == 1)
@@ -302,7 +312,11 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
             if (steps > 0 && now_clock(p) - started >= p->budget_ns)
                 break;
         }
-        step_once(p, steps == 0);
+        /* Last for sure when the rules above will stop the loop whatever the clock says (the
+         * frame budget can still stop it earlier: the read-back then simply happens later). */
+        bool last = lockstep || *acc - p->step_dt + p->step_eps < p->step_dt ||
+                    steps + 1u >= p->max_catchup;
+        early_read_ns += step_once(p, steps == 0, last);
         if (steps == 0)
             p->input_count = 0; /* one-off inputs reach exactly one tick */
         if (!lockstep)
@@ -323,7 +337,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
         gy_phys_read_back(p);
         sim_unlock(p);
         gy_phys_publish(p);
-        uint64_t dt = gy_clock_now_ns() - t0;
+        uint64_t dt = gy_clock_now_ns() - t0 + early_read_ns;
         gy_phys_add(&p->counters.publish_ns, dt);
 #if GY_DIAGNOSTICS
         gy_phys_window_add(&p->win_publish, dt);
@@ -452,7 +466,6 @@ static void *physics_main(void *arg)
         sim_lock(p);
         if (gy_contact_tracker_stop(&p->tracker, p->tick + 1u) != GY_OK)
             gy_log(p->logger, GY_LOG_ERROR, "physics: exit events at stop lost (out of memory)");
-        gy_phys_push_events(p);
         sim_unlock(p);
         gy_reply_queue_commit(p->replies);
         gy_scene_barrier_detach_physics(p->barrier);

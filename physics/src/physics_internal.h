@@ -113,7 +113,6 @@ typedef struct gy_phys_collider {
     uint32_t store_index;
     uint32_t next;
     uint32_t mask;  /* its collide mask (the characters' sensor pass checks sensors' masks) */
-    uint16_t index; /* in its body's create list */
     bool live;
     bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
     bool is_plane;
@@ -248,6 +247,11 @@ struct gy_physics {
     uint32_t movable_bodies; /* live dynamic and kinematic bodies */
     gy_phys_collider *colliders;
     uint32_t collider_capacity;
+    /* Each collider's index in its body's create list, by slot: apart from the records because
+     * every collision event looks two up, in no useful order, and a 2-byte table stays in cache
+     * where 72-byte records do not. */
+    uint16_t *collider_index;
+    uint32_t collider_index_capacity;
     gy_phys_joint *joints;
     uint32_t joint_capacity, joint_count;
     gy_phys_resource *resources;
@@ -372,8 +376,14 @@ void gy_phys_after_step(gy_physics *p, uint64_t tick);
 /* Reads back every candidate body and updates proxies and the snapshot entries (inside the lock).
  */
 void gy_phys_read_back(gy_physics *p);
-/* Writes the proxy buffer, publishes proxies and snapshot, pushes events, commits replies (outside
- * the lock), and opens the next publish sequence. */
+/* The first part of the read-back, the awake list alone: called right after the last step of an
+ * iteration, before the collision bookkeeping, while the adapter's bodies are still in cache (the
+ * bookkeeping's tables would push them out). Only after the iteration's last step: a body read
+ * is not read again until the next publish. Inside the lock. */
+void gy_phys_read_awake(gy_physics *p);
+
+/* Writes the proxy buffer, publishes proxies and snapshot, commits replies (outside the lock),
+ * and opens the next publish sequence. */
 void gy_phys_publish(gy_physics *p);
 /* Prepares publish sequence p->pub_seq (clears its dirty list). */
 void gy_phys_begin_publish(gy_physics *p);
@@ -386,8 +396,9 @@ void gy_phys_unlist(gy_physics *p, uint32_t store_index);
 /* After a drain: touches the contact partners of teleported bodies (the adapter wakes bodies a
  * static or sleeper was moved away from). Inside the sim lock. */
 void gy_phys_wake_disturbed(gy_physics *p);
-/* Pushes the tracker's pending events into the reply queue and clears them. */
-void gy_phys_push_events(gy_physics *p);
+/* The contact tracker's on_event (ctx: the gy_physics): pushes the event as a collision reply;
+ * an EXIT touches both bodies. */
+void gy_phys_contact_event(void *ctx, const gy_contact_event *ev);
 
 /* physics_diag.c */
 void gy_phys_window_add(gy_phys_window *w, uint64_t ns);

@@ -89,52 +89,49 @@ void gy_phys_begin_publish(gy_physics *p)
 static uint16_t collider_index(const gy_physics *p, gy_collider_id id)
 {
     uint32_t slot = gy_handle_slot(id.bits);
-    return slot < p->collider_capacity ? p->colliders[slot].index : UINT16_MAX;
+    return slot < p->collider_index_capacity ? p->collider_index[slot] : UINT16_MAX;
 }
 
 /* Every field of the reply is written below (the collision fills the whole body), so the event
  * is built in place rather than through gy_phys_reply's zeroing and copying: about a thousand
- * of these go out per tick from a pile. */
+ * of these go out per tick from a pile. The tracker hands each event over as it produces it
+ * (its on_event), so events are never stored and read back in between. */
 _Static_assert(sizeof(gy_physics_collision) == GY_REPLY_BODY_SIZE, "collision fills the body");
 
-void gy_phys_push_events(gy_physics *p)
+void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
 {
-    uint32_t n;
-    const gy_contact_event *ev = gy_contact_tracker_events(&p->tracker, &n);
+    gy_physics *p = ctx;
+    const gy_contact *c = &ev->contact;
     gy_reply r;
     r.flags = (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED);
-    for (uint32_t i = 0; i < n; i++) {
-        const gy_contact *c = &ev[i].contact;
-        gy_physics_collision e;
-        e.attachment_a = (uint32_t)c->user_a;
-        e.attachment_b = (uint32_t)c->user_b;
-        e.store_b = (uint32_t)(c->user_b >> 32);
-        e.collider_a = collider_index(p, c->collider_a);
-        e.collider_b = collider_index(p, c->collider_b);
-        e.tick = (uint32_t)ev[i].tick;
-        e.point[0] = (float)c->point.x;
-        e.point[1] = (float)c->point.y;
-        e.point[2] = (float)c->point.z;
-        e.normal[0] = (float)c->normal.x;
-        e.normal[1] = (float)c->normal.y;
-        e.normal[2] = (float)c->normal.z;
-        e.penetration = (float)c->penetration;
-        e.normal_impulse = (float)c->normal_impulse;
-        e.tangent_impulse = (float)c->tangent_impulse;
-        uint16_t type = ev[i].type == GY_CONTACT_EVENT_ENTER  ? GY_PHYSICS_REPLY_COLLISION_ENTER
-                        : ev[i].type == GY_CONTACT_EVENT_STAY ? GY_PHYSICS_REPLY_COLLISION_STAY
-                                                              : GY_PHYSICS_REPLY_COLLISION_EXIT;
-        r.type = type;
-        r.key = (uint32_t)(c->user_a >> 32);
-        memcpy(r.body.bytes, &e, sizeof e);
-        gy_reply_queue_push(p->replies, &r, GY_REPLY_DROPPABLE);
-        if (type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
-            /* A partner removed or gone: what rested on it may have been woken. */
-            gy_phys_touch(p, (uint32_t)(c->user_a >> 32));
-            gy_phys_touch(p, (uint32_t)(c->user_b >> 32));
-        }
+    gy_physics_collision e;
+    e.attachment_a = (uint32_t)c->user_a;
+    e.attachment_b = (uint32_t)c->user_b;
+    e.store_b = (uint32_t)(c->user_b >> 32);
+    e.collider_a = collider_index(p, c->collider_a);
+    e.collider_b = collider_index(p, c->collider_b);
+    e.tick = (uint32_t)ev->tick;
+    e.point[0] = (float)c->point.x;
+    e.point[1] = (float)c->point.y;
+    e.point[2] = (float)c->point.z;
+    e.normal[0] = (float)c->normal.x;
+    e.normal[1] = (float)c->normal.y;
+    e.normal[2] = (float)c->normal.z;
+    e.penetration = (float)c->penetration;
+    e.normal_impulse = (float)c->normal_impulse;
+    e.tangent_impulse = (float)c->tangent_impulse;
+    uint16_t type = ev->type == GY_CONTACT_EVENT_ENTER  ? GY_PHYSICS_REPLY_COLLISION_ENTER
+                    : ev->type == GY_CONTACT_EVENT_STAY ? GY_PHYSICS_REPLY_COLLISION_STAY
+                                                        : GY_PHYSICS_REPLY_COLLISION_EXIT;
+    r.type = type;
+    r.key = (uint32_t)(c->user_a >> 32);
+    memcpy(r.body.bytes, &e, sizeof e);
+    gy_reply_queue_push(p->replies, &r, GY_REPLY_DROPPABLE);
+    if (type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
+        /* A partner removed or gone: what rested on it may have been woken. */
+        gy_phys_touch(p, (uint32_t)(c->user_a >> 32));
+        gy_phys_touch(p, (uint32_t)(c->user_b >> 32));
     }
-    gy_contact_tracker_clear_events(&p->tracker);
 }
 
 /* ---- after a step ---------------------------------------------------------------------------- */
@@ -175,7 +172,6 @@ void gy_phys_after_step(gy_physics *p, uint64_t tick)
     if (r != GY_OK)
         gy_log(p->logger, GY_LOG_WARN, "physics: collision events of tick %llu lost: %s",
                (unsigned long long)tick, gy_result_message(r));
-    gy_phys_push_events(p);
     /* The adapter wakes whole islands: a chain A-B-C touching an awake A wakes C too, whatever
      * order the pairs are listed in, so repeat until nothing new is touched. With every movable
      * body on the awake list there is no sleeper to wake: the walk over the pairs is skipped. */
@@ -359,13 +355,30 @@ static void read_one(gy_physics *p, uint32_t s)
         enlist(p, s, awake ? GY_PHYS_LIST_AWAKE : GY_PHYS_LIST_LANE);
 }
 
+void gy_phys_read_awake(gy_physics *p)
+{
+    /* In list order, which is mostly the order the bodies were created in (and so the adapter's
+     * memory order). A body that falls asleep leaves the list, the last entry (not read yet)
+     * taking its place, which is then read next. The roster records are fetched a few bodies
+     * ahead: after a step they are out of cache. */
+    enum { AHEAD = 4 };
+    for (uint32_t i = 0; i < p->awake.count;) {
+        if (i + AHEAD < p->awake.count) {
+            const char *next = (const char *)&p->bodies[p->awake.items[i + AHEAD]];
+            __builtin_prefetch(next, 1);
+            __builtin_prefetch(next + sizeof(gy_phys_body) - 1u, 1);
+        }
+        uint32_t s = p->awake.items[i];
+        read_one(p, s);
+        if (i < p->awake.count && p->awake.items[i] == s)
+            i++;
+    }
+}
+
 void gy_phys_read_back(gy_physics *p)
 {
-    p->reads = 0;
-    p->changes = 0;
-    /* Backwards: a body that fell asleep is swapped with the (already read) last entry. */
-    for (uint32_t i = p->awake.count; i-- > 0;)
-        read_one(p, p->awake.items[i]);
+    /* Bodies gy_phys_read_awake already read this publish are skipped (read_mark). */
+    gy_phys_read_awake(p);
     for (uint32_t pass = 0; pass < MAX_WAKE_PASSES && p->joint_count > 0; pass++) {
         uint32_t before = p->touched.count;
         for (uint32_t k = 0; k < p->joint_count; k++) {
@@ -383,6 +396,8 @@ void gy_phys_read_back(gy_physics *p)
         read_one(p, lane->items[i]);
     gy_phys_add(&p->counters.proxies_read, p->reads);
     gy_phys_add(&p->counters.proxies_changed, p->changes);
+    p->reads = 0;
+    p->changes = 0;
 }
 
 /* ---- publish --------------------------------------------------------------------------------- */
@@ -444,7 +459,6 @@ void gy_phys_publish(gy_physics *p)
     if (r != GY_OK)
         gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot publish failed: %s",
                gy_result_message(r));
-    gy_phys_push_events(p);
     gy_reply_queue_commit(p->replies);
     gy_phys_add(&p->counters.publishes, 1);
     p->pub_seq++;

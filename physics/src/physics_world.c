@@ -149,6 +149,9 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     }
     r = table_reserve(p, (void **)&p->colliders, &p->collider_capacity, max_slot + 1u,
                       sizeof *p->colliders);
+    if (r == GY_OK)
+        r = table_reserve(p, (void **)&p->collider_index, &p->collider_index_capacity,
+                          max_slot + 1u, sizeof *p->collider_index);
     if (r == GY_OK && character != NULL)
         r = gy_phys_character_register(p, store_index, attachment, character, &colliders[0],
                                        p->collider_ids[0]);
@@ -164,7 +167,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         c->local = colliders[i].local_pose;
         c->store_index = store_index;
         c->next = next;
-        c->index = (uint16_t)i;
+        p->collider_index[slot] = (uint16_t)i;
         c->live = true;
         c->in_snapshot = false;
         c->is_plane = colliders[i].shape.type == GY_SHAPE_PLANE;
@@ -209,7 +212,6 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
         return false;
     /* EXITs first, while the collider table still names the pair's colliders. */
     gy_contact_tracker_body_released(&p->tracker, p->tick + 1u, e->id);
-    gy_phys_push_events(p);
     if (e->character)
         gy_phys_character_unregister(p, store_index);
     p->backend->body_release(p->world, e->id);
@@ -366,6 +368,9 @@ void gy_phys_reset_world_state(gy_physics *p)
         memset(p->bodies, 0, (size_t)p->body_capacity * sizeof *p->bodies);
     if (p->colliders != NULL)
         memset(p->colliders, 0, (size_t)p->collider_capacity * sizeof *p->colliders);
+    if (p->collider_index != NULL)
+        memset(p->collider_index, 0,
+               (size_t)p->collider_index_capacity * sizeof *p->collider_index);
     if (p->joints != NULL)
         memset(p->joints, 0, (size_t)p->joint_capacity * sizeof *p->joints);
     if (p->resources != NULL)
@@ -396,6 +401,9 @@ void gy_phys_free_world_state(gy_physics *p)
         gy_free(a, p->bodies, (size_t)p->body_capacity * sizeof *p->bodies);
     if (p->colliders != NULL)
         gy_free(a, p->colliders, (size_t)p->collider_capacity * sizeof *p->colliders);
+    if (p->collider_index != NULL)
+        gy_free(a, p->collider_index,
+                (size_t)p->collider_index_capacity * sizeof *p->collider_index);
     if (p->joints != NULL)
         gy_free(a, p->joints, (size_t)p->joint_capacity * sizeof *p->joints);
     if (p->resources != NULL)

@@ -258,13 +258,15 @@ gy_snapshot_filter gy_default_snapshot_filter(void)
     return f;
 }
 
-static gy_vec3 mat3_col(const gy_mat3 *m, int c)
+/* The rotation's second column (a capsule's or cylinder's axis), without the rest of the matrix. */
+static inline gy_vec3 rotated_y(gy_quat q)
 {
-    return gy_v3(m->m[0][c], m->m[1][c], m->m[2][c]);
+    gy_mat3 m = gy_quat_to_mat3(q);
+    return gy_v3(m.m[0][1], m.m[1][1], m.m[2][1]);
 }
 
 /* World half extents of a local box of half extents h under rotation m. */
-static gy_vec3 rotated_extent(const gy_mat3 *m, gy_vec3 h)
+static inline gy_vec3 rotated_extent(const gy_mat3 *m, gy_vec3 h)
 {
     return gy_v3(fabs(m->m[0][0]) * h.x + fabs(m->m[0][1]) * h.y + fabs(m->m[0][2]) * h.z,
                  fabs(m->m[1][0]) * h.x + fabs(m->m[1][1]) * h.y + fabs(m->m[1][2]) * h.z,
@@ -274,24 +276,27 @@ static gy_vec3 rotated_extent(const gy_mat3 *m, gy_vec3 h)
 /* Exact world bounds (before float rounding) of a bounded entry. */
 static void entry_bounds(const qs_entry *e, gy_vec3 *lo, gy_vec3 *hi)
 {
-    gy_mat3 m = gy_quat_to_mat3(e->pose.rotation);
+    /* The matrix only where the shape needs it (a sphere does not): this runs for every moved
+     * collider at every publish. */
     gy_vec3 c = e->pose.position, ext;
     switch ((gy_shape_type)e->type) {
     case GY_SHAPE_SPHERE:
         ext = gy_v3(e->p[0], e->p[0], e->p[0]);
         break;
-    case GY_SHAPE_BOX:
+    case GY_SHAPE_BOX: {
+        gy_mat3 m = gy_quat_to_mat3(e->pose.rotation);
         ext = rotated_extent(&m, gy_v3(e->p[0], e->p[1], e->p[2]));
         break;
+    }
     case GY_SHAPE_CAPSULE: {
-        gy_vec3 y = mat3_col(&m, 1);
+        gy_vec3 y = rotated_y(e->pose.rotation);
         ext = gy_v3(fabs(y.x) * e->p[1] + e->p[0], fabs(y.y) * e->p[1] + e->p[0],
                     fabs(y.z) * e->p[1] + e->p[0]);
         break;
     }
     case GY_SHAPE_CYLINDER: {
         /* A disc of radius r with unit normal y spans r·sqrt(1 - y_i²) along world axis i. */
-        gy_vec3 y = mat3_col(&m, 1);
+        gy_vec3 y = rotated_y(e->pose.rotation);
         double r = e->p[0], h = e->p[1];
         ext = gy_v3(fabs(y.x) * h + r * sqrt(fmax(0.0, 1.0 - y.x * y.x)),
                     fabs(y.y) * h + r * sqrt(fmax(0.0, 1.0 - y.y * y.y)),
@@ -301,6 +306,7 @@ static void entry_bounds(const qs_entry *e, gy_vec3 *lo, gy_vec3 *hi)
     case GY_SHAPE_HULL:
     case GY_SHAPE_MESH: {
         const gy_snapshot_geometry *g = e->geometry;
+        gy_mat3 m = gy_quat_to_mat3(e->pose.rotation);
         gy_vec3 lc = gy_v3_scale(gy_v3_add(g->local_min, g->local_max), 0.5);
         c = gy_pose_apply(e->pose, lc);
         ext = rotated_extent(&m, gy_v3_sub(g->local_max, lc));
@@ -837,6 +843,17 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
             geometry_unref(dst->geometry);
         }
         *dst = *src;
+    }
+    /* The buffer's other trees have the writer's topology, and the writer's bounds are current
+     * (update_trees ran first): where a refit would sweep the whole tree, copying its nodes gives
+     * the same boxes for less work. */
+    for (int g = 0; g < TREE_COUNT; g++) {
+        const gy_bvh *w = &qs->trees[g];
+        if (!copied[g] && w->node_count > 0 &&
+            (uint64_t)qs->dirty_count[b] * (w->depth + 1u) > w->node_count) {
+            gy_bvh_copy_bounds(&v->trees[g], w);
+            copied[g] = true;
+        }
     }
     bool moved[TREE_COUNT];
     refit_trees(qs, v->trees, qs->dirty[b], qs->dirty_count[b], copied, moved);

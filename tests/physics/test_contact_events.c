@@ -801,6 +801,92 @@ static void test_contact_events_random_sequence_matches_reference(void **state)
     gy_contact_tracker_fini(&t);
 }
 
+/* ---- on_event ------------------------------------------------------------------------------ */
+
+#define SINK_MAX 4096
+typedef struct event_sink {
+    gy_contact_event events[SINK_MAX];
+    uint32_t count;
+} event_sink;
+
+static void sink_event(void *ctx, const gy_contact_event *ev)
+{
+    event_sink *k = ctx;
+    assert_true(k->count < SINK_MAX);
+    k->events[k->count++] = *ev;
+}
+
+/* Hands over the array tracker's events since the last call and compares them, in order, with
+ * what the callback received meanwhile. Returns how many there were. */
+static uint32_t assert_sink_matches(gy_contact_tracker *with_array, gy_contact_tracker *with_sink,
+                                    event_sink *k)
+{
+    uint32_t n, none;
+    const gy_contact_event *ev = events_of(with_array, &n);
+    events_of(with_sink, &none);
+    assert_int_equal(none, 0);
+    assert_int_equal(k->count, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const gy_contact_event *got = &k->events[i];
+        assert_int_equal(got->tick, ev[i].tick);
+        assert_int_equal(got->type, ev[i].type);
+        assert_same_geometry(&got->contact, &ev[i].contact);
+        assert_true(got->contact.normal_impulse == ev[i].contact.normal_impulse);
+        assert_true(got->contact.tangent_impulse == ev[i].contact.tangent_impulse);
+    }
+    gy_contact_tracker_clear_events(with_array);
+    k->count = 0;
+    return n;
+}
+
+/* A tracker with on_event hands over exactly the events, in exactly the order, that one without
+ * appends to its array, through updates (duplicates, sleepers), releases and stop; its own array
+ * stays empty. */
+static void test_contact_events_on_event_matches_the_event_array(void **state)
+{
+    (void)state;
+    awake_table w;
+    memset(&w, 0, sizeof w);
+    static event_sink sink;
+    sink.count = 0;
+    gy_contact_tracker with_array, with_sink;
+    gy_contact_tracker_def da = {NULL, table_awake, &w, NULL, NULL};
+    gy_contact_tracker_def ds = {NULL, table_awake, &w, sink_event, &sink};
+    gy_contact_tracker_init(&with_array, &da);
+    gy_contact_tracker_init(&with_sink, &ds);
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    gy_contact batch[96];
+    uint32_t total = 0, exits = 0;
+    for (uint64_t tick = 1; tick <= 300; tick++) {
+        for (uint32_t b = 1; b < 32; b++)
+            w.asleep[b] = rng_unit(&rng) < 0.2;
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < 15; k++) {
+            if (rng_unit(&rng) < 0.6)
+                batch[n++] = crowd_pair(k, 0.01 + rng_unit(&rng));
+            if (n > 0 && rng_unit(&rng) < 0.1) /* the same pair again, deeper or not */
+                batch[n] = batch[n - 1], batch[n].penetration = rng_unit(&rng), n++;
+        }
+        assert_result(gy_contact_tracker_update(&with_array, tick, batch, n), GY_OK);
+        assert_result(gy_contact_tracker_update(&with_sink, tick, batch, n), GY_OK);
+        total += assert_sink_matches(&with_array, &with_sink, &sink);
+        if (tick % 37 == 0) {
+            gy_body_id body = {1u + rng_next(&rng) % 30u};
+            assert_result(gy_contact_tracker_body_released(&with_array, tick + 1u, body), GY_OK);
+            assert_result(gy_contact_tracker_body_released(&with_sink, tick + 1u, body), GY_OK);
+            exits += assert_sink_matches(&with_array, &with_sink, &sink);
+        }
+    }
+    assert_result(gy_contact_tracker_stop(&with_array, 301), GY_OK);
+    assert_result(gy_contact_tracker_stop(&with_sink, 301), GY_OK);
+    exits += assert_sink_matches(&with_array, &with_sink, &sink);
+    assert_true(total > 1000);
+    assert_true(exits > 0);
+    assert_true(gy_contact_tracker_get_stats(&with_sink).duplicates > 50);
+    gy_contact_tracker_fini(&with_array);
+    gy_contact_tracker_fini(&with_sink);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -817,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_contact_events_growth_past_capacity_keeps_every_pair),
         cmocka_unit_test(test_contact_events_steady_state_allocates_nothing),
         cmocka_unit_test(test_contact_events_random_sequence_matches_reference),
+        cmocka_unit_test(test_contact_events_on_event_matches_the_event_array),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,12 +45,22 @@ typedef struct gy_contact_event {
  * return true for anything else, stale handles included, so a pair whose body vanished exits. */
 typedef bool (*gy_body_awake_fn)(void *ctx, gy_body_id body);
 
+/* Receives one event as it is produced (on the thread calling the tracker). `ev` is valid for the
+ * call only; the callback must not call back into the tracker. */
+typedef void (*gy_contact_event_fn)(void *ctx, const gy_contact_event *ev);
+
 /* Zero-initialised means defaults; copied by init. */
 typedef struct gy_contact_tracker_def {
     const gy_allocator *allocator; /* NULL: default allocator */
     /* NULL: every body counts as awake, so a pair exits the first tick it is not reported. */
     gy_body_awake_fn body_awake;
     void *body_awake_ctx; /* passed back to body_awake; must outlive the tracker's use of it */
+    /* NULL: events are appended to the tracker's event array (gy_contact_tracker_events).
+     * Otherwise every event goes to on_event instead, in the same order and at the moment it
+     * would have been appended, and the array stays empty: a consumer that turns events into
+     * something else saves storing and re-reading each of them. */
+    gy_contact_event_fn on_event;
+    void *on_event_ctx; /* passed back to on_event */
 } gy_contact_tracker_def;
 
 /* Counters for diagnostics. */
@@ -68,6 +78,8 @@ typedef struct gy_contact_tracker {
     const gy_allocator *allocator;
     gy_body_awake_fn body_awake;
     void *body_awake_ctx;
+    gy_contact_event_fn on_event;
+    void *on_event_ctx;
     gy_contact_pair_ *pairs; /* dense, in event order */
     uint32_t pair_count, pair_capacity;
     uint32_t *slots; /* open addressing, linear probing: pair index or UINT32_MAX for empty */
