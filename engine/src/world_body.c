@@ -364,7 +364,7 @@ static void record_release(gy_world *w, gy_w_body *c)
     if (!c->recorded)
         return;
     uint32_t att = c->attachment, store = c->store_index, slot = c->entity;
-    gy_w_pairs_body_released(w, att);
+    gy_w_pairs_body_released(w, c);
     gy_w_joints_body_released(w, slot);
     gy_result r = gy_physics_record_release_body(w->physics, store, att);
     if (r != GY_OK)

@@ -7,6 +7,7 @@
  * for an unknown pair is ignored, and when a body goes away (removed, switched off, updated,
  * destroyed, physics stopped) the World itself reports EXIT for each of its pairs at once — the
  * physics thread's own EXITs for them, arriving later, then find no pair and are ignored. */
+#include <assert.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -90,9 +91,28 @@ static void index_delete(gy_world *w, uint32_t i)
     w->pair_index[i] = 0;
 }
 
+/* The body of `e` while its attachment is still `att` (pairs only exist between live bodies). */
+static gy_w_body *pair_body(const gy_world *w, gy_entity e, uint32_t att)
+{
+    gy_w_body *c = gy_w_body_of(w, gy_w_entity_slot(w, e));
+    return c != NULL && c->attachment == att ? c : NULL;
+}
+
+/* Counts the pair on both bodies (+1 on add, -1 on removal). */
+static void pair_count_on_bodies(gy_world *w, const gy_w_pair *p, int delta)
+{
+    gy_w_body *a = pair_body(w, p->ent_a, p->att_a), *b = pair_body(w, p->ent_b, p->att_b);
+    assert(a != NULL && b != NULL);
+    if (a != NULL)
+        a->pairs = (uint32_t)((int64_t)a->pairs + delta);
+    if (b != NULL)
+        b->pairs = (uint32_t)((int64_t)b->pairs + delta);
+}
+
 static void pair_remove(gy_world *w, uint32_t slot)
 {
     uint32_t d = w->pair_index[slot] - 1u;
+    pair_count_on_bodies(w, &w->pairs[d], -1);
     index_delete(w, slot);
     uint32_t last = w->pair_count - 1u;
     if (d != last) {
@@ -206,9 +226,10 @@ static void synthesize_exit(gy_world *w, uint32_t s)
     w->stats.exits_synthesized++;
 }
 
-void gy_w_pairs_body_released(gy_world *w, uint32_t attachment)
+void gy_w_pairs_body_released(gy_world *w, gy_w_body *c)
 {
-    for (uint32_t d = w->pair_count; d-- > 0;) {
+    uint32_t attachment = c->attachment;
+    for (uint32_t d = w->pair_count; c->pairs > 0 && d-- > 0;) {
         if (d >= w->pair_count)
             continue;
         const gy_w_pair *p = &w->pairs[d];
@@ -216,6 +237,7 @@ void gy_w_pairs_body_released(gy_world *w, uint32_t attachment)
             continue;
         synthesize_exit(w, pair_slot(w, p->att_a, p->att_b, p->col_a, p->col_b));
     }
+    assert(c->pairs == 0);
 }
 
 void gy_w_pairs_clear(gy_world *w)
@@ -275,6 +297,7 @@ static void handle_collision(gy_world *w, const gy_reply *r)
     set_geometry(p, e);
     index_put(w, w->pair_count);
     w->pair_count++;
+    pair_count_on_bodies(w, p, +1);
     gy_w_pair copy = *p;
     dispatch_now(w, &copy, GY_COLLISION_ENTER, e->normal_impulse, e->tangent_impulse);
 }

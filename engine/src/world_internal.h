@@ -141,6 +141,7 @@ typedef struct gy_w_body {
     gy_pose prev, curr;  /* the two newest poses (interpolation), or the game's teleport */
     uint32_t curr_tick;  /* proxy tick of `curr` */
     bool have_proxy;     /* curr came from a proxy of this attachment */
+    uint32_t pairs;      /* touching pairs of this attachment in the World's pair set */
     uint32_t moved_at;   /* curr changed since the last sync: index in w->moved; else GY_W_NONE */
     uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
@@ -368,8 +369,9 @@ void gy_w_joints_fini(gy_world *w);
 /* world_events.c */
 /* Drains replies and dispatches collision events (pending synthesized EXITs first and last). */
 void gy_w_drain(gy_world *w);
-/* The body with this attachment went away: EXIT for each of its pairs, queued. */
-void gy_w_pairs_body_released(gy_world *w, uint32_t attachment);
+/* Body c is going away: EXIT for each of its pairs, queued. Costs nothing for a body that touches
+ * nothing (most of a streamed cell's statics). */
+void gy_w_pairs_body_released(gy_world *w, gy_w_body *c);
 /* Queues EXIT for every pair (after stop) and clears them. */
 void gy_w_pairs_clear(gy_world *w);
 /* Calls the pending callbacks (and those they cause). */
