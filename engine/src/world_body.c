@@ -2,6 +2,7 @@
  * lifecycle (effective enable, attachments, store indices), the writes games make, the state they
  * read, and the bootstrap a hard start rebuilds the world from. */
 #include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "gyre/geometry.h"
@@ -201,48 +202,54 @@ static gy_result reserve_lists(gy_world *w, uint32_t need)
     return r;
 }
 
+/* The capture and sync lists are index sets: each body keeps its position in the list (a field
+ * at `at_field`), so leaving one is a swap with the last entry. */
+static uint32_t *set_pos(gy_w_body *c, size_t at_field)
+{
+    return (uint32_t *)((char *)c + at_field);
+}
+
+static void set_add(gy_w_u32s *set, gy_w_body *c, size_t at_field)
+{
+    uint32_t *at = set_pos(c, at_field);
+    if (*at != GY_W_NONE)
+        return;
+    assert(set->count < set->capacity);
+    *at = set->count;
+    set->items[set->count++] = c->entity;
+}
+
+static void set_remove(gy_world *w, gy_w_u32s *set, gy_w_body *c, size_t at_field)
+{
+    uint32_t *at = set_pos(c, at_field);
+    if (*at == GY_W_NONE)
+        return;
+    uint32_t last = set->items[--set->count];
+    if (last != c->entity) {
+        set->items[*at] = last;
+        *set_pos(gy_w_body_of(w, last), at_field) = *at;
+    }
+    *at = GY_W_NONE;
+}
+
 void gy_w_body_track(gy_world *w, gy_w_body *c)
 {
-    if (c->tracked_at != GY_W_NONE)
-        return;
-    assert(w->tracked.count < w->tracked.capacity);
-    c->tracked_at = w->tracked.count;
-    w->tracked.items[w->tracked.count++] = c->entity;
+    set_add(&w->tracked, c, offsetof(gy_w_body, tracked_at));
 }
 
 void gy_w_body_untrack(gy_world *w, gy_w_body *c)
 {
-    uint32_t at = c->tracked_at;
-    if (at == GY_W_NONE)
-        return;
-    uint32_t last = w->tracked.items[--w->tracked.count];
-    if (last != c->entity) {
-        w->tracked.items[at] = last;
-        gy_w_body_of(w, last)->tracked_at = at;
-    }
-    c->tracked_at = GY_W_NONE;
+    set_remove(w, &w->tracked, c, offsetof(gy_w_body, tracked_at));
 }
 
 void gy_w_body_mark_moved(gy_world *w, gy_w_body *c)
 {
-    if (c->moved_at != GY_W_NONE)
-        return;
-    assert(w->moved.count < w->moved.capacity);
-    c->moved_at = w->moved.count;
-    w->moved.items[w->moved.count++] = c->entity;
+    set_add(&w->moved, c, offsetof(gy_w_body, moved_at));
 }
 
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
 {
-    uint32_t at = c->moved_at;
-    if (at == GY_W_NONE)
-        return;
-    uint32_t last = w->moved.items[--w->moved.count];
-    if (last != c->entity) {
-        w->moved.items[at] = last;
-        gy_w_body_of(w, last)->moved_at = at;
-    }
-    c->moved_at = GY_W_NONE;
+    set_remove(w, &w->moved, c, offsetof(gy_w_body, moved_at));
 }
 
 void gy_w_body_settle(gy_world *w, gy_w_body *c)
