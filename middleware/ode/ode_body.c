@@ -656,7 +656,7 @@ gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    r = gy_adapter_check_pose(pose);
+    r = gy_validate_pose(pose);
     if (r != GY_OK)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
@@ -812,7 +812,7 @@ gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    r = gy_adapter_check_pose(target);
+    r = gy_validate_pose(target);
     if (r == GY_OK)
         r = gy_adapter_check_dt(dt);
     if (r != GY_OK)

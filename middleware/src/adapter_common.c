@@ -139,12 +139,6 @@ gy_result gy_adapter_check_dt(double dt)
     return dt > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
 }
 
-gy_result gy_adapter_check_pose(gy_pose p)
-{
-    if (!gy_vec3_is_finite(p.position) || !gy_quat_is_finite(p.rotation))
-        return GY_ERR_NON_FINITE;
-    return gy_quat_is_unit(p.rotation) ? GY_OK : GY_ERR_INVALID_ARGUMENT;
-}
 
 void gy_adapter_counters(gy_backend_counters *out, const gy_adapter_tally *t,
                          const gy_handle_pool *bodies, const gy_handle_pool *colliders,
@@ -572,12 +566,10 @@ gy_result gy_adapter_check_query_shape(const gy_handle_pool *resources, const gy
     if (shape == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_result r = gy_validate_shape(shape);
+    if (r == GY_OK)
+        r = gy_validate_pose(pose);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
-        return GY_ERR_NON_FINITE;
-    if (!gy_quat_is_unit(pose.rotation))
-        return GY_ERR_INVALID_ARGUMENT;
     switch (shape->type) {
     case GY_SHAPE_SPHERE:
     case GY_SHAPE_BOX:

@@ -83,9 +83,6 @@ gy_result gy_adapter_world_def(const gy_world_def *in, gy_world_def *out);
 /* GY_ERR_NON_FINITE or GY_ERR_INVALID_ARGUMENT unless dt is a finite positive step (s). */
 gy_result gy_adapter_check_dt(double dt);
 
-/* GY_ERR_NON_FINITE for a non-finite pose, GY_ERR_INVALID_ARGUMENT for a rotation not unit. */
-gy_result gy_adapter_check_pose(gy_pose p);
-
 /* What the counters count besides the handle pools. */
 typedef struct gy_adapter_tally {
     uint32_t bodies[GY_MOTION_TYPE_COUNT];

@@ -86,6 +86,13 @@ static bool pose_ok(gy_pose p)
     return gy_vec3_is_finite(p.position) && gy_quat_is_unit(p.rotation);
 }
 
+gy_result gy_validate_pose(gy_pose pose)
+{
+    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
+        return GY_ERR_NON_FINITE;
+    return gy_quat_is_unit(pose.rotation) ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
 static bool mat3_is_finite(const gy_mat3 *m)
 {
     for (int i = 0; i < 3; i++)

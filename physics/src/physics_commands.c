@@ -360,10 +360,9 @@ static gy_result record_vec(gy_physics *p, uint16_t type, uint32_t s, uint32_t a
 gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32_t attachment,
                                      gy_pose pose)
 {
-    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
-        return p == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_NON_FINITE;
-    if (!gy_quat_is_unit(pose.rotation))
-        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_pose(pose);
+    if (r != GY_OK)
+        return p == NULL ? GY_ERR_INVALID_ARGUMENT : r;
     double d[6] = {pose.position.x, pose.position.y, pose.position.z};
     uint32_t dropped;
     pack_rotation(gy_quat_normalize(pose.rotation), d + 3, &dropped);

@@ -1717,12 +1717,10 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
         return (unsigned)shape->type < GY_SHAPE_TYPE_COUNT ? GY_ERR_UNSUPPORTED
                                                            : GY_ERR_INVALID_ARGUMENT;
     r = gy_validate_shape(shape);
+    if (r == GY_OK)
+        r = gy_validate_pose(pose);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
-        return GY_ERR_NON_FINITE;
-    if (!gy_quat_is_unit(pose.rotation))
-        return GY_ERR_INVALID_ARGUMENT;
     gy_snapshot_entry def = gy_default_snapshot_entry();
     def.shape = *shape;
     def.pose = pose;

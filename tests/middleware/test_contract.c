@@ -2868,6 +2868,27 @@ static void test_contract_out_of_memory_fails_cleanly(void **state)
 /* ---- main --------------------------------------------------------------------------------------
  */
 
+/* The shared pose check every boundary uses (adapters, the physics subsystem's records, the
+ * query snapshot): which fault gives which error. */
+static void test_contract_validate_pose_names_the_fault(void **state)
+{
+    (void)state;
+    gy_pose p = gy_pose_identity();
+    assert_result(gy_validate_pose(p), GY_OK);
+    p.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), 0.7);
+    assert_result(gy_validate_pose(p), GY_OK);
+    p.position.y = NAN;
+    assert_result(gy_validate_pose(p), GY_ERR_NON_FINITE);
+    p = gy_pose_identity();
+    p.rotation.z = INFINITY;
+    assert_result(gy_validate_pose(p), GY_ERR_NON_FINITE);
+    p = gy_pose_identity();
+    p.rotation.w = 1.01; /* finite, not unit */
+    assert_result(gy_validate_pose(p), GY_ERR_INVALID_ARGUMENT);
+    p.rotation.w = 1.0005; /* within the 1e-3 tolerance */
+    assert_result(gy_validate_pose(p), GY_OK);
+}
+
 #define CONTRACT_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(int argc, char **argv)
@@ -2887,6 +2908,7 @@ int main(int argc, char **argv)
 
     const struct CMUnitTest tests[] = {
         CONTRACT_TEST(test_contract_free_fall_matches_analytic),
+        CONTRACT_TEST(test_contract_validate_pose_names_the_fault),
         CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_static_created_over_sleeper_wakes_it),

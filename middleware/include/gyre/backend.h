@@ -371,6 +371,9 @@ gy_result gy_validate_joint_def(const gy_joint_def *def);
 gy_result gy_validate_mesh_def(const gy_mesh_def *def);
 gy_result gy_validate_hull_def(const gy_hull_def *def);
 gy_result gy_validate_query_filter(const gy_query_filter *filter);
+/* A pose as every boundary takes it: GY_ERR_NON_FINITE for a non-finite component,
+ * GY_ERR_INVALID_ARGUMENT for a rotation that is not a unit quaternion (within 1e-3). */
+gy_result gy_validate_pose(gy_pose pose);
 
 #ifdef __cplusplus
 }
