@@ -25,6 +25,16 @@ void gy_cli_run_usage(FILE *out);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
 void gy_cli_validate_usage(FILE *out);
 
+/* ---- argument helpers (args.c) ---------------------------------------------------------------- */
+
+/* Matches `--name VALUE` or `--name=VALUE` at argv[*i]; *i advances past a separate value. True
+ * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
+bool gy_cli_option_value(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* A whole-string finite number in [lo, hi] (no trailing characters, no overflow). False for NULL
+ * or "". */
+bool gy_cli_parse_number(const char *v, double lo, double hi, double *out);
+
 /* ---- shared helpers (validate.c) ------------------------------------------------------------- */
 
 /* Prints each error as `FILE: path: message` (or `path: message` when the path already names the

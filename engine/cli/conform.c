@@ -68,38 +68,6 @@ static int usage_error(const char *fmt, const char *arg)
     return GY_CLI_EXIT_USAGE;
 }
 
-static bool option_value(int argc, char **argv, int *i, const char *name, const char **out,
-                         bool *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return false;
-    if (a[n] == '=') {
-        *out = a + n + 1;
-        return true;
-    }
-    if (a[n] != '\0')
-        return false;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return true;
-    }
-    *out = argv[++*i];
-    return true;
-}
-
-static bool parse_number(const char *v, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end == v || *end != '\0' || errno == ERANGE || !gy_is_finite(x) || x < 0.0)
-        return false;
-    *out = x;
-    return true;
-}
-
 static void backend_list(FILE *out)
 {
     for (uint32_t i = 0; i < gy_backend_count(); i++)
@@ -143,7 +111,6 @@ static int parse_options(int argc, char **argv, options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = NULL;
-        bool missing = false;
         if (options_done || a[0] != '-' || a[1] == '\0') {
             if (o->scene != NULL)
                 return usage_error("one scene file only (got a second one: '%s')", a);
@@ -157,27 +124,27 @@ static int parse_options(int argc, char **argv, options *o)
             return -1;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = true;
-        } else if (option_value(argc, argv, &i, "--backends", &v, &missing)) {
-            if (missing)
+        } else if (gy_cli_option_value(argc, argv, &i, "--backends", &v)) {
+            if (v == NULL)
                 return usage_error("%s needs two adapter names, as A,B", "--backends");
             int r = parse_backends(v, o);
             if (r != GY_CLI_EXIT_OK)
                 return r;
             backends_given = true;
-        } else if (option_value(argc, argv, &i, "--seconds", &v, &missing)) {
+        } else if (gy_cli_option_value(argc, argv, &i, "--seconds", &v)) {
             double s;
-            if (missing || !parse_number(v, &s))
+            if (!gy_cli_parse_number(v, 0.0, HUGE_VAL, &s))
                 return usage_error("--seconds needs a finite number >= 0 (got '%s')",
-                                   missing ? "" : v);
+                                   v != NULL ? v : "");
             o->seconds = v;
-        } else if (option_value(argc, argv, &i, "--report", &v, &missing)) {
-            if (missing || v[0] == '\0')
+        } else if (gy_cli_option_value(argc, argv, &i, "--report", &v)) {
+            if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--report");
             o->report = v;
-        } else if (option_value(argc, argv, &i, "--max-position-diff", &v, &missing)) {
-            if (missing || !parse_number(v, &o->max_position_diff))
+        } else if (gy_cli_option_value(argc, argv, &i, "--max-position-diff", &v)) {
+            if (!gy_cli_parse_number(v, 0.0, HUGE_VAL, &o->max_position_diff))
                 return usage_error("--max-position-diff needs a finite number >= 0 (got '%s')",
-                                   missing ? "" : v);
+                                   v != NULL ? v : "");
         } else {
             return usage_error("unknown option '%s'", a);
         }

@@ -51,28 +51,6 @@ static int usage_error(const char *fmt, const char *arg)
     return GY_CLI_EXIT_USAGE;
 }
 
-/* `--name VALUE` or `--name=VALUE`; *i advances past a separate value. */
-static bool option_value(int argc, char **argv, int *i, const char *name, const char **out,
-                         bool *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return false;
-    if (a[n] == '=') {
-        *out = a + n + 1;
-        return true;
-    }
-    if (a[n] != '\0')
-        return false;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return true;
-    }
-    *out = argv[++*i];
-    return true;
-}
-
 static int parse_options(int argc, char **argv, gy_cli_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -81,7 +59,6 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = NULL;
-        bool missing = false;
         if (options_done || a[0] != '-' || a[1] == '\0') {
             if (o->scene_path != NULL)
                 return usage_error("one scene file only (got a second one: '%s')", a);
@@ -97,29 +74,25 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
             o->realtime = true;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = true;
-        } else if (option_value(argc, argv, &i, "--seconds", &v, &missing)) {
-            if (missing)
+        } else if (gy_cli_option_value(argc, argv, &i, "--seconds", &v)) {
+            if (v == NULL)
                 return usage_error("%s needs a value", "--seconds");
-            char *end = NULL;
-            errno = 0;
-            double s = strtod(v, &end);
-            if (end == v || *end != '\0' || errno == ERANGE || !gy_is_finite(s) || s < 0.0)
+            if (!gy_cli_parse_number(v, 0.0, HUGE_VAL, &o->seconds))
                 return usage_error("--seconds needs a finite number >= 0 (got '%s')", v);
-            o->seconds = s;
-        } else if (option_value(argc, argv, &i, "--backend", &v, &missing)) {
-            if (missing || v[0] == '\0')
+        } else if (gy_cli_option_value(argc, argv, &i, "--backend", &v)) {
+            if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs an adapter name", "--backend");
             o->backend = v;
-        } else if (option_value(argc, argv, &i, "--report", &v, &missing)) {
-            if (missing || v[0] == '\0')
+        } else if (gy_cli_option_value(argc, argv, &i, "--report", &v)) {
+            if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--report");
             o->report_path = v;
-        } else if (option_value(argc, argv, &i, "--events", &v, &missing)) {
-            if (missing || v[0] == '\0')
+        } else if (gy_cli_option_value(argc, argv, &i, "--events", &v)) {
+            if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--events");
             o->events_path = v;
-        } else if (option_value(argc, argv, &i, "--trace", &v, &missing)) {
-            if (missing || v[0] == '\0')
+        } else if (gy_cli_option_value(argc, argv, &i, "--trace", &v)) {
+            if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--trace");
             o->trace_path = v;
         } else {

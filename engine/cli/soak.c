@@ -417,38 +417,10 @@ static int usage_error(const char *fmt, ...)
     return GY_CLI_EXIT_USAGE;
 }
 
-/* `--name V` or `--name=V`. */
-static bool option_value(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0)
-        return false;
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return true;
-    }
-    if (argv[*i][n] != '\0')
-        return false;
-    *value = *i + 1 < argc ? argv[++*i] : NULL;
-    return true;
-}
-
-static bool parse_number(const char *v, double lo, double hi, double *out)
-{
-    if (v == NULL || *v == '\0')
-        return false;
-    char *end;
-    double d = strtod(v, &end);
-    if (*end != '\0' || !isfinite(d) || d < lo || d > hi)
-        return false;
-    *out = d;
-    return true;
-}
-
 static bool parse_count(const char *v, uint32_t hi, uint32_t *out)
 {
     double d;
-    if (!parse_number(v, 0, hi, &d) || d != floor(d))
+    if (!gy_cli_parse_number(v, 0, hi, &d) || d != floor(d))
         return false;
     *out = (uint32_t)d;
     return true;
@@ -499,48 +471,48 @@ static int parse_options(int argc, char **argv, options *o)
             o->quiet = true;
         } else if (strcmp(a, "--free-running") == 0) {
             o->free_running = true;
-        } else if (option_value(argc, argv, &i, "--seconds", &v)) {
-            if (!parse_number(v, 0.001, 7 * 86400.0, &o->seconds))
+        } else if (gy_cli_option_value(argc, argv, &i, "--seconds", &v)) {
+            if (!gy_cli_parse_number(v, 0.001, 7 * 86400.0, &o->seconds))
                 return usage_error("--seconds needs a number of seconds > 0 (got '%s')",
                                    v ? v : "");
-        } else if (option_value(argc, argv, &i, "--cells", &v)) {
-            if (!parse_number(v, 0, 100000, &o->cells))
+        } else if (gy_cli_option_value(argc, argv, &i, "--cells", &v)) {
+            if (!gy_cli_parse_number(v, 0, 100000, &o->cells))
                 return usage_error("--cells needs a rate 0..100000 per second (got '%s')",
                                    v ? v : "");
-        } else if (option_value(argc, argv, &i, "--statics", &v)) {
+        } else if (gy_cli_option_value(argc, argv, &i, "--statics", &v)) {
             if (!parse_count(v, 4000000u, &o->statics))
                 return usage_error("--statics needs a whole number 0..4000000 (got '%s')",
                                    v ? v : "");
-        } else if (option_value(argc, argv, &i, "--props", &v)) {
+        } else if (gy_cli_option_value(argc, argv, &i, "--props", &v)) {
             if (!parse_count(v, 200000u, &o->props))
                 return usage_error("--props needs a whole number 0..200000 (got '%s')", v ? v : "");
-        } else if (option_value(argc, argv, &i, "--level-statics", &v)) {
+        } else if (gy_cli_option_value(argc, argv, &i, "--level-statics", &v)) {
             if (!parse_count(v, 4000000u, &o->level_statics))
                 return usage_error("--level-statics needs a whole number 0..4000000 (got '%s')",
                                    v ? v : "");
-        } else if (option_value(argc, argv, &i, "--warmup", &v)) {
-            if (!parse_number(v, 0, 3600, &o->warmup))
+        } else if (gy_cli_option_value(argc, argv, &i, "--warmup", &v)) {
+            if (!gy_cli_parse_number(v, 0, 3600, &o->warmup))
                 return usage_error("--warmup needs a number of seconds 0..3600 (got '%s')",
                                    v ? v : "");
-        } else if (option_value(argc, argv, &i, "--watchdog-ms", &v)) {
-            if (!parse_number(v, 0.001, 600000, &o->watchdog_ms))
+        } else if (gy_cli_option_value(argc, argv, &i, "--watchdog-ms", &v)) {
+            if (!gy_cli_parse_number(v, 0.001, 600000, &o->watchdog_ms))
                 return usage_error("--watchdog-ms needs a number 0.001..600000 (got '%s')",
                                    v ? v : "");
-        } else if (option_value(argc, argv, &i, "--backend", &v)) {
+        } else if (gy_cli_option_value(argc, argv, &i, "--backend", &v)) {
             if (v == NULL || *v == '\0')
                 return usage_error("--backend needs an adapter name");
             o->backend = v;
-        } else if (option_value(argc, argv, &i, "--report", &v)) {
+        } else if (gy_cli_option_value(argc, argv, &i, "--report", &v)) {
             if (v == NULL || *v == '\0')
                 return usage_error("--report needs a file name (or - for stdout)");
             o->report_path = v;
         } else {
             bool matched = false;
             for (int g = 0; g < GATE_COUNT && !matched; g++) {
-                if (!option_value(argc, argv, &i, o->gates[g].flag, &v))
+                if (!gy_cli_option_value(argc, argv, &i, o->gates[g].flag, &v))
                     continue;
                 matched = true;
-                if (!parse_number(v, 0, 1e15, &o->gates[g].limit))
+                if (!gy_cli_parse_number(v, 0, 1e15, &o->gates[g].limit))
                     return usage_error("%s needs a number >= 0 (got '%s')", o->gates[g].flag,
                                        v ? v : "");
                 o->gates[g].set = true;
