@@ -171,6 +171,9 @@ def usage_cases():
         check(code == 2 and "no scene" in err, f"{code} {err}")
         code, _, err, _ = gyre("soak", showcase, "--cells", "-3")
         check(code == 2 and "--cells" in err, f"{code} {err}")
+        for bad in (["--seconds", "1e999"], ["--props"], ["--statics=2.5"]):
+            code, _, err, _ = gyre("soak", showcase, *bad)
+            check(code == 2 and bad[0].split("=")[0] in err, f"soak {bad}: {code} {err}")
 
     def unknown_backend():
         code, _, err, _ = gyre("run", showcase, "--backend", "nosuch")
@@ -437,7 +440,10 @@ def conform_cases():
     def usage():
         for args in (["conform"], ["conform", SCENES / "restitution.json", "--backends", f"{a},{a}"],
                      ["conform", SCENES / "restitution.json", "--backends", a],
-                     ["conform", SCENES / "restitution.json", "--bogus"]):
+                     ["conform", SCENES / "restitution.json", "--bogus"],
+                     ["conform", SCENES / "restitution.json", "--seconds", "1e999"],
+                     ["conform", SCENES / "restitution.json", "--max-position-diff"],
+                     ["conform", SCENES / "restitution.json", "--max-position-diff=-1"]):
             code, out, err, _ = gyre(*args)
             check(code == 2 and out == "" and err.strip() != "", f"gyre {args}: exit {code}")
         code, _, err, _ = gyre("conform", SCENES / "restitution.json", "--backends", f"{a},nosuch")
