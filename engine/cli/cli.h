@@ -180,6 +180,8 @@ const char *gy_cli_entity_name(const gy_cli_runner *R, gy_entity e);
  * "null" (JSON) or "nan" (CSV) when not finite. */
 void gy_cli_format_number(char *buf, size_t size, double v, bool json);
 void gy_cli_json_string(FILE *f, const char *s);
+/* A JSON number as the report writes it (gy_cli_format_number, non-finite as null). */
+void gy_cli_json_number(FILE *f, double v);
 void gy_cli_write_trace_header(FILE *f);
 void gy_cli_write_trace_rows(gy_cli_runner *R);
 void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick);

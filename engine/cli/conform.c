@@ -664,19 +664,12 @@ static void summarize_events(const pair_table *t, event_summary *s)
 
 /* ---- output ---------------------------------------------------------------------------------- */
 
-static void num(FILE *f, double v)
-{
-    char buf[64];
-    gy_cli_format_number(buf, sizeof buf, v, true);
-    fputs(buf, f);
-}
-
 static void pair_of_numbers(FILE *f, double a, double b)
 {
     fputc('[', f);
-    num(f, a);
+    gy_cli_json_number(f, a);
     fputs(", ", f);
-    num(f, b);
+    gy_cli_json_number(f, b);
     fputc(']', f);
 }
 
@@ -722,19 +715,19 @@ static void write_report(FILE *f, const options *o, const run *r, const comparis
         fputs("{ \"backend\": ", f);
         gy_cli_json_string(f, r[s].backend);
         fprintf(f, ", \"exit_code\": %d, \"ticks\": ", r[s].exit_code);
-        num(f, number_at(r[s].report, "ticks"));
+        gy_cli_json_number(f, number_at(r[s].report, "ticks"));
         fprintf(f, ", \"expects_held\": %d, \"expects_reached\": %d, \"events\": { ", held,
                 reached);
         for (int k = 0; k < 3; k++) {
             fprintf(f, "%s\"%s\": ", k ? ", " : "", k_kinds[k]);
-            num(f, r[s].events[k]);
+            gy_cli_json_number(f, r[s].events[k]);
         }
         fputs(" } }", f);
     }
     fputs("\n  ],\n  \"final\": { \"entities_match\": ", f);
     fputs(c->entity_lists_match ? "true" : "false", f);
     fputs(", \"max_position_diff\": ", f);
-    num(f, c->final_max);
+    gy_cli_json_number(f, c->final_max);
     fputs(", \"entity\": ", f);
     gy_cli_json_string(f, c->final_max_entity);
     fprintf(f, ", \"entities_over_1mm\": %u },\n", c->final_differ);
@@ -743,13 +736,13 @@ static void write_report(FILE *f, const options *o, const run *r, const comparis
     fputs(", \"problem\": ", f);
     gy_cli_json_string(f, c->trace_ok ? NULL : c->trace_problem);
     fprintf(f, ", \"rows\": %llu, \"max_position_diff\": ", (unsigned long long)c->trace_rows);
-    num(f, c->run_max);
+    gy_cli_json_number(f, c->run_max);
     fputs(", \"entity\": ", f);
     gy_cli_json_string(f, c->run_max_entity);
     fputs(", \"t\": ", f);
-    num(f, c->run_max_t);
+    gy_cli_json_number(f, c->run_max_t);
     fputs(", \"first_over_1mm_t\": ", f);
-    num(f, c->first_divergence_t);
+    gy_cli_json_number(f, c->first_divergence_t);
     fputs(", \"first_over_1mm_entity\": ", f);
     gy_cli_json_string(f, c->first_divergence_entity);
     fputs(" },\n  \"entities\": [", f);
@@ -759,28 +752,28 @@ static void write_report(FILE *f, const options *o, const run *r, const comparis
         fputs("{ \"name\": ", f);
         gy_cli_json_string(f, d->name);
         fputs(", \"position_diff\": ", f);
-        num(f, d->position);
+        gy_cli_json_number(f, d->position);
         fputs(", \"rotation_diff_deg\": ", f);
-        num(f, d->rotation_deg);
+        gy_cli_json_number(f, d->rotation_deg);
         fputs(", \"velocity_diff\": ", f);
-        num(f, d->velocity);
+        gy_cli_json_number(f, d->velocity);
         fputs(", \"awake\": [", f);
         json_bool_or_null(f, d->awake[0]);
         fputs(", ", f);
         json_bool_or_null(f, d->awake[1]);
         fputs("], \"run_max_position_diff\": ", f);
-        num(f, d->run_max);
+        gy_cli_json_number(f, d->run_max);
         fputs(", \"run_max_t\": ", f);
-        num(f, d->run_max_t);
+        gy_cli_json_number(f, d->run_max_t);
         fputs(" }", f);
     }
     fputs(c->entity_count ? "\n  ],\n" : "],\n", f);
     fputs("  \"events\": { \"pairs\": ", f);
-    num(f, (double)t->count);
+    gy_cli_json_number(f, (double)t->count);
     fputs(", \"pairs_only_in\": ", f);
     pair_of_numbers(f, es->only[0], es->only[1]);
     fprintf(f, ", \"pairs_enter_count_differs\": %u, \"max_first_enter_dt\": ", es->enter_differs);
-    num(f, es->max_first_enter_dt);
+    gy_cli_json_number(f, es->max_first_enter_dt);
     fputs(",\n    \"differing_pairs\": [", f);
     uint32_t listed = 0;
     for (uint32_t i = 0; i < t->count; i++) {
@@ -813,7 +806,7 @@ static void write_report(FILE *f, const options *o, const run *r, const comparis
         const cJSON *x = x0 != NULL ? x0 : x1;
         fputs(i ? ",\n    " : "\n    ", f);
         fputs("{ \"at\": ", f);
-        num(f, number_at(x, "at"));
+        gy_cli_json_number(f, number_at(x, "at"));
         fputs(", \"entity\": ", f);
         gy_cli_json_string(f, string_at(x, "entity"));
         fputs(", \"passed\": [", f);

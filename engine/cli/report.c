@@ -35,7 +35,7 @@ void gy_cli_format_number(char *buf, size_t size, double v, bool json)
         snprintf(buf, size, "0");
 }
 
-static void number(FILE *f, double v)
+void gy_cli_json_number(FILE *f, double v)
 {
     char buf[64];
     gy_cli_format_number(buf, sizeof buf, v, true);
@@ -45,24 +45,24 @@ static void number(FILE *f, double v)
 static void vec3(FILE *f, gy_vec3 v)
 {
     fputc('[', f);
-    number(f, v.x);
+    gy_cli_json_number(f, v.x);
     fputs(", ", f);
-    number(f, v.y);
+    gy_cli_json_number(f, v.y);
     fputs(", ", f);
-    number(f, v.z);
+    gy_cli_json_number(f, v.z);
     fputc(']', f);
 }
 
 static void quat(FILE *f, gy_quat q)
 {
     fputc('[', f);
-    number(f, q.x);
+    gy_cli_json_number(f, q.x);
     fputs(", ", f);
-    number(f, q.y);
+    gy_cli_json_number(f, q.y);
     fputs(", ", f);
-    number(f, q.z);
+    gy_cli_json_number(f, q.z);
     fputs(", ", f);
-    number(f, q.w);
+    gy_cli_json_number(f, q.w);
     fputc(']', f);
 }
 
@@ -165,7 +165,7 @@ void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t
 {
     FILE *f = R->events_out;
     fprintf(f, "{\"tick\": %llu, \"t\": ", (unsigned long long)tick);
-    number(f, (double)tick * R->dt);
+    gy_cli_json_number(f, (double)tick * R->dt);
     fprintf(f, ", \"kind\": \"%s\", \"a\": ", k_kind_names[ev->kind]);
     gy_cli_json_string(f, gy_cli_entity_name(R, ev->self));
     fputs(", \"b\": ", f);
@@ -175,9 +175,9 @@ void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t
     fputs(", \"normal\": ", f);
     vec3(f, ev->normal);
     fputs(", \"penetration\": ", f);
-    number(f, ev->penetration);
+    gy_cli_json_number(f, ev->penetration);
     fputs(", \"normal_impulse\": ", f);
-    number(f, ev->normal_impulse);
+    gy_cli_json_number(f, ev->normal_impulse);
     fputs("}\n", f);
 }
 
@@ -241,12 +241,12 @@ static void write_raycasts(FILE *f, const gy_cli_runner *R)
         fputs(i == 0 ? "\n    { \"label\": " : ",\n    { \"label\": ", f);
         gy_cli_json_string(f, c->label);
         fputs(", \"at\": ", f);
-        number(f, c->at);
+        gy_cli_json_number(f, c->at);
         fprintf(f, ", \"hit\": %s, \"entity\": ", c->hit ? "true" : "false");
         gy_cli_json_string(f, c->hit ? c->entity : NULL);
         if (c->hit) {
             fputs(",\n      \"distance\": ", f);
-            number(f, c->distance);
+            gy_cli_json_number(f, c->distance);
             fputs(", \"point\": ", f);
             vec3(f, c->point);
             fputs(", \"normal\": ", f);
@@ -265,7 +265,7 @@ static void write_expects(FILE *f, const gy_cli_runner *R)
     for (uint32_t i = 0; i < R->expect_count; i++) {
         const gy_cli_expect *x = &R->expects[i];
         fputs(i == 0 ? "\n    { \"at\": " : ",\n    { \"at\": ", f);
-        number(f, x->at);
+        gy_cli_json_number(f, x->at);
         fputs(", \"entity\": ", f);
         gy_cli_json_string(f, x->entity);
         fprintf(f, ", \"passed\": %s, \"detail\": ",
@@ -296,7 +296,7 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
     gy_cli_json_string(f, R->backend);
     fprintf(f, ",\n  \"mode\": \"%s\",\n", R->opt.realtime ? "realtime" : "lockstep");
     fprintf(f, "  \"ticks\": %llu,\n  \"sim_seconds\": ", (unsigned long long)R->tick);
-    number(f, (double)R->tick * R->dt);
+    gy_cli_json_number(f, (double)R->tick * R->dt);
     fputs(",\n", f);
     write_entities(f, R);
     fprintf(f, "  \"events\": { \"enter\": %llu, \"stay\": %llu, \"exit\": %llu },\n",
