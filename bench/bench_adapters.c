@@ -9,6 +9,7 @@
  * preempted is not the adapter's cost), then each adapter's ratio to the first one (ode). The
  * scenes follow gyre-bench-middleware's layout and generator, so the numbers compare with its. */
 #include "bench.h"
+#include "bench_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,37 +25,11 @@
 #define FRICTION   0.5
 #define GRAVITY    (-9.81)
 
-#define PILE_SIDE   16 /* 16 × 16 columns × 4 layers = 1,024 boxes */
-#define PILE_LAYERS 4
-#define PILE_BOXES  (PILE_SIDE * PILE_SIDE * PILE_LAYERS)
-#define PILE_PITCH  1.2
-
-#define TILE_SIDE    100 /* 100 × 100 tiles = 10,000 static boxes */
-#define TILE_PITCH   4.0
-#define TILE_SIZE    3.9
-#define TILE_HEIGHT  0.5
 #define SPHERES      500
 #define SPHERE_R     0.5
 #define WORLD_EXTENT 256.0
 
 #define RAY_BATCH 100
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double rng_range(rng *r, double lo, double hi)
-{
-    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
-    return lo + (hi - lo) * (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double cpu_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct ray {
     gy_vec3 origin, translation;
@@ -108,22 +83,24 @@ static bool build_pile(const gy_backend *be, gy_backend_world *w, scene *s)
     gy_shape box = {0};
     box.type = GY_SHAPE_BOX;
     box.box_size = gy_v3(1, 1, 1);
-    rng r = {12345};
+    gy_bench_rng r = {12345};
     double half = 0.5 * (PILE_SIDE - 1) * PILE_PITCH;
     for (int layer = 0; layer < PILE_LAYERS; layer++)
         for (int x = 0; x < PILE_SIDE; x++)
             for (int z = 0; z < PILE_SIDE; z++) {
-                double px = x * PILE_PITCH - half + rng_range(&r, -0.05, 0.05);
-                double pz = z * PILE_PITCH - half + rng_range(&r, -0.05, 0.05);
-                gy_quat q = gy_quat_axis_angle(gy_v3(0, 1, 0), rng_range(&r, -0.1, 0.1));
+                double px = x * PILE_PITCH - half + gy_bench_rng_range(&r, -0.05, 0.05);
+                double pz = z * PILE_PITCH - half + gy_bench_rng_range(&r, -0.05, 0.05);
+                gy_quat q = gy_quat_axis_angle(gy_v3(0, 1, 0), gy_bench_rng_range(&r, -0.1, 0.1));
                 if (!add_body(be, w, GY_MOTION_DYNAMIC, gy_v3(px, 0.55 + layer * 1.1, pz), q,
                               gy_v3(0, 0, 0), box))
                     return false;
             }
     double rh = 0.5 * PILE_SIDE * PILE_PITCH;
     for (int k = 0; k < s->ray_count; k++) {
-        s->rays[k].origin = gy_v3(rng_range(&r, -rh, rh), 10.0, rng_range(&r, -rh, rh));
-        s->rays[k].translation = gy_v3(rng_range(&r, -2, 2), -20.0, rng_range(&r, -2, 2));
+        s->rays[k].origin =
+            gy_v3(gy_bench_rng_range(&r, -rh, rh), 10.0, gy_bench_rng_range(&r, -rh, rh));
+        s->rays[k].translation =
+            gy_v3(gy_bench_rng_range(&r, -2, 2), -20.0, gy_bench_rng_range(&r, -2, 2));
     }
     return true;
 }
@@ -143,18 +120,21 @@ static bool build_statics(const gy_backend *be, gy_backend_world *w, scene *s)
     gy_shape ball = {0};
     ball.type = GY_SHAPE_SPHERE;
     ball.radius = SPHERE_R;
-    rng r = {777};
+    gy_bench_rng r = {777};
     for (int i = 0; i < SPHERES; i++) {
-        double px = rng_range(&r, -half * 0.8, half * 0.8), py = rng_range(&r, 0.5, 3.0);
-        double pz = rng_range(&r, -half * 0.8, half * 0.8);
-        double vx = rng_range(&r, -4, 4), vz = rng_range(&r, -4, 4);
+        double px = gy_bench_rng_range(&r, -half * 0.8, half * 0.8),
+               py = gy_bench_rng_range(&r, 0.5, 3.0);
+        double pz = gy_bench_rng_range(&r, -half * 0.8, half * 0.8);
+        double vx = gy_bench_rng_range(&r, -4, 4), vz = gy_bench_rng_range(&r, -4, 4);
         if (!add_body(be, w, GY_MOTION_DYNAMIC, gy_v3(px, py, pz), gy_quat_identity(),
                       gy_v3(vx, 0, vz), ball))
             return false;
     }
     for (int k = 0; k < s->ray_count; k++) {
-        s->rays[k].origin = gy_v3(rng_range(&r, -half, half), 5.0, rng_range(&r, -half, half));
-        s->rays[k].translation = gy_v3(rng_range(&r, -5, 5), -10.0, rng_range(&r, -5, 5));
+        s->rays[k].origin =
+            gy_v3(gy_bench_rng_range(&r, -half, half), 5.0, gy_bench_rng_range(&r, -half, half));
+        s->rays[k].translation =
+            gy_v3(gy_bench_rng_range(&r, -5, 5), -10.0, gy_bench_rng_range(&r, -5, 5));
     }
     return true;
 }
@@ -179,9 +159,9 @@ static bool measure(const gy_backend *be, scene *s, const config *cfg, result *o
     for (int i = 0; ok && i < cfg->warmup; i++)
         ok = be->step(w, DT) == GY_OK;
     for (int i = 0; ok && i < cfg->steps; i++) {
-        double t0 = cpu_now_s();
+        double t0 = (1e-9 * (double)gy_bench_thread_cpu_ns());
         ok = be->step(w, DT) == GY_OK;
-        samples[i] = (cpu_now_s() - t0) * 1e3;
+        samples[i] = ((1e-9 * (double)gy_bench_thread_cpu_ns()) - t0) * 1e3;
     }
     if (ok) {
         out->step_ms = gy_bench_median(samples, (size_t)cfg->steps);
@@ -192,7 +172,7 @@ static bool measure(const gy_backend *be, scene *s, const config *cfg, result *o
         gy_query_filter f = gy_default_query_filter();
         int hits = 0;
         for (int bt = 0; ok && bt < batches; bt++) {
-            double t0 = cpu_now_s();
+            double t0 = (1e-9 * (double)gy_bench_thread_cpu_ns());
             for (int k = bt * RAY_BATCH; ok && k < (bt + 1) * RAY_BATCH; k++) {
                 gy_hit hit;
                 uint32_t n = 0;
@@ -200,7 +180,7 @@ static bool measure(const gy_backend *be, scene *s, const config *cfg, result *o
                                  GY_COLLECT_CLOSEST, &hit, 1, &n) == GY_OK;
                 hits += n > 0;
             }
-            samples[bt] = (cpu_now_s() - t0) * 1e6 / RAY_BATCH;
+            samples[bt] = ((1e-9 * (double)gy_bench_thread_cpu_ns()) - t0) * 1e6 / RAY_BATCH;
         }
         out->raycast_us = gy_bench_median(samples, (size_t)batches);
         out->hit_fraction = batches > 0 ? (double)hits / (batches * RAY_BATCH) : 0.0;

@@ -10,6 +10,7 @@
  *             boxes beside 500 awake spheres, against the 500 spheres alone.
  *   pacing  — real-time mode at 60 Hz: tick start minus its deadline. */
 #include "bench.h"
+#include "bench_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,23 +21,9 @@
 #include "gyre/math.h"
 #include "gyre/physics.h"
 
-#define PILE_SIDE   16 /* 16 × 16 columns × 4 layers = 1,024 boxes, as in gyre-bench-middleware */
-#define PILE_LAYERS 4
-#define PILE_BOXES  (PILE_SIDE * PILE_SIDE * PILE_LAYERS)
-#define PILE_PITCH  1.2
-#define STATICS     100000
-#define SPHERES     500
-#define TIMEOUT_NS  60000000000ull
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double rng_range(rng *r, double lo, double hi)
-{
-    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
-    return lo + (hi - lo) * (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
+#define STATICS    100000
+#define SPHERES    500
+#define TIMEOUT_NS 60000000000ull
 
 /* A scene as a bootstrap list: bodies[i] uses colliders[i]. */
 typedef struct scene {
@@ -84,16 +71,17 @@ static void make_pile(scene *s)
     gy_shape box = {0};
     box.type = GY_SHAPE_BOX;
     box.box_size = gy_v3(1, 1, 1);
-    rng r = {12345};
+    gy_bench_rng r = {12345};
     double half = 0.5 * (PILE_SIDE - 1) * PILE_PITCH;
     for (int layer = 0; layer < PILE_LAYERS; layer++)
         for (int x = 0; x < PILE_SIDE; x++)
             for (int z = 0; z < PILE_SIDE; z++) {
                 gy_pose pose;
-                pose.position =
-                    gy_v3(x * PILE_PITCH - half + rng_range(&r, -0.05, 0.05), 0.55 + layer * 1.1,
-                          z * PILE_PITCH - half + rng_range(&r, -0.05, 0.05));
-                pose.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), rng_range(&r, -0.1, 0.1));
+                pose.position = gy_v3(x * PILE_PITCH - half + gy_bench_rng_range(&r, -0.05, 0.05),
+                                      0.55 + layer * 1.1,
+                                      z * PILE_PITCH - half + gy_bench_rng_range(&r, -0.05, 0.05));
+                pose.rotation =
+                    gy_quat_axis_angle(gy_v3(0, 1, 0), gy_bench_rng_range(&r, -0.1, 0.1));
                 /* Awake throughout, so both loops do the same work every tick. */
                 scene_add(s, GY_MOTION_DYNAMIC, pose, box)->def.allow_sleeping = false;
             }
@@ -116,17 +104,18 @@ static void make_spheres(scene *s, bool with_statics)
     gy_shape ball = {0};
     ball.type = GY_SHAPE_SPHERE;
     ball.radius = 0.5;
-    rng r = {777};
+    gy_bench_rng r = {777};
     for (int i = 0; i < SPHERES; i++) {
         gy_pose pose = gy_pose_identity();
-        pose.position =
-            gy_v3(rng_range(&r, -100, 100), rng_range(&r, 20, 40), rng_range(&r, -100, 100));
+        pose.position = gy_v3(gy_bench_rng_range(&r, -100, 100), gy_bench_rng_range(&r, 20, 40),
+                              gy_bench_rng_range(&r, -100, 100));
         gy_physics_body_desc *d = scene_add(s, GY_MOTION_DYNAMIC, pose, ball);
         d->def.allow_sleeping = false;
         d->def.linear_damping = 0.0;
         d->def.angular_damping = 0.0;
-        d->def.linear_velocity = gy_v3(rng_range(&r, -1, 1), 0, rng_range(&r, -1, 1));
-        d->def.angular_velocity = gy_v3(0, rng_range(&r, -1, 1), 0);
+        d->def.linear_velocity =
+            gy_v3(gy_bench_rng_range(&r, -1, 1), 0, gy_bench_rng_range(&r, -1, 1));
+        d->def.angular_velocity = gy_v3(0, gy_bench_rng_range(&r, -1, 1), 0);
     }
 }
 
@@ -194,13 +183,6 @@ static void bare_destroy(bare *b)
     free(b->ids);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int bench_tick(gy_bench *b, bool quick)
 {
     scene s;
@@ -225,21 +207,21 @@ static int bench_tick(gy_bench *b, bool quick)
         gy_physics_drain_replies(p, drop_reply, &replies);
     }
     for (uint32_t r = 0; r < rounds; r++) {
-        uint64_t c0 = thread_cpu_ns();
+        uint64_t c0 = gy_bench_thread_cpu_ns();
         for (uint32_t i = 0; i < chunk; i++) {
             uint64_t t0 = gy_clock_now_ns();
             bare_tick(&raw);
             ref[n + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
         }
-        ref_cpu[r] = (double)(thread_cpu_ns() - c0) * 1e-6 / chunk;
+        ref_cpu[r] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-6 / chunk;
         gy_physics_stats a, z;
         gy_physics_get_stats(p, &a);
         uint64_t game_cpu = 0;
         for (uint32_t i = 0; i < chunk; i++) {
-            uint64_t c1 = thread_cpu_ns(), t0 = gy_clock_now_ns();
+            uint64_t c1 = gy_bench_thread_cpu_ns(), t0 = gy_clock_now_ns();
             gy_physics_step(p, 1, TIMEOUT_NS);
             sub[n + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
-            game_cpu += thread_cpu_ns() - c1;
+            game_cpu += gy_bench_thread_cpu_ns() - c1;
             /* The game drains every tick (its own cost, outside the tick). */
             gy_physics_drain_replies(p, drop_reply, &replies);
         }

@@ -13,6 +13,7 @@
  * contract the snapshot does not report the body a ray starts in, while ODE reports its far
  * side. */
 #include "bench.h"
+#include "bench_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,23 +28,6 @@
 #define BODIES         (STATIC_BODIES + DYNAMIC_BODIES)
 #define CHUNK          500u
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double rnd(rng *r, double lo, double hi)
-{
-    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
-    return lo + (hi - lo) * (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 typedef struct field {
     gy_physics_body_desc bodies[BODIES];
     gy_collider_def colliders[BODIES];
@@ -51,7 +35,7 @@ typedef struct field {
 
 static void make_field(field *f)
 {
-    rng r = {4242};
+    gy_bench_rng r = {4242};
     for (uint32_t i = 0; i < BODIES; i++) {
         gy_physics_body_desc *d = &f->bodies[i];
         gy_collider_def *c = &f->colliders[i];
@@ -64,31 +48,35 @@ static void make_field(field *f)
         d->collider_count = 1;
         if (i < STATIC_BODIES) {
             /* A 95 x 95 lattice, 2 m apart, each piece jittered and turned. */
-            double x = (double)(i % 95u) * 2.0 - 94.0 + rnd(&r, -0.4, 0.4);
-            double z = (double)(i / 95u) * 2.0 - 94.0 + rnd(&r, -0.4, 0.4);
-            double h = rnd(&r, 0.5, 4.0);
+            double x = (double)(i % 95u) * 2.0 - 94.0 + gy_bench_rng_range(&r, -0.4, 0.4);
+            double z = (double)(i / 95u) * 2.0 - 94.0 + gy_bench_rng_range(&r, -0.4, 0.4);
+            double h = gy_bench_rng_range(&r, 0.5, 4.0);
             d->def.type = GY_MOTION_STATIC;
             d->def.pose.position = gy_v3(x, 0.5 * h, z);
-            d->def.pose.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), rnd(&r, 0, 3.14159));
+            d->def.pose.rotation =
+                gy_quat_axis_angle(gy_v3(0, 1, 0), gy_bench_rng_range(&r, 0, 3.14159));
             switch (i % 3u) {
             case 0:
                 c->shape.type = GY_SHAPE_BOX;
-                c->shape.box_size = gy_v3(rnd(&r, 0.4, 1.2), h, rnd(&r, 0.4, 1.2));
+                c->shape.box_size =
+                    gy_v3(gy_bench_rng_range(&r, 0.4, 1.2), h, gy_bench_rng_range(&r, 0.4, 1.2));
                 break;
             case 1:
                 c->shape.type = GY_SHAPE_SPHERE;
-                c->shape.radius = rnd(&r, 0.3, 0.7);
+                c->shape.radius = gy_bench_rng_range(&r, 0.3, 0.7);
                 d->def.pose.position.y = c->shape.radius;
                 break;
             default:
                 c->shape.type = GY_SHAPE_CYLINDER;
-                c->shape.radius = rnd(&r, 0.2, 0.5);
+                c->shape.radius = gy_bench_rng_range(&r, 0.2, 0.5);
                 c->shape.height = h;
                 break;
             }
         } else {
             d->def.type = GY_MOTION_DYNAMIC;
-            d->def.pose.position = gy_v3(rnd(&r, -95, 95), rnd(&r, 5.0, 8.0), rnd(&r, -95, 95));
+            d->def.pose.position =
+                gy_v3(gy_bench_rng_range(&r, -95, 95), gy_bench_rng_range(&r, 5.0, 8.0),
+                      gy_bench_rng_range(&r, -95, 95));
             c->shape.type = GY_SHAPE_SPHERE;
             c->shape.radius = 0.5;
         }
@@ -102,10 +90,12 @@ typedef struct ray {
 /* Rays of 60 m from 0.5-10 m above the field, every direction but mostly sideways and down. */
 static void make_rays(ray *rays, uint32_t n)
 {
-    rng r = {99};
+    gy_bench_rng r = {99};
     for (uint32_t i = 0; i < n; i++) {
-        rays[i].origin = gy_v3(rnd(&r, -95, 95), rnd(&r, 0.5, 10.0), rnd(&r, -95, 95));
-        gy_vec3 d = gy_v3(rnd(&r, -1, 1), rnd(&r, -1, 0.3), rnd(&r, -1, 1));
+        rays[i].origin = gy_v3(gy_bench_rng_range(&r, -95, 95), gy_bench_rng_range(&r, 0.5, 10.0),
+                               gy_bench_rng_range(&r, -95, 95));
+        gy_vec3 d = gy_v3(gy_bench_rng_range(&r, -1, 1), gy_bench_rng_range(&r, -1, 0.3),
+                          gy_bench_rng_range(&r, -1, 1));
         rays[i].translation = gy_v3_scale(gy_v3_normalize(d), 60.0);
     }
 }
@@ -146,18 +136,18 @@ int gy_bench_section_raycast(gy_bench *b)
         const ray *rs = rays + (size_t)c * CHUNK;
         gy_snapshot_hit sh[CHUNK];
         uint32_t sn[CHUNK];
-        uint64_t t0 = now_ns();
+        uint64_t t0 = gy_bench_now_ns();
         for (uint32_t i = 0; i < CHUNK; i++)
             gy_snapshot_view_raycast(view, rs[i].origin, rs[i].translation, &sf, GY_COLLECT_CLOSEST,
                                      &sh[i], 1, &sn[i]);
-        uint64_t t1 = now_ns();
+        uint64_t t1 = gy_bench_now_ns();
         gy_hit lh[CHUNK];
         uint32_t ln[CHUNK];
         for (uint32_t i = 0; i < CHUNK; i++)
             if (gy_physics_raycast(p, rs[i].origin, rs[i].translation, &lf, GY_COLLECT_CLOSEST,
                                    &lh[i], 1, &ln[i], NULL) != GY_OK)
                 goto done;
-        uint64_t t2 = now_ns();
+        uint64_t t2 = gy_bench_now_ns();
         snap_ns[c] = (double)(t1 - t0) / CHUNK;
         live_ns[c] = (double)(t2 - t1) / CHUNK;
         for (uint32_t i = 0; i < CHUNK; i++) {
