@@ -9,28 +9,6 @@
 #include "../../physics/src/bvh.h"
 #include "gyre/math.h"
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double rnd(rng *r) /* uniform in [0, 1) */
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double rnd_in(rng *r, double lo, double hi)
-{
-    return lo + (hi - lo) * rnd(r);
-}
-
-static gy_vec3 rnd_vec(rng *r, double lo, double hi)
-{
-    return gy_v3(rnd_in(r, lo, hi), rnd_in(r, lo, hi), rnd_in(r, lo, hi));
-}
-
 /* A scene of spheres: the tree holds their boxes, the exact test is analytic. */
 typedef struct scene {
     uint32_t n;
@@ -45,7 +23,7 @@ static gy_bvh_box sphere_box(gy_vec3 c, double r)
     return gy_bvh_box_from(gy_v3_sub(c, gy_v3(r, r, r)), gy_v3_add(c, gy_v3(r, r, r)));
 }
 
-static void scene_init(scene *s, uint32_t n, rng *r)
+static void scene_init(scene *s, uint32_t n, gy_test_rng *r)
 {
     s->n = n;
     s->center = test_malloc(n * sizeof *s->center);
@@ -53,8 +31,8 @@ static void scene_init(scene *s, uint32_t n, rng *r)
     s->boxes = test_malloc(n * sizeof *s->boxes);
     s->items = test_malloc(n * sizeof *s->items);
     for (uint32_t i = 0; i < n; i++) {
-        s->center[i] = rnd_vec(r, -100.0, 100.0);
-        s->radius[i] = rnd_in(r, 0.5, 5.0);
+        s->center[i] = gy_test_rnd_vec(r, -100.0, 100.0);
+        s->radius[i] = gy_test_rnd_in(r, 0.5, 5.0);
         s->boxes[i] = sphere_box(s->center[i], s->radius[i]);
         s->items[i] = i;
     }
@@ -116,11 +94,12 @@ static void brute_closest(const scene *s, gy_vec3 o, gy_vec3 d, uint32_t *best, 
 }
 
 /* Casts `rays` random rays through the tree and brute force; both must find the same hit. */
-static void check_rays(const gy_bvh *bvh, const scene *s, rng *r, int rays)
+static void check_rays(const gy_bvh *bvh, const scene *s, gy_test_rng *r, int rays)
 {
     int hits = 0;
     for (int k = 0; k < rays; k++) {
-        gy_vec3 o = rnd_vec(r, -120.0, 120.0), d = gy_v3_scale(rnd_vec(r, -1.0, 1.0), 250.0);
+        gy_vec3 o = gy_test_rnd_vec(r, -120.0, 120.0),
+                d = gy_v3_scale(gy_test_rnd_vec(r, -1.0, 1.0), 250.0);
         closest c = {s, o, d, GY_BVH_NONE, 1.0, 0};
         gy_bvh_raycast(bvh, o, d, 1.0, closest_visit, &c);
         uint32_t want;
@@ -139,7 +118,7 @@ static void check_rays(const gy_bvh *bvh, const scene *s, rng *r, int rays)
 static void test_bvh_raycast_matches_brute_force(void **state)
 {
     (void)state;
-    rng r = {0x9e3779b97f4a7c15ull};
+    gy_test_rng r = {0x9e3779b97f4a7c15ull};
     scene s;
     scene_init(&s, 4000, &r);
     gy_bvh bvh;
@@ -158,7 +137,7 @@ static void test_bvh_raycast_matches_brute_force(void **state)
 static void test_bvh_refit_after_moves_matches_brute_force(void **state)
 {
     (void)state;
-    rng r = {12345};
+    gy_test_rng r = {12345};
     scene s;
     scene_init(&s, 3000, &r);
     gy_bvh bvh, full;
@@ -170,8 +149,8 @@ static void test_bvh_refit_after_moves_matches_brute_force(void **state)
     for (int round = 0; round < 5; round++) {
         /* A third of the spheres jump anywhere (the worst case for a refit tree). */
         for (uint32_t i = 0; i < s.n; i++) {
-            if (rnd(&r) < 0.33) {
-                s.center[i] = rnd_vec(&r, -100.0, 100.0);
+            if (gy_test_rnd(&r) < 0.33) {
+                s.center[i] = gy_test_rnd_vec(&r, -100.0, 100.0);
                 s.boxes[i] = sphere_box(s.center[i], s.radius[i]);
                 gy_bvh_refit_item(&bvh, i, s.boxes[i]);
             }
@@ -193,7 +172,7 @@ static void test_bvh_refit_after_moves_matches_brute_force(void **state)
 static void test_bvh_refit_item_stops_where_nothing_changes(void **state)
 {
     (void)state;
-    rng r = {777};
+    gy_test_rng r = {777};
     scene s;
     scene_init(&s, 1024, &r);
     gy_bvh bvh;
@@ -231,7 +210,7 @@ static bool collect_visit(void *ctx, uint32_t item)
 static void test_bvh_overlap_matches_brute_force(void **state)
 {
     (void)state;
-    rng r = {4242};
+    gy_test_rng r = {4242};
     scene s;
     scene_init(&s, 3000, &r);
     gy_bvh bvh;
@@ -242,7 +221,7 @@ static void test_bvh_overlap_matches_brute_force(void **state)
     uint8_t *seen = test_malloc(s.n);
     uint32_t total = 0;
     for (int k = 0; k < 300; k++) {
-        gy_vec3 c = rnd_vec(&r, -100.0, 100.0), h = rnd_vec(&r, 0.5, 15.0);
+        gy_vec3 c = gy_test_rnd_vec(&r, -100.0, 100.0), h = gy_test_rnd_vec(&r, 0.5, 15.0);
         gy_bvh_box q = gy_bvh_box_from(gy_v3_sub(c, h), gy_v3_add(c, h));
         memset(seen, 0, s.n);
         collect col = {seen, 0, 0};
@@ -271,7 +250,7 @@ static void test_bvh_raycast_visits_nearer_first_and_stops_early(void **state)
      * touching only a handful of leaves, in whatever order the items were built. */
     enum { N = 1000 };
     scene s;
-    rng r = {99};
+    gy_test_rng r = {99};
     scene_init(&s, N, &r);
     for (uint32_t i = 0; i < N; i++) {
         uint32_t slot = (i * 7919u) % N; /* scramble item numbers against positions */
@@ -308,7 +287,7 @@ static double stop_visit(void *ctx, uint32_t item, double t_max)
 static void test_bvh_raycast_stops_when_told(void **state)
 {
     (void)state;
-    rng r = {5};
+    gy_test_rng r = {5};
     scene s;
     scene_init(&s, 500, &r);
     gy_bvh bvh;
@@ -405,7 +384,7 @@ static void test_bvh_rebuild_and_copy_allocate_nothing_at_peak(void **state)
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    rng r = {31337};
+    gy_test_rng r = {31337};
     scene s;
     scene_init(&s, 2000, &r);
     gy_bvh bvh, copy;

@@ -12,28 +12,6 @@
 #include "gyre/math.h"
 #include "gyre/query_snapshot.h"
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double rnd(rng *r) /* uniform in [0, 1) */
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double rnd_in(rng *r, double lo, double hi)
-{
-    return lo + (hi - lo) * rnd(r);
-}
-
-static gy_vec3 rnd_vec(rng *r, double lo, double hi)
-{
-    return gy_v3(rnd_in(r, lo, hi), rnd_in(r, lo, hi), rnd_in(r, lo, hi));
-}
-
 /* Spheres, some of them in the tree. */
 typedef struct pool {
     uint32_t n;
@@ -44,10 +22,10 @@ typedef struct pool {
     uint32_t live_count;
 } pool;
 
-static void pool_place(pool *p, uint32_t i, rng *r)
+static void pool_place(pool *p, uint32_t i, gy_test_rng *r)
 {
-    p->center[i] = rnd_vec(r, -100.0, 100.0);
-    p->radius[i] = rnd_in(r, 0.5, 4.0);
+    p->center[i] = gy_test_rnd_vec(r, -100.0, 100.0);
+    p->radius[i] = gy_test_rnd_in(r, 0.5, 4.0);
     gy_vec3 e = gy_v3(p->radius[i], p->radius[i], p->radius[i]);
     p->boxes[i] = gy_bvh_box_from(gy_v3_sub(p->center[i], e), gy_v3_add(p->center[i], e));
 }
@@ -85,10 +63,11 @@ static double closest_visit(void *ctx, uint32_t item, double t_max)
     return t_max;
 }
 
-static void check_rays(const gy_bvh *bvh, const pool *p, rng *r, int rays)
+static void check_rays(const gy_bvh *bvh, const pool *p, gy_test_rng *r, int rays)
 {
     for (int k = 0; k < rays; k++) {
-        gy_vec3 o = rnd_vec(r, -120.0, 120.0), d = gy_v3_scale(rnd_vec(r, -1.0, 1.0), 250.0);
+        gy_vec3 o = gy_test_rnd_vec(r, -120.0, 120.0),
+                d = gy_v3_scale(gy_test_rnd_vec(r, -1.0, 1.0), 250.0);
         closest c = {p, o, d, GY_BVH_NONE, 1.0};
         gy_bvh_raycast(bvh, o, d, 1.0, closest_visit, &c);
         uint32_t want = GY_BVH_NONE;
@@ -125,7 +104,7 @@ static void erase(gy_bvh *t, pool *p, uint32_t i)
 static void test_bvh_edit_insert_remove_match_brute_force(void **state)
 {
     (void)state;
-    rng r = {0x5eed};
+    gy_test_rng r = {0x5eed};
     pool *p = test_calloc(1, sizeof *p);
     p->n = 3000;
     for (uint32_t i = 0; i < p->n; i++)
@@ -153,7 +132,7 @@ static void test_bvh_edit_insert_remove_match_brute_force(void **state)
     check_rays(&t, p, &r, 300);
     /* Churn: remove a random live item, insert a random dead one, 5,000 times. */
     for (int k = 0; k < 5000; k++) {
-        uint32_t i = (uint32_t)(rnd(&r) * p->n);
+        uint32_t i = (uint32_t)(gy_test_rnd(&r) * p->n);
         if (p->live[i])
             erase(&t, p, i);
         else
@@ -207,7 +186,7 @@ static void test_bvh_edit_stays_balanced_under_sorted_inserts(void **state)
         erase(&t, p, i);
     assert_true(gy_bvh_is_valid(&t, p->boxes, p->live_count));
     assert_true(t.depth <= depth);
-    rng r = {77};
+    gy_test_rng r = {77};
     check_rays(&t, p, &r, 200);
     gy_bvh_fini(&t, gy_default_allocator());
     gy_bvh_editor_fini(&e, gy_default_allocator());
@@ -219,7 +198,7 @@ static void test_bvh_edit_stays_balanced_under_sorted_inserts(void **state)
 static void test_bvh_edit_mirrors_become_exact_copies(void **state)
 {
     (void)state;
-    rng r = {0xfeed};
+    gy_test_rng r = {0xfeed};
     pool *p = test_calloc(1, sizeof *p);
     p->n = 2048;
     for (uint32_t i = 0; i < p->n; i++)
@@ -235,7 +214,7 @@ static void test_bvh_edit_mirrors_become_exact_copies(void **state)
         insert(&t, p, i);
     for (int round = 0; round < 60; round++) {
         for (int k = 0; k < 40; k++) {
-            uint32_t i = (uint32_t)(rnd(&r) * p->n);
+            uint32_t i = (uint32_t)(gy_test_rnd(&r) * p->n);
             if (p->live[i] && p->live_count > 1)
                 erase(&t, p, i);
             else if (!p->live[i])
@@ -243,7 +222,7 @@ static void test_bvh_edit_mirrors_become_exact_copies(void **state)
         }
         if (round % 7 == 3) { /* some live items move: refit, logged */
             for (uint32_t i = 0; i < p->n; i++)
-                if (p->live[i] && rnd(&r) < 0.02) {
+                if (p->live[i] && gy_test_rnd(&r) < 0.02) {
                     pool_place(p, i, &r);
                     gy_bvh_refit_item(&t, i, p->boxes[i]);
                 }
@@ -308,10 +287,11 @@ typedef struct world_state {
     uint32_t attachment[STREAM_SLOTS];
 } world_state;
 
-static void check_view(const gy_snapshot_view *v, const world_state *w, rng *r, int rays)
+static void check_view(const gy_snapshot_view *v, const world_state *w, gy_test_rng *r, int rays)
 {
     for (int k = 0; k < rays; k++) {
-        gy_vec3 o = rnd_vec(r, -110.0, 110.0), d = gy_v3_scale(rnd_vec(r, -1.0, 1.0), 200.0);
+        gy_vec3 o = gy_test_rnd_vec(r, -110.0, 110.0),
+                d = gy_v3_scale(gy_test_rnd_vec(r, -1.0, 1.0), 200.0);
         gy_snapshot_hit hit;
         uint32_t n = 0;
         assert_result(gy_snapshot_view_raycast(v, o, d, NULL, GY_COLLECT_CLOSEST, &hit, 1, &n),
@@ -361,12 +341,12 @@ static void test_query_snapshot_streams_statics_in_place(void **state)
     gy_query_snapshot *qs = NULL;
     assert_result(gy_query_snapshot_create(&def, &qs), GY_OK);
     world_state *now = test_calloc(1, sizeof *now), *held = test_calloc(1, sizeof *held);
-    rng r = {0xc0ffee};
+    gy_test_rng r = {0xc0ffee};
     uint32_t next_attachment = 1;
     for (uint32_t s = 0; s < STREAM_STATICS; s++) {
         now->live[s] = true;
-        now->center[s] = rnd_vec(&r, -100, 100);
-        now->radius[s] = rnd_in(&r, 0.3, 2.0);
+        now->center[s] = gy_test_rnd_vec(&r, -100, 100);
+        now->radius[s] = gy_test_rnd_in(&r, 0.3, 2.0);
         now->attachment[s] = next_attachment++;
         gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
         assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
@@ -384,24 +364,24 @@ static void test_query_snapshot_streams_statics_in_place(void **state)
          * collider slots), on even ticks other free slots are taken. */
         uint32_t freed[60], nf = 0;
         while (nf < 60) {
-            uint32_t s = (uint32_t)(rnd(&r) * STREAM_SLOTS);
+            uint32_t s = (uint32_t)(gy_test_rnd(&r) * STREAM_SLOTS);
             if (!now->live[s])
                 continue;
             assert_result(gy_query_snapshot_remove(qs, s), GY_OK);
             now->live[s] = false;
             freed[nf++] = s;
         }
-        gy_vec3 cell = rnd_vec(&r, -90, 90);
+        gy_vec3 cell = gy_test_rnd_vec(&r, -90, 90);
         for (uint32_t k = 0; k < 60; k++) {
             uint32_t s = freed[k];
             if (tick % 2 == 0) {
                 do
-                    s = (uint32_t)(rnd(&r) * STREAM_SLOTS);
+                    s = (uint32_t)(gy_test_rnd(&r) * STREAM_SLOTS);
                 while (now->live[s]);
             }
             now->live[s] = true;
-            now->center[s] = gy_v3_add(cell, rnd_vec(&r, -8, 8));
-            now->radius[s] = rnd_in(&r, 0.3, 2.0);
+            now->center[s] = gy_v3_add(cell, gy_test_rnd_vec(&r, -8, 8));
+            now->radius[s] = gy_test_rnd_in(&r, 0.3, 2.0);
             now->attachment[s] = next_attachment++;
             gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
             assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
@@ -409,7 +389,7 @@ static void test_query_snapshot_streams_statics_in_place(void **state)
         if (tick % 9 == 0) { /* a static is teleported now and then: refit in place */
             for (uint32_t s = 0; s < STREAM_SLOTS; s++)
                 if (now->live[s]) {
-                    now->center[s] = rnd_vec(&r, -100, 100);
+                    now->center[s] = gy_test_rnd_vec(&r, -100, 100);
                     gy_pose pose = {now->center[s], gy_quat_identity()};
                     assert_result(gy_query_snapshot_move(qs, s, pose), GY_OK);
                     break;
@@ -448,9 +428,9 @@ static void test_query_snapshot_small_or_wholesale_changes_rebuild(void **state)
     (void)state;
     gy_query_snapshot *qs = NULL;
     assert_result(gy_query_snapshot_create(NULL, &qs), GY_OK);
-    rng r = {4};
+    gy_test_rng r = {4};
     for (uint32_t s = 0; s < 1500; s++) {
-        gy_snapshot_entry e = static_sphere(rnd_vec(&r, -50, 50), 0.5, s + 1);
+        gy_snapshot_entry e = static_sphere(gy_test_rnd_vec(&r, -50, 50), 0.5, s + 1);
         assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
     }
     assert_result(gy_query_snapshot_publish(qs, 1), GY_OK);

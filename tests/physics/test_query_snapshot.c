@@ -15,31 +15,10 @@
  * normals to 1e-9. */
 #define TOL 1e-9
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double rnd(rng *r)
+static gy_quat rnd_quat(gy_test_rng *r)
 {
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double rnd_in(rng *r, double lo, double hi)
-{
-    return lo + (hi - lo) * rnd(r);
-}
-
-static gy_vec3 rnd_vec(rng *r, double lo, double hi)
-{
-    return gy_v3(rnd_in(r, lo, hi), rnd_in(r, lo, hi), rnd_in(r, lo, hi));
-}
-
-static gy_quat rnd_quat(rng *r)
-{
-    gy_quat q = {rnd_in(r, -1, 1), rnd_in(r, -1, 1), rnd_in(r, -1, 1), rnd_in(r, -1, 1)};
+    gy_quat q = {gy_test_rnd_in(r, -1, 1), gy_test_rnd_in(r, -1, 1), gy_test_rnd_in(r, -1, 1),
+                 gy_test_rnd_in(r, -1, 1)};
     return gy_quat_normalize(q);
 }
 
@@ -157,20 +136,20 @@ static void ref_set(gy_query_snapshot *qs, ref_scene *s, uint32_t i)
     assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
 }
 
-static void ref_random(ref_body *b, rng *r)
+static void ref_random(ref_body *b, gy_test_rng *r)
 {
-    b->is_box = rnd(r) < 0.5;
-    b->pose = pose_at(rnd_vec(r, -60.0, 60.0), rnd_quat(r));
-    b->r = rnd_in(r, 0.3, 3.0);
-    b->half = rnd_vec(r, 0.2, 2.5);
+    b->is_box = gy_test_rnd(r) < 0.5;
+    b->pose = pose_at(gy_test_rnd_vec(r, -60.0, 60.0), rnd_quat(r));
+    b->r = gy_test_rnd_in(r, 0.3, 3.0);
+    b->half = gy_test_rnd_vec(r, 0.2, 2.5);
 }
 
-static void ref_compare(const gy_snapshot_view *v, const ref_scene *s, rng *r, int rays)
+static void ref_compare(const gy_snapshot_view *v, const ref_scene *s, gy_test_rng *r, int rays)
 {
     int hits = 0;
     for (int k = 0; k < rays; k++) {
         /* from anywhere around the scene towards somewhere inside it, and on past it */
-        gy_vec3 o = rnd_vec(r, -80.0, 80.0), target = rnd_vec(r, -40.0, 40.0);
+        gy_vec3 o = gy_test_rnd_vec(r, -80.0, 80.0), target = gy_test_rnd_vec(r, -40.0, 40.0);
         gy_vec3 d = gy_v3_scale(gy_v3_sub(target, o), 2.0);
         uint32_t want = UINT32_MAX;
         double want_t = 2.0;
@@ -199,7 +178,7 @@ static void ref_compare(const gy_snapshot_view *v, const ref_scene *s, rng *r, i
 static void test_query_snapshot_raycast_matches_brute_force(void **state)
 {
     (void)state;
-    rng r = {0x1234567887654321ull};
+    gy_test_rng r = {0x1234567887654321ull};
     ref_scene s = {3000, test_malloc(3000 * sizeof(ref_body))};
     gy_query_snapshot *qs = make_snapshot(NULL);
     for (uint32_t i = 0; i < s.n; i++) {
@@ -214,7 +193,7 @@ static void test_query_snapshot_raycast_matches_brute_force(void **state)
 static void test_query_snapshot_refit_after_moves_matches_brute_force(void **state)
 {
     (void)state;
-    rng r = {0xabcdef};
+    gy_test_rng r = {0xabcdef};
     ref_scene s = {2000, test_malloc(2000 * sizeof(ref_body))};
     gy_query_snapshot *qs = make_snapshot(NULL);
     for (uint32_t i = 0; i < s.n; i++) {
@@ -226,9 +205,9 @@ static void test_query_snapshot_refit_after_moves_matches_brute_force(void **sta
     gy_query_snapshot_get_stats(qs, &before);
     for (uint64_t tick = 2; tick < 8; tick++) {
         for (uint32_t i = 0; i < s.n; i++) {
-            if (rnd(&r) < 0.3) {
-                s.b[i].pose =
-                    pose_at(gy_v3_add(s.b[i].pose.position, rnd_vec(&r, -8.0, 8.0)), rnd_quat(&r));
+            if (gy_test_rnd(&r) < 0.3) {
+                s.b[i].pose = pose_at(
+                    gy_v3_add(s.b[i].pose.position, gy_test_rnd_vec(&r, -8.0, 8.0)), rnd_quat(&r));
                 assert_result(gy_query_snapshot_move(qs, i, s.b[i].pose), GY_OK);
             }
         }
@@ -248,7 +227,7 @@ static void test_query_snapshot_refit_after_moves_matches_brute_force(void **sta
 static void test_query_snapshot_closest_is_nearest_of_all(void **state)
 {
     (void)state;
-    rng r = {2024};
+    gy_test_rng r = {2024};
     gy_vec3 cube[8];
     for (int i = 0; i < 8; i++)
         cube[i] = gy_v3(i & 1 ? 0.8 : -0.8, i & 2 ? 0.5 : -0.5, i & 4 ? 1.1 : -1.1);
@@ -262,16 +241,16 @@ static void test_query_snapshot_closest_is_nearest_of_all(void **state)
     gy_query_snapshot *qs = make_snapshot(NULL);
     for (uint32_t i = 0; i < 1500; i++) {
         gy_snapshot_entry e = gy_default_snapshot_entry();
-        e.pose = pose_at(rnd_vec(&r, -40, 40), rnd_quat(&r));
+        e.pose = pose_at(gy_test_rnd_vec(&r, -40, 40), rnd_quat(&r));
         e.attachment = i + 1;
         e.motion = (gy_motion_type)(i % 3);
         e.shape.type = (gy_shape_type)(i % 7);
-        e.shape.radius = rnd_in(&r, 0.2, 1.0);
-        e.shape.height = e.shape.radius * 2.0 + rnd_in(&r, 0.1, 2.0);
-        e.shape.box_size = rnd_vec(&r, 0.3, 3.0);
+        e.shape.radius = gy_test_rnd_in(&r, 0.2, 1.0);
+        e.shape.height = e.shape.radius * 2.0 + gy_test_rnd_in(&r, 0.1, 2.0);
+        e.shape.box_size = gy_test_rnd_vec(&r, 0.3, 3.0);
         if (e.shape.type == GY_SHAPE_PLANE) {
             /* a few far-off floors and walls, so they do not hide everything */
-            e.shape.normal = rnd_vec(&r, -1, 1);
+            e.shape.normal = gy_test_rnd_vec(&r, -1, 1);
             e.shape.offset = -70.0 * gy_v3_len(e.shape.normal);
             e.motion = GY_MOTION_STATIC;
             if (i > 300)
@@ -289,7 +268,8 @@ static void test_query_snapshot_closest_is_nearest_of_all(void **state)
     gy_snapshot_hit all[2048], best;
     int hits = 0;
     for (int k = 0; k < 1000; k++) {
-        gy_vec3 o = rnd_vec(&r, -50, 50), d = gy_v3_scale(rnd_vec(&r, -1, 1), 120.0);
+        gy_vec3 o = gy_test_rnd_vec(&r, -50, 50),
+                d = gy_v3_scale(gy_test_rnd_vec(&r, -1, 1), 120.0);
         uint32_t n;
         assert_result(gy_snapshot_view_raycast(v, o, d, NULL, GY_COLLECT_ALL, all, 2048, &n),
                       GY_OK);
@@ -859,7 +839,7 @@ static void *reader_main(void *arg)
 {
     reader_ctx *c = arg;
     uint64_t last = 0;
-    rng r = {77};
+    gy_test_rng r = {77};
     for (;;) {
         uint64_t final = __atomic_load_n(&c->final_tick, __ATOMIC_ACQUIRE);
         const gy_snapshot_view *v = gy_query_snapshot_acquire(c->qs);
@@ -880,7 +860,7 @@ static void *reader_main(void *arg)
                 break;
             }
         }
-        uint32_t i = (uint32_t)(rnd(&r) * READER_BODIES);
+        uint32_t i = (uint32_t)(gy_test_rnd(&r) * READER_BODIES);
         gy_snapshot_hit h;
         uint32_t n = 0;
         gy_snapshot_view_raycast(v, gy_v3(4.0 * i, 20, 0), gy_v3(0, -40, 0), NULL,
@@ -947,9 +927,9 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
     gy_snapshot_geometry *hull;
     assert_result(gy_snapshot_geometry_create_hull(&ta.base, &hd, &hull), GY_OK);
     enum { STATICS = 1000, MOVERS = 200 };
-    rng r = {5150};
+    gy_test_rng r = {5150};
     for (uint32_t i = 0; i < STATICS + MOVERS; i++) {
-        gy_snapshot_entry e = sphere_entry(rnd_vec(&r, -50, 50), 0.5, i + 1,
+        gy_snapshot_entry e = sphere_entry(gy_test_rnd_vec(&r, -50, 50), 0.5, i + 1,
                                            i < STATICS ? GY_MOTION_STATIC : GY_MOTION_DYNAMIC);
         if (i % 10 == 0) {
             e.shape.type = GY_SHAPE_HULL;
@@ -963,11 +943,12 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
     for (uint64_t t = 4; t < 1004; t++) {
         for (uint32_t i = STATICS; i < STATICS + MOVERS; i++)
             assert_result(
-                gy_query_snapshot_move(qs, i, pose_at(rnd_vec(&r, -50, 50), rnd_quat(&r))), GY_OK);
+                gy_query_snapshot_move(qs, i, pose_at(gy_test_rnd_vec(&r, -50, 50), rnd_quat(&r))),
+                GY_OK);
         if (t % 37 == 0) { /* a body leaves and another takes its slot: rebuild, same size */
             uint32_t slot = STATICS + (uint32_t)(t % MOVERS);
             gy_snapshot_entry e =
-                sphere_entry(rnd_vec(&r, -50, 50), 0.7, 5000, GY_MOTION_KINEMATIC);
+                sphere_entry(gy_test_rnd_vec(&r, -50, 50), 0.7, 5000, GY_MOTION_KINEMATIC);
             assert_result(gy_query_snapshot_remove(qs, slot), GY_OK);
             assert_result(gy_query_snapshot_set(qs, slot, &e), GY_OK);
         }
@@ -976,14 +957,14 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
             const gy_snapshot_view *v = gy_query_snapshot_acquire(qs);
             gy_snapshot_hit hits[16];
             uint32_t n;
-            assert_result(gy_snapshot_view_raycast(v, rnd_vec(&r, -60, 60),
-                                                   gy_v3_scale(rnd_vec(&r, -1, 1), 100), NULL,
-                                                   GY_COLLECT_ALL, hits, 16, &n),
+            assert_result(gy_snapshot_view_raycast(v, gy_test_rnd_vec(&r, -60, 60),
+                                                   gy_v3_scale(gy_test_rnd_vec(&r, -1, 1), 100),
+                                                   NULL, GY_COLLECT_ALL, hits, 16, &n),
                           GY_OK);
             gy_shape ball = {.type = GY_SHAPE_SPHERE, .radius = 3};
             assert_result(gy_snapshot_view_overlap(
-                              v, &ball, pose_at(rnd_vec(&r, -50, 50), gy_quat_identity()), NULL,
-                              GY_COLLECT_ALL, hits, 16, &n),
+                              v, &ball, pose_at(gy_test_rnd_vec(&r, -50, 50), gy_quat_identity()),
+                              NULL, GY_COLLECT_ALL, hits, 16, &n),
                           GY_OK);
         }
     }

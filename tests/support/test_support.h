@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "gyre/core.h"
+#include "gyre/math.h"
 
 /* Fails the test unless |actual - expected| <= tol, printing all three. */
 #define assert_near(actual, expected, tol)                                                         \
@@ -50,5 +51,32 @@ bool gy_test_wait_until(bool (*done)(void *ctx), void *ctx, double timeout_s);
 
 /* Monotonic seconds. */
 double gy_test_now(void);
+
+/* ---- a deterministic generator for randomised tests (xorshift64; seed must not be 0) -------- */
+
+typedef struct gy_test_rng {
+    uint64_t s;
+} gy_test_rng;
+
+/* Uniform in [0, 1). */
+static inline double gy_test_rnd(gy_test_rng *r)
+{
+    r->s ^= r->s << 13;
+    r->s ^= r->s >> 7;
+    r->s ^= r->s << 17;
+    return (double)(r->s >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform in [lo, hi). */
+static inline double gy_test_rnd_in(gy_test_rng *r, double lo, double hi)
+{
+    return lo + (hi - lo) * gy_test_rnd(r);
+}
+
+/* Each component uniform in [lo, hi). */
+static inline gy_vec3 gy_test_rnd_vec(gy_test_rng *r, double lo, double hi)
+{
+    return gy_v3(gy_test_rnd_in(r, lo, hi), gy_test_rnd_in(r, lo, hi), gy_test_rnd_in(r, lo, hi));
+}
 
 #endif
