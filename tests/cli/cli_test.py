@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cases import Failure, check, run_cases
+
 GROUP, GYRE, SCENES, DATA = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
 BACKENDS = sys.argv[5].split(",") if len(sys.argv) > 5 and sys.argv[5] else ["ode"]
 TMP = Path(tempfile.mkdtemp(prefix="gyre-cli-"))
@@ -30,15 +32,6 @@ COUNTER_KEYS = ["commands", "commands_dropped_stale", "replies", "replies_droppe
                 "live_objects_at_exit"]
 EVENT_KEYS = ["tick", "t", "kind", "a", "b", "point", "normal", "penetration", "normal_impulse"]
 TRACE_HEADER = "tick,t,entity,x,y,z,qx,qy,qz,qw,vx,vy,vz"
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
 
 
 def gyre(*args, cwd=None, timeout=120):
@@ -469,30 +462,11 @@ GROUPS = {"cli_scenes": scene_cases, "cli_determinism": determinism_cases,
 
 
 def main():
-    cases = GROUPS[GROUP]()
-    print(f"[==========] Running {len(cases)} test(s).", flush=True)
-    failed = []
-    for name, fn in cases:
-        print(f"[ RUN      ] {name}", flush=True)
-        t0 = time.monotonic()
-        try:
-            fn()
-            print(f"[       OK ] {name} ({time.monotonic() - t0:.2f} s)", flush=True)
-        except (Failure, json.JSONDecodeError, OSError, StopIteration, KeyError) as e:
-            print(f"{name}: {type(e).__name__}: {e}", flush=True)
-            print(f"[  FAILED  ] {name}", flush=True)
-            failed.append(name)
-    print(f"[==========] {len(cases)} test(s) run.")
-    print(f"[  PASSED  ] {len(cases) - len(failed)} test(s).")
-    if failed:
-        print(f"[  FAILED  ] {len(failed)} test(s), listed below:")
-        for name in failed:
-            print(f"[  FAILED  ] {name}")
-    print(f"{len(cases) - len(failed)} passed, {len(failed)} failed")
+    status = run_cases(GROUPS[GROUP]())
     for p in TMP.iterdir():
         p.unlink()
     TMP.rmdir()
-    return 1 if failed else 0
+    return status
 
 
 if __name__ == "__main__":

@@ -26,20 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from cases import Failure, check, run_cases
+
 GROUP, GYRE, SCENES, DATA = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
 BACKENDS = sys.argv[5].split(",") if len(sys.argv) > 5 and sys.argv[5] else ["ode"]
 
 VALGRIND_ERROR_EXIT = 99
 VALGRIND_MAX_SECONDS = 8.0
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
 
 
 def run(cmd, timeout):
@@ -159,27 +152,10 @@ def main():
         print("gyre is built with a sanitizer; valgrind runs only on plain builds (skipped)")
         return 77
     cases, cleanup = GROUPS[GROUP]()
-    print(f"[==========] Running {len(cases)} test(s).", flush=True)
-    failed = []
-    for name, fn in cases:
-        print(f"[ RUN      ] {name}", flush=True)
-        t0 = time.monotonic()
-        try:
-            fn()
-            print(f"[       OK ] {name} ({time.monotonic() - t0:.2f} s)", flush=True)
-        except (Failure, json.JSONDecodeError, OSError, KeyError) as e:
-            print(f"{name}: {type(e).__name__}: {e}", flush=True)
-            print(f"[  FAILED  ] {name}", flush=True)
-            failed.append(name)
-    cleanup()
-    print(f"[==========] {len(cases)} test(s) run.")
-    print(f"[  PASSED  ] {len(cases) - len(failed)} test(s).")
-    if failed:
-        print(f"[  FAILED  ] {len(failed)} test(s), listed below:")
-        for name in failed:
-            print(f"[  FAILED  ] {name}")
-    print(f"{len(cases) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    try:
+        return run_cases(cases)
+    finally:
+        cleanup()
 
 
 if __name__ == "__main__":

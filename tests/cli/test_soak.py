@@ -13,8 +13,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from cases import Failure, check, run_cases
 
 GYRE, SCENES = sys.argv[1], Path(sys.argv[2])
 TMP = Path(tempfile.mkdtemp(prefix="gyre-soak-"))
@@ -26,15 +27,6 @@ SMALL = ["--statics", "2000", "--props", "100", "--warmup", "0.5", "--quiet", "-
 DIST_KEYS = ["p50", "p99", "p999", "max", "count"]
 REQUIRED = ["barrier_wait_us", "mutation_us", "step_ms", "ticks_missed", "replies_dropped",
             "rss_start_mb", "rss_end_mb", "live_objects_at_exit"]
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
 
 
 def soak(*args, timeout=60):
@@ -146,25 +138,7 @@ CASES = [test_soak_barrier_report, test_soak_hard_swaps_stop_and_start,
 
 
 def main():
-    print(f"[==========] Running {len(CASES)} test(s).", flush=True)
-    failed = []
-    for case in CASES:
-        print(f"[ RUN      ] {case.__name__}", flush=True)
-        t0 = time.monotonic()
-        try:
-            case()
-            print(f"[       OK ] {case.__name__} ({(time.monotonic() - t0) * 1000:.0f} ms)",
-                  flush=True)
-        except (Failure, subprocess.TimeoutExpired, json.JSONDecodeError, KeyError) as e:
-            print(f"{e}\n[  FAILED  ] {case.__name__}", flush=True)
-            failed.append(case.__name__)
-    print(f"[==========] {len(CASES)} test(s) run.")
-    print(f"[  PASSED  ] {len(CASES) - len(failed)} test(s).")
-    if failed:
-        print(f"[  FAILED  ] {len(failed)} test(s), listed below:")
-        for name in failed:
-            print(f"[  FAILED  ] {name}")
-    return 1 if failed else 0
+    return run_cases([(case.__name__, case) for case in CASES])
 
 
 if __name__ == "__main__":

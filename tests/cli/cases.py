@@ -1,0 +1,43 @@
+"""What the command-line test scripts share: the failure type, check(), and the runner that prints
+cmocka's result lines, so .ci/summarize.py counts these tests as it counts the C suites."""
+import json
+import subprocess
+import time
+
+
+class Failure(Exception):
+    """A check that did not hold."""
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+# What a failing case raises: a check, a bad report, a missing key or file, a hung child.
+EXPECTED = (Failure, json.JSONDecodeError, OSError, KeyError, StopIteration,
+            subprocess.TimeoutExpired)
+
+
+def run_cases(cases):
+    """Runs (name, function) pairs in order; returns the exit code (0 all passed, 1 otherwise)."""
+    print(f"[==========] Running {len(cases)} test(s).", flush=True)
+    failed = []
+    for name, fn in cases:
+        print(f"[ RUN      ] {name}", flush=True)
+        t0 = time.monotonic()
+        try:
+            fn()
+            print(f"[       OK ] {name} ({time.monotonic() - t0:.2f} s)", flush=True)
+        except EXPECTED as e:
+            print(f"{name}: {type(e).__name__}: {e}", flush=True)
+            print(f"[  FAILED  ] {name}", flush=True)
+            failed.append(name)
+    print(f"[==========] {len(cases)} test(s) run.")
+    print(f"[  PASSED  ] {len(cases) - len(failed)} test(s).")
+    if failed:
+        print(f"[  FAILED  ] {len(failed)} test(s), listed below:")
+        for name in failed:
+            print(f"[  FAILED  ] {name}")
+    print(f"{len(cases) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
