@@ -16,17 +16,11 @@
 static fx_body fx_character(uint32_t store_index, uint32_t attachment, gy_vec3 position,
                             const gy_character_settings *s)
 {
-    fx_body b;
-    memset(&b, 0, sizeof b);
-    b.desc.store_index = store_index;
-    b.desc.attachment = attachment;
-    b.desc.def = gy_default_body_def();
-    b.desc.def.type = GY_MOTION_KINEMATIC;
-    b.desc.def.pose.position = position;
-    b.collider = gy_default_collider_def();
-    b.collider.shape.type = GY_SHAPE_CAPSULE;
-    b.collider.shape.radius = RADIUS;
-    b.collider.shape.height = HEIGHT;
+    gy_shape capsule = gy_default_collider_def().shape;
+    capsule.type = GY_SHAPE_CAPSULE;
+    capsule.radius = RADIUS;
+    capsule.height = HEIGHT;
+    fx_body b = fx_shaped(store_index, attachment, GY_MOTION_KINEMATIC, position, capsule);
     b.desc.character = s;
     return b;
 }

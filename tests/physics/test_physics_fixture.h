@@ -29,8 +29,9 @@ static inline gy_physics_body_desc *fx_desc(fx_body *b)
     return &b->desc;
 }
 
-static inline fx_body fx_box(uint32_t store_index, uint32_t attachment, gy_motion_type type,
-                             gy_vec3 position, gy_vec3 size)
+/* One body of one collider of `shape`, default settings otherwise. */
+static inline fx_body fx_shaped(uint32_t store_index, uint32_t attachment, gy_motion_type type,
+                                gy_vec3 position, gy_shape shape)
 {
     fx_body b;
     memset(&b, 0, sizeof b);
@@ -40,24 +41,26 @@ static inline fx_body fx_box(uint32_t store_index, uint32_t attachment, gy_motio
     b.desc.def.type = type;
     b.desc.def.pose.position = position;
     b.collider = gy_default_collider_def();
-    b.collider.shape.type = GY_SHAPE_BOX;
-    b.collider.shape.box_size = size;
+    b.collider.shape = shape;
     return b;
+}
+
+static inline fx_body fx_box(uint32_t store_index, uint32_t attachment, gy_motion_type type,
+                             gy_vec3 position, gy_vec3 size)
+{
+    gy_shape s = gy_default_collider_def().shape;
+    s.type = GY_SHAPE_BOX;
+    s.box_size = size;
+    return fx_shaped(store_index, attachment, type, position, s);
 }
 
 static inline fx_body fx_sphere(uint32_t store_index, uint32_t attachment, gy_vec3 position,
                                 double radius)
 {
-    fx_body b;
-    memset(&b, 0, sizeof b);
-    b.desc.store_index = store_index;
-    b.desc.attachment = attachment;
-    b.desc.def = gy_default_body_def();
-    b.desc.def.pose.position = position;
-    b.collider = gy_default_collider_def();
-    b.collider.shape.type = GY_SHAPE_SPHERE;
-    b.collider.shape.radius = radius;
-    return b;
+    gy_shape s = gy_default_collider_def().shape;
+    s.type = GY_SHAPE_SPHERE;
+    s.radius = radius;
+    return fx_shaped(store_index, attachment, GY_MOTION_DYNAMIC, position, s);
 }
 
 /* A 40 m static floor whose top face is y = 0. */
