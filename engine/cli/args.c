@@ -34,3 +34,20 @@ bool gy_cli_parse_number(const char *v, double lo, double hi, double *out)
     *out = d;
     return true;
 }
+
+gy_cli_arg gy_cli_common_arg(const char *a, bool *options_done, const char **scene_path)
+{
+    if (*options_done || a[0] != '-' || a[1] == '\0') {
+        if (*scene_path != NULL)
+            return GY_CLI_ARG_SECOND_SCENE;
+        *scene_path = a;
+        return GY_CLI_ARG_TAKEN;
+    }
+    if (strcmp(a, "--") == 0) {
+        *options_done = true;
+        return GY_CLI_ARG_TAKEN;
+    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+        return GY_CLI_ARG_HELP;
+    return GY_CLI_ARG_OPTION;
+}

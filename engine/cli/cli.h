@@ -31,6 +31,18 @@ void gy_cli_validate_usage(FILE *out);
  * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
 bool gy_cli_option_value(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* What gy_cli_common_arg made of an argument. */
+typedef enum gy_cli_arg {
+    GY_CLI_ARG_OPTION,       /* an option for the subcommand to parse */
+    GY_CLI_ARG_TAKEN,        /* the scene path, or "--" (options end) */
+    GY_CLI_ARG_HELP,         /* -h or --help */
+    GY_CLI_ARG_SECOND_SCENE, /* a second scene path: a usage error */
+} gy_cli_arg;
+
+/* The arguments run, soak and conform read alike: one scene path (an argument not starting with
+ * '-', "-", or anything after "--"), "--", and -h / --help. */
+gy_cli_arg gy_cli_common_arg(const char *a, bool *options_done, const char **scene_path);
+
 /* A whole-string finite number in [lo, hi] (no trailing characters, no overflow). False for NULL
  * or "". */
 bool gy_cli_parse_number(const char *v, double lo, double hi, double *out);

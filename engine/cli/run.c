@@ -59,18 +59,16 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = NULL;
-        if (options_done || a[0] != '-' || a[1] == '\0') {
-            if (o->scene_path != NULL)
-                return usage_error("one scene file only (got a second one: '%s')", a);
-            o->scene_path = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            options_done = true;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        gy_cli_arg kind = gy_cli_common_arg(a, &options_done, &o->scene_path);
+        if (kind == GY_CLI_ARG_SECOND_SCENE)
+            return usage_error("one scene file only (got a second one: '%s')", a);
+        if (kind == GY_CLI_ARG_HELP) {
             gy_cli_run_usage(stdout);
             return -1;
-        } else if (strcmp(a, "--realtime") == 0) {
+        }
+        if (kind == GY_CLI_ARG_TAKEN)
+            continue;
+        if (strcmp(a, "--realtime") == 0) {
             o->realtime = true;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = true;
