@@ -13,7 +13,9 @@ typedef struct pair_key {
 
 struct gy_contact_pair_ {
     pair_key key;
-    gy_contact last;    /* as last reported, in the adapter's a/b orientation */
+    /* ev.contact: as last reported, in the adapter's a/b orientation. The pair is its own event
+     * (tick and type are set when it is emitted) so that handing it over copies nothing. */
+    gy_contact_event ev;
     uint64_t seen_tick; /* last update that listed it */
     bool entering;      /* listed for the first time in the current update */
 };
@@ -116,8 +118,14 @@ static uint32_t events_needed(const gy_contact_tracker *t, uint32_t events)
 
 /* Infallible: reserve() made room. A sleeping STAY and an EXIT report no impulse. */
 static void emit(gy_contact_tracker *t, uint64_t tick, gy_contact_event_type type,
-                 const gy_contact *c, bool zero_impulse)
+                 gy_contact_pair_ *p, bool zero_impulse)
 {
+    if (t->on_event != NULL && !zero_impulse) {
+        p->ev.tick = tick;
+        p->ev.type = type;
+        t->on_event(t->on_event_ctx, &p->ev);
+        return;
+    }
     gy_contact_event local;
     gy_contact_event *ev = &local;
     if (t->on_event == NULL) {
@@ -126,7 +134,7 @@ static void emit(gy_contact_tracker *t, uint64_t tick, gy_contact_event_type typ
     }
     ev->tick = tick;
     ev->type = type;
-    ev->contact = *c;
+    ev->contact = p->ev.contact;
     if (zero_impulse) {
         ev->contact.normal_impulse = 0.0;
         ev->contact.tangent_impulse = 0.0;
@@ -244,16 +252,16 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
             uint32_t n = t->pair_count++;
             t->slots[s] = n;
             t->pairs[n] =
-                (gy_contact_pair_){.key = k, .last = *c, .seen_tick = tick, .entering = true};
+                (gy_contact_pair_){.key = k, .ev.contact = *c, .seen_tick = tick, .entering = true};
             continue;
         }
         gy_contact_pair_ *p = &t->pairs[t->slots[s]];
         if (p->seen_tick == tick) {
             t->stats.duplicates++;
-            if (c->penetration > p->last.penetration)
-                p->last = *c;
+            if (c->penetration > p->ev.contact.penetration)
+                p->ev.contact = *c;
         } else {
-            p->last = *c;
+            p->ev.contact = *c;
             p->seen_tick = tick;
         }
     }
@@ -265,16 +273,15 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
     for (uint32_t i = 0; i < t->pair_count;) {
         gy_contact_pair_ *p = &t->pairs[i];
         if (p->seen_tick == tick) {
-            emit(t, tick, p->entering ? GY_CONTACT_EVENT_ENTER : GY_CONTACT_EVENT_STAY, &p->last,
-                 false);
+            emit(t, tick, p->entering ? GY_CONTACT_EVENT_ENTER : GY_CONTACT_EVENT_STAY, p, false);
             p->entering = false;
             i++;
-        } else if (t->body_awake != NULL && !t->body_awake(t->body_awake_ctx, p->last.body_a) &&
-                   !t->body_awake(t->body_awake_ctx, p->last.body_b)) {
-            emit(t, tick, GY_CONTACT_EVENT_STAY, &p->last, true);
+        } else if (t->body_awake != NULL && !t->body_awake(t->body_awake_ctx, p->ev.contact.body_a) &&
+                   !t->body_awake(t->body_awake_ctx, p->ev.contact.body_b)) {
+            emit(t, tick, GY_CONTACT_EVENT_STAY, p, true);
             i++;
         } else {
-            emit(t, tick, GY_CONTACT_EVENT_EXIT, &p->last, true);
+            emit(t, tick, GY_CONTACT_EVENT_EXIT, p, true);
             remove_pair(t, i);
         }
     }
@@ -289,8 +296,8 @@ static gy_result release_where(gy_contact_tracker *t, uint64_t tick,
     if (r != GY_OK)
         return r;
     for (uint32_t i = 0; i < t->pair_count;) {
-        if (match(&t->pairs[i].last, bits)) {
-            emit(t, tick, GY_CONTACT_EVENT_EXIT, &t->pairs[i].last, true);
+        if (match(&t->pairs[i].ev.contact, bits)) {
+            emit(t, tick, GY_CONTACT_EVENT_EXIT, &t->pairs[i], true);
             remove_pair(t, i);
         } else {
             i++;
@@ -330,7 +337,7 @@ gy_result gy_contact_tracker_stop(gy_contact_tracker *t, uint64_t tick)
     if (r != GY_OK)
         return r;
     for (uint32_t i = 0; i < t->pair_count; i++)
-        emit(t, tick, GY_CONTACT_EVENT_EXIT, &t->pairs[i].last, true);
+        emit(t, tick, GY_CONTACT_EVENT_EXIT, &t->pairs[i], true);
     if (t->slots != NULL)
         memset(t->slots, 0xff, (size_t)t->slot_capacity * sizeof *t->slots);
     t->pair_count = 0;

@@ -12,9 +12,11 @@
 /* Entries fall into three groups: two trees and the plane list. */
 enum { TREE_STATIC = 0, TREE_MOVING = 1, TREE_COUNT = 2, GROUP_PLANES = 2, GROUP_COUNT = 3 };
 #define GROUP_NONE 0xffu
-/* Dirty bits 0..2 belong to the three buffers, bit 3 to the writer's own trees. */
+/* Dirty bits 0..2 belong to the three buffers, bit 3 to the writer's own trees; bit BOX_SHIFT + b
+ * says that the slot's tree box changed too (not only its entry) since list b last caught up. */
 #define MASTER_BIT     3u
 #define DIRTY_LISTS    4u
+#define BOX_SHIFT      4u
 #define REBUILD_PERIOD 64u
 /* Statics join and leave the static tree in place (insert/remove, see bvh.h) instead of a rebuild
  * when the tree holds at least this many and at most a quarter of them changed: streaming adds
@@ -27,6 +29,19 @@ enum { TREE_STATIC = 0, TREE_MOVING = 1, TREE_COUNT = 2, GROUP_PLANES = 2, GROUP
 /* Overlaps count as touching within this many metres (GJK converges only approximately on curved
  * shapes). */
 #define TOUCH_TOLERANCE 1e-7
+/* A kinematic or dynamic collider's tree box is its bounds grown by this much on every side, and
+ * is replaced only when the bounds leave it (as Box2D's dynamic tree does): a resting or jittering
+ * body keeps its box, so its publish copies the entry and refits nothing. Queries test entries
+ * exactly after the box test, so the margin changes which subtrees a query visits, never its
+ * answer. */
+#define MOVING_MARGIN 0.1
+
+/* Where a moving entry's box was last made: while no point of the shape can have moved more than
+ * the margin since, the box still holds it, which is cheaper to show than recomputing bounds. */
+typedef struct qs_anchor {
+    gy_pose pose;       /* the entry's pose when its box was made */
+    double turn_radius; /* how far the points that define the bounds lie from the pose's origin */
+} qs_anchor;
 
 struct gy_snapshot_geometry {
     const gy_allocator *allocator;
@@ -84,6 +99,7 @@ struct gy_query_snapshot {
     uint32_t capacity;
     uint32_t slot_limit; /* one past the highest slot ever set */
     qs_entry *live;
+    qs_anchor *anchors; /* moving entries only */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group */
@@ -95,6 +111,7 @@ struct gy_query_snapshot {
 
     uint32_t member_count[GROUP_COUNT];
     uint32_t dirty_count[DIRTY_LISTS];
+    uint32_t box_dirty_count[DIRTY_LISTS]; /* of those, slots whose tree box changed */
     uint32_t static_pending_count;
     uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
     bool membership_changed[GROUP_COUNT];
@@ -328,6 +345,74 @@ static gy_bvh_box entry_box(const qs_entry *e)
     return gy_bvh_box_from(lo, hi);
 }
 
+/* The bounds entry_bounds computes are those of points (corners, segment ends, rims, the local
+ * box of a hull) no farther than this from the pose's origin. */
+static double turn_radius(const qs_entry *e)
+{
+    switch ((gy_shape_type)e->type) {
+    case GY_SHAPE_SPHERE:
+        return 0.0;
+    case GY_SHAPE_BOX:
+        return sqrt(e->p[0] * e->p[0] + e->p[1] * e->p[1] + e->p[2] * e->p[2]);
+    case GY_SHAPE_CAPSULE:
+        return e->p[1]; /* the segment's ends; the radius turns with them */
+    case GY_SHAPE_CYLINDER:
+        return sqrt(e->p[0] * e->p[0] + e->p[1] * e->p[1]);
+    case GY_SHAPE_HULL:
+    case GY_SHAPE_MESH: {
+        const gy_snapshot_geometry *g = e->geometry;
+        gy_vec3 c = gy_v3(fmax(fabs(g->local_min.x), fabs(g->local_max.x)),
+                          fmax(fabs(g->local_min.y), fabs(g->local_max.y)),
+                          fmax(fabs(g->local_min.z), fabs(g->local_max.z)));
+        return gy_v3_len(c);
+    }
+    default:
+        return 0.0;
+    }
+}
+
+/* True when no point of the entry can have left its box since the anchor: a point at distance r
+ * from the origin moves by at most |Δposition| + 2·r·sin(θ/2) under a turn by θ, and
+ * cos(θ/2) = |q0·q1|. The factor below the margin covers rounding in this estimate. */
+static bool still_inside(const qs_anchor *a, const qs_entry *e)
+{
+    gy_vec3 d = gy_v3_sub(e->pose.position, a->pose.position);
+    gy_quat q0 = a->pose.rotation, q1 = e->pose.rotation;
+    double c = q0.x * q1.x + q0.y * q1.y + q0.z * q1.z + q0.w * q1.w;
+    double s2 = 1.0 - c * c; /* sin²(θ/2); a ternary, not fmax, which is a call */
+    double moved = sqrt(gy_v3_dot(d, d)) + 2.0 * a->turn_radius * sqrt(s2 > 0.0 ? s2 : 0.0);
+    return moved <= 0.999 * MOVING_MARGIN;
+}
+
+/* Brings the writer's tree box of a bounded entry in `group` up to date: exact (outward-rounded)
+ * for statics, grown by MOVING_MARGIN for the moving tree, where an unforced update keeps a box
+ * that still holds the bounds. Returns whether the box changed. */
+static bool update_box(gy_query_snapshot *qs, uint32_t slot, uint8_t group, bool force)
+{
+    const qs_entry *e = &qs->live[slot];
+    qs_anchor *a = &qs->anchors[slot];
+    if (group == TREE_MOVING && !force && still_inside(a, e))
+        return false;
+    gy_vec3 lo, hi;
+    entry_bounds(e, &lo, &hi);
+    gy_bvh_box *b = &qs->boxes[slot];
+    if (group == TREE_MOVING) {
+        /* Turned or moved farther than the estimate allows, but the bounds may still fit (a
+         * box keeps its bounds under a quarter turn about an axis, say). */
+        if (!force && b->min[0] <= lo.x && b->min[1] <= lo.y && b->min[2] <= lo.z &&
+            hi.x <= b->max[0] && hi.y <= b->max[1] && hi.z <= b->max[2])
+            return false;
+        const gy_vec3 m = gy_v3(MOVING_MARGIN, MOVING_MARGIN, MOVING_MARGIN);
+        lo = gy_v3_sub(lo, m);
+        hi = gy_v3_add(hi, m);
+        a->pose = e->pose;
+        if (force)
+            a->turn_radius = turn_radius(e);
+    }
+    *b = gy_bvh_box_from(lo, hi);
+    return true;
+}
+
 static uint8_t group_of(const qs_entry *e)
 {
     if (!e->live)
@@ -406,7 +491,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t live, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
+    size_t live, anchors, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
         dirty_bits, static_flags, size;
 } slot_layout;
 
@@ -416,6 +501,8 @@ static slot_layout layout_for(uint32_t cap)
     size_t o = 0, n = cap;
     l.live = o;
     o += n * sizeof(qs_entry);
+    l.anchors = o;
+    o += n * sizeof(qs_anchor);
     l.boxes = o;
     o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
@@ -463,6 +550,7 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     uint32_t old = qs->capacity, add = (uint32_t)cap - old;
     /* Per-slot state is copied; the new tail starts empty. */
     carry(b + l.live, qs->live, sizeof(qs_entry), old, add, 0);
+    carry(b + l.anchors, qs->anchors, sizeof(qs_anchor), old, add, 0);
     carry(b + l.boxes, qs->boxes, sizeof(gy_bvh_box), old, add, 0);
     carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
     carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
@@ -487,6 +575,7 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     qs->block_size = l.size;
     qs->capacity = (uint32_t)cap;
     qs->live = (qs_entry *)(void *)(b + l.live);
+    qs->anchors = (qs_anchor *)(void *)(b + l.anchors);
     qs->boxes = (gy_bvh_box *)(void *)(b + l.boxes);
     qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
     qs->group = (uint8_t *)(b + l.group);
@@ -554,15 +643,24 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     gy_free(a, qs, sizeof *qs);
 }
 
-static void mark_dirty(gy_query_snapshot *qs, uint32_t slot)
+/* Lists the slot on every dirty list it is not on yet, and with `box` marks its tree box changed
+ * for every list. */
+static void mark_dirty(gy_query_snapshot *qs, uint32_t slot, bool box)
 {
-    unsigned missing = ~(unsigned)qs->dirty_bits[slot] & ((1u << DIRTY_LISTS) - 1u);
-    if (missing == 0)
+    const unsigned all = (1u << DIRTY_LISTS) - 1u;
+    unsigned bits = qs->dirty_bits[slot];
+    unsigned missing = ~bits & all;
+    unsigned box_missing = box ? ~(bits >> BOX_SHIFT) & all : 0u;
+    if ((missing | box_missing) == 0)
         return;
-    qs->dirty_bits[slot] |= (uint8_t)missing;
-    for (unsigned b = 0; b < DIRTY_LISTS; b++)
-        if (missing & (1u << b))
-            qs->dirty[b][qs->dirty_count[b]++] = slot;
+    qs->dirty_bits[slot] = (uint8_t)(bits | missing | (box_missing << BOX_SHIFT));
+    /* Bit by bit through the set ones only: a body moving every tick is missing from two lists. */
+    for (; missing != 0; missing &= missing - 1u) {
+        unsigned b = (unsigned)__builtin_ctz(missing);
+        qs->dirty[b][qs->dirty_count[b]++] = slot;
+    }
+    for (; box_missing != 0; box_missing &= box_missing - 1u)
+        qs->box_dirty_count[__builtin_ctz(box_missing)]++;
 }
 
 /* The static tree's membership changes are kept per slot until the tree is next updated. */
@@ -610,14 +708,14 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     geometry_unref(qs->live[slot].geometry);
     qs->live[slot] = n;
     if (new_group != GROUP_PLANES)
-        qs->boxes[slot] = entry_box(&n);
+        update_box(qs, slot, new_group, true);
     if (old_group != new_group) {
         if (old_group != GROUP_NONE)
             group_remove(qs, old_group, slot);
         group_add(qs, new_group, slot);
         qs->group[slot] = new_group;
     }
-    mark_dirty(qs, slot);
+    mark_dirty(qs, slot, true);
     return GY_OK;
 }
 
@@ -627,20 +725,20 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
         return GY_ERR_INVALID_ARGUMENT;
     if (slot >= qs->slot_limit || !qs->live[slot].live)
         return GY_ERR_STALE_HANDLE;
-    if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
-        return GY_ERR_NON_FINITE;
     /* gy_quat_is_unit then gy_quat_normalize, sharing their one square root (the same arithmetic,
-     * so the same bits): this runs for every moved collider at every publish. */
+     * so the same bits): this runs for every moved collider at every publish. A non-finite
+     * component makes the length non-finite, so the unit test also rejects those; which error
+     * it was is sorted out only on the way out. */
     gy_quat q = pose.rotation;
     double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-    if (!(fabs(l - 1.0) <= 1e-3))
-        return GY_ERR_INVALID_ARGUMENT;
+    if (!(fabs(l - 1.0) <= 1e-3) || !gy_vec3_is_finite(pose.position))
+        return gy_vec3_is_finite(pose.position) && gy_quat_is_finite(q) ? GY_ERR_INVALID_ARGUMENT
+                                                                         : GY_ERR_NON_FINITE;
     qs_entry *e = &qs->live[slot];
     e->pose.position = pose.position;
     e->pose.rotation = (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
-    if (qs->group[slot] != GROUP_PLANES)
-        qs->boxes[slot] = entry_box(e);
-    mark_dirty(qs, slot);
+    uint8_t g = qs->group[slot];
+    mark_dirty(qs, slot, g != GROUP_PLANES && update_box(qs, slot, g, false));
     return GY_OK;
 }
 
@@ -654,20 +752,26 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
     memset(&qs->live[slot], 0, sizeof qs->live[slot]);
     group_remove(qs, qs->group[slot], slot);
     qs->group[slot] = GROUP_NONE;
-    mark_dirty(qs, slot);
+    mark_dirty(qs, slot, true);
     return GY_OK;
 }
 
-/* Refits `trees` (the writer's or a buffer's) for the slots in `list`, except the trees marked in
- * `skip`: path by path, or in one sweep where that touches fewer nodes (when most of a tree
- * moved). moved[g] tells whether any slot of tree g was in the list. */
-static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, const uint32_t *list, uint32_t n,
+/* Refits `trees` (the writer's or a buffer's) for the slots of dirty list `b` whose box changed,
+ * except the trees marked in `skip`: path by path, or in one sweep where that touches fewer nodes
+ * (when most of a tree moved), and clears those box marks. moved[g] tells whether any box of tree
+ * g changed. */
+static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, unsigned b,
                         const bool skip[TREE_COUNT], bool moved[TREE_COUNT])
 {
+    moved[0] = moved[1] = false;
+    if (qs->box_dirty_count[b] == 0)
+        return;
+    const uint32_t *list = qs->dirty[b], n = qs->dirty_count[b];
+    const uint8_t box_bit = (uint8_t)(1u << (BOX_SHIFT + b));
     uint32_t count[TREE_COUNT] = {0, 0};
     for (uint32_t i = 0; i < n; i++) {
         uint8_t g = qs->group[list[i]];
-        if (g < TREE_COUNT)
+        if (g < TREE_COUNT && (qs->dirty_bits[list[i]] & box_bit))
             count[g]++;
     }
     bool by_path = false, sweep[TREE_COUNT];
@@ -683,15 +787,19 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, const uint32_t *li
             moved[g] = false;
         }
     }
-    for (uint32_t i = 0; by_path && i < n; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t s = list[i];
+        if (!(qs->dirty_bits[s] & box_bit))
+            continue;
+        qs->dirty_bits[s] &= (uint8_t)~box_bit;
         uint8_t g = qs->group[s];
-        if (g < TREE_COUNT && !skip[g] && !sweep[g]) {
+        if (by_path && g < TREE_COUNT && !skip[g] && !sweep[g]) {
             uint32_t changed = gy_bvh_refit_item(&trees[g], s, qs->boxes[s]);
             qs->stats.nodes_refit += changed;
             moved[g] = moved[g] || changed > 0;
         }
     }
+    qs->box_dirty_count[b] = 0;
 }
 
 /* After a static tree build: every pending slot is in the tree exactly when it is static. */
@@ -757,8 +865,7 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
         return er;
     if (edited)
         qs->stats.static_edits++;
-    refit_trees(qs, qs->trees, qs->dirty[MASTER_BIT], qs->dirty_count[MASTER_BIT],
-                qs->membership_changed, moved);
+    refit_trees(qs, qs->trees, MASTER_BIT, qs->membership_changed, moved);
     for (uint32_t i = 0; i < qs->dirty_count[MASTER_BIT]; i++)
         qs->dirty_bits[qs->dirty[MASTER_BIT][i]] &= (uint8_t) ~(1u << MASTER_BIT);
     qs->dirty_count[MASTER_BIT] = 0;
@@ -850,13 +957,13 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     for (int g = 0; g < TREE_COUNT; g++) {
         const gy_bvh *w = &qs->trees[g];
         if (!copied[g] && w->node_count > 0 &&
-            (uint64_t)qs->dirty_count[b] * (w->depth + 1u) > w->node_count) {
+            (uint64_t)qs->box_dirty_count[b] * (w->depth + 1u) > w->node_count) {
             gy_bvh_copy_bounds(&v->trees[g], w);
             copied[g] = true;
         }
     }
     bool moved[TREE_COUNT];
-    refit_trees(qs, v->trees, qs->dirty[b], qs->dirty_count[b], copied, moved);
+    refit_trees(qs, v->trees, b, copied, moved);
     qs->stats.entries_written += qs->dirty_count[b];
     qs->dirty_count[b] = 0;
     v->slot_limit = qs->slot_limit;
@@ -950,10 +1057,10 @@ gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
         out->bounds_min = gy_v3(-INFINITY, -INFINITY, -INFINITY);
         out->bounds_max = gy_v3(INFINITY, INFINITY, INFINITY);
     } else {
-        const gy_bvh *t = &v->trees[e->motion == GY_MOTION_STATIC ? TREE_STATIC : TREE_MOVING];
-        const gy_bvh_box *b = &t->nodes[t->leaf_of[slot]].box;
-        out->bounds_min = gy_v3(b->min[0], b->min[1], b->min[2]);
-        out->bounds_max = gy_v3(b->max[0], b->max[1], b->max[2]);
+        /* The entry's own bounds: a moving entry's tree box is larger (MOVING_MARGIN). */
+        gy_bvh_box b = entry_box(e);
+        out->bounds_min = gy_v3(b.min[0], b.min[1], b.min[2]);
+        out->bounds_max = gy_v3(b.max[0], b.max[1], b.max[2]);
     }
     return GY_OK;
 }

@@ -1121,6 +1121,242 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
     gy_query_snapshot_destroy(qs);
 }
 
+/* A moving entry's tree box is its bounds plus a 0.1 m margin, kept while the entry stays inside
+ * it: small moves and turns refit nothing, yet every answer is about the entry's exact shape. */
+static void test_query_snapshot_moving_box_kept_within_margin(void **state)
+{
+    (void)state;
+    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_snapshot_entry e = box_entry(pose_at(gy_v3(0, 0, 0), gy_quat_identity()), gy_v3(1, 1, 1),
+                                    1, GY_MOTION_DYNAMIC);
+    assert_result(gy_query_snapshot_set(qs, 0, &e), GY_OK);
+    gy_snapshot_entry far = sphere_entry(gy_v3(50, 0, 0), 1.0, 2, GY_MOTION_DYNAMIC);
+    assert_result(gy_query_snapshot_set(qs, 1, &far), GY_OK);
+    for (uint64_t t = 1; t <= 3; t++)
+        publish_read(qs, t);
+    gy_query_snapshot_stats s0, s1;
+    gy_query_snapshot_get_stats(qs, &s0);
+
+    /* Five steps of 1 cm and 0.3° about y: the corners travel at most about 0.08 m. */
+    gy_pose pose = gy_pose_identity();
+    const gy_snapshot_view *v = NULL;
+    for (uint64_t t = 4; t < 9; t++) {
+        pose = pose_at(gy_v3(0.01 * (double)(t - 3), 0, 0),
+                       gy_quat_axis_angle(gy_v3(0, 1, 0), 0.005 * (double)(t - 3)));
+        assert_result(gy_query_snapshot_move(qs, 0, pose), GY_OK);
+        v = publish_read(qs, t);
+    }
+    gy_query_snapshot_get_stats(qs, &s1);
+    assert_int_equal(s1.nodes_refit, s0.nodes_refit);
+    assert_int_equal(s1.entries_written - s0.entries_written, 5);
+
+    /* The view reports the entry's own bounds, not the larger tree box. */
+    gy_snapshot_entry_info info;
+    assert_result(gy_snapshot_view_get(v, 0, &info), GY_OK);
+    double turn = 0.025, ext = 0.5 * (cos(turn) + sin(turn));
+    assert_near(info.bounds_max.x, 0.05 + ext, 1e-6);
+    assert_near(info.bounds_min.x, 0.05 - ext, 1e-6);
+    assert_near(info.bounds_max.y, 0.5, 1e-6);
+
+    /* Answers are about the moved, turned box: a ray down through its centre hits the top face
+     * at y = 0.5; a ray down just beyond its +x edge, inside the old margin, misses. */
+    gy_snapshot_hit h;
+    assert_true(cast(v, gy_v3(0.05, 5, 0), gy_v3(0, -10, 0), NULL, &h));
+    assert_int_equal(h.slot, 0);
+    assert_near(h.point.y, 0.5, TOL);
+    assert_false(cast(v, gy_v3(0.05 + ext + 0.02, 5, 0), gy_v3(0, -10, 0), NULL, &h));
+    gy_shape probe = {0};
+    probe.type = GY_SHAPE_SPHERE;
+    probe.radius = 0.01;
+    assert_int_equal(overlap_count(v, &probe, pose_at(gy_v3(0.05 + ext + 0.03, 0, 0),
+                                                      gy_quat_identity()), NULL),
+                     0);
+    assert_int_equal(overlap_count(v, &probe, pose_at(gy_v3(0.05 + ext - 0.005, 0, 0),
+                                                      gy_quat_identity()), NULL),
+                     1);
+
+    /* Leaving the margin makes a new box: the tree is refit and the ray finds it there. */
+    assert_result(gy_query_snapshot_move(qs, 0, pose_at(gy_v3(3, 0, 0), gy_quat_identity())),
+                  GY_OK);
+    v = publish_read(qs, 9);
+    gy_query_snapshot_get_stats(qs, &s1);
+    assert_true(s1.nodes_refit > s0.nodes_refit);
+    assert_true(cast(v, gy_v3(3.4, 5, 0), gy_v3(0, -10, 0), NULL, &h));
+    assert_int_equal(h.slot, 0);
+    assert_near(h.point.y, 0.5, TOL);
+    assert_false(cast(v, gy_v3(0.05, 5, 0), gy_v3(0, -10, 0), NULL, &h));
+    gy_query_snapshot_destroy(qs);
+}
+
+/* Body i must be found by a tiny probe just inside each of its six extreme points (where its
+ * bounds touch it): a tree box that no longer held the body would hide it there. */
+static void expect_found_at_extremes(const gy_snapshot_view *v, const ref_scene *s, uint32_t i)
+{
+    const ref_body *b = &s->b[i];
+    gy_mat3 m = gy_quat_to_mat3(b->pose.rotation);
+    gy_shape probe = {0};
+    probe.type = GY_SHAPE_SPHERE;
+    probe.radius = 1e-5;
+    for (int k = 0; k < 6; k++) {
+        int axis = k / 2;
+        double sign = k % 2 ? -1.0 : 1.0;
+        gy_vec3 dir = gy_v3(axis == 0 ? sign : 0, axis == 1 ? sign : 0, axis == 2 ? sign : 0);
+        gy_vec3 offset = gy_v3_scale(dir, b->r);
+        if (b->is_box) {
+            /* The corner farthest along dir: each local axis j signed by its world component. */
+            double h[3] = {b->half.x, b->half.y, b->half.z};
+            offset = gy_v3(0, 0, 0);
+            for (int j = 0; j < 3; j++) {
+                gy_vec3 col = gy_v3(m.m[0][j], m.m[1][j], m.m[2][j]);
+                offset = gy_v3_add(offset,
+                                   gy_v3_scale(col, gy_v3_dot(col, dir) >= 0 ? h[j] : -h[j]));
+            }
+        }
+        gy_vec3 at = gy_v3_add(b->pose.position, gy_v3_scale(offset, 1.0 - 1e-6));
+        gy_snapshot_hit hits[64];
+        uint32_t n = 0;
+        assert_result(gy_snapshot_view_overlap(v, &probe, pose_at(at, gy_quat_identity()), NULL,
+                                               GY_COLLECT_ALL, hits, 64, &n),
+                      GY_OK);
+        bool found = false;
+        for (uint32_t j = 0; j < n; j++)
+            found = found || hits[j].slot == i;
+        assert_true(found);
+    }
+}
+
+/* Many small steps and turns (and now and then a big one) on half the entries: the boxes that
+ * were kept must still hold their entries, so every ray agrees with the brute force. */
+static void test_query_snapshot_small_moves_match_brute_force(void **state)
+{
+    (void)state;
+    gy_test_rng r = {0x5eed5eedull};
+    ref_scene s = {1500, test_malloc(1500 * sizeof(ref_body))};
+    gy_query_snapshot *qs = make_snapshot(NULL);
+    for (uint32_t i = 0; i < s.n; i++) {
+        ref_random(&s.b[i], &r);
+        ref_set(qs, &s, i);
+    }
+    publish_read(qs, 1);
+    gy_query_snapshot_stats before, after;
+    gy_query_snapshot_get_stats(qs, &before);
+    for (uint64_t tick = 2; tick < 202; tick++) {
+        for (uint32_t i = 1; i < s.n; i += 2) {
+            bool big = gy_test_rnd(&r) < 0.01;
+            double step = big ? 2.0 : 0.03, angle = big ? 1.6 : 0.02;
+            gy_vec3 axis = gy_v3_normalize(gy_test_rnd_vec(&r, -1, 1));
+            s.b[i].pose.position =
+                gy_v3_add(s.b[i].pose.position, gy_test_rnd_vec(&r, -step, step));
+            s.b[i].pose.rotation = gy_quat_normalize(gy_quat_mul(
+                gy_quat_axis_angle(axis, gy_test_rnd_in(&r, -angle, angle)), s.b[i].pose.rotation));
+            assert_result(gy_query_snapshot_move(qs, i, s.b[i].pose), GY_OK);
+        }
+        const gy_snapshot_view *v = publish_read(qs, tick);
+        if (tick % 25 == 0) {
+            ref_compare(v, &s, &r, 300);
+            for (uint32_t i = 1; i < s.n; i += 2)
+                expect_found_at_extremes(v, &s, i);
+        }
+    }
+    /* Most small steps kept their box: far fewer refits than moves. */
+    gy_query_snapshot_get_stats(qs, &after);
+    assert_true(after.nodes_refit - before.nodes_refit < 200u * 750u);
+    gy_query_snapshot_destroy(qs);
+    test_free(s.b);
+}
+
+/* The point of a capsule, cylinder or hull (as set below) farthest along dir. */
+static gy_vec3 extreme_point(int shape, gy_pose pose, const gy_vec3 *tetra, gy_vec3 dir)
+{
+    gy_vec3 axis = gy_quat_rotate(pose.rotation, gy_v3(0, 1, 0));
+    double along = gy_v3_dot(axis, dir);
+    if (shape == 0) { /* capsule r 0.3, core half length 0.7 */
+        gy_vec3 end = gy_v3_scale(axis, along >= 0 ? 0.7 : -0.7);
+        return gy_v3_add(pose.position, gy_v3_add(end, gy_v3_scale(dir, 0.3)));
+    }
+    if (shape == 1) { /* cylinder r 0.5, half height 0.75 */
+        gy_vec3 rim = gy_v3_sub(dir, gy_v3_scale(axis, along));
+        double l = gy_v3_len(rim);
+        gy_vec3 p = gy_v3_scale(axis, along >= 0 ? 0.75 : -0.75);
+        if (l > 1e-12)
+            p = gy_v3_add(p, gy_v3_scale(rim, 0.5 / l));
+        return gy_v3_add(pose.position, p);
+    }
+    gy_vec3 best = gy_pose_apply(pose, tetra[0]);
+    for (int i = 1; i < 4; i++) {
+        gy_vec3 w = gy_pose_apply(pose, tetra[i]);
+        if (gy_v3_dot(w, dir) > gy_v3_dot(best, dir))
+            best = w;
+    }
+    return best;
+}
+
+/* Capsules, cylinders and hulls keep their box through small turns by how far their bounding
+ * points lie from the origin (the segment ends, the rims, the corners of a hull's local box): a
+ * probe just inside each extreme point must find the shape after every step. */
+static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **state)
+{
+    (void)state;
+    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_vec3 tetra[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    gy_hull_def hd = {tetra, 4};
+    gy_snapshot_geometry *g = NULL;
+    assert_result(gy_snapshot_geometry_create_hull(NULL, &hd, &g), GY_OK);
+    gy_pose pose[3];
+    for (int k = 0; k < 3; k++) {
+        gy_snapshot_entry e = gy_default_snapshot_entry();
+        e.motion = GY_MOTION_DYNAMIC;
+        e.attachment = (uint32_t)k + 1u;
+        e.pose.position = gy_v3(5.0 * k, 0, 0);
+        e.shape.type = k == 0 ? GY_SHAPE_CAPSULE : k == 1 ? GY_SHAPE_CYLINDER : GY_SHAPE_HULL;
+        e.shape.radius = k == 0 ? 0.3 : 0.5;
+        e.shape.height = k == 0 ? 2.0 : 1.5;
+        if (k == 2)
+            e.geometry = g;
+        pose[k] = e.pose;
+        assert_result(gy_query_snapshot_set(qs, (uint32_t)k, &e), GY_OK);
+    }
+    gy_test_rng r = {0x7u};
+    gy_shape probe = {0};
+    probe.type = GY_SHAPE_SPHERE;
+    probe.radius = 1e-5;
+    gy_query_snapshot_stats s0, s1;
+    gy_query_snapshot_get_stats(qs, &s0);
+    for (uint64_t tick = 1; tick <= 400; tick++) {
+        for (uint32_t k = 0; k < 3; k++) {
+            gy_vec3 axis = gy_v3_normalize(gy_test_rnd_vec(&r, -1, 1));
+            pose[k].position = gy_v3_add(pose[k].position, gy_test_rnd_vec(&r, -0.01, 0.01));
+            pose[k].rotation = gy_quat_normalize(gy_quat_mul(
+                gy_quat_axis_angle(axis, gy_test_rnd_in(&r, -0.03, 0.03)), pose[k].rotation));
+            assert_result(gy_query_snapshot_move(qs, k, pose[k]), GY_OK);
+        }
+        const gy_snapshot_view *v = publish_read(qs, tick);
+        for (uint32_t k = 0; k < 3; k++) {
+            gy_vec3 centre = k < 2 ? pose[k].position
+                                   : gy_pose_apply(pose[k], gy_v3(0.25, 0.25, 0.25));
+            for (int d = 0; d < 6; d++) {
+                double sign = d % 2 ? -1.0 : 1.0;
+                gy_vec3 dir = gy_v3(d / 2 == 0 ? sign : 0, d / 2 == 1 ? sign : 0,
+                                    d / 2 == 2 ? sign : 0);
+                gy_vec3 x = extreme_point((int)k, pose[k], tetra, dir);
+                x = gy_v3_add(centre, gy_v3_scale(gy_v3_sub(x, centre), 1.0 - 1e-6));
+                gy_snapshot_hit hits[8];
+                uint32_t n = 0;
+                assert_result(gy_snapshot_view_overlap(v, &probe, pose_at(x, gy_quat_identity()),
+                                                       NULL, GY_COLLECT_ALL, hits, 8, &n),
+                              GY_OK);
+                assert_int_equal(n, 1);
+                assert_int_equal(hits[0].slot, k);
+            }
+        }
+    }
+    /* And the boxes were kept most of the time (each step turns the far points by ~2-5 cm). */
+    gy_query_snapshot_get_stats(qs, &s1);
+    assert_true(s1.nodes_refit - s0.nodes_refit < 400u * 3u * 2u * 3u / 2u);
+    gy_snapshot_geometry_release(g);
+    gy_query_snapshot_destroy(qs);
+}
+
 static void test_query_snapshot_rejects_invalid_input(void **state)
 {
     (void)state;
@@ -1228,6 +1464,9 @@ int main(void)
         cmocka_unit_test(test_query_snapshot_geometry_freed_after_last_reference),
         cmocka_unit_test(test_query_snapshot_recovers_from_allocation_failure),
         cmocka_unit_test(test_query_snapshot_publish_work_scales_with_movers),
+        cmocka_unit_test(test_query_snapshot_moving_box_kept_within_margin),
+        cmocka_unit_test(test_query_snapshot_small_moves_match_brute_force),
+        cmocka_unit_test(test_query_snapshot_small_turns_keep_every_shape_in_its_box),
         cmocka_unit_test(test_query_snapshot_rejects_invalid_input),
     };
     return cmocka_run_group_tests_name("query_snapshot", tests, NULL, NULL);

@@ -127,13 +127,15 @@ static inline bool gy_is_finite(double v)
 {
     return isfinite(v) != 0;
 }
+/* `&` rather than `&&`: no branches (these run per body and per contact in hot loops). */
 static inline bool gy_vec3_is_finite(gy_vec3 v)
 {
-    return gy_is_finite(v.x) && gy_is_finite(v.y) && gy_is_finite(v.z);
+    return ((int)gy_is_finite(v.x) & (int)gy_is_finite(v.y) & (int)gy_is_finite(v.z)) != 0;
 }
 static inline bool gy_quat_is_finite(gy_quat q)
 {
-    return gy_is_finite(q.x) && gy_is_finite(q.y) && gy_is_finite(q.z) && gy_is_finite(q.w);
+    return ((int)gy_is_finite(q.x) & (int)gy_is_finite(q.y) & (int)gy_is_finite(q.z) &
+            (int)gy_is_finite(q.w)) != 0;
 }
 /* True when q is finite and its length is within 1e-3 of 1. */
 static inline bool gy_quat_is_unit(gy_quat q)
