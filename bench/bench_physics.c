@@ -12,6 +12,9 @@
 #include "bench.h"
 #include "bench_common.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,44 +146,116 @@ static gy_physics *start_lockstep(const gy_world_def *world, const scene *s)
 
 /* ---- tick: subsystem vs bare adapter --------------------------------------------------------- */
 
+/* The bare loop: step, then read every body back, on a thread of its own that also builds the
+ * world, as the subsystem's physics thread does, so both worlds get their memory the same way (a
+ * thread's malloc arena) and both are measured as one thread's CPU time. It runs `chunk` ticks
+ * when asked and sleeps otherwise. */
 typedef struct bare {
     const gy_backend *be;
+    const gy_world_def *def;
+    const scene *s;
     gy_backend_world *w;
     gy_body_id *ids;
-    uint32_t count;
+    pthread_t thread;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    uint32_t asked, done; /* ticks asked for and done (under mutex) */
+    bool quit, ready, ok;
+    double *wall_ms;      /* per tick, written by the thread at [done + i] */
+    uint64_t chunk_cpu_ns; /* CPU time of the last chunk */
 } bare;
 
-static bool bare_create(bare *b, const gy_backend *be, const gy_world_def *def, const scene *s)
+static bool bare_build(bare *b)
 {
-    b->be = be;
-    b->count = s->count;
-    b->ids = calloc(s->count, sizeof *b->ids);
-    if (b->ids == NULL || be->world_create(def, &b->w) != GY_OK)
+    b->ids = calloc(b->s->count, sizeof *b->ids);
+    if (b->ids == NULL || b->be->world_create(b->def, &b->w) != GY_OK)
         return false;
-    if (be->bind_thread(b->w) != GY_OK)
+    if (b->be->bind_thread(b->w) != GY_OK)
         return false;
-    for (uint32_t i = 0; i < s->count; i++)
-        if (be->body_create(b->w, &s->bodies[i].def, s->bodies[i].colliders, 1, &b->ids[i], NULL) !=
-            GY_OK)
+    for (uint32_t i = 0; i < b->s->count; i++)
+        if (b->be->body_create(b->w, &b->s->bodies[i].def, b->s->bodies[i].colliders, 1,
+                               &b->ids[i], NULL) != GY_OK)
             return false;
     return true;
 }
 
-static void bare_tick(bare *b)
+static void *bare_main(void *arg)
 {
-    b->be->step(b->w, 1.0 / 60.0);
-    gy_body_state st;
-    for (uint32_t i = 0; i < b->count; i++)
-        b->be->body_get_state(b->w, b->ids[i], &st);
-}
-
-static void bare_destroy(bare *b)
-{
+    bare *b = arg;
+    bool ok = bare_build(b);
+    pthread_mutex_lock(&b->mutex);
+    b->ok = ok;
+    b->ready = true;
+    pthread_cond_broadcast(&b->cond);
+    while (ok) {
+        while (b->asked == b->done && !b->quit)
+            pthread_cond_wait(&b->cond, &b->mutex);
+        if (b->quit)
+            break;
+        uint32_t first = b->done, n = b->asked - b->done;
+        pthread_mutex_unlock(&b->mutex);
+        uint64_t c0 = gy_bench_thread_cpu_ns();
+        gy_body_state st;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t t0 = gy_clock_now_ns();
+            b->be->step(b->w, 1.0 / 60.0);
+            for (uint32_t k = 0; k < b->s->count; k++)
+                b->be->body_get_state(b->w, b->ids[k], &st);
+            if (b->wall_ms != NULL)
+                b->wall_ms[first + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
+        }
+        uint64_t cpu = gy_bench_thread_cpu_ns() - c0;
+        pthread_mutex_lock(&b->mutex);
+        b->chunk_cpu_ns = cpu;
+        b->done = b->asked;
+        pthread_cond_broadcast(&b->cond);
+    }
+    pthread_mutex_unlock(&b->mutex);
     if (b->w != NULL) {
         b->be->unbind_thread(b->w);
         b->be->world_destroy(b->w);
     }
     free(b->ids);
+    return NULL;
+}
+
+static bool bare_start(bare *b, const gy_backend *be, const gy_world_def *def, const scene *s)
+{
+    *b = (bare){.be = be, .def = def, .s = s};
+    pthread_mutex_init(&b->mutex, NULL);
+    pthread_cond_init(&b->cond, NULL);
+    if (pthread_create(&b->thread, NULL, bare_main, b) != 0)
+        return false;
+    pthread_mutex_lock(&b->mutex);
+    while (!b->ready)
+        pthread_cond_wait(&b->cond, &b->mutex);
+    bool ok = b->ok;
+    pthread_mutex_unlock(&b->mutex);
+    return ok;
+}
+
+/* Runs n bare ticks and returns their CPU time in ns. */
+static uint64_t bare_run(bare *b, uint32_t n)
+{
+    pthread_mutex_lock(&b->mutex);
+    b->asked += n;
+    pthread_cond_broadcast(&b->cond);
+    while (b->done != b->asked)
+        pthread_cond_wait(&b->cond, &b->mutex);
+    uint64_t cpu = b->chunk_cpu_ns;
+    pthread_mutex_unlock(&b->mutex);
+    return cpu;
+}
+
+static void bare_stop(bare *b)
+{
+    pthread_mutex_lock(&b->mutex);
+    b->quit = true;
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->mutex);
+    pthread_join(b->thread, NULL);
+    pthread_mutex_destroy(&b->mutex);
+    pthread_cond_destroy(&b->cond);
 }
 
 static int bench_tick(gy_bench *b, bool quick)
@@ -190,30 +265,41 @@ static int bench_tick(gy_bench *b, bool quick)
         return 1;
     make_pile(&s);
     gy_world_def wd = gy_default_world_def();
+    /* Every thread of this section on the CPU the game thread is on (threads inherit the mask):
+     * both sides then run on the same core with the same caches, where unpinned the two stepping
+     * threads could land on cores that this shared machine makes run at different speeds. */
+    cpu_set_t saved, one;
+    bool pinned = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
+    int cpu = sched_getcpu();
+    if (pinned && cpu >= 0) {
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+    } else {
+        pinned = false;
+    }
     gy_physics *p = start_lockstep(&wd, &s);
-    bare raw = {0};
+    bare raw;
+    bool bare_up = false;
     int status = 1;
     const uint32_t chunk = 10, rounds = quick ? 5 : 30, warmup = quick ? 15 : 40;
     uint32_t n = 0;
     double *sub = calloc(chunk * rounds, sizeof *sub), *ref = calloc(chunk * rounds, sizeof *ref);
     double *sub_cpu = calloc(rounds, sizeof *sub_cpu), *ref_cpu = calloc(rounds, sizeof *ref_cpu);
     uint64_t replies = 0;
-    if (p == NULL || sub == NULL || ref == NULL || sub_cpu == NULL || ref_cpu == NULL ||
-        !bare_create(&raw, gy_physics_backend(p), &wd, &s))
+    if (p == NULL || sub == NULL || ref == NULL || sub_cpu == NULL || ref_cpu == NULL)
+        goto out;
+    bare_up = bare_start(&raw, gy_physics_backend(p), &wd, &s);
+    if (!bare_up)
         goto out;
     for (uint32_t i = 0; i < warmup; i++) {
-        bare_tick(&raw);
+        bare_run(&raw, 1);
         gy_physics_step(p, 1, TIMEOUT_NS);
         gy_physics_drain_replies(p, drop_reply, &replies);
     }
+    raw.wall_ms = ref - warmup; /* indexed by the bare loop's tick count */
     for (uint32_t r = 0; r < rounds; r++) {
-        uint64_t c0 = gy_bench_thread_cpu_ns();
-        for (uint32_t i = 0; i < chunk; i++) {
-            uint64_t t0 = gy_clock_now_ns();
-            bare_tick(&raw);
-            ref[n + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
-        }
-        ref_cpu[r] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-6 / chunk;
+        ref_cpu[r] = (double)bare_run(&raw, chunk) * 1e-6 / chunk;
         gy_physics_stats a, z;
         gy_physics_get_stats(p, &a);
         uint64_t game_cpu = 0;
@@ -248,15 +334,18 @@ static int bench_tick(gy_bench *b, bool quick)
     gy_bench_report(b, "tick.vs_bare_adapter_medians", tick_ms / bare_ms, "ratio",
                     "the same as a ratio of the two sides' medians");
     gy_bench_report(b, "tick.ms", tick_ms, "ms", "subsystem tick, CPU of both threads (median)");
-    gy_bench_report(b, "bare.ms", bare_ms, "ms", "bare loop: step + read every body, CPU (median)");
+    gy_bench_report(b, "bare.ms", bare_ms, "ms",
+                    "bare loop: step + read every body, CPU of its thread (median)");
     gy_bench_report(b, "tick.wall_vs_bare", tick_wall / bare_wall, "ratio",
                     "the same, wall time as the game thread waits for it");
     gy_bench_report(b, "tick.wall_ms", tick_wall, "ms", "subsystem tick, wall (median)");
     gy_bench_report(b, "bare.wall_ms", bare_wall, "ms", "bare loop, wall (median)");
     gy_bench_note(b,
                   "tick: %u ticks each in alternating chunks of %u after %u warm-up; CPU = "
-                  "physics thread (drain -> publish) + game thread inside gy_physics_step",
-                  n, chunk, warmup);
+                  "physics thread (drain -> publish) + game thread inside gy_physics_step; bare "
+                  "loop on its own thread; %s",
+                  n, chunk, warmup,
+                  pinned ? "every thread pinned to the game thread's CPU" : "threads not pinned");
     gy_bench_note(b,
                   "tick: %.0f collision events per tick, drained by the game outside the tick; "
                   "physics thread: step %.3f ms + publish %.3f ms per tick (wall means)",
@@ -265,8 +354,11 @@ static int bench_tick(gy_bench *b, bool quick)
                   (double)st.publish_ns * 1e-6 / (double)st.publishes);
     status = 0;
 out:
-    bare_destroy(&raw);
+    if (bare_up)
+        bare_stop(&raw);
     gy_physics_destroy(p);
+    if (pinned)
+        pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     free(sub);
     free(ref);
     free(sub_cpu);
