@@ -374,7 +374,7 @@ static double turn_radius(const qs_entry *e)
 /* True when no point of the entry can have left its box since the anchor: a point at distance r
  * from the origin moves by at most |Δposition| + 2·r·sin(θ/2) under a turn by θ, and
  * cos(θ/2) = |q0·q1|. The factor below the margin covers rounding in this estimate. */
-static bool still_inside(const qs_anchor *a, const qs_entry *e)
+static inline bool still_inside(const qs_anchor *a, const qs_entry *e)
 {
     gy_vec3 d = gy_v3_sub(e->pose.position, a->pose.position);
     gy_quat q0 = a->pose.rotation, q1 = e->pose.rotation;
@@ -386,13 +386,14 @@ static bool still_inside(const qs_anchor *a, const qs_entry *e)
 
 /* Brings the writer's tree box of a bounded entry in `group` up to date: exact (outward-rounded)
  * for statics, grown by MOVING_MARGIN for the moving tree, where an unforced update keeps a box
- * that still holds the bounds. Returns whether the box changed. */
-static bool update_box(gy_query_snapshot *qs, uint32_t slot, uint8_t group, bool force)
+ * that still holds the bounds. Returns whether the box changed. The moves that keep their box
+ * (most, and the ones that come by the thousand per tick) are decided by still_inside before
+ * this is called. */
+static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t slot,
+                                                 uint8_t group, bool force)
 {
     const qs_entry *e = &qs->live[slot];
     qs_anchor *a = &qs->anchors[slot];
-    if (group == TREE_MOVING && !force && still_inside(a, e))
-        return false;
     gy_vec3 lo, hi;
     entry_bounds(e, &lo, &hi);
     gy_bvh_box *b = &qs->boxes[slot];
@@ -645,7 +646,7 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
 
 /* Lists the slot on every dirty list it is not on yet, and with `box` marks its tree box changed
  * for every list. */
-static void mark_dirty(gy_query_snapshot *qs, uint32_t slot, bool box)
+static inline void mark_dirty(gy_query_snapshot *qs, uint32_t slot, bool box)
 {
     const unsigned all = (1u << DIRTY_LISTS) - 1u;
     unsigned bits = qs->dirty_bits[slot];
@@ -738,7 +739,10 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
     e->pose.position = pose.position;
     e->pose.rotation = (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
     uint8_t g = qs->group[slot];
-    mark_dirty(qs, slot, g != GROUP_PLANES && update_box(qs, slot, g, false));
+    bool box = g != GROUP_PLANES &&
+               !(g == TREE_MOVING && still_inside(&qs->anchors[slot], e)) &&
+               update_box(qs, slot, g, false);
+    mark_dirty(qs, slot, box);
     return GY_OK;
 }
 

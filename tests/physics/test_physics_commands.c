@@ -660,6 +660,78 @@ static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
     gy_physics_destroy(p);
 }
 
+/* Sets one number of body 0's state straight on the adapter, once armed: which (0-2 position,
+ * 3-5 linear velocity, 6-8 angular velocity) and to what. */
+typedef struct poke {
+    bool armed;
+    int which;
+    double value;
+} poke;
+
+static void poke_hook(void *ctx, const gy_physics_step_context *sc)
+{
+    poke *k = ctx;
+    if (!k->armed)
+        return;
+    k->armed = false;
+    gy_body_id id = gy_physics_hook_body(sc, 0, 1);
+    gy_body_state st;
+    assert_result(sc->backend->body_get_state(sc->world, id, &st), GY_OK);
+    double *v = k->which < 3 ? &st.pose.position.x
+                : k->which < 6 ? &st.linear_velocity.x
+                               : &st.angular_velocity.x;
+    v[k->which % 3] = k->value;
+    if (k->which < 3)
+        assert_result(sc->backend->body_set_pose(sc->world, id, st.pose), GY_OK);
+    else if (k->which < 6)
+        assert_result(sc->backend->body_set_linear_velocity(sc->world, id, st.linear_velocity),
+                      GY_OK);
+    else
+        assert_result(sc->backend->body_set_angular_velocity(sc->world, id, st.angular_velocity),
+                      GY_OK);
+}
+
+/* Every position and velocity component is held to GY_PHYSICS_MAX_MAGNITUDE on its own: past it
+ * (either sign) the body is frozen and reported; a value well inside it is published as is. */
+static void test_physics_each_state_component_is_bounded(void **state)
+{
+    (void)state;
+    const double m = GY_PHYSICS_MAX_MAGNITUDE;
+    for (int which = 0; which < 9; which++) {
+        for (int sign = -1; sign <= 1; sign += 2) {
+            for (int past = 0; past < 2; past++) {
+                static fx_replies rs;
+                memset(&rs, 0, sizeof rs);
+                poke k = {false, which, sign * (past ? 2.0 * m : (which < 3 ? m : 1e-3 * m))};
+                gy_physics_def d = gy_default_physics_def();
+                d.lockstep = true;
+                d.world.gravity = gy_v3(0, 0, 0);
+                d.move_characters = poke_hook;
+                d.character_ctx = &k;
+                gy_logger quiet = {count_log, &(uint32_t){0}};
+                d.logger = &quiet;
+                gy_physics *p = fx_physics(&d);
+                assert_result(gy_physics_start(p, NULL), GY_OK);
+                fx_create(p, fx_sphere(0, 1, gy_v3(2, 3, 4), 0.5));
+                fx_step(p, 1);
+                k.armed = true; /* ordered by the lockstep hand-off */
+                fx_step(p, 1);
+                const gy_proxy *px = fx_proxies(p, NULL, NULL);
+                fx_drain(p, &rs);
+                if (past) {
+                    assert_true(px[0].flags & GY_PROXY_FAULT);
+                    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_FAULT), 1);
+                    assert_near(px[0].position[0], 2.0, 1e-6);
+                } else {
+                    assert_false(px[0].flags & GY_PROXY_FAULT);
+                    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_FAULT), 0);
+                }
+                gy_physics_destroy(p);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -675,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_physics_character_hook_runs_after_the_step),
         cmocka_unit_test(test_physics_live_and_snapshot_queries_carry_the_tick),
         cmocka_unit_test(test_physics_non_finite_state_is_frozen_and_reported),
+        cmocka_unit_test(test_physics_each_state_component_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
