@@ -602,66 +602,9 @@ static void count_log(void *ctx, gy_log_level level, const char *message)
         (*(uint32_t *)ctx)++;
 }
 
-/* Stands in for an adapter blow-up: once armed, sets a finite but enormous velocity straight on
- * the adapter (commands refuse such values), so the next step overflows the position. */
-typedef struct blowup {
-    bool armed;
-} blowup;
-
-static void blowup_hook(void *ctx, const gy_physics_step_context *sc)
-{
-    blowup *b = ctx;
-    if (!b->armed)
-        return;
-    b->armed = false;
-    gy_body_id id = gy_physics_hook_body(sc, 0, 1);
-    assert_result(sc->backend->body_set_linear_velocity(sc->world, id, gy_v3(1e300, 0, 0)), GY_OK);
-}
-
-static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
-{
-    (void)state;
-    static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    blowup bl = {false};
-    gy_physics_def d = gy_default_physics_def();
-    d.lockstep = true;
-    d.world.gravity = gy_v3(0, 0, 0);
-    d.move_characters = blowup_hook;
-    d.character_ctx = &bl;
-    uint32_t warnings = 0;
-    gy_logger logger = {count_log, &warnings};
-    d.logger = &logger;
-    gy_physics *p = fx_physics(&d);
-    assert_result(gy_physics_start(p, NULL), GY_OK);
-    fx_create(p, fx_sphere(0, 1, gy_v3(2, 3, 4), 0.5));
-    fx_step(p, 1);
-    bl.armed = true; /* ordered by the lockstep hand-off */
-    fx_step(p, 3);
-    const gy_proxy *px = fx_proxies(p, NULL, NULL);
-    for (int k = 0; k < 3; k++) {
-        assert_true(isfinite(px[0].position[k]));
-        assert_true(isfinite(px[0].linear_velocity[k]));
-    }
-    assert_true(px[0].flags & GY_PROXY_FAULT);
-    assert_near(px[0].position[0], 2.0, 1e-6); /* frozen at its last published pose */
-    assert_near(px[0].linear_velocity[0], 0.0, 0.0);
-    assert_true(fx_stats(p).bodies_faulted >= 1);
-    fx_drain(p, &rs);
-    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_FAULT), 1);
-    assert_int_equal(warnings, 1);
-    /* A teleport clears the fault. */
-    gy_pose pose = gy_pose_identity();
-    assert_result(gy_physics_record_set_pose(p, 0, 1, pose), GY_OK);
-    fx_step(p, 2);
-    px = fx_proxies(p, NULL, NULL);
-    assert_false(px[0].flags & GY_PROXY_FAULT);
-    assert_near(px[0].position[0], 0.0, 1e-9);
-    gy_physics_destroy(p);
-}
-
-/* Sets one number of body 0's state straight on the adapter, once armed: which (0-2 position,
- * 3-5 linear velocity, 6-8 angular velocity) and to what. */
+/* Stands in for an adapter blow-up: once armed, sets one number of body 0's state straight on
+ * the adapter (commands refuse such values): which (0-2 position, 3-5 linear velocity, 6-8
+ * angular velocity) and to what. */
 typedef struct poke {
     bool armed;
     int which;
@@ -691,6 +634,56 @@ static void poke_hook(void *ctx, const gy_physics_step_context *sc)
                       GY_OK);
 }
 
+/* A lockstep world, no gravity, with one sphere (store 0, attachment 1) at (2, 3, 4) stepped once;
+ * `k` is armed for the next step. */
+static gy_physics *poked_sphere(poke *k, const gy_logger *logger)
+{
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.world.gravity = gy_v3(0, 0, 0);
+    d.move_characters = poke_hook;
+    d.character_ctx = k;
+    d.logger = logger;
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    fx_create(p, fx_sphere(0, 1, gy_v3(2, 3, 4), 0.5));
+    fx_step(p, 1);
+    k->armed = true; /* ordered by the lockstep hand-off */
+    return p;
+}
+
+static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    poke bl = {false, 3, 1e300}; /* the next step overflows the position */
+    uint32_t warnings = 0;
+    gy_logger logger = {count_log, &warnings};
+    gy_physics *p = poked_sphere(&bl, &logger);
+    fx_step(p, 3);
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    for (int k = 0; k < 3; k++) {
+        assert_true(isfinite(px[0].position[k]));
+        assert_true(isfinite(px[0].linear_velocity[k]));
+    }
+    assert_true(px[0].flags & GY_PROXY_FAULT);
+    assert_near(px[0].position[0], 2.0, 1e-6); /* frozen at its last published pose */
+    assert_near(px[0].linear_velocity[0], 0.0, 0.0);
+    assert_true(fx_stats(p).bodies_faulted >= 1);
+    fx_drain(p, &rs);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_FAULT), 1);
+    assert_int_equal(warnings, 1);
+    /* A teleport clears the fault. */
+    gy_pose pose = gy_pose_identity();
+    assert_result(gy_physics_record_set_pose(p, 0, 1, pose), GY_OK);
+    fx_step(p, 2);
+    px = fx_proxies(p, NULL, NULL);
+    assert_false(px[0].flags & GY_PROXY_FAULT);
+    assert_near(px[0].position[0], 0.0, 1e-9);
+    gy_physics_destroy(p);
+}
+
 /* Every position and velocity component is held to GY_PHYSICS_MAX_MAGNITUDE on its own: past it
  * (either sign) the body is frozen and reported; a value well inside it is published as is. */
 static void test_physics_each_state_component_is_bounded(void **state)
@@ -703,18 +696,8 @@ static void test_physics_each_state_component_is_bounded(void **state)
                 static fx_replies rs;
                 memset(&rs, 0, sizeof rs);
                 poke k = {false, which, sign * (past ? 2.0 * m : (which < 3 ? m : 1e-3 * m))};
-                gy_physics_def d = gy_default_physics_def();
-                d.lockstep = true;
-                d.world.gravity = gy_v3(0, 0, 0);
-                d.move_characters = poke_hook;
-                d.character_ctx = &k;
                 gy_logger quiet = {count_log, &(uint32_t){0}};
-                d.logger = &quiet;
-                gy_physics *p = fx_physics(&d);
-                assert_result(gy_physics_start(p, NULL), GY_OK);
-                fx_create(p, fx_sphere(0, 1, gy_v3(2, 3, 4), 0.5));
-                fx_step(p, 1);
-                k.armed = true; /* ordered by the lockstep hand-off */
+                gy_physics *p = poked_sphere(&k, &quiet);
                 fx_step(p, 1);
                 const gy_proxy *px = fx_proxies(p, NULL, NULL);
                 fx_drain(p, &rs);

@@ -144,6 +144,17 @@ static void ref_random(ref_body *b, gy_test_rng *r)
     b->half = gy_test_rnd_vec(r, 0.2, 2.5);
 }
 
+/* n random bodies, each set into qs in its slot (free s.b with test_free). */
+static ref_scene ref_scene_random(gy_query_snapshot *qs, uint32_t n, gy_test_rng *r)
+{
+    ref_scene s = {n, test_malloc(n * sizeof(ref_body))};
+    for (uint32_t i = 0; i < n; i++) {
+        ref_random(&s.b[i], r);
+        ref_set(qs, &s, i);
+    }
+    return s;
+}
+
 static void ref_compare(const gy_snapshot_view *v, const ref_scene *s, gy_test_rng *r, int rays)
 {
     int hits = 0;
@@ -179,12 +190,8 @@ static void test_query_snapshot_raycast_matches_brute_force(void **state)
 {
     (void)state;
     gy_test_rng r = {0x1234567887654321ull};
-    ref_scene s = {3000, test_malloc(3000 * sizeof(ref_body))};
     gy_query_snapshot *qs = make_snapshot(NULL);
-    for (uint32_t i = 0; i < s.n; i++) {
-        ref_random(&s.b[i], &r);
-        ref_set(qs, &s, i);
-    }
+    ref_scene s = ref_scene_random(qs, 3000, &r);
     ref_compare(publish_read(qs, 1), &s, &r, 2000);
     gy_query_snapshot_destroy(qs);
     test_free(s.b);
@@ -194,12 +201,8 @@ static void test_query_snapshot_refit_after_moves_matches_brute_force(void **sta
 {
     (void)state;
     gy_test_rng r = {0xabcdef};
-    ref_scene s = {2000, test_malloc(2000 * sizeof(ref_body))};
     gy_query_snapshot *qs = make_snapshot(NULL);
-    for (uint32_t i = 0; i < s.n; i++) {
-        ref_random(&s.b[i], &r);
-        ref_set(qs, &s, i);
-    }
+    ref_scene s = ref_scene_random(qs, 2000, &r);
     publish_read(qs, 1);
     gy_query_snapshot_stats before, after;
     gy_query_snapshot_get_stats(qs, &before);
@@ -1232,12 +1235,8 @@ static void test_query_snapshot_small_moves_match_brute_force(void **state)
 {
     (void)state;
     gy_test_rng r = {0x5eed5eedull};
-    ref_scene s = {1500, test_malloc(1500 * sizeof(ref_body))};
     gy_query_snapshot *qs = make_snapshot(NULL);
-    for (uint32_t i = 0; i < s.n; i++) {
-        ref_random(&s.b[i], &r);
-        ref_set(qs, &s, i);
-    }
+    ref_scene s = ref_scene_random(qs, 1500, &r);
     publish_read(qs, 1);
     gy_query_snapshot_stats before, after;
     gy_query_snapshot_get_stats(qs, &before);
