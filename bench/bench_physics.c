@@ -258,6 +258,62 @@ static void bare_stop(bare *b)
     pthread_cond_destroy(&b->cond);
 }
 
+/* What one world pair's run adds to the section's notes. */
+typedef struct tick_extra {
+    uint64_t replies, ticks; /* collision replies drained, subsystem ticks stepped */
+    double step_ms, publish_ms; /* physics-thread wall means per tick, summed over pairs */
+} tick_extra;
+
+/* Builds one subsystem world and one bare world from `s`, warms both up, then steps them in
+ * `rounds` alternating chunks of `chunk` ticks: per tick the wall times (sub_wall, ref_wall) and
+ * per round the CPU per tick (sub_cpu, ref_cpu). Both worlds are destroyed again. */
+static bool tick_pair(const scene *s, const gy_world_def *wd, uint32_t warmup, uint32_t rounds,
+                      uint32_t chunk, double *sub_wall, double *ref_wall, double *sub_cpu,
+                      double *ref_cpu, tick_extra *x)
+{
+    gy_physics *p = start_lockstep(wd, s);
+    bare raw;
+    bool bare_up = p != NULL && bare_start(&raw, gy_physics_backend(p), wd, s);
+    bool ok = false;
+    if (!bare_up)
+        goto out;
+    for (uint32_t i = 0; i < warmup; i++) {
+        bare_run(&raw, 1);
+        gy_physics_step(p, 1, TIMEOUT_NS);
+        gy_physics_drain_replies(p, drop_reply, &x->replies);
+    }
+    raw.wall_ms = ref_wall - warmup; /* indexed by the bare loop's tick count */
+    gy_physics_stats st0, st1;
+    gy_physics_get_stats(p, &st0);
+    for (uint32_t r = 0, n = 0; r < rounds; r++, n += chunk) {
+        ref_cpu[r] = (double)bare_run(&raw, chunk) * 1e-6 / chunk;
+        gy_physics_stats a, z;
+        gy_physics_get_stats(p, &a);
+        uint64_t game_cpu = 0;
+        for (uint32_t i = 0; i < chunk; i++) {
+            uint64_t c1 = gy_bench_thread_cpu_ns(), t0 = gy_clock_now_ns();
+            gy_physics_step(p, 1, TIMEOUT_NS);
+            sub_wall[n + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
+            game_cpu += gy_bench_thread_cpu_ns() - c1;
+            /* The game drains every tick (its own cost, outside the tick). */
+            gy_physics_drain_replies(p, drop_reply, &x->replies);
+        }
+        gy_physics_get_stats(p, &z);
+        sub_cpu[r] = (double)(z.cpu_ns - a.cpu_ns + game_cpu) * 1e-6 / chunk;
+    }
+    gy_physics_get_stats(p, &st1);
+    double ticks = (double)(st1.ticks - st0.ticks);
+    x->ticks += warmup + (uint64_t)ticks;
+    x->step_ms += (double)(st1.step_ns - st0.step_ns) * 1e-6 / ticks;
+    x->publish_ms += (double)(st1.publish_ns - st0.publish_ns) * 1e-6 / ticks;
+    ok = true;
+out:
+    if (bare_up)
+        bare_stop(&raw);
+    gy_physics_destroy(p);
+    return ok;
+}
+
 static int bench_tick(gy_bench *b, bool quick)
 {
     scene s;
@@ -278,56 +334,29 @@ static int bench_tick(gy_bench *b, bool quick)
     } else {
         pinned = false;
     }
-    gy_physics *p = start_lockstep(&wd, &s);
-    bare raw;
-    bool bare_up = false;
+    /* Several world pairs, each built afresh: where a world's memory happens to lie moves its
+     * step time by up to ±1.5 % (two identical bare worlds measured against each other), which
+     * one pair would keep for the whole run; the rounds of all pairs are pooled. */
+    const uint32_t chunk = 10, pairs = quick ? 1 : 3, rounds = quick ? 5 : 15,
+                   warmup = quick ? 15 : 40, all = pairs * rounds, n = all * chunk;
     int status = 1;
-    const uint32_t chunk = 10, rounds = quick ? 5 : 30, warmup = quick ? 15 : 40;
-    uint32_t n = 0;
-    double *sub = calloc(chunk * rounds, sizeof *sub), *ref = calloc(chunk * rounds, sizeof *ref);
-    double *sub_cpu = calloc(rounds, sizeof *sub_cpu), *ref_cpu = calloc(rounds, sizeof *ref_cpu);
-    uint64_t replies = 0;
-    if (p == NULL || sub == NULL || ref == NULL || sub_cpu == NULL || ref_cpu == NULL)
+    tick_extra x = {0};
+    double *sub = calloc(n, sizeof *sub), *ref = calloc(n, sizeof *ref);
+    double *sub_cpu = calloc(all, sizeof *sub_cpu), *ref_cpu = calloc(all, sizeof *ref_cpu);
+    double *pair = calloc(all, sizeof *pair);
+    if (sub == NULL || ref == NULL || sub_cpu == NULL || ref_cpu == NULL || pair == NULL)
         goto out;
-    bare_up = bare_start(&raw, gy_physics_backend(p), &wd, &s);
-    if (!bare_up)
-        goto out;
-    for (uint32_t i = 0; i < warmup; i++) {
-        bare_run(&raw, 1);
-        gy_physics_step(p, 1, TIMEOUT_NS);
-        gy_physics_drain_replies(p, drop_reply, &replies);
-    }
-    raw.wall_ms = ref - warmup; /* indexed by the bare loop's tick count */
-    for (uint32_t r = 0; r < rounds; r++) {
-        ref_cpu[r] = (double)bare_run(&raw, chunk) * 1e-6 / chunk;
-        gy_physics_stats a, z;
-        gy_physics_get_stats(p, &a);
-        uint64_t game_cpu = 0;
-        for (uint32_t i = 0; i < chunk; i++) {
-            uint64_t c1 = gy_bench_thread_cpu_ns(), t0 = gy_clock_now_ns();
-            gy_physics_step(p, 1, TIMEOUT_NS);
-            sub[n + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
-            game_cpu += gy_bench_thread_cpu_ns() - c1;
-            /* The game drains every tick (its own cost, outside the tick). */
-            gy_physics_drain_replies(p, drop_reply, &replies);
-        }
-        gy_physics_get_stats(p, &z);
-        sub_cpu[r] = (double)(z.cpu_ns - a.cpu_ns + game_cpu) * 1e-6 / chunk;
-        n += chunk;
-    }
-    double tick_ms = gy_bench_median(sub_cpu, rounds), bare_ms = gy_bench_median(ref_cpu, rounds);
+    for (uint32_t k = 0; k < pairs; k++)
+        if (!tick_pair(&s, &wd, warmup, rounds, chunk, sub + k * rounds * chunk,
+                       ref + k * rounds * chunk, sub_cpu + k * rounds, ref_cpu + k * rounds, &x))
+            goto out;
     /* The ratio of each round's two adjacent chunks, then their median: a change in the machine's
      * load between rounds cancels within a pair, where a ratio of the two medians keeps it. */
-    double *pair = calloc(rounds, sizeof *pair);
-    if (pair == NULL)
-        goto out;
-    for (uint32_t r = 0; r < rounds; r++)
+    for (uint32_t r = 0; r < all; r++)
         pair[r] = sub_cpu[r] / ref_cpu[r];
-    double paired = gy_bench_median(pair, rounds);
-    free(pair);
+    double paired = gy_bench_median(pair, all);
+    double tick_ms = gy_bench_median(sub_cpu, all), bare_ms = gy_bench_median(ref_cpu, all);
     double tick_wall = gy_bench_median(sub, n), bare_wall = gy_bench_median(ref, n);
-    gy_physics_stats st;
-    gy_physics_get_stats(p, &st);
     gy_bench_report(b, "tick.vs_bare_adapter", paired, "ratio",
                     "subsystem tick / bare adapter loop, CPU, 1,024-box pile, median of the "
                     "rounds' paired ratios (target <= 1.05)");
@@ -341,28 +370,24 @@ static int bench_tick(gy_bench *b, bool quick)
     gy_bench_report(b, "tick.wall_ms", tick_wall, "ms", "subsystem tick, wall (median)");
     gy_bench_report(b, "bare.wall_ms", bare_wall, "ms", "bare loop, wall (median)");
     gy_bench_note(b,
-                  "tick: %u ticks each in alternating chunks of %u after %u warm-up; CPU = "
-                  "physics thread (drain -> publish) + game thread inside gy_physics_step; bare "
-                  "loop on its own thread; %s",
-                  n, chunk, warmup,
+                  "tick: %u world pairs, each %u rounds of %u ticks per side after %u warm-up; "
+                  "CPU = physics thread (drain -> publish) + game thread inside "
+                  "gy_physics_step; bare loop on its own thread; %s",
+                  pairs, rounds, chunk, warmup,
                   pinned ? "every thread pinned to the game thread's CPU" : "threads not pinned");
     gy_bench_note(b,
                   "tick: %.0f collision events per tick, drained by the game outside the tick; "
                   "physics thread: step %.3f ms + publish %.3f ms per tick (wall means)",
-                  (double)replies / (double)(warmup + n),
-                  (double)st.step_ns * 1e-6 / (double)st.ticks,
-                  (double)st.publish_ns * 1e-6 / (double)st.publishes);
+                  (double)x.replies / (double)x.ticks, x.step_ms / pairs, x.publish_ms / pairs);
     status = 0;
 out:
-    if (bare_up)
-        bare_stop(&raw);
-    gy_physics_destroy(p);
     if (pinned)
         pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     free(sub);
     free(ref);
     free(sub_cpu);
     free(ref_cpu);
+    free(pair);
     scene_free(&s);
     return status;
 }
