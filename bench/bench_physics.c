@@ -161,7 +161,7 @@ typedef struct bare {
     pthread_cond_t cond;
     uint32_t asked, done; /* ticks asked for and done (under mutex) */
     bool quit, ready, ok;
-    double *wall_ms;      /* per tick, written by the thread at [done + i] */
+    double *wall_ms;       /* per tick, written by the thread at [done + i] */
     uint64_t chunk_cpu_ns; /* CPU time of the last chunk */
 } bare;
 
@@ -173,8 +173,8 @@ static bool bare_build(bare *b)
     if (b->be->bind_thread(b->w) != GY_OK)
         return false;
     for (uint32_t i = 0; i < b->s->count; i++)
-        if (b->be->body_create(b->w, &b->s->bodies[i].def, b->s->bodies[i].colliders, 1,
-                               &b->ids[i], NULL) != GY_OK)
+        if (b->be->body_create(b->w, &b->s->bodies[i].def, b->s->bodies[i].colliders, 1, &b->ids[i],
+                               NULL) != GY_OK)
             return false;
     return true;
 }
@@ -260,7 +260,7 @@ static void bare_stop(bare *b)
 
 /* What one world pair's run adds to the section's notes. */
 typedef struct tick_extra {
-    uint64_t replies, ticks; /* collision replies drained, subsystem ticks stepped */
+    uint64_t replies, ticks;    /* collision replies drained, subsystem ticks stepped */
     double step_ms, publish_ms; /* physics-thread wall means per tick, summed over pairs */
 } tick_extra;
 

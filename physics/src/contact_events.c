@@ -276,7 +276,8 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
             emit(t, tick, p->entering ? GY_CONTACT_EVENT_ENTER : GY_CONTACT_EVENT_STAY, p, false);
             p->entering = false;
             i++;
-        } else if (t->body_awake != NULL && !t->body_awake(t->body_awake_ctx, p->ev.contact.body_a) &&
+        } else if (t->body_awake != NULL &&
+                   !t->body_awake(t->body_awake_ctx, p->ev.contact.body_a) &&
                    !t->body_awake(t->body_awake_ctx, p->ev.contact.body_b)) {
             emit(t, tick, GY_CONTACT_EVENT_STAY, p, true);
             i++;

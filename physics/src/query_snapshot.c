@@ -492,8 +492,8 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t live, anchors, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
-        dirty_bits, static_flags, size;
+    size_t live, anchors, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS],
+        static_pending, group, dirty_bits, static_flags, size;
 } slot_layout;
 
 static slot_layout layout_for(uint32_t cap)
@@ -734,13 +734,12 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
     double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
     if (!(fabs(l - 1.0) <= 1e-3) || !gy_vec3_is_finite(pose.position))
         return gy_vec3_is_finite(pose.position) && gy_quat_is_finite(q) ? GY_ERR_INVALID_ARGUMENT
-                                                                         : GY_ERR_NON_FINITE;
+                                                                        : GY_ERR_NON_FINITE;
     qs_entry *e = &qs->live[slot];
     e->pose.position = pose.position;
     e->pose.rotation = (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
     uint8_t g = qs->group[slot];
-    bool box = g != GROUP_PLANES &&
-               !(g == TREE_MOVING && still_inside(&qs->anchors[slot], e)) &&
+    bool box = g != GROUP_PLANES && !(g == TREE_MOVING && still_inside(&qs->anchors[slot], e)) &&
                update_box(qs, slot, g, false);
     mark_dirty(qs, slot, box);
     return GY_OK;
@@ -911,8 +910,7 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
                          sizeof *v->entries) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
     if (v->entry_capacity > old_cap) /* entries may still be NULL: no arithmetic on it */
-        memset(v->entries + old_cap, 0,
-               (size_t)(v->entry_capacity - old_cap) * sizeof *v->entries);
+        memset(v->entries + old_cap, 0, (size_t)(v->entry_capacity - old_cap) * sizeof *v->entries);
     if (v->plane_version != qs->version[GROUP_PLANES]) {
         if (gy_array_reserve(qs->alloc, (void **)&v->planes, &v->plane_capacity,
                              qs->member_count[GROUP_PLANES], sizeof *v->planes) != GY_OK)

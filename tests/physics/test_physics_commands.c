@@ -620,7 +620,7 @@ static void poke_hook(void *ctx, const gy_physics_step_context *sc)
     gy_body_id id = gy_physics_hook_body(sc, 0, 1);
     gy_body_state st;
     assert_result(sc->backend->body_get_state(sc->world, id, &st), GY_OK);
-    double *v = k->which < 3 ? &st.pose.position.x
+    double *v = k->which < 3   ? &st.pose.position.x
                 : k->which < 6 ? &st.linear_velocity.x
                                : &st.angular_velocity.x;
     v[k->which % 3] = k->value;

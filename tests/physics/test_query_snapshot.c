@@ -1130,8 +1130,8 @@ static void test_query_snapshot_moving_box_kept_within_margin(void **state)
 {
     (void)state;
     gy_query_snapshot *qs = make_snapshot(NULL);
-    gy_snapshot_entry e = box_entry(pose_at(gy_v3(0, 0, 0), gy_quat_identity()), gy_v3(1, 1, 1),
-                                    1, GY_MOTION_DYNAMIC);
+    gy_snapshot_entry e = box_entry(pose_at(gy_v3(0, 0, 0), gy_quat_identity()), gy_v3(1, 1, 1), 1,
+                                    GY_MOTION_DYNAMIC);
     assert_result(gy_query_snapshot_set(qs, 0, &e), GY_OK);
     gy_snapshot_entry far = sphere_entry(gy_v3(50, 0, 0), 1.0, 2, GY_MOTION_DYNAMIC);
     assert_result(gy_query_snapshot_set(qs, 1, &far), GY_OK);
@@ -1171,11 +1171,12 @@ static void test_query_snapshot_moving_box_kept_within_margin(void **state)
     gy_shape probe = {0};
     probe.type = GY_SHAPE_SPHERE;
     probe.radius = 0.01;
-    assert_int_equal(overlap_count(v, &probe, pose_at(gy_v3(0.05 + ext + 0.03, 0, 0),
-                                                      gy_quat_identity()), NULL),
-                     0);
-    assert_int_equal(overlap_count(v, &probe, pose_at(gy_v3(0.05 + ext - 0.005, 0, 0),
-                                                      gy_quat_identity()), NULL),
+    assert_int_equal(
+        overlap_count(v, &probe, pose_at(gy_v3(0.05 + ext + 0.03, 0, 0), gy_quat_identity()), NULL),
+        0);
+    assert_int_equal(overlap_count(v, &probe,
+                                   pose_at(gy_v3(0.05 + ext - 0.005, 0, 0), gy_quat_identity()),
+                                   NULL),
                      1);
 
     /* Leaving the margin makes a new box: the tree is refit and the ray finds it there. */
@@ -1211,8 +1212,8 @@ static void expect_found_at_extremes(const gy_snapshot_view *v, const ref_scene 
             offset = gy_v3(0, 0, 0);
             for (int j = 0; j < 3; j++) {
                 gy_vec3 col = gy_v3(m.m[0][j], m.m[1][j], m.m[2][j]);
-                offset = gy_v3_add(offset,
-                                   gy_v3_scale(col, gy_v3_dot(col, dir) >= 0 ? h[j] : -h[j]));
+                offset =
+                    gy_v3_add(offset, gy_v3_scale(col, gy_v3_dot(col, dir) >= 0 ? h[j] : -h[j]));
             }
         }
         gy_vec3 at = gy_v3_add(b->pose.position, gy_v3_scale(offset, 1.0 - 1e-6));
@@ -1317,8 +1318,8 @@ static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **s
         assert_result(gy_query_snapshot_set(qs, (uint32_t)k, &e), GY_OK);
     }
     gy_test_rng r = {0x7u};
-    const gy_vec3 spin[3] = {gy_v3_normalize(gy_v3(1, 0.2, 0.1)), gy_v3_normalize(gy_v3(0.3, 0.1, 1)),
-                             gy_v3_normalize(gy_v3(1, 1, 1))};
+    const gy_vec3 spin[3] = {gy_v3_normalize(gy_v3(1, 0.2, 0.1)),
+                             gy_v3_normalize(gy_v3(0.3, 0.1, 1)), gy_v3_normalize(gy_v3(1, 1, 1))};
     gy_shape probe = {0};
     probe.type = GY_SHAPE_SPHERE;
     probe.radius = 1e-5;
@@ -1328,18 +1329,18 @@ static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **s
         for (uint32_t k = 0; k < 3; k++) {
             /* A steady spin (turns that do not cancel) and a little jitter. */
             pose[k].position = gy_v3_add(pose[k].position, gy_test_rnd_vec(&r, -0.002, 0.002));
-            pose[k].rotation = gy_quat_normalize(
-                gy_quat_mul(gy_quat_axis_angle(spin[k], 0.01), pose[k].rotation));
+            pose[k].rotation =
+                gy_quat_normalize(gy_quat_mul(gy_quat_axis_angle(spin[k], 0.01), pose[k].rotation));
             assert_result(gy_query_snapshot_move(qs, k, pose[k]), GY_OK);
         }
         const gy_snapshot_view *v = publish_read(qs, tick);
         for (uint32_t k = 0; k < 3; k++) {
-            gy_vec3 centre = k < 2 ? pose[k].position
-                                   : gy_pose_apply(pose[k], gy_v3(0.25, 0.25, 0.25));
+            gy_vec3 centre =
+                k < 2 ? pose[k].position : gy_pose_apply(pose[k], gy_v3(0.25, 0.25, 0.25));
             for (int d = 0; d < 6; d++) {
                 double sign = d % 2 ? -1.0 : 1.0;
-                gy_vec3 dir = gy_v3(d / 2 == 0 ? sign : 0, d / 2 == 1 ? sign : 0,
-                                    d / 2 == 2 ? sign : 0);
+                gy_vec3 dir =
+                    gy_v3(d / 2 == 0 ? sign : 0, d / 2 == 1 ? sign : 0, d / 2 == 2 ? sign : 0);
                 gy_vec3 x = extreme_point((int)k, pose[k], tetra, dir);
                 x = gy_v3_add(centre, gy_v3_scale(gy_v3_sub(x, centre), 1.0 - 1e-6));
                 gy_snapshot_hit hits[8];
