@@ -161,7 +161,8 @@ typedef struct bare {
     pthread_cond_t cond;
     uint32_t asked, done; /* ticks asked for and done (under mutex) */
     bool quit, ready, ok;
-    double *wall_ms;       /* per tick, written by the thread at [done + i] */
+    double *wall_ms; /* per tick from tick `wall_from` on (at [tick - wall_from]), or NULL */
+    uint32_t wall_from;
     uint64_t chunk_cpu_ns; /* CPU time of the last chunk */
 } bare;
 
@@ -201,8 +202,8 @@ static void *bare_main(void *arg)
             b->be->step(b->w, 1.0 / 60.0);
             for (uint32_t k = 0; k < b->s->count; k++)
                 b->be->body_get_state(b->w, b->ids[k], &st);
-            if (b->wall_ms != NULL)
-                b->wall_ms[first + i] = (double)(gy_clock_now_ns() - t0) * 1e-6;
+            if (b->wall_ms != NULL && first + i >= b->wall_from)
+                b->wall_ms[first + i - b->wall_from] = (double)(gy_clock_now_ns() - t0) * 1e-6;
         }
         uint64_t cpu = gy_bench_thread_cpu_ns() - c0;
         pthread_mutex_lock(&b->mutex);
@@ -282,7 +283,8 @@ static bool tick_pair(const scene *s, const gy_world_def *wd, uint32_t warmup, u
         gy_physics_step(p, 1, TIMEOUT_NS);
         gy_physics_drain_replies(p, drop_reply, &x->replies);
     }
-    raw.wall_ms = ref_wall - warmup; /* indexed by the bare loop's tick count */
+    raw.wall_from = warmup; /* the next bare_run's mutex hands both to the idle thread */
+    raw.wall_ms = ref_wall;
     gy_physics_stats st0, st1;
     gy_physics_get_stats(p, &st0);
     for (uint32_t r = 0, n = 0; r < rounds; r++, n += chunk) {
