@@ -362,6 +362,10 @@ static int bench_tick(gy_bench *b, bool quick)
     gy_bench_report(b, "tick.vs_bare_adapter", paired, "ratio",
                     "subsystem tick / bare adapter loop, CPU, 1,024-box pile, median of the "
                     "rounds' paired ratios (target <= 1.05)");
+    gy_bench_report(b, "tick.vs_bare_adapter_p25", gy_bench_percentile(pair, all, 25), "ratio",
+                    "the rounds' paired ratios, 25th percentile (how much one round says)");
+    gy_bench_report(b, "tick.vs_bare_adapter_p75", gy_bench_percentile(pair, all, 75), "ratio",
+                    "the rounds' paired ratios, 75th percentile");
     gy_bench_report(b, "tick.vs_bare_adapter_medians", tick_ms / bare_ms, "ratio",
                     "the same as a ratio of the two sides' medians");
     gy_bench_report(b, "tick.ms", tick_ms, "ms", "subsystem tick, CPU of both threads (median)");
