@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gyre/gyre.h"
+#include "test_scene.h"
 
 #define DT         (1.0 / 60.0)
 #define TIMEOUT_NS 20000000000ull /* per lockstep tick: generous for TSan on a shared machine */
@@ -16,23 +17,9 @@ static const char *g_scenes_dir = ".";
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
-/* JSON written with single quotes for readability. */
-static gy_scene *load(const char *text)
+static gy_scene *load_scene(const char *text)
 {
-    size_t n = strlen(text);
-    char *json = malloc(n + 1u);
-    assert_non_null(json);
-    for (size_t i = 0; i <= n; i++)
-        json[i] = text[i] == '\'' ? '"' : text[i];
-    gy_scene *scene = NULL;
-    gy_scene_errors *errors = NULL;
-    gy_result r = gy_scene_load_string(json, n, g_scenes_dir, NULL, &scene, &errors);
-    if (r != GY_OK && errors != NULL)
-        gy_scene_errors_print(errors, stdout, "    scene error: ");
-    gy_scene_errors_free(errors);
-    free(json);
-    assert_result(r, GY_OK);
-    return scene;
+    return gy_test_load_scene(text, g_scenes_dir, NULL, NULL);
 }
 
 /* A child listed before its parent, a joint, and two colliders naming the same OBJ file. */
@@ -96,7 +83,7 @@ static void test_instance_creates_entities_parents_first(void **state)
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_world *w = make_world(&ta, false);
-    gy_scene *scene = load(k_scene);
+    gy_scene *scene = load_scene(k_scene);
     gy_scene_instance *inst = NULL;
     int32_t bad = 7;
     assert_result(gy_scene_instantiate(w, scene, gy_v3(0, 0, 0), NULL, &inst, &bad), GY_OK);
@@ -129,7 +116,7 @@ static void test_instance_shares_obj_geometry(void **state)
 {
     (void)state;
     gy_world *w = make_world(NULL, false);
-    gy_scene *scene = load(k_scene);
+    gy_scene *scene = load_scene(k_scene);
     gy_scene_instance *inst = NULL;
     assert_result(gy_scene_instantiate(w, scene, gy_v3(0, 0, 0), NULL, &inst, NULL), GY_OK);
     gy_geometry_stats gs;
@@ -148,7 +135,7 @@ static void test_instance_offset_moves_roots_anchors_and_planes(void **state)
 {
     (void)state;
     gy_world *w = make_world(NULL, false);
-    gy_scene *scene = load(k_scene);
+    gy_scene *scene = load_scene(k_scene);
     gy_scene_instance *inst = NULL;
     assert_result(gy_scene_instantiate(w, scene, gy_v3(10, 2, 0), NULL, &inst, NULL), GY_OK);
     gy_pose p;
@@ -187,7 +174,7 @@ static void test_instance_is_all_or_nothing_under_allocation_failure(void **stat
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_world *w = make_world(&ta, true); /* stopped: no physics thread allocating meanwhile */
-    gy_scene *scene = load(k_scene);
+    gy_scene *scene = load_scene(k_scene);
     gy_scene_instance *inst = NULL;
     uint32_t failures = 0;
     for (uint64_t k = 1;; k++) {
@@ -223,7 +210,7 @@ static void test_additive_load_goes_through_the_barrier(void **state)
 {
     (void)state;
     gy_world *w = make_world(NULL, false);
-    gy_scene *scene = load(k_scene);
+    gy_scene *scene = load_scene(k_scene);
     gy_scene_barrier *b = gy_physics_barrier(gy_world_physics(w));
     gy_scene_barrier_stats before, after;
     gy_scene_barrier_get_stats(b, &before);
@@ -255,8 +242,8 @@ static void test_replace_swaps_scenes_through_stop_and_start(void **state)
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_world *w = make_world(&ta, false);
-    gy_scene *first = load(k_scene);
-    gy_scene *second = load("{'format':'gyre.scene','version':1,'entities':["
+    gy_scene *first = load_scene(k_scene);
+    gy_scene *second = load_scene("{'format':'gyre.scene','version':1,'entities':["
                             "{'name':'ground','components':{'physics':{'body_type':'Static',"
                             "'shape':'Plane'}}},"
                             "{'name':'ball','transform':{'position':[0,1,0]},"
@@ -289,7 +276,7 @@ static void test_replace_failure_keeps_the_previous_scene(void **state)
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_world *w = make_world(&ta, false);
-    gy_scene *scene = load(k_scene);
+    gy_scene *scene = load_scene(k_scene);
     gy_scene_instance *a = NULL, *b = NULL;
     assert_result(gy_scene_load_additive(w, scene, gy_v3(0, 0, 0), 0, NULL, &a, NULL), GY_OK);
     tick(w, 1);
@@ -314,7 +301,7 @@ static void test_instance_rejects_bad_arguments(void **state)
 {
     (void)state;
     gy_world *w = make_world(NULL, true);
-    gy_scene *scene = load(k_scene);
+    gy_scene *scene = load_scene(k_scene);
     gy_scene_instance *inst = (gy_scene_instance *)&inst;
     assert_result(gy_scene_instantiate(NULL, scene, gy_v3(0, 0, 0), NULL, &inst, NULL),
                   GY_ERR_INVALID_ARGUMENT);

@@ -12,21 +12,11 @@
 
 #include "gyre/math.h"
 #include "gyre/scene.h"
+#include "test_scene.h"
 
 static const char *g_data_dir = ".";
 
 /* ---- helpers --------------------------------------------------------------------------------- */
-
-/* Test JSON is written with single quotes for readability; this turns them into double quotes. */
-static char *dq(const char *s)
-{
-    size_t n = strlen(s);
-    char *d = malloc(n + 1u);
-    assert_non_null(d);
-    for (size_t i = 0; i <= n; i++)
-        d[i] = s[i] == '\'' ? '"' : s[i];
-    return d;
-}
 
 /* A scene with the format header prepended to `body` (members of the top-level object). */
 static char *scene_json(const char *body)
@@ -36,7 +26,7 @@ static char *scene_json(const char *body)
     char *tmp = malloc(n);
     assert_non_null(tmp);
     snprintf(tmp, n, "%s%s%s}", head, body[0] != '\0' ? "," : "", body);
-    char *out = dq(tmp);
+    char *out = gy_test_json(tmp);
     free(tmp);
     return out;
 }
@@ -164,25 +154,25 @@ typedef struct rule_case {
 static void test_scene_rules_format_and_version(void **state)
 {
     (void)state;
-    char *j = dq("{'version':1}");
+    char *j = gy_test_json("{'version':1}");
     expect_text_error(j, strlen(j), "format: required");
     free(j);
-    j = dq("{'format':'gyre.scn','version':1}");
+    j = gy_test_json("{'format':'gyre.scn','version':1}");
     expect_text_error(j, strlen(j), "format: must be \"gyre.scene\" (got \"gyre.scn\")");
     free(j);
-    j = dq("{'format':7,'version':1}");
+    j = gy_test_json("{'format':7,'version':1}");
     expect_text_error(j, strlen(j), "format: must be a string (got 7)");
     free(j);
-    j = dq("{'format':'gyre.scene'}");
+    j = gy_test_json("{'format':'gyre.scene'}");
     expect_text_error(j, strlen(j), "version: required");
     free(j);
-    j = dq("{'format':'gyre.scene','version':2}");
+    j = gy_test_json("{'format':'gyre.scene','version':2}");
     expect_text_error(j, strlen(j), "version: unsupported version 2 (this build reads version 1)");
     free(j);
-    j = dq("[1,2]");
+    j = gy_test_json("[1,2]");
     expect_text_error(j, strlen(j), "(string): the top level must be a JSON object (got an array)");
     free(j);
-    j = dq("{'format':'gyre.scene','version':1,'version':1}");
+    j = gy_test_json("{'format':'gyre.scene','version':1,'version':1}");
     expect_text_error(j, strlen(j), "version: duplicate key");
     free(j);
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "fault_backend.h"
+#include "test_scene.h"
 #include "gyre/gyre.h"
 
 #define TIMEOUT_NS 20000000000ull /* per lockstep tick: generous for TSan on a shared machine */
@@ -91,42 +92,6 @@ static bool log_has(log_capture *c, const char *a, const char *b)
 }
 
 /* ---- scenes ---------------------------------------------------------------------------------- */
-
-/* JSON written with single quotes for readability. */
-static gy_scene *load_text(const char *text, const gy_allocator *a, gy_result *result)
-{
-    size_t n = strlen(text);
-    char *json = malloc(n + 1u);
-    assert_non_null(json);
-    for (size_t i = 0; i <= n; i++)
-        json[i] = text[i] == '\'' ? '"' : text[i];
-    gy_scene *scene = NULL;
-    gy_scene_errors *errors = NULL;
-    gy_result r = gy_scene_load_string(json, n, scenes_dir, a, &scene, &errors);
-    if (r != GY_OK && r != GY_ERR_OUT_OF_MEMORY && errors != NULL)
-        gy_scene_errors_print(errors, stdout, "    scene error: ");
-    gy_scene_errors_free(errors);
-    free(json);
-    if (result != NULL)
-        *result = r;
-    else
-        assert_result(r, GY_OK);
-    return scene;
-}
-
-static gy_scene *load_file(const char *name)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", scenes_dir, name);
-    gy_scene *scene = NULL;
-    gy_scene_errors *errors = NULL;
-    gy_result r = gy_scene_load_file(path, NULL, &scene, &errors);
-    if (errors != NULL)
-        gy_scene_errors_print(errors, stdout, "    scene error: ");
-    gy_scene_errors_free(errors);
-    assert_result(r, GY_OK);
-    return scene;
-}
 
 /* Every kind of object the World turns into adapter creates: an inline mesh, a hull from an OBJ
  * file shared by two bodies, a kinematic child listed before its static parent, an inactive
@@ -527,7 +492,7 @@ static void sweep_refusals(gy_scene *scene, const char *label, bool bootstrap)
 static void test_world_refusals_test_scene_bootstrap(void **state)
 {
     (void)state;
-    gy_scene *s = load_text(k_scene, NULL, NULL);
+    gy_scene *s = gy_test_load_scene(k_scene, scenes_dir, NULL, NULL);
     model m;
     build_model(s, true, &m);
     /* The scene's shape, which the sweep relies on: mesh + shared hull, 7 effective bodies. */
@@ -541,7 +506,7 @@ static void test_world_refusals_test_scene_bootstrap(void **state)
 static void test_world_refusals_test_scene_additive(void **state)
 {
     (void)state;
-    gy_scene *s = load_text(k_scene, NULL, NULL);
+    gy_scene *s = gy_test_load_scene(k_scene, scenes_dir, NULL, NULL);
     sweep_refusals(s, "test scene", false);
     gy_scene_free(s);
 }
@@ -551,7 +516,7 @@ static void test_world_refusals_sample_scenes(void **state)
     (void)state;
     static const char *const files[] = {"joints.json", "level_mesh.json", "compound.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        gy_scene *s = load_file(files[i]);
+        gy_scene *s = gy_test_load_scene_file(scenes_dir, files[i]);
         sweep_refusals(s, files[i], true);
         sweep_refusals(s, files[i], false);
         gy_scene_free(s);
@@ -651,7 +616,7 @@ static alloc_phase run_allocation(uint64_t n, uint64_t *total, log_capture *logs
     alloc_phase phase = PHASE_LOAD;
 
     gy_result r;
-    gy_scene *scene = load_text(k_scene, &ta.base, &r);
+    gy_scene *scene = gy_test_load_scene(k_scene, scenes_dir, &ta.base, &r);
     if (r != GY_OK) {
         assert_result(r, GY_ERR_OUT_OF_MEMORY);
         assert_null(scene);
@@ -814,7 +779,7 @@ static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra,
     log_capture logs;
     gy_logger logger;
     log_init(&logs, &logger);
-    gy_scene *base = load_text(k_scene, &ta.base, NULL);
+    gy_scene *base = gy_test_load_scene(k_scene, scenes_dir, &ta.base, NULL);
     gy_world_config cfg = world_config(base, &fb, &logger, false);
     gy_world *w = NULL;
     assert_result(gy_world_create(&cfg, &w), GY_OK);
@@ -908,7 +873,7 @@ static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra,
 
 static void sweep_additive(bool persistent)
 {
-    gy_scene *extra = load_text(k_extra, NULL, NULL);
+    gy_scene *extra = gy_test_load_scene(k_extra, scenes_dir, NULL, NULL);
     uint64_t per_load = 0;
     assert_true(run_additive(0, false, extra, &per_load));
     assert_true(per_load > 5);
