@@ -1412,10 +1412,23 @@ static void test_query_snapshot_rejects_invalid_input(void **state)
     gy_pose bad_pose = gy_pose_identity();
     bad_pose.position.y = INFINITY;
     assert_result(gy_query_snapshot_move(qs, 3, bad_pose), GY_ERR_NON_FINITE);
+    /* The rotation: a non-finite component is NON_FINITE; finite but not of unit length (also so
+     * large that its square overflows) is INVALID_ARGUMENT. None of them moves the entry. */
+    const gy_quat bad_rot[5] = {
+        {NAN, 0, 0, 1}, {0, 0, -INFINITY, 1}, {0, 0, 0, 2}, {0, 0, 0, 0.5}, {1e200, 0, 0, 1}};
+    const gy_result want[5] = {GY_ERR_NON_FINITE, GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT,
+                               GY_ERR_INVALID_ARGUMENT, GY_ERR_INVALID_ARGUMENT};
+    for (int i = 0; i < 5; i++) {
+        bad_pose = pose_at(gy_v3(7, 8, 9), bad_rot[i]);
+        assert_result(gy_query_snapshot_move(qs, 3, bad_pose), want[i]);
+    }
+    gy_snapshot_entry_info unmoved;
+    assert_result(gy_snapshot_view_get(publish_read(qs, 1), 3, &unmoved), GY_OK);
+    assert_true(memcmp(&unmoved.entry.pose, &e.pose, sizeof e.pose) == 0);
     assert_result(gy_query_snapshot_remove(qs, 3), GY_OK);
     assert_result(gy_query_snapshot_remove(qs, 3), GY_ERR_STALE_HANDLE);
 
-    const gy_snapshot_view *v = publish_read(qs, 1);
+    const gy_snapshot_view *v = publish_read(qs, 2);
     gy_snapshot_hit h;
     uint32_t n;
     assert_result(gy_snapshot_view_raycast(v, gy_v3(NAN, 0, 0), gy_v3(1, 0, 0), NULL,

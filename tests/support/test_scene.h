@@ -25,8 +25,8 @@ static inline char *gy_test_json(const char *text)
 /* Loads single-quoted scene JSON, resolving files against `dir`, with allocator `a` (NULL: the
  * default). The result goes to *result; with result NULL it must be GY_OK. The loader's errors
  * are printed unless it only ran out of memory (the fault sweeps provoke that on purpose). */
-static inline gy_scene *gy_test_load_scene(const char *text, const char *dir,
-                                           const gy_allocator *a, gy_result *result)
+static inline gy_scene *gy_test_load_scene(const char *text, const char *dir, const gy_allocator *a,
+                                           gy_result *result)
 {
     char *json = gy_test_json(text);
     gy_scene *scene = NULL;
