@@ -244,10 +244,10 @@ static void test_replace_swaps_scenes_through_stop_and_start(void **state)
     gy_world *w = make_world(&ta, false);
     gy_scene *first = load_scene(k_scene);
     gy_scene *second = load_scene("{'format':'gyre.scene','version':1,'entities':["
-                            "{'name':'ground','components':{'physics':{'body_type':'Static',"
-                            "'shape':'Plane'}}},"
-                            "{'name':'ball','transform':{'position':[0,1,0]},"
-                            "'components':{'physics':{'shape':'Sphere','radius':0.5}}}]}");
+                                  "{'name':'ground','components':{'physics':{'body_type':'Static',"
+                                  "'shape':'Plane'}}},"
+                                  "{'name':'ball','transform':{'position':[0,1,0]},"
+                                  "'components':{'physics':{'shape':'Sphere','radius':0.5}}}]}");
     gy_scene_instance *a = NULL, *b = NULL;
     assert_result(gy_scene_load_additive(w, first, gy_v3(0, 0, 0), 0, NULL, &a, NULL), GY_OK);
     tick(w, 3);
