@@ -452,13 +452,18 @@ static void write_proxies(gy_physics *p)
         written = p->body_count;
         gy_phys_add(&p->counters.full_scans, 1);
     } else {
+        /* A body that changed in several of these publishes is in each of their lists (an
+         * awake one in all of them): it is copied once, from the list of its latest change. */
         for (uint64_t q = p->written_seq[b] + 1u; q <= seq; q++) {
             const gy_phys_list *l = &p->dirty[q % GY_PHYS_DIRTY_RING];
             for (uint32_t i = 0; i < l->count; i++) {
                 uint32_t s = l->items[i];
-                f->proxies[s] = p->bodies[s].proxy;
+                const gy_phys_body *e = &p->bodies[s];
+                if (e->change_seq != q)
+                    continue;
+                f->proxies[s] = e->proxy;
+                written++;
             }
-            written += l->count;
         }
     }
     f->count = p->body_count;
