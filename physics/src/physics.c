@@ -401,10 +401,14 @@ static void lockstep_loop(gy_physics *p)
         if (done < target) {
             run_iteration(p, &acc, 0, true);
             __atomic_store_n(&p->lockstep_done, done + 1u, __ATOMIC_SEQ_CST);
-            if (__atomic_load_n(&p->game_waiting, __ATOMIC_SEQ_CST)) {
+            /* The game waits for its whole request: waking it for every tick of a longer one
+             * would cost it a wake and a sleep per tick. Taking the mutex orders this against a
+             * game thread between its check and its wait; signalling after the unlock keeps the
+             * woken game thread from running straight into the held mutex. */
+            if (done + 1u >= target && __atomic_load_n(&p->game_waiting, __ATOMIC_SEQ_CST)) {
                 pthread_mutex_lock(&p->wait_mutex);
-                pthread_cond_broadcast(&p->wait_cond);
                 pthread_mutex_unlock(&p->wait_mutex);
+                pthread_cond_broadcast(&p->wait_cond);
             }
             continue;
         }
@@ -639,8 +643,11 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
             r = GY_ERR_TIMEOUT;
             break;
         }
+        /* The physics thread signals the request's last tick; the timed wake is only for
+         * staged batches (flushed as the ring drains) and a guard. Every wake costs the game
+         * thread CPU: at 20 ms, a long request woke it several times. */
         bool staged = gy_command_queue_flush(p->commands) > 0;
-        uint64_t wake = now + (staged ? 100000u : 20000000u);
+        uint64_t wake = now + (staged ? 100000u : 1000000000u);
         if (wake > deadline)
             wake = deadline;
         struct timespec ts = {(time_t)(wake / 1000000000u), (long)(wake % 1000000000u)};
