@@ -377,21 +377,12 @@ void gy_phys_read_awake(gy_physics *p)
      * memory order). A body that falls asleep leaves the list, the last entry (not read yet)
      * taking its place, which is then read next. The roster records are fetched a few bodies
      * ahead: after a step they are out of cache. */
-    enum { AHEAD = 8 };
+    enum { AHEAD = 4 };
     for (uint32_t i = 0; i < p->awake.count;) {
         if (i + AHEAD < p->awake.count) {
             const char *next = (const char *)&p->bodies[p->awake.items[i + AHEAD]];
             __builtin_prefetch(next, 1);
             __builtin_prefetch(next + sizeof(gy_phys_body) - 1u, 1);
-        }
-        /* Halfway there the record has arrived: its first collider's snapshot entry is next
-         * (read_one moves it), as cold as the record was. */
-        if (i + AHEAD / 2 < p->awake.count) {
-            uint32_t slot = p->bodies[p->awake.items[i + AHEAD / 2]].first_collider;
-            if (slot != GY_PHYS_NONE) {
-                __builtin_prefetch(&p->colliders[slot]);
-                gy_query_snapshot_prefetch(p->snapshot, slot);
-            }
         }
         uint32_t s = p->awake.items[i];
         read_one(p, s);

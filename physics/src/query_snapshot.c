@@ -745,17 +745,6 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
     return GY_OK;
 }
 
-void gy_query_snapshot_prefetch(const gy_query_snapshot *qs, uint32_t slot)
-{
-    if (qs == NULL || slot >= qs->slot_limit)
-        return;
-    const char *e = (const char *)&qs->live[slot];
-    __builtin_prefetch(e, 1);
-    __builtin_prefetch(e + sizeof(qs_entry) - 1u, 1);
-    __builtin_prefetch(&qs->anchors[slot], 0);
-    __builtin_prefetch(&qs->dirty_bits[slot], 1);
-}
-
 gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
 {
     if (qs == NULL)

@@ -144,11 +144,6 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
 /* Moves a live entry to a new world pose. GY_ERR_STALE_HANDLE for an empty slot. */
 gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose pose);
 
-/* A hint, no effect on state: fetches what gy_query_snapshot_move of `slot` will touch into the
- * cache ahead of the call (a writer about to move many entries calls it a few entries ahead).
- * Any slot is accepted. */
-void gy_query_snapshot_prefetch(const gy_query_snapshot *qs, uint32_t slot);
-
 /* Empties a slot. GY_ERR_STALE_HANDLE when it is already empty. */
 gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot);
 
