@@ -737,7 +737,9 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
                                                                         : GY_ERR_NON_FINITE;
     qs_entry *e = &qs->live[slot];
     e->pose.position = pose.position;
-    e->pose.rotation = (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
+    /* An adapter's rotation is normalised every step, and its length then mostly rounds to
+     * exactly 1, where dividing would change no bit: the four divisions are skipped. */
+    e->pose.rotation = l == 1.0 ? q : (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
     uint8_t g = qs->group[slot];
     bool box = g != GROUP_PLANES && !(g == TREE_MOVING && still_inside(&qs->anchors[slot], e)) &&
                update_box(qs, slot, g, false);
