@@ -162,6 +162,7 @@ typedef struct bare {
     uint32_t asked, done; /* ticks asked for and done (under mutex) */
     bool quit, ready, ok;
     uint64_t chunk_cpu_ns, chunk_wall_ns; /* CPU and wall time of the last chunk */
+    uint64_t step_ns, read_ns;            /* wall time in steps and in reads, all chunks */
 } bare;
 
 static bool bare_build(bare *b)
@@ -195,15 +196,22 @@ static void *bare_main(void *arg)
         pthread_mutex_unlock(&b->mutex);
         uint64_t c0 = gy_bench_thread_cpu_ns(), t0 = gy_clock_now_ns();
         gy_body_state st;
+        uint64_t step_ns = 0, read_ns = 0;
         for (uint32_t i = 0; i < n; i++) {
+            uint64_t s0 = gy_clock_now_ns();
             b->be->step(b->w, 1.0 / 60.0);
+            uint64_t s1 = gy_clock_now_ns();
             for (uint32_t k = 0; k < b->s->count; k++)
                 b->be->body_get_state(b->w, b->ids[k], &st);
+            step_ns += s1 - s0;
+            read_ns += gy_clock_now_ns() - s1;
         }
         uint64_t cpu = gy_bench_thread_cpu_ns() - c0, wall = gy_clock_now_ns() - t0;
         pthread_mutex_lock(&b->mutex);
         b->chunk_cpu_ns = cpu;
         b->chunk_wall_ns = wall;
+        b->step_ns += step_ns;
+        b->read_ns += read_ns;
         b->done = b->asked;
         pthread_cond_broadcast(&b->cond);
     }
@@ -257,12 +265,14 @@ static void bare_stop(bare *b)
 
 /* What one world pair's run adds to the section's notes. */
 typedef struct tick_extra {
-    uint64_t replies, ticks;    /* collision replies drained, subsystem ticks stepped */
-    double step_ms, publish_ms; /* physics-thread wall means per tick, summed over pairs */
-    uint64_t game_cpu_ns;       /* game thread CPU inside gy_physics_step, measured rounds */
-    uint64_t single_cpu_ns;     /* the same over the warm-up's one-tick requests */
-    uint64_t single_requests;   /* those requests */
-    uint64_t replies_dropped;   /* by the subsystem's reply ring (diagnostics), over all pairs */
+    uint64_t replies, ticks;           /* collision replies drained, subsystem ticks stepped */
+    double step_ms, publish_ms;        /* physics-thread wall means per tick, summed over pairs */
+    double adapter_ms;                 /* of step_ms: the adapter's step */
+    double bare_step_ms, bare_read_ms; /* the bare loop's, the same way */
+    uint64_t game_cpu_ns;              /* game thread CPU inside gy_physics_step, measured rounds */
+    uint64_t single_cpu_ns;            /* the same over the warm-up's one-tick requests */
+    uint64_t single_requests;          /* those requests */
+    uint64_t replies_dropped; /* by the subsystem's reply ring (diagnostics), over all pairs */
 } tick_extra;
 
 /* Where the tick section's threads run: the two stepping threads (physics, bare) share one CPU,
@@ -311,6 +321,7 @@ static bool tick_pair(const scene *s, const gy_world_def *wd, tick_cpus cpus, ui
     }
     gy_physics_stats st0, st1;
     gy_physics_get_stats(p, &st0);
+    uint64_t bare_step0 = raw.step_ns, bare_read0 = raw.read_ns; /* its thread is idle now */
     for (uint32_t r = 0; r < rounds; r++) {
         bare_run(&raw, chunk, &cpu, &wall);
         ref_cpu[r] = (double)cpu * 1e-6 / chunk;
@@ -335,6 +346,9 @@ static bool tick_pair(const scene *s, const gy_world_def *wd, tick_cpus cpus, ui
     double ticks = (double)(st1.ticks - st0.ticks);
     x->ticks += warmup + (uint64_t)ticks;
     x->step_ms += (double)(st1.step_ns - st0.step_ns) * 1e-6 / ticks;
+    x->adapter_ms += (double)(st1.adapter_step_ns - st0.adapter_step_ns) * 1e-6 / ticks;
+    x->bare_step_ms += (double)(raw.step_ns - bare_step0) * 1e-6 / (rounds * chunk);
+    x->bare_read_ms += (double)(raw.read_ns - bare_read0) * 1e-6 / (rounds * chunk);
     x->publish_ms += (double)(st1.publish_ns - st0.publish_ns) * 1e-6 / ticks;
     ok = true;
 out:
@@ -409,22 +423,24 @@ static int bench_tick(gy_bench *b, bool quick)
                     "the same, wall time as the game thread waits for it");
     gy_bench_report(b, "tick.wall_ms", tick_wall, "ms", "subsystem tick, wall (median)");
     gy_bench_report(b, "bare.wall_ms", bare_wall, "ms", "bare loop, wall (median)");
-    gy_bench_report(b, "tick.request_us", (double)x.single_cpu_ns * 1e-3 / x.single_requests,
-                    "us", "game thread CPU for a one-tick lockstep request (wake, wait), mean");
+    gy_bench_report(b, "tick.request_us", (double)x.single_cpu_ns * 1e-3 / x.single_requests, "us",
+                    "game thread CPU for a one-tick lockstep request (wake, wait), mean");
     gy_bench_note(b,
                   "tick: %u world pairs, each %u rounds of %u ticks per side (one request each) "
                   "after %u warm-up ticks; CPU = physics thread (drain -> publish) + game "
                   "thread inside gy_physics_step; bare loop on its own thread; %s",
                   pairs, rounds, chunk, warmup,
-                  !pinned           ? "threads not pinned"
+                  !pinned          ? "threads not pinned"
                   : cpus.game >= 0 ? "stepping threads on one CPU, the game thread on another"
                                    : "every thread on one CPU (no second CPU allowed)");
     gy_bench_note(b,
                   "tick: %.0f collision events per tick (%llu dropped), drained by the game "
-                  "outside the tick; physics thread: step %.3f ms + publish %.3f ms per tick "
-                  "(wall means); game thread inside gy_physics_step %.1f us CPU per tick (mean)",
+                  "outside the tick; physics thread: step %.3f ms (adapter %.3f ms) + publish "
+                  "%.3f ms per tick; bare loop: step %.3f ms + read %.3f ms (wall means); game "
+                  "thread inside gy_physics_step %.1f us CPU per tick (mean)",
                   (double)x.replies / (double)x.ticks, (unsigned long long)x.replies_dropped,
-                  x.step_ms / pairs, x.publish_ms / pairs, (double)x.game_cpu_ns * 1e-3 / n);
+                  x.step_ms / pairs, x.adapter_ms / pairs, x.publish_ms / pairs,
+                  x.bare_step_ms / pairs, x.bare_read_ms / pairs, (double)x.game_cpu_ns * 1e-3 / n);
     /* A dropped event is work the subsystem skipped: the comparison would not be fair. */
     status = x.replies_dropped == 0 ? 0 : 1;
 out:

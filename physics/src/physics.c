@@ -271,7 +271,9 @@ static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
     uint64_t t0 = gy_clock_now_ns(), read_ns = 0;
     gy_scene_barrier_set_activity(p->barrier, "step");
     sim_lock(p);
+    uint64_t s0 = gy_clock_now_ns();
     gy_result r = be->step(p->world, p->step_dt);
+    gy_phys_add(&p->counters.adapter_step_ns, gy_clock_now_ns() - s0);
     if (r != GY_OK)
         gy_log(p->logger, GY_LOG_ERROR, "physics: adapter step failed: %s", gy_result_message(r));
     p->tick++;
@@ -835,6 +837,7 @@ void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out)
     out->bodies_faulted = gy_phys_get(&c->bodies_faulted);
     out->replies_rejected = gy_phys_get(&p->replies_rejected);
     out->step_ns = gy_phys_get(&c->step_ns);
+    out->adapter_step_ns = gy_phys_get(&c->adapter_step_ns);
     out->publish_ns = gy_phys_get(&c->publish_ns);
     out->cpu_ns = gy_phys_get(&c->cpu_ns);
     out->bodies = __atomic_load_n(&c->bodies, __ATOMIC_RELAXED);

@@ -173,7 +173,7 @@ typedef struct gy_phys_counters {
     uint64_t catchup_steps_dropped, catchup_ns_dropped, rebases;
     uint64_t proxies_read, proxies_changed, proxies_written, full_scans;
     uint64_t bodies_faulted;
-    uint64_t step_ns, publish_ns, cpu_ns;
+    uint64_t step_ns, adapter_step_ns, publish_ns, cpu_ns;
     uint32_t bodies, awake;
 } gy_phys_counters;
 

@@ -229,6 +229,26 @@ static void test_physics_publish_copies_each_changed_proxy_once(void **state)
     gy_physics_destroy(p);
 }
 
+/* The tick's time counters: the adapter's own step is part of the step time, and every tick adds
+ * to each. */
+static void test_physics_stats_time_the_adapter_step_within_the_step(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_floor(0, next_attachment++));
+    fx_create(p, fx_box(1, next_attachment++, GY_MOTION_DYNAMIC, gy_v3(0, 5, 0), gy_v3(1, 1, 1)));
+    fx_step(p, 1);
+    gy_physics_stats a = fx_stats(p);
+    fx_step(p, 10);
+    gy_physics_stats z = fx_stats(p);
+    assert_int_equal(z.ticks - a.ticks, 10);
+    assert_true(z.adapter_step_ns > a.adapter_step_ns);
+    assert_true(z.step_ns - a.step_ns >= z.adapter_step_ns - a.adapter_step_ns);
+    assert_true(z.publish_ns > a.publish_ns);
+    assert_true(z.cpu_ns > a.cpu_ns);
+    gy_physics_destroy(p);
+}
+
 static void test_physics_new_body_never_inherits_an_old_pose(void **state)
 {
     (void)state;
@@ -385,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_physics_sparse_publish_never_exposes_stale_data),
         cmocka_unit_test(test_physics_sparse_publish_skips_untouched_sleepers_and_statics),
         cmocka_unit_test(test_physics_publish_copies_each_changed_proxy_once),
+        cmocka_unit_test(test_physics_stats_time_the_adapter_step_within_the_step),
         cmocka_unit_test(test_physics_new_body_never_inherits_an_old_pose),
         cmocka_unit_test(test_physics_lockstep_is_deterministic),
         cmocka_unit_test(test_physics_steady_state_allocates_nothing),

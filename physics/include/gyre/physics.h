@@ -462,6 +462,7 @@ typedef struct gy_physics_stats {
     uint64_t bodies_faulted;
     uint64_t replies_rejected; /* by gy_physics_drain_replies */
     uint64_t step_ns;          /* total time in adapter steps (+ hook, events) */
+    uint64_t adapter_step_ns;  /* of which the adapter's own step calls */
     uint64_t publish_ns;       /* total time in publish (read-back → replies commit) */
     uint64_t cpu_ns;           /* physics-thread CPU time in iterations (drain → publish),
                                   pacing and lockstep idling excluded */
