@@ -257,11 +257,6 @@ struct gy_physics {
     gy_phys_resource *resources;
     uint32_t resource_capacity;
     gy_phys_list awake;
-    /* The awake bodies' states, all read in one pass right after the step (gy_phys_read_awake),
-     * and their store indices. */
-    gy_body_state *read_states;
-    uint32_t *read_stores;
-    uint32_t read_states_capacity, read_stores_capacity;
     gy_phys_list lanes[GY_PHYS_LANES];
     gy_phys_list touched;   /* re-read at the coming publish */
     gy_phys_list retouch;   /* re-read at the publish after (teleport flag clearing) */

@@ -303,20 +303,15 @@ static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
     e->fault = 1;
 }
 
-/* Marks the body read for this publish and fetches its state; false when there is nothing to
- * apply (an empty slot, read already, or the adapter refused). */
-static bool fetch_state(gy_physics *p, gy_phys_body *e, gy_body_state *st)
+static void read_one(gy_physics *p, uint32_t s)
 {
+    gy_phys_body *e = &p->bodies[s];
     if (e->id.bits == 0 || e->read_mark == p->pub_seq)
-        return false;
+        return;
     e->read_mark = p->pub_seq;
-    return p->backend->body_get_state(p->world, e->id, st) == GY_OK;
-}
-
-/* Turns a fetched state into the body's proxy and snapshot poses and keeps its list. */
-static void apply_state(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st_in)
-{
-    gy_body_state st = *st_in;
+    gy_body_state st;
+    if (p->backend->body_get_state(p->world, e->id, &st) != GY_OK)
+        return;
     p->reads++;
     if (e->fault || !state_sane(&st))
         fault(p, s, e, &st);
@@ -376,41 +371,8 @@ static void apply_state(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_stat
         enlist(p, s, awake ? GY_PHYS_LIST_AWAKE : GY_PHYS_LIST_LANE);
 }
 
-static void read_one(gy_physics *p, uint32_t s)
-{
-    gy_phys_body *e = &p->bodies[s];
-    gy_body_state st;
-    if (fetch_state(p, e, &st))
-        apply_state(p, s, e, &st);
-}
-
 void gy_phys_read_awake(gy_physics *p)
 {
-    /* Every awake body's state first, in one tight pass, then the proxies and snapshot moves
-     * from those: the adapter's bodies are still in cache right after the step, and the pass
-     * over them is the bare loop's, where interleaving the publish work (a few hundred bytes of
-     * Gyre's own data per body) made the same adapter reads take about 1.6 times as long
-     * (sampled: 46 us more per tick on the 1,024-box pile). Without room for the states (out of
-     * memory) they are read one at a time as before. */
-    uint32_t n = p->awake.count;
-    if (gy_array_reserve(p->alloc, (void **)&p->read_states, &p->read_states_capacity, n,
-                         sizeof *p->read_states) == GY_OK &&
-        gy_array_reserve(p->alloc, (void **)&p->read_stores, &p->read_stores_capacity, n,
-                         sizeof *p->read_stores) == GY_OK) {
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t s = p->awake.items[i];
-            if (fetch_state(p, &p->bodies[s], &p->read_states[m]))
-                p->read_stores[m++] = s;
-        }
-        /* Applying may move bodies between lists (one falling asleep leaves the awake list);
-         * the pass works from its own copy of who was awake. */
-        for (uint32_t i = 0; i < m; i++) {
-            uint32_t s = p->read_stores[i];
-            apply_state(p, s, &p->bodies[s], &p->read_states[i]);
-        }
-        return;
-    }
     /* In list order, which is mostly the order the bodies were created in (and so the adapter's
      * memory order). A body that falls asleep leaves the list, the last entry (not read yet)
      * taking its place, which is then read next. The roster records are fetched a few bodies

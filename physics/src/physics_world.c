@@ -417,10 +417,6 @@ void gy_phys_free_world_state(gy_physics *p)
         gy_free(a, p->collider_ids, (size_t)p->collider_ids_capacity * sizeof *p->collider_ids);
     if (p->inputs != NULL)
         gy_free(a, p->inputs, (size_t)p->input_capacity * sizeof *p->inputs);
-    if (p->read_states != NULL)
-        gy_free(a, p->read_states, (size_t)p->read_states_capacity * sizeof *p->read_states);
-    if (p->read_stores != NULL)
-        gy_free(a, p->read_stores, (size_t)p->read_stores_capacity * sizeof *p->read_stores);
     gy_phys_list_free(p, &p->awake);
     for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
         gy_phys_list_free(p, &p->lanes[l]);
