@@ -16,17 +16,6 @@ gy_result gy_phys_list_reserve(gy_physics *p, gy_phys_list *l, uint32_t need)
     return gy_array_reserve(p->alloc, (void **)&l->items, &l->capacity, need, sizeof(uint32_t));
 }
 
-gy_result gy_phys_list_push(gy_physics *p, gy_phys_list *l, uint32_t v)
-{
-    if (l->count == l->capacity) {
-        gy_result r = gy_phys_list_reserve(p, l, l->count + 1u);
-        if (r != GY_OK)
-            return r;
-    }
-    l->items[l->count++] = v;
-    return GY_OK;
-}
-
 void gy_phys_list_free(gy_physics *p, gy_phys_list *l)
 {
     if (l->items != NULL)

@@ -112,7 +112,7 @@ typedef struct gy_phys_collider {
     gy_pose local;
     uint32_t store_index;
     uint32_t next;
-    uint32_t mask;  /* its collide mask (the characters' sensor pass checks sensors' masks) */
+    uint32_t mask; /* its collide mask (the characters' sensor pass checks sensors' masks) */
     bool live;
     bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
     bool is_plane;
@@ -229,7 +229,7 @@ struct gy_physics {
     /* ---- game side ---- */
     pthread_t thread;
     bool running;
-    bool game_bound;  /* the game thread called bind_thread on this world (live queries) */
+    bool game_bound;           /* the game thread called bind_thread on this world (live queries) */
     uint64_t lockstep_wait_ns; /* how long the last gy_physics_step waited, per tick */
     uint32_t *mirror; /* attachment live at each store index (0: none), as the game recorded */
     uint32_t mirror_capacity;
@@ -308,8 +308,17 @@ static inline uint64_t gy_phys_get(const uint64_t *c)
 
 /* Grows a list to hold `need` items. */
 gy_result gy_phys_list_reserve(gy_physics *p, gy_phys_list *l, uint32_t need);
-/* Appends (growing as needed). */
-gy_result gy_phys_list_push(gy_physics *p, gy_phys_list *l, uint32_t v);
+/* Appends v; grows the list only when full (which the steady state never is). */
+static inline gy_result gy_phys_list_push(gy_physics *p, gy_phys_list *l, uint32_t v)
+{
+    if (l->count == l->capacity) {
+        gy_result r = gy_phys_list_reserve(p, l, l->count + 1u);
+        if (r != GY_OK)
+            return r;
+    }
+    l->items[l->count++] = v;
+    return GY_OK;
+}
 void gy_phys_list_free(gy_physics *p, gy_phys_list *l);
 
 /* physics_commands.c: the payload release callback and the batch dispatcher. */

@@ -44,7 +44,7 @@ void gy_phys_unlist(gy_physics *p, uint32_t store_index)
         gy_phys_set32(&p->counters.awake, p->awake.count);
 }
 
-static void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
+static inline void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
 {
     gy_phys_body *e = &p->bodies[store_index];
     if (e->list == which)
@@ -63,7 +63,7 @@ static void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
         gy_phys_set32(&p->counters.awake, p->awake.count);
 }
 
-void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
+static inline void mark_changed(gy_physics *p, uint32_t store_index)
 {
     gy_phys_body *e = &p->bodies[store_index];
     if (e->change_seq == p->pub_seq)
@@ -73,6 +73,11 @@ void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
         /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
         gy_phys_invalidate_buffers(p);
     }
+}
+
+void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
+{
+    mark_changed(p, store_index);
 }
 
 void gy_phys_invalidate_buffers(gy_physics *p)
@@ -303,7 +308,9 @@ static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
     e->fault = 1;
 }
 
-static void read_one(gy_physics *p, uint32_t s)
+/* Inlined into the awake bodies' loop, the one that runs per body per tick; out of line for the
+ * other lists (read_one below). */
+static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p, uint32_t s)
 {
     gy_phys_body *e = &p->bodies[s];
     if (e->id.bits == 0 || e->read_mark == p->pub_seq)
@@ -351,7 +358,7 @@ static void read_one(gy_physics *p, uint32_t s)
         np.tick = (uint32_t)p->tick;
         e->proxy = np;
         p->changes++;
-        gy_phys_mark_changed(p, s);
+        mark_changed(p, s);
         if (moved) {
             for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;
                  slot = p->colliders[slot].next) {
@@ -365,10 +372,20 @@ static void read_one(gy_physics *p, uint32_t s)
             }
         }
     }
-    if (e->motion == GY_MOTION_STATIC)
-        gy_phys_unlist(p, s);
-    else
-        enlist(p, s, awake ? GY_PHYS_LIST_AWAKE : GY_PHYS_LIST_LANE);
+    uint8_t list = e->motion == GY_MOTION_STATIC ? GY_PHYS_LIST_NONE
+                   : awake                       ? GY_PHYS_LIST_AWAKE
+                                                 : GY_PHYS_LIST_LANE;
+    if (e->list != list) {
+        if (list == GY_PHYS_LIST_NONE)
+            gy_phys_unlist(p, s);
+        else
+            enlist(p, s, list);
+    }
+}
+
+static void read_one(gy_physics *p, uint32_t s)
+{
+    read_one_inline(p, s);
 }
 
 void gy_phys_read_awake(gy_physics *p)
@@ -385,7 +402,7 @@ void gy_phys_read_awake(gy_physics *p)
             __builtin_prefetch(next + sizeof(gy_phys_body) - 1u, 1);
         }
         uint32_t s = p->awake.items[i];
-        read_one(p, s);
+        read_one_inline(p, s);
         if (i < p->awake.count && p->awake.items[i] == s)
             i++;
     }
