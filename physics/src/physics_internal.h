@@ -411,6 +411,9 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev);
 
 /* physics_diag.c */
 void gy_phys_window_add(gy_phys_window *w, uint64_t ns);
+/* Mean, median, 99th percentile and maximum of a window (`scratch` holds GY_PHYS_WINDOW values;
+ * the window itself is left as it is). */
+gy_physics_timing gy_phys_timing_of(const gy_phys_window *w, uint64_t *scratch);
 /* Samples at 5 Hz (real time) or every step_hz/5 ticks (lockstep). */
 void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now);
 gy_result gy_phys_diag_create(gy_physics *p);

@@ -404,9 +404,58 @@ static void test_physics_diagnostics_are_sampled(void **state)
     gy_physics_destroy(p);
 }
 
+#if GY_DIAGNOSTICS
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sampler's percentiles are exact order statistics (they were found by sorting; now by
+ * selection): against qsort, for sizes 1..1,024 and orders that break naive selection. */
+static void test_physics_diagnostics_percentiles_match_sorting(void **state)
+{
+    (void)state;
+    static gy_phys_window w;
+    static uint64_t scratch[GY_PHYS_WINDOW], sorted[GY_PHYS_WINDOW];
+    const uint32_t sizes[] = {1, 2, 3, 4, 7, 100, 101, 1000, GY_PHYS_WINDOW};
+    uint32_t seed = 99u;
+    for (int order = 0; order < 5; order++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            uint32_t n = sizes[z];
+            memset(&w, 0, sizeof w);
+            for (uint32_t i = 0; i < n; i++) {
+                seed = seed * 1664525u + 1013904223u;
+                uint64_t v = order == 0   ? seed >> 8         /* random */
+                             : order == 1 ? i                 /* ascending */
+                             : order == 2 ? n - i             /* descending */
+                             : order == 3 ? 5000u             /* all equal */
+                                          : (seed >> 8) % 3u; /* few distinct */
+                gy_phys_window_add(&w, v);
+            }
+            memcpy(sorted, w.ns, n * sizeof(uint64_t));
+            qsort(sorted, n, sizeof(uint64_t), cmp_u64);
+            gy_physics_timing t = gy_phys_timing_of(&w, scratch);
+            double sum = 0.0;
+            for (uint32_t i = 0; i < n; i++)
+                sum += (double)sorted[i];
+            assert_int_equal(t.samples, n);
+            assert_true(t.p50 == (double)sorted[(n - 1u) / 2u] * 1e-9);
+            assert_true(t.p99 == (double)sorted[(uint64_t)(n - 1u) * 99u / 100u] * 1e-9);
+            assert_true(t.max == (double)sorted[n - 1u] * 1e-9);
+            assert_true(fabs(t.mean - sum / n * 1e-9) <= 1e-15);
+            /* The window itself is untouched. */
+            assert_int_equal(w.count, n);
+        }
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+#if GY_DIAGNOSTICS
+        cmocka_unit_test(test_physics_diagnostics_percentiles_match_sorting),
+#endif
         cmocka_unit_test(test_physics_hold_epoch_counts_transitions_only),
         cmocka_unit_test(test_physics_time_scale_zero_freezes),
         cmocka_unit_test(test_physics_hitch_yields_at_most_four_steps),
