@@ -1241,22 +1241,9 @@ static void tear_down(soak *s)
         s->commands = ps.commands_applied;
         s->commands_dropped_stale = ps.commands_dropped_stale;
         s->replies = ws.replies_handled;
-        if (gy_world_physics_running(s->world)) {
-            /* A fresh diagnostics sample (5 Hz) so replies_dropped covers the whole run. */
-            gy_physics_diagnostics d0, d;
-            bool have = gy_physics_get_diagnostics(s->physics, &d0) == GY_OK;
-            uint64_t give_up = gy_clock_now_ns() + 1000000000u;
-            while (have && gy_clock_now_ns() < give_up) {
-                gy_world_tick(s->world, 1.0 / GAME_HZ);
-                if (gy_physics_get_diagnostics(s->physics, &d) == GY_OK && d.sample > d0.sample)
-                    break;
-                sleep_until(gy_clock_now_ns() + 10000000u);
-            }
-            if (gy_physics_get_diagnostics(s->physics, &d) == GY_OK) {
-                s->replies_dropped = d.replies_dropped;
-                s->replies_dropped_known = true;
-            }
-        }
+        /* Counted by the reply ring itself: known with or without the diagnostics sampler. */
+        s->replies_dropped = ps.replies_dropped;
+        s->replies_dropped_known = true;
         gy_world_teardown td;
         memset(&td, 0, sizeof td);
         gy_result r = gy_world_destroy(s->world, &td);

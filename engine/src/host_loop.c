@@ -297,64 +297,50 @@ static gy_result await_proxy(gy_physics *p, uint32_t store, uint32_t attachment,
     return GY_ERR_TIMEOUT;
 }
 
-/* After every release is recorded: makes the physics thread apply them and waits for a
- * diagnostics sample taken after that, whose adapter counters are then what leaked.
- * Lockstep: one tick drains everything published. Real time: a marker body is created after the
- * releases — batches apply whole and in order, so once the marker shows in the proxies every
- * release before it was applied — then released, and a sample from a later tick is awaited. */
+/* After every release is recorded: makes the physics thread apply them, then reads the adapter's
+ * counters, which are then what leaked (gy_physics_get_adapter_counters: no diagnostics sampler
+ * needed). Lockstep: one tick drains everything published. Real time: a marker body is created
+ * after the releases — batches apply whole and in order, so once the marker shows in the proxies
+ * every release before it was applied — then released, and its release awaited the same way. */
 static gy_result confirm_releases(gy_world *w, gy_world_teardown *rep)
 {
     gy_physics *p = w->physics;
-    gy_physics_diagnostics d;
-    if (gy_physics_get_diagnostics(p, &d) == GY_ERR_UNSUPPORTED)
-        return GY_OK;
-    uint64_t after;
+    gy_result r = GY_OK;
     if (w->lockstep) {
-        after = gy_physics_tick(p);
-        /* Samples come every step_hz / 5 ticks; 1024 bounds the wait for any step rate. */
-        for (uint32_t i = 0; i < 1024u; i++) {
-            gy_result r = gy_physics_step(p, 1, w->step_timeout_ns);
-            if (r != GY_OK)
-                return r;
-            if (gy_physics_get_diagnostics(p, &d) == GY_OK && d.tick > after) {
-                rep->adapter_checked = true;
-                rep->adapter_live_objects = d.adapter.live_objects;
-                return GY_OK;
-            }
-        }
-        return GY_ERR_TIMEOUT;
+        r = gy_physics_step(p, 1, w->step_timeout_ns);
+    } else {
+        gy_physics_set_hold(p, false);
+        gy_physics_set_time_scale(p, 1.0);
+        if (w->next_attachment == 0)
+            return GY_ERR_CAPACITY;
+        gy_collider_def marker = gy_default_collider_def();
+        marker.shape.type = GY_SHAPE_SPHERE;
+        marker.shape.radius = 0.01;
+        gy_physics_body_desc md;
+        memset(&md, 0, sizeof md);
+        md.store_index = 0; /* every component is gone, so every store index is free */
+        md.attachment = w->next_attachment++;
+        md.def = gy_default_body_def();
+        md.def.type = GY_MOTION_STATIC;
+        md.colliders = &marker;
+        md.collider_count = 1;
+        uint64_t after;
+        r = gy_physics_record_create_body(p, &md);
+        if (r == GY_OK)
+            r = await_proxy(p, 0, md.attachment, true, &after);
+        if (r == GY_OK)
+            r = gy_physics_record_release_body(p, 0, md.attachment);
+        if (r == GY_OK)
+            r = await_proxy(p, 0, md.attachment, false, &after);
     }
-    gy_physics_set_hold(p, false);
-    gy_physics_set_time_scale(p, 1.0);
-    if (w->next_attachment == 0)
-        return GY_ERR_CAPACITY;
-    gy_collider_def marker = gy_default_collider_def();
-    marker.shape.type = GY_SHAPE_SPHERE;
-    marker.shape.radius = 0.01;
-    gy_physics_body_desc md;
-    memset(&md, 0, sizeof md);
-    md.store_index = 0; /* every component is gone, so every store index is free */
-    md.attachment = w->next_attachment++;
-    md.def = gy_default_body_def();
-    md.def.type = GY_MOTION_STATIC;
-    md.colliders = &marker;
-    md.collider_count = 1;
-    gy_result r = gy_physics_record_create_body(p, &md);
+    gy_backend_counters c;
     if (r == GY_OK)
-        r = await_proxy(p, 0, md.attachment, true, &after);
-    if (r == GY_OK)
-        r = gy_physics_record_release_body(p, 0, md.attachment);
-    if (r == GY_OK)
-        r = await_proxy(p, 0, md.attachment, false, &after);
-    for (uint32_t i = 0; r == GY_OK && i < 5000u; i++) {
-        if (gy_physics_get_diagnostics(p, &d) == GY_OK && d.tick > after) {
-            rep->adapter_checked = true;
-            rep->adapter_live_objects = d.adapter.live_objects;
-            return GY_OK;
-        }
-        sleep_ms(1);
-    }
-    return r != GY_OK ? r : GY_ERR_TIMEOUT;
+        r = gy_physics_get_adapter_counters(p, &c, NULL);
+    if (r != GY_OK)
+        return r;
+    rep->adapter_checked = true;
+    rep->adapter_live_objects = c.live_objects;
+    return GY_OK;
 }
 
 gy_result gy_world_destroy(gy_world *w, gy_world_teardown *report)

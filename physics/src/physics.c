@@ -781,6 +781,18 @@ gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
     return r;
 }
 
+gy_result gy_physics_get_adapter_counters(gy_physics *p, gy_backend_counters *out, uint64_t *tick)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = query_begin(p, tick);
+    if (r != GY_OK)
+        return r;
+    p->backend->get_counters(p->world, out);
+    pthread_rwlock_unlock(&p->sim_lock);
+    return GY_OK;
+}
+
 /* ---- the character hook's helpers ------------------------------------------------------------ */
 
 gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, uint32_t store_index,
@@ -836,6 +848,9 @@ void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out)
     out->full_scans = gy_phys_get(&c->full_scans);
     out->bodies_faulted = gy_phys_get(&c->bodies_faulted);
     out->replies_rejected = gy_phys_get(&p->replies_rejected);
+    gy_reply_queue_stats rs;
+    gy_reply_queue_get_stats(p->replies, &rs);
+    out->replies_dropped = rs.dropped;
     out->step_ns = gy_phys_get(&c->step_ns);
     out->adapter_step_ns = gy_phys_get(&c->adapter_step_ns);
     out->publish_ns = gy_phys_get(&c->publish_ns);

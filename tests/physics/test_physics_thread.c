@@ -371,6 +371,7 @@ static void test_physics_live_queries_while_the_thread_steps(void **state)
 
 /* ---- diagnostics ----------------------------------------------------------------------------- */
 
+#if GY_DIAGNOSTICS
 typedef struct diag_wait {
     gy_physics *p;
     gy_physics_diagnostics d;
@@ -382,6 +383,7 @@ static bool diag_ready(void *ctx)
     return gy_physics_get_diagnostics(w->p, &w->d) == GY_OK && w->d.sample >= 3 &&
            w->d.step.samples > 0 && w->d.pacing_error.samples > 0;
 }
+#endif
 
 static void test_physics_diagnostics_are_sampled(void **state)
 {

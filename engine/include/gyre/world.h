@@ -86,8 +86,8 @@ typedef struct gy_world_teardown {
     /* Adapter objects (bodies, colliders, joints, resources) still alive after the World released
      * everything it had created: 0 unless something leaked. Valid when `adapter_checked`. */
     uint32_t adapter_live_objects;
-    bool adapter_checked; /* false: physics was stopped, or diagnostics are compiled out, or the
-                             physics thread did not confirm the releases in time */
+    bool adapter_checked; /* false: physics was stopped, or the physics thread did not confirm
+                             the releases in time */
     uint32_t entities_destroyed;   /* entities still alive at teardown (not leaks) */
     uint32_t geometries_reclaimed; /* runtime geometry whose creator never released it */
 } gy_world_teardown;

@@ -438,6 +438,10 @@ gy_result gy_physics_shape_cast(gy_physics *p, const gy_shape *shape, gy_pose po
 gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
                              const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
                              uint32_t capacity, uint32_t *count, uint64_t *tick);
+/* The adapter's own counters now (live objects, bodies by motion type, ...), read like a live
+ * query: between steps, under the simulation lock, whether or not the diagnostics sampler is
+ * compiled in. What a teardown's leak check reads once the releases are applied. */
+gy_result gy_physics_get_adapter_counters(gy_physics *p, gy_backend_counters *out, uint64_t *tick);
 
 /* ---- counters and diagnostics -----------------------------------------------------------------
  */
@@ -461,6 +465,7 @@ typedef struct gy_physics_stats {
     uint64_t full_scans;      /* publishes that rewrote a whole buffer */
     uint64_t bodies_faulted;
     uint64_t replies_rejected; /* by gy_physics_drain_replies */
+    uint64_t replies_dropped;  /* droppable replies (collision events) the full ring dropped */
     uint64_t step_ns;          /* total time in adapter steps (+ hook, events) */
     uint64_t adapter_step_ns;  /* of which the adapter's own step calls */
     uint64_t publish_ns;       /* total time in publish (read-back → replies commit) */
