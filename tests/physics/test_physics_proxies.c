@@ -249,6 +249,34 @@ static void test_physics_stats_time_the_adapter_step_within_the_step(void **stat
     gy_physics_destroy(p);
 }
 
+/* The adapter's counters, read between ticks like a live query (no sampler involved). */
+static void test_physics_adapter_counters_are_read_between_ticks(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    gy_backend_counters c;
+    uint64_t tick = 99;
+    fx_create(p, fx_floor(0, next_attachment++));
+    uint32_t box = next_attachment++;
+    fx_create(p, fx_box(1, box, GY_MOTION_DYNAMIC, gy_v3(0, 5, 0), gy_v3(1, 1, 1)));
+    fx_step(p, 1);
+    assert_result(gy_physics_get_adapter_counters(p, &c, &tick), GY_OK);
+    assert_int_equal(tick, gy_physics_tick(p));
+    assert_int_equal(c.bodies[GY_MOTION_DYNAMIC], 1);
+    assert_int_equal(c.bodies[GY_MOTION_STATIC], 1);
+    uint32_t live = c.live_objects;
+    assert_true(live >= 4); /* two bodies and their colliders */
+    assert_result(gy_physics_record_release_body(p, 1, box), GY_OK);
+    fx_step(p, 1);
+    assert_result(gy_physics_get_adapter_counters(p, &c, NULL), GY_OK);
+    assert_int_equal(c.bodies[GY_MOTION_DYNAMIC], 0);
+    assert_int_equal(c.live_objects, live - 2);
+    assert_result(gy_physics_get_adapter_counters(p, NULL, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_stop(p), GY_OK);
+    assert_result(gy_physics_get_adapter_counters(p, &c, NULL), GY_ERR_MISUSE);
+    gy_physics_destroy(p);
+}
+
 static void test_physics_new_body_never_inherits_an_old_pose(void **state)
 {
     (void)state;
@@ -406,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_physics_sparse_publish_skips_untouched_sleepers_and_statics),
         cmocka_unit_test(test_physics_publish_copies_each_changed_proxy_once),
         cmocka_unit_test(test_physics_stats_time_the_adapter_step_within_the_step),
+        cmocka_unit_test(test_physics_adapter_counters_are_read_between_ticks),
         cmocka_unit_test(test_physics_new_body_never_inherits_an_old_pose),
         cmocka_unit_test(test_physics_lockstep_is_deterministic),
         cmocka_unit_test(test_physics_steady_state_allocates_nothing),
