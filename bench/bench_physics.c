@@ -272,7 +272,7 @@ typedef struct tick_extra {
     uint64_t game_cpu_ns;              /* game thread CPU inside gy_physics_step, measured rounds */
     uint64_t single_cpu_ns;            /* the same over the warm-up's one-tick requests */
     uint64_t single_requests;          /* those requests */
-    uint64_t replies_dropped; /* by the subsystem's reply ring (diagnostics), over all pairs */
+    uint64_t replies_dropped;          /* by the subsystem's reply ring over all pairs */
 } tick_extra;
 
 /* Where the tick section's threads run: the two stepping threads (physics, bare) share one CPU,
@@ -339,10 +339,8 @@ static bool tick_pair(const scene *s, const gy_world_def *wd, tick_cpus cpus, ui
         sub_cpu[r] = (double)(z.cpu_ns - a.cpu_ns + game_cpu) * 1e-6 / chunk;
         x->game_cpu_ns += game_cpu;
     }
-    gy_physics_diagnostics diag;
-    if (gy_physics_get_diagnostics(p, &diag) == GY_OK)
-        x->replies_dropped += diag.replies_dropped;
     gy_physics_get_stats(p, &st1);
+    x->replies_dropped += st1.replies_dropped;
     double ticks = (double)(st1.ticks - st0.ticks);
     x->ticks += warmup + (uint64_t)ticks;
     x->step_ms += (double)(st1.step_ns - st0.step_ns) * 1e-6 / ticks;
