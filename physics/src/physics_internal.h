@@ -398,8 +398,19 @@ void gy_phys_publish(gy_physics *p);
 void gy_phys_begin_publish(gy_physics *p);
 /* Forces the next write of every buffer to be a full rewrite (new world). */
 void gy_phys_invalidate_buffers(gy_physics *p);
-/* Marks a slot's proxy changed at the coming publish. */
-void gy_phys_mark_changed(gy_physics *p, uint32_t store_index);
+/* Marks a slot's proxy changed at the coming publish (inline: the read-back calls it for every
+ * body that moved). */
+static inline void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
+{
+    gy_phys_body *e = &p->bodies[store_index];
+    if (e->change_seq == p->pub_seq)
+        return;
+    e->change_seq = p->pub_seq;
+    if (gy_phys_list_push(p, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) != GY_OK) {
+        /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
+        gy_phys_invalidate_buffers(p);
+    }
+}
 /* Removes a body from the awake / lane lists. */
 void gy_phys_unlist(gy_physics *p, uint32_t store_index);
 /* After a drain: touches the contact partners of teleported bodies (the adapter wakes bodies a

@@ -9,6 +9,7 @@
  * Which slots are copied into the buffer being written: those whose value changed since that
  * buffer was last written, found through the per-publish dirty lists of the last 8 publishes (a
  * buffer older than that, or a new world, gets a full rewrite). */
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -44,11 +45,11 @@ void gy_phys_unlist(gy_physics *p, uint32_t store_index)
         gy_phys_set32(&p->counters.awake, p->awake.count);
 }
 
+/* Moves a body onto list `which` (awake or its lane); its caller has seen it is not there. */
 static inline void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
 {
     gy_phys_body *e = &p->bodies[store_index];
-    if (e->list == which)
-        return;
+    assert(e->list != which);
     gy_phys_unlist(p, store_index);
     gy_phys_list *l =
         which == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
@@ -61,23 +62,6 @@ static inline void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
     e->list_pos = pos;
     if (l == &p->awake)
         gy_phys_set32(&p->counters.awake, p->awake.count);
-}
-
-static inline void mark_changed(gy_physics *p, uint32_t store_index)
-{
-    gy_phys_body *e = &p->bodies[store_index];
-    if (e->change_seq == p->pub_seq)
-        return;
-    e->change_seq = p->pub_seq;
-    if (gy_phys_list_push(p, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) != GY_OK) {
-        /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
-        gy_phys_invalidate_buffers(p);
-    }
-}
-
-void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
-{
-    mark_changed(p, store_index);
 }
 
 void gy_phys_invalidate_buffers(gy_physics *p)
@@ -358,7 +342,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
         np.tick = (uint32_t)p->tick;
         e->proxy = np;
         p->changes++;
-        mark_changed(p, s);
+        gy_phys_mark_changed(p, s);
         if (moved) {
             for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;
                  slot = p->colliders[slot].next) {
