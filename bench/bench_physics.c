@@ -224,18 +224,35 @@ static void *bare_main(void *arg)
     return NULL;
 }
 
+/* Ends the bare thread (it destroys its world on the way out) and joins it. */
+static void bare_stop(bare *b)
+{
+    pthread_mutex_lock(&b->mutex);
+    b->quit = true;
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->mutex);
+    pthread_join(b->thread, NULL);
+    pthread_mutex_destroy(&b->mutex);
+    pthread_cond_destroy(&b->cond);
+}
+
 static bool bare_start(bare *b, const gy_backend *be, const gy_world_def *def, const scene *s)
 {
     *b = (bare){.be = be, .def = def, .s = s};
     pthread_mutex_init(&b->mutex, NULL);
     pthread_cond_init(&b->cond, NULL);
-    if (pthread_create(&b->thread, NULL, bare_main, b) != 0)
+    if (pthread_create(&b->thread, NULL, bare_main, b) != 0) {
+        pthread_mutex_destroy(&b->mutex);
+        pthread_cond_destroy(&b->cond);
         return false;
+    }
     pthread_mutex_lock(&b->mutex);
     while (!b->ready)
         pthread_cond_wait(&b->cond, &b->mutex);
     bool ok = b->ok;
     pthread_mutex_unlock(&b->mutex);
+    if (!ok)
+        bare_stop(b); /* the thread has cleaned up and is leaving: join it */
     return ok;
 }
 
@@ -250,17 +267,6 @@ static void bare_run(bare *b, uint32_t n, uint64_t *cpu, uint64_t *wall)
     *cpu = b->chunk_cpu_ns;
     *wall = b->chunk_wall_ns;
     pthread_mutex_unlock(&b->mutex);
-}
-
-static void bare_stop(bare *b)
-{
-    pthread_mutex_lock(&b->mutex);
-    b->quit = true;
-    pthread_cond_broadcast(&b->cond);
-    pthread_mutex_unlock(&b->mutex);
-    pthread_join(b->thread, NULL);
-    pthread_mutex_destroy(&b->mutex);
-    pthread_cond_destroy(&b->cond);
 }
 
 /* What one world pair's run adds to the section's notes. */
