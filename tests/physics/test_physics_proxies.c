@@ -272,6 +272,7 @@ static void test_physics_adapter_counters_are_read_between_ticks(void **state)
     assert_int_equal(c.bodies[GY_MOTION_DYNAMIC], 0);
     assert_int_equal(c.live_objects, live - 2);
     assert_result(gy_physics_get_adapter_counters(p, NULL, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_get_adapter_counters(NULL, &c, NULL), GY_ERR_INVALID_ARGUMENT);
     assert_result(gy_physics_stop(p), GY_OK);
     assert_result(gy_physics_get_adapter_counters(p, &c, NULL), GY_ERR_MISUSE);
     gy_physics_destroy(p);
