@@ -105,6 +105,9 @@ typedef struct gy_phys_body {
     uint8_t teleported; /* a SET_POSE since its last read */
     uint8_t fault;
     uint8_t character; /* registered with the subsystem's character set */
+    /* Its one collider is moved in the query snapshot with exactly the body's pose: the awake
+     * loop then moves it without reading the collider's record (a cache miss per body). */
+    uint8_t snapshot_follows;
 } gy_phys_body;
 
 /* One adapter collider, by its handle's slot (also its query-snapshot slot). */

@@ -343,7 +343,9 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
         e->proxy = np;
         p->changes++;
         gy_phys_mark_changed(p, s);
-        if (moved) {
+        if (moved && e->snapshot_follows) {
+            gy_query_snapshot_move(p->snapshot, e->first_collider, st.pose);
+        } else if (moved) {
             for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;
                  slot = p->colliders[slot].next) {
                 const gy_phys_collider *c = &p->colliders[slot];

@@ -197,6 +197,9 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     gy_phys_set32(&p->counters.bodies, p->live_bodies);
     for (uint32_t slot = next, i = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, i++)
         snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index, attachment);
+    const gy_phys_collider *first = &p->colliders[next];
+    e->snapshot_follows =
+        count == 1 && first->in_snapshot && !first->is_plane && first->local_identity;
     gy_phys_mark_changed(p, store_index);
     gy_phys_touch(p, store_index);
     gy_physics_body_reply reply = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
@@ -238,6 +241,7 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     e->id.bits = 0;
     e->attachment = 0;
     e->first_collider = GY_PHYS_NONE;
+    e->snapshot_follows = 0;
     e->collider_count = 0;
     e->teleported = 0;
     e->fault = 0;

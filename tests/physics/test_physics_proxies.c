@@ -373,6 +373,80 @@ static void test_physics_lockstep_is_deterministic(void **state)
     assert_true(f1[48].position[1] < 0.6f + 1.1f * 12.0f - 1.0f);
 }
 
+/* ---- query snapshot -------------------------------------------------------------------------- */
+
+/* A downward ray at (x, z) on the latest snapshot: the attachment it hits first, 0 for none. */
+static uint32_t snapshot_hit_at(gy_physics *p, double x, double z)
+{
+    const gy_snapshot_view *v = gy_physics_acquire_query_view(p);
+    assert_non_null(v);
+    gy_snapshot_filter f = gy_default_snapshot_filter();
+    gy_snapshot_hit hit;
+    uint32_t n = 0;
+    assert_result(gy_snapshot_view_raycast(v, gy_v3(x, 20, z), gy_v3(0, -40, 0), &f,
+                                           GY_COLLECT_CLOSEST, &hit, 1, &n),
+                  GY_OK);
+    return n == 1 ? hit.attachment : 0u;
+}
+
+/* The read-back moves a one-collider body's snapshot entry straight from the body's pose
+ * (snapshot_follows) and walks the collider records otherwise: an offset collider and a
+ * two-collider body land where their local poses put them, tick after tick. */
+static void test_physics_snapshot_moves_every_collider_with_its_body(void **state)
+{
+    (void)state;
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.world.gravity = gy_v3(0, 0, 0);
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    /* Three bodies gliding along -z at 6 m/s: one plain box, one box offset 2 m along x from its
+     * body, one body of two boxes 3 m apart along z. */
+    fx_body plain = fx_box(0, 1, GY_MOTION_DYNAMIC, gy_v3(0, 5, 0), gy_v3(1, 1, 1));
+    fx_body offset = fx_box(1, 2, GY_MOTION_DYNAMIC, gy_v3(10, 5, 0), gy_v3(1, 1, 1));
+    offset.collider.local_pose.position = gy_v3(2, 0, 0);
+    fx_body pair = fx_box(2, 3, GY_MOTION_DYNAMIC, gy_v3(20, 5, 0), gy_v3(1, 1, 1));
+    gy_collider_def two[2] = {pair.collider, pair.collider};
+    two[1].local_pose.position = gy_v3(0, 0, 3);
+    fx_body *all[3] = {&plain, &offset, &pair};
+    for (int i = 0; i < 3; i++) {
+        all[i]->desc.def.linear_velocity = gy_v3(0, 0, -6);
+        all[i]->desc.def.allow_sleeping = false;
+    }
+    fx_create(p, plain);
+    fx_create(p, offset);
+    gy_physics_body_desc pd = *fx_desc(&pair);
+    pd.colliders = two;
+    pd.collider_count = 2;
+    assert_result(gy_physics_record_create_body(p, &pd), GY_OK);
+    fx_step(p, 1);
+    assert_int_equal(p->bodies[0].snapshot_follows, 1);
+    assert_int_equal(p->bodies[1].snapshot_follows, 0);
+    assert_int_equal(p->bodies[2].snapshot_follows, 0);
+    for (uint32_t t = 1; t <= 60; t++) {
+        if (t > 1)
+            fx_step(p, 1);
+        uint32_t n;
+        const gy_proxy *px = fx_proxies(p, &n, NULL);
+        /* Each collider's centre, from its body's published pose (no rotation: no torque). */
+        const struct {
+            uint32_t store, attachment;
+            double dx, dz;
+        } c[4] = {{0, 1, 0, 0}, {1, 2, 2, 0}, {2, 3, 0, 0}, {2, 3, 0, 3}};
+        for (int k = 0; k < 4; k++) {
+            double x = px[c[k].store].position[0] + c[k].dx;
+            double z = px[c[k].store].position[2] + c[k].dz;
+            assert_true(px[c[k].store].position[2] < 0.0f);
+            assert_int_equal(snapshot_hit_at(p, x, z), c[k].attachment);
+        }
+        /* Where the offset collider's body origin is there is nothing: the box is 2 m away. */
+        assert_int_equal(snapshot_hit_at(p, px[1].position[0], px[1].position[2]), 0);
+    }
+    /* They really moved, well past their own size. */
+    assert_true(fx_proxies(p, NULL, NULL)[0].position[2] < -5.0f);
+    gy_physics_destroy(p);
+}
+
 /* ---- memory ---------------------------------------------------------------------------------- */
 
 static void test_physics_steady_state_allocates_nothing(void **state)
@@ -438,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_physics_adapter_counters_are_read_between_ticks),
         cmocka_unit_test(test_physics_new_body_never_inherits_an_old_pose),
         cmocka_unit_test(test_physics_lockstep_is_deterministic),
+        cmocka_unit_test(test_physics_snapshot_moves_every_collider_with_its_body),
         cmocka_unit_test(test_physics_steady_state_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
