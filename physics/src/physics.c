@@ -57,6 +57,8 @@ static void sim_lock(gy_physics *p)
     pthread_rwlock_wrlock(&p->sim_lock);
 }
 
+/* Releases the simulation lock however it was taken: the step's write lock or a live query's
+ * (query_begin: shared, or exclusive where the adapter asks). */
 static void sim_unlock(gy_physics *p)
 {
     pthread_rwlock_unlock(&p->sim_lock);
@@ -732,7 +734,7 @@ static gy_result query_begin(gy_physics *p, uint64_t *tick)
     if (!p->game_bound) {
         gy_result r = p->backend->bind_thread(p->world);
         if (r != GY_OK) {
-            pthread_rwlock_unlock(&p->sim_lock);
+            sim_unlock(p);
             return r;
         }
         p->game_bound = true;
@@ -751,7 +753,7 @@ gy_result gy_physics_raycast(gy_physics *p, gy_vec3 origin, gy_vec3 translation,
         return r;
     r = p->backend->raycast(p->world, origin, translation, filter, collector, hits, capacity,
                             count);
-    pthread_rwlock_unlock(&p->sim_lock);
+    sim_unlock(p);
     return r;
 }
 
@@ -765,7 +767,7 @@ gy_result gy_physics_shape_cast(gy_physics *p, const gy_shape *shape, gy_pose po
         return r;
     r = p->backend->shape_cast(p->world, shape, pose, translation, filter, collector, hits,
                                capacity, count);
-    pthread_rwlock_unlock(&p->sim_lock);
+    sim_unlock(p);
     return r;
 }
 
@@ -777,7 +779,7 @@ gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
     if (r != GY_OK)
         return r;
     r = p->backend->overlap(p->world, shape, pose, filter, collector, hits, capacity, count);
-    pthread_rwlock_unlock(&p->sim_lock);
+    sim_unlock(p);
     return r;
 }
 
@@ -789,7 +791,7 @@ gy_result gy_physics_get_adapter_counters(gy_physics *p, gy_backend_counters *ou
     if (r != GY_OK)
         return r;
     p->backend->get_counters(p->world, out);
-    pthread_rwlock_unlock(&p->sim_lock);
+    sim_unlock(p);
     return GY_OK;
 }
 
