@@ -398,12 +398,19 @@ static int bench_tick(gy_bench *b, bool quick)
     double *sub = calloc(all, sizeof *sub), *ref = calloc(all, sizeof *ref);
     double *sub_cpu = calloc(all, sizeof *sub_cpu), *ref_cpu = calloc(all, sizeof *ref_cpu);
     double *pair = calloc(all, sizeof *pair);
-    if (sub == NULL || ref == NULL || sub_cpu == NULL || ref_cpu == NULL || pair == NULL)
+    if (sub == NULL || ref == NULL || sub_cpu == NULL || ref_cpu == NULL || pair == NULL) {
+        gy_bench_note(b, "tick: out of memory; not measured");
         goto out;
+    }
     for (uint32_t k = 0; k < pairs; k++)
         if (!tick_pair(&s, &wd, cpus, warmup, rounds, chunk, sub + k * rounds, ref + k * rounds,
-                       sub_cpu + k * rounds, ref_cpu + k * rounds, &x))
+                       sub_cpu + k * rounds, ref_cpu + k * rounds, &x)) {
+            gy_bench_note(b,
+                          "tick: world pair %u of %u (subsystem or bare loop) could not be "
+                          "built; not measured",
+                          k + 1u, pairs);
             goto out;
+        }
     /* The ratio of each round's two adjacent chunks, then their median: a change in the machine's
      * load between rounds cancels within a pair, where a ratio of the two medians keeps it. */
     for (uint32_t r = 0; r < all; r++)
@@ -447,6 +454,11 @@ static int bench_tick(gy_bench *b, bool quick)
                   x.bare_step_ms / pairs, x.bare_read_ms / pairs, (double)x.game_cpu_ns * 1e-3 / n);
     /* A dropped event is work the subsystem skipped: the comparison would not be fair. */
     status = x.replies_dropped == 0 ? 0 : 1;
+    if (status != 0)
+        gy_bench_note(b,
+                      "tick: the reply ring dropped %llu collision events, so the subsystem did "
+                      "less than a tick's work; the section fails",
+                      (unsigned long long)x.replies_dropped);
 out:
     if (pinned)
         pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
@@ -512,7 +524,8 @@ static int bench_publish(gy_bench *b, bool quick)
     if (!publish_cost(false, ticks, &m1, &a1, &setup_small) ||
         !publish_cost(true, ticks, &mb, &ab, &setup_big) ||
         !publish_cost(false, ticks, &m2, &a2, &setup_small)) {
-        gy_bench_note(b, "publish: diagnostics compiled out; not measured");
+        gy_bench_note(b, "publish: a world could not be built, or diagnostics are compiled "
+                         "out; not measured");
         return 1;
     }
     double small = 0.5 * (m1 + m2);
