@@ -955,7 +955,12 @@ static void do_swaps(soak *s, uint32_t n)
             fail(s, "scene barrier: %s", gy_result_message(r));
             return;
         }
-        gy_world_lock_write(s->world);
+        r = gy_world_lock_write(s->world);
+        if (r != GY_OK) {
+            gy_scene_barrier_end_mutation(s->barrier);
+            fail(s, "World lock: %s", gy_result_message(r));
+            return;
+        }
     }
     gy_result load = GY_OK;
     for (uint32_t i = 0; i < n && load == GY_OK; i++) {
@@ -979,7 +984,9 @@ static void do_swaps(soak *s, uint32_t n)
         /* The iterations around a restart are not the physics thread's step times. */
         s->have_last_mark = false;
     } else {
-        gy_world_unlock_write(s->world);
+        r = gy_world_unlock_write(s->world);
+        if (r != GY_OK)
+            fail(s, "World lock: %s", gy_result_message(r));
         gy_scene_barrier_end_mutation(s->barrier);
     }
     t2 = gy_clock_now_ns();
@@ -1186,8 +1193,6 @@ static void run(soak *s)
             fail(s, "world tick failed: %s", gy_result_message(r));
             break;
         }
-        if (!s->opt.hard)
-            gy_scene_barrier_poll_watchdog(s->barrier);
         sample_physics(s);
         uint32_t reports = watchdog_reports(&s->cap);
         if (reports > 0) {

@@ -164,8 +164,9 @@ static gy_result run_physics(gy_world *w, double dt)
 
 gy_result gy_world_tick(gy_world *w, double dt)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (!gy_is_finite(dt))
         return GY_ERR_NON_FINITE;
     if (dt < 0.0)
@@ -174,7 +175,9 @@ gy_result gy_world_tick(gy_world *w, double dt)
         return GY_ERR_MISUSE;
     if (dt > GY_W_MAX_DT)
         dt = GY_W_MAX_DT;
-    gy_world_lock_write(w);
+    gy_result locked = gy_world_lock_write(w);
+    if (locked != GY_OK)
+        return locked; /* this thread holds the World lock already */
     w->in_tick = true;
     w->stats.ticks++;
     if (w->update != NULL)
@@ -182,6 +185,10 @@ gy_result gy_world_tick(gy_world *w, double dt)
     gy_w_propagate(w);
     gy_w_joints_flush(w);
     gy_result r = GY_OK;
+    /* Real time: a batch published by an earlier tick and still unacknowledged past the bound is
+     * reported through the logger (lockstep ticks wait for their batches themselves). */
+    if (gy_w_running(w) && !w->lockstep)
+        gy_scene_barrier_poll_watchdog(gy_physics_barrier(w->physics));
     if (gy_w_running(w))
         r = run_physics(w, dt);
     else
@@ -192,22 +199,30 @@ gy_result gy_world_tick(gy_world *w, double dt)
     if (w->alpha > 1.0)
         w->alpha = 1.0;
     w->in_tick = false;
-    gy_world_unlock_write(w);
-    return r;
+    gy_result unlocked = gy_world_unlock_write(w);
+    gy_w_streams_run(w); /* streaming the callbacks asked for, outside the lock */
+    return r != GY_OK ? r : unlocked;
 }
 
 double gy_world_interpolation_alpha(const gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return 0.0;
     return w != NULL ? w->alpha : 0.0;
 }
 
 uint64_t gy_world_physics_tick(const gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return 0;
     return w != NULL ? w->frame_tick : 0u;
 }
 
 gy_result gy_world_set_time_scale(gy_world *w, double scale)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_result r = gy_physics_set_time_scale(w->physics, scale);
@@ -218,6 +233,8 @@ gy_result gy_world_set_time_scale(gy_world *w, double scale)
 
 void gy_world_set_hold(gy_world *w, bool hold)
 {
+    if (gy_w_enter(w, __func__) != GY_OK)
+        return;
     if (w == NULL)
         return;
     gy_physics_set_hold(w->physics, hold);
@@ -244,6 +261,9 @@ static void forget_physics(gy_world *w)
 
 gy_result gy_world_stop_physics(gy_world *w)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if (w->dispatching || !gy_w_running(w))
@@ -253,18 +273,24 @@ gy_result gy_world_stop_physics(gy_world *w)
         return r;
     gy_w_drain(w); /* the EXITs the physics thread pushed as it stopped */
     forget_physics(w);
+    gy_w_streams_run(w);
     return GY_OK;
 }
 
 gy_result gy_world_start_physics(gy_world *w)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if (w->dispatching || gy_w_running(w))
         return GY_ERR_MISUSE;
     /* Replies of the last run are of no use to the new one. */
     gy_w_drain(w);
-    return gy_w_start(w);
+    gy_result r = gy_w_start(w);
+    gy_w_streams_run(w);
+    return r;
 }
 
 /* ---- teardown -------------------------------------------------------------------------------- */
@@ -349,8 +375,15 @@ gy_result gy_world_destroy(gy_world *w, gy_world_teardown *report)
         memset(report, 0, sizeof *report);
     if (w == NULL)
         return GY_OK;
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w->in_tick || w->dispatching)
         return GY_ERR_MISUSE; /* from a callback: the tick in progress still needs the World */
+    uint32_t ready = __atomic_load_n(&w->reader_ready, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&w->writer_held, __ATOMIC_ACQUIRE) != 0 || ready != 0)
+        return GY_ERR_MISUSE; /* a thread (maybe this one) holds the World lock */
+    w->tearing_down = true;
     gy_world_teardown rep;
     memset(&rep, 0, sizeof rep);
     rep.entities_destroyed = w->ent_live;

@@ -5,6 +5,7 @@
 
 #include "gyre/math.h"
 #include "gyre/scene_instance.h"
+#include "world_internal.h"
 
 #define DEFAULT_BARRIER_TIMEOUT_NS 5000000000ull
 
@@ -60,10 +61,14 @@ static void free_array(const gy_allocator *a, void *p, uint32_t count, size_t el
         gy_free(a, p, (size_t)count * elem);
 }
 
+static void streams_forget(gy_world *w, const gy_scene_instance *inst);
+
 void gy_scene_instance_free(gy_scene_instance *inst)
 {
     if (inst == NULL)
         return;
+    if (inst->world_ != NULL)
+        streams_forget(inst->world_, inst); /* its deferred load or unload is cancelled */
     const gy_allocator *a = inst->allocator_;
     free_array(a, inst->entities, inst->entity_count, sizeof *inst->entities);
     free_array(a, inst->joints, inst->joint_count, sizeof *inst->joints);
@@ -77,6 +82,7 @@ static gy_result new_instance(const gy_allocator *a, const gy_scene *scene, gy_v
     if (inst == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     inst->allocator_ = a;
+    inst->failed_entity = -1;
     inst->scene = scene;
     inst->offset = offset;
     inst->entity_count = scene->entity_count;
@@ -146,8 +152,8 @@ static gy_result shared_geometry_for(build *b, const gy_scene_collider *sc, gy_g
             return GY_OK;
         }
     }
-    gy_result r = gy_array_reserve(b->alloc, (void **)&b->geos, &b->geo_capacity,
-                                   b->geo_count + 1u, sizeof *b->geos);
+    gy_result r = gy_array_reserve(b->alloc, (void **)&b->geos, &b->geo_capacity, b->geo_count + 1u,
+                                   sizeof *b->geos);
     if (r != GY_OK)
         return r;
     gy_geometry g;
@@ -249,7 +255,10 @@ gy_result gy_scene_instantiate(gy_world *world, const gy_scene *scene, gy_vec3 o
         *failed_entity = -1;
     if (out != NULL)
         *out = NULL;
-    if (world == NULL || scene == NULL || out == NULL)
+    gy_result entered = gy_w_enter(world, __func__);
+    if (entered != GY_OK)
+        return entered;
+    if (scene == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_vec3_is_finite(offset))
         return GY_ERR_NON_FINITE;
@@ -293,6 +302,155 @@ gy_result gy_scene_instantiate(gy_world *world, const gy_scene *scene, gy_vec3 o
     return GY_OK;
 }
 
+/* ---- streaming from callbacks -----------------------------------------------------------------
+ */
+
+static gy_result defer(gy_world *w, const gy_w_stream *q)
+{
+    if (w->tearing_down)
+        return GY_ERR_MISUSE; /* the World is going away */
+    gy_result r = gy_array_reserve(w->alloc, (void **)&w->streams, &w->stream_capacity,
+                                   w->stream_count + 1u, sizeof *w->streams);
+    if (r != GY_OK)
+        return r;
+    w->streams[w->stream_count++] = *q;
+    w->stats.streams_deferred++;
+    return GY_OK;
+}
+
+/* A load or replace asked for inside a dispatch: a pending record now, the work later. */
+static gy_result defer_load(gy_world *w, gy_w_stream_kind kind, const gy_scene *scene,
+                            gy_vec3 offset, uint64_t timeout_ns, gy_scene_instance *previous,
+                            const gy_allocator *allocator, gy_scene_instance **out)
+{
+    gy_scene_instance *inst;
+    gy_result r = new_instance(gy_allocator_or_default(allocator), scene, offset, &inst);
+    if (r != GY_OK)
+        return r;
+    gy_w_stream q = {kind, scene, offset, timeout_ns, inst, previous};
+    r = defer(w, &q);
+    if (r != GY_OK) {
+        gy_scene_instance_free(inst);
+        return r;
+    }
+    inst->pending = true;
+    inst->world_ = w;
+    if (previous != NULL)
+        previous->world_ = w; /* freeing it first drops it from the request */
+    *out = inst;
+    return GY_OK;
+}
+
+static gy_result defer_unload(gy_world *w, gy_scene_instance *inst, uint64_t timeout_ns)
+{
+    gy_w_stream q = {GY_W_STREAM_UNLOAD, NULL, gy_v3(0, 0, 0), timeout_ns, inst, NULL};
+    gy_result r = defer(w, &q);
+    if (r == GY_OK)
+        inst->world_ = w;
+    return r;
+}
+
+static void streams_forget(gy_world *w, const gy_scene_instance *inst)
+{
+    for (uint32_t i = 0; i < w->stream_count; i++) {
+        gy_w_stream *q = &w->streams[i];
+        if (q->instance == inst) {
+            q->kind = GY_W_STREAM_NONE;
+            q->instance = NULL;
+        }
+        if (q->previous == inst)
+            q->previous = NULL;
+    }
+}
+
+/* Moves what a deferred load made into the record the caller holds (same scene, same sizes). */
+static void settle(gy_world *w, gy_scene_instance *inst, gy_scene_instance *made, gy_result r,
+                   int32_t failed_entity)
+{
+    inst->pending = false;
+    inst->world_ = NULL;
+    inst->result = r;
+    inst->failed_entity = failed_entity;
+    if (made != NULL) {
+        if (inst->entity_count != 0)
+            memcpy(inst->entities, made->entities,
+                   (size_t)inst->entity_count * sizeof *inst->entities);
+        if (inst->joint_count != 0)
+            memcpy(inst->joints, made->joints, (size_t)inst->joint_count * sizeof *inst->joints);
+        gy_scene_instance_free(made);
+    }
+    if (r != GY_OK)
+        gy_log(w->logger, GY_LOG_ERROR,
+               "scene: a load requested from a callback failed when performed: %s (scene entity "
+               "%d)",
+               gy_result_message(r), (int)failed_entity);
+}
+
+void gy_w_streams_run(gy_world *w)
+{
+    if (w->streaming || w->stream_count == 0 || gy_w_in_dispatch(w))
+        return;
+    w->streaming = true;
+    /* The work may run callbacks (a replace stops physics) that queue more: the loop sees them. */
+    for (uint32_t i = 0; i < w->stream_count; i++) {
+        gy_w_stream q = w->streams[i];
+        gy_scene_instance *made = NULL;
+        int32_t bad = -1;
+        gy_result r = GY_OK;
+        switch (q.kind) {
+        case GY_W_STREAM_LOAD:
+            r = gy_scene_load_additive(w, q.scene, q.offset, q.timeout_ns, q.instance->allocator_,
+                                       &made, &bad);
+            break;
+        case GY_W_STREAM_REPLACE:
+            if (q.previous != NULL)
+                q.previous->world_ = NULL; /* consumed by the replace */
+            r = gy_scene_load_replace(w, q.previous, q.scene, q.instance->allocator_, &made, &bad);
+            break;
+        case GY_W_STREAM_UNLOAD:
+            q.instance->world_ = NULL;
+            r = gy_scene_unload(w, q.instance, q.timeout_ns);
+            if (r != GY_OK) {
+                gy_log(w->logger, GY_LOG_ERROR,
+                       "scene: an unload requested from a callback failed when performed: %s; "
+                       "its entities stay in the World",
+                       gy_result_message(r));
+                gy_scene_instance_free(q.instance);
+            }
+            continue;
+        case GY_W_STREAM_NONE:
+            continue;
+        }
+        /* A callback of the work itself may have freed the pending record. */
+        if (w->streams[i].instance == NULL)
+            gy_scene_instance_free(made);
+        else
+            settle(w, q.instance, made, r, bad);
+    }
+    w->stream_count = 0;
+    w->streaming = false;
+}
+
+void gy_w_streams_fini(gy_world *w)
+{
+    for (uint32_t i = 0; i < w->stream_count; i++) {
+        gy_w_stream *q = &w->streams[i];
+        if (q->previous != NULL)
+            q->previous->world_ = NULL;
+        if (q->instance == NULL)
+            continue;
+        q->instance->world_ = NULL;
+        if (q->kind != GY_W_STREAM_UNLOAD) {
+            q->instance->pending = false;
+            q->instance->result = GY_ERR_MISUSE;
+        }
+    }
+    if (w->streams != NULL)
+        gy_free(w->alloc, w->streams, (size_t)w->stream_capacity * sizeof *w->streams);
+    w->streams = NULL;
+    w->stream_count = w->stream_capacity = 0;
+}
+
 /* ---- loads ----------------------------------------------------------------------------------- */
 
 /* Barrier first, then the World lock (the documented lock order). */
@@ -307,15 +465,23 @@ static gy_result open_window(gy_world *world, uint64_t timeout_ns, bool *barrier
             return r;
         *barrier = true;
     }
-    gy_world_lock_write(world);
-    return GY_OK;
+    gy_result r = gy_world_lock_write(world);
+    if (r != GY_OK && *barrier) {
+        gy_scene_barrier_end_mutation(gy_physics_barrier(gy_world_physics(world)));
+        *barrier = false;
+    }
+    return r;
 }
 
-static void close_window(gy_world *world, bool barrier)
+static gy_result close_window(gy_world *world, bool barrier)
 {
-    gy_world_unlock_write(world);
-    if (barrier)
-        gy_scene_barrier_end_mutation(gy_physics_barrier(gy_world_physics(world)));
+    gy_result r = gy_world_unlock_write(world);
+    if (barrier) {
+        gy_result e = gy_scene_barrier_end_mutation(gy_physics_barrier(gy_world_physics(world)));
+        if (r == GY_OK)
+            r = e;
+    }
+    return r;
 }
 
 gy_result gy_scene_load_additive(gy_world *world, const gy_scene *scene, gy_vec3 offset,
@@ -326,17 +492,22 @@ gy_result gy_scene_load_additive(gy_world *world, const gy_scene *scene, gy_vec3
         *failed_entity = -1;
     if (out != NULL)
         *out = NULL;
-    if (world == NULL || scene == NULL || out == NULL)
+    gy_result entered = gy_w_enter(world, __func__);
+    if (entered != GY_OK)
+        return entered;
+    if (scene == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_vec3_is_finite(offset))
         return GY_ERR_NON_FINITE;
+    if (gy_w_in_dispatch(world))
+        return defer_load(world, GY_W_STREAM_LOAD, scene, offset, timeout_ns, NULL, allocator, out);
     bool barrier;
     gy_result r = open_window(world, timeout_ns, &barrier);
     if (r != GY_OK)
         return r;
     r = gy_scene_instantiate(world, scene, offset, allocator, out, failed_entity);
-    close_window(world, barrier);
-    return r;
+    gy_result c = close_window(world, barrier);
+    return r != GY_OK ? r : c;
 }
 
 static void destroy_entities(gy_world *world, const gy_scene_instance *inst)
@@ -352,38 +523,46 @@ static void destroy_entities(gy_world *world, const gy_scene_instance *inst)
 
 gy_result gy_scene_unload(gy_world *world, gy_scene_instance *instance, uint64_t timeout_ns)
 {
-    if (world == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
+    gy_result entered = gy_w_enter(world, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (instance == NULL)
         return GY_OK;
+    if (gy_w_in_dispatch(world))
+        return defer_unload(world, instance, timeout_ns);
     bool barrier;
     gy_result r = open_window(world, timeout_ns, &barrier);
     if (r != GY_OK)
         return r;
     destroy_entities(world, instance);
-    close_window(world, barrier);
+    r = close_window(world, barrier);
     gy_scene_instance_free(instance);
-    return GY_OK;
+    return r;
 }
 
-gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous,
-                                const gy_scene *scene, const gy_allocator *allocator,
-                                gy_scene_instance **out, int32_t *failed_entity)
+gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous, const gy_scene *scene,
+                                const gy_allocator *allocator, gy_scene_instance **out,
+                                int32_t *failed_entity)
 {
     if (failed_entity != NULL)
         *failed_entity = -1;
     if (out != NULL)
         *out = NULL;
-    if (world == NULL || scene == NULL || out == NULL)
+    gy_result entered = gy_w_enter(world, __func__);
+    if (entered != GY_OK)
+        return entered;
+    if (scene == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
+    if (gy_w_in_dispatch(world))
+        return defer_load(world, GY_W_STREAM_REPLACE, scene, gy_v3(0, 0, 0), 0, previous, allocator,
+                          out);
     bool was_running = gy_world_physics_running(world);
     if (was_running) {
         gy_result r = gy_world_stop_physics(world);
         if (r != GY_OK)
             return r;
     }
-    gy_result r = gy_scene_instantiate(world, scene, gy_v3(0, 0, 0), allocator, out,
-                                       failed_entity);
+    gy_result r = gy_scene_instantiate(world, scene, gy_v3(0, 0, 0), allocator, out, failed_entity);
     if (r == GY_OK && previous != NULL) {
         destroy_entities(world, previous);
         gy_scene_instance_free(previous);

@@ -1,5 +1,6 @@
 /* The World: creation, entities (generational slots), the hierarchy, transforms and their
  * propagation, the World lock and counters. */
+#include <errno.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -42,6 +43,7 @@ static void free_world(gy_world *w)
     gy_w_joints_fini(w);
     gy_w_geometry_fini(w);
     gy_w_events_fini(w);
+    gy_w_streams_fini(w);
     for (uint32_t d = w->bodies.count; d-- > 0;) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         if (c->cols != NULL)
@@ -92,6 +94,8 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     }
     w->alloc = a;
     w->logger = c.logger;
+    w->owner = pthread_self();
+    w->owner_state = GY_W_OWNED;
     w->lockstep = c.physics.lockstep;
     uint32_t hz = c.physics.step_hz != 0 ? c.physics.step_hz : 60u;
     w->step_dt = 1.0 / (double)hz;
@@ -126,11 +130,15 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
 
 gy_physics *gy_world_physics(gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return NULL;
     return w != NULL ? w->physics : NULL;
 }
 
 bool gy_world_physics_running(const gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     return w != NULL && gy_w_running(w);
 }
 
@@ -159,11 +167,15 @@ gy_entity gy_w_entity_handle(const gy_world *w, uint32_t slot)
 
 bool gy_entity_is_valid(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     return gy_w_entity_slot(w, e) != GY_W_NONE;
 }
 
 uint32_t gy_world_entity_count(const gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return 0;
     return w != NULL ? w->ent_live : 0u;
 }
 
@@ -270,6 +282,9 @@ static void give_slot_back(gy_world *w, uint32_t slot)
 
 gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     *out = gy_entity_null();
@@ -339,6 +354,9 @@ gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out
 
 gy_result gy_entity_destroy(gy_world *w, gy_entity e)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
@@ -376,6 +394,8 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
 
 gy_entity gy_world_find_entity(const gy_world *w, const char *name)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return gy_entity_null();
     if (w == NULL || name == NULL)
         return gy_entity_null();
     for (uint32_t s = 0; s < w->ent_high; s++)
@@ -386,6 +406,8 @@ gy_entity gy_world_find_entity(const gy_world *w, const char *name)
 
 const char *gy_entity_name(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return NULL;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return NULL;
@@ -422,6 +444,9 @@ static void refresh_active_tree(gy_world *w, uint32_t slot)
 
 gy_result gy_entity_set_active(gy_world *w, gy_entity e, bool active)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
@@ -434,12 +459,16 @@ gy_result gy_entity_set_active(gy_world *w, gy_entity e, bool active)
 
 bool gy_entity_is_active(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     uint32_t slot = gy_w_entity_slot(w, e);
     return slot != GY_W_NONE && w->ents[slot].active;
 }
 
 bool gy_entity_is_active_in_hierarchy(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     uint32_t slot = gy_w_entity_slot(w, e);
     return slot != GY_W_NONE && w->ents[slot].active_h;
 }
@@ -448,6 +477,9 @@ bool gy_entity_is_active_in_hierarchy(const gy_world *w, gy_entity e)
 
 gy_result gy_entity_set_parent(gy_world *w, gy_entity e, gy_entity parent)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
@@ -471,18 +503,24 @@ gy_result gy_entity_set_parent(gy_world *w, gy_entity e, gy_entity parent)
 
 gy_entity gy_entity_parent(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return gy_entity_null();
     uint32_t slot = gy_w_entity_slot(w, e);
     return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].parent) : gy_entity_null();
 }
 
 gy_entity gy_entity_first_child(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return gy_entity_null();
     uint32_t slot = gy_w_entity_slot(w, e);
     return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].first_child) : gy_entity_null();
 }
 
 gy_entity gy_entity_next_sibling(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return gy_entity_null();
     uint32_t slot = gy_w_entity_slot(w, e);
     return slot != GY_W_NONE ? gy_w_entity_handle(w, w->ents[slot].next_sibling) : gy_entity_null();
 }
@@ -601,6 +639,8 @@ void gy_w_propagate(gy_world *w)
 
 void gy_world_update_transforms(gy_world *w)
 {
+    if (gy_w_enter(w, __func__) != GY_OK)
+        return;
     if (w != NULL)
         gy_w_propagate(w);
 }
@@ -631,26 +671,41 @@ static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position,
 
 gy_result gy_entity_set_local_position(gy_world *w, gy_entity e, gy_vec3 position)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return set_local(w, e, &position, NULL, NULL);
 }
 
 gy_result gy_entity_set_local_rotation(gy_world *w, gy_entity e, gy_quat rotation)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return set_local(w, e, NULL, &rotation, NULL);
 }
 
 gy_result gy_entity_set_local_scale(gy_world *w, gy_entity e, gy_vec3 scale)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return set_local(w, e, NULL, NULL, &scale);
 }
 
 gy_result gy_entity_set_local_pose(gy_world *w, gy_entity e, gy_pose pose)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return set_local(w, e, &pose.position, &pose.rotation, NULL);
 }
 
 gy_result gy_entity_set_world_pose(gy_world *w, gy_entity e, gy_pose pose)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
@@ -671,6 +726,9 @@ gy_result gy_entity_set_world_pose(gy_world *w, gy_entity e, gy_pose pose)
 
 gy_result gy_entity_get_local_pose(const gy_world *w, gy_entity e, gy_pose *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -682,6 +740,9 @@ gy_result gy_entity_get_local_pose(const gy_world *w, gy_entity e, gy_pose *out)
 
 gy_result gy_entity_get_local_scale(const gy_world *w, gy_entity e, gy_vec3 *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -693,6 +754,9 @@ gy_result gy_entity_get_local_scale(const gy_world *w, gy_entity e, gy_vec3 *out
 
 gy_result gy_entity_get_world_pose(const gy_world *w, gy_entity e, gy_pose *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -704,6 +768,9 @@ gy_result gy_entity_get_world_pose(const gy_world *w, gy_entity e, gy_pose *out)
 
 gy_result gy_entity_get_world_scale(const gy_world *w, gy_entity e, gy_vec3 *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -742,6 +809,9 @@ static gy_pose render_pose(const gy_world *w, uint32_t slot)
 
 gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -755,6 +825,9 @@ gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out
 
 gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collision_fn fn, void *ctx)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
@@ -763,30 +836,183 @@ gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collisio
     return GY_OK;
 }
 
+/* ---- thread ownership ------------------------------------------------------------------------ */
+
+/* pthread_t is an opaque type: the generic __atomic builtins copy it whole. */
+static pthread_t load_thread(const pthread_t *t)
+{
+    pthread_t v;
+    __atomic_load(t, &v, __ATOMIC_RELAXED);
+    return v;
+}
+
+static void store_thread(pthread_t *t, pthread_t v)
+{
+    __atomic_store(t, &v, __ATOMIC_RELAXED);
+}
+
+static bool is_owner(const gy_world *w, pthread_t me)
+{
+    return __atomic_load_n(&w->owner_state, __ATOMIC_ACQUIRE) == GY_W_OWNED &&
+           pthread_equal(load_thread(&w->owner), me);
+}
+
+/* Another thread may see the flag set by a writer that is not itself: it then compares the
+ * holder's id with its own and finds it different, which is the right answer. Only the holder
+ * can find its own id there. */
+static bool is_writer(const gy_world *w, pthread_t me)
+{
+    return __atomic_load_n(&w->writer_held, __ATOMIC_ACQUIRE) != 0 &&
+           pthread_equal(load_thread(&w->writer), me);
+}
+
+/* readers[] index of the calling thread's read hold, or GY_W_MAX_READERS. */
+static uint32_t reader_slot(const gy_world *w, pthread_t me)
+{
+    uint32_t ready = __atomic_load_n(&w->reader_ready, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; ready != 0; i++, ready >>= 1)
+        if ((ready & 1u) && pthread_equal(load_thread(&w->readers[i]), me))
+            return i;
+    return GY_W_MAX_READERS;
+}
+
+static gy_result refuse(const gy_world *w, const char *fn)
+{
+    gy_world *mw = (gy_world *)w; /* the refusal counters are atomics any thread may bump */
+    __atomic_fetch_add(&mw->wrong_thread_calls, 1, __ATOMIC_RELAXED);
+    if (__atomic_exchange_n(&mw->wrong_thread_logged, 1u, __ATOMIC_RELAXED) == 0)
+        gy_log(w->logger, GY_LOG_ERROR,
+               "world: %s called from a thread that does not own the World (and holds no World "
+               "lock): refused with GY_ERR_WRONG_THREAD; further refusals are only counted",
+               fn);
+    return GY_ERR_WRONG_THREAD;
+}
+
+gy_result gy_w_enter(const gy_world *w, const char *fn)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    pthread_t me = pthread_self();
+    if (is_owner(w, me) || is_writer(w, me))
+        return GY_OK;
+    return refuse(w, fn);
+}
+
+gy_result gy_w_enter_read(const gy_world *w, const char *fn)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    pthread_t me = pthread_self();
+    if (is_owner(w, me) || is_writer(w, me) || reader_slot(w, me) != GY_W_MAX_READERS)
+        return GY_OK;
+    return refuse(w, fn);
+}
+
+static bool holds_lock(const gy_world *w, pthread_t me)
+{
+    return is_writer(w, me) || reader_slot(w, me) != GY_W_MAX_READERS;
+}
+
+gy_result gy_world_release_ownership(gy_world *w)
+{
+    gy_result r = gy_w_enter(w, __func__);
+    if (r != GY_OK)
+        return r;
+    pthread_t me = pthread_self();
+    if (!is_owner(w, me))
+        return GY_ERR_WRONG_THREAD; /* a tool holding the write lock cannot give it away */
+    if (gy_w_in_dispatch(w) || holds_lock(w, me))
+        return GY_ERR_MISUSE;
+    __atomic_store_n(&w->owner_state, (uint32_t)GY_W_UNOWNED, __ATOMIC_RELEASE);
+    return GY_OK;
+}
+
+gy_result gy_world_take_ownership(gy_world *w)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    uint32_t expected = GY_W_UNOWNED;
+    if (!__atomic_compare_exchange_n(&w->owner_state, &expected, (uint32_t)GY_W_CLAIMING, false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return GY_ERR_BUSY;
+    store_thread(&w->owner, pthread_self());
+    __atomic_store_n(&w->owner_state, (uint32_t)GY_W_OWNED, __ATOMIC_RELEASE);
+    return GY_OK;
+}
+
 /* ---- the World lock -------------------------------------------------------------------------- */
 
-void gy_world_lock_read(gy_world *w)
+static gy_result lock_error(int e)
 {
-    pthread_rwlock_rdlock(&w->lock);
+    return e == EAGAIN ? GY_ERR_BUSY : GY_ERR_MISUSE; /* EDEADLK, EINVAL */
+}
+
+gy_result gy_world_lock_read(gy_world *w)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    pthread_t me = pthread_self();
+    if (holds_lock(w, me))
+        return GY_ERR_MISUSE; /* would deadlock (glibc does not detect a reader re-taking it) */
+    uint32_t slots = __atomic_load_n(&w->reader_slots, __ATOMIC_RELAXED), slot;
+    do {
+        if (slots == UINT32_MAX)
+            return GY_ERR_BUSY;
+        slot = (uint32_t)__builtin_ctz(~slots);
+    } while (!__atomic_compare_exchange_n(&w->reader_slots, &slots, slots | (1u << slot), true,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    int e = pthread_rwlock_rdlock(&w->lock);
+    if (e != 0) {
+        __atomic_fetch_and(&w->reader_slots, ~(1u << slot), __ATOMIC_RELEASE);
+        return lock_error(e);
+    }
+    store_thread(&w->readers[slot], me);
+    __atomic_fetch_or(&w->reader_ready, 1u << slot, __ATOMIC_RELEASE);
     gy_world_lock_note_acquired();
+    return GY_OK;
 }
 
-void gy_world_unlock_read(gy_world *w)
+gy_result gy_world_unlock_read(gy_world *w)
 {
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    uint32_t slot = reader_slot(w, pthread_self());
+    if (slot == GY_W_MAX_READERS)
+        return GY_ERR_MISUSE;
     gy_world_lock_note_released();
-    pthread_rwlock_unlock(&w->lock);
+    __atomic_fetch_and(&w->reader_ready, ~(1u << slot), __ATOMIC_RELEASE);
+    __atomic_fetch_and(&w->reader_slots, ~(1u << slot), __ATOMIC_RELEASE);
+    int e = pthread_rwlock_unlock(&w->lock);
+    return e == 0 ? GY_OK : lock_error(e);
 }
 
-void gy_world_lock_write(gy_world *w)
+gy_result gy_world_lock_write(gy_world *w)
 {
-    pthread_rwlock_wrlock(&w->lock);
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    pthread_t me = pthread_self();
+    if (holds_lock(w, me))
+        return GY_ERR_MISUSE;
+    int e = pthread_rwlock_wrlock(&w->lock);
+    if (e != 0)
+        return lock_error(e);
+    store_thread(&w->writer, me);
+    __atomic_store_n(&w->writer_held, 1u, __ATOMIC_RELEASE);
     gy_world_lock_note_acquired();
+    return GY_OK;
 }
 
-void gy_world_unlock_write(gy_world *w)
+gy_result gy_world_unlock_write(gy_world *w)
 {
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    /* Inside gy_world_tick the hold is the tick's (only the writer itself reads in_tick). */
+    if (!is_writer(w, pthread_self()) || w->in_tick)
+        return GY_ERR_MISUSE;
     gy_world_lock_note_released();
-    pthread_rwlock_unlock(&w->lock);
+    __atomic_store_n(&w->writer_held, 0u, __ATOMIC_RELEASE);
+    int e = pthread_rwlock_unlock(&w->lock);
+    return e == 0 ? GY_OK : lock_error(e);
 }
 
 /* ---- counters -------------------------------------------------------------------------------- */
@@ -796,9 +1022,10 @@ void gy_world_get_stats(const gy_world *w, gy_world_stats *out)
     if (out == NULL)
         return;
     memset(out, 0, sizeof *out);
-    if (w == NULL)
+    if (w == NULL || gy_w_enter_read(w, __func__) != GY_OK)
         return;
     *out = w->stats;
+    out->wrong_thread_calls = __atomic_load_n(&w->wrong_thread_calls, __ATOMIC_RELAXED);
     out->entities = w->ent_live;
     out->bodies = w->bodies.count;
     out->bodies_tracked = w->tracked.count;

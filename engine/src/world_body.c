@@ -465,6 +465,9 @@ static gy_result component(const gy_world *w, gy_entity e, gy_w_body **out)
 
 gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot;
     gy_result r = entity_slot(w, e, &slot);
     if (r != GY_OK)
@@ -514,6 +517,9 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
 
 gy_result gy_body_remove(gy_world *w, gy_entity e)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -524,6 +530,9 @@ gy_result gy_body_remove(gy_world *w, gy_entity e)
 
 gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -560,6 +569,9 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
 
 gy_result gy_body_get_desc(const gy_world *w, gy_entity e, gy_physics_desc *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_w_body *c;
@@ -572,12 +584,17 @@ gy_result gy_body_get_desc(const gy_world *w, gy_entity e, gy_physics_desc *out)
 
 bool gy_body_exists(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     gy_w_body *c;
     return component(w, e, &c) == GY_OK;
 }
 
 gy_result gy_body_set_active(gy_world *w, gy_entity e, bool active)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -595,6 +612,9 @@ gy_result gy_body_set_active(gy_world *w, gy_entity e, bool active)
 
 gy_result gy_body_get_enable(const gy_world *w, gy_entity e, gy_body_enable *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_w_body *c;
@@ -609,6 +629,8 @@ gy_result gy_body_get_enable(const gy_world *w, gy_entity e, gy_body_enable *out
 
 bool gy_body_is_active(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     gy_w_body *c;
     return component(w, e, &c) == GY_OK && effective(w, c);
 }
@@ -637,6 +659,9 @@ static gy_result vector_write(gy_world *w, gy_entity e, gy_vec3 v, bool dynamic_
 
 gy_result gy_body_set_linear_velocity(gy_world *w, gy_entity e, gy_vec3 v)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, v, false, &c);
     return r != GY_OK ? r
@@ -646,6 +671,9 @@ gy_result gy_body_set_linear_velocity(gy_world *w, gy_entity e, gy_vec3 v)
 
 gy_result gy_body_set_angular_velocity(gy_world *w, gy_entity e, gy_vec3 v)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, v, false, &c);
     return r != GY_OK ? r
@@ -655,6 +683,9 @@ gy_result gy_body_set_angular_velocity(gy_world *w, gy_entity e, gy_vec3 v)
 
 gy_result gy_body_apply_force(gy_world *w, gy_entity e, gy_vec3 force)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, force, true, &c);
     return r != GY_OK
@@ -664,6 +695,9 @@ gy_result gy_body_apply_force(gy_world *w, gy_entity e, gy_vec3 force)
 
 gy_result gy_body_apply_torque(gy_world *w, gy_entity e, gy_vec3 torque)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, torque, true, &c);
     return r != GY_OK
@@ -673,6 +707,9 @@ gy_result gy_body_apply_torque(gy_world *w, gy_entity e, gy_vec3 torque)
 
 gy_result gy_body_apply_impulse(gy_world *w, gy_entity e, gy_vec3 impulse)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, impulse, true, &c);
     return r != GY_OK
@@ -682,6 +719,9 @@ gy_result gy_body_apply_impulse(gy_world *w, gy_entity e, gy_vec3 impulse)
 
 gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy_vec3 world_point)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -696,6 +736,9 @@ gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy
 
 gy_result gy_body_teleport(gy_world *w, gy_entity e, gy_pose pose)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     uint32_t slot;
     gy_result r = entity_slot(w, e, &slot);
     if (r != GY_OK)
@@ -710,6 +753,9 @@ gy_result gy_body_teleport(gy_world *w, gy_entity e, gy_pose pose)
 
 gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, uint32_t flags)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -726,6 +772,9 @@ gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, ui
 
 gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -746,6 +795,9 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
 
 gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_w_body *c;

@@ -1,9 +1,10 @@
 /* Replies from the physics thread, and collision events as the game sees them.
  *
  * The World keeps the set of touching collider pairs it has reported (ENTER seen, EXIT not yet),
- * keyed by the pair's attachments and collider indices. That set is what guarantees pairing on
- * the game side whatever happens on the physics side: an ENTER for a known pair is a STAY, a STAY
- * for an unknown pair (its ENTER dropped under a reply flood) is reported as the ENTER, an EXIT
+ * keyed by the pair's attachments and collider indices. ENTER and EXIT travel as essential
+ * replies (never dropped by a flood; only STAY is), and the set guarantees pairing on the game
+ * side whatever else happens on the physics side: an ENTER for a known pair is a STAY, a STAY for
+ * an unknown pair (its ENTER lost to an out-of-memory overflow) is reported as the ENTER, an EXIT
  * for an unknown pair is ignored, and when a body goes away (removed, switched off, updated,
  * destroyed, physics stopped) the World itself reports EXIT for each of its pairs at once — the
  * physics thread's own EXITs for them, arriving later, then find no pair and are ignored. */
@@ -340,8 +341,9 @@ static void on_reply(void *ctx, const gy_reply *r)
             }
             c->failed = true;
             c->error = (gy_result)f->result;
-            gy_log(w->logger, GY_LOG_WARN, "world: entity '%s': body create failed: %s",
-                   entity_name(w, c), gy_result_message(c->error));
+            gy_log(w->logger, GY_LOG_WARN,
+                   "world: entity '%s': body create failed at tick %llu: %s", entity_name(w, c),
+                   (unsigned long long)f->tick, gy_result_message(c->error));
         }
         break;
     }

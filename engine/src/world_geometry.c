@@ -132,6 +132,9 @@ void gy_w_geometry_unpin(gy_world *w, uint64_t handle)
 
 gy_result gy_geometry_create_mesh(gy_world *w, const gy_mesh_def *def, gy_geometry *out)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL || def == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     out->bits = 0;
@@ -141,6 +144,9 @@ gy_result gy_geometry_create_mesh(gy_world *w, const gy_mesh_def *def, gy_geomet
 
 gy_result gy_geometry_create_hull(gy_world *w, const gy_hull_def *def, gy_geometry *out)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL || def == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     out->bits = 0;
@@ -149,6 +155,8 @@ gy_result gy_geometry_create_hull(gy_world *w, const gy_hull_def *def, gy_geomet
 
 void gy_geometry_release(gy_world *w, gy_geometry id)
 {
+    if (gy_w_enter(w, __func__) != GY_OK)
+        return;
     gy_w_geometry *g = gy_w_geometry_get(w, id.bits);
     if (g == NULL || !g->creator)
         return;
@@ -158,11 +166,15 @@ void gy_geometry_release(gy_world *w, gy_geometry id)
 
 bool gy_geometry_is_valid(const gy_world *w, gy_geometry id)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     return gy_w_geometry_get(w, id.bits) != NULL;
 }
 
 void gy_geometry_get_stats(const gy_world *w, gy_geometry_stats *out)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return;
     if (out == NULL)
         return;
     memset(out, 0, sizeof *out);

@@ -16,6 +16,7 @@
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
 #include "gyre/physics.h"
+#include "gyre/scene_instance.h"
 #include "gyre/world.h"
 #include "gyre/world_physics.h"
 
@@ -202,6 +203,27 @@ typedef struct gy_w_pending {
     gy_collision_event event;
 } gy_w_pending;
 
+/* A streaming call (additive load, unload, replace) made from inside a dispatch, performed when
+ * the dispatching call ends (scene_instance.c). */
+typedef enum gy_w_stream_kind {
+    GY_W_STREAM_NONE = 0, /* cancelled (its instance was freed first) */
+    GY_W_STREAM_LOAD,
+    GY_W_STREAM_UNLOAD,
+    GY_W_STREAM_REPLACE
+} gy_w_stream_kind;
+
+typedef struct gy_w_stream {
+    gy_w_stream_kind kind;
+    const gy_scene *scene;
+    gy_vec3 offset;
+    uint64_t timeout_ns;
+    gy_scene_instance *instance; /* load, replace: the pending record; unload: the one to unload */
+    gy_scene_instance *previous; /* replace */
+} gy_w_stream;
+
+/* The most threads that may hold the World's read lock at once. */
+#define GY_W_MAX_READERS 32u
+
 /* ---- the World --------------------------------------------------------------------------------
  */
 
@@ -216,6 +238,17 @@ struct gy_world {
     gy_world_update_fn update;
     void *update_ctx;
     pthread_rwlock_t lock;
+    /* Thread ownership (world.c, gy_w_enter). Read by any thread, so every field is accessed
+     * atomically. */
+    uint32_t owner_state; /* GY_W_OWNED / GY_W_UNOWNED / GY_W_CLAIMING */
+    pthread_t owner;
+    uint32_t writer_held; /* the write lock is held by `writer` */
+    pthread_t writer;
+    uint32_t reader_slots;               /* readers[] entries taken */
+    uint32_t reader_ready;               /* readers[] entries holding their thread */
+    pthread_t readers[GY_W_MAX_READERS]; /* threads holding the read lock */
+    uint64_t wrong_thread_calls;
+    uint32_t wrong_thread_logged;
     bool run_characters; /* Gyre's controller moves is_character bodies (no host hook) */
 
     /* entities */
@@ -269,6 +302,11 @@ struct gy_world {
     double time_scale;
     bool hold;
     bool in_tick;
+    bool tearing_down; /* inside gy_world_destroy */
+    /* streaming requested from inside a dispatch (scene_instance.c) */
+    gy_w_stream *streams;
+    uint32_t stream_count, stream_capacity;
+    bool streaming;      /* the queue is being run */
     uint64_t frame_tick; /* tick of the newest proxies captured */
     uint64_t seen_tick;  /* frame_tick as of the last sync (what the next drain may rely on) */
 
@@ -282,6 +320,29 @@ struct gy_world {
 };
 
 /* ---- cross-file helpers ---------------------------------------------------------------------- */
+
+/* world.c: thread ownership. Every public World call starts with one of these (a check of the
+ * calling thread against the owner and the World lock's holders, always on):
+ *   gy_w_enter       — calls that change the World: the owner, or the holder of the write lock;
+ *   gy_w_enter_read  — calls that only read it: also a holder of the read lock.
+ * GY_ERR_INVALID_ARGUMENT for a NULL World, GY_ERR_WRONG_THREAD from any other thread (counted,
+ * and the first one logged with `fn`, the public function's name). */
+enum { GY_W_UNOWNED = 0, GY_W_CLAIMING = 1, GY_W_OWNED = 2 };
+gy_result gy_w_enter(const gy_world *w, const char *fn);
+gy_result gy_w_enter_read(const gy_world *w, const char *fn);
+/* True inside a call that runs host callbacks (gy_world_tick, or the EXITs of a stop): streaming
+ * is deferred to the end of that call. */
+static inline bool gy_w_in_dispatch(const gy_world *w)
+{
+    return w->in_tick || w->dispatching;
+}
+
+/* scene_instance.c: deferred streaming */
+/* Performs the streaming calls deferred during the dispatch that just ended, in request order,
+ * including any those cause. No-op when nothing is queued or the queue is already being run. */
+void gy_w_streams_run(gy_world *w);
+/* Teardown: queued requests are dropped (their pending instances keep GY_ERR_MISUSE). */
+void gy_w_streams_fini(gy_world *w);
 
 /* world.c */
 /* Frees the World and everything it holds (no physics-side teardown). */

@@ -89,6 +89,9 @@ static void try_create(gy_world *w, gy_w_joint *j)
 gy_result gy_joint_create(gy_world *w, gy_entity a, gy_entity b, const gy_joint_def *def,
                           gy_joint *out)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL || def == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     out->bits = 0;
@@ -152,6 +155,9 @@ static void release_joint(gy_world *w, gy_w_joint *j)
 
 gy_result gy_joint_release(gy_world *w, gy_joint id)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_w_joint *j = joint_get(w, id.bits);
@@ -163,6 +169,9 @@ gy_result gy_joint_release(gy_world *w, gy_joint id)
 
 gy_result gy_joint_get_status(const gy_world *w, gy_joint id, gy_joint_status *out)
 {
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     if (w == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     const gy_w_joint *j = joint_get(w, id.bits);

@@ -131,6 +131,9 @@ gy_result gy_world_raycast(gy_world *w, gy_vec3 origin, gy_vec3 translation,
                            const gy_world_query_filter *filter, gy_collector collector,
                            gy_world_hit *hits, uint32_t capacity, uint32_t *count, uint64_t *tick)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return live_query(w, LIVE_RAY, origin, NULL, gy_pose_identity(), translation, filter, collector,
                       hits, capacity, count, tick);
 }
@@ -140,6 +143,9 @@ gy_result gy_world_shape_cast(gy_world *w, const gy_shape *shape, gy_pose pose, 
                               gy_world_hit *hits, uint32_t capacity, uint32_t *count,
                               uint64_t *tick)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return live_query(w, LIVE_CAST, gy_v3(0, 0, 0), shape, pose, translation, filter, collector,
                       hits, capacity, count, tick);
 }
@@ -148,6 +154,9 @@ gy_result gy_world_overlap(gy_world *w, const gy_shape *shape, gy_pose pose,
                            const gy_world_query_filter *filter, gy_collector collector,
                            gy_world_hit *hits, uint32_t capacity, uint32_t *count, uint64_t *tick)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return live_query(w, LIVE_OVERLAP, gy_v3(0, 0, 0), shape, pose, gy_v3(0, 0, 0), filter,
                       collector, hits, capacity, count, tick);
 }
@@ -219,6 +228,9 @@ gy_result gy_world_snapshot_raycast(gy_world *w, gy_vec3 origin, gy_vec3 transla
                                     gy_world_hit *hits, uint32_t capacity, uint32_t *count,
                                     uint64_t *tick)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return snapshot_query(w, true, origin, translation, NULL, gy_pose_identity(), filter, collector,
                           hits, capacity, count, tick);
 }
@@ -228,6 +240,9 @@ gy_result gy_world_snapshot_overlap(gy_world *w, const gy_shape *shape, gy_pose 
                                     gy_world_hit *hits, uint32_t capacity, uint32_t *count,
                                     uint64_t *tick)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return snapshot_query(w, false, gy_v3(0, 0, 0), gy_v3(0, 0, 0), shape, pose, filter, collector,
                           hits, capacity, count, tick);
 }

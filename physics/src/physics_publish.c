@@ -120,7 +120,10 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
     r.type = type;
     r.key = (uint32_t)(c->user_a >> 32);
     memcpy(r.body.bytes, &e, sizeof e);
-    gy_reply_queue_push(p->replies, &r, GY_REPLY_DROPPABLE);
+    /* Only STAY may be lost to a flood: a lost EXIT would leave the game's pair open for good. */
+    gy_reply_queue_push(p->replies, &r,
+                        type == GY_PHYSICS_REPLY_COLLISION_STAY ? GY_REPLY_DROPPABLE
+                                                                : GY_REPLY_ESSENTIAL);
     if (type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
         /* A partner removed or gone: what rested on it may have been woken. */
         gy_phys_touch(p, (uint32_t)(c->user_a >> 32));

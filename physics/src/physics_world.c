@@ -41,7 +41,7 @@ static void reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t ke
                          uint32_t attachment, gy_result result)
 {
     gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
-                                  (uint32_t)kind, (int32_t)result};
+                                  (uint32_t)kind, (int32_t)result, p->tick + 1u};
     gy_phys_add(&p->counters.creates_failed, 1);
     gy_phys_reply(p, GY_PHYSICS_REPLY_CREATE_FAILED, key, &f, sizeof f, GY_REPLY_ESSENTIAL);
 }

@@ -324,7 +324,12 @@ typedef struct tick_thread {
 static void *run_tick(void *arg)
 {
     tick_thread *t = arg;
-    gy_result r = gy_world_tick(t->w, WFX_DT);
+    /* The World is handed to this thread for the tick and handed back after. */
+    gy_result r = gy_world_take_ownership(t->w);
+    if (r == GY_OK)
+        r = gy_world_tick(t->w, WFX_DT);
+    if (r == GY_OK)
+        r = gy_world_release_ownership(t->w);
     __atomic_store_n(&t->done, r == GY_OK ? 1 : -1, __ATOMIC_RELEASE);
     return NULL;
 }
@@ -340,23 +345,25 @@ static void test_world_lock_excludes_tick_and_notes_depth(void **state)
     (void)state;
     gy_world *w = stopped_world(NULL);
     assert_int_equal(gy_world_lock_depth(), 0);
-    gy_world_lock_read(w);
+    assert_result(gy_world_release_ownership(w), GY_OK);
+    assert_result(gy_world_lock_read(w), GY_OK);
     if (gy_world_lock_checks_enabled())
         assert_int_equal(gy_world_lock_depth(), 1);
-    /* A tick on another thread waits for the tool's read lock. */
+    /* A tick on the (new) owner thread waits for the tool's read lock. */
     tick_thread t = {w, 0};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, run_tick, &t), 0);
     assert_false(gy_test_wait_until(tick_done, &t, 0.1));
-    gy_world_unlock_read(w);
+    assert_result(gy_world_unlock_read(w), GY_OK);
     assert_int_equal(gy_world_lock_depth(), 0);
     assert_true(gy_test_wait_until(tick_done, &t, 20.0));
     pthread_join(th, NULL);
     assert_int_equal(t.done, 1);
-    gy_world_lock_write(w);
+    assert_result(gy_world_take_ownership(w), GY_OK);
+    assert_result(gy_world_lock_write(w), GY_OK);
     if (gy_world_lock_checks_enabled())
         assert_int_equal(gy_world_lock_depth(), 1);
-    gy_world_unlock_write(w);
+    assert_result(gy_world_unlock_write(w), GY_OK);
     assert_int_equal(gy_world_lock_depth(), 0);
     gy_world_stats s;
     gy_world_get_stats(w, &s);
@@ -384,11 +391,12 @@ static void test_world_lock_then_barrier_aborts(void **state)
         gy_scene_barrier *b = gy_physics_barrier(gy_world_physics(w));
         if (gy_scene_barrier_begin_mutation(b, 0) != GY_OK)
             _exit(3);
-        gy_world_lock_write(w);
-        gy_world_unlock_write(w);
+        if (gy_world_lock_write(w) != GY_OK || gy_world_unlock_write(w) != GY_OK)
+            _exit(4);
         gy_scene_barrier_end_mutation(b);
         /* The inversion. */
-        gy_world_lock_write(w);
+        if (gy_world_lock_write(w) != GY_OK)
+            _exit(5);
         gy_scene_barrier_begin_mutation(b, 0);
         _exit(0); /* not reached */
     }

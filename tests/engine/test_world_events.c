@@ -206,6 +206,67 @@ static void test_events_pairing_holds_in_a_pile(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* A reply flood: 64 spheres resting on the ground send 64 STAYs a tick into a 31-slot reply ring,
+ * so STAYs are dropped (and counted); then all are lifted in one frame and their 64 EXITs must
+ * all arrive, leaving no pair open. */
+typedef struct flood_ball {
+    uint32_t enters, exits;
+} flood_ball;
+
+static void count_flood_event(void *ctx, gy_world *w, const gy_collision_event *e)
+{
+    (void)w;
+    flood_ball *b = ctx;
+    b->enters += e->kind == GY_COLLISION_ENTER;
+    b->exits += e->kind == GY_COLLISION_EXIT;
+}
+
+static void test_world_event_flood_keeps_every_enter_and_exit(void **state)
+{
+    (void)state;
+    enum { BALLS = 64 };
+    gy_world_config c = wfx_config(NULL, true);
+    c.physics.reply_capacity = 31;
+    gy_world *w = wfx_world_with(&c);
+    wfx_ground(w);
+    gy_entity balls[BALLS];
+    static flood_ball rec[BALLS];
+    memset(rec, 0, sizeof rec);
+    for (uint32_t i = 0; i < BALLS; i++) {
+        balls[i] = wfx_ball(w, NULL, gy_v3(-14.0 + 4.0 * (i % 8), 0.5, -14.0 + 4.0 * (i / 8)));
+        assert_result(gy_entity_set_collision_callback(w, balls[i], count_flood_event, &rec[i]),
+                      GY_OK);
+    }
+    wfx_tick(w, 20);
+    gy_world_stats ws;
+    gy_world_get_stats(w, &ws);
+    assert_int_equal(ws.touching_pairs, BALLS);
+    assert_true(wfx_physics_stats(w).replies_dropped > 0); /* STAYs went */
+    for (uint32_t i = 0; i < BALLS; i++) {
+        assert_int_equal(rec[i].enters, 1);
+        assert_int_equal(rec[i].exits, 0);
+    }
+    /* Lifted 10 m: every pair separates in the same physics tick. */
+    for (uint32_t i = 0; i < BALLS; i++) {
+        gy_pose p = wfx_world_pose(w, balls[i]);
+        p.position.y = 10.0;
+        assert_result(gy_entity_set_world_pose(w, balls[i], p), GY_OK);
+    }
+    /* The EXITs past the ring's capacity wait in the overflow and arrive over the next drains
+     * (31 a tick); the balls take far longer than this to fall back. */
+    for (uint32_t t = 0; t < 10 && ws.touching_pairs > 0; t++) {
+        wfx_tick(w, 1);
+        gy_world_get_stats(w, &ws);
+    }
+    assert_int_equal(ws.touching_pairs, 0);
+    assert_int_equal(ws.exits_synthesized, 0); /* the physics thread's own EXITs, all of them */
+    for (uint32_t i = 0; i < BALLS; i++) {
+        assert_int_equal(rec[i].enters, 1);
+        assert_int_equal(rec[i].exits, 1);
+    }
+    wfx_destroy(w, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_events_exit_on_stop_and_enter_after_start),
         cmocka_unit_test(test_events_callback_may_destroy_entities),
         cmocka_unit_test(test_events_pairing_holds_in_a_pile),
+        cmocka_unit_test(test_world_event_flood_keeps_every_enter_and_exit),
     };
     return cmocka_run_group_tests_name("world_events", tests, NULL, NULL);
 }

@@ -195,11 +195,15 @@ static void test_physics_commands_for_a_failed_create_are_dropped_and_counted(vo
     fx_body b = fx_sphere(0, 40, gy_v3(0, 1, 0), 0.5);
     b.collider.shape.type = GY_SHAPE_HULL;
     b.collider.shape.resource.bits = 99;
+    fx_step(p, 2); /* the failure names a tick other than the first */
     fx_create(p, b);
     fx_step(p, 1);
     fx_drain(p, &rs);
     assert_int_equal(rs.count, 1);
     assert_int_equal(rs.r[0].type, GY_PHYSICS_REPLY_CREATE_FAILED);
+    /* The tick whose drain refused it: the one just produced. */
+    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->tick, gy_physics_tick(p));
+    assert_int_equal(gy_physics_tick(p), 3);
     assert_int_equal(rs.r[0].key, 0);
     assert_int_equal(gy_physics_reply_failure(&rs.r[0])->attachment, 40);
     assert_int_equal(gy_physics_reply_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);

@@ -23,8 +23,18 @@
  * at an offset stays rigid. The scene's `physics` settings are launch-time (see
  * gy_scene_world_config); its `script` is for the runner and is not touched here.
  *
- * Threading: the World's game thread (see gyre/world.h), never while holding the World lock, and
- * never from inside gy_world_tick (e.g. a collision callback). */
+ * Threading: the World's owner thread (see gyre/world.h), never while holding the World lock.
+ *
+ * Streaming from callbacks. gy_scene_load_additive, gy_scene_unload and gy_scene_load_replace
+ * called inside a dispatch — a collision callback or the update callback inside gy_world_tick, or
+ * a callback run by gy_world_stop_physics / _start_physics — are deferred: the call checks its
+ * arguments, returns GY_OK at once (a load hands back a `pending` instance whose handles are
+ * null), and the work is performed, in request order, when the dispatching call ends (after
+ * gy_world_tick has released the World lock; requests made by callbacks that this work causes
+ * run in the same pass). The scene must stay alive until then. A deferred load that fails is
+ * logged and leaves `result` set on its instance; freeing a pending instance cancels its load.
+ * Inside gy_world_destroy they are refused (GY_ERR_MISUSE). gy_scene_instantiate takes no lock
+ * and runs at once, in a callback too. */
 #ifndef GYRE_SCENE_INSTANCE_H
 #define GYRE_SCENE_INSTANCE_H
 
@@ -40,14 +50,23 @@ extern "C" {
 /* One load of a scene into a World: what it created, in scene order. The instance does not own
  * the entities (destroying the record leaves them in the World) nor the scene. */
 typedef struct gy_scene_instance {
-    const gy_scene *scene;  /* the description it was made from (not owned) */
-    gy_vec3 offset;         /* metres added to root positions */
-    gy_entity *entities;    /* scene->entity_count handles: entities[i] is scene->entities[i] */
+    const gy_scene *scene; /* the description it was made from (not owned) */
+    gy_vec3 offset;        /* metres added to root positions */
+    gy_entity *entities;   /* scene->entity_count handles: entities[i] is scene->entities[i] */
     uint32_t entity_count;
-    gy_joint *joints;       /* scene->joint_count handles, in scene order */
+    gy_joint *joints; /* scene->joint_count handles, in scene order */
     uint32_t joint_count;
+    /* A load requested from inside a dispatch (see "Streaming from callbacks"): true until the
+     * dispatching call ends and the load is performed; its handles are null until then. */
+    bool pending;
+    /* The outcome of a deferred load (GY_OK for an immediate one): on failure the instance holds
+     * null handles, nothing was left in the World, and `failed_entity` is the scene entity the
+     * World refused (or -1). The failure is also logged through the World's logger. */
+    gy_result result;
+    int32_t failed_entity;
     /* private */
     const gy_allocator *allocator_;
+    gy_world *world_; /* while pending */
 } gy_scene_instance;
 
 /* Fills the physics part of a World configuration from the scene's launch-time settings: backend
@@ -88,9 +107,9 @@ gy_result gy_scene_load_additive(gy_world *world, const gy_scene *scene, gy_vec3
  * they were and physics is started again; the error is returned. Physics that was stopped on
  * entry is left stopped. Errors: those of gy_scene_instantiate, gy_world_stop_physics and
  * gy_world_start_physics (after a start failure the load has happened; physics is stopped). */
-gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous,
-                                const gy_scene *scene, const gy_allocator *allocator,
-                                gy_scene_instance **out, int32_t *failed_entity);
+gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous, const gy_scene *scene,
+                                const gy_allocator *allocator, gy_scene_instance **out,
+                                int32_t *failed_entity);
 
 /* Additive unload: destroys the instance's entities that are still alive (inside a barrier
  * window and the World write lock when physics runs, like the load) and frees the record.

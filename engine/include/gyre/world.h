@@ -9,12 +9,18 @@
  * is for rendering only: it is inherited, but never applied to collision shapes.
  *
  * Threading contract
- *   - The game thread (the one that created the World) owns it: every function here, unless marked
- *     otherwise. Collision callbacks and the update callback run on it, inside gy_world_tick.
- *   - Tools on other threads take the World lock (gy_world_lock_read / _write) around any access.
- *     gy_world_tick takes the write side itself for its whole duration, so the game thread never
- *     calls it while holding the lock, and game code outside tick that may race a tool must hold
- *     the write side too. The physics thread never takes the World lock.
+ *   - One thread owns the World: the one that created it, until it hands the World over
+ *     (gy_world_release_ownership on the owner, then gy_world_take_ownership on the new owner).
+ *     Every function here and in gyre/world_physics.h and gyre/scene_instance.h that takes a World
+ *     runs on the owner, unless marked otherwise. Collision callbacks and the update callback run
+ *     on it, inside gy_world_tick. A call from any other thread returns GY_ERR_WRONG_THREAD (or
+ *     the function's empty answer: false, 0, a null handle) and changes nothing; the check is
+ *     always on, in every build type, and the first such call is logged.
+ *   - Tools on other threads take the World lock: while a thread holds the write side
+ *     (gy_world_lock_write) it may make any call, while it holds the read side only the calls
+ *     that take a const World. gy_world_tick takes the write side itself for its whole duration,
+ *     so the owner never calls it while holding the lock, and owner code outside tick that may
+ *     race a tool holds the write side too. The physics thread never takes the World lock.
  *   - Lock order: the scene barrier (gy_physics_barrier) before the World lock, never while
  *     holding it. Builds with the lock_checks option abort on the inversion.
  *
@@ -99,6 +105,17 @@ typedef struct gy_world_teardown {
  * GY_ERR_TIMEOUT when the releases could not be confirmed (the World is freed all the same).
  * NULL is ignored. GY_ERR_MISUSE (nothing freed) from inside gy_world_tick or a callback. */
 gy_result gy_world_destroy(gy_world *world, gy_world_teardown *report);
+
+/* Hands the World over (owner only): afterwards no thread owns it until one calls
+ * gy_world_take_ownership. GY_ERR_WRONG_THREAD, GY_ERR_MISUSE (inside gy_world_tick or a
+ * callback, or while this thread holds the World lock). */
+gy_result gy_world_release_ownership(gy_world *world);
+
+/* Any thread: makes the calling thread the owner of a World nobody owns. GY_ERR_BUSY when it is
+ * owned (by this thread or another), GY_ERR_INVALID_ARGUMENT for NULL. The hand-over must be
+ * ordered by the host (a thread start, a mutex, a queue), as for any object passed between
+ * threads. */
+gy_result gy_world_take_ownership(gy_world *world);
 
 /* The physics subsystem (for its barrier, stats and diagnostics). Do not record body commands on
  * it directly: the World would not know about them. */
@@ -237,13 +254,16 @@ bool gy_world_physics_running(const gy_world *world);
 /* ---- the World lock (tools on other threads) --------------------------------------------------
  */
 
-/* Reader/writer lock around the World, noted for the lock-order checks (gy_world_lock_note_*).
- * Any thread. Not recursive: never take it twice on one thread, and never call gy_world_tick
- * while holding it. */
-void gy_world_lock_read(gy_world *world);
-void gy_world_unlock_read(gy_world *world);
-void gy_world_lock_write(gy_world *world);
-void gy_world_unlock_write(gy_world *world);
+/* Reader/writer lock around the World for tools on other threads (see the threading contract),
+ * noted for the lock-order checks (gy_world_lock_note_*). Any thread. Not recursive. Errors, with
+ * nothing taken or released: GY_ERR_INVALID_ARGUMENT (NULL), GY_ERR_MISUSE (taking it on a thread
+ * that already holds either side — inside gy_world_tick or a callback the owner holds the write
+ * side — or releasing a side the thread does not hold), GY_ERR_BUSY (more than 32 readers at
+ * once). */
+gy_result gy_world_lock_read(gy_world *world);
+gy_result gy_world_unlock_read(gy_world *world);
+gy_result gy_world_lock_write(gy_world *world);
+gy_result gy_world_unlock_write(gy_world *world);
 
 /* ---- counters -------------------------------------------------------------------------------- */
 
@@ -265,7 +285,9 @@ typedef struct gy_world_stats {
      * whose proxy has confirmed their pose (those cost nothing per frame until teleported,
      * released or restarted). */
     uint32_t bodies_tracked;
-    uint64_t bodies_captured; /* components read by captures so far (tracked, per publish) */
+    uint64_t bodies_captured;    /* components read by captures so far (tracked, per publish) */
+    uint64_t wrong_thread_calls; /* calls refused with GY_ERR_WRONG_THREAD */
+    uint64_t streams_deferred;   /* streaming calls made in a dispatch and run at its end */
 } gy_world_stats;
 
 void gy_world_get_stats(const gy_world *world, gy_world_stats *out);

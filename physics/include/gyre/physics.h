@@ -118,6 +118,7 @@ typedef struct gy_physics_failure_reply {
     uint32_t generation;
     uint32_t kind;  /* gy_physics_object_kind */
     int32_t result; /* the gy_result that failed it */
+    uint64_t tick;  /* the physics tick whose drain refused the create (as BODY_ASSIGNED's) */
 } gy_physics_failure_reply;
 
 /* JOINT_BROKEN. */
@@ -130,7 +131,8 @@ typedef struct gy_physics_joint_reply {
 /* COLLISION_ENTER / _STAY / _EXIT: one collider pair in one tick. Side A's store index is the
  * reply's key. Exactly one ENTER or STAY per touching pair per tick and one EXIT per ENTER (on
  * separation, release of either body, or stop); EXIT keeps the last geometry with zero impulses.
- * Droppable: under a reply flood events are dropped and counted, never assignments. */
+ * Under a reply flood only STAY is dropped (and counted in replies_dropped); ENTER and EXIT are
+ * essential replies like assignments, so every pair the game saw open is closed. */
 typedef struct gy_physics_collision {
     uint32_t attachment_a, attachment_b;
     uint32_t store_b;
