@@ -18,14 +18,16 @@ enum {
     GY_CLI_EXIT_USAGE = 2   /* usage error, unreadable file, invalid scene */
 };
 
-/* ---- subcommands ------------------------------------------------------------------------------ */
+/* ---- subcommands ------------------------------------------------------------------------------
+ */
 
-int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
+int gy_cli_run_main(int argc, char **argv); /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
 void gy_cli_validate_usage(FILE *out);
 
-/* ---- argument helpers (args.c) ---------------------------------------------------------------- */
+/* ---- argument helpers (args.c) ----------------------------------------------------------------
+ */
 
 /* Matches `--name VALUE` or `--name=VALUE` at argv[*i]; *i advances past a separate value. True
  * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
@@ -47,6 +49,31 @@ gy_cli_arg gy_cli_common_arg(const char *a, bool *options_done, const char **sce
  * or "". */
 bool gy_cli_parse_number(const char *v, double lo, double hi, double *out);
 
+/* ---- output files and interrupts (output.c) -------------------------------------------------- */
+
+/* A file being written under a temporary name beside `path` ("-": stdout, written directly). */
+typedef struct gy_cli_output {
+    FILE *f; /* NULL: not open */
+    const char *path;
+    const char *who; /* "gyre run", for messages */
+    char *tmp;
+} gy_cli_output;
+
+/* Creates the temporary file. False (with a message naming `flag` and `path`) when it cannot. */
+bool gy_cli_output_open(gy_cli_output *o, const char *path, const char *who, const char *flag);
+/* Closes the file and renames it over `path`. 0, or 1 (with a message, the temporary removed)
+ * when any write, the close or the rename failed. Nothing happens for an output never opened. */
+int gy_cli_output_commit(gy_cli_output *o);
+/* Closes and removes the temporary: an older file at `path` stays as it was. */
+void gy_cli_output_discard(gy_cli_output *o);
+
+/* SIGINT and SIGTERM set a flag instead of ending the process (once: a second one ends it). */
+void gy_cli_signals_install(void);
+/* The signal caught so far, or 0. */
+int gy_cli_signal_caught(void);
+/* The exit code of an interrupted command: 128 + the signal (130 SIGINT, 143 SIGTERM). */
+int gy_cli_interrupted_exit(void);
+
 /* ---- shared helpers (validate.c) ------------------------------------------------------------- */
 
 /* Prints each error as `FILE: path: message` (or `path: message` when the path already names the
@@ -57,17 +84,19 @@ void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_error
  * or the reason the file could not be read, and returns NULL. */
 gy_scene *gy_cli_load_scene(const char *path);
 
-/* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
+/* ---- the runner's state (run.c, script.c, report.c) -------------------------------------------
+ */
 
 typedef struct gy_cli_options {
     const char *scene_path;
-    double seconds;        /* simulated seconds, >= 0 */
-    const char *backend;   /* NULL: the scene's, else "ode" */
+    double seconds;      /* simulated seconds, >= 0 */
+    const char *backend; /* NULL: the scene's, else "ode" */
     bool realtime;
     bool quiet;
     const char *report_path; /* NULL: none; "-": stdout */
     const char *events_path;
     const char *trace_path;
+    bool strict; /* an expect the run never reached fails it */
 } gy_cli_options;
 
 /* A physics entity the runner reports on, in report order (scene order, spawned ones after). */
@@ -163,6 +192,8 @@ typedef struct gy_cli_runner {
     uint32_t watch_count;
 
     bool expect_failed;
+    bool interrupted; /* SIGINT or SIGTERM ended the run early */
+    bool ran;         /* set-up succeeded and the loop ran: its files are kept */
     bool fault;       /* a runtime fault ended the run */
     bool spawn_failed;
     uint32_t bodies_peak;

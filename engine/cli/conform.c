@@ -890,16 +890,6 @@ static void remove_files(const char *dir, run *r)
     rmdir(dir);
 }
 
-static FILE *open_report(const char *path)
-{
-    if (strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        fprintf(stderr, "gyre conform: --report %s: cannot write: %s\n", path, strerror(errno));
-    return f;
-}
-
 int gy_cli_conform_main(int argc, char **argv)
 {
     options o;
@@ -907,9 +897,11 @@ int gy_cli_conform_main(int argc, char **argv)
     if (status != GY_CLI_EXIT_OK)
         return status < 0 ? GY_CLI_EXIT_OK : status;
 
-    FILE *report = NULL;
-    if (o.report != NULL && (report = open_report(o.report)) == NULL)
+    gy_cli_output out;
+    memset(&out, 0, sizeof out);
+    if (o.report != NULL && !gy_cli_output_open(&out, o.report, "gyre conform", "--report"))
         return GY_CLI_EXIT_USAGE;
+    FILE *report = out.f;
 
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
@@ -919,8 +911,7 @@ int gy_cli_conform_main(int argc, char **argv)
     memset(r, 0, sizeof r);
     if (n < 0 || (size_t)n >= sizeof dir || mkdtemp(dir) == NULL) {
         fprintf(stderr, "gyre conform: cannot create a temporary folder: %s\n", strerror(errno));
-        if (report != NULL && report != stdout)
-            fclose(report);
+        gy_cli_output_discard(&out);
         return GY_CLI_EXIT_FAILED;
     }
     bool ok = true;
@@ -967,10 +958,8 @@ int gy_cli_conform_main(int argc, char **argv)
             write_summary(&o, r, &c, &es, pairs.count);
         if (report != NULL) {
             write_report(report, &o, r, &c, &pairs, &es);
-            if (ferror(report) || (report == stdout ? fflush(report) : 0) != 0) {
-                fprintf(stderr, "gyre conform: writing %s failed\n", o.report);
+            if (gy_cli_output_commit(&out) != 0)
                 status = GY_CLI_EXIT_FAILED;
-            }
         }
         for (int s = 0; s < 2; s++)
             if (r[s].exit_code != GY_CLI_EXIT_OK)
@@ -986,8 +975,7 @@ int gy_cli_conform_main(int argc, char **argv)
             status = GY_CLI_EXIT_FAILED;
         }
     }
-    if (report != NULL && report != stdout && fclose(report) != 0 && status == GY_CLI_EXIT_OK)
-        status = GY_CLI_EXIT_FAILED;
+    gy_cli_output_discard(&out); /* no comparison was made: no report */
     table_free(&pairs);
     if (c.entities != NULL)
         gy_free(gy_default_allocator(), c.entities, (size_t)c.entity_count * sizeof *c.entities);

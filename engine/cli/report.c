@@ -185,8 +185,8 @@ void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t
 
 gy_result gy_cli_snapshot_entities(gy_cli_runner *R)
 {
-    R->finals = R->ent_count ? gy_alloc_zeroed(R->alloc, (size_t)R->ent_count * sizeof *R->finals)
-                             : NULL;
+    R->finals =
+        R->ent_count ? gy_alloc_zeroed(R->alloc, (size_t)R->ent_count * sizeof *R->finals) : NULL;
     if (R->ent_count && R->finals == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     R->final_count = 0;
@@ -227,8 +227,12 @@ static void write_entities(FILE *f, const gy_cli_runner *R)
         fputs(",\n      \"body\": ", f);
         gy_cli_json_string(f, e->body);
         fprintf(f, ", \"awake\": %s, \"grounded\": %s }",
-                e->awake < 0 ? "null" : e->awake ? "true" : "false",
-                e->grounded < 0 ? "null" : e->grounded ? "true" : "false");
+                e->awake < 0 ? "null"
+                : e->awake   ? "true"
+                             : "false",
+                e->grounded < 0 ? "null"
+                : e->grounded   ? "true"
+                                : "false");
     }
     fputs(R->final_count ? "\n  ],\n" : "],\n", f);
 }
@@ -269,7 +273,9 @@ static void write_expects(FILE *f, const gy_cli_runner *R)
         fputs(", \"entity\": ", f);
         gy_cli_json_string(f, x->entity);
         fprintf(f, ", \"passed\": %s, \"detail\": ",
-                x->passed < 0 ? "null" : x->passed ? "true" : "false");
+                x->passed < 0 ? "null"
+                : x->passed   ? "true"
+                              : "false");
         gy_cli_json_string(f, x->detail);
         fputs(" }", f);
     }
@@ -298,6 +304,8 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
     fprintf(f, "  \"ticks\": %llu,\n  \"sim_seconds\": ", (unsigned long long)R->tick);
     gy_cli_json_number(f, (double)R->tick * R->dt);
     fputs(",\n", f);
+    if (R->interrupted)
+        fputs("  \"interrupted\": true,\n", f); /* present only then: other reports are unchanged */
     write_entities(f, R);
     fprintf(f, "  \"events\": { \"enter\": %llu, \"stay\": %llu, \"exit\": %llu },\n",
             (unsigned long long)R->events[0], (unsigned long long)R->events[1],
@@ -309,8 +317,7 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
             "\"replies\": %llu, \"replies_dropped\": %llu,\n"
             "                \"bodies_peak\": %u, \"live_objects_at_exit\": ",
             (unsigned long long)c->commands, (unsigned long long)c->commands_dropped_stale,
-            (unsigned long long)c->replies, (unsigned long long)c->replies_dropped,
-            c->bodies_peak);
+            (unsigned long long)c->replies, (unsigned long long)c->replies_dropped, c->bodies_peak);
     if (c->live_known)
         fprintf(f, "%u },\n", c->live_objects_at_exit);
     else

@@ -2,6 +2,7 @@
  * teardown and the exit code. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,30 +15,37 @@
 
 #define MAX_TICKS 1000000000ull /* --seconds × step_hz */
 /* Real time: give up when the physics thread has not advanced for this long. */
-#define STALL_NS 10000000000ull
+#define STALL_NS          10000000000ull
 #define PROGRESS_AFTER_NS 1000000000ull
 #define PROGRESS_EVERY_NS 250000000ull
 
 void gy_cli_run_usage(FILE *out)
 {
-    fputs("usage: gyre run SCENE.json [options]\n"
-          "\n"
-          "Loads the scene, starts the physics thread, runs the scene's script and writes a\n"
-          "report. Lockstep by default: deterministic, as fast as the machine allows.\n"
-          "\n"
-          "options:\n"
-          "  --seconds S       simulated seconds to run (default 10)\n"
-          "  --backend NAME    middleware adapter (default: the scene's, else ode)\n"
-          "  --realtime        pace in wall-clock time at the scene's step_hz, as a host would\n"
-          "  --report FILE     write the report JSON to FILE ('-' for stdout)\n"
-          "  --events FILE     write every collision event as a JSON line to FILE\n"
-          "  --trace FILE      write a per-tick CSV of every physics entity to FILE\n"
-          "  --quiet           no progress line, no notes (warnings and failures still)\n"
-          "  -h, --help        this help\n"
-          "\n"
-          "exit codes: 0 ran and every expect held; 1 an expect failed, a spawn failed or a\n"
-          "            runtime fault; 2 usage error, unreadable file or invalid scene\n",
-          out);
+    fputs(
+        "usage: gyre run SCENE.json [options]\n"
+        "\n"
+        "Loads the scene, starts the physics thread, runs the scene's script and writes a\n"
+        "report. Lockstep by default: deterministic, as fast as the machine allows.\n"
+        "\n"
+        "options:\n"
+        "  --seconds S       simulated seconds to run (default 10)\n"
+        "  --backend NAME    middleware adapter (default: the scene's, else ode)\n"
+        "  --realtime        pace in wall-clock time at the scene's step_hz, as a host would\n"
+        "  --report FILE     write the report JSON to FILE ('-' for stdout)\n"
+        "  --events FILE     write every collision event as a JSON line to FILE\n"
+        "  --trace FILE      write a per-tick CSV of every physics entity to FILE\n"
+        "  --quiet           no progress line, no notes (warnings and failures still)\n"
+        "  --strict          an expect the run ended before reaching fails the run\n"
+        "  -h, --help        this help\n"
+        "\n"
+        "SIGINT or SIGTERM ends the run early with complete files (the report says\n"
+        "\"interrupted\": true); every file is written under a temporary name and renamed\n"
+        "when complete.\n"
+        "\n"
+        "exit codes: 0 ran and every expect held; 1 an expect failed, a spawn failed or a\n"
+        "            runtime fault (with --strict: an expect not reached); 2 usage error,\n"
+        "            unreadable file or invalid scene; 130 / 143 interrupted by SIGINT / SIGTERM\n",
+        out);
 }
 
 /* ---- options --------------------------------------------------------------------------------- */
@@ -72,6 +80,8 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
             o->realtime = true;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = true;
+        } else if (strcmp(a, "--strict") == 0) {
+            o->strict = true;
         } else if (gy_cli_option_value(argc, argv, &i, "--seconds", &v)) {
             if (v == NULL)
                 return usage_error("%s needs a value", "--seconds");
@@ -112,32 +122,6 @@ static void backend_list(FILE *out)
 {
     for (uint32_t i = 0; i < gy_backend_count(); i++)
         fprintf(out, "%s%s", i ? ", " : "", gy_backend_at(i)->name);
-}
-
-static FILE *open_output(const char *path, const char *flag)
-{
-    if (strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        fprintf(stderr, "gyre run: %s %s: cannot write: %s\n", flag, path, strerror(errno));
-    return f;
-}
-
-static int close_output(FILE *f, const char *path)
-{
-    if (f == NULL)
-        return 0;
-    int bad = ferror(f);
-    if (f == stdout)
-        bad |= fflush(f);
-    else
-        bad |= fclose(f);
-    if (bad != 0) {
-        fprintf(stderr, "gyre run: writing %s failed\n", path);
-        return 1;
-    }
-    return 0;
 }
 
 /* ---- entities and events --------------------------------------------------------------------- */
@@ -214,9 +198,9 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
     R->last_event = *ev;
     R->have_last_event = true;
     /* A synthesized EXIT (a body went away) happened at the tick the game removed it. */
-    uint64_t tick = ev->synthesized ? R->tick
-                                    : (uint64_t)(uint32_t)((uint32_t)ev->tick -
-                                                           (uint32_t)R->base_tick);
+    uint64_t tick = ev->synthesized
+                        ? R->tick
+                        : (uint64_t)(uint32_t)((uint32_t)ev->tick - (uint32_t)R->base_tick);
     if ((unsigned)ev->kind < 3u)
         R->events[ev->kind]++;
     if (R->events_out != NULL)
@@ -293,14 +277,16 @@ static bool check_faults(gy_cli_runner *R)
                     t, R->ents[i].name);
             found = true;
         } else if (st.failed) {
-            fprintf(stderr, "gyre: runtime fault at t = %s s: entity '%s': body creation failed: %s\n",
-                    t, R->ents[i].name, gy_result_message(st.error));
+            fprintf(stderr,
+                    "gyre: runtime fault at t = %s s: entity '%s': body creation failed: %s\n", t,
+                    R->ents[i].name, gy_result_message(st.error));
             found = true;
         }
     }
     if (!found)
-        fprintf(stderr, "gyre: runtime fault at t = %s s: %llu body fault(s), %u failed body "
-                        "creation(s)\n",
+        fprintf(stderr,
+                "gyre: runtime fault at t = %s s: %llu body fault(s), %u failed body "
+                "creation(s)\n",
                 t, (unsigned long long)ps.bodies_faulted, ws.bodies_failed);
     R->fault = true;
     return true;
@@ -332,15 +318,15 @@ static void progress_update(gy_cli_runner *R, progress *p)
 static void progress_clear(progress *p)
 {
     if (p->shown)
-        fputs("\r                                                                      \r",
-              stderr);
+        fputs("\r                                                                      \r", stderr);
 }
 
 static void sleep_until(uint64_t deadline_ns)
 {
     struct timespec ts = {(time_t)(deadline_ns / 1000000000ull),
                           (long)(deadline_ns % 1000000000ull)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+           gy_cli_signal_caught() == 0) {
     }
 }
 
@@ -362,6 +348,10 @@ static void simulate(gy_cli_runner *R)
         gy_cli_script_run_due(R);
         if (R->spawn_failed || check_faults(R) || R->tick >= R->total_ticks)
             break;
+        if (gy_cli_signal_caught() != 0) {
+            R->interrupted = true;
+            break;
+        }
         gy_cli_script_apply_forces(R);
         double dt = R->dt;
         if (R->opt.realtime) {
@@ -402,7 +392,7 @@ static int set_up(gy_cli_runner *R)
     R->scene = gy_cli_load_scene(R->opt.scene_path);
     if (R->scene == NULL)
         return GY_CLI_EXIT_USAGE;
-    const char *backend = R->opt.backend != NULL          ? R->opt.backend
+    const char *backend = R->opt.backend != NULL            ? R->opt.backend
                           : R->scene->world.backend != NULL ? R->scene->world.backend
                                                             : "ode";
     if (gy_backend_find(backend) == NULL) {
@@ -549,23 +539,30 @@ int gy_cli_run_main(int argc, char **argv)
     if (status != GY_CLI_EXIT_OK)
         return status < 0 ? GY_CLI_EXIT_OK : status;
 
-    FILE *report = NULL;
+    gy_cli_signals_install();
+    gy_cli_output report, events, trace;
+    memset(&report, 0, sizeof report);
+    memset(&events, 0, sizeof events);
+    memset(&trace, 0, sizeof trace);
     bool outputs_ok = true;
     if (R.opt.report_path != NULL)
-        outputs_ok &= (report = open_output(R.opt.report_path, "--report")) != NULL;
+        outputs_ok &= gy_cli_output_open(&report, R.opt.report_path, "gyre run", "--report");
     if (outputs_ok && R.opt.events_path != NULL)
-        outputs_ok &= (R.events_out = open_output(R.opt.events_path, "--events")) != NULL;
+        outputs_ok &= gy_cli_output_open(&events, R.opt.events_path, "gyre run", "--events");
     if (outputs_ok && R.opt.trace_path != NULL) {
-        outputs_ok &= (R.trace_out = open_output(R.opt.trace_path, "--trace")) != NULL;
-        if (R.trace_out != NULL)
-            gy_cli_write_trace_header(R.trace_out);
+        outputs_ok &= gy_cli_output_open(&trace, R.opt.trace_path, "gyre run", "--trace");
+        if (trace.f != NULL)
+            gy_cli_write_trace_header(trace.f);
     }
+    R.events_out = events.f;
+    R.trace_out = trace.f;
     if (!outputs_ok) {
         status = GY_CLI_EXIT_USAGE;
     } else {
         status = set_up(&R);
     }
     if (status == GY_CLI_EXIT_OK) {
+        R.ran = true;
         simulate(&R);
         gy_cli_script_finish(&R);
         if (gy_cli_snapshot_entities(&R) != GY_OK)
@@ -574,10 +571,22 @@ int gy_cli_run_main(int argc, char **argv)
         gy_cli_timing timing;
         tear_down(&R, &counters, &timing);
         timing.wall_seconds = (double)(gy_clock_now_ns() - start_ns) * 1e-9;
-        if (report != NULL)
-            gy_cli_write_report(report, &R, &counters, &timing);
-        status = R.fault || R.spawn_failed || R.expect_failed ? GY_CLI_EXIT_FAILED
-                                                              : GY_CLI_EXIT_OK;
+        if (report.f != NULL)
+            gy_cli_write_report(report.f, &R, &counters, &timing);
+        bool unreached = false;
+        for (uint32_t i = 0; i < R.expect_count; i++)
+            unreached |= R.expects[i].passed < 0;
+        status = R.fault || R.spawn_failed || R.expect_failed || (R.opt.strict && unreached)
+                     ? GY_CLI_EXIT_FAILED
+                     : GY_CLI_EXIT_OK;
+        if (R.opt.strict && unreached)
+            fputs("gyre: --strict: the run ended before some expects were reached\n", stderr);
+        if (R.interrupted) {
+            fprintf(stderr,
+                    "gyre: interrupted by %s at t = %.3f s; the files hold the run so far\n",
+                    gy_cli_signal_caught() == SIGINT ? "SIGINT" : "SIGTERM", (double)R.tick * R.dt);
+            status = gy_cli_interrupted_exit();
+        }
         if (!R.opt.quiet) {
             uint32_t held = 0, reached = 0;
             for (uint32_t i = 0; i < R.expect_count; i++) {
@@ -586,15 +595,24 @@ int gy_cli_run_main(int argc, char **argv)
             }
             char t[64];
             gy_cli_format_number(t, sizeof t, (double)R.tick * R.dt, false);
-            fprintf(stderr, "gyre: %s: %llu ticks (%s s simulated) in %.2f s; %u of %u expects "
-                            "held\n",
+            fprintf(stderr,
+                    "gyre: %s: %llu ticks (%s s simulated) in %.2f s; %u of %u expects "
+                    "held\n",
                     R.opt.scene_path, (unsigned long long)R.tick, t, timing.wall_seconds, held,
                     reached);
         }
     }
-    int write_failed = close_output(report, R.opt.report_path) |
-                       close_output(R.events_out, R.opt.events_path) |
-                       close_output(R.trace_out, R.opt.trace_path);
+    /* A run that never started (bad scene, an output that could not be created) leaves no file;
+     * one that ran keeps what it wrote, interrupted or failed. */
+    int write_failed = 0;
+    if (R.ran) {
+        write_failed = gy_cli_output_commit(&report) | gy_cli_output_commit(&events) |
+                       gy_cli_output_commit(&trace);
+    } else {
+        gy_cli_output_discard(&report);
+        gy_cli_output_discard(&events);
+        gy_cli_output_discard(&trace);
+    }
     if (write_failed && status == GY_CLI_EXIT_OK)
         status = GY_CLI_EXIT_FAILED;
     free_runner(&R);

@@ -399,8 +399,11 @@ void gy_cli_soak_usage(FILE *out)
         "A watchdog report, a leak (live_objects_at_exit or allocator_bytes_at_exit not 0) or a\n"
         "failed load also exit 1.\n"
         "\n"
+        "SIGINT or SIGTERM ends the soak early and writes the report of what ran (with\n"
+        "\"interrupted\": true); the report is written under a temporary name and renamed.\n"
+        "\n"
         "exit codes: 0 every gate held; 1 a gate or the run failed; 2 usage error, unreadable\n"
-        "            or invalid scene\n",
+        "            or invalid scene; 130 / 143 interrupted by SIGINT / SIGTERM\n",
         out);
 }
 
@@ -600,6 +603,7 @@ typedef struct soak {
 
     /* outcome */
     bool failed;
+    bool interrupted; /* SIGINT or SIGTERM ended the run early */
     char failure[1024];
     uint64_t commands, commands_dropped_stale, replies, replies_dropped;
     bool replies_dropped_known;
@@ -1167,6 +1171,10 @@ static void run(soak *s)
         uint64_t now = gy_clock_now_ns();
         if (now >= s->measure_end_ns)
             break;
+        if (gy_cli_signal_caught() != 0) {
+            s->interrupted = true;
+            break;
+        }
         if (!s->measuring && now >= s->measure_start_ns) {
             s->measuring = true;
             s->rss_start_mb = rss_mb();
@@ -1457,6 +1465,8 @@ static char *report_json(const soak *s)
         cJSON_AddItemToArray(gates, x);
     }
     cJSON_AddBoolToObject(o, "passed", all_passed(s));
+    if (s->interrupted)
+        cJSON_AddTrueToObject(o, "interrupted"); /* present only then */
     cJSON_AddNumberToObject(o, "wall_seconds", round_to(s->wall_seconds, 1e-3));
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
@@ -1470,15 +1480,13 @@ static bool write_report(const soak *s)
         fputs("gyre soak: out of memory writing the report\n", stderr);
         return false;
     }
-    bool to_stdout = strcmp(s->opt.report_path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(s->opt.report_path, "w");
-    bool ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f != NULL && !to_stdout)
-        ok = fclose(f) == 0 && ok;
-    else if (f != NULL)
-        ok = fflush(f) == 0 && ok;
-    if (!ok)
-        fprintf(stderr, "gyre soak: cannot write the report to %s\n", s->opt.report_path);
+    gy_cli_output out;
+    bool ok = gy_cli_output_open(&out, s->opt.report_path, "gyre soak", "--report");
+    if (ok) {
+        fputs(text, out.f);
+        fputc('\n', out.f);
+        ok = gy_cli_output_commit(&out) == 0;
+    }
     cJSON_free(text);
     return ok;
 }
@@ -1547,6 +1555,7 @@ int gy_cli_soak_main(int argc, char **argv)
     }
     pthread_mutex_init(&s->cap.mutex, NULL);
     pthread_mutex_init(&s->count.mutex, NULL);
+    gy_cli_signals_install();
     status = set_up(s);
     if (status == GY_CLI_EXIT_OK) {
         run(s);
@@ -1565,6 +1574,10 @@ int gy_cli_soak_main(int argc, char **argv)
         if (s->opt.report_path != NULL && !write_report(s))
             ok = false;
         status = ok ? GY_CLI_EXIT_OK : GY_CLI_EXIT_FAILED;
+        if (s->interrupted) {
+            fprintf(stderr, "gyre soak: interrupted; the report holds the run so far\n");
+            status = gy_cli_interrupted_exit();
+        }
     } else {
         tear_down(s);
     }
