@@ -185,8 +185,8 @@ void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t
 
 gy_result gy_cli_snapshot_entities(gy_cli_runner *R)
 {
-    R->finals =
-        R->ent_count ? gy_alloc_zeroed(R->alloc, (size_t)R->ent_count * sizeof *R->finals) : NULL;
+    R->finals = R->ent_count ? gy_alloc_zeroed(R->alloc, (size_t)R->ent_count * sizeof *R->finals)
+                             : NULL;
     if (R->ent_count && R->finals == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     R->final_count = 0;
@@ -227,12 +227,8 @@ static void write_entities(FILE *f, const gy_cli_runner *R)
         fputs(",\n      \"body\": ", f);
         gy_cli_json_string(f, e->body);
         fprintf(f, ", \"awake\": %s, \"grounded\": %s }",
-                e->awake < 0 ? "null"
-                : e->awake   ? "true"
-                             : "false",
-                e->grounded < 0 ? "null"
-                : e->grounded   ? "true"
-                                : "false");
+                e->awake < 0 ? "null" : e->awake ? "true" : "false",
+                e->grounded < 0 ? "null" : e->grounded ? "true" : "false");
     }
     fputs(R->final_count ? "\n  ],\n" : "],\n", f);
 }
@@ -273,9 +269,7 @@ static void write_expects(FILE *f, const gy_cli_runner *R)
         fputs(", \"entity\": ", f);
         gy_cli_json_string(f, x->entity);
         fprintf(f, ", \"passed\": %s, \"detail\": ",
-                x->passed < 0 ? "null"
-                : x->passed   ? "true"
-                              : "false");
+                x->passed < 0 ? "null" : x->passed ? "true" : "false");
         gy_cli_json_string(f, x->detail);
         fputs(" }", f);
     }
@@ -317,7 +311,8 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
             "\"replies\": %llu, \"replies_dropped\": %llu,\n"
             "                \"bodies_peak\": %u, \"live_objects_at_exit\": ",
             (unsigned long long)c->commands, (unsigned long long)c->commands_dropped_stale,
-            (unsigned long long)c->replies, (unsigned long long)c->replies_dropped, c->bodies_peak);
+            (unsigned long long)c->replies, (unsigned long long)c->replies_dropped,
+            c->bodies_peak);
     if (c->live_known)
         fprintf(f, "%u },\n", c->live_objects_at_exit);
     else

@@ -152,8 +152,8 @@ static gy_result shared_geometry_for(build *b, const gy_scene_collider *sc, gy_g
             return GY_OK;
         }
     }
-    gy_result r = gy_array_reserve(b->alloc, (void **)&b->geos, &b->geo_capacity, b->geo_count + 1u,
-                                   sizeof *b->geos);
+    gy_result r = gy_array_reserve(b->alloc, (void **)&b->geos, &b->geo_capacity,
+                                   b->geo_count + 1u, sizeof *b->geos);
     if (r != GY_OK)
         return r;
     gy_geometry g;
@@ -540,9 +540,9 @@ gy_result gy_scene_unload(gy_world *world, gy_scene_instance *instance, uint64_t
     return r;
 }
 
-gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous, const gy_scene *scene,
-                                const gy_allocator *allocator, gy_scene_instance **out,
-                                int32_t *failed_entity)
+gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous,
+                                const gy_scene *scene, const gy_allocator *allocator,
+                                gy_scene_instance **out, int32_t *failed_entity)
 {
     if (failed_entity != NULL)
         *failed_entity = -1;
@@ -562,7 +562,8 @@ gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous, co
         if (r != GY_OK)
             return r;
     }
-    gy_result r = gy_scene_instantiate(world, scene, gy_v3(0, 0, 0), allocator, out, failed_entity);
+    gy_result r = gy_scene_instantiate(world, scene, gy_v3(0, 0, 0), allocator, out,
+                                       failed_entity);
     if (r == GY_OK && previous != NULL) {
         destroy_entities(world, previous);
         gy_scene_instance_free(previous);

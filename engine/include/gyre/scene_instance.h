@@ -50,11 +50,11 @@ extern "C" {
 /* One load of a scene into a World: what it created, in scene order. The instance does not own
  * the entities (destroying the record leaves them in the World) nor the scene. */
 typedef struct gy_scene_instance {
-    const gy_scene *scene; /* the description it was made from (not owned) */
-    gy_vec3 offset;        /* metres added to root positions */
-    gy_entity *entities;   /* scene->entity_count handles: entities[i] is scene->entities[i] */
+    const gy_scene *scene;  /* the description it was made from (not owned) */
+    gy_vec3 offset;         /* metres added to root positions */
+    gy_entity *entities;    /* scene->entity_count handles: entities[i] is scene->entities[i] */
     uint32_t entity_count;
-    gy_joint *joints; /* scene->joint_count handles, in scene order */
+    gy_joint *joints;       /* scene->joint_count handles, in scene order */
     uint32_t joint_count;
     /* A load requested from inside a dispatch (see "Streaming from callbacks"): true until the
      * dispatching call ends and the load is performed; its handles are null until then. */
@@ -107,9 +107,9 @@ gy_result gy_scene_load_additive(gy_world *world, const gy_scene *scene, gy_vec3
  * they were and physics is started again; the error is returned. Physics that was stopped on
  * entry is left stopped. Errors: those of gy_scene_instantiate, gy_world_stop_physics and
  * gy_world_start_physics (after a start failure the load has happened; physics is stopped). */
-gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous, const gy_scene *scene,
-                                const gy_allocator *allocator, gy_scene_instance **out,
-                                int32_t *failed_entity);
+gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous,
+                                const gy_scene *scene, const gy_allocator *allocator,
+                                gy_scene_instance **out, int32_t *failed_entity);
 
 /* Additive unload: destroys the instance's entities that are still alive (inside a barrier
  * window and the World write lock when physics runs, like the load) and frees the record.
