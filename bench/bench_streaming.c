@@ -6,8 +6,8 @@
  * adds 90,000 level statics that never change (--level-statics), so the only difference is how
  * many statics are resident. The key, streaming.step_p99_ratio, is the p99 of the physics
  * thread's CPU time per iteration (drain → step → publish) at 100,000 over 10,000 (target
- * ≤ 1.3): with the static query tree rebuilt on every change it was far above that, since a
- * rebuild costs ~70 ms at 100,000 statics; the tree is now edited in place.
+ * ≤ 1.3). The static query tree is edited in place as statics come and go: rebuilding it on every
+ * change would cost ~70 ms at 100,000 statics.
  *
  * Also here: the helper that runs `gyre soak` for this section and the swap section. */
 #include "bench_soak.h"

@@ -590,7 +590,8 @@ static void push_input(gy_physics *p, const gy_command *c, const gy_phys_cmd_bod
 
 /* The record functions validate every field; the decoder checks again what it would otherwise
  * trust (finite and in range, SET_POSE's packed rotation), so no byte pattern in a command can
- * index out of bounds or pass a non-finite number on (issue 9: fuzzed as raw bytes). */
+ * index out of bounds or pass a non-finite number on (the fuzzer feeds commands in as raw
+ * bytes). */
 static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
 {
     for (int i = 0; i < 6; i++)

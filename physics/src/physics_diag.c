@@ -20,7 +20,7 @@ void gy_phys_window_add(gy_phys_window *w, uint64_t ns)
 /* The k-th smallest of a[0..n) (0-based), moving it to a[k] with nothing larger before it and
  * nothing smaller after: Hoare's selection, linear on average, in place and without allocation.
  * The sampler needs only two order statistics of 1,024 values, three times per sample: a full
- * sort (it used to heap-sort) did n log n work for them. */
+ * sort would do n log n work for them. */
 static uint64_t select_kth(uint64_t *a, uint32_t n, uint32_t k)
 {
     assert(k < n);

@@ -613,7 +613,7 @@ static void test_scene_rules_each_report_their_path(void **state)
         expect_error(k_rule_cases[i].body, k_rule_cases[i].want);
 }
 
-/* The example from the spec, at the index it names. */
+/* The example docs/scene-format.md gives ("When a scene is wrong"), at the index it names. */
 static void test_scene_rules_spec_example_message(void **state)
 {
     (void)state;

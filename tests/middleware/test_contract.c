@@ -1844,7 +1844,7 @@ static void test_contract_kinematic_reaches_target_in_one_step(void **state)
         double dot = s.pose.rotation.x * target.rotation.x + s.pose.rotation.y * target.rotation.y +
                      s.pose.rotation.z * target.rotation.z + s.pose.rotation.w * target.rotation.w;
         assert_near(fabs(dot), 1.0, 1e-6);
-        /* Second round: somewhere else, turned about another axis. */
+        /* Second target: somewhere else, turned about another axis. */
         target = pose_at(gy_v3(-2, 0.5, 1));
         target.rotation = gy_quat_axis_angle(gy_v3(1, 0, 0), -0.3);
     }

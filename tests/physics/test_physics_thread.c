@@ -413,8 +413,8 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The sampler's percentiles are exact order statistics (they were found by sorting; now by
- * selection): against qsort, for sizes 1..1,024 and orders that break naive selection. */
+/* The sampler's percentiles, found by selection, are exact order statistics: against qsort, for
+ * sizes 1..1,024 and orders that break naive selection. */
 static void test_physics_diagnostics_percentiles_match_sorting(void **state)
 {
     (void)state;

@@ -122,9 +122,9 @@ static void test_fuzz_regressions_entries_accept_empty_and_garbage(void **state)
     assert_null(gy_fuzz_commands(garbage, sizeof garbage));
 }
 
-/* Found by fuzz_commands (corpus/commands/pose_out_of_range.bin): a jointed body teleported to a
- * finite but huge position made ODE abort the process inside its step (a quaternion went
- * non-finite). The same bytes through the public record functions are now refused. */
+/* A jointed body teleported to a finite but huge position makes ODE abort the process inside its
+ * step (a quaternion goes non-finite); corpus/commands/pose_out_of_range.bin carries such
+ * commands as raw bytes. The same values through the public record functions are refused. */
 static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void **state)
 {
     (void)state;

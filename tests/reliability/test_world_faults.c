@@ -655,7 +655,7 @@ static alloc_phase run_allocation(uint64_t n, uint64_t *total, log_capture *logs
         assert_false(gy_world_physics_running(w));
         assert_int_equal(fb.worlds_created, fb.worlds_destroyed);
         /* The scene is still in the World, and the next start (the failure spent) builds all of
-         * it, as if the first had never been tried. */
+         * it, as if the first had never been made. */
         assert_int_equal(gy_world_entity_count(w), scene->entity_count);
         assert_result(gy_world_start_physics(w), GY_OK);
         check_run(w, scene, inst, n, true);
