@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -63,8 +64,13 @@ bool gy_cli_output_open(gy_cli_output *o, const char *path, const char *who, con
     }
     snprintf(o->tmp, n, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(o->tmp);
-    if (fd >= 0)
-        o->f = fdopen(fd, "w");
+    if (fd >= 0) {
+        /* mkstemp creates 0600; the finished file gets the mode a plain fopen would give it. */
+        mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(fd, 0666 & ~mask) == 0)
+            o->f = fdopen(fd, "w");
+    }
     if (o->f == NULL) {
         fprintf(stderr, "%s: %s %s: cannot write: %s\n", who, flag, path, strerror(errno));
         if (fd >= 0) {
