@@ -18,14 +18,16 @@ enum {
     GY_CLI_EXIT_USAGE = 2   /* usage error, unreadable file, invalid scene */
 };
 
-/* ---- subcommands ------------------------------------------------------------------------------ */
+/* ---- subcommands ------------------------------------------------------------------------------
+ */
 
-int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
+int gy_cli_run_main(int argc, char **argv); /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
 void gy_cli_validate_usage(FILE *out);
 
-/* ---- argument helpers (args.c) ---------------------------------------------------------------- */
+/* ---- argument helpers (args.c) ----------------------------------------------------------------
+ */
 
 /* Matches `--name VALUE` or `--name=VALUE` at argv[*i]; *i advances past a separate value. True
  * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
@@ -43,6 +45,16 @@ typedef enum gy_cli_arg {
  * '-', "-", or anything after "--"), "--", and -h / --help. */
 gy_cli_arg gy_cli_common_arg(const char *a, bool *options_done, const char **scene_path);
 
+/* The candidate nearest to `word` (a few edits away, fewer for short words, or a unique
+ * abbreviation of it), comparing only what comes before any '=' in `word`; NULL when none is near
+ * enough to be a likely typo. */
+const char *gy_cli_nearest(const char *word, const char *const *candidates, size_t count);
+
+/* Prints one line, `COMMAND: unknown WHAT 'word' (did you mean X?); see 'COMMAND --help'` (the
+ * suggestion only when one is near), and returns GY_CLI_EXIT_USAGE. */
+int gy_cli_unknown(const char *command, const char *what, const char *word,
+                   const char *const *candidates, size_t count);
+
 /* A whole-string finite number in [lo, hi] (no trailing characters, no overflow). False for NULL
  * or "". */
 bool gy_cli_parse_number(const char *v, double lo, double hi, double *out);
@@ -57,12 +69,13 @@ void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_error
  * or the reason the file could not be read, and returns NULL. */
 gy_scene *gy_cli_load_scene(const char *path);
 
-/* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
+/* ---- the runner's state (run.c, script.c, report.c) -------------------------------------------
+ */
 
 typedef struct gy_cli_options {
     const char *scene_path;
-    double seconds;        /* simulated seconds, >= 0 */
-    const char *backend;   /* NULL: the scene's, else "ode" */
+    double seconds;      /* simulated seconds, >= 0 */
+    const char *backend; /* NULL: the scene's, else "ode" */
     bool realtime;
     bool quiet;
     const char *report_path; /* NULL: none; "-": stdout */
@@ -163,7 +176,7 @@ typedef struct gy_cli_runner {
     uint32_t watch_count;
 
     bool expect_failed;
-    bool fault;       /* a runtime fault ended the run */
+    bool fault; /* a runtime fault ended the run */
     bool spawn_failed;
     uint32_t bodies_peak;
 

@@ -59,14 +59,18 @@ typedef struct options {
     bool quiet;
 } options;
 
+/* One line naming the problem and where help is. */
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("gyre conform: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\n\n", stderr);
-    gy_cli_conform_usage(stderr);
+    fputs("; see 'gyre conform --help'\n", stderr);
     return GY_CLI_EXIT_USAGE;
 }
+
+static const char *const k_conform_options[] = {"--backends", "--seconds",           "--report",
+                                                "--baseline", "--max-position-diff", "--quiet",
+                                                "--help"};
 
 static void backend_list(FILE *out)
 {
@@ -144,7 +148,8 @@ static int parse_options(int argc, char **argv, options *o)
                 return usage_error("--max-position-diff needs a finite number >= 0 (got '%s')",
                                    v != NULL ? v : "");
         } else {
-            return usage_error("unknown option '%s'", a);
+            return gy_cli_unknown("gyre conform", "option", a, k_conform_options,
+                                  sizeof k_conform_options / sizeof k_conform_options[0]);
         }
     }
     if (o->scene == NULL)

@@ -63,7 +63,8 @@ int main(int argc, char **argv)
         return gy_cli_conform_main(argc - 1, argv + 1);
     if (strcmp(cmd, "soak") == 0)
         return gy_cli_soak_main(argc - 1, argv + 1);
-    fprintf(stderr, "gyre: unknown command '%s'\n\n", cmd);
-    usage(stderr);
-    return GY_CLI_EXIT_USAGE;
+    static const char *const words[] = {"run",    "validate",  "conform", "soak",
+                                        "--help", "--version", "help"};
+    return gy_cli_unknown("gyre", cmd[0] == '-' ? "option" : "command", cmd, words,
+                          sizeof words / sizeof words[0]);
 }

@@ -42,14 +42,18 @@ void gy_cli_run_usage(FILE *out)
 
 /* ---- options --------------------------------------------------------------------------------- */
 
+/* One line naming the problem and where help is (not the whole usage, which would bury it). */
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("gyre run: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\n\n", stderr);
-    gy_cli_run_usage(stderr);
+    fputs("; see 'gyre run --help'\n", stderr);
     return GY_CLI_EXIT_USAGE;
 }
+
+static const char *const k_run_options[] = {"--seconds", "--backend", "--realtime", "--report",
+                                            "--events",  "--trace",   "--quiet",    "--junit",
+                                            "--help"};
 
 static int parse_options(int argc, char **argv, gy_cli_options *o)
 {
@@ -94,7 +98,8 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
                 return usage_error("%s needs a file name (or - for stdout)", "--trace");
             o->trace_path = v;
         } else {
-            return usage_error("unknown option '%s'", a);
+            return gy_cli_unknown("gyre run", "option", a, k_run_options,
+                                  sizeof k_run_options / sizeof k_run_options[0]);
         }
     }
     if (o->scene_path == NULL)

@@ -74,16 +74,15 @@ int gy_cli_validate_main(int argc, char **argv)
             return GY_CLI_EXIT_OK;
         }
         if (!options_done && a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "gyre validate: unknown option '%s'\n\n", a);
-            gy_cli_validate_usage(stderr);
-            return GY_CLI_EXIT_USAGE;
+            static const char *const names[] = {"--format", "--help"};
+            return gy_cli_unknown("gyre validate", "option", a, names,
+                                  sizeof names / sizeof names[0]);
         }
         if (files++ == 0)
             first_file = i;
     }
     if (files == 0) {
-        fputs("gyre validate: no scene file given\n\n", stderr);
-        gy_cli_validate_usage(stderr);
+        fputs("gyre validate: no scene file given; see 'gyre validate --help'\n", stderr);
         return GY_CLI_EXIT_USAGE;
     }
     int status = GY_CLI_EXIT_OK;

@@ -158,6 +158,27 @@ def usage_cases():
             check(out == "", f"gyre {args}: usage errors go to stderr, got stdout {out!r}")
             check(err.strip() != "", f"gyre {args}: no message")
 
+    def suggestions():
+        # A mistyped command or option: one line on stderr with the nearest word and where help
+        # is, never the whole usage.
+        for args, near in ((["rn", "x"], "run"), (["valdate", showcase], "validate"),
+                           (["--verison"], "--version"),
+                           (["run", showcase, "--reprot", "r.json"], "--report"),
+                           (["run", showcase, "--rep", "r.json"], "--report"),
+                           (["run", showcase, "--seocnds=3"], "--seconds"),
+                           (["conform", showcase, "--backend", "ode"], "--backends"),
+                           (["soak", showcase, "--cels", "3"], "--cells"),
+                           (["validate", "--fromat", "json", showcase], "--format"),
+                           (["frobnicate"], None), (["run", showcase, "--zzzzzz"], None)):
+            code, out, err, _ = gyre(*args)
+            check(code == 2 and out == "", f"gyre {args}: exit {code}, stdout {out!r}")
+            check(err.count("\n") == 1, f"gyre {args}: one line, got:\n{err}")
+            check("--help" in err and "usage:" not in err, f"gyre {args}: {err}")
+            if near is None:
+                check("did you mean" not in err, f"gyre {args}: no near word: {err}")
+            else:
+                check(f"(did you mean {near}?)" in err, f"gyre {args}: expected {near}: {err}")
+
     def soak_usage_errors():
         # The soak itself is exercised by test_soak.py; here only its argument checking.
         code, _, err, _ = gyre("soak")
@@ -278,6 +299,7 @@ def usage_cases():
         ("test_help_everywhere", help_top),
         ("test_help_subcommands", help_sub),
         ("test_usage_errors_exit_2", usage_errors),
+        ("test_unknown_words_suggest_the_nearest_in_one_line", suggestions),
         ("test_soak_usage_errors", soak_usage_errors),
         ("test_unknown_backend_exit_2", unknown_backend),
         ("test_missing_or_unwritable_files_exit_2", missing_file),
