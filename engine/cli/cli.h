@@ -18,16 +18,14 @@ enum {
     GY_CLI_EXIT_USAGE = 2   /* usage error, unreadable file, invalid scene */
 };
 
-/* ---- subcommands ------------------------------------------------------------------------------
- */
+/* ---- subcommands ------------------------------------------------------------------------------ */
 
-int gy_cli_run_main(int argc, char **argv); /* run.c; argv[0] is "run" */
+int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
 void gy_cli_validate_usage(FILE *out);
 
-/* ---- argument helpers (args.c) ----------------------------------------------------------------
- */
+/* ---- argument helpers (args.c) ---------------------------------------------------------------- */
 
 /* Matches `--name VALUE` or `--name=VALUE` at argv[*i]; *i advances past a separate value. True
  * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
@@ -69,13 +67,12 @@ void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_error
  * or the reason the file could not be read, and returns NULL. */
 gy_scene *gy_cli_load_scene(const char *path);
 
-/* ---- the runner's state (run.c, script.c, report.c) -------------------------------------------
- */
+/* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
 
 typedef struct gy_cli_options {
     const char *scene_path;
-    double seconds;      /* simulated seconds, >= 0 */
-    const char *backend; /* NULL: the scene's, else "ode" */
+    double seconds;        /* simulated seconds, >= 0 */
+    const char *backend;   /* NULL: the scene's, else "ode" */
     bool realtime;
     bool quiet;
     const char *report_path; /* NULL: none; "-": stdout */
@@ -176,7 +173,7 @@ typedef struct gy_cli_runner {
     uint32_t watch_count;
 
     bool expect_failed;
-    bool fault; /* a runtime fault ended the run */
+    bool fault;       /* a runtime fault ended the run */
     bool spawn_failed;
     uint32_t bodies_peak;
 
