@@ -120,3 +120,31 @@ int gy_cli_unknown(const char *command, const char *what, const char *word,
     fprintf(stderr, "; see '%s --help'\n", command);
     return GY_CLI_EXIT_USAGE;
 }
+
+char *gy_cli_read_text(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *text = NULL;
+    long len = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        text = gy_alloc(gy_default_allocator(), (size_t)len + 1u);
+        if (text != NULL && fread(text, 1, (size_t)len, f) != (size_t)len) {
+            gy_free(gy_default_allocator(), text, (size_t)len + 1u);
+            text = NULL;
+        }
+    }
+    fclose(f);
+    if (text == NULL)
+        return NULL;
+    text[len] = '\0';
+    *size = (size_t)len;
+    return text;
+}
+
+void gy_cli_free_text(char *text, size_t size)
+{
+    if (text != NULL)
+        gy_free(gy_default_allocator(), text, size + 1u);
+}

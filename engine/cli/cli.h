@@ -53,6 +53,11 @@ const char *gy_cli_nearest(const char *word, const char *const *candidates, size
 int gy_cli_unknown(const char *command, const char *what, const char *word,
                    const char *const *candidates, size_t count);
 
+/* A whole file as a NUL-terminated block (free it with gy_cli_free_text); NULL when it cannot be
+ * read. */
+char *gy_cli_read_text(const char *path, size_t *size);
+void gy_cli_free_text(char *text, size_t size);
+
 /* A whole-string finite number in [lo, hi] (no trailing characters, no overflow). False for NULL
  * or "". */
 bool gy_cli_parse_number(const char *v, double lo, double hi, double *out);

@@ -211,37 +211,14 @@ static int run_scene(const options *o, run *r)
     return gy_cli_run_main((int)(sizeof argv / sizeof argv[0]) - 1, argv);
 }
 
-/* Reads a whole file into a NUL-terminated block (gy_free(size + 1)); NULL on failure. */
-static char *read_text(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *text = NULL;
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        text = gy_alloc(gy_default_allocator(), (size_t)len + 1u);
-        if (text != NULL && fread(text, 1, (size_t)len, f) != (size_t)len) {
-            gy_free(gy_default_allocator(), text, (size_t)len + 1u);
-            text = NULL;
-        }
-    }
-    fclose(f);
-    if (text == NULL)
-        return NULL;
-    text[len] = '\0';
-    *size = (size_t)len;
-    return text;
-}
-
 static bool load_report(run *r)
 {
     size_t size = 0;
-    char *text = read_text(r->paths[FILE_REPORT], &size);
+    char *text = gy_cli_read_text(r->paths[FILE_REPORT], &size);
     if (text == NULL)
         return false;
     r->report = cJSON_ParseWithLength(text, size);
-    gy_free(gy_default_allocator(), text, size + 1u);
+    gy_cli_free_text(text, size);
     if (r->report == NULL)
         return false;
     r->entities = cJSON_GetObjectItemCaseSensitive(r->report, "entities");

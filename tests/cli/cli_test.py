@@ -329,7 +329,12 @@ def bad_input_cases():
                 ("joints[0].a", 'no entity named "door"'),
                 ("script[0].at", "must be >= 0 (got -1)"),
                 ("script[0].entity", 'no entity named "ghost"')]:
-            check(f"{f}: {path}: {msg}" in err, f"missing `{path}: {msg}` in:\n{err}")
+            check(re.search(re.escape(f) + r":\d+:\d+: error: " + re.escape(f"{path}: {msg}"),
+                            err), f"missing `{path}: {msg}` in:\n{err}")
+        # Compilers' style: the line and column where the offending value starts.
+        check(f"{f}:4:27: error: physics.step_hz: " in err, err)
+        check(f"{f}:7:100: error: entities[1].components.physics.mass: " in err, err)
+        check(f"{f}:8:98: error: entities[2].components.physics.fricton: " in err, err)
         check(out == "", "nothing on stdout")
 
     def validate_mixed():
@@ -367,20 +372,97 @@ def bad_input_cases():
             check(rss_kb < 400 * 1024, f"{cmd}: max RSS {rss_kb} KiB")
         deep.unlink()
 
+    def format_json():
+        files = [DATA / "invalid.json", DATA / "malformed.json", TMP / "nope.json",
+                 SCENES / "box_pile.json"]
+        code, out, err, _ = gyre("validate", "--format", "json", *files)
+        check(code == 2, f"exit {code}")
+        check(err == "", f"nothing for people on stderr: {err}")
+        doc = json.loads(out)
+        check(list(doc) == ["errors", "files"], f"keys {list(doc)}")
+        check([f["file"] for f in doc["files"]] == [str(f) for f in files], str(doc["files"]))
+        check([f["valid"] for f in doc["files"]] == [False, False, False, True], str(doc["files"]))
+        for e in doc["errors"]:
+            check(list(e) == ["file", "line", "column", "path", "message"], f"keys {list(e)}")
+        by_file = {}
+        for e in doc["errors"]:
+            by_file.setdefault(e["file"], []).append(e)
+        check([f["errors"] for f in doc["files"]] ==
+              [len(by_file.get(str(f), [])) for f in files], "error counts per file")
+        mass = next(e for e in doc["errors"]
+                    if e["path"] == "entities[1].components.physics.mass")
+        check((mass["line"], mass["column"]) == (7, 100), str(mass))
+        check(mass["message"] == "must be > 0 for a Dynamic body (got -2)", str(mass))
+        bad = by_file[str(DATA / "malformed.json")][0]
+        check((bad["line"], bad["column"], bad["path"]) == (1, 70, ""), str(bad))
+        missing = by_file[str(TMP / "nope.json")][0]
+        check(missing["line"] is None and missing["column"] is None, str(missing))
+        # The same errors as the text form, one for one.
+        _, _, text, _ = gyre("validate", *files)
+        lines = [l for l in text.splitlines() if ": error: " in l]
+        check(len(lines) == len(doc["errors"]), f"{len(lines)} lines, {len(doc['errors'])} entries")
+        for line, e in zip(lines, doc["errors"]):
+            where = e["file"] + (f":{e['line']}:{e['column']}" if e["line"] else "")
+            what = (e["path"] + ": " if e["path"] else "") + e["message"]
+            check(line == f"{where}: error: {what}", f"{line!r} vs {e}")
+        code, _, err, _ = gyre("validate", "--format", "xml", files[0])
+        check(code == 2 and "text or json" in err, f"bad format: {code} {err}")
+
+    def unknown_backend_validate():
+        # What `gyre run` refuses, `gyre validate` refuses too, at the value's position.
+        scene = DATA / "unknown_backend.json"
+        code, _, err, _ = gyre("validate", scene)
+        check(code == 2, f"validate: exit {code}: {err}")
+        check(re.search(re.escape(str(scene)) + r":1:\d+: error: physics\.backend: no adapter named "
+                        r"\"warp_drive\" in this build \(it has: " + re.escape(", ".join(BACKENDS)),
+                        err), err)
+        code, _, err, _ = gyre("run", scene)
+        check(code == 2 and "warp_drive" in err, f"run: exit {code}: {err}")
+        scene = TMP / "named_backends.json"
+        for b in BACKENDS:
+            scene.write_text('{"format": "gyre.scene", "version": 1, "physics": {"backend": "%s"}}'
+                             % b)
+            code, _, err, _ = gyre("validate", scene)
+            check(code == 0, f"backend {b}: exit {code}: {err}")
+
+    def spawned_scenes_validate():
+        # A spawn of an invalid scene ends `gyre run` with exit 1; validate names it beforehand.
+        code, _, err, _ = gyre("validate", DATA / "spawn_invalid.json")
+        check(code == 2, f"exit {code}: {err}")
+        check(re.search(r"spawn_invalid\.json:11:\d+: error: script\[0\]\.scene: the spawned scene "
+                        r"\".*invalid\.json\" is not valid", err), err)
+        check(re.search(r"invalid\.json:7:100: error: entities\[1\]\.components\.physics\.mass",
+                        err), err)
+        # A scene that spawns itself (and a valid cell twice) is checked once each, and is fine.
+        me = TMP / "spawns_itself.json"
+        me.write_text(json.dumps({"format": "gyre.scene", "version": 1, "script": [
+            {"at": 1, "do": "spawn", "scene": me.name},
+            {"at": 2, "do": "spawn", "scene": str(SCENES / "cell.json")},
+            {"at": 3, "do": "spawn", "scene": str(SCENES / "cell.json")}]}))
+        code, _, err, _ = gyre("validate", me)
+        check(code == 0, f"exit {code}: {err}")
+        check(err.count(": ok\n") == 2, err)
+
     return [
+        ("test_validate_format_json_lists_every_error_with_position", format_json),
+        ("test_validate_refuses_a_backend_run_refuses", unknown_backend_validate),
+        ("test_validate_checks_spawned_scenes", spawned_scenes_validate),
         ("test_validation_errors_name_paths_validate", lambda: invalid("validate")),
         ("test_validation_errors_name_paths_run", lambda: invalid("run")),
         ("test_validate_reports_ok_per_file", validate_mixed),
         ("test_validate_every_sample_scene", validate_all),
-        ("test_malformed_json", file_problem("malformed.json", r"malformed\.json:1:\d+: malformed JSON")),
-        ("test_empty_file", file_problem("empty.json", r"empty\.json: empty file")),
+        ("test_malformed_json", file_problem(
+            "malformed.json", r"malformed\.json:1:70: error: malformed JSON")),
+        ("test_empty_file", file_problem("empty.json", r"empty\.json: error: empty file")),
         ("test_number_overflow", file_problem(
-            "overflow.json", r"overflow\.json: entities\[0\]\.transform\.position\[1\]: .*infinity")),
+            "overflow.json",
+            r"overflow\.json:\d+:\d+: error: entities\[0\]\.transform\.position\[1\]: .*infinity")),
         ("test_number_overflow_run", file_problem(
             "overflow.json", r"entities\[0\]\.transform\.position\[1\]", cmd="run")),
         ("test_missing_obj", file_problem(
             "missing_obj.json",
-            r"entities\[0\]\.components\.physics\.collision: cannot read \"no_such_file\.obj\"")),
+            r"entities\[0\]\.components\.physics\.collision: cannot read \"no_such_file\.obj\" "
+            r"\(resolved as \"" + re.escape(str(DATA / "no_such_file.obj")) + r"\"\): No such file")),
         ("test_obj_bad_face", file_problem(
             "bad_face.json", r"entities\[0\]\.components\.physics\.collision: bad_face\.obj:6: ")),
         ("test_deeply_nested_20mb_document", deep_document),
