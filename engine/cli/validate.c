@@ -21,10 +21,8 @@ void gy_cli_validate_usage(FILE *out)
         "LINE:COLUMN where that value starts; a valid file prints `FILE: ok`. All on stderr.\n"
         "\n"
         "options:\n"
-        "  --format json  instead, one JSON document on stdout: {\"files\": [{\"file\", "
-        "\"valid\",\n"
-        "                 \"errors\"}], \"errors\": [{\"file\", \"line\", \"column\", \"path\",\n"
-        "                 \"message\"}]}\n"
+        "  --format json  one JSON document on stdout instead: `errors` (file, line, column,\n"
+        "                 path, message) and `files` (file, valid, errors)\n"
         "  -h, --help     this help\n"
         "\n"
         "exit codes: 0 every file is valid; 2 a file is invalid or unreadable, or a usage error\n",
