@@ -12,6 +12,7 @@ status is 1 when any case failed."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,25 @@ def usage_cases():
         check(code == 0 and "run" in out and "validate" in out and "soak" in out, out + err)
         code, out, _, _ = gyre("--version")
         check(code == 0 and out.startswith("gyre "), out)
+
+    def version():
+        code, out, err, _ = gyre("--version")
+        check(code == 0 and err == "", f"exit {code}: {err}")
+        lines = out.splitlines()
+        check(re.fullmatch(r"gyre \d+\.\d+\.\d+", lines[0]), lines[0])
+        check(lines[1] == "adapters:", out)
+        vendor = {"ode": ("ODE", "ode"), "bullet": ("Bullet", "bullet-float64")}
+        for b in BACKENDS:
+            name, pc = vendor[b]
+            m = next((re.fullmatch(rf"  {b} +{name} (\d+(\.\d+)+).*", l) for l in lines
+                      if l.startswith(f"  {b} ")), None)
+            check(m is not None, f"no line for {b} with a {name} version:\n{out}")
+            if shutil.which("pkg-config"):
+                want = subprocess.run(["pkg-config", "--modversion", pc], capture_output=True,
+                                      text=True).stdout.strip()
+                check(want == "" or m.group(1) == want, f"{b}: {m.group(1)}, pkg-config {want}")
+        check(len([l for l in lines if l.startswith("  ")]) == len(BACKENDS), out)
+        check(re.fullmatch(r"scene parser: cJSON \d+\.\d+\.\d+", lines[-1]), lines[-1])
 
     def help_sub():
         for sub, word in (("run", "--seconds"), ("validate", "SCENE.json")):
@@ -298,6 +318,7 @@ def usage_cases():
     return [
         ("test_help_everywhere", help_top),
         ("test_help_subcommands", help_sub),
+        ("test_version_names_adapters_and_middleware_versions", version),
         ("test_usage_errors_exit_2", usage_errors),
         ("test_unknown_words_suggest_the_nearest_in_one_line", suggestions),
         ("test_soak_usage_errors", soak_usage_errors),
