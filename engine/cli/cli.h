@@ -83,6 +83,7 @@ typedef struct gy_cli_options {
     const char *report_path; /* NULL: none; "-": stdout */
     const char *events_path;
     const char *trace_path;
+    const char *junit_path; /* NULL: none; "-": stdout */
 } gy_cli_options;
 
 /* A physics entity the runner reports on, in report order (scene order, spawned ones after). */
@@ -98,6 +99,14 @@ typedef struct gy_cli_expect {
     const char *entity; /* NULL for expect_event */
     int passed;         /* 1 held, 0 failed, -1 not reached before the run ended */
     char detail[320];
+    const gy_scene_action *action; /* the script entry: what was expected, and its tolerance */
+    /* What was measured when the check ran (nothing when not reached or the entity was gone). */
+    bool measured;
+    bool has_state;             /* expect: the entity had a physics body to read */
+    gy_vec3 position, velocity; /* expect: world position, linear velocity */
+    bool awake, grounded;       /* expect */
+    double first_event_t;       /* expect_event: the first matching event's time; NAN: none */
+    const char *a, *b;          /* expect_event: the entities' names (b NULL when absent) */
 } gy_cli_expect;
 
 /* One `raycast` result. */
@@ -229,5 +238,8 @@ typedef struct gy_cli_timing {
 
 void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters *counters,
                          const gy_cli_timing *timing);
+/* The expects as JUnit XML (one test case per expect, plus one for the run itself when a fault
+ * or a failed spawn ended it), for CI systems. */
+void gy_cli_write_junit(FILE *f, const gy_cli_runner *R, const gy_cli_timing *timing);
 
 #endif /* GY_CLI_H */

@@ -32,6 +32,7 @@ void gy_cli_run_usage(FILE *out)
           "  --report FILE     write the report JSON to FILE ('-' for stdout)\n"
           "  --events FILE     write every collision event as a JSON line to FILE\n"
           "  --trace FILE      write a per-tick CSV of every physics entity to FILE\n"
+          "  --junit FILE      write the expects as JUnit XML to FILE, one test case each\n"
           "  --quiet           no progress line, no notes (warnings and failures still)\n"
           "  -h, --help        this help\n"
           "\n"
@@ -97,6 +98,10 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
             if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--trace");
             o->trace_path = v;
+        } else if (gy_cli_option_value(argc, argv, &i, "--junit", &v)) {
+            if (v == NULL || v[0] == '\0')
+                return usage_error("%s needs a file name (or - for stdout)", "--junit");
+            o->junit_path = v;
         } else {
             return gy_cli_unknown("gyre run", "option", a, k_run_options,
                                   sizeof k_run_options / sizeof k_run_options[0]);
@@ -108,8 +113,10 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
     to_stdout += o->report_path != NULL && strcmp(o->report_path, "-") == 0;
     to_stdout += o->events_path != NULL && strcmp(o->events_path, "-") == 0;
     to_stdout += o->trace_path != NULL && strcmp(o->trace_path, "-") == 0;
+    to_stdout += o->junit_path != NULL && strcmp(o->junit_path, "-") == 0;
     if (to_stdout > 1)
-        return usage_error("%s", "only one of --report, --events and --trace can go to stdout");
+        return usage_error("%s",
+                           "only one of --report, --events, --trace and --junit can go to stdout");
     return GY_CLI_EXIT_OK;
 }
 
@@ -554,10 +561,12 @@ int gy_cli_run_main(int argc, char **argv)
     if (status != GY_CLI_EXIT_OK)
         return status < 0 ? GY_CLI_EXIT_OK : status;
 
-    FILE *report = NULL;
+    FILE *report = NULL, *junit = NULL;
     bool outputs_ok = true;
     if (R.opt.report_path != NULL)
         outputs_ok &= (report = open_output(R.opt.report_path, "--report")) != NULL;
+    if (outputs_ok && R.opt.junit_path != NULL)
+        outputs_ok &= (junit = open_output(R.opt.junit_path, "--junit")) != NULL;
     if (outputs_ok && R.opt.events_path != NULL)
         outputs_ok &= (R.events_out = open_output(R.opt.events_path, "--events")) != NULL;
     if (outputs_ok && R.opt.trace_path != NULL) {
@@ -581,6 +590,8 @@ int gy_cli_run_main(int argc, char **argv)
         timing.wall_seconds = (double)(gy_clock_now_ns() - start_ns) * 1e-9;
         if (report != NULL)
             gy_cli_write_report(report, &R, &counters, &timing);
+        if (junit != NULL)
+            gy_cli_write_junit(junit, &R, &timing);
         status = R.fault || R.spawn_failed || R.expect_failed ? GY_CLI_EXIT_FAILED
                                                               : GY_CLI_EXIT_OK;
         if (!R.opt.quiet) {
@@ -598,6 +609,7 @@ int gy_cli_run_main(int argc, char **argv)
         }
     }
     int write_failed = close_output(report, R.opt.report_path) |
+                       close_output(junit, R.opt.junit_path) |
                        close_output(R.events_out, R.opt.events_path) |
                        close_output(R.trace_out, R.opt.trace_path);
     if (write_failed && status == GY_CLI_EXIT_OK)

@@ -62,6 +62,40 @@ def run_report(scene, *flags, expect_exit=0):
     return json.loads(report.read_text()), err
 
 
+EXPECT_KEYS = ["at", "entity", "passed", "detail", "script", "do", "expected", "actual",
+               "tolerance"]
+
+
+def check_expect_numbers(x):
+    """An expect's numbers agree with its outcome: `passed` is what `actual`, `expected` and
+    `tolerance` say (so the numbers are the ones the check used)."""
+    if x["passed"] is None:
+        check(x["actual"] is None, f"not reached, yet measured: {x}")
+        return
+    if x["do"] == "expect_event":
+        e, first = x["expected"], x["actual"]["first_t"]
+        held = first is not None and e["since"] - 1e-9 <= first <= e["until"] + 1e-9
+        check(held == x["passed"], f"expect_event numbers disagree with passed: {x}")
+        check(x["tolerance"] is None, str(x))
+        return
+    check(x["do"] == "expect" and list(x["expected"]) == list(x["actual"]), str(x))
+    held = True
+    for key, want in x["expected"].items():
+        got = x["actual"][key]
+        if isinstance(want, list):
+            for w, g in zip(want, got):
+                if w is not None:
+                    held &= g is not None and abs(g - w) <= x["tolerance"] + 1e-6
+        else:
+            held &= got == want
+    # Numbers are printed to 6 decimals: a miss within that rounding cannot be told apart.
+    check(held == x["passed"] or any(
+        isinstance(w, list) and any(a is not None and b is not None and
+                                    abs(abs(a - b) - x["tolerance"]) < 2e-6
+                                    for a, b in zip(w, x["actual"][k]))
+        for k, w in x["expected"].items()), f"expect numbers disagree with passed: {x}")
+
+
 def check_report_shape(r):
     check(list(r.keys()) == REPORT_KEYS, f"report keys {list(r.keys())}")
     for e in r["entities"]:
@@ -74,7 +108,8 @@ def check_report_shape(r):
     check(list(r["timing"].keys()) == ["wall_seconds", "step_ms"], "timing keys")
     check(list(r["timing"]["step_ms"].keys()) == ["mean", "p50", "p99", "max"], "step_ms keys")
     for x in r["expects"]:
-        check(list(x.keys()) == ["at", "entity", "passed", "detail"], f"expect keys {list(x)}")
+        check(list(x.keys()) == EXPECT_KEYS, f"expect keys {list(x)}")
+        check_expect_numbers(x)
     for c in r["raycasts"]:
         check(list(c.keys()) == ["label", "at", "hit", "entity", "distance", "point", "normal"],
               f"raycast keys {list(c)}")
@@ -288,6 +323,59 @@ def usage_cases():
               f"readable failure line: {err}")
         check("no enter event between 'ball' and 'far'" in err, err)
 
+    def expect_numbers():
+        r, _ = run_report(DATA / "expect_fail.json", "--seconds", "2", expect_exit=1)
+        x = r["expects"]
+        check(x[0]["script"] == 0 and x[0]["do"] == "expect", str(x[0]))
+        check(x[1]["expected"] == {"position": [None, 1.5, None]}, str(x[1]))
+        check(abs(x[1]["actual"]["position"][1] - 0.5) < 0.01 and x[1]["tolerance"] == 0.01,
+              str(x[1]))
+        check(x[2]["do"] == "expect_event" and x[2]["expected"] == {
+            "kind": "enter", "a": "ball", "b": "far", "since": 0, "until": 1}, str(x[2]))
+        check(x[2]["actual"] == {"first_t": None}, str(x[2]))
+        # A held expect_event says when its event came; an unreached one measured nothing.
+        r, _ = run_report(SCENES / "sensors.json")
+        ev = [e for e in r["expects"] if e["do"] == "expect_event"]
+        check(ev and all(e["passed"] and e["actual"]["first_t"] is not None for e in ev), str(ev))
+        r, _ = run_report(SCENES / "showcase.json", "--seconds", "0.5")
+        late = [e for e in r["expects"] if e["passed"] is None]
+        check(late and all(e["actual"] is None for e in late), str(late))
+
+    def junit():
+        import xml.etree.ElementTree as ET
+        out = TMP / "junit.xml"
+        r, _ = run_report(DATA / "expect_fail.json", "--seconds", "2", "--junit", out,
+                          expect_exit=1)
+        root = ET.parse(out).getroot()
+        check(root.tag == "testsuites", root.tag)
+        suite = root.find("testsuite")
+        cases = suite.findall("testcase")
+        check(len(cases) == len(r["expects"]) == 3, f"{len(cases)} test cases")
+        check((suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "2", "0"),
+              str(suite.attrib))
+        check([c.find("failure") is not None for c in cases] == [False, True, True],
+              "failures where expects failed")
+        check(cases[1].get("name") == "script[1] expect 'ball' at 1 s", cases[1].get("name"))
+        check(cases[1].find("failure").get("message") == r["expects"][1]["detail"],
+              "the failure message is the expect's detail")
+        check(cases[2].get("name") == "script[2] expect_event enter 'ball' 'far' by 1 s",
+              cases[2].get("name"))
+        # Not reached: skipped, not failed.
+        code, out_text, err, _ = gyre("run", SCENES / "showcase.json", "--seconds", "0.5",
+                                      "--quiet", "--junit", "-")
+        check(code == 0, err)
+        suite = ET.fromstring(out_text).find("testsuite")
+        skipped = [c for c in suite.findall("testcase") if c.find("skipped") is not None]
+        check(skipped and suite.get("skipped") == str(len(skipped)) and
+              suite.get("failures") == "0", str(suite.attrib))
+        # A runtime fault is a failed test case of its own.
+        run_report(DATA / "fault.json", "--seconds", "3", "--junit", out, expect_exit=1)
+        suite = ET.parse(out).getroot().find("testsuite")
+        run_case = [c for c in suite.findall("testcase") if c.get("name") == "run"]
+        check(len(run_case) == 1 and run_case[0].find("failure") is not None, "fault case")
+        code, _, err, _ = gyre("run", SCENES / "showcase.json", "--junit", TMP / "no" / "j.xml")
+        check(code == 2 and "j.xml" in err, f"unwritable: {code} {err}")
+
     def spawn_failure():
         r, err = run_report(DATA / "spawn_invalid.json", "--seconds", "3", expect_exit=1)
         check([e["name"] for e in r["entities"]] == ["ground", "ball"], "nothing spawned")
@@ -329,6 +417,8 @@ def usage_cases():
         ("test_events_json_lines", events_lines),
         ("test_trace_csv", trace_rows),
         ("test_expect_failure_exit_1", expect_failure),
+        ("test_expects_carry_expected_actual_and_tolerance", expect_numbers),
+        ("test_junit_one_test_case_per_expect", junit),
         ("test_spawn_of_invalid_scene_exit_1", spawn_failure),
         ("test_runtime_fault_exit_1", runtime_fault),
         ("test_destroy_and_active_switches", destroy_and_switches),
