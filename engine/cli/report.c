@@ -508,7 +508,9 @@ void gy_cli_write_junit(FILE *f, const gy_cli_runner *R, const gy_cli_timing *t)
             fputs("/>\n", f);
             continue;
         }
-        fputs(x->passed == 0 ? ">\n      <failure type=\"expect\" message=\"" : ">\n      <skipped message=\"", f);
+        fputs(x->passed == 0 ? ">\n      <failure type=\"expect\" message=\""
+                             : ">\n      <skipped message=\"",
+              f);
         xml_text(f, x->detail);
         fputs(x->passed == 0 ? "\">" : "\"/>\n    </testcase>\n", f);
         if (x->passed == 0) {
@@ -520,8 +522,9 @@ void gy_cli_write_junit(FILE *f, const gy_cli_runner *R, const gy_cli_timing *t)
         gy_cli_format_number(num, sizeof num, (double)R->tick * R->dt, false);
         fputs("    <testcase classname=\"", f);
         xml_text(f, R->opt.scene_path);
-        fprintf(f, "\" name=\"run\" time=\"0\">\n      <failure type=\"%s\" message=\"the run "
-                   "ended at t = %s s: %s (stderr says more)\"/>\n    </testcase>\n",
+        fprintf(f,
+                "\" name=\"run\" time=\"0\">\n      <failure type=\"%s\" message=\"the run "
+                "ended at t = %s s: %s (stderr says more)\"/>\n    </testcase>\n",
                 R->fault ? "runtime fault" : "spawn", num,
                 R->fault ? "a runtime fault" : "a spawned scene did not validate");
     }

@@ -608,10 +608,9 @@ int gy_cli_run_main(int argc, char **argv)
                     reached);
         }
     }
-    int write_failed = close_output(report, R.opt.report_path) |
-                       close_output(junit, R.opt.junit_path) |
-                       close_output(R.events_out, R.opt.events_path) |
-                       close_output(R.trace_out, R.opt.trace_path);
+    int write_failed =
+        close_output(report, R.opt.report_path) | close_output(junit, R.opt.junit_path) |
+        close_output(R.events_out, R.opt.events_path) | close_output(R.trace_out, R.opt.trace_path);
     if (write_failed && status == GY_CLI_EXIT_OK)
         status = GY_CLI_EXIT_FAILED;
     free_runner(&R);
