@@ -52,9 +52,9 @@ static int usage_error(const char *fmt, const char *arg)
     return GY_CLI_EXIT_USAGE;
 }
 
-static const char *const k_run_options[] = {"--seconds", "--backend", "--realtime", "--report",
-                                            "--events",  "--trace",   "--quiet",    "--junit",
-                                            "--help"};
+static const char *const k_run_options[] = {"--seconds", "--backend", "--realtime",
+                                            "--report",  "--events",  "--trace",
+                                            "--quiet",   "--junit",   "--help"};
 
 static int parse_options(int argc, char **argv, gy_cli_options *o)
 {

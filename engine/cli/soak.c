@@ -516,12 +516,25 @@ static int parse_options(int argc, char **argv, options *o)
                 o->gates[g].set = true;
             }
             if (!matched) {
-                static const char *const names[] = {
-                    "--seconds", "--cells", "--statics", "--props", "--level-statics",
-                    "--warmup", "--watchdog-ms", "--backend", "--report", "--hard", "--quiet",
-                    "--free-running", "--help", "--max-barrier-p99-us", "--max-mutation-p99-us",
-                    "--max-step-p99-ms", "--max-ticks-missed", "--max-replies-dropped",
-                    "--max-rss-growth-pct"};
+                static const char *const names[] = {"--seconds",
+                                                    "--cells",
+                                                    "--statics",
+                                                    "--props",
+                                                    "--level-statics",
+                                                    "--warmup",
+                                                    "--watchdog-ms",
+                                                    "--backend",
+                                                    "--report",
+                                                    "--hard",
+                                                    "--quiet",
+                                                    "--free-running",
+                                                    "--help",
+                                                    "--max-barrier-p99-us",
+                                                    "--max-mutation-p99-us",
+                                                    "--max-step-p99-ms",
+                                                    "--max-ticks-missed",
+                                                    "--max-replies-dropped",
+                                                    "--max-rss-growth-pct"};
                 return gy_cli_unknown("gyre soak", "option", a, names,
                                       sizeof names / sizeof names[0]);
             }

@@ -344,8 +344,8 @@ static void check_readable(gy_scn_loader *L, const char *key, const char *resolv
     else if (access(resolved, R_OK) != 0)
         why = strerror(errno);
     if (why != NULL && strcmp(shown, resolved) != 0)
-        gy_scn_error(L, key, "cannot read \"%.200s\" (resolved as \"%.400s\"): %s", shown,
-                     resolved, why);
+        gy_scn_error(L, key, "cannot read \"%.200s\" (resolved as \"%.400s\"): %s", shown, resolved,
+                     why);
     else if (why != NULL)
         gy_scn_error(L, key, "cannot read \"%.200s\": %s", shown, why);
 }
