@@ -594,8 +594,89 @@ def realtime_cases():
     return [("test_realtime_is_paced", paced)]
 
 
-CONFORM_KEYS = ["gyre_version", "scene", "backends", "runs", "final", "trace", "entities", "events",
-                "expects", "raycasts"]
+CONFORM_KEYS = ["gyre_version", "scene", "backends", "baseline", "runs", "final", "trace",
+                "entities", "events", "expects", "raycasts"]
+
+
+def conform_repeat_cases():
+    """`gyre conform` against itself: the same adapter twice, and a run against a saved one. Lockstep
+    runs are deterministic, so both must show no difference at all; a saved report changed by hand
+    must trip the gate."""
+    a = BACKENDS[0]
+    scene = SCENES / "box_pile.json"
+
+    def same_backend_twice():
+        out = TMP / "twice.json"
+        code, _, err, _ = gyre("conform", scene, "--backends", f"{a},{a}", "--seconds", "2",
+                               "--report", out)
+        check(code == 0, f"exit {code}: {err}")
+        check(f"{a} (1) vs {a} (2)" in err, err)
+        c = json.loads(out.read_text())
+        check(c["backends"] == [a, a] and c["baseline"] is None, str(c["backends"]))
+        check(c["final"]["max_position_diff"] == 0 and c["trace"]["compared"] is True and
+              c["trace"]["max_position_diff"] == 0, f"{c['final']} {c['trace']}")
+        check(c["events"]["compared"] is True and c["events"]["differing_pairs"] == [] and
+              c["events"]["pairs"] > 0, str(c["events"]))
+
+    def saved_run():
+        files = [TMP / f"saved.{k}" for k in ("report.json", "events.jsonl", "trace.csv")]
+        code, _, err, _ = gyre("run", scene, "--seconds", "2", "--quiet", "--report", files[0],
+                               "--events", files[1], "--trace", files[2])
+        check(code == 0, err)
+        out = TMP / "vs_saved.json"
+        # The scene, the backend and the seconds come from the saved report.
+        code, _, err, _ = gyre("conform", "--baseline", files[0], "--baseline-events", files[1],
+                               "--baseline-trace", files[2], "--report", out,
+                               "--max-position-diff", "0")
+        check(code == 0, f"exit {code}: {err}")
+        check(f"saved {a} vs {a}" in err, err)
+        c = json.loads(out.read_text())
+        check(c["baseline"] == str(files[0]) and c["scene"] == str(scene), str(c["baseline"]))
+        check(c["runs"][0]["exit_code"] is None and c["runs"][1]["exit_code"] == 0, str(c["runs"]))
+        check(c["runs"][0]["ticks"] == c["runs"][1]["ticks"] == 120, str(c["runs"]))
+        check(c["final"]["max_position_diff"] == 0 and c["trace"]["max_position_diff"] == 0 and
+              c["trace"]["rows"] == 121 * len(c["entities"]), f"{c['final']} {c['trace']}")
+        check(c["events"]["compared"] is True and c["events"]["differing_pairs"] == [],
+              str(c["events"]))
+        for f in files:
+            check(f.exists(), f"{f} must not be removed")
+        # Without the saved events and trace, only what the report holds is compared.
+        code, _, err, _ = gyre("conform", scene, "--baseline", files[0], "--report", out)
+        check(code == 0, f"exit {code}: {err}")
+        c = json.loads(out.read_text())
+        check(c["trace"]["compared"] is False and "--baseline-trace" in c["trace"]["problem"],
+              str(c["trace"]))
+        check(c["events"]["compared"] is False, str(c["events"]))
+        # A change of behaviour: one crate ends elsewhere than it did.
+        r = json.loads(files[0].read_text())
+        moved = r["entities"][3]
+        moved["position"][0] += 0.25
+        changed = TMP / "changed.report.json"
+        changed.write_text(json.dumps(r))
+        code, _, err, _ = gyre("conform", "--baseline", changed, "--max-position-diff", "0.001",
+                               "--quiet")
+        check(code == 1, f"exit {code}: {err}")
+        check(f"'{moved['name']}' ends 0.25 m apart" in err, err)
+
+    def usage():
+        saved = TMP / "usage.report.json"
+        code, _, err, _ = gyre("run", scene, "--seconds", "0.5", "--quiet", "--report", saved)
+        check(code == 0, err)
+        r = json.loads(saved.read_text())
+        r["backend"] = "nosuch"
+        bad = TMP / "bad_backend.report.json"
+        bad.write_text(json.dumps(r))
+        for args in (["--baseline-events", saved], ["--baseline", saved, "--backends", f"{a},{a}"],
+                     ["--baseline", TMP / "nope.json"], ["--baseline", bad],
+                     ["--baseline", SCENES / "box_pile.json"], ["--baseline"]):
+            code, out, err, _ = gyre("conform", *args)
+            check(code == 2 and out == "" and err.strip() != "", f"conform {args}: exit {code}")
+
+    return [
+        ("test_conform_same_adapter_twice_shows_no_difference", same_backend_twice),
+        ("test_conform_against_a_saved_run", saved_run),
+        ("test_conform_baseline_usage_errors_exit_2", usage),
+    ]
 
 
 def conform_cases():
@@ -606,7 +687,7 @@ def conform_cases():
         def needs_two():
             code, _, err, _ = gyre("conform", SCENES / "restitution.json")
             check(code == 2 and "two" in err, f"one adapter: exit {code}: {err}")
-        return [("test_conform_needs_two_adapters", needs_two)]
+        return [("test_conform_needs_two_adapters", needs_two)] + conform_repeat_cases()
     a, b = BACKENDS[0], BACKENDS[1]
 
     def smoke(stem, bound):
@@ -646,8 +727,7 @@ def conform_cases():
         check(code == 1 and "--max-position-diff 0" in err, f"exit {code}: {err}")
 
     def usage():
-        for args in (["conform"], ["conform", SCENES / "restitution.json", "--backends", f"{a},{a}"],
-                     ["conform", SCENES / "restitution.json", "--backends", a],
+        for args in (["conform"], ["conform", SCENES / "restitution.json", "--backends", a],
                      ["conform", SCENES / "restitution.json", "--bogus"],
                      ["conform", SCENES / "restitution.json", "--seconds", "1e999"],
                      ["conform", SCENES / "restitution.json", "--max-position-diff"],
@@ -668,7 +748,7 @@ def conform_cases():
         ("test_conform_box_pile", smoke("box_pile", 0.1)),
         ("test_conform_gate_exit_1", gate),
         ("test_conform_usage_errors_exit_2", usage),
-    ]
+    ] + conform_repeat_cases()
 
 
 GROUPS = {"cli_scenes": scene_cases, "cli_determinism": determinism_cases,
