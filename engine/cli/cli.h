@@ -64,8 +64,9 @@ bool gy_cli_parse_number(const char *v, double lo, double hi, double *out);
 
 /* ---- shared helpers (validate.c) ------------------------------------------------------------- */
 
-/* Prints each error as `FILE: path: message` (or `path: message` when the path already names the
- * file, as for malformed JSON), then a line for any that were not kept. */
+/* Prints each error as `FILE:LINE:COLUMN: error: PATH: MESSAGE`, the position found in the file's
+ * text (json_locate.h); problems with the file itself without PATH (and without a position when
+ * it has none); then a line for any errors that were not kept. */
 void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_errors *errors);
 
 /* Loads and validates a scene file. On failure prints every error (gy_cli_print_scene_errors),
