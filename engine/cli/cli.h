@@ -22,6 +22,8 @@ enum {
 
 int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
+/* The option of `gyre run` nearest to `word` (gy_cli_nearest), or NULL. */
+const char *gy_cli_run_nearest_option(const char *word);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
 void gy_cli_validate_usage(FILE *out);
 

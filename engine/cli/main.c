@@ -80,6 +80,15 @@ int main(int argc, char **argv)
         return gy_cli_soak_main(argc - 1, argv + 1);
     static const char *const words[] = {"run",    "validate",  "conform", "soak",
                                         "--help", "--version", "help"};
-    return gy_cli_unknown("gyre", cmd[0] == '-' ? "option" : "command", cmd, words,
-                          sizeof words / sizeof words[0]);
+    size_t count = sizeof words / sizeof words[0];
+    /* `gyre --report x`: an option of `gyre run` given before any command. */
+    const char *run_option = gy_cli_run_nearest_option(cmd);
+    if (cmd[0] == '-' && gy_cli_nearest(cmd, words, count) == NULL && run_option != NULL) {
+        fprintf(stderr,
+                "gyre: unknown option '%s' (did you mean gyre run SCENE.json %s?); see 'gyre "
+                "--help'\n",
+                cmd, run_option);
+        return GY_CLI_EXIT_USAGE;
+    }
+    return gy_cli_unknown("gyre", cmd[0] == '-' ? "option" : "command", cmd, words, count);
 }

@@ -56,6 +56,11 @@ static const char *const k_run_options[] = {"--seconds", "--backend", "--realtim
                                             "--report",  "--events",  "--trace",
                                             "--quiet",   "--junit",   "--help"};
 
+const char *gy_cli_run_nearest_option(const char *word)
+{
+    return gy_cli_nearest(word, k_run_options, sizeof k_run_options / sizeof k_run_options[0]);
+}
+
 static int parse_options(int argc, char **argv, gy_cli_options *o)
 {
     memset(o, 0, sizeof *o);

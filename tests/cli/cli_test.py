@@ -218,6 +218,7 @@ def usage_cases():
         # is, never the whole usage.
         for args, near in ((["rn", "x"], "run"), (["valdate", showcase], "validate"),
                            (["--verison"], "--version"),
+                           (["--reprot", "r.json"], "gyre run SCENE.json --report"),
                            (["run", showcase, "--reprot", "r.json"], "--report"),
                            (["run", showcase, "--rep", "r.json"], "--report"),
                            (["run", showcase, "--seocnds=3"], "--seconds"),
