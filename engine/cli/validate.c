@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "gyre/backend.h"
@@ -75,7 +76,11 @@ typedef struct source {
 static source source_read(const char *file)
 {
     source src = {NULL, 0};
-    src.text = gy_cli_read_text(file, &src.size);
+    struct stat st;
+    /* A file the loader refused for its size is not read again just to find positions. */
+    if (stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size <= GY_SCENE_MAX_FILE_BYTES)
+        src.text = gy_cli_read_text(file, &src.size);
     return src;
 }
 
