@@ -30,6 +30,7 @@
 void gy_cli_conform_usage(FILE *out)
 {
     fputs("usage: gyre conform SCENE.json [options]\n"
+          "       gyre conform [SCENE.json] --baseline REPORT [options]\n"
           "\n"
           "Runs the scene on two middleware adapters, lockstep, as `gyre run` does, and compares\n"
           "the runs: final poses and velocities, positions tick by tick, collision events per\n"
