@@ -4,6 +4,7 @@ project standing in for Gyre (engine/gyre): a compile error must reach the termi
 compiler's message and exit non-zero; a good build must stay quiet and run the program.
 
     test_setup.py SETUP_SCRIPT"""
+import os
 import shutil
 import subprocess
 import sys
@@ -29,8 +30,14 @@ def setup_in_tree(source):
         (root / "meson.build").write_text(MESON)
         (root / "engine" / "meson.build").write_text(ENGINE)
         (root / "engine" / "gyre.c").write_text(source)
+        # Every package counts as installed: the test is about the build's output, not apt.
+        (root / "bin").mkdir()
+        stub = root / "bin" / "dpkg-query"
+        stub.write_text("#!/bin/sh\nprintf 'install ok installed'\n")
+        stub.chmod(0o755)
+        env = dict(os.environ, PATH=f"{root / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
         p = subprocess.run(["bash", str(root / ".ci" / "setup"), "main"], capture_output=True,
-                           text=True, timeout=240)
+                           text=True, timeout=240, env=env)
         return p.returncode, p.stdout, p.stderr
     finally:
         shutil.rmtree(root)
