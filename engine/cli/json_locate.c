@@ -283,36 +283,82 @@ static size_t find_member(cursor *c, const char *path, size_t p)
     }
 }
 
-bool gy_cli_json_locate(const char *text, size_t len, const char *path, gy_cli_location *out)
+void gy_cli_json_locator_init(gy_cli_json_locator *L, const char *text, size_t len)
 {
-    cursor c = {text, len, 0};
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-        c.pos = 3;
+    memset(L, 0, sizeof *L);
+    L->text = text;
+    L->len = len;
+    L->root = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3u : 0u;
+    cursor c = {text, len, L->root};
     skip_space(&c);
-    if (c.pos >= len)
+    L->root = c.pos;
+    L->known_line = L->known_column = 1;
+}
+
+/* How many of the remembered segments the new path starts with (whole segments only). */
+static uint32_t shared_segments(const gy_cli_json_locator *L, const char *path)
+{
+    uint32_t k = L->segments;
+    while (k > 0) {
+        size_t end = L->segment_len[k - 1];
+        if (strncmp(path, L->path, end) == 0 && segment_end(path[end]))
+            break;
+        k--;
+    }
+    return k;
+}
+
+bool gy_cli_json_locator_find(gy_cli_json_locator *L, const char *path, gy_cli_location *out)
+{
+    if (L->root >= L->len)
         return false;
+    cursor c = {L->text, L->len, L->root};
     size_t best = c.pos, p = 0;
     bool exact = true;
-    if (strcmp(path, "(root)") != 0) {
-        while (path[p] != '\0') {
-            size_t index, next = 0;
-            if (index_segment(path, p, &index, &next)) {
-                if (!at(&c, '[') || !find_element(&c, index))
-                    next = 0;
-            } else {
-                next = at(&c, '{') ? find_member(&c, path, p) : 0;
-            }
-            if (next == 0) {
-                exact = false;
-                break;
-            }
-            p = next;
-            best = c.pos;
+    if (strcmp(path, "(root)") == 0)
+        path = "";
+    /* Resume from the deepest value the previous path shares with this one: errors come in
+     * document order, so consecutive paths share most of their way. */
+    uint32_t seg = strlen(path) < sizeof L->path ? shared_segments(L, path) : 0u;
+    if (seg > 0) {
+        p = L->segment_len[seg - 1];
+        best = c.pos = L->segment_pos[seg - 1];
+    }
+    while (path[p] != '\0') {
+        size_t index, next = 0;
+        if (index_segment(path, p, &index, &next)) {
+            if (!at(&c, '[') || !find_element(&c, index))
+                next = 0;
+        } else {
+            next = at(&c, '{') ? find_member(&c, path, p) : 0;
+        }
+        if (next == 0) {
+            exact = false;
+            break;
+        }
+        p = next;
+        best = c.pos;
+        if (seg < GY_CLI_LOCATE_SEGMENTS) {
+            L->segment_len[seg] = p;
+            L->segment_pos[seg] = best;
+            seg++;
         }
     }
+    L->segments = seg;
+    if (strlen(path) < sizeof L->path)
+        memcpy(L->path, path, strlen(path) + 1u);
+    else
+        L->segments = 0;
+    /* Lines and columns counted on from the last position found when this one is further. */
+    size_t from = 0;
     uint32_t line = 1, column = 1;
-    for (size_t i = 0; i < best; i++) {
-        unsigned char ch = (unsigned char)text[i];
+    if (best >= L->known_pos) {
+        from = L->known_pos;
+        line = L->known_line;
+        column = L->known_column;
+    }
+    for (size_t i = from; i < best; i++) {
+        unsigned char ch = (unsigned char)L->text[i];
         if (ch == '\n') {
             line++;
             column = 1;
@@ -320,8 +366,18 @@ bool gy_cli_json_locate(const char *text, size_t len, const char *path, gy_cli_l
             column++;
         }
     }
+    L->known_pos = best;
+    L->known_line = line;
+    L->known_column = column;
     out->line = line;
     out->column = column;
     out->exact = exact;
     return true;
+}
+
+bool gy_cli_json_locate(const char *text, size_t len, const char *path, gy_cli_location *out)
+{
+    gy_cli_json_locator L;
+    gy_cli_json_locator_init(&L, text, len);
+    return gy_cli_json_locator_find(&L, path, out);
 }

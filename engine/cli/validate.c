@@ -71,16 +71,19 @@ static void emit(sink *s, const char *file, uint32_t line, uint32_t column, cons
 typedef struct source {
     char *text;
     size_t size;
+    gy_cli_json_locator locator;
 } source;
 
 static source source_read(const char *file)
 {
-    source src = {NULL, 0};
+    source src = {.text = NULL, .size = 0};
     struct stat st;
     /* A file the loader refused for its size is not read again just to find positions. */
     if (stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
         (uint64_t)st.st_size <= GY_SCENE_MAX_FILE_BYTES)
         src.text = gy_cli_read_text(file, &src.size);
+    if (src.text != NULL)
+        gy_cli_json_locator_init(&src.locator, src.text, src.size);
     return src;
 }
 
@@ -92,11 +95,11 @@ static void source_free(source *src)
 
 /* An error at a JSON path of `file`, placed where its value (or the nearest enclosing value that
  * exists) starts. */
-static void emit_at_path(sink *s, const char *file, const source *src, const char *path,
+static void emit_at_path(sink *s, const char *file, source *src, const char *path,
                          const char *message)
 {
     gy_cli_location loc = {0, 0, false};
-    if (src->text == NULL || !gy_cli_json_locate(src->text, src->size, path, &loc))
+    if (src->text == NULL || !gy_cli_json_locator_find(&src->locator, path, &loc))
         loc.line = loc.column = 0;
     emit(s, file, loc.line, loc.column, strcmp(path, "(root)") == 0 ? "" : path, message);
 }
@@ -117,8 +120,7 @@ static bool parse_line_column(const char *s, uint32_t *line, uint32_t *column)
     return true;
 }
 
-static void emit_scene_errors(sink *s, const char *file, const source *src,
-                              const gy_scene_errors *errors)
+static void emit_scene_errors(sink *s, const char *file, source *src, const gy_scene_errors *errors)
 {
     size_t n = strlen(file);
     for (uint32_t i = 0; i < errors->count; i++) {
@@ -256,7 +258,7 @@ static void backend_names(char *buf, size_t size)
 static uint32_t validate_file(validation *V, const char *file);
 
 /* The text of `file`, read on first use. */
-static const source *lazy_source(source *src, bool *have, const char *file)
+static source *lazy_source(source *src, bool *have, const char *file)
 {
     if (!*have) {
         *src = source_read(file);
@@ -270,7 +272,7 @@ static const source *lazy_source(source *src, bool *have, const char *file)
 static uint32_t check_scene(validation *V, const char *file, const gy_scene *scene)
 {
     uint32_t found = 0;
-    source src = {NULL, 0};
+    source src = {.text = NULL, .size = 0};
     bool have = false;
     const char *backend = scene->world.backend;
     if (backend != NULL && gy_backend_find(backend) == NULL) {

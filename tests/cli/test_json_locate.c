@@ -116,6 +116,55 @@ static void test_locate_byte_order_mark_and_bad_text(void **state)
     assert_false(loc.exact);
 }
 
+/* A locator used for many paths answers each as a fresh search would, whatever came before:
+ * forwards, backwards, siblings, deeper, shallower, missing members, the root. */
+static void test_locator_reuse_gives_the_same_answers(void **state)
+{
+    (void)state;
+    const char *text = "{\n"
+                       "  \"a\": 1,\n"
+                       "  \"b\": { \"c\": [10, 20, [30, [40, 41]]], \"d\": {} },\n"
+                       "  \"e\": [ {\"f\": true}, {\"f\": null, \"\u00e9t\u00e9\": [1, 2]} ],\n"
+                       "  \"x\": \"\u00fc\u00fc\u00fc\"\n"
+                       "}\n";
+    static const char *const paths[] = {"b.c[2][1][1]",
+                                        "b.c[2][1][0]",
+                                        "b.c[1]",
+                                        "e[1].f",
+                                        "e[0].f",
+                                        "b.d",
+                                        "e[1][\"été\"][1]",
+                                        "e[1].zzz",
+                                        "e[1].f",
+                                        "(root)",
+                                        "x",
+                                        "a",
+                                        "b.c[9]",
+                                        "b.c[2][1][1]",
+                                        "e[1][\"été\"]",
+                                        "e[1][\"été\"][0]",
+                                        "e[0].f.g",
+                                        "",
+                                        "b",
+                                        "x"};
+    gy_cli_json_locator L;
+    gy_cli_json_locator_init(&L, text, strlen(text));
+    const char *previous = "-";
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+            size_t k = round == 0 ? i : sizeof paths / sizeof paths[0] - 1 - i;
+            gy_cli_location reused = {0, 0, false}, fresh = locate(text, paths[k]);
+            assert_true(gy_cli_json_locator_find(&L, paths[k], &reused));
+            if (reused.line != fresh.line || reused.column != fresh.column ||
+                reused.exact != fresh.exact)
+                fail_msg("%s after %s: %u:%u%s, fresh %u:%u%s", paths[k], previous, reused.line,
+                         reused.column, reused.exact ? "" : "?", fresh.line, fresh.column,
+                         fresh.exact ? "" : "?");
+            previous = paths[k];
+        }
+    }
+}
+
 /* The paths the scene loader writes for its errors lead to the offending values. */
 static void test_locate_the_loaders_error_paths(void **state)
 {
@@ -166,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_locate_keys_with_escapes_and_unicode),
         cmocka_unit_test(test_locate_long_keys_as_the_loader_cuts_them),
         cmocka_unit_test(test_locate_byte_order_mark_and_bad_text),
+        cmocka_unit_test(test_locator_reuse_gives_the_same_answers),
         cmocka_unit_test(test_locate_the_loaders_error_paths),
     };
     return cmocka_run_group_tests_name("json_locate", tests, NULL, NULL);
