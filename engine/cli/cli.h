@@ -71,6 +71,15 @@ bool gy_cli_parse_number(const char *v, double lo, double hi, double *out);
  * it has none); then a line for any errors that were not kept. */
 void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_errors *errors);
 
+/* Prints one error about the value at JSON `path` of scene `file` as
+ * gy_cli_print_scene_errors does, with its line and column. */
+void gy_cli_print_error_at(FILE *out, const char *file, const char *path, const char *message);
+
+/* Prints why the World refused a validated scene: the entity it refused (index into the scene's
+ * entities; -1: none in particular) at its position in the file, and the result. */
+void gy_cli_print_refused(FILE *out, const char *file, const gy_scene *scene, int32_t entity,
+                          gy_result r);
+
 /* Loads and validates a scene file. On failure prints every error (gy_cli_print_scene_errors),
  * or the reason the file could not be read, and returns NULL. */
 gy_scene *gy_cli_load_scene(const char *path);

@@ -422,11 +422,21 @@ static int set_up(gy_cli_runner *R)
     const char *backend = R->opt.backend != NULL          ? R->opt.backend
                           : R->scene->world.backend != NULL ? R->scene->world.backend
                                                             : "ode";
-    if (gy_backend_find(backend) == NULL) {
-        fprintf(stderr, "gyre run: unknown backend '%s' (%s; available: ", backend,
-                R->opt.backend != NULL ? "--backend" : "the scene's physics.backend");
+    if (gy_backend_find(backend) == NULL && R->opt.backend != NULL) {
+        fprintf(stderr, "gyre run: unknown backend '%s' (--backend; available: ", backend);
         backend_list(stderr);
         fputs(")\n", stderr);
+        return GY_CLI_EXIT_USAGE;
+    }
+    if (gy_backend_find(backend) == NULL) {
+        char msg[512];
+        int n = snprintf(msg, sizeof msg, "unknown backend '%.100s' (available: ", backend);
+        for (uint32_t i = 0; i < gy_backend_count() && n > 0 && (size_t)n < sizeof msg; i++)
+            n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", i ? ", " : "",
+                          gy_backend_at(i)->name);
+        if (n > 0 && (size_t)n < sizeof msg)
+            snprintf(msg + n, sizeof msg - (size_t)n, "; --backend overrides it)");
+        gy_cli_print_error_at(stderr, R->opt.scene_path, "physics.backend", msg);
         return GY_CLI_EXIT_USAGE;
     }
     R->backend = backend;
@@ -452,12 +462,7 @@ static int set_up(gy_cli_runner *R)
     int32_t bad = -1;
     r = gy_scene_instantiate(R->world, R->scene, gy_v3(0, 0, 0), R->alloc, &R->instance, &bad);
     if (r != GY_OK) {
-        if (bad >= 0)
-            fprintf(stderr, "%s: entities[%d] ('%s'): the World refused it: %s\n",
-                    R->opt.scene_path, bad, R->scene->entities[bad].name, gy_result_message(r));
-        else
-            fprintf(stderr, "%s: could not be loaded into the World: %s\n", R->opt.scene_path,
-                    gy_result_message(r));
+        gy_cli_print_refused(stderr, R->opt.scene_path, R->scene, bad, r);
         return GY_CLI_EXIT_USAGE;
     }
     r = gy_cli_track_instance(R, R->instance);

@@ -310,11 +310,7 @@ static void run_spawn(gy_cli_runner *R, const gy_scene_action *a)
     int32_t bad = -1;
     gy_result r = gy_scene_load_additive(R->world, scene, a->spawn.offset, 0, R->alloc, &inst, &bad);
     if (r != GY_OK) {
-        if (bad >= 0)
-            fprintf(stderr, "%s: entities[%d] ('%s'): the World refused it: %s\n", path, bad,
-                    scene->entities[bad].name, gy_result_message(r));
-        else
-            fprintf(stderr, "%s: could not be loaded: %s\n", path, gy_result_message(r));
+        gy_cli_print_refused(stderr, path, scene, bad, r);
         fprintf(stderr, "gyre: script[%u] at %s s: spawn of %s failed; nothing of it was created; "
                         "the run ends\n",
                 a->index, at, path);

@@ -154,6 +154,29 @@ void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_error
     source_free(&src);
 }
 
+void gy_cli_print_error_at(FILE *out, const char *file, const char *path, const char *message)
+{
+    sink s = {out, false, 0};
+    source src = source_read(file);
+    emit_at_path(&s, file, &src, path, message);
+    source_free(&src);
+}
+
+void gy_cli_print_refused(FILE *out, const char *file, const gy_scene *scene, int32_t entity,
+                          gy_result r)
+{
+    char path[32], msg[512];
+    if (entity < 0 || (uint32_t)entity >= scene->entity_count) {
+        snprintf(msg, sizeof msg, "could not be loaded into the World: %s", gy_result_message(r));
+        gy_cli_print_error_at(out, file, "(root)", msg);
+        return;
+    }
+    snprintf(path, sizeof path, "entities[%d]", entity);
+    snprintf(msg, sizeof msg, "the World refused '%.200s': %s", scene->entities[entity].name,
+             gy_result_message(r));
+    gy_cli_print_error_at(out, file, path, msg);
+}
+
 /* Loads a scene file; on failure its errors go to `s` and the result is NULL. */
 static gy_scene *load_scene(sink *s, const char *path)
 {

@@ -251,6 +251,8 @@ def usage_cases():
         check("nosuch" in err and "ode" in err, f"message should name it and list adapters: {err}")
         code, _, err, _ = gyre("run", DATA / "unknown_backend.json")
         check(code == 2 and "warp_drive" in err, f"scene's backend: exit {code}: {err}")
+        check(re.search(r"unknown_backend\.json:1:\d+: error: physics\.backend: ", err),
+              f"the scene's value, with its position: {err}")
 
     def missing_file():
         code, _, err, _ = gyre("run", TMP / "nope.json")
