@@ -22,6 +22,8 @@ enum {
 
 int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
+/* The option of `gyre run` nearest to `word` (gy_cli_nearest), or NULL. */
+const char *gy_cli_run_nearest_option(const char *word);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
 void gy_cli_validate_usage(FILE *out);
 
@@ -42,6 +44,21 @@ typedef enum gy_cli_arg {
 /* The arguments run, soak and conform read alike: one scene path (an argument not starting with
  * '-', "-", or anything after "--"), "--", and -h / --help. */
 gy_cli_arg gy_cli_common_arg(const char *a, bool *options_done, const char **scene_path);
+
+/* The candidate nearest to `word` (a few edits away, fewer for short words, or a unique
+ * abbreviation of it), comparing only what comes before any '=' in `word`; NULL when none is near
+ * enough to be a likely typo. */
+const char *gy_cli_nearest(const char *word, const char *const *candidates, size_t count);
+
+/* Prints one line, `COMMAND: unknown WHAT 'word' (did you mean X?); see 'COMMAND --help'` (the
+ * suggestion only when one is near), and returns GY_CLI_EXIT_USAGE. */
+int gy_cli_unknown(const char *command, const char *what, const char *word,
+                   const char *const *candidates, size_t count);
+
+/* A whole file as a NUL-terminated block (free it with gy_cli_free_text); NULL when it cannot be
+ * read. */
+char *gy_cli_read_text(const char *path, size_t *size);
+void gy_cli_free_text(char *text, size_t size);
 
 /* A whole-string finite number in [lo, hi] (no trailing characters, no overflow). False for NULL
  * or "". */
@@ -74,9 +91,19 @@ int gy_cli_interrupted_exit(void);
 
 /* ---- shared helpers (validate.c) ------------------------------------------------------------- */
 
-/* Prints each error as `FILE: path: message` (or `path: message` when the path already names the
- * file, as for malformed JSON), then a line for any that were not kept. */
+/* Prints each error as `FILE:LINE:COLUMN: error: PATH: MESSAGE`, the position found in the file's
+ * text (json_locate.h); problems with the file itself without PATH (and without a position when
+ * it has none); then a line for any errors that were not kept. */
 void gy_cli_print_scene_errors(FILE *out, const char *file, const gy_scene_errors *errors);
+
+/* Prints one error about the value at JSON `path` of scene `file` as
+ * gy_cli_print_scene_errors does, with its line and column. */
+void gy_cli_print_error_at(FILE *out, const char *file, const char *path, const char *message);
+
+/* Prints why the World refused a validated scene: the entity it refused (index into the scene's
+ * entities; -1: none in particular) at its position in the file, and the result. */
+void gy_cli_print_refused(FILE *out, const char *file, const gy_scene *scene, int32_t entity,
+                          gy_result r);
 
 /* Loads and validates a scene file. On failure prints every error (gy_cli_print_scene_errors),
  * or the reason the file could not be read, and returns NULL. */
@@ -94,6 +121,7 @@ typedef struct gy_cli_options {
     const char *events_path;
     const char *trace_path;
     bool strict; /* an expect the run never reached fails it */
+    const char *junit_path; /* NULL: none; "-": stdout */
 } gy_cli_options;
 
 /* A physics entity the runner reports on, in report order (scene order, spawned ones after). */
@@ -109,6 +137,14 @@ typedef struct gy_cli_expect {
     const char *entity; /* NULL for expect_event */
     int passed;         /* 1 held, 0 failed, -1 not reached before the run ended */
     char detail[320];
+    const gy_scene_action *action; /* the script entry: what was expected, and its tolerance */
+    /* What was measured when the check ran (nothing when not reached or the entity was gone). */
+    bool measured;
+    bool has_state;             /* expect: the entity had a physics body to read */
+    gy_vec3 position, velocity; /* expect: world position, linear velocity */
+    bool awake, grounded;       /* expect */
+    double first_event_t;       /* expect_event: the first matching event's time; NAN: none */
+    const char *a, *b;          /* expect_event: the entities' names (b NULL when absent) */
 } gy_cli_expect;
 
 /* One `raycast` result. */
@@ -242,5 +278,8 @@ typedef struct gy_cli_timing {
 
 void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters *counters,
                          const gy_cli_timing *timing);
+/* The expects as JUnit XML (one test case per expect, plus one for the run itself when a fault
+ * or a failed spawn ended it), for CI systems. */
+void gy_cli_write_junit(FILE *f, const gy_cli_runner *R, const gy_cli_timing *timing);
 
 #endif /* GY_CLI_H */

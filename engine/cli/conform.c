@@ -1,13 +1,15 @@
-/* `gyre conform`: one scene on two middleware adapters, compared.
+/* `gyre conform`: one scene run twice and compared: on two middleware adapters (or twice on the
+ * same one), or once against a run saved earlier (`--baseline`).
  *
  * Each run is exactly `gyre run SCENE --quiet --backend NAME` (lockstep, so each side is
  * deterministic), made in this process through gy_cli_run_main with its report, event lines and
- * trace written to a private temporary folder. The files are then read back and compared: final
- * pose and velocity per entity, positions tick by tick (largest difference, first divergence),
- * collision events per pair of entity names, expects and raycasts. Differences are reported,
- * never failed on: two middlewares agree with the analytic answers the scenes check, not with
- * each other to the last digit. Only a failed run or an exceeded --max-position-diff gate makes
- * the exit code 1. */
+ * trace written to a private temporary folder. A saved run is the same three files, written by an
+ * earlier `gyre run --report --events --trace`; its events and trace are optional. The files are
+ * then read back and compared: final pose and velocity per entity, positions tick by tick (largest
+ * difference, first divergence), collision events per pair of entity names, expects and raycasts.
+ * Differences are reported, never failed on: two middlewares agree with the analytic answers the
+ * scenes check, not with each other to the last digit. Only a failed run or an exceeded
+ * --max-position-diff gate makes the exit code 1. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,13 +30,23 @@
 void gy_cli_conform_usage(FILE *out)
 {
     fputs("usage: gyre conform SCENE.json [options]\n"
+          "       gyre conform [SCENE.json] --baseline REPORT [options]\n"
           "\n"
           "Runs the scene on two middleware adapters, lockstep, as `gyre run` does, and compares\n"
           "the runs: final poses and velocities, positions tick by tick, collision events per\n"
           "pair of entities, expects and raycasts. Differences are reported, not failed.\n"
+          "With --baseline, compares one run with a run saved earlier instead (the scene may\n"
+          "then be left out: the saved report names it).\n"
           "\n"
           "options:\n"
-          "  --backends A,B            the two adapters (default: the first two compiled in)\n"
+          "  --backends A,B            the two adapters, the same one twice allowed (default: the\n"
+          "                            first two compiled in)\n"
+          "  --baseline REPORT         compare against this `gyre run --report` file: one run on\n"
+          "                            its backend for its sim_seconds (unless --seconds)\n"
+          "  --baseline-events FILE    the saved run's --events file (else events per pair are\n"
+          "                            not compared)\n"
+          "  --baseline-trace FILE     the saved run's --trace file (else positions over the run\n"
+          "                            are not compared)\n"
           "  --seconds S               simulated seconds per run (default 10)\n"
           "  --report FILE             write the comparison as JSON to FILE ('-' for stdout)\n"
           "  --max-position-diff M     gate: exit 1 when an entity's final positions differ by\n"
@@ -54,19 +66,26 @@ typedef struct options {
     const char *scene;
     char backends[2][64];
     const char *seconds; /* passed through to each run, already checked */
+    bool seconds_given;
+    char seconds_text[64];                                   /* a baseline's sim_seconds */
+    const char *baseline, *baseline_events, *baseline_trace; /* NULL: none */
     const char *report;
     double max_position_diff; /* NAN: no gate */
     bool quiet;
 } options;
 
+/* One line naming the problem and where help is. */
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("gyre conform: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\n\n", stderr);
-    gy_cli_conform_usage(stderr);
+    fputs("; see 'gyre conform --help'\n", stderr);
     return GY_CLI_EXIT_USAGE;
 }
+
+static const char *const k_conform_options[] = {
+    "--backends",       "--seconds",           "--report", "--baseline", "--baseline-events",
+    "--baseline-trace", "--max-position-diff", "--quiet",  "--help"};
 
 static void backend_list(FILE *out)
 {
@@ -82,7 +101,8 @@ static int unknown_backend(const char *name)
     return GY_CLI_EXIT_USAGE;
 }
 
-/* "A,B": two different adapters compiled in. */
+/* "A,B": two adapters compiled in (the same one twice compares a run with itself: lockstep
+ * runs are deterministic, so any difference is a bug). */
 static int parse_backends(const char *v, options *o)
 {
     const char *comma = strchr(v, ',');
@@ -97,8 +117,6 @@ static int parse_backends(const char *v, options *o)
     for (int k = 0; k < 2; k++)
         if (gy_backend_find(o->backends[k]) == NULL)
             return unknown_backend(o->backends[k]);
-    if (strcmp(o->backends[0], o->backends[1]) == 0)
-        return usage_error("--backends: compare two different adapters (got '%s')", v);
     return GY_CLI_EXIT_OK;
 }
 
@@ -135,6 +153,21 @@ static int parse_options(int argc, char **argv, options *o)
                 return usage_error("--seconds needs a finite number >= 0 (got '%s')",
                                    v != NULL ? v : "");
             o->seconds = v;
+            o->seconds_given = true;
+        } else if (gy_cli_option_value(argc, argv, &i, "--baseline", &v)) {
+            if (v == NULL || v[0] == '\0')
+                return usage_error("%s needs a report file (from gyre run --report)", "--baseline");
+            o->baseline = v;
+        } else if (gy_cli_option_value(argc, argv, &i, "--baseline-events", &v)) {
+            if (v == NULL || v[0] == '\0')
+                return usage_error("%s needs an events file (from gyre run --events)",
+                                   "--baseline-events");
+            o->baseline_events = v;
+        } else if (gy_cli_option_value(argc, argv, &i, "--baseline-trace", &v)) {
+            if (v == NULL || v[0] == '\0')
+                return usage_error("%s needs a trace file (from gyre run --trace)",
+                                   "--baseline-trace");
+            o->baseline_trace = v;
         } else if (gy_cli_option_value(argc, argv, &i, "--report", &v)) {
             if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--report");
@@ -144,8 +177,17 @@ static int parse_options(int argc, char **argv, options *o)
                 return usage_error("--max-position-diff needs a finite number >= 0 (got '%s')",
                                    v != NULL ? v : "");
         } else {
-            return usage_error("unknown option '%s'", a);
+            return gy_cli_unknown("gyre conform", "option", a, k_conform_options,
+                                  sizeof k_conform_options / sizeof k_conform_options[0]);
         }
+    }
+    if (o->baseline == NULL && (o->baseline_events != NULL || o->baseline_trace != NULL))
+        return usage_error("%s", "--baseline-events and --baseline-trace go with --baseline");
+    if (o->baseline != NULL) {
+        if (backends_given)
+            return usage_error("%s", "--baseline runs on the saved run's backend: leave out "
+                                     "--backends");
+        return GY_CLI_EXIT_OK; /* scene, backend and seconds may come from the saved report */
     }
     if (o->scene == NULL)
         return usage_error("%s", "no scene file given");
@@ -170,7 +212,9 @@ static const char *const k_kinds[3] = {"enter", "stay", "exit"};
 
 typedef struct run {
     const char *backend;
-    int exit_code;
+    char label[96]; /* how messages name this side: the backend, "saved ode", "ode (2)" */
+    bool saved;     /* a run saved earlier (--baseline): its paths are the user's files */
+    int exit_code;  /* -1 for a saved run: not known */
     char paths[FILE_KINDS][4096];
     cJSON *report;
     cJSON *entities, *expects, *raycasts; /* arrays inside report */
@@ -206,37 +250,14 @@ static int run_scene(const options *o, run *r)
     return gy_cli_run_main((int)(sizeof argv / sizeof argv[0]) - 1, argv);
 }
 
-/* Reads a whole file into a NUL-terminated block (gy_free(size + 1)); NULL on failure. */
-static char *read_text(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *text = NULL;
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        text = gy_alloc(gy_default_allocator(), (size_t)len + 1u);
-        if (text != NULL && fread(text, 1, (size_t)len, f) != (size_t)len) {
-            gy_free(gy_default_allocator(), text, (size_t)len + 1u);
-            text = NULL;
-        }
-    }
-    fclose(f);
-    if (text == NULL)
-        return NULL;
-    text[len] = '\0';
-    *size = (size_t)len;
-    return text;
-}
-
 static bool load_report(run *r)
 {
     size_t size = 0;
-    char *text = read_text(r->paths[FILE_REPORT], &size);
+    char *text = gy_cli_read_text(r->paths[FILE_REPORT], &size);
     if (text == NULL)
         return false;
     r->report = cJSON_ParseWithLength(text, size);
-    gy_free(gy_default_allocator(), text, size + 1u);
+    gy_cli_free_text(text, size);
     if (r->report == NULL)
         return false;
     r->entities = cJSON_GetObjectItemCaseSensitive(r->report, "entities");
@@ -433,13 +454,17 @@ static void compare_traces(const run *a, const run *b, comparison *c)
     c->first_divergence_t = NAN;
     c->run_max = 0.0;
     c->run_max_t = NAN;
-    FILE *fa = fopen(a->paths[FILE_TRACE], "r"), *fb = fopen(b->paths[FILE_TRACE], "r");
+    FILE *fa = a->paths[FILE_TRACE][0] ? fopen(a->paths[FILE_TRACE], "r") : NULL;
+    FILE *fb = b->paths[FILE_TRACE][0] ? fopen(b->paths[FILE_TRACE], "r") : NULL;
     char *la = NULL, *lb = NULL;
     size_t ca = 0, cb = 0;
     bool header = true;
     uint32_t hint = 0;
     c->trace_ok = fa != NULL && fb != NULL;
-    if (!c->trace_ok)
+    if (a->paths[FILE_TRACE][0] == '\0' || b->paths[FILE_TRACE][0] == '\0')
+        snprintf(c->trace_problem, sizeof c->trace_problem,
+                 "the saved run has no trace (--baseline-trace)");
+    else if (!c->trace_ok)
         snprintf(c->trace_problem, sizeof c->trace_problem, "a trace file could not be read");
     while (c->trace_ok) {
         ssize_t ra = getline(&la, &ca, fa), rb = getline(&lb, &cb, fb);
@@ -447,7 +472,7 @@ static void compare_traces(const run *a, const run *b, comparison *c)
             if (ra >= 0 || rb >= 0) {
                 c->trace_ok = false;
                 snprintf(c->trace_problem, sizeof c->trace_problem, "the %s trace has more rows",
-                         ra >= 0 ? a->backend : b->backend);
+                         ra >= 0 ? a->label : b->label);
             }
             break;
         }
@@ -695,7 +720,7 @@ static void count_expects(const run *r, int *held, int *reached)
 }
 
 static void write_report(FILE *f, const options *o, const run *r, const comparison *c,
-                         const pair_table *t, const event_summary *es)
+                         const pair_table *t, const event_summary *es, bool events_compared)
 {
     fputs("{\n  \"gyre_version\": ", f);
     gy_cli_json_string(f, string_at(r[0].report, "gyre_version"));
@@ -705,14 +730,19 @@ static void write_report(FILE *f, const options *o, const run *r, const comparis
     gy_cli_json_string(f, r[0].backend);
     fputs(", ", f);
     gy_cli_json_string(f, r[1].backend);
-    fputs("],\n  \"runs\": [", f);
+    fputs("],\n  \"baseline\": ", f);
+    gy_cli_json_string(f, o->baseline);
+    fputs(",\n  \"runs\": [", f);
     for (int s = 0; s < 2; s++) {
         int held, reached;
         count_expects(&r[s], &held, &reached);
         fputs(s ? ",\n    " : "\n    ", f);
         fputs("{ \"backend\": ", f);
         gy_cli_json_string(f, r[s].backend);
-        fprintf(f, ", \"exit_code\": %d, \"ticks\": ", r[s].exit_code);
+        if (r[s].saved)
+            fputs(", \"exit_code\": null, \"ticks\": ", f);
+        else
+            fprintf(f, ", \"exit_code\": %d, \"ticks\": ", r[s].exit_code);
         gy_cli_json_number(f, number_at(r[s].report, "ticks"));
         fprintf(f, ", \"expects_held\": %d, \"expects_reached\": %d, \"events\": { ", held,
                 reached);
@@ -766,7 +796,7 @@ static void write_report(FILE *f, const options *o, const run *r, const comparis
         fputs(" }", f);
     }
     fputs(c->entity_count ? "\n  ],\n" : "],\n", f);
-    fputs("  \"events\": { \"pairs\": ", f);
+    fprintf(f, "  \"events\": { \"compared\": %s, \"pairs\": ", events_compared ? "true" : "false");
     gy_cli_json_number(f, (double)t->count);
     fputs(", \"pairs_only_in\": ", f);
     pair_of_numbers(f, es->only[0], es->only[1]);
@@ -839,17 +869,20 @@ static void write_report(FILE *f, const options *o, const run *r, const comparis
 }
 
 static void write_summary(const options *o, const run *r, const comparison *c,
-                          const event_summary *es, uint32_t pairs)
+                          const event_summary *es, uint32_t pairs, bool events_compared)
 {
     char a[64], b[64], t[64];
-    fprintf(stderr, "gyre conform: %s: %s vs %s\n", o->scene, r[0].backend, r[1].backend);
+    fprintf(stderr, "gyre conform: %s: %s vs %s\n", o->scene, r[0].label, r[1].label);
     for (int s = 0; s < 2; s++) {
         int held, reached;
         count_expects(&r[s], &held, &reached);
-        fprintf(stderr,
-                "  %-8s exit %d, %d of %d expects held, events enter/stay/exit %.0f/%.0f/%.0f\n",
-                r[s].backend, r[s].exit_code, held, reached, r[s].events[0], r[s].events[1],
-                r[s].events[2]);
+        char what[4200];
+        if (r[s].saved)
+            snprintf(what, sizeof what, "from %s", o->baseline);
+        else
+            snprintf(what, sizeof what, "exit %d", r[s].exit_code);
+        fprintf(stderr, "  %-8s %s, %d of %d expects held, events enter/stay/exit %.0f/%.0f/%.0f\n",
+                r[s].label, what, held, reached, r[s].events[0], r[s].events[1], r[s].events[2]);
     }
     gy_cli_format_number(a, sizeof a, c->final_max, false);
     fprintf(stderr,
@@ -873,21 +906,87 @@ static void write_summary(const options *o, const run *r, const comparison *c,
     } else {
         fprintf(stderr, "  over the run: not compared: %s\n", c->trace_problem);
     }
+    int ne = cJSON_GetArraySize(r[0].expects), changed = 0;
+    for (int i = 0; i < ne && i < cJSON_GetArraySize(r[1].expects); i++)
+        changed += passed_of(cJSON_GetArrayItem(r[0].expects, i)) !=
+                   passed_of(cJSON_GetArrayItem(r[1].expects, i));
+    if (changed > 0)
+        fprintf(stderr, "  expects: %d of %d with a different outcome in the two runs\n", changed,
+                ne);
+    if (!events_compared) {
+        fputs("  collision pairs: not compared: the saved run has no events file "
+              "(--baseline-events)\n",
+              stderr);
+        return;
+    }
     gy_cli_format_number(a, sizeof a, es->max_first_enter_dt, false);
     fprintf(stderr,
             "  collision pairs: %u; only on %s: %u, only on %s: %u; enter counts differ "
             "for %u; first enters up to %s s apart\n",
-            pairs, r[0].backend, es->only[0], r[1].backend, es->only[1], es->enter_differs, a);
+            pairs, r[0].label, es->only[0], r[1].label, es->only[1], es->enter_differs, a);
 }
 
 /* ---- the subcommand -------------------------------------------------------------------------- */
 
+/* Removes the runs' temporary files (never a saved run's: those are the user's). */
 static void remove_files(const char *dir, run *r)
 {
     for (int s = 0; s < 2; s++)
-        for (int k = 0; k < FILE_KINDS; k++)
-            unlink(r[s].paths[k]);
+        for (int k = 0; k < FILE_KINDS && !r[s].saved; k++)
+            if (r[s].paths[k][0] != '\0')
+                unlink(r[s].paths[k]);
     rmdir(dir);
+}
+
+/* Copies `path` into a run's path slot; false when it does not fit. */
+static bool set_path(char *slot, size_t size, const char *path)
+{
+    int n = snprintf(slot, size, "%s", path != NULL ? path : "");
+    return n >= 0 && (size_t)n < size;
+}
+
+/* Reads the saved run (--baseline) into side 0 and takes from it what the options left open: the
+ * scene, the backend (always) and the simulated seconds. Prints why and returns false when the
+ * report is unusable. */
+static bool load_baseline(options *o, run *r)
+{
+    r->saved = true;
+    r->exit_code = -1;
+    if (!set_path(r->paths[FILE_REPORT], sizeof r->paths[FILE_REPORT], o->baseline) ||
+        !set_path(r->paths[FILE_EVENTS], sizeof r->paths[FILE_EVENTS], o->baseline_events) ||
+        !set_path(r->paths[FILE_TRACE], sizeof r->paths[FILE_TRACE], o->baseline_trace)) {
+        fputs("gyre conform: a --baseline file name is too long\n", stderr);
+        return false;
+    }
+    if (!load_report(r)) {
+        fprintf(stderr, "gyre conform: --baseline %s: not a readable `gyre run` report\n",
+                o->baseline);
+        return false;
+    }
+    const char *backend = string_at(r->report, "backend");
+    double seconds = number_at(r->report, "sim_seconds");
+    if (backend == NULL || gy_backend_find(backend) == NULL || !gy_is_finite(seconds) ||
+        seconds < 0.0) {
+        fprintf(stderr,
+                "gyre conform: --baseline %s: its backend ('%s') is not an adapter of this build, "
+                "or it has no sim_seconds\n",
+                o->baseline, backend != NULL ? backend : "");
+        return false;
+    }
+    for (int k = 0; k < 2; k++)
+        snprintf(o->backends[k], sizeof o->backends[k], "%s", backend);
+    if (!o->seconds_given) {
+        gy_cli_format_number(o->seconds_text, sizeof o->seconds_text, seconds, false);
+        o->seconds = o->seconds_text;
+    }
+    if (o->scene == NULL)
+        o->scene = string_at(r->report, "scene");
+    if (o->scene == NULL) {
+        fprintf(stderr, "gyre conform: --baseline %s names no scene; give the scene file\n",
+                o->baseline);
+        return false;
+    }
+    return true;
 }
 
 int gy_cli_conform_main(int argc, char **argv)
@@ -897,37 +996,54 @@ int gy_cli_conform_main(int argc, char **argv)
     if (status != GY_CLI_EXIT_OK)
         return status < 0 ? GY_CLI_EXIT_OK : status;
 
+    run r[2];
+    memset(r, 0, sizeof r);
+    if (o.baseline != NULL && !load_baseline(&o, &r[0])) {
+        cJSON_Delete(r[0].report);
+        return GY_CLI_EXIT_USAGE;
+    }
     gy_cli_output out;
     memset(&out, 0, sizeof out);
-    if (o.report != NULL && !gy_cli_output_open(&out, o.report, "gyre conform", "--report"))
+    if (o.report != NULL && !gy_cli_output_open(&out, o.report, "gyre conform", "--report")) {
+        cJSON_Delete(r[0].report);
         return GY_CLI_EXIT_USAGE;
+    }
     FILE *report = out.f;
 
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
     int n = snprintf(dir, sizeof dir, "%s/gyre-conform-XXXXXX",
                      tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    run r[2];
-    memset(r, 0, sizeof r);
     if (n < 0 || (size_t)n >= sizeof dir || mkdtemp(dir) == NULL) {
         fprintf(stderr, "gyre conform: cannot create a temporary folder: %s\n", strerror(errno));
         gy_cli_output_discard(&out);
+        cJSON_Delete(r[0].report);
         return GY_CLI_EXIT_FAILED;
     }
     bool ok = true;
+    bool same = strcmp(o.backends[0], o.backends[1]) == 0;
     for (int s = 0; s < 2 && ok; s++) {
         r[s].backend = o.backends[s];
-        ok = make_paths(dir, &r[s], s);
+        if (r[s].saved)
+            snprintf(r[s].label, sizeof r[s].label, "saved %s", r[s].backend);
+        else if (same && o.baseline == NULL)
+            snprintf(r[s].label, sizeof r[s].label, "%s (%d)", r[s].backend, s + 1);
+        else
+            snprintf(r[s].label, sizeof r[s].label, "%s", r[s].backend);
+        if (!r[s].saved)
+            ok = make_paths(dir, &r[s], s);
     }
     for (int s = 0; s < 2 && ok; s++) {
+        if (r[s].saved)
+            continue;
         r[s].exit_code = run_scene(&o, &r[s]);
         if (r[s].exit_code == GY_CLI_EXIT_FAILED) /* right under the run's own messages */
-            fprintf(stderr, "gyre conform: the %s run failed (exit 1)\n", r[s].backend);
+            fprintf(stderr, "gyre conform: the %s run failed (exit 1)\n", r[s].label);
         if (r[s].exit_code == GY_CLI_EXIT_USAGE) {
             status = GY_CLI_EXIT_USAGE; /* the run said why (invalid scene, unreadable file) */
             ok = false;
         } else if (!load_report(&r[s])) {
-            fprintf(stderr, "gyre conform: the %s run wrote no readable report\n", r[s].backend);
+            fprintf(stderr, "gyre conform: the %s run wrote no readable report\n", r[s].label);
             status = GY_CLI_EXIT_FAILED;
             ok = false;
         }
@@ -939,11 +1055,13 @@ int gy_cli_conform_main(int argc, char **argv)
     memset(&pairs, 0, sizeof pairs);
     event_summary es;
     memset(&es, 0, sizeof es);
+    bool events_compared = r[0].paths[FILE_EVENTS][0] != '\0';
     if (ok) {
         ok = compare_entities(&r[0], &r[1], &c);
         if (ok) {
             compare_traces(&r[0], &r[1], &c);
-            ok = read_events(&r[0], 0, &pairs) && read_events(&r[1], 1, &pairs);
+            if (events_compared)
+                ok = read_events(&r[0], 0, &pairs) && read_events(&r[1], 1, &pairs);
         }
         if (!ok) {
             fputs("gyre conform: could not read the runs' outputs (out of memory or unreadable "
@@ -955,23 +1073,24 @@ int gy_cli_conform_main(int argc, char **argv)
     if (ok) {
         summarize_events(&pairs, &es);
         if (!o.quiet)
-            write_summary(&o, r, &c, &es, pairs.count);
+            write_summary(&o, r, &c, &es, pairs.count, events_compared);
         if (report != NULL) {
-            write_report(report, &o, r, &c, &pairs, &es);
+            write_report(report, &o, r, &c, &pairs, &es, events_compared);
             if (gy_cli_output_commit(&out) != 0)
                 status = GY_CLI_EXIT_FAILED;
         }
         for (int s = 0; s < 2; s++)
-            if (r[s].exit_code != GY_CLI_EXIT_OK)
+            if (!r[s].saved && r[s].exit_code != GY_CLI_EXIT_OK)
                 status = GY_CLI_EXIT_FAILED;
         if (!isnan(o.max_position_diff) && c.final_max > o.max_position_diff) {
             char a[64], b[64];
             gy_cli_format_number(a, sizeof a, c.final_max, false);
             gy_cli_format_number(b, sizeof b, o.max_position_diff, false);
             fprintf(stderr,
-                    "gyre conform: gate: '%s' ends %s m apart on the two adapters "
-                    "(--max-position-diff %s)\n",
-                    c.final_max_entity != NULL ? c.final_max_entity : "-", a, b);
+                    "gyre conform: gate: '%s' ends %s m apart in the two runs (%s vs %s; "
+                    "--max-position-diff %s)\n",
+                    c.final_max_entity != NULL ? c.final_max_entity : "-", a, r[0].label,
+                    r[1].label, b);
             status = GY_CLI_EXIT_FAILED;
         }
     }

@@ -259,6 +259,103 @@ static void write_raycasts(FILE *f, const gy_cli_runner *R)
     fputs(R->raycast_count ? "\n  ],\n" : "],\n", f);
 }
 
+/* A vec3 whose unset components (an expect's nulls: don't care) are written as null. */
+static void masked_vec3(FILE *f, gy_vec3 v, const bool set[3])
+{
+    const double c[3] = {v.x, v.y, v.z};
+    fputc('[', f);
+    for (int i = 0; i < 3; i++) {
+        fputs(i ? ", " : "", f);
+        if (set[i])
+            gy_cli_json_number(f, c[i]);
+        else
+            fputs("null", f);
+    }
+    fputc(']', f);
+}
+
+static const char *json_bool(bool b)
+{
+    return b ? "true" : "false";
+}
+
+/* `expected` and `actual` of an `expect`: the same keys, those the script entry checks. */
+static void expect_values(FILE *f, const gy_cli_expect *x)
+{
+    const gy_scene_action *a = x->action;
+    static const bool all[3] = {true, true, true};
+    fputs(",\n      \"expected\": {", f);
+    const char *sep = " ";
+    if (a->expect.has_position) {
+        fprintf(f, "%s\"position\": ", sep);
+        masked_vec3(f, a->expect.position, a->expect.position_set);
+        sep = ", ";
+    }
+    if (a->expect.has_velocity) {
+        fprintf(f, "%s\"velocity\": ", sep);
+        masked_vec3(f, a->expect.velocity, a->expect.velocity_set);
+        sep = ", ";
+    }
+    if (a->expect.has_awake) {
+        fprintf(f, "%s\"awake\": %s", sep, json_bool(a->expect.awake));
+        sep = ", ";
+    }
+    if (a->expect.has_grounded)
+        fprintf(f, "%s\"grounded\": %s", sep, json_bool(a->expect.grounded));
+    fputs(" }, \"actual\": ", f);
+    if (!x->measured) {
+        fputs("null", f);
+    } else {
+        fputc('{', f);
+        sep = " ";
+        if (a->expect.has_position) {
+            fprintf(f, "%s\"position\": ", sep);
+            vec3(f, x->position);
+            sep = ", ";
+        }
+        if (a->expect.has_velocity) {
+            fprintf(f, "%s\"velocity\": ", sep);
+            masked_vec3(f, x->velocity, all); /* null without a body: not finite */
+            sep = ", ";
+        }
+        if (a->expect.has_awake) {
+            fprintf(f, "%s\"awake\": %s", sep, json_bool(x->awake));
+            sep = ", ";
+        }
+        if (a->expect.has_grounded)
+            fprintf(f, "%s\"grounded\": %s", sep, json_bool(x->grounded));
+        fputs(" }", f);
+    }
+    fputs(", \"tolerance\": ", f);
+    gy_cli_json_number(f, a->expect.tolerance);
+}
+
+/* `expected` and `actual` of an `expect_event`: the event sought and the window, and when the
+ * first such event happened (null: none did). */
+static void expect_event_values(FILE *f, const gy_cli_expect *x)
+{
+    const gy_scene_action *a = x->action;
+    fputs(",\n      \"expected\": { \"kind\": ", f);
+    gy_cli_json_string(f, gy_scene_event_kind_name(a->expect_event.kind));
+    fputs(", \"a\": ", f);
+    gy_cli_json_string(f, x->a);
+    fputs(", \"b\": ", f);
+    gy_cli_json_string(f, x->b);
+    fputs(", \"since\": ", f);
+    gy_cli_json_number(f, a->expect_event.since);
+    fputs(", \"until\": ", f);
+    gy_cli_json_number(f, a->at);
+    fputs(" }, \"actual\": ", f);
+    if (x->measured) {
+        fputs("{ \"first_t\": ", f);
+        gy_cli_json_number(f, x->first_event_t);
+        fputs(" }", f);
+    } else {
+        fputs("null", f);
+    }
+    fputs(", \"tolerance\": null", f);
+}
+
 static void write_expects(FILE *f, const gy_cli_runner *R)
 {
     fputs("  \"expects\": [", f);
@@ -271,6 +368,12 @@ static void write_expects(FILE *f, const gy_cli_runner *R)
         fprintf(f, ", \"passed\": %s, \"detail\": ",
                 x->passed < 0 ? "null" : x->passed ? "true" : "false");
         gy_cli_json_string(f, x->detail);
+        fprintf(f, ",\n      \"script\": %u, \"do\": ", x->action->index);
+        gy_cli_json_string(f, gy_scene_action_name(x->action->type));
+        if (x->action->type == GY_SCENE_ACTION_EXPECT)
+            expect_values(f, x);
+        else
+            expect_event_values(f, x);
         fputs(" }", f);
     }
     fputs(R->expect_count ? "\n  ],\n" : "],\n", f);
@@ -325,4 +428,107 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
     timing_ms(f, "p99", t->step_p99_ms, false);
     timing_ms(f, "max", t->step_max_ms, true);
     fputs(" } }\n}\n", f);
+}
+
+/* ---- JUnit XML ------------------------------------------------------------------------------- */
+
+/* Text for an XML element or a double-quoted attribute: markup characters escaped; control
+ * characters XML 1.0 cannot hold at all become '?'. */
+static void xml_text(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        switch (*p) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        default:
+            fputc(*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r' ? '?' : *p, f);
+        }
+    }
+}
+
+/* "script[3] expect 'ball' at 1 s", "script[4] expect_event enter 'ball' 'zone' by 2 s". */
+static void junit_case_name(char *buf, size_t size, const gy_cli_expect *x)
+{
+    char at[64];
+    gy_cli_format_number(at, sizeof at, x->at, false);
+    const gy_scene_action *a = x->action;
+    if (a->type == GY_SCENE_ACTION_EXPECT)
+        snprintf(buf, size, "script[%u] expect '%s' at %s s", a->index,
+                 x->entity != NULL ? x->entity : "?", at);
+    else
+        snprintf(buf, size, "script[%u] expect_event %s '%s' '%s' by %s s", a->index,
+                 gy_scene_event_kind_name(a->expect_event.kind), x->a != NULL ? x->a : "?",
+                 x->b != NULL ? x->b : "?", at);
+}
+
+void gy_cli_write_junit(FILE *f, const gy_cli_runner *R, const gy_cli_timing *t)
+{
+    bool run_failed = R->fault || R->spawn_failed;
+    uint32_t tests = R->expect_count + (run_failed ? 1u : 0u), failures = run_failed ? 1u : 0u,
+             skipped = 0;
+    for (uint32_t i = 0; i < R->expect_count; i++) {
+        failures += R->expects[i].passed == 0;
+        skipped += R->expects[i].passed < 0;
+    }
+    char suite[4096];
+    snprintf(suite, sizeof suite, "%s (%s)", R->opt.scene_path,
+             R->backend != NULL ? R->backend : "?");
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gyre run\" tests=\"", f);
+    fprintf(f, "%u\" failures=\"%u\" skipped=\"%u\" time=\"%.3f\">\n", tests, failures, skipped,
+            t->wall_seconds);
+    fputs("  <testsuite name=\"", f);
+    xml_text(f, suite);
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\" time=\"%.3f\">\n",
+            tests, failures, skipped, t->wall_seconds);
+    fputs("    <properties>\n      <property name=\"backend\" value=\"", f);
+    xml_text(f, R->backend != NULL ? R->backend : "");
+    fprintf(f, "\"/>\n      <property name=\"mode\" value=\"%s\"/>\n",
+            R->opt.realtime ? "realtime" : "lockstep");
+    char num[64];
+    gy_cli_format_number(num, sizeof num, (double)R->tick * R->dt, false);
+    fprintf(f, "      <property name=\"sim_seconds\" value=\"%s\"/>\n    </properties>\n", num);
+    for (uint32_t i = 0; i < R->expect_count; i++) {
+        const gy_cli_expect *x = &R->expects[i];
+        char name[512];
+        junit_case_name(name, sizeof name, x);
+        fputs("    <testcase classname=\"", f);
+        xml_text(f, R->opt.scene_path);
+        fputs("\" name=\"", f);
+        xml_text(f, name);
+        fputs("\" time=\"0\"", f);
+        if (x->passed == 1) {
+            fputs("/>\n", f);
+            continue;
+        }
+        fputs(x->passed == 0 ? ">\n      <failure type=\"expect\" message=\""
+                             : ">\n      <skipped message=\"",
+              f);
+        xml_text(f, x->detail);
+        fputs(x->passed == 0 ? "\">" : "\"/>\n    </testcase>\n", f);
+        if (x->passed == 0) {
+            xml_text(f, x->detail);
+            fputs("</failure>\n    </testcase>\n", f);
+        }
+    }
+    if (run_failed) {
+        gy_cli_format_number(num, sizeof num, (double)R->tick * R->dt, false);
+        fputs("    <testcase classname=\"", f);
+        xml_text(f, R->opt.scene_path);
+        fprintf(f,
+                "\" name=\"run\" time=\"0\">\n      <failure type=\"%s\" message=\"the run "
+                "ended at t = %s s: %s (stderr says more)\"/>\n    </testcase>\n",
+                R->fault ? "runtime fault" : "spawn", num,
+                R->fault ? "a runtime fault" : "a spawned scene did not validate");
+    }
+    fputs("  </testsuite>\n</testsuites>\n", f);
 }

@@ -34,6 +34,7 @@ void gy_cli_run_usage(FILE *out)
         "  --report FILE     write the report JSON to FILE ('-' for stdout)\n"
         "  --events FILE     write every collision event as a JSON line to FILE\n"
         "  --trace FILE      write a per-tick CSV of every physics entity to FILE\n"
+        "  --junit FILE      write the expects as JUnit XML to FILE, one test case each\n"
         "  --quiet           no progress line, no notes (warnings and failures still)\n"
         "  --strict          an expect the run ended before reaching fails the run\n"
         "  -h, --help        this help\n"
@@ -50,13 +51,23 @@ void gy_cli_run_usage(FILE *out)
 
 /* ---- options --------------------------------------------------------------------------------- */
 
+/* One line naming the problem and where help is (not the whole usage, which would bury it). */
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("gyre run: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\n\n", stderr);
-    gy_cli_run_usage(stderr);
+    fputs("; see 'gyre run --help'\n", stderr);
     return GY_CLI_EXIT_USAGE;
+}
+
+static const char *const k_run_options[] = {"--seconds", "--backend", "--realtime",
+                                            "--report",  "--events",  "--trace",
+                                            "--quiet",   "--junit",   "--strict",
+                                            "--help"};
+
+const char *gy_cli_run_nearest_option(const char *word)
+{
+    return gy_cli_nearest(word, k_run_options, sizeof k_run_options / sizeof k_run_options[0]);
 }
 
 static int parse_options(int argc, char **argv, gy_cli_options *o)
@@ -103,8 +114,13 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
             if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--trace");
             o->trace_path = v;
+        } else if (gy_cli_option_value(argc, argv, &i, "--junit", &v)) {
+            if (v == NULL || v[0] == '\0')
+                return usage_error("%s needs a file name (or - for stdout)", "--junit");
+            o->junit_path = v;
         } else {
-            return usage_error("unknown option '%s'", a);
+            return gy_cli_unknown("gyre run", "option", a, k_run_options,
+                                  sizeof k_run_options / sizeof k_run_options[0]);
         }
     }
     if (o->scene_path == NULL)
@@ -113,8 +129,10 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
     to_stdout += o->report_path != NULL && strcmp(o->report_path, "-") == 0;
     to_stdout += o->events_path != NULL && strcmp(o->events_path, "-") == 0;
     to_stdout += o->trace_path != NULL && strcmp(o->trace_path, "-") == 0;
+    to_stdout += o->junit_path != NULL && strcmp(o->junit_path, "-") == 0;
     if (to_stdout > 1)
-        return usage_error("%s", "only one of --report, --events and --trace can go to stdout");
+        return usage_error("%s",
+                           "only one of --report, --events, --trace and --junit can go to stdout");
     return GY_CLI_EXIT_OK;
 }
 
@@ -394,11 +412,21 @@ static int set_up(gy_cli_runner *R)
     const char *backend = R->opt.backend != NULL          ? R->opt.backend
                           : R->scene->world.backend != NULL ? R->scene->world.backend
                                                             : "ode";
-    if (gy_backend_find(backend) == NULL) {
-        fprintf(stderr, "gyre run: unknown backend '%s' (%s; available: ", backend,
-                R->opt.backend != NULL ? "--backend" : "the scene's physics.backend");
+    if (gy_backend_find(backend) == NULL && R->opt.backend != NULL) {
+        fprintf(stderr, "gyre run: unknown backend '%s' (--backend; available: ", backend);
         backend_list(stderr);
         fputs(")\n", stderr);
+        return GY_CLI_EXIT_USAGE;
+    }
+    if (gy_backend_find(backend) == NULL) {
+        char msg[512];
+        int n = snprintf(msg, sizeof msg, "unknown backend '%.100s' (available: ", backend);
+        for (uint32_t i = 0; i < gy_backend_count() && n > 0 && (size_t)n < sizeof msg; i++)
+            n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", i ? ", " : "",
+                          gy_backend_at(i)->name);
+        if (n > 0 && (size_t)n < sizeof msg)
+            snprintf(msg + n, sizeof msg - (size_t)n, "; --backend overrides it)");
+        gy_cli_print_error_at(stderr, R->opt.scene_path, "physics.backend", msg);
         return GY_CLI_EXIT_USAGE;
     }
     R->backend = backend;
@@ -424,12 +452,7 @@ static int set_up(gy_cli_runner *R)
     int32_t bad = -1;
     r = gy_scene_instantiate(R->world, R->scene, gy_v3(0, 0, 0), R->alloc, &R->instance, &bad);
     if (r != GY_OK) {
-        if (bad >= 0)
-            fprintf(stderr, "%s: entities[%d] ('%s'): the World refused it: %s\n",
-                    R->opt.scene_path, bad, R->scene->entities[bad].name, gy_result_message(r));
-        else
-            fprintf(stderr, "%s: could not be loaded into the World: %s\n", R->opt.scene_path,
-                    gy_result_message(r));
+        gy_cli_print_refused(stderr, R->opt.scene_path, R->scene, bad, r);
         return GY_CLI_EXIT_USAGE;
     }
     r = gy_cli_track_instance(R, R->instance);
@@ -539,13 +562,16 @@ int gy_cli_run_main(int argc, char **argv)
         return status < 0 ? GY_CLI_EXIT_OK : status;
 
     gy_cli_signals_install();
-    gy_cli_output report, events, trace;
+    gy_cli_output report, events, trace, junit;
     memset(&report, 0, sizeof report);
     memset(&events, 0, sizeof events);
     memset(&trace, 0, sizeof trace);
+    memset(&junit, 0, sizeof junit);
     bool outputs_ok = true;
     if (R.opt.report_path != NULL)
         outputs_ok &= gy_cli_output_open(&report, R.opt.report_path, "gyre run", "--report");
+    if (outputs_ok && R.opt.junit_path != NULL)
+        outputs_ok &= gy_cli_output_open(&junit, R.opt.junit_path, "gyre run", "--junit");
     if (outputs_ok && R.opt.events_path != NULL)
         outputs_ok &= gy_cli_output_open(&events, R.opt.events_path, "gyre run", "--events");
     if (outputs_ok && R.opt.trace_path != NULL) {
@@ -572,6 +598,8 @@ int gy_cli_run_main(int argc, char **argv)
         timing.wall_seconds = (double)(gy_clock_now_ns() - start_ns) * 1e-9;
         if (report.f != NULL)
             gy_cli_write_report(report.f, &R, &counters, &timing);
+        if (junit.f != NULL)
+            gy_cli_write_junit(junit.f, &R, &timing);
         bool unreached = false;
         for (uint32_t i = 0; i < R.expect_count; i++)
             unreached |= R.expects[i].passed < 0;
@@ -605,11 +633,12 @@ int gy_cli_run_main(int argc, char **argv)
     int write_failed = 0;
     if (R.ran) {
         write_failed = gy_cli_output_commit(&report) | gy_cli_output_commit(&events) |
-                       gy_cli_output_commit(&trace);
+                       gy_cli_output_commit(&trace) | gy_cli_output_commit(&junit);
     } else {
         gy_cli_output_discard(&report);
         gy_cli_output_discard(&events);
         gy_cli_output_discard(&trace);
+        gy_cli_output_discard(&junit);
     }
     if (write_failed && status == GY_CLI_EXIT_OK)
         status = GY_CLI_EXIT_FAILED;

@@ -49,6 +49,12 @@ static gy_cli_expect *new_expect(gy_cli_runner *R, const gy_scene_action *a, con
     memset(x, 0, sizeof *x);
     x->at = a->at;
     x->entity = entity;
+    x->action = a;
+    x->first_event_t = NAN;
+    if (a->type == GY_SCENE_ACTION_EXPECT_EVENT) {
+        x->a = root_name(R, a->expect_event.a);
+        x->b = a->expect_event.b >= 0 ? root_name(R, a->expect_event.b) : NULL;
+    }
     return x;
 }
 
@@ -138,6 +144,12 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
     bool has_state = gy_body_get_state(R->world, e, &st) == GY_OK;
     if (gy_entity_get_world_pose(R->world, e, &pose) != GY_OK)
         pose = gy_pose_identity();
+    x->measured = true;
+    x->has_state = has_state;
+    x->position = pose.position;
+    x->velocity = has_state ? st.linear_velocity : gy_v3(NAN, NAN, NAN);
+    x->awake = has_state && st.awake;
+    x->grounded = has_state && st.grounded;
     /* Failures first, so the line printed on stderr says what went wrong. */
     if (a->expect.has_position)
         ok &= check_vector(x, name, "position", pose.position, a->expect.position,
@@ -207,8 +219,10 @@ static void run_expect_event(gy_cli_runner *R, const gy_scene_action *a)
     char since[64], at[64], seen[64];
     num(since, sizeof since, a->expect_event.since);
     num(at, sizeof at, a->at);
+    x->measured = true;
     if (w != NULL && w->seen) {
-        num(seen, sizeof seen, time_of(R, w->seen_tick));
+        x->first_event_t = time_of(R, w->seen_tick);
+        num(seen, sizeof seen, x->first_event_t);
         snprintf(x->detail, sizeof x->detail, "%s between '%s' and '%s' in [%s, %s] s: first at %s s",
                  kind, root_name(R, a->expect_event.a), root_name(R, a->expect_event.b), since, at,
                  seen);
@@ -296,11 +310,7 @@ static void run_spawn(gy_cli_runner *R, const gy_scene_action *a)
     int32_t bad = -1;
     gy_result r = gy_scene_load_additive(R->world, scene, a->spawn.offset, 0, R->alloc, &inst, &bad);
     if (r != GY_OK) {
-        if (bad >= 0)
-            fprintf(stderr, "%s: entities[%d] ('%s'): the World refused it: %s\n", path, bad,
-                    scene->entities[bad].name, gy_result_message(r));
-        else
-            fprintf(stderr, "%s: could not be loaded: %s\n", path, gy_result_message(r));
+        gy_cli_print_refused(stderr, path, scene, bad, r);
         fprintf(stderr, "gyre: script[%u] at %s s: spawn of %s failed; nothing of it was created; "
                         "the run ends\n",
                 a->index, at, path);

@@ -518,8 +518,29 @@ static int parse_options(int argc, char **argv, options *o)
                                        v ? v : "");
                 o->gates[g].set = true;
             }
-            if (!matched)
-                return usage_error("unknown option '%s'", a);
+            if (!matched) {
+                static const char *const names[] = {"--seconds",
+                                                    "--cells",
+                                                    "--statics",
+                                                    "--props",
+                                                    "--level-statics",
+                                                    "--warmup",
+                                                    "--watchdog-ms",
+                                                    "--backend",
+                                                    "--report",
+                                                    "--hard",
+                                                    "--quiet",
+                                                    "--free-running",
+                                                    "--help",
+                                                    "--max-barrier-p99-us",
+                                                    "--max-mutation-p99-us",
+                                                    "--max-step-p99-ms",
+                                                    "--max-ticks-missed",
+                                                    "--max-replies-dropped",
+                                                    "--max-rss-growth-pct"};
+                return gy_cli_unknown("gyre soak", "option", a, names,
+                                      sizeof names / sizeof names[0]);
+            }
         }
     }
     if (o->scene_path == NULL)
@@ -816,12 +837,7 @@ static int set_up(soak *s)
     int32_t bad = -1;
     r = gy_scene_instantiate(s->world, s->scene, gy_v3(0, 0, 0), &s->alloc, &s->base, &bad);
     if (r != GY_OK) {
-        if (bad >= 0)
-            fprintf(stderr, "%s: entities[%d] ('%s'): the World refused it: %s\n",
-                    s->opt.scene_path, bad, s->scene->entities[bad].name, gy_result_message(r));
-        else
-            fprintf(stderr, "%s: could not be loaded into the World: %s\n", s->opt.scene_path,
-                    gy_result_message(r));
+        gy_cli_print_refused(stderr, s->opt.scene_path, s->scene, bad, r);
         return GY_CLI_EXIT_USAGE;
     }
     if (s->opt.level_statics > 0 && (r = load_level(s)) != GY_OK) {

@@ -295,7 +295,12 @@ gy_result gy_obj_load_file(const char *path, const char *name, const gy_allocato
     char why[160];
     gy_result r = gy_io_read_file(path, a, GY_OBJ_MAX_FILE_BYTES, &buf, why, sizeof why);
     if (r != GY_OK) {
-        if (error != NULL && error_size > 0)
+        /* A relative name as the scene wrote it, and the path really tried: which folder it
+         * was resolved against is what a user needs to see when it is missing. */
+        if (error != NULL && error_size > 0 && strcmp(shown, path) != 0)
+            snprintf(error, error_size, "cannot read \"%s\" (resolved as \"%s\"): %s", shown, path,
+                     why);
+        else if (error != NULL && error_size > 0)
             snprintf(error, error_size, "cannot read \"%s\": %s", shown, why);
         return r;
     }

@@ -343,7 +343,10 @@ static void check_readable(gy_scn_loader *L, const char *key, const char *resolv
         why = "is a directory";
     else if (access(resolved, R_OK) != 0)
         why = strerror(errno);
-    if (why != NULL)
+    if (why != NULL && strcmp(shown, resolved) != 0)
+        gy_scn_error(L, key, "cannot read \"%.200s\" (resolved as \"%.400s\"): %s", shown, resolved,
+                     why);
+    else if (why != NULL)
         gy_scn_error(L, key, "cannot read \"%.200s\": %s", shown, why);
 }
 

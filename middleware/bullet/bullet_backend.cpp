@@ -214,6 +214,7 @@ static gy_result bt_step(gy_backend_world *w, double dt)
 extern "C" const gy_backend gy_bullet_backend_table = {
     .name = "bullet",
     .flags = GY_BACKEND_QUERIES_EXCLUSIVE,
+    .middleware = "Bullet " GY_BULLET_VERSION " (double precision)",
     .world_create = bt_world_create,
     .world_destroy = bt_world_destroy,
     .bind_thread = bt_bind_thread,

@@ -216,6 +216,7 @@ static gy_result ode_step(gy_backend_world *w, double dt)
 const gy_backend gy_ode_backend_table = {
     .name = "ode",
     .flags = GY_BACKEND_QUERIES_EXCLUSIVE,
+    .middleware = "ODE " GY_ODE_VERSION,
     .world_create = ode_world_create,
     .world_destroy = ode_world_destroy,
     .bind_thread = ode_bind_thread,

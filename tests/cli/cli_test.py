@@ -12,6 +12,7 @@ status is 1 when any case failed."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -61,6 +62,40 @@ def run_report(scene, *flags, expect_exit=0):
     return json.loads(report.read_text()), err
 
 
+EXPECT_KEYS = ["at", "entity", "passed", "detail", "script", "do", "expected", "actual",
+               "tolerance"]
+
+
+def check_expect_numbers(x):
+    """An expect's numbers agree with its outcome: `passed` is what `actual`, `expected` and
+    `tolerance` say (so the numbers are the ones the check used)."""
+    if x["passed"] is None:
+        check(x["actual"] is None, f"not reached, yet measured: {x}")
+        return
+    if x["do"] == "expect_event":
+        e, first = x["expected"], x["actual"]["first_t"]
+        held = first is not None and e["since"] - 1e-9 <= first <= e["until"] + 1e-9
+        check(held == x["passed"], f"expect_event numbers disagree with passed: {x}")
+        check(x["tolerance"] is None, str(x))
+        return
+    check(x["do"] == "expect" and list(x["expected"]) == list(x["actual"]), str(x))
+    held = True
+    for key, want in x["expected"].items():
+        got = x["actual"][key]
+        if isinstance(want, list):
+            for w, g in zip(want, got):
+                if w is not None:
+                    held &= g is not None and abs(g - w) <= x["tolerance"] + 1e-6
+        else:
+            held &= got == want
+    # Numbers are printed to 6 decimals: a miss within that rounding cannot be told apart.
+    check(held == x["passed"] or any(
+        isinstance(w, list) and any(a is not None and b is not None and
+                                    abs(abs(a - b) - x["tolerance"]) < 2e-6
+                                    for a, b in zip(w, x["actual"][k]))
+        for k, w in x["expected"].items()), f"expect numbers disagree with passed: {x}")
+
+
 def check_report_shape(r):
     check(list(r.keys()) == REPORT_KEYS, f"report keys {list(r.keys())}")
     for e in r["entities"]:
@@ -73,7 +108,8 @@ def check_report_shape(r):
     check(list(r["timing"].keys()) == ["wall_seconds", "step_ms"], "timing keys")
     check(list(r["timing"]["step_ms"].keys()) == ["mean", "p50", "p99", "max"], "step_ms keys")
     for x in r["expects"]:
-        check(list(x.keys()) == ["at", "entity", "passed", "detail"], f"expect keys {list(x)}")
+        check(list(x.keys()) == EXPECT_KEYS, f"expect keys {list(x)}")
+        check_expect_numbers(x)
     for c in r["raycasts"]:
         check(list(c.keys()) == ["label", "at", "hit", "entity", "distance", "point", "normal"],
               f"raycast keys {list(c)}")
@@ -141,6 +177,25 @@ def usage_cases():
         code, out, _, _ = gyre("--version")
         check(code == 0 and out.startswith("gyre "), out)
 
+    def version():
+        code, out, err, _ = gyre("--version")
+        check(code == 0 and err == "", f"exit {code}: {err}")
+        lines = out.splitlines()
+        check(re.fullmatch(r"gyre \d+\.\d+\.\d+", lines[0]), lines[0])
+        check(lines[1] == "adapters:", out)
+        vendor = {"ode": ("ODE", "ode"), "bullet": ("Bullet", "bullet-float64")}
+        for b in BACKENDS:
+            name, pc = vendor[b]
+            m = next((re.fullmatch(rf"  {b} +{name} (\d+(\.\d+)+).*", l) for l in lines
+                      if l.startswith(f"  {b} ")), None)
+            check(m is not None, f"no line for {b} with a {name} version:\n{out}")
+            if shutil.which("pkg-config"):
+                want = subprocess.run(["pkg-config", "--modversion", pc], capture_output=True,
+                                      text=True).stdout.strip()
+                check(want == "" or m.group(1) == want, f"{b}: {m.group(1)}, pkg-config {want}")
+        check(len([l for l in lines if l.startswith("  ")]) == len(BACKENDS), out)
+        check(re.fullmatch(r"scene parser: cJSON \d+\.\d+\.\d+", lines[-1]), lines[-1])
+
     def help_sub():
         for sub, word in (("run", "--seconds"), ("validate", "SCENE.json")):
             code, out, err, _ = gyre(sub, "--help")
@@ -158,6 +213,28 @@ def usage_cases():
             check(out == "", f"gyre {args}: usage errors go to stderr, got stdout {out!r}")
             check(err.strip() != "", f"gyre {args}: no message")
 
+    def suggestions():
+        # A mistyped command or option: one line on stderr with the nearest word and where help
+        # is, never the whole usage.
+        for args, near in ((["rn", "x"], "run"), (["valdate", showcase], "validate"),
+                           (["--verison"], "--version"),
+                           (["--reprot", "r.json"], "gyre run SCENE.json --report"),
+                           (["run", showcase, "--reprot", "r.json"], "--report"),
+                           (["run", showcase, "--rep", "r.json"], "--report"),
+                           (["run", showcase, "--seocnds=3"], "--seconds"),
+                           (["conform", showcase, "--backend", "ode"], "--backends"),
+                           (["soak", showcase, "--cels", "3"], "--cells"),
+                           (["validate", "--fromat", "json", showcase], "--format"),
+                           (["frobnicate"], None), (["run", showcase, "--zzzzzz"], None)):
+            code, out, err, _ = gyre(*args)
+            check(code == 2 and out == "", f"gyre {args}: exit {code}, stdout {out!r}")
+            check(err.count("\n") == 1, f"gyre {args}: one line, got:\n{err}")
+            check("--help" in err and "usage:" not in err, f"gyre {args}: {err}")
+            if near is None:
+                check("did you mean" not in err, f"gyre {args}: no near word: {err}")
+            else:
+                check(f"(did you mean {near}?)" in err, f"gyre {args}: expected {near}: {err}")
+
     def soak_usage_errors():
         # The soak itself is exercised by test_soak.py; here only its argument checking.
         code, _, err, _ = gyre("soak")
@@ -174,6 +251,8 @@ def usage_cases():
         check("nosuch" in err and "ode" in err, f"message should name it and list adapters: {err}")
         code, _, err, _ = gyre("run", DATA / "unknown_backend.json")
         check(code == 2 and "warp_drive" in err, f"scene's backend: exit {code}: {err}")
+        check(re.search(r"unknown_backend\.json:1:\d+: error: physics\.backend: ", err),
+              f"the scene's value, with its position: {err}")
 
     def missing_file():
         code, _, err, _ = gyre("run", TMP / "nope.json")
@@ -247,6 +326,59 @@ def usage_cases():
               f"readable failure line: {err}")
         check("no enter event between 'ball' and 'far'" in err, err)
 
+    def expect_numbers():
+        r, _ = run_report(DATA / "expect_fail.json", "--seconds", "2", expect_exit=1)
+        x = r["expects"]
+        check(x[0]["script"] == 0 and x[0]["do"] == "expect", str(x[0]))
+        check(x[1]["expected"] == {"position": [None, 1.5, None]}, str(x[1]))
+        check(abs(x[1]["actual"]["position"][1] - 0.5) < 0.01 and x[1]["tolerance"] == 0.01,
+              str(x[1]))
+        check(x[2]["do"] == "expect_event" and x[2]["expected"] == {
+            "kind": "enter", "a": "ball", "b": "far", "since": 0, "until": 1}, str(x[2]))
+        check(x[2]["actual"] == {"first_t": None}, str(x[2]))
+        # A held expect_event says when its event came; an unreached one measured nothing.
+        r, _ = run_report(SCENES / "sensors.json")
+        ev = [e for e in r["expects"] if e["do"] == "expect_event"]
+        check(ev and all(e["passed"] and e["actual"]["first_t"] is not None for e in ev), str(ev))
+        r, _ = run_report(SCENES / "showcase.json", "--seconds", "0.5")
+        late = [e for e in r["expects"] if e["passed"] is None]
+        check(late and all(e["actual"] is None for e in late), str(late))
+
+    def junit():
+        import xml.etree.ElementTree as ET
+        out = TMP / "junit.xml"
+        r, _ = run_report(DATA / "expect_fail.json", "--seconds", "2", "--junit", out,
+                          expect_exit=1)
+        root = ET.parse(out).getroot()
+        check(root.tag == "testsuites", root.tag)
+        suite = root.find("testsuite")
+        cases = suite.findall("testcase")
+        check(len(cases) == len(r["expects"]) == 3, f"{len(cases)} test cases")
+        check((suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "2", "0"),
+              str(suite.attrib))
+        check([c.find("failure") is not None for c in cases] == [False, True, True],
+              "failures where expects failed")
+        check(cases[1].get("name") == "script[1] expect 'ball' at 1 s", cases[1].get("name"))
+        check(cases[1].find("failure").get("message") == r["expects"][1]["detail"],
+              "the failure message is the expect's detail")
+        check(cases[2].get("name") == "script[2] expect_event enter 'ball' 'far' by 1 s",
+              cases[2].get("name"))
+        # Not reached: skipped, not failed.
+        code, out_text, err, _ = gyre("run", SCENES / "showcase.json", "--seconds", "0.5",
+                                      "--quiet", "--junit", "-")
+        check(code == 0, err)
+        suite = ET.fromstring(out_text).find("testsuite")
+        skipped = [c for c in suite.findall("testcase") if c.find("skipped") is not None]
+        check(skipped and suite.get("skipped") == str(len(skipped)) and
+              suite.get("failures") == "0", str(suite.attrib))
+        # A runtime fault is a failed test case of its own.
+        run_report(DATA / "fault.json", "--seconds", "3", "--junit", out, expect_exit=1)
+        suite = ET.parse(out).getroot().find("testsuite")
+        run_case = [c for c in suite.findall("testcase") if c.get("name") == "run"]
+        check(len(run_case) == 1 and run_case[0].find("failure") is not None, "fault case")
+        code, _, err, _ = gyre("run", SCENES / "showcase.json", "--junit", TMP / "no" / "j.xml")
+        check(code == 2 and "j.xml" in err, f"unwritable: {code} {err}")
+
     def spawn_failure():
         r, err = run_report(DATA / "spawn_invalid.json", "--seconds", "3", expect_exit=1)
         check([e["name"] for e in r["entities"]] == ["ground", "ball"], "nothing spawned")
@@ -277,7 +409,9 @@ def usage_cases():
     return [
         ("test_help_everywhere", help_top),
         ("test_help_subcommands", help_sub),
+        ("test_version_names_adapters_and_middleware_versions", version),
         ("test_usage_errors_exit_2", usage_errors),
+        ("test_unknown_words_suggest_the_nearest_in_one_line", suggestions),
         ("test_soak_usage_errors", soak_usage_errors),
         ("test_unknown_backend_exit_2", unknown_backend),
         ("test_missing_or_unwritable_files_exit_2", missing_file),
@@ -286,6 +420,8 @@ def usage_cases():
         ("test_events_json_lines", events_lines),
         ("test_trace_csv", trace_rows),
         ("test_expect_failure_exit_1", expect_failure),
+        ("test_expects_carry_expected_actual_and_tolerance", expect_numbers),
+        ("test_junit_one_test_case_per_expect", junit),
         ("test_spawn_of_invalid_scene_exit_1", spawn_failure),
         ("test_runtime_fault_exit_1", runtime_fault),
         ("test_destroy_and_active_switches", destroy_and_switches),
@@ -307,7 +443,12 @@ def bad_input_cases():
                 ("joints[0].a", 'no entity named "door"'),
                 ("script[0].at", "must be >= 0 (got -1)"),
                 ("script[0].entity", 'no entity named "ghost"')]:
-            check(f"{f}: {path}: {msg}" in err, f"missing `{path}: {msg}` in:\n{err}")
+            check(re.search(re.escape(f) + r":\d+:\d+: error: " + re.escape(f"{path}: {msg}"),
+                            err), f"missing `{path}: {msg}` in:\n{err}")
+        # Compilers' style: the line and column where the offending value starts.
+        check(f"{f}:4:27: error: physics.step_hz: " in err, err)
+        check(f"{f}:7:100: error: entities[1].components.physics.mass: " in err, err)
+        check(f"{f}:8:98: error: entities[2].components.physics.fricton: " in err, err)
         check(out == "", "nothing on stdout")
 
     def validate_mixed():
@@ -345,20 +486,97 @@ def bad_input_cases():
             check(rss_kb < 400 * 1024, f"{cmd}: max RSS {rss_kb} KiB")
         deep.unlink()
 
+    def format_json():
+        files = [DATA / "invalid.json", DATA / "malformed.json", TMP / "nope.json",
+                 SCENES / "box_pile.json"]
+        code, out, err, _ = gyre("validate", "--format", "json", *files)
+        check(code == 2, f"exit {code}")
+        check(err == "", f"nothing for people on stderr: {err}")
+        doc = json.loads(out)
+        check(list(doc) == ["errors", "files"], f"keys {list(doc)}")
+        check([f["file"] for f in doc["files"]] == [str(f) for f in files], str(doc["files"]))
+        check([f["valid"] for f in doc["files"]] == [False, False, False, True], str(doc["files"]))
+        for e in doc["errors"]:
+            check(list(e) == ["file", "line", "column", "path", "message"], f"keys {list(e)}")
+        by_file = {}
+        for e in doc["errors"]:
+            by_file.setdefault(e["file"], []).append(e)
+        check([f["errors"] for f in doc["files"]] ==
+              [len(by_file.get(str(f), [])) for f in files], "error counts per file")
+        mass = next(e for e in doc["errors"]
+                    if e["path"] == "entities[1].components.physics.mass")
+        check((mass["line"], mass["column"]) == (7, 100), str(mass))
+        check(mass["message"] == "must be > 0 for a Dynamic body (got -2)", str(mass))
+        bad = by_file[str(DATA / "malformed.json")][0]
+        check((bad["line"], bad["column"], bad["path"]) == (1, 70, ""), str(bad))
+        missing = by_file[str(TMP / "nope.json")][0]
+        check(missing["line"] is None and missing["column"] is None, str(missing))
+        # The same errors as the text form, one for one.
+        _, _, text, _ = gyre("validate", *files)
+        lines = [l for l in text.splitlines() if ": error: " in l]
+        check(len(lines) == len(doc["errors"]), f"{len(lines)} lines, {len(doc['errors'])} entries")
+        for line, e in zip(lines, doc["errors"]):
+            where = e["file"] + (f":{e['line']}:{e['column']}" if e["line"] else "")
+            what = (e["path"] + ": " if e["path"] else "") + e["message"]
+            check(line == f"{where}: error: {what}", f"{line!r} vs {e}")
+        code, _, err, _ = gyre("validate", "--format", "xml", files[0])
+        check(code == 2 and "text or json" in err, f"bad format: {code} {err}")
+
+    def unknown_backend_validate():
+        # What `gyre run` refuses, `gyre validate` refuses too, at the value's position.
+        scene = DATA / "unknown_backend.json"
+        code, _, err, _ = gyre("validate", scene)
+        check(code == 2, f"validate: exit {code}: {err}")
+        check(re.search(re.escape(str(scene)) + r":1:\d+: error: physics\.backend: no adapter named "
+                        r"\"warp_drive\" in this build \(it has: " + re.escape(", ".join(BACKENDS)),
+                        err), err)
+        code, _, err, _ = gyre("run", scene)
+        check(code == 2 and "warp_drive" in err, f"run: exit {code}: {err}")
+        scene = TMP / "named_backends.json"
+        for b in BACKENDS:
+            scene.write_text('{"format": "gyre.scene", "version": 1, "physics": {"backend": "%s"}}'
+                             % b)
+            code, _, err, _ = gyre("validate", scene)
+            check(code == 0, f"backend {b}: exit {code}: {err}")
+
+    def spawned_scenes_validate():
+        # A spawn of an invalid scene ends `gyre run` with exit 1; validate names it beforehand.
+        code, _, err, _ = gyre("validate", DATA / "spawn_invalid.json")
+        check(code == 2, f"exit {code}: {err}")
+        check(re.search(r"spawn_invalid\.json:11:\d+: error: script\[0\]\.scene: the spawned scene "
+                        r"\".*invalid\.json\" is not valid", err), err)
+        check(re.search(r"invalid\.json:7:100: error: entities\[1\]\.components\.physics\.mass",
+                        err), err)
+        # A scene that spawns itself (and a valid cell twice) is checked once each, and is fine.
+        me = TMP / "spawns_itself.json"
+        me.write_text(json.dumps({"format": "gyre.scene", "version": 1, "script": [
+            {"at": 1, "do": "spawn", "scene": me.name},
+            {"at": 2, "do": "spawn", "scene": str(SCENES / "cell.json")},
+            {"at": 3, "do": "spawn", "scene": str(SCENES / "cell.json")}]}))
+        code, _, err, _ = gyre("validate", me)
+        check(code == 0, f"exit {code}: {err}")
+        check(err.count(": ok\n") == 2, err)
+
     return [
+        ("test_validate_format_json_lists_every_error_with_position", format_json),
+        ("test_validate_refuses_a_backend_run_refuses", unknown_backend_validate),
+        ("test_validate_checks_spawned_scenes", spawned_scenes_validate),
         ("test_validation_errors_name_paths_validate", lambda: invalid("validate")),
         ("test_validation_errors_name_paths_run", lambda: invalid("run")),
         ("test_validate_reports_ok_per_file", validate_mixed),
         ("test_validate_every_sample_scene", validate_all),
-        ("test_malformed_json", file_problem("malformed.json", r"malformed\.json:1:\d+: malformed JSON")),
-        ("test_empty_file", file_problem("empty.json", r"empty\.json: empty file")),
+        ("test_malformed_json", file_problem(
+            "malformed.json", r"malformed\.json:1:70: error: malformed JSON")),
+        ("test_empty_file", file_problem("empty.json", r"empty\.json: error: empty file")),
         ("test_number_overflow", file_problem(
-            "overflow.json", r"overflow\.json: entities\[0\]\.transform\.position\[1\]: .*infinity")),
+            "overflow.json",
+            r"overflow\.json:\d+:\d+: error: entities\[0\]\.transform\.position\[1\]: .*infinity")),
         ("test_number_overflow_run", file_problem(
             "overflow.json", r"entities\[0\]\.transform\.position\[1\]", cmd="run")),
         ("test_missing_obj", file_problem(
             "missing_obj.json",
-            r"entities\[0\]\.components\.physics\.collision: cannot read \"no_such_file\.obj\"")),
+            r"entities\[0\]\.components\.physics\.collision: cannot read \"no_such_file\.obj\" "
+            r"\(resolved as \"" + re.escape(str(DATA / "no_such_file.obj")) + r"\"\): No such file")),
         ("test_obj_bad_face", file_problem(
             "bad_face.json", r"entities\[0\]\.components\.physics\.collision: bad_face\.obj:6: ")),
         ("test_deeply_nested_20mb_document", deep_document),
@@ -379,8 +597,89 @@ def realtime_cases():
     return [("test_realtime_is_paced", paced)]
 
 
-CONFORM_KEYS = ["gyre_version", "scene", "backends", "runs", "final", "trace", "entities", "events",
-                "expects", "raycasts"]
+CONFORM_KEYS = ["gyre_version", "scene", "backends", "baseline", "runs", "final", "trace",
+                "entities", "events", "expects", "raycasts"]
+
+
+def conform_repeat_cases():
+    """`gyre conform` against itself: the same adapter twice, and a run against a saved one. Lockstep
+    runs are deterministic, so both must show no difference at all; a saved report changed by hand
+    must trip the gate."""
+    a = BACKENDS[0]
+    scene = SCENES / "box_pile.json"
+
+    def same_backend_twice():
+        out = TMP / "twice.json"
+        code, _, err, _ = gyre("conform", scene, "--backends", f"{a},{a}", "--seconds", "2",
+                               "--report", out)
+        check(code == 0, f"exit {code}: {err}")
+        check(f"{a} (1) vs {a} (2)" in err, err)
+        c = json.loads(out.read_text())
+        check(c["backends"] == [a, a] and c["baseline"] is None, str(c["backends"]))
+        check(c["final"]["max_position_diff"] == 0 and c["trace"]["compared"] is True and
+              c["trace"]["max_position_diff"] == 0, f"{c['final']} {c['trace']}")
+        check(c["events"]["compared"] is True and c["events"]["differing_pairs"] == [] and
+              c["events"]["pairs"] > 0, str(c["events"]))
+
+    def saved_run():
+        files = [TMP / f"saved.{k}" for k in ("report.json", "events.jsonl", "trace.csv")]
+        code, _, err, _ = gyre("run", scene, "--seconds", "2", "--quiet", "--report", files[0],
+                               "--events", files[1], "--trace", files[2])
+        check(code == 0, err)
+        out = TMP / "vs_saved.json"
+        # The scene, the backend and the seconds come from the saved report.
+        code, _, err, _ = gyre("conform", "--baseline", files[0], "--baseline-events", files[1],
+                               "--baseline-trace", files[2], "--report", out,
+                               "--max-position-diff", "0")
+        check(code == 0, f"exit {code}: {err}")
+        check(f"saved {a} vs {a}" in err, err)
+        c = json.loads(out.read_text())
+        check(c["baseline"] == str(files[0]) and c["scene"] == str(scene), str(c["baseline"]))
+        check(c["runs"][0]["exit_code"] is None and c["runs"][1]["exit_code"] == 0, str(c["runs"]))
+        check(c["runs"][0]["ticks"] == c["runs"][1]["ticks"] == 120, str(c["runs"]))
+        check(c["final"]["max_position_diff"] == 0 and c["trace"]["max_position_diff"] == 0 and
+              c["trace"]["rows"] == 121 * len(c["entities"]), f"{c['final']} {c['trace']}")
+        check(c["events"]["compared"] is True and c["events"]["differing_pairs"] == [],
+              str(c["events"]))
+        for f in files:
+            check(f.exists(), f"{f} must not be removed")
+        # Without the saved events and trace, only what the report holds is compared.
+        code, _, err, _ = gyre("conform", scene, "--baseline", files[0], "--report", out)
+        check(code == 0, f"exit {code}: {err}")
+        c = json.loads(out.read_text())
+        check(c["trace"]["compared"] is False and "--baseline-trace" in c["trace"]["problem"],
+              str(c["trace"]))
+        check(c["events"]["compared"] is False, str(c["events"]))
+        # A change of behaviour: one crate ends elsewhere than it did.
+        r = json.loads(files[0].read_text())
+        moved = r["entities"][3]
+        moved["position"][0] += 0.25
+        changed = TMP / "changed.report.json"
+        changed.write_text(json.dumps(r))
+        code, _, err, _ = gyre("conform", "--baseline", changed, "--max-position-diff", "0.001",
+                               "--quiet")
+        check(code == 1, f"exit {code}: {err}")
+        check(f"'{moved['name']}' ends 0.25 m apart" in err, err)
+
+    def usage():
+        saved = TMP / "usage.report.json"
+        code, _, err, _ = gyre("run", scene, "--seconds", "0.5", "--quiet", "--report", saved)
+        check(code == 0, err)
+        r = json.loads(saved.read_text())
+        r["backend"] = "nosuch"
+        bad = TMP / "bad_backend.report.json"
+        bad.write_text(json.dumps(r))
+        for args in (["--baseline-events", saved], ["--baseline", saved, "--backends", f"{a},{a}"],
+                     ["--baseline", TMP / "nope.json"], ["--baseline", bad],
+                     ["--baseline", SCENES / "box_pile.json"], ["--baseline"]):
+            code, out, err, _ = gyre("conform", *args)
+            check(code == 2 and out == "" and err.strip() != "", f"conform {args}: exit {code}")
+
+    return [
+        ("test_conform_same_adapter_twice_shows_no_difference", same_backend_twice),
+        ("test_conform_against_a_saved_run", saved_run),
+        ("test_conform_baseline_usage_errors_exit_2", usage),
+    ]
 
 
 def conform_cases():
@@ -391,7 +690,7 @@ def conform_cases():
         def needs_two():
             code, _, err, _ = gyre("conform", SCENES / "restitution.json")
             check(code == 2 and "two" in err, f"one adapter: exit {code}: {err}")
-        return [("test_conform_needs_two_adapters", needs_two)]
+        return [("test_conform_needs_two_adapters", needs_two)] + conform_repeat_cases()
     a, b = BACKENDS[0], BACKENDS[1]
 
     def smoke(stem, bound):
@@ -431,8 +730,7 @@ def conform_cases():
         check(code == 1 and "--max-position-diff 0" in err, f"exit {code}: {err}")
 
     def usage():
-        for args in (["conform"], ["conform", SCENES / "restitution.json", "--backends", f"{a},{a}"],
-                     ["conform", SCENES / "restitution.json", "--backends", a],
+        for args in (["conform"], ["conform", SCENES / "restitution.json", "--backends", a],
                      ["conform", SCENES / "restitution.json", "--bogus"],
                      ["conform", SCENES / "restitution.json", "--seconds", "1e999"],
                      ["conform", SCENES / "restitution.json", "--max-position-diff"],
@@ -453,7 +751,7 @@ def conform_cases():
         ("test_conform_box_pile", smoke("box_pile", 0.1)),
         ("test_conform_gate_exit_1", gate),
         ("test_conform_usage_errors_exit_2", usage),
-    ]
+    ] + conform_repeat_cases()
 
 
 GROUPS = {"cli_scenes": scene_cases, "cli_determinism": determinism_cases,

@@ -403,8 +403,9 @@ static const rule_case k_rule_cases[] = {
     {PHYS("'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0],[0,0,1]],'collision':'cube.obj'"),
      "entities[0].components.physics.collision: give points or collision, not both"},
     {PHYS("'shape':'Hull','collision':'missing.obj'"),
-     "entities[0].components.physics.collision: cannot read \"missing.obj\": No such file or "
-     "directory"},
+     "entities[0].components.physics.collision: cannot read \"missing.obj\" (resolved as \""},
+    {PHYS("'shape':'Hull','collision':'missing.obj'"),
+     "/missing.obj\"): No such file or directory"},
     {PHYS(STATIC_BODY ",'shape':'Mesh','collision':'bad_face.obj'"),
      "entities[0].components.physics.collision: bad_face.obj:12: face index 9 out of range (8 "
      "vertices)"},
@@ -548,7 +549,9 @@ static const rule_case k_rule_cases[] = {
      "script[0].value: must be true or false (got 1)"},
     {CAST ",'script':[{'at':0,'do':'spawn'}]", "script[0].scene: required: a scene file path"},
     {CAST ",'script':[{'at':0,'do':'spawn','scene':'nope.json'}]",
-     "script[0].scene: cannot read \"nope.json\": No such file or directory"},
+     "script[0].scene: cannot read \"nope.json\" (resolved as \""},
+    {CAST ",'script':[{'at':0,'do':'spawn','scene':'nope.json'}]",
+     "/nope.json\"): No such file or directory"},
     {CAST ",'script':[{'at':0,'do':'spawn','scene':'spawn_cell.json','offset':[0,0]}]",
      "script[0].offset: must be an array of 3 numbers"},
     {CAST ",'script':[{'at':0,'do':'spawn','scene':'spawn_cell.json','entity':'ball'}]",

@@ -39,8 +39,9 @@ gy_result gy_obj_parse(const char *text, size_t length, const char *name,
                        size_t error_size);
 
 /* Reads and parses the file at `path`. `name` is used in messages (NULL: the path). Besides
- * gy_obj_parse's results: GY_ERR_IO when the file cannot be opened or read (the message names the
- * path and the reason), GY_ERR_CAPACITY when it is larger than GY_OBJ_MAX_FILE_BYTES. */
+ * gy_obj_parse's results: GY_ERR_IO when the file cannot be opened or read (the message names
+ * `name`, the path when it differs, and the reason), GY_ERR_CAPACITY when it is larger than
+ * GY_OBJ_MAX_FILE_BYTES. */
 gy_result gy_obj_load_file(const char *path, const char *name, const gy_allocator *allocator,
                            gy_obj_mesh *out, char *error, size_t error_size);
 

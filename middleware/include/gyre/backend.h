@@ -282,6 +282,8 @@ enum {
 typedef struct gy_backend {
     const char *name; /* registry name, e.g. "ode" */
     uint32_t flags;
+    /* The vendor library and the version this adapter was built against, e.g. "ODE 0.16.2". */
+    const char *middleware;
 
     gy_result (*world_create)(const gy_world_def *def, gy_backend_world **out);
     /* Releases everything still alive in the world. */
