@@ -130,8 +130,8 @@ def test_links_resolve():
 
 
 def named_file_exists(page, name):
-    if any(c in name for c in "{}<>*$ ") or name.startswith(("build", "/", "-", "~")):
-        return True  # a pattern, a placeholder, a build output or an option
+    if any(c in name for c in "{}<>*$ ") or name.startswith(("build", "/", "-", "~", "share/")):
+        return True  # a pattern, a placeholder, a build output, an option or an installed file
     if (ROOT / name).exists() or (page.parent / name).exists():
         return True
     # A partial path (`gyre/physics.h`, `ode/ode_step.c`) or a bare name names a file whose path
