@@ -14,7 +14,7 @@
 #define ODE_SURFACE_LAYER 0.0005
 /* Caps the velocity ERP uses to undo penetration, so a deep overlap separates gently. */
 #define ODE_MAX_CORRECTING_VEL 5.0
-#define ODE_GRID_CELL_SIZE 4.0
+#define ODE_GRID_CELL_SIZE     4.0
 #ifndef GY_ODE_RNG_SEED
 #define GY_ODE_RNG_SEED 1ul
 #endif
@@ -236,6 +236,10 @@ const gy_backend gy_ode_backend_table = {
     .body_add_impulse_at = gy_ode_body_add_impulse_at,
     .body_move_kinematic = gy_ode_body_move_kinematic,
     .body_point_velocity = gy_ode_body_point_velocity,
+    .body_set_awake = gy_ode_body_set_awake,
+    .body_set_mass = gy_ode_body_set_mass,
+    .collider_set_material = gy_ode_collider_set_material,
+    .collider_set_filter = gy_ode_collider_set_filter,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
     .step = ode_step,

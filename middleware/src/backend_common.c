@@ -209,8 +209,8 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
     if (d == NULL || (unsigned)d->type >= GY_JOINT_TYPE_COUNT)
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_vec3_is_finite(d->anchor) || !gy_vec3_is_finite(d->axis) ||
-        !gy_is_finite(d->limit_min) || !gy_is_finite(d->limit_max) ||
-        !gy_is_finite(d->distance) || !gy_is_finite(d->break_force))
+        !gy_is_finite(d->limit_min) || !gy_is_finite(d->limit_max) || !gy_is_finite(d->distance) ||
+        !gy_is_finite(d->break_force))
         return GY_ERR_NON_FINITE;
     if (d->a.bits == 0 || d->a.bits == d->b.bits)
         return GY_ERR_INVALID_ARGUMENT;
@@ -252,6 +252,19 @@ gy_result gy_validate_query_filter(const gy_query_filter *f)
     if (f == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if ((f->motion_types & ~GY_MOTION_ALL) != 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}
+
+gy_result gy_validate_material(const gy_material *m)
+{
+    if (m == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_is_finite(m->friction) || !gy_is_finite(m->restitution))
+        return GY_ERR_NON_FINITE;
+    if (m->friction < 0.0 || m->restitution < 0.0 ||
+        (unsigned)m->friction_combine > GY_COMBINE_MAX ||
+        (unsigned)m->restitution_combine > GY_COMBINE_MAX)
         return GY_ERR_INVALID_ARGUMENT;
     return GY_OK;
 }
