@@ -209,8 +209,8 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
     if (d == NULL || (unsigned)d->type >= GY_JOINT_TYPE_COUNT)
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_vec3_is_finite(d->anchor) || !gy_vec3_is_finite(d->axis) ||
-        !gy_is_finite(d->limit_min) || !gy_is_finite(d->limit_max) || !gy_is_finite(d->distance) ||
-        !gy_is_finite(d->break_force))
+        !gy_is_finite(d->limit_min) || !gy_is_finite(d->limit_max) ||
+        !gy_is_finite(d->distance) || !gy_is_finite(d->break_force))
         return GY_ERR_NON_FINITE;
     if (d->a.bits == 0 || d->a.bits == d->b.bits)
         return GY_ERR_INVALID_ARGUMENT;
