@@ -48,7 +48,7 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
 }
 
 /* One collider of `shape` on a fresh entity named `name` at `position`. */
-static gy_entity spawn(gy_world *world, const char *name, gy_vec3 position, gy_scene_body_type type,
+static gy_entity spawn(gy_world *world, const char *name, gy_vec3 position, gy_body_type type,
                        gy_shape shape, bool character)
 {
     gy_entity_def ed = gy_default_entity_def();
@@ -83,21 +83,20 @@ int main(void)
     }
 
     gy_shape box = {.type = GY_SHAPE_BOX, .box_size = {40, 1, 40}};
-    spawn(world, "ground", gy_v3(0, -0.5, 0), GY_SCENE_BODY_STATIC, box, false);
+    spawn(world, "ground", gy_v3(0, -0.5, 0), GY_BODY_STATIC, box, false);
     unsigned counts[2] = {0, 0};
     gy_shape crate = {.type = GY_SHAPE_BOX, .box_size = {1, 1, 1}};
     const char *crate_names[3] = {"crate-1", "crate-2", "crate-3"};
     for (int i = 0; i < 3; i++) {
         gy_entity c = spawn(world, crate_names[i], gy_v3(3.0 + 1.5 * i, 2.0 + i, 0),
-                            GY_SCENE_BODY_DYNAMIC, crate, false);
+                            GY_BODY_DYNAMIC, crate, false);
         gy_entity_set_collision_callback(world, c, on_collision, counts);
     }
     gy_shape sphere = {.type = GY_SHAPE_SPHERE, .radius = 0.4};
-    gy_entity ball = spawn(world, "ball", gy_v3(-3, 4, 0), GY_SCENE_BODY_DYNAMIC, sphere, false);
+    gy_entity ball = spawn(world, "ball", gy_v3(-3, 4, 0), GY_BODY_DYNAMIC, sphere, false);
     gy_entity_set_collision_callback(world, ball, on_collision, counts);
     gy_shape capsule = {.type = GY_SHAPE_CAPSULE, .radius = 0.3, .height = 1.8};
-    gy_entity hero =
-        spawn(world, "hero", gy_v3(-6, 0.95, 0), GY_SCENE_BODY_KINEMATIC, capsule, true);
+    gy_entity hero = spawn(world, "hero", gy_v3(-6, 0.95, 0), GY_BODY_KINEMATIC, capsule, true);
 
     /* The host loop: game logic, then gy_world_tick; render from the interpolated poses. */
     const double frame = 1.0 / 60.0;

@@ -27,15 +27,15 @@ static const char *const k_physics_keys[] = {"body_type",
 #define CHARACTER_SLOPE_DEG   45.0 /* max_slope_deg default */
 #define CHARACTER_STEP_OFFSET 0.3  /* metres */
 
-static gy_motion_type motion_of(gy_scene_body_type t)
+static gy_motion_type motion_of(gy_body_type t)
 {
     switch (t) {
-    case GY_SCENE_BODY_DYNAMIC:
+    case GY_BODY_DYNAMIC:
         return GY_MOTION_DYNAMIC;
-    case GY_SCENE_BODY_KINEMATIC:
+    case GY_BODY_KINEMATIC:
         return GY_MOTION_KINEMATIC;
-    case GY_SCENE_BODY_STATIC:
-    case GY_SCENE_BODY_TRIGGER:
+    case GY_BODY_STATIC:
+    case GY_BODY_TRIGGER:
     default:
         return GY_MOTION_STATIC;
     }
@@ -196,16 +196,15 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
         return NULL;
     }
     gy_scn_bool(L, p, "is_character_controller", &ph->is_character);
-    int bt = GY_SCENE_BODY_DYNAMIC;
-    gy_scn_got g =
-        gy_scn_enum(L, p, "body_type", gy_scn_body_type_names, GY_SCENE_BODY_TYPE_COUNT, &bt);
+    int bt = GY_BODY_DYNAMIC;
+    gy_scn_got g = gy_scn_enum(L, p, "body_type", gy_scn_body_type_names, GY_BODY_TYPE_COUNT, &bt);
     if (ph->is_character) {
-        if (g == GY_SCN_OK && bt != GY_SCENE_BODY_KINEMATIC)
+        if (g == GY_SCN_OK && bt != GY_BODY_KINEMATIC)
             gy_scn_error(L, "body_type", "a character controller is Kinematic (got \"%s\")",
                          gy_scn_body_type_names[bt]);
-        bt = GY_SCENE_BODY_KINEMATIC;
+        bt = GY_BODY_KINEMATIC;
     }
-    ph->body_type = (gy_scene_body_type)bt;
+    ph->body_type = (gy_body_type)bt;
     ph->is_active = true;
     gy_scn_bool(L, p, "is_active", &ph->is_active);
 
@@ -216,7 +215,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     if (gy_scn_number(L, p, "mass", &mass) == GY_SCN_OK) {
         if (!(mass > 0.0))
             gy_scn_error(L, "mass", "must be > 0%s (got %.15g)",
-                         bt == GY_SCENE_BODY_DYNAMIC ? " for a Dynamic body" : "", mass);
+                         bt == GY_BODY_DYNAMIC ? " for a Dynamic body" : "", mass);
         else
             b->mass = mass;
     }
@@ -479,7 +478,7 @@ void gy_scn_load_entities(gy_scn_loader *L, const cJSON *entities)
 
 static bool is_dynamic(const gy_scene_entity *e)
 {
-    return e->physics != NULL && e->physics->body_type == GY_SCENE_BODY_DYNAMIC;
+    return e->physics != NULL && e->physics->body_type == GY_BODY_DYNAMIC;
 }
 
 /* Reports one error per parent cycle, at its first entity in file order, naming the loop. */

@@ -723,7 +723,7 @@ static void test_scene_load_applies_defaults(void **state)
     assert_vec_near(e->scale, gy_v3(1, 1, 1), 0.0);
     const gy_scene_physics *p = e->physics;
     assert_non_null(p);
-    assert_int_equal(p->body_type, GY_SCENE_BODY_DYNAMIC);
+    assert_int_equal(p->body_type, GY_BODY_DYNAMIC);
     assert_true(p->is_active);
     assert_false(p->is_character);
     assert_near(p->max_slope, GY_PI / 4.0, 1e-15);
@@ -877,7 +877,7 @@ static void test_scene_load_characters_triggers_and_planes(void **state)
             "'normal':[0,2,0],'offset':1}}}]");
     const gy_scene_physics *hero = s->entities[0].physics;
     assert_true(hero->is_character);
-    assert_int_equal(hero->body_type, GY_SCENE_BODY_KINEMATIC);
+    assert_int_equal(hero->body_type, GY_BODY_KINEMATIC);
     assert_int_equal(hero->body.type, GY_MOTION_KINEMATIC);
     assert_int_equal(hero->collider_count, 1);
     assert_int_equal(hero->colliders[0].def.shape.type, GY_SHAPE_CAPSULE);
@@ -888,7 +888,7 @@ static void test_scene_load_characters_triggers_and_planes(void **state)
     assert_near(tall->colliders[0].def.shape.radius, 0.4, 0.0);
     assert_near(tall->colliders[0].def.shape.height, 2.0, 0.0);
     const gy_scene_physics *zone = s->entities[2].physics;
-    assert_int_equal(zone->body_type, GY_SCENE_BODY_TRIGGER);
+    assert_int_equal(zone->body_type, GY_BODY_TRIGGER);
     assert_int_equal(zone->body.type, GY_MOTION_STATIC);
     assert_int_equal(zone->collider_count, 2);
     assert_true(zone->colliders[0].def.is_sensor);
