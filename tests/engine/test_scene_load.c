@@ -457,6 +457,16 @@ static const rule_case k_rule_cases[] = {
                              "least one collider (an inline `shape` or an entry in `colliders`)"},
     {PHYS("'colliders':[{'shape':'Plane'}]"), "entities[0].components.physics.colliders[0].shape: "
                                               "a Plane needs a Static body (this one is Dynamic)"},
+    /* settings the body type would leave unread */
+    {PHYS(STATIC_BODY ",'shape':'Box','box_size':[1,1,1],'linear_damping':0.2"),
+     "entities[0].components.physics.linear_damping: only a Dynamic body has it (this one is "
+     "Static)"},
+    {PHYS("'body_type':'Kinematic','shape':'Box','box_size':[1,1,1],'mass':3"),
+     "entities[0].components.physics.mass: only a Dynamic body has it (this one is Kinematic)"},
+    {PHYS("'body_type':'Trigger','shape':'Box','box_size':[1,1,1],'linear_velocity':[1,0,0]"),
+     "entities[0].components.physics.linear_velocity: a Trigger body does not move"},
+    {PHYS(DYN_SPHERE ",'step_offset':0.5"),
+     "entities[0].components.physics.step_offset: only a character controller has it"},
     /* joints */
     {CAST ",'joints':{}", "joints: must be an array of joints (got an object)"},
     {CAST ",'joints':[1]", "joints[0]: must be a joint object (got 1)"},
