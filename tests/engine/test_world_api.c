@@ -414,6 +414,43 @@ static void test_api_character_intent_flags_are_refused_by_gyre_controller(void 
     wfx_destroy(w, NULL);
 }
 
+/* A host's own character hook: the flags of every intent it received. */
+typedef struct hook_seen {
+    uint32_t intents;
+    uint32_t flags;
+} hook_seen;
+
+static void record_intents(void *ctx, const gy_physics_step_context *sc)
+{
+    hook_seen *h = ctx;
+    for (uint32_t i = 0; i < sc->input_count; i++)
+        if (sc->inputs[i].kind == GY_CHARACTER_INTENT) {
+            h->intents++;
+            h->flags = sc->inputs[i].flags;
+        }
+}
+
+static void test_api_character_intent_flags_reach_a_host_hook(void **state)
+{
+    (void)state;
+    hook_seen seen = {0, 0};
+    gy_world_config c = wfx_config(NULL, true);
+    c.physics.move_characters = record_intents;
+    c.physics.character_ctx = &seen;
+    gy_world *w = wfx_world_with(&c);
+    gy_scene_collider cap = gy_default_scene_collider(gy_capsule(0.3, 1.8));
+    gy_physics_desc d = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    d.is_character = true;
+    gy_entity hero;
+    assert_result(gy_body_create(w, gy_v3(0, 0.95, 0), &d, &hero), GY_OK);
+    wfx_tick(w, 2);
+    assert_result(gy_character_set_intent(w, hero, gy_v3(1, 0, 0), 0x5u), GY_OK);
+    wfx_tick(w, 2);
+    assert_int_equal(seen.intents, 1);
+    assert_int_equal(seen.flags, 0x5u);
+    wfx_destroy(w, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_api_material_and_filter_change_in_place_without_exit_enter),
         cmocka_unit_test(test_api_get_entities_lists_the_live_ones),
         cmocka_unit_test(test_api_character_intent_flags_are_refused_by_gyre_controller),
+        cmocka_unit_test(test_api_character_intent_flags_reach_a_host_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
