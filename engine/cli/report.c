@@ -202,8 +202,8 @@ gy_result gy_cli_snapshot_entities(gy_cli_runner *R)
         f->pose = pose;
         f->linear_velocity = st.linear_velocity;
         f->angular_velocity = st.angular_velocity;
-        f->body = gy_scene_body_type_name(e->physics->body_type);
-        f->awake = e->physics->body_type == GY_SCENE_BODY_DYNAMIC ? (st.awake ? 1 : 0) : -1;
+        f->body = gy_body_type_name(e->physics->body_type);
+        f->awake = e->physics->body_type == GY_BODY_DYNAMIC ? (st.awake ? 1 : 0) : -1;
         f->grounded = e->physics->is_character ? (st.grounded ? 1 : 0) : -1;
     }
     return GY_OK;

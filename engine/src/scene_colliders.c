@@ -7,8 +7,8 @@
 #include "gyre/math.h"
 #include "scene_internal.h"
 
-const char *const gy_scn_body_type_names[GY_SCENE_BODY_TYPE_COUNT] = {"Dynamic", "Static",
-                                                                      "Kinematic", "Trigger"};
+const char *const gy_scn_body_type_names[GY_BODY_TYPE_COUNT] = {"Dynamic", "Static", "Kinematic",
+                                                                "Trigger"};
 
 static const char *const k_shape_names[] = {"Sphere", "Box",  "Capsule", "Cylinder",
                                             "Plane",  "Hull", "Mesh"};
@@ -335,7 +335,7 @@ static void load_shape(gy_scn_loader *L, const cJSON *c, const gy_scn_collider_c
         break;
     }
     case GY_SHAPE_PLANE: {
-        if (ctx->body_type != GY_SCENE_BODY_STATIC && ctx->body_type != GY_SCENE_BODY_TRIGGER)
+        if (ctx->body_type != GY_BODY_STATIC && ctx->body_type != GY_BODY_TRIGGER)
             gy_scn_error(L, "shape", "a Plane needs a Static body (this one is %s)",
                          gy_scn_body_type_names[ctx->body_type]);
         static const char *const pose_keys[] = {"local_position", "local_rotation",
@@ -364,7 +364,7 @@ static void load_shape(gy_scn_loader *L, const cJSON *c, const gy_scn_collider_c
         load_hull(L, c, out, volume);
         return;
     case GY_SHAPE_MESH:
-        if (ctx->body_type == GY_SCENE_BODY_DYNAMIC)
+        if (ctx->body_type == GY_BODY_DYNAMIC)
             gy_scn_error(L, "shape", "a Mesh needs a Static or Kinematic body (this one is %s)",
                          gy_scn_body_type_names[ctx->body_type]);
         load_mesh(L, c, out);
@@ -430,10 +430,10 @@ void gy_scn_load_collider(gy_scn_loader *L, const cJSON *c, const gy_scn_collide
     bool sensor = false;
     if (gy_scn_bool(L, c, "is_sensor", &sensor) == GY_SCN_OK) {
         d->is_sensor = sensor;
-        if (!sensor && ctx->body_type == GY_SCENE_BODY_TRIGGER)
+        if (!sensor && ctx->body_type == GY_BODY_TRIGGER)
             gy_scn_error(L, "is_sensor", "a Trigger's colliders are always sensors");
     }
-    if (ctx->body_type == GY_SCENE_BODY_TRIGGER)
+    if (ctx->body_type == GY_BODY_TRIGGER)
         d->is_sensor = true;
     gy_scn_bool(L, c, "contact_response", &d->contact_response);
     gy_scn_vec3(L, c, "surface_velocity", &d->surface_velocity);

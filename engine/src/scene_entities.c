@@ -27,15 +27,15 @@ static const char *const k_physics_keys[] = {"body_type",
 #define CHARACTER_SLOPE_DEG   45.0 /* max_slope_deg default */
 #define CHARACTER_STEP_OFFSET 0.3  /* metres */
 
-static gy_motion_type motion_of(gy_scene_body_type t)
+static gy_motion_type motion_of(gy_body_type t)
 {
     switch (t) {
-    case GY_SCENE_BODY_DYNAMIC:
+    case GY_BODY_DYNAMIC:
         return GY_MOTION_DYNAMIC;
-    case GY_SCENE_BODY_KINEMATIC:
+    case GY_BODY_KINEMATIC:
         return GY_MOTION_KINEMATIC;
-    case GY_SCENE_BODY_STATIC:
-    case GY_SCENE_BODY_TRIGGER:
+    case GY_BODY_STATIC:
+    case GY_BODY_TRIGGER:
     default:
         return GY_MOTION_STATIC;
     }
@@ -147,6 +147,47 @@ static bool load_inertia(gy_scn_loader *L, const cJSON *mp, gy_mat3 *out)
     return ok;
 }
 
+/* Keys the body type (or not being a character) leaves unread are errors, as the World refuses
+ * the same fields: a value that would change nothing is never silently accepted. Keys given at
+ * their default value change nothing either way and pass. */
+static void check_unread_keys(gy_scn_loader *L, const cJSON *p, const gy_scene_physics *ph)
+{
+    const gy_body_def *b = &ph->body;
+    const gy_body_def d = gy_default_body_def();
+    const char *type = gy_scn_body_type_names[ph->body_type];
+    if (ph->body_type != GY_BODY_DYNAMIC) {
+        const struct {
+            const char *key;
+            bool changed;
+        } dyn[] = {
+            {"mass", b->mass != d.mass},
+            {"mass_properties", b->has_mass_properties},
+            {"linear_damping", b->linear_damping != d.linear_damping},
+            {"angular_damping", b->angular_damping != d.angular_damping},
+            {"gravity_factor", b->gravity_factor != d.gravity_factor},
+            {"allow_sleeping", b->allow_sleeping != d.allow_sleeping},
+            {"continuous", b->continuous},
+            {"lock_linear", b->lock_linear[0] || b->lock_linear[1] || b->lock_linear[2]},
+            {"lock_angular", b->lock_angular[0] || b->lock_angular[1] || b->lock_angular[2]},
+        };
+        for (size_t i = 0; i < sizeof dyn / sizeof dyn[0]; i++)
+            if (dyn[i].changed && gy_scn_has_key(p, dyn[i].key))
+                gy_scn_error(L, dyn[i].key, "only a Dynamic body has it (this one is %s)", type);
+    }
+    bool moves = ph->body_type == GY_BODY_DYNAMIC || ph->body_type == GY_BODY_KINEMATIC;
+    const gy_vec3 z = {0, 0, 0};
+    if (!moves && memcmp(&b->linear_velocity, &z, sizeof z) != 0)
+        gy_scn_error(L, "linear_velocity", "a %s body does not move", type);
+    if (!moves && memcmp(&b->angular_velocity, &z, sizeof z) != 0)
+        gy_scn_error(L, "angular_velocity", "a %s body does not move", type);
+    if (!ph->is_character && gy_scn_has_key(p, "max_slope_deg") &&
+        ph->max_slope != CHARACTER_SLOPE_DEG * GY_PI / 180.0)
+        gy_scn_error(L, "max_slope_deg", "only a character controller has it");
+    if (!ph->is_character && gy_scn_has_key(p, "step_offset") &&
+        ph->step_offset != CHARACTER_STEP_OFFSET)
+        gy_scn_error(L, "step_offset", "only a character controller has it");
+}
+
 static void load_mass_properties(gy_scn_loader *L, const cJSON *phys, gy_body_def *body)
 {
     const cJSON *mp = cJSON_GetObjectItemCaseSensitive(phys, "mass_properties");
@@ -196,16 +237,15 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
         return NULL;
     }
     gy_scn_bool(L, p, "is_character_controller", &ph->is_character);
-    int bt = GY_SCENE_BODY_DYNAMIC;
-    gy_scn_got g =
-        gy_scn_enum(L, p, "body_type", gy_scn_body_type_names, GY_SCENE_BODY_TYPE_COUNT, &bt);
+    int bt = GY_BODY_DYNAMIC;
+    gy_scn_got g = gy_scn_enum(L, p, "body_type", gy_scn_body_type_names, GY_BODY_TYPE_COUNT, &bt);
     if (ph->is_character) {
-        if (g == GY_SCN_OK && bt != GY_SCENE_BODY_KINEMATIC)
+        if (g == GY_SCN_OK && bt != GY_BODY_KINEMATIC)
             gy_scn_error(L, "body_type", "a character controller is Kinematic (got \"%s\")",
                          gy_scn_body_type_names[bt]);
-        bt = GY_SCENE_BODY_KINEMATIC;
+        bt = GY_BODY_KINEMATIC;
     }
-    ph->body_type = (gy_scene_body_type)bt;
+    ph->body_type = (gy_body_type)bt;
     ph->is_active = true;
     gy_scn_bool(L, p, "is_active", &ph->is_active);
 
@@ -216,7 +256,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     if (gy_scn_number(L, p, "mass", &mass) == GY_SCN_OK) {
         if (!(mass > 0.0))
             gy_scn_error(L, "mass", "must be > 0%s (got %.15g)",
-                         bt == GY_SCENE_BODY_DYNAMIC ? " for a Dynamic body" : "", mass);
+                         bt == GY_BODY_DYNAMIC ? " for a Dynamic body" : "", mass);
         else
             b->mass = mass;
     }
@@ -244,6 +284,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
             ph->max_slope = deg * GY_PI / 180.0;
     }
     gy_scn_number_min(L, p, "step_offset", 0.0, true, &ph->step_offset);
+    check_unread_keys(L, p, ph);
 
     /* Colliders: the inline one (keys on the physics object itself), then `colliders`. */
     gy_scn_collider_ctx ctx = {ph->body_type, ph->is_character};
@@ -479,7 +520,7 @@ void gy_scn_load_entities(gy_scn_loader *L, const cJSON *entities)
 
 static bool is_dynamic(const gy_scene_entity *e)
 {
-    return e->physics != NULL && e->physics->body_type == GY_SCENE_BODY_DYNAMIC;
+    return e->physics != NULL && e->physics->body_type == GY_BODY_DYNAMIC;
 }
 
 /* Reports one error per parent cycle, at its first entity in file order, naming the loop. */

@@ -195,6 +195,11 @@ static gy_result add_body(build *b, uint32_t i)
             if (r != GY_OK)
                 return r;
             shape->resource.bits = g.bits;
+            /* The geometry now stands for the arrays: the World refuses both at once. */
+            col->vertices = NULL;
+            col->vertex_count = 0;
+            col->indices = NULL;
+            col->index_count = 0;
         }
     }
     gy_physics_desc desc = *sp;

@@ -143,11 +143,11 @@ const gy_scn_obj_cache *gy_scn_load_obj(gy_scn_loader *L, const char *key, const
 #define GY_SCN_COLLIDER_KEY_COUNT 24u
 /* Every collider key; the first 9 are shape-specific. */
 extern const char *const gy_scn_collider_keys[GY_SCN_COLLIDER_KEY_COUNT];
-extern const char *const gy_scn_body_type_names[GY_SCENE_BODY_TYPE_COUNT];
+extern const char *const gy_scn_body_type_names[GY_BODY_TYPE_COUNT];
 
 /* What a collider needs to know about its body. */
 typedef struct gy_scn_collider_ctx {
-    gy_scene_body_type body_type;
+    gy_body_type body_type;
     bool character; /* Capsule forced, radius 0.3 and height 1.8 by default */
 } gy_scn_collider_ctx;
 

@@ -475,10 +475,10 @@ int32_t gy_scene_find_entity(const gy_scene *scene, const char *name)
     return -1;
 }
 
-const char *gy_scene_body_type_name(gy_scene_body_type type)
+const char *gy_body_type_name(gy_body_type type)
 {
     static const char *const names[] = {"Dynamic", "Static", "Kinematic", "Trigger"};
-    return (unsigned)type < GY_SCENE_BODY_TYPE_COUNT ? names[type] : "?";
+    return (unsigned)type < GY_BODY_TYPE_COUNT ? names[type] : "?";
 }
 
 const char *gy_scene_action_name(gy_scene_action_type type)

@@ -67,8 +67,8 @@ static bool joint_body(gy_scn_loader *L, const char *key, int32_t e, bool need_m
                      en->name);
         return false;
     }
-    gy_scene_body_type t = en->physics->body_type;
-    if (need_moving && (t == GY_SCENE_BODY_STATIC || t == GY_SCENE_BODY_TRIGGER)) {
+    gy_body_type t = en->physics->body_type;
+    if (need_moving && (t == GY_BODY_STATIC || t == GY_BODY_TRIGGER)) {
         gy_scn_error(L, key,
                      "\"%.60s\" is %s: body a of a joint must be Dynamic or Kinematic (put the "
                      "static side in b, or leave b out for the world)",
@@ -256,11 +256,11 @@ static bool require(gy_scn_loader *L, const char *key, int32_t e, int need, cons
     const char *want = "";
     switch (need) {
     case NEED_MOVABLE:
-        ok = p->body_type == GY_SCENE_BODY_DYNAMIC || p->body_type == GY_SCENE_BODY_KINEMATIC;
+        ok = p->body_type == GY_BODY_DYNAMIC || p->body_type == GY_BODY_KINEMATIC;
         want = "a Dynamic or Kinematic body";
         break;
     case NEED_DYNAMIC:
-        ok = p->body_type == GY_SCENE_BODY_DYNAMIC;
+        ok = p->body_type == GY_BODY_DYNAMIC;
         want = "a Dynamic body";
         break;
     case NEED_CHARACTER:

@@ -84,6 +84,20 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
         return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
     gy_world_config c = config != NULL ? *config : gy_default_world_config();
+    /* The subsystem's allocator and logger are the World's: a different one there would be
+     * silently replaced. */
+    if (c.physics.allocator != NULL && c.physics.allocator != c.allocator) {
+        gy_log(c.logger, GY_LOG_ERROR,
+               "world: gy_world_create: physics.allocator is replaced by the World's; set "
+               "config.allocator instead");
+        return GY_ERR_INVALID_ARGUMENT;
+    }
+    if (c.physics.logger != NULL && c.physics.logger != c.logger) {
+        gy_log(c.logger, GY_LOG_ERROR,
+               "world: gy_world_create: physics.logger is replaced by the World's; set "
+               "config.logger instead");
+        return GY_ERR_INVALID_ARGUMENT;
+    }
     const gy_allocator *a = gy_allocator_or_default(c.allocator);
     gy_world *w = gy_alloc_zeroed(a, sizeof *w);
     if (w == NULL)
@@ -177,6 +191,17 @@ uint32_t gy_world_entity_count(const gy_world *w)
     if (gy_w_enter_read(w, __func__) != GY_OK)
         return 0;
     return w != NULL ? w->ent_live : 0u;
+}
+
+uint32_t gy_world_get_entities(const gy_world *w, gy_entity *out, uint32_t capacity)
+{
+    if (w == NULL)
+        return 0u;
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < w->ent_high && n < capacity && out != NULL; s++)
+        if (w->ents[s].live)
+            out[n++] = gy_w_entity_handle(w, s);
+    return w->ent_live;
 }
 
 /* ---- hierarchy links ------------------------------------------------------------------------- */

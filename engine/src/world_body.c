@@ -3,6 +3,7 @@
  * read, and the bootstrap a hard start rebuilds the world from. */
 #include <assert.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gyre/geometry.h"
@@ -14,7 +15,7 @@ gy_physics_desc gy_default_physics_desc(void)
 {
     gy_physics_desc d;
     memset(&d, 0, sizeof d);
-    d.body_type = GY_SCENE_BODY_DYNAMIC;
+    d.body_type = GY_BODY_DYNAMIC;
     d.is_active = true;
     d.body = gy_default_body_def();
     d.max_slope = GY_PI / 4.0;
@@ -22,13 +23,13 @@ gy_physics_desc gy_default_physics_desc(void)
     return d;
 }
 
-static gy_motion_type motion_of(gy_scene_body_type t)
+static gy_motion_type motion_of(gy_body_type t)
 {
     switch (t) {
-    case GY_SCENE_BODY_STATIC:
-    case GY_SCENE_BODY_TRIGGER:
+    case GY_BODY_STATIC:
+    case GY_BODY_TRIGGER:
         return GY_MOTION_STATIC;
-    case GY_SCENE_BODY_KINEMATIC:
+    case GY_BODY_KINEMATIC:
         return GY_MOTION_KINEMATIC;
     default:
         return GY_MOTION_DYNAMIC;
@@ -40,14 +41,103 @@ static bool is_resource_shape(gy_shape_type t)
     return t == GY_SHAPE_HULL || t == GY_SHAPE_MESH;
 }
 
-static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_motion_type *motion)
+/* Logs why a description was refused, naming the field, and returns `r`. */
+static gy_result refuse(const gy_world *w, const char *op, uint32_t slot, gy_result r,
+                        const char *field, const char *why)
 {
-    if (d == NULL || (unsigned)d->body_type >= GY_SCENE_BODY_TYPE_COUNT || d->colliders == NULL ||
+    const char *name = w->ents[slot].name != NULL ? w->ents[slot].name : "";
+    gy_log(w->logger, GY_LOG_ERROR, "world: %s on entity '%s': %s: %s", op, name, field, why);
+    return r;
+}
+
+static bool vec_is_zero(gy_vec3 v)
+{
+    return v.x == 0.0 && v.y == 0.0 && v.z == 0.0;
+}
+
+/* Every field of a description either acts or is refused: these are the ones the body type (or
+ * the World placing bodies by their entities) would otherwise leave unread. Called after the
+ * type is known to be valid. */
+static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d, gy_motion_type m,
+                                     const char *op, uint32_t slot)
+{
+    const gy_result bad = GY_ERR_INVALID_ARGUMENT;
+    const gy_body_def *b = &d->body;
+    const gy_body_def def = gy_default_body_def();
+    if (b->type != GY_MOTION_DYNAMIC && b->type != m)
+        return refuse(w, op, slot, bad, "body.type",
+                      "not read (body_type decides the motion); leave it at its default");
+    gy_pose id = gy_pose_identity();
+    if (memcmp(&b->pose, &id, sizeof id) != 0)
+        return refuse(w, op, slot, bad, "body.pose",
+                      "not read (the entity's world pose places the body); leave it at identity");
+    if (m == GY_MOTION_STATIC &&
+        (!vec_is_zero(b->linear_velocity) || !vec_is_zero(b->angular_velocity)))
+        return refuse(w, op, slot, bad,
+                      vec_is_zero(b->linear_velocity) ? "body.angular_velocity"
+                                                      : "body.linear_velocity",
+                      "a Static or Trigger body does not move");
+    if (m != GY_MOTION_DYNAMIC) {
+        static const char why[] = "only a Dynamic body has it";
+        if (b->mass != def.mass)
+            return refuse(w, op, slot, bad, "body.mass", why);
+        if (b->has_mass_properties)
+            return refuse(w, op, slot, bad, "body.mass_properties", why);
+        if (b->linear_damping != def.linear_damping)
+            return refuse(w, op, slot, bad, "body.linear_damping", why);
+        if (b->angular_damping != def.angular_damping)
+            return refuse(w, op, slot, bad, "body.angular_damping", why);
+        if (b->gravity_factor != def.gravity_factor)
+            return refuse(w, op, slot, bad, "body.gravity_factor", why);
+        if (b->allow_sleeping != def.allow_sleeping)
+            return refuse(w, op, slot, bad, "body.allow_sleeping", why);
+        if (b->continuous)
+            return refuse(w, op, slot, bad, "body.continuous", why);
+        for (int k = 0; k < 3; k++) {
+            if (b->lock_linear[k])
+                return refuse(w, op, slot, bad, "body.lock_linear", why);
+            if (b->lock_angular[k])
+                return refuse(w, op, slot, bad, "body.lock_angular", why);
+        }
+    }
+    gy_physics_desc dd = gy_default_physics_desc();
+    if (!d->is_character && d->max_slope != dd.max_slope)
+        return refuse(w, op, slot, bad, "max_slope", "only a character (is_character) has it");
+    if (!d->is_character && d->step_offset != dd.step_offset)
+        return refuse(w, op, slot, bad, "step_offset", "only a character (is_character) has it");
+    for (uint32_t i = 0; i < d->collider_count; i++) {
+        const gy_scene_collider *c = &d->colliders[i];
+        bool data = c->vertices != NULL || c->vertex_count != 0 || c->indices != NULL ||
+                    c->index_count != 0;
+        if (!data)
+            continue;
+        char field[64];
+        snprintf(field, sizeof field, "colliders[%u].vertices", i);
+        if (!is_resource_shape(c->def.shape.type))
+            return refuse(w, op, slot, bad, field, "only Hull and Mesh shapes take vertices");
+        if (c->def.shape.resource.bits != 0)
+            return refuse(w, op, slot, bad, field,
+                          "given with a geometry id in def.shape.resource: give one or the other");
+        if (c->def.shape.type == GY_SHAPE_HULL && (c->indices != NULL || c->index_count != 0)) {
+            snprintf(field, sizeof field, "colliders[%u].indices", i);
+            return refuse(w, op, slot, bad, field, "a Hull takes points only");
+        }
+    }
+    return GY_OK;
+}
+
+static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_motion_type *motion,
+                               const char *op, uint32_t slot)
+{
+    if (d == NULL || (unsigned)d->body_type >= GY_BODY_TYPE_COUNT || d->colliders == NULL ||
         d->collider_count == 0 || d->collider_count > UINT16_MAX)
         return GY_ERR_INVALID_ARGUMENT;
     gy_motion_type m = motion_of(d->body_type);
     if (!gy_is_finite(d->max_slope) || !gy_is_finite(d->step_offset))
         return GY_ERR_NON_FINITE;
+    gy_result unread = check_unread_fields(w, d, m, op, slot);
+    if (unread != GY_OK)
+        return unread;
     gy_character_settings cs;
     if (d->is_character && (m != GY_MOTION_KINEMATIC || gy_w_character_settings(d, &cs) != GY_OK))
         return GY_ERR_INVALID_ARGUMENT;
@@ -102,7 +192,7 @@ static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_colli
     gy_scene_collider *cols = gy_alloc(w->alloc, (size_t)n * sizeof *cols);
     if (cols == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    bool trigger = d->body_type == GY_SCENE_BODY_TRIGGER;
+    bool trigger = d->body_type == GY_BODY_TRIGGER;
     for (uint32_t i = 0; i < n; i++) {
         const gy_scene_collider *src = &d->colliders[i];
         gy_scene_collider *c = &cols[i];
@@ -475,7 +565,7 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     if (gy_w_body_of(w, slot) != NULL)
         return GY_ERR_MISUSE;
     gy_motion_type motion;
-    r = validate_desc(w, desc, &motion);
+    r = validate_desc(w, desc, &motion, "gy_body_add", slot);
     if (r != GY_OK)
         return r;
     gy_scene_collider *cols;
@@ -539,7 +629,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
         return r;
     uint32_t slot = c->entity;
     gy_motion_type motion;
-    r = validate_desc(w, desc, &motion);
+    r = validate_desc(w, desc, &motion, "gy_body_update", slot);
     if (r != GY_OK)
         return r;
     gy_scene_collider *cols;
@@ -764,6 +854,9 @@ gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, ui
         return GY_ERR_MISUSE;
     if (!gy_vec3_is_finite(velocity))
         return GY_ERR_NON_FINITE;
+    /* Gyre's controller has no flags; only a host's own hook reads them. */
+    if (flags != 0 && w->run_characters)
+        return GY_ERR_INVALID_ARGUMENT;
     r = live(c);
     return r != GY_OK ? r
                       : gy_physics_record_character_intent(w->physics, c->store_index,
@@ -946,4 +1039,194 @@ gy_result gy_w_start(gy_world *w)
     if (hulls != NULL)
         gy_free(w->alloc, hulls, (size_t)res_count * sizeof *hulls);
     return r;
+}
+
+/* ---- live changes ---------------------------------------------------------------------------- */
+
+gy_result gy_body_set_awake(gy_world *w, gy_entity e, bool awake)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    if (c->motion != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    r = live(c);
+    return r != GY_OK
+               ? r
+               : gy_physics_record_set_awake(w->physics, c->store_index, c->attachment, awake);
+}
+
+gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    if (!gy_is_finite(mass))
+        return GY_ERR_NON_FINITE;
+    if (!(mass > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (c->motion != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    if (c->recorded && !c->failed) {
+        r = gy_physics_record_set_mass(w->physics, c->store_index, c->attachment, mass);
+        if (r != GY_OK)
+            return r;
+    }
+    /* Kept for every later (re)creation, scaled as the live body was: an inertia override
+     * scales with the mass; without one the colliders' density share stays. */
+    gy_body_def *b = &c->desc.body;
+    if (b->has_mass_properties) {
+        double k = mass / b->mass;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                b->mass_properties.inertia.m[i][j] *= k;
+    }
+    b->mass = mass;
+    return GY_OK;
+}
+
+/* The collider `index` of a component, GY_ERR_INVALID_ARGUMENT past its colliders. */
+static gy_result collider_of(gy_world *w, gy_entity e, uint32_t index, gy_w_body **out)
+{
+    gy_result r = component(w, e, out);
+    if (r != GY_OK)
+        return r;
+    return index < (*out)->desc.collider_count ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
+gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_material material)
+{
+    gy_w_body *c;
+    gy_result r = collider_of(w, e, collider, &c);
+    if (r == GY_OK)
+        r = gy_validate_material(&material);
+    if (r != GY_OK)
+        return r;
+    if (c->recorded && !c->failed) {
+        r = gy_physics_record_set_material(w->physics, c->store_index, c->attachment, collider,
+                                           &material);
+        if (r != GY_OK)
+            return r;
+    }
+    c->cols[collider].def.material = material;
+    return GY_OK;
+}
+
+gy_result gy_body_set_filter(gy_world *w, gy_entity e, uint32_t collider, uint32_t category,
+                             uint32_t mask)
+{
+    gy_w_body *c;
+    gy_result r = collider_of(w, e, collider, &c);
+    if (r != GY_OK)
+        return r;
+    if (c->recorded && !c->failed) {
+        r = gy_physics_record_set_filter(w->physics, c->store_index, c->attachment, collider,
+                                         category, mask);
+        if (r != GY_OK)
+            return r;
+    }
+    c->cols[collider].def.category = category;
+    c->cols[collider].def.mask = mask;
+    return GY_OK;
+}
+
+gy_result gy_body_set_user_data(gy_world *w, gy_entity e, uint64_t user_data)
+{
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    c->desc.body.user_data = user_data;
+    return GY_OK;
+}
+
+uint64_t gy_body_get_user_data(const gy_world *w, gy_entity e)
+{
+    gy_w_body *c;
+    return component(w, e, &c) == GY_OK ? c->desc.body.user_data : 0u;
+}
+
+gy_result gy_world_set_gravity(gy_world *w, gy_vec3 gravity)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return gy_physics_record_set_gravity(w->physics, gravity);
+}
+
+gy_vec3 gy_world_gravity(const gy_world *w)
+{
+    return w != NULL ? gy_physics_gravity(w->physics) : gy_v3(0.0, 0.0, 0.0);
+}
+
+/* ---- the short path ---------------------------------------------------------------------------
+ */
+
+gy_result gy_body_create(gy_world *w, gy_vec3 position, const gy_physics_desc *desc, gy_entity *out)
+{
+    if (out != NULL)
+        *out = gy_entity_null();
+    if (w == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_entity_def ed = gy_default_entity_def();
+    ed.position = position;
+    gy_entity e;
+    gy_result r = gy_entity_create(w, &ed, &e);
+    if (r != GY_OK)
+        return r;
+    r = gy_body_add(w, e, desc);
+    if (r != GY_OK) {
+        gy_entity_destroy(w, e);
+        return r;
+    }
+    *out = e;
+    return GY_OK;
+}
+
+gy_scene_collider gy_default_scene_collider(gy_shape shape)
+{
+    gy_scene_collider c;
+    memset(&c, 0, sizeof c);
+    c.def = gy_default_collider_def();
+    c.def.shape = shape;
+    return c;
+}
+
+gy_physics_desc gy_default_body_desc(gy_body_type type, const gy_scene_collider *collider)
+{
+    gy_physics_desc d = gy_default_physics_desc();
+    d.body_type = type;
+    /* The World only reads a description's colliders (it copies them). */
+    d.colliders = (gy_scene_collider *)collider;
+    d.collider_count = collider != NULL ? 1u : 0u;
+    return d;
+}
+
+gy_shape gy_sphere(double radius)
+{
+    gy_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = GY_SHAPE_SPHERE;
+    s.radius = radius;
+    return s;
+}
+
+gy_shape gy_box(gy_vec3 size)
+{
+    gy_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = GY_SHAPE_BOX;
+    s.box_size = size;
+    return s;
+}
+
+gy_shape gy_capsule(double radius, double height)
+{
+    gy_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = GY_SHAPE_CAPSULE;
+    s.radius = radius;
+    s.height = height;
+    return s;
 }

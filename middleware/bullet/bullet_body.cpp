@@ -925,3 +925,105 @@ gy_result gy_bt_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 
     *out = gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));
     return GY_OK;
 }
+
+gy_result gy_bt_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (b->type != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    if (awake) {
+        gy_bt_body_wake(b);
+        return GY_OK;
+    }
+    b->rb->setLinearVelocity(btVector3(0, 0, 0));
+    b->rb->setAngularVelocity(btVector3(0, 0, 0));
+    b->force.setZero();
+    b->torque.setZero();
+    b->sleep_samples = 0;
+    b->rest_time = 0.0;
+    /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
+     * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
+     * (update_sleep skips it, so it then never wants to sleep again). */
+    b->rb->forceActivationState(ISLAND_SLEEPING);
+    return GY_OK;
+}
+
+gy_result gy_bt_body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
+{
+    gy_bt_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (!isfinite(mass))
+        return GY_ERR_NON_FINITE;
+    if (!(mass > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (b->type != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    const btVector3 &inv = b->rb->getInvInertiaDiagLocal();
+    double scale = mass / b->mass;
+    btVector3 inertia(scale / inv.x(), scale / inv.y(), scale / inv.z());
+    /* setMassProps also rescales the body's gravity force to the new mass. */
+    b->rb->setMassProps(mass, inertia);
+    b->rb->updateInertiaTensor();
+    b->mass = mass;
+    gy_bt_body_wake(b);
+    return GY_OK;
+}
+
+static gy_result lookup_collider(gy_backend_world *w, gy_collider_id id, gy_bt_collider **out)
+{
+    if (w == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    *out = static_cast<gy_bt_collider *>(gy_handle_pool_get(&w->colliders, id.bits));
+    return *out != nullptr ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+gy_result gy_bt_collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m)
+{
+    gy_bt_collider *c;
+    gy_result r = lookup_collider(w, id, &c);
+    if (r == GY_OK)
+        r = gy_validate_material(m);
+    if (r != GY_OK)
+        return r;
+    /* Contacts combine the two records' materials as their points are added. */
+    c->material = *m;
+    return GY_OK;
+}
+
+gy_result gy_bt_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
+                                    uint32_t mask)
+{
+    gy_bt_collider *c;
+    gy_result r = lookup_collider(w, id, &c);
+    if (r != GY_OK)
+        return r;
+    c->category = category;
+    c->mask = mask;
+    gy_bt_body *b = c->body;
+    uint32_t old_category = b->category_union, old_mask = b->mask_union;
+    b->category_union = 0;
+    b->mask_union = 0;
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        b->category_union |= b->colliders[i]->category;
+        b->mask_union |= b->colliders[i]->mask;
+    }
+    /* The narrow phase checks every collider pair's filter, so a narrower filter needs nothing
+     * more; pairs the broadphase refused under the old unions are only found again through a
+     * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
+    if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
+        w->world.refreshBroadphaseProxy(b->rb);
+    if (b->type == GY_MOTION_STATIC) {
+        gy_bt_wake_touching(w, b);
+        b->placed_step = w->step_index + 1u;
+    } else {
+        gy_bt_body_wake(b);
+    }
+    return GY_OK;
+}

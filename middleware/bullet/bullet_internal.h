@@ -349,6 +349,11 @@ gy_result gy_bt_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 
 gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt);
 gy_result gy_bt_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
                                     gy_vec3 *out);
+gy_result gy_bt_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake);
+gy_result gy_bt_body_set_mass(gy_backend_world *w, gy_body_id id, double mass);
+gy_result gy_bt_collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m);
+gy_result gy_bt_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
+                                    uint32_t mask);
 
 /* Resources (bullet_body.cpp). */
 gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out);

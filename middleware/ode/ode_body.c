@@ -843,3 +843,93 @@ gy_result gy_ode_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3
     *out = gy_ode_body_velocity_at(b, p);
     return GY_OK;
 }
+
+gy_result gy_ode_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (b->type != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    if (awake) {
+        gy_ode_body_wake(b);
+        return GY_OK;
+    }
+    dBodySetLinearVel(b->body, 0.0, 0.0, 0.0);
+    dBodySetAngularVel(b->body, 0.0, 0.0, 0.0);
+    dBodySetForce(b->body, 0.0, 0.0, 0.0);
+    dBodySetTorque(b->body, 0.0, 0.0, 0.0);
+    dBodyDisable(b->body);
+    return GY_OK;
+}
+
+gy_result gy_ode_body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
+{
+    gy_ode_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (!gy_is_finite(mass))
+        return GY_ERR_NON_FINITE;
+    if (!(mass > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (b->type != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    dMass dm;
+    dBodyGetMass(b->body, &dm);
+    double ratio = b->mass / mass;
+    dMassAdjust(&dm, mass);
+    dBodySetMass(b->body, &dm);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            b->inv_inertia.m[i][k] *= ratio;
+    b->mass = mass;
+    gy_ode_body_wake(b);
+    return GY_OK;
+}
+
+static gy_result lookup_collider(gy_backend_world *w, gy_collider_id id, gy_ode_collider **out)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    *out = gy_handle_pool_get(&w->colliders, id.bits);
+    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+gy_result gy_ode_collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m)
+{
+    gy_ode_collider *c;
+    gy_result r = lookup_collider(w, id, &c);
+    if (r == GY_OK)
+        r = gy_validate_material(m);
+    if (r != GY_OK)
+        return r;
+    /* The near callback combines the two records' materials at every contact. */
+    c->material = *m;
+    return GY_OK;
+}
+
+gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
+                                     uint32_t mask)
+{
+    gy_ode_collider *c;
+    gy_result r = lookup_collider(w, id, &c);
+    if (r != GY_OK)
+        return r;
+    c->category = category;
+    c->mask = mask;
+    dGeomSetCategoryBits(c->geom, category);
+    dGeomSetCollideBits(c->geom, mask);
+    gy_ode_body *b = c->body;
+    /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
+    if (b->type == GY_MOTION_STATIC) {
+        wake_contacts_of(w, b);
+        mark_fresh(w, b);
+    } else {
+        gy_ode_body_wake(b);
+    }
+    return GY_OK;
+}

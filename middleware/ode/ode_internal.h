@@ -298,6 +298,12 @@ gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
                                      double dt);
 gy_result gy_ode_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
                                      gy_vec3 *out);
+gy_result gy_ode_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake);
+gy_result gy_ode_body_set_mass(gy_backend_world *w, gy_body_id id, double mass);
+gy_result gy_ode_collider_set_material(gy_backend_world *w, gy_collider_id id,
+                                       const gy_material *m);
+gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
+                                     uint32_t mask);
 /* Releases every body still alive (world teardown). */
 void gy_ode_body_release_all(gy_backend_world *w);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */

@@ -255,3 +255,16 @@ gy_result gy_validate_query_filter(const gy_query_filter *f)
         return GY_ERR_INVALID_ARGUMENT;
     return GY_OK;
 }
+
+gy_result gy_validate_material(const gy_material *m)
+{
+    if (m == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_is_finite(m->friction) || !gy_is_finite(m->restitution))
+        return GY_ERR_NON_FINITE;
+    if (m->friction < 0.0 || m->restitution < 0.0 ||
+        (unsigned)m->friction_combine > GY_COMBINE_MAX ||
+        (unsigned)m->restitution_combine > GY_COMBINE_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}

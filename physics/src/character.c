@@ -804,3 +804,13 @@ void gy_character_set_get_stats(const gy_character_set *set, gy_character_set_st
     if (set != NULL)
         *out = set->stats;
 }
+
+gy_result gy_character_set_set_gravity(gy_character_set *set, gy_vec3 gravity)
+{
+    if (set == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_vec3_is_finite(gravity))
+        return GY_ERR_NON_FINITE;
+    set->gravity = gravity;
+    return GY_OK;
+}

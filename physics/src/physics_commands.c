@@ -408,6 +408,70 @@ gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, 
     return record_mutate(p, GY_PHYS_CMD_CHARACTER_JUMP, store_index, attachment, 0, &speed, 1);
 }
 
+gy_result gy_physics_record_set_awake(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                      bool awake)
+{
+    return record_mutate(p, GY_PHYS_CMD_SET_AWAKE, store_index, attachment, awake ? 1u : 0u, NULL,
+                         0);
+}
+
+gy_result gy_physics_record_set_mass(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                     double mass)
+{
+    if (gy_is_finite(mass) && !(mass > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    return record_mutate(p, GY_PHYS_CMD_SET_MASS, store_index, attachment, 0, &mass, 1);
+}
+
+gy_result gy_physics_record_set_material(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                         uint32_t collider, const gy_material *material)
+{
+    gy_result r = gy_validate_material(material);
+    if (r != GY_OK)
+        return p == NULL ? GY_ERR_INVALID_ARGUMENT : r;
+    if (collider > UINT16_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    uint32_t aux = collider | (uint32_t)material->friction_combine << 16 |
+                   (uint32_t)material->restitution_combine << 24;
+    double d[2] = {material->friction, material->restitution};
+    return record_mutate(p, GY_PHYS_CMD_SET_MATERIAL, store_index, attachment, aux, d, 2);
+}
+
+gy_result gy_physics_record_set_filter(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                       uint32_t collider, uint32_t category, uint32_t mask)
+{
+    if (collider > UINT16_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    /* Exact in a double: every 32-bit integer is. */
+    double d[2] = {(double)category, (double)mask};
+    return record_mutate(p, GY_PHYS_CMD_SET_FILTER, store_index, attachment, collider, d, 2);
+}
+
+gy_vec3 gy_physics_gravity(const gy_physics *p)
+{
+    return p != NULL ? p->world_def.gravity : gy_v3(0.0, 0.0, 0.0);
+}
+
+gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_vec3_is_finite(gravity))
+        return GY_ERR_NON_FINITE;
+    if (!in_range(gravity))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!p->running) {
+        /* No thread owns the character set while stopped; the next start reads world_def. */
+        p->world_def.gravity = gravity;
+        return gy_character_set_set_gravity(p->characters, gravity);
+    }
+    gy_phys_cmd_body b = {.attachment = 0, .aux = 0, .v = {gravity.x, gravity.y, gravity.z}};
+    gy_result r = record_plain(p, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_GRAVITY, 0, &b);
+    if (r == GY_OK)
+        p->world_def.gravity = gravity;
+    return r;
+}
+
 gy_result gy_physics_publish(gy_physics *p, uint64_t *seq)
 {
     gy_result r = game_ready(p);
@@ -597,15 +661,88 @@ static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
     for (int i = 0; i < 6; i++)
         if (!gy_is_finite(b->v[i]) || fabs(b->v[i]) > GY_PHYSICS_MAX_MAGNITUDE)
             return false;
+    switch (c->type) {
+    case GY_PHYS_CMD_SET_MASS:
+        return b->v[0] > 0.0;
+    case GY_PHYS_CMD_SET_MATERIAL:
+        return b->v[0] >= 0.0 && b->v[1] >= 0.0 && ((b->aux >> 16) & 0xffu) <= GY_COMBINE_MAX &&
+               (b->aux >> 24) <= GY_COMBINE_MAX;
+    case GY_PHYS_CMD_SET_FILTER:
+        for (int i = 0; i < 2; i++)
+            if (!(b->v[i] >= 0.0 && b->v[i] <= (double)UINT32_MAX && b->v[i] == floor(b->v[i])))
+                return false;
+        return b->aux <= UINT16_MAX;
+    default:
+        break;
+    }
     if (c->type != GY_PHYS_CMD_SET_POSE)
         return true;
     double sum = b->v[3] * b->v[3] + b->v[4] * b->v[4] + b->v[5] * b->v[5];
     return b->aux < 4u && sum <= 1.0;
 }
 
+/* The adapter handle of collider `index` of body `e` (its create-list order), or NULL. */
+static gy_phys_collider *body_collider(gy_physics *p, const gy_phys_body *e, uint32_t index,
+                                       uint32_t *slot_out)
+{
+    if (index >= e->collider_count)
+        return NULL;
+    uint32_t slot = e->first_collider;
+    for (uint32_t i = 0; i < index && slot != GY_PHYS_NONE; i++)
+        slot = p->colliders[slot].next;
+    if (slot == GY_PHYS_NONE)
+        return NULL;
+    *slot_out = slot;
+    return &p->colliders[slot];
+}
+
+/* World gravity: the adapter wakes every body under it, so every movable body is read back. */
+static void apply_gravity(gy_physics *p, const gy_command *c)
+{
+    const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
+    gy_vec3 g = gy_v3(b->v[0], b->v[1], b->v[2]);
+    if (!gy_vec3_is_finite(g) || !in_range(g) || p->backend->set_gravity(p->world, g) != GY_OK) {
+        gy_phys_add(&p->counters.commands_failed, 1);
+        return;
+    }
+    gy_character_set_set_gravity(p->characters, g);
+    for (uint32_t s = 0; s < p->body_count; s++)
+        if (p->bodies[s].id.bits != 0 && p->bodies[s].motion != GY_MOTION_STATIC)
+            gy_phys_touch(p, s);
+    gy_phys_add(&p->counters.commands_applied, 1);
+}
+
+static gy_result apply_filter(gy_physics *p, uint32_t store_index, const gy_phys_body *e,
+                              const gy_phys_cmd_body *b)
+{
+    uint32_t slot;
+    gy_phys_collider *col = body_collider(p, e, b->aux, &slot);
+    if (col == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    uint32_t category = (uint32_t)b->v[0], mask = (uint32_t)b->v[1];
+    gy_result r = p->backend->collider_set_filter(p->world, col->id, category, mask);
+    if (r != GY_OK)
+        return r;
+    col->mask = mask;
+    if (col->in_snapshot)
+        gy_query_snapshot_set_category(p->snapshot, slot, category);
+    for (uint32_t i = 0; e->character && i < p->char_count; i++) {
+        gy_phys_character *ch = &p->chars[i];
+        if (ch->store_index == store_index && ch->collider.bits == col->id.bits) {
+            ch->category = category;
+            ch->mask = mask;
+        }
+    }
+    return GY_OK;
+}
+
 static void apply_mutate(gy_physics *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
+    if (c->type == GY_PHYS_CMD_SET_GRAVITY) {
+        apply_gravity(p, c);
+        return;
+    }
     gy_phys_body *e = gy_phys_body_at(p, c->key, b->attachment);
     if (e == NULL) {
         gy_phys_add(&p->counters.commands_dropped_stale, 1);
@@ -654,6 +791,23 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
         break;
     case GY_PHYS_CMD_CHARACTER_JUMP:
         push_input(p, c, b, GY_CHARACTER_JUMP);
+        break;
+    case GY_PHYS_CMD_SET_AWAKE:
+        r = be->body_set_awake(w, e->id, b->aux != 0);
+        break;
+    case GY_PHYS_CMD_SET_MASS:
+        r = be->body_set_mass(w, e->id, b->v[0]);
+        break;
+    case GY_PHYS_CMD_SET_MATERIAL: {
+        uint32_t slot;
+        gy_phys_collider *col = body_collider(p, e, b->aux & 0xffffu, &slot);
+        gy_material m = {b->v[0], b->v[1], (gy_combine_mode)((b->aux >> 16) & 0xffu),
+                         (gy_combine_mode)(b->aux >> 24)};
+        r = col == NULL ? GY_ERR_INVALID_ARGUMENT : be->collider_set_material(w, col->id, &m);
+        break;
+    }
+    case GY_PHYS_CMD_SET_FILTER:
+        r = apply_filter(p, c->key, e, b);
         break;
     default:
         r = GY_ERR_INVALID_ARGUMENT;

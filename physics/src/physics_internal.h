@@ -40,7 +40,13 @@ typedef enum gy_phys_command_type {
     GY_PHYS_CMD_ADD_IMPULSE,
     GY_PHYS_CMD_ADD_IMPULSE_AT,
     GY_PHYS_CMD_CHARACTER_INTENT,
-    GY_PHYS_CMD_CHARACTER_JUMP
+    GY_PHYS_CMD_CHARACTER_JUMP,
+    GY_PHYS_CMD_SET_AWAKE,    /* aux: 1 wake, 0 sleep */
+    GY_PHYS_CMD_SET_MASS,     /* v[0]: kg */
+    GY_PHYS_CMD_SET_MATERIAL, /* aux: collider | friction combine << 16 | restitution combine << 24;
+                                 v[0], v[1]: friction, restitution */
+    GY_PHYS_CMD_SET_FILTER,   /* aux: collider; v[0], v[1]: category, mask */
+    GY_PHYS_CMD_SET_GRAVITY   /* key and attachment 0; v[0..2]: m/s² */
 } gy_phys_command_type;
 
 /* Body of a mutate or release command (56 bytes). SET_POSE packs the rotation as its three
@@ -112,6 +118,7 @@ typedef struct gy_phys_body {
 
 /* One adapter collider, by its handle's slot (also its query-snapshot slot). */
 typedef struct gy_phys_collider {
+    gy_collider_id id; /* the adapter's handle (live and filter changes name it) */
     gy_pose local;
     uint32_t store_index;
     uint32_t next;

@@ -164,6 +164,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     for (uint32_t i = count; i-- > 0;) {
         uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);
         gy_phys_collider *c = &p->colliders[slot];
+        c->id = p->collider_ids[i];
         c->local = colliders[i].local_pose;
         c->store_index = store_index;
         c->next = next;

@@ -747,6 +747,17 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
     return GY_OK;
 }
 
+gy_result gy_query_snapshot_set_category(gy_query_snapshot *qs, uint32_t slot, uint32_t category)
+{
+    if (qs == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (slot >= qs->slot_limit || !qs->live[slot].live)
+        return GY_ERR_STALE_HANDLE;
+    qs->live[slot].category = category;
+    mark_dirty(qs, slot, false);
+    return GY_OK;
+}
+
 gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
 {
     if (qs == NULL)

@@ -458,6 +458,16 @@ static const rule_case k_rule_cases[] = {
                              "least one collider (an inline `shape` or an entry in `colliders`)"},
     {PHYS("'colliders':[{'shape':'Plane'}]"), "entities[0].components.physics.colliders[0].shape: "
                                               "a Plane needs a Static body (this one is Dynamic)"},
+    /* settings the body type would leave unread */
+    {PHYS(STATIC_BODY ",'shape':'Box','box_size':[1,1,1],'linear_damping':0.2"),
+     "entities[0].components.physics.linear_damping: only a Dynamic body has it (this one is "
+     "Static)"},
+    {PHYS("'body_type':'Kinematic','shape':'Box','box_size':[1,1,1],'mass':3"),
+     "entities[0].components.physics.mass: only a Dynamic body has it (this one is Kinematic)"},
+    {PHYS("'body_type':'Trigger','shape':'Box','box_size':[1,1,1],'linear_velocity':[1,0,0]"),
+     "entities[0].components.physics.linear_velocity: a Trigger body does not move"},
+    {PHYS(DYN_SPHERE ",'step_offset':0.5"),
+     "entities[0].components.physics.step_offset: only a character controller has it"},
     /* joints */
     {CAST ",'joints':{}", "joints: must be an array of joints (got an object)"},
     {CAST ",'joints':[1]", "joints[0]: must be a joint object (got 1)"},
@@ -726,7 +736,7 @@ static void test_scene_load_applies_defaults(void **state)
     assert_vec_near(e->scale, gy_v3(1, 1, 1), 0.0);
     const gy_scene_physics *p = e->physics;
     assert_non_null(p);
-    assert_int_equal(p->body_type, GY_SCENE_BODY_DYNAMIC);
+    assert_int_equal(p->body_type, GY_BODY_DYNAMIC);
     assert_true(p->is_active);
     assert_false(p->is_character);
     assert_near(p->max_slope, GY_PI / 4.0, 1e-15);
@@ -880,7 +890,7 @@ static void test_scene_load_characters_triggers_and_planes(void **state)
             "'normal':[0,2,0],'offset':1}}}]");
     const gy_scene_physics *hero = s->entities[0].physics;
     assert_true(hero->is_character);
-    assert_int_equal(hero->body_type, GY_SCENE_BODY_KINEMATIC);
+    assert_int_equal(hero->body_type, GY_BODY_KINEMATIC);
     assert_int_equal(hero->body.type, GY_MOTION_KINEMATIC);
     assert_int_equal(hero->collider_count, 1);
     assert_int_equal(hero->colliders[0].def.shape.type, GY_SHAPE_CAPSULE);
@@ -891,7 +901,7 @@ static void test_scene_load_characters_triggers_and_planes(void **state)
     assert_near(tall->colliders[0].def.shape.radius, 0.4, 0.0);
     assert_near(tall->colliders[0].def.shape.height, 2.0, 0.0);
     const gy_scene_physics *zone = s->entities[2].physics;
-    assert_int_equal(zone->body_type, GY_SCENE_BODY_TRIGGER);
+    assert_int_equal(zone->body_type, GY_BODY_TRIGGER);
     assert_int_equal(zone->body.type, GY_MOTION_STATIC);
     assert_int_equal(zone->collider_count, 2);
     assert_true(zone->colliders[0].def.is_sensor);

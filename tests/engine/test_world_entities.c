@@ -298,7 +298,7 @@ static void test_world_survives_every_allocation_failure(void **state)
                 assert_result(r, GY_ERR_OUT_OF_MEMORY);
                 continue;
             }
-            wfx_desc b = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+            wfx_desc b = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
             r = gy_body_add(w, e, wfx_d(&b));
             if (r != GY_OK)
                 assert_result(r, GY_ERR_OUT_OF_MEMORY);

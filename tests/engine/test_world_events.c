@@ -102,7 +102,7 @@ static void test_events_exit_on_switch_off_update_and_remove(void **state)
     wfx_tick(s.w, 10);
     assert_int_equal(wfx_count_kind(&s.ball_ev, GY_COLLISION_ENTER), 2);
     /* Updated: the old body's pairs exit, the new body enters again. */
-    wfx_desc d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
     assert_result(gy_body_update(s.w, s.ball, wfx_d(&d)), GY_OK);
     wfx_tick(s.w, 10);
     assert_int_equal(wfx_count_kind(&s.ball_ev, GY_COLLISION_EXIT), 2);
@@ -189,7 +189,7 @@ static void test_events_pairing_holds_in_a_pile(void **state)
     gy_entity boxes[8];
     for (uint32_t i = 0; i < 8; i++) {
         boxes[i] = wfx_entity(w, NULL, gy_v3(0.1 * (i % 2), 0.5 + 1.05 * i, 0));
-        wfx_add(w, boxes[i], wfx_box(GY_SCENE_BODY_DYNAMIC, gy_v3(1, 1, 1)));
+        wfx_add(w, boxes[i], wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1)));
         assert_result(gy_entity_set_collision_callback(w, boxes[i], wfx_on_collision, &rec[i]),
                       GY_OK);
     }

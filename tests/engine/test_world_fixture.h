@@ -92,20 +92,22 @@ static inline gy_physics_desc *wfx_d(wfx_desc *d)
     return &d->desc;
 }
 
-static inline wfx_desc wfx_shape(gy_scene_body_type type, gy_shape shape)
+static inline wfx_desc wfx_shape(gy_body_type type, gy_shape shape)
 {
     wfx_desc d;
     memset(&d, 0, sizeof d);
     d.desc = gy_default_physics_desc();
     d.desc.body_type = type;
-    d.desc.body.linear_damping = 0.0;
-    d.desc.body.angular_damping = 0.0;
+    if (type == GY_BODY_DYNAMIC) { /* damping is a Dynamic body's setting */
+        d.desc.body.linear_damping = 0.0;
+        d.desc.body.angular_damping = 0.0;
+    }
     d.collider.def = gy_default_collider_def();
     d.collider.def.shape = shape;
     return d;
 }
 
-static inline wfx_desc wfx_box(gy_scene_body_type type, gy_vec3 size)
+static inline wfx_desc wfx_box(gy_body_type type, gy_vec3 size)
 {
     gy_shape s;
     memset(&s, 0, sizeof s);
@@ -114,7 +116,7 @@ static inline wfx_desc wfx_box(gy_scene_body_type type, gy_vec3 size)
     return wfx_shape(type, s);
 }
 
-static inline wfx_desc wfx_sphere(gy_scene_body_type type, double radius)
+static inline wfx_desc wfx_sphere(gy_body_type type, double radius)
 {
     gy_shape s;
     memset(&s, 0, sizeof s);
@@ -132,7 +134,7 @@ static inline void wfx_add(gy_world *w, gy_entity e, wfx_desc d)
 static inline gy_entity wfx_ground(gy_world *w)
 {
     gy_entity g = wfx_entity(w, "ground", gy_v3(0, -0.5, 0));
-    wfx_add(w, g, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(40, 1, 40)));
+    wfx_add(w, g, wfx_box(GY_BODY_STATIC, gy_v3(40, 1, 40)));
     return g;
 }
 
@@ -140,7 +142,7 @@ static inline gy_entity wfx_ground(gy_world *w)
 static inline gy_entity wfx_ball(gy_world *w, const char *name, gy_vec3 position)
 {
     gy_entity e = wfx_entity(w, name, position);
-    wfx_add(w, e, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+    wfx_add(w, e, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
     return e;
 }
 

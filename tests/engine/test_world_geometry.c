@@ -30,7 +30,7 @@ static wfx_desc mesh_desc(gy_geometry g)
     memset(&s, 0, sizeof s);
     s.type = GY_SHAPE_MESH;
     s.resource.bits = g.bits;
-    return wfx_shape(GY_SCENE_BODY_STATIC, s);
+    return wfx_shape(GY_BODY_STATIC, s);
 }
 
 static gy_geometry_stats geo_stats(gy_world *w)
@@ -223,10 +223,10 @@ static void test_geometry_validation(void **state)
     s.type = GY_SHAPE_HULL;
     s.resource.bits = mesh.bits;
     gy_entity e = wfx_entity(w, "e", gy_v3(0, 0, 0));
-    wfx_desc d = wfx_shape(GY_SCENE_BODY_DYNAMIC, s);
+    wfx_desc d = wfx_shape(GY_BODY_DYNAMIC, s);
     assert_result(gy_body_add(w, e, wfx_d(&d)), GY_ERR_INVALID_MESH);
     s.type = GY_SHAPE_MESH;
-    d = wfx_shape(GY_SCENE_BODY_DYNAMIC, s);
+    d = wfx_shape(GY_BODY_DYNAMIC, s);
     assert_result(gy_body_add(w, e, wfx_d(&d)), GY_ERR_INVALID_MOTION);
     /* Inline data is validated too. */
     d = mesh_desc((gy_geometry){0});

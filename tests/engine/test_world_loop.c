@@ -213,7 +213,7 @@ static void test_loop_one_off_inputs_reach_exactly_one_tick_under_a_flood(void *
     cap.type = GY_SHAPE_CAPSULE;
     cap.radius = 0.3;
     cap.height = 1.8;
-    wfx_desc hd = wfx_shape(GY_SCENE_BODY_KINEMATIC, cap);
+    wfx_desc hd = wfx_shape(GY_BODY_KINEMATIC, cap);
     hd.desc.is_character = true;
     wfx_add(w, hero, hd);
     wfx_tick(w, 1);
@@ -393,7 +393,7 @@ static void test_loop_teardown_releases_everything(void **state)
     hs.type = GY_SHAPE_HULL;
     hs.resource.bits = kept.bits;
     gy_entity rock = wfx_entity(w, "rock", gy_v3(5, 2, 0));
-    wfx_add(w, rock, wfx_shape(GY_SCENE_BODY_DYNAMIC, hs));
+    wfx_add(w, rock, wfx_shape(GY_BODY_DYNAMIC, hs));
     gy_geometry_release(w, kept);
     wfx_tick(w, 30);
     (void)ground;

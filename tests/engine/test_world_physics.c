@@ -42,7 +42,7 @@ static void test_body_readd_never_inherits_old_body_or_pose(void **state)
     assert_result(gy_body_remove(w, ball), GY_OK);
     assert_false(gy_body_exists(w, ball));
     assert_result(gy_entity_set_local_position(w, ball, gy_v3(3, 20, 0)), GY_OK);
-    wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+    wfx_add(w, ball, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
     gy_physics_state s = wfx_state(w, ball);
     assert_true(s.attachment > before.attachment);
     assert_int_equal(s.store_index, before.store_index); /* the slot is reused */
@@ -68,7 +68,7 @@ static void test_body_replies_for_removed_attachments_are_rejected(void **state)
     assert_result(gy_physics_step(gy_world_physics(w), 1, WFX_TIMEOUT), GY_OK);
     uint32_t old = wfx_state(w, ball).attachment;
     assert_result(gy_body_remove(w, ball), GY_OK);
-    wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+    wfx_add(w, ball, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
     wfx_tick(w, 1);
     gy_physics_stats ps = wfx_physics_stats(w);
     assert_true(ps.replies_rejected >= 1);
@@ -78,7 +78,7 @@ static void test_body_replies_for_removed_attachments_are_rejected(void **state)
     /* A churn of remove/re-add within single frames. */
     for (uint32_t i = 0; i < 20; i++) {
         assert_result(gy_body_remove(w, ball), GY_OK);
-        wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+        wfx_add(w, ball, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
         if (i % 3 == 0)
             wfx_tick(w, 1);
     }
@@ -118,7 +118,7 @@ static void test_body_enable_trio(void **state)
     d.position = gy_v3(0, 5, 0);
     gy_entity ball;
     assert_result(gy_entity_create(w, &d, &ball), GY_OK);
-    wfx_add(w, ball, wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5));
+    wfx_add(w, ball, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
     wfx_tick(w, 2);
     assert_enable(w, ball, true, true, true);
     assert_int_equal(wfx_physics_stats(w).bodies, 2);
@@ -169,7 +169,7 @@ static void test_body_update_recreates_with_new_settings(void **state)
     gy_entity e = wfx_ball(w, "thing", gy_v3(0, 10, 0));
     wfx_tick(w, 10);
     gy_physics_state before = wfx_state(w, e);
-    wfx_desc k = wfx_box(GY_SCENE_BODY_KINEMATIC, gy_v3(1, 1, 1));
+    wfx_desc k = wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1));
     k.desc.body.linear_velocity = gy_v3(1, 0, 0);
     assert_result(gy_body_update(w, e, wfx_d(&k)), GY_OK);
     gy_physics_state s = wfx_state(w, e);
@@ -182,7 +182,7 @@ static void test_body_update_recreates_with_new_settings(void **state)
     assert_near(s.pose.position.x, 1.0, 1e-4);
     gy_physics_desc d;
     assert_result(gy_body_get_desc(w, e, &d), GY_OK);
-    assert_int_equal(d.body_type, GY_SCENE_BODY_KINEMATIC);
+    assert_int_equal(d.body_type, GY_BODY_KINEMATIC);
     assert_int_equal(d.colliders[0].def.shape.type, GY_SHAPE_BOX);
     /* Forces are for dynamic bodies only. */
     assert_result(gy_body_apply_force(w, e, gy_v3(1, 0, 0)), GY_ERR_INVALID_MOTION);
@@ -199,7 +199,7 @@ static void test_body_validation_errors_record_nothing(void **state)
     gy_entity plain = wfx_entity(w, "plain", gy_v3(0, 0, 0));
     gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 10, 0));
     gy_entity wall = wfx_entity(w, "wall", gy_v3(5, 0, 0));
-    wfx_add(w, wall, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 4, 1)));
+    wfx_add(w, wall, wfx_box(GY_BODY_STATIC, gy_v3(1, 4, 1)));
     wfx_tick(w, 1);
     gy_entity dead = wfx_entity(w, "dead", gy_v3(0, 0, 0));
     assert_result(gy_entity_destroy(w, dead), GY_OK);
@@ -231,34 +231,34 @@ static void test_body_validation_errors_record_nothing(void **state)
     assert_result(gy_body_get_state(w, plain, &st), GY_ERR_MISUSE);
 
     /* Bad descriptions. */
-    wfx_desc d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
     assert_result(gy_body_add(w, ball, wfx_d(&d)), GY_ERR_MISUSE); /* already has one */
     assert_result(gy_body_add(w, dead, wfx_d(&d)), GY_ERR_STALE_HANDLE);
     assert_result(gy_body_add(w, plain, NULL), GY_ERR_INVALID_ARGUMENT);
-    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, NAN);
+    d = wfx_sphere(GY_BODY_DYNAMIC, NAN);
     assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_NON_FINITE);
-    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, -1.0);
+    d = wfx_sphere(GY_BODY_DYNAMIC, -1.0);
     assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_SHAPE);
-    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
     d.desc.body.linear_velocity.x = INFINITY;
     assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_NON_FINITE);
-    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
     wfx_d(&d)->collider_count = 0;
     assert_result(gy_body_add(w, plain, &d.desc), GY_ERR_INVALID_ARGUMENT);
     gy_shape plane;
     memset(&plane, 0, sizeof plane);
     plane.type = GY_SHAPE_PLANE;
     plane.normal = gy_v3(0, 1, 0);
-    d = wfx_shape(GY_SCENE_BODY_DYNAMIC, plane);
+    d = wfx_shape(GY_BODY_DYNAMIC, plane);
     assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_MOTION);
-    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
     d.desc.is_character = true; /* a character is Kinematic with one capsule */
     assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_ARGUMENT);
-    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
-    d.desc.body_type = (gy_scene_body_type)99;
+    d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
+    d.desc.body_type = (gy_body_type)99;
     assert_result(gy_body_add(w, plain, wfx_d(&d)), GY_ERR_INVALID_ARGUMENT);
     assert_false(gy_body_exists(w, plain));
-    d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, NAN);
+    d = wfx_sphere(GY_BODY_DYNAMIC, NAN);
     assert_result(gy_body_update(w, ball, wfx_d(&d)), GY_ERR_NON_FINITE);
 
     /* Nothing was recorded: a tick applies no command and changes no body. */
@@ -286,7 +286,7 @@ static void test_body_writes_reach_the_body(void **state)
     gy_entity a = wfx_ball(w, "a", gy_v3(0, 0, 0));
     gy_entity b = wfx_ball(w, "b", gy_v3(10, 0, 0));
     gy_entity k = wfx_entity(w, "k", gy_v3(0, 0, 10));
-    wfx_add(w, k, wfx_box(GY_SCENE_BODY_KINEMATIC, gy_v3(1, 1, 1)));
+    wfx_add(w, k, wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1)));
     double m = 1000.0 * 4.0 / 3.0 * GY_PI * 0.125; /* 1000 kg/m³ × volume */
     assert_result(gy_body_apply_impulse(w, a, gy_v3(m * 2.0, 0, 0)), GY_OK);
     assert_result(gy_body_set_linear_velocity(w, b, gy_v3(0, 3, 0)), GY_OK);
@@ -390,7 +390,7 @@ static gy_entity static_box(gy_world *w, const char *name, gy_pose pose)
     d.rotation = pose.rotation;
     gy_entity e;
     assert_result(gy_entity_create(w, &d, &e), GY_OK);
-    wfx_add(w, e, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1)));
+    wfx_add(w, e, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
     return e;
 }
 
@@ -450,7 +450,7 @@ static void test_body_static_turned_dynamic_is_captured(void **state)
     gy_entity e = static_box(w, "crate", at);
     wfx_tick(w, 2);
     assert_int_equal(world_stats(w).bodies_tracked, 0);
-    wfx_desc dyn = wfx_box(GY_SCENE_BODY_DYNAMIC, gy_v3(1, 1, 1));
+    wfx_desc dyn = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
     assert_result(gy_body_update(w, e, wfx_d(&dyn)), GY_OK);
     assert_int_equal(world_stats(w).bodies_tracked, 1);
     uint64_t c0 = world_stats(w).bodies_captured;
@@ -465,7 +465,7 @@ static void test_body_static_turned_dynamic_is_captured(void **state)
     assert_near(wfx_world_pose(w, e).position.y, s.pose.position.y, 0.0);
     /* Back to static: held where it is now, exactly. */
     gy_pose here = wfx_world_pose(w, e);
-    wfx_desc stat = wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1));
+    wfx_desc stat = wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1));
     assert_result(gy_body_update(w, e, wfx_d(&stat)), GY_OK);
     assert_int_equal(world_stats(w).bodies_tracked, 1);
     wfx_tick(w, 1);
@@ -495,7 +495,7 @@ static void test_body_teleported_static_keeps_game_pose(void **state)
     cd.position = gy_v3(0, 0, 4);
     gy_entity child;
     assert_result(gy_entity_create(w, &cd, &child), GY_OK);
-    wfx_add(w, child, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1)));
+    wfx_add(w, child, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
     wfx_tick(w, 3);
     assert_int_equal(world_stats(w).bodies_tracked, 0);
 

@@ -16,13 +16,13 @@ static void build(query_scene *s)
     s->w = wfx_world(NULL);
     s->ground = wfx_ground(s->w);
     s->near_box = wfx_entity(s->w, "near", gy_v3(0, 1, 0));
-    wfx_add(s->w, s->near_box, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1)));
+    wfx_add(s->w, s->near_box, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
     s->far_box = wfx_entity(s->w, "far", gy_v3(0, 1, 5));
-    wfx_desc fb = wfx_box(GY_SCENE_BODY_KINEMATIC, gy_v3(1, 1, 1));
+    wfx_desc fb = wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1));
     fb.collider.def.category = 2;
     wfx_add(s->w, s->far_box, fb);
     s->sensor = wfx_entity(s->w, "sensor", gy_v3(0, 1, -5));
-    wfx_add(s->w, s->sensor, wfx_box(GY_SCENE_BODY_TRIGGER, gy_v3(1, 1, 1)));
+    wfx_add(s->w, s->sensor, wfx_box(GY_BODY_TRIGGER, gy_v3(1, 1, 1)));
     wfx_tick(s->w, 2);
 }
 
@@ -227,7 +227,7 @@ static void test_joints_break_and_validation(void **state)
     gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
     gy_entity b = wfx_ball(w, "b", gy_v3(0, 8, 0));
     gy_entity wall = wfx_entity(w, "wall", gy_v3(5, 0, 0));
-    wfx_add(w, wall, wfx_box(GY_SCENE_BODY_STATIC, gy_v3(1, 1, 1)));
+    wfx_add(w, wall, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
     gy_entity plain = wfx_entity(w, "plain", gy_v3(0, 0, 0));
     gy_joint_def jd = gy_default_joint_def();
     jd.type = GY_JOINT_FIXED;
@@ -275,7 +275,7 @@ static gy_entity character(gy_world *w, gy_vec3 feet)
     cap.type = GY_SHAPE_CAPSULE;
     cap.radius = 0.3;
     cap.height = 1.8;
-    wfx_desc d = wfx_shape(GY_SCENE_BODY_KINEMATIC, cap);
+    wfx_desc d = wfx_shape(GY_BODY_KINEMATIC, cap);
     d.desc.is_character = true;
     wfx_add(w, e, d);
     return e;
@@ -318,7 +318,7 @@ static void test_character_walks_jumps_and_lands(void **state)
     cap.type = GY_SHAPE_CAPSULE;
     cap.radius = 0.3;
     cap.height = 1.8;
-    wfx_desc d = wfx_shape(GY_SCENE_BODY_KINEMATIC, cap);
+    wfx_desc d = wfx_shape(GY_BODY_KINEMATIC, cap);
     d.desc.is_character = true;
     wfx_add(w, hero, d);
     assert_result(gy_character_set_intent(w, hero, gy_v3(0, 0, -1), 0), GY_OK);

@@ -116,7 +116,7 @@ static const char *check_scene(const gy_scene *s)
         const gy_scene_physics *ph = e->physics;
         if (ph == NULL)
             continue;
-        if ((unsigned)ph->body_type >= GY_SCENE_BODY_TYPE_COUNT || ph->collider_count == 0 ||
+        if ((unsigned)ph->body_type >= GY_BODY_TYPE_COUNT || ph->collider_count == 0 ||
             ph->colliders == NULL)
             return "scene: physics component without colliders";
         if (gy_validate_body_def(&ph->body) != GY_OK)

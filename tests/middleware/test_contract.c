@@ -475,6 +475,218 @@ static void test_contract_box_comes_to_rest_and_sleeps(void **state)
     expect_empty(fx);
 }
 
+/* ---- live changes to a body --------------------------------------------------------------------
+ * Sleep, mass, material and filter change in place: no body is recreated, so touching pairs whose
+ * verdict did not change keep touching. */
+
+static void test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 20, 0));
+    bd.linear_damping = 0.0;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+    step_n(fx, 30);
+    assert_true(body_state(fx, b).awake);
+
+    assert_result(fx->be->body_set_awake(fx->w, b, false), GY_OK);
+    gy_body_state s = body_state(fx, b);
+    assert_false(s.awake);
+    assert_vec_near(s.linear_velocity, gy_v3(0, 0, 0), 0.0);
+    step_n(fx, 60);
+    /* Asleep in mid-air: exactly where it was put to sleep. */
+    gy_body_state later = body_state(fx, b);
+    assert_false(later.awake);
+    assert_vec_near(later.pose.position, s.pose.position, 0.0);
+    assert_int_equal(counters(fx).awake_bodies, 0);
+
+    assert_result(fx->be->body_set_awake(fx->w, b, true), GY_OK);
+    assert_true(body_state(fx, b).awake);
+    step_n(fx, 60);
+    /* Woken at rest: it falls g t²/2 in 1 s, within 2 cm (the free-fall tolerance). */
+    const double t = 60 * DT;
+    assert_near(body_position(fx, b).y, s.pose.position.y - 0.5 * GRAVITY * t * t, 0.02);
+
+    /* Only dynamic bodies sleep. */
+    gy_body_id ground = create_ground(fx);
+    assert_result(fx->be->body_set_awake(fx->w, ground, false), GY_ERR_INVALID_MOTION);
+    assert_result(fx->be->body_set_awake(fx->w, ground, true), GY_ERR_INVALID_MOTION);
+    release_body(fx, ground);
+    release_body(fx, b);
+    assert_result(fx->be->body_set_awake(fx->w, b, true), GY_ERR_STALE_HANDLE);
+    expect_empty(fx);
+}
+
+static void test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    bd.linear_damping = 0.0;
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id box = create_body(fx, &bd, &cd, 1, NULL);
+    for (int i = 0; i < 240 && body_state(fx, box).awake; i++)
+        step_n(fx, 1);
+    assert_false(body_state(fx, box).awake);
+    double y0 = body_position(fx, box).y;
+
+    /* Gravity turned upwards: the sleeper wakes and rises y0 + a t²/2 (a = 4 m/s²). */
+    assert_result(fx->be->set_gravity(fx->w, gy_v3(0, 4, 0)), GY_OK);
+    assert_true(body_state(fx, box).awake);
+    step_n(fx, 60);
+    const double t = 60 * DT;
+    /* 1 s of a = 4 m/s² from rest: 2 m within 2 cm (the free-fall tolerance). */
+    assert_near(body_position(fx, box).y, y0 + 0.5 * 4.0 * t * t, 0.02);
+
+    release_body(fx, box);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+static void test_contract_set_mass_scales_impulse_response(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 5, 0));
+    bd.gravity_factor = 0.0;
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1)); /* 1000 kg */
+    gy_body_id light = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position.x = 5;
+    gy_body_id heavy = create_body(fx, &bd, &cd, 1, NULL);
+
+    assert_result(fx->be->body_set_mass(fx->w, light, 2.0), GY_OK);
+    assert_result(fx->be->body_set_mass(fx->w, heavy, 8.0), GY_OK);
+    /* A central impulse J gives J / m exactly; an off-centre one a spin that scales as 1 / m too
+     * (the inertia scales with the mass). */
+    assert_result(fx->be->body_add_impulse(fx->w, light, gy_v3(4, 0, 0)), GY_OK);
+    assert_result(fx->be->body_add_impulse(fx->w, heavy, gy_v3(4, 0, 0)), GY_OK);
+    assert_near(body_state(fx, light).linear_velocity.x, 2.0, 1e-9);
+    assert_near(body_state(fx, heavy).linear_velocity.x, 0.5, 1e-9);
+    gy_vec3 top_light = gy_v3_add(body_position(fx, light), gy_v3(0, 0.5, 0));
+    gy_vec3 top_heavy = gy_v3_add(body_position(fx, heavy), gy_v3(0, 0.5, 0));
+    assert_result(fx->be->body_add_impulse_at(fx->w, light, gy_v3(0, 0, 1), top_light), GY_OK);
+    assert_result(fx->be->body_add_impulse_at(fx->w, heavy, gy_v3(0, 0, 1), top_heavy), GY_OK);
+    /* Unit cube: I = m/6, so ω = r J / I = 0.5 · 6 / m about x: 1.5 and 0.375 rad/s. */
+    assert_near(gy_v3_len(body_state(fx, light).angular_velocity), 1.5, 1e-6);
+    assert_near(gy_v3_len(body_state(fx, heavy).angular_velocity), 0.375, 1e-6);
+
+    assert_result(fx->be->body_set_mass(fx->w, light, 0.0), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->body_set_mass(fx->w, light, NAN), GY_ERR_NON_FINITE);
+    gy_body_id ground = create_ground(fx);
+    assert_result(fx->be->body_set_mass(fx->w, ground, 3.0), GY_ERR_INVALID_MOTION);
+    /* Refused calls changed nothing. */
+    assert_result(fx->be->body_add_impulse(fx->w, light, gy_v3(-4, 0, 0)), GY_OK);
+    assert_near(body_state(fx, light).linear_velocity.x, 0.0, 1e-9);
+
+    release_body(fx, ground);
+    release_body(fx, light);
+    release_body(fx, heavy);
+    expect_empty(fx);
+}
+
+static void test_contract_set_material_changes_the_bounce(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def gc = plane_def();
+    gy_body_id g = create_body(fx, &gd, &gc, 1, NULL);
+    const double r = 0.25, h = 2.0;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, h + r, 0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = sphere_def(r); /* restitution 0 */
+    gy_collider_id ball_collider;
+    gy_body_id b = create_body(fx, &bd, &bc, 1, &ball_collider);
+
+    gy_material bouncy = gy_default_material();
+    bouncy.restitution = 0.8; /* max combine: the pair bounces with 0.8 */
+    assert_result(fx->be->collider_set_material(fx->w, ball_collider, &bouncy), GY_OK);
+    gy_material bad = bouncy;
+    bad.friction = -1.0;
+    assert_result(fx->be->collider_set_material(fx->w, ball_collider, &bad),
+                  GY_ERR_INVALID_ARGUMENT);
+    bad.friction = NAN;
+    assert_result(fx->be->collider_set_material(fx->w, ball_collider, &bad), GY_ERR_NON_FINITE);
+    assert_result(fx->be->collider_set_material(fx->w, ball_collider, NULL),
+                  GY_ERR_INVALID_ARGUMENT);
+
+    bool rising = false;
+    double apex = -INFINITY, v_in = 0.0;
+    for (int i = 0; i < 300; i++) {
+        step_n(fx, 1);
+        gy_body_state s = body_state(fx, b);
+        if (!rising) {
+            v_in = fmin(v_in, s.linear_velocity.y);
+            rising = v_in < -1.0 && s.linear_velocity.y > 0.0;
+        }
+        if (rising) {
+            apex = fmax(apex, s.pose.position.y);
+            if (s.linear_velocity.y <= 0.0)
+                break;
+        }
+    }
+    /* Rebound to e² h = 0.64 h, ± 15% (the restitution test's tolerance). */
+    assert_near(apex - r, 0.64 * h, 0.15 * 0.64 * h);
+
+    release_body(fx, b);
+    release_body(fx, g);
+    assert_result(fx->be->collider_set_material(fx->w, ball_collider, &bouncy),
+                  GY_ERR_STALE_HANDLE);
+    expect_empty(fx);
+}
+
+static void test_contract_set_filter_stops_and_starts_collision_in_place(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx); /* category 1 */
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    gy_collider_id base_c, top_c;
+    gy_body_id base = create_body(fx, &bd, &cd, 1, &base_c);
+    bd.pose.position.y = 1.5;
+    gy_body_id top = create_body(fx, &bd, &cd, 1, &top_c);
+    for (int i = 0; i < 300 && body_state(fx, top).awake; i++)
+        step_n(fx, 1);
+    assert_false(body_state(fx, top).awake);
+    assert_non_null(find_contact(fx, ground, base));
+    assert_non_null(find_contact(fx, base, top));
+
+    /* The base changes category (every mask still accepts it: the same verdicts): both of its
+     * pairs stay in every step's report, and it stays where it rests. */
+    assert_result(fx->be->collider_set_filter(fx->w, base_c, 4u | 8u, ~0u), GY_OK);
+    for (int i = 0; i < 30; i++) {
+        step_n(fx, 1);
+        assert_non_null(find_contact(fx, ground, base));
+        assert_non_null(find_contact(fx, base, top));
+    }
+    assert_near(body_position(fx, base).y, 0.5, 0.02);
+
+    /* The top box stops accepting the base: it was asleep on it, and now falls through it. */
+    assert_result(fx->be->collider_set_filter(fx->w, top_c, 2u, ~(4u | 8u)), GY_OK);
+    step_n(fx, 1);
+    assert_null(find_contact(fx, base, top));
+    step_n(fx, 20);
+    assert_true(body_position(fx, top).y < 1.5 - 0.1);
+    assert_null(find_contact(fx, base, top));
+    /* It still accepts the ground (category 1): it lands there, inside the base. */
+    step_n(fx, 60);
+    assert_non_null(find_contact(fx, ground, top));
+
+    /* Back to the default filter: the two overlap again, so the pair is found and pushed apart. */
+    assert_result(fx->be->collider_set_filter(fx->w, top_c, 1u, ~0u), GY_OK);
+    step_n(fx, 1);
+    assert_non_null(find_contact(fx, base, top));
+
+    assert_result(fx->be->collider_set_filter(fx->w, (gy_collider_id){0}, 1u, 1u),
+                  GY_ERR_STALE_HANDLE);
+    release_body(fx, top);
+    release_body(fx, base);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 /* ---- statics and sleepers ----------------------------------------------------------------------
  * Neither side of a pair between a sleeper and a static is awake, so middleware does not collide
  * it by itself: geometry streamed in (or moved, or removed) around a resting body must still reach
@@ -2911,6 +3123,11 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_validate_pose_names_the_fault),
         CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
+        CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
+        CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
+        CONTRACT_TEST(test_contract_set_mass_scales_impulse_response),
+        CONTRACT_TEST(test_contract_set_material_changes_the_bounce),
+        CONTRACT_TEST(test_contract_set_filter_stops_and_starts_collision_in_place),
         CONTRACT_TEST(test_contract_static_created_over_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_static_moved_onto_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_static_near_sleeper_leaves_it_asleep),

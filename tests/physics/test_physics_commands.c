@@ -100,6 +100,60 @@ static void test_physics_record_validates_before_enqueueing(void **state)
     gy_physics_destroy(p);
 }
 
+/* The live-change commands validate on the game thread, and what the adapter refuses on the
+ * physics thread (a static body's mass, a collider index past the body's) is counted as failed,
+ * never applied to another body or collider. */
+static void test_physics_live_change_commands_validate_and_count(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_floor(0, 1));
+    fx_create(p, fx_sphere(1, 2, gy_v3(0, 3, 0), 0.5));
+    fx_step(p, 1);
+    gy_physics_stats before = fx_stats(p);
+
+    assert_result(gy_physics_record_set_mass(p, 1, 2, 0.0), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_set_mass(p, 1, 2, NAN), GY_ERR_NON_FINITE);
+    gy_material m = gy_default_material();
+    m.friction = -1.0;
+    assert_result(gy_physics_record_set_material(p, 1, 2, 0, &m), GY_ERR_INVALID_ARGUMENT);
+    m = gy_default_material();
+    assert_result(gy_physics_record_set_material(p, 1, 2, 70000u, &m), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_set_filter(p, 1, 9, 0, 1u, 1u), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_set_gravity(p, gy_v3(0, NAN, 0)), GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_set_gravity(p, gy_v3(0, 1e13, 0)), GY_ERR_INVALID_ARGUMENT);
+
+    /* Applied: mass, material, filter, sleep, gravity. Failed on the physics thread: a static
+     * body's mass, collider 1 of a one-collider body. */
+    assert_result(gy_physics_record_set_mass(p, 1, 2, 3.0), GY_OK);
+    assert_result(gy_physics_record_set_material(p, 1, 2, 0, &m), GY_OK);
+    assert_result(gy_physics_record_set_filter(p, 1, 2, 0, 2u, ~0u), GY_OK);
+    assert_result(gy_physics_record_set_awake(p, 1, 2, false), GY_OK);
+    assert_result(gy_physics_record_set_gravity(p, gy_v3(0, -5, 0)), GY_OK);
+    assert_result(gy_physics_record_set_mass(p, 0, 1, 3.0), GY_OK);
+    assert_result(gy_physics_record_set_filter(p, 1, 2, 1, 2u, ~0u), GY_OK);
+    fx_step(p, 1);
+    gy_physics_stats s = fx_stats(p);
+    assert_int_equal(s.commands_applied - before.commands_applied, 5);
+    assert_int_equal(s.commands_failed - before.commands_failed, 2);
+    assert_near(gy_physics_gravity(p).y, -5.0, 0.0);
+    /* The sleeper was woken by the gravity change that followed it in the batch. */
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    assert_true((px[1].flags & GY_PROXY_AWAKE) != 0);
+    gy_physics_destroy(p);
+
+    /* Stopped: gravity is kept for the next start. */
+    p = fx_lockstep(NULL);
+    assert_result(gy_physics_stop(p), GY_OK);
+    assert_result(gy_physics_record_set_gravity(p, gy_v3(0, 2, 0)), GY_OK);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    fx_create(p, fx_sphere(0, 1, gy_v3(0, 3, 0), 0.5));
+    fx_step(p, 30);
+    px = fx_proxies(p, NULL, NULL);
+    assert_true(px[0].position[1] > 3.0f);
+    gy_physics_destroy(p);
+}
+
 /* ---- attachment identity --------------------------------------------------------------------- */
 
 static const gy_reply *find_assigned(const fx_replies *rs, uint32_t attachment)
@@ -725,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_physics_create_rejects_bad_definitions),
         cmocka_unit_test(test_physics_misuse_is_an_error),
         cmocka_unit_test(test_physics_record_validates_before_enqueueing),
+        cmocka_unit_test(test_physics_live_change_commands_validate_and_count),
         cmocka_unit_test(test_physics_stale_attachment_replies_rejected),
         cmocka_unit_test(test_physics_create_released_in_same_batch_is_not_performed),
         cmocka_unit_test(test_physics_commands_for_a_failed_create_are_dropped_and_counted),

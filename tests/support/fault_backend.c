@@ -197,6 +197,29 @@ static gy_result f_body_set_angular_velocity(gy_backend_world *w, gy_body_id id,
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_set_angular_velocity(in(w), id, v);
 }
 
+static gy_result f_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
+{
+    return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_set_awake(in(w), id, awake);
+}
+
+static gy_result f_body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
+{
+    return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_set_mass(in(w), id, mass);
+}
+
+static gy_result f_collider_set_material(gy_backend_world *w, gy_collider_id id,
+                                         const gy_material *m)
+{
+    return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->collider_set_material(in(w), id, m);
+}
+
+static gy_result f_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
+                                       uint32_t mask)
+{
+    return w == NULL ? GY_ERR_INVALID_ARGUMENT
+                     : be(w)->collider_set_filter(in(w), id, category, mask);
+}
+
 static gy_result f_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
 {
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_add_force(in(w), id, f);
@@ -332,6 +355,10 @@ gy_result gy_fault_backend_init(gy_fault_backend *fb, const char *inner_name,
         .body_set_linear_velocity = f_body_set_linear_velocity,
         .body_set_angular_velocity = f_body_set_angular_velocity,
         .body_add_force = f_body_add_force,
+        .body_set_awake = f_body_set_awake,
+        .body_set_mass = f_body_set_mass,
+        .collider_set_material = f_collider_set_material,
+        .collider_set_filter = f_collider_set_filter,
         .body_add_torque = f_body_add_torque,
         .body_add_impulse = f_body_add_impulse,
         .body_add_impulse_at = f_body_add_impulse_at,

@@ -84,13 +84,15 @@ typedef struct gy_scene_material {
     gy_material material;
 } gy_scene_material;
 
-typedef enum gy_scene_body_type {
-    GY_SCENE_BODY_DYNAMIC,
-    GY_SCENE_BODY_STATIC,
-    GY_SCENE_BODY_KINEMATIC,
-    GY_SCENE_BODY_TRIGGER, /* a static body whose colliders are all sensors */
-    GY_SCENE_BODY_TYPE_COUNT
-} gy_scene_body_type;
+/* The one body type of the public API: scene files ("body_type") and the World's physics
+ * component (gy_physics_desc.body_type) both use it. */
+typedef enum gy_body_type {
+    GY_BODY_DYNAMIC,
+    GY_BODY_STATIC,
+    GY_BODY_KINEMATIC,
+    GY_BODY_TRIGGER, /* a static body whose colliders are all sensors */
+    GY_BODY_TYPE_COUNT
+} gy_body_type;
 
 /* One collider. `def` is ready for the middleware except for hull and mesh shapes, whose
  * `def.shape.resource` is null: the engine creates the resource from the geometry below (colliders
@@ -107,9 +109,13 @@ typedef struct gy_scene_collider {
     uint32_t index_count;
 } gy_scene_collider;
 
+/* A collider of `shape` (gyre/world_physics.h has gy_sphere, gy_box, gy_capsule) with
+ * gy_default_collider_def()'s settings, no material name, no OBJ file and no inline geometry. */
+gy_scene_collider gy_default_scene_collider(gy_shape shape);
+
 /* The `components.physics` object. */
 typedef struct gy_scene_physics {
-    gy_scene_body_type body_type; /* Kinematic for a character controller */
+    gy_body_type body_type;       /* Kinematic for a character controller */
     bool is_active;               /* the component switch; default true */
     /* Middleware-ready body: type from body_type (Trigger → Static), velocities, damping, gravity
      * factor, sleeping, continuous, locks. `pose` is identity: the engine sets the world pose.
@@ -279,7 +285,7 @@ void gy_scene_free(gy_scene *scene);
 int32_t gy_scene_find_entity(const gy_scene *scene, const char *name);
 
 /* File spellings: "Dynamic", "set_velocity", "enter" ... ("?" when out of range). */
-const char *gy_scene_body_type_name(gy_scene_body_type type);
+const char *gy_body_type_name(gy_body_type type);
 const char *gy_scene_action_name(gy_scene_action_type type);
 const char *gy_scene_event_kind_name(gy_scene_event_kind kind);
 

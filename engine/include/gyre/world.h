@@ -149,6 +149,12 @@ bool gy_entity_is_valid(const gy_world *world, gy_entity e);
 /* Live entities. */
 uint32_t gy_world_entity_count(const gy_world *world);
 
+/* Lists the live entities in slot order (a destroyed entity's slot is reused, so this is not
+ * creation order): writes min(count, capacity) handles to `out` (NULL with capacity 0 only
+ * counts) and returns the count, so a caller can size its array and call again. Linear in the
+ * highest entity slot used. */
+uint32_t gy_world_get_entities(const gy_world *world, gy_entity *out, uint32_t capacity);
+
 /* The first live entity named `name`, or null. Linear in the entity count. */
 gy_entity gy_world_find_entity(const gy_world *world, const char *name);
 

@@ -76,24 +76,55 @@ void gy_geometry_get_stats(const gy_world *world, gy_geometry_stats *out);
  */
 
 /* The authored description is the scene loader's gy_scene_physics (gyre/scene.h), so a scene's
- * components and the game's are one type. The World copies it:
- *   - body_type decides the motion (Trigger: static, every collider a sensor); body.pose is
- *     ignored (the entity's world pose is used); body velocities are the initial ones at every
- *     (re)creation.
+ * components and the game's are one type. The World copies it. Every field acts, or gy_body_add
+ * and gy_body_update refuse the description with GY_ERR_INVALID_ARGUMENT and log (GY_LOG_ERROR)
+ * the field by name:
+ *   - body_type decides the motion (Trigger: static, every collider a sensor). body.type is not
+ *     read: leave it at its default (or equal to what body_type gives). body.pose is not read
+ *     (the entity's world pose places the body): leave it at identity. Velocities are the
+ *     initial ones at every (re)creation (a Static or Trigger body refuses any).
+ *   - Dynamic-only settings (mass, mass_properties, damping, gravity_factor, allow_sleeping,
+ *     continuous, locks) are refused on other body types unless left at their defaults.
+ *   - body.user_data is the host's: kept, returned by gy_body_get_desc and
+ *     gy_body_get_user_data, never used by Gyre (it names bodies to the adapter by itself).
  *   - is_active is the component switch.
- *   - is_character, max_slope, step_offset: character settings. A character is Kinematic with
- *     exactly one collider, its capsule; the World runs Gyre's character controller
- *     (gyre/character.h) for it unless the host installed its own hook.
+ *   - is_character, max_slope, step_offset: character settings (max_slope and step_offset are
+ *     refused away from their defaults on a body that is not a character). A character is
+ *     Kinematic with exactly one collider, its capsule; the World runs Gyre's character
+ *     controller (gyre/character.h) for it unless the host installed its own hook.
  *   - colliders (1..65535): for Hull and Mesh shapes either def.shape.resource.bits names a
  *     gy_geometry of this World, or resource is null and vertices (+ indices for meshes) are given,
  *     from which the World builds geometry the component owns (colliders sharing the same arrays
- *     share it). Material and collision names are not kept.
+ *     share it); vertices on any other shape, or beside a geometry id, are refused. The
+ *     collider's user_data is kept in the description. The scene loader's labels (material and
+ *     collision names) say where a collider came from and are not kept.
  */
 typedef gy_scene_physics gy_physics_desc;
 
 /* Dynamic, active, gy_default_body_def(), not a character, max_slope 45° (in radians),
  * step_offset 0.3 m, no colliders. */
 gy_physics_desc gy_default_physics_desc(void);
+
+/* A one-collider description: gy_default_physics_desc() with `type` and `collider` (read when
+ * the description is used, not kept). With gy_default_scene_collider and gy_body_create a body is
+ * four lines:
+ *     gy_scene_collider ball = gy_default_scene_collider(gy_sphere(0.5));
+ *     gy_physics_desc desc = gy_default_body_desc(GY_BODY_DYNAMIC, &ball);
+ *     gy_entity e;
+ *     gy_body_create(world, gy_v3(0, 5, 0), &desc, &e); */
+gy_physics_desc gy_default_body_desc(gy_body_type type, const gy_scene_collider *collider);
+
+/* Shapes for gy_default_scene_collider: a sphere of `radius`, a box of full extents `size`, a
+ * capsule standing along local Y (total `height`, caps included). Checked when used. */
+gy_shape gy_sphere(double radius);
+gy_shape gy_box(gy_vec3 size);
+gy_shape gy_capsule(double radius, double height);
+
+/* Creates a root entity at `position` (no name, identity rotation) and adds the physics
+ * component `desc` to it; *out receives it (null on failure, when nothing is left behind).
+ * Errors: those of gy_entity_create and gy_body_add. */
+gy_result gy_body_create(gy_world *world, gy_vec3 position, const gy_physics_desc *desc,
+                         gy_entity *out);
 
 /* Adds a physics component. Errors: GY_ERR_STALE_HANDLE, GY_ERR_MISUSE (already has one),
  * GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE / GY_ERR_INVALID_SHAPE / GY_ERR_INVALID_MOTION /
@@ -149,10 +180,55 @@ gy_result gy_body_apply_impulse_at(gy_world *world, gy_entity e, gy_vec3 impulse
 gy_result gy_body_teleport(gy_world *world, gy_entity e, gy_pose pose);
 
 /* Characters: the desired velocity (m/s; horizontal walk, vertical for jumps), kept by the
- * controller until changed, with controller-defined flags; and a one-off jump of `speed` m/s (> 0)
- * delivered to exactly one physics tick. */
+ * controller until changed; and a one-off jump of `speed` m/s (> 0) delivered to exactly one
+ * physics tick. `flags` reach a host's own character hook unchanged
+ * (gy_physics_character_input.flags); Gyre's controller has none, so with it any flag other
+ * than 0 is refused (GY_ERR_INVALID_ARGUMENT). */
 gy_result gy_character_set_intent(gy_world *world, gy_entity e, gy_vec3 velocity, uint32_t flags);
 gy_result gy_character_jump(gy_world *world, gy_entity e, double speed);
+
+/* ---- live changes (recorded, applied at the physics thread's next drain) -----------------------
+ * The body is changed in place, never recreated: touching pairs stay touching (no EXIT/ENTER)
+ * unless a filter change makes a pair stop (EXIT) or start (ENTER) colliding. Mass, material and
+ * filter are also kept in the description, so every later (re)creation has them. */
+
+/* World gravity in m/s² (finite): every body wakes and falls under it from the next physics
+ * tick; characters too. Kept across stop/start. GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT
+ * (beyond GY_PHYSICS_MAX_MAGNITUDE). */
+gy_result gy_world_set_gravity(gy_world *world, gy_vec3 gravity);
+/* The gravity last set (the config's until then). */
+gy_vec3 gy_world_gravity(const gy_world *world);
+
+/* Wakes a Dynamic body, or puts it to sleep at rest where it is (velocities and pending forces
+ * dropped) until a write, a contact with an awake body, a joint or gravity wakes it.
+ * GY_ERR_STALE_HANDLE, GY_ERR_MISUSE (no component), GY_ERR_INVALID_MOTION (not Dynamic),
+ * GY_ERR_INACTIVE (no body now). */
+gy_result gy_body_set_awake(gy_world *world, gy_entity e, bool awake);
+
+/* A Dynamic body's total mass in kg (> 0): mass and inertia scale together (the centre of mass
+ * and the share of each collider stay), velocities are kept, so an impulse J then changes the
+ * velocity by J / mass. GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT, GY_ERR_INVALID_MOTION. A
+ * component without a body now only keeps it for its next creation. */
+gy_result gy_body_set_mass(gy_world *world, gy_entity e, double mass);
+
+/* The material of collider `collider` (index in the description's list), checked as in
+ * gy_validate_material; contacts use it from the next tick. GY_ERR_INVALID_ARGUMENT (index past
+ * the colliders, bad material), GY_ERR_NON_FINITE. */
+gy_result gy_body_set_material(gy_world *world, gy_entity e, uint32_t collider,
+                               gy_material material);
+
+/* The collision filter of collider `collider` (as gy_collider_def.category and .mask; queries see
+ * the new category too). A pair the new filter refuses gets its EXIT; a pair it newly accepts its
+ * ENTER; pairs whose verdict is unchanged keep touching with no EXIT/ENTER.
+ * GY_ERR_INVALID_ARGUMENT (index past the colliders). */
+gy_result gy_body_set_filter(gy_world *world, gy_entity e, uint32_t collider, uint32_t category,
+                             uint32_t mask);
+
+/* The host's per-body value (the description's body.user_data): kept across activation, stop
+ * and start, and every live change; replaced only by gy_body_update (with the new description's)
+ * or this call. Gyre never reads it. Get returns 0 for an entity without a component. */
+gy_result gy_body_set_user_data(gy_world *world, gy_entity e, uint64_t user_data);
+uint64_t gy_body_get_user_data(const gy_world *world, gy_entity e);
 
 /* ---- state ------------------------------------------------------------------------------------
  */

@@ -325,6 +325,26 @@ typedef struct gy_backend {
     /* The world-space velocity of a body-fixed point (zero for statics). */
     gy_result (*body_point_velocity)(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
                                      gy_vec3 *out);
+    /* Dynamic only (GY_ERR_INVALID_MOTION otherwise). `awake` true wakes the body as any write
+     * does. false puts it to sleep now, at rest (velocities and pending forces zeroed): it stays
+     * asleep, even with allow_sleeping off, until a write, a contact with an awake body, a joint
+     * or a static placed over it wakes it. */
+    gy_result (*body_set_awake)(gy_backend_world *w, gy_body_id id, bool awake);
+    /* Dynamic only (GY_ERR_INVALID_MOTION otherwise): the total mass in kg (> 0, finite; else
+     * GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT). Mass and inertia scale together, so the
+     * distribution over the colliders and the centre of mass stay; velocities are kept (momentum
+     * is not). Wakes the body. */
+    gy_result (*body_set_mass)(gy_backend_world *w, gy_body_id id, double mass);
+    /* A collider's material (checked by gy_validate_material), used by every contact from the
+     * next step on. Touching pairs stay touching. */
+    gy_result (*collider_set_material)(gy_backend_world *w, gy_collider_id id,
+                                       const gy_material *material);
+    /* A collider's category and mask, applied from the next step: a pair the new values reject
+     * stops touching (it leaves the contact report), a pair they newly accept starts; pairs whose
+     * verdict did not change keep touching without a gap. Wakes the body (and, for a static, the
+     * bodies touching or overlapping it) so sleeping pairs are judged again. */
+    gy_result (*collider_set_filter)(gy_backend_world *w, gy_collider_id id, uint32_t category,
+                                     uint32_t mask);
 
     gy_result (*joint_create)(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out);
     gy_result (*joint_release)(gy_backend_world *w, gy_joint_id id);
@@ -373,6 +393,8 @@ gy_result gy_validate_joint_def(const gy_joint_def *def);
 gy_result gy_validate_mesh_def(const gy_mesh_def *def);
 gy_result gy_validate_hull_def(const gy_hull_def *def);
 gy_result gy_validate_query_filter(const gy_query_filter *filter);
+/* A material: finite friction and restitution >= 0, known combine modes. */
+gy_result gy_validate_material(const gy_material *material);
 /* A pose as every boundary takes it: GY_ERR_NON_FINITE for a non-finite component,
  * GY_ERR_INVALID_ARGUMENT for a rotation that is not a unit quaternion (within 1e-3). */
 gy_result gy_validate_pose(gy_pose pose);

@@ -168,6 +168,10 @@ gy_result gy_character_set_create(const gy_character_set_def *def, gy_character_
 /* NULL is ignored. */
 void gy_character_set_destroy(gy_character_set *set);
 
+/* The gravity characters fall under from the next move (owning thread). GY_ERR_INVALID_ARGUMENT
+ * (NULL set), GY_ERR_NON_FINITE. */
+gy_result gy_character_set_set_gravity(gy_character_set *set, gy_vec3 gravity);
+
 /* Registers a character at `store_index` (< GY_PHYSICS_MAX_STORE_INDEX) for `attachment` (!= 0).
  * `body` may be null under gy_physics: the hook then finds it each tick by store index and
  * attachment (gy_physics_hook_body); without gy_physics it must be the capsule body. State starts

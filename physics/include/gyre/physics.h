@@ -373,6 +373,30 @@ gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index
 gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, uint32_t attachment,
                                            double speed);
 
+/* Live changes to a body, applied at the drain without recreating it (touching pairs whose
+ * filter verdict is unchanged keep touching: no EXIT/ENTER). Dynamic bodies only for awake and
+ * mass (the adapter refuses others: the command is counted as failed). `collider` is the index in
+ * the body's create list; an index past its colliders fails on the physics thread likewise.
+ * Awake: false puts the body to sleep at rest, true wakes it. Mass: kg > 0 (mass and inertia
+ * scale together). Material: checked by gy_validate_material. Filter: category and mask as in
+ * gy_collider_def (the query snapshot and the characters' sensor pass follow). */
+gy_result gy_physics_record_set_awake(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                      bool awake);
+gy_result gy_physics_record_set_mass(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                     double mass);
+gy_result gy_physics_record_set_material(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                         uint32_t collider, const gy_material *material);
+gy_result gy_physics_record_set_filter(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                       uint32_t collider, uint32_t category, uint32_t mask);
+
+/* World gravity, m/s² (finite, each component within GY_PHYSICS_MAX_MAGNITUDE). Running: recorded
+ * like a command and applied at the drain, where every body wakes and Gyre's character controller
+ * takes it too. Stopped: kept for the next start. Either way later starts use it. */
+gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity);
+
+/* The gravity last set (or the definition's): what the next start uses. Game thread. */
+gy_vec3 gy_physics_gravity(const gy_physics *p);
+
 /* Seals what was recorded since the last publish into one batch (see command_queue.h); *seq
  * (optional) receives its sequence. Real time: the physics thread drains it at its next
  * iteration. GY_ERR_MISUSE when not running. */

@@ -144,6 +144,10 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
 /* Moves a live entry to a new world pose. GY_ERR_STALE_HANDLE for an empty slot. */
 gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose pose);
 
+/* Changes a live entry's category (a collider's filter changed). GY_ERR_STALE_HANDLE for an
+ * empty slot. */
+gy_result gy_query_snapshot_set_category(gy_query_snapshot *qs, uint32_t slot, uint32_t category);
+
 /* Empties a slot. GY_ERR_STALE_HANDLE when it is already empty. */
 gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot);
 
