@@ -185,12 +185,13 @@ gy_result gy_world_tick(gy_world *w, double dt)
     gy_w_propagate(w);
     gy_w_joints_flush(w);
     gy_result r = GY_OK;
-    /* Real time: a batch published by an earlier tick and still unacknowledged past the bound is
-     * reported through the logger (lockstep ticks wait for their batches themselves). */
-    if (gy_w_running(w) && !w->lockstep)
-        gy_scene_barrier_poll_watchdog(gy_physics_barrier(w->physics));
     if (gy_w_running(w))
         r = run_physics(w, dt);
+    /* Real time: a published batch still unacknowledged past the bound is reported through the
+     * logger (lockstep ticks wait for their batches themselves). Polled after this tick's
+     * publish, so a physics thread that stops taking batches is seen one tick sooner. */
+    if (gy_w_running(w) && !w->lockstep)
+        gy_scene_barrier_poll_watchdog(gy_physics_barrier(w->physics));
     else
         gy_w_drain(w); /* what the last run left, and EXITs the World owes */
     gy_w_sync(w);

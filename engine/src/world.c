@@ -195,7 +195,7 @@ uint32_t gy_world_entity_count(const gy_world *w)
 
 uint32_t gy_world_get_entities(const gy_world *w, gy_entity *out, uint32_t capacity)
 {
-    if (w == NULL)
+    if (gy_w_enter_read(w, __func__) != GY_OK)
         return 0u;
     uint32_t n = 0;
     for (uint32_t s = 0; s < w->ent_high && n < capacity && out != NULL; s++)

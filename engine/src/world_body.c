@@ -1045,6 +1045,9 @@ gy_result gy_w_start(gy_world *w)
 
 gy_result gy_body_set_awake(gy_world *w, gy_entity e, bool awake)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -1059,6 +1062,9 @@ gy_result gy_body_set_awake(gy_world *w, gy_entity e, bool awake)
 
 gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -1098,6 +1104,9 @@ static gy_result collider_of(gy_world *w, gy_entity e, uint32_t index, gy_w_body
 
 gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_material material)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = collider_of(w, e, collider, &c);
     if (r == GY_OK)
@@ -1117,6 +1126,9 @@ gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_m
 gy_result gy_body_set_filter(gy_world *w, gy_entity e, uint32_t collider, uint32_t category,
                              uint32_t mask)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = collider_of(w, e, collider, &c);
     if (r != GY_OK)
@@ -1134,6 +1146,9 @@ gy_result gy_body_set_filter(gy_world *w, gy_entity e, uint32_t collider, uint32
 
 gy_result gy_body_set_user_data(gy_world *w, gy_entity e, uint64_t user_data)
 {
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
@@ -1144,20 +1159,25 @@ gy_result gy_body_set_user_data(gy_world *w, gy_entity e, uint64_t user_data)
 
 uint64_t gy_body_get_user_data(const gy_world *w, gy_entity e)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return 0u;
     gy_w_body *c;
     return component(w, e, &c) == GY_OK ? c->desc.body.user_data : 0u;
 }
 
 gy_result gy_world_set_gravity(gy_world *w, gy_vec3 gravity)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
     return gy_physics_record_set_gravity(w->physics, gravity);
 }
 
 gy_vec3 gy_world_gravity(const gy_world *w)
 {
-    return w != NULL ? gy_physics_gravity(w->physics) : gy_v3(0.0, 0.0, 0.0);
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return gy_v3(0.0, 0.0, 0.0);
+    return gy_physics_gravity(w->physics);
 }
 
 /* ---- the short path ---------------------------------------------------------------------------
@@ -1167,7 +1187,10 @@ gy_result gy_body_create(gy_world *w, gy_vec3 position, const gy_physics_desc *d
 {
     if (out != NULL)
         *out = gy_entity_null();
-    if (w == NULL || out == NULL)
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_entity_def ed = gy_default_entity_def();
     ed.position = position;
