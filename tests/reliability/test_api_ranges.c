@@ -98,7 +98,8 @@ static gy_shape box(double x, double y, double z)
     return s;
 }
 
-/* ---- 1: sizes, masses, damping, gravity factor ------------------------------------------------ */
+/* ---- 1: sizes, masses, damping, gravity factor ------------------------------------------------
+ */
 
 /* One refused description, on a running and on a stopped World: the same error, nothing added. */
 static void expect_refused(desc d, gy_result expected)
@@ -233,9 +234,9 @@ static void test_ranges_query_extents_are_refused_alike_live_and_snapshot(void *
                       GY_ERR_INVALID_ARGUMENT);
         at.position = gy_v3(0, 0, 2 * GY_MAX_MAGNITUDE);
         gy_shape small = sphere(1);
-        assert_result(gy_world_shape_cast(w, &small, at, dir, NULL, GY_COLLECT_ALL, hits, 4, &n,
-                                          NULL),
-                      GY_ERR_INVALID_ARGUMENT);
+        assert_result(
+            gy_world_shape_cast(w, &small, at, dir, NULL, GY_COLLECT_ALL, hits, 4, &n, NULL),
+            GY_ERR_INVALID_ARGUMENT);
         if (!stopped) {
             /* The largest accepted sphere against the hull: answered, finite. */
             gy_shape largest = sphere(GY_MAX_SHAPE_SIZE);
@@ -244,8 +245,8 @@ static void test_ranges_query_extents_are_refused_alike_live_and_snapshot(void *
                           GY_OK);
             assert_int_equal(n, 1);
             assert_result(gy_world_raycast(w, gy_v3(-GY_MAX_MAGNITUDE, 0, 0),
-                                           gy_v3(GY_MAX_MAGNITUDE, 0, 0), NULL,
-                                           GY_COLLECT_CLOSEST, hits, 4, &n, NULL),
+                                           gy_v3(GY_MAX_MAGNITUDE, 0, 0), NULL, GY_COLLECT_CLOSEST,
+                                           hits, 4, &n, NULL),
                           GY_OK);
             assert_int_equal(n, 1);
             assert_true(gy_vec3_is_finite(hits[0].point) && gy_is_finite(hits[0].distance));
