@@ -255,6 +255,33 @@ static void test_ranges_query_extents_are_refused_alike_live_and_snapshot(void *
     }
 }
 
+/* A cast across the whole range (found by the randomized test): ODE's time-of-impact bisection
+ * asked for a bracket finer than the doubles near the end of the sweep hold and never returned,
+ * wedging the game thread inside a live query. */
+static void test_ranges_a_cast_across_the_whole_range_returns(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_world *w = make_world(&ta, false);
+    desc floor = shaped(GY_SCENE_BODY_STATIC, box(40, 1, 40));
+    assert_result(gy_body_add(w, entity(w, "floor", gy_v3(0, -0.5, 0)), with(&floor)), GY_OK);
+    tick(w, 2);
+    gy_shape cap = {.type = GY_SHAPE_CAPSULE, .radius = 0.767, .height = 2.58};
+    gy_pose from = {gy_v3(-GY_MAX_MAGNITUDE, 0.2, 0.5),
+                    gy_quat_normalize((gy_quat){0.3, 0.2, 0.5, 0.8})};
+    gy_world_hit hits[4];
+    uint32_t n = 0;
+    for (int c = 0; c < 3; c++) {
+        assert_result(gy_world_shape_cast(w, &cap, from, gy_v3(GY_MAX_MAGNITUDE, -0.3, 0.2), NULL,
+                                          (gy_collector)c, hits, 4, &n, NULL),
+                      GY_OK);
+        assert_int_equal(n, 1);
+        assert_true(gy_vec3_is_finite(hits[0].point) && gy_is_finite(hits[0].fraction));
+        assert_true(hits[0].fraction > 0.999999 && hits[0].fraction < 1.0);
+    }
+    destroy_world(w, &ta);
+}
+
 /* ---- 3: a stopped World accepts what a running one does, and always starts again ------------- */
 
 static void test_ranges_a_stopped_world_refuses_what_a_running_one_does(void **state)
@@ -470,6 +497,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ranges_mass_damping_and_gravity_factor_are_bounded),
         cmocka_unit_test(test_ranges_the_edges_of_each_range_run),
         cmocka_unit_test(test_ranges_query_extents_are_refused_alike_live_and_snapshot),
+        cmocka_unit_test(test_ranges_a_cast_across_the_whole_range_returns),
         cmocka_unit_test(test_ranges_a_stopped_world_refuses_what_a_running_one_does),
         cmocka_unit_test(test_ranges_restart_leaves_out_only_the_body_that_cannot_be_built),
         cmocka_unit_test(test_ranges_restart_after_a_character_reported_a_huge_velocity),
