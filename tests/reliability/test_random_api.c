@@ -5,8 +5,8 @@
  * result a documented code, every valid call accepted, every pose, velocity, event and hit
  * finite, every ENTER followed by exactly one EXIT) and at teardown that nothing leaked.
  *
- * Arguments: adapter name, number of seeds (default 2; GYRE_RANDOM_SEEDS overrides), frames per
- * seed (default 80; GYRE_RANDOM_FRAMES overrides), first seed (default 1;
+ * Arguments: adapter name, number of seeds (default 4; GYRE_RANDOM_SEEDS overrides), frames per
+ * seed (default 100; GYRE_RANDOM_FRAMES overrides), first seed (default 1;
  * GYRE_RANDOM_FIRST_SEED). Odd seeds run in real time, even ones in lockstep. A failure prints the
  * seed, frame and call; GYRE_RANDOM_TRACE=1 prints every call and event. */
 #include "test_support.h"
@@ -26,7 +26,7 @@
 #define DT         (1.0 / 60.0)
 
 static const char *adapter = "ode";
-static uint64_t seed_count = 2, frame_count = 80, first_seed = 1;
+static uint64_t seed_count = 4, frame_count = 100, first_seed = 1;
 
 typedef struct open_pair {
     uint64_t self, other;
@@ -726,8 +726,8 @@ static uint64_t arg_or_env(int argc, char **argv, int i, const char *env, uint64
 int main(int argc, char **argv)
 {
     adapter = argc > 1 ? argv[1] : "ode";
-    seed_count = arg_or_env(argc, argv, 2, "GYRE_RANDOM_SEEDS", 2);
-    frame_count = arg_or_env(argc, argv, 3, "GYRE_RANDOM_FRAMES", 80);
+    seed_count = arg_or_env(argc, argv, 2, "GYRE_RANDOM_SEEDS", 4);
+    frame_count = arg_or_env(argc, argv, 3, "GYRE_RANDOM_FRAMES", 100);
     first_seed = arg_or_env(argc, argv, 4, "GYRE_RANDOM_FIRST_SEED", 1);
     if (first_seed == 0)
         first_seed = 1;
