@@ -148,7 +148,7 @@ static gy_shape shape(rt *t, bool queries, uint32_t odds)
 {
     gy_shape s;
     memset(&s, 0, sizeof s);
-    uint32_t k = pick(t, queries ? 4 : 6);
+    uint32_t k = pick(t, queries ? 4 : 7);
     double r = num(t, 0.1, 1.0, odds);
     switch (k) {
     case 0:
@@ -174,9 +174,16 @@ static gy_shape shape(rt *t, bool queries, uint32_t odds)
         s.radius = r;
         s.height = num(t, 0.1, 2.0, odds);
         break;
-    default:
+    case 5:
         s.type = GY_SHAPE_MESH;
         s.resource.bits = t->mesh.bits;
+        break;
+    default:
+        /* Static bodies only (others: GY_ERR_INVALID_MOTION); far below, so it rarely matters. */
+        s.type = GY_SHAPE_PLANE;
+        s.normal = vec(t, -0.2, 0.2, odds);
+        s.normal.y = 1.0;
+        s.offset = num(t, -60, -40, odds);
         break;
     }
     return s;
