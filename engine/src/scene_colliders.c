@@ -295,6 +295,8 @@ static bool load_size(gy_scn_loader *L, const cJSON *c, const char *key, const c
         gy_scn_error(L, key, "required for a %s", shape);
         return false;
     }
+    if (g == GY_SCN_OK && !gy_scn_in_range(L, key, *out, GY_MIN_SHAPE_SIZE, GY_MAX_SHAPE_SIZE))
+        return false;
     return g != GY_SCN_BAD;
 }
 
@@ -315,6 +317,12 @@ static void load_shape(gy_scn_loader *L, const cJSON *c, const gy_scn_collider_c
         else if (g == GY_SCN_OK && !(size.x > 0.0 && size.y > 0.0 && size.z > 0.0))
             gy_scn_error(L, "box_size", "every extent must be > 0 (got [%.15g, %.15g, %.15g])",
                          size.x, size.y, size.z);
+        else if (g == GY_SCN_OK && (size.x < GY_MIN_SHAPE_SIZE || size.y < GY_MIN_SHAPE_SIZE ||
+                                    size.z < GY_MIN_SHAPE_SIZE || size.x > GY_MAX_SHAPE_SIZE ||
+                                    size.y > GY_MAX_SHAPE_SIZE || size.z > GY_MAX_SHAPE_SIZE))
+            gy_scn_error(L, "box_size",
+                         "every extent must be between %g and %g (got [%.15g, %.15g, %.15g])",
+                         GY_MIN_SHAPE_SIZE, GY_MAX_SHAPE_SIZE, size.x, size.y, size.z);
         else if (g == GY_SCN_OK)
             s->box_size = size;
         break;
@@ -406,10 +414,12 @@ void gy_scn_load_collider(gy_scn_loader *L, const cJSON *c, const gy_scn_collide
     }
 
     if (!(shape_ok && shape == GY_SHAPE_PLANE)) {
-        gy_scn_vec3(L, c, "local_position", &d->local_pose.position);
+        if (gy_scn_vec3(L, c, "local_position", &d->local_pose.position) == GY_SCN_OK)
+            gy_scn_vec3_within(L, "local_position", d->local_pose.position, GY_MAX_LOCAL_EXTENT);
         gy_scn_rotation(L, c, "local_rotation", "local_rotation_euler", &d->local_pose.rotation);
     }
-    gy_scn_number_min(L, c, "density", 0.0, false, &d->density);
+    if (gy_scn_number_min(L, c, "density", 0.0, false, &d->density) == GY_SCN_OK)
+        gy_scn_in_range(L, "density", d->density, GY_MIN_DENSITY, GY_MAX_DENSITY);
 
     const char *mat;
     if (gy_scn_string(L, c, "material", &mat) == GY_SCN_OK) {
@@ -424,8 +434,10 @@ void gy_scn_load_collider(gy_scn_loader *L, const cJSON *c, const gy_scn_collide
             out->material = L->scene->materials[mi].name;
         }
     }
-    gy_scn_number_min(L, c, "friction", 0.0, true, &d->material.friction);
-    gy_scn_number_min(L, c, "restitution", 0.0, true, &d->material.restitution);
+    if (gy_scn_number_min(L, c, "friction", 0.0, true, &d->material.friction) == GY_SCN_OK)
+        gy_scn_in_range(L, "friction", d->material.friction, 0.0, GY_MAX_COEFFICIENT);
+    if (gy_scn_number_min(L, c, "restitution", 0.0, true, &d->material.restitution) == GY_SCN_OK)
+        gy_scn_in_range(L, "restitution", d->material.restitution, 0.0, GY_MAX_COEFFICIENT);
 
     bool sensor = false;
     if (gy_scn_bool(L, c, "is_sensor", &sensor) == GY_SCN_OK) {
@@ -436,7 +448,8 @@ void gy_scn_load_collider(gy_scn_loader *L, const cJSON *c, const gy_scn_collide
     if (ctx->body_type == GY_BODY_TRIGGER)
         d->is_sensor = true;
     gy_scn_bool(L, c, "contact_response", &d->contact_response);
-    gy_scn_vec3(L, c, "surface_velocity", &d->surface_velocity);
+    if (gy_scn_vec3(L, c, "surface_velocity", &d->surface_velocity) == GY_SCN_OK)
+        gy_scn_vec3_within(L, "surface_velocity", d->surface_velocity, GY_MAX_MAGNITUDE);
     gy_scn_bool(L, c, "one_way", &d->one_way);
     gy_vec3 n;
     if (gy_scn_vec3(L, c, "one_way_normal", &n) == GY_SCN_OK) {

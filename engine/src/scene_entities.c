@@ -222,6 +222,36 @@ static const char *first_collider_key(const cJSON *p)
     return NULL;
 }
 
+/* What the fields' own checks did not catch (an inertia tensor, a derived mass, a hull point
+ * beyond the ranges of gyre/backend.h): the World would refuse the body at instantiation, so a
+ * scene that loads must not hold it. The shared validators decide, as they do for the World. */
+static void check_ranges(gy_scn_loader *L, const gy_scene_physics *ph)
+{
+    gy_body_def b = ph->body;
+    b.pose = gy_pose_identity();
+    gy_result r = gy_validate_body_def(&b);
+    for (uint32_t i = 0; r == GY_OK && i < ph->collider_count; i++) {
+        const gy_scene_collider *sc = &ph->colliders[i];
+        gy_collider_def c = sc->def;
+        if (c.shape.type == GY_SHAPE_HULL && sc->vertex_count > 0) {
+            gy_hull_def h = {sc->vertices, sc->vertex_count};
+            r = gy_validate_hull_def(&h);
+        } else if (c.shape.type == GY_SHAPE_MESH && sc->vertex_count > 0) {
+            gy_mesh_def m = {sc->vertices, sc->vertex_count, sc->indices, sc->index_count};
+            r = gy_validate_mesh_def(&m);
+        }
+        if (c.shape.type == GY_SHAPE_HULL || c.shape.type == GY_SHAPE_MESH)
+            c.shape.resource.bits = 1; /* resolved at instantiation */
+        if (r == GY_OK)
+            r = gy_validate_collider_def(&c, b.type);
+    }
+    if (r != GY_OK)
+        gy_scn_error(L, NULL,
+                     "a number is outside the accepted ranges (%s; the ranges are listed in "
+                     "docs/reliability.md)",
+                     gy_result_message(r));
+}
+
 static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
 {
     char buf[64];
@@ -252,20 +282,27 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
     gy_body_def *b = &ph->body;
     *b = gy_default_body_def();
     b->type = motion_of(ph->body_type);
+    uint32_t errors_before = gy_scn_error_count(L);
     double mass;
     if (gy_scn_number(L, p, "mass", &mass) == GY_SCN_OK) {
         if (!(mass > 0.0))
             gy_scn_error(L, "mass", "must be > 0%s (got %.15g)",
                          bt == GY_BODY_DYNAMIC ? " for a Dynamic body" : "", mass);
-        else
+        else if (gy_scn_in_range(L, "mass", mass, GY_MIN_MASS, GY_MAX_MASS))
             b->mass = mass;
     }
     load_mass_properties(L, p, b);
-    gy_scn_vec3(L, p, "linear_velocity", &b->linear_velocity);
-    gy_scn_vec3(L, p, "angular_velocity", &b->angular_velocity);
-    gy_scn_number_min(L, p, "linear_damping", 0.0, true, &b->linear_damping);
-    gy_scn_number_min(L, p, "angular_damping", 0.0, true, &b->angular_damping);
-    gy_scn_number(L, p, "gravity_factor", &b->gravity_factor);
+    if (gy_scn_vec3(L, p, "linear_velocity", &b->linear_velocity) == GY_SCN_OK)
+        gy_scn_vec3_within(L, "linear_velocity", b->linear_velocity, GY_MAX_MAGNITUDE);
+    if (gy_scn_vec3(L, p, "angular_velocity", &b->angular_velocity) == GY_SCN_OK)
+        gy_scn_vec3_within(L, "angular_velocity", b->angular_velocity, GY_MAX_MAGNITUDE);
+    if (gy_scn_number_min(L, p, "linear_damping", 0.0, true, &b->linear_damping) == GY_SCN_OK)
+        gy_scn_in_range(L, "linear_damping", b->linear_damping, 0.0, GY_MAX_COEFFICIENT);
+    if (gy_scn_number_min(L, p, "angular_damping", 0.0, true, &b->angular_damping) == GY_SCN_OK)
+        gy_scn_in_range(L, "angular_damping", b->angular_damping, 0.0, GY_MAX_COEFFICIENT);
+    if (gy_scn_number(L, p, "gravity_factor", &b->gravity_factor) == GY_SCN_OK)
+        gy_scn_in_range(L, "gravity_factor", b->gravity_factor, -GY_MAX_GRAVITY_FACTOR,
+                        GY_MAX_GRAVITY_FACTOR);
     gy_scn_bool(L, p, "allow_sleeping", &b->allow_sleeping);
     gy_scn_bool(L, p, "continuous", &b->continuous);
     load_bool3(L, p, "lock_linear", b->lock_linear);
@@ -365,6 +402,8 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
         double m = 1000.0 * (solid > 0.0 ? solid : sensor);
         b->mass = m > 0.0 && gy_is_finite(m) ? m : 1.0;
     }
+    if (gy_scn_error_count(L) == errors_before)
+        check_ranges(L, ph);
     return ph;
 }
 
@@ -379,7 +418,8 @@ static void load_transform(gy_scn_loader *L, const cJSON *t, gy_scene_entity *e)
     } else {
         static const char *const keys[] = {"position", "rotation", "rotation_euler", "scale"};
         gy_scn_check_keys(L, t, keys, 4, NULL, 0);
-        gy_scn_vec3(L, t, "position", &e->position);
+        if (gy_scn_vec3(L, t, "position", &e->position) == GY_SCN_OK)
+            gy_scn_vec3_within(L, "position", e->position, GY_MAX_MAGNITUDE);
         gy_scn_rotation(L, t, "rotation", "rotation_euler", &e->rotation);
         gy_vec3 s;
         if (gy_scn_vec3(L, t, "scale", &s) == GY_SCN_OK) {

@@ -78,6 +78,14 @@ typedef struct gy_scn_loader {
     gy_scn_obj_cache *objs;
 } gy_scn_loader;
 
+/* The accepted ranges (gyre/backend.h), checked where a number was written: false (and an error
+ * at `key`) when v is outside [lo, hi], or a component of `v3` beyond `limit`. */
+bool gy_scn_in_range(gy_scn_loader *L, const char *key, double v, double lo, double hi);
+bool gy_scn_vec3_within(gy_scn_loader *L, const char *key, gy_vec3 v, double limit);
+
+/* Errors recorded so far (to tell whether a part of the file added any). */
+uint32_t gy_scn_error_count(const gy_scn_loader *L);
+
 /* Outcome of reading one optional field. */
 typedef enum gy_scn_got { GY_SCN_ABSENT, GY_SCN_OK, GY_SCN_BAD } gy_scn_got;
 

@@ -224,6 +224,28 @@ void gy_scn_error(gy_scn_loader *L, const char *key, const char *fmt, ...)
     gy_scn_pop(L, mark);
 }
 
+bool gy_scn_in_range(gy_scn_loader *L, const char *key, double v, double lo, double hi)
+{
+    if (v >= lo && v <= hi)
+        return true;
+    gy_scn_error(L, key, "must be between %g and %g (got %.15g)", lo, hi, v);
+    return false;
+}
+
+bool gy_scn_vec3_within(gy_scn_loader *L, const char *key, gy_vec3 v, double limit)
+{
+    if (fabs(v.x) <= limit && fabs(v.y) <= limit && fabs(v.z) <= limit)
+        return true;
+    gy_scn_error(L, key, "each component must be within ±%g (got [%.15g, %.15g, %.15g])", limit,
+                 v.x, v.y, v.z);
+    return false;
+}
+
+uint32_t gy_scn_error_count(const gy_scn_loader *L)
+{
+    return L->errors != NULL ? (uint32_t)L->errors->total : 0u;
+}
+
 void gy_scn_error_path(gy_scn_loader *L, const char *path, const char *fmt, ...)
 {
     char msg[1024];

@@ -102,7 +102,8 @@ static void load_world(gy_scn_loader *L, const cJSON *p)
     static const char *const keys[] = {"gravity", "step_hz", "substeps", "solver_iterations",
                                        "backend"};
     gy_scn_check_keys(L, p, keys, sizeof keys / sizeof keys[0], NULL, 0);
-    gy_scn_vec3(L, p, "gravity", &w->gravity);
+    if (gy_scn_vec3(L, p, "gravity", &w->gravity) == GY_SCN_OK)
+        gy_scn_vec3_within(L, "gravity", w->gravity, GY_MAX_MAGNITUDE);
     double v;
     if (gy_scn_number(L, p, "step_hz", &v) == GY_SCN_OK) {
         if (v < 10.0 || v > 1000.0)

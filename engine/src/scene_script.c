@@ -140,6 +140,7 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
                                        "axis", "limits", "distance", "break_force"};
     gy_scn_check_keys(L, j, keys, sizeof keys / sizeof keys[0], NULL, 0);
     gy_joint_def *d = &out->def;
+    uint32_t errors_before = gy_scn_error_count(L);
 
     const char *name;
     if (gy_scn_string(L, j, "name", &name) == GY_SCN_OK) {
@@ -162,8 +163,11 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
     else if (b >= 0 && joint_body(L, "b", b, false))
         out->b = b;
 
-    if (gy_scn_vec3(L, j, "anchor", &d->anchor) == GY_SCN_ABSENT)
+    gy_scn_got ga = gy_scn_vec3(L, j, "anchor", &d->anchor);
+    if (ga == GY_SCN_ABSENT)
         gy_scn_error(L, "anchor", "required: the world-space anchor point at creation");
+    else if (ga == GY_SCN_OK)
+        gy_scn_vec3_within(L, "anchor", d->anchor, GY_MAX_MAGNITUDE);
 
     bool axial = type == GY_JOINT_HINGE || type == GY_JOINT_SLIDER;
     if (cJSON_GetObjectItemCaseSensitive(j, "axis") != NULL) {
@@ -196,6 +200,17 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
         d->breakable = true;
         d->break_force = force;
     }
+    /* Limits and distance beyond the ranges of gyre/backend.h: the shared check decides, as it
+     * does for the World (stand-ins for the bodies, which exist only at instantiation). */
+    gy_joint_def check = *d;
+    check.a.bits = 1;
+    check.b.bits = 2;
+    gy_result r = gy_scn_error_count(L) == errors_before ? gy_validate_joint_def(&check) : GY_OK;
+    if (r != GY_OK)
+        gy_scn_error(L, NULL,
+                     "a number is outside the accepted ranges (%s; the ranges are listed in "
+                     "docs/reliability.md)",
+                     gy_result_message(r));
 }
 
 void gy_scn_load_joints(gy_scn_loader *L, const cJSON *joints)
@@ -374,7 +389,8 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         gy_scn_number_min(L, o, "duration", 0.0, false, &a->force.duration);
         break;
     case GY_SCENE_ACTION_TELEPORT:
-        required_vec3(L, o, "position", &a->teleport.position);
+        if (required_vec3(L, o, "position", &a->teleport.position))
+            gy_scn_vec3_within(L, "position", a->teleport.position, GY_MAX_MAGNITUDE);
         a->teleport.rotation = gy_quat_identity();
         a->teleport.has_rotation =
             gy_scn_quat(L, o, "rotation", &a->teleport.rotation) == GY_SCN_OK;

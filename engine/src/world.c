@@ -320,9 +320,9 @@ gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out
         if (parent == GY_W_NONE)
             return GY_ERR_STALE_HANDLE;
     }
-    if (!gy_vec3_is_finite(d.position))
-        return GY_ERR_NON_FINITE;
-    gy_result r = check_rotation(d.rotation);
+    gy_result r = gy_validate_vector(d.position, GY_MAX_MAGNITUDE);
+    if (r == GY_OK)
+        r = check_rotation(d.rotation);
     if (r == GY_OK)
         r = check_scale(d.scale);
     if (r != GY_OK)
@@ -676,9 +676,9 @@ static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position,
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    if (position != NULL && !gy_vec3_is_finite(*position))
-        return GY_ERR_NON_FINITE;
-    gy_result r = rotation != NULL ? check_rotation(*rotation) : GY_OK;
+    gy_result r = position != NULL ? gy_validate_vector(*position, GY_MAX_MAGNITUDE) : GY_OK;
+    if (r == GY_OK && rotation != NULL)
+        r = check_rotation(*rotation);
     if (r == GY_OK && scale != NULL)
         r = check_scale(*scale);
     if (r != GY_OK)
@@ -734,9 +734,9 @@ gy_result gy_entity_set_world_pose(gy_world *w, gy_entity e, gy_pose pose)
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    if (!gy_vec3_is_finite(pose.position))
-        return GY_ERR_NON_FINITE;
-    gy_result r = check_rotation(pose.rotation);
+    gy_result r = gy_validate_vector(pose.position, GY_MAX_MAGNITUDE);
+    if (r == GY_OK)
+        r = check_rotation(pose.rotation);
     if (r != GY_OK)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);

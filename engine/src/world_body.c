@@ -177,6 +177,14 @@ static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_m
     return GY_OK;
 }
 
+/* The entity's world pose as a body would be created at: composed up the hierarchy, a position
+ * can leave the range every local one is held to. Checked whether physics runs or not, so a
+ * stopped World accepts exactly what a running one does. */
+static gy_result check_placement(const gy_world *w, uint32_t slot)
+{
+    return gy_validate_pose(gy_w_world_pose(w, slot));
+}
+
 static void unpin_cols(gy_world *w, const gy_scene_collider *cols, uint32_t count)
 {
     for (uint32_t i = 0; i < count; i++)
@@ -566,6 +574,8 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
         return GY_ERR_MISUSE;
     gy_motion_type motion;
     r = validate_desc(w, desc, &motion, "gy_body_add", slot);
+    if (r == GY_OK)
+        r = check_placement(w, slot);
     if (r != GY_OK)
         return r;
     gy_scene_collider *cols;
@@ -630,6 +640,8 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     uint32_t slot = c->entity;
     gy_motion_type motion;
     r = validate_desc(w, desc, &motion, "gy_body_update", slot);
+    if (r == GY_OK)
+        r = check_placement(w, slot);
     if (r != GY_OK)
         return r;
     gy_scene_collider *cols;
@@ -739,8 +751,9 @@ static gy_result vector_write(gy_world *w, gy_entity e, gy_vec3 v, bool dynamic_
     gy_result r = component(w, e, out);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(v))
-        return GY_ERR_NON_FINITE;
+    r = gy_validate_vector(v, GY_MAX_MAGNITUDE);
+    if (r != GY_OK)
+        return r;
     gy_motion_type m = (*out)->motion;
     if (dynamic_only ? m != GY_MOTION_DYNAMIC : m == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
@@ -816,8 +829,9 @@ gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(world_point))
-        return GY_ERR_NON_FINITE;
+    r = gy_validate_vector(world_point, GY_MAX_MAGNITUDE);
+    if (r != GY_OK)
+        return r;
     r = vector_write(w, e, impulse, true, &c);
     return r != GY_OK ? r
                       : gy_physics_record_add_impulse_at(w->physics, c->store_index, c->attachment,
@@ -852,8 +866,9 @@ gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, ui
         return r;
     if (!c->desc.is_character)
         return GY_ERR_MISUSE;
-    if (!gy_vec3_is_finite(velocity))
-        return GY_ERR_NON_FINITE;
+    r = gy_validate_vector(velocity, GY_MAX_MAGNITUDE);
+    if (r != GY_OK)
+        return r;
     /* Gyre's controller has no flags; only a host's own hook reads them. */
     if (flags != 0 && w->run_characters)
         return GY_ERR_INVALID_ARGUMENT;
@@ -876,7 +891,7 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
         return GY_ERR_MISUSE;
     if (!gy_is_finite(speed))
         return GY_ERR_NON_FINITE;
-    if (!(speed > 0.0))
+    if (!(speed > 0.0) || speed > GY_MAX_MAGNITUDE)
         return GY_ERR_INVALID_ARGUMENT;
     r = live(c);
     return r != GY_OK
@@ -939,6 +954,19 @@ void gy_w_bodies_stopped(gy_world *w)
     w->moved.count = 0;
 }
 
+/* What the physics layer checks in a bootstrap list, from the shared validators: a body the
+ * World accepted can still fail here (its entity's world pose composed out of range, or its
+ * geometry gone), and it must fail alone rather than refuse the whole start. */
+static gy_result check_start_desc(const gy_physics_body_desc *b)
+{
+    gy_result r = gy_validate_body_def(&b->def);
+    for (uint32_t i = 0; r == GY_OK && i < b->collider_count; i++)
+        r = gy_validate_collider_def(&b->colliders[i], b->def.type);
+    if (r == GY_OK && b->character != NULL)
+        r = gy_character_settings_validate(b->character);
+    return r;
+}
+
 gy_result gy_w_start(gy_world *w)
 {
     gy_physics_bootstrap boot;
@@ -972,21 +1000,37 @@ gy_result gy_w_start(gy_world *w)
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         if (!effective(w, c))
             continue;
-        r = build_colliders(w, c, colliders + at);
-        gy_pose pose = gy_w_world_pose(w, c->entity);
-        gy_physics_body_desc *b = &bodies[k++];
+        gy_physics_body_desc *b = &bodies[k];
         memset(b, 0, sizeof *b);
         b->store_index = c->store_index;
-        b->attachment = w->next_attachment + (k - 1u);
-        b->def = body_def_at(c, pose);
-        /* Keep what the last run reported, so a stop/start keeps motion as well as poses. */
+        b->attachment = w->next_attachment + k;
+        b->def = body_def_at(c, gy_w_world_pose(w, c->entity));
+        /* Keep what the last run reported, so a stop/start keeps motion as well as poses; a
+         * velocity outside the accepted range (a character's motion over a tick can be) is not
+         * one a body may be created with, so that body starts at rest instead. */
         if (c->motion != GY_MOTION_STATIC) {
-            b->def.linear_velocity = c->lin;
-            b->def.angular_velocity = c->ang;
+            bool ok = gy_validate_vector(c->lin, GY_MAX_MAGNITUDE) == GY_OK &&
+                      gy_validate_vector(c->ang, GY_MAX_MAGNITUDE) == GY_OK;
+            b->def.linear_velocity = ok ? c->lin : gy_v3(0, 0, 0);
+            b->def.angular_velocity = ok ? c->ang : gy_v3(0, 0, 0);
         }
         b->colliders = colliders + at;
         b->collider_count = c->desc.collider_count;
-        b->character = gy_w_character_of(w, c, &chars[k - 1u]);
+        b->character = gy_w_character_of(w, c, &chars[k]);
+        gy_result rb = build_colliders(w, c, colliders + at);
+        if (rb == GY_OK)
+            rb = check_start_desc(b);
+        if (rb != GY_OK) {
+            /* This body alone stays out (reported, as a refused create is); the others start. */
+            c->failed = true;
+            c->error = rb;
+            gy_log(w->logger, GY_LOG_WARN,
+                   "world: entity '%s': body not recreated at physics start: %s",
+                   w->ents[c->entity].name != NULL ? w->ents[c->entity].name : "",
+                   gy_result_message(rb));
+            continue;
+        }
+        k++;
         at += c->desc.collider_count;
         /* Provisional, so the joints' bootstrap can name the bodies. */
         c->attachment = b->attachment;
@@ -998,14 +1042,14 @@ gy_result gy_w_start(gy_world *w)
         boot.resources = res;
         boot.resource_count = res_count;
         boot.bodies = bodies;
-        boot.body_count = n;
+        boot.body_count = k;
         boot.joints = joints;
         boot.joint_count = joint_count;
         r = gy_physics_start(w->physics, &boot);
     }
     if (r == GY_OK) {
-        w->next_attachment += n;
-        w->stats.attachments_issued += n;
+        w->next_attachment += k;
+        w->stats.attachments_issued += k;
         k = 0;
         for (uint32_t d = 0; d < w->bodies.count; d++) {
             gy_w_body *c = gy_w_store_at(&w->bodies, d);

@@ -274,8 +274,20 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32
         if (j == NULL || j->status != GY_JOINT_PENDING || !body_ready(w, j->a, &ca) ||
             (j->b != GY_W_NONE && !body_ready(w, j->b, &cb)))
             continue;
+        gy_joint_def def = world_def(j, gy_w_world_pose(w, j->a));
+        gy_joint_def check = def;
+        check.a.bits = 1; /* the adapter ids are filled on the physics thread */
+        check.b.bits = cb != NULL ? 2u : 0u;
+        gy_result r = gy_validate_joint_def(&check);
+        if (r != GY_OK) {
+            /* Placed out of range by its bodies' poses: it waits, as a joint whose create could
+             * not be recorded does, and the rest of the world starts. */
+            gy_log(w->logger, GY_LOG_WARN, "world: joint on entity '%s' not created at start: %s",
+                   w->ents[j->a].name != NULL ? w->ents[j->a].name : "", gy_result_message(r));
+            continue;
+        }
         uint32_t key;
-        gy_result r = gy_w_keys_acquire(&w->joint_keys, w->alloc, &key);
+        r = gy_w_keys_acquire(&w->joint_keys, w->alloc, &key);
         if (r == GY_OK)
             r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
                                     key + 1u, sizeof *w->joint_by_key);
@@ -290,7 +302,7 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32
         d[k].a_attachment = ca->attachment;
         d[k].b_store = cb != NULL ? cb->store_index : 0u;
         d[k].b_attachment = cb != NULL ? cb->attachment : 0u;
-        d[k].def = world_def(j, gy_w_world_pose(w, j->a));
+        d[k].def = def;
         j->key = key;
         w->joint_by_key[key] = j->handle;
         k++;

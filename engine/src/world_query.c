@@ -56,6 +56,25 @@ static gy_result check_out(const gy_world *w, const gy_world_hit *hits, uint32_t
     return GY_OK;
 }
 
+/* The query's numbers, held to the shared ranges (gyre/backend.h) before anything else looks at
+ * them, so a live query and a snapshot one refuse the same input with the same error, whether
+ * physics runs or not. Rays have no shape. */
+static gy_result check_query(bool ray, gy_vec3 origin, gy_vec3 translation, const gy_shape *shape,
+                             gy_pose pose)
+{
+    if (!ray && shape == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_vector(origin, GY_MAX_MAGNITUDE);
+    if (r == GY_OK)
+        r = gy_validate_vector(translation, GY_MAX_MAGNITUDE);
+    if (r == GY_OK && !ray) {
+        r = gy_validate_shape(shape);
+        if (r == GY_OK)
+            r = gy_validate_pose(pose);
+    }
+    return r;
+}
+
 /* Translates adapter hits into the caller's buffer. */
 static uint32_t translate_live(const gy_world *w, const gy_hit *in, uint32_t n, uint32_t ignore_att,
                                gy_world_hit *out)
@@ -96,8 +115,9 @@ static gy_result live_query(gy_world *w, live_kind kind, gy_vec3 origin, const g
     r = resolve_filter(w, filter, &f, &ignore_att, &qf.ignore_body);
     if (r != GY_OK)
         return r;
-    if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
-        return GY_ERR_NON_FINITE;
+    r = check_query(kind == LIVE_RAY, origin, translation, shape, pose);
+    if (r != GY_OK)
+        return r;
     if (!gy_w_running(w))
         return GY_ERR_INACTIVE;
     qf.mask = f.mask;
@@ -197,6 +217,8 @@ static gy_result snapshot_query(gy_world *w, bool ray, gy_vec3 origin, gy_vec3 t
     uint32_t ignore_att;
     gy_body_id ignore_body;
     r = resolve_filter(w, filter, &f, &ignore_att, &ignore_body);
+    if (r == GY_OK)
+        r = check_query(ray, origin, translation, shape, pose);
     if (r != GY_OK)
         return r;
     const gy_snapshot_view *v = gy_physics_acquire_query_view(w->physics);

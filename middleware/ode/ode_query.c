@@ -581,6 +581,11 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
     }
     while (hi - lo > q->tol) {
         double mid = 0.5 * (lo + hi);
+        /* A long cast asks for a bracket finer than the doubles near its end can hold (1e-4 m of
+         * 1e12 m is 1e-16, under the spacing of doubles near 1): once lo and hi are adjacent,
+         * the midpoint is one of them and the loop would never end. */
+        if (!(mid > lo && mid < hi))
+            break;
         int n = cast_contacts_at(q, other, mid, cur);
         if (n > 0) {
             hi = mid;

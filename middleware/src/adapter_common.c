@@ -119,7 +119,9 @@ gy_result gy_adapter_world_def(const gy_world_def *in, gy_world_def *out)
     gy_world_def d = in != NULL ? *in : gy_default_world_def();
     if (!gy_vec3_is_finite(d.gravity) || !gy_is_finite(d.world_half_extent))
         return GY_ERR_NON_FINITE;
-    if (d.substeps > 16 || d.solver_iterations > 255 || d.world_half_extent < 0.0)
+    if (d.substeps > 16 || d.solver_iterations > 255 || d.world_half_extent < 0.0 ||
+        gy_validate_vector(d.gravity, GY_MAX_MAGNITUDE) != GY_OK ||
+        d.world_half_extent > GY_MAX_MAGNITUDE)
         return GY_ERR_INVALID_ARGUMENT;
     if (d.substeps == 0)
         d.substeps = 1;
@@ -138,7 +140,6 @@ gy_result gy_adapter_check_dt(double dt)
         return GY_ERR_NON_FINITE;
     return dt > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
 }
-
 
 void gy_adapter_counters(gy_backend_counters *out, const gy_adapter_tally *t,
                          const gy_handle_pool *bodies, const gy_handle_pool *colliders,
@@ -517,6 +518,11 @@ gy_result gy_adapter_query_begin(gy_adapter_query *q, bool have_world, bool thre
 
 bool gy_adapter_query_collect(gy_adapter_query *q, const gy_hit *h)
 {
+    /* What the middleware computed is not handed on unless it is finite: a hit with a NaN point
+     * (seen on Bullet under hostile loads) is left out, as if it were not there. */
+    if (!gy_vec3_is_finite(h->point) || !gy_vec3_is_finite(h->normal) ||
+        !gy_is_finite(h->fraction) || !gy_is_finite(h->distance) || !gy_is_finite(h->penetration))
+        return false;
     switch (q->collector) {
     case GY_COLLECT_ANY:
         q->hits[0] = *h;
@@ -554,8 +560,11 @@ bool gy_adapter_query_wants_moving(const gy_adapter_query *q)
 
 gy_result gy_adapter_check_translation(const gy_vec3 *origin, gy_vec3 translation, double *length)
 {
-    if ((origin != NULL && !gy_vec3_is_finite(*origin)) || !gy_vec3_is_finite(translation))
-        return GY_ERR_NON_FINITE;
+    gy_result r = origin != NULL ? gy_validate_vector(*origin, GY_MAX_MAGNITUDE) : GY_OK;
+    if (r == GY_OK)
+        r = gy_validate_vector(translation, GY_MAX_MAGNITUDE);
+    if (r != GY_OK)
+        return r;
     *length = gy_v3_len(translation);
     return isfinite(*length) ? GY_OK : GY_ERR_NON_FINITE;
 }

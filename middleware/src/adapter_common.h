@@ -229,7 +229,8 @@ gy_result gy_adapter_query_begin(gy_adapter_query *q, bool have_world, bool thre
                                  gy_hit *hits, uint32_t capacity, uint32_t *count);
 
 /* Offers a hit: ANY keeps the first, CLOSEST the smallest fraction (then the deepest), ALL
- * appends until full. Returns true when this hit satisfied the collector (q->stop set). */
+ * appends until full. Returns true when this hit satisfied the collector (q->stop set). A hit
+ * with a non-finite number is dropped (false). */
 bool gy_adapter_query_collect(gy_adapter_query *q, const gy_hit *h);
 
 /* Whether the filter lets through any static collider, or any dynamic or kinematic one. */
@@ -237,7 +238,7 @@ bool gy_adapter_query_wants_statics(const gy_adapter_query *q);
 bool gy_adapter_query_wants_moving(const gy_adapter_query *q);
 
 /* A ray's or a cast's translation: its length in *length; GY_ERR_NON_FINITE for non-finite
- * input (and `origin`, when given). */
+ * input (and `origin`, when given), GY_ERR_INVALID_ARGUMENT beyond GY_MAX_MAGNITUDE. */
 gy_result gy_adapter_check_translation(const gy_vec3 *origin, gy_vec3 translation, double *length);
 
 /* A shape and pose for a shape cast or overlap: sphere, box, capsule or a live hull resource

@@ -86,11 +86,30 @@ static bool pose_ok(gy_pose p)
     return gy_vec3_is_finite(p.position) && gy_quat_is_unit(p.rotation);
 }
 
+static bool within(double v, double limit)
+{
+    return fabs(v) <= limit;
+}
+
+static bool vec_within(gy_vec3 v, double limit)
+{
+    return within(v.x, limit) && within(v.y, limit) && within(v.z, limit);
+}
+
+gy_result gy_validate_vector(gy_vec3 v, double limit)
+{
+    if (!gy_vec3_is_finite(v))
+        return GY_ERR_NON_FINITE;
+    return vec_within(v, limit) ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
 gy_result gy_validate_pose(gy_pose pose)
 {
     if (!gy_vec3_is_finite(pose.position) || !gy_quat_is_finite(pose.rotation))
         return GY_ERR_NON_FINITE;
-    return gy_quat_is_unit(pose.rotation) ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+    return gy_quat_is_unit(pose.rotation) && vec_within(pose.position, GY_MAX_MAGNITUDE)
+               ? GY_OK
+               : GY_ERR_INVALID_ARGUMENT;
 }
 
 static bool mat3_is_finite(const gy_mat3 *m)
@@ -98,6 +117,15 @@ static bool mat3_is_finite(const gy_mat3 *m)
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             if (!gy_is_finite(m->m[i][j]))
+                return false;
+    return true;
+}
+
+static bool mat3_within(const gy_mat3 *m, double limit)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (!within(m->m[i][j], limit))
                 return false;
     return true;
 }
@@ -131,14 +159,28 @@ gy_result gy_validate_body_def(const gy_body_def *d)
         return GY_ERR_INVALID_ARGUMENT;
     if (d->mass < 0.0 || d->linear_damping < 0.0 || d->angular_damping < 0.0)
         return GY_ERR_INVALID_ARGUMENT;
+    if (!vec_within(d->pose.position, GY_MAX_MAGNITUDE) ||
+        !vec_within(d->linear_velocity, GY_MAX_MAGNITUDE) ||
+        !vec_within(d->angular_velocity, GY_MAX_MAGNITUDE) ||
+        (d->mass != 0.0 && (d->mass < GY_MIN_MASS || d->mass > GY_MAX_MASS)) ||
+        d->linear_damping > GY_MAX_COEFFICIENT || d->angular_damping > GY_MAX_COEFFICIENT ||
+        !within(d->gravity_factor, GY_MAX_GRAVITY_FACTOR))
+        return GY_ERR_INVALID_ARGUMENT;
     if (d->has_mass_properties) {
         if (!gy_vec3_is_finite(d->mass_properties.center_of_mass) ||
             !mat3_is_finite(&d->mass_properties.inertia))
             return GY_ERR_NON_FINITE;
-        if (!(d->mass > 0.0) || !mat3_is_spd(&d->mass_properties.inertia))
+        if (!(d->mass > 0.0) || !mat3_is_spd(&d->mass_properties.inertia) ||
+            !vec_within(d->mass_properties.center_of_mass, GY_MAX_LOCAL_EXTENT) ||
+            !mat3_within(&d->mass_properties.inertia, GY_MAX_INERTIA))
             return GY_ERR_INVALID_ARGUMENT;
     }
     return GY_OK;
+}
+
+static bool size_ok(double v)
+{
+    return v >= GY_MIN_SHAPE_SIZE && v <= GY_MAX_SHAPE_SIZE;
 }
 
 gy_result gy_validate_shape(const gy_shape *s)
@@ -149,18 +191,18 @@ gy_result gy_validate_shape(const gy_shape *s)
     case GY_SHAPE_SPHERE:
         if (!gy_is_finite(s->radius))
             return GY_ERR_NON_FINITE;
-        return s->radius > 0.0 ? GY_OK : GY_ERR_INVALID_SHAPE;
+        return size_ok(s->radius) ? GY_OK : GY_ERR_INVALID_SHAPE;
     case GY_SHAPE_BOX:
         if (!gy_vec3_is_finite(s->box_size))
             return GY_ERR_NON_FINITE;
-        return (s->box_size.x > 0.0 && s->box_size.y > 0.0 && s->box_size.z > 0.0)
+        return (size_ok(s->box_size.x) && size_ok(s->box_size.y) && size_ok(s->box_size.z))
                    ? GY_OK
                    : GY_ERR_INVALID_SHAPE;
     case GY_SHAPE_CAPSULE:
     case GY_SHAPE_CYLINDER:
         if (!gy_is_finite(s->radius) || !gy_is_finite(s->height))
             return GY_ERR_NON_FINITE;
-        if (!(s->radius > 0.0) || !(s->height > 0.0))
+        if (!size_ok(s->radius) || !size_ok(s->height))
             return GY_ERR_INVALID_SHAPE;
         if (s->type == GY_SHAPE_CAPSULE && !(s->height > 2.0 * s->radius))
             return GY_ERR_INVALID_SHAPE;
@@ -168,6 +210,8 @@ gy_result gy_validate_shape(const gy_shape *s)
     case GY_SHAPE_PLANE: {
         if (!gy_vec3_is_finite(s->normal) || !gy_is_finite(s->offset))
             return GY_ERR_NON_FINITE;
+        if (!vec_within(s->normal, GY_MAX_MAGNITUDE) || !within(s->offset, GY_MAX_MAGNITUDE))
+            return GY_ERR_INVALID_SHAPE;
         double l = gy_v3_len(s->normal);
         return l > 1e-9 ? GY_OK : GY_ERR_INVALID_SHAPE;
     }
@@ -177,6 +221,11 @@ gy_result gy_validate_shape(const gy_shape *s)
     default:
         return GY_ERR_INVALID_ARGUMENT;
     }
+}
+
+static bool coefficient_ok(double v)
+{
+    return v >= 0.0 && v <= GY_MAX_COEFFICIENT;
 }
 
 gy_result gy_validate_collider_def(const gy_collider_def *d, gy_motion_type motion)
@@ -191,8 +240,12 @@ gy_result gy_validate_collider_def(const gy_collider_def *d, gy_motion_type moti
         !gy_is_finite(d->material.restitution) || !gy_vec3_is_finite(d->surface_velocity) ||
         !gy_vec3_is_finite(d->one_way_normal))
         return GY_ERR_NON_FINITE;
-    if (!pose_ok(d->local_pose) || !(d->density > 0.0) || d->material.friction < 0.0 ||
-        d->material.restitution < 0.0 || (unsigned)d->material.friction_combine > GY_COMBINE_MAX ||
+    if (!pose_ok(d->local_pose) || !vec_within(d->local_pose.position, GY_MAX_LOCAL_EXTENT) ||
+        !(d->density >= GY_MIN_DENSITY && d->density <= GY_MAX_DENSITY) ||
+        !coefficient_ok(d->material.friction) || !coefficient_ok(d->material.restitution) ||
+        !vec_within(d->surface_velocity, GY_MAX_MAGNITUDE) ||
+        !vec_within(d->one_way_normal, GY_MAX_MAGNITUDE) ||
+        (unsigned)d->material.friction_combine > GY_COMBINE_MAX ||
         (unsigned)d->material.restitution_combine > GY_COMBINE_MAX)
         return GY_ERR_INVALID_ARGUMENT;
     if (d->one_way && !(gy_v3_len(d->one_way_normal) > 1e-9))
@@ -209,10 +262,14 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
     if (d == NULL || (unsigned)d->type >= GY_JOINT_TYPE_COUNT)
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_vec3_is_finite(d->anchor) || !gy_vec3_is_finite(d->axis) ||
-        !gy_is_finite(d->limit_min) || !gy_is_finite(d->limit_max) ||
-        !gy_is_finite(d->distance) || !gy_is_finite(d->break_force))
+        !gy_is_finite(d->limit_min) || !gy_is_finite(d->limit_max) || !gy_is_finite(d->distance) ||
+        !gy_is_finite(d->break_force))
         return GY_ERR_NON_FINITE;
     if (d->a.bits == 0 || d->a.bits == d->b.bits)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!vec_within(d->anchor, GY_MAX_MAGNITUDE) || !vec_within(d->axis, GY_MAX_MAGNITUDE) ||
+        !within(d->limit_min, GY_MAX_MAGNITUDE) || !within(d->limit_max, GY_MAX_MAGNITUDE) ||
+        !within(d->distance, GY_MAX_MAGNITUDE))
         return GY_ERR_INVALID_ARGUMENT;
     if ((d->type == GY_JOINT_HINGE || d->type == GY_JOINT_SLIDER) && !(gy_v3_len(d->axis) > 1e-9))
         return GY_ERR_INVALID_ARGUMENT;
@@ -223,14 +280,27 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
     return GY_OK;
 }
 
+/* Hull and mesh points: finite (GY_ERR_NON_FINITE) and within GY_MAX_LOCAL_EXTENT
+ * (GY_ERR_INVALID_MESH, as for any other bad mesh data). */
+static gy_result points_ok(const gy_vec3 *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (!gy_vec3_is_finite(v[i]))
+            return GY_ERR_NON_FINITE;
+        if (!vec_within(v[i], GY_MAX_LOCAL_EXTENT))
+            return GY_ERR_INVALID_MESH;
+    }
+    return GY_OK;
+}
+
 gy_result gy_validate_mesh_def(const gy_mesh_def *d)
 {
     if (d == NULL || d->vertices == NULL || d->indices == NULL || d->vertex_count == 0 ||
         d->index_count == 0 || d->index_count % 3u != 0)
         return GY_ERR_INVALID_MESH;
-    for (uint32_t i = 0; i < d->vertex_count; i++)
-        if (!gy_vec3_is_finite(d->vertices[i]))
-            return GY_ERR_NON_FINITE;
+    gy_result r = points_ok(d->vertices, d->vertex_count);
+    if (r != GY_OK)
+        return r;
     for (uint32_t i = 0; i < d->index_count; i++)
         if (d->indices[i] >= d->vertex_count)
             return GY_ERR_INVALID_MESH;
@@ -241,10 +311,7 @@ gy_result gy_validate_hull_def(const gy_hull_def *d)
 {
     if (d == NULL || d->points == NULL || d->point_count < 4)
         return GY_ERR_INVALID_MESH;
-    for (uint32_t i = 0; i < d->point_count; i++)
-        if (!gy_vec3_is_finite(d->points[i]))
-            return GY_ERR_NON_FINITE;
-    return GY_OK;
+    return points_ok(d->points, d->point_count);
 }
 
 gy_result gy_validate_query_filter(const gy_query_filter *f)

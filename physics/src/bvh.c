@@ -214,8 +214,12 @@ typedef struct bin {
 
 static int bin_of(double c, double cmin, double scale)
 {
-    int k = (int)((c - cmin) * scale);
-    return k < 0 ? 0 : (k >= SAH_BINS ? SAH_BINS - 1 : k);
+    /* Clamped before the conversion: a box beyond float range makes t infinite or NaN, and
+     * converting either to int is undefined. NaN fails the first test and lands in bin 0. */
+    double t = (c - cmin) * scale;
+    if (!(t > 0.0))
+        return 0;
+    return t >= (double)SAH_BINS ? SAH_BINS - 1 : (int)t;
 }
 
 /* The builder works on copies of the items and their boxes in work order, so every pass over a
@@ -265,7 +269,8 @@ static uint32_t split_range(work_set *w, uint32_t begin, uint32_t end, uint32_t 
             widest = a;
     for (int a = 0; a < 3; a++) {
         double extent = cmax[a] - cmin[a];
-        live[a] = a == widest && extent > 0.0;
+        /* An infinite extent (boxes beyond float range) cannot be binned. */
+        live[a] = a == widest && extent > 0.0 && extent <= DBL_MAX;
         scale[a] = live[a] ? (double)SAH_BINS / extent : 0.0;
         for (int k = 0; k < SAH_BINS; k++)
             bins[a][k] = (bin){empty_box, 0};
@@ -309,6 +314,8 @@ static uint32_t split_range(work_set *w, uint32_t begin, uint32_t end, uint32_t 
             }
         }
     }
+    if (best_axis < 0)
+        return mid; /* every cost was NaN (infinite boxes): no plane is better than the middle */
     uint32_t lo = begin, hi = end;
     while (lo < hi) {
         if (bin_of(centroid(&w->boxes[lo], best_axis), cmin[best_axis], scale[best_axis]) <=

@@ -105,24 +105,15 @@ gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b)
     return GY_OK;
 }
 
-/* Finite values beyond GY_PHYSICS_MAX_MAGNITUDE can still overflow inside the adapter. */
-static bool in_range(gy_vec3 v)
-{
-    return fabs(v.x) <= GY_PHYSICS_MAX_MAGNITUDE && fabs(v.y) <= GY_PHYSICS_MAX_MAGNITUDE &&
-           fabs(v.z) <= GY_PHYSICS_MAX_MAGNITUDE;
-}
-
 gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
 {
     if (d == NULL || d->store_index >= GY_PHYSICS_MAX_STORE_INDEX || d->attachment == 0 ||
         d->colliders == NULL || d->collider_count == 0 || d->collider_count > UINT16_MAX)
         return GY_ERR_INVALID_ARGUMENT;
+    /* Positions and velocities are held to GY_PHYSICS_MAX_MAGNITUDE there. */
     gy_result r = gy_validate_body_def(&d->def);
     if (r != GY_OK)
         return r;
-    if (!in_range(d->def.pose.position) || !in_range(d->def.linear_velocity) ||
-        !in_range(d->def.angular_velocity))
-        return GY_ERR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < d->collider_count; i++) {
         const gy_collider_def *c = &d->colliders[i];
         r = gy_validate_collider_def(c, d->def.type);
@@ -155,8 +146,7 @@ gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d)
     gy_joint_def def = d->def;
     def.a.bits = 1;
     def.b.bits = d->b_attachment != 0 ? 2 : 0;
-    gy_result r = gy_validate_joint_def(&def);
-    return r == GY_OK && !in_range(def.anchor) ? GY_ERR_INVALID_ARGUMENT : r;
+    return gy_validate_joint_def(&def);
 }
 
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d)

@@ -92,6 +92,13 @@ static uint16_t collider_index(const gy_physics *p, gy_collider_id id)
  * (its on_event), so events are never stored and read back in between. */
 _Static_assert(sizeof(gy_physics_collision) == GY_REPLY_BODY_SIZE, "collision fills the body");
 
+/* To float, saturated: the tracker admits only finite contacts, but a finite double beyond float
+ * range (a deep overlap of huge colliders) would still reach the game as infinity. */
+static float to_float(double v)
+{
+    return (float)fmin(fmax(v, -(double)FLT_MAX), (double)FLT_MAX);
+}
+
 void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
 {
     gy_physics *p = ctx;
@@ -105,15 +112,15 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
     e.collider_a = collider_index(p, c->collider_a);
     e.collider_b = collider_index(p, c->collider_b);
     e.tick = (uint32_t)ev->tick;
-    e.point[0] = (float)c->point.x;
-    e.point[1] = (float)c->point.y;
-    e.point[2] = (float)c->point.z;
-    e.normal[0] = (float)c->normal.x;
-    e.normal[1] = (float)c->normal.y;
-    e.normal[2] = (float)c->normal.z;
-    e.penetration = (float)c->penetration;
-    e.normal_impulse = (float)c->normal_impulse;
-    e.tangent_impulse = (float)c->tangent_impulse;
+    e.point[0] = to_float(c->point.x);
+    e.point[1] = to_float(c->point.y);
+    e.point[2] = to_float(c->point.z);
+    e.normal[0] = to_float(c->normal.x);
+    e.normal[1] = to_float(c->normal.y);
+    e.normal[2] = to_float(c->normal.z);
+    e.penetration = to_float(c->penetration);
+    e.normal_impulse = to_float(c->normal_impulse);
+    e.tangent_impulse = to_float(c->tangent_impulse);
     uint16_t type = ev->type == GY_CONTACT_EVENT_ENTER  ? GY_PHYSICS_REPLY_COLLISION_ENTER
                     : ev->type == GY_CONTACT_EVENT_STAY ? GY_PHYSICS_REPLY_COLLISION_STAY
                                                         : GY_PHYSICS_REPLY_COLLISION_EXIT;
@@ -272,12 +279,10 @@ static bool state_sane(const gy_body_state *s)
 static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
 {
     const gy_backend *be = p->backend;
-    gy_pose pose = gy_pose_identity();
-    if (e->proxy.flags & GY_PROXY_LIVE) {
-        const float *x = e->proxy.position, *q = e->proxy.rotation;
-        pose.position = gy_v3(x[0], x[1], x[2]);
-        pose.rotation = gy_quat_normalize((gy_quat){q[0], q[1], q[2], q[3]});
-    }
+    /* The proxy holds the last published pose, or the pose the body was created at when it has
+     * never been published (gy_phys_create_body seeds it): a body is frozen where it was. */
+    const float *x = e->proxy.position, *q = e->proxy.rotation;
+    gy_pose pose = {gy_v3(x[0], x[1], x[2]), gy_quat_normalize((gy_quat){q[0], q[1], q[2], q[3]})};
     be->body_set_pose(p->world, e->id, pose);
     be->body_set_linear_velocity(p->world, e->id, gy_v3(0, 0, 0));
     be->body_set_angular_velocity(p->world, e->id, gy_v3(0, 0, 0));

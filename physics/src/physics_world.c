@@ -189,8 +189,16 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     e->fault = 0;
     e->character = character != NULL;
     /* A new body never inherits the slot's previous value: it is read back at the coming
-     * publish, and until then the slot's proxy is empty. */
+     * publish, and until then the slot's proxy is empty (not live) but for the pose it was
+     * created at, where a fault before that publish freezes it. */
     memset(&e->proxy, 0, sizeof e->proxy);
+    const double cp[7] = {def->pose.position.x, def->pose.position.y, def->pose.position.z,
+                          def->pose.rotation.x, def->pose.rotation.y, def->pose.rotation.z,
+                          def->pose.rotation.w};
+    for (int k = 0; k < 3; k++)
+        e->proxy.position[k] = (float)cp[k];
+    for (int k = 0; k < 4; k++)
+        e->proxy.rotation[k] = (float)cp[3 + k];
     if (store_index >= p->body_count)
         p->body_count = store_index + 1u;
     p->live_bodies++;

@@ -1442,8 +1442,12 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
     if (r != GY_OK)
         return r;
     *count = 0;
-    if (!gy_vec3_is_finite(origin) || !gy_vec3_is_finite(translation))
-        return GY_ERR_NON_FINITE;
+    /* The live raycast's range (gy_adapter_check_translation), so both refuse the same rays. */
+    r = gy_validate_vector(origin, GY_MAX_MAGNITUDE);
+    if (r == GY_OK)
+        r = gy_validate_vector(translation, GY_MAX_MAGNITUDE);
+    if (r != GY_OK)
+        return r;
     gy_snapshot_filter def = gy_default_snapshot_filter();
     ray_query q = {v,           filter ? filter : &def,
                    collector,   origin,

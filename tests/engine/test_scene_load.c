@@ -349,6 +349,26 @@ static const rule_case k_rule_cases[] = {
     {PHYS("'shape':'Box'"), "entities[0].components.physics.box_size: required for a Box"},
     {PHYS("'shape':'Box','box_size':[1,0,1]"),
      "entities[0].components.physics.box_size: every extent must be > 0 (got [1, 0, 1])"},
+    /* The accepted ranges (gyre/backend.h): what the World would refuse is refused here. */
+    {PHYS("'shape':'Cylinder','radius':0.5,'height':1e-17"),
+     "entities[0].components.physics.height: must be between 1e-05 and 1e+06 (got 1e-17)"},
+    {PHYS("'shape':'Box','box_size':[1,1,1e9]"),
+     "entities[0].components.physics.box_size: every extent must be between 1e-05 and 1e+06 "
+     "(got [1, 1, 1000000000])"},
+    {PHYS(DYN_SPHERE ",'mass':1e300"),
+     "entities[0].components.physics.mass: must be between 1e-06 and 1e+12 (got 1e+300)"},
+    {PHYS(DYN_SPHERE ",'gravity_factor':-1e300"),
+     "entities[0].components.physics.gravity_factor: must be between -1e+20 and 1e+20 (got "
+     "-1e+300)"},
+    {PHYS(DYN_SPHERE ",'angular_damping':1e300"),
+     "entities[0].components.physics.angular_damping: must be between 0 and 1000 (got 1e+300)"},
+    {PHYS(DYN_SPHERE ",'linear_velocity':[0,2e12,0]"),
+     "entities[0].components.physics.linear_velocity: each component must be within ±1e+12 (got "
+     "[0, 2000000000000, 0])"},
+    {PHYS(DYN_SPHERE ",'mass':1,'mass_properties':{'center_of_mass':[0,0,0],'inertia':[[1e300,0,"
+                     "0],[0,1e300,0],[0,0,1e300]]}"),
+     "entities[0].components.physics: a number is outside the accepted ranges (invalid argument; "
+     "the ranges are listed in docs/reliability.md)"},
     {PHYS("'shape':'Box','box_size':[1,1,1],'radius':1"),
      "entities[0].components.physics.radius: not used by a Box collider"},
     {PHYS("'shape':'Sphere','radius':1,'points':[]"),
@@ -924,13 +944,14 @@ static void test_scene_load_derives_mass_for_mass_properties(void **state)
     (void)state;
     loaded l;
     const gy_scene *s = load_ok(
-        &l, "'entities':[{'name':'a','components':{'physics':{'shape':'Box','box_size':[1,2,3],"
-            "'density':2,'mass_properties':{'center_of_mass':[0,0.5,0],"
-            "'inertia':[[2,0.5,0],[0.5,3,0],[0,0,4]]}}}},"
-            "{'name':'b','components':{'physics':{'shape':'Box','box_size':[1,1,1],'mass':7,"
-            "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}},"
-            "{'name':'c','components':{'physics':{'shape':'Box','box_size':[1,1,2],'is_sensor':true,"
-            "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}}]");
+        &l,
+        "'entities':[{'name':'a','components':{'physics':{'shape':'Box','box_size':[1,2,3],"
+        "'density':2,'mass_properties':{'center_of_mass':[0,0.5,0],"
+        "'inertia':[[2,0.5,0],[0.5,3,0],[0,0,4]]}}}},"
+        "{'name':'b','components':{'physics':{'shape':'Box','box_size':[1,1,1],'mass':7,"
+        "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}},"
+        "{'name':'c','components':{'physics':{'shape':'Box','box_size':[1,1,2],'is_sensor':true,"
+        "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}}]");
     const gy_body_def *a = &s->entities[0].physics->body;
     assert_true(a->has_mass_properties);
     assert_near(a->mass, 1000.0 * 2.0 * 6.0, 1e-9); /* 1000 kg/m³ × density 2 × 6 m³ */

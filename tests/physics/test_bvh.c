@@ -3,6 +3,7 @@
  * degenerate input. */
 #include "test_support.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -408,6 +409,67 @@ static void test_bvh_rebuild_and_copy_allocate_nothing_at_peak(void **state)
     scene_fini(&s);
 }
 
+static bool count_item(void *ctx, uint32_t item)
+{
+    (void)item;
+    (*(uint32_t *)ctx)++;
+    return true;
+}
+
+/* Boxes a snapshot of huge colliders gives the tree (stored as float: beyond 3.4e38 they are
+ * infinite, and their centroids and split costs NaN): the build picks no plane from NaN costs and
+ * never indexes an axis of -1 or converts NaN to an integer (UBSan), and the tree still holds
+ * every item. */
+static void test_bvh_build_is_safe_for_infinite_and_huge_boxes(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    gy_bvh_box boxes[N];
+    uint32_t items[N];
+    for (uint32_t i = 0; i < N; i++) {
+        items[i] = i;
+        float c = (float)i;
+        switch (i % 4) {
+        case 0:
+            boxes[i] =
+                (gy_bvh_box){{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
+            break;
+        case 1:
+            boxes[i] = (gy_bvh_box){{-FLT_MAX, c, c}, {FLT_MAX, c + 1, c + 1}};
+            break;
+        case 2:
+            boxes[i] = (gy_bvh_box){{c, -INFINITY, c}, {c + 1, c + 1, c + 1}};
+            break;
+        default:
+            boxes[i] = (gy_bvh_box){{c, c, c}, {c + 1, c + 1, c + 1}};
+            break;
+        }
+    }
+    /* All infinite as well: every centroid is NaN. */
+    for (int all = 0; all < 2; all++) {
+        uint32_t n = all ? N / 4 : N;
+        gy_bvh_box *in = boxes;
+        gy_bvh_box inf[N / 4];
+        if (all) {
+            for (uint32_t i = 0; i < n; i++)
+                inf[i] = boxes[0];
+            in = inf;
+        }
+        gy_bvh bvh;
+        gy_bvh_builder b = {0};
+        gy_bvh_init(&bvh, true);
+        const gy_allocator *a = gy_default_allocator();
+        assert_result(gy_bvh_build(&bvh, &b, a, items, n, in, n), GY_OK);
+        assert_true(bvh.depth < GY_BVH_MAX_DEPTH);
+        gy_bvh_box everything = {{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
+        uint32_t found = 0;
+        gy_bvh_overlap(&bvh, &everything, count_item, &found);
+        assert_int_equal(found, n);
+        gy_bvh_fini(&bvh, a);
+        gy_bvh_builder_fini(&b, a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_bvh_box_from_rounds_outward),
         cmocka_unit_test(test_bvh_box_ray_counts_touching_faces),
         cmocka_unit_test(test_bvh_rebuild_and_copy_allocate_nothing_at_peak),
+        cmocka_unit_test(test_bvh_build_is_safe_for_infinite_and_huge_boxes),
     };
     return cmocka_run_group_tests_name("bvh", tests, NULL, NULL);
 }

@@ -135,7 +135,8 @@ typedef struct gy_entity_def {
 gy_entity_def gy_default_entity_def(void);
 
 /* Creates an entity. GY_ERR_STALE_HANDLE for a dead parent, GY_ERR_NON_FINITE,
- * GY_ERR_INVALID_ARGUMENT (rotation not unit, scale <= 0), GY_ERR_CAPACITY (2^24 entities),
+ * GY_ERR_INVALID_ARGUMENT (rotation not unit, scale <= 0, a position component beyond
+ * GY_MAX_MAGNITUDE, gyre/backend.h), GY_ERR_CAPACITY (2^24 entities),
  * GY_ERR_OUT_OF_MEMORY. */
 gy_result gy_entity_create(gy_world *world, const gy_entity_def *def, gy_entity *out);
 
@@ -183,7 +184,7 @@ gy_entity gy_entity_next_sibling(const gy_world *world, gy_entity e);
 /* Local transform. Changing the transform of an entity with a live body (or of an ancestor)
  * teleports the body at the next publish, and that body is not interpolated for one frame.
  * Errors: GY_ERR_STALE_HANDLE, GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT (rotation not unit
- * length within 1e-3, scale <= 0). */
+ * length within 1e-3, scale <= 0, a position component beyond GY_MAX_MAGNITUDE). */
 gy_result gy_entity_set_local_position(gy_world *world, gy_entity e, gy_vec3 position);
 gy_result gy_entity_set_local_rotation(gy_world *world, gy_entity e, gy_quat rotation);
 gy_result gy_entity_set_local_scale(gy_world *world, gy_entity e, gy_vec3 scale);
@@ -251,7 +252,11 @@ gy_result gy_world_stop_physics(gy_world *world);
 
 /* Starts the physics thread and rebuilds the adapter world from the World's live components
  * (geometry, effective bodies at their current poses and velocities, joints whose bodies are
- * both present). Every body gets a new attachment. GY_ERR_MISUSE when running. */
+ * both present). Every body gets a new attachment. A body that can no longer be created as it
+ * stands (its entity's world pose composed beyond GY_MAX_MAGNITUDE) stays out alone: its state
+ * reports `failed` with the error and a warning names the entity; a reported velocity beyond the
+ * range restarts its body at rest. GY_ERR_MISUSE when running; GY_ERR_OUT_OF_MEMORY,
+ * GY_ERR_CAPACITY and the adapter's errors (nothing started). */
 gy_result gy_world_start_physics(gy_world *world);
 
 /* True while the physics thread runs. */

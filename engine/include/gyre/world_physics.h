@@ -16,7 +16,8 @@
  * Validation. Every call checks, in this order, and returns the first failure with nothing
  * recorded: GY_ERR_INVALID_ARGUMENT (NULL world or out pointer), GY_ERR_STALE_HANDLE (null,
  * unknown or destroyed entity), GY_ERR_MISUSE (the entity has no physics component, or is not a
- * character for character input), GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT (bad numbers),
+ * character for character input), GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT (bad numbers:
+ * non-finite, or outside the ranges of gyre/backend.h, e.g. a component beyond GY_MAX_MAGNITUDE),
  * GY_ERR_INVALID_MOTION (forces, impulses and torques need a dynamic body; velocities a non-static
  * one), GY_ERR_INACTIVE (the component is not effective, its create failed, or physics is stopped:
  * the write does nothing).
@@ -47,7 +48,9 @@ typedef struct gy_geometry {
  * putting the id's bits in `def.shape.resource.bits` (shape type Mesh or Hull to match). Each
  * physics component using it pins it until the component lets go (removed, updated away, entity
  * destroyed), so the creator may release right after setting it, even before the body is built.
- * Errors: GY_ERR_INVALID_MESH (see gy_validate_mesh_def / _hull_def), GY_ERR_CAPACITY,
+ * Errors: GY_ERR_INVALID_ARGUMENT (NULL world, def or out), GY_ERR_NON_FINITE (a non-finite
+ * coordinate), GY_ERR_INVALID_MESH (too few points or indices, an index out of range, a
+ * coordinate beyond GY_MAX_LOCAL_EXTENT: see gy_validate_mesh_def / _hull_def), GY_ERR_CAPACITY,
  * GY_ERR_OUT_OF_MEMORY. */
 gy_result gy_geometry_create_mesh(gy_world *world, const gy_mesh_def *def, gy_geometry *out);
 gy_result gy_geometry_create_hull(gy_world *world, const gy_hull_def *def, gy_geometry *out);
@@ -349,7 +352,9 @@ typedef struct gy_world_hit {
  * Collectors as in backend.h. Results go to the caller's `hits` (capacity entries), `*count`
  * receives how many; hits on bodies the World no longer has (removed this frame) are left out.
  * *tick (optional): the physics tick the answer describes. Errors: GY_ERR_INVALID_ARGUMENT,
- * GY_ERR_NON_FINITE, GY_ERR_STALE_HANDLE (ignore names a dead entity), GY_ERR_INACTIVE (physics
+ * GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT / GY_ERR_INVALID_SHAPE (an origin, translation or
+ * position component beyond GY_MAX_MAGNITUDE, a shape size outside its range: the same for live
+ * and snapshot queries, running or stopped), GY_ERR_STALE_HANDLE (ignore names a dead entity), GY_ERR_INACTIVE (physics
  * stopped), the adapter's. */
 gy_result gy_world_raycast(gy_world *world, gy_vec3 origin, gy_vec3 translation,
                            const gy_world_query_filter *filter, gy_collector collector,

@@ -382,10 +382,46 @@ const gy_backend *gy_backend_find(const char *name);
 uint32_t gy_backend_count(void);
 const gy_backend *gy_backend_at(uint32_t index);
 
+/* ---- accepted ranges -------------------------------------------------------------------------
+ * Every number the API takes has one range, checked by the validators below at every boundary
+ * (the World, the physics layer, the adapters), whether physics runs or not. A non-finite number
+ * is GY_ERR_NON_FINITE; a finite one outside its range is refused with the error that kind of
+ * value gets when it is invalid: GY_ERR_INVALID_SHAPE for a shape size, GY_ERR_INVALID_MESH for
+ * hull and mesh points, GY_ERR_INVALID_ARGUMENT for everything else. The ranges are far beyond a
+ * game's scale; they keep each step's arithmetic far from overflow and every size within what
+ * both middlewares' collision code handles (ODE aborts the process on a cylinder 1e-17 m high, a
+ * mass of 1e300 or a sphere query of radius 1e300). docs/reliability.md lists them. */
+
+/* Positions, velocities (m/s, rad/s), forces, torques, impulses, joint anchors and limits, plane
+ * offsets, world gravity, query origins and translations: each component |x| <= this. */
+#define GY_MAX_MAGNITUDE 1e12
+/* Shape sizes in metres (radius, box extent, capsule and cylinder height). */
+#define GY_MIN_SHAPE_SIZE 1e-5
+#define GY_MAX_SHAPE_SIZE 1e6
+/* Collider offsets in their body, centres of mass and hull or mesh points: |x| <= this (m). */
+#define GY_MAX_LOCAL_EXTENT 1e6
+/* A body's explicit mass (kg; 0 still means "from density"). */
+#define GY_MIN_MASS 1e-6
+#define GY_MAX_MASS 1e12
+/* Every inertia tensor component (kg·m²). */
+#define GY_MAX_INERTIA 1e24
+/* A collider's relative density. */
+#define GY_MIN_DENSITY 1e-6
+#define GY_MAX_DENSITY 1e6
+/* Damping (1/s), friction and restitution: 0 ..= this. */
+#define GY_MAX_COEFFICIENT 1e3
+/* Gravity factor: |factor| <= this. Wide on purpose: a body that runs away is caught at
+ * read-back (docs/reliability.md); the bound keeps one step's velocity gain (this × the largest
+ * gravity × a step) hundreds of orders of magnitude below overflow. */
+#define GY_MAX_GRAVITY_FACTOR 1e20
+
 /* ---- shared validation (used by every adapter, and by layers above before enqueueing) -------- */
 
-/* Checks a definition: finite numbers, ranges, shape rules for the motion type. Resources are
- * not resolved here (the adapter does that). */
+/* GY_ERR_NON_FINITE for a non-finite component, GY_ERR_INVALID_ARGUMENT for one with |x| > limit. */
+gy_result gy_validate_vector(gy_vec3 v, double limit);
+
+/* Checks a definition: finite numbers, the ranges above, shape rules for the motion type.
+ * Resources are not resolved here (the adapter does that). */
 gy_result gy_validate_body_def(const gy_body_def *def);
 gy_result gy_validate_shape(const gy_shape *shape);
 gy_result gy_validate_collider_def(const gy_collider_def *def, gy_motion_type motion);
@@ -396,7 +432,8 @@ gy_result gy_validate_query_filter(const gy_query_filter *filter);
 /* A material: finite friction and restitution >= 0, known combine modes. */
 gy_result gy_validate_material(const gy_material *material);
 /* A pose as every boundary takes it: GY_ERR_NON_FINITE for a non-finite component,
- * GY_ERR_INVALID_ARGUMENT for a rotation that is not a unit quaternion (within 1e-3). */
+ * GY_ERR_INVALID_ARGUMENT for a rotation that is not a unit quaternion (within 1e-3) or a
+ * position component beyond GY_MAX_MAGNITUDE. */
 gy_result gy_validate_pose(gy_pose pose);
 
 #ifdef __cplusplus

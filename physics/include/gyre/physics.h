@@ -338,10 +338,11 @@ const gy_backend *gy_physics_backend(const gy_physics *p);
 
 #define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
 /* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
- * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it). Far beyond any
- * game's scale; it keeps the adapter's arithmetic finite: ODE aborts the process when a body's
- * quaternion goes non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
-#define GY_PHYSICS_MAX_MAGNITUDE 1e12
+ * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it): the shared
+ * GY_MAX_MAGNITUDE (gyre/backend.h, with every other range). Far beyond any game's scale; it keeps
+ * the adapter's arithmetic finite: ODE aborts the process when a body's quaternion goes
+ * non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
+#define GY_PHYSICS_MAX_MAGNITUDE GY_MAX_MAGNITUDE
 
 gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc);
 gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
