@@ -446,10 +446,9 @@ gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_vec3_is_finite(gravity))
-        return GY_ERR_NON_FINITE;
-    if (!in_range(gravity))
-        return GY_ERR_INVALID_ARGUMENT;
+    gy_result valid = gy_validate_vector(gravity, GY_MAX_MAGNITUDE);
+    if (valid != GY_OK)
+        return valid;
     if (!p->running) {
         /* No thread owns the character set while stopped; the next start reads world_def. */
         p->world_def.gravity = gravity;
@@ -691,7 +690,7 @@ static void apply_gravity(gy_physics *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     gy_vec3 g = gy_v3(b->v[0], b->v[1], b->v[2]);
-    if (!gy_vec3_is_finite(g) || !in_range(g) || p->backend->set_gravity(p->world, g) != GY_OK) {
+    if (gy_validate_vector(g, GY_MAX_MAGNITUDE) != GY_OK || p->backend->set_gravity(p->world, g) != GY_OK) {
         gy_phys_add(&p->counters.commands_failed, 1);
         return;
     }

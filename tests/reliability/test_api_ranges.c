@@ -1,7 +1,8 @@
 /* Every number the World takes is held to its documented range (gyre/backend.h) with the same
  * error whether physics runs or not, and what the middleware produces reaches the game finite.
- * Each case is a value that used to be accepted and then killed the process (ODE), wedged a
- * restart or handed the game an infinity. Run once per adapter: argument 1 names it. */
+ * Each case is a value a middleware cannot handle (it would abort inside ODE), one that could
+ * wedge a restart, or one that could hand the game an infinity. Run once per adapter: argument 1
+ * names it. */
 #include "test_support.h"
 
 #include <float.h>
@@ -69,7 +70,7 @@ static gy_physics_desc *with(desc *d)
     return &d->d;
 }
 
-static desc shaped(gy_scene_body_type type, gy_shape s)
+static desc shaped(gy_body_type type, gy_shape s)
 {
     desc d;
     memset(&d, 0, sizeof d);
@@ -119,42 +120,42 @@ static void expect_refused(desc d, gy_result expected)
 static void test_ranges_shape_sizes_beyond_what_a_middleware_handles_are_refused(void **state)
 {
     (void)state;
-    expect_refused(shaped(GY_SCENE_BODY_DYNAMIC, cylinder(0.5, 1e-17)), GY_ERR_INVALID_SHAPE);
-    expect_refused(shaped(GY_SCENE_BODY_DYNAMIC, cylinder(0.5, 1e100)), GY_ERR_INVALID_SHAPE);
-    expect_refused(shaped(GY_SCENE_BODY_DYNAMIC, sphere(1e300)), GY_ERR_INVALID_SHAPE);
-    expect_refused(shaped(GY_SCENE_BODY_STATIC, box(1, 2 * GY_MAX_SHAPE_SIZE, 1)),
+    expect_refused(shaped(GY_BODY_DYNAMIC, cylinder(0.5, 1e-17)), GY_ERR_INVALID_SHAPE);
+    expect_refused(shaped(GY_BODY_DYNAMIC, cylinder(0.5, 1e100)), GY_ERR_INVALID_SHAPE);
+    expect_refused(shaped(GY_BODY_DYNAMIC, sphere(1e300)), GY_ERR_INVALID_SHAPE);
+    expect_refused(shaped(GY_BODY_STATIC, box(1, 2 * GY_MAX_SHAPE_SIZE, 1)),
                    GY_ERR_INVALID_SHAPE);
-    expect_refused(shaped(GY_SCENE_BODY_DYNAMIC, sphere(GY_MIN_SHAPE_SIZE / 2)),
+    expect_refused(shaped(GY_BODY_DYNAMIC, sphere(GY_MIN_SHAPE_SIZE / 2)),
                    GY_ERR_INVALID_SHAPE);
 }
 
 static void test_ranges_mass_damping_and_gravity_factor_are_bounded(void **state)
 {
     (void)state;
-    desc d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    desc d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.mass = 1e300;
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
-    d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.mass = GY_MIN_MASS / 10;
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
-    d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.gravity_factor = -1e300;
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
-    d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.linear_damping = 1e300;
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
-    d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.angular_damping = 2 * GY_MAX_COEFFICIENT;
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
-    d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.has_mass_properties = true;
     d.d.body.mass = 1.0;
     d.d.body.mass_properties.inertia = (gy_mat3){{{1e300, 0, 0}, {0, 1e300, 0}, {0, 0, 1e300}}};
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
-    d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.c.def.density = 1e300;
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
-    d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.linear_velocity = gy_v3(0, 2 * GY_MAX_MAGNITUDE, 0);
     expect_refused(d, GY_ERR_INVALID_ARGUMENT);
 }
@@ -167,19 +168,19 @@ static void test_ranges_the_edges_of_each_range_run(void **state)
     (void)state;
     gy_test_allocator ta;
     gy_world *w = make_world(&ta, false);
-    desc floor = shaped(GY_SCENE_BODY_STATIC, box(GY_MAX_SHAPE_SIZE, 1, GY_MAX_SHAPE_SIZE));
+    desc floor = shaped(GY_BODY_STATIC, box(GY_MAX_SHAPE_SIZE, 1, GY_MAX_SHAPE_SIZE));
     assert_result(gy_body_add(w, entity(w, "floor", gy_v3(0, -0.5, 0)), with(&floor)), GY_OK);
     gy_entity e[4];
-    desc low = shaped(GY_SCENE_BODY_DYNAMIC, cylinder(0.5, GY_MIN_SHAPE_SIZE));
+    desc low = shaped(GY_BODY_DYNAMIC, cylinder(0.5, GY_MIN_SHAPE_SIZE));
     e[0] = entity(w, "c0", gy_v3(0, GY_MIN_SHAPE_SIZE / 2, 0));
     assert_result(gy_body_add(w, e[0], with(&low)), GY_OK);
     e[1] = entity(w, "c1", gy_v3(0.1, 1.5 * GY_MIN_SHAPE_SIZE, 0));
     assert_result(gy_body_add(w, e[1], with(&low)), GY_OK);
-    desc heavy = shaped(GY_SCENE_BODY_DYNAMIC, sphere(GY_MIN_SHAPE_SIZE));
+    desc heavy = shaped(GY_BODY_DYNAMIC, sphere(GY_MIN_SHAPE_SIZE));
     heavy.d.body.mass = GY_MAX_MASS;
     e[2] = entity(w, "heavy", gy_v3(3, 0.5, 0));
     assert_result(gy_body_add(w, e[2], with(&heavy)), GY_OK);
-    desc fast = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    desc fast = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     fast.d.body.gravity_factor = GY_MAX_GRAVITY_FACTOR;
     fast.d.body.linear_damping = GY_MAX_COEFFICIENT;
     e[3] = entity(w, "fast", gy_v3(-3, 2, 0));
@@ -207,7 +208,7 @@ static void test_ranges_query_extents_are_refused_alike_live_and_snapshot(void *
         gy_hull_def hd = {pts, 5};
         assert_result(gy_geometry_create_hull(w, &hd, &g), GY_OK);
         gy_shape hull = {.type = GY_SHAPE_HULL, .resource.bits = g.bits};
-        desc rock = shaped(GY_SCENE_BODY_STATIC, hull);
+        desc rock = shaped(GY_BODY_STATIC, hull);
         assert_result(gy_body_add(w, entity(w, "rock", gy_v3(0, 0, 0)), with(&rock)), GY_OK);
         gy_geometry_release(w, g);
         tick(w, 2);
@@ -263,7 +264,7 @@ static void test_ranges_a_cast_across_the_whole_range_returns(void **state)
     (void)state;
     gy_test_allocator ta;
     gy_world *w = make_world(&ta, false);
-    desc floor = shaped(GY_SCENE_BODY_STATIC, box(40, 1, 40));
+    desc floor = shaped(GY_BODY_STATIC, box(40, 1, 40));
     assert_result(gy_body_add(w, entity(w, "floor", gy_v3(0, -0.5, 0)), with(&floor)), GY_OK);
     tick(w, 2);
     gy_shape cap = {.type = GY_SHAPE_CAPSULE, .radius = 0.767, .height = 2.58};
@@ -291,7 +292,7 @@ static void test_ranges_a_stopped_world_refuses_what_a_running_one_does(void **s
         gy_test_allocator ta;
         gy_world *w = make_world(&ta, stopped != 0);
         gy_entity e = entity(w, "e", gy_v3(0, 1, 0));
-        desc d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+        desc d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
         assert_result(gy_body_add(w, e, with(&d)), GY_OK);
         gy_pose far = gy_pose_identity();
         far.position = gy_v3(2 * GY_MAX_MAGNITUDE, 0, 0);
@@ -327,7 +328,7 @@ static void test_ranges_restart_leaves_out_only_the_body_that_cannot_be_built(vo
     gy_test_allocator ta;
     gy_world *w = make_world(&ta, false);
     gy_entity ball = entity(w, "ball", gy_v3(0, 1, 0));
-    desc d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    desc d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     assert_result(gy_body_add(w, ball, with(&d)), GY_OK);
     gy_entity p = entity(w, "parent", gy_v3(0.5 * GY_MAX_MAGNITUDE, 0, 0));
     gy_entity_def cd = gy_default_entity_def();
@@ -372,12 +373,12 @@ static void test_ranges_restart_after_a_character_reported_a_huge_velocity(void 
     (void)state;
     gy_test_allocator ta;
     gy_world *w = make_world(&ta, false);
-    desc floor = shaped(GY_SCENE_BODY_KINEMATIC, box(40, 1, 40));
+    desc floor = shaped(GY_BODY_KINEMATIC, box(40, 1, 40));
     floor.d.body.linear_velocity = gy_v3(GY_MAX_MAGNITUDE, 0, 0);
     gy_entity platform = entity(w, "platform", gy_v3(0, -0.5, 0));
     assert_result(gy_body_add(w, platform, with(&floor)), GY_OK);
     gy_shape cap = {.type = GY_SHAPE_CAPSULE, .radius = 0.4, .height = 1.8};
-    desc ch = shaped(GY_SCENE_BODY_KINEMATIC, cap);
+    desc ch = shaped(GY_BODY_KINEMATIC, cap);
     ch.d.is_character = true;
     gy_entity hero = entity(w, "hero", gy_v3(0, 0.92, 0));
     assert_result(gy_body_add(w, hero, with(&ch)), GY_OK);
@@ -406,7 +407,7 @@ static void test_ranges_a_body_faulting_before_its_first_publish_stays_where_it_
     gy_test_allocator ta;
     gy_world *w = make_world(&ta, false);
     gy_entity e = entity(w, "rocket", gy_v3(5, 7, 9));
-    desc d = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+    desc d = shaped(GY_BODY_DYNAMIC, sphere(0.5));
     d.d.body.gravity_factor = GY_MAX_GRAVITY_FACTOR; /* past the bound within its first step */
     assert_result(gy_body_add(w, e, with(&d)), GY_OK);
     tick(w, 3);
@@ -469,12 +470,12 @@ static void test_ranges_collision_events_from_a_huge_sensor_are_finite(void **st
     gy_test_allocator ta;
     gy_world *w = make_world(&ta, false);
     finite_events f = {0};
-    desc s = shaped(GY_SCENE_BODY_TRIGGER, box(GY_MAX_SHAPE_SIZE, GY_MAX_SHAPE_SIZE, 2));
+    desc s = shaped(GY_BODY_TRIGGER, box(GY_MAX_SHAPE_SIZE, GY_MAX_SHAPE_SIZE, 2));
     gy_entity sensor = entity(w, "sensor", gy_v3(0, 0, 0));
     assert_result(gy_body_add(w, sensor, with(&s)), GY_OK);
     assert_result(gy_entity_set_collision_callback(w, sensor, count_event, &f), GY_OK);
     for (int i = 0; i < 3; i++) {
-        desc b = shaped(GY_SCENE_BODY_DYNAMIC, sphere(0.5));
+        desc b = shaped(GY_BODY_DYNAMIC, sphere(0.5));
         b.d.body.gravity_factor = 0.0;
         gy_entity e = entity(w, "ball", gy_v3(i * 2.0, 0, 0));
         assert_result(gy_body_add(w, e, with(&b)), GY_OK);

@@ -292,8 +292,8 @@ static void add_body(rt *t, gy_entity e, bool update)
     memset(cols, 0, sizeof cols);
     uint32_t odds = pick(t, 3) == 0 ? 6 : 1000;
     /* Half dynamic, so things fall, touch and report. */
-    d.body_type = pick(t, 2) == 0 ? GY_SCENE_BODY_DYNAMIC
-                                  : (gy_scene_body_type)pick(t, GY_SCENE_BODY_TYPE_COUNT);
+    d.body_type = pick(t, 2) == 0 ? GY_BODY_DYNAMIC
+                                  : (gy_body_type)pick(t, GY_BODY_TYPE_COUNT);
     d.body.mass = pick(t, 3) == 0 ? num(t, 0.5, 20, odds) : 0.0;
     d.body.linear_damping = num(t, 0, 1, odds);
     d.body.angular_damping = num(t, 0, 1, odds);
@@ -313,7 +313,7 @@ static void add_body(rt *t, gy_entity e, bool update)
     }
     if (pick(t, 5) == 0) {
         /* A character: one kinematic capsule. */
-        d.body_type = GY_SCENE_BODY_KINEMATIC;
+        d.body_type = GY_BODY_KINEMATIC;
         d.is_character = true;
         n = 1;
         cols[0].def.shape.type = GY_SHAPE_CAPSULE;
@@ -655,7 +655,7 @@ static void run_seed(uint64_t seed)
     fc.def = gy_default_collider_def();
     fc.def.shape.type = GY_SHAPE_BOX;
     fc.def.shape.box_size = gy_v3(40, 1, 40);
-    fd.body_type = GY_SCENE_BODY_STATIC;
+    fd.body_type = GY_BODY_STATIC;
     fd.colliders = &fc;
     fd.collider_count = 1;
     if (!gy_entity_is_null(floor)) {
