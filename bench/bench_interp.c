@@ -12,9 +12,10 @@
  * is judder. Keys per rate (interp.hz240 ... interp.hz30, interp.stutter): .sd, .mean, .min,
  * .max of that ratio; .lag_max_ms and .lag_p99_ms, the render lag (the newest result's simulated
  * time minus the drawn time); .lag_limit_ms, one step plus one frame (the stutter pattern's
- * longest frame); .backwards, the frames drawn earlier than the one before (in simulated time or
- * in height). Frames in the first second of each rate are not counted (the sphere's speed is
- * still low, and the render delay settles). */
+ * longest frame); .lag_over, the frames whose lag exceeded one step plus one frame (the rate's
+ * period, or under stutter that frame's own host time); .backwards, the frames drawn earlier than
+ * the one before (in simulated time or in height). Frames in the first second of each rate are not
+ * counted (the sphere's speed is still low, and the render delay settles). */
 #include "bench.h"
 #include "bench_common.h"
 
@@ -50,8 +51,8 @@ typedef struct frame_state {
 } frame_state;
 
 /* One frame at host deadline `deadline`: tick, draw, measure against the previous frame. */
-static gy_result frame(gy_world *w, gy_entity ball, uint64_t deadline, frame_state *prev,
-                       rate_stats *st, bool count)
+static gy_result frame(gy_world *w, gy_entity ball, uint64_t deadline, double period,
+                       frame_state *prev, rate_stats *st, bool count)
 {
     sleep_until(deadline);
     uint64_t host = gy_bench_now_ns();
@@ -79,7 +80,9 @@ static gy_result frame(gy_world *w, gy_entity ball, uint64_t deadline, frame_sta
         st->n++;
         if (at < prev->at || p.position.y > prev->y)
             st->backwards++;
-        if (newest - at > 1.0 / STEP_HZ + (double)(host - prev->host) * 1e-9)
+        /* A steady rate's frame is its period; a stuttering frame is as long as it took. */
+        double frame_s = period > 0.0 ? period : (double)(host - prev->host) * 1e-9;
+        if (newest - at > 1.0 / STEP_HZ + frame_s)
             st->lag_over++;
     }
     prev->have = true;
@@ -170,7 +173,8 @@ int gy_bench_section_interp(gy_bench *b)
         uint64_t start = gy_bench_now_ns();
         uint32_t frames = (uint32_t)(seconds * rates[k]);
         for (uint32_t f = 1; f <= frames && r == GY_OK; f++)
-            r = frame(w, ball, start + f * period, &prev, &st, f > (uint32_t)(skip * rates[k]));
+            r = frame(w, ball, start + f * period, 1.0 / rates[k], &prev, &st,
+                      f > (uint32_t)(skip * rates[k]));
         char name[16];
         snprintf(name, sizeof name, "hz%.0f", rates[k]);
         if (r == GY_OK)
@@ -194,7 +198,7 @@ int gy_bench_section_interp(gy_bench *b)
                 hitch += 1000000000u;
             }
             at += len;
-            r = frame(w, ball, at, &prev, &st, at - start > (uint64_t)(skip * 1e9));
+            r = frame(w, ball, at, 0.0, &prev, &st, at - start > (uint64_t)(skip * 1e9));
         }
         if (r == GY_OK)
             report(b, "stutter", &st);

@@ -18,7 +18,10 @@
  * motion runs at most 2 % slow or fast while it adapts. */
 #define DELAY_RATE 0.02
 /* The latency it covers forgets a late publish at this rate (simulated s per host s). */
-#define LATENCY_DECAY 0.01
+#define LATENCY_DECAY 0.002
+/* ...and covers at most this fraction of a step: a quarter of a step is a 240 Hz frame at the
+ * default 60 Hz, so the render lag stays within one step plus one frame at 240 Hz and below. */
+#define LATENCY_CAP 0.25
 
 /* ---- storage --------------------------------------------------------------------------------- */
 
@@ -210,7 +213,7 @@ static void adapt_delay(gy_world *w, double elapsed, bool fresh)
         double late = (double)(w->published_ns - w->due_ns) * 1e-9 * rate(w);
         w->latency = fmax(w->latency, late);
     }
-    double target = w->step_dt + fmin(w->latency, w->step_dt);
+    double target = w->step_dt + fmin(w->latency, LATENCY_CAP * w->step_dt);
     double most = DELAY_RATE * elapsed;
     w->delay += fmax(-most, fmin(most, target - w->delay));
 }

@@ -8,7 +8,10 @@
 #include "gyre/math.h"
 #include "physics_internal.h"
 
-#define MAX_WALL_DT_NS   100000000u /* wall dt is clamped to 0.1 s */
+#define MAX_WALL_DT_NS 100000000u /* wall dt is clamped to 0.1 s */
+/* The shortest pace: a tick clock that stands still just short of a step (an injected one) must
+ * not make the thread spin. */
+#define MIN_PACE_NS      50000u
 #define MAX_TIME_SCALE   64.0
 #define MAX_CATCHUP      16u
 #define LOCKSTEP_SPIN_NS 20000u /* the game spins this long before sleeping on a tick */
@@ -403,11 +406,21 @@ static void realtime_loop(gy_physics *p)
             if (dt > MAX_WALL_DT_NS)
                 dt = MAX_WALL_DT_NS;
             acc += (double)dt * 1e-9 * effective_scale(p);
-            deadline += p->period_ns;
-            if (deadline <= real_now)
-                deadline = real_now + p->period_ns;
         }
         run_iteration(p, &acc, now, false);
+        /* Wake when the next tick falls due (the accumulator reaches a step): results then go
+         * out as their time comes, where a fixed grid of periods would hold each one back by
+         * the grid's phase, up to a period (hosts draw a step behind the newest result, so that
+         * delay would be theirs too). */
+        double scale = effective_scale(p);
+        uint64_t wait = p->period_ns;
+        if (scale > 0.0 && acc < p->step_dt)
+            wait = (uint64_t)llround((p->step_dt - acc) / scale * 1e9);
+        if (wait > p->period_ns * 16u)
+            wait = p->period_ns * 16u; /* a tiny time scale: look again now and then */
+        if (wait < MIN_PACE_NS)
+            wait = MIN_PACE_NS;
+        deadline = real_now + wait;
     }
 }
 
