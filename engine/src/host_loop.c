@@ -9,6 +9,7 @@
  * the capture takes whatever it published last. */
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -43,8 +44,30 @@ uint64_t gy_w_capture(gy_world *w)
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
      * touches the body (teleport, release, stop), and each of those tracks it again. */
     w->stats.bodies_captured += w->tracked.count;
+    /* Components and proxies are fetched a few bodies ahead (the sparse map's entry further
+     * ahead still): visited in list order, each is a cache miss otherwise. */
+    enum { AHEAD = 4 };
+    const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
-        gy_w_body *c = gy_w_body_of(w, w->tracked.items[i]);
+        uint32_t cnt = w->tracked.count;
+        if (i + 2 * AHEAD < cnt)
+            __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
+        if (i + AHEAD < cnt) {
+            const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
+            __builtin_prefetch(a + offsetof(gy_w_body, store_index));
+            __builtin_prefetch(a + offsetof(gy_w_body, curr));
+            __builtin_prefetch(a + offsetof(gy_w_body, lin), 1);
+            __builtin_prefetch(a + offsetof(gy_w_body, state_tick), 1);
+            __builtin_prefetch(a + offsetof(gy_w_body, desc.is_character));
+        }
+        if (i + 1 < cnt) {
+            const gy_w_body *a = gy_w_body_of(w, items[i + 1]);
+            if (a->store_index < n) {
+                __builtin_prefetch(&px[a->store_index]);
+                __builtin_prefetch(&w->motion[a->store_index], 1);
+            }
+        }
+        gy_w_body *c = gy_w_body_of(w, items[i]);
         assert(c != NULL && c->recorded && !c->settled);
         i++;
         const gy_proxy *q = c->store_index < n ? &px[c->store_index] : NULL;
@@ -91,14 +114,35 @@ uint64_t gy_w_capture(gy_world *w)
 void gy_w_sync(gy_world *w)
 {
     w->moved_out_count = 0;
+    enum { AHEAD = 4 };
+    const uint32_t *items = w->moved.items;
     for (uint32_t i = 0; i < w->moved.count; i++) {
-        gy_w_body *c = gy_w_body_of(w, w->moved.items[i]);
+        if (i + 2 * AHEAD < w->moved.count) {
+            __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
+            __builtin_prefetch(&w->transforms.sparse[items[i + 2 * AHEAD]]);
+            __builtin_prefetch(&w->ents[items[i + 2 * AHEAD]]);
+        }
+        if (i + AHEAD < w->moved.count) {
+            const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
+            __builtin_prefetch(a + offsetof(gy_w_body, entity));
+            __builtin_prefetch(a + offsetof(gy_w_body, curr));
+            __builtin_prefetch(gy_w_transform_of(w, items[i + AHEAD]), 1);
+        }
+        gy_w_body *c = gy_w_body_of(w, items[i]);
         w->moved_out[w->moved_out_count++] = gy_w_entity_handle(w, c->entity);
         c->moved_at = GY_W_NONE;
+        const gy_w_entity *en = &w->ents[c->entity];
         /* The game moved it since the capture (a callback): the game's write is newer. */
-        if (w->ents[c->entity].dirty_game)
+        if (en->dirty_game)
             continue;
-        gy_w_transform_of(w, c->entity)->world = c->curr;
+        gy_w_transform *t = gy_w_transform_of(w, c->entity);
+        t->world = c->curr;
+        if (en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
+            /* A root with no children (most bodies): its propagation would only copy its world
+             * pose into its local one. */
+            t->local = c->curr;
+            continue;
+        }
         gy_w_mark_dirty(w, c->entity, false);
     }
     w->moved.count = 0;

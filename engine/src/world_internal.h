@@ -52,12 +52,17 @@ void gy_w_store_init(gy_w_store *s, size_t elem);
 void gy_w_store_fini(gy_w_store *s, const gy_allocator *a);
 /* Adds a zeroed component for `entity` (which must have none); *out points at it. */
 gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, void **out);
-/* The entity's component or NULL. */
-void *gy_w_store_get(const gy_w_store *s, uint32_t entity);
 /* Dense access for iteration. */
 static inline void *gy_w_store_at(const gy_w_store *s, uint32_t dense)
 {
     return s->data + (size_t)dense * s->elem;
+}
+/* The entity's component or NULL (inline: every per-body pass goes through it). */
+static inline void *gy_w_store_get(const gy_w_store *s, uint32_t entity)
+{
+    if (entity >= s->sparse_capacity || s->sparse[entity] == 0)
+        return NULL;
+    return gy_w_store_at(s, s->sparse[entity] - 1u);
 }
 /* Swap-removes the entity's component (if any). */
 void gy_w_store_remove(gy_w_store *s, uint32_t entity);

@@ -113,9 +113,8 @@ void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64
         put(m, 0, p, r, t - w->step_dt);
         m->count = 1;
     } else if (m->count == GY_W_SAMPLES) {
-        memmove(m->position[0], m->position[1], sizeof m->position[0] * (GY_W_SAMPLES - 1));
-        memmove(m->rotation[0], m->rotation[1], sizeof m->rotation[0] * (GY_W_SAMPLES - 1));
-        memmove(&m->time[0], &m->time[1], sizeof m->time[0] * (GY_W_SAMPLES - 1));
+        for (uint32_t k = 0; k + 1 < GY_W_SAMPLES; k++)
+            put(m, k, m->position[k + 1], m->rotation[k + 1], m->time[k + 1]);
         m->count--;
     }
     put(m, m->count++, q->position, q->rotation, t);
