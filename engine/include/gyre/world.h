@@ -76,7 +76,9 @@ typedef struct gy_world_config {
      * gy_world_render_time). 0: automatic, one step plus the time results have lately taken from
      * being due to being published (at most one more step; exactly one step in lockstep).
      * Otherwise fixed, 0 < render_delay <= 2 steps. The host clock it is measured on is
-     * physics.clock (gy_clock_now_ns when NULL): inject one there to drive a World by hand. */
+     * physics.clock (gy_clock_now_ns when NULL), which the game thread then reads too (at each
+     * tick, time scale and hold change) besides the physics thread: inject one there to drive a
+     * World by hand. */
     double render_delay;
 } gy_world_config;
 
