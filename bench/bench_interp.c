@@ -14,8 +14,12 @@
  * time minus the drawn time); .lag_limit_ms, one step plus one frame (the stutter pattern's
  * longest frame); .lag_over, the frames whose lag exceeded one step plus one frame (the rate's
  * period, or under stutter that frame's own host time); .backwards, the frames drawn earlier than
- * the one before (in simulated time or in height). Frames in the first second of each rate are not
- * counted (the sphere's speed is still low, and the render delay settles). */
+ * the one before (in simulated time or in height); .missed, the steady-rate deadlines skipped
+ * because the game thread woke more than half a frame late (a display shows no two frames within
+ * one refresh, so neither does the bench); .waits, the frames drawn at the newest result because
+ * the next one came later than the render delay allows for (a descheduled physics thread: bodies
+ * wait rather than extrapolate, and the next frame catches up). Frames in the first second of each
+ * rate are not counted (the sphere's speed is still low, and the render delay settles). */
 #include "bench.h"
 #include "bench_common.h"
 
@@ -34,6 +38,8 @@ typedef struct rate_stats {
     uint32_t n, capacity;
     uint32_t backwards;
     uint32_t lag_over; /* frames with lag above one step plus that frame's host time */
+    uint32_t missed;   /* steady-rate deadlines skipped: the game thread woke a frame late */
+    uint32_t waits;    /* frames drawn at the newest result: the next one was late */
     double lag_limit;
 } rate_stats;
 
@@ -80,6 +86,8 @@ static gy_result frame(gy_world *w, gy_entity ball, uint64_t deadline, double pe
         st->n++;
         if (at < prev->at || p.position.y > prev->y)
             st->backwards++;
+        if (at >= newest)
+            st->waits++;
         /* A steady rate's frame is its period; a stuttering frame is as long as it took. */
         double frame_s = period > 0.0 ? period : (double)(host - prev->host) * 1e-9;
         if (newest - at > 1.0 / STEP_HZ + frame_s)
@@ -126,6 +134,10 @@ static void report(gy_bench *b, const char *name, rate_stats *st)
     gy_bench_report(b, key, st->backwards, "frames", "drawn earlier than the frame before");
     snprintf(key, sizeof key, "interp.%s.frames", name);
     gy_bench_report(b, key, st->n, "", "frames measured");
+    snprintf(key, sizeof key, "interp.%s.waits", name);
+    gy_bench_report(b, key, st->waits, "frames", "drawn at the newest result (the next was late)");
+    snprintf(key, sizeof key, "interp.%s.missed", name);
+    gy_bench_report(b, key, st->missed, "", "deadlines skipped (the game thread woke late)");
 }
 
 int gy_bench_section_interp(gy_bench *b)
@@ -134,8 +146,9 @@ int gy_bench_section_interp(gy_bench *b)
     const double seconds = gy_bench_quick(b) ? 2.0 : 4.0;
     const double skip = 1.0;
     uint32_t capacity = (uint32_t)(seconds * 240.0) + 16u;
-    rate_stats st = {
-        calloc(capacity, sizeof(double)), calloc(capacity, sizeof(double)), 0, capacity, 0, 0, 0.0};
+    rate_stats st = {.ratio = calloc(capacity, sizeof(double)),
+                     .lag = calloc(capacity, sizeof(double)),
+                     .capacity = capacity};
     gy_world *w = NULL;
     gy_world_config c = gy_default_world_config();
     gy_result r =
@@ -167,14 +180,24 @@ int gy_bench_section_interp(gy_bench *b)
         st.n = 0;
         st.backwards = 0;
         st.lag_over = 0;
+        st.missed = 0;
+        st.waits = 0;
         st.lag_limit = 1.0 / STEP_HZ + 1.0 / rates[k];
         frame_state prev = {0};
         uint64_t period = (uint64_t)(1e9 / rates[k]);
         uint64_t start = gy_bench_now_ns();
         uint32_t frames = (uint32_t)(seconds * rates[k]);
-        for (uint32_t f = 1; f <= frames && r == GY_OK; f++)
+        for (uint32_t f = 1; f <= frames && r == GY_OK; f++) {
+            /* A display shows no two frames within one refresh: a deadline the game thread woke
+             * too late for is skipped, not drawn right after the previous frame. */
+            uint64_t now = gy_bench_now_ns();
+            while (f < frames && start + f * period + period / 2 < now) {
+                f++;
+                st.missed++;
+            }
             r = frame(w, ball, start + f * period, 1.0 / rates[k], &prev, &st,
                       f > (uint32_t)(skip * rates[k]));
+        }
         char name[16];
         snprintf(name, sizeof name, "hz%.0f", rates[k]);
         if (r == GY_OK)
@@ -187,6 +210,8 @@ int gy_bench_section_interp(gy_bench *b)
         st.n = 0;
         st.backwards = 0;
         st.lag_over = 0;
+        st.missed = 0;
+        st.waits = 0;
         st.lag_limit = 1.0 / STEP_HZ + 0.2;
         frame_state prev = {0};
         gy_bench_rng rng = {1616};
