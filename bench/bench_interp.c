@@ -189,9 +189,10 @@ int gy_bench_section_interp(gy_bench *b)
         uint32_t frames = (uint32_t)(seconds * rates[k]);
         for (uint32_t f = 1; f <= frames && r == GY_OK; f++) {
             /* A display shows no two frames within one refresh: a deadline the game thread woke
-             * too late for is skipped, not drawn right after the previous frame. */
+             * too late for, or one within half a frame of the previous frame, is skipped. */
             uint64_t now = gy_bench_now_ns();
-            while (f < frames && start + f * period + period / 2 < now) {
+            while (f < frames && (start + f * period + period / 2 < now ||
+                                  (prev.have && start + f * period < prev.host + period / 2))) {
                 f++;
                 st.missed++;
             }

@@ -22,6 +22,9 @@
 /* ...and covers at most this fraction of a step: a quarter of a step is a 240 Hz frame at the
  * default 60 Hz, so the render lag stays within one step plus one frame at 240 Hz and below. */
 #define LATENCY_CAP 0.25
+/* ...and at least this fraction: a publish a little later than the recent ones (the physics
+ * thread woken a millisecond late) is then no stall. */
+#define LATENCY_FLOOR 0.125
 
 /* ---- storage --------------------------------------------------------------------------------- */
 
@@ -205,14 +208,21 @@ static void adapt_delay(gy_world *w, double elapsed, bool fresh)
         w->delay = w->render_delay;
         return;
     }
-    if (w->delay <= 0.0)
-        w->delay = w->step_dt;
+    if (w->lockstep) {
+        w->delay = w->step_dt; /* results come when the World asks: no latency to cover */
+        return;
+    }
     w->latency = fmax(0.0, w->latency - LATENCY_DECAY * elapsed);
-    if (fresh && !w->lockstep) {
+    if (fresh) {
         double late = (double)(w->published_ns - w->due_ns) * 1e-9 * rate(w);
         w->latency = fmax(w->latency, late);
     }
-    double target = w->step_dt + fmin(w->latency, LATENCY_CAP * w->step_dt);
+    double cover = fmax(LATENCY_FLOOR * w->step_dt, fmin(w->latency, LATENCY_CAP * w->step_dt));
+    double target = w->step_dt + cover;
+    if (!w->render_started) {
+        w->delay = target; /* nothing drawn yet: nothing to jump */
+        return;
+    }
     double most = DELAY_RATE * elapsed;
     w->delay += fmax(-most, fmin(most, target - w->delay));
 }

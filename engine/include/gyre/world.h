@@ -74,7 +74,8 @@ typedef struct gy_world_config {
     uint64_t step_timeout_ns;
     /* How far the drawn poses trail the simulation's clock, in simulated seconds (see
      * gy_world_render_time). 0: automatic, one step plus the time results have lately taken from
-     * being due to being published (at most one more step; exactly one step in lockstep).
+     * being due to being published, kept between an eighth and a quarter of a step (exactly one
+     * step in lockstep).
      * Otherwise fixed, 0 < render_delay <= 2 steps. The host clock it is measured on is
      * physics.clock (gy_clock_now_ns when NULL), which the game thread then reads too (at each
      * tick, time scale and hold change) besides the physics thread: inject one there to drive a
