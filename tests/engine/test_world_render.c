@@ -9,9 +9,6 @@
 #include "test_world_fixture.h"
 
 #define NS_PER_S 1000000000ull
-#define STEP_NS                                                                                    \
-    16666667ull /* the default 60 Hz step, rounded up: only used to pick frame times               \
-                 */
 
 typedef struct hand_clock {
     uint64_t ns; /* read by the physics thread, set by the test */
