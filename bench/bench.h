@@ -22,7 +22,9 @@ typedef struct gy_bench gy_bench;
       "every middleware adapter side by side: 1,024-box pile, 10k statics + 500 spheres")          \
     X(streaming, "gyre soak: physics step p99 with 100,000 statics vs 10,000, same streaming")     \
     X(swap, "gyre soak: one cell swapped under the barrier vs by hard stop/start")                 \
-    X(raycast, "snapshot raycast vs live (ODE) raycast on a 10,000-body scene")
+    X(raycast, "snapshot raycast vs live (ODE) raycast on a 10,000-body scene")                    \
+    X(interp, "render interpolation: a falling sphere drawn at 240-30 Hz and stuttering frames")   \
+    X(host, "game-thread CPU per frame with 10,000 awake bodies vs a plain copy of their proxies")
 
 #define GY_BENCH_DECLARE_(name, summary) int gy_bench_section_##name(gy_bench *b);
 GY_BENCH_SECTIONS(GY_BENCH_DECLARE_)

@@ -1,16 +1,15 @@
 /* The host loop: one gy_world_tick per host frame (game callbacks → publish → drain replies →
- * sync transforms), render interpolation, time scale and hold, hard stop/start, and the orderly
- * teardown that counts what the adapter still holds.
+ * sync transforms → render time), time scale and hold, hard stop/start, and the orderly teardown
+ * that counts what the adapter still holds.
  *
- * Interpolation keeps, per body, the two newest poses the physics thread published (prev, curr).
- * Lockstep: the World runs the ticks its accumulator owes one at a time and captures proxies
- * after each, so prev and curr are always one tick apart and the accumulator is the classic
- * leftover. Real time: the physics thread ticks on its own clock; each result that advances the
- * tick shifts curr into prev and restarts the accumulator, which then counts host time (scaled)
- * until the next one. Either way alpha = accumulator / step, clamped to [0, 1]: a body is drawn
- * one step behind its newest result, moving from prev to curr as the host clock advances. */
+ * The capture reads each publish's proxies into the components (the newest result, `curr`) and
+ * into the samples bodies are drawn from (world_render.c), with the publish's timing. Lockstep:
+ * the World runs the ticks its accumulator owes one at a time and captures after each, and the
+ * accumulator is the classic leftover. Real time: the physics thread ticks on its own clock and
+ * the capture takes whatever it published last. */
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,46 +28,68 @@ static gy_pose proxy_pose(const gy_proxy *q)
 
 uint64_t gy_w_capture(gy_world *w)
 {
-    const gy_proxy *px;
-    uint32_t n;
-    uint64_t tick;
-    bool fresh;
-    if (gy_physics_read_proxies(w->physics, &px, &n, &tick, &fresh) != GY_OK)
+    gy_proxy_frame f;
+    if (gy_physics_read_frame(w->physics, &f) != GY_OK)
         return 0;
+    const gy_proxy *px = f.proxies;
+    uint32_t n = f.count;
+    uint64_t tick = f.tick;
     /* Once per publish (`fresh` alone would miss one another reader of the proxies took). */
-    if (!fresh && tick == w->frame_tick)
+    if (!f.fresh && tick == w->frame_tick)
         return 0;
     uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
     w->frame_tick = tick;
+    w->due_ns = f.due_ns;
+    w->published_ns = f.published_ns;
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
      * touches the body (teleport, release, stop), and each of those tracks it again. */
     w->stats.bodies_captured += w->tracked.count;
+    /* Components and proxies are fetched a few bodies ahead (the sparse map's entry further
+     * ahead still): visited in list order, each is a cache miss otherwise. */
+    enum { AHEAD = 4 };
+    const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
-        gy_w_body *c = gy_w_body_of(w, w->tracked.items[i]);
+        uint32_t cnt = w->tracked.count;
+        if (i + 2 * AHEAD < cnt)
+            __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
+        if (i + AHEAD < cnt) {
+            const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
+            __builtin_prefetch(a + offsetof(gy_w_body, store_index));
+            __builtin_prefetch(a + offsetof(gy_w_body, curr));
+            __builtin_prefetch(a + offsetof(gy_w_body, lin), 1);
+            __builtin_prefetch(a + offsetof(gy_w_body, state_tick), 1);
+            __builtin_prefetch(a + offsetof(gy_w_body, desc.is_character));
+        }
+        if (i + 1 < cnt) {
+            const gy_w_body *a = gy_w_body_of(w, items[i + 1]);
+            if (a->store_index < n) {
+                __builtin_prefetch(&px[a->store_index]);
+                __builtin_prefetch(&w->motion[a->store_index], 1);
+            }
+        }
+        gy_w_body *c = gy_w_body_of(w, items[i]);
         assert(c != NULL && c->recorded && !c->settled);
         i++;
         const gy_proxy *q = c->store_index < n ? &px[c->store_index] : NULL;
         if (q == NULL || q->attachment != c->attachment || !(q->flags & GY_PROXY_LIVE)) {
             /* Not built yet (or already gone): the creation pose stands. */
-            c->prev = c->curr;
             continue;
         }
         if (q->teleports != c->teleports_sent) {
             /* Published before the game's latest teleport was applied: the teleport wins. */
             w->stats.stale_proxies++;
-            c->prev = c->curr;
             continue;
         }
-        bool changed =
-            !c->have_proxy || q->tick != c->curr_tick || q->teleports != c->teleports_seen;
+        bool restart = !c->have_proxy || q->teleports != c->teleports_seen;
+        bool changed = restart || q->tick != c->curr_tick;
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
         if (changed && !is_static) {
-            c->prev = c->curr;
+            /* The proxy's tick is the low 32 bits of the one it last changed in. */
+            uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
+            gy_w_render_push(w, c, q, at, restart);
             c->curr = proxy_pose(q);
             gy_w_body_mark_moved(w, c);
-        } else {
-            c->prev = c->curr;
         }
         c->curr_tick = q->tick;
         c->have_proxy = true;
@@ -92,13 +113,36 @@ uint64_t gy_w_capture(gy_world *w)
 
 void gy_w_sync(gy_world *w)
 {
+    w->moved_out_count = 0;
+    enum { AHEAD = 4 };
+    const uint32_t *items = w->moved.items;
     for (uint32_t i = 0; i < w->moved.count; i++) {
-        gy_w_body *c = gy_w_body_of(w, w->moved.items[i]);
+        if (i + 2 * AHEAD < w->moved.count) {
+            __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
+            __builtin_prefetch(&w->transforms.sparse[items[i + 2 * AHEAD]]);
+            __builtin_prefetch(&w->ents[items[i + 2 * AHEAD]]);
+        }
+        if (i + AHEAD < w->moved.count) {
+            const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
+            __builtin_prefetch(a + offsetof(gy_w_body, entity));
+            __builtin_prefetch(a + offsetof(gy_w_body, curr));
+            __builtin_prefetch(gy_w_transform_of(w, items[i + AHEAD]), 1);
+        }
+        gy_w_body *c = gy_w_body_of(w, items[i]);
+        w->moved_out[w->moved_out_count++] = gy_w_entity_handle(w, c->entity);
         c->moved_at = GY_W_NONE;
+        const gy_w_entity *en = &w->ents[c->entity];
         /* The game moved it since the capture (a callback): the game's write is newer. */
-        if (w->ents[c->entity].dirty_game)
+        if (en->dirty_game)
             continue;
-        gy_w_transform_of(w, c->entity)->world = c->curr;
+        gy_w_transform *t = gy_w_transform_of(w, c->entity);
+        t->world = c->curr;
+        if (en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
+            /* A root with no children (most bodies): its propagation would only copy its world
+             * pose into its local one. */
+            t->local = c->curr;
+            continue;
+        }
         gy_w_mark_dirty(w, c->entity, false);
     }
     w->moved.count = 0;
@@ -147,12 +191,8 @@ static gy_result run_physics(gy_world *w, double dt)
         r = gy_physics_publish(w->physics, NULL);
         date_keys(w);
         gy_w_drain(w);
-        /* The physics thread keeps its own clock: the fraction is the host time since the newest
-         * tick's result arrived, so each result is drawn from where the previous one left off. */
-        if (gy_w_capture(w) > 0)
-            w->acc = 0.0;
-        else
-            w->acc += dt * scale;
+        /* The physics thread keeps its own clock; the render time follows it (world_render.c). */
+        gy_w_capture(w);
     }
     if (w->acc < 0.0)
         w->acc = 0.0;
@@ -196,9 +236,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
         gy_w_drain(w); /* what the last run left, and EXITs the World owes */
     gy_w_sync(w);
     w->seen_tick = w->frame_tick;
-    w->alpha = w->acc / w->step_dt;
-    if (w->alpha > 1.0)
-        w->alpha = 1.0;
+    gy_w_render_frame(w, dt);
     w->in_tick = false;
     gy_result unlocked = gy_world_unlock_write(w);
     gy_w_streams_run(w); /* streaming the callbacks asked for, outside the lock */
@@ -227,8 +265,10 @@ gy_result gy_world_set_time_scale(gy_world *w, double scale)
     if (w == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_result r = gy_physics_set_time_scale(w->physics, scale);
-    if (r == GY_OK)
+    if (r == GY_OK && scale != w->time_scale) {
+        gy_w_render_rate_change(w);
         w->time_scale = scale;
+    }
     return r;
 }
 
@@ -239,8 +279,10 @@ void gy_world_set_hold(gy_world *w, bool hold)
     if (w == NULL)
         return;
     gy_physics_set_hold(w->physics, hold);
-    if (hold != w->hold)
+    if (hold != w->hold) {
         w->acc = 0.0; /* held time is never caught up */
+        gy_w_render_rate_change(w);
+    }
     w->hold = hold;
 }
 

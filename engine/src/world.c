@@ -60,6 +60,7 @@ static void free_world(gy_world *w)
     gy_w_u32s_free(a, &w->store_free);
     gy_w_u32s_free(a, &w->tracked);
     gy_w_u32s_free(a, &w->moved);
+    gy_w_render_free(w);
     if (w->store_owner != NULL)
         gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
     if (w->col_scratch != NULL)
@@ -76,6 +77,12 @@ static void free_world(gy_world *w)
 void gy_w_free(gy_world *w)
 {
     free_world(w);
+}
+
+static uint64_t world_clock(void *ctx)
+{
+    (void)ctx;
+    return gy_clock_now_ns();
 }
 
 gy_result gy_world_create(const gy_world_config *config, gy_world **out)
@@ -98,6 +105,11 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
                "config.logger instead");
         return GY_ERR_INVALID_ARGUMENT;
     }
+    uint32_t hz = c.physics.step_hz != 0 ? c.physics.step_hz : 60u;
+    if (!gy_is_finite(c.render_delay))
+        return GY_ERR_NON_FINITE;
+    if (c.render_delay < 0.0 || c.render_delay > 2.0 / (double)hz)
+        return GY_ERR_INVALID_ARGUMENT;
     const gy_allocator *a = gy_allocator_or_default(c.allocator);
     gy_world *w = gy_alloc_zeroed(a, sizeof *w);
     if (w == NULL)
@@ -111,8 +123,11 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     w->owner = pthread_self();
     w->owner_state = GY_W_OWNED;
     w->lockstep = c.physics.lockstep;
-    uint32_t hz = c.physics.step_hz != 0 ? c.physics.step_hz : 60u;
     w->step_dt = 1.0 / (double)hz;
+    w->clock = c.physics.clock != NULL ? c.physics.clock : world_clock;
+    w->clock_ctx = c.physics.clock_ctx;
+    w->render_delay = c.render_delay;
+    w->delay = c.render_delay > 0.0 ? c.render_delay : w->step_dt;
     w->max_catchup = c.physics.max_catchup_steps != 0 ? c.physics.max_catchup_steps : 4u;
     w->step_timeout_ns = c.step_timeout_ns != 0 ? c.step_timeout_ns : 10000000000ull;
     w->update = c.update;
@@ -807,29 +822,14 @@ gy_result gy_entity_get_world_scale(const gy_world *w, gy_entity e, gy_vec3 *out
 
 /* ---- render poses ---------------------------------------------------------------------------- */
 
-static gy_quat nlerp(gy_quat a, gy_quat b, double t)
-{
-    double dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-    double s = dot < 0.0 ? -1.0 : 1.0; /* the short way round */
-    gy_quat q = {a.x + (s * b.x - a.x) * t, a.y + (s * b.y - a.y) * t, a.z + (s * b.z - a.z) * t,
-                 a.w + (s * b.w - a.w) * t};
-    return gy_quat_normalize(q);
-}
-
-static gy_pose render_pose(const gy_world *w, uint32_t slot)
+gy_pose gy_w_render_pose(const gy_world *w, uint32_t slot)
 {
     const gy_w_body *c = gy_w_body_of(w, slot);
-    if (c != NULL && c->recorded) {
-        gy_pose p;
-        double t = w->alpha;
-        p.position = gy_v3_add(c->prev.position,
-                               gy_v3_scale(gy_v3_sub(c->curr.position, c->prev.position), t));
-        p.rotation = nlerp(c->prev.rotation, c->curr.rotation, t);
-        return p;
-    }
+    if (c != NULL && c->recorded)
+        return gy_w_render_body(w, c);
     uint32_t parent = w->ents[slot].parent;
     const gy_w_transform *tr = gy_w_transform_of(w, slot);
-    return parent != GY_W_NONE ? compose(render_pose(w, parent), tr->local) : tr->local;
+    return parent != GY_W_NONE ? compose(gy_w_render_pose(w, parent), tr->local) : tr->local;
 }
 
 gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out)
@@ -842,7 +842,7 @@ gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out
         return GY_ERR_INVALID_ARGUMENT;
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    *out = render_pose(w, slot);
+    *out = gy_w_render_pose(w, slot);
     return GY_OK;
 }
 

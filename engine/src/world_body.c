@@ -270,17 +270,21 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
         /* The free list must be able to take it back without allocating. */
         r = gy_array_reserve(w->alloc, (void **)&w->store_free.items, &w->store_free.capacity,
                              w->store_high + 1u, sizeof *w->store_free.items);
+        if (r == GY_OK)
+            r = gy_w_render_reserve(w, w->bodies.count + 1u, w->store_high + 1u);
         if (r != GY_OK)
             return r;
         idx = w->store_high++;
     }
     w->store_owner[idx] = slot;
+    gy_w_render_claim(w, idx, slot);
     *out = idx;
     return GY_OK;
 }
 
 static void give_store_index(gy_world *w, uint32_t idx)
 {
+    gy_w_render_release(w, idx);
     w->store_owner[idx] = GY_W_NONE;
     w->store_free.items[w->store_free.count++] = idx;
 }
@@ -297,6 +301,8 @@ static gy_result reserve_lists(gy_world *w, uint32_t need)
     if (r == GY_OK)
         r = gy_array_reserve(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
                              sizeof *w->moved.items);
+    if (r == GY_OK)
+        r = gy_w_render_reserve(w, need, w->store_high);
     return r;
 }
 
@@ -415,7 +421,8 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     c->failed = false;
     c->error = GY_OK;
     c->faulted = false;
-    c->prev = c->curr = pose;
+    c->curr = pose;
+    gy_w_render_hold(w, c);
     c->curr_tick = 0;
     c->have_proxy = false;
     c->teleports_sent = c->teleports_seen = 0;
@@ -514,7 +521,8 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
         return;
     }
     c->teleports_sent++;
-    c->prev = c->curr = pose;
+    c->curr = pose;
+    gy_w_render_hold(w, c);
     gy_w_body_unmark_moved(w, c);
     /* Watched again until a proxy confirms the teleport. */
     gy_w_body_unsettle(w, c);
@@ -941,6 +949,7 @@ void gy_w_bodies_stopped(gy_world *w)
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         gy_w_body_unsettle(w, c);
+        gy_w_render_hold(w, c);
         c->tracked_at = c->moved_at = GY_W_NONE;
         c->recorded = false;
         c->assigned = false;

@@ -53,12 +53,17 @@ void gy_w_store_init(gy_w_store *s, size_t elem);
 void gy_w_store_fini(gy_w_store *s, const gy_allocator *a);
 /* Adds a zeroed component for `entity` (which must have none); *out points at it. */
 gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, void **out);
-/* The entity's component or NULL. */
-void *gy_w_store_get(const gy_w_store *s, uint32_t entity);
 /* Dense access for iteration. */
 static inline void *gy_w_store_at(const gy_w_store *s, uint32_t dense)
 {
     return s->data + (size_t)dense * s->elem;
+}
+/* The entity's component or NULL (inline: every per-body pass goes through it). */
+static inline void *gy_w_store_get(const gy_w_store *s, uint32_t entity)
+{
+    if (entity >= s->sparse_capacity || s->sparse[entity] == 0)
+        return NULL;
+    return gy_w_store_at(s, s->sparse[entity] - 1u);
 }
 /* Swap-removes the entity's component (if any). */
 void gy_w_store_remove(gy_w_store *s, uint32_t entity);
@@ -121,6 +126,26 @@ typedef struct gy_w_transform {
     gy_vec3 world_scale;
 } gy_w_transform;
 
+/* ---- render interpolation ---------------------------------------------------------------------
+ */
+
+#define GY_W_SAMPLES 3
+
+/* What a body is drawn from, by store_index: its newest physics results, oldest first, each with
+ * the simulated time it stands for. Three results bracket any render time up to two steps behind
+ * the newest (the largest render delay), also when the host sees only every other publish. With
+ * no samples (count 0) the body is drawn at its component's `curr`: the creation pose, a
+ * teleport, a static's pose, or a stopped world's last result. Kept apart from gy_w_body so the
+ * per-frame render pass reads 128 contiguous bytes per body and nothing else. */
+typedef struct gy_w_motion {
+    float position[GY_W_SAMPLES][3];
+    float rotation[GY_W_SAMPLES][4]; /* x, y, z, w as published */
+    double time[GY_W_SAMPLES];       /* simulated seconds (tick × step) */
+    gy_entity entity;
+    uint32_t count;
+    uint32_t animating_at; /* index in w->animating, or GY_W_NONE */
+} gy_w_motion;
+
 /* ---- physics components ---------------------------------------------------------------------- */
 
 typedef struct gy_w_body {
@@ -138,8 +163,8 @@ typedef struct gy_w_body {
     bool failed;
     gy_result error;
     bool faulted;
-    /* results */
-    gy_pose prev, curr;  /* the two newest poses (interpolation), or the game's teleport */
+    /* results (what it is drawn from: w->motion[store_index]) */
+    gy_pose curr;        /* the newest result, or the game's teleport */
     uint32_t curr_tick;  /* proxy tick of `curr` */
     bool have_proxy;     /* curr came from a proxy of this attachment */
     uint32_t pairs;      /* touching pairs of this attachment in the World's pair set */
@@ -299,6 +324,27 @@ struct gy_world {
     /* host loop */
     double acc;
     double alpha;
+    /* render time (world_render.c) */
+    gy_physics_clock_fn clock; /* the physics def's tick clock (the host clock of real time) */
+    void *clock_ctx;
+    double render_delay; /* configured; 0: automatic */
+    double delay;        /* in use, simulated seconds */
+    double latency;      /* automatic delay: recent due → publish time, simulated seconds */
+    double render_time;  /* what is drawn, simulated seconds */
+    bool render_started;
+    uint64_t render_tick;  /* seen_tick at the last render-time update */
+    uint64_t due_ns;       /* tick clock: when frame_tick was due */
+    uint64_t published_ns; /* tick clock: when frame_tick was published */
+    uint64_t clock_ns;     /* tick clock at the last render-time update */
+    uint64_t pivot_ns;     /* last time scale or hold change (tick clock) ... */
+    double pivot_time;     /* ... and the simulated time the clock stood at then */
+    gy_w_motion *motion;   /* by store_index */
+    uint32_t motion_capacity;
+    gy_w_u32s animating;    /* store indices whose drawn pose may change */
+    gy_render_pose *render; /* this frame's drawn poses that changed (gy_world_render_poses) */
+    uint32_t render_count, render_capacity;
+    gy_entity *moved_out; /* this tick's moved bodies (gy_world_moved_bodies) */
+    uint32_t moved_out_count, moved_out_capacity;
     double time_scale;
     bool hold;
     bool in_tick;
@@ -448,8 +494,36 @@ const gy_character_settings *gy_w_character_of(const gy_world *w, const gy_w_bod
                                                gy_character_settings *out);
 void gy_w_character_reply(gy_world *w, const gy_reply *r);
 
+/* world_render.c */
+/* Capacity for `bodies` components and `stores` store indices (gy_body_add), so the per-frame
+ * passes never allocate. */
+gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores);
+/* A store index was given to entity `slot` (no samples yet). */
+void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot);
+/* A store index went back: never drawn again. */
+void gy_w_render_release(gy_world *w, uint32_t store_index);
+/* The body is drawn at its `curr` from now on (creation, teleport, stop) until results come. */
+void gy_w_render_hold(gy_world *w, const gy_w_body *c);
+/* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at `curr` until
+ * now (creation, teleport), which is then the sample one step before. */
+void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64_t tick,
+                      bool from_hold);
+/* The drawn pose of a body component at the current render time. */
+gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c);
+/* After the sync: moves the render time on (`dt`: the frame's host time, used in lockstep) and
+ * fills the list of drawn poses that changed. */
+void gy_w_render_frame(gy_world *w, double dt);
+/* The time scale or hold changes now (real time: the host clock's rate of simulated time). */
+void gy_w_render_rate_change(gy_world *w);
+void gy_w_render_free(gy_world *w);
+
+/* world.c */
+/* The pose an entity is drawn at (bodies: gy_w_render_body; others follow their parent). */
+gy_pose gy_w_render_pose(const gy_world *w, uint32_t slot);
+
 /* host_loop.c */
-/* Reads the newest proxies into the components (prev/curr); returns ticks advanced. */
+/* Reads the newest proxies into the components and their render samples; returns ticks advanced.
+ */
 uint64_t gy_w_capture(gy_world *w);
 /* Writes captured poses into transforms and propagates. */
 void gy_w_sync(gy_world *w);

@@ -86,13 +86,6 @@ gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, 
     return GY_OK;
 }
 
-void *gy_w_store_get(const gy_w_store *s, uint32_t entity)
-{
-    if (entity >= s->sparse_capacity || s->sparse[entity] == 0)
-        return NULL;
-    return gy_w_store_at(s, s->sparse[entity] - 1u);
-}
-
 void gy_w_store_remove(gy_w_store *s, uint32_t entity)
 {
     if (entity >= s->sparse_capacity || s->sparse[entity] == 0)

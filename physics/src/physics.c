@@ -8,7 +8,10 @@
 #include "gyre/math.h"
 #include "physics_internal.h"
 
-#define MAX_WALL_DT_NS   100000000u /* wall dt is clamped to 0.1 s */
+#define MAX_WALL_DT_NS 100000000u /* wall dt is clamped to 0.1 s */
+/* The shortest pace: a tick clock that stands still just short of a step (an injected one) must
+ * not make the thread spin. */
+#define MIN_PACE_NS      50000u
 #define MAX_TIME_SCALE   64.0
 #define MAX_CATCHUP      16u
 #define LOCKSTEP_SPIN_NS 20000u /* the game spins this long before sleeping on a tick */
@@ -296,6 +299,19 @@ static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
     return read_ns;
 }
 
+/* When the simulation's clock reached the tick just stepped, on the tick clock: `acc` simulated
+ * seconds (those not stepped) before `started`, at the current time scale. Hosts draw from this
+ * (gy_proxy_frame.due_ns), so it stands still when the thread is late: lateness shows as
+ * published_ns - due_ns, not as a tick that seems to have come late. */
+static uint64_t due_time(const gy_physics *p, double acc, uint64_t started)
+{
+    double scale = effective_scale(p);
+    if (!(scale > 0.0) || acc <= 0.0)
+        return started;
+    double back = acc / scale * 1e9;
+    return back >= (double)started ? 0u : started - (uint64_t)back;
+}
+
 /* One iteration after the time rules: drain → steps → publish. `acc` is the accumulator in
  * seconds (real time), `started` the iteration's start on the tick clock. */
 static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool lockstep)
@@ -334,6 +350,8 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
         gy_phys_add(&p->counters.catchup_steps_dropped, (uint64_t)k);
         gy_phys_add(&p->counters.catchup_ns_dropped, (uint64_t)llround(k * p->step_dt * 1e9));
     }
+    if (steps > 0)
+        p->due_ns = lockstep ? now_clock(p) : due_time(p, *acc, started);
     if (steps > 0 || p->drained_any) {
         uint64_t t0 = gy_clock_now_ns();
         gy_scene_barrier_set_activity(p->barrier, "publish");
@@ -388,11 +406,21 @@ static void realtime_loop(gy_physics *p)
             if (dt > MAX_WALL_DT_NS)
                 dt = MAX_WALL_DT_NS;
             acc += (double)dt * 1e-9 * effective_scale(p);
-            deadline += p->period_ns;
-            if (deadline <= real_now)
-                deadline = real_now + p->period_ns;
         }
         run_iteration(p, &acc, now, false);
+        /* Wake when the next tick falls due (the accumulator reaches a step): results then go
+         * out as their time comes, where a fixed grid of periods would hold each one back by
+         * the grid's phase, up to a period (hosts draw a step behind the newest result, so that
+         * delay would be theirs too). */
+        double scale = effective_scale(p);
+        uint64_t wait = p->period_ns;
+        if (scale > 0.0 && acc < p->step_dt)
+            wait = (uint64_t)llround((p->step_dt - acc) / scale * 1e9);
+        if (wait > p->period_ns * 16u)
+            wait = p->period_ns * 16u; /* a tiny time scale: look again now and then */
+        if (wait < MIN_PACE_NS)
+            wait = MIN_PACE_NS;
+        deadline = real_now + wait;
     }
 }
 
@@ -455,6 +483,7 @@ static void *physics_main(void *arg)
         gy_scene_barrier_set_activity(p->barrier, "bootstrap");
         sim_lock(p);
         bootstrap(p, p->bootstrap);
+        p->due_ns = now_clock(p);
         gy_phys_read_back(p);
         sim_unlock(p);
         gy_phys_publish(p);
@@ -698,20 +727,36 @@ uint64_t gy_physics_tick(const gy_physics *p)
 
 /* ---- reading --------------------------------------------------------------------------------- */
 
+gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out)
+{
+    if (p == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    const gy_phys_frame *f = gy_triple_buffer_read(p->proxy_tb, &out->tick, &out->fresh);
+    if (f == NULL)
+        return GY_ERR_BUSY;
+    out->proxies = f->proxies;
+    out->count = f->count;
+    out->time = (double)out->tick * p->step_dt;
+    out->due_ns = f->due_ns;
+    out->published_ns = f->published_ns;
+    return GY_OK;
+}
+
 gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint32_t *count,
                                   uint64_t *tick, bool *fresh)
 {
     if (p == NULL || proxies == NULL || count == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    const gy_phys_frame *f = gy_triple_buffer_read(p->proxy_tb, tick, fresh);
-    if (f == NULL) {
-        *proxies = NULL;
-        *count = 0;
-        return GY_ERR_BUSY;
-    }
-    *proxies = f->proxies;
-    *count = f->count;
-    return GY_OK;
+    gy_proxy_frame f;
+    gy_result r = gy_physics_read_frame(p, &f);
+    *proxies = f.proxies;
+    *count = f.count;
+    if (tick != NULL)
+        *tick = f.tick;
+    if (fresh != NULL)
+        *fresh = f.fresh;
+    return r;
 }
 
 const gy_snapshot_view *gy_physics_acquire_query_view(gy_physics *p)

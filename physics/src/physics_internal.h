@@ -167,6 +167,8 @@ typedef struct gy_phys_frame {
     uint32_t count;
     uint32_t capacity;
     uint64_t tick;
+    uint64_t due_ns;       /* tick clock: when `tick` was due */
+    uint64_t published_ns; /* tick clock: when it was published */
 } gy_phys_frame;
 
 /* A window of timings for the diagnostics sampler. */
@@ -248,6 +250,7 @@ struct gy_physics {
     /* ---- physics side ---- */
     gy_backend_world *world;
     uint64_t tick;           /* mirrors counters.ticks */
+    uint64_t due_ns;         /* tick clock: when the simulation's clock reached `tick` */
     uint64_t pub_seq;        /* sequence of the publish being prepared (1, 2, ...) */
     uint64_t written_seq[3]; /* publish sequence each proxy buffer was last brought up to */
     gy_phys_body *bodies;

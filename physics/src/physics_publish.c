@@ -479,6 +479,10 @@ static void write_proxies(gy_physics *p)
     }
     f->count = p->body_count;
     f->tick = p->tick;
+    f->due_ns = p->due_ns;
+    f->published_ns = p->clock(p->clock_ctx);
+    if (f->published_ns < f->due_ns)
+        f->published_ns = f->due_ns;
     p->written_seq[b] = seq;
     gy_phys_add(&p->counters.proxies_written, written);
     gy_triple_buffer_publish(p->proxy_tb, p->tick);

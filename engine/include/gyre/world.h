@@ -78,13 +78,23 @@ typedef struct gy_world_config {
     /* Lockstep: how long gy_world_tick waits for the physics thread per tick before giving up
      * with GY_ERR_TIMEOUT. 0 = 10 s. */
     uint64_t step_timeout_ns;
+    /* How far the drawn poses trail the simulation's clock, in simulated seconds (see
+     * gy_world_render_time). 0: automatic, one step plus the time results have lately taken from
+     * being due to being published, kept between an eighth and a quarter of a step (exactly one
+     * step in lockstep).
+     * Otherwise fixed, 0 < render_delay <= 2 steps. The host clock it is measured on is
+     * physics.clock (gy_clock_now_ns when NULL), which the game thread then reads too (at each
+     * tick, time scale and hold change) besides the physics thread: inject one there to drive a
+     * World by hand. */
+    double render_delay;
 } gy_world_config;
 
 /* gy_default_physics_def() (real time, 60 Hz), default allocator and logger, physics started. */
 gy_world_config gy_default_world_config(void);
 
 /* Creates a World and (unless start_stopped) starts its physics thread on an empty world.
- * Errors: GY_ERR_INVALID_ARGUMENT (out NULL), those of gy_physics_create / gy_physics_start. */
+ * Errors: GY_ERR_INVALID_ARGUMENT (out NULL, render_delay negative or above two steps),
+ * GY_ERR_NON_FINITE (render_delay), those of gy_physics_create / gy_physics_start. */
 gy_result gy_world_create(const gy_world_config *config, gy_world **out);
 
 /* What an orderly teardown found. */
@@ -201,11 +211,29 @@ gy_result gy_entity_set_world_pose(gy_world *world, gy_entity e, gy_pose pose);
 gy_result gy_entity_get_world_pose(const gy_world *world, gy_entity e, gy_pose *out);
 gy_result gy_entity_get_world_scale(const gy_world *world, gy_entity e, gy_vec3 *out);
 
-/* The pose to draw this frame: for a body, its pose interpolated between the last two physics
- * results by gy_world_interpolation_alpha (not interpolated in the frame after a teleport, and a
- * new body shows its creation pose); for other entities their parent's render pose composed with
- * their local pose. */
+/* The pose to draw this frame: for a body, its pose at gy_world_render_time, interpolated
+ * between the two physics results that bracket it (never extrapolated: at most the newest). A
+ * teleported body is drawn at the teleport until the results after it come, and a new body at its
+ * creation pose. For other entities: their parent's render pose composed with their local pose. */
 gy_result gy_entity_get_render_pose(const gy_world *world, gy_entity e, gy_pose *out);
+
+/* One body's drawn pose. */
+typedef struct gy_render_pose {
+    gy_entity entity;
+    gy_pose pose;
+} gy_render_pose;
+
+/* The bodies whose drawn pose changed in the last gy_world_tick, with that pose (the same
+ * gy_entity_get_render_pose gives): *out is a dense array of the returned count, valid until the
+ * next gy_world_tick or body change. Every other body is drawn where it was drawn last frame, so
+ * a host that keeps its own render transforms updates just these. Entities without a body are not
+ * listed. 0 (and *out NULL) for a NULL argument. */
+uint32_t gy_world_render_poses(const gy_world *world, const gy_render_pose **out);
+
+/* The bodies the last gy_world_tick moved: those whose newest physics result changed (the pose
+ * gy_entity_get_world_pose and gy_body_get_state report). Dense, valid until the next
+ * gy_world_tick or body change; 0 (and *out NULL) for a NULL argument. */
+uint32_t gy_world_moved_bodies(const gy_world *world, const gy_entity **out);
 
 /* Propagates world transforms through the hierarchy now (gy_world_tick does it before publishing
  * and after syncing from physics). */
@@ -228,8 +256,16 @@ void gy_world_update_transforms(gy_world *world);
  * GY_ERR_INVALID_ARGUMENT for a bad dt, GY_ERR_TIMEOUT (lockstep tick not finished in time). */
 gy_result gy_world_tick(gy_world *world, double dt);
 
-/* The interpolation fraction for rendering, 0..1: how far the host clock has advanced past the
- * newest physics result, in steps (the accumulator fraction). */
+/* The simulated time (seconds; tick t stands for t / step_hz) bodies are drawn at this frame:
+ * the simulation's clock at this tick's host-clock reading, less the render delay
+ * (gy_world_config.render_delay), never later than the newest result and never earlier than the
+ * previous frame's. Real time: the simulation's clock is the newest result's time plus the host
+ * time since that tick was due (gy_proxy_frame.due_ns) times the time scale, so it moves with the
+ * host clock whenever results arrive; lockstep: the newest result's time plus the accumulator. */
+double gy_world_render_time(const gy_world *world);
+
+/* The render time's place in the last step, 0..1: (render time - (newest result's time - one
+ * step)) / step. In lockstep with the default delay, the accumulator fraction. */
 double gy_world_interpolation_alpha(const gy_world *world);
 
 /* The physics tick of the newest proxies synced into the World (0 before the first). */

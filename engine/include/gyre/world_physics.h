@@ -177,8 +177,9 @@ gy_result gy_body_apply_impulse(gy_world *world, gy_entity e, gy_vec3 impulse);
 gy_result gy_body_apply_impulse_at(gy_world *world, gy_entity e, gy_vec3 impulse,
                                    gy_vec3 world_point);
 
-/* Moves the entity (world pose) and its body there at once; rendering does not interpolate it
- * for one frame, and physics results from before the teleport never overwrite it. Also valid for
+/* Moves the entity (world pose) and its body there at once; it is drawn at the teleport (not
+ * interpolated from where it was) until the results after it come, and physics results from
+ * before the teleport never overwrite it. Also valid for
  * an entity without physics (then it is gy_entity_set_world_pose). */
 gy_result gy_body_teleport(gy_world *world, gy_entity e, gy_pose pose);
 

@@ -431,6 +431,26 @@ uint64_t gy_physics_tick(const gy_physics *p);
 /* ---- reading results (game thread) ------------------------------------------------------------
  */
 
+/* One proxy publish as the game thread reads it, with the time it stands for. */
+typedef struct gy_proxy_frame {
+    const gy_proxy *proxies; /* indexed by store_index; valid and unchanged until the next read */
+    uint32_t count;
+    uint64_t tick; /* the physics tick it describes */
+    double time;   /* the simulated time of that tick, seconds: tick / step_hz */
+    /* On the tick clock (gy_physics_def.clock): when the simulation's clock reached `time`, i.e.
+     * when the tick was due (real time: the iteration's clock reading less the accumulated time
+     * not yet stepped, at the current time scale; lockstep: when it was stepped). Consecutive
+     * ticks are due one step apart (divided by the time scale) however late the thread ran. */
+    uint64_t due_ns;
+    uint64_t published_ns; /* on the same clock: when it was published (>= due_ns) */
+    bool fresh;            /* published since the previous read */
+} gy_proxy_frame;
+
+/* The latest proxy publish with its timing. GY_ERR_BUSY before the first publish (*out zeroed);
+ * GY_ERR_INVALID_ARGUMENT for NULL. Wait-free. Shares the reader's position with
+ * gy_physics_read_proxies (`fresh` is relative to whichever was called last). */
+gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out);
+
 /* The latest proxy publish: *proxies (indexed by store_index) and *count stay valid and unchanged
  * until the next call. *tick: the tick it describes; *fresh: published since the previous call.
  * GY_ERR_BUSY before the first publish. Wait-free. */

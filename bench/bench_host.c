@@ -1,0 +1,202 @@
+/* gyre-bench section "host": what the game thread pays per frame for a World with 10,000 awake
+ * bodies, against the least it could pay.
+ *
+ * The World runs in real time (the physics thread paces itself at 60 Hz) and the game thread
+ * renders 60 frames a second, as a host does: each frame is gy_world_tick (publish, replies,
+ * sync) and then the render pose of every body. The bodies are 10,000 spheres in free fall on a
+ * lattice wide enough that none touch, so every one of them moves in every tick.
+ *
+ * Keys: host.frame_us_10k (median game-thread CPU over the frames that took in a new physics
+ * result, µs: the frames that carry the per-result work; host.all_frames_us_10k is every frame),
+ * host.frame_us_10k_p99, host.copy_us_10k (the limit: a plain copy of 10,000 64-byte proxies,
+ * median CPU per copy) and host.frame_vs_copy, the ratio of the two medians. Two ways to read the
+ * render poses are timed: the World's list of bodies whose drawn pose changed this frame
+ * (gy_world_render_poses; the headline keys), and one gy_entity_get_render_pose call per entity
+ * (host.per_entity.*). CPU time of the game thread: on a shared machine, time spent preempted is
+ * not the code's cost. */
+#include "bench.h"
+#include "bench_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gyre/gyre.h"
+
+#define BODIES 10000u
+#define SIDE   100u /* 100 x 100 lattice */
+#define PITCH  3.0
+
+typedef struct host_run {
+    double *frame_us;
+    uint32_t frames;
+    double *fresh_us; /* the frames that took in a new physics result */
+    uint32_t fresh;
+    double checksum; /* keeps the compiler from dropping the reads */
+    uint32_t poses;  /* render poses read, all frames */
+} host_run;
+
+static void sleep_until(uint64_t deadline)
+{
+    struct timespec ts = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+    }
+}
+
+static gy_result build(gy_world **out, gy_entity *ents)
+{
+    gy_world_config c = gy_default_world_config();
+    gy_result r = gy_world_create(&c, out);
+    if (r != GY_OK)
+        return r;
+    gy_world *w = *out;
+    gy_scene_collider col;
+    memset(&col, 0, sizeof col);
+    col.def = gy_default_collider_def();
+    col.def.shape.type = GY_SHAPE_SPHERE;
+    col.def.shape.radius = 0.5;
+    gy_physics_desc d = gy_default_physics_desc();
+    d.body.allow_sleeping = false;
+    d.colliders = &col;
+    d.collider_count = 1;
+    for (uint32_t i = 0; i < BODIES && r == GY_OK; i++) {
+        gy_entity_def ed = gy_default_entity_def();
+        ed.position = gy_v3((double)(i % SIDE) * PITCH, 1000.0, (double)(i / SIDE) * PITCH);
+        r = gy_entity_create(w, &ed, &ents[i]);
+        if (r == GY_OK)
+            r = gy_body_add(w, ents[i], &d);
+    }
+    return r;
+}
+
+/* Frames at 60 Hz; `dense`: read render poses through gy_world_render_poses, else one call per
+ * entity. The first `warm` frames are not timed. */
+static gy_result run(gy_world *w, const gy_entity *ents, bool dense, uint32_t warm, host_run *out)
+{
+    const uint64_t period = 1000000000u / 60u;
+    uint64_t next = gy_bench_now_ns();
+    uint64_t last = next;
+    for (uint32_t f = 0; f < warm + out->frames; f++) {
+        next += period;
+        sleep_until(next);
+        uint64_t now = gy_bench_now_ns();
+        double dt = (double)(now - last) * 1e-9;
+        last = now;
+        uint64_t tick = gy_world_physics_tick(w);
+        uint64_t c0 = gy_bench_thread_cpu_ns();
+        gy_result r = gy_world_tick(w, dt);
+        if (r != GY_OK)
+            return r;
+        double sum = 0.0;
+        uint32_t n = 0;
+        if (dense) {
+            const gy_render_pose *rp;
+            n = gy_world_render_poses(w, &rp);
+            for (uint32_t i = 0; i < n; i++)
+                sum += rp[i].pose.position.y;
+        } else {
+            for (uint32_t i = 0; i < BODIES; i++) {
+                gy_pose p;
+                if (gy_entity_get_render_pose(w, ents[i], &p) == GY_OK)
+                    sum += p.position.y;
+            }
+            n = BODIES;
+        }
+        uint64_t c1 = gy_bench_thread_cpu_ns();
+        out->checksum += sum;
+        if (f >= warm) {
+            out->frame_us[f - warm] = (double)(c1 - c0) * 1e-3;
+            if (gy_world_physics_tick(w) != tick)
+                out->fresh_us[out->fresh++] = (double)(c1 - c0) * 1e-3;
+            out->poses += n;
+        }
+    }
+    return GY_OK;
+}
+
+/* The limit: 10,000 proxies copied as plain data, median CPU per copy. */
+static double copy_us(uint32_t rounds)
+{
+    gy_proxy *src = calloc(BODIES, sizeof *src);
+    gy_proxy *dst = calloc(BODIES, sizeof *dst);
+    double *t = calloc(rounds, sizeof *t);
+    double median = 0.0;
+    if (src != NULL && dst != NULL && t != NULL) {
+        for (uint32_t i = 0; i < BODIES; i++)
+            src[i].position[1] = (float)i;
+        for (uint32_t k = 0; k < rounds; k++) {
+            src[k % BODIES].tick = k;
+            uint64_t c0 = gy_bench_thread_cpu_ns();
+            for (uint32_t i = 0; i < BODIES; i++)
+                dst[i] = src[i];
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            t[k] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-3;
+        }
+        median = gy_bench_median(t, rounds);
+    }
+    free(src);
+    free(dst);
+    free(t);
+    return median;
+}
+
+static void report_run(gy_bench *b, const char *prefix, host_run *run, double copy)
+{
+    char key[96], what[160];
+    double fresh50 = gy_bench_percentile(run->fresh_us, run->fresh, 50);
+    snprintf(key, sizeof key, "%s.frame_us_10k", prefix);
+    snprintf(what, sizeof what, "CPU per frame with a new result: tick + render poses (p50 of %u)",
+             run->fresh);
+    gy_bench_report(b, key, fresh50, "us", what);
+    snprintf(key, sizeof key, "%s.frame_us_10k_p99", prefix);
+    gy_bench_report(b, key, gy_bench_percentile(run->fresh_us, run->fresh, 99), "us",
+                    "the same, p99");
+    snprintf(key, sizeof key, "%s.frame_vs_copy", prefix);
+    gy_bench_report(b, key, copy > 0 ? fresh50 / copy : 0.0, "x", "p50 / copy (target <= 10)");
+    snprintf(key, sizeof key, "%s.all_frames_us_10k", prefix);
+    snprintf(what, sizeof what, "CPU per frame, every frame (p50 of %u)", run->frames);
+    gy_bench_report(b, key, gy_bench_percentile(run->frame_us, run->frames, 50), "us", what);
+}
+
+int gy_bench_section_host(gy_bench *b)
+{
+    const uint32_t frames = gy_bench_quick(b) ? 120u : 360u;
+    gy_entity *ents = calloc(BODIES, sizeof *ents);
+    double *buf = calloc(4u * frames, sizeof *buf);
+    if (ents == NULL || buf == NULL) {
+        free(ents);
+        free(buf);
+        gy_bench_note(b, "out of memory");
+        return 1;
+    }
+    gy_world *w = NULL;
+    gy_result r = build(&w, ents);
+    host_run dense = {buf, frames, buf + frames, 0, 0.0, 0};
+    host_run entity = {buf + 2u * frames, frames, buf + 3u * frames, 0, 0.0, 0};
+    if (r == GY_OK)
+        r = run(w, ents, true, 60, &dense);
+    if (r == GY_OK)
+        r = run(w, ents, false, 10, &entity);
+    gy_physics_stats ps;
+    gy_physics_get_stats(gy_world_physics(w), &ps);
+    gy_world_destroy(w, NULL);
+    free(ents);
+    if (r != GY_OK) {
+        free(buf);
+        gy_bench_note(b, "the 10,000-body World failed: %s", gy_result_message(r));
+        return 1;
+    }
+    double copy = copy_us(2000);
+    gy_bench_report(b, "host.copy_us_10k", copy, "us", "plain copy of 10,000 64-byte proxies");
+    report_run(b, "host", &dense, copy);
+    report_run(b, "host.per_entity", &entity, copy);
+    gy_bench_note(b,
+                  "%u frames at 60 Hz each way; %.1f render poses per frame from the list; "
+                  "physics: %llu ticks, %llu bodies awake",
+                  frames, (double)dense.poses / frames, (unsigned long long)ps.ticks,
+                  (unsigned long long)ps.awake);
+    free(buf);
+    return dense.checksum != dense.checksum || entity.checksum != entity.checksum;
+}

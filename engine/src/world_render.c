@@ -1,0 +1,306 @@
+/* Render interpolation: the render time, the results each body is drawn from, and the per-frame
+ * list of drawn poses that changed.
+ *
+ * Every proxy publish stands for a simulated time (its tick × step) that fell due at a known
+ * moment of the tick clock. The simulation's clock now is therefore the newest result's time plus
+ * the host time since it was due, times the time scale: a function of the host clock alone, not
+ * of when the game thread happened to see the result. Bodies are drawn at that clock less the
+ * render delay (one step plus the recent due → publish latency by default), clamped to the newest
+ * result (no extrapolation) and to the previous frame's time (never backwards), between the two
+ * results of each body that bracket it. */
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+/* The automatic delay moves by at most this fraction of the host time that passes: the drawn
+ * motion runs at most 2 % slow or fast while it adapts. */
+#define DELAY_RATE 0.02
+/* The latency it covers forgets a late publish at this rate (simulated s per host s). */
+#define LATENCY_DECAY 0.002
+/* ...and covers at most this fraction of a step: a quarter of a step is a 240 Hz frame at the
+ * default 60 Hz, so the render lag stays within one step plus one frame at 240 Hz and below. */
+#define LATENCY_CAP 0.25
+/* ...and at least this fraction: a publish a little later than the recent ones (the physics
+ * thread woken a millisecond late) is then no stall. */
+#define LATENCY_FLOOR 0.125
+
+/* ---- storage --------------------------------------------------------------------------------- */
+
+gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores)
+{
+    uint32_t had = w->motion_capacity;
+    gy_result r = gy_array_reserve(w->alloc, (void **)&w->motion, &w->motion_capacity, stores,
+                                   sizeof *w->motion);
+    if (r != GY_OK)
+        return r;
+    for (uint32_t i = had; i < w->motion_capacity; i++) {
+        memset(&w->motion[i], 0, sizeof w->motion[i]);
+        w->motion[i].animating_at = GY_W_NONE;
+    }
+    r = gy_array_reserve(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
+                         sizeof *w->animating.items);
+    if (r == GY_OK)
+        r = gy_array_reserve(w->alloc, (void **)&w->render, &w->render_capacity, stores,
+                             sizeof *w->render);
+    if (r == GY_OK)
+        r = gy_array_reserve(w->alloc, (void **)&w->moved_out, &w->moved_out_capacity, bodies,
+                             sizeof *w->moved_out);
+    return r;
+}
+
+static void animate(gy_world *w, uint32_t store_index)
+{
+    gy_w_motion *m = &w->motion[store_index];
+    if (m->animating_at != GY_W_NONE)
+        return;
+    assert(w->animating.count < w->animating.capacity);
+    m->animating_at = w->animating.count;
+    w->animating.items[w->animating.count++] = store_index;
+}
+
+static void settle(gy_world *w, uint32_t store_index)
+{
+    gy_w_motion *m = &w->motion[store_index];
+    uint32_t at = m->animating_at;
+    if (at == GY_W_NONE)
+        return;
+    uint32_t last = w->animating.items[--w->animating.count];
+    w->animating.items[at] = last;
+    w->motion[last].animating_at = at;
+    m->animating_at = GY_W_NONE;
+}
+
+void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot)
+{
+    gy_w_motion *m = &w->motion[store_index];
+    m->entity = gy_w_entity_handle(w, slot);
+    m->count = 0;
+}
+
+void gy_w_render_release(gy_world *w, uint32_t store_index)
+{
+    settle(w, store_index);
+    w->motion[store_index].count = 0;
+    w->motion[store_index].entity = gy_entity_null();
+    /* The list may name it: it is rebuilt at the next tick, but must not outlive the body. */
+    w->render_count = 0;
+    w->moved_out_count = 0;
+}
+
+void gy_w_render_hold(gy_world *w, const gy_w_body *c)
+{
+    w->motion[c->store_index].count = 0;
+    animate(w, c->store_index); /* listed once, at the held pose */
+}
+
+static void put(gy_w_motion *m, uint32_t k, const float *position, const float *rotation, double t)
+{
+    memcpy(m->position[k], position, sizeof m->position[k]);
+    memcpy(m->rotation[k], rotation, sizeof m->rotation[k]);
+    m->time[k] = t;
+}
+
+void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64_t tick,
+                      bool from_hold)
+{
+    gy_w_motion *m = &w->motion[c->store_index];
+    double t = (double)tick * w->step_dt;
+    if (from_hold) {
+        /* The held pose (creation or teleport) is where the body was as its first step began. */
+        float p[3] = {(float)c->curr.position.x, (float)c->curr.position.y,
+                      (float)c->curr.position.z};
+        float r[4] = {(float)c->curr.rotation.x, (float)c->curr.rotation.y,
+                      (float)c->curr.rotation.z, (float)c->curr.rotation.w};
+        put(m, 0, p, r, t - w->step_dt);
+        m->count = 1;
+    } else if (m->count == GY_W_SAMPLES) {
+        for (uint32_t k = 0; k + 1 < GY_W_SAMPLES; k++)
+            put(m, k, m->position[k + 1], m->rotation[k + 1], m->time[k + 1]);
+        m->count--;
+    }
+    put(m, m->count++, q->position, q->rotation, t);
+    animate(w, c->store_index);
+}
+
+/* ---- poses ----------------------------------------------------------------------------------- */
+
+static gy_pose sample(const gy_w_motion *m, uint32_t k)
+{
+    gy_pose p;
+    p.position = gy_v3(m->position[k][0], m->position[k][1], m->position[k][2]);
+    gy_quat r = {m->rotation[k][0], m->rotation[k][1], m->rotation[k][2], m->rotation[k][3]};
+    p.rotation = gy_quat_normalize(r);
+    return p;
+}
+
+static gy_quat nlerp(gy_quat a, gy_quat b, double t)
+{
+    double dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    double s = dot < 0.0 ? -1.0 : 1.0; /* the short way round */
+    gy_quat q = {a.x + (s * b.x - a.x) * t, a.y + (s * b.y - a.y) * t, a.z + (s * b.z - a.z) * t,
+                 a.w + (s * b.w - a.w) * t};
+    return gy_quat_normalize(q);
+}
+
+/* A body with samples at render time `at`. */
+static gy_pose motion_pose(const gy_w_motion *m, double at)
+{
+    uint32_t n = m->count;
+    assert(n > 0);
+    if (at >= m->time[n - 1])
+        return sample(m, n - 1);
+    if (at <= m->time[0])
+        return sample(m, 0);
+    uint32_t k = 0;
+    while (k + 2 < n && at >= m->time[k + 1])
+        k++;
+    double t = (at - m->time[k]) / (m->time[k + 1] - m->time[k]);
+    gy_pose a = sample(m, k), b = sample(m, k + 1);
+    gy_pose p;
+    p.position = gy_v3_add(a.position, gy_v3_scale(gy_v3_sub(b.position, a.position), t));
+    p.rotation = nlerp(a.rotation, b.rotation, t);
+    return p;
+}
+
+gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c)
+{
+    const gy_w_motion *m = &w->motion[c->store_index];
+    return m->count == 0 ? c->curr : motion_pose(m, w->render_time);
+}
+
+/* ---- the render time ------------------------------------------------------------------------- */
+
+static double rate(const gy_world *w)
+{
+    return w->hold ? 0.0 : w->time_scale;
+}
+
+/* Real time: the simulation's clock at tick-clock time `now`. */
+static double clock_time(const gy_world *w, uint64_t now)
+{
+    double newest = (double)w->frame_tick * w->step_dt;
+    if (w->pivot_ns > w->due_ns) {
+        /* The rate changed since the newest result fell due: the clock ran at the old rate up
+         * to the change, at the new one since. */
+        double since = now > w->pivot_ns ? (double)(now - w->pivot_ns) * 1e-9 : 0.0;
+        return w->pivot_time + since * rate(w);
+    }
+    double since = now > w->due_ns ? (double)(now - w->due_ns) * 1e-9 : 0.0;
+    return newest + since * rate(w);
+}
+
+void gy_w_render_rate_change(gy_world *w)
+{
+    if (w->lockstep)
+        return;
+    uint64_t now = w->clock(w->clock_ctx);
+    w->pivot_time = clock_time(w, now);
+    w->pivot_ns = now > w->due_ns ? now : w->due_ns + 1u;
+}
+
+/* The automatic delay: one step plus the latency results lately arrived with, moved towards
+ * gently (a jump in the delay would be a jump in the drawn motion). */
+static void adapt_delay(gy_world *w, double elapsed, bool fresh)
+{
+    if (w->render_delay > 0.0) {
+        w->delay = w->render_delay;
+        return;
+    }
+    if (w->lockstep) {
+        w->delay = w->step_dt; /* results come when the World asks: no latency to cover */
+        return;
+    }
+    w->latency = fmax(0.0, w->latency - LATENCY_DECAY * elapsed);
+    if (fresh) {
+        double late = (double)(w->published_ns - w->due_ns) * 1e-9 * rate(w);
+        w->latency = fmax(w->latency, late);
+    }
+    double cover = fmax(LATENCY_FLOOR * w->step_dt, fmin(w->latency, LATENCY_CAP * w->step_dt));
+    double target = w->step_dt + cover;
+    if (!w->render_started) {
+        w->delay = target; /* nothing drawn yet: nothing to jump */
+        return;
+    }
+    double most = DELAY_RATE * elapsed;
+    w->delay += fmax(-most, fmin(most, target - w->delay));
+}
+
+static void advance(gy_world *w, double dt, bool fresh)
+{
+    double newest = (double)w->frame_tick * w->step_dt;
+    double now, elapsed;
+    if (w->lockstep) {
+        now = newest + w->acc;
+        elapsed = dt * rate(w);
+    } else {
+        uint64_t ns = w->clock(w->clock_ctx);
+        elapsed = w->clock_ns != 0 && ns > w->clock_ns ? (double)(ns - w->clock_ns) * 1e-9 : 0.0;
+        w->clock_ns = ns;
+        now = clock_time(w, ns);
+    }
+    adapt_delay(w, elapsed, fresh);
+    double at = fmin(now - w->delay, newest);
+    if (!w->render_started || at > w->render_time)
+        w->render_time = at;
+    w->render_started = true;
+    double alpha = (w->render_time - (newest - w->step_dt)) / w->step_dt;
+    w->alpha = alpha < 0.0 ? 0.0 : alpha > 1.0 ? 1.0 : alpha;
+}
+
+void gy_w_render_frame(gy_world *w, double dt)
+{
+    advance(w, dt, w->seen_tick != w->render_tick);
+    w->render_tick = w->seen_tick;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->animating.count;) {
+        uint32_t s = w->animating.items[i];
+        const gy_w_motion *m = &w->motion[s];
+        uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
+        gy_render_pose *out = &w->render[n++];
+        out->entity = m->entity;
+        out->pose = m->count > 0 ? motion_pose(m, w->render_time) : gy_w_render_pose(w, slot);
+        /* Drawn at its newest result (or held): listed this once, then not until it moves. */
+        if (m->count == 0 || w->render_time >= m->time[m->count - 1])
+            settle(w, s); /* swap-removed: index i now holds an unvisited entry */
+        else
+            i++;
+    }
+    w->render_count = n;
+}
+
+void gy_w_render_free(gy_world *w)
+{
+    const gy_allocator *a = w->alloc;
+    if (w->motion != NULL)
+        gy_free(a, w->motion, (size_t)w->motion_capacity * sizeof *w->motion);
+    gy_w_u32s_free(a, &w->animating);
+    if (w->render != NULL)
+        gy_free(a, w->render, (size_t)w->render_capacity * sizeof *w->render);
+    if (w->moved_out != NULL)
+        gy_free(a, w->moved_out, (size_t)w->moved_out_capacity * sizeof *w->moved_out);
+}
+
+/* ---- public ---------------------------------------------------------------------------------- */
+
+double gy_world_render_time(const gy_world *w)
+{
+    return w != NULL ? w->render_time : 0.0;
+}
+
+uint32_t gy_world_render_poses(const gy_world *w, const gy_render_pose **out)
+{
+    if (out == NULL)
+        return 0;
+    *out = w != NULL && w->render_count > 0 ? w->render : NULL;
+    return *out != NULL ? w->render_count : 0u;
+}
+
+uint32_t gy_world_moved_bodies(const gy_world *w, const gy_entity **out)
+{
+    if (out == NULL)
+        return 0;
+    *out = w != NULL && w->moved_out_count > 0 ? w->moved_out : NULL;
+    return *out != NULL ? w->moved_out_count : 0u;
+}
