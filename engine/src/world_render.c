@@ -286,21 +286,27 @@ void gy_w_render_free(gy_world *w)
 
 double gy_world_render_time(const gy_world *w)
 {
-    return w != NULL ? w->render_time : 0.0;
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return 0.0;
+    return w->render_time;
 }
 
 uint32_t gy_world_render_poses(const gy_world *w, const gy_render_pose **out)
 {
-    if (out == NULL)
+    if (out != NULL)
+        *out = NULL;
+    if (gy_w_enter_read(w, __func__) != GY_OK || out == NULL)
         return 0;
-    *out = w != NULL && w->render_count > 0 ? w->render : NULL;
+    *out = w->render_count > 0 ? w->render : NULL;
     return *out != NULL ? w->render_count : 0u;
 }
 
 uint32_t gy_world_moved_bodies(const gy_world *w, const gy_entity **out)
 {
-    if (out == NULL)
+    if (out != NULL)
+        *out = NULL;
+    if (gy_w_enter_read(w, __func__) != GY_OK || out == NULL)
         return 0;
-    *out = w != NULL && w->moved_out_count > 0 ? w->moved_out : NULL;
+    *out = w->moved_out_count > 0 ? w->moved_out : NULL;
     return *out != NULL ? w->moved_out_count : 0u;
 }

@@ -74,7 +74,7 @@ static void rig_start(rig *r, const char *backend, double render_delay)
     gy_world_config c = rig_config(r, backend, render_delay);
     r->w = wfx_world_with(&c);
     r->body = wfx_entity(r->w, "slider", gy_v3(0, 0, 0));
-    wfx_desc d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5);
+    wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
     d.desc.body.linear_velocity = gy_v3(1, 0, 0);
     d.desc.body.allow_sleeping = false;
     wfx_add(r->w, r->body, d);
@@ -245,7 +245,7 @@ static void test_render_moved_bodies_are_those_a_result_moved(void **state)
         rig r;
         rig_start(&r, backend_name(b), 0.0);
         gy_entity still = wfx_entity(r.w, "still", gy_v3(0, 10, 0));
-        wfx_desc d = wfx_sphere(GY_SCENE_BODY_DYNAMIC, 0.5); /* at rest, no gravity: it sleeps */
+        wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5); /* at rest, no gravity: it sleeps */
         wfx_add(r.w, still, d);
         uint64_t ns = r.clock.ns;
         for (uint32_t f = 0; f < 60; f++)
