@@ -308,7 +308,9 @@ bool gy_convex_cast(const gy_convex *a, gy_vec3 translation, const gy_convex *b,
             out->point = gy_convex_support(b, gy_v3_neg(back));
             return true;
         }
-        gy_vec3 n = gy_v3_scale(gy_v3_sub(pa, pb), 1.0 / dist);
+        gy_vec3 apart = gy_v3_sub(pa, pb);
+        double apart_len = gy_v3_len(apart);
+        gy_vec3 n = apart_len > 0.0 ? gy_v3_scale(apart, 1.0 / apart_len) : back;
         if (gap <= (t > 0.0 ? GY_CONVEX_CAST_GAP : touch)) {
             out->fraction = t;
             out->normal = n;

@@ -1648,3 +1648,253 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
     *count = q.count;
     return GY_OK;
 }
+
+/* ---- shape casts ----------------------------------------------------------------------------
+ * The moving shape's box, grown along the sweep, walks the trees nearer first (gy_bvh_sweep); each
+ * candidate's time of impact comes from gy_convex_cast, or in closed form against a plane. */
+
+typedef struct cast_query {
+    const gy_snapshot_view *v;
+    const gy_snapshot_filter *filter;
+    gy_collector collector;
+    gy_convex shape; /* at fraction 0 */
+    uint8_t shape_type;
+    double p[4];
+    const gy_hull_def *hull; /* the moving hull's points */
+    gy_vec3 translation;
+    double length;
+    gy_snapshot_hit *hits;
+    uint32_t capacity, count;
+    bool stop;
+    bool have_best;
+    gy_snapshot_hit best;
+} cast_query;
+
+/* Bounds of the moving shape at `pose`. */
+static void cast_bounds(const cast_query *q, gy_pose pose, gy_vec3 *lo, gy_vec3 *hi)
+{
+    if (q->shape_type == GY_SHAPE_HULL) {
+        *lo = gy_v3(INFINITY, INFINITY, INFINITY);
+        *hi = gy_v3(-INFINITY, -INFINITY, -INFINITY);
+        for (uint32_t i = 0; i < q->hull->point_count; i++) {
+            gy_vec3 p = gy_pose_apply(pose, q->hull->points[i]);
+            *lo = gy_v3_min(*lo, p);
+            *hi = gy_v3_max(*hi, p);
+        }
+        return;
+    }
+    qs_entry e;
+    memset(&e, 0, sizeof e);
+    e.type = q->shape_type;
+    memcpy(e.p, q->p, sizeof e.p);
+    e.pose = pose;
+    entry_bounds(&e, lo, hi);
+}
+
+typedef struct mesh_cast {
+    const gy_snapshot_geometry *g;
+    const gy_convex *shape; /* in the mesh's frame */
+    gy_vec3 translation;    /* in the mesh's frame */
+    bool found;
+    gy_convex_hit hit;
+    int32_t triangle;
+} mesh_cast;
+
+static double mesh_cast_visit(void *ctx, uint32_t tri, double t_max)
+{
+    mesh_cast *m = ctx;
+    const uint32_t *ix = &m->g->indices[3u * tri];
+    gy_vec3 pts[3] = {m->g->vertices[ix[0]], m->g->vertices[ix[1]], m->g->vertices[ix[2]]};
+    gy_convex t;
+    memset(&t, 0, sizeof t);
+    t.core = GY_CONVEX_CLOUD;
+    t.pose = gy_pose_identity();
+    t.points = pts;
+    t.point_count = 3;
+    gy_convex_hit h;
+    if (!gy_convex_cast(m->shape, m->translation, &t, t_max, TOUCH_TOLERANCE, &h) ||
+        (m->found && !(h.fraction < m->hit.fraction)))
+        return t_max;
+    m->found = true;
+    m->hit = h;
+    m->triangle = (int32_t)tri;
+    return h.fraction;
+}
+
+/* Time of impact of the query against one entry within [0, t_max]. */
+static bool cast_entry(const cast_query *q, const qs_entry *e, double t_max, gy_convex_hit *h,
+                       int32_t *triangle)
+{
+    *triangle = -1;
+    if (e->type == GY_SHAPE_PLANE) {
+        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
+        gy_vec3 low = gy_convex_support(&q->shape, gy_v3_neg(n));
+        double height = gy_v3_dot(n, low) - e->p[3] - q->shape.radius;
+        double t = 0.0;
+        if (height > TOUCH_TOLERANCE) {
+            double closing = -gy_v3_dot(n, q->translation);
+            if (!(closing > 0.0) || height > t_max * closing)
+                return false;
+            t = height / closing;
+        }
+        h->fraction = t;
+        h->normal = n;
+        h->point = gy_v3_mad(gy_v3_mad(low, q->translation, t), n, -q->shape.radius);
+        return true;
+    }
+    if (e->type == GY_SHAPE_MESH) {
+        /* The cast goes into the mesh's frame, where the triangle tree lives. */
+        gy_pose inv = gy_pose_inverse(e->pose);
+        gy_convex local = q->shape;
+        local.pose = gy_pose_mul(inv, q->shape.pose);
+        gy_vec3 lo, hi;
+        cast_bounds(q, local.pose, &lo, &hi);
+        gy_vec3 center = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
+        gy_vec3 half = gy_v3_scale(gy_v3_sub(hi, lo), 0.5);
+        mesh_cast m;
+        memset(&m, 0, sizeof m);
+        m.g = e->geometry;
+        m.shape = &local;
+        m.translation = gy_quat_rotate(inv.rotation, q->translation);
+        gy_bvh_sweep(&e->geometry->tree, center, half, m.translation, t_max, mesh_cast_visit, &m);
+        if (!m.found)
+            return false;
+        h->fraction = m.hit.fraction;
+        h->point = gy_pose_apply(e->pose, m.hit.point);
+        h->normal = gy_quat_rotate(e->pose.rotation, m.hit.normal);
+        *triangle = m.triangle;
+        return true;
+    }
+    gy_convex target;
+    convex_of_shape((gy_shape_type)e->type, e->p, e->geometry, e->pose, &target);
+    return gy_convex_cast(&q->shape, q->translation, &target, t_max, TOUCH_TOLERANCE, h);
+}
+
+static double cast_visit(void *ctx, uint32_t slot, double t_max)
+{
+    cast_query *q = ctx;
+    const qs_entry *e = &q->v->entries[slot];
+    gy_convex_hit h;
+    int32_t triangle;
+    if (!accepts(q->filter, e) || !cast_entry(q, e, t_max, &h, &triangle))
+        return t_max;
+    gy_snapshot_hit hit;
+    hit.attachment = e->attachment;
+    hit.store_index = e->store_index;
+    hit.slot = slot;
+    hit.triangle = triangle;
+    hit.fraction = h.fraction;
+    hit.distance = h.fraction * q->length;
+    hit.point = h.point;
+    hit.normal = h.normal;
+    hit.tick = q->v->tick;
+    switch (q->collector) {
+    case GY_COLLECT_CLOSEST:
+        if (q->have_best && !(hit.fraction < q->best.fraction))
+            return t_max;
+        q->best = hit;
+        q->have_best = true;
+        return hit.fraction;
+    case GY_COLLECT_ANY:
+        q->hits[q->count++] = hit;
+        q->stop = true;
+        return -1.0;
+    default:
+        q->hits[q->count++] = hit;
+        if (q->count == q->capacity) {
+            q->stop = true;
+            return -1.0;
+        }
+        return t_max;
+    }
+}
+
+gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape *shape,
+                                      const gy_hull_def *hull, gy_pose pose, gy_vec3 translation,
+                                      const gy_snapshot_filter *filter, gy_collector collector,
+                                      gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count)
+{
+    if (count != NULL)
+        *count = 0;
+    gy_result r = check_query_args(v, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    if (shape == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    /* The same checks, in the same order, as the adapters' live casts. */
+    r = gy_validate_shape(shape);
+    if (r == GY_OK)
+        r = gy_validate_pose(pose);
+    if (r != GY_OK)
+        return r;
+    switch (shape->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_BOX:
+    case GY_SHAPE_CAPSULE:
+        break;
+    case GY_SHAPE_HULL:
+        if (hull == NULL)
+            return GY_ERR_STALE_HANDLE;
+        r = gy_validate_hull_def(hull);
+        if (r != GY_OK)
+            return r;
+        break;
+    default:
+        return GY_ERR_UNSUPPORTED;
+    }
+    if (!gy_vec3_is_finite(translation) || !isfinite(gy_v3_len(translation)))
+        return GY_ERR_NON_FINITE;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+
+    gy_snapshot_filter fdef = gy_default_snapshot_filter();
+    cast_query q;
+    memset(&q, 0, sizeof q);
+    q.v = v;
+    q.filter = filter ? filter : &fdef;
+    q.collector = collector;
+    q.shape_type = (uint8_t)shape->type;
+    q.hull = hull;
+    q.translation = translation;
+    q.length = gy_v3_len(translation);
+    q.hits = hits;
+    q.capacity = capacity;
+    if (shape->type == GY_SHAPE_HULL) {
+        memset(&q.shape, 0, sizeof q.shape);
+        q.shape.core = GY_CONVEX_CLOUD;
+        q.shape.pose = pose;
+        q.shape.points = hull->points;
+        q.shape.point_count = hull->point_count;
+    } else {
+        gy_snapshot_entry def = gy_default_snapshot_entry();
+        def.shape = *shape;
+        def.pose = pose;
+        qs_entry qe;
+        r = entry_from_def(&def, &qe);
+        if (r != GY_OK)
+            return r;
+        memcpy(q.p, qe.p, sizeof q.p);
+        convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, pose, &q.shape);
+    }
+    if (capacity == 0)
+        return GY_OK;
+    gy_vec3 lo, hi;
+    cast_bounds(&q, pose, &lo, &hi);
+    gy_vec3 center = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
+    gy_vec3 half = gy_v3_add(gy_v3_scale(gy_v3_sub(hi, lo), 0.5),
+                             gy_v3(TOUCH_TOLERANCE, TOUCH_TOLERANCE, TOUCH_TOLERANCE));
+    double t_max = 1.0;
+    for (uint32_t i = 0; i < v->plane_count && !q.stop; i++) {
+        double t = cast_visit(&q, v->planes[i], t_max);
+        if (t >= 0.0)
+            t_max = t;
+    }
+    for (int g = 0; g < TREE_COUNT && !q.stop; g++) {
+        gy_bvh_sweep(&v->trees[g], center, half, translation, t_max, cast_visit, &q);
+        if (q.have_best)
+            t_max = q.best.fraction;
+    }
+    if (collector == GY_COLLECT_CLOSEST && q.have_best)
+        hits[q.count++] = q.best;
+    *count = q.count;
+    return GY_OK;
+}
