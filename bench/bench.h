@@ -22,7 +22,8 @@ typedef struct gy_bench gy_bench;
       "every middleware adapter side by side: 1,024-box pile, 10k statics + 500 spheres")          \
     X(streaming, "gyre soak: physics step p99 with 100,000 statics vs 10,000, same streaming")     \
     X(swap, "gyre soak: one cell swapped under the barrier vs by hard stop/start")                 \
-    X(raycast, "snapshot raycast vs live (ODE) raycast on a 10,000-body scene")
+    X(raycast, "snapshot raycast vs live (ODE) raycast on a 10,000-body scene")                    \
+    X(shapecast, "snapshot shape cast vs live (ODE) shape cast on the same 10,000-body scene")
 
 #define GY_BENCH_DECLARE_(name, summary) int gy_bench_section_##name(gy_bench *b);
 GY_BENCH_SECTIONS(GY_BENCH_DECLARE_)

@@ -288,14 +288,14 @@ bool gy_convex_overlap(const gy_convex *a, const gy_convex *b, double tolerance)
     return gy_convex_closest(a, b, NULL, NULL) <= a->radius + b->radius + tolerance;
 }
 
-bool gy_convex_cast(const gy_convex *a, gy_vec3 translation, const gy_convex *b,
+bool gy_convex_cast(const gy_convex *a, gy_vec3 translation, const gy_convex *b, double from,
                     double max_fraction, double touch, gy_convex_hit *out)
 {
     double length = gy_v3_len(translation);
     gy_vec3 back = length > 0.0 ? gy_v3_scale(translation, -1.0 / length) : gy_v3(0, -1, 0);
     double radii = a->radius + b->radius;
     gy_convex moved = *a;
-    double t = 0.0;
+    double t = from > 0.0 ? from : 0.0;
     for (int step = 0; step < CAST_STEPS; step++) {
         moved.pose.position = gy_v3_mad(a->pose.position, translation, t);
         gy_vec3 pa, pb;

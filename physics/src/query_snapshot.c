@@ -1661,6 +1661,7 @@ typedef struct cast_query {
     uint8_t shape_type;
     double p[4];
     const gy_hull_def *hull; /* the moving hull's points */
+    double reach;            /* bounding radius about the pose's origin */
     gy_vec3 translation;
     double length;
     gy_snapshot_hit *hits;
@@ -1695,6 +1696,7 @@ typedef struct mesh_cast {
     const gy_snapshot_geometry *g;
     const gy_convex *shape; /* in the mesh's frame */
     gy_vec3 translation;    /* in the mesh's frame */
+    double from;
     bool found;
     gy_convex_hit hit;
     int32_t triangle;
@@ -1712,7 +1714,7 @@ static double mesh_cast_visit(void *ctx, uint32_t tri, double t_max)
     t.points = pts;
     t.point_count = 3;
     gy_convex_hit h;
-    if (!gy_convex_cast(m->shape, m->translation, &t, t_max, TOUCH_TOLERANCE, &h) ||
+    if (!gy_convex_cast(m->shape, m->translation, &t, m->from, t_max, TOUCH_TOLERANCE, &h) ||
         (m->found && !(h.fraction < m->hit.fraction)))
         return t_max;
     m->found = true;
@@ -1722,8 +1724,8 @@ static double mesh_cast_visit(void *ctx, uint32_t tri, double t_max)
 }
 
 /* Time of impact of the query against one entry within [0, t_max]. */
-static bool cast_entry(const cast_query *q, const qs_entry *e, double t_max, gy_convex_hit *h,
-                       int32_t *triangle)
+static bool cast_entry(const cast_query *q, const qs_entry *e, double from, double t_max,
+                       gy_convex_hit *h, int32_t *triangle)
 {
     *triangle = -1;
     if (e->type == GY_SHAPE_PLANE) {
@@ -1756,6 +1758,7 @@ static bool cast_entry(const cast_query *q, const qs_entry *e, double t_max, gy_
         m.g = e->geometry;
         m.shape = &local;
         m.translation = gy_quat_rotate(inv.rotation, q->translation);
+        m.from = from;
         gy_bvh_sweep(&e->geometry->tree, center, half, m.translation, t_max, mesh_cast_visit, &m);
         if (!m.found)
             return false;
@@ -1767,7 +1770,41 @@ static bool cast_entry(const cast_query *q, const qs_entry *e, double t_max, gy_
     }
     gy_convex target;
     convex_of_shape((gy_shape_type)e->type, e->p, e->geometry, e->pose, &target);
-    return gy_convex_cast(&q->shape, q->translation, &target, t_max, TOUCH_TOLERANCE, h);
+    return gy_convex_cast(&q->shape, q->translation, &target, from, t_max, TOUCH_TOLERANCE, h);
+}
+
+/* Radius about the pose's origin of a sphere holding the whole entry. */
+static double bounding_radius(const qs_entry *e)
+{
+    bool rounded = e->type == GY_SHAPE_SPHERE || e->type == GY_SHAPE_CAPSULE;
+    return turn_radius(e) + (rounded ? e->p[0] : 0.0);
+}
+
+/* The first fraction in [0, t_max] at which the query's bounding sphere, swept, meets the entry's;
+ * false when it never does. Cheaper than any exact test, it drops most of what the tree walk
+ * offers and lets the exact test start where contact first becomes possible. */
+static bool spheres_meet(const cast_query *q, const qs_entry *e, double t_max, double *from)
+{
+    if (e->type == GY_SHAPE_PLANE) {
+        *from = 0.0;
+        return true;
+    }
+    double r = q->reach + bounding_radius(e) + TOUCH_TOLERANCE;
+    gy_vec3 rel = gy_v3_sub(q->shape.pose.position, e->pose.position);
+    double a = gy_v3_len_sq(q->translation), b = gy_v3_dot(rel, q->translation);
+    double c = gy_v3_len_sq(rel) - r * r;
+    if (c <= 0.0) {
+        *from = 0.0;
+        return true;
+    }
+    double disc = b * b - a * c;
+    if (!(a > 0.0) || disc < 0.0 || b >= 0.0)
+        return false;
+    double t = (-b - sqrt(disc)) / a;
+    if (t > t_max)
+        return false;
+    *from = fmax(0.0, t * (1.0 - 1e-9) - 1e-12);
+    return true;
 }
 
 static double cast_visit(void *ctx, uint32_t slot, double t_max)
@@ -1776,7 +1813,9 @@ static double cast_visit(void *ctx, uint32_t slot, double t_max)
     const qs_entry *e = &q->v->entries[slot];
     gy_convex_hit h;
     int32_t triangle;
-    if (!accepts(q->filter, e) || !cast_entry(q, e, t_max, &h, &triangle))
+    double from;
+    if (!accepts(q->filter, e) || !spheres_meet(q, e, t_max, &from) ||
+        !cast_entry(q, e, from, t_max, &h, &triangle))
         return t_max;
     gy_snapshot_hit hit;
     hit.attachment = e->attachment;
@@ -1864,6 +1903,8 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
         q.shape.pose = pose;
         q.shape.points = hull->points;
         q.shape.point_count = hull->point_count;
+        for (uint32_t i = 0; i < hull->point_count; i++)
+            q.reach = fmax(q.reach, gy_v3_len(hull->points[i]));
     } else {
         gy_snapshot_entry def = gy_default_snapshot_entry();
         def.shape = *shape;
@@ -1874,6 +1915,7 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
             return r;
         memcpy(q.p, qe.p, sizeof q.p);
         convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, pose, &q.shape);
+        q.reach = bounding_radius(&qe);
     }
     if (capacity == 0)
         return GY_OK;
