@@ -171,6 +171,41 @@ static void test_queries_snapshot_matches_live(void **state)
     wfx_destroy(s.w, NULL);
 }
 
+/* A hull made as World geometry sweeps like the adapters' hulls: an octahedron of radius 0.5
+ * reaches 0.5 m ahead of its centre, so it meets the wall's face at z = -0.5 after 2 m. */
+static void test_queries_snapshot_shape_cast_with_world_hull(void **state)
+{
+    (void)state;
+    query_scene s;
+    build(&s);
+    static const gy_vec3 octahedron[] = {{0.5, 0, 0},  {-0.5, 0, 0}, {0, 0.5, 0},
+                                         {0, -0.5, 0}, {0, 0, 0.5},  {0, 0, -0.5}};
+    gy_hull_def hd = {octahedron, 6};
+    gy_geometry g;
+    assert_result(gy_geometry_create_hull(s.w, &hd, &g), GY_OK);
+    gy_shape hull;
+    memset(&hull, 0, sizeof hull);
+    hull.type = GY_SHAPE_HULL;
+    hull.resource.bits = g.bits;
+    gy_pose at = {gy_v3(0, 1, -3), gy_quat_identity()};
+    gy_world_hit hit;
+    uint32_t n;
+    assert_result(gy_world_snapshot_shape_cast(s.w, &hull, at, gy_v3(0, 0, 10), NULL,
+                                               GY_COLLECT_CLOSEST, &hit, 1, &n, NULL),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_true(gy_entity_equal(hit.entity, s.near_box));
+    assert_near(hit.distance, 2.0, 1e-5);
+    assert_near(hit.normal.z, -1.0, 1e-6);
+    gy_geometry_release(s.w, g);
+    wfx_tick(s.w, 1);
+    assert_result(gy_world_snapshot_shape_cast(s.w, &hull, at, gy_v3(0, 0, 10), NULL,
+                                               GY_COLLECT_CLOSEST, &hit, 1, &n, NULL),
+                  GY_ERR_STALE_HANDLE);
+    assert_int_equal(n, 0);
+    wfx_destroy(s.w, NULL);
+}
+
 /* The physics thread runs free while the game thread sweeps shapes through the snapshot: every
  * cast must see a whole publish (the static wall at its exact time of impact, the tick never going
  * back), and the casts must span several publishes. Waits on publishes with a deadline, not on a
@@ -413,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_queries_live_raycast_returns_entities),
         cmocka_unit_test(test_queries_shape_cast_and_overlap),
         cmocka_unit_test(test_queries_snapshot_matches_live),
+        cmocka_unit_test(test_queries_snapshot_shape_cast_with_world_hull),
         cmocka_unit_test(test_queries_snapshot_shape_cast_while_physics_steps),
         cmocka_unit_test(test_joints_pendulum_survives_switch_off_and_on),
         cmocka_unit_test(test_joints_break_and_validation),
