@@ -463,6 +463,44 @@ static void test_snapshot_cast_refuses_bad_input_as_live_does(void **state)
     expect_same_error(fx, ball, NULL, at, t, (gy_collector)9, "unknown collector");
 }
 
+/* Closed forms: a sphere of radius 0.45 swept at the target sphere (radius 0.7) from a start
+ * `d` away along a line passing `b` from its centre first touches after
+ * sqrt(d² - b²) - sqrt(1.15² - b²); a box falling onto the plane y = -20 touches when its lowest
+ * corner does. */
+static void test_snapshot_cast_matches_closed_forms(void **state)
+{
+    fixture *fx = *state;
+    const gy_snapshot_view *v = gy_query_snapshot_acquire(fx->qs);
+    gy_snapshot_hit h;
+    uint32_t n;
+    for (int k = 0; k < 8; k++) {
+        double b = 0.14 * k, along = 5.0;
+        gy_pose at = gy_pose_identity();
+        at.position = gy_v3(fx->centers[0].x - along, b, 0.0);
+        gy_vec3 t = gy_v3(10.0, 0.0, 0.0);
+        assert_result(gy_snapshot_view_shape_cast(v, &fx->casts[0], NULL, at, t, NULL,
+                                                  GY_COLLECT_CLOSEST, &h, 1, &n),
+                      GY_OK);
+        assert_int_equal(n, 1);
+        double expected = along - sqrt(1.15 * 1.15 - b * b);
+        assert_near(h.distance, expected, 1e-6);
+        assert_near(gy_v3_len(gy_v3_sub(h.point, fx->centers[0])), 0.7, 1e-6);
+    }
+    gy_pose at = gy_pose_identity();
+    at.position = gy_v3(6.0, 0.0, 3.0);
+    at.rotation = gy_quat_axis_angle(gy_v3(0, 0, 1), 0.3);
+    gy_vec3 half = gy_v3(0.45, 0.25, 0.35);
+    double low = half.x * sin(0.3) + half.y * cos(0.3);
+    assert_result(gy_snapshot_view_shape_cast(v, &fx->casts[1], NULL, at, gy_v3(0, -30, 0), NULL,
+                                              GY_COLLECT_CLOSEST, &h, 1, &n),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(h.store_index, PLANE_TARGET);
+    assert_near(h.distance, 20.0 - low, 1e-9);
+    assert_near(h.point.y, -20.0, 1e-9);
+    assert_near(h.normal.y, 1.0, 1e-12);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -477,6 +515,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_snapshot_cast_agrees_with_live_for_every_shape_pair,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_cast_matches_closed_forms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_cast_collectors_and_filters_match_live, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_cast_refuses_bad_input_as_live_does, setup,
