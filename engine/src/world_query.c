@@ -203,8 +203,24 @@ static uint32_t translate_snapshot(const gy_world *w, const gy_snapshot_hit *in,
     return k;
 }
 
-static gy_result snapshot_query(gy_world *w, bool ray, gy_vec3 origin, gy_vec3 translation,
-                                const gy_shape *shape, gy_pose pose,
+typedef enum snapshot_kind { SNAPSHOT_RAY, SNAPSHOT_CAST, SNAPSHOT_OVERLAP } snapshot_kind;
+
+/* The points of the World hull `shape` names for a snapshot cast; NULL when it names no live hull
+ * (the cast then answers GY_ERR_STALE_HANDLE, as the live cast does). */
+static const gy_hull_def *cast_hull(const gy_world *w, const gy_shape *shape, gy_hull_def *def)
+{
+    if (shape == NULL || shape->type != GY_SHAPE_HULL)
+        return NULL;
+    const gy_w_geometry *g = gy_w_geometry_get(w, shape->resource.bits);
+    if (g == NULL || g->is_mesh)
+        return NULL;
+    def->points = g->vertices;
+    def->point_count = g->vertex_count;
+    return def;
+}
+
+static gy_result snapshot_query(gy_world *w, snapshot_kind kind, gy_vec3 origin,
+                                gy_vec3 translation, const gy_shape *shape, gy_pose pose,
                                 const gy_world_query_filter *filter, gy_collector collector,
                                 gy_world_hit *hits, uint32_t capacity, uint32_t *count,
                                 uint64_t *tick)
@@ -233,10 +249,20 @@ static gy_result snapshot_query(gy_world *w, bool ray, gy_vec3 origin, gy_vec3 t
     if (r != GY_OK)
         return r;
     uint32_t n = 0;
-    r = ray ? gy_snapshot_view_raycast(v, origin, translation, &sf, collector, w->snap_scratch,
-                                       capacity, &n)
-            : gy_snapshot_view_overlap(v, shape, pose, &sf, collector, w->snap_scratch, capacity,
-                                       &n);
+    gy_hull_def hull;
+    switch (kind) {
+    case SNAPSHOT_RAY:
+        r = gy_snapshot_view_raycast(v, origin, translation, &sf, collector, w->snap_scratch,
+                                     capacity, &n);
+        break;
+    case SNAPSHOT_CAST:
+        r = gy_snapshot_view_shape_cast(v, shape, cast_hull(w, shape, &hull), pose, translation,
+                                        &sf, collector, w->snap_scratch, capacity, &n);
+        break;
+    case SNAPSHOT_OVERLAP:
+        r = gy_snapshot_view_overlap(v, shape, pose, &sf, collector, w->snap_scratch, capacity, &n);
+        break;
+    }
     if (r != GY_OK)
         return r;
     if (tick != NULL)
@@ -253,8 +279,8 @@ gy_result gy_world_snapshot_raycast(gy_world *w, gy_vec3 origin, gy_vec3 transla
     gy_result entered = gy_w_enter(w, __func__);
     if (entered != GY_OK)
         return entered;
-    return snapshot_query(w, true, origin, translation, NULL, gy_pose_identity(), filter, collector,
-                          hits, capacity, count, tick);
+    return snapshot_query(w, SNAPSHOT_RAY, origin, translation, NULL, gy_pose_identity(), filter,
+                          collector, hits, capacity, count, tick);
 }
 
 gy_result gy_world_snapshot_overlap(gy_world *w, const gy_shape *shape, gy_pose pose,
@@ -265,6 +291,18 @@ gy_result gy_world_snapshot_overlap(gy_world *w, const gy_shape *shape, gy_pose 
     gy_result entered = gy_w_enter(w, __func__);
     if (entered != GY_OK)
         return entered;
-    return snapshot_query(w, false, gy_v3(0, 0, 0), gy_v3(0, 0, 0), shape, pose, filter, collector,
-                          hits, capacity, count, tick);
+    return snapshot_query(w, SNAPSHOT_OVERLAP, gy_v3(0, 0, 0), gy_v3(0, 0, 0), shape, pose, filter,
+                          collector, hits, capacity, count, tick);
+}
+
+gy_result gy_world_snapshot_shape_cast(gy_world *w, const gy_shape *shape, gy_pose pose,
+                                       gy_vec3 translation, const gy_world_query_filter *filter,
+                                       gy_collector collector, gy_world_hit *hits,
+                                       uint32_t capacity, uint32_t *count, uint64_t *tick)
+{
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    return snapshot_query(w, SNAPSHOT_CAST, gy_v3(0, 0, 0), translation, shape, pose, filter,
+                          collector, hits, capacity, count, tick);
 }

@@ -498,13 +498,33 @@ uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
     }
 }
 
-void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max, gy_bvh_ray_fn fn,
-                    void *ctx)
+/* gy_bvh_box_ray against `box` grown by `grow` on each side (`grown` false: as it is). */
+static inline double grown_box_ray(const gy_bvh_box *box, bool grown, gy_vec3 grow, gy_vec3 origin,
+                                   gy_vec3 inv, double t_max)
+{
+    if (!grown)
+        return gy_bvh_box_ray(box, origin, inv, t_max);
+    /* Growing the box by the moving box's half extents turns box-against-box into a ray test;
+     * the float box is widened in double, so the test stays conservative. */
+    gy_bvh_box g;
+    const double gv[3] = {grow.x, grow.y, grow.z};
+    for (int i = 0; i < 3; i++) {
+        g.min[i] = nextafterf((float)((double)box->min[i] - gv[i]), -INFINITY);
+        g.max[i] = nextafterf((float)((double)box->max[i] + gv[i]), INFINITY);
+    }
+    return gy_bvh_box_ray(&g, origin, inv, t_max);
+}
+
+/* The walk behind gy_bvh_raycast and gy_bvh_sweep; inlined into each with `grown` constant, so
+ * rays pay nothing for the growing. */
+static inline void walk_swept(const gy_bvh *bvh, bool grown, gy_vec3 center, gy_vec3 half,
+                              gy_vec3 dir, double t_max, gy_bvh_ray_fn fn, void *ctx)
 {
     if (bvh->node_count == 0)
         return;
+    gy_vec3 origin = center;
     gy_vec3 inv = gy_bvh_ray_inverse(dir);
-    double t_root = gy_bvh_box_ray(&bvh->nodes[0].box, origin, inv, t_max);
+    double t_root = grown_box_ray(&bvh->nodes[0].box, grown, half, origin, inv, t_max);
     if (t_root < 0.0)
         return;
     struct {
@@ -528,8 +548,8 @@ void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max
                     return;
                 break;
             }
-            double t0 = gy_bvh_box_ray(&bvh->nodes[link].box, origin, inv, t_max);
-            double t1 = gy_bvh_box_ray(&bvh->nodes[link + 1u].box, origin, inv, t_max);
+            double t0 = grown_box_ray(&bvh->nodes[link].box, grown, half, origin, inv, t_max);
+            double t1 = grown_box_ray(&bvh->nodes[link + 1u].box, grown, half, origin, inv, t_max);
             if (t0 < 0.0 && t1 < 0.0)
                 break;
             if (t0 >= 0.0 && t1 >= 0.0) {
@@ -544,6 +564,18 @@ void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max
             }
         }
     }
+}
+
+void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max, gy_bvh_ray_fn fn,
+                    void *ctx)
+{
+    walk_swept(bvh, false, origin, gy_v3(0, 0, 0), dir, t_max, fn, ctx);
+}
+
+void gy_bvh_sweep(const gy_bvh *bvh, gy_vec3 center, gy_vec3 half, gy_vec3 dir, double t_max,
+                  gy_bvh_ray_fn fn, void *ctx)
+{
+    walk_swept(bvh, true, center, half, dir, t_max, fn, ctx);
 }
 
 bool gy_bvh_overlap(const gy_bvh *bvh, const gy_bvh_box *box, gy_bvh_overlap_fn fn, void *ctx)

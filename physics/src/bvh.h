@@ -165,6 +165,11 @@ typedef double (*gy_bvh_ray_fn)(void *ctx, uint32_t item, double t_max);
 void gy_bvh_raycast(const gy_bvh *bvh, gy_vec3 origin, gy_vec3 dir, double t_max, gy_bvh_ray_fn fn,
                     void *ctx);
 
+/* As gy_bvh_raycast for the box `center` ± `half` moved by t·dir: walks the leaves whose boxes it
+ * touches for some t in [0, t_max], nearer first (a shape cast's broad phase). */
+void gy_bvh_sweep(const gy_bvh *bvh, gy_vec3 center, gy_vec3 half, gy_vec3 dir, double t_max,
+                  gy_bvh_ray_fn fn, void *ctx);
+
 /* Called for each leaf whose box overlaps the query box; returns false to stop. */
 typedef bool (*gy_bvh_overlap_fn)(void *ctx, uint32_t item);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bvh.h"
+#include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/math.h"
 #include "gyre/triple_buffer.h"
@@ -1476,260 +1477,35 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
 
 /* ---- exact overlap tests ------------------------------------------------------------------------
  * Convex shapes are a core (point, segment, box, cylinder or point cloud) plus a radius; two
- * overlap when GJK's distance between their cores is at most the sum of the radii. */
-
-typedef enum core_kind { CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE_CLOUD } core_kind;
-
-typedef struct convex {
-    core_kind kind;
-    gy_pose pose;
-    gy_vec3 half;          /* box half extents; cylinder: radius in x, half height in y */
-    double hh;             /* segment half length along local Y */
-    double radius;         /* rounding: sphere and capsule radius */
-    const gy_vec3 *points; /* cloud, in the local frame */
-    uint32_t point_count;
-} convex;
-
-static gy_vec3 local_support(const convex *c, gy_vec3 d)
-{
-    switch (c->kind) {
-    case CORE_POINT:
-        return gy_v3(0, 0, 0);
-    case CORE_SEGMENT:
-        return gy_v3(0.0, d.y >= 0.0 ? c->hh : -c->hh, 0.0);
-    case CORE_BOX:
-        return gy_v3(d.x >= 0.0 ? c->half.x : -c->half.x, d.y >= 0.0 ? c->half.y : -c->half.y,
-                     d.z >= 0.0 ? c->half.z : -c->half.z);
-    case CORE_CYLINDER: {
-        double l = sqrt(d.x * d.x + d.z * d.z), r = c->half.x;
-        gy_vec3 s = gy_v3(0.0, d.y >= 0.0 ? c->half.y : -c->half.y, 0.0);
-        if (l > 0.0) {
-            s.x = r * d.x / l;
-            s.z = r * d.z / l;
-        }
-        return s;
-    }
-    default: {
-        uint32_t best = 0;
-        double best_dot = -INFINITY;
-        for (uint32_t i = 0; i < c->point_count; i++) {
-            double k = gy_v3_dot(c->points[i], d);
-            if (k > best_dot) {
-                best_dot = k;
-                best = i;
-            }
-        }
-        return c->points[best];
-    }
-    }
-}
-
-static gy_vec3 support(const convex *c, gy_vec3 d)
-{
-    gy_vec3 ld = gy_quat_rotate(gy_quat_conj(c->pose.rotation), d);
-    return gy_pose_apply(c->pose, local_support(c, ld));
-}
-
-/* Closest point to the origin on segment s[0]s[1]; keeps in s the vertices it depends on. */
-static gy_vec3 closest_segment(gy_vec3 *s, int *n)
-{
-    gy_vec3 a = s[0], ab = gy_v3_sub(s[1], s[0]);
-    double len2 = gy_v3_len_sq(ab), t = len2 > 0.0 ? -gy_v3_dot(a, ab) / len2 : 0.0;
-    if (t <= 0.0) {
-        *n = 1;
-        return a;
-    }
-    if (t >= 1.0) {
-        s[0] = s[1];
-        *n = 1;
-        return s[0];
-    }
-    *n = 2;
-    return gy_v3_mad(a, ab, t);
-}
-
-/* Closest point to the origin on triangle s[0..2] (Voronoi regions, after Ericson, "Real-Time
- * Collision Detection" 5.1.5); keeps in s the vertices it depends on. */
-static gy_vec3 closest_triangle(gy_vec3 *s, int *n)
-{
-    gy_vec3 a = s[0], b = s[1], c = s[2];
-    gy_vec3 ab = gy_v3_sub(b, a), ac = gy_v3_sub(c, a);
-    double d1 = -gy_v3_dot(ab, a), d2 = -gy_v3_dot(ac, a);
-    if (d1 <= 0.0 && d2 <= 0.0) {
-        *n = 1;
-        return a;
-    }
-    double d3 = -gy_v3_dot(ab, b), d4 = -gy_v3_dot(ac, b);
-    if (d3 >= 0.0 && d4 <= d3) {
-        s[0] = b;
-        *n = 1;
-        return b;
-    }
-    double vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-        double den = d1 - d3;
-        *n = 2;
-        return gy_v3_mad(a, ab, den > 0.0 ? d1 / den : 0.0);
-    }
-    double d5 = -gy_v3_dot(ab, c), d6 = -gy_v3_dot(ac, c);
-    if (d6 >= 0.0 && d5 <= d6) {
-        s[0] = c;
-        *n = 1;
-        return c;
-    }
-    double vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-        double den = d2 - d6;
-        s[1] = c;
-        *n = 2;
-        return gy_v3_mad(a, ac, den > 0.0 ? d2 / den : 0.0);
-    }
-    double va = d3 * d6 - d5 * d4;
-    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
-        double den = (d4 - d3) + (d5 - d6);
-        s[0] = b;
-        s[1] = c;
-        *n = 2;
-        return gy_v3_mad(b, gy_v3_sub(c, b), den > 0.0 ? (d4 - d3) / den : 0.0);
-    }
-    double sum = va + vb + vc;
-    if (!(sum > 0.0)) {
-        /* Degenerate (collinear) triangle that fell through: its closest edge decides. */
-        gy_vec3 best = a, e[2];
-        double best_d = INFINITY;
-        int best_n = 1;
-        gy_vec3 keep[2] = {a, a};
-        for (int i = 0; i < 3; i++) {
-            e[0] = s[i];
-            e[1] = s[(i + 1) % 3];
-            int m;
-            gy_vec3 p = closest_segment(e, &m);
-            if (gy_v3_len_sq(p) < best_d) {
-                best_d = gy_v3_len_sq(p);
-                best = p;
-                best_n = m;
-                keep[0] = e[0];
-                keep[1] = e[1];
-            }
-        }
-        s[0] = keep[0];
-        s[1] = keep[1];
-        *n = best_n;
-        return best;
-    }
-    *n = 3;
-    return gy_v3_add(a, gy_v3_add(gy_v3_scale(ab, vb / sum), gy_v3_scale(ac, vc / sum)));
-}
-
-/* Closest point to the origin on tetrahedron s[0..3]; *n = 4 when the origin is inside. */
-static gy_vec3 closest_tetrahedron(gy_vec3 *s, int *n)
-{
-    static const int faces[4][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 3, 2, 0}};
-    gy_vec3 a = s[0];
-    double vol = gy_v3_dot(gy_v3_sub(s[3], a), gy_v3_cross(gy_v3_sub(s[1], a), gy_v3_sub(s[2], a)));
-    double scale = gy_v3_len_sq(gy_v3_sub(s[1], a)) + gy_v3_len_sq(gy_v3_sub(s[2], a)) +
-                   gy_v3_len_sq(gy_v3_sub(s[3], a));
-    bool flat = fabs(vol) <= 1e-12 * scale * sqrt(scale);
-    double best_d = INFINITY;
-    gy_vec3 best = a, keep[3] = {a, a, a};
-    int best_n = 0;
-    for (int f = 0; f < 4; f++) {
-        gy_vec3 p0 = s[faces[f][0]], p1 = s[faces[f][1]], p2 = s[faces[f][2]], q = s[faces[f][3]];
-        gy_vec3 nrm = gy_v3_cross(gy_v3_sub(p1, p0), gy_v3_sub(p2, p0));
-        double side_o = -gy_v3_dot(p0, nrm), side_q = gy_v3_dot(gy_v3_sub(q, p0), nrm);
-        if (!flat && side_o * side_q >= 0.0)
-            continue; /* the origin is on the inner side of this face */
-        gy_vec3 tri[3] = {p0, p1, p2};
-        int m;
-        gy_vec3 p = closest_triangle(tri, &m);
-        if (gy_v3_len_sq(p) < best_d) {
-            best_d = gy_v3_len_sq(p);
-            best = p;
-            best_n = m;
-            keep[0] = tri[0];
-            keep[1] = tri[1];
-            keep[2] = tri[2];
-        }
-    }
-    if (best_n == 0) {
-        *n = 4;
-        return gy_v3(0, 0, 0);
-    }
-    s[0] = keep[0];
-    s[1] = keep[1];
-    s[2] = keep[2];
-    *n = best_n;
-    return best;
-}
-
-/* Distance between the cores of a and b (0 when they intersect), by GJK (van den Bergen). */
-static double gjk_distance(const convex *a, const convex *b)
-{
-    gy_vec3 s[4];
-    int n = 0;
-    gy_vec3 v = gy_v3_sub(a->pose.position, b->pose.position);
-    if (gy_v3_len_sq(v) == 0.0)
-        v = gy_v3(1, 0, 0);
-    v = gy_v3_sub(support(a, gy_v3_neg(v)), support(b, v));
-    double max_w2 = gy_v3_len_sq(v);
-    for (int iter = 0; iter < 96; iter++) {
-        double vv = gy_v3_len_sq(v);
-        if (vv <= 1e-24 * fmax(max_w2, 1.0))
-            return 0.0;
-        gy_vec3 w = gy_v3_sub(support(a, gy_v3_neg(v)), support(b, v));
-        if (vv - gy_v3_dot(v, w) <= 1e-12 * vv)
-            return sqrt(vv); /* no support point gets meaningfully closer */
-        for (int i = 0; i < n; i++)
-            if (gy_v3_len_sq(gy_v3_sub(s[i], w)) <= 1e-24 * fmax(max_w2, 1.0))
-                return sqrt(vv); /* a repeated vertex: converged as far as doubles go */
-        max_w2 = fmax(max_w2, gy_v3_len_sq(w));
-        s[n++] = w;
-        switch (n) {
-        case 1:
-            v = s[0];
-            break;
-        case 2:
-            v = closest_segment(s, &n);
-            break;
-        case 3:
-            v = closest_triangle(s, &n);
-            break;
-        default:
-            v = closest_tetrahedron(s, &n);
-            if (n == 4)
-                return 0.0;
-            break;
-        }
-    }
-    return gy_v3_len(v);
-}
+ * overlap when GJK's distance between their cores is at most the sum of the radii (gyre/convex.h).
+ */
 
 /* The query or an entry as a rounded convex; false for planes and meshes. */
 static bool convex_of_shape(gy_shape_type type, const double *p, const gy_snapshot_geometry *g,
-                            gy_pose pose, convex *c)
+                            gy_pose pose, gy_convex *c)
 {
     memset(c, 0, sizeof *c);
     c->pose = pose;
     switch (type) {
     case GY_SHAPE_SPHERE:
-        c->kind = CORE_POINT;
+        c->core = GY_CONVEX_POINT;
         c->radius = p[0];
         return true;
     case GY_SHAPE_CAPSULE:
-        c->kind = CORE_SEGMENT;
+        c->core = GY_CONVEX_SEGMENT;
         c->radius = p[0];
-        c->hh = p[1];
+        c->half_length = p[1];
         return true;
     case GY_SHAPE_BOX:
-        c->kind = CORE_BOX;
+        c->core = GY_CONVEX_BOX;
         c->half = gy_v3(p[0], p[1], p[2]);
         return true;
     case GY_SHAPE_CYLINDER:
-        c->kind = CORE_CYLINDER;
+        c->core = GY_CONVEX_CYLINDER;
         c->half = gy_v3(p[0], p[1], 0.0);
         return true;
     case GY_SHAPE_HULL:
-        c->kind = CORE_CLOUD;
+        c->core = GY_CONVEX_CLOUD;
         c->points = g->hull.vertices;
         c->point_count = g->hull.vertex_count;
         return true;
@@ -1738,14 +1514,14 @@ static bool convex_of_shape(gy_shape_type type, const double *p, const gy_snapsh
     }
 }
 
-static bool convex_overlap(const convex *a, const convex *b)
+static bool convex_overlap(const gy_convex *a, const gy_convex *b)
 {
-    return gjk_distance(a, b) <= a->radius + b->radius + TOUCH_TOLERANCE;
+    return gy_convex_overlap(a, b, TOUCH_TOLERANCE);
 }
 
 typedef struct mesh_overlap {
     const gy_snapshot_geometry *g;
-    const convex *query; /* in the mesh's frame */
+    const gy_convex *query; /* in the mesh's frame */
     int32_t triangle;
 } mesh_overlap;
 
@@ -1754,9 +1530,9 @@ static bool mesh_triangle_visit(void *ctx, uint32_t tri)
     mesh_overlap *m = ctx;
     const uint32_t *ix = &m->g->indices[3u * tri];
     gy_vec3 pts[3] = {m->g->vertices[ix[0]], m->g->vertices[ix[1]], m->g->vertices[ix[2]]};
-    convex t;
+    gy_convex t;
     memset(&t, 0, sizeof t);
-    t.kind = CORE_CLOUD;
+    t.core = GY_CONVEX_CLOUD;
     t.pose = gy_pose_identity();
     t.points = pts;
     t.point_count = 3;
@@ -1771,7 +1547,7 @@ typedef struct overlap_query {
     const gy_snapshot_view *v;
     const gy_snapshot_filter *filter;
     gy_collector collector;
-    convex shape;
+    gy_convex shape;
     uint8_t shape_type;
     double p[4];
     gy_bvh_box box;
@@ -1783,10 +1559,10 @@ typedef struct overlap_query {
 static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *triangle)
 {
     *triangle = -1;
-    convex target;
+    gy_convex target;
     if (e->type == GY_SHAPE_PLANE) {
         gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
-        double lowest = gy_v3_dot(n, support(&q->shape, gy_v3_neg(n))) - e->p[3];
+        double lowest = gy_v3_dot(n, gy_convex_support(&q->shape, gy_v3_neg(n))) - e->p[3];
         return lowest <= q->shape.radius + TOUCH_TOLERANCE;
     }
     if (e->type == GY_SHAPE_MESH) {
@@ -1800,7 +1576,7 @@ static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *tr
         gy_vec3 lo, hi;
         entry_bounds(&local, &lo, &hi);
         gy_bvh_box box = gy_bvh_box_from(lo, hi);
-        convex lq = q->shape;
+        gy_convex lq = q->shape;
         lq.pose = to_local;
         mesh_overlap m = {e->geometry, &lq, -1};
         gy_bvh_overlap(&e->geometry->tree, &box, mesh_triangle_visit, &m);
@@ -1873,6 +1649,298 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
         go = overlap_visit(&q, v->planes[i]);
     for (int g = 0; g < TREE_COUNT && go; g++)
         go = gy_bvh_overlap(&v->trees[g], &q.box, overlap_visit, &q);
+    *count = q.count;
+    return GY_OK;
+}
+
+/* ---- shape casts ----------------------------------------------------------------------------
+ * The moving shape's box, grown along the sweep, walks the trees nearer first (gy_bvh_sweep); each
+ * candidate's time of impact comes from gy_convex_cast, or in closed form against a plane. */
+
+typedef struct cast_query {
+    const gy_snapshot_view *v;
+    const gy_snapshot_filter *filter;
+    gy_collector collector;
+    gy_convex shape; /* at fraction 0 */
+    uint8_t shape_type;
+    double p[4];
+    const gy_hull_def *hull; /* the moving hull's points */
+    double reach;            /* bounding radius about the pose's origin */
+    gy_vec3 translation;
+    double length;
+    gy_snapshot_hit *hits;
+    uint32_t capacity, count;
+    bool stop;
+    bool have_best;
+    gy_snapshot_hit best;
+} cast_query;
+
+/* Bounds of the moving shape at `pose`. */
+static void cast_bounds(const cast_query *q, gy_pose pose, gy_vec3 *lo, gy_vec3 *hi)
+{
+    if (q->shape_type == GY_SHAPE_HULL) {
+        *lo = gy_v3(INFINITY, INFINITY, INFINITY);
+        *hi = gy_v3(-INFINITY, -INFINITY, -INFINITY);
+        for (uint32_t i = 0; i < q->hull->point_count; i++) {
+            gy_vec3 p = gy_pose_apply(pose, q->hull->points[i]);
+            *lo = gy_v3_min(*lo, p);
+            *hi = gy_v3_max(*hi, p);
+        }
+        return;
+    }
+    qs_entry e;
+    memset(&e, 0, sizeof e);
+    e.type = q->shape_type;
+    memcpy(e.p, q->p, sizeof e.p);
+    e.pose = pose;
+    entry_bounds(&e, lo, hi);
+}
+
+typedef struct mesh_cast {
+    const gy_snapshot_geometry *g;
+    const gy_convex *shape; /* in the mesh's frame */
+    gy_vec3 translation;    /* in the mesh's frame */
+    double from;
+    bool found;
+    gy_convex_hit hit;
+    int32_t triangle;
+} mesh_cast;
+
+static double mesh_cast_visit(void *ctx, uint32_t tri, double t_max)
+{
+    mesh_cast *m = ctx;
+    const uint32_t *ix = &m->g->indices[3u * tri];
+    gy_vec3 pts[3] = {m->g->vertices[ix[0]], m->g->vertices[ix[1]], m->g->vertices[ix[2]]};
+    gy_convex t;
+    memset(&t, 0, sizeof t);
+    t.core = GY_CONVEX_CLOUD;
+    t.pose = gy_pose_identity();
+    t.points = pts;
+    t.point_count = 3;
+    gy_convex_hit h;
+    if (!gy_convex_cast(m->shape, m->translation, &t, m->from, t_max, TOUCH_TOLERANCE, &h) ||
+        (m->found && !(h.fraction < m->hit.fraction)))
+        return t_max;
+    m->found = true;
+    m->hit = h;
+    m->triangle = (int32_t)tri;
+    return h.fraction;
+}
+
+/* Time of impact of the query against one entry within [0, t_max]. */
+static bool cast_entry(const cast_query *q, const qs_entry *e, double from, double t_max,
+                       gy_convex_hit *h, int32_t *triangle)
+{
+    *triangle = -1;
+    if (e->type == GY_SHAPE_PLANE) {
+        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
+        gy_vec3 low = gy_convex_support(&q->shape, gy_v3_neg(n));
+        double height = gy_v3_dot(n, low) - e->p[3] - q->shape.radius;
+        double t = 0.0;
+        if (height > TOUCH_TOLERANCE) {
+            double closing = -gy_v3_dot(n, q->translation);
+            if (!(closing > 0.0) || height > t_max * closing)
+                return false;
+            t = height / closing;
+        }
+        h->fraction = t;
+        h->normal = n;
+        h->point = gy_v3_mad(gy_v3_mad(low, q->translation, t), n, -q->shape.radius);
+        return true;
+    }
+    if (e->type == GY_SHAPE_MESH) {
+        /* The cast goes into the mesh's frame, where the triangle tree lives. */
+        gy_pose inv = gy_pose_inverse(e->pose);
+        gy_convex local = q->shape;
+        local.pose = gy_pose_mul(inv, q->shape.pose);
+        gy_vec3 lo, hi;
+        cast_bounds(q, local.pose, &lo, &hi);
+        gy_vec3 center = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
+        gy_vec3 half = gy_v3_scale(gy_v3_sub(hi, lo), 0.5);
+        mesh_cast m;
+        memset(&m, 0, sizeof m);
+        m.g = e->geometry;
+        m.shape = &local;
+        m.translation = gy_quat_rotate(inv.rotation, q->translation);
+        m.from = from;
+        gy_bvh_sweep(&e->geometry->tree, center, half, m.translation, t_max, mesh_cast_visit, &m);
+        if (!m.found)
+            return false;
+        h->fraction = m.hit.fraction;
+        h->point = gy_pose_apply(e->pose, m.hit.point);
+        h->normal = gy_quat_rotate(e->pose.rotation, m.hit.normal);
+        *triangle = m.triangle;
+        return true;
+    }
+    gy_convex target;
+    convex_of_shape((gy_shape_type)e->type, e->p, e->geometry, e->pose, &target);
+    return gy_convex_cast(&q->shape, q->translation, &target, from, t_max, TOUCH_TOLERANCE, h);
+}
+
+/* Radius about the pose's origin of a sphere holding the whole entry. */
+static double bounding_radius(const qs_entry *e)
+{
+    bool rounded = e->type == GY_SHAPE_SPHERE || e->type == GY_SHAPE_CAPSULE;
+    return turn_radius(e) + (rounded ? e->p[0] : 0.0);
+}
+
+/* The first fraction in [0, t_max] at which the query's bounding sphere, swept, meets the entry's;
+ * false when it never does. Cheaper than any exact test, it drops most of what the tree walk
+ * offers and lets the exact test start where contact first becomes possible. */
+static bool spheres_meet(const cast_query *q, const qs_entry *e, double t_max, double *from)
+{
+    if (e->type == GY_SHAPE_PLANE) {
+        *from = 0.0;
+        return true;
+    }
+    double r = q->reach + bounding_radius(e) + TOUCH_TOLERANCE;
+    gy_vec3 rel = gy_v3_sub(q->shape.pose.position, e->pose.position);
+    double a = gy_v3_len_sq(q->translation), b = gy_v3_dot(rel, q->translation);
+    double c = gy_v3_len_sq(rel) - r * r;
+    if (c <= 0.0) {
+        *from = 0.0;
+        return true;
+    }
+    double disc = b * b - a * c;
+    if (!(a > 0.0) || disc < 0.0 || b >= 0.0)
+        return false;
+    double t = (-b - sqrt(disc)) / a;
+    if (t > t_max)
+        return false;
+    *from = fmax(0.0, t * (1.0 - 1e-9) - 1e-12);
+    return true;
+}
+
+static double cast_visit(void *ctx, uint32_t slot, double t_max)
+{
+    cast_query *q = ctx;
+    const qs_entry *e = &q->v->entries[slot];
+    gy_convex_hit h;
+    int32_t triangle;
+    double from;
+    if (!accepts(q->filter, e) || !spheres_meet(q, e, t_max, &from) ||
+        !cast_entry(q, e, from, t_max, &h, &triangle))
+        return t_max;
+    gy_snapshot_hit hit;
+    hit.attachment = e->attachment;
+    hit.store_index = e->store_index;
+    hit.slot = slot;
+    hit.triangle = triangle;
+    hit.fraction = h.fraction;
+    hit.distance = h.fraction * q->length;
+    hit.point = h.point;
+    hit.normal = h.normal;
+    hit.tick = q->v->tick;
+    switch (q->collector) {
+    case GY_COLLECT_CLOSEST:
+        if (q->have_best && !(hit.fraction < q->best.fraction))
+            return t_max;
+        q->best = hit;
+        q->have_best = true;
+        return hit.fraction;
+    case GY_COLLECT_ANY:
+        q->hits[q->count++] = hit;
+        q->stop = true;
+        return -1.0;
+    default:
+        q->hits[q->count++] = hit;
+        if (q->count == q->capacity) {
+            q->stop = true;
+            return -1.0;
+        }
+        return t_max;
+    }
+}
+
+gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape *shape,
+                                      const gy_hull_def *hull, gy_pose pose, gy_vec3 translation,
+                                      const gy_snapshot_filter *filter, gy_collector collector,
+                                      gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count)
+{
+    if (count != NULL)
+        *count = 0;
+    gy_result r = check_query_args(v, filter, collector, hits, capacity, count);
+    if (r != GY_OK)
+        return r;
+    if (shape == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    /* The same checks, in the same order, as the adapters' live casts. */
+    r = gy_validate_shape(shape);
+    if (r == GY_OK)
+        r = gy_validate_pose(pose);
+    if (r != GY_OK)
+        return r;
+    switch (shape->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_BOX:
+    case GY_SHAPE_CAPSULE:
+        break;
+    case GY_SHAPE_HULL:
+        if (hull == NULL)
+            return GY_ERR_STALE_HANDLE;
+        r = gy_validate_hull_def(hull);
+        if (r != GY_OK)
+            return r;
+        break;
+    default:
+        return GY_ERR_UNSUPPORTED;
+    }
+    if (!gy_vec3_is_finite(translation) || !isfinite(gy_v3_len(translation)))
+        return GY_ERR_NON_FINITE;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+
+    gy_snapshot_filter fdef = gy_default_snapshot_filter();
+    cast_query q;
+    memset(&q, 0, sizeof q);
+    q.v = v;
+    q.filter = filter ? filter : &fdef;
+    q.collector = collector;
+    q.shape_type = (uint8_t)shape->type;
+    q.hull = hull;
+    q.translation = translation;
+    q.length = gy_v3_len(translation);
+    q.hits = hits;
+    q.capacity = capacity;
+    if (shape->type == GY_SHAPE_HULL) {
+        memset(&q.shape, 0, sizeof q.shape);
+        q.shape.core = GY_CONVEX_CLOUD;
+        q.shape.pose = pose;
+        q.shape.points = hull->points;
+        q.shape.point_count = hull->point_count;
+        for (uint32_t i = 0; i < hull->point_count; i++)
+            q.reach = fmax(q.reach, gy_v3_len(hull->points[i]));
+    } else {
+        gy_snapshot_entry def = gy_default_snapshot_entry();
+        def.shape = *shape;
+        def.pose = pose;
+        qs_entry qe;
+        r = entry_from_def(&def, &qe);
+        if (r != GY_OK)
+            return r;
+        memcpy(q.p, qe.p, sizeof q.p);
+        convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, pose, &q.shape);
+        q.reach = bounding_radius(&qe);
+    }
+    if (capacity == 0)
+        return GY_OK;
+    gy_vec3 lo, hi;
+    cast_bounds(&q, pose, &lo, &hi);
+    gy_vec3 center = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
+    gy_vec3 half = gy_v3_add(gy_v3_scale(gy_v3_sub(hi, lo), 0.5),
+                             gy_v3(TOUCH_TOLERANCE, TOUCH_TOLERANCE, TOUCH_TOLERANCE));
+    double t_max = 1.0;
+    for (uint32_t i = 0; i < v->plane_count && !q.stop; i++) {
+        double t = cast_visit(&q, v->planes[i], t_max);
+        if (t >= 0.0)
+            t_max = t;
+    }
+    for (int g = 0; g < TREE_COUNT && !q.stop; g++) {
+        gy_bvh_sweep(&v->trees[g], center, half, translation, t_max, cast_visit, &q);
+        if (q.have_best)
+            t_max = q.best.fraction;
+    }
+    if (collector == GY_COLLECT_CLOSEST && q.have_best)
+        hits[q.count++] = q.best;
     *count = q.count;
     return GY_OK;
 }

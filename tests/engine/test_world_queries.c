@@ -171,6 +171,112 @@ static void test_queries_snapshot_matches_live(void **state)
     wfx_destroy(s.w, NULL);
 }
 
+/* A hull made as World geometry sweeps like the adapters' hulls: an octahedron of radius 0.5
+ * reaches 0.5 m ahead of its centre, so it meets the wall's face at z = -0.5 after 2 m. */
+static void test_queries_snapshot_shape_cast_with_world_hull(void **state)
+{
+    (void)state;
+    query_scene s;
+    build(&s);
+    static const gy_vec3 octahedron[] = {{0.5, 0, 0},  {-0.5, 0, 0}, {0, 0.5, 0},
+                                         {0, -0.5, 0}, {0, 0, 0.5},  {0, 0, -0.5}};
+    gy_hull_def hd = {octahedron, 6};
+    gy_geometry g;
+    assert_result(gy_geometry_create_hull(s.w, &hd, &g), GY_OK);
+    gy_shape hull;
+    memset(&hull, 0, sizeof hull);
+    hull.type = GY_SHAPE_HULL;
+    hull.resource.bits = g.bits;
+    gy_pose at = {gy_v3(0, 1, -3), gy_quat_identity()};
+    gy_world_hit hit;
+    uint32_t n;
+    assert_result(gy_world_snapshot_shape_cast(s.w, &hull, at, gy_v3(0, 0, 10), NULL,
+                                               GY_COLLECT_CLOSEST, &hit, 1, &n, NULL),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_true(gy_entity_equal(hit.entity, s.near_box));
+    assert_near(hit.distance, 2.0, 1e-5);
+    assert_near(hit.normal.z, -1.0, 1e-6);
+    gy_geometry_release(s.w, g);
+    wfx_tick(s.w, 1);
+    assert_result(gy_world_snapshot_shape_cast(s.w, &hull, at, gy_v3(0, 0, 10), NULL,
+                                               GY_COLLECT_CLOSEST, &hit, 1, &n, NULL),
+                  GY_ERR_STALE_HANDLE);
+    assert_int_equal(n, 0);
+    wfx_destroy(s.w, NULL);
+}
+
+/* The physics thread runs free while the game thread sweeps shapes through the snapshot: every
+ * cast must see a whole publish (the static wall at its exact time of impact, the tick never going
+ * back), and the casts must span several publishes. Waits on publishes with a deadline, not on a
+ * sleep. */
+static void test_queries_snapshot_shape_cast_while_physics_steps(void **state)
+{
+    (void)state;
+    gy_world_config c = wfx_config(NULL, false);
+    gy_world *w = wfx_world_with(&c);
+    wfx_ground(w);
+    gy_entity wall = wfx_entity(w, "wall", gy_v3(0, 1, 0));
+    wfx_add(w, wall, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    /* Balls falling beside the path keep the moving tree changing at every publish. */
+    for (int i = 0; i < 8; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "ball%d", i);
+        wfx_ball(w, name, gy_v3(3.0 + i, 2.0 + 0.5 * i, 0));
+    }
+    gy_shape shapes[3];
+    memset(shapes, 0, sizeof shapes);
+    shapes[0].type = GY_SHAPE_SPHERE;
+    shapes[0].radius = 0.25;
+    shapes[1].type = GY_SHAPE_BOX;
+    shapes[1].box_size = gy_v3(0.5, 0.5, 0.5);
+    shapes[2].type = GY_SHAPE_CAPSULE;
+    shapes[2].radius = 0.25;
+    shapes[2].height = 1.0;
+    /* Each reaches 0.25 m ahead of its centre along +z: the wall's face z = -0.5 is 2.25 m on. */
+    const double expected = 2.25;
+    uint64_t first = 0, last = 0, casts = 0, missed = 0, wrong = 0, backwards = 0, hits_from = 0;
+    bool seen = false;
+    double checksum = 0.0;
+    double deadline = gy_test_now() + 60.0;
+    while (gy_test_now() < deadline && (casts < hits_from + 3000 || last < first + 10)) {
+        assert_result(gy_world_tick(w, 0.001), GY_OK);
+        for (int k = 0; k < 3; k++, casts++) {
+            gy_pose at = {gy_v3(0, 1, -3), gy_quat_identity()};
+            gy_world_hit hit;
+            uint32_t n = 0;
+            uint64_t tick = 0;
+            gy_result r = gy_world_snapshot_shape_cast(w, &shapes[k], at, gy_v3(0, 0, 10), NULL,
+                                                       GY_COLLECT_CLOSEST, &hit, 1, &n, &tick);
+            if (r == GY_ERR_BUSY)
+                continue; /* nothing published yet */
+            assert_result(r, GY_OK);
+            if (first == 0)
+                first = tick;
+            backwards += tick < last;
+            last = tick > last ? tick : last;
+            if (n != 1) {
+                missed += seen; /* the wall arrives with the first publish that holds it */
+                continue;
+            }
+            if (!seen)
+                hits_from = casts;
+            seen = true;
+            wrong += !gy_entity_equal(hit.entity, wall) || fabs(hit.distance - expected) > 1e-4;
+            checksum += hit.distance;
+        }
+    }
+    print_message("%llu casts over ticks %llu..%llu, checksum %.6f\n", (unsigned long long)casts,
+                  (unsigned long long)first, (unsigned long long)last, checksum);
+    assert_true(last >= first + 10); /* the physics thread stepped throughout */
+    assert_true(seen);
+    assert_int_equal(missed, 0);
+    assert_int_equal(wrong, 0);
+    assert_int_equal(backwards, 0);
+    assert_near(checksum, expected * (double)(casts - hits_from), 1e-4 * (double)casts);
+    wfx_destroy(w, NULL);
+}
+
 /* ---- joints ---------------------------------------------------------------------------------- */
 
 static double dist(gy_vec3 a, gy_vec3 b)
@@ -342,6 +448,8 @@ int main(void)
         cmocka_unit_test(test_queries_live_raycast_returns_entities),
         cmocka_unit_test(test_queries_shape_cast_and_overlap),
         cmocka_unit_test(test_queries_snapshot_matches_live),
+        cmocka_unit_test(test_queries_snapshot_shape_cast_with_world_hull),
+        cmocka_unit_test(test_queries_snapshot_shape_cast_while_physics_steps),
         cmocka_unit_test(test_joints_pendulum_survives_switch_off_and_on),
         cmocka_unit_test(test_joints_break_and_validation),
         cmocka_unit_test(test_character_walks_jumps_and_lands),

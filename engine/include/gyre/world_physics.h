@@ -370,7 +370,10 @@ gy_result gy_world_overlap(gy_world *world, const gy_shape *shape, gy_pose pose,
 
 /* Lock-free queries against the query snapshot of the newest physics publish (never waits for
  * the physics thread). Overlap shapes: sphere, box, capsule. Overlap hits fill only `entity` and
- * `triangle`. Errors as above; GY_ERR_BUSY before the first publish. */
+ * `triangle`. Shape casts take what gy_world_shape_cast takes (sphere, box, capsule, or a hull
+ * naming World geometry in `shape->resource`) and answer as it does, except that `penetration` is
+ * 0 for a cast starting in contact (fraction 0). Errors as above; GY_ERR_BUSY before the first
+ * publish. */
 gy_result gy_world_snapshot_raycast(gy_world *world, gy_vec3 origin, gy_vec3 translation,
                                     const gy_world_query_filter *filter, gy_collector collector,
                                     gy_world_hit *hits, uint32_t capacity, uint32_t *count,
@@ -379,6 +382,10 @@ gy_result gy_world_snapshot_overlap(gy_world *world, const gy_shape *shape, gy_p
                                     const gy_world_query_filter *filter, gy_collector collector,
                                     gy_world_hit *hits, uint32_t capacity, uint32_t *count,
                                     uint64_t *tick);
+gy_result gy_world_snapshot_shape_cast(gy_world *world, const gy_shape *shape, gy_pose pose,
+                                       gy_vec3 translation, const gy_world_query_filter *filter,
+                                       gy_collector collector, gy_world_hit *hits,
+                                       uint32_t capacity, uint32_t *count, uint64_t *tick);
 
 #ifdef __cplusplus
 }

@@ -87,7 +87,8 @@ typedef struct gy_snapshot_filter {
 
 gy_snapshot_filter gy_default_snapshot_filter(void);
 
-/* One answer. Overlaps fill only attachment, store_index, slot, triangle and tick. */
+/* One answer (a ray's or a shape cast's). Overlaps fill only attachment, store_index, slot,
+ * triangle and tick. */
 typedef struct gy_snapshot_hit {
     uint32_t attachment;
     uint32_t store_index;
@@ -201,6 +202,21 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
 gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *shape, gy_pose pose,
                                    const gy_snapshot_filter *filter, gy_collector collector,
                                    gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count);
+
+/* Casts `shape` (sphere, box, capsule or hull; others GY_ERR_UNSUPPORTED) from `pose` along
+ * `translation`. A hull is the convex hull of `hull`'s points in the shape's frame
+ * (GY_ERR_STALE_HANDLE when NULL, as the live cast answers a dead hull; `shape->resource` is
+ * ignored); `hull` is unused for the other shapes. Each hit is the first contact with one entry:
+ * its fraction, the point on the entry's surface and the normal out of it, found by conservative
+ * advancement (gy_convex_cast), so the fraction is never past the contact and at most
+ * GY_CONVEX_CAST_GAP metres short of it along the normal. A shape already touching an entry at
+ * `pose` hits it at fraction 0. Collectors, filter and errors as for raycast, plus those of
+ * gy_validate_shape, gy_validate_pose and gy_validate_hull_def, checked in the live cast's order.
+ * Never allocates. */
+gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape *shape,
+                                      const gy_hull_def *hull, gy_pose pose, gy_vec3 translation,
+                                      const gy_snapshot_filter *filter, gy_collector collector,
+                                      gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count);
 
 #ifdef __cplusplus
 }
