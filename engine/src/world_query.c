@@ -234,7 +234,7 @@ static gy_result snapshot_query(gy_world *w, snapshot_kind kind, gy_vec3 origin,
     gy_body_id ignore_body;
     r = resolve_filter(w, filter, &f, &ignore_att, &ignore_body);
     if (r == GY_OK)
-        r = check_query(ray, origin, translation, shape, pose);
+        r = check_query(kind == SNAPSHOT_RAY, origin, translation, shape, pose);
     if (r != GY_OK)
         return r;
     const gy_snapshot_view *v = gy_physics_acquire_query_view(w->physics);

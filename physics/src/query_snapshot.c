@@ -1885,8 +1885,9 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
     default:
         return GY_ERR_UNSUPPORTED;
     }
-    if (!gy_vec3_is_finite(translation) || !isfinite(gy_v3_len(translation)))
-        return GY_ERR_NON_FINITE;
+    r = gy_validate_vector(translation, GY_MAX_MAGNITUDE);
+    if (r != GY_OK)
+        return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
 
     gy_snapshot_filter fdef = gy_default_snapshot_filter();
