@@ -44,7 +44,7 @@ typedef struct gy_fault_backend {
     gy_result fail_result; /* returned by an injected failure; default GY_ERR_BACKEND */
     uint64_t fail_at[GY_FAULT_KIND_COUNT]; /* per-category call number to fail; 0 = never */
     uint64_t fail_any_at;                  /* overall call number to fail; 0 = never */
-    bool leak_per_body_release; /* leave one adapter object behind per body release */
+    bool leak_per_body_release;            /* leave one adapter object behind per body release */
 
     /* ---- counters (read with gy_fault_backend_get or after the threads are joined) ---- */
     uint64_t calls[GY_FAULT_KIND_COUNT]; /* create calls seen per category */
