@@ -14,7 +14,7 @@
 #define ODE_SURFACE_LAYER 0.0005
 /* Caps the velocity ERP uses to undo penetration, so a deep overlap separates gently. */
 #define ODE_MAX_CORRECTING_VEL 5.0
-#define ODE_GRID_CELL_SIZE     4.0
+#define ODE_GRID_CELL_SIZE 4.0
 #ifndef GY_ODE_RNG_SEED
 #define GY_ODE_RNG_SEED 1ul
 #endif

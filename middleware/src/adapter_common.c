@@ -143,6 +143,7 @@ gy_result gy_adapter_check_dt(double dt)
     return dt > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
 }
 
+
 void gy_adapter_counters(gy_backend_counters *out, const gy_adapter_tally *t,
                          const gy_handle_pool *bodies, const gy_handle_pool *colliders,
                          const gy_handle_pool *joints)
