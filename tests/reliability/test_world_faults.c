@@ -130,7 +130,8 @@ static const char *const k_extra =
     "{'name':'x_ball','parent':'x_slab','transform':{'position':[1,1,1]}}],"
     "'joints':[{'type':'Ball','a':'x_rock','anchor':[0,3,0]}]}";
 
-/* ---- the model: the adapter creates a scene makes, in the order the adapter sees them --------- */
+/* ---- the model: the adapter creates a scene makes, in the order the adapter sees them ---------
+ */
 
 typedef enum obj_kind { OBJ_RESOURCE = 0, OBJ_BODY = 1, OBJ_JOINT = 2 } obj_kind;
 
@@ -210,8 +211,9 @@ static void build_model(const gy_scene *s, bool bootstrap, model *m)
             if ((t != GY_SHAPE_HULL && t != GY_SHAPE_MESH) || sc->vertices == NULL)
                 continue;
             uint32_t r = 0;
-            while (r < m->res_count && !(m->res[r].type == t && m->res[r].vertices == sc->vertices &&
-                                         m->res[r].indices == sc->indices))
+            while (r < m->res_count &&
+                   !(m->res[r].type == t && m->res[r].vertices == sc->vertices &&
+                     m->res[r].indices == sc->indices))
                 r++;
             int32_t obj = -1;
             if (r == m->res_count) {
@@ -336,8 +338,7 @@ static uint32_t run_refusals(const gy_scene *scene, bool bootstrap, gy_fault_bac
     assert_result(gy_world_create(&cfg, &w), GY_OK);
     gy_scene_instance *inst = NULL;
     if (bootstrap) {
-        assert_result(gy_scene_instantiate(w, scene, gy_v3(0, 0, 0), &ta.base, &inst, NULL),
-                      GY_OK);
+        assert_result(gy_scene_instantiate(w, scene, gy_v3(0, 0, 0), &ta.base, &inst, NULL), GY_OK);
         assert_result(gy_world_start_physics(w), GY_OK);
     } else {
         assert_result(gy_scene_load_additive(w, scene, gy_v3(0, 0, 0), 0, &ta.base, &inst, NULL),
@@ -374,9 +375,9 @@ static uint32_t run_refusals(const gy_scene *scene, bool bootstrap, gy_fault_bac
                 assert_result(st.error, GY_OK);
             } else {
                 if (!st.failed || st.error != expect[i] || st.has_body)
-                    fail_msg("%s: '%s' should be failed with %s (failed %d: %s, has_body %d)",
-                             what, name, gy_result_name(expect[i]), st.failed,
-                             gy_result_name(st.error), st.has_body);
+                    fail_msg("%s: '%s' should be failed with %s (failed %d: %s, has_body %d)", what,
+                             name, gy_result_name(expect[i]), st.failed, gy_result_name(st.error),
+                             st.has_body);
                 char quoted[128];
                 snprintf(quoted, sizeof quoted, "'%s'", name);
                 if (!log_has(&logs, quoted, "body create failed"))
@@ -439,8 +440,8 @@ static uint32_t run_refusals(const gy_scene *scene, bool bootstrap, gy_fault_bac
     assert_result(gy_world_destroy(w, &td), GY_OK);
     assert_true(td.adapter_checked);
     if (td.adapter_live_objects != 0 || fb->live_at_destroy != 0)
-        fail_msg("%s: the adapter still held %u objects after teardown (%u at world destroy)",
-                 what, td.adapter_live_objects, fb->live_at_destroy);
+        fail_msg("%s: the adapter still held %u objects after teardown (%u at world destroy)", what,
+                 td.adapter_live_objects, fb->live_at_destroy);
     assert_int_equal(gy_fault_backend_get(&fb->worlds_created), 1);
     assert_int_equal(gy_fault_backend_get(&fb->worlds_destroyed), 1);
     if (ta.live_blocks != 0 || ta.live_bytes != 0)
@@ -503,6 +504,48 @@ static void test_world_refusals_test_scene_bootstrap(void **state)
     gy_scene_free(s);
 }
 
+/* The teardown's leak check, shown failing: the wrapper leaves one adapter object behind per
+ * body release, and both the World's report and the count at world destroy must say so. */
+static void test_world_teardown_reports_an_injected_leak(void **state)
+{
+    (void)state;
+    gy_scene *s = gy_test_load_scene(k_scene, scenes_dir, NULL, NULL);
+    model m;
+    build_model(s, true, &m);
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_fault_backend *fb = calloc(1, sizeof *fb);
+    assert_non_null(fb);
+    assert_result(gy_fault_backend_init(fb, adapter, &ta.base), GY_OK);
+    fb->leak_per_body_release = true;
+    log_capture logs;
+    gy_logger logger;
+    log_init(&logs, &logger);
+    gy_world_config cfg = world_config(s, fb, &logger, true);
+    gy_world *w = NULL;
+    assert_result(gy_world_create(&cfg, &w), GY_OK);
+    gy_scene_instance *inst = NULL;
+    assert_result(gy_scene_instantiate(w, s, gy_v3(0, 0, 0), &ta.base, &inst, NULL), GY_OK);
+    assert_result(gy_world_start_physics(w), GY_OK);
+    for (int i = 0; i < 4; i++)
+        assert_result(gy_world_tick(w, DT), GY_OK);
+    assert_int_equal(physics_bodies(w), m.per_kind[OBJ_BODY]);
+    gy_scene_instance_free(inst);
+    gy_world_teardown td;
+    assert_result(gy_world_destroy(w, &td), GY_OK);
+    /* Every body is released at teardown: one leaked object each, seen by both checks. */
+    uint32_t bodies = m.per_kind[OBJ_BODY];
+    assert_int_equal(gy_fault_backend_get(&fb->leaked), bodies);
+    assert_true(td.adapter_checked);
+    assert_int_equal(td.adapter_live_objects, bodies);
+    assert_int_equal(fb->live_at_destroy, bodies);
+    assert_true(log_has(&logs, "adapter objects still alive", NULL));
+    assert_int_equal(ta.live_blocks, 0);
+    pthread_mutex_destroy(&logs.mu);
+    free(fb);
+    gy_scene_free(s);
+}
+
 static void test_world_refusals_test_scene_additive(void **state)
 {
     (void)state;
@@ -534,8 +577,8 @@ typedef enum alloc_phase {
     PHASE_COUNT
 } alloc_phase;
 
-static const char *const k_phase_names[PHASE_COUNT] = {"scene load", "World create",
-                                                        "instantiate", "physics start", "ran"};
+static const char *const k_phase_names[PHASE_COUNT] = {"scene load", "World create", "instantiate",
+                                                       "physics start", "ran"};
 
 /* The World must hold nothing (entities, components, joints, geometry). */
 static void assert_world_empty(gy_world *w, uint64_t n, const char *when)
@@ -574,8 +617,8 @@ static void teardown_checked(gy_world *w, gy_fault_backend *fb, uint64_t n)
 
 /* Three ticks, then every body is there or failed with a reason, every joint live or failed
  * (nothing silent, nothing stuck). `clean`: no failure is left to meet, so everything is live. */
-static void check_run(gy_world *w, const gy_scene *scene, const gy_scene_instance *inst,
-                      uint64_t n, bool clean)
+static void check_run(gy_world *w, const gy_scene *scene, const gy_scene_instance *inst, uint64_t n,
+                      bool clean)
 {
     for (int i = 0; i < 3; i++) {
         gy_result r = gy_world_tick(w, DT);
@@ -589,8 +632,8 @@ static void check_run(gy_world *w, const gy_scene *scene, const gy_scene_instanc
             continue;
         gy_physics_state st;
         assert_result(gy_body_get_state(w, inst->entities[i], &st), GY_OK);
-        bool explained = st.failed && !clean && (st.error == GY_ERR_OUT_OF_MEMORY ||
-                                                 st.error == GY_ERR_STALE_HANDLE);
+        bool explained = st.failed && !clean &&
+                         (st.error == GY_ERR_OUT_OF_MEMORY || st.error == GY_ERR_STALE_HANDLE);
         if (!st.has_body && !explained)
             fail_msg("allocation %llu failing: '%s' has no body (failed %d: %s)",
                      (unsigned long long)n, se->name, st.failed, gy_result_name(st.error));
@@ -767,8 +810,7 @@ static void failing_arm(failing_alloc *f, uint64_t at, bool persistent)
 /* The base scene runs; the extra scene is loaded additively with allocation `k` of the load
  * (counted from its start) failing — only that one, or with `persistent` every one from it on
  * until the load returns. Returns true when the load succeeded. */
-static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra,
-                         uint64_t *load_allocs)
+static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra, uint64_t *load_allocs)
 {
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
@@ -811,8 +853,8 @@ static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra,
             fail_msg("additive allocation %llu failed%s: the World changed (%u/%u entities, "
                      "%u/%u bodies, %u/%u joints, %u/%u geometries)",
                      (unsigned long long)k, persistent ? " (and every one after)" : "",
-                     now.entities, before.entities, now.bodies,
-                     before.bodies, now.joints, before.joints, now.geometries, before.geometries);
+                     now.entities, before.entities, now.bodies, before.bodies, now.joints,
+                     before.joints, now.geometries, before.geometries);
         assert_true(gy_entity_is_null(gy_world_find_entity(w, "x_rock")));
     }
     for (int i = 0; i < 3; i++)
@@ -916,6 +958,7 @@ int main(int argc, char **argv)
     adapter = argc > 2 ? argv[2] : "ode";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_refusals_test_scene_bootstrap),
+        cmocka_unit_test(test_world_teardown_reports_an_injected_leak),
         cmocka_unit_test(test_world_refusals_test_scene_additive),
         cmocka_unit_test(test_world_refusals_sample_scenes),
         cmocka_unit_test(test_world_allocation_sweep_over_load_and_run),
