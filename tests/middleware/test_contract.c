@@ -688,8 +688,7 @@ static void test_contract_restitution_combine_uses_higher_precedence_mode(void *
     rebound(fx, 2.0, ball, ground, &ratio);
     /* Multiply outranks average: e = 0.8 × 0.5 = 0.4 (average would be 0.65, min 0.5, max 0.8).
      * Measured as the speed ratio across the bounce, ± 10%: a slow bounce's rebound height also
-     * depends on how deep the ball already was when its contact began (up to one step of travel).
-     */
+     * depends on how deep the ball already was when its contact began (up to one step of travel). */
     assert_near(ratio, 0.4, 0.04);
     expect_empty(fx);
 }

@@ -130,8 +130,7 @@ static const char *const k_extra =
     "{'name':'x_ball','parent':'x_slab','transform':{'position':[1,1,1]}}],"
     "'joints':[{'type':'Ball','a':'x_rock','anchor':[0,3,0]}]}";
 
-/* ---- the model: the adapter creates a scene makes, in the order the adapter sees them ---------
- */
+/* ---- the model: the adapter creates a scene makes, in the order the adapter sees them --------- */
 
 typedef enum obj_kind { OBJ_RESOURCE = 0, OBJ_BODY = 1, OBJ_JOINT = 2 } obj_kind;
 
@@ -211,9 +210,8 @@ static void build_model(const gy_scene *s, bool bootstrap, model *m)
             if ((t != GY_SHAPE_HULL && t != GY_SHAPE_MESH) || sc->vertices == NULL)
                 continue;
             uint32_t r = 0;
-            while (r < m->res_count &&
-                   !(m->res[r].type == t && m->res[r].vertices == sc->vertices &&
-                     m->res[r].indices == sc->indices))
+            while (r < m->res_count && !(m->res[r].type == t && m->res[r].vertices == sc->vertices &&
+                                         m->res[r].indices == sc->indices))
                 r++;
             int32_t obj = -1;
             if (r == m->res_count) {
@@ -338,7 +336,8 @@ static uint32_t run_refusals(const gy_scene *scene, bool bootstrap, gy_fault_bac
     assert_result(gy_world_create(&cfg, &w), GY_OK);
     gy_scene_instance *inst = NULL;
     if (bootstrap) {
-        assert_result(gy_scene_instantiate(w, scene, gy_v3(0, 0, 0), &ta.base, &inst, NULL), GY_OK);
+        assert_result(gy_scene_instantiate(w, scene, gy_v3(0, 0, 0), &ta.base, &inst, NULL),
+                      GY_OK);
         assert_result(gy_world_start_physics(w), GY_OK);
     } else {
         assert_result(gy_scene_load_additive(w, scene, gy_v3(0, 0, 0), 0, &ta.base, &inst, NULL),
@@ -375,9 +374,9 @@ static uint32_t run_refusals(const gy_scene *scene, bool bootstrap, gy_fault_bac
                 assert_result(st.error, GY_OK);
             } else {
                 if (!st.failed || st.error != expect[i] || st.has_body)
-                    fail_msg("%s: '%s' should be failed with %s (failed %d: %s, has_body %d)", what,
-                             name, gy_result_name(expect[i]), st.failed, gy_result_name(st.error),
-                             st.has_body);
+                    fail_msg("%s: '%s' should be failed with %s (failed %d: %s, has_body %d)",
+                             what, name, gy_result_name(expect[i]), st.failed,
+                             gy_result_name(st.error), st.has_body);
                 char quoted[128];
                 snprintf(quoted, sizeof quoted, "'%s'", name);
                 if (!log_has(&logs, quoted, "body create failed"))
@@ -440,8 +439,8 @@ static uint32_t run_refusals(const gy_scene *scene, bool bootstrap, gy_fault_bac
     assert_result(gy_world_destroy(w, &td), GY_OK);
     assert_true(td.adapter_checked);
     if (td.adapter_live_objects != 0 || fb->live_at_destroy != 0)
-        fail_msg("%s: the adapter still held %u objects after teardown (%u at world destroy)", what,
-                 td.adapter_live_objects, fb->live_at_destroy);
+        fail_msg("%s: the adapter still held %u objects after teardown (%u at world destroy)",
+                 what, td.adapter_live_objects, fb->live_at_destroy);
     assert_int_equal(gy_fault_backend_get(&fb->worlds_created), 1);
     assert_int_equal(gy_fault_backend_get(&fb->worlds_destroyed), 1);
     if (ta.live_blocks != 0 || ta.live_bytes != 0)
@@ -577,8 +576,8 @@ typedef enum alloc_phase {
     PHASE_COUNT
 } alloc_phase;
 
-static const char *const k_phase_names[PHASE_COUNT] = {"scene load", "World create", "instantiate",
-                                                       "physics start", "ran"};
+static const char *const k_phase_names[PHASE_COUNT] = {"scene load", "World create",
+                                                        "instantiate", "physics start", "ran"};
 
 /* The World must hold nothing (entities, components, joints, geometry). */
 static void assert_world_empty(gy_world *w, uint64_t n, const char *when)
@@ -617,8 +616,8 @@ static void teardown_checked(gy_world *w, gy_fault_backend *fb, uint64_t n)
 
 /* Three ticks, then every body is there or failed with a reason, every joint live or failed
  * (nothing silent, nothing stuck). `clean`: no failure is left to meet, so everything is live. */
-static void check_run(gy_world *w, const gy_scene *scene, const gy_scene_instance *inst, uint64_t n,
-                      bool clean)
+static void check_run(gy_world *w, const gy_scene *scene, const gy_scene_instance *inst,
+                      uint64_t n, bool clean)
 {
     for (int i = 0; i < 3; i++) {
         gy_result r = gy_world_tick(w, DT);
@@ -632,8 +631,8 @@ static void check_run(gy_world *w, const gy_scene *scene, const gy_scene_instanc
             continue;
         gy_physics_state st;
         assert_result(gy_body_get_state(w, inst->entities[i], &st), GY_OK);
-        bool explained = st.failed && !clean &&
-                         (st.error == GY_ERR_OUT_OF_MEMORY || st.error == GY_ERR_STALE_HANDLE);
+        bool explained = st.failed && !clean && (st.error == GY_ERR_OUT_OF_MEMORY ||
+                                                 st.error == GY_ERR_STALE_HANDLE);
         if (!st.has_body && !explained)
             fail_msg("allocation %llu failing: '%s' has no body (failed %d: %s)",
                      (unsigned long long)n, se->name, st.failed, gy_result_name(st.error));
@@ -810,7 +809,8 @@ static void failing_arm(failing_alloc *f, uint64_t at, bool persistent)
 /* The base scene runs; the extra scene is loaded additively with allocation `k` of the load
  * (counted from its start) failing — only that one, or with `persistent` every one from it on
  * until the load returns. Returns true when the load succeeded. */
-static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra, uint64_t *load_allocs)
+static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra,
+                         uint64_t *load_allocs)
 {
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
@@ -853,8 +853,8 @@ static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra, uin
             fail_msg("additive allocation %llu failed%s: the World changed (%u/%u entities, "
                      "%u/%u bodies, %u/%u joints, %u/%u geometries)",
                      (unsigned long long)k, persistent ? " (and every one after)" : "",
-                     now.entities, before.entities, now.bodies, before.bodies, now.joints,
-                     before.joints, now.geometries, before.geometries);
+                     now.entities, before.entities, now.bodies,
+                     before.bodies, now.joints, before.joints, now.geometries, before.geometries);
         assert_true(gy_entity_is_null(gy_world_find_entity(w, "x_rock")));
     }
     for (int i = 0; i < 3; i++)
