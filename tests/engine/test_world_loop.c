@@ -313,6 +313,13 @@ static bool iterations_reached(void *ctx)
     return wfx_physics_stats(iw->w).iterations >= iw->until;
 }
 
+/* Waits until the physics thread has completed `n` more iterations. */
+static void wait_iterations(gy_world *w, uint64_t n)
+{
+    iterations_wait iw = {w, wfx_physics_stats(w).iterations + n};
+    assert_true(gy_test_wait_until(iterations_reached, &iw, 20.0));
+}
+
 /* Feeds the physics thread one step of host time per frame, `frames` times, waiting for an
  * iteration to read each. */
 static void feed_host_time(gy_world *w, host_clock *clk, uint32_t frames)
@@ -321,8 +328,7 @@ static void feed_host_time(gy_world *w, host_clock *clk, uint32_t frames)
     for (uint32_t i = 0; i < frames; i++) {
         __atomic_fetch_add(&clk->ns, step_ns, __ATOMIC_ACQ_REL);
         assert_result(gy_world_tick(w, WFX_DT), GY_OK);
-        iterations_wait iw = {w, wfx_physics_stats(w).iterations + 2};
-        assert_true(gy_test_wait_until(iterations_reached, &iw, 20.0));
+        wait_iterations(w, 2);
     }
 }
 
@@ -335,6 +341,8 @@ static void test_loop_fractional_time_scale_in_real_time(void **state)
     c.physics.clock_ctx = &clk;
     gy_world *w = wfx_world_with(&c);
     wfx_ball(w, "ball", gy_v3(0, 10, 0));
+    /* The thread reads the clock's start once its loop runs: only then does time count. */
+    wait_iterations(w, 2);
     feed_host_time(w, &clk, 4);
     uint64_t t = gy_physics_tick(gy_world_physics(w));
     assert_int_equal(t, 4);

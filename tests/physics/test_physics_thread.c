@@ -229,6 +229,7 @@ static void test_physics_release_while_time_is_held_exits_without_a_step(void **
         gy_physics_body_desc bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
         gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
         assert_result(gy_physics_start(p, &boot), GY_OK);
+        fx_wait_iterations(p, 2);
         memset(&rs, 0, sizeof rs);
         for (int i = 0; i < 10 && fx_count_type(&rs, GY_PHYSICS_REPLY_COLLISION_ENTER) == 0; i++) {
             fake_advance(&clk, STEP_NS);
