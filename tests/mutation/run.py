@@ -140,7 +140,8 @@ def run_tests(scratch, args, log):
     with open(path, encoding="utf-8") as f:
         for line in f:
             t = json.loads(line)
-            if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL"):
+            # INTERRUPT: stopped by --maxfail after another test failed, not a verdict.
+            if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL", "INTERRUPT"):
                 failed.append(t["name"])
     return failed
 
