@@ -1044,6 +1044,36 @@ static void test_contract_one_way_platform_passes_from_below_holds_from_above(vo
     expect_empty(fx);
 }
 
+static void test_contract_one_way_platform_ignores_a_hit_on_its_edge(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
+    gy_collider_def pc = box_def(gy_v3(4, 0.2, 4));
+    pc.one_way = true;
+    pc.one_way_normal = gy_v3(0, 1, 0);
+    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    /* A ball 5 cm above the top face (3.1 m) rolls, weightless, into the platform's edge: the
+     * first contact's normal is about 80° from the one-way normal, so the pair does not count
+     * (only normals within 60° do) until the two separate, and the ball goes straight across. */
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(-3, 3.15, 0));
+    bd.linear_velocity = gy_v3(3, 0, 0);
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.gravity_factor = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def sc = sphere_def(0.25);
+    gy_body_id ball = create_body(fx, &bd, &sc, 1, NULL);
+    step_n(fx, 120);
+    /* 2 s at 3 m/s: x = 3 m, past the far edge, height and speed unchanged (± 2 cm, 2 cm/s). */
+    gy_body_state st = body_state(fx, ball);
+    assert_near(st.pose.position.x, 3.0, 0.02);
+    assert_near(st.pose.position.y, 3.15, 0.02);
+    assert_near(st.linear_velocity.x, 3.0, 0.02);
+    release_body(fx, ball);
+    release_body(fx, platform);
+    expect_empty(fx);
+}
+
 /* ---- queries -----------------------------------------------------------------------------------
  */
 
@@ -3067,6 +3097,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_category_mask_disables_collision),
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
+        CONTRACT_TEST(test_contract_one_way_platform_ignores_a_hit_on_its_edge),
         CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
         CONTRACT_TEST(test_contract_query_filter_fields_exclude),
         CONTRACT_TEST(test_contract_query_collectors_any_closest_all),
