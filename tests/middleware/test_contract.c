@@ -1993,6 +1993,36 @@ static void test_contract_axis_locks_hold(void **state)
     expect_empty(fx);
 }
 
+static void test_contract_axis_lock_holds_against_contacts(void **state)
+{
+    fixture *fx = *state;
+    /* A 30° ramp that falls away along +X, slippery, and a box locked on X resting on it: the
+     * contact pushes it down the slope, i.e. along X, every step; it must stay where it was put
+     * (1 mm over 2 s) instead of creeping down. */
+    gy_quat q = gy_quat_axis_angle(gy_v3(0, 0, 1), -30.0 * GY_PI / 180.0);
+    gy_body_def rd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    rd.pose.rotation = q;
+    gy_collider_def rc = box_def(gy_v3(12, 0.5, 4));
+    rc.material.friction = 0.05;
+    gy_body_id ramp = create_body(fx, &rd, &rc, 1, NULL);
+    gy_vec3 normal = gy_quat_rotate(q, gy_v3(0, 1, 0));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3_scale(normal, 0.5));
+    bd.pose.rotation = q;
+    bd.lock_linear[0] = true;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = box_def(gy_v3(0.5, 0.5, 0.5));
+    bc.material.friction = 0.05;
+    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+    double x0 = bd.pose.position.x;
+    step_n(fx, 120);
+    gy_body_state s = body_state(fx, box);
+    assert_near(s.pose.position.x, x0, 1e-3);
+    assert_near(s.linear_velocity.x, 0.0, 1e-3);
+    release_body(fx, box);
+    release_body(fx, ramp);
+    expect_empty(fx);
+}
+
 static void test_contract_kinematic_reaches_target_in_one_step(void **state)
 {
     fixture *fx = *state;
@@ -3116,6 +3146,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_compound_hangs_with_com_below_pivot),
         CONTRACT_TEST(test_contract_mass_from_density_and_volume),
         CONTRACT_TEST(test_contract_axis_locks_hold),
+        CONTRACT_TEST(test_contract_axis_lock_holds_against_contacts),
         CONTRACT_TEST(test_contract_kinematic_reaches_target_in_one_step),
         CONTRACT_TEST(test_contract_kinematic_keeps_velocity),
         CONTRACT_TEST(test_contract_point_velocity_of_rotating_body),

@@ -130,7 +130,7 @@ def build(scratch, log):
 def run_tests(scratch, args, log):
     """Runs the suite; returns the names of the tests that did not pass."""
     bdir = os.path.join(scratch, "build")
-    cmd = ["meson", "test", "-C", bdir, "--no-rebuild", "--no-suite", "valgrind",
+    cmd = ["meson", "test", "-C", bdir, "--no-rebuild", "--print-errorlogs", "--no-suite", "valgrind",
            "--num-processes", str(args.jobs), "--timeout-multiplier", str(args.timeout_multiplier)]
     if not args.all_killers:
         cmd += ["--maxfail", "1"]
