@@ -130,8 +130,9 @@ def build(scratch, log):
 def run_tests(scratch, args, log):
     """Runs the suite; returns the names of the tests that did not pass."""
     bdir = os.path.join(scratch, "build")
-    cmd = ["meson", "test", "-C", bdir, "--no-rebuild", "--print-errorlogs", "--no-suite", "valgrind",
-           "--num-processes", str(args.jobs), "--timeout-multiplier", str(args.timeout_multiplier)]
+    cmd = ["meson", "test", "-C", bdir, "--no-rebuild", "--print-errorlogs",
+           "--no-suite", "valgrind", "--num-processes", str(args.jobs),
+           "--timeout-multiplier", str(args.timeout_multiplier)]
     if not args.all_killers:
         cmd += ["--maxfail", "1"]
     subprocess.run(cmd, cwd=scratch, stdout=log, stderr=subprocess.STDOUT)
