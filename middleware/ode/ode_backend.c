@@ -171,7 +171,8 @@ static void ode_get_counters(gy_backend_world *w, gy_backend_counters *out)
     if (out == NULL)
         return;
     memset(out, 0, sizeof *out);
-    if (w == NULL || !gy_ode_thread_ok(w))
+    /* Once the world has stopped, any thread may read it: leak checks run after the stop. */
+    if (w == NULL || !gy_adapter_threads_may_read(&w->threads))
         return;
     gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
     for (uint32_t i = 0; i < w->moving_count; i++) {

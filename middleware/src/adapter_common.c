@@ -92,24 +92,28 @@ void gy_adapter_threads_unbind(gy_adapter_threads *t, void (*on_unbind)(void))
     pthread_mutex_unlock(&t->lock);
 }
 
-bool gy_adapter_threads_may_destroy(gy_adapter_threads *t, const gy_logger *log,
-                                    const char *adapter)
+bool gy_adapter_threads_may_read(gy_adapter_threads *t)
 {
 #ifdef NDEBUG
     (void)t;
-    (void)log;
-    (void)adapter;
     return true;
 #else
     pthread_mutex_lock(&t->lock);
     bool ok = t->count == 0 || bound_locked(t, pthread_self(), NULL);
     pthread_mutex_unlock(&t->lock);
+    return ok;
+#endif
+}
+
+bool gy_adapter_threads_may_destroy(gy_adapter_threads *t, const gy_logger *log,
+                                    const char *adapter)
+{
+    bool ok = gy_adapter_threads_may_read(t);
     if (!ok)
         gy_log(log, GY_LOG_ERROR,
                "%s: world_destroy from a thread that is not bound while another is; ignored",
                adapter);
     return ok;
-#endif
 }
 
 /* ---- world ---------------------------------------------------------------------------------- */

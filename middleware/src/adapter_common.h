@@ -69,7 +69,11 @@ gy_result gy_adapter_threads_bind(gy_adapter_threads *t, gy_result (*on_bind)(vo
 /* Unbinds the calling thread; `on_unbind`, when given, runs under the lock if it was bound. */
 void gy_adapter_threads_unbind(gy_adapter_threads *t, void (*on_unbind)(void));
 
-/* Whether the calling thread may destroy the world: a bound one, or any once none is bound.
+/* Whether the calling thread may read the world's records: a bound one, or any once none is
+ * bound (the world has stopped, so nothing changes them). Always true with NDEBUG. */
+bool gy_adapter_threads_may_read(gy_adapter_threads *t);
+
+/* Whether the calling thread may destroy the world: the same rule as gy_adapter_threads_may_read.
  * Logs the refusal as `adapter`. Always true with NDEBUG. */
 bool gy_adapter_threads_may_destroy(gy_adapter_threads *t, const gy_logger *log,
                                     const char *adapter);

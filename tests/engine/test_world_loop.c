@@ -293,6 +293,66 @@ static void test_loop_time_scale_and_hold_in_lockstep(void **state)
     wfx_destroy(w, NULL);
 }
 
+typedef struct host_clock {
+    uint64_t ns;
+} host_clock;
+
+static uint64_t host_now(void *ctx)
+{
+    return __atomic_load_n(&((host_clock *)ctx)->ns, __ATOMIC_ACQUIRE);
+}
+
+typedef struct iterations_wait {
+    gy_world *w;
+    uint64_t until;
+} iterations_wait;
+
+static bool iterations_reached(void *ctx)
+{
+    iterations_wait *iw = ctx;
+    return wfx_physics_stats(iw->w).iterations >= iw->until;
+}
+
+/* Waits until the physics thread has completed `n` more iterations. */
+static void wait_iterations(gy_world *w, uint64_t n)
+{
+    iterations_wait iw = {w, wfx_physics_stats(w).iterations + n};
+    assert_true(gy_test_wait_until(iterations_reached, &iw, 20.0));
+}
+
+/* Feeds the physics thread one step of host time per frame, `frames` times, waiting for an
+ * iteration to read each. */
+static void feed_host_time(gy_world *w, host_clock *clk, uint32_t frames)
+{
+    const uint64_t step_ns = 16666667ull;
+    for (uint32_t i = 0; i < frames; i++) {
+        __atomic_fetch_add(&clk->ns, step_ns, __ATOMIC_ACQ_REL);
+        assert_result(gy_world_tick(w, WFX_DT), GY_OK);
+        wait_iterations(w, 2);
+    }
+}
+
+static void test_loop_fractional_time_scale_in_real_time(void **state)
+{
+    (void)state;
+    host_clock clk = {1000000000ull};
+    gy_world_config c = wfx_config(NULL, false);
+    c.physics.clock = host_now;
+    c.physics.clock_ctx = &clk;
+    gy_world *w = wfx_world_with(&c);
+    wfx_ball(w, "ball", gy_v3(0, 10, 0));
+    /* The thread reads the clock's start once its loop runs: only then does time count. */
+    wait_iterations(w, 2);
+    feed_host_time(w, &clk, 4);
+    uint64_t t = gy_physics_tick(gy_world_physics(w));
+    assert_int_equal(t, 4);
+    /* Twenty steps of host time at half speed: ten ticks. */
+    assert_result(gy_world_set_time_scale(w, 0.5), GY_OK);
+    feed_host_time(w, &clk, 20);
+    assert_int_equal(gy_physics_tick(gy_world_physics(w)), t + 10);
+    wfx_destroy(w, NULL);
+}
+
 static bool rebased(void *ctx)
 {
     gy_world *w = ctx;
@@ -429,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_loop_results_older_than_a_teleport_never_win),
         cmocka_unit_test(test_loop_one_off_inputs_reach_exactly_one_tick_under_a_flood),
         cmocka_unit_test(test_loop_time_scale_and_hold_in_lockstep),
+        cmocka_unit_test(test_loop_fractional_time_scale_in_real_time),
         cmocka_unit_test(test_loop_hold_in_real_time_is_honoured_by_the_thread),
         cmocka_unit_test(test_loop_update_callback_runs_first),
         cmocka_unit_test(test_loop_teardown_releases_everything),

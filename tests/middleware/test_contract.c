@@ -905,9 +905,62 @@ static void test_contract_restitution_combine_uses_higher_precedence_mode(void *
     expect_empty(fx);
 }
 
-/* A 0.5 m box placed at rest on a 30° ramp, both with friction `mu`, no damping; returns how far
- * the box moved down the slope after `seconds`, and its total displacement in *moved. */
-static double ramp_slide(fixture *fx, double mu, double seconds, double *moved)
+static const char *const k_mode_names[4] = {"average", "min", "multiply", "max"};
+
+/* gy_combine(0.5, row, 0.8, column), written out by hand: the pair uses the mode of higher
+ * precedence, max > multiply > min > average. */
+static const double k_combine_table[4][4] = {
+    /* average  min   multiply  max */
+    {0.65, 0.5, 0.4, 0.8}, /* average */
+    {0.5, 0.5, 0.4, 0.8},  /* min */
+    {0.4, 0.4, 0.4, 0.8},  /* multiply */
+    {0.8, 0.8, 0.8, 0.8},  /* max */
+};
+
+static void test_contract_combine_precedence_table(void **state)
+{
+    (void)state;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) {
+            double want = k_combine_table[a][b];
+            double got = gy_combine(0.5, (gy_combine_mode)a, 0.8, (gy_combine_mode)b);
+            double swapped = gy_combine(0.8, (gy_combine_mode)b, 0.5, (gy_combine_mode)a);
+            if (fabs(got - want) > 1e-12 || fabs(swapped - want) > 1e-12)
+                fail_msg("%s with %s: %g (swapped %g), expected %g", k_mode_names[a],
+                         k_mode_names[b], got, swapped, want);
+        }
+}
+
+static void test_contract_restitution_pairs_follow_the_precedence_table(void **state)
+{
+    fixture *fx = *state;
+    /* Every pair of modes, with the bouncier material on the ball and then on the ground: the
+     * pair's restitution must not depend on which collider holds which value. Restitution
+     * 0.5 and 0.8 (the table above) give 0.4 to 0.8; measured as the speed ratio across the
+     * first bounce, ± 10% (see the combine test above). */
+    for (int swap = 0; swap < 2; swap++)
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                gy_material ball = gy_default_material(), ground = gy_default_material();
+                ball.restitution = swap ? 0.8 : 0.5;
+                ground.restitution = swap ? 0.5 : 0.8;
+                ball.restitution_combine = (gy_combine_mode)(swap ? b : a);
+                ground.restitution_combine = (gy_combine_mode)(swap ? a : b);
+                double ratio, want = k_combine_table[a][b];
+                rebound(fx, 2.0, ball, ground, &ratio);
+                if (fabs(ratio - want) > 0.1 * want)
+                    fail_msg("ball %.1f (%s) on ground %.1f (%s): speed ratio %.3f, expected %.2f",
+                             ball.restitution, k_mode_names[ball.restitution_combine],
+                             ground.restitution, k_mode_names[ground.restitution_combine], ratio,
+                             want);
+            }
+    expect_empty(fx);
+}
+
+/* A 0.5 m box placed at rest on a 30° ramp, no damping; returns how far the box moved down the
+ * slope after `seconds`, and its total displacement in *moved. The ramp is created first. */
+static double ramp_slide_pair(fixture *fx, gy_material box, gy_material ramp, double seconds,
+                              double *moved)
 {
     const double theta = 30.0 * GY_PI / 180.0;
     gy_quat q = gy_quat_axis_angle(gy_v3(0, 0, 1), theta);
@@ -917,8 +970,8 @@ static double ramp_slide(fixture *fx, double mu, double seconds, double *moved)
     gy_body_def rd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
     rd.pose.rotation = q;
     gy_collider_def rc = box_def(gy_v3(12, 0.5, 4));
-    rc.material.friction = mu;
-    gy_body_id ramp = create_body(fx, &rd, &rc, 1, NULL);
+    rc.material = ramp;
+    gy_body_id ramp_id = create_body(fx, &rd, &rc, 1, NULL);
 
     gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
     bd.pose.rotation = q;
@@ -926,16 +979,31 @@ static double ramp_slide(fixture *fx, double mu, double seconds, double *moved)
     bd.linear_damping = 0.0;
     bd.angular_damping = 0.0;
     gy_collider_def bc = box_def(gy_v3(0.5, 0.5, 0.5));
-    bc.material.friction = mu;
-    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+    bc.material = box;
+    gy_body_id body = create_body(fx, &bd, &bc, 1, NULL);
 
     gy_vec3 start = bd.pose.position;
     step_n(fx, (int)lround(seconds / DT));
-    gy_vec3 d = gy_v3_sub(body_position(fx, box), start);
-    release_body(fx, box);
-    release_body(fx, ramp);
+    gy_vec3 d = gy_v3_sub(body_position(fx, body), start);
+    release_body(fx, body);
+    release_body(fx, ramp_id);
     *moved = gy_v3_len(d);
     return -gy_v3_dot(d, uphill);
+}
+
+/* ramp_slide_pair with friction `mu` on both. */
+static double ramp_slide(fixture *fx, double mu, double seconds, double *moved)
+{
+    gy_material m = gy_default_material();
+    m.friction = mu;
+    return ramp_slide_pair(fx, m, m, seconds, moved);
+}
+
+/* d = ½ g (sin θ − μ cos θ) t² down a 30° ramp. */
+static double coulomb_slide(double mu, double t)
+{
+    const double theta = 30.0 * GY_PI / 180.0;
+    return 0.5 * GRAVITY * (sin(theta) - mu * cos(theta)) * t * t;
 }
 
 static void test_contract_ramp_slides_coulomb_distance(void **state)
@@ -958,6 +1026,48 @@ static void test_contract_ramp_holds_above_friction_angle(void **state)
     /* tan 30° = 0.577 < μ = 0.7: the box holds, moving less than 1 cm in 2 s. */
     assert_near(d, 0.0, 0.01);
     assert_between(moved, 0.0, 0.01);
+    expect_empty(fx);
+}
+
+static void test_contract_ramp_friction_pair_is_symmetric(void **state)
+{
+    fixture *fx = *state;
+    /* Ice (0.1) on rough (0.8) and rough on ice, averaged: μ = 0.45 either way, so both boxes
+     * slide d = ½ g (sin θ − μ cos θ) t² = 2.16 m in 2 s, within 10%. */
+    gy_material ice = gy_default_material(), rough = gy_default_material();
+    ice.friction = 0.1;
+    rough.friction = 0.8;
+    const double t = 2.0, expected = coulomb_slide(0.45, t);
+    double moved;
+    double ice_on_rough = ramp_slide_pair(fx, ice, rough, t, &moved);
+    double rough_on_ice = ramp_slide_pair(fx, rough, ice, t, &moved);
+    if (fabs(ice_on_rough - expected) > 0.1 * expected ||
+        fabs(rough_on_ice - expected) > 0.1 * expected)
+        fail_msg("ice box on a rough ramp slid %.3f m, rough box on an icy ramp %.3f m; both "
+                 "should slide %.3f m",
+                 ice_on_rough, rough_on_ice, expected);
+    expect_empty(fx);
+}
+
+static void test_contract_friction_multiply_outranks_min(void **state)
+{
+    fixture *fx = *state;
+    /* 0.5 (multiply) against 0.8 (min): μ = 0.4, whichever collider holds which mode, so the box
+     * slides 3.01 m in 2 s within 10% (min would give μ = 0.5 and 1.31 m). */
+    const double t = 2.0, expected = coulomb_slide(0.4, t);
+    for (int swap = 0; swap < 2; swap++) {
+        gy_material box = gy_default_material(), ramp = gy_default_material();
+        box.friction = 0.5;
+        box.friction_combine = swap ? GY_COMBINE_MIN : GY_COMBINE_MULTIPLY;
+        ramp.friction = 0.8;
+        ramp.friction_combine = swap ? GY_COMBINE_MULTIPLY : GY_COMBINE_MIN;
+        double moved;
+        double d = ramp_slide_pair(fx, box, ramp, t, &moved);
+        if (fabs(d - expected) > 0.1 * expected)
+            fail_msg("box 0.5 (%s) on ramp 0.8 (%s): slid %.3f m, expected %.3f m",
+                     k_mode_names[box.friction_combine], k_mode_names[ramp.friction_combine], d,
+                     expected);
+    }
     expect_empty(fx);
 }
 
@@ -1142,6 +1252,36 @@ static void test_contract_one_way_platform_passes_from_below_holds_from_above(vo
 
     release_body(fx, launched);
     release_body(fx, dropped);
+    release_body(fx, platform);
+    expect_empty(fx);
+}
+
+static void test_contract_one_way_platform_ignores_a_hit_on_its_edge(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
+    gy_collider_def pc = box_def(gy_v3(4, 0.2, 4));
+    pc.one_way = true;
+    pc.one_way_normal = gy_v3(0, 1, 0);
+    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    /* A ball 5 cm above the top face (3.1 m) rolls, weightless, into the platform's edge: the
+     * first contact's normal is about 80° from the one-way normal, so the pair does not count
+     * (only normals within 60° do) until the two separate, and the ball goes straight across. */
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(-3, 3.15, 0));
+    bd.linear_velocity = gy_v3(3, 0, 0);
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.gravity_factor = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def sc = sphere_def(0.25);
+    gy_body_id ball = create_body(fx, &bd, &sc, 1, NULL);
+    step_n(fx, 120);
+    /* 2 s at 3 m/s: x = 3 m, past the far edge, height and speed unchanged (± 2 cm, 2 cm/s). */
+    gy_body_state st = body_state(fx, ball);
+    assert_near(st.pose.position.x, 3.0, 0.02);
+    assert_near(st.pose.position.y, 3.15, 0.02);
+    assert_near(st.linear_velocity.x, 3.0, 0.02);
+    release_body(fx, ball);
     release_body(fx, platform);
     expect_empty(fx);
 }
@@ -1890,6 +2030,33 @@ static void test_contract_ccd_sphere_does_not_tunnel_thin_wall(void **state)
     expect_empty(fx);
 }
 
+static void test_contract_ccd_sphere_rebounds_off_bouncy_wall(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def wd = body_at(GY_MOTION_STATIC, gy_v3(5, 0, 0));
+    gy_collider_def wc = box_def(gy_v3(0.05, 2, 2));
+    wc.material.restitution = 0.9;
+    gy_body_id wall = create_body(fx, &wd, &wc, 1, NULL);
+    /* The same 100 m/s bullet as above (restitution 0, combined by max with the wall's 0.9). */
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    bd.linear_velocity = gy_v3(100, 0, 0);
+    bd.linear_damping = 0.0;
+    bd.continuous = true;
+    bd.gravity_factor = 0.0;
+    gy_collider_def cd = sphere_def(0.025);
+    gy_body_id bullet = create_body(fx, &bd, &cd, 1, NULL);
+
+    step_n(fx, 10);
+    /* It comes back at e × 100 = 90 m/s, within 10%, on the near side of the wall. */
+    gy_body_state s = body_state(fx, bullet);
+    assert_near(s.linear_velocity.x, -90.0, 9.0);
+    assert_between(s.pose.position.x, -INFINITY, 5.0);
+
+    release_body(fx, bullet);
+    release_body(fx, wall);
+    expect_empty(fx);
+}
+
 static void test_contract_compound_hangs_with_com_below_pivot(void **state)
 {
     fixture *fx = *state;
@@ -2035,6 +2202,36 @@ static void test_contract_axis_locks_hold(void **state)
 
     release_body(fx, slider);
     release_body(fx, spinner);
+    expect_empty(fx);
+}
+
+static void test_contract_axis_lock_holds_against_contacts(void **state)
+{
+    fixture *fx = *state;
+    /* A 30° ramp that falls away along +X, slippery, and a box locked on X resting on it: the
+     * contact pushes it down the slope, i.e. along X, every step; it must stay where it was put
+     * (1 mm over 2 s) instead of creeping down. */
+    gy_quat q = gy_quat_axis_angle(gy_v3(0, 0, 1), -30.0 * GY_PI / 180.0);
+    gy_body_def rd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    rd.pose.rotation = q;
+    gy_collider_def rc = box_def(gy_v3(12, 0.5, 4));
+    rc.material.friction = 0.05;
+    gy_body_id ramp = create_body(fx, &rd, &rc, 1, NULL);
+    gy_vec3 normal = gy_quat_rotate(q, gy_v3(0, 1, 0));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3_scale(normal, 0.5));
+    bd.pose.rotation = q;
+    bd.lock_linear[0] = true;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = box_def(gy_v3(0.5, 0.5, 0.5));
+    bc.material.friction = 0.05;
+    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+    double x0 = bd.pose.position.x;
+    step_n(fx, 120);
+    gy_body_state s = body_state(fx, box);
+    assert_near(s.pose.position.x, x0, 1e-3);
+    assert_near(s.linear_velocity.x, 0.0, 1e-3);
+    release_body(fx, box);
+    release_body(fx, ramp);
     expect_empty(fx);
 }
 
@@ -3135,7 +3332,11 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_static_released_under_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_restitution_rebounds_to_e_squared_height),
         CONTRACT_TEST(test_contract_restitution_combine_uses_higher_precedence_mode),
+        CONTRACT_TEST(test_contract_combine_precedence_table),
+        CONTRACT_TEST(test_contract_restitution_pairs_follow_the_precedence_table),
         CONTRACT_TEST(test_contract_ramp_slides_coulomb_distance),
+        CONTRACT_TEST(test_contract_ramp_friction_pair_is_symmetric),
+        CONTRACT_TEST(test_contract_friction_multiply_outranks_min),
         CONTRACT_TEST(test_contract_ramp_holds_above_friction_angle),
         CONTRACT_TEST(test_contract_ten_box_stack_stands),
         CONTRACT_TEST(test_contract_sensor_reports_overlap_without_pushing),
@@ -3143,6 +3344,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_category_mask_disables_collision),
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
+        CONTRACT_TEST(test_contract_one_way_platform_ignores_a_hit_on_its_edge),
         CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
         CONTRACT_TEST(test_contract_query_filter_fields_exclude),
         CONTRACT_TEST(test_contract_query_collectors_any_closest_all),
@@ -3157,9 +3359,11 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_hinge_limits_stop_at_limit),
         CONTRACT_TEST(test_contract_distance_joint_keeps_distance),
         CONTRACT_TEST(test_contract_ccd_sphere_does_not_tunnel_thin_wall),
+        CONTRACT_TEST(test_contract_ccd_sphere_rebounds_off_bouncy_wall),
         CONTRACT_TEST(test_contract_compound_hangs_with_com_below_pivot),
         CONTRACT_TEST(test_contract_mass_from_density_and_volume),
         CONTRACT_TEST(test_contract_axis_locks_hold),
+        CONTRACT_TEST(test_contract_axis_lock_holds_against_contacts),
         CONTRACT_TEST(test_contract_kinematic_reaches_target_in_one_step),
         CONTRACT_TEST(test_contract_kinematic_keeps_velocity),
         CONTRACT_TEST(test_contract_point_velocity_of_rotating_body),

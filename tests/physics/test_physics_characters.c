@@ -199,12 +199,19 @@ static void test_physics_character_whose_create_fails_is_not_registered(void **s
     fx_drain(p, &rs);
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_CREATE_FAILED), 0);
     assert_int_equal(count_states(&rs, 3), 2);
+
+    /* Released, the character and the floor leave nothing in the adapter (the failed create
+     * never made anything there). */
+    assert_result(gy_physics_record_release_body(p, 1, 3), GY_OK);
+    assert_result(gy_physics_record_release_body(p, 0, 1), GY_OK);
+    fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
     gy_character_set_stats st = character_stats(p);
     assert_int_equal(st.characters, 0);
     assert_int_equal(st.moves, 2);
-    gy_physics_destroy(p);
+    assert_int_equal(fb.worlds_destroyed, 1);
     assert_int_equal(fb.live_at_destroy, 0);
+    gy_physics_destroy(p);
 }
 
 /* ---- sensors --------------------------------------------------------------------------------- */

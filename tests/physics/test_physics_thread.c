@@ -172,6 +172,94 @@ static void test_physics_hold_cycle_drops_accumulated_time(void **state)
     gy_physics_destroy(p);
 }
 
+static void test_physics_fractional_time_scale_in_real_time(void **state)
+{
+    (void)state;
+    fake_clock clk;
+    gy_physics *p = realtime_with_clock(&clk);
+    assert_result(gy_physics_set_time_scale(p, 0.5), GY_OK);
+    fx_wait_iterations(p, 2);
+    assert_int_equal(gy_physics_tick(p), 0);
+    /* Twenty steps of host time, fed one at a time (each read well under the 0.1 s clamp), at
+     * half speed: ten ticks (20 × 16.666667 ms × 0.5 is 3 ns past ten steps). */
+    for (int i = 0; i < 20; i++) {
+        fake_advance(&clk, STEP_NS);
+        fx_wait_iterations(p, 1);
+    }
+    fx_wait_iterations(p, 2);
+    assert_int_equal(gy_physics_tick(p), 10);
+    /* A quarter: eight more steps of host time give two ticks. */
+    assert_result(gy_physics_set_time_scale(p, 0.25), GY_OK);
+    fx_wait_iterations(p, 2);
+    for (int i = 0; i < 8; i++) {
+        fake_advance(&clk, STEP_NS);
+        fx_wait_iterations(p, 1);
+    }
+    fx_wait_iterations(p, 2);
+    assert_int_equal(gy_physics_tick(p), 12);
+    gy_physics_destroy(p);
+}
+
+static uint32_t count_exits(const fx_replies *rs, uint32_t a, uint32_t b)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < rs->count; i++) {
+        if (rs->r[i].type != GY_PHYSICS_REPLY_COLLISION_EXIT)
+            continue;
+        const gy_physics_collision *c = gy_physics_reply_collision(&rs->r[i]);
+        n += (c->attachment_a == a && c->attachment_b == b) ||
+             (c->attachment_a == b && c->attachment_b == a);
+    }
+    return n;
+}
+
+static void test_physics_release_while_time_is_held_exits_without_a_step(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    for (uint32_t k = 0; k < gy_backend_count(); k++) {
+        fake_clock clk = {1000000000ull};
+        gy_physics_def d = gy_default_physics_def();
+        d.backend = gy_backend_at(k)->name;
+        d.clock = fake_now;
+        d.clock_ctx = &clk;
+        gy_physics *p = fx_physics(&d);
+        fx_body floor = fx_floor(0, 1);
+        fx_body ball = fx_sphere(1, 2, gy_v3(0, 0.49, 0), 0.5); /* resting, 1 cm deep */
+        gy_physics_body_desc bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
+        gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
+        assert_result(gy_physics_start(p, &boot), GY_OK);
+        fx_wait_iterations(p, 2);
+        memset(&rs, 0, sizeof rs);
+        for (int i = 0; i < 10 && fx_count_type(&rs, GY_PHYSICS_REPLY_COLLISION_ENTER) == 0; i++) {
+            fake_advance(&clk, STEP_NS);
+            fx_wait_iterations(p, 2);
+            fx_drain(p, &rs);
+        }
+        assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_COLLISION_ENTER), 1);
+
+        /* Time held: the host clock runs on, the simulation does not. */
+        assert_result(gy_physics_set_time_scale(p, 0.0), GY_OK);
+        fx_wait_iterations(p, 2);
+        fake_advance(&clk, 10 * STEP_NS);
+        fx_wait_iterations(p, 2);
+        uint64_t t = gy_physics_tick(p);
+        fx_drain(p, &rs);
+        rs.count = 0;
+
+        /* The release ends the pair at once: its EXIT comes with the release, not a step. */
+        assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+        assert_result(gy_physics_publish(p, NULL), GY_OK);
+        fx_wait_iterations(p, 3);
+        fx_drain(p, &rs);
+        assert_int_equal(gy_physics_tick(p), t);
+        if (count_exits(&rs, 1, 2) != 1)
+            fail_msg("%s: %u EXITs for the released ball while time was held, expected 1",
+                     gy_backend_at(k)->name, count_exits(&rs, 1, 2));
+        gy_physics_destroy(p);
+    }
+}
+
 /* A clock that, once armed, returns base, base + 10 ms, base + 20 ms, ... for the next `armed`
  * reads — one iteration's start and its budget checks — then base again (so no time leaks into
  * the next iteration; the caller arms exactly the reads that iteration makes). */
@@ -460,6 +548,8 @@ int main(void)
 #endif
         cmocka_unit_test(test_physics_hold_epoch_counts_transitions_only),
         cmocka_unit_test(test_physics_time_scale_zero_freezes),
+        cmocka_unit_test(test_physics_fractional_time_scale_in_real_time),
+        cmocka_unit_test(test_physics_release_while_time_is_held_exits_without_a_step),
         cmocka_unit_test(test_physics_hitch_yields_at_most_four_steps),
         cmocka_unit_test(test_physics_hold_cycle_drops_accumulated_time),
         cmocka_unit_test(test_physics_frame_budget_stops_catch_up),

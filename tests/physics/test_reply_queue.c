@@ -327,6 +327,61 @@ static void test_reply_queue_flood_across_threads_keeps_every_essential(void **s
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* A tiny ring, every push committed at once and a consumer slower than the producer: the
+ * consumer frees slots while the producer is between moving its overflow into the ring and
+ * writing the new reply, which must still go behind the overflow, never ahead of it. */
+typedef struct trickle {
+    gy_reply_queue *q;
+    uint32_t count;
+    uint32_t refused; /* pushes that did not return GY_OK (asserted on the test's thread) */
+    int done;
+} trickle;
+
+static void *trickle_physics(void *arg)
+{
+    trickle *t = arg;
+    for (uint32_t key = 0; key < t->count; key++) {
+        gy_reply r = make_reply(ESSENTIAL, key);
+        if (gy_reply_queue_push(t->q, &r, GY_REPLY_ESSENTIAL) != GY_OK)
+            t->refused++;
+        gy_reply_queue_commit(t->q);
+    }
+    __atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A consumer slower than the producer, so the ring stays full and an overflow builds up. */
+static void slow_collect(void *ctx, const gy_reply *r)
+{
+    for (volatile int i = 0; i < 200; i++)
+        ;
+    game_collect(ctx, r);
+}
+
+static void test_reply_queue_keeps_order_while_the_consumer_frees_slots(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_reply_queue *q = make_queue(&ta, 3);
+    trickle t = {.q = q, .count = 400000 / SCALE};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, trickle_physics, &t), 0);
+    game_side g = {.order_ok = true};
+    while (!__atomic_load_n(&t.done, __ATOMIC_ACQUIRE))
+        gy_reply_queue_drain(q, slow_collect, &g);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    for (int guard = 0; guard < 1000000 && g.essentials < t.count; guard++) {
+        gy_reply_queue_commit(q);
+        gy_reply_queue_drain(q, game_collect, &g);
+    }
+    assert_int_equal(t.refused, 0);
+    assert_true(g.order_ok);
+    assert_int_equal(g.essentials, t.count);
+    gy_reply_queue_destroy(q);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_reply_queue_overflow_stops_allocating_at_its_peak),
         cmocka_unit_test(test_reply_queue_counts_an_essential_reply_lost_to_allocation),
         cmocka_unit_test(test_reply_queue_flood_across_threads_keeps_every_essential),
+        cmocka_unit_test(test_reply_queue_keeps_order_while_the_consumer_frees_slots),
     };
     return cmocka_run_group_tests_name("reply_queue", tests, NULL, NULL);
 }

@@ -261,8 +261,9 @@ static void record_releases(gy_physics *p, scene_data *s, const gy_result state[
         }
 }
 
-/* Runs the scene with `fb` as configured and checks every object against the model. */
-static void run_adapter_faults(gy_fault_backend *fb, const char *what)
+/* Runs the scene with `fb` as configured and checks every object against the model. Returns the
+ * number of objects the adapter still held when its world was destroyed. */
+static uint32_t run_scene(gy_fault_backend *fb, const char *what)
 {
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
@@ -339,14 +340,21 @@ static void run_adapter_faults(gy_fault_backend *fb, const char *what)
     assert_int_equal(st.bodies, 0);
     assert_result(gy_physics_stop(p), GY_OK);
     assert_false(gy_physics_running(p));
-    if (fb->live_at_destroy != 0)
-        fail_msg("%s: the adapter still held %u objects when its world was destroyed", what,
-                 fb->live_at_destroy);
+    uint32_t live = fb->live_at_destroy;
     gy_physics_destroy(p);
     assert_int_equal(gy_fault_backend_get(&fb->worlds_created), 1);
     assert_int_equal(gy_fault_backend_get(&fb->worlds_destroyed), 1);
     if (ta.live_blocks != 0)
         fail_msg("%s: %lld blocks leaked", what, (long long)ta.live_blocks);
+    return live;
+}
+
+/* run_scene, and the adapter must end up holding nothing. */
+static void run_adapter_faults(gy_fault_backend *fb, const char *what)
+{
+    uint32_t live = run_scene(fb, what);
+    if (live != 0)
+        fail_msg("%s: the adapter still held %u objects when its world was destroyed", what, live);
 }
 
 static gy_fault_backend *new_fault_backend(void)
@@ -370,6 +378,20 @@ static void test_fault_backend_passes_a_clean_run_through(void **state)
     assert_int_equal(fb->calls[GY_FAULT_JOINT], 3);
     assert_int_equal(fb->calls_any, 13);
     assert_int_equal(fb->injected, 0);
+    free(fb);
+}
+
+static void test_fault_backend_leak_check_reports_an_injected_leak(void **state)
+{
+    (void)state;
+    gy_fault_backend *fb = new_fault_backend();
+    fb->leak_per_body_release = true;
+    /* The world is destroyed by the game thread after the physics thread has let it go: the
+     * count must still be the adapter's, one object per body the scene releases (all seven). */
+    uint32_t live = run_scene(fb, "leaky");
+    assert_int_equal(gy_fault_backend_get(&fb->leaked), 7);
+    assert_int_equal(live, 7);
+    assert_int_equal(fb->max_live_at_destroy, 7);
     free(fb);
 }
 
@@ -692,6 +714,7 @@ int main(int argc, char **argv)
     adapter = argc > 2 ? argv[2] : "ode";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fault_backend_passes_a_clean_run_through),
+        cmocka_unit_test(test_fault_backend_leak_check_reports_an_injected_leak),
         cmocka_unit_test(test_fault_backend_refuses_a_world_without_its_allocator),
         cmocka_unit_test(test_fault_body_create_sweep_ends_in_clear_errors),
         cmocka_unit_test(test_fault_resource_create_sweep_ends_in_clear_errors),

@@ -503,6 +503,48 @@ static void test_world_refusals_test_scene_bootstrap(void **state)
     gy_scene_free(s);
 }
 
+/* The teardown's leak check, shown failing: the wrapper leaves one adapter object behind per
+ * body release, and both the World's report and the count at world destroy must say so. */
+static void test_world_teardown_reports_an_injected_leak(void **state)
+{
+    (void)state;
+    gy_scene *s = gy_test_load_scene(k_scene, scenes_dir, NULL, NULL);
+    model m;
+    build_model(s, true, &m);
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_fault_backend *fb = calloc(1, sizeof *fb);
+    assert_non_null(fb);
+    assert_result(gy_fault_backend_init(fb, adapter, &ta.base), GY_OK);
+    fb->leak_per_body_release = true;
+    log_capture logs;
+    gy_logger logger;
+    log_init(&logs, &logger);
+    gy_world_config cfg = world_config(s, fb, &logger, true);
+    gy_world *w = NULL;
+    assert_result(gy_world_create(&cfg, &w), GY_OK);
+    gy_scene_instance *inst = NULL;
+    assert_result(gy_scene_instantiate(w, s, gy_v3(0, 0, 0), &ta.base, &inst, NULL), GY_OK);
+    assert_result(gy_world_start_physics(w), GY_OK);
+    for (int i = 0; i < 4; i++)
+        assert_result(gy_world_tick(w, DT), GY_OK);
+    assert_int_equal(physics_bodies(w), m.per_kind[OBJ_BODY]);
+    gy_scene_instance_free(inst);
+    gy_world_teardown td;
+    assert_result(gy_world_destroy(w, &td), GY_OK);
+    /* Every body is released at teardown: one leaked object each, seen by both checks. */
+    uint32_t bodies = m.per_kind[OBJ_BODY];
+    assert_int_equal(gy_fault_backend_get(&fb->leaked), bodies);
+    assert_true(td.adapter_checked);
+    assert_int_equal(td.adapter_live_objects, bodies);
+    assert_int_equal(fb->live_at_destroy, bodies);
+    assert_true(log_has(&logs, "adapter objects still alive", NULL));
+    assert_int_equal(ta.live_blocks, 0);
+    pthread_mutex_destroy(&logs.mu);
+    free(fb);
+    gy_scene_free(s);
+}
+
 static void test_world_refusals_test_scene_additive(void **state)
 {
     (void)state;
@@ -916,6 +958,7 @@ int main(int argc, char **argv)
     adapter = argc > 2 ? argv[2] : "ode";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_refusals_test_scene_bootstrap),
+        cmocka_unit_test(test_world_teardown_reports_an_injected_leak),
         cmocka_unit_test(test_world_refusals_test_scene_additive),
         cmocka_unit_test(test_world_refusals_sample_scenes),
         cmocka_unit_test(test_world_allocation_sweep_over_load_and_run),

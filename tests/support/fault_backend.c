@@ -172,9 +172,24 @@ static void f_resource_release(gy_backend_world *w, gy_resource_id id)
         be(w)->resource_release(in(w), id);
 }
 
+/* The injected leak: a tetrahedron hull that nothing will release. */
+static void leak_one(gy_backend_world *w)
+{
+    static const gy_vec3 points[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    gy_hull_def def = {points, 4};
+    gy_resource_id id;
+    if (be(w)->hull_create(in(w), &def, &id) == GY_OK)
+        bump(&fw(w)->fb->leaked);
+}
+
 static gy_result f_body_release(gy_backend_world *w, gy_body_id id)
 {
-    return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_release(in(w), id);
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = be(w)->body_release(in(w), id);
+    if (r == GY_OK && fw(w)->fb->leak_per_body_release)
+        leak_one(w);
+    return r;
 }
 
 static gy_result f_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
@@ -382,6 +397,7 @@ void gy_fault_backend_reset(gy_fault_backend *fb)
     memset(fb->calls, 0, sizeof fb->calls);
     fb->calls_any = 0;
     fb->injected = 0;
+    fb->leaked = 0;
     fb->worlds_created = 0;
     fb->worlds_destroyed = 0;
     fb->live_at_destroy = 0;

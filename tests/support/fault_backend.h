@@ -14,7 +14,10 @@
  * created with any other allocator is refused with GY_ERR_INVALID_ARGUMENT.
  *
  * Leak accounting: just before a world is destroyed, the wrapped adapter's counters are read, so
- * a test can check that everything it released really was released (live_at_destroy == 0).
+ * a test can check that everything it released really was released (live_at_destroy == 0). The
+ * adapters answer any thread once none is bound, which is the case when gy_physics destroys a
+ * stopped world. `leak_per_body_release` injects a leak to show such a check failing: after each
+ * body release the wrapper creates one hull resource in the wrapped adapter and never releases it.
  *
  * Threading: counters are atomics; the wrapped calls run on whichever thread the caller uses (the
  * wrapped adapter's own threading rules apply). Set the fail_* fields before creating a world. */
@@ -41,11 +44,13 @@ typedef struct gy_fault_backend {
     gy_result fail_result; /* returned by an injected failure; default GY_ERR_BACKEND */
     uint64_t fail_at[GY_FAULT_KIND_COUNT]; /* per-category call number to fail; 0 = never */
     uint64_t fail_any_at;                  /* overall call number to fail; 0 = never */
+    bool leak_per_body_release;            /* leave one adapter object behind per body release */
 
     /* ---- counters (read with gy_fault_backend_get or after the threads are joined) ---- */
     uint64_t calls[GY_FAULT_KIND_COUNT]; /* create calls seen per category */
     uint64_t calls_any;                  /* over all categories */
     uint64_t injected;                   /* failures injected */
+    uint64_t leaked;                     /* objects leaked by leak_per_body_release */
     uint64_t worlds_created;
     uint64_t worlds_destroyed;
     uint32_t live_at_destroy;     /* wrapped adapter's live_objects before the last world_destroy */

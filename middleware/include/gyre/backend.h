@@ -370,6 +370,9 @@ typedef struct gy_backend {
                          const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
                          uint32_t capacity, uint32_t *count);
 
+    /* Live objects and per-step counts. From a bound thread, or from any thread once no thread
+     * is bound (a stopped world, e.g. just before world_destroy); debug builds give zeros to an
+     * unbound thread while another is bound. */
     void (*get_counters)(gy_backend_world *w, gy_backend_counters *out);
 } gy_backend;
 
