@@ -20,6 +20,10 @@
 /* Limits stop hard: no bounce off a slider's end. */
 #define SLIDER_LIMIT_RESTITUTION 0.0
 
+/* A ball limit passed (after contacts pushed it) is pulled back by this fraction per solve:
+ * firmer than the solver's default, as a limit should be. */
+#define LIMIT_ERP 0.8
+
 /* Bullet's hinge angle and motor velocity (its A is a) and its slider offset and motor velocity
  * (its B is a) already run the way Gyre's do: a relative to b, about or along the axis. */
 #define HINGE_SIGN  1.0
@@ -188,7 +192,7 @@ class ball_limit_constraint : public btPoint2PointConstraint
             /* Beyond the stop: back at the solver's error reduction. Short of it: no faster
              * than reaches the stop at the end of the solve. */
             double gap = r.upper ? r.stop - r.angle : r.angle - r.stop;
-            double rate = gap < 0.0 ? info->erp * info->fps * gap : info->fps * gap;
+            double rate = gap < 0.0 ? LIMIT_ERP * info->fps * gap : info->fps * gap;
             if (r.upper) {
                 info->m_constraintError[k] = rate;
                 info->m_lowerLimit[k] = -SIMD_INFINITY;
@@ -306,9 +310,48 @@ static double joint_position(gy_bt_joint *j)
     return SLIDER_SIGN * d.dot(fa.getBasis().getColumn(0));
 }
 
+/* Bullet's joint motor rate, whatever the joint (a relative to b, about or along the axis). */
+static double joint_rate(gy_bt_joint *j)
+{
+    btTypedConstraint *c = j->constraint;
+    if (j->type == GY_JOINT_HINGE) {
+        btVector3 spin =
+            c->getRigidBodyA().getAngularVelocity() - c->getRigidBodyB().getAngularVelocity();
+        return spin.dot(hinge_axis(static_cast<btHingeConstraint *>(c)));
+    }
+    const btRigidBody &ra = c->getRigidBodyB(), &rb = c->getRigidBodyA();
+    btVector3 v = ra.getLinearVelocity() - rb.getVelocityInLocalPoint(ra.getCenterOfMassPosition() -
+                                                                      rb.getCenterOfMassPosition());
+    return v.dot(slider_axis(static_cast<btSliderConstraint *>(c)));
+}
+
+/* Sets Bullet's motor on the joint: velocity v (Gyre's sign), at most `force` over h. */
+static void motor_set(gy_bt_joint *j, bool on, double v, double force, double h)
+{
+    if (j->type == GY_JOINT_HINGE) {
+        /* Bullet bounds the hinge motor by an impulse per solve. */
+        static_cast<btHingeConstraint *>(j->constraint)
+            ->enableAngularMotor(on, HINGE_SIGN * v, force * h);
+    } else {
+        btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
+        slider->setPoweredLinMotor(on);
+        slider->setTargetLinMotorVelocity(SLIDER_SIGN * v);
+        slider->setMaxLinMotorForce(force);
+    }
+}
+
+/* Bullet's hinge and slider limit rows act once a limit is passed: when the joint would pass
+ * one within this solve, the motor becomes an unbounded one landing on it (the limit wins over
+ * the user's motor); otherwise the user's motor drives. */
 static void motor_apply(gy_bt_joint *j, double h)
 {
     bool on = j->motor.mode != GY_MOTOR_OFF;
+    double land;
+    if (j->has_limits &&
+        gy_joint_limit_landing(joint_position(j), joint_rate(j), j->limits, h, &land)) {
+        motor_set(j, true, land, SIMD_INFINITY, h);
+        return;
+    }
     double accel = 0.0, position = on ? joint_position(j) : 0.0;
     if (j->motor.mode == GY_MOTOR_POSITION) {
         btTypedConstraint *c = j->constraint;
@@ -537,7 +580,7 @@ void gy_bt_joints_before_solve(gy_backend_world *w, double h)
         if (j == nullptr)
             continue;
         if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
-            j->motor.mode != GY_MOTOR_OFF)
+            (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
             motor_apply(j, h);
         else if (j->type == GY_JOINT_BALL)
             static_cast<ball_limit_constraint *>(j->constraint)->set_solve_length(h);

@@ -41,6 +41,10 @@ static double clamp_angle(double a)
     return fmax(-GY_PI, fmin(GY_PI, a));
 }
 
+/* The force or torque bound of a motor landing a joint on its limit: unbounded in effect (ODE's
+ * joint motors ignore an infinite bound). */
+#define LANDING_FMAX 1e9
+
 static gy_quat side_rotation(const gy_ode_body *b)
 {
     return b != NULL ? gy_ode_body_pose(b).rotation : gy_quat_identity();
@@ -61,15 +65,27 @@ static gy_joint_side side_of(const gy_ode_body *b, gy_vec3 axis)
     return s;
 }
 
+/* The joint's row motor: the user's motor, or, when the joint would pass a limit within this
+ * solve, an unbounded one landing on the limit (the limit wins over the motor). */
 static void motor_apply(gy_ode_joint *j, double h)
 {
     bool hinge = j->type == GY_JOINT_HINGE;
+    void (*set)(dJointID, int, dReal) = hinge ? dJointSetHingeParam : dJointSetSliderParam;
+    double position = hinge ? dJointGetHingeAngle(j->joint) : dJointGetSliderPosition(j->joint);
+    double rate = hinge ? dJointGetHingeAngleRate(j->joint) : dJointGetSliderPositionRate(j->joint);
+    double land;
+    /* On a stop ODE's own limit row already holds the joint (it acts from the stop on). */
+    bool inside = position > j->limits[0] && position < j->limits[1];
+    if (j->has_limits && inside && gy_joint_limit_landing(position, rate, j->limits, h, &land)) {
+        set(j->joint, dParamVel, land);
+        set(j->joint, dParamFMax, LANDING_FMAX);
+        return;
+    }
     if (j->motor.mode == GY_MOTOR_OFF) {
-        (hinge ? dJointSetHingeParam : dJointSetSliderParam)(j->joint, dParamFMax, 0.0);
+        set(j->joint, dParamFMax, 0.0);
         return;
     }
     double accel = 0.0;
-    double position = hinge ? dJointGetHingeAngle(j->joint) : dJointGetSliderPosition(j->joint);
     if (j->motor.mode == GY_MOTOR_POSITION) {
         dVector3 ax;
         if (hinge)
@@ -83,7 +99,6 @@ static void motor_apply(gy_ode_joint *j, double h)
     }
     double v =
         gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : NULL);
-    void (*set)(dJointID, int, dReal) = hinge ? dJointSetHingeParam : dJointSetSliderParam;
     set(j->joint, dParamVel, v);
     set(j->joint, dParamFMax, j->motor.max_force);
 }
@@ -108,19 +123,12 @@ static void limit_axis(dJointID m, int axis, double angle, double rate, double l
 {
     static const int vel[2] = {dParamVel, dParamVel2};
     static const int fmax[2] = {dParamFMax, dParamFMax2};
-    double next = angle + rate * h;
-    double land = 0.0;
-    bool approach = false;
-    if (angle < hi && next > hi) {
-        land = (hi - angle) / h;
-        approach = true;
-    } else if (angle > lo && next < lo) {
-        land = (lo - angle) / h;
-        approach = true;
-    }
+    const double limits[2] = {lo, hi};
+    double land;
+    bool approach = gy_joint_limit_landing(angle, rate, limits, h, &land);
     dJointSetAMotorAngle(m, axis, angle);
     dJointSetAMotorParam(m, vel[axis], land);
-    dJointSetAMotorParam(m, fmax[axis], approach ? dInfinity : 0.0);
+    dJointSetAMotorParam(m, fmax[axis], approach ? LANDING_FMAX : 0.0);
 }
 
 static void ball_limits_apply(gy_ode_joint *j, double h)
@@ -187,7 +195,7 @@ void gy_ode_joints_before_solve(gy_backend_world *w, double h)
         if (j == NULL)
             continue;
         if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
-            j->motor.mode != GY_MOTOR_OFF)
+            (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
             motor_apply(j, h);
         else if (j->has_spring)
             spring_apply(w, j, h);

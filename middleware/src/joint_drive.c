@@ -54,6 +54,22 @@ double gy_joint_motor_velocity(const gy_joint_motor *m, double position, double 
     return v;
 }
 
+bool gy_joint_limit_landing(double position, double rate, const double *limits, double h,
+                            double *land)
+{
+    double next = position + rate * h;
+    if (position <= limits[1] && next > limits[1]) {
+        *land = (limits[1] - position) / h;
+        return true;
+    }
+    if (position >= limits[0] && next < limits[0]) {
+        *land = (limits[0] - position) / h;
+        return true;
+    }
+    *land = 0.0;
+    return false;
+}
+
 void gy_joint_spring_softness(double frequency, double damping_ratio, double mass, double h,
                               double *erp, double *cfm)
 {

@@ -32,6 +32,14 @@ double gy_joint_drive_accel(gy_joint_type type, double max_force, const gy_joint
 double gy_joint_motor_velocity(const gy_joint_motor *m, double position, double accel, double h,
                                const double *limits);
 
+/* Whether a joint coordinate at `position`, changing at `rate`, would pass one of `limits`
+ * ({min, max}) within a solve of h seconds while not yet past it (on it counts as short of it);
+ * *land is then the rate that arrives on the limit at the end of the solve. Adapters whose limit
+ * rows only act once a limit is passed aim an unbounded motor at *land instead, so fast motion
+ * stops on the limit rather than one solve beyond it. */
+bool gy_joint_limit_landing(double position, double rate, const double *limits, double h,
+                            double *land);
+
 /* The softness that makes a rigid one-row constraint a spring-damper of `frequency` (Hz) and
  * `damping_ratio` on `mass` (kg), in ODE's convention (J v' = erp/h · error − cfm · λ, λ a
  * force). Chosen so the solver's implicit step of h has the continuous oscillator's discrete
