@@ -473,8 +473,7 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
         if (def->has_limits)
             hinge->setLimit(fmax(-SIMD_PI, def->limit_min), fmin(SIMD_PI, def->limit_max));
         j->constraint = hinge;
-        j->motor = def->motor;
-        motor_apply(j, 1.0 / 60.0);
+        j->motor = def->motor; /* applied before every solve */
         break;
     }
     case GY_JOINT_SLIDER: {
@@ -489,8 +488,7 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
         }
         slider->setRestitutionLimLin(SLIDER_LIMIT_RESTITUTION);
         j->constraint = slider;
-        j->motor = def->motor;
-        motor_apply(j, 1.0 / 60.0);
+        j->motor = def->motor; /* applied before every solve */
         break;
     }
     case GY_JOINT_DISTANCE:
@@ -609,7 +607,9 @@ gy_result gy_bt_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_jo
     if (j->type != GY_JOINT_HINGE && j->type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
     j->motor = *m;
-    motor_apply(j, w->substep_dt > 0.0 ? w->substep_dt : 1.0 / 60.0);
+    /* The velocity follows at the next solve; a motor switched off is off now. */
+    if (m->mode == GY_MOTOR_OFF)
+        motor_apply(j, 1.0);
     gy_bt_body_wake(j->a);
     if (j->b != nullptr)
         gy_bt_body_wake(j->b);
@@ -626,23 +626,12 @@ gy_result gy_bt_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_st
     if (r != GY_OK)
         return r;
     btTypedConstraint *c = j->constraint;
-    btVector3 spin =
-        c->getRigidBodyA().getAngularVelocity() - c->getRigidBodyB().getAngularVelocity();
     switch (j->type) {
     case GY_JOINT_HINGE:
+    case GY_JOINT_SLIDER:
         out->position = joint_position(j);
-        out->velocity = spin.dot(hinge_axis(static_cast<btHingeConstraint *>(c)));
+        out->velocity = joint_rate(j);
         break;
-    case GY_JOINT_SLIDER: {
-        out->position = joint_position(j);
-        /* Bullet's A is b: a's velocity relative to b's at a's centre of mass. */
-        const btRigidBody &ra = c->getRigidBodyB(), &rb = c->getRigidBodyA();
-        btVector3 v =
-            ra.getLinearVelocity() -
-            rb.getVelocityInLocalPoint(ra.getCenterOfMassPosition() - rb.getCenterOfMassPosition());
-        out->velocity = v.dot(slider_axis(static_cast<btSliderConstraint *>(c)));
-        break;
-    }
     case GY_JOINT_DISTANCE:
         static_cast<distance_constraint *>(c)->measure(&out->position, &out->velocity);
         break;

@@ -103,9 +103,8 @@ static void motor_apply(gy_ode_joint *j, double h)
     set(j->joint, dParamFMax, j->motor.max_force);
 }
 
-static void spring_apply(gy_backend_world *w, gy_ode_joint *j, double h)
+static void spring_apply(gy_ode_joint *j, double h)
 {
-    (void)w;
     double ma = j->a->mass;
     double mb = j->b != NULL && j->b->type == GY_MOTION_DYNAMIC ? j->b->mass : 0.0;
     double m = mb > 0.0 ? ma * mb / (ma + mb) : ma;
@@ -182,8 +181,7 @@ static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def
         dJointSetAMotorParam(m, dParamHiStop, def->has_cone ? def->cone_angle : dInfinity);
         dJointSetAMotorParam(m, dParamLoStop2, def->has_twist_limits ? def->twist_min : -dInfinity);
         dJointSetAMotorParam(m, dParamHiStop2, def->has_twist_limits ? def->twist_max : dInfinity);
-        j->limit_motor = m;
-        ball_limits_apply(j, 1.0 / 60.0);
+        j->limit_motor = m; /* its axes and angles are set before every solve */
     }
 }
 
@@ -198,7 +196,7 @@ void gy_ode_joints_before_solve(gy_backend_world *w, double h)
             (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
             motor_apply(j, h);
         else if (j->has_spring)
-            spring_apply(w, j, h);
+            spring_apply(j, h);
         else if (j->limit_motor != NULL)
             ball_limits_apply(j, h);
     }
