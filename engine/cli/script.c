@@ -24,22 +24,23 @@ static double time_of(const gy_cli_runner *R, uint64_t tick)
 
 static gy_entity root_entity(const gy_cli_runner *R, int32_t index)
 {
-    return index >= 0 && (uint32_t)index < R->instance->entity_count ? R->instance->entities[index]
-                                                                     : gy_entity_null();
+    return index >= 0 && (uint32_t)index < R->instance->entity_count
+               ? R->instance->entities[index]
+               : gy_entity_null();
 }
 
 static const char *root_name(const gy_cli_runner *R, int32_t index)
 {
     return index >= 0 && (uint32_t)index < R->scene->entity_count ? R->scene->entities[index].name
-                                                                  : "?";
+                                                                   : "?";
 }
 
 /* ---- outcomes -------------------------------------------------------------------------------- */
 
 static gy_cli_expect *new_expect(gy_cli_runner *R, const gy_scene_action *a, const char *entity)
 {
-    if (gy_array_reserve(R->alloc, (void **)&R->expects, &R->expect_capacity, R->expect_count + 1u,
-                         sizeof *R->expects) != GY_OK) {
+    if (gy_array_reserve(R->alloc, (void **)&R->expects, &R->expect_capacity,
+                         R->expect_count + 1u, sizeof *R->expects) != GY_OK) {
         fprintf(stderr, "gyre: out of memory recording an expect\n");
         R->expect_failed = true;
         return NULL;
@@ -105,8 +106,8 @@ static bool check_vector(gy_cli_expect *x, const char *entity, const char *what,
         num(a, sizeof a, act[i]);
         num(e, sizeof e, exp[i]);
         num(d, sizeof d, off);
-        detail_add(x, "%s'%s' %s.%s = %s, expected %s ± %s (off by %s)", x->detail[0] ? "; " : "",
-                   entity, what, k_axes[i], a, e, t, d);
+        detail_add(x, "%s'%s' %s.%s = %s, expected %s ± %s (off by %s)", x->detail[0] ? "; " : "", entity,
+                   what, k_axes[i], a, e, t, d);
         ok = false;
     }
     return ok;
@@ -155,8 +156,7 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
                            a->expect.position_set, tol);
     if (a->expect.has_velocity) {
         if (!has_state) {
-            detail_add(x, "%s'%s' has no physics body to have a velocity", x->detail[0] ? "; " : "",
-                       name);
+            detail_add(x, "%s'%s' has no physics body to have a velocity", x->detail[0] ? "; " : "", name);
             ok = false;
         } else {
             ok &= check_vector(x, name, "velocity", st.linear_velocity, a->expect.velocity,
@@ -223,9 +223,9 @@ static void run_expect_event(gy_cli_runner *R, const gy_scene_action *a)
     if (w != NULL && w->seen) {
         x->first_event_t = time_of(R, w->seen_tick);
         num(seen, sizeof seen, x->first_event_t);
-        snprintf(x->detail, sizeof x->detail,
-                 "%s between '%s' and '%s' in [%s, %s] s: first at %s s", kind,
-                 root_name(R, a->expect_event.a), root_name(R, a->expect_event.b), since, at, seen);
+        snprintf(x->detail, sizeof x->detail, "%s between '%s' and '%s' in [%s, %s] s: first at %s s",
+                 kind, root_name(R, a->expect_event.a), root_name(R, a->expect_event.b), since, at,
+                 seen);
         x->passed = 1;
         return;
     }
@@ -308,13 +308,11 @@ static void run_spawn(gy_cli_runner *R, const gy_scene_action *a)
     }
     gy_scene_instance *inst = NULL;
     int32_t bad = -1;
-    gy_result r =
-        gy_scene_load_additive(R->world, scene, a->spawn.offset, 0, R->alloc, &inst, &bad);
+    gy_result r = gy_scene_load_additive(R->world, scene, a->spawn.offset, 0, R->alloc, &inst, &bad);
     if (r != GY_OK) {
         gy_cli_print_refused(stderr, path, scene, bad, r);
-        fprintf(stderr,
-                "gyre: script[%u] at %s s: spawn of %s failed; nothing of it was created; "
-                "the run ends\n",
+        fprintf(stderr, "gyre: script[%u] at %s s: spawn of %s failed; nothing of it was created; "
+                        "the run ends\n",
                 a->index, at, path);
         gy_scene_free(scene);
         R->spawn_failed = true;
@@ -492,8 +490,8 @@ void gy_cli_script_finish(gy_cli_runner *R)
         const gy_scene_action *a = &R->scene->actions[i];
         if (a->type != GY_SCENE_ACTION_EXPECT && a->type != GY_SCENE_ACTION_EXPECT_EVENT)
             continue;
-        gy_cli_expect *x =
-            new_expect(R, a, a->type == GY_SCENE_ACTION_EXPECT ? root_name(R, a->entity) : NULL);
+        gy_cli_expect *x = new_expect(
+            R, a, a->type == GY_SCENE_ACTION_EXPECT ? root_name(R, a->entity) : NULL);
         if (x == NULL)
             return;
         x->passed = -1;
@@ -502,8 +500,7 @@ void gy_cli_script_finish(gy_cli_runner *R)
         num(end, sizeof end, time_of(R, R->tick));
         snprintf(x->detail, sizeof x->detail, "not reached: the run ended at %s s", end);
         if (!R->opt.quiet)
-            fprintf(stderr,
-                    "gyre: note: script[%u] (%s at %s s) not reached: the run ended at %s s\n",
-                    a->index, gy_scene_action_name(a->type), at, end);
+            fprintf(stderr, "gyre: note: script[%u] (%s at %s s) not reached: the run ended at %s s\n",
+                a->index, gy_scene_action_name(a->type), at, end);
     }
 }

@@ -999,14 +999,13 @@ static void test_scene_load_derives_mass_for_mass_properties(void **state)
     (void)state;
     loaded l;
     const gy_scene *s = load_ok(
-        &l,
-        "'entities':[{'name':'a','components':{'physics':{'shape':'Box','box_size':[1,2,3],"
-        "'density':2,'mass_properties':{'center_of_mass':[0,0.5,0],"
-        "'inertia':[[2,0.5,0],[0.5,3,0],[0,0,4]]}}}},"
-        "{'name':'b','components':{'physics':{'shape':'Box','box_size':[1,1,1],'mass':7,"
-        "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}},"
-        "{'name':'c','components':{'physics':{'shape':'Box','box_size':[1,1,2],'is_sensor':true,"
-        "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}}]");
+        &l, "'entities':[{'name':'a','components':{'physics':{'shape':'Box','box_size':[1,2,3],"
+            "'density':2,'mass_properties':{'center_of_mass':[0,0.5,0],"
+            "'inertia':[[2,0.5,0],[0.5,3,0],[0,0,4]]}}}},"
+            "{'name':'b','components':{'physics':{'shape':'Box','box_size':[1,1,1],'mass':7,"
+            "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}},"
+            "{'name':'c','components':{'physics':{'shape':'Box','box_size':[1,1,2],'is_sensor':true,"
+            "'mass_properties':{'inertia':[[1,0,0],[0,1,0],[0,0,1]]}}}}]");
     const gy_body_def *a = &s->entities[0].physics->body;
     assert_true(a->has_mass_properties);
     assert_near(a->mass, 1000.0 * 2.0 * 6.0, 1e-9); /* 1000 kg/m³ × density 2 × 6 m³ */
