@@ -123,6 +123,7 @@ gy_joint_cone_pose gy_joint_cone_measure(const gy_joint_cone_frame *f, gy_quat q
      * its turn from b's reference about b's axis. */
     gy_vec3 spa = gy_quat_rotate(gy_quat_axis_angle(p.swing_axis, -p.swing), pa);
     p.twist = atan2(gy_v3_dot(ub, gy_v3_cross(pb, spa)), gy_v3_dot(pb, spa));
-    p.twist_axis = ua;
+    gy_vec3 mid = gy_v3_add(ua, ub);
+    p.twist_axis = gy_v3_len(mid) > 1e-6 ? gy_v3_normalize(mid) : ua;
     return p;
 }

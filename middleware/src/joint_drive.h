@@ -59,8 +59,9 @@ gy_joint_cone_frame gy_joint_cone_frame_make(gy_vec3 axis, gy_quat qa, gy_quat q
 
 /* Where a ball joint stands: swing is the angle (rad, 0..pi) between the axis as a carries it
  * and as b carries it, growing with a's rotation about swing_axis (world, unit) relative to b;
- * twist is a's rotation about the axis relative to b once the swing is taken out (rad, ±pi),
- * growing with a's rotation about twist_axis (world, unit). */
+ * twist is a's rotation about the axis relative to b once the swing is taken out (rad, ±pi).
+ * twist_axis (world, unit) is the bisector of the two carried axes: a's relative spin about it
+ * is what turns the twist (about a's own axis alone, a swing would leak into the twist row). */
 typedef struct gy_joint_cone_pose {
     double swing;
     gy_vec3 swing_axis;
