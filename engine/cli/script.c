@@ -348,6 +348,22 @@ static void run_force(gy_cli_runner *R, const gy_scene_action *a)
     f->end_tick = R->tick + ticks;
 }
 
+/* The scene's own joints, in file order (spawned copies are not named by the script). */
+static void run_set_motor(gy_cli_runner *R, const gy_scene_action *a)
+{
+    gy_joint j = R->instance->joints[a->motor.joint];
+    gy_joint_motor m;
+    gy_result r = gy_joint_get_motor(R->world, j, &m);
+    if (r == GY_OK) {
+        m.mode = a->motor.mode;
+        m.target = a->motor.target;
+        if (a->motor.has_max_force)
+            m.max_force = a->motor.max_force;
+        r = gy_joint_set_motor(R->world, j, &m);
+    }
+    check(R, a, r);
+}
+
 static void run_action(gy_cli_runner *R, const gy_scene_action *a)
 {
     gy_world *w = R->world;
@@ -407,6 +423,9 @@ static void run_action(gy_cli_runner *R, const gy_scene_action *a)
         break;
     case GY_SCENE_ACTION_EXPECT_EVENT:
         run_expect_event(R, a);
+        break;
+    case GY_SCENE_ACTION_SET_MOTOR:
+        run_set_motor(R, a);
         break;
     default:
         break;

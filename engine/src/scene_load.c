@@ -496,7 +496,8 @@ const char *gy_scene_action_name(gy_scene_action_type type)
                                         "jump",
                                         "raycast",
                                         "expect",
-                                        "expect_event"};
+                                        "expect_event",
+                                        "set_motor"};
     return (unsigned)type < GY_SCENE_ACTION_TYPE_COUNT ? names[type] : "?";
 }
 

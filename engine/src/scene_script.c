@@ -26,7 +26,8 @@ static const char *const k_action_names[] = {"set_velocity",
                                              "jump",
                                              "raycast",
                                              "expect",
-                                             "expect_event"};
+                                             "expect_event",
+                                             "set_motor"};
 
 static const char *const k_event_kinds[] = {"enter", "stay", "exit"};
 
@@ -125,6 +126,115 @@ static void load_limits(gy_scn_loader *L, const cJSON *j, gy_joint_def *d)
     gy_scn_pop(L, mark);
 }
 
+/* [min, max] in degrees within [-180, 180], min <= max, into radians; false after an error. */
+static bool degree_range(gy_scn_loader *L, const cJSON *j, const char *key, double *lo, double *hi)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    size_t mark = gy_scn_push_key(L, key);
+    char buf[64];
+    size_t n = 0;
+    if (cJSON_IsArray(v))
+        for (const cJSON *c = v->child; c != NULL; c = c->next)
+            n++;
+    bool ok = cJSON_IsArray(v) && n == 2;
+    if (!ok)
+        gy_scn_error(L, NULL, "must be [min, max] in degrees (got %s)",
+                     gy_scn_describe(v, buf, sizeof buf));
+    double lim[2] = {0.0, 0.0};
+    int i = 0;
+    for (const cJSON *c = ok ? v->child : NULL; c != NULL; c = c->next, i++) {
+        size_t im = gy_scn_push_index(L, (size_t)i);
+        if (!cJSON_IsNumber(c)) {
+            gy_scn_error(L, NULL, "must be a number (got %s)", gy_scn_describe(c, buf, sizeof buf));
+            ok = false;
+        } else if (!gy_is_finite(c->valuedouble) || fabs(c->valuedouble) > 180.0) {
+            gy_scn_error(L, NULL, "must be in degrees within [-180, 180] (got %s)",
+                         gy_scn_describe(c, buf, sizeof buf));
+            ok = false;
+        } else {
+            lim[i] = c->valuedouble;
+        }
+        gy_scn_pop(L, im);
+    }
+    if (ok && lim[0] > lim[1]) {
+        gy_scn_error(L, NULL, "min must not exceed max (got [%.15g, %.15g])", lim[0], lim[1]);
+        ok = false;
+    }
+    gy_scn_pop(L, mark);
+    *lo = lim[0] * GY_PI / 180.0;
+    *hi = lim[1] * GY_PI / 180.0;
+    return ok;
+}
+
+/* `motor`: {velocity | position, max_force}; hinge angles in degrees, velocities in rad/s. */
+static void load_motor(gy_scn_loader *L, const cJSON *j, gy_joint_def *d)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "motor");
+    size_t mark = gy_scn_push_key(L, "motor");
+    char buf[64];
+    if (!cJSON_IsObject(m)) {
+        gy_scn_error(L, NULL,
+                     "must be {\"velocity\": v, \"max_force\": f} or {\"position\": p, "
+                     "\"max_force\": f} (got %s)",
+                     gy_scn_describe(m, buf, sizeof buf));
+        gy_scn_pop(L, mark);
+        return;
+    }
+    static const char *const keys[] = {"velocity", "position", "max_force"};
+    gy_scn_check_keys(L, m, keys, 3, NULL, 0);
+    double v = 0.0, p = 0.0, f = 0.0;
+    gy_scn_got gv = gy_scn_number(L, m, "velocity", &v);
+    gy_scn_got gp = gy_scn_number(L, m, "position", &p);
+    gy_scn_got gf = gy_scn_number_min(L, m, "max_force", 0.0, false, &f);
+    if (gf == GY_SCN_ABSENT)
+        gy_scn_error(L, "max_force", "required: the most torque (N·m) or force (N) it applies");
+    if (gv != GY_SCN_ABSENT && gp != GY_SCN_ABSENT)
+        gy_scn_error(L, NULL, "give one of velocity and position, not both");
+    else if (gv == GY_SCN_ABSENT && gp == GY_SCN_ABSENT)
+        gy_scn_error(L, NULL, "required: velocity (a speed to hold) or position (a target)");
+    bool hinge = d->type == GY_JOINT_HINGE;
+    if (gp == GY_SCN_OK && hinge && fabs(p) > 180.0) {
+        gy_scn_error(L, "position", "a Hinge position is in degrees within [-180, 180] (got %.15g)",
+                     p);
+        gp = GY_SCN_BAD;
+    }
+    if (gf == GY_SCN_OK && (gv == GY_SCN_OK) != (gp == GY_SCN_OK)) {
+        d->motor.mode = gv == GY_SCN_OK ? GY_MOTOR_VELOCITY : GY_MOTOR_POSITION;
+        d->motor.target = gv == GY_SCN_OK ? v : (hinge ? p * GY_PI / 180.0 : p);
+        d->motor.max_force = f;
+    }
+    gy_scn_pop(L, mark);
+}
+
+/* `spring`: {frequency (Hz) > 0, damping_ratio >= 0}. */
+static void load_spring(gy_scn_loader *L, const cJSON *j, gy_joint_def *d)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "spring");
+    size_t mark = gy_scn_push_key(L, "spring");
+    char buf[64];
+    if (!cJSON_IsObject(m)) {
+        gy_scn_error(L, NULL, "must be {\"frequency\": hz, \"damping_ratio\": z} (got %s)",
+                     gy_scn_describe(m, buf, sizeof buf));
+        gy_scn_pop(L, mark);
+        return;
+    }
+    static const char *const keys[] = {"frequency", "damping_ratio"};
+    gy_scn_check_keys(L, m, keys, 2, NULL, 0);
+    double f = 0.0, z = 0.0;
+    gy_scn_got gf = gy_scn_number_min(L, m, "frequency", 0.0, false, &f);
+    gy_scn_got gz = gy_scn_number_min(L, m, "damping_ratio", 0.0, true, &z);
+    if (gf == GY_SCN_ABSENT)
+        gy_scn_error(L, "frequency", "required: the natural frequency in Hz");
+    if (gz == GY_SCN_ABSENT)
+        gy_scn_error(L, "damping_ratio", "required: 0 (undamped) .. 1 (critical) or more");
+    if (gf == GY_SCN_OK && gz == GY_SCN_OK) {
+        d->has_spring = true;
+        d->spring_frequency = f;
+        d->spring_damping_ratio = z;
+    }
+    gy_scn_pop(L, mark);
+}
+
 static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
 {
     char buf[64];
@@ -136,8 +246,9 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
                      gy_scn_describe(j, buf, sizeof buf));
         return;
     }
-    static const char *const keys[] = {"name", "type",   "a",        "b",          "anchor",
-                                       "axis", "limits", "distance", "break_force"};
+    static const char *const keys[] = {
+        "name",     "type",        "a",     "b",      "anchor",     "axis",        "limits",
+        "distance", "break_force", "motor", "spring", "cone_angle", "twist_limits"};
     gy_scn_check_keys(L, j, keys, sizeof keys / sizeof keys[0], NULL, 0);
     gy_joint_def *d = &out->def;
     uint32_t errors_before = gy_scn_error_count(L);
@@ -170,10 +281,16 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
         gy_scn_vec3_within(L, "anchor", d->anchor, GY_MAX_MAGNITUDE);
 
     bool axial = type == GY_JOINT_HINGE || type == GY_JOINT_SLIDER;
+    bool ball_limits = cJSON_GetObjectItemCaseSensitive(j, "cone_angle") != NULL ||
+                       cJSON_GetObjectItemCaseSensitive(j, "twist_limits") != NULL;
     if (cJSON_GetObjectItemCaseSensitive(j, "axis") != NULL) {
         gy_vec3 axis;
-        if (type >= 0 && !axial)
-            gy_scn_error(L, "axis", "only Hinge and Slider joints have an axis");
+        if (type == GY_JOINT_BALL && !ball_limits)
+            gy_scn_error(L, "axis",
+                         "a Ball joint's axis is the one its cone_angle and twist_limits are "
+                         "measured about: give one of them, or leave axis out");
+        else if (type >= 0 && !axial && type != GY_JOINT_BALL)
+            gy_scn_error(L, "axis", "only Hinge, Slider and Ball joints have an axis");
         else if (gy_scn_vec3(L, j, "axis", &axis) == GY_SCN_OK) {
             double len = gy_v3_len(axis);
             if (!(len > 1e-9) || !gy_is_finite(len))
@@ -199,6 +316,40 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
     if (gy_scn_number_min(L, j, "break_force", 0.0, false, &force) == GY_SCN_OK) {
         d->breakable = true;
         d->break_force = force;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(j, "motor") != NULL) {
+        if (type >= 0 && !axial)
+            gy_scn_error(L, "motor", "only Hinge and Slider joints have a motor");
+        else if (type >= 0)
+            load_motor(L, j, d);
+    }
+    if (cJSON_GetObjectItemCaseSensitive(j, "spring") != NULL) {
+        if (type >= 0 && type != GY_JOINT_DISTANCE)
+            gy_scn_error(L, "spring", "only Distance joints have a spring");
+        else if (type >= 0)
+            load_spring(L, j, d);
+    }
+    if (ball_limits && type >= 0 && type != GY_JOINT_BALL) {
+        gy_scn_error(L,
+                     cJSON_GetObjectItemCaseSensitive(j, "cone_angle") != NULL ? "cone_angle"
+                                                                               : "twist_limits",
+                     "only Ball joints have a cone_angle and twist_limits (a Hinge has limits)");
+    } else if (ball_limits && type == GY_JOINT_BALL) {
+        if (cJSON_GetObjectItemCaseSensitive(j, "axis") == NULL)
+            gy_scn_error(L, "axis",
+                         "required with cone_angle or twist_limits: the axis they are measured "
+                         "about");
+        double cone;
+        gy_scn_got g = gy_scn_number_min(L, j, "cone_angle", 0.0, false, &cone);
+        if (g == GY_SCN_OK && cone > 180.0)
+            gy_scn_error(L, "cone_angle", "must be in degrees within (0, 180] (got %.15g)", cone);
+        else if (g == GY_SCN_OK) {
+            d->has_cone = true;
+            d->cone_angle = cone * GY_PI / 180.0;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(j, "twist_limits") != NULL &&
+            degree_range(L, j, "twist_limits", &d->twist_min, &d->twist_max))
+            d->has_twist_limits = true;
     }
     /* Limits and distance beyond the ranges of gyre/backend.h: the shared check decides, as it
      * does for the World (stand-ins for the bodies, which exist only at instantiation). */
@@ -365,6 +516,53 @@ static void check_readable(gy_scn_loader *L, const char *key, const char *resolv
         gy_scn_error(L, key, "cannot read \"%.200s\": %s", shown, why);
 }
 
+/* set_motor: the joint by name (it must have a motor), velocity or position, optional
+ * max_force. */
+static void load_set_motor(gy_scn_loader *L, const cJSON *o, gy_scene_action *a)
+{
+    char buf[64];
+    a->motor.joint = -1;
+    const char *name;
+    gy_scn_got g = gy_scn_string(L, o, "joint", &name);
+    if (g == GY_SCN_ABSENT)
+        gy_scn_error(L, "joint", "required: the name of a joint with a motor");
+    const gy_scene *s = L->scene;
+    int32_t found = -1, matches = 0;
+    for (uint32_t i = 0; g == GY_SCN_OK && i < s->joint_count; i++)
+        if (s->joints[i].name != NULL && strcmp(s->joints[i].name, name) == 0) {
+            found = found < 0 ? (int32_t)i : found;
+            matches++;
+        }
+    const gy_joint_def *d = found >= 0 ? &s->joints[found].def : NULL;
+    if (g == GY_SCN_OK && found < 0)
+        gy_scn_error(
+            L, "joint", "no joint named %s",
+            gy_scn_describe(cJSON_GetObjectItemCaseSensitive(o, "joint"), buf, sizeof buf));
+    else if (matches > 1)
+        gy_scn_error(L, "joint", "%d joints are named \"%.60s\": name them apart", (int)matches,
+                     name);
+    else if (d != NULL && d->motor.mode == GY_MOTOR_OFF)
+        gy_scn_error(L, "joint", "joint \"%.60s\" has no motor: give it one in joints[%d].motor",
+                     name, (int)found);
+    else if (d != NULL)
+        a->motor.joint = found;
+    double v = 0.0, p = 0.0, f = 0.0;
+    gy_scn_got gv = gy_scn_number(L, o, "velocity", &v);
+    gy_scn_got gp = gy_scn_number(L, o, "position", &p);
+    if (gv != GY_SCN_ABSENT && gp != GY_SCN_ABSENT)
+        gy_scn_error(L, NULL, "give one of velocity and position, not both");
+    else if (gv == GY_SCN_ABSENT && gp == GY_SCN_ABSENT)
+        gy_scn_error(L, NULL, "required: velocity (a speed to hold) or position (a target)");
+    bool hinge = d != NULL && d->type == GY_JOINT_HINGE;
+    if (gp == GY_SCN_OK && hinge && fabs(p) > 180.0)
+        gy_scn_error(L, "position", "a Hinge position is in degrees within [-180, 180] (got %.15g)",
+                     p);
+    a->motor.mode = gp != GY_SCN_ABSENT ? GY_MOTOR_POSITION : GY_MOTOR_VELOCITY;
+    a->motor.target = gp != GY_SCN_ABSENT ? (hinge ? p * GY_PI / 180.0 : p) : v;
+    a->motor.has_max_force = gy_scn_number_min(L, o, "max_force", 0.0, false, &f) == GY_SCN_OK;
+    a->motor.max_force = f;
+}
+
 static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action *a)
 {
     char buf[64];
@@ -512,6 +710,9 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         }
         break;
     }
+    case GY_SCENE_ACTION_SET_MOTOR:
+        load_set_motor(L, o, a);
+        break;
     default:
         (void)buf;
         break;
@@ -529,6 +730,7 @@ static const char *const k_keys_raycast[] = {"label", "origin", "direction", "ma
 static const char *const k_keys_expect[] = {"entity",   "position", "velocity",
                                             "grounded", "awake",    "tolerance"};
 static const char *const k_keys_event[] = {"kind", "a", "b", "since"};
+static const char *const k_keys_motor[] = {"joint", "velocity", "position", "max_force"};
 
 typedef struct action_keys {
     const char *const *keys;
@@ -553,13 +755,14 @@ static const action_keys k_action_keys[GY_SCENE_ACTION_TYPE_COUNT] = {
     [GY_SCENE_ACTION_RAYCAST] = KEYS(k_keys_raycast),
     [GY_SCENE_ACTION_EXPECT] = KEYS(k_keys_expect),
     [GY_SCENE_ACTION_EXPECT_EVENT] = KEYS(k_keys_event),
+    [GY_SCENE_ACTION_SET_MOTOR] = KEYS(k_keys_motor),
 };
 #undef KEYS
 
 static bool takes_entity(gy_scene_action_type t)
 {
     return t != GY_SCENE_ACTION_SPAWN && t != GY_SCENE_ACTION_RAYCAST &&
-           t != GY_SCENE_ACTION_EXPECT_EVENT;
+           t != GY_SCENE_ACTION_EXPECT_EVENT && t != GY_SCENE_ACTION_SET_MOTOR;
 }
 
 static void load_action(gy_scn_loader *L, const cJSON *o, uint32_t index, gy_scene_action *a)

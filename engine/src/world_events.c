@@ -350,6 +350,9 @@ static void on_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_JOINT_BROKEN:
         gy_w_joint_broken(w, r->key);
         break;
+    case GY_PHYSICS_REPLY_JOINT_STATE:
+        gy_w_joint_state_reply(w, r->key, gy_physics_reply_joint_state(r));
+        break;
     case GY_PHYSICS_REPLY_BODY_FAULT: {
         gy_w_body *c = gy_w_body_by_attachment(w, r->key, gy_physics_reply_body(r)->attachment);
         if (c == NULL) {

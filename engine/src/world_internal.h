@@ -209,6 +209,8 @@ typedef struct gy_w_joint {
     uint32_t key;                        /* physics key while LIVE; 0 otherwise */
     uint32_t a_attachment, b_attachment; /* the bodies it was created between */
     uint64_t handle;
+    bool has_state;       /* a state reply arrived since it last went live */
+    gy_joint_state state; /* the last one */
 } gy_w_joint;
 
 /* A touching collider pair as the game has seen it (between ENTER and EXIT). */
@@ -466,6 +468,8 @@ void gy_w_joints_entity_destroyed(gy_world *w, uint32_t slot);
 void gy_w_joints_flush(gy_world *w);
 void gy_w_joint_failed(gy_world *w, uint32_t key);
 void gy_w_joint_broken(gy_world *w, uint32_t key);
+/* A JOINT_STATE reply for the joint with physics key `key`. */
+void gy_w_joint_state_reply(gy_world *w, uint32_t key, const gy_physics_joint_state_reply *r);
 void gy_w_joints_stopped(gy_world *w);
 /* Bootstrap list for joints whose bodies are both in it (marks them LIVE on success). */
 gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32_t *count);

@@ -79,6 +79,7 @@ static void try_create(gy_world *w, gy_w_joint *j)
         return;
     }
     j->status = GY_JOINT_LIVE;
+    j->has_state = false;
     j->key = key;
     j->a_attachment = d.a_attachment;
     j->b_attachment = d.b_attachment;
@@ -179,6 +180,77 @@ gy_result gy_joint_get_status(const gy_world *w, gy_joint id, gy_joint_status *o
         return GY_ERR_STALE_HANDLE;
     *out = j->status;
     return GY_OK;
+}
+
+gy_result gy_joint_set_motor(gy_world *w, gy_joint id, const gy_joint_motor *motor)
+{
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_w_joint *j = joint_get(w, id.bits);
+    if (j == NULL)
+        return GY_ERR_STALE_HANDLE;
+    gy_result r = gy_validate_joint_motor(motor);
+    if (r != GY_OK)
+        return r;
+    if (j->def.type != GY_JOINT_HINGE && j->def.type != GY_JOINT_SLIDER)
+        return GY_ERR_MISUSE;
+    if (j->status == GY_JOINT_LIVE && gy_w_running(w)) {
+        r = gy_physics_record_set_motor(w->physics, j->key, motor);
+        if (r != GY_OK)
+            return r;
+    }
+    j->def.motor = *motor;
+    return GY_OK;
+}
+
+gy_result gy_joint_get_motor(const gy_world *w, gy_joint id, gy_joint_motor *out)
+{
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    if (w == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_w_joint *j = joint_get(w, id.bits);
+    if (j == NULL)
+        return GY_ERR_STALE_HANDLE;
+    *out = j->def.motor;
+    return GY_OK;
+}
+
+gy_result gy_joint_get_state(const gy_world *w, gy_joint id, gy_joint_state *out)
+{
+    gy_result entered = gy_w_enter_read(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    if (w == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_w_joint *j = joint_get(w, id.bits);
+    if (j == NULL)
+        return GY_ERR_STALE_HANDLE;
+    if (j->status != GY_JOINT_LIVE || !j->has_state)
+        return GY_ERR_INACTIVE;
+    *out = j->state;
+    return GY_OK;
+}
+
+void gy_w_joint_state_reply(gy_world *w, uint32_t key, const gy_physics_joint_state_reply *r)
+{
+    gy_w_joint *j = joint_by_key(w, key);
+    if (j == NULL || j->status != GY_JOINT_LIVE)
+        return;
+    gy_joint_state s = {r->position,
+                        r->velocity,
+                        r->twist,
+                        {r->force[0], r->force[1], r->force[2]},
+                        {r->torque[0], r->torque[1], r->torque[2]}};
+    if (!gy_is_finite(s.position) || !gy_is_finite(s.velocity) || !gy_is_finite(s.twist) ||
+        !gy_vec3_is_finite(s.force) || !gy_vec3_is_finite(s.torque))
+        return;
+    j->state = s;
+    j->has_state = true;
 }
 
 void gy_w_joints_body_released(gy_world *w, uint32_t slot)
@@ -320,6 +392,7 @@ void gy_w_joints_started(gy_world *w, const gy_physics_joint_desc *descs, uint32
             continue;
         if (ok) {
             j->status = GY_JOINT_LIVE;
+            j->has_state = false;
             j->a_attachment = descs[i].a_attachment;
             j->b_attachment = descs[i].b_attachment;
             w->joints_pending--;

@@ -17,6 +17,7 @@
 #include <pthread.h>
 
 #include "../src/adapter_common.h"
+#include "../src/joint_drive.h"
 #include "gyre/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -116,7 +117,11 @@ struct gy_bt_joint {
     btTypedConstraint *constraint;
     size_t constraint_size;
     gy_bt_body *a, *b;
-    btJointFeedback feedback; /* breakable joints: the solver's force on each body */
+    btJointFeedback feedback; /* the solver's force on each body: breaks and joint state */
+    gy_joint_motor motor;     /* hinge and slider */
+    bool has_limits;          /* hinge and slider: its limits {min, max}, for the motor */
+    double limits[2];
+    gy_vec3 anchor_a;         /* the anchor in a's body frame (motor inertia) */
     bool breakable;
     double break_force;
     uint64_t user_data;
@@ -368,6 +373,10 @@ void gy_bt_joint_release_for_body(gy_backend_world *w, gy_bt_body *b);
 void gy_bt_joint_release_all(gy_backend_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_bt_joint_check_breaks(gy_backend_world *w);
+/* Before a solve of h seconds: motor velocities. */
+void gy_bt_joints_before_solve(gy_backend_world *w, double h);
+gy_result gy_bt_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m);
+gy_result gy_bt_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out);
 
 /* Step (bullet_step.cpp). */
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,

@@ -1,9 +1,15 @@
-/* Bullet adapter: joints and joint breaking.
+/* Bullet adapter: joints, joint breaking, motors, springs and ball limits.
  *
  * Fixed, ball, hinge and slider map onto btFixedConstraint, btPoint2PointConstraint,
  * btHingeConstraint and btSliderConstraint, with frames built at the anchor from the bodies' pose
  * at creation. Bullet has no distance joint, so one is written here as a one-row constraint (the
- * ODE adapter uses ODE's double ball, which is the same constraint). A joint whose b is null is
+ * ODE adapter uses ODE's double ball, which is the same constraint); a spring softens that row
+ * with the ERP and CFM joint_drive.c gives both adapters. Hinge and slider motors are Bullet's
+ * own (the hinge's angular motor, the slider's powered linear motor); a position servo gets its
+ * velocity from joint_drive.c before every solve. A ball with cone or twist limits is a
+ * point-to-point constraint with up to two more angular rows, measured by joint_drive.c: a limit
+ * row acts once the angle would pass its stop within the solve, so a fast swing stops at the
+ * stop instead of overshooting it. A joint whose b is null is
  * anchored to the world's own fixed body. Breakable joints carry a btJointFeedback; after every
  * solve the force it reports is compared with the break force (the magnitude of the force vector,
  * as on ODE, rather than Bullet's per-row impulse threshold). */
@@ -13,6 +19,15 @@
 
 /* Limits stop hard: no bounce off a slider's end. */
 #define SLIDER_LIMIT_RESTITUTION 0.0
+
+/* A ball limit passed (after contacts pushed it) is pulled back by this fraction per solve:
+ * firmer than the solver's default, as a limit should be. */
+#define LIMIT_ERP 0.8
+
+/* Bullet's hinge angle and motor velocity (its A is a) and its slider offset and motor velocity
+ * (its B is a) already run the way Gyre's do: a relative to b, about or along the axis. */
+#define HINGE_SIGN  1.0
+#define SLIDER_SIGN 1.0
 
 namespace
 {
@@ -26,6 +41,25 @@ class distance_constraint : public btTypedConstraint
         : btTypedConstraint(MAX_CONSTRAINT_TYPE, a, b), m_pivot_a(pivot_a), m_pivot_b(pivot_b),
           m_distance(distance), m_last_axis(0, 1, 0)
     {
+    }
+
+    void set_spring(double frequency, double damping_ratio)
+    {
+        m_spring = true;
+        m_frequency = frequency;
+        m_damping_ratio = damping_ratio;
+    }
+
+    /* The current length between the two points and its rate of change. */
+    void measure(double *length, double *rate) const
+    {
+        const btTransform &ta = m_rbA.getCenterOfMassTransform();
+        const btTransform &tb = m_rbB.getCenterOfMassTransform();
+        btVector3 ra = ta.getBasis() * m_pivot_a, rb = tb.getBasis() * m_pivot_b;
+        btVector3 d = (ta.getOrigin() + ra) - (tb.getOrigin() + rb);
+        *length = d.length();
+        btVector3 v = m_rbA.getVelocityInLocalPoint(ra) - m_rbB.getVelocityInLocalPoint(rb);
+        *rate = *length > 1e-12 ? v.dot(d) / *length : 0.0;
     }
 
     void getInfo1(btConstraintInfo1 *info) override
@@ -52,7 +86,25 @@ class distance_constraint : public btTypedConstraint
             info->m_J2linearAxis[k] = -n[k];
             info->m_J2angularAxis[k] = -jb[k];
         }
-        info->m_constraintError[0] = info->fps * info->erp * (m_distance - len);
+        if (!m_spring) {
+            info->m_constraintError[0] = info->fps * info->erp * (m_distance - len);
+            return;
+        }
+        double ima = m_rbA.getInvMass(), imb = m_rbB.getInvMass();
+        double mass = ima + imb > 0.0 ? 1.0 / (ima + imb) : 0.0;
+        double h = 1.0 / info->fps, erp, cfm;
+        gy_joint_spring_softness(m_frequency, m_damping_ratio, mass, h, &erp, &cfm);
+        /* Bullet's solver only converges for small row mixing, so the soft row is solved here in
+         * closed form instead: with compliance C (cfm / h, per impulse) the row's velocity
+         * after the solve is g·target + (1 − g)·free velocity, g = J M⁻¹ Jᵀ / (J M⁻¹ Jᵀ + C),
+         * and a rigid row aimed at that velocity lands there. */
+        double jmj = ima + imb + ja.dot(m_rbA.getInvInertiaTensorWorld() * ja) +
+                     jb.dot(m_rbB.getInvInertiaTensorWorld() * jb);
+        double jv = n.dot(free_velocity(m_rbA, h) - free_velocity(m_rbB, h)) +
+                    ja.dot(free_spin(m_rbA, h)) - jb.dot(free_spin(m_rbB, h));
+        double compliance = cfm / h;
+        double g = jmj / (jmj + compliance);
+        info->m_constraintError[0] = g * info->fps * erp * (m_distance - len) + (1.0 - g) * jv;
     }
 
     void setParam(int, btScalar, int) override {}
@@ -62,9 +114,126 @@ class distance_constraint : public btTypedConstraint
     }
 
   private:
+    /* A body's velocities at the end of the solve were no constraint to act: what Bullet's
+     * solver starts from (the step's forces included). */
+    static btVector3 free_velocity(const btRigidBody &b, double h)
+    {
+        return b.getLinearVelocity() + b.getTotalForce() * (b.getInvMass() * h);
+    }
+    static btVector3 free_spin(const btRigidBody &b, double h)
+    {
+        return b.getAngularVelocity() + b.getInvInertiaTensorWorld() * b.getTotalTorque() * h;
+    }
+
     btVector3 m_pivot_a, m_pivot_b;
     double m_distance;
     btVector3 m_last_axis;
+    bool m_spring = false;
+    double m_frequency = 0.0, m_damping_ratio = 0.0;
+};
+
+/* A ball joint with cone and twist limits: the point-to-point rows, then one angular row per
+ * limit that is reached or would be reached within the solve. */
+class ball_limit_constraint : public btPoint2PointConstraint
+{
+  public:
+    ball_limit_constraint(btRigidBody &a, btRigidBody &b, const btVector3 &pivot_a,
+                          const btVector3 &pivot_b, const gy_joint_def *def)
+        : btPoint2PointConstraint(a, b, pivot_a, pivot_b), m_has_cone(def->has_cone),
+          m_cone(def->cone_angle), m_has_twist(def->has_twist_limits), m_twist_min(def->twist_min),
+          m_twist_max(def->twist_max)
+    {
+        gy_vec3 axis = gy_v3_len(def->axis) > 1e-9 ? def->axis : gy_v3(0.0, 1.0, 0.0);
+        m_frame = gy_joint_cone_frame_make(axis, rotation(a), rotation(b));
+    }
+
+    gy_joint_cone_pose measure() const
+    {
+        return gy_joint_cone_measure(&m_frame, rotation(m_rbA), rotation(m_rbB));
+    }
+
+    btVector3 relative_spin() const
+    {
+        return m_rbA.getAngularVelocity() - m_rbB.getAngularVelocity();
+    }
+
+    void set_solve_length(double h)
+    {
+        m_h = h;
+    }
+
+    void getInfo1(btConstraintInfo1 *info) override
+    {
+        btPoint2PointConstraint::getInfo1(info);
+        m_rows = 0;
+        if (!m_has_cone && !m_has_twist)
+            return;
+        gy_joint_cone_pose p = measure();
+        btVector3 spin = relative_spin();
+        if (m_has_cone)
+            add_row(p.swing, spin.dot(gy_bt_vec(p.swing_axis)), -INFINITY, m_cone,
+                    gy_bt_vec(p.swing_axis));
+        if (m_has_twist)
+            add_row(p.twist, spin.dot(gy_bt_vec(p.twist_axis)), m_twist_min, m_twist_max,
+                    gy_bt_vec(p.twist_axis));
+        info->m_numConstraintRows += m_rows;
+    }
+
+    void getInfo2(btConstraintInfo2 *info) override
+    {
+        btPoint2PointConstraint::getInfo2(info);
+        for (int i = 0; i < m_rows; i++) {
+            const limit_row &r = m_row[i];
+            int k = (3 + i) * info->rowskip;
+            for (int c = 0; c < 3; c++) {
+                info->m_J1angularAxis[k + c] = r.axis[c];
+                info->m_J2angularAxis[k + c] = -r.axis[c];
+            }
+            /* Beyond the stop: back at the solver's error reduction. Short of it: no faster
+             * than reaches the stop at the end of the solve. */
+            double gap = r.upper ? r.stop - r.angle : r.angle - r.stop;
+            double rate = gap < 0.0 ? LIMIT_ERP * info->fps * gap : info->fps * gap;
+            if (r.upper) {
+                info->m_constraintError[k] = rate;
+                info->m_lowerLimit[k] = -SIMD_INFINITY;
+                info->m_upperLimit[k] = 0.0;
+            } else {
+                info->m_constraintError[k] = -rate;
+                info->m_lowerLimit[k] = 0.0;
+                info->m_upperLimit[k] = SIMD_INFINITY;
+            }
+        }
+    }
+
+  private:
+    struct limit_row {
+        btVector3 axis;
+        double angle, stop;
+        bool upper;
+    };
+
+    static gy_quat rotation(const btRigidBody &b)
+    {
+        return gy_bt_from_quat(b.getCenterOfMassTransform().getRotation());
+    }
+
+    void add_row(double angle, double rate, double lo, double hi, const btVector3 &axis)
+    {
+        double next = angle + rate * m_h;
+        if (angle > hi || next > hi)
+            m_row[m_rows++] = limit_row{axis, angle, hi, true};
+        else if (angle < lo || next < lo)
+            m_row[m_rows++] = limit_row{axis, angle, lo, false};
+    }
+
+    gy_joint_cone_frame m_frame;
+    bool m_has_cone;
+    double m_cone;
+    bool m_has_twist;
+    double m_twist_min, m_twist_max;
+    double m_h = 1.0 / 60.0;
+    limit_row m_row[2];
+    int m_rows = 0;
 };
 
 } // namespace
@@ -103,13 +272,119 @@ static void joint_destroy(gy_backend_world *w, gy_bt_joint *j)
     gy_free(w->allocator, j, sizeof *j);
 }
 
+/* A body's share of a motor's inertia; the world side is immovable. */
+static gy_joint_side side_of(const btRigidBody &rb, const btVector3 &axis)
+{
+    gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
+    if (!(rb.getInvMass() > 0.0))
+        return s;
+    double inv = axis.dot(rb.getInvInertiaTensorWorld() * axis);
+    s.mass = 1.0 / rb.getInvMass();
+    s.axis_inertia = inv > 0.0 ? 1.0 / inv : 0.0;
+    s.com = gy_bt_from_vec(rb.getCenterOfMassPosition());
+    return s;
+}
+
+static btVector3 hinge_axis(btHingeConstraint *hinge)
+{
+    return hinge->getRigidBodyA().getCenterOfMassTransform().getBasis() *
+           hinge->getAFrame().getBasis().getColumn(2);
+}
+
+static btVector3 slider_axis(btSliderConstraint *slider)
+{
+    return slider->getRigidBodyA().getCenterOfMassTransform().getBasis() *
+           slider->getFrameOffsetA().getBasis().getColumn(0);
+}
+
+/* The joint's Gyre position: the hinge angle or slider offset of a relative to b. */
+static double joint_position(gy_bt_joint *j)
+{
+    if (j->type == GY_JOINT_HINGE)
+        return HINGE_SIGN * static_cast<btHingeConstraint *>(j->constraint)->getHingeAngle();
+    btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
+    slider->calculateTransforms(slider->getRigidBodyA().getCenterOfMassTransform(),
+                                slider->getRigidBodyB().getCenterOfMassTransform());
+    const btTransform &fa = slider->getCalculatedTransformA();
+    btVector3 d = slider->getCalculatedTransformB().getOrigin() - fa.getOrigin();
+    return SLIDER_SIGN * d.dot(fa.getBasis().getColumn(0));
+}
+
+/* Bullet's joint motor rate, whatever the joint (a relative to b, about or along the axis). */
+static double joint_rate(gy_bt_joint *j)
+{
+    btTypedConstraint *c = j->constraint;
+    if (j->type == GY_JOINT_HINGE) {
+        btVector3 spin =
+            c->getRigidBodyA().getAngularVelocity() - c->getRigidBodyB().getAngularVelocity();
+        return spin.dot(hinge_axis(static_cast<btHingeConstraint *>(c)));
+    }
+    const btRigidBody &ra = c->getRigidBodyB(), &rb = c->getRigidBodyA();
+    btVector3 v = ra.getLinearVelocity() - rb.getVelocityInLocalPoint(ra.getCenterOfMassPosition() -
+                                                                      rb.getCenterOfMassPosition());
+    return v.dot(slider_axis(static_cast<btSliderConstraint *>(c)));
+}
+
+/* Sets Bullet's motor on the joint: velocity v (Gyre's sign), at most `force` over h. */
+static void motor_set(gy_bt_joint *j, bool on, double v, double force, double h)
+{
+    if (j->type == GY_JOINT_HINGE) {
+        /* Bullet bounds the hinge motor by an impulse per solve. */
+        static_cast<btHingeConstraint *>(j->constraint)
+            ->enableAngularMotor(on, HINGE_SIGN * v, force * h);
+    } else {
+        btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
+        slider->setPoweredLinMotor(on);
+        slider->setTargetLinMotorVelocity(SLIDER_SIGN * v);
+        slider->setMaxLinMotorForce(force);
+    }
+}
+
+/* Bullet's hinge and slider limit rows act once a limit is passed: when the joint would pass
+ * one within this solve, the motor becomes an unbounded one landing on it (the limit wins over
+ * the user's motor); otherwise the user's motor drives. */
+static void motor_apply(gy_bt_joint *j, double h)
+{
+    bool on = j->motor.mode != GY_MOTOR_OFF;
+    double land;
+    if (j->has_limits &&
+        gy_joint_limit_landing(joint_position(j), joint_rate(j), j->limits, h, &land)) {
+        motor_set(j, true, land, SIMD_INFINITY, h);
+        return;
+    }
+    double accel = 0.0, position = on ? joint_position(j) : 0.0;
+    if (j->motor.mode == GY_MOTOR_POSITION) {
+        btTypedConstraint *c = j->constraint;
+        btVector3 axis = j->type == GY_JOINT_HINGE
+                             ? hinge_axis(static_cast<btHingeConstraint *>(c))
+                             : slider_axis(static_cast<btSliderConstraint *>(c));
+        gy_joint_side sa = side_of(c->getRigidBodyA(), axis);
+        gy_joint_side sb = side_of(c->getRigidBodyB(), axis);
+        gy_vec3 anchor = gy_pose_apply(gy_bt_body_pose(j->a), j->anchor_a);
+        accel = gy_joint_drive_accel(j->type, j->motor.max_force, &sa, &sb, anchor,
+                                     gy_bt_from_vec(axis));
+    }
+    double v =
+        gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : nullptr);
+    if (j->type == GY_JOINT_HINGE) {
+        /* Bullet bounds the hinge motor by an impulse per solve. */
+        static_cast<btHingeConstraint *>(j->constraint)
+            ->enableAngularMotor(on, HINGE_SIGN * v, j->motor.max_force * h);
+    } else {
+        btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
+        slider->setPoweredLinMotor(on);
+        slider->setTargetLinMotorVelocity(SLIDER_SIGN * v);
+        slider->setMaxLinMotorForce(j->motor.max_force);
+    }
+}
+
 static size_t constraint_size(gy_joint_type t)
 {
     switch (t) {
     case GY_JOINT_FIXED:
         return sizeof(btFixedConstraint);
     case GY_JOINT_BALL:
-        return sizeof(btPoint2PointConstraint);
+        return sizeof(ball_limit_constraint);
     case GY_JOINT_HINGE:
         return sizeof(btHingeConstraint);
     case GY_JOINT_SLIDER:
@@ -171,6 +446,9 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
     j->user_data = def->user_data;
     j->breakable_index = UINT32_MAX;
     j->constraint_size = csize;
+    j->has_limits = def->has_limits;
+    j->limits[0] = type == GY_JOINT_HINGE ? fmax(-SIMD_PI, def->limit_min) : def->limit_min;
+    j->limits[1] = type == GY_JOINT_HINGE ? fmin(SIMD_PI, def->limit_max) : def->limit_max;
 
     btRigidBody &ra = joint_side(w, a);
     btRigidBody &rb = joint_side(w, b);
@@ -185,7 +463,7 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
     }
     case GY_JOINT_BALL:
         j->constraint =
-            new (cmem) btPoint2PointConstraint(ra, rb, ta_inv * anchor, tb_inv * anchor);
+            new (cmem) ball_limit_constraint(ra, rb, ta_inv * anchor, tb_inv * anchor, def);
         break;
     case GY_JOINT_HINGE: {
         /* The hinge turns about its frames' Z axis; its angle is a's turn relative to b. */
@@ -195,6 +473,7 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
         if (def->has_limits)
             hinge->setLimit(fmax(-SIMD_PI, def->limit_min), fmin(SIMD_PI, def->limit_max));
         j->constraint = hinge;
+        j->motor = def->motor; /* applied before every solve */
         break;
     }
     case GY_JOINT_SLIDER: {
@@ -209,17 +488,24 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
         }
         slider->setRestitutionLimLin(SLIDER_LIMIT_RESTITUTION);
         j->constraint = slider;
+        j->motor = def->motor; /* applied before every solve */
         break;
     }
     case GY_JOINT_DISTANCE:
     default:
         /* a's origin (not its centre of mass) keeps the distance from the anchor. */
-        j->constraint = new (cmem)
-            distance_constraint(ra, rb, a->principal_inv.getOrigin(), tb_inv * anchor, distance);
-        break;
+        {
+            distance_constraint *dc = new (cmem) distance_constraint(
+                ra, rb, a->principal_inv.getOrigin(), tb_inv * anchor, distance);
+            if (type == GY_JOINT_DISTANCE && def->has_spring)
+                dc->set_spring(def->spring_frequency, def->spring_damping_ratio);
+            j->constraint = dc;
+            break;
+        }
     }
+    j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_bt_body_pose(a)), def->anchor);
+    j->constraint->setJointFeedback(&j->feedback);
     if (def->breakable) {
-        j->constraint->setJointFeedback(&j->feedback);
         j->breakable_index = w->breakable_count;
         w->breakable_list[w->breakable_count++] = j;
     }
@@ -281,5 +567,88 @@ gy_result gy_bt_joint_check_breaks(gy_backend_world *w)
             return r; /* the joint holds this step; it is checked again after the next solve */
         joint_destroy(w, j);
     }
+    return GY_OK;
+}
+
+void gy_bt_joints_before_solve(gy_backend_world *w, double h)
+{
+    for (uint32_t i = 0; i < w->joints.count; i++) {
+        uint64_t bits;
+        gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_at(&w->joints, i, &bits));
+        if (j == nullptr)
+            continue;
+        if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
+            (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
+            motor_apply(j, h);
+        else if (j->type == GY_JOINT_BALL)
+            static_cast<ball_limit_constraint *>(j->constraint)->set_solve_length(h);
+    }
+}
+
+static gy_result joint_lookup(gy_backend_world *w, gy_joint_id id, gy_bt_joint **out)
+{
+    if (w == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_bt_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    *out = static_cast<gy_bt_joint *>(gy_handle_pool_get(&w->joints, id.bits));
+    return *out != nullptr ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+gy_result gy_bt_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m)
+{
+    gy_bt_joint *j;
+    gy_result r = joint_lookup(w, id, &j);
+    if (r != GY_OK)
+        return r;
+    r = gy_validate_joint_motor(m);
+    if (r != GY_OK)
+        return r;
+    if (j->type != GY_JOINT_HINGE && j->type != GY_JOINT_SLIDER)
+        return GY_ERR_MISUSE;
+    j->motor = *m;
+    /* The velocity follows at the next solve; a motor switched off is off now. */
+    if (m->mode == GY_MOTOR_OFF)
+        motor_apply(j, 1.0);
+    gy_bt_body_wake(j->a);
+    if (j->b != nullptr)
+        gy_bt_body_wake(j->b);
+    return GY_OK;
+}
+
+gy_result gy_bt_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out)
+{
+    if (out == nullptr)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = gy_joint_state{};
+    gy_bt_joint *j;
+    gy_result r = joint_lookup(w, id, &j);
+    if (r != GY_OK)
+        return r;
+    btTypedConstraint *c = j->constraint;
+    switch (j->type) {
+    case GY_JOINT_HINGE:
+    case GY_JOINT_SLIDER:
+        out->position = joint_position(j);
+        out->velocity = joint_rate(j);
+        break;
+    case GY_JOINT_DISTANCE:
+        static_cast<distance_constraint *>(c)->measure(&out->position, &out->velocity);
+        break;
+    case GY_JOINT_BALL: {
+        ball_limit_constraint *ball = static_cast<ball_limit_constraint *>(c);
+        gy_joint_cone_pose p = ball->measure();
+        out->position = p.swing;
+        out->velocity = ball->relative_spin().dot(gy_bt_vec(p.swing_axis));
+        out->twist = p.twist;
+        break;
+    }
+    default:
+        break;
+    }
+    bool a_is_bullet_a = j->type != GY_JOINT_SLIDER;
+    const btJointFeedback &fb = j->feedback;
+    out->force = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedForceBodyA : fb.m_appliedForceBodyB);
+    out->torque = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedTorqueBodyA : fb.m_appliedTorqueBodyB);
     return GY_OK;
 }

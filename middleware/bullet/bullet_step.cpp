@@ -680,6 +680,7 @@ gy_result gy_bt_step(gy_backend_world *w, double dt)
     for (uint32_t s = 0; s < subs; s++) {
         w->substep_index++;
         before_substep(w, h);
+        gy_bt_joints_before_solve(w, h);
         /* maxSubSteps 0: exactly one internal step of h, no interpolation. */
         w->world.stepSimulation(h, 0, h);
         after_substep(w, h);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "../src/adapter_common.h"
+#include "../src/joint_drive.h"
 #include "gyre/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -93,10 +94,21 @@ typedef struct gy_ode_joint {
     gy_joint_type type;
     dJointID joint;
     gy_ode_body *a, *b;
-    dJointFeedback feedback; /* for break detection */
+    dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     bool breakable;
     double break_force;
     double distance; /* distance joints: the double-ball joint's length, m */
+    gy_joint_motor motor;   /* hinge and slider */
+    bool has_limits;        /* hinge and slider: its limits {min, max}, for the motor */
+    double limits[2];
+    gy_vec3 anchor_a;       /* the anchor in a's body frame (motor inertia) */
+    bool has_spring;        /* distance */
+    double spring_frequency, spring_damping_ratio;
+    dJointID limit_motor;   /* ball with cone or twist limits: an angular motor, else NULL */
+    dJointFeedback limit_feedback;
+    gy_joint_cone_frame cone_frame;
+    bool has_cone, has_twist_limits;
+    double cone_angle, twist_min, twist_max;
     uint64_t user_data;
     uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
 } gy_ode_joint;
@@ -333,6 +345,10 @@ void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b);
 void gy_ode_joint_release_all(gy_backend_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_ode_joint_check_breaks(gy_backend_world *w);
+/* Before a solve of h seconds: motor velocities, spring softness and ball limits. */
+void gy_ode_joints_before_solve(gy_backend_world *w, double h);
+gy_result gy_ode_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m);
+gy_result gy_ode_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out);
 /* Builds (or rebuilds) the motors that hold a dynamic body's locked world axes. */
 void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b);
 

@@ -1,11 +1,17 @@
-/* ODE adapter: joints, joint breaking and axis locks.
+/* ODE adapter: joints, joint breaking, motors, springs, ball limits and axis locks.
  *
  * Fixed, ball, hinge and slider map onto ODE's joints of the same name (limits through
  * dParamLoStop/HiStop). Distance uses ODE's double-ball joint: one anchor at a's origin, the other
- * at the given anchor on b (or in the world). Breakable joints carry a dJointFeedback that the
- * step reads after every solve. Axis locks are motors with zero target velocity and unbounded
+ * at the given anchor on b (or in the world); a spring softens it through its ERP and CFM, set
+ * before every solve for the solve's length (joint_drive.c). Hinge and slider motors are ODE's
+ * own (dParamVel/dParamFMax on the joint's row, which its limit takes over); a position servo
+ * gets its velocity from joint_drive.c before every solve. A ball's cone and twist limits are an
+ * angular motor in user mode whose two axes (swing and twist) and angles are measured before
+ * every solve. Every joint carries a dJointFeedback: the step checks breaks after every solve and
+ * joint_get_state reports it. Axis locks are motors with zero target velocity and unbounded
  * force on the locked world axes; the step also projects away drift (ode_step.c). */
 #include <math.h>
+#include <string.h>
 
 #include "gyre/math.h"
 #include "ode_internal.h"
@@ -13,6 +19,8 @@
 static void joint_destroy(gy_backend_world *w, gy_ode_joint *j)
 {
     dJointDestroy(j->joint);
+    if (j->limit_motor != NULL)
+        dJointDestroy(j->limit_motor);
     j->a->joint_count--;
     gy_ode_body_wake(j->a);
     if (j->b != NULL) {
@@ -31,6 +39,167 @@ static void joint_destroy(gy_backend_world *w, gy_ode_joint *j)
 static double clamp_angle(double a)
 {
     return fmax(-GY_PI, fmin(GY_PI, a));
+}
+
+/* The force or torque bound of a motor landing a joint on its limit: unbounded in effect (ODE's
+ * joint motors ignore an infinite bound). */
+#define LANDING_FMAX 1e9
+
+static gy_quat side_rotation(const gy_ode_body *b)
+{
+    return b != NULL ? gy_ode_body_pose(b).rotation : gy_quat_identity();
+}
+
+/* A body's share of a motor's inertia; a static side, or none, is immovable. */
+static gy_joint_side side_of(const gy_ode_body *b, gy_vec3 axis)
+{
+    gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
+    if (b == NULL || b->body == NULL || b->type != GY_MOTION_DYNAMIC)
+        return s;
+    gy_quat q = side_rotation(b);
+    gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), axis);
+    double inv = gy_v3_dot(local, gy_mat3_apply(b->inv_inertia, local));
+    s.mass = b->mass;
+    s.axis_inertia = inv > 0.0 ? 1.0 / inv : 0.0;
+    s.com = gy_ode_body_com(b);
+    return s;
+}
+
+/* The joint's row motor: the user's motor, or, when the joint would pass a limit within this
+ * solve, an unbounded one landing on the limit (the limit wins over the motor). */
+static void motor_apply(gy_ode_joint *j, double h)
+{
+    bool hinge = j->type == GY_JOINT_HINGE;
+    void (*set)(dJointID, int, dReal) = hinge ? dJointSetHingeParam : dJointSetSliderParam;
+    double position = hinge ? dJointGetHingeAngle(j->joint) : dJointGetSliderPosition(j->joint);
+    double rate = hinge ? dJointGetHingeAngleRate(j->joint) : dJointGetSliderPositionRate(j->joint);
+    double land;
+    /* On a stop ODE's own limit row already holds the joint (it acts from the stop on). */
+    bool inside = position > j->limits[0] && position < j->limits[1];
+    if (j->has_limits && inside && gy_joint_limit_landing(position, rate, j->limits, h, &land)) {
+        set(j->joint, dParamVel, land);
+        set(j->joint, dParamFMax, LANDING_FMAX);
+        return;
+    }
+    if (j->motor.mode == GY_MOTOR_OFF) {
+        set(j->joint, dParamFMax, 0.0);
+        return;
+    }
+    double accel = 0.0;
+    if (j->motor.mode == GY_MOTOR_POSITION) {
+        dVector3 ax;
+        if (hinge)
+            dJointGetHingeAxis(j->joint, ax);
+        else
+            dJointGetSliderAxis(j->joint, ax);
+        gy_vec3 axis = gy_v3(ax[0], ax[1], ax[2]);
+        gy_joint_side sa = side_of(j->a, axis), sb = side_of(j->b, axis);
+        gy_vec3 anchor = gy_pose_apply(gy_ode_body_pose(j->a), j->anchor_a);
+        accel = gy_joint_drive_accel(j->type, j->motor.max_force, &sa, &sb, anchor, axis);
+    }
+    double v =
+        gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : NULL);
+    set(j->joint, dParamVel, v);
+    set(j->joint, dParamFMax, j->motor.max_force);
+}
+
+static void spring_apply(gy_ode_joint *j, double h)
+{
+    double ma = j->a->mass;
+    double mb = j->b != NULL && j->b->type == GY_MOTION_DYNAMIC ? j->b->mass : 0.0;
+    double m = mb > 0.0 ? ma * mb / (ma + mb) : ma;
+    double erp, cfm;
+    gy_joint_spring_softness(j->spring_frequency, j->spring_damping_ratio, m, h, &erp, &cfm);
+    dJointSetDBallParam(j->joint, dParamERP, erp);
+    dJointSetDBallParam(j->joint, dParamCFM, cfm);
+}
+
+/* ODE's limit row acts only once the angle has passed a stop. An angle that would pass it within
+ * this solve instead gets the axis's motor, unbounded, aimed at the rate that lands on the stop
+ * at the end of the solve: a fast swing stops on the limit rather than one solve past it. */
+static void limit_axis(dJointID m, int axis, double angle, double rate, double lo, double hi,
+                       double h)
+{
+    static const int vel[2] = {dParamVel, dParamVel2};
+    static const int fmax[2] = {dParamFMax, dParamFMax2};
+    const double limits[2] = {lo, hi};
+    double land;
+    bool approach = gy_joint_limit_landing(angle, rate, limits, h, &land);
+    dJointSetAMotorAngle(m, axis, angle);
+    dJointSetAMotorParam(m, vel[axis], land);
+    dJointSetAMotorParam(m, fmax[axis], approach ? LANDING_FMAX : 0.0);
+}
+
+static void ball_limits_apply(gy_ode_joint *j, double h)
+{
+    gy_quat qa = side_rotation(j->a), qb = side_rotation(j->b);
+    gy_joint_cone_pose p = gy_joint_cone_measure(&j->cone_frame, qa, qb);
+    const dReal *wa = dBodyGetAngularVel(j->a->body);
+    gy_vec3 rel = gy_v3(wa[0], wa[1], wa[2]);
+    if (j->b != NULL && j->b->body != NULL) {
+        const dReal *wb = dBodyGetAngularVel(j->b->body);
+        rel = gy_v3_sub(rel, gy_v3(wb[0], wb[1], wb[2]));
+    }
+    dJointID m = j->limit_motor;
+    dJointSetAMotorAxis(m, 0, 0, p.swing_axis.x, p.swing_axis.y, p.swing_axis.z);
+    dJointSetAMotorAxis(m, 1, 0, p.twist_axis.x, p.twist_axis.y, p.twist_axis.z);
+    limit_axis(m, 0, p.swing, gy_v3_dot(rel, p.swing_axis), -dInfinity,
+               j->has_cone ? j->cone_angle : dInfinity, h);
+    limit_axis(m, 1, p.twist, gy_v3_dot(rel, p.twist_axis),
+               j->has_twist_limits ? j->twist_min : -dInfinity,
+               j->has_twist_limits ? j->twist_max : dInfinity, h);
+}
+
+static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def *def)
+{
+    j->motor = def->motor;
+    j->has_limits = def->has_limits;
+    j->limits[0] = j->type == GY_JOINT_HINGE ? clamp_angle(def->limit_min) : def->limit_min;
+    j->limits[1] = j->type == GY_JOINT_HINGE ? clamp_angle(def->limit_max) : def->limit_max;
+    j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_ode_body_pose(j->a)), def->anchor);
+    if (j->type == GY_JOINT_DISTANCE && def->has_spring) {
+        j->has_spring = true;
+        j->spring_frequency = def->spring_frequency;
+        j->spring_damping_ratio = def->spring_damping_ratio;
+    }
+    if (j->type == GY_JOINT_BALL) {
+        gy_vec3 axis = gy_v3_len(def->axis) > 1e-9 ? def->axis : gy_v3(0.0, 1.0, 0.0);
+        j->cone_frame = gy_joint_cone_frame_make(axis, side_rotation(j->a), side_rotation(j->b));
+    }
+    if (j->type == GY_JOINT_BALL && (def->has_cone || def->has_twist_limits)) {
+        j->has_cone = def->has_cone;
+        j->cone_angle = def->cone_angle;
+        j->has_twist_limits = def->has_twist_limits;
+        j->twist_min = def->twist_min;
+        j->twist_max = def->twist_max;
+        dJointID m = dJointCreateAMotor(w->world, NULL);
+        dJointAttach(m, j->a->body, j->b != NULL ? j->b->body : NULL);
+        dJointSetAMotorMode(m, dAMotorUser);
+        dJointSetFeedback(m, &j->limit_feedback);
+        dJointSetAMotorNumAxes(m, 2);
+        dJointSetAMotorParam(m, dParamLoStop, -dInfinity);
+        dJointSetAMotorParam(m, dParamHiStop, def->has_cone ? def->cone_angle : dInfinity);
+        dJointSetAMotorParam(m, dParamLoStop2, def->has_twist_limits ? def->twist_min : -dInfinity);
+        dJointSetAMotorParam(m, dParamHiStop2, def->has_twist_limits ? def->twist_max : dInfinity);
+        j->limit_motor = m; /* its axes and angles are set before every solve */
+    }
+}
+
+void gy_ode_joints_before_solve(gy_backend_world *w, double h)
+{
+    for (uint32_t i = 0; i < w->joints.count; i++) {
+        uint64_t bits;
+        gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &bits);
+        if (j == NULL)
+            continue;
+        if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
+            (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
+            motor_apply(j, h);
+        else if (j->has_spring)
+            spring_apply(j, h);
+        else if (j->limit_motor != NULL)
+            ball_limits_apply(j, h);
+    }
 }
 
 gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out)
@@ -124,8 +293,9 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         break;
     }
     dJointSetData(j->joint, j);
+    dJointSetFeedback(j->joint, &j->feedback);
+    drive_setup(w, j, def);
     if (def->breakable) {
-        dJointSetFeedback(j->joint, &j->feedback);
         j->breakable_index = w->breakable_count;
         w->breakable_list[w->breakable_count++] = j;
     }
@@ -243,4 +413,93 @@ void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b)
         }
         b->lock_amotor = m;
     }
+}
+
+static gy_result joint_lookup(gy_backend_world *w, gy_joint_id id, gy_ode_joint **out)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_ode_thread_ok(w))
+        return GY_ERR_WRONG_THREAD;
+    *out = gy_handle_pool_get(&w->joints, id.bits);
+    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+gy_result gy_ode_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m)
+{
+    gy_ode_joint *j;
+    gy_result r = joint_lookup(w, id, &j);
+    if (r != GY_OK)
+        return r;
+    r = gy_validate_joint_motor(m);
+    if (r != GY_OK)
+        return r;
+    if (j->type != GY_JOINT_HINGE && j->type != GY_JOINT_SLIDER)
+        return GY_ERR_MISUSE;
+    j->motor = *m;
+    if (m->mode == GY_MOTOR_OFF)
+        motor_apply(j, w->substep_dt);
+    gy_ode_body_wake(j->a);
+    if (j->b != NULL)
+        gy_ode_body_wake(j->b);
+    return GY_OK;
+}
+
+static gy_vec3 dv3(const dReal *v)
+{
+    return gy_v3(v[0], v[1], v[2]);
+}
+
+gy_result gy_ode_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    gy_ode_joint *j;
+    gy_result r = joint_lookup(w, id, &j);
+    if (r != GY_OK)
+        return r;
+    switch (j->type) {
+    case GY_JOINT_HINGE:
+        out->position = dJointGetHingeAngle(j->joint);
+        out->velocity = dJointGetHingeAngleRate(j->joint);
+        break;
+    case GY_JOINT_SLIDER:
+        out->position = dJointGetSliderPosition(j->joint);
+        out->velocity = dJointGetSliderPositionRate(j->joint);
+        break;
+    case GY_JOINT_DISTANCE: {
+        dVector3 p1, p2, v1, v2 = {0, 0, 0, 0};
+        dJointGetDBallAnchor1(j->joint, p1);
+        dJointGetDBallAnchor2(j->joint, p2);
+        gy_vec3 d = gy_v3_sub(dv3(p1), dv3(p2));
+        out->position = gy_v3_len(d);
+        dBodyGetPointVel(j->a->body, p1[0], p1[1], p1[2], v1);
+        if (j->b != NULL && j->b->body != NULL)
+            dBodyGetPointVel(j->b->body, p2[0], p2[1], p2[2], v2);
+        if (out->position > 0.0)
+            out->velocity = gy_v3_dot(gy_v3_sub(dv3(v1), dv3(v2)), d) / out->position;
+        break;
+    }
+    case GY_JOINT_BALL: {
+        gy_joint_cone_pose p =
+            gy_joint_cone_measure(&j->cone_frame, side_rotation(j->a), side_rotation(j->b));
+        gy_vec3 rel = dv3(dBodyGetAngularVel(j->a->body));
+        if (j->b != NULL && j->b->body != NULL)
+            rel = gy_v3_sub(rel, dv3(dBodyGetAngularVel(j->b->body)));
+        out->position = p.swing;
+        out->velocity = gy_v3_dot(rel, p.swing_axis);
+        out->twist = p.twist;
+        break;
+    }
+    default:
+        break;
+    }
+    out->force = dv3(j->feedback.f1);
+    out->torque = dv3(j->feedback.t1);
+    if (j->limit_motor != NULL) {
+        /* The limit motor's rows act between the same bodies: part of what the joint applies. */
+        out->torque = gy_v3_add(out->torque, dv3(j->limit_feedback.t1));
+    }
+    return GY_OK;
 }

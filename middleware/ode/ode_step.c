@@ -719,6 +719,7 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         /* QuickStep shuffles constraint rows with ODE's process-wide generator; give each world
          * its own sequence so a world's run does not depend on what else stepped before it. */
         dRandSetSeed(w->rng_seed);
+        gy_ode_joints_before_solve(w, h);
         dWorldQuickStep(w->world, h);
         w->rng_seed = dRandGetSeed();
         gather_impulses(w, h);

@@ -277,6 +277,37 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
         return GY_ERR_INVALID_ARGUMENT;
     if (d->breakable && !(d->break_force > 0.0))
         return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_is_finite(d->spring_frequency) || !gy_is_finite(d->spring_damping_ratio) ||
+        !gy_is_finite(d->cone_angle) || !gy_is_finite(d->twist_min) ||
+        !gy_is_finite(d->twist_max))
+        return GY_ERR_NON_FINITE;
+    gy_result r = gy_validate_joint_motor(&d->motor);
+    if (r != GY_OK)
+        return r;
+    if (d->motor.mode != GY_MOTOR_OFF && d->type != GY_JOINT_HINGE && d->type != GY_JOINT_SLIDER)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->has_spring && (d->type != GY_JOINT_DISTANCE || !(d->spring_frequency > 0.0) ||
+                          !(d->spring_damping_ratio >= 0.0)))
+        return GY_ERR_INVALID_ARGUMENT;
+    bool ball_limits = d->has_cone || d->has_twist_limits;
+    if (ball_limits && (d->type != GY_JOINT_BALL || !(gy_v3_len(d->axis) > 1e-9)))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->has_cone && !(d->cone_angle > 0.0 && d->cone_angle <= GY_PI))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (d->has_twist_limits && !(d->twist_min >= -GY_PI && d->twist_max <= GY_PI &&
+                                 d->twist_min <= d->twist_max))
+        return GY_ERR_INVALID_ARGUMENT;
+    return GY_OK;
+}
+
+gy_result gy_validate_joint_motor(const gy_joint_motor *m)
+{
+    if (m == NULL || (unsigned)m->mode >= GY_MOTOR_MODE_COUNT)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (!gy_is_finite(m->target) || !gy_is_finite(m->max_force))
+        return GY_ERR_NON_FINITE;
+    if (m->mode != GY_MOTOR_OFF && !(m->max_force > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
     return GY_OK;
 }
 

@@ -270,6 +270,23 @@ gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key)
     return record_plain(p, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_JOINT, joint_key, &b);
 }
 
+gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
+                                      const gy_joint_motor *motor)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    r = gy_validate_joint_motor(motor);
+    if (r != GY_OK)
+        return r;
+    if (joint_key >= GY_PHYSICS_MAX_STORE_INDEX || fabs(motor->target) > GY_PHYSICS_MAX_MAGNITUDE ||
+        fabs(motor->max_force) > GY_PHYSICS_MAX_MAGNITUDE)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_phys_cmd_body b = {
+        .attachment = 0, .aux = (uint32_t)motor->mode, .v = {motor->target, motor->max_force}};
+    return record_plain(p, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint_key, &b);
+}
+
 gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc)
 {
     gy_result r = game_ready(p);
@@ -725,11 +742,36 @@ static gy_result apply_filter(gy_physics *p, uint32_t store_index, const gy_phys
     return GY_OK;
 }
 
+/* A joint's motor: the adapter checks the decoded fields again (gy_validate_joint_motor). */
+static void apply_motor(gy_physics *p, const gy_command *c)
+{
+    const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
+    if (c->key >= p->joint_count || !p->joints[c->key].live) {
+        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        return;
+    }
+    gy_phys_joint *j = &p->joints[c->key];
+    gy_joint_motor m = {
+        (gy_motor_mode)(b->aux < GY_MOTOR_MODE_COUNT ? b->aux : GY_MOTOR_MODE_COUNT), b->v[0],
+        b->v[1]};
+    gy_result r = p->backend->joint_set_motor(p->world, j->id, &m);
+    if (r == GY_OK) {
+        gy_phys_touch(p, j->a_store);
+        if (j->b_store != GY_PHYS_NONE)
+            gy_phys_touch(p, j->b_store);
+    }
+    gy_phys_add(r == GY_OK ? &p->counters.commands_applied : &p->counters.commands_failed, 1);
+}
+
 static void apply_mutate(gy_physics *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     if (c->type == GY_PHYS_CMD_SET_GRAVITY) {
         apply_gravity(p, c);
+        return;
+    }
+    if (c->type == GY_PHYS_CMD_SET_MOTOR) {
+        apply_motor(p, c);
         return;
     }
     gy_phys_body *e = gy_phys_body_at(p, c->key, b->attachment);

@@ -46,7 +46,9 @@ typedef enum gy_phys_command_type {
     GY_PHYS_CMD_SET_MATERIAL, /* aux: collider | friction combine << 16 | restitution combine << 24;
                                  v[0], v[1]: friction, restitution */
     GY_PHYS_CMD_SET_FILTER,   /* aux: collider; v[0], v[1]: category, mask */
-    GY_PHYS_CMD_SET_GRAVITY   /* key and attachment 0; v[0..2]: m/s² */
+    GY_PHYS_CMD_SET_GRAVITY,  /* key and attachment 0; v[0..2]: m/s² */
+    GY_PHYS_CMD_SET_MOTOR     /* key: joint key; aux: gy_motor_mode; v[0], v[1]: target,
+                                 max_force */
 } gy_phys_command_type;
 
 /* Body of a mutate or release command (56 bytes). SET_POSE packs the rotation as its three

@@ -157,6 +157,32 @@ static void wake_partner(gy_physics *p, uint32_t a, uint32_t b)
         gy_phys_touch(p, a);
 }
 
+/* Each live joint with an awake body reports its state; a joint between sleepers keeps its last
+ * report, which still holds. */
+static void report_joint_states(gy_physics *p, uint64_t tick)
+{
+    const gy_backend *be = p->backend;
+    for (uint32_t k = 0; k < p->joint_count; k++) {
+        const gy_phys_joint *j = &p->joints[k];
+        if (!j->live || !(known_awake(p, &p->bodies[j->a_store]) ||
+                          (j->b_store != GY_PHYS_NONE && known_awake(p, &p->bodies[j->b_store]))))
+            continue;
+        gy_joint_state s;
+        if (be->joint_get_state(p->world, j->id, &s) != GY_OK)
+            continue;
+        gy_physics_joint_state_reply r = {
+            .generation = __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+            .tick = tick,
+            .position = (float)s.position,
+            .velocity = (float)s.velocity,
+            .twist = (float)s.twist,
+            .force = {(float)s.force.x, (float)s.force.y, (float)s.force.z},
+            .torque = {(float)s.torque.x, (float)s.torque.y, (float)s.torque.z},
+        };
+        gy_phys_reply(p, GY_PHYSICS_REPLY_JOINT_STATE, k, &r, sizeof r, GY_REPLY_DROPPABLE);
+    }
+}
+
 static uint32_t user_store(const gy_physics *p, uint64_t user)
 {
     uint32_t s = (uint32_t)(user >> 32);
@@ -207,6 +233,7 @@ void gy_phys_after_step(gy_physics *p, uint64_t tick)
         gy_phys_reply(p, GY_PHYSICS_REPLY_JOINT_BROKEN, (uint32_t)key, &jr, sizeof jr,
                       GY_REPLY_ESSENTIAL);
     }
+    report_joint_states(p, tick);
 }
 
 void gy_phys_wake_disturbed(gy_physics *p)

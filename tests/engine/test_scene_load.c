@@ -511,7 +511,82 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'joints':[{'type':'Ball','a':'ball'}]",
      "joints[0].anchor: required: the world-space anchor point at creation"},
     {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0]}]",
-     "joints[0].axis: only Hinge and Slider joints have an axis"},
+     "joints[0].axis: a Ball joint's axis is the one its cone_angle and twist_limits are "
+     "measured about"},
+    {CAST ",'joints':[{'type':'Fixed','a':'ball','anchor':[0,0,0],'axis':[0,1,0]}]",
+     "joints[0].axis: only Hinge, Slider and Ball joints have an axis"},
+    /* motors, springs, cone and twist limits */
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'motor':{'velocity':1,"
+          "'max_force':1}}]",
+     "joints[0].motor: only Hinge and Slider joints have a motor"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'motor':5}]",
+     "joints[0].motor: must be {\"velocity\": v, \"max_force\": f} or"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'motor':{'velocity':1}}]",
+     "joints[0].motor.max_force: required"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'motor':{'velocity':1,"
+          "'max_force':0}}]",
+     "joints[0].motor.max_force: must be > 0 (got 0)"},
+    {CAST ",'joints':[{'type':'Slider','a':'ball','anchor':[0,0,0],'motor':{'velocity':1,"
+          "'position':1,'max_force':2}}]",
+     "joints[0].motor: give one of velocity and position, not both"},
+    {CAST ",'joints':[{'type':'Slider','a':'ball','anchor':[0,0,0],'motor':{'max_force':2}}]",
+     "joints[0].motor: required: velocity (a speed to hold) or position (a target)"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'motor':{'position':270,"
+          "'max_force':2}}]",
+     "joints[0].motor.position: a Hinge position is in degrees within [-180, 180] (got 270)"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'motor':{'speed':1,"
+          "'max_force':2}}]",
+     "joints[0].motor.speed: unknown key"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'spring':{'frequency':1,"
+          "'damping_ratio':0}}]",
+     "joints[0].spring: only Distance joints have a spring"},
+    {CAST ",'joints':[{'type':'Distance','a':'ball','anchor':[0,0,0],'spring':{'frequency':0,"
+          "'damping_ratio':0.1}}]",
+     "joints[0].spring.frequency: must be > 0 (got 0)"},
+    {CAST ",'joints':[{'type':'Distance','a':'ball','anchor':[0,0,0],'spring':{'frequency':1}}]",
+     "joints[0].spring.damping_ratio: required"},
+    {CAST ",'joints':[{'type':'Distance','a':'ball','anchor':[0,0,0],'spring':{'frequency':1,"
+          "'damping_ratio':-0.5}}]",
+     "joints[0].spring.damping_ratio: must be >= 0 (got -0.5)"},
+    {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'cone_angle':30}]",
+     "joints[0].cone_angle: only Ball joints have a cone_angle and twist_limits"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'cone_angle':30}]",
+     "joints[0].axis: required with cone_angle or twist_limits"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0],"
+          "'cone_angle':200}]",
+     "joints[0].cone_angle: must be in degrees within (0, 180] (got 200)"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0],"
+          "'cone_angle':0}]",
+     "joints[0].cone_angle: must be > 0 (got 0)"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0],"
+          "'twist_limits':[20,-20]}]",
+     "joints[0].twist_limits: min must not exceed max (got [20, -20])"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0],"
+          "'twist_limits':[-190,0]}]",
+     "joints[0].twist_limits[0]: must be in degrees within [-180, 180] (got -190)"},
+    {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0],"
+          "'twist_limits':5}]",
+     "joints[0].twist_limits: must be [min, max] in degrees (got 5)"},
+    /* set_motor */
+    {CAST ",'joints':[{'name':'j','type':'Hinge','a':'ball','anchor':[0,0,0]}],"
+          "'script':[{'at':1,'do':'set_motor','joint':'j','velocity':1}]",
+     "script[0].joint: joint \"j\" has no motor: give it one in joints[0].motor"},
+    {CAST ",'script':[{'at':1,'do':'set_motor','joint':'nope','velocity':1}]",
+     "script[0].joint: no joint named \"nope\""},
+    {CAST ",'script':[{'at':1,'do':'set_motor','velocity':1}]",
+     "script[0].joint: required: the name of a joint with a motor"},
+    {CAST ",'joints':[{'name':'j','type':'Hinge','a':'ball','anchor':[0,0,0],'motor':{"
+          "'velocity':1,'max_force':5}}],"
+          "'script':[{'at':1,'do':'set_motor','joint':'j'}]",
+     "script[0]: required: velocity (a speed to hold) or position (a target)"},
+    {CAST ",'joints':[{'name':'j','type':'Hinge','a':'ball','anchor':[0,0,0],'motor':{"
+          "'velocity':1,'max_force':5}}],"
+          "'script':[{'at':1,'do':'set_motor','joint':'j','position':10,'max_force':-1}]",
+     "script[0].max_force: must be > 0 (got -1)"},
+    {CAST ",'joints':[{'name':'j','type':'Hinge','a':'ball','anchor':[0,0,0],'motor':{"
+          "'velocity':1,'max_force':5}}],"
+          "'script':[{'at':1,'do':'set_motor','joint':'j','velocity':1,'entity':'ball'}]",
+     "script[0].entity: unknown key"},
     {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'axis':[0,0,0]}]",
      "joints[0].axis: must be a non-zero vector"},
     {CAST ",'joints':[{'type':'Hinge','a':'ball','anchor':[0,0,0],'limits':[10,-10]}]",
@@ -1057,6 +1132,70 @@ static void test_scene_load_resolves_hierarchy_joints_and_script(void **state)
     unload(&l);
 }
 
+static void test_scene_load_reads_motors_springs_cones_and_set_motor(void **state)
+{
+    (void)state;
+    loaded l;
+    const gy_scene *s = load_ok(
+        &l, CAST ",'joints':["
+                 "{'name':'door','type':'Hinge','a':'ball','anchor':[0,0,0],'axis':[0,2,0],"
+                 "'motor':{'position':90,'max_force':200}},"
+                 "{'name':'lift','type':'Slider','a':'lift','anchor':[0,0,0],'motor':{"
+                 "'velocity':-0.5,'max_force':1000}},"
+                 "{'type':'Distance','a':'ball','anchor':[0,3,0],'spring':{'frequency':2,"
+                 "'damping_ratio':0.3}},"
+                 "{'type':'Ball','a':'ball','b':'lift','anchor':[0,0,0],'axis':[0,-1,0],"
+                 "'cone_angle':45,'twist_limits':[-30,60]}],"
+                 "'script':[{'at':1,'do':'set_motor','joint':'door','position':-45},"
+                 "{'at':2,'do':'set_motor','joint':'lift','velocity':0.25,'max_force':500}]");
+    const gy_joint_def *d = &s->joints[0].def;
+    assert_int_equal(d->motor.mode, GY_MOTOR_POSITION);
+    assert_near(d->motor.target, GY_PI / 2.0, 1e-12); /* degrees to radians */
+    assert_near(d->motor.max_force, 200.0, 0.0);
+    assert_vec_near(d->axis, gy_v3(0, 1, 0), 0.0);
+    d = &s->joints[1].def;
+    assert_int_equal(d->motor.mode, GY_MOTOR_VELOCITY);
+    assert_near(d->motor.target, -0.5, 0.0); /* m/s, unconverted */
+    d = &s->joints[2].def;
+    assert_true(d->has_spring);
+    assert_near(d->spring_frequency, 2.0, 0.0);
+    assert_near(d->spring_damping_ratio, 0.3, 0.0);
+    assert_int_equal(d->motor.mode, GY_MOTOR_OFF);
+    d = &s->joints[3].def;
+    assert_true(d->has_cone);
+    assert_near(d->cone_angle, GY_PI / 4.0, 1e-12);
+    assert_true(d->has_twist_limits);
+    assert_near(d->twist_min, -GY_PI / 6.0, 1e-12);
+    assert_near(d->twist_max, GY_PI / 3.0, 1e-12);
+    assert_vec_near(d->axis, gy_v3(0, -1, 0), 0.0);
+    assert_result(gy_validate_joint_def(&(gy_joint_def){.type = d->type,
+                                                        .a = {1},
+                                                        .axis = d->axis,
+                                                        .has_cone = true,
+                                                        .cone_angle = d->cone_angle,
+                                                        .has_twist_limits = true,
+                                                        .twist_min = d->twist_min,
+                                                        .twist_max = d->twist_max}),
+                  GY_OK);
+
+    assert_int_equal(s->action_count, 2);
+    const gy_scene_action *a = &s->actions[0];
+    assert_int_equal(a->type, GY_SCENE_ACTION_SET_MOTOR);
+    assert_string_equal(gy_scene_action_name(a->type), "set_motor");
+    assert_int_equal(a->entity, -1);
+    assert_int_equal(a->motor.joint, 0);
+    assert_int_equal(a->motor.mode, GY_MOTOR_POSITION);
+    assert_near(a->motor.target, -GY_PI / 4.0, 1e-12); /* a Hinge's position in degrees */
+    assert_false(a->motor.has_max_force);
+    a = &s->actions[1];
+    assert_int_equal(a->motor.joint, 1);
+    assert_int_equal(a->motor.mode, GY_MOTOR_VELOCITY);
+    assert_near(a->motor.target, 0.25, 0.0);
+    assert_true(a->motor.has_max_force);
+    assert_near(a->motor.max_force, 500.0, 0.0);
+    unload(&l);
+}
+
 static void test_scene_load_geometry_inline_and_from_obj(void **state)
 {
     (void)state;
@@ -1480,6 +1619,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scene_load_derives_mass_for_mass_properties),
         cmocka_unit_test(test_scene_load_ignores_x_keys_everywhere),
         cmocka_unit_test(test_scene_load_resolves_hierarchy_joints_and_script),
+        cmocka_unit_test(test_scene_load_reads_motors_springs_cones_and_set_motor),
         cmocka_unit_test(test_scene_load_geometry_inline_and_from_obj),
         cmocka_unit_test(test_scene_load_file_fixture),
         cmocka_unit_test(test_scene_load_malformed_json_names_line_and_column),

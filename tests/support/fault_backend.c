@@ -271,6 +271,16 @@ static gy_result f_joint_release(gy_backend_world *w, gy_joint_id id)
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->joint_release(in(w), id);
 }
 
+static gy_result f_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m)
+{
+    return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->joint_set_motor(in(w), id, m);
+}
+
+static gy_result f_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out)
+{
+    return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->joint_get_state(in(w), id, out);
+}
+
 static gy_result f_step(gy_backend_world *w, double dt)
 {
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->step(in(w), dt);
@@ -381,6 +391,8 @@ gy_result gy_fault_backend_init(gy_fault_backend *fb, const char *inner_name,
         .body_point_velocity = f_body_point_velocity,
         .joint_create = f_joint_create,
         .joint_release = f_joint_release,
+        .joint_set_motor = f_joint_set_motor,
+        .joint_get_state = f_joint_get_state,
         .step = f_step,
         .contacts = f_contacts,
         .broken_joints = f_broken_joints,

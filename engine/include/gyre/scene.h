@@ -142,7 +142,8 @@ typedef struct gy_scene_entity {
 
 /* A joint. `def` is middleware-ready except for the body handles (null: the engine fills them
  * from a and b): type, world-space anchor, unit axis (default {0, 1, 0}), limits in radians
- * (Hinge) or metres (Slider), distance (-1 = at creation), breakable and break_force (N). */
+ * (Hinge) or metres (Slider), distance (-1 = at creation), breakable and break_force (N), motor
+ * (target in radians, rad/s, metres or m/s), spring, cone angle and twist limits (radians). */
 typedef struct gy_scene_joint {
     const char *name; /* NULL when unnamed */
     int32_t a;        /* entity index; has a non-static physics body */
@@ -164,6 +165,7 @@ typedef enum gy_scene_action_type {
     GY_SCENE_ACTION_RAYCAST,
     GY_SCENE_ACTION_EXPECT,
     GY_SCENE_ACTION_EXPECT_EVENT,
+    GY_SCENE_ACTION_SET_MOTOR,
     GY_SCENE_ACTION_TYPE_COUNT
 } gy_scene_action_type;
 
@@ -177,14 +179,14 @@ typedef enum gy_scene_event_kind {
  *   SET_VELOCITY, SET_ANGULAR_VELOCITY → velocity;  APPLY_IMPULSE → impulse;
  *   APPLY_FORCE → force;  TELEPORT → teleport;  SET_ACTIVE, SET_ENTITY_ACTIVE → active;
  *   DESTROY → (none);  SPAWN → spawn;  JUMP → jump;  RAYCAST → raycast;  EXPECT → expect;
- *   EXPECT_EVENT → expect_event.
+ *   EXPECT_EVENT → expect_event;  SET_MOTOR → motor.
  * Validation already checked that the entity suits the action (e.g. a Dynamic body for impulses
  * and forces, a character for jump). */
 typedef struct gy_scene_action {
     gy_scene_action_type type;
     double at;      /* seconds ≥ 0: applied at the first game tick whose time is ≥ at */
     uint32_t index; /* position in the file's `script` array (for messages: script[index]) */
-    int32_t entity; /* entity index, or -1 for spawn, raycast and expect_event */
+    int32_t entity; /* entity index, or -1 for spawn, raycast, expect_event and set_motor */
     union {
         struct {
             gy_vec3 value; /* m/s or rad/s */
@@ -230,6 +232,13 @@ typedef struct gy_scene_action {
             bool has_awake, awake;       /* the entity is Dynamic when has_awake */
             double tolerance;            /* > 0, default 0.01 (metres or m/s per component) */
         } expect;
+        struct {
+            int32_t joint;      /* index in joints[]; that joint has a motor */
+            gy_motor_mode mode; /* velocity or position */
+            double target;      /* rad/s or m/s; rad (from degrees) or m */
+            bool has_max_force; /* false: keep the joint's current max_force */
+            double max_force;
+        } motor;
         struct {
             gy_scene_event_kind kind;
             int32_t a, b; /* entity indices with physics, a != b; either order matches */

@@ -326,6 +326,19 @@ gy_result gy_joint_release(gy_world *world, gy_joint j);
 
 gy_result gy_joint_get_status(const gy_world *world, gy_joint j, gy_joint_status *out);
 
+/* Replaces a hinge's or slider's motor (gy_joint_motor in gyre/backend.h; GY_MOTOR_OFF removes
+ * it): applied by the physics thread at its next drain, and kept if the joint is recreated.
+ * GY_ERR_MISUSE for other joint types; a bad motor changes nothing (gy_validate_joint_motor). */
+gy_result gy_joint_set_motor(gy_world *world, gy_joint j, const gy_joint_motor *motor);
+
+/* The motor last given to the joint (at creation or by gy_joint_set_motor). */
+gy_result gy_joint_get_motor(const gy_world *world, gy_joint j, gy_joint_motor *out);
+
+/* The joint's state (angle or offset from creation, its rate, the force and torque it applied
+ * to a) as of the last tick in which one of its bodies was awake. GY_ERR_INACTIVE while the
+ * joint is not live or before its first report. */
+gy_result gy_joint_get_state(const gy_world *world, gy_joint j, gy_joint_state *out);
+
 /* ---- queries ----------------------------------------------------------------------------------
  */
 

@@ -193,19 +193,62 @@ typedef enum gy_joint_type {
     GY_JOINT_TYPE_COUNT
 } gy_joint_type;
 
+/* What a hinge or slider motor drives towards. */
+typedef enum gy_motor_mode {
+    GY_MOTOR_OFF = 0,  /* no motor */
+    GY_MOTOR_VELOCITY, /* the relative velocity `target` (rad/s or m/s) */
+    GY_MOTOR_POSITION, /* the angle or offset `target` (rad or m, from the pose at creation) */
+    GY_MOTOR_MODE_COUNT
+} gy_motor_mode;
+
+/* A hinge or slider motor. The sign is that of a relative to b (or the world), positive by the
+ * right-hand rule about the axis (hinge) or along it (slider). A position motor arrives without
+ * overshooting by more than 5 % of the move and rests on its target; limits win over motors. */
+typedef struct gy_joint_motor {
+    gy_motor_mode mode;
+    double target;
+    double max_force; /* > 0: the most torque (N·m, hinge) or force (N, slider) it applies */
+} gy_joint_motor;
+
+/* A joint's state after the last step. */
+typedef struct gy_joint_state {
+    /* Hinge: angle (rad) from the pose at creation; slider: offset (m) from it; distance: the
+     * current length (m); ball: the swing angle (rad) between the axis as a and as b carry it;
+     * fixed: 0. */
+    double position;
+    double velocity; /* its rate of change (rad/s or m/s) */
+    double twist;    /* ball: a's rotation about the axis relative to b (rad); else 0 */
+    gy_vec3 force;   /* N: the constraint force the joint applied to a in the last step */
+    gy_vec3 torque;  /* N·m: the constraint torque about a's centre of mass in the last step */
+} gy_joint_state;
+
 typedef struct gy_joint_def {
     gy_joint_type type;
     gy_body_id a; /* required, must not be static */
     gy_body_id b; /* null: attached to the world */
     gy_vec3 anchor; /* world-space anchor at creation */
-    gy_vec3 axis;   /* hinge and slider: world-space axis at creation (normalised by the adapter) */
+    /* Hinge and slider: world-space axis at creation (normalised by the adapter); ball: the
+     * twist axis its cone and twist limits are measured about. */
+    gy_vec3 axis;
     bool has_limits;
     double limit_min, limit_max; /* hinge: radians; slider: metres; min ≤ max */
     /* Distance: keep a's origin at this distance from the anchor (which moves with b, or stays in
      * the world when b is null). < 0: the distance at creation. */
     double distance;
     bool breakable;
-    double break_force; /* N; breaks once the constraint force exceeds it (breakable only) */
+    double break_force;   /* N; breaks once the constraint force exceeds it (breakable only) */
+    gy_joint_motor motor; /* hinge and slider; mode GY_MOTOR_OFF (default): none */
+    /* Distance: a spring-damper of this natural frequency (Hz, > 0) and damping ratio (>= 0)
+     * around the length, for a's mass (world joint) or the reduced mass of a and b. */
+    bool has_spring;
+    double spring_frequency, spring_damping_ratio;
+    /* Ball: the largest angle (rad, in (0, pi]) between the axis as a carries it and as b (or
+     * the world) carries it. */
+    bool has_cone;
+    double cone_angle;
+    /* Ball: the range (rad, within [-pi, pi]) of a's rotation about the axis relative to b. */
+    bool has_twist_limits;
+    double twist_min, twist_max;
     uint64_t user_data;
 } gy_joint_def;
 
@@ -348,6 +391,11 @@ typedef struct gy_backend {
 
     gy_result (*joint_create)(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out);
     gy_result (*joint_release)(gy_backend_world *w, gy_joint_id id);
+    /* Replaces a hinge's or slider's motor (checked by gy_validate_joint_motor; GY_MOTOR_OFF
+     * removes it). GY_ERR_MISUSE for other joint types. Wakes the joint's bodies. */
+    gy_result (*joint_set_motor)(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *motor);
+    /* The joint's state after the last step. */
+    gy_result (*joint_get_state)(gy_backend_world *w, gy_joint_id id, gy_joint_state *out);
 
     /* Advances the world by dt seconds (> 0, finite). */
     gy_result (*step)(gy_backend_world *w, double dt);
@@ -429,6 +477,8 @@ gy_result gy_validate_body_def(const gy_body_def *def);
 gy_result gy_validate_shape(const gy_shape *shape);
 gy_result gy_validate_collider_def(const gy_collider_def *def, gy_motion_type motion);
 gy_result gy_validate_joint_def(const gy_joint_def *def);
+/* A motor: a known mode, finite numbers, max_force > 0 unless the mode is GY_MOTOR_OFF. */
+gy_result gy_validate_joint_motor(const gy_joint_motor *motor);
 gy_result gy_validate_mesh_def(const gy_mesh_def *def);
 gy_result gy_validate_hull_def(const gy_hull_def *def);
 gy_result gy_validate_query_filter(const gy_query_filter *filter);

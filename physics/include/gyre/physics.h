@@ -94,7 +94,8 @@ typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_BODY_FAULT,        /* key: store_index; body: gy_physics_body_reply */
     GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
-    GY_PHYSICS_REPLY_COLLISION_EXIT
+    GY_PHYSICS_REPLY_COLLISION_EXIT,
+    GY_PHYSICS_REPLY_JOINT_STATE /* key: joint key; body: gy_physics_joint_state_reply */
 } gy_physics_reply_type;
 
 /* What a CREATE_FAILED reply was about. */
@@ -127,6 +128,16 @@ typedef struct gy_physics_joint_reply {
     uint32_t reserved;
     uint64_t tick;
 } gy_physics_joint_reply;
+
+/* JOINT_STATE: a live joint after a tick in which one of its bodies was awake (droppable under
+ * a flood: the next tick's reply replaces it). Floats, as proxies are. */
+typedef struct gy_physics_joint_state_reply {
+    uint32_t generation;
+    uint32_t reserved;
+    uint64_t tick;
+    float position, velocity, twist; /* as gy_joint_state */
+    float force[3], torque[3];
+} gy_physics_joint_state_reply;
 
 /* COLLISION_ENTER / _STAY / _EXIT: one collider pair in one tick. Side A's store index is the
  * reply's key. Exactly one ENTER or STAY per touching pair per tick and one EXIT per ENTER (on
@@ -164,6 +175,10 @@ static inline const gy_physics_failure_reply *gy_physics_reply_failure(const gy_
 static inline const gy_physics_joint_reply *gy_physics_reply_joint(const gy_reply *r)
 {
     return (const gy_physics_joint_reply *)(const void *)r->body.bytes;
+}
+static inline const gy_physics_joint_state_reply *gy_physics_reply_joint_state(const gy_reply *r)
+{
+    return (const gy_physics_joint_state_reply *)(const void *)r->body.bytes;
 }
 static inline const gy_physics_collision *gy_physics_reply_collision(const gy_reply *r)
 {
@@ -348,6 +363,9 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_des
 gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
 gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
 gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key);
+/* A live hinge's or slider's motor (checked by gy_validate_joint_motor), applied at the drain. */
+gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
+                                      const gy_joint_motor *motor);
 gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc);
 gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key);
 

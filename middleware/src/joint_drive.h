@@ -1,0 +1,78 @@
+/* Joint behaviour both adapters share and compute the same way: the position servo's velocity
+ * law, the spring's constraint softness, and the swing and twist angles of a ball joint's cone
+ * and twist limits. Private to middleware/, plain C, free of vendor headers. */
+#ifndef GYRE_JOINT_DRIVE_H
+#define GYRE_JOINT_DRIVE_H
+
+#include "gyre/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One side of a joint, for the drive's effective inertia: a static side or the world has mass 0
+ * (infinite inertia). */
+typedef struct gy_joint_side {
+    double mass;         /* kg; 0 = immovable */
+    double axis_inertia; /* kg·m² about the axis through the centre of mass */
+    gy_vec3 com;         /* world centre of mass */
+} gy_joint_side;
+
+/* The acceleration (rad/s² or m/s²) a motor's max_force gives the joint's relative motion: the
+ * hinge's inertia about its axis through the anchor (parallel-axis term included), or the
+ * slider's reduced mass, of the two sides together. */
+double gy_joint_drive_accel(gy_joint_type type, double max_force, const gy_joint_side *a,
+                            const gy_joint_side *b, gy_vec3 anchor, gy_vec3 axis);
+
+/* The velocity target a motor gets for the next solve of h seconds: the velocity target itself,
+ * or, servoing to a position, a velocity closing the error (target - position) exponentially
+ * over a few solves, capped so the motor (at `accel`, with a margin) can still stop on the
+ * target. With limits (`limits` = {min, max}, or NULL), it never asks to move past one within
+ * the solve: a motor driving into a limit arrives on it instead of overshooting. */
+double gy_joint_motor_velocity(const gy_joint_motor *m, double position, double accel, double h,
+                               const double *limits);
+
+/* Whether a joint coordinate at `position`, changing at `rate`, would pass one of `limits`
+ * ({min, max}) within a solve of h seconds while not yet past it (on it counts as short of it);
+ * *land is then the rate that arrives on the limit at the end of the solve. Adapters whose limit
+ * rows only act once a limit is passed aim an unbounded motor at *land instead, so fast motion
+ * stops on the limit rather than one solve beyond it. */
+bool gy_joint_limit_landing(double position, double rate, const double *limits, double h,
+                            double *land);
+
+/* The softness that makes a rigid one-row constraint a spring-damper of `frequency` (Hz) and
+ * `damping_ratio` on `mass` (kg), in ODE's convention (J v' = erp/h · error − cfm · λ, λ a
+ * force). Chosen so the solver's implicit step of h has the continuous oscillator's discrete
+ * eigenvalues exactly: period and decay match the analytic ones at any step size. */
+void gy_joint_spring_softness(double frequency, double damping_ratio, double mass, double h,
+                              double *erp, double *cfm);
+
+/* A ball joint's limit frame: the axis and a reference perpendicular to it, in a's body frame
+ * and in b's (or the world's, for no b), captured at creation. */
+typedef struct gy_joint_cone_frame {
+    gy_vec3 axis_a, ref_a;
+    gy_vec3 axis_b, ref_b;
+} gy_joint_cone_frame;
+
+/* Captures the frame for a world axis with bodies at rotations qa and qb (identity: world). */
+gy_joint_cone_frame gy_joint_cone_frame_make(gy_vec3 axis, gy_quat qa, gy_quat qb);
+
+/* Where a ball joint stands: swing is the angle (rad, 0..pi) between the axis as a carries it
+ * and as b carries it, growing with a's rotation about swing_axis (world, unit) relative to b;
+ * twist is a's rotation about the axis relative to b once the swing is taken out (rad, ±pi).
+ * twist_axis (world, unit) is the bisector of the two carried axes: a's relative spin about it
+ * is what turns the twist (about a's own axis alone, a swing would leak into the twist row). */
+typedef struct gy_joint_cone_pose {
+    double swing;
+    gy_vec3 swing_axis;
+    double twist;
+    gy_vec3 twist_axis;
+} gy_joint_cone_pose;
+
+gy_joint_cone_pose gy_joint_cone_measure(const gy_joint_cone_frame *f, gy_quat qa, gy_quat qb);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GYRE_JOINT_DRIVE_H */
