@@ -54,11 +54,10 @@ uint64_t gy_w_capture(gy_world *w)
             __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
         if (i + AHEAD < cnt) {
             const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
-            __builtin_prefetch(a + offsetof(gy_w_body, store_index));
-            __builtin_prefetch(a + offsetof(gy_w_body, curr));
-            __builtin_prefetch(a + offsetof(gy_w_body, lin), 1);
-            __builtin_prefetch(a + offsetof(gy_w_body, state_tick), 1);
-            __builtin_prefetch(a + offsetof(gy_w_body, desc.is_character));
+            __builtin_prefetch(a, 1);
+            __builtin_prefetch(a + 64, 1);
+            __builtin_prefetch(a + 128, 1);
+            __builtin_prefetch(a + offsetof(gy_w_body, ang), 1);
         }
         if (i + 1 < cnt) {
             const gy_w_body *a = gy_w_body_of(w, items[i + 1]);
@@ -95,7 +94,7 @@ uint64_t gy_w_capture(gy_world *w)
         c->have_proxy = true;
         c->teleports_seen = q->teleports;
         /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
-        if (!c->desc.is_character) {
+        if (!c->is_character) {
             c->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
             c->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
         }

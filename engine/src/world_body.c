@@ -607,6 +607,7 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     }
     c->tracked_at = c->moved_at = GY_W_NONE;
     c->desc = *desc;
+    c->is_character = desc->is_character;
     c->desc.colliders = cols;
     c->cols = cols;
     c->motion = motion;
@@ -662,6 +663,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     gy_scene_collider *old = c->cols;
     uint32_t old_n = c->desc.collider_count;
     c->desc = *desc;
+    c->is_character = desc->is_character;
     c->desc.colliders = cols;
     c->cols = cols;
     c->motion = motion;

@@ -149,36 +149,40 @@ typedef struct gy_w_motion {
 /* ---- physics components ---------------------------------------------------------------------- */
 
 typedef struct gy_w_body {
-    /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
-    gy_physics_desc desc;
-    gy_scene_collider *cols;
-    gy_motion_type motion;
+    /* What every capture reads and writes comes first, together: the capture visits each awake
+     * body once per publish, and this keeps its visit to the record's first few cache lines
+     * (the rest is read only when the World itself touches the body). */
     uint32_t entity;
     uint32_t store_index;
-    /* the body as the game knows it */
     uint32_t attachment; /* of the body recorded in this physics run; 0: none */
-    bool recorded;       /* a create is recorded (the subsystem's view holds `attachment`) */
-    bool assigned;       /* BODY_ASSIGNED seen */
-    gy_body_id body;
-    bool failed;
-    gy_result error;
+    gy_motion_type motion;
+    bool recorded;     /* a create is recorded (the subsystem's view holds `attachment`) */
+    bool is_character; /* desc.is_character, beside the fields the capture reads */
+    bool have_proxy;   /* curr came from a proxy of this attachment */
+    bool awake;
     bool faulted;
-    /* results (what it is drawn from: w->motion[store_index]) */
-    gy_pose curr;        /* the newest result, or the game's teleport */
-    uint32_t curr_tick;  /* proxy tick of `curr` */
-    bool have_proxy;     /* curr came from a proxy of this attachment */
-    uint32_t pairs;      /* touching pairs of this attachment in the World's pair set */
-    uint32_t moved_at;   /* curr changed since the last sync: index in w->moved; else GY_W_NONE */
-    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
     bool settled;
     uint16_t teleports_sent;
     uint16_t teleports_seen;
-    gy_vec3 lin, ang;
-    bool awake;
+    uint32_t curr_tick;  /* proxy tick of `curr` */
+    uint32_t moved_at;   /* curr changed since the last sync: index in w->moved; else GY_W_NONE */
+    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint64_t state_tick; /* while settled: stale, read w->frame_tick */
+    /* results (what it is drawn from: w->motion[store_index]) */
+    gy_pose curr; /* the newest result, or the game's teleport */
+    gy_vec3 lin, ang;
+    /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
+    gy_physics_desc desc;
+    gy_scene_collider *cols;
+    /* the body as the game knows it */
+    bool assigned; /* BODY_ASSIGNED seen */
+    gy_body_id body;
+    bool failed;
+    gy_result error;
+    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
     /* character state (CHARACTER_STATE replies) */
     bool grounded, hit_ceiling;
     gy_vec3 ground_normal, platform_velocity;
