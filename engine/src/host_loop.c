@@ -44,9 +44,10 @@ uint64_t gy_w_capture(gy_world *w)
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
      * touches the body (teleport, release, stop), and each of those tracks it again. */
     w->stats.bodies_captured += w->tracked.count;
-    /* Components and proxies are fetched a few bodies ahead (the sparse map's entry further
-     * ahead still): visited in list order, each is a cache miss otherwise. */
-    enum { AHEAD = 4 };
+    /* Components and proxies are fetched ahead (the sparse map's entry further ahead still):
+     * visited in list order, each is a cache miss otherwise, and a component's store index must
+     * have arrived before its proxy and samples can be asked for. */
+    enum { AHEAD = 8, NEAR = 3 };
     const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
         uint32_t cnt = w->tracked.count;
@@ -56,14 +57,15 @@ uint64_t gy_w_capture(gy_world *w)
             const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
             __builtin_prefetch(a, 1);
             __builtin_prefetch(a + 64, 1);
-            __builtin_prefetch(a + 128, 1);
-            __builtin_prefetch(a + offsetof(gy_w_body, ang), 1);
+            __builtin_prefetch(a + offsetof(gy_w_body, lin), 1);
+            __builtin_prefetch(a + offsetof(gy_w_body, desc) - 1, 1);
         }
-        if (i + 1 < cnt) {
-            const gy_w_body *a = gy_w_body_of(w, items[i + 1]);
+        if (i + NEAR < cnt) {
+            const gy_w_body *a = gy_w_body_of(w, items[i + NEAR]);
             if (a->store_index < n) {
                 __builtin_prefetch(&px[a->store_index]);
                 __builtin_prefetch(&w->motion[a->store_index], 1);
+                __builtin_prefetch((const char *)&w->motion[a->store_index] + 64, 1);
             }
         }
         gy_w_body *c = gy_w_body_of(w, items[i]);
@@ -113,37 +115,32 @@ uint64_t gy_w_capture(gy_world *w)
 void gy_w_sync(gy_world *w)
 {
     w->moved_out_count = 0;
-    enum { AHEAD = 4 };
+    enum { AHEAD = 8 };
     const uint32_t *items = w->moved.items;
     for (uint32_t i = 0; i < w->moved.count; i++) {
-        if (i + 2 * AHEAD < w->moved.count) {
-            __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
-            __builtin_prefetch(&w->transforms.sparse[items[i + 2 * AHEAD]]);
-            __builtin_prefetch(&w->ents[items[i + 2 * AHEAD]]);
-        }
-        if (i + AHEAD < w->moved.count) {
-            const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
-            __builtin_prefetch(a + offsetof(gy_w_body, entity));
-            __builtin_prefetch(a + offsetof(gy_w_body, curr));
-            __builtin_prefetch(gy_w_transform_of(w, items[i + AHEAD]), 1);
-        }
-        gy_w_body *c = gy_w_body_of(w, items[i]);
-        w->moved_out[w->moved_out_count++] = gy_w_entity_handle(w, c->entity);
-        c->moved_at = GY_W_NONE;
-        const gy_w_entity *en = &w->ents[c->entity];
-        /* The game moved it since the capture (a callback): the game's write is newer. */
-        if (en->dirty_game)
+        if (i + AHEAD < w->moved.count)
+            __builtin_prefetch(&w->ents[items[i + AHEAD]]);
+        uint32_t slot = items[i];
+        gy_w_entity *en = &w->ents[slot];
+        w->moved_out[w->moved_out_count++] = gy_w_entity_handle(w, slot);
+        /* Following its body already (most bodies, from their second result on): nothing to
+         * write. The game moved it since the capture (a callback): the game's write is newer. */
+        if (en->follows_body || en->dirty_game)
             continue;
-        gy_w_transform *t = gy_w_transform_of(w, c->entity);
+        const gy_w_body *c = gy_w_body_of(w, slot);
+        if (c->recorded && en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
+            en->follows_body = true;
+            continue;
+        }
+        gy_w_transform *t = gy_w_transform_of(w, slot);
         t->world = c->curr;
         if (en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
-            /* A root with no children (most bodies): its propagation would only copy its world
-             * pose into its local one. */
-            t->local = c->curr;
+            t->local = c->curr; /* its propagation would only copy world into local */
             continue;
         }
-        gy_w_mark_dirty(w, c->entity, false);
+        gy_w_mark_dirty(w, slot, false);
     }
+    /* Emptied without visiting its bodies (see set_has in world_body.c). */
     w->moved.count = 0;
     gy_w_propagate(w);
 }

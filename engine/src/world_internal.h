@@ -117,6 +117,10 @@ typedef struct gy_w_entity {
     bool dirty_game; /* local changed by the game (or reparented): bodies below follow it */
     bool dirty_phys; /* world set from physics: children follow, local re-derived */
     bool queued;     /* in the dirty list */
+    /* A physics-driven root without children (most bodies): its world and local poses are its
+     * body's newest result (`curr`), read through the body; the stored ones are stale until
+     * gy_w_transform_unfollow writes them back. Spares the sync a write per body per tick. */
+    bool follows_body;
 } gy_w_entity;
 
 typedef struct gy_w_transform {
@@ -404,6 +408,10 @@ static inline gy_w_transform *gy_w_transform_of(const gy_world *w, uint32_t slot
 {
     return gy_w_store_get(&w->transforms, slot);
 }
+/* An entity whose transform follows its body (gy_w_entity.follows_body) gets its stored poses
+ * back and stops following: called before anything reads or writes the stored poses or links
+ * the entity into a hierarchy. */
+void gy_w_transform_unfollow(gy_world *w, uint32_t slot);
 /* World pose now, composed up the hierarchy where anything on the path is dirty. */
 gy_pose gy_w_world_pose(const gy_world *w, uint32_t slot);
 /* Queues an entity for propagation. */
