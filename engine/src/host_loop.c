@@ -2,8 +2,9 @@
  * sync transforms → render time), time scale and hold, hard stop/start, and the orderly teardown
  * that counts what the adapter still holds.
  *
- * The capture reads each publish's proxies into the components (the newest result, `curr`) and
- * into the samples bodies are drawn from (world_render.c), with the publish's timing. Lockstep:
+ * The capture reads each publish's proxies into the samples bodies are drawn from and their
+ * pose is read from (world_render.c), with the publish's timing, and into the components'
+ * velocities and flags. Lockstep:
  * the World runs the ticks its accumulator owes one at a time and captures after each, and the
  * accumulator is the classic leftover. Real time: the physics thread ticks on its own clock and
  * the capture takes whatever it published last. */
@@ -16,15 +17,6 @@
 #include "world_internal.h"
 
 /* ---- proxies into components ----------------------------------------------------------------- */
-
-static gy_pose proxy_pose(const gy_proxy *q)
-{
-    gy_pose p;
-    p.position = gy_v3(q->position[0], q->position[1], q->position[2]);
-    gy_quat r = {q->rotation[0], q->rotation[1], q->rotation[2], q->rotation[3]};
-    p.rotation = gy_quat_normalize(r);
-    return p;
-}
 
 uint64_t gy_w_capture(gy_world *w)
 {
@@ -89,7 +81,6 @@ uint64_t gy_w_capture(gy_world *w)
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
             gy_w_render_push(w, c, q, at, restart);
-            c->curr = proxy_pose(q);
             gy_w_body_mark_moved(w, c);
         }
         c->curr_tick = q->tick;
@@ -133,9 +124,9 @@ void gy_w_sync(gy_world *w)
             continue;
         }
         gy_w_transform *t = gy_w_transform_of(w, slot);
-        t->world = c->curr;
+        t->world = gy_w_body_pose(w, c);
         if (en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
-            t->local = c->curr; /* its propagation would only copy world into local */
+            t->local = t->world; /* its propagation would only copy world into local */
             continue;
         }
         gy_w_mark_dirty(w, slot, false);

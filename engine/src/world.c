@@ -581,14 +581,14 @@ void gy_w_transform_unfollow(gy_world *w, uint32_t slot)
     assert(c != NULL);
     gy_w_transform *t = gy_w_transform_of(w, slot);
     if (c != NULL)
-        t->world = t->local = c->curr;
+        t->world = t->local = gy_w_body_pose(w, c);
 }
 
 /* The stored local pose, or the body's result it follows. */
 static gy_pose local_pose(const gy_world *w, uint32_t slot)
 {
     if (w->ents[slot].follows_body)
-        return gy_w_body_of(w, slot)->curr;
+        return gy_w_body_pose(w, gy_w_body_of(w, slot));
     return gy_w_transform_of(w, slot)->local;
 }
 
@@ -619,7 +619,7 @@ static gy_pose world_pose_rec(const gy_world *w, uint32_t slot, bool *dirty, boo
     *dirty = pd || en->dirty_game || en->dirty_phys;
     *game = pg || en->dirty_game;
     if (en->follows_body)
-        return gy_w_body_of(w, slot)->curr; /* a root, never dirty */
+        return gy_w_body_pose(w, gy_w_body_of(w, slot)); /* a root, never dirty */
     const gy_w_transform *t = gy_w_transform_of(w, slot);
     if (!*dirty)
         return t->world;
@@ -661,7 +661,7 @@ static void update_node(gy_world *w, uint32_t slot, bool game)
         }
     } else {
         t->world = pt != NULL ? compose(pt->world, t->local) : t->local;
-        if (c != NULL && c->recorded && !pose_equal(t->world, c->curr))
+        if (c != NULL && c->recorded && !pose_equal(t->world, gy_w_body_pose(w, c)))
             gy_w_body_teleport_record(w, c, t->world);
     }
     t->world_scale = pt != NULL ? gy_v3_mul(pt->world_scale, t->local_scale) : t->local_scale;

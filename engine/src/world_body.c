@@ -430,7 +430,7 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     c->failed = false;
     c->error = GY_OK;
     c->faulted = false;
-    c->curr = pose;
+    c->held = pose;
     gy_w_render_hold(w, c);
     c->curr_tick = 0;
     c->have_proxy = false;
@@ -532,7 +532,7 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
     }
     gy_w_transform_unfollow(w, c->entity);
     c->teleports_sent++;
-    c->curr = pose;
+    c->held = pose;
     gy_w_render_hold(w, c);
     gy_w_body_unmark_moved(w, c);
     /* Watched again until a proxy confirms the teleport. */
@@ -935,7 +935,7 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     if (r != GY_OK)
         return r;
     memset(out, 0, sizeof *out);
-    out->pose = c->recorded ? c->curr : gy_w_world_pose(w, c->entity);
+    out->pose = c->recorded ? gy_w_body_pose(w, c) : gy_w_world_pose(w, c->entity);
     out->linear_velocity = c->lin;
     out->angular_velocity = c->ang;
     out->awake = c->recorded && c->awake;
@@ -964,6 +964,7 @@ void gy_w_bodies_stopped(gy_world *w)
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         gy_w_transform_unfollow(w, c->entity);
         gy_w_body_unsettle(w, c);
+        c->held = gy_w_body_pose(w, c); /* the last result, drawn until physics runs again */
         gy_w_render_hold(w, c);
         c->tracked_at = c->moved_at = GY_W_NONE;
         c->recorded = false;

@@ -118,7 +118,7 @@ typedef struct gy_w_entity {
     bool dirty_phys; /* world set from physics: children follow, local re-derived */
     bool queued;     /* in the dirty list */
     /* A physics-driven root without children (most bodies): its world and local poses are its
-     * body's newest result (`curr`), read through the body; the stored ones are stale until
+     * body's pose (gy_w_body_pose), read through the body; the stored ones are stale until
      * gy_w_transform_unfollow writes them back. Spares the sync a write per body per tick. */
     bool follows_body;
 } gy_w_entity;
@@ -138,7 +138,7 @@ typedef struct gy_w_transform {
 /* What a body is drawn from, by store_index: its newest physics results, oldest first, each with
  * the simulated time it stands for. Three results bracket any render time up to two steps behind
  * the newest (the largest render delay), also when the host sees only every other publish. With
- * no samples (count 0) the body is drawn at its component's `curr`: the creation pose, a
+ * no samples (count 0) the body is drawn at its component's `held` pose: the creation pose, a
  * teleport, a static's pose, or a stopped world's last result. Kept apart from gy_w_body so the
  * per-frame render pass reads 128 contiguous bytes per body and nothing else. */
 typedef struct gy_w_motion {
@@ -162,7 +162,7 @@ typedef struct gy_w_body {
     gy_motion_type motion;
     bool recorded;     /* a create is recorded (the subsystem's view holds `attachment`) */
     bool is_character; /* desc.is_character, beside the fields the capture reads */
-    bool have_proxy;   /* curr came from a proxy of this attachment */
+    bool have_proxy;   /* a proxy of this attachment was taken in */
     bool awake;
     bool faulted;
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
@@ -172,11 +172,13 @@ typedef struct gy_w_body {
     uint16_t teleports_sent;
     uint16_t teleports_seen;
     uint32_t curr_tick;  /* proxy tick of `curr` */
-    uint32_t moved_at;   /* curr changed since the last sync: index in w->moved; else GY_W_NONE */
+    uint32_t moved_at;   /* moved since the last sync: index in w->moved; else GY_W_NONE */
     uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint64_t state_tick; /* while settled: stale, read w->frame_tick */
     /* results (what it is drawn from: w->motion[store_index]) */
-    gy_pose curr; /* the newest result, or the game's teleport */
+    /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
+     * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
+    gy_pose held;
     gy_vec3 lin, ang;
     /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
     gy_physics_desc desc;
@@ -514,12 +516,17 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores);
 void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot);
 /* A store index went back: never drawn again. */
 void gy_w_render_release(gy_world *w, uint32_t store_index);
-/* The body is drawn at its `curr` from now on (creation, teleport, stop) until results come. */
+/* The body is drawn at its `held` pose from now on (creation, teleport, stop) until results
+ * come. */
 void gy_w_render_hold(gy_world *w, const gy_w_body *c);
-/* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at `curr` until
+/* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at `held` until
  * now (creation, teleport), which is then the sample one step before. */
 void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64_t tick,
                       bool from_hold);
+/* The body's pose as the game knows it: its newest result (the newest sample, which is the proxy
+ * as taken in), or its held pose when it has no samples. Read on demand, so the capture writes
+ * only the samples. */
+gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c);
 /* The drawn pose of a body component at the current render time. */
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c);
 /* After the sync: moves the render time on (`dt`: the frame's host time, used in lockstep) and
