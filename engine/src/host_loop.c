@@ -39,7 +39,7 @@ uint64_t gy_w_capture(gy_world *w)
     /* Components and proxies are fetched ahead (the sparse map's entry further ahead still):
      * visited in list order, each is a cache miss otherwise, and a component's store index must
      * have arrived before its proxy and samples can be asked for. */
-    enum { AHEAD = 8, NEAR = 3 };
+    enum { AHEAD = 16, NEAR = 6 };
     const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
         uint32_t cnt = w->tracked.count;

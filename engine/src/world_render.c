@@ -157,10 +157,14 @@ static gy_pose motion_pose(const gy_w_motion *m, double at)
     while (k + 2 < n && at >= m->time[k + 1])
         k++;
     double t = (at - m->time[k]) / (m->time[k + 1] - m->time[k]);
-    gy_pose a = sample(m, k), b = sample(m, k + 1);
+    const float *pa = m->position[k], *pb = m->position[k + 1];
+    const float *ra = m->rotation[k], *rb = m->rotation[k + 1];
     gy_pose p;
-    p.position = gy_v3_add(a.position, gy_v3_scale(gy_v3_sub(b.position, a.position), t));
-    p.rotation = nlerp(a.rotation, b.rotation, t);
+    p.position = gy_v3(pa[0] + ((double)pb[0] - pa[0]) * t, pa[1] + ((double)pb[1] - pa[1]) * t,
+                       pa[2] + ((double)pb[2] - pa[2]) * t);
+    /* The published rotations are unit to float precision: one normalisation, of the blend. */
+    gy_quat a = {ra[0], ra[1], ra[2], ra[3]}, b = {rb[0], rb[1], rb[2], rb[3]};
+    p.rotation = nlerp(a, b, t);
     return p;
 }
 
