@@ -113,7 +113,8 @@ void gy_w_sync(gy_world *w)
             __builtin_prefetch(&w->ents[items[i + AHEAD]]);
         uint32_t slot = items[i];
         gy_w_entity *en = &w->ents[slot];
-        w->moved_out[w->moved_out_count++] = gy_w_entity_handle(w, slot);
+        w->moved_out[w->moved_out_count++].bits =
+            en->live ? gy_handle_make(slot, en->generation) : 0u; /* as gy_w_entity_handle */
         /* Following its body already (most bodies, from their second result on): nothing to
          * write. The game moved it since the capture (a callback): the game's write is newer. */
         if (en->follows_body || en->dirty_game)
