@@ -544,7 +544,8 @@ gy_pose gy_w_render_pose(const gy_world *w, uint32_t slot);
 /* Reads the newest proxies into the components and their render samples; returns ticks advanced.
  */
 uint64_t gy_w_capture(gy_world *w);
-/* Writes captured poses into transforms and propagates. */
+/* Lists the moved bodies, makes their transforms follow them (or writes the captured pose into
+ * those that cannot: children, parents, queued) and propagates. */
 void gy_w_sync(gy_world *w);
 
 #endif /* GY_WORLD_INTERNAL_H */
