@@ -172,7 +172,7 @@ typedef struct gy_w_body {
     uint16_t teleports_sent;
     uint16_t teleports_seen;
     uint32_t curr_tick;  /* proxy tick of `curr` */
-    uint32_t moved_at;   /* moved since the last sync: index in w->moved; else GY_W_NONE */
+    uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
     uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint64_t state_tick; /* while settled: stale, read w->frame_tick */
     /* results (what it is drawn from: w->motion[store_index]) */
