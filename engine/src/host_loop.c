@@ -2,8 +2,9 @@
  * sync transforms → render time), time scale and hold, hard stop/start, and the orderly teardown
  * that counts what the adapter still holds.
  *
- * The capture reads each publish's proxies into the components (the newest result, `curr`) and
- * into the samples bodies are drawn from (world_render.c), with the publish's timing. Lockstep:
+ * The capture reads each publish's proxies into the samples bodies are drawn from and their
+ * pose is read from (world_render.c), with the publish's timing, and into the components'
+ * velocities and flags. Lockstep:
  * the World runs the ticks its accumulator owes one at a time and captures after each, and the
  * accumulator is the classic leftover. Real time: the physics thread ticks on its own clock and
  * the capture takes whatever it published last. */
@@ -16,15 +17,6 @@
 #include "world_internal.h"
 
 /* ---- proxies into components ----------------------------------------------------------------- */
-
-static gy_pose proxy_pose(const gy_proxy *q)
-{
-    gy_pose p;
-    p.position = gy_v3(q->position[0], q->position[1], q->position[2]);
-    gy_quat r = {q->rotation[0], q->rotation[1], q->rotation[2], q->rotation[3]};
-    p.rotation = gy_quat_normalize(r);
-    return p;
-}
 
 uint64_t gy_w_capture(gy_world *w)
 {
@@ -44,9 +36,10 @@ uint64_t gy_w_capture(gy_world *w)
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
      * touches the body (teleport, release, stop), and each of those tracks it again. */
     w->stats.bodies_captured += w->tracked.count;
-    /* Components and proxies are fetched a few bodies ahead (the sparse map's entry further
-     * ahead still): visited in list order, each is a cache miss otherwise. */
-    enum { AHEAD = 4 };
+    /* Components and proxies are fetched ahead (the sparse map's entry further ahead still):
+     * visited in list order, each is a cache miss otherwise, and a component's store index must
+     * have arrived before its proxy and samples can be asked for. */
+    enum { AHEAD = 16, NEAR = 6 };
     const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
         uint32_t cnt = w->tracked.count;
@@ -54,17 +47,17 @@ uint64_t gy_w_capture(gy_world *w)
             __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
         if (i + AHEAD < cnt) {
             const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
-            __builtin_prefetch(a + offsetof(gy_w_body, store_index));
-            __builtin_prefetch(a + offsetof(gy_w_body, curr));
+            __builtin_prefetch(a, 1);
+            __builtin_prefetch(a + 64, 1);
             __builtin_prefetch(a + offsetof(gy_w_body, lin), 1);
-            __builtin_prefetch(a + offsetof(gy_w_body, state_tick), 1);
-            __builtin_prefetch(a + offsetof(gy_w_body, desc.is_character));
+            __builtin_prefetch(a + offsetof(gy_w_body, desc) - 1, 1);
         }
-        if (i + 1 < cnt) {
-            const gy_w_body *a = gy_w_body_of(w, items[i + 1]);
+        if (i + NEAR < cnt) {
+            const gy_w_body *a = gy_w_body_of(w, items[i + NEAR]);
             if (a->store_index < n) {
                 __builtin_prefetch(&px[a->store_index]);
                 __builtin_prefetch(&w->motion[a->store_index], 1);
+                __builtin_prefetch((const char *)&w->motion[a->store_index] + 64, 1);
             }
         }
         gy_w_body *c = gy_w_body_of(w, items[i]);
@@ -88,14 +81,13 @@ uint64_t gy_w_capture(gy_world *w)
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
             gy_w_render_push(w, c, q, at, restart);
-            c->curr = proxy_pose(q);
             gy_w_body_mark_moved(w, c);
         }
         c->curr_tick = q->tick;
         c->have_proxy = true;
         c->teleports_seen = q->teleports;
         /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
-        if (!c->desc.is_character) {
+        if (!c->is_character) {
             c->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
             c->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
         }
@@ -114,37 +106,33 @@ uint64_t gy_w_capture(gy_world *w)
 void gy_w_sync(gy_world *w)
 {
     w->moved_out_count = 0;
-    enum { AHEAD = 4 };
+    enum { AHEAD = 8 };
     const uint32_t *items = w->moved.items;
     for (uint32_t i = 0; i < w->moved.count; i++) {
-        if (i + 2 * AHEAD < w->moved.count) {
-            __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
-            __builtin_prefetch(&w->transforms.sparse[items[i + 2 * AHEAD]]);
-            __builtin_prefetch(&w->ents[items[i + 2 * AHEAD]]);
-        }
-        if (i + AHEAD < w->moved.count) {
-            const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
-            __builtin_prefetch(a + offsetof(gy_w_body, entity));
-            __builtin_prefetch(a + offsetof(gy_w_body, curr));
-            __builtin_prefetch(gy_w_transform_of(w, items[i + AHEAD]), 1);
-        }
-        gy_w_body *c = gy_w_body_of(w, items[i]);
-        w->moved_out[w->moved_out_count++] = gy_w_entity_handle(w, c->entity);
-        c->moved_at = GY_W_NONE;
-        const gy_w_entity *en = &w->ents[c->entity];
-        /* The game moved it since the capture (a callback): the game's write is newer. */
-        if (en->dirty_game)
+        if (i + AHEAD < w->moved.count)
+            __builtin_prefetch(&w->ents[items[i + AHEAD]]);
+        uint32_t slot = items[i];
+        gy_w_entity *en = &w->ents[slot];
+        w->moved_out[w->moved_out_count++].bits =
+            en->live ? gy_handle_make(slot, en->generation) : 0u; /* as gy_w_entity_handle */
+        /* Following its body already (most bodies, from their second result on): nothing to
+         * write. The game moved it since the capture (a callback): the game's write is newer. */
+        if (en->follows_body || en->dirty_game)
             continue;
-        gy_w_transform *t = gy_w_transform_of(w, c->entity);
-        t->world = c->curr;
+        const gy_w_body *c = gy_w_body_of(w, slot);
+        if (c->recorded && en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
+            en->follows_body = true;
+            continue;
+        }
+        gy_w_transform *t = gy_w_transform_of(w, slot);
+        t->world = gy_w_body_pose(w, c);
         if (en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
-            /* A root with no children (most bodies): its propagation would only copy its world
-             * pose into its local one. */
-            t->local = c->curr;
+            t->local = t->world; /* its propagation would only copy world into local */
             continue;
         }
-        gy_w_mark_dirty(w, c->entity, false);
+        gy_w_mark_dirty(w, slot, false);
     }
+    /* Emptied without visiting its bodies (see set_has in world_body.c). */
     w->moved.count = 0;
     gy_w_propagate(w);
 }

@@ -1,5 +1,6 @@
 /* The World: creation, entities (generational slots), the hierarchy, transforms and their
  * propagation, the World lock and counters. */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -223,6 +224,9 @@ uint32_t gy_world_get_entities(const gy_world *w, gy_entity *out, uint32_t capac
 
 static void link_child(gy_world *w, uint32_t slot, uint32_t parent)
 {
+    gy_w_transform_unfollow(w, slot);
+    if (parent != GY_W_NONE)
+        gy_w_transform_unfollow(w, parent);
     gy_w_entity *en = &w->ents[slot];
     uint32_t *first = parent != GY_W_NONE ? &w->ents[parent].first_child : &w->first_root;
     uint32_t *last = parent != GY_W_NONE ? &w->ents[parent].last_child : &w->last_root;
@@ -567,8 +571,30 @@ gy_entity gy_entity_next_sibling(const gy_world *w, gy_entity e)
 
 /* ---- transforms ------------------------------------------------------------------------------ */
 
+void gy_w_transform_unfollow(gy_world *w, uint32_t slot)
+{
+    gy_w_entity *en = &w->ents[slot];
+    if (!en->follows_body)
+        return;
+    en->follows_body = false;
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    assert(c != NULL);
+    gy_w_transform *t = gy_w_transform_of(w, slot);
+    if (c != NULL)
+        t->world = t->local = gy_w_body_pose(w, c);
+}
+
+/* The stored local pose, or the body's result it follows. */
+static gy_pose local_pose(const gy_world *w, uint32_t slot)
+{
+    if (w->ents[slot].follows_body)
+        return gy_w_body_pose(w, gy_w_body_of(w, slot));
+    return gy_w_transform_of(w, slot)->local;
+}
+
 void gy_w_mark_dirty(gy_world *w, uint32_t slot, bool game)
 {
+    gy_w_transform_unfollow(w, slot);
     gy_w_entity *en = &w->ents[slot];
     if (game)
         en->dirty_game = true;
@@ -592,6 +618,8 @@ static gy_pose world_pose_rec(const gy_world *w, uint32_t slot, bool *dirty, boo
         pw = world_pose_rec(w, en->parent, &pd, &pg);
     *dirty = pd || en->dirty_game || en->dirty_phys;
     *game = pg || en->dirty_game;
+    if (en->follows_body)
+        return gy_w_body_pose(w, gy_w_body_of(w, slot)); /* a root, never dirty */
     const gy_w_transform *t = gy_w_transform_of(w, slot);
     if (!*dirty)
         return t->world;
@@ -618,6 +646,7 @@ static gy_vec3 world_scale_now(const gy_world *w, uint32_t slot)
 /* One node of a propagation: `game` when the game moved it or an ancestor. */
 static void update_node(gy_world *w, uint32_t slot, bool game)
 {
+    gy_w_transform_unfollow(w, slot);
     gy_w_entity *en = &w->ents[slot];
     gy_w_transform *t = gy_w_transform_of(w, slot);
     const gy_w_transform *pt = en->parent != GY_W_NONE ? gy_w_transform_of(w, en->parent) : NULL;
@@ -632,7 +661,7 @@ static void update_node(gy_world *w, uint32_t slot, bool game)
         }
     } else {
         t->world = pt != NULL ? compose(pt->world, t->local) : t->local;
-        if (c != NULL && c->recorded && !pose_equal(t->world, c->curr))
+        if (c != NULL && c->recorded && !pose_equal(t->world, gy_w_body_pose(w, c)))
             gy_w_body_teleport_record(w, c, t->world);
     }
     t->world_scale = pt != NULL ? gy_v3_mul(pt->world_scale, t->local_scale) : t->local_scale;
@@ -698,6 +727,7 @@ static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position,
         r = check_scale(*scale);
     if (r != GY_OK)
         return r;
+    gy_w_transform_unfollow(w, slot);
     gy_w_transform *t = gy_w_transform_of(w, slot);
     if (position != NULL)
         t->local.position = *position;
@@ -774,7 +804,7 @@ gy_result gy_entity_get_local_pose(const gy_world *w, gy_entity e, gy_pose *out)
         return GY_ERR_INVALID_ARGUMENT;
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    *out = gy_w_transform_of(w, slot)->local;
+    *out = local_pose(w, slot);
     return GY_OK;
 }
 
@@ -828,8 +858,8 @@ gy_pose gy_w_render_pose(const gy_world *w, uint32_t slot)
     if (c != NULL && c->recorded)
         return gy_w_render_body(w, c);
     uint32_t parent = w->ents[slot].parent;
-    const gy_w_transform *tr = gy_w_transform_of(w, slot);
-    return parent != GY_W_NONE ? compose(gy_w_render_pose(w, parent), tr->local) : tr->local;
+    gy_pose local = local_pose(w, slot);
+    return parent != GY_W_NONE ? compose(gy_w_render_pose(w, parent), local) : local;
 }
 
 gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out)

@@ -313,10 +313,17 @@ static uint32_t *set_pos(gy_w_body *c, size_t at_field)
     return (uint32_t *)((char *)c + at_field);
 }
 
+/* A body is in a set when the entry at its index names it, so a set is emptied by setting its
+ * count to 0 without visiting its bodies (the sync does so every tick). */
+static bool set_has(const gy_w_u32s *set, const gy_w_body *c, uint32_t at)
+{
+    return at < set->count && set->items[at] == c->entity;
+}
+
 static void set_add(gy_w_u32s *set, gy_w_body *c, size_t at_field)
 {
     uint32_t *at = set_pos(c, at_field);
-    if (*at != GY_W_NONE)
+    if (set_has(set, c, *at))
         return;
     assert(set->count < set->capacity);
     *at = set->count;
@@ -326,8 +333,10 @@ static void set_add(gy_w_u32s *set, gy_w_body *c, size_t at_field)
 static void set_remove(gy_world *w, gy_w_u32s *set, gy_w_body *c, size_t at_field)
 {
     uint32_t *at = set_pos(c, at_field);
-    if (*at == GY_W_NONE)
+    if (!set_has(set, c, *at)) {
+        *at = GY_W_NONE;
         return;
+    }
     uint32_t last = set->items[--set->count];
     if (last != c->entity) {
         set->items[*at] = last;
@@ -421,7 +430,7 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     c->failed = false;
     c->error = GY_OK;
     c->faulted = false;
-    c->curr = pose;
+    c->held = pose;
     gy_w_render_hold(w, c);
     c->curr_tick = 0;
     c->have_proxy = false;
@@ -483,6 +492,7 @@ static void record_release(gy_world *w, gy_w_body *c)
         gy_log(w->logger, GY_LOG_ERROR,
                "world: releasing the body of entity '%s' failed (%s); it stays until physics stops",
                w->ents[slot].name != NULL ? w->ents[slot].name : "", gy_result_message(r));
+    gy_w_transform_unfollow(w, slot);
     c = gy_w_body_of(w, slot);
     /* A pose it moved to stays marked: the sync still writes the last result back. */
     gy_w_body_untrack(w, c);
@@ -520,8 +530,9 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
                gy_result_message(r));
         return;
     }
+    gy_w_transform_unfollow(w, c->entity);
     c->teleports_sent++;
-    c->curr = pose;
+    c->held = pose;
     gy_w_render_hold(w, c);
     gy_w_body_unmark_moved(w, c);
     /* Watched again until a proxy confirms the teleport. */
@@ -531,6 +542,7 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
 
 static void remove_component(gy_world *w, uint32_t slot)
 {
+    gy_w_transform_unfollow(w, slot);
     gy_w_body *c = gy_w_body_of(w, slot);
     record_release(w, c);
     c = gy_w_body_of(w, slot);
@@ -607,6 +619,7 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     }
     c->tracked_at = c->moved_at = GY_W_NONE;
     c->desc = *desc;
+    c->is_character = desc->is_character;
     c->desc.colliders = cols;
     c->cols = cols;
     c->motion = motion;
@@ -662,6 +675,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     gy_scene_collider *old = c->cols;
     uint32_t old_n = c->desc.collider_count;
     c->desc = *desc;
+    c->is_character = desc->is_character;
     c->desc.colliders = cols;
     c->cols = cols;
     c->motion = motion;
@@ -921,7 +935,7 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     if (r != GY_OK)
         return r;
     memset(out, 0, sizeof *out);
-    out->pose = c->recorded ? c->curr : gy_w_world_pose(w, c->entity);
+    out->pose = c->recorded ? gy_w_body_pose(w, c) : gy_w_world_pose(w, c->entity);
     out->linear_velocity = c->lin;
     out->angular_velocity = c->ang;
     out->awake = c->recorded && c->awake;
@@ -948,7 +962,9 @@ void gy_w_bodies_stopped(gy_world *w)
 {
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        gy_w_transform_unfollow(w, c->entity);
         gy_w_body_unsettle(w, c);
+        c->held = gy_w_body_pose(w, c); /* the last result, drawn until physics runs again */
         gy_w_render_hold(w, c);
         c->tracked_at = c->moved_at = GY_W_NONE;
         c->recorded = false;

@@ -117,6 +117,10 @@ typedef struct gy_w_entity {
     bool dirty_game; /* local changed by the game (or reparented): bodies below follow it */
     bool dirty_phys; /* world set from physics: children follow, local re-derived */
     bool queued;     /* in the dirty list */
+    /* A physics-driven root without children (most bodies): its world and local poses are its
+     * body's pose (gy_w_body_pose), read through the body; the stored ones are stale until
+     * gy_w_transform_unfollow writes them back. Spares the sync a write per body per tick. */
+    bool follows_body;
 } gy_w_entity;
 
 typedef struct gy_w_transform {
@@ -134,7 +138,7 @@ typedef struct gy_w_transform {
 /* What a body is drawn from, by store_index: its newest physics results, oldest first, each with
  * the simulated time it stands for. Three results bracket any render time up to two steps behind
  * the newest (the largest render delay), also when the host sees only every other publish. With
- * no samples (count 0) the body is drawn at its component's `curr`: the creation pose, a
+ * no samples (count 0) the body is drawn at its component's `held` pose: the creation pose, a
  * teleport, a static's pose, or a stopped world's last result. Kept apart from gy_w_body so the
  * per-frame render pass reads 128 contiguous bytes per body and nothing else. */
 typedef struct gy_w_motion {
@@ -149,36 +153,42 @@ typedef struct gy_w_motion {
 /* ---- physics components ---------------------------------------------------------------------- */
 
 typedef struct gy_w_body {
-    /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
-    gy_physics_desc desc;
-    gy_scene_collider *cols;
-    gy_motion_type motion;
+    /* What every capture reads and writes comes first, together: the capture visits each awake
+     * body once per publish, and this keeps its visit to the record's first few cache lines
+     * (the rest is read only when the World itself touches the body). */
     uint32_t entity;
     uint32_t store_index;
-    /* the body as the game knows it */
     uint32_t attachment; /* of the body recorded in this physics run; 0: none */
-    bool recorded;       /* a create is recorded (the subsystem's view holds `attachment`) */
-    bool assigned;       /* BODY_ASSIGNED seen */
-    gy_body_id body;
-    bool failed;
-    gy_result error;
+    gy_motion_type motion;
+    bool recorded;     /* a create is recorded (the subsystem's view holds `attachment`) */
+    bool is_character; /* desc.is_character, beside the fields the capture reads */
+    bool have_proxy;   /* a proxy of this attachment was taken in */
+    bool awake;
     bool faulted;
-    /* results (what it is drawn from: w->motion[store_index]) */
-    gy_pose curr;        /* the newest result, or the game's teleport */
-    uint32_t curr_tick;  /* proxy tick of `curr` */
-    bool have_proxy;     /* curr came from a proxy of this attachment */
-    uint32_t pairs;      /* touching pairs of this attachment in the World's pair set */
-    uint32_t moved_at;   /* curr changed since the last sync: index in w->moved; else GY_W_NONE */
-    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
     bool settled;
     uint16_t teleports_sent;
     uint16_t teleports_seen;
-    gy_vec3 lin, ang;
-    bool awake;
+    uint32_t curr_tick;  /* proxy tick of `curr` */
+    uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
+    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint64_t state_tick; /* while settled: stale, read w->frame_tick */
+    /* results (what it is drawn from: w->motion[store_index]) */
+    /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
+     * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
+    gy_pose held;
+    gy_vec3 lin, ang;
+    /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
+    gy_physics_desc desc;
+    gy_scene_collider *cols;
+    /* the body as the game knows it */
+    bool assigned; /* BODY_ASSIGNED seen */
+    gy_body_id body;
+    bool failed;
+    gy_result error;
+    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
     /* character state (CHARACTER_STATE replies) */
     bool grounded, hit_ceiling;
     gy_vec3 ground_normal, platform_velocity;
@@ -402,6 +412,10 @@ static inline gy_w_transform *gy_w_transform_of(const gy_world *w, uint32_t slot
 {
     return gy_w_store_get(&w->transforms, slot);
 }
+/* An entity whose transform follows its body (gy_w_entity.follows_body) gets its stored poses
+ * back and stops following: called before anything reads or writes the stored poses or links
+ * the entity into a hierarchy. */
+void gy_w_transform_unfollow(gy_world *w, uint32_t slot);
 /* World pose now, composed up the hierarchy where anything on the path is dirty. */
 gy_pose gy_w_world_pose(const gy_world *w, uint32_t slot);
 /* Queues an entity for propagation. */
@@ -506,12 +520,17 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores);
 void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot);
 /* A store index went back: never drawn again. */
 void gy_w_render_release(gy_world *w, uint32_t store_index);
-/* The body is drawn at its `curr` from now on (creation, teleport, stop) until results come. */
+/* The body is drawn at its `held` pose from now on (creation, teleport, stop) until results
+ * come. */
 void gy_w_render_hold(gy_world *w, const gy_w_body *c);
-/* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at `curr` until
+/* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at `held` until
  * now (creation, teleport), which is then the sample one step before. */
 void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64_t tick,
                       bool from_hold);
+/* The body's pose as the game knows it: its newest result (the newest sample, which is the proxy
+ * as taken in), or its held pose when it has no samples. Read on demand, so the capture writes
+ * only the samples. */
+gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c);
 /* The drawn pose of a body component at the current render time. */
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c);
 /* After the sync: moves the render time on (`dt`: the frame's host time, used in lockstep) and
@@ -529,7 +548,8 @@ gy_pose gy_w_render_pose(const gy_world *w, uint32_t slot);
 /* Reads the newest proxies into the components and their render samples; returns ticks advanced.
  */
 uint64_t gy_w_capture(gy_world *w);
-/* Writes captured poses into transforms and propagates. */
+/* Lists the moved bodies, makes their transforms follow them (or writes the captured pose into
+ * those that cannot: children, parents, queued) and propagates. */
 void gy_w_sync(gy_world *w);
 
 #endif /* GY_WORLD_INTERNAL_H */

@@ -70,7 +70,7 @@ static void try_create(gy_world *w, gy_w_joint *j)
     d.a_attachment = ca->attachment;
     d.b_store = cb != NULL ? cb->store_index : 0u;
     d.b_attachment = cb != NULL ? cb->attachment : 0u;
-    d.def = world_def(j, ca->curr);
+    d.def = world_def(j, gy_w_body_pose(w, ca));
     gy_result r = gy_physics_record_create_joint(w->physics, &d);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: joint create not recorded: %s",

@@ -109,10 +109,10 @@ void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64
     double t = (double)tick * w->step_dt;
     if (from_hold) {
         /* The held pose (creation or teleport) is where the body was as its first step began. */
-        float p[3] = {(float)c->curr.position.x, (float)c->curr.position.y,
-                      (float)c->curr.position.z};
-        float r[4] = {(float)c->curr.rotation.x, (float)c->curr.rotation.y,
-                      (float)c->curr.rotation.z, (float)c->curr.rotation.w};
+        gy_pose h = gy_w_body_pose(w, c);
+        float p[3] = {(float)h.position.x, (float)h.position.y, (float)h.position.z};
+        float r[4] = {(float)h.rotation.x, (float)h.rotation.y, (float)h.rotation.z,
+                      (float)h.rotation.w};
         put(m, 0, p, r, t - w->step_dt);
         m->count = 1;
     } else if (m->count == GY_W_SAMPLES) {
@@ -157,17 +157,27 @@ static gy_pose motion_pose(const gy_w_motion *m, double at)
     while (k + 2 < n && at >= m->time[k + 1])
         k++;
     double t = (at - m->time[k]) / (m->time[k + 1] - m->time[k]);
-    gy_pose a = sample(m, k), b = sample(m, k + 1);
+    const float *pa = m->position[k], *pb = m->position[k + 1];
+    const float *ra = m->rotation[k], *rb = m->rotation[k + 1];
     gy_pose p;
-    p.position = gy_v3_add(a.position, gy_v3_scale(gy_v3_sub(b.position, a.position), t));
-    p.rotation = nlerp(a.rotation, b.rotation, t);
+    p.position = gy_v3(pa[0] + ((double)pb[0] - pa[0]) * t, pa[1] + ((double)pb[1] - pa[1]) * t,
+                       pa[2] + ((double)pb[2] - pa[2]) * t);
+    /* The published rotations are unit to float precision: one normalisation, of the blend. */
+    gy_quat a = {ra[0], ra[1], ra[2], ra[3]}, b = {rb[0], rb[1], rb[2], rb[3]};
+    p.rotation = nlerp(a, b, t);
     return p;
+}
+
+gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
+{
+    const gy_w_motion *m = &w->motion[c->store_index];
+    return m->count == 0 ? c->held : sample(m, m->count - 1);
 }
 
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c)
 {
     const gy_w_motion *m = &w->motion[c->store_index];
-    return m->count == 0 ? c->curr : motion_pose(m, w->render_time);
+    return m->count == 0 ? c->held : motion_pose(m, w->render_time);
 }
 
 /* ---- the render time ------------------------------------------------------------------------- */

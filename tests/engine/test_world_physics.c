@@ -382,6 +382,81 @@ static void assert_pose_exact(gy_pose a, gy_pose b)
     assert_near(a.rotation.w, b.rotation.w, 0.0);
 }
 
+/* A moving root body's transform is its body's newest result whenever it is read, and stays
+ * right through what makes the World store it: the game writing part of it, a child appearing,
+ * a teleport and a stop. A spinning body, so a stale stored rotation would show. */
+static gy_entity spinning_ball(gy_world *w, const char *name, gy_vec3 position)
+{
+    gy_entity e = wfx_entity(w, name, position);
+    wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
+    d.desc.body.angular_velocity = gy_v3(0.5, 2.0, 1.0);
+    wfx_add(w, e, d);
+    return e;
+}
+
+static void assert_pose_near(gy_pose a, gy_pose b, double tol)
+{
+    assert_near(a.position.x, b.position.x, tol);
+    assert_near(a.position.y, b.position.y, tol);
+    assert_near(a.position.z, b.position.z, tol);
+    assert_near(a.rotation.x, b.rotation.x, tol);
+    assert_near(a.rotation.y, b.rotation.y, tol);
+    assert_near(a.rotation.z, b.rotation.z, tol);
+    assert_near(a.rotation.w, b.rotation.w, tol);
+}
+
+static void test_body_transform_follows_its_newest_result(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = wfx_world(&ta);
+    gy_entity a = spinning_ball(w, "a", gy_v3(0, 50, 0));
+    gy_entity b = spinning_ball(w, "b", gy_v3(5, 50, 0));
+    wfx_tick(w, 10);
+    for (int k = 0; k < 2; k++) {
+        gy_entity e = k == 0 ? a : b;
+        gy_physics_state s = wfx_state(w, e);
+        assert_true(fabs(s.pose.rotation.w) < 0.999); /* it did turn */
+        gy_pose local;
+        assert_result(gy_entity_get_local_pose(w, e, &local), GY_OK);
+        assert_pose_exact(wfx_world_pose(w, e), s.pose);
+        assert_pose_exact(local, s.pose);
+    }
+    /* The game moves only a's position: its rotation stays the body's newest, not its first. */
+    gy_quat turned = wfx_state(w, a).pose.rotation;
+    assert_result(gy_entity_set_local_position(w, a, gy_v3(1, 40, 2)), GY_OK);
+    gy_world_update_transforms(w);
+    gy_pose pa = wfx_world_pose(w, a);
+    assert_near(pa.position.y, 40.0, 0.0);
+    assert_near(pa.rotation.x, turned.x, 0.0);
+    assert_near(pa.rotation.w, turned.w, 0.0);
+    assert_pose_exact(wfx_state(w, a).pose, pa); /* teleported there */
+    /* b gains a child: b's stored pose is its newest result, and the child rides on it. */
+    gy_pose bnow = wfx_state(w, b).pose;
+    gy_entity_def cd = gy_default_entity_def();
+    cd.parent = b;
+    cd.position = gy_v3(1, 0, 0);
+    gy_entity child;
+    assert_result(gy_entity_create(w, &cd, &child), GY_OK);
+    gy_pose expect = gy_pose_mul(bnow, (gy_pose){gy_v3(1, 0, 0), gy_quat_identity()});
+    assert_pose_near(wfx_world_pose(w, child), expect, 1e-12);
+    wfx_tick(w, 5);
+    bnow = wfx_state(w, b).pose;
+    assert_pose_exact(wfx_world_pose(w, b), bnow);
+    expect = gy_pose_mul(bnow, (gy_pose){gy_v3(1, 0, 0), gy_quat_identity()});
+    assert_pose_near(wfx_world_pose(w, child), expect, 1e-12);
+    /* A stop keeps the last result as the stored pose. */
+    gy_pose alast = wfx_state(w, a).pose;
+    assert_result(gy_world_stop_physics(w), GY_OK);
+    gy_pose local;
+    assert_result(gy_entity_get_local_pose(w, a, &local), GY_OK);
+    assert_pose_exact(local, alast);
+    assert_pose_exact(wfx_world_pose(w, a), alast);
+    assert_pose_exact(wfx_render_pose(w, a), alast);
+    wfx_destroy(w, &ta);
+}
+
 static gy_entity static_box(gy_world *w, const char *name, gy_pose pose)
 {
     gy_entity_def d = gy_default_entity_def();
@@ -641,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_body_validation_errors_record_nothing),
         cmocka_unit_test(test_body_writes_reach_the_body),
         cmocka_unit_test(test_body_stop_start_keeps_bodies_and_poses),
+        cmocka_unit_test(test_body_transform_follows_its_newest_result),
         cmocka_unit_test(test_body_settled_statics_are_not_captured),
         cmocka_unit_test(test_body_static_turned_dynamic_is_captured),
         cmocka_unit_test(test_body_teleported_static_keeps_game_pose),
