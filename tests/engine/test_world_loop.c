@@ -335,22 +335,25 @@ static void feed_host_time(gy_world *w, host_clock *clk, uint32_t frames)
 static void test_loop_fractional_time_scale_in_real_time(void **state)
 {
     (void)state;
-    host_clock clk = {1000000000ull};
-    gy_world_config c = wfx_config(NULL, false);
-    c.physics.clock = host_now;
-    c.physics.clock_ctx = &clk;
-    gy_world *w = wfx_world_with(&c);
-    wfx_ball(w, "ball", gy_v3(0, 10, 0));
-    /* The thread reads the clock's start once its loop runs: only then does time count. */
-    wait_iterations(w, 2);
-    feed_host_time(w, &clk, 4);
-    uint64_t t = gy_physics_tick(gy_world_physics(w));
-    assert_int_equal(t, 4);
-    /* Twenty steps of host time at half speed: ten ticks. */
-    assert_result(gy_world_set_time_scale(w, 0.5), GY_OK);
-    feed_host_time(w, &clk, 20);
-    assert_int_equal(gy_physics_tick(gy_world_physics(w)), t + 10);
-    wfx_destroy(w, NULL);
+    for (uint32_t k = 0; k < gy_backend_count(); k++) {
+        host_clock clk = {1000000000ull};
+        gy_world_config c = wfx_config(NULL, false);
+        c.physics.backend = gy_backend_at(k)->name;
+        c.physics.clock = host_now;
+        c.physics.clock_ctx = &clk;
+        gy_world *w = wfx_world_with(&c);
+        wfx_ball(w, "ball", gy_v3(0, 10, 0));
+        /* The thread reads the clock's start once its loop runs: only then does time count. */
+        wait_iterations(w, 2);
+        feed_host_time(w, &clk, 4);
+        uint64_t t = gy_physics_tick(gy_world_physics(w));
+        assert_int_equal(t, 4);
+        /* Twenty steps of host time at half speed: ten ticks. */
+        assert_result(gy_world_set_time_scale(w, 0.5), GY_OK);
+        feed_host_time(w, &clk, 20);
+        assert_int_equal(gy_physics_tick(gy_world_physics(w)), t + 10);
+        wfx_destroy(w, NULL);
+    }
 }
 
 static bool rebased(void *ctx)

@@ -24,9 +24,13 @@ static void fake_advance(fake_clock *c, uint64_t ns)
 
 #define STEP_NS 16666667ull /* one 60 Hz step, rounded up */
 
-static gy_physics *realtime_with_clock(fake_clock *clk)
+/* A real-time subsystem on `backend` (NULL: the first adapter) with a floor and a ball, started;
+ * its clock is `clk` when given. */
+static gy_physics *realtime_with_clock_on(fake_clock *clk, const char *backend)
 {
     gy_physics_def d = gy_default_physics_def();
+    if (backend != NULL)
+        d.backend = backend;
     if (clk != NULL) {
         clk->ns = 1000000000ull;
         d.clock = fake_now;
@@ -39,6 +43,11 @@ static gy_physics *realtime_with_clock(fake_clock *clk)
     gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     return p;
+}
+
+static gy_physics *realtime_with_clock(fake_clock *clk)
+{
+    return realtime_with_clock_on(clk, NULL);
 }
 
 /* ---- time rules ------------------------------------------------------------------------------ */
@@ -175,29 +184,31 @@ static void test_physics_hold_cycle_drops_accumulated_time(void **state)
 static void test_physics_fractional_time_scale_in_real_time(void **state)
 {
     (void)state;
-    fake_clock clk;
-    gy_physics *p = realtime_with_clock(&clk);
-    assert_result(gy_physics_set_time_scale(p, 0.5), GY_OK);
-    fx_wait_iterations(p, 2);
-    assert_int_equal(gy_physics_tick(p), 0);
-    /* Twenty steps of host time, fed one at a time (each read well under the 0.1 s clamp), at
-     * half speed: ten ticks (20 × 16.666667 ms × 0.5 is 3 ns past ten steps). */
-    for (int i = 0; i < 20; i++) {
-        fake_advance(&clk, STEP_NS);
-        fx_wait_iterations(p, 1);
+    for (uint32_t k = 0; k < gy_backend_count(); k++) {
+        fake_clock clk;
+        gy_physics *p = realtime_with_clock_on(&clk, gy_backend_at(k)->name);
+        assert_result(gy_physics_set_time_scale(p, 0.5), GY_OK);
+        fx_wait_iterations(p, 2);
+        assert_int_equal(gy_physics_tick(p), 0);
+        /* Twenty steps of host time, fed one at a time (each read well under the 0.1 s clamp),
+         * at half speed: ten ticks (20 × 16.666667 ms × 0.5 is 3 ns past ten steps). */
+        for (int i = 0; i < 20; i++) {
+            fake_advance(&clk, STEP_NS);
+            fx_wait_iterations(p, 1);
+        }
+        fx_wait_iterations(p, 2);
+        assert_int_equal(gy_physics_tick(p), 10);
+        /* A quarter: eight more steps of host time give two ticks. */
+        assert_result(gy_physics_set_time_scale(p, 0.25), GY_OK);
+        fx_wait_iterations(p, 2);
+        for (int i = 0; i < 8; i++) {
+            fake_advance(&clk, STEP_NS);
+            fx_wait_iterations(p, 1);
+        }
+        fx_wait_iterations(p, 2);
+        assert_int_equal(gy_physics_tick(p), 12);
+        gy_physics_destroy(p);
     }
-    fx_wait_iterations(p, 2);
-    assert_int_equal(gy_physics_tick(p), 10);
-    /* A quarter: eight more steps of host time give two ticks. */
-    assert_result(gy_physics_set_time_scale(p, 0.25), GY_OK);
-    fx_wait_iterations(p, 2);
-    for (int i = 0; i < 8; i++) {
-        fake_advance(&clk, STEP_NS);
-        fx_wait_iterations(p, 1);
-    }
-    fx_wait_iterations(p, 2);
-    assert_int_equal(gy_physics_tick(p), 12);
-    gy_physics_destroy(p);
 }
 
 static uint32_t count_exits(const fx_replies *rs, uint32_t a, uint32_t b)
