@@ -135,6 +135,18 @@ static bool placed_now(const gy_backend_world *w, const gy_bt_body *b)
     return b->type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
 
+/* Gives a point the friction frame (d1, d2). Bullet warm-starts the friction rows with last
+ * step's impulses as numbers; `lateral`, last step's friction impulse as a vector, is carried
+ * into the new frame. */
+static void set_friction_frame(btManifoldPoint &p, const btVector3 &lateral, const btVector3 &d1,
+                               const btVector3 &d2)
+{
+    p.m_lateralFrictionDir1 = d1;
+    p.m_lateralFrictionDir2 = d2;
+    p.m_appliedImpulseLateral1 = lateral.dot(d1);
+    p.m_appliedImpulseLateral2 = lateral.dot(d2);
+}
+
 namespace
 {
 
@@ -223,7 +235,10 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
                    cb->material.restitution, cb->material.restitution_combine);
     pt.m_combinedRollingFriction = 0.0;
     pt.m_combinedSpinningFriction = 0.0;
+    /* A fixed frame about the normal to start with; the solve turns it along the slip
+     * (gy_bt_solver::convertContacts). Marked initialised so Bullet takes the frame as given. */
     btPlaneSpace1(pt.m_normalWorldOnB, pt.m_lateralFrictionDir1, pt.m_lateralFrictionDir2);
+    pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
     /* Part ids carry the collider (child) indices so reports know the pair; index ids carry mesh
      * triangles. */
     int tri_a = swapped ? m_index1 : m_index0, tri_b = swapped ? m_index0 : m_index1;
@@ -247,9 +262,14 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
             pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
         }
     }
-    if (insert >= 0)
+    if (insert >= 0) {
+        const btManifoldPoint &old = m->getContactPoint(insert);
+        btVector3 lateral = old.m_lateralFrictionDir1 * old.m_appliedImpulseLateral1 +
+                            old.m_lateralFrictionDir2 * old.m_appliedImpulseLateral2;
         m->replaceContactPoint(pt, insert);
-    else
+        set_friction_frame(m->getContactPoint(insert), lateral, pt.m_lateralFrictionDir1,
+                           pt.m_lateralFrictionDir2);
+    } else
         m->addManifoldPoint(pt);
 }
 
@@ -295,6 +315,34 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {
+    /* Slip-aligned friction (gy_adapter_friction_direction), taken from the velocities the solve
+     * starts from, for every point including those the manifold kept from earlier steps. A
+     * conveyor's frame (it has surface motion) and a point that does not slip keep theirs. */
+    for (int i = 0; i < count; i++) {
+        btPersistentManifold *m = manifolds[i];
+        const btRigidBody *ra = btRigidBody::upcast(m->getBody0());
+        const btRigidBody *rb = btRigidBody::upcast(m->getBody1());
+        for (int k = 0; k < m->getNumContacts(); k++) {
+            btManifoldPoint &p = m->getContactPoint(k);
+            if (p.m_contactMotion1 != 0.0 || p.m_contactMotion2 != 0.0)
+                continue;
+            btVector3 va(0, 0, 0), vb(0, 0, 0);
+            if (ra != nullptr)
+                va = ra->getVelocityInLocalPoint(p.getPositionWorldOnA() -
+                                                 ra->getWorldTransform().getOrigin());
+            if (rb != nullptr)
+                vb = rb->getVelocityInLocalPoint(p.getPositionWorldOnB() -
+                                                 rb->getWorldTransform().getOrigin());
+            gy_vec3 d1;
+            if (!gy_adapter_friction_direction(gy_bt_from_vec(va - vb),
+                                               gy_bt_from_vec(p.m_normalWorldOnB), &d1))
+                continue;
+            btVector3 lateral = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
+                                p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
+            btVector3 t1 = gy_bt_vec(d1);
+            set_friction_frame(p, lateral, t1, p.m_normalWorldOnB.cross(t1));
+        }
+    }
     btSequentialImpulseConstraintSolver::convertContacts(manifolds, count, info);
     for (int i = 0; i < m_tmpSolverContactConstraintPool.size(); i++) {
         btSolverConstraint &c = m_tmpSolverContactConstraintPool[i];

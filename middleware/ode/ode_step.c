@@ -21,7 +21,7 @@
  * pop. CFM is nearly hard: it acts
  * as compliance per unit of force, so a larger value sinks heavy bodies (a 1 m³ box of water under
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
-#define CONTACT_ERP 0.4
+#define CONTACT_ERP    0.4
 #define CONTACT_CFM    1e-9
 #define CCD_BISECTIONS 10
 #define FEEDBACK_BLOCK 256u
@@ -51,9 +51,9 @@ static dJointFeedback *next_feedback(gy_backend_world *w, uint32_t point)
 {
     uint32_t block = point / FEEDBACK_BLOCK;
     if (block >= w->feedback_block_count) {
-        gy_result r = gy_array_reserve(w->allocator, (void **)&w->feedback_blocks,
-                                       &w->feedback_block_capacity, block + 1u,
-                                       sizeof *w->feedback_blocks);
+        gy_result r =
+            gy_array_reserve(w->allocator, (void **)&w->feedback_blocks,
+                             &w->feedback_block_capacity, block + 1u, sizeof *w->feedback_blocks);
         if (r != GY_OK)
             return NULL;
         dJointFeedback *fb = gy_alloc(w->allocator, FEEDBACK_BLOCK * sizeof *fb);
@@ -169,8 +169,7 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     gy_vec3 n_ode = v3(cs[deepest].geom.normal);
     gy_vec3 point = v3(cs[deepest].geom.pos);
     bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2);
-    if (respond && c1->one_way &&
-        !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point))
+    if (respond && c1->one_way && !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point))
         return;
     if (respond && c2->one_way && !one_way_side_accepts(w, c2, c1, n_ode, point))
         return;
@@ -245,6 +244,19 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
             c->surface.mode |= dContactBounce;
             c->surface.bounce = bounce;
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
+        }
+        /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
+         * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the
+         * Coulomb cone. */
+        gy_vec3 slip_dir;
+        gy_vec3 at = v3(c->geom.pos);
+        if (gy_adapter_friction_direction(gy_v3_sub(gy_ode_body_velocity_at(k1->body, at),
+                                                    gy_ode_body_velocity_at(k2->body, at)),
+                                          nrm, &slip_dir)) {
+            c->surface.mode |= dContactFDir1;
+            c->fdir1[0] = slip_dir.x;
+            c->fdir1[1] = slip_dir.y;
+            c->fdir1[2] = slip_dir.z;
         }
         if (moving_surface) {
             gy_vec3 t = gy_v3_mad(surf, nrm, -gy_v3_dot(surf, nrm));
@@ -561,7 +573,6 @@ static void continuous_collision(gy_backend_world *w)
 
 /* ---- the step ------------------------------------------------------------------------------- */
 
-
 typedef struct fresh_ctx {
     gy_backend_world *w;
     gy_ode_collider *c; /* a collider of the body that may be woken */
@@ -595,8 +606,8 @@ static void wake_under_fresh_statics(gy_backend_world *w)
             fresh_ctx fc = {w, b->colliders[k], false};
             dReal box[6];
             dGeomGetAABB(fc.c->geom, box);
-            if (box[0] > f[1] || box[1] < f[0] || box[2] > f[3] || box[3] < f[2] ||
-                box[4] > f[5] || box[5] < f[4])
+            if (box[0] > f[1] || box[1] < f[0] || box[2] > f[3] || box[3] < f[2] || box[4] > f[5] ||
+                box[5] < f[4])
                 continue;
             gy_ode_static_visit(w, box, fresh_visit, &fc);
             if (!fc.touched)

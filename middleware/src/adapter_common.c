@@ -24,6 +24,16 @@ bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_ve
            gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
 }
 
+bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir)
+{
+    gy_vec3 t = gy_v3_mad(rel, n, -gy_v3_dot(rel, n));
+    double speed = gy_v3_len(t);
+    if (!(speed > GY_ADAPTER_SLIP_SPEED))
+        return false;
+    *dir = gy_v3_scale(t, 1.0 / speed);
+    return true;
+}
+
 /* ---- threads -------------------------------------------------------------------------------- */
 
 gy_result gy_adapter_threads_init(gy_adapter_threads *t)
@@ -138,7 +148,6 @@ gy_result gy_adapter_check_dt(double dt)
         return GY_ERR_NON_FINITE;
     return dt > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
 }
-
 
 void gy_adapter_counters(gy_backend_counters *out, const gy_adapter_tally *t,
                          const gy_handle_pool *bodies, const gy_handle_pool *colliders,

@@ -900,7 +900,8 @@ static void test_contract_restitution_combine_uses_higher_precedence_mode(void *
     rebound(fx, 2.0, ball, ground, &ratio);
     /* Multiply outranks average: e = 0.8 × 0.5 = 0.4 (average would be 0.65, min 0.5, max 0.8).
      * Measured as the speed ratio across the bounce, ± 10%: a slow bounce's rebound height also
-     * depends on how deep the ball already was when its contact began (up to one step of travel). */
+     * depends on how deep the ball already was when its contact began (up to one step of travel).
+     */
     assert_near(ratio, 0.4, 0.04);
     expect_empty(fx);
 }
@@ -958,6 +959,52 @@ static void test_contract_ramp_holds_above_friction_angle(void **state)
     /* tan 30° = 0.577 < μ = 0.7: the box holds, moving less than 1 cm in 2 s. */
     assert_near(d, 0.0, 0.01);
     assert_between(moved, 0.0, 0.01);
+    expect_empty(fx);
+}
+
+/* A 1 m box resting on the ground, both with friction `mu`, no damping, given `v0` and `w0` once
+ * its contact has settled; returns the box after `steps` more steps and its start in *start. */
+static gy_body_state slide_on_ground(fixture *fx, double mu, gy_vec3 v0, gy_vec3 w0, int steps,
+                                     gy_vec3 *start)
+{
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def gc = plane_def();
+    gc.material.friction = mu;
+    gy_body_id ground = create_body(fx, &gd, &gc, 1, NULL);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = box_def(gy_v3(1, 1, 1));
+    bc.material.friction = mu;
+    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+    step_n(fx, 10);
+    *start = body_position(fx, box);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, box, v0), GY_OK);
+    assert_result(fx->be->body_set_angular_velocity(fx->w, box, w0), GY_OK);
+    step_n(fx, steps);
+    gy_body_state s = body_state(fx, box);
+    release_body(fx, box);
+    release_body(fx, ground);
+    return s;
+}
+
+static void test_contract_friction_brakes_a_spin_by_coulomb_torque(void **state)
+{
+    fixture *fx = *state;
+    /* Corners slip at 1.06 m/s, 1.8 cm per step, so contact points stay put between steps. */
+    const double mu = 0.1, w0 = 1.5, t = 0.25;
+    /* A cube on a plane stands on its four bottom corners, each slipping perpendicular to its
+     * arm r = √2/2 m: the friction torque is μ m g r, against I = m/6, so ω falls by
+     * 6 μ g r = 4.16 rad/s² (to 0.46 rad/s after 0.25 s) at any yaw. */
+    const double alpha = 6.0 * mu * GRAVITY * sqrt(0.5);
+    gy_vec3 start;
+    gy_body_state s =
+        slide_on_ground(fx, mu, gy_v3(0, 0, 0), gy_v3(0, w0, 0), (int)lround(t / DT), &start);
+    /* One step of braking (α h = 0.07 rad/s) covers where within a step the contacts settled. A
+     * pyramid fixed to the world axes brakes a cube that faces them √2 as hard (to 0.03 rad/s). */
+    assert_near(s.angular_velocity.y, w0 - alpha * t, alpha * DT);
+    assert_near(gy_v3_len(gy_v3_sub(s.pose.position, start)), 0.0, 0.005);
     expect_empty(fx);
 }
 
@@ -3138,6 +3185,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_ramp_slides_coulomb_distance),
         CONTRACT_TEST(test_contract_ramp_holds_above_friction_angle),
         CONTRACT_TEST(test_contract_ten_box_stack_stands),
+        CONTRACT_TEST(test_contract_friction_brakes_a_spin_by_coulomb_torque),
         CONTRACT_TEST(test_contract_sensor_reports_overlap_without_pushing),
         CONTRACT_TEST(test_contract_contact_response_off_reports_without_pushing),
         CONTRACT_TEST(test_contract_category_mask_disables_collision),
