@@ -77,6 +77,8 @@ struct gy_ode_body {
     gy_vec3 lock_position;  /* COM coordinates held on the locked linear axes */
     double ccd_radius;      /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 ccd_start;      /* COM at the start of the current substep */
+    gy_vec3 step_force;     /* added before this step: ODE clears it after each substep */
+    gy_vec3 step_torque;
     uint32_t joint_count;   /* Gyre joints attached to this body */
     bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
     bool in_contact;        /* this substep: received contact joints */

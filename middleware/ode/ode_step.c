@@ -707,6 +707,15 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         w->damping_dt = h;
     }
     begin_step(w, dt);
+    /* Forces and torques added since the last step act for all of it, but dWorldQuickStep clears
+     * a body's accumulators after each substep: keep them and add them again for each substep. */
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (b->type != GY_MOTION_DYNAMIC)
+            continue;
+        b->step_force = v3(dBodyGetForce(b->body));
+        b->step_torque = v3(dBodyGetTorque(b->body));
+    }
     gy_vec3 g = w->def.gravity;
     for (uint32_t s = 0; s < subs; s++) {
         for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -718,6 +727,10 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
                 continue;
             if (b->continuous)
                 b->ccd_start = gy_ode_body_com(b);
+            if (s > 0) {
+                dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
+                dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
+            }
             /* ODE has gravity on or off per body; other factors are applied as a force. */
             if (b->gravity_factor != 1.0 && b->gravity_factor != 0.0) {
                 double k = b->mass * b->gravity_factor;

@@ -409,6 +409,40 @@ static void test_contract_free_fall_matches_analytic(void **state)
     expect_empty(fx);
 }
 
+static void test_contract_force_acts_for_the_whole_step_at_any_substep_count(void **state)
+{
+    fixture *fx = *state;
+    const uint32_t subs[] = {1, 2, 4};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        close_world(fx);
+        gy_world_def wd = fixture_world_def(fx);
+        wd.gravity = gy_v3(0, 0, 0);
+        wd.substeps = subs[i];
+        assert_int_equal(open_world(fx, &wd), 0);
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+        bd.mass = 2.0;
+        bd.linear_damping = 0.0;
+        bd.angular_damping = 0.0;
+        gy_collider_def cd = sphere_def(0.5);
+        gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+        /* One step of 1/30 s in `subs` substeps (a host stepping at 30 Hz). */
+        const double dt = 2.0 * DT, f = 6.0, torque = 0.5;
+        assert_result(fx->be->body_add_force(fx->w, b, gy_v3(f, 0, 0)), GY_OK);
+        assert_result(fx->be->body_add_torque(fx->w, b, gy_v3(0, torque, 0)), GY_OK);
+        assert_result(fx->be->step(fx->w, dt), GY_OK);
+        gy_body_state s = body_state(fx, b);
+        /* Δv = F dt / m and Δω = τ dt / I (I = 2/5 m r² = 0.2 kg·m²) whatever the substeps:
+         * a constant force over one step has no discretisation error, so 1e-9. */
+        assert_near(s.linear_velocity.x, f * dt / 2.0, 1e-9);
+        assert_near(s.angular_velocity.y, torque * dt / 0.2, 1e-9);
+        /* Forces last one step: the next step adds nothing. */
+        assert_result(fx->be->step(fx->w, dt), GY_OK);
+        assert_near(body_state(fx, b).linear_velocity.x, f * dt / 2.0, 1e-9);
+        release_body(fx, b);
+        expect_empty(fx);
+    }
+}
+
 static void test_contract_gravity_and_gravity_factor_apply(void **state)
 {
     fixture *fx = *state;
@@ -3169,6 +3203,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_free_fall_matches_analytic),
         CONTRACT_TEST(test_contract_validate_pose_names_the_fault),
         CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
+        CONTRACT_TEST(test_contract_force_acts_for_the_whole_step_at_any_substep_count),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
         CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
