@@ -266,6 +266,12 @@ void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, ui
 bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
                          double *t_out, uint32_t *f_out);
 
+/* Clips the line o + t·d (d unit) by a capsule: the points within `radius` of the segment from
+ * `a` to `b` (all in one frame). False when the line misses; otherwise the entry and exit
+ * parameters. */
+bool gy_adapter_ray_capsule(gy_vec3 a, gy_vec3 b, double radius, gy_vec3 o, gy_vec3 d, double *t_in,
+                            double *t_out);
+
 /* ---- step records --------------------------------------------------------------------------- */
 
 /* Records the first failure of a step in *first. */

@@ -1345,6 +1345,46 @@ static uint32_t scene_query(fixture *fx, int kind, const gy_query_filter *f, gy_
     return n;
 }
 
+/* One closest hit of a ray against the world; false when it misses. */
+static bool ray_closest(fixture *fx, gy_vec3 origin, gy_vec3 translation, gy_hit *hit)
+{
+    gy_query_filter f = default_filter();
+    uint32_t n = 0;
+    assert_result(fx->be->raycast(fx->w, origin, translation, &f, GY_COLLECT_CLOSEST, hit, 1, &n),
+                  GY_OK);
+    return n == 1;
+}
+
+static void test_contract_raycast_from_inside_a_capsule_reports_its_exit(void **state)
+{
+    fixture *fx = *state;
+    /* A capsule of radius 0.5 and height 3 standing along Y at (1, 2, 0): its surface is 1.5 m
+     * above and below the centre on the axis, 0.5 m out sideways. */
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(1, 2, 0));
+    gy_collider_def cd = capsule_def(0.5, 3.0);
+    gy_body_id cap = create_body(fx, &bd, &cd, 1, NULL);
+    const struct {
+        gy_vec3 origin, dir;
+        double exit;
+    } rays[] = {
+        {{1, 2, 0}, {0, 1, 0}, 1.5},  /* along the axis, up from the centre */
+        {{1, 2, 0}, {0, -1, 0}, 1.5}, /* along the axis, down */
+        {{1.2, 2.5, 0}, {0, 1, 0}, 0.5 + sqrt(0.25 - 0.04)}, /* parallel to the axis, into a cap */
+        {{1, 2.3, 0}, {1, 0, 0}, 0.5},                       /* across the cylinder */
+    };
+    for (size_t i = 0; i < sizeof rays / sizeof rays[0]; i++) {
+        gy_hit h;
+        bool hit = ray_closest(fx, rays[i].origin, gy_v3_scale(rays[i].dir, 4.0), &h);
+        assert_true(hit);
+        /* Exact geometry: where the ray leaves the capsule, normal facing back along the ray. */
+        assert_near(h.distance, rays[i].exit, 1e-6);
+        assert_vec_near(h.point, gy_v3_mad(rays[i].origin, rays[i].dir, rays[i].exit), 1e-6);
+        assert_true(gy_v3_dot(h.normal, rays[i].dir) < 0.0);
+    }
+    release_body(fx, cap);
+    expect_empty(fx);
+}
+
 static void test_contract_query_filter_fields_exclude(void **state)
 {
     fixture *fx = *state;
@@ -3227,6 +3267,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
         CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
+        CONTRACT_TEST(test_contract_raycast_from_inside_a_capsule_reports_its_exit),
         CONTRACT_TEST(test_contract_query_filter_fields_exclude),
         CONTRACT_TEST(test_contract_query_collectors_any_closest_all),
         CONTRACT_TEST(test_contract_query_all_never_writes_past_capacity),
