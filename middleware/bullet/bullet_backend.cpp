@@ -13,7 +13,7 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
       moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(nullptr), one_way_count(0),
       one_way_capacity(0), breakable_list(nullptr), breakable_count(0), breakable_capacity(0),
       broken(), scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0),
-      substep_index(0), aabbs_stale(false), substep_dt(0.0), step_error(GY_OK)
+      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);

@@ -180,6 +180,7 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     if (k == UINT32_MAX)
         return;
     gy_bt_pairs(&m_world->report)[k].overlap = true;
+    gy_bt_pairs(&m_world->report)[k].sensor_seen = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
@@ -199,7 +200,7 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
         return;
     bool dyn_a = ca->body->type == GY_MOTION_DYNAMIC, dyn_b = cb->body->type == GY_MOTION_DYNAMIC;
     bool sensor = ca->is_sensor || cb->is_sensor;
-    if (!sensor && !dyn_a && !dyn_b)
+    if (!sensor && (m_world->sensor_pass || (!dyn_a && !dyn_b)))
         return;
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
     if (sensor || !ca->contact_response || !cb->contact_response) {
@@ -285,12 +286,23 @@ bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btColli
            o0->checkCollideWith(o1) && o1->checkCollideWith(o0);
 }
 
+static bool has_sensor(const btCollisionObject *o)
+{
+    const gy_bt_body *b = gy_bt_body_of(o);
+    for (uint32_t i = 0; b != nullptr && i < b->collider_count; i++)
+        if (b->colliders[i]->is_sensor)
+            return true;
+    return false;
+}
+
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info)
 {
     gy_bt_dispatcher &d = static_cast<gy_bt_dispatcher &>(dispatcher);
     btCollisionObject *o0 = static_cast<btCollisionObject *>(pair.m_pProxy0->m_clientObject);
     btCollisionObject *o1 = static_cast<btCollisionObject *>(pair.m_pProxy1->m_clientObject);
+    if (d.world->sensor_pass && !has_sensor(o0) && !has_sensor(o1))
+        return;
     if (!d.needsCollision(o0, o1))
         return;
     btCollisionObjectWrapper w0(nullptr, o0->getCollisionShape(), o0, o0->getWorldTransform(), -1,
@@ -686,9 +698,40 @@ static void carry_overlaps(gy_backend_world *w)
     }
 }
 
+/* Contacts are found at the start of each substep, before the solve moves the bodies, so the
+ * report of a step describes where they were when it began. Sensors only report, so they can
+ * describe where the step ended: their pairs are collided again at the end poses (no manifold
+ * is touched), and end_step keeps exactly the sensor pairs that overlap there (and those carried
+ * over asleep). */
+static void sensor_pass(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->report.count; i++)
+        gy_bt_pairs(&w->report)[i].sensor_seen = !w->report.contacts[i].is_sensor;
+    if (w->tally.sensors == 0)
+        return;
+    w->substep_index++; /* the end poses' geometry replaces the last substep's */
+    w->sensor_pass = true;
+    w->world.performDiscreteCollisionDetection();
+    w->sensor_pass = false;
+}
+
+static bool sensor_pair_unseen(const void *pair, const void *ctx)
+{
+    (void)ctx;
+    return !static_cast<const gy_bt_pair *>(pair)->sensor_seen;
+}
+
 static void end_step(gy_backend_world *w)
 {
+    uint32_t fresh = w->report.count;
     carry_overlaps(w);
+    for (uint32_t i = fresh; i < w->report.count; i++)
+        gy_bt_pairs(&w->report)[i].sensor_seen = true;
+    if (w->tally.sensors > 0) {
+        gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), sensor_pair_unseen, nullptr);
+        /* Indices moved: the map is rebuilt at the next step start. */
+        gy_adapter_pair_map_reset(&w->pair_map);
+    }
     for (uint32_t i = 0; i < w->report.count; i++) {
         gy_contact *c = &w->report.contacts[i];
         if (gy_bt_pairs(&w->report)[i].overlap) {
@@ -732,6 +775,7 @@ gy_result gy_bt_step(gy_backend_world *w, double dt)
         w->world.stepSimulation(h, 0, h);
         after_substep(w, h);
     }
+    sensor_pass(w);
     end_step(w);
     return w->step_error;
 }

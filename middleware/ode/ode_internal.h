@@ -131,6 +131,7 @@ typedef struct gy_ode_pair {
     double covered;         /* seconds of this step's substeps in which the pair touched */
     bool cached;            /* copied from the previous step (both sides asleep or still) */
     bool responds;          /* contact joints were made for it */
+    bool sensor_seen;       /* a sensor pair found overlapping at the step's end poses */
 } gy_ode_pair;
 
 /* One ODE contact joint created this substep, for reading its feedback after the solve. */
@@ -203,6 +204,7 @@ struct gy_backend_world {
     uint32_t breakable_count, breakable_capacity;
     dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
+    bool sensor_pass; /* colliding at the step's end poses, sensor pairs only */
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
     double last_dt;    /* length of the previous step */
     uint64_t step_index;

@@ -152,6 +152,8 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     bool sensor = c1->is_sensor || c2->is_sensor;
     if (!dyn1 && !dyn2 && !sensor)
         return;
+    if (w->sensor_pass && !sensor)
+        return;
     if (bodies_jointed(w, b1, b2))
         return;
 
@@ -199,6 +201,7 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     ct->normal = swapped ? n_ode : gy_v3_neg(n_ode);
     ct->penetration = fmax(0.0, cs[deepest].geom.depth);
     ct->is_sensor = sensor;
+    pr->sensor_seen = true;
     if (!respond)
         return;
     pr->responds = true;
@@ -664,6 +667,33 @@ static void begin_step(gy_backend_world *w, double dt)
     }
 }
 
+static bool sensor_pair_unseen(const void *pair, const void *ctx)
+{
+    (void)ctx;
+    return !((const gy_ode_pair *)pair)->sensor_seen;
+}
+
+/* Contacts are found at the start of each substep, before the solve moves the bodies, so the
+ * report of a step describes where they were when it began. Sensors only report, so they can
+ * describe where the step ended: their pairs are collided again at the end poses, and the
+ * report keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
+static void sensor_pass(gy_backend_world *w)
+{
+    if (w->tally.sensors == 0)
+        return;
+    for (uint32_t i = 0; i < w->report.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
+        p->sensor_seen = p->cached || !w->report.contacts[i].is_sensor;
+    }
+    w->sensor_pass = true;
+    dSpaceCollide(w->dynamic_space, w, near_callback);
+    collide_static(w);
+    w->sensor_pass = false;
+    gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), sensor_pair_unseen, NULL);
+    /* Indices moved: the map is rebuilt at the next step start. */
+    gy_adapter_pair_map_reset(&w->pair_map);
+}
+
 static void end_step(gy_backend_world *w, double dt)
 {
     for (uint32_t i = 0; i < w->report.count; i++) {
@@ -754,6 +784,7 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         if (r != GY_OK)
             gy_adapter_note_error(&w->step_error, r);
     }
+    sensor_pass(w);
     end_step(w, dt);
     w->last_dt = dt;
     return w->step_error;

@@ -1123,6 +1123,44 @@ static void test_contract_sensor_reports_overlap_without_pushing(void **state)
     expect_empty(fx);
 }
 
+static void test_contract_sensor_reports_on_the_step_of_first_overlap(void **state)
+{
+    fixture *fx = *state;
+    close_world(fx);
+    gy_world_def wd = fixture_world_def(fx);
+    wd.gravity = gy_v3(0, 0, 0);
+    assert_int_equal(open_world(fx, &wd), 0);
+    /* A 2 m sensor box at the origin; a sphere of radius 0.25 coasting at 3 m/s along X from
+     * x = -3. Its surface reaches the box face (x = -1) at x = -1.25, after 1.75 / 3 s =
+     * 35 steps; it leaves the far side (x = 1.25) after 4.25 / 3 s = 85 steps. */
+    gy_collider_def zone = box_def(gy_v3(2, 2, 2));
+    zone.is_sensor = true;
+    gy_body_def zd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_body_id z = create_body(fx, &zd, &zone, 1, NULL);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(-3, 0, 0));
+    bd.linear_velocity = gy_v3(3, 0, 0);
+    bd.linear_damping = 0.0;
+    gy_collider_def sc = sphere_def(0.25);
+    gy_body_id ball = create_body(fx, &bd, &sc, 1, NULL);
+    int first = -1, last = -1;
+    for (int i = 1; i <= 100; i++) {
+        step_n(fx, 1);
+        if (find_contact(fx, z, ball) != NULL) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    }
+    /* The report after a step describes the poses that step ended with: the pair is reported
+     * from the first step that ends overlapping (the 36th: the 35th ends exactly touching, which
+     * rounding may or may not count) to the last (the 84th or 85th). */
+    assert_in_range(first, 35, 36);
+    assert_in_range(last, 84, 85);
+    release_body(fx, ball);
+    release_body(fx, z);
+    expect_empty(fx);
+}
+
 static void test_contract_contact_response_off_reports_without_pushing(void **state)
 {
     fixture *fx = *state;
@@ -3263,6 +3301,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_friction_brakes_a_spin_by_coulomb_torque),
         CONTRACT_TEST(test_contract_sensor_reports_overlap_without_pushing),
         CONTRACT_TEST(test_contract_contact_response_off_reports_without_pushing),
+        CONTRACT_TEST(test_contract_sensor_reports_on_the_step_of_first_overlap),
         CONTRACT_TEST(test_contract_category_mask_disables_collision),
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
