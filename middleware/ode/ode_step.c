@@ -24,7 +24,11 @@
 #define CONTACT_ERP    0.4
 #define CONTACT_CFM    1e-9
 #define CCD_BISECTIONS 10
-#define FEEDBACK_BLOCK 256u
+/* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
+ * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
+ * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
+#define CONTACT_KEEP_MARGIN 1e-3
+#define FEEDBACK_BLOCK      256u
 
 static gy_vec3 v3(const dReal *v)
 {
@@ -667,6 +671,58 @@ static void begin_step(gy_backend_world *w, double dt)
     }
 }
 
+/* Whether two colliders touch once `moved`'s body is shifted by `shift`; the body is put back
+ * exactly (same position values), so nothing else sees the move. */
+static bool touch_shifted(gy_ode_collider *moved, gy_ode_collider *other, gy_vec3 shift)
+{
+    dBodyID body = moved->body->body;
+    const dReal *p = dBodyGetPosition(body);
+    dReal keep[3] = {p[0], p[1], p[2]};
+    dBodySetPosition(body, keep[0] + shift.x, keep[1] + shift.y, keep[2] + shift.z);
+    dContactGeom cg;
+    bool touch = dCollide(moved->geom, other->geom, 1, &cg, sizeof cg) > 0;
+    dBodySetPosition(body, keep[0], keep[1], keep[2]);
+    return touch;
+}
+
+/* Hysteresis for resting contacts: a solid pair reported last step that ODE found apart this
+ * step stays reported (with no impulse) while the gap is under CONTACT_KEEP_MARGIN, tested by
+ * moving one side that far along the last normal. Without it a box created resting on the
+ * ground reported enter, exit, enter while it settled. */
+static void keep_resting_pairs(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->prev.count; i++) {
+        gy_ode_pair p = gy_ode_pairs(&w->prev)[i];
+        gy_contact c = w->prev.contacts[i];
+        if (!p.responds || p.a->is_sensor || p.b->is_sensor || !p.a->contact_response ||
+            !p.b->contact_response || (p.a->category & p.b->mask) == 0 ||
+            (p.b->category & p.a->mask) == 0)
+            continue;
+        if (gy_adapter_pair_map_find(&w->pair_map, p.a, p.b) != UINT32_MAX)
+            continue;
+        /* The contact normal points from a to b: a moves along it, or b against it. */
+        gy_vec3 shift = gy_v3_scale(c.normal, CONTACT_KEEP_MARGIN);
+        bool touch = p.a->body->body != NULL   ? touch_shifted(p.a, p.b, shift)
+                     : p.b->body->body != NULL ? touch_shifted(p.b, p.a, gy_v3_neg(shift))
+                                               : false;
+        if (!touch)
+            continue;
+        uint32_t k = pair_get(w, p.a, p.b);
+        if (k == UINT32_MAX)
+            return;
+        c.penetration = 0.0;
+        c.normal_impulse = 0.0;
+        c.tangent_impulse = 0.0;
+        w->report.contacts[k] = c;
+        p.cached = false;
+        p.tangent = gy_v3(0.0, 0.0, 0.0);
+        p.covered = 0.0;
+        gy_ode_pairs(&w->report)[k] = p;
+        p.a->body->reported_step = w->step_index;
+        p.b->body->reported_step = w->step_index;
+    }
+}
+
 static bool sensor_pair_unseen(const void *pair, const void *ctx)
 {
     (void)ctx;
@@ -784,6 +840,7 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         if (r != GY_OK)
             gy_adapter_note_error(&w->step_error, r);
     }
+    keep_resting_pairs(w);
     sensor_pass(w);
     end_step(w, dt);
     w->last_dt = dt;

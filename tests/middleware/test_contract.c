@@ -2302,6 +2302,27 @@ static void test_contract_point_velocity_of_rotating_body(void **state)
 /* More pairs than a report's first block holds (64): every resting ball is reported once per
  * step with its own weight, awake and while carried over asleep, and a release drops exactly its
  * pairs. */
+static void test_contract_resting_box_keeps_its_contact(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    /* A 1 m box created exactly resting on the ground: it touches from the start and never
+     * leaves, so the pair is reported after every step. Settling moves it by far less than a
+     * millimetre, which must not open and close the contact. */
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id box = create_body(fx, &bd, &cd, 1, NULL);
+    for (int i = 1; i <= 60; i++) {
+        step_n(fx, 1);
+        if (find_contact(fx, ground, box) == NULL)
+            fail_msg("step %d: the resting box's contact is not reported", i);
+    }
+    assert_near(body_position(fx, box).y, 0.5, 0.005);
+    release_body(fx, box);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 static void test_contract_many_resting_pairs_each_reported_once(void **state)
 {
     fixture *fx = *state;
@@ -3328,6 +3349,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_point_velocity_of_rotating_body),
         CONTRACT_TEST(test_contract_contact_report_for_resting_box),
         CONTRACT_TEST(test_contract_many_resting_pairs_each_reported_once),
+        CONTRACT_TEST(test_contract_resting_box_keeps_its_contact),
         CONTRACT_TEST(test_contract_counters_track_live_objects),
         CONTRACT_TEST(test_contract_resources_are_refcounted),
         CONTRACT_TEST(test_contract_create_release_cycles_leave_nothing),
