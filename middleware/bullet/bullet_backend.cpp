@@ -13,7 +13,7 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
       moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(nullptr), one_way_count(0),
       one_way_capacity(0), breakable_list(nullptr), breakable_count(0), breakable_capacity(0),
       broken(), scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0),
-      substep_index(0), aabbs_stale(false), substep_dt(0.0), step_error(GY_OK)
+      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -27,10 +27,11 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
     world.setForceUpdateAllAabbs(false);
     btContactSolverInfo &si = world.getSolverInfo();
     si.m_numIterations = (int)d.solver_iterations;
-    /* Two friction directions per contact in a fixed frame about the normal, cached between steps
-     * so warm starting stays coherent (with velocity-dependent directions a 10-box stack wobbles
-     * by 10 cm and more at 10 iterations; with these it settles within 3 cm). Bullet clamps the
-     * pair to the friction cone. Conveyor contacts set their own frame and surface motion. */
+    /* Two friction directions per contact, in a frame the adapter sets (marked initialised, so
+     * cached): along the slip when the contact slips, else fixed about the normal, with the warm
+     * start carried into a turned frame as a vector (Bullet's own velocity-dependent directions,
+     * re-picked without that, let a 10-box stack wobble by 10 cm and more at 10 iterations).
+     * Conveyor contacts set their own frame and surface motion. */
     si.m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_ENABLE_FRICTION_DIRECTION_CACHING |
                        SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION;
     si.m_restitutionVelocityThreshold = GY_ADAPTER_BOUNCE_MIN_VELOCITY;

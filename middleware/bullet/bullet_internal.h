@@ -137,6 +137,7 @@ struct gy_bt_pair {
     double best_distance;  /* signed distance of the reported point this substep */
     uint32_t substep;      /* substep stamp of the reported geometry */
     bool overlap;          /* reported as an overlap (sensor or response off), no impulse */
+    bool sensor_seen;      /* a sensor pair found overlapping at the step's end poses */
 };
 
 /* A one-way platform pair in contact and its verdict, kept until the two separate (a step in
@@ -240,6 +241,7 @@ struct gy_backend_world {
     uint64_t substep_index;
     bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
     double substep_dt;
+    bool sensor_pass; /* colliding at the step's end poses, sensor pairs only */
     gy_result step_error; /* first allocation failure inside the current step */
 };
 

@@ -135,6 +135,18 @@ static bool placed_now(const gy_backend_world *w, const gy_bt_body *b)
     return b->type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
 
+/* Gives a point the friction frame (d1, d2). Bullet warm-starts the friction rows with last
+ * step's impulses as numbers; `lateral`, last step's friction impulse as a vector, is carried
+ * into the new frame. */
+static void set_friction_frame(btManifoldPoint &p, const btVector3 &lateral, const btVector3 &d1,
+                               const btVector3 &d2)
+{
+    p.m_lateralFrictionDir1 = d1;
+    p.m_lateralFrictionDir2 = d2;
+    p.m_appliedImpulseLateral1 = lateral.dot(d1);
+    p.m_appliedImpulseLateral2 = lateral.dot(d2);
+}
+
 namespace
 {
 
@@ -168,6 +180,7 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     if (k == UINT32_MAX)
         return;
     gy_bt_pairs(&m_world->report)[k].overlap = true;
+    gy_bt_pairs(&m_world->report)[k].sensor_seen = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
@@ -187,7 +200,7 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
         return;
     bool dyn_a = ca->body->type == GY_MOTION_DYNAMIC, dyn_b = cb->body->type == GY_MOTION_DYNAMIC;
     bool sensor = ca->is_sensor || cb->is_sensor;
-    if (!sensor && !dyn_a && !dyn_b)
+    if (!sensor && (m_world->sensor_pass || (!dyn_a && !dyn_b)))
         return;
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
     if (sensor || !ca->contact_response || !cb->contact_response) {
@@ -223,7 +236,10 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
                    cb->material.restitution, cb->material.restitution_combine);
     pt.m_combinedRollingFriction = 0.0;
     pt.m_combinedSpinningFriction = 0.0;
+    /* A fixed frame about the normal to start with; the solve turns it along the slip
+     * (gy_bt_solver::convertContacts). Marked initialised so Bullet takes the frame as given. */
     btPlaneSpace1(pt.m_normalWorldOnB, pt.m_lateralFrictionDir1, pt.m_lateralFrictionDir2);
+    pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
     /* Part ids carry the collider (child) indices so reports know the pair; index ids carry mesh
      * triangles. */
     int tri_a = swapped ? m_index1 : m_index0, tri_b = swapped ? m_index0 : m_index1;
@@ -247,9 +263,14 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
             pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
         }
     }
-    if (insert >= 0)
+    if (insert >= 0) {
+        const btManifoldPoint &old = m->getContactPoint(insert);
+        btVector3 lateral = old.m_lateralFrictionDir1 * old.m_appliedImpulseLateral1 +
+                            old.m_lateralFrictionDir2 * old.m_appliedImpulseLateral2;
         m->replaceContactPoint(pt, insert);
-    else
+        set_friction_frame(m->getContactPoint(insert), lateral, pt.m_lateralFrictionDir1,
+                           pt.m_lateralFrictionDir2);
+    } else
         m->addManifoldPoint(pt);
 }
 
@@ -265,12 +286,23 @@ bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btColli
            o0->checkCollideWith(o1) && o1->checkCollideWith(o0);
 }
 
+static bool has_sensor(const btCollisionObject *o)
+{
+    const gy_bt_body *b = gy_bt_body_of(o);
+    for (uint32_t i = 0; b != nullptr && i < b->collider_count; i++)
+        if (b->colliders[i]->is_sensor)
+            return true;
+    return false;
+}
+
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info)
 {
     gy_bt_dispatcher &d = static_cast<gy_bt_dispatcher &>(dispatcher);
     btCollisionObject *o0 = static_cast<btCollisionObject *>(pair.m_pProxy0->m_clientObject);
     btCollisionObject *o1 = static_cast<btCollisionObject *>(pair.m_pProxy1->m_clientObject);
+    if (d.world->sensor_pass && !has_sensor(o0) && !has_sensor(o1))
+        return;
     if (!d.needsCollision(o0, o1))
         return;
     btCollisionObjectWrapper w0(nullptr, o0->getCollisionShape(), o0, o0->getWorldTransform(), -1,
@@ -295,6 +327,34 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {
+    /* Slip-aligned friction (gy_adapter_friction_direction), taken from the velocities the solve
+     * starts from, for every point including those the manifold kept from earlier steps. A
+     * conveyor's frame (it has surface motion) and a point that does not slip keep theirs. */
+    for (int i = 0; i < count; i++) {
+        btPersistentManifold *m = manifolds[i];
+        const btRigidBody *ra = btRigidBody::upcast(m->getBody0());
+        const btRigidBody *rb = btRigidBody::upcast(m->getBody1());
+        for (int k = 0; k < m->getNumContacts(); k++) {
+            btManifoldPoint &p = m->getContactPoint(k);
+            if (p.m_contactMotion1 != 0.0 || p.m_contactMotion2 != 0.0)
+                continue;
+            btVector3 va(0, 0, 0), vb(0, 0, 0);
+            if (ra != nullptr)
+                va = ra->getVelocityInLocalPoint(p.getPositionWorldOnA() -
+                                                 ra->getWorldTransform().getOrigin());
+            if (rb != nullptr)
+                vb = rb->getVelocityInLocalPoint(p.getPositionWorldOnB() -
+                                                 rb->getWorldTransform().getOrigin());
+            gy_vec3 d1;
+            if (!gy_adapter_friction_direction(gy_bt_from_vec(va - vb),
+                                               gy_bt_from_vec(p.m_normalWorldOnB), &d1))
+                continue;
+            btVector3 lateral = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
+                                p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
+            btVector3 t1 = gy_bt_vec(d1);
+            set_friction_frame(p, lateral, t1, p.m_normalWorldOnB.cross(t1));
+        }
+    }
     btSequentialImpulseConstraintSolver::convertContacts(manifolds, count, info);
     for (int i = 0; i < m_tmpSolverContactConstraintPool.size(); i++) {
         btSolverConstraint &c = m_tmpSolverContactConstraintPool[i];
@@ -638,9 +698,40 @@ static void carry_overlaps(gy_backend_world *w)
     }
 }
 
+/* Contacts are found at the start of each substep, before the solve moves the bodies, so the
+ * report of a step describes where they were when it began. Sensors only report, so they can
+ * describe where the step ended: their pairs are collided again at the end poses (no manifold
+ * is touched), and end_step keeps exactly the sensor pairs that overlap there (and those carried
+ * over asleep). */
+static void sensor_pass(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->report.count; i++)
+        gy_bt_pairs(&w->report)[i].sensor_seen = !w->report.contacts[i].is_sensor;
+    if (w->tally.sensors == 0)
+        return;
+    w->substep_index++; /* the end poses' geometry replaces the last substep's */
+    w->sensor_pass = true;
+    w->world.performDiscreteCollisionDetection();
+    w->sensor_pass = false;
+}
+
+static bool sensor_pair_unseen(const void *pair, const void *ctx)
+{
+    (void)ctx;
+    return !static_cast<const gy_bt_pair *>(pair)->sensor_seen;
+}
+
 static void end_step(gy_backend_world *w)
 {
+    uint32_t fresh = w->report.count;
     carry_overlaps(w);
+    for (uint32_t i = fresh; i < w->report.count; i++)
+        gy_bt_pairs(&w->report)[i].sensor_seen = true;
+    if (w->tally.sensors > 0) {
+        gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), sensor_pair_unseen, nullptr);
+        /* Indices moved: the map is rebuilt at the next step start. */
+        gy_adapter_pair_map_reset(&w->pair_map);
+    }
     for (uint32_t i = 0; i < w->report.count; i++) {
         gy_contact *c = &w->report.contacts[i];
         if (gy_bt_pairs(&w->report)[i].overlap) {
@@ -685,6 +776,7 @@ gy_result gy_bt_step(gy_backend_world *w, double dt)
         w->world.stepSimulation(h, 0, h);
         after_substep(w, h);
     }
+    sensor_pass(w);
     end_step(w);
     return w->step_error;
 }

@@ -78,6 +78,8 @@ struct gy_ode_body {
     gy_vec3 lock_position;  /* COM coordinates held on the locked linear axes */
     double ccd_radius;      /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 ccd_start;      /* COM at the start of the current substep */
+    gy_vec3 step_force;     /* added before this step: ODE clears it after each substep */
+    gy_vec3 step_torque;
     uint32_t joint_count;   /* Gyre joints attached to this body */
     bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
     bool in_contact;        /* this substep: received contact joints */
@@ -141,6 +143,7 @@ typedef struct gy_ode_pair {
     double covered;         /* seconds of this step's substeps in which the pair touched */
     bool cached;            /* copied from the previous step (both sides asleep or still) */
     bool responds;          /* contact joints were made for it */
+    bool sensor_seen;       /* a sensor pair found overlapping at the step's end poses */
 } gy_ode_pair;
 
 /* One ODE contact joint created this substep, for reading its feedback after the solve. */
@@ -213,6 +216,7 @@ struct gy_backend_world {
     uint32_t breakable_count, breakable_capacity;
     dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
+    bool sensor_pass; /* colliding at the step's end poses, sensor pairs only */
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
     double last_dt;    /* length of the previous step */
     uint64_t step_index;

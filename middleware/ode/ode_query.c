@@ -269,13 +269,59 @@ static int ray_hull(const ray_query *q, const gy_ode_collider *c, dContactGeom *
     return 1;
 }
 
+/* ODE 0.16's ray-capsule test misses when the ray starts inside the capsule and runs along its
+ * axis, so rays meet capsules here, with ODE's convention: a ray starting inside reports where
+ * it leaves, with the normal facing back along the ray. */
+static int ray_capsule(const ray_query *q, const gy_ode_collider *c, dContactGeom *out)
+{
+    const dReal *p = dGeomGetPosition(c->geom);
+    const dReal *R = dGeomGetRotation(c->geom); /* 3×4, row-major; ODE capsules lie along Z */
+    dReal radius, length;
+    dGeomCapsuleGetParams(c->geom, &radius, &length);
+    gy_vec3 centre = gy_v3(p[0], p[1], p[2]);
+    gy_vec3 half = gy_v3_scale(gy_v3(R[2], R[6], R[10]), 0.5 * length);
+    gy_vec3 a = gy_v3_sub(centre, half), b = gy_v3_add(centre, half);
+    double t_in, t_out;
+    if (!gy_adapter_ray_capsule(a, b, radius, q->origin, q->dir, &t_in, &t_out))
+        return 0;
+    bool inside = t_in < 0.0;
+    double t = inside ? t_out : t_in;
+    if (!(t >= 0.0) || t > dGeomRayGetLength(q->out.probe))
+        return 0;
+    gy_vec3 hit = gy_v3_mad(q->origin, q->dir, t);
+    /* Outward normal: from the nearest point of the segment. */
+    gy_vec3 ab = gy_v3_sub(b, a);
+    double k = gy_v3_len_sq(ab) > 0.0
+                   ? fmin(1.0, fmax(0.0, gy_v3_dot(gy_v3_sub(hit, a), ab) / gy_v3_len_sq(ab)))
+                   : 0.0;
+    gy_vec3 n = gy_v3_normalize(gy_v3_sub(hit, gy_v3_mad(a, ab, k)));
+    if (inside)
+        n = gy_v3_neg(n);
+    memset(out, 0, sizeof *out);
+    out->pos[0] = hit.x;
+    out->pos[1] = hit.y;
+    out->pos[2] = hit.z;
+    out->normal[0] = n.x;
+    out->normal[1] = n.y;
+    out->normal[2] = n.z;
+    out->depth = t;
+    out->g1 = q->out.probe;
+    out->g2 = c->geom;
+    out->side1 = out->side2 = -1;
+    return 1;
+}
+
 /* Tests one candidate against the full ray; returns false once the query is satisfied. */
 static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
 {
     dContactGeom cg;
-    int n = (c->shape.type == GY_SHAPE_HULL && c->resource != NULL)
-                ? ray_hull(q, c, &cg)
-                : dCollide(q->out.probe, c->geom, 1, &cg, sizeof cg);
+    int n;
+    if (c->shape.type == GY_SHAPE_HULL && c->resource != NULL)
+        n = ray_hull(q, c, &cg);
+    else if (c->shape.type == GY_SHAPE_CAPSULE)
+        n = ray_capsule(q, c, &cg);
+    else
+        n = dCollide(q->out.probe, c->geom, 1, &cg, sizeof cg);
     if (n < 1)
         return true;
     if (by_piece && !(cg.depth >= q->piece_lo && cg.depth < q->piece_hi))

@@ -21,10 +21,14 @@
  * pop. CFM is nearly hard: it acts
  * as compliance per unit of force, so a larger value sinks heavy bodies (a 1 m³ box of water under
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
-#define CONTACT_ERP 0.4
+#define CONTACT_ERP    0.4
 #define CONTACT_CFM    1e-9
 #define CCD_BISECTIONS 10
-#define FEEDBACK_BLOCK 256u
+/* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
+ * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
+ * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
+#define CONTACT_KEEP_MARGIN 1e-3
+#define FEEDBACK_BLOCK      256u
 
 static gy_vec3 v3(const dReal *v)
 {
@@ -51,9 +55,9 @@ static dJointFeedback *next_feedback(gy_backend_world *w, uint32_t point)
 {
     uint32_t block = point / FEEDBACK_BLOCK;
     if (block >= w->feedback_block_count) {
-        gy_result r = gy_array_reserve(w->allocator, (void **)&w->feedback_blocks,
-                                       &w->feedback_block_capacity, block + 1u,
-                                       sizeof *w->feedback_blocks);
+        gy_result r =
+            gy_array_reserve(w->allocator, (void **)&w->feedback_blocks,
+                             &w->feedback_block_capacity, block + 1u, sizeof *w->feedback_blocks);
         if (r != GY_OK)
             return NULL;
         dJointFeedback *fb = gy_alloc(w->allocator, FEEDBACK_BLOCK * sizeof *fb);
@@ -152,6 +156,8 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     bool sensor = c1->is_sensor || c2->is_sensor;
     if (!dyn1 && !dyn2 && !sensor)
         return;
+    if (w->sensor_pass && !sensor)
+        return;
     if (bodies_jointed(w, b1, b2))
         return;
 
@@ -169,8 +175,7 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     gy_vec3 n_ode = v3(cs[deepest].geom.normal);
     gy_vec3 point = v3(cs[deepest].geom.pos);
     bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2);
-    if (respond && c1->one_way &&
-        !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point))
+    if (respond && c1->one_way && !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point))
         return;
     if (respond && c2->one_way && !one_way_side_accepts(w, c2, c1, n_ode, point))
         return;
@@ -200,6 +205,7 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     ct->normal = swapped ? n_ode : gy_v3_neg(n_ode);
     ct->penetration = fmax(0.0, cs[deepest].geom.depth);
     ct->is_sensor = sensor;
+    pr->sensor_seen = true;
     if (!respond)
         return;
     pr->responds = true;
@@ -245,6 +251,19 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
             c->surface.mode |= dContactBounce;
             c->surface.bounce = bounce;
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
+        }
+        /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
+         * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the
+         * Coulomb cone. */
+        gy_vec3 slip_dir;
+        gy_vec3 at = v3(c->geom.pos);
+        if (gy_adapter_friction_direction(gy_v3_sub(gy_ode_body_velocity_at(k1->body, at),
+                                                    gy_ode_body_velocity_at(k2->body, at)),
+                                          nrm, &slip_dir)) {
+            c->surface.mode |= dContactFDir1;
+            c->fdir1[0] = slip_dir.x;
+            c->fdir1[1] = slip_dir.y;
+            c->fdir1[2] = slip_dir.z;
         }
         if (moving_surface) {
             gy_vec3 t = gy_v3_mad(surf, nrm, -gy_v3_dot(surf, nrm));
@@ -561,7 +580,6 @@ static void continuous_collision(gy_backend_world *w)
 
 /* ---- the step ------------------------------------------------------------------------------- */
 
-
 typedef struct fresh_ctx {
     gy_backend_world *w;
     gy_ode_collider *c; /* a collider of the body that may be woken */
@@ -595,8 +613,8 @@ static void wake_under_fresh_statics(gy_backend_world *w)
             fresh_ctx fc = {w, b->colliders[k], false};
             dReal box[6];
             dGeomGetAABB(fc.c->geom, box);
-            if (box[0] > f[1] || box[1] < f[0] || box[2] > f[3] || box[3] < f[2] ||
-                box[4] > f[5] || box[5] < f[4])
+            if (box[0] > f[1] || box[1] < f[0] || box[2] > f[3] || box[3] < f[2] || box[4] > f[5] ||
+                box[5] < f[4])
                 continue;
             gy_ode_static_visit(w, box, fresh_visit, &fc);
             if (!fc.touched)
@@ -653,6 +671,85 @@ static void begin_step(gy_backend_world *w, double dt)
     }
 }
 
+/* Whether two colliders touch once `moved`'s body is shifted by `shift`; the body is put back
+ * exactly (same position values), so nothing else sees the move. */
+static bool touch_shifted(gy_ode_collider *moved, gy_ode_collider *other, gy_vec3 shift)
+{
+    dBodyID body = moved->body->body;
+    const dReal *p = dBodyGetPosition(body);
+    dReal keep[3] = {p[0], p[1], p[2]};
+    dBodySetPosition(body, keep[0] + shift.x, keep[1] + shift.y, keep[2] + shift.z);
+    dContactGeom cg;
+    bool touch = dCollide(moved->geom, other->geom, 1, &cg, sizeof cg) > 0;
+    dBodySetPosition(body, keep[0], keep[1], keep[2]);
+    return touch;
+}
+
+/* Hysteresis for resting contacts: a solid pair reported last step that ODE found apart this
+ * step stays reported (with no impulse) while the gap is under CONTACT_KEEP_MARGIN, tested by
+ * moving one side that far along the last normal. Without it a box created resting on the
+ * ground reported enter, exit, enter while it settled. */
+static void keep_resting_pairs(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->prev.count; i++) {
+        gy_ode_pair p = gy_ode_pairs(&w->prev)[i];
+        gy_contact c = w->prev.contacts[i];
+        if (!p.responds || p.a->is_sensor || p.b->is_sensor || !p.a->contact_response ||
+            !p.b->contact_response || (p.a->category & p.b->mask) == 0 ||
+            (p.b->category & p.a->mask) == 0)
+            continue;
+        if (gy_adapter_pair_map_find(&w->pair_map, p.a, p.b) != UINT32_MAX)
+            continue;
+        /* The contact normal points from a to b: a moves along it, or b against it. */
+        gy_vec3 shift = gy_v3_scale(c.normal, CONTACT_KEEP_MARGIN);
+        bool touch = p.a->body->body != NULL   ? touch_shifted(p.a, p.b, shift)
+                     : p.b->body->body != NULL ? touch_shifted(p.b, p.a, gy_v3_neg(shift))
+                                               : false;
+        if (!touch)
+            continue;
+        uint32_t k = pair_get(w, p.a, p.b);
+        if (k == UINT32_MAX)
+            return;
+        c.penetration = 0.0;
+        c.normal_impulse = 0.0;
+        c.tangent_impulse = 0.0;
+        w->report.contacts[k] = c;
+        p.cached = false;
+        p.tangent = gy_v3(0.0, 0.0, 0.0);
+        p.covered = 0.0;
+        gy_ode_pairs(&w->report)[k] = p;
+        p.a->body->reported_step = w->step_index;
+        p.b->body->reported_step = w->step_index;
+    }
+}
+
+static bool sensor_pair_unseen(const void *pair, const void *ctx)
+{
+    (void)ctx;
+    return !((const gy_ode_pair *)pair)->sensor_seen;
+}
+
+/* Contacts are found at the start of each substep, before the solve moves the bodies, so the
+ * report of a step describes where they were when it began. Sensors only report, so they can
+ * describe where the step ended: their pairs are collided again at the end poses, and the
+ * report keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
+static void sensor_pass(gy_backend_world *w)
+{
+    if (w->tally.sensors == 0)
+        return;
+    for (uint32_t i = 0; i < w->report.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
+        p->sensor_seen = p->cached || !w->report.contacts[i].is_sensor;
+    }
+    w->sensor_pass = true;
+    dSpaceCollide(w->dynamic_space, w, near_callback);
+    collide_static(w);
+    w->sensor_pass = false;
+    gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), sensor_pair_unseen, NULL);
+    /* Indices moved: the map is rebuilt at the next step start. */
+    gy_adapter_pair_map_reset(&w->pair_map);
+}
+
 static void end_step(gy_backend_world *w, double dt)
 {
     for (uint32_t i = 0; i < w->report.count; i++) {
@@ -696,6 +793,15 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         w->damping_dt = h;
     }
     begin_step(w, dt);
+    /* Forces and torques added since the last step act for all of it, but dWorldQuickStep clears
+     * a body's accumulators after each substep: keep them and add them again for each substep. */
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (b->type != GY_MOTION_DYNAMIC)
+            continue;
+        b->step_force = v3(dBodyGetForce(b->body));
+        b->step_torque = v3(dBodyGetTorque(b->body));
+    }
     gy_vec3 g = w->def.gravity;
     for (uint32_t s = 0; s < subs; s++) {
         for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -707,6 +813,10 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
                 continue;
             if (b->continuous)
                 b->ccd_start = gy_ode_body_com(b);
+            if (s > 0) {
+                dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
+                dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
+            }
             /* ODE has gravity on or off per body; other factors are applied as a force. */
             if (b->gravity_factor != 1.0 && b->gravity_factor != 0.0) {
                 double k = b->mass * b->gravity_factor;
@@ -731,6 +841,8 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         if (r != GY_OK)
             gy_adapter_note_error(&w->step_error, r);
     }
+    keep_resting_pairs(w);
+    sensor_pass(w);
     end_step(w, dt);
     w->last_dt = dt;
     return w->step_error;

@@ -24,6 +24,16 @@ bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_ve
            gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
 }
 
+bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir)
+{
+    gy_vec3 t = gy_v3_mad(rel, n, -gy_v3_dot(rel, n));
+    double speed = gy_v3_len(t);
+    if (!(speed > GY_ADAPTER_SLIP_SPEED))
+        return false;
+    *dir = gy_v3_scale(t, 1.0 / speed);
+    return true;
+}
+
 /* ---- threads -------------------------------------------------------------------------------- */
 
 gy_result gy_adapter_threads_init(gy_adapter_threads *t)
@@ -604,6 +614,71 @@ void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, ui
     h->collider = collider;
     h->user_data = user_data;
     h->triangle = -1;
+}
+
+/* Joins the interval [lo, hi] into [*t_in, *t_out] (empty while *t_in > *t_out). */
+static void interval_join(double lo, double hi, double *t_in, double *t_out)
+{
+    *t_in = fmin(*t_in, lo);
+    *t_out = fmax(*t_out, hi);
+}
+
+static void ray_sphere_join(gy_vec3 c, double r, gy_vec3 o, gy_vec3 d, double *t_in, double *t_out)
+{
+    gy_vec3 oc = gy_v3_sub(o, c);
+    double b = gy_v3_dot(oc, d);
+    double disc = b * b - (gy_v3_dot(oc, oc) - r * r);
+    if (disc >= 0.0)
+        interval_join(-b - sqrt(disc), -b + sqrt(disc), t_in, t_out);
+}
+
+/* A capsule is convex and the union of its two end spheres and the cylinder between them, so
+ * the line's chord through it is the union of its chords through the three. */
+bool gy_adapter_ray_capsule(gy_vec3 a, gy_vec3 b, double radius, gy_vec3 o, gy_vec3 d, double *t_in,
+                            double *t_out)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    ray_sphere_join(a, radius, o, d, &lo, &hi);
+    ray_sphere_join(b, radius, o, d, &lo, &hi);
+    gy_vec3 axis = gy_v3_sub(b, a);
+    double len = gy_v3_len(axis);
+    if (len > 0.0) {
+        gy_vec3 u = gy_v3_scale(axis, 1.0 / len);
+        gy_vec3 rel = gy_v3_sub(o, a);
+        double oa = gy_v3_dot(rel, u), da = gy_v3_dot(d, u);
+        gy_vec3 op = gy_v3_mad(rel, u, -oa), dp = gy_v3_mad(d, u, -da);
+        /* The slab 0 <= axial <= len along the line. */
+        double s0 = -INFINITY, s1 = INFINITY;
+        if (fabs(da) > 1e-12) {
+            s0 = fmin(-oa / da, (len - oa) / da);
+            s1 = fmax(-oa / da, (len - oa) / da);
+        } else if (oa < 0.0 || oa > len) {
+            s0 = INFINITY;
+        }
+        /* The infinite cylinder: |op + t dp| <= radius. */
+        double qa = gy_v3_dot(dp, dp), qb = gy_v3_dot(op, dp);
+        double qc = gy_v3_dot(op, op) - radius * radius;
+        double c0 = -INFINITY, c1 = INFINITY;
+        if (qa > 1e-12) {
+            double disc = qb * qb - qa * qc;
+            if (disc >= 0.0) {
+                c0 = (-qb - sqrt(disc)) / qa;
+                c1 = (-qb + sqrt(disc)) / qa;
+            } else {
+                c0 = INFINITY;
+            }
+        } else if (qc > 0.0) {
+            c0 = INFINITY;
+        }
+        double e0 = fmax(s0, c0), e1 = fmin(s1, c1);
+        if (e0 <= e1)
+            interval_join(e0, e1, &lo, &hi);
+    }
+    if (!(lo <= hi))
+        return false;
+    *t_in = lo;
+    *t_out = hi;
+    return true;
 }
 
 bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,

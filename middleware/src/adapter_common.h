@@ -35,6 +35,17 @@ extern "C" {
  * sliding contact at the start of the sweep does not register as a hit. */
 #define GY_ADAPTER_CCD_SHRINK 0.8
 
+/* Friction is isotropic: a contact's first friction direction follows its slip, so the two
+ * clamped friction rows brake a sliding or spinning body by exactly μ N whatever its heading (a
+ * frame fixed to the world axes brakes a diagonal slip by up to √2 μ N). Below this slip speed
+ * (m/s) the driver keeps its own fixed frame, which keeps resting contacts' warm start steady. */
+#define GY_ADAPTER_SLIP_SPEED 1e-2
+
+/* The first friction direction for a contact of unit normal `n` whose bodies' velocities at the
+ * point differ by `rel`: the unit tangential part of `rel` in *dir, true; false (and *dir
+ * untouched) below GY_ADAPTER_SLIP_SPEED. */
+bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir);
+
 /* The one-way platform rule for a pair's first contact: it counts when the contact normal
  * (platform to body) is within 60° of the platform's one-way normal `n` (world, unit), the body's
  * centre of mass `com` lies on that side of the contact point, and the body is not rising through
@@ -259,6 +270,12 @@ void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, ui
  * line never crosses into one, i.e. t is infinite). */
 bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
                          double *t_out, uint32_t *f_out);
+
+/* Clips the line o + t·d (d unit) by a capsule: the points within `radius` of the segment from
+ * `a` to `b` (all in one frame). False when the line misses; otherwise the entry and exit
+ * parameters. */
+bool gy_adapter_ray_capsule(gy_vec3 a, gy_vec3 b, double radius, gy_vec3 o, gy_vec3 d, double *t_in,
+                            double *t_out);
 
 /* ---- step records --------------------------------------------------------------------------- */
 

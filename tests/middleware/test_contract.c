@@ -409,6 +409,40 @@ static void test_contract_free_fall_matches_analytic(void **state)
     expect_empty(fx);
 }
 
+static void test_contract_force_acts_for_the_whole_step_at_any_substep_count(void **state)
+{
+    fixture *fx = *state;
+    const uint32_t subs[] = {1, 2, 4};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        close_world(fx);
+        gy_world_def wd = fixture_world_def(fx);
+        wd.gravity = gy_v3(0, 0, 0);
+        wd.substeps = subs[i];
+        assert_int_equal(open_world(fx, &wd), 0);
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+        bd.mass = 2.0;
+        bd.linear_damping = 0.0;
+        bd.angular_damping = 0.0;
+        gy_collider_def cd = sphere_def(0.5);
+        gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+        /* One step of 1/30 s in `subs` substeps (a host stepping at 30 Hz). */
+        const double dt = 2.0 * DT, f = 6.0, torque = 0.5;
+        assert_result(fx->be->body_add_force(fx->w, b, gy_v3(f, 0, 0)), GY_OK);
+        assert_result(fx->be->body_add_torque(fx->w, b, gy_v3(0, torque, 0)), GY_OK);
+        assert_result(fx->be->step(fx->w, dt), GY_OK);
+        gy_body_state s = body_state(fx, b);
+        /* Δv = F dt / m and Δω = τ dt / I (I = 2/5 m r² = 0.2 kg·m²) whatever the substeps:
+         * a constant force over one step has no discretisation error, so 1e-9. */
+        assert_near(s.linear_velocity.x, f * dt / 2.0, 1e-9);
+        assert_near(s.angular_velocity.y, torque * dt / 0.2, 1e-9);
+        /* Forces last one step: the next step adds nothing. */
+        assert_result(fx->be->step(fx->w, dt), GY_OK);
+        assert_near(body_state(fx, b).linear_velocity.x, f * dt / 2.0, 1e-9);
+        release_body(fx, b);
+        expect_empty(fx);
+    }
+}
+
 static void test_contract_gravity_and_gravity_factor_apply(void **state)
 {
     fixture *fx = *state;
@@ -900,7 +934,8 @@ static void test_contract_restitution_combine_uses_higher_precedence_mode(void *
     rebound(fx, 2.0, ball, ground, &ratio);
     /* Multiply outranks average: e = 0.8 × 0.5 = 0.4 (average would be 0.65, min 0.5, max 0.8).
      * Measured as the speed ratio across the bounce, ± 10%: a slow bounce's rebound height also
-     * depends on how deep the ball already was when its contact began (up to one step of travel). */
+     * depends on how deep the ball already was when its contact began (up to one step of travel).
+     */
     assert_near(ratio, 0.4, 0.04);
     expect_empty(fx);
 }
@@ -1071,6 +1106,52 @@ static void test_contract_friction_multiply_outranks_min(void **state)
     expect_empty(fx);
 }
 
+/* A 1 m box resting on the ground, both with friction `mu`, no damping, given `v0` and `w0` once
+ * its contact has settled; returns the box after `steps` more steps and its start in *start. */
+static gy_body_state slide_on_ground(fixture *fx, double mu, gy_vec3 v0, gy_vec3 w0, int steps,
+                                     gy_vec3 *start)
+{
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def gc = plane_def();
+    gc.material.friction = mu;
+    gy_body_id ground = create_body(fx, &gd, &gc, 1, NULL);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = box_def(gy_v3(1, 1, 1));
+    bc.material.friction = mu;
+    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+    step_n(fx, 10);
+    *start = body_position(fx, box);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, box, v0), GY_OK);
+    assert_result(fx->be->body_set_angular_velocity(fx->w, box, w0), GY_OK);
+    step_n(fx, steps);
+    gy_body_state s = body_state(fx, box);
+    release_body(fx, box);
+    release_body(fx, ground);
+    return s;
+}
+
+static void test_contract_friction_brakes_a_spin_by_coulomb_torque(void **state)
+{
+    fixture *fx = *state;
+    /* Corners slip at 1.06 m/s, 1.8 cm per step, so contact points stay put between steps. */
+    const double mu = 0.1, w0 = 1.5, t = 0.25;
+    /* A cube on a plane stands on its four bottom corners, each slipping perpendicular to its
+     * arm r = √2/2 m: the friction torque is μ m g r, against I = m/6, so ω falls by
+     * 6 μ g r = 4.16 rad/s² (to 0.46 rad/s after 0.25 s) at any yaw. */
+    const double alpha = 6.0 * mu * GRAVITY * sqrt(0.5);
+    gy_vec3 start;
+    gy_body_state s =
+        slide_on_ground(fx, mu, gy_v3(0, 0, 0), gy_v3(0, w0, 0), (int)lround(t / DT), &start);
+    /* One step of braking (α h = 0.07 rad/s) covers where within a step the contacts settled. A
+     * pyramid fixed to the world axes brakes a cube that faces them √2 as hard (to 0.03 rad/s). */
+    assert_near(s.angular_velocity.y, w0 - alpha * t, alpha * DT);
+    assert_near(gy_v3_len(gy_v3_sub(s.pose.position, start)), 0.0, 0.005);
+    expect_empty(fx);
+}
+
 static void test_contract_ten_box_stack_stands(void **state)
 {
     fixture *fx = *state;
@@ -1148,6 +1229,44 @@ static void test_contract_sensor_reports_overlap_without_pushing(void **state)
     gy_body_id z = create_body(fx, &zd, &zone, 1, NULL);
     assert_int_equal(counters(fx).sensors, 1);
     assert_int_equal(counters(fx).colliders, 1);
+    release_body(fx, z);
+    expect_empty(fx);
+}
+
+static void test_contract_sensor_reports_on_the_step_of_first_overlap(void **state)
+{
+    fixture *fx = *state;
+    close_world(fx);
+    gy_world_def wd = fixture_world_def(fx);
+    wd.gravity = gy_v3(0, 0, 0);
+    assert_int_equal(open_world(fx, &wd), 0);
+    /* A 2 m sensor box at the origin; a sphere of radius 0.25 coasting at 3 m/s along X from
+     * x = -3. Its surface reaches the box face (x = -1) at x = -1.25, after 1.75 / 3 s =
+     * 35 steps; it leaves the far side (x = 1.25) after 4.25 / 3 s = 85 steps. */
+    gy_collider_def zone = box_def(gy_v3(2, 2, 2));
+    zone.is_sensor = true;
+    gy_body_def zd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_body_id z = create_body(fx, &zd, &zone, 1, NULL);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(-3, 0, 0));
+    bd.linear_velocity = gy_v3(3, 0, 0);
+    bd.linear_damping = 0.0;
+    gy_collider_def sc = sphere_def(0.25);
+    gy_body_id ball = create_body(fx, &bd, &sc, 1, NULL);
+    int first = -1, last = -1;
+    for (int i = 1; i <= 100; i++) {
+        step_n(fx, 1);
+        if (find_contact(fx, z, ball) != NULL) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    }
+    /* The report after a step describes the poses that step ended with: the pair is reported
+     * from the first step that ends overlapping (the 36th: the 35th ends exactly touching, which
+     * rounding may or may not count) to the last (the 84th or 85th). */
+    assert_in_range(first, 35, 36);
+    assert_in_range(last, 84, 85);
+    release_body(fx, ball);
     release_body(fx, z);
     expect_empty(fx);
 }
@@ -1402,6 +1521,46 @@ static uint32_t scene_query(fixture *fx, int kind, const gy_query_filter *f, gy_
     }
     assert_true(n <= cap);
     return n;
+}
+
+/* One closest hit of a ray against the world; false when it misses. */
+static bool ray_closest(fixture *fx, gy_vec3 origin, gy_vec3 translation, gy_hit *hit)
+{
+    gy_query_filter f = default_filter();
+    uint32_t n = 0;
+    assert_result(fx->be->raycast(fx->w, origin, translation, &f, GY_COLLECT_CLOSEST, hit, 1, &n),
+                  GY_OK);
+    return n == 1;
+}
+
+static void test_contract_raycast_from_inside_a_capsule_reports_its_exit(void **state)
+{
+    fixture *fx = *state;
+    /* A capsule of radius 0.5 and height 3 standing along Y at (1, 2, 0): its surface is 1.5 m
+     * above and below the centre on the axis, 0.5 m out sideways. */
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(1, 2, 0));
+    gy_collider_def cd = capsule_def(0.5, 3.0);
+    gy_body_id cap = create_body(fx, &bd, &cd, 1, NULL);
+    const struct {
+        gy_vec3 origin, dir;
+        double exit;
+    } rays[] = {
+        {{1, 2, 0}, {0, 1, 0}, 1.5},  /* along the axis, up from the centre */
+        {{1, 2, 0}, {0, -1, 0}, 1.5}, /* along the axis, down */
+        {{1.2, 2.5, 0}, {0, 1, 0}, 0.5 + sqrt(0.25 - 0.04)}, /* parallel to the axis, into a cap */
+        {{1, 2.3, 0}, {1, 0, 0}, 0.5},                       /* across the cylinder */
+    };
+    for (size_t i = 0; i < sizeof rays / sizeof rays[0]; i++) {
+        gy_hit h;
+        bool hit = ray_closest(fx, rays[i].origin, gy_v3_scale(rays[i].dir, 4.0), &h);
+        assert_true(hit);
+        /* Exact geometry: where the ray leaves the capsule, normal facing back along the ray. */
+        assert_near(h.distance, rays[i].exit, 1e-6);
+        assert_vec_near(h.point, gy_v3_mad(rays[i].origin, rays[i].dir, rays[i].exit), 1e-6);
+        assert_true(gy_v3_dot(h.normal, rays[i].dir) < 0.0);
+    }
+    release_body(fx, cap);
+    expect_empty(fx);
 }
 
 static void test_contract_query_filter_fields_exclude(void **state)
@@ -2340,6 +2499,27 @@ static void test_contract_point_velocity_of_rotating_body(void **state)
 /* More pairs than a report's first block holds (64): every resting ball is reported once per
  * step with its own weight, awake and while carried over asleep, and a release drops exactly its
  * pairs. */
+static void test_contract_resting_box_keeps_its_contact(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    /* A 1 m box created exactly resting on the ground: it touches from the start and never
+     * leaves, so the pair is reported after every step. Settling moves it by far less than a
+     * millimetre, which must not open and close the contact. */
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id box = create_body(fx, &bd, &cd, 1, NULL);
+    for (int i = 1; i <= 60; i++) {
+        step_n(fx, 1);
+        if (find_contact(fx, ground, box) == NULL)
+            fail_msg("step %d: the resting box's contact is not reported", i);
+    }
+    assert_near(body_position(fx, box).y, 0.5, 0.005);
+    release_body(fx, box);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 static void test_contract_many_resting_pairs_each_reported_once(void **state)
 {
     fixture *fx = *state;
@@ -3319,6 +3499,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_free_fall_matches_analytic),
         CONTRACT_TEST(test_contract_validate_pose_names_the_fault),
         CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
+        CONTRACT_TEST(test_contract_force_acts_for_the_whole_step_at_any_substep_count),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
         CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
@@ -3339,13 +3520,16 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_friction_multiply_outranks_min),
         CONTRACT_TEST(test_contract_ramp_holds_above_friction_angle),
         CONTRACT_TEST(test_contract_ten_box_stack_stands),
+        CONTRACT_TEST(test_contract_friction_brakes_a_spin_by_coulomb_torque),
         CONTRACT_TEST(test_contract_sensor_reports_overlap_without_pushing),
         CONTRACT_TEST(test_contract_contact_response_off_reports_without_pushing),
+        CONTRACT_TEST(test_contract_sensor_reports_on_the_step_of_first_overlap),
         CONTRACT_TEST(test_contract_category_mask_disables_collision),
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
         CONTRACT_TEST(test_contract_one_way_platform_ignores_a_hit_on_its_edge),
         CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
+        CONTRACT_TEST(test_contract_raycast_from_inside_a_capsule_reports_its_exit),
         CONTRACT_TEST(test_contract_query_filter_fields_exclude),
         CONTRACT_TEST(test_contract_query_collectors_any_closest_all),
         CONTRACT_TEST(test_contract_query_all_never_writes_past_capacity),
@@ -3369,6 +3553,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_point_velocity_of_rotating_body),
         CONTRACT_TEST(test_contract_contact_report_for_resting_box),
         CONTRACT_TEST(test_contract_many_resting_pairs_each_reported_once),
+        CONTRACT_TEST(test_contract_resting_box_keeps_its_contact),
         CONTRACT_TEST(test_contract_counters_track_live_objects),
         CONTRACT_TEST(test_contract_resources_are_refcounted),
         CONTRACT_TEST(test_contract_create_release_cycles_leave_nothing),
