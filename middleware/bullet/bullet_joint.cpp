@@ -438,7 +438,7 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
 
     gy_bt_joint *j = new (jmem) gy_bt_joint();
     j->id.bits = h;
-    j->type = def->type;
+    j->type = type; /* a zero-length Distance joint is built, driven and measured as a Ball */
     j->a = a;
     j->b = b;
     j->breakable = def->breakable;

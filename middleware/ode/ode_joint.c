@@ -240,7 +240,7 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         }
     }
     j->id.bits = h;
-    j->type = def->type;
+    j->type = type; /* a zero-length Distance joint is built, driven and measured as a Ball */
     j->a = a;
     j->b = b;
     j->breakable = def->breakable;
