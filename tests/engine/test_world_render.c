@@ -205,6 +205,38 @@ static void test_render_never_goes_back_after_dropped_time(void **state)
     }
 }
 
+/* Slow motion while the automatic delay is still growing: a result seen 15 ms after it fell due
+ * raises the delay's target to its cap, and the delay moves towards it by at most 2 % of host time
+ * per frame; at a time scale of 0.01 the clock advances by only 1 % of host time, so the clock
+ * less the delay falls. The drawn time holds instead of going back. */
+static void test_render_never_goes_back_in_slow_motion(void **state)
+{
+    (void)state;
+    const double step = 1.0 / 60.0;
+    for (uint32_t b = 0; b < gy_backend_count(); b++) {
+        rig r;
+        rig_start(&r, backend_name(b), 0.0);
+        /* Three seconds of frames exactly on the ticks' due times: no latency to cover, so the
+         * delay settles at its floor. */
+        uint64_t k = 1;
+        for (; k <= 180; k++)
+            frame_at(&r, r.t0 + (uint64_t)llround((double)k * step * 1e9));
+        /* The next result seen 15 ms after it fell due. */
+        uint64_t ns = r.t0 + (uint64_t)llround((double)k * step * 1e9) + 15000000;
+        frame_at(&r, ns);
+        assert_result(gy_world_set_time_scale(r.w, 0.01), GY_OK);
+        double last = gy_world_render_time(r.w);
+        for (uint32_t f = 0; f < 20; f++) {
+            hand_clock_set(&r.clock, ns += 6944444);
+            assert_result(gy_world_tick(r.w, 0.0), GY_OK);
+            double now = gy_world_render_time(r.w);
+            assert_true(now >= last);
+            last = now;
+        }
+        wfx_destroy(r.w, NULL);
+    }
+}
+
 /* A teleport is drawn at once; the body then moves on from there without sliding in from the
  * old place. */
 static void test_render_teleport_snaps(void **state)
@@ -285,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_render_follows_the_tick_clock_at_any_frame_rate),
         cmocka_unit_test(test_render_delay_setting_is_the_lag_behind_the_clock),
         cmocka_unit_test(test_render_never_goes_back_after_dropped_time),
+        cmocka_unit_test(test_render_never_goes_back_in_slow_motion),
         cmocka_unit_test(test_render_teleport_snaps),
         cmocka_unit_test(test_render_moved_bodies_are_those_a_result_moved),
         cmocka_unit_test(test_render_delay_outside_its_range_is_refused),
