@@ -30,11 +30,12 @@ def setup_in_tree(source):
         (root / "meson.build").write_text(MESON)
         (root / "engine" / "meson.build").write_text(ENGINE)
         (root / "engine" / "gyre.c").write_text(source)
-        # Every package counts as installed: the test is about the build's output, not apt.
+        # A dpkg-query on PATH that reports every package installed: the test is about the
+        # build's output, not apt.
         (root / "bin").mkdir()
-        stub = root / "bin" / "dpkg-query"
-        stub.write_text("#!/bin/sh\nprintf 'install ok installed'\n")
-        stub.chmod(0o755)
+        dpkg_query = root / "bin" / "dpkg-query"
+        dpkg_query.write_text("#!/bin/sh\nprintf 'install ok installed'\n")
+        dpkg_query.chmod(0o755)
         env = dict(os.environ, PATH=f"{root / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
         p = subprocess.run(["bash", str(root / ".ci" / "setup"), "main"], capture_output=True,
                            text=True, timeout=240, env=env)
