@@ -6,6 +6,7 @@
  * the four-line body; a host loop at about 60 frames per second that reads render poses and
  * prints collisions as the game thread receives them; halfway through, gravity flips for a
  * moment and the ball gets heavier. Exits 0 only when crates landed and nothing leaked. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime and nanosleep under -std=c11 */
 #include <stdio.h>
 #include <time.h>
 

@@ -175,6 +175,75 @@ typedef enum gy_scene_event_kind {
     GY_SCENE_EVENT_EXIT
 } gy_scene_event_kind;
 
+/* The arguments of each script action (the members of gy_scene_action's union), as named types so
+ * the header is valid C++ too. */
+typedef struct gy_scene_velocity_action {
+    gy_vec3 value; /* m/s or rad/s */
+} gy_scene_velocity_action;
+
+typedef struct gy_scene_impulse_action {
+    gy_vec3 value; /* N·s */
+    bool has_point;
+    gy_vec3 point; /* world space; else the centre of mass */
+} gy_scene_impulse_action;
+
+typedef struct gy_scene_force_action {
+    gy_vec3 value;   /* N */
+    double duration; /* seconds > 0, or 0 for exactly one tick (the default) */
+} gy_scene_force_action;
+
+typedef struct gy_scene_teleport_action {
+    gy_vec3 position;
+    bool has_rotation;
+    gy_quat rotation; /* unit; keep the current rotation when !has_rotation */
+} gy_scene_teleport_action;
+
+typedef struct gy_scene_active_action {
+    bool value;
+} gy_scene_active_action;
+
+typedef struct gy_scene_spawn_action {
+    const char *scene; /* path resolved against the scene file's folder */
+    gy_vec3 offset;    /* added to the spawned scene's root positions; default 0 */
+} gy_scene_spawn_action;
+
+typedef struct gy_scene_jump_action {
+    double speed; /* m/s > 0 */
+} gy_scene_jump_action;
+
+typedef struct gy_scene_raycast_action {
+    const char *label;
+    gy_vec3 origin;
+    gy_vec3 direction; /* non-zero; its length is the range */
+    uint32_t mask;     /* default all bits */
+} gy_scene_raycast_action;
+
+typedef struct gy_scene_expect_action {
+    bool has_position;
+    bool position_set[3]; /* false: that component was null (don't care) */
+    gy_vec3 position;     /* world space */
+    bool has_velocity;
+    bool velocity_set[3];
+    gy_vec3 velocity;
+    bool has_grounded, grounded; /* the entity is a character when has_grounded */
+    bool has_awake, awake;       /* the entity is Dynamic when has_awake */
+    double tolerance;            /* > 0, default 0.01 (metres or m/s per component) */
+} gy_scene_expect_action;
+
+typedef struct gy_scene_motor_action {
+    int32_t joint;      /* index in joints[]; that joint has a motor */
+    gy_motor_mode mode; /* velocity or position */
+    double target;      /* rad/s or m/s; rad (from degrees) or m */
+    bool has_max_force; /* false: keep the joint's current max_force */
+    double max_force;
+} gy_scene_motor_action;
+
+typedef struct gy_scene_expect_event_action {
+    gy_scene_event_kind kind;
+    int32_t a, b; /* entity indices with physics, a != b; either order matches */
+    double since; /* seconds, 0 ≤ since ≤ at, default 0 */
+} gy_scene_expect_event_action;
+
 /* One `script` entry. Which union member is meaningful follows `type`:
  *   SET_VELOCITY, SET_ANGULAR_VELOCITY → velocity;  APPLY_IMPULSE → impulse;
  *   APPLY_FORCE → force;  TELEPORT → teleport;  SET_ACTIVE, SET_ENTITY_ACTIVE → active;
@@ -188,62 +257,17 @@ typedef struct gy_scene_action {
     uint32_t index; /* position in the file's `script` array (for messages: script[index]) */
     int32_t entity; /* entity index, or -1 for spawn, raycast, expect_event and set_motor */
     union {
-        struct {
-            gy_vec3 value; /* m/s or rad/s */
-        } velocity;
-        struct {
-            gy_vec3 value; /* N·s */
-            bool has_point;
-            gy_vec3 point; /* world space; else the centre of mass */
-        } impulse;
-        struct {
-            gy_vec3 value;   /* N */
-            double duration; /* seconds > 0, or 0 for exactly one tick (the default) */
-        } force;
-        struct {
-            gy_vec3 position;
-            bool has_rotation;
-            gy_quat rotation; /* unit; keep the current rotation when !has_rotation */
-        } teleport;
-        struct {
-            bool value;
-        } active;
-        struct {
-            const char *scene; /* path resolved against the scene file's folder */
-            gy_vec3 offset;    /* added to the spawned scene's root positions; default 0 */
-        } spawn;
-        struct {
-            double speed; /* m/s > 0 */
-        } jump;
-        struct {
-            const char *label;
-            gy_vec3 origin;
-            gy_vec3 direction; /* non-zero; its length is the range */
-            uint32_t mask;     /* default all bits */
-        } raycast;
-        struct {
-            bool has_position;
-            bool position_set[3]; /* false: that component was null (don't care) */
-            gy_vec3 position;     /* world space */
-            bool has_velocity;
-            bool velocity_set[3];
-            gy_vec3 velocity;
-            bool has_grounded, grounded; /* the entity is a character when has_grounded */
-            bool has_awake, awake;       /* the entity is Dynamic when has_awake */
-            double tolerance;            /* > 0, default 0.01 (metres or m/s per component) */
-        } expect;
-        struct {
-            int32_t joint;      /* index in joints[]; that joint has a motor */
-            gy_motor_mode mode; /* velocity or position */
-            double target;      /* rad/s or m/s; rad (from degrees) or m */
-            bool has_max_force; /* false: keep the joint's current max_force */
-            double max_force;
-        } motor;
-        struct {
-            gy_scene_event_kind kind;
-            int32_t a, b; /* entity indices with physics, a != b; either order matches */
-            double since; /* seconds, 0 ≤ since ≤ at, default 0 */
-        } expect_event;
+        gy_scene_velocity_action velocity;
+        gy_scene_impulse_action impulse;
+        gy_scene_force_action force;
+        gy_scene_teleport_action teleport;
+        gy_scene_active_action active;
+        gy_scene_spawn_action spawn;
+        gy_scene_jump_action jump;
+        gy_scene_raycast_action raycast;
+        gy_scene_expect_action expect;
+        gy_scene_motor_action motor;
+        gy_scene_expect_event_action expect_event;
     };
 } gy_scene_action;
 
