@@ -68,6 +68,7 @@ typedef struct page_expect {
 typedef struct page_series {
     char *name, *unit;
     double duration, gate;
+    uint32_t bins; /* ten a second, at least 20, at most GY_CLI_PAGE_SERIES_BINS */
     double sum[GY_CLI_PAGE_SERIES_BINS], max[GY_CLI_PAGE_SERIES_BINS];
     uint32_t n[GY_CLI_PAGE_SERIES_BINS];
 } page_series;
@@ -536,6 +537,10 @@ int32_t gy_cli_page_add_series(gy_cli_page *pg, const char *name, const char *un
     s->name = copy_string(pg, name);
     s->unit = copy_string(pg, unit);
     s->duration = gy_is_finite(duration_s) && duration_s > 0.0 ? duration_s : 1.0;
+    double bins = ceil(s->duration * 10.0);
+    s->bins = bins < 20.0                              ? 20u
+              : bins > (double)GY_CLI_PAGE_SERIES_BINS ? GY_CLI_PAGE_SERIES_BINS
+                                                       : (uint32_t)bins;
     s->gate = gate;
     pg->series[pg->series_count] = s;
     return (int32_t)pg->series_count++;
@@ -547,10 +552,8 @@ void gy_cli_page_sample(gy_cli_page *pg, int32_t series, double t, double value)
         !gy_is_finite(value))
         return;
     page_series *s = pg->series[series];
-    double b = floor(t / s->duration * (double)GY_CLI_PAGE_SERIES_BINS);
-    uint32_t bin = b < 0.0                                ? 0u
-                   : b >= (double)GY_CLI_PAGE_SERIES_BINS ? GY_CLI_PAGE_SERIES_BINS - 1u
-                                                          : (uint32_t)b;
+    double b = floor(t / s->duration * (double)s->bins);
+    uint32_t bin = b < 0.0 ? 0u : b >= (double)s->bins ? s->bins - 1u : (uint32_t)b;
     if (s->n[bin] == 0 || value > s->max[bin])
         s->max[bin] = value;
     s->sum[bin] += value;
@@ -756,14 +759,14 @@ static void write_plots(const gy_cli_page *pg, FILE *f)
         fputs(",\"gate\":", f);
         gy_cli_json_number(f, s->gate);
         double mean[GY_CLI_PAGE_SERIES_BINS], max[GY_CLI_PAGE_SERIES_BINS];
-        for (uint32_t b = 0; b < GY_CLI_PAGE_SERIES_BINS; b++) {
+        for (uint32_t b = 0; b < s->bins; b++) {
             mean[b] = s->n[b] ? s->sum[b] / (double)s->n[b] : NAN;
             max[b] = s->n[b] ? s->max[b] : NAN;
         }
         fputs(",\"mean\":", f);
-        number_array(f, mean, GY_CLI_PAGE_SERIES_BINS);
+        number_array(f, mean, s->bins);
         fputs(",\"max\":", f);
-        number_array(f, max, GY_CLI_PAGE_SERIES_BINS);
+        number_array(f, max, s->bins);
         fputc('}', f);
     }
     fputs("],\"histograms\":[", f);

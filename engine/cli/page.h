@@ -21,7 +21,8 @@
 #define GY_CLI_PAGE_MAX_ENTITY_FRAMES 3000000u
 /* Most events a run page holds per kind; the rest are counted and shown as dropped. */
 #define GY_CLI_PAGE_MAX_EVENTS 100000u
-/* Bins of a series over time (each keeps the mean and the maximum of its samples). */
+/* Most bins of a series over time (ten a second, at least 20; each keeps the mean and the maximum
+ * of its samples). */
 #define GY_CLI_PAGE_SERIES_BINS 600u
 
 typedef enum gy_cli_page_kind {
@@ -78,11 +79,11 @@ void gy_cli_page_event(gy_cli_page *page, uint64_t tick, const char *kind, int32
 void gy_cli_page_expect(gy_cli_page *page, uint64_t tick, double at, const char *label, int passed,
                         const char *detail);
 
-/* ---- series and histograms (both kinds) -------------------------------------------------------
- */
+/* ---- series and histograms (both kinds) ----------------------------------------------------- */
 
-/* A quantity over [0, duration_s] seconds in GY_CLI_PAGE_SERIES_BINS bins, drawn with `gate` (a
- * limit, NAN for none) as a line. Returns its index, or -1 when out of memory. */
+/* A quantity over [0, duration_s] seconds in bins of a tenth of a second (at least 20, at most
+ * GY_CLI_PAGE_SERIES_BINS), drawn with `gate` (a limit, NAN for none) as a line. Returns its index,
+ * or -1 when out of memory. */
 int32_t gy_cli_page_add_series(gy_cli_page *page, const char *name, const char *unit,
                                double duration_s, double gate);
 /* Adds a sample at `t` seconds (clamped into the range; non-finite samples are ignored). */

@@ -127,7 +127,8 @@
     if (opts.log) { lo = Math.log10(lo); hi = Math.log10(hi); }
     if (hi - lo < 1e-9) { hi += 0.5; lo -= 0.5; }
     const pad = (hi - lo) * 0.06;
-    lo -= pad; hi += pad;
+    lo = !opts.log && lo >= 0 && lo - pad < 0 ? 0 : lo - pad;
+    hi += pad;
     const X = (i) => left + (n > 1 ? (i / (n - 1)) * (w - left - right) : 0);
     const Y = (v) => top + (1 - ((opts.log ? Math.log10(v) : v) - lo) / (hi - lo)) * (h - top - bottom);
     const label = (v) => (opts.log ? Math.pow(10, v) : v);
@@ -157,7 +158,7 @@
       let pen = false;
       for (let i = 0; i < n; i++) {
         const v = s.values[i];
-        if (v === null || !isFinite(v) || (opts.log && v <= 0)) { pen = false; continue; }
+        if (v === null || !isFinite(v) || (opts.log && v <= 0)) { pen = pen && opts.connect; continue; }
         if (pen) g.lineTo(X(i), Y(v)); else g.moveTo(X(i), Y(v));
         pen = true;
       }
@@ -235,7 +236,11 @@
       g.beginPath(); g.moveTo(x, top); g.lineTo(x, h - bottom); g.stroke();
       g.setLineDash([]);
       g.fillStyle = '#e5534b';
-      g.fillText('gate ' + fmtAxis(hist.gate), x + 3, top + 10);
+      const text = 'gate ' + fmtAxis(hist.gate);
+      const room = x + 3 + g.measureText(text).width < w - right;
+      g.textAlign = room ? 'left' : 'right';
+      g.fillText(text, room ? x + 3 : x - 3, top + 10);
+      g.textAlign = 'left';
     }
   }
 
@@ -271,11 +276,12 @@
         'per ' + fmt(s.duration / s.mean.length, 2) + ' s bin: max (light), mean (dark)' +
         (s.gate !== null ? '; dashed: the gate' : ''));
       const draw = () => {
-        const positive = s.max.filter((v) => v !== null && v > 0);
+        // A log scale when the values (and the gate) span decades, as latencies under a far gate do.
+        const positive = s.max.filter((v) => v !== null && v > 0).concat(s.gate > 0 ? [s.gate] : []);
         const log = positive.length > 0 && Math.max(...positive) / Math.min(...positive) > 50;
         plotLines(canvas, s.mean.length, [
           { values: s.max, color: '#9cc8ff' }, { values: s.mean, color: '#2f7fe0', width: 1.6 }],
-          { gate: s.gate, log, xLabel: '0 … ' + fmt(s.duration, 1) + ' s' + (log ? ' (log scale)' : '') });
+          { gate: s.gate, log, connect: true, xLabel: '0 … ' + fmt(s.duration, 1) + ' s' + (log ? ' (log scale)' : '') });
       };
       charts.push({ canvas, draw });
     }
