@@ -988,12 +988,12 @@
     // The self-check: a sample of frames (first, last, every entity's first, an even spread).
     const sample = new Set([0, F - 1]);
     for (const e of entities) if (e.firstFrame >= 0) sample.add(e.firstFrame);
-    for (let k = 1; k < 120; k++) sample.add(Math.round((k * (F - 1)) / 120));
+    for (let k = 1; k < 30; k++) sample.add(Math.round((k * (F - 1)) / 30));
     const order = [...sample].sort((a, b) => a - b);
     let at = 0;
     function checkSome() {
       try {
-        for (let n = 0; n < 24 && at < order.length; n++, at++) {
+        for (let n = 0; n < 10 && at < order.length; n++, at++) {
           drawFrame(order[at]);
           const err = gl.getError();
           if (err !== gl.NO_ERROR) throw new Error('WebGL error ' + err + ' drawing frame ' + order[at]);
