@@ -237,6 +237,9 @@ typedef struct gy_cli_runner {
 
     struct gy_cli_page *page; /* --html: recorded as the run goes (run_page.c); NULL: none */
     int32_t page_awake;       /* its series of bodies awake */
+    uint32_t page_instances;  /* instances whose joints it has: the root, then spawned ones */
+    gy_joint *page_joints;    /* their handles, in the page's joint order */
+    uint32_t page_joint_count, page_joint_capacity;
 } gy_cli_runner;
 
 /* script.c */
@@ -266,6 +269,8 @@ void gy_cli_page_record_tick(gy_cli_runner *R);
 void gy_cli_page_record_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick);
 /* Adds the expects and writes the page to f. False (with a message) when it cannot. */
 bool gy_cli_page_finish(gy_cli_runner *R, FILE *f);
+/* Frees the page and what recording it needed (nothing when there is none). */
+void gy_cli_page_release(gy_cli_runner *R);
 
 /* report.c */
 /* Writes a number for people and programs: at most 6 decimals, trailing zeros trimmed, no "-0";

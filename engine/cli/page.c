@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "gyre/geometry.h"
+#include "gyre/math.h"
 #include "page.h"
 #include "page_template.h"
 
@@ -57,6 +58,13 @@ typedef struct page_entity {
     int64_t last[FRAME_VALUES];
     int64_t last_frame; /* -1: none yet */
 } page_entity;
+
+typedef struct page_joint {
+    const char *type; /* static string */
+    int32_t a, b;
+    gy_vec3 anchor;
+    int64_t first, last; /* frames live; first -1: never */
+} page_joint;
 
 typedef struct page_expect {
     uint64_t tick;
@@ -106,6 +114,8 @@ struct gy_cli_page {
     uint64_t events_other_dropped; /* beyond MAX_KINDS kinds */
     page_expect *expects;
     uint32_t expect_count, expect_capacity;
+    page_joint *joints;
+    uint32_t joint_count, joint_capacity;
     page_series **series;
     uint32_t series_count, series_capacity;
     page_histogram *histograms;
@@ -246,6 +256,8 @@ void gy_cli_page_free(gy_cli_page *pg)
     }
     if (pg->expects != NULL)
         gy_free(a, pg->expects, (size_t)pg->expect_capacity * sizeof *pg->expects);
+    if (pg->joints != NULL)
+        gy_free(a, pg->joints, (size_t)pg->joint_capacity * sizeof *pg->joints);
     for (uint32_t i = 0; i < pg->series_count; i++) {
         free_string(pg, pg->series[i]->name);
         free_string(pg, pg->series[i]->unit);
@@ -458,6 +470,33 @@ void gy_cli_page_record(gy_cli_page *pg, uint64_t tick, int32_t entity, const gy
     }
     put_frame(pg, e, q);
     e->last_frame = frame;
+}
+
+int32_t gy_cli_page_add_joint(gy_cli_page *pg, const char *type, int32_t a, int32_t b,
+                              gy_vec3 anchor)
+{
+    if (pg == NULL || !reserve(pg, (void **)&pg->joints, &pg->joint_capacity, pg->joint_count + 1u,
+                               sizeof *pg->joints))
+        return -1;
+    page_joint *j = &pg->joints[pg->joint_count];
+    j->type = type;
+    j->a = a;
+    j->b = b;
+    j->anchor = gy_vec3_is_finite(anchor) ? anchor : gy_v3(0, 0, 0);
+    j->first = j->last = -1;
+    return (int32_t)pg->joint_count++;
+}
+
+void gy_cli_page_joint_live(gy_cli_page *pg, int32_t joint, uint64_t tick)
+{
+    if (pg == NULL || joint < 0 || (uint32_t)joint >= pg->joint_count)
+        return;
+    page_joint *j = &pg->joints[joint];
+    int64_t frame = (int64_t)(tick / pg->stride);
+    if (j->first < 0 || frame < j->first)
+        j->first = frame;
+    if (frame > j->last)
+        j->last = frame;
 }
 
 static int32_t kind_index(gy_cli_page *pg, const char *kind)
@@ -716,6 +755,15 @@ static void write_run(const gy_cli_page *pg, FILE *f)
         fputs("],\"frames\":", f);
         base64(f, &e->stream);
         fputc('}', f);
+    }
+    fputs("],\"joints\":[", f);
+    for (uint32_t i = 0; i < pg->joint_count; i++) {
+        const page_joint *j = &pg->joints[i];
+        double anchor[3] = {j->anchor.x, j->anchor.y, j->anchor.z};
+        fprintf(f, "%s{\"type\":\"%s\",\"a\":%d,\"b\":%d,\"anchor\":", i ? "," : "", j->type, j->a,
+                j->b);
+        number_array(f, anchor, 3);
+        fprintf(f, ",\"first\":%lld,\"last\":%lld}", (long long)j->first, (long long)j->last);
     }
     fputs("],\"event_kinds\":[", f);
     for (uint32_t k = 0; k < pg->kind_total; k++) {

@@ -69,6 +69,14 @@ bool gy_cli_page_wants_tick(const gy_cli_page *page, uint64_t tick);
 void gy_cli_page_record(gy_cli_page *page, uint64_t tick, int32_t entity, const gy_pose *pose,
                         gy_vec3 velocity, bool awake);
 
+/* Declares the next joint (indices from 0): its type ("ball", "hinge", ...), the entities it
+ * joins (`b` -1: the world) and its world anchor when created. Drawn for the frames it is
+ * marked live. Returns the index, or -1 when out of memory. */
+int32_t gy_cli_page_add_joint(gy_cli_page *page, const char *type, int32_t a, int32_t b,
+                              gy_vec3 anchor);
+/* Marks the joint live (created, not broken) at `tick`. */
+void gy_cli_page_joint_live(gy_cli_page *page, int32_t joint, uint64_t tick);
+
 /* Records an event at `tick`: `kind` ("enter", "stay", "exit", "sleep", ...; copied once per
  * kind), entities `a` and `b` (-1: none), and for contacts the point and normal (NULL: none). */
 void gy_cli_page_event(gy_cli_page *page, uint64_t tick, const char *kind, int32_t a, int32_t b,

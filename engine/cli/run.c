@@ -566,7 +566,7 @@ static void free_runner(gy_cli_runner *R)
         gy_free(a, R->watches, (size_t)R->watch_count * sizeof *R->watches);
     if (R->finals != NULL)
         gy_free(a, R->finals, (size_t)R->ent_count * sizeof *R->finals);
-    gy_cli_page_free(R->page);
+    gy_cli_page_release(R);
 }
 
 int gy_cli_run_main(int argc, char **argv)

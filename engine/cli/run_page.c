@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gyre/math.h"
 #include "gyre/physics.h"
 #include "page.h"
 
@@ -26,15 +27,47 @@ gy_result gy_cli_page_begin(gy_cli_runner *R)
     return GY_OK;
 }
 
+static const char *joint_type_name(gy_joint_type t)
+{
+    static const char *const names[] = {"fixed", "ball", "hinge", "slider", "distance"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "joint";
+}
+
+/* The joints of an instance, with their anchors where the instance put them. */
+static void add_joints(gy_cli_runner *R, const gy_scene_instance *inst)
+{
+    const gy_scene *s = inst->scene;
+    for (uint32_t k = 0; k < s->joint_count && k < inst->joint_count; k++) {
+        const gy_scene_joint *j = &s->joints[k];
+        int32_t a = gy_cli_entity_index(R, inst->entities[j->a]);
+        int32_t b = j->b >= 0 ? gy_cli_entity_index(R, inst->entities[j->b]) : -1;
+        if (gy_array_reserve(R->alloc, (void **)&R->page_joints, &R->page_joint_capacity,
+                             R->page_joint_count + 1u, sizeof *R->page_joints) != GY_OK ||
+            gy_cli_page_add_joint(R->page, joint_type_name(j->def.type), a, b,
+                                  gy_v3_add(j->def.anchor, inst->offset)) < 0)
+            return; /* out of memory: the page is marked (or its joints are fewer) */
+        R->page_joints[R->page_joint_count++] = inst->joints[k];
+    }
+}
+
 void gy_cli_page_record_tick(gy_cli_runner *R)
 {
     gy_cli_page *pg = R->page;
-    /* Entities spawned since the last frame join the page in the runner's order. */
+    /* Entities and joints spawned since the last frame join the page in the runner's order. */
     for (int32_t i = gy_cli_page_entity_count(pg); (uint32_t)i < R->ent_count; i++)
         if (gy_cli_page_add_entity(pg, R->ents[i].name, R->ents[i].physics) != i)
             return; /* out of memory: the page is marked and refuses to be written */
+    for (; R->page_instances <= R->spawn_count; R->page_instances++)
+        add_joints(R, R->page_instances == 0 ? R->instance
+                                             : R->spawned[R->page_instances - 1u].instance);
     if (!gy_cli_page_wants_tick(pg, R->tick))
         return;
+    for (uint32_t k = 0; k < R->page_joint_count; k++) {
+        gy_joint_status status;
+        if (gy_joint_get_status(R->world, R->page_joints[k], &status) == GY_OK &&
+            status == GY_JOINT_LIVE)
+            gy_cli_page_joint_live(pg, (int32_t)k, R->tick);
+    }
     for (uint32_t i = 0; i < R->ent_count; i++) {
         gy_pose pose;
         gy_physics_state st;
@@ -76,4 +109,13 @@ bool gy_cli_page_finish(gy_cli_runner *R, FILE *f)
         return false;
     }
     return true;
+}
+
+void gy_cli_page_release(gy_cli_runner *R)
+{
+    gy_cli_page_free(R->page);
+    R->page = NULL;
+    if (R->page_joints != NULL)
+        gy_free(R->alloc, R->page_joints, (size_t)R->page_joint_capacity * sizeof *R->page_joints);
+    R->page_joints = NULL;
 }

@@ -109,9 +109,10 @@ class Browser:
 BROWSER = None
 
 
-def open_page(path):
-    """Opens a page in a new tab and waits for its self-check. Returns (status, frames, problems,
-    png) where problems lists console errors, exceptions and requests other than the page."""
+def open_page(path, script=None):
+    """Opens a page in a new tab and waits for its self-check, then runs `script` (JavaScript, or
+    None) before the screenshot. Returns (status, frames, problems, png) where problems lists
+    console errors, exceptions and requests other than the page."""
     b = BROWSER
     target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -134,6 +135,8 @@ def open_page(path):
             status, frames = r["result"]["value"]
             if status is None:
                 time.sleep(0.2)
+        if script is not None and status == "ok":
+            b.send("Runtime.evaluate", {"expression": script}, session=session)
         png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"},
                                       session=session)["data"])
         problems = []

@@ -501,6 +501,7 @@
     Dynamic: [0.91, 0.52, 0.23, 1], asleep: [0.55, 0.45, 0.37, 1], Static: [0.55, 0.58, 0.62, 1],
     Kinematic: [0.29, 0.56, 0.85, 1], character: [0.65, 0.4, 0.85, 1], sensor: [0.3, 0.85, 0.45, 0.22],
     picked: [1, 0.9, 0.3, 1], contact: [1, 0.95, 0.2, 1], plane: [0.3, 0.33, 0.37, 1],
+    joint: [0.55, 0.85, 1, 1],
     grid: [0.4, 0.44, 0.5, 1] };
 
   function runPage() {
@@ -594,6 +595,23 @@
         world: c.shape === 'plane' }));
     }
 
+    // Joints: each anchor in its body's frame as the body stood when it first appeared.
+    function toLocal(e, p) {
+      const o = e.firstFrame * 10, s = e.state;
+      const d = [p[0] - s[o], p[1] - s[o + 1], p[2] - s[o + 2]];
+      const m = poseMatrix(0, 0, 0, s[o + 6], s[o + 7], s[o + 8], s[o + 9]);
+      return [0, 1, 2].map((k) => m[4 * k] * d[0] + m[4 * k + 1] * d[1] + m[4 * k + 2] * d[2]);
+    }
+    function toWorld(e, f, l) {
+      const o = f * 10, s = e.state;
+      const m = poseMatrix(s[o], s[o + 1], s[o + 2], s[o + 6], s[o + 7], s[o + 8], s[o + 9]);
+      return [0, 1, 2].map((k) => m[k] * l[0] + m[4 + k] * l[1] + m[8 + k] * l[2] + m[12 + k]);
+    }
+    const joints = data.joints.filter((j) => entities[j.a] && entities[j.a].firstFrame >= 0 && j.first >= 0).map((j) => {
+      const a = entities[j.a], b = j.b >= 0 && entities[j.b] && entities[j.b].firstFrame >= 0 ? entities[j.b] : null;
+      return { j, a, b, la: toLocal(a, j.anchor), lb: b ? toLocal(b, j.anchor) : j.anchor };
+    });
+
     const cam = { yaw: 0.65, pitch: 0.5, dist: radius * 1.7, target: center.slice() };
     let frame = 0, playing = false, picked = -1, lastDrawn = -1;
     const pickSelect = $('pick');
@@ -662,9 +680,22 @@
         }
         if (parts === e.parts.length) e.draws++;
       }
-      // Contacts of this frame: the point and a short normal.
-      const lines = [];
+      // Contacts of this frame: the point and a short normal; live joints: body, anchor, body.
+      const lines = [], jointLines = [];
       const size = radius * 0.012;
+      for (const x of joints) {
+        if (f < x.j.first || f > x.j.last || !x.a.present[f]) continue;
+        const o = f * 10, pa = [x.a.state[o], x.a.state[o + 1], x.a.state[o + 2]];
+        const wa = toWorld(x.a, f, x.la);
+        const wb = x.b ? (x.b.present[f] ? toWorld(x.b, f, x.lb) : wa) : x.lb;
+        jointLines.push(...pa, 0, 0, 1, ...wa, 0, 0, 1, ...wa, 0, 0, 1, ...wb, 0, 0, 1);
+        if (x.b && x.b.present[f]) jointLines.push(...wb, 0, 0, 1, x.b.state[o], x.b.state[o + 1], x.b.state[o + 2], 0, 0, 1);
+        for (let k = 0; k < 3; k++) {
+          const p = wb.slice(), q = wb.slice();
+          p[k] -= size * 1.5; q[k] += size * 1.5;
+          jointLines.push(...p, 0, 0, 1, ...q, 0, 0, 1);
+        }
+      }
       for (let i = eventStart[f]; i < eventStart[f + 1]; i++) {
         const ev = events[i];
         if (!ev.point) continue;
@@ -676,16 +707,17 @@
           lines.push(...a, 0, 0, 1, ...b, 0, 0, 1);
         }
       }
-      if (lines.length) {
+      for (const [list, color] of [[jointLines, COLORS.joint], [lines, COLORS.contact]]) {
+        if (!list.length) continue;
         gl.disable(gl.DEPTH_TEST);
         gl.uniformMatrix4fv(uModel, false, IDENTITY);
-        gl.uniform4fv(uColor, COLORS.contact);
+        gl.uniform4fv(uColor, color);
         gl.uniform1f(uLit, 0);
         gl.bindBuffer(gl.ARRAY_BUFFER, contactBuffer);
-        gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(lines), gl.DYNAMIC_DRAW);
+        gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(list), gl.DYNAMIC_DRAW);
         gl.vertexAttribPointer(aPos, 3, gl.FLOAT, false, 24, 0);
         gl.vertexAttribPointer(aNrm, 3, gl.FLOAT, false, 24, 12);
-        gl.drawArrays(gl.LINES, 0, lines.length / 6);
+        gl.drawArrays(gl.LINES, 0, list.length / 6);
         gl.enable(gl.DEPTH_TEST);
       }
       if (translucent.length) {
@@ -833,7 +865,7 @@
 
     function legend() {
       const items = [['Dynamic', COLORS.Dynamic], ['asleep', COLORS.asleep], ['Static', COLORS.Static],
-        ['Kinematic', COLORS.Kinematic], ['character', COLORS.character], ['sensor', COLORS.sensor], ['contact', COLORS.contact]];
+        ['Kinematic', COLORS.Kinematic], ['character', COLORS.character], ['sensor', COLORS.sensor], ['contact', COLORS.contact], ['joint', COLORS.joint]];
       const el = $('legend');
       for (const [name, c] of items) {
         const i = document.createElement('i');
