@@ -5,7 +5,9 @@
  * number in them is quantized to an integer (positions to 0.1 mm, velocities to 1 mm/s, rotation
  * components to 1/32767, contact points to 1 mm) and written as the zigzag varint of its change
  * since the entity's previous frame. A frame starts with a bit mask of the values that changed,
- * so a body at rest costs one byte per frame and a moving one about a dozen. The JSON's '<' are
+ * so a body at rest costs one byte per frame and a moving one about a dozen. Events are coded the
+ * same way against the previous event of the same pair, so a resting contact's `stay` costs five
+ * bytes. The JSON's '<' are
  * written as \u003c so that no string in it can end the <script> element that holds it. */
 #include <math.h>
 #include <stdlib.h>
@@ -59,6 +61,12 @@ typedef struct page_entity {
     int64_t last_frame; /* -1: none yet */
 } page_entity;
 
+/* The last contact point and normal of a pair of entities (open addressing by pair). */
+typedef struct page_pair {
+    uint64_t key; /* 0: empty */
+    int64_t last[6];
+} page_pair;
+
 typedef struct page_joint {
     const char *type; /* static string */
     int32_t a, b;
@@ -108,6 +116,8 @@ struct gy_cli_page {
     uint32_t geometry_count, geometry_capacity;
     bytes events;
     uint64_t event_last_tick;
+    page_pair *pairs;
+    uint32_t pair_count, pair_capacity; /* capacity: a power of two, or 0 */
     char *kinds[MAX_KINDS];
     uint64_t kind_count[MAX_KINDS], kind_dropped[MAX_KINDS];
     uint32_t kind_total;
@@ -248,6 +258,8 @@ void gy_cli_page_free(gy_cli_page *pg)
     if (pg->geometries != NULL)
         gy_free(a, pg->geometries, (size_t)pg->geometry_capacity * sizeof *pg->geometries);
     free_bytes(pg, &pg->events);
+    if (pg->pairs != NULL)
+        gy_free(a, pg->pairs, (size_t)pg->pair_capacity * sizeof *pg->pairs);
     for (uint32_t k = 0; k < pg->kind_total; k++)
         free_string(pg, pg->kinds[k]);
     for (uint32_t i = 0; i < pg->expect_count; i++) {
@@ -513,6 +525,41 @@ static int32_t kind_index(gy_cli_page *pg, const char *kind)
     return (int32_t)pg->kind_total++;
 }
 
+static uint32_t pair_slot(const page_pair *pairs, uint32_t capacity, uint64_t key)
+{
+    uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1u);
+    while (pairs[s].key != 0 && pairs[s].key != key)
+        s = (s + 1u) & (capacity - 1u);
+    return s;
+}
+
+/* The pair's record (zeroed when new), or NULL when out of memory. */
+static page_pair *pair_of(gy_cli_page *pg, int32_t a, int32_t b)
+{
+    uint64_t key = (uint64_t)(uint32_t)(a + 1) << 32 | (uint32_t)(b + 1);
+    if ((pg->pair_count + 1u) * 2u > pg->pair_capacity) {
+        uint32_t cap = pg->pair_capacity ? pg->pair_capacity * 2u : 64u;
+        page_pair *pairs = gy_alloc_zeroed(pg->alloc, (size_t)cap * sizeof *pairs);
+        if (pairs == NULL) {
+            pg->oom = true;
+            return NULL;
+        }
+        for (uint32_t i = 0; i < pg->pair_capacity; i++)
+            if (pg->pairs[i].key != 0)
+                pairs[pair_slot(pairs, cap, pg->pairs[i].key)] = pg->pairs[i];
+        if (pg->pairs != NULL)
+            gy_free(pg->alloc, pg->pairs, (size_t)pg->pair_capacity * sizeof *pg->pairs);
+        pg->pairs = pairs;
+        pg->pair_capacity = cap;
+    }
+    page_pair *p = &pg->pairs[pair_slot(pg->pairs, pg->pair_capacity, key)];
+    if (p->key == 0) {
+        p->key = key;
+        pg->pair_count++;
+    }
+    return p;
+}
+
 void gy_cli_page_event(gy_cli_page *pg, uint64_t tick, const char *kind, int32_t a, int32_t b,
                        const gy_vec3 *point, const gy_vec3 *normal)
 {
@@ -527,22 +574,38 @@ void gy_cli_page_event(gy_cli_page *pg, uint64_t tick, const char *kind, int32_t
         pg->kind_dropped[k]++;
         return;
     }
-    pg->kind_count[k]++;
-    put_signed(pg, &pg->events, (int64_t)tick - (int64_t)pg->event_last_tick);
-    pg->event_last_tick = tick;
-    put_varint(pg, &pg->events, (uint64_t)k);
-    put_varint(pg, &pg->events, (uint64_t)(a + 1));
-    put_varint(pg, &pg->events, (uint64_t)(b + 1));
+    if (a < -1)
+        a = -1;
+    if (b < -1)
+        b = -1;
     bool contact =
         point != NULL && normal != NULL && gy_vec3_is_finite(*point) && gy_vec3_is_finite(*normal);
-    put_varint(pg, &pg->events, contact ? 1u : 0u);
+    page_pair *pair = contact ? pair_of(pg, a, b) : NULL;
+    if (contact && pair == NULL)
+        return;
+    pg->kind_count[k]++;
+    /* tick change, kind and contact flag, a + 1, b + 1; for a contact the mask of the values that
+     * changed since the pair's last contact, then their changes. */
+    put_signed(pg, &pg->events, (int64_t)tick - (int64_t)pg->event_last_tick);
+    pg->event_last_tick = tick;
+    put_varint(pg, &pg->events, (uint64_t)k * 2u + (contact ? 1u : 0u));
+    put_varint(pg, &pg->events, (uint64_t)(a + 1));
+    put_varint(pg, &pg->events, (uint64_t)(b + 1));
     if (contact) {
-        put_signed(pg, &pg->events, quantize(point->x, POINT_UNIT));
-        put_signed(pg, &pg->events, quantize(point->y, POINT_UNIT));
-        put_signed(pg, &pg->events, quantize(point->z, POINT_UNIT));
-        put_signed(pg, &pg->events, quantize(normal->x, 1.0 / NORMAL_UNIT));
-        put_signed(pg, &pg->events, quantize(normal->y, 1.0 / NORMAL_UNIT));
-        put_signed(pg, &pg->events, quantize(normal->z, 1.0 / NORMAL_UNIT));
+        int64_t q[6] = {
+            quantize(point->x, POINT_UNIT),         quantize(point->y, POINT_UNIT),
+            quantize(point->z, POINT_UNIT),         quantize(normal->x, 1.0 / NORMAL_UNIT),
+            quantize(normal->y, 1.0 / NORMAL_UNIT), quantize(normal->z, 1.0 / NORMAL_UNIT)};
+        uint64_t mask = 0;
+        for (int i = 0; i < 6; i++)
+            if (q[i] != pair->last[i])
+                mask |= 1u << i;
+        put_varint(pg, &pg->events, mask);
+        for (int i = 0; i < 6; i++) {
+            if (mask & (1u << i))
+                put_signed(pg, &pg->events, q[i] - pair->last[i]);
+            pair->last[i] = q[i];
+        }
     }
 }
 

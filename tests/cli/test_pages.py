@@ -109,10 +109,11 @@ class Browser:
 BROWSER = None
 
 
-def open_page(path, script=None):
+def open_page(path, script=None, results=None):
     """Opens a page in a new tab and waits for its self-check, then runs `script` (JavaScript, or
-    None) before the screenshot. Returns (status, frames, problems, png) where problems lists
-    console errors, exceptions and requests other than the page."""
+    None) before the screenshot; its value goes into results["value"] when `results` is a dict.
+    Returns (status, frames, problems, png) where problems lists console errors, exceptions and
+    requests other than the page."""
     b = BROWSER
     target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -136,7 +137,10 @@ def open_page(path, script=None):
             if status is None:
                 time.sleep(0.2)
         if script is not None and status == "ok":
-            b.send("Runtime.evaluate", {"expression": script}, session=session)
+            r = b.send("Runtime.evaluate", {"expression": script, "returnByValue": True},
+                       session=session)
+            if results is not None:
+                results["value"] = r["result"].get("value")
         png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"},
                                       session=session)["data"])
         problems = []
@@ -267,6 +271,47 @@ def soak_page():
     assert_page_ok(page)
 
 
+def page_holds_the_trace_and_events():
+    """What the page decoded equals the run's --trace and --events within the page's units:
+    positions 0.1 mm, velocities 1 mm/s, rotations 1/32767 (either sign), contact points 1 mm,
+    normals 1/127."""
+    page, trace, events = TMP / "same.html", TMP / "same.csv", TMP / "same.jsonl"
+    code, err = gyre("run", SCENES / "showcase.json", "--backend", BACKENDS[0], "--quiet",
+                     "--seconds", "4", "--html", page, "--trace", trace, "--events", events)
+    check(code == 0, f"exit {code}: {err}")
+    rows = [line.split(",") for line in trace.read_text().splitlines()[1:]]
+    ticks = sorted({int(r[0]) for r in rows})
+    probe = [t for t in ticks if t % 17 == 0] + [ticks[-1]]
+    wanted = [(r[2], int(r[0])) for r in rows if int(r[0]) in probe]
+    got = {}
+    status, _, problems, _ = open_page(page, "JSON.stringify({events: gyre.events(), states: " +
+                                       json.dumps(wanted) + ".map(([n, f]) => gyre.state(n, f))})",
+                                       got)
+    check(status == "ok" and not problems, f"{status}; {problems}")
+    decoded = json.loads(got["value"])
+    states = iter(decoded["states"])
+    for r in rows:
+        if int(r[0]) not in probe:
+            continue
+        s = next(states)
+        check(s is not None, f"{r[2]} is absent at tick {r[0]}")
+        x, q, v = list(map(float, r[3:6])), list(map(float, r[6:10])), list(map(float, r[10:13]))
+        near = lambda a, b, tol: all(abs(i - j) <= tol for i, j in zip(a, b))  # noqa: E731
+        check(near(s[0:3], x, 6e-5) and near(s[3:6], v, 6e-4) and
+              (near(s[6:10], q, 1e-4) or near(s[6:10], [-c for c in q], 1e-4)),
+              f"{r[2]} at tick {r[0]}: page {s}, trace {r[3:]}")
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    check(len(lines) == len(decoded["events"]),
+          f"{len(lines)} events in the file, {len(decoded['events'])} on the page")
+    for want, have in zip(lines, decoded["events"]):
+        check((want["tick"], want["kind"], want["a"], want["b"]) ==
+              (have["tick"], have["kind"], have["a"], have["b"]), f"{want} vs {have}")
+        if want["point"] is not None:
+            check(all(abs(a - b) <= 6e-4 for a, b in zip(want["point"], have["point"])) and
+                  all(abs(a - b) <= 0.5 / 127 + 1e-9 for a, b in zip(want["normal"], have["normal"])),
+                  f"{want} vs {have}")
+
+
 def damaged_pages_report_errors():
     page = run_page("showcase.json", BACKENDS[0], seconds=1)
     html = page.read_text()
@@ -313,6 +358,7 @@ def main():
             ("test_pages_showcase_every_adapter", showcase_pages),
             ("test_pages_hull_and_mesh", shape_pages),
             ("test_pages_soak", soak_page),
+            ("test_pages_hold_the_trace_and_events", page_holds_the_trace_and_events),
             ("test_pages_damaged_report_errors", damaged_pages_report_errors),
         ])
     finally:

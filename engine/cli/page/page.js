@@ -337,16 +337,25 @@
                present, awake, state, firstFrame, draws: 0 };
     });
     const kinds = data.event_kinds.map((k) => k.kind);
+    // Events: contact values are changes since the same pair's previous contact.
     const events = [];
     const er = new Reader(data.events);
+    const pairs = new Map();
     let tick = 0;
     while (er.more()) {
       tick += er.signed();
-      const ev = { tick, kind: kinds[er.varint()], a: er.varint() - 1, b: er.varint() - 1,
+      const kc = er.varint();
+      const ev = { tick, kind: kinds[Math.floor(kc / 2)], a: er.varint() - 1, b: er.varint() - 1,
                    point: null, normal: null };
-      if (er.varint()) {
-        ev.point = [er.signed() * U.point, er.signed() * U.point, er.signed() * U.point];
-        ev.normal = [er.signed() / U.normal, er.signed() / U.normal, er.signed() / U.normal];
+      if (ev.kind === undefined) throw new Error('an event of an unknown kind');
+      if (kc % 2) {
+        const key = ev.a + ',' + ev.b;
+        const last = pairs.get(key) || [0, 0, 0, 0, 0, 0];
+        const mask = er.varint();
+        for (let k = 0; k < 6; k++) if (mask & (1 << k)) last[k] += er.signed();
+        pairs.set(key, last);
+        ev.point = [last[0] * U.point, last[1] * U.point, last[2] * U.point];
+        ev.normal = [last[3] / U.normal, last[4] / U.normal, last[5] / U.normal];
       }
       events.push(ev);
     }
@@ -1050,7 +1059,15 @@
     }
     window.gyre = { seek: (f) => { setPlaying(false); frame = Math.max(0, Math.min(F - 1, f)); refresh(); },
                     pick: (name) => { const k = entities.findIndex((e) => e.name === name); if (k >= 0) pick(k); return k; },
-                    frames: F };
+                    frames: F,
+                    // What the page decoded, for tests that compare it with --trace and --events.
+                    events: () => events.map((ev) => ({ tick: ev.tick, kind: ev.kind,
+                      a: ev.a >= 0 ? entities[ev.a].name : null, b: ev.b >= 0 ? entities[ev.b].name : null,
+                      point: ev.point, normal: ev.normal })),
+                    state: (name, f) => {
+                      const e = entities.find((x) => x.name === name);
+                      return e && e.present[f] ? Array.from(e.state.subarray(f * 10, f * 10 + 10)) : null;
+                    } };
     setTimeout(checkSome, 0);
   }
 
