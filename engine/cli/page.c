@@ -784,8 +784,9 @@ static void write_run(const gy_cli_page *pg, FILE *f)
 {
     fprintf(f, ",\"step_hz\":");
     gy_cli_json_number(f, pg->step_hz);
-    fprintf(f, ",\"stride\":%llu,\"frames\":%lld", (unsigned long long)pg->stride,
-            (long long)(pg->last_frame + 1));
+    fprintf(f, ",\"stride\":%llu,\"frames\":%lld,\"max_events_per_kind\":%u",
+            (unsigned long long)pg->stride, (long long)(pg->last_frame + 1),
+            GY_CLI_PAGE_MAX_EVENTS);
     fprintf(f,
             ",\"units\":{\"position\":%g,\"velocity\":%g,\"rotation\":%g,\"point\":%g,"
             "\"normal\":%g}",

@@ -18,7 +18,7 @@
 /* Most frames a run page holds: longer runs record every Nth tick (the page says which). */
 #define GY_CLI_PAGE_MAX_FRAMES 3600u
 /* Most entity-frames a run page holds: scenes with many entities get fewer frames. */
-#define GY_CLI_PAGE_MAX_ENTITY_FRAMES 3000000u
+#define GY_CLI_PAGE_MAX_ENTITY_FRAMES 1000000u
 /* Most events a run page holds per kind; the rest are counted and shown as dropped. */
 #define GY_CLI_PAGE_MAX_EVENTS 100000u
 /* Most bins of a series over time (ten a second, at least 20; each keeps the mean and the maximum

@@ -63,12 +63,12 @@ class Browser:
         self.next_id = 0
         self.events = []
 
-    def send(self, method, params=None, session=None, timeout=30):
+    def send(self, method, params=None, tab=None, timeout=30):
         self.next_id += 1
         mid = self.next_id
         msg = {"id": mid, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
+        if tab:
+            msg["sessionId"] = tab
         os.write(self.to_child, json.dumps(msg).encode() + b"\0")
         end = time.monotonic() + timeout
         while True:
@@ -116,36 +116,36 @@ def open_page(path, script=None, results=None):
     requests other than the page."""
     b = BROWSER
     target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    tab = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     try:
         for domain in ("Runtime", "Log", "Page", "Network"):
-            b.send(f"{domain}.enable", session=session)
+            b.send(f"{domain}.enable", tab=tab)
         b.send("Emulation.setDeviceMetricsOverride",
                {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
-               session=session)
+               tab=tab)
         b.events.clear()
         url = Path(path).resolve().as_uri()
-        b.send("Page.navigate", {"url": url}, session=session)
+        b.send("Page.navigate", {"url": url}, tab=tab)
         status, frames = None, 0
         end = time.monotonic() + PAGE_TIMEOUT
         while status is None and time.monotonic() < end:
             r = b.send("Runtime.evaluate", {
                 "expression": "document.body ? [document.body.dataset.gyreStatus || null, "
                               "Number(document.body.dataset.gyreFrames || 0)] : [null, 0]",
-                "returnByValue": True}, session=session)
+                "returnByValue": True}, tab=tab)
             status, frames = r["result"]["value"]
             if status is None:
                 time.sleep(0.2)
         if script is not None and status == "ok":
             r = b.send("Runtime.evaluate", {"expression": script, "returnByValue": True},
-                       session=session)
+                       tab=tab)
             if results is not None:
                 results["value"] = r["result"].get("value")
         png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"},
-                                      session=session)["data"])
+                                      tab=tab)["data"])
         problems = []
         for e in b.events:
-            if e.get("sessionId") != session:
+            if e.get("sessionId") != tab:
                 continue
             p = e.get("params", {})
             if e.get("method") == "Runtime.exceptionThrown":
@@ -340,7 +340,7 @@ def usage():
     check(code == 2 and "stdout" in err, f"exit {code}: {err}")
     code, err = gyre("soak", SCENES / "soak.json", "--html")
     check(code == 2 and "--html needs a file name" in err, f"exit {code}: {err}")
-    # An unwritable page: exit 2 before running, nothing left behind.
+    # An unwritable page: exit 2 before running.
     code, err = gyre("run", SCENES / "showcase.json", "--html", TMP / "no" / "such" / "p.html")
     check(code == 2 and "--html" in err, f"exit {code}: {err}")
 

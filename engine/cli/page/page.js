@@ -271,6 +271,12 @@
       return canvas;
     }
     const charts = [];
+    // Each quantity over time, then its distribution beside it (the histogram of the same name).
+    const histograms = data.histograms.slice();
+    function addHistogram(hh) {
+      const canvas = box(hh.name + ' distribution (' + hh.unit + ')', hh.summary);
+      charts.push({ canvas, draw: () => histogramPlot(canvas, hh) });
+    }
     for (const s of data.series) {
       const canvas = box(s.name + ' over time (' + s.unit + ')',
         'per ' + fmt(s.duration / s.mean.length, 2) + ' s bin: max (light), mean (dark)' +
@@ -284,11 +290,10 @@
           { gate: s.gate, log, connect: true, xLabel: '0 … ' + fmt(s.duration, 1) + ' s' + (log ? ' (log scale)' : '') });
       };
       charts.push({ canvas, draw });
+      const k = histograms.findIndex((hh) => hh.name === s.name);
+      if (k >= 0) addHistogram(histograms.splice(k, 1)[0]);
     }
-    for (const hh of data.histograms) {
-      const canvas = box(hh.name + ' distribution (' + hh.unit + ')', hh.summary);
-      charts.push({ canvas, draw: () => histogramPlot(canvas, hh) });
-    }
+    histograms.forEach(addHistogram);
     if (charts.length === 0) problem('the page holds no series and no histograms');
     const drawAll = () => {
       for (const c of charts) { c.draw(); counted(); }
@@ -1024,6 +1029,23 @@
     });
     legend();
     fillExpects();
+    const dropped = data.event_kinds.filter((k) => k.dropped > 0).map((k) => k.dropped + ' ' + k.kind);
+    if (dropped.length) {
+      const span = document.createElement('span');
+      span.append('not on the page ');
+      const b = document.createElement('b');
+      b.textContent = dropped.join(', ') + ' events (over ' + data.max_events_per_kind + ' of a kind)';
+      span.append(b);
+      $('info').append(span);
+    }
+    if (stride > 1) {
+      const span = document.createElement('span');
+      span.append('frames ');
+      const b = document.createElement('b');
+      b.textContent = 'every ' + stride + ' ticks';
+      span.append(b);
+      $('info').append(span);
+    }
     window.addEventListener('resize', redraw);
 
     // The self-check: a sample of frames (first, last, every entity's first, an even spread).
