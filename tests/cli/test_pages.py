@@ -16,6 +16,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -312,6 +313,20 @@ def page_holds_the_trace_and_events():
                   f"{want} vs {have}")
 
 
+def interrupted_realtime_run_keeps_its_page():
+    """SIGINT ends a real-time run with a complete page of the run so far (exit 130): whenever the
+    signal lands, the page holds at least the first frame and passes its own check."""
+    page = TMP / "interrupted.html"
+    p = subprocess.Popen([GYRE, "run", SCENES / "showcase.json", "--realtime", "--seconds", "60",
+                          "--quiet", "--html", page], stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    check(p.returncode == 130, f"exit {p.returncode}: {err}")
+    check(not list(TMP.glob("interrupted.html.tmp-*")), "a temporary file was left behind")
+    assert_page_ok(page)
+
+
 def damaged_pages_report_errors():
     page = run_page("showcase.json", BACKENDS[0], seconds=1)
     html = page.read_text()
@@ -359,6 +374,7 @@ def main():
             ("test_pages_hull_and_mesh", shape_pages),
             ("test_pages_soak", soak_page),
             ("test_pages_hold_the_trace_and_events", page_holds_the_trace_and_events),
+            ("test_pages_interrupted_realtime_run", interrupted_realtime_run_keeps_its_page),
             ("test_pages_damaged_report_errors", damaged_pages_report_errors),
         ])
     finally:
