@@ -407,9 +407,12 @@ int32_t gy_cli_page_entity_count(const gy_cli_page *pg)
     return pg != NULL ? (int32_t)pg->entity_count : 0;
 }
 
-bool gy_cli_page_wants_tick(const gy_cli_page *pg, uint64_t tick)
+bool gy_cli_page_begin_frame(gy_cli_page *pg, uint64_t tick)
 {
-    return pg != NULL && (int64_t)(tick / pg->stride) > pg->last_frame;
+    if (pg == NULL || (int64_t)(tick / pg->stride) <= pg->last_frame)
+        return false;
+    pg->last_frame = (int64_t)(tick / pg->stride);
+    return true;
 }
 
 static bool pose_is_finite(const gy_pose *p, gy_vec3 v)

@@ -59,8 +59,9 @@ int32_t gy_cli_page_add_entity(gy_cli_page *page, const char *name,
 /* Entities declared so far. */
 int32_t gy_cli_page_entity_count(const gy_cli_page *page);
 
-/* True when the state at `tick` is a frame the page keeps (every stride-th tick). */
-bool gy_cli_page_wants_tick(const gy_cli_page *page, uint64_t tick);
+/* True when `tick` starts a frame the page has not held yet (every stride-th tick); the page then
+ * holds that frame, with whatever entities are recorded in it (none: an empty frame). */
+bool gy_cli_page_begin_frame(gy_cli_page *page, uint64_t tick);
 
 /* Records an entity's world pose, linear velocity (m/s) and sleep state at `tick`. Ticks for one
  * entity must not go back; a tick that is not a frame, or a frame already recorded for the

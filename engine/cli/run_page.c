@@ -60,7 +60,7 @@ void gy_cli_page_record_tick(gy_cli_runner *R)
     for (; R->page_instances <= R->spawn_count; R->page_instances++)
         add_joints(R, R->page_instances == 0 ? R->instance
                                              : R->spawned[R->page_instances - 1u].instance);
-    if (!gy_cli_page_wants_tick(pg, R->tick))
+    if (!gy_cli_page_begin_frame(pg, R->tick))
         return;
     for (uint32_t k = 0; k < R->page_joint_count; k++) {
         gy_joint_status status;

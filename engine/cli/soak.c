@@ -1636,7 +1636,8 @@ static bool write_page(soak *s)
             counts[n++] = h[i]->counts[b];
         }
         char summary[200];
-        snprintf(summary, sizeof summary, "%llu samples: p50 %.3f, p99 %.3f, p99.9 %.3f, max %.3f %s",
+        snprintf(summary, sizeof summary,
+                 "%llu samples: p50 %.3f, p99 %.3f, p99.9 %.3f, max %.3f %s",
                  (unsigned long long)h[i]->n, hist_percentile(h[i], 0.5) * scale[i],
                  hist_percentile(h[i], 0.99) * scale[i], hist_percentile(h[i], 0.999) * scale[i],
                  (double)h[i]->max * scale[i], units[i]);

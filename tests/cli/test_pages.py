@@ -258,6 +258,16 @@ def shape_pages():
     assert_page_ok(run_page("level_mesh.json", BACKENDS[0], seconds=2))
 
 
+def scene_without_bodies():
+    """A scene with no physics entity still gives a page of its frames that passes its check."""
+    scene, page = TMP / "empty.json", TMP / "empty.html"
+    scene.write_text('{"format": "gyre.scene", "version": 1, "entities": [{"name": "marker"}]}')
+    code, err = gyre("run", scene, "--seconds", "1", "--quiet", "--html", page)
+    check(code == 0, f"exit {code}: {err}")
+    status, frames, problems, _ = open_page(page)
+    check(status == "ok" and frames > 0 and not problems, f"{status}, {frames} frames; {problems}")
+
+
 def soak_page():
     page = TMP / "soak.html"
     code, err = gyre("soak", SCENES / "soak.json", "--seconds", "2", "--warmup", "0.5",
@@ -372,6 +382,7 @@ def main():
             ("test_pages_usage", usage),
             ("test_pages_showcase_every_adapter", showcase_pages),
             ("test_pages_hull_and_mesh", shape_pages),
+            ("test_pages_scene_without_bodies", scene_without_bodies),
             ("test_pages_soak", soak_page),
             ("test_pages_hold_the_trace_and_events", page_holds_the_trace_and_events),
             ("test_pages_interrupted_realtime_run", interrupted_realtime_run_keeps_its_page),

@@ -941,7 +941,7 @@
     $('back').addEventListener('click', () => { setPlaying(false); seek(frame - 1); });
     $('fwd').addEventListener('click', () => { setPlaying(false); seek(frame + 1); });
     window.addEventListener('keydown', (ev) => {
-      if (ev.target && ev.target.tagName === 'SELECT') return;
+      if (ev.target && (ev.target.tagName === 'SELECT' || ev.target.tagName === 'INPUT')) return;
       if (ev.key === ' ') { ev.preventDefault(); setPlaying(!playing); }
       else if (ev.key === 'ArrowLeft') { setPlaying(false); seek(frame - 1); }
       else if (ev.key === 'ArrowRight') { setPlaying(false); seek(frame + 1); }
@@ -949,6 +949,7 @@
     let scrubbing = false;
     tl.addEventListener('pointerdown', (ev) => { scrubbing = true; setPlaying(false); seek(tl.toFrame(ev.clientX)); });
     window.addEventListener('pointermove', (ev) => { if (scrubbing) seek(tl.toFrame(ev.clientX)); });
+    drawTimeline(); // defines tl.toFrame before any click
     window.addEventListener('pointerup', () => { scrubbing = false; });
 
     // Orbit, zoom, and click to pick (ray against each collider's bounding sphere).
@@ -1069,7 +1070,8 @@
           gl.readPixels(Math.floor((canvas.width * (k + 0.5)) / 8), 0, 1, Math.min(64, canvas.height), gl.RGBA, gl.UNSIGNED_BYTE, px);
           for (let i = 0; i < px.length; i += 4) colors.add(px[i] * 65536 + px[i + 1] * 256 + px[i + 2]);
         }
-        if (colors.size < 2) throw new Error('the scene drew as one flat colour');
+        const drawnAny = entities.some((e) => e.draws > 0);
+        if (drawnAny && colors.size < 2) throw new Error('the scene drew as one flat colour');
         const missing = entities.filter((e) => e.firstFrame >= 0 && e.parts.length > 0 && e.draws === 0).map((e) => e.name);
         if (missing.length) throw new Error('not drawn: ' + missing.slice(0, 8).join(', ') + (missing.length > 8 ? ' …' : ''));
         frame = 0;
