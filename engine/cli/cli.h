@@ -122,6 +122,7 @@ typedef struct gy_cli_options {
     const char *trace_path;
     bool strict; /* an expect the run never reached fails it */
     const char *junit_path; /* NULL: none; "-": stdout */
+    const char *html_path;  /* NULL: none; the page of the run (page.h) */
 } gy_cli_options;
 
 /* A physics entity the runner reports on, in report order (scene order, spawned ones after). */
@@ -233,6 +234,12 @@ typedef struct gy_cli_runner {
 
     gy_cli_final *finals;
     uint32_t final_count;
+
+    struct gy_cli_page *page; /* --html: recorded as the run goes (run_page.c); NULL: none */
+    int32_t page_awake;       /* its series of bodies awake */
+    uint32_t page_instances;  /* instances whose joints it has: the root, then spawned ones */
+    gy_joint *page_joints;    /* their handles, in the page's joint order */
+    uint32_t page_joint_count, page_joint_capacity;
 } gy_cli_runner;
 
 /* script.c */
@@ -250,6 +257,20 @@ uint64_t gy_cli_tick_for(const gy_cli_runner *R, double at);
 gy_result gy_cli_track_instance(gy_cli_runner *R, const gy_scene_instance *inst);
 /* The name the runner knows an entity by ("?" when unknown). */
 const char *gy_cli_entity_name(const gy_cli_runner *R, gy_entity e);
+/* The entity's index in R->ents, or -1 when the runner does not know it. */
+int32_t gy_cli_entity_index(const gy_cli_runner *R, gy_entity e);
+
+/* run_page.c: the page of a run (--html). */
+/* Creates R->page for the run set up in R. GY_ERR_OUT_OF_MEMORY. */
+gy_result gy_cli_page_begin(gy_cli_runner *R);
+/* Records the state at R->tick of every tracked entity, when the page keeps that tick. */
+void gy_cli_page_record_tick(gy_cli_runner *R);
+/* Records a collision event (the runner's tick numbering). */
+void gy_cli_page_record_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick);
+/* Adds the expects and writes the page to f. False (with a message) when it cannot. */
+bool gy_cli_page_finish(gy_cli_runner *R, FILE *f);
+/* Frees the page and what recording it needed (nothing when there is none). */
+void gy_cli_page_release(gy_cli_runner *R);
 
 /* report.c */
 /* Writes a number for people and programs: at most 6 decimals, trailing zeros trimmed, no "-0";

@@ -12,6 +12,7 @@
 #include "gyre/backend.h"
 #include "gyre/math.h"
 #include "gyre/physics.h"
+#include "page.h"
 
 #define MAX_TICKS 1000000000ull /* --seconds × step_hz */
 /* Real time: give up when the physics thread has not advanced for this long. */
@@ -35,6 +36,7 @@ void gy_cli_run_usage(FILE *out)
         "  --events FILE     write every collision event as a JSON line to FILE\n"
         "  --trace FILE      write a per-tick CSV of every physics entity to FILE\n"
         "  --junit FILE      write the expects as JUnit XML to FILE, one test case each\n"
+        "  --html FILE       write a page a browser opens: the run in 3D with a timeline\n"
         "  --quiet           no progress line, no notes (warnings and failures still)\n"
         "  --strict          an expect the run ended before reaching fails the run\n"
         "  -h, --help        this help\n"
@@ -63,7 +65,7 @@ static int usage_error(const char *fmt, const char *arg)
 static const char *const k_run_options[] = {"--seconds", "--backend", "--realtime",
                                             "--report",  "--events",  "--trace",
                                             "--quiet",   "--junit",   "--strict",
-                                            "--help"};
+                                            "--html",    "--help"};
 
 const char *gy_cli_run_nearest_option(const char *word)
 {
@@ -118,6 +120,10 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
             if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--junit");
             o->junit_path = v;
+        } else if (gy_cli_option_value(argc, argv, &i, "--html", &v)) {
+            if (v == NULL || v[0] == '\0')
+                return usage_error("%s needs a file name (or - for stdout)", "--html");
+            o->html_path = v;
         } else {
             return gy_cli_unknown("gyre run", "option", a, k_run_options,
                                   sizeof k_run_options / sizeof k_run_options[0]);
@@ -130,9 +136,10 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
     to_stdout += o->events_path != NULL && strcmp(o->events_path, "-") == 0;
     to_stdout += o->trace_path != NULL && strcmp(o->trace_path, "-") == 0;
     to_stdout += o->junit_path != NULL && strcmp(o->junit_path, "-") == 0;
+    to_stdout += o->html_path != NULL && strcmp(o->html_path, "-") == 0;
     if (to_stdout > 1)
-        return usage_error("%s",
-                           "only one of --report, --events, --trace and --junit can go to stdout");
+        return usage_error("%s", "only one of --report, --events, --trace, --junit and --html can "
+                                 "go to stdout");
     return GY_CLI_EXIT_OK;
 }
 
@@ -176,17 +183,23 @@ static gy_result index_put(gy_cli_runner *R, gy_entity e, uint32_t value)
     return GY_OK;
 }
 
-const char *gy_cli_entity_name(const gy_cli_runner *R, gy_entity e)
+int32_t gy_cli_entity_index(const gy_cli_runner *R, gy_entity e)
 {
     if (R->ent_index_capacity == 0)
-        return "?";
+        return -1;
     uint32_t mask = R->ent_index_capacity - 1u;
     for (uint32_t s = hash_entity(e) & mask; R->ent_index[s] != 0; s = (s + 1u) & mask) {
         const gy_cli_entity *x = &R->ents[R->ent_index[s] - 1u];
         if (gy_entity_equal(x->handle, e))
-            return x->name;
+            return (int32_t)(R->ent_index[s] - 1u);
     }
-    return "?";
+    return -1;
+}
+
+const char *gy_cli_entity_name(const gy_cli_runner *R, gy_entity e)
+{
+    int32_t i = gy_cli_entity_index(R, e);
+    return i >= 0 ? R->ents[i].name : "?";
 }
 
 /* The World calls both sides of a pair, one right after the other: the second call is the
@@ -223,6 +236,8 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
         R->events[ev->kind]++;
     if (R->events_out != NULL)
         gy_cli_write_event(R, ev, tick);
+    if (R->page != NULL)
+        gy_cli_page_record_event(R, ev, tick);
     for (uint32_t i = 0; i < R->watch_count; i++) {
         gy_cli_watch *w = &R->watches[i];
         const gy_scene_action *a = w->action;
@@ -362,6 +377,8 @@ static void simulate(gy_cli_runner *R)
             gy_cli_write_trace_rows(R);
             traced = R->tick;
         }
+        if (R->page != NULL)
+            gy_cli_page_record_tick(R);
         gy_cli_script_run_due(R);
         if (R->spawn_failed || check_faults(R) || R->tick >= R->total_ticks)
             break;
@@ -549,6 +566,7 @@ static void free_runner(gy_cli_runner *R)
         gy_free(a, R->watches, (size_t)R->watch_count * sizeof *R->watches);
     if (R->finals != NULL)
         gy_free(a, R->finals, (size_t)R->ent_count * sizeof *R->finals);
+    gy_cli_page_release(R);
 }
 
 int gy_cli_run_main(int argc, char **argv)
@@ -562,7 +580,8 @@ int gy_cli_run_main(int argc, char **argv)
         return status < 0 ? GY_CLI_EXIT_OK : status;
 
     gy_cli_signals_install();
-    gy_cli_output report, events, trace, junit;
+    gy_cli_output report, events, trace, junit, html;
+    memset(&html, 0, sizeof html);
     memset(&report, 0, sizeof report);
     memset(&events, 0, sizeof events);
     memset(&trace, 0, sizeof trace);
@@ -579,12 +598,18 @@ int gy_cli_run_main(int argc, char **argv)
         if (trace.f != NULL)
             gy_cli_write_trace_header(trace.f);
     }
+    if (outputs_ok && R.opt.html_path != NULL)
+        outputs_ok &= gy_cli_output_open(&html, R.opt.html_path, "gyre run", "--html");
     R.events_out = events.f;
     R.trace_out = trace.f;
     if (!outputs_ok) {
         status = GY_CLI_EXIT_USAGE;
     } else {
         status = set_up(&R);
+    }
+    if (status == GY_CLI_EXIT_OK && html.f != NULL && gy_cli_page_begin(&R) != GY_OK) {
+        fputs("gyre run: --html: out of memory\n", stderr);
+        status = GY_CLI_EXIT_FAILED;
     }
     if (status == GY_CLI_EXIT_OK) {
         R.ran = true;
@@ -600,10 +625,14 @@ int gy_cli_run_main(int argc, char **argv)
             gy_cli_write_report(report.f, &R, &counters, &timing);
         if (junit.f != NULL)
             gy_cli_write_junit(junit.f, &R, &timing);
+        bool page_failed = html.f != NULL && !gy_cli_page_finish(&R, html.f);
+        if (page_failed)
+            gy_cli_output_discard(&html); /* an older page of that name stays as it was */
         bool unreached = false;
         for (uint32_t i = 0; i < R.expect_count; i++)
             unreached |= R.expects[i].passed < 0;
-        status = R.fault || R.spawn_failed || R.expect_failed || (R.opt.strict && unreached)
+        status = R.fault || R.spawn_failed || R.expect_failed || (R.opt.strict && unreached) ||
+                         page_failed
                      ? GY_CLI_EXIT_FAILED
                      : GY_CLI_EXIT_OK;
         if (R.opt.strict && unreached)
@@ -633,12 +662,14 @@ int gy_cli_run_main(int argc, char **argv)
     int write_failed = 0;
     if (R.ran) {
         write_failed = gy_cli_output_commit(&report) | gy_cli_output_commit(&events) |
-                       gy_cli_output_commit(&trace) | gy_cli_output_commit(&junit);
+                       gy_cli_output_commit(&trace) | gy_cli_output_commit(&junit) |
+                       gy_cli_output_commit(&html);
     } else {
         gy_cli_output_discard(&report);
         gy_cli_output_discard(&events);
         gy_cli_output_discard(&trace);
         gy_cli_output_discard(&junit);
+        gy_cli_output_discard(&html);
     }
     if (write_failed && status == GY_CLI_EXIT_OK)
         status = GY_CLI_EXIT_FAILED;

@@ -45,6 +45,7 @@
 
 #include "cli.h"
 #include "gyre/math.h"
+#include "page.h"
 #include "soak.h"
 
 #ifndef GYRE_VERSION
@@ -182,6 +183,19 @@ static void hist_add(hist *h, uint64_t v)
 
 /* Nearest rank: the middle of the bucket holding the ceil(p * n)-th value, kept inside the
  * observed range. */
+/* The values bucket `b` holds: [lo, hi]. */
+static void hist_bucket_range(uint32_t b, double *lo, double *hi)
+{
+    if (b < 128u) {
+        *lo = *hi = (double)b;
+        return;
+    }
+    unsigned shift = b / 64u - 1u;
+    uint64_t top = b - 64u * shift;
+    *lo = (double)(top << shift);
+    *hi = (double)(((top + 1u) << shift) - 1u);
+}
+
 static double hist_percentile(const hist *h, double p)
 {
     if (h->n == 0)
@@ -195,14 +209,7 @@ static double hist_percentile(const hist *h, double p)
         if (seen < rank)
             continue;
         double lo, hi;
-        if (b < 128u) {
-            lo = hi = (double)b;
-        } else {
-            unsigned shift = b / 64u - 1u;
-            uint64_t top = b - 64u * shift;
-            lo = (double)(top << shift);
-            hi = (double)(((top + 1u) << shift) - 1u);
-        }
+        hist_bucket_range(b, &lo, &hi);
         double v = 0.5 * (lo + hi);
         if (v < (double)h->min)
             v = (double)h->min;
@@ -351,6 +358,7 @@ typedef struct options {
     const char *scene_path;
     const char *backend;
     const char *report_path;
+    const char *html_path; /* NULL: none; the soak's page (page.h) */
     double seconds;
     double cells;
     double warmup;
@@ -379,6 +387,8 @@ void gy_cli_soak_usage(FILE *out)
         "  --props N               dynamic props kept awake (default 500)\n"
         "  --hard                  swap with a hard stop/start instead of the barrier\n"
         "  --report FILE           write the report JSON (- for stdout)\n"
+        "  --html FILE             write a page a browser opens: barrier wait, mutation window\n"
+        "                          and step time over time and as histograms, with the gates\n"
         "  --level-statics N       extra statics loaded once with the level, never streamed\n"
         "                          (default 0; the benchmark's 100,000-static world)\n"
         "  --warmup S              seconds streamed before measuring (default 1)\n"
@@ -507,6 +517,10 @@ static int parse_options(int argc, char **argv, options *o)
             if (v == NULL || *v == '\0')
                 return usage_error("--report needs a file name (or - for stdout)");
             o->report_path = v;
+        } else if (gy_cli_option_value(argc, argv, &i, "--html", &v)) {
+            if (v == NULL || *v == '\0')
+                return usage_error("--html needs a file name (or - for stdout)");
+            o->html_path = v;
         } else {
             bool matched = false;
             for (int g = 0; g < GATE_COUNT && !matched; g++) {
@@ -528,6 +542,7 @@ static int parse_options(int argc, char **argv, options *o)
                                                     "--watchdog-ms",
                                                     "--backend",
                                                     "--report",
+                                                    "--html",
                                                     "--hard",
                                                     "--quiet",
                                                     "--free-running",
@@ -545,6 +560,9 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->scene_path == NULL)
         return usage_error("no scene file given");
+    if (o->report_path != NULL && o->html_path != NULL && strcmp(o->report_path, "-") == 0 &&
+        strcmp(o->html_path, "-") == 0)
+        return usage_error("only one of --report and --html can go to stdout");
     if (o->statics == 0 && o->props == 0)
         return usage_error("--statics and --props are both 0: the cells would be empty");
     return GY_CLI_EXIT_OK;
@@ -621,6 +639,10 @@ typedef struct soak {
     uint64_t next_progress_ns;
     bool progress_shown;
     uint64_t iteration_end_ns; /* when an iteration was last seen to end (0: not since the frame) */
+
+    /* --html: the page, its series (barrier wait, mutation window, step) */
+    gy_cli_page *page;
+    int32_t page_series[3];
 
     /* outcome */
     bool failed;
@@ -1015,6 +1037,9 @@ static void do_swaps(soak *s, uint32_t n)
     if (load != GY_OK)
         fail(s, "loading a cell failed: %s", gy_result_message(load));
     if (s->measuring) {
+        double at = (double)(int64_t)(t0 - s->measure_start_ns) * 1e-9;
+        gy_cli_page_sample(s->page, s->page_series[0], at, (double)(t1 - t0) * 1e-3);
+        gy_cli_page_sample(s->page, s->page_series[1], at, (double)(t2 - t1) * 1e-3);
         hist_add(&s->wait, t1 - t0);
         hist_add(&s->window, t2 - t1);
         hist_add(&s->swap, t2 - t0);
@@ -1073,6 +1098,9 @@ static void sample_physics(soak *s)
         uint64_t di = m.iterations - s->last_mark.iterations;
         /* Iterations that fell between two successful reads share their total equally. */
         hist_add_n(&s->step, (m.cpu_ns - s->last_mark.cpu_ns) / di, di);
+        gy_cli_page_sample(s->page, s->page_series[2],
+                           (double)(int64_t)(m.at_ns - s->measure_start_ns) * 1e-9,
+                           (double)((m.cpu_ns - s->last_mark.cpu_ns) / di) * 1e-6);
         hist_add_n(&s->publish, (m.publish_ns - s->last_mark.publish_ns) / di, di);
         uint64_t dt = m.ticks - s->last_mark.ticks;
         if (dt > 0)
@@ -1554,6 +1582,80 @@ static void print_summary(const soak *s)
     }
 }
 
+/* ---- the page (--html) ---------------------------------------------------------------------- */
+
+static const int k_page_gates[3] = {GATE_BARRIER_P99, GATE_MUTATION_P99, GATE_STEP_P99};
+
+static double gate_limit(const soak *s, int g)
+{
+    return s->opt.gates[g].set ? s->opt.gates[g].limit : NAN;
+}
+
+/* The page and its series, before the run. False when out of memory. */
+static bool page_begin(soak *s)
+{
+    s->page = gy_cli_page_create(GY_CLI_PAGE_SOAK);
+    if (s->page == NULL)
+        return false;
+    char text[160];
+    gy_cli_page_set_info(s->page, "scene", s->opt.scene_path);
+    gy_cli_page_set_info(s->page, "backend", s->backend != NULL ? s->backend : "");
+    gy_cli_page_set_info(s->page, "mode", s->opt.hard ? "hard stop/start" : "scene barrier");
+    snprintf(text, sizeof text, "%g s after %g s warm-up", s->opt.seconds, s->opt.warmup);
+    gy_cli_page_set_info(s->page, "measured", text);
+    snprintf(text, sizeof text, "%g/s, %u statics, %u props", s->opt.cells, s->opt.statics,
+             s->opt.props);
+    gy_cli_page_set_info(s->page, "cells", text);
+    gy_cli_page_set_info(s->page, "gyre", GYRE_VERSION);
+    static const char *const names[3] = {"barrier wait", "mutation window", "step (CPU)"};
+    static const char *const units[3] = {"us", "us", "ms"};
+    for (int i = 0; i < 3; i++)
+        s->page_series[i] = gy_cli_page_add_series(s->page, names[i], units[i], s->opt.seconds,
+                                                   gate_limit(s, k_page_gates[i]));
+    return true;
+}
+
+/* The histograms (non-empty buckets at their middle), then the page itself. */
+static bool write_page(soak *s)
+{
+    const hist *h[3] = {&s->wait, &s->window, &s->step};
+    static const char *const names[3] = {"barrier wait", "mutation window", "step (CPU)"};
+    static const char *const units[3] = {"us", "us", "ms"};
+    static const double scale[3] = {1e-3, 1e-3, 1e-6};
+    double *values = malloc(HIST_BUCKETS * sizeof *values);
+    uint64_t *counts = malloc(HIST_BUCKETS * sizeof *counts);
+    bool ok = values != NULL && counts != NULL;
+    for (int i = 0; i < 3 && ok; i++) {
+        uint32_t n = 0;
+        for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
+            if (h[i]->counts[b] == 0)
+                continue;
+            double lo, hi;
+            hist_bucket_range(b, &lo, &hi);
+            values[n] = 0.5 * (lo + hi) * scale[i];
+            counts[n++] = h[i]->counts[b];
+        }
+        char summary[200];
+        snprintf(summary, sizeof summary,
+                 "%llu samples: p50 %.3f, p99 %.3f, p99.9 %.3f, max %.3f %s",
+                 (unsigned long long)h[i]->n, hist_percentile(h[i], 0.5) * scale[i],
+                 hist_percentile(h[i], 0.99) * scale[i], hist_percentile(h[i], 0.999) * scale[i],
+                 (double)h[i]->max * scale[i], units[i]);
+        gy_cli_page_add_histogram(s->page, names[i], units[i], values, counts, n, summary,
+                                  gate_limit(s, k_page_gates[i]));
+    }
+    free(values);
+    free(counts);
+    gy_cli_output out;
+    if (ok && gy_cli_output_open(&out, s->opt.html_path, "gyre soak", "--html")) {
+        if (gy_cli_page_write(s->page, out.f))
+            return gy_cli_output_commit(&out) == 0;
+        gy_cli_output_discard(&out);
+    }
+    fprintf(stderr, "gyre soak: --html %s: the page could not be written\n", s->opt.html_path);
+    return false;
+}
+
 /* ---- entry ----------------------------------------------------------------------------------- */
 
 int gy_cli_soak_main(int argc, char **argv)
@@ -1573,7 +1675,11 @@ int gy_cli_soak_main(int argc, char **argv)
     pthread_mutex_init(&s->count.mutex, NULL);
     gy_cli_signals_install();
     status = set_up(s);
-    if (status == GY_CLI_EXIT_OK) {
+    if (status == GY_CLI_EXIT_OK && s->opt.html_path != NULL && !page_begin(s)) {
+        fputs("gyre soak: --html: out of memory\n", stderr);
+        status = GY_CLI_EXIT_FAILED;
+        tear_down(s);
+    } else if (status == GY_CLI_EXIT_OK) {
         run(s);
         tear_down(s);
         s->wall_seconds = (double)(gy_clock_now_ns() - start_ns) * 1e-9;
@@ -1589,6 +1695,8 @@ int gy_cli_soak_main(int argc, char **argv)
         bool ok = all_passed(s);
         if (s->opt.report_path != NULL && !write_report(s))
             ok = false;
+        if (s->opt.html_path != NULL && !write_page(s))
+            ok = false;
         status = ok ? GY_CLI_EXIT_OK : GY_CLI_EXIT_FAILED;
         if (s->interrupted) {
             fprintf(stderr, "gyre soak: interrupted; the report holds the run so far\n");
@@ -1598,6 +1706,7 @@ int gy_cli_soak_main(int argc, char **argv)
         tear_down(s);
     }
     gy_scene_free(s->scene);
+    gy_cli_page_free(s->page);
     pthread_mutex_destroy(&s->cap.mutex);
     pthread_mutex_destroy(&s->count.mutex);
     free(s);
