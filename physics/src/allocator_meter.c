@@ -74,3 +74,9 @@ void gy_allocator_meter_read(const gy_allocator_meter *m, uint64_t *live, uint64
     if (peak != NULL)
         *peak = p < l ? l : p;
 }
+
+const gy_allocator *gy_allocator_meter_inner(const gy_allocator *a)
+{
+    return a != NULL && a->alloc == meter_alloc ? ((const gy_allocator_meter *)a->ctx)->inner
+                                                : NULL;
+}

@@ -252,6 +252,10 @@ void gy_allocator_meter_init(gy_allocator_meter *m, const gy_allocator *inner);
 /* Bytes live now and the peak (either pointer may be NULL; zeros for a NULL meter). Any thread. */
 void gy_allocator_meter_read(const gy_allocator_meter *m, uint64_t *live, uint64_t *peak);
 
+/* The allocator a meter counts for when `a` is a meter's own (&meter.allocator), else NULL: how a
+ * wrapper that recognises its allocator by its functions finds it behind a meter. */
+const gy_allocator *gy_allocator_meter_inner(const gy_allocator *a);
+
 /* ---- definition ------------------------------------------------------------------------------ */
 
 /* A clock in nanoseconds on a monotonic time base. */
