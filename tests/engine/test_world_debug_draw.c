@@ -633,6 +633,29 @@ static void test_debug_draw_refuses_bad_definitions_and_draws_nothing(void **sta
     tear_down(&s);
 }
 
+static void test_debug_draw_with_physics_stopped_draws_nothing(void **state)
+{
+    (void)state;
+    scene s;
+    build(&s, NULL);
+    settle(&s);
+    recorder r;
+    gy_debug_draw d = recording(&r, GY_DEBUG_DRAW_ALL);
+    assert_result(gy_world_debug_draw(s.w, &d), GY_OK);
+    assert_true(r.count > 0);
+    assert_result(gy_world_stop_physics(s.w), GY_OK);
+    d = recording(&r, GY_DEBUG_DRAW_ALL);
+    assert_result(gy_world_debug_draw(s.w, &d), GY_OK);
+    assert_int_equal(r.count, 0);
+    /* Restarted: drawn again once the new bodies are published. */
+    assert_result(gy_world_start_physics(s.w), GY_OK);
+    wfx_tick(s.w, 3);
+    d = recording(&r, GY_DEBUG_DRAW_COLLIDERS);
+    assert_result(gy_world_debug_draw(s.w, &d), GY_OK);
+    assert_int_equal(r.count, 10);
+    tear_down(&s);
+}
+
 /* ---- no waiting for a step ------------------------------------------------------------------- */
 
 /* A host character hook that, once armed, holds the physics thread inside a step (the simulation
@@ -731,6 +754,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_debug_draw_joint_anchor_axis_and_limits),
         cmocka_unit_test(test_debug_draw_character_capsule_and_ground),
         cmocka_unit_test(test_debug_draw_refuses_bad_definitions_and_draws_nothing),
+        cmocka_unit_test(test_debug_draw_with_physics_stopped_draws_nothing),
         cmocka_unit_test(test_debug_draw_during_a_held_step_does_not_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,8 +108,8 @@ gy_debug_draw gy_default_debug_draw(void);
 
 /* Draws the World's physics through `draw`'s callbacks (see the top of this header for what and
  * from which results). Entries of bodies the World no longer has (removed since the snapshot)
- * are left out, as the snapshot queries leave them out. Before the first publish, or with
- * physics stopped, only what the World itself holds (joints, characters) is drawn. Errors, with
+ * are left out, as the snapshot queries leave them out. Before the first publish only what the
+ * World has taken in is drawn; with physics stopped nothing is (no body exists). Errors, with
  * nothing drawn: GY_ERR_INVALID_ARGUMENT (NULL world or draw, a flag outside
  * GY_DEBUG_DRAW_ALL, a callback a set flag needs left NULL, a length or size out of range —
  * logged by name), GY_ERR_NON_FINITE (a length, size or colour component), GY_ERR_WRONG_THREAD. */
