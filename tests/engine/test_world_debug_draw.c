@@ -381,6 +381,13 @@ static void test_debug_draw_colliders_in_their_shapes_and_colours(void **state)
     assert_int_equal(r.count, 10);
     for (uint32_t i = 0; i < r.count; i++)
         assert_false(r.items[i].solid);
+    /* Drawing everything allocates nothing. */
+    uint64_t allocs = s.ta.allocs, reallocs = s.ta.reallocs;
+    d = recording(&r, GY_DEBUG_DRAW_ALL);
+    assert_result(gy_world_debug_draw(s.w, &d), GY_OK);
+    assert_true(r.count > 10);
+    assert_int_equal(s.ta.allocs, allocs);
+    assert_int_equal(s.ta.reallocs, reallocs);
     tear_down(&s);
 }
 
