@@ -83,8 +83,13 @@ static gy_result check_draw(const gy_world *w, const gy_debug_draw *d)
     if (d->normal_length <= 0.0 || d->axis_length <= 0.0 || d->point_size < 0.0)
         return refuse(w, GY_ERR_INVALID_ARGUMENT,
                       "normal_length and axis_length must be > 0, point_size >= 0");
-    const gy_debug_color *colors = (const gy_debug_color *)(const void *)&d->palette;
-    for (size_t i = 0; i < sizeof d->palette / sizeof(gy_debug_color); i++)
+    const gy_debug_palette *p = &d->palette;
+    const gy_debug_color colors[] = {
+        p->static_body,  p->kinematic_body, p->awake_body,  p->sleeping_body, p->sensor,
+        p->bounds,       p->tree_static,    p->tree_moving, p->contact,       p->joint,
+        p->joint_broken, p->joint_limit,    p->grounded,    p->airborne,      p->label};
+    _Static_assert(sizeof colors == sizeof *p, "every palette colour is checked");
+    for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++)
         if (!color_finite(colors[i]))
             return refuse(w, GY_ERR_NON_FINITE, "a palette colour is not finite");
     const struct {
