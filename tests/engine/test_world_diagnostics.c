@@ -37,6 +37,11 @@ static void build(scene *s)
     gy_world_config c = wfx_config(&s->ta, true);
     c.physics.backend = backend_name;
     s->w = wfx_world_with(&c);
+    gy_physics_diagnostics d;
+    if (gy_physics_get_diagnostics(gy_world_physics(s->w), &d) == GY_ERR_UNSUPPORTED) {
+        wfx_destroy(s->w, &s->ta); /* the sampler is compiled out (diagnostics=false) */
+        skip();
+    }
     s->ground = wfx_ground(s->w);
     for (uint32_t i = 0; i < 2; i++) {
         wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
