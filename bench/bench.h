@@ -26,7 +26,8 @@ typedef struct gy_bench gy_bench;
     X(interp, "render interpolation: a falling sphere drawn at 240-30 Hz and stuttering frames")   \
     X(host, "game-thread CPU per frame with 10,000 awake bodies vs a plain copy of their proxies")   \
     X(shapecast, "snapshot shape cast vs live (ODE) shape cast on the same 10,000-body scene")     \
-    X(memory, "live heap bytes per static and per dynamic body, split by layer")
+    X(memory, "live heap bytes per static and per dynamic body, split by layer")                  \
+    X(debugdraw, "debug draw of 10,000 colliders vs reading their 10,000 render poses")
 
 #define GY_BENCH_DECLARE_(name, summary) int gy_bench_section_##name(gy_bench *b);
 GY_BENCH_SECTIONS(GY_BENCH_DECLARE_)

@@ -72,7 +72,7 @@ static void free_world(gy_world *w)
         gy_free(a, w->snap_scratch, (size_t)w->snap_capacity * sizeof *w->snap_scratch);
     gy_physics_destroy(w->physics);
     pthread_rwlock_destroy(&w->lock);
-    gy_free(a, w, sizeof *w);
+    gy_free(w->raw_alloc, w, sizeof *w);
 }
 
 void gy_w_free(gy_world *w)
@@ -111,14 +111,19 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
         return GY_ERR_NON_FINITE;
     if (c.render_delay < 0.0 || c.render_delay > 2.0 / (double)hz)
         return GY_ERR_INVALID_ARGUMENT;
-    const gy_allocator *a = gy_allocator_or_default(c.allocator);
-    gy_world *w = gy_alloc_zeroed(a, sizeof *w);
+    const gy_allocator *raw = gy_allocator_or_default(c.allocator);
+    gy_world *w = gy_alloc_zeroed(raw, sizeof *w);
     if (w == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     if (pthread_rwlock_init(&w->lock, NULL) != 0) {
-        gy_free(a, w, sizeof *w);
+        gy_free(raw, w, sizeof *w);
         return GY_ERR_OUT_OF_MEMORY;
     }
+    /* Everything but the World object itself is metered, the subsystem's allocations included
+     * (its diagnostics report the meter). */
+    w->raw_alloc = raw;
+    gy_allocator_meter_init(&w->meter, raw);
+    const gy_allocator *a = &w->meter.allocator;
     w->alloc = a;
     w->logger = c.logger;
     w->owner = pthread_self();
@@ -143,6 +148,7 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     gy_handle_pool_init(&w->joint_pool, a);
     gy_physics_def pd = c.physics;
     pd.allocator = a;
+    pd.meter = &w->meter;
     pd.logger = c.logger;
     /* With no host hook, bodies with is_character carry their settings to the physics thread,
      * whose own controller moves them. */

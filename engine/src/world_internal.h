@@ -265,7 +265,9 @@ typedef struct gy_w_stream {
  */
 
 struct gy_world {
-    const gy_allocator *alloc;
+    const gy_allocator *alloc;     /* &meter.allocator: everything but the World object */
+    const gy_allocator *raw_alloc; /* the host's (or the default), which holds the object */
+    gy_allocator_meter meter;
     const gy_logger *logger;
     gy_physics *physics;
     bool lockstep;

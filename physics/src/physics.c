@@ -120,10 +120,20 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
                                                    : gy_backend_at(0);
     if (be == NULL)
         return GY_ERR_UNKNOWN_BACKEND;
-    const gy_allocator *a = gy_allocator_or_default(d.allocator);
-    gy_physics *p = gy_alloc_zeroed(a, sizeof *p);
+    const gy_allocator *raw = gy_allocator_or_default(d.allocator);
+    gy_physics *p = gy_alloc_zeroed(raw, sizeof *p);
     if (p == NULL)
         return GY_ERR_OUT_OF_MEMORY;
+    p->raw_alloc = raw;
+    /* Without a meter from the host, everything after the object itself is counted by its own. */
+    const gy_allocator *a = raw;
+    if (d.meter != NULL) {
+        p->meter = d.meter;
+    } else {
+        gy_allocator_meter_init(&p->own_meter, raw);
+        p->meter = &p->own_meter;
+        a = &p->own_meter.allocator;
+    }
     p->backend = be;
     p->alloc = a;
     p->logger = d.logger;
@@ -246,7 +256,7 @@ void gy_physics_destroy(gy_physics *p)
     pthread_mutex_destroy(&p->wait_mutex);
     pthread_cond_destroy(&p->wait_cond);
     pthread_rwlock_destroy(&p->sim_lock);
-    gy_free(p->alloc, p, sizeof *p);
+    gy_free(p->raw_alloc, p, sizeof *p);
 }
 
 /* ---- the tick -------------------------------------------------------------------------------- */

@@ -84,8 +84,10 @@ void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now)
                            : real_now - p->diag_last_ns >= SAMPLE_PERIOD_NS;
     if (!due && p->diag_sample != 0)
         return;
+    uint64_t ticks = p->tick - p->diag_last_tick, events = p->events - p->diag_last_events;
     p->diag_last_ns = real_now;
     p->diag_last_tick = p->tick;
+    p->diag_last_events = p->events;
     gy_physics_diagnostics *d = gy_triple_buffer_write_buffer(p->diag_tb);
     memset(d, 0, sizeof *d);
     d->sample = ++p->diag_sample;
@@ -108,6 +110,19 @@ void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now)
     d->step = gy_phys_timing_of(&p->win_step, p->diag_sort);
     d->publish = gy_phys_timing_of(&p->win_publish, p->diag_sort);
     d->pacing_error = gy_phys_timing_of(&p->win_pacing, p->diag_sort);
+    d->bodies_awake = p->awake.count;
+    d->bodies_sleeping = p->movable_bodies - p->awake.count;
+    d->bodies_static = p->live_bodies - p->movable_bodies;
+    d->characters = p->char_count;
+    gy_contact_tracker_stats ts = gy_contact_tracker_get_stats(&p->tracker);
+    d->contact_pairs = ts.pairs;
+    d->contact_points = p->step_contacts;
+    d->events_last_tick = p->tick_events;
+    d->events_per_tick = ticks > 0 ? (double)events / (double)ticks : 0.0;
+    d->body_slots_live = p->live_bodies;
+    d->body_slots_used = p->body_count;
+    d->body_slots_capacity = p->body_capacity;
+    gy_allocator_meter_read(p->meter, &d->allocator_live_bytes, &d->allocator_peak_bytes);
     gy_triple_buffer_publish(p->diag_tb, p->tick);
 }
 

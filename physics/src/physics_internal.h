@@ -195,7 +195,10 @@ struct gy_physics {
     /* ---- read-only after create ---- */
     const gy_backend *backend;
     gy_world_def world_def;
-    const gy_allocator *alloc;
+    const gy_allocator *alloc;     /* every allocation but the object itself: through `meter` */
+    const gy_allocator *raw_alloc; /* the definition's, which holds the object */
+    const gy_allocator_meter *meter;
+    gy_allocator_meter own_meter; /* `meter` when the definition gave none */
     const gy_logger *logger;
     double step_dt;
     double step_eps;
@@ -294,6 +297,9 @@ struct gy_physics {
     uint32_t char_contact_capacity;
     gy_hit *char_hits;
     uint32_t char_hit_capacity;
+    uint32_t step_contacts;  /* contacts the adapter listed in the last step */
+    uint32_t tick_events;    /* collision events of the last tick */
+    uint64_t events;         /* collision events so far */
     bool drained_any;        /* this iteration applied at least one command */
     uint64_t reads, changes; /* of the current read-back */
 
@@ -302,6 +308,7 @@ struct gy_physics {
     uint64_t diag_sample;
     uint64_t diag_last_ns;
     uint64_t diag_last_tick;
+    uint64_t diag_last_events; /* `events` at the previous sample */
     uint64_t diag_sort[GY_PHYS_WINDOW];
 #endif
 };

@@ -103,6 +103,8 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
 {
     gy_physics *p = ctx;
     const gy_contact *c = &ev->contact;
+    p->tick_events++;
+    p->events++;
     gy_reply r;
     r.flags = (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED);
     gy_physics_collision e;
@@ -198,6 +200,8 @@ void gy_phys_after_step(gy_physics *p, uint64_t tick)
     const gy_contact *contacts, *pairs;
     uint32_t n = be->contacts(p->world, &contacts);
     uint32_t np = gy_phys_character_contacts(p, contacts, n, &pairs);
+    p->step_contacts = n;
+    p->tick_events = 0;
     gy_result r = gy_contact_tracker_update(&p->tracker, tick, pairs, np);
     if (r != GY_OK)
         gy_log(p->logger, GY_LOG_WARN, "physics: collision events of tick %llu lost: %s",

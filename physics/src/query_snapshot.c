@@ -1081,6 +1081,70 @@ gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
     return GY_OK;
 }
 
+uint32_t gy_snapshot_view_slot_limit(const gy_snapshot_view *v)
+{
+    return v != NULL ? v->slot_limit : 0u;
+}
+
+uint32_t gy_snapshot_view_visit_nodes(const gy_snapshot_view *v, gy_snapshot_node_fn fn, void *ctx)
+{
+    _Static_assert(GY_SNAPSHOT_MAX_DEPTH == GY_BVH_MAX_DEPTH, "tree depth bound");
+    if (v == NULL || fn == NULL)
+        return 0u;
+    uint32_t visited = 0;
+    for (int t = 0; t < TREE_COUNT; t++) {
+        const gy_bvh *tree = &v->trees[t];
+        if (tree->node_count == 0)
+            continue;
+        /* Depth-first from the root: an edited tree is not stored parents-first and may hold
+         * free pairs, so its array cannot be walked in order. A node at depth d leaves at most
+         * one sibling per level above it on the stack. */
+        uint32_t stack[GY_BVH_MAX_DEPTH + 2], depth[GY_BVH_MAX_DEPTH + 2];
+        uint32_t top = 0;
+        stack[top] = 0;
+        depth[top++] = 0;
+        while (top > 0) {
+            top--;
+            uint32_t n = stack[top], d = depth[top];
+            const gy_bvh_node *node = &tree->nodes[n];
+            gy_snapshot_node out;
+            out.tree = (gy_snapshot_tree)t;
+            out.depth = d;
+            out.leaf = (node->link & GY_BVH_LEAF_BIT) != 0;
+            out.slot = out.leaf ? node->link & ~GY_BVH_LEAF_BIT : UINT32_MAX;
+            out.min = gy_v3(node->box.min[0], node->box.min[1], node->box.min[2]);
+            out.max = gy_v3(node->box.max[0], node->box.max[1], node->box.max[2]);
+            fn(ctx, &out);
+            visited++;
+            if (!out.leaf && top + 2 <= GY_BVH_MAX_DEPTH + 2) {
+                stack[top] = node->link + 1u;
+                depth[top++] = d + 1u;
+                stack[top] = node->link;
+                depth[top++] = d + 1u;
+            }
+        }
+    }
+    return visited;
+}
+
+gy_result gy_snapshot_geometry_triangles(const gy_snapshot_geometry *g, gy_snapshot_triangles *out)
+{
+    if (g == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (g->type == GY_SHAPE_MESH) {
+        out->vertices = g->vertices;
+        out->vertex_count = g->vertex_count;
+        out->indices = g->indices;
+        out->triangle_count = g->triangle_count;
+    } else {
+        out->vertices = g->hull.vertices;
+        out->vertex_count = g->hull.vertex_count;
+        out->indices = g->hull.triangles;
+        out->triangle_count = g->hull.triangle_count;
+    }
+    return GY_OK;
+}
+
 static bool accepts(const gy_snapshot_filter *f, const qs_entry *e)
 {
     return (e->category & f->mask) != 0 && (f->motion_types & GY_MOTION_BIT(e->motion)) != 0 &&

@@ -1461,6 +1461,107 @@ static void test_query_snapshot_rejects_invalid_input(void **state)
     gy_query_snapshot_destroy(qs);
 }
 
+/* ---- tree nodes for drawing ------------------------------------------------------------------ */
+
+typedef struct node_walk {
+    gy_snapshot_node nodes[8192];
+    uint32_t count;
+} node_walk;
+
+static void collect_node(void *ctx, const gy_snapshot_node *n)
+{
+    node_walk *w = ctx;
+    if (w->count >= 8192u)
+        fail_msg("more nodes than the trees can hold");
+    w->nodes[w->count++] = *n;
+}
+
+static bool box_inside(gy_vec3 lo, gy_vec3 hi, gy_vec3 outer_lo, gy_vec3 outer_hi)
+{
+    return lo.x >= outer_lo.x && lo.y >= outer_lo.y && lo.z >= outer_lo.z && hi.x <= outer_hi.x &&
+           hi.y <= outer_hi.y && hi.z <= outer_hi.z;
+}
+
+/* Every live entry is one leaf, each leaf's box holds its entry's bounds, each node lies inside its
+ * parent (the node reported last at the depth above, parents come first): for built trees and for
+ * a large static tree edited in place (which holds free node pairs the walk must skip). */
+static void check_nodes(const gy_snapshot_view *v, uint32_t live)
+{
+    static node_walk w;
+    w.count = 0;
+    uint32_t visited = gy_snapshot_view_visit_nodes(v, collect_node, &w);
+    assert_int_equal(visited, w.count);
+    uint32_t leaves = 0;
+    static uint8_t seen[4096];
+    memset(seen, 0, sizeof seen);
+    uint32_t path[GY_SNAPSHOT_MAX_DEPTH + 1];
+    for (uint32_t i = 0; i < w.count; i++) {
+        const gy_snapshot_node *n = &w.nodes[i];
+        assert_true(n->depth <= GY_SNAPSHOT_MAX_DEPTH);
+        if (n->depth == 0) {
+            assert_true(i == 0 || n->tree != w.nodes[i - 1].tree);
+        } else {
+            const gy_snapshot_node *parent = &w.nodes[path[n->depth - 1]];
+            assert_int_equal(parent->tree, n->tree);
+            assert_false(parent->leaf);
+            assert_true(box_inside(n->min, n->max, parent->min, parent->max));
+        }
+        path[n->depth] = i;
+        if (!n->leaf) {
+            assert_int_equal(n->slot, UINT32_MAX);
+            continue;
+        }
+        leaves++;
+        gy_snapshot_entry_info info;
+        assert_result(gy_snapshot_view_get(v, n->slot, &info), GY_OK);
+        assert_false(seen[n->slot]);
+        seen[n->slot] = 1;
+        assert_true(box_inside(info.bounds_min, info.bounds_max, n->min, n->max));
+    }
+    assert_int_equal(leaves, live);
+}
+
+static void test_snapshot_view_visits_every_tree_node_once(void **state)
+{
+    (void)state;
+    gy_query_snapshot *qs = make_snapshot(NULL);
+    assert_int_equal(gy_snapshot_view_visit_nodes(NULL, collect_node, NULL), 0);
+    assert_int_equal(gy_snapshot_view_slot_limit(NULL), 0);
+    gy_snapshot_triangles t;
+    assert_result(gy_snapshot_geometry_triangles(NULL, &t), GY_ERR_INVALID_ARGUMENT);
+    /* 2,000 statics (edited in place once built) and 100 dynamics. */
+    for (uint32_t i = 0; i < 2000; i++) {
+        gy_snapshot_entry e = box_entry(
+            pose_at(gy_v3((double)(i % 50) * 2.0, 0.0, (double)(i / 50) * 2.0), gy_quat_identity()),
+            gy_v3(1, 1, 1), i + 1u, GY_MOTION_STATIC);
+        assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
+    }
+    for (uint32_t i = 0; i < 100; i++) {
+        gy_snapshot_entry e =
+            sphere_entry(gy_v3((double)i, 5.0, 0.0), 0.5, 3000u + i, GY_MOTION_DYNAMIC);
+        assert_result(gy_query_snapshot_set(qs, 2000u + i, &e), GY_OK);
+    }
+    const gy_snapshot_view *v = publish_read(qs, 1);
+    assert_int_equal(gy_snapshot_view_slot_limit(v), 2100);
+    check_nodes(v, 2100);
+    /* Remove and add statics: the static tree is edited in place. */
+    for (uint32_t i = 0; i < 300; i++)
+        assert_result(gy_query_snapshot_remove(qs, i * 5u), GY_OK);
+    v = publish_read(qs, 2);
+    gy_query_snapshot_stats st;
+    gy_query_snapshot_get_stats(qs, &st);
+    assert_true(st.static_edits >= 1);
+    check_nodes(v, 1800);
+    for (uint32_t i = 0; i < 100; i++) {
+        gy_snapshot_entry e = box_entry(pose_at(gy_v3((double)i, 0.0, -10.0), gy_quat_identity()),
+                                        gy_v3(1, 1, 1), 5000u + i, GY_MOTION_STATIC);
+        assert_result(gy_query_snapshot_set(qs, i * 5u, &e), GY_OK);
+    }
+    v = publish_read(qs, 3);
+    check_nodes(v, 1900);
+    gy_query_snapshot_destroy(qs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1484,6 +1585,7 @@ int main(void)
         cmocka_unit_test(test_query_snapshot_small_moves_match_brute_force),
         cmocka_unit_test(test_query_snapshot_small_turns_keep_every_shape_in_its_box),
         cmocka_unit_test(test_query_snapshot_rejects_invalid_input),
+        cmocka_unit_test(test_snapshot_view_visits_every_tree_node_once),
     };
     return cmocka_run_group_tests_name("query_snapshot", tests, NULL, NULL);
 }

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gyre/physics.h"
+
 /* The wrapper's world: the wrapped adapter's world plus the way back to the wrapper. */
 typedef struct fault_world {
     gy_fault_backend *fb;
@@ -72,9 +74,15 @@ static void fa_free(void *ctx, void *ptr, size_t size)
 
 static gy_result f_world_create(const gy_world_def *def, gy_backend_world **out)
 {
-    if (def == NULL || out == NULL || def->allocator == NULL || def->allocator->alloc != fa_alloc)
+    if (def == NULL || out == NULL || def->allocator == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    gy_fault_backend *fb = def->allocator->ctx;
+    /* The World and the subsystem count their bytes through a meter over the given allocator. */
+    const gy_allocator *a = def->allocator;
+    while (a->alloc != fa_alloc && gy_allocator_meter_inner(a) != NULL)
+        a = gy_allocator_meter_inner(a);
+    if (a->alloc != fa_alloc)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_fault_backend *fb = a->ctx;
     fault_world *w = gy_alloc(fb->target, sizeof *w);
     if (w == NULL)
         return GY_ERR_OUT_OF_MEMORY;

@@ -10,7 +10,8 @@
  * Finding the wrapper from world_create: the contract passes no context pointer, so a world of
  * this table must be created with the wrapper's own allocator (`allocator` below, which forwards
  * to the target allocator given at init). gy_physics passes its allocator to world_create, so set
- * gy_physics_def.allocator = &fb.allocator and gy_physics_def.backend_table = &fb.table. A world
+ * gy_physics_def.allocator = &fb.allocator and gy_physics_def.backend_table = &fb.table (an
+ * allocator meter over it, as the World and the subsystem put there, is seen through). A world
  * created with any other allocator is refused with GY_ERR_INVALID_ARGUMENT.
  *
  * Leak accounting: just before a world is destroyed, the wrapped adapter's counters are read, so

@@ -1,5 +1,5 @@
 /* Gyre, everything a host includes: the core types and math, the middleware contract, the physics
- * subsystem, scene loading, and the World with its game-facing physics API. */
+ * subsystem, scene loading, and the World with its game-facing physics API and debug draw. */
 #ifndef GYRE_GYRE_H
 #define GYRE_GYRE_H
 
@@ -13,6 +13,7 @@
 #include "gyre/scene_barrier.h"
 #include "gyre/scene_instance.h"
 #include "gyre/world.h"
+#include "gyre/world_debug_draw.h"
 #include "gyre/world_physics.h"
 
 #endif /* GYRE_GYRE_H */

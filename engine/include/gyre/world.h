@@ -69,7 +69,9 @@ typedef struct gy_world_config {
      * World to run Gyre's character controller on components with is_character (a host hook
      * set here replaces it, and then the World registers no characters). */
     gy_physics_def physics;
-    /* Every allocation of the World and the subsystem; NULL: the default allocator. */
+    /* Every allocation of the World and the subsystem; NULL: the default allocator. The World
+     * counts what it holds through it (physics.meter is replaced by the World's meter), and the
+     * subsystem's diagnostics report those bytes (gy_physics_diagnostics.allocator_*_bytes). */
     const gy_allocator *allocator;
     const gy_logger *logger;   /* NULL: stderr for warnings and errors */
     bool start_stopped;        /* leave the physics thread stopped (gy_world_start_physics) */

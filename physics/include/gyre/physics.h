@@ -232,6 +232,30 @@ void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t store_ind
 gy_result gy_physics_hook_reply(const gy_physics_step_context *sc, const gy_reply *r,
                                 gy_reply_class cls);
 
+/* ---- allocator meter ------------------------------------------------------------------------- */
+
+/* Counts what passes through an allocator: the bytes live now and the most ever live at once.
+ * Initialise it over the allocator to count, then pass &meter.allocator wherever an allocator is
+ * taken; it must outlive every block allocated through it. Any thread (the counts are relaxed
+ * atomics), so the game and physics threads may share one. The World meters its allocator this
+ * way and hands the meter to the subsystem (gy_physics_def.meter), whose diagnostics report it. */
+typedef struct gy_allocator_meter {
+    gy_allocator allocator;    /* pass this one on */
+    const gy_allocator *inner; /* where the blocks really come from */
+    uint64_t live_bytes;       /* read with gy_allocator_meter_read, never directly */
+    uint64_t peak_bytes;
+} gy_allocator_meter;
+
+/* Starts counting from zero over `inner` (NULL: the default allocator). NULL m is ignored. */
+void gy_allocator_meter_init(gy_allocator_meter *m, const gy_allocator *inner);
+
+/* Bytes live now and the peak (either pointer may be NULL; zeros for a NULL meter). Any thread. */
+void gy_allocator_meter_read(const gy_allocator_meter *m, uint64_t *live, uint64_t *peak);
+
+/* The allocator a meter counts for when `a` is a meter's own (&meter.allocator), else NULL: how a
+ * wrapper that recognises its allocator by its functions finds it behind a meter. */
+const gy_allocator *gy_allocator_meter_inner(const gy_allocator *a);
+
 /* ---- definition ------------------------------------------------------------------------------ */
 
 /* A clock in nanoseconds on a monotonic time base. */
@@ -262,6 +286,10 @@ typedef struct gy_physics_def {
     /* An adapter table used instead of the registry lookup by `backend` (NULL: look up by name).
      * For adapters that are not registered, such as the tests' fault-injecting wrapper. */
     const gy_backend *backend_table;
+    /* The meter the diagnostics report allocator bytes from; `allocator` must pass through it
+     * (the World gives its own, which also counts the World's tables). NULL: the subsystem meters
+     * its own allocations. */
+    const gy_allocator_meter *meter;
 } gy_physics_def;
 
 /* The defaults listed above, with gy_default_world_def(). */
@@ -565,6 +593,24 @@ typedef struct gy_physics_diagnostics {
     gy_physics_timing step;         /* adapter step + hook + collision bookkeeping, per tick */
     gy_physics_timing publish;      /* per publish */
     gy_physics_timing pacing_error; /* tick start minus its deadline (real time only) */
+    /* What the simulation holds, as of the sample's tick (the newest publish): */
+    uint32_t bodies_awake;    /* dynamic and kinematic bodies on the awake list */
+    uint32_t bodies_sleeping; /* dynamic bodies asleep */
+    uint32_t bodies_static;
+    uint32_t characters;       /* bodies Gyre's character controller moves */
+    uint32_t contact_pairs;    /* collider pairs tracked as touching (sensor pairs included) */
+    uint32_t contact_points;   /* deepest points the adapter reported in the last step, one per
+                                  pair it listed (a sleeping pair stays tracked unlisted) */
+    uint32_t events_last_tick; /* collision events (ENTER, STAY, EXIT) of the last tick */
+    double events_per_tick;    /* their mean over the ticks since the previous sample */
+    /* Body table: store indices holding a body, one past the highest in use, and the slots
+     * allocated (grown on demand, never shrunk). */
+    uint32_t body_slots_live;
+    uint32_t body_slots_used;
+    uint32_t body_slots_capacity;
+    /* The allocator meter (gy_physics_def.meter): bytes live now and the peak so far. */
+    uint64_t allocator_live_bytes;
+    uint64_t allocator_peak_bytes;
 } gy_physics_diagnostics;
 
 /* The latest sample. GY_ERR_BUSY before the first; GY_ERR_UNSUPPORTED when the sampler is

@@ -218,6 +218,48 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
                                       const gy_snapshot_filter *filter, gy_collector collector,
                                       gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count);
 
+/* One past the highest slot the view can hold an entry at: every live entry has a slot below it
+ * (gy_snapshot_view_get says which are live). 0 for NULL. */
+uint32_t gy_snapshot_view_slot_limit(const gy_snapshot_view *v);
+
+/* The trees a view holds nodes of. */
+typedef enum gy_snapshot_tree {
+    GY_SNAPSHOT_TREE_STATIC = 0, /* static entries */
+    GY_SNAPSHOT_TREE_MOVING = 1  /* kinematic and dynamic entries (boxes grown by a margin) */
+} gy_snapshot_tree;
+
+/* One tree node as gy_snapshot_view_visit_nodes reports it: its box (float bounds widened to
+ * doubles), its depth (root 0), and for a leaf the slot of the entry it holds. */
+typedef struct gy_snapshot_node {
+    gy_snapshot_tree tree;
+    uint32_t depth;
+    bool leaf;
+    uint32_t slot; /* leaves only; UINT32_MAX for internal nodes */
+    gy_vec3 min, max;
+} gy_snapshot_node;
+
+typedef void (*gy_snapshot_node_fn)(void *ctx, const gy_snapshot_node *node);
+
+/* Calls fn for every node of the view's trees, static tree first, each parent before its
+ * children; returns how many. Never allocates (a fixed stack: trees are at most
+ * GY_SNAPSHOT_MAX_DEPTH deep). 0 for a NULL view or fn. */
+#define GY_SNAPSHOT_MAX_DEPTH 64u
+uint32_t gy_snapshot_view_visit_nodes(const gy_snapshot_view *v, gy_snapshot_node_fn fn, void *ctx);
+
+/* A hull's or mesh's triangles in its local frame: for a hull, the convex hull of its points
+ * (wound counter-clockwise seen from outside); for a mesh, its triangles as given. */
+typedef struct gy_snapshot_triangles {
+    const gy_vec3 *vertices;
+    uint32_t vertex_count;
+    const uint32_t *indices; /* 3 per triangle, into vertices */
+    uint32_t triangle_count;
+} gy_snapshot_triangles;
+
+/* The triangles of an entry's geometry (gy_snapshot_entry.geometry of a view's entry). Reader or
+ * writer thread: blobs never change, and one a view names lives as long as the view. Valid as
+ * long as the blob. GY_ERR_INVALID_ARGUMENT for NULL. */
+gy_result gy_snapshot_geometry_triangles(const gy_snapshot_geometry *g, gy_snapshot_triangles *out);
+
 #ifdef __cplusplus
 }
 #endif
