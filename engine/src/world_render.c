@@ -102,14 +102,14 @@ static void put(gy_w_motion *m, uint32_t k, const float *position, const float *
     m->time[k] = t;
 }
 
-void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64_t tick,
+void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
                       bool from_hold)
 {
-    gy_w_motion *m = &w->motion[c->store_index];
+    gy_w_motion *m = &w->motion[store_index];
     double t = (double)tick * w->step_dt;
     if (from_hold) {
         /* The held pose (creation or teleport) is where the body was as its first step began. */
-        gy_pose h = gy_w_body_pose(w, c);
+        gy_pose h = gy_w_body_pose(w, gy_w_body_of(w, w->store_owner[store_index]));
         float p[3] = {(float)h.position.x, (float)h.position.y, (float)h.position.z};
         float r[4] = {(float)h.rotation.x, (float)h.rotation.y, (float)h.rotation.z,
                       (float)h.rotation.w};
@@ -121,7 +121,7 @@ void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64
         m->count--;
     }
     put(m, m->count++, q->position, q->rotation, t);
-    animate(w, c->store_index);
+    animate(w, store_index);
 }
 
 /* ---- poses ----------------------------------------------------------------------------------- */
