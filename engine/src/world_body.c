@@ -371,12 +371,20 @@ void gy_w_body_untrack(gy_world *w, gy_w_body *c)
 
 void gy_w_body_mark_moved(gy_world *w, uint32_t store_index)
 {
+    uint32_t at = w->moved.count;
     set_add(w, &w->moved, store_index, offsetof(gy_w_result, moved_at));
+    if (w->moved.count != at)
+        w->moved_next[at] = w->motion[store_index].entity;
 }
 
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
 {
+    uint32_t at = w->results[c->store_index].moved_at;
+    if (!set_has(&w->moved, c->store_index, at))
+        at = GY_W_NONE;
     set_remove(w, &w->moved, c->store_index, offsetof(gy_w_result, moved_at));
+    if (at != GY_W_NONE && at != w->moved.count)
+        w->moved_next[at] = w->moved_next[w->moved.count]; /* as set_remove moved the last */
 }
 
 void gy_w_body_settle(gy_world *w, gy_w_body *c)

@@ -374,6 +374,10 @@ struct gy_world {
     uint32_t render_count, render_capacity;
     gy_entity *moved_out; /* this tick's moved bodies (gy_world_moved_bodies) */
     uint32_t moved_out_count, moved_out_capacity;
+    /* The next tick's, parallel to w->moved (the capture writes an entity as it marks its body
+     * moved, while the sample is at hand); the sync swaps it with moved_out. */
+    gy_entity *moved_next;
+    uint32_t moved_next_capacity;
     double time_scale;
     bool hold;
     bool in_tick;

@@ -47,6 +47,9 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores)
     if (r == GY_OK)
         r = gy_array_reserve(w->alloc, (void **)&w->moved_out, &w->moved_out_capacity, bodies,
                              sizeof *w->moved_out);
+    if (r == GY_OK)
+        r = gy_array_reserve(w->alloc, (void **)&w->moved_next, &w->moved_next_capacity, bodies,
+                             sizeof *w->moved_next);
     return r;
 }
 
@@ -264,7 +267,15 @@ void gy_w_render_frame(gy_world *w, double dt)
     advance(w, dt, w->seen_tick != w->render_tick);
     w->render_tick = w->seen_tick;
     uint32_t n = 0;
+    /* Fetched ahead: the samples and the list entries are cold by the next frame. */
+    enum { AHEAD = 16 };
     for (uint32_t i = 0; i < w->animating.count;) {
+        if (i + AHEAD < w->animating.count) {
+            const char *a = (const char *)&w->motion[w->animating.items[i + AHEAD]];
+            __builtin_prefetch(a);
+            __builtin_prefetch(a + 64);
+            __builtin_prefetch(&w->render[n + AHEAD], 1);
+        }
         uint32_t s = w->animating.items[i];
         const gy_w_motion *m = &w->motion[s];
         uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
@@ -290,6 +301,8 @@ void gy_w_render_free(gy_world *w)
         gy_free(a, w->render, (size_t)w->render_capacity * sizeof *w->render);
     if (w->moved_out != NULL)
         gy_free(a, w->moved_out, (size_t)w->moved_out_capacity * sizeof *w->moved_out);
+    if (w->moved_next != NULL)
+        gy_free(a, w->moved_next, (size_t)w->moved_next_capacity * sizeof *w->moved_next);
 }
 
 /* ---- public ---------------------------------------------------------------------------------- */
