@@ -305,19 +305,22 @@ void gy_w_render_frame(gy_world *w, double dt)
 {
     advance(w, dt, w->seen_tick != w->render_tick);
     w->render_tick = w->seen_tick;
-    uint32_t n = 0;
+    uint32_t n = 0, kept = 0;
     span_inverse inv = {-1.0, 0.0};
-    /* Fetched ahead: the samples and the list entries are cold by the next frame. */
+    /* Fetched ahead: the samples and the list entries are cold by the next frame. The list is
+     * compacted in order as it is walked (rather than swap-removed), so each visit touches only
+     * its own body's samples and the walk stays a forward stream. */
     enum { AHEAD = 16 };
-    for (uint32_t i = 0; i < w->animating.count;) {
+    uint32_t *items = w->animating.items;
+    for (uint32_t i = 0; i < w->animating.count; i++) {
         if (i + AHEAD < w->animating.count) {
-            const char *a = (const char *)&w->motion[w->animating.items[i + AHEAD]];
-            __builtin_prefetch(a);
+            const char *a = (const char *)&w->motion[items[i + AHEAD]];
+            __builtin_prefetch(a, 1);
             __builtin_prefetch(a + 64);
             __builtin_prefetch(&w->render[n + AHEAD], 1);
         }
-        uint32_t s = w->animating.items[i];
-        const gy_w_motion *m = &w->motion[s];
+        uint32_t s = items[i];
+        gy_w_motion *m = &w->motion[s];
         uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
         gy_render_pose *out = &w->render[n++];
         out->entity = m->entity;
@@ -326,11 +329,14 @@ void gy_w_render_frame(gy_world *w, double dt)
         else
             out->pose = gy_w_render_pose(w, slot);
         /* Drawn at its newest result (or held): listed this once, then not until it moves. */
-        if (m->count == 0 || w->render_time >= m->time[m->count - 1])
-            settle(w, s); /* swap-removed: index i now holds an unvisited entry */
-        else
-            i++;
+        if (m->count == 0 || w->render_time >= m->time[m->count - 1]) {
+            m->animating_at = GY_W_NONE;
+        } else {
+            m->animating_at = kept;
+            items[kept++] = s;
+        }
     }
+    w->animating.count = kept;
     w->render_count = n;
 }
 
