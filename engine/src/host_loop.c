@@ -54,6 +54,7 @@ uint64_t gy_w_capture(gy_world *w)
             __builtin_prefetch((const char *)&w->motion[a] + 64, 1);
         }
         uint32_t s = items[i++];
+        assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
         gy_w_result *st = &w->results[s];
         const gy_proxy *q = s < n ? &px[s] : NULL;
         if (q == NULL || q->attachment != st->attachment || !(q->flags & GY_PROXY_LIVE)) {
