@@ -190,7 +190,8 @@ typedef struct gy_w_body {
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
     bool settled;
-    /* results (what it is drawn from: w->motion[store_index]) */
+    /* results (the capture's: w->results and w->velocities; what it is drawn from: w->motion; all
+     * by store_index) */
     /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
      * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
     gy_pose held;
