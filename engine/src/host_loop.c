@@ -34,69 +34,63 @@ uint64_t gy_w_capture(gy_world *w)
     w->due_ns = f.due_ns;
     w->published_ns = f.published_ns;
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
-     * touches the body (teleport, release, stop), and each of those tracks it again. */
+     * touches the body (teleport, release, stop), and each of those tracks it again. Everything
+     * the visit reads and writes is by store index (the proxy, the result record, velocities and
+     * samples): the component itself is looked up only on the rare paths (a restart, a static
+     * settling). */
     w->stats.bodies_captured += w->tracked.count;
-    /* Components and proxies are fetched ahead (the sparse map's entry further ahead still):
-     * visited in list order, each is a cache miss otherwise, and a component's store index must
-     * have arrived before its proxy and samples can be asked for. */
-    enum { AHEAD = 16, NEAR = 6 };
+    /* Fetched ahead: a visit is a handful of short stores into five arrays, too many streams
+     * for the hardware to follow at this rate. */
+    enum { AHEAD = 16 };
     const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
-        uint32_t cnt = w->tracked.count;
-        if (i + 2 * AHEAD < cnt)
-            __builtin_prefetch(&w->bodies.sparse[items[i + 2 * AHEAD]]);
-        if (i + AHEAD < cnt) {
-            const char *a = (const char *)gy_w_body_of(w, items[i + AHEAD]);
-            __builtin_prefetch(a, 1);
-            __builtin_prefetch(a + 64, 1);
-            __builtin_prefetch(a + offsetof(gy_w_body, lin), 1);
-            __builtin_prefetch(a + offsetof(gy_w_body, desc) - 1, 1);
+        if (i + AHEAD < w->tracked.count) {
+            uint32_t a = items[i + AHEAD];
+            if (a < n)
+                __builtin_prefetch(&px[a]);
+            __builtin_prefetch(&w->results[a], 1);
+            __builtin_prefetch(&w->velocities[a], 1);
+            __builtin_prefetch(&w->motion[a], 1);
+            __builtin_prefetch((const char *)&w->motion[a] + 64, 1);
         }
-        if (i + NEAR < cnt) {
-            const gy_w_body *a = gy_w_body_of(w, items[i + NEAR]);
-            if (a->store_index < n) {
-                __builtin_prefetch(&px[a->store_index]);
-                __builtin_prefetch(&w->motion[a->store_index], 1);
-                __builtin_prefetch((const char *)&w->motion[a->store_index] + 64, 1);
-            }
-        }
-        gy_w_body *c = gy_w_body_of(w, items[i]);
-        assert(c != NULL && c->recorded && !c->settled);
-        i++;
-        const gy_proxy *q = c->store_index < n ? &px[c->store_index] : NULL;
-        if (q == NULL || q->attachment != c->attachment || !(q->flags & GY_PROXY_LIVE)) {
+        uint32_t s = items[i++];
+        assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
+        gy_w_result *st = &w->results[s];
+        const gy_proxy *q = s < n ? &px[s] : NULL;
+        if (q == NULL || q->attachment != st->attachment || !(q->flags & GY_PROXY_LIVE)) {
             /* Not built yet (or already gone): the creation pose stands. */
             continue;
         }
-        if (q->teleports != c->teleports_sent) {
+        if (q->teleports != st->teleports_sent) {
             /* Published before the game's latest teleport was applied: the teleport wins. */
             w->stats.stale_proxies++;
             continue;
         }
-        bool restart = !c->have_proxy || q->teleports != c->teleports_seen;
-        bool changed = restart || q->tick != c->curr_tick;
+        bool restart = !st->have_proxy || q->teleports != st->teleports_seen;
+        bool changed = restart || q->tick != st->curr_tick;
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
         if (changed && !is_static) {
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
-            gy_w_render_push(w, c, q, at, restart);
-            gy_w_body_mark_moved(w, c);
+            gy_w_render_push(w, s, q, at, restart);
+            gy_w_body_mark_moved(w, s);
         }
-        c->curr_tick = q->tick;
-        c->have_proxy = true;
-        c->teleports_seen = q->teleports;
+        st->curr_tick = q->tick;
+        st->have_proxy = true;
+        st->teleports_seen = q->teleports;
         /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
-        if (!c->is_character) {
-            c->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
-            c->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
+        if (!st->is_character) {
+            gy_w_velocity *v = &w->velocities[s];
+            v->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
+            v->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
         }
-        c->awake = (q->flags & GY_PROXY_AWAKE) != 0;
-        c->faulted = (q->flags & GY_PROXY_FAULT) != 0;
-        c->state_tick = tick;
-        if (is_static && c->motion == GY_MOTION_STATIC) {
+        st->awake = (q->flags & GY_PROXY_AWAKE) != 0;
+        st->faulted = (q->flags & GY_PROXY_FAULT) != 0;
+        st->state_tick = tick;
+        if (is_static && st->is_static) {
             /* Swap-removed: the entry now at i - 1 is the one not yet visited. */
-            gy_w_body_settle(w, c);
+            gy_w_body_settle(w, gy_w_body_of(w, w->store_owner[s]));
             i--;
         }
     }
@@ -105,23 +99,29 @@ uint64_t gy_w_capture(gy_world *w)
 
 void gy_w_sync(gy_world *w)
 {
-    w->moved_out_count = 0;
-    enum { AHEAD = 8 };
+    /* The list the captures wrote becomes this tick's. */
+    gy_entity *listed = w->moved_next;
+    uint32_t capacity = w->moved_next_capacity;
+    w->moved_next = w->moved_out;
+    w->moved_next_capacity = w->moved_out_capacity;
+    w->moved_out = listed;
+    w->moved_out_capacity = capacity;
+    w->moved_out_count = w->moved.count;
     const uint32_t *items = w->moved.items;
     for (uint32_t i = 0; i < w->moved.count; i++) {
-        if (i + AHEAD < w->moved.count)
-            __builtin_prefetch(&w->ents[items[i + AHEAD]]);
-        uint32_t slot = items[i];
-        gy_w_entity *en = &w->ents[slot];
-        w->moved_out[w->moved_out_count++].bits =
-            en->live ? gy_handle_make(slot, en->generation) : 0u; /* as gy_w_entity_handle */
+        uint32_t s = items[i];
         /* Following its body already (most bodies, from their second result on): nothing to
-         * write. The game moved it since the capture (a callback): the game's write is newer. */
-        if (en->follows_body || en->dirty_game)
+         * write. */
+        if (w->results[s].follows)
+            continue;
+        uint32_t slot = w->store_owner[s];
+        gy_w_entity *en = &w->ents[slot];
+        /* The game moved it since the capture (a callback): the game's write is newer. */
+        if (en->dirty_game)
             continue;
         const gy_w_body *c = gy_w_body_of(w, slot);
         if (c->recorded && en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
-            en->follows_body = true;
+            w->results[s].follows = true;
             continue;
         }
         gy_w_transform *t = gy_w_transform_of(w, slot);

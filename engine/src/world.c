@@ -64,6 +64,10 @@ static void free_world(gy_world *w)
     gy_w_render_free(w);
     if (w->store_owner != NULL)
         gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
+    if (w->results != NULL)
+        gy_free(a, w->results, (size_t)w->results_capacity * sizeof *w->results);
+    if (w->velocities != NULL)
+        gy_free(a, w->velocities, (size_t)w->velocities_capacity * sizeof *w->velocities);
     if (w->col_scratch != NULL)
         gy_free(a, w->col_scratch, (size_t)w->col_scratch_capacity * sizeof *w->col_scratch);
     if (w->hit_scratch != NULL)
@@ -579,21 +583,18 @@ gy_entity gy_entity_next_sibling(const gy_world *w, gy_entity e)
 
 void gy_w_transform_unfollow(gy_world *w, uint32_t slot)
 {
-    gy_w_entity *en = &w->ents[slot];
-    if (!en->follows_body)
-        return;
-    en->follows_body = false;
     const gy_w_body *c = gy_w_body_of(w, slot);
-    assert(c != NULL);
+    if (c == NULL || !gy_w_result_of(w, c)->follows)
+        return;
+    gy_w_result_of(w, c)->follows = false;
     gy_w_transform *t = gy_w_transform_of(w, slot);
-    if (c != NULL)
-        t->world = t->local = gy_w_body_pose(w, c);
+    t->world = t->local = gy_w_body_pose(w, c);
 }
 
 /* The stored local pose, or the body's result it follows. */
 static gy_pose local_pose(const gy_world *w, uint32_t slot)
 {
-    if (w->ents[slot].follows_body)
+    if (gy_w_follows_body(w, slot))
         return gy_w_body_pose(w, gy_w_body_of(w, slot));
     return gy_w_transform_of(w, slot)->local;
 }
@@ -624,12 +625,12 @@ static gy_pose world_pose_rec(const gy_world *w, uint32_t slot, bool *dirty, boo
         pw = world_pose_rec(w, en->parent, &pd, &pg);
     *dirty = pd || en->dirty_game || en->dirty_phys;
     *game = pg || en->dirty_game;
-    if (en->follows_body)
-        return gy_w_body_pose(w, gy_w_body_of(w, slot)); /* a root, never dirty */
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    if (c != NULL && gy_w_result_of(w, c)->follows)
+        return gy_w_body_pose(w, c); /* a root, never dirty */
     const gy_w_transform *t = gy_w_transform_of(w, slot);
     if (!*dirty)
         return t->world;
-    const gy_w_body *c = gy_w_body_of(w, slot);
     if (c != NULL && c->recorded && !*game)
         return t->world;
     return en->parent != GY_W_NONE ? compose(pw, t->local) : t->local;

@@ -271,12 +271,20 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
         r = gy_array_reserve(w->alloc, (void **)&w->store_free.items, &w->store_free.capacity,
                              w->store_high + 1u, sizeof *w->store_free.items);
         if (r == GY_OK)
+            r = gy_array_reserve(w->alloc, (void **)&w->results, &w->results_capacity,
+                                 w->store_high + 1u, sizeof *w->results);
+        if (r == GY_OK)
+            r = gy_array_reserve(w->alloc, (void **)&w->velocities, &w->velocities_capacity,
+                                 w->store_high + 1u, sizeof *w->velocities);
+        if (r == GY_OK)
             r = gy_w_render_reserve(w, w->bodies.count + 1u, w->store_high + 1u);
         if (r != GY_OK)
             return r;
         idx = w->store_high++;
     }
     w->store_owner[idx] = slot;
+    memset(&w->results[idx], 0, sizeof w->results[idx]);
+    w->results[idx].tracked_at = w->results[idx].moved_at = GY_W_NONE;
     gy_w_render_claim(w, idx, slot);
     *out = idx;
     return GY_OK;
@@ -292,8 +300,8 @@ static void give_store_index(gy_world *w, uint32_t idx)
 /* ---- the capture and sync lists ----------------------------------------------------------------
  */
 
-/* Both lists are index sets over entity slots: each component knows its index, so leaving is a
- * swap-remove. Capacity is reserved for every component at add (reserve_lists). */
+/* Both lists are index sets over store indices: each component's record knows its index, so
+ * leaving is a swap-remove. Capacity is reserved for every component at add (reserve_lists). */
 static gy_result reserve_lists(gy_world *w, uint32_t need)
 {
     gy_result r = gy_array_reserve(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, need,
@@ -306,63 +314,77 @@ static gy_result reserve_lists(gy_world *w, uint32_t need)
     return r;
 }
 
-/* The capture and sync lists are index sets: each body keeps its position in the list (a field
+/* The capture and sync lists are index sets: each record keeps its position in the list (a field
  * at `at_field`), so leaving one is a swap with the last entry. */
-static uint32_t *set_pos(gy_w_body *c, size_t at_field)
+static uint32_t *set_pos(gy_world *w, uint32_t store_index, size_t at_field)
 {
-    return (uint32_t *)((char *)c + at_field);
+    return (uint32_t *)((char *)&w->results[store_index] + at_field);
 }
 
 /* A body is in a set when the entry at its index names it, so a set is emptied by setting its
  * count to 0 without visiting its bodies (the sync does so every tick). */
-static bool set_has(const gy_w_u32s *set, const gy_w_body *c, uint32_t at)
+static bool set_has(const gy_w_u32s *set, uint32_t store_index, uint32_t at)
 {
-    return at < set->count && set->items[at] == c->entity;
+    return at < set->count && set->items[at] == store_index;
 }
 
-static void set_add(gy_w_u32s *set, gy_w_body *c, size_t at_field)
+static void set_add(gy_world *w, gy_w_u32s *set, uint32_t store_index, size_t at_field)
 {
-    uint32_t *at = set_pos(c, at_field);
-    if (set_has(set, c, *at))
+    uint32_t *at = set_pos(w, store_index, at_field);
+    if (set_has(set, store_index, *at))
         return;
     assert(set->count < set->capacity);
     *at = set->count;
-    set->items[set->count++] = c->entity;
+    set->items[set->count++] = store_index;
 }
 
-static void set_remove(gy_world *w, gy_w_u32s *set, gy_w_body *c, size_t at_field)
+static void set_remove(gy_world *w, gy_w_u32s *set, uint32_t store_index, size_t at_field)
 {
-    uint32_t *at = set_pos(c, at_field);
-    if (!set_has(set, c, *at)) {
+    uint32_t *at = set_pos(w, store_index, at_field);
+    if (!set_has(set, store_index, *at)) {
         *at = GY_W_NONE;
         return;
     }
     uint32_t last = set->items[--set->count];
-    if (last != c->entity) {
+    if (last != store_index) {
         set->items[*at] = last;
-        *set_pos(gy_w_body_of(w, last), at_field) = *at;
+        *set_pos(w, last, at_field) = *at;
     }
     *at = GY_W_NONE;
 }
 
 void gy_w_body_track(gy_world *w, gy_w_body *c)
 {
-    set_add(&w->tracked, c, offsetof(gy_w_body, tracked_at));
+    /* What the capture checks proxies against, fixed while tracked: the attachment and the
+     * motion change only after a release, which untracks. */
+    gy_w_result *st = gy_w_result_of(w, c);
+    st->attachment = c->attachment;
+    st->is_character = c->desc.is_character;
+    st->is_static = c->motion == GY_MOTION_STATIC;
+    set_add(w, &w->tracked, c->store_index, offsetof(gy_w_result, tracked_at));
 }
 
 void gy_w_body_untrack(gy_world *w, gy_w_body *c)
 {
-    set_remove(w, &w->tracked, c, offsetof(gy_w_body, tracked_at));
+    set_remove(w, &w->tracked, c->store_index, offsetof(gy_w_result, tracked_at));
 }
 
-void gy_w_body_mark_moved(gy_world *w, gy_w_body *c)
+void gy_w_body_mark_moved(gy_world *w, uint32_t store_index)
 {
-    set_add(&w->moved, c, offsetof(gy_w_body, moved_at));
+    uint32_t at = w->moved.count;
+    set_add(w, &w->moved, store_index, offsetof(gy_w_result, moved_at));
+    if (w->moved.count != at)
+        w->moved_next[at] = w->motion[store_index].entity;
 }
 
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
 {
-    set_remove(w, &w->moved, c, offsetof(gy_w_body, moved_at));
+    uint32_t at = w->results[c->store_index].moved_at;
+    if (!set_has(&w->moved, c->store_index, at))
+        at = GY_W_NONE;
+    set_remove(w, &w->moved, c->store_index, offsetof(gy_w_result, moved_at));
+    if (at != GY_W_NONE && at != w->moved.count)
+        w->moved_next[at] = w->moved_next[w->moved.count]; /* as set_remove moved the last */
 }
 
 void gy_w_body_settle(gy_world *w, gy_w_body *c)
@@ -375,7 +397,7 @@ void gy_w_body_unsettle(gy_world *w, gy_w_body *c)
 {
     if (!c->settled)
         return;
-    c->state_tick = w->frame_tick;
+    gy_w_result_of(w, c)->state_tick = w->frame_tick;
     c->settled = false;
 }
 
@@ -429,14 +451,15 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     c->body.bits = 0;
     c->failed = false;
     c->error = GY_OK;
-    c->faulted = false;
     c->held = pose;
     gy_w_render_hold(w, c);
-    c->curr_tick = 0;
-    c->have_proxy = false;
-    c->teleports_sent = c->teleports_seen = 0;
-    c->awake = c->motion != GY_MOTION_STATIC;
-    c->state_tick = 0;
+    gy_w_result *st = gy_w_result_of(w, c);
+    st->faulted = false;
+    st->curr_tick = 0;
+    st->have_proxy = false;
+    st->teleports_sent = st->teleports_seen = 0;
+    st->awake = c->motion != GY_MOTION_STATIC;
+    st->state_tick = 0;
     c->grounded = c->hit_ceiling = false;
     c->ground_normal = c->platform_velocity = gy_v3(0, 0, 0);
     c->ground.bits = 0;
@@ -475,8 +498,8 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     c->recorded = true;
     reset_results(w, c, pose);
     gy_w_body_track(w, c);
-    c->lin = c->desc.body.linear_velocity;
-    c->ang = c->desc.body.angular_velocity;
+    gy_w_velocity_of(w, c)->lin = c->desc.body.linear_velocity;
+    gy_w_velocity_of(w, c)->ang = c->desc.body.angular_velocity;
     return GY_OK;
 }
 
@@ -501,9 +524,9 @@ static void record_release(gy_world *w, gy_w_body *c)
     c->assigned = false;
     c->body.bits = 0;
     c->attachment = 0;
-    c->have_proxy = false;
     c->failed = false;
-    c->faulted = false;
+    gy_w_result_of(w, c)->have_proxy = false;
+    gy_w_result_of(w, c)->faulted = false;
 }
 
 gy_result gy_w_body_refresh(gy_world *w, uint32_t slot)
@@ -531,7 +554,7 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
         return;
     }
     gy_w_transform_unfollow(w, c->entity);
-    c->teleports_sent++;
+    gy_w_result_of(w, c)->teleports_sent++;
     c->held = pose;
     gy_w_render_hold(w, c);
     gy_w_body_unmark_moved(w, c);
@@ -617,17 +640,15 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
         free_cols(w, cols, desc->collider_count);
         return r;
     }
-    c->tracked_at = c->moved_at = GY_W_NONE;
     c->desc = *desc;
-    c->is_character = desc->is_character;
     c->desc.colliders = cols;
     c->cols = cols;
     c->motion = motion;
     c->entity = slot;
     c->store_index = idx;
     reset_results(w, c, gy_w_world_pose(w, slot));
-    c->lin = desc->body.linear_velocity;
-    c->ang = desc->body.angular_velocity;
+    gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
+    gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
     r = gy_w_body_refresh(w, slot);
     if (r != GY_OK) {
         remove_component(w, slot);
@@ -675,12 +696,11 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     gy_scene_collider *old = c->cols;
     uint32_t old_n = c->desc.collider_count;
     c->desc = *desc;
-    c->is_character = desc->is_character;
     c->desc.colliders = cols;
     c->cols = cols;
     c->motion = motion;
-    c->lin = desc->body.linear_velocity;
-    c->ang = desc->body.angular_velocity;
+    gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
+    gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
     free_cols(w, old, old_n);
     r = gy_w_body_refresh(w, slot);
     if (r != GY_OK) {
@@ -936,18 +956,19 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
         return r;
     memset(out, 0, sizeof *out);
     out->pose = c->recorded ? gy_w_body_pose(w, c) : gy_w_world_pose(w, c->entity);
-    out->linear_velocity = c->lin;
-    out->angular_velocity = c->ang;
-    out->awake = c->recorded && c->awake;
+    const gy_w_result *st = gy_w_result_of(w, c);
+    out->linear_velocity = gy_w_velocity_of(w, c)->lin;
+    out->angular_velocity = gy_w_velocity_of(w, c)->ang;
+    out->awake = c->recorded && st->awake;
     out->has_body = c->recorded && c->assigned;
     out->failed = c->failed;
     out->error = c->error;
-    out->faulted = c->faulted;
+    out->faulted = st->faulted;
     out->motion = c->motion;
     out->body = c->recorded ? c->body : (gy_body_id){0};
     out->attachment = c->attachment;
     out->store_index = c->store_index;
-    out->tick = c->settled ? w->frame_tick : c->state_tick;
+    out->tick = c->settled ? w->frame_tick : st->state_tick;
     out->grounded = c->recorded && c->grounded;
     out->hit_ceiling = c->recorded && c->hit_ceiling;
     out->ground_normal = c->ground_normal;
@@ -966,14 +987,15 @@ void gy_w_bodies_stopped(gy_world *w)
         gy_w_body_unsettle(w, c);
         c->held = gy_w_body_pose(w, c); /* the last result, drawn until physics runs again */
         gy_w_render_hold(w, c);
-        c->tracked_at = c->moved_at = GY_W_NONE;
+        gy_w_result *st = gy_w_result_of(w, c);
+        st->tracked_at = st->moved_at = GY_W_NONE;
+        st->have_proxy = false;
+        st->faulted = false;
         c->recorded = false;
         c->assigned = false;
         c->body.bits = 0;
         c->attachment = 0;
-        c->have_proxy = false;
         c->failed = false;
-        c->faulted = false;
     }
     w->tracked.count = 0;
     w->moved.count = 0;
@@ -1034,10 +1056,11 @@ gy_result gy_w_start(gy_world *w)
          * velocity outside the accepted range (a character's motion over a tick can be) is not
          * one a body may be created with, so that body starts at rest instead. */
         if (c->motion != GY_MOTION_STATIC) {
-            bool ok = gy_validate_vector(c->lin, GY_MAX_MAGNITUDE) == GY_OK &&
-                      gy_validate_vector(c->ang, GY_MAX_MAGNITUDE) == GY_OK;
-            b->def.linear_velocity = ok ? c->lin : gy_v3(0, 0, 0);
-            b->def.angular_velocity = ok ? c->ang : gy_v3(0, 0, 0);
+            const gy_w_velocity *v = gy_w_velocity_of(w, c);
+            bool ok = gy_validate_vector(v->lin, GY_MAX_MAGNITUDE) == GY_OK &&
+                      gy_validate_vector(v->ang, GY_MAX_MAGNITUDE) == GY_OK;
+            b->def.linear_velocity = ok ? v->lin : gy_v3(0, 0, 0);
+            b->def.angular_velocity = ok ? v->ang : gy_v3(0, 0, 0);
         }
         b->colliders = colliders + at;
         b->collider_count = c->desc.collider_count;
@@ -1080,11 +1103,8 @@ gy_result gy_w_start(gy_world *w)
             gy_w_body *c = gy_w_store_at(&w->bodies, d);
             if (!c->recorded)
                 continue;
-            gy_vec3 lin = c->lin, ang = c->ang;
-            reset_results(w, c, bodies[k].def.pose);
+            reset_results(w, c, bodies[k].def.pose); /* the velocities stay the last run's */
             gy_w_body_track(w, c);
-            c->lin = lin;
-            c->ang = ang;
             k++;
         }
         gy_w_geometry_started(w);

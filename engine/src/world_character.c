@@ -47,7 +47,7 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r)
     c->ground_normal = gy_v3(cr->ground_normal[0], cr->ground_normal[1], cr->ground_normal[2]);
     c->platform_velocity =
         gy_v3(cr->platform_velocity[0], cr->platform_velocity[1], cr->platform_velocity[2]);
-    c->lin = gy_v3(cr->velocity[0], cr->velocity[1], cr->velocity[2]);
+    gy_w_velocity_of(w, c)->lin = gy_v3(cr->velocity[0], cr->velocity[1], cr->velocity[2]);
     c->ground.bits = 0;
     if (cr->flags & GY_CHARACTER_ON_BODY) {
         const gy_w_body *g = gy_w_body_by_attachment(w, cr->ground_store, cr->ground_attachment);

@@ -359,7 +359,7 @@ static void on_reply(void *ctx, const gy_reply *r)
             w->stats.replies_stale++;
             break;
         }
-        c->faulted = true;
+        gy_w_result_of(w, c)->faulted = true;
         gy_log(w->logger, GY_LOG_ERROR,
                "world: entity '%s': the adapter produced a non-finite state; body frozen",
                entity_name(w, c));

@@ -117,10 +117,6 @@ typedef struct gy_w_entity {
     bool dirty_game; /* local changed by the game (or reparented): bodies below follow it */
     bool dirty_phys; /* world set from physics: children follow, local re-derived */
     bool queued;     /* in the dirty list */
-    /* A physics-driven root without children (most bodies): its world and local poses are its
-     * body's pose (gy_w_body_pose), read through the body; the stored ones are stale until
-     * gy_w_transform_unfollow writes them back. Spares the sync a write per body per tick. */
-    bool follows_body;
 } gy_w_entity;
 
 typedef struct gy_w_transform {
@@ -142,44 +138,63 @@ typedef struct gy_w_transform {
  * teleport, a static's pose, or a stopped world's last result. Kept apart from gy_w_body so the
  * per-frame render pass reads 128 contiguous bytes per body and nothing else. */
 typedef struct gy_w_motion {
-    float position[GY_W_SAMPLES][3];
-    float rotation[GY_W_SAMPLES][4]; /* x, y, z, w as published */
-    double time[GY_W_SAMPLES];       /* simulated seconds (tick × step) */
     gy_entity entity;
     uint32_t count;
-    uint32_t animating_at; /* index in w->animating, or GY_W_NONE */
+    uint32_t animating_at;     /* index in w->animating, or GY_W_NONE */
+    double time[GY_W_SAMPLES]; /* simulated seconds (tick × step) */
+    float position[GY_W_SAMPLES][3];
+    float rotation[GY_W_SAMPLES][4]; /* x, y, z, w as published */
 } gy_w_motion;
+
+/* ---- results --------------------------------------------------------------------------------- */
+
+/* What the capture reads and writes of a body, by store_index: a publish walks these 32-byte
+ * records (with the proxies, velocities and samples, all by store_index) and never the component,
+ * and the sync learns from them alone that a body follows its transform. Valid for the
+ * component's life (its store index is). */
+typedef struct gy_w_result {
+    uint32_t attachment; /* of the body the capture watches: gy_w_body.attachment while tracked */
+    uint32_t curr_tick;  /* proxy tick of the newest result */
+    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
+    uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
+    uint64_t state_tick; /* while the component is settled: stale, read w->frame_tick */
+    uint16_t teleports_sent;
+    uint16_t teleports_seen;
+    bool have_proxy : 1; /* a proxy of this attachment was taken in */
+    bool awake : 1;
+    bool faulted : 1;
+    bool is_character : 1; /* desc.is_character */
+    bool is_static : 1;    /* the component's motion is Static (or Trigger) */
+    /* A physics-driven root without children (most bodies): the entity's world and local poses
+     * are its body's pose (gy_w_body_pose), read through the body; the stored ones are stale
+     * until gy_w_transform_unfollow writes them back. Spares the sync a write per body per
+     * tick. */
+    bool follows : 1;
+} gy_w_result;
+
+/* A body's velocities as the game knows them, by store_index (the capture's, or a character's
+ * reply, or the description's until a result comes). */
+typedef struct gy_w_velocity {
+    gy_vec3 lin, ang;
+} gy_w_velocity;
 
 /* ---- physics components ---------------------------------------------------------------------- */
 
 typedef struct gy_w_body {
-    /* What every capture reads and writes comes first, together: the capture visits each awake
-     * body once per publish, and this keeps its visit to the record's first few cache lines
-     * (the rest is read only when the World itself touches the body). */
     uint32_t entity;
     uint32_t store_index;
     uint32_t attachment; /* of the body recorded in this physics run; 0: none */
     gy_motion_type motion;
-    bool recorded;     /* a create is recorded (the subsystem's view holds `attachment`) */
-    bool is_character; /* desc.is_character, beside the fields the capture reads */
-    bool have_proxy;   /* a proxy of this attachment was taken in */
-    bool awake;
-    bool faulted;
+    bool recorded; /* a create is recorded (the subsystem's view holds `attachment`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
     bool settled;
-    uint16_t teleports_sent;
-    uint16_t teleports_seen;
-    uint32_t curr_tick;  /* proxy tick of `curr` */
-    uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
-    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
-    uint64_t state_tick; /* while settled: stale, read w->frame_tick */
-    /* results (what it is drawn from: w->motion[store_index]) */
+    /* results (the capture's: w->results and w->velocities; what it is drawn from: w->motion; all
+     * by store_index) */
     /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
      * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
     gy_pose held;
-    gy_vec3 lin, ang;
     /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
     gy_physics_desc desc;
     gy_scene_collider *cols;
@@ -301,12 +316,15 @@ struct gy_world {
 
     /* physics components */
     gy_w_store bodies; /* gy_w_body */
-    /* Entity slots of the components each capture visits: every recorded body but the settled
+    /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_w_u32s tracked;
-    gy_w_u32s moved;       /* entity slots of the components gy_w_sync writes back */
+    gy_w_u32s moved;       /* store indices of the components gy_w_sync writes back */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
     uint32_t store_capacity, store_high;
+    gy_w_result *results;      /* by store_index */
+    gy_w_velocity *velocities; /* by store_index */
+    uint32_t results_capacity, velocities_capacity;
     gy_w_u32s store_free;
     uint32_t next_attachment;
     gy_collider_def *col_scratch;
@@ -359,6 +377,10 @@ struct gy_world {
     uint32_t render_count, render_capacity;
     gy_entity *moved_out; /* this tick's moved bodies (gy_world_moved_bodies) */
     uint32_t moved_out_count, moved_out_capacity;
+    /* The next tick's, parallel to w->moved (the capture writes an entity as it marks its body
+     * moved, while the sample is at hand); the sync swaps it with moved_out. */
+    gy_entity *moved_next;
+    uint32_t moved_next_capacity;
     double time_scale;
     bool hold;
     bool in_tick;
@@ -414,7 +436,7 @@ static inline gy_w_transform *gy_w_transform_of(const gy_world *w, uint32_t slot
 {
     return gy_w_store_get(&w->transforms, slot);
 }
-/* An entity whose transform follows its body (gy_w_entity.follows_body) gets its stored poses
+/* An entity whose transform follows its body (gy_w_result.follows) gets its stored poses
  * back and stops following: called before anything reads or writes the stored poses or links
  * the entity into a hierarchy. */
 void gy_w_transform_unfollow(gy_world *w, uint32_t slot);
@@ -434,6 +456,21 @@ static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
 {
     return gy_w_store_get(&w->bodies, slot);
 }
+/* The capture's record and the velocities of a component. */
+static inline gy_w_result *gy_w_result_of(const gy_world *w, const gy_w_body *c)
+{
+    return &w->results[c->store_index];
+}
+static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body *c)
+{
+    return &w->velocities[c->store_index];
+}
+/* Whether the entity's transform follows its body (gy_w_result.follows). */
+static inline bool gy_w_follows_body(const gy_world *w, uint32_t slot)
+{
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    return c != NULL && gy_w_result_of(w, c)->follows;
+}
 /* The component at store_index whose current body is `attachment`, or NULL. */
 gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint32_t attachment);
 /* Creates or releases the body to match effective enable. */
@@ -448,7 +485,7 @@ void gy_w_bodies_stopped(gy_world *w);
  * reserved at gy_body_add, so these never allocate. */
 void gy_w_body_track(gy_world *w, gy_w_body *c);
 void gy_w_body_untrack(gy_world *w, gy_w_body *c);
-void gy_w_body_mark_moved(gy_world *w, gy_w_body *c);
+void gy_w_body_mark_moved(gy_world *w, uint32_t store_index);
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c);
 /* Settled (see gy_w_body) from the capture on: untracked. */
 void gy_w_body_settle(gy_world *w, gy_w_body *c);
@@ -527,7 +564,7 @@ void gy_w_render_release(gy_world *w, uint32_t store_index);
 void gy_w_render_hold(gy_world *w, const gy_w_body *c);
 /* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at `held` until
  * now (creation, teleport), which is then the sample one step before. */
-void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64_t tick,
+void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
                       bool from_hold);
 /* The body's pose as the game knows it: its newest result (the newest sample, which is the proxy
  * as taken in), or its held pose when it has no samples. Read on demand, so the capture writes

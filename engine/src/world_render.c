@@ -47,6 +47,9 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores)
     if (r == GY_OK)
         r = gy_array_reserve(w->alloc, (void **)&w->moved_out, &w->moved_out_capacity, bodies,
                              sizeof *w->moved_out);
+    if (r == GY_OK)
+        r = gy_array_reserve(w->alloc, (void **)&w->moved_next, &w->moved_next_capacity, bodies,
+                             sizeof *w->moved_next);
     return r;
 }
 
@@ -102,14 +105,14 @@ static void put(gy_w_motion *m, uint32_t k, const float *position, const float *
     m->time[k] = t;
 }
 
-void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64_t tick,
+void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
                       bool from_hold)
 {
-    gy_w_motion *m = &w->motion[c->store_index];
+    gy_w_motion *m = &w->motion[store_index];
     double t = (double)tick * w->step_dt;
     if (from_hold) {
         /* The held pose (creation or teleport) is where the body was as its first step began. */
-        gy_pose h = gy_w_body_pose(w, c);
+        gy_pose h = gy_w_body_pose(w, gy_w_body_of(w, w->store_owner[store_index]));
         float p[3] = {(float)h.position.x, (float)h.position.y, (float)h.position.z};
         float r[4] = {(float)h.rotation.x, (float)h.rotation.y, (float)h.rotation.z,
                       (float)h.rotation.w};
@@ -121,63 +124,102 @@ void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64
         m->count--;
     }
     put(m, m->count++, q->position, q->rotation, t);
-    animate(w, c->store_index);
+    animate(w, store_index);
 }
 
 /* ---- poses ----------------------------------------------------------------------------------- */
 
-static gy_pose sample(const gy_w_motion *m, uint32_t k)
+/* Poses are written through pointers into their destination (a render list entry): returned
+ * by value, the 56-byte pose went through the stack, and reading it back before its stores had
+ * retired stalled the render pass on every body. */
+
+/* `r` normalised (gy_quat_normalize, with one division: a frame normalises a quaternion per
+ * drawn body, and four divisions each kept the divider busy). */
+static void unit(double x, double y, double z, double w, gy_quat *out)
 {
-    gy_pose p;
-    p.position = gy_v3(m->position[k][0], m->position[k][1], m->position[k][2]);
-    gy_quat r = {m->rotation[k][0], m->rotation[k][1], m->rotation[k][2], m->rotation[k][3]};
-    p.rotation = gy_quat_normalize(r);
-    return p;
+    double l = sqrt(x * x + y * y + z * z + w * w);
+    if (l <= 0.0) {
+        *out = gy_quat_identity();
+        return;
+    }
+    double inv = 1.0 / l;
+    out->x = x * inv;
+    out->y = y * inv;
+    out->z = z * inv;
+    out->w = w * inv;
 }
 
-static gy_quat nlerp(gy_quat a, gy_quat b, double t)
+static void sample(const gy_w_motion *m, uint32_t k, gy_pose *out)
 {
-    double dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-    double s = dot < 0.0 ? -1.0 : 1.0; /* the short way round */
-    gy_quat q = {a.x + (s * b.x - a.x) * t, a.y + (s * b.y - a.y) * t, a.z + (s * b.z - a.z) * t,
-                 a.w + (s * b.w - a.w) * t};
-    return gy_quat_normalize(q);
+    const float *p = m->position[k], *r = m->rotation[k];
+    out->position = gy_v3(p[0], p[1], p[2]);
+    unit(r[0], r[1], r[2], r[3], &out->rotation);
+}
+
+/* The reciprocal of the last span between two samples: the bodies of a frame mostly share their
+ * sample times, so a pass divides once per distinct span rather than once per body. */
+typedef struct span_inverse {
+    double span, inv;
+} span_inverse;
+
+static inline double inverse(span_inverse *c, double span)
+{
+    if (span != c->span) {
+        c->span = span;
+        c->inv = 1.0 / span;
+    }
+    return c->inv;
 }
 
 /* A body with samples at render time `at`. */
-static gy_pose motion_pose(const gy_w_motion *m, double at)
+static inline void motion_pose(const gy_w_motion *m, double at, span_inverse *c, gy_pose *out)
 {
     uint32_t n = m->count;
     assert(n > 0);
-    if (at >= m->time[n - 1])
-        return sample(m, n - 1);
-    if (at <= m->time[0])
-        return sample(m, 0);
+    if (at >= m->time[n - 1]) {
+        sample(m, n - 1, out);
+        return;
+    }
+    if (at <= m->time[0]) {
+        sample(m, 0, out);
+        return;
+    }
     uint32_t k = 0;
     while (k + 2 < n && at >= m->time[k + 1])
         k++;
-    double t = (at - m->time[k]) / (m->time[k + 1] - m->time[k]);
+    double t = (at - m->time[k]) * inverse(c, m->time[k + 1] - m->time[k]);
     const float *pa = m->position[k], *pb = m->position[k + 1];
     const float *ra = m->rotation[k], *rb = m->rotation[k + 1];
-    gy_pose p;
-    p.position = gy_v3(pa[0] + ((double)pb[0] - pa[0]) * t, pa[1] + ((double)pb[1] - pa[1]) * t,
-                       pa[2] + ((double)pb[2] - pa[2]) * t);
-    /* The published rotations are unit to float precision: one normalisation, of the blend. */
-    gy_quat a = {ra[0], ra[1], ra[2], ra[3]}, b = {rb[0], rb[1], rb[2], rb[3]};
-    p.rotation = nlerp(a, b, t);
-    return p;
+    out->position = gy_v3(pa[0] + ((double)pb[0] - pa[0]) * t, pa[1] + ((double)pb[1] - pa[1]) * t,
+                          pa[2] + ((double)pb[2] - pa[2]) * t);
+    /* nlerp. The published rotations are unit to float precision: one normalisation, of the
+     * blend. */
+    double ax = ra[0], ay = ra[1], az = ra[2], aw = ra[3];
+    double bx = rb[0], by = rb[1], bz = rb[2], bw = rb[3];
+    double s = ax * bx + ay * by + az * bz + aw * bw < 0.0 ? -1.0 : 1.0; /* the short way round */
+    unit(ax + (s * bx - ax) * t, ay + (s * by - ay) * t, az + (s * bz - az) * t,
+         aw + (s * bw - aw) * t, &out->rotation);
 }
 
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
 {
     const gy_w_motion *m = &w->motion[c->store_index];
-    return m->count == 0 ? c->held : sample(m, m->count - 1);
+    if (m->count == 0)
+        return c->held;
+    gy_pose p;
+    sample(m, m->count - 1, &p);
+    return p;
 }
 
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c)
 {
     const gy_w_motion *m = &w->motion[c->store_index];
-    return m->count == 0 ? c->held : motion_pose(m, w->render_time);
+    if (m->count == 0)
+        return c->held;
+    span_inverse inv = {-1.0, 0.0};
+    gy_pose p;
+    motion_pose(m, w->render_time, &inv, &p);
+    return p;
 }
 
 /* ---- the render time ------------------------------------------------------------------------- */
@@ -263,20 +305,38 @@ void gy_w_render_frame(gy_world *w, double dt)
 {
     advance(w, dt, w->seen_tick != w->render_tick);
     w->render_tick = w->seen_tick;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->animating.count;) {
-        uint32_t s = w->animating.items[i];
-        const gy_w_motion *m = &w->motion[s];
+    uint32_t n = 0, kept = 0;
+    span_inverse inv = {-1.0, 0.0};
+    /* Fetched ahead: the samples and the list entries are cold by the next frame. The list is
+     * compacted in order as it is walked (rather than swap-removed), so each visit touches only
+     * its own body's samples and the walk stays a forward stream. */
+    enum { AHEAD = 16 };
+    uint32_t *items = w->animating.items;
+    for (uint32_t i = 0; i < w->animating.count; i++) {
+        if (i + AHEAD < w->animating.count) {
+            const char *a = (const char *)&w->motion[items[i + AHEAD]];
+            __builtin_prefetch(a, 1);
+            __builtin_prefetch(a + 64);
+            __builtin_prefetch(&w->render[n + AHEAD], 1);
+        }
+        uint32_t s = items[i];
+        gy_w_motion *m = &w->motion[s];
         uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
         gy_render_pose *out = &w->render[n++];
         out->entity = m->entity;
-        out->pose = m->count > 0 ? motion_pose(m, w->render_time) : gy_w_render_pose(w, slot);
-        /* Drawn at its newest result (or held): listed this once, then not until it moves. */
-        if (m->count == 0 || w->render_time >= m->time[m->count - 1])
-            settle(w, s); /* swap-removed: index i now holds an unvisited entry */
+        if (m->count > 0)
+            motion_pose(m, w->render_time, &inv, &out->pose);
         else
-            i++;
+            out->pose = gy_w_render_pose(w, slot);
+        /* Drawn at its newest result (or held): listed this once, then not until it moves. */
+        if (m->count == 0 || w->render_time >= m->time[m->count - 1]) {
+            m->animating_at = GY_W_NONE;
+        } else {
+            m->animating_at = kept;
+            items[kept++] = s;
+        }
     }
+    w->animating.count = kept;
     w->render_count = n;
 }
 
@@ -290,6 +350,8 @@ void gy_w_render_free(gy_world *w)
         gy_free(a, w->render, (size_t)w->render_capacity * sizeof *w->render);
     if (w->moved_out != NULL)
         gy_free(a, w->moved_out, (size_t)w->moved_out_capacity * sizeof *w->moved_out);
+    if (w->moved_next != NULL)
+        gy_free(a, w->moved_next, (size_t)w->moved_next_capacity * sizeof *w->moved_next);
 }
 
 /* ---- public ---------------------------------------------------------------------------------- */
