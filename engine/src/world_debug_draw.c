@@ -127,8 +127,7 @@ static gy_result check_draw(const gy_world *w, const gy_debug_draw *d)
 /* ---- the snapshot: colliders, bounds, tree nodes ----------------------------------------------
  */
 
-static gy_debug_color collider_color(const gy_debug_draw *d, const gy_snapshot_entry *e,
-                                     const gy_w_body *c)
+static gy_debug_color collider_color(const gy_debug_draw *d, const gy_snapshot_entry *e, bool awake)
 {
     if (e->is_sensor)
         return d->palette.sensor;
@@ -138,7 +137,7 @@ static gy_debug_color collider_color(const gy_debug_draw *d, const gy_snapshot_e
     case GY_MOTION_KINEMATIC:
         return d->palette.kinematic_body;
     default:
-        return c->awake ? d->palette.awake_body : d->palette.sleeping_body;
+        return awake ? d->palette.awake_body : d->palette.sleeping_body;
     }
 }
 
@@ -200,7 +199,8 @@ static void draw_entries(const gy_world *w, const gy_debug_draw *d, const gy_sna
         if (c == NULL)
             continue;
         if ((d->flags & GY_DEBUG_DRAW_COLLIDERS) != 0)
-            draw_collider(d, &info.entry, collider_color(d, &info.entry, c));
+            draw_collider(d, &info.entry,
+                          collider_color(d, &info.entry, gy_w_result_of(w, c)->awake));
         if ((d->flags & GY_DEBUG_DRAW_BOUNDS) != 0 && info.entry.shape.type != GY_SHAPE_PLANE)
             draw_aabb(d, info.bounds_min, info.bounds_max, d->palette.bounds);
     }
@@ -334,7 +334,7 @@ static void draw_characters(const gy_world *w, const gy_debug_draw *d)
     bool labels = (d->flags & GY_DEBUG_DRAW_LABELS) != 0;
     for (uint32_t i = 0; i < w->bodies.count; i++) {
         const gy_w_body *c = gy_w_store_at(&w->bodies, i);
-        if (!c->is_character || !c->assigned || c->desc.collider_count == 0 ||
+        if (!c->desc.is_character || !c->assigned || c->desc.collider_count == 0 ||
             c->desc.colliders[0].def.shape.type != GY_SHAPE_CAPSULE)
             continue;
         const gy_collider_def *cap = &c->desc.colliders[0].def;
