@@ -352,18 +352,22 @@ bool gy_convex_cast(const gy_convex *a, gy_vec3 translation, const gy_convex *b,
         /* The normal from GJK's own vector: the closest points can be off where its simplex is
          * nearly degenerate, and a wrong normal would read as the gap no longer closing. */
         gy_vec3 n = gy_v3_scale(dir, 1.0 / dist);
-        if (gap <= (t > 0.0 ? GY_CONVEX_CAST_GAP : touch)) {
+        double closing = -gy_v3_dot(translation, n);
+        /* Aim half the stopping gap short of contact: advancing by the whole gap can land flat
+         * faces exactly on each other, where the cores meet and the contact is lost. */
+        double next = closing > 0.0 ? t + (gap - 0.5 * GY_CONVEX_CAST_GAP) / closing : t;
+        /* A cast so long that the doubles near t cannot hold a step of the remaining gap (1e-6 m
+         * of 1e12 m) has arrived as closely as it can. */
+        bool arrived = closing > 0.0 && t > 0.0 && !(next > t);
+        if (gap <= (t > 0.0 ? GY_CONVEX_CAST_GAP : touch) || arrived) {
             out->fraction = t;
             out->normal = n;
             out->point = gy_v3_mad(pb, n, b->radius);
             return true;
         }
-        double closing = -gy_v3_dot(translation, n);
         if (!(closing > 1e-12 * length))
             return false; /* the gap never shrinks again */
-        /* Aim half the stopping gap short of contact: advancing by the whole gap can land flat
-         * faces exactly on each other, where the cores meet and the contact is lost. */
-        t += (gap - 0.5 * GY_CONVEX_CAST_GAP) / closing;
+        t = next;
         if (t > max_fraction)
             return false;
     }
