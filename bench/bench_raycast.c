@@ -166,7 +166,8 @@ int gy_bench_section_raycast(gy_bench *b)
             gy_snapshot_hit inside;
             uint32_t in_count = 0;
             gy_pose at = {rs[i].origin, gy_quat_identity()};
-            gy_snapshot_view_overlap(view, &point, at, &sf, GY_COLLECT_ANY, &inside, 1, &in_count);
+            gy_snapshot_view_overlap(view, &point, NULL, at, &sf, GY_COLLECT_ANY, &inside, 1,
+                                     &in_count);
             if (in_count > 0)
                 continue;
             compared++;
@@ -320,8 +321,8 @@ int gy_bench_section_shapecast(gy_bench *b)
             hits += lh_hit;
             gy_snapshot_hit inside;
             uint32_t in_count = 0;
-            gy_snapshot_view_overlap(view, &cs[i].shape, cs[i].pose, &sf, GY_COLLECT_ANY, &inside,
-                                     1, &in_count);
+            gy_snapshot_view_overlap(view, &cs[i].shape, NULL, cs[i].pose, &sf, GY_COLLECT_ANY,
+                                     &inside, 1, &in_count);
             if (in_count > 0)
                 continue;
             compared++;

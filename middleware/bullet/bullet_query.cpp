@@ -190,8 +190,10 @@ static void convex_closest(const btConvexShape *a, const btTransform &ta, const 
     btGjkPairDetector::ClosestPointInput in;
     in.m_transformA = ta;
     in.m_transformB = tb;
-    /* Only overlap matters: GJK may stop as soon as it proves a gap. */
-    in.m_maximumDistanceSquared = PROBE_GAP * PROBE_GAP;
+    /* Only overlap matters: GJK may stop as soon as it proves a gap. It measures the gap between
+     * the cores, inside the margins (a sphere is all margin), so the margins count towards it. */
+    double reach = a->getMargin() + b->getMargin() + PROBE_GAP;
+    in.m_maximumDistanceSquared = reach * reach;
     gjk.getClosestPoints(in, *out, nullptr);
 }
 
