@@ -131,12 +131,11 @@ static void limit_row(dJointID m, int k, gy_vec3 dir, double bound, double h)
 
 /* Both sides of a limit on the coordinate `position` about or along `axis` (world, unit), as rows
  * k and k + 1: the upper one is the lower-bound row of the reversed axis. */
-static int limit_rows(dJointID m, int k, gy_vec3 axis, double position, double lo, double hi,
-                      double h)
+static void limit_rows(dJointID m, int k, gy_vec3 axis, double position, double lo, double hi,
+                       double h)
 {
     limit_row(m, k, axis, gy_joint_limit_bound(position, lo, false, h), h);
     limit_row(m, k + 1, gy_v3_neg(axis), -gy_joint_limit_bound(position, hi, true, h), h);
-    return k + 2;
 }
 
 static void hinge_limits_apply(gy_ode_joint *j, double h)
