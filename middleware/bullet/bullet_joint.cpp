@@ -130,13 +130,14 @@ class distance_constraint : public btTypedConstraint
 };
 
 /* One limit row: the rate of A relative to B about `axis` kept at or above (lower) or at or
- * below (upper) `bound`, a one-sided row written at row index `row`. */
+ * below (upper) `bound`, one-sided. */
 struct limit_row {
     btVector3 axis;
     double bound;
     bool upper;
 };
 
+/* Writes `r` as row `row` of the constraint's rows. */
 static void limit_row_write(btTypedConstraint::btConstraintInfo2 *info, int row, const limit_row &r)
 {
     int k = row * info->rowskip;
