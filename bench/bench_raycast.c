@@ -18,9 +18,10 @@
  * shapecast.live_ns, shapecast.snapshot_vs_live, and shapecast.agreement, the fraction of casts
  * starting clear of every body on which both found the same body at the same time of impact within
  * 1e-4 of the translation (or both nothing). Casts that start overlapping a body are left out of
- * it (both report such a body at fraction 0, the snapshot without a penetration depth). The live
- * ODE cast advances by the shape's inner radius and so can step over a grazing contact; the note
- * counts the disagreements where the live overlap test confirms the snapshot's contact. */
+ * it (both report such a body at fraction 0, the snapshot without a penetration depth). Both
+ * casts find a convex pair's time of impact by the same conservative advancement (gyre/convex.h);
+ * the note counts the disagreements where the live overlap test touches the snapshot's body just
+ * past the snapshot's time of impact (the live cast hit later or not at all). */
 #include "bench.h"
 #include "bench_common.h"
 
@@ -165,7 +166,8 @@ int gy_bench_section_raycast(gy_bench *b)
             gy_snapshot_hit inside;
             uint32_t in_count = 0;
             gy_pose at = {rs[i].origin, gy_quat_identity()};
-            gy_snapshot_view_overlap(view, &point, at, &sf, GY_COLLECT_ANY, &inside, 1, &in_count);
+            gy_snapshot_view_overlap(view, &point, NULL, at, &sf, GY_COLLECT_ANY, &inside, 1,
+                                     &in_count);
             if (in_count > 0)
                 continue;
             compared++;
@@ -249,8 +251,7 @@ static void make_casts(cast *casts, uint32_t n)
 }
 
 /* Whether the live overlap test finds the snapshot's body 2e-4 of the way past the snapshot's
- * time of impact: a disagreement the live cast's stepping caused (it steps by the shape's inner
- * radius and can pass over a grazing contact). */
+ * time of impact: a disagreement where the live cast passed over a contact. */
 static bool live_touches(gy_physics *p, const cast *c, const gy_snapshot_hit *h)
 {
     gy_pose at = c->pose;
@@ -320,8 +321,8 @@ int gy_bench_section_shapecast(gy_bench *b)
             hits += lh_hit;
             gy_snapshot_hit inside;
             uint32_t in_count = 0;
-            gy_snapshot_view_overlap(view, &cs[i].shape, cs[i].pose, &sf, GY_COLLECT_ANY, &inside,
-                                     1, &in_count);
+            gy_snapshot_view_overlap(view, &cs[i].shape, NULL, cs[i].pose, &sf, GY_COLLECT_ANY,
+                                     &inside, 1, &in_count);
             if (in_count > 0)
                 continue;
             compared++;
@@ -355,7 +356,7 @@ int gy_bench_section_shapecast(gy_bench *b)
                   "%u bodies, %u casts (spheres, boxes, capsules) of 30 m in %u chunks, %.0f%% hit "
                   "something (mean hit distance %.1f m), %u started overlapping a body; largest "
                   "time-of-impact difference on a shared hit %.2g; of %u disagreements, %u are "
-                  "grazes the live cast stepped over (it hit later or not at all, and the live "
+                  "contacts the live cast passed over (it hit later or not at all, and the live "
                   "overlap test touches the snapshot's body just past the snapshot's time of "
                   "impact)",
                   BODIES, total, chunks, 100.0 * hits / total, hits ? sink / hits : 0.0,

@@ -260,7 +260,8 @@ static gy_result snapshot_query(gy_world *w, snapshot_kind kind, gy_vec3 origin,
                                         &sf, collector, w->snap_scratch, capacity, &n);
         break;
     case SNAPSHOT_OVERLAP:
-        r = gy_snapshot_view_overlap(v, shape, pose, &sf, collector, w->snap_scratch, capacity, &n);
+        r = gy_snapshot_view_overlap(v, shape, cast_hull(w, shape, &hull), pose, &sf, collector,
+                                     w->snap_scratch, capacity, &n);
         break;
     }
     if (r != GY_OK)

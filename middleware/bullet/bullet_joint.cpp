@@ -6,10 +6,11 @@
  * ODE adapter uses ODE's double ball, which is the same constraint); a spring softens that row
  * with the ERP and CFM joint_drive.c gives both adapters. Hinge and slider motors are Bullet's
  * own (the hinge's angular motor, the slider's powered linear motor); a position servo gets its
- * velocity from joint_drive.c before every solve. A ball with cone or twist limits is a
- * point-to-point constraint with up to two more angular rows, measured by joint_drive.c: a limit
- * row acts once the angle would pass its stop within the solve, so a fast swing stops at the
- * stop instead of overshooting it. A joint whose b is null is
+ * velocity from joint_drive.c before every solve. A hinge's limits, and a ball's cone and twist
+ * limits (measured by joint_drive.c), are angular rows added to the hinge and point-to-point
+ * constraints in every solve, bounded by joint_drive.c's limit bound: a limit holds whatever
+ * else the solve adds, where Bullet's own hinge limit row only acts once the stop is passed.
+ * A slider's limits are Bullet's. A joint whose b is null is
  * anchored to the world's own fixed body. Breakable joints carry a btJointFeedback; after every
  * solve the force it reports is compared with the break force (the magnitude of the force vector,
  * as on ODE, rather than Bullet's per-row impulse threshold). */
@@ -19,10 +20,6 @@
 
 /* Limits stop hard: no bounce off a slider's end. */
 #define SLIDER_LIMIT_RESTITUTION 0.0
-
-/* A ball limit passed (after contacts pushed it) is pulled back by this fraction per solve:
- * firmer than the solver's default, as a limit should be. */
-#define LIMIT_ERP 0.8
 
 /* Bullet's hinge angle and motor velocity (its A is a) and its slider offset and motor velocity
  * (its B is a) already run the way Gyre's do: a relative to b, about or along the axis. */
@@ -132,8 +129,63 @@ class distance_constraint : public btTypedConstraint
     double m_frequency = 0.0, m_damping_ratio = 0.0;
 };
 
+/* One limit row: the rate of A relative to B about `axis` kept at or above (lower) or at or
+ * below (upper) `bound`, one-sided. */
+struct limit_row {
+    btVector3 axis;
+    double bound;
+    bool upper;
+};
+
+/* Writes `r` as row `row` of the constraint's rows. */
+static void limit_row_write(btTypedConstraint::btConstraintInfo2 *info, int row, const limit_row &r)
+{
+    int k = row * info->rowskip;
+    for (int c = 0; c < 3; c++) {
+        info->m_J1angularAxis[k + c] = r.axis[c];
+        info->m_J2angularAxis[k + c] = -r.axis[c];
+    }
+    info->m_constraintError[k] = r.bound;
+    info->m_lowerLimit[k] = r.upper ? -SIMD_INFINITY : 0.0;
+    info->m_upperLimit[k] = r.upper ? 0.0 : SIMD_INFINITY;
+}
+
+/* A hinge with limits: Bullet's hinge rows, then both limit rows in every solve. */
+class hinge_limit_constraint : public btHingeConstraint
+{
+  public:
+    hinge_limit_constraint(btRigidBody &a, btRigidBody &b, const btTransform &frame_a,
+                           const btTransform &frame_b, double lo, double hi)
+        : btHingeConstraint(a, b, frame_a, frame_b, false), m_lo(lo), m_hi(hi)
+    {
+    }
+
+    void getInfo1(btConstraintInfo1 *info) override
+    {
+        btHingeConstraint::getInfo1(info);
+        m_base_rows = info->m_numConstraintRows;
+        info->m_numConstraintRows += 2;
+    }
+
+    void getInfo2(btConstraintInfo2 *info) override
+    {
+        btHingeConstraint::getInfo2(info);
+        btVector3 axis =
+            m_rbA.getCenterOfMassTransform().getBasis() * getAFrame().getBasis().getColumn(2);
+        double angle = HINGE_SIGN * getHingeAngle(), h = 1.0 / info->fps;
+        limit_row_write(info, m_base_rows,
+                        limit_row{axis, gy_joint_limit_bound(angle, m_lo, false, h), false});
+        limit_row_write(info, m_base_rows + 1,
+                        limit_row{axis, gy_joint_limit_bound(angle, m_hi, true, h), true});
+    }
+
+  private:
+    double m_lo, m_hi;
+    int m_base_rows = 0;
+};
+
 /* A ball joint with cone and twist limits: the point-to-point rows, then one angular row per
- * limit that is reached or would be reached within the solve. */
+ * side of each limit, in every solve. */
 class ball_limit_constraint : public btPoint2PointConstraint
 {
   public:
@@ -169,61 +221,31 @@ class ball_limit_constraint : public btPoint2PointConstraint
         if (!m_has_cone && !m_has_twist)
             return;
         gy_joint_cone_pose p = measure();
-        btVector3 spin = relative_spin();
-        if (m_has_cone)
-            add_row(p.swing, spin.dot(gy_bt_vec(p.swing_axis)), -INFINITY, m_cone,
-                    gy_bt_vec(p.swing_axis));
-        if (m_has_twist)
-            add_row(p.twist, spin.dot(gy_bt_vec(p.twist_axis)), m_twist_min, m_twist_max,
-                    gy_bt_vec(p.twist_axis));
+        if (m_has_cone) {
+            double bound = gy_joint_limit_bound(p.swing, m_cone, true, m_h);
+            m_row[m_rows++] = limit_row{gy_bt_vec(p.swing_axis), bound, true};
+        }
+        if (m_has_twist) {
+            btVector3 axis = gy_bt_vec(p.twist_axis);
+            double lo = gy_joint_limit_bound(p.twist, m_twist_min, false, m_h);
+            double hi = gy_joint_limit_bound(p.twist, m_twist_max, true, m_h);
+            m_row[m_rows++] = limit_row{axis, lo, false};
+            m_row[m_rows++] = limit_row{axis, hi, true};
+        }
         info->m_numConstraintRows += m_rows;
     }
 
     void getInfo2(btConstraintInfo2 *info) override
     {
         btPoint2PointConstraint::getInfo2(info);
-        for (int i = 0; i < m_rows; i++) {
-            const limit_row &r = m_row[i];
-            int k = (3 + i) * info->rowskip;
-            for (int c = 0; c < 3; c++) {
-                info->m_J1angularAxis[k + c] = r.axis[c];
-                info->m_J2angularAxis[k + c] = -r.axis[c];
-            }
-            /* Beyond the stop: back at the solver's error reduction. Short of it: no faster
-             * than reaches the stop at the end of the solve. */
-            double gap = r.upper ? r.stop - r.angle : r.angle - r.stop;
-            double rate = gap < 0.0 ? LIMIT_ERP * info->fps * gap : info->fps * gap;
-            if (r.upper) {
-                info->m_constraintError[k] = rate;
-                info->m_lowerLimit[k] = -SIMD_INFINITY;
-                info->m_upperLimit[k] = 0.0;
-            } else {
-                info->m_constraintError[k] = -rate;
-                info->m_lowerLimit[k] = 0.0;
-                info->m_upperLimit[k] = SIMD_INFINITY;
-            }
-        }
+        for (int i = 0; i < m_rows; i++)
+            limit_row_write(info, 3 + i, m_row[i]);
     }
 
   private:
-    struct limit_row {
-        btVector3 axis;
-        double angle, stop;
-        bool upper;
-    };
-
     static gy_quat rotation(const btRigidBody &b)
     {
         return gy_bt_from_quat(b.getCenterOfMassTransform().getRotation());
-    }
-
-    void add_row(double angle, double rate, double lo, double hi, const btVector3 &axis)
-    {
-        double next = angle + rate * m_h;
-        if (angle > hi || next > hi)
-            m_row[m_rows++] = limit_row{axis, angle, hi, true};
-        else if (angle < lo || next < lo)
-            m_row[m_rows++] = limit_row{axis, angle, lo, false};
     }
 
     gy_joint_cone_frame m_frame;
@@ -232,7 +254,7 @@ class ball_limit_constraint : public btPoint2PointConstraint
     bool m_has_twist;
     double m_twist_min, m_twist_max;
     double m_h = 1.0 / 60.0;
-    limit_row m_row[2];
+    limit_row m_row[3];
     int m_rows = 0;
 };
 
@@ -340,14 +362,14 @@ static void motor_set(gy_bt_joint *j, bool on, double v, double force, double h)
     }
 }
 
-/* Bullet's hinge and slider limit rows act once a limit is passed: when the joint would pass
- * one within this solve, the motor becomes an unbounded one landing on it (the limit wins over
- * the user's motor); otherwise the user's motor drives. */
+/* Bullet's slider limit rows act once a limit is passed: when the slider would pass one within
+ * this solve, the motor becomes an unbounded one landing on it (the limit wins over the user's
+ * motor); otherwise the user's motor drives. A hinge's limits are rows of its own. */
 static void motor_apply(gy_bt_joint *j, double h)
 {
     bool on = j->motor.mode != GY_MOTOR_OFF;
     double land;
-    if (j->has_limits &&
+    if (j->type == GY_JOINT_SLIDER && j->has_limits &&
         gy_joint_limit_landing(joint_position(j), joint_rate(j), j->limits, h, &land)) {
         motor_set(j, true, land, SIMD_INFINITY, h);
         return;
@@ -386,7 +408,7 @@ static size_t constraint_size(gy_joint_type t)
     case GY_JOINT_BALL:
         return sizeof(ball_limit_constraint);
     case GY_JOINT_HINGE:
-        return sizeof(btHingeConstraint);
+        return sizeof(hinge_limit_constraint);
     case GY_JOINT_SLIDER:
         return sizeof(btSliderConstraint);
     case GY_JOINT_DISTANCE:
@@ -468,10 +490,12 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
     case GY_JOINT_HINGE: {
         /* The hinge turns about its frames' Z axis; its angle is a's turn relative to b. */
         btTransform frame = axis_frame(btVector3(0, 0, 1), axis, anchor);
-        btHingeConstraint *hinge =
-            new (cmem) btHingeConstraint(ra, rb, ta_inv * frame, tb_inv * frame, false);
+        btHingeConstraint *hinge;
         if (def->has_limits)
-            hinge->setLimit(fmax(-SIMD_PI, def->limit_min), fmin(SIMD_PI, def->limit_max));
+            hinge = new (cmem) hinge_limit_constraint(ra, rb, ta_inv * frame, tb_inv * frame,
+                                                      j->limits[0], j->limits[1]);
+        else
+            hinge = new (cmem) btHingeConstraint(ra, rb, ta_inv * frame, tb_inv * frame, false);
         j->constraint = hinge;
         j->motor = def->motor; /* applied before every solve */
         break;
@@ -580,7 +604,7 @@ void gy_bt_joints_before_solve(gy_backend_world *w, double h)
         if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
             (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
             motor_apply(j, h);
-        else if (j->type == GY_JOINT_BALL)
+        if (j->type == GY_JOINT_BALL)
             static_cast<ball_limit_constraint *>(j->constraint)->set_solve_length(h);
     }
 }

@@ -190,8 +190,10 @@ static void convex_closest(const btConvexShape *a, const btTransform &ta, const 
     btGjkPairDetector::ClosestPointInput in;
     in.m_transformA = ta;
     in.m_transformB = tb;
-    /* Only overlap matters: GJK may stop as soon as it proves a gap. */
-    in.m_maximumDistanceSquared = PROBE_GAP * PROBE_GAP;
+    /* Only overlap matters: GJK may stop as soon as it proves a gap. It measures the gap between
+     * the cores, inside the margins (a sphere is all margin), so the margins count towards it. */
+    double reach = a->getMargin() + b->getMargin() + PROBE_GAP;
+    in.m_maximumDistanceSquared = reach * reach;
     gjk.getClosestPoints(in, *out, nullptr);
 }
 
@@ -624,7 +626,10 @@ struct shape_query {
     query_out out;
     btTransform from, to;
     double length;
-    bool cast; /* false: overlap at `from` only */
+    bool cast;      /* false: overlap at `from` only */
+    bool is_convex; /* casts: the shape as a convex (convex), at fraction 0 */
+    gy_convex convex;
+    gy_vec3 translation;
 };
 
 } // namespace
@@ -663,6 +668,20 @@ static double refine_fraction(shape_query *q, const gy_bt_collider *c, double fr
     return lo;
 }
 
+/* A convex cast starting within this many metres of a candidate hits it at fraction 0 (the
+ * query snapshot's touch tolerance). */
+#define CAST_TOUCH 1e-7
+
+/* A collider as a convex at its current pose; false for planes and meshes. */
+static bool collider_convex(const gy_bt_collider *c, gy_convex *out)
+{
+    const gy_hull *hull = c->shape.type == GY_SHAPE_HULL && c->resource != nullptr
+                              ? &c->resource->base.hull
+                              : nullptr;
+    gy_pose pose = gy_pose_mul(gy_bt_body_pose(c->body), c->local_pose);
+    return gy_adapter_shape_convex(&c->shape, hull, pose, out);
+}
+
 static void shape_test(shape_query *q, const gy_bt_collider *c)
 {
     gy_backend_world *w = q->out.w;
@@ -685,6 +704,22 @@ static void shape_test(shape_query *q, const gy_bt_collider *c)
     double limit = 1.0;
     if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0)
         limit = q->out.q.hits[0].fraction;
+    gy_convex target;
+    if (q->is_convex && collider_convex(c, &target)) {
+        /* Two convex shapes: conservative advancement on GJK distances lands on the first
+         * contact however shallow, where Bullet's cast ends centimetres short of a graze. */
+        gy_convex_hit ch;
+        if (!gy_convex_cast(&q->convex, q->translation, &target, 0.0, limit, CAST_TOUCH, &ch))
+            return;
+        hit_init(&h, c);
+        h.triangle = -1;
+        h.fraction = ch.fraction;
+        h.distance = ch.fraction * q->length;
+        h.point = ch.point;
+        h.normal = ch.normal;
+        out_collect(&q->out, &h);
+        return;
+    }
     if (!gy_bt_probe_sweep(w, c, q->from, q->to, limit, &fraction, &point, &normal, &triangle))
         return;
     fraction = refine_fraction(q, c, fraction);
@@ -733,6 +768,7 @@ gy_result gy_bt_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose
     q.from = q.to = gy_bt_transform(pose);
     q.length = 0.0;
     q.cast = false;
+    q.is_convex = false;
     shape_query_run(w, &q, shape);
     *count = q.out.q.count;
     return GY_OK;
@@ -759,6 +795,14 @@ gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose p
     q.to = q.from;
     q.to.setOrigin(q.from.getOrigin() + gy_bt_vec(translation));
     q.cast = true;
+    q.translation = translation;
+    const gy_hull *hull = nullptr;
+    if (shape->type == GY_SHAPE_HULL) {
+        void *payload = gy_handle_pool_get(&w->resources, shape->resource.bits);
+        gy_bt_resource *res = payload != nullptr ? gy_bt_resource_of(payload) : nullptr;
+        hull = res != nullptr ? &res->base.hull : nullptr;
+    }
+    q.is_convex = gy_adapter_shape_convex(shape, hull, pose, &q.convex);
     shape_query_run(w, &q, shape);
     *count = q.out.q.count;
     return GY_OK;

@@ -101,12 +101,12 @@ typedef struct gy_ode_joint {
     double break_force;
     double distance; /* distance joints: the double-ball joint's length, m */
     gy_joint_motor motor;   /* hinge and slider */
-    bool has_limits;        /* hinge and slider: its limits {min, max}, for the motor */
+    bool has_limits;        /* hinge and slider: its limits {min, max} */
     double limits[2];
     gy_vec3 anchor_a;       /* the anchor in a's body frame (motor inertia) */
     bool has_spring;        /* distance */
     double spring_frequency, spring_damping_ratio;
-    dJointID limit_motor;   /* ball with cone or twist limits: an angular motor, else NULL */
+    dJointID limit_motor;   /* hinge limits, ball cone or twist limits: their rows, else NULL */
     dJointFeedback limit_feedback;
     gy_joint_cone_frame cone_frame;
     bool has_cone, has_twist_limits;

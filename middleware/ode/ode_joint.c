@@ -1,15 +1,16 @@
-/* ODE adapter: joints, joint breaking, motors, springs, ball limits and axis locks.
+/* ODE adapter: joints, joint breaking, motors, springs, limits and axis locks.
  *
- * Fixed, ball, hinge and slider map onto ODE's joints of the same name (limits through
+ * Fixed, ball, hinge and slider map onto ODE's joints of the same name (a slider's limits through
  * dParamLoStop/HiStop). Distance uses ODE's double-ball joint: one anchor at a's origin, the other
  * at the given anchor on b (or in the world); a spring softens it through its ERP and CFM, set
  * before every solve for the solve's length (joint_drive.c). Hinge and slider motors are ODE's
- * own (dParamVel/dParamFMax on the joint's row, which its limit takes over); a position servo
- * gets its velocity from joint_drive.c before every solve. A ball's cone and twist limits are an
- * angular motor in user mode whose two axes (swing and twist) and angles are measured before
- * every solve. Every joint carries a dJointFeedback: the step checks breaks after every solve and
- * joint_get_state reports it. Axis locks are motors with zero target velocity and unbounded
- * force on the locked world axes; the step also projects away drift (ode_step.c). */
+ * own (dParamVel/dParamFMax on the joint's row); a position servo gets its velocity from
+ * joint_drive.c before every solve. A hinge's limits and a ball's cone and twist limits are rows
+ * of an angular motor in user mode, kept in every solve (joint_drive.c's limit bound), so a
+ * limit holds whatever else the solve adds. Every joint carries a dJointFeedback: the step checks
+ * breaks after every solve and joint_get_state reports it. Axis locks are motors with zero target
+ * velocity and unbounded force on the locked world axes; the step also projects away drift
+ * (ode_step.c). */
 #include <math.h>
 #include <string.h>
 
@@ -65,8 +66,9 @@ static gy_joint_side side_of(const gy_ode_body *b, gy_vec3 axis)
     return s;
 }
 
-/* The joint's row motor: the user's motor, or, when the joint would pass a limit within this
- * solve, an unbounded one landing on the limit (the limit wins over the motor). */
+/* The joint's row motor: the user's motor, or, when a slider would pass a limit within this
+ * solve, an unbounded one landing on the limit (the limit wins over the motor). ODE's slider
+ * limit row acts only once a stop is passed; a hinge's limits are rows of its limit motor. */
 static void motor_apply(gy_ode_joint *j, double h)
 {
     bool hinge = j->type == GY_JOINT_HINGE;
@@ -76,7 +78,8 @@ static void motor_apply(gy_ode_joint *j, double h)
     double land;
     /* On a stop ODE's own limit row already holds the joint (it acts from the stop on). */
     bool inside = position > j->limits[0] && position < j->limits[1];
-    if (j->has_limits && inside && gy_joint_limit_landing(position, rate, j->limits, h, &land)) {
+    if (!hinge && j->has_limits && inside &&
+        gy_joint_limit_landing(position, rate, j->limits, h, &land)) {
         set(j->joint, dParamVel, land);
         set(j->joint, dParamFMax, LANDING_FMAX);
         return;
@@ -114,40 +117,62 @@ static void spring_apply(gy_ode_joint *j, double h)
     dJointSetDBallParam(j->joint, dParamCFM, cfm);
 }
 
-/* ODE's limit row acts only once the angle has passed a stop. An angle that would pass it within
- * this solve instead gets the axis's motor, unbounded, aimed at the rate that lands on the stop
- * at the end of the solve: a fast swing stops on the limit rather than one solve past it. */
-static void limit_axis(dJointID m, int axis, double angle, double rate, double lo, double hi,
+/* One limit row of the limit motor: the joint's rate along `dir` (world, unit) kept at or above
+ * `bound`, a one-sided row (force >= 0) present in every solve. ODE's limit row asks for
+ * J v = -erp/h * err and exists only while err <= 0 (err: the angle the motor is handed minus its
+ * low stop); the row wanted is that row with the stop at 0, err = -|bound| h and erp = +-1. */
+static void limit_row(dJointID m, int k, gy_vec3 dir, double bound, double h)
+{
+    int group = dParamGroup * k;
+    dJointSetAMotorAxis(m, k, 0, dir.x, dir.y, dir.z);
+    dJointSetAMotorAngle(m, k, -fabs(bound) * h);
+    dJointSetAMotorParam(m, dParamStopERP + group, bound >= 0.0 ? 1.0 : -1.0);
+}
+
+/* Both sides of a limit on the coordinate `position` about or along `axis` (world, unit), as rows
+ * k and k + 1: the upper one is the lower-bound row of the reversed axis. */
+static void limit_rows(dJointID m, int k, gy_vec3 axis, double position, double lo, double hi,
                        double h)
 {
-    static const int vel[2] = {dParamVel, dParamVel2};
-    static const int fmax[2] = {dParamFMax, dParamFMax2};
-    const double limits[2] = {lo, hi};
-    double land;
-    bool approach = gy_joint_limit_landing(angle, rate, limits, h, &land);
-    dJointSetAMotorAngle(m, axis, angle);
-    dJointSetAMotorParam(m, vel[axis], land);
-    dJointSetAMotorParam(m, fmax[axis], approach ? LANDING_FMAX : 0.0);
+    limit_row(m, k, axis, gy_joint_limit_bound(position, lo, false, h), h);
+    limit_row(m, k + 1, gy_v3_neg(axis), -gy_joint_limit_bound(position, hi, true, h), h);
+}
+
+static void hinge_limits_apply(gy_ode_joint *j, double h)
+{
+    dVector3 ax;
+    dJointGetHingeAxis(j->joint, ax);
+    limit_rows(j->limit_motor, 0, gy_v3(ax[0], ax[1], ax[2]), dJointGetHingeAngle(j->joint),
+               j->limits[0], j->limits[1], h);
 }
 
 static void ball_limits_apply(gy_ode_joint *j, double h)
 {
     gy_quat qa = side_rotation(j->a), qb = side_rotation(j->b);
     gy_joint_cone_pose p = gy_joint_cone_measure(&j->cone_frame, qa, qb);
-    const dReal *wa = dBodyGetAngularVel(j->a->body);
-    gy_vec3 rel = gy_v3(wa[0], wa[1], wa[2]);
-    if (j->b != NULL && j->b->body != NULL) {
-        const dReal *wb = dBodyGetAngularVel(j->b->body);
-        rel = gy_v3_sub(rel, gy_v3(wb[0], wb[1], wb[2]));
-    }
     dJointID m = j->limit_motor;
-    dJointSetAMotorAxis(m, 0, 0, p.swing_axis.x, p.swing_axis.y, p.swing_axis.z);
-    dJointSetAMotorAxis(m, 1, 0, p.twist_axis.x, p.twist_axis.y, p.twist_axis.z);
-    limit_axis(m, 0, p.swing, gy_v3_dot(rel, p.swing_axis), -dInfinity,
-               j->has_cone ? j->cone_angle : dInfinity, h);
-    limit_axis(m, 1, p.twist, gy_v3_dot(rel, p.twist_axis),
-               j->has_twist_limits ? j->twist_min : -dInfinity,
-               j->has_twist_limits ? j->twist_max : dInfinity, h);
+    int k = 0;
+    if (j->has_cone) {
+        double bound = gy_joint_limit_bound(p.swing, j->cone_angle, true, h);
+        limit_row(m, k++, gy_v3_neg(p.swing_axis), -bound, h);
+    }
+    if (j->has_twist_limits)
+        limit_rows(m, k, p.twist_axis, p.twist, j->twist_min, j->twist_max, h);
+}
+
+/* An angular motor in user mode holding `rows` limit rows (set before every solve). */
+static dJointID limit_motor_create(gy_backend_world *w, gy_ode_joint *j, int rows)
+{
+    dJointID m = dJointCreateAMotor(w->world, NULL);
+    dJointAttach(m, j->a->body, j->b != NULL ? j->b->body : NULL);
+    dJointSetAMotorMode(m, dAMotorUser);
+    dJointSetFeedback(m, &j->limit_feedback);
+    dJointSetAMotorNumAxes(m, rows);
+    for (int k = 0; k < rows; k++) {
+        dJointSetAMotorParam(m, dParamLoStop + dParamGroup * k, 0.0);
+        dJointSetAMotorParam(m, dParamHiStop + dParamGroup * k, dInfinity);
+    }
+    return m;
 }
 
 static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def *def)
@@ -172,17 +197,11 @@ static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def
         j->has_twist_limits = def->has_twist_limits;
         j->twist_min = def->twist_min;
         j->twist_max = def->twist_max;
-        dJointID m = dJointCreateAMotor(w->world, NULL);
-        dJointAttach(m, j->a->body, j->b != NULL ? j->b->body : NULL);
-        dJointSetAMotorMode(m, dAMotorUser);
-        dJointSetFeedback(m, &j->limit_feedback);
-        dJointSetAMotorNumAxes(m, 2);
-        dJointSetAMotorParam(m, dParamLoStop, -dInfinity);
-        dJointSetAMotorParam(m, dParamHiStop, def->has_cone ? def->cone_angle : dInfinity);
-        dJointSetAMotorParam(m, dParamLoStop2, def->has_twist_limits ? def->twist_min : -dInfinity);
-        dJointSetAMotorParam(m, dParamHiStop2, def->has_twist_limits ? def->twist_max : dInfinity);
-        j->limit_motor = m; /* its axes and angles are set before every solve */
+        j->limit_motor =
+            limit_motor_create(w, j, (def->has_cone ? 1 : 0) + (def->has_twist_limits ? 2 : 0));
     }
+    if (j->type == GY_JOINT_HINGE && def->has_limits)
+        j->limit_motor = limit_motor_create(w, j, 2);
 }
 
 void gy_ode_joints_before_solve(gy_backend_world *w, double h)
@@ -195,6 +214,8 @@ void gy_ode_joints_before_solve(gy_backend_world *w, double h)
         if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
             (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
             motor_apply(j, h);
+        if (j->type == GY_JOINT_HINGE && j->limit_motor != NULL)
+            hinge_limits_apply(j, h);
         else if (j->has_spring)
             spring_apply(j, h);
         else if (j->limit_motor != NULL)
@@ -269,11 +290,7 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         dJointAttach(j->joint, ba, bb);
         dJointSetHingeAnchor(j->joint, p.x, p.y, p.z);
         dJointSetHingeAxis(j->joint, axis.x, axis.y, axis.z);
-        if (def->has_limits) {
-            dJointSetHingeParam(j->joint, dParamLoStop, clamp_angle(def->limit_min));
-            dJointSetHingeParam(j->joint, dParamHiStop, clamp_angle(def->limit_max));
-        }
-        break;
+        break; /* its limits are rows of its limit motor */
     case GY_JOINT_SLIDER:
         j->joint = dJointCreateSlider(w->world, NULL);
         dJointAttach(j->joint, ba, bb);

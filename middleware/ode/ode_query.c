@@ -1,8 +1,9 @@
 /* Queries on the ODE adapter: raycast, shape cast and overlap. They never allocate: each poses one
  * of the world's scratch geoms, gathers candidates from the static grid (gy_ode_static_visit) and
- * from the dynamic space (dSpaceCollide2), and runs dCollide on each. ODE has no sweep test, so a
- * shape cast finds each candidate's time of impact by conservative stepping and bisection with
- * dCollide. docs/middleware.md ("Queries") has the details. */
+ * from the dynamic space (dSpaceCollide2), and runs dCollide on each. ODE has no sweep test: a
+ * shape cast finds a convex candidate's time of impact by conservative advancement on GJK
+ * distances (gyre/convex.h, as the query snapshot does), and a plane's or mesh's by stepping and
+ * bisection with dCollide. docs/middleware.md ("Queries") has the details. */
 #include <math.h>
 #include <string.h>
 
@@ -20,6 +21,9 @@ enum { QUERY_MAX_CONTACTS = 16 };
 /* Shape casts stop bisecting once the bracket around the time of impact is this short (metres),
  * or a tenth of the shape's smallest half-extent if that is smaller. */
 #define CAST_TOLERANCE 1e-4
+/* A convex cast starting within this many metres of a candidate hits it at fraction 0 (the query
+ * snapshot's touch tolerance). */
+#define CAST_TOUCH 1e-7
 
 /* dCreateConvex needs a valid solid; the scratch convex holds this tetrahedron whenever it is not
  * borrowing a hull resource's arrays, so it never points at freed memory between queries. */
@@ -509,6 +513,8 @@ typedef struct cast_query {
     double aabb0[6]; /* shape AABB at fraction 0 */
     double step;     /* fraction advanced per conservative step */
     double tol;      /* fraction bracket at which bisection stops */
+    bool is_convex;  /* the shape as a convex (convex), at fraction 0 */
+    gy_convex convex;
 } cast_query;
 
 /* Smallest distance from the shape's centre to its surface: stepping by this much cannot jump
@@ -559,6 +565,28 @@ static int cast_contacts_at(cast_query *q, dGeomID other, double t, dContactGeom
     return dCollide(q->shape, other, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
 }
 
+/* A collider as a convex at its current pose; false for planes and meshes. */
+static bool collider_convex(const gy_ode_collider *c, gy_convex *out)
+{
+    const gy_hull *hull =
+        c->shape.type == GY_SHAPE_HULL && c->resource != NULL ? &c->resource->base.hull : NULL;
+    gy_pose pose = gy_pose_mul(gy_ode_body_pose(c->body), c->local_pose);
+    return gy_adapter_shape_convex(&c->shape, hull, pose, out);
+}
+
+static void cast_report_convex(cast_query *q, const gy_ode_collider *c, const gy_convex_hit *ch)
+{
+    gy_hit h;
+    hit_init(&h, c);
+    h.triangle = -1;
+    h.fraction = ch->fraction;
+    h.distance = ch->fraction * q->length;
+    h.point = ch->point;
+    h.normal = ch->normal;
+    h.penetration = 0.0;
+    out_collect(&q->out, &h);
+}
+
 static void cast_report(cast_query *q, const gy_ode_collider *c, dGeomID other,
                         const dContactGeom *cg, int n, double t, bool initial)
 {
@@ -574,10 +602,13 @@ static void cast_report(cast_query *q, const gy_ode_collider *c, dGeomID other,
     out_collect(&q->out, &h);
 }
 
-/* Time of impact against one candidate: test the start pose, then advance in steps no longer
- * than the shape's inner radius until dCollide reports contact, then bisect the last step. The
- * reported fraction is the last separated pose (never past the impact); point and normal come from
- * the first touching pose, at most the tolerance further on. */
+/* Time of impact against one candidate: test the start pose with dCollide (a start overlap is
+ * reported with its depth). Two convex shapes then advance on their GJK distance, which lands on
+ * the first contact however shallow (gy_convex_cast). Against a plane or a mesh, advance in steps
+ * no longer than the shape's inner radius until dCollide reports contact, then bisect the last
+ * step: the reported fraction is the last separated pose (never past the impact); point and
+ * normal come from the first touching pose, at most the tolerance further on. Such steps can pass
+ * over a mesh's edge that the shape only grazes (a plane is a half-space: never). */
 static void cast_candidate(cast_query *q, const gy_ode_collider *c)
 {
     dGeomID other = c->geom;
@@ -605,6 +636,13 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
     }
     if (!(q->length > 0.0))
         return;
+    gy_convex target;
+    if (q->is_convex && collider_convex(c, &target)) {
+        gy_convex_hit ch;
+        if (gy_convex_cast(&q->convex, q->translation, &target, lo, t1, CAST_TOUCH, &ch))
+            cast_report_convex(q, c, &ch);
+        return;
+    }
 
     double hi;
     int hit_n;
@@ -707,6 +745,11 @@ gy_result gy_ode_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose 
         return GY_OK;
 
     q.shape = gy_ode_query_geom(w, shape, pose);
+    const gy_ode_resource *hull =
+        shape->type == GY_SHAPE_HULL ? hull_resource(w, shape->resource) : NULL;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+    q.is_convex =
+        gy_adapter_shape_convex(shape, hull != NULL ? &hull->base.hull : NULL, pose, &q.convex);
     q.start = pose.position;
     q.translation = translation;
     dGeomGetAABB(q.shape, q.aabb0);

@@ -411,6 +411,40 @@ double gy_adapter_shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_
     }
 }
 
+bool gy_adapter_shape_convex(const gy_shape *s, const gy_hull *hull, gy_pose pose, gy_convex *out)
+{
+    memset(out, 0, sizeof *out);
+    out->pose = pose;
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        out->core = GY_CONVEX_POINT;
+        out->radius = s->radius;
+        return true;
+    case GY_SHAPE_CAPSULE:
+        out->core = GY_CONVEX_SEGMENT;
+        out->radius = s->radius;
+        out->half_length = 0.5 * s->height - s->radius;
+        return true;
+    case GY_SHAPE_BOX:
+        out->core = GY_CONVEX_BOX;
+        out->half = gy_v3_scale(s->box_size, 0.5);
+        return true;
+    case GY_SHAPE_CYLINDER:
+        out->core = GY_CONVEX_CYLINDER;
+        out->half = gy_v3(s->radius, 0.5 * s->height, 0.0);
+        return true;
+    case GY_SHAPE_HULL:
+        if (hull == NULL || hull->vertex_count == 0)
+            return false;
+        out->core = GY_CONVEX_CLOUD;
+        out->points = hull->vertices;
+        out->point_count = hull->vertex_count;
+        return true;
+    default:
+        return false;
+    }
+}
+
 void gy_adapter_ccd_begin(gy_adapter_ccd_radius *c)
 {
     c->best = 0.0;

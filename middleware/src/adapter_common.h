@@ -12,6 +12,7 @@
 #include <pthread.h>
 
 #include "gyre/backend.h"
+#include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
 
@@ -189,6 +190,10 @@ double gy_adapter_hull_inner_radius(const gy_hull *h);
 /* Radius of a shape's inscribed sphere about `*center` (set, shape frame); 0 for shapes with no
  * volume. `hull` is needed for hulls. */
 double gy_adapter_shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center);
+
+/* The shape at `pose` as a rounded convex for gyre/convex.h (a hull's points are borrowed from
+ * `hull`, which must outlive the convex); false for planes, meshes and a hull without its data. */
+bool gy_adapter_shape_convex(const gy_shape *s, const gy_hull *hull, gy_pose pose, gy_convex *out);
 
 /* A sphere about the centre of mass inside a body's solid colliders, for continuous collision:
  * add every solid collider, then read the radius. When no collider contains the centre of mass

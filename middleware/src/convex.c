@@ -182,18 +182,25 @@ static gy_vec3 closest_tetrahedron(gy_vec3 *s, int *n)
     return best;
 }
 
-/* Barycentric weights of v, the closest point of simplex s[0..n) to the origin. */
+static void segment_weights(gy_vec3 s0, gy_vec3 s1, gy_vec3 v, double *w0, double *w1)
+{
+    gy_vec3 e = gy_v3_sub(s1, s0);
+    double len2 = gy_v3_len_sq(e);
+    double t = len2 > 0.0 ? gy_v3_dot(gy_v3_sub(v, s0), e) / len2 : 0.0;
+    t = fmin(fmax(t, 0.0), 1.0);
+    *w0 = 1.0 - t;
+    *w1 = t;
+}
+
+/* Barycentric weights of v, the closest point of simplex s[0..n) to the origin. A triangle whose
+ * two vertices (nearly) coincide, as GJK builds against curved supports, leaves the plane solve
+ * ill-conditioned: weights that do not rebuild v are replaced by the best edge's. */
 static void weights(const gy_vec3 *s, int n, gy_vec3 v, double *w)
 {
     w[0] = 1.0;
     w[1] = w[2] = 0.0;
     if (n == 2) {
-        gy_vec3 e = gy_v3_sub(s[1], s[0]);
-        double len2 = gy_v3_len_sq(e);
-        double t = len2 > 0.0 ? gy_v3_dot(gy_v3_sub(v, s[0]), e) / len2 : 0.0;
-        t = fmin(fmax(t, 0.0), 1.0);
-        w[0] = 1.0 - t;
-        w[1] = t;
+        segment_weights(s[0], s[1], v, &w[0], &w[1]);
     } else if (n == 3) {
         gy_vec3 e0 = gy_v3_sub(s[1], s[0]), e1 = gy_v3_sub(s[2], s[0]), p = gy_v3_sub(v, s[0]);
         double d00 = gy_v3_dot(e0, e0), d01 = gy_v3_dot(e0, e1), d11 = gy_v3_dot(e1, e1);
@@ -204,10 +211,33 @@ static void weights(const gy_vec3 *s, int n, gy_vec3 v, double *w)
             w[2] = (d00 * d21 - d01 * d20) / den;
             w[0] = 1.0 - w[1] - w[2];
         }
+        gy_vec3 rebuilt = gy_v3_add(gy_v3_scale(s[0], w[0]),
+                                    gy_v3_add(gy_v3_scale(s[1], w[1]), gy_v3_scale(s[2], w[2])));
+        double scale = fmax(fmax(d00, d11), gy_v3_len_sq(s[0]));
+        if (den > 0.0 && gy_v3_len_sq(gy_v3_sub(rebuilt, v)) <= 1e-20 * fmax(scale, 1e-30))
+            return;
+        double best = INFINITY;
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, k = (i + 2) % 3;
+            double wi, wj;
+            segment_weights(s[i], s[j], v, &wi, &wj);
+            gy_vec3 q = gy_v3_add(gy_v3_scale(s[i], wi), gy_v3_scale(s[j], wj));
+            double err = gy_v3_len_sq(gy_v3_sub(q, v));
+            if (err < best) {
+                best = err;
+                w[i] = wi;
+                w[j] = wj;
+                w[k] = 0.0;
+            }
+        }
     }
 }
 
-double gy_convex_closest(const gy_convex *a, const gy_convex *b, gy_vec3 *on_a, gy_vec3 *on_b)
+/* GJK: the distance between the cores, with *dir the vector from b's closest point to a's (the
+ * Minkowski difference's point nearest the origin: exact even where the closest points, rebuilt
+ * from the simplex's weights, are not). */
+static double gjk(const gy_convex *a, const gy_convex *b, gy_vec3 *dir, gy_vec3 *on_a,
+                  gy_vec3 *on_b)
 {
     /* s holds Minkowski-difference vertices, sa and sb the support points that made each; the
      * closest_* helpers keep a subset of s, found again by value to carry sa and sb along. */
@@ -222,8 +252,10 @@ double gy_convex_closest(const gy_convex *a, const gy_convex *b, gy_vec3 *on_a, 
     bool done = false;
     for (int iter = 0; iter < GJK_ITERATIONS && !done; iter++) {
         double vv = gy_v3_len_sq(v);
-        if (vv <= 1e-24 * fmax(max_w2, 1.0))
+        if (vv <= 1e-24 * fmax(max_w2, 1.0)) {
+            *dir = gy_v3(0, 0, 0);
             return 0.0;
+        }
         gy_vec3 wa = gy_convex_support(a, gy_v3_neg(v)), wb = gy_convex_support(b, v);
         gy_vec3 w = gy_v3_sub(wa, wb);
         if (vv - gy_v3_dot(v, w) <= 1e-12 * vv)
@@ -253,8 +285,10 @@ double gy_convex_closest(const gy_convex *a, const gy_convex *b, gy_vec3 *on_a, 
             break;
         default:
             v = closest_tetrahedron(s, &n);
-            if (n == 4)
+            if (n == 4) {
+                *dir = gy_v3(0, 0, 0);
                 return 0.0;
+            }
             break;
         }
         for (int i = 0; i < n; i++)
@@ -280,7 +314,14 @@ double gy_convex_closest(const gy_convex *a, const gy_convex *b, gy_vec3 *on_a, 
             }
         }
     }
+    *dir = v;
     return gy_v3_len(v);
+}
+
+double gy_convex_closest(const gy_convex *a, const gy_convex *b, gy_vec3 *on_a, gy_vec3 *on_b)
+{
+    gy_vec3 dir;
+    return gjk(a, b, &dir, on_a, on_b);
 }
 
 bool gy_convex_overlap(const gy_convex *a, const gy_convex *b, double tolerance)
@@ -298,8 +339,8 @@ bool gy_convex_cast(const gy_convex *a, gy_vec3 translation, const gy_convex *b,
     double t = from > 0.0 ? from : 0.0;
     for (int step = 0; step < CAST_STEPS; step++) {
         moved.pose.position = gy_v3_mad(a->pose.position, translation, t);
-        gy_vec3 pa, pb;
-        double dist = gy_convex_closest(&moved, b, &pa, &pb);
+        gy_vec3 pa, pb, dir;
+        double dist = gjk(&moved, b, &dir, &pa, &pb);
         double gap = dist - radii;
         if (!(dist > 0.0)) {
             /* Cores meet: only possible from the start (advancement stops short of contact). */
@@ -308,19 +349,25 @@ bool gy_convex_cast(const gy_convex *a, gy_vec3 translation, const gy_convex *b,
             out->point = gy_convex_support(b, gy_v3_neg(back));
             return true;
         }
-        gy_vec3 apart = gy_v3_sub(pa, pb);
-        double apart_len = gy_v3_len(apart);
-        gy_vec3 n = apart_len > 0.0 ? gy_v3_scale(apart, 1.0 / apart_len) : back;
-        if (gap <= (t > 0.0 ? GY_CONVEX_CAST_GAP : touch)) {
+        /* The normal from GJK's own vector: the closest points can be off where its simplex is
+         * nearly degenerate, and a wrong normal would read as the gap no longer closing. */
+        gy_vec3 n = gy_v3_scale(dir, 1.0 / dist);
+        double closing = -gy_v3_dot(translation, n);
+        /* Aim half the stopping gap short of contact: advancing by the whole gap can land flat
+         * faces exactly on each other, where the cores meet and the contact is lost. */
+        double next = closing > 0.0 ? t + (gap - 0.5 * GY_CONVEX_CAST_GAP) / closing : t;
+        /* A cast so long that the doubles near t cannot hold a step of the remaining gap (1e-6 m
+         * of 1e12 m) has arrived as closely as it can. */
+        bool arrived = closing > 0.0 && t > 0.0 && !(next > t);
+        if (gap <= (t > 0.0 ? GY_CONVEX_CAST_GAP : touch) || arrived) {
             out->fraction = t;
             out->normal = n;
             out->point = gy_v3_mad(pb, n, b->radius);
             return true;
         }
-        double closing = -gy_v3_dot(translation, n);
         if (!(closing > 1e-12 * length))
             return false; /* the gap never shrinks again */
-        t += gap / closing;
+        t = next;
         if (t > max_fraction)
             return false;
     }

@@ -34,11 +34,20 @@ double gy_joint_motor_velocity(const gy_joint_motor *m, double position, double 
 
 /* Whether a joint coordinate at `position`, changing at `rate`, would pass one of `limits`
  * ({min, max}) within a solve of h seconds while not yet past it (on it counts as short of it);
- * *land is then the rate that arrives on the limit at the end of the solve. Adapters whose limit
- * rows only act once a limit is passed aim an unbounded motor at *land instead, so fast motion
- * stops on the limit rather than one solve beyond it. */
+ * *land is then the rate that arrives on the limit at the end of the solve. For limits that
+ * cannot be a row in every solve (ODE's slider, whose limit row only acts once a limit is
+ * passed): an unbounded motor aimed at *land stops fast motion on the limit rather than one
+ * solve beyond it. */
 bool gy_joint_limit_landing(double position, double rate, const double *limits, double h,
                             double *land);
+
+/* A limit as one row the solver keeps in every solve, not only once the stop is passed: the
+ * bound it puts on the joint coordinate's rate over the next solve of h seconds. Short of the
+ * stop the coordinate may approach it by at most the remaining gap (a speculative row: it lands
+ * on the stop, whatever else the solve adds); past the stop it is pulled back by a share of the
+ * excess per solve. For a lower stop (upper false) the rate must stay at or above the bound, for
+ * an upper stop at or below it. */
+double gy_joint_limit_bound(double position, double stop, bool upper, double h);
 
 /* The softness that makes a rigid one-row constraint a spring-damper of `frequency` (Hz) and
  * `damping_ratio` on `mass` (kg), in ODE's convention (J v' = erp/h · error − cfm · λ, λ a

@@ -1583,6 +1583,28 @@ static bool convex_overlap(const gy_convex *a, const gy_convex *b)
     return gy_convex_overlap(a, b, TOUCH_TOLERANCE);
 }
 
+/* Bounds of a query shape at `pose`: a hull's from its points, the others as an entry's. */
+static void query_bounds(uint8_t type, const double p[4], const gy_hull_def *hull, gy_pose pose,
+                         gy_vec3 *lo, gy_vec3 *hi)
+{
+    if (type == GY_SHAPE_HULL) {
+        *lo = gy_v3(INFINITY, INFINITY, INFINITY);
+        *hi = gy_v3(-INFINITY, -INFINITY, -INFINITY);
+        for (uint32_t i = 0; i < hull->point_count; i++) {
+            gy_vec3 q = gy_pose_apply(pose, hull->points[i]);
+            *lo = gy_v3_min(*lo, q);
+            *hi = gy_v3_max(*hi, q);
+        }
+        return;
+    }
+    qs_entry e;
+    memset(&e, 0, sizeof e);
+    e.type = type;
+    memcpy(e.p, p, sizeof e.p);
+    e.pose = pose;
+    entry_bounds(&e, lo, hi);
+}
+
 typedef struct mesh_overlap {
     const gy_snapshot_geometry *g;
     const gy_convex *query; /* in the mesh's frame */
@@ -1614,6 +1636,7 @@ typedef struct overlap_query {
     gy_convex shape;
     uint8_t shape_type;
     double p[4];
+    const gy_hull_def *hull; /* a hull query's points */
     gy_bvh_box box;
     gy_snapshot_hit *hits;
     uint32_t capacity, count;
@@ -1632,13 +1655,8 @@ static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *tr
     if (e->type == GY_SHAPE_MESH) {
         /* The query goes into the mesh's frame, where the triangle tree lives. */
         gy_pose to_local = gy_pose_mul(gy_pose_inverse(e->pose), q->shape.pose);
-        qs_entry local;
-        memset(&local, 0, sizeof local);
-        local.type = q->shape_type;
-        memcpy(local.p, q->p, sizeof local.p);
-        local.pose = to_local;
         gy_vec3 lo, hi;
-        entry_bounds(&local, &lo, &hi);
+        query_bounds(q->shape_type, q->p, q->hull, to_local, &lo, &hi);
         gy_bvh_box box = gy_bvh_box_from(lo, hi);
         gy_convex lq = q->shape;
         lq.pose = to_local;
@@ -1668,7 +1686,8 @@ static bool overlap_visit(void *ctx, uint32_t slot)
     return q->collector == GY_COLLECT_ALL && q->count < q->capacity;
 }
 
-gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *shape, gy_pose pose,
+gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *shape,
+                                   const gy_hull_def *hull, gy_pose pose,
                                    const gy_snapshot_filter *filter, gy_collector collector,
                                    gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count)
 {
@@ -1679,31 +1698,50 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
     if (shape == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if (shape->type != GY_SHAPE_SPHERE && shape->type != GY_SHAPE_BOX &&
-        shape->type != GY_SHAPE_CAPSULE)
+        shape->type != GY_SHAPE_CAPSULE && shape->type != GY_SHAPE_HULL)
         return (unsigned)shape->type < GY_SHAPE_TYPE_COUNT ? GY_ERR_UNSUPPORTED
                                                            : GY_ERR_INVALID_ARGUMENT;
+    /* The same checks, in the same order, as the shape cast's. */
     r = gy_validate_shape(shape);
     if (r == GY_OK)
         r = gy_validate_pose(pose);
     if (r != GY_OK)
         return r;
-    gy_snapshot_entry def = gy_default_snapshot_entry();
-    def.shape = *shape;
-    def.pose = pose;
-    qs_entry qe;
-    r = entry_from_def(&def, &qe);
-    if (r != GY_OK)
-        return r;
+    if (shape->type == GY_SHAPE_HULL) {
+        if (hull == NULL)
+            return GY_ERR_STALE_HANDLE;
+        r = gy_validate_hull_def(hull);
+        if (r != GY_OK)
+            return r;
+    }
+    pose.rotation = gy_quat_normalize(pose.rotation);
     gy_snapshot_filter fdef = gy_default_snapshot_filter();
     overlap_query q;
     memset(&q, 0, sizeof q);
     q.v = v;
     q.filter = filter ? filter : &fdef;
     q.collector = collector;
-    q.shape_type = qe.type;
-    memcpy(q.p, qe.p, sizeof q.p);
-    convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, qe.pose, &q.shape);
-    q.box = entry_box(&qe);
+    q.shape_type = (uint8_t)shape->type;
+    if (shape->type == GY_SHAPE_HULL) {
+        q.hull = hull;
+        q.shape.core = GY_CONVEX_CLOUD;
+        q.shape.pose = pose;
+        q.shape.points = hull->points;
+        q.shape.point_count = hull->point_count;
+    } else {
+        gy_snapshot_entry def = gy_default_snapshot_entry();
+        def.shape = *shape;
+        def.pose = pose;
+        qs_entry qe;
+        r = entry_from_def(&def, &qe);
+        if (r != GY_OK)
+            return r;
+        memcpy(q.p, qe.p, sizeof q.p);
+        convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, qe.pose, &q.shape);
+    }
+    gy_vec3 lo, hi;
+    query_bounds(q.shape_type, q.p, q.hull, pose, &lo, &hi);
+    q.box = gy_bvh_box_from(lo, hi);
     q.hits = hits;
     q.capacity = capacity;
     if (capacity == 0)
@@ -1742,22 +1780,7 @@ typedef struct cast_query {
 /* Bounds of the moving shape at `pose`. */
 static void cast_bounds(const cast_query *q, gy_pose pose, gy_vec3 *lo, gy_vec3 *hi)
 {
-    if (q->shape_type == GY_SHAPE_HULL) {
-        *lo = gy_v3(INFINITY, INFINITY, INFINITY);
-        *hi = gy_v3(-INFINITY, -INFINITY, -INFINITY);
-        for (uint32_t i = 0; i < q->hull->point_count; i++) {
-            gy_vec3 p = gy_pose_apply(pose, q->hull->points[i]);
-            *lo = gy_v3_min(*lo, p);
-            *hi = gy_v3_max(*hi, p);
-        }
-        return;
-    }
-    qs_entry e;
-    memset(&e, 0, sizeof e);
-    e.type = q->shape_type;
-    memcpy(e.p, q->p, sizeof e.p);
-    e.pose = pose;
-    entry_bounds(&e, lo, hi);
+    query_bounds(q->shape_type, q->p, q->hull, pose, lo, hi);
 }
 
 typedef struct mesh_cast {

@@ -88,6 +88,61 @@ static void test_world_joints_door_servo_opens_and_closes_through_set_motor(void
     close_scene(&sw);
 }
 
+/* How far a joint stands past its limits (rad, 0 within them): a hinge's angle past its stops,
+ * a ball's swing past its cone and its twist past its twist limits, whichever is larger. */
+static double limit_excess(const gy_joint_def *d, const gy_joint_state *st)
+{
+    double e = 0.0;
+    if (d->type == GY_JOINT_HINGE && d->has_limits)
+        e = fmax(d->limit_min - st->position, st->position - d->limit_max);
+    if (d->type == GY_JOINT_BALL && d->has_cone)
+        e = fmax(e, st->position - d->cone_angle);
+    if (d->type == GY_JOINT_BALL && d->has_twist_limits)
+        e = fmax(e, fmax(d->twist_min - st->twist, st->twist - d->twist_max));
+    return fmax(e, 0.0);
+}
+
+/* The ragdoll shoved down the stairs: every joint is read after every tick of its 8 s, and no
+ * limit is ever passed by more than 2 degrees. The scene's impulses are applied at their time. */
+static void test_world_joints_ragdoll_never_passes_a_limit_by_more_than_two_degrees(void **state)
+{
+    (void)state;
+    scene_world sw;
+    open_scene(&sw, "ragdoll.json");
+    const gy_scene *s = sw.scene;
+    double worst = 0.0;
+    uint32_t worst_joint = 0, worst_tick = 0, next_action = 0;
+    for (uint32_t tick = 0; tick < 480; tick++) {
+        double t = tick * WFX_DT;
+        for (; next_action < s->action_count && s->actions[next_action].at <= t + 1e-9;
+             next_action++) {
+            const gy_scene_action *a = &s->actions[next_action];
+            if (a->type == GY_SCENE_ACTION_APPLY_IMPULSE)
+                assert_result(
+                    gy_body_apply_impulse(sw.world, sw.inst->entities[a->entity], a->impulse.value),
+                    GY_OK);
+        }
+        wfx_tick(sw.world, 1);
+        for (uint32_t i = 0; i < s->joint_count; i++) {
+            gy_joint_state st;
+            gy_result r = gy_joint_get_state(sw.world, sw.inst->joints[i], &st);
+            if (r == GY_ERR_INACTIVE)
+                continue; /* no report yet */
+            assert_result(r, GY_OK);
+            double e = limit_excess(&s->joints[i].def, &st);
+            if (e > worst) {
+                worst = e;
+                worst_joint = i;
+                worst_tick = tick + 1u;
+            }
+        }
+    }
+    printf("    ragdoll on %s: worst limit excess %.2f deg (%s, tick %u)\n", backend_name,
+           worst / DEG, s->joints[worst_joint].name, worst_tick);
+    assert_between(worst, 0.0, 2.0 * DEG);
+    close_scene(&sw);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -100,6 +155,7 @@ int main(int argc, char **argv)
         cmocka_set_test_filter(argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_joints_door_servo_opens_and_closes_through_set_motor),
+        cmocka_unit_test(test_world_joints_ragdoll_never_passes_a_limit_by_more_than_two_degrees),
     };
     return cmocka_run_group_tests_name("world joints", tests, NULL, NULL);
 }

@@ -171,8 +171,9 @@ static void test_queries_snapshot_matches_live(void **state)
     wfx_destroy(s.w, NULL);
 }
 
-/* A hull made as World geometry sweeps like the adapters' hulls: an octahedron of radius 0.5
- * reaches 0.5 m ahead of its centre, so it meets the wall's face at z = -0.5 after 2 m. */
+/* A hull made as World geometry sweeps and overlaps like the adapters' hulls: an octahedron of
+ * radius 0.5 reaches 0.5 m ahead of its centre, so it meets the wall's face at z = -0.5 after
+ * 2 m. */
 static void test_queries_snapshot_shape_cast_with_world_hull(void **state)
 {
     (void)state;
@@ -197,11 +198,25 @@ static void test_queries_snapshot_shape_cast_with_world_hull(void **state)
     assert_true(gy_entity_equal(hit.entity, s.near_box));
     assert_near(hit.distance, 2.0, 1e-5);
     assert_near(hit.normal.z, -1.0, 1e-6);
+    /* The same hull overlaps the wall once its tip is past the face (1 mm in), not 1 mm short. */
+    gy_pose in = {gy_v3(0, 1, -0.999), gy_quat_identity()},
+            out = {gy_v3(0, 1, -1.001), in.rotation};
+    assert_result(
+        gy_world_snapshot_overlap(s.w, &hull, in, NULL, GY_COLLECT_ALL, &hit, 1, &n, NULL), GY_OK);
+    assert_int_equal(n, 1);
+    assert_true(gy_entity_equal(hit.entity, s.near_box));
+    assert_result(
+        gy_world_snapshot_overlap(s.w, &hull, out, NULL, GY_COLLECT_ALL, &hit, 1, &n, NULL), GY_OK);
+    assert_int_equal(n, 0);
     gy_geometry_release(s.w, g);
     wfx_tick(s.w, 1);
     assert_result(gy_world_snapshot_shape_cast(s.w, &hull, at, gy_v3(0, 0, 10), NULL,
                                                GY_COLLECT_CLOSEST, &hit, 1, &n, NULL),
                   GY_ERR_STALE_HANDLE);
+    assert_int_equal(n, 0);
+    assert_result(
+        gy_world_snapshot_overlap(s.w, &hull, in, NULL, GY_COLLECT_ALL, &hit, 1, &n, NULL),
+        GY_ERR_STALE_HANDLE);
     assert_int_equal(n, 0);
     wfx_destroy(s.w, NULL);
 }

@@ -1821,6 +1821,47 @@ static void test_contract_shape_casts_hit_wall_at_fraction_with_normal(void **st
     expect_empty(fx);
 }
 
+/* A cast that only grazes: a 0.3 m ball passing a 1 m ball (and a cylinder, standing) with its
+ * path 1 mm inside touching distance overlaps them only over 10 cm of its 10.5 m travel. The time
+ * of impact is exact (within 1e-4 m) and the normal points from the target's centre to the ball's
+ * at contact: x² + 1.299² = 1.3², so contact at x = -0.05098 m. */
+static void test_contract_shape_cast_finds_a_grazing_contact(void **state)
+{
+    fixture *fx = *state;
+    const double offset = 1.3 - 0.001, x_touch = -sqrt(1.3 * 1.3 - offset * offset);
+    gy_query_filter f = default_filter();
+    gy_shape probe = sphere_shape(0.3);
+    for (int k = 0; k < 2; k++) {
+        gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+        gy_collider_def cd = sphere_def(1.0);
+        if (k == 1) {
+            cd.shape.type = GY_SHAPE_CYLINDER;
+            cd.shape.radius = 1.0;
+            cd.shape.height = 4.0;
+        }
+        gy_body_id target = create_body(fx, &bd, &cd, 1, NULL);
+        /* Past the ball in z (the cylinder stands along y, so its round side is grazed too). */
+        gy_hit hit;
+        uint32_t n = 99;
+        assert_result(fx->be->shape_cast(fx->w, &probe, pose_at(gy_v3(-5.25, 0, offset)),
+                                         gy_v3(10.5, 0, 0), &f, GY_COLLECT_CLOSEST, &hit, 1, &n),
+                      GY_OK);
+        print_message("graze %s: %u hit(s), distance %.6f (expected %.6f)\n",
+                      k == 0 ? "sphere" : "cylinder", n, n ? hit.distance : -1.0, x_touch + 5.25);
+        assert_int_equal(n, 1);
+        assert_int_equal(hit.body.bits, target.bits);
+        assert_near(hit.distance, x_touch + 5.25, 1e-4);
+        assert_vec_near(hit.normal, gy_v3_normalize(gy_v3(x_touch, 0, offset)), 1e-3);
+        /* 2 mm further out it misses. */
+        assert_result(fx->be->shape_cast(fx->w, &probe, pose_at(gy_v3(-5.25, 0, 1.302)),
+                                         gy_v3(10.5, 0, 0), &f, GY_COLLECT_CLOSEST, &hit, 1, &n),
+                      GY_OK);
+        assert_int_equal(n, 0);
+        release_body(fx, target);
+    }
+    expect_empty(fx);
+}
+
 static void test_contract_overlap_finds_touching_colliders(void **state)
 {
     fixture *fx = *state;
@@ -3535,6 +3576,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_query_all_never_writes_past_capacity),
         CONTRACT_TEST(test_contract_raycast_mesh_reports_triangle),
         CONTRACT_TEST(test_contract_shape_casts_hit_wall_at_fraction_with_normal),
+        CONTRACT_TEST(test_contract_shape_cast_finds_a_grazing_contact),
         CONTRACT_TEST(test_contract_overlap_finds_touching_colliders),
         CONTRACT_TEST(test_contract_hinge_pendulum_small_angle_period),
         CONTRACT_TEST(test_contract_breakable_joint_breaks_above_force_holds_below),

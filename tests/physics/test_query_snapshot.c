@@ -85,7 +85,7 @@ static uint32_t overlap_count(const gy_snapshot_view *v, const gy_shape *s, gy_p
 {
     gy_snapshot_hit hits[64];
     uint32_t n = 0;
-    assert_result(gy_snapshot_view_overlap(v, s, p, f, GY_COLLECT_ALL, hits, 64, &n), GY_OK);
+    assert_result(gy_snapshot_view_overlap(v, s, NULL, p, f, GY_COLLECT_ALL, hits, 64, &n), GY_OK);
     return n;
 }
 
@@ -658,12 +658,13 @@ static void expect_touch_at(const gy_snapshot_view *v, const gy_shape *query, gy
     uint32_t n = 0;
     gy_pose in = pose_at(gy_v3_mad(contact_center, outward, -margin), rot);
     gy_pose out = pose_at(gy_v3_mad(contact_center, outward, margin), rot);
-    assert_result(gy_snapshot_view_overlap(v, query, in, NULL, GY_COLLECT_ALL, hits, 8, &n), GY_OK);
+    assert_result(gy_snapshot_view_overlap(v, query, NULL, in, NULL, GY_COLLECT_ALL, hits, 8, &n),
+                  GY_OK);
     assert_int_equal(n, 1);
     assert_int_equal(hits[0].slot, slot);
     assert_int_equal(hits[0].triangle, triangle);
     assert_int_equal(hits[0].tick, gy_snapshot_view_tick(v));
-    assert_result(gy_snapshot_view_overlap(v, query, out, NULL, GY_COLLECT_ALL, hits, 8, &n),
+    assert_result(gy_snapshot_view_overlap(v, query, NULL, out, NULL, GY_COLLECT_ALL, hits, 8, &n),
                   GY_OK);
     assert_int_equal(n, 0);
 }
@@ -716,11 +717,11 @@ static void test_snapshot_view_overlap_matches_analytic_shapes(void **state)
     gy_shape huge = {.type = GY_SHAPE_SPHERE, .radius = 1000};
     gy_snapshot_hit hits[8];
     uint32_t n = 0;
-    assert_result(gy_snapshot_view_overlap(v, &huge, pose_at(gy_v3(250, 0, 0), id), NULL,
+    assert_result(gy_snapshot_view_overlap(v, &huge, NULL, pose_at(gy_v3(250, 0, 0), id), NULL,
                                            GY_COLLECT_ANY, hits, 8, &n),
                   GY_OK);
     assert_int_equal(n, 1);
-    assert_result(gy_snapshot_view_overlap(v, &huge, pose_at(gy_v3(250, 0, 0), id), NULL,
+    assert_result(gy_snapshot_view_overlap(v, &huge, NULL, pose_at(gy_v3(250, 0, 0), id), NULL,
                                            GY_COLLECT_ALL, hits, 0, &n),
                   GY_OK);
     assert_int_equal(n, 0);
@@ -965,10 +966,11 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
                                                    NULL, GY_COLLECT_ALL, hits, 16, &n),
                           GY_OK);
             gy_shape ball = {.type = GY_SHAPE_SPHERE, .radius = 3};
-            assert_result(gy_snapshot_view_overlap(
-                              v, &ball, pose_at(gy_test_rnd_vec(&r, -50, 50), gy_quat_identity()),
-                              NULL, GY_COLLECT_ALL, hits, 16, &n),
-                          GY_OK);
+            assert_result(
+                gy_snapshot_view_overlap(v, &ball, NULL,
+                                         pose_at(gy_test_rnd_vec(&r, -50, 50), gy_quat_identity()),
+                                         NULL, GY_COLLECT_ALL, hits, 16, &n),
+                GY_OK);
         }
     }
     assert_int_equal(ta.allocs + ta.reallocs, before);
@@ -1219,8 +1221,8 @@ static void expect_found_at_extremes(const gy_snapshot_view *v, const ref_scene 
         gy_vec3 at = gy_v3_add(b->pose.position, gy_v3_scale(offset, 1.0 - 1e-6));
         gy_snapshot_hit hits[64];
         uint32_t n = 0;
-        assert_result(gy_snapshot_view_overlap(v, &probe, pose_at(at, gy_quat_identity()), NULL,
-                                               GY_COLLECT_ALL, hits, 64, &n),
+        assert_result(gy_snapshot_view_overlap(v, &probe, NULL, pose_at(at, gy_quat_identity()),
+                                               NULL, GY_COLLECT_ALL, hits, 64, &n),
                       GY_OK);
         bool found = false;
         for (uint32_t j = 0; j < n; j++)
@@ -1345,8 +1347,9 @@ static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **s
                 x = gy_v3_add(centre, gy_v3_scale(gy_v3_sub(x, centre), 1.0 - 1e-6));
                 gy_snapshot_hit hits[8];
                 uint32_t n = 0;
-                assert_result(gy_snapshot_view_overlap(v, &probe, pose_at(x, gy_quat_identity()),
-                                                       NULL, GY_COLLECT_ALL, hits, 8, &n),
+                assert_result(gy_snapshot_view_overlap(v, &probe, NULL,
+                                                       pose_at(x, gy_quat_identity()), NULL,
+                                                       GY_COLLECT_ALL, hits, 8, &n),
                               GY_OK);
                 assert_int_equal(n, 1);
                 assert_int_equal(hits[0].slot, k);
@@ -1446,17 +1449,17 @@ static void test_query_snapshot_rejects_invalid_input(void **state)
         gy_snapshot_view_raycast(v, gy_v3(0, 0, 0), gy_v3(1, 0, 0), &f, GY_COLLECT_ANY, &h, 1, &n),
         GY_ERR_INVALID_ARGUMENT);
     gy_shape cyl = {.type = GY_SHAPE_CYLINDER, .radius = 1, .height = 1};
-    assert_result(
-        gy_snapshot_view_overlap(v, &cyl, gy_pose_identity(), NULL, GY_COLLECT_ANY, &h, 1, &n),
-        GY_ERR_UNSUPPORTED);
+    assert_result(gy_snapshot_view_overlap(v, &cyl, NULL, gy_pose_identity(), NULL, GY_COLLECT_ANY,
+                                           &h, 1, &n),
+                  GY_ERR_UNSUPPORTED);
     gy_shape neg = {.type = GY_SHAPE_SPHERE, .radius = -1};
-    assert_result(
-        gy_snapshot_view_overlap(v, &neg, gy_pose_identity(), NULL, GY_COLLECT_ANY, &h, 1, &n),
-        GY_ERR_INVALID_SHAPE);
+    assert_result(gy_snapshot_view_overlap(v, &neg, NULL, gy_pose_identity(), NULL, GY_COLLECT_ANY,
+                                           &h, 1, &n),
+                  GY_ERR_INVALID_SHAPE);
     gy_shape ok = {.type = GY_SHAPE_SPHERE, .radius = 1};
     gy_pose nan_pose = gy_pose_identity();
     nan_pose.rotation.x = NAN;
-    assert_result(gy_snapshot_view_overlap(v, &ok, nan_pose, NULL, GY_COLLECT_ANY, &h, 1, &n),
+    assert_result(gy_snapshot_view_overlap(v, &ok, NULL, nan_pose, NULL, GY_COLLECT_ANY, &h, 1, &n),
                   GY_ERR_NON_FINITE);
     gy_query_snapshot_destroy(qs);
 }

@@ -368,8 +368,8 @@ typedef struct gy_world_hit {
  * *tick (optional): the physics tick the answer describes. Errors: GY_ERR_INVALID_ARGUMENT,
  * GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT / GY_ERR_INVALID_SHAPE (an origin, translation or
  * position component beyond GY_MAX_MAGNITUDE, a shape size outside its range: the same for live
- * and snapshot queries, running or stopped), GY_ERR_STALE_HANDLE (ignore names a dead entity), GY_ERR_INACTIVE (physics
- * stopped), the adapter's. */
+ * and snapshot queries, running or stopped), GY_ERR_STALE_HANDLE (ignore names a dead entity),
+ * GY_ERR_INACTIVE (physics stopped), the adapter's. */
 gy_result gy_world_raycast(gy_world *world, gy_vec3 origin, gy_vec3 translation,
                            const gy_world_query_filter *filter, gy_collector collector,
                            gy_world_hit *hits, uint32_t capacity, uint32_t *count, uint64_t *tick);
@@ -382,11 +382,11 @@ gy_result gy_world_overlap(gy_world *world, const gy_shape *shape, gy_pose pose,
                            gy_world_hit *hits, uint32_t capacity, uint32_t *count, uint64_t *tick);
 
 /* Lock-free queries against the query snapshot of the newest physics publish (never waits for
- * the physics thread). Overlap shapes: sphere, box, capsule. Overlap hits fill only `entity` and
- * `triangle`. Shape casts take what gy_world_shape_cast takes (sphere, box, capsule, or a hull
- * naming World geometry in `shape->resource`) and answer as it does, except that `penetration` is
- * 0 for a cast starting in contact (fraction 0). Errors as above; GY_ERR_BUSY before the first
- * publish. */
+ * the physics thread). Overlap shapes: sphere, box, capsule, or a hull naming World geometry in
+ * `shape->resource`. Overlap hits fill only `entity` and `triangle`. Shape casts take what
+ * gy_world_shape_cast takes (sphere, box, capsule, or a hull naming World geometry in
+ * `shape->resource`) and answer as it does, except that `penetration` is 0 for a cast starting in
+ * contact (fraction 0). Errors as above; GY_ERR_BUSY before the first publish. */
 gy_result gy_world_snapshot_raycast(gy_world *world, gy_vec3 origin, gy_vec3 translation,
                                     const gy_world_query_filter *filter, gy_collector collector,
                                     gy_world_hit *hits, uint32_t capacity, uint32_t *count,

@@ -63,9 +63,10 @@ bool gy_convex_overlap(const gy_convex *a, const gy_convex *b, double tolerance)
 
 /* Time of impact of `a` translated by fraction × `translation`, fraction in [from, max_fraction]
  * (`from` > 0 only when the caller knows they do not touch before it, e.g. from bounding spheres),
- * against the fixed `b`, by conservative advancement: each step moves `a` by the current gap over
- * the speed at which the closest points approach, which never passes the first contact because the
- * gap between convex shapes is a convex function of a straight-line translation. True with *out
+ * against the fixed `b`, by conservative advancement: each step moves `a` by the current gap (less
+ * half of GY_CONVEX_CAST_GAP) over the speed at which the cores approach along GJK's separating
+ * direction, which never passes the first contact because the gap between convex shapes is a
+ * convex function of a straight-line translation. True with *out
  * filled when they touch in range (fraction 0 when they already do, within `touch` metres); false
  * when they never do, or when the advancement cannot settle within a bounded number of steps on a
  * gap above GY_CONVEX_CAST_GAP (a graze). */

@@ -195,11 +195,15 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
                                    const gy_snapshot_filter *filter, gy_collector collector,
                                    gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count);
 
-/* Entries whose shape overlaps `shape` (sphere, box or capsule; others GY_ERR_UNSUPPORTED) at
- * `pose`: a bounds test, then an exact test (touching counts). ANY and CLOSEST both report one
- * overlapping entry (overlaps have no order); ALL reports each, up to `capacity`. Errors as for
- * raycast, plus those of gy_validate_shape. Never allocates. */
-gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *shape, gy_pose pose,
+/* Entries whose shape overlaps `shape` (sphere, box, capsule or hull; others GY_ERR_UNSUPPORTED)
+ * at `pose`: a bounds test, then an exact test (GJK; touching counts). A hull is the convex hull of
+ * `hull`'s points in the shape's frame, as for gy_snapshot_view_shape_cast (GY_ERR_STALE_HANDLE
+ * when NULL; `shape->resource` is ignored); `hull` is unused for the other shapes. ANY and CLOSEST
+ * both report one overlapping entry (overlaps have no order); ALL reports each, up to `capacity`.
+ * Errors as for raycast, plus those of gy_validate_shape, gy_validate_pose and
+ * gy_validate_hull_def, in that order. Never allocates. */
+gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *shape,
+                                   const gy_hull_def *hull, gy_pose pose,
                                    const gy_snapshot_filter *filter, gy_collector collector,
                                    gy_snapshot_hit *hits, uint32_t capacity, uint32_t *count);
 
