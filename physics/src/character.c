@@ -141,8 +141,7 @@ static bool blocks(mover *m, const gy_hit *h, gy_vec3 com)
     if (is_passing(m, h->collider))
         return false;
     gy_vec3 pv;
-    if (m->be->body_point_velocity(m->w, h->body, h->point, &pv) != GY_OK ||
-        !gy_vec3_is_finite(pv))
+    if (m->be->body_point_velocity(m->w, h->body, h->point, &pv) != GY_OK || !gy_vec3_is_finite(pv))
         pv = gy_v3(0.0, 0.0, 0.0);
     if (gy_one_way_accepts(h->normal, pol.one_way_normal, gy_v3_sub(m->vel, pv), com, h->point))
         return true;
@@ -500,8 +499,8 @@ static void prune_passing(mover *m, gy_vec3 pos)
         return;
     gy_query_filter f = m->filter;
     uint32_t n = 0;
-    gy_result r = m->be->overlap(m->w, &m->shape, upright(pos), &f, GY_COLLECT_ALL, m->hits,
-                                 MAX_HITS, &n);
+    gy_result r =
+        m->be->overlap(m->w, &m->shape, upright(pos), &f, GY_COLLECT_ALL, m->hits, MAX_HITS, &n);
     if (r != GY_OK) {
         fail(m, r);
         return;
@@ -567,8 +566,8 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
         st.inherited = gy_v3(0.0, 0.0, 0.0);
         st.passing_count = 0;
     }
-    m.passing_count = st.passing_count < GY_CHARACTER_MAX_PASSING ? st.passing_count
-                                                                  : GY_CHARACTER_MAX_PASSING;
+    m.passing_count =
+        st.passing_count < GY_CHARACTER_MAX_PASSING ? st.passing_count : GY_CHARACTER_MAX_PASSING;
     memcpy(m.passing, st.passing, sizeof m.passing);
 
     /* 1. Ride the support: it already moved in this tick's step. The feet follow the support's
@@ -644,8 +643,8 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
     gy_body_state gs;
     memset(&gs, 0, sizeof gs);
     if (grounded) {
-        platform_v = support_velocity(&m, g.hit.body, g.hit.collider, gy_v3_mad(pos, UP, -m.half),
-                                      g.normal);
+        platform_v =
+            support_velocity(&m, g.hit.body, g.hit.collider, gy_v3_mad(pos, UP, -m.half), g.normal);
         r = be->body_get_state(w, g.hit.body, &gs);
         if (r != GY_OK)
             fail(&m, r);

@@ -95,16 +95,16 @@ typedef struct gy_character_input {
 
 /* What one move produced. */
 typedef struct gy_character_result {
-    gy_pose pose; /* the body's new pose (rotation kept, turned by a rotating support) */
-    gy_vec3 velocity;          /* displacement of this tick / dt, platform carry included, m/s */
-    gy_vec3 ground_normal;     /* unit; zero when airborne */
+    gy_pose pose;          /* the body's new pose (rotation kept, turned by a rotating support) */
+    gy_vec3 velocity;      /* displacement of this tick / dt, platform carry included, m/s */
+    gy_vec3 ground_normal; /* unit; zero when airborne */
     gy_vec3 platform_velocity; /* the support's point velocity under the feet; zero when airborne
                                   or standing on something that does not move, m/s */
     gy_body_id ground_body;    /* null when airborne */
     gy_collider_id ground_collider; /* the support's collider; null when airborne */
     uint64_t ground_user_data; /* the ground body's user_data (gy_physics: (store << 32) | att) */
     gy_ground_state ground_state;
-    bool grounded; /* ground_state == GY_GROUND_WALKABLE */
+    bool grounded;    /* ground_state == GY_GROUND_WALKABLE */
     bool hit_ceiling; /* upward motion was stopped by something above in this tick */
     bool jumped;      /* a jump started in this tick */
     bool teleported;  /* the body was not where the last move left it (a teleport came first) */
