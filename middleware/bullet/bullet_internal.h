@@ -121,7 +121,7 @@ struct gy_bt_joint {
     gy_joint_motor motor;     /* hinge and slider */
     bool has_limits;          /* hinge and slider: its limits {min, max}, for the motor */
     double limits[2];
-    gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
+    gy_vec3 anchor_a;         /* the anchor in a's body frame (motor inertia) */
     bool breakable;
     double break_force;
     uint64_t user_data;
@@ -241,7 +241,7 @@ struct gy_backend_world {
     uint64_t substep_index;
     bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
     double substep_dt;
-    bool sensor_pass;     /* colliding at the step's end poses, sensor pairs only */
+    bool sensor_pass; /* colliding at the step's end poses, sensor pairs only */
     gy_result step_error; /* first allocation failure inside the current step */
 };
 

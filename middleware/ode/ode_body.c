@@ -217,7 +217,7 @@ void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
 
 static gy_mat3 mat3_inverse(gy_mat3 m)
 {
-    double(*a)[3] = m.m;
+    double (*a)[3] = m.m;
     double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
     double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
     double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
@@ -805,7 +805,8 @@ gy_result gy_ode_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3
     return GY_OK;
 }
 
-gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt)
+gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
+                                     double dt)
 {
     gy_ode_body *b;
     gy_result r = lookup(w, id, &b);
@@ -933,8 +934,7 @@ gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     return GY_OK;
 }
 
-gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
-                                     gy_collider_policy *out)
+gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id, gy_collider_policy *out)
 {
     gy_ode_collider *c;
     gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;

@@ -23,8 +23,8 @@ typedef struct gy_ode_resource {
     dTriIndex *mesh_indices;
     uint32_t vertex_count, index_count;
     /* Hull: the arrays ODE's convex geom points into. */
-    double *convex_planes;      /* 4 per face */
-    double *convex_points;      /* 3 per vertex */
+    double *convex_planes;     /* 4 per face */
+    double *convex_points;     /* 3 per vertex */
     unsigned int *convex_polys; /* per face: count, then indices */
     uint32_t convex_polys_len;  /* entries in convex_polys */
 } gy_ode_resource;
@@ -48,19 +48,19 @@ typedef struct gy_ode_collider {
     gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
 
     /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit). */
-    double aabb[6];      /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
-    int32_t cell_min[2]; /* covered grid cells (x, z), inclusive; unused when in_big */
+    double aabb[6];            /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
+    int32_t cell_min[2];       /* covered grid cells (x, z), inclusive; unused when in_big */
     int32_t cell_max[2];
-    bool in_big;          /* unbounded or very large: kept in the grid's `big` list */
-    uint32_t visit_stamp; /* de-duplicates colliders that span several cells */
+    bool in_big;               /* unbounded or very large: kept in the grid's `big` list */
+    uint32_t visit_stamp;      /* de-duplicates colliders that span several cells */
 } gy_ode_collider;
 
 struct gy_ode_body {
     gy_body_id id;
     gy_motion_type type;
-    dBodyID body;      /* NULL for static bodies */
-    gy_pose pose;      /* static bodies: the authoritative pose (they have no dBody) */
-    gy_vec3 com_local; /* centre of mass in the Gyre body frame; ODE's body origin sits here */
+    dBodyID body;           /* NULL for static bodies */
+    gy_pose pose;           /* static bodies: the authoritative pose (they have no dBody) */
+    gy_vec3 com_local;      /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_ode_collider **colliders;
     uint32_t collider_count;
     double gravity_factor;
@@ -69,21 +69,21 @@ struct gy_ode_body {
     dJointID lock_amotor;
     uint64_t user_data;
 
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
-    double mass;           /* dynamic: total mass in kg (0 otherwise) */
-    gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
+    uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
+    double mass;            /* dynamic: total mass in kg (0 otherwise) */
+    gy_mat3 inv_inertia;    /* dynamic: inverse inertia about the COM, body axes */
     double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
     bool allow_sleeping;
     bool lock_linear[3], lock_angular[3];
-    gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
-    double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
-    gy_vec3 ccd_start;     /* COM at the start of the current substep */
-    gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
+    gy_vec3 lock_position;  /* COM coordinates held on the locked linear axes */
+    double ccd_radius;      /* sphere about the COM inside the solid colliders (continuous) */
+    gy_vec3 ccd_start;      /* COM at the start of the current substep */
+    gy_vec3 step_force;     /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
-    uint32_t joint_count; /* Gyre joints attached to this body */
-    bool active;          /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool in_contact;      /* this substep: received contact joints */
-    bool pose_written;    /* written since the last step (a kinematic then counts as moving) */
+    uint32_t joint_count;   /* Gyre joints attached to this body */
+    bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
+    bool in_contact;        /* this substep: received contact joints */
+    bool pose_written;      /* written since the last step (a kinematic then counts as moving) */
     /* The last step whose contact report or one-way "passing" list named this body; a release
      * only scans the reports when this is the current or the previous step. */
     uint64_t reported_step;
@@ -99,14 +99,14 @@ typedef struct gy_ode_joint {
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     bool breakable;
     double break_force;
-    double distance;      /* distance joints: the double-ball joint's length, m */
-    gy_joint_motor motor; /* hinge and slider */
-    bool has_limits;      /* hinge and slider: its limits {min, max}, for the motor */
+    double distance; /* distance joints: the double-ball joint's length, m */
+    gy_joint_motor motor;   /* hinge and slider */
+    bool has_limits;        /* hinge and slider: its limits {min, max}, for the motor */
     double limits[2];
-    gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
-    bool has_spring;  /* distance */
+    gy_vec3 anchor_a;       /* the anchor in a's body frame (motor inertia) */
+    bool has_spring;        /* distance */
     double spring_frequency, spring_damping_ratio;
-    dJointID limit_motor; /* ball with cone or twist limits: an angular motor, else NULL */
+    dJointID limit_motor;   /* ball with cone or twist limits: an angular motor, else NULL */
     dJointFeedback limit_feedback;
     gy_joint_cone_frame cone_frame;
     bool has_cone, has_twist_limits;
@@ -130,8 +130,8 @@ typedef struct gy_ode_static_grid {
     double cell_size;
     gy_ode_grid_cell *cells;
     uint32_t cell_capacity; /* power of two */
-    uint32_t cells_used;    /* slots in use, empty cells included */
-    uint32_t cells_empty;   /* cells in use that list no collider (removed by gy_ode_grid_trim) */
+    uint32_t cells_used;  /* slots in use, empty cells included */
+    uint32_t cells_empty; /* cells in use that list no collider (removed by gy_ode_grid_trim) */
     gy_ode_collider **big;
     uint32_t big_count, big_capacity;
 } gy_ode_static_grid;
@@ -148,14 +148,13 @@ typedef struct gy_ode_pair {
 
 /* One ODE contact joint created this substep, for reading its feedback after the solve. */
 typedef struct gy_ode_point {
-    uint32_t pair; /* index into contacts/pairs */
+    uint32_t pair;        /* index into contacts/pairs */
     dJointFeedback *feedback;
-    dVector3 normal; /* ODE contact normal (points towards the joint's first body) */
-    bool body1_is_a; /* the joint's first body belongs to the pair's collider a */
+    dVector3 normal;      /* ODE contact normal (points towards the joint's first body) */
+    bool body1_is_a;      /* the joint's first body belongs to the pair's collider a */
 } gy_ode_point;
 
-/* A one-way platform pair that is being passed through: contacts stay dropped until it separates.
- */
+/* A one-way platform pair that is being passed through: contacts stay dropped until it separates. */
 typedef struct gy_ode_passing {
     const gy_ode_collider *platform, *other;
     uint64_t seen_step;
@@ -217,12 +216,12 @@ struct gy_backend_world {
     uint32_t breakable_count, breakable_capacity;
     dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
-    bool sensor_pass;  /* colliding at the step's end poses, sensor pairs only */
+    bool sensor_pass; /* colliding at the step's end poses, sensor pairs only */
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
     double last_dt;    /* length of the previous step */
     uint64_t step_index;
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
-    gy_result step_error;   /* first allocation failure inside the current step */
+    gy_result step_error; /* first allocation failure inside the current step */
 };
 
 /* A report's adapter records. */
@@ -311,7 +310,8 @@ gy_result gy_ode_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 tor
 gy_result gy_ode_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 impulse);
 gy_result gy_ode_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
                                      gy_vec3 world_point);
-gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt);
+gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
+                                     double dt);
 gy_result gy_ode_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
                                      gy_vec3 *out);
 gy_result gy_ode_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake);

@@ -101,7 +101,8 @@ static bool vec_within(gy_vec3 v, double limit)
 #define ONE_WAY_MIN_COS  0.5
 #define ONE_WAY_MAX_RISE 0.25
 
-bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com, gy_vec3 point)
+bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com,
+                                gy_vec3 point)
 {
     return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
            gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
@@ -289,7 +290,8 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
     if (d->breakable && !(d->break_force > 0.0))
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_is_finite(d->spring_frequency) || !gy_is_finite(d->spring_damping_ratio) ||
-        !gy_is_finite(d->cone_angle) || !gy_is_finite(d->twist_min) || !gy_is_finite(d->twist_max))
+        !gy_is_finite(d->cone_angle) || !gy_is_finite(d->twist_min) ||
+        !gy_is_finite(d->twist_max))
         return GY_ERR_NON_FINITE;
     gy_result r = gy_validate_joint_motor(&d->motor);
     if (r != GY_OK)
@@ -304,8 +306,8 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
         return GY_ERR_INVALID_ARGUMENT;
     if (d->has_cone && !(d->cone_angle > 0.0 && d->cone_angle <= GY_PI))
         return GY_ERR_INVALID_ARGUMENT;
-    if (d->has_twist_limits &&
-        !(d->twist_min >= -GY_PI && d->twist_max <= GY_PI && d->twist_min <= d->twist_max))
+    if (d->has_twist_limits && !(d->twist_min >= -GY_PI && d->twist_max <= GY_PI &&
+                                 d->twist_min <= d->twist_max))
         return GY_ERR_INVALID_ARGUMENT;
     return GY_OK;
 }
