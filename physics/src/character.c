@@ -64,6 +64,19 @@ gy_result gy_character_settings_validate(const gy_character_settings *s)
     return GY_OK;
 }
 
+const char *gy_ground_state_name(gy_ground_state state)
+{
+    switch (state) {
+    case GY_GROUND_AIRBORNE:
+        return "airborne";
+    case GY_GROUND_WALKABLE:
+        return "walkable";
+    case GY_GROUND_STEEP:
+        return "steep";
+    }
+    return NULL;
+}
+
 /* ---- one move -------------------------------------------------------------------------------- */
 
 typedef struct pending_push {

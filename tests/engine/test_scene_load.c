@@ -677,7 +677,10 @@ static const rule_case k_rule_cases[] = {
           "mask':-1}]",
      "script[0].mask: must be between 0 and 4294967295 (got -1)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball'}]",
-     "script[0]: expect checks nothing: give position, velocity, grounded or awake"},
+     "script[0]: expect checks nothing: give position, velocity, grounded, ground_state or awake"},
+    {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','ground_state':'walkable'}]",
+     "script[0].ground_state: expect ground_state needs a character controller (\"ball\" is not "
+     "one)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','position':['a',0,null]}]",
      "script[0].position[0]: must be a number or null (got \"a\")"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','position':[0,0]}]",

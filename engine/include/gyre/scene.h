@@ -229,6 +229,10 @@ typedef struct gy_scene_action {
             bool velocity_set[3];
             gy_vec3 velocity;
             bool has_grounded, grounded; /* the entity is a character when has_grounded */
+            /* The entity is a character when has_ground_state; the value is a gy_ground_state
+             * (0 airborne, 1 walkable, 2 steep). */
+            bool has_ground_state;
+            uint8_t ground_state;
             bool has_awake, awake;       /* the entity is Dynamic when has_awake */
             double tolerance;            /* > 0, default 0.01 (metres or m/s per component) */
         } expect;

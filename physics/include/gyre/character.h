@@ -61,6 +61,10 @@ typedef enum gy_ground_state {
     GY_GROUND_STEEP = 2     /* resting only on steeper ground: it slides down and cannot climb */
 } gy_ground_state;
 
+/* "airborne", "walkable" or "steep" (the scene format's and the report's words); NULL when out of
+ * range. */
+const char *gy_ground_state_name(gy_ground_state state);
+
 /* One-way platforms a character is passing through at once, at most (further ones are judged
  * again at every touch). */
 #define GY_CHARACTER_MAX_PASSING 4
