@@ -190,8 +190,11 @@ static void convex_closest(const btConvexShape *a, const btTransform &ta, const 
     btGjkPairDetector::ClosestPointInput in;
     in.m_transformA = ta;
     in.m_transformB = tb;
-    /* Only overlap matters: GJK may stop as soon as it proves a gap. */
-    in.m_maximumDistanceSquared = PROBE_GAP * PROBE_GAP;
+    /* Only overlap matters: GJK may stop as soon as it proves a gap. It measures between the
+     * shapes' cores, so that gap counts both margins (all of a capsule's or sphere's radius):
+     * without them a capsule overlapping a turned box by centimetres was reported apart. */
+    double reach = a->getMargin() + b->getMargin() + PROBE_GAP;
+    in.m_maximumDistanceSquared = reach * reach;
     gjk.getClosestPoints(in, *out, nullptr);
 }
 

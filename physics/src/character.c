@@ -411,22 +411,17 @@ static gy_vec3 slide(mover *m, gy_vec3 pos, gy_vec3 d, slide_mode mode, gy_body_
                 m->ballistic = gy_v3_mad(m->ballistic, n, -vn);
         }
         if (mode == SLIDE_AIR && !walkable && n.y > CEILING_NORMAL_Y) {
-            /* A steep face: the vertical motion (gravity, a jump) slides along it, but the
-             * horizontal motion (the walk, carried velocity) meets it as a wall, or pressing into
-             * the face would turn the walk into a climb. */
-            gy_vec3 hr = horizontal(rest), nh = horizontal(n);
-            gy_vec3 vr = gy_v3(0.0, rest.y, 0.0);
-            double vrn = gy_v3_dot(vr, n);
-            if (vrn < 0.0)
-                vr = gy_v3_mad(vr, n, -vrn);
+            /* A steep face: the horizontal motion (the walk, carried velocity) meets it as a
+             * wall, or pressing into the face would turn the walk into a climb. What is left
+             * slides on the true normal below, so gravity still slides the character down. */
+            gy_vec3 nh = horizontal(n);
             double nl = gy_v3_len(nh);
             if (nl > 1e-6) {
                 nh = gy_v3_scale(nh, 1.0 / nl);
-                double hn = gy_v3_dot(hr, nh);
+                double hn = gy_v3_dot(rest, nh);
                 if (hn < 0.0)
-                    hr = gy_v3_mad(hr, nh, -hn);
+                    rest = gy_v3_mad(rest, nh, -hn);
             }
-            rest = gy_v3_add(hr, vr);
         }
         double rn = gy_v3_dot(rest, n);
         if (rn < 0.0)
