@@ -96,7 +96,6 @@ typedef struct mover {
     double half; /* body origin to the capsule's bottom */
     double cos_max;
     double skin;
-    double dt;
     gy_vec3 walk;      /* intended horizontal velocity: the reference for pushing */
     gy_vec3 vel;       /* the capsule's velocity in the current phase (one-way platforms) */
     gy_vec3 ballistic; /* airborne velocity, cut by what it hits */
@@ -555,7 +554,6 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
     /* A hair of slack so that a flat floor's normal, a rounding error under 1, counts as flat. */
     m.cos_max = cos(s->max_slope_deg * (GY_PI / 180.0)) - 1e-9;
     m.skin = s->skin_width;
-    m.dt = dt;
     m.walk = horizontal(in->intent);
     m.err = GY_OK;
 
