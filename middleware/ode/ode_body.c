@@ -934,7 +934,8 @@ gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     return GY_OK;
 }
 
-gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id, gy_collider_policy *out)
+gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
+                                     gy_collider_policy *out)
 {
     gy_ode_collider *c;
     gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;

@@ -225,8 +225,7 @@ static gy_result append_pairs(gy_physics *p, const gy_phys_character *ch, gy_pos
         c.point = h->point;
         c.normal = char_is_a ? gy_v3_neg(h->normal) : h->normal;
         /* A solid is touched up to the contact offset away: only deeper is overlap. */
-        c.penetration =
-            sensors ? h->penetration : fmax(0.0, h->penetration - ch->contact_offset);
+        c.penetration = sensors ? h->penetration : fmax(0.0, h->penetration - ch->contact_offset);
         c.is_sensor = sensors;
         if (!push_contact(p, n, &c))
             return GY_ERR_OUT_OF_MEMORY;

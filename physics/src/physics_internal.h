@@ -140,7 +140,7 @@ typedef struct gy_phys_character {
     uint32_t attachment;
     gy_collider_id collider; /* its capsule */
     gy_shape shape;
-    gy_shape touch_shape; /* the capsule grown by the contact offset: what it touches */
+    gy_shape touch_shape;  /* the capsule grown by the contact offset: what it touches */
     double contact_offset; /* 2 × skin_width: a solid this close is touched */
     uint32_t category, mask;
     bool probe; /* the capsule is not a sensor: its pairs are found by the pass */

@@ -335,7 +335,7 @@ static void test_physics_character_sensor_pairs_follow_the_move_in_its_tick(void
     gy_physics_destroy(p);
 }
 
-/* ---- solids ----------------------------------------------------------------------------------- */
+/* ---- solids --------------------------------------------------------------------------------- */
 
 static gy_physics *lockstep_on(const char *adapter)
 {

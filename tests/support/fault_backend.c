@@ -262,7 +262,7 @@ static gy_result f_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_po
 }
 
 static gy_result f_collider_get_policy(gy_backend_world *w, gy_collider_id id,
-                                      gy_collider_policy *out)
+                                       gy_collider_policy *out)
 {
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->collider_get_policy(in(w), id, out);
 }
