@@ -144,6 +144,7 @@ typedef struct gy_cli_expect {
     bool has_state;             /* expect: the entity had a physics body to read */
     gy_vec3 position, velocity; /* expect: world position, linear velocity */
     bool awake, grounded;       /* expect */
+    gy_ground_state ground_state; /* expect */
     double first_event_t;       /* expect_event: the first matching event's time; NAN: none */
     const char *a, *b;          /* expect_event: the entities' names (b NULL when absent) */
 } gy_cli_expect;
@@ -181,6 +182,7 @@ typedef struct gy_cli_final {
     const char *body;
     int awake;    /* -1: null (not Dynamic) */
     int grounded; /* -1: null (not a character) */
+    int ground_state; /* gy_ground_state; -1: null (not a character) */
 } gy_cli_final;
 
 /* A scene loaded by `spawn`. */

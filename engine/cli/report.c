@@ -205,6 +205,7 @@ gy_result gy_cli_snapshot_entities(gy_cli_runner *R)
         f->body = gy_body_type_name(e->physics->body_type);
         f->awake = e->physics->body_type == GY_BODY_DYNAMIC ? (st.awake ? 1 : 0) : -1;
         f->grounded = e->physics->is_character ? (st.grounded ? 1 : 0) : -1;
+        f->ground_state = e->physics->is_character ? (int)st.ground_state : -1;
     }
     return GY_OK;
 }
@@ -226,9 +227,14 @@ static void write_entities(FILE *f, const gy_cli_runner *R)
         vec3(f, e->angular_velocity);
         fputs(",\n      \"body\": ", f);
         gy_cli_json_string(f, e->body);
-        fprintf(f, ", \"awake\": %s, \"grounded\": %s }",
+        fprintf(f, ", \"awake\": %s, \"grounded\": %s, \"ground_state\": ",
                 e->awake < 0 ? "null" : e->awake ? "true" : "false",
                 e->grounded < 0 ? "null" : e->grounded ? "true" : "false");
+        if (e->ground_state < 0)
+            fputs("null", f);
+        else
+            gy_cli_json_string(f, gy_ground_state_name((gy_ground_state)e->ground_state));
+        fputs(" }", f);
     }
     fputs(R->final_count ? "\n  ],\n" : "],\n", f);
 }
@@ -300,8 +306,14 @@ static void expect_values(FILE *f, const gy_cli_expect *x)
         fprintf(f, "%s\"awake\": %s", sep, json_bool(a->expect.awake));
         sep = ", ";
     }
-    if (a->expect.has_grounded)
+    if (a->expect.has_grounded) {
         fprintf(f, "%s\"grounded\": %s", sep, json_bool(a->expect.grounded));
+        sep = ", ";
+    }
+    if (a->expect.has_ground_state) {
+        fprintf(f, "%s\"ground_state\": ", sep);
+        gy_cli_json_string(f, gy_ground_state_name((gy_ground_state)a->expect.ground_state));
+    }
     fputs(" }, \"actual\": ", f);
     if (!x->measured) {
         fputs("null", f);
@@ -322,8 +334,14 @@ static void expect_values(FILE *f, const gy_cli_expect *x)
             fprintf(f, "%s\"awake\": %s", sep, json_bool(x->awake));
             sep = ", ";
         }
-        if (a->expect.has_grounded)
+        if (a->expect.has_grounded) {
             fprintf(f, "%s\"grounded\": %s", sep, json_bool(x->grounded));
+            sep = ", ";
+        }
+        if (a->expect.has_ground_state) {
+            fprintf(f, "%s\"ground_state\": ", sep);
+            gy_cli_json_string(f, gy_ground_state_name(x->ground_state));
+        }
         fputs(" }", f);
     }
     fputs(", \"tolerance\": ", f);

@@ -150,6 +150,7 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
     x->velocity = has_state ? st.linear_velocity : gy_v3(NAN, NAN, NAN);
     x->awake = has_state && st.awake;
     x->grounded = has_state && st.grounded;
+    x->ground_state = has_state ? st.ground_state : GY_GROUND_AIRBORNE;
     /* Failures first, so the line printed on stderr says what went wrong. */
     if (a->expect.has_position)
         ok &= check_vector(x, name, "position", pose.position, a->expect.position,
@@ -180,6 +181,12 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
             ok = false;
         }
     }
+    if (a->expect.has_ground_state && x->ground_state != a->expect.ground_state) {
+        detail_add(x, "%s'%s' is %s, expected %s", x->detail[0] ? "; " : "", name,
+                   gy_ground_state_name(x->ground_state),
+                   gy_ground_state_name((gy_ground_state)a->expect.ground_state));
+        ok = false;
+    }
     if (ok) {
         detail_add(x, "'%s'", name);
         if (a->expect.has_position)
@@ -190,6 +197,8 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
             detail_add(x, " %s", a->expect.awake ? "awake" : "asleep");
         if (a->expect.has_grounded)
             detail_add(x, " %s", a->expect.grounded ? "grounded" : "airborne");
+        if (a->expect.has_ground_state)
+            detail_add(x, " ground_state %s", gy_ground_state_name(x->ground_state));
         if (a->expect.has_position || a->expect.has_velocity) {
             char t[64];
             num(t, sizeof t, tol);

@@ -30,6 +30,8 @@ static const char *const k_action_names[] = {"set_velocity",
                                              "set_motor"};
 
 static const char *const k_event_kinds[] = {"enter", "stay", "exit"};
+/* In gy_ground_state's order. */
+static const char *const k_ground_states[] = {"airborne", "walkable", "steep"};
 
 static const char *const k_body_names[] = {"Dynamic", "Static", "Kinematic", "Trigger"};
 
@@ -670,6 +672,16 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
             a->expect.has_grounded =
                 gy_scn_bool(L, o, "grounded", &a->expect.grounded) == GY_SCN_OK;
         }
+        if (cJSON_GetObjectItemCaseSensitive(o, "ground_state") != NULL) {
+            any = true;
+            if (a->entity >= 0)
+                require(L, "ground_state", a->entity, NEED_CHARACTER, "expect ground_state");
+            int gs;
+            if (gy_scn_enum(L, o, "ground_state", k_ground_states, 3, &gs) == GY_SCN_OK) {
+                a->expect.has_ground_state = true;
+                a->expect.ground_state = (uint8_t)gs;
+            }
+        }
         if (cJSON_GetObjectItemCaseSensitive(o, "awake") != NULL) {
             any = true;
             if (a->entity >= 0)
@@ -678,8 +690,8 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         }
         if (!any)
             gy_scn_error(L, NULL,
-                         "expect checks nothing: give position, velocity, grounded or "
-                         "awake");
+                         "expect checks nothing: give position, velocity, grounded, "
+                         "ground_state or awake");
         a->expect.tolerance = 0.01;
         gy_scn_number_min(L, o, "tolerance", 0.0, false, &a->expect.tolerance);
         break;
@@ -727,8 +739,8 @@ static const char *const k_keys_teleport[] = {"entity", "position", "rotation"};
 static const char *const k_keys_destroy[] = {"entity"};
 static const char *const k_keys_spawn[] = {"scene", "offset"};
 static const char *const k_keys_raycast[] = {"label", "origin", "direction", "mask"};
-static const char *const k_keys_expect[] = {"entity",   "position", "velocity",
-                                            "grounded", "awake",    "tolerance"};
+static const char *const k_keys_expect[] = {"entity", "position",     "velocity", "grounded",
+                                            "awake",  "ground_state", "tolerance"};
 static const char *const k_keys_event[] = {"kind", "a", "b", "since"};
 static const char *const k_keys_motor[] = {"joint", "velocity", "position", "max_force"};
 

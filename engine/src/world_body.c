@@ -461,6 +461,7 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     st->awake = c->motion != GY_MOTION_STATIC;
     st->state_tick = 0;
     c->grounded = c->hit_ceiling = false;
+    c->ground_state = GY_GROUND_AIRBORNE;
     c->ground_normal = c->platform_velocity = gy_v3(0, 0, 0);
     c->ground.bits = 0;
     c->character_tick = 0;
@@ -971,6 +972,7 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     out->tick = c->settled ? w->frame_tick : st->state_tick;
     out->grounded = c->recorded && c->grounded;
     out->hit_ceiling = c->recorded && c->hit_ceiling;
+    out->ground_state = c->recorded ? (gy_ground_state)c->ground_state : GY_GROUND_AIRBORNE;
     out->ground_normal = c->ground_normal;
     out->platform_velocity = c->platform_velocity;
     out->ground = gy_entity_is_valid(w, c->ground) ? c->ground : gy_entity_null();

@@ -44,6 +44,9 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r)
     }
     c->grounded = (cr->flags & GY_CHARACTER_GROUNDED) != 0;
     c->hit_ceiling = (cr->flags & GY_CHARACTER_CEILING) != 0;
+    c->ground_state = c->grounded                             ? GY_GROUND_WALKABLE
+                      : (cr->flags & GY_CHARACTER_STEEP) != 0 ? GY_GROUND_STEEP
+                                                              : GY_GROUND_AIRBORNE;
     c->ground_normal = gy_v3(cr->ground_normal[0], cr->ground_normal[1], cr->ground_normal[2]);
     c->platform_velocity =
         gy_v3(cr->platform_velocity[0], cr->platform_velocity[1], cr->platform_velocity[2]);

@@ -206,6 +206,7 @@ typedef struct gy_w_body {
     uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
     /* character state (CHARACTER_STATE replies) */
     bool grounded, hit_ceiling;
+    uint8_t ground_state; /* gy_ground_state */
     gy_vec3 ground_normal, platform_velocity;
     gy_entity ground;
     uint32_t character_tick;

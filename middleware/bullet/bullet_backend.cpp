@@ -241,6 +241,7 @@ extern "C" const gy_backend gy_bullet_backend_table = {
     .body_set_mass = gy_bt_body_set_mass,
     .collider_set_material = gy_bt_collider_set_material,
     .collider_set_filter = gy_bt_collider_set_filter,
+    .collider_get_policy = gy_bt_collider_get_policy,
     .joint_create = gy_bt_joint_create,
     .joint_release = gy_bt_joint_release,
     .joint_set_motor = gy_bt_joint_set_motor,

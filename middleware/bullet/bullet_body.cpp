@@ -1027,3 +1027,18 @@ gy_result gy_bt_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint
     }
     return GY_OK;
 }
+
+gy_result gy_bt_collider_get_policy(gy_backend_world *w, gy_collider_id id, gy_collider_policy *out)
+{
+    gy_bt_collider *c;
+    gy_result r = out != nullptr ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
+    if (r != GY_OK)
+        return r;
+    btMatrix3x3 basis = gy_bt_collider_transform(c).getBasis();
+    out->is_sensor = c->is_sensor;
+    out->contact_response = c->contact_response;
+    out->one_way = c->one_way;
+    out->one_way_normal = gy_bt_from_vec(basis * gy_bt_vec(c->one_way_normal));
+    out->surface_velocity = gy_bt_from_vec(basis * gy_bt_vec(c->surface_velocity));
+    return GY_OK;
+}

@@ -361,6 +361,8 @@ gy_result gy_bt_body_set_mass(gy_backend_world *w, gy_body_id id, double mass);
 gy_result gy_bt_collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m);
 gy_result gy_bt_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
                                     uint32_t mask);
+gy_result gy_bt_collider_get_policy(gy_backend_world *w, gy_collider_id id,
+                                    gy_collider_policy *out);
 
 /* Resources (bullet_body.cpp). */
 gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out);

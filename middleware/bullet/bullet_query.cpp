@@ -660,6 +660,8 @@ static double refine_fraction(shape_query *q, const gy_bt_collider *c, double fr
         return fraction;
     while ((hi - lo) * q->length > CAST_REFINE) {
         double mid = 0.5 * (lo + hi);
+        if (!(mid > lo && mid < hi))
+            break; /* a cast so long that fractions cannot get closer: as close as it gets */
         if (probe_touches_at(q, c, mid))
             hi = mid;
         else

@@ -112,9 +112,9 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
         gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
     btVector3 rel =
         gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
-    bool ok = gy_adapter_one_way_accepts(
-        gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
-        gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point));
+    bool ok =
+        gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
+                           gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point));
     gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
                                    w->one_way_count + 1u, sizeof *w->one_way);
     if (r != GY_OK) {

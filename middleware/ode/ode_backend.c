@@ -242,6 +242,7 @@ const gy_backend gy_ode_backend_table = {
     .body_set_mass = gy_ode_body_set_mass,
     .collider_set_material = gy_ode_collider_set_material,
     .collider_set_filter = gy_ode_collider_set_filter,
+    .collider_get_policy = gy_ode_collider_get_policy,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
     .joint_set_motor = gy_ode_joint_set_motor,

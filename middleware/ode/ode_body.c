@@ -933,3 +933,19 @@ gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     }
     return GY_OK;
 }
+
+gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
+                                     gy_collider_policy *out)
+{
+    gy_ode_collider *c;
+    gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
+    if (r != GY_OK)
+        return r;
+    gy_quat q = gy_ode_collider_rotation(c);
+    out->is_sensor = c->is_sensor;
+    out->contact_response = c->contact_response;
+    out->one_way = c->one_way;
+    out->one_way_normal = gy_quat_rotate(q, c->one_way_normal);
+    out->surface_velocity = gy_quat_rotate(q, c->surface_velocity);
+    return GY_OK;
+}

@@ -320,6 +320,8 @@ gy_result gy_ode_collider_set_material(gy_backend_world *w, gy_collider_id id,
                                        const gy_material *m);
 gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
                                      uint32_t mask);
+gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
+                                     gy_collider_policy *out);
 /* Releases every body still alive (world teardown). */
 void gy_ode_body_release_all(gy_backend_world *w);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */

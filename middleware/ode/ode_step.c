@@ -131,7 +131,7 @@ static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
     gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->one_way_normal);
     gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
                             gy_ode_body_velocity_at(platform->body, point));
-    if (gy_adapter_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point))
+    if (gy_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point))
         return true;
     if (gy_array_reserve(w->allocator, (void **)&w->passing, &w->passing_capacity,
                          w->passing_count + 1u, sizeof *w->passing) == GY_OK)

@@ -10,19 +10,7 @@
 /* Density scale when a body gives no total mass: relative density 1 means water. */
 #define DEFAULT_DENSITY 1000.0
 
-/* One-way platforms: the contact normal within 60° of the one-way normal, and no faster rise
- * through the platform than this (m/s). */
-#define ONE_WAY_MIN_COS  0.5
-#define ONE_WAY_MAX_RISE 0.25
-
 /* ---- rules ---------------------------------------------------------------------------------- */
-
-bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com,
-                                gy_vec3 point)
-{
-    return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
-           gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
-}
 
 bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir)
 {

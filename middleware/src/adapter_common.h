@@ -47,14 +47,6 @@ extern "C" {
  * untouched) below GY_ADAPTER_SLIP_SPEED. */
 bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir);
 
-/* The one-way platform rule for a pair's first contact: it counts when the contact normal
- * (platform to body) is within 60° of the platform's one-way normal `n` (world, unit), the body's
- * centre of mass `com` lies on that side of the contact point, and the body is not rising through
- * the platform faster than 0.25 m/s (`rel`: its velocity at the point relative to the
- * platform's). The verdict is kept until the two separate. */
-bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com,
-                                gy_vec3 point);
-
 /* ---- threads -------------------------------------------------------------------------------- */
 
 #define GY_ADAPTER_MAX_THREADS 8u

@@ -96,6 +96,17 @@ static bool vec_within(gy_vec3 v, double limit)
     return within(v.x, limit) && within(v.y, limit) && within(v.z, limit);
 }
 
+/* One-way platforms: the contact normal within 60° of the one-way normal, and no faster rise
+ * through the platform than this (m/s). */
+#define ONE_WAY_MIN_COS  0.5
+#define ONE_WAY_MAX_RISE 0.25
+
+bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com, gy_vec3 point)
+{
+    return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
+           gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
+}
+
 gy_result gy_validate_vector(gy_vec3 v, double limit)
 {
     if (!gy_vec3_is_finite(v))

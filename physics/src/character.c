@@ -64,6 +64,19 @@ gy_result gy_character_settings_validate(const gy_character_settings *s)
     return GY_OK;
 }
 
+const char *gy_ground_state_name(gy_ground_state state)
+{
+    switch (state) {
+    case GY_GROUND_AIRBORNE:
+        return "airborne";
+    case GY_GROUND_WALKABLE:
+        return "walkable";
+    case GY_GROUND_STEEP:
+        return "steep";
+    }
+    return NULL;
+}
+
 /* ---- one move -------------------------------------------------------------------------------- */
 
 typedef struct pending_push {
@@ -84,9 +97,12 @@ typedef struct mover {
     double cos_max;
     double skin;
     gy_vec3 walk;      /* intended horizontal velocity: the reference for pushing */
+    gy_vec3 vel;       /* the capsule's velocity in the current phase (one-way platforms) */
     gy_vec3 ballistic; /* airborne velocity, cut by what it hits */
     bool landed;
     bool ceiling;
+    gy_collider_id passing[GY_CHARACTER_MAX_PASSING];
+    uint32_t passing_count;
     pending_push pushes[MAX_PUSHED];
     uint32_t push_count;
     gy_result err;
@@ -108,6 +124,42 @@ static void fail(mover *m, gy_result r)
 {
     if (m->err == GY_OK)
         m->err = r;
+}
+
+static bool is_passing(const mover *m, gy_collider_id c)
+{
+    for (uint32_t i = 0; i < m->passing_count; i++)
+        if (m->passing[i].bits == c.bits)
+            return true;
+    return false;
+}
+
+/* Whether a collider the capsule meets at `h`, with its centre at `com`, stops it as it would
+ * stop a body in the step: sensors and response-off colliders never do; a one-way platform does
+ * when gy_one_way_accepts the touch, and one it is passing through (entered from below or while
+ * rising) does not until the two separate. */
+static bool blocks(mover *m, const gy_hit *h, gy_vec3 com)
+{
+    gy_collider_policy pol;
+    gy_result r = m->be->collider_get_policy(m->w, h->collider, &pol);
+    if (r != GY_OK) {
+        fail(m, r);
+        return false;
+    }
+    if (pol.is_sensor || !pol.contact_response)
+        return false;
+    if (!pol.one_way)
+        return true;
+    if (is_passing(m, h->collider))
+        return false;
+    gy_vec3 pv;
+    if (m->be->body_point_velocity(m->w, h->body, h->point, &pv) != GY_OK || !gy_vec3_is_finite(pv))
+        pv = gy_v3(0.0, 0.0, 0.0);
+    if (gy_one_way_accepts(h->normal, pol.one_way_normal, gy_v3_sub(m->vel, pv), com, h->point))
+        return true;
+    if (m->passing_count < GY_CHARACTER_MAX_PASSING)
+        m->passing[m->passing_count++] = h->collider;
+    return false;
 }
 
 /* Casts the capsule from `pos` along `d`. True when something blocks it: *hit is the nearest
@@ -139,8 +191,9 @@ static bool sweep(mover *m, gy_vec3 pos, gy_vec3 d, gy_body_id skip, gy_hit *hit
         double dn = gy_v3_dot(dir, h->normal);
         if (!(dn < -BLOCK_COS) || !gy_is_finite(h->distance))
             continue;
-        if (best == NULL || h->distance < best->distance ||
-            (h->distance == best->distance && dn < best_dn)) {
+        bool nearer = best == NULL || h->distance < best->distance ||
+                      (h->distance == best->distance && dn < best_dn);
+        if (nearer && blocks(m, h, gy_v3_mad(pos, dir, h->distance))) {
             best = h;
             best_dn = dn;
         }
@@ -174,7 +227,8 @@ static gy_vec3 recover(mover *m, gy_vec3 pos)
         for (uint32_t i = 0; i < n; i++) {
             const gy_hit *h = &m->hits[i];
             if (h->penetration > MIN_MOVE && gy_is_finite(h->penetration) &&
-                gy_v3_len(h->normal) > 0.5 && (deep == NULL || h->penetration > deep->penetration))
+                gy_v3_len(h->normal) > 0.5 &&
+                (deep == NULL || h->penetration > deep->penetration) && blocks(m, h, pos))
                 deep = h;
         }
         if (deep == NULL)
@@ -201,16 +255,19 @@ static gy_vec3 support_normal(mover *m, gy_vec3 pos, const gy_hit *hit)
     double e = fmax(m->skin, 0.01);
     gy_vec3 origin = gy_v3_mad(hit->point, out, e / l);
     origin.y += 4.0 * e;
-    gy_hit rh;
     uint32_t c = 0;
     gy_result r = m->be->raycast(m->w, origin, gy_v3(0.0, -6.0 * e, 0.0), &m->filter,
-                                 GY_COLLECT_CLOSEST, &rh, 1, &c);
+                                 GY_COLLECT_ALL, m->hits, MAX_HITS, &c);
     if (r != GY_OK) {
         fail(m, r);
         return n;
     }
-    if (c == 1 && rh.normal.y >= m->cos_max && fabs(rh.point.y - hit->point.y) <= 2.0 * e)
-        return gy_v3_normalize(rh.normal);
+    const gy_hit *rh = NULL;
+    for (uint32_t i = 0; i < c; i++)
+        if ((rh == NULL || m->hits[i].distance < rh->distance) && blocks(m, &m->hits[i], pos))
+            rh = &m->hits[i];
+    if (rh != NULL && rh->normal.y >= m->cos_max && fabs(rh->point.y - hit->point.y) <= 2.0 * e)
+        return gy_v3_normalize(rh->normal);
     return n;
 }
 
@@ -218,18 +275,21 @@ typedef struct ground {
     gy_hit hit;
     gy_vec3 normal; /* support normal, walkable */
     double travel;  /* how far down the capsule may move to rest skin_width above it */
+    bool steep;     /* the probe found support, but steeper than the slope limit */
 } ground;
 
 /* Looks for walkable ground at most skin_width + reach below `pos`. */
 static bool probe_ground(mover *m, gy_vec3 pos, double reach, ground *g)
 {
     gy_body_id none = {0};
+    g->steep = false;
     if (!sweep(m, pos, gy_v3(0.0, -(m->skin + reach), 0.0), none, &g->hit, &g->travel))
         return false;
     if (g->hit.normal.y <= SUPPORT_MIN_NORMAL_Y)
         return false;
     g->normal = support_normal(m, pos, &g->hit);
-    return g->normal.y >= m->cos_max;
+    g->steep = g->normal.y < m->cos_max;
+    return !g->steep;
 }
 
 /* Queues a bounded push on a body the character walks into. Only dynamic bodies accept forces
@@ -349,6 +409,19 @@ static gy_vec3 slide(mover *m, gy_vec3 pos, gy_vec3 d, slide_mode mode, gy_body_
             if (vn < 0.0)
                 m->ballistic = gy_v3_mad(m->ballistic, n, -vn);
         }
+        if (mode == SLIDE_AIR && !walkable && n.y > CEILING_NORMAL_Y) {
+            /* A steep face: the horizontal motion (the walk, carried velocity) meets it as a
+             * wall, or pressing into the face would turn the walk into a climb. What is left
+             * slides on the true normal below, so gravity still slides the character down. */
+            gy_vec3 nh = horizontal(n);
+            double nl = gy_v3_len(nh);
+            if (nl > 1e-6) {
+                nh = gy_v3_scale(nh, 1.0 / nl);
+                double hn = gy_v3_dot(rest, nh);
+                if (hn < 0.0)
+                    rest = gy_v3_mad(rest, nh, -hn);
+            }
+        }
         double rn = gy_v3_dot(rest, n);
         if (rn < 0.0)
             rest = gy_v3_mad(rest, n, -rn);
@@ -400,6 +473,56 @@ static gy_result check_move_args(const gy_backend *be, gy_backend_world *w,
     return GY_OK;
 }
 
+/* The velocity of the support under the feet: its body's point velocity plus its collider's
+ * surface (conveyor) velocity along the ground, as the step drives a body resting on it. */
+static gy_vec3 support_velocity(mover *m, gy_body_id body, gy_collider_id collider, gy_vec3 feet,
+                                gy_vec3 normal)
+{
+    gy_vec3 v;
+    if (m->be->body_point_velocity(m->w, body, feet, &v) != GY_OK || !gy_vec3_is_finite(v))
+        v = gy_v3(0.0, 0.0, 0.0);
+    gy_collider_policy pol;
+    if (collider.bits != 0 && m->be->collider_get_policy(m->w, collider, &pol) == GY_OK &&
+        gy_vec3_is_finite(pol.surface_velocity)) {
+        gy_vec3 sv = pol.surface_velocity;
+        v = gy_v3_add(v, gy_v3_mad(sv, normal, -gy_v3_dot(sv, normal)));
+    }
+    return v;
+}
+
+/* The turn about +Y within rotation `q` (its twist), so an upright capsule turns with a support
+ * however the support tilts. */
+static gy_quat yaw_of(gy_quat q)
+{
+    gy_quat t = {0.0, q.y, 0.0, q.w};
+    return gy_quat_normalize(t);
+}
+
+/* Keeps the one-way platforms still overlapping the capsule at `pos`: those it left are judged
+ * afresh at the next touch. */
+static void prune_passing(mover *m, gy_vec3 pos)
+{
+    if (m->passing_count == 0 || m->err != GY_OK)
+        return;
+    gy_query_filter f = m->filter;
+    uint32_t n = 0;
+    gy_result r =
+        m->be->overlap(m->w, &m->shape, upright(pos), &f, GY_COLLECT_ALL, m->hits, MAX_HITS, &n);
+    if (r != GY_OK) {
+        fail(m, r);
+        return;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < m->passing_count; i++) {
+        bool still = false;
+        for (uint32_t k = 0; k < n && !still; k++)
+            still = m->hits[k].collider.bits == m->passing[i].bits;
+        if (still)
+            m->passing[kept++] = m->passing[i];
+    }
+    m->passing_count = kept;
+}
+
 gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_id body,
                             const gy_character_settings *s, gy_vec3 gravity,
                             gy_character_state *state, const gy_character_input *in, double dt,
@@ -437,30 +560,49 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
     gy_character_state st = *state;
     gy_vec3 start = bs.pose.position;
     gy_vec3 pos = start;
+    gy_quat rot = bs.pose.rotation;
     gy_body_id none = {0};
+    gy_collider_id no_collider = {0};
     bool teleported =
         st.has_position && gy_v3_len(gy_v3_sub(start, st.position)) > TELEPORT_TOLERANCE;
     if (teleported) {
-        /* The old support and momentum belong to the old place. */
+        /* The old support, momentum and passages belong to the old place. */
         st.ground_body = none;
         st.velocity = gy_v3(0.0, 0.0, 0.0);
         st.inherited = gy_v3(0.0, 0.0, 0.0);
+        st.passing_count = 0;
     }
+    m.passing_count =
+        st.passing_count < GY_CHARACTER_MAX_PASSING ? st.passing_count : GY_CHARACTER_MAX_PASSING;
+    memcpy(m.passing, st.passing, sizeof m.passing);
 
-    /* 1. Ride the support: it already moved in this tick's step, by its velocity times dt. */
+    /* 1. Ride the support: it already moved in this tick's step. The feet follow the support's
+     * whole motion since the last move (turn included, so a rotating platform keeps the
+     * character at its radius), plus its conveyor surface, and the capsule turns with it. */
     gy_vec3 support_v = gy_v3(0.0, 0.0, 0.0);
     if (st.grounded && st.ground_body.bits != 0) {
         gy_vec3 feet = gy_v3_mad(pos, UP, -m.half);
-        if (be->body_point_velocity(w, st.ground_body, feet, &support_v) != GY_OK ||
-            !gy_vec3_is_finite(support_v)) {
-            support_v = gy_v3(0.0, 0.0, 0.0); /* the support is gone */
-            st.ground_body = none;
-        } else if (gy_v3_len(support_v) * dt > MIN_MOVE) {
-            pos = slide(&m, pos, gy_v3_scale(support_v, dt), SLIDE_CARRY, st.ground_body);
+        gy_body_state gs;
+        if (be->body_get_state(w, st.ground_body, &gs) != GY_OK ||
+            !gy_vec3_is_finite(gs.pose.position)) {
+            st.ground_body = none; /* the support is gone */
+        } else {
+            m.vel = support_v =
+                support_velocity(&m, st.ground_body, st.ground_collider, feet, st.ground_normal);
+            gy_pose delta = gy_pose_mul(gs.pose, gy_pose_inverse(st.ground_pose));
+            gy_vec3 d = gy_v3_sub(gy_pose_apply(delta, feet), feet);
+            gy_vec3 pv;
+            if (be->body_point_velocity(w, st.ground_body, feet, &pv) == GY_OK &&
+                gy_vec3_is_finite(pv))
+                d = gy_v3_mad(d, gy_v3_sub(support_v, pv), dt); /* the conveyor's part */
+            rot = gy_quat_normalize(gy_quat_mul(yaw_of(delta.rotation), rot));
+            if (gy_v3_len(d) > MIN_MOVE)
+                pos = slide(&m, pos, d, SLIDE_CARRY, st.ground_body);
         }
     }
 
     /* 2. Out of anything that moved into the capsule. */
+    m.vel = gy_v3_add(st.velocity, st.inherited);
     pos = recover(&m, pos);
 
     /* 3. Walk on the ground, or fly. */
@@ -468,11 +610,13 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
     bool jumped = st.grounded && jump > 0.0;
     bool grounded = false;
     ground g;
+    memset(&g, 0, sizeof g);
     if (st.grounded && !jumped) {
         st.velocity = gy_v3(0.0, 0.0, 0.0);
         st.inherited = gy_v3(0.0, 0.0, 0.0);
-        gy_vec3 d = gy_v3_scale(along_ground(m.walk, st.ground_normal), dt);
-        pos = slide(&m, pos, d, SLIDE_WALK, none);
+        gy_vec3 walk = along_ground(m.walk, st.ground_normal);
+        m.vel = walk;
+        pos = slide(&m, pos, gy_v3_scale(walk, dt), SLIDE_WALK, none);
         grounded = probe_ground(&m, pos, s->snap_distance, &g);
         if (!grounded)
             st.inherited = support_v; /* walked off: keep the support's velocity */
@@ -486,6 +630,7 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
         gy_vec3 d = gy_v3_scale(gy_v3_add(gy_v3_add(m.walk, st.inherited), v0), dt);
         d = gy_v3_mad(d, gravity, 0.5 * dt * dt);
         m.ballistic = gy_v3_mad(v0, gravity, dt);
+        m.vel = gy_v3_scale(d, 1.0 / dt);
         pos = slide(&m, pos, d, SLIDE_AIR, none);
         st.velocity = m.ballistic;
         /* No ground check while rising: a jump frame must not snap back down. */
@@ -498,20 +643,25 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
     }
     if (grounded)
         pos = gy_v3_mad(pos, UP, -g.travel);
+    prune_passing(&m, pos);
 
     gy_vec3 platform_v = gy_v3(0.0, 0.0, 0.0);
-    if (grounded &&
-        be->body_point_velocity(w, g.hit.body, gy_v3_mad(pos, UP, -m.half), &platform_v) != GY_OK)
-        platform_v = gy_v3(0.0, 0.0, 0.0);
-    if (!gy_vec3_is_finite(platform_v))
-        platform_v = gy_v3(0.0, 0.0, 0.0);
+    gy_body_state gs;
+    memset(&gs, 0, sizeof gs);
+    if (grounded) {
+        platform_v =
+            support_velocity(&m, g.hit.body, g.hit.collider, gy_v3_mad(pos, UP, -m.half), g.normal);
+        r = be->body_get_state(w, g.hit.body, &gs);
+        if (r != GY_OK)
+            fail(&m, r);
+    }
 
     if (m.err != GY_OK)
         return m.err;
     if (!gy_vec3_is_finite(pos) || !gy_vec3_is_finite(st.velocity) ||
         !gy_vec3_is_finite(st.inherited))
         return GY_ERR_NON_FINITE;
-    gy_pose np = {pos, bs.pose.rotation};
+    gy_pose np = {pos, rot};
     r = be->body_set_pose(w, body, np);
     if (r != GY_OK)
         return r;
@@ -527,9 +677,13 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
     st.has_position = true;
     st.grounded = grounded;
     st.ground_body = grounded ? g.hit.body : none;
+    st.ground_collider = grounded ? g.hit.collider : no_collider;
+    st.ground_pose = grounded ? gs.pose : gy_pose_identity();
     st.ground_user_data = grounded ? g.hit.user_data : 0u;
     st.ground_normal = grounded ? g.normal : zero;
     st.ground_point = grounded ? g.hit.point : zero;
+    st.passing_count = m.passing_count;
+    memcpy(st.passing, m.passing, sizeof st.passing);
     *state = st;
 
     memset(out, 0, sizeof *out);
@@ -538,7 +692,10 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
     out->ground_normal = st.ground_normal;
     out->platform_velocity = platform_v;
     out->ground_body = st.ground_body;
+    out->ground_collider = st.ground_collider;
     out->ground_user_data = st.ground_user_data;
+    out->ground_state =
+        grounded ? GY_GROUND_WALKABLE : (g.steep ? GY_GROUND_STEEP : GY_GROUND_AIRBORNE);
     out->grounded = grounded;
     out->hit_ceiling = m.ceiling;
     out->jumped = jumped;
@@ -751,7 +908,8 @@ static void push_reply(gy_character_set *set, const gy_physics_step_context *sc,
     body.flags = (res->grounded ? GY_CHARACTER_GROUNDED : 0u) |
                  (res->hit_ceiling ? GY_CHARACTER_CEILING : 0u) |
                  (res->jumped ? GY_CHARACTER_JUMPED : 0u) |
-                 (res->ground_body.bits != 0 ? GY_CHARACTER_ON_BODY : 0u);
+                 (res->ground_body.bits != 0 ? GY_CHARACTER_ON_BODY : 0u) |
+                 (res->ground_state == GY_GROUND_STEEP ? GY_CHARACTER_STEEP : 0u);
     if (res->ground_body.bits != 0) {
         body.ground_store = (uint32_t)(res->ground_user_data >> 32);
         body.ground_attachment = (uint32_t)res->ground_user_data;

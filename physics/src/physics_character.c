@@ -2,15 +2,19 @@
  * `character` description live in the subsystem's own gy_character_set, registered and
  * unregistered on the physics thread by the commands that create and release their bodies (so the
  * game thread never touches the set while the thread runs), moved after every step, and given
- * their sensor pairs in the tick of the move.
+ * all their pairs in the tick of the move.
  *
- * Why the sensor pass: the adapter finds contacts during the step, before the controller moves the
+ * Why the pass: the adapter finds contacts during the step, before the controller moves the
  * capsule, so a character that walks into a trigger would be reported one tick late (and leave it
- * one tick late). Sensors never push back, so nothing is lost by deciding a character's sensor
- * pairs from an overlap query where the move left the capsule instead: the adapter's reports for
- * those pairs are dropped and the overlap's take their place, in the adapter's orientation
- * (a = the lower collider handle) and under its pair rules (both masks, no jointed bodies).
- * Physics thread, inside the sim lock. */
+ * one tick late). And the controller keeps a skin of gap to solids, so the step never sees the
+ * capsule touch the ground or a wall at all. So every pair of a character's capsule is decided
+ * from overlaps where the move left it: sensors against the capsule itself, solids against the
+ * capsule grown by its contact offset (two skins), so a character resting on the ground or against
+ * a wall touches it every tick. The adapter's reports for those pairs are dropped and the
+ * overlaps' take their place, in the adapter's orientation (a = the lower collider handle) and
+ * under its pair rules (both masks, no jointed bodies, one-way platforms touched only from their
+ * landing side and never while being passed through). Physics thread, inside the sim lock. */
+#include <math.h>
 #include <string.h>
 
 #include "gyre/handle_pool.h"
@@ -38,6 +42,10 @@ gy_result gy_phys_character_register(gy_physics *p, uint32_t store_index, uint32
     c->attachment = attachment;
     c->collider = capsule_id;
     c->shape = capsule->shape;
+    c->contact_offset = 2.0 * settings->skin_width;
+    c->touch_shape = capsule->shape;
+    c->touch_shape.radius += c->contact_offset;
+    c->touch_shape.height += 2.0 * c->contact_offset;
     c->category = capsule->category;
     c->mask = capsule->mask;
     c->probe = !capsule->is_sensor;
@@ -99,13 +107,12 @@ static const gy_phys_collider *live_collider(const gy_physics *p, gy_collider_id
     return slot < p->collider_capacity && p->colliders[slot].live ? &p->colliders[slot] : NULL;
 }
 
-/* A pair of a registered character's capsule and a sensor: the pass decides it. */
+/* A pair of a registered character's capsule: the pass decides it. */
 static bool pass_owns(const gy_physics *p, const gy_contact *c)
 {
     const gy_phys_collider *a = live_collider(p, c->collider_a);
     const gy_phys_collider *b = live_collider(p, c->collider_b);
-    return a != NULL && b != NULL &&
-           ((a->character && b->is_sensor) || (b->character && a->is_sensor));
+    return a != NULL && b != NULL && (a->character || b->character);
 }
 
 static bool jointed(const gy_physics *p, uint32_t s1, uint32_t s2)
@@ -129,9 +136,9 @@ static bool push_contact(gy_physics *p, uint32_t *n, const gy_contact *c)
     return true;
 }
 
-/* Overlaps one character's capsule where its body is now; every hit is kept (the array grows
+/* Overlaps `shape` (one character's) where its body is now; every hit is kept (the array grows
  * until a query no longer fills it). */
-static gy_result overlap_all(gy_physics *p, const gy_phys_character *ch, gy_pose pose,
+static gy_result overlap_all(gy_physics *p, const gy_shape *shape, gy_pose pose,
                              const gy_query_filter *f, uint32_t *count)
 {
     for (;;) {
@@ -139,8 +146,8 @@ static gy_result overlap_all(gy_physics *p, const gy_phys_character *ch, gy_pose
             gy_array_reserve(p->alloc, (void **)&p->char_hits, &p->char_hit_capacity, FIRST_HITS,
                              sizeof *p->char_hits) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
-        gy_result r = p->backend->overlap(p->world, &ch->shape, pose, f, GY_COLLECT_ALL,
-                                          p->char_hits, p->char_hit_capacity, count);
+        gy_result r = p->backend->overlap(p->world, shape, pose, f, GY_COLLECT_ALL, p->char_hits,
+                                          p->char_hit_capacity, count);
         if (r != GY_OK || *count < p->char_hit_capacity)
             return r;
         r = gy_array_reserve(p->alloc, (void **)&p->char_hits, &p->char_hit_capacity,
@@ -150,31 +157,52 @@ static gy_result overlap_all(gy_physics *p, const gy_phys_character *ch, gy_pose
     }
 }
 
-/* Appends the sensor pairs of one character. */
-static gy_result character_pairs(gy_physics *p, const gy_phys_character *ch, uint32_t *n)
+/* Whether a solid hit by the grown capsule counts as touched, as the step would count a body's
+ * contact: a one-way platform only from its landing side (gy_one_way_accepts, with the
+ * character's velocity over the tick), and never one the character is passing through. */
+static bool touches(gy_physics *p, const gy_hit *h, gy_vec3 center, const gy_character_state *st,
+                    const gy_character_result *last)
+{
+    gy_collider_policy pol;
+    if (p->backend->collider_get_policy(p->world, h->collider, &pol) != GY_OK)
+        return false;
+    if (!pol.one_way)
+        return true;
+    for (uint32_t i = 0; i < st->passing_count && i < GY_CHARACTER_MAX_PASSING; i++)
+        if (st->passing[i].bits == h->collider.bits)
+            return false;
+    gy_vec3 pv;
+    if (p->backend->body_point_velocity(p->world, h->body, h->point, &pv) != GY_OK ||
+        !gy_vec3_is_finite(pv))
+        pv = gy_v3(0.0, 0.0, 0.0);
+    return gy_one_way_accepts(h->normal, pol.one_way_normal, gy_v3_sub(last->velocity, pv), center,
+                              h->point);
+}
+
+/* Appends the pairs of one character found by one overlap: sensors (`sensors`) or solids. */
+static gy_result append_pairs(gy_physics *p, const gy_phys_character *ch, gy_pose pose,
+                              bool sensors, uint32_t *n)
 {
     const gy_phys_body *e = &p->bodies[ch->store_index];
-    const gy_phys_collider *own = live_collider(p, ch->collider);
-    if (own == NULL)
-        return GY_ERR_STALE_HANDLE;
-    gy_body_state st;
-    gy_result r = p->backend->body_get_state(p->world, e->id, &st);
-    if (r != GY_OK)
-        return r;
-    gy_pose pose = own->local_identity ? st.pose : gy_pose_mul(st.pose, own->local);
     gy_query_filter f = gy_default_query_filter();
     f.mask = ch->mask;
-    f.include_sensors = true;
+    f.include_sensors = sensors;
     f.ignore_body = e->id;
     uint32_t count = 0;
-    r = overlap_all(p, ch, pose, &f, &count);
+    gy_result r = overlap_all(p, sensors ? &ch->shape : &ch->touch_shape, pose, &f, &count);
     if (r != GY_OK)
         return r;
+    gy_character_state st;
+    gy_character_result last;
+    memset(&st, 0, sizeof st);
+    memset(&last, 0, sizeof last);
+    if (!sensors)
+        gy_character_set_get(p->characters, ch->store_index, ch->attachment, &last, NULL, &st);
     uint64_t user = ((uint64_t)ch->store_index << 32) | ch->attachment;
     for (uint32_t i = 0; i < count; i++) {
         const gy_hit *h = &p->char_hits[i];
         const gy_phys_collider *s = live_collider(p, h->collider);
-        if (s == NULL || !s->is_sensor || (ch->category & s->mask) == 0 ||
+        if (s == NULL || s->is_sensor != sensors || (ch->category & s->mask) == 0 ||
             h->collider.bits == ch->collider.bits)
             continue;
         if (p->joint_count > 0 && jointed(p, ch->store_index, s->store_index))
@@ -182,7 +210,9 @@ static gy_result character_pairs(gy_physics *p, const gy_phys_character *ch, uin
         if (!gy_vec3_is_finite(h->point) || !gy_vec3_is_finite(h->normal) ||
             !gy_is_finite(h->penetration))
             continue;
-        /* The hit's normal points out of the sensor, toward the capsule. */
+        if (!sensors && !touches(p, h, pose.position, &st, &last))
+            continue;
+        /* The hit's normal points out of the other collider, toward the capsule. */
         bool char_is_a = ch->collider.bits < h->collider.bits;
         gy_contact c;
         memset(&c, 0, sizeof c);
@@ -194,12 +224,32 @@ static gy_result character_pairs(gy_physics *p, const gy_phys_character *ch, uin
         c.user_b = char_is_a ? h->user_data : user;
         c.point = h->point;
         c.normal = char_is_a ? gy_v3_neg(h->normal) : h->normal;
-        c.penetration = h->penetration;
-        c.is_sensor = true;
+        /* A solid is touched up to the contact offset away: only deeper is overlap. */
+        c.penetration = sensors ? h->penetration : fmax(0.0, h->penetration - ch->contact_offset);
+        c.is_sensor = sensors;
         if (!push_contact(p, n, &c))
             return GY_ERR_OUT_OF_MEMORY;
     }
     return GY_OK;
+}
+
+/* Appends the pairs of one character: sensors against its capsule, solids against the capsule
+ * grown by the contact offset. */
+static gy_result character_pairs(gy_physics *p, const gy_phys_character *ch, uint32_t *n)
+{
+    const gy_phys_body *e = &p->bodies[ch->store_index];
+    const gy_phys_collider *own = live_collider(p, ch->collider);
+    if (own == NULL)
+        return GY_ERR_STALE_HANDLE;
+    gy_body_state st;
+    gy_result r = p->backend->body_get_state(p->world, e->id, &st);
+    if (r != GY_OK)
+        return r;
+    gy_pose pose = own->local_identity ? st.pose : gy_pose_mul(st.pose, own->local);
+    r = append_pairs(p, ch, pose, true, n);
+    if (r == GY_OK)
+        r = append_pairs(p, ch, pose, false, n);
+    return r;
 }
 
 uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, uint32_t count,
@@ -226,7 +276,7 @@ uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, u
     if (r != GY_OK) {
         /* The adapter's own list: the same pairs, in the same orientation, one tick behind. */
         gy_log(p->logger, GY_LOG_WARN,
-               "physics: characters' sensor pass failed at store index %d (%s); sensor events "
+               "physics: characters' contact pass failed at store index %d (%s); their events "
                "follow the step this tick",
                who == GY_PHYS_NONE ? -1 : (int)who, gy_result_message(r));
         return count;

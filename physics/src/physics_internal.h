@@ -130,8 +130,8 @@ typedef struct gy_phys_collider {
     bool is_plane;
     bool local_identity; /* local pose is the identity: the world pose is the body's */
     bool is_sensor;
-    bool character; /* a registered character's (non-sensor) capsule: its sensor pairs come from
-                       the overlap after the move, not from the step's contact list */
+    bool character; /* a registered character's (non-sensor) capsule: its pairs come from the
+                       overlaps after the move, not from the step's contact list */
 } gy_phys_collider;
 
 /* A registered character, as the sensor pass needs it. */
@@ -140,8 +140,10 @@ typedef struct gy_phys_character {
     uint32_t attachment;
     gy_collider_id collider; /* its capsule */
     gy_shape shape;
+    gy_shape touch_shape;  /* the capsule grown by the contact offset: what it touches */
+    double contact_offset; /* 2 × skin_width: a solid this close is touched */
     uint32_t category, mask;
-    bool probe; /* the capsule is not a sensor: its sensor pairs are found by the pass */
+    bool probe; /* the capsule is not a sensor: its pairs are found by the pass */
 } gy_phys_character;
 
 typedef struct gy_phys_joint {

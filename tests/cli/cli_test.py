@@ -28,7 +28,7 @@ TMP = Path(tempfile.mkdtemp(prefix="gyre-cli-"))
 REPORT_KEYS = ["gyre_version", "scene", "backend", "mode", "ticks", "sim_seconds", "entities",
                "events", "raycasts", "expects", "counters", "timing"]
 ENTITY_KEYS = ["name", "position", "rotation", "linear_velocity", "angular_velocity", "body",
-               "awake", "grounded"]
+               "awake", "grounded", "ground_state"]
 COUNTER_KEYS = ["commands", "commands_dropped_stale", "replies", "replies_dropped", "bodies_peak",
                 "live_objects_at_exit"]
 EVENT_KEYS = ["tick", "t", "kind", "a", "b", "point", "normal", "penetration", "normal_impulse"]
@@ -271,7 +271,10 @@ def usage_cases():
         names = [e["name"] for e in r["entities"]]
         check(names[:3] == ["ground", "crate_a", "crate_b"], f"scene order: {names[:3]}")
         hero = next(e for e in r["entities"] if e["name"] == "hero")
-        check(hero["grounded"] is True and hero["awake"] is None, "character fields")
+        check(hero["grounded"] is True and hero["awake"] is None and
+              hero["ground_state"] == "walkable", "character fields")
+        crate = next(e for e in r["entities"] if e["name"] == "crate_a")
+        check(crate["ground_state"] is None, "ground_state is null for bodies")
         # Expects after the end of the run are listed as not reached.
         check(any(x["passed"] is None and "not reached" in x["detail"] for x in r["expects"]),
               "unreached expects")

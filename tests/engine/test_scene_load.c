@@ -677,7 +677,13 @@ static const rule_case k_rule_cases[] = {
           "mask':-1}]",
      "script[0].mask: must be between 0 and 4294967295 (got -1)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball'}]",
-     "script[0]: expect checks nothing: give position, velocity, grounded or awake"},
+     "script[0]: expect checks nothing: give position, velocity, grounded, ground_state or awake"},
+    {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','ground_state':'walkable'}]",
+     "script[0].ground_state: expect ground_state needs a character controller (\"ball\" is not "
+     "one)"},
+    {CAST ",'script':[{'at':0,'do':'expect','entity':'hero','ground_state':'flying'}]",
+     "script[0].ground_state: must be one of \"airborne\", \"walkable\", \"steep\" (got "
+     "\"flying\")"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','position':['a',0,null]}]",
      "script[0].position[0]: must be a number or null (got \"a\")"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','position':[0,0]}]",
@@ -1109,6 +1115,7 @@ static void test_scene_load_resolves_hierarchy_joints_and_script(void **state)
     assert_true(ex->expect.has_awake);
     assert_true(ex->expect.awake);
     assert_false(ex->expect.has_grounded);
+    assert_false(ex->expect.has_ground_state);
     assert_near(ex->expect.tolerance, 0.01, 0.0);
     const gy_scene_action *sp = &s->actions[1];
     assert_int_equal(sp->type, GY_SCENE_ACTION_SPAWN);

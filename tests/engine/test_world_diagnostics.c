@@ -97,22 +97,23 @@ static void test_diagnostics_count_contacts_and_events_per_tick(void **state)
     gy_physics_diagnostics d = next_sample(s.w);
     gy_world_stats ws;
     gy_world_get_stats(s.w, &ws);
-    /* Both balls and the sleeper rest on the ground (the character touches nothing). */
-    assert_int_equal(d.contact_pairs, 3);
-    assert_int_equal(ws.touching_pairs, 3);
+    /* Both balls, the sleeper and the character stand on the ground (a character reports the
+     * solids it touches like a body). */
+    assert_int_equal(d.contact_pairs, 4);
+    assert_int_equal(ws.touching_pairs, 4);
     /* The adapter lists the awake pairs (a sleeping pair is kept without being listed). */
     assert_true(d.contact_points >= 2);
     /* At rest every tracked pair reports one STAY per tick, and nothing else happens. */
-    assert_int_equal(d.events_last_tick, 3);
-    assert_near(d.events_per_tick, 3.0, 1e-12);
-    /* A ball lifted off the ground: its EXIT in one tick, then two pairs per tick. */
+    assert_int_equal(d.events_last_tick, 4);
+    assert_near(d.events_per_tick, 4.0, 1e-12);
+    /* A ball lifted off the ground: its EXIT in one tick, then three pairs per tick. */
     assert_result(gy_body_teleport(s.w, s.balls[1], (gy_pose){gy_v3(3, 20, 0), gy_quat_identity()}),
                   GY_OK);
     d = next_sample(s.w);
     d = next_sample(s.w);
-    assert_int_equal(d.contact_pairs, 2);
-    assert_int_equal(d.events_last_tick, 2);
-    assert_near(d.events_per_tick, 2.0, 1e-12);
+    assert_int_equal(d.contact_pairs, 3);
+    assert_int_equal(d.events_last_tick, 3);
+    assert_near(d.events_per_tick, 3.0, 1e-12);
     wfx_destroy(s.w, &s.ta);
 }
 

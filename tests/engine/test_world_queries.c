@@ -411,6 +411,7 @@ static void test_character_walks_jumps_and_lands(void **state)
     wfx_tick(w, 10);
     gy_physics_state s = wfx_state(w, hero);
     assert_true(s.grounded);
+    assert_int_equal(s.ground_state, GY_GROUND_WALKABLE);
     assert_true(gy_entity_equal(s.ground, ground));
     assert_near(s.ground_normal.y, 1.0, 1e-3);
     assert_near(s.pose.position.y, 0.9, 0.03);
@@ -427,6 +428,7 @@ static void test_character_walks_jumps_and_lands(void **state)
     wfx_tick(w, 10);
     s = wfx_state(w, hero);
     assert_false(s.grounded);
+    assert_int_equal(s.ground_state, GY_GROUND_AIRBORNE);
     assert_true(s.pose.position.y > 1.5);
     wfx_tick(w, 90);
     s = wfx_state(w, hero);

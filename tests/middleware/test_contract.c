@@ -721,6 +721,55 @@ static void test_contract_set_filter_stops_and_starts_collision_in_place(void **
     expect_empty(fx);
 }
 
+static void test_contract_collider_policy_is_read_in_world_space(void **state)
+{
+    fixture *fx = *state;
+    /* A kinematic conveyor turned 90° about Y, one-way toward local +x, response off. */
+    gy_collider_def cd = box_def(gy_v3(2, 0.2, 2));
+    cd.surface_velocity = gy_v3(1.5, 0, 0);
+    cd.one_way = true;
+    cd.one_way_normal = gy_v3(2, 0, 0); /* normalised by the adapter */
+    cd.contact_response = false;
+    gy_body_def bd = body_at(GY_MOTION_KINEMATIC, gy_v3(0, 1, 0));
+    bd.pose.rotation = gy_quat_axis_angle(gy_v3(0, 1, 0), 0.5 * GY_PI);
+    gy_collider_id c;
+    gy_body_id b = create_body(fx, &bd, &cd, 1, &c);
+    gy_collider_policy pol;
+    assert_result(fx->be->collider_get_policy(fx->w, c, &pol), GY_OK);
+    assert_false(pol.is_sensor);
+    assert_false(pol.contact_response);
+    assert_true(pol.one_way);
+    /* Local +x turned 90° about +Y is world -z. */
+    assert_near(pol.one_way_normal.x, 0, 1e-12);
+    assert_near(pol.one_way_normal.z, -1, 1e-12);
+    assert_near(pol.surface_velocity.x, 0, 1e-12);
+    assert_near(pol.surface_velocity.y, 0, 1e-12);
+    assert_near(pol.surface_velocity.z, -1.5, 1e-12);
+    /* It follows the body: a quarter turn back, and the directions are local again. */
+    gy_pose back = {gy_v3(0, 1, 0), gy_quat_identity()};
+    assert_result(fx->be->body_set_pose(fx->w, b, back), GY_OK);
+    assert_result(fx->be->collider_get_policy(fx->w, c, &pol), GY_OK);
+    assert_near(pol.one_way_normal.x, 1, 1e-12);
+    assert_near(pol.surface_velocity.x, 1.5, 1e-12);
+    /* A sensor says so. */
+    gy_collider_def sd = box_def(gy_v3(1, 1, 1));
+    sd.is_sensor = true;
+    gy_body_def sb = body_at(GY_MOTION_STATIC, gy_v3(5, 1, 0));
+    gy_collider_id sc;
+    gy_body_id s = create_body(fx, &sb, &sd, 1, &sc);
+    assert_result(fx->be->collider_get_policy(fx->w, sc, &pol), GY_OK);
+    assert_true(pol.is_sensor);
+    assert_false(pol.one_way);
+    assert_result(fx->be->collider_get_policy(fx->w, sc, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->collider_get_policy(NULL, sc, &pol), GY_ERR_INVALID_ARGUMENT);
+    release_body(fx, s);
+    release_body(fx, b);
+    assert_result(fx->be->collider_get_policy(fx->w, c, &pol), GY_ERR_STALE_HANDLE);
+    assert_result(fx->be->collider_get_policy(fx->w, (gy_collider_id){0}, &pol),
+                  GY_ERR_STALE_HANDLE);
+    expect_empty(fx);
+}
+
 /* ---- statics and sleepers ----------------------------------------------------------------------
  * Neither side of a pair between a sleeper and a static is awake, so middleware does not collide
  * it by itself: geometry streamed in (or moved, or removed) around a resting body must still reach
@@ -3547,6 +3596,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_set_mass_scales_impulse_response),
         CONTRACT_TEST(test_contract_set_material_changes_the_bounce),
         CONTRACT_TEST(test_contract_set_filter_stops_and_starts_collision_in_place),
+        CONTRACT_TEST(test_contract_collider_policy_is_read_in_world_space),
         CONTRACT_TEST(test_contract_static_created_over_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_static_moved_onto_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_static_near_sleeper_leaves_it_asleep),

@@ -335,6 +335,111 @@ static void test_physics_character_sensor_pairs_follow_the_move_in_its_tick(void
     gy_physics_destroy(p);
 }
 
+/* ---- solids --------------------------------------------------------------------------------- */
+
+static gy_physics *lockstep_on(const char *adapter)
+{
+    gy_physics_def d = gy_default_physics_def();
+    d.lockstep = true;
+    d.backend = adapter;
+    gy_physics *p = fx_physics(&d);
+    assert_result(gy_physics_start(p, NULL), GY_OK);
+    return p;
+}
+
+/* One tick: steps, drains, logs the character's pairs with `logs`. */
+static void step_logged(gy_physics *p, fx_replies *rs, uint32_t character, pair_log *logs,
+                        uint32_t n)
+{
+    fx_step(p, 1);
+    rs->count = 0;
+    fx_drain(p, rs);
+    log_pairs(rs, character, logs, n);
+}
+
+static void solid_pairs_on(const char *adapter)
+{
+    gy_physics *p = lockstep_on(adapter);
+    gy_character_settings s = gy_default_character_settings();
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    /* The character starts 0.5 m above the floor. Ahead of it (+x): a solid wall whose face is at
+     * x = 3, beyond a response-off wall spanning [1.52, 2.02]. Over it, a one-way platform 0.2 m
+     * thick with its top at y = 2.6. */
+    fx_create(p, fx_floor(0, 1));
+    fx_create(p, fx_character(1, 10, gy_v3(0, REST + 0.5, 0), &s));
+    fx_create(p, fx_box(2, 20, GY_MOTION_STATIC, gy_v3(3.5, 1.5, 0), gy_v3(1, 3, 4)));
+    fx_body ghost = fx_box(3, 30, GY_MOTION_STATIC, gy_v3(1.77, 1.5, 0), gy_v3(0.5, 3, 4));
+    ghost.collider.contact_response = false;
+    fx_create(p, ghost);
+    fx_body oneway = fx_box(4, 40, GY_MOTION_STATIC, gy_v3(0, 2.5, 0), gy_v3(1.5, 0.2, 4));
+    oneway.collider.one_way = true;
+    fx_create(p, oneway);
+    pair_log logs[4] = {{.sensor = 1}, {.sensor = 20}, {.sensor = 30}, {.sensor = 40}};
+
+    /* Falling, then landing: the floor is entered in the tick the character lands, not before,
+     * and stays touched every tick it stands there. */
+    uint32_t landed = 0;
+    for (int i = 0; i < 60 && landed == 0; i++) {
+        step_logged(p, &rs, 10, logs, 4);
+        uint64_t tick = 0;
+        const gy_proxy *px = fx_proxies(p, NULL, &tick);
+        if (px[1].position[1] < REST + 1e-3)
+            landed = (uint32_t)tick;
+    }
+    assert_true(landed > 0);
+    assert_int_equal(logs[0].enters, 1);
+    assert_int_equal(logs[0].enter_tick, landed);
+    for (int i = 0; i < 10; i++)
+        step_logged(p, &rs, 10, logs, 4);
+    assert_int_equal(logs[0].stays, 10);
+    assert_int_equal(logs[0].exits, 0);
+
+    /* A jump up through the one-way platform's underside touches nothing there; it lands on top
+     * and touches it from then on; the floor is left in the jump's tick. */
+    assert_result(gy_physics_record_character_jump(p, 1, 10, 8.0), GY_OK);
+    for (int i = 0; i < 120 && logs[3].enters == 0; i++)
+        step_logged(p, &rs, 10, logs, 4);
+    assert_int_equal(logs[0].exits, 1);
+    assert_int_equal(logs[3].enters, 1);
+    /* Entered in the tick it landed on top, not while it passed through. */
+    uint64_t tick = 0;
+    assert_true(fabs(fx_proxies(p, NULL, &tick)[1].position[1] - (2.6 + REST)) < 1e-3);
+    for (int i = 0; i < 5; i++)
+        step_logged(p, &rs, 10, logs, 4);
+    assert_int_equal(logs[3].stays, 5);
+
+    /* Walk off the platform, then at the walls: through the response-off one (entered and left),
+     * and against the solid one, which is touched every tick from then on. */
+    assert_result(gy_physics_record_character_intent(p, 1, 10, gy_v3(3, 0, 0), 0), GY_OK);
+    for (int i = 0; i < 120; i++)
+        step_logged(p, &rs, 10, logs, 4);
+    assert_int_equal(logs[3].exits, 1);
+    assert_int_equal(logs[2].enters, 1);
+    assert_int_equal(logs[2].exits, 1);
+    assert_int_equal(logs[1].enters, 1);
+    assert_int_equal(logs[1].exits, 0);
+    assert_true(logs[1].stays > 10);
+    assert_false(logs[1].flipped);
+    /* It rests a skin from the wall's face, touching it across the gap. */
+    assert_true(fabs(fx_proxies(p, NULL, &tick)[1].position[0] - (3.0 - RADIUS - 0.01)) < 2e-3);
+    /* Off the platform's edge and down: the floor is entered again. */
+    assert_int_equal(logs[0].enters, 2);
+    gy_physics_destroy(p);
+}
+
+static void test_physics_character_touches_solids_as_bodies_do_ode(void **state)
+{
+    (void)state;
+    solid_pairs_on("ode");
+}
+
+static void test_physics_character_touches_solids_as_bodies_do_bullet(void **state)
+{
+    (void)state;
+    solid_pairs_on("bullet");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +448,8 @@ int main(void)
             test_physics_character_registers_with_its_create_and_leaves_with_its_release),
         cmocka_unit_test(test_physics_character_whose_create_fails_is_not_registered),
         cmocka_unit_test(test_physics_character_sensor_pairs_follow_the_move_in_its_tick),
+        cmocka_unit_test(test_physics_character_touches_solids_as_bodies_do_ode),
+        cmocka_unit_test(test_physics_character_touches_solids_as_bodies_do_bullet),
     };
     return cmocka_run_group_tests_name("physics_characters", tests, NULL, NULL);
 }

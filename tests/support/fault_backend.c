@@ -269,6 +269,12 @@ static gy_result f_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_po
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_move_kinematic(in(w), id, target, dt);
 }
 
+static gy_result f_collider_get_policy(gy_backend_world *w, gy_collider_id id,
+                                       gy_collider_policy *out)
+{
+    return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->collider_get_policy(in(w), id, out);
+}
+
 static gy_result f_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p, gy_vec3 *out)
 {
     return w == NULL ? GY_ERR_INVALID_ARGUMENT : be(w)->body_point_velocity(in(w), id, p, out);
@@ -392,6 +398,7 @@ gy_result gy_fault_backend_init(gy_fault_backend *fb, const char *inner_name,
         .body_set_mass = f_body_set_mass,
         .collider_set_material = f_collider_set_material,
         .collider_set_filter = f_collider_set_filter,
+        .collider_get_policy = f_collider_get_policy,
         .body_add_torque = f_body_add_torque,
         .body_add_impulse = f_body_add_impulse,
         .body_add_impulse_at = f_body_add_impulse_at,

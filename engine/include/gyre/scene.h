@@ -227,6 +227,10 @@ typedef struct gy_scene_expect_action {
     gy_vec3 velocity;
     bool has_grounded, grounded; /* the entity is a character when has_grounded */
     bool has_awake, awake;       /* the entity is Dynamic when has_awake */
+    /* The entity is a character when has_ground_state; the value is a gy_ground_state
+     * (0 airborne, 1 walkable, 2 steep). */
+    bool has_ground_state;
+    uint8_t ground_state;
     double tolerance;            /* > 0, default 0.01 (metres or m/s per component) */
 } gy_scene_expect_action;
 

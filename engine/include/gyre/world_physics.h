@@ -28,6 +28,7 @@
 #define GYRE_WORLD_PHYSICS_H
 
 #include "gyre/backend.h"
+#include "gyre/character.h"
 #include "gyre/core.h"
 #include "gyre/scene.h"
 #include "gyre/world.h"
@@ -252,8 +253,9 @@ typedef struct gy_physics_state {
     uint32_t store_index;
     uint64_t tick; /* the physics tick this state describes (0: none yet) */
     /* Characters (from the controller's reply for the newest tick): */
-    bool grounded;
-    bool hit_ceiling;          /* upward motion stopped by a ceiling in that tick */
+    bool grounded;                /* ground_state == GY_GROUND_WALKABLE */
+    gy_ground_state ground_state; /* walkable, steep or airborne (airborne for non-characters) */
+    bool hit_ceiling;             /* upward motion stopped by a ceiling in that tick */
     gy_vec3 ground_normal;     /* unit; zero when airborne */
     gy_vec3 platform_velocity; /* the support's velocity under the feet, m/s */
     gy_entity ground;          /* the entity stood on, null when airborne or unknown */

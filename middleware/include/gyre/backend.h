@@ -166,6 +166,24 @@ typedef struct gy_collider_def {
 
 gy_collider_def gy_default_collider_def(void);
 
+/* How a collider treats what touches it, with its directions in world space at its current pose
+ * (gy_backend.collider_get_policy). Characters, which move by queries, read it to meet colliders
+ * exactly as bodies do in the step. */
+typedef struct gy_collider_policy {
+    bool is_sensor;
+    bool contact_response;
+    bool one_way;
+    gy_vec3 one_way_normal;   /* world space, unit */
+    gy_vec3 surface_velocity; /* world space, m/s */
+} gy_collider_policy;
+
+/* The one-way platform rule, decided at a pair's first contact and kept until the two separate:
+ * the contact counts when its normal `normal_po` (platform to mover) is within 60° of the
+ * platform's one-way normal `n` (world, unit), the mover's centre `com` lies on that side of the
+ * contact `point`, and the mover is not rising through the platform faster than 0.25 m/s (`rel`:
+ * its velocity at the point relative to the platform's). */
+bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com, gy_vec3 point);
+
 /* ---- resources ------------------------------------------------------------------------------- */
 
 /* Triangle mesh data (copied). Indices are a non-zero multiple of 3, each < vertex_count. */
@@ -388,6 +406,9 @@ typedef struct gy_backend {
      * bodies touching or overlapping it) so sleeping pairs are judged again. */
     gy_result (*collider_set_filter)(gy_backend_world *w, gy_collider_id id, uint32_t category,
                                      uint32_t mask);
+    /* The collider's policy (gy_collider_policy) at its pose now. */
+    gy_result (*collider_get_policy)(gy_backend_world *w, gy_collider_id id,
+                                     gy_collider_policy *out);
 
     gy_result (*joint_create)(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out);
     gy_result (*joint_release)(gy_backend_world *w, gy_joint_id id);

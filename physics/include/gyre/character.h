@@ -54,6 +54,21 @@ gy_result gy_character_settings_validate(const gy_character_settings *settings);
 
 /* ---- one character, one tick ----------------------------------------------------------------- */
 
+/* What holds a character up (gy_character_result.ground_state). */
+typedef enum gy_ground_state {
+    GY_GROUND_AIRBORNE = 0, /* nothing below within reach */
+    GY_GROUND_WALKABLE = 1, /* standing on ground no steeper than max_slope_deg (grounded) */
+    GY_GROUND_STEEP = 2     /* resting only on steeper ground: it slides down and cannot climb */
+} gy_ground_state;
+
+/* "airborne", "walkable" or "steep" (the scene format's and the report's words); NULL when out of
+ * range. */
+const char *gy_ground_state_name(gy_ground_state state);
+
+/* One-way platforms a character is passing through at once, at most (further ones are judged
+ * again at every touch). */
+#define GY_CHARACTER_MAX_PASSING 4
+
 /* What the controller remembers between ticks. Zero-initialise before the first move; treat the
  * fields as read-only. */
 typedef struct gy_character_state {
@@ -63,7 +78,13 @@ typedef struct gy_character_state {
     gy_vec3 ground_normal; /* walkable support normal, unit; zero when airborne */
     gy_vec3 ground_point;  /* where the ground was touched, world space */
     gy_body_id ground_body;
+    gy_collider_id ground_collider;
+    gy_pose ground_pose; /* the support body's pose at the end of the last move (carry) */
     uint64_t ground_user_data;
+    /* One-way platforms the capsule entered without being accepted (from below, or rising): they
+     * do not block it until the two separate, as for a body. */
+    gy_collider_id passing[GY_CHARACTER_MAX_PASSING];
+    uint32_t passing_count;
     bool grounded;
     bool has_position;
 } gy_character_state;
@@ -78,14 +99,16 @@ typedef struct gy_character_input {
 
 /* What one move produced. */
 typedef struct gy_character_result {
-    gy_pose pose;              /* the body's new pose (rotation kept as it was) */
-    gy_vec3 velocity;          /* displacement of this tick / dt, platform carry included, m/s */
-    gy_vec3 ground_normal;     /* unit; zero when airborne */
+    gy_pose pose;          /* the body's new pose (rotation kept, turned by a rotating support) */
+    gy_vec3 velocity;      /* displacement of this tick / dt, platform carry included, m/s */
+    gy_vec3 ground_normal; /* unit; zero when airborne */
     gy_vec3 platform_velocity; /* the support's point velocity under the feet; zero when airborne
                                   or standing on something that does not move, m/s */
     gy_body_id ground_body;    /* null when airborne */
+    gy_collider_id ground_collider; /* the support's collider; null when airborne */
     uint64_t ground_user_data; /* the ground body's user_data (gy_physics: (store << 32) | att) */
-    bool grounded;
+    gy_ground_state ground_state;
+    bool grounded;    /* ground_state == GY_GROUND_WALKABLE */
     bool hit_ceiling; /* upward motion was stopped by something above in this tick */
     bool jumped;      /* a jump started in this tick */
     bool teleported;  /* the body was not where the last move left it (a teleport came first) */
@@ -112,7 +135,8 @@ enum {
     GY_CHARACTER_GROUNDED = 1u << 0,
     GY_CHARACTER_CEILING = 1u << 1, /* upward motion stopped by a ceiling in this tick */
     GY_CHARACTER_JUMPED = 1u << 2,  /* a jump started in this tick */
-    GY_CHARACTER_ON_BODY = 1u << 3  /* ground_store / ground_attachment name the support */
+    GY_CHARACTER_ON_BODY = 1u << 3, /* ground_store / ground_attachment name the support */
+    GY_CHARACTER_STEEP = 1u << 4    /* resting on ground steeper than its slope limit */
 };
 
 /* Body of a GY_PHYSICS_REPLY_CHARACTER_STATE reply (key: the character's store index), pushed
