@@ -427,6 +427,18 @@ static void run_action(gy_cli_runner *R, const gy_scene_action *a)
     case GY_SCENE_ACTION_SET_MOTOR:
         run_set_motor(R, a);
         break;
+    case GY_SCENE_ACTION_MOVE_KINEMATIC: {
+        gy_pose pose;
+        if (gy_entity_get_world_pose(w, e, &pose) != GY_OK) {
+            check(R, a, GY_ERR_STALE_HANDLE);
+            break;
+        }
+        pose.position = a->move.position;
+        if (a->move.has_rotation)
+            pose.rotation = a->move.rotation;
+        check(R, a, gy_body_move_kinematic(w, e, pose, a->move.duration));
+        break;
+    }
     default:
         break;
     }

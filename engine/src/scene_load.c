@@ -497,7 +497,8 @@ const char *gy_scene_action_name(gy_scene_action_type type)
                                         "raycast",
                                         "expect",
                                         "expect_event",
-                                        "set_motor"};
+                                        "set_motor",
+                                        "move_kinematic"};
     return (unsigned)type < GY_SCENE_ACTION_TYPE_COUNT ? names[type] : "?";
 }
 

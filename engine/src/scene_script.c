@@ -27,7 +27,8 @@ static const char *const k_action_names[] = {"set_velocity",
                                              "raycast",
                                              "expect",
                                              "expect_event",
-                                             "set_motor"};
+                                             "set_motor",
+                                             "move_kinematic"};
 
 static const char *const k_event_kinds[] = {"enter", "stay", "exit"};
 
@@ -404,6 +405,7 @@ enum {
     NEED_MOVABLE = 2,   /* Dynamic or Kinematic (characters included) */
     NEED_DYNAMIC = 3,   /* Dynamic */
     NEED_CHARACTER = 4, /* a character controller */
+    NEED_KINEMATIC = 5, /* Kinematic, not a character */
 };
 
 /* Checks that entity e suits `what`; the message names the action and the entity. */
@@ -428,6 +430,17 @@ static bool require(gy_scn_loader *L, const char *key, int32_t e, int need, cons
     case NEED_DYNAMIC:
         ok = p->body_type == GY_BODY_DYNAMIC;
         want = "a Dynamic body";
+        break;
+    case NEED_KINEMATIC:
+        if (p->is_character) {
+            gy_scn_error(L, key,
+                         "%s needs a Kinematic body (\"%.60s\" is a character: its controller "
+                         "moves it)",
+                         what, en->name);
+            return false;
+        }
+        ok = p->body_type == GY_BODY_KINEMATIC;
+        want = "a Kinematic body";
         break;
     case NEED_CHARACTER:
         ok = p->is_character;
@@ -593,6 +606,18 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         a->teleport.has_rotation =
             gy_scn_quat(L, o, "rotation", &a->teleport.rotation) == GY_SCN_OK;
         break;
+    case GY_SCENE_ACTION_MOVE_KINEMATIC:
+        if (a->entity >= 0)
+            require(L, "entity", a->entity, NEED_KINEMATIC, what);
+        if (required_vec3(L, o, "position", &a->move.position))
+            gy_scn_vec3_within(L, "position", a->move.position, GY_MAX_MAGNITUDE);
+        a->move.rotation = gy_quat_identity();
+        a->move.has_rotation = gy_scn_quat(L, o, "rotation", &a->move.rotation) == GY_SCN_OK;
+        if (gy_scn_number_min(L, o, "duration", 0.0, true, &a->move.duration) == GY_SCN_OK &&
+            a->move.duration * 1000.0 > (double)((1u << 30) - 1u))
+            gy_scn_error(L, "duration", "too long: at most %.15g s (2^30 - 1 steps at 1000 Hz)",
+                         (double)((1u << 30) - 1u) / 1000.0);
+        break;
     case GY_SCENE_ACTION_SET_ACTIVE:
     case GY_SCENE_ACTION_SET_ENTITY_ACTIVE:
         if (a->entity >= 0 && a->type == GY_SCENE_ACTION_SET_ACTIVE)
@@ -731,6 +756,7 @@ static const char *const k_keys_expect[] = {"entity",   "position", "velocity",
                                             "grounded", "awake",    "tolerance"};
 static const char *const k_keys_event[] = {"kind", "a", "b", "since"};
 static const char *const k_keys_motor[] = {"joint", "velocity", "position", "max_force"};
+static const char *const k_keys_move[] = {"entity", "position", "rotation", "duration"};
 
 typedef struct action_keys {
     const char *const *keys;
@@ -756,6 +782,7 @@ static const action_keys k_action_keys[GY_SCENE_ACTION_TYPE_COUNT] = {
     [GY_SCENE_ACTION_EXPECT] = KEYS(k_keys_expect),
     [GY_SCENE_ACTION_EXPECT_EVENT] = KEYS(k_keys_event),
     [GY_SCENE_ACTION_SET_MOTOR] = KEYS(k_keys_motor),
+    [GY_SCENE_ACTION_MOVE_KINEMATIC] = KEYS(k_keys_move),
 };
 #undef KEYS
 

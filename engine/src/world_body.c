@@ -877,6 +877,31 @@ gy_result gy_body_teleport(gy_world *w, gy_entity e, gy_pose pose)
     return GY_OK;
 }
 
+gy_result gy_body_move_kinematic(gy_world *w, gy_entity e, gy_pose target, double duration)
+{
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    r = gy_validate_pose(target);
+    if (r != GY_OK)
+        return r;
+    if (!gy_is_finite(duration))
+        return GY_ERR_NON_FINITE;
+    uint32_t steps = gy_physics_steps_for(w->physics, duration);
+    if (steps == 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (c->motion != GY_MOTION_KINEMATIC || c->desc.is_character)
+        return GY_ERR_INVALID_MOTION;
+    r = live(c);
+    return r != GY_OK ? r
+                      : gy_physics_record_move_kinematic(w->physics, c->store_index, c->attachment,
+                                                         target, steps);
+}
+
 gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, uint32_t flags)
 {
     gy_result entered = gy_w_enter(w, __func__);

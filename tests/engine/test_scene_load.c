@@ -567,6 +567,23 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0],"
           "'twist_limits':5}]",
      "joints[0].twist_limits: must be [min, max] in degrees (got 5)"},
+    /* move_kinematic */
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'ball','position':[0,1,0]}]",
+     "script[0].entity: move_kinematic needs a Kinematic body (\"ball\" is Dynamic)"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'hero','position':[0,1,0]}]",
+     "script[0].entity: move_kinematic needs a Kinematic body (\"hero\" is a character: its "
+     "controller moves it)"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift'}]",
+     "script[0].position: required: [x, y, z]"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
+          "'duration':-1}]",
+     "script[0].duration: must be >= 0 (got -1)"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
+          "'duration':1e9}]",
+     "script[0].duration: too long: at most 1073741.823 s"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
+          "'value':[1,0,0]}]",
+     "script[0].value: unknown key"},
     /* set_motor */
     {CAST ",'joints':[{'name':'j','type':'Hinge','a':'ball','anchor':[0,0,0]}],"
           "'script':[{'at':1,'do':'set_motor','joint':'j','velocity':1}]",
@@ -1132,6 +1149,30 @@ static void test_scene_load_resolves_hierarchy_joints_and_script(void **state)
     unload(&l);
 }
 
+static void test_scene_load_reads_world_actions(void **state)
+{
+    (void)state;
+    loaded l;
+    const gy_scene *s =
+        load_ok(&l, CAST ",'script':["
+                         "{'at':1,'do':'move_kinematic','entity':'lift','position':[1,2,3],"
+                         "'rotation':[0,0.7071067811865476,0,0.7071067811865476],'duration':2},"
+                         "{'at':2,'do':'move_kinematic','entity':'lift','position':[0,0,0]}]");
+    assert_int_equal(s->action_count, 2);
+    const gy_scene_action *a = &s->actions[0];
+    assert_int_equal(a->type, GY_SCENE_ACTION_MOVE_KINEMATIC);
+    assert_string_equal(gy_scene_action_name(a->type), "move_kinematic");
+    assert_int_equal(a->entity, 2);
+    assert_vec_near(a->move.position, gy_v3(1, 2, 3), 0.0);
+    assert_true(a->move.has_rotation);
+    assert_near(a->move.rotation.y, sqrt(0.5), 1e-12);
+    assert_near(a->move.duration, 2.0, 0.0);
+    a = &s->actions[1];
+    assert_false(a->move.has_rotation);
+    assert_near(a->move.duration, 0.0, 0.0); /* one tick */
+    unload(&l);
+}
+
 static void test_scene_load_reads_motors_springs_cones_and_set_motor(void **state)
 {
     (void)state;
@@ -1620,6 +1661,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scene_load_ignores_x_keys_everywhere),
         cmocka_unit_test(test_scene_load_resolves_hierarchy_joints_and_script),
         cmocka_unit_test(test_scene_load_reads_motors_springs_cones_and_set_motor),
+        cmocka_unit_test(test_scene_load_reads_world_actions),
         cmocka_unit_test(test_scene_load_geometry_inline_and_from_obj),
         cmocka_unit_test(test_scene_load_file_fixture),
         cmocka_unit_test(test_scene_load_malformed_json_names_line_and_column),

@@ -166,6 +166,7 @@ typedef enum gy_scene_action_type {
     GY_SCENE_ACTION_EXPECT,
     GY_SCENE_ACTION_EXPECT_EVENT,
     GY_SCENE_ACTION_SET_MOTOR,
+    GY_SCENE_ACTION_MOVE_KINEMATIC,
     GY_SCENE_ACTION_TYPE_COUNT
 } gy_scene_action_type;
 
@@ -179,7 +180,7 @@ typedef enum gy_scene_event_kind {
  *   SET_VELOCITY, SET_ANGULAR_VELOCITY → velocity;  APPLY_IMPULSE → impulse;
  *   APPLY_FORCE → force;  TELEPORT → teleport;  SET_ACTIVE, SET_ENTITY_ACTIVE → active;
  *   DESTROY → (none);  SPAWN → spawn;  JUMP → jump;  RAYCAST → raycast;  EXPECT → expect;
- *   EXPECT_EVENT → expect_event;  SET_MOTOR → motor.
+ *   EXPECT_EVENT → expect_event;  SET_MOTOR → motor;  MOVE_KINEMATIC → move.
  * Validation already checked that the entity suits the action (e.g. a Dynamic body for impulses
  * and forces, a character for jump). */
 typedef struct gy_scene_action {
@@ -205,6 +206,12 @@ typedef struct gy_scene_action {
             bool has_rotation;
             gy_quat rotation; /* unit; keep the current rotation when !has_rotation */
         } teleport;
+        struct {
+            gy_vec3 position; /* world space */
+            bool has_rotation;
+            gy_quat rotation; /* unit; keep the current rotation when !has_rotation */
+            double duration;  /* seconds >= 0; 0 (the default): one tick */
+        } move;
         struct {
             bool value;
         } active;

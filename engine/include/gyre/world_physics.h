@@ -183,6 +183,17 @@ gy_result gy_body_apply_impulse_at(gy_world *world, gy_entity e, gy_vec3 impulse
  * an entity without physics (then it is gy_entity_set_world_pose). */
 gy_result gy_body_teleport(gy_world *world, gy_entity e, gy_pose pose);
 
+/* A Kinematic body (not a character) travels to `target` (world pose of the body) by velocity,
+ * arriving exactly after `duration` seconds, rounded up to whole physics steps (0: the next step),
+ * then stops there. On the way it pushes Dynamic bodies and carries what rests on it (bodies and
+ * characters), which a teleport does not. The move starts from wherever the body is when the
+ * physics thread applies it; a teleport, a velocity write or a new move ends it early (the body
+ * then stops where it is, apart from what the write sets). Errors: GY_ERR_STALE_HANDLE,
+ * GY_ERR_MISUSE (no component), GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT (the pose, a
+ * negative duration or one longer than 2^30 - 1 steps), GY_ERR_INVALID_MOTION (not Kinematic, or
+ * a character), GY_ERR_INACTIVE. */
+gy_result gy_body_move_kinematic(gy_world *world, gy_entity e, gy_pose target, double duration);
+
 /* Characters: the desired velocity (m/s; horizontal walk, vertical for jumps), kept by the
  * controller until changed; and a one-off jump of `speed` m/s (> 0) delivered to exactly one
  * physics tick. `flags` reach a host's own character hook unchanged
@@ -368,8 +379,8 @@ typedef struct gy_world_hit {
  * *tick (optional): the physics tick the answer describes. Errors: GY_ERR_INVALID_ARGUMENT,
  * GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT / GY_ERR_INVALID_SHAPE (an origin, translation or
  * position component beyond GY_MAX_MAGNITUDE, a shape size outside its range: the same for live
- * and snapshot queries, running or stopped), GY_ERR_STALE_HANDLE (ignore names a dead entity), GY_ERR_INACTIVE (physics
- * stopped), the adapter's. */
+ * and snapshot queries, running or stopped), GY_ERR_STALE_HANDLE (ignore names a dead entity),
+ * GY_ERR_INACTIVE (physics stopped), the adapter's. */
 gy_result gy_world_raycast(gy_world *world, gy_vec3 origin, gy_vec3 translation,
                            const gy_world_query_filter *filter, gy_collector collector,
                            gy_world_hit *hits, uint32_t capacity, uint32_t *count, uint64_t *tick);

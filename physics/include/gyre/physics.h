@@ -374,6 +374,15 @@ gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32
                                      gy_pose pose);
 gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
                                                 uint32_t attachment, gy_vec3 v);
+/* A Kinematic body (not a character) travels from where it is when the command is applied to
+ * `target` by velocity over `steps` physics steps (1..2^30 - 1), arriving exactly, then stops:
+ * it pushes and carries what it meets, unlike a teleport. A teleport, a velocity write or a new
+ * move ends it. Other bodies refuse it on the physics thread (counted as failed). */
+gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           gy_pose target, uint32_t steps);
+/* How many physics steps `seconds` spans (rounded up, at least 1), or 0 when it is negative,
+ * non-finite or longer than a move may last. Any thread. */
+uint32_t gy_physics_steps_for(const gy_physics *p, double seconds);
 gy_result gy_physics_record_set_angular_velocity(gy_physics *p, uint32_t store_index,
                                                  uint32_t attachment, gy_vec3 w);
 /* Forces and torques act on the next step only (N, N·m); impulses apply once (N·s). Never merged:

@@ -1,0 +1,241 @@
+/* Bodies moved and changed at run time through the World, for one adapter named on the command
+ * line (argv[1]): kinematic moves, gravity and torque, sleep and wake, the kill plane. Each
+ * physical claim is checked against its analytic answer with the tolerance stated beside it. */
+#include "test_world_fixture.h"
+
+static const char *backend_name;
+
+typedef struct motion_world {
+    gy_test_allocator ta;
+    gy_world *world;
+} motion_world;
+
+/* A lockstep World on the adapter under test, gravity `g`. */
+static gy_world *open_world(motion_world *mw, gy_vec3 g)
+{
+    gy_test_allocator_init(&mw->ta);
+    gy_world_config c = wfx_config(&mw->ta, true);
+    c.physics.backend = backend_name;
+    c.physics.world.gravity = g;
+    mw->world = wfx_world_with(&c);
+    return mw->world;
+}
+
+static void close_world(motion_world *mw)
+{
+    wfx_destroy(mw->world, &mw->ta);
+}
+
+static gy_entity body_at(gy_world *w, const char *name, gy_vec3 position, wfx_desc d)
+{
+    gy_entity e = wfx_entity(w, name, position);
+    wfx_add(w, e, d);
+    return e;
+}
+
+/* Proxies carry floats: a pose component of a few metres is exact to about 5e-7 m. */
+#define FLOAT_POSE 2e-6
+
+static void assert_vec_near(gy_vec3 a, gy_vec3 b, double tol)
+{
+    assert_near(a.x, b.x, tol);
+    assert_near(a.y, b.y, tol);
+    assert_near(a.z, b.z, tol);
+}
+
+/* The angle between two rotations, radians. */
+static double rotation_gap(gy_quat a, gy_quat b)
+{
+    double d = fabs(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w);
+    return 2.0 * acos(fmin(1.0, d));
+}
+
+/* ---- kinematic moves ------------------------------------------------------------------------- */
+
+/* A move of 1 s at 60 Hz takes 60 steps at constant velocity: half-way after 30, exactly on the
+ * target after 60, then at rest there. */
+static void test_move_kinematic_arrives_exactly_at_constant_velocity(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    gy_entity k =
+        body_at(w, "platform", gy_v3(0, 1, 0), wfx_box(GY_BODY_KINEMATIC, gy_v3(2, 0.2, 2)));
+    wfx_tick(w, 2);
+    gy_pose target = {gy_v3(3, 2, -1), gy_quat_axis_angle(gy_v3(0, 1, 0), GY_PI / 2)};
+    assert_result(gy_body_move_kinematic(w, k, target, 1.0), GY_OK);
+    wfx_tick(w, 30);
+    gy_physics_state st = wfx_state(w, k);
+    assert_vec_near(st.pose.position, gy_v3(1.5, 1.5, -0.5), FLOAT_POSE);
+    assert_vec_near(st.linear_velocity, gy_v3(3, 1, -1), 1e-4);
+    assert_vec_near(st.angular_velocity, gy_v3(0, GY_PI / 2, 0), 1e-4);
+    assert_near(rotation_gap(st.pose.rotation, gy_quat_axis_angle(gy_v3(0, 1, 0), GY_PI / 4)), 0.0,
+                1e-5);
+    wfx_tick(w, 30);
+    st = wfx_state(w, k);
+    assert_vec_near(st.pose.position, target.position, FLOAT_POSE);
+    assert_near(rotation_gap(st.pose.rotation, target.rotation), 0.0, 1e-5);
+    assert_vec_near(st.linear_velocity, gy_v3(0, 0, 0), 1e-9);
+    assert_vec_near(st.angular_velocity, gy_v3(0, 0, 0), 1e-9);
+    wfx_tick(w, 30);
+    st = wfx_state(w, k);
+    assert_vec_near(st.pose.position, target.position, FLOAT_POSE);
+    close_world(&mw);
+}
+
+/* Duration 0 is the next step: the body is on the target one tick later. */
+static void test_move_kinematic_zero_duration_takes_one_step(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    gy_entity k =
+        body_at(w, "platform", gy_v3(0, 1, 0), wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1)));
+    wfx_tick(w, 2);
+    gy_pose target = {gy_v3(0.5, 1, 0), gy_quat_identity()};
+    assert_result(gy_body_move_kinematic(w, k, target, 0.0), GY_OK);
+    wfx_tick(w, 1);
+    assert_vec_near(wfx_state(w, k).pose.position, target.position, FLOAT_POSE);
+    wfx_tick(w, 5);
+    assert_vec_near(wfx_state(w, k).pose.position, target.position, FLOAT_POSE);
+    close_world(&mw);
+}
+
+/* A crate resting on a lift rises with it by the lift's travel: 2 m up at 1 m/s. The solver
+ * carries it through the contact, which it resolves once per step, so while the lift moves the
+ * crate's rise is within one step of the lift's travel (1 m/s / 60 Hz = 17 mm) of the lift's
+ * (ODE keeps it on the lift; Bullet's contact lifts it one step ahead); at rest again it sits on
+ * the lift as before, to within 2 mm (the contacts' rest penetration). A teleported lift leaves
+ * the crate behind to fall. */
+static void test_move_kinematic_lift_carries_the_crate_its_travel(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    wfx_ground(w);
+    gy_entity lift =
+        body_at(w, "lift", gy_v3(0, 0.5, 0), wfx_box(GY_BODY_KINEMATIC, gy_v3(2, 0.2, 2)));
+    wfx_desc cd = wfx_box(GY_BODY_DYNAMIC, gy_v3(0.5, 0.5, 0.5));
+    cd.desc.body.mass = 10;
+    gy_entity crate = body_at(w, "crate", gy_v3(0, 0.86, 0), cd);
+    wfx_tick(w, 60);
+    double lift0 = wfx_state(w, lift).pose.position.y;
+    double crate0 = wfx_state(w, crate).pose.position.y;
+    assert_near(crate0 - lift0, 0.35, 0.01);
+    gy_pose up = {gy_v3(0, 2.5, 0), gy_quat_identity()};
+    assert_result(gy_body_move_kinematic(w, lift, up, 2.0), GY_OK);
+    for (int t = 0; t < 120; t++) {
+        wfx_tick(w, 1);
+        double rise_lift = wfx_state(w, lift).pose.position.y - lift0;
+        double rise_crate = wfx_state(w, crate).pose.position.y - crate0;
+        assert_near(rise_lift, (t + 1) / 60.0, FLOAT_POSE);
+        assert_near(rise_crate, rise_lift, 1.0 / 60.0 + FLOAT_POSE);
+    }
+    wfx_tick(w, 90);
+    assert_near(wfx_state(w, lift).pose.position.y, 2.5, FLOAT_POSE);
+    assert_near(wfx_state(w, crate).pose.position.y - crate0, 2.0, 0.002);
+    assert_near(wfx_state(w, crate).pose.position.x, 0.0, 0.002);
+
+    gy_pose back = {gy_v3(0, 4.5, 0), gy_quat_identity()};
+    assert_result(gy_body_teleport(w, lift, back), GY_OK);
+    wfx_tick(w, 120);
+    /* Left behind: it falls to the ground (top y = 0) and rests there, half its size up. */
+    assert_near(wfx_state(w, crate).pose.position.y, 0.25, 0.01);
+    close_world(&mw);
+}
+
+/* A wall moved by velocity pushes a crate on the ground ahead of it. */
+static void test_move_kinematic_pushes_what_it_meets(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    wfx_ground(w);
+    gy_entity wall =
+        body_at(w, "wall", gy_v3(-2, 0.5, 0), wfx_box(GY_BODY_KINEMATIC, gy_v3(0.2, 1, 2)));
+    gy_entity crate =
+        body_at(w, "crate", gy_v3(0, 0.25, 0), wfx_box(GY_BODY_DYNAMIC, gy_v3(0.5, 0.5, 0.5)));
+    wfx_tick(w, 30);
+    gy_pose to = {gy_v3(1, 0.5, 0), gy_quat_identity()};
+    assert_result(gy_body_move_kinematic(w, wall, to, 1.0), GY_OK);
+    wfx_tick(w, 60);
+    /* The wall's front face is at x = 1.1: the crate's centre is at least half a crate beyond
+     * (less the contact's penetration, under 1 cm). */
+    assert_true(wfx_state(w, crate).pose.position.x >= 1.1 + 0.25 - 0.01);
+    close_world(&mw);
+}
+
+/* A teleport during a move ends it: the body stays where it was put, at rest. */
+static void test_move_kinematic_ends_at_a_teleport(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    gy_entity k =
+        body_at(w, "platform", gy_v3(0, 1, 0), wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1)));
+    wfx_tick(w, 2);
+    assert_result(gy_body_move_kinematic(w, k, (gy_pose){gy_v3(10, 1, 0), gy_quat_identity()}, 1.0),
+                  GY_OK);
+    wfx_tick(w, 10);
+    assert_result(gy_body_teleport(w, k, (gy_pose){gy_v3(0, 5, 0), gy_quat_identity()}), GY_OK);
+    wfx_tick(w, 60);
+    gy_physics_state st = wfx_state(w, k);
+    assert_vec_near(st.pose.position, gy_v3(0, 5, 0), FLOAT_POSE);
+    assert_vec_near(st.linear_velocity, gy_v3(0, 0, 0), 1e-9);
+    close_world(&mw);
+}
+
+static void test_move_kinematic_refuses_other_bodies_and_bad_input(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    gy_entity k =
+        body_at(w, "platform", gy_v3(0, 1, 0), wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1)));
+    gy_entity d = wfx_ball(w, "ball", gy_v3(3, 1, 0));
+    gy_entity s = body_at(w, "wall", gy_v3(6, 1, 0), wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    gy_scene_collider cap = gy_default_scene_collider(gy_capsule(0.3, 1.8));
+    gy_physics_desc cd = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    cd.is_character = true;
+    gy_entity ch;
+    assert_result(gy_body_create(w, gy_v3(-4, 1, 0), &cd, &ch), GY_OK);
+    wfx_tick(w, 2);
+    gy_pose to = {gy_v3(1, 1, 0), gy_quat_identity()};
+    uint64_t before = wfx_physics_stats(w).commands_applied;
+    assert_result(gy_body_move_kinematic(w, d, to, 1.0), GY_ERR_INVALID_MOTION);
+    assert_result(gy_body_move_kinematic(w, s, to, 1.0), GY_ERR_INVALID_MOTION);
+    assert_result(gy_body_move_kinematic(w, ch, to, 1.0), GY_ERR_INVALID_MOTION);
+    assert_result(gy_body_move_kinematic(w, k, to, -0.5), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_body_move_kinematic(w, k, to, NAN), GY_ERR_NON_FINITE);
+    assert_result(gy_body_move_kinematic(w, k, to, 1e12), GY_ERR_INVALID_ARGUMENT);
+    gy_pose bad = {gy_v3(NAN, 0, 0), gy_quat_identity()};
+    assert_result(gy_body_move_kinematic(w, k, bad, 1.0), GY_ERR_NON_FINITE);
+    assert_result(gy_body_move_kinematic(w, gy_entity_null(), to, 1.0), GY_ERR_STALE_HANDLE);
+    gy_entity bare = wfx_entity(w, "bare", gy_v3(0, 0, 0));
+    assert_result(gy_body_move_kinematic(w, bare, to, 1.0), GY_ERR_MISUSE);
+    wfx_tick(w, 2);
+    /* Nothing was recorded: no command reached the physics thread, the platform did not move. */
+    assert_int_equal(wfx_physics_stats(w).commands_applied, before);
+    assert_vec_near(wfx_state(w, k).pose.position, gy_v3(0, 1, 0), FLOAT_POSE);
+    close_world(&mw);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s BACKEND [TEST_NAME_FILTER]\n", argv[0]);
+        return 2;
+    }
+    backend_name = argv[1];
+    if (argc > 2)
+        cmocka_set_test_filter(argv[2]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_move_kinematic_arrives_exactly_at_constant_velocity),
+        cmocka_unit_test(test_move_kinematic_zero_duration_takes_one_step),
+        cmocka_unit_test(test_move_kinematic_lift_carries_the_crate_its_travel),
+        cmocka_unit_test(test_move_kinematic_pushes_what_it_meets),
+        cmocka_unit_test(test_move_kinematic_ends_at_a_teleport),
+        cmocka_unit_test(test_move_kinematic_refuses_other_bodies_and_bad_input),
+    };
+    return cmocka_run_group_tests_name("world motion", tests, NULL, NULL);
+}
