@@ -142,6 +142,7 @@ typedef struct gy_cli_expect {
     bool measured;
     bool has_state;             /* expect: the entity had a physics body to read */
     gy_vec3 position, velocity; /* expect: world position, linear velocity */
+    gy_vec3 angular_velocity;   /* expect: rad/s */
     bool awake, grounded;       /* expect */
     double first_event_t;       /* expect_event: the first matching event's time; NAN: none */
     const char *a, *b;          /* expect_event: the entities' names (b NULL when absent) */
@@ -157,9 +158,10 @@ typedef struct gy_cli_raycast {
     gy_vec3 point, normal;
 } gy_cli_raycast;
 
-/* An apply_force still being applied. */
+/* An apply_force or apply_torque still being applied. */
 typedef struct gy_cli_force {
     gy_entity entity;
+    bool torque; /* apply_torque: value is N·m */
     gy_vec3 value;
     uint64_t end_tick; /* applied before every step while tick < end_tick */
 } gy_cli_force;

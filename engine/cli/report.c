@@ -296,6 +296,11 @@ static void expect_values(FILE *f, const gy_cli_expect *x)
         masked_vec3(f, a->expect.velocity, a->expect.velocity_set);
         sep = ", ";
     }
+    if (a->expect.has_angular_velocity) {
+        fprintf(f, "%s\"angular_velocity\": ", sep);
+        masked_vec3(f, a->expect.angular_velocity, a->expect.angular_velocity_set);
+        sep = ", ";
+    }
     if (a->expect.has_awake) {
         fprintf(f, "%s\"awake\": %s", sep, json_bool(a->expect.awake));
         sep = ", ";
@@ -316,6 +321,11 @@ static void expect_values(FILE *f, const gy_cli_expect *x)
         if (a->expect.has_velocity) {
             fprintf(f, "%s\"velocity\": ", sep);
             masked_vec3(f, x->velocity, all); /* null without a body: not finite */
+            sep = ", ";
+        }
+        if (a->expect.has_angular_velocity) {
+            fprintf(f, "%s\"angular_velocity\": ", sep);
+            masked_vec3(f, x->angular_velocity, all);
             sep = ", ";
         }
         if (a->expect.has_awake) {

@@ -148,6 +148,7 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
     x->has_state = has_state;
     x->position = pose.position;
     x->velocity = has_state ? st.linear_velocity : gy_v3(NAN, NAN, NAN);
+    x->angular_velocity = has_state ? st.angular_velocity : gy_v3(NAN, NAN, NAN);
     x->awake = has_state && st.awake;
     x->grounded = has_state && st.grounded;
     /* Failures first, so the line printed on stderr says what went wrong. */
@@ -161,6 +162,16 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
         } else {
             ok &= check_vector(x, name, "velocity", st.linear_velocity, a->expect.velocity,
                                a->expect.velocity_set, tol);
+        }
+    }
+    if (a->expect.has_angular_velocity) {
+        if (!has_state) {
+            detail_add(x, "%s'%s' has no physics body to have an angular velocity",
+                       x->detail[0] ? "; " : "", name);
+            ok = false;
+        } else {
+            ok &= check_vector(x, name, "angular_velocity", st.angular_velocity,
+                               a->expect.angular_velocity, a->expect.angular_velocity_set, tol);
         }
     }
     if (a->expect.has_awake) {
@@ -186,11 +197,13 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
             describe_vector(x, "position", pose.position);
         if (a->expect.has_velocity)
             describe_vector(x, "velocity", st.linear_velocity);
+        if (a->expect.has_angular_velocity)
+            describe_vector(x, "angular_velocity", st.angular_velocity);
         if (a->expect.has_awake)
             detail_add(x, " %s", a->expect.awake ? "awake" : "asleep");
         if (a->expect.has_grounded)
             detail_add(x, " %s", a->expect.grounded ? "grounded" : "airborne");
-        if (a->expect.has_position || a->expect.has_velocity) {
+        if (a->expect.has_position || a->expect.has_velocity || a->expect.has_angular_velocity) {
             char t[64];
             num(t, sizeof t, tol);
             detail_add(x, " (tolerance %s)", t);
@@ -344,6 +357,7 @@ static void run_force(gy_cli_runner *R, const gy_scene_action *a)
     }
     gy_cli_force *f = &R->forces[R->force_count++];
     f->entity = root_entity(R, a->entity);
+    f->torque = a->type == GY_SCENE_ACTION_APPLY_TORQUE;
     f->value = a->force.value;
     f->end_tick = R->tick + ticks;
 }
@@ -386,7 +400,11 @@ static void run_action(gy_cli_runner *R, const gy_scene_action *a)
             check(R, a, gy_body_apply_impulse(w, e, a->impulse.value));
         break;
     case GY_SCENE_ACTION_APPLY_FORCE:
+    case GY_SCENE_ACTION_APPLY_TORQUE:
         run_force(R, a);
+        break;
+    case GY_SCENE_ACTION_SET_GRAVITY:
+        check(R, a, gy_world_set_gravity(w, a->gravity.value));
         break;
     case GY_SCENE_ACTION_TELEPORT: {
         gy_pose pose;
@@ -462,11 +480,13 @@ void gy_cli_script_apply_forces(gy_cli_runner *R)
         gy_cli_force f = R->forces[i];
         if (R->tick >= f.end_tick)
             continue;
-        gy_result r = gy_body_apply_force(R->world, f.entity, f.value);
+        gy_result r = f.torque ? gy_body_apply_torque(R->world, f.entity, f.value)
+                               : gy_body_apply_force(R->world, f.entity, f.value);
         if (r != GY_OK && r != GY_ERR_INACTIVE && r != GY_ERR_STALE_HANDLE) {
             /* Refused outright (not just switched off for now): once is enough to say so. */
-            fprintf(stderr, "gyre: warning: apply_force on '%s': %s; the force is dropped\n",
-                    gy_cli_entity_name(R, f.entity), gy_result_message(r));
+            fprintf(stderr, "gyre: warning: %s on '%s': %s; the %s is dropped\n",
+                    f.torque ? "apply_torque" : "apply_force", gy_cli_entity_name(R, f.entity),
+                    gy_result_message(r), f.torque ? "torque" : "force");
             continue;
         }
         R->forces[kept++] = f;

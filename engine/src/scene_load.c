@@ -498,7 +498,9 @@ const char *gy_scene_action_name(gy_scene_action_type type)
                                         "expect",
                                         "expect_event",
                                         "set_motor",
-                                        "move_kinematic"};
+                                        "move_kinematic",
+                                        "set_gravity",
+                                        "apply_torque"};
     return (unsigned)type < GY_SCENE_ACTION_TYPE_COUNT ? names[type] : "?";
 }
 

@@ -28,7 +28,9 @@ static const char *const k_action_names[] = {"set_velocity",
                                              "expect",
                                              "expect_event",
                                              "set_motor",
-                                             "move_kinematic"};
+                                             "move_kinematic",
+                                             "set_gravity",
+                                             "apply_torque"};
 
 static const char *const k_event_kinds[] = {"enter", "stay", "exit"};
 
@@ -594,6 +596,7 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         a->impulse.has_point = gy_scn_vec3(L, o, "point", &a->impulse.point) == GY_SCN_OK;
         break;
     case GY_SCENE_ACTION_APPLY_FORCE:
+    case GY_SCENE_ACTION_APPLY_TORQUE:
         if (a->entity >= 0)
             require(L, "entity", a->entity, NEED_DYNAMIC, what);
         required_vec3(L, o, "value", &a->force.value);
@@ -605,6 +608,10 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         a->teleport.rotation = gy_quat_identity();
         a->teleport.has_rotation =
             gy_scn_quat(L, o, "rotation", &a->teleport.rotation) == GY_SCN_OK;
+        break;
+    case GY_SCENE_ACTION_SET_GRAVITY:
+        if (required_vec3(L, o, "value", &a->gravity.value))
+            gy_scn_vec3_within(L, "value", a->gravity.value, GY_MAX_MAGNITUDE);
         break;
     case GY_SCENE_ACTION_MOVE_KINEMATIC:
         if (a->entity >= 0)
@@ -688,6 +695,14 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
             a->expect.has_velocity =
                 vec3_nullable(L, o, "velocity", &a->expect.velocity, a->expect.velocity_set);
         }
+        if (cJSON_GetObjectItemCaseSensitive(o, "angular_velocity") != NULL) {
+            any = true;
+            if (a->entity >= 0)
+                require(L, "angular_velocity", a->entity, NEED_PHYSICS, "expect angular_velocity");
+            a->expect.has_angular_velocity =
+                vec3_nullable(L, o, "angular_velocity", &a->expect.angular_velocity,
+                              a->expect.angular_velocity_set);
+        }
         if (cJSON_GetObjectItemCaseSensitive(o, "grounded") != NULL) {
             any = true;
             if (a->entity >= 0)
@@ -703,8 +718,8 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         }
         if (!any)
             gy_scn_error(L, NULL,
-                         "expect checks nothing: give position, velocity, grounded or "
-                         "awake");
+                         "expect checks nothing: give position, velocity, angular_velocity, "
+                         "grounded or awake");
         a->expect.tolerance = 0.01;
         gy_scn_number_min(L, o, "tolerance", 0.0, false, &a->expect.tolerance);
         break;
@@ -752,8 +767,9 @@ static const char *const k_keys_teleport[] = {"entity", "position", "rotation"};
 static const char *const k_keys_destroy[] = {"entity"};
 static const char *const k_keys_spawn[] = {"scene", "offset"};
 static const char *const k_keys_raycast[] = {"label", "origin", "direction", "mask"};
-static const char *const k_keys_expect[] = {"entity",   "position", "velocity",
+static const char *const k_keys_expect[] = {"entity",   "position", "velocity", "angular_velocity",
                                             "grounded", "awake",    "tolerance"};
+static const char *const k_keys_gravity[] = {"value"};
 static const char *const k_keys_event[] = {"kind", "a", "b", "since"};
 static const char *const k_keys_motor[] = {"joint", "velocity", "position", "max_force"};
 static const char *const k_keys_move[] = {"entity", "position", "rotation", "duration"};
@@ -783,13 +799,16 @@ static const action_keys k_action_keys[GY_SCENE_ACTION_TYPE_COUNT] = {
     [GY_SCENE_ACTION_EXPECT_EVENT] = KEYS(k_keys_event),
     [GY_SCENE_ACTION_SET_MOTOR] = KEYS(k_keys_motor),
     [GY_SCENE_ACTION_MOVE_KINEMATIC] = KEYS(k_keys_move),
+    [GY_SCENE_ACTION_SET_GRAVITY] = KEYS(k_keys_gravity),
+    [GY_SCENE_ACTION_APPLY_TORQUE] = KEYS(k_keys_force),
 };
 #undef KEYS
 
 static bool takes_entity(gy_scene_action_type t)
 {
     return t != GY_SCENE_ACTION_SPAWN && t != GY_SCENE_ACTION_RAYCAST &&
-           t != GY_SCENE_ACTION_EXPECT_EVENT && t != GY_SCENE_ACTION_SET_MOTOR;
+           t != GY_SCENE_ACTION_EXPECT_EVENT && t != GY_SCENE_ACTION_SET_MOTOR &&
+           t != GY_SCENE_ACTION_SET_GRAVITY;
 }
 
 static void load_action(gy_scn_loader *L, const cJSON *o, uint32_t index, gy_scene_action *a)

@@ -584,6 +584,20 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
           "'value':[1,0,0]}]",
      "script[0].value: unknown key"},
+    /* set_gravity, apply_torque, expect angular_velocity */
+    {CAST ",'script':[{'at':1,'do':'set_gravity'}]", "script[0].value: required: [x, y, z]"},
+    {CAST ",'script':[{'at':1,'do':'set_gravity','value':[0,-9.81,0],'entity':'ball'}]",
+     "script[0].entity: unknown key"},
+    {CAST ",'script':[{'at':1,'do':'set_gravity','value':[0,1e300,0]}]",
+     "script[0].value: each component must be within ±1e+12 (got [0, 1e+300, 0])"},
+    {CAST ",'script':[{'at':1,'do':'apply_torque','entity':'lift','value':[1,0,0]}]",
+     "script[0].entity: apply_torque needs a Dynamic body (\"lift\" is Kinematic)"},
+    {CAST ",'script':[{'at':1,'do':'apply_torque','entity':'ball','value':[1,0,0],'duration':0}]",
+     "script[0].duration: must be > 0 (got 0)"},
+    {CAST ",'script':[{'at':1,'do':'expect','entity':'ball','angular_velocity':[1,0]}]",
+     "script[0].angular_velocity: must be [x, y, z], each a number or null"},
+    {CAST ",'script':[{'at':1,'do':'expect','entity':'lamp','angular_velocity':[1,0,0]}]",
+     "script[0].angular_velocity: expect angular_velocity needs a physics body"},
     /* set_motor */
     {CAST ",'joints':[{'name':'j','type':'Hinge','a':'ball','anchor':[0,0,0]}],"
           "'script':[{'at':1,'do':'set_motor','joint':'j','velocity':1}]",
@@ -694,7 +708,8 @@ static const rule_case k_rule_cases[] = {
           "mask':-1}]",
      "script[0].mask: must be between 0 and 4294967295 (got -1)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball'}]",
-     "script[0]: expect checks nothing: give position, velocity, grounded or awake"},
+     "script[0]: expect checks nothing: give position, velocity, angular_velocity, grounded or "
+     "awake"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','position':['a',0,null]}]",
      "script[0].position[0]: must be a number or null (got \"a\")"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','position':[0,0]}]",
@@ -1157,8 +1172,13 @@ static void test_scene_load_reads_world_actions(void **state)
         load_ok(&l, CAST ",'script':["
                          "{'at':1,'do':'move_kinematic','entity':'lift','position':[1,2,3],"
                          "'rotation':[0,0.7071067811865476,0,0.7071067811865476],'duration':2},"
-                         "{'at':2,'do':'move_kinematic','entity':'lift','position':[0,0,0]}]");
-    assert_int_equal(s->action_count, 2);
+                         "{'at':2,'do':'move_kinematic','entity':'lift','position':[0,0,0]},"
+                         "{'at':3,'do':'set_gravity','value':[1,-2,3]},"
+                         "{'at':4,'do':'apply_torque','entity':'ball','value':[0,5,0],"
+                         "'duration':0.5},"
+                         "{'at':5,'do':'expect','entity':'ball','angular_velocity':[null,1,2],"
+                         "'tolerance':0.1}]");
+    assert_int_equal(s->action_count, 5);
     const gy_scene_action *a = &s->actions[0];
     assert_int_equal(a->type, GY_SCENE_ACTION_MOVE_KINEMATIC);
     assert_string_equal(gy_scene_action_name(a->type), "move_kinematic");
@@ -1170,6 +1190,22 @@ static void test_scene_load_reads_world_actions(void **state)
     a = &s->actions[1];
     assert_false(a->move.has_rotation);
     assert_near(a->move.duration, 0.0, 0.0); /* one tick */
+    a = &s->actions[2];
+    assert_int_equal(a->type, GY_SCENE_ACTION_SET_GRAVITY);
+    assert_string_equal(gy_scene_action_name(a->type), "set_gravity");
+    assert_int_equal(a->entity, -1);
+    assert_vec_near(a->gravity.value, gy_v3(1, -2, 3), 0.0);
+    a = &s->actions[3];
+    assert_int_equal(a->type, GY_SCENE_ACTION_APPLY_TORQUE);
+    assert_string_equal(gy_scene_action_name(a->type), "apply_torque");
+    assert_int_equal(a->entity, 0);
+    assert_vec_near(a->force.value, gy_v3(0, 5, 0), 0.0);
+    assert_near(a->force.duration, 0.5, 0.0);
+    a = &s->actions[4];
+    assert_true(a->expect.has_angular_velocity);
+    assert_false(a->expect.angular_velocity_set[0]);
+    assert_true(a->expect.angular_velocity_set[1] && a->expect.angular_velocity_set[2]);
+    assert_vec_near(a->expect.angular_velocity, gy_v3(0, 1, 2), 0.0);
     unload(&l);
 }
 

@@ -220,6 +220,91 @@ static void test_move_kinematic_refuses_other_bodies_and_bad_input(void **state)
     close_world(&mw);
 }
 
+/* ---- gravity and torque ---------------------------------------------------------------------- */
+
+/* Ticks until the body sleeps (at most `limit`); fails if it never does. */
+static void tick_until_asleep(gy_world *w, gy_entity e, uint32_t limit)
+{
+    for (uint32_t t = 0; t < limit; t++) {
+        if (!wfx_state(w, e).awake)
+            return;
+        wfx_tick(w, 1);
+    }
+    fail_msg("the body did not fall asleep in %u ticks", limit);
+}
+
+/* A crate asleep on the ground wakes when gravity turns to point up and sideways, lifts off and
+ * falls along it: after N steps of dt, v = g N dt and the displacement is ½ g t² to within the
+ * integrator's lead of at most ½ g dt t (semi-implicit Euler, x = g dt² N (N + 1) / 2, leads by
+ * exactly that; Bullet lands on ½ g t²). A ball asleep in mid-air (put to sleep) wakes too. */
+static void test_set_gravity_wakes_sleepers_and_gives_half_g_t_squared(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    wfx_ground(w);
+    gy_entity crate =
+        body_at(w, "crate", gy_v3(0, 0.5, 0), wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1)));
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(5, 3, 0));
+    wfx_tick(w, 2);
+    assert_result(gy_body_set_awake(w, ball, false), GY_OK);
+    tick_until_asleep(w, crate, 600);
+    assert_false(wfx_state(w, ball).awake);
+    gy_vec3 p0 = wfx_state(w, crate).pose.position;
+    gy_vec3 g = gy_v3(3, 4, -2);
+    assert_result(gy_world_set_gravity(w, g), GY_OK);
+    const uint32_t n = 60;
+    const double t = n * WFX_DT;
+    wfx_tick(w, n);
+    gy_physics_state st = wfx_state(w, crate);
+    assert_true(st.awake);
+    assert_vec_near(st.linear_velocity, gy_v3_scale(g, t), 1e-4);
+    const double lead = 0.5 * WFX_DT * t; /* per m/s² of gravity */
+    gy_vec3 moved = gy_v3_sub(st.pose.position, p0);
+    assert_near(moved.x, 0.5 * g.x * t * t, fabs(g.x) * lead + FLOAT_POSE);
+    assert_near(moved.y, 0.5 * g.y * t * t, fabs(g.y) * lead + FLOAT_POSE);
+    assert_near(moved.z, 0.5 * g.z * t * t, fabs(g.z) * lead + FLOAT_POSE);
+    st = wfx_state(w, ball);
+    assert_true(st.awake);
+    assert_vec_near(st.linear_velocity, gy_v3_scale(g, t), 1e-4);
+    assert_true(gy_world_gravity(w).x == 3.0);
+    assert_result(gy_world_set_gravity(w, gy_v3(NAN, 0, 0)), GY_ERR_NON_FINITE);
+    assert_result(gy_world_set_gravity(w, gy_v3(1e300, 0, 0)), GY_ERR_INVALID_ARGUMENT);
+    assert_true(gy_world_gravity(w).x == 3.0);
+    close_world(&mw);
+}
+
+/* A box of 6 kg and 1 x 2 x 3 m has principal moments I = m (b² + c²) / 12: 6.5 kg·m² about x,
+ * 5 about y. A torque of 13 N·m about x (10 about y) for 30 steps gives α = τ / I = 2 rad/s², so
+ * ω = 2 × 0.5 s = 1 rad/s about that axis alone (a turn about a principal axis has no gyroscopic
+ * torque). A torque wakes a sleeping body. */
+static void test_apply_torque_gives_tau_over_inertia(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, 0, 0));
+    wfx_desc d = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 2, 3));
+    d.desc.body.mass = 6;
+    gy_entity bx = body_at(w, "spun_x", gy_v3(0, 0, 0), d);
+    gy_entity by = body_at(w, "spun_y", gy_v3(10, 0, 0), d);
+    wfx_tick(w, 2);
+    assert_result(gy_body_set_awake(w, by, false), GY_OK);
+    wfx_tick(w, 1);
+    assert_false(wfx_state(w, by).awake);
+    for (int i = 0; i < 30; i++) {
+        assert_result(gy_body_apply_torque(w, bx, gy_v3(13, 0, 0)), GY_OK);
+        assert_result(gy_body_apply_torque(w, by, gy_v3(0, 10, 0)), GY_OK);
+        wfx_tick(w, 1);
+    }
+    assert_vec_near(wfx_state(w, bx).angular_velocity, gy_v3(1, 0, 0), 1e-4);
+    assert_vec_near(wfx_state(w, by).angular_velocity, gy_v3(0, 1, 0), 1e-4);
+    assert_true(wfx_state(w, by).awake);
+    /* Nothing after the torque stops: the spin stays. */
+    wfx_tick(w, 30);
+    assert_vec_near(wfx_state(w, bx).angular_velocity, gy_v3(1, 0, 0), 1e-4);
+    close_world(&mw);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -236,6 +321,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_move_kinematic_pushes_what_it_meets),
         cmocka_unit_test(test_move_kinematic_ends_at_a_teleport),
         cmocka_unit_test(test_move_kinematic_refuses_other_bodies_and_bad_input),
+        cmocka_unit_test(test_set_gravity_wakes_sleepers_and_gives_half_g_t_squared),
+        cmocka_unit_test(test_apply_torque_gives_tau_over_inertia),
     };
     return cmocka_run_group_tests_name("world motion", tests, NULL, NULL);
 }

@@ -167,6 +167,8 @@ typedef enum gy_scene_action_type {
     GY_SCENE_ACTION_EXPECT_EVENT,
     GY_SCENE_ACTION_SET_MOTOR,
     GY_SCENE_ACTION_MOVE_KINEMATIC,
+    GY_SCENE_ACTION_SET_GRAVITY,
+    GY_SCENE_ACTION_APPLY_TORQUE,
     GY_SCENE_ACTION_TYPE_COUNT
 } gy_scene_action_type;
 
@@ -178,16 +180,18 @@ typedef enum gy_scene_event_kind {
 
 /* One `script` entry. Which union member is meaningful follows `type`:
  *   SET_VELOCITY, SET_ANGULAR_VELOCITY → velocity;  APPLY_IMPULSE → impulse;
- *   APPLY_FORCE → force;  TELEPORT → teleport;  SET_ACTIVE, SET_ENTITY_ACTIVE → active;
- *   DESTROY → (none);  SPAWN → spawn;  JUMP → jump;  RAYCAST → raycast;  EXPECT → expect;
- *   EXPECT_EVENT → expect_event;  SET_MOTOR → motor;  MOVE_KINEMATIC → move.
+ *   APPLY_FORCE, APPLY_TORQUE → force;  SET_GRAVITY → gravity;  TELEPORT → teleport;
+ *   SET_ACTIVE, SET_ENTITY_ACTIVE → active;  DESTROY → (none);  SPAWN → spawn;  JUMP → jump;
+ *   RAYCAST → raycast;  EXPECT → expect;  EXPECT_EVENT → expect_event;  SET_MOTOR → motor;
+ *   MOVE_KINEMATIC → move.
  * Validation already checked that the entity suits the action (e.g. a Dynamic body for impulses
  * and forces, a character for jump). */
 typedef struct gy_scene_action {
     gy_scene_action_type type;
     double at;      /* seconds ≥ 0: applied at the first game tick whose time is ≥ at */
     uint32_t index; /* position in the file's `script` array (for messages: script[index]) */
-    int32_t entity; /* entity index, or -1 for spawn, raycast, expect_event and set_motor */
+    int32_t entity; /* entity index, or -1 for spawn, raycast, expect_event, set_motor and
+                       set_gravity */
     union {
         struct {
             gy_vec3 value; /* m/s or rad/s */
@@ -198,9 +202,12 @@ typedef struct gy_scene_action {
             gy_vec3 point; /* world space; else the centre of mass */
         } impulse;
         struct {
-            gy_vec3 value;   /* N */
+            gy_vec3 value;   /* N (a torque: N·m, world axes) */
             double duration; /* seconds > 0, or 0 for exactly one tick (the default) */
         } force;
+        struct {
+            gy_vec3 value; /* m/s² */
+        } gravity;
         struct {
             gy_vec3 position;
             bool has_rotation;
@@ -235,9 +242,12 @@ typedef struct gy_scene_action {
             bool has_velocity;
             bool velocity_set[3];
             gy_vec3 velocity;
+            bool has_angular_velocity;
+            bool angular_velocity_set[3];
+            gy_vec3 angular_velocity;    /* rad/s */
             bool has_grounded, grounded; /* the entity is a character when has_grounded */
             bool has_awake, awake;       /* the entity is Dynamic when has_awake */
-            double tolerance;            /* > 0, default 0.01 (metres or m/s per component) */
+            double tolerance; /* > 0, default 0.01 (metres, m/s or rad/s per component) */
         } expect;
         struct {
             int32_t joint;      /* index in joints[]; that joint has a motor */
