@@ -210,7 +210,7 @@ typedef struct gy_cli_runner {
     uint32_t *ent_index; /* open addressing: entity bits → ents index + 1 */
     uint32_t ent_index_capacity;
 
-    uint64_t events[3]; /* enter, stay, exit */
+    uint64_t events[GY_SCENE_EVENT_KIND_COUNT]; /* by gy_scene_event_kind */
     gy_collision_event last_event;
     bool have_last_event;
     FILE *events_out;
@@ -263,6 +263,10 @@ void gy_cli_json_number(FILE *f, double v);
 void gy_cli_write_trace_header(FILE *f);
 void gy_cli_write_trace_rows(gy_cli_runner *R);
 void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick);
+/* One body lifecycle line (sleep, wake, killed) of the events file: b and the contact fields
+ * null. */
+void gy_cli_write_body_event(gy_cli_runner *R, gy_scene_event_kind kind, gy_entity entity,
+                             uint64_t tick);
 /* Takes the final snapshot of every live tracked entity. GY_ERR_OUT_OF_MEMORY. */
 gy_result gy_cli_snapshot_entities(gy_cli_runner *R);
 

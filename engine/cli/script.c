@@ -233,6 +233,21 @@ static void run_expect_event(gy_cli_runner *R, const gy_scene_action *a)
     num(since, sizeof since, a->expect_event.since);
     num(at, sizeof at, a->at);
     x->measured = true;
+    if (a->expect_event.kind >= GY_SCENE_EVENT_SLEEP) {
+        const char *who = root_name(R, a->expect_event.a);
+        if (w != NULL && w->seen) {
+            x->first_event_t = time_of(R, w->seen_tick);
+            num(seen, sizeof seen, x->first_event_t);
+            snprintf(x->detail, sizeof x->detail, "%s of '%s' in [%s, %s] s: first at %s s", kind,
+                     who, since, at, seen);
+            x->passed = 1;
+            return;
+        }
+        snprintf(x->detail, sizeof x->detail, "no %s event of '%s' in [%s, %s] s", kind, who, since,
+                 at);
+        fail_line(R, a, x);
+        return;
+    }
     if (w != NULL && w->seen) {
         x->first_event_t = time_of(R, w->seen_tick);
         num(seen, sizeof seen, x->first_event_t);
@@ -405,6 +420,9 @@ static void run_action(gy_cli_runner *R, const gy_scene_action *a)
         break;
     case GY_SCENE_ACTION_SET_GRAVITY:
         check(R, a, gy_world_set_gravity(w, a->gravity.value));
+        break;
+    case GY_SCENE_ACTION_WAKE:
+        check(R, a, gy_body_set_awake(w, e, true));
         break;
     case GY_SCENE_ACTION_TELEPORT: {
         gy_pose pose;

@@ -500,12 +500,13 @@ const char *gy_scene_action_name(gy_scene_action_type type)
                                         "set_motor",
                                         "move_kinematic",
                                         "set_gravity",
-                                        "apply_torque"};
+                                        "apply_torque",
+                                        "wake"};
     return (unsigned)type < GY_SCENE_ACTION_TYPE_COUNT ? names[type] : "?";
 }
 
 const char *gy_scene_event_kind_name(gy_scene_event_kind kind)
 {
-    static const char *const names[] = {"enter", "stay", "exit"};
-    return (unsigned)kind <= GY_SCENE_EVENT_EXIT ? names[kind] : "?";
+    static const char *const names[] = {"enter", "stay", "exit", "sleep", "wake", "killed"};
+    return (unsigned)kind < GY_SCENE_EVENT_KIND_COUNT ? names[kind] : "?";
 }

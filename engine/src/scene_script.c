@@ -30,9 +30,11 @@ static const char *const k_action_names[] = {"set_velocity",
                                              "set_motor",
                                              "move_kinematic",
                                              "set_gravity",
-                                             "apply_torque"};
+                                             "apply_torque",
+                                             "wake"};
 
-static const char *const k_event_kinds[] = {"enter", "stay", "exit"};
+/* Same order as gy_scene_event_kind. */
+static const char *const k_event_kinds[] = {"enter", "stay", "exit", "sleep", "wake", "killed"};
 
 static const char *const k_body_names[] = {"Dynamic", "Static", "Kinematic", "Trigger"};
 
@@ -408,6 +410,7 @@ enum {
     NEED_DYNAMIC = 3,   /* Dynamic */
     NEED_CHARACTER = 4, /* a character controller */
     NEED_KINEMATIC = 5, /* Kinematic, not a character */
+    NEED_KILLABLE = 6,  /* Dynamic or a character: what the kill plane removes */
 };
 
 /* Checks that entity e suits `what`; the message names the action and the entity. */
@@ -432,6 +435,10 @@ static bool require(gy_scn_loader *L, const char *key, int32_t e, int need, cons
     case NEED_DYNAMIC:
         ok = p->body_type == GY_BODY_DYNAMIC;
         want = "a Dynamic body";
+        break;
+    case NEED_KILLABLE:
+        ok = p->body_type == GY_BODY_DYNAMIC || p->is_character;
+        want = "a Dynamic body or a character (what the kill plane removes)";
         break;
     case NEED_KINEMATIC:
         if (p->is_character) {
@@ -634,6 +641,10 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         break;
     case GY_SCENE_ACTION_DESTROY:
         break;
+    case GY_SCENE_ACTION_WAKE:
+        if (a->entity >= 0)
+            require(L, "entity", a->entity, NEED_DYNAMIC, what);
+        break;
     case GY_SCENE_ACTION_SPAWN: {
         const char *scene;
         gy_scn_got g = gy_scn_string(L, o, "scene", &scene);
@@ -725,15 +736,27 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         break;
     }
     case GY_SCENE_ACTION_EXPECT_EVENT: {
-        int kind;
-        gy_scn_got g = gy_scn_enum(L, o, "kind", k_event_kinds, 3, &kind);
+        int kind = -1;
+        gy_scn_got g = gy_scn_enum(L, o, "kind", k_event_kinds, GY_SCENE_EVENT_KIND_COUNT, &kind);
         if (g == GY_SCN_ABSENT)
-            gy_scn_error(L, "kind", "required: \"enter\", \"stay\" or \"exit\"");
+            gy_scn_error(L, "kind",
+                         "required: \"enter\", \"stay\", \"exit\", \"sleep\", \"wake\" or "
+                         "\"killed\"");
         else if (g == GY_SCN_OK)
             a->expect_event.kind = (gy_scene_event_kind)kind;
+        /* sleep, wake and killed are of one body: no b. */
+        bool body_kind = kind >= (int)GY_SCENE_EVENT_SLEEP;
         int32_t ea = gy_scn_entity_ref(L, o, "a", false, NULL);
-        int32_t eb = gy_scn_entity_ref(L, o, "b", false, NULL);
-        if (ea >= 0)
+        int32_t eb = -1;
+        if (body_kind && cJSON_GetObjectItemCaseSensitive(o, "b") != NULL)
+            gy_scn_error(L, "b", "a %s event is of one body: give only a", k_event_kinds[kind]);
+        else if (!body_kind)
+            eb = gy_scn_entity_ref(L, o, "b", kind < 0, NULL);
+        if (ea >= 0 && (kind == GY_SCENE_EVENT_SLEEP || kind == GY_SCENE_EVENT_WAKE))
+            require(L, "a", ea, NEED_DYNAMIC, "expect_event");
+        else if (ea >= 0 && kind == GY_SCENE_EVENT_KILLED)
+            require(L, "a", ea, NEED_KILLABLE, "expect_event");
+        else if (ea >= 0)
             require(L, "a", ea, NEED_PHYSICS, "expect_event");
         if (eb >= 0 && eb == ea)
             gy_scn_error(L, "b", "a and b must be different entities");
@@ -801,6 +824,7 @@ static const action_keys k_action_keys[GY_SCENE_ACTION_TYPE_COUNT] = {
     [GY_SCENE_ACTION_MOVE_KINEMATIC] = KEYS(k_keys_move),
     [GY_SCENE_ACTION_SET_GRAVITY] = KEYS(k_keys_gravity),
     [GY_SCENE_ACTION_APPLY_TORQUE] = KEYS(k_keys_force),
+    [GY_SCENE_ACTION_WAKE] = KEYS(k_keys_destroy),
 };
 #undef KEYS
 

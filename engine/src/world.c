@@ -425,6 +425,8 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
         en->name_size = 0;
         en->on_collision = NULL;
         en->collision_ctx = NULL;
+        en->on_body_event = NULL;
+        en->body_event_ctx = NULL;
         en->dirty_game = en->dirty_phys = false;
         gy_w_store_remove(&w->transforms, s);
         give_slot_back(w, s);
@@ -888,6 +890,19 @@ gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collisio
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
     w->ents[slot].on_collision = fn;
     w->ents[slot].collision_ctx = fn != NULL ? ctx : NULL;
+    return GY_OK;
+}
+
+gy_result gy_entity_set_body_callback(gy_world *w, gy_entity e, gy_body_event_fn fn, void *ctx)
+{
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    w->ents[slot].on_body_event = fn;
+    w->ents[slot].body_event_ctx = fn != NULL ? ctx : NULL;
     return GY_OK;
 }
 

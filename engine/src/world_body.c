@@ -91,6 +91,8 @@ static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d
             return refuse(w, op, slot, bad, "body.gravity_factor", why);
         if (b->allow_sleeping != def.allow_sleeping)
             return refuse(w, op, slot, bad, "body.allow_sleeping", why);
+        if (d->start_asleep)
+            return refuse(w, op, slot, bad, "start_asleep", why);
         if (b->continuous)
             return refuse(w, op, slot, bad, "body.continuous", why);
         for (int k = 0; k < 3; k++) {
@@ -466,6 +468,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     d.collider_count = c->desc.collider_count;
     gy_character_settings cs;
     d.character = gy_w_character_of(w, c, &cs);
+    d.start_asleep = c->desc.start_asleep;
     r = gy_physics_record_create_body(w->physics, &d);
     if (r != GY_OK)
         return r;
@@ -474,6 +477,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     c->attachment = d.attachment;
     c->recorded = true;
     reset_results(w, c, pose);
+    c->awake = c->awake && !d.start_asleep;
     gy_w_body_track(w, c);
     c->lin = c->desc.body.linear_velocity;
     c->ang = c->desc.body.angular_velocity;
@@ -1067,6 +1071,9 @@ gy_result gy_w_start(gy_world *w)
         b->colliders = colliders + at;
         b->collider_count = c->desc.collider_count;
         b->character = gy_w_character_of(w, c, &chars[k]);
+        /* A body created for the first time (never reported) starts asleep if asked to; one that
+         * ran before keeps its motion. */
+        b->start_asleep = c->desc.start_asleep && !c->have_proxy;
         gy_result rb = build_colliders(w, c, colliders + at);
         if (rb == GY_OK)
             rb = check_start_desc(b);
@@ -1106,7 +1113,9 @@ gy_result gy_w_start(gy_world *w)
             if (!c->recorded)
                 continue;
             gy_vec3 lin = c->lin, ang = c->ang;
+            bool asleep = bodies[k].start_asleep;
             reset_results(w, c, bodies[k].def.pose);
+            c->awake = c->awake && !asleep;
             gy_w_body_track(w, c);
             c->lin = lin;
             c->ang = ang;

@@ -111,6 +111,8 @@ typedef struct gy_w_entity {
     size_t name_size;
     gy_collision_fn on_collision;
     void *collision_ctx;
+    gy_body_event_fn on_body_event;
+    void *body_event_ctx;
     bool live;
     bool active;     /* own flag */
     bool active_h;   /* active in the hierarchy */

@@ -467,7 +467,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     for (uint32_t i = 0; i < b->body_count; i++) {
         const gy_physics_body_desc *d = &b->bodies[i];
         gy_phys_create_body(p, d->store_index, d->attachment, &d->def, d->colliders,
-                            d->collider_count, d->character);
+                            d->collider_count, d->character, d->start_asleep);
     }
     for (uint32_t i = 0; i < b->joint_count; i++)
         gy_phys_create_joint(p, &b->joints[i]);

@@ -212,6 +212,7 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_des
     pl->attachment = desc->attachment;
     pl->collider_count = desc->collider_count;
     pl->is_character = desc->character != NULL;
+    pl->start_asleep = desc->start_asleep;
     if (pl->is_character)
         pl->character = *desc->character;
     else
@@ -620,7 +621,7 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
             return;
         }
         gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count,
-                            pl->is_character ? &pl->character : NULL);
+                            pl->is_character ? &pl->character : NULL, pl->start_asleep);
         break;
     }
     case GY_PHYS_CMD_RELEASE_BODY: {

@@ -72,6 +72,7 @@ typedef struct gy_phys_body_payload {
     uint32_t attachment;
     uint32_t collider_count;
     bool is_character;
+    bool start_asleep;
     gy_character_settings character; /* valid when is_character */
     gy_body_def def;
     gy_collider_def colliders[];
@@ -365,10 +366,11 @@ gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
 
 /* physics_world.c: roster operations on the physics thread (inside the sim lock). */
-/* `character` (NULL: none) registers the body's character once it exists. */
+/* `character` (NULL: none) registers the body's character once it exists; `asleep`: a Dynamic
+ * body is put to sleep before its first step. */
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character);
+                         const gy_character_settings *character, bool asleep);
 /* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
 void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);

@@ -95,7 +95,7 @@ static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
 
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character)
+                         const gy_character_settings *character, bool asleep)
 {
     const gy_backend *be = p->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
@@ -160,6 +160,9 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
     }
+    /* Asleep before its first read: its first proxy shows it so, and no SLEEP is reported. */
+    if (asleep && def->type == GY_MOTION_DYNAMIC)
+        be->body_set_awake(p->world, id, false);
     uint32_t next = GY_PHYS_NONE;
     for (uint32_t i = count; i-- > 0;) {
         uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);

@@ -726,7 +726,21 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','awake':true,'tolerance':0}]",
      "script[0].tolerance: must be > 0 (got 0)"},
     {CAST ",'script':[{'at':1,'do':'expect_event','kind':'touch','a':'ball','b':'wall'}]",
-     "script[0].kind: must be one of \"enter\", \"stay\", \"exit\" (got \"touch\")"},
+     "script[0].kind: must be one of \"enter\", \"stay\", \"exit\", \"sleep\", \"wake\", "
+     "\"killed\" (got \"touch\")"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'sleep','a':'ball','b':'wall'}]",
+     "script[0].b: a sleep event is of one body: give only a"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'wake','a':'lift'}]",
+     "script[0].a: expect_event needs a Dynamic body (\"lift\" is Kinematic)"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'killed','a':'wall'}]",
+     "script[0].a: expect_event needs a Dynamic body or a character (what the kill plane "
+     "removes) (\"wall\" is Static)"},
+    {CAST ",'script':[{'at':1,'do':'wake','entity':'lift'}]",
+     "script[0].entity: wake needs a Dynamic body (\"lift\" is Kinematic)"},
+    {"'entities':[{'name':'k','components':{'physics':{'body_type':'Kinematic','shape':'Sphere',"
+     "'radius':1,'start_asleep':true}}}]",
+     "entities[0].components.physics.start_asleep: only a Dynamic body has it (this one is "
+     "Kinematic)"},
     {CAST ",'script':[{'at':1,'do':'expect_event','a':'ball','b':'wall'}]",
      "script[0].kind: required"},
     {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball'}]",
@@ -1177,8 +1191,11 @@ static void test_scene_load_reads_world_actions(void **state)
                          "{'at':4,'do':'apply_torque','entity':'ball','value':[0,5,0],"
                          "'duration':0.5},"
                          "{'at':5,'do':'expect','entity':'ball','angular_velocity':[null,1,2],"
-                         "'tolerance':0.1}]");
-    assert_int_equal(s->action_count, 5);
+                         "'tolerance':0.1},"
+                         "{'at':6,'do':'wake','entity':'ball'},"
+                         "{'at':7,'do':'expect_event','kind':'killed','a':'hero','since':6},"
+                         "{'at':8,'do':'expect_event','kind':'sleep','a':'ball'}]");
+    assert_int_equal(s->action_count, 8);
     const gy_scene_action *a = &s->actions[0];
     assert_int_equal(a->type, GY_SCENE_ACTION_MOVE_KINEMATIC);
     assert_string_equal(gy_scene_action_name(a->type), "move_kinematic");
@@ -1206,6 +1223,22 @@ static void test_scene_load_reads_world_actions(void **state)
     assert_false(a->expect.angular_velocity_set[0]);
     assert_true(a->expect.angular_velocity_set[1] && a->expect.angular_velocity_set[2]);
     assert_vec_near(a->expect.angular_velocity, gy_v3(0, 1, 2), 0.0);
+    a = &s->actions[5];
+    assert_int_equal(a->type, GY_SCENE_ACTION_WAKE);
+    assert_string_equal(gy_scene_action_name(a->type), "wake");
+    assert_int_equal(a->entity, 0);
+    a = &s->actions[6];
+    assert_int_equal(a->expect_event.kind, GY_SCENE_EVENT_KILLED);
+    assert_string_equal(gy_scene_event_kind_name(a->expect_event.kind), "killed");
+    assert_int_equal(a->expect_event.a, 4);
+    assert_int_equal(a->expect_event.b, -1);
+    assert_near(a->expect_event.since, 6.0, 0.0);
+    a = &s->actions[7];
+    assert_int_equal(a->expect_event.kind, GY_SCENE_EVENT_SLEEP);
+    unload(&l);
+    s = load_ok(&l, "'entities':[{'name':'c','components':{'physics':{'shape':'Sphere',"
+                    "'radius':1,'start_asleep':true}}}]");
+    assert_true(s->entities[0].physics->start_asleep);
     unload(&l);
 }
 

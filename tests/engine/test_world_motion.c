@@ -305,6 +305,109 @@ static void test_apply_torque_gives_tau_over_inertia(void **state)
     close_world(&mw);
 }
 
+/* ---- sleep and wake -------------------------------------------------------------------------- */
+
+#define MAX_BODY_EVENTS 64
+
+typedef struct body_events {
+    gy_body_event ev[MAX_BODY_EVENTS];
+    uint32_t count;
+} body_events;
+
+static void record_body_event(void *ctx, gy_world *w, const gy_body_event *ev)
+{
+    (void)w;
+    body_events *r = ctx;
+    if (r->count < MAX_BODY_EVENTS)
+        r->ev[r->count++] = *ev;
+}
+
+/* A crate dropped on the ground reports one SLEEP when it comes to rest, a WAKE when pushed, and
+ * a SLEEP again when put to sleep by the game; never an event at its creation. The events carry
+ * the tick the proxies show the change at. */
+static void test_sleep_and_wake_are_reported_as_they_happen(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    wfx_ground(w);
+    gy_entity crate = wfx_entity(w, "crate", gy_v3(0, 1, 0));
+    body_events rec = {0};
+    assert_result(gy_entity_set_body_callback(w, crate, record_body_event, &rec), GY_OK);
+    wfx_add(w, crate, wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1)));
+    wfx_tick(w, 2);
+    assert_int_equal(rec.count, 0);
+    tick_until_asleep(w, crate, 600);
+    assert_int_equal(rec.count, 1);
+    assert_int_equal(rec.ev[0].kind, GY_BODY_EVENT_SLEEP);
+    assert_true(gy_entity_equal(rec.ev[0].entity, crate));
+    assert_int_equal(rec.ev[0].tick, wfx_state(w, crate).tick);
+    wfx_tick(w, 30);
+    assert_int_equal(rec.count, 1); /* asleep is not reported again */
+    assert_result(gy_body_apply_impulse(w, crate, gy_v3(0, 20, 0)), GY_OK);
+    wfx_tick(w, 1);
+    assert_int_equal(rec.count, 2);
+    assert_int_equal(rec.ev[1].kind, GY_BODY_EVENT_WAKE);
+    assert_true(wfx_state(w, crate).awake);
+    wfx_tick(w, 5);
+    assert_result(gy_body_set_awake(w, crate, false), GY_OK);
+    wfx_tick(w, 1);
+    assert_int_equal(rec.count, 3);
+    assert_int_equal(rec.ev[2].kind, GY_BODY_EVENT_SLEEP);
+    assert_false(wfx_state(w, crate).awake);
+    assert_result(gy_body_set_awake(w, crate, true), GY_OK);
+    wfx_tick(w, 1);
+    assert_int_equal(rec.count, 4);
+    assert_int_equal(rec.ev[3].kind, GY_BODY_EVENT_WAKE);
+    /* Cleared: nothing more is delivered. */
+    assert_result(gy_entity_set_body_callback(w, crate, NULL, NULL), GY_OK);
+    assert_result(gy_body_set_awake(w, crate, false), GY_OK);
+    wfx_tick(w, 2);
+    assert_int_equal(rec.count, 4);
+    assert_result(gy_entity_set_body_callback(w, gy_entity_null(), record_body_event, &rec),
+                  GY_ERR_STALE_HANDLE);
+    close_world(&mw);
+}
+
+/* A body created asleep hangs where it was put, with no event, until something touches it: a
+ * ball dropped onto it wakes it (WAKE) and both fall. Another is woken by the game. */
+static void test_start_asleep_hangs_until_touched_or_woken(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    wfx_ground(w);
+    wfx_desc d = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
+    d.desc.start_asleep = true;
+    gy_entity hung = wfx_entity(w, "hung", gy_v3(0, 3, 0));
+    gy_entity woken = wfx_entity(w, "woken", gy_v3(5, 3, 0));
+    body_events rec = {0};
+    assert_result(gy_entity_set_body_callback(w, hung, record_body_event, &rec), GY_OK);
+    assert_result(gy_entity_set_body_callback(w, woken, record_body_event, &rec), GY_OK);
+    wfx_add(w, hung, d);
+    wfx_add(w, woken, d);
+    assert_false(wfx_state(w, hung).awake);
+    wfx_tick(w, 60);
+    assert_int_equal(rec.count, 0);
+    assert_near(wfx_state(w, hung).pose.position.y, 3.0, FLOAT_POSE);
+    assert_false(wfx_state(w, hung).awake);
+    /* A ball from 1 m above its top: it lands after sqrt(2 / g) = 0.45 s. */
+    wfx_ball(w, "ball", gy_v3(0, 4.5 + 0.5, 0));
+    assert_result(gy_body_set_awake(w, woken, true), GY_OK);
+    wfx_tick(w, 60);
+    assert_int_equal(rec.count, 2);
+    for (uint32_t i = 0; i < rec.count; i++)
+        assert_int_equal(rec.ev[i].kind, GY_BODY_EVENT_WAKE);
+    assert_true(wfx_state(w, hung).pose.position.y < 2.9);
+    assert_true(wfx_state(w, woken).pose.position.y < 2.9);
+    /* Only a Dynamic body starts asleep. */
+    wfx_desc k = wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1));
+    k.desc.start_asleep = true;
+    gy_entity ke = wfx_entity(w, "k", gy_v3(9, 3, 0));
+    assert_result(gy_body_add(w, ke, wfx_d(&k)), GY_ERR_INVALID_ARGUMENT);
+    close_world(&mw);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -323,6 +426,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_move_kinematic_refuses_other_bodies_and_bad_input),
         cmocka_unit_test(test_set_gravity_wakes_sleepers_and_gives_half_g_t_squared),
         cmocka_unit_test(test_apply_torque_gives_tau_over_inertia),
+        cmocka_unit_test(test_sleep_and_wake_are_reported_as_they_happen),
+        cmocka_unit_test(test_start_asleep_hangs_until_touched_or_woken),
     };
     return cmocka_run_group_tests_name("world motion", tests, NULL, NULL);
 }

@@ -123,6 +123,9 @@ typedef struct gy_scene_physics {
      * `mass_properties` was given, mass is already derived from the colliders' volume at
      * 1000 kg/m³ × density (sensors excluded unless all are sensors; 1 kg without volume). */
     gy_body_def body;
+    /* A Dynamic body created asleep (at every creation): it stays put, even in mid-air, until it
+     * is touched, pushed, written to or woken; no sleep event for it. Default false. */
+    bool start_asleep;
     bool is_character;  /* is_character_controller */
     double max_slope;   /* radians, 0 < max_slope < π/2, default 45° (stored for every body) */
     double step_offset; /* metres ≥ 0, default 0.3 */
@@ -169,19 +172,25 @@ typedef enum gy_scene_action_type {
     GY_SCENE_ACTION_MOVE_KINEMATIC,
     GY_SCENE_ACTION_SET_GRAVITY,
     GY_SCENE_ACTION_APPLY_TORQUE,
+    GY_SCENE_ACTION_WAKE,
     GY_SCENE_ACTION_TYPE_COUNT
 } gy_scene_action_type;
 
+/* The pair kinds first (enter, stay, exit: between a and b), then the body kinds (of a alone). */
 typedef enum gy_scene_event_kind {
     GY_SCENE_EVENT_ENTER,
     GY_SCENE_EVENT_STAY,
-    GY_SCENE_EVENT_EXIT
+    GY_SCENE_EVENT_EXIT,
+    GY_SCENE_EVENT_SLEEP,
+    GY_SCENE_EVENT_WAKE,
+    GY_SCENE_EVENT_KILLED,
+    GY_SCENE_EVENT_KIND_COUNT
 } gy_scene_event_kind;
 
 /* One `script` entry. Which union member is meaningful follows `type`:
  *   SET_VELOCITY, SET_ANGULAR_VELOCITY → velocity;  APPLY_IMPULSE → impulse;
  *   APPLY_FORCE, APPLY_TORQUE → force;  SET_GRAVITY → gravity;  TELEPORT → teleport;
- *   SET_ACTIVE, SET_ENTITY_ACTIVE → active;  DESTROY → (none);  SPAWN → spawn;  JUMP → jump;
+ *   SET_ACTIVE, SET_ENTITY_ACTIVE → active;  DESTROY, WAKE → (none);  SPAWN → spawn;  JUMP → jump;
  *   RAYCAST → raycast;  EXPECT → expect;  EXPECT_EVENT → expect_event;  SET_MOTOR → motor;
  *   MOVE_KINEMATIC → move.
  * Validation already checked that the entity suits the action (e.g. a Dynamic body for impulses
@@ -258,7 +267,8 @@ typedef struct gy_scene_action {
         } motor;
         struct {
             gy_scene_event_kind kind;
-            int32_t a, b; /* entity indices with physics, a != b; either order matches */
+            int32_t a, b; /* entity indices with physics, a != b; either order matches; b is -1
+                             for the body kinds */
             double since; /* seconds, 0 ≤ since ≤ at, default 0 */
         } expect_event;
     };

@@ -308,6 +308,30 @@ typedef void (*gy_collision_fn)(void *ctx, gy_world *world, const gy_collision_e
 gy_result gy_entity_set_collision_callback(gy_world *world, gy_entity e, gy_collision_fn fn,
                                            void *ctx);
 
+/* ---- body events ------------------------------------------------------------------------------
+ */
+
+typedef enum gy_body_event_kind {
+    GY_BODY_EVENT_SLEEP = 0, /* a Dynamic body fell asleep (never reported at its creation) */
+    GY_BODY_EVENT_WAKE = 1,  /* a Dynamic body woke (also one created asleep) */
+    GY_BODY_EVENT_KILLED = 2 /* the kill plane removed the entity (gy_world_set_kill_y) */
+} gy_body_event_kind;
+
+/* One lifecycle event of an entity's body. */
+typedef struct gy_body_event {
+    gy_body_event_kind kind;
+    gy_entity entity; /* KILLED: already destroyed (its pairs' EXITs came first) */
+    uint64_t tick;    /* the physics tick it was found in */
+} gy_body_event;
+
+/* Called on the game thread while gy_world_tick drains replies (sleep, wake) or right after it
+ * removed a killed entity, never from the physics thread. It may use the whole World API. */
+typedef void (*gy_body_event_fn)(void *ctx, gy_world *world, const gy_body_event *event);
+
+/* Sets (fn NULL: clears) the entity's body event callback; it stays across physics remove/re-add
+ * and ends with the entity (a KILLED event is still delivered to it). GY_ERR_STALE_HANDLE. */
+gy_result gy_entity_set_body_callback(gy_world *world, gy_entity e, gy_body_event_fn fn, void *ctx);
+
 /* ---- joints -----------------------------------------------------------------------------------
  */
 

@@ -95,7 +95,10 @@ typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
     GY_PHYSICS_REPLY_COLLISION_EXIT,
-    GY_PHYSICS_REPLY_JOINT_STATE /* key: joint key; body: gy_physics_joint_state_reply */
+    GY_PHYSICS_REPLY_JOINT_STATE, /* key: joint key; body: gy_physics_joint_state_reply */
+    GY_PHYSICS_REPLY_BODY_SLEEP,  /* key: store_index; body: gy_physics_body_reply (its tick: the
+                                     publish that found the Dynamic body asleep) */
+    GY_PHYSICS_REPLY_BODY_WAKE    /* likewise, awake again (none at creation, even asleep) */
 } gy_physics_reply_type;
 
 /* What a CREATE_FAILED reply was about. */
@@ -286,6 +289,9 @@ typedef struct gy_physics_body_desc {
      * registered when the create succeeds and unregistered when the body is released (or the
      * world stops); a failed create registers nothing. */
     const gy_character_settings *character;
+    /* A Dynamic body created asleep (before its first step: no SLEEP reply for it); ignored for
+     * other bodies. */
+    bool start_asleep;
 } gy_physics_body_desc;
 
 /* A joint between two bodies named by store index + attachment; b_attachment 0: the world. The
