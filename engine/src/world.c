@@ -61,6 +61,7 @@ static void free_world(gy_world *w)
     gy_w_u32s_free(a, &w->store_free);
     gy_w_u32s_free(a, &w->tracked);
     gy_w_u32s_free(a, &w->moved);
+    gy_w_u32s_free(a, &w->doomed);
     gy_w_render_free(w);
     if (w->store_owner != NULL)
         gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
@@ -111,6 +112,10 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
         return GY_ERR_NON_FINITE;
     if (c.render_delay < 0.0 || c.render_delay > 2.0 / (double)hz)
         return GY_ERR_INVALID_ARGUMENT;
+    if (c.kill_plane && !gy_is_finite(c.kill_y))
+        return GY_ERR_NON_FINITE;
+    if (c.kill_plane && fabs(c.kill_y) > GY_MAX_MAGNITUDE)
+        return GY_ERR_INVALID_ARGUMENT;
     const gy_allocator *a = gy_allocator_or_default(c.allocator);
     gy_world *w = gy_alloc_zeroed(a, sizeof *w);
     if (w == NULL)
@@ -133,6 +138,8 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     w->step_timeout_ns = c.step_timeout_ns != 0 ? c.step_timeout_ns : 10000000000ull;
     w->update = c.update;
     w->update_ctx = c.update_ctx;
+    w->kill_plane = c.kill_plane;
+    w->kill_y = c.kill_y;
     w->time_scale = 1.0;
     w->first_root = w->last_root = GY_W_NONE;
     w->free_head = GY_W_NONE;

@@ -305,6 +305,9 @@ struct gy_world {
      * statics, so a publish costs what can move, not the world's size. */
     gy_w_u32s tracked;
     gy_w_u32s moved;       /* entity slots of the components gy_w_sync writes back */
+    bool kill_plane;       /* world_kill.c */
+    double kill_y;
+    gy_w_u32s doomed;      /* entity handles' slots found below the kill plane this tick */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
     uint32_t store_capacity, store_high;
     gy_w_u32s store_free;
@@ -533,6 +536,10 @@ void gy_w_render_push(gy_world *w, const gy_w_body *c, const gy_proxy *q, uint64
  * as taken in), or its held pose when it has no samples. Read on demand, so the capture writes
  * only the samples. */
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c);
+
+/* world_kill.c: at the end of a tick, destroys the entities whose Dynamic body or character fell
+ * below the kill plane (their EXITs, then a KILLED event each). */
+void gy_w_kill_below(gy_world *w);
 /* The drawn pose of a body component at the current render time. */
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c);
 /* After the sync: moves the render time on (`dt`: the frame's host time, used in lockstep) and

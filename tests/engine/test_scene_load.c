@@ -12,6 +12,7 @@
 
 #include "gyre/math.h"
 #include "gyre/scene.h"
+#include "gyre/scene_instance.h"
 #include "test_scene.h"
 
 static const char *g_data_dir = ".";
@@ -584,6 +585,9 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
           "'value':[1,0,0]}]",
      "script[0].value: unknown key"},
+    /* kill_y */
+    {"'physics':{'kill_y':'low'}", "physics.kill_y: must be a number (got \"low\")"},
+    {"'physics':{'kill_y':1e300}", "physics.kill_y: must be within ±1e+12 (got 1e+300)"},
     /* set_gravity, apply_torque, expect angular_velocity */
     {CAST ",'script':[{'at':1,'do':'set_gravity'}]", "script[0].value: required: [x, y, z]"},
     {CAST ",'script':[{'at':1,'do':'set_gravity','value':[0,-9.81,0],'entity':'ball'}]",
@@ -1239,6 +1243,15 @@ static void test_scene_load_reads_world_actions(void **state)
     s = load_ok(&l, "'entities':[{'name':'c','components':{'physics':{'shape':'Sphere',"
                     "'radius':1,'start_asleep':true}}}]");
     assert_true(s->entities[0].physics->start_asleep);
+    assert_false(s->world.has_kill_y);
+    unload(&l);
+    s = load_ok(&l, "'physics':{'kill_y':-12.5}");
+    assert_true(s->world.has_kill_y);
+    assert_near(s->world.kill_y, -12.5, 0.0);
+    gy_world_config c = gy_default_world_config();
+    assert_result(gy_scene_world_config(s, NULL, &c), GY_OK);
+    assert_true(c.kill_plane);
+    assert_near(c.kill_y, -12.5, 0.0);
     unload(&l);
 }
 

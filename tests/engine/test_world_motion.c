@@ -408,6 +408,114 @@ static void test_start_asleep_hangs_until_touched_or_woken(void **state)
     close_world(&mw);
 }
 
+/* ---- the kill plane -------------------------------------------------------------------------- */
+
+/* Collision and body events in one ordered log. */
+typedef struct event_log {
+    char kinds[64]; /* 'E'nter, 'S'tay, 'X' exit, 'K'illed */
+    uint32_t count;
+    gy_entity killed;
+    uint64_t killed_tick;
+} event_log;
+
+static void log_collision(void *ctx, gy_world *w, const gy_collision_event *e)
+{
+    (void)w;
+    event_log *l = ctx;
+    if (e->kind != GY_COLLISION_STAY && l->count + 1 < sizeof l->kinds)
+        l->kinds[l->count++] = e->kind == GY_COLLISION_ENTER ? 'E' : 'X';
+}
+
+static void log_body(void *ctx, gy_world *w, const gy_body_event *e)
+{
+    (void)w;
+    event_log *l = ctx;
+    if (e->kind == GY_BODY_EVENT_KILLED && l->count + 1 < sizeof l->kinds) {
+        l->kinds[l->count++] = 'K';
+        l->killed = e->entity;
+        l->killed_tick = e->tick;
+    }
+}
+
+/* A ball resting on the ground (centre 0.5) is below a kill plane raised to 1 m: at the end of
+ * the next tick it is destroyed with its child, its pair's EXIT delivered before KILLED, and the
+ * adapter holds nothing of it (the teardown's leak check). A body created below the plane goes at
+ * the end of its first tick. Static and Kinematic bodies stay. */
+static void test_kill_plane_removes_bodies_below_it_after_their_exits(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    wfx_ground(w);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 0.5, 0));
+    gy_entity_def cd = gy_default_entity_def();
+    cd.name = "badge";
+    cd.parent = ball;
+    gy_entity badge;
+    assert_result(gy_entity_create(w, &cd, &badge), GY_OK);
+    event_log log = {0};
+    assert_result(gy_entity_set_collision_callback(w, ball, log_collision, &log), GY_OK);
+    assert_result(gy_entity_set_body_callback(w, ball, log_body, &log), GY_OK);
+    gy_entity wall = body_at(w, "wall", gy_v3(5, 0.5, 0), wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    gy_entity lift =
+        body_at(w, "lift", gy_v3(-5, 0.5, 0), wfx_box(GY_BODY_KINEMATIC, gy_v3(1, 1, 1)));
+    wfx_tick(w, 30);
+    assert_true(gy_entity_is_valid(w, ball));
+    assert_string_equal(log.kinds, "E");
+
+    assert_result(gy_world_set_kill_plane(w, true, NAN), GY_ERR_NON_FINITE);
+    assert_result(gy_world_set_kill_plane(w, true, 1e300), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_world_set_kill_plane(w, true, 1.0), GY_OK);
+    wfx_tick(w, 1);
+    assert_false(gy_entity_is_valid(w, ball));
+    assert_false(gy_entity_is_valid(w, badge));
+    assert_string_equal(log.kinds, "EXK");
+    assert_true(gy_entity_equal(log.killed, ball));
+    assert_true(log.killed_tick > 0);
+    assert_true(gy_entity_is_valid(w, wall) && gy_entity_is_valid(w, lift));
+
+    gy_entity deep = wfx_ball(w, "deep", gy_v3(3, -20, 0));
+    event_log deep_log = {0};
+    assert_result(gy_entity_set_body_callback(w, deep, log_body, &deep_log), GY_OK);
+    wfx_tick(w, 1);
+    assert_false(gy_entity_is_valid(w, deep));
+    assert_string_equal(deep_log.kinds, "K");
+    wfx_tick(w, 5);
+    assert_int_equal(wfx_physics_stats(w).bodies, 3); /* ground, wall, lift */
+    close_world(&mw);
+}
+
+/* The plane tests the centre of mass, not the origin: two equal spheres 4 m apart on a body whose
+ * origin is at the lower one have their centre 2 m up. A character is tested at its capsule. */
+static void test_kill_plane_tests_the_centre_of_mass(void **state)
+{
+    (void)state;
+    motion_world mw;
+    gy_world *w = open_world(&mw, gy_v3(0, -9.81, 0));
+    assert_result(gy_world_set_kill_plane(w, true, 0.0), GY_OK);
+    gy_scene_collider cols[2] = {gy_default_scene_collider(gy_sphere(0.5)),
+                                 gy_default_scene_collider(gy_sphere(0.5))};
+    cols[1].def.local_pose.position = gy_v3(0, 4, 0);
+    gy_physics_desc d = gy_default_physics_desc();
+    d.colliders = cols;
+    d.collider_count = 2;
+    d.start_asleep = true; /* it must not fall during the test */
+    gy_entity above, below;
+    assert_result(gy_body_create(w, gy_v3(0, -1.5, 0), &d, &above), GY_OK); /* centre y 0.5 */
+    assert_result(gy_body_create(w, gy_v3(5, -2.5, 0), &d, &below), GY_OK); /* centre y -0.5 */
+    gy_scene_collider cap = gy_default_scene_collider(gy_capsule(0.3, 1.8));
+    gy_physics_desc chd = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    chd.is_character = true;
+    gy_entity hero;
+    assert_result(gy_body_create(w, gy_v3(-5, -3, 0), &chd, &hero), GY_OK);
+    wfx_tick(w, 1);
+    assert_true(gy_entity_is_valid(w, above));
+    assert_false(gy_entity_is_valid(w, below));
+    assert_false(gy_entity_is_valid(w, hero));
+    assert_result(gy_world_set_kill_plane(w, false, NAN), GY_OK); /* y unread when off */
+    close_world(&mw);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -428,6 +536,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_apply_torque_gives_tau_over_inertia),
         cmocka_unit_test(test_sleep_and_wake_are_reported_as_they_happen),
         cmocka_unit_test(test_start_asleep_hangs_until_touched_or_woken),
+        cmocka_unit_test(test_kill_plane_removes_bodies_below_it_after_their_exits),
+        cmocka_unit_test(test_kill_plane_tests_the_centre_of_mass),
     };
     return cmocka_run_group_tests_name("world motion", tests, NULL, NULL);
 }

@@ -76,6 +76,8 @@ typedef struct gy_scene_world {
     uint32_t substeps;          /* 1..16, default 1 */
     uint32_t solver_iterations; /* 1..255, default 10 */
     const char *backend;        /* adapter name, or NULL when the scene names none (use "ode") */
+    bool has_kill_y;            /* a kill plane (default none) */
+    double kill_y;              /* metres: see gy_world_config.kill_y */
 } gy_scene_world;
 
 /* A named material as written (unnamed keys filled from the default material). */

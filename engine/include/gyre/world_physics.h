@@ -214,6 +214,11 @@ gy_result gy_world_set_gravity(gy_world *world, gy_vec3 gravity);
 /* The gravity last set (the config's until then). */
 gy_vec3 gy_world_gravity(const gy_world *world);
 
+/* Turns the kill plane on at height `y` (metres) or off (see gy_world_config.kill_y); checked at
+ * the end of every tick from the next one. GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT (beyond
+ * GY_MAX_MAGNITUDE; y is not read when turning it off). */
+gy_result gy_world_set_kill_plane(gy_world *world, bool enabled, double y);
+
 /* Wakes a Dynamic body, or puts it to sleep at rest where it is (velocities and pending forces
  * dropped) until a write, a contact with an awake body, a joint or gravity wakes it.
  * GY_ERR_STALE_HANDLE, GY_ERR_MISUSE (no component), GY_ERR_INVALID_MOTION (not Dynamic),
