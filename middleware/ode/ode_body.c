@@ -493,6 +493,7 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
         c->contact_response = cd->contact_response;
         c->one_way = cd->one_way;
         c->one_way_normal = gy_v3_normalize(cd->one_way_normal);
+        c->one_way_slop = cd->one_way_slop;
         c->surface_velocity = cd->surface_velocity;
         c->category = cd->category;
         c->mask = cd->mask;

@@ -18,9 +18,10 @@
 /* ---- rules ---------------------------------------------------------------------------------- */
 
 bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com,
-                                gy_vec3 point)
+                                gy_vec3 point, double penetration, double slop)
 {
-    return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
+    return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS &&
+           (gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE || penetration <= slop) &&
            gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
 }
 

@@ -50,9 +50,11 @@ bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir);
  * (platform to body) is within 60° of the platform's one-way normal `n` (world, unit), the body's
  * centre of mass `com` lies on that side of the contact point, and the body is not rising through
  * the platform faster than 0.25 m/s (`rel`: its velocity at the point relative to the
- * platform's). The verdict is kept until the two separate. */
+ * platform's) unless the contact is no deeper than the platform's `slop` (metres; the solver
+ * pushing a body out of a shallow overlap is not a rise). The verdict is kept until the two
+ * separate. */
 bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com,
-                                gy_vec3 point);
+                                gy_vec3 point, double penetration, double slop);
 
 /* ---- threads -------------------------------------------------------------------------------- */
 

@@ -585,6 +585,14 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
           "'value':[1,0,0]}]",
      "script[0].value: unknown key"},
+    /* one_way_slop */
+    {"'entities':[{'name':'p','components':{'physics':{'body_type':'Static','shape':'Box',"
+     "'box_size':[1,1,1],'one_way_slop':0.1}}}]",
+     "entities[0].components.physics.one_way_slop: only a one-way collider (one_way: true) has "
+     "it"},
+    {"'entities':[{'name':'p','components':{'physics':{'body_type':'Static','shape':'Box',"
+     "'box_size':[1,1,1],'one_way':true,'one_way_slop':-0.1}}}]",
+     "entities[0].components.physics.one_way_slop: must be >= 0 (got -0.1)"},
     /* kill_y */
     {"'physics':{'kill_y':'low'}", "physics.kill_y: must be a number (got \"low\")"},
     {"'physics':{'kill_y':1e300}", "physics.kill_y: must be within ±1e+12 (got 1e+300)"},
@@ -1244,6 +1252,14 @@ static void test_scene_load_reads_world_actions(void **state)
                     "'radius':1,'start_asleep':true}}}]");
     assert_true(s->entities[0].physics->start_asleep);
     assert_false(s->world.has_kill_y);
+    unload(&l);
+    s = load_ok(&l, "'entities':[{'name':'p','components':{'physics':{'body_type':'Static',"
+                    "'shape':'Box','box_size':[1,1,1],'one_way':true,'one_way_slop':0.12}}},"
+                    "{'name':'q','components':{'physics':{'body_type':'Static','shape':'Box',"
+                    "'box_size':[1,1,1],'one_way':true}}}]");
+    assert_near(s->entities[0].physics->colliders[0].def.one_way_slop, 0.12, 0.0);
+    assert_near(s->entities[1].physics->colliders[0].def.one_way_slop, GY_DEFAULT_ONE_WAY_SLOP,
+                0.0);
     unload(&l);
     s = load_ok(&l, "'physics':{'kill_y':-12.5}");
     assert_true(s->world.has_kill_y);

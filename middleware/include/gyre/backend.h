@@ -149,6 +149,9 @@ gy_material gy_default_material(void);
 /* Combines two values with the mode of higher precedence (max > multiply > min > average). */
 double gy_combine(double a, gy_combine_mode ma, double b, gy_combine_mode mb);
 
+/* gy_collider_def.one_way_slop's default, metres. */
+#define GY_DEFAULT_ONE_WAY_SLOP 0.05
+
 typedef struct gy_collider_def {
     gy_shape shape;
     gy_pose local_pose;  /* pose in the body; default identity */
@@ -159,6 +162,11 @@ typedef struct gy_collider_def {
     gy_vec3 surface_velocity; /* collider-local conveyor velocity, m/s; default 0 */
     bool one_way;             /* one-way platform; default false */
     gy_vec3 one_way_normal;   /* collider-local side that bodies land on; default {0, 1, 0} */
+    /* Metres, 0..GY_MAX_LOCAL_EXTENT: a body whose first contact with the one-way collider is at
+     * most this deep (one resting slightly below its top) lands on it even while the solver
+     * pushes it out faster than a body may rise onto the platform; default
+     * GY_DEFAULT_ONE_WAY_SLOP. */
+    double one_way_slop;
     uint32_t category;        /* default 1 */
     uint32_t mask;            /* default all bits */
     uint64_t user_data;
