@@ -239,7 +239,7 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
     }
 }
 
-/* The tick a body event names, counted from the start of the run (as collision events are). */
+/* The script's name for a World body event kind. */
 static gy_scene_event_kind body_kind(gy_body_event_kind k)
 {
     return k == GY_BODY_EVENT_SLEEP  ? GY_SCENE_EVENT_SLEEP
@@ -252,6 +252,7 @@ static void on_body_event(void *ctx, gy_world *world, const gy_body_event *ev)
     (void)world;
     gy_cli_runner *R = ctx;
     gy_scene_event_kind kind = body_kind(ev->kind);
+    /* Counted from the start of the run, as collision events are. */
     uint64_t tick = ev->tick >= R->base_tick ? ev->tick - R->base_tick : 0u;
     R->events[kind]++;
     if (R->events_out != NULL)

@@ -296,12 +296,20 @@ def usage_cases():
         for line in lines:
             e = json.loads(line)
             check(list(e.keys()) == EVENT_KEYS, f"event keys {list(e)}")
+            check(abs(e["t"] - e["tick"] / 60.0) < 1e-6, "t = tick / step_hz")
+            if e["kind"] in ("sleep", "wake"):
+                # A body's lifecycle line: its entity in a, no b and no contact.
+                check(e["a"] in names and e["b"] is None and e["point"] is None and
+                      e["normal"] is None and e["penetration"] is None and
+                      e["normal_impulse"] is None, f"lifecycle line {e}")
+                seen.add((e["kind"], e["a"]))
+                continue
             check(e["kind"] in ("enter", "stay", "exit"), e["kind"])
             check(e["a"] in names and e["b"] in names, f"names {e['a']} {e['b']}")
-            check(abs(e["t"] - e["tick"] / 60.0) < 1e-6, "t = tick / step_hz")
             seen.add((e["kind"], frozenset((e["a"], e["b"]))))
         check(("enter", frozenset(("ball", "zone"))) in seen, "ball enters the zone")
         check(("exit", frozenset(("ball", "zone"))) in seen, "ball leaves the zone")
+        check(("sleep", "resting") in seen, "the box resting on the pad falls asleep")
         # Every enter is paired with an exit by the end (teardown closes the rest).
         enters = sum(1 for l in lines if '"kind": "enter"' in l)
         exits = sum(1 for l in lines if '"kind": "exit"' in l)
