@@ -143,6 +143,7 @@ typedef struct gy_cli_expect {
     bool measured;
     bool has_state;             /* expect: the entity had a physics body to read */
     gy_vec3 position, velocity; /* expect: world position, linear velocity */
+    gy_vec3 angular_velocity;   /* expect: rad/s */
     bool awake, grounded;       /* expect */
     gy_ground_state ground_state; /* expect */
     double first_event_t;       /* expect_event: the first matching event's time; NAN: none */
@@ -159,9 +160,10 @@ typedef struct gy_cli_raycast {
     gy_vec3 point, normal;
 } gy_cli_raycast;
 
-/* An apply_force still being applied. */
+/* An apply_force or apply_torque still being applied. */
 typedef struct gy_cli_force {
     gy_entity entity;
+    bool torque; /* apply_torque: value is N·m */
     gy_vec3 value;
     uint64_t end_tick; /* applied before every step while tick < end_tick */
 } gy_cli_force;
@@ -211,7 +213,7 @@ typedef struct gy_cli_runner {
     uint32_t *ent_index; /* open addressing: entity bits → ents index + 1 */
     uint32_t ent_index_capacity;
 
-    uint64_t events[3]; /* enter, stay, exit */
+    uint64_t events[GY_SCENE_EVENT_KIND_COUNT]; /* by gy_scene_event_kind */
     gy_collision_event last_event;
     bool have_last_event;
     FILE *events_out;
@@ -269,6 +271,9 @@ gy_result gy_cli_page_begin(gy_cli_runner *R);
 void gy_cli_page_record_tick(gy_cli_runner *R);
 /* Records a collision event (the runner's tick numbering). */
 void gy_cli_page_record_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick);
+/* Records a body's sleep, wake or kill at `tick` (as the events file counts it). */
+void gy_cli_page_record_body_event(gy_cli_runner *R, gy_scene_event_kind kind, gy_entity e,
+                                   uint64_t tick);
 /* Adds the expects and writes the page to f. False (with a message) when it cannot. */
 bool gy_cli_page_finish(gy_cli_runner *R, FILE *f);
 /* Frees the page and what recording it needed (nothing when there is none). */
@@ -284,6 +289,10 @@ void gy_cli_json_number(FILE *f, double v);
 void gy_cli_write_trace_header(FILE *f);
 void gy_cli_write_trace_rows(gy_cli_runner *R);
 void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick);
+/* One body lifecycle line (sleep, wake, killed) of the events file: b and the contact fields
+ * null. */
+void gy_cli_write_body_event(gy_cli_runner *R, gy_scene_event_kind kind, gy_entity entity,
+                             uint64_t tick);
 /* Takes the final snapshot of every live tracked entity. GY_ERR_OUT_OF_MEMORY. */
 gy_result gy_cli_snapshot_entities(gy_cli_runner *R);
 

@@ -635,7 +635,13 @@ static bool read_events(const run *r, int side, pair_table *t)
         for (int i = 0; kind != NULL && i < 3; i++)
             if (strcmp(kind, k_kinds[i]) == 0)
                 k = i;
-        if (k < 0 || a == NULL || b == NULL) {
+        /* Body lifecycle lines (sleep, wake, killed, joint_broken) are not pairs. */
+        bool lifecycle = k < 0 && kind != NULL &&
+                         (strcmp(kind, "sleep") == 0 || strcmp(kind, "wake") == 0 ||
+                          strcmp(kind, "killed") == 0 || strcmp(kind, "joint_broken") == 0);
+        if (lifecycle) {
+            /* counted nowhere: the comparison is of pairs */
+        } else if (k < 0 || a == NULL || b == NULL) {
             ok = false;
         } else {
             pair_stats *p = table_get(t, a, b);

@@ -181,6 +181,19 @@ void gy_cli_write_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t
     fputs("}\n", f);
 }
 
+void gy_cli_write_body_event(gy_cli_runner *R, gy_scene_event_kind kind, gy_entity entity,
+                             uint64_t tick)
+{
+    FILE *f = R->events_out;
+    fprintf(f, "{\"tick\": %llu, \"t\": ", (unsigned long long)tick);
+    gy_cli_json_number(f, (double)tick * R->dt);
+    fprintf(f, ", \"kind\": \"%s\", \"a\": ", gy_scene_event_kind_name(kind));
+    gy_cli_json_string(f, gy_cli_entity_name(R, entity));
+    fputs(", \"b\": null, \"point\": null, \"normal\": null, \"penetration\": null, "
+          "\"normal_impulse\": null}\n",
+          f);
+}
+
 /* ---- the report ------------------------------------------------------------------------------ */
 
 gy_result gy_cli_snapshot_entities(gy_cli_runner *R)
@@ -302,6 +315,11 @@ static void expect_values(FILE *f, const gy_cli_expect *x)
         masked_vec3(f, a->expect.velocity, a->expect.velocity_set);
         sep = ", ";
     }
+    if (a->expect.has_angular_velocity) {
+        fprintf(f, "%s\"angular_velocity\": ", sep);
+        masked_vec3(f, a->expect.angular_velocity, a->expect.angular_velocity_set);
+        sep = ", ";
+    }
     if (a->expect.has_awake) {
         fprintf(f, "%s\"awake\": %s", sep, json_bool(a->expect.awake));
         sep = ", ";
@@ -328,6 +346,11 @@ static void expect_values(FILE *f, const gy_cli_expect *x)
         if (a->expect.has_velocity) {
             fprintf(f, "%s\"velocity\": ", sep);
             masked_vec3(f, x->velocity, all); /* null without a body: not finite */
+            sep = ", ";
+        }
+        if (a->expect.has_angular_velocity) {
+            fprintf(f, "%s\"angular_velocity\": ", sep);
+            masked_vec3(f, x->angular_velocity, all);
             sep = ", ";
         }
         if (a->expect.has_awake) {
@@ -422,9 +445,15 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
     if (R->interrupted)
         fputs("  \"interrupted\": true,\n", f); /* present only then: other reports are unchanged */
     write_entities(f, R);
-    fprintf(f, "  \"events\": { \"enter\": %llu, \"stay\": %llu, \"exit\": %llu },\n",
+    fprintf(f, "  \"events\": { \"enter\": %llu, \"stay\": %llu, \"exit\": %llu",
             (unsigned long long)R->events[0], (unsigned long long)R->events[1],
             (unsigned long long)R->events[2]);
+    /* The body kinds only when they occurred: a run without them reads as it always did. */
+    for (int k = GY_SCENE_EVENT_SLEEP; k < GY_SCENE_EVENT_KIND_COUNT; k++)
+        if (R->events[k] > 0)
+            fprintf(f, ", \"%s\": %llu", gy_scene_event_kind_name((gy_scene_event_kind)k),
+                    (unsigned long long)R->events[k]);
+    fputs(" },\n", f);
     write_raycasts(f, R);
     write_expects(f, R);
     fprintf(f,

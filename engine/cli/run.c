@@ -254,6 +254,40 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
     }
 }
 
+/* The script's name for a World body event kind. */
+static gy_scene_event_kind body_kind(gy_body_event_kind k)
+{
+    return k == GY_BODY_EVENT_SLEEP  ? GY_SCENE_EVENT_SLEEP
+           : k == GY_BODY_EVENT_WAKE ? GY_SCENE_EVENT_WAKE
+                                     : GY_SCENE_EVENT_KILLED;
+}
+
+static void on_body_event(void *ctx, gy_world *world, const gy_body_event *ev)
+{
+    (void)world;
+    gy_cli_runner *R = ctx;
+    gy_scene_event_kind kind = body_kind(ev->kind);
+    /* Counted from the start of the run, as collision events are. */
+    uint64_t tick = ev->tick >= R->base_tick ? ev->tick - R->base_tick : 0u;
+    R->events[kind]++;
+    if (R->events_out != NULL)
+        gy_cli_write_body_event(R, kind, ev->entity, tick);
+    if (R->page != NULL)
+        gy_cli_page_record_body_event(R, kind, ev->entity, tick);
+    for (uint32_t i = 0; i < R->watch_count; i++) {
+        gy_cli_watch *w = &R->watches[i];
+        const gy_scene_action *a = w->action;
+        if (w->seen || a->expect_event.kind != kind || !gy_entity_equal(w->a, ev->entity))
+            continue;
+        uint64_t first = gy_cli_tick_for(R, a->expect_event.since);
+        double last = floor(a->at * (double)R->step_hz + 1e-6);
+        if (tick >= first && (double)tick <= last) {
+            w->seen = true;
+            w->seen_tick = tick;
+        }
+    }
+}
+
 gy_result gy_cli_track_instance(gy_cli_runner *R, const gy_scene_instance *inst)
 {
     const gy_scene *s = inst->scene;
@@ -271,6 +305,8 @@ gy_result gy_cli_track_instance(gy_cli_runner *R, const gy_scene_instance *inst)
         e->name = s->entities[i].name;
         e->physics = s->entities[i].physics;
         r = gy_entity_set_collision_callback(R->world, e->handle, on_collision, R);
+        if (r == GY_OK)
+            r = gy_entity_set_body_callback(R->world, e->handle, on_body_event, R);
         if (r != GY_OK)
             return r;
     }

@@ -88,6 +88,13 @@ void gy_cli_page_record_event(gy_cli_runner *R, const gy_collision_event *ev, ui
                       &ev->point, &ev->normal);
 }
 
+void gy_cli_page_record_body_event(gy_cli_runner *R, gy_scene_event_kind kind, gy_entity e,
+                                   uint64_t tick)
+{
+    gy_cli_page_event(R->page, tick, gy_scene_event_kind_name(kind), gy_cli_entity_index(R, e), -1,
+                      NULL, NULL);
+}
+
 bool gy_cli_page_finish(gy_cli_runner *R, FILE *f)
 {
     for (uint32_t i = 0; i < R->expect_count; i++) {

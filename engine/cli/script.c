@@ -148,6 +148,7 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
     x->has_state = has_state;
     x->position = pose.position;
     x->velocity = has_state ? st.linear_velocity : gy_v3(NAN, NAN, NAN);
+    x->angular_velocity = has_state ? st.angular_velocity : gy_v3(NAN, NAN, NAN);
     x->awake = has_state && st.awake;
     x->grounded = has_state && st.grounded;
     x->ground_state = has_state ? st.ground_state : GY_GROUND_AIRBORNE;
@@ -162,6 +163,16 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
         } else {
             ok &= check_vector(x, name, "velocity", st.linear_velocity, a->expect.velocity,
                                a->expect.velocity_set, tol);
+        }
+    }
+    if (a->expect.has_angular_velocity) {
+        if (!has_state) {
+            detail_add(x, "%s'%s' has no physics body to have an angular velocity",
+                       x->detail[0] ? "; " : "", name);
+            ok = false;
+        } else {
+            ok &= check_vector(x, name, "angular_velocity", st.angular_velocity,
+                               a->expect.angular_velocity, a->expect.angular_velocity_set, tol);
         }
     }
     if (a->expect.has_awake) {
@@ -193,13 +204,15 @@ static void run_expect(gy_cli_runner *R, const gy_scene_action *a)
             describe_vector(x, "position", pose.position);
         if (a->expect.has_velocity)
             describe_vector(x, "velocity", st.linear_velocity);
+        if (a->expect.has_angular_velocity)
+            describe_vector(x, "angular_velocity", st.angular_velocity);
         if (a->expect.has_awake)
             detail_add(x, " %s", a->expect.awake ? "awake" : "asleep");
         if (a->expect.has_grounded)
             detail_add(x, " %s", a->expect.grounded ? "grounded" : "airborne");
         if (a->expect.has_ground_state)
             detail_add(x, " ground_state %s", gy_ground_state_name(x->ground_state));
-        if (a->expect.has_position || a->expect.has_velocity) {
+        if (a->expect.has_position || a->expect.has_velocity || a->expect.has_angular_velocity) {
             char t[64];
             num(t, sizeof t, tol);
             detail_add(x, " (tolerance %s)", t);
@@ -229,6 +242,21 @@ static void run_expect_event(gy_cli_runner *R, const gy_scene_action *a)
     num(since, sizeof since, a->expect_event.since);
     num(at, sizeof at, a->at);
     x->measured = true;
+    if (a->expect_event.kind >= GY_SCENE_EVENT_SLEEP) {
+        const char *who = root_name(R, a->expect_event.a);
+        if (w != NULL && w->seen) {
+            x->first_event_t = time_of(R, w->seen_tick);
+            num(seen, sizeof seen, x->first_event_t);
+            snprintf(x->detail, sizeof x->detail, "%s of '%s' in [%s, %s] s: first at %s s", kind,
+                     who, since, at, seen);
+            x->passed = 1;
+            return;
+        }
+        snprintf(x->detail, sizeof x->detail, "no %s event of '%s' in [%s, %s] s", kind, who, since,
+                 at);
+        fail_line(R, a, x);
+        return;
+    }
     if (w != NULL && w->seen) {
         x->first_event_t = time_of(R, w->seen_tick);
         num(seen, sizeof seen, x->first_event_t);
@@ -353,6 +381,7 @@ static void run_force(gy_cli_runner *R, const gy_scene_action *a)
     }
     gy_cli_force *f = &R->forces[R->force_count++];
     f->entity = root_entity(R, a->entity);
+    f->torque = a->type == GY_SCENE_ACTION_APPLY_TORQUE;
     f->value = a->force.value;
     f->end_tick = R->tick + ticks;
 }
@@ -395,7 +424,14 @@ static void run_action(gy_cli_runner *R, const gy_scene_action *a)
             check(R, a, gy_body_apply_impulse(w, e, a->impulse.value));
         break;
     case GY_SCENE_ACTION_APPLY_FORCE:
+    case GY_SCENE_ACTION_APPLY_TORQUE:
         run_force(R, a);
+        break;
+    case GY_SCENE_ACTION_SET_GRAVITY:
+        check(R, a, gy_world_set_gravity(w, a->gravity.value));
+        break;
+    case GY_SCENE_ACTION_WAKE:
+        check(R, a, gy_body_set_awake(w, e, true));
         break;
     case GY_SCENE_ACTION_TELEPORT: {
         gy_pose pose;
@@ -436,6 +472,18 @@ static void run_action(gy_cli_runner *R, const gy_scene_action *a)
     case GY_SCENE_ACTION_SET_MOTOR:
         run_set_motor(R, a);
         break;
+    case GY_SCENE_ACTION_MOVE_KINEMATIC: {
+        gy_pose pose;
+        if (gy_entity_get_world_pose(w, e, &pose) != GY_OK) {
+            check(R, a, GY_ERR_STALE_HANDLE);
+            break;
+        }
+        pose.position = a->move.position;
+        if (a->move.has_rotation)
+            pose.rotation = a->move.rotation;
+        check(R, a, gy_body_move_kinematic(w, e, pose, a->move.duration));
+        break;
+    }
     default:
         break;
     }
@@ -459,11 +507,13 @@ void gy_cli_script_apply_forces(gy_cli_runner *R)
         gy_cli_force f = R->forces[i];
         if (R->tick >= f.end_tick)
             continue;
-        gy_result r = gy_body_apply_force(R->world, f.entity, f.value);
+        gy_result r = f.torque ? gy_body_apply_torque(R->world, f.entity, f.value)
+                               : gy_body_apply_force(R->world, f.entity, f.value);
         if (r != GY_OK && r != GY_ERR_INACTIVE && r != GY_ERR_STALE_HANDLE) {
             /* Refused outright (not just switched off for now): once is enough to say so. */
-            fprintf(stderr, "gyre: warning: apply_force on '%s': %s; the force is dropped\n",
-                    gy_cli_entity_name(R, f.entity), gy_result_message(r));
+            fprintf(stderr, "gyre: warning: %s on '%s': %s; the %s is dropped\n",
+                    f.torque ? "apply_torque" : "apply_force", gy_cli_entity_name(R, f.entity),
+                    gy_result_message(r), f.torque ? "torque" : "force");
             continue;
         }
         R->forces[kept++] = f;

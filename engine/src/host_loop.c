@@ -224,6 +224,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
         gy_w_drain(w); /* what the last run left, and EXITs the World owes */
     gy_w_sync(w);
     w->seen_tick = w->frame_tick;
+    gy_w_kill_below(w);
     gy_w_render_frame(w, dt);
     w->in_tick = false;
     gy_result unlocked = gy_world_unlock_write(w);

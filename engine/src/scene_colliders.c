@@ -36,6 +36,7 @@ const char *const gy_scn_collider_keys[GY_SCN_COLLIDER_KEY_COUNT] = {"radius",
                                                                      "surface_velocity",
                                                                      "one_way",
                                                                      "one_way_normal",
+                                                                     "one_way_slop",
                                                                      "category",
                                                                      "mask"};
 #define SHAPE_KEY_COUNT 9u
@@ -459,6 +460,15 @@ void gy_scn_load_collider(gy_scn_loader *L, const cJSON *c, const gy_scn_collide
         else
             d->one_way_normal = gy_v3_scale(n, 1.0 / len);
     }
+    double slop;
+    gy_scn_got gs = gy_scn_number_min(L, c, "one_way_slop", 0.0, true, &slop);
+    if (gs == GY_SCN_OK && !d->one_way)
+        gy_scn_error(L, "one_way_slop", "only a one-way collider (one_way: true) has it");
+    else if (gs == GY_SCN_OK && slop > GY_MAX_LOCAL_EXTENT)
+        gy_scn_error(L, "one_way_slop", "must be at most %g m (got %.15g)", GY_MAX_LOCAL_EXTENT,
+                     slop);
+    else if (gs == GY_SCN_OK)
+        d->one_way_slop = slop;
     gy_scn_uint32(L, c, "category", &d->category);
     gy_scn_uint32(L, c, "mask", &d->mask);
 }

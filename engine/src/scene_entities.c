@@ -16,6 +16,7 @@ static const char *const k_physics_keys[] = {"body_type",
                                              "angular_damping",
                                              "gravity_factor",
                                              "allow_sleeping",
+                                             "start_asleep",
                                              "continuous",
                                              "lock_linear",
                                              "lock_angular",
@@ -166,6 +167,7 @@ static void check_unread_keys(gy_scn_loader *L, const cJSON *p, const gy_scene_p
             {"angular_damping", b->angular_damping != d.angular_damping},
             {"gravity_factor", b->gravity_factor != d.gravity_factor},
             {"allow_sleeping", b->allow_sleeping != d.allow_sleeping},
+            {"start_asleep", ph->start_asleep},
             {"continuous", b->continuous},
             {"lock_linear", b->lock_linear[0] || b->lock_linear[1] || b->lock_linear[2]},
             {"lock_angular", b->lock_angular[0] || b->lock_angular[1] || b->lock_angular[2]},
@@ -304,6 +306,7 @@ static gy_scene_physics *load_physics(gy_scn_loader *L, const cJSON *p)
         gy_scn_in_range(L, "gravity_factor", b->gravity_factor, -GY_MAX_GRAVITY_FACTOR,
                         GY_MAX_GRAVITY_FACTOR);
     gy_scn_bool(L, p, "allow_sleeping", &b->allow_sleeping);
+    gy_scn_bool(L, p, "start_asleep", &ph->start_asleep);
     gy_scn_bool(L, p, "continuous", &b->continuous);
     load_bool3(L, p, "lock_linear", b->lock_linear);
     load_bool3(L, p, "lock_angular", b->lock_angular);

@@ -47,6 +47,8 @@ gy_result gy_scene_world_config(const gy_scene *scene, const char *backend_overr
     p->world.substeps = scene->world.substeps;
     p->world.solver_iterations = scene->world.solver_iterations;
     p->step_hz = (uint32_t)lround(scene->world.step_hz);
+    config->kill_plane = scene->world.has_kill_y;
+    config->kill_y = scene->world.has_kill_y ? scene->world.kill_y : 0.0;
     return GY_OK;
 }
 

@@ -148,7 +148,7 @@ const gy_scn_obj_cache *gy_scn_load_obj(gy_scn_loader *L, const char *key, const
 
 /* ---- colliders (scene_colliders.c) ----------------------------------------------------------- */
 
-#define GY_SCN_COLLIDER_KEY_COUNT 24u
+#define GY_SCN_COLLIDER_KEY_COUNT 25u
 /* Every collider key; the first 9 are shape-specific. */
 extern const char *const gy_scn_collider_keys[GY_SCN_COLLIDER_KEY_COUNT];
 extern const char *const gy_scn_body_type_names[GY_BODY_TYPE_COUNT];

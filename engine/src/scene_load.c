@@ -99,8 +99,8 @@ static void load_world(gy_scn_loader *L, const cJSON *p)
         gy_scn_pop(L, mark);
         return;
     }
-    static const char *const keys[] = {"gravity", "step_hz", "substeps", "solver_iterations",
-                                       "backend"};
+    static const char *const keys[] = {"gravity",           "step_hz", "substeps",
+                                       "solver_iterations", "backend", "kill_y"};
     gy_scn_check_keys(L, p, keys, sizeof keys / sizeof keys[0], NULL, 0);
     if (gy_scn_vec3(L, p, "gravity", &w->gravity) == GY_SCN_OK)
         gy_scn_vec3_within(L, "gravity", w->gravity, GY_MAX_MAGNITUDE);
@@ -110,6 +110,14 @@ static void load_world(gy_scn_loader *L, const cJSON *p)
             gy_scn_error(L, "step_hz", "must be between 10 and 1000 (got %.15g)", v);
         else
             w->step_hz = v;
+    }
+    if (gy_scn_number(L, p, "kill_y", &v) == GY_SCN_OK) {
+        if (fabs(v) > GY_MAX_MAGNITUDE)
+            gy_scn_error(L, "kill_y", "must be within ±%g (got %.15g)", GY_MAX_MAGNITUDE, v);
+        else {
+            w->has_kill_y = true;
+            w->kill_y = v;
+        }
     }
     if (gy_scn_integer(L, p, "substeps", 1.0, 16.0, &v) == GY_SCN_OK)
         w->substeps = (uint32_t)v;
@@ -497,12 +505,16 @@ const char *gy_scene_action_name(gy_scene_action_type type)
                                         "raycast",
                                         "expect",
                                         "expect_event",
-                                        "set_motor"};
+                                        "set_motor",
+                                        "move_kinematic",
+                                        "set_gravity",
+                                        "apply_torque",
+                                        "wake"};
     return (unsigned)type < GY_SCENE_ACTION_TYPE_COUNT ? names[type] : "?";
 }
 
 const char *gy_scene_event_kind_name(gy_scene_event_kind kind)
 {
-    static const char *const names[] = {"enter", "stay", "exit"};
-    return (unsigned)kind <= GY_SCENE_EVENT_EXIT ? names[kind] : "?";
+    static const char *const names[] = {"enter", "stay", "exit", "sleep", "wake", "killed"};
+    return (unsigned)kind < GY_SCENE_EVENT_KIND_COUNT ? names[kind] : "?";
 }

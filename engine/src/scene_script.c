@@ -27,9 +27,14 @@ static const char *const k_action_names[] = {"set_velocity",
                                              "raycast",
                                              "expect",
                                              "expect_event",
-                                             "set_motor"};
+                                             "set_motor",
+                                             "move_kinematic",
+                                             "set_gravity",
+                                             "apply_torque",
+                                             "wake"};
 
-static const char *const k_event_kinds[] = {"enter", "stay", "exit"};
+/* Same order as gy_scene_event_kind. */
+static const char *const k_event_kinds[] = {"enter", "stay", "exit", "sleep", "wake", "killed"};
 /* In gy_ground_state's order. */
 static const char *const k_ground_states[] = {"airborne", "walkable", "steep"};
 
@@ -406,6 +411,8 @@ enum {
     NEED_MOVABLE = 2,   /* Dynamic or Kinematic (characters included) */
     NEED_DYNAMIC = 3,   /* Dynamic */
     NEED_CHARACTER = 4, /* a character controller */
+    NEED_KINEMATIC = 5, /* Kinematic, not a character */
+    NEED_KILLABLE = 6,  /* Dynamic or a character: what the kill plane removes */
 };
 
 /* Checks that entity e suits `what`; the message names the action and the entity. */
@@ -430,6 +437,21 @@ static bool require(gy_scn_loader *L, const char *key, int32_t e, int need, cons
     case NEED_DYNAMIC:
         ok = p->body_type == GY_BODY_DYNAMIC;
         want = "a Dynamic body";
+        break;
+    case NEED_KILLABLE:
+        ok = p->body_type == GY_BODY_DYNAMIC || p->is_character;
+        want = "a Dynamic body or a character (what the kill plane removes)";
+        break;
+    case NEED_KINEMATIC:
+        if (p->is_character) {
+            gy_scn_error(L, key,
+                         "%s needs a Kinematic body (\"%.60s\" is a character: its controller "
+                         "moves it)",
+                         what, en->name);
+            return false;
+        }
+        ok = p->body_type == GY_BODY_KINEMATIC;
+        want = "a Kinematic body";
         break;
     case NEED_CHARACTER:
         ok = p->is_character;
@@ -583,6 +605,7 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         a->impulse.has_point = gy_scn_vec3(L, o, "point", &a->impulse.point) == GY_SCN_OK;
         break;
     case GY_SCENE_ACTION_APPLY_FORCE:
+    case GY_SCENE_ACTION_APPLY_TORQUE:
         if (a->entity >= 0)
             require(L, "entity", a->entity, NEED_DYNAMIC, what);
         required_vec3(L, o, "value", &a->force.value);
@@ -595,6 +618,22 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         a->teleport.has_rotation =
             gy_scn_quat(L, o, "rotation", &a->teleport.rotation) == GY_SCN_OK;
         break;
+    case GY_SCENE_ACTION_SET_GRAVITY:
+        if (required_vec3(L, o, "value", &a->gravity.value))
+            gy_scn_vec3_within(L, "value", a->gravity.value, GY_MAX_MAGNITUDE);
+        break;
+    case GY_SCENE_ACTION_MOVE_KINEMATIC:
+        if (a->entity >= 0)
+            require(L, "entity", a->entity, NEED_KINEMATIC, what);
+        if (required_vec3(L, o, "position", &a->move.position))
+            gy_scn_vec3_within(L, "position", a->move.position, GY_MAX_MAGNITUDE);
+        a->move.rotation = gy_quat_identity();
+        a->move.has_rotation = gy_scn_quat(L, o, "rotation", &a->move.rotation) == GY_SCN_OK;
+        if (gy_scn_number_min(L, o, "duration", 0.0, true, &a->move.duration) == GY_SCN_OK &&
+            a->move.duration * 1000.0 > (double)((1u << 30) - 1u))
+            gy_scn_error(L, "duration", "too long: at most %.15g s (2^30 - 1 steps at 1000 Hz)",
+                         (double)((1u << 30) - 1u) / 1000.0);
+        break;
     case GY_SCENE_ACTION_SET_ACTIVE:
     case GY_SCENE_ACTION_SET_ENTITY_ACTIVE:
         if (a->entity >= 0 && a->type == GY_SCENE_ACTION_SET_ACTIVE)
@@ -603,6 +642,10 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
             gy_scn_error(L, "value", "required: true or false");
         break;
     case GY_SCENE_ACTION_DESTROY:
+        break;
+    case GY_SCENE_ACTION_WAKE:
+        if (a->entity >= 0)
+            require(L, "entity", a->entity, NEED_DYNAMIC, what);
         break;
     case GY_SCENE_ACTION_SPAWN: {
         const char *scene;
@@ -665,6 +708,14 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
             a->expect.has_velocity =
                 vec3_nullable(L, o, "velocity", &a->expect.velocity, a->expect.velocity_set);
         }
+        if (cJSON_GetObjectItemCaseSensitive(o, "angular_velocity") != NULL) {
+            any = true;
+            if (a->entity >= 0)
+                require(L, "angular_velocity", a->entity, NEED_PHYSICS, "expect angular_velocity");
+            a->expect.has_angular_velocity =
+                vec3_nullable(L, o, "angular_velocity", &a->expect.angular_velocity,
+                              a->expect.angular_velocity_set);
+        }
         if (cJSON_GetObjectItemCaseSensitive(o, "grounded") != NULL) {
             any = true;
             if (a->entity >= 0)
@@ -690,22 +741,34 @@ static void load_action_fields(gy_scn_loader *L, const cJSON *o, gy_scene_action
         }
         if (!any)
             gy_scn_error(L, NULL,
-                         "expect checks nothing: give position, velocity, grounded, "
-                         "ground_state or awake");
+                         "expect checks nothing: give position, velocity, angular_velocity, "
+                         "grounded, ground_state or awake");
         a->expect.tolerance = 0.01;
         gy_scn_number_min(L, o, "tolerance", 0.0, false, &a->expect.tolerance);
         break;
     }
     case GY_SCENE_ACTION_EXPECT_EVENT: {
-        int kind;
-        gy_scn_got g = gy_scn_enum(L, o, "kind", k_event_kinds, 3, &kind);
+        int kind = -1;
+        gy_scn_got g = gy_scn_enum(L, o, "kind", k_event_kinds, GY_SCENE_EVENT_KIND_COUNT, &kind);
         if (g == GY_SCN_ABSENT)
-            gy_scn_error(L, "kind", "required: \"enter\", \"stay\" or \"exit\"");
+            gy_scn_error(L, "kind",
+                         "required: \"enter\", \"stay\", \"exit\", \"sleep\", \"wake\" or "
+                         "\"killed\"");
         else if (g == GY_SCN_OK)
             a->expect_event.kind = (gy_scene_event_kind)kind;
+        /* sleep, wake and killed are of one body: no b. */
+        bool body_kind = kind >= (int)GY_SCENE_EVENT_SLEEP;
         int32_t ea = gy_scn_entity_ref(L, o, "a", false, NULL);
-        int32_t eb = gy_scn_entity_ref(L, o, "b", false, NULL);
-        if (ea >= 0)
+        int32_t eb = -1;
+        if (body_kind && cJSON_GetObjectItemCaseSensitive(o, "b") != NULL)
+            gy_scn_error(L, "b", "a %s event is of one body: give only a", k_event_kinds[kind]);
+        else if (!body_kind)
+            eb = gy_scn_entity_ref(L, o, "b", kind < 0, NULL);
+        if (ea >= 0 && (kind == GY_SCENE_EVENT_SLEEP || kind == GY_SCENE_EVENT_WAKE))
+            require(L, "a", ea, NEED_DYNAMIC, "expect_event");
+        else if (ea >= 0 && kind == GY_SCENE_EVENT_KILLED)
+            require(L, "a", ea, NEED_KILLABLE, "expect_event");
+        else if (ea >= 0)
             require(L, "a", ea, NEED_PHYSICS, "expect_event");
         if (eb >= 0 && eb == ea)
             gy_scn_error(L, "b", "a and b must be different entities");
@@ -739,10 +802,13 @@ static const char *const k_keys_teleport[] = {"entity", "position", "rotation"};
 static const char *const k_keys_destroy[] = {"entity"};
 static const char *const k_keys_spawn[] = {"scene", "offset"};
 static const char *const k_keys_raycast[] = {"label", "origin", "direction", "mask"};
-static const char *const k_keys_expect[] = {"entity", "position",     "velocity", "grounded",
-                                            "awake",  "ground_state", "tolerance"};
+static const char *const k_keys_expect[] = {
+    "entity", "position", "velocity", "angular_velocity", "grounded", "awake", "ground_state",
+    "tolerance"};
+static const char *const k_keys_gravity[] = {"value"};
 static const char *const k_keys_event[] = {"kind", "a", "b", "since"};
 static const char *const k_keys_motor[] = {"joint", "velocity", "position", "max_force"};
+static const char *const k_keys_move[] = {"entity", "position", "rotation", "duration"};
 
 typedef struct action_keys {
     const char *const *keys;
@@ -768,13 +834,18 @@ static const action_keys k_action_keys[GY_SCENE_ACTION_TYPE_COUNT] = {
     [GY_SCENE_ACTION_EXPECT] = KEYS(k_keys_expect),
     [GY_SCENE_ACTION_EXPECT_EVENT] = KEYS(k_keys_event),
     [GY_SCENE_ACTION_SET_MOTOR] = KEYS(k_keys_motor),
+    [GY_SCENE_ACTION_MOVE_KINEMATIC] = KEYS(k_keys_move),
+    [GY_SCENE_ACTION_SET_GRAVITY] = KEYS(k_keys_gravity),
+    [GY_SCENE_ACTION_APPLY_TORQUE] = KEYS(k_keys_force),
+    [GY_SCENE_ACTION_WAKE] = KEYS(k_keys_destroy),
 };
 #undef KEYS
 
 static bool takes_entity(gy_scene_action_type t)
 {
     return t != GY_SCENE_ACTION_SPAWN && t != GY_SCENE_ACTION_RAYCAST &&
-           t != GY_SCENE_ACTION_EXPECT_EVENT && t != GY_SCENE_ACTION_SET_MOTOR;
+           t != GY_SCENE_ACTION_EXPECT_EVENT && t != GY_SCENE_ACTION_SET_MOTOR &&
+           t != GY_SCENE_ACTION_SET_GRAVITY;
 }
 
 static void load_action(gy_scn_loader *L, const cJSON *o, uint32_t index, gy_scene_action *a)

@@ -61,6 +61,7 @@ static void free_world(gy_world *w)
     gy_w_u32s_free(a, &w->store_free);
     gy_w_u32s_free(a, &w->tracked);
     gy_w_u32s_free(a, &w->moved);
+    gy_w_u32s_free(a, &w->doomed);
     gy_w_render_free(w);
     if (w->store_owner != NULL)
         gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
@@ -115,6 +116,10 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
         return GY_ERR_NON_FINITE;
     if (c.render_delay < 0.0 || c.render_delay > 2.0 / (double)hz)
         return GY_ERR_INVALID_ARGUMENT;
+    if (c.kill_plane && !gy_is_finite(c.kill_y))
+        return GY_ERR_NON_FINITE;
+    if (c.kill_plane && fabs(c.kill_y) > GY_MAX_MAGNITUDE)
+        return GY_ERR_INVALID_ARGUMENT;
     const gy_allocator *raw = gy_allocator_or_default(c.allocator);
     gy_world *w = gy_alloc_zeroed(raw, sizeof *w);
     if (w == NULL)
@@ -142,6 +147,8 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     w->step_timeout_ns = c.step_timeout_ns != 0 ? c.step_timeout_ns : 10000000000ull;
     w->update = c.update;
     w->update_ctx = c.update_ctx;
+    w->kill_plane = c.kill_plane;
+    w->kill_y = c.kill_y;
     w->time_scale = 1.0;
     w->first_root = w->last_root = GY_W_NONE;
     w->free_head = GY_W_NONE;
@@ -435,6 +442,8 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
         en->name_size = 0;
         en->on_collision = NULL;
         en->collision_ctx = NULL;
+        en->on_body_event = NULL;
+        en->body_event_ctx = NULL;
         en->dirty_game = en->dirty_phys = false;
         gy_w_store_remove(&w->transforms, s);
         give_slot_back(w, s);
@@ -895,6 +904,19 @@ gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collisio
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
     w->ents[slot].on_collision = fn;
     w->ents[slot].collision_ctx = fn != NULL ? ctx : NULL;
+    return GY_OK;
+}
+
+gy_result gy_entity_set_body_callback(gy_world *w, gy_entity e, gy_body_event_fn fn, void *ctx)
+{
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    uint32_t slot = gy_w_entity_slot(w, e);
+    if (slot == GY_W_NONE)
+        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
+    w->ents[slot].on_body_event = fn;
+    w->ents[slot].body_event_ctx = fn != NULL ? ctx : NULL;
     return GY_OK;
 }
 

@@ -91,6 +91,8 @@ static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d
             return refuse(w, op, slot, bad, "body.gravity_factor", why);
         if (b->allow_sleeping != def.allow_sleeping)
             return refuse(w, op, slot, bad, "body.allow_sleeping", why);
+        if (d->start_asleep)
+            return refuse(w, op, slot, bad, "start_asleep", why);
         if (b->continuous)
             return refuse(w, op, slot, bad, "body.continuous", why);
         for (int k = 0; k < 3; k++) {
@@ -490,6 +492,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     d.collider_count = c->desc.collider_count;
     gy_character_settings cs;
     d.character = gy_w_character_of(w, c, &cs);
+    d.start_asleep = c->desc.start_asleep;
     r = gy_physics_record_create_body(w->physics, &d);
     if (r != GY_OK)
         return r;
@@ -498,6 +501,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     c->attachment = d.attachment;
     c->recorded = true;
     reset_results(w, c, pose);
+    gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !d.start_asleep;
     gy_w_body_track(w, c);
     gy_w_velocity_of(w, c)->lin = c->desc.body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = c->desc.body.angular_velocity;
@@ -898,6 +902,31 @@ gy_result gy_body_teleport(gy_world *w, gy_entity e, gy_pose pose)
     return GY_OK;
 }
 
+gy_result gy_body_move_kinematic(gy_world *w, gy_entity e, gy_pose target, double duration)
+{
+    gy_result entered = gy_w_enter(w, __func__);
+    if (entered != GY_OK)
+        return entered;
+    gy_w_body *c;
+    gy_result r = component(w, e, &c);
+    if (r != GY_OK)
+        return r;
+    r = gy_validate_pose(target);
+    if (r != GY_OK)
+        return r;
+    if (!gy_is_finite(duration))
+        return GY_ERR_NON_FINITE;
+    uint32_t steps = gy_physics_steps_for(w->physics, duration);
+    if (steps == 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (c->motion != GY_MOTION_KINEMATIC || c->desc.is_character)
+        return GY_ERR_INVALID_MOTION;
+    r = live(c);
+    return r != GY_OK ? r
+                      : gy_physics_record_move_kinematic(w->physics, c->store_index, c->attachment,
+                                                         target, steps);
+}
+
 gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, uint32_t flags)
 {
     gy_result entered = gy_w_enter(w, __func__);
@@ -1067,6 +1096,9 @@ gy_result gy_w_start(gy_world *w)
         b->colliders = colliders + at;
         b->collider_count = c->desc.collider_count;
         b->character = gy_w_character_of(w, c, &chars[k]);
+        /* A body created for the first time (never reported) starts asleep if asked to; one that
+         * ran before keeps its motion. */
+        b->start_asleep = c->desc.start_asleep && !gy_w_result_of(w, c)->have_proxy;
         gy_result rb = build_colliders(w, c, colliders + at);
         if (rb == GY_OK)
             rb = check_start_desc(b);
@@ -1106,6 +1138,8 @@ gy_result gy_w_start(gy_world *w)
             if (!c->recorded)
                 continue;
             reset_results(w, c, bodies[k].def.pose); /* the velocities stay the last run's */
+            gy_w_result_of(w, c)->awake =
+                gy_w_result_of(w, c)->awake && !bodies[k].start_asleep;
             gy_w_body_track(w, c);
             k++;
         }

@@ -368,6 +368,23 @@ static void on_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_CHARACTER_STATE:
         gy_w_character_reply(w, r);
         break;
+    case GY_PHYSICS_REPLY_BODY_SLEEP:
+    case GY_PHYSICS_REPLY_BODY_WAKE: {
+        const gy_physics_body_reply *b = gy_physics_reply_body(r);
+        gy_w_body *c = gy_w_body_by_attachment(w, r->key, b->attachment);
+        if (c == NULL) {
+            w->stats.replies_stale++;
+            break;
+        }
+        gy_w_entity *en = &w->ents[c->entity];
+        if (en->on_body_event == NULL)
+            break;
+        gy_body_event ev = {r->type == GY_PHYSICS_REPLY_BODY_SLEEP ? GY_BODY_EVENT_SLEEP
+                                                                   : GY_BODY_EVENT_WAKE,
+                            gy_w_entity_handle(w, c->entity), b->tick};
+        en->on_body_event(en->body_event_ctx, w, &ev);
+        break;
+    }
     case GY_PHYSICS_REPLY_COLLISION_ENTER:
     case GY_PHYSICS_REPLY_COLLISION_STAY:
     case GY_PHYSICS_REPLY_COLLISION_EXIT:

@@ -111,6 +111,8 @@ typedef struct gy_w_entity {
     size_t name_size;
     gy_collision_fn on_collision;
     void *collision_ctx;
+    gy_body_event_fn on_body_event;
+    void *body_event_ctx;
     bool live;
     bool active;     /* own flag */
     bool active_h;   /* active in the hierarchy */
@@ -321,6 +323,9 @@ struct gy_world {
      * statics, so a publish costs what can move, not the world's size. */
     gy_w_u32s tracked;
     gy_w_u32s moved;       /* store indices of the components gy_w_sync writes back */
+    bool kill_plane;       /* world_kill.c */
+    double kill_y;
+    gy_w_u32s doomed;      /* entity handles' slots found below the kill plane this tick */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
     uint32_t store_capacity, store_high;
     gy_w_result *results;      /* by store_index */
@@ -571,6 +576,10 @@ void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint
  * as taken in), or its held pose when it has no samples. Read on demand, so the capture writes
  * only the samples. */
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c);
+
+/* world_kill.c: at the end of a tick, destroys the entities whose Dynamic body or character fell
+ * below the kill plane (their EXITs, then a KILLED event each). */
+void gy_w_kill_below(gy_world *w);
 /* The drawn pose of a body component at the current render time. */
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c);
 /* After the sync: moves the render time on (`dt`: the frame's host time, used in lockstep) and

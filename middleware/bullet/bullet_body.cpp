@@ -273,9 +273,14 @@ btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 
 void gy_bt_body_wake(gy_bt_body *b)
 {
-    if (b->type == GY_MOTION_DYNAMIC)
+    if (b->type == GY_MOTION_DYNAMIC) {
         b->rb->activate(true);
-    else if (b->type == GY_MOTION_KINEMATIC)
+        /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
+         * whose lift was taken away) would otherwise still average as resting and sleep again
+         * at its next step, in mid-air. */
+        b->sleep_samples = 0;
+        b->rest_time = 0.0;
+    } else if (b->type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
 
@@ -573,6 +578,7 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
         c->contact_response = cd->contact_response;
         c->one_way = cd->one_way;
         c->one_way_normal = gy_v3_normalize(cd->one_way_normal);
+        c->one_way_slop = cd->one_way_slop;
         c->surface_velocity = cd->surface_velocity;
         c->category = cd->category;
         c->mask = cd->mask;
@@ -772,6 +778,10 @@ gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
         gy_bt_body_place(w, b, frame);
         b->lock_position = frame.getOrigin();
         gy_bt_body_wake(b);
+        /* A kinematic body does not join islands: a sleeper it leaves (a crate on a lift put
+         * elsewhere) would hang in the air unless woken here. */
+        if (b->type == GY_MOTION_KINEMATIC)
+            gy_bt_wake_touching(w, b);
         return GY_OK;
     }
     /* A static: move it and its broadphase box; planes stay where they are in the world, so their
@@ -1040,5 +1050,6 @@ gy_result gy_bt_collider_get_policy(gy_backend_world *w, gy_collider_id id, gy_c
     out->one_way = c->one_way;
     out->one_way_normal = gy_bt_from_vec(basis * gy_bt_vec(c->one_way_normal));
     out->surface_velocity = gy_bt_from_vec(basis * gy_bt_vec(c->surface_velocity));
+    out->one_way_slop = c->one_way_slop;
     return GY_OK;
 }

@@ -101,7 +101,7 @@ static gy_bt_one_way *find_one_way(gy_backend_world *w, const gy_bt_collider *pl
  * separate: re-judging a pair that already stands on the platform would mistake the solver
  * pushing it out of a deep landing for rising through, and drop it. */
 static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt_collider *other,
-                            const btVector3 &normal_po, const btVector3 &point)
+                            const btVector3 &normal_po, const btVector3 &point, double penetration)
 {
     gy_bt_one_way *rec = find_one_way(w, platform, other);
     if (rec != nullptr) {
@@ -114,7 +114,8 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
         gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
     bool ok =
         gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
-                           gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point));
+                           gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
+                           penetration, platform->one_way_slop);
     gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
                                    w->one_way_count + 1u, sizeof *w->one_way);
     if (r != GY_OK) {
@@ -209,8 +210,8 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
             overlap(ca, cb, (point_on_a + point_on_b) * 0.5, normal_on_b, depth);
         return;
     }
-    if ((ca->one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b)) ||
-        (cb->one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b))) {
+    if ((ca->one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b, -depth)) ||
+        (cb->one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b, -depth))) {
         m->clearManifold(); /* this collider pair's manifold: drop what it held before */
         return;
     }

@@ -493,6 +493,7 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
         c->contact_response = cd->contact_response;
         c->one_way = cd->one_way;
         c->one_way_normal = gy_v3_normalize(cd->one_way_normal);
+        c->one_way_slop = cd->one_way_slop;
         c->surface_velocity = cd->surface_velocity;
         c->category = cd->category;
         c->mask = cd->mask;
@@ -947,5 +948,6 @@ gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
     out->one_way = c->one_way;
     out->one_way_normal = gy_quat_rotate(q, c->one_way_normal);
     out->surface_velocity = gy_quat_rotate(q, c->surface_velocity);
+    out->one_way_slop = c->one_way_slop;
     return GY_OK;
 }

@@ -42,6 +42,7 @@ typedef struct gy_ode_collider {
     bool contact_response;
     bool one_way;
     gy_vec3 one_way_normal;   /* collider-local, unit */
+    double one_way_slop;      /* metres */
     gy_vec3 surface_velocity; /* collider-local */
     uint32_t category, mask;
     uint64_t user_data;

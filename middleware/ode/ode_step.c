@@ -121,7 +121,8 @@ static gy_ode_passing *find_passing(gy_backend_world *w, const gy_ode_collider *
  * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
  * separate, so a body jumping up through the platform is not caught half-way. */
 static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
-                                 gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point)
+                                 gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point,
+                                 double penetration)
 {
     gy_ode_passing *p = find_passing(w, platform, other);
     if (p != NULL) {
@@ -131,7 +132,8 @@ static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
     gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->one_way_normal);
     gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
                             gy_ode_body_velocity_at(platform->body, point));
-    if (gy_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point))
+    if (gy_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point, penetration,
+                           platform->one_way_slop))
         return true;
     if (gy_array_reserve(w->allocator, (void **)&w->passing, &w->passing_capacity,
                          w->passing_count + 1u, sizeof *w->passing) == GY_OK)
@@ -175,9 +177,10 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     gy_vec3 n_ode = v3(cs[deepest].geom.normal);
     gy_vec3 point = v3(cs[deepest].geom.pos);
     bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2);
-    if (respond && c1->one_way && !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point))
+    double depth = cs[deepest].geom.depth;
+    if (respond && c1->one_way && !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point, depth))
         return;
-    if (respond && c2->one_way && !one_way_side_accepts(w, c2, c1, n_ode, point))
+    if (respond && c2->one_way && !one_way_side_accepts(w, c2, c1, n_ode, point, depth))
         return;
 
     bool swapped = c2->id.bits < c1->id.bits;

@@ -43,6 +43,7 @@ gy_collider_def gy_default_collider_def(void)
     d.material = gy_default_material();
     d.contact_response = true;
     d.one_way_normal = gy_v3(0.0, 1.0, 0.0);
+    d.one_way_slop = GY_DEFAULT_ONE_WAY_SLOP;
     d.category = 1u;
     d.mask = UINT32_MAX;
     return d;
@@ -101,9 +102,11 @@ static bool vec_within(gy_vec3 v, double limit)
 #define ONE_WAY_MIN_COS  0.5
 #define ONE_WAY_MAX_RISE 0.25
 
-bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com, gy_vec3 point)
+bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com, gy_vec3 point,
+                        double penetration, double slop)
 {
-    return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS && gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE &&
+    return gy_v3_dot(normal_po, n) >= ONE_WAY_MIN_COS &&
+           (gy_v3_dot(rel, n) <= ONE_WAY_MAX_RISE || penetration <= slop) &&
            gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
 }
 
@@ -249,13 +252,14 @@ gy_result gy_validate_collider_def(const gy_collider_def *d, gy_motion_type moti
     if (!gy_vec3_is_finite(d->local_pose.position) || !gy_quat_is_finite(d->local_pose.rotation) ||
         !gy_is_finite(d->density) || !gy_is_finite(d->material.friction) ||
         !gy_is_finite(d->material.restitution) || !gy_vec3_is_finite(d->surface_velocity) ||
-        !gy_vec3_is_finite(d->one_way_normal))
+        !gy_vec3_is_finite(d->one_way_normal) || !gy_is_finite(d->one_way_slop))
         return GY_ERR_NON_FINITE;
     if (!pose_ok(d->local_pose) || !vec_within(d->local_pose.position, GY_MAX_LOCAL_EXTENT) ||
         !(d->density >= GY_MIN_DENSITY && d->density <= GY_MAX_DENSITY) ||
         !coefficient_ok(d->material.friction) || !coefficient_ok(d->material.restitution) ||
         !vec_within(d->surface_velocity, GY_MAX_MAGNITUDE) ||
         !vec_within(d->one_way_normal, GY_MAX_MAGNITUDE) ||
+        !(d->one_way_slop >= 0.0 && d->one_way_slop <= GY_MAX_LOCAL_EXTENT) ||
         (unsigned)d->material.friction_combine > GY_COMBINE_MAX ||
         (unsigned)d->material.restitution_combine > GY_COMBINE_MAX)
         return GY_ERR_INVALID_ARGUMENT;

@@ -155,7 +155,8 @@ static bool blocks(mover *m, const gy_hit *h, gy_vec3 com)
     gy_vec3 pv;
     if (m->be->body_point_velocity(m->w, h->body, h->point, &pv) != GY_OK || !gy_vec3_is_finite(pv))
         pv = gy_v3(0.0, 0.0, 0.0);
-    if (gy_one_way_accepts(h->normal, pol.one_way_normal, gy_v3_sub(m->vel, pv), com, h->point))
+    if (gy_one_way_accepts(h->normal, pol.one_way_normal, gy_v3_sub(m->vel, pv), com, h->point,
+                           INFINITY, pol.one_way_slop))
         return true;
     if (m->passing_count < GY_CHARACTER_MAX_PASSING)
         m->passing[m->passing_count++] = h->collider;

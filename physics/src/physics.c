@@ -286,6 +286,7 @@ static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
     uint64_t t0 = gy_clock_now_ns(), read_ns = 0;
     gy_scene_barrier_set_activity(p->barrier, "step");
     sim_lock(p);
+    gy_phys_moves_before_step(p);
     uint64_t s0 = gy_clock_now_ns();
     gy_result r = be->step(p->world, p->step_dt);
     gy_phys_add(&p->counters.adapter_step_ns, gy_clock_now_ns() - s0);
@@ -294,6 +295,7 @@ static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
     p->tick++;
     __atomic_store_n(&p->counters.ticks, p->tick, __ATOMIC_RELAXED);
     gy_phys_move_characters(p, with_inputs);
+    gy_phys_moves_after_step(p);
     if (last) {
         uint64_t r0 = gy_clock_now_ns();
         gy_phys_read_awake(p);
@@ -475,7 +477,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     for (uint32_t i = 0; i < b->body_count; i++) {
         const gy_physics_body_desc *d = &b->bodies[i];
         gy_phys_create_body(p, d->store_index, d->attachment, &d->def, d->colliders,
-                            d->collider_count, d->character);
+                            d->collider_count, d->character, d->start_asleep);
     }
     for (uint32_t i = 0; i < b->joint_count; i++)
         gy_phys_create_joint(p, &b->joints[i]);

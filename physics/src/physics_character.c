@@ -176,7 +176,7 @@ static bool touches(gy_physics *p, const gy_hit *h, gy_vec3 center, const gy_cha
         !gy_vec3_is_finite(pv))
         pv = gy_v3(0.0, 0.0, 0.0);
     return gy_one_way_accepts(h->normal, pol.one_way_normal, gy_v3_sub(last->velocity, pv), center,
-                              h->point);
+                              h->point, INFINITY, pol.one_way_slop);
 }
 
 /* Appends the pairs of one character found by one overlap: sensors (`sensors`) or solids. */

@@ -212,6 +212,7 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_des
     pl->attachment = desc->attachment;
     pl->collider_count = desc->collider_count;
     pl->is_character = desc->character != NULL;
+    pl->start_asleep = desc->start_asleep;
     if (pl->is_character)
         pl->character = *desc->character;
     else
@@ -363,6 +364,32 @@ gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32
     uint32_t dropped;
     pack_rotation(gy_quat_normalize(pose.rotation), d + 3, &dropped);
     return record_mutate(p, GY_PHYS_CMD_SET_POSE, store_index, attachment, dropped, d, 6);
+}
+
+gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           gy_pose target, uint32_t steps)
+{
+    gy_result r = gy_validate_pose(target);
+    if (r != GY_OK)
+        return p == NULL ? GY_ERR_INVALID_ARGUMENT : r;
+    if (steps == 0 || steps > GY_PHYS_MAX_MOVE_STEPS)
+        return GY_ERR_INVALID_ARGUMENT;
+    double d[6] = {target.position.x, target.position.y, target.position.z};
+    uint32_t dropped;
+    pack_rotation(gy_quat_normalize(target.rotation), d + 3, &dropped);
+    return record_mutate(p, GY_PHYS_CMD_MOVE_KINEMATIC, store_index, attachment,
+                         dropped | steps << 2, d, 6);
+}
+
+uint32_t gy_physics_steps_for(const gy_physics *p, double seconds)
+{
+    if (p == NULL || !gy_is_finite(seconds) || seconds < 0.0)
+        return 0;
+    /* The slack keeps whole-tick durations (0.5 s at 60 Hz) from rounding up a step. */
+    double n = ceil(seconds * (double)p->step_hz - 1e-6);
+    if (n > (double)GY_PHYS_MAX_MOVE_STEPS)
+        return 0;
+    return n < 1.0 ? 1u : (uint32_t)n;
 }
 
 gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
@@ -594,7 +621,7 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
             return;
         }
         gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count,
-                            pl->is_character ? &pl->character : NULL);
+                            pl->is_character ? &pl->character : NULL, pl->start_asleep);
         break;
     }
     case GY_PHYS_CMD_RELEASE_BODY: {
@@ -681,9 +708,11 @@ static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
     default:
         break;
     }
-    if (c->type != GY_PHYS_CMD_SET_POSE)
+    if (c->type != GY_PHYS_CMD_SET_POSE && c->type != GY_PHYS_CMD_MOVE_KINEMATIC)
         return true;
     double sum = b->v[3] * b->v[3] + b->v[4] * b->v[4] + b->v[5] * b->v[5];
+    if (c->type == GY_PHYS_CMD_MOVE_KINEMATIC)
+        return (b->aux >> 2) >= 1u && sum <= 1.0;
     return b->aux < 4u && sum <= 1.0;
 }
 
@@ -791,6 +820,7 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
     case GY_PHYS_CMD_SET_POSE: {
         gy_pose pose = {v, unpack_rotation(b->v + 3, b->aux)};
         r = be->body_set_pose(w, e->id, pose);
+        gy_phys_move_cancel(p, c->key);
         if (r == GY_OK) {
             e->teleported = 1;
             e->fault = 0;
@@ -800,11 +830,18 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
         break;
     }
     case GY_PHYS_CMD_SET_LINEAR_VELOCITY:
+        gy_phys_move_cancel(p, c->key);
         r = be->body_set_linear_velocity(w, e->id, v);
         break;
     case GY_PHYS_CMD_SET_ANGULAR_VELOCITY:
+        gy_phys_move_cancel(p, c->key);
         r = be->body_set_angular_velocity(w, e->id, v);
         break;
+    case GY_PHYS_CMD_MOVE_KINEMATIC: {
+        gy_pose target = {v, unpack_rotation(b->v + 3, b->aux & 3u)};
+        r = gy_phys_move_begin(p, c->key, b->attachment, target, b->aux >> 2);
+        break;
+    }
     case GY_PHYS_CMD_ADD_FORCE:
         r = be->body_add_force(w, e->id, v);
         break;

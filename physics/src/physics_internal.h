@@ -47,9 +47,14 @@ typedef enum gy_phys_command_type {
                                  v[0], v[1]: friction, restitution */
     GY_PHYS_CMD_SET_FILTER,   /* aux: collider; v[0], v[1]: category, mask */
     GY_PHYS_CMD_SET_GRAVITY,  /* key and attachment 0; v[0..2]: m/s² */
-    GY_PHYS_CMD_SET_MOTOR     /* key: joint key; aux: gy_motor_mode; v[0], v[1]: target,
+    GY_PHYS_CMD_SET_MOTOR,    /* key: joint key; aux: gy_motor_mode; v[0], v[1]: target,
                                  max_force */
+    GY_PHYS_CMD_MOVE_KINEMATIC /* the target pose packed as SET_POSE's; aux: the dropped
+                                  component (bits 0-1) | steps << 2 (1..GY_PHYS_MAX_MOVE_STEPS) */
 } gy_phys_command_type;
+
+/* Most steps one MOVE_KINEMATIC may take (what aux holds above its two low bits). */
+#define GY_PHYS_MAX_MOVE_STEPS ((1u << 30) - 1u)
 
 /* Body of a mutate or release command (56 bytes). SET_POSE packs the rotation as its three
  * smallest components (v[3..5]) with the index of the dropped one in `aux`: a pose is 7 doubles
@@ -67,6 +72,7 @@ typedef struct gy_phys_body_payload {
     uint32_t attachment;
     uint32_t collider_count;
     bool is_character;
+    bool start_asleep;
     gy_character_settings character; /* valid when is_character */
     gy_body_def def;
     gy_collider_def colliders[];
@@ -145,6 +151,14 @@ typedef struct gy_phys_character {
     uint32_t category, mask;
     bool probe; /* the capsule is not a sensor: its pairs are found by the pass */
 } gy_phys_character;
+
+/* A kinematic body travelling to `target` by velocity: step k of `steps` aims at the pose k/steps
+ * of the way from `start` (the last step at `target` itself), so it arrives exactly. */
+typedef struct gy_phys_move {
+    gy_pose start, target;
+    uint32_t store_index, attachment;
+    uint32_t steps, done; /* steps in all; steps taken */
+} gy_phys_move;
 
 typedef struct gy_phys_joint {
     gy_joint_id id;
@@ -276,6 +290,8 @@ struct gy_physics {
     uint32_t joint_capacity, joint_count;
     gy_phys_resource *resources;
     uint32_t resource_capacity;
+    gy_phys_move *moves; /* kinematic moves under way, dense (swap-remove) */
+    uint32_t move_count, move_capacity;
     gy_phys_list awake;
     gy_phys_list lanes[GY_PHYS_LANES];
     gy_phys_list touched;   /* re-read at the coming publish */
@@ -359,10 +375,11 @@ gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
 
 /* physics_world.c: roster operations on the physics thread (inside the sim lock). */
-/* `character` (NULL: none) registers the body's character once it exists. */
+/* `character` (NULL: none) registers the body's character once it exists; `asleep`: a Dynamic
+ * body is put to sleep before its first step. */
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character);
+                         const gy_character_settings *character, bool asleep);
 /* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
 void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
@@ -401,6 +418,19 @@ void gy_phys_move_characters(gy_physics *p, bool with_inputs);
 uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, uint32_t count,
                                     const gy_contact **out);
 void gy_phys_characters_free(gy_physics *p);
+
+/* physics_moves.c: kinematic bodies travelling to a target (MOVE_KINEMATIC), physics thread. */
+/* Starts (or restarts) the move of the body at store_index from where it is now. */
+gy_result gy_phys_move_begin(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                             gy_pose target, uint32_t steps);
+/* Ends the body's move where it is, at rest (a teleport, a velocity write or a release overrides
+ * it); no-op without one. */
+void gy_phys_move_cancel(gy_physics *p, uint32_t store_index);
+/* Before a step: sets each moving body's velocities for this step's share of its move. */
+void gy_phys_moves_before_step(gy_physics *p);
+/* After a step (and the characters it carried): a body that arrived stops there. */
+void gy_phys_moves_after_step(gy_physics *p);
+void gy_phys_moves_free(gy_physics *p);
 
 /* physics_publish.c */
 /* After a step: collision bookkeeping for `tick` (tracker update, touches, joint wake-ups, joint

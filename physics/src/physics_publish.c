@@ -362,6 +362,16 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
     np.attachment = e->attachment;
     np.tick = e->proxy.tick;
     bool awake = st.awake && !e->fault;
+    /* A Dynamic body that went to sleep or woke since its last read (not at its creation, whose
+     * proxy is not live yet, nor through a fault, which freezes it). */
+    if (e->motion == GY_MOTION_DYNAMIC && (e->proxy.flags & GY_PROXY_LIVE) &&
+        !(e->proxy.flags & GY_PROXY_FAULT) && !e->fault &&
+        awake != ((e->proxy.flags & GY_PROXY_AWAKE) != 0)) {
+        gy_physics_body_reply reply = {
+            e->attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED), e->id, p->tick};
+        gy_phys_reply(p, awake ? GY_PHYSICS_REPLY_BODY_WAKE : GY_PHYSICS_REPLY_BODY_SLEEP, s,
+                      &reply, sizeof reply, GY_REPLY_ESSENTIAL);
+    }
     np.flags =
         (uint16_t)(GY_PROXY_LIVE | (awake ? GY_PROXY_AWAKE : 0u) |
                    ((uint32_t)e->motion << GY_PROXY_MOTION_SHIFT) |

@@ -95,7 +95,7 @@ static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
 
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character)
+                         const gy_character_settings *character, bool asleep)
 {
     const gy_backend *be = p->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
@@ -160,6 +160,9 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
     }
+    /* Asleep before its first read: its first proxy shows it so, and no SLEEP is reported. */
+    if (asleep && def->type == GY_MOTION_DYNAMIC)
+        be->body_set_awake(p->world, id, false);
     uint32_t next = GY_PHYS_NONE;
     for (uint32_t i = count; i-- > 0;) {
         uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);
@@ -226,6 +229,7 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     gy_contact_tracker_body_released(&p->tracker, p->tick + 1u, e->id);
     if (e->character)
         gy_phys_character_unregister(p, store_index);
+    gy_phys_move_cancel(p, store_index);
     p->backend->body_release(p->world, e->id);
     for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;) {
         gy_phys_collider *c = &p->colliders[slot];
@@ -403,6 +407,7 @@ void gy_phys_reset_world_state(gy_physics *p)
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
         p->dirty[l].count = 0;
     p->input_count = 0;
+    p->move_count = 0;
     gy_phys_characters_reset(p);
     gy_phys_invalidate_buffers(p);
 }
@@ -430,6 +435,7 @@ void gy_phys_free_world_state(gy_physics *p)
         gy_free(a, p->collider_ids, (size_t)p->collider_ids_capacity * sizeof *p->collider_ids);
     if (p->inputs != NULL)
         gy_free(a, p->inputs, (size_t)p->input_capacity * sizeof *p->inputs);
+    gy_phys_moves_free(p);
     gy_phys_list_free(p, &p->awake);
     for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
         gy_phys_list_free(p, &p->lanes[l]);

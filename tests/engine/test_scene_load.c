@@ -12,6 +12,7 @@
 
 #include "gyre/math.h"
 #include "gyre/scene.h"
+#include "gyre/scene_instance.h"
 #include "test_scene.h"
 
 static const char *g_data_dir = ".";
@@ -567,6 +568,48 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'joints':[{'type':'Ball','a':'ball','anchor':[0,0,0],'axis':[0,1,0],"
           "'twist_limits':5}]",
      "joints[0].twist_limits: must be [min, max] in degrees (got 5)"},
+    /* move_kinematic */
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'ball','position':[0,1,0]}]",
+     "script[0].entity: move_kinematic needs a Kinematic body (\"ball\" is Dynamic)"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'hero','position':[0,1,0]}]",
+     "script[0].entity: move_kinematic needs a Kinematic body (\"hero\" is a character: its "
+     "controller moves it)"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift'}]",
+     "script[0].position: required: [x, y, z]"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
+          "'duration':-1}]",
+     "script[0].duration: must be >= 0 (got -1)"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
+          "'duration':1e9}]",
+     "script[0].duration: too long: at most 1073741.823 s"},
+    {CAST ",'script':[{'at':1,'do':'move_kinematic','entity':'lift','position':[0,1,0],"
+          "'value':[1,0,0]}]",
+     "script[0].value: unknown key"},
+    /* one_way_slop */
+    {"'entities':[{'name':'p','components':{'physics':{'body_type':'Static','shape':'Box',"
+     "'box_size':[1,1,1],'one_way_slop':0.1}}}]",
+     "entities[0].components.physics.one_way_slop: only a one-way collider (one_way: true) has "
+     "it"},
+    {"'entities':[{'name':'p','components':{'physics':{'body_type':'Static','shape':'Box',"
+     "'box_size':[1,1,1],'one_way':true,'one_way_slop':-0.1}}}]",
+     "entities[0].components.physics.one_way_slop: must be >= 0 (got -0.1)"},
+    /* kill_y */
+    {"'physics':{'kill_y':'low'}", "physics.kill_y: must be a number (got \"low\")"},
+    {"'physics':{'kill_y':1e300}", "physics.kill_y: must be within ±1e+12 (got 1e+300)"},
+    /* set_gravity, apply_torque, expect angular_velocity */
+    {CAST ",'script':[{'at':1,'do':'set_gravity'}]", "script[0].value: required: [x, y, z]"},
+    {CAST ",'script':[{'at':1,'do':'set_gravity','value':[0,-9.81,0],'entity':'ball'}]",
+     "script[0].entity: unknown key"},
+    {CAST ",'script':[{'at':1,'do':'set_gravity','value':[0,1e300,0]}]",
+     "script[0].value: each component must be within ±1e+12 (got [0, 1e+300, 0])"},
+    {CAST ",'script':[{'at':1,'do':'apply_torque','entity':'lift','value':[1,0,0]}]",
+     "script[0].entity: apply_torque needs a Dynamic body (\"lift\" is Kinematic)"},
+    {CAST ",'script':[{'at':1,'do':'apply_torque','entity':'ball','value':[1,0,0],'duration':0}]",
+     "script[0].duration: must be > 0 (got 0)"},
+    {CAST ",'script':[{'at':1,'do':'expect','entity':'ball','angular_velocity':[1,0]}]",
+     "script[0].angular_velocity: must be [x, y, z], each a number or null"},
+    {CAST ",'script':[{'at':1,'do':'expect','entity':'lamp','angular_velocity':[1,0,0]}]",
+     "script[0].angular_velocity: expect angular_velocity needs a physics body"},
     /* set_motor */
     {CAST ",'joints':[{'name':'j','type':'Hinge','a':'ball','anchor':[0,0,0]}],"
           "'script':[{'at':1,'do':'set_motor','joint':'j','velocity':1}]",
@@ -677,7 +720,8 @@ static const rule_case k_rule_cases[] = {
           "mask':-1}]",
      "script[0].mask: must be between 0 and 4294967295 (got -1)"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball'}]",
-     "script[0]: expect checks nothing: give position, velocity, grounded, ground_state or awake"},
+     "script[0]: expect checks nothing: give position, velocity, angular_velocity, grounded, "
+     "ground_state or awake"},
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','ground_state':'walkable'}]",
      "script[0].ground_state: expect ground_state needs a character controller (\"ball\" is not "
      "one)"},
@@ -700,7 +744,21 @@ static const rule_case k_rule_cases[] = {
     {CAST ",'script':[{'at':0,'do':'expect','entity':'ball','awake':true,'tolerance':0}]",
      "script[0].tolerance: must be > 0 (got 0)"},
     {CAST ",'script':[{'at':1,'do':'expect_event','kind':'touch','a':'ball','b':'wall'}]",
-     "script[0].kind: must be one of \"enter\", \"stay\", \"exit\" (got \"touch\")"},
+     "script[0].kind: must be one of \"enter\", \"stay\", \"exit\", \"sleep\", \"wake\", "
+     "\"killed\" (got \"touch\")"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'sleep','a':'ball','b':'wall'}]",
+     "script[0].b: a sleep event is of one body: give only a"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'wake','a':'lift'}]",
+     "script[0].a: expect_event needs a Dynamic body (\"lift\" is Kinematic)"},
+    {CAST ",'script':[{'at':1,'do':'expect_event','kind':'killed','a':'wall'}]",
+     "script[0].a: expect_event needs a Dynamic body or a character (what the kill plane "
+     "removes) (\"wall\" is Static)"},
+    {CAST ",'script':[{'at':1,'do':'wake','entity':'lift'}]",
+     "script[0].entity: wake needs a Dynamic body (\"lift\" is Kinematic)"},
+    {"'entities':[{'name':'k','components':{'physics':{'body_type':'Kinematic','shape':'Sphere',"
+     "'radius':1,'start_asleep':true}}}]",
+     "entities[0].components.physics.start_asleep: only a Dynamic body has it (this one is "
+     "Kinematic)"},
     {CAST ",'script':[{'at':1,'do':'expect_event','a':'ball','b':'wall'}]",
      "script[0].kind: required"},
     {CAST ",'script':[{'at':1,'do':'expect_event','kind':'enter','a':'ball'}]",
@@ -1136,6 +1194,87 @@ static void test_scene_load_resolves_hierarchy_joints_and_script(void **state)
     assert_int_equal(ev->expect_event.b, 1);
     assert_near(ev->expect_event.since, 0.0, 0.0);
     assert_string_equal(gy_scene_action_name(s->actions[6].type), "destroy");
+    unload(&l);
+}
+
+static void test_scene_load_reads_world_actions(void **state)
+{
+    (void)state;
+    loaded l;
+    const gy_scene *s =
+        load_ok(&l, CAST ",'script':["
+                         "{'at':1,'do':'move_kinematic','entity':'lift','position':[1,2,3],"
+                         "'rotation':[0,0.7071067811865476,0,0.7071067811865476],'duration':2},"
+                         "{'at':2,'do':'move_kinematic','entity':'lift','position':[0,0,0]},"
+                         "{'at':3,'do':'set_gravity','value':[1,-2,3]},"
+                         "{'at':4,'do':'apply_torque','entity':'ball','value':[0,5,0],"
+                         "'duration':0.5},"
+                         "{'at':5,'do':'expect','entity':'ball','angular_velocity':[null,1,2],"
+                         "'tolerance':0.1},"
+                         "{'at':6,'do':'wake','entity':'ball'},"
+                         "{'at':7,'do':'expect_event','kind':'killed','a':'hero','since':6},"
+                         "{'at':8,'do':'expect_event','kind':'sleep','a':'ball'}]");
+    assert_int_equal(s->action_count, 8);
+    const gy_scene_action *a = &s->actions[0];
+    assert_int_equal(a->type, GY_SCENE_ACTION_MOVE_KINEMATIC);
+    assert_string_equal(gy_scene_action_name(a->type), "move_kinematic");
+    assert_int_equal(a->entity, 2);
+    assert_vec_near(a->move.position, gy_v3(1, 2, 3), 0.0);
+    assert_true(a->move.has_rotation);
+    assert_near(a->move.rotation.y, sqrt(0.5), 1e-12);
+    assert_near(a->move.duration, 2.0, 0.0);
+    a = &s->actions[1];
+    assert_false(a->move.has_rotation);
+    assert_near(a->move.duration, 0.0, 0.0); /* one tick */
+    a = &s->actions[2];
+    assert_int_equal(a->type, GY_SCENE_ACTION_SET_GRAVITY);
+    assert_string_equal(gy_scene_action_name(a->type), "set_gravity");
+    assert_int_equal(a->entity, -1);
+    assert_vec_near(a->gravity.value, gy_v3(1, -2, 3), 0.0);
+    a = &s->actions[3];
+    assert_int_equal(a->type, GY_SCENE_ACTION_APPLY_TORQUE);
+    assert_string_equal(gy_scene_action_name(a->type), "apply_torque");
+    assert_int_equal(a->entity, 0);
+    assert_vec_near(a->force.value, gy_v3(0, 5, 0), 0.0);
+    assert_near(a->force.duration, 0.5, 0.0);
+    a = &s->actions[4];
+    assert_true(a->expect.has_angular_velocity);
+    assert_false(a->expect.angular_velocity_set[0]);
+    assert_true(a->expect.angular_velocity_set[1] && a->expect.angular_velocity_set[2]);
+    assert_vec_near(a->expect.angular_velocity, gy_v3(0, 1, 2), 0.0);
+    a = &s->actions[5];
+    assert_int_equal(a->type, GY_SCENE_ACTION_WAKE);
+    assert_string_equal(gy_scene_action_name(a->type), "wake");
+    assert_int_equal(a->entity, 0);
+    a = &s->actions[6];
+    assert_int_equal(a->expect_event.kind, GY_SCENE_EVENT_KILLED);
+    assert_string_equal(gy_scene_event_kind_name(a->expect_event.kind), "killed");
+    assert_int_equal(a->expect_event.a, 4);
+    assert_int_equal(a->expect_event.b, -1);
+    assert_near(a->expect_event.since, 6.0, 0.0);
+    a = &s->actions[7];
+    assert_int_equal(a->expect_event.kind, GY_SCENE_EVENT_SLEEP);
+    unload(&l);
+    s = load_ok(&l, "'entities':[{'name':'c','components':{'physics':{'shape':'Sphere',"
+                    "'radius':1,'start_asleep':true}}}]");
+    assert_true(s->entities[0].physics->start_asleep);
+    assert_false(s->world.has_kill_y);
+    unload(&l);
+    s = load_ok(&l, "'entities':[{'name':'p','components':{'physics':{'body_type':'Static',"
+                    "'shape':'Box','box_size':[1,1,1],'one_way':true,'one_way_slop':0.12}}},"
+                    "{'name':'q','components':{'physics':{'body_type':'Static','shape':'Box',"
+                    "'box_size':[1,1,1],'one_way':true}}}]");
+    assert_near(s->entities[0].physics->colliders[0].def.one_way_slop, 0.12, 0.0);
+    assert_near(s->entities[1].physics->colliders[0].def.one_way_slop, GY_DEFAULT_ONE_WAY_SLOP,
+                0.0);
+    unload(&l);
+    s = load_ok(&l, "'physics':{'kill_y':-12.5}");
+    assert_true(s->world.has_kill_y);
+    assert_near(s->world.kill_y, -12.5, 0.0);
+    gy_world_config c = gy_default_world_config();
+    assert_result(gy_scene_world_config(s, NULL, &c), GY_OK);
+    assert_true(c.kill_plane);
+    assert_near(c.kill_y, -12.5, 0.0);
     unload(&l);
 }
 
@@ -1627,6 +1766,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_scene_load_ignores_x_keys_everywhere),
         cmocka_unit_test(test_scene_load_resolves_hierarchy_joints_and_script),
         cmocka_unit_test(test_scene_load_reads_motors_springs_cones_and_set_motor),
+        cmocka_unit_test(test_scene_load_reads_world_actions),
         cmocka_unit_test(test_scene_load_geometry_inline_and_from_obj),
         cmocka_unit_test(test_scene_load_file_fixture),
         cmocka_unit_test(test_scene_load_malformed_json_names_line_and_column),

@@ -1424,6 +1424,41 @@ static void test_contract_one_way_platform_passes_from_below_holds_from_above(vo
     expect_empty(fx);
 }
 
+/* Bodies created resting slightly below the top (3.1 m), within the slop (default 5 cm; 10 cm set
+ * on the second platform), land on it: the solver pushing them out of the overlap is not taken
+ * for a rise through the platform. They come to rest on the top, centre at top + r (± 5 mm). */
+static void test_contract_one_way_platform_lands_bodies_within_its_slop(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
+    gy_collider_def pc = box_def(gy_v3(4, 0.2, 4));
+    pc.one_way = true;
+    assert_near(pc.one_way_slop, GY_DEFAULT_ONE_WAY_SLOP, 0.0);
+    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    gy_body_def pd2 = body_at(GY_MOTION_STATIC, gy_v3(10, 3, 0));
+    pc.one_way_slop = 0.1;
+    gy_body_id wide = create_body(fx, &pd2, &pc, 1, NULL);
+    const double top = 3.1, r = 0.25;
+    gy_collider_def sc = sphere_def(r);
+    gy_collider_def bc = box_def(gy_v3(2 * r, 2 * r, 2 * r));
+    gy_body_def d = body_at(GY_MOTION_DYNAMIC, gy_v3(0, top + r - 0.02, 0));
+    gy_body_id ball = create_body(fx, &d, &sc, 1, NULL);
+    d.pose.position = gy_v3(1, top + r - 0.04, 0);
+    gy_body_id crate = create_body(fx, &d, &bc, 1, NULL);
+    d.pose.position = gy_v3(10, top + r - 0.08, 0);
+    gy_body_id deep = create_body(fx, &d, &sc, 1, NULL);
+    step_n(fx, 60);
+    assert_near(body_position(fx, ball).y, top + r, 0.005);
+    assert_near(body_position(fx, crate).y, top + r, 0.005);
+    assert_near(body_position(fx, deep).y, top + r, 0.005);
+    release_body(fx, ball);
+    release_body(fx, crate);
+    release_body(fx, deep);
+    release_body(fx, wide);
+    release_body(fx, platform);
+    expect_empty(fx);
+}
+
 static void test_contract_one_way_platform_ignores_a_hit_on_its_edge(void **state)
 {
     fixture *fx = *state;
@@ -3134,6 +3169,10 @@ static void test_contract_invalid_shapes_and_colliders_rejected(void **state)
                   GY_ERR_NON_FINITE);
     COLLIDER_CASE(STA, box_def(gy_v3(1, 1, 1)),
                   (cd.one_way = true, cd.one_way_normal = gy_v3(0, 0, 0)), GY_ERR_INVALID_ARGUMENT);
+    COLLIDER_CASE(STA, box_def(gy_v3(1, 1, 1)), (cd.one_way = true, cd.one_way_slop = NAN),
+                  GY_ERR_NON_FINITE);
+    COLLIDER_CASE(STA, box_def(gy_v3(1, 1, 1)), (cd.one_way = true, cd.one_way_slop = -0.01),
+                  GY_ERR_INVALID_ARGUMENT);
 #undef COLLIDER_CASE
 
     /* One bad collider in a compound rejects the whole body. */
@@ -3619,6 +3658,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
         CONTRACT_TEST(test_contract_one_way_platform_ignores_a_hit_on_its_edge),
+        CONTRACT_TEST(test_contract_one_way_platform_lands_bodies_within_its_slop),
         CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
         CONTRACT_TEST(test_contract_raycast_from_inside_a_capsule_reports_its_exit),
         CONTRACT_TEST(test_contract_query_filter_fields_exclude),

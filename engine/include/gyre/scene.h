@@ -76,6 +76,8 @@ typedef struct gy_scene_world {
     uint32_t substeps;          /* 1..16, default 1 */
     uint32_t solver_iterations; /* 1..255, default 10 */
     const char *backend;        /* adapter name, or NULL when the scene names none (use "ode") */
+    bool has_kill_y;            /* a kill plane (default none) */
+    double kill_y;              /* metres: see gy_world_config.kill_y */
 } gy_scene_world;
 
 /* A named material as written (unnamed keys filled from the default material). */
@@ -123,6 +125,9 @@ typedef struct gy_scene_physics {
      * `mass_properties` was given, mass is already derived from the colliders' volume at
      * 1000 kg/m³ × density (sensors excluded unless all are sensors; 1 kg without volume). */
     gy_body_def body;
+    /* A Dynamic body created asleep (at every creation): it stays put, even in mid-air, until it
+     * is touched, pushed, written to or woken; no sleep event for it. Default false. */
+    bool start_asleep;
     bool is_character;  /* is_character_controller */
     double max_slope;   /* radians, 0 < max_slope < π/2, default 45° (stored for every body) */
     double step_offset; /* metres ≥ 0, default 0.3 */
@@ -166,13 +171,22 @@ typedef enum gy_scene_action_type {
     GY_SCENE_ACTION_EXPECT,
     GY_SCENE_ACTION_EXPECT_EVENT,
     GY_SCENE_ACTION_SET_MOTOR,
+    GY_SCENE_ACTION_MOVE_KINEMATIC,
+    GY_SCENE_ACTION_SET_GRAVITY,
+    GY_SCENE_ACTION_APPLY_TORQUE,
+    GY_SCENE_ACTION_WAKE,
     GY_SCENE_ACTION_TYPE_COUNT
 } gy_scene_action_type;
 
+/* The pair kinds first (enter, stay, exit: between a and b), then the body kinds (of a alone). */
 typedef enum gy_scene_event_kind {
     GY_SCENE_EVENT_ENTER,
     GY_SCENE_EVENT_STAY,
-    GY_SCENE_EVENT_EXIT
+    GY_SCENE_EVENT_EXIT,
+    GY_SCENE_EVENT_SLEEP,
+    GY_SCENE_EVENT_WAKE,
+    GY_SCENE_EVENT_KILLED,
+    GY_SCENE_EVENT_KIND_COUNT
 } gy_scene_event_kind;
 
 /* The arguments of each script action (the members of gy_scene_action's union), as named types so
@@ -188,15 +202,26 @@ typedef struct gy_scene_impulse_action {
 } gy_scene_impulse_action;
 
 typedef struct gy_scene_force_action {
-    gy_vec3 value;   /* N */
+    gy_vec3 value;   /* N (a torque: N·m, world axes) */
     double duration; /* seconds > 0, or 0 for exactly one tick (the default) */
 } gy_scene_force_action;
+
+typedef struct gy_scene_gravity_action {
+    gy_vec3 value; /* m/s² */
+} gy_scene_gravity_action;
 
 typedef struct gy_scene_teleport_action {
     gy_vec3 position;
     bool has_rotation;
     gy_quat rotation; /* unit; keep the current rotation when !has_rotation */
 } gy_scene_teleport_action;
+
+typedef struct gy_scene_move_action {
+    gy_vec3 position; /* world space */
+    bool has_rotation;
+    gy_quat rotation; /* unit; keep the current rotation when !has_rotation */
+    double duration;  /* seconds >= 0; 0 (the default): one tick */
+} gy_scene_move_action;
 
 typedef struct gy_scene_active_action {
     bool value;
@@ -227,11 +252,14 @@ typedef struct gy_scene_expect_action {
     gy_vec3 velocity;
     bool has_grounded, grounded; /* the entity is a character when has_grounded */
     bool has_awake, awake;       /* the entity is Dynamic when has_awake */
+    bool has_angular_velocity;
+    bool angular_velocity_set[3];
+    gy_vec3 angular_velocity; /* rad/s */
     /* The entity is a character when has_ground_state; the value is a gy_ground_state
      * (0 airborne, 1 walkable, 2 steep). */
     bool has_ground_state;
     uint8_t ground_state;
-    double tolerance;            /* > 0, default 0.01 (metres or m/s per component) */
+    double tolerance; /* > 0, default 0.01 (metres, m/s or rad/s per component) */
 } gy_scene_expect_action;
 
 typedef struct gy_scene_motor_action {
@@ -244,27 +272,32 @@ typedef struct gy_scene_motor_action {
 
 typedef struct gy_scene_expect_event_action {
     gy_scene_event_kind kind;
-    int32_t a, b; /* entity indices with physics, a != b; either order matches */
+    int32_t a, b; /* entity indices with physics, a != b; either order matches; b is -1 for the
+                     body kinds */
     double since; /* seconds, 0 ≤ since ≤ at, default 0 */
 } gy_scene_expect_event_action;
 
 /* One `script` entry. Which union member is meaningful follows `type`:
  *   SET_VELOCITY, SET_ANGULAR_VELOCITY → velocity;  APPLY_IMPULSE → impulse;
- *   APPLY_FORCE → force;  TELEPORT → teleport;  SET_ACTIVE, SET_ENTITY_ACTIVE → active;
- *   DESTROY → (none);  SPAWN → spawn;  JUMP → jump;  RAYCAST → raycast;  EXPECT → expect;
- *   EXPECT_EVENT → expect_event;  SET_MOTOR → motor.
+ *   APPLY_FORCE, APPLY_TORQUE → force;  SET_GRAVITY → gravity;  TELEPORT → teleport;
+ *   SET_ACTIVE, SET_ENTITY_ACTIVE → active;  DESTROY, WAKE → (none);  SPAWN → spawn;  JUMP → jump;
+ *   RAYCAST → raycast;  EXPECT → expect;  EXPECT_EVENT → expect_event;  SET_MOTOR → motor;
+ *   MOVE_KINEMATIC → move.
  * Validation already checked that the entity suits the action (e.g. a Dynamic body for impulses
  * and forces, a character for jump). */
 typedef struct gy_scene_action {
     gy_scene_action_type type;
     double at;      /* seconds ≥ 0: applied at the first game tick whose time is ≥ at */
     uint32_t index; /* position in the file's `script` array (for messages: script[index]) */
-    int32_t entity; /* entity index, or -1 for spawn, raycast, expect_event and set_motor */
+    int32_t entity; /* entity index, or -1 for spawn, raycast, expect_event, set_motor and
+                       set_gravity */
     union {
         gy_scene_velocity_action velocity;
         gy_scene_impulse_action impulse;
         gy_scene_force_action force;
+        gy_scene_gravity_action gravity;
         gy_scene_teleport_action teleport;
+        gy_scene_move_action move;
         gy_scene_active_action active;
         gy_scene_spawn_action spawn;
         gy_scene_jump_action jump;

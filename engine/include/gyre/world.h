@@ -89,6 +89,13 @@ typedef struct gy_world_config {
      * tick, time scale and hold change) besides the physics thread: inject one there to drive a
      * World by hand. */
     double render_delay;
+    /* The kill plane: when `kill_plane` is set, at the end of every gy_world_tick each entity
+     * whose body is Dynamic or a character and whose centre of mass (a character: its capsule's
+     * centre) lies below `kill_y` (metres, finite, within GY_MAX_MAGNITUDE) is destroyed as
+     * gy_entity_destroy would, and a GY_BODY_EVENT_KILLED follows its EXITs. Default off;
+     * gy_world_set_kill_plane changes it. */
+    bool kill_plane;
+    double kill_y;
 } gy_world_config;
 
 /* gy_default_physics_def() (real time, 60 Hz), default allocator and logger, physics started. */

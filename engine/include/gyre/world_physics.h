@@ -184,6 +184,17 @@ gy_result gy_body_apply_impulse_at(gy_world *world, gy_entity e, gy_vec3 impulse
  * an entity without physics (then it is gy_entity_set_world_pose). */
 gy_result gy_body_teleport(gy_world *world, gy_entity e, gy_pose pose);
 
+/* A Kinematic body (not a character) travels to `target` (world pose of the body) by velocity,
+ * arriving exactly after `duration` seconds, rounded up to whole physics steps (0: the next step),
+ * then stops there. On the way it pushes Dynamic bodies and carries what rests on it (bodies and
+ * characters), which a teleport does not. The move starts from wherever the body is when the
+ * physics thread applies it; a teleport, a velocity write or a new move ends it early (the body
+ * then stops where it is, apart from what the write sets). Errors: GY_ERR_STALE_HANDLE,
+ * GY_ERR_MISUSE (no component), GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT (the pose, a
+ * negative duration or one longer than 2^30 - 1 steps), GY_ERR_INVALID_MOTION (not Kinematic, or
+ * a character), GY_ERR_INACTIVE. */
+gy_result gy_body_move_kinematic(gy_world *world, gy_entity e, gy_pose target, double duration);
+
 /* Characters: the desired velocity (m/s; horizontal walk, vertical for jumps), kept by the
  * controller until changed; and a one-off jump of `speed` m/s (> 0) delivered to exactly one
  * physics tick. `flags` reach a host's own character hook unchanged
@@ -203,6 +214,11 @@ gy_result gy_character_jump(gy_world *world, gy_entity e, double speed);
 gy_result gy_world_set_gravity(gy_world *world, gy_vec3 gravity);
 /* The gravity last set (the config's until then). */
 gy_vec3 gy_world_gravity(const gy_world *world);
+
+/* Turns the kill plane on at height `y` (metres) or off (see gy_world_config.kill_y); checked at
+ * the end of every tick from the next one. GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT (beyond
+ * GY_MAX_MAGNITUDE; y is not read when turning it off). */
+gy_result gy_world_set_kill_plane(gy_world *world, bool enabled, double y);
 
 /* Wakes a Dynamic body, or puts it to sleep at rest where it is (velocities and pending forces
  * dropped) until a write, a contact with an awake body, a joint or gravity wakes it.
@@ -298,6 +314,30 @@ typedef void (*gy_collision_fn)(void *ctx, gy_world *world, const gy_collision_e
  * with the entity. GY_ERR_STALE_HANDLE. */
 gy_result gy_entity_set_collision_callback(gy_world *world, gy_entity e, gy_collision_fn fn,
                                            void *ctx);
+
+/* ---- body events ------------------------------------------------------------------------------
+ */
+
+typedef enum gy_body_event_kind {
+    GY_BODY_EVENT_SLEEP = 0, /* a Dynamic body fell asleep (never reported at its creation) */
+    GY_BODY_EVENT_WAKE = 1,  /* a Dynamic body woke (also one created asleep) */
+    GY_BODY_EVENT_KILLED = 2 /* the kill plane removed the entity (gy_world_set_kill_y) */
+} gy_body_event_kind;
+
+/* One lifecycle event of an entity's body. */
+typedef struct gy_body_event {
+    gy_body_event_kind kind;
+    gy_entity entity; /* KILLED: already destroyed (its pairs' EXITs came first) */
+    uint64_t tick;    /* the physics tick it was found in */
+} gy_body_event;
+
+/* Called on the game thread while gy_world_tick drains replies (sleep, wake) or right after it
+ * removed a killed entity, never from the physics thread. It may use the whole World API. */
+typedef void (*gy_body_event_fn)(void *ctx, gy_world *world, const gy_body_event *event);
+
+/* Sets (fn NULL: clears) the entity's body event callback; it stays across physics remove/re-add
+ * and ends with the entity (a KILLED event is still delivered to it). GY_ERR_STALE_HANDLE. */
+gy_result gy_entity_set_body_callback(gy_world *world, gy_entity e, gy_body_event_fn fn, void *ctx);
 
 /* ---- joints -----------------------------------------------------------------------------------
  */

@@ -149,6 +149,9 @@ gy_material gy_default_material(void);
 /* Combines two values with the mode of higher precedence (max > multiply > min > average). */
 double gy_combine(double a, gy_combine_mode ma, double b, gy_combine_mode mb);
 
+/* gy_collider_def.one_way_slop's default, metres. */
+#define GY_DEFAULT_ONE_WAY_SLOP 0.05
+
 typedef struct gy_collider_def {
     gy_shape shape;
     gy_pose local_pose;  /* pose in the body; default identity */
@@ -159,6 +162,11 @@ typedef struct gy_collider_def {
     gy_vec3 surface_velocity; /* collider-local conveyor velocity, m/s; default 0 */
     bool one_way;             /* one-way platform; default false */
     gy_vec3 one_way_normal;   /* collider-local side that bodies land on; default {0, 1, 0} */
+    /* Metres, 0..GY_MAX_LOCAL_EXTENT: a body whose first contact with the one-way collider is at
+     * most this deep (one resting slightly below its top) lands on it even while the solver
+     * pushes it out faster than a body may rise onto the platform; default
+     * GY_DEFAULT_ONE_WAY_SLOP. */
+    double one_way_slop;
     uint32_t category;        /* default 1 */
     uint32_t mask;            /* default all bits */
     uint64_t user_data;
@@ -175,14 +183,18 @@ typedef struct gy_collider_policy {
     bool one_way;
     gy_vec3 one_way_normal;   /* world space, unit */
     gy_vec3 surface_velocity; /* world space, m/s */
+    double one_way_slop;      /* metres (gy_collider_def.one_way_slop) */
 } gy_collider_policy;
 
 /* The one-way platform rule, decided at a pair's first contact and kept until the two separate:
  * the contact counts when its normal `normal_po` (platform to mover) is within 60° of the
  * platform's one-way normal `n` (world, unit), the mover's centre `com` lies on that side of the
  * contact `point`, and the mover is not rising through the platform faster than 0.25 m/s (`rel`:
- * its velocity at the point relative to the platform's). */
-bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com, gy_vec3 point);
+ * its velocity at the point relative to the platform's) unless the contact is no deeper than the
+ * platform's `slop` (metres: the solver pushing a body out of a shallow overlap is not a rise).
+ * A swept mover (a character) passes INFINITY as `penetration`: its hits have no depth. */
+bool gy_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_vec3 com, gy_vec3 point,
+                        double penetration, double slop);
 
 /* ---- resources ------------------------------------------------------------------------------- */
 

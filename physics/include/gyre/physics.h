@@ -95,7 +95,10 @@ typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
     GY_PHYSICS_REPLY_COLLISION_EXIT,
-    GY_PHYSICS_REPLY_JOINT_STATE /* key: joint key; body: gy_physics_joint_state_reply */
+    GY_PHYSICS_REPLY_JOINT_STATE, /* key: joint key; body: gy_physics_joint_state_reply */
+    GY_PHYSICS_REPLY_BODY_SLEEP,  /* key: store_index; body: gy_physics_body_reply (its tick: the
+                                     publish that found the Dynamic body asleep) */
+    GY_PHYSICS_REPLY_BODY_WAKE    /* likewise, awake again (none at creation, even asleep) */
 } gy_physics_reply_type;
 
 /* What a CREATE_FAILED reply was about. */
@@ -314,6 +317,9 @@ typedef struct gy_physics_body_desc {
      * registered when the create succeeds and unregistered when the body is released (or the
      * world stops); a failed create registers nothing. */
     const gy_character_settings *character;
+    /* A Dynamic body created asleep (before its first step: no SLEEP reply for it); ignored for
+     * other bodies. */
+    bool start_asleep;
 } gy_physics_body_desc;
 
 /* A joint between two bodies named by store index + attachment; b_attachment 0: the world. The
@@ -402,6 +408,15 @@ gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32
                                      gy_pose pose);
 gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
                                                 uint32_t attachment, gy_vec3 v);
+/* A Kinematic body (not a character) travels from where it is when the command is applied to
+ * `target` by velocity over `steps` physics steps (1..2^30 - 1), arriving exactly, then stops:
+ * it pushes and carries what it meets, unlike a teleport. A teleport, a velocity write or a new
+ * move ends it. Other bodies refuse it on the physics thread (counted as failed). */
+gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           gy_pose target, uint32_t steps);
+/* How many physics steps `seconds` spans (rounded up, at least 1), or 0 when it is negative,
+ * non-finite or longer than a move may last. Any thread. */
+uint32_t gy_physics_steps_for(const gy_physics *p, double seconds);
 gy_result gy_physics_record_set_angular_velocity(gy_physics *p, uint32_t store_index,
                                                  uint32_t attachment, gy_vec3 w);
 /* Forces and torques act on the next step only (N, N·m); impulses apply once (N·s). Never merged:
