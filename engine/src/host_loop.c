@@ -158,7 +158,12 @@ static gy_result run_physics(gy_world *w, double dt)
 {
     gy_result r = GY_OK;
     double scale = w->hold ? 0.0 : w->time_scale;
-    if (w->lockstep) {
+    if (w->replay != NULL) {
+        /* The capture says how far each tick goes and which batches go in before each step. */
+        date_keys(w);
+        r = gy_w_replay_run(w);
+        gy_w_drain(w);
+    } else if (w->lockstep) {
         w->acc += dt * scale;
         double owed = floor(w->acc / w->step_dt);
         uint32_t n = owed > (double)w->max_catchup ? w->max_catchup : (uint32_t)owed;
@@ -215,6 +220,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
     gy_result r = GY_OK;
     if (gy_w_running(w))
         r = run_physics(w, dt);
+    gy_w_recording_frame(w, dt);
     /* Real time: a published batch still unacknowledged past the bound is reported through the
      * logger (lockstep ticks wait for their batches themselves). Polled after this tick's
      * publish, so a physics thread that stops taking batches is seen one tick sooner. */

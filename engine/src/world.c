@@ -70,6 +70,7 @@ static void free_world(gy_world *w)
         gy_free(a, w->hit_scratch, (size_t)w->hit_capacity * sizeof *w->hit_scratch);
     if (w->snap_scratch != NULL)
         gy_free(a, w->snap_scratch, (size_t)w->snap_capacity * sizeof *w->snap_scratch);
+    gy_w_recording_free(w);
     gy_physics_destroy(w->physics);
     pthread_rwlock_destroy(&w->lock);
     gy_free(a, w, sizeof *w);

@@ -264,6 +264,9 @@ typedef struct gy_w_stream {
 /* ---- the World --------------------------------------------------------------------------------
  */
 
+typedef struct gy_w_recording gy_w_recording;
+typedef struct gy_w_replay gy_w_replay;
+
 struct gy_world {
     const gy_allocator *alloc;
     const gy_logger *logger;
@@ -375,9 +378,19 @@ struct gy_world {
     uint32_t snap_capacity;
 
     gy_world_stats stats;
+
+    /* capture and replay of the thread boundary (world_capture.c); NULL when off */
+    gy_w_recording *recording;
+    gy_w_replay *replay;
 };
 
 /* ---- cross-file helpers ---------------------------------------------------------------------- */
+
+/* world_capture.c: after each tick's physics, the frame record and the physics thread's records
+ * so far (no-op unless capturing); the replay's stand-in for the lockstep tick loop; freeing. */
+void gy_w_recording_frame(gy_world *w, double dt);
+gy_result gy_w_replay_run(gy_world *w);
+void gy_w_recording_free(gy_world *w);
 
 /* world.c: thread ownership. Every public World call starts with one of these (a check of the
  * calling thread against the owner and the World lock's holders, always on):

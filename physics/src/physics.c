@@ -241,6 +241,7 @@ void gy_physics_destroy(gy_physics *p)
     gy_reply_queue_destroy(p->replies);
     gy_command_queue_destroy(p->commands);
     gy_phys_free_world_state(p);
+    gy_phys_capture_free(p);
     if (p->mirror != NULL)
         gy_free(p->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t));
     pthread_mutex_destroy(&p->wait_mutex);
@@ -357,6 +358,8 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
         gy_scene_barrier_set_activity(p->barrier, "publish");
         sim_lock(p);
         gy_phys_read_back(p);
+        if (steps > 0)
+            gy_phys_capture_state(p);
         sim_unlock(p);
         gy_phys_publish(p);
         uint64_t dt = gy_clock_now_ns() - t0 + early_read_ns;
@@ -646,7 +649,7 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
     if (!p->running || !p->lockstep || gy_scene_barrier_in_mutation(p->barrier))
         return GY_ERR_MISUSE;
     uint64_t seq;
-    gy_result r = gy_command_queue_publish(p->commands, &seq);
+    gy_result r = gy_physics_publish(p, &seq);
     if (r != GY_OK)
         return r;
     if (ticks == 0)

@@ -483,6 +483,13 @@ gy_result gy_physics_publish(gy_physics *p, uint64_t *seq)
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
+    if (p->replaying) {
+        /* Replay: the recorded batches stand in for the game's. */
+        gy_command_queue_discard_open(p->commands);
+        if (seq != NULL)
+            *seq = gy_command_queue_published(p->commands);
+        return GY_OK;
+    }
     return gy_command_queue_publish(p->commands, seq);
 }
 
@@ -894,6 +901,7 @@ uint32_t gy_phys_drain(gy_physics *p)
     gy_command_batch batch;
     uint32_t n = 0;
     while (gy_command_queue_acquire(p->commands, &batch)) {
+        gy_phys_capture_batch(p, &batch);
         gy_phys_apply_batch(p, &batch);
         gy_command_queue_release(p->commands, &batch);
         n++;
