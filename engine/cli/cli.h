@@ -18,16 +18,20 @@ enum {
     GY_CLI_EXIT_USAGE = 2   /* usage error, unreadable file, invalid scene */
 };
 
-/* ---- subcommands ------------------------------------------------------------------------------ */
+/* ---- subcommands ------------------------------------------------------------------------------
+ */
 
-int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
+int gy_cli_run_main(int argc, char **argv); /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
 /* The option of `gyre run` nearest to `word` (gy_cli_nearest), or NULL. */
 const char *gy_cli_run_nearest_option(const char *word);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
+int gy_cli_replay_main(int argc, char **argv);   /* capture.c; argv[0] is "replay" */
+void gy_cli_replay_usage(FILE *out);
 void gy_cli_validate_usage(FILE *out);
 
-/* ---- argument helpers (args.c) ---------------------------------------------------------------- */
+/* ---- argument helpers (args.c) ----------------------------------------------------------------
+ */
 
 /* Matches `--name VALUE` or `--name=VALUE` at argv[*i]; *i advances past a separate value. True
  * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
@@ -109,19 +113,21 @@ void gy_cli_print_refused(FILE *out, const char *file, const gy_scene *scene, in
  * or the reason the file could not be read, and returns NULL. */
 gy_scene *gy_cli_load_scene(const char *path);
 
-/* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
+/* ---- the runner's state (run.c, script.c, report.c) -------------------------------------------
+ */
 
 typedef struct gy_cli_options {
     const char *scene_path;
-    double seconds;        /* simulated seconds, >= 0 */
-    const char *backend;   /* NULL: the scene's, else "ode" */
+    double seconds;      /* simulated seconds, >= 0 */
+    const char *backend; /* NULL: the scene's, else "ode" */
     bool realtime;
     bool quiet;
     const char *report_path; /* NULL: none; "-": stdout */
     const char *events_path;
     const char *trace_path;
-    bool strict; /* an expect the run never reached fails it */
-    const char *junit_path; /* NULL: none; "-": stdout */
+    bool strict;              /* an expect the run never reached fails it */
+    const char *junit_path;   /* NULL: none; "-": stdout */
+    const char *capture_path; /* NULL: none */
 } gy_cli_options;
 
 /* A physics entity the runner reports on, in report order (scene order, spawned ones after). */
@@ -188,6 +194,8 @@ typedef struct gy_cli_spawned {
     gy_scene_instance *instance;
 } gy_cli_spawned;
 
+typedef struct gy_cli_replay gy_cli_replay;
+
 typedef struct gy_cli_runner {
     gy_cli_options opt;
     const gy_allocator *alloc;
@@ -233,7 +241,28 @@ typedef struct gy_cli_runner {
 
     gy_cli_final *finals;
     uint32_t final_count;
+
+    gy_cli_output *capture_out; /* --capture: the file being written */
+    bool capture_ok;            /* the capture ended complete */
+    gy_cli_replay *replay;      /* `gyre replay`: the capture being run (capture.c) */
 } gy_cli_runner;
+
+/* run.c: everything after option parsing, for `run` and `replay` (`who` names the command in
+ * messages). Returns the exit code. */
+int gy_cli_execute(gy_cli_runner *R, const char *who);
+
+/* capture.c */
+/* --capture: begins the World's capture into `out` (the scene and the files it loads stored),
+ * before physics starts. Returns an exit code (GY_CLI_EXIT_OK to go on). */
+int gy_cli_capture_begin(gy_cli_runner *R, gy_cli_output *out);
+/* Ends it once the run is over (real time: after holding the physics thread). */
+int gy_cli_capture_end(gy_cli_runner *R, gy_cli_output *out);
+/* Replay: enters replay mode (and --verify's own capture) once physics has started. */
+int gy_cli_replay_begin(gy_cli_runner *R);
+/* After each frame: true once --verify found a difference (printed). */
+bool gy_cli_replay_check(gy_cli_runner *R);
+/* After the loop: runs to the capture's end, finishes --verify, leaves replay mode. */
+int gy_cli_replay_end(gy_cli_runner *R);
 
 /* script.c */
 /* Prepares the expect_event watches of the root scene. GY_ERR_OUT_OF_MEMORY. */

@@ -113,7 +113,7 @@ gy_result gy_world_capture_begin(gy_world *w, const gy_world_capture_def *def)
         return entered;
     if (w == NULL || def == NULL || def->write == NULL || (def->file_count && def->files == NULL))
         return GY_ERR_INVALID_ARGUMENT;
-    if (w->recording != NULL || w->replay != NULL || w->in_tick ||
+    if (w->recording != NULL || w->in_tick ||
         (!w->lockstep && gy_w_running(w)))
         return GY_ERR_MISUSE;
     for (uint32_t i = 0; i < def->file_count; i++) {

@@ -304,6 +304,7 @@ gy_result gy_physics_set_replay(gy_physics *p, bool on)
     if (on)
         gy_command_queue_discard_open(p->commands);
     p->replaying = on;
+    p->replay_open = false;
     return GY_OK;
 }
 
@@ -433,6 +434,11 @@ gy_result gy_physics_replay_command(gy_physics *p, gy_command_ring ring, const g
         return GY_ERR_MISUSE;
     if (cmd->type < GY_PHYS_CMD_CREATE_BODY || cmd->type > GY_PHYS_CMD_SET_MOTOR)
         return GY_ERR_INVALID_ARGUMENT;
+    if (!p->replay_open) {
+        /* What the game recorded since the last seal never goes out in a replay. */
+        gy_command_queue_discard_open(p->commands);
+        p->replay_open = true;
+    }
     gy_command c = *cmd;
     c.flags = (uint16_t)(c.flags & ~GY_COMMAND_PAYLOAD);
     if (!has_payload_type(c.type)) {
@@ -464,5 +470,8 @@ gy_result gy_physics_replay_seal(gy_physics *p)
         return GY_ERR_INVALID_ARGUMENT;
     if (!p->running || !p->replaying)
         return GY_ERR_MISUSE;
+    if (!p->replay_open)
+        gy_command_queue_discard_open(p->commands); /* an empty recorded batch stays empty */
+    p->replay_open = false;
     return gy_command_queue_publish(p->commands, NULL);
 }

@@ -257,7 +257,8 @@ struct gy_physics {
 
     /* ---- game side ---- */
     pthread_t thread;
-    bool replaying; /* gy_physics_set_replay: the game's own batches are discarded */
+    bool replaying;   /* gy_physics_set_replay: the game's own batches are discarded */
+    bool replay_open; /* a replay batch has commands not yet sealed */
     bool running;
     bool game_bound;           /* the game thread called bind_thread on this world (live queries) */
     uint64_t lockstep_wait_ns; /* how long the last gy_physics_step waited, per tick */

@@ -43,7 +43,7 @@ gy_world_capture_def gy_default_world_capture_def(void);
 /* Starts a capture: writes the header, META and the files, then records every tick. Begin before
  * gy_world_start_physics (or while it runs in lockstep) so the capture sees every batch from the
  * first tick. GY_ERR_INVALID_ARGUMENT (no writer, a bad file entry), GY_ERR_MISUSE (already
- * capturing or replaying; real-time physics already running), the writer's error,
+ * capturing; real-time physics already running), the writer's error,
  * GY_ERR_OUT_OF_MEMORY. */
 gy_result gy_world_capture_begin(gy_world *world, const gy_world_capture_def *def);
 
@@ -120,8 +120,8 @@ size_t gy_capture_scan_states(const void *bytes, size_t size,
 /* Makes a lockstep World, started on the same scene, replay `capture` (kept by the caller until
  * gy_world_replay_end): from now on each gy_world_tick runs the physics up to the tick of the
  * capture's next frame, applying every recorded batch before its tick, and the World's own
- * commands are checked but not sent. GY_ERR_MISUSE (real time, stopped, capturing, already
- * replaying, or physics not at the capture's starting tick), GY_ERR_UNSUPPORTED (another
+ * commands are checked but not sent. GY_ERR_MISUSE (real time, stopped, already replaying). A
+ * replaying World may capture too (its own stream is what `gyre replay --verify` compares), GY_ERR_UNSUPPORTED (another
  * backend or step rate), GY_ERR_INVALID_ARGUMENT. */
 gy_result gy_world_replay_begin(gy_world *world, const gy_capture *capture);
 
