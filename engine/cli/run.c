@@ -472,6 +472,9 @@ static int set_up(gy_cli_runner *R)
         fprintf(stderr, "gyre run: %s\n", gy_result_message(r));
         return GY_CLI_EXIT_FAILED;
     }
+    /* Taken before the thread starts: a real-time thread may step before start returns, and
+     * tick 0 is the state the run starts from. */
+    R->base_tick = gy_physics_tick(gy_world_physics(R->world));
     if (R->capture_out != NULL) {
         int status = gy_cli_capture_begin(R, R->capture_out);
         if (status != GY_CLI_EXIT_OK)
@@ -488,7 +491,6 @@ static int set_up(gy_cli_runner *R)
         if (status != GY_CLI_EXIT_OK)
             return status;
     }
-    R->base_tick = gy_physics_tick(gy_world_physics(R->world));
     R->tick = 0;
     return GY_CLI_EXIT_OK;
 }

@@ -31,6 +31,7 @@ uint64_t gy_w_capture(gy_world *w)
         return 0;
     uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
     w->frame_tick = tick;
+    w->frame_seq = f.applied_seq;
     w->due_ns = f.due_ns;
     w->published_ns = f.published_ns;
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
@@ -213,6 +214,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
         return locked; /* this thread holds the World lock already */
     w->in_tick = true;
     w->stats.ticks++;
+    gy_w_recording_tick_begin(w);
     if (w->update != NULL)
         w->update(w->update_ctx, w, dt);
     gy_w_propagate(w);
@@ -220,7 +222,6 @@ gy_result gy_world_tick(gy_world *w, double dt)
     gy_result r = GY_OK;
     if (gy_w_running(w))
         r = run_physics(w, dt);
-    gy_w_recording_frame(w, dt);
     /* Real time: a published batch still unacknowledged past the bound is reported through the
      * logger (lockstep ticks wait for their batches themselves). Polled after this tick's
      * publish, so a physics thread that stops taking batches is seen one tick sooner. */
@@ -228,6 +229,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
         gy_scene_barrier_poll_watchdog(gy_physics_barrier(w->physics));
     else
         gy_w_drain(w); /* what the last run left, and EXITs the World owes */
+    gy_w_recording_frame(w, dt);
     gy_w_sync(w);
     w->seen_tick = w->frame_tick;
     gy_w_render_frame(w, dt);

@@ -135,6 +135,7 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     w->update = c.update;
     w->update_ctx = c.update_ctx;
     w->time_scale = 1.0;
+    w->reply_budget = UINT32_MAX;
     w->first_root = w->last_root = GY_W_NONE;
     w->free_head = GY_W_NONE;
     w->next_attachment = 1;

@@ -69,7 +69,8 @@ struct gy_w_recording {
 struct gy_w_replay {
     const gy_capture *cap;
     uint32_t next_frame, next_batch;
-    int64_t offset; /* replay tick − capture tick */
+    uint64_t fed_seq; /* the recorded sequence of the last batch fed */
+    int64_t offset;   /* replay tick − capture tick */
     char message[256];
 };
 
@@ -113,8 +114,7 @@ gy_result gy_world_capture_begin(gy_world *w, const gy_world_capture_def *def)
         return entered;
     if (w == NULL || def == NULL || def->write == NULL || (def->file_count && def->files == NULL))
         return GY_ERR_INVALID_ARGUMENT;
-    if (w->recording != NULL || w->in_tick ||
-        (!w->lockstep && gy_w_running(w)))
+    if (w->recording != NULL || w->in_tick || (!w->lockstep && gy_w_running(w)))
         return GY_ERR_MISUSE;
     for (uint32_t i = 0; i < def->file_count; i++) {
         const gy_capture_attachment *f = &def->files[i];
@@ -177,10 +177,12 @@ gy_result gy_world_capture_begin(gy_world *w, const gy_world_capture_def *def)
 
 void gy_w_recording_frame(gy_world *w, double dt)
 {
+    w->reply_budget = UINT32_MAX; /* drains outside a tick take everything */
     gy_w_recording *r = w->recording;
     if (r == NULL)
         return;
-    gy_capture_frame f = {dt, w->frame_tick, w->time_scale, w->hold ? 1u : 0u, 0};
+    gy_capture_frame f = {
+        dt, w->frame_tick, w->frame_seq, w->time_scale, w->hold ? 1u : 0u, w->replies_taken};
     rec_record(r, GY_CAPTURE_FRAME, &f, sizeof f);
     r->frames++;
     gy_physics_capture_drain(w->physics, rec_write, r);
@@ -606,13 +608,15 @@ const char *gy_world_replay_message(const gy_world *w)
     return w != NULL && w->replay != NULL ? w->replay->message : "";
 }
 
-/* Seals every recorded batch due before replay tick `tick` (and any the replay passed). */
-static gy_result feed(gy_world *w, uint64_t tick)
+/* Seals every recorded batch due before replay tick `tick` (and any the replay passed), and
+ * those up to recorded sequence `seq`. */
+static gy_result feed(gy_world *w, uint64_t tick, uint64_t seq)
 {
     gy_w_replay *rp = w->replay;
     const gy_capture *c = rp->cap;
     while (rp->next_batch < c->batch_count &&
-           (int64_t)c->batches[rp->next_batch].tick + rp->offset <= (int64_t)tick) {
+           ((int64_t)c->batches[rp->next_batch].tick + rp->offset <= (int64_t)tick ||
+            c->batches[rp->next_batch].seq <= seq)) {
         const gy_capture_batch_view *b = &c->batches[rp->next_batch];
         size_t cursor = 0;
         uint32_t ring;
@@ -633,23 +637,24 @@ static gy_result feed(gy_world *w, uint64_t tick)
         gy_result r = gy_physics_replay_seal(w->physics);
         if (r != GY_OK)
             return r;
+        rp->fed_seq = b->seq;
         rp->next_batch++;
     }
     return GY_OK;
 }
 
 /* Runs physics ticks, batches fed, until the capture's tick `target`. */
-static gy_result run_to(gy_world *w, uint64_t target)
+static gy_result run_to(gy_world *w, uint64_t target, bool read)
 {
     gy_w_replay *rp = w->replay;
     int64_t goal = (int64_t)target + rp->offset;
     gy_result r = GY_OK;
     bool stepped = false;
     while (r == GY_OK && (int64_t)gy_physics_tick(w->physics) < goal) {
-        r = feed(w, gy_physics_tick(w->physics) + 1u);
+        r = feed(w, gy_physics_tick(w->physics) + 1u, 0);
         if (r == GY_OK)
             r = gy_physics_step(w->physics, 1, w->step_timeout_ns);
-        if (r == GY_OK)
+        if (r == GY_OK && read)
             gy_w_capture(w);
         stepped = true;
     }
@@ -663,7 +668,27 @@ gy_result gy_w_replay_run(gy_world *w)
     gy_w_replay *rp = w->replay;
     if (rp->next_frame >= rp->cap->frame_count)
         return gy_physics_step(w->physics, 0, w->step_timeout_ns);
-    return run_to(w, rp->cap->frames[rp->next_frame++].tick);
+    const gy_capture_frame *f = &rp->cap->frames[rp->next_frame++];
+    gy_result r = run_to(w, f->tick, true);
+    if (r == GY_OK && f->batch_seq > rp->fed_seq && rp->next_batch < rp->cap->batch_count &&
+        rp->cap->batches[rp->next_batch].seq <= f->batch_seq) {
+        /* The run read a publish of an iteration that applied batches without stepping. */
+        r = feed(w, 0, f->batch_seq);
+        if (r == GY_OK)
+            r = gy_physics_replay_drain(w->physics, w->step_timeout_ns);
+        if (r == GY_OK)
+            gy_w_capture(w);
+    }
+    return r;
+}
+
+void gy_w_recording_tick_begin(gy_world *w)
+{
+    w->replies_taken = 0;
+    w->reply_budget = UINT32_MAX;
+    gy_w_replay *rp = w->replay;
+    if (rp != NULL && rp->next_frame < rp->cap->frame_count)
+        w->reply_budget = rp->cap->frames[rp->next_frame].replies;
 }
 
 gy_result gy_world_replay_finish(gy_world *w)
@@ -675,11 +700,9 @@ gy_result gy_world_replay_finish(gy_world *w)
         return GY_ERR_INVALID_ARGUMENT;
     if (w->replay == NULL || w->in_tick || !gy_w_running(w))
         return GY_ERR_MISUSE;
-    gy_result r = run_to(w, w->replay->cap->end.tick);
-    gy_w_drain(w);
-    gy_w_sync(w);
-    w->seen_tick = w->frame_tick;
-    return r;
+    /* The run's game thread read nothing of these last ticks (they came after its last frame),
+     * so neither does the replay: its replies wait for teardown as the run's did. */
+    return run_to(w, w->replay->cap->end.tick, false);
 }
 
 gy_result gy_world_replay_end(gy_world *w)
@@ -694,6 +717,7 @@ gy_result gy_world_replay_end(gy_world *w)
     gy_physics_set_replay(w->physics, false);
     gy_free(w->alloc, w->replay, sizeof *w->replay);
     w->replay = NULL;
+    w->reply_budget = UINT32_MAX;
     return GY_OK;
 }
 

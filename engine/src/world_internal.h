@@ -369,7 +369,12 @@ struct gy_world {
     uint32_t stream_count, stream_capacity;
     bool streaming;      /* the queue is being run */
     uint64_t frame_tick; /* tick of the newest proxies captured */
-    uint64_t seen_tick;  /* frame_tick as of the last sync (what the next drain may rely on) */
+    uint64_t frame_seq;  /* the last command batch applied before them */
+    /* Replies gy_w_drain may still take this tick (UINT32_MAX: all; a replay gives the count
+     * the run took), and how many it took. */
+    uint32_t reply_budget;
+    uint32_t replies_taken;
+    uint64_t seen_tick; /* frame_tick as of the last sync (what the next drain may rely on) */
 
     /* query scratch */
     gy_hit *hit_scratch;
@@ -389,6 +394,7 @@ struct gy_world {
 /* world_capture.c: after each tick's physics, the frame record and the physics thread's records
  * so far (no-op unless capturing); the replay's stand-in for the lockstep tick loop; freeing. */
 void gy_w_recording_frame(gy_world *w, double dt);
+void gy_w_recording_tick_begin(gy_world *w);
 gy_result gy_w_replay_run(gy_world *w);
 void gy_w_recording_free(gy_world *w);
 

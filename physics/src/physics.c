@@ -325,7 +325,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
     uint64_t early_read_ns = 0;
     for (;;) {
         if (lockstep) {
-            if (steps == 1)
+            if (steps == 1 || __atomic_load_n(&p->lockstep_no_step, __ATOMIC_ACQUIRE))
                 break;
         } else {
             if (*acc + p->step_eps < p->step_dt || steps >= p->max_catchup)
@@ -642,7 +642,22 @@ static bool lockstep_done(gy_physics *p, uint64_t target)
     return __atomic_load_n(&p->lockstep_done, __ATOMIC_SEQ_CST) >= target;
 }
 
+/* Lockstep: `ticks` iterations; with no_step each drains and publishes without stepping. */
+static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns, bool no_step);
+
 gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
+{
+    return lockstep_request(p, ticks, timeout_ns, false);
+}
+
+gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns)
+{
+    if (p != NULL && !p->replaying)
+        return GY_ERR_MISUSE;
+    return lockstep_request(p, 1, timeout_ns, true);
+}
+
+static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns, bool no_step)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -657,6 +672,8 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
     uint64_t start = gy_clock_now_ns();
     uint64_t deadline = timeout_ns ? start + timeout_ns : UINT64_MAX;
     __atomic_store_n(&p->lockstep_seq, seq, __ATOMIC_RELEASE);
+    /* Read by the physics thread only inside the iterations this request asks for. */
+    __atomic_store_n(&p->lockstep_no_step, no_step ? 1u : 0u, __ATOMIC_RELEASE);
     uint64_t target = p->lockstep_target + ticks;
     __atomic_store_n(&p->lockstep_target, target, __ATOMIC_RELEASE);
     gy_scene_barrier_wake(p->barrier);
@@ -743,6 +760,7 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out)
     out->time = (double)out->tick * p->step_dt;
     out->due_ns = f->due_ns;
     out->published_ns = f->published_ns;
+    out->applied_seq = f->applied_seq;
     return GY_OK;
 }
 

@@ -536,6 +536,33 @@ static void filter_reply(void *ctx, const gy_reply *r)
     f->fn(f->ctx, r);
 }
 
+uint32_t gy_physics_drain_replies_at_most(gy_physics *p, uint32_t max, gy_reply_fn fn, void *ctx,
+                                          uint32_t *taken)
+{
+    if (taken != NULL)
+        *taken = 0;
+    if (p == NULL || fn == NULL)
+        return 0;
+    reply_filter f = {p, fn, ctx, (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+                      0, 0};
+    gy_reply chunk[32];
+    uint32_t total = 0;
+    while (total < max) {
+        uint32_t want = max - total < 32u ? max - total : 32u;
+        uint32_t n = gy_reply_queue_pop(p->replies, chunk, want);
+        for (uint32_t i = 0; i < n; i++)
+            filter_reply(&f, &chunk[i]);
+        total += n;
+        if (n < want)
+            break;
+    }
+    if (f.rejected != 0)
+        gy_phys_add(&p->replies_rejected, f.rejected);
+    if (taken != NULL)
+        *taken = total;
+    return f.passed;
+}
+
 uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx)
 {
     if (p == NULL || fn == NULL)
@@ -714,7 +741,8 @@ static void apply_gravity(gy_physics *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     gy_vec3 g = gy_v3(b->v[0], b->v[1], b->v[2]);
-    if (gy_validate_vector(g, GY_MAX_MAGNITUDE) != GY_OK || p->backend->set_gravity(p->world, g) != GY_OK) {
+    if (gy_validate_vector(g, GY_MAX_MAGNITUDE) != GY_OK ||
+        p->backend->set_gravity(p->world, g) != GY_OK) {
         gy_phys_add(&p->counters.commands_failed, 1);
         return;
     }

@@ -171,6 +171,7 @@ typedef struct gy_phys_frame {
     uint64_t tick;
     uint64_t due_ns;       /* tick clock: when `tick` was due */
     uint64_t published_ns; /* tick clock: when it was published */
+    uint64_t applied_seq;  /* the last command batch applied before it */
 } gy_phys_frame;
 
 /* A window of timings for the diagnostics sampler. */
@@ -243,6 +244,7 @@ struct gy_physics {
     uint64_t lockstep_target; /* lockstep ticks requested so far */
     uint64_t lockstep_seq;    /* the batch the next lockstep tick drains up to */
     uint64_t lockstep_done;
+    uint32_t lockstep_no_step; /* the requested iteration drains and publishes only (replay) */
     uint32_t game_waiting;
     gy_phys_counters counters;
     uint64_t replies_rejected;

@@ -121,8 +121,8 @@ size_t gy_capture_scan_states(const void *bytes, size_t size,
  * gy_world_replay_end): from now on each gy_world_tick runs the physics up to the tick of the
  * capture's next frame, applying every recorded batch before its tick, and the World's own
  * commands are checked but not sent. GY_ERR_MISUSE (real time, stopped, already replaying). A
- * replaying World may capture too (its own stream is what `gyre replay --verify` compares), GY_ERR_UNSUPPORTED (another
- * backend or step rate), GY_ERR_INVALID_ARGUMENT. */
+ * replaying World may capture too (its own stream is what `gyre replay --verify` compares),
+ * GY_ERR_UNSUPPORTED (another backend or step rate), GY_ERR_INVALID_ARGUMENT. */
 gy_result gy_world_replay_begin(gy_world *world, const gy_capture *capture);
 
 /* Frames of the capture not yet replayed. */

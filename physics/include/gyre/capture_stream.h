@@ -56,14 +56,17 @@ typedef enum gy_capture_file_role {
     GY_CAPTURE_FILE_NOTE = 3   /* the application's own settings (the CLI: its options) */
 } gy_capture_file_role;
 
-/* One gy_world_tick: the frame time the host passed and the physics tick the World had read once
- * the tick was done (real time: the newest publish; lockstep: the last tick it ran). */
+/* One gy_world_tick: the frame time the host passed and what the game thread took in during it,
+ * which in real time depends on how the two threads met: the publish it read (its tick, and the
+ * last batch applied before it: an iteration may apply a batch and publish without a step) and
+ * how many replies it took off the queue. */
 typedef struct gy_capture_frame {
     double dt;
-    uint64_t tick;
-    double time_scale; /* the World's time scale during the tick */
-    uint32_t hold;     /* 1: the host held the simulation */
-    uint32_t reserved;
+    uint64_t tick;      /* the tick of the proxies the World had read once the tick was done */
+    uint64_t batch_seq; /* the last batch applied before that publish */
+    double time_scale;  /* the World's time scale during the tick */
+    uint32_t hold;      /* 1: the host held the simulation */
+    uint32_t replies;   /* replies taken off the queue during the tick */
 } gy_capture_frame;
 
 /* One sealed batch as the physics thread drained it: `tick` is the first tick stepped after it

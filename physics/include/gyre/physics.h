@@ -462,7 +462,10 @@ typedef struct gy_proxy_frame {
      * ticks are due one step apart (divided by the time scale) however late the thread ran. */
     uint64_t due_ns;
     uint64_t published_ns; /* on the same clock: when it was published (>= due_ns) */
-    bool fresh;            /* published since the previous read */
+    /* The publish sequence of the last command batch applied before this publish (a real-time
+     * iteration may drain a batch and publish without stepping: same tick, newer state). */
+    uint64_t applied_seq;
+    bool fresh; /* published since the previous read */
 } gy_proxy_frame;
 
 /* The latest proxy publish with its timing. GY_ERR_BUSY before the first publish (*out zeroed);
@@ -552,6 +555,16 @@ gy_result gy_physics_set_replay(gy_physics *p, bool on);
  * its command or a command type that is unknown; nothing is recorded then. */
 gy_result gy_physics_replay_command(gy_physics *p, gy_command_ring ring, const gy_command *cmd,
                                     const void *payload, size_t payload_size);
+
+/* Replay: one lockstep iteration that drains what was sealed and publishes without stepping (a
+ * real-time run's iteration that applied a batch before its tick was due). Errors as
+ * gy_physics_step; GY_ERR_MISUSE when not replaying. */
+gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns);
+
+/* As gy_physics_drain_replies, but hands over at most `max` committed replies (rejected ones
+ * count); *taken (optional) receives how many were taken off the queue. */
+uint32_t gy_physics_drain_replies_at_most(gy_physics *p, uint32_t max, gy_reply_fn fn, void *ctx,
+                                          uint32_t *taken);
 
 /* Replay: seals the replay batch (the next lockstep tick drains it). */
 gy_result gy_physics_replay_seal(gy_physics *p);
