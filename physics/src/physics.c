@@ -663,6 +663,10 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
         return GY_ERR_INVALID_ARGUMENT;
     if (!p->running || !p->lockstep || gy_scene_barrier_in_mutation(p->barrier))
         return GY_ERR_MISUSE;
+    /* A request that timed out may still be running: its kind must not change under it. */
+    if (!lockstep_done(p, p->lockstep_target) &&
+        __atomic_load_n(&p->lockstep_no_step, __ATOMIC_RELAXED) != (no_step ? 1u : 0u))
+        return GY_ERR_BUSY;
     uint64_t seq;
     gy_result r = gy_physics_publish(p, &seq);
     if (r != GY_OK)

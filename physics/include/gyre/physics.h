@@ -558,7 +558,8 @@ gy_result gy_physics_replay_command(gy_physics *p, gy_command_ring ring, const g
 
 /* Replay: one lockstep iteration that drains what was sealed and publishes without stepping (a
  * real-time run's iteration that applied a batch before its tick was due). Errors as
- * gy_physics_step; GY_ERR_MISUSE when not replaying. */
+ * gy_physics_step; GY_ERR_MISUSE when not replaying; GY_ERR_BUSY while a step request that timed
+ * out still runs (and gy_physics_step likewise while a timed-out drain request runs). */
 gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns);
 
 /* As gy_physics_drain_replies, but hands over at most `max` committed replies (rejected ones
