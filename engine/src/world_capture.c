@@ -120,7 +120,7 @@ gy_result gy_world_capture_begin(gy_world *w, const gy_world_capture_def *def)
         const gy_capture_attachment *f = &def->files[i];
         if (f->name == NULL || f->name[0] == '\0' || strlen(f->name) > MAX_NAME_BYTES ||
             (f->size > 0 && f->data == NULL) || f->role < GY_CAPTURE_FILE_SCENE ||
-            f->role > GY_CAPTURE_FILE_NOTE || f->size > UINT32_MAX - 4096u)
+            f->role > GY_CAPTURE_FILE_NOTE || f->size > UINT32_MAX - 8192u)
             return GY_ERR_INVALID_ARGUMENT;
     }
     gy_w_recording *r = gy_alloc_zeroed(w->alloc, sizeof *r);
@@ -444,8 +444,8 @@ gy_result gy_capture_read(const void *bytes, size_t size, const gy_allocator *al
             r = gy_array_reserve(a, (void **)&c->batches, &c->batch_cap, c->pub.batch_count + 1u,
                                  sizeof *c->batches);
             if (r == GY_OK)
-                c->batches[c->pub.batch_count++] =
-                    (gy_capture_batch_view){b.tick, b.seq, b.count, body + sizeof b};
+                c->batches[c->pub.batch_count++] = (gy_capture_batch_view){
+                    b.tick, b.seq, b.count, body + sizeof b, rec.size - sizeof b};
             break;
         }
         case GY_CAPTURE_STATE: {
@@ -493,6 +493,14 @@ gy_result gy_capture_read(const void *bytes, size_t size, const gy_allocator *al
     if (r == GY_OK && !have_end)
         r = fail(error, error_size, GY_ERR_PARSE, "no END record (%llu bytes of records)",
                  (unsigned long long)c->size, 0);
+    /* Every step is followed by a publish that writes a state (at most 16 steps apart, the
+     * catch-up limit), save those the end cut off: an end far beyond the states would have a
+     * replay step for nothing, or for ever. */
+    if (r == GY_OK &&
+        c->pub.end.tick - c->pub.meta.base_tick > ((uint64_t)c->pub.state_count + 1u) * 16u)
+        r = fail(error, error_size, GY_ERR_PARSE,
+                 "END claims %llu ticks; %llu state records allow at most 16 ticks each",
+                 c->pub.end.tick - c->pub.meta.base_tick, c->pub.state_count);
     if (r == GY_OK && c->pub.frame_count > 0 &&
         c->frames[c->pub.frame_count - 1u].tick > c->pub.end.tick)
         r = fail(error, error_size, GY_ERR_PARSE, "a frame at tick %llu is past the end tick %llu",
@@ -518,15 +526,11 @@ gy_result gy_capture_read(const void *bytes, size_t size, const gy_allocator *al
 bool gy_capture_batch_next(const gy_capture_batch_view *batch, size_t *cursor, uint32_t *ring,
                            const gy_command **cmd, const void **payload, size_t *payload_size)
 {
-    if (batch == NULL || cursor == NULL || *cursor >= batch->count)
+    /* The cursor is a byte offset into the commands (each is variable-sized); the reader checked
+     * that they tile the record exactly. */
+    if (batch == NULL || cursor == NULL || *cursor >= batch->size)
         return false;
-    /* Commands vary in size: walk from the first (batches are short; the reader checked them). */
-    const unsigned char *p = batch->commands;
-    for (size_t i = 0; i < *cursor; i++) {
-        gy_capture_command ch;
-        memcpy(&ch, p, sizeof ch);
-        p += sizeof ch + sizeof(gy_command) + gy_capture_padded(ch.payload_size);
-    }
+    const unsigned char *p = batch->commands + *cursor;
     gy_capture_command ch;
     memcpy(&ch, p, sizeof ch);
     if (ring != NULL)
@@ -537,7 +541,7 @@ bool gy_capture_batch_next(const gy_capture_batch_view *batch, size_t *cursor, u
         *payload = ch.payload_size ? p + sizeof ch + sizeof(gy_command) : NULL;
     if (payload_size != NULL)
         *payload_size = ch.payload_size;
-    (*cursor)++;
+    *cursor += sizeof ch + sizeof(gy_command) + gy_capture_padded(ch.payload_size);
     return true;
 }
 
@@ -618,18 +622,19 @@ static gy_result feed(gy_world *w, uint64_t tick, uint64_t seq)
            ((int64_t)c->batches[rp->next_batch].tick + rp->offset <= (int64_t)tick ||
             c->batches[rp->next_batch].seq <= seq)) {
         const gy_capture_batch_view *b = &c->batches[rp->next_batch];
-        size_t cursor = 0;
+        size_t cursor = 0, index = 0;
         uint32_t ring;
         const gy_command *cmd;
         const void *payload;
         size_t payload_size;
         while (gy_capture_batch_next(b, &cursor, &ring, &cmd, &payload, &payload_size)) {
+            index++;
             gy_result r = gy_physics_replay_command(w->physics, (gy_command_ring)ring, cmd, payload,
                                                     payload_size);
             if (r != GY_OK) {
                 snprintf(rp->message, sizeof rp->message,
                          "the batch applied before tick %llu: command %zu (type %u) refused: %s",
-                         (unsigned long long)(b->tick - c->meta.base_tick), cursor,
+                         (unsigned long long)(b->tick - c->meta.base_tick), index,
                          (unsigned)cmd->type, gy_result_message(r));
                 return r;
             }

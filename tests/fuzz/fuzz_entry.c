@@ -409,9 +409,11 @@ static const char *read_capture(const uint8_t *data, size_t size)
         uint32_t commands = 0;
         for (uint32_t i = 0; i < c->batch_count; i++) {
             size_t cursor = 0;
+            uint32_t walked = 0;
             while (gy_capture_batch_next(&c->batches[i], &cursor, NULL, NULL, NULL, NULL))
-                commands++;
-            if (cursor != c->batches[i].count)
+                walked++;
+            commands += walked;
+            if (walked != c->batches[i].count || cursor != c->batches[i].size)
                 bad = "capture: a batch walked to another count than it holds";
         }
         (void)commands;

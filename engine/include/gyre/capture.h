@@ -68,11 +68,12 @@ typedef struct gy_capture_file_view {
     size_t size;
 } gy_capture_file_view;
 
-/* A batch: `count` commands from `commands` (gy_capture_batch_next walks them). */
+/* A batch: `count` commands in `size` bytes from `commands` (gy_capture_batch_next walks them). */
 typedef struct gy_capture_batch_view {
     uint64_t tick, seq;
     uint32_t count;
     const unsigned char *commands;
+    size_t size;
 } gy_capture_batch_view;
 
 typedef struct gy_capture_state_view {
@@ -104,7 +105,7 @@ gy_result gy_capture_read(const void *bytes, size_t size, const gy_allocator *al
 
 void gy_capture_free(gy_capture *capture);
 
-/* One command of a batch; *cursor starts at 0. False after the last. */
+/* One command of a batch; *cursor starts at 0 (it is a byte offset). False after the last. */
 bool gy_capture_batch_next(const gy_capture_batch_view *batch, size_t *cursor, uint32_t *ring,
                            const gy_command **cmd, const void **payload, size_t *payload_size);
 
