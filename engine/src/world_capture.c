@@ -104,6 +104,8 @@ gy_world_capture_def gy_default_world_capture_def(void)
 
 bool gy_world_capturing(const gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return false;
     return w != NULL && w->recording != NULL;
 }
 
@@ -602,6 +604,8 @@ gy_result gy_world_replay_begin(gy_world *w, const gy_capture *capture)
 
 uint32_t gy_world_replay_frames_left(const gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return 0;
     if (w == NULL || w->replay == NULL)
         return 0;
     return w->replay->cap->frame_count - w->replay->next_frame;
@@ -609,6 +613,8 @@ uint32_t gy_world_replay_frames_left(const gy_world *w)
 
 const char *gy_world_replay_message(const gy_world *w)
 {
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return "";
     return w != NULL && w->replay != NULL ? w->replay->message : "";
 }
 
