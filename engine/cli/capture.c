@@ -21,8 +21,7 @@
 #define MAX_SPAWN_DEPTH 8u
 #define PATH_BYTES      4096u
 
-/* ---- the files a scene loads -------------------------------------------------------------------
- */
+/* ---- the files a scene loads ----------------------------------------------------------------- */
 
 typedef struct file_list {
     gy_capture_attachment items[MAX_FILES];
@@ -145,8 +144,7 @@ static bool files_of_scene(file_list *l, const gy_scene *s, uint32_t depth)
     return true;
 }
 
-/* ---- writing -----------------------------------------------------------------------------------
- */
+/* ---- writing --------------------------------------------------------------------------------- */
 
 static gy_result write_file(void *ctx, const void *bytes, size_t size)
 {
@@ -230,8 +228,7 @@ int gy_cli_capture_end(gy_cli_runner *R, gy_cli_output *out)
     return GY_CLI_EXIT_OK;
 }
 
-/* ---- replay ------------------------------------------------------------------------------------
- */
+/* ---- replay ---------------------------------------------------------------------------------- */
 
 struct gy_cli_replay {
     const char *path; /* the capture file */

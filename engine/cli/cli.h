@@ -18,10 +18,9 @@ enum {
     GY_CLI_EXIT_USAGE = 2   /* usage error, unreadable file, invalid scene */
 };
 
-/* ---- subcommands ------------------------------------------------------------------------------
- */
+/* ---- subcommands ------------------------------------------------------------------------------ */
 
-int gy_cli_run_main(int argc, char **argv); /* run.c; argv[0] is "run" */
+int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
 /* The option of `gyre run` nearest to `word` (gy_cli_nearest), or NULL. */
 const char *gy_cli_run_nearest_option(const char *word);
@@ -30,8 +29,7 @@ int gy_cli_replay_main(int argc, char **argv);   /* capture.c; argv[0] is "repla
 void gy_cli_replay_usage(FILE *out);
 void gy_cli_validate_usage(FILE *out);
 
-/* ---- argument helpers (args.c) ----------------------------------------------------------------
- */
+/* ---- argument helpers (args.c) ---------------------------------------------------------------- */
 
 /* Matches `--name VALUE` or `--name=VALUE` at argv[*i]; *i advances past a separate value. True
  * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
@@ -113,21 +111,20 @@ void gy_cli_print_refused(FILE *out, const char *file, const gy_scene *scene, in
  * or the reason the file could not be read, and returns NULL. */
 gy_scene *gy_cli_load_scene(const char *path);
 
-/* ---- the runner's state (run.c, script.c, report.c) -------------------------------------------
- */
+/* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
 
 typedef struct gy_cli_options {
     const char *scene_path;
-    double seconds;      /* simulated seconds, >= 0 */
-    const char *backend; /* NULL: the scene's, else "ode" */
+    double seconds;        /* simulated seconds, >= 0 */
+    const char *backend;   /* NULL: the scene's, else "ode" */
     bool realtime;
     bool quiet;
     const char *report_path; /* NULL: none; "-": stdout */
     const char *events_path;
     const char *trace_path;
-    bool strict;              /* an expect the run never reached fails it */
-    const char *junit_path;   /* NULL: none; "-": stdout */
-    const char *capture_path; /* NULL: none */
+    bool strict; /* an expect the run never reached fails it */
+    const char *junit_path; /* NULL: none; "-": stdout */
+    const char *capture_path; /* --capture FILE; NULL: none */
 } gy_cli_options;
 
 /* A physics entity the runner reports on, in report order (scene order, spawned ones after). */

@@ -55,8 +55,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 
-/* ---- writing -----------------------------------------------------------------------------------
- */
+/* ---- writing --------------------------------------------------------------------------------- */
 
 struct gy_w_recording {
     gy_capture_write_fn write;
@@ -220,8 +219,7 @@ gy_result gy_world_capture_end(gy_world *w, uint64_t *overflow_tick)
     return res;
 }
 
-/* ---- reading -----------------------------------------------------------------------------------
- */
+/* ---- reading --------------------------------------------------------------------------------- */
 
 typedef struct capture_owned {
     gy_capture pub;
@@ -572,8 +570,7 @@ size_t gy_capture_scan_states(const void *bytes, size_t size,
     return at;
 }
 
-/* ---- replay ------------------------------------------------------------------------------------
- */
+/* ---- replay ---------------------------------------------------------------------------------- */
 
 gy_result gy_world_replay_begin(gy_world *w, const gy_capture *capture)
 {

@@ -56,8 +56,7 @@ gy_result gy_world_capture_end(gy_world *world, uint64_t *overflow_tick);
 /* Whether a capture is open. */
 bool gy_world_capturing(const gy_world *world);
 
-/* ---- reading -----------------------------------------------------------------------------------
- */
+/* ---- reading --------------------------------------------------------------------------------- */
 
 /* A stored file. */
 typedef struct gy_capture_file_view {
@@ -115,8 +114,7 @@ bool gy_capture_batch_next(const gy_capture_batch_view *batch, size_t *cursor, u
 size_t gy_capture_scan_states(const void *bytes, size_t size,
                               void (*fn)(void *ctx, const gy_capture_state_view *state), void *ctx);
 
-/* ---- replay ------------------------------------------------------------------------------------
- */
+/* ---- replay ---------------------------------------------------------------------------------- */
 
 /* Makes a lockstep World, started on the same scene, replay `capture` (kept by the caller until
  * gy_world_replay_end): from now on each gy_world_tick runs the physics up to the tick of the
