@@ -25,6 +25,8 @@ void gy_cli_run_usage(FILE *out);
 /* The option of `gyre run` nearest to `word` (gy_cli_nearest), or NULL. */
 const char *gy_cli_run_nearest_option(const char *word);
 int gy_cli_validate_main(int argc, char **argv); /* validate.c; argv[0] is "validate" */
+int gy_cli_replay_main(int argc, char **argv);   /* capture.c; argv[0] is "replay" */
+void gy_cli_replay_usage(FILE *out);
 void gy_cli_validate_usage(FILE *out);
 
 /* ---- argument helpers (args.c) ---------------------------------------------------------------- */
@@ -123,6 +125,7 @@ typedef struct gy_cli_options {
     bool strict; /* an expect the run never reached fails it */
     const char *junit_path; /* NULL: none; "-": stdout */
     const char *html_path;  /* NULL: none; the page of the run (page.h) */
+    const char *capture_path; /* --capture FILE; NULL: none */
 } gy_cli_options;
 
 /* A physics entity the runner reports on, in report order (scene order, spawned ones after). */
@@ -193,6 +196,8 @@ typedef struct gy_cli_spawned {
     gy_scene_instance *instance;
 } gy_cli_spawned;
 
+typedef struct gy_cli_replay gy_cli_replay;
+
 typedef struct gy_cli_runner {
     gy_cli_options opt;
     const gy_allocator *alloc;
@@ -244,7 +249,27 @@ typedef struct gy_cli_runner {
     uint32_t page_instances;  /* instances whose joints it has: the root, then spawned ones */
     gy_joint *page_joints;    /* their handles, in the page's joint order */
     uint32_t page_joint_count, page_joint_capacity;
+    gy_cli_output *capture_out; /* --capture: the file being written */
+    bool capture_ok;            /* the capture ended complete */
+    gy_cli_replay *replay;      /* `gyre replay`: the capture being run (capture.c) */
 } gy_cli_runner;
+
+/* run.c: everything after option parsing, for `run` and `replay` (`who` names the command in
+ * messages). Returns the exit code. */
+int gy_cli_execute(gy_cli_runner *R, const char *who);
+
+/* capture.c */
+/* --capture: begins the World's capture into `out` (the scene and the files it loads stored),
+ * before physics starts. Returns an exit code (GY_CLI_EXIT_OK to go on). */
+int gy_cli_capture_begin(gy_cli_runner *R, gy_cli_output *out);
+/* Ends it once the run is over (real time: after holding the physics thread). */
+int gy_cli_capture_end(gy_cli_runner *R, gy_cli_output *out);
+/* Replay: enters replay mode (and --verify's own capture) once physics has started. */
+int gy_cli_replay_begin(gy_cli_runner *R);
+/* After each frame: true once --verify found a difference (printed). */
+bool gy_cli_replay_check(gy_cli_runner *R);
+/* After the loop: runs to the capture's end, finishes --verify, leaves replay mode. */
+int gy_cli_replay_end(gy_cli_runner *R);
 
 /* script.c */
 /* Prepares the expect_event watches of the root scene. GY_ERR_OUT_OF_MEMORY. */

@@ -20,6 +20,7 @@ static void usage(FILE *out)
           "\n"
           "commands:\n"
           "  run SCENE.json          load a scene, simulate it, check its script, write a report\n"
+          "  replay CAPTURE          run a capture (gyre run --capture) again; --verify compares\n"
           "  validate SCENE.json...  check scene files (and the OBJ files they name)\n"
           "  conform SCENE.json      run a scene on two middleware adapters and compare\n"
           "  soak SCENE.json         stream cells in and out in real time; barrier, step, memory\n"
@@ -58,6 +59,10 @@ int main(int argc, char **argv)
                 gy_cli_run_usage(stdout);
                 return GY_CLI_EXIT_OK;
             }
+            if (strcmp(argv[2], "replay") == 0) {
+                gy_cli_replay_usage(stdout);
+                return GY_CLI_EXIT_OK;
+            }
             if (strcmp(argv[2], "validate") == 0) {
                 gy_cli_validate_usage(stdout);
                 return GY_CLI_EXIT_OK;
@@ -72,14 +77,16 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "run") == 0)
         return gy_cli_run_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "replay") == 0)
+        return gy_cli_replay_main(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0)
         return gy_cli_validate_main(argc - 1, argv + 1);
     if (strcmp(cmd, "conform") == 0)
         return gy_cli_conform_main(argc - 1, argv + 1);
     if (strcmp(cmd, "soak") == 0)
         return gy_cli_soak_main(argc - 1, argv + 1);
-    static const char *const words[] = {"run",    "validate",  "conform", "soak",
-                                        "--help", "--version", "help"};
+    static const char *const words[] = {"run",  "replay", "validate",  "conform",
+                                        "soak", "--help", "--version", "help"};
     size_t count = sizeof words / sizeof words[0];
     /* `gyre --report x`: an option of `gyre run` given before any command. */
     const char *run_option = gy_cli_run_nearest_option(cmd);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "gyre/backend.h"
+#include "gyre/capture.h"
 #include "gyre/math.h"
 #include "gyre/physics.h"
 #include "page.h"
@@ -37,6 +38,7 @@ void gy_cli_run_usage(FILE *out)
         "  --trace FILE      write a per-tick CSV of every physics entity to FILE\n"
         "  --junit FILE      write the expects as JUnit XML to FILE, one test case each\n"
         "  --html FILE       write a page a browser opens: the run in 3D with a timeline\n"
+        "  --capture FILE    record the thread boundary (and the scene's files) for 'gyre replay'\n"
         "  --quiet           no progress line, no notes (warnings and failures still)\n"
         "  --strict          an expect the run ended before reaching fails the run\n"
         "  -h, --help        this help\n"
@@ -62,10 +64,9 @@ static int usage_error(const char *fmt, const char *arg)
     return GY_CLI_EXIT_USAGE;
 }
 
-static const char *const k_run_options[] = {"--seconds", "--backend", "--realtime",
-                                            "--report",  "--events",  "--trace",
-                                            "--quiet",   "--junit",   "--strict",
-                                            "--html",    "--help"};
+static const char *const k_run_options[] = {"--seconds", "--backend", "--realtime", "--report",
+                                            "--events",  "--trace",   "--quiet",    "--junit",
+                                            "--strict",  "--html",    "--capture",  "--help"};
 
 const char *gy_cli_run_nearest_option(const char *word)
 {
@@ -124,6 +125,10 @@ static int parse_options(int argc, char **argv, gy_cli_options *o)
             if (v == NULL || v[0] == '\0')
                 return usage_error("%s needs a file name (or - for stdout)", "--html");
             o->html_path = v;
+        } else if (gy_cli_option_value(argc, argv, &i, "--capture", &v)) {
+            if (v == NULL || v[0] == '\0' || strcmp(v, "-") == 0)
+                return usage_error("%s needs a file name", "--capture");
+            o->capture_path = v;
         } else {
             return gy_cli_unknown("gyre run", "option", a, k_run_options,
                                   sizeof k_run_options / sizeof k_run_options[0]);
@@ -423,8 +428,10 @@ static void simulate(gy_cli_runner *R)
             break;
         }
         gy_cli_script_apply_forces(R);
+        if (R->replay != NULL && gy_world_replay_frames_left(R->world) == 0)
+            break;
         double dt = R->dt;
-        if (R->opt.realtime) {
+        if (R->opt.realtime && R->replay == NULL) {
             sleep_until(next_ns);
             uint64_t now = gy_clock_now_ns();
             dt = (double)(now - last_ns) * 1e-9;
@@ -441,6 +448,8 @@ static void simulate(gy_cli_runner *R)
             break;
         }
         R->tick = current_tick(R);
+        if (R->replay != NULL && gy_cli_replay_check(R))
+            break;
         if (R->tick != progress_tick) {
             progress_tick = R->tick;
             progress_ns = gy_clock_now_ns();
@@ -485,7 +494,7 @@ static int set_up(gy_cli_runner *R)
     R->backend = backend;
     gy_world_config cfg = gy_default_world_config();
     gy_scene_world_config(R->scene, backend, &cfg);
-    cfg.physics.lockstep = !R->opt.realtime;
+    cfg.physics.lockstep = !R->opt.realtime || R->replay != NULL;
     cfg.start_stopped = true;
     R->step_hz = cfg.physics.step_hz;
     R->dt = 1.0 / (double)R->step_hz;
@@ -515,13 +524,25 @@ static int set_up(gy_cli_runner *R)
         fprintf(stderr, "gyre run: %s\n", gy_result_message(r));
         return GY_CLI_EXIT_FAILED;
     }
+    /* Taken before the thread starts: a real-time thread may step before start returns, and
+     * tick 0 is the state the run starts from. */
+    R->base_tick = gy_physics_tick(gy_world_physics(R->world));
+    if (R->capture_out != NULL) {
+        int status = gy_cli_capture_begin(R, R->capture_out);
+        if (status != GY_CLI_EXIT_OK)
+            return status;
+    }
     r = gy_world_start_physics(R->world);
     if (r != GY_OK) {
         fprintf(stderr, "gyre run: cannot start physics (backend %s): %s\n", backend,
                 gy_result_message(r));
         return GY_CLI_EXIT_FAILED;
     }
-    R->base_tick = gy_physics_tick(gy_world_physics(R->world));
+    if (R->replay != NULL) {
+        int status = gy_cli_replay_begin(R);
+        if (status != GY_CLI_EXIT_OK)
+            return status;
+    }
     R->tick = 0;
     return GY_CLI_EXIT_OK;
 }
@@ -607,14 +628,20 @@ static void free_runner(gy_cli_runner *R)
 
 int gy_cli_run_main(int argc, char **argv)
 {
-    uint64_t start_ns = gy_clock_now_ns();
     gy_cli_runner R;
     memset(&R, 0, sizeof R);
     R.alloc = gy_default_allocator();
     int status = parse_options(argc, argv, &R.opt);
     if (status != GY_CLI_EXIT_OK)
         return status < 0 ? GY_CLI_EXIT_OK : status;
+    return gy_cli_execute(&R, "gyre run");
+}
 
+int gy_cli_execute(gy_cli_runner *RP, const char *who)
+{
+    uint64_t start_ns = gy_clock_now_ns();
+    gy_cli_runner R = *RP;
+    int status = GY_CLI_EXIT_OK;
     gy_cli_signals_install();
     gy_cli_output report, events, trace, junit, html;
     memset(&html, 0, sizeof html);
@@ -624,18 +651,24 @@ int gy_cli_run_main(int argc, char **argv)
     memset(&junit, 0, sizeof junit);
     bool outputs_ok = true;
     if (R.opt.report_path != NULL)
-        outputs_ok &= gy_cli_output_open(&report, R.opt.report_path, "gyre run", "--report");
+        outputs_ok &= gy_cli_output_open(&report, R.opt.report_path, who, "--report");
     if (outputs_ok && R.opt.junit_path != NULL)
-        outputs_ok &= gy_cli_output_open(&junit, R.opt.junit_path, "gyre run", "--junit");
+        outputs_ok &= gy_cli_output_open(&junit, R.opt.junit_path, who, "--junit");
     if (outputs_ok && R.opt.events_path != NULL)
-        outputs_ok &= gy_cli_output_open(&events, R.opt.events_path, "gyre run", "--events");
+        outputs_ok &= gy_cli_output_open(&events, R.opt.events_path, who, "--events");
     if (outputs_ok && R.opt.trace_path != NULL) {
-        outputs_ok &= gy_cli_output_open(&trace, R.opt.trace_path, "gyre run", "--trace");
+        outputs_ok &= gy_cli_output_open(&trace, R.opt.trace_path, who, "--trace");
         if (trace.f != NULL)
             gy_cli_write_trace_header(trace.f);
     }
     if (outputs_ok && R.opt.html_path != NULL)
-        outputs_ok &= gy_cli_output_open(&html, R.opt.html_path, "gyre run", "--html");
+        outputs_ok &= gy_cli_output_open(&html, R.opt.html_path, who, "--html");
+    gy_cli_output capture;
+    memset(&capture, 0, sizeof capture);
+    if (outputs_ok && R.opt.capture_path != NULL) {
+        outputs_ok &= gy_cli_output_open(&capture, R.opt.capture_path, who, "--capture");
+        R.capture_out = &capture;
+    }
     R.events_out = events.f;
     R.trace_out = trace.f;
     if (!outputs_ok) {
@@ -653,6 +686,13 @@ int gy_cli_run_main(int argc, char **argv)
         gy_cli_script_finish(&R);
         if (gy_cli_snapshot_entities(&R) != GY_OK)
             fputs("gyre: out of memory taking the final state\n", stderr);
+        int capture_status = GY_CLI_EXIT_OK;
+        if (R.capture_out != NULL) {
+            capture_status = gy_cli_capture_end(&R, R.capture_out);
+            R.capture_ok = capture_status == GY_CLI_EXIT_OK;
+        }
+        if (R.replay != NULL)
+            capture_status = gy_cli_replay_end(&R);
         gy_cli_counters counters;
         gy_cli_timing timing;
         tear_down(&R, &counters, &timing);
@@ -668,7 +708,7 @@ int gy_cli_run_main(int argc, char **argv)
         for (uint32_t i = 0; i < R.expect_count; i++)
             unreached |= R.expects[i].passed < 0;
         status = R.fault || R.spawn_failed || R.expect_failed || (R.opt.strict && unreached) ||
-                         page_failed
+                         page_failed || capture_status != GY_CLI_EXIT_OK
                      ? GY_CLI_EXIT_FAILED
                      : GY_CLI_EXIT_OK;
         if (R.opt.strict && unreached)
@@ -700,12 +740,18 @@ int gy_cli_run_main(int argc, char **argv)
         write_failed = gy_cli_output_commit(&report) | gy_cli_output_commit(&events) |
                        gy_cli_output_commit(&trace) | gy_cli_output_commit(&junit) |
                        gy_cli_output_commit(&html);
+        /* A capture that could not be completed is no capture: never leave a partial one. */
+        if (R.capture_ok)
+            write_failed |= gy_cli_output_commit(&capture);
+        else
+            gy_cli_output_discard(&capture);
     } else {
         gy_cli_output_discard(&report);
         gy_cli_output_discard(&events);
         gy_cli_output_discard(&trace);
         gy_cli_output_discard(&junit);
         gy_cli_output_discard(&html);
+        gy_cli_output_discard(&capture);
     }
     if (write_failed && status == GY_CLI_EXIT_OK)
         status = GY_CLI_EXIT_FAILED;

@@ -31,6 +31,7 @@ uint64_t gy_w_capture(gy_world *w)
         return 0;
     uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
     w->frame_tick = tick;
+    w->frame_seq = f.applied_seq;
     w->due_ns = f.due_ns;
     w->published_ns = f.published_ns;
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
@@ -158,7 +159,12 @@ static gy_result run_physics(gy_world *w, double dt)
 {
     gy_result r = GY_OK;
     double scale = w->hold ? 0.0 : w->time_scale;
-    if (w->lockstep) {
+    if (w->replay != NULL) {
+        /* The capture says how far each tick goes and which batches go in before each step. */
+        date_keys(w);
+        r = gy_w_replay_run(w);
+        gy_w_drain(w);
+    } else if (w->lockstep) {
         w->acc += dt * scale;
         double owed = floor(w->acc / w->step_dt);
         uint32_t n = owed > (double)w->max_catchup ? w->max_catchup : (uint32_t)owed;
@@ -208,6 +214,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
         return locked; /* this thread holds the World lock already */
     w->in_tick = true;
     w->stats.ticks++;
+    gy_w_recording_tick_begin(w);
     if (w->update != NULL)
         w->update(w->update_ctx, w, dt);
     gy_w_propagate(w);
@@ -222,6 +229,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
         gy_scene_barrier_poll_watchdog(gy_physics_barrier(w->physics));
     else
         gy_w_drain(w); /* what the last run left, and EXITs the World owes */
+    gy_w_recording_frame(w, dt);
     gy_w_sync(w);
     w->seen_tick = w->frame_tick;
     gy_w_kill_below(w);

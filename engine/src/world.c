@@ -75,6 +75,7 @@ static void free_world(gy_world *w)
         gy_free(a, w->hit_scratch, (size_t)w->hit_capacity * sizeof *w->hit_scratch);
     if (w->snap_scratch != NULL)
         gy_free(a, w->snap_scratch, (size_t)w->snap_capacity * sizeof *w->snap_scratch);
+    gy_w_recording_free(w);
     gy_physics_destroy(w->physics);
     pthread_rwlock_destroy(&w->lock);
     gy_free(w->raw_alloc, w, sizeof *w);
@@ -150,6 +151,7 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     w->kill_plane = c.kill_plane;
     w->kill_y = c.kill_y;
     w->time_scale = 1.0;
+    w->reply_budget = UINT32_MAX;
     w->first_root = w->last_root = GY_W_NONE;
     w->free_head = GY_W_NONE;
     w->next_attachment = 1;

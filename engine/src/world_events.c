@@ -403,7 +403,11 @@ void gy_w_drain(gy_world *w)
     bool nested = w->dispatching;
     w->dispatching = true;
     gy_w_flush_pending(w);
-    gy_physics_drain_replies(w->physics, on_reply, w);
+    uint32_t taken = 0;
+    gy_physics_drain_replies_at_most(w->physics, w->reply_budget, on_reply, w, &taken);
+    w->replies_taken += taken;
+    if (w->reply_budget != UINT32_MAX)
+        w->reply_budget -= taken;
     gy_w_flush_pending(w);
     w->dispatching = nested;
 }

@@ -282,6 +282,9 @@ typedef struct gy_w_stream {
 /* ---- the World --------------------------------------------------------------------------------
  */
 
+typedef struct gy_w_recording gy_w_recording;
+typedef struct gy_w_replay gy_w_replay;
+
 struct gy_world {
     const gy_allocator *alloc;     /* &meter.allocator: everything but the World object */
     const gy_allocator *raw_alloc; /* the host's (or the default), which holds the object */
@@ -396,7 +399,12 @@ struct gy_world {
     uint32_t stream_count, stream_capacity;
     bool streaming;      /* the queue is being run */
     uint64_t frame_tick; /* tick of the newest proxies captured */
-    uint64_t seen_tick;  /* frame_tick as of the last sync (what the next drain may rely on) */
+    uint64_t frame_seq;  /* the last command batch applied before them */
+    /* Replies gy_w_drain may still take this tick (UINT32_MAX: all; a replay gives the count
+     * the run took), and how many it took. */
+    uint32_t reply_budget;
+    uint32_t replies_taken;
+    uint64_t seen_tick; /* frame_tick as of the last sync (what the next drain may rely on) */
 
     /* query scratch */
     gy_hit *hit_scratch;
@@ -405,9 +413,20 @@ struct gy_world {
     uint32_t snap_capacity;
 
     gy_world_stats stats;
+
+    /* capture and replay of the thread boundary (world_capture.c); NULL when off */
+    gy_w_recording *recording;
+    gy_w_replay *replay;
 };
 
 /* ---- cross-file helpers ---------------------------------------------------------------------- */
+
+/* world_capture.c: after each tick's physics, the frame record and the physics thread's records
+ * so far (no-op unless capturing); the replay's stand-in for the lockstep tick loop; freeing. */
+void gy_w_recording_frame(gy_world *w, double dt);
+void gy_w_recording_tick_begin(gy_world *w);
+gy_result gy_w_replay_run(gy_world *w);
+void gy_w_recording_free(gy_world *w);
 
 /* world.c: thread ownership. Every public World call starts with one of these (a check of the
  * calling thread against the owner and the World lock's holders, always on):

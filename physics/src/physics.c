@@ -251,6 +251,7 @@ void gy_physics_destroy(gy_physics *p)
     gy_reply_queue_destroy(p->replies);
     gy_command_queue_destroy(p->commands);
     gy_phys_free_world_state(p);
+    gy_phys_capture_free(p);
     if (p->mirror != NULL)
         gy_free(p->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t));
     pthread_mutex_destroy(&p->wait_mutex);
@@ -336,7 +337,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
     uint64_t early_read_ns = 0;
     for (;;) {
         if (lockstep) {
-            if (steps == 1)
+            if (steps == 1 || __atomic_load_n(&p->lockstep_no_step, __ATOMIC_ACQUIRE))
                 break;
         } else {
             if (*acc + p->step_eps < p->step_dt || steps >= p->max_catchup)
@@ -369,6 +370,8 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
         gy_scene_barrier_set_activity(p->barrier, "publish");
         sim_lock(p);
         gy_phys_read_back(p);
+        if (steps > 0)
+            gy_phys_capture_state(p);
         sim_unlock(p);
         gy_phys_publish(p);
         uint64_t dt = gy_clock_now_ns() - t0 + early_read_ns;
@@ -651,14 +654,33 @@ static bool lockstep_done(gy_physics *p, uint64_t target)
     return __atomic_load_n(&p->lockstep_done, __ATOMIC_SEQ_CST) >= target;
 }
 
+/* Lockstep: `ticks` iterations; with no_step each drains and publishes without stepping. */
+static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns, bool no_step);
+
 gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
+{
+    return lockstep_request(p, ticks, timeout_ns, false);
+}
+
+gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns)
+{
+    if (p != NULL && !p->replaying)
+        return GY_ERR_MISUSE;
+    return lockstep_request(p, 1, timeout_ns, true);
+}
+
+static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns, bool no_step)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if (!p->running || !p->lockstep || gy_scene_barrier_in_mutation(p->barrier))
         return GY_ERR_MISUSE;
+    /* A request that timed out may still be running: its kind must not change under it. */
+    if (!lockstep_done(p, p->lockstep_target) &&
+        __atomic_load_n(&p->lockstep_no_step, __ATOMIC_RELAXED) != (no_step ? 1u : 0u))
+        return GY_ERR_BUSY;
     uint64_t seq;
-    gy_result r = gy_command_queue_publish(p->commands, &seq);
+    gy_result r = gy_physics_publish(p, &seq);
     if (r != GY_OK)
         return r;
     if (ticks == 0)
@@ -666,6 +688,8 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
     uint64_t start = gy_clock_now_ns();
     uint64_t deadline = timeout_ns ? start + timeout_ns : UINT64_MAX;
     __atomic_store_n(&p->lockstep_seq, seq, __ATOMIC_RELEASE);
+    /* Read by the physics thread only inside the iterations this request asks for. */
+    __atomic_store_n(&p->lockstep_no_step, no_step ? 1u : 0u, __ATOMIC_RELEASE);
     uint64_t target = p->lockstep_target + ticks;
     __atomic_store_n(&p->lockstep_target, target, __ATOMIC_RELEASE);
     gy_scene_barrier_wake(p->barrier);
@@ -752,6 +776,7 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out)
     out->time = (double)out->tick * p->step_dt;
     out->due_ns = f->due_ns;
     out->published_ns = f->published_ns;
+    out->applied_seq = f->applied_seq;
     return GY_OK;
 }
 

@@ -510,6 +510,13 @@ gy_result gy_physics_publish(gy_physics *p, uint64_t *seq)
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
+    if (p->replaying) {
+        /* Replay: the recorded batches stand in for the game's. */
+        gy_command_queue_discard_open(p->commands);
+        if (seq != NULL)
+            *seq = gy_command_queue_published(p->commands);
+        return GY_OK;
+    }
     return gy_command_queue_publish(p->commands, seq);
 }
 
@@ -554,6 +561,33 @@ static void filter_reply(void *ctx, const gy_reply *r)
     }
     f->passed++;
     f->fn(f->ctx, r);
+}
+
+uint32_t gy_physics_drain_replies_at_most(gy_physics *p, uint32_t max, gy_reply_fn fn, void *ctx,
+                                          uint32_t *taken)
+{
+    if (taken != NULL)
+        *taken = 0;
+    if (p == NULL || fn == NULL)
+        return 0;
+    reply_filter f = {p, fn, ctx, (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+                      0, 0};
+    gy_reply chunk[32];
+    uint32_t total = 0;
+    while (total < max) {
+        uint32_t want = max - total < 32u ? max - total : 32u;
+        uint32_t n = gy_reply_queue_pop(p->replies, chunk, want);
+        for (uint32_t i = 0; i < n; i++)
+            filter_reply(&f, &chunk[i]);
+        total += n;
+        if (n < want)
+            break;
+    }
+    if (f.rejected != 0)
+        gy_phys_add(&p->replies_rejected, f.rejected);
+    if (taken != NULL)
+        *taken = total;
+    return f.passed;
 }
 
 uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx)
@@ -736,7 +770,8 @@ static void apply_gravity(gy_physics *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     gy_vec3 g = gy_v3(b->v[0], b->v[1], b->v[2]);
-    if (gy_validate_vector(g, GY_MAX_MAGNITUDE) != GY_OK || p->backend->set_gravity(p->world, g) != GY_OK) {
+    if (gy_validate_vector(g, GY_MAX_MAGNITUDE) != GY_OK ||
+        p->backend->set_gravity(p->world, g) != GY_OK) {
         gy_phys_add(&p->counters.commands_failed, 1);
         return;
     }
@@ -931,6 +966,7 @@ uint32_t gy_phys_drain(gy_physics *p)
     gy_command_batch batch;
     uint32_t n = 0;
     while (gy_command_queue_acquire(p->commands, &batch)) {
+        gy_phys_capture_batch(p, &batch);
         gy_phys_apply_batch(p, &batch);
         gy_command_queue_release(p->commands, &batch);
         n++;

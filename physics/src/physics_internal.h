@@ -187,6 +187,7 @@ typedef struct gy_phys_frame {
     uint64_t tick;
     uint64_t due_ns;       /* tick clock: when `tick` was due */
     uint64_t published_ns; /* tick clock: when it was published */
+    uint64_t applied_seq;  /* the last command batch applied before it */
 } gy_phys_frame;
 
 /* A window of timings for the diagnostics sampler. */
@@ -206,6 +207,19 @@ typedef struct gy_phys_counters {
     uint64_t step_ns, adapter_step_ns, publish_ns, cpu_ns;
     uint32_t bodies, awake;
 } gy_phys_counters;
+
+/* The capture buffer (physics_capture.c). `buf`, `capacity` and `failed` are the game thread's
+ * (set while the physics thread is parked or stopped); `head` and `overflow_tick` are written by
+ * the physics thread, `tail` by the game thread; `active` and `overflowed` are flags. */
+typedef struct gy_phys_capture {
+    unsigned char *buf;
+    uint64_t capacity; /* a power of two */
+    uint64_t head, tail;
+    uint64_t overflow_tick;
+    uint32_t active;
+    uint32_t overflowed;
+    gy_result failed; /* the writer's first error */
+} gy_phys_capture;
 
 struct gy_physics {
     /* ---- read-only after create ---- */
@@ -249,6 +263,7 @@ struct gy_physics {
     uint64_t lockstep_target; /* lockstep ticks requested so far */
     uint64_t lockstep_seq;    /* the batch the next lockstep tick drains up to */
     uint64_t lockstep_done;
+    uint32_t lockstep_no_step; /* the requested iteration drains and publishes only (replay) */
     uint32_t game_waiting;
     gy_phys_counters counters;
     uint64_t replies_rejected;
@@ -259,8 +274,12 @@ struct gy_physics {
     gy_result thread_result;   /* under wait_mutex */
     pthread_rwlock_t sim_lock; /* held (write) by the physics thread while it touches the world */
 
+    gy_phys_capture cap;
+
     /* ---- game side ---- */
     pthread_t thread;
+    bool replaying;   /* gy_physics_set_replay: the game's own batches are discarded */
+    bool replay_open; /* a replay batch has commands not yet sealed */
     bool running;
     bool game_bound;           /* the game thread called bind_thread on this world (live queries) */
     uint64_t lockstep_wait_ns; /* how long the last gy_physics_step waited, per tick */
@@ -373,6 +392,13 @@ gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b);
 gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d);
 gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
+
+/* physics_capture.c (physics thread): records a batch about to be applied, and the state after
+ * a publish that followed a step (inside the sim lock). No-ops unless capturing. */
+void gy_phys_capture_batch(gy_physics *p, const gy_command_batch *batch);
+void gy_phys_capture_state(gy_physics *p);
+/* Frees a capture buffer still held (destroy). */
+void gy_phys_capture_free(gy_physics *p);
 
 /* physics_world.c: roster operations on the physics thread (inside the sim lock). */
 /* `character` (NULL: none) registers the body's character once it exists; `asleep`: a Dynamic

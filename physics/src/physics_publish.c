@@ -521,6 +521,7 @@ static void write_proxies(gy_physics *p)
     f->count = p->body_count;
     f->tick = p->tick;
     f->due_ns = p->due_ns;
+    f->applied_seq = gy_command_queue_acknowledged(p->commands);
     f->published_ns = p->clock(p->clock_ctx);
     if (f->published_ns < f->due_ns)
         f->published_ns = f->due_ns;

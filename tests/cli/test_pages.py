@@ -282,6 +282,23 @@ def soak_page():
     assert_page_ok(page)
 
 
+def replay_page():
+    """A real-time run captured, then replayed with --verify and --html: the replay's page passes
+    its check and equals the page the run wrote (same frames, events, expects) but for the name
+    it shows as the scene (the capture file)."""
+    cap, run_html, replay_html = TMP / "rt.cap", TMP / "rt-run.html", TMP / "rt-replay.html"
+    code, err = gyre("run", SCENES / "box_pile.json", "--backend", BACKENDS[0], "--realtime",
+                     "--seconds", "2", "--quiet", "--capture", cap, "--html", run_html)
+    check(code == 0, f"gyre run --capture exit {code}: {err}")
+    code, err = gyre("replay", cap, "--verify", "--quiet", "--html", replay_html)
+    check(code == 0, f"gyre replay --verify --html exit {code}: {err}")
+    assert_page_ok(replay_html)
+    frames = lambda path: re.sub(r'\["scene","[^"]*"\]|<title>[^<]*</title>|Gyre run: [^<"]*', "",
+                                 path.read_text())
+    check(len(frames(replay_html)) > 0 and frames(replay_html) == frames(run_html),
+          "the replay's page differs from the run's")
+
+
 def page_holds_the_trace_and_events():
     """What the page decoded equals the run's --trace and --events within the page's units:
     positions 0.1 mm, velocities 1 mm/s, rotations 1/32767 (either sign), contact points 1 mm,
@@ -365,6 +382,8 @@ def usage():
     check(code == 2 and "stdout" in err, f"exit {code}: {err}")
     code, err = gyre("soak", SCENES / "soak.json", "--html")
     check(code == 2 and "--html needs a file name" in err, f"exit {code}: {err}")
+    code, err = gyre("replay", TMP / "none.cap", "--html")
+    check(code == 2 and "--html needs a file name" in err, f"exit {code}: {err}")
     # An unwritable page: exit 2 before running.
     code, err = gyre("run", SCENES / "showcase.json", "--html", TMP / "no" / "such" / "p.html")
     check(code == 2 and "--html" in err, f"exit {code}: {err}")
@@ -385,6 +404,7 @@ def main():
             ("test_pages_scene_without_bodies", scene_without_bodies),
             ("test_pages_soak", soak_page),
             ("test_pages_hold_the_trace_and_events", page_holds_the_trace_and_events),
+            ("test_pages_replay", replay_page),
             ("test_pages_interrupted_realtime_run", interrupted_realtime_run_keeps_its_page),
             ("test_pages_damaged_report_errors", damaged_pages_report_errors),
         ])

@@ -1,8 +1,10 @@
 #include "fuzz_entry.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gyre/capture.h"
 #include "gyre/math.h"
 #include "gyre/obj.h"
 #include "gyre/physics.h"
@@ -335,5 +337,108 @@ const char *gy_fuzz_commands(const uint8_t *data, size_t size)
     gy_physics_destroy(p);
     if (bad == NULL && ta.live_blocks != 0)
         bad = "commands: leaked allocations";
+    return bad;
+}
+
+/* ---- capture --------------------------------------------------------------------------------- */
+
+static uint64_t fuzz_fnv1a(const uint8_t *data, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < size; i++) {
+        h ^= data[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Feeds an accepted capture's batches to a lockstep subsystem in replay mode. */
+static const char *replay_batches(const gy_capture *c, gy_test_allocator *ta)
+{
+    if (c->batch_count == 0)
+        return NULL;
+    gy_logger quiet = {quiet_log, NULL};
+    gy_physics_def def = gy_default_physics_def();
+    def.lockstep = true;
+    def.allocator = &ta->base;
+    def.logger = &quiet;
+    def.world.logger = &quiet;
+    def.world.world_half_extent = 64.0;
+    gy_physics *p = NULL;
+    if (gy_physics_create(&def, &p) != GY_OK)
+        return "capture: subsystem create failed";
+    const char *bad = NULL;
+    if (gy_physics_start(p, NULL) != GY_OK || gy_physics_set_replay(p, true) != GY_OK)
+        bad = "capture: start or replay mode failed";
+    for (uint32_t i = 0; i < c->batch_count && i < 64u && bad == NULL; i++) {
+        size_t cursor = 0;
+        uint32_t ring;
+        const gy_command *cmd;
+        const void *payload;
+        size_t payload_size;
+        while (gy_capture_batch_next(&c->batches[i], &cursor, &ring, &cmd, &payload, &payload_size))
+            (void)gy_physics_replay_command(p, (gy_command_ring)ring, cmd, payload, payload_size);
+        if (gy_physics_replay_seal(p) != GY_OK || gy_physics_step(p, 1, 20000000000ull) != GY_OK)
+            bad = "capture: a replayed tick did not complete";
+    }
+    uint32_t replies = 0;
+    gy_physics_drain_replies(p, count_reply, &replies);
+    if (gy_physics_running(p) && gy_physics_stop(p) != GY_OK && bad == NULL)
+        bad = "capture: stop failed";
+    gy_physics_destroy(p);
+    return bad;
+}
+
+static const char *read_capture(const uint8_t *data, size_t size)
+{
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_capture *c = (gy_capture *)(uintptr_t)1; /* must become NULL on failure */
+    char why[256];
+    why[0] = '\0';
+    gy_result r = gy_capture_read(data, size, &ta.base, &c, why, sizeof why);
+    const char *bad = NULL;
+    if (r != GY_OK) {
+        if (c != NULL)
+            bad = "capture: failure left a capture";
+        else if (r != GY_ERR_OUT_OF_MEMORY && why[0] == '\0')
+            bad = "capture: failure without a message";
+    } else if (c == NULL) {
+        bad = "capture: success without a capture";
+    } else {
+        uint32_t commands = 0;
+        for (uint32_t i = 0; i < c->batch_count; i++) {
+            size_t cursor = 0;
+            uint32_t walked = 0;
+            while (gy_capture_batch_next(&c->batches[i], &cursor, NULL, NULL, NULL, NULL))
+                walked++;
+            commands += walked;
+            if (walked != c->batches[i].count || cursor != c->batches[i].size)
+                bad = "capture: a batch walked to another count than it holds";
+        }
+        (void)commands;
+        if (bad == NULL)
+            bad = replay_batches(c, &ta);
+        gy_capture_free(c);
+    }
+    if (bad == NULL && ta.live_blocks != 0)
+        bad = "capture: leaked allocations";
+    return bad;
+}
+
+const char *gy_fuzz_capture(const uint8_t *data, size_t size)
+{
+    const char *bad = read_capture(data, size);
+    if (bad != NULL || size < 64u || size > (64u << 20))
+        return bad;
+    uint8_t *sealed = malloc(size + 16u);
+    if (sealed == NULL)
+        return NULL;
+    memcpy(sealed, data, size);
+    memcpy(sealed + size, "GYREEND", 8);
+    uint64_t sum = fuzz_fnv1a(sealed, size);
+    memcpy(sealed + size + 8, &sum, sizeof sum);
+    bad = read_capture(sealed, size + 16u);
+    free(sealed);
     return bad;
 }

@@ -33,4 +33,11 @@ const char *gy_fuzz_scene(const uint8_t *data, size_t size, const char *data_dir
  *     payload-carrying command types that arrive without their payload. */
 const char *gy_fuzz_commands(const uint8_t *data, size_t size);
 
+/* The capture reader (gy_capture_read) on the bytes as they are, then on the bytes with a valid
+ * end marker and checksum appended (so the fuzzer reaches the records behind the checksum). A
+ * refused input must leave nothing allocated and give a message; an accepted one has its batches
+ * walked and fed through a lockstep subsystem in replay mode (gy_physics_replay_command checks
+ * every payload), a tick per batch. */
+const char *gy_fuzz_capture(const uint8_t *data, size_t size);
+
 #endif

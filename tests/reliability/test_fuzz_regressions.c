@@ -108,6 +108,12 @@ static void test_fuzz_regressions_commands_corpus_holds(void **state)
     replay("commands", gy_fuzz_commands, 6);
 }
 
+static void test_fuzz_regressions_capture_corpus_holds(void **state)
+{
+    (void)state;
+    replay("capture", gy_fuzz_capture, 6);
+}
+
 /* The smallest inputs (nothing at all, a few bytes of binary) are where off-by-one reads hide;
  * every entry takes them cleanly. */
 static void test_fuzz_regressions_entries_accept_empty_and_garbage(void **state)
@@ -120,6 +126,8 @@ static void test_fuzz_regressions_entries_accept_empty_and_garbage(void **state)
     assert_null(gy_fuzz_scene(garbage, sizeof garbage, GY_FUZZ_DATA_DIR));
     assert_null(gy_fuzz_commands(garbage, 0));
     assert_null(gy_fuzz_commands(garbage, sizeof garbage));
+    assert_null(gy_fuzz_capture(garbage, 0));
+    assert_null(gy_fuzz_capture(garbage, sizeof garbage));
 }
 
 /* A jointed body teleported to a finite but huge position makes ODE abort the process inside its
@@ -195,6 +203,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fuzz_regressions_obj_corpus_holds),
         cmocka_unit_test(test_fuzz_regressions_scene_corpus_holds),
         cmocka_unit_test(test_fuzz_regressions_commands_corpus_holds),
+        cmocka_unit_test(test_fuzz_regressions_capture_corpus_holds),
         cmocka_unit_test(test_fuzz_regressions_entries_accept_empty_and_garbage),
         cmocka_unit_test(test_fuzz_regressions_huge_finite_values_are_refused_at_record),
     };

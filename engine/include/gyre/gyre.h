@@ -4,6 +4,7 @@
 #define GYRE_GYRE_H
 
 #include "gyre/backend.h"
+#include "gyre/capture.h"
 #include "gyre/core.h"
 #include "gyre/geometry.h"
 #include "gyre/math.h"

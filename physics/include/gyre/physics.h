@@ -27,6 +27,7 @@
 #define GYRE_PHYSICS_H
 
 #include "gyre/backend.h"
+#include "gyre/capture_stream.h"
 #include "gyre/core.h"
 #include "gyre/query_snapshot.h"
 #include "gyre/reply_queue.h"
@@ -504,7 +505,10 @@ typedef struct gy_proxy_frame {
      * ticks are due one step apart (divided by the time scale) however late the thread ran. */
     uint64_t due_ns;
     uint64_t published_ns; /* on the same clock: when it was published (>= due_ns) */
-    bool fresh;            /* published since the previous read */
+    /* The publish sequence of the last command batch applied before this publish (a real-time
+     * iteration may drain a batch and publish without stepping: same tick, newer state). */
+    uint64_t applied_seq;
+    bool fresh; /* published since the previous read */
 } gy_proxy_frame;
 
 /* The latest proxy publish with its timing. GY_ERR_BUSY before the first publish (*out zeroed);
@@ -550,6 +554,64 @@ gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
  * query: between steps, under the simulation lock, whether or not the diagnostics sampler is
  * compiled in. What a teardown's leak check reads once the releases are applied. */
 gy_result gy_physics_get_adapter_counters(gy_physics *p, gy_backend_counters *out, uint64_t *tick);
+
+/* ---- capture and replay (game thread) ---------------------------------------------------------
+ * Capture records the thread boundary as the physics thread saw it (gyre/capture_stream.h): every
+ * batch it drained with the tick it was applied before, and a state hash after every publish that
+ * followed a step. The physics thread writes into a buffer allocated at begin and never waits or
+ * allocates for it; the game thread empties it with gy_physics_capture_drain (the World does
+ * so every tick). When the buffer is full the physics thread stops recording and the capture is
+ * marked overflowed: gy_physics_capture_end then reports GY_ERR_CAPACITY (nothing is lost
+ * silently). Replay feeds recorded batches back in at their ticks (lockstep). */
+
+typedef struct gy_physics_capture_def {
+    uint32_t buffer_bytes; /* the buffer between the threads; 0 = 16 MiB; 4 KiB .. 1 GiB */
+} gy_physics_capture_def;
+
+/* Starts recording; from a running subsystem the switch happens at a safe point (scene barrier).
+ * GY_ERR_MISUSE when already capturing or inside a mutation window; GY_ERR_INVALID_ARGUMENT;
+ * GY_ERR_OUT_OF_MEMORY. */
+gy_result gy_physics_capture_begin(gy_physics *p, const gy_physics_capture_def *def);
+
+/* Hands every complete record written so far to fn, in order. GY_ERR_MISUSE when not capturing;
+ * fn's error is returned (the records it refused are dropped and the capture is marked failed). */
+gy_result gy_physics_capture_drain(gy_physics *p, gy_capture_write_fn fn, void *ctx);
+
+/* Stops recording (at a safe point when running), drains what is left to fn and frees the buffer.
+ * *end_tick (optional) receives the physics tick at the end. GY_ERR_CAPACITY when the buffer
+ * overflowed (*overflow_tick, optional, the tick whose record did not fit), fn's error when it
+ * failed, else GY_OK; GY_ERR_MISUSE when not capturing. */
+gy_result gy_physics_capture_end(gy_physics *p, gy_capture_write_fn fn, void *ctx,
+                                 uint64_t *end_tick, uint64_t *overflow_tick);
+
+/* Whether a capture is open. */
+bool gy_physics_capturing(const gy_physics *p);
+
+/* Replay mode (lockstep only): commands recorded through gy_physics_record_* are still checked
+ * against the game-side view but never sealed (publish and step discard them); batches come only
+ * through gy_physics_replay_command and gy_physics_replay_seal. GY_ERR_MISUSE in real time. */
+gy_result gy_physics_set_replay(gy_physics *p, bool on);
+
+/* Replay: appends one recorded command to the replay batch. A payload-carrying command
+ * (create body, joint, resource) gets a copy of `payload` after it is checked as the record_*
+ * functions check their descriptions; GY_ERR_INVALID_ARGUMENT for a payload that does not match
+ * its command or a command type that is unknown; nothing is recorded then. */
+gy_result gy_physics_replay_command(gy_physics *p, gy_command_ring ring, const gy_command *cmd,
+                                    const void *payload, size_t payload_size);
+
+/* Replay: one lockstep iteration that drains what was sealed and publishes without stepping (a
+ * real-time run's iteration that applied a batch before its tick was due). Errors as
+ * gy_physics_step; GY_ERR_MISUSE when not replaying; GY_ERR_BUSY while a step request that timed
+ * out still runs (and gy_physics_step likewise while a timed-out drain request runs). */
+gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns);
+
+/* As gy_physics_drain_replies, but hands over at most `max` committed replies (rejected ones
+ * count); *taken (optional) receives how many were taken off the queue. */
+uint32_t gy_physics_drain_replies_at_most(gy_physics *p, uint32_t max, gy_reply_fn fn, void *ctx,
+                                          uint32_t *taken);
+
+/* Replay: seals the replay batch (the next lockstep tick drains it). */
+gy_result gy_physics_replay_seal(gy_physics *p);
 
 /* ---- counters and diagnostics -----------------------------------------------------------------
  */
