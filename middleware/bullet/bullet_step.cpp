@@ -626,6 +626,8 @@ static void before_substep(gy_backend_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
+        if (!b->in_contact)
+            b->correction_speed = 0.0; /* free: nothing left to give back */
         b->in_contact = false;
         if (b->type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
@@ -655,6 +657,79 @@ static void before_substep(gy_backend_world *w, double h)
     }
 }
 
+/* Overlap up to GY_ADAPTER_SOLVER_DEPTH is corrected through the velocities (Baumgarte; deeper
+ * is split off), and that speed stays once the overlap is gone: a body pushed out of the last
+ * centimetre floated off at 0.11 m/s. Each body remembers the largest correction speed its
+ * contacts asked for, less what its centre no longer separates at, while it keeps touching; a
+ * point whose overlap this substep's motion closes gives back, of its bodies' separation along
+ * the normal (through the centres of mass), at most that much. A point still overlapping keeps
+ * its push (what holds resting bodies up), and bouncing points keep their rebound. */
+static void settle_contacts(gy_backend_world *w, double h)
+{
+    const btContactSolverInfo &info = w->world.getSolverInfo();
+    int nm = w->dispatcher.getNumManifolds();
+    for (uint32_t i = 0; i < w->moving_count; i++)
+        w->moving[i]->keeps_touching = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nm; i++) {
+            btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
+            gy_bt_body *ba = gy_bt_body_of(m->getBody0()), *bb = gy_bt_body_of(m->getBody1());
+            if (ba == nullptr || bb == nullptr)
+                continue;
+            bool move_a = ba->type == GY_MOTION_DYNAMIC && ba->rb->isActive();
+            bool move_b = bb->type == GY_MOTION_DYNAMIC && bb->rb->isActive();
+            if (!move_a && !move_b)
+                continue;
+            for (int k = 0; k < m->getNumContacts(); k++) {
+                const btManifoldPoint &p = m->getContactPoint(k);
+                if (p.getDistance() > 0.0)
+                    continue;
+                const btVector3 &n = p.m_normalWorldOnB; /* B to A */
+                btVector3 lin_a = move_a ? n * ba->rb->getLinearFactor() * ba->rb->getInvMass()
+                                         : btVector3(0, 0, 0);
+                btVector3 lin_b = move_b ? -n * bb->rb->getLinearFactor() * bb->rb->getInvMass()
+                                         : btVector3(0, 0, 0);
+                btVector3 ra = ba->rb->getCenterOfMassPosition(),
+                          rb = bb->rb->getCenterOfMassPosition();
+                double sep = n.dot(ba->rb->getVelocityInLocalPoint(p.getPositionWorldOnA() - ra) -
+                                   bb->rb->getVelocityInLocalPoint(p.getPositionWorldOnB() - rb));
+                double centre = n.dot(ba->rb->getLinearVelocity() - bb->rb->getLinearVelocity());
+                double depth = fmin(0.0, p.getDistance() + info.m_linearSlop);
+                bool closes = -depth - sep * h <= 0.0;
+                if (pass == 0) {
+                    double asked = info.m_erp * fmin(-depth, GY_ADAPTER_SOLVER_DEPTH) / h;
+                    double carried = fmax(0.0, centre);
+                    if (move_a)
+                        ba->correction_speed = fmax(asked, fmin(ba->correction_speed, carried));
+                    if (move_b)
+                        bb->correction_speed = fmax(asked, fmin(bb->correction_speed, carried));
+                    ba->keeps_touching = ba->keeps_touching || !closes;
+                    bb->keeps_touching = bb->keeps_touching || !closes;
+                    continue;
+                }
+                /* Only a body leaving all its contacts gives its correction back. */
+                if (p.m_combinedRestitution > 0.0 || !closes || !(centre > 0.0) ||
+                    (move_a && ba->keeps_touching) || (move_b && bb->keeps_touching))
+                    continue;
+                double cap =
+                    fmax(move_a ? ba->correction_speed : 0.0, move_b ? bb->correction_speed : 0.0);
+                double k_inv = n.dot(lin_a - lin_b);
+                double give = fmin(centre, cap);
+                if (!(k_inv > 0.0) || !(give > 0.0))
+                    continue;
+                double d = -give / k_inv;
+                if (move_a) {
+                    ba->rb->setLinearVelocity(ba->rb->getLinearVelocity() + lin_a * d);
+                    ba->correction_speed = fmax(0.0, ba->correction_speed - give);
+                }
+                if (move_b) {
+                    bb->rb->setLinearVelocity(bb->rb->getLinearVelocity() + lin_b * d);
+                    bb->correction_speed = fmax(0.0, bb->correction_speed - give);
+                }
+            }
+        }
+}
+
 static void after_substep(gy_backend_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -665,6 +740,7 @@ static void after_substep(gy_backend_world *w, double h)
             b->rb->setAngularVelocity(b->kin_angular);
         }
     }
+    settle_contacts(w, h);
     gather_manifolds(w);
     ballistic_correction(w, h);
     project_locks(w);

@@ -21,8 +21,11 @@
  * pop. CFM is nearly hard: it acts
  * as compliance per unit of force, so a larger value sinks heavy bodies (a 1 m³ box of water under
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
-#define CONTACT_ERP    0.4
-#define CONTACT_CFM    1e-9
+#define CONTACT_ERP 0.4
+#define CONTACT_CFM 1e-9
+/* push_apart closes this fraction of the overlap beyond GY_ADAPTER_SOLVER_DEPTH per substep (as
+ * Bullet's split impulse does by default). */
+#define PUSH_ERP       0.8
 #define CCD_BISECTIONS 10
 /* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
  * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
@@ -257,9 +260,10 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
          * Coulomb cone. */
         gy_vec3 slip_dir;
         gy_vec3 at = v3(c->geom.pos);
-        if (gy_adapter_friction_direction(gy_v3_sub(gy_ode_body_velocity_at(k1->body, at),
-                                                    gy_ode_body_velocity_at(k2->body, at)),
-                                          nrm, &slip_dir)) {
+        gy_vec3 rel =
+            gy_v3_sub(gy_ode_body_velocity_at(k1->body, at), gy_ode_body_velocity_at(k2->body, at));
+        double approach = gy_v3_dot(rel, nrm);
+        if (gy_adapter_friction_direction(rel, nrm, &slip_dir)) {
             c->surface.mode |= dContactFDir1;
             c->fdir1[0] = slip_dir.x;
             c->fdir1[1] = slip_dir.y;
@@ -289,6 +293,8 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
             gy_adapter_note_error(&w->step_error, r);
             return;
         }
+        double depth = c->geom.depth;
+        c->geom.depth = fmin(depth, GY_ADAPTER_SOLVER_DEPTH); /* the rest: push_apart */
         dJointID jc = dJointCreateContact(w->world, w->contact_group, c);
         dJointAttach(jc, j1, j2);
         dJointSetFeedback(jc, fb);
@@ -299,6 +305,12 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
         p->normal[1] = c->geom.normal[1];
         p->normal[2] = c->geom.normal[2];
         p->body1_is_a = k1 == ca;
+        p->body1 = k1->body;
+        p->body2 = k2->body;
+        p->position = at;
+        p->depth = depth;
+        p->bounce =
+            bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY ? -bounce * approach : 0.0;
     }
     b1->in_contact = true;
     b2->in_contact = true;
@@ -352,6 +364,221 @@ static void collide_static(gy_backend_world *w)
 
 /* ---- after the solve ------------------------------------------------------------------------ */
 
+/* A body's response at arm `r` to a unit push along `n`: the linear and angular pseudo-velocity
+ * it takes (*lin, *spin; locked axes take none), and its share of the inverse effective mass. */
+static double push_response(const gy_ode_body *b, gy_vec3 r, gy_vec3 n, gy_vec3 *lin, gy_vec3 *spin)
+{
+    *lin = gy_v3(0.0, 0.0, 0.0);
+    *spin = gy_v3(0.0, 0.0, 0.0);
+    if (b == NULL || b->type != GY_MOTION_DYNAMIC || !dBodyIsEnabled(b->body) || !(b->mass > 0.0))
+        return 0.0;
+    double l[3] = {n.x, n.y, n.z};
+    gy_vec3 c = gy_v3_cross(r, n);
+    double cm[3] = {c.x, c.y, c.z};
+    for (int k = 0; k < 3; k++) {
+        if (b->lock_linear[k])
+            l[k] = 0.0;
+        if (b->lock_angular[k])
+            cm[k] = 0.0;
+    }
+    *lin = gy_v3_scale(gy_v3(l[0], l[1], l[2]), 1.0 / b->mass);
+    gy_mat3 rot = gy_quat_to_mat3(gy_ode_quat_from_ode(dBodyGetQuaternion(b->body)));
+    gy_vec3 body_c = gy_mat3_apply(gy_mat3_transpose(rot), gy_v3(cm[0], cm[1], cm[2]));
+    gy_vec3 s = gy_mat3_apply(rot, gy_mat3_apply(b->inv_inertia, body_c));
+    double sm[3] = {s.x, s.y, s.z};
+    for (int k = 0; k < 3; k++)
+        if (b->lock_angular[k])
+            sm[k] = 0.0;
+    *spin = gy_v3(sm[0], sm[1], sm[2]);
+    return gy_v3_dot(n, *lin) + gy_v3_dot(c, *spin);
+}
+
+static gy_vec3 point_arm(const gy_ode_body *b, gy_vec3 at)
+{
+    return gy_v3_sub(at, v3(dBodyGetPosition(b->body)));
+}
+
+/* The separation speed of a point's bodies along `n` (towards body1): real velocities, or the
+ * position pass's pseudo-velocities. */
+static double point_speed(const gy_ode_point *p, gy_vec3 n, bool push)
+{
+    gy_vec3 v = gy_v3(0.0, 0.0, 0.0);
+    for (int k = 0; k < 2; k++) {
+        const gy_ode_body *b = k == 0 ? p->body1 : p->body2;
+        if (b == NULL || b->body == NULL)
+            continue;
+        gy_vec3 r = point_arm(b, p->position);
+        gy_vec3 bv = push ? gy_v3_add(b->push_linear, gy_v3_cross(b->push_angular, r))
+                          : gy_v3_add(v3(dBodyGetLinearVel(b->body)),
+                                      gy_v3_cross(v3(dBodyGetAngularVel(b->body)), r));
+        v = gy_v3_mad(v, bv, k == 0 ? 1.0 : -1.0);
+    }
+    return gy_v3_dot(v, n);
+}
+
+/* How fast the centres of mass of a point's bodies separate along `n`. */
+static double centre_speed(const gy_ode_point *p, gy_vec3 n)
+{
+    gy_vec3 v = gy_v3(0.0, 0.0, 0.0);
+    if (p->body1 != NULL && p->body1->body != NULL)
+        v = v3(dBodyGetLinearVel(p->body1->body));
+    if (p->body2 != NULL && p->body2->body != NULL)
+        v = gy_v3_sub(v, v3(dBodyGetLinearVel(p->body2->body)));
+    return gy_v3_dot(v, n);
+}
+
+static void push_body(gy_ode_body *b, gy_vec3 lin, gy_vec3 spin, double impulse)
+{
+    if (b == NULL)
+        return;
+    b->push_linear = gy_v3_mad(b->push_linear, lin, impulse);
+    b->push_angular = gy_v3_mad(b->push_angular, spin, impulse);
+}
+
+/* Each point's response to a unit impulse along its normal, and the overlap left once the
+ * solved velocities have moved its bodies. */
+static void prepare_points(gy_backend_world *w, double h)
+{
+    double layer = dWorldGetContactSurfaceLayer(w->world);
+    double cap = dWorldGetContactMaxCorrectingVel(w->world);
+    for (uint32_t i = 0; i < w->point_count; i++) {
+        gy_ode_point *p = &w->points[i];
+        gy_vec3 n = v3(p->normal);
+        double k = 0.0;
+        p->lin1 = p->spin1 = p->lin2 = p->spin2 = gy_v3(0.0, 0.0, 0.0);
+        if (p->body1 != NULL && p->body1->body != NULL)
+            k += push_response(p->body1, point_arm(p->body1, p->position), n, &p->lin1, &p->spin1);
+        if (p->body2 != NULL && p->body2->body != NULL)
+            k += push_response(p->body2, point_arm(p->body2, p->position), gy_v3_neg(n), &p->lin2,
+                               &p->spin2);
+        p->inv_k = k > 0.0 ? 1.0 / k : 0.0;
+        p->push = 0.0;
+        p->relax = 0.0;
+        /* The correction speed ODE's contact joint asked for: ERP × (depth − surface layer) / h. */
+        double asked =
+            fmin(CONTACT_ERP * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - layer) / h, cap);
+        p->depth -= point_speed(p, n, false) * h;
+        /* What is carried is what the body still separates at: speed since spent is gone. */
+        double carried = fmax(0.0, centre_speed(p, n));
+        for (int s = 0; s < 2; s++) {
+            gy_ode_body *b = s == 0 ? p->body1 : p->body2;
+            if (b != NULL) {
+                b->push_linear = gy_v3(0.0, 0.0, 0.0);
+                b->push_angular = gy_v3(0.0, 0.0, 0.0);
+                b->correction_speed = fmax(asked, fmin(b->correction_speed, carried));
+            }
+        }
+    }
+}
+
+/* A deep overlap is undone in positions only (split impulse): ODE's contact rows see at most
+ * GY_ADAPTER_SOLVER_DEPTH of it, and what the solve leaves beyond that is closed by PUSH_ERP of
+ * itself per substep, at most ODE's correction speed, through pseudo-velocities solved like the
+ * contact rows (sequential impulses, each point's total a push) and integrated into the poses
+ * alone. Through the velocities it stayed as speed: a body created a metre deep was thrown out at
+ * the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. */
+static void push_apart(gy_backend_world *w, double h)
+{
+    double cap = dWorldGetContactMaxCorrectingVel(w->world);
+    bool any = false;
+    for (uint32_t it = 0; it < w->def.solver_iterations; it++) {
+        for (uint32_t i = 0; i < w->point_count; i++) {
+            gy_ode_point *p = &w->points[i];
+            if (p->inv_k == 0.0 || (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
+                continue;
+            double target = fmin(PUSH_ERP * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
+            double d = (target - point_speed(p, v3(p->normal), true)) * p->inv_k;
+            d = fmax(d, -p->push);
+            p->push += d;
+            push_body(p->body1, p->lin1, p->spin1, d);
+            push_body(p->body2, p->lin2, p->spin2, d);
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    for (uint32_t i = 0; i < w->point_count; i++) {
+        gy_ode_point *p = &w->points[i];
+        for (int k = 0; k < 2; k++) {
+            gy_ode_body *b = k == 0 ? p->body1 : p->body2;
+            if (b == NULL || b->body == NULL ||
+                (gy_v3_len_sq(b->push_linear) == 0.0 && gy_v3_len_sq(b->push_angular) == 0.0))
+                continue;
+            const dReal *x = dBodyGetPosition(b->body);
+            dBodySetPosition(b->body, x[0] + b->push_linear.x * h, x[1] + b->push_linear.y * h,
+                             x[2] + b->push_linear.z * h);
+            gy_quat q = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
+            gy_vec3 a = gy_v3_scale(b->push_angular, 0.5 * h);
+            gy_quat dq = gy_quat_mul((gy_quat){a.x, a.y, a.z, 0.0}, q);
+            q = gy_quat_normalize((gy_quat){q.x + dq.x, q.y + dq.y, q.z + dq.z, q.w + dq.w});
+            dQuaternion oq;
+            gy_ode_quat_to_ode(q, oq);
+            dBodySetQuaternion(b->body, oq);
+            b->push_linear = gy_v3(0.0, 0.0, 0.0); /* integrated once */
+            b->push_angular = gy_v3(0.0, 0.0, 0.0);
+        }
+    }
+}
+
+/* The shallow overlap ODE does correct goes through the velocities (ERP), and that speed stayed
+ * once the overlap was gone: a body pushed out of the last centimetre floated off at up to
+ * 0.24 m/s. Each body remembers the largest correction speed its contacts asked for, less what
+ * its centre no longer separates at, while it keeps touching (gy_ode_body.correction_speed).
+ * When this substep's motion closes every overlap a body has, its points give back that much of
+ * the separation of the centres of mass. A body still overlapping somewhere keeps its push (that
+ * is what holds resting bodies and stacks up at 10 iterations), and bouncing points keep their
+ * rebound. */
+static void settle_contacts(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->point_count; i++)
+        for (int s = 0; s < 2; s++) {
+            gy_ode_body *b = s == 0 ? w->points[i].body1 : w->points[i].body2;
+            if (b != NULL)
+                b->keeps_touching = false;
+        }
+    for (uint32_t i = 0; i < w->point_count; i++)
+        for (int s = 0; s < 2; s++) {
+            gy_ode_body *b = s == 0 ? w->points[i].body1 : w->points[i].body2;
+            if (b != NULL && w->points[i].depth > 0.0)
+                b->keeps_touching = true;
+        }
+    for (uint32_t it = 0; it < w->def.solver_iterations; it++) {
+        for (uint32_t i = 0; i < w->point_count; i++) {
+            gy_ode_point *p = &w->points[i];
+            /* Only a body leaving all its contacts gives its correction back. */
+            if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
+                (p->body1 != NULL && p->body1->type == GY_MOTION_DYNAMIC &&
+                 p->body1->keeps_touching) ||
+                (p->body2 != NULL && p->body2->type == GY_MOTION_DYNAMIC &&
+                 p->body2->keeps_touching))
+                continue;
+            double cap = 0.0;
+            if (p->body1 != NULL)
+                cap = fmax(cap, p->body1->correction_speed);
+            if (p->body2 != NULL)
+                cap = fmax(cap, p->body2->correction_speed);
+            gy_vec3 n = v3(p->normal);
+            /* Through the centres of mass only: the point ODE reports on a mesh can sit off the
+             * line of centres, and a turn taken there slowed a rolling ball. The total taken
+             * back stays within [−cap, 0] in speed. */
+            double k = gy_v3_dot(n, gy_v3_sub(p->lin1, p->lin2));
+            if (!(k > 0.0))
+                continue;
+            double d = -centre_speed(p, n) / k;
+            d = fmin(fmax(d, -cap / k - p->relax), -p->relax);
+            p->relax += d;
+            for (int s = 0; s < 2; s++) {
+                gy_ode_body *b = s == 0 ? p->body1 : p->body2;
+                if (b == NULL || b->body == NULL)
+                    continue;
+                gy_vec3 lin = s == 0 ? p->lin1 : p->lin2;
+                const dReal *v = dBodyGetLinearVel(b->body);
+                dBodySetLinearVel(b->body, v[0] + lin.x * d, v[1] + lin.y * d, v[2] + lin.z * d);
+            }
+        }
+    }
+}
+
 static void gather_impulses(gy_backend_world *w, double h)
 {
     for (uint32_t i = 0; i < w->point_count; i++) {
@@ -360,7 +587,7 @@ static void gather_impulses(gy_backend_world *w, double h)
         gy_vec3 n = v3(p->normal);
         double fn = gy_v3_dot(f, n);
         gy_vec3 ft = gy_v3_mad(f, n, -fn);
-        w->report.contacts[p->pair].normal_impulse += fn * h;
+        w->report.contacts[p->pair].normal_impulse += fn * h + p->relax;
         /* Accumulate the tangent force on collider b's body, whichever body was first. */
         gy_ode_pair *pr = &gy_ode_pairs(&w->report)[p->pair];
         pr->tangent = gy_v3_mad(pr->tangent, ft, p->body1_is_a ? -h : h);
@@ -808,6 +1035,8 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
             gy_ode_body *b = w->moving[i];
             if (s > 0)
                 b->active = body_moving(b);
+            if (!b->in_contact)
+                b->correction_speed = 0.0; /* free: nothing left to give back */
             b->in_contact = false;
             if (b->type != GY_MOTION_DYNAMIC || !b->active)
                 continue;
@@ -832,6 +1061,9 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         gy_ode_joints_before_solve(w, h);
         dWorldQuickStep(w->world, h);
         w->rng_seed = dRandGetSeed();
+        prepare_points(w, h);
+        push_apart(w, h);
+        settle_contacts(w);
         gather_impulses(w, h);
         dJointGroupEmpty(w->contact_group);
         ballistic_correction(w, h);

@@ -940,6 +940,84 @@ static void test_contract_restitution_combine_uses_higher_precedence_mode(void *
     expect_empty(fx);
 }
 
+/* A restitution-0 ball of radius 0.25 dropped from 2 m: the highest its centre gets once it has
+ * touched the ground, above its resting height. */
+static double dead_drop_rise(fixture *fx)
+{
+    gy_body_id g = create_ground(fx);
+    const double r = 0.25;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 2.0 + r, 0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = sphere_def(r);
+    gy_body_id b = create_body(fx, &bd, &bc, 1, NULL);
+    double top = -INFINITY;
+    bool landed = false;
+    for (int i = 0; i < 180; i++) {
+        step_n(fx, 1);
+        gy_vec3 p = body_position(fx, b);
+        landed = landed || p.y < r;
+        if (landed)
+            top = fmax(top, p.y);
+    }
+    release_body(fx, b);
+    release_body(fx, g);
+    return top - r;
+}
+
+/* A 1 m box created `depth` metres into the ground in gravity `g` (m/s², down), no damping: the
+ * highest its centre gets above its resting height (0.5 m) over `steps`, and its velocity at the
+ * end. */
+static double pushed_out_box(fixture *fx, double depth, double g, int steps, gy_vec3 *velocity)
+{
+    assert_result(fx->be->set_gravity(fx->w, gy_v3(0, -g, 0)), GY_OK);
+    gy_body_id ground = create_ground(fx);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5 - depth, 0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_collider_def bc = box_def(gy_v3(1, 1, 1));
+    gy_body_id b = create_body(fx, &bd, &bc, 1, NULL);
+    double top = -INFINITY;
+    for (int i = 0; i < steps; i++) {
+        step_n(fx, 1);
+        top = fmax(top, body_position(fx, b).y);
+    }
+    *velocity = body_state(fx, b).linear_velocity;
+    release_body(fx, b);
+    release_body(fx, ground);
+    return top - 0.5;
+}
+
+static void test_contract_penetration_recovery_adds_no_energy(void **state)
+{
+    fixture *fx = *state;
+    /* Restitution 0 from 2 m: the ball lands at 6.3 m/s, up to 10 cm (one step) into the ground.
+     * Undoing that overlap must not throw it back up: its centre rises at most 5 mm above rest
+     * (a leftover 0.3 m/s would lift it that far; pushing out at the speed that closes a 7 cm
+     * overlap in a step would bounce it 10 cm). */
+    double rise = dead_drop_rise(fx);
+    assert_between(rise, -INFINITY, 0.005);
+
+    /* A box created 4 cm into the ground comes up to rest without overshooting: at most 2 mm
+     * above its resting height over 2 s, and still after that (1 cm/s, a sixth of what gravity
+     * adds in one step). */
+    gy_vec3 v;
+    double over = pushed_out_box(fx, 0.04, GRAVITY, 120, &v);
+    assert_between(over, -INFINITY, 0.002);
+    assert_between(gy_v3_len(v), 0.0, 0.01);
+
+    /* In zero gravity a box created 1 m into the ground (its bottom half overlapping) is pushed
+     * out and then stays where it was left: after 3 s it is out (centre at 0.5 m within 1 cm) and
+     * moves at under 1 cm/s, where a correction speed left in the body carries it away for good
+     * (at up to the solver's correction cap). */
+    double zero_g_over = pushed_out_box(fx, 1.0, 0.0, 180, &v);
+    assert_between(zero_g_over, -0.01, 0.01);
+    assert_between(gy_v3_len(v), 0.0, 0.01);
+    expect_empty(fx);
+}
+
 static const char *const k_mode_names[4] = {"average", "min", "multiply", "max"};
 
 /* gy_combine(0.5, row, 0.8, column), written out by hand: the pair uses the mode of higher
@@ -3513,6 +3591,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_static_released_under_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_restitution_rebounds_to_e_squared_height),
         CONTRACT_TEST(test_contract_restitution_combine_uses_higher_precedence_mode),
+        CONTRACT_TEST(test_contract_penetration_recovery_adds_no_energy),
         CONTRACT_TEST(test_contract_combine_precedence_table),
         CONTRACT_TEST(test_contract_restitution_pairs_follow_the_precedence_table),
         CONTRACT_TEST(test_contract_ramp_slides_coulomb_distance),
