@@ -317,13 +317,12 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
     pair.m_algorithm->processCollision(&w0, &w1, info, &result);
 }
 
-/* Bullet set each contact up to reach the normal velocity `bounce + correction` (restitution
- * plus, for a penetration it does not split off, erp·depth/h); the target becomes the larger of
- * the two, as on ODE. Bounce is recomputed as Bullet does: from the bodies' velocities before the
- * solve, zero below the restitution threshold. A point that does not touch yet (Bullet keeps
- * points up to the breaking distance apart) is left alone: it aims for `bounce − gap/h`, which
- * costs slow bounces some height, but switching such rows off let a pile of bouncy balls push
- * into each other and never settle. */
+/* Bullet sets each contact up to reach restitution × approach plus, for a penetration it does
+ * not split off, erp·depth/h, and bounces a point found before touching at once. Both change a
+ * bounce's energy by the height of where the contact was found: a bouncing point's row aims
+ * instead for gy_adapter_bounce_speed from its gap or depth, with no overlap correction. The
+ * approach is taken as Bullet does, from the bodies' velocities before the solve, and bounces
+ * only above the restitution threshold. */
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {
@@ -361,26 +360,44 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
         const btManifoldPoint *cp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
         if (cp == nullptr || !(cp->m_combinedRestitution > 0.0))
             continue;
-        double penetration = cp->getDistance() + info.m_linearSlop;
-        if (!(penetration < 0.0) ||
-            (info.m_splitImpulse && penetration <= info.m_splitImpulsePenetrationThreshold))
-            continue; /* no correction in the velocity target */
-        const btRigidBody *ra = m_tmpSolverBodyPool[c.m_solverBodyIdA].m_originalBody;
-        const btRigidBody *rb = m_tmpSolverBodyPool[c.m_solverBodyIdB].m_originalBody;
-        btVector3 va(0, 0, 0), vb(0, 0, 0);
-        if (ra != nullptr)
+        const btSolverBody &sa = m_tmpSolverBodyPool[c.m_solverBodyIdA];
+        const btSolverBody &sb = m_tmpSolverBodyPool[c.m_solverBodyIdB];
+        const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
+        btVector3 va(0, 0, 0), vb(0, 0, 0), ga(0, 0, 0), gb(0, 0, 0);
+        if (ra != nullptr) {
             va = ra->getVelocityInLocalPoint(cp->getPositionWorldOnA() -
                                              ra->getWorldTransform().getOrigin());
-        if (rb != nullptr)
+            if (ra->getInvMass() > 0.0)
+                ga = ra->getGravity();
+        }
+        if (rb != nullptr) {
             vb = rb->getVelocityInLocalPoint(cp->getPositionWorldOnB() -
                                              rb->getWorldTransform().getOrigin());
-        double approach = cp->m_normalWorldOnB.dot(va - vb);
-        if (fabs(approach) < info.m_restitutionVelocityThreshold)
+            if (rb->getInvMass() > 0.0)
+                gb = rb->getGravity();
+        }
+        const btVector3 &n = cp->m_normalWorldOnB; /* B to A */
+        double approach = -n.dot(va - vb);
+        if (approach < info.m_restitutionVelocityThreshold)
             continue;
-        double bounce = -approach * cp->m_combinedRestitution;
-        double correction = -penetration * info.m_erp / info.m_timeStep;
-        if (bounce > 0.0)
-            c.m_rhs -= fmin(bounce, correction) * c.m_jacDiagABInv;
+        double h = info.m_timeStep, offset = cp->getDistance() + info.m_linearSlop;
+        double pull = -n.dot(ga - gb);
+        /* A point still apart at the step's end (Bullet keeps them up to the breaking distance)
+         * keeps Bullet's row: switching such rows off let a pile of bouncy balls push into each
+         * other and never settle. */
+        if (offset > approach * h + 0.5 * pull * h * h)
+            continue;
+        double leave =
+            gy_adapter_bounce_speed(approach, offset, pull, cp->m_combinedRestitution, h);
+        /* The row's target becomes that separation speed alone: no correction of the overlap
+         * (in the velocity or split off), which would add its height to the rebound. */
+        double relv =
+            c.m_contactNormal1.dot(sa.m_linearVelocity + sa.m_externalForceImpulse) +
+            c.m_relpos1CrossNormal.dot(sa.m_angularVelocity + sa.m_externalTorqueImpulse) +
+            c.m_contactNormal2.dot(sb.m_linearVelocity + sb.m_externalForceImpulse) +
+            c.m_relpos2CrossNormal.dot(sb.m_angularVelocity + sb.m_externalTorqueImpulse);
+        c.m_rhs = (leave - relv) * c.m_jacDiagABInv;
+        c.m_rhsPenetration = 0.0;
     }
 }
 

@@ -144,6 +144,12 @@ static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
     return false;
 }
 
+/* The share of the world's gravity a body falls with (0 for static and kinematic bodies). */
+static double body_gravity_factor(const gy_ode_body *b)
+{
+    return b->type == GY_MOTION_DYNAMIC ? b->gravity_factor : 0.0;
+}
+
 /* ---- the near callback ---------------------------------------------------------------------- */
 
 static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
@@ -250,19 +256,27 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
         c->surface.mu = mu;
         c->surface.soft_erp = CONTACT_ERP;
         c->surface.soft_cfm = CONTACT_CFM;
-        if (bounce > 0.0) {
+        gy_vec3 at = v3(c->geom.pos);
+        gy_vec3 rel =
+            gy_v3_sub(gy_ode_body_velocity_at(k1->body, at), gy_ode_body_velocity_at(k2->body, at));
+        double approach = gy_v3_dot(rel, nrm);
+        double leave = 0.0;
+        if (bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY) {
+            /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
+             * that keeps the bounce's energy from where the contact was found (at depth), and
+             * that overlap is not pushed out (ERP or push_apart would add its height). */
+            double pull = -gy_v3_dot(w->def.gravity, nrm) *
+                          (body_gravity_factor(k1->body) - body_gravity_factor(k2->body));
+            leave = gy_adapter_bounce_speed(-approach, -c->geom.depth, pull, bounce, w->substep_dt);
             c->surface.mode |= dContactBounce;
-            c->surface.bounce = bounce;
+            c->surface.bounce = leave / -approach;
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
+            c->surface.soft_erp = 0.0;
         }
         /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
          * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the
          * Coulomb cone. */
         gy_vec3 slip_dir;
-        gy_vec3 at = v3(c->geom.pos);
-        gy_vec3 rel =
-            gy_v3_sub(gy_ode_body_velocity_at(k1->body, at), gy_ode_body_velocity_at(k2->body, at));
-        double approach = gy_v3_dot(rel, nrm);
         if (gy_adapter_friction_direction(rel, nrm, &slip_dir)) {
             c->surface.mode |= dContactFDir1;
             c->fdir1[0] = slip_dir.x;
@@ -309,8 +323,7 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
         p->body2 = k2->body;
         p->position = at;
         p->depth = depth;
-        p->bounce =
-            bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY ? -bounce * approach : 0.0;
+        p->bounce = leave;
     }
     b1->in_contact = true;
     b2->in_contact = true;
@@ -484,7 +497,8 @@ static void push_apart(gy_backend_world *w, double h)
     for (uint32_t it = 0; it < w->def.solver_iterations; it++) {
         for (uint32_t i = 0; i < w->point_count; i++) {
             gy_ode_point *p = &w->points[i];
-            if (p->inv_k == 0.0 || (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
+            if (p->inv_k == 0.0 || p->bounce > 0.0 ||
+                (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
                 continue;
             double target = fmin(PUSH_ERP * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
             double d = (target - point_speed(p, v3(p->normal), true)) * p->inv_k;

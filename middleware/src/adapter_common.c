@@ -24,6 +24,16 @@ bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_ve
            gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
 }
 
+double gy_adapter_bounce_speed(double approach, double offset, double accel, double e, double h)
+{
+    /* Speed at the surface, then the v with ½v² + a (offset + v h) = e² · ½ v_s² (semi-implicit
+     * Euler: the step ends at offset + v h). */
+    double surface_sq = fmax(0.0, approach * approach + 2.0 * accel * offset);
+    double ah = accel * h;
+    double disc = ah * ah - 2.0 * accel * offset + e * e * surface_sq;
+    return fmax(0.0, -ah + sqrt(fmax(0.0, disc)));
+}
+
 bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir)
 {
     gy_vec3 t = gy_v3_mad(rel, n, -gy_v3_dot(rel, n));
