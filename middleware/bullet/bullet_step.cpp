@@ -630,8 +630,14 @@ static void update_sleep(gy_backend_world *w, double h)
                       gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
         }
         b->rest_time = resting ? b->rest_time + h : 0.0;
-        b->rb->setDeactivationTime(b->rest_time >= GY_ADAPTER_SLEEP_TIME ? gDeactivationTime + 1.0
-                                                                         : 0.0);
+        bool wants = b->rest_time >= GY_ADAPTER_SLEEP_TIME;
+        b->rb->setDeactivationTime(wants ? gDeactivationTime + 1.0 : 0.0);
+        /* Bullet wakes a sleeping island into WANTS_DEACTIVATION, which counts as wanting to
+         * sleep whatever the clock says: a sleeper struck into motion went back to sleep, its
+         * velocity zeroed, as soon as it left the striker's island. Only the shared rule may
+         * put a body to sleep. */
+        if (!wants && b->rb->getActivationState() == WANTS_DEACTIVATION)
+            b->rb->setActivationState(ACTIVE_TAG);
     }
 }
 

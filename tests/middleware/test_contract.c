@@ -551,6 +551,41 @@ static void test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall(voi
     expect_empty(fx);
 }
 
+static void test_contract_sleeper_struck_keeps_the_momentum_it_takes(void **state)
+{
+    fixture *fx = *state;
+    assert_result(fx->be->set_gravity(fx->w, gy_v3(0, 0, 0)), GY_OK);
+    /* Two equal balls, restitution 1, in zero gravity: one put to sleep, the other sent into
+     * it at 1 m/s. An elastic head-on hit hands the whole velocity over. */
+    gy_collider_def cd = sphere_def(0.25);
+    cd.material.restitution = 1.0;
+    gy_body_def sd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    sd.linear_damping = 0.0;
+    sd.angular_damping = 0.0;
+    gy_body_id sleeper = create_body(fx, &sd, &cd, 1, NULL);
+    assert_result(fx->be->body_set_awake(fx->w, sleeper, false), GY_OK);
+    gy_body_def md = body_at(GY_MOTION_DYNAMIC, gy_v3(-1, 0, 0));
+    md.linear_damping = 0.0;
+    md.angular_damping = 0.0;
+    md.linear_velocity = gy_v3(1, 0, 0);
+    gy_body_id mover = create_body(fx, &md, &cd, 1, NULL);
+    step_n(fx, 60);
+    /* Struck after 0.5 s; over the next 2 s the struck ball must keep moving at 1 m/s (within
+     * 2 %: a hit found up to a step late) and stay awake: a body moving that fast is not at rest,
+     * whatever it was before. Its momentum and the striker's add up to the 1 kg·m/s given. */
+    for (int i = 0; i < 120; i++) {
+        step_n(fx, 1);
+        gy_body_state s = body_state(fx, sleeper);
+        if (!s.awake || fabs(s.linear_velocity.x - 1.0) > 0.02)
+            fail_msg("step %d after the hit: struck ball %s at %.4f m/s, expected awake at 1 m/s",
+                     i + 1, s.awake ? "awake" : "asleep", s.linear_velocity.x);
+    }
+    assert_near(body_state(fx, mover).linear_velocity.x, 0.0, 0.02);
+    release_body(fx, mover);
+    release_body(fx, sleeper);
+    expect_empty(fx);
+}
+
 static void test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g(void **state)
 {
     fixture *fx = *state;
@@ -3659,6 +3694,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
         CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
+        CONTRACT_TEST(test_contract_sleeper_struck_keeps_the_momentum_it_takes),
         CONTRACT_TEST(test_contract_set_mass_scales_impulse_response),
         CONTRACT_TEST(test_contract_set_material_changes_the_bounce),
         CONTRACT_TEST(test_contract_set_filter_stops_and_starts_collision_in_place),
