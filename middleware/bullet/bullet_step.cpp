@@ -579,13 +579,32 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b)
     double t_place = fmax(0.0, best * len - (b->ccd_radius - r));
     btTransform &t = b->rb->getWorldTransform();
     t.setOrigin(p0 + d * (t_place / len));
+    /* The hit exchanges momentum with a dynamic body it strikes (through the centres of mass)
+     * and is reported as a contact of this step, with that impulse. */
+    gy_bt_body *other = hit->body;
+    bool other_moves = other->type == GY_MOTION_DYNAMIC;
     btVector3 v = b->rb->getLinearVelocity();
-    double vn = v.dot(normal);
-    if (vn < 0.0) {
-        double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
-                              hit->material.restitution, hit->material.restitution_combine);
-        b->rb->setLinearVelocity(v - normal * ((1.0 + e) * vn));
+    btVector3 vo = other->rb->getLinearVelocity();
+    double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
+                          hit->material.restitution, hit->material.restitution_combine);
+    double impulse = gy_adapter_ccd_impulse(
+        b->rb->getInvMass(), other_moves ? other->rb->getInvMass() : 0.0, -(v - vo).dot(normal), e);
+    if (!(impulse > 0.0))
+        return;
+    b->rb->setLinearVelocity(v + normal * (impulse * b->rb->getInvMass()));
+    if (other_moves) {
+        other->rb->setLinearVelocity(vo - normal * (impulse * other->rb->getInvMass()));
+        other->rb->activate(true);
     }
+    gy_bt_collider *body_side = const_cast<gy_bt_collider *>(solid);
+    gy_bt_collider *struck = const_cast<gy_bt_collider *>(hit);
+    bool first_body = body_side->id.bits < struck->id.bits;
+    uint32_t idx = pair_get(w, first_body ? body_side : struck, first_body ? struck : body_side);
+    if (idx == UINT32_MAX)
+        return;
+    /* `normal` points out of the struck collider, towards the body. */
+    pair_geometry(w, idx, struck, t.getOrigin() - normal * b->ccd_radius, normal, 0.0);
+    w->report.contacts[idx].normal_impulse += impulse;
 }
 
 static void continuous_collision(gy_backend_world *w)

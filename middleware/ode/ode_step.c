@@ -800,14 +800,54 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
     double t_place = fmax(0.0, t_free - (b->ccd_radius - r));
     gy_vec3 place = gy_v3_mad(p0, dir, t_place);
     dBodySetPosition(b->body, place.x, place.y, place.z);
+    /* The hit exchanges momentum with a dynamic body it strikes (through the centres of mass)
+     * and is reported as a contact of this step, with that impulse. */
+    gy_ode_body *other = hit->body;
+    bool other_moves = other->type == GY_MOTION_DYNAMIC && other->body != NULL;
     gy_vec3 v = v3(dBodyGetLinearVel(b->body));
-    double vn = gy_v3_dot(v, normal);
-    if (vn < 0.0) {
-        double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
-                              hit->material.restitution, hit->material.restitution_combine);
-        v = gy_v3_mad(v, normal, -(1.0 + e) * vn);
-        dBodySetLinearVel(b->body, v.x, v.y, v.z);
+    gy_vec3 vo = other->body != NULL ? v3(dBodyGetLinearVel(other->body)) : gy_v3(0.0, 0.0, 0.0);
+    double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
+                          hit->material.restitution, hit->material.restitution_combine);
+    double impulse = gy_adapter_ccd_impulse(1.0 / b->mass, other_moves ? 1.0 / other->mass : 0.0,
+                                            -gy_v3_dot(gy_v3_sub(v, vo), normal), e);
+    if (!(impulse > 0.0))
+        return;
+    v = gy_v3_mad(v, normal, impulse / b->mass);
+    dBodySetLinearVel(b->body, v.x, v.y, v.z);
+    if (other_moves) {
+        vo = gy_v3_mad(vo, normal, -impulse / other->mass);
+        dBodyEnable(other->body);
+        dBodySetLinearVel(other->body, vo.x, vo.y, vo.z);
     }
+    const gy_ode_collider *body_side = solid;
+    bool swapped = hit->id.bits < body_side->id.bits;
+    gy_ode_collider *ca = swapped ? hit : (gy_ode_collider *)body_side;
+    gy_ode_collider *cb = swapped ? (gy_ode_collider *)body_side : hit;
+    uint32_t pi = pair_get(w, ca, cb);
+    if (pi == UINT32_MAX)
+        return;
+    gy_contact *ct = &w->report.contacts[pi];
+    gy_ode_pair *pr = &gy_ode_pairs(&w->report)[pi];
+    if (pr->cached) {
+        pr->cached = false;
+        ct->normal_impulse = 0.0;
+        pr->tangent = gy_v3(0.0, 0.0, 0.0);
+        pr->covered = 0.0;
+    }
+    ct->body_a = ca->body->id;
+    ct->body_b = cb->body->id;
+    ct->collider_a = ca->id;
+    ct->collider_b = cb->id;
+    ct->user_a = ca->body->user_data;
+    ct->user_b = cb->body->user_data;
+    ct->point = gy_v3_mad(place, normal, -b->ccd_radius);
+    /* `normal` points out of the struck collider; the report's from a to b. */
+    ct->normal = swapped ? normal : gy_v3_neg(normal);
+    ct->normal_impulse += impulse;
+    pr->responds = true;
+    pr->sensor_seen = true;
+    b->reported_step = w->step_index;
+    other->reported_step = w->step_index;
 }
 
 static void continuous_collision(gy_backend_world *w)

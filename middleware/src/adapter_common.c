@@ -24,6 +24,14 @@ bool gy_adapter_one_way_accepts(gy_vec3 normal_po, gy_vec3 n, gy_vec3 rel, gy_ve
            gy_v3_dot(gy_v3_sub(com, point), n) > 0.0;
 }
 
+double gy_adapter_ccd_impulse(double inv_a, double inv_b, double approach, double e)
+{
+    double k = inv_a + inv_b;
+    if (!(approach > 0.0) || !(k > 0.0))
+        return 0.0;
+    return (1.0 + e) * approach / k;
+}
+
 double gy_adapter_bounce_speed(double approach, double offset, double accel, double e, double h)
 {
     /* Speed at the surface, then the v with ½v² + a (offset + v h) = e² · ½ v_s² (semi-implicit
