@@ -2284,6 +2284,47 @@ static void test_contract_slider_limits_stop_at_limit(void **state)
     expect_empty(fx);
 }
 
+static void test_contract_slider_hitting_its_limit_fast_stops_and_stays(void **state)
+{
+    fixture *fx = *state;
+    /* A slider driven into its limit at 10 m/s (17 cm a step) stops there for good: an
+     * inelastic stop. After the step it arrives, for 2 s, the body stays within 5 mm of the
+     * limit (it may land up to a few mm past it in the step of the hit) and, once the stop has
+     * had the step after the landing to take the approach speed out, moves under 5 mm/s (no
+     * rebound, no creeping back off). */
+    gy_collider_def cd = box_def(gy_v3(0.5, 0.5, 0.5));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 5, 0));
+    bd.linear_damping = 0.0;
+    bd.allow_sleeping = false;
+    gy_body_id body = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_SLIDER;
+    jd.a = body;
+    jd.anchor = gy_v3(0, 5, 0);
+    jd.axis = gy_v3(1, 0, 0);
+    jd.has_limits = true;
+    jd.limit_min = -0.2;
+    jd.limit_max = 0.42;
+    gy_joint_id j = create_joint(fx, &jd);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, body, gy_v3(10, 0, 0)), GY_OK);
+    int arrived = -1;
+    for (int i = 0; i < 160; i++) {
+        step_n(fx, 1);
+        gy_body_state s = body_state(fx, body);
+        if (arrived < 0 && s.pose.position.x > 0.42 - 0.005)
+            arrived = i;
+        bool away = fabs(s.pose.position.x - 0.42) > 0.005;
+        bool moving = i > arrived + 1 && fabs(s.linear_velocity.x) > 0.005;
+        if (arrived >= 0 && (away || moving))
+            fail_msg("step %d (%d after arriving): x %.4f m, v %.4f m/s; expected 0.42 m, at rest",
+                     i, i - arrived, s.pose.position.x, s.linear_velocity.x);
+    }
+    assert_true(arrived >= 0);
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+    release_body(fx, body);
+    expect_empty(fx);
+}
+
 static void test_contract_hinge_limits_stop_at_limit(void **state)
 {
     fixture *fx = *state;
@@ -3879,6 +3920,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_fixed_joint_holds_bodies_together),
         CONTRACT_TEST(test_contract_fixed_joint_holds_a_heavy_body_without_sagging),
         CONTRACT_TEST(test_contract_slider_limits_stop_at_limit),
+        CONTRACT_TEST(test_contract_slider_hitting_its_limit_fast_stops_and_stays),
         CONTRACT_TEST(test_contract_hinge_limits_stop_at_limit),
         CONTRACT_TEST(test_contract_distance_joint_keeps_distance),
         CONTRACT_TEST(test_contract_ccd_sphere_does_not_tunnel_thin_wall),
