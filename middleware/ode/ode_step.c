@@ -150,6 +150,19 @@ static double body_gravity_factor(const gy_ode_body *b)
     return b->type == GY_MOTION_DYNAMIC ? b->gravity_factor : 0.0;
 }
 
+/* Whether a body cannot move along `n` at all: static or kinematic, or dynamic with every world
+ * axis `n` has a component on locked. */
+static bool normal_locked(const gy_ode_body *b, gy_vec3 n)
+{
+    if (b->type != GY_MOTION_DYNAMIC)
+        return true;
+    const double c[3] = {n.x, n.y, n.z};
+    for (int k = 0; k < 3; k++)
+        if (fabs(c[k]) > 1e-9 && !b->lock_linear[k])
+            return false;
+    return true;
+}
+
 /* ---- the near callback ---------------------------------------------------------------------- */
 
 static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
@@ -183,7 +196,11 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     /* ODE's normal points towards o1 (moving o1 along it separates the two). */
     gy_vec3 n_ode = v3(cs[deepest].geom.normal);
     gy_vec3 point = v3(cs[deepest].geom.pos);
-    bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2);
+    /* A pair neither of whose bodies can move along the normal (axis locks) is reported but
+     * not solved: its rows could only fight the locks, loading the contact's friction (a
+     * translation-locked box spinning on a floor it overlapped stopped in one step). */
+    bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2) &&
+                   !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
     if (respond && c1->one_way && !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point))
         return;
     if (respond && c2->one_way && !one_way_side_accepts(w, c2, c1, n_ode, point))
