@@ -892,7 +892,12 @@ gy_result gy_bt_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 
     if (r != GY_OK)
         return r;
     gy_bt_body_wake(b);
-    b->rb->applyImpulse(gy_bt_vec(j), gy_bt_vec(p) - gy_bt_body_com(b));
+    /* Not btRigidBody::applyImpulse, which takes the moment of the impulse with its locked
+     * components removed: a lock's reaction acts through the centre of mass, so the whole
+     * impulse turns the body (ω = I⁻¹ r × J on the free axes). */
+    btVector3 jb = gy_bt_vec(j);
+    b->rb->applyCentralImpulse(jb);
+    b->rb->applyTorqueImpulse((gy_bt_vec(p) - gy_bt_body_com(b)).cross(jb));
     return GY_OK;
 }
 

@@ -97,6 +97,11 @@ struct gy_bt_body {
     bool pose_written; /* kinematic: re-posed since the last step, counts as moving once */
     bool active;       /* this substep: awake (dynamic) or moving (kinematic) */
     bool in_contact;   /* this substep: some manifold names it */
+    /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
+     * centre no longer separates at, while it kept touching: what it gives back when all its
+     * overlaps close (bullet_step.cpp). */
+    double correction_speed;
+    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
     uint32_t joint_count;
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
     /* Sleep (bullet_step.cpp): the last GY_ADAPTER_SLEEP_SAMPLES velocities, how many are

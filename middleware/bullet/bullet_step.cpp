@@ -318,13 +318,12 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
     pair.m_algorithm->processCollision(&w0, &w1, info, &result);
 }
 
-/* Bullet set each contact up to reach the normal velocity `bounce + correction` (restitution
- * plus, for a penetration it does not split off, erp·depth/h); the target becomes the larger of
- * the two, as on ODE. Bounce is recomputed as Bullet does: from the bodies' velocities before the
- * solve, zero below the restitution threshold. A point that does not touch yet (Bullet keeps
- * points up to the breaking distance apart) is left alone: it aims for `bounce − gap/h`, which
- * costs slow bounces some height, but switching such rows off let a pile of bouncy balls push
- * into each other and never settle. */
+/* Bullet sets each contact up to reach restitution × approach plus, for a penetration it does
+ * not split off, erp·depth/h, and bounces a point found before touching at once. Both change a
+ * bounce's energy by the height of where the contact was found: a bouncing point's row aims
+ * instead for gy_adapter_bounce_speed from its gap or depth, with no overlap correction. The
+ * approach is taken as Bullet does, from the bodies' velocities before the solve, and bounces
+ * only above the restitution threshold. */
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {
@@ -362,26 +361,44 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
         const btManifoldPoint *cp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
         if (cp == nullptr || !(cp->m_combinedRestitution > 0.0))
             continue;
-        double penetration = cp->getDistance() + info.m_linearSlop;
-        if (!(penetration < 0.0) ||
-            (info.m_splitImpulse && penetration <= info.m_splitImpulsePenetrationThreshold))
-            continue; /* no correction in the velocity target */
-        const btRigidBody *ra = m_tmpSolverBodyPool[c.m_solverBodyIdA].m_originalBody;
-        const btRigidBody *rb = m_tmpSolverBodyPool[c.m_solverBodyIdB].m_originalBody;
-        btVector3 va(0, 0, 0), vb(0, 0, 0);
-        if (ra != nullptr)
+        const btSolverBody &sa = m_tmpSolverBodyPool[c.m_solverBodyIdA];
+        const btSolverBody &sb = m_tmpSolverBodyPool[c.m_solverBodyIdB];
+        const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
+        btVector3 va(0, 0, 0), vb(0, 0, 0), ga(0, 0, 0), gb(0, 0, 0);
+        if (ra != nullptr) {
             va = ra->getVelocityInLocalPoint(cp->getPositionWorldOnA() -
                                              ra->getWorldTransform().getOrigin());
-        if (rb != nullptr)
+            if (ra->getInvMass() > 0.0)
+                ga = ra->getGravity();
+        }
+        if (rb != nullptr) {
             vb = rb->getVelocityInLocalPoint(cp->getPositionWorldOnB() -
                                              rb->getWorldTransform().getOrigin());
-        double approach = cp->m_normalWorldOnB.dot(va - vb);
-        if (fabs(approach) < info.m_restitutionVelocityThreshold)
+            if (rb->getInvMass() > 0.0)
+                gb = rb->getGravity();
+        }
+        const btVector3 &n = cp->m_normalWorldOnB; /* B to A */
+        double approach = -n.dot(va - vb);
+        if (approach < info.m_restitutionVelocityThreshold)
             continue;
-        double bounce = -approach * cp->m_combinedRestitution;
-        double correction = -penetration * info.m_erp / info.m_timeStep;
-        if (bounce > 0.0)
-            c.m_rhs -= fmin(bounce, correction) * c.m_jacDiagABInv;
+        double h = info.m_timeStep, offset = cp->getDistance() + info.m_linearSlop;
+        double pull = -n.dot(ga - gb);
+        /* A point still apart at the step's end (Bullet keeps them up to the breaking distance)
+         * keeps Bullet's row: switching such rows off let a pile of bouncy balls push into each
+         * other and never settle. */
+        if (offset > approach * h + 0.5 * pull * h * h)
+            continue;
+        double leave =
+            gy_adapter_bounce_speed(approach, offset, pull, cp->m_combinedRestitution, h);
+        /* The row's target becomes that separation speed alone: no correction of the overlap
+         * (in the velocity or split off), which would add its height to the rebound. */
+        double relv =
+            c.m_contactNormal1.dot(sa.m_linearVelocity + sa.m_externalForceImpulse) +
+            c.m_relpos1CrossNormal.dot(sa.m_angularVelocity + sa.m_externalTorqueImpulse) +
+            c.m_contactNormal2.dot(sb.m_linearVelocity + sb.m_externalForceImpulse) +
+            c.m_relpos2CrossNormal.dot(sb.m_angularVelocity + sb.m_externalTorqueImpulse);
+        c.m_rhs = (leave - relv) * c.m_jacDiagABInv;
+        c.m_rhsPenetration = 0.0;
     }
 }
 
@@ -563,13 +580,32 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b)
     double t_place = fmax(0.0, best * len - (b->ccd_radius - r));
     btTransform &t = b->rb->getWorldTransform();
     t.setOrigin(p0 + d * (t_place / len));
+    /* The hit exchanges momentum with a dynamic body it strikes (through the centres of mass)
+     * and is reported as a contact of this step, with that impulse. */
+    gy_bt_body *other = hit->body;
+    bool other_moves = other->type == GY_MOTION_DYNAMIC;
     btVector3 v = b->rb->getLinearVelocity();
-    double vn = v.dot(normal);
-    if (vn < 0.0) {
-        double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
-                              hit->material.restitution, hit->material.restitution_combine);
-        b->rb->setLinearVelocity(v - normal * ((1.0 + e) * vn));
+    btVector3 vo = other->rb->getLinearVelocity();
+    double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
+                          hit->material.restitution, hit->material.restitution_combine);
+    double impulse = gy_adapter_ccd_impulse(
+        b->rb->getInvMass(), other_moves ? other->rb->getInvMass() : 0.0, -(v - vo).dot(normal), e);
+    if (!(impulse > 0.0))
+        return;
+    b->rb->setLinearVelocity(v + normal * (impulse * b->rb->getInvMass()));
+    if (other_moves) {
+        other->rb->setLinearVelocity(vo - normal * (impulse * other->rb->getInvMass()));
+        other->rb->activate(true);
     }
+    gy_bt_collider *body_side = const_cast<gy_bt_collider *>(solid);
+    gy_bt_collider *struck = const_cast<gy_bt_collider *>(hit);
+    bool first_body = body_side->id.bits < struck->id.bits;
+    uint32_t idx = pair_get(w, first_body ? body_side : struck, first_body ? struck : body_side);
+    if (idx == UINT32_MAX)
+        return;
+    /* `normal` points out of the struck collider, towards the body. */
+    pair_geometry(w, idx, struck, t.getOrigin() - normal * b->ccd_radius, normal, 0.0);
+    w->report.contacts[idx].normal_impulse += impulse;
 }
 
 static void continuous_collision(gy_backend_world *w)
@@ -614,8 +650,14 @@ static void update_sleep(gy_backend_world *w, double h)
                       gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
         }
         b->rest_time = resting ? b->rest_time + h : 0.0;
-        b->rb->setDeactivationTime(b->rest_time >= GY_ADAPTER_SLEEP_TIME ? gDeactivationTime + 1.0
-                                                                         : 0.0);
+        bool wants = b->rest_time >= GY_ADAPTER_SLEEP_TIME;
+        b->rb->setDeactivationTime(wants ? gDeactivationTime + 1.0 : 0.0);
+        /* Bullet wakes a sleeping island into WANTS_DEACTIVATION, which counts as wanting to
+         * sleep whatever the clock says: a sleeper struck into motion went back to sleep, its
+         * velocity zeroed, as soon as it left the striker's island. Only the shared rule may
+         * put a body to sleep. */
+        if (!wants && b->rb->getActivationState() == WANTS_DEACTIVATION)
+            b->rb->setActivationState(ACTIVE_TAG);
     }
 }
 
@@ -627,6 +669,8 @@ static void before_substep(gy_backend_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
+        if (!b->in_contact)
+            b->correction_speed = 0.0; /* free: nothing left to give back */
         b->in_contact = false;
         if (b->type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
@@ -656,6 +700,79 @@ static void before_substep(gy_backend_world *w, double h)
     }
 }
 
+/* Overlap up to GY_ADAPTER_SOLVER_DEPTH is corrected through the velocities (Baumgarte; deeper
+ * is split off), and that speed stays once the overlap is gone: a body pushed out of the last
+ * centimetre floated off at 0.11 m/s. Each body remembers the largest correction speed its
+ * contacts asked for, less what its centre no longer separates at, while it keeps touching; a
+ * point whose overlap this substep's motion closes gives back, of its bodies' separation along
+ * the normal (through the centres of mass), at most that much. A point still overlapping keeps
+ * its push (what holds resting bodies up), and bouncing points keep their rebound. */
+static void settle_contacts(gy_backend_world *w, double h)
+{
+    const btContactSolverInfo &info = w->world.getSolverInfo();
+    int nm = w->dispatcher.getNumManifolds();
+    for (uint32_t i = 0; i < w->moving_count; i++)
+        w->moving[i]->keeps_touching = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nm; i++) {
+            btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
+            gy_bt_body *ba = gy_bt_body_of(m->getBody0()), *bb = gy_bt_body_of(m->getBody1());
+            if (ba == nullptr || bb == nullptr)
+                continue;
+            bool move_a = ba->type == GY_MOTION_DYNAMIC && ba->rb->isActive();
+            bool move_b = bb->type == GY_MOTION_DYNAMIC && bb->rb->isActive();
+            if (!move_a && !move_b)
+                continue;
+            for (int k = 0; k < m->getNumContacts(); k++) {
+                const btManifoldPoint &p = m->getContactPoint(k);
+                if (p.getDistance() > 0.0)
+                    continue;
+                const btVector3 &n = p.m_normalWorldOnB; /* B to A */
+                btVector3 lin_a = move_a ? n * ba->rb->getLinearFactor() * ba->rb->getInvMass()
+                                         : btVector3(0, 0, 0);
+                btVector3 lin_b = move_b ? -n * bb->rb->getLinearFactor() * bb->rb->getInvMass()
+                                         : btVector3(0, 0, 0);
+                btVector3 ra = ba->rb->getCenterOfMassPosition(),
+                          rb = bb->rb->getCenterOfMassPosition();
+                double sep = n.dot(ba->rb->getVelocityInLocalPoint(p.getPositionWorldOnA() - ra) -
+                                   bb->rb->getVelocityInLocalPoint(p.getPositionWorldOnB() - rb));
+                double centre = n.dot(ba->rb->getLinearVelocity() - bb->rb->getLinearVelocity());
+                double depth = fmin(0.0, p.getDistance() + info.m_linearSlop);
+                bool closes = -depth - sep * h <= 0.0;
+                if (pass == 0) {
+                    double asked = info.m_erp * fmin(-depth, GY_ADAPTER_SOLVER_DEPTH) / h;
+                    double carried = fmax(0.0, centre);
+                    if (move_a)
+                        ba->correction_speed = fmax(asked, fmin(ba->correction_speed, carried));
+                    if (move_b)
+                        bb->correction_speed = fmax(asked, fmin(bb->correction_speed, carried));
+                    ba->keeps_touching = ba->keeps_touching || !closes;
+                    bb->keeps_touching = bb->keeps_touching || !closes;
+                    continue;
+                }
+                /* Only a body leaving all its contacts gives its correction back. */
+                if (p.m_combinedRestitution > 0.0 || !closes || !(centre > 0.0) ||
+                    (move_a && ba->keeps_touching) || (move_b && bb->keeps_touching))
+                    continue;
+                double cap =
+                    fmax(move_a ? ba->correction_speed : 0.0, move_b ? bb->correction_speed : 0.0);
+                double k_inv = n.dot(lin_a - lin_b);
+                double give = fmin(centre, cap);
+                if (!(k_inv > 0.0) || !(give > 0.0))
+                    continue;
+                double d = -give / k_inv;
+                if (move_a) {
+                    ba->rb->setLinearVelocity(ba->rb->getLinearVelocity() + lin_a * d);
+                    ba->correction_speed = fmax(0.0, ba->correction_speed - give);
+                }
+                if (move_b) {
+                    bb->rb->setLinearVelocity(bb->rb->getLinearVelocity() + lin_b * d);
+                    bb->correction_speed = fmax(0.0, bb->correction_speed - give);
+                }
+            }
+        }
+}
+
 static void after_substep(gy_backend_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -666,6 +783,7 @@ static void after_substep(gy_backend_world *w, double h)
             b->rb->setAngularVelocity(b->kin_angular);
         }
     }
+    settle_contacts(w, h);
     gather_manifolds(w);
     ballistic_correction(w, h);
     project_locks(w);

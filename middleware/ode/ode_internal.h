@@ -84,6 +84,13 @@ struct gy_ode_body {
     uint32_t joint_count;   /* Gyre joints attached to this body */
     bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
     bool in_contact;        /* this substep: received contact joints */
+    /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
+     * centre no longer separates at, while it kept touching: what it gives back when all its
+     * overlaps close (ode_step.c). */
+    double correction_speed;
+    bool keeps_touching;    /* settle_contacts: some point of it stays overlapped this substep */
+    gy_vec3 push_linear;    /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
+    gy_vec3 push_angular;
     bool pose_written;      /* written since the last step (a kinematic then counts as moving) */
     /* The last step whose contact report or one-way "passing" list named this body; a release
      * only scans the reports when this is the current or the previous step. */
@@ -153,6 +160,16 @@ typedef struct gy_ode_point {
     dJointFeedback *feedback;
     dVector3 normal;      /* ODE contact normal (points towards the joint's first body) */
     bool body1_is_a;      /* the joint's first body belongs to the pair's collider a */
+    gy_ode_body *body1, *body2; /* the joint's bodies (a static one's record, or NULL) */
+    gy_vec3 position;     /* contact point, world */
+    double depth;         /* overlap when the substep began (m), then what the solve left */
+    double bounce;        /* separation speed restitution asks for (m/s), 0 for none */
+    /* After the solve (ode_step.c): the position pass's push (pseudo-impulse, N·s), the normal
+     * impulse given back when the overlap closes (N·s, ≤ 0), each body's response to a unit
+     * impulse along the normal and the inverse of the point's effective mass. */
+    double push, relax;
+    gy_vec3 lin1, spin1, lin2, spin2;
+    double inv_k;
 } gy_ode_point;
 
 /* A one-way platform pair that is being passed through: contacts stay dropped until it separates. */

@@ -46,6 +46,9 @@ static double clamp_angle(double a)
  * joint motors ignore an infinite bound). */
 #define LANDING_FMAX 1e9
 
+/* Error reduction of fixed joints (ODE's world value, 0.2, lets a heavy weld sag). */
+#define FIXED_ERP 0.8
+
 static gy_quat side_rotation(const gy_ode_body *b)
 {
     return b != NULL ? gy_ode_body_pose(b).rotation : gy_quat_identity();
@@ -279,6 +282,10 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         j->joint = dJointCreateFixed(w->world, NULL);
         dJointAttach(j->joint, ba, bb);
         dJointSetFixed(j->joint);
+        /* Gravity pulls a welded body g·h² out of place each step; the weld settles where its
+         * correction, ERP of the error per step, gives that back: at the world's 0.2 (and 10
+         * iterations) an 8 t cantilevered box sagged 6.5 mm, at 0.8 it holds within 1.8 mm. */
+        dJointSetFixedParam(j->joint, dParamERP, FIXED_ERP);
         break;
     case GY_JOINT_BALL:
         j->joint = dJointCreateBall(w->world, NULL);
@@ -298,6 +305,10 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         if (def->has_limits) {
             dJointSetSliderParam(j->joint, dParamLoStop, def->limit_min);
             dJointSetSliderParam(j->joint, dParamHiStop, def->limit_max);
+            /* No error correction at the stops: its speed stayed after the correction was done,
+             * so a slider that hit its limit at 10 m/s and landed 0.6 mm past it crept back off
+             * at 1.3 cm/s for good. The stop's velocity row alone holds it there. */
+            dJointSetSliderParam(j->joint, dParamStopERP, 0.0);
         }
         break;
     case GY_JOINT_DISTANCE:

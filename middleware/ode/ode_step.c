@@ -21,8 +21,11 @@
  * pop. CFM is nearly hard: it acts
  * as compliance per unit of force, so a larger value sinks heavy bodies (a 1 m³ box of water under
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
-#define CONTACT_ERP    0.4
-#define CONTACT_CFM    1e-9
+#define CONTACT_ERP 0.4
+#define CONTACT_CFM 1e-9
+/* push_apart closes this fraction of the overlap beyond GY_ADAPTER_SOLVER_DEPTH per substep (as
+ * Bullet's split impulse does by default). */
+#define PUSH_ERP       0.8
 #define CCD_BISECTIONS 10
 /* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
  * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
@@ -143,6 +146,25 @@ static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
     return false;
 }
 
+/* The share of the world's gravity a body falls with (0 for static and kinematic bodies). */
+static double body_gravity_factor(const gy_ode_body *b)
+{
+    return b->type == GY_MOTION_DYNAMIC ? b->gravity_factor : 0.0;
+}
+
+/* Whether a body cannot move along `n` at all: static or kinematic, or dynamic with every world
+ * axis `n` has a component on locked. */
+static bool normal_locked(const gy_ode_body *b, gy_vec3 n)
+{
+    if (b->type != GY_MOTION_DYNAMIC)
+        return true;
+    const double c[3] = {n.x, n.y, n.z};
+    for (int k = 0; k < 3; k++)
+        if (fabs(c[k]) > 1e-9 && !b->lock_linear[k])
+            return false;
+    return true;
+}
+
 /* ---- the near callback ---------------------------------------------------------------------- */
 
 static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
@@ -176,7 +198,11 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     /* ODE's normal points towards o1 (moving o1 along it separates the two). */
     gy_vec3 n_ode = v3(cs[deepest].geom.normal);
     gy_vec3 point = v3(cs[deepest].geom.pos);
-    bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2);
+    /* A pair neither of whose bodies can move along the normal (axis locks) is reported but
+     * not solved: its rows could only fight the locks, loading the contact's friction (a
+     * translation-locked box spinning on a floor it overlapped stopped in one step). */
+    bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2) &&
+                   !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
     double depth = cs[deepest].geom.depth;
     if (respond && c1->one_way && !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point, depth))
         return;
@@ -250,19 +276,28 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
         c->surface.mu = mu;
         c->surface.soft_erp = CONTACT_ERP;
         c->surface.soft_cfm = CONTACT_CFM;
-        if (bounce > 0.0) {
+        gy_vec3 at = v3(c->geom.pos);
+        gy_vec3 rel =
+            gy_v3_sub(gy_ode_body_velocity_at(k1->body, at), gy_ode_body_velocity_at(k2->body, at));
+        double approach = gy_v3_dot(rel, nrm);
+        double leave = 0.0;
+        if (bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY) {
+            /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
+             * that keeps the bounce's energy from where the contact was found (at depth), and
+             * that overlap is not pushed out (ERP or push_apart would add its height). */
+            double pull = -gy_v3_dot(w->def.gravity, nrm) *
+                          (body_gravity_factor(k1->body) - body_gravity_factor(k2->body));
+            leave = gy_adapter_bounce_speed(-approach, -c->geom.depth, pull, bounce, w->substep_dt);
             c->surface.mode |= dContactBounce;
-            c->surface.bounce = bounce;
+            c->surface.bounce = leave / -approach;
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
+            c->surface.soft_erp = 0.0;
         }
         /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
          * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the
          * Coulomb cone. */
         gy_vec3 slip_dir;
-        gy_vec3 at = v3(c->geom.pos);
-        if (gy_adapter_friction_direction(gy_v3_sub(gy_ode_body_velocity_at(k1->body, at),
-                                                    gy_ode_body_velocity_at(k2->body, at)),
-                                          nrm, &slip_dir)) {
+        if (gy_adapter_friction_direction(rel, nrm, &slip_dir)) {
             c->surface.mode |= dContactFDir1;
             c->fdir1[0] = slip_dir.x;
             c->fdir1[1] = slip_dir.y;
@@ -292,6 +327,8 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
             gy_adapter_note_error(&w->step_error, r);
             return;
         }
+        double depth = c->geom.depth;
+        c->geom.depth = fmin(depth, GY_ADAPTER_SOLVER_DEPTH); /* the rest: push_apart */
         dJointID jc = dJointCreateContact(w->world, w->contact_group, c);
         dJointAttach(jc, j1, j2);
         dJointSetFeedback(jc, fb);
@@ -302,6 +339,11 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
         p->normal[1] = c->geom.normal[1];
         p->normal[2] = c->geom.normal[2];
         p->body1_is_a = k1 == ca;
+        p->body1 = k1->body;
+        p->body2 = k2->body;
+        p->position = at;
+        p->depth = depth;
+        p->bounce = leave;
     }
     b1->in_contact = true;
     b2->in_contact = true;
@@ -355,6 +397,222 @@ static void collide_static(gy_backend_world *w)
 
 /* ---- after the solve ------------------------------------------------------------------------ */
 
+/* A body's response at arm `r` to a unit push along `n`: the linear and angular pseudo-velocity
+ * it takes (*lin, *spin; locked axes take none), and its share of the inverse effective mass. */
+static double push_response(const gy_ode_body *b, gy_vec3 r, gy_vec3 n, gy_vec3 *lin, gy_vec3 *spin)
+{
+    *lin = gy_v3(0.0, 0.0, 0.0);
+    *spin = gy_v3(0.0, 0.0, 0.0);
+    if (b == NULL || b->type != GY_MOTION_DYNAMIC || !dBodyIsEnabled(b->body) || !(b->mass > 0.0))
+        return 0.0;
+    double l[3] = {n.x, n.y, n.z};
+    gy_vec3 c = gy_v3_cross(r, n);
+    double cm[3] = {c.x, c.y, c.z};
+    for (int k = 0; k < 3; k++) {
+        if (b->lock_linear[k])
+            l[k] = 0.0;
+        if (b->lock_angular[k])
+            cm[k] = 0.0;
+    }
+    *lin = gy_v3_scale(gy_v3(l[0], l[1], l[2]), 1.0 / b->mass);
+    gy_mat3 rot = gy_quat_to_mat3(gy_ode_quat_from_ode(dBodyGetQuaternion(b->body)));
+    gy_vec3 body_c = gy_mat3_apply(gy_mat3_transpose(rot), gy_v3(cm[0], cm[1], cm[2]));
+    gy_vec3 s = gy_mat3_apply(rot, gy_mat3_apply(b->inv_inertia, body_c));
+    double sm[3] = {s.x, s.y, s.z};
+    for (int k = 0; k < 3; k++)
+        if (b->lock_angular[k])
+            sm[k] = 0.0;
+    *spin = gy_v3(sm[0], sm[1], sm[2]);
+    return gy_v3_dot(n, *lin) + gy_v3_dot(c, *spin);
+}
+
+static gy_vec3 point_arm(const gy_ode_body *b, gy_vec3 at)
+{
+    return gy_v3_sub(at, v3(dBodyGetPosition(b->body)));
+}
+
+/* The separation speed of a point's bodies along `n` (towards body1): real velocities, or the
+ * position pass's pseudo-velocities. */
+static double point_speed(const gy_ode_point *p, gy_vec3 n, bool push)
+{
+    gy_vec3 v = gy_v3(0.0, 0.0, 0.0);
+    for (int k = 0; k < 2; k++) {
+        const gy_ode_body *b = k == 0 ? p->body1 : p->body2;
+        if (b == NULL || b->body == NULL)
+            continue;
+        gy_vec3 r = point_arm(b, p->position);
+        gy_vec3 bv = push ? gy_v3_add(b->push_linear, gy_v3_cross(b->push_angular, r))
+                          : gy_v3_add(v3(dBodyGetLinearVel(b->body)),
+                                      gy_v3_cross(v3(dBodyGetAngularVel(b->body)), r));
+        v = gy_v3_mad(v, bv, k == 0 ? 1.0 : -1.0);
+    }
+    return gy_v3_dot(v, n);
+}
+
+/* How fast the centres of mass of a point's bodies separate along `n`. */
+static double centre_speed(const gy_ode_point *p, gy_vec3 n)
+{
+    gy_vec3 v = gy_v3(0.0, 0.0, 0.0);
+    if (p->body1 != NULL && p->body1->body != NULL)
+        v = v3(dBodyGetLinearVel(p->body1->body));
+    if (p->body2 != NULL && p->body2->body != NULL)
+        v = gy_v3_sub(v, v3(dBodyGetLinearVel(p->body2->body)));
+    return gy_v3_dot(v, n);
+}
+
+static void push_body(gy_ode_body *b, gy_vec3 lin, gy_vec3 spin, double impulse)
+{
+    if (b == NULL)
+        return;
+    b->push_linear = gy_v3_mad(b->push_linear, lin, impulse);
+    b->push_angular = gy_v3_mad(b->push_angular, spin, impulse);
+}
+
+/* Each point's response to a unit impulse along its normal, and the overlap left once the
+ * solved velocities have moved its bodies. */
+static void prepare_points(gy_backend_world *w, double h)
+{
+    double layer = dWorldGetContactSurfaceLayer(w->world);
+    double cap = dWorldGetContactMaxCorrectingVel(w->world);
+    for (uint32_t i = 0; i < w->point_count; i++) {
+        gy_ode_point *p = &w->points[i];
+        gy_vec3 n = v3(p->normal);
+        double k = 0.0;
+        p->lin1 = p->spin1 = p->lin2 = p->spin2 = gy_v3(0.0, 0.0, 0.0);
+        if (p->body1 != NULL && p->body1->body != NULL)
+            k += push_response(p->body1, point_arm(p->body1, p->position), n, &p->lin1, &p->spin1);
+        if (p->body2 != NULL && p->body2->body != NULL)
+            k += push_response(p->body2, point_arm(p->body2, p->position), gy_v3_neg(n), &p->lin2,
+                               &p->spin2);
+        p->inv_k = k > 0.0 ? 1.0 / k : 0.0;
+        p->push = 0.0;
+        p->relax = 0.0;
+        /* The correction speed ODE's contact joint asked for: ERP × (depth − surface layer) / h. */
+        double asked =
+            fmin(CONTACT_ERP * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - layer) / h, cap);
+        p->depth -= point_speed(p, n, false) * h;
+        /* What is carried is what the body still separates at: speed since spent is gone. */
+        double carried = fmax(0.0, centre_speed(p, n));
+        for (int s = 0; s < 2; s++) {
+            gy_ode_body *b = s == 0 ? p->body1 : p->body2;
+            if (b != NULL) {
+                b->push_linear = gy_v3(0.0, 0.0, 0.0);
+                b->push_angular = gy_v3(0.0, 0.0, 0.0);
+                b->correction_speed = fmax(asked, fmin(b->correction_speed, carried));
+            }
+        }
+    }
+}
+
+/* A deep overlap is undone in positions only (split impulse): ODE's contact rows see at most
+ * GY_ADAPTER_SOLVER_DEPTH of it, and what the solve leaves beyond that is closed by PUSH_ERP of
+ * itself per substep, at most ODE's correction speed, through pseudo-velocities solved like the
+ * contact rows (sequential impulses, each point's total a push) and integrated into the poses
+ * alone. Through the velocities it stayed as speed: a body created a metre deep was thrown out at
+ * the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. */
+static void push_apart(gy_backend_world *w, double h)
+{
+    double cap = dWorldGetContactMaxCorrectingVel(w->world);
+    bool any = false;
+    for (uint32_t it = 0; it < w->def.solver_iterations; it++) {
+        for (uint32_t i = 0; i < w->point_count; i++) {
+            gy_ode_point *p = &w->points[i];
+            if (p->inv_k == 0.0 || p->bounce > 0.0 ||
+                (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
+                continue;
+            double target = fmin(PUSH_ERP * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
+            double d = (target - point_speed(p, v3(p->normal), true)) * p->inv_k;
+            d = fmax(d, -p->push);
+            p->push += d;
+            push_body(p->body1, p->lin1, p->spin1, d);
+            push_body(p->body2, p->lin2, p->spin2, d);
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    for (uint32_t i = 0; i < w->point_count; i++) {
+        gy_ode_point *p = &w->points[i];
+        for (int k = 0; k < 2; k++) {
+            gy_ode_body *b = k == 0 ? p->body1 : p->body2;
+            if (b == NULL || b->body == NULL ||
+                (gy_v3_len_sq(b->push_linear) == 0.0 && gy_v3_len_sq(b->push_angular) == 0.0))
+                continue;
+            const dReal *x = dBodyGetPosition(b->body);
+            dBodySetPosition(b->body, x[0] + b->push_linear.x * h, x[1] + b->push_linear.y * h,
+                             x[2] + b->push_linear.z * h);
+            gy_quat q = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
+            gy_vec3 a = gy_v3_scale(b->push_angular, 0.5 * h);
+            gy_quat dq = gy_quat_mul((gy_quat){a.x, a.y, a.z, 0.0}, q);
+            q = gy_quat_normalize((gy_quat){q.x + dq.x, q.y + dq.y, q.z + dq.z, q.w + dq.w});
+            dQuaternion oq;
+            gy_ode_quat_to_ode(q, oq);
+            dBodySetQuaternion(b->body, oq);
+            b->push_linear = gy_v3(0.0, 0.0, 0.0); /* integrated once */
+            b->push_angular = gy_v3(0.0, 0.0, 0.0);
+        }
+    }
+}
+
+/* The shallow overlap ODE does correct goes through the velocities (ERP), and that speed stayed
+ * once the overlap was gone: a body pushed out of the last centimetre floated off at up to
+ * 0.24 m/s. Each body remembers the largest correction speed its contacts asked for, less what
+ * its centre no longer separates at, while it keeps touching (gy_ode_body.correction_speed).
+ * When this substep's motion closes every overlap a body has, its points give back that much of
+ * the separation of the centres of mass. A body still overlapping somewhere keeps its push (that
+ * is what holds resting bodies and stacks up at 10 iterations), and bouncing points keep their
+ * rebound. */
+static void settle_contacts(gy_backend_world *w)
+{
+    for (uint32_t i = 0; i < w->point_count; i++)
+        for (int s = 0; s < 2; s++) {
+            gy_ode_body *b = s == 0 ? w->points[i].body1 : w->points[i].body2;
+            if (b != NULL)
+                b->keeps_touching = false;
+        }
+    for (uint32_t i = 0; i < w->point_count; i++)
+        for (int s = 0; s < 2; s++) {
+            gy_ode_body *b = s == 0 ? w->points[i].body1 : w->points[i].body2;
+            if (b != NULL && w->points[i].depth > 0.0)
+                b->keeps_touching = true;
+        }
+    for (uint32_t it = 0; it < w->def.solver_iterations; it++) {
+        for (uint32_t i = 0; i < w->point_count; i++) {
+            gy_ode_point *p = &w->points[i];
+            /* Only a body leaving all its contacts gives its correction back. */
+            if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
+                (p->body1 != NULL && p->body1->type == GY_MOTION_DYNAMIC &&
+                 p->body1->keeps_touching) ||
+                (p->body2 != NULL && p->body2->type == GY_MOTION_DYNAMIC &&
+                 p->body2->keeps_touching))
+                continue;
+            double cap = 0.0;
+            if (p->body1 != NULL)
+                cap = fmax(cap, p->body1->correction_speed);
+            if (p->body2 != NULL)
+                cap = fmax(cap, p->body2->correction_speed);
+            gy_vec3 n = v3(p->normal);
+            /* Through the centres of mass only: the point ODE reports on a mesh can sit off the
+             * line of centres, and a turn taken there slowed a rolling ball. The total taken
+             * back stays within [−cap, 0] in speed. */
+            double k = gy_v3_dot(n, gy_v3_sub(p->lin1, p->lin2));
+            if (!(k > 0.0))
+                continue;
+            double d = -centre_speed(p, n) / k;
+            d = fmin(fmax(d, -cap / k - p->relax), -p->relax);
+            p->relax += d;
+            for (int s = 0; s < 2; s++) {
+                gy_ode_body *b = s == 0 ? p->body1 : p->body2;
+                if (b == NULL || b->body == NULL)
+                    continue;
+                gy_vec3 lin = s == 0 ? p->lin1 : p->lin2;
+                const dReal *v = dBodyGetLinearVel(b->body);
+                dBodySetLinearVel(b->body, v[0] + lin.x * d, v[1] + lin.y * d, v[2] + lin.z * d);
+            }
+        }
+    }
+}
+
 static void gather_impulses(gy_backend_world *w, double h)
 {
     for (uint32_t i = 0; i < w->point_count; i++) {
@@ -363,7 +621,7 @@ static void gather_impulses(gy_backend_world *w, double h)
         gy_vec3 n = v3(p->normal);
         double fn = gy_v3_dot(f, n);
         gy_vec3 ft = gy_v3_mad(f, n, -fn);
-        w->report.contacts[p->pair].normal_impulse += fn * h;
+        w->report.contacts[p->pair].normal_impulse += fn * h + p->relax;
         /* Accumulate the tangent force on collider b's body, whichever body was first. */
         gy_ode_pair *pr = &gy_ode_pairs(&w->report)[p->pair];
         pr->tangent = gy_v3_mad(pr->tangent, ft, p->body1_is_a ? -h : h);
@@ -562,14 +820,54 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
     double t_place = fmax(0.0, t_free - (b->ccd_radius - r));
     gy_vec3 place = gy_v3_mad(p0, dir, t_place);
     dBodySetPosition(b->body, place.x, place.y, place.z);
+    /* The hit exchanges momentum with a dynamic body it strikes (through the centres of mass)
+     * and is reported as a contact of this step, with that impulse. */
+    gy_ode_body *other = hit->body;
+    bool other_moves = other->type == GY_MOTION_DYNAMIC && other->body != NULL;
     gy_vec3 v = v3(dBodyGetLinearVel(b->body));
-    double vn = gy_v3_dot(v, normal);
-    if (vn < 0.0) {
-        double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
-                              hit->material.restitution, hit->material.restitution_combine);
-        v = gy_v3_mad(v, normal, -(1.0 + e) * vn);
-        dBodySetLinearVel(b->body, v.x, v.y, v.z);
+    gy_vec3 vo = other->body != NULL ? v3(dBodyGetLinearVel(other->body)) : gy_v3(0.0, 0.0, 0.0);
+    double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
+                          hit->material.restitution, hit->material.restitution_combine);
+    double impulse = gy_adapter_ccd_impulse(1.0 / b->mass, other_moves ? 1.0 / other->mass : 0.0,
+                                            -gy_v3_dot(gy_v3_sub(v, vo), normal), e);
+    if (!(impulse > 0.0))
+        return;
+    v = gy_v3_mad(v, normal, impulse / b->mass);
+    dBodySetLinearVel(b->body, v.x, v.y, v.z);
+    if (other_moves) {
+        vo = gy_v3_mad(vo, normal, -impulse / other->mass);
+        dBodyEnable(other->body);
+        dBodySetLinearVel(other->body, vo.x, vo.y, vo.z);
     }
+    const gy_ode_collider *body_side = solid;
+    bool swapped = hit->id.bits < body_side->id.bits;
+    gy_ode_collider *ca = swapped ? hit : (gy_ode_collider *)body_side;
+    gy_ode_collider *cb = swapped ? (gy_ode_collider *)body_side : hit;
+    uint32_t pi = pair_get(w, ca, cb);
+    if (pi == UINT32_MAX)
+        return;
+    gy_contact *ct = &w->report.contacts[pi];
+    gy_ode_pair *pr = &gy_ode_pairs(&w->report)[pi];
+    if (pr->cached) {
+        pr->cached = false;
+        ct->normal_impulse = 0.0;
+        pr->tangent = gy_v3(0.0, 0.0, 0.0);
+        pr->covered = 0.0;
+    }
+    ct->body_a = ca->body->id;
+    ct->body_b = cb->body->id;
+    ct->collider_a = ca->id;
+    ct->collider_b = cb->id;
+    ct->user_a = ca->body->user_data;
+    ct->user_b = cb->body->user_data;
+    ct->point = gy_v3_mad(place, normal, -b->ccd_radius);
+    /* `normal` points out of the struck collider; the report's from a to b. */
+    ct->normal = swapped ? normal : gy_v3_neg(normal);
+    ct->normal_impulse += impulse;
+    pr->responds = true;
+    pr->sensor_seen = true;
+    b->reported_step = w->step_index;
+    other->reported_step = w->step_index;
 }
 
 static void continuous_collision(gy_backend_world *w)
@@ -811,6 +1109,8 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
             gy_ode_body *b = w->moving[i];
             if (s > 0)
                 b->active = body_moving(b);
+            if (!b->in_contact)
+                b->correction_speed = 0.0; /* free: nothing left to give back */
             b->in_contact = false;
             if (b->type != GY_MOTION_DYNAMIC || !b->active)
                 continue;
@@ -835,6 +1135,9 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
         gy_ode_joints_before_solve(w, h);
         dWorldQuickStep(w->world, h);
         w->rng_seed = dRandGetSeed();
+        prepare_points(w, h);
+        push_apart(w, h);
+        settle_contacts(w);
         gather_impulses(w, h);
         dJointGroupEmpty(w->contact_group);
         ballistic_correction(w, h);

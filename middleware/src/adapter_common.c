@@ -12,6 +12,24 @@
 
 /* ---- rules ---------------------------------------------------------------------------------- */
 
+double gy_adapter_ccd_impulse(double inv_a, double inv_b, double approach, double e)
+{
+    double k = inv_a + inv_b;
+    if (!(approach > 0.0) || !(k > 0.0))
+        return 0.0;
+    return (1.0 + e) * approach / k;
+}
+
+double gy_adapter_bounce_speed(double approach, double offset, double accel, double e, double h)
+{
+    /* Speed at the surface, then the v with ½v² + a (offset + v h) = e² · ½ v_s² (semi-implicit
+     * Euler: the step ends at offset + v h). */
+    double surface_sq = fmax(0.0, approach * approach + 2.0 * accel * offset);
+    double ah = accel * h;
+    double disc = ah * ah - 2.0 * accel * offset + e * e * surface_sq;
+    return fmax(0.0, -ah + sqrt(fmax(0.0, disc)));
+}
+
 bool gy_adapter_friction_direction(gy_vec3 rel, gy_vec3 n, gy_vec3 *dir)
 {
     gy_vec3 t = gy_v3_mad(rel, n, -gy_v3_dot(rel, n));

@@ -32,6 +32,28 @@ extern "C" {
 /* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle. */
 #define GY_ADAPTER_BOUNCE_MIN_VELOCITY 0.1
 
+/* The normal impulse (N·s, ≥ 0) a continuous-collision hit exchanges: bodies of inverse masses
+ * `inv_a` and `inv_b` (0: immovable) approaching along the normal at `approach` m/s (> 0), with
+ * restitution `e`. Both bodies take it (the struck one too), so momentum is conserved; 0 when
+ * they do not approach. */
+double gy_adapter_ccd_impulse(double inv_a, double inv_b, double approach, double e);
+
+/* Restitution that keeps a bounce's energy at any step size. A contact is found a little apart
+ * (`offset` > 0, m) or a little overlapped (< 0) while the bodies approach at `approach` m/s
+ * (> 0) and are pulled together along the normal at `accel` m/s² (gravity's share; 0 for two
+ * bodies falling alike); restitution `e` over a step of `h` s. Returns the separation speed the
+ * contact should leave at so that, at the step's end, its kinetic plus potential energy is e²
+ * times what it had when it reached the surface: a ball bouncing on the step after it landed
+ * 10 cm deep (or caught 2 cm early) rises to exactly e² of its drop, where reflecting the speed
+ * it has there gains (or loses) the height of that offset on every bounce. */
+double gy_adapter_bounce_speed(double approach, double offset, double accel, double e, double h);
+
+/* Penetration recovery: overlap up to this depth (m) is corrected through the contact rows'
+ * velocities (which keeps stacks upright at 10 iterations, where a correction in positions alone
+ * lets a 10-box stack fall); deeper overlap is undone in positions alone (split impulse), so
+ * pushing a body out of it leaves no speed behind. */
+#define GY_ADAPTER_SOLVER_DEPTH 0.01
+
 /* Continuous collision sweeps a sphere this fraction of the body's inner radius, so resting or
  * sliding contact at the start of the sweep does not register as a hit. */
 #define GY_ADAPTER_CCD_SHRINK 0.8

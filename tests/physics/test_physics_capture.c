@@ -127,6 +127,15 @@ static void test_capture_records_every_batch_once_in_real_time(void **state)
         assert_result(gy_physics_publish(p, NULL), GY_OK);
         if (i % 16u == 0)
             assert_result(gy_physics_capture_drain(p, sink_write, &s), GY_OK);
+        /* The physics thread records every batch it drains in one go, so the game keeps at most
+         * 64 batches unacknowledged: a burst then fits the 64 KiB buffer whatever the relative
+         * speed of the two threads, and the buffer still wraps many times over the run. */
+        uint64_t deadline = now_ns() + FX_TIMEOUT_NS;
+        while (gy_command_queue_acknowledged(p->commands) + 64u < (uint64_t)i + 2u &&
+               now_ns() < deadline) {
+            assert_result(gy_physics_capture_drain(p, sink_write, &s), GY_OK);
+            sched_yield();
+        }
     }
     /* Every batch applied: the physics thread acknowledged the last one (publishing nothing
      * carries the batches that waited in game-side staging into the rings). */
