@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../src/ccd.h"
 #include "gyre/math.h"
 #include "ode_internal.h"
 
@@ -23,7 +24,6 @@
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
 #define CONTACT_ERP    0.4
 #define CONTACT_CFM    1e-9
-#define CCD_BISECTIONS 10
 /* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
  * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
  * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
@@ -467,26 +467,47 @@ static void ccd_dynamic_near(void *ctx, dGeomID o1, dGeomID o2)
         ccd_add(ctx, c);
 }
 
-/* The first candidate the swept sphere touches at `center`, with the contact normal (out of the
- * candidate); NULL when none. */
-static gy_ode_collider *ccd_probe(gy_backend_world *w, gy_vec3 center, gy_vec3 *normal)
+static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double radius)
 {
-    dGeomSetPosition(w->ccd_sphere, center.x, center.y, center.z);
-    for (uint32_t i = 0; i < w->scratch_count; i++) {
-        dContactGeom cg;
-        if (dCollide(w->ccd_sphere, w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0) {
-            *normal = v3(cg.normal); /* towards o1, the sphere: out of the candidate */
-            return w->scratch_colliders[i];
-        }
-    }
-    return NULL;
+    ccd_ctx *cc = ctx;
+    (void)radius; /* set on the scratch sphere before the sweep */
+    dGeomSetPosition(cc->w->ccd_sphere, center.x, center.y, center.z);
+    dContactGeom cg;
+    return dCollide(cc->w->ccd_sphere, cc->w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0;
 }
 
-/* Sweeps a sphere inside the body from its substep start to its end. The sphere is moved in
- * steps no longer than its radius, so it cannot skip any surface the path crosses; the first hit
- * is refined by bisection, the body is put back at the time of impact and its approaching
- * velocity removed (with restitution). */
-static void ccd_body(gy_backend_world *w, gy_ode_body *b)
+/* The body is moved there and put back exactly (same position values), so nothing else sees it. */
+static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
+{
+    ccd_ctx *cc = ctx;
+    dBodyID body = cc->body->body;
+    const dReal *p = dBodyGetPosition(body);
+    dReal keep[3] = {p[0], p[1], p[2]};
+    dBodySetPosition(body, com.x, com.y, com.z);
+    bool touch = false;
+    for (uint32_t k = 0; k < cc->body->collider_count && !touch; k++) {
+        const gy_ode_collider *c = cc->body->colliders[k];
+        dContactGeom cg;
+        touch = !c->is_sensor &&
+                dCollide(c->geom, cc->w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0;
+    }
+    dBodySetPosition(body, keep[0], keep[1], keep[2]);
+    return touch;
+}
+
+static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
+{
+    const gy_ode_body *o = ((ccd_ctx *)ctx)->w->scratch_colliders[i]->body;
+    if (o->body == NULL)
+        return gy_v3(0.0, 0.0, 0.0);
+    return gy_v3_sub(gy_ode_body_com(o), o->ccd_start);
+}
+
+/* Sweeps the body from its substep start to its end against what it may have passed, moving
+ * bodies included (gy_adapter_ccd_sweep); on a hit it is put back where it first touches, its
+ * velocity left for the next substep's contact to resolve. `reach` is the longest distance any
+ * body moved in this substep: a moving body that far from the path may have crossed it. */
+static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
 {
     const gy_ode_collider *solid = NULL;
     for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
@@ -497,9 +518,8 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
         return;
     gy_vec3 p0 = b->ccd_start, p1 = gy_ode_body_com(b);
     gy_vec3 d = gy_v3_sub(p1, p0);
-    double len = gy_v3_len(d);
-    if (!(len > r))
-        return; /* the discrete step cannot have skipped anything */
+    if (!(gy_v3_len(d) > r) && !(reach > r))
+        return; /* nothing moved far enough to have been skipped */
 
     ccd_ctx cc = {w, b, solid, d, p0};
     w->scratch_count = 0;
@@ -507,6 +527,8 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
     gy_vec3 hi = gy_v3_add(gy_v3_max(p0, p1), gy_v3(r, r, r));
     dReal aabb[6] = {lo.x, hi.x, lo.y, hi.y, lo.z, hi.z};
     gy_ode_static_visit(w, aabb, ccd_static_visit, &cc);
+    lo = gy_v3_sub(lo, gy_v3(reach, reach, reach));
+    hi = gy_v3_add(hi, gy_v3(reach, reach, reach));
     gy_vec3 mid = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
     dGeomBoxSetLengths(w->ccd_box, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z);
     dGeomSetPosition(w->ccd_box, mid.x, mid.y, mid.z);
@@ -515,66 +537,27 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
         return;
 
     dGeomSphereSetRadius(w->ccd_sphere, r);
-    /* Whatever already touches at the start is the discrete solver's business. */
-    dGeomSetPosition(w->ccd_sphere, p0.x, p0.y, p0.z);
-    for (uint32_t i = 0; i < w->scratch_count;) {
-        dContactGeom cg;
-        if (dCollide(w->ccd_sphere, w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0)
-            w->scratch_colliders[i] = w->scratch_colliders[--w->scratch_count];
-        else
-            i++;
-    }
-    gy_vec3 dir = gy_v3_scale(d, 1.0 / len);
-    double t_free = 0.0, t_hit = -1.0;
-    gy_vec3 normal = gy_v3(0.0, 0.0, 0.0);
-    gy_ode_collider *hit = NULL;
-    int steps = (int)ceil(len / r);
-    for (int k = 1; k <= steps; k++) {
-        double t = fmin(len, (double)k * r);
-        gy_vec3 nrm;
-        gy_ode_collider *c = ccd_probe(w, gy_v3_mad(p0, dir, t), &nrm);
-        if (c != NULL) {
-            t_hit = t;
-            hit = c;
-            normal = nrm;
-            break;
-        }
-        t_free = t;
-    }
-    if (hit == NULL)
-        return;
-    for (int i = 0; i < CCD_BISECTIONS; i++) {
-        double t = 0.5 * (t_free + t_hit);
-        gy_vec3 nrm;
-        gy_ode_collider *c = ccd_probe(w, gy_v3_mad(p0, dir, t), &nrm);
-        if (c != NULL) {
-            t_hit = t;
-            hit = c;
-            normal = nrm;
-        } else {
-            t_free = t;
-        }
-    }
-    /* The swept sphere is smaller than the body's inner sphere; back off the difference. */
-    double t_place = fmax(0.0, t_free - (b->ccd_radius - r));
-    gy_vec3 place = gy_v3_mad(p0, dir, t_place);
-    dBodySetPosition(b->body, place.x, place.y, place.z);
-    gy_vec3 v = v3(dBodyGetLinearVel(b->body));
-    double vn = gy_v3_dot(v, normal);
-    if (vn < 0.0) {
-        double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
-                              hit->material.restitution, hit->material.restitution_combine);
-        v = gy_v3_mad(v, normal, -(1.0 + e) * vn);
-        dBodySetLinearVel(b->body, v.x, v.y, v.z);
-    }
+    gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
+    gy_adapter_ccd_hit hit;
+    if (gy_adapter_ccd_sweep(&probe, w->scratch_count, p0, p1, r, b->ccd_radius, &hit))
+        dBodySetPosition(b->body, hit.com.x, hit.com.y, hit.com.z);
 }
 
 static void continuous_collision(gy_backend_world *w)
 {
+    double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
-        if (b->continuous && dBodyIsEnabled(b->body))
-            ccd_body(w, b);
+        if (!b->continuous || !dBodyIsEnabled(b->body))
+            continue;
+        if (reach < 0.0) {
+            reach = 0.0;
+            for (uint32_t k = 0; k < w->moving_count; k++) {
+                const gy_ode_body *o = w->moving[k];
+                reach = fmax(reach, gy_v3_len(gy_v3_sub(gy_ode_body_com(o), o->ccd_start)));
+            }
+        }
+        ccd_body(w, b, reach);
     }
 }
 
@@ -809,10 +792,10 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
             if (s > 0)
                 b->active = body_moving(b);
             b->in_contact = false;
+            /* Every moving body's: continuous collision sweeps in each candidate's frame. */
+            b->ccd_start = gy_ode_body_com(b);
             if (b->type != GY_MOTION_DYNAMIC || !b->active)
                 continue;
-            if (b->continuous)
-                b->ccd_start = gy_ode_body_com(b);
             if (s > 0) {
                 dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
                 dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
