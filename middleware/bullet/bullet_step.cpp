@@ -148,6 +148,32 @@ static void set_friction_frame(btManifoldPoint &p, const btVector3 &lateral, con
     p.m_appliedImpulseLateral2 = lateral.dot(d2);
 }
 
+/* Contacts against a mesh triangle's inside or its internal edges take the face normal
+ * (gy_adapter_mesh_edges_fix_normal), so a body slides across the edges between flat triangles as
+ * over one plane; Bullet's own btAdjustInternalEdgeContacts would classify the edges a second way.
+ * `normal_on_b` points from b to a; the point on the other collider and the depth are kept. */
+static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWrapper *wa, int tri_a,
+                            const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
+                            btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
+{
+    bool mesh_b = cb->shape.type == GY_SHAPE_MESH && cb->resource != nullptr;
+    if (!mesh_b && (ca->shape.type != GY_SHAPE_MESH || ca->resource == nullptr))
+        return;
+    const gy_bt_collider *mesh = mesh_b ? cb : ca;
+    const btTransform &t = (mesh_b ? wb : wa)->getWorldTransform();
+    btVector3 point_on_a = point_on_b + normal_on_b * depth;
+    btVector3 out = mesh_b ? normal_on_b : -normal_on_b;
+    gy_vec3 n = gy_bt_from_vec(t.getBasis().transpose() * out);
+    if (!gy_adapter_mesh_edges_fix_normal(
+            &mesh->resource->base.edges, mesh_b ? tri_b : tri_a,
+            gy_bt_from_vec(t.invXform(mesh_b ? point_on_b : point_on_a)), &n))
+        return;
+    out = t.getBasis() * gy_bt_vec(n);
+    normal_on_b = mesh_b ? out : -out;
+    if (mesh_b)
+        point_on_b = point_on_a - normal_on_b * depth;
+}
+
 namespace
 {
 
@@ -185,9 +211,10 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
-void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
+void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3 &point_in,
                                      btScalar depth)
 {
+    btVector3 normal_on_b = normal_in, point_on_b = point_in;
     btPersistentManifold *m = m_manifoldPtr;
     if (m == nullptr || depth > m->getContactBreakingThreshold())
         return;
@@ -203,6 +230,8 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
     bool sensor = ca->is_sensor || cb->is_sensor;
     if (!sensor && (m_world->sensor_pass || (!dyn_a && !dyn_b)))
         return;
+    fix_mesh_normal(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
+                    point_on_b, normal_on_b, depth);
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
     if (sensor || !ca->contact_response || !cb->contact_response) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */

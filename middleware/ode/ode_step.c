@@ -15,6 +15,10 @@
 #include "ode_internal.h"
 
 #define CONTACTS_PER_PAIR 4
+/* A body over several triangles gets points from each: with only four, ODE stops at the first
+ * triangles it visits, which may all lie on one side of the body, and a box sliding across a
+ * tessellated floor rocks at every edge. */
+#define CONTACTS_PER_MESH_PAIR 16
 /* Contact softness. QuickStep has no warm starting, so at 10 iterations it cannot carry a stack's
  * weight down the column within one step: every step the upper boxes sink a little and ERP pushes
  * them back. ERP 0.4 halves the resulting sag of a 10-box stack compared with ODE's usual 0.2
@@ -22,8 +26,8 @@
  * pop. CFM is nearly hard: it acts
  * as compliance per unit of force, so a larger value sinks heavy bodies (a 1 m³ box of water under
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
-#define CONTACT_ERP    0.4
-#define CONTACT_CFM    1e-9
+#define CONTACT_ERP 0.4
+#define CONTACT_CFM 1e-9
 /* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
  * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
  * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
@@ -143,6 +147,37 @@ static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
 
 /* ---- the near callback ---------------------------------------------------------------------- */
 
+/* Contacts against a mesh triangle's inside or its internal edges take the face normal
+ * (gy_adapter_mesh_edges_fix_normal), so a body slides across the edges between flat triangles as
+ * over one plane. ODE names the triangle in the contact's side for the trimesh geom. */
+static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c2, dContact *cs,
+                             int n)
+{
+    for (int m = 0; m < 2; m++) {
+        const gy_ode_collider *mesh = m == 0 ? c1 : c2;
+        if (mesh->shape.type != GY_SHAPE_MESH || mesh->resource == NULL)
+            continue;
+        dQuaternion oq;
+        dGeomGetQuaternion(mesh->geom, oq);
+        gy_quat inv = gy_quat_conj(gy_ode_quat_from_ode(oq));
+        gy_vec3 origin = v3(dGeomGetPosition(mesh->geom));
+        /* ODE's normal points towards o1: out of the mesh when it is o1's partner. */
+        double out = m == 0 ? -1.0 : 1.0;
+        for (int i = 0; i < n; i++) {
+            dContactGeom *g = &cs[i].geom;
+            gy_vec3 nrm = gy_quat_rotate(inv, gy_v3_scale(v3(g->normal), out));
+            gy_vec3 at = gy_quat_rotate(inv, gy_v3_sub(v3(g->pos), origin));
+            if (!gy_adapter_mesh_edges_fix_normal(&mesh->resource->base.edges,
+                                                  m == 0 ? g->side1 : g->side2, at, &nrm))
+                continue;
+            gy_vec3 world = gy_v3_scale(gy_quat_rotate(gy_quat_conj(inv), nrm), out);
+            g->normal[0] = world.x;
+            g->normal[1] = world.y;
+            g->normal[2] = world.z;
+        }
+    }
+}
+
 static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
 {
     gy_ode_body *b1 = c1->body, *b2 = c2->body;
@@ -161,10 +196,13 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     if (bodies_jointed(w, b1, b2))
         return;
 
-    dContact cs[CONTACTS_PER_PAIR];
-    int n = dCollide(c1->geom, c2->geom, CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));
+    dContact cs[CONTACTS_PER_MESH_PAIR];
+    bool mesh = c1->shape.type == GY_SHAPE_MESH || c2->shape.type == GY_SHAPE_MESH;
+    int n = dCollide(c1->geom, c2->geom, mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR,
+                     &cs[0].geom, sizeof(dContact));
     if (n <= 0)
         return;
+    fix_mesh_normals(c1, c2, cs, n);
     b1->reported_step = w->step_index;
     b2->reported_step = w->step_index;
     int deepest = 0;

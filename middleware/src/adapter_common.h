@@ -14,6 +14,7 @@
 #include "gyre/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
+#include "mesh_edges.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -125,6 +126,7 @@ typedef struct gy_adapter_resource {
     uint32_t refs;
     bool creator_ref; /* the creator has not released it yet */
     gy_hull hull;     /* hulls: the built hull */
+    gy_adapter_mesh_edges edges; /* meshes: face normals and active edges */
 } gy_adapter_resource;
 
 /* Gives a new record its id (the creator's reference) and counts it. */
