@@ -585,9 +585,10 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
 }
 
 /* Sweeps the body from its substep start to its end against what it may have passed, moving
- * bodies included (gy_adapter_ccd_sweep); on a hit it is put back where it first touches, its
- * velocity left for the next substep's contact to resolve. `reach` is the longest distance any
- * body moved in this substep: a moving body that far from the path may have crossed it. */
+ * bodies included (gy_adapter_ccd_sweep); on a hit the two are put back where they first touch
+ * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
+ * `reach` is the longest distance any body moved in this substep: a moving body that far from the
+ * path may have crossed it. */
 static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
 {
     const gy_bt_collider *solid = nullptr;
@@ -614,9 +615,17 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
         return;
     gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
     gy_adapter_ccd_hit hit;
-    if (gy_adapter_ccd_sweep(&probe, w->scratch_count, gy_bt_from_vec(p0), gy_bt_from_vec(p1), r,
-                             b->ccd_radius, &hit))
-        b->rb->getWorldTransform().setOrigin(gy_bt_vec(hit.com));
+    if (!gy_adapter_ccd_sweep(&probe, w->scratch_count, gy_bt_from_vec(p0), gy_bt_from_vec(p1), r,
+                              b->ccd_radius, &hit))
+        return;
+    btVector3 at = gy_bt_vec(hit.com);
+    gy_bt_body *o = w->scratch[hit.candidate]->body;
+    if (o->type == GY_MOTION_DYNAMIC) {
+        btTransform &ot = o->rb->getWorldTransform();
+        ot.setOrigin(ot.getOrigin() + gy_bt_vec(hit.rewind));
+        at += gy_bt_vec(hit.rewind);
+    }
+    b->rb->getWorldTransform().setOrigin(at);
 }
 
 static void continuous_collision(gy_backend_world *w)

@@ -542,9 +542,10 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
 }
 
 /* Sweeps the body from its substep start to its end against what it may have passed, moving
- * bodies included (gy_adapter_ccd_sweep); on a hit it is put back where it first touches, its
- * velocity left for the next substep's contact to resolve. `reach` is the longest distance any
- * body moved in this substep: a moving body that far from the path may have crossed it. */
+ * bodies included (gy_adapter_ccd_sweep); on a hit the two are put back where they first touch
+ * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
+ * `reach` is the longest distance any body moved in this substep: a moving body that far from the
+ * path may have crossed it. */
 static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
 {
     const gy_ode_collider *solid = NULL;
@@ -577,8 +578,16 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
     dGeomSphereSetRadius(w->ccd_sphere, r);
     gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
     gy_adapter_ccd_hit hit;
-    if (gy_adapter_ccd_sweep(&probe, w->scratch_count, p0, p1, r, b->ccd_radius, &hit))
-        dBodySetPosition(b->body, hit.com.x, hit.com.y, hit.com.z);
+    if (!gy_adapter_ccd_sweep(&probe, w->scratch_count, p0, p1, r, b->ccd_radius, &hit))
+        return;
+    gy_vec3 at = hit.com;
+    gy_ode_body *o = w->scratch_colliders[hit.candidate]->body;
+    if (o->type == GY_MOTION_DYNAMIC) {
+        gy_vec3 back = gy_v3_add(gy_ode_body_com(o), hit.rewind);
+        dBodySetPosition(o->body, back.x, back.y, back.z);
+        at = gy_v3_add(at, hit.rewind);
+    }
+    dBodySetPosition(b->body, at.x, at.y, at.z);
 }
 
 static void continuous_collision(gy_backend_world *w)

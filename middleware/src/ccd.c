@@ -65,7 +65,8 @@ bool gy_adapter_ccd_sweep(const gy_adapter_ccd_probe *p, uint32_t count, gy_vec3
     if (hit == UINT32_MAX)
         return false;
 
-    gy_vec3 s = gy_v3_add(start, p->displacement(p->ctx, hit));
+    gy_vec3 moved = p->displacement(p->ctx, hit);
+    gy_vec3 s = gy_v3_add(start, moved);
     gy_vec3 d = gy_v3_sub(end, s);
     double len = gy_v3_len(d);
     out->candidate = hit;
@@ -84,6 +85,7 @@ bool gy_adapter_ccd_sweep(const gy_adapter_ccd_probe *p, uint32_t count, gy_vec3
         }
         out->fraction = hi;
         out->com = gy_v3_mad(s, d, hi);
+        out->rewind = gy_v3_scale(moved, hi - 1.0);
         return true;
     }
     /* The body touched the candidate at the start already, or the sphere pokes out of it (a
@@ -91,5 +93,6 @@ bool gy_adapter_ccd_sweep(const gy_adapter_ccd_probe *p, uint32_t count, gy_vec3
     double t = fmax(0.0, best_free - (inner - radius) / len);
     out->fraction = t;
     out->com = gy_v3_mad(s, d, t);
+    out->rewind = gy_v3_scale(moved, t - 1.0);
     return true;
 }

@@ -37,11 +37,15 @@ typedef struct gy_adapter_ccd_probe {
     gy_vec3 (*displacement)(void *ctx, uint32_t i);
 } gy_adapter_ccd_probe;
 
-/* The result of a sweep that hit. */
+/* The result of a sweep that hit. The two touch at the time of impact: a dynamic candidate is put
+ * back there too (moved by `rewind`, the part of its substep's motion after it) and the body at
+ * com + rewind. A static or kinematic candidate stays where it is and the body goes to `com`,
+ * touching it there. */
 typedef struct gy_adapter_ccd_hit {
     uint32_t candidate;
     double fraction; /* of the substep, at first touch */
-    gy_vec3 com;     /* where to put the body's centre of mass */
+    gy_vec3 com;     /* the body's centre of mass, touching the candidate where it is now */
+    gy_vec3 rewind;  /* −(1 − fraction) × the candidate's displacement */
 } gy_adapter_ccd_hit;
 
 /* Sweeps a sphere of `radius` (inside the body; GY_ADAPTER_CCD_SHRINK of `inner`, the body's
