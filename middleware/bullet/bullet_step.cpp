@@ -615,8 +615,11 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
         return;
     gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
     gy_adapter_ccd_hit hit;
-    if (!gy_adapter_ccd_sweep(&probe, w->scratch_count, gy_bt_from_vec(p0), gy_bt_from_vec(p1), r,
-                              b->ccd_radius, &hit))
+    bool hit_something = gy_adapter_ccd_sweep(&probe, w->scratch_count, gy_bt_from_vec(p0),
+                                              gy_bt_from_vec(p1), r, b->ccd_radius, &hit);
+    /* The probe must not keep pointing at a body's shape, which a release would free. */
+    w->probe.setCollisionShape(cc.sphere);
+    if (!hit_something)
         return;
     btVector3 at = gy_bt_vec(hit.com);
     gy_bt_body *o = w->scratch[hit.candidate]->body;
