@@ -39,6 +39,7 @@ static void resource_destroy(gy_backend_world *w, gy_bt_resource *r)
     gy_bt_delete(a, r->mesh_array);
     gy_free(a, r->vertices, (size_t)r->vertex_count * 3u * sizeof(double));
     gy_free(a, r->indices, (size_t)r->index_count * sizeof(int));
+    gy_adapter_mesh_edges_free(a, &r->base.edges);
     gy_bt_delete(a, r->hull_shape);
     gy_bt_delete(a, r->hull_query_shape);
     if (r->base.kind == GY_SHAPE_HULL)
@@ -87,7 +88,9 @@ gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_reso
     gy_adapter_copy_vertices(r->vertices, def);
     for (uint32_t i = 0; i < def->index_count; i++)
         r->indices[i] = (int)def->indices[i];
-    res = resource_publish(w, r, out);
+    res = gy_adapter_mesh_edges_build(a, def, &r->base.edges);
+    if (res == GY_OK)
+        res = resource_publish(w, r, out);
     if (res != GY_OK) {
         gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
         gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));

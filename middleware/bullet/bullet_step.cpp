@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../src/ccd.h"
 #include "bullet_internal.h"
 
 /* ---- report ------------------------------------------------------------------------------- */
@@ -148,6 +149,32 @@ static void set_friction_frame(btManifoldPoint &p, const btVector3 &lateral, con
     p.m_appliedImpulseLateral2 = lateral.dot(d2);
 }
 
+/* Contacts against a mesh triangle's inside or its internal edges take the face normal
+ * (gy_adapter_mesh_edges_fix_normal), so a body slides across the edges between flat triangles as
+ * over one plane; Bullet's own btAdjustInternalEdgeContacts would classify the edges a second way.
+ * `normal_on_b` points from b to a; the point on the other collider and the depth are kept. */
+static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWrapper *wa, int tri_a,
+                            const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
+                            btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
+{
+    bool mesh_b = cb->shape.type == GY_SHAPE_MESH && cb->resource != nullptr;
+    if (!mesh_b && (ca->shape.type != GY_SHAPE_MESH || ca->resource == nullptr))
+        return;
+    const gy_bt_collider *mesh = mesh_b ? cb : ca;
+    const btTransform &t = (mesh_b ? wb : wa)->getWorldTransform();
+    btVector3 point_on_a = point_on_b + normal_on_b * depth;
+    btVector3 out = mesh_b ? normal_on_b : -normal_on_b;
+    gy_vec3 n = gy_bt_from_vec(t.getBasis().transpose() * out);
+    if (!gy_adapter_mesh_edges_fix_normal(
+            &mesh->resource->base.edges, mesh_b ? tri_b : tri_a,
+            gy_bt_from_vec(t.invXform(mesh_b ? point_on_b : point_on_a)), &n))
+        return;
+    out = t.getBasis() * gy_bt_vec(n);
+    normal_on_b = mesh_b ? out : -out;
+    if (mesh_b)
+        point_on_b = point_on_a - normal_on_b * depth;
+}
+
 namespace
 {
 
@@ -185,9 +212,10 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
-void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
+void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3 &point_in,
                                      btScalar depth)
 {
+    btVector3 normal_on_b = normal_in, point_on_b = point_in;
     btPersistentManifold *m = m_manifoldPtr;
     if (m == nullptr || depth > m->getContactBreakingThreshold())
         return;
@@ -203,6 +231,8 @@ void contact_result::addContactPoint(const btVector3 &normal_on_b, const btVecto
     bool sensor = ca->is_sensor || cb->is_sensor;
     if (!sensor && (m_world->sensor_pass || (!dyn_a && !dyn_b)))
         return;
+    fix_mesh_normal(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
+                    point_on_b, normal_on_b, depth);
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
     if (sensor || !ca->contact_response || !cb->contact_response) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
@@ -491,8 +521,9 @@ static void project_locks(gy_backend_world *w)
 struct ccd_ctx {
     gy_backend_world *w;
     gy_bt_body *body;
-    const gy_bt_collider *solid; /* the body's first solid collider: its filter and material */
+    const gy_bt_collider *solid; /* the body's first solid collider: its filter */
     btVector3 motion;
+    btCollisionShape *sphere; /* the swept sphere, built in the world's query storage */
 };
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
@@ -527,10 +558,56 @@ static void ccd_visit(void *ctx, gy_bt_body *b)
     }
 }
 
-/* Sweeps a sphere inside the body from its substep start to its end with Bullet's convex cast.
- * On a hit the body is put back at the time of impact and its approaching velocity removed (with
- * restitution); the next substep's contacts take it from there. */
-static void ccd_body(gy_backend_world *w, gy_bt_body *b)
+static bool ccd_probe_touches(gy_backend_world *w, uint32_t i)
+{
+    btVector3 point, normal;
+    double pen;
+    int32_t tri;
+    return gy_bt_probe_contact(w, w->scratch[i], &point, &normal, &pen, &tri);
+}
+
+static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double radius)
+{
+    ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
+    (void)radius; /* the sphere shape was built with it */
+    cc->w->probe.setCollisionShape(cc->sphere);
+    cc->w->probe.setWorldTransform(btTransform(btQuaternion::getIdentity(), gy_bt_vec(center)));
+    return ccd_probe_touches(cc->w, i);
+}
+
+/* Each solid collider of the body in turn stands in as the probe (dynamic bodies' shapes are
+ * convex), with the body's centre of mass frame moved to `com`. */
+static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
+{
+    ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
+    gy_backend_world *w = cc->w;
+    btTransform frame(cc->body->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
+    for (uint32_t k = 0; k < cc->body->collider_count; k++) {
+        const gy_bt_collider *c = cc->body->colliders[k];
+        if (c->is_sensor)
+            continue;
+        w->probe.setCollisionShape(c->bt_shape);
+        w->probe.setWorldTransform(frame * c->child);
+        if (ccd_probe_touches(w, i))
+            return true;
+    }
+    return false;
+}
+
+static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
+{
+    const gy_bt_body *o = static_cast<ccd_ctx *>(ctx)->w->scratch[i]->body;
+    if (o->type == GY_MOTION_STATIC)
+        return gy_v3(0.0, 0.0, 0.0);
+    return gy_bt_from_vec(gy_bt_body_com(o) - o->ccd_start);
+}
+
+/* Sweeps the body from its substep start to its end against what it may have passed, moving
+ * bodies included (gy_adapter_ccd_sweep); on a hit the two are put back where they first touch
+ * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
+ * `reach` is the longest distance any body moved in this substep: a moving body that far from the
+ * path may have crossed it. */
+static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
 {
     const gy_bt_collider *solid = nullptr;
     for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
@@ -541,79 +618,52 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b)
         return;
     btVector3 p0 = b->ccd_start, p1 = gy_bt_body_com(b);
     btVector3 d = p1 - p0;
-    double len = d.length();
-    if (!(len > r))
-        return; /* the discrete step cannot have skipped anything */
+    if (!(d.length() > r) && !(reach > r))
+        return; /* nothing moved far enough to have been skipped */
 
-    ccd_ctx cc = {w, b, solid, d};
-    w->scratch_count = 0;
-    gy_bt_sweep_bodies(w, p0, p1, btVector3(-r, -r, -r), btVector3(r, r, r), ccd_visit, &cc);
-    if (w->scratch_count == 0)
-        return;
     gy_shape sphere;
     memset(&sphere, 0, sizeof sphere);
     sphere.type = GY_SHAPE_SPHERE;
     sphere.radius = r;
-    gy_bt_probe_shape(w, &sphere);
-    btTransform from(btQuaternion::getIdentity(), p0), to(btQuaternion::getIdentity(), p1);
-    w->probe.setWorldTransform(from);
-    double best = 1.0;
-    btVector3 normal(0, 0, 0);
-    const gy_bt_collider *hit = nullptr;
-    for (uint32_t i = 0; i < w->scratch_count; i++) {
-        const gy_bt_collider *c = w->scratch[i];
-        btVector3 pt, n;
-        double pen, f;
-        int32_t tri;
-        /* Whatever already touches at the start is the discrete solver's business. */
-        if (gy_bt_probe_contact(w, c, &pt, &n, &pen, &tri))
-            continue;
-        if (gy_bt_probe_sweep(w, c, from, to, best, &f, &pt, &n, &tri)) {
-            best = f;
-            normal = n;
-            hit = c;
-        }
+    ccd_ctx cc = {w, b, solid, d, gy_bt_probe_shape(w, &sphere)};
+    w->scratch_count = 0;
+    double e = r + reach;
+    gy_bt_sweep_bodies(w, p0, p1, btVector3(-e, -e, -e), btVector3(e, e, e), ccd_visit, &cc);
+    if (w->scratch_count == 0)
+        return;
+    gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
+    gy_adapter_ccd_hit hit;
+    bool hit_something = gy_adapter_ccd_sweep(&probe, w->scratch_count, gy_bt_from_vec(p0),
+                                              gy_bt_from_vec(p1), r, b->ccd_radius, &hit);
+    /* The probe must not keep pointing at a body's shape, which a release would free. */
+    w->probe.setCollisionShape(cc.sphere);
+    if (!hit_something)
+        return;
+    btVector3 at = gy_bt_vec(hit.com);
+    gy_bt_body *o = w->scratch[hit.candidate]->body;
+    if (o->type == GY_MOTION_DYNAMIC) {
+        btTransform &ot = o->rb->getWorldTransform();
+        ot.setOrigin(ot.getOrigin() + gy_bt_vec(hit.rewind));
+        at += gy_bt_vec(hit.rewind);
     }
-    if (hit == nullptr)
-        return;
-    /* The swept sphere is smaller than the body's inner sphere; back off the difference. */
-    double t_place = fmax(0.0, best * len - (b->ccd_radius - r));
-    btTransform &t = b->rb->getWorldTransform();
-    t.setOrigin(p0 + d * (t_place / len));
-    /* The hit exchanges momentum with a dynamic body it strikes (through the centres of mass)
-     * and is reported as a contact of this step, with that impulse. */
-    gy_bt_body *other = hit->body;
-    bool other_moves = other->type == GY_MOTION_DYNAMIC;
-    btVector3 v = b->rb->getLinearVelocity();
-    btVector3 vo = other->rb->getLinearVelocity();
-    double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
-                          hit->material.restitution, hit->material.restitution_combine);
-    double impulse = gy_adapter_ccd_impulse(
-        b->rb->getInvMass(), other_moves ? other->rb->getInvMass() : 0.0, -(v - vo).dot(normal), e);
-    if (!(impulse > 0.0))
-        return;
-    b->rb->setLinearVelocity(v + normal * (impulse * b->rb->getInvMass()));
-    if (other_moves) {
-        other->rb->setLinearVelocity(vo - normal * (impulse * other->rb->getInvMass()));
-        other->rb->activate(true);
-    }
-    gy_bt_collider *body_side = const_cast<gy_bt_collider *>(solid);
-    gy_bt_collider *struck = const_cast<gy_bt_collider *>(hit);
-    bool first_body = body_side->id.bits < struck->id.bits;
-    uint32_t idx = pair_get(w, first_body ? body_side : struck, first_body ? struck : body_side);
-    if (idx == UINT32_MAX)
-        return;
-    /* `normal` points out of the struck collider, towards the body. */
-    pair_geometry(w, idx, struck, t.getOrigin() - normal * b->ccd_radius, normal, 0.0);
-    w->report.contacts[idx].normal_impulse += impulse;
+    b->rb->getWorldTransform().setOrigin(at);
 }
 
 static void continuous_collision(gy_backend_world *w)
 {
+    double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->continuous && b->rb->isActive())
-            ccd_body(w, b);
+        if (!b->continuous || !b->rb->isActive())
+            continue;
+        if (reach < 0.0) {
+            reach = 0.0;
+            for (uint32_t k = 0; k < w->moving_count; k++) {
+                const gy_bt_body *o = w->moving[k];
+                reach = fmax(reach, (double)(gy_bt_body_com(o) - o->ccd_start).length());
+            }
+        }
+        ccd_body(w, b, reach);
     }
 }
 
@@ -672,6 +722,8 @@ static void before_substep(gy_backend_world *w, double h)
         if (!b->in_contact)
             b->correction_speed = 0.0; /* free: nothing left to give back */
         b->in_contact = false;
+        /* Every moving body's: continuous collision sweeps in each candidate's frame. */
+        b->ccd_start = gy_bt_body_com(b);
         if (b->type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
             if (!b->active)
@@ -680,7 +732,6 @@ static void before_substep(gy_backend_world *w, double h)
                 b->rb->applyCentralForce(b->force);
             if (!b->torque.isZero())
                 b->rb->applyTorque(b->torque);
-            b->ccd_start = gy_bt_body_com(b);
             continue;
         }
         bool moving = !b->kin_linear.isZero() || !b->kin_angular.isZero();

@@ -25,6 +25,7 @@ static void resource_destroy(gy_backend_world *w, gy_ode_resource *r)
         dGeomTriMeshDataDestroy(r->trimesh);
     gy_free(a, r->mesh_vertices, (size_t)r->vertex_count * 3u * sizeof(double));
     gy_free(a, r->mesh_indices, (size_t)r->index_count * sizeof(dTriIndex));
+    gy_adapter_mesh_edges_free(a, &r->base.edges);
     if (r->base.kind == GY_SHAPE_HULL) {
         gy_free(a, r->convex_planes, (size_t)r->base.hull.triangle_count * 4u * sizeof(double));
         gy_free(a, r->convex_points, (size_t)r->base.hull.vertex_count * 3u * sizeof(double));
@@ -68,7 +69,9 @@ gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_res
     gy_adapter_copy_vertices(r->mesh_vertices, def);
     for (uint32_t i = 0; i < def->index_count; i++)
         r->mesh_indices[i] = (dTriIndex)def->indices[i];
-    res = resource_publish(w, r, out);
+    res = gy_adapter_mesh_edges_build(a, def, &r->base.edges);
+    if (res == GY_OK)
+        res = resource_publish(w, r, out);
     if (res != GY_OK) {
         resource_destroy(w, r);
         return res;

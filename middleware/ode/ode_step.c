@@ -10,10 +10,15 @@
 #include <math.h>
 #include <string.h>
 
+#include "../src/ccd.h"
 #include "gyre/math.h"
 #include "ode_internal.h"
 
 #define CONTACTS_PER_PAIR 4
+/* A body over several triangles gets points from each: with only four, ODE stops at the first
+ * triangles it visits, which may all lie on one side of the body, and a box sliding across a
+ * tessellated floor rocks at every edge. */
+#define CONTACTS_PER_MESH_PAIR 16
 /* Contact softness. QuickStep has no warm starting, so at 10 iterations it cannot carry a stack's
  * weight down the column within one step: every step the upper boxes sink a little and ERP pushes
  * them back. ERP 0.4 halves the resulting sag of a 10-box stack compared with ODE's usual 0.2
@@ -26,7 +31,6 @@
 /* push_apart closes this fraction of the overlap beyond GY_ADAPTER_SOLVER_DEPTH per substep (as
  * Bullet's split impulse does by default). */
 #define PUSH_ERP       0.8
-#define CCD_BISECTIONS 10
 /* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
  * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
  * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
@@ -167,6 +171,37 @@ static bool normal_locked(const gy_ode_body *b, gy_vec3 n)
 
 /* ---- the near callback ---------------------------------------------------------------------- */
 
+/* Contacts against a mesh triangle's inside or its internal edges take the face normal
+ * (gy_adapter_mesh_edges_fix_normal), so a body slides across the edges between flat triangles as
+ * over one plane. ODE names the triangle in the contact's side for the trimesh geom. */
+static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c2, dContact *cs,
+                             int n)
+{
+    for (int m = 0; m < 2; m++) {
+        const gy_ode_collider *mesh = m == 0 ? c1 : c2;
+        if (mesh->shape.type != GY_SHAPE_MESH || mesh->resource == NULL)
+            continue;
+        dQuaternion oq;
+        dGeomGetQuaternion(mesh->geom, oq);
+        gy_quat inv = gy_quat_conj(gy_ode_quat_from_ode(oq));
+        gy_vec3 origin = v3(dGeomGetPosition(mesh->geom));
+        /* ODE's normal points towards o1: out of the mesh when it is o1's partner. */
+        double out = m == 0 ? -1.0 : 1.0;
+        for (int i = 0; i < n; i++) {
+            dContactGeom *g = &cs[i].geom;
+            gy_vec3 nrm = gy_quat_rotate(inv, gy_v3_scale(v3(g->normal), out));
+            gy_vec3 at = gy_quat_rotate(inv, gy_v3_sub(v3(g->pos), origin));
+            if (!gy_adapter_mesh_edges_fix_normal(&mesh->resource->base.edges,
+                                                  m == 0 ? g->side1 : g->side2, at, &nrm))
+                continue;
+            gy_vec3 world = gy_v3_scale(gy_quat_rotate(gy_quat_conj(inv), nrm), out);
+            g->normal[0] = world.x;
+            g->normal[1] = world.y;
+            g->normal[2] = world.z;
+        }
+    }
+}
+
 static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
 {
     gy_ode_body *b1 = c1->body, *b2 = c2->body;
@@ -185,10 +220,13 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
     if (bodies_jointed(w, b1, b2))
         return;
 
-    dContact cs[CONTACTS_PER_PAIR];
-    int n = dCollide(c1->geom, c2->geom, CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));
+    dContact cs[CONTACTS_PER_MESH_PAIR];
+    bool mesh = c1->shape.type == GY_SHAPE_MESH || c2->shape.type == GY_SHAPE_MESH;
+    int n = dCollide(c1->geom, c2->geom, mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR,
+                     &cs[0].geom, sizeof(dContact));
     if (n <= 0)
         return;
+    fix_mesh_normals(c1, c2, cs, n);
     b1->reported_step = w->step_index;
     b2->reported_step = w->step_index;
     int deepest = 0;
@@ -728,26 +766,48 @@ static void ccd_dynamic_near(void *ctx, dGeomID o1, dGeomID o2)
         ccd_add(ctx, c);
 }
 
-/* The first candidate the swept sphere touches at `center`, with the contact normal (out of the
- * candidate); NULL when none. */
-static gy_ode_collider *ccd_probe(gy_backend_world *w, gy_vec3 center, gy_vec3 *normal)
+static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double radius)
 {
-    dGeomSetPosition(w->ccd_sphere, center.x, center.y, center.z);
-    for (uint32_t i = 0; i < w->scratch_count; i++) {
-        dContactGeom cg;
-        if (dCollide(w->ccd_sphere, w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0) {
-            *normal = v3(cg.normal); /* towards o1, the sphere: out of the candidate */
-            return w->scratch_colliders[i];
-        }
-    }
-    return NULL;
+    ccd_ctx *cc = ctx;
+    (void)radius; /* set on the scratch sphere before the sweep */
+    dGeomSetPosition(cc->w->ccd_sphere, center.x, center.y, center.z);
+    dContactGeom cg;
+    return dCollide(cc->w->ccd_sphere, cc->w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0;
 }
 
-/* Sweeps a sphere inside the body from its substep start to its end. The sphere is moved in
- * steps no longer than its radius, so it cannot skip any surface the path crosses; the first hit
- * is refined by bisection, the body is put back at the time of impact and its approaching
- * velocity removed (with restitution). */
-static void ccd_body(gy_backend_world *w, gy_ode_body *b)
+/* The body is moved there and put back exactly (same position values), so nothing else sees it. */
+static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
+{
+    ccd_ctx *cc = ctx;
+    dBodyID body = cc->body->body;
+    const dReal *p = dBodyGetPosition(body);
+    dReal keep[3] = {p[0], p[1], p[2]};
+    dBodySetPosition(body, com.x, com.y, com.z);
+    bool touch = false;
+    for (uint32_t k = 0; k < cc->body->collider_count && !touch; k++) {
+        const gy_ode_collider *c = cc->body->colliders[k];
+        dContactGeom cg;
+        touch = !c->is_sensor &&
+                dCollide(c->geom, cc->w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0;
+    }
+    dBodySetPosition(body, keep[0], keep[1], keep[2]);
+    return touch;
+}
+
+static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
+{
+    const gy_ode_body *o = ((ccd_ctx *)ctx)->w->scratch_colliders[i]->body;
+    if (o->body == NULL)
+        return gy_v3(0.0, 0.0, 0.0);
+    return gy_v3_sub(gy_ode_body_com(o), o->ccd_start);
+}
+
+/* Sweeps the body from its substep start to its end against what it may have passed, moving
+ * bodies included (gy_adapter_ccd_sweep); on a hit the two are put back where they first touch
+ * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
+ * `reach` is the longest distance any body moved in this substep: a moving body that far from the
+ * path may have crossed it. */
+static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
 {
     const gy_ode_collider *solid = NULL;
     for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
@@ -758,9 +818,8 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
         return;
     gy_vec3 p0 = b->ccd_start, p1 = gy_ode_body_com(b);
     gy_vec3 d = gy_v3_sub(p1, p0);
-    double len = gy_v3_len(d);
-    if (!(len > r))
-        return; /* the discrete step cannot have skipped anything */
+    if (!(gy_v3_len(d) > r) && !(reach > r))
+        return; /* nothing moved far enough to have been skipped */
 
     ccd_ctx cc = {w, b, solid, d, p0};
     w->scratch_count = 0;
@@ -768,6 +827,8 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
     gy_vec3 hi = gy_v3_add(gy_v3_max(p0, p1), gy_v3(r, r, r));
     dReal aabb[6] = {lo.x, hi.x, lo.y, hi.y, lo.z, hi.z};
     gy_ode_static_visit(w, aabb, ccd_static_visit, &cc);
+    lo = gy_v3_sub(lo, gy_v3(reach, reach, reach));
+    hi = gy_v3_add(hi, gy_v3(reach, reach, reach));
     gy_vec3 mid = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
     dGeomBoxSetLengths(w->ccd_box, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z);
     dGeomSetPosition(w->ccd_box, mid.x, mid.y, mid.z);
@@ -776,106 +837,35 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b)
         return;
 
     dGeomSphereSetRadius(w->ccd_sphere, r);
-    /* Whatever already touches at the start is the discrete solver's business. */
-    dGeomSetPosition(w->ccd_sphere, p0.x, p0.y, p0.z);
-    for (uint32_t i = 0; i < w->scratch_count;) {
-        dContactGeom cg;
-        if (dCollide(w->ccd_sphere, w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0)
-            w->scratch_colliders[i] = w->scratch_colliders[--w->scratch_count];
-        else
-            i++;
-    }
-    gy_vec3 dir = gy_v3_scale(d, 1.0 / len);
-    double t_free = 0.0, t_hit = -1.0;
-    gy_vec3 normal = gy_v3(0.0, 0.0, 0.0);
-    gy_ode_collider *hit = NULL;
-    int steps = (int)ceil(len / r);
-    for (int k = 1; k <= steps; k++) {
-        double t = fmin(len, (double)k * r);
-        gy_vec3 nrm;
-        gy_ode_collider *c = ccd_probe(w, gy_v3_mad(p0, dir, t), &nrm);
-        if (c != NULL) {
-            t_hit = t;
-            hit = c;
-            normal = nrm;
-            break;
-        }
-        t_free = t;
-    }
-    if (hit == NULL)
+    gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
+    gy_adapter_ccd_hit hit;
+    if (!gy_adapter_ccd_sweep(&probe, w->scratch_count, p0, p1, r, b->ccd_radius, &hit))
         return;
-    for (int i = 0; i < CCD_BISECTIONS; i++) {
-        double t = 0.5 * (t_free + t_hit);
-        gy_vec3 nrm;
-        gy_ode_collider *c = ccd_probe(w, gy_v3_mad(p0, dir, t), &nrm);
-        if (c != NULL) {
-            t_hit = t;
-            hit = c;
-            normal = nrm;
-        } else {
-            t_free = t;
-        }
+    gy_vec3 at = hit.com;
+    gy_ode_body *o = w->scratch_colliders[hit.candidate]->body;
+    if (o->type == GY_MOTION_DYNAMIC) {
+        gy_vec3 back = gy_v3_add(gy_ode_body_com(o), hit.rewind);
+        dBodySetPosition(o->body, back.x, back.y, back.z);
+        at = gy_v3_add(at, hit.rewind);
     }
-    /* The swept sphere is smaller than the body's inner sphere; back off the difference. */
-    double t_place = fmax(0.0, t_free - (b->ccd_radius - r));
-    gy_vec3 place = gy_v3_mad(p0, dir, t_place);
-    dBodySetPosition(b->body, place.x, place.y, place.z);
-    /* The hit exchanges momentum with a dynamic body it strikes (through the centres of mass)
-     * and is reported as a contact of this step, with that impulse. */
-    gy_ode_body *other = hit->body;
-    bool other_moves = other->type == GY_MOTION_DYNAMIC && other->body != NULL;
-    gy_vec3 v = v3(dBodyGetLinearVel(b->body));
-    gy_vec3 vo = other->body != NULL ? v3(dBodyGetLinearVel(other->body)) : gy_v3(0.0, 0.0, 0.0);
-    double e = gy_combine(solid->material.restitution, solid->material.restitution_combine,
-                          hit->material.restitution, hit->material.restitution_combine);
-    double impulse = gy_adapter_ccd_impulse(1.0 / b->mass, other_moves ? 1.0 / other->mass : 0.0,
-                                            -gy_v3_dot(gy_v3_sub(v, vo), normal), e);
-    if (!(impulse > 0.0))
-        return;
-    v = gy_v3_mad(v, normal, impulse / b->mass);
-    dBodySetLinearVel(b->body, v.x, v.y, v.z);
-    if (other_moves) {
-        vo = gy_v3_mad(vo, normal, -impulse / other->mass);
-        dBodyEnable(other->body);
-        dBodySetLinearVel(other->body, vo.x, vo.y, vo.z);
-    }
-    const gy_ode_collider *body_side = solid;
-    bool swapped = hit->id.bits < body_side->id.bits;
-    gy_ode_collider *ca = swapped ? hit : (gy_ode_collider *)body_side;
-    gy_ode_collider *cb = swapped ? (gy_ode_collider *)body_side : hit;
-    uint32_t pi = pair_get(w, ca, cb);
-    if (pi == UINT32_MAX)
-        return;
-    gy_contact *ct = &w->report.contacts[pi];
-    gy_ode_pair *pr = &gy_ode_pairs(&w->report)[pi];
-    if (pr->cached) {
-        pr->cached = false;
-        ct->normal_impulse = 0.0;
-        pr->tangent = gy_v3(0.0, 0.0, 0.0);
-        pr->covered = 0.0;
-    }
-    ct->body_a = ca->body->id;
-    ct->body_b = cb->body->id;
-    ct->collider_a = ca->id;
-    ct->collider_b = cb->id;
-    ct->user_a = ca->body->user_data;
-    ct->user_b = cb->body->user_data;
-    ct->point = gy_v3_mad(place, normal, -b->ccd_radius);
-    /* `normal` points out of the struck collider; the report's from a to b. */
-    ct->normal = swapped ? normal : gy_v3_neg(normal);
-    ct->normal_impulse += impulse;
-    pr->responds = true;
-    pr->sensor_seen = true;
-    b->reported_step = w->step_index;
-    other->reported_step = w->step_index;
+    dBodySetPosition(b->body, at.x, at.y, at.z);
 }
 
 static void continuous_collision(gy_backend_world *w)
 {
+    double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
-        if (b->continuous && dBodyIsEnabled(b->body))
-            ccd_body(w, b);
+        if (!b->continuous || !dBodyIsEnabled(b->body))
+            continue;
+        if (reach < 0.0) {
+            reach = 0.0;
+            for (uint32_t k = 0; k < w->moving_count; k++) {
+                const gy_ode_body *o = w->moving[k];
+                reach = fmax(reach, gy_v3_len(gy_v3_sub(gy_ode_body_com(o), o->ccd_start)));
+            }
+        }
+        ccd_body(w, b, reach);
     }
 }
 
@@ -1112,10 +1102,10 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
             if (!b->in_contact)
                 b->correction_speed = 0.0; /* free: nothing left to give back */
             b->in_contact = false;
+            /* Every moving body's: continuous collision sweeps in each candidate's frame. */
+            b->ccd_start = gy_ode_body_com(b);
             if (b->type != GY_MOTION_DYNAMIC || !b->active)
                 continue;
-            if (b->continuous)
-                b->ccd_start = gy_ode_body_com(b);
             if (s > 0) {
                 dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
                 dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);

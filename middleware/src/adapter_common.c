@@ -12,14 +12,6 @@
 
 /* ---- rules ---------------------------------------------------------------------------------- */
 
-double gy_adapter_ccd_impulse(double inv_a, double inv_b, double approach, double e)
-{
-    double k = inv_a + inv_b;
-    if (!(approach > 0.0) || !(k > 0.0))
-        return 0.0;
-    return (1.0 + e) * approach / k;
-}
-
 double gy_adapter_bounce_speed(double approach, double offset, double accel, double e, double h)
 {
     /* Speed at the surface, then the v with ½v² + a (offset + v h) = e² · ½ v_s² (semi-implicit

@@ -15,6 +15,7 @@
 #include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
+#include "mesh_edges.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,12 +32,6 @@ extern "C" {
 
 /* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle. */
 #define GY_ADAPTER_BOUNCE_MIN_VELOCITY 0.1
-
-/* The normal impulse (N·s, ≥ 0) a continuous-collision hit exchanges: bodies of inverse masses
- * `inv_a` and `inv_b` (0: immovable) approaching along the normal at `approach` m/s (> 0), with
- * restitution `e`. Both bodies take it (the struck one too), so momentum is conserved; 0 when
- * they do not approach. */
-double gy_adapter_ccd_impulse(double inv_a, double inv_b, double approach, double e);
 
 /* Restitution that keeps a bounce's energy at any step size. A contact is found a little apart
  * (`offset` > 0, m) or a little overlapped (< 0) while the bodies approach at `approach` m/s
@@ -140,6 +135,7 @@ typedef struct gy_adapter_resource {
     uint32_t refs;
     bool creator_ref; /* the creator has not released it yet */
     gy_hull hull;     /* hulls: the built hull */
+    gy_adapter_mesh_edges edges; /* meshes: face normals and active edges */
 } gy_adapter_resource;
 
 /* Gives a new record its id (the creator's reference) and counts it. */

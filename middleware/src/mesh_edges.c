@@ -1,0 +1,195 @@
+/* Internal edges of triangle meshes (see mesh_edges.h). */
+#include "mesh_edges.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Faces whose normals are this close to opposite are back to back: their edge stays active. */
+#define BACK_TO_BACK_COS (-0.999)
+/* A contact normal further than 120° from the face normal comes from a body behind the face. An
+ * internal edge's ghost normal lies in the face's plane (cos about 0, either sign by rounding). */
+#define BEHIND_COS (-0.5)
+
+typedef struct vertex_key {
+    gy_vec3 p;
+    uint32_t index;
+} vertex_key;
+
+typedef struct edge_key {
+    uint32_t lo, hi; /* welded vertex ids */
+    uint32_t triangle;
+    uint32_t edge; /* 0..2 */
+} edge_key;
+
+static int compare_vertex(const void *pa, const void *pb)
+{
+    const vertex_key *a = pa, *b = pb;
+    if (a->p.x != b->p.x)
+        return a->p.x < b->p.x ? -1 : 1;
+    if (a->p.y != b->p.y)
+        return a->p.y < b->p.y ? -1 : 1;
+    if (a->p.z != b->p.z)
+        return a->p.z < b->p.z ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int compare_edge(const void *pa, const void *pb)
+{
+    const edge_key *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return a->triangle < b->triangle ? -1 : a->triangle > b->triangle;
+}
+
+static gy_vec3 corner(const gy_adapter_mesh_edges *e, uint32_t tri, uint32_t k)
+{
+    return e->vertices[e->indices[3u * tri + k % 3u]];
+}
+
+/* Whether the edge shared by a's edge ka and b's edge kb must keep its own normal: not when the
+ * faces meet flat or in a valley. Faces wound against each other (the shared edge runs the same
+ * way in both) have no inside to tell convex from concave: active. */
+static bool shared_edge_active(const gy_adapter_mesh_edges *e, const uint32_t *weld, uint32_t a,
+                               uint32_t ka, uint32_t b, uint32_t kb)
+{
+    gy_vec3 na = e->normals[a], nb = e->normals[b];
+    if (gy_v3_len_sq(na) == 0.0 || gy_v3_len_sq(nb) == 0.0)
+        return true;
+    if (weld[e->indices[3u * a + ka]] == weld[e->indices[3u * b + kb]])
+        return true;
+    double c = gy_v3_dot(na, nb);
+    if (c < BACK_TO_BACK_COS)
+        return true;
+    gy_vec3 along = gy_v3_sub(corner(e, a, ka + 1u), corner(e, a, ka));
+    if (gy_v3_dot(gy_v3_cross(na, nb), along) < 0.0)
+        return false; /* a valley */
+    return c < GY_ADAPTER_EDGE_COPLANAR_COS;
+}
+
+void gy_adapter_mesh_edges_free(const gy_allocator *al, gy_adapter_mesh_edges *e)
+{
+    gy_free(al, e->vertices, (size_t)e->vertex_count * sizeof *e->vertices);
+    gy_free(al, e->indices, (size_t)e->triangle_count * 3u * sizeof *e->indices);
+    gy_free(al, e->normals, (size_t)e->triangle_count * sizeof *e->normals);
+    gy_free(al, e->active, (size_t)e->triangle_count * sizeof *e->active);
+    memset(e, 0, sizeof *e);
+}
+
+gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def *def,
+                                      gy_adapter_mesh_edges *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t nv = def->vertex_count, nt = def->index_count / 3u;
+    out->vertices = gy_alloc(al, (size_t)nv * sizeof *out->vertices);
+    out->indices = gy_alloc(al, (size_t)nt * 3u * sizeof *out->indices);
+    out->normals = gy_alloc(al, (size_t)nt * sizeof *out->normals);
+    out->active = gy_alloc(al, (size_t)nt * sizeof *out->active);
+    vertex_key *vk = gy_alloc(al, (size_t)nv * sizeof *vk);
+    uint32_t *weld = gy_alloc(al, (size_t)nv * sizeof *weld);
+    edge_key *ek = gy_alloc(al, (size_t)nt * 3u * sizeof *ek);
+    out->vertex_count = nv;
+    out->triangle_count = nt;
+    gy_result r = GY_OK;
+    if (out->vertices == NULL || out->indices == NULL || out->normals == NULL ||
+        out->active == NULL || vk == NULL || weld == NULL || ek == NULL) {
+        r = GY_ERR_OUT_OF_MEMORY;
+        gy_adapter_mesh_edges_free(al, out);
+        goto done;
+    }
+    memcpy(out->vertices, def->vertices, (size_t)nv * sizeof *out->vertices);
+    memcpy(out->indices, def->indices, (size_t)nt * 3u * sizeof *out->indices);
+
+    /* Weld: every vertex maps to the first of those at its exact position. */
+    for (uint32_t i = 0; i < nv; i++)
+        vk[i] = (vertex_key){def->vertices[i], i};
+    qsort(vk, nv, sizeof *vk, compare_vertex);
+    for (uint32_t i = 0, first = 0; i < nv; i++) {
+        if (i > 0 && compare_vertex(&(vertex_key){vk[i].p, 0}, &(vertex_key){vk[first].p, 0}) != 0)
+            first = i;
+        weld[vk[i].index] = vk[first].index;
+    }
+
+    uint32_t ne = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        gy_vec3 v0 = corner(out, t, 0), v1 = corner(out, t, 1), v2 = corner(out, t, 2);
+        gy_vec3 n = gy_v3_cross(gy_v3_sub(v1, v0), gy_v3_sub(v2, v0));
+        double len = gy_v3_len(n);
+        out->normals[t] = len > 0.0 && isfinite(len) ? gy_v3_scale(n, 1.0 / len) : gy_v3(0, 0, 0);
+        out->active[t] = 7u; /* until a neighbour says otherwise */
+        for (uint32_t k = 0; k < 3u; k++) {
+            uint32_t a = weld[out->indices[3u * t + k]];
+            uint32_t b = weld[out->indices[3u * t + (k + 1u) % 3u]];
+            if (a == b)
+                continue;
+            ek[ne++] = (edge_key){a < b ? a : b, a < b ? b : a, t, k};
+        }
+    }
+    qsort(ek, ne, sizeof *ek, compare_edge);
+    for (uint32_t i = 0; i < ne;) {
+        uint32_t j = i + 1u;
+        while (j < ne && ek[j].lo == ek[i].lo && ek[j].hi == ek[i].hi)
+            j++;
+        /* Exactly two faces share it; a boundary edge or one shared by more stays active. */
+        if (j - i == 2u && ek[i].triangle != ek[i + 1u].triangle &&
+            !shared_edge_active(out, weld, ek[i].triangle, ek[i].edge, ek[i + 1u].triangle,
+                                ek[i + 1u].edge)) {
+            out->active[ek[i].triangle] &= (uint8_t) ~(1u << ek[i].edge);
+            out->active[ek[i + 1u].triangle] &= (uint8_t) ~(1u << ek[i + 1u].edge);
+        }
+        i = j;
+    }
+done:
+    gy_free(al, vk, (size_t)nv * sizeof *vk);
+    gy_free(al, weld, (size_t)nv * sizeof *weld);
+    gy_free(al, ek, (size_t)nt * 3u * sizeof *ek);
+    return r;
+}
+
+/* The closest point to p on the segment a–b. */
+static gy_vec3 closest_on_segment(gy_vec3 a, gy_vec3 b, gy_vec3 p)
+{
+    gy_vec3 ab = gy_v3_sub(b, a);
+    double l2 = gy_v3_len_sq(ab);
+    double t = l2 > 0.0 ? gy_v3_dot(gy_v3_sub(p, a), ab) / l2 : 0.0;
+    return gy_v3_mad(a, ab, fmin(1.0, fmax(0.0, t)));
+}
+
+bool gy_adapter_mesh_edges_fix_normal(const gy_adapter_mesh_edges *e, int64_t tri, gy_vec3 point,
+                                      gy_vec3 *normal)
+{
+    if (tri < 0 || tri >= (int64_t)e->triangle_count)
+        return false;
+    uint32_t t = (uint32_t)tri;
+    gy_vec3 nf = e->normals[t];
+    double c = gy_v3_dot(*normal, nf);
+    if (gy_v3_len_sq(nf) == 0.0 || c < BEHIND_COS ||
+        (normal->x == nf.x && normal->y == nf.y && normal->z == nf.z))
+        return false;
+    gy_vec3 v[3] = {corner(e, t, 0), corner(e, t, 1), corner(e, t, 2)};
+    /* The contact's place on the triangle: the point dropped onto the face's plane; the edges
+     * within a hair of the closest point to it on the triangle (none: the face's inside). */
+    gy_vec3 q = gy_v3_mad(point, nf, -gy_v3_dot(gy_v3_sub(point, v[0]), nf));
+    double dist[3], size = 0.0;
+    bool inside = true;
+    for (uint32_t k = 0; k < 3u; k++) {
+        gy_vec3 a = v[k], b = v[(k + 1u) % 3u];
+        gy_vec3 ab = gy_v3_sub(b, a);
+        size = fmax(size, gy_v3_len(ab));
+        if (gy_v3_dot(gy_v3_cross(ab, gy_v3_sub(q, a)), nf) < 0.0)
+            inside = false;
+        dist[k] = gy_v3_len(gy_v3_sub(q, closest_on_segment(a, b, q)));
+    }
+    double nearest = fmin(dist[0], fmin(dist[1], dist[2]));
+    double hair = 1e-6 * size;
+    uint32_t on = 0;
+    for (uint32_t k = 0; k < 3u; k++)
+        if ((!inside || dist[k] <= hair) && dist[k] <= nearest + hair)
+            on |= 1u << k;
+    if ((on & e->active[t]) != 0)
+        return false;
+    *normal = nf;
+    return true;
+}
