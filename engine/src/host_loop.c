@@ -40,7 +40,7 @@ uint64_t gy_w_capture(gy_world *w)
      * samples): the component itself is looked up only on the rare paths (a restart, a static
      * settling). */
     w->stats.bodies_captured += w->tracked.count;
-    /* Fetched ahead: a visit is a handful of short stores into five arrays, too many streams
+    /* Fetched ahead: a visit is a handful of short stores into several arrays, too many streams
      * for the hardware to follow at this rate. */
     enum { AHEAD = 16 };
     const uint32_t *items = w->tracked.items;
@@ -52,7 +52,6 @@ uint64_t gy_w_capture(gy_world *w)
             __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->velocities[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
-            __builtin_prefetch((const char *)&w->motion[a] + 64, 1);
         }
         uint32_t s = items[i++];
         assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);

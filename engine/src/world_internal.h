@@ -133,20 +133,29 @@ typedef struct gy_w_transform {
 
 #define GY_W_SAMPLES 3
 
-/* What a body is drawn from, by store_index: its newest physics results, oldest first, each with
- * the simulated time it stands for. Three results bracket any render time up to two steps behind
- * the newest (the largest render delay), also when the host sees only every other publish. With
- * no samples (count 0) the body is drawn at its component's `held` pose: the creation pose, a
- * teleport, a static's pose, or a stopped world's last result. Kept apart from gy_w_body so the
- * per-frame render pass reads 128 contiguous bytes per body and nothing else. */
+/* What a body is drawn from, by store_index: its newest physics results, each with the simulated
+ * time it stands for. Three results bracket any render time up to two steps behind the newest
+ * (the largest render delay), also when the host sees only every other publish. They form a ring:
+ * result k (0 the oldest) is in ring slot (head + k) mod GY_W_SAMPLES, its pose in
+ * w->samples[slot][store_index] and its time in time[slot]. A new result overwrites one slot, so
+ * the capture writes one 32-byte pose per body, and a render pass reads this record and the two
+ * poses that bracket the render time: the poses of one slot are contiguous across bodies, streams
+ * both passes walk in order. With no results (count 0) the body is drawn at its component's `held`
+ * pose: the creation pose, a teleport, a static's pose, or a stopped world's last result. */
 typedef struct gy_w_motion {
     gy_entity entity;
-    uint32_t count;
+    double time[GY_W_SAMPLES]; /* by ring slot: simulated seconds (tick × step) */
     uint32_t animating_at;     /* index in w->animating, or GY_W_NONE */
-    double time[GY_W_SAMPLES]; /* simulated seconds (tick × step) */
-    float position[GY_W_SAMPLES][3];
-    float rotation[GY_W_SAMPLES][4]; /* x, y, z, w as published */
+    uint8_t count;             /* results held, up to GY_W_SAMPLES */
+    uint8_t head;              /* ring slot of the oldest */
 } gy_w_motion;
+
+/* One result's pose, as published. */
+typedef struct gy_w_sample {
+    float position[3];
+    float rotation[4]; /* x, y, z, w */
+    float unused;      /* pads the pose to 32 bytes: two per cache line */
+} gy_w_sample;
 
 /* ---- results --------------------------------------------------------------------------------- */
 
@@ -381,6 +390,8 @@ struct gy_world {
     double pivot_time;     /* ... and the simulated time the clock stood at then */
     gy_w_motion *motion;   /* by store_index */
     uint32_t motion_capacity;
+    gy_w_sample *samples[GY_W_SAMPLES]; /* by ring slot, then store_index (see gy_w_motion) */
+    uint32_t samples_capacity[GY_W_SAMPLES];
     gy_w_u32s animating;    /* store indices whose drawn pose may change */
     gy_render_pose *render; /* this frame's drawn poses that changed (gy_world_render_poses) */
     uint32_t render_count, render_capacity;

@@ -39,8 +39,12 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores)
         memset(&w->motion[i], 0, sizeof w->motion[i]);
         w->motion[i].animating_at = GY_W_NONE;
     }
-    r = gy_array_reserve(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
-                         sizeof *w->animating.items);
+    for (uint32_t k = 0; k < GY_W_SAMPLES && r == GY_OK; k++)
+        r = gy_array_reserve(w->alloc, (void **)&w->samples[k], &w->samples_capacity[k], stores,
+                             sizeof *w->samples[k]);
+    if (r == GY_OK)
+        r = gy_array_reserve(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
+                             sizeof *w->animating.items);
     if (r == GY_OK)
         r = gy_array_reserve(w->alloc, (void **)&w->render, &w->render_capacity, stores,
                              sizeof *w->render);
@@ -98,17 +102,34 @@ void gy_w_render_hold(gy_world *w, const gy_w_body *c)
     animate(w, c->store_index); /* listed once, at the held pose */
 }
 
-static void put(gy_w_motion *m, uint32_t k, const float *position, const float *rotation, double t)
+/* The ring slot of result `k` (0 the oldest). */
+static inline uint32_t slot_of(const gy_w_motion *m, uint32_t k)
 {
-    memcpy(m->position[k], position, sizeof m->position[k]);
-    memcpy(m->rotation[k], rotation, sizeof m->rotation[k]);
-    m->time[k] = t;
+    uint32_t slot = m->head + k;
+    return slot >= GY_W_SAMPLES ? slot - GY_W_SAMPLES : slot;
+}
+
+/* Adds the newest result, over the oldest when the ring is full. */
+static void put(gy_world *w, uint32_t store_index, const float *position, const float *rotation,
+                double t)
+{
+    gy_w_motion *m = &w->motion[store_index];
+    uint32_t slot;
+    if (m->count == GY_W_SAMPLES) {
+        slot = m->head;
+        m->head = (uint8_t)slot_of(m, 1);
+    } else {
+        slot = slot_of(m, m->count++);
+    }
+    gy_w_sample *d = &w->samples[slot][store_index];
+    memcpy(d->position, position, sizeof d->position);
+    memcpy(d->rotation, rotation, sizeof d->rotation);
+    m->time[slot] = t;
 }
 
 void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
                       bool from_hold)
 {
-    gy_w_motion *m = &w->motion[store_index];
     double t = (double)tick * w->step_dt;
     if (from_hold) {
         /* The held pose (creation or teleport) is where the body was as its first step began. */
@@ -116,14 +137,10 @@ void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint
         float p[3] = {(float)h.position.x, (float)h.position.y, (float)h.position.z};
         float r[4] = {(float)h.rotation.x, (float)h.rotation.y, (float)h.rotation.z,
                       (float)h.rotation.w};
-        put(m, 0, p, r, t - w->step_dt);
-        m->count = 1;
-    } else if (m->count == GY_W_SAMPLES) {
-        for (uint32_t k = 0; k + 1 < GY_W_SAMPLES; k++)
-            put(m, k, m->position[k + 1], m->rotation[k + 1], m->time[k + 1]);
-        m->count--;
+        w->motion[store_index].count = 0;
+        put(w, store_index, p, r, t - w->step_dt);
     }
-    put(m, m->count++, q->position, q->rotation, t);
+    put(w, store_index, q->position, q->rotation, t);
     animate(w, store_index);
 }
 
@@ -133,25 +150,35 @@ void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint
  * by value, the 56-byte pose went through the stack, and reading it back before its stores had
  * retired stalled the render pass on every body. */
 
-/* `r` normalised (gy_quat_normalize, with one division: a frame normalises a quaternion per
- * drawn body, and four divisions each kept the divider busy). */
+/* `r` normalised (gy_quat_normalize's result to double rounding). A frame normalises a
+ * quaternion per drawn body, and a square root and a division each kept the divider busy: a
+ * published rotation is unit to float precision, and a blend of two close ones nearly so, so for
+ * a squared length 1 + e with |e| < 1e-4 the series 1 - e/2 + 3e²/8 of 1/sqrt(1 + e) stands in
+ * (its error, about 5|e|³/16, is below 3.2e-13). */
 static void unit(double x, double y, double z, double w, gy_quat *out)
 {
-    double l = sqrt(x * x + y * y + z * z + w * w);
-    if (l <= 0.0) {
-        *out = gy_quat_identity();
-        return;
+    double l2 = x * x + y * y + z * z + w * w;
+    double e = l2 - 1.0;
+    double inv;
+    if (fabs(e) < 1e-4) {
+        inv = 1.0 + e * (-0.5 + 0.375 * e);
+    } else {
+        double l = sqrt(l2);
+        if (l <= 0.0) {
+            *out = gy_quat_identity();
+            return;
+        }
+        inv = 1.0 / l;
     }
-    double inv = 1.0 / l;
     out->x = x * inv;
     out->y = y * inv;
     out->z = z * inv;
     out->w = w * inv;
 }
 
-static void sample(const gy_w_motion *m, uint32_t k, gy_pose *out)
+static void sample(const gy_w_sample *a, gy_pose *out)
 {
-    const float *p = m->position[k], *r = m->rotation[k];
+    const float *p = a->position, *r = a->rotation;
     out->position = gy_v3(p[0], p[1], p[2]);
     unit(r[0], r[1], r[2], r[3], &out->rotation);
 }
@@ -171,34 +198,43 @@ static inline double inverse(span_inverse *c, double span)
     return c->inv;
 }
 
-/* A body with samples at render time `at`. */
-static inline void motion_pose(const gy_w_motion *m, double at, span_inverse *c, gy_pose *out)
+_Static_assert(GY_W_SAMPLES == 3, "motion_pose brackets within three results");
+
+/* Body `s` (with results) at render time `at`. */
+static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_inverse *c,
+                               gy_pose *out)
 {
+    const gy_w_motion *m = &w->motion[s];
     uint32_t n = m->count;
     assert(n > 0);
-    if (at >= m->time[n - 1]) {
-        sample(m, n - 1, out);
+    uint32_t newest = slot_of(m, n - 1);
+    if (at >= m->time[newest]) {
+        sample(&w->samples[newest][s], out);
         return;
     }
-    if (at <= m->time[0]) {
-        sample(m, 0, out);
+    uint32_t ka = m->head;
+    if (at <= m->time[ka]) {
+        sample(&w->samples[ka][s], out);
         return;
     }
-    uint32_t k = 0;
-    while (k + 2 < n && at >= m->time[k + 1])
-        k++;
-    double t = (at - m->time[k]) * inverse(c, m->time[k + 1] - m->time[k]);
-    const float *pa = m->position[k], *pb = m->position[k + 1];
-    const float *ra = m->rotation[k], *rb = m->rotation[k + 1];
+    uint32_t kb = slot_of(m, 1);
+    if (n > 2 && at >= m->time[kb]) {
+        ka = kb;
+        kb = newest;
+    }
+    double t = (at - m->time[ka]) * inverse(c, m->time[kb] - m->time[ka]);
+    const gy_w_sample *sa = &w->samples[ka][s], *sb = &w->samples[kb][s];
+    const float *pa = sa->position, *pb = sb->position;
+    const float *ra = sa->rotation, *rb = sb->rotation;
     out->position = gy_v3(pa[0] + ((double)pb[0] - pa[0]) * t, pa[1] + ((double)pb[1] - pa[1]) * t,
                           pa[2] + ((double)pb[2] - pa[2]) * t);
     /* nlerp. The published rotations are unit to float precision: one normalisation, of the
      * blend. */
     double ax = ra[0], ay = ra[1], az = ra[2], aw = ra[3];
     double bx = rb[0], by = rb[1], bz = rb[2], bw = rb[3];
-    double s = ax * bx + ay * by + az * bz + aw * bw < 0.0 ? -1.0 : 1.0; /* the short way round */
-    unit(ax + (s * bx - ax) * t, ay + (s * by - ay) * t, az + (s * bz - az) * t,
-         aw + (s * bw - aw) * t, &out->rotation);
+    double d = ax * bx + ay * by + az * bz + aw * bw < 0.0 ? -1.0 : 1.0; /* the short way round */
+    unit(ax + (d * bx - ax) * t, ay + (d * by - ay) * t, az + (d * bz - az) * t,
+         aw + (d * bw - aw) * t, &out->rotation);
 }
 
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
@@ -207,7 +243,7 @@ gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
     if (m->count == 0)
         return c->held;
     gy_pose p;
-    sample(m, m->count - 1, &p);
+    sample(&w->samples[slot_of(m, m->count - 1)][c->store_index], &p);
     return p;
 }
 
@@ -218,7 +254,7 @@ gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c)
         return c->held;
     span_inverse inv = {-1.0, 0.0};
     gy_pose p;
-    motion_pose(m, w->render_time, &inv, &p);
+    motion_pose(w, c->store_index, w->render_time, &inv, &p);
     return p;
 }
 
@@ -307,29 +343,28 @@ void gy_w_render_frame(gy_world *w, double dt)
     w->render_tick = w->seen_tick;
     uint32_t n = 0, kept = 0;
     span_inverse inv = {-1.0, 0.0};
-    /* Fetched ahead: the samples and the list entries are cold by the next frame. The list is
+    /* Fetched ahead: the records and the list entries are cold by the next frame. The list is
      * compacted in order as it is walked (rather than swap-removed), so each visit touches only
-     * its own body's samples and the walk stays a forward stream. */
+     * its own body's record and poses and the walk stays a forward stream. */
     enum { AHEAD = 16 };
     uint32_t *items = w->animating.items;
     for (uint32_t i = 0; i < w->animating.count; i++) {
         if (i + AHEAD < w->animating.count) {
-            const char *a = (const char *)&w->motion[items[i + AHEAD]];
-            __builtin_prefetch(a, 1);
-            __builtin_prefetch(a + 64);
+            __builtin_prefetch(&w->motion[items[i + AHEAD]], 1);
             __builtin_prefetch(&w->render[n + AHEAD], 1);
         }
         uint32_t s = items[i];
         gy_w_motion *m = &w->motion[s];
-        uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
         gy_render_pose *out = &w->render[n++];
         out->entity = m->entity;
-        if (m->count > 0)
-            motion_pose(m, w->render_time, &inv, &out->pose);
-        else
+        if (m->count > 0) {
+            motion_pose(w, s, w->render_time, &inv, &out->pose);
+        } else {
+            uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
             out->pose = gy_w_render_pose(w, slot);
+        }
         /* Drawn at its newest result (or held): listed this once, then not until it moves. */
-        if (m->count == 0 || w->render_time >= m->time[m->count - 1]) {
+        if (m->count == 0 || w->render_time >= m->time[slot_of(m, m->count - 1)]) {
             m->animating_at = GY_W_NONE;
         } else {
             m->animating_at = kept;
@@ -345,6 +380,9 @@ void gy_w_render_free(gy_world *w)
     const gy_allocator *a = w->alloc;
     if (w->motion != NULL)
         gy_free(a, w->motion, (size_t)w->motion_capacity * sizeof *w->motion);
+    for (uint32_t k = 0; k < GY_W_SAMPLES; k++)
+        if (w->samples[k] != NULL)
+            gy_free(a, w->samples[k], (size_t)w->samples_capacity[k] * sizeof *w->samples[k]);
     gy_w_u32s_free(a, &w->animating);
     if (w->render != NULL)
         gy_free(a, w->render, (size_t)w->render_capacity * sizeof *w->render);
