@@ -42,6 +42,7 @@ gy_debug_draw gy_default_debug_draw(void)
     p->joint_broken = rgba(0.60f, 0.15f, 0.15f, 1.0f);
     p->joint_limit = rgba(0.95f, 0.75f, 0.35f, 1.0f);
     p->grounded = rgba(0.30f, 0.80f, 0.95f, 1.0f);
+    p->steep = rgba(0.95f, 0.85f, 0.20f, 1.0f);
     p->airborne = rgba(0.95f, 0.55f, 0.20f, 1.0f);
     p->label = rgba(1.0f, 1.0f, 1.0f, 1.0f);
     return d;
@@ -85,9 +86,10 @@ static gy_result check_draw(const gy_world *w, const gy_debug_draw *d)
                       "normal_length and axis_length must be > 0, point_size >= 0");
     const gy_debug_palette *p = &d->palette;
     const gy_debug_color colors[] = {
-        p->static_body,  p->kinematic_body, p->awake_body,  p->sleeping_body, p->sensor,
-        p->bounds,       p->tree_static,    p->tree_moving, p->contact,       p->joint,
-        p->joint_broken, p->joint_limit,    p->grounded,    p->airborne,      p->label};
+        p->static_body, p->kinematic_body, p->awake_body,   p->sleeping_body,
+        p->sensor,      p->bounds,         p->tree_static,  p->tree_moving,
+        p->contact,     p->joint,          p->joint_broken, p->joint_limit,
+        p->grounded,    p->steep,          p->airborne,     p->label};
     _Static_assert(sizeof colors == sizeof *p, "every palette colour is checked");
     for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++)
         if (!color_finite(colors[i]))
@@ -339,18 +341,18 @@ static void draw_characters(const gy_world *w, const gy_debug_draw *d)
             continue;
         const gy_collider_def *cap = &c->desc.colliders[0].def;
         gy_pose pose = gy_pose_mul(gy_w_body_pose(w, c), cap->local_pose);
-        gy_debug_color col = c->grounded ? d->palette.grounded : d->palette.airborne;
+        gy_debug_color col = c->ground_state == GY_GROUND_WALKABLE ? d->palette.grounded
+                             : c->ground_state == GY_GROUND_STEEP  ? d->palette.steep
+                                                                   : d->palette.airborne;
         d->capsule(d->context, pose, cap->shape.radius, cap->shape.height, col, false);
         /* The ground normal from the capsule's lowest point. */
         gy_vec3 up = gy_quat_rotate(pose.rotation, gy_v3(0, 1, 0));
         gy_vec3 foot = gy_v3_mad(pose.position, up, -0.5 * cap->shape.height);
-        if (c->grounded)
+        if (c->ground_state != GY_GROUND_AIRBORNE)
             d->segment(d->context, foot, gy_v3_mad(foot, c->ground_normal, d->normal_length), col);
         if (labels)
             d->text(d->context, gy_v3_mad(pose.position, up, 0.5 * cap->shape.height),
-                    c->grounded      ? "grounded"
-                    : c->hit_ceiling ? "airborne, ceiling"
-                                     : "airborne",
+                    c->hit_ceiling ? "airborne, ceiling" : gy_ground_state_name(c->ground_state),
                     d->palette.label);
     }
 }

@@ -549,7 +549,7 @@ static void test_debug_draw_character_capsule_and_ground(void **state)
             assert_near(it->a.y, 0.0, 0.05);
             assert_v3_near(gy_v3_sub(it->b, it->a), gy_v3(0, d.normal_length, 0), 1e-3);
         } else if (it->kind == REC_TEXT) {
-            assert_string_equal(it->text, "grounded");
+            assert_string_equal(it->text, "walkable");
         }
     }
     /* A jump: airborne, no ground normal. */

@@ -1,7 +1,7 @@
 /* Debug draw: the World's physics handed to a host's drawing callbacks as shapes, segments, points
  * and text — colliders coloured by body type and sleep state, their bounds, the query snapshot's
  * tree nodes, contact points with their normals, joints (anchors, axes, limits) and characters
- * (capsule, ground normal, grounded or airborne).
+ * (capsule, ground normal, ground state: walkable, steep or airborne).
  *
  * What is drawn is what was already published to the game thread: colliders, bounds and tree
  * nodes come from the newest query snapshot (the view the snapshot queries answer from), contacts
@@ -56,7 +56,8 @@ typedef struct gy_debug_palette {
     gy_debug_color joint;       /* live joints */
     gy_debug_color joint_broken;
     gy_debug_color joint_limit;
-    gy_debug_color grounded; /* characters standing on something */
+    gy_debug_color grounded; /* characters on walkable ground */
+    gy_debug_color steep;    /* characters resting only on ground steeper than their limit */
     gy_debug_color airborne; /* characters in the air */
     gy_debug_color label;
 } gy_debug_palette;
