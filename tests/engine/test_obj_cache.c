@@ -3,6 +3,7 @@
 #include "test_world_fixture.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +217,56 @@ static void failures_are_reported_and_not_cached(void **state)
     assert_int_equal(f->ta.live_blocks, 0);
 }
 
+typedef struct racer {
+    gy_obj_cache *cache;
+    const char *path;
+    uint32_t rounds;
+    uint64_t vertex_sum; /* checksum: vertices seen across the rounds */
+    int failures;
+} racer;
+
+static void *race(void *arg)
+{
+    racer *r = arg;
+    for (uint32_t i = 0; i < r->rounds; i++) {
+        const gy_obj_mesh *m = NULL;
+        if (gy_obj_cache_acquire(r->cache, r->path, NULL, &m, NULL, 0) != GY_OK) {
+            r->failures++;
+            continue;
+        }
+        r->vertex_sum += m->vertex_count;
+        if (gy_obj_cache_unref(r->cache, m) != GY_OK)
+            r->failures++;
+    }
+    return NULL;
+}
+
+/* Loader threads sharing one cache: every acquire is a parse or a hit, every mesh read whole. */
+static void threads_share_the_cache(void **state)
+{
+    fixture *f = *state;
+    gy_obj_cache *cache = NULL;
+    assert_result(gy_obj_cache_create(&f->ta.base, &cache), GY_OK);
+    enum { THREADS = 4, ROUNDS = 500 };
+    racer r[THREADS];
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        r[i] = (racer){cache, f->obj, ROUNDS, 0, 0};
+        assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_int_equal(r[i].failures, 0);
+        assert_int_equal(r[i].vertex_sum, 4u * ROUNDS);
+    }
+    gy_obj_cache_stats st = gy_obj_cache_get_stats(cache);
+    assert_int_equal(st.parses + st.hits, (uint64_t)THREADS * ROUNDS);
+    assert_true(st.parses >= 1);
+    assert_int_equal(st.entries, 0);
+    gy_obj_cache_release(cache);
+    assert_int_equal(f->ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +276,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_scene_outlives_the_world_that_owns_the_cache, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(failures_are_reported_and_not_cached, setup, teardown),
+        cmocka_unit_test_setup_teardown(threads_share_the_cache, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
