@@ -1133,4 +1133,8 @@ void gy_world_get_stats(const gy_world *w, gy_world_stats *out)
     }
     out->joints = w->joint_pool.live;
     out->touching_pairs = w->pair_count;
+    gy_obj_cache_stats oc = gy_obj_cache_get_stats(w->obj_cache);
+    out->obj_parses = oc.parses;
+    out->obj_hits = oc.hits;
+    out->obj_entries = oc.entries;
 }

@@ -90,6 +90,11 @@ static void streaming_the_same_cell_twice_parses_its_mesh_once(void **state)
     assert_int_equal(st.hits, 1);
     assert_int_equal(st.entries, 1);
     assert_int_equal(st.bytes, 4 * sizeof(gy_vec3) + 12 * sizeof(uint32_t));
+    gy_world_stats ws;
+    gy_world_get_stats(w, &ws);
+    assert_int_equal(ws.obj_parses, 1);
+    assert_int_equal(ws.obj_hits, 1);
+    assert_int_equal(ws.obj_entries, 1);
     /* Both loads read the one parsed copy. */
     assert_ptr_equal(a->entities[0].physics->colliders[0].vertices,
                      b->entities[0].physics->colliders[0].vertices);

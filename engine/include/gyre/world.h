@@ -350,6 +350,11 @@ typedef struct gy_world_stats {
     uint64_t bodies_captured;    /* components read by captures so far (tracked, per publish) */
     uint64_t wrong_thread_calls; /* calls refused with GY_ERR_WRONG_THREAD */
     uint64_t streams_deferred;   /* streaming calls made in a dispatch and run at its end */
+    /* The World's OBJ cache (gy_world_obj_cache): files parsed, loads served from a live entry,
+     * live entries. */
+    uint64_t obj_parses;
+    uint64_t obj_hits;
+    uint32_t obj_entries;
 } gy_world_stats;
 
 void gy_world_get_stats(const gy_world *world, gy_world_stats *out);
