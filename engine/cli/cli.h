@@ -110,6 +110,8 @@ void gy_cli_print_refused(FILE *out, const char *file, const gy_scene *scene, in
 /* Loads and validates a scene file. On failure prints every error (gy_cli_print_scene_errors),
  * or the reason the file could not be read, and returns NULL. */
 gy_scene *gy_cli_load_scene(const char *path);
+/* As gy_cli_load_scene, its OBJ files shared through `cache` (a World's, for spawns). */
+gy_scene *gy_cli_load_scene_cached(const char *path, gy_obj_cache *cache);
 
 /* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
 

@@ -329,7 +329,8 @@ static void run_spawn(gy_cli_runner *R, const gy_scene_action *a)
     char at[64];
     num(at, sizeof at, a->at);
     const char *path = a->spawn.scene;
-    gy_scene *scene = gy_cli_load_scene(path);
+    /* Spawned scenes live until the run ends, so a cell spawned twice parses its OBJ files once. */
+    gy_scene *scene = gy_cli_load_scene_cached(path, gy_world_obj_cache(R->world));
     if (scene == NULL) {
         fprintf(stderr, "gyre: script[%u] at %s s: spawn: %s is not a valid scene; the run ends\n",
                 a->index, at, path);

@@ -177,12 +177,13 @@ void gy_cli_print_refused(FILE *out, const char *file, const gy_scene *scene, in
     gy_cli_print_error_at(out, file, path, msg);
 }
 
-/* Loads a scene file; on failure its errors go to `s` and the result is NULL. */
-static gy_scene *load_scene(sink *s, const char *path)
+/* Loads a scene file (its OBJ files through `cache` when non-NULL); on failure its errors go to
+ * `s` and the result is NULL. */
+static gy_scene *load_scene(sink *s, const char *path, gy_obj_cache *cache)
 {
     gy_scene *scene = NULL;
     gy_scene_errors *errors = NULL;
-    gy_result r = gy_scene_load_file(path, NULL, &scene, &errors);
+    gy_result r = gy_scene_load_file_cached(path, cache, NULL, &scene, &errors);
     if (r == GY_OK)
         return scene;
     if (errors != NULL && errors->count > 0) {
@@ -198,8 +199,13 @@ static gy_scene *load_scene(sink *s, const char *path)
 
 gy_scene *gy_cli_load_scene(const char *path)
 {
+    return gy_cli_load_scene_cached(path, NULL);
+}
+
+gy_scene *gy_cli_load_scene_cached(const char *path, gy_obj_cache *cache)
+{
     sink s = {stderr, false, 0};
-    return load_scene(&s, path);
+    return load_scene(&s, path, cache);
 }
 
 /* ---- what `gyre run` would refuse beyond the loader ------------------------------------------ */
@@ -334,7 +340,7 @@ static uint32_t validate_file(validation *V, const char *file)
 {
     uint32_t slot = add_result(V, file);
     uint32_t before = V->out.written;
-    gy_scene *scene = load_scene(&V->out, file);
+    gy_scene *scene = load_scene(&V->out, file, NULL);
     uint32_t errors = V->out.written - before;
     if (scene != NULL) {
         errors = check_scene(V, file, scene);

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "gyre/obj.h"
+#include "gyre/obj_cache.h"
 #include "gyre/scene.h"
 
 /* ---- arena: every byte of a description, released in one go ---------------------------------- */
@@ -58,8 +59,9 @@ int32_t gy_scn_names_put(gy_scn_names *m, const char *key, int32_t value);
 /* An OBJ file read once per load, shared by every collider that names it. */
 typedef struct gy_scn_obj_cache {
     struct gy_scn_obj_cache *next;
-    const char *resolved; /* arena */
-    gy_obj_mesh mesh;     /* arrays adopted by the arena */
+    const char *resolved;    /* arena */
+    gy_obj_mesh mesh;        /* arrays adopted by the arena, or the shared cache's (see held) */
+    const gy_obj_mesh *held; /* the shared cache's entry this load holds, or NULL */
     gy_result result;
     const char *error; /* arena copy of the loader's message when result != GY_OK */
 } gy_scn_obj_cache;
@@ -76,7 +78,15 @@ typedef struct gy_scn_loader {
     gy_scn_names entity_names;
     gy_scn_names material_names;
     gy_scn_obj_cache *objs;
+    gy_obj_cache *cache; /* shared across loads, or NULL: parse every file here */
 } gy_scn_loader;
+
+/* What a loaded gy_scene owns (its internal_): the arena, and its holds on shared meshes. */
+typedef struct gy_scn_owned {
+    gy_scn_arena arena;
+    gy_obj_cache *cache; /* one reference while objs holds entries; NULL without a cache */
+    gy_scn_obj_cache *objs;
+} gy_scn_owned;
 
 /* The accepted ranges (gyre/backend.h), checked where a number was written: false (and an error
  * at `key`) when v is outside [lo, hi], or a component of `v3` beyond `limit`. */

@@ -47,7 +47,18 @@ const gy_scn_obj_cache *gy_scn_load_obj(gy_scn_loader *L, const char *key, const
         char err[512];
         gy_obj_mesh mesh = {0};
         c->resolved = resolved;
-        c->result = gy_obj_load_file(resolved, rel, L->a, &mesh, err, sizeof err);
+        if (L->cache != NULL) {
+            c->result = gy_obj_cache_acquire(L->cache, resolved, rel, &c->held, err, sizeof err);
+            if (c->result == GY_OK) {
+                /* Linked at once so the hold is released whatever happens next. */
+                c->mesh = *c->held;
+                c->next = L->objs;
+                L->objs = c;
+                return c;
+            }
+        } else {
+            c->result = gy_obj_load_file(resolved, rel, L->a, &mesh, err, sizeof err);
+        }
         if (c->result == GY_ERR_OUT_OF_MEMORY) {
             L->oom = true;
             return NULL;
@@ -298,13 +309,24 @@ static gy_scene_errors *errors_create(const gy_allocator *a)
 }
 
 /* `text` is NUL-terminated at text[len]. */
+/* Drops the holds a load took on shared meshes, then the cache reference. */
+static void release_holds(gy_obj_cache *cache, gy_scn_obj_cache *objs)
+{
+    for (gy_scn_obj_cache *c = objs; c != NULL; c = c->next)
+        if (c->held != NULL)
+            (void)gy_obj_cache_unref(cache, c->held);
+    gy_obj_cache_release(cache);
+}
+
 static gy_result load_text(const char *text, size_t len, const char *name, const char *source,
-                           const char *base_dir, const gy_allocator *a, gy_scene **out,
-                           gy_scene_errors **errors_out)
+                           const char *base_dir, gy_obj_cache *cache, const gy_allocator *a,
+                           gy_scene **out, gy_scene_errors **errors_out)
 {
     gy_scn_loader *L = gy_alloc_zeroed(a, sizeof *L);
     if (L == NULL)
         return GY_ERR_OUT_OF_MEMORY;
+    gy_obj_cache_retain(cache);
+    L->cache = cache;
     L->a = a;
     L->arena.a = a;
     L->base_dir = base_dir != NULL ? base_dir : "";
@@ -353,19 +375,23 @@ static gy_result load_text(const char *text, size_t len, const char *name, const
     } else if (L->errors->total > 0) {
         r = GY_ERR_PARSE;
     } else {
-        gy_scn_arena *box = gy_scn_arena_alloc(&L->arena, sizeof *box);
+        gy_scn_owned *box = gy_scn_arena_alloc(&L->arena, sizeof *box);
         if (box == NULL) {
             r = GY_ERR_OUT_OF_MEMORY;
             gy_scene_errors_free(L->errors);
             L->errors = NULL;
         } else {
-            *box = L->arena;
+            box->arena = L->arena;
+            box->cache = L->cache;
+            box->objs = L->objs;
             L->scene->internal_ = box;
             *out = L->scene;
         }
     }
-    if (r != GY_OK)
+    if (r != GY_OK) {
+        release_holds(L->cache, L->objs);
         gy_scn_arena_release(&L->arena);
+    }
     if (errors_out != NULL && r != GY_OK)
         *errors_out = L->errors;
     else
@@ -409,13 +435,20 @@ gy_result gy_scene_load_string(const char *json, size_t length, const char *base
     if (length > 0)
         memcpy(copy, json, length);
     copy[length] = '\0';
-    gy_result r = load_text(copy, length, "(string)", NULL, base_dir, a, out, errors);
+    gy_result r = load_text(copy, length, "(string)", NULL, base_dir, NULL, a, out, errors);
     gy_free(a, copy, length + 1u);
     return r;
 }
 
 gy_result gy_scene_load_file(const char *path, const gy_allocator *allocator, gy_scene **out,
                              gy_scene_errors **errors)
+{
+    return gy_scene_load_file_cached(path, NULL, allocator, out, errors);
+}
+
+gy_result gy_scene_load_file_cached(const char *path, gy_obj_cache *cache,
+                                    const gy_allocator *allocator, gy_scene **out,
+                                    gy_scene_errors **errors)
 {
     if (out != NULL)
         *out = NULL;
@@ -457,7 +490,7 @@ gy_result gy_scene_load_file(const char *path, const gy_allocator *allocator, gy
     }
     memcpy(dir, path, dl);
     dir[dl] = '\0';
-    r = load_text(buf.data, buf.length, path, path, dir, a, out, errors);
+    r = load_text(buf.data, buf.length, path, path, dir, cache, a, out, errors);
     gy_free(a, dir, dl + 1u);
     gy_io_buffer_free(a, &buf);
     return r;
@@ -468,8 +501,9 @@ void gy_scene_free(gy_scene *scene)
     if (scene == NULL || scene->internal_ == NULL)
         return;
     /* The arena's own record lives in the arena: copy it out before releasing. */
-    gy_scn_arena ar = *(gy_scn_arena *)scene->internal_;
-    gy_scn_arena_release(&ar);
+    gy_scn_owned own = *(gy_scn_owned *)scene->internal_;
+    release_holds(own.cache, own.objs);
+    gy_scn_arena_release(&own.arena);
 }
 
 /* ---- helpers --------------------------------------------------------------------------------- */

@@ -43,6 +43,7 @@ static void free_world(gy_world *w)
     const gy_allocator *a = w->alloc;
     gy_w_joints_fini(w);
     gy_w_geometry_fini(w);
+    gy_obj_cache_release(w->obj_cache); /* scenes still holding meshes keep it alive */
     gy_w_events_fini(w);
     gy_w_streams_fini(w);
     for (uint32_t d = w->bodies.count; d-- > 0;) {
@@ -166,7 +167,10 @@ gy_result gy_world_create(const gy_world_config *config, gy_world **out)
     /* With no host hook, bodies with is_character carry their settings to the physics thread,
      * whose own controller moves them. */
     w->run_characters = pd.move_characters == NULL;
-    gy_result r = gy_physics_create(&pd, &w->physics);
+    /* The raw allocator: the cache may outlive the World (and its meter) in a scene's hands. */
+    gy_result r = gy_obj_cache_create(raw, &w->obj_cache);
+    if (r == GY_OK)
+        r = gy_physics_create(&pd, &w->physics);
     if (r == GY_OK && !c.start_stopped)
         r = gy_physics_start(w->physics, NULL);
     if (r != GY_OK) {
@@ -182,6 +186,13 @@ gy_physics *gy_world_physics(gy_world *w)
     if (gy_w_enter_read(w, __func__) != GY_OK)
         return NULL;
     return w != NULL ? w->physics : NULL;
+}
+
+gy_obj_cache *gy_world_obj_cache(gy_world *w)
+{
+    if (gy_w_enter_read(w, __func__) != GY_OK)
+        return NULL;
+    return w != NULL ? w->obj_cache : NULL;
 }
 
 bool gy_world_physics_running(const gy_world *w)
@@ -1122,4 +1133,8 @@ void gy_world_get_stats(const gy_world *w, gy_world_stats *out)
     }
     out->joints = w->joint_pool.live;
     out->touching_pairs = w->pair_count;
+    gy_obj_cache_stats oc = gy_obj_cache_get_stats(w->obj_cache);
+    out->obj_parses = oc.parses;
+    out->obj_hits = oc.hits;
+    out->obj_entries = oc.entries;
 }

@@ -298,6 +298,7 @@ struct gy_world {
     const gy_allocator *alloc;     /* &meter.allocator: everything but the World object */
     const gy_allocator *raw_alloc; /* the host's (or the default), which holds the object */
     gy_allocator_meter meter;
+    gy_obj_cache *obj_cache; /* raw_alloc; shared with the scenes loaded through it */
     const gy_logger *logger;
     gy_physics *physics;
     bool lockstep;

@@ -8,6 +8,7 @@
 #include "gyre/core.h"
 #include "gyre/geometry.h"
 #include "gyre/math.h"
+#include "gyre/obj_cache.h"
 #include "gyre/physics.h"
 #include "gyre/query_snapshot.h"
 #include "gyre/scene.h"

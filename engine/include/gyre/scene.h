@@ -19,6 +19,7 @@
 
 #include "gyre/backend.h"
 #include "gyre/core.h"
+#include "gyre/obj_cache.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -338,6 +339,14 @@ typedef struct gy_scene {
  * The JSON parser (cJSON) allocates its temporary tree with malloc, outside `allocator`. */
 gy_result gy_scene_load_file(const char *path, const gy_allocator *allocator, gy_scene **out,
                              gy_scene_errors **errors);
+
+/* As gy_scene_load_file, with the OBJ files taken from `cache` (gyre/obj_cache.h; NULL: parsed
+ * for this load alone): a file already held by an earlier load, unchanged since (same size and
+ * mtime), is not read again. The scene holds its meshes until gy_scene_free, so it may outlive
+ * whoever created the cache. */
+gy_result gy_scene_load_file_cached(const char *path, gy_obj_cache *cache,
+                                    const gy_allocator *allocator, gy_scene **out,
+                                    gy_scene_errors **errors);
 
 /* As gy_scene_load_file, from `length` bytes of JSON text (need not be NUL-terminated). Relative
  * paths resolve against `base_dir` (NULL: the current directory). File-level messages name the

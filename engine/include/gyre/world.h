@@ -30,6 +30,7 @@
 
 #include "gyre/backend.h"
 #include "gyre/core.h"
+#include "gyre/obj_cache.h"
 #include "gyre/physics.h"
 
 #ifdef __cplusplus
@@ -139,6 +140,11 @@ gy_result gy_world_take_ownership(gy_world *world);
 /* The physics subsystem (for its barrier, stats and diagnostics). Do not record body commands on
  * it directly: the World would not know about them. */
 gy_physics *gy_world_physics(gy_world *world);
+
+/* The World's OBJ cache (gyre/obj_cache.h), for gy_scene_load_file_cached: cells streamed into
+ * this World parse each OBJ file once while some loaded scene holds it. It lives until the World
+ * is destroyed and the last scene holding one of its meshes is freed. NULL for a NULL World. */
+gy_obj_cache *gy_world_obj_cache(gy_world *world);
 
 /* ---- entities -------------------------------------------------------------------------------- */
 
@@ -344,6 +350,11 @@ typedef struct gy_world_stats {
     uint64_t bodies_captured;    /* components read by captures so far (tracked, per publish) */
     uint64_t wrong_thread_calls; /* calls refused with GY_ERR_WRONG_THREAD */
     uint64_t streams_deferred;   /* streaming calls made in a dispatch and run at its end */
+    /* The World's OBJ cache (gy_world_obj_cache): files parsed, loads served from a live entry,
+     * live entries. */
+    uint64_t obj_parses;
+    uint64_t obj_hits;
+    uint32_t obj_entries;
 } gy_world_stats;
 
 void gy_world_get_stats(const gy_world *world, gy_world_stats *out);
