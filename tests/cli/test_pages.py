@@ -6,7 +6,9 @@ websocket module is needed). Each page must set data-gyre-status="ok" on its <bo
 not one flat colour), log no console error or uncaught exception, request nothing but itself, and
 give a screenshot that is not blank. Damaged pages must report an error instead. Run by meson:
 
-    test_pages.py GYRE SCENES_DIR BACKENDS
+    test_pages.py GYRE SCENES_DIR BACKENDS [diagnostics|no-diagnostics]
+
+(the last: whether the build has the diagnostics sampler, default diagnostics).
 
 Exits 77 (skipped) when no Chromium is installed; .ci/setup test installs Debian's `chromium`.
 Prints cmocka-style lines like the other command-line tests."""
@@ -29,6 +31,7 @@ from cases import Failure, check, run_cases
 
 GYRE, SCENES = sys.argv[1], Path(sys.argv[2])
 BACKENDS = [b for b in sys.argv[3].split(",") if b]
+HAS_DIAGNOSTICS = len(sys.argv) < 5 or sys.argv[4] == "diagnostics"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TMP = None  # a temporary folder, made by main()
 WIDTH, HEIGHT = 1280, 800
@@ -320,12 +323,25 @@ def page_plots_the_diagnostics():
     """A 4 s showcase run: the page carries the 5 Hz diagnostics as series grouped into one plot
     each, sampled about 20 times, with values that agree with each other and with the run's
     report (every body awake, asleep or static; the body table's peak is the run's; allocator
-    peak >= live > 0), and the page draws every plot."""
+    peak >= live > 0), and the page draws every plot. Without the sampler: no such plots, and
+    the page still passes its check."""
     seconds = 4
     page, report = TMP / "diagnostics.html", TMP / "diagnostics.json"
     code, err = gyre("run", SCENES / "showcase.json", "--backend", BACKENDS[0], "--quiet",
                      "--seconds", seconds, "--html", page, "--report", report)
     check(code == 0, f"exit {code}: {err}")
+    got = {}
+    status, _, problems, _ = open_page(page, "JSON.stringify(gyre.plots())", got)
+    check(status == "ok" and not problems, f"{status}; {problems}")
+    plots = json.loads(got["value"])
+    groups = [*DIAGNOSTICS] if HAS_DIAGNOSTICS else []
+    check([p["group"] for p in plots] == [None, *groups] and
+          all(p["names"] == DIAGNOSTICS[p["group"]] for p in plots if p["group"] is not None) and
+          all(p["drawn"] for p in plots), f"the page's plots: {plots}")
+    if not HAS_DIAGNOSTICS:
+        check(all(s["group"] is None for s in page_data(page)["series"]),
+              "a build without the diagnostics sampler put diagnostics on the page")
+        return
     rep = json.loads(report.read_text())
     series = {}
     for s in page_data(page)["series"]:
@@ -368,13 +384,6 @@ def page_plots_the_diagnostics():
           f"static, awake and sleeping bodies at the end: {last}; the report has {statics} static "
           f"or trigger and {movable} dynamic or kinematic")
     check(max(v("contacts and events", "pairs")[b] for b in bins) > 0, "no contact pair sampled")
-    got = {}
-    status, _, problems, _ = open_page(page, "JSON.stringify(gyre.plots())", got)
-    check(status == "ok" and not problems, f"{status}; {problems}")
-    plots = json.loads(got["value"])
-    check([p["group"] for p in plots] == [None, *DIAGNOSTICS] and
-          all(p["names"] == DIAGNOSTICS[p["group"]] for p in plots if p["group"] is not None) and
-          all(p["drawn"] for p in plots), f"the page's plots: {plots}")
 
 
 def page_holds_the_trace_and_events():
