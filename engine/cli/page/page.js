@@ -175,7 +175,7 @@
 
   function fmtAxis(v) {
     const a = Math.abs(v);
-    if (a !== 0 && (a >= 1e5 || a < 1e-2)) return v.toExponential(1);
+    if (a !== 0 && (a >= 1e5 || a < 1e-2)) return v.toExponential(2);
     return String(Number(v.toPrecision(3)));
   }
 
@@ -842,7 +842,7 @@
             const s = p.members[k];
             let v = null;
             for (let b = bin; b >= 0 && v === null; b--) v = s.mean[b];
-            span.textContent = s.name + ' ' + (v === null ? '–' : fmtAxis(v));
+            span.textContent = s.name + ' ' + (v === null ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: 2 }));
           });
         }
       }
