@@ -248,6 +248,8 @@ typedef struct gy_cli_runner {
 
     struct gy_cli_page *page; /* --html: recorded as the run goes (run_page.c); NULL: none */
     int32_t page_awake;       /* its series of bodies awake */
+    int32_t page_diag;        /* its first diagnostics series (run_page.c); -1: none */
+    uint64_t page_diag_sample; /* the diagnostics sample it has last (0: none) */
     uint32_t page_instances;  /* instances whose joints it has: the root, then spawned ones */
     gy_joint *page_joints;    /* their handles, in the page's joint order */
     uint32_t page_joint_count, page_joint_capacity;

@@ -83,6 +83,7 @@ typedef struct page_expect {
 
 typedef struct page_series {
     char *name, *unit;
+    char *group; /* NULL: none */
     double duration, gate;
     uint32_t bins; /* ten a second, at least 20, at most GY_CLI_PAGE_SERIES_BINS */
     double sum[GY_CLI_PAGE_SERIES_BINS], max[GY_CLI_PAGE_SERIES_BINS];
@@ -273,6 +274,7 @@ void gy_cli_page_free(gy_cli_page *pg)
     for (uint32_t i = 0; i < pg->series_count; i++) {
         free_string(pg, pg->series[i]->name);
         free_string(pg, pg->series[i]->unit);
+        free_string(pg, pg->series[i]->group);
         gy_free(a, pg->series[i], sizeof *pg->series[i]);
     }
     if (pg->series != NULL)
@@ -651,6 +653,15 @@ int32_t gy_cli_page_add_series(gy_cli_page *pg, const char *name, const char *un
     return (int32_t)pg->series_count++;
 }
 
+void gy_cli_page_set_series_group(gy_cli_page *pg, int32_t series, const char *group)
+{
+    if (pg == NULL || series < 0 || (uint32_t)series >= pg->series_count)
+        return;
+    page_series *s = pg->series[series];
+    free_string(pg, s->group);
+    s->group = group != NULL ? copy_string(pg, group) : NULL;
+}
+
 void gy_cli_page_sample(gy_cli_page *pg, int32_t series, double t, double value)
 {
     if (pg == NULL || series < 0 || (uint32_t)series >= pg->series_count || !gy_is_finite(t) ||
@@ -867,6 +878,11 @@ static void write_plots(const gy_cli_page *pg, FILE *f)
         const page_series *s = pg->series[i];
         fputs(i ? ",{\"name\":" : "{\"name\":", f);
         gy_cli_json_string(f, s->name);
+        fputs(",\"group\":", f);
+        if (s->group != NULL)
+            gy_cli_json_string(f, s->group);
+        else
+            fputs("null", f);
         fputs(",\"unit\":", f);
         gy_cli_json_string(f, s->unit);
         fputs(",\"duration\":", f);

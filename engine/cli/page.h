@@ -95,6 +95,10 @@ void gy_cli_page_expect(gy_cli_page *page, uint64_t tick, double at, const char 
  * or -1 when out of memory. */
 int32_t gy_cli_page_add_series(gy_cli_page *page, const char *name, const char *unit,
                                double duration_s, double gate);
+/* Puts a series in a group (copied; NULL: none). The series of a group share one plot, a line
+ * each (the mean of each bin, empty bins bridged), under the group's name; a series without a
+ * group has a plot of its own with the mean and the maximum of each bin. */
+void gy_cli_page_set_series_group(gy_cli_page *page, int32_t series, const char *group);
 /* Adds a sample at `t` seconds (clamped into the range; non-finite samples are ignored). */
 void gy_cli_page_sample(gy_cli_page *page, int32_t series, double t, double value);
 

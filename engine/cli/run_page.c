@@ -1,6 +1,6 @@
 /* The page of a run (--html, docs/viewing.md): what `gyre run` feeds the page writer (page.h)
  * as it goes: every tracked entity's state at each frame the page keeps, the collision events,
- * the number of bodies awake, and at the end the expects. */
+ * the number of bodies awake, the diagnostics samples (5 Hz), and at the end the expects. */
 #include <string.h>
 
 #include "cli.h"
@@ -11,6 +11,77 @@
 #ifndef GYRE_VERSION
 #define GYRE_VERSION "unknown"
 #endif
+
+/* The diagnostics the page plots, by group (a plot each): one series per quantity, in the order
+ * diag_values lists them. */
+static const struct {
+    const char *group, *name, *unit;
+} diag_series[] = {
+    {"bodies", "awake", "bodies"},
+    {"bodies", "sleeping", "bodies"},
+    {"bodies", "static", "bodies"},
+    {"bodies", "characters", "bodies"},
+    {"contacts and events", "pairs", "pairs"},
+    {"contacts and events", "points", "points"},
+    {"contacts and events", "events per tick", "events"},
+    {"body table", "live", "slots"},
+    {"body table", "used", "slots"},
+    {"body table", "capacity", "slots"},
+    {"allocator", "live", "bytes"},
+    {"allocator", "peak", "bytes"},
+};
+#define DIAG_SERIES (sizeof diag_series / sizeof diag_series[0])
+
+static void diag_values(const gy_physics_diagnostics *d, double v[DIAG_SERIES])
+{
+    const double values[DIAG_SERIES] = {d->bodies_awake,
+                                        d->bodies_sleeping,
+                                        d->bodies_static,
+                                        d->characters,
+                                        d->contact_pairs,
+                                        d->contact_points,
+                                        d->events_per_tick,
+                                        d->body_slots_live,
+                                        d->body_slots_used,
+                                        d->body_slots_capacity,
+                                        (double)d->allocator_live_bytes,
+                                        (double)d->allocator_peak_bytes};
+    memcpy(v, values, sizeof values);
+}
+
+/* The diagnostics series, unless the sampler is compiled out (then the page has none). */
+static void add_diagnostics(gy_cli_runner *R)
+{
+    R->page_diag = -1;
+    R->page_diag_sample = 0;
+    gy_physics_diagnostics d;
+    if (gy_physics_get_diagnostics(gy_world_physics(R->world), &d) == GY_ERR_UNSUPPORTED)
+        return;
+    double duration = (double)R->total_ticks * R->dt;
+    for (uint32_t i = 0; i < DIAG_SERIES; i++) {
+        int32_t s = gy_cli_page_add_series(R->page, diag_series[i].name, diag_series[i].unit,
+                                           duration, NAN);
+        if (s < 0)
+            return; /* out of memory: the page is marked and refuses to be written */
+        gy_cli_page_set_series_group(R->page, s, diag_series[i].group);
+        if (i == 0)
+            R->page_diag = s;
+    }
+}
+
+/* Records the latest diagnostics sample once, at the tick it was taken. */
+static void record_diagnostics(gy_cli_runner *R)
+{
+    gy_physics_diagnostics d;
+    if (R->page_diag < 0 || gy_physics_get_diagnostics(gy_world_physics(R->world), &d) != GY_OK ||
+        d.sample == R->page_diag_sample)
+        return;
+    R->page_diag_sample = d.sample;
+    double v[DIAG_SERIES];
+    diag_values(&d, v);
+    for (uint32_t i = 0; i < DIAG_SERIES; i++)
+        gy_cli_page_sample(R->page, R->page_diag + (int32_t)i, (double)d.tick * R->dt, v[i]);
+}
 
 gy_result gy_cli_page_begin(gy_cli_runner *R)
 {
@@ -24,6 +95,7 @@ gy_result gy_cli_page_begin(gy_cli_runner *R)
     gy_cli_page_set_timeline(R->page, (double)R->step_hz, R->total_ticks, R->ent_count);
     R->page_awake = gy_cli_page_add_series(R->page, "bodies awake", "bodies",
                                            (double)R->total_ticks * R->dt, NAN);
+    add_diagnostics(R);
     return GY_OK;
 }
 
@@ -79,6 +151,7 @@ void gy_cli_page_record_tick(gy_cli_runner *R)
     gy_physics_stats ps;
     gy_physics_get_stats(gy_world_physics(R->world), &ps);
     gy_cli_page_sample(pg, R->page_awake, (double)R->tick * R->dt, (double)ps.awake);
+    record_diagnostics(R);
 }
 
 void gy_cli_page_record_event(gy_cli_runner *R, const gy_collision_event *ev, uint64_t tick)

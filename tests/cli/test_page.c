@@ -162,6 +162,28 @@ static void test_page_series_keep_mean_and_max_per_bin(void **state)
     free(text);
 }
 
+static void test_page_series_carry_their_group(void **state)
+{
+    (void)state;
+    gy_cli_page *pg = gy_cli_page_create(GY_CLI_PAGE_RUN);
+    int32_t alone = gy_cli_page_add_series(pg, "bodies awake", "bodies", 2.0, NAN);
+    int32_t live = gy_cli_page_add_series(pg, "live", "bytes", 2.0, NAN);
+    int32_t peak = gy_cli_page_add_series(pg, "peak", "bytes", 2.0, NAN);
+    gy_cli_page_set_series_group(pg, live, "allocator");
+    gy_cli_page_set_series_group(pg, peak, "</script>");
+    gy_cli_page_set_series_group(pg, peak, "allocator"); /* replaces the first */
+    gy_cli_page_set_series_group(pg, alone + 3, "none"); /* no such series: ignored */
+    gy_cli_page_set_series_group(pg, -1, "none");
+    char *text = page_text(pg);
+    gy_cli_page_free(pg);
+    assert_non_null(strstr(text, "{\"name\":\"bodies awake\",\"group\":null,\"unit\":\"bodies\""));
+    assert_non_null(strstr(text, "{\"name\":\"live\",\"group\":\"allocator\",\"unit\":\"bytes\""));
+    assert_non_null(strstr(text, "{\"name\":\"peak\",\"group\":\"allocator\",\"unit\":\"bytes\""));
+    assert_null(strstr(text, "\"none\""));
+    assert_null(strstr(text, "script>\""));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_page_spans_hold_short_gaps_and_skip_non_finite),
         cmocka_unit_test(test_page_events_beyond_the_cap_are_counted),
         cmocka_unit_test(test_page_series_keep_mean_and_max_per_bin),
+        cmocka_unit_test(test_page_series_carry_their_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,9 @@ websocket module is needed). Each page must set data-gyre-status="ok" on its <bo
 not one flat colour), log no console error or uncaught exception, request nothing but itself, and
 give a screenshot that is not blank. Damaged pages must report an error instead. Run by meson:
 
-    test_pages.py GYRE SCENES_DIR BACKENDS
+    test_pages.py GYRE SCENES_DIR BACKENDS [diagnostics|no-diagnostics]
+
+(the last: whether the build has the diagnostics sampler, default diagnostics).
 
 Exits 77 (skipped) when no Chromium is installed; .ci/setup test installs Debian's `chromium`.
 Prints cmocka-style lines like the other command-line tests."""
@@ -29,6 +31,7 @@ from cases import Failure, check, run_cases
 
 GYRE, SCENES = sys.argv[1], Path(sys.argv[2])
 BACKENDS = [b for b in sys.argv[3].split(",") if b]
+HAS_DIAGNOSTICS = len(sys.argv) < 5 or sys.argv[4] == "diagnostics"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TMP = None  # a temporary folder, made by main()
 WIDTH, HEIGHT = 1280, 800
@@ -300,6 +303,87 @@ def replay_page():
           "the replay's page differs from the run's")
 
 
+def page_data(path):
+    """The JSON document a page carries."""
+    m = re.search(r'<script type="application/json" id="gyre-data">(.*?)</script>',
+                  path.read_text(), re.S)
+    check(m is not None, f"{path.name}: no data element")
+    return json.loads(m.group(1))
+
+
+DIAGNOSTICS = {"bodies": ["awake", "sleeping", "static", "characters"],
+               "contacts and events": ["pairs", "points", "events per tick"],
+               "body table": ["live", "used", "capacity"],
+               "allocator": ["live", "peak"]}
+
+
+def page_plots_the_diagnostics():
+    """A 4 s showcase run: the page carries the 5 Hz diagnostics as series grouped into one plot
+    each, sampled about 20 times, with values that agree with each other and with the run's
+    report (every body awake, asleep or static; the body table's peak is the run's; allocator
+    peak >= live > 0), and the page draws every plot. Without the sampler: no such plots, and
+    the page still passes its check."""
+    seconds = 4
+    page, report = TMP / "diagnostics.html", TMP / "diagnostics.json"
+    code, err = gyre("run", SCENES / "showcase.json", "--backend", BACKENDS[0], "--quiet",
+                     "--seconds", seconds, "--html", page, "--report", report)
+    check(code == 0, f"exit {code}: {err}")
+    got = {}
+    status, _, problems, _ = open_page(page, "JSON.stringify(gyre.plots())", got)
+    check(status == "ok" and not problems, f"{status}; {problems}")
+    plots = json.loads(got["value"])
+    groups = [*DIAGNOSTICS] if HAS_DIAGNOSTICS else []
+    check([p["group"] for p in plots] == [None, *groups] and
+          all(p["names"] == DIAGNOSTICS[p["group"]] for p in plots if p["group"] is not None) and
+          all(p["drawn"] for p in plots), f"the page's plots: {plots}")
+    if not HAS_DIAGNOSTICS:
+        check(all(s["group"] is None for s in page_data(page)["series"]),
+              "a build without the diagnostics sampler put diagnostics on the page")
+        return
+    rep = json.loads(report.read_text())
+    series = {}
+    for s in page_data(page)["series"]:
+        if s["group"] is not None:
+            series[(s["group"], s["name"])] = s["mean"]
+    check(sorted(series) == sorted((g, n) for g, names in DIAGNOSTICS.items() for n in names),
+          f"the diagnostics series on the page: {sorted(series)}")
+    v = lambda g, n: series[(g, n)]  # noqa: E731
+    bins = [b for b in range(len(v("bodies", "awake"))) if v("bodies", "awake")[b] is not None]
+    check(5 * seconds - 2 <= len(bins) <= 5 * seconds + 1,
+          f"{len(bins)} diagnostics samples in a {seconds} s run (5 Hz)")
+    for (g, n), values in series.items():
+        check([b for b in range(len(values)) if values[b] is not None] == bins,
+              f"{g} {n} is sampled in other bins than the rest")
+    peak_before = 0
+    for b in bins:
+        at = {key: values[b] for key, values in series.items()}
+        live = at[("body table", "live")]
+        check(at[("bodies", "awake")] + at[("bodies", "sleeping")] + at[("bodies", "static")] == live,
+              f"bin {b}: awake, sleeping and static do not add up to the {live} bodies: {at}")
+        check(0 < live <= at[("body table", "used")] <= at[("body table", "capacity")],
+              f"bin {b}: body table {at}")
+        check(0 <= at[("bodies", "characters")] <= live, f"bin {b}: characters {at}")
+        check(0 <= at[("contacts and events", "points")] and
+              0 <= at[("contacts and events", "pairs")] and
+              0 <= at[("contacts and events", "events per tick")], f"bin {b}: contacts {at}")
+        bytes_live, bytes_peak = at[("allocator", "live")], at[("allocator", "peak")]
+        check(0 < bytes_live <= bytes_peak and bytes_peak >= peak_before,
+              f"bin {b}: allocator live {bytes_live}, peak {bytes_peak} (before {peak_before})")
+        peak_before = bytes_peak
+    last = {key: values[bins[-1]] for key, values in series.items()}
+    check(max(v("body table", "live")[b] for b in bins) == rep["counters"]["bodies_peak"],
+          f"the body table's peak on the page is not the report's {rep['counters']['bodies_peak']}")
+    # Trigger bodies do not move: the physics counts them with the static ones.
+    kinds = [e.get("body") for e in rep["entities"]]
+    statics = sum(1 for k in kinds if k in ("Static", "Trigger"))
+    movable = sum(1 for k in kinds if k in ("Dynamic", "Kinematic"))
+    check(last[("bodies", "static")] == statics and
+          last[("bodies", "awake")] + last[("bodies", "sleeping")] == movable,
+          f"static, awake and sleeping bodies at the end: {last}; the report has {statics} static "
+          f"or trigger and {movable} dynamic or kinematic")
+    check(max(v("contacts and events", "pairs")[b] for b in bins) > 0, "no contact pair sampled")
+
+
 def page_holds_the_trace_and_events():
     """What the page decoded equals the run's --trace and --events within the page's units:
     positions 0.1 mm, velocities 1 mm/s, rotations 1/32767 (either sign), contact points 1 mm,
@@ -405,6 +489,7 @@ def main():
             ("test_pages_scene_without_bodies", scene_without_bodies),
             ("test_pages_soak", soak_page),
             ("test_pages_hold_the_trace_and_events", page_holds_the_trace_and_events),
+            ("test_pages_plot_the_diagnostics", page_plots_the_diagnostics),
             ("test_pages_replay", replay_page),
             ("test_pages_interrupted_realtime_run", interrupted_realtime_run_keeps_its_page),
             ("test_pages_damaged_report_errors", damaged_pages_report_errors),

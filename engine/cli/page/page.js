@@ -95,6 +95,7 @@
   }
 
   const AXIS = ['#e5534b', '#4cc36a', '#4a9eff'];
+  const GROUP_COLOURS = ['#4a9eff', '#e5a64b', '#8a93a0', '#b48ce6'];
 
   // Lines of `series` (arrays of numbers or null, one per x from 0 to n - 1) with a y range that
   // fits them, optional vertical marks [{x, color}], a cursor at x = cursor (or none) and an
@@ -174,7 +175,7 @@
 
   function fmtAxis(v) {
     const a = Math.abs(v);
-    if (a !== 0 && (a >= 1e5 || a < 1e-2)) return v.toExponential(1);
+    if (a !== 0 && (a >= 1e5 || a < 1e-2)) return v.toExponential(2);
     return String(Number(v.toPrecision(3)));
   }
 
@@ -829,10 +830,21 @@
       plotLines($('plot-pos'), F, plotData.pos.map((v, k) => ({ values: v, color: AXIS[k] })), opts);
       plotLines($('plot-vel'), F, plotData.vel.map((v, k) => ({ values: v, color: AXIS[k] })), opts);
       for (const p of seriesPlots) {
-        const bins = p.s.mean.length;
-        const bin = Math.min(bins - 1, Math.floor(((frame * stride) / hz / p.s.duration) * bins));
-        plotLines(p.canvas, bins, [{ values: p.s.max, color: '#9cc8ff' }, { values: p.s.mean, color: '#2f7fe0' }],
-          { cursor: bin, gate: p.s.gate, xLabel: '0 … ' + fmt(p.s.duration, 2) + ' s' });
+        const s0 = p.members[0], bins = s0.mean.length;
+        const bin = Math.min(bins - 1, Math.floor(((frame * stride) / hz / s0.duration) * bins));
+        const lines = p.group === null
+          ? [{ values: s0.max, color: '#9cc8ff' }, { values: s0.mean, color: '#2f7fe0' }]
+          : p.members.map((s, k) => ({ values: s.mean, color: GROUP_COLOURS[k % GROUP_COLOURS.length] }));
+        plotLines(p.canvas, bins, lines, { cursor: bin, gate: s0.gate, connect: p.group !== null,
+          xLabel: '0 … ' + fmt(s0.duration, 2) + ' s' });
+        if (p.readout) {
+          p.readout.forEach((span, k) => {
+            const s = p.members[k];
+            let v = null;
+            for (let b = bin; b >= 0 && v === null; b--) v = s.mean[b];
+            span.textContent = s.name + ' ' + (v === null ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+          });
+        }
       }
       const o = frame * 10;
       $('readout').textContent = e.present[frame]
@@ -1017,17 +1029,38 @@
       if (best >= 0) pick(best);
     }
 
-    // Quantities over the run (bodies awake, diagnostics), each in a box above the expects.
-    const seriesPlots = data.series.map((s) => {
+    // Quantities over the run, each in a box above the expects: a series alone (bodies awake per
+    // tick) with the mean and maximum of each bin; a group (the diagnostics) one line a series,
+    // with a legend that reads the values at the current frame.
+    const seriesPlots = [];
+    for (const s of data.series) {
+      const group = s.group === undefined ? null : s.group;
+      const joined = group !== null && seriesPlots.find((p) => p.group === group);
+      if (joined) { joined.members.push(s); continue; }
+      seriesPlots.push({ group, members: [s] });
+    }
+    for (const p of seriesPlots) {
       const div = document.createElement('div');
       div.className = 'box';
       const h2 = document.createElement('h2');
-      h2.textContent = s.name + (s.unit ? ' (' + s.unit + ')' : '');
-      const canvas = document.createElement('canvas');
-      div.append(h2, canvas);
+      const units = [...new Set(p.members.map((s) => s.unit))];
+      const title = p.group === null ? p.members[0].name : p.group;
+      h2.textContent = title + (units.length === 1 && units[0] && units[0] !== title ? ' (' + units[0] + ')' : '');
+      p.canvas = document.createElement('canvas');
+      div.append(h2, p.canvas);
+      if (p.group !== null) {
+        const legend = document.createElement('div');
+        legend.className = 'series-legend';
+        p.readout = p.members.map((s, k) => {
+          const span = document.createElement('span');
+          span.style.color = GROUP_COLOURS[k % GROUP_COLOURS.length];
+          legend.append(span);
+          return span;
+        });
+        div.append(legend);
+      }
       $('side').insertBefore(div, $('expects').parentNode);
-      return { s, canvas };
-    });
+    }
     legend();
     fillExpects();
     const dropped = data.event_kinds.filter((k) => k.dropped > 0).map((k) => k.dropped + ' ' + k.kind);
@@ -1084,6 +1117,9 @@
     window.gyre = { seek: (f) => { setPlaying(false); frame = Math.max(0, Math.min(F - 1, f)); refresh(); },
                     pick: (name) => { const k = entities.findIndex((e) => e.name === name); if (k >= 0) pick(k); return k; },
                     frames: F,
+                    // The plots of quantities over the run: each box's title and its series.
+                    plots: () => seriesPlots.map((p) => ({ group: p.group, names: p.members.map((s) => s.name),
+                      drawn: canvasHasInk(p.canvas) })),
                     // What the page decoded, for tests that compare it with --trace and --events.
                     events: () => events.map((ev) => ({ tick: ev.tick, kind: ev.kind,
                       a: ev.a >= 0 ? entities[ev.a].name : null, b: ev.b >= 0 ? entities[ev.b].name : null,
