@@ -216,6 +216,7 @@ struct gy_backend_world {
     btRigidBody fixed;       /* the world side of joints with no body b; never added */
     btCollisionObject probe; /* queries' stand-in for the query shape; never added */
     btAlignedObjectArray<const btDbvtNode *> query_stack; /* overlap traversal, grown to peak */
+    btManifoldArray refresh_manifolds; /* a pair's manifolds while it is collided, grown to peak */
     gy_bt_query_shape_storage query_storage;
     btConvexShape *query_shape; /* the primitive currently built in query_storage, or NULL */
 

@@ -113,10 +113,9 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
         gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
     btVector3 rel =
         gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
-    bool ok =
-        gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
-                           gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
-                           penetration, platform->one_way_slop);
+    bool ok = gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
+                                 gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
+                                 penetration, platform->one_way_slop);
     gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
                                    w->one_way_count + 1u, sizeof *w->one_way);
     if (r != GY_OK) {
@@ -345,6 +344,16 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
     if (pair.m_algorithm == nullptr)
         return;
     contact_result result(d.world, &w0, &w1);
+    /* Stale points are dropped before the pair is collided, not after: a box-plane pair whose
+     * manifold still held its four old points got only the deepest new one, and the refresh
+     * after it left the box on one corner for a step (a sideways kick that slip-aligned friction
+     * does not hold back). With the manifold emptied first, the perturbed collision refills it. */
+    btManifoldArray &held = d.world->refresh_manifolds;
+    held.resize(0);
+    pair.m_algorithm->getAllContactManifolds(held);
+    for (int i = 0; i < held.size(); i++)
+        held[i]->refreshContactPoints(held[i]->getBody0()->getWorldTransform(),
+                                      held[i]->getBody1()->getWorldTransform());
     pair.m_algorithm->processCollision(&w0, &w1, info, &result);
 }
 

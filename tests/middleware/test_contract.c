@@ -1393,6 +1393,45 @@ static void test_contract_friction_brakes_a_spin_by_coulomb_torque(void **state)
     expect_empty(fx);
 }
 
+/* A 1 m box sliding at 5 m/s on a friction-0.5 plane along `deg` degrees from +X; returns its
+ * travel along that heading and, in *side, its travel across it. */
+static double slide_at_angle(fixture *fx, double deg, double *side)
+{
+    const double v0 = 5.0, a = deg * GY_PI / 180.0;
+    gy_vec3 dir = gy_v3(cos(a), 0.0, sin(a)), start;
+    /* 1.5 s: the slide stops after v0/(μ g) = 1.02 s. */
+    gy_body_state s = slide_on_ground(fx, 0.5, gy_v3_scale(dir, v0), gy_v3(0, 0, 0), 90, &start);
+    gy_vec3 d = gy_v3_sub(s.pose.position, start);
+    double along = gy_v3_dot(d, dir);
+    *side = gy_v3_len(gy_v3_sub(gy_v3(d.x, 0.0, d.z), gy_v3_scale(dir, along)));
+    assert_near(gy_v3_len(s.linear_velocity), 0.0, 1e-3);
+    return along;
+}
+
+static void test_contract_friction_is_isotropic_in_the_plane(void **state)
+{
+    fixture *fx = *state;
+    /* Coulomb friction stops a slide at v0²/(2 μ g) = 2.548 m whatever its heading. Stepped at
+     * 60 Hz, velocity updated before position, the sum falls short by up to v0 h / 2 (4.2 cm):
+     * each heading is held to one step of travel, v0 h = 8.3 cm, of the analytic answer, and to
+     * 1 cm across its heading. A pyramid fixed to the world axes turns a 30° slide towards the
+     * diagonal; a box left on one corner for a step is kicked sideways. */
+    const double v0 = 5.0, mu = 0.5, want = v0 * v0 / (2.0 * mu * GRAVITY);
+    double side;
+    double axis = slide_at_angle(fx, 0.0, &side);
+    assert_near(axis, want, v0 * DT);
+    assert_near(side, 0.0, 0.01);
+    const double angles[] = {30.0, 60.0};
+    for (int i = 0; i < 2; i++) {
+        double d = slide_at_angle(fx, angles[i], &side);
+        print_message("slide at %.0f deg: %.4f m along (axis %.4f, analytic %.4f), %.4f m across\n",
+                      angles[i], d, axis, want, side);
+        assert_near(d, want, v0 * DT);
+        assert_near(side, 0.0, 0.01);
+    }
+    expect_empty(fx);
+}
+
 static void test_contract_ten_box_stack_stands(void **state)
 {
     fixture *fx = *state;
@@ -4059,6 +4098,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_ramp_holds_above_friction_angle),
         CONTRACT_TEST(test_contract_ten_box_stack_stands),
         CONTRACT_TEST(test_contract_friction_brakes_a_spin_by_coulomb_torque),
+        CONTRACT_TEST(test_contract_friction_is_isotropic_in_the_plane),
         CONTRACT_TEST(test_contract_sensor_reports_overlap_without_pushing),
         CONTRACT_TEST(test_contract_contact_response_off_reports_without_pushing),
         CONTRACT_TEST(test_contract_sensor_reports_on_the_step_of_first_overlap),
