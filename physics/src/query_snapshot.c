@@ -1443,17 +1443,55 @@ static bool ray_entry(const qs_entry *e, gy_vec3 o, gy_vec3 d, double t_max, ray
     return hit;
 }
 
-typedef struct ray_query {
-    const gy_snapshot_view *v;
-    const gy_snapshot_filter *filter;
+/* Where a ray or shape cast puts its hits, as its collector says: the closest so far, the first,
+ * or every one until `capacity`. */
+typedef struct hit_sink {
     gy_collector collector;
-    gy_vec3 o, d;
-    double length;
     gy_snapshot_hit *hits;
     uint32_t capacity, count;
     bool stop;
     bool have_best;
     gy_snapshot_hit best;
+} hit_sink;
+
+/* Takes a hit at fraction t; returns the fraction the search may still reach, or -1 to stop. */
+static double sink_take(hit_sink *k, const gy_snapshot_hit *hit, double t, double t_max)
+{
+    switch (k->collector) {
+    case GY_COLLECT_CLOSEST:
+        if (k->have_best && !(t < k->best.fraction))
+            return t_max;
+        k->best = *hit;
+        k->have_best = true;
+        return t;
+    case GY_COLLECT_ANY:
+        k->hits[k->count++] = *hit;
+        k->stop = true;
+        return -1.0;
+    default:
+        k->hits[k->count++] = *hit;
+        if (k->count == k->capacity) {
+            k->stop = true;
+            return -1.0;
+        }
+        return t_max;
+    }
+}
+
+/* The number of hits the query reports (the closest one written out now). */
+static uint32_t sink_finish(hit_sink *k)
+{
+    if (k->collector == GY_COLLECT_CLOSEST && k->have_best)
+        k->hits[k->count++] = k->best;
+    return k->count;
+}
+
+typedef struct ray_query {
+    const gy_snapshot_view *v;
+    const gy_snapshot_filter *filter;
+    gy_vec3 o, d;
+    double length;
+    hit_sink out;
 } ray_query;
 
 static gy_snapshot_hit make_hit(const ray_query *q, const qs_entry *e, uint32_t slot,
@@ -1480,23 +1518,7 @@ static double ray_visit(void *ctx, uint32_t slot, double t_max)
     if (!accepts(q->filter, e) || !ray_entry(e, q->o, q->d, t_max, &h))
         return t_max;
     gy_snapshot_hit hit = make_hit(q, e, slot, &h);
-    switch (q->collector) {
-    case GY_COLLECT_CLOSEST:
-        q->best = hit;
-        q->have_best = true;
-        return h.t;
-    case GY_COLLECT_ANY:
-        q->hits[q->count++] = hit;
-        q->stop = true;
-        return -1.0;
-    default:
-        q->hits[q->count++] = hit;
-        if (q->count == q->capacity) {
-            q->stop = true;
-            return -1.0;
-        }
-        return t_max;
-    }
+    return sink_take(&q->out, &hit, h.t, t_max);
 }
 
 gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy_vec3 translation,
@@ -1514,28 +1536,23 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
     if (r != GY_OK)
         return r;
     gy_snapshot_filter def = gy_default_snapshot_filter();
-    ray_query q = {v,           filter ? filter : &def,
-                   collector,   origin,
-                   translation, gy_v3_len(translation),
-                   hits,        capacity,
-                   0,           false,
-                   false,       {0}};
+    ray_query q = {
+        v,           filter ? filter : &def, origin,
+        translation, gy_v3_len(translation), {collector, hits, capacity, 0, false, false, {0}}};
     if (capacity == 0 || !(q.length > 0.0))
         return GY_OK;
     double t_max = 1.0;
-    for (uint32_t i = 0; i < v->plane_count && !q.stop; i++) {
+    for (uint32_t i = 0; i < v->plane_count && !q.out.stop; i++) {
         double t = ray_visit(&q, v->planes[i], t_max);
         if (t >= 0.0)
             t_max = t;
     }
-    for (int g = 0; g < TREE_COUNT && !q.stop; g++) {
+    for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
         gy_bvh_raycast(&v->trees[g], origin, translation, t_max, ray_visit, &q);
-        if (q.have_best)
-            t_max = q.best.fraction;
+        if (q.out.have_best)
+            t_max = q.out.best.fraction;
     }
-    if (collector == GY_COLLECT_CLOSEST && q.have_best)
-        hits[q.count++] = q.best;
-    *count = q.count;
+    *count = sink_finish(&q.out);
     return GY_OK;
 }
 
@@ -1762,7 +1779,6 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
 typedef struct cast_query {
     const gy_snapshot_view *v;
     const gy_snapshot_filter *filter;
-    gy_collector collector;
     gy_convex shape; /* at fraction 0 */
     uint8_t shape_type;
     double p[4];
@@ -1770,11 +1786,7 @@ typedef struct cast_query {
     double reach;            /* bounding radius about the pose's origin */
     gy_vec3 translation;
     double length;
-    gy_snapshot_hit *hits;
-    uint32_t capacity, count;
-    bool stop;
-    bool have_best;
-    gy_snapshot_hit best;
+    hit_sink out;
 } cast_query;
 
 /* Bounds of the moving shape at `pose`. */
@@ -1918,25 +1930,7 @@ static double cast_visit(void *ctx, uint32_t slot, double t_max)
     hit.point = h.point;
     hit.normal = h.normal;
     hit.tick = q->v->tick;
-    switch (q->collector) {
-    case GY_COLLECT_CLOSEST:
-        if (q->have_best && !(hit.fraction < q->best.fraction))
-            return t_max;
-        q->best = hit;
-        q->have_best = true;
-        return hit.fraction;
-    case GY_COLLECT_ANY:
-        q->hits[q->count++] = hit;
-        q->stop = true;
-        return -1.0;
-    default:
-        q->hits[q->count++] = hit;
-        if (q->count == q->capacity) {
-            q->stop = true;
-            return -1.0;
-        }
-        return t_max;
-    }
+    return sink_take(&q->out, &hit, hit.fraction, t_max);
 }
 
 gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape *shape,
@@ -1982,13 +1976,13 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
     memset(&q, 0, sizeof q);
     q.v = v;
     q.filter = filter ? filter : &fdef;
-    q.collector = collector;
+    q.out.collector = collector;
     q.shape_type = (uint8_t)shape->type;
     q.hull = hull;
     q.translation = translation;
     q.length = gy_v3_len(translation);
-    q.hits = hits;
-    q.capacity = capacity;
+    q.out.hits = hits;
+    q.out.capacity = capacity;
     if (shape->type == GY_SHAPE_HULL) {
         memset(&q.shape, 0, sizeof q.shape);
         q.shape.core = GY_CONVEX_CLOUD;
@@ -2017,18 +2011,16 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
     gy_vec3 half = gy_v3_add(gy_v3_scale(gy_v3_sub(hi, lo), 0.5),
                              gy_v3(TOUCH_TOLERANCE, TOUCH_TOLERANCE, TOUCH_TOLERANCE));
     double t_max = 1.0;
-    for (uint32_t i = 0; i < v->plane_count && !q.stop; i++) {
+    for (uint32_t i = 0; i < v->plane_count && !q.out.stop; i++) {
         double t = cast_visit(&q, v->planes[i], t_max);
         if (t >= 0.0)
             t_max = t;
     }
-    for (int g = 0; g < TREE_COUNT && !q.stop; g++) {
+    for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
         gy_bvh_sweep(&v->trees[g], center, half, translation, t_max, cast_visit, &q);
-        if (q.have_best)
-            t_max = q.best.fraction;
+        if (q.out.have_best)
+            t_max = q.out.best.fraction;
     }
-    if (collector == GY_COLLECT_CLOSEST && q.have_best)
-        hits[q.count++] = q.best;
-    *count = q.count;
+    *count = sink_finish(&q.out);
     return GY_OK;
 }
