@@ -140,7 +140,8 @@ int gy_bench_section_raycast(gy_bench *b)
     gy_query_filter lf = gy_default_query_filter();
     gy_snapshot_filter sf = gy_default_snapshot_filter();
     uint32_t agree = 0, compared = 0, hits = 0, total = chunks * CHUNK;
-    const gy_shape point = {.type = GY_SHAPE_SPHERE, .radius = 1e-6};
+    /* The smallest sphere the API takes (a smaller one is refused, and would find nothing). */
+    const gy_shape point = {.type = GY_SHAPE_SPHERE, .radius = GY_MIN_SHAPE_SIZE};
     double sink = 0;
     for (uint32_t c = 0; c < chunks; c++) {
         const ray *rs = rays + (size_t)c * CHUNK;
@@ -166,8 +167,9 @@ int gy_bench_section_raycast(gy_bench *b)
             gy_snapshot_hit inside;
             uint32_t in_count = 0;
             gy_pose at = {rs[i].origin, gy_quat_identity()};
-            gy_snapshot_view_overlap(view, &point, NULL, at, &sf, GY_COLLECT_ANY, &inside, 1,
-                                     &in_count);
+            if (gy_snapshot_view_overlap(view, &point, NULL, at, &sf, GY_COLLECT_ANY, &inside, 1,
+                                         &in_count) != GY_OK)
+                goto done;
             if (in_count > 0)
                 continue;
             compared++;
@@ -321,8 +323,9 @@ int gy_bench_section_shapecast(gy_bench *b)
             hits += lh_hit;
             gy_snapshot_hit inside;
             uint32_t in_count = 0;
-            gy_snapshot_view_overlap(view, &cs[i].shape, NULL, cs[i].pose, &sf, GY_COLLECT_ANY,
-                                     &inside, 1, &in_count);
+            if (gy_snapshot_view_overlap(view, &cs[i].shape, NULL, cs[i].pose, &sf, GY_COLLECT_ANY,
+                                         &inside, 1, &in_count) != GY_OK)
+                goto done;
             if (in_count > 0)
                 continue;
             compared++;
