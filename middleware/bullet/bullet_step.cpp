@@ -357,6 +357,49 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
     pair.m_algorithm->processCollision(&w0, &w1, info, &result);
 }
 
+/* The separation speed of a contact row's two bodies along its normal (as Bullet's own setup
+ * takes it, external forces of the step included). */
+static double row_speed(const btSolverConstraint &c, const btSolverBody &sa, const btSolverBody &sb)
+{
+    return c.m_contactNormal1.dot(sa.m_linearVelocity + sa.m_externalForceImpulse) +
+           c.m_relpos1CrossNormal.dot(sa.m_angularVelocity + sa.m_externalTorqueImpulse) +
+           c.m_contactNormal2.dot(sb.m_linearVelocity + sb.m_externalForceImpulse) +
+           c.m_relpos2CrossNormal.dot(sb.m_angularVelocity + sb.m_externalTorqueImpulse);
+}
+
+/* Bullet keeps a resting point in its manifold up to the breaking distance apart, so a box at
+ * rest keeps its four corners at zero depth. A point that slides further than that in a step is
+ * dropped and found again, and the box-box narrow phase finds only overlapping corners: a box
+ * riding a conveyor belt at 2 m/s, or sliding over a static box, lost a corner every few steps
+ * and rocked (0.27 rad/s, rising and falling at 0.07 m/s). Such a point's row aims instead for
+ * GY_ADAPTER_CONTACT_LAYER of depth at Bullet's ERP, from above or below, as the ODE adapter's
+ * rows do. Deep overlap (split impulse) keeps Bullet's row. Only sliding points: moving every
+ * resting point's target (Bullet's m_linearSlop) let a 10-box stack lean 5 to 7 cm before it slept.
+ */
+static void settle_into_layer(btSolverConstraint &c, const btManifoldPoint &cp,
+                              const btContactSolverInfo &info, const btSolverBody &sa,
+                              const btSolverBody &sb)
+{
+    double depth = -cp.getDistance();
+    if (depth < -GY_ADAPTER_CONTACT_LAYER || depth > GY_ADAPTER_SOLVER_DEPTH)
+        return;
+    const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
+    btVector3 va(0, 0, 0), vb(0, 0, 0);
+    if (ra != nullptr)
+        va = ra->getVelocityInLocalPoint(cp.getPositionWorldOnA() -
+                                         ra->getWorldTransform().getOrigin());
+    if (rb != nullptr)
+        vb = rb->getVelocityInLocalPoint(cp.getPositionWorldOnB() -
+                                         rb->getWorldTransform().getOrigin());
+    btVector3 rel = va - vb;
+    rel -= cp.m_normalWorldOnB * rel.dot(cp.m_normalWorldOnB);
+    if (!(rel.length() * info.m_timeStep > gContactBreakingThreshold))
+        return;
+    double target = (depth - GY_ADAPTER_CONTACT_LAYER) * info.m_erp / info.m_timeStep;
+    c.m_rhs = (target - row_speed(c, sa, sb)) * c.m_jacDiagABInv;
+    c.m_rhsPenetration = 0.0;
+}
+
 /* Bullet sets each contact up to reach restitution × approach plus, for a penetration it does
  * not split off, erp·depth/h, and bounces a point found before touching at once. Both change a
  * bounce's energy by the height of where the contact was found: a bouncing point's row aims
@@ -398,8 +441,13 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
     for (int i = 0; i < m_tmpSolverContactConstraintPool.size(); i++) {
         btSolverConstraint &c = m_tmpSolverContactConstraintPool[i];
         const btManifoldPoint *cp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
-        if (cp == nullptr || !(cp->m_combinedRestitution > 0.0))
+        if (cp == nullptr)
             continue;
+        if (!(cp->m_combinedRestitution > 0.0)) {
+            settle_into_layer(c, *cp, info, m_tmpSolverBodyPool[c.m_solverBodyIdA],
+                              m_tmpSolverBodyPool[c.m_solverBodyIdB]);
+            continue;
+        }
         const btSolverBody &sa = m_tmpSolverBodyPool[c.m_solverBodyIdA];
         const btSolverBody &sb = m_tmpSolverBodyPool[c.m_solverBodyIdB];
         const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
@@ -431,12 +479,7 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
             gy_adapter_bounce_speed(approach, offset, pull, cp->m_combinedRestitution, h);
         /* The row's target becomes that separation speed alone: no correction of the overlap
          * (in the velocity or split off), which would add its height to the rebound. */
-        double relv =
-            c.m_contactNormal1.dot(sa.m_linearVelocity + sa.m_externalForceImpulse) +
-            c.m_relpos1CrossNormal.dot(sa.m_angularVelocity + sa.m_externalTorqueImpulse) +
-            c.m_contactNormal2.dot(sb.m_linearVelocity + sb.m_externalForceImpulse) +
-            c.m_relpos2CrossNormal.dot(sb.m_angularVelocity + sb.m_externalTorqueImpulse);
-        c.m_rhs = (leave - relv) * c.m_jacDiagABInv;
+        c.m_rhs = (leave - row_speed(c, sa, sb)) * c.m_jacDiagABInv;
         c.m_rhsPenetration = 0.0;
     }
 }

@@ -9,12 +9,9 @@
 /* Global solver settings. Contact softness itself is set per contact in ode_step.c. */
 #define ODE_WORLD_ERP 0.2
 #define ODE_WORLD_CFM 1e-6
-/* Contacts are allowed to sink this far before ERP pushes back, so resting contacts persist
- * instead of flickering on and off every step. */
-#define ODE_SURFACE_LAYER 0.0005
 /* Caps the velocity ERP uses to undo penetration, so a deep overlap separates gently. */
 #define ODE_MAX_CORRECTING_VEL 5.0
-#define ODE_GRID_CELL_SIZE 4.0
+#define ODE_GRID_CELL_SIZE     4.0
 #ifndef GY_ODE_RNG_SEED
 #define GY_ODE_RNG_SEED 1ul
 #endif
@@ -99,7 +96,9 @@ static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world *
     dWorldSetQuickStepNumIterations(w->world, (int)def.solver_iterations);
     dWorldSetERP(w->world, ODE_WORLD_ERP);
     dWorldSetCFM(w->world, ODE_WORLD_CFM);
-    dWorldSetContactSurfaceLayer(w->world, ODE_SURFACE_LAYER);
+    /* Contacts sink this far before ERP pushes back (and are pulled down to it: ode_step.c), so
+     * resting contacts persist instead of flickering on and off every step. */
+    dWorldSetContactSurfaceLayer(w->world, GY_ADAPTER_CONTACT_LAYER);
     dWorldSetContactMaxCorrectingVel(w->world, ODE_MAX_CORRECTING_VEL);
     dWorldSetAutoDisableFlag(w->world, 0); /* per body, see ode_body.c */
 

@@ -30,7 +30,7 @@
 #define CONTACT_CFM 1e-9
 /* push_apart closes this fraction of the overlap beyond GY_ADAPTER_SOLVER_DEPTH per substep (as
  * Bullet's split impulse does by default). */
-#define PUSH_ERP       0.8
+#define PUSH_ERP 0.8
 /* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
  * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
  * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
@@ -330,6 +330,16 @@ static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collid
             c->surface.bounce = leave / -approach;
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
             c->surface.soft_erp = 0.0;
+        }
+        /* ODE aims a contact shallower than its surface layer at no motion, so a resting box
+         * keeps whatever tilt the unconverged solve leaves it within the layer: a crate on a
+         * conveyor belt wandered to 1e-3 rad of tilt, a corner near lifting, and turned up to
+         * 4e-4 rad in 4 s. Pulling each such point down to the layer (at ERP's rate) levels it
+         * to 2e-5 rad: the row allows that approach, it never pulls. */
+        if (leave == 0.0 && c->geom.depth < GY_ADAPTER_CONTACT_LAYER) {
+            c->surface.mode |= dContactMotionN;
+            c->surface.motionN =
+                CONTACT_ERP * (c->geom.depth - GY_ADAPTER_CONTACT_LAYER) / w->substep_dt;
         }
         /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
          * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the

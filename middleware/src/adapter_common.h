@@ -49,6 +49,13 @@ double gy_adapter_bounce_speed(double approach, double offset, double accel, dou
  * pushing a body out of it leaves no speed behind. */
 #define GY_ADAPTER_SOLVER_DEPTH 0.01
 
+/* Resting contacts settle this deep (m) into what they stand on, and are pulled down to it when
+ * shallower: a narrow phase that reports only overlapping corners (ODE's and Bullet's box-box)
+ * loses a corner left at zero depth, and a box resting or riding on a box rocked from one corner
+ * to the next (ODE: its tilt wandered within the layer until a corner lifted; Bullet: every step
+ * on a box sliding faster than its contact breaking distance per step). */
+#define GY_ADAPTER_CONTACT_LAYER 5e-4
+
 /* Continuous collision sweeps a sphere this fraction of the body's inner radius, so resting or
  * sliding contact at the start of the sweep does not register as a hit. */
 #define GY_ADAPTER_CCD_SHRINK 0.8
@@ -133,8 +140,8 @@ typedef struct gy_adapter_resource {
     gy_resource_id id;
     gy_shape_type kind; /* GY_SHAPE_MESH or GY_SHAPE_HULL */
     uint32_t refs;
-    bool creator_ref; /* the creator has not released it yet */
-    gy_hull hull;     /* hulls: the built hull */
+    bool creator_ref;            /* the creator has not released it yet */
+    gy_hull hull;                /* hulls: the built hull */
     gy_adapter_mesh_edges edges; /* meshes: face normals and active edges */
 } gy_adapter_resource;
 
