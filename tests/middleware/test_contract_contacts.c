@@ -1,5 +1,5 @@
-/* The middleware contract for bodies carried by or sliding on other bodies' surfaces (conveyors,
- * boxes on boxes, boxes on triangle meshes), checked against one adapter named on the command
+/* The middleware contract for bodies carried by or sliding on other bodies' surfaces (conveyor
+ * belts, boxes on boxes), checked against one adapter named on the command
  * line (argv[1]; an optional argv[2] is a cmocka test-name filter), through the public headers
  * only, so every adapter runs this file unchanged.
  *
