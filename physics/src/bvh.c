@@ -353,7 +353,7 @@ gy_result gy_bvh_build_begin(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allo
                          sizeof *builder->boxes) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
     builder->boxes_capacity = boxes_capacity;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; items != NULL && i < count; i++) {
         builder->items[i] = items[i];
         builder->boxes[i] = boxes[items[i]];
     }

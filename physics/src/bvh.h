@@ -161,7 +161,10 @@ typedef struct gy_bvh_build_state {
 } gy_bvh_build_state;
 
 /* Starts a build over the same arguments as gy_bvh_build; reserves everything the build needs.
- * Returns GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is then empty). */
+ * With `items` NULL the items and boxes are not copied: the caller writes item i and its box at
+ * builder->items[i] and builder->boxes[i] for every i < count before the first run (so that
+ * copy, too, can be spread over slices). Returns GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is then
+ * empty). */
 gy_result gy_bvh_build_begin(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
                              const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
                              uint32_t item_limit, gy_bvh_build_state *state);
