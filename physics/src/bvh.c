@@ -377,8 +377,8 @@ static void build_heights(gy_bvh *bvh)
     }
 }
 
-bool gy_bvh_build_run(gy_bvh *bvh, gy_bvh_builder *builder, gy_bvh_build_state *s,
-                      uint64_t units, uint64_t *done_units)
+bool gy_bvh_build_run(gy_bvh *bvh, gy_bvh_builder *builder, gy_bvh_build_state *s, uint64_t units,
+                      uint64_t *done_units)
 {
     work_set w = {builder->items, builder->boxes};
     uint64_t used = 0;

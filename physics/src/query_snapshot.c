@@ -247,8 +247,7 @@ bool gy_snapshot_mesh_build_run(gy_snapshot_mesh_build *b, uint64_t units, uint6
         for (uint32_t t = b->cursor; t < b->cursor + (uint32_t)n; t++) {
             const uint32_t *ix = &b->def.indices[3u * t];
             memcpy(&g->indices[3u * t], ix, 3u * sizeof *ix);
-            gy_vec3 lo, hi,
-                v[3] = {g->vertices[ix[0]], g->vertices[ix[1]], g->vertices[ix[2]]};
+            gy_vec3 lo, hi, v[3] = {g->vertices[ix[0]], g->vertices[ix[1]], g->vertices[ix[2]]};
             bounds_of(v, 3, &lo, &hi);
             b->builder.items[t] = t;
             b->builder.boxes[t] = gy_bvh_box_from(lo, hi);
