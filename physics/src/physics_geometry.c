@@ -235,15 +235,20 @@ static void roll_tick(gy_physics *p)
 {
     if (p->geo_tick == p->tick)
         return;
-    gy_phys_set64(&p->counters.geo_last_tick_units, p->geo_tick_units);
     p->geo_tick = p->tick;
     p->geo_tick_units = 0;
+    p->geo_tick_adapter = 0;
     p->geo_tick_ns = 0;
 }
 
 void gy_phys_geo_run(gy_physics *p)
 {
     roll_tick(p);
+    if (p->geo_job_count == 0 && p->geo_tick_units == 0) {
+        /* A tick that spent nothing shows as such. */
+        gy_phys_set64(&p->counters.geo_tick_units, 0);
+        gy_phys_set64(&p->counters.geo_tick_adapter_units, 0);
+    }
     if (p->geo_job_count == 0 || p->geo_tick_units >= p->geo_budget)
         return;
     uint64_t t0 = gy_clock_now_ns();
@@ -281,7 +286,7 @@ void gy_phys_geo_run(gy_physics *p)
             break;
         finish_job(p, j);
         p->geo_tick_units += adapter;
-        gy_phys_add(&p->counters.geo_adapter_units, adapter);
+        p->geo_tick_adapter += adapter;
         drop_job(p, 0);
         changed = true;
     }
@@ -292,6 +297,8 @@ void gy_phys_geo_run(gy_physics *p)
         p->geo_max_units = p->geo_tick_units;
     if (p->geo_tick_ns > p->geo_max_ns)
         p->geo_max_ns = p->geo_tick_ns;
+    gy_phys_set64(&p->counters.geo_tick_units, p->geo_tick_units);
+    gy_phys_set64(&p->counters.geo_tick_adapter_units, p->geo_tick_adapter);
     if (p->geo_tick_units > gy_phys_get(&p->counters.geo_max_tick_units))
         gy_phys_set64(&p->counters.geo_max_tick_units, p->geo_tick_units);
     if (p->geo_tick_ns > gy_phys_get(&p->counters.geo_max_tick_ns))
@@ -317,4 +324,26 @@ void gy_phys_geo_clear(gy_physics *p)
     p->geo_tick_units = 0;
     p->geo_tick_ns = 0;
     publish_queue(p);
+}
+
+gy_result gy_physics_get_geometry_stats(gy_physics *p, gy_physics_geometry_stats *out)
+{
+    if (p == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_phys_counters *c = &p->counters;
+    memset(out, 0, sizeof *out);
+    out->budget = (uint32_t)p->geo_budget;
+    out->jobs = (uint32_t)gy_phys_get(&c->geo_jobs);
+    out->bodies_waiting = (uint32_t)gy_phys_get(&c->geo_parked);
+    out->bytes_pending = gy_phys_get(&c->geo_bytes_pending);
+    out->units_pending = gy_phys_get(&c->geo_units_pending);
+    out->tick_units = gy_phys_get(&c->geo_tick_units);
+    out->tick_adapter_units = gy_phys_get(&c->geo_tick_adapter_units);
+    out->max_tick_units = gy_phys_get(&c->geo_max_tick_units);
+    out->max_tick_ns = gy_phys_get(&c->geo_max_tick_ns);
+    out->built = gy_phys_get(&c->geo_built);
+    out->cancelled = gy_phys_get(&c->geo_cancelled);
+    out->bodies_cancelled = gy_phys_get(&c->geo_parked_cancelled);
+    out->slices = gy_phys_get(&c->geo_slices);
+    return GY_OK;
 }

@@ -221,7 +221,7 @@ typedef struct gy_phys_counters {
     uint64_t bodies_faulted;
     /* Runtime geometry (physics_geometry.c). */
     uint64_t geo_jobs, geo_parked, geo_bytes_pending, geo_units_pending;
-    uint64_t geo_last_tick_units, geo_max_tick_units, geo_max_tick_ns, geo_adapter_units;
+    uint64_t geo_tick_units, geo_tick_adapter_units, geo_max_tick_units, geo_max_tick_ns;
     uint64_t geo_built, geo_cancelled, geo_parked_cancelled, geo_slices;
     uint64_t step_ns, adapter_step_ns, publish_ns, cpu_ns;
     uint32_t bodies, awake;
@@ -333,9 +333,10 @@ struct gy_physics {
     uint32_t geo_job_count, geo_job_capacity;
     gy_phys_parked_body *parked;
     uint32_t parked_count, parked_capacity;
-    uint64_t geo_budget;     /* units per tick */
-    uint64_t geo_tick;       /* the tick whose drains geo_tick_units counts */
-    uint64_t geo_tick_units; /* units spent by those drains so far */
+    uint64_t geo_budget;       /* units per tick */
+    uint64_t geo_tick;         /* the tick whose drains geo_tick_units counts */
+    uint64_t geo_tick_units;   /* units spent by those drains so far */
+    uint64_t geo_tick_adapter; /* of those, adapter builds */
     uint64_t geo_tick_ns;
     uint64_t geo_max_units, geo_max_ns; /* most in one tick since the last diagnostics sample */
     gy_phys_move *moves;                /* kinematic moves under way, dense (swap-remove) */
