@@ -248,6 +248,7 @@ void gy_phys_geo_run(gy_physics *p)
         /* A tick that spent nothing shows as such. */
         gy_phys_set64(&p->counters.geo_tick_units, 0);
         gy_phys_set64(&p->counters.geo_tick_adapter_units, 0);
+        gy_phys_set64(&p->counters.geo_tick_ns, 0);
     }
     if (p->geo_job_count == 0 || p->geo_tick_units >= p->geo_budget)
         return;
@@ -299,6 +300,7 @@ void gy_phys_geo_run(gy_physics *p)
         p->geo_max_ns = p->geo_tick_ns;
     gy_phys_set64(&p->counters.geo_tick_units, p->geo_tick_units);
     gy_phys_set64(&p->counters.geo_tick_adapter_units, p->geo_tick_adapter);
+    gy_phys_set64(&p->counters.geo_tick_ns, p->geo_tick_ns);
     if (p->geo_tick_units > gy_phys_get(&p->counters.geo_max_tick_units))
         gy_phys_set64(&p->counters.geo_max_tick_units, p->geo_tick_units);
     if (p->geo_tick_ns > gy_phys_get(&p->counters.geo_max_tick_ns))
@@ -339,6 +341,7 @@ gy_result gy_physics_get_geometry_stats(gy_physics *p, gy_physics_geometry_stats
     out->units_pending = gy_phys_get(&c->geo_units_pending);
     out->tick_units = gy_phys_get(&c->geo_tick_units);
     out->tick_adapter_units = gy_phys_get(&c->geo_tick_adapter_units);
+    out->tick_ns = gy_phys_get(&c->geo_tick_ns);
     out->max_tick_units = gy_phys_get(&c->geo_max_tick_units);
     out->max_tick_ns = gy_phys_get(&c->geo_max_tick_ns);
     out->built = gy_phys_get(&c->geo_built);

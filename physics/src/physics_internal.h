@@ -221,7 +221,8 @@ typedef struct gy_phys_counters {
     uint64_t bodies_faulted;
     /* Runtime geometry (physics_geometry.c). */
     uint64_t geo_jobs, geo_parked, geo_bytes_pending, geo_units_pending;
-    uint64_t geo_tick_units, geo_tick_adapter_units, geo_max_tick_units, geo_max_tick_ns;
+    uint64_t geo_tick_units, geo_tick_adapter_units, geo_tick_ns, geo_max_tick_units;
+    uint64_t geo_max_tick_ns;
     uint64_t geo_built, geo_cancelled, geo_parked_cancelled, geo_slices;
     uint64_t step_ns, adapter_step_ns, publish_ns, cpu_ns;
     uint32_t bodies, awake;

@@ -720,6 +720,7 @@ typedef struct gy_physics_geometry_stats {
     uint64_t units_pending;      /* estimated units still to do */
     uint64_t tick_units;         /* units spent by the newest tick (its drains) */
     uint64_t tick_adapter_units; /* of those, charged to an adapter's uncut build */
+    uint64_t tick_ns;            /* time the newest tick spent on geometry */
     uint64_t max_tick_units;     /* most one tick spent since start */
     uint64_t max_tick_ns;        /* most time one tick spent since start */
     uint64_t built, cancelled;   /* jobs finished (failed ones included) and cancelled */
