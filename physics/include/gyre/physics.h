@@ -296,14 +296,13 @@ typedef struct gy_physics_def {
     const gy_allocator_meter *meter;
     /* Runtime geometry (meshes and hulls created while running) is built in slices of at most
      * this many units per tick: a unit is a vertex copied, a triangle boxed or an item visited
-     * by the query tree's build (about 25 ns each). The adapter's own build of a mesh, which
-     * cannot be cut, is charged its triangle count and runs first in a tick when larger than
-     * what is left. 0 = GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET. */
+     * by the query tree's build (65,536 units take about 0.5 ms, docs/physics-thread.md). The
+     * adapter's own build of a mesh, which cannot be cut, is charged its triangle count and runs
+     * alone in a tick when larger than what is left. 0 = GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET. */
     uint32_t geometry_budget;
 } gy_physics_def;
 
-/* The default geometry budget: 65,536 units, ≈ 1.5 ms of a 16.7 ms tick (docs/physics-thread.md).
- */
+/* The default geometry budget (units per tick). */
 #define GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET 65536u
 
 /* The defaults listed above, with gy_default_world_def(). */
