@@ -24,10 +24,11 @@ typedef struct gy_bench gy_bench;
     X(swap, "gyre soak: one cell swapped under the barrier vs by hard stop/start")                 \
     X(raycast, "snapshot raycast vs live (ODE) raycast on a 10,000-body scene")                    \
     X(interp, "render interpolation: a falling sphere drawn at 240-30 Hz and stuttering frames")   \
-    X(host, "game-thread CPU per frame with 10,000 awake bodies vs a plain copy of their proxies")   \
+    X(host, "game-thread CPU per frame with 10,000 awake bodies vs a plain copy of their proxies") \
     X(shapecast, "snapshot shape cast vs live (ODE) shape cast on the same 10,000-body scene")     \
-    X(memory, "live heap bytes per static and per dynamic body, split by layer")                  \
-    X(debugdraw, "debug draw of 10,000 colliders vs reading their 10,000 render poses")
+    X(memory, "live heap bytes per static and per dynamic body, split by layer")                   \
+    X(debugdraw, "debug draw of 10,000 colliders vs reading their 10,000 render poses")            \
+    X(geometry, "a 200 x 200 terrain built while running: per-tick slices vs one whole build")
 
 #define GY_BENCH_DECLARE_(name, summary) int gy_bench_section_##name(gy_bench *b);
 GY_BENCH_SECTIONS(GY_BENCH_DECLARE_)

@@ -18,9 +18,10 @@ enum {
     GY_CLI_EXIT_USAGE = 2   /* usage error, unreadable file, invalid scene */
 };
 
-/* ---- subcommands ------------------------------------------------------------------------------ */
+/* ---- subcommands ------------------------------------------------------------------------------
+ */
 
-int gy_cli_run_main(int argc, char **argv);      /* run.c; argv[0] is "run" */
+int gy_cli_run_main(int argc, char **argv); /* run.c; argv[0] is "run" */
 void gy_cli_run_usage(FILE *out);
 /* The option of `gyre run` nearest to `word` (gy_cli_nearest), or NULL. */
 const char *gy_cli_run_nearest_option(const char *word);
@@ -29,7 +30,8 @@ int gy_cli_replay_main(int argc, char **argv);   /* capture.c; argv[0] is "repla
 void gy_cli_replay_usage(FILE *out);
 void gy_cli_validate_usage(FILE *out);
 
-/* ---- argument helpers (args.c) ---------------------------------------------------------------- */
+/* ---- argument helpers (args.c) ----------------------------------------------------------------
+ */
 
 /* Matches `--name VALUE` or `--name=VALUE` at argv[*i]; *i advances past a separate value. True
  * when argv[*i] is this option; *value is then its text, or NULL when the value is missing. */
@@ -113,20 +115,21 @@ gy_scene *gy_cli_load_scene(const char *path);
 /* As gy_cli_load_scene, its OBJ files shared through `cache` (a World's, for spawns). */
 gy_scene *gy_cli_load_scene_cached(const char *path, gy_obj_cache *cache);
 
-/* ---- the runner's state (run.c, script.c, report.c) ------------------------------------------- */
+/* ---- the runner's state (run.c, script.c, report.c) -------------------------------------------
+ */
 
 typedef struct gy_cli_options {
     const char *scene_path;
-    double seconds;        /* simulated seconds, >= 0 */
-    const char *backend;   /* NULL: the scene's, else "ode" */
+    double seconds;      /* simulated seconds, >= 0 */
+    const char *backend; /* NULL: the scene's, else "ode" */
     bool realtime;
     bool quiet;
     const char *report_path; /* NULL: none; "-": stdout */
     const char *events_path;
     const char *trace_path;
-    bool strict; /* an expect the run never reached fails it */
-    const char *junit_path; /* NULL: none; "-": stdout */
-    const char *html_path;  /* NULL: none; the page of the run (page.h) */
+    bool strict;              /* an expect the run never reached fails it */
+    const char *junit_path;   /* NULL: none; "-": stdout */
+    const char *html_path;    /* NULL: none; the page of the run (page.h) */
     const char *capture_path; /* --capture FILE; NULL: none */
 } gy_cli_options;
 
@@ -146,13 +149,13 @@ typedef struct gy_cli_expect {
     const gy_scene_action *action; /* the script entry: what was expected, and its tolerance */
     /* What was measured when the check ran (nothing when not reached or the entity was gone). */
     bool measured;
-    bool has_state;             /* expect: the entity had a physics body to read */
-    gy_vec3 position, velocity; /* expect: world position, linear velocity */
-    gy_vec3 angular_velocity;   /* expect: rad/s */
-    bool awake, grounded;       /* expect */
+    bool has_state;               /* expect: the entity had a physics body to read */
+    gy_vec3 position, velocity;   /* expect: world position, linear velocity */
+    gy_vec3 angular_velocity;     /* expect: rad/s */
+    bool awake, grounded;         /* expect */
     gy_ground_state ground_state; /* expect */
-    double first_event_t;       /* expect_event: the first matching event's time; NAN: none */
-    const char *a, *b;          /* expect_event: the entities' names (b NULL when absent) */
+    double first_event_t;         /* expect_event: the first matching event's time; NAN: none */
+    const char *a, *b;            /* expect_event: the entities' names (b NULL when absent) */
 } gy_cli_expect;
 
 /* One `raycast` result. */
@@ -187,8 +190,8 @@ typedef struct gy_cli_final {
     gy_pose pose;
     gy_vec3 linear_velocity, angular_velocity;
     const char *body;
-    int awake;    /* -1: null (not Dynamic) */
-    int grounded; /* -1: null (not a character) */
+    int awake;        /* -1: null (not Dynamic) */
+    int grounded;     /* -1: null (not a character) */
     int ground_state; /* gy_ground_state; -1: null (not a character) */
 } gy_cli_final;
 
@@ -246,12 +249,12 @@ typedef struct gy_cli_runner {
     gy_cli_final *finals;
     uint32_t final_count;
 
-    struct gy_cli_page *page; /* --html: recorded as the run goes (run_page.c); NULL: none */
-    int32_t page_awake;       /* its series of bodies awake */
-    int32_t page_diag;        /* its first diagnostics series (run_page.c); -1: none */
+    struct gy_cli_page *page;  /* --html: recorded as the run goes (run_page.c); NULL: none */
+    int32_t page_awake;        /* its series of bodies awake */
+    int32_t page_diag;         /* its first diagnostics series (run_page.c); -1: none */
     uint64_t page_diag_sample; /* the diagnostics sample it has last (0: none) */
-    uint32_t page_instances;  /* instances whose joints it has: the root, then spawned ones */
-    gy_joint *page_joints;    /* their handles, in the page's joint order */
+    uint32_t page_instances;   /* instances whose joints it has: the root, then spawned ones */
+    gy_joint *page_joints;     /* their handles, in the page's joint order */
     uint32_t page_joint_count, page_joint_capacity;
     gy_cli_output *capture_out; /* --capture: the file being written */
     bool capture_ok;            /* the capture ended complete */
@@ -330,6 +333,8 @@ typedef struct gy_cli_counters {
     uint32_t bodies_peak;
     bool live_known;
     uint32_t live_objects_at_exit;
+    /* Runtime geometry built under the per-tick budget (reported only when some was queued). */
+    gy_physics_geometry_stats geometry;
 } gy_cli_counters;
 
 typedef struct gy_cli_timing {

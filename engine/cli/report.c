@@ -198,8 +198,8 @@ void gy_cli_write_body_event(gy_cli_runner *R, gy_scene_event_kind kind, gy_enti
 
 gy_result gy_cli_snapshot_entities(gy_cli_runner *R)
 {
-    R->finals = R->ent_count ? gy_alloc_zeroed(R->alloc, (size_t)R->ent_count * sizeof *R->finals)
-                             : NULL;
+    R->finals =
+        R->ent_count ? gy_alloc_zeroed(R->alloc, (size_t)R->ent_count * sizeof *R->finals) : NULL;
     if (R->ent_count && R->finals == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     R->final_count = 0;
@@ -241,8 +241,12 @@ static void write_entities(FILE *f, const gy_cli_runner *R)
         fputs(",\n      \"body\": ", f);
         gy_cli_json_string(f, e->body);
         fprintf(f, ", \"awake\": %s, \"grounded\": %s, \"ground_state\": ",
-                e->awake < 0 ? "null" : e->awake ? "true" : "false",
-                e->grounded < 0 ? "null" : e->grounded ? "true" : "false");
+                e->awake < 0 ? "null"
+                : e->awake   ? "true"
+                             : "false",
+                e->grounded < 0 ? "null"
+                : e->grounded   ? "true"
+                                : "false");
         if (e->ground_state < 0)
             fputs("null", f);
         else
@@ -407,7 +411,9 @@ static void write_expects(FILE *f, const gy_cli_runner *R)
         fputs(", \"entity\": ", f);
         gy_cli_json_string(f, x->entity);
         fprintf(f, ", \"passed\": %s, \"detail\": ",
-                x->passed < 0 ? "null" : x->passed ? "true" : "false");
+                x->passed < 0 ? "null"
+                : x->passed   ? "true"
+                              : "false");
         gy_cli_json_string(f, x->detail);
         fprintf(f, ",\n      \"script\": %u, \"do\": ", x->action->index);
         gy_cli_json_string(f, gy_scene_action_name(x->action->type));
@@ -461,12 +467,21 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
             "\"replies\": %llu, \"replies_dropped\": %llu,\n"
             "                \"bodies_peak\": %u, \"live_objects_at_exit\": ",
             (unsigned long long)c->commands, (unsigned long long)c->commands_dropped_stale,
-            (unsigned long long)c->replies, (unsigned long long)c->replies_dropped,
-            c->bodies_peak);
+            (unsigned long long)c->replies, (unsigned long long)c->replies_dropped, c->bodies_peak);
     if (c->live_known)
-        fprintf(f, "%u },\n", c->live_objects_at_exit);
+        fprintf(f, "%u", c->live_objects_at_exit);
     else
-        fputs("null },\n", f);
+        fputs("null", f);
+    /* Only when runtime geometry went through the budget: other runs read as they always did. */
+    const gy_physics_geometry_stats *g = &c->geometry;
+    if (g->built + g->cancelled > 0)
+        fprintf(f,
+                ",\n                \"geometry\": { \"budget_units\": %u, \"built\": %llu, "
+                "\"cancelled\": %llu, \"pending\": %u, \"max_tick_units\": %llu, "
+                "\"max_tick_ms\": %.3f }",
+                g->budget, (unsigned long long)g->built, (unsigned long long)g->cancelled, g->jobs,
+                (unsigned long long)g->max_tick_units, (double)g->max_tick_ns * 1e-6);
+    fputs(" },\n", f);
     fputs("  \"timing\": { \"wall_seconds\": ", f);
     fprintf(f, "%.3f", t->wall_seconds);
     fputs(", \"step_ms\": { ", f);

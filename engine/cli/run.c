@@ -17,7 +17,7 @@
 
 #define MAX_TICKS 1000000000ull /* --seconds × step_hz */
 /* Real time: give up when the physics thread has not advanced for this long. */
-#define STALL_NS 10000000000ull
+#define STALL_NS          10000000000ull
 #define PROGRESS_AFTER_NS 1000000000ull
 #define PROGRESS_EVERY_NS 250000000ull
 
@@ -234,9 +234,9 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
     R->last_event = *ev;
     R->have_last_event = true;
     /* A synthesized EXIT (a body went away) happened at the tick the game removed it. */
-    uint64_t tick = ev->synthesized ? R->tick
-                                    : (uint64_t)(uint32_t)((uint32_t)ev->tick -
-                                                           (uint32_t)R->base_tick);
+    uint64_t tick = ev->synthesized
+                        ? R->tick
+                        : (uint64_t)(uint32_t)((uint32_t)ev->tick - (uint32_t)R->base_tick);
     if ((unsigned)ev->kind < 3u)
         R->events[ev->kind]++;
     if (R->events_out != NULL)
@@ -351,14 +351,16 @@ static bool check_faults(gy_cli_runner *R)
                     t, R->ents[i].name);
             found = true;
         } else if (st.failed) {
-            fprintf(stderr, "gyre: runtime fault at t = %s s: entity '%s': body creation failed: %s\n",
-                    t, R->ents[i].name, gy_result_message(st.error));
+            fprintf(stderr,
+                    "gyre: runtime fault at t = %s s: entity '%s': body creation failed: %s\n", t,
+                    R->ents[i].name, gy_result_message(st.error));
             found = true;
         }
     }
     if (!found)
-        fprintf(stderr, "gyre: runtime fault at t = %s s: %llu body fault(s), %u failed body "
-                        "creation(s)\n",
+        fprintf(stderr,
+                "gyre: runtime fault at t = %s s: %llu body fault(s), %u failed body "
+                "creation(s)\n",
                 t, (unsigned long long)ps.bodies_faulted, ws.bodies_failed);
     R->fault = true;
     return true;
@@ -390,8 +392,7 @@ static void progress_update(gy_cli_runner *R, progress *p)
 static void progress_clear(progress *p)
 {
     if (p->shown)
-        fputs("\r                                                                      \r",
-              stderr);
+        fputs("\r                                                                      \r", stderr);
 }
 
 static void sleep_until(uint64_t deadline_ns)
@@ -471,7 +472,7 @@ static int set_up(gy_cli_runner *R)
     R->scene = gy_cli_load_scene(R->opt.scene_path);
     if (R->scene == NULL)
         return GY_CLI_EXIT_USAGE;
-    const char *backend = R->opt.backend != NULL          ? R->opt.backend
+    const char *backend = R->opt.backend != NULL            ? R->opt.backend
                           : R->scene->world.backend != NULL ? R->scene->world.backend
                                                             : "ode";
     if (gy_backend_find(backend) == NULL && R->opt.backend != NULL) {
@@ -568,6 +569,7 @@ static void tear_down(gy_cli_runner *R, gy_cli_counters *c, gy_cli_timing *t)
     c->commands_dropped_stale = ps.commands_dropped_stale;
     c->replies = ws.replies_handled;
     c->bodies_peak = R->bodies_peak > ps.bodies ? R->bodies_peak : ps.bodies;
+    gy_physics_get_geometry_stats(p, &c->geometry);
     if (ps.ticks > 0)
         t->step_mean_ms = ms((double)ps.step_ns * 1e-9 / (double)ps.ticks);
     gy_physics_diagnostics d;
@@ -727,8 +729,9 @@ int gy_cli_execute(gy_cli_runner *RP, const char *who)
             }
             char t[64];
             gy_cli_format_number(t, sizeof t, (double)R.tick * R.dt, false);
-            fprintf(stderr, "gyre: %s: %llu ticks (%s s simulated) in %.2f s; %u of %u expects "
-                            "held\n",
+            fprintf(stderr,
+                    "gyre: %s: %llu ticks (%s s simulated) in %.2f s; %u of %u expects "
+                    "held\n",
                     R.opt.scene_path, (unsigned long long)R.tick, t, timing.wall_seconds, held,
                     reached);
         }

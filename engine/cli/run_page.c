@@ -29,6 +29,9 @@ static const struct {
     {"body table", "capacity", "slots"},
     {"allocator", "live", "bytes"},
     {"allocator", "peak", "bytes"},
+    {"runtime geometry", "jobs", "jobs"},
+    {"runtime geometry", "bodies waiting", "bodies"},
+    {"runtime geometry", "most units in a tick", "units"},
 };
 #define DIAG_SERIES (sizeof diag_series / sizeof diag_series[0])
 
@@ -45,7 +48,10 @@ static void diag_values(const gy_physics_diagnostics *d, double v[DIAG_SERIES])
                                         d->body_slots_used,
                                         d->body_slots_capacity,
                                         (double)d->allocator_live_bytes,
-                                        (double)d->allocator_peak_bytes};
+                                        (double)d->allocator_peak_bytes,
+                                        d->geometry_jobs,
+                                        d->geometry_bodies_waiting,
+                                        (double)d->geometry_tick_max_units};
     memcpy(v, values, sizeof values);
 }
 

@@ -47,6 +47,7 @@ gy_result gy_scene_world_config(const gy_scene *scene, const char *backend_overr
     p->world.substeps = scene->world.substeps;
     p->world.solver_iterations = scene->world.solver_iterations;
     p->step_hz = (uint32_t)lround(scene->world.step_hz);
+    p->geometry_budget = scene->world.geometry_budget;
     config->kill_plane = scene->world.has_kill_y;
     config->kill_y = scene->world.has_kill_y ? scene->world.kill_y : 0.0;
     return GY_OK;
@@ -154,8 +155,8 @@ static gy_result shared_geometry_for(build *b, const gy_scene_collider *sc, gy_g
             return GY_OK;
         }
     }
-    gy_result r = gy_array_reserve(b->alloc, (void **)&b->geos, &b->geo_capacity,
-                                   b->geo_count + 1u, sizeof *b->geos);
+    gy_result r = gy_array_reserve(b->alloc, (void **)&b->geos, &b->geo_capacity, b->geo_count + 1u,
+                                   sizeof *b->geos);
     if (r != GY_OK)
         return r;
     gy_geometry g;
@@ -547,9 +548,9 @@ gy_result gy_scene_unload(gy_world *world, gy_scene_instance *instance, uint64_t
     return r;
 }
 
-gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous,
-                                const gy_scene *scene, const gy_allocator *allocator,
-                                gy_scene_instance **out, int32_t *failed_entity)
+gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous, const gy_scene *scene,
+                                const gy_allocator *allocator, gy_scene_instance **out,
+                                int32_t *failed_entity)
 {
     if (failed_entity != NULL)
         *failed_entity = -1;
@@ -569,8 +570,7 @@ gy_result gy_scene_load_replace(gy_world *world, gy_scene_instance *previous,
         if (r != GY_OK)
             return r;
     }
-    gy_result r = gy_scene_instantiate(world, scene, gy_v3(0, 0, 0), allocator, out,
-                                       failed_entity);
+    gy_result r = gy_scene_instantiate(world, scene, gy_v3(0, 0, 0), allocator, out, failed_entity);
     if (r == GY_OK && previous != NULL) {
         destroy_entities(world, previous);
         gy_scene_instance_free(previous);

@@ -110,8 +110,8 @@ static void load_world(gy_scn_loader *L, const cJSON *p)
         gy_scn_pop(L, mark);
         return;
     }
-    static const char *const keys[] = {"gravity",           "step_hz", "substeps",
-                                       "solver_iterations", "backend", "kill_y"};
+    static const char *const keys[] = {"gravity", "step_hz", "substeps",       "solver_iterations",
+                                       "backend", "kill_y",  "geometry_budget"};
     gy_scn_check_keys(L, p, keys, sizeof keys / sizeof keys[0], NULL, 0);
     if (gy_scn_vec3(L, p, "gravity", &w->gravity) == GY_SCN_OK)
         gy_scn_vec3_within(L, "gravity", w->gravity, GY_MAX_MAGNITUDE);
@@ -134,6 +134,8 @@ static void load_world(gy_scn_loader *L, const cJSON *p)
         w->substeps = (uint32_t)v;
     if (gy_scn_integer(L, p, "solver_iterations", 1.0, 255.0, &v) == GY_SCN_OK)
         w->solver_iterations = (uint32_t)v;
+    if (gy_scn_integer(L, p, "geometry_budget", 1024.0, 4294967295.0, &v) == GY_SCN_OK)
+        w->geometry_budget = (uint32_t)v;
     const char *backend;
     if (gy_scn_string(L, p, "backend", &backend) == GY_SCN_OK) {
         if (backend[0] == '\0') {

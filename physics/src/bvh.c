@@ -7,7 +7,7 @@
 
 #include "gyre/math.h"
 
-#define SAH_BINS 16
+#define SAH_BINS GY_BVH_BINS
 /* Below this depth splits stop looking for the best plane and halve the range instead, which caps
  * the depth at SAH_DEPTH_LIMIT + 31 < GY_BVH_MAX_DEPTH for any item count. */
 #define SAH_DEPTH_LIMIT 32
@@ -203,15 +203,6 @@ static double centroid(const gy_bvh_box *b, int axis)
 static const gy_bvh_box empty_box = {{INFINITY, INFINITY, INFINITY},
                                      {-INFINITY, -INFINITY, -INFINITY}};
 
-typedef struct build_task {
-    uint32_t node, begin, end, depth;
-} build_task;
-
-typedef struct bin {
-    gy_bvh_box box;
-    uint32_t count;
-} bin;
-
 static int bin_of(double c, double cmin, double scale)
 {
     /* Clamped before the conversion: a box beyond float range makes t infinite or NaN, and
@@ -239,98 +230,111 @@ static void swap_work(work_set *w, uint32_t i, uint32_t j)
     w->boxes[j] = b;
 }
 
-/* Bounds of the range's boxes into *box; chooses a split and partitions the range; returns the
- * first index of the right half (strictly inside the range). */
-static uint32_t split_range(work_set *w, uint32_t begin, uint32_t end, uint32_t depth,
-                            gy_bvh_box *box)
+static void push_task(gy_bvh_build_state *s, uint32_t node, uint32_t begin, uint32_t end,
+                      uint32_t depth)
 {
-    double cmin[3] = {INFINITY, INFINITY, INFINITY}, cmax[3] = {-INFINITY, -INFINITY, -INFINITY};
-    gy_bvh_box all = empty_box;
-    for (uint32_t i = begin; i < end; i++) {
-        all = gy_bvh_box_union(all, w->boxes[i]);
-        for (int a = 0; a < 3; a++) {
-            double c = centroid(&w->boxes[i], a);
-            cmin[a] = c < cmin[a] ? c : cmin[a];
-            cmax[a] = c > cmax[a] ? c : cmax[a];
-        }
-    }
-    *box = all;
-    uint32_t mid = begin + (end - begin) / 2u;
-    if (depth >= SAH_DEPTH_LIMIT)
-        return mid;
-    double scale[3];
-    bool live[3];
-    bin bins[3][SAH_BINS];
-    /* Binning only the widest axis costs a third of binning all three and loses little: the
-     * widest axis is nearly always where the best plane is. */
-    int widest = 0;
-    for (int a = 1; a < 3; a++)
-        if (cmax[a] - cmin[a] > cmax[widest] - cmin[widest])
-            widest = a;
-    for (int a = 0; a < 3; a++) {
-        double extent = cmax[a] - cmin[a];
-        /* An infinite extent (boxes beyond float range) cannot be binned. */
-        live[a] = a == widest && extent > 0.0 && extent <= DBL_MAX;
-        scale[a] = live[a] ? (double)SAH_BINS / extent : 0.0;
-        for (int k = 0; k < SAH_BINS; k++)
-            bins[a][k] = (bin){empty_box, 0};
-    }
-    if (!live[0] && !live[1] && !live[2])
-        return mid; /* every centroid coincides: any split is as good as another */
-    for (uint32_t i = begin; i < end; i++) {
-        const gy_bvh_box *b = &w->boxes[i];
-        for (int a = 0; a < 3; a++) {
-            if (!live[a])
-                continue;
-            bin *dst = &bins[a][bin_of(centroid(b, a), cmin[a], scale[a])];
-            dst->box = gy_bvh_box_union(dst->box, *b);
-            dst->count++;
-        }
-    }
-    double best_cost = INFINITY;
-    int best_axis = -1, best_split = 0;
-    for (int a = 0; a < 3; a++) {
-        if (!live[a])
-            continue;
-        /* right_cost[k] covers bins k+1.. */
-        double right_cost[SAH_BINS];
-        gy_bvh_box acc = empty_box;
-        uint32_t n = 0;
-        for (int k = SAH_BINS - 1; k > 0; k--) {
-            acc = gy_bvh_box_union(acc, bins[a][k].box);
-            n += bins[a][k].count;
-            right_cost[k - 1] = n ? box_area(&acc) * n : 0.0;
-        }
-        acc = empty_box;
-        n = 0;
-        for (int k = 0; k < SAH_BINS - 1; k++) {
-            acc = gy_bvh_box_union(acc, bins[a][k].box);
-            n += bins[a][k].count;
-            double cost = (n ? box_area(&acc) * n : 0.0) + right_cost[k];
-            if (cost < best_cost) {
-                best_cost = cost;
-                best_axis = a;
-                best_split = k;
-            }
-        }
-    }
-    if (best_axis < 0)
-        return mid; /* every cost was NaN (infinite boxes): no plane is better than the middle */
-    uint32_t lo = begin, hi = end;
-    while (lo < hi) {
-        if (bin_of(centroid(&w->boxes[lo], best_axis), cmin[best_axis], scale[best_axis]) <=
-            best_split)
-            lo++;
-        else
-            swap_work(w, lo, --hi);
-    }
-    return (lo == begin || lo == end) ? mid : lo;
+    assert(s->top < GY_BVH_MAX_DEPTH + 1u);
+    s->stack[s->top][0] = node;
+    s->stack[s->top][1] = begin;
+    s->stack[s->top][2] = end;
+    s->stack[s->top][3] = depth;
+    s->top++;
 }
 
-gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
-                       const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
-                       uint32_t item_limit)
+/* Ends the task being split at `split` (strictly inside its range): its node gets the range's
+ * bounds and two children, whose tasks go on the stack right half first, so depth-first order
+ * never holds more than one pending task per level. */
+static void split_task(gy_bvh *bvh, gy_bvh_build_state *s, uint32_t split)
 {
+    gy_bvh_node *node = &bvh->nodes[s->node];
+    node->box = s->all;
+    uint32_t left = bvh->node_count;
+    bvh->node_count += 2u;
+    node->link = left;
+    bvh->nodes[left].parent = s->node;
+    bvh->nodes[left + 1u].parent = s->node;
+    push_task(s, left + 1u, split, s->end, s->depth + 1u);
+    push_task(s, left, s->begin, split, s->depth + 1u);
+    s->pass = 0;
+}
+
+/* How many of the current pass's items this slice may still visit. */
+static uint32_t pass_stop(const gy_bvh_build_state *s, uint64_t left)
+{
+    uint64_t rest = (uint64_t)(s->end - s->cursor);
+    return rest > left ? s->cursor + (uint32_t)left : s->end;
+}
+
+/* After the bounds pass: the split plane is searched on the widest axis of the centroids only
+ * (binning all three costs three times as much and rarely finds a better plane). */
+static void after_bounds(gy_bvh *bvh, gy_bvh_build_state *s)
+{
+    uint32_t mid = s->begin + (s->end - s->begin) / 2u;
+    if (s->depth >= SAH_DEPTH_LIMIT) {
+        split_task(bvh, s, mid);
+        return;
+    }
+    int widest = 0;
+    for (int a = 1; a < 3; a++)
+        if (s->cmax[a] - s->cmin[a] > s->cmax[widest] - s->cmin[widest])
+            widest = a;
+    double extent = s->cmax[widest] - s->cmin[widest];
+    /* Every centroid coincides (any split is as good as another), or the boxes lie beyond float
+     * range and cannot be binned. */
+    if (!(extent > 0.0 && extent <= DBL_MAX)) {
+        split_task(bvh, s, mid);
+        return;
+    }
+    s->axis = widest;
+    s->scale = (double)SAH_BINS / extent;
+    for (int k = 0; k < SAH_BINS; k++) {
+        s->bins[k].box = empty_box;
+        s->bins[k].count = 0;
+    }
+    s->cursor = s->begin;
+    s->pass = 2;
+}
+
+/* After the binning pass: the cheapest plane by surface area, or the middle when every cost was
+ * NaN (infinite boxes). */
+static void after_bins(gy_bvh *bvh, gy_bvh_build_state *s)
+{
+    double right_cost[SAH_BINS];
+    gy_bvh_box acc = empty_box;
+    uint32_t n = 0;
+    for (int k = SAH_BINS - 1; k > 0; k--) {
+        acc = gy_bvh_box_union(acc, s->bins[k].box);
+        n += s->bins[k].count;
+        right_cost[k - 1] = n ? box_area(&acc) * n : 0.0;
+    }
+    acc = empty_box;
+    n = 0;
+    double best_cost = INFINITY;
+    int best = -1;
+    for (int k = 0; k < SAH_BINS - 1; k++) {
+        acc = gy_bvh_box_union(acc, s->bins[k].box);
+        n += s->bins[k].count;
+        double cost = (n ? box_area(&acc) * n : 0.0) + right_cost[k];
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = k;
+        }
+    }
+    if (best < 0) {
+        split_task(bvh, s, s->begin + (s->end - s->begin) / 2u);
+        return;
+    }
+    s->split_bin = best;
+    s->lo = s->begin;
+    s->hi = s->end;
+    s->pass = 3;
+}
+
+gy_result gy_bvh_build_begin(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
+                             const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
+                             uint32_t item_limit, gy_bvh_build_state *state)
+{
+    memset(state, 0, sizeof *state);
     bvh->node_count = 0;
     bvh->depth = 0;
     bvh->ordered = true;
@@ -349,54 +353,136 @@ gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator 
                          sizeof *builder->boxes) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
     builder->boxes_capacity = boxes_capacity;
-    work_set w = {builder->items, builder->boxes};
-    for (uint32_t i = 0; i < count; i++) {
-        w.items[i] = items[i];
-        w.boxes[i] = boxes[items[i]];
+    for (uint32_t i = 0; items != NULL && i < count; i++) {
+        builder->items[i] = items[i];
+        builder->boxes[i] = boxes[items[i]];
     }
-
-    /* Depth-first with the right half pushed last-in, so the stack never holds more than one
-     * pending task per level. */
-    build_task stack[GY_BVH_MAX_DEPTH + 1];
-    uint32_t top = 0;
-    stack[top++] = (build_task){0, 0, count, 0};
+    state->count = count;
+    state->item_limit = item_limit;
+    push_task(state, 0, 0, count, 0);
     bvh->nodes[0].parent = GY_BVH_NONE;
     bvh->node_count = 1;
-    while (top > 0) {
-        build_task t = stack[--top];
-        gy_bvh_node *node = &bvh->nodes[t.node];
-        if (t.depth > bvh->depth)
-            bvh->depth = t.depth;
-        if (t.end - t.begin == 1) {
-            uint32_t item = w.items[t.begin];
-            assert(item < GY_BVH_MAX_ITEMS && (!bvh->track_leaves || item < item_limit));
-            node->box = w.boxes[t.begin];
-            node->link = GY_BVH_LEAF_BIT | item;
-            if (bvh->track_leaves)
-                bvh->leaf_of[item] = t.node;
+    return GY_OK;
+}
+
+/* Node heights leaves up, for trees edited in place: children always come after their parent. */
+static void build_heights(gy_bvh *bvh)
+{
+    uint8_t *h = bvh->editor->height;
+    for (uint32_t i = bvh->node_count; i-- > 0;) {
+        uint32_t link = bvh->nodes[i].link;
+        h[i] = (link & GY_BVH_LEAF_BIT)
+                   ? 0u
+                   : (uint8_t)(1u + (h[link] > h[link + 1u] ? h[link] : h[link + 1u]));
+    }
+}
+
+bool gy_bvh_build_run(gy_bvh *bvh, gy_bvh_builder *builder, gy_bvh_build_state *s, uint64_t units,
+                      uint64_t *done_units)
+{
+    work_set w = {builder->items, builder->boxes};
+    uint64_t used = 0;
+    bool finished = false;
+    while (used < units) {
+        if (s->pass == 0) {
+            if (s->top == 0) {
+                finished = true;
+                break;
+            }
+            s->top--;
+            s->node = s->stack[s->top][0];
+            s->begin = s->stack[s->top][1];
+            s->end = s->stack[s->top][2];
+            s->depth = s->stack[s->top][3];
+            if (s->depth > bvh->depth)
+                bvh->depth = s->depth;
+            if (s->end - s->begin == 1) {
+                uint32_t item = w.items[s->begin];
+                assert(item < GY_BVH_MAX_ITEMS && (!bvh->track_leaves || item < s->item_limit));
+                gy_bvh_node *node = &bvh->nodes[s->node];
+                node->box = w.boxes[s->begin];
+                node->link = GY_BVH_LEAF_BIT | item;
+                if (bvh->track_leaves)
+                    bvh->leaf_of[item] = s->node;
+                used++;
+                continue;
+            }
+            for (int a = 0; a < 3; a++) {
+                s->cmin[a] = INFINITY;
+                s->cmax[a] = -INFINITY;
+            }
+            s->all = empty_box;
+            s->cursor = s->begin;
+            s->pass = 1;
+        }
+        if (s->pass == 1) {
+            uint32_t stop = pass_stop(s, units - used);
+            for (uint32_t i = s->cursor; i < stop; i++) {
+                s->all = gy_bvh_box_union(s->all, w.boxes[i]);
+                for (int a = 0; a < 3; a++) {
+                    double c = centroid(&w.boxes[i], a);
+                    s->cmin[a] = c < s->cmin[a] ? c : s->cmin[a];
+                    s->cmax[a] = c > s->cmax[a] ? c : s->cmax[a];
+                }
+            }
+            used += stop - s->cursor;
+            s->cursor = stop;
+            if (s->cursor < s->end)
+                break;
+            after_bounds(bvh, s);
             continue;
         }
-        uint32_t split = split_range(&w, t.begin, t.end, t.depth, &node->box);
-        uint32_t left = bvh->node_count;
-        bvh->node_count += 2u;
-        node->link = left;
-        bvh->nodes[left].parent = t.node;
-        bvh->nodes[left + 1u].parent = t.node;
-        assert(top + 2u <= GY_BVH_MAX_DEPTH + 1u);
-        stack[top++] = (build_task){left + 1u, split, t.end, t.depth + 1u};
-        stack[top++] = (build_task){left, t.begin, split, t.depth + 1u};
-    }
-    assert(bvh->node_count == 2u * count - 1u && bvh->depth < GY_BVH_MAX_DEPTH);
-    if (bvh->editor != NULL) {
-        /* Heights leaves up: children always come after their parent here. */
-        uint8_t *h = bvh->editor->height;
-        for (uint32_t i = bvh->node_count; i-- > 0;) {
-            uint32_t link = bvh->nodes[i].link;
-            h[i] = (link & GY_BVH_LEAF_BIT)
-                       ? 0u
-                       : (uint8_t)(1u + (h[link] > h[link + 1u] ? h[link] : h[link + 1u]));
+        if (s->pass == 2) {
+            uint32_t stop = pass_stop(s, units - used);
+            for (uint32_t i = s->cursor; i < stop; i++) {
+                const gy_bvh_box *b = &w.boxes[i];
+                int k = bin_of(centroid(b, s->axis), s->cmin[s->axis], s->scale);
+                s->bins[k].box = gy_bvh_box_union(s->bins[k].box, *b);
+                s->bins[k].count++;
+            }
+            used += stop - s->cursor;
+            s->cursor = stop;
+            if (s->cursor < s->end)
+                break;
+            after_bins(bvh, s);
+            continue;
         }
+        /* pass 3: partition around the chosen plane */
+        while (s->lo < s->hi && used < units) {
+            if (bin_of(centroid(&w.boxes[s->lo], s->axis), s->cmin[s->axis], s->scale) <=
+                s->split_bin)
+                s->lo++;
+            else
+                swap_work(&w, s->lo, --s->hi);
+            used++;
+        }
+        if (s->lo < s->hi)
+            break;
+        uint32_t mid = s->begin + (s->end - s->begin) / 2u;
+        split_task(bvh, s, (s->lo == s->begin || s->lo == s->end) ? mid : s->lo);
     }
+    if (!finished && s->pass == 0 && s->top == 0)
+        finished = true;
+    if (done_units != NULL)
+        *done_units += used;
+    if (finished && s->count > 0) {
+        assert(bvh->node_count == 2u * s->count - 1u && bvh->depth < GY_BVH_MAX_DEPTH);
+        if (bvh->editor != NULL)
+            build_heights(bvh);
+        s->count = 0; /* heights once */
+    }
+    return finished;
+}
+
+gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
+                       const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
+                       uint32_t item_limit)
+{
+    gy_bvh_build_state state;
+    gy_result r = gy_bvh_build_begin(bvh, builder, a, items, count, boxes, item_limit, &state);
+    if (r != GY_OK)
+        return r;
+    gy_bvh_build_run(bvh, builder, &state, UINT64_MAX, NULL);
     return GY_OK;
 }
 

@@ -138,6 +138,43 @@ gy_result gy_bvh_build(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator 
                        const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
                        uint32_t item_limit);
 
+/* Bins of the surface-area split search. */
+#define GY_BVH_BINS 16
+
+/* A build cut into slices: gy_bvh_build_begin takes the items and their boxes, each
+ * gy_bvh_build_run does at most about `units` item visits of work and may be called again until it
+ * reports the tree done. The tree is the one gy_bvh_build makes, split for split. The tree, the
+ * builder and the state must stay put between slices; nothing allocates after begin. */
+typedef struct gy_bvh_build_state {
+    uint32_t stack[GY_BVH_MAX_DEPTH + 1][4]; /* pending tasks: node, begin, end, depth */
+    uint32_t top, count, item_limit;
+    /* The task being split: its range, the pass over it (0 none, 1 bounds, 2 bins, 3
+     * partition) and how far that pass got. */
+    uint32_t node, begin, end, depth, pass, cursor, lo, hi;
+    double cmin[3], cmax[3], scale;
+    gy_bvh_box all;
+    struct {
+        gy_bvh_box box;
+        uint32_t count;
+    } bins[GY_BVH_BINS];
+    int axis, split_bin;
+} gy_bvh_build_state;
+
+/* Starts a build over the same arguments as gy_bvh_build; reserves everything the build needs.
+ * With `items` NULL the items and boxes are not copied: the caller writes item i and its box at
+ * builder->items[i] and builder->boxes[i] for every i < count before the first run (so that
+ * copy, too, can be spread over slices). Returns GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is then
+ * empty). */
+gy_result gy_bvh_build_begin(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allocator *a,
+                             const uint32_t *items, uint32_t count, const gy_bvh_box *boxes,
+                             uint32_t item_limit, gy_bvh_build_state *state);
+
+/* Does up to `units` item visits of the build (a pass over a range visits each of its items once;
+ * a slice may exceed `units` by a few constant-cost steps, never by a pass). Adds the visits made
+ * to *done_units when non-NULL. Returns true once the tree is complete. */
+bool gy_bvh_build_run(gy_bvh *bvh, gy_bvh_builder *builder, gy_bvh_build_state *state,
+                      uint64_t units, uint64_t *done_units);
+
 /* Makes `dst` an exact copy of `src` (topology, bounds and leaf map). `dst` must track leaves if
  * `src` does. Returns GY_OK or GY_ERR_OUT_OF_MEMORY (dst is then empty). */
 gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uint32_t item_limit);

@@ -88,6 +88,7 @@ gy_physics_def gy_default_physics_def(void)
     d.step_hz = 60;
     d.max_catchup_steps = 4;
     d.frame_budget_s = 1.0 / 60.0;
+    d.geometry_budget = GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET;
     return d;
 }
 
@@ -150,6 +151,7 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     p->budget_ns =
         d.frame_budget_s > 0.0 ? (uint64_t)llround(d.frame_budget_s * 1e9) : p->period_ns;
     p->lockstep = d.lockstep;
+    p->geo_budget = d.geometry_budget ? d.geometry_budget : GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET;
     p->queries_exclusive = (be->flags & GY_BACKEND_QUERIES_EXCLUSIVE) != 0;
     p->clock = d.clock != NULL ? d.clock : clock_default;
     p->clock_ctx = d.clock_ctx;
@@ -270,6 +272,7 @@ static void drain_commands(gy_physics *p, bool lockstep)
     for (;;) {
         sim_lock(p);
         gy_phys_drain(p);
+        gy_phys_geo_run(p); /* queued geometry goes on even when no batch came */
         gy_phys_wake_disturbed(p);
         sim_unlock(p);
         if (!lockstep || gy_command_queue_acknowledged(p->commands) >= want || stop_requested(p))

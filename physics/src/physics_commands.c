@@ -654,13 +654,15 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
             gy_phys_add(&p->counters.creates_cancelled, 1);
             return;
         }
+        if (gy_phys_geo_park(p, c))
+            break;
         gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count,
                             pl->is_character ? &pl->character : NULL, pl->start_asleep);
         break;
     }
     case GY_PHYS_CMD_RELEASE_BODY: {
         uint32_t att = ((const gy_phys_cmd_body *)(const void *)c->body.bytes)->attachment;
-        if (!gy_phys_release_body(p, c->key, att)) {
+        if (!gy_phys_release_body(p, c->key, att) && !gy_phys_geo_unpark(p, c->key, att)) {
             /* The partner of a cancelled create is expected to find nothing. */
             if (!(use_set && set_contains(p, att)))
                 gy_phys_add(&p->counters.commands_dropped_stale, 1);
@@ -687,13 +689,12 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
             gy_phys_add(&p->counters.commands_failed, 1);
             return;
         }
-        gy_phys_create_resource(p, c->key, pl->is_mesh != 0, pl->vertices, pl->vertex_count,
-                                (const uint32_t *)(const void *)(pl->vertices + pl->vertex_count),
-                                pl->index_count);
+        gy_phys_geo_enqueue(p, c);
         break;
     }
     case GY_PHYS_CMD_RELEASE_RESOURCE:
-        gy_phys_release_resource(p, c->key);
+        if (!gy_phys_geo_cancel(p, c->key))
+            gy_phys_release_resource(p, c->key);
         break;
     default:
         gy_phys_add(&p->counters.commands_failed, 1);
@@ -954,6 +955,9 @@ void gy_phys_apply_batch(gy_physics *p, gy_command_batch *batch)
         for (uint32_t k = 0; k < n; k++)
             apply_lifecycle(p, p->scratch[k], use_set);
     }
+    /* Geometry that fits this tick's budget is ready, and its bodies created, before the
+     * batch's changes to them apply. */
+    gy_phys_geo_run(p);
     if (first_mutate != NULL) {
         apply_mutate(p, first_mutate);
         while ((c = gy_command_batch_next(batch, NULL)) != NULL)

@@ -123,6 +123,13 @@ void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now)
     d->body_slots_used = p->body_count;
     d->body_slots_capacity = p->body_capacity;
     gy_allocator_meter_read(p->meter, &d->allocator_live_bytes, &d->allocator_peak_bytes);
+    d->geometry_budget = (uint32_t)p->geo_budget;
+    d->geometry_jobs = p->geo_job_count;
+    d->geometry_bodies_waiting = p->parked_count;
+    d->geometry_bytes_pending = gy_phys_get(&p->counters.geo_bytes_pending);
+    uint64_t geo_ns;
+    gy_phys_geo_take_max(p, &d->geometry_tick_max_units, &geo_ns);
+    d->geometry_tick_max_s = (double)geo_ns * 1e-9;
     gy_triple_buffer_publish(p->diag_tb, p->tick);
 }
 

@@ -172,6 +172,21 @@ typedef struct gy_phys_resource {
     bool live;
 } gy_phys_resource;
 
+/* A runtime mesh or hull waiting for, or under, its build (physics_geometry.c). */
+typedef struct gy_phys_geo_job {
+    gy_phys_resource_payload *payload; /* owned: the definition the command carried */
+    gy_snapshot_mesh_build *build;     /* mesh: its query blob, built in slices */
+    uint64_t units_left;               /* estimate, for the queue's size */
+    uint32_t key;
+    bool ready; /* the query blob is done (hulls: at once); the adapter's slice is next */
+} gy_phys_geo_job;
+
+/* A body whose create waits for the runtime geometry it names. */
+typedef struct gy_phys_parked_body {
+    gy_phys_body_payload *payload; /* owned */
+    uint32_t store_index;
+} gy_phys_parked_body;
+
 /* A growable array of uint32 (grown to its peak, then reused). */
 typedef struct gy_phys_list {
     uint32_t *items;
@@ -204,6 +219,11 @@ typedef struct gy_phys_counters {
     uint64_t catchup_steps_dropped, catchup_ns_dropped, rebases;
     uint64_t proxies_read, proxies_changed, proxies_written, full_scans;
     uint64_t bodies_faulted;
+    /* Runtime geometry (physics_geometry.c). */
+    uint64_t geo_jobs, geo_parked, geo_bytes_pending, geo_units_pending;
+    uint64_t geo_tick_units, geo_tick_adapter_units, geo_tick_ns, geo_max_tick_units;
+    uint64_t geo_max_tick_ns;
+    uint64_t geo_built, geo_cancelled, geo_parked_cancelled, geo_slices;
     uint64_t step_ns, adapter_step_ns, publish_ns, cpu_ns;
     uint32_t bodies, awake;
 } gy_phys_counters;
@@ -309,7 +329,18 @@ struct gy_physics {
     uint32_t joint_capacity, joint_count;
     gy_phys_resource *resources;
     uint32_t resource_capacity;
-    gy_phys_move *moves; /* kinematic moves under way, dense (swap-remove) */
+    /* Runtime geometry built in slices under a per-tick budget (physics_geometry.c). */
+    gy_phys_geo_job *geo_jobs; /* in arrival order; the first is the one being built */
+    uint32_t geo_job_count, geo_job_capacity;
+    gy_phys_parked_body *parked;
+    uint32_t parked_count, parked_capacity;
+    uint64_t geo_budget;       /* units per tick */
+    uint64_t geo_tick;         /* the tick whose drains geo_tick_units counts */
+    uint64_t geo_tick_units;   /* units spent by those drains so far */
+    uint64_t geo_tick_adapter; /* of those, adapter builds */
+    uint64_t geo_tick_ns;
+    uint64_t geo_max_units, geo_max_ns; /* most in one tick since the last diagnostics sample */
+    gy_phys_move *moves;                /* kinematic moves under way, dense (swap-remove) */
     uint32_t move_count, move_capacity;
     gy_phys_list awake;
     gy_phys_list lanes[GY_PHYS_LANES];
@@ -357,6 +388,10 @@ static inline void gy_phys_add(uint64_t *c, uint64_t n)
     __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 static inline void gy_phys_set32(uint32_t *c, uint32_t v)
+{
+    __atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+static inline void gy_phys_set64(uint64_t *c, uint64_t v)
 {
     __atomic_store_n(c, v, __ATOMIC_RELAXED);
 }
@@ -413,6 +448,30 @@ void gy_phys_release_joint(gy_physics *p, uint32_t key);
 void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 void gy_phys_release_resource(gy_physics *p, uint32_t key);
+/* Makes a built resource live under `key` (taking the blob's creator reference). */
+void gy_phys_install_resource(gy_physics *p, uint32_t key, gy_resource_id id,
+                              gy_snapshot_geometry *g);
+/* Fails a create: counts it and sends CREATE_FAILED. */
+void gy_phys_reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t key,
+                          uint32_t attachment, gy_result result);
+
+/* ---- runtime geometry in slices (physics_geometry.c) ----------------------------------------- */
+
+/* CREATE_RESOURCE: takes the command's payload into a job at the back of the queue. */
+void gy_phys_geo_enqueue(gy_physics *p, gy_command *c);
+/* CREATE_BODY: true when the body names geometry still queued, and was parked (its payload
+ * taken) to be created when that geometry is ready. */
+bool gy_phys_geo_park(gy_physics *p, gy_command *c);
+/* RELEASE_BODY of a parked body: drops it. True when one was parked. */
+bool gy_phys_geo_unpark(gy_physics *p, uint32_t store_index, uint32_t attachment);
+/* RELEASE_RESOURCE of a queued key: cancels its job. True when one was queued. */
+bool gy_phys_geo_cancel(gy_physics *p, uint32_t key);
+/* Spends what is left of this tick's budget on the queue. */
+void gy_phys_geo_run(gy_physics *p);
+/* The most units and time one tick spent since the previous call (diagnostics). */
+void gy_phys_geo_take_max(gy_physics *p, uint64_t *units, uint64_t *ns);
+/* Drops every job and parked body (reset and teardown). */
+void gy_phys_geo_clear(gy_physics *p);
 /* The live body at store_index holding attachment, or NULL (counted as stale when `count`). */
 gy_phys_body *gy_phys_body_at(gy_physics *p, uint32_t store_index, uint32_t attachment);
 /* Queues a body for read-back at the coming publish (idempotent per publish). */

@@ -37,8 +37,8 @@ gy_result gy_phys_reply(gy_physics *p, uint16_t type, uint32_t key, const void *
     return gy_reply_queue_push(p->replies, &r, cls);
 }
 
-static void reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t key,
-                         uint32_t attachment, gy_result result)
+void gy_phys_reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t key,
+                          uint32_t attachment, gy_result result)
 {
     gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
                                   (uint32_t)kind, (int32_t)result, p->tick + 1u};
@@ -100,7 +100,8 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     const gy_backend *be = p->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
         count > UINT16_MAX) {
-        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_INVALID_ARGUMENT);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
+                             GY_ERR_INVALID_ARGUMENT);
         return;
     }
     gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
@@ -112,12 +113,12 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         r = gy_array_reserve(p->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity, count,
                              sizeof *p->collider_ids);
     if (r != GY_OK) {
-        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
     }
     gy_phys_body *e = &p->bodies[store_index];
     if (e->id.bits != 0) {
-        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_MISUSE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_MISUSE);
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -126,8 +127,8 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         if (s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH) {
             uint32_t key = (uint32_t)s->resource.bits;
             if (key >= p->resource_capacity || !p->resources[key].live) {
-                reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
-                             GY_ERR_STALE_HANDLE);
+                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
+                                     GY_ERR_STALE_HANDLE);
                 return;
             }
             s->resource = p->resources[key].id;
@@ -139,7 +140,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     gy_body_id id;
     r = be->body_create(p->world, &d, p->collider_scratch, count, &id, p->collider_ids);
     if (r != GY_OK) {
-        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
     }
     uint32_t max_slot = 0;
@@ -157,7 +158,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
                                        p->collider_ids[0]);
     if (r != GY_OK) {
         be->body_release(p->world, id);
-        reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
     }
     /* Asleep before its first read: its first proxy shows it so, and no SLEEP is reported. */
@@ -273,18 +274,18 @@ void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
     gy_result r =
         table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u, sizeof *p->joints);
     if (r != GY_OK) {
-        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
         return;
     }
     if (p->joints[key].live) {
-        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_MISUSE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_MISUSE);
         return;
     }
     gy_phys_body *a = gy_phys_body_at(p, desc->a_store, desc->a_attachment);
     gy_phys_body *b =
         desc->b_attachment != 0 ? gy_phys_body_at(p, desc->b_store, desc->b_attachment) : NULL;
     if (a == NULL || (desc->b_attachment != 0 && b == NULL)) {
-        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_STALE_HANDLE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_STALE_HANDLE);
         return;
     }
     gy_joint_def def = desc->def;
@@ -294,7 +295,7 @@ void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
     gy_joint_id id;
     r = p->backend->joint_create(p->world, &def, &id);
     if (r != GY_OK) {
-        reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
         return;
     }
     gy_phys_joint *j = &p->joints[key];
@@ -331,7 +332,7 @@ void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy
     if (r == GY_OK && (key == 0 || p->resources[key].live))
         r = GY_ERR_MISUSE;
     if (r != GY_OK) {
-        reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
         return;
     }
     gy_resource_id id;
@@ -348,9 +349,15 @@ void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy
             p->backend->resource_release(p->world, id);
     }
     if (r != GY_OK) {
-        reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
         return;
     }
+    gy_phys_install_resource(p, key, id, g);
+}
+
+void gy_phys_install_resource(gy_physics *p, uint32_t key, gy_resource_id id,
+                              gy_snapshot_geometry *g)
+{
     p->resources[key].id = id;
     p->resources[key].geometry = g;
     p->resources[key].live = true;
@@ -371,6 +378,7 @@ void gy_phys_release_resource(gy_physics *p, uint32_t key)
 
 void gy_phys_reset_world_state(gy_physics *p)
 {
+    gy_phys_geo_clear(p);
     for (uint32_t s = 0; s < p->body_count; s++) {
         gy_phys_body *e = &p->bodies[s];
         for (uint32_t slot = e->first_collider; e->id.bits != 0 && slot != GY_PHYS_NONE;
@@ -415,6 +423,11 @@ void gy_phys_reset_world_state(gy_physics *p)
 void gy_phys_free_world_state(gy_physics *p)
 {
     const gy_allocator *a = p->alloc;
+    gy_phys_geo_clear(p);
+    if (p->geo_jobs != NULL)
+        gy_free(a, p->geo_jobs, (size_t)p->geo_job_capacity * sizeof *p->geo_jobs);
+    if (p->parked != NULL)
+        gy_free(a, p->parked, (size_t)p->parked_capacity * sizeof *p->parked);
     if (p->bodies != NULL)
         gy_free(a, p->bodies, (size_t)p->body_capacity * sizeof *p->bodies);
     if (p->colliders != NULL)

@@ -163,6 +163,129 @@ static void bounds_of(const gy_vec3 *v, uint32_t n, gy_vec3 *lo, gy_vec3 *hi)
     }
 }
 
+struct gy_snapshot_mesh_build {
+    const gy_allocator *allocator;
+    gy_mesh_def def; /* the caller's arrays */
+    gy_snapshot_geometry *g;
+    gy_bvh_builder builder;
+    gy_bvh_build_state state;
+    uint32_t phase; /* 0: copying vertices, 1: boxing triangles, 2: the tree, 3: done */
+    uint32_t cursor;
+};
+
+void gy_snapshot_mesh_build_cancel(gy_snapshot_mesh_build *b)
+{
+    if (b == NULL)
+        return;
+    const gy_allocator *a = b->allocator;
+    if (b->g != NULL)
+        geometry_free(b->g);
+    gy_bvh_builder_fini(&b->builder, a);
+    gy_free(a, b, sizeof *b);
+}
+
+gy_result gy_snapshot_mesh_build_begin(const gy_allocator *allocator, const gy_mesh_def *def,
+                                       gy_snapshot_mesh_build **out)
+{
+    if (out == NULL || def == NULL || def->vertex_count == 0 || def->index_count < 3u)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    const gy_allocator *a = gy_allocator_or_default(allocator);
+    uint32_t tris = def->index_count / 3u;
+    gy_snapshot_mesh_build *b = gy_alloc_zeroed(a, sizeof *b);
+    if (b == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    b->allocator = a;
+    b->def = *def;
+    gy_snapshot_geometry *g = gy_alloc_zeroed(a, sizeof *g);
+    if (g == NULL) {
+        gy_free(a, b, sizeof *b);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    g->allocator = a;
+    g->type = GY_SHAPE_MESH;
+    g->refs = 1;
+    gy_bvh_init(&g->tree, false);
+    /* Counts first, so geometry_free frees whatever the allocations below made. */
+    g->vertex_count = def->vertex_count;
+    g->triangle_count = tris;
+    g->vertices = gy_alloc(a, (size_t)def->vertex_count * sizeof *g->vertices);
+    g->indices = gy_alloc(a, (size_t)tris * 3u * sizeof *g->indices);
+    b->g = g;
+    if (g->vertices == NULL || g->indices == NULL ||
+        gy_bvh_build_begin(&g->tree, &b->builder, a, NULL, tris, NULL, 0, &b->state) != GY_OK) {
+        gy_snapshot_mesh_build_cancel(b);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    *out = b;
+    return GY_OK;
+}
+
+bool gy_snapshot_mesh_build_run(gy_snapshot_mesh_build *b, uint64_t units, uint64_t *done_units)
+{
+    gy_snapshot_geometry *g = b->g;
+    uint64_t used = 0;
+    if (b->phase == 0 && used < units) {
+        uint64_t n = g->vertex_count - b->cursor;
+        n = n < units - used ? n : units - used;
+        for (uint32_t i = b->cursor; i < b->cursor + (uint32_t)n; i++) {
+            gy_vec3 v = b->def.vertices[i];
+            g->vertices[i] = v;
+            g->local_min = i == 0 ? v : gy_v3_min(g->local_min, v);
+            g->local_max = i == 0 ? v : gy_v3_max(g->local_max, v);
+        }
+        b->cursor += (uint32_t)n;
+        used += n;
+        if (b->cursor == g->vertex_count) {
+            b->phase = 1;
+            b->cursor = 0;
+        }
+    }
+    if (b->phase == 1 && used < units) {
+        uint64_t n = g->triangle_count - b->cursor;
+        n = n < units - used ? n : units - used;
+        for (uint32_t t = b->cursor; t < b->cursor + (uint32_t)n; t++) {
+            const uint32_t *ix = &b->def.indices[3u * t];
+            memcpy(&g->indices[3u * t], ix, 3u * sizeof *ix);
+            gy_vec3 lo, hi, v[3] = {g->vertices[ix[0]], g->vertices[ix[1]], g->vertices[ix[2]]};
+            bounds_of(v, 3, &lo, &hi);
+            b->builder.items[t] = t;
+            b->builder.boxes[t] = gy_bvh_box_from(lo, hi);
+        }
+        b->cursor += (uint32_t)n;
+        used += n;
+        if (b->cursor == g->triangle_count)
+            b->phase = 2;
+    }
+    if (b->phase == 2 && used < units &&
+        gy_bvh_build_run(&g->tree, &b->builder, &b->state, units - used, &used))
+        b->phase = 3;
+    if (done_units != NULL)
+        *done_units += used;
+    return b->phase == 3;
+}
+
+uint64_t gy_snapshot_mesh_build_units(const gy_mesh_def *def)
+{
+    uint64_t tris = def->index_count / 3u;
+    /* The tree visits each item about twice per level (bounds, bins, partition ~ three passes
+     * over ~log2(n) levels); counted as 3 log2(n) per triangle. */
+    uint64_t levels = 1;
+    while ((1ull << levels) < tris)
+        levels++;
+    return def->vertex_count + tris + 3u * levels * tris;
+}
+
+gy_snapshot_geometry *gy_snapshot_mesh_build_finish(gy_snapshot_mesh_build *b)
+{
+    if (b == NULL || b->phase != 3)
+        return NULL;
+    gy_snapshot_geometry *g = b->g;
+    b->g = NULL;
+    gy_snapshot_mesh_build_cancel(b);
+    return g;
+}
+
 gy_result gy_snapshot_geometry_create_mesh(const gy_allocator *allocator, const gy_mesh_def *def,
                                            gy_snapshot_geometry **out)
 {
@@ -171,52 +294,12 @@ gy_result gy_snapshot_geometry_create_mesh(const gy_allocator *allocator, const 
     gy_result r = gy_validate_mesh_def(def);
     if (r != GY_OK)
         return r;
-    const gy_allocator *a = gy_allocator_or_default(allocator);
-    uint32_t tris = def->index_count / 3u;
-    gy_snapshot_geometry *g = gy_alloc_zeroed(a, sizeof *g);
-    if (g == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    g->allocator = a;
-    g->type = GY_SHAPE_MESH;
-    g->refs = 1;
-    gy_bvh_init(&g->tree, false);
-    g->vertices = gy_alloc(a, (size_t)def->vertex_count * sizeof *g->vertices);
-    g->indices = gy_alloc(a, (size_t)def->index_count * sizeof *g->indices);
-    gy_bvh_box *boxes = gy_alloc(a, (size_t)tris * sizeof *boxes);
-    uint32_t *items = gy_alloc(a, (size_t)tris * sizeof *items);
-    gy_bvh_builder builder = {0};
-    r = GY_ERR_OUT_OF_MEMORY;
-    if (g->vertices != NULL && g->indices != NULL && boxes != NULL && items != NULL) {
-        g->vertex_count = def->vertex_count;
-        g->triangle_count = tris;
-        memcpy(g->vertices, def->vertices, (size_t)def->vertex_count * sizeof *g->vertices);
-        memcpy(g->indices, def->indices, (size_t)def->index_count * sizeof *g->indices);
-        for (uint32_t t = 0; t < tris; t++) {
-            gy_vec3 lo, hi,
-                v[3] = {g->vertices[g->indices[3 * t]], g->vertices[g->indices[3 * t + 1]],
-                        g->vertices[g->indices[3 * t + 2]]};
-            bounds_of(v, 3, &lo, &hi);
-            boxes[t] = gy_bvh_box_from(lo, hi);
-            items[t] = t;
-        }
-        bounds_of(g->vertices, g->vertex_count, &g->local_min, &g->local_max);
-        r = gy_bvh_build(&g->tree, &builder, a, items, tris, boxes, 0);
-    }
-    gy_bvh_builder_fini(&builder, a);
-    gy_free(a, items, (size_t)tris * sizeof *items);
-    gy_free(a, boxes, (size_t)tris * sizeof *boxes);
-    if (r != GY_OK) {
-        if (g->vertex_count == 0) { /* the copies were never made: free what exists by hand */
-            gy_free(a, g->vertices, (size_t)def->vertex_count * sizeof *g->vertices);
-            gy_free(a, g->indices, (size_t)def->index_count * sizeof *g->indices);
-            gy_bvh_fini(&g->tree, a);
-            gy_free(a, g, sizeof *g);
-        } else {
-            geometry_free(g);
-        }
+    gy_snapshot_mesh_build *b;
+    r = gy_snapshot_mesh_build_begin(allocator, def, &b);
+    if (r != GY_OK)
         return r;
-    }
-    *out = g;
+    gy_snapshot_mesh_build_run(b, UINT64_MAX, NULL);
+    *out = gy_snapshot_mesh_build_finish(b);
     return GY_OK;
 }
 

@@ -31,6 +31,7 @@ ENTITY_KEYS = ["name", "position", "rotation", "linear_velocity", "angular_veloc
                "awake", "grounded", "ground_state"]
 COUNTER_KEYS = ["commands", "commands_dropped_stale", "replies", "replies_dropped", "bodies_peak",
                 "live_objects_at_exit"]
+GEOMETRY_KEYS = ["budget_units", "built", "cancelled", "pending", "max_tick_units", "max_tick_ms"]
 EVENT_KEYS = ["tick", "t", "kind", "a", "b", "point", "normal", "penetration", "normal_impulse"]
 TRACE_HEADER = "tick,t,entity,x,y,z,qx,qy,qz,qw,vx,vy,vz"
 
@@ -107,7 +108,12 @@ def check_report_shape(r):
     keys = list(r["events"].keys())
     check(keys[:3] == ["enter", "stay", "exit"] and
           keys[3:] == [k for k in ["sleep", "wake", "killed"] if k in keys[3:]], "events keys")
-    check(list(r["counters"].keys()) == COUNTER_KEYS, f"counter keys {list(r['counters'])}")
+    # "geometry" follows when runtime geometry went through the per-tick budget.
+    check(list(r["counters"].keys()) in (COUNTER_KEYS, COUNTER_KEYS + ["geometry"]),
+          f"counter keys {list(r['counters'])}")
+    if "geometry" in r["counters"]:
+        check(list(r["counters"]["geometry"].keys()) == GEOMETRY_KEYS,
+              f"geometry keys {list(r['counters']['geometry'])}")
     check(list(r["timing"].keys()) == ["wall_seconds", "step_ms"], "timing keys")
     check(list(r["timing"]["step_ms"].keys()) == ["mean", "p50", "p99", "max"], "step_ms keys")
     for x in r["expects"]:

@@ -314,7 +314,8 @@ def page_data(path):
 DIAGNOSTICS = {"bodies": ["awake", "sleeping", "static", "characters"],
                "contacts and events": ["pairs", "points", "events per tick"],
                "body table": ["live", "used", "capacity"],
-               "allocator": ["live", "peak"]}
+               "allocator": ["live", "peak"],
+               "runtime geometry": ["jobs", "bodies waiting", "most units in a tick"]}
 
 
 def page_plots_the_diagnostics():
@@ -366,6 +367,8 @@ def page_plots_the_diagnostics():
         check(0 <= at[("contacts and events", "points")] and
               0 <= at[("contacts and events", "pairs")] and
               0 <= at[("contacts and events", "events per tick")], f"bin {b}: contacts {at}")
+        check(all(at[("runtime geometry", n)] >= 0 for n in DIAGNOSTICS["runtime geometry"]),
+              f"bin {b}: runtime geometry {at}")
         bytes_live, bytes_peak = at[("allocator", "live")], at[("allocator", "peak")]
         check(0 < bytes_live <= bytes_peak and bytes_peak >= peak_before,
               f"bin {b}: allocator live {bytes_live}, peak {bytes_peak} (before {peak_before})")

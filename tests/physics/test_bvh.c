@@ -116,6 +116,49 @@ static void check_rays(const gy_bvh *bvh, const scene *s, gy_test_rng *r, int ra
                 rays / 4); /* the scene is dense enough that the comparison means something */
 }
 
+/* A build run in slices of a few units makes the one-shot build's tree, node for node, and no
+ * slice visits more items than it was given. */
+static void test_bvh_build_in_slices_matches_one_build_and_keeps_to_each_slice(void **state)
+{
+    (void)state;
+    gy_test_rng r = {0x243f6a8885a308d3ull};
+    scene s;
+    scene_init(&s, 3000, &r);
+    const gy_allocator *a = gy_default_allocator();
+    gy_bvh whole, sliced;
+    gy_bvh_builder b = {0};
+    gy_bvh_init(&whole, true);
+    gy_bvh_init(&sliced, true);
+    assert_result(gy_bvh_build(&whole, &b, a, s.items, s.n, s.boxes, s.n), GY_OK);
+    static const uint64_t slice_units[] = {1, 7, 100, 2999, 3001};
+    for (size_t k = 0; k < sizeof slice_units / sizeof slice_units[0]; k++) {
+        gy_bvh_build_state st;
+        assert_result(gy_bvh_build_begin(&sliced, &b, a, s.items, s.n, s.boxes, s.n, &st), GY_OK);
+        uint64_t total = 0;
+        uint32_t slices = 0;
+        for (bool done = false; !done; slices++) {
+            uint64_t used = 0;
+            done = gy_bvh_build_run(&sliced, &b, &st, slice_units[k], &used);
+            assert_true(used <= slice_units[k]);
+            assert_true(used > 0 || done);
+            total += used;
+            assert_true(slices < 10000000u);
+        }
+        /* Several passes over the items per level: far more work than one slice. */
+        assert_true(total > 3u * s.n);
+        if (slice_units[k] < 100)
+            assert_true(slices >= total / slice_units[k]);
+        assert_int_equal(sliced.node_count, whole.node_count);
+        assert_int_equal(sliced.depth, whole.depth);
+        assert_memory_equal(sliced.nodes, whole.nodes, whole.node_count * sizeof *whole.nodes);
+        assert_true(gy_bvh_is_valid(&sliced, s.boxes, s.n));
+    }
+    gy_bvh_fini(&whole, a);
+    gy_bvh_fini(&sliced, a);
+    gy_bvh_builder_fini(&b, a);
+    scene_fini(&s);
+}
+
 static void test_bvh_raycast_matches_brute_force(void **state)
 {
     (void)state;
@@ -474,6 +517,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bvh_raycast_matches_brute_force),
+        cmocka_unit_test(test_bvh_build_in_slices_matches_one_build_and_keeps_to_each_slice),
         cmocka_unit_test(test_bvh_refit_after_moves_matches_brute_force),
         cmocka_unit_test(test_bvh_refit_item_stops_where_nothing_changes),
         cmocka_unit_test(test_bvh_overlap_matches_brute_force),

@@ -79,6 +79,7 @@ typedef struct gy_scene_world {
     const char *backend;        /* adapter name, or NULL when the scene names none (use "ode") */
     bool has_kill_y;            /* a kill plane (default none) */
     double kill_y;              /* metres: see gy_world_config.kill_y */
+    uint32_t geometry_budget;   /* units per tick (gy_physics_def.geometry_budget); 0 = default */
 } gy_scene_world;
 
 /* A named material as written (unnamed keys filled from the default material). */
@@ -118,8 +119,8 @@ gy_scene_collider gy_default_scene_collider(gy_shape shape);
 
 /* The `components.physics` object. */
 typedef struct gy_scene_physics {
-    gy_body_type body_type;       /* Kinematic for a character controller */
-    bool is_active;               /* the component switch; default true */
+    gy_body_type body_type; /* Kinematic for a character controller */
+    bool is_active;         /* the component switch; default true */
     /* Middleware-ready body: type from body_type (Trigger → Static), velocities, damping, gravity
      * factor, sleeping, continuous, locks. `pose` is identity: the engine sets the world pose.
      * `mass` is 0 for "from the colliders' volume" unless the file gave one; when only

@@ -294,7 +294,16 @@ typedef struct gy_physics_def {
      * (the World gives its own, which also counts the World's tables). NULL: the subsystem meters
      * its own allocations. */
     const gy_allocator_meter *meter;
+    /* Runtime geometry (meshes and hulls created while running) is built in slices of at most
+     * this many units per tick: a unit is a vertex copied, a triangle boxed or an item visited
+     * by the query tree's build (65,536 units take about 0.5 ms, docs/physics-thread.md). The
+     * adapter's own build of a mesh, which cannot be cut, is charged its triangle count and runs
+     * alone in a tick when larger than what is left. 0 = GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET. */
+    uint32_t geometry_budget;
 } gy_physics_def;
+
+/* The default geometry budget (units per tick). */
+#define GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET 65536u
 
 /* The defaults listed above, with gy_default_world_def(). */
 gy_physics_def gy_default_physics_def(void);
@@ -688,7 +697,38 @@ typedef struct gy_physics_diagnostics {
     /* The allocator meter (gy_physics_def.meter): bytes live now and the peak so far. */
     uint64_t allocator_live_bytes;
     uint64_t allocator_peak_bytes;
+    /* Runtime geometry (gy_physics_def.geometry_budget): the budget in units per tick, the
+     * meshes and hulls queued or being built, the bodies waiting for them, their definitions'
+     * bytes, and the most units and seconds one tick spent on them since the previous sample. */
+    uint32_t geometry_budget;
+    uint32_t geometry_jobs;
+    uint32_t geometry_bodies_waiting;
+    uint64_t geometry_bytes_pending;
+    uint64_t geometry_tick_max_units;
+    double geometry_tick_max_s;
 } gy_physics_diagnostics;
+
+/* Runtime geometry built in slices under gy_physics_def.geometry_budget (docs/physics-thread.md,
+ * "Runtime geometry"). Counts are relaxed: exact once the physics thread is idle (lockstep
+ * between steps, or stopped). */
+typedef struct gy_physics_geometry_stats {
+    uint32_t budget;             /* units per tick */
+    uint32_t jobs;               /* meshes and hulls queued or being built */
+    uint32_t bodies_waiting;     /* bodies whose create waits for them */
+    uint64_t bytes_pending;      /* their definitions' bytes */
+    uint64_t units_pending;      /* estimated units still to do */
+    uint64_t tick_units;         /* units spent by the newest tick (its drains) */
+    uint64_t tick_adapter_units; /* of those, charged to an adapter's uncut build */
+    uint64_t tick_ns;            /* time the newest tick spent on geometry */
+    uint64_t max_tick_units;     /* most one tick spent since start */
+    uint64_t max_tick_ns;        /* most time one tick spent since start */
+    uint64_t built, cancelled;   /* jobs finished (failed ones included) and cancelled */
+    uint64_t bodies_cancelled;   /* waiting bodies released before their geometry was ready */
+    uint64_t slices;             /* slices run */
+} gy_physics_geometry_stats;
+
+/* Fills *out. GY_ERR_INVALID_ARGUMENT for NULL. Any thread. */
+gy_result gy_physics_get_geometry_stats(gy_physics *p, gy_physics_geometry_stats *out);
 
 /* The latest sample. GY_ERR_BUSY before the first; GY_ERR_UNSUPPORTED when the sampler is
  * compiled out (meson option diagnostics=false). */

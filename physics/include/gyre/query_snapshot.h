@@ -164,6 +164,30 @@ void gy_query_snapshot_get_stats(const gy_query_snapshot *qs, gy_query_snapshot_
 gy_result gy_snapshot_geometry_create_mesh(const gy_allocator *allocator, const gy_mesh_def *def,
                                            gy_snapshot_geometry **out);
 
+/* A mesh blob built in slices, so a large mesh never costs one tick more than its budget. */
+typedef struct gy_snapshot_mesh_build gy_snapshot_mesh_build;
+
+/* Starts building a mesh blob from `def`, which must be valid (gy_validate_mesh_def) and whose
+ * arrays must stay readable until the build is finished or cancelled. Allocates everything the
+ * build needs here; the slices allocate nothing. GY_ERR_OUT_OF_MEMORY leaves nothing behind. */
+gy_result gy_snapshot_mesh_build_begin(const gy_allocator *allocator, const gy_mesh_def *def,
+                                       gy_snapshot_mesh_build **out);
+
+/* Does up to `units` units of the build (one unit: a vertex copied, a triangle boxed, or an item
+ * visited by the triangle tree's build; a slice may go over by a few constant-cost steps) and
+ * adds the units done to *done_units when non-NULL. True once the blob is complete. */
+bool gy_snapshot_mesh_build_run(gy_snapshot_mesh_build *b, uint64_t units, uint64_t *done_units);
+
+/* Units a whole build of `def` takes, for queue accounting (an estimate: the tree's share
+ * depends on the splits). */
+uint64_t gy_snapshot_mesh_build_units(const gy_mesh_def *def);
+
+/* Ends a complete build: returns the blob (the creator reference) and frees the build. */
+gy_snapshot_geometry *gy_snapshot_mesh_build_finish(gy_snapshot_mesh_build *b);
+
+/* Drops a build at any point, freeing everything it made. NULL is ignored. */
+void gy_snapshot_mesh_build_cancel(gy_snapshot_mesh_build *b);
+
 /* Builds a hull blob: the convex hull of `def`'s points (see gy_hull_build). */
 gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
                                            gy_snapshot_geometry **out);

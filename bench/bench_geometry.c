@@ -1,0 +1,146 @@
+/* gyre-bench section "geometry": what a 200 × 200 terrain cell (40,401 vertices, 80,000
+ * triangles) created while a World runs costs the physics thread per tick, built in slices under
+ * the default budget (gy_physics_def.geometry_budget), against building it whole in one tick (a
+ * budget no build reaches: the baseline, what every tick paid before the budget existed).
+ *
+ * Per adapter, a lockstep World ticks until the cell's body is live; after each tick the physics
+ * layer's geometry stats give the time that tick spent on geometry. The sliced ticks (query blob:
+ * vertices, triangle boxes, triangle tree) are reported apart from the one tick that runs the
+ * adapter's own build, which cannot be cut.
+ *
+ * Keys, per adapter B: geometry.B.slice_ms (p50, p99, max over the sliced ticks),
+ * geometry.B.adapter_ms (the uncut adapter build), geometry.B.ticks (ticks until the body is
+ * live), geometry.B.whole_ms (baseline: the whole build in one tick) and
+ * geometry.B.max_slice_vs_whole (the largest sliced tick over the baseline). */
+#include "bench.h"
+#include "bench_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gyre/gyre.h"
+
+#define GRID 200u
+
+static gy_mesh_def terrain(gy_vec3 **v, uint32_t **idx)
+{
+    uint32_t nv = (GRID + 1u) * (GRID + 1u), ni = GRID * GRID * 6u;
+    *v = malloc(nv * sizeof **v);
+    *idx = malloc(ni * sizeof **idx);
+    gy_mesh_def m = {*v, nv, *idx, ni};
+    if (*v == NULL || *idx == NULL)
+        return m;
+    for (uint32_t z = 0; z <= GRID; z++)
+        for (uint32_t x = 0; x <= GRID; x++)
+            (*v)[z * (GRID + 1u) + x] =
+                gy_v3(0.5 * x - 50.0, 0.1 * (double)((x * 7u + z * 3u) % 5u), 0.5 * z - 50.0);
+    uint32_t k = 0;
+    for (uint32_t z = 0; z < GRID; z++)
+        for (uint32_t x = 0; x < GRID; x++) {
+            uint32_t a = z * (GRID + 1u) + x, b = a + 1u, c = a + GRID + 1u, d = c + 1u;
+            uint32_t tri[6] = {a, c, b, b, c, d};
+            memcpy(&(*idx)[k], tri, sizeof tri);
+            k += 6u;
+        }
+    return m;
+}
+
+/* Ticks a World with `budget` until the terrain's body is live. slice_ms gets the sliced ticks'
+ * times (NULL: not kept), *adapter_ms the tick that ran the adapter's build (with whatever
+ * slices shared it), *whole_ms the largest tick. */
+static gy_result run(const char *backend, uint32_t budget, const gy_mesh_def *m, double *slice_ms,
+                     uint32_t slice_cap, uint32_t *slices, double *adapter_ms, double *max_ms,
+                     uint32_t *ticks)
+{
+    gy_world_config c = gy_default_world_config();
+    c.physics.lockstep = true;
+    c.physics.backend = backend;
+    c.physics.geometry_budget = budget;
+    gy_world *w = NULL;
+    gy_result r = gy_world_create(&c, &w);
+    if (r != GY_OK)
+        return r;
+    gy_world_tick(w, 1.0 / 60.0);
+    gy_geometry g;
+    gy_entity cell = {0};
+    r = gy_geometry_create_mesh(w, m, &g);
+    if (r == GY_OK) {
+        gy_shape shape;
+        memset(&shape, 0, sizeof shape);
+        shape.type = GY_SHAPE_MESH;
+        shape.resource.bits = g.bits;
+        gy_scene_collider col = gy_default_scene_collider(shape);
+        gy_physics_desc d = gy_default_body_desc(GY_BODY_STATIC, &col);
+        r = gy_body_create(w, gy_v3(0, 0, 0), &d, &cell);
+        gy_geometry_release(w, g);
+    }
+    *slices = 0;
+    *ticks = 0;
+    *adapter_ms = *max_ms = 0.0;
+    for (bool live = false; r == GY_OK && !live && *ticks < 100000u;) {
+        r = gy_world_tick(w, 1.0 / 60.0);
+        ++*ticks;
+        gy_physics_geometry_stats s;
+        gy_physics_get_geometry_stats(gy_world_physics(w), &s);
+        double ms = (double)s.tick_ns * 1e-6;
+        *max_ms = ms > *max_ms ? ms : *max_ms;
+        if (s.tick_adapter_units > 0)
+            *adapter_ms = ms;
+        else if (slice_ms != NULL && *slices < slice_cap && s.tick_units > 0)
+            slice_ms[(*slices)++] = ms;
+        gy_physics_state st;
+        live = gy_body_get_state(w, cell, &st) == GY_OK && st.has_body;
+    }
+    gy_world_destroy(w, NULL);
+    return r;
+}
+
+int gy_bench_section_geometry(gy_bench *b)
+{
+    gy_vec3 *v;
+    uint32_t *idx;
+    gy_mesh_def m = terrain(&v, &idx);
+    enum { CAP = 4096 };
+    double *slice = malloc(CAP * sizeof *slice);
+    int status = 0;
+    if (v == NULL || idx == NULL || slice == NULL) {
+        gy_bench_note(b, "out of memory");
+        status = 1;
+    }
+    for (uint32_t i = 0; status == 0 && gy_backend_at(i) != NULL; i++) {
+        const char *name = gy_backend_at(i)->name;
+        uint32_t slices, ticks, whole_ticks, none;
+        double adapter, max, whole_adapter, whole;
+        gy_result r = run(name, 0, &m, slice, CAP, &slices, &adapter, &max, &ticks);
+        if (r == GY_OK)
+            r = run(name, UINT32_MAX, &m, NULL, 0, &none, &whole_adapter, &whole, &whole_ticks);
+        if (r != GY_OK || slices == 0) {
+            gy_bench_note(b, "%s: the terrain World failed: %s", name, gy_result_message(r));
+            status = 1;
+            break;
+        }
+        char key[96];
+        snprintf(key, sizeof key, "geometry.%s.slice_ms", name);
+        double max_slice = slice[0];
+        for (uint32_t k = 1; k < slices; k++)
+            max_slice = slice[k] > max_slice ? slice[k] : max_slice;
+        gy_bench_report_distribution(b, key, slice, slices, "ms",
+                                     "physics-thread time per sliced tick, default budget");
+        snprintf(key, sizeof key, "geometry.%s.adapter_ms", name);
+        gy_bench_report(b, key, adapter, "ms", "the tick of the adapter's uncut build");
+        snprintf(key, sizeof key, "geometry.%s.ticks", name);
+        gy_bench_report(b, key, ticks, "ticks", "ticks until the body is live");
+        snprintf(key, sizeof key, "geometry.%s.whole_ms", name);
+        gy_bench_report(b, key, whole, "ms", "baseline: the whole build in one tick");
+        snprintf(key, sizeof key, "geometry.%s.max_slice_vs_whole", name);
+        gy_bench_report(b, key, whole > 0 ? max_slice / whole : 0.0, "x",
+                        "largest sliced tick / baseline");
+    }
+    gy_bench_note(b, "200 x 200 terrain: 40,401 vertices, 80,000 triangles; budget %u units",
+                  GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET);
+    free(slice);
+    free(v);
+    free(idx);
+    return status;
+}

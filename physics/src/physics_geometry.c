@@ -1,0 +1,352 @@
+/* Runtime collision geometry built in slices under a per-tick budget. A mesh or hull created
+ * while the simulation runs (a streamed cell's terrain) becomes a job at the back of a queue; each
+ * drain spends what is left of the tick's budget (gy_physics_def.geometry_budget, in units: a
+ * vertex copied, a triangle boxed, an item visited by the triangle tree's build) on the job at the
+ * front, so a large mesh is built over as many ticks as it needs and no tick goes over the budget
+ * by more than one constant-cost step. A body naming geometry still queued is parked, with its
+ * command's payload, and created the moment the last of its geometry is ready; releasing it first
+ * drops it, and releasing queued geometry cancels its job, freeing everything either made.
+ *
+ * The adapter's own structure (ODE's OPCODE tree, Bullet's BVH, both adapters' edge table) cannot
+ * be resumed: it is the job's last slice, taken at the start of a tick and charged its triangle
+ * (or point) count, after which the tick spends nothing more on geometry. Jobs allocate while they
+ * are built; a queue that is empty allocates nothing. Physics thread, inside the sim lock. */
+#include <string.h>
+
+#include "physics_internal.h"
+
+static const uint32_t *payload_indices(const gy_phys_resource_payload *pl)
+{
+    return (const uint32_t *)(const void *)(pl->vertices + pl->vertex_count);
+}
+
+static gy_mesh_def payload_mesh(const gy_phys_resource_payload *pl)
+{
+    gy_mesh_def m = {pl->vertices, pl->vertex_count, payload_indices(pl), pl->index_count};
+    return m;
+}
+
+static void free_payload(gy_physics *p, void *payload)
+{
+    if (payload != NULL)
+        gy_free(p->alloc, payload, *(const size_t *)payload);
+}
+
+/* Units a job's adapter slice is charged: what the adapter's build walks. */
+static uint64_t adapter_units(const gy_phys_resource_payload *pl)
+{
+    return pl->is_mesh ? pl->index_count / 3u : pl->vertex_count;
+}
+
+/* The queue's size, published for the diagnostics and gy_physics_get_geometry_stats. */
+static void publish_queue(gy_physics *p)
+{
+    uint64_t bytes = 0, units = 0;
+    for (uint32_t i = 0; i < p->geo_job_count; i++) {
+        bytes += p->geo_jobs[i].payload->size;
+        units += p->geo_jobs[i].units_left;
+    }
+    gy_phys_set64(&p->counters.geo_jobs, p->geo_job_count);
+    gy_phys_set64(&p->counters.geo_parked, p->parked_count);
+    gy_phys_set64(&p->counters.geo_bytes_pending, bytes);
+    gy_phys_set64(&p->counters.geo_units_pending, units);
+}
+
+static bool key_queued(const gy_physics *p, uint32_t key)
+{
+    for (uint32_t i = 0; i < p->geo_job_count; i++)
+        if (p->geo_jobs[i].key == key)
+            return true;
+    return false;
+}
+
+void gy_phys_geo_enqueue(gy_physics *p, gy_command *c)
+{
+    uint32_t key = c->key;
+    const gy_phys_resource_payload *peek = gy_command_payload(c);
+    bool live = key < p->resource_capacity && p->resources[key].live;
+    if (key == 0 || live || key_queued(p, key) || peek == NULL) {
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, GY_ERR_MISUSE);
+        return;
+    }
+    if (gy_array_reserve(p->alloc, (void **)&p->geo_jobs, &p->geo_job_capacity,
+                         p->geo_job_count + 1u, sizeof *p->geo_jobs) != GY_OK) {
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, GY_ERR_OUT_OF_MEMORY);
+        return;
+    }
+    gy_phys_resource_payload *pl = gy_command_take_payload(c);
+    gy_phys_geo_job *j = &p->geo_jobs[p->geo_job_count++];
+    memset(j, 0, sizeof *j);
+    j->payload = pl;
+    j->key = key;
+    j->units_left = adapter_units(pl);
+    j->ready = !pl->is_mesh;
+    if (pl->is_mesh) {
+        gy_mesh_def m = payload_mesh(pl);
+        j->units_left += gy_snapshot_mesh_build_units(&m);
+    }
+    /* At once, within the budget: geometry that fits is live before the next command of the
+     * batch names it (a body, then a joint on that body). */
+    gy_phys_geo_run(p);
+}
+
+/* Whether any hull or mesh collider of the payload names a queued key. */
+static bool body_waits(const gy_physics *p, const gy_phys_body_payload *pl)
+{
+    for (uint32_t i = 0; i < pl->collider_count; i++) {
+        gy_shape_type t = pl->colliders[i].shape.type;
+        if ((t == GY_SHAPE_HULL || t == GY_SHAPE_MESH) &&
+            key_queued(p, (uint32_t)pl->colliders[i].shape.resource.bits))
+            return true;
+    }
+    return false;
+}
+
+bool gy_phys_geo_park(gy_physics *p, gy_command *c)
+{
+    const gy_phys_body_payload *peek = gy_command_payload(c);
+    if (p->geo_job_count == 0 || peek == NULL || !body_waits(p, peek))
+        return false;
+    if (gy_array_reserve(p->alloc, (void **)&p->parked, &p->parked_capacity, p->parked_count + 1u,
+                         sizeof *p->parked) != GY_OK) {
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, c->key, peek->attachment,
+                             GY_ERR_OUT_OF_MEMORY);
+        return true;
+    }
+    gy_phys_parked_body *b = &p->parked[p->parked_count++];
+    b->payload = gy_command_take_payload(c);
+    b->store_index = c->key;
+    publish_queue(p);
+    return true;
+}
+
+static void remove_parked(gy_physics *p, uint32_t i)
+{
+    memmove(&p->parked[i], &p->parked[i + 1u],
+            (size_t)(p->parked_count - i - 1u) * sizeof *p->parked);
+    p->parked_count--;
+}
+
+bool gy_phys_geo_unpark(gy_physics *p, uint32_t store_index, uint32_t attachment)
+{
+    for (uint32_t i = 0; i < p->parked_count; i++) {
+        gy_phys_parked_body *b = &p->parked[i];
+        if (b->store_index != store_index || b->payload->attachment != attachment)
+            continue;
+        free_payload(p, b->payload);
+        remove_parked(p, i);
+        gy_phys_add(&p->counters.geo_parked_cancelled, 1);
+        publish_queue(p);
+        return true;
+    }
+    return false;
+}
+
+/* Creates, in arrival order, every parked body whose geometry is no longer queued (ready, or
+ * failed or cancelled: then the create fails as for any missing resource). */
+static void unpark_ready(gy_physics *p)
+{
+    for (uint32_t i = 0; i < p->parked_count;) {
+        gy_phys_parked_body b = p->parked[i];
+        if (body_waits(p, b.payload)) {
+            i++;
+            continue;
+        }
+        remove_parked(p, i);
+        const gy_phys_body_payload *pl = b.payload;
+        gy_phys_create_body(p, b.store_index, pl->attachment, &pl->def, pl->colliders,
+                            pl->collider_count, pl->is_character ? &pl->character : NULL,
+                            pl->start_asleep);
+        free_payload(p, b.payload);
+    }
+}
+
+static void drop_job(gy_physics *p, uint32_t i)
+{
+    gy_phys_geo_job *j = &p->geo_jobs[i];
+    gy_snapshot_mesh_build_cancel(j->build);
+    free_payload(p, j->payload);
+    memmove(&p->geo_jobs[i], &p->geo_jobs[i + 1u],
+            (size_t)(p->geo_job_count - i - 1u) * sizeof *p->geo_jobs);
+    p->geo_job_count--;
+}
+
+bool gy_phys_geo_cancel(gy_physics *p, uint32_t key)
+{
+    for (uint32_t i = 0; i < p->geo_job_count; i++) {
+        if (p->geo_jobs[i].key != key)
+            continue;
+        drop_job(p, i);
+        gy_phys_add(&p->counters.geo_cancelled, 1);
+        unpark_ready(p);
+        publish_queue(p);
+        return true;
+    }
+    return false;
+}
+
+/* The job's last slice: the adapter's resource and, for a hull, its query blob. */
+static void finish_job(gy_physics *p, gy_phys_geo_job *j)
+{
+    const gy_phys_resource_payload *pl = j->payload;
+    gy_result r = GY_OK;
+    if (j->key >= p->resource_capacity) {
+        uint32_t cap = p->resource_capacity ? p->resource_capacity : 64u;
+        while (cap <= j->key)
+            cap *= 2u;
+        void *t =
+            gy_realloc(p->alloc, p->resources, (size_t)p->resource_capacity * sizeof *p->resources,
+                       (size_t)cap * sizeof *p->resources);
+        if (t == NULL) {
+            r = GY_ERR_OUT_OF_MEMORY;
+        } else {
+            memset((gy_phys_resource *)t + p->resource_capacity, 0,
+                   (size_t)(cap - p->resource_capacity) * sizeof *p->resources);
+            p->resources = t;
+            p->resource_capacity = cap;
+        }
+    }
+    gy_resource_id id;
+    gy_snapshot_geometry *g = NULL;
+    if (r == GY_OK && pl->is_mesh) {
+        gy_mesh_def m = payload_mesh(pl);
+        r = p->backend->mesh_create(p->world, &m, &id);
+        if (r == GY_OK)
+            g = gy_snapshot_mesh_build_finish(j->build);
+        else
+            gy_snapshot_mesh_build_cancel(j->build);
+        j->build = NULL;
+    } else if (r == GY_OK) {
+        gy_hull_def h = {pl->vertices, pl->vertex_count};
+        r = p->backend->hull_create(p->world, &h, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->alloc, &h, &g)) != GY_OK)
+            p->backend->resource_release(p->world, id);
+    }
+    if (r != GY_OK) {
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+        return;
+    }
+    gy_phys_install_resource(p, j->key, id, g);
+    gy_phys_add(&p->counters.geo_built, 1);
+}
+
+/* Starts counting a new tick's spending when the tick moved on since the last drain. */
+static void roll_tick(gy_physics *p)
+{
+    if (p->geo_tick == p->tick)
+        return;
+    p->geo_tick = p->tick;
+    p->geo_tick_units = 0;
+    p->geo_tick_adapter = 0;
+    p->geo_tick_ns = 0;
+}
+
+void gy_phys_geo_run(gy_physics *p)
+{
+    roll_tick(p);
+    if (p->geo_job_count == 0 && p->geo_tick_units == 0) {
+        /* A tick that spent nothing shows as such. */
+        gy_phys_set64(&p->counters.geo_tick_units, 0);
+        gy_phys_set64(&p->counters.geo_tick_adapter_units, 0);
+        gy_phys_set64(&p->counters.geo_tick_ns, 0);
+    }
+    if (p->geo_job_count == 0 || p->geo_tick_units >= p->geo_budget)
+        return;
+    uint64_t t0 = gy_clock_now_ns();
+    bool changed = false;
+    while (p->geo_job_count > 0 && p->geo_tick_units < p->geo_budget) {
+        gy_phys_geo_job *j = &p->geo_jobs[0];
+        uint64_t adapter = adapter_units(j->payload);
+        gy_phys_add(&p->counters.geo_slices, 1);
+        if (!j->ready) {
+            gy_result r = GY_OK;
+            if (j->build == NULL) {
+                gy_mesh_def m = payload_mesh(j->payload);
+                r = gy_snapshot_mesh_build_begin(p->alloc, &m, &j->build);
+            }
+            if (r != GY_OK) {
+                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+                drop_job(p, 0);
+                changed = true;
+                continue;
+            }
+            uint64_t used = 0;
+            j->ready =
+                gy_snapshot_mesh_build_run(j->build, p->geo_budget - p->geo_tick_units, &used);
+            p->geo_tick_units += used;
+            /* The estimate never reaches the adapter's share before the blob is done. */
+            uint64_t rest = j->units_left - adapter;
+            j->units_left -= used < rest ? used : rest - (rest > 0u);
+            if (!j->ready)
+                break;
+            j->units_left = adapter;
+        }
+        /* The adapter's build cannot be cut: it runs whole, either in what is left of this tick's
+         * budget or as the first work of a tick, alone when it is larger than the budget. */
+        if (p->geo_tick_units > 0 && p->geo_tick_units + adapter > p->geo_budget)
+            break;
+        finish_job(p, j);
+        p->geo_tick_units += adapter;
+        p->geo_tick_adapter += adapter;
+        drop_job(p, 0);
+        changed = true;
+    }
+    if (changed)
+        unpark_ready(p);
+    p->geo_tick_ns += gy_clock_now_ns() - t0;
+    if (p->geo_tick_units > p->geo_max_units)
+        p->geo_max_units = p->geo_tick_units;
+    if (p->geo_tick_ns > p->geo_max_ns)
+        p->geo_max_ns = p->geo_tick_ns;
+    gy_phys_set64(&p->counters.geo_tick_units, p->geo_tick_units);
+    gy_phys_set64(&p->counters.geo_tick_adapter_units, p->geo_tick_adapter);
+    gy_phys_set64(&p->counters.geo_tick_ns, p->geo_tick_ns);
+    if (p->geo_tick_units > gy_phys_get(&p->counters.geo_max_tick_units))
+        gy_phys_set64(&p->counters.geo_max_tick_units, p->geo_tick_units);
+    if (p->geo_tick_ns > gy_phys_get(&p->counters.geo_max_tick_ns))
+        gy_phys_set64(&p->counters.geo_max_tick_ns, p->geo_tick_ns);
+    publish_queue(p);
+}
+
+void gy_phys_geo_take_max(gy_physics *p, uint64_t *units, uint64_t *ns)
+{
+    *units = p->geo_max_units;
+    *ns = p->geo_max_ns;
+    p->geo_max_units = 0;
+    p->geo_max_ns = 0;
+}
+
+void gy_phys_geo_clear(gy_physics *p)
+{
+    while (p->geo_job_count > 0)
+        drop_job(p, p->geo_job_count - 1u);
+    for (uint32_t i = 0; i < p->parked_count; i++)
+        free_payload(p, p->parked[i].payload);
+    p->parked_count = 0;
+    p->geo_tick_units = 0;
+    p->geo_tick_ns = 0;
+    publish_queue(p);
+}
+
+gy_result gy_physics_get_geometry_stats(gy_physics *p, gy_physics_geometry_stats *out)
+{
+    if (p == NULL || out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_phys_counters *c = &p->counters;
+    memset(out, 0, sizeof *out);
+    out->budget = (uint32_t)p->geo_budget;
+    out->jobs = (uint32_t)gy_phys_get(&c->geo_jobs);
+    out->bodies_waiting = (uint32_t)gy_phys_get(&c->geo_parked);
+    out->bytes_pending = gy_phys_get(&c->geo_bytes_pending);
+    out->units_pending = gy_phys_get(&c->geo_units_pending);
+    out->tick_units = gy_phys_get(&c->geo_tick_units);
+    out->tick_adapter_units = gy_phys_get(&c->geo_tick_adapter_units);
+    out->tick_ns = gy_phys_get(&c->geo_tick_ns);
+    out->max_tick_units = gy_phys_get(&c->geo_max_tick_units);
+    out->max_tick_ns = gy_phys_get(&c->geo_max_tick_ns);
+    out->built = gy_phys_get(&c->geo_built);
+    out->cancelled = gy_phys_get(&c->geo_cancelled);
+    out->bodies_cancelled = gy_phys_get(&c->geo_parked_cancelled);
+    out->slices = gy_phys_get(&c->geo_slices);
+    return GY_OK;
+}
