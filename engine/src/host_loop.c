@@ -73,7 +73,12 @@ uint64_t gy_w_capture(gy_world *w)
         if (changed && !is_static) {
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
-            gy_w_render_push(w, s, q, at, restart);
+            if (restart) {
+                gy_w_render_push(w, s, q, at, true);
+            } else {
+                gy_w_render_put(w, s, q->position, q->rotation, (double)at * w->step_dt);
+                gy_w_render_animate(w, s);
+            }
             gy_w_body_mark_moved(w, s);
         }
         st->curr_tick = q->tick;

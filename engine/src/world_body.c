@@ -371,14 +371,6 @@ void gy_w_body_untrack(gy_world *w, gy_w_body *c)
     set_remove(w, &w->tracked, c->store_index, offsetof(gy_w_result, tracked_at));
 }
 
-void gy_w_body_mark_moved(gy_world *w, uint32_t store_index)
-{
-    uint32_t at = w->moved.count;
-    set_add(w, &w->moved, store_index, offsetof(gy_w_result, moved_at));
-    if (w->moved.count != at)
-        w->moved_next[at] = w->motion[store_index].entity;
-}
-
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
 {
     uint32_t at = w->results[c->store_index].moved_at;

@@ -10,7 +10,9 @@
 #ifndef GY_WORLD_INTERNAL_H
 #define GY_WORLD_INTERNAL_H
 
+#include <assert.h>
 #include <pthread.h>
+#include <string.h>
 
 #include "gyre/character.h"
 #include "gyre/handle_pool.h"
@@ -522,7 +524,20 @@ void gy_w_bodies_stopped(gy_world *w);
  * reserved at gy_body_add, so these never allocate. */
 void gy_w_body_track(gy_world *w, gy_w_body *c);
 void gy_w_body_untrack(gy_world *w, gy_w_body *c);
-void gy_w_body_mark_moved(gy_world *w, uint32_t store_index);
+/* Inline: the capture marks every body that moved. A body is in the list when the entry at its
+ * index names it, so the sync empties the list by setting its count to 0. */
+static inline void gy_w_body_mark_moved(gy_world *w, uint32_t store_index)
+{
+    gy_w_result *st = &w->results[store_index];
+    uint32_t at = st->moved_at;
+    if (at < w->moved.count && w->moved.items[at] == store_index)
+        return;
+    assert(w->moved.count < w->moved.capacity);
+    at = w->moved.count++;
+    st->moved_at = at;
+    w->moved.items[at] = store_index;
+    w->moved_next[at] = w->motion[store_index].entity;
+}
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c);
 /* Settled (see gy_w_body) from the capture on: untracked. */
 void gy_w_body_settle(gy_world *w, gy_w_body *c);
@@ -603,6 +618,40 @@ void gy_w_render_hold(gy_world *w, const gy_w_body *c);
  * now (creation, teleport), which is then the sample one step before. */
 void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
                       bool from_hold);
+/* The ring slot of result `k` of a body (0 the oldest). */
+static inline uint32_t gy_w_ring_slot(const gy_w_motion *m, uint32_t k)
+{
+    uint32_t slot = m->head + k;
+    return slot >= GY_W_SAMPLES ? slot - GY_W_SAMPLES : slot;
+}
+/* Adds the newest result, simulated time `t`, over the oldest when the ring is full. Inline: the
+ * capture calls it for every body that moved. */
+static inline void gy_w_render_put(gy_world *w, uint32_t store_index, const float *position,
+                                   const float *rotation, double t)
+{
+    gy_w_motion *m = &w->motion[store_index];
+    uint32_t slot;
+    if (m->count == GY_W_SAMPLES) {
+        slot = m->head;
+        m->head = (uint8_t)gy_w_ring_slot(m, 1);
+    } else {
+        slot = gy_w_ring_slot(m, m->count++);
+    }
+    gy_w_sample *d = &w->samples[slot][store_index];
+    memcpy(d->position, position, sizeof d->position);
+    memcpy(d->rotation, rotation, sizeof d->rotation);
+    m->time[slot] = t;
+}
+/* Lists the body as one whose drawn pose may change. */
+static inline void gy_w_render_animate(gy_world *w, uint32_t store_index)
+{
+    gy_w_motion *m = &w->motion[store_index];
+    if (m->animating_at != GY_W_NONE)
+        return;
+    assert(w->animating.count < w->animating.capacity);
+    m->animating_at = w->animating.count;
+    w->animating.items[w->animating.count++] = store_index;
+}
 /* The body's pose as the game knows it: its newest result (the newest sample, which is the proxy
  * as taken in), or its held pose when it has no samples. Read on demand, so the capture writes
  * only the samples. */

@@ -57,16 +57,6 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores)
     return r;
 }
 
-static void animate(gy_world *w, uint32_t store_index)
-{
-    gy_w_motion *m = &w->motion[store_index];
-    if (m->animating_at != GY_W_NONE)
-        return;
-    assert(w->animating.count < w->animating.capacity);
-    m->animating_at = w->animating.count;
-    w->animating.items[w->animating.count++] = store_index;
-}
-
 static void settle(gy_world *w, uint32_t store_index)
 {
     gy_w_motion *m = &w->motion[store_index];
@@ -99,32 +89,7 @@ void gy_w_render_release(gy_world *w, uint32_t store_index)
 void gy_w_render_hold(gy_world *w, const gy_w_body *c)
 {
     w->motion[c->store_index].count = 0;
-    animate(w, c->store_index); /* listed once, at the held pose */
-}
-
-/* The ring slot of result `k` (0 the oldest). */
-static inline uint32_t slot_of(const gy_w_motion *m, uint32_t k)
-{
-    uint32_t slot = m->head + k;
-    return slot >= GY_W_SAMPLES ? slot - GY_W_SAMPLES : slot;
-}
-
-/* Adds the newest result, over the oldest when the ring is full. */
-static void put(gy_world *w, uint32_t store_index, const float *position, const float *rotation,
-                double t)
-{
-    gy_w_motion *m = &w->motion[store_index];
-    uint32_t slot;
-    if (m->count == GY_W_SAMPLES) {
-        slot = m->head;
-        m->head = (uint8_t)slot_of(m, 1);
-    } else {
-        slot = slot_of(m, m->count++);
-    }
-    gy_w_sample *d = &w->samples[slot][store_index];
-    memcpy(d->position, position, sizeof d->position);
-    memcpy(d->rotation, rotation, sizeof d->rotation);
-    m->time[slot] = t;
+    gy_w_render_animate(w, c->store_index); /* listed once, at the held pose */
 }
 
 void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
@@ -138,10 +103,10 @@ void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint
         float r[4] = {(float)h.rotation.x, (float)h.rotation.y, (float)h.rotation.z,
                       (float)h.rotation.w};
         w->motion[store_index].count = 0;
-        put(w, store_index, p, r, t - w->step_dt);
+        gy_w_render_put(w, store_index, p, r, t - w->step_dt);
     }
-    put(w, store_index, q->position, q->rotation, t);
-    animate(w, store_index);
+    gy_w_render_put(w, store_index, q->position, q->rotation, t);
+    gy_w_render_animate(w, store_index);
 }
 
 /* ---- poses ----------------------------------------------------------------------------------- */
@@ -207,7 +172,7 @@ static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_in
     const gy_w_motion *m = &w->motion[s];
     uint32_t n = m->count;
     assert(n > 0);
-    uint32_t newest = slot_of(m, n - 1);
+    uint32_t newest = gy_w_ring_slot(m, n - 1);
     if (at >= m->time[newest]) {
         sample(&w->samples[newest][s], out);
         return;
@@ -217,7 +182,7 @@ static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_in
         sample(&w->samples[ka][s], out);
         return;
     }
-    uint32_t kb = slot_of(m, 1);
+    uint32_t kb = gy_w_ring_slot(m, 1);
     if (n > 2 && at >= m->time[kb]) {
         ka = kb;
         kb = newest;
@@ -243,7 +208,7 @@ gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
     if (m->count == 0)
         return c->held;
     gy_pose p;
-    sample(&w->samples[slot_of(m, m->count - 1)][c->store_index], &p);
+    sample(&w->samples[gy_w_ring_slot(m, m->count - 1)][c->store_index], &p);
     return p;
 }
 
@@ -364,7 +329,7 @@ void gy_w_render_frame(gy_world *w, double dt)
             out->pose = gy_w_render_pose(w, slot);
         }
         /* Drawn at its newest result (or held): listed this once, then not until it moves. */
-        if (m->count == 0 || w->render_time >= m->time[slot_of(m, m->count - 1)]) {
+        if (m->count == 0 || w->render_time >= m->time[gy_w_ring_slot(m, m->count - 1)]) {
             m->animating_at = GY_W_NONE;
         } else {
             m->animating_at = kept;
