@@ -48,8 +48,9 @@ static void free_world(gy_world *w)
     gy_w_streams_fini(w);
     for (uint32_t d = w->bodies.count; d-- > 0;) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
-        if (c->cols != NULL)
-            gy_free(a, c->cols, (size_t)c->desc.collider_count * sizeof *c->cols);
+        if (c->desc.colliders != NULL)
+            gy_free(a, c->desc.colliders,
+                    gy_w_cols_bytes(c->desc.collider_count, c->desc.is_character));
     }
     for (uint32_t s = 0; s < w->ent_high; s++)
         if (w->ents[s].name != NULL)

@@ -195,13 +195,17 @@ static void unpin_cols(gy_world *w, const gy_scene_collider *cols, uint32_t coun
 }
 
 /* The owned copy: hull and mesh colliders name World geometry (built here from inline vertices,
- * shared between colliders that give the same arrays) and pin it. */
+ * shared between colliders that give the same arrays) and pin it. A character's state follows the
+ * colliders in the same block (zeroed: no reply yet), so other bodies carry none. */
 static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_collider **out)
 {
     uint32_t n = d->collider_count;
-    gy_scene_collider *cols = gy_alloc(w->alloc, (size_t)n * sizeof *cols);
+    size_t bytes = gy_w_cols_bytes(n, d->is_character);
+    gy_scene_collider *cols = gy_alloc(w->alloc, bytes);
     if (cols == NULL)
         return GY_ERR_OUT_OF_MEMORY;
+    if (d->is_character)
+        memset(cols + n, 0, sizeof(gy_w_character_state));
     bool trigger = d->body_type == GY_BODY_TRIGGER;
     for (uint32_t i = 0; i < n; i++) {
         const gy_scene_collider *src = &d->colliders[i];
@@ -231,7 +235,7 @@ static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_colli
                                      src->vertex_count, src->indices, src->index_count, &h);
             if (r != GY_OK) {
                 unpin_cols(w, cols, i);
-                gy_free(w->alloc, cols, (size_t)n * sizeof *cols);
+                gy_free(w->alloc, cols, bytes);
                 return r;
             }
             gy_w_geometry_pin(w, h);
@@ -247,12 +251,12 @@ static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_colli
     return GY_OK;
 }
 
-static void free_cols(gy_world *w, gy_scene_collider *cols, uint32_t count)
+static void free_cols(gy_world *w, gy_scene_collider *cols, uint32_t count, bool character)
 {
     if (cols == NULL)
         return;
     unpin_cols(w, cols, count);
-    gy_free(w->alloc, cols, (size_t)count * sizeof *cols);
+    gy_free(w->alloc, cols, gy_w_cols_bytes(count, character));
 }
 
 /* ---- store indices --------------------------------------------------------------------------- */
@@ -425,7 +429,7 @@ static bool effective(const gy_world *w, const gy_w_body *c)
 static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_def *out)
 {
     for (uint32_t i = 0; i < c->desc.collider_count; i++) {
-        out[i] = c->cols[i].def;
+        out[i] = c->desc.colliders[i].def;
         if (is_resource_shape(out[i].shape.type)) {
             const gy_w_geometry *g = gy_w_geometry_get(w, out[i].shape.resource.bits);
             if (g == NULL)
@@ -462,11 +466,9 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     st->teleports_sent = st->teleports_seen = 0;
     st->awake = c->motion != GY_MOTION_STATIC;
     st->state_tick = 0;
-    c->grounded = c->hit_ceiling = false;
-    c->ground_state = GY_GROUND_AIRBORNE;
-    c->ground_normal = c->platform_velocity = gy_v3(0, 0, 0);
-    c->ground.bits = 0;
-    c->character_tick = 0;
+    gy_w_character_state *cs = gy_w_character_state_of(c);
+    if (cs != NULL)
+        memset(cs, 0, sizeof *cs); /* airborne, no ground, no reply yet */
 }
 
 static gy_result record_create(gy_world *w, gy_w_body *c)
@@ -576,11 +578,12 @@ static void remove_component(gy_world *w, uint32_t slot)
     c = gy_w_body_of(w, slot);
     gy_w_body_untrack(w, c);
     gy_w_body_unmark_moved(w, c);
-    gy_scene_collider *cols = c->cols;
+    gy_scene_collider *cols = c->desc.colliders;
     uint32_t n = c->desc.collider_count;
+    bool character = c->desc.is_character;
     give_store_index(w, c->store_index);
     gy_w_store_remove(&w->bodies, slot);
-    free_cols(w, cols, n);
+    free_cols(w, cols, n, character);
 }
 
 void gy_w_body_destroy(gy_world *w, uint32_t slot)
@@ -635,19 +638,18 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     if (r == GY_OK)
         r = take_store_index(w, slot, &idx);
     if (r != GY_OK) {
-        free_cols(w, cols, desc->collider_count);
+        free_cols(w, cols, desc->collider_count, desc->is_character);
         return r;
     }
     gy_w_body *c;
     r = gy_w_store_add(&w->bodies, w->alloc, slot, (void **)&c);
     if (r != GY_OK) {
         give_store_index(w, idx);
-        free_cols(w, cols, desc->collider_count);
+        free_cols(w, cols, desc->collider_count, desc->is_character);
         return r;
     }
     c->desc = *desc;
     c->desc.colliders = cols;
-    c->cols = cols;
     c->motion = motion;
     c->entity = slot;
     c->store_index = idx;
@@ -698,15 +700,15 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     c = gy_w_body_of(w, slot);
     record_release(w, c);
     c = gy_w_body_of(w, slot);
-    gy_scene_collider *old = c->cols;
+    gy_scene_collider *old = c->desc.colliders;
     uint32_t old_n = c->desc.collider_count;
+    bool old_character = c->desc.is_character;
     c->desc = *desc;
     c->desc.colliders = cols;
-    c->cols = cols;
     c->motion = motion;
     gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
-    free_cols(w, old, old_n);
+    free_cols(w, old, old_n, old_character);
     r = gy_w_body_refresh(w, slot);
     if (r != GY_OK) {
         c = gy_w_body_of(w, slot);
@@ -999,12 +1001,17 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     out->attachment = c->attachment;
     out->store_index = c->store_index;
     out->tick = c->settled ? w->frame_tick : st->state_tick;
-    out->grounded = c->recorded && c->grounded;
-    out->hit_ceiling = c->recorded && c->hit_ceiling;
-    out->ground_state = c->recorded ? (gy_ground_state)c->ground_state : GY_GROUND_AIRBORNE;
-    out->ground_normal = c->ground_normal;
-    out->platform_velocity = c->platform_velocity;
-    out->ground = gy_entity_is_valid(w, c->ground) ? c->ground : gy_entity_null();
+    const gy_w_character_state *cs = gy_w_character_state_of(c);
+    gy_w_character_state none;
+    memset(&none, 0, sizeof none);
+    if (cs == NULL)
+        cs = &none;
+    out->grounded = c->recorded && cs->grounded;
+    out->hit_ceiling = c->recorded && cs->hit_ceiling;
+    out->ground_state = c->recorded ? (gy_ground_state)cs->ground_state : GY_GROUND_AIRBORNE;
+    out->ground_normal = cs->ground_normal;
+    out->platform_velocity = cs->platform_velocity;
+    out->ground = gy_entity_is_valid(w, cs->ground) ? cs->ground : gy_entity_null();
     return GY_OK;
 }
 
@@ -1138,8 +1145,7 @@ gy_result gy_w_start(gy_world *w)
             if (!c->recorded)
                 continue;
             reset_results(w, c, bodies[k].def.pose); /* the velocities stay the last run's */
-            gy_w_result_of(w, c)->awake =
-                gy_w_result_of(w, c)->awake && !bodies[k].start_asleep;
+            gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !bodies[k].start_asleep;
             gy_w_body_track(w, c);
             k++;
         }
@@ -1244,7 +1250,7 @@ gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_m
         if (r != GY_OK)
             return r;
     }
-    c->cols[collider].def.material = material;
+    c->desc.colliders[collider].def.material = material;
     return GY_OK;
 }
 
@@ -1264,8 +1270,8 @@ gy_result gy_body_set_filter(gy_world *w, gy_entity e, uint32_t collider, uint32
         if (r != GY_OK)
             return r;
     }
-    c->cols[collider].def.category = category;
-    c->cols[collider].def.mask = mask;
+    c->desc.colliders[collider].def.category = category;
+    c->desc.colliders[collider].def.mask = mask;
     return GY_OK;
 }
 

@@ -191,37 +191,56 @@ typedef struct gy_w_velocity {
 
 /* ---- physics components ---------------------------------------------------------------------- */
 
+/* A character's state as its last CHARACTER_STATE reply gave it. */
+typedef struct gy_w_character_state {
+    gy_vec3 ground_normal, platform_velocity;
+    gy_entity ground;
+    bool grounded, hit_ceiling;
+    uint8_t ground_state; /* gy_ground_state */
+} gy_w_character_state;
+
+/* One per body, so only what every body needs is here: a static level holds hundreds of
+ * thousands. */
 typedef struct gy_w_body {
     uint32_t entity;
     uint32_t store_index;
     uint32_t attachment; /* of the body recorded in this physics run; 0: none */
     gy_motion_type motion;
-    bool recorded; /* a create is recorded (the subsystem's view holds `attachment`) */
+    gy_result error;
+    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
+    bool recorded;  /* a create is recorded (the subsystem's view holds `attachment`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
     bool settled;
+    /* the body as the game knows it */
+    bool assigned; /* BODY_ASSIGNED seen */
+    bool failed;
+    gy_body_id body;
     /* results (the capture's: w->results and w->velocities; what it is drawn from: w->motion; all
      * by store_index) */
     /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
      * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
     gy_pose held;
-    /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
+    /* authored: an owned copy whose colliders block (world_body.c, copy_cols) also holds a
+     * character's gy_w_character_state after the colliders; hull/mesh colliders name their
+     * geometry */
     gy_physics_desc desc;
-    gy_scene_collider *cols;
-    /* the body as the game knows it */
-    bool assigned; /* BODY_ASSIGNED seen */
-    gy_body_id body;
-    bool failed;
-    gy_result error;
-    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
-    /* character state (CHARACTER_STATE replies) */
-    bool grounded, hit_ceiling;
-    uint8_t ground_state; /* gy_ground_state */
-    gy_vec3 ground_normal, platform_velocity;
-    gy_entity ground;
-    uint32_t character_tick;
 } gy_w_body;
+
+/* Bytes of a component's colliders block: `n` colliders, then a character's state. */
+static inline size_t gy_w_cols_bytes(uint32_t n, bool character)
+{
+    return (size_t)n * sizeof(gy_scene_collider) + (character ? sizeof(gy_w_character_state) : 0);
+}
+
+/* The character state of a character's component (after its colliders), or NULL. */
+static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
+{
+    if (!c->desc.is_character || c->desc.colliders == NULL)
+        return NULL;
+    return (gy_w_character_state *)(void *)(c->desc.colliders + c->desc.collider_count);
+}
 
 /* ---- geometry, joints, pairs ----------------------------------------------------------------- */
 
@@ -335,8 +354,8 @@ struct gy_world {
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_w_u32s tracked;
-    gy_w_u32s moved;       /* store indices of the components gy_w_sync writes back */
-    bool kill_plane;       /* world_kill.c */
+    gy_w_u32s moved; /* store indices of the components gy_w_sync writes back */
+    bool kill_plane; /* world_kill.c */
     double kill_y;
     gy_w_u32s doomed;      /* entity handles' slots found below the kill plane this tick */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
