@@ -28,8 +28,8 @@ const gy_character_settings *gy_w_character_of(const gy_world *w, const gy_w_bod
                                                gy_character_settings *out)
 {
     /* Validated when the component was added or changed, so the settings always build. */
-    if (!w->run_characters || !c->desc.is_character ||
-        gy_w_character_settings(&c->desc, out) != GY_OK)
+    if (!w->run_characters || !c->def->desc.is_character ||
+        gy_w_character_settings(&c->def->desc, out) != GY_OK)
         return NULL;
     return out;
 }

@@ -336,10 +336,10 @@ static void draw_characters(const gy_world *w, const gy_debug_draw *d)
     bool labels = (d->flags & GY_DEBUG_DRAW_LABELS) != 0;
     for (uint32_t i = 0; i < w->bodies.count; i++) {
         const gy_w_body *c = gy_w_store_at(&w->bodies, i);
-        if (!c->desc.is_character || !c->assigned || c->desc.collider_count == 0 ||
-            c->desc.colliders[0].def.shape.type != GY_SHAPE_CAPSULE)
+        if (!c->def->desc.is_character || !c->assigned || c->def->desc.collider_count == 0 ||
+            c->def->desc.colliders[0].def.shape.type != GY_SHAPE_CAPSULE)
             continue;
-        const gy_collider_def *cap = &c->desc.colliders[0].def;
+        const gy_collider_def *cap = &c->def->desc.colliders[0].def;
         const gy_w_character_state *cs = gy_w_character_state_of(c);
         gy_pose pose = gy_pose_mul(gy_w_body_pose(w, c), cap->local_pose);
         gy_debug_color col = cs->ground_state == GY_GROUND_WALKABLE ? d->palette.grounded

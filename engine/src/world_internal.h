@@ -199,6 +199,20 @@ typedef struct gy_w_character_state {
     uint8_t ground_state; /* gy_ground_state */
 } gy_w_character_state;
 
+/* A component's authored description as the World keeps it, in one block: this record, the
+ * colliders (desc.colliders points just after it), then a character's state. A block that names
+ * no geometry and holds no character is shared by every component with an identical description
+ * (a level's statics repeat a handful): `refs` counts them, and a component about to change its
+ * own takes a private copy first (world_body.c). The per-body fields is_active and
+ * body.user_data are the component's (gy_w_body) and sit here at true and 0. */
+typedef struct gy_w_def {
+    struct gy_w_def *next; /* chain in the World's table of shared blocks */
+    uint64_t hash;
+    uint32_t refs;
+    bool shared; /* in the table */
+    gy_physics_desc desc;
+} gy_w_def;
+
 /* One per body, so only what every body needs is here: a static level holds hundreds of
  * thousands. */
 typedef struct gy_w_body {
@@ -216,30 +230,25 @@ typedef struct gy_w_body {
     /* the body as the game knows it */
     bool assigned; /* BODY_ASSIGNED seen */
     bool failed;
+    bool is_active; /* the description's is_active: the component switch */
     gy_body_id body;
+    uint64_t user_data; /* the description's body.user_data */
     /* results (the capture's: w->results and w->velocities; what it is drawn from: w->motion; all
      * by store_index) */
     /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
      * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
     gy_pose held;
-    /* authored: an owned copy whose colliders block (world_body.c, copy_cols) also holds a
-     * character's gy_w_character_state after the colliders; hull/mesh colliders name their
-     * geometry */
-    gy_physics_desc desc;
+    /* authored (hull/mesh colliders name their geometry); never NULL */
+    gy_w_def *def;
 } gy_w_body;
-
-/* Bytes of a component's colliders block: `n` colliders, then a character's state. */
-static inline size_t gy_w_cols_bytes(uint32_t n, bool character)
-{
-    return (size_t)n * sizeof(gy_scene_collider) + (character ? sizeof(gy_w_character_state) : 0);
-}
 
 /* The character state of a character's component (after its colliders), or NULL. */
 static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
 {
-    if (!c->desc.is_character || c->desc.colliders == NULL)
+    const gy_physics_desc *d = &c->def->desc;
+    if (!d->is_character)
         return NULL;
-    return (gy_w_character_state *)(void *)(c->desc.colliders + c->desc.collider_count);
+    return (gy_w_character_state *)(void *)(d->colliders + d->collider_count);
 }
 
 /* ---- geometry, joints, pairs ----------------------------------------------------------------- */
@@ -351,6 +360,8 @@ struct gy_world {
 
     /* physics components */
     gy_w_store bodies; /* gy_w_body */
+    gy_w_def **defs;   /* shared descriptions by hash: chains, power-of-two bucket count */
+    uint32_t def_buckets, def_count;
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_w_u32s tracked;
@@ -537,6 +548,8 @@ void gy_w_body_destroy(gy_world *w, uint32_t slot);
 void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose);
 /* After a stop: forgets every physics-side fact. */
 void gy_w_bodies_stopped(gy_world *w);
+/* Teardown: frees every component's description (no geometry is unpinned) and the table. */
+void gy_w_bodies_fini(gy_world *w);
 /* The capture and sync lists. Both hold at most one entry per component and their capacity is
  * reserved at gy_body_add, so these never allocate. */
 void gy_w_body_track(gy_world *w, gy_w_body *c);
