@@ -46,11 +46,7 @@ static void free_world(gy_world *w)
     gy_obj_cache_release(w->obj_cache); /* scenes still holding meshes keep it alive */
     gy_w_events_fini(w);
     gy_w_streams_fini(w);
-    for (uint32_t d = w->bodies.count; d-- > 0;) {
-        gy_w_body *c = gy_w_store_at(&w->bodies, d);
-        if (c->cols != NULL)
-            gy_free(a, c->cols, (size_t)c->desc.collider_count * sizeof *c->cols);
-    }
+    gy_w_bodies_fini(w);
     for (uint32_t s = 0; s < w->ent_high; s++)
         if (w->ents[s].name != NULL)
             gy_free(a, w->ents[s].name, w->ents[s].name_size);
@@ -1128,7 +1124,7 @@ void gy_world_get_stats(const gy_world *w, gy_world_stats *out)
     out->bodies_tracked = w->tracked.count;
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         const gy_w_body *c = gy_w_store_at(&w->bodies, d);
-        out->bodies_effective += w->ents[c->entity].active_h && c->desc.is_active;
+        out->bodies_effective += w->ents[c->entity].active_h && c->is_active;
         out->bodies_failed += c->failed;
     }
     out->joints = w->joint_pool.live;

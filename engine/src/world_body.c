@@ -194,26 +194,173 @@ static void unpin_cols(gy_world *w, const gy_scene_collider *cols, uint32_t coun
             gy_w_geometry_unpin(w, cols[i].def.shape.resource.bits);
 }
 
-/* The owned copy: hull and mesh colliders name World geometry (built here from inline vertices,
- * shared between colliders that give the same arrays) and pin it. */
-static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_collider **out)
+/* ---- descriptions (gy_w_def) ------------------------------------------------------------------
+ */
+
+/* The stored description is built field by field over zeroed memory, so its padding is zero and
+ * two equal descriptions are equal bytes (what the table compares). A field added to one of these
+ * structs must be copied below. */
+_Static_assert(sizeof(gy_collider_def) == 264, "canon_collider copies every collider field");
+_Static_assert(sizeof(gy_body_def) == 264, "canon_desc copies every body field");
+_Static_assert(sizeof(gy_physics_desc) == 312, "canon_desc copies every description field");
+
+static void canon_collider(gy_collider_def *d, const gy_collider_def *s)
+{
+    d->shape.type = s->shape.type;
+    d->shape.radius = s->shape.radius;
+    d->shape.height = s->shape.height;
+    d->shape.box_size = s->shape.box_size;
+    d->shape.normal = s->shape.normal;
+    d->shape.offset = s->shape.offset;
+    d->shape.resource = s->shape.resource;
+    d->local_pose = s->local_pose;
+    d->density = s->density;
+    d->material = s->material;
+    d->is_sensor = s->is_sensor;
+    d->contact_response = s->contact_response;
+    d->surface_velocity = s->surface_velocity;
+    d->one_way = s->one_way;
+    d->one_way_normal = s->one_way_normal;
+    d->one_way_slop = s->one_way_slop;
+    d->category = s->category;
+    d->mask = s->mask;
+    d->user_data = s->user_data;
+}
+
+/* All but the colliders, is_active and body.user_data (the component's). */
+static void canon_desc(gy_physics_desc *d, const gy_physics_desc *s)
+{
+    const gy_body_def *sb = &s->body;
+    gy_body_def *b = &d->body;
+    d->body_type = s->body_type;
+    d->is_active = true;
+    b->type = sb->type;
+    b->pose = sb->pose;
+    b->linear_velocity = sb->linear_velocity;
+    b->angular_velocity = sb->angular_velocity;
+    b->mass = sb->mass;
+    b->has_mass_properties = sb->has_mass_properties;
+    b->mass_properties = sb->mass_properties;
+    b->linear_damping = sb->linear_damping;
+    b->angular_damping = sb->angular_damping;
+    b->gravity_factor = sb->gravity_factor;
+    b->allow_sleeping = sb->allow_sleeping;
+    b->continuous = sb->continuous;
+    memcpy(b->lock_linear, sb->lock_linear, sizeof b->lock_linear);
+    memcpy(b->lock_angular, sb->lock_angular, sizeof b->lock_angular);
+    d->start_asleep = s->start_asleep;
+    d->is_character = s->is_character;
+    d->max_slope = s->max_slope;
+    d->step_offset = s->step_offset;
+    d->collider_count = s->collider_count;
+}
+
+static size_t def_bytes(uint32_t colliders, bool character)
+{
+    return sizeof(gy_w_def) + (size_t)colliders * sizeof(gy_scene_collider) +
+           (character ? sizeof(gy_w_character_state) : 0);
+}
+
+static size_t def_size(const gy_w_def *f)
+{
+    return def_bytes(f->desc.collider_count, f->desc.is_character);
+}
+
+/* FNV-1a over what def_same compares. */
+static uint64_t def_hash(const gy_w_def *f)
+{
+    uint64_t h = 14695981039346656037u;
+    const unsigned char *p = (const unsigned char *)&f->desc;
+    for (size_t i = 0; i < offsetof(gy_physics_desc, colliders); i++)
+        h = (h ^ p[i]) * 1099511628211u;
+    p = (const unsigned char *)f->desc.colliders;
+    for (size_t i = 0; i < (size_t)f->desc.collider_count * sizeof(gy_scene_collider); i++)
+        h = (h ^ p[i]) * 1099511628211u;
+    return h;
+}
+
+static bool def_same(const gy_w_def *a, const gy_w_def *b)
+{
+    const gy_physics_desc *x = &a->desc, *y = &b->desc;
+    return x->collider_count == y->collider_count &&
+           memcmp(x, y, offsetof(gy_physics_desc, colliders)) == 0 &&
+           memcmp(x->colliders, y->colliders, (size_t)x->collider_count * sizeof *x->colliders) ==
+               0;
+}
+
+static gy_w_def **def_chain(gy_world *w, uint64_t hash)
+{
+    return &w->defs[hash & (w->def_buckets - 1u)];
+}
+
+/* Room for one more shared description: false when the table could not grow (the description
+ * then stays private, which costs memory and nothing else). */
+static bool def_table_room(gy_world *w)
+{
+    if (w->def_count < w->def_buckets)
+        return true;
+    uint32_t n = w->def_buckets ? w->def_buckets * 2u : 64u;
+    if (n == 0)
+        return false;
+    gy_w_def **t = gy_alloc(w->alloc, (size_t)n * sizeof *t);
+    if (t == NULL)
+        return false;
+    memset(t, 0, (size_t)n * sizeof *t);
+    for (uint32_t b = 0; b < w->def_buckets; b++) {
+        for (gy_w_def *f = w->defs[b], *next; f != NULL; f = next) {
+            next = f->next;
+            f->next = t[f->hash & (n - 1u)];
+            t[f->hash & (n - 1u)] = f;
+        }
+    }
+    if (w->defs != NULL)
+        gy_free(w->alloc, w->defs, (size_t)w->def_buckets * sizeof *w->defs);
+    w->defs = t;
+    w->def_buckets = n;
+    return true;
+}
+
+static void def_unshare(gy_world *w, gy_w_def *f)
+{
+    if (!f->shared)
+        return;
+    gy_w_def **at = def_chain(w, f->hash);
+    while (*at != f)
+        at = &(*at)->next;
+    *at = f->next;
+    f->next = NULL;
+    f->shared = false;
+    w->def_count--;
+}
+
+/* The stored copy of `d`: hull and mesh colliders name World geometry (built here from inline
+ * vertices, shared between colliders that give the same arrays) and pin it; a character's state
+ * (zeroed: no reply yet) follows the colliders. A description that needs neither is looked up in
+ * the table first, and one already stored is shared. */
+static gy_result def_create(gy_world *w, const gy_physics_desc *d, gy_w_def **out)
 {
     uint32_t n = d->collider_count;
-    gy_scene_collider *cols = gy_alloc(w->alloc, (size_t)n * sizeof *cols);
-    if (cols == NULL)
+    size_t bytes = def_bytes(n, d->is_character);
+    gy_w_def *f = gy_alloc(w->alloc, bytes);
+    if (f == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    bool trigger = d->body_type == GY_BODY_TRIGGER;
+    memset(f, 0, bytes);
+    f->refs = 1;
+    canon_desc(&f->desc, d);
+    gy_scene_collider *cols = (gy_scene_collider *)(void *)(f + 1);
+    f->desc.colliders = cols;
+    bool trigger = d->body_type == GY_BODY_TRIGGER, shareable = !d->is_character;
     for (uint32_t i = 0; i < n; i++) {
         const gy_scene_collider *src = &d->colliders[i];
         gy_scene_collider *c = &cols[i];
-        memset(c, 0, sizeof *c);
-        c->def = src->def;
+        canon_collider(&c->def, &src->def);
         if (trigger)
             c->def.is_sensor = true;
         if (!is_resource_shape(c->def.shape.type)) {
             c->def.shape.resource.bits = 0;
             continue;
         }
+        shareable = false; /* its pins are counted per component */
         uint64_t h = src->def.shape.resource.bits;
         bool inline_data = h == 0;
         if (inline_data) {
@@ -231,7 +378,7 @@ static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_colli
                                      src->vertex_count, src->indices, src->index_count, &h);
             if (r != GY_OK) {
                 unpin_cols(w, cols, i);
-                gy_free(w->alloc, cols, (size_t)n * sizeof *cols);
+                gy_free(w->alloc, f, bytes);
                 return r;
             }
             gy_w_geometry_pin(w, h);
@@ -243,16 +390,72 @@ static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_colli
         }
         c->def.shape.resource.bits = h;
     }
-    *out = cols;
+    if (shareable) {
+        f->hash = def_hash(f);
+        for (gy_w_def *o = w->defs != NULL ? *def_chain(w, f->hash) : NULL; o != NULL;
+             o = o->next) {
+            if (o->hash == f->hash && def_same(o, f)) {
+                o->refs++;
+                gy_free(w->alloc, f, bytes);
+                *out = o;
+                return GY_OK;
+            }
+        }
+        if (def_table_room(w)) {
+            gy_w_def **at = def_chain(w, f->hash);
+            f->next = *at;
+            *at = f;
+            f->shared = true;
+            w->def_count++;
+        }
+    }
+    *out = f;
     return GY_OK;
 }
 
-static void free_cols(gy_world *w, gy_scene_collider *cols, uint32_t count)
+static void def_release(gy_world *w, gy_w_def *f)
 {
-    if (cols == NULL)
+    if (f == NULL || --f->refs > 0)
         return;
-    unpin_cols(w, cols, count);
-    gy_free(w->alloc, cols, (size_t)count * sizeof *cols);
+    def_unshare(w, f);
+    unpin_cols(w, f->desc.colliders, f->desc.collider_count);
+    gy_free(w->alloc, f, def_size(f));
+}
+
+/* The component's description made its own before it changes it (a shared one is copied).
+ * GY_ERR_OUT_OF_MEMORY changes nothing. */
+static gy_result def_own(gy_world *w, gy_w_body *c)
+{
+    gy_w_def *f = c->def;
+    if (f->refs == 1) {
+        def_unshare(w, f);
+        return GY_OK;
+    }
+    size_t bytes = def_size(f);
+    gy_w_def *copy = gy_alloc(w->alloc, bytes);
+    if (copy == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    memcpy(copy, f, bytes); /* shared ones name no geometry: nothing to pin */
+    copy->desc.colliders = (gy_scene_collider *)(void *)(copy + 1);
+    copy->next = NULL;
+    copy->refs = 1;
+    copy->shared = false;
+    f->refs--;
+    c->def = copy;
+    return GY_OK;
+}
+
+void gy_w_bodies_fini(gy_world *w)
+{
+    for (uint32_t d = w->bodies.count; d-- > 0;) {
+        gy_w_def *f = ((gy_w_body *)gy_w_store_at(&w->bodies, d))->def;
+        if (f != NULL && --f->refs == 0)
+            gy_free(w->alloc, f, def_size(f));
+    }
+    if (w->defs != NULL)
+        gy_free(w->alloc, w->defs, (size_t)w->def_buckets * sizeof *w->defs);
+    w->defs = NULL;
+    w->def_buckets = w->def_count = 0;
 }
 
 /* ---- store indices --------------------------------------------------------------------------- */
@@ -361,7 +564,7 @@ void gy_w_body_track(gy_world *w, gy_w_body *c)
      * motion change only after a release, which untracks. */
     gy_w_result *st = gy_w_result_of(w, c);
     st->attachment = c->attachment;
-    st->is_character = c->desc.is_character;
+    st->is_character = c->def->desc.is_character;
     st->is_static = c->motion == GY_MOTION_STATIC;
     set_add(w, &w->tracked, c->store_index, offsetof(gy_w_result, tracked_at));
 }
@@ -410,14 +613,14 @@ gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint
 
 static bool effective(const gy_world *w, const gy_w_body *c)
 {
-    return w->ents[c->entity].active_h && c->desc.is_active;
+    return w->ents[c->entity].active_h && c->is_active;
 }
 
 /* Converts the component's colliders for the physics side (geometry → resource keys). */
 static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_def *out)
 {
-    for (uint32_t i = 0; i < c->desc.collider_count; i++) {
-        out[i] = c->cols[i].def;
+    for (uint32_t i = 0; i < c->def->desc.collider_count; i++) {
+        out[i] = c->def->desc.colliders[i].def;
         if (is_resource_shape(out[i].shape.type)) {
             const gy_w_geometry *g = gy_w_geometry_get(w, out[i].shape.resource.bits);
             if (g == NULL)
@@ -430,7 +633,7 @@ static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_de
 
 static gy_body_def body_def_at(const gy_w_body *c, gy_pose pose)
 {
-    gy_body_def d = c->desc.body;
+    gy_body_def d = c->def->desc.body;
     d.type = c->motion;
     d.pose = pose;
     d.user_data = 0;
@@ -454,11 +657,9 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     st->teleports_sent = st->teleports_seen = 0;
     st->awake = c->motion != GY_MOTION_STATIC;
     st->state_tick = 0;
-    c->grounded = c->hit_ceiling = false;
-    c->ground_state = GY_GROUND_AIRBORNE;
-    c->ground_normal = c->platform_velocity = gy_v3(0, 0, 0);
-    c->ground.bits = 0;
-    c->character_tick = 0;
+    gy_w_character_state *cs = gy_w_character_state_of(c);
+    if (cs != NULL)
+        memset(cs, 0, sizeof *cs); /* airborne, no ground, no reply yet */
 }
 
 static gy_result record_create(gy_world *w, gy_w_body *c)
@@ -468,7 +669,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     if (w->next_attachment == 0)
         return GY_ERR_CAPACITY; /* 2^32 - 1 attachments issued: never reuse one */
     gy_result r = gy_array_reserve(w->alloc, (void **)&w->col_scratch, &w->col_scratch_capacity,
-                                   c->desc.collider_count, sizeof *w->col_scratch);
+                                   c->def->desc.collider_count, sizeof *w->col_scratch);
     if (r != GY_OK)
         return r;
     r = build_colliders(w, c, w->col_scratch);
@@ -481,10 +682,10 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     d.attachment = w->next_attachment;
     d.def = body_def_at(c, pose);
     d.colliders = w->col_scratch;
-    d.collider_count = c->desc.collider_count;
+    d.collider_count = c->def->desc.collider_count;
     gy_character_settings cs;
     d.character = gy_w_character_of(w, c, &cs);
-    d.start_asleep = c->desc.start_asleep;
+    d.start_asleep = c->def->desc.start_asleep;
     r = gy_physics_record_create_body(w->physics, &d);
     if (r != GY_OK)
         return r;
@@ -495,8 +696,8 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     reset_results(w, c, pose);
     gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !d.start_asleep;
     gy_w_body_track(w, c);
-    gy_w_velocity_of(w, c)->lin = c->desc.body.linear_velocity;
-    gy_w_velocity_of(w, c)->ang = c->desc.body.angular_velocity;
+    gy_w_velocity_of(w, c)->lin = c->def->desc.body.linear_velocity;
+    gy_w_velocity_of(w, c)->ang = c->def->desc.body.angular_velocity;
     return GY_OK;
 }
 
@@ -568,11 +769,10 @@ static void remove_component(gy_world *w, uint32_t slot)
     c = gy_w_body_of(w, slot);
     gy_w_body_untrack(w, c);
     gy_w_body_unmark_moved(w, c);
-    gy_scene_collider *cols = c->cols;
-    uint32_t n = c->desc.collider_count;
+    gy_w_def *def = c->def;
     give_store_index(w, c->store_index);
     gy_w_store_remove(&w->bodies, slot);
-    free_cols(w, cols, n);
+    def_release(w, def);
 }
 
 void gy_w_body_destroy(gy_world *w, uint32_t slot)
@@ -618,8 +818,8 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
         r = check_placement(w, slot);
     if (r != GY_OK)
         return r;
-    gy_scene_collider *cols;
-    r = copy_cols(w, desc, &cols);
+    gy_w_def *def;
+    r = def_create(w, desc, &def);
     if (r != GY_OK)
         return r;
     uint32_t idx;
@@ -627,19 +827,19 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     if (r == GY_OK)
         r = take_store_index(w, slot, &idx);
     if (r != GY_OK) {
-        free_cols(w, cols, desc->collider_count);
+        def_release(w, def);
         return r;
     }
     gy_w_body *c;
     r = gy_w_store_add(&w->bodies, w->alloc, slot, (void **)&c);
     if (r != GY_OK) {
         give_store_index(w, idx);
-        free_cols(w, cols, desc->collider_count);
+        def_release(w, def);
         return r;
     }
-    c->desc = *desc;
-    c->desc.colliders = cols;
-    c->cols = cols;
+    c->def = def;
+    c->is_active = desc->is_active;
+    c->user_data = desc->body.user_data;
     c->motion = motion;
     c->entity = slot;
     c->store_index = idx;
@@ -683,22 +883,21 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
         r = check_placement(w, slot);
     if (r != GY_OK)
         return r;
-    gy_scene_collider *cols;
-    r = copy_cols(w, desc, &cols); /* pins the new geometry before the old is let go */
+    gy_w_def *def;
+    r = def_create(w, desc, &def); /* pins the new geometry before the old is let go */
     if (r != GY_OK)
         return r;
     c = gy_w_body_of(w, slot);
     record_release(w, c);
     c = gy_w_body_of(w, slot);
-    gy_scene_collider *old = c->cols;
-    uint32_t old_n = c->desc.collider_count;
-    c->desc = *desc;
-    c->desc.colliders = cols;
-    c->cols = cols;
+    gy_w_def *old = c->def;
+    c->def = def;
+    c->is_active = desc->is_active;
+    c->user_data = desc->body.user_data;
     c->motion = motion;
     gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
-    free_cols(w, old, old_n);
+    def_release(w, old);
     r = gy_w_body_refresh(w, slot);
     if (r != GY_OK) {
         c = gy_w_body_of(w, slot);
@@ -719,7 +918,9 @@ gy_result gy_body_get_desc(const gy_world *w, gy_entity e, gy_physics_desc *out)
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    *out = c->desc;
+    *out = c->def->desc;
+    out->is_active = c->is_active;
+    out->body.user_data = c->user_data;
     return GY_OK;
 }
 
@@ -740,13 +941,13 @@ gy_result gy_body_set_active(gy_world *w, gy_entity e, bool active)
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    if (c->desc.is_active == active)
+    if (c->is_active == active)
         return GY_OK;
-    c->desc.is_active = active;
+    c->is_active = active;
     r = gy_w_body_refresh(w, c->entity);
     if (r != GY_OK) {
         c = gy_w_body_of(w, gy_w_entity_slot(w, e));
-        c->desc.is_active = !active;
+        c->is_active = !active;
     }
     return r;
 }
@@ -763,7 +964,7 @@ gy_result gy_body_get_enable(const gy_world *w, gy_entity e, gy_body_enable *out
     if (r != GY_OK)
         return r;
     out->entity_active = w->ents[c->entity].active_h;
-    out->component_active = c->desc.is_active;
+    out->component_active = c->is_active;
     out->effective = effective(w, c);
     return GY_OK;
 }
@@ -911,7 +1112,7 @@ gy_result gy_body_move_kinematic(gy_world *w, gy_entity e, gy_pose target, doubl
     uint32_t steps = gy_physics_steps_for(w->physics, duration);
     if (steps == 0)
         return GY_ERR_INVALID_ARGUMENT;
-    if (c->motion != GY_MOTION_KINEMATIC || c->desc.is_character)
+    if (c->motion != GY_MOTION_KINEMATIC || c->def->desc.is_character)
         return GY_ERR_INVALID_MOTION;
     r = live(c);
     return r != GY_OK ? r
@@ -928,7 +1129,7 @@ gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, ui
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    if (!c->desc.is_character)
+    if (!c->def->desc.is_character)
         return GY_ERR_MISUSE;
     r = gy_validate_vector(velocity, GY_MAX_MAGNITUDE);
     if (r != GY_OK)
@@ -951,7 +1152,7 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    if (!c->desc.is_character)
+    if (!c->def->desc.is_character)
         return GY_ERR_MISUSE;
     if (!gy_is_finite(speed))
         return GY_ERR_NON_FINITE;
@@ -991,12 +1192,17 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     out->attachment = c->attachment;
     out->store_index = c->store_index;
     out->tick = c->settled ? w->frame_tick : st->state_tick;
-    out->grounded = c->recorded && c->grounded;
-    out->hit_ceiling = c->recorded && c->hit_ceiling;
-    out->ground_state = c->recorded ? (gy_ground_state)c->ground_state : GY_GROUND_AIRBORNE;
-    out->ground_normal = c->ground_normal;
-    out->platform_velocity = c->platform_velocity;
-    out->ground = gy_entity_is_valid(w, c->ground) ? c->ground : gy_entity_null();
+    const gy_w_character_state *cs = gy_w_character_state_of(c);
+    gy_w_character_state none;
+    memset(&none, 0, sizeof none);
+    if (cs == NULL)
+        cs = &none;
+    out->grounded = c->recorded && cs->grounded;
+    out->hit_ceiling = c->recorded && cs->hit_ceiling;
+    out->ground_state = c->recorded ? (gy_ground_state)cs->ground_state : GY_GROUND_AIRBORNE;
+    out->ground_normal = cs->ground_normal;
+    out->platform_velocity = cs->platform_velocity;
+    out->ground = gy_entity_is_valid(w, cs->ground) ? cs->ground : gy_entity_null();
     return GY_OK;
 }
 
@@ -1053,7 +1259,7 @@ gy_result gy_w_start(gy_world *w)
         const gy_w_body *c = gy_w_store_at(&w->bodies, d);
         if (effective(w, c)) {
             n++;
-            cols += c->desc.collider_count;
+            cols += c->def->desc.collider_count;
         }
     }
     gy_physics_body_desc *bodies = n ? gy_alloc(w->alloc, (size_t)n * sizeof *bodies) : NULL;
@@ -1086,11 +1292,11 @@ gy_result gy_w_start(gy_world *w)
             b->def.angular_velocity = ok ? v->ang : gy_v3(0, 0, 0);
         }
         b->colliders = colliders + at;
-        b->collider_count = c->desc.collider_count;
+        b->collider_count = c->def->desc.collider_count;
         b->character = gy_w_character_of(w, c, &chars[k]);
         /* A body created for the first time (never reported) starts asleep if asked to; one that
          * ran before keeps its motion. */
-        b->start_asleep = c->desc.start_asleep && !gy_w_result_of(w, c)->have_proxy;
+        b->start_asleep = c->def->desc.start_asleep && !gy_w_result_of(w, c)->have_proxy;
         gy_result rb = build_colliders(w, c, colliders + at);
         if (rb == GY_OK)
             rb = check_start_desc(b);
@@ -1105,7 +1311,7 @@ gy_result gy_w_start(gy_world *w)
             continue;
         }
         k++;
-        at += c->desc.collider_count;
+        at += c->def->desc.collider_count;
         /* Provisional, so the joints' bootstrap can name the bodies. */
         c->attachment = b->attachment;
         c->recorded = true;
@@ -1130,8 +1336,7 @@ gy_result gy_w_start(gy_world *w)
             if (!c->recorded)
                 continue;
             reset_results(w, c, bodies[k].def.pose); /* the velocities stay the last run's */
-            gy_w_result_of(w, c)->awake =
-                gy_w_result_of(w, c)->awake && !bodies[k].start_asleep;
+            gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !bodies[k].start_asleep;
             gy_w_body_track(w, c);
             k++;
         }
@@ -1192,6 +1397,9 @@ gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
         return GY_ERR_INVALID_ARGUMENT;
     if (c->motion != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
+    r = def_own(w, c);
+    if (r != GY_OK)
+        return r;
     if (c->recorded && !c->failed) {
         r = gy_physics_record_set_mass(w->physics, c->store_index, c->attachment, mass);
         if (r != GY_OK)
@@ -1199,7 +1407,7 @@ gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
     }
     /* Kept for every later (re)creation, scaled as the live body was: an inertia override
      * scales with the mass; without one the colliders' density share stays. */
-    gy_body_def *b = &c->desc.body;
+    gy_body_def *b = &c->def->desc.body;
     if (b->has_mass_properties) {
         double k = mass / b->mass;
         for (int i = 0; i < 3; i++)
@@ -1216,7 +1424,7 @@ static gy_result collider_of(gy_world *w, gy_entity e, uint32_t index, gy_w_body
     gy_result r = component(w, e, out);
     if (r != GY_OK)
         return r;
-    return index < (*out)->desc.collider_count ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+    return index < (*out)->def->desc.collider_count ? GY_OK : GY_ERR_INVALID_ARGUMENT;
 }
 
 gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_material material)
@@ -1228,6 +1436,8 @@ gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_m
     gy_result r = collider_of(w, e, collider, &c);
     if (r == GY_OK)
         r = gy_validate_material(&material);
+    if (r == GY_OK)
+        r = def_own(w, c);
     if (r != GY_OK)
         return r;
     if (c->recorded && !c->failed) {
@@ -1236,7 +1446,7 @@ gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_m
         if (r != GY_OK)
             return r;
     }
-    c->cols[collider].def.material = material;
+    c->def->desc.colliders[collider].def.material = material;
     return GY_OK;
 }
 
@@ -1248,6 +1458,8 @@ gy_result gy_body_set_filter(gy_world *w, gy_entity e, uint32_t collider, uint32
         return entered;
     gy_w_body *c;
     gy_result r = collider_of(w, e, collider, &c);
+    if (r == GY_OK)
+        r = def_own(w, c);
     if (r != GY_OK)
         return r;
     if (c->recorded && !c->failed) {
@@ -1256,8 +1468,8 @@ gy_result gy_body_set_filter(gy_world *w, gy_entity e, uint32_t collider, uint32
         if (r != GY_OK)
             return r;
     }
-    c->cols[collider].def.category = category;
-    c->cols[collider].def.mask = mask;
+    c->def->desc.colliders[collider].def.category = category;
+    c->def->desc.colliders[collider].def.mask = mask;
     return GY_OK;
 }
 
@@ -1270,7 +1482,7 @@ gy_result gy_body_set_user_data(gy_world *w, gy_entity e, uint64_t user_data)
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    c->desc.body.user_data = user_data;
+    c->user_data = user_data;
     return GY_OK;
 }
 
@@ -1279,7 +1491,7 @@ uint64_t gy_body_get_user_data(const gy_world *w, gy_entity e)
     if (gy_w_enter_read(w, __func__) != GY_OK)
         return 0u;
     gy_w_body *c;
-    return component(w, e, &c) == GY_OK ? c->desc.body.user_data : 0u;
+    return component(w, e, &c) == GY_OK ? c->user_data : 0u;
 }
 
 gy_result gy_world_set_gravity(gy_world *w, gy_vec3 gravity)

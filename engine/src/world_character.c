@@ -28,8 +28,8 @@ const gy_character_settings *gy_w_character_of(const gy_world *w, const gy_w_bod
                                                gy_character_settings *out)
 {
     /* Validated when the component was added or changed, so the settings always build. */
-    if (!w->run_characters || !c->desc.is_character ||
-        gy_w_character_settings(&c->desc, out) != GY_OK)
+    if (!w->run_characters || !c->def->desc.is_character ||
+        gy_w_character_settings(&c->def->desc, out) != GY_OK)
         return NULL;
     return out;
 }
@@ -42,20 +42,22 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r)
         w->stats.replies_stale++;
         return;
     }
-    c->grounded = (cr->flags & GY_CHARACTER_GROUNDED) != 0;
-    c->hit_ceiling = (cr->flags & GY_CHARACTER_CEILING) != 0;
-    c->ground_state = c->grounded                             ? GY_GROUND_WALKABLE
-                      : (cr->flags & GY_CHARACTER_STEEP) != 0 ? GY_GROUND_STEEP
-                                                              : GY_GROUND_AIRBORNE;
-    c->ground_normal = gy_v3(cr->ground_normal[0], cr->ground_normal[1], cr->ground_normal[2]);
-    c->platform_velocity =
-        gy_v3(cr->platform_velocity[0], cr->platform_velocity[1], cr->platform_velocity[2]);
     gy_w_velocity_of(w, c)->lin = gy_v3(cr->velocity[0], cr->velocity[1], cr->velocity[2]);
-    c->ground.bits = 0;
+    gy_w_character_state *cs = gy_w_character_state_of(c);
+    if (cs == NULL)
+        return; /* no longer a character: the reply is about what it was */
+    cs->grounded = (cr->flags & GY_CHARACTER_GROUNDED) != 0;
+    cs->hit_ceiling = (cr->flags & GY_CHARACTER_CEILING) != 0;
+    cs->ground_state = cs->grounded                            ? GY_GROUND_WALKABLE
+                       : (cr->flags & GY_CHARACTER_STEEP) != 0 ? GY_GROUND_STEEP
+                                                               : GY_GROUND_AIRBORNE;
+    cs->ground_normal = gy_v3(cr->ground_normal[0], cr->ground_normal[1], cr->ground_normal[2]);
+    cs->platform_velocity =
+        gy_v3(cr->platform_velocity[0], cr->platform_velocity[1], cr->platform_velocity[2]);
+    cs->ground.bits = 0;
     if (cr->flags & GY_CHARACTER_ON_BODY) {
         const gy_w_body *g = gy_w_body_by_attachment(w, cr->ground_store, cr->ground_attachment);
         if (g != NULL)
-            c->ground = gy_w_entity_handle(w, g->entity);
+            cs->ground = gy_w_entity_handle(w, g->entity);
     }
-    c->character_tick = cr->tick;
 }

@@ -336,23 +336,24 @@ static void draw_characters(const gy_world *w, const gy_debug_draw *d)
     bool labels = (d->flags & GY_DEBUG_DRAW_LABELS) != 0;
     for (uint32_t i = 0; i < w->bodies.count; i++) {
         const gy_w_body *c = gy_w_store_at(&w->bodies, i);
-        if (!c->desc.is_character || !c->assigned || c->desc.collider_count == 0 ||
-            c->desc.colliders[0].def.shape.type != GY_SHAPE_CAPSULE)
+        if (!c->def->desc.is_character || !c->assigned || c->def->desc.collider_count == 0 ||
+            c->def->desc.colliders[0].def.shape.type != GY_SHAPE_CAPSULE)
             continue;
-        const gy_collider_def *cap = &c->desc.colliders[0].def;
+        const gy_collider_def *cap = &c->def->desc.colliders[0].def;
+        const gy_w_character_state *cs = gy_w_character_state_of(c);
         gy_pose pose = gy_pose_mul(gy_w_body_pose(w, c), cap->local_pose);
-        gy_debug_color col = c->ground_state == GY_GROUND_WALKABLE ? d->palette.grounded
-                             : c->ground_state == GY_GROUND_STEEP  ? d->palette.steep
-                                                                   : d->palette.airborne;
+        gy_debug_color col = cs->ground_state == GY_GROUND_WALKABLE ? d->palette.grounded
+                             : cs->ground_state == GY_GROUND_STEEP  ? d->palette.steep
+                                                                    : d->palette.airborne;
         d->capsule(d->context, pose, cap->shape.radius, cap->shape.height, col, false);
         /* The ground normal from the capsule's lowest point. */
         gy_vec3 up = gy_quat_rotate(pose.rotation, gy_v3(0, 1, 0));
         gy_vec3 foot = gy_v3_mad(pose.position, up, -0.5 * cap->shape.height);
-        if (c->ground_state != GY_GROUND_AIRBORNE)
-            d->segment(d->context, foot, gy_v3_mad(foot, c->ground_normal, d->normal_length), col);
+        if (cs->ground_state != GY_GROUND_AIRBORNE)
+            d->segment(d->context, foot, gy_v3_mad(foot, cs->ground_normal, d->normal_length), col);
         if (labels)
             d->text(d->context, gy_v3_mad(pose.position, up, 0.5 * cap->shape.height),
-                    c->hit_ceiling ? "airborne, ceiling" : gy_ground_state_name(c->ground_state),
+                    cs->hit_ceiling ? "airborne, ceiling" : gy_ground_state_name(cs->ground_state),
                     d->palette.label);
     }
 }

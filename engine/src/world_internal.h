@@ -193,37 +193,65 @@ typedef struct gy_w_velocity {
 
 /* ---- physics components ---------------------------------------------------------------------- */
 
+/* A character's state as its last CHARACTER_STATE reply gave it. */
+typedef struct gy_w_character_state {
+    gy_vec3 ground_normal, platform_velocity;
+    gy_entity ground;
+    bool grounded, hit_ceiling;
+    uint8_t ground_state; /* gy_ground_state */
+} gy_w_character_state;
+
+/* A component's authored description as the World keeps it, in one block: this record, the
+ * colliders (desc.colliders points just after it), then a character's state. A block that names
+ * no geometry and holds no character is shared by every component with an identical description
+ * (a level's statics repeat a handful): `refs` counts them, and a component about to change its
+ * own takes a private copy first (world_body.c). The per-body fields is_active and
+ * body.user_data are the component's (gy_w_body) and sit here at true and 0. */
+typedef struct gy_w_def {
+    struct gy_w_def *next; /* chain in the World's table of shared blocks */
+    uint64_t hash;
+    uint32_t refs;
+    bool shared; /* in the table */
+    gy_physics_desc desc;
+} gy_w_def;
+
+/* One per body, so only what every body needs is here: a static level holds hundreds of
+ * thousands. */
 typedef struct gy_w_body {
     uint32_t entity;
     uint32_t store_index;
     uint32_t attachment; /* of the body recorded in this physics run; 0: none */
     gy_motion_type motion;
-    bool recorded; /* a create is recorded (the subsystem's view holds `attachment`) */
+    gy_result error;
+    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
+    bool recorded;  /* a create is recorded (the subsystem's view holds `attachment`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
     bool settled;
+    /* the body as the game knows it */
+    bool assigned; /* BODY_ASSIGNED seen */
+    bool failed;
+    bool is_active; /* the description's is_active: the component switch */
+    gy_body_id body;
+    uint64_t user_data; /* the description's body.user_data */
     /* results (the capture's: w->results and w->velocities; what it is drawn from: w->motion; all
      * by store_index) */
     /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
      * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
     gy_pose held;
-    /* authored (owned copy: desc.colliders == cols; hull/mesh colliders name their geometry) */
-    gy_physics_desc desc;
-    gy_scene_collider *cols;
-    /* the body as the game knows it */
-    bool assigned; /* BODY_ASSIGNED seen */
-    gy_body_id body;
-    bool failed;
-    gy_result error;
-    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
-    /* character state (CHARACTER_STATE replies) */
-    bool grounded, hit_ceiling;
-    uint8_t ground_state; /* gy_ground_state */
-    gy_vec3 ground_normal, platform_velocity;
-    gy_entity ground;
-    uint32_t character_tick;
+    /* authored (hull/mesh colliders name their geometry); never NULL */
+    gy_w_def *def;
 } gy_w_body;
+
+/* The character state of a character's component (after its colliders), or NULL. */
+static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
+{
+    const gy_physics_desc *d = &c->def->desc;
+    if (!d->is_character)
+        return NULL;
+    return (gy_w_character_state *)(void *)(d->colliders + d->collider_count);
+}
 
 /* ---- geometry, joints, pairs ----------------------------------------------------------------- */
 
@@ -334,11 +362,13 @@ struct gy_world {
 
     /* physics components */
     gy_w_store bodies; /* gy_w_body */
+    gy_w_def **defs;   /* shared descriptions by hash: chains, power-of-two bucket count */
+    uint32_t def_buckets, def_count;
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_w_u32s tracked;
-    gy_w_u32s moved;       /* store indices of the components gy_w_sync writes back */
-    bool kill_plane;       /* world_kill.c */
+    gy_w_u32s moved; /* store indices of the components gy_w_sync writes back */
+    bool kill_plane; /* world_kill.c */
     double kill_y;
     gy_w_u32s doomed;      /* entity handles' slots found below the kill plane this tick */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
@@ -520,6 +550,8 @@ void gy_w_body_destroy(gy_world *w, uint32_t slot);
 void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose);
 /* After a stop: forgets every physics-side fact. */
 void gy_w_bodies_stopped(gy_world *w);
+/* Teardown: frees every component's description (no geometry is unpinned) and the table. */
+void gy_w_bodies_fini(gy_world *w);
 /* The capture and sync lists. Both hold at most one entry per component and their capacity is
  * reserved at gy_body_add, so these never allocate. */
 void gy_w_body_track(gy_world *w, gy_w_body *c);

@@ -51,7 +51,7 @@ static double collider_volume(const gy_world *w, const gy_scene_collider *col, g
 /* The centre of mass in the body frame. */
 static gy_vec3 body_centre(const gy_world *w, const gy_w_body *c)
 {
-    const gy_physics_desc *d = &c->desc;
+    const gy_physics_desc *d = &c->def->desc;
     if (d->body.has_mass_properties)
         return d->body.mass_properties.center_of_mass;
     bool all_sensors = true;
@@ -84,7 +84,8 @@ void gy_w_kill_below(gy_world *w)
     w->doomed.count = 0;
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         const gy_w_body *c = gy_w_store_at(&w->bodies, d);
-        if (!c->recorded || c->failed || (c->motion != GY_MOTION_DYNAMIC && !c->desc.is_character))
+        if (!c->recorded || c->failed ||
+            (c->motion != GY_MOTION_DYNAMIC && !c->def->desc.is_character))
             continue;
         gy_pose pose = gy_w_body_pose(w, c);
         if (gy_pose_apply(pose, body_centre(w, c)).y >= w->kill_y)

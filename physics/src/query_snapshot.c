@@ -100,7 +100,6 @@ struct gy_query_snapshot {
     uint32_t capacity;
     uint32_t slot_limit; /* one past the highest slot ever set */
     qs_entry *live;
-    qs_anchor *anchors; /* moving entries only */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group */
@@ -111,6 +110,9 @@ struct gy_query_snapshot {
     uint8_t *static_flags;
 
     uint32_t member_count[GROUP_COUNT];
+    /* By position in members[TREE_MOVING] (member_pos), so statics carry none. */
+    qs_anchor *anchors;
+    uint32_t anchor_capacity;
     uint32_t dirty_count[DIRTY_LISTS];
     uint32_t box_dirty_count[DIRTY_LISTS]; /* of those, slots whose tree box changed */
     uint32_t static_pending_count;
@@ -477,7 +479,6 @@ static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t
                                                  uint8_t group, bool force)
 {
     const qs_entry *e = &qs->live[slot];
-    qs_anchor *a = &qs->anchors[slot];
     gy_vec3 lo, hi;
     entry_bounds(e, &lo, &hi);
     gy_bvh_box *b = &qs->boxes[slot];
@@ -490,6 +491,7 @@ static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t
         const gy_vec3 m = gy_v3(MOVING_MARGIN, MOVING_MARGIN, MOVING_MARGIN);
         lo = gy_v3_sub(lo, m);
         hi = gy_v3_add(hi, m);
+        qs_anchor *a = &qs->anchors[qs->member_pos[slot]];
         a->pose = e->pose;
         if (force)
             a->turn_radius = turn_radius(e);
@@ -576,8 +578,8 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t live, anchors, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS],
-        static_pending, group, dirty_bits, static_flags, size;
+    size_t live, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
+        dirty_bits, static_flags, size;
 } slot_layout;
 
 static slot_layout layout_for(uint32_t cap)
@@ -586,8 +588,6 @@ static slot_layout layout_for(uint32_t cap)
     size_t o = 0, n = cap;
     l.live = o;
     o += n * sizeof(qs_entry);
-    l.anchors = o;
-    o += n * sizeof(qs_anchor);
     l.boxes = o;
     o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
@@ -635,7 +635,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     uint32_t old = qs->capacity, add = (uint32_t)cap - old;
     /* Per-slot state is copied; the new tail starts empty. */
     carry(b + l.live, qs->live, sizeof(qs_entry), old, add, 0);
-    carry(b + l.anchors, qs->anchors, sizeof(qs_anchor), old, add, 0);
     carry(b + l.boxes, qs->boxes, sizeof(gy_bvh_box), old, add, 0);
     carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
     carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
@@ -660,7 +659,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     qs->block_size = l.size;
     qs->capacity = (uint32_t)cap;
     qs->live = (qs_entry *)(void *)(b + l.live);
-    qs->anchors = (qs_anchor *)(void *)(b + l.anchors);
     qs->boxes = (gy_bvh_box *)(void *)(b + l.boxes);
     qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
     qs->group = (uint8_t *)(b + l.group);
@@ -724,6 +722,7 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     gy_bvh_builder_fini(&qs->builder, a);
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
+    gy_free(a, qs->anchors, (size_t)qs->anchor_capacity * sizeof *qs->anchors);
     gy_triple_buffer_destroy(qs->tb);
     gy_free(a, qs, sizeof *qs);
 }
@@ -771,6 +770,8 @@ static void group_remove(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
     assert(qs->members[g][pos] == slot);
     qs->members[g][pos] = last;
     qs->member_pos[last] = pos;
+    if (g == TREE_MOVING)
+        qs->anchors[pos] = qs->anchors[qs->member_count[g]];
     qs->membership_changed[g] = true;
     note_static_change(qs, g, slot);
 }
@@ -786,20 +787,27 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     r = grow_slots(qs, slot + 1u);
     if (r != GY_OK)
         return r;
+    uint8_t old_group = qs->group[slot], new_group = group_of(&n);
+    if (new_group == TREE_MOVING && old_group != TREE_MOVING) {
+        r = gy_array_reserve(qs->alloc, (void **)&qs->anchors, &qs->anchor_capacity,
+                             qs->member_count[TREE_MOVING] + 1u, sizeof *qs->anchors);
+        if (r != GY_OK)
+            return r;
+    }
     if (slot >= qs->slot_limit)
         qs->slot_limit = slot + 1u;
-    uint8_t old_group = qs->group[slot], new_group = group_of(&n);
     geometry_ref(n.geometry);
     geometry_unref(qs->live[slot].geometry);
     qs->live[slot] = n;
-    if (new_group != GROUP_PLANES)
-        update_box(qs, slot, new_group, true);
+    /* Membership first: a moving entry's anchor is found by its place in the group. */
     if (old_group != new_group) {
         if (old_group != GROUP_NONE)
             group_remove(qs, old_group, slot);
         group_add(qs, new_group, slot);
         qs->group[slot] = new_group;
     }
+    if (new_group != GROUP_PLANES)
+        update_box(qs, slot, new_group, true);
     mark_dirty(qs, slot, true);
     return GY_OK;
 }
@@ -825,7 +833,8 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
      * exactly 1, where dividing would change no bit: the four divisions are skipped. */
     e->pose.rotation = l == 1.0 ? q : (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
     uint8_t g = qs->group[slot];
-    bool box = g != GROUP_PLANES && !(g == TREE_MOVING && still_inside(&qs->anchors[slot], e)) &&
+    bool box = g != GROUP_PLANES &&
+               !(g == TREE_MOVING && still_inside(&qs->anchors[qs->member_pos[slot]], e)) &&
                update_box(qs, slot, g, false);
     mark_dirty(qs, slot, box);
     return GY_OK;

@@ -378,6 +378,56 @@ static void test_api_material_and_filter_change_in_place_without_exit_enter(void
 /* ---- entities and characters ------------------------------------------------------------------
  */
 
+/* Bodies made from one description (a level's statics) hold it apart: changing one body's
+ * material, filter, mass, user data or switch changes no other body's description, on either
+ * side of teardown and of a body removed in between. */
+static void test_api_bodies_from_one_description_change_apart(void **state)
+{
+    (void)state;
+    gy_world *w = world_on(NULL, NULL, NULL);
+    gy_scene_collider box = gy_default_scene_collider(gy_box(gy_v3(1, 1, 1)));
+    gy_physics_desc d = gy_default_body_desc(GY_BODY_STATIC, &box);
+    gy_scene_collider ball = gy_default_scene_collider(gy_sphere(0.5));
+    gy_physics_desc dyn = gy_default_body_desc(GY_BODY_DYNAMIC, &ball);
+    gy_entity s[4], b[2];
+    for (uint32_t i = 0; i < 4; i++)
+        assert_result(gy_body_create(w, gy_v3(3.0 * i, 0, 0), &d, &s[i]), GY_OK);
+    for (uint32_t i = 0; i < 2; i++)
+        assert_result(gy_body_create(w, gy_v3(3.0 * i, 10, 0), &dyn, &b[i]), GY_OK);
+    wfx_tick(w, 2);
+    gy_material ice = gy_default_material();
+    ice.friction = 0.02;
+    assert_result(gy_body_set_material(w, s[1], 0, ice), GY_OK);
+    assert_result(gy_body_set_filter(w, s[2], 0, 4u, 8u), GY_OK);
+    assert_result(gy_body_set_user_data(w, s[3], 99u), GY_OK);
+    assert_result(gy_body_set_active(w, s[3], false), GY_OK);
+    assert_result(gy_body_set_mass(w, b[0], 5.0), GY_OK);
+    assert_result(gy_entity_destroy(w, s[0]), GY_OK);
+    wfx_tick(w, 2);
+    gy_physics_desc got;
+    for (uint32_t i = 1; i < 4; i++) {
+        assert_result(gy_body_get_desc(w, s[i], &got), GY_OK);
+        const gy_collider_def *c = &got.colliders[0].def;
+        assert_near(c->material.friction, i == 1 ? 0.02 : 0.5, 0.0);
+        assert_int_equal(c->category, i == 2 ? 4u : box.def.category);
+        assert_int_equal(c->mask, i == 2 ? 8u : box.def.mask);
+        assert_int_equal(got.body.user_data, i == 3 ? 99u : 0u);
+        assert_int_equal(got.is_active, i != 3);
+        assert_near(c->shape.box_size.x, 1.0, 0.0);
+    }
+    assert_result(gy_body_get_desc(w, b[0], &got), GY_OK);
+    assert_near(got.body.mass, 5.0, 0.0);
+    assert_result(gy_body_get_desc(w, b[1], &got), GY_OK);
+    assert_near(got.body.mass, dyn.body.mass, 0.0);
+    /* A new body from the same description still gets the description as given. */
+    gy_entity again;
+    assert_result(gy_body_create(w, gy_v3(-3, 0, 0), &d, &again), GY_OK);
+    assert_result(gy_body_get_desc(w, again, &got), GY_OK);
+    assert_near(got.colliders[0].def.material.friction, 0.5, 0.0);
+    assert_int_equal(got.colliders[0].def.category, box.def.category);
+    wfx_destroy(w, NULL);
+}
+
 static void test_api_get_entities_lists_the_live_ones(void **state)
 {
     (void)state;
@@ -461,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_api_set_awake_sleeps_in_mid_air_and_wakes_into_free_fall),
         cmocka_unit_test(test_api_set_mass_changes_impulse_response_as_one_over_m),
         cmocka_unit_test(test_api_material_and_filter_change_in_place_without_exit_enter),
+        cmocka_unit_test(test_api_bodies_from_one_description_change_apart),
         cmocka_unit_test(test_api_get_entities_lists_the_live_ones),
         cmocka_unit_test(test_api_character_intent_flags_are_refused_by_gyre_controller),
         cmocka_unit_test(test_api_character_intent_flags_reach_a_host_hook),

@@ -143,8 +143,9 @@ gy_result gy_body_remove(gy_world *world, gy_entity e);
  * settings at the current transform. Errors as gy_body_add (GY_ERR_MISUSE: no component). */
 gy_result gy_body_update(gy_world *world, gy_entity e, const gy_physics_desc *desc);
 
-/* The authored description as stored (colliders point into the World; valid until the component
- * changes). Hull and mesh colliders name their gy_geometry in resource.bits. */
+/* The authored description as stored (colliders point into the World, read-only: bodies with
+ * identical descriptions share them; valid until the component changes). Hull and mesh colliders
+ * name their gy_geometry in resource.bits. */
 gy_result gy_body_get_desc(const gy_world *world, gy_entity e, gy_physics_desc *out);
 
 bool gy_body_exists(const gy_world *world, gy_entity e);
