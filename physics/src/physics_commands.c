@@ -9,21 +9,6 @@
 
 /* ---- shared helpers -------------------------------------------------------------------------- */
 
-gy_result gy_phys_list_reserve(gy_physics *p, gy_phys_list *l, uint32_t need)
-{
-    if (need <= l->capacity)
-        return GY_OK;
-    return gy_array_reserve(p->alloc, (void **)&l->items, &l->capacity, need, sizeof(uint32_t));
-}
-
-void gy_phys_list_free(gy_physics *p, gy_phys_list *l)
-{
-    if (l->items != NULL)
-        gy_free(p->alloc, l->items, (size_t)l->capacity * sizeof(uint32_t));
-    l->items = NULL;
-    l->count = l->capacity = 0;
-}
-
 void gy_phys_release_payload(void *ctx, gy_command *cmd)
 {
     gy_physics *p = ctx;
@@ -620,11 +605,11 @@ static bool set_contains(const gy_physics *p, uint32_t v)
  * of two at least twice the releases (the array itself is kept at its peak size). */
 static bool build_release_set(gy_physics *p, uint32_t releases, uint32_t n)
 {
-    gy_phys_list *set = &p->release_set;
+    gy_u32_array *set = &p->release_set;
     uint32_t cap = 16u;
     while (cap < releases * 2u)
         cap *= 2u;
-    if (gy_phys_list_reserve(p, set, cap) != GY_OK)
+    if (gy_u32_array_reserve(p->alloc, set, cap) != GY_OK)
         return false;
     memset(set->items, 0, (size_t)cap * sizeof(uint32_t));
     p->release_mask = cap - 1u;
@@ -859,7 +844,7 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
         if (r == GY_OK) {
             e->teleported = 1;
             e->fault = 0;
-            if (gy_phys_list_push(p, &p->disturbed, c->key) != GY_OK)
+            if (gy_u32_array_push(p->alloc, &p->disturbed, c->key) != GY_OK)
                 gy_log(p->logger, GY_LOG_WARN, "physics: wake scan list could not grow");
         }
         break;
