@@ -15,7 +15,7 @@ void gy_hash_map_init(gy_hash_map *m, const gy_allocator *allocator)
 
 void gy_hash_map_fini(gy_hash_map *m)
 {
-    const gy_allocator *a = m->allocator;
+    const gy_allocator *a = gy_allocator_or_default(m->allocator);
     if (m->slots != NULL)
         gy_free(a, m->slots, (size_t)m->capacity * sizeof *m->slots);
     gy_hash_map_init(m, a);
@@ -43,7 +43,8 @@ gy_result gy_hash_map_reserve(gy_hash_map *m, uint32_t count)
         cap *= 2u;
     if (cap > MAX_CAPACITY)
         return GY_ERR_OUT_OF_MEMORY;
-    gy_map_slot_ *slots = gy_alloc_zeroed(m->allocator, (size_t)cap * sizeof *slots);
+    const gy_allocator *al = gy_allocator_or_default(m->allocator);
+    gy_map_slot_ *slots = gy_alloc_zeroed(al, (size_t)cap * sizeof *slots);
     if (slots == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     gy_hash_map old = *m;
@@ -60,7 +61,7 @@ gy_result gy_hash_map_reserve(gy_hash_map *m, uint32_t count)
         d->tag = m->epoch;
     }
     if (old.slots != NULL)
-        gy_free(m->allocator, old.slots, (size_t)old.capacity * sizeof *old.slots);
+        gy_free(al, old.slots, (size_t)old.capacity * sizeof *old.slots);
     return GY_OK;
 }
 

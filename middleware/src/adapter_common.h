@@ -15,6 +15,7 @@
 #include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
+#include "gyre/hash_map.h"
 #include "mesh_edges.h"
 
 #ifdef __cplusplus
@@ -133,8 +134,8 @@ typedef struct gy_adapter_resource {
     gy_resource_id id;
     gy_shape_type kind; /* GY_SHAPE_MESH or GY_SHAPE_HULL */
     uint32_t refs;
-    bool creator_ref; /* the creator has not released it yet */
-    gy_hull hull;     /* hulls: the built hull */
+    bool creator_ref;            /* the creator has not released it yet */
+    gy_hull hull;                /* hulls: the built hull */
     gy_adapter_mesh_edges edges; /* meshes: face normals and active edges */
 } gy_adapter_resource;
 
@@ -297,19 +298,9 @@ bool gy_adapter_ray_capsule(gy_vec3 a, gy_vec3 b, double radius, gy_vec3 o, gy_v
 /* Records the first failure of a step in *first. */
 void gy_adapter_note_error(gy_result *first, gy_result r);
 
-/* An open-addressed map from a pair of collider records to an index in a report; entries whose
- * stamp differs from the map's are empty, so it is emptied in O(1). */
-typedef struct gy_adapter_pair_slot {
-    const void *a, *b;
-    uint32_t index;
-    uint32_t stamp;
-} gy_adapter_pair_slot;
-
-typedef struct gy_adapter_pair_map {
-    gy_adapter_pair_slot *slots;
-    uint32_t capacity; /* power of two */
-    uint32_t stamp;
-} gy_adapter_pair_map;
+/* A map from a pair of collider records to an index in a report, emptied in O(1) at each step.
+ * Zero-initialised it is empty. */
+typedef gy_hash_map gy_adapter_pair_map;
 
 void gy_adapter_pair_map_reset(gy_adapter_pair_map *m);
 uint32_t gy_adapter_pair_map_find(const gy_adapter_pair_map *m, const void *a, const void *b);

@@ -29,13 +29,14 @@ typedef struct gy_map_slot_ {
     uint64_t tag; /* == the map's epoch while live */
 } gy_map_slot_;
 
-/* Map state; zero-initialise, then call gy_hash_map_init. */
+/* Map state. A zero-initialised map is empty and valid and uses the default allocator;
+ * gy_hash_map_init gives it another. */
 typedef struct gy_hash_map {
     const gy_allocator *allocator;
     gy_map_slot_ *slots;
     uint32_t capacity; /* power of two, or 0 before the first insert */
     uint32_t count;    /* live entries */
-    uint64_t epoch;    /* tag of live slots; never 0 */
+    uint64_t epoch;    /* tag of live slots (0 only before the first table) */
 } gy_hash_map;
 
 /* The key of a pair of words, and of one word. */
