@@ -12,6 +12,7 @@
 
 #include "gyre/array.h"
 #include "gyre/character.h"
+#include "gyre/hash_map.h"
 #include "gyre/command_queue.h"
 #include "gyre/contact_events.h"
 #include "gyre/physics.h"
@@ -312,9 +313,8 @@ struct gy_physics {
     gy_u32_array retouch;   /* re-read at the publish after (teleport flag clearing) */
     gy_u32_array disturbed; /* teleported since the last wake scan */
     gy_u32_array dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
-    gy_u32_array release_set; /* open-addressing set of attachments released in a batch */
-    uint32_t release_mask;
-    gy_command **scratch; /* a batch's lifecycle commands */
+    gy_hash_map release_set;                /* the attachments released in a batch */
+    gy_command **scratch;                   /* a batch's lifecycle commands */
     uint32_t scratch_capacity;
     gy_collider_def *collider_scratch;
     gy_collider_id *collider_ids;

@@ -444,7 +444,7 @@ void gy_phys_free_world_state(gy_physics *p)
     gy_u32_array_free(p->alloc, &p->disturbed);
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
         gy_u32_array_free(p->alloc, &p->dirty[l]);
-    gy_u32_array_free(p->alloc, &p->release_set);
+    gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
     for (uint32_t b = 0; b < 3; b++)
         if (p->frames[b].proxies != NULL)
