@@ -15,6 +15,7 @@
 #include "gyre/array.h"
 #include "gyre/character.h"
 #include "gyre/handle_pool.h"
+#include "gyre/hash_map.h"
 #include "gyre/math.h"
 #include "gyre/physics.h"
 #include "gyre/scene_instance.h"
@@ -357,11 +358,10 @@ struct gy_world {
     uint32_t joint_by_key_capacity;
     uint32_t joints_pending;
 
-    /* touching pairs: dense array + open-addressing index (dense + 1, 0 empty) */
+    /* touching pairs: dense array + index (pair key -> dense index) */
     gy_w_pair *pairs;
     uint32_t pair_count, pair_capacity;
-    uint32_t *pair_index;
-    uint32_t pair_index_capacity; /* power of two or 0 */
+    gy_hash_map pair_index;
     gy_w_pending *pending;
     uint32_t pending_count, pending_capacity;
     bool dispatching;
