@@ -17,7 +17,7 @@
 
 #define MAX_TICKS 1000000000ull /* --seconds × step_hz */
 /* Real time: give up when the physics thread has not advanced for this long. */
-#define STALL_NS 10000000000ull
+#define STALL_NS          10000000000ull
 #define PROGRESS_AFTER_NS 1000000000ull
 #define PROGRESS_EVERY_NS 250000000ull
 
@@ -156,49 +156,16 @@ static void backend_list(FILE *out)
 
 /* ---- entities and events --------------------------------------------------------------------- */
 
-static uint32_t hash_entity(gy_entity e)
-{
-    uint64_t h = e.bits * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h >> 32);
-}
-
 static gy_result index_put(gy_cli_runner *R, gy_entity e, uint32_t value)
 {
-    if ((uint64_t)(R->ent_count + 1u) * 2u > R->ent_index_capacity) {
-        uint32_t cap = R->ent_index_capacity ? R->ent_index_capacity * 2u : 64u;
-        uint32_t *index = gy_alloc_zeroed(R->alloc, (size_t)cap * sizeof *index);
-        if (index == NULL)
-            return GY_ERR_OUT_OF_MEMORY;
-        for (uint32_t i = 0; i < R->ent_count; i++) {
-            uint32_t s = hash_entity(R->ents[i].handle) & (cap - 1u);
-            while (index[s] != 0)
-                s = (s + 1u) & (cap - 1u);
-            index[s] = i + 1u;
-        }
-        if (R->ent_index != NULL)
-            gy_free(R->alloc, R->ent_index, (size_t)R->ent_index_capacity * sizeof *R->ent_index);
-        R->ent_index = index;
-        R->ent_index_capacity = cap;
-    }
-    uint32_t mask = R->ent_index_capacity - 1u;
-    uint32_t s = hash_entity(e) & mask;
-    while (R->ent_index[s] != 0)
-        s = (s + 1u) & mask;
-    R->ent_index[s] = value + 1u;
-    return GY_OK;
+    R->ent_index.allocator = R->alloc;
+    return gy_hash_map_put(&R->ent_index, gy_map_key_of(e.bits), value);
 }
 
 int32_t gy_cli_entity_index(const gy_cli_runner *R, gy_entity e)
 {
-    if (R->ent_index_capacity == 0)
-        return -1;
-    uint32_t mask = R->ent_index_capacity - 1u;
-    for (uint32_t s = hash_entity(e) & mask; R->ent_index[s] != 0; s = (s + 1u) & mask) {
-        const gy_cli_entity *x = &R->ents[R->ent_index[s] - 1u];
-        if (gy_entity_equal(x->handle, e))
-            return (int32_t)(R->ent_index[s] - 1u);
-    }
-    return -1;
+    const uint64_t *i = gy_hash_map_find(&R->ent_index, gy_map_key_of(e.bits));
+    return i != NULL ? (int32_t)*i : -1;
 }
 
 const char *gy_cli_entity_name(const gy_cli_runner *R, gy_entity e)
@@ -234,9 +201,9 @@ static void on_collision(void *ctx, gy_world *world, const gy_collision_event *e
     R->last_event = *ev;
     R->have_last_event = true;
     /* A synthesized EXIT (a body went away) happened at the tick the game removed it. */
-    uint64_t tick = ev->synthesized ? R->tick
-                                    : (uint64_t)(uint32_t)((uint32_t)ev->tick -
-                                                           (uint32_t)R->base_tick);
+    uint64_t tick = ev->synthesized
+                        ? R->tick
+                        : (uint64_t)(uint32_t)((uint32_t)ev->tick - (uint32_t)R->base_tick);
     if ((unsigned)ev->kind < 3u)
         R->events[ev->kind]++;
     if (R->events_out != NULL)
@@ -351,14 +318,16 @@ static bool check_faults(gy_cli_runner *R)
                     t, R->ents[i].name);
             found = true;
         } else if (st.failed) {
-            fprintf(stderr, "gyre: runtime fault at t = %s s: entity '%s': body creation failed: %s\n",
-                    t, R->ents[i].name, gy_result_message(st.error));
+            fprintf(stderr,
+                    "gyre: runtime fault at t = %s s: entity '%s': body creation failed: %s\n", t,
+                    R->ents[i].name, gy_result_message(st.error));
             found = true;
         }
     }
     if (!found)
-        fprintf(stderr, "gyre: runtime fault at t = %s s: %llu body fault(s), %u failed body "
-                        "creation(s)\n",
+        fprintf(stderr,
+                "gyre: runtime fault at t = %s s: %llu body fault(s), %u failed body "
+                "creation(s)\n",
                 t, (unsigned long long)ps.bodies_faulted, ws.bodies_failed);
     R->fault = true;
     return true;
@@ -390,8 +359,7 @@ static void progress_update(gy_cli_runner *R, progress *p)
 static void progress_clear(progress *p)
 {
     if (p->shown)
-        fputs("\r                                                                      \r",
-              stderr);
+        fputs("\r                                                                      \r", stderr);
 }
 
 static void sleep_until(uint64_t deadline_ns)
@@ -471,7 +439,7 @@ static int set_up(gy_cli_runner *R)
     R->scene = gy_cli_load_scene(R->opt.scene_path);
     if (R->scene == NULL)
         return GY_CLI_EXIT_USAGE;
-    const char *backend = R->opt.backend != NULL          ? R->opt.backend
+    const char *backend = R->opt.backend != NULL            ? R->opt.backend
                           : R->scene->world.backend != NULL ? R->scene->world.backend
                                                             : "ode";
     if (gy_backend_find(backend) == NULL && R->opt.backend != NULL) {
@@ -611,8 +579,7 @@ static void free_runner(gy_cli_runner *R)
     gy_scene_free(R->scene);
     if (R->ents != NULL)
         gy_free(a, R->ents, (size_t)R->ent_capacity * sizeof *R->ents);
-    if (R->ent_index != NULL)
-        gy_free(a, R->ent_index, (size_t)R->ent_index_capacity * sizeof *R->ent_index);
+    gy_hash_map_fini(&R->ent_index);
     if (R->expects != NULL)
         gy_free(a, R->expects, (size_t)R->expect_capacity * sizeof *R->expects);
     if (R->raycasts != NULL)
@@ -727,8 +694,9 @@ int gy_cli_execute(gy_cli_runner *RP, const char *who)
             }
             char t[64];
             gy_cli_format_number(t, sizeof t, (double)R.tick * R.dt, false);
-            fprintf(stderr, "gyre: %s: %llu ticks (%s s simulated) in %.2f s; %u of %u expects "
-                            "held\n",
+            fprintf(stderr,
+                    "gyre: %s: %llu ticks (%s s simulated) in %.2f s; %u of %u expects "
+                    "held\n",
                     R.opt.scene_path, (unsigned long long)R.tick, t, timing.wall_seconds, held,
                     reached);
         }
