@@ -281,12 +281,6 @@ gy_result gy_adapter_check_query_shape(const gy_handle_pool *resources, const gy
 /* A hit naming a collider, zeroed otherwise (triangle -1). */
 void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, uint64_t user_data);
 
-/* Clips the line o + t·d by a hull's face planes (all in the hull's frame). False when the line
- * misses; otherwise the entry and exit parameters and the faces they cross (UINT32_MAX when the
- * line never crosses into one, i.e. t is infinite). */
-bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
-                         double *t_out, uint32_t *f_out);
-
 /* Clips the line o + t·d (d unit) by a capsule: the points within `radius` of the segment from
  * `a` to `b` (all in one frame). False when the line misses; otherwise the entry and exit
  * parameters. */
