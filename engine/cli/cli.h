@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "gyre/core.h"
+#include "gyre/hash_map.h"
 #include "gyre/scene.h"
 #include "gyre/scene_instance.h"
 #include "gyre/world.h"
@@ -220,8 +221,7 @@ typedef struct gy_cli_runner {
 
     gy_cli_entity *ents;
     uint32_t ent_count, ent_capacity;
-    uint32_t *ent_index; /* open addressing: entity bits → ents index + 1 */
-    uint32_t ent_index_capacity;
+    gy_hash_map ent_index; /* entity bits → ents index */
 
     uint64_t events[GY_SCENE_EVENT_KIND_COUNT]; /* by gy_scene_event_kind */
     gy_collision_event last_event;

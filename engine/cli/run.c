@@ -156,49 +156,16 @@ static void backend_list(FILE *out)
 
 /* ---- entities and events --------------------------------------------------------------------- */
 
-static uint32_t hash_entity(gy_entity e)
-{
-    uint64_t h = e.bits * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h >> 32);
-}
-
 static gy_result index_put(gy_cli_runner *R, gy_entity e, uint32_t value)
 {
-    if ((uint64_t)(R->ent_count + 1u) * 2u > R->ent_index_capacity) {
-        uint32_t cap = R->ent_index_capacity ? R->ent_index_capacity * 2u : 64u;
-        uint32_t *index = gy_alloc_zeroed(R->alloc, (size_t)cap * sizeof *index);
-        if (index == NULL)
-            return GY_ERR_OUT_OF_MEMORY;
-        for (uint32_t i = 0; i < R->ent_count; i++) {
-            uint32_t s = hash_entity(R->ents[i].handle) & (cap - 1u);
-            while (index[s] != 0)
-                s = (s + 1u) & (cap - 1u);
-            index[s] = i + 1u;
-        }
-        if (R->ent_index != NULL)
-            gy_free(R->alloc, R->ent_index, (size_t)R->ent_index_capacity * sizeof *R->ent_index);
-        R->ent_index = index;
-        R->ent_index_capacity = cap;
-    }
-    uint32_t mask = R->ent_index_capacity - 1u;
-    uint32_t s = hash_entity(e) & mask;
-    while (R->ent_index[s] != 0)
-        s = (s + 1u) & mask;
-    R->ent_index[s] = value + 1u;
-    return GY_OK;
+    R->ent_index.allocator = R->alloc;
+    return gy_hash_map_put(&R->ent_index, gy_map_key_of(e.bits), value);
 }
 
 int32_t gy_cli_entity_index(const gy_cli_runner *R, gy_entity e)
 {
-    if (R->ent_index_capacity == 0)
-        return -1;
-    uint32_t mask = R->ent_index_capacity - 1u;
-    for (uint32_t s = hash_entity(e) & mask; R->ent_index[s] != 0; s = (s + 1u) & mask) {
-        const gy_cli_entity *x = &R->ents[R->ent_index[s] - 1u];
-        if (gy_entity_equal(x->handle, e))
-            return (int32_t)(R->ent_index[s] - 1u);
-    }
-    return -1;
+    const uint64_t *i = gy_hash_map_find(&R->ent_index, gy_map_key_of(e.bits));
+    return i != NULL ? (int32_t)*i : -1;
 }
 
 const char *gy_cli_entity_name(const gy_cli_runner *R, gy_entity e)
@@ -613,8 +580,7 @@ static void free_runner(gy_cli_runner *R)
     gy_scene_free(R->scene);
     if (R->ents != NULL)
         gy_free(a, R->ents, (size_t)R->ent_capacity * sizeof *R->ents);
-    if (R->ent_index != NULL)
-        gy_free(a, R->ent_index, (size_t)R->ent_index_capacity * sizeof *R->ent_index);
+    gy_hash_map_fini(&R->ent_index);
     if (R->expects != NULL)
         gy_free(a, R->expects, (size_t)R->expect_capacity * sizeof *R->expects);
     if (R->raycasts != NULL)

@@ -54,11 +54,11 @@ static void free_world(gy_world *w)
         gy_free(a, w->ents, (size_t)w->ent_capacity * sizeof *w->ents);
     gy_w_store_fini(&w->transforms, a);
     gy_w_store_fini(&w->bodies, a);
-    gy_w_u32s_free(a, &w->dirty);
-    gy_w_u32s_free(a, &w->store_free);
-    gy_w_u32s_free(a, &w->tracked);
-    gy_w_u32s_free(a, &w->moved);
-    gy_w_u32s_free(a, &w->doomed);
+    gy_u32_array_free(a, &w->dirty);
+    gy_u32_array_free(a, &w->store_free);
+    gy_u32_array_free(a, &w->tracked);
+    gy_u32_array_free(a, &w->moved);
+    gy_u32_array_free(a, &w->doomed);
     gy_w_render_free(w);
     if (w->store_owner != NULL)
         gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
@@ -627,7 +627,7 @@ void gy_w_mark_dirty(gy_world *w, uint32_t slot, bool game)
         en->dirty_phys = true;
     if (en->queued)
         return;
-    if (gy_w_u32s_push(w->alloc, &w->dirty, slot) == GY_OK)
+    if (gy_u32_array_push(w->alloc, &w->dirty, slot) == GY_OK)
         en->queued = true;
     else
         w->dirty_overflow = true;

@@ -528,12 +528,12 @@ static uint32_t *set_pos(gy_world *w, uint32_t store_index, size_t at_field)
 
 /* A body is in a set when the entry at its index names it, so a set is emptied by setting its
  * count to 0 without visiting its bodies (the sync does so every tick). */
-static bool set_has(const gy_w_u32s *set, uint32_t store_index, uint32_t at)
+static bool set_has(const gy_u32_array *set, uint32_t store_index, uint32_t at)
 {
     return at < set->count && set->items[at] == store_index;
 }
 
-static void set_add(gy_world *w, gy_w_u32s *set, uint32_t store_index, size_t at_field)
+static void set_add(gy_world *w, gy_u32_array *set, uint32_t store_index, size_t at_field)
 {
     uint32_t *at = set_pos(w, store_index, at_field);
     if (set_has(set, store_index, *at))
@@ -543,7 +543,7 @@ static void set_add(gy_world *w, gy_w_u32s *set, uint32_t store_index, size_t at
     set->items[set->count++] = store_index;
 }
 
-static void set_remove(gy_world *w, gy_w_u32s *set, uint32_t store_index, size_t at_field)
+static void set_remove(gy_world *w, gy_u32_array *set, uint32_t store_index, size_t at_field)
 {
     uint32_t *at = set_pos(w, store_index, at_field);
     if (!set_has(set, store_index, *at)) {

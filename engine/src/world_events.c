@@ -15,43 +15,21 @@
 
 /* ---- the pair set ---------------------------------------------------------------------------- */
 
-static uint32_t pair_hash(uint32_t att_a, uint32_t att_b, uint16_t col_a, uint16_t col_b)
+static gy_map_key pair_key(uint32_t att_a, uint32_t att_b, uint16_t col_a, uint16_t col_b)
 {
-    uint64_t h = (((uint64_t)att_a << 32) | att_b) * 0x9E3779B97F4A7C15ull;
-    h ^= (((uint64_t)col_a << 16) | col_b) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    return (uint32_t)h;
+    return gy_map_key_pair(((uint64_t)att_a << 32) | att_b, ((uint64_t)col_a << 16) | col_b);
 }
 
-static uint32_t pair_home(const gy_world *w, const gy_w_pair *p)
+static gy_map_key pair_key_of(const gy_w_pair *p)
 {
-    return pair_hash(p->att_a, p->att_b, p->col_a, p->col_b) & (w->pair_index_capacity - 1u);
+    return pair_key(p->att_a, p->att_b, p->col_a, p->col_b);
 }
 
-/* Index slot holding dense index `d`, or of the pair's key when d is GY_W_NONE. */
-static uint32_t pair_slot(const gy_world *w, uint32_t att_a, uint32_t att_b, uint16_t col_a,
-                          uint16_t col_b)
+/* The dense index of a known pair, or GY_W_NONE. */
+static uint32_t pair_find(const gy_world *w, gy_map_key key)
 {
-    if (w->pair_index_capacity == 0)
-        return GY_W_NONE;
-    uint32_t mask = w->pair_index_capacity - 1u;
-    for (uint32_t i = pair_hash(att_a, att_b, col_a, col_b) & mask;; i = (i + 1u) & mask) {
-        uint32_t v = w->pair_index[i];
-        if (v == 0)
-            return GY_W_NONE;
-        const gy_w_pair *p = &w->pairs[v - 1u];
-        if (p->att_a == att_a && p->att_b == att_b && p->col_a == col_a && p->col_b == col_b)
-            return i;
-    }
-}
-
-static void index_put(gy_world *w, uint32_t d)
-{
-    uint32_t mask = w->pair_index_capacity - 1u;
-    uint32_t i = pair_home(w, &w->pairs[d]);
-    while (w->pair_index[i] != 0)
-        i = (i + 1u) & mask;
-    w->pair_index[i] = d + 1u;
+    const uint64_t *d = gy_hash_map_find(&w->pair_index, key);
+    return d != NULL ? (uint32_t)*d : GY_W_NONE;
 }
 
 static gy_result pair_reserve(gy_world *w, uint32_t need)
@@ -60,36 +38,8 @@ static gy_result pair_reserve(gy_world *w, uint32_t need)
         gy_array_reserve(w->alloc, (void **)&w->pairs, &w->pair_capacity, need, sizeof *w->pairs);
     if (r != GY_OK)
         return r;
-    if ((uint64_t)need * 2u <= w->pair_index_capacity)
-        return GY_OK;
-    uint32_t cap = w->pair_index_capacity ? w->pair_index_capacity : 16u;
-    while ((uint64_t)need * 2u > cap)
-        cap *= 2u;
-    uint32_t *index = gy_alloc_zeroed(w->alloc, (size_t)cap * sizeof *index);
-    if (index == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    if (w->pair_index != NULL)
-        gy_free(w->alloc, w->pair_index, (size_t)w->pair_index_capacity * sizeof *w->pair_index);
-    w->pair_index = index;
-    w->pair_index_capacity = cap;
-    for (uint32_t d = 0; d < w->pair_count; d++)
-        index_put(w, d);
-    return GY_OK;
-}
-
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-static void index_delete(gy_world *w, uint32_t i)
-{
-    uint32_t mask = w->pair_index_capacity - 1u;
-    for (uint32_t j = (i + 1u) & mask; w->pair_index[j] != 0; j = (j + 1u) & mask) {
-        uint32_t k = pair_home(w, &w->pairs[w->pair_index[j] - 1u]);
-        bool movable = i <= j ? (k <= i || k > j) : (k <= i && k > j);
-        if (movable) {
-            w->pair_index[i] = w->pair_index[j];
-            i = j;
-        }
-    }
-    w->pair_index[i] = 0;
+    w->pair_index.allocator = w->alloc;
+    return gy_hash_map_reserve(&w->pair_index, need);
 }
 
 /* The body of `e` while its attachment is still `att` (pairs only exist between live bodies). */
@@ -110,17 +60,14 @@ static void pair_count_on_bodies(gy_world *w, const gy_w_pair *p, int delta)
         b->pairs = (uint32_t)((int64_t)b->pairs + delta);
 }
 
-static void pair_remove(gy_world *w, uint32_t slot)
+static void pair_remove(gy_world *w, uint32_t d)
 {
-    uint32_t d = w->pair_index[slot] - 1u;
     pair_count_on_bodies(w, &w->pairs[d], -1);
-    index_delete(w, slot);
+    gy_hash_map_remove(&w->pair_index, pair_key_of(&w->pairs[d]), NULL);
     uint32_t last = w->pair_count - 1u;
     if (d != last) {
-        const gy_w_pair *m = &w->pairs[last];
-        uint32_t s = pair_slot(w, m->att_a, m->att_b, m->col_a, m->col_b);
-        w->pairs[d] = *m;
-        w->pair_index[s] = d + 1u;
+        w->pairs[d] = w->pairs[last];
+        *gy_hash_map_find(&w->pair_index, pair_key_of(&w->pairs[d])) = d;
     }
     w->pair_count = last;
 }
@@ -214,11 +161,11 @@ static void dispatch_now(gy_world *w, const gy_w_pair *p, gy_collision_kind kind
     }
 }
 
-/* Queues the synthesized EXIT of pair at index slot `s` and forgets the pair. */
-static void synthesize_exit(gy_world *w, uint32_t s)
+/* Queues the synthesized EXIT of the pair at dense index `d` and forgets the pair. */
+static void synthesize_exit(gy_world *w, uint32_t d)
 {
-    gy_w_pair p = w->pairs[w->pair_index[s] - 1u];
-    pair_remove(w, s);
+    gy_w_pair p = w->pairs[d];
+    pair_remove(w, d);
     side sa = callback_of(w, p.ent_a), sb = callback_of(w, p.ent_b);
     gy_collision_event a, b;
     views(&p, GY_COLLISION_EXIT, 0.0, 0.0, true, &a, &b);
@@ -236,17 +183,15 @@ void gy_w_pairs_body_released(gy_world *w, gy_w_body *c)
         const gy_w_pair *p = &w->pairs[d];
         if (p->att_a != attachment && p->att_b != attachment)
             continue;
-        synthesize_exit(w, pair_slot(w, p->att_a, p->att_b, p->col_a, p->col_b));
+        synthesize_exit(w, d);
     }
     assert(c->pairs == 0);
 }
 
 void gy_w_pairs_clear(gy_world *w)
 {
-    while (w->pair_count > 0) {
-        const gy_w_pair *p = &w->pairs[w->pair_count - 1u];
-        synthesize_exit(w, pair_slot(w, p->att_a, p->att_b, p->col_a, p->col_b));
-    }
+    while (w->pair_count > 0)
+        synthesize_exit(w, w->pair_count - 1u);
 }
 
 static void set_geometry(gy_w_pair *p, const gy_physics_collision *e)
@@ -260,18 +205,19 @@ static void set_geometry(gy_w_pair *p, const gy_physics_collision *e)
 static void handle_collision(gy_world *w, const gy_reply *r)
 {
     const gy_physics_collision *e = gy_physics_reply_collision(r);
-    uint32_t s = pair_slot(w, e->attachment_a, e->attachment_b, e->collider_a, e->collider_b);
+    gy_map_key key = pair_key(e->attachment_a, e->attachment_b, e->collider_a, e->collider_b);
+    uint32_t d = pair_find(w, key);
     if (r->type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
-        if (s == GY_W_NONE)
+        if (d == GY_W_NONE)
             return; /* already reported (the World's own EXIT) or never entered */
-        gy_w_pair p = w->pairs[w->pair_index[s] - 1u];
+        gy_w_pair p = w->pairs[d];
         set_geometry(&p, e);
-        pair_remove(w, s);
+        pair_remove(w, d);
         dispatch_now(w, &p, GY_COLLISION_EXIT, 0.0, 0.0);
         return;
     }
-    if (s != GY_W_NONE) {
-        gy_w_pair *q = &w->pairs[w->pair_index[s] - 1u];
+    if (d != GY_W_NONE) {
+        gy_w_pair *q = &w->pairs[d];
         set_geometry(q, e);
         gy_w_pair p = *q;
         dispatch_now(w, &p, GY_COLLISION_STAY, e->normal_impulse, e->tangent_impulse);
@@ -296,7 +242,10 @@ static void handle_collision(gy_world *w, const gy_reply *r)
     p->ent_a = gy_w_entity_handle(w, a->entity);
     p->ent_b = gy_w_entity_handle(w, b->entity);
     set_geometry(p, e);
-    index_put(w, w->pair_count);
+    /* Reserved above: storing the new key cannot fail. */
+    gy_result stored = gy_hash_map_put(&w->pair_index, key, w->pair_count);
+    assert(stored == GY_OK);
+    (void)stored;
     w->pair_count++;
     pair_count_on_bodies(w, p, +1);
     gy_w_pair copy = *p;
@@ -416,13 +365,11 @@ void gy_w_events_fini(gy_world *w)
 {
     if (w->pairs != NULL)
         gy_free(w->alloc, w->pairs, (size_t)w->pair_capacity * sizeof *w->pairs);
-    if (w->pair_index != NULL)
-        gy_free(w->alloc, w->pair_index, (size_t)w->pair_index_capacity * sizeof *w->pair_index);
+    gy_hash_map_fini(&w->pair_index);
     if (w->pending != NULL)
         gy_free(w->alloc, w->pending, (size_t)w->pending_capacity * sizeof *w->pending);
     w->pairs = NULL;
-    w->pair_index = NULL;
     w->pending = NULL;
-    w->pair_count = w->pair_capacity = w->pair_index_capacity = 0;
+    w->pair_count = w->pair_capacity = 0;
     w->pending_count = w->pending_capacity = 0;
 }

@@ -14,8 +14,10 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "gyre/array.h"
 #include "gyre/character.h"
 #include "gyre/handle_pool.h"
+#include "gyre/hash_map.h"
 #include "gyre/math.h"
 #include "gyre/physics.h"
 #include "gyre/scene_instance.h"
@@ -28,13 +30,6 @@
 
 /* ---- small arrays ---------------------------------------------------------------------------- */
 
-typedef struct gy_w_u32s {
-    uint32_t *items;
-    uint32_t count, capacity;
-} gy_w_u32s;
-
-gy_result gy_w_u32s_push(const gy_allocator *a, gy_w_u32s *v, uint32_t value);
-void gy_w_u32s_free(const gy_allocator *a, gy_w_u32s *v);
 /* gy_array_reserve, zeroing the new part. */
 gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *capacity,
                               uint32_t need, size_t elem);
@@ -84,7 +79,7 @@ typedef struct gy_w_quarantined {
 
 typedef struct gy_w_keys {
     uint32_t next; /* next never-used key (keys start at 1) */
-    gy_w_u32s free;
+    gy_u32_array free;
     gy_w_quarantined *q;
     uint32_t q_count, q_capacity;
 } gy_w_keys;
@@ -356,7 +351,7 @@ struct gy_world {
     uint32_t ent_capacity, ent_high, ent_live, free_head;
     uint32_t first_root, last_root;
     gy_w_store transforms; /* gy_w_transform */
-    gy_w_u32s dirty;       /* entity slots with dirty_game / dirty_phys */
+    gy_u32_array dirty;    /* entity slots with dirty_game / dirty_phys */
     bool dirty_overflow;   /* the dirty list could not grow: propagate everything */
     uint32_t pass;
 
@@ -366,17 +361,17 @@ struct gy_world {
     uint32_t def_buckets, def_count;
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
-    gy_w_u32s tracked;
-    gy_w_u32s moved; /* store indices of the components gy_w_sync writes back */
-    bool kill_plane; /* world_kill.c */
+    gy_u32_array tracked;
+    gy_u32_array moved; /* store indices of the components gy_w_sync writes back */
+    bool kill_plane;    /* world_kill.c */
     double kill_y;
-    gy_w_u32s doomed;      /* entity handles' slots found below the kill plane this tick */
+    gy_u32_array doomed;   /* entity handles' slots found below the kill plane this tick */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
     uint32_t store_capacity, store_high;
     gy_w_result *results;      /* by store_index */
     gy_w_velocity *velocities; /* by store_index */
     uint32_t results_capacity, velocities_capacity;
-    gy_w_u32s store_free;
+    gy_u32_array store_free;
     uint32_t next_attachment;
     gy_collider_def *col_scratch;
     uint32_t col_scratch_capacity;
@@ -395,11 +390,10 @@ struct gy_world {
     uint32_t joint_by_key_capacity;
     uint32_t joints_pending;
 
-    /* touching pairs: dense array + open-addressing index (dense + 1, 0 empty) */
+    /* touching pairs: dense array + index (pair key -> dense index) */
     gy_w_pair *pairs;
     uint32_t pair_count, pair_capacity;
-    uint32_t *pair_index;
-    uint32_t pair_index_capacity; /* power of two or 0 */
+    gy_hash_map pair_index;
     gy_w_pending *pending;
     uint32_t pending_count, pending_capacity;
     bool dispatching;
@@ -425,7 +419,7 @@ struct gy_world {
     uint32_t motion_capacity;
     gy_w_sample *samples[GY_W_SAMPLES]; /* by ring slot, then store_index (see gy_w_motion) */
     uint32_t samples_capacity[GY_W_SAMPLES];
-    gy_w_u32s animating;    /* store indices whose drawn pose may change */
+    gy_u32_array animating; /* store indices whose drawn pose may change */
     gy_render_pose *render; /* this frame's drawn poses that changed (gy_world_render_poses) */
     uint32_t render_count, render_capacity;
     gy_entity *moved_out; /* this tick's moved bodies (gy_world_moved_bodies) */

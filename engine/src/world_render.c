@@ -348,7 +348,7 @@ void gy_w_render_free(gy_world *w)
     for (uint32_t k = 0; k < GY_W_SAMPLES; k++)
         if (w->samples[k] != NULL)
             gy_free(a, w->samples[k], (size_t)w->samples_capacity[k] * sizeof *w->samples[k]);
-    gy_w_u32s_free(a, &w->animating);
+    gy_u32_array_free(a, &w->animating);
     if (w->render != NULL)
         gy_free(a, w->render, (size_t)w->render_capacity * sizeof *w->render);
     if (w->moved_out != NULL)

@@ -1,29 +1,8 @@
-/* The component store (dense data, sparse entity map, swap-remove), growable uint32 arrays, and
+/* The component store (dense data, sparse entity map, swap-remove) and
  * the quarantining key allocator for physics-side joint and resource keys. */
 #include <string.h>
 
 #include "world_internal.h"
-
-/* ---- uint32 arrays --------------------------------------------------------------------------- */
-
-gy_result gy_w_u32s_push(const gy_allocator *a, gy_w_u32s *v, uint32_t value)
-{
-    if (v->count == v->capacity) {
-        gy_result r =
-            gy_array_reserve(a, (void **)&v->items, &v->capacity, v->count + 1u, sizeof *v->items);
-        if (r != GY_OK)
-            return r;
-    }
-    v->items[v->count++] = value;
-    return GY_OK;
-}
-
-void gy_w_u32s_free(const gy_allocator *a, gy_w_u32s *v)
-{
-    if (v->items != NULL)
-        gy_free(a, v->items, (size_t)v->capacity * sizeof *v->items);
-    memset(v, 0, sizeof *v);
-}
 
 gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *capacity,
                               uint32_t need, size_t elem)
@@ -122,7 +101,7 @@ gy_result gy_w_keys_acquire(gy_w_keys *k, const gy_allocator *a, uint32_t *out)
 void gy_w_keys_release(gy_w_keys *k, const gy_allocator *a, uint32_t key, bool immediate)
 {
     if (immediate) {
-        if (gy_w_u32s_push(a, &k->free, key) != GY_OK)
+        if (gy_u32_array_push(a, &k->free, key) != GY_OK)
             return; /* the key is lost (never reused), which is safe */
         return;
     }
@@ -146,7 +125,7 @@ void gy_w_keys_settle(gy_w_keys *k, const gy_allocator *a, uint64_t seen_tick)
     uint32_t kept = 0;
     for (uint32_t i = 0; i < k->q_count; i++) {
         gy_w_quarantined q = k->q[i];
-        if (q.until != 0 && q.until <= seen_tick && gy_w_u32s_push(a, &k->free, q.key) == GY_OK)
+        if (q.until != 0 && q.until <= seen_tick && gy_u32_array_push(a, &k->free, q.key) == GY_OK)
             continue;
         k->q[kept++] = q;
     }
@@ -157,14 +136,14 @@ void gy_w_keys_settle_all(gy_w_keys *k, const gy_allocator *a)
 {
     uint32_t kept = 0;
     for (uint32_t i = 0; i < k->q_count; i++)
-        if (gy_w_u32s_push(a, &k->free, k->q[i].key) != GY_OK)
+        if (gy_u32_array_push(a, &k->free, k->q[i].key) != GY_OK)
             k->q[kept++] = k->q[i];
     k->q_count = kept;
 }
 
 void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a)
 {
-    gy_w_u32s_free(a, &k->free);
+    gy_u32_array_free(a, &k->free);
     if (k->q != NULL)
         gy_free(a, k->q, (size_t)k->q_capacity * sizeof *k->q);
     memset(k, 0, sizeof *k);

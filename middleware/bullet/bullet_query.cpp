@@ -482,7 +482,7 @@ static bool ray_capsule(const btVector3 &o, const btVector3 &d, double r, double
 static bool ray_hull(const btVector3 &o, const btVector3 &d, const gy_hull *h, interval *iv)
 {
     uint32_t f_in, f_out;
-    if (!gy_adapter_ray_hull(h, gy_bt_from_vec(o), gy_bt_from_vec(d), &iv->t_in, &f_in, &iv->t_out,
+    if (!gy_hull_clip_line(h, gy_bt_from_vec(o), gy_bt_from_vec(d), &iv->t_in, &f_in, &iv->t_out,
                              &f_out) ||
         !isfinite(iv->t_in) || !isfinite(iv->t_out))
         return false;

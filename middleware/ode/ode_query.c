@@ -238,7 +238,7 @@ static int ray_hull(const ray_query *q, const gy_ode_collider *c, dContactGeom *
                       R[2] * q->dir.x + R[6] * q->dir.y + R[10] * q->dir.z);
     double t_in, t_out;
     uint32_t f_in, f_out;
-    if (!gy_adapter_ray_hull(h, o, d, &t_in, &f_in, &t_out, &f_out))
+    if (!gy_hull_clip_line(h, o, d, &t_in, &f_in, &t_out, &f_out))
         return 0;
     double t;
     uint32_t face;

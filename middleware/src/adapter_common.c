@@ -713,37 +713,6 @@ bool gy_adapter_ray_capsule(gy_vec3 a, gy_vec3 b, double radius, gy_vec3 o, gy_v
     return true;
 }
 
-bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
-                         double *t_out, uint32_t *f_out)
-{
-    *t_in = -INFINITY;
-    *t_out = INFINITY;
-    *f_in = *f_out = UINT32_MAX;
-    for (uint32_t i = 0; i < h->triangle_count; i++) {
-        const double *pl = h->planes[i];
-        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
-        double denom = gy_v3_dot(n, d), num = pl[3] - gy_v3_dot(n, o);
-        if (denom == 0.0) {
-            if (num < 0.0)
-                return false; /* parallel to the face and outside it */
-            continue;
-        }
-        double t = num / denom;
-        if (denom < 0.0) {
-            if (t > *t_in) {
-                *t_in = t;
-                *f_in = i;
-            }
-        } else if (t < *t_out) {
-            *t_out = t;
-            *f_out = i;
-        }
-        if (*t_in > *t_out)
-            return false;
-    }
-    return true;
-}
-
 /* ---- step records --------------------------------------------------------------------------- */
 
 void gy_adapter_note_error(gy_result *first, gy_result r)
@@ -752,77 +721,26 @@ void gy_adapter_note_error(gy_result *first, gy_result r)
         *first = r;
 }
 
-static uint32_t pair_hash(const void *a, const void *b)
+static gy_map_key pair_key(const void *a, const void *b)
 {
-    uint64_t h = ((uintptr_t)a * 0x9E3779B97F4A7C15ull) ^ ((uintptr_t)b >> 4);
-    return (uint32_t)(h ^ (h >> 32));
+    return gy_map_key_pair((uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b);
 }
 
 void gy_adapter_pair_map_reset(gy_adapter_pair_map *m)
 {
-    if (++m->stamp == 0) {
-        if (m->slots != NULL)
-            memset(m->slots, 0, (size_t)m->capacity * sizeof *m->slots);
-        m->stamp = 1;
-    }
-}
-
-static void map_put(gy_adapter_pair_map *m, const void *a, const void *b, uint32_t index)
-{
-    uint32_t mask = m->capacity - 1u;
-    uint32_t k = pair_hash(a, b) & mask;
-    while (m->slots[k].stamp == m->stamp)
-        k = (k + 1u) & mask;
-    m->slots[k].a = a;
-    m->slots[k].b = b;
-    m->slots[k].index = index;
-    m->slots[k].stamp = m->stamp;
+    gy_hash_map_clear(m);
 }
 
 uint32_t gy_adapter_pair_map_find(const gy_adapter_pair_map *m, const void *a, const void *b)
 {
-    if (m->capacity == 0)
-        return UINT32_MAX;
-    uint32_t mask = m->capacity - 1u;
-    for (uint32_t k = pair_hash(a, b) & mask;; k = (k + 1u) & mask) {
-        const gy_adapter_pair_slot *s = &m->slots[k];
-        if (s->stamp != m->stamp)
-            return UINT32_MAX;
-        if (s->a == a && s->b == b)
-            return s->index;
-    }
-}
-
-/* Keeps the map at most half full; live entries move to the new table. */
-static gy_result map_reserve(const gy_allocator *al, gy_adapter_pair_map *m, uint32_t need)
-{
-    uint64_t want = (uint64_t)need * 2u;
-    if (want <= m->capacity)
-        return GY_OK;
-    uint64_t cap = m->capacity ? m->capacity : 128u;
-    while (cap < want)
-        cap *= 2u;
-    if (cap > (1u << 30))
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_adapter_pair_slot *slots = gy_alloc_zeroed(al, (size_t)cap * sizeof *slots);
-    if (slots == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    gy_adapter_pair_map old = *m;
-    m->slots = slots;
-    m->capacity = (uint32_t)cap;
-    m->stamp = 1;
-    for (uint32_t k = 0; k < old.capacity; k++)
-        if (old.slots[k].stamp == old.stamp)
-            map_put(m, old.slots[k].a, old.slots[k].b, old.slots[k].index);
-    gy_free(al, old.slots, (size_t)old.capacity * sizeof *old.slots);
-    return GY_OK;
+    const uint64_t *index = gy_hash_map_find(m, pair_key(a, b));
+    return index != NULL ? (uint32_t)*index : UINT32_MAX;
 }
 
 void gy_adapter_pair_map_free(const gy_allocator *al, gy_adapter_pair_map *m)
 {
-    gy_free(al, m->slots, (size_t)m->capacity * sizeof *m->slots);
-    m->slots = NULL;
-    m->capacity = 0;
+    m->allocator = al;
+    gy_hash_map_fini(m);
 }
 
 static size_t report_block_size(uint32_t capacity, size_t pair_size)
@@ -865,15 +783,15 @@ uint32_t gy_adapter_report_pair(const gy_allocator *al, gy_adapter_report *r, si
     uint32_t found = gy_adapter_pair_map_find(map, a, b);
     if (found != UINT32_MAX)
         return found;
+    map->allocator = al;
     gy_result res = report_grow(al, r, pair_size, r->count + 1u);
     if (res == GY_OK)
-        res = map_reserve(al, map, r->count + 1u);
+        res = gy_hash_map_put(map, pair_key(a, b), r->count);
     if (res != GY_OK) {
         gy_adapter_note_error(error, res);
         return UINT32_MAX;
     }
     uint32_t index = r->count++;
-    map_put(map, a, b, index);
     memset(&r->contacts[index], 0, sizeof(gy_contact));
     memset(report_record(r, pair_size, index), 0, pair_size);
     return index;

@@ -15,6 +15,7 @@
 #include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
+#include "gyre/hash_map.h"
 #include "mesh_edges.h"
 
 #ifdef __cplusplus
@@ -287,12 +288,6 @@ gy_result gy_adapter_check_query_shape(const gy_handle_pool *resources, const gy
 /* A hit naming a collider, zeroed otherwise (triangle -1). */
 void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, uint64_t user_data);
 
-/* Clips the line o + t·d by a hull's face planes (all in the hull's frame). False when the line
- * misses; otherwise the entry and exit parameters and the faces they cross (UINT32_MAX when the
- * line never crosses into one, i.e. t is infinite). */
-bool gy_adapter_ray_hull(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
-                         double *t_out, uint32_t *f_out);
-
 /* Clips the line o + t·d (d unit) by a capsule: the points within `radius` of the segment from
  * `a` to `b` (all in one frame). False when the line misses; otherwise the entry and exit
  * parameters. */
@@ -304,19 +299,9 @@ bool gy_adapter_ray_capsule(gy_vec3 a, gy_vec3 b, double radius, gy_vec3 o, gy_v
 /* Records the first failure of a step in *first. */
 void gy_adapter_note_error(gy_result *first, gy_result r);
 
-/* An open-addressed map from a pair of collider records to an index in a report; entries whose
- * stamp differs from the map's are empty, so it is emptied in O(1). */
-typedef struct gy_adapter_pair_slot {
-    const void *a, *b;
-    uint32_t index;
-    uint32_t stamp;
-} gy_adapter_pair_slot;
-
-typedef struct gy_adapter_pair_map {
-    gy_adapter_pair_slot *slots;
-    uint32_t capacity; /* power of two */
-    uint32_t stamp;
-} gy_adapter_pair_map;
+/* A map from a pair of collider records to an index in a report, emptied in O(1) at each step.
+ * Zero-initialised it is empty. */
+typedef gy_hash_map gy_adapter_pair_map;
 
 void gy_adapter_pair_map_reset(gy_adapter_pair_map *m);
 uint32_t gy_adapter_pair_map_find(const gy_adapter_pair_map *m, const void *a, const void *b);

@@ -1,7 +1,6 @@
 #include "concurrency.h"
 
 #include "gyre/command_queue.h"
-#include "gyre/scene_barrier.h"
 
 #include <assert.h>
 #include <sched.h>

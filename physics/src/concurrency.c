@@ -1,16 +1,5 @@
 #include "concurrency.h"
 
-#include "gyre/scene_barrier.h"
-
-#include <time.h>
-
-uint64_t gy_clock_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The raw pointer is kept just below the aligned block; gy_alloc's 16-byte alignment leaves room
  * for it because the block starts at least 16 bytes past the raw one. */
 void *gy_conc_alloc_aligned(const gy_allocator *a, size_t size)

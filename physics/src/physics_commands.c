@@ -9,21 +9,6 @@
 
 /* ---- shared helpers -------------------------------------------------------------------------- */
 
-gy_result gy_phys_list_reserve(gy_physics *p, gy_phys_list *l, uint32_t need)
-{
-    if (need <= l->capacity)
-        return GY_OK;
-    return gy_array_reserve(p->alloc, (void **)&l->items, &l->capacity, need, sizeof(uint32_t));
-}
-
-void gy_phys_list_free(gy_physics *p, gy_phys_list *l)
-{
-    if (l->items != NULL)
-        gy_free(p->alloc, l->items, (size_t)l->capacity * sizeof(uint32_t));
-    l->items = NULL;
-    l->count = l->capacity = 0;
-}
-
 void gy_phys_release_payload(void *ctx, gy_command *cmd)
 {
     gy_physics *p = ctx;
@@ -606,37 +591,24 @@ uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx)
 
 static bool set_contains(const gy_physics *p, uint32_t v)
 {
-    const uint32_t *items = p->release_set.items;
-    uint32_t mask = p->release_mask;
-    for (uint32_t i = (v * 2654435761u) & mask;; i = (i + 1u) & mask) {
-        if (items[i] == v)
-            return true;
-        if (items[i] == 0)
-            return false;
-    }
+    return gy_hash_map_find(&p->release_set, gy_map_key_of(v)) != NULL;
 }
 
-/* Builds the set of attachments released in this batch: open addressing over the smallest power
- * of two at least twice the releases (the array itself is kept at its peak size). */
+/* Builds the set of attachments released in this batch (the map is kept at its peak size). */
 static bool build_release_set(gy_physics *p, uint32_t releases, uint32_t n)
 {
-    gy_phys_list *set = &p->release_set;
-    uint32_t cap = 16u;
-    while (cap < releases * 2u)
-        cap *= 2u;
-    if (gy_phys_list_reserve(p, set, cap) != GY_OK)
+    gy_hash_map *set = &p->release_set;
+    set->allocator = p->alloc;
+    gy_hash_map_clear(set);
+    if (gy_hash_map_reserve(set, releases) != GY_OK)
         return false;
-    memset(set->items, 0, (size_t)cap * sizeof(uint32_t));
-    p->release_mask = cap - 1u;
     for (uint32_t k = 0; k < n; k++) {
         const gy_command *c = p->scratch[k];
         if (c->type != GY_PHYS_CMD_RELEASE_BODY)
             continue;
         uint32_t v = ((const gy_phys_cmd_body *)(const void *)c->body.bytes)->attachment;
-        uint32_t i = (v * 2654435761u) & p->release_mask;
-        while (set->items[i] != 0 && set->items[i] != v)
-            i = (i + 1u) & p->release_mask;
-        set->items[i] = v;
+        if (gy_hash_map_put(set, gy_map_key_of(v), 0) != GY_OK)
+            return false;
     }
     return true;
 }
@@ -860,7 +832,7 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
         if (r == GY_OK) {
             e->teleported = 1;
             e->fault = 0;
-            if (gy_phys_list_push(p, &p->disturbed, c->key) != GY_OK)
+            if (gy_u32_array_push(p->alloc, &p->disturbed, c->key) != GY_OK)
                 gy_log(p->logger, GY_LOG_WARN, "physics: wake scan list could not grow");
         }
         break;

@@ -10,7 +10,9 @@
 
 #include <pthread.h>
 
+#include "gyre/array.h"
 #include "gyre/character.h"
+#include "gyre/hash_map.h"
 #include "gyre/command_queue.h"
 #include "gyre/contact_events.h"
 #include "gyre/physics.h"
@@ -187,12 +189,6 @@ typedef struct gy_phys_parked_body {
     uint32_t store_index;
 } gy_phys_parked_body;
 
-/* A growable array of uint32 (grown to its peak, then reused). */
-typedef struct gy_phys_list {
-    uint32_t *items;
-    uint32_t count, capacity;
-} gy_phys_list;
-
 /* The per-buffer proxy array behind the triple buffer; the writer grows it only in its own
  * buffer. */
 typedef struct gy_phys_frame {
@@ -342,15 +338,14 @@ struct gy_physics {
     uint64_t geo_max_units, geo_max_ns; /* most in one tick since the last diagnostics sample */
     gy_phys_move *moves;                /* kinematic moves under way, dense (swap-remove) */
     uint32_t move_count, move_capacity;
-    gy_phys_list awake;
-    gy_phys_list lanes[GY_PHYS_LANES];
-    gy_phys_list touched;   /* re-read at the coming publish */
-    gy_phys_list retouch;   /* re-read at the publish after (teleport flag clearing) */
-    gy_phys_list disturbed; /* teleported since the last wake scan */
-    gy_phys_list dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
-    gy_phys_list release_set; /* open-addressing set of attachments released in a batch */
-    uint32_t release_mask;
-    gy_command **scratch; /* a batch's lifecycle commands */
+    gy_u32_array awake;
+    gy_u32_array lanes[GY_PHYS_LANES];
+    gy_u32_array touched;   /* re-read at the coming publish */
+    gy_u32_array retouch;   /* re-read at the publish after (teleport flag clearing) */
+    gy_u32_array disturbed; /* teleported since the last wake scan */
+    gy_u32_array dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
+    gy_hash_map release_set;                /* the attachments released in a batch */
+    gy_command **scratch;                   /* a batch's lifecycle commands */
     uint32_t scratch_capacity;
     gy_collider_def *collider_scratch;
     gy_collider_id *collider_ids;
@@ -399,21 +394,6 @@ static inline uint64_t gy_phys_get(const uint64_t *c)
 {
     return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
-
-/* Grows a list to hold `need` items. */
-gy_result gy_phys_list_reserve(gy_physics *p, gy_phys_list *l, uint32_t need);
-/* Appends v; grows the list only when full (which the steady state never is). */
-static inline gy_result gy_phys_list_push(gy_physics *p, gy_phys_list *l, uint32_t v)
-{
-    if (l->count == l->capacity) {
-        gy_result r = gy_phys_list_reserve(p, l, l->count + 1u);
-        if (r != GY_OK)
-            return r;
-    }
-    l->items[l->count++] = v;
-    return GY_OK;
-}
-void gy_phys_list_free(gy_physics *p, gy_phys_list *l);
 
 /* physics_commands.c: the payload release callback and the batch dispatcher. */
 void gy_phys_release_payload(void *ctx, gy_command *cmd);
@@ -545,7 +525,8 @@ static inline void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
     if (e->change_seq == p->pub_seq)
         return;
     e->change_seq = p->pub_seq;
-    if (gy_phys_list_push(p, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) != GY_OK) {
+    if (gy_u32_array_push(p->alloc, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) !=
+        GY_OK) {
         /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
         gy_phys_invalidate_buffers(p);
     }

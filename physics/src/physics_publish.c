@@ -34,7 +34,7 @@ void gy_phys_unlist(gy_physics *p, uint32_t store_index)
     gy_phys_body *e = &p->bodies[store_index];
     if (e->list == GY_PHYS_LIST_NONE)
         return;
-    gy_phys_list *l =
+    gy_u32_array *l =
         e->list == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
     uint32_t pos = e->list_pos;
     uint32_t last = l->items[--l->count];
@@ -51,10 +51,10 @@ static inline void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
     gy_phys_body *e = &p->bodies[store_index];
     assert(e->list != which);
     gy_phys_unlist(p, store_index);
-    gy_phys_list *l =
+    gy_u32_array *l =
         which == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
     uint32_t pos = l->count;
-    if (gy_phys_list_push(p, l, store_index) != GY_OK) {
+    if (gy_u32_array_push(p->alloc, l, store_index) != GY_OK) {
         /* Out of memory: keep it unlisted; being touched again or its lane will find it. */
         return;
     }
@@ -380,10 +380,10 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
     if (e->teleported) {
         e->teleported = 0;
         /* Read again next publish so the flag is cleared there. */
-        gy_phys_list_push(p, &p->retouch, s);
+        gy_u32_array_push(p->alloc, &p->retouch, s);
     } else if (e->fault) {
         /* Frozen again at every publish (see fault()). */
-        gy_phys_list_push(p, &p->retouch, s);
+        gy_u32_array_push(p->alloc, &p->retouch, s);
     }
     if (memcmp(&np, &e->proxy, sizeof np) != 0) {
         bool moved = memcmp(np.position, e->proxy.position, sizeof np.position) != 0 ||
@@ -459,7 +459,7 @@ void gy_phys_read_back(gy_physics *p)
     }
     for (uint32_t i = 0; i < p->touched.count; i++)
         read_one(p, p->touched.items[i]);
-    gy_phys_list *lane = &p->lanes[p->pub_seq % GY_PHYS_LANES];
+    gy_u32_array *lane = &p->lanes[p->pub_seq % GY_PHYS_LANES];
     for (uint32_t i = lane->count; i-- > 0;)
         read_one(p, lane->items[i]);
     gy_phys_add(&p->counters.proxies_read, p->reads);
@@ -507,7 +507,7 @@ static void write_proxies(gy_physics *p)
         /* A body that changed in several of these publishes is in each of their lists (an
          * awake one in all of them): it is copied once, from the list of its latest change. */
         for (uint64_t q = p->written_seq[b] + 1u; q <= seq; q++) {
-            const gy_phys_list *l = &p->dirty[q % GY_PHYS_DIRTY_RING];
+            const gy_u32_array *l = &p->dirty[q % GY_PHYS_DIRTY_RING];
             for (uint32_t i = 0; i < l->count; i++) {
                 uint32_t s = l->items[i];
                 const gy_phys_body *e = &p->bodies[s];

@@ -61,7 +61,7 @@ void gy_phys_touch(gy_physics *p, uint32_t store_index)
     gy_phys_body *e = &p->bodies[store_index];
     if (e->id.bits == 0 || e->touch_mark == p->pub_seq)
         return;
-    if (gy_phys_list_push(p, &p->touched, store_index) == GY_OK)
+    if (gy_u32_array_push(p->alloc, &p->touched, store_index) == GY_OK)
         e->touch_mark = p->pub_seq;
 }
 
@@ -449,15 +449,15 @@ void gy_phys_free_world_state(gy_physics *p)
     if (p->inputs != NULL)
         gy_free(a, p->inputs, (size_t)p->input_capacity * sizeof *p->inputs);
     gy_phys_moves_free(p);
-    gy_phys_list_free(p, &p->awake);
+    gy_u32_array_free(p->alloc, &p->awake);
     for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
-        gy_phys_list_free(p, &p->lanes[l]);
-    gy_phys_list_free(p, &p->touched);
-    gy_phys_list_free(p, &p->retouch);
-    gy_phys_list_free(p, &p->disturbed);
+        gy_u32_array_free(p->alloc, &p->lanes[l]);
+    gy_u32_array_free(p->alloc, &p->touched);
+    gy_u32_array_free(p->alloc, &p->retouch);
+    gy_u32_array_free(p->alloc, &p->disturbed);
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
-        gy_phys_list_free(p, &p->dirty[l]);
-    gy_phys_list_free(p, &p->release_set);
+        gy_u32_array_free(p->alloc, &p->dirty[l]);
+    gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
     for (uint32_t b = 0; b < 3; b++)
         if (p->frames[b].proxies != NULL)

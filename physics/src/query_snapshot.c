@@ -1400,36 +1400,15 @@ static bool ray_cylinder(gy_vec3 o, gy_vec3 d, double r, double hh, double t_max
     return true;
 }
 
-static bool ray_planes(gy_vec3 o, gy_vec3 d, const double (*planes)[4], uint32_t n, double t_max,
-                       ray_hit *h)
+static bool ray_hull(gy_vec3 o, gy_vec3 d, const gy_hull *hull, double t_max, ray_hit *h)
 {
-    double enter = -INFINITY, leave = INFINITY;
-    uint32_t face = UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++) {
-        gy_vec3 nn = gy_v3(planes[i][0], planes[i][1], planes[i][2]);
-        double dist = planes[i][3] - gy_v3_dot(nn, o); /* > 0: origin behind this plane */
-        double den = gy_v3_dot(nn, d);
-        if (den == 0.0) {
-            if (dist < 0.0)
-                return false;
-            continue;
-        }
-        double t = dist / den;
-        if (den < 0.0) {
-            if (t > enter) {
-                enter = t;
-                face = i;
-            }
-        } else {
-            leave = fmin(leave, t);
-        }
-        if (enter > leave)
-            return false;
-    }
-    if (face == UINT32_MAX || enter < 0.0 || enter > t_max)
+    double enter, leave;
+    uint32_t face, exit_face;
+    if (!gy_hull_clip_line(hull, o, d, &enter, &face, &leave, &exit_face) || face == UINT32_MAX ||
+        enter < 0.0 || enter > t_max)
         return false;
     h->t = enter;
-    h->normal = gy_v3(planes[face][0], planes[face][1], planes[face][2]);
+    h->normal = gy_v3(hull->planes[face][0], hull->planes[face][1], hull->planes[face][2]);
     return true;
 }
 
@@ -1517,8 +1496,7 @@ static bool ray_entry(const qs_entry *e, gy_vec3 o, gy_vec3 d, double t_max, ray
         hit = ray_cylinder(lo, ld, e->p[0], e->p[1], t_max, h);
         break;
     case GY_SHAPE_HULL:
-        hit = ray_planes(lo, ld, (const double(*)[4])e->geometry->hull.planes,
-                         e->geometry->hull.triangle_count, t_max, h);
+        hit = ray_hull(lo, ld, &e->geometry->hull, t_max, h);
         break;
     case GY_SHAPE_MESH: {
         mesh_ray m = {e->geometry, lo, ld, h, false};

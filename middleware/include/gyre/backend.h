@@ -17,6 +17,7 @@
 #define GYRE_BACKEND_H
 
 #include "gyre/core.h"
+#include "gyre/shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,10 +34,6 @@ typedef struct gy_collider_id {
 typedef struct gy_joint_id {
     uint64_t bits;
 } gy_joint_id;
-/* A refcounted mesh or hull resource. */
-typedef struct gy_resource_id {
-    uint64_t bits;
-} gy_resource_id;
 
 /* An adapter's world; its layout is private to the adapter. */
 typedef struct gy_backend_world gy_backend_world;
@@ -107,28 +104,6 @@ typedef struct gy_body_state {
 } gy_body_state;
 
 /* ---- shapes, materials, colliders ------------------------------------------------------------ */
-
-typedef enum gy_shape_type {
-    GY_SHAPE_SPHERE,
-    GY_SHAPE_BOX,
-    GY_SHAPE_CAPSULE,
-    GY_SHAPE_CYLINDER,
-    GY_SHAPE_PLANE,
-    GY_SHAPE_HULL,
-    GY_SHAPE_MESH,
-    GY_SHAPE_TYPE_COUNT
-} gy_shape_type;
-
-/* A shape in its own local frame. Capsules and cylinders stand along local Y. */
-typedef struct gy_shape {
-    gy_shape_type type;
-    double radius;     /* sphere, capsule, cylinder: > 0 */
-    double height;     /* capsule (total, caps included, > 2 radius) and cylinder: > 0 */
-    gy_vec3 box_size;  /* box: full extents, each > 0 */
-    gy_vec3 normal;    /* plane: world-space unit normal (static bodies only) */
-    double offset;     /* plane: dot(normal, p) = offset */
-    gy_resource_id resource; /* hull or mesh: from hull_create / mesh_create */
-} gy_shape;
 
 typedef enum gy_combine_mode {
     GY_COMBINE_AVERAGE = 0,

@@ -30,6 +30,7 @@
 #ifndef GYRE_COMMAND_QUEUE_H
 #define GYRE_COMMAND_QUEUE_H
 
+#include "gyre/clock.h"
 #include "gyre/core.h"
 
 #ifdef __cplusplus
@@ -188,7 +189,7 @@ gy_result gy_command_queue_wait_acknowledged(gy_command_queue *q, uint64_t seq,
 /* Producer: the sequence of the last sealed batch (0 before the first). */
 uint64_t gy_command_queue_published(const gy_command_queue *q);
 
-/* Producer: outstanding-work summary; `now_ns` is gy_clock_now_ns() (scene_barrier.h). */
+/* Producer: outstanding-work summary; `now_ns` is gy_clock_now_ns() (gyre/clock.h). */
 void gy_command_queue_pending(const gy_command_queue *q, uint64_t now_ns, gy_command_pending *out);
 
 /* Any thread: the sequence of the last batch the consumer finished (or that was discarded). */

@@ -34,15 +34,13 @@
 #ifndef GYRE_SCENE_BARRIER_H
 #define GYRE_SCENE_BARRIER_H
 
+#include "gyre/clock.h"
 #include "gyre/command_queue.h"
 #include "gyre/core.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* CLOCK_MONOTONIC in nanoseconds: the time base of every deadline and timestamp here. */
-uint64_t gy_clock_now_ns(void);
 
 typedef struct gy_scene_barrier gy_scene_barrier;
 

@@ -679,6 +679,39 @@ static void test_mass_scale_to_keeps_centre_and_shape_of_tensor(void **state)
     assert_memory_equal(&z, &zero, sizeof z);
 }
 
+/* The line clip against a cube of half-extent 1: entry and exit parameters and faces against the
+ * analytic answer, a parallel line outside a face, and a miss. */
+static void test_hull_clip_line_matches_the_cube_analytically(void **state)
+{
+    (void)state;
+    gy_vec3 pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = gy_v3(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1);
+    gy_hull h;
+    assert_result(gy_hull_build(NULL, pts, 8, &h), GY_OK);
+    double t_in, t_out;
+    uint32_t f_in, f_out;
+    /* Along +x from x = -5: enters at x = -1 (t = 4) through a face whose normal is -x. */
+    assert_true(
+        gy_hull_clip_line(&h, gy_v3(-5, 0.25, -0.5), gy_v3(1, 0, 0), &t_in, &f_in, &t_out, &f_out));
+    assert_near(t_in, 4.0, 1e-12);
+    assert_near(t_out, 6.0, 1e-12);
+    assert_true(f_in < h.triangle_count && f_out < h.triangle_count);
+    assert_near(h.planes[f_in][0], -1.0, 1e-12);
+    assert_near(h.planes[f_out][0], 1.0, 1e-12);
+    /* A diagonal direction, not unit: t scales with 1/|d| along the axis. */
+    assert_true(
+        gy_hull_clip_line(&h, gy_v3(0, 0, 0), gy_v3(0, 0, 2), &t_in, &f_in, &t_out, &f_out));
+    assert_near(t_in, -0.5, 1e-12);
+    assert_near(t_out, 0.5, 1e-12);
+    /* Parallel to the +y face and above it; and a line passing beside the cube. */
+    assert_false(
+        gy_hull_clip_line(&h, gy_v3(-5, 1.5, 0), gy_v3(1, 0, 0), &t_in, &f_in, &t_out, &f_out));
+    assert_false(
+        gy_hull_clip_line(&h, gy_v3(-5, 0, 3), gy_v3(1, 0, -0.1), &t_in, &f_in, &t_out, &f_out));
+    gy_hull_free(NULL, &h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -702,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_mass_transform_rotates_box_tensor),
         cmocka_unit_test(test_mass_transform_agrees_with_hull_of_moved_box),
         cmocka_unit_test(test_mass_scale_to_keeps_centre_and_shape_of_tensor),
+        cmocka_unit_test(test_hull_clip_line_matches_the_cube_analytically),
     };
     return cmocka_run_group_tests_name("geometry", tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../physics/src/bvh.h"
+#include "../../collision/src/bvh.h"
 #include "gyre/math.h"
 
 /* A scene of spheres: the tree holds their boxes, the exact test is analytic. */

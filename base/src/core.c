@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define GY_ERROR_MESSAGE_(name, msg) msg,
-#define GY_ERROR_NAME_(name, msg) #name,
+#define GY_ERROR_NAME_(name, msg)    #name,
 static const char *const result_messages[] = {GY_ERROR_TABLE(GY_ERROR_MESSAGE_)};
 static const char *const result_names[] = {GY_ERROR_TABLE(GY_ERROR_NAME_)};
 
@@ -118,4 +118,3 @@ void gy_log(const gy_logger *logger, gy_log_level level, const char *fmt, ...)
     if (level >= GY_LOG_WARN)
         fprintf(stderr, "gyre: %s: %s\n", level == GY_LOG_WARN ? "warning" : "error", buf);
 }
-

@@ -1,4 +1,4 @@
-/* Editing a bounding-volume hierarchy in place (physics/src/bvh.c: insert, remove, AVL rotations,
+/* Editing a bounding-volume hierarchy in place (collision/src/bvh.c: insert, remove, AVL rotations,
  * logged mirrors) and the query snapshot's use of it for large static trees: every traversal must
  * agree with a brute force over the live items after any sequence of edits, the tree must stay
  * balanced, mirrors must become exact copies of the writer's tree, and a streaming snapshot must
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../physics/src/bvh.h"
+#include "../../collision/src/bvh.h"
 #include "gyre/math.h"
 #include "gyre/query_snapshot.h"
 

@@ -5,7 +5,7 @@
 #ifndef GYRE_GEOMETRY_H
 #define GYRE_GEOMETRY_H
 
-#include "gyre/backend.h"
+#include "gyre/shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,13 +14,13 @@ extern "C" {
 /* A convex hull built from a point cloud: triangles wound counter-clockwise seen from outside, and
  * one outward plane per triangle (coplanar triangles are not merged). */
 typedef struct gy_hull {
-    gy_vec3 *vertices;    /* hull vertices (a subset of the input points) */
+    gy_vec3 *vertices; /* hull vertices (a subset of the input points) */
     uint32_t vertex_count;
-    uint32_t *triangles;  /* 3 indices into vertices per triangle */
+    uint32_t *triangles; /* 3 indices into vertices per triangle */
     uint32_t triangle_count;
-    double (*planes)[4];  /* per triangle: nx, ny, nz, d with dot(n, p) = d on the plane */
-    gy_vec3 centroid;     /* centre of volume */
-    double volume;        /* m³ */
+    double (*planes)[4]; /* per triangle: nx, ny, nz, d with dot(n, p) = d on the plane */
+    gy_vec3 centroid;    /* centre of volume */
+    double volume;       /* m³ */
 } gy_hull;
 
 /* Builds the convex hull of `count` points (≥ 4, finite, not all coplanar) with `allocator`
@@ -34,6 +34,12 @@ gy_result gy_hull_build(const gy_allocator *allocator, const gy_vec3 *points, ui
 
 /* Frees what gy_hull_build allocated (with the same allocator) and zeroes *hull. */
 void gy_hull_free(const gy_allocator *allocator, gy_hull *hull);
+
+/* Clips the line o + t·d by a hull's face planes (all in the hull's frame): the one ray-versus-
+ * hull test. False when the line misses; otherwise the entry and exit parameters and the faces
+ * they cross (UINT32_MAX when the line never crosses into one, i.e. t is infinite). */
+bool gy_hull_clip_line(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
+                       double *t_out, uint32_t *f_out);
 
 /* Mass properties of a solid: mass, centre of mass (in the frame the shape was given in) and the
  * inertia tensor about that centre of mass. */

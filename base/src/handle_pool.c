@@ -35,8 +35,8 @@ gy_result gy_handle_pool_acquire(gy_handle_pool *pool, void *payload, uint64_t *
         if (r != GY_OK)
             return r;
         slot = pool->count++;
-        pool->slots[slot] = (gy_handle_slot_){
-            .generation = pool->first_generation ? pool->first_generation : 1u};
+        pool->slots[slot] =
+            (gy_handle_slot_){.generation = pool->first_generation ? pool->first_generation : 1u};
     }
     gy_handle_slot_ *s = &pool->slots[slot];
     assert(!s->live && s->generation != 0);

@@ -548,6 +548,37 @@ void gy_hull_free(const gy_allocator *allocator, gy_hull *hull)
     memset(hull, 0, sizeof *hull);
 }
 
+bool gy_hull_clip_line(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
+                       double *t_out, uint32_t *f_out)
+{
+    *t_in = -INFINITY;
+    *t_out = INFINITY;
+    *f_in = *f_out = UINT32_MAX;
+    for (uint32_t i = 0; i < h->triangle_count; i++) {
+        const double *pl = h->planes[i];
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
+        double denom = gy_v3_dot(n, d), num = pl[3] - gy_v3_dot(n, o);
+        if (denom == 0.0) {
+            if (num < 0.0)
+                return false; /* parallel to the face and outside it */
+            continue;
+        }
+        double t = num / denom;
+        if (denom < 0.0) {
+            if (t > *t_in) {
+                *t_in = t;
+                *f_in = i;
+            }
+        } else if (t < *t_out) {
+            *t_out = t;
+            *f_out = i;
+        }
+        if (*t_in > *t_out)
+            return false;
+    }
+    return true;
+}
+
 /* ---- mass properties ------------------------------------------------------------------------- */
 
 static bool shape_params_ok(const gy_shape *s)
