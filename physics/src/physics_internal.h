@@ -380,18 +380,21 @@ static inline gy_result gy_phys_list_push(gy_physics *p, gy_phys_list *l, uint32
 }
 void gy_phys_list_free(gy_physics *p, gy_phys_list *l);
 
-/* physics_commands.c: the payload release callback and the batch dispatcher. */
+/* physics_record.c (game thread): the payload release callback (any thread that discards a
+ * command), the view of live attachments and the checks every recorded description passes. */
 void gy_phys_release_payload(void *ctx, gy_command *cmd);
-/* Applies one whole batch (lifecycle first, creates cancelled by a later release skipped). */
-void gy_phys_apply_batch(gy_physics *p, gy_command_batch *batch);
-/* Drains every ready batch; returns how many. */
-uint32_t gy_phys_drain(gy_physics *p);
-/* Game side: resets the view of live attachments to a bootstrap list's bodies (start). */
+/* Resets the view of live attachments to a bootstrap list's bodies (start). */
 gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b);
 /* Validates a body description (game side and bootstrap). */
 gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d);
 gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
+
+/* physics_apply.c (physics thread): the batch dispatcher. */
+/* Applies one whole batch (lifecycle first, creates cancelled by a later release skipped). */
+void gy_phys_apply_batch(gy_physics *p, gy_command_batch *batch);
+/* Drains every ready batch; returns how many. */
+uint32_t gy_phys_drain(gy_physics *p);
 
 /* physics_capture.c (physics thread): records a batch about to be applied, and the state after
  * a publish that followed a step (inside the sim lock). No-ops unless capturing. */
