@@ -7,17 +7,18 @@
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
-gy_result gy_phys_list_reserve(gy_physics *p, gy_phys_list *l, uint32_t need)
+gy_result gy_phys_list_reserve(gy_phys_sim *p, gy_phys_list *l, uint32_t need)
 {
     if (need <= l->capacity)
         return GY_OK;
-    return gy_array_reserve(p->alloc, (void **)&l->items, &l->capacity, need, sizeof(uint32_t));
+    return gy_array_reserve(p->cfg->alloc, (void **)&l->items, &l->capacity, need,
+                            sizeof(uint32_t));
 }
 
-void gy_phys_list_free(gy_physics *p, gy_phys_list *l)
+void gy_phys_list_free(gy_phys_sim *p, gy_phys_list *l)
 {
     if (l->items != NULL)
-        gy_free(p->alloc, l->items, (size_t)l->capacity * sizeof(uint32_t));
+        gy_free(p->cfg->alloc, l->items, (size_t)l->capacity * sizeof(uint32_t));
     l->items = NULL;
     l->count = l->capacity = 0;
 }
@@ -42,7 +43,7 @@ static gy_quat unpack_rotation(const double in[3], uint32_t dropped)
 
 /* ---- physics side: dispatch ------------------------------------------------------------------ */
 
-static bool set_contains(const gy_physics *p, uint32_t v)
+static bool set_contains(const gy_phys_sim *p, uint32_t v)
 {
     const uint32_t *items = p->release_set.items;
     uint32_t mask = p->release_mask;
@@ -56,7 +57,7 @@ static bool set_contains(const gy_physics *p, uint32_t v)
 
 /* Builds the set of attachments released in this batch: open addressing over the smallest power
  * of two at least twice the releases (the array itself is kept at its peak size). */
-static bool build_release_set(gy_physics *p, uint32_t releases, uint32_t n)
+static bool build_release_set(gy_phys_sim *p, uint32_t releases, uint32_t n)
 {
     gy_phys_list *set = &p->release_set;
     uint32_t cap = 16u;
@@ -79,17 +80,17 @@ static bool build_release_set(gy_physics *p, uint32_t releases, uint32_t n)
     return true;
 }
 
-static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
+static void apply_lifecycle(gy_phys_sim *p, gy_command *c, bool use_set)
 {
     switch (c->type) {
     case GY_PHYS_CMD_CREATE_BODY: {
         const gy_phys_body_payload *pl = gy_command_payload(c);
         if (pl == NULL) {
-            gy_phys_add(&p->counters.commands_failed, 1);
+            gy_phys_add(&p->sh->counters.commands_failed, 1);
             return;
         }
         if (use_set && set_contains(p, pl->attachment)) {
-            gy_phys_add(&p->counters.creates_cancelled, 1);
+            gy_phys_add(&p->sh->counters.creates_cancelled, 1);
             return;
         }
         gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count,
@@ -101,7 +102,7 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
         if (!gy_phys_release_body(p, c->key, att)) {
             /* The partner of a cancelled create is expected to find nothing. */
             if (!(use_set && set_contains(p, att)))
-                gy_phys_add(&p->counters.commands_dropped_stale, 1);
+                gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
             return;
         }
         break;
@@ -109,7 +110,7 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
     case GY_PHYS_CMD_CREATE_JOINT: {
         gy_phys_joint_payload *pl = gy_command_payload(c);
         if (pl == NULL) {
-            gy_phys_add(&p->counters.commands_failed, 1);
+            gy_phys_add(&p->sh->counters.commands_failed, 1);
             return;
         }
         pl->desc.joint_key = c->key;
@@ -122,7 +123,7 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
     case GY_PHYS_CMD_CREATE_RESOURCE: {
         const gy_phys_resource_payload *pl = gy_command_payload(c);
         if (pl == NULL) {
-            gy_phys_add(&p->counters.commands_failed, 1);
+            gy_phys_add(&p->sh->counters.commands_failed, 1);
             return;
         }
         gy_phys_create_resource(p, c->key, pl->is_mesh != 0, pl->vertices, pl->vertex_count,
@@ -134,18 +135,19 @@ static void apply_lifecycle(gy_physics *p, gy_command *c, bool use_set)
         gy_phys_release_resource(p, c->key);
         break;
     default:
-        gy_phys_add(&p->counters.commands_failed, 1);
+        gy_phys_add(&p->sh->counters.commands_failed, 1);
         return;
     }
-    gy_phys_add(&p->counters.commands_applied, 1);
+    gy_phys_add(&p->sh->counters.commands_applied, 1);
 }
 
-static void push_input(gy_physics *p, const gy_command *c, const gy_phys_cmd_body *b, uint32_t kind)
+static void push_input(gy_phys_sim *p, const gy_command *c, const gy_phys_cmd_body *b,
+                       uint32_t kind)
 {
     if (p->input_count == p->input_capacity &&
-        gy_array_reserve(p->alloc, (void **)&p->inputs, &p->input_capacity, p->input_count + 1u,
-                         sizeof *p->inputs) != GY_OK) {
-        gy_phys_add(&p->counters.commands_failed, 1);
+        gy_array_reserve(p->cfg->alloc, (void **)&p->inputs, &p->input_capacity,
+                         p->input_count + 1u, sizeof *p->inputs) != GY_OK) {
+        gy_phys_add(&p->sh->counters.commands_failed, 1);
         return;
     }
     gy_physics_character_input *in = &p->inputs[p->input_count++];
@@ -189,7 +191,7 @@ static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
 }
 
 /* The adapter handle of collider `index` of body `e` (its create-list order), or NULL. */
-static gy_phys_collider *body_collider(gy_physics *p, const gy_phys_body *e, uint32_t index,
+static gy_phys_collider *body_collider(gy_phys_sim *p, const gy_phys_body *e, uint32_t index,
                                        uint32_t *slot_out)
 {
     if (index >= e->collider_count)
@@ -204,23 +206,23 @@ static gy_phys_collider *body_collider(gy_physics *p, const gy_phys_body *e, uin
 }
 
 /* World gravity: the adapter wakes every body under it, so every movable body is read back. */
-static void apply_gravity(gy_physics *p, const gy_command *c)
+static void apply_gravity(gy_phys_sim *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     gy_vec3 g = gy_v3(b->v[0], b->v[1], b->v[2]);
     if (gy_validate_vector(g, GY_MAX_MAGNITUDE) != GY_OK ||
-        p->backend->set_gravity(p->world, g) != GY_OK) {
-        gy_phys_add(&p->counters.commands_failed, 1);
+        p->cfg->backend->set_gravity(p->world, g) != GY_OK) {
+        gy_phys_add(&p->sh->counters.commands_failed, 1);
         return;
     }
-    gy_character_set_set_gravity(p->characters, g);
+    gy_character_set_set_gravity(p->cfg->characters, g);
     for (uint32_t s = 0; s < p->body_count; s++)
         if (p->bodies[s].id.bits != 0 && p->bodies[s].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, s);
-    gy_phys_add(&p->counters.commands_applied, 1);
+    gy_phys_add(&p->sh->counters.commands_applied, 1);
 }
 
-static gy_result apply_filter(gy_physics *p, uint32_t store_index, const gy_phys_body *e,
+static gy_result apply_filter(gy_phys_sim *p, uint32_t store_index, const gy_phys_body *e,
                               const gy_phys_cmd_body *b)
 {
     uint32_t slot;
@@ -228,12 +230,12 @@ static gy_result apply_filter(gy_physics *p, uint32_t store_index, const gy_phys
     if (col == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     uint32_t category = (uint32_t)b->v[0], mask = (uint32_t)b->v[1];
-    gy_result r = p->backend->collider_set_filter(p->world, col->id, category, mask);
+    gy_result r = p->cfg->backend->collider_set_filter(p->world, col->id, category, mask);
     if (r != GY_OK)
         return r;
     col->mask = mask;
     if (col->in_snapshot)
-        gy_query_snapshot_set_category(p->snapshot, slot, category);
+        gy_query_snapshot_set_category(p->cfg->snapshot, slot, category);
     for (uint32_t i = 0; e->character && i < p->char_count; i++) {
         gy_phys_character *ch = &p->chars[i];
         if (ch->store_index == store_index && ch->collider.bits == col->id.bits) {
@@ -245,27 +247,28 @@ static gy_result apply_filter(gy_physics *p, uint32_t store_index, const gy_phys
 }
 
 /* A joint's motor: the adapter checks the decoded fields again (gy_validate_joint_motor). */
-static void apply_motor(gy_physics *p, const gy_command *c)
+static void apply_motor(gy_phys_sim *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     if (c->key >= p->joint_count || !p->joints[c->key].live) {
-        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
     }
     gy_phys_joint *j = &p->joints[c->key];
     gy_joint_motor m = {
         (gy_motor_mode)(b->aux < GY_MOTOR_MODE_COUNT ? b->aux : GY_MOTOR_MODE_COUNT), b->v[0],
         b->v[1]};
-    gy_result r = p->backend->joint_set_motor(p->world, j->id, &m);
+    gy_result r = p->cfg->backend->joint_set_motor(p->world, j->id, &m);
     if (r == GY_OK) {
         gy_phys_touch(p, j->a_store);
         if (j->b_store != GY_PHYS_NONE)
             gy_phys_touch(p, j->b_store);
     }
-    gy_phys_add(r == GY_OK ? &p->counters.commands_applied : &p->counters.commands_failed, 1);
+    gy_phys_add(r == GY_OK ? &p->sh->counters.commands_applied : &p->sh->counters.commands_failed,
+                1);
 }
 
-static void apply_mutate(gy_physics *p, const gy_command *c)
+static void apply_mutate(gy_phys_sim *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
     if (c->type == GY_PHYS_CMD_SET_GRAVITY) {
@@ -278,14 +281,14 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
     }
     gy_phys_body *e = gy_phys_body_at(p, c->key, b->attachment);
     if (e == NULL) {
-        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
     }
     if (!mutate_fields_ok(c, b)) {
-        gy_phys_add(&p->counters.commands_failed, 1);
+        gy_phys_add(&p->sh->counters.commands_failed, 1);
         return;
     }
-    const gy_backend *be = p->backend;
+    const gy_backend *be = p->cfg->backend;
     gy_backend_world *w = p->world;
     gy_vec3 v = gy_v3(b->v[0], b->v[1], b->v[2]);
     gy_result r = GY_OK;
@@ -298,7 +301,7 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
             e->teleported = 1;
             e->fault = 0;
             if (gy_phys_list_push(p, &p->disturbed, c->key) != GY_OK)
-                gy_log(p->logger, GY_LOG_WARN, "physics: wake scan list could not grow");
+                gy_log(p->cfg->logger, GY_LOG_WARN, "physics: wake scan list could not grow");
         }
         break;
     }
@@ -355,14 +358,15 @@ static void apply_mutate(gy_physics *p, const gy_command *c)
         break;
     }
     gy_phys_touch(p, c->key);
-    gy_phys_add(r == GY_OK ? &p->counters.commands_applied : &p->counters.commands_failed, 1);
+    gy_phys_add(r == GY_OK ? &p->sh->counters.commands_applied : &p->sh->counters.commands_failed,
+                1);
 }
 
-void gy_phys_apply_batch(gy_physics *p, gy_command_batch *batch)
+void gy_phys_apply_batch(gy_phys_sim *p, gy_command_batch *batch)
 {
     uint32_t lifecycle = batch->count[GY_COMMAND_LIFECYCLE];
     bool scratch_ok = lifecycle <= p->scratch_capacity ||
-                      gy_array_reserve(p->alloc, (void **)&p->scratch, &p->scratch_capacity,
+                      gy_array_reserve(p->cfg->alloc, (void **)&p->scratch, &p->scratch_capacity,
                                        lifecycle, sizeof *p->scratch) == GY_OK;
     gy_command *c;
     gy_command_ring ring;
@@ -399,14 +403,14 @@ void gy_phys_apply_batch(gy_physics *p, gy_command_batch *batch)
     }
 }
 
-uint32_t gy_phys_drain(gy_physics *p)
+uint32_t gy_phys_drain(gy_phys_sim *p)
 {
     gy_command_batch batch;
     uint32_t n = 0;
-    while (gy_command_queue_acquire(p->commands, &batch)) {
+    while (gy_command_queue_acquire(p->cfg->commands, &batch)) {
         gy_phys_capture_batch(p, &batch);
         gy_phys_apply_batch(p, &batch);
-        gy_command_queue_release(p->commands, &batch);
+        gy_command_queue_release(p->cfg->commands, &batch);
         n++;
     }
     if (n > 0)

@@ -11,7 +11,7 @@ void gy_phys_release_payload(void *ctx, gy_command *cmd)
     gy_physics *p = ctx;
     void *payload = gy_command_payload(cmd);
     if (payload != NULL)
-        gy_free(p->alloc, payload, *(const size_t *)payload);
+        gy_free(p->cfg.alloc, payload, *(const size_t *)payload);
 }
 
 /* ---- rotation packing (SET_POSE) ------------------------------------------------------------- */
@@ -33,20 +33,21 @@ static void pack_rotation(gy_quat q, double out[3], uint32_t *dropped)
 
 /* ---- game side ------------------------------------------------------------------------------- */
 
-static uint32_t mirror_get(const gy_physics *p, uint32_t store_index)
+static uint32_t mirror_get(const gy_phys_game *p, uint32_t store_index)
 {
     return store_index < p->mirror_capacity ? p->mirror[store_index] : 0u;
 }
 
-static gy_result mirror_reserve(gy_physics *p, uint32_t need)
+static gy_result mirror_reserve(gy_phys_game *p, uint32_t need)
 {
     if (need <= p->mirror_capacity)
         return GY_OK;
     uint32_t cap = p->mirror_capacity ? p->mirror_capacity : 64u;
     while (cap < need)
         cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
-    uint32_t *m = gy_realloc(p->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t),
-                             (size_t)cap * sizeof(uint32_t));
+    uint32_t *m =
+        gy_realloc(p->cfg->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t),
+                   (size_t)cap * sizeof(uint32_t));
     if (m == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     memset(m + p->mirror_capacity, 0, (size_t)(cap - p->mirror_capacity) * sizeof(uint32_t));
@@ -55,7 +56,7 @@ static gy_result mirror_reserve(gy_physics *p, uint32_t need)
     return GY_OK;
 }
 
-gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b)
+gy_result gy_phys_mirror_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
 {
     uint32_t need = 0;
     for (uint32_t i = 0; b != NULL && i < b->body_count; i++)
@@ -127,10 +128,10 @@ static gy_result game_ready(const gy_physics *p)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    return p->running ? GY_OK : GY_ERR_MISUSE;
+    return p->game.running ? GY_OK : GY_ERR_MISUSE;
 }
 
-static gy_result record_payload(gy_physics *p, uint16_t type, uint32_t key, void *payload,
+static gy_result record_payload(gy_phys_game *p, uint16_t type, uint32_t key, void *payload,
                                 uint32_t attachment)
 {
     gy_command c;
@@ -139,13 +140,13 @@ static gy_result record_payload(gy_physics *p, uint16_t type, uint32_t key, void
     c.key = key;
     memcpy(c.body.payload.rest, &attachment, sizeof attachment);
     gy_command_set_payload(&c, payload);
-    gy_result r = gy_command_queue_record(p->commands, GY_COMMAND_LIFECYCLE, &c);
+    gy_result r = gy_command_queue_record(p->cfg->commands, GY_COMMAND_LIFECYCLE, &c);
     if (r != GY_OK)
-        gy_free(p->alloc, payload, *(const size_t *)payload);
+        gy_free(p->cfg->alloc, payload, *(const size_t *)payload);
     return r;
 }
 
-static gy_result record_plain(gy_physics *p, gy_command_ring ring, uint16_t type, uint32_t key,
+static gy_result record_plain(gy_phys_game *p, gy_command_ring ring, uint16_t type, uint32_t key,
                               const gy_phys_cmd_body *body)
 {
     gy_command c;
@@ -153,7 +154,7 @@ static gy_result record_plain(gy_physics *p, gy_command_ring ring, uint16_t type
     c.type = type;
     c.key = key;
     memcpy(c.body.bytes, body, sizeof *body);
-    return gy_command_queue_record(p->commands, ring, &c);
+    return gy_command_queue_record(p->cfg->commands, ring, &c);
 }
 
 gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc)
@@ -164,14 +165,14 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_des
     r = gy_phys_validate_body_desc(desc);
     if (r != GY_OK)
         return r;
-    if (mirror_get(p, desc->store_index) != 0)
+    if (mirror_get(&p->game, desc->store_index) != 0)
         return GY_ERR_MISUSE;
-    r = mirror_reserve(p, desc->store_index + 1u);
+    r = mirror_reserve(&p->game, desc->store_index + 1u);
     if (r != GY_OK)
         return r;
     size_t size =
         sizeof(gy_phys_body_payload) + (size_t)desc->collider_count * sizeof(gy_collider_def);
-    gy_phys_body_payload *pl = gy_alloc(p->alloc, size);
+    gy_phys_body_payload *pl = gy_alloc(p->cfg.alloc, size);
     if (pl == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     pl->size = size;
@@ -185,9 +186,9 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_des
         memset(&pl->character, 0, sizeof pl->character);
     pl->def = desc->def;
     memcpy(pl->colliders, desc->colliders, (size_t)desc->collider_count * sizeof(gy_collider_def));
-    r = record_payload(p, GY_PHYS_CMD_CREATE_BODY, desc->store_index, pl, desc->attachment);
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_BODY, desc->store_index, pl, desc->attachment);
     if (r == GY_OK)
-        p->mirror[desc->store_index] = desc->attachment;
+        p->game.mirror[desc->store_index] = desc->attachment;
     return r;
 }
 
@@ -198,12 +199,12 @@ gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, ui
         return r;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0)
         return GY_ERR_INVALID_ARGUMENT;
-    if (mirror_get(p, store_index) != attachment)
+    if (mirror_get(&p->game, store_index) != attachment)
         return GY_ERR_STALE_HANDLE;
     gy_phys_cmd_body b = {.attachment = attachment};
-    r = record_plain(p, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_BODY, store_index, &b);
+    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_BODY, store_index, &b);
     if (r == GY_OK)
-        p->mirror[store_index] = 0;
+        p->game.mirror[store_index] = 0;
     return r;
 }
 
@@ -215,15 +216,15 @@ gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_d
     r = gy_phys_validate_joint_desc(desc);
     if (r != GY_OK)
         return r;
-    if (mirror_get(p, desc->a_store) != desc->a_attachment ||
-        (desc->b_attachment != 0 && mirror_get(p, desc->b_store) != desc->b_attachment))
+    if (mirror_get(&p->game, desc->a_store) != desc->a_attachment ||
+        (desc->b_attachment != 0 && mirror_get(&p->game, desc->b_store) != desc->b_attachment))
         return GY_ERR_STALE_HANDLE;
-    gy_phys_joint_payload *pl = gy_alloc(p->alloc, sizeof *pl);
+    gy_phys_joint_payload *pl = gy_alloc(p->cfg.alloc, sizeof *pl);
     if (pl == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     pl->size = sizeof *pl;
     pl->desc = *desc;
-    return record_payload(p, GY_PHYS_CMD_CREATE_JOINT, desc->joint_key, pl, 0);
+    return record_payload(&p->game, GY_PHYS_CMD_CREATE_JOINT, desc->joint_key, pl, 0);
 }
 
 gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key)
@@ -234,7 +235,7 @@ gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key)
     if (joint_key >= GY_PHYSICS_MAX_STORE_INDEX)
         return GY_ERR_INVALID_ARGUMENT;
     gy_phys_cmd_body b = {0};
-    return record_plain(p, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_JOINT, joint_key, &b);
+    return record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_JOINT, joint_key, &b);
 }
 
 gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
@@ -251,7 +252,7 @@ gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
         return GY_ERR_INVALID_ARGUMENT;
     gy_phys_cmd_body b = {
         .attachment = 0, .aux = (uint32_t)motor->mode, .v = {motor->target, motor->max_force}};
-    return record_plain(p, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint_key, &b);
+    return record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint_key, &b);
 }
 
 gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc)
@@ -266,7 +267,7 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
     uint32_t ic = desc->mesh != NULL ? desc->mesh->index_count : 0u;
     size_t size = sizeof(gy_phys_resource_payload) + (size_t)vc * sizeof(gy_vec3) +
                   (size_t)ic * sizeof(uint32_t);
-    gy_phys_resource_payload *pl = gy_alloc(p->alloc, size);
+    gy_phys_resource_payload *pl = gy_alloc(p->cfg.alloc, size);
     if (pl == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     pl->size = size;
@@ -278,7 +279,7 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
            (size_t)vc * sizeof(gy_vec3));
     if (ic > 0)
         memcpy(pl->vertices + vc, desc->mesh->indices, (size_t)ic * sizeof(uint32_t));
-    return record_payload(p, GY_PHYS_CMD_CREATE_RESOURCE, desc->resource_key, pl, 0);
+    return record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, desc->resource_key, pl, 0);
 }
 
 gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key)
@@ -289,7 +290,8 @@ gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_ke
     if (resource_key == 0 || resource_key >= GY_PHYSICS_MAX_STORE_INDEX)
         return GY_ERR_INVALID_ARGUMENT;
     gy_phys_cmd_body b = {0};
-    return record_plain(p, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource_key, &b);
+    return record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource_key,
+                        &b);
 }
 
 /* Checks the target and records a mutate command carrying `n` doubles. */
@@ -309,9 +311,9 @@ static gy_result record_mutate(gy_physics *p, uint16_t type, uint32_t store_inde
             return GY_ERR_INVALID_ARGUMENT;
         b.v[i] = v[i];
     }
-    if (mirror_get(p, store_index) != attachment)
+    if (mirror_get(&p->game, store_index) != attachment)
         return GY_ERR_STALE_HANDLE;
-    return record_plain(p, GY_COMMAND_MUTATE, type, store_index, &b);
+    return record_plain(&p->game, GY_COMMAND_MUTATE, type, store_index, &b);
 }
 
 static gy_result record_vec(gy_physics *p, uint16_t type, uint32_t s, uint32_t a, gy_vec3 v)
@@ -352,7 +354,7 @@ uint32_t gy_physics_steps_for(const gy_physics *p, double seconds)
     if (p == NULL || !gy_is_finite(seconds) || seconds < 0.0)
         return 0;
     /* The slack keeps whole-tick durations (0.5 s at 60 Hz) from rounding up a step. */
-    double n = ceil(seconds * (double)p->step_hz - 1e-6);
+    double n = ceil(seconds * (double)p->cfg.step_hz - 1e-6);
     if (n > (double)GY_PHYS_MAX_MOVE_STEPS)
         return 0;
     return n < 1.0 ? 1u : (uint32_t)n;
@@ -449,7 +451,7 @@ gy_result gy_physics_record_set_filter(gy_physics *p, uint32_t store_index, uint
 
 gy_vec3 gy_physics_gravity(const gy_physics *p)
 {
-    return p != NULL ? p->world_def.gravity : gy_v3(0.0, 0.0, 0.0);
+    return p != NULL ? p->game.world_def.gravity : gy_v3(0.0, 0.0, 0.0);
 }
 
 gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity)
@@ -459,15 +461,15 @@ gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity)
     gy_result valid = gy_validate_vector(gravity, GY_MAX_MAGNITUDE);
     if (valid != GY_OK)
         return valid;
-    if (!p->running) {
+    if (!p->game.running) {
         /* No thread owns the character set while stopped; the next start reads world_def. */
-        p->world_def.gravity = gravity;
-        return gy_character_set_set_gravity(p->characters, gravity);
+        p->game.world_def.gravity = gravity;
+        return gy_character_set_set_gravity(p->cfg.characters, gravity);
     }
     gy_phys_cmd_body b = {.attachment = 0, .aux = 0, .v = {gravity.x, gravity.y, gravity.z}};
-    gy_result r = record_plain(p, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_GRAVITY, 0, &b);
+    gy_result r = record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_GRAVITY, 0, &b);
     if (r == GY_OK)
-        p->world_def.gravity = gravity;
+        p->game.world_def.gravity = gravity;
     return r;
 }
 
@@ -476,20 +478,20 @@ gy_result gy_physics_publish(gy_physics *p, uint64_t *seq)
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    if (p->replaying) {
+    if (p->game.replaying) {
         /* Replay: the recorded batches stand in for the game's. */
-        gy_command_queue_discard_open(p->commands);
+        gy_command_queue_discard_open(p->cfg.commands);
         if (seq != NULL)
-            *seq = gy_command_queue_published(p->commands);
+            *seq = gy_command_queue_published(p->cfg.commands);
         return GY_OK;
     }
-    return gy_command_queue_publish(p->commands, seq);
+    return gy_command_queue_publish(p->cfg.commands, seq);
 }
 
 /* ---- game side: replies ---------------------------------------------------------------------- */
 
 typedef struct reply_filter {
-    gy_physics *p;
+    const gy_phys_game *game;
     gy_reply_fn fn;
     void *ctx;
     uint16_t generation;
@@ -509,12 +511,12 @@ static void filter_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_BODY_ASSIGNED:
     case GY_PHYSICS_REPLY_BODY_FAULT:
         ok = r->flags == f->generation &&
-             mirror_get(f->p, r->key) == gy_physics_reply_body(r)->attachment;
+             mirror_get(f->game, r->key) == gy_physics_reply_body(r)->attachment;
         break;
     case GY_PHYSICS_REPLY_CREATE_FAILED: {
         const gy_physics_failure_reply *fr = gy_physics_reply_failure(r);
         ok = r->flags == f->generation &&
-             (fr->kind != GY_PHYSICS_OBJECT_BODY || mirror_get(f->p, r->key) == fr->attachment);
+             (fr->kind != GY_PHYSICS_OBJECT_BODY || mirror_get(f->game, r->key) == fr->attachment);
         break;
     }
     default:
@@ -536,13 +538,13 @@ uint32_t gy_physics_drain_replies_at_most(gy_physics *p, uint32_t max, gy_reply_
         *taken = 0;
     if (p == NULL || fn == NULL)
         return 0;
-    reply_filter f = {p, fn, ctx, (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED),
-                      0, 0};
+    reply_filter f = {
+        &p->game, fn, ctx, (uint16_t)__atomic_load_n(&p->sh.generation, __ATOMIC_RELAXED), 0, 0};
     gy_reply chunk[32];
     uint32_t total = 0;
     while (total < max) {
         uint32_t want = max - total < 32u ? max - total : 32u;
-        uint32_t n = gy_reply_queue_pop(p->replies, chunk, want);
+        uint32_t n = gy_reply_queue_pop(p->cfg.replies, chunk, want);
         for (uint32_t i = 0; i < n; i++)
             filter_reply(&f, &chunk[i]);
         total += n;
@@ -550,7 +552,7 @@ uint32_t gy_physics_drain_replies_at_most(gy_physics *p, uint32_t max, gy_reply_
             break;
     }
     if (f.rejected != 0)
-        gy_phys_add(&p->replies_rejected, f.rejected);
+        gy_phys_add(&p->sh.replies_rejected, f.rejected);
     if (taken != NULL)
         *taken = total;
     return f.passed;
@@ -560,10 +562,10 @@ uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx)
 {
     if (p == NULL || fn == NULL)
         return 0;
-    reply_filter f = {p, fn, ctx, (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED),
-                      0, 0};
-    gy_reply_queue_drain(p->replies, filter_reply, &f);
+    reply_filter f = {
+        &p->game, fn, ctx, (uint16_t)__atomic_load_n(&p->sh.generation, __ATOMIC_RELAXED), 0, 0};
+    gy_reply_queue_drain(p->cfg.replies, filter_reply, &f);
     if (f.rejected != 0)
-        gy_phys_add(&p->replies_rejected, f.rejected);
+        gy_phys_add(&p->sh.replies_rejected, f.rejected);
     return f.passed;
 }

@@ -8,7 +8,7 @@
 #include "physics_internal.h"
 
 /* Grows a zero-initialised table to hold index `need - 1`. */
-static gy_result table_reserve(gy_physics *p, void **table, uint32_t *capacity, uint32_t need,
+static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
                                size_t elem)
 {
     if (need <= *capacity)
@@ -16,7 +16,7 @@ static gy_result table_reserve(gy_physics *p, void **table, uint32_t *capacity, 
     uint32_t cap = *capacity ? *capacity : 64u;
     while (cap < need)
         cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
-    void *t = gy_realloc(p->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
+    void *t = gy_realloc(p->cfg->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
     if (t == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     memset((unsigned char *)t + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
@@ -25,28 +25,28 @@ static gy_result table_reserve(gy_physics *p, void **table, uint32_t *capacity, 
     return GY_OK;
 }
 
-gy_result gy_phys_reply(gy_physics *p, uint16_t type, uint32_t key, const void *body, size_t size,
+gy_result gy_phys_reply(gy_phys_sim *p, uint16_t type, uint32_t key, const void *body, size_t size,
                         gy_reply_class cls)
 {
     gy_reply r;
     memset(&r, 0, sizeof r);
     r.type = type;
-    r.flags = (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+    r.flags = (uint16_t)__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED);
     r.key = key;
     memcpy(r.body.bytes, body, size);
-    return gy_reply_queue_push(p->replies, &r, cls);
+    return gy_reply_queue_push(p->cfg->replies, &r, cls);
 }
 
-static void reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t key,
+static void reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                          uint32_t attachment, gy_result result)
 {
-    gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+    gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED),
                                   (uint32_t)kind, (int32_t)result, p->tick + 1u};
-    gy_phys_add(&p->counters.creates_failed, 1);
+    gy_phys_add(&p->sh->counters.creates_failed, 1);
     gy_phys_reply(p, GY_PHYSICS_REPLY_CREATE_FAILED, key, &f, sizeof f, GY_REPLY_ESSENTIAL);
 }
 
-gy_phys_body *gy_phys_body_at(gy_physics *p, uint32_t store_index, uint32_t attachment)
+gy_phys_body *gy_phys_body_at(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
 {
     if (store_index >= p->body_count)
         return NULL;
@@ -54,7 +54,7 @@ gy_phys_body *gy_phys_body_at(gy_physics *p, uint32_t store_index, uint32_t atta
     return e->id.bits != 0 && e->attachment == attachment ? e : NULL;
 }
 
-void gy_phys_touch(gy_physics *p, uint32_t store_index)
+void gy_phys_touch(gy_phys_sim *p, uint32_t store_index)
 {
     if (store_index >= p->body_count)
         return;
@@ -65,7 +65,7 @@ void gy_phys_touch(gy_physics *p, uint32_t store_index)
         e->touch_mark = p->pub_seq;
 }
 
-static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
+static void snapshot_add(gy_phys_sim *p, uint32_t slot, const gy_collider_def *c,
                          const gy_collider_def *original, const gy_body_def *def,
                          uint32_t store_index, uint32_t attachment)
 {
@@ -84,20 +84,20 @@ static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
     e.is_sensor = c->is_sensor;
     e.attachment = attachment;
     e.store_index = store_index;
-    gy_result r = gy_query_snapshot_set(p->snapshot, slot, &e);
+    gy_result r = gy_query_snapshot_set(p->cfg->snapshot, slot, &e);
     if (r != GY_OK) {
-        gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s", store_index,
-               gy_result_message(r));
+        gy_log(p->cfg->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s",
+               store_index, gy_result_message(r));
         return;
     }
     p->colliders[slot].in_snapshot = true;
 }
 
-void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
+void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
                          const gy_character_settings *character, bool asleep)
 {
-    const gy_backend *be = p->backend;
+    const gy_backend *be = p->cfg->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
         count > UINT16_MAX) {
         reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_INVALID_ARGUMENT);
@@ -106,11 +106,11 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
                                 sizeof *p->bodies);
     if (r == GY_OK)
-        r = gy_array_reserve(p->alloc, (void **)&p->collider_scratch, &p->collider_scratch_capacity,
-                             count, sizeof *p->collider_scratch);
+        r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_scratch,
+                             &p->collider_scratch_capacity, count, sizeof *p->collider_scratch);
     if (r == GY_OK)
-        r = gy_array_reserve(p->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity, count,
-                             sizeof *p->collider_ids);
+        r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity,
+                             count, sizeof *p->collider_ids);
     if (r != GY_OK) {
         reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
@@ -206,7 +206,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         p->body_count = store_index + 1u;
     p->live_bodies++;
     p->movable_bodies += def->type != GY_MOTION_STATIC;
-    gy_phys_set32(&p->counters.bodies, p->live_bodies);
+    gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
     for (uint32_t slot = next, i = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, i++)
         snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index, attachment);
     const gy_phys_collider *first = &p->colliders[next];
@@ -214,13 +214,13 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         count == 1 && first->in_snapshot && !first->is_plane && first->local_identity;
     gy_phys_mark_changed(p, store_index);
     gy_phys_touch(p, store_index);
-    gy_physics_body_reply reply = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
-                                   id, p->tick + 1u};
+    gy_physics_body_reply reply = {
+        attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), id, p->tick + 1u};
     gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_ASSIGNED, store_index, &reply, sizeof reply,
                   GY_REPLY_ESSENTIAL);
 }
 
-bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment)
+bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
 {
     gy_phys_body *e = gy_phys_body_at(p, store_index, attachment);
     if (e == NULL)
@@ -230,11 +230,11 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     if (e->character)
         gy_phys_character_unregister(p, store_index);
     gy_phys_move_cancel(p, store_index);
-    p->backend->body_release(p->world, e->id);
+    p->cfg->backend->body_release(p->world, e->id);
     for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;) {
         gy_phys_collider *c = &p->colliders[slot];
         if (c->in_snapshot)
-            gy_query_snapshot_remove(p->snapshot, slot);
+            gy_query_snapshot_remove(p->cfg->snapshot, slot);
         c->live = false;
         c->in_snapshot = false;
         c->is_sensor = false;
@@ -263,11 +263,11 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     e->proxy.tick = (uint32_t)(p->tick + 1u);
     gy_phys_mark_changed(p, store_index);
     p->live_bodies--;
-    gy_phys_set32(&p->counters.bodies, p->live_bodies);
+    gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
     return true;
 }
 
-void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_desc *desc)
 {
     uint32_t key = desc->joint_key;
     gy_result r =
@@ -292,7 +292,7 @@ void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
     def.b.bits = b != NULL ? b->id.bits : 0;
     def.user_data = key;
     gy_joint_id id;
-    r = p->backend->joint_create(p->world, &def, &id);
+    r = p->cfg->backend->joint_create(p->world, &def, &id);
     if (r != GY_OK) {
         reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
         return;
@@ -309,21 +309,21 @@ void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
         gy_phys_touch(p, desc->b_store);
 }
 
-void gy_phys_release_joint(gy_physics *p, uint32_t key)
+void gy_phys_release_joint(gy_phys_sim *p, uint32_t key)
 {
     if (key >= p->joint_count || !p->joints[key].live) {
-        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
     }
     gy_phys_joint *j = &p->joints[key];
-    p->backend->joint_release(p->world, j->id);
+    p->cfg->backend->joint_release(p->world, j->id);
     j->live = false;
     gy_phys_touch(p, j->a_store);
     if (j->b_store != GY_PHYS_NONE)
         gy_phys_touch(p, j->b_store);
 }
 
-void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
+void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count)
 {
     gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
@@ -338,14 +338,14 @@ void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy
     gy_snapshot_geometry *g = NULL;
     if (is_mesh) {
         gy_mesh_def m = {vertices, vertex_count, indices, index_count};
-        r = p->backend->mesh_create(p->world, &m, &id);
-        if (r == GY_OK && (r = gy_snapshot_geometry_create_mesh(p->alloc, &m, &g)) != GY_OK)
-            p->backend->resource_release(p->world, id);
+        r = p->cfg->backend->mesh_create(p->world, &m, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_mesh(p->cfg->alloc, &m, &g)) != GY_OK)
+            p->cfg->backend->resource_release(p->world, id);
     } else {
         gy_hull_def h = {vertices, vertex_count};
-        r = p->backend->hull_create(p->world, &h, &id);
-        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->alloc, &h, &g)) != GY_OK)
-            p->backend->resource_release(p->world, id);
+        r = p->cfg->backend->hull_create(p->world, &h, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->cfg->alloc, &h, &g)) != GY_OK)
+            p->cfg->backend->resource_release(p->world, id);
     }
     if (r != GY_OK) {
         reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
@@ -356,27 +356,27 @@ void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy
     p->resources[key].live = true;
 }
 
-void gy_phys_release_resource(gy_physics *p, uint32_t key)
+void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
 {
     if (key >= p->resource_capacity || !p->resources[key].live) {
-        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
     }
     gy_phys_resource *res = &p->resources[key];
-    p->backend->resource_release(p->world, res->id);
+    p->cfg->backend->resource_release(p->world, res->id);
     gy_snapshot_geometry_release(res->geometry);
     res->geometry = NULL;
     res->live = false;
 }
 
-void gy_phys_reset_world_state(gy_physics *p)
+void gy_phys_reset_world_state(gy_phys_sim *p)
 {
     for (uint32_t s = 0; s < p->body_count; s++) {
         gy_phys_body *e = &p->bodies[s];
         for (uint32_t slot = e->first_collider; e->id.bits != 0 && slot != GY_PHYS_NONE;
              slot = p->colliders[slot].next)
             if (p->colliders[slot].in_snapshot)
-                gy_query_snapshot_remove(p->snapshot, slot);
+                gy_query_snapshot_remove(p->cfg->snapshot, slot);
     }
     for (uint32_t k = 0; k < p->resource_capacity; k++)
         if (p->resources[k].live)
@@ -396,8 +396,8 @@ void gy_phys_reset_world_state(gy_physics *p)
     p->joint_count = 0;
     p->live_bodies = 0;
     p->movable_bodies = 0;
-    gy_phys_set32(&p->counters.bodies, 0);
-    gy_phys_set32(&p->counters.awake, 0);
+    gy_phys_set32(&p->sh->counters.bodies, 0);
+    gy_phys_set32(&p->sh->counters.awake, 0);
     p->awake.count = 0;
     for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
         p->lanes[l].count = 0;
@@ -412,9 +412,9 @@ void gy_phys_reset_world_state(gy_physics *p)
     gy_phys_invalidate_buffers(p);
 }
 
-void gy_phys_free_world_state(gy_physics *p)
+void gy_phys_free_world_state(gy_phys_sim *p)
 {
-    const gy_allocator *a = p->alloc;
+    const gy_allocator *a = p->cfg->alloc;
     if (p->bodies != NULL)
         gy_free(a, p->bodies, (size_t)p->body_capacity * sizeof *p->bodies);
     if (p->colliders != NULL)
@@ -447,6 +447,7 @@ void gy_phys_free_world_state(gy_physics *p)
     gy_phys_list_free(p, &p->release_set);
     gy_phys_characters_free(p);
     for (uint32_t b = 0; b < 3; b++)
-        if (p->frames[b].proxies != NULL)
-            gy_free(a, p->frames[b].proxies, (size_t)p->frames[b].capacity * sizeof(gy_proxy));
+        if (p->sh->frames[b].proxies != NULL)
+            gy_free(a, p->sh->frames[b].proxies,
+                    (size_t)p->sh->frames[b].capacity * sizeof(gy_proxy));
 }
