@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 #define MAX_WALL_DT_NS 100000000u /* wall dt is clamped to 0.1 s */
 /* The shortest pace: a tick clock that stands still just short of a step (an injected one) must

@@ -3,25 +3,7 @@
 #include <string.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
-
-/* ---- lists ----------------------------------------------------------------------------------- */
-
-gy_result gy_phys_list_reserve(gy_phys_sim *p, gy_phys_list *l, uint32_t need)
-{
-    if (need <= l->capacity)
-        return GY_OK;
-    return gy_array_reserve(p->cfg->alloc, (void **)&l->items, &l->capacity, need,
-                            sizeof(uint32_t));
-}
-
-void gy_phys_list_free(gy_phys_sim *p, gy_phys_list *l)
-{
-    if (l->items != NULL)
-        gy_free(p->cfg->alloc, l->items, (size_t)l->capacity * sizeof(uint32_t));
-    l->items = NULL;
-    l->count = l->capacity = 0;
-}
+#include "physics_roster.h"
 
 /* ---- rotation unpacking (SET_POSE) ----------------------------------------------------------- */
 
@@ -63,7 +45,7 @@ static bool build_release_set(gy_phys_sim *p, uint32_t releases, uint32_t n)
     uint32_t cap = 16u;
     while (cap < releases * 2u)
         cap *= 2u;
-    if (gy_phys_list_reserve(p, set, cap) != GY_OK)
+    if (gy_phys_list_reserve(p->cfg->alloc, set, cap) != GY_OK)
         return false;
     memset(set->items, 0, (size_t)cap * sizeof(uint32_t));
     p->release_mask = cap - 1u;
@@ -300,7 +282,7 @@ static void apply_mutate(gy_phys_sim *p, const gy_command *c)
         if (r == GY_OK) {
             e->teleported = 1;
             e->fault = 0;
-            if (gy_phys_list_push(p, &p->disturbed, c->key) != GY_OK)
+            if (gy_phys_list_push(p->cfg->alloc, &p->disturbed, c->key) != GY_OK)
                 gy_log(p->cfg->logger, GY_LOG_WARN, "physics: wake scan list could not grow");
         }
         break;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_state.h"
 
 #define CAPTURE_DEFAULT_BYTES (16u << 20)
 #define CAPTURE_MIN_BYTES     (4u << 10)

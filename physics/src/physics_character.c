@@ -19,7 +19,7 @@
 
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 /* Hits gathered per character overlap at first; grown (to the peak) when an overlap fills it. */
 #define FIRST_HITS 16u

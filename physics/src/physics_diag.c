@@ -3,7 +3,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "physics_internal.h"
+#include "physics_state.h"
 
 #if GY_DIAGNOSTICS
 

@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 static gy_phys_move *find_move(gy_phys_sim *p, uint32_t store_index)
 {

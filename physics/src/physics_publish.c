@@ -17,7 +17,7 @@
 
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -29,22 +29,6 @@
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
-void gy_phys_unlist(gy_phys_sim *p, uint32_t store_index)
-{
-    gy_phys_body *e = &p->bodies[store_index];
-    if (e->list == GY_PHYS_LIST_NONE)
-        return;
-    gy_phys_list *l =
-        e->list == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
-    uint32_t pos = e->list_pos;
-    uint32_t last = l->items[--l->count];
-    l->items[pos] = last;
-    p->bodies[last].list_pos = pos;
-    e->list = GY_PHYS_LIST_NONE;
-    if (l == &p->awake)
-        gy_phys_set32(&p->sh->counters.awake, p->awake.count);
-}
-
 /* Moves a body onto list `which` (awake or its lane); its caller has seen it is not there. */
 static inline void enlist(gy_phys_sim *p, uint32_t store_index, uint8_t which)
 {
@@ -54,7 +38,7 @@ static inline void enlist(gy_phys_sim *p, uint32_t store_index, uint8_t which)
     gy_phys_list *l =
         which == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
     uint32_t pos = l->count;
-    if (gy_phys_list_push(p, l, store_index) != GY_OK) {
+    if (gy_phys_list_push(p->cfg->alloc, l, store_index) != GY_OK) {
         /* Out of memory: keep it unlisted; being touched again or its lane will find it. */
         return;
     }
@@ -62,11 +46,6 @@ static inline void enlist(gy_phys_sim *p, uint32_t store_index, uint8_t which)
     e->list_pos = pos;
     if (l == &p->awake)
         gy_phys_set32(&p->sh->counters.awake, p->awake.count);
-}
-
-void gy_phys_invalidate_buffers(gy_phys_sim *p)
-{
-    p->written_seq[0] = p->written_seq[1] = p->written_seq[2] = 0;
 }
 
 void gy_phys_begin_publish(gy_phys_sim *p)
@@ -80,7 +59,7 @@ void gy_phys_begin_publish(gy_phys_sim *p)
 
 /* ---- events ---------------------------------------------------------------------------------- */
 
-static uint16_t collider_index(const gy_phys_sim *p, gy_collider_id id)
+static uint16_t create_list_index(const gy_phys_sim *p, gy_collider_id id)
 {
     uint32_t slot = gy_handle_slot(id.bits);
     return slot < p->collider_index_capacity ? p->collider_index[slot] : UINT16_MAX;
@@ -111,8 +90,8 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
     e.attachment_a = (uint32_t)c->user_a;
     e.attachment_b = (uint32_t)c->user_b;
     e.store_b = (uint32_t)(c->user_b >> 32);
-    e.collider_a = collider_index(p, c->collider_a);
-    e.collider_b = collider_index(p, c->collider_b);
+    e.collider_a = create_list_index(p, c->collider_a);
+    e.collider_b = create_list_index(p, c->collider_b);
     e.tick = (uint32_t)ev->tick;
     e.point[0] = to_float(c->point.x);
     e.point[1] = to_float(c->point.y);
@@ -308,7 +287,7 @@ static bool state_sane(const gy_body_state *s)
  * rest, and reports it once. The adapter has no way to make a body immovable, so a faulted body
  * is frozen again at every publish (read_one keeps it queued) until a SET_POSE clears the fault:
  * between publishes it moves at most the few steps of the forces still acting on it. */
-static void fault(gy_phys_sim *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
+static void freeze_faulted(gy_phys_sim *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
 {
     const gy_backend *be = p->cfg->backend;
     /* The proxy holds the last published pose, or the pose the body was created at when it has
@@ -345,7 +324,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
         return;
     p->reads++;
     if (e->fault || !state_sane(&st))
-        fault(p, s, e, &st);
+        freeze_faulted(p, s, e, &st);
     gy_proxy np;
     np.position[0] = (float)st.pose.position.x;
     np.position[1] = (float)st.pose.position.y;
@@ -381,10 +360,10 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
     if (e->teleported) {
         e->teleported = 0;
         /* Read again next publish so the flag is cleared there. */
-        gy_phys_list_push(p, &p->retouch, s);
+        gy_phys_list_push(p->cfg->alloc, &p->retouch, s);
     } else if (e->fault) {
-        /* Frozen again at every publish (see fault()). */
-        gy_phys_list_push(p, &p->retouch, s);
+        /* Frozen again at every publish (see freeze_faulted()). */
+        gy_phys_list_push(p->cfg->alloc, &p->retouch, s);
     }
     if (memcmp(&np, &e->proxy, sizeof np) != 0) {
         bool moved = memcmp(np.position, e->proxy.position, sizeof np.position) != 0 ||

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_state.h"
 
 void gy_phys_release_payload(void *ctx, gy_command *cmd)
 {

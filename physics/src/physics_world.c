@@ -5,7 +5,7 @@
 
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 /* Grows a zero-initialised table to hold index `need - 1`. */
 static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
@@ -25,18 +25,6 @@ static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity,
     return GY_OK;
 }
 
-gy_result gy_phys_reply(gy_phys_sim *p, uint16_t type, uint32_t key, const void *body, size_t size,
-                        gy_reply_class cls)
-{
-    gy_reply r;
-    memset(&r, 0, sizeof r);
-    r.type = type;
-    r.flags = (uint16_t)__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED);
-    r.key = key;
-    memcpy(r.body.bytes, body, size);
-    return gy_reply_queue_push(p->cfg->replies, &r, cls);
-}
-
 static void reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                          uint32_t attachment, gy_result result)
 {
@@ -44,25 +32,6 @@ static void reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t k
                                   (uint32_t)kind, (int32_t)result, p->tick + 1u};
     gy_phys_add(&p->sh->counters.creates_failed, 1);
     gy_phys_reply(p, GY_PHYSICS_REPLY_CREATE_FAILED, key, &f, sizeof f, GY_REPLY_ESSENTIAL);
-}
-
-gy_phys_body *gy_phys_body_at(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
-{
-    if (store_index >= p->body_count)
-        return NULL;
-    gy_phys_body *e = &p->bodies[store_index];
-    return e->id.bits != 0 && e->attachment == attachment ? e : NULL;
-}
-
-void gy_phys_touch(gy_phys_sim *p, uint32_t store_index)
-{
-    if (store_index >= p->body_count)
-        return;
-    gy_phys_body *e = &p->bodies[store_index];
-    if (e->id.bits == 0 || e->touch_mark == p->pub_seq)
-        return;
-    if (gy_phys_list_push(p, &p->touched, store_index) == GY_OK)
-        e->touch_mark = p->pub_seq;
 }
 
 static void snapshot_add(gy_phys_sim *p, uint32_t slot, const gy_collider_def *c,
@@ -436,15 +405,15 @@ void gy_phys_free_world_state(gy_phys_sim *p)
     if (p->inputs != NULL)
         gy_free(a, p->inputs, (size_t)p->input_capacity * sizeof *p->inputs);
     gy_phys_moves_free(p);
-    gy_phys_list_free(p, &p->awake);
+    gy_phys_list_free(p->cfg->alloc, &p->awake);
     for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
-        gy_phys_list_free(p, &p->lanes[l]);
-    gy_phys_list_free(p, &p->touched);
-    gy_phys_list_free(p, &p->retouch);
-    gy_phys_list_free(p, &p->disturbed);
+        gy_phys_list_free(p->cfg->alloc, &p->lanes[l]);
+    gy_phys_list_free(p->cfg->alloc, &p->touched);
+    gy_phys_list_free(p->cfg->alloc, &p->retouch);
+    gy_phys_list_free(p->cfg->alloc, &p->disturbed);
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
-        gy_phys_list_free(p, &p->dirty[l]);
-    gy_phys_list_free(p, &p->release_set);
+        gy_phys_list_free(p->cfg->alloc, &p->dirty[l]);
+    gy_phys_list_free(p->cfg->alloc, &p->release_set);
     gy_phys_characters_free(p);
     for (uint32_t b = 0; b < 3; b++)
         if (p->sh->frames[b].proxies != NULL)

@@ -9,7 +9,7 @@
 #include "gyre/obj.h"
 #include "gyre/physics.h"
 #include "gyre/scene.h"
-#include "physics_internal.h"
+#include "physics_state.h"
 #include "test_support.h"
 
 /* ---- OBJ ------------------------------------------------------------------------------------- */

@@ -5,7 +5,7 @@
 
 #include <time.h>
 
-#include "physics_internal.h"
+#include "physics_state.h"
 
 /* ---- a memory writer and a stream walker ----------------------------------------------------- */
 

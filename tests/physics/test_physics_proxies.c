@@ -4,10 +4,10 @@
  *
  * White-box: between lockstep ticks the physics thread is idle (gy_physics_step returns after the
  * tick's publish, with a happens-before through its completion flag), so the test may read the
- * roster in physics_internal.h; it reads the adapter only under the simulation lock. */
+ * roster in physics_state.h; it reads the adapter only under the simulation lock. */
 #include "test_physics_fixture.h"
 
-#include "physics_internal.h"
+#include "physics_state.h"
 
 /* ---- layout ---------------------------------------------------------------------------------- */
 

@@ -20,7 +20,7 @@
 #include "gyre/math.h"
 #include "gyre/physics.h"
 #include "gyre/reply_queue.h"
-#include "physics_internal.h"
+#include "physics_state.h"
 
 #define TIMEOUT_NS 20000000000ull
 

@@ -14,6 +14,7 @@
 #include "gyre/reply_queue.h"
 #include "gyre/scene_barrier.h"
 #include "gyre/triple_buffer.h"
+#include "physics_list.h"
 
 #ifndef GY_DIAGNOSTICS
 #define GY_DIAGNOSTICS 1
@@ -167,12 +168,6 @@ typedef struct gy_phys_resource {
     gy_snapshot_geometry *geometry;
     bool live;
 } gy_phys_resource;
-
-/* A growable array of uint32 (grown to its peak, then reused). */
-typedef struct gy_phys_list {
-    uint32_t *items;
-    uint32_t count, capacity;
-} gy_phys_list;
 
 /* The per-buffer proxy array behind the triple buffer; the writer grows it only in its own
  * buffer. */
@@ -385,21 +380,6 @@ static inline uint64_t gy_phys_get(const uint64_t *c)
     return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
-/* Grows a list to hold `need` items. */
-gy_result gy_phys_list_reserve(gy_phys_sim *p, gy_phys_list *l, uint32_t need);
-/* Appends v; grows the list only when full (which the steady state never is). */
-static inline gy_result gy_phys_list_push(gy_phys_sim *p, gy_phys_list *l, uint32_t v)
-{
-    if (l->count == l->capacity) {
-        gy_result r = gy_phys_list_reserve(p, l, l->count + 1u);
-        if (r != GY_OK)
-            return r;
-    }
-    l->items[l->count++] = v;
-    return GY_OK;
-}
-void gy_phys_list_free(gy_phys_sim *p, gy_phys_list *l);
-
 /* physics_record.c (game thread): the payload release callback (any thread that discards a
  * command), the view of live attachments and the checks every recorded description passes. */
 void gy_phys_release_payload(void *ctx, gy_command *cmd);
@@ -436,13 +416,6 @@ void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 void gy_phys_release_resource(gy_phys_sim *p, uint32_t key);
-/* The live body at store_index holding attachment, or NULL (counted as stale when `count`). */
-gy_phys_body *gy_phys_body_at(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
-/* Queues a body for read-back at the coming publish (idempotent per publish). */
-void gy_phys_touch(gy_phys_sim *p, uint32_t store_index);
-/* Pushes a reply stamped with the current generation. */
-gy_result gy_phys_reply(gy_phys_sim *p, uint16_t type, uint32_t key, const void *body, size_t size,
-                        gy_reply_class cls);
 /* Forgets everything physics-side (after the thread is joined, before world_destroy). */
 void gy_phys_reset_world_state(gy_phys_sim *p);
 /* Frees the roster's memory (destroy). */
@@ -499,23 +472,6 @@ void gy_phys_read_awake(gy_phys_sim *p);
 void gy_phys_publish(gy_phys_sim *p);
 /* Prepares publish sequence p->pub_seq (clears its dirty list). */
 void gy_phys_begin_publish(gy_phys_sim *p);
-/* Forces the next write of every buffer to be a full rewrite (new world). */
-void gy_phys_invalidate_buffers(gy_phys_sim *p);
-/* Marks a slot's proxy changed at the coming publish (inline: the read-back calls it for every
- * body that moved). */
-static inline void gy_phys_mark_changed(gy_phys_sim *p, uint32_t store_index)
-{
-    gy_phys_body *e = &p->bodies[store_index];
-    if (e->change_seq == p->pub_seq)
-        return;
-    e->change_seq = p->pub_seq;
-    if (gy_phys_list_push(p, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) != GY_OK) {
-        /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
-        gy_phys_invalidate_buffers(p);
-    }
-}
-/* Removes a body from the awake / lane lists. */
-void gy_phys_unlist(gy_phys_sim *p, uint32_t store_index);
 /* After a drain: touches the contact partners of teleported bodies (the adapter wakes bodies a
  * static or sleeper was moved away from). Inside the sim lock. */
 void gy_phys_wake_disturbed(gy_phys_sim *p);
