@@ -219,10 +219,7 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     if (r == GY_OK)
         r = gy_phys_diag_create(p);
     if (r == GY_OK) {
-        gy_character_set_def cd = gy_default_character_set_def();
-        cd.allocator = a;
-        cd.gravity = p->game.world_def.gravity;
-        r = gy_character_set_create(&cd, &p->cfg.characters);
+        r = gy_phys_characters_create(a, p->game.world_def.gravity, &p->cfg.characters);
     }
     gy_contact_tracker_def td = {a, body_awake_cb, &p->sim, gy_phys_contact_event, &p->sim};
     gy_contact_tracker_init(&p->sim.tracker, &td);
@@ -245,7 +242,7 @@ void gy_physics_destroy(gy_physics *p)
     }
     gy_phys_reset_world_state(&p->sim);
     gy_contact_tracker_fini(&p->sim.tracker);
-    gy_character_set_destroy(p->cfg.characters);
+    gy_phys_characters_destroy(p->cfg.characters);
     gy_phys_diag_destroy(p);
     gy_query_snapshot_destroy(p->cfg.snapshot);
     gy_triple_buffer_destroy(p->cfg.proxy_tb);

@@ -197,7 +197,7 @@ static void apply_gravity(gy_phys_sim *p, const gy_command *c)
         gy_phys_add(&p->sh->counters.commands_failed, 1);
         return;
     }
-    gy_character_set_set_gravity(p->cfg->characters, g);
+    gy_phys_characters_set_gravity(p->cfg->characters, g);
     for (uint32_t s = 0; s < p->body_count; s++)
         if (p->bodies[s].id.bits != 0 && p->bodies[s].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, s);

@@ -84,6 +84,32 @@ void gy_phys_characters_free(gy_phys_sim *p)
     p->char_count = p->char_capacity = p->char_contact_capacity = p->char_hit_capacity = 0;
 }
 
+/* ---- the set's lifetime, gravity and settings -------------------------------------------------
+ */
+
+gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity, gy_character_set **out)
+{
+    gy_character_set_def cd = gy_default_character_set_def();
+    cd.allocator = a;
+    cd.gravity = gravity;
+    return gy_character_set_create(&cd, out);
+}
+
+void gy_phys_characters_destroy(gy_character_set *set)
+{
+    gy_character_set_destroy(set);
+}
+
+gy_result gy_phys_characters_set_gravity(gy_character_set *set, gy_vec3 gravity)
+{
+    return gy_character_set_set_gravity(set, gravity);
+}
+
+gy_result gy_phys_character_validate(const gy_character_settings *settings)
+{
+    return gy_character_settings_validate(settings);
+}
+
 /* ---- the hook's view of the subsystem ------------------------------------------------------- */
 
 static gy_body_id hook_body(void *self, uint32_t store_index, uint32_t attachment)

@@ -92,7 +92,7 @@ gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
     }
     if (d->character != NULL) {
         /* The controller moves one kinematic capsule by its pose. */
-        r = gy_character_settings_validate(d->character);
+        r = gy_phys_character_validate(d->character);
         if (r != GY_OK)
             return r;
         if (d->def.type != GY_MOTION_KINEMATIC || d->collider_count != 1 ||
@@ -464,7 +464,7 @@ gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity)
     if (!p->game.running) {
         /* No thread owns the character set while stopped; the next start reads world_def. */
         p->game.world_def.gravity = gravity;
-        return gy_character_set_set_gravity(p->cfg.characters, gravity);
+        return gy_phys_characters_set_gravity(p->cfg.characters, gravity);
     }
     gy_phys_cmd_body b = {.attachment = 0, .aux = 0, .v = {gravity.x, gravity.y, gravity.z}};
     gy_result r = record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_GRAVITY, 0, &b);

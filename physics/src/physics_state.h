@@ -421,7 +421,16 @@ void gy_phys_reset_world_state(gy_phys_sim *p);
 /* Frees the roster's memory (destroy). */
 void gy_phys_free_world_state(gy_phys_sim *p);
 
-/* physics_character.c: Gyre's character controller under the subsystem (physics thread). */
+/* physics_character.c: Gyre's character controller under the subsystem, the one place that calls
+ * it (character.c calls nothing of the subsystem's: the hook reaches back through its ops). */
+/* Creates the subsystem's set (create; the thread is not running). */
+gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity, gy_character_set **out);
+void gy_phys_characters_destroy(gy_character_set *set);
+/* The world's gravity changed: the physics thread's, or the game thread's while stopped. */
+gy_result gy_phys_characters_set_gravity(gy_character_set *set, gy_vec3 gravity);
+/* Checks a body description's character settings (game side and bootstrap). */
+gy_result gy_phys_character_validate(const gy_character_settings *settings);
+/* The rest runs on the physics thread. */
 /* Registers the character of a body just created by the adapter (before the roster takes it).
  * GY_ERR_OUT_OF_MEMORY or the set's error, nothing registered. */
 gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
