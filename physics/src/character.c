@@ -919,7 +919,7 @@ static void push_reply(gy_character_set *set, const gy_physics_step_context *sc,
     float3(body.platform_velocity, res->platform_velocity);
     float3(body.velocity, res->velocity);
     memcpy(reply.body.bytes, &body, sizeof body);
-    if (gy_physics_hook_reply(sc, &reply, GY_REPLY_ESSENTIAL) != GY_OK)
+    if (sc->ops->reply(sc->self, &reply, GY_REPLY_ESSENTIAL) != GY_OK)
         set->stats.replies_failed++;
 }
 
@@ -935,7 +935,7 @@ void gy_character_set_hook(void *ctx, const gy_physics_step_context *sc)
         gy_character_input in = {e->intent, e->jump};
         e->jump = 0.0; /* a jump reaches exactly one tick */
         gy_body_id body =
-            sc->physics != NULL ? gy_physics_hook_body(sc, e->store_index, e->attachment) : e->body;
+            sc->ops != NULL ? sc->ops->body(sc->self, e->store_index, e->attachment) : e->body;
         if (body.bits == 0)
             continue;
         gy_character_result res;
@@ -948,8 +948,8 @@ void gy_character_set_hook(void *ctx, const gy_physics_step_context *sc)
         e->last = res;
         e->moved = true;
         set->stats.moves++;
-        if (sc->physics != NULL) {
-            gy_physics_hook_touch(sc, e->store_index);
+        if (sc->ops != NULL) {
+            sc->ops->touch(sc->self, e->store_index);
             push_reply(set, sc, e, &res);
         }
     }

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 #define MAX_WALL_DT_NS 100000000u /* wall dt is clamped to 0.1 s */
 /* The shortest pace: a tick clock that stands still just short of a step (an injected one) must
@@ -28,7 +28,7 @@ static uint64_t clock_default(void *ctx)
     return gy_clock_now_ns();
 }
 
-static uint64_t now_clock(const gy_physics *p)
+static uint64_t now_clock(const gy_phys_config *p)
 {
     return p->clock(p->clock_ctx);
 }
@@ -40,12 +40,12 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static bool stop_requested(const gy_physics *p)
+static bool stop_requested(const gy_phys_shared *p)
 {
     return __atomic_load_n(&p->stop_requested, __ATOMIC_ACQUIRE) != 0;
 }
 
-static double effective_scale(const gy_physics *p)
+static double effective_scale(const gy_phys_shared *p)
 {
     if (__atomic_load_n(&p->hold, __ATOMIC_ACQUIRE))
         return 0.0;
@@ -55,23 +55,23 @@ static double effective_scale(const gy_physics *p)
     return s;
 }
 
-static void sim_lock(gy_physics *p)
+static void sim_lock(gy_phys_shared *p)
 {
     pthread_rwlock_wrlock(&p->sim_lock);
 }
 
 /* Releases the simulation lock however it was taken: the step's write lock or a live query's
  * (query_begin: shared, or exclusive where the adapter asks). */
-static void sim_unlock(gy_physics *p)
+static void sim_unlock(gy_phys_shared *p)
 {
     pthread_rwlock_unlock(&p->sim_lock);
 }
 
 static bool body_awake_cb(void *ctx, gy_body_id body)
 {
-    gy_physics *p = ctx;
+    gy_phys_sim *p = ctx;
     gy_body_state st;
-    if (p->backend->body_get_state(p->world, body, &st) != GY_OK)
+    if (p->cfg->backend->body_get_state(p->world, body, &st) != GY_OK)
         return true;
     return st.awake;
 }
@@ -125,65 +125,67 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     gy_physics *p = gy_alloc_zeroed(raw, sizeof *p);
     if (p == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    p->raw_alloc = raw;
+    p->cfg.raw_alloc = raw;
+    p->game.cfg = p->sim.cfg = &p->cfg;
+    p->game.sh = p->sim.sh = &p->sh;
     /* Without a meter from the host, everything after the object itself is counted by its own. */
     const gy_allocator *a = raw;
     if (d.meter != NULL) {
-        p->meter = d.meter;
+        p->cfg.meter = d.meter;
     } else {
         gy_allocator_meter_init(&p->own_meter, raw);
-        p->meter = &p->own_meter;
+        p->cfg.meter = &p->own_meter;
         a = &p->own_meter.allocator;
     }
-    p->backend = be;
-    p->alloc = a;
-    p->logger = d.logger;
-    p->world_def = d.world;
-    p->world_def.allocator = a;
-    p->world_def.logger = d.logger;
-    p->step_hz = d.step_hz ? d.step_hz : 60u;
-    p->step_dt = 1.0 / (double)p->step_hz;
+    p->cfg.backend = be;
+    p->cfg.alloc = a;
+    p->cfg.logger = d.logger;
+    p->game.world_def = d.world;
+    p->game.world_def.allocator = a;
+    p->game.world_def.logger = d.logger;
+    p->cfg.step_hz = d.step_hz ? d.step_hz : 60u;
+    p->cfg.step_dt = 1.0 / (double)p->cfg.step_hz;
     /* Accumulated time within a millionth of a step of a whole step counts as that step, so
      * rounding never turns 6 steps' worth into 5.999999 (or leaves a sliver that fires later). */
-    p->step_eps = p->step_dt * 1e-6;
-    p->period_ns = (uint64_t)llround(1e9 / (double)p->step_hz);
-    p->max_catchup = d.max_catchup_steps ? d.max_catchup_steps : 4u;
-    p->budget_ns =
-        d.frame_budget_s > 0.0 ? (uint64_t)llround(d.frame_budget_s * 1e9) : p->period_ns;
-    p->lockstep = d.lockstep;
-    p->geo_budget = d.geometry_budget ? d.geometry_budget : GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET;
-    p->queries_exclusive = (be->flags & GY_BACKEND_QUERIES_EXCLUSIVE) != 0;
-    p->clock = d.clock != NULL ? d.clock : clock_default;
-    p->clock_ctx = d.clock_ctx;
-    p->move_characters = d.move_characters;
-    p->character_ctx = d.character_ctx;
+    p->cfg.step_eps = p->cfg.step_dt * 1e-6;
+    p->cfg.period_ns = (uint64_t)llround(1e9 / (double)p->cfg.step_hz);
+    p->cfg.max_catchup = d.max_catchup_steps ? d.max_catchup_steps : 4u;
+    p->cfg.budget_ns =
+        d.frame_budget_s > 0.0 ? (uint64_t)llround(d.frame_budget_s * 1e9) : p->cfg.period_ns;
+    p->cfg.lockstep = d.lockstep;
+    p->cfg.geo_budget = d.geometry_budget ? d.geometry_budget : GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET;
+    p->cfg.queries_exclusive = (be->flags & GY_BACKEND_QUERIES_EXCLUSIVE) != 0;
+    p->cfg.clock = d.clock != NULL ? d.clock : clock_default;
+    p->cfg.clock_ctx = d.clock_ctx;
+    p->cfg.move_characters = d.move_characters;
+    p->cfg.character_ctx = d.character_ctx;
     double one = 1.0;
-    memcpy(&p->time_scale_bits, &one, sizeof one);
-    p->pub_seq = 1;
+    memcpy(&p->sh.time_scale_bits, &one, sizeof one);
+    p->sim.pub_seq = 1;
 
     bool mutex = false, cond = false, rwlock = false;
     pthread_condattr_t ca;
     pthread_rwlockattr_t ra;
-    if (pthread_mutex_init(&p->wait_mutex, NULL) == 0)
+    if (pthread_mutex_init(&p->sh.wait_mutex, NULL) == 0)
         mutex = true;
     if (pthread_condattr_init(&ca) == 0) {
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        cond = pthread_cond_init(&p->wait_cond, &ca) == 0;
+        cond = pthread_cond_init(&p->sh.wait_cond, &ca) == 0;
         pthread_condattr_destroy(&ca);
     }
     if (pthread_rwlockattr_init(&ra) == 0) {
         /* The step must not starve behind a stream of shared readers. */
         pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-        rwlock = pthread_rwlock_init(&p->sim_lock, &ra) == 0;
+        rwlock = pthread_rwlock_init(&p->sh.sim_lock, &ra) == 0;
         pthread_rwlockattr_destroy(&ra);
     }
     if (!mutex || !cond || !rwlock) {
         if (mutex)
-            pthread_mutex_destroy(&p->wait_mutex);
+            pthread_mutex_destroy(&p->sh.wait_mutex);
         if (cond)
-            pthread_cond_destroy(&p->wait_cond);
+            pthread_cond_destroy(&p->sh.wait_cond);
         if (rwlock)
-            pthread_rwlock_destroy(&p->sim_lock);
+            pthread_rwlock_destroy(&p->sh.sim_lock);
         gy_free(a, p, sizeof *p);
         return GY_ERR_OUT_OF_MEMORY;
     }
@@ -191,41 +193,38 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     gy_command_queue_def cq = {a, d.lifecycle_capacity,    d.mutate_capacity,
                                0, gy_phys_release_payload, p};
     gy_reply_queue_def rq = {a, d.reply_capacity};
-    r = gy_command_queue_create(&cq, &p->commands);
+    r = gy_command_queue_create(&cq, &p->cfg.commands);
     if (r == GY_OK)
-        r = gy_reply_queue_create(&rq, &p->replies);
+        r = gy_reply_queue_create(&rq, &p->cfg.replies);
     if (r == GY_OK) {
         gy_scene_barrier_def bd;
         memset(&bd, 0, sizeof bd);
         bd.allocator = a;
         bd.watchdog_ns = d.watchdog_ns;
         bd.logger = d.logger;
-        bd.commands = p->commands;
-        r = gy_scene_barrier_create(&bd, &p->barrier);
+        bd.commands = p->cfg.commands;
+        r = gy_scene_barrier_create(&bd, &p->cfg.barrier);
     }
     if (r == GY_OK) {
         gy_triple_buffer_def td;
         memset(&td, 0, sizeof td);
         td.size = sizeof(gy_phys_frame);
         for (int i = 0; i < 3; i++)
-            td.buffers[i] = &p->frames[i];
+            td.buffers[i] = &p->sh.frames[i];
         td.allocator = a;
-        r = gy_triple_buffer_create(&td, &p->proxy_tb);
+        r = gy_triple_buffer_create(&td, &p->cfg.proxy_tb);
     }
     if (r == GY_OK) {
         gy_query_snapshot_def qd = {a, 0};
-        r = gy_query_snapshot_create(&qd, &p->snapshot);
+        r = gy_query_snapshot_create(&qd, &p->cfg.snapshot);
     }
     if (r == GY_OK)
         r = gy_phys_diag_create(p);
     if (r == GY_OK) {
-        gy_character_set_def cd = gy_default_character_set_def();
-        cd.allocator = a;
-        cd.gravity = p->world_def.gravity;
-        r = gy_character_set_create(&cd, &p->characters);
+        r = gy_phys_characters_create(a, p->game.world_def.gravity, &p->cfg.characters);
     }
-    gy_contact_tracker_def td = {a, body_awake_cb, p, gy_phys_contact_event, p};
-    gy_contact_tracker_init(&p->tracker, &td);
+    gy_contact_tracker_def td = {a, body_awake_cb, &p->sim, gy_phys_contact_event, &p->sim};
+    gy_contact_tracker_init(&p->sim.tracker, &td);
     if (r != GY_OK) {
         gy_physics_destroy(p);
         return r;
@@ -238,44 +237,45 @@ void gy_physics_destroy(gy_physics *p)
 {
     if (p == NULL)
         return;
-    if (p->running) {
-        if (gy_scene_barrier_in_mutation(p->barrier))
-            gy_scene_barrier_end_mutation(p->barrier);
+    if (p->game.running) {
+        if (gy_scene_barrier_in_mutation(p->cfg.barrier))
+            gy_scene_barrier_end_mutation(p->cfg.barrier);
         gy_physics_stop(p);
     }
-    gy_phys_reset_world_state(p);
-    gy_contact_tracker_fini(&p->tracker);
-    gy_character_set_destroy(p->characters);
+    gy_phys_reset_world_state(&p->sim);
+    gy_contact_tracker_fini(&p->sim.tracker);
+    gy_phys_characters_destroy(p->cfg.characters);
     gy_phys_diag_destroy(p);
-    gy_query_snapshot_destroy(p->snapshot);
-    gy_triple_buffer_destroy(p->proxy_tb);
-    gy_scene_barrier_destroy(p->barrier);
-    gy_reply_queue_destroy(p->replies);
-    gy_command_queue_destroy(p->commands);
-    gy_phys_free_world_state(p);
+    gy_query_snapshot_destroy(p->cfg.snapshot);
+    gy_triple_buffer_destroy(p->cfg.proxy_tb);
+    gy_scene_barrier_destroy(p->cfg.barrier);
+    gy_reply_queue_destroy(p->cfg.replies);
+    gy_command_queue_destroy(p->cfg.commands);
+    gy_phys_free_world_state(&p->sim);
     gy_phys_capture_free(p);
-    if (p->mirror != NULL)
-        gy_free(p->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t));
-    pthread_mutex_destroy(&p->wait_mutex);
-    pthread_cond_destroy(&p->wait_cond);
-    pthread_rwlock_destroy(&p->sim_lock);
-    gy_free(p->raw_alloc, p, sizeof *p);
+    if (p->game.mirror != NULL)
+        gy_free(p->cfg.alloc, p->game.mirror, (size_t)p->game.mirror_capacity * sizeof(uint32_t));
+    pthread_mutex_destroy(&p->sh.wait_mutex);
+    pthread_cond_destroy(&p->sh.wait_cond);
+    pthread_rwlock_destroy(&p->sh.sim_lock);
+    gy_free(p->cfg.raw_alloc, p, sizeof *p);
 }
 
 /* ---- the tick -------------------------------------------------------------------------------- */
 
 /* Lockstep: drains until the batch the request named is in (the game flushes staged batches
  * while it waits). Real time: whatever is ready. */
-static void drain_commands(gy_physics *p, bool lockstep)
+static void drain_commands(gy_phys_sim *p, bool lockstep)
 {
-    uint64_t want = lockstep ? __atomic_load_n(&p->lockstep_seq, __ATOMIC_ACQUIRE) : 0u;
+    uint64_t want = lockstep ? __atomic_load_n(&p->sh->lockstep_seq, __ATOMIC_ACQUIRE) : 0u;
     for (;;) {
-        sim_lock(p);
+        sim_lock(p->sh);
         gy_phys_drain(p);
         gy_phys_geo_run(p); /* queued geometry goes on even when no batch came */
         gy_phys_wake_disturbed(p);
-        sim_unlock(p);
-        if (!lockstep || gy_command_queue_acknowledged(p->commands) >= want || stop_requested(p))
+        sim_unlock(p->sh);
+        if (!lockstep || gy_command_queue_acknowledged(p->cfg->commands) >= want ||
+            stop_requested(p->sh))
             return;
         sched_yield();
     }
@@ -284,20 +284,21 @@ static void drain_commands(gy_physics *p, bool lockstep)
 /* One step. `last`: no other step follows before the publish, so the awake bodies are read back
  * right here (see gy_phys_read_awake); the time that takes counts as publish time and is
  * returned. */
-static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
+static uint64_t step_once(gy_phys_sim *p, bool with_inputs, bool last)
 {
-    const gy_backend *be = p->backend;
+    const gy_backend *be = p->cfg->backend;
     uint64_t t0 = gy_clock_now_ns(), read_ns = 0;
-    gy_scene_barrier_set_activity(p->barrier, "step");
-    sim_lock(p);
+    gy_scene_barrier_set_activity(p->cfg->barrier, "step");
+    sim_lock(p->sh);
     gy_phys_moves_before_step(p);
     uint64_t s0 = gy_clock_now_ns();
-    gy_result r = be->step(p->world, p->step_dt);
-    gy_phys_add(&p->counters.adapter_step_ns, gy_clock_now_ns() - s0);
+    gy_result r = be->step(p->world, p->cfg->step_dt);
+    gy_phys_add(&p->sh->counters.adapter_step_ns, gy_clock_now_ns() - s0);
     if (r != GY_OK)
-        gy_log(p->logger, GY_LOG_ERROR, "physics: adapter step failed: %s", gy_result_message(r));
+        gy_log(p->cfg->logger, GY_LOG_ERROR, "physics: adapter step failed: %s",
+               gy_result_message(r));
     p->tick++;
-    __atomic_store_n(&p->counters.ticks, p->tick, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->sh->counters.ticks, p->tick, __ATOMIC_RELAXED);
     gy_phys_move_characters(p, with_inputs);
     gy_phys_moves_after_step(p);
     if (last) {
@@ -306,9 +307,9 @@ static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
         read_ns = gy_clock_now_ns() - r0;
     }
     gy_phys_after_step(p, p->tick);
-    sim_unlock(p);
+    sim_unlock(p->sh);
     uint64_t dt = gy_clock_now_ns() - t0 - read_ns;
-    gy_phys_add(&p->counters.step_ns, dt);
+    gy_phys_add(&p->sh->counters.step_ns, dt);
 #if GY_DIAGNOSTICS
     gy_phys_window_add(&p->win_step, dt);
 #endif
@@ -319,9 +320,9 @@ static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
  * seconds (those not stepped) before `started`, at the current time scale. Hosts draw from this
  * (gy_proxy_frame.due_ns), so it stands still when the thread is late: lateness shows as
  * published_ns - due_ns, not as a tick that seems to have come late. */
-static uint64_t due_time(const gy_physics *p, double acc, uint64_t started)
+static uint64_t due_time(const gy_phys_sim *p, double acc, uint64_t started)
 {
-    double scale = effective_scale(p);
+    double scale = effective_scale(p->sh);
     if (!(scale > 0.0) || acc <= 0.0)
         return started;
     double back = acc / scale * 1e9;
@@ -330,140 +331,141 @@ static uint64_t due_time(const gy_physics *p, double acc, uint64_t started)
 
 /* One iteration after the time rules: drain → steps → publish. `acc` is the accumulator in
  * seconds (real time), `started` the iteration's start on the tick clock. */
-static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool lockstep)
+static void run_iteration(gy_phys_sim *p, double *acc, uint64_t started, bool lockstep)
 {
     uint64_t cpu0 = thread_cpu_ns();
     p->drained_any = false;
-    gy_scene_barrier_set_activity(p->barrier, "drain");
+    gy_scene_barrier_set_activity(p->cfg->barrier, "drain");
     drain_commands(p, lockstep);
     uint32_t steps = 0;
     uint64_t early_read_ns = 0;
     for (;;) {
         if (lockstep) {
-            if (steps == 1 || __atomic_load_n(&p->lockstep_no_step, __ATOMIC_ACQUIRE))
+            if (steps == 1 || __atomic_load_n(&p->sh->lockstep_no_step, __ATOMIC_ACQUIRE))
                 break;
         } else {
-            if (*acc + p->step_eps < p->step_dt || steps >= p->max_catchup)
+            if (*acc + p->cfg->step_eps < p->cfg->step_dt || steps >= p->cfg->max_catchup)
                 break;
-            if (steps > 0 && now_clock(p) - started >= p->budget_ns)
+            if (steps > 0 && now_clock(p->cfg) - started >= p->cfg->budget_ns)
                 break;
         }
         /* Last for sure when the rules above will stop the loop whatever the clock says (the
          * frame budget can still stop it earlier: the read-back then simply happens later). */
-        bool last = lockstep || *acc - p->step_dt + p->step_eps < p->step_dt ||
-                    steps + 1u >= p->max_catchup;
+        bool last = lockstep || *acc - p->cfg->step_dt + p->cfg->step_eps < p->cfg->step_dt ||
+                    steps + 1u >= p->cfg->max_catchup;
         early_read_ns += step_once(p, steps == 0, last);
         if (steps == 0)
             p->input_count = 0; /* one-off inputs reach exactly one tick */
         if (!lockstep)
-            *acc = fmax(0.0, *acc - p->step_dt);
+            *acc = fmax(0.0, *acc - p->cfg->step_dt);
         steps++;
-        gy_scene_barrier_safe_point(p->barrier);
+        gy_scene_barrier_safe_point(p->cfg->barrier);
     }
-    if (!lockstep && *acc + p->step_eps >= p->step_dt) {
-        double k = floor((*acc + p->step_eps) / p->step_dt);
-        *acc = fmax(0.0, *acc - k * p->step_dt);
-        gy_phys_add(&p->counters.catchup_steps_dropped, (uint64_t)k);
-        gy_phys_add(&p->counters.catchup_ns_dropped, (uint64_t)llround(k * p->step_dt * 1e9));
+    if (!lockstep && *acc + p->cfg->step_eps >= p->cfg->step_dt) {
+        double k = floor((*acc + p->cfg->step_eps) / p->cfg->step_dt);
+        *acc = fmax(0.0, *acc - k * p->cfg->step_dt);
+        gy_phys_add(&p->sh->counters.catchup_steps_dropped, (uint64_t)k);
+        gy_phys_add(&p->sh->counters.catchup_ns_dropped,
+                    (uint64_t)llround(k * p->cfg->step_dt * 1e9));
     }
     if (steps > 0)
-        p->due_ns = lockstep ? now_clock(p) : due_time(p, *acc, started);
+        p->due_ns = lockstep ? now_clock(p->cfg) : due_time(p, *acc, started);
     if (steps > 0 || p->drained_any) {
         uint64_t t0 = gy_clock_now_ns();
-        gy_scene_barrier_set_activity(p->barrier, "publish");
-        sim_lock(p);
+        gy_scene_barrier_set_activity(p->cfg->barrier, "publish");
+        sim_lock(p->sh);
         gy_phys_read_back(p);
         if (steps > 0)
             gy_phys_capture_state(p);
-        sim_unlock(p);
+        sim_unlock(p->sh);
         gy_phys_publish(p);
         uint64_t dt = gy_clock_now_ns() - t0 + early_read_ns;
-        gy_phys_add(&p->counters.publish_ns, dt);
+        gy_phys_add(&p->sh->counters.publish_ns, dt);
 #if GY_DIAGNOSTICS
         gy_phys_window_add(&p->win_publish, dt);
 #endif
     }
-    gy_phys_add(&p->counters.iterations, 1);
-    gy_phys_add(&p->counters.cpu_ns, thread_cpu_ns() - cpu0);
+    gy_phys_add(&p->sh->counters.iterations, 1);
+    gy_phys_add(&p->sh->counters.cpu_ns, thread_cpu_ns() - cpu0);
 #if GY_DIAGNOSTICS
     gy_phys_diag_maybe_sample(p, gy_clock_now_ns());
 #endif
-    gy_scene_barrier_set_activity(p->barrier, "pace");
+    gy_scene_barrier_set_activity(p->cfg->barrier, "pace");
 }
 
-static void realtime_loop(gy_physics *p)
+static void realtime_loop(gy_phys_sim *p)
 {
     uint64_t real_now = gy_clock_now_ns();
-    uint64_t deadline = real_now + p->period_ns;
-    uint64_t last = now_clock(p);
+    uint64_t deadline = real_now + p->cfg->period_ns;
+    uint64_t last = now_clock(p->cfg);
     double acc = 0.0;
-    uint32_t seen_epoch = __atomic_load_n(&p->hold_epoch, __ATOMIC_ACQUIRE);
-    while (!stop_requested(p)) {
+    uint32_t seen_epoch = __atomic_load_n(&p->sh->hold_epoch, __ATOMIC_ACQUIRE);
+    while (!stop_requested(p->sh)) {
         bool woken = false;
-        gy_scene_barrier_pace_until(p->barrier, deadline, &woken);
-        if (stop_requested(p))
+        gy_scene_barrier_pace_until(p->cfg->barrier, deadline, &woken);
+        if (stop_requested(p->sh))
             break;
         real_now = gy_clock_now_ns();
 #if GY_DIAGNOSTICS
         if (!woken && real_now >= deadline)
             gy_phys_window_add(&p->win_pacing, real_now - deadline);
 #endif
-        uint64_t now = now_clock(p);
-        uint32_t epoch = __atomic_load_n(&p->hold_epoch, __ATOMIC_ACQUIRE);
+        uint64_t now = now_clock(p->cfg);
+        uint32_t epoch = __atomic_load_n(&p->sh->hold_epoch, __ATOMIC_ACQUIRE);
         if (epoch != seen_epoch) {
             /* A hold began or ended since the last iteration (perhaps both, while this thread
              * slept): the time since then is not the simulation's to catch up. */
             seen_epoch = epoch;
             acc = 0.0;
             last = now;
-            deadline = real_now + p->period_ns;
-            gy_phys_add(&p->counters.rebases, 1);
+            deadline = real_now + p->cfg->period_ns;
+            gy_phys_add(&p->sh->counters.rebases, 1);
         } else {
             uint64_t dt = now > last ? now - last : 0u;
             last = now;
             if (dt > MAX_WALL_DT_NS)
                 dt = MAX_WALL_DT_NS;
-            acc += (double)dt * 1e-9 * effective_scale(p);
+            acc += (double)dt * 1e-9 * effective_scale(p->sh);
         }
         run_iteration(p, &acc, now, false);
         /* Wake when the next tick falls due (the accumulator reaches a step): results then go
          * out as their time comes, where a fixed grid of periods would hold each one back by
          * the grid's phase, up to a period (hosts draw a step behind the newest result, so that
          * delay would be theirs too). */
-        double scale = effective_scale(p);
-        uint64_t wait = p->period_ns;
-        if (scale > 0.0 && acc < p->step_dt)
-            wait = (uint64_t)llround((p->step_dt - acc) / scale * 1e9);
-        if (wait > p->period_ns * 16u)
-            wait = p->period_ns * 16u; /* a tiny time scale: look again now and then */
+        double scale = effective_scale(p->sh);
+        uint64_t wait = p->cfg->period_ns;
+        if (scale > 0.0 && acc < p->cfg->step_dt)
+            wait = (uint64_t)llround((p->cfg->step_dt - acc) / scale * 1e9);
+        if (wait > p->cfg->period_ns * 16u)
+            wait = p->cfg->period_ns * 16u; /* a tiny time scale: look again now and then */
         if (wait < MIN_PACE_NS)
             wait = MIN_PACE_NS;
         deadline = real_now + wait;
     }
 }
 
-static void lockstep_loop(gy_physics *p)
+static void lockstep_loop(gy_phys_sim *p)
 {
     double acc = 0.0;
-    while (!stop_requested(p)) {
-        uint64_t done = __atomic_load_n(&p->lockstep_done, __ATOMIC_RELAXED);
-        uint64_t target = __atomic_load_n(&p->lockstep_target, __ATOMIC_ACQUIRE);
+    while (!stop_requested(p->sh)) {
+        uint64_t done = __atomic_load_n(&p->sh->lockstep_done, __ATOMIC_RELAXED);
+        uint64_t target = __atomic_load_n(&p->sh->lockstep_target, __ATOMIC_ACQUIRE);
         if (done < target) {
             run_iteration(p, &acc, 0, true);
-            __atomic_store_n(&p->lockstep_done, done + 1u, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&p->sh->lockstep_done, done + 1u, __ATOMIC_SEQ_CST);
             /* The game waits for its whole request: waking it for every tick of a longer one
              * would cost it a wake and a sleep per tick. Taking the mutex orders this against a
              * game thread between its check and its wait; signalling after the unlock keeps the
              * woken game thread from running straight into the held mutex. */
-            if (done + 1u >= target && __atomic_load_n(&p->game_waiting, __ATOMIC_SEQ_CST)) {
-                pthread_mutex_lock(&p->wait_mutex);
-                pthread_mutex_unlock(&p->wait_mutex);
-                pthread_cond_broadcast(&p->wait_cond);
+            if (done + 1u >= target && __atomic_load_n(&p->sh->game_waiting, __ATOMIC_SEQ_CST)) {
+                pthread_mutex_lock(&p->sh->wait_mutex);
+                pthread_mutex_unlock(&p->sh->wait_mutex);
+                pthread_cond_broadcast(&p->sh->wait_cond);
             }
             continue;
         }
         /* Idle: hold the safe point until the game asks for ticks (gy_scene_barrier_wake). */
-        gy_scene_barrier_pace_until(p->barrier, gy_clock_now_ns() + LOCKSTEP_IDLE_NS, NULL);
+        gy_scene_barrier_pace_until(p->cfg->barrier, gy_clock_now_ns() + LOCKSTEP_IDLE_NS, NULL);
     }
 }
 
@@ -474,59 +476,60 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     for (uint32_t i = 0; i < b->resource_count; i++) {
         const gy_physics_resource_desc *d = &b->resources[i];
         if (d->mesh != NULL)
-            gy_phys_create_resource(p, d->resource_key, true, d->mesh->vertices,
+            gy_phys_create_resource(&p->sim, d->resource_key, true, d->mesh->vertices,
                                     d->mesh->vertex_count, d->mesh->indices, d->mesh->index_count);
         else
-            gy_phys_create_resource(p, d->resource_key, false, d->hull->points,
+            gy_phys_create_resource(&p->sim, d->resource_key, false, d->hull->points,
                                     d->hull->point_count, NULL, 0);
     }
     for (uint32_t i = 0; i < b->body_count; i++) {
         const gy_physics_body_desc *d = &b->bodies[i];
-        gy_phys_create_body(p, d->store_index, d->attachment, &d->def, d->colliders,
+        gy_phys_create_body(&p->sim, d->store_index, d->attachment, &d->def, d->colliders,
                             d->collider_count, d->character, d->start_asleep);
     }
     for (uint32_t i = 0; i < b->joint_count; i++)
-        gy_phys_create_joint(p, &b->joints[i]);
+        gy_phys_create_joint(&p->sim, &b->joints[i]);
 }
 
 static void *physics_main(void *arg)
 {
     gy_physics *p = arg;
-    const gy_backend *be = p->backend;
-    gy_result r = be->bind_thread(p->world);
+    const gy_backend *be = p->cfg.backend;
+    gy_result r = be->bind_thread(p->sim.world);
     bool bound = r == GY_OK;
     if (r == GY_OK)
-        r = gy_scene_barrier_attach_physics(p->barrier);
+        r = gy_scene_barrier_attach_physics(p->cfg.barrier);
     if (r == GY_OK) {
-        gy_scene_barrier_set_activity(p->barrier, "bootstrap");
-        sim_lock(p);
-        bootstrap(p, p->bootstrap);
-        p->due_ns = now_clock(p);
-        gy_phys_read_back(p);
-        sim_unlock(p);
-        gy_phys_publish(p);
+        gy_scene_barrier_set_activity(p->cfg.barrier, "bootstrap");
+        sim_lock(&p->sh);
+        bootstrap(p, p->game.bootstrap);
+        p->sim.due_ns = now_clock(&p->cfg);
+        gy_phys_read_back(&p->sim);
+        sim_unlock(&p->sh);
+        gy_phys_publish(&p->sim);
     }
-    pthread_mutex_lock(&p->wait_mutex);
-    p->thread_result = r;
-    p->thread_ready = true;
-    pthread_cond_broadcast(&p->wait_cond);
-    pthread_mutex_unlock(&p->wait_mutex);
+    pthread_mutex_lock(&p->sh.wait_mutex);
+    p->sh.thread_result = r;
+    p->sh.thread_ready = true;
+    pthread_cond_broadcast(&p->sh.wait_cond);
+    pthread_mutex_unlock(&p->sh.wait_mutex);
     if (r == GY_OK) {
-        if (p->lockstep)
-            lockstep_loop(p);
+        if (p->cfg.lockstep)
+            lockstep_loop(&p->sim);
         else
-            realtime_loop(p);
+            realtime_loop(&p->sim);
         /* Every ENTER gets its EXIT, also when the world stops. */
-        gy_scene_barrier_set_activity(p->barrier, "stop");
-        sim_lock(p);
-        if (gy_contact_tracker_stop(&p->tracker, p->tick + 1u) != GY_OK)
-            gy_log(p->logger, GY_LOG_ERROR, "physics: exit events at stop lost (out of memory)");
-        sim_unlock(p);
-        gy_reply_queue_commit(p->replies);
-        gy_scene_barrier_detach_physics(p->barrier);
+        gy_scene_barrier_set_activity(p->cfg.barrier, "stop");
+        sim_lock(&p->sh);
+        if (gy_contact_tracker_stop(&p->sim.tracker, p->sim.tick + 1u) != GY_OK)
+            gy_log(p->cfg.logger, GY_LOG_ERROR,
+                   "physics: exit events at stop lost (out of memory)");
+        sim_unlock(&p->sh);
+        gy_reply_queue_commit(p->cfg.replies);
+        gy_scene_barrier_detach_physics(p->cfg.barrier);
     }
     if (bound)
-        be->unbind_thread(p->world);
+        be->unbind_thread(p->sim.world);
     return NULL;
 }
 
@@ -561,52 +564,52 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (p->running)
+    if (p->game.running)
         return GY_ERR_MISUSE;
     gy_result r = check_bootstrap(bootstrap);
     if (r != GY_OK)
         return r;
-    r = gy_phys_mirror_reset(p, bootstrap);
+    r = gy_phys_mirror_reset(&p->game, bootstrap);
     if (r != GY_OK)
         return r;
     /* Two bodies claiming one store index would leave the view and the world disagreeing. */
     for (uint32_t i = 0; bootstrap != NULL && i < bootstrap->body_count; i++)
-        if (p->mirror[bootstrap->bodies[i].store_index] != bootstrap->bodies[i].attachment) {
-            gy_phys_mirror_reset(p, NULL);
+        if (p->game.mirror[bootstrap->bodies[i].store_index] != bootstrap->bodies[i].attachment) {
+            gy_phys_mirror_reset(&p->game, NULL);
             return GY_ERR_INVALID_ARGUMENT;
         }
-    r = p->backend->world_create(&p->world_def, &p->world);
+    r = p->cfg.backend->world_create(&p->game.world_def, &p->sim.world);
     if (r != GY_OK) {
-        gy_phys_mirror_reset(p, NULL);
+        gy_phys_mirror_reset(&p->game, NULL);
         return r;
     }
-    __atomic_store_n(&p->generation, p->generation + 1u, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->stop_requested, 0u, __ATOMIC_RELAXED);
-    p->bootstrap = bootstrap;
-    p->thread_ready = false;
-    p->game_bound = false;
-    gy_phys_invalidate_buffers(p);
-    if (pthread_create(&p->thread, NULL, physics_main, p) != 0) {
-        p->backend->world_destroy(p->world);
-        p->world = NULL;
-        gy_phys_mirror_reset(p, NULL);
+    __atomic_store_n(&p->sh.generation, p->sh.generation + 1u, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->sh.stop_requested, 0u, __ATOMIC_RELAXED);
+    p->game.bootstrap = bootstrap;
+    p->sh.thread_ready = false;
+    p->game.game_bound = false;
+    gy_phys_invalidate_buffers(&p->sim);
+    if (pthread_create(&p->game.thread, NULL, physics_main, p) != 0) {
+        p->cfg.backend->world_destroy(p->sim.world);
+        p->sim.world = NULL;
+        gy_phys_mirror_reset(&p->game, NULL);
         return GY_ERR_BACKEND;
     }
-    pthread_mutex_lock(&p->wait_mutex);
-    while (!p->thread_ready)
-        pthread_cond_wait(&p->wait_cond, &p->wait_mutex);
-    r = p->thread_result;
-    pthread_mutex_unlock(&p->wait_mutex);
-    p->bootstrap = NULL;
+    pthread_mutex_lock(&p->sh.wait_mutex);
+    while (!p->sh.thread_ready)
+        pthread_cond_wait(&p->sh.wait_cond, &p->sh.wait_mutex);
+    r = p->sh.thread_result;
+    pthread_mutex_unlock(&p->sh.wait_mutex);
+    p->game.bootstrap = NULL;
     if (r != GY_OK) {
-        pthread_join(p->thread, NULL);
-        gy_phys_reset_world_state(p);
-        p->backend->world_destroy(p->world);
-        p->world = NULL;
-        gy_phys_mirror_reset(p, NULL);
+        pthread_join(p->game.thread, NULL);
+        gy_phys_reset_world_state(&p->sim);
+        p->cfg.backend->world_destroy(p->sim.world);
+        p->sim.world = NULL;
+        gy_phys_mirror_reset(&p->game, NULL);
         return r;
     }
-    p->running = true;
+    p->game.running = true;
     return GY_OK;
 }
 
@@ -615,44 +618,44 @@ gy_result gy_physics_stop(gy_physics *p)
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     /* The thread is parked inside the window: joining it there would never return. */
-    if (!p->running || gy_scene_barrier_in_mutation(p->barrier))
+    if (!p->game.running || gy_scene_barrier_in_mutation(p->cfg.barrier))
         return GY_ERR_MISUSE;
-    __atomic_store_n(&p->stop_requested, 1u, __ATOMIC_RELEASE);
-    gy_scene_barrier_wake(p->barrier);
-    pthread_join(p->thread, NULL);
-    p->running = false;
-    gy_command_queue_discard_sealed(p->commands);
-    gy_command_queue_discard_open(p->commands);
+    __atomic_store_n(&p->sh.stop_requested, 1u, __ATOMIC_RELEASE);
+    gy_scene_barrier_wake(p->cfg.barrier);
+    pthread_join(p->game.thread, NULL);
+    p->game.running = false;
+    gy_command_queue_discard_sealed(p->cfg.commands);
+    gy_command_queue_discard_open(p->cfg.commands);
     /* Ticks asked for but never run are forgotten with the world. */
-    __atomic_store_n(&p->lockstep_done, p->lockstep_target, __ATOMIC_RELAXED);
-    if (p->game_bound) {
-        p->backend->unbind_thread(p->world);
-        p->game_bound = false;
+    __atomic_store_n(&p->sh.lockstep_done, p->sh.lockstep_target, __ATOMIC_RELAXED);
+    if (p->game.game_bound) {
+        p->cfg.backend->unbind_thread(p->sim.world);
+        p->game.game_bound = false;
     }
-    gy_phys_reset_world_state(p);
-    p->backend->world_destroy(p->world);
-    p->world = NULL;
+    gy_phys_reset_world_state(&p->sim);
+    p->cfg.backend->world_destroy(p->sim.world);
+    p->sim.world = NULL;
     return GY_OK;
 }
 
 bool gy_physics_running(const gy_physics *p)
 {
-    return p != NULL && p->running;
+    return p != NULL && p->game.running;
 }
 
 gy_scene_barrier *gy_physics_barrier(gy_physics *p)
 {
-    return p != NULL ? p->barrier : NULL;
+    return p != NULL ? p->cfg.barrier : NULL;
 }
 
 const gy_backend *gy_physics_backend(const gy_physics *p)
 {
-    return p != NULL ? p->backend : NULL;
+    return p != NULL ? p->cfg.backend : NULL;
 }
 
 /* ---- time ------------------------------------------------------------------------------------ */
 
-static bool lockstep_done(gy_physics *p, uint64_t target)
+static bool lockstep_done(gy_phys_shared *p, uint64_t target)
 {
     return __atomic_load_n(&p->lockstep_done, __ATOMIC_SEQ_CST) >= target;
 }
@@ -667,7 +670,7 @@ gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
 
 gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns)
 {
-    if (p != NULL && !p->replaying)
+    if (p != NULL && !p->game.replaying)
         return GY_ERR_MISUSE;
     return lockstep_request(p, 1, timeout_ns, true);
 }
@@ -676,11 +679,11 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->running || !p->lockstep || gy_scene_barrier_in_mutation(p->barrier))
+    if (!p->game.running || !p->cfg.lockstep || gy_scene_barrier_in_mutation(p->cfg.barrier))
         return GY_ERR_MISUSE;
     /* A request that timed out may still be running: its kind must not change under it. */
-    if (!lockstep_done(p, p->lockstep_target) &&
-        __atomic_load_n(&p->lockstep_no_step, __ATOMIC_RELAXED) != (no_step ? 1u : 0u))
+    if (!lockstep_done(&p->sh, p->sh.lockstep_target) &&
+        __atomic_load_n(&p->sh.lockstep_no_step, __ATOMIC_RELAXED) != (no_step ? 1u : 0u))
         return GY_ERR_BUSY;
     uint64_t seq;
     gy_result r = gy_physics_publish(p, &seq);
@@ -690,26 +693,26 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
         return GY_OK;
     uint64_t start = gy_clock_now_ns();
     uint64_t deadline = timeout_ns ? start + timeout_ns : UINT64_MAX;
-    __atomic_store_n(&p->lockstep_seq, seq, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->sh.lockstep_seq, seq, __ATOMIC_RELEASE);
     /* Read by the physics thread only inside the iterations this request asks for. */
-    __atomic_store_n(&p->lockstep_no_step, no_step ? 1u : 0u, __ATOMIC_RELEASE);
-    uint64_t target = p->lockstep_target + ticks;
-    __atomic_store_n(&p->lockstep_target, target, __ATOMIC_RELEASE);
-    gy_scene_barrier_wake(p->barrier);
+    __atomic_store_n(&p->sh.lockstep_no_step, no_step ? 1u : 0u, __ATOMIC_RELEASE);
+    uint64_t target = p->sh.lockstep_target + ticks;
+    __atomic_store_n(&p->sh.lockstep_target, target, __ATOMIC_RELEASE);
+    gy_scene_barrier_wake(p->cfg.barrier);
     /* Most ticks are short: spin first, then sleep on the condition. While batches wait in
      * game-side staging, keep flushing them: the physics thread is draining toward them. */
-    uint64_t spin = p->lockstep_wait_ns <= LOCKSTEP_SPIN_LIMIT_NS ? LOCKSTEP_SPIN_NS : 0u;
+    uint64_t spin = p->game.lockstep_wait_ns <= LOCKSTEP_SPIN_LIMIT_NS ? LOCKSTEP_SPIN_NS : 0u;
     while (gy_clock_now_ns() - start < spin) {
-        if (lockstep_done(p, target)) {
-            p->lockstep_wait_ns = (gy_clock_now_ns() - start) / ticks;
+        if (lockstep_done(&p->sh, target)) {
+            p->game.lockstep_wait_ns = (gy_clock_now_ns() - start) / ticks;
             return GY_OK;
         }
-        gy_command_queue_flush(p->commands);
+        gy_command_queue_flush(p->cfg.commands);
     }
     r = GY_OK;
-    pthread_mutex_lock(&p->wait_mutex);
-    __atomic_store_n(&p->game_waiting, 1u, __ATOMIC_SEQ_CST);
-    while (!lockstep_done(p, target)) {
+    pthread_mutex_lock(&p->sh.wait_mutex);
+    __atomic_store_n(&p->sh.game_waiting, 1u, __ATOMIC_SEQ_CST);
+    while (!lockstep_done(&p->sh, target)) {
         uint64_t now = gy_clock_now_ns();
         if (now >= deadline) {
             r = GY_ERR_TIMEOUT;
@@ -718,16 +721,16 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
         /* The physics thread signals the request's last tick; the timed wake is only for
          * staged batches (flushed as the ring drains) and a guard. Every wake costs the game
          * thread CPU: at 20 ms, a long request woke it several times. */
-        bool staged = gy_command_queue_flush(p->commands) > 0;
+        bool staged = gy_command_queue_flush(p->cfg.commands) > 0;
         uint64_t wake = now + (staged ? 100000u : 1000000000u);
         if (wake > deadline)
             wake = deadline;
         struct timespec ts = {(time_t)(wake / 1000000000u), (long)(wake % 1000000000u)};
-        pthread_cond_timedwait(&p->wait_cond, &p->wait_mutex, &ts);
+        pthread_cond_timedwait(&p->sh.wait_cond, &p->sh.wait_mutex, &ts);
     }
-    __atomic_store_n(&p->game_waiting, 0u, __ATOMIC_SEQ_CST);
-    pthread_mutex_unlock(&p->wait_mutex);
-    p->lockstep_wait_ns = (gy_clock_now_ns() - start) / ticks;
+    __atomic_store_n(&p->sh.game_waiting, 0u, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&p->sh.wait_mutex);
+    p->game.lockstep_wait_ns = (gy_clock_now_ns() - start) / ticks;
     return r;
 }
 
@@ -741,7 +744,7 @@ gy_result gy_physics_set_time_scale(gy_physics *p, double scale)
         return GY_ERR_INVALID_ARGUMENT;
     uint64_t bits;
     memcpy(&bits, &scale, sizeof bits);
-    __atomic_store_n(&p->time_scale_bits, bits, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->sh.time_scale_bits, bits, __ATOMIC_RELAXED);
     return GY_OK;
 }
 
@@ -750,18 +753,18 @@ void gy_physics_set_hold(gy_physics *p, bool hold)
     if (p == NULL)
         return;
     uint32_t v = hold ? 1u : 0u;
-    if (__atomic_exchange_n(&p->hold, v, __ATOMIC_ACQ_REL) != v)
-        __atomic_fetch_add(&p->hold_epoch, 1u, __ATOMIC_ACQ_REL);
+    if (__atomic_exchange_n(&p->sh.hold, v, __ATOMIC_ACQ_REL) != v)
+        __atomic_fetch_add(&p->sh.hold_epoch, 1u, __ATOMIC_ACQ_REL);
 }
 
 uint32_t gy_physics_hold_epoch(const gy_physics *p)
 {
-    return p != NULL ? __atomic_load_n(&p->hold_epoch, __ATOMIC_ACQUIRE) : 0u;
+    return p != NULL ? __atomic_load_n(&p->sh.hold_epoch, __ATOMIC_ACQUIRE) : 0u;
 }
 
 uint64_t gy_physics_tick(const gy_physics *p)
 {
-    return p != NULL ? __atomic_load_n(&p->counters.ticks, __ATOMIC_RELAXED) : 0u;
+    return p != NULL ? __atomic_load_n(&p->sh.counters.ticks, __ATOMIC_RELAXED) : 0u;
 }
 
 /* ---- reading --------------------------------------------------------------------------------- */
@@ -771,12 +774,12 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out)
     if (p == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    const gy_phys_frame *f = gy_triple_buffer_read(p->proxy_tb, &out->tick, &out->fresh);
+    const gy_phys_frame *f = gy_triple_buffer_read(p->cfg.proxy_tb, &out->tick, &out->fresh);
     if (f == NULL)
         return GY_ERR_BUSY;
     out->proxies = f->proxies;
     out->count = f->count;
-    out->time = (double)out->tick * p->step_dt;
+    out->time = (double)out->tick * p->cfg.step_dt;
     out->due_ns = f->due_ns;
     out->published_ns = f->published_ns;
     out->applied_seq = f->applied_seq;
@@ -801,7 +804,7 @@ gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint3
 
 const gy_snapshot_view *gy_physics_acquire_query_view(gy_physics *p)
 {
-    return p != NULL ? gy_query_snapshot_acquire(p->snapshot) : NULL;
+    return p != NULL ? gy_query_snapshot_acquire(p->cfg.snapshot) : NULL;
 }
 
 /* ---- live queries ---------------------------------------------------------------------------- */
@@ -810,22 +813,22 @@ static gy_result query_begin(gy_physics *p, uint64_t *tick)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->running)
+    if (!p->game.running)
         return GY_ERR_MISUSE;
-    if (p->queries_exclusive)
-        pthread_rwlock_wrlock(&p->sim_lock);
+    if (p->cfg.queries_exclusive)
+        pthread_rwlock_wrlock(&p->sh.sim_lock);
     else
-        pthread_rwlock_rdlock(&p->sim_lock);
-    if (!p->game_bound) {
-        gy_result r = p->backend->bind_thread(p->world);
+        pthread_rwlock_rdlock(&p->sh.sim_lock);
+    if (!p->game.game_bound) {
+        gy_result r = p->cfg.backend->bind_thread(p->sim.world);
         if (r != GY_OK) {
-            sim_unlock(p);
+            sim_unlock(&p->sh);
             return r;
         }
-        p->game_bound = true;
+        p->game.game_bound = true;
     }
     if (tick != NULL)
-        *tick = __atomic_load_n(&p->counters.ticks, __ATOMIC_RELAXED);
+        *tick = __atomic_load_n(&p->sh.counters.ticks, __ATOMIC_RELAXED);
     return GY_OK;
 }
 
@@ -836,9 +839,9 @@ gy_result gy_physics_raycast(gy_physics *p, gy_vec3 origin, gy_vec3 translation,
     gy_result r = query_begin(p, tick);
     if (r != GY_OK)
         return r;
-    r = p->backend->raycast(p->world, origin, translation, filter, collector, hits, capacity,
-                            count);
-    sim_unlock(p);
+    r = p->cfg.backend->raycast(p->sim.world, origin, translation, filter, collector, hits,
+                                capacity, count);
+    sim_unlock(&p->sh);
     return r;
 }
 
@@ -850,9 +853,9 @@ gy_result gy_physics_shape_cast(gy_physics *p, const gy_shape *shape, gy_pose po
     gy_result r = query_begin(p, tick);
     if (r != GY_OK)
         return r;
-    r = p->backend->shape_cast(p->world, shape, pose, translation, filter, collector, hits,
-                               capacity, count);
-    sim_unlock(p);
+    r = p->cfg.backend->shape_cast(p->sim.world, shape, pose, translation, filter, collector, hits,
+                                   capacity, count);
+    sim_unlock(&p->sh);
     return r;
 }
 
@@ -863,8 +866,9 @@ gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
     gy_result r = query_begin(p, tick);
     if (r != GY_OK)
         return r;
-    r = p->backend->overlap(p->world, shape, pose, filter, collector, hits, capacity, count);
-    sim_unlock(p);
+    r = p->cfg.backend->overlap(p->sim.world, shape, pose, filter, collector, hits, capacity,
+                                count);
+    sim_unlock(&p->sh);
     return r;
 }
 
@@ -875,37 +879,9 @@ gy_result gy_physics_get_adapter_counters(gy_physics *p, gy_backend_counters *ou
     gy_result r = query_begin(p, tick);
     if (r != GY_OK)
         return r;
-    p->backend->get_counters(p->world, out);
-    sim_unlock(p);
+    p->cfg.backend->get_counters(p->sim.world, out);
+    sim_unlock(&p->sh);
     return GY_OK;
-}
-
-/* ---- the character hook's helpers ------------------------------------------------------------ */
-
-gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, uint32_t store_index,
-                                uint32_t attachment)
-{
-    gy_body_id none = {0};
-    if (sc == NULL || sc->physics == NULL)
-        return none;
-    gy_phys_body *e = gy_phys_body_at(sc->physics, store_index, attachment);
-    return e != NULL ? e->id : none;
-}
-
-void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t store_index)
-{
-    if (sc != NULL && sc->physics != NULL)
-        gy_phys_touch(sc->physics, store_index);
-}
-
-gy_result gy_physics_hook_reply(const gy_physics_step_context *sc, const gy_reply *r,
-                                gy_reply_class cls)
-{
-    if (sc == NULL || sc->physics == NULL || r == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_reply copy = *r;
-    copy.flags = (uint16_t)__atomic_load_n(&sc->physics->generation, __ATOMIC_RELAXED);
-    return gy_reply_queue_push(sc->physics->replies, &copy, cls);
 }
 
 /* ---- counters -------------------------------------------------------------------------------- */
@@ -917,7 +893,7 @@ void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out)
     memset(out, 0, sizeof *out);
     if (p == NULL)
         return;
-    const gy_phys_counters *c = &p->counters;
+    const gy_phys_counters *c = &p->sh.counters;
     out->ticks = gy_phys_get(&c->ticks);
     out->iterations = gy_phys_get(&c->iterations);
     out->publishes = gy_phys_get(&c->publishes);
@@ -934,9 +910,9 @@ void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out)
     out->proxies_written = gy_phys_get(&c->proxies_written);
     out->full_scans = gy_phys_get(&c->full_scans);
     out->bodies_faulted = gy_phys_get(&c->bodies_faulted);
-    out->replies_rejected = gy_phys_get(&p->replies_rejected);
+    out->replies_rejected = gy_phys_get(&p->sh.replies_rejected);
     gy_reply_queue_stats rs;
-    gy_reply_queue_get_stats(p->replies, &rs);
+    gy_reply_queue_get_stats(p->cfg.replies, &rs);
     out->replies_dropped = rs.dropped;
     out->step_ns = gy_phys_get(&c->step_ns);
     out->adapter_step_ns = gy_phys_get(&c->adapter_step_ns);
@@ -944,5 +920,5 @@ void gy_physics_get_stats(const gy_physics *p, gy_physics_stats *out)
     out->cpu_ns = gy_phys_get(&c->cpu_ns);
     out->bodies = __atomic_load_n(&c->bodies, __ATOMIC_RELAXED);
     out->awake = __atomic_load_n(&c->awake, __ATOMIC_RELAXED);
-    out->generation = __atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+    out->generation = __atomic_load_n(&p->sh.generation, __ATOMIC_RELAXED);
 }

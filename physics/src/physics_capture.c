@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_state.h"
 
 #define CAPTURE_DEFAULT_BYTES (16u << 20)
 #define CAPTURE_MIN_BYTES     (4u << 10)
@@ -33,53 +33,53 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
 
 /* ---- physics thread: writing ----------------------------------------------------------------- */
 
-static bool capture_on(const gy_physics *p)
+static bool capture_on(const gy_phys_sim *p)
 {
-    return __atomic_load_n(&p->cap.active, __ATOMIC_ACQUIRE) != 0 &&
-           __atomic_load_n(&p->cap.overflowed, __ATOMIC_RELAXED) == 0;
+    return __atomic_load_n(&p->sh->cap.active, __ATOMIC_ACQUIRE) != 0 &&
+           __atomic_load_n(&p->sh->cap.overflowed, __ATOMIC_RELAXED) == 0;
 }
 
 /* Reserves `size` bytes at the writer's position; false (and the capture marked overflowed at
  * `tick`) when they do not fit. */
-static bool reserve(gy_physics *p, size_t size, uint64_t tick)
+static bool reserve(gy_phys_sim *p, size_t size, uint64_t tick)
 {
-    uint64_t tail = __atomic_load_n(&p->cap.tail, __ATOMIC_ACQUIRE);
-    if (p->cap.head - tail + size > p->cap.capacity) {
-        p->cap.overflow_tick = tick;
-        __atomic_store_n(&p->cap.overflowed, 1u, __ATOMIC_RELEASE);
-        gy_log(p->logger, GY_LOG_ERROR,
+    uint64_t tail = __atomic_load_n(&p->sh->cap.tail, __ATOMIC_ACQUIRE);
+    if (p->sh->cap.head - tail + size > p->sh->cap.capacity) {
+        p->sh->cap.overflow_tick = tick;
+        __atomic_store_n(&p->sh->cap.overflowed, 1u, __ATOMIC_RELEASE);
+        gy_log(p->cfg->logger, GY_LOG_ERROR,
                "physics: capture buffer full at tick %llu (%llu bytes): the capture stops here",
-               (unsigned long long)tick, (unsigned long long)p->cap.capacity);
+               (unsigned long long)tick, (unsigned long long)p->sh->cap.capacity);
         return false;
     }
     return true;
 }
 
 /* Copies into the ring at head + *at (not yet published). */
-static void put(gy_physics *p, uint64_t *at, const void *data, size_t size)
+static void put(gy_phys_sim *p, uint64_t *at, const void *data, size_t size)
 {
     const unsigned char *b = data;
     while (size > 0) {
-        uint64_t pos = (p->cap.head + *at) & (p->cap.capacity - 1u);
-        size_t n = (size_t)(p->cap.capacity - pos);
+        uint64_t pos = (p->sh->cap.head + *at) & (p->sh->cap.capacity - 1u);
+        size_t n = (size_t)(p->sh->cap.capacity - pos);
         if (n > size)
             n = size;
-        memcpy(p->cap.buf + pos, b, n);
+        memcpy(p->sh->cap.buf + pos, b, n);
         b += n;
         size -= n;
         *at += n;
     }
 }
 
-static void put_zeros(gy_physics *p, uint64_t *at, size_t size)
+static void put_zeros(gy_phys_sim *p, uint64_t *at, size_t size)
 {
     static const unsigned char zeros[8];
     put(p, at, zeros, size);
 }
 
-static void publish(gy_physics *p, uint64_t size)
+static void publish(gy_phys_sim *p, uint64_t size)
 {
-    __atomic_store_n(&p->cap.head, p->cap.head + size, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->sh->cap.head, p->sh->cap.head + size, __ATOMIC_RELEASE);
 }
 
 static size_t payload_size(const gy_command *c)
@@ -88,7 +88,7 @@ static size_t payload_size(const gy_command *c)
     return pl != NULL ? *(const size_t *)pl : 0u;
 }
 
-void gy_phys_capture_batch(gy_physics *p, const gy_command_batch *batch)
+void gy_phys_capture_batch(gy_phys_sim *p, const gy_command_batch *batch)
 {
     if (!capture_on(p))
         return;
@@ -104,7 +104,7 @@ void gy_phys_capture_batch(gy_physics *p, const gy_command_batch *batch)
         count++;
     }
     if (size - sizeof(gy_capture_record) > UINT32_MAX) {
-        reserve(p, (size_t)p->cap.capacity + 1u, tick); /* cannot be one record: overflow */
+        reserve(p, (size_t)p->sh->cap.capacity + 1u, tick); /* cannot be one record: overflow */
         return;
     }
     if (!reserve(p, size, tick))
@@ -132,7 +132,7 @@ void gy_phys_capture_batch(gy_physics *p, const gy_command_batch *batch)
     publish(p, at);
 }
 
-void gy_phys_capture_state(gy_physics *p)
+void gy_phys_capture_state(gy_phys_sim *p)
 {
     if (!capture_on(p))
         return;
@@ -152,7 +152,7 @@ void gy_phys_capture_state(gy_physics *p)
         gy_body_state st;
         memset(&st, 0, sizeof st);
         double v[13] = {0};
-        if (p->backend->body_get_state(p->world, e->id, &st) == GY_OK) {
+        if (p->cfg->backend->body_get_state(p->world, e->id, &st) == GY_OK) {
             v[0] = st.pose.position.x, v[1] = st.pose.position.y, v[2] = st.pose.position.z;
             v[3] = st.pose.rotation.x, v[4] = st.pose.rotation.y, v[5] = st.pose.rotation.z;
             v[6] = st.pose.rotation.w;
@@ -178,39 +178,39 @@ void gy_phys_capture_state(gy_physics *p)
 /* Runs the switch with the physics thread parked (or not running). */
 static gy_result with_thread_parked(gy_physics *p, void (*fn)(gy_physics *p, void *ctx), void *ctx)
 {
-    if (!p->running) {
+    if (!p->game.running) {
         fn(p, ctx);
         return GY_OK;
     }
-    gy_result r = gy_scene_barrier_begin_mutation(p->barrier, SWITCH_TIMEOUT_NS);
+    gy_result r = gy_scene_barrier_begin_mutation(p->cfg.barrier, SWITCH_TIMEOUT_NS);
     if (r != GY_OK)
         return r;
     fn(p, ctx);
-    return gy_scene_barrier_end_mutation(p->barrier);
+    return gy_scene_barrier_end_mutation(p->cfg.barrier);
 }
 
 static void switch_on(gy_physics *p, void *ctx)
 {
     (void)ctx;
-    __atomic_store_n(&p->cap.active, 1u, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->sh.cap.active, 1u, __ATOMIC_RELEASE);
 }
 
 static void switch_off(gy_physics *p, void *ctx)
 {
-    *(uint64_t *)ctx = __atomic_load_n(&p->counters.ticks, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->cap.active, 0u, __ATOMIC_RELEASE);
+    *(uint64_t *)ctx = __atomic_load_n(&p->sh.counters.ticks, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->sh.cap.active, 0u, __ATOMIC_RELEASE);
 }
 
 bool gy_physics_capturing(const gy_physics *p)
 {
-    return p != NULL && p->cap.buf != NULL;
+    return p != NULL && p->sh.cap.buf != NULL;
 }
 
 gy_result gy_physics_capture_begin(gy_physics *p, const gy_physics_capture_def *def)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (p->cap.buf != NULL || (p->running && gy_scene_barrier_in_mutation(p->barrier)))
+    if (p->sh.cap.buf != NULL || (p->game.running && gy_scene_barrier_in_mutation(p->cfg.barrier)))
         return GY_ERR_MISUSE;
     uint32_t want =
         def != NULL && def->buffer_bytes != 0 ? def->buffer_bytes : CAPTURE_DEFAULT_BYTES;
@@ -219,20 +219,20 @@ gy_result gy_physics_capture_begin(gy_physics *p, const gy_physics_capture_def *
     uint64_t cap = CAPTURE_MIN_BYTES;
     while (cap < want)
         cap *= 2u;
-    unsigned char *buf = gy_alloc(p->alloc, (size_t)cap);
+    unsigned char *buf = gy_alloc(p->cfg.alloc, (size_t)cap);
     if (buf == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    p->cap.buf = buf;
-    p->cap.capacity = cap;
-    p->cap.head = 0;
-    p->cap.tail = 0;
-    p->cap.overflowed = 0;
-    p->cap.overflow_tick = 0;
-    p->cap.failed = GY_OK;
+    p->sh.cap.buf = buf;
+    p->sh.cap.capacity = cap;
+    p->sh.cap.head = 0;
+    p->sh.cap.tail = 0;
+    p->sh.cap.overflowed = 0;
+    p->sh.cap.overflow_tick = 0;
+    p->sh.cap.failed = GY_OK;
     gy_result r = with_thread_parked(p, switch_on, NULL);
     if (r != GY_OK) {
-        p->cap.buf = NULL;
-        gy_free(p->alloc, buf, (size_t)cap);
+        p->sh.cap.buf = NULL;
+        gy_free(p->cfg.alloc, buf, (size_t)cap);
     }
     return r;
 }
@@ -241,24 +241,24 @@ gy_result gy_physics_capture_drain(gy_physics *p, gy_capture_write_fn fn, void *
 {
     if (p == NULL || fn == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (p->cap.buf == NULL)
+    if (p->sh.cap.buf == NULL)
         return GY_ERR_MISUSE;
-    uint64_t head = __atomic_load_n(&p->cap.head, __ATOMIC_ACQUIRE);
-    uint64_t tail = p->cap.tail;
+    uint64_t head = __atomic_load_n(&p->sh.cap.head, __ATOMIC_ACQUIRE);
+    uint64_t tail = p->sh.cap.tail;
     while (tail < head) {
-        uint64_t pos = tail & (p->cap.capacity - 1u);
-        uint64_t n = p->cap.capacity - pos;
+        uint64_t pos = tail & (p->sh.cap.capacity - 1u);
+        uint64_t n = p->sh.cap.capacity - pos;
         if (n > head - tail)
             n = head - tail;
-        if (p->cap.failed == GY_OK) {
-            gy_result r = fn(ctx, p->cap.buf + pos, (size_t)n);
+        if (p->sh.cap.failed == GY_OK) {
+            gy_result r = fn(ctx, p->sh.cap.buf + pos, (size_t)n);
             if (r != GY_OK)
-                p->cap.failed = r;
+                p->sh.cap.failed = r;
         }
         tail += n;
-        __atomic_store_n(&p->cap.tail, tail, __ATOMIC_RELEASE);
+        __atomic_store_n(&p->sh.cap.tail, tail, __ATOMIC_RELEASE);
     }
-    return p->cap.failed;
+    return p->sh.cap.failed;
 }
 
 gy_result gy_physics_capture_end(gy_physics *p, gy_capture_write_fn fn, void *ctx,
@@ -266,21 +266,21 @@ gy_result gy_physics_capture_end(gy_physics *p, gy_capture_write_fn fn, void *ct
 {
     if (p == NULL || fn == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (p->cap.buf == NULL || (p->running && gy_scene_barrier_in_mutation(p->barrier)))
+    if (p->sh.cap.buf == NULL || (p->game.running && gy_scene_barrier_in_mutation(p->cfg.barrier)))
         return GY_ERR_MISUSE;
     uint64_t tick = 0;
     gy_result r = with_thread_parked(p, switch_off, &tick);
     if (r != GY_OK)
         return r;
     gy_result w = gy_physics_capture_drain(p, fn, ctx);
-    bool overflowed = __atomic_load_n(&p->cap.overflowed, __ATOMIC_ACQUIRE) != 0;
+    bool overflowed = __atomic_load_n(&p->sh.cap.overflowed, __ATOMIC_ACQUIRE) != 0;
     if (end_tick != NULL)
         *end_tick = tick;
     if (overflow_tick != NULL)
-        *overflow_tick = overflowed ? p->cap.overflow_tick : 0u;
-    gy_free(p->alloc, p->cap.buf, (size_t)p->cap.capacity);
-    p->cap.buf = NULL;
-    p->cap.capacity = 0;
+        *overflow_tick = overflowed ? p->sh.cap.overflow_tick : 0u;
+    gy_free(p->cfg.alloc, p->sh.cap.buf, (size_t)p->sh.cap.capacity);
+    p->sh.cap.buf = NULL;
+    p->sh.cap.capacity = 0;
     if (overflowed)
         return GY_ERR_CAPACITY;
     return w;
@@ -288,9 +288,9 @@ gy_result gy_physics_capture_end(gy_physics *p, gy_capture_write_fn fn, void *ct
 
 void gy_phys_capture_free(gy_physics *p)
 {
-    if (p->cap.buf != NULL)
-        gy_free(p->alloc, p->cap.buf, (size_t)p->cap.capacity);
-    p->cap.buf = NULL;
+    if (p->sh.cap.buf != NULL)
+        gy_free(p->cfg.alloc, p->sh.cap.buf, (size_t)p->sh.cap.capacity);
+    p->sh.cap.buf = NULL;
 }
 
 /* ---- replay ---------------------------------------------------------------------------------- */
@@ -299,12 +299,12 @@ gy_result gy_physics_set_replay(gy_physics *p, bool on)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->lockstep)
+    if (!p->cfg.lockstep)
         return GY_ERR_MISUSE;
     if (on)
-        gy_command_queue_discard_open(p->commands);
-    p->replaying = on;
-    p->replay_open = false;
+        gy_command_queue_discard_open(p->cfg.commands);
+    p->game.replaying = on;
+    p->game.replay_open = false;
     return GY_OK;
 }
 
@@ -430,26 +430,26 @@ gy_result gy_physics_replay_command(gy_physics *p, gy_command_ring ring, const g
     if (p == NULL || cmd == NULL || (payload_size > 0 && payload == NULL) ||
         (unsigned)ring >= (unsigned)GY_COMMAND_RING_COUNT)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->running || !p->replaying)
+    if (!p->game.running || !p->game.replaying)
         return GY_ERR_MISUSE;
     if (cmd->type < GY_PHYS_CMD_CREATE_BODY || cmd->type > GY_PHYS_CMD_SET_MOTOR)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->replay_open) {
+    if (!p->game.replay_open) {
         /* What the game recorded since the last seal never goes out in a replay. */
-        gy_command_queue_discard_open(p->commands);
-        p->replay_open = true;
+        gy_command_queue_discard_open(p->cfg.commands);
+        p->game.replay_open = true;
     }
     gy_command c = *cmd;
     c.flags = (uint16_t)(c.flags & ~GY_COMMAND_PAYLOAD);
     if (!has_payload_type(c.type)) {
         if (payload_size != 0)
             return GY_ERR_INVALID_ARGUMENT;
-        return gy_command_queue_record(p->commands, ring, &c);
+        return gy_command_queue_record(p->cfg.commands, ring, &c);
     }
     if (ring != GY_COMMAND_LIFECYCLE || payload_size == 0 || payload_size > SIZE_MAX / 2u)
         return GY_ERR_INVALID_ARGUMENT;
     /* A copy aligned for the payload's structs: the caller's bytes may sit anywhere. */
-    void *pl = gy_alloc(p->alloc, payload_size);
+    void *pl = gy_alloc(p->cfg.alloc, payload_size);
     if (pl == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     memcpy(pl, payload, payload_size);
@@ -457,10 +457,10 @@ gy_result gy_physics_replay_command(gy_physics *p, gy_command_ring ring, const g
     gy_result r = check_payload(&c, pl, payload_size);
     if (r == GY_OK) {
         gy_command_set_payload(&c, pl);
-        r = gy_command_queue_record(p->commands, ring, &c);
+        r = gy_command_queue_record(p->cfg.commands, ring, &c);
     }
     if (r != GY_OK)
-        gy_free(p->alloc, pl, payload_size);
+        gy_free(p->cfg.alloc, pl, payload_size);
     return r;
 }
 
@@ -468,10 +468,10 @@ gy_result gy_physics_replay_seal(gy_physics *p)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->running || !p->replaying)
+    if (!p->game.running || !p->game.replaying)
         return GY_ERR_MISUSE;
-    if (!p->replay_open)
-        gy_command_queue_discard_open(p->commands); /* an empty recorded batch stays empty */
-    p->replay_open = false;
-    return gy_command_queue_publish(p->commands, NULL);
+    if (!p->game.replay_open)
+        gy_command_queue_discard_open(p->cfg.commands); /* an empty recorded batch stays empty */
+    p->game.replay_open = false;
+    return gy_command_queue_publish(p->cfg.commands, NULL);
 }

@@ -19,21 +19,21 @@
 
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 /* Hits gathered per character overlap at first; grown (to the peak) when an overlap fills it. */
 #define FIRST_HITS 16u
 
-gy_result gy_phys_character_register(gy_physics *p, uint32_t store_index, uint32_t attachment,
+gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                                      const gy_character_settings *settings,
                                      const gy_collider_def *capsule, gy_collider_id capsule_id)
 {
-    gy_result r = gy_array_reserve(p->alloc, (void **)&p->chars, &p->char_capacity,
+    gy_result r = gy_array_reserve(p->cfg->alloc, (void **)&p->chars, &p->char_capacity,
                                    p->char_count + 1u, sizeof *p->chars);
     if (r != GY_OK)
         return r;
     gy_body_id none = {0};
-    r = gy_character_set_add(p->characters, store_index, attachment, settings, none);
+    r = gy_character_set_add(p->cfg->characters, store_index, attachment, settings, none);
     if (r != GY_OK)
         return r;
     gy_phys_character *c = &p->chars[p->char_count++];
@@ -52,26 +52,26 @@ gy_result gy_phys_character_register(gy_physics *p, uint32_t store_index, uint32
     return GY_OK;
 }
 
-void gy_phys_character_unregister(gy_physics *p, uint32_t store_index)
+void gy_phys_character_unregister(gy_phys_sim *p, uint32_t store_index)
 {
     for (uint32_t i = 0; i < p->char_count; i++) {
         if (p->chars[i].store_index != store_index)
             continue;
-        gy_character_set_remove(p->characters, store_index, p->chars[i].attachment);
+        gy_character_set_remove(p->cfg->characters, store_index, p->chars[i].attachment);
         p->chars[i] = p->chars[--p->char_count];
         return;
     }
 }
 
-void gy_phys_characters_reset(gy_physics *p)
+void gy_phys_characters_reset(gy_phys_sim *p)
 {
-    gy_character_set_clear(p->characters);
+    gy_character_set_clear(p->cfg->characters);
     p->char_count = 0;
 }
 
-void gy_phys_characters_free(gy_physics *p)
+void gy_phys_characters_free(gy_phys_sim *p)
 {
-    const gy_allocator *a = p->alloc;
+    const gy_allocator *a = p->cfg->alloc;
     if (p->chars != NULL)
         gy_free(a, p->chars, (size_t)p->char_capacity * sizeof *p->chars);
     if (p->char_contacts != NULL)
@@ -84,38 +84,112 @@ void gy_phys_characters_free(gy_physics *p)
     p->char_count = p->char_capacity = p->char_contact_capacity = p->char_hit_capacity = 0;
 }
 
-void gy_phys_move_characters(gy_physics *p, bool with_inputs)
+/* ---- the set's lifetime, gravity and settings -------------------------------------------------
+ */
+
+gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity, gy_character_set **out)
 {
-    gy_physics_step_context sc = {p,
-                                  p->backend,
+    gy_character_set_def cd = gy_default_character_set_def();
+    cd.allocator = a;
+    cd.gravity = gravity;
+    return gy_character_set_create(&cd, out);
+}
+
+void gy_phys_characters_destroy(gy_character_set *set)
+{
+    gy_character_set_destroy(set);
+}
+
+gy_result gy_phys_characters_set_gravity(gy_character_set *set, gy_vec3 gravity)
+{
+    return gy_character_set_set_gravity(set, gravity);
+}
+
+gy_result gy_phys_character_validate(const gy_character_settings *settings)
+{
+    return gy_character_settings_validate(settings);
+}
+
+/* ---- the hook's view of the subsystem ------------------------------------------------------- */
+
+static gy_body_id hook_body(void *self, uint32_t store_index, uint32_t attachment)
+{
+    gy_body_id none = {0};
+    gy_phys_body *e = gy_phys_body_at(self, store_index, attachment);
+    return e != NULL ? e->id : none;
+}
+
+static void hook_touch(void *self, uint32_t store_index)
+{
+    gy_phys_touch(self, store_index);
+}
+
+static gy_result hook_reply(void *self, const gy_reply *r, gy_reply_class cls)
+{
+    gy_phys_sim *p = self;
+    gy_reply copy = *r;
+    copy.flags = (uint16_t)__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED);
+    return gy_reply_queue_push(p->cfg->replies, &copy, cls);
+}
+
+static const gy_physics_hook_ops hook_ops = {hook_body, hook_touch, hook_reply};
+
+gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, uint32_t store_index,
+                                uint32_t attachment)
+{
+    gy_body_id none = {0};
+    if (sc == NULL || sc->ops == NULL)
+        return none;
+    return sc->ops->body(sc->self, store_index, attachment);
+}
+
+void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t store_index)
+{
+    if (sc != NULL && sc->ops != NULL)
+        sc->ops->touch(sc->self, store_index);
+}
+
+gy_result gy_physics_hook_reply(const gy_physics_step_context *sc, const gy_reply *r,
+                                gy_reply_class cls)
+{
+    if (sc == NULL || sc->ops == NULL || r == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return sc->ops->reply(sc->self, r, cls);
+}
+
+void gy_phys_move_characters(gy_phys_sim *p, bool with_inputs)
+{
+    gy_physics_step_context sc = {&hook_ops,
+                                  p,
+                                  p->cfg->backend,
                                   p->world,
                                   p->tick,
-                                  p->step_dt,
+                                  p->cfg->step_dt,
                                   with_inputs ? p->inputs : NULL,
                                   with_inputs ? p->input_count : 0u};
     if (p->char_count > 0)
-        gy_character_set_hook(p->characters, &sc);
-    if (p->move_characters != NULL)
-        p->move_characters(p->character_ctx, &sc);
+        gy_character_set_hook(p->cfg->characters, &sc);
+    if (p->cfg->move_characters != NULL)
+        p->cfg->move_characters(p->cfg->character_ctx, &sc);
 }
 
 /* ---- the sensor pass ------------------------------------------------------------------------- */
 
-static const gy_phys_collider *live_collider(const gy_physics *p, gy_collider_id id)
+static const gy_phys_collider *live_collider(const gy_phys_sim *p, gy_collider_id id)
 {
     uint32_t slot = gy_handle_slot(id.bits);
     return slot < p->collider_capacity && p->colliders[slot].live ? &p->colliders[slot] : NULL;
 }
 
 /* A pair of a registered character's capsule: the pass decides it. */
-static bool pass_owns(const gy_physics *p, const gy_contact *c)
+static bool pass_owns(const gy_phys_sim *p, const gy_contact *c)
 {
     const gy_phys_collider *a = live_collider(p, c->collider_a);
     const gy_phys_collider *b = live_collider(p, c->collider_b);
     return a != NULL && b != NULL && (a->character || b->character);
 }
 
-static bool jointed(const gy_physics *p, uint32_t s1, uint32_t s2)
+static bool jointed(const gy_phys_sim *p, uint32_t s1, uint32_t s2)
 {
     for (uint32_t k = 0; k < p->joint_count; k++) {
         const gy_phys_joint *j = &p->joints[k];
@@ -126,11 +200,11 @@ static bool jointed(const gy_physics *p, uint32_t s1, uint32_t s2)
     return false;
 }
 
-static bool push_contact(gy_physics *p, uint32_t *n, const gy_contact *c)
+static bool push_contact(gy_phys_sim *p, uint32_t *n, const gy_contact *c)
 {
     if (*n == p->char_contact_capacity &&
-        gy_array_reserve(p->alloc, (void **)&p->char_contacts, &p->char_contact_capacity, *n + 1u,
-                         sizeof *p->char_contacts) != GY_OK)
+        gy_array_reserve(p->cfg->alloc, (void **)&p->char_contacts, &p->char_contact_capacity,
+                         *n + 1u, sizeof *p->char_contacts) != GY_OK)
         return false;
     p->char_contacts[(*n)++] = *c;
     return true;
@@ -138,19 +212,19 @@ static bool push_contact(gy_physics *p, uint32_t *n, const gy_contact *c)
 
 /* Overlaps `shape` (one character's) where its body is now; every hit is kept (the array grows
  * until a query no longer fills it). */
-static gy_result overlap_all(gy_physics *p, const gy_shape *shape, gy_pose pose,
+static gy_result overlap_all(gy_phys_sim *p, const gy_shape *shape, gy_pose pose,
                              const gy_query_filter *f, uint32_t *count)
 {
     for (;;) {
         if (p->char_hit_capacity == 0 &&
-            gy_array_reserve(p->alloc, (void **)&p->char_hits, &p->char_hit_capacity, FIRST_HITS,
-                             sizeof *p->char_hits) != GY_OK)
+            gy_array_reserve(p->cfg->alloc, (void **)&p->char_hits, &p->char_hit_capacity,
+                             FIRST_HITS, sizeof *p->char_hits) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
-        gy_result r = p->backend->overlap(p->world, shape, pose, f, GY_COLLECT_ALL, p->char_hits,
-                                          p->char_hit_capacity, count);
+        gy_result r = p->cfg->backend->overlap(p->world, shape, pose, f, GY_COLLECT_ALL,
+                                               p->char_hits, p->char_hit_capacity, count);
         if (r != GY_OK || *count < p->char_hit_capacity)
             return r;
-        r = gy_array_reserve(p->alloc, (void **)&p->char_hits, &p->char_hit_capacity,
+        r = gy_array_reserve(p->cfg->alloc, (void **)&p->char_hits, &p->char_hit_capacity,
                              p->char_hit_capacity * 2u, sizeof *p->char_hits);
         if (r != GY_OK)
             return r;
@@ -160,11 +234,11 @@ static gy_result overlap_all(gy_physics *p, const gy_shape *shape, gy_pose pose,
 /* Whether a solid hit by the grown capsule counts as touched, as the step would count a body's
  * contact: a one-way platform only from its landing side (gy_one_way_accepts, with the
  * character's velocity over the tick), and never one the character is passing through. */
-static bool touches(gy_physics *p, const gy_hit *h, gy_vec3 center, const gy_character_state *st,
+static bool touches(gy_phys_sim *p, const gy_hit *h, gy_vec3 center, const gy_character_state *st,
                     const gy_character_result *last)
 {
     gy_collider_policy pol;
-    if (p->backend->collider_get_policy(p->world, h->collider, &pol) != GY_OK)
+    if (p->cfg->backend->collider_get_policy(p->world, h->collider, &pol) != GY_OK)
         return false;
     if (!pol.one_way)
         return true;
@@ -172,7 +246,7 @@ static bool touches(gy_physics *p, const gy_hit *h, gy_vec3 center, const gy_cha
         if (st->passing[i].bits == h->collider.bits)
             return false;
     gy_vec3 pv;
-    if (p->backend->body_point_velocity(p->world, h->body, h->point, &pv) != GY_OK ||
+    if (p->cfg->backend->body_point_velocity(p->world, h->body, h->point, &pv) != GY_OK ||
         !gy_vec3_is_finite(pv))
         pv = gy_v3(0.0, 0.0, 0.0);
     return gy_one_way_accepts(h->normal, pol.one_way_normal, gy_v3_sub(last->velocity, pv), center,
@@ -180,7 +254,7 @@ static bool touches(gy_physics *p, const gy_hit *h, gy_vec3 center, const gy_cha
 }
 
 /* Appends the pairs of one character found by one overlap: sensors (`sensors`) or solids. */
-static gy_result append_pairs(gy_physics *p, const gy_phys_character *ch, gy_pose pose,
+static gy_result append_pairs(gy_phys_sim *p, const gy_phys_character *ch, gy_pose pose,
                               bool sensors, uint32_t *n)
 {
     const gy_phys_body *e = &p->bodies[ch->store_index];
@@ -197,7 +271,7 @@ static gy_result append_pairs(gy_physics *p, const gy_phys_character *ch, gy_pos
     memset(&st, 0, sizeof st);
     memset(&last, 0, sizeof last);
     if (!sensors)
-        gy_character_set_get(p->characters, ch->store_index, ch->attachment, &last, NULL, &st);
+        gy_character_set_get(p->cfg->characters, ch->store_index, ch->attachment, &last, NULL, &st);
     uint64_t user = ((uint64_t)ch->store_index << 32) | ch->attachment;
     for (uint32_t i = 0; i < count; i++) {
         const gy_hit *h = &p->char_hits[i];
@@ -235,14 +309,14 @@ static gy_result append_pairs(gy_physics *p, const gy_phys_character *ch, gy_pos
 
 /* Appends the pairs of one character: sensors against its capsule, solids against the capsule
  * grown by the contact offset. */
-static gy_result character_pairs(gy_physics *p, const gy_phys_character *ch, uint32_t *n)
+static gy_result character_pairs(gy_phys_sim *p, const gy_phys_character *ch, uint32_t *n)
 {
     const gy_phys_body *e = &p->bodies[ch->store_index];
     const gy_phys_collider *own = live_collider(p, ch->collider);
     if (own == NULL)
         return GY_ERR_STALE_HANDLE;
     gy_body_state st;
-    gy_result r = p->backend->body_get_state(p->world, e->id, &st);
+    gy_result r = p->cfg->backend->body_get_state(p->world, e->id, &st);
     if (r != GY_OK)
         return r;
     gy_pose pose = own->local_identity ? st.pose : gy_pose_mul(st.pose, own->local);
@@ -252,7 +326,7 @@ static gy_result character_pairs(gy_physics *p, const gy_phys_character *ch, uin
     return r;
 }
 
-uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, uint32_t count,
+uint32_t gy_phys_character_contacts(gy_phys_sim *p, const gy_contact *contacts, uint32_t count,
                                     const gy_contact **out)
 {
     *out = contacts;
@@ -275,7 +349,7 @@ uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, u
     }
     if (r != GY_OK) {
         /* The adapter's own list: the same pairs, in the same orientation, one tick behind. */
-        gy_log(p->logger, GY_LOG_WARN,
+        gy_log(p->cfg->logger, GY_LOG_WARN,
                "physics: characters' contact pass failed at store index %d (%s); their events "
                "follow the step this tick",
                who == GY_PHYS_NONE ? -1 : (int)who, gy_result_message(r));
@@ -289,8 +363,8 @@ gy_result gy_physics_get_character_stats(const gy_physics *p, gy_character_set_s
 {
     if (p == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (p->running)
+    if (p->game.running)
         return GY_ERR_MISUSE;
-    gy_character_set_get_stats(p->characters, out);
+    gy_character_set_get_stats(p->cfg.characters, out);
     return GY_OK;
 }

@@ -3,7 +3,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "physics_internal.h"
+#include "physics_state.h"
 
 #if GY_DIAGNOSTICS
 
@@ -78,35 +78,35 @@ gy_physics_timing gy_phys_timing_of(const gy_phys_window *w, uint64_t *scratch)
     return t;
 }
 
-void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now)
+void gy_phys_diag_maybe_sample(gy_phys_sim *p, uint64_t real_now)
 {
-    bool due = p->lockstep ? p->tick - p->diag_last_tick >= p->step_hz / 5u
-                           : real_now - p->diag_last_ns >= SAMPLE_PERIOD_NS;
+    bool due = p->cfg->lockstep ? p->tick - p->diag_last_tick >= p->cfg->step_hz / 5u
+                                : real_now - p->diag_last_ns >= SAMPLE_PERIOD_NS;
     if (!due && p->diag_sample != 0)
         return;
     uint64_t ticks = p->tick - p->diag_last_tick, events = p->events - p->diag_last_events;
     p->diag_last_ns = real_now;
     p->diag_last_tick = p->tick;
     p->diag_last_events = p->events;
-    gy_physics_diagnostics *d = gy_triple_buffer_write_buffer(p->diag_tb);
+    gy_physics_diagnostics *d = gy_triple_buffer_write_buffer(p->cfg->diag_tb);
     memset(d, 0, sizeof *d);
     d->sample = ++p->diag_sample;
     d->tick = p->tick;
-    pthread_rwlock_wrlock(&p->sim_lock);
-    p->backend->get_counters(p->world, &d->adapter);
-    pthread_rwlock_unlock(&p->sim_lock);
+    pthread_rwlock_wrlock(&p->sh->sim_lock);
+    p->cfg->backend->get_counters(p->world, &d->adapter);
+    pthread_rwlock_unlock(&p->sh->sim_lock);
     gy_command_queue_stats cs;
-    gy_command_queue_get_stats(p->commands, &cs);
+    gy_command_queue_get_stats(p->cfg->commands, &cs);
     d->command_ring_high_water[0] = cs.ring_high_water[GY_COMMAND_LIFECYCLE];
     d->command_ring_high_water[1] = cs.ring_high_water[GY_COMMAND_MUTATE];
     d->command_staged_high_water = cs.staged_high_water;
     gy_reply_queue_stats rs;
-    gy_reply_queue_get_stats(p->replies, &rs);
+    gy_reply_queue_get_stats(p->cfg->replies, &rs);
     d->reply_high_water = rs.high_water;
     d->replies_dropped = rs.dropped;
-    d->commands_dropped_stale = gy_phys_get(&p->counters.commands_dropped_stale);
-    d->catchup_steps_dropped = gy_phys_get(&p->counters.catchup_steps_dropped);
-    d->catchup_time_dropped_s = (double)gy_phys_get(&p->counters.catchup_ns_dropped) * 1e-9;
+    d->commands_dropped_stale = gy_phys_get(&p->sh->counters.commands_dropped_stale);
+    d->catchup_steps_dropped = gy_phys_get(&p->sh->counters.catchup_steps_dropped);
+    d->catchup_time_dropped_s = (double)gy_phys_get(&p->sh->counters.catchup_ns_dropped) * 1e-9;
     d->step = gy_phys_timing_of(&p->win_step, p->diag_sort);
     d->publish = gy_phys_timing_of(&p->win_publish, p->diag_sort);
     d->pacing_error = gy_phys_timing_of(&p->win_pacing, p->diag_sort);
@@ -122,15 +122,15 @@ void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now)
     d->body_slots_live = p->live_bodies;
     d->body_slots_used = p->body_count;
     d->body_slots_capacity = p->body_capacity;
-    gy_allocator_meter_read(p->meter, &d->allocator_live_bytes, &d->allocator_peak_bytes);
-    d->geometry_budget = (uint32_t)p->geo_budget;
+    gy_allocator_meter_read(p->cfg->meter, &d->allocator_live_bytes, &d->allocator_peak_bytes);
+    d->geometry_budget = (uint32_t)p->cfg->geo_budget;
     d->geometry_jobs = p->geo_job_count;
     d->geometry_bodies_waiting = p->parked_count;
-    d->geometry_bytes_pending = gy_phys_get(&p->counters.geo_bytes_pending);
+    d->geometry_bytes_pending = gy_phys_get(&p->sh->counters.geo_bytes_pending);
     uint64_t geo_ns;
     gy_phys_geo_take_max(p, &d->geometry_tick_max_units, &geo_ns);
     d->geometry_tick_max_s = (double)geo_ns * 1e-9;
-    gy_triple_buffer_publish(p->diag_tb, p->tick);
+    gy_triple_buffer_publish(p->cfg->diag_tb, p->tick);
 }
 
 gy_result gy_phys_diag_create(gy_physics *p)
@@ -138,21 +138,21 @@ gy_result gy_phys_diag_create(gy_physics *p)
     gy_triple_buffer_def d;
     memset(&d, 0, sizeof d);
     d.size = sizeof(gy_physics_diagnostics);
-    d.allocator = p->alloc;
-    return gy_triple_buffer_create(&d, &p->diag_tb);
+    d.allocator = p->cfg.alloc;
+    return gy_triple_buffer_create(&d, &p->cfg.diag_tb);
 }
 
 void gy_phys_diag_destroy(gy_physics *p)
 {
-    gy_triple_buffer_destroy(p->diag_tb);
-    p->diag_tb = NULL;
+    gy_triple_buffer_destroy(p->cfg.diag_tb);
+    p->cfg.diag_tb = NULL;
 }
 
 gy_result gy_physics_get_diagnostics(gy_physics *p, gy_physics_diagnostics *out)
 {
     if (p == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    const gy_physics_diagnostics *d = gy_triple_buffer_read(p->diag_tb, NULL, NULL);
+    const gy_physics_diagnostics *d = gy_triple_buffer_read(p->cfg.diag_tb, NULL, NULL);
     if (d == NULL)
         return GY_ERR_BUSY;
     *out = *d;

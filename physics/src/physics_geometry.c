@@ -13,7 +13,7 @@
  * are built; a queue that is empty allocates nothing. Physics thread, inside the sim lock. */
 #include <string.h>
 
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 static const uint32_t *payload_indices(const gy_phys_resource_payload *pl)
 {
@@ -26,10 +26,10 @@ static gy_mesh_def payload_mesh(const gy_phys_resource_payload *pl)
     return m;
 }
 
-static void free_payload(gy_physics *p, void *payload)
+static void free_payload(gy_phys_sim *p, void *payload)
 {
     if (payload != NULL)
-        gy_free(p->alloc, payload, *(const size_t *)payload);
+        gy_free(p->cfg->alloc, payload, *(const size_t *)payload);
 }
 
 /* Units a job's adapter slice is charged: what the adapter's build walks. */
@@ -39,20 +39,20 @@ static uint64_t adapter_units(const gy_phys_resource_payload *pl)
 }
 
 /* The queue's size, published for the diagnostics and gy_physics_get_geometry_stats. */
-static void publish_queue(gy_physics *p)
+static void publish_queue(gy_phys_sim *p)
 {
     uint64_t bytes = 0, units = 0;
     for (uint32_t i = 0; i < p->geo_job_count; i++) {
         bytes += p->geo_jobs[i].payload->size;
         units += p->geo_jobs[i].units_left;
     }
-    gy_phys_set64(&p->counters.geo_jobs, p->geo_job_count);
-    gy_phys_set64(&p->counters.geo_parked, p->parked_count);
-    gy_phys_set64(&p->counters.geo_bytes_pending, bytes);
-    gy_phys_set64(&p->counters.geo_units_pending, units);
+    gy_phys_set64(&p->sh->counters.geo_jobs, p->geo_job_count);
+    gy_phys_set64(&p->sh->counters.geo_parked, p->parked_count);
+    gy_phys_set64(&p->sh->counters.geo_bytes_pending, bytes);
+    gy_phys_set64(&p->sh->counters.geo_units_pending, units);
 }
 
-static bool key_queued(const gy_physics *p, uint32_t key)
+static bool key_queued(const gy_phys_sim *p, uint32_t key)
 {
     for (uint32_t i = 0; i < p->geo_job_count; i++)
         if (p->geo_jobs[i].key == key)
@@ -60,7 +60,7 @@ static bool key_queued(const gy_physics *p, uint32_t key)
     return false;
 }
 
-void gy_phys_geo_enqueue(gy_physics *p, gy_command *c)
+void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c)
 {
     uint32_t key = c->key;
     const gy_phys_resource_payload *peek = gy_command_payload(c);
@@ -69,7 +69,7 @@ void gy_phys_geo_enqueue(gy_physics *p, gy_command *c)
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, GY_ERR_MISUSE);
         return;
     }
-    if (gy_array_reserve(p->alloc, (void **)&p->geo_jobs, &p->geo_job_capacity,
+    if (gy_array_reserve(p->cfg->alloc, (void **)&p->geo_jobs, &p->geo_job_capacity,
                          p->geo_job_count + 1u, sizeof *p->geo_jobs) != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, GY_ERR_OUT_OF_MEMORY);
         return;
@@ -91,7 +91,7 @@ void gy_phys_geo_enqueue(gy_physics *p, gy_command *c)
 }
 
 /* Whether any hull or mesh collider of the payload names a queued key. */
-static bool body_waits(const gy_physics *p, const gy_phys_body_payload *pl)
+static bool body_waits(const gy_phys_sim *p, const gy_phys_body_payload *pl)
 {
     for (uint32_t i = 0; i < pl->collider_count; i++) {
         gy_shape_type t = pl->colliders[i].shape.type;
@@ -102,12 +102,12 @@ static bool body_waits(const gy_physics *p, const gy_phys_body_payload *pl)
     return false;
 }
 
-bool gy_phys_geo_park(gy_physics *p, gy_command *c)
+bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c)
 {
     const gy_phys_body_payload *peek = gy_command_payload(c);
     if (p->geo_job_count == 0 || peek == NULL || !body_waits(p, peek))
         return false;
-    if (gy_array_reserve(p->alloc, (void **)&p->parked, &p->parked_capacity, p->parked_count + 1u,
+    if (gy_array_reserve(p->cfg->alloc, (void **)&p->parked, &p->parked_capacity, p->parked_count + 1u,
                          sizeof *p->parked) != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, c->key, peek->attachment,
                              GY_ERR_OUT_OF_MEMORY);
@@ -120,14 +120,14 @@ bool gy_phys_geo_park(gy_physics *p, gy_command *c)
     return true;
 }
 
-static void remove_parked(gy_physics *p, uint32_t i)
+static void remove_parked(gy_phys_sim *p, uint32_t i)
 {
     memmove(&p->parked[i], &p->parked[i + 1u],
             (size_t)(p->parked_count - i - 1u) * sizeof *p->parked);
     p->parked_count--;
 }
 
-bool gy_phys_geo_unpark(gy_physics *p, uint32_t store_index, uint32_t attachment)
+bool gy_phys_geo_unpark(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
 {
     for (uint32_t i = 0; i < p->parked_count; i++) {
         gy_phys_parked_body *b = &p->parked[i];
@@ -135,7 +135,7 @@ bool gy_phys_geo_unpark(gy_physics *p, uint32_t store_index, uint32_t attachment
             continue;
         free_payload(p, b->payload);
         remove_parked(p, i);
-        gy_phys_add(&p->counters.geo_parked_cancelled, 1);
+        gy_phys_add(&p->sh->counters.geo_parked_cancelled, 1);
         publish_queue(p);
         return true;
     }
@@ -144,7 +144,7 @@ bool gy_phys_geo_unpark(gy_physics *p, uint32_t store_index, uint32_t attachment
 
 /* Creates, in arrival order, every parked body whose geometry is no longer queued (ready, or
  * failed or cancelled: then the create fails as for any missing resource). */
-static void unpark_ready(gy_physics *p)
+static void unpark_ready(gy_phys_sim *p)
 {
     for (uint32_t i = 0; i < p->parked_count;) {
         gy_phys_parked_body b = p->parked[i];
@@ -161,7 +161,7 @@ static void unpark_ready(gy_physics *p)
     }
 }
 
-static void drop_job(gy_physics *p, uint32_t i)
+static void drop_job(gy_phys_sim *p, uint32_t i)
 {
     gy_phys_geo_job *j = &p->geo_jobs[i];
     gy_snapshot_mesh_build_cancel(j->build);
@@ -171,13 +171,13 @@ static void drop_job(gy_physics *p, uint32_t i)
     p->geo_job_count--;
 }
 
-bool gy_phys_geo_cancel(gy_physics *p, uint32_t key)
+bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key)
 {
     for (uint32_t i = 0; i < p->geo_job_count; i++) {
         if (p->geo_jobs[i].key != key)
             continue;
         drop_job(p, i);
-        gy_phys_add(&p->counters.geo_cancelled, 1);
+        gy_phys_add(&p->sh->counters.geo_cancelled, 1);
         unpark_ready(p);
         publish_queue(p);
         return true;
@@ -186,7 +186,7 @@ bool gy_phys_geo_cancel(gy_physics *p, uint32_t key)
 }
 
 /* The job's last slice: the adapter's resource and, for a hull, its query blob. */
-static void finish_job(gy_physics *p, gy_phys_geo_job *j)
+static void finish_job(gy_phys_sim *p, gy_phys_geo_job *j)
 {
     const gy_phys_resource_payload *pl = j->payload;
     gy_result r = GY_OK;
@@ -195,7 +195,7 @@ static void finish_job(gy_physics *p, gy_phys_geo_job *j)
         while (cap <= j->key)
             cap *= 2u;
         void *t =
-            gy_realloc(p->alloc, p->resources, (size_t)p->resource_capacity * sizeof *p->resources,
+            gy_realloc(p->cfg->alloc, p->resources, (size_t)p->resource_capacity * sizeof *p->resources,
                        (size_t)cap * sizeof *p->resources);
         if (t == NULL) {
             r = GY_ERR_OUT_OF_MEMORY;
@@ -210,7 +210,7 @@ static void finish_job(gy_physics *p, gy_phys_geo_job *j)
     gy_snapshot_geometry *g = NULL;
     if (r == GY_OK && pl->is_mesh) {
         gy_mesh_def m = payload_mesh(pl);
-        r = p->backend->mesh_create(p->world, &m, &id);
+        r = p->cfg->backend->mesh_create(p->world, &m, &id);
         if (r == GY_OK)
             g = gy_snapshot_mesh_build_finish(j->build);
         else
@@ -218,20 +218,20 @@ static void finish_job(gy_physics *p, gy_phys_geo_job *j)
         j->build = NULL;
     } else if (r == GY_OK) {
         gy_hull_def h = {pl->vertices, pl->vertex_count};
-        r = p->backend->hull_create(p->world, &h, &id);
-        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->alloc, &h, &g)) != GY_OK)
-            p->backend->resource_release(p->world, id);
+        r = p->cfg->backend->hull_create(p->world, &h, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->cfg->alloc, &h, &g)) != GY_OK)
+            p->cfg->backend->resource_release(p->world, id);
     }
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
         return;
     }
     gy_phys_install_resource(p, j->key, id, g);
-    gy_phys_add(&p->counters.geo_built, 1);
+    gy_phys_add(&p->sh->counters.geo_built, 1);
 }
 
 /* Starts counting a new tick's spending when the tick moved on since the last drain. */
-static void roll_tick(gy_physics *p)
+static void roll_tick(gy_phys_sim *p)
 {
     if (p->geo_tick == p->tick)
         return;
@@ -241,28 +241,28 @@ static void roll_tick(gy_physics *p)
     p->geo_tick_ns = 0;
 }
 
-void gy_phys_geo_run(gy_physics *p)
+void gy_phys_geo_run(gy_phys_sim *p)
 {
     roll_tick(p);
     if (p->geo_job_count == 0 && p->geo_tick_units == 0) {
         /* A tick that spent nothing shows as such. */
-        gy_phys_set64(&p->counters.geo_tick_units, 0);
-        gy_phys_set64(&p->counters.geo_tick_adapter_units, 0);
-        gy_phys_set64(&p->counters.geo_tick_ns, 0);
+        gy_phys_set64(&p->sh->counters.geo_tick_units, 0);
+        gy_phys_set64(&p->sh->counters.geo_tick_adapter_units, 0);
+        gy_phys_set64(&p->sh->counters.geo_tick_ns, 0);
     }
-    if (p->geo_job_count == 0 || p->geo_tick_units >= p->geo_budget)
+    if (p->geo_job_count == 0 || p->geo_tick_units >= p->cfg->geo_budget)
         return;
     uint64_t t0 = gy_clock_now_ns();
     bool changed = false;
-    while (p->geo_job_count > 0 && p->geo_tick_units < p->geo_budget) {
+    while (p->geo_job_count > 0 && p->geo_tick_units < p->cfg->geo_budget) {
         gy_phys_geo_job *j = &p->geo_jobs[0];
         uint64_t adapter = adapter_units(j->payload);
-        gy_phys_add(&p->counters.geo_slices, 1);
+        gy_phys_add(&p->sh->counters.geo_slices, 1);
         if (!j->ready) {
             gy_result r = GY_OK;
             if (j->build == NULL) {
                 gy_mesh_def m = payload_mesh(j->payload);
-                r = gy_snapshot_mesh_build_begin(p->alloc, &m, &j->build);
+                r = gy_snapshot_mesh_build_begin(p->cfg->alloc, &m, &j->build);
             }
             if (r != GY_OK) {
                 gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
@@ -272,7 +272,7 @@ void gy_phys_geo_run(gy_physics *p)
             }
             uint64_t used = 0;
             j->ready =
-                gy_snapshot_mesh_build_run(j->build, p->geo_budget - p->geo_tick_units, &used);
+                gy_snapshot_mesh_build_run(j->build, p->cfg->geo_budget - p->geo_tick_units, &used);
             p->geo_tick_units += used;
             /* The estimate never reaches the adapter's share before the blob is done. */
             uint64_t rest = j->units_left - adapter;
@@ -283,7 +283,7 @@ void gy_phys_geo_run(gy_physics *p)
         }
         /* The adapter's build cannot be cut: it runs whole, either in what is left of this tick's
          * budget or as the first work of a tick, alone when it is larger than the budget. */
-        if (p->geo_tick_units > 0 && p->geo_tick_units + adapter > p->geo_budget)
+        if (p->geo_tick_units > 0 && p->geo_tick_units + adapter > p->cfg->geo_budget)
             break;
         finish_job(p, j);
         p->geo_tick_units += adapter;
@@ -298,17 +298,17 @@ void gy_phys_geo_run(gy_physics *p)
         p->geo_max_units = p->geo_tick_units;
     if (p->geo_tick_ns > p->geo_max_ns)
         p->geo_max_ns = p->geo_tick_ns;
-    gy_phys_set64(&p->counters.geo_tick_units, p->geo_tick_units);
-    gy_phys_set64(&p->counters.geo_tick_adapter_units, p->geo_tick_adapter);
-    gy_phys_set64(&p->counters.geo_tick_ns, p->geo_tick_ns);
-    if (p->geo_tick_units > gy_phys_get(&p->counters.geo_max_tick_units))
-        gy_phys_set64(&p->counters.geo_max_tick_units, p->geo_tick_units);
-    if (p->geo_tick_ns > gy_phys_get(&p->counters.geo_max_tick_ns))
-        gy_phys_set64(&p->counters.geo_max_tick_ns, p->geo_tick_ns);
+    gy_phys_set64(&p->sh->counters.geo_tick_units, p->geo_tick_units);
+    gy_phys_set64(&p->sh->counters.geo_tick_adapter_units, p->geo_tick_adapter);
+    gy_phys_set64(&p->sh->counters.geo_tick_ns, p->geo_tick_ns);
+    if (p->geo_tick_units > gy_phys_get(&p->sh->counters.geo_max_tick_units))
+        gy_phys_set64(&p->sh->counters.geo_max_tick_units, p->geo_tick_units);
+    if (p->geo_tick_ns > gy_phys_get(&p->sh->counters.geo_max_tick_ns))
+        gy_phys_set64(&p->sh->counters.geo_max_tick_ns, p->geo_tick_ns);
     publish_queue(p);
 }
 
-void gy_phys_geo_take_max(gy_physics *p, uint64_t *units, uint64_t *ns)
+void gy_phys_geo_take_max(gy_phys_sim *p, uint64_t *units, uint64_t *ns)
 {
     *units = p->geo_max_units;
     *ns = p->geo_max_ns;
@@ -316,7 +316,7 @@ void gy_phys_geo_take_max(gy_physics *p, uint64_t *units, uint64_t *ns)
     p->geo_max_ns = 0;
 }
 
-void gy_phys_geo_clear(gy_physics *p)
+void gy_phys_geo_clear(gy_phys_sim *p)
 {
     while (p->geo_job_count > 0)
         drop_job(p, p->geo_job_count - 1u);
@@ -332,9 +332,9 @@ gy_result gy_physics_get_geometry_stats(gy_physics *p, gy_physics_geometry_stats
 {
     if (p == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    const gy_phys_counters *c = &p->counters;
+    const gy_phys_counters *c = &p->sh.counters;
     memset(out, 0, sizeof *out);
-    out->budget = (uint32_t)p->geo_budget;
+    out->budget = (uint32_t)p->cfg.geo_budget;
     out->jobs = (uint32_t)gy_phys_get(&c->geo_jobs);
     out->bodies_waiting = (uint32_t)gy_phys_get(&c->geo_parked);
     out->bytes_pending = gy_phys_get(&c->geo_bytes_pending);

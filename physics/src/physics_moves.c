@@ -7,9 +7,9 @@
 #include <math.h>
 
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
-static gy_phys_move *find_move(gy_physics *p, uint32_t store_index)
+static gy_phys_move *find_move(gy_phys_sim *p, uint32_t store_index)
 {
     for (uint32_t i = 0; i < p->move_count; i++)
         if (p->moves[i].store_index == store_index)
@@ -17,12 +17,12 @@ static gy_phys_move *find_move(gy_physics *p, uint32_t store_index)
     return NULL;
 }
 
-static void remove_move(gy_physics *p, uint32_t i)
+static void remove_move(gy_phys_sim *p, uint32_t i)
 {
     p->moves[i] = p->moves[--p->move_count];
 }
 
-gy_result gy_phys_move_begin(gy_physics *p, uint32_t store_index, uint32_t attachment,
+gy_result gy_phys_move_begin(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                              gy_pose target, uint32_t steps)
 {
     gy_phys_body *e = gy_phys_body_at(p, store_index, attachment);
@@ -33,14 +33,14 @@ gy_result gy_phys_move_begin(gy_physics *p, uint32_t store_index, uint32_t attac
     if (steps == 0 || steps > GY_PHYS_MAX_MOVE_STEPS || gy_validate_pose(target) != GY_OK)
         return GY_ERR_INVALID_ARGUMENT;
     gy_body_state st;
-    gy_result r = p->backend->body_get_state(p->world, e->id, &st);
+    gy_result r = p->cfg->backend->body_get_state(p->world, e->id, &st);
     if (r != GY_OK)
         return r;
     gy_phys_move *m = find_move(p, store_index);
     if (m == NULL) {
         if (p->move_count == p->move_capacity &&
-            gy_array_reserve(p->alloc, (void **)&p->moves, &p->move_capacity, p->move_count + 1u,
-                             sizeof *p->moves) != GY_OK)
+            gy_array_reserve(p->cfg->alloc, (void **)&p->moves, &p->move_capacity,
+                             p->move_count + 1u, sizeof *p->moves) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
         m = &p->moves[p->move_count++];
     }
@@ -55,17 +55,17 @@ gy_result gy_phys_move_begin(gy_physics *p, uint32_t store_index, uint32_t attac
 }
 
 /* The body at rest: the velocities were the move's. */
-static void stop(gy_physics *p, const gy_phys_move *m)
+static void stop(gy_phys_sim *p, const gy_phys_move *m)
 {
     gy_phys_body *e = gy_phys_body_at(p, m->store_index, m->attachment);
     if (e == NULL)
         return;
-    p->backend->body_set_linear_velocity(p->world, e->id, gy_v3(0.0, 0.0, 0.0));
-    p->backend->body_set_angular_velocity(p->world, e->id, gy_v3(0.0, 0.0, 0.0));
+    p->cfg->backend->body_set_linear_velocity(p->world, e->id, gy_v3(0.0, 0.0, 0.0));
+    p->cfg->backend->body_set_angular_velocity(p->world, e->id, gy_v3(0.0, 0.0, 0.0));
     gy_phys_touch(p, m->store_index);
 }
 
-void gy_phys_move_cancel(gy_physics *p, uint32_t store_index)
+void gy_phys_move_cancel(gy_phys_sim *p, uint32_t store_index)
 {
     for (uint32_t i = 0; i < p->move_count; i++)
         if (p->moves[i].store_index == store_index) {
@@ -104,7 +104,7 @@ static gy_pose waypoint(const gy_phys_move *m, double t)
     return out;
 }
 
-void gy_phys_moves_before_step(gy_physics *p)
+void gy_phys_moves_before_step(gy_phys_sim *p)
 {
     for (uint32_t i = 0; i < p->move_count;) {
         gy_phys_move *m = &p->moves[i];
@@ -114,8 +114,8 @@ void gy_phys_moves_before_step(gy_physics *p)
             continue;
         }
         gy_pose aim = waypoint(m, (double)(m->done + 1u) / (double)m->steps);
-        if (p->backend->body_move_kinematic(p->world, e->id, aim, p->step_dt) != GY_OK) {
-            gy_log(p->logger, GY_LOG_WARN, "physics: a kinematic move was refused and ends");
+        if (p->cfg->backend->body_move_kinematic(p->world, e->id, aim, p->cfg->step_dt) != GY_OK) {
+            gy_log(p->cfg->logger, GY_LOG_WARN, "physics: a kinematic move was refused and ends");
             remove_move(p, i);
             continue;
         }
@@ -125,7 +125,7 @@ void gy_phys_moves_before_step(gy_physics *p)
     }
 }
 
-void gy_phys_moves_after_step(gy_physics *p)
+void gy_phys_moves_after_step(gy_phys_sim *p)
 {
     for (uint32_t i = 0; i < p->move_count;) {
         gy_phys_move *m = &p->moves[i];
@@ -138,10 +138,10 @@ void gy_phys_moves_after_step(gy_physics *p)
     }
 }
 
-void gy_phys_moves_free(gy_physics *p)
+void gy_phys_moves_free(gy_phys_sim *p)
 {
     if (p->moves != NULL)
-        gy_free(p->alloc, p->moves, (size_t)p->move_capacity * sizeof *p->moves);
+        gy_free(p->cfg->alloc, p->moves, (size_t)p->move_capacity * sizeof *p->moves);
     p->moves = NULL;
     p->move_count = p->move_capacity = 0;
 }

@@ -17,7 +17,7 @@
 
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -29,24 +29,8 @@
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
-void gy_phys_unlist(gy_physics *p, uint32_t store_index)
-{
-    gy_phys_body *e = &p->bodies[store_index];
-    if (e->list == GY_PHYS_LIST_NONE)
-        return;
-    gy_u32_array *l =
-        e->list == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
-    uint32_t pos = e->list_pos;
-    uint32_t last = l->items[--l->count];
-    l->items[pos] = last;
-    p->bodies[last].list_pos = pos;
-    e->list = GY_PHYS_LIST_NONE;
-    if (l == &p->awake)
-        gy_phys_set32(&p->counters.awake, p->awake.count);
-}
-
 /* Moves a body onto list `which` (awake or its lane); its caller has seen it is not there. */
-static inline void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
+static inline void enlist(gy_phys_sim *p, uint32_t store_index, uint8_t which)
 {
     gy_phys_body *e = &p->bodies[store_index];
     assert(e->list != which);
@@ -54,22 +38,17 @@ static inline void enlist(gy_physics *p, uint32_t store_index, uint8_t which)
     gy_u32_array *l =
         which == GY_PHYS_LIST_AWAKE ? &p->awake : &p->lanes[store_index % GY_PHYS_LANES];
     uint32_t pos = l->count;
-    if (gy_u32_array_push(p->alloc, l, store_index) != GY_OK) {
+    if (gy_u32_array_push(p->cfg->alloc, l, store_index) != GY_OK) {
         /* Out of memory: keep it unlisted; being touched again or its lane will find it. */
         return;
     }
     e->list = which;
     e->list_pos = pos;
     if (l == &p->awake)
-        gy_phys_set32(&p->counters.awake, p->awake.count);
+        gy_phys_set32(&p->sh->counters.awake, p->awake.count);
 }
 
-void gy_phys_invalidate_buffers(gy_physics *p)
-{
-    p->written_seq[0] = p->written_seq[1] = p->written_seq[2] = 0;
-}
-
-void gy_phys_begin_publish(gy_physics *p)
+void gy_phys_begin_publish(gy_phys_sim *p)
 {
     p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING].count = 0;
     p->touched.count = 0;
@@ -80,7 +59,7 @@ void gy_phys_begin_publish(gy_physics *p)
 
 /* ---- events ---------------------------------------------------------------------------------- */
 
-static uint16_t collider_index(const gy_physics *p, gy_collider_id id)
+static uint16_t create_list_index(const gy_phys_sim *p, gy_collider_id id)
 {
     uint32_t slot = gy_handle_slot(id.bits);
     return slot < p->collider_index_capacity ? p->collider_index[slot] : UINT16_MAX;
@@ -101,18 +80,18 @@ static float to_float(double v)
 
 void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
 {
-    gy_physics *p = ctx;
+    gy_phys_sim *p = ctx;
     const gy_contact *c = &ev->contact;
     p->tick_events++;
     p->events++;
     gy_reply r;
-    r.flags = (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED);
+    r.flags = (uint16_t)__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED);
     gy_physics_collision e;
     e.attachment_a = (uint32_t)c->user_a;
     e.attachment_b = (uint32_t)c->user_b;
     e.store_b = (uint32_t)(c->user_b >> 32);
-    e.collider_a = collider_index(p, c->collider_a);
-    e.collider_b = collider_index(p, c->collider_b);
+    e.collider_a = create_list_index(p, c->collider_a);
+    e.collider_b = create_list_index(p, c->collider_b);
     e.tick = (uint32_t)ev->tick;
     e.point[0] = to_float(c->point.x);
     e.point[1] = to_float(c->point.y);
@@ -130,7 +109,7 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
     r.key = (uint32_t)(c->user_a >> 32);
     memcpy(r.body.bytes, &e, sizeof e);
     /* Only STAY may be lost to a flood: a lost EXIT would leave the game's pair open for good. */
-    gy_reply_queue_push(p->replies, &r,
+    gy_reply_queue_push(p->cfg->replies, &r,
                         type == GY_PHYSICS_REPLY_COLLISION_STAY ? GY_REPLY_DROPPABLE
                                                                 : GY_REPLY_ESSENTIAL);
     if (type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
@@ -143,13 +122,13 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
 /* ---- after a step ---------------------------------------------------------------------------- */
 
 /* Awake as far as this publish knows: on the awake list or already queued for read-back. */
-static bool known_awake(const gy_physics *p, const gy_phys_body *e)
+static bool known_awake(const gy_phys_sim *p, const gy_phys_body *e)
 {
     return e->list == GY_PHYS_LIST_AWAKE || e->touch_mark == p->pub_seq;
 }
 
 /* A contact or joint between a known-awake body and a sleeper may have woken the sleeper. */
-static void wake_partner(gy_physics *p, uint32_t a, uint32_t b)
+static void wake_partner(gy_phys_sim *p, uint32_t a, uint32_t b)
 {
     const gy_phys_body *ea = &p->bodies[a], *eb = &p->bodies[b];
     bool aa = known_awake(p, ea), ab = known_awake(p, eb);
@@ -161,9 +140,9 @@ static void wake_partner(gy_physics *p, uint32_t a, uint32_t b)
 
 /* Each live joint with an awake body reports its state; a joint between sleepers keeps its last
  * report, which still holds. */
-static void report_joint_states(gy_physics *p, uint64_t tick)
+static void report_joint_states(gy_phys_sim *p, uint64_t tick)
 {
-    const gy_backend *be = p->backend;
+    const gy_backend *be = p->cfg->backend;
     for (uint32_t k = 0; k < p->joint_count; k++) {
         const gy_phys_joint *j = &p->joints[k];
         if (!j->live || !(known_awake(p, &p->bodies[j->a_store]) ||
@@ -173,7 +152,7 @@ static void report_joint_states(gy_physics *p, uint64_t tick)
         if (be->joint_get_state(p->world, j->id, &s) != GY_OK)
             continue;
         gy_physics_joint_state_reply r = {
-            .generation = __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+            .generation = __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED),
             .tick = tick,
             .position = (float)s.position,
             .velocity = (float)s.velocity,
@@ -185,7 +164,7 @@ static void report_joint_states(gy_physics *p, uint64_t tick)
     }
 }
 
-static uint32_t user_store(const gy_physics *p, uint64_t user)
+static uint32_t user_store(const gy_phys_sim *p, uint64_t user)
 {
     uint32_t s = (uint32_t)(user >> 32);
     return s < p->body_count && p->bodies[s].id.bits != 0 &&
@@ -194,9 +173,9 @@ static uint32_t user_store(const gy_physics *p, uint64_t user)
                : GY_PHYS_NONE;
 }
 
-void gy_phys_after_step(gy_physics *p, uint64_t tick)
+void gy_phys_after_step(gy_phys_sim *p, uint64_t tick)
 {
-    const gy_backend *be = p->backend;
+    const gy_backend *be = p->cfg->backend;
     const gy_contact *contacts, *pairs;
     uint32_t n = be->contacts(p->world, &contacts);
     uint32_t np = gy_phys_character_contacts(p, contacts, n, &pairs);
@@ -204,7 +183,7 @@ void gy_phys_after_step(gy_physics *p, uint64_t tick)
     p->tick_events = 0;
     gy_result r = gy_contact_tracker_update(&p->tracker, tick, pairs, np);
     if (r != GY_OK)
-        gy_log(p->logger, GY_LOG_WARN, "physics: collision events of tick %llu lost: %s",
+        gy_log(p->cfg->logger, GY_LOG_WARN, "physics: collision events of tick %llu lost: %s",
                (unsigned long long)tick, gy_result_message(r));
     /* The adapter wakes whole islands: a chain A-B-C touching an awake A wakes C too, whatever
      * order the pairs are listed in, so repeat until nothing new is touched. With every movable
@@ -233,14 +212,15 @@ void gy_phys_after_step(gy_physics *p, uint64_t tick)
         gy_phys_touch(p, j->a_store);
         if (j->b_store != GY_PHYS_NONE)
             gy_phys_touch(p, j->b_store);
-        gy_physics_joint_reply jr = {__atomic_load_n(&p->generation, __ATOMIC_RELAXED), 0, tick};
+        gy_physics_joint_reply jr = {__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), 0,
+                                     tick};
         gy_phys_reply(p, GY_PHYSICS_REPLY_JOINT_BROKEN, (uint32_t)key, &jr, sizeof jr,
                       GY_REPLY_ESSENTIAL);
     }
     report_joint_states(p, tick);
 }
 
-void gy_phys_wake_disturbed(gy_physics *p)
+void gy_phys_wake_disturbed(gy_phys_sim *p)
 {
     if (p->disturbed.count == 0)
         return;
@@ -249,7 +229,7 @@ void gy_phys_wake_disturbed(gy_physics *p)
             p->bodies[p->disturbed.items[i]].disturb_mark = p->pub_seq;
     p->disturbed.count = 0;
     const gy_contact *contacts;
-    uint32_t n = p->backend->contacts(p->world, &contacts);
+    uint32_t n = p->cfg->backend->contacts(p->world, &contacts);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t a = user_store(p, contacts[i].user_a), b = user_store(p, contacts[i].user_b);
         if (a == GY_PHYS_NONE || b == GY_PHYS_NONE)
@@ -307,9 +287,9 @@ static bool state_sane(const gy_body_state *s)
  * rest, and reports it once. The adapter has no way to make a body immovable, so a faulted body
  * is frozen again at every publish (read_one keeps it queued) until a SET_POSE clears the fault:
  * between publishes it moves at most the few steps of the forces still acting on it. */
-static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
+static void freeze_faulted(gy_phys_sim *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
 {
-    const gy_backend *be = p->backend;
+    const gy_backend *be = p->cfg->backend;
     /* The proxy holds the last published pose, or the pose the body was created at when it has
      * never been published (gy_phys_create_body seeds it): a body is frozen where it was. */
     const float *x = e->proxy.position, *q = e->proxy.rotation;
@@ -320,11 +300,11 @@ static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
     st->pose = pose;
     st->linear_velocity = st->angular_velocity = gy_v3(0, 0, 0);
     if (!e->fault) {
-        gy_phys_add(&p->counters.bodies_faulted, 1);
+        gy_phys_add(&p->sh->counters.bodies_faulted, 1);
         gy_physics_body_reply reply = {
-            e->attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED), e->id, p->tick};
+            e->attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), e->id, p->tick};
         gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_FAULT, s, &reply, sizeof reply, GY_REPLY_ESSENTIAL);
-        gy_log(p->logger, GY_LOG_WARN,
+        gy_log(p->cfg->logger, GY_LOG_WARN,
                "physics: body %u (attachment %u) went non-finite or past %g; frozen", s,
                e->attachment, GY_PHYSICS_MAX_MAGNITUDE);
     }
@@ -333,18 +313,18 @@ static void fault(gy_physics *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
 
 /* Inlined into the awake bodies' loop, the one that runs per body per tick; out of line for the
  * other lists (read_one below). */
-static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p, uint32_t s)
+static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p, uint32_t s)
 {
     gy_phys_body *e = &p->bodies[s];
     if (e->id.bits == 0 || e->read_mark == p->pub_seq)
         return;
     e->read_mark = p->pub_seq;
     gy_body_state st;
-    if (p->backend->body_get_state(p->world, e->id, &st) != GY_OK)
+    if (p->cfg->backend->body_get_state(p->world, e->id, &st) != GY_OK)
         return;
     p->reads++;
     if (e->fault || !state_sane(&st))
-        fault(p, s, e, &st);
+        freeze_faulted(p, s, e, &st);
     gy_proxy np;
     np.position[0] = (float)st.pose.position.x;
     np.position[1] = (float)st.pose.position.y;
@@ -368,7 +348,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
         !(e->proxy.flags & GY_PROXY_FAULT) && !e->fault &&
         awake != ((e->proxy.flags & GY_PROXY_AWAKE) != 0)) {
         gy_physics_body_reply reply = {
-            e->attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED), e->id, p->tick};
+            e->attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), e->id, p->tick};
         gy_phys_reply(p, awake ? GY_PHYSICS_REPLY_BODY_WAKE : GY_PHYSICS_REPLY_BODY_SLEEP, s,
                       &reply, sizeof reply, GY_REPLY_ESSENTIAL);
     }
@@ -380,10 +360,10 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
     if (e->teleported) {
         e->teleported = 0;
         /* Read again next publish so the flag is cleared there. */
-        gy_u32_array_push(p->alloc, &p->retouch, s);
+        gy_u32_array_push(p->cfg->alloc, &p->retouch, s);
     } else if (e->fault) {
-        /* Frozen again at every publish (see fault()). */
-        gy_u32_array_push(p->alloc, &p->retouch, s);
+        /* Frozen again at every publish (see freeze_faulted()). */
+        gy_u32_array_push(p->cfg->alloc, &p->retouch, s);
     }
     if (memcmp(&np, &e->proxy, sizeof np) != 0) {
         bool moved = memcmp(np.position, e->proxy.position, sizeof np.position) != 0 ||
@@ -393,7 +373,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
         p->changes++;
         gy_phys_mark_changed(p, s);
         if (moved && e->snapshot_follows) {
-            gy_query_snapshot_move(p->snapshot, e->first_collider, st.pose);
+            gy_query_snapshot_move(p->cfg->snapshot, e->first_collider, st.pose);
         } else if (moved) {
             for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;
                  slot = p->colliders[slot].next) {
@@ -401,7 +381,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
                 if (!c->in_snapshot || c->is_plane)
                     continue;
                 /* A product of unit quaternions is unit to rounding: no renormalisation. */
-                gy_query_snapshot_move(p->snapshot, slot,
+                gy_query_snapshot_move(p->cfg->snapshot, slot,
                                        c->local_identity ? st.pose
                                                          : gy_pose_mul(st.pose, c->local));
             }
@@ -418,12 +398,12 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_physics *p,
     }
 }
 
-static void read_one(gy_physics *p, uint32_t s)
+static void read_one(gy_phys_sim *p, uint32_t s)
 {
     read_one_inline(p, s);
 }
 
-void gy_phys_read_awake(gy_physics *p)
+void gy_phys_read_awake(gy_phys_sim *p)
 {
     /* In list order, which is mostly the order the bodies were created in (and so the adapter's
      * memory order). A body that falls asleep leaves the list, the last entry (not read yet)
@@ -443,7 +423,7 @@ void gy_phys_read_awake(gy_physics *p)
     }
 }
 
-void gy_phys_read_back(gy_physics *p)
+void gy_phys_read_back(gy_phys_sim *p)
 {
     /* Bodies gy_phys_read_awake already read this publish are skipped (read_mark). */
     gy_phys_read_awake(p);
@@ -462,22 +442,22 @@ void gy_phys_read_back(gy_physics *p)
     gy_u32_array *lane = &p->lanes[p->pub_seq % GY_PHYS_LANES];
     for (uint32_t i = lane->count; i-- > 0;)
         read_one(p, lane->items[i]);
-    gy_phys_add(&p->counters.proxies_read, p->reads);
-    gy_phys_add(&p->counters.proxies_changed, p->changes);
+    gy_phys_add(&p->sh->counters.proxies_read, p->reads);
+    gy_phys_add(&p->sh->counters.proxies_changed, p->changes);
     p->reads = 0;
     p->changes = 0;
 }
 
 /* ---- publish --------------------------------------------------------------------------------- */
 
-static bool frame_reserve(gy_physics *p, gy_phys_frame *f, uint32_t need)
+static bool frame_reserve(gy_phys_sim *p, gy_phys_frame *f, uint32_t need)
 {
     if (need <= f->capacity)
         return true;
     uint32_t cap = f->capacity ? f->capacity : 64u;
     while (cap < need)
         cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
-    gy_proxy *a = gy_realloc(p->alloc, f->proxies, (size_t)f->capacity * sizeof(gy_proxy),
+    gy_proxy *a = gy_realloc(p->cfg->alloc, f->proxies, (size_t)f->capacity * sizeof(gy_proxy),
                              (size_t)cap * sizeof(gy_proxy));
     if (a == NULL)
         return false;
@@ -487,12 +467,13 @@ static bool frame_reserve(gy_physics *p, gy_phys_frame *f, uint32_t need)
     return true;
 }
 
-static void write_proxies(gy_physics *p)
+static void write_proxies(gy_phys_sim *p)
 {
-    uint32_t b = gy_triple_buffer_write_index(p->proxy_tb);
-    gy_phys_frame *f = &p->frames[b];
+    uint32_t b = gy_triple_buffer_write_index(p->cfg->proxy_tb);
+    gy_phys_frame *f = &p->sh->frames[b];
     if (!frame_reserve(p, f, p->body_count)) {
-        gy_log(p->logger, GY_LOG_WARN, "physics: proxy buffer could not grow; publish skipped");
+        gy_log(p->cfg->logger, GY_LOG_WARN,
+               "physics: proxy buffer could not grow; publish skipped");
         return;
     }
     uint64_t seq = p->pub_seq;
@@ -502,7 +483,7 @@ static void write_proxies(gy_physics *p)
         for (uint32_t s = 0; s < p->body_count; s++)
             f->proxies[s] = p->bodies[s].proxy;
         written = p->body_count;
-        gy_phys_add(&p->counters.full_scans, 1);
+        gy_phys_add(&p->sh->counters.full_scans, 1);
     } else {
         /* A body that changed in several of these publishes is in each of their lists (an
          * awake one in all of them): it is copied once, from the list of its latest change. */
@@ -521,24 +502,24 @@ static void write_proxies(gy_physics *p)
     f->count = p->body_count;
     f->tick = p->tick;
     f->due_ns = p->due_ns;
-    f->applied_seq = gy_command_queue_acknowledged(p->commands);
-    f->published_ns = p->clock(p->clock_ctx);
+    f->applied_seq = gy_command_queue_acknowledged(p->cfg->commands);
+    f->published_ns = p->cfg->clock(p->cfg->clock_ctx);
     if (f->published_ns < f->due_ns)
         f->published_ns = f->due_ns;
     p->written_seq[b] = seq;
-    gy_phys_add(&p->counters.proxies_written, written);
-    gy_triple_buffer_publish(p->proxy_tb, p->tick);
+    gy_phys_add(&p->sh->counters.proxies_written, written);
+    gy_triple_buffer_publish(p->cfg->proxy_tb, p->tick);
 }
 
-void gy_phys_publish(gy_physics *p)
+void gy_phys_publish(gy_phys_sim *p)
 {
     write_proxies(p);
-    gy_result r = gy_query_snapshot_publish(p->snapshot, p->tick);
+    gy_result r = gy_query_snapshot_publish(p->cfg->snapshot, p->tick);
     if (r != GY_OK)
-        gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot publish failed: %s",
+        gy_log(p->cfg->logger, GY_LOG_WARN, "physics: query snapshot publish failed: %s",
                gy_result_message(r));
-    gy_reply_queue_commit(p->replies);
-    gy_phys_add(&p->counters.publishes, 1);
+    gy_reply_queue_commit(p->cfg->replies);
+    gy_phys_add(&p->sh->counters.publishes, 1);
     p->pub_seq++;
     gy_phys_begin_publish(p);
 }

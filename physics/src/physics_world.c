@@ -5,10 +5,10 @@
 
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
-#include "physics_internal.h"
+#include "physics_roster.h"
 
 /* Grows a zero-initialised table to hold index `need - 1`. */
-static gy_result table_reserve(gy_physics *p, void **table, uint32_t *capacity, uint32_t need,
+static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
                                size_t elem)
 {
     if (need <= *capacity)
@@ -16,7 +16,7 @@ static gy_result table_reserve(gy_physics *p, void **table, uint32_t *capacity, 
     uint32_t cap = *capacity ? *capacity : 64u;
     while (cap < need)
         cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
-    void *t = gy_realloc(p->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
+    void *t = gy_realloc(p->cfg->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
     if (t == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     memset((unsigned char *)t + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
@@ -25,47 +25,16 @@ static gy_result table_reserve(gy_physics *p, void **table, uint32_t *capacity, 
     return GY_OK;
 }
 
-gy_result gy_phys_reply(gy_physics *p, uint16_t type, uint32_t key, const void *body, size_t size,
-                        gy_reply_class cls)
-{
-    gy_reply r;
-    memset(&r, 0, sizeof r);
-    r.type = type;
-    r.flags = (uint16_t)__atomic_load_n(&p->generation, __ATOMIC_RELAXED);
-    r.key = key;
-    memcpy(r.body.bytes, body, size);
-    return gy_reply_queue_push(p->replies, &r, cls);
-}
-
-void gy_phys_reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t key,
+void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                           uint32_t attachment, gy_result result)
 {
-    gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
+    gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED),
                                   (uint32_t)kind, (int32_t)result, p->tick + 1u};
-    gy_phys_add(&p->counters.creates_failed, 1);
+    gy_phys_add(&p->sh->counters.creates_failed, 1);
     gy_phys_reply(p, GY_PHYSICS_REPLY_CREATE_FAILED, key, &f, sizeof f, GY_REPLY_ESSENTIAL);
 }
 
-gy_phys_body *gy_phys_body_at(gy_physics *p, uint32_t store_index, uint32_t attachment)
-{
-    if (store_index >= p->body_count)
-        return NULL;
-    gy_phys_body *e = &p->bodies[store_index];
-    return e->id.bits != 0 && e->attachment == attachment ? e : NULL;
-}
-
-void gy_phys_touch(gy_physics *p, uint32_t store_index)
-{
-    if (store_index >= p->body_count)
-        return;
-    gy_phys_body *e = &p->bodies[store_index];
-    if (e->id.bits == 0 || e->touch_mark == p->pub_seq)
-        return;
-    if (gy_u32_array_push(p->alloc, &p->touched, store_index) == GY_OK)
-        e->touch_mark = p->pub_seq;
-}
-
-static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
+static void snapshot_add(gy_phys_sim *p, uint32_t slot, const gy_collider_def *c,
                          const gy_collider_def *original, const gy_body_def *def,
                          uint32_t store_index, uint32_t attachment)
 {
@@ -84,20 +53,20 @@ static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
     e.is_sensor = c->is_sensor;
     e.attachment = attachment;
     e.store_index = store_index;
-    gy_result r = gy_query_snapshot_set(p->snapshot, slot, &e);
+    gy_result r = gy_query_snapshot_set(p->cfg->snapshot, slot, &e);
     if (r != GY_OK) {
-        gy_log(p->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s", store_index,
-               gy_result_message(r));
+        gy_log(p->cfg->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s",
+               store_index, gy_result_message(r));
         return;
     }
     p->colliders[slot].in_snapshot = true;
 }
 
-void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
+void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
                          const gy_character_settings *character, bool asleep)
 {
-    const gy_backend *be = p->backend;
+    const gy_backend *be = p->cfg->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
         count > UINT16_MAX) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
@@ -107,11 +76,11 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
     gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
                                 sizeof *p->bodies);
     if (r == GY_OK)
-        r = gy_array_reserve(p->alloc, (void **)&p->collider_scratch, &p->collider_scratch_capacity,
-                             count, sizeof *p->collider_scratch);
+        r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_scratch,
+                             &p->collider_scratch_capacity, count, sizeof *p->collider_scratch);
     if (r == GY_OK)
-        r = gy_array_reserve(p->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity, count,
-                             sizeof *p->collider_ids);
+        r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity,
+                             count, sizeof *p->collider_ids);
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
@@ -207,7 +176,7 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         p->body_count = store_index + 1u;
     p->live_bodies++;
     p->movable_bodies += def->type != GY_MOTION_STATIC;
-    gy_phys_set32(&p->counters.bodies, p->live_bodies);
+    gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
     for (uint32_t slot = next, i = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, i++)
         snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index, attachment);
     const gy_phys_collider *first = &p->colliders[next];
@@ -215,13 +184,13 @@ void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachmen
         count == 1 && first->in_snapshot && !first->is_plane && first->local_identity;
     gy_phys_mark_changed(p, store_index);
     gy_phys_touch(p, store_index);
-    gy_physics_body_reply reply = {attachment, __atomic_load_n(&p->generation, __ATOMIC_RELAXED),
-                                   id, p->tick + 1u};
+    gy_physics_body_reply reply = {
+        attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), id, p->tick + 1u};
     gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_ASSIGNED, store_index, &reply, sizeof reply,
                   GY_REPLY_ESSENTIAL);
 }
 
-bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment)
+bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
 {
     gy_phys_body *e = gy_phys_body_at(p, store_index, attachment);
     if (e == NULL)
@@ -231,11 +200,11 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     if (e->character)
         gy_phys_character_unregister(p, store_index);
     gy_phys_move_cancel(p, store_index);
-    p->backend->body_release(p->world, e->id);
+    p->cfg->backend->body_release(p->world, e->id);
     for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;) {
         gy_phys_collider *c = &p->colliders[slot];
         if (c->in_snapshot)
-            gy_query_snapshot_remove(p->snapshot, slot);
+            gy_query_snapshot_remove(p->cfg->snapshot, slot);
         c->live = false;
         c->in_snapshot = false;
         c->is_sensor = false;
@@ -264,11 +233,11 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     e->proxy.tick = (uint32_t)(p->tick + 1u);
     gy_phys_mark_changed(p, store_index);
     p->live_bodies--;
-    gy_phys_set32(&p->counters.bodies, p->live_bodies);
+    gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
     return true;
 }
 
-void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_desc *desc)
 {
     uint32_t key = desc->joint_key;
     gy_result r =
@@ -293,7 +262,7 @@ void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
     def.b.bits = b != NULL ? b->id.bits : 0;
     def.user_data = key;
     gy_joint_id id;
-    r = p->backend->joint_create(p->world, &def, &id);
+    r = p->cfg->backend->joint_create(p->world, &def, &id);
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
         return;
@@ -310,21 +279,21 @@ void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
         gy_phys_touch(p, desc->b_store);
 }
 
-void gy_phys_release_joint(gy_physics *p, uint32_t key)
+void gy_phys_release_joint(gy_phys_sim *p, uint32_t key)
 {
     if (key >= p->joint_count || !p->joints[key].live) {
-        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
     }
     gy_phys_joint *j = &p->joints[key];
-    p->backend->joint_release(p->world, j->id);
+    p->cfg->backend->joint_release(p->world, j->id);
     j->live = false;
     gy_phys_touch(p, j->a_store);
     if (j->b_store != GY_PHYS_NONE)
         gy_phys_touch(p, j->b_store);
 }
 
-void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
+void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count)
 {
     gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
@@ -339,14 +308,14 @@ void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy
     gy_snapshot_geometry *g = NULL;
     if (is_mesh) {
         gy_mesh_def m = {vertices, vertex_count, indices, index_count};
-        r = p->backend->mesh_create(p->world, &m, &id);
-        if (r == GY_OK && (r = gy_snapshot_geometry_create_mesh(p->alloc, &m, &g)) != GY_OK)
-            p->backend->resource_release(p->world, id);
+        r = p->cfg->backend->mesh_create(p->world, &m, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_mesh(p->cfg->alloc, &m, &g)) != GY_OK)
+            p->cfg->backend->resource_release(p->world, id);
     } else {
         gy_hull_def h = {vertices, vertex_count};
-        r = p->backend->hull_create(p->world, &h, &id);
-        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->alloc, &h, &g)) != GY_OK)
-            p->backend->resource_release(p->world, id);
+        r = p->cfg->backend->hull_create(p->world, &h, &id);
+        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->cfg->alloc, &h, &g)) != GY_OK)
+            p->cfg->backend->resource_release(p->world, id);
     }
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
@@ -355,7 +324,7 @@ void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy
     gy_phys_install_resource(p, key, id, g);
 }
 
-void gy_phys_install_resource(gy_physics *p, uint32_t key, gy_resource_id id,
+void gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
                               gy_snapshot_geometry *g)
 {
     p->resources[key].id = id;
@@ -363,20 +332,20 @@ void gy_phys_install_resource(gy_physics *p, uint32_t key, gy_resource_id id,
     p->resources[key].live = true;
 }
 
-void gy_phys_release_resource(gy_physics *p, uint32_t key)
+void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
 {
     if (key >= p->resource_capacity || !p->resources[key].live) {
-        gy_phys_add(&p->counters.commands_dropped_stale, 1);
+        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
     }
     gy_phys_resource *res = &p->resources[key];
-    p->backend->resource_release(p->world, res->id);
+    p->cfg->backend->resource_release(p->world, res->id);
     gy_snapshot_geometry_release(res->geometry);
     res->geometry = NULL;
     res->live = false;
 }
 
-void gy_phys_reset_world_state(gy_physics *p)
+void gy_phys_reset_world_state(gy_phys_sim *p)
 {
     gy_phys_geo_clear(p);
     for (uint32_t s = 0; s < p->body_count; s++) {
@@ -384,7 +353,7 @@ void gy_phys_reset_world_state(gy_physics *p)
         for (uint32_t slot = e->first_collider; e->id.bits != 0 && slot != GY_PHYS_NONE;
              slot = p->colliders[slot].next)
             if (p->colliders[slot].in_snapshot)
-                gy_query_snapshot_remove(p->snapshot, slot);
+                gy_query_snapshot_remove(p->cfg->snapshot, slot);
     }
     for (uint32_t k = 0; k < p->resource_capacity; k++)
         if (p->resources[k].live)
@@ -404,8 +373,8 @@ void gy_phys_reset_world_state(gy_physics *p)
     p->joint_count = 0;
     p->live_bodies = 0;
     p->movable_bodies = 0;
-    gy_phys_set32(&p->counters.bodies, 0);
-    gy_phys_set32(&p->counters.awake, 0);
+    gy_phys_set32(&p->sh->counters.bodies, 0);
+    gy_phys_set32(&p->sh->counters.awake, 0);
     p->awake.count = 0;
     for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
         p->lanes[l].count = 0;
@@ -420,9 +389,9 @@ void gy_phys_reset_world_state(gy_physics *p)
     gy_phys_invalidate_buffers(p);
 }
 
-void gy_phys_free_world_state(gy_physics *p)
+void gy_phys_free_world_state(gy_phys_sim *p)
 {
-    const gy_allocator *a = p->alloc;
+    const gy_allocator *a = p->cfg->alloc;
     gy_phys_geo_clear(p);
     if (p->geo_jobs != NULL)
         gy_free(a, p->geo_jobs, (size_t)p->geo_job_capacity * sizeof *p->geo_jobs);
@@ -449,17 +418,18 @@ void gy_phys_free_world_state(gy_physics *p)
     if (p->inputs != NULL)
         gy_free(a, p->inputs, (size_t)p->input_capacity * sizeof *p->inputs);
     gy_phys_moves_free(p);
-    gy_u32_array_free(p->alloc, &p->awake);
+    gy_u32_array_free(p->cfg->alloc, &p->awake);
     for (uint32_t l = 0; l < GY_PHYS_LANES; l++)
-        gy_u32_array_free(p->alloc, &p->lanes[l]);
-    gy_u32_array_free(p->alloc, &p->touched);
-    gy_u32_array_free(p->alloc, &p->retouch);
-    gy_u32_array_free(p->alloc, &p->disturbed);
+        gy_u32_array_free(p->cfg->alloc, &p->lanes[l]);
+    gy_u32_array_free(p->cfg->alloc, &p->touched);
+    gy_u32_array_free(p->cfg->alloc, &p->retouch);
+    gy_u32_array_free(p->cfg->alloc, &p->disturbed);
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
-        gy_u32_array_free(p->alloc, &p->dirty[l]);
+        gy_u32_array_free(p->cfg->alloc, &p->dirty[l]);
     gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
     for (uint32_t b = 0; b < 3; b++)
-        if (p->frames[b].proxies != NULL)
-            gy_free(a, p->frames[b].proxies, (size_t)p->frames[b].capacity * sizeof(gy_proxy));
+        if (p->sh->frames[b].proxies != NULL)
+            gy_free(a, p->sh->frames[b].proxies,
+                    (size_t)p->sh->frames[b].capacity * sizeof(gy_proxy));
 }

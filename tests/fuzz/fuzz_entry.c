@@ -9,7 +9,7 @@
 #include "gyre/obj.h"
 #include "gyre/physics.h"
 #include "gyre/scene.h"
-#include "physics_internal.h"
+#include "physics_state.h"
 #include "test_support.h"
 
 /* ---- OBJ ------------------------------------------------------------------------------------- */
@@ -323,7 +323,7 @@ const char *gy_fuzz_commands(const uint8_t *data, size_t size)
         memcpy(&c, data + off, n);
         c.flags = (uint16_t)(c.flags & ~GY_COMMAND_PAYLOAD);
         gy_command_ring ring = (c.flags & 1u) ? GY_COMMAND_MUTATE : GY_COMMAND_LIFECYCLE;
-        if (gy_command_queue_record(p->commands, ring, &c) != GY_OK)
+        if (gy_command_queue_record(p->cfg.commands, ring, &c) != GY_OK)
             bad = "commands: a plain record was refused";
         else if ((c.flags & 2u) && gy_physics_publish(p, NULL) != GY_OK)
             bad = "commands: publish failed";

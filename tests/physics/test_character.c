@@ -704,7 +704,7 @@ static void hook_tick(fx *f, gy_character_set *set, uint64_t t,
                       const gy_physics_character_input *inputs, uint32_t n)
 {
     assert_result(f->be->step(f->w, DT), GY_OK);
-    gy_physics_step_context sc = {NULL, f->be, f->w, t, DT, inputs, n};
+    gy_physics_step_context sc = {NULL, NULL, f->be, f->w, t, DT, inputs, n};
     gy_character_set_hook(set, &sc);
 }
 

@@ -5,7 +5,7 @@
 
 #include <time.h>
 
-#include "physics_internal.h"
+#include "physics_state.h"
 
 /* ---- a memory writer and a stream walker ----------------------------------------------------- */
 
@@ -131,7 +131,7 @@ static void test_capture_records_every_batch_once_in_real_time(void **state)
          * 64 batches unacknowledged: a burst then fits the 64 KiB buffer whatever the relative
          * speed of the two threads, and the buffer still wraps many times over the run. */
         uint64_t deadline = now_ns() + FX_TIMEOUT_NS;
-        while (gy_command_queue_acknowledged(p->commands) + 64u < (uint64_t)i + 2u &&
+        while (gy_command_queue_acknowledged(p->cfg.commands) + 64u < (uint64_t)i + 2u &&
                now_ns() < deadline) {
             assert_result(gy_physics_capture_drain(p, sink_write, &s), GY_OK);
             sched_yield();
@@ -140,12 +140,12 @@ static void test_capture_records_every_batch_once_in_real_time(void **state)
     /* Every batch applied: the physics thread acknowledged the last one (publishing nothing
      * carries the batches that waited in game-side staging into the rings). */
     uint64_t last = BATCHES + 1u, deadline = now_ns() + FX_TIMEOUT_NS;
-    while (gy_command_queue_acknowledged(p->commands) < last && now_ns() < deadline) {
+    while (gy_command_queue_acknowledged(p->cfg.commands) < last && now_ns() < deadline) {
         assert_result(gy_physics_publish(p, NULL), GY_OK);
         assert_result(gy_physics_capture_drain(p, sink_write, &s), GY_OK);
         sched_yield();
     }
-    assert_true(gy_command_queue_acknowledged(p->commands) >= last);
+    assert_true(gy_command_queue_acknowledged(p->cfg.commands) >= last);
     uint64_t end_tick = 0, overflow_tick = 1;
     assert_result(gy_physics_capture_end(p, sink_write, &s, &end_tick, &overflow_tick), GY_OK);
     assert_int_equal(overflow_tick, 0);

@@ -4,10 +4,10 @@
  *
  * White-box: between lockstep ticks the physics thread is idle (gy_physics_step returns after the
  * tick's publish, with a happens-before through its completion flag), so the test may read the
- * roster in physics_internal.h; it reads the adapter only under the simulation lock. */
+ * roster in physics_state.h; it reads the adapter only under the simulation lock. */
 #include "test_physics_fixture.h"
 
-#include "physics_internal.h"
+#include "physics_state.h"
 
 /* ---- layout ---------------------------------------------------------------------------------- */
 
@@ -37,14 +37,14 @@ static void assert_read_matches_roster(gy_physics *p)
     uint32_t n;
     uint64_t tick;
     const gy_proxy *px = fx_proxies(p, &n, &tick);
-    assert_int_equal(n, p->body_count);
-    assert_int_equal(tick, p->tick);
+    assert_int_equal(n, p->sim.body_count);
+    assert_int_equal(tick, p->sim.tick);
     for (uint32_t s = 0; s < n; s++) {
-        if (memcmp(&px[s], &p->bodies[s].proxy, sizeof(gy_proxy)) != 0)
+        if (memcmp(&px[s], &p->sim.bodies[s].proxy, sizeof(gy_proxy)) != 0)
             fail_msg("slot %u stale in buffer %u at tick %llu: attachment %u vs %u, y %g vs %g", s,
-                     gy_triple_buffer_read_index(p->proxy_tb), (unsigned long long)tick,
-                     px[s].attachment, p->bodies[s].proxy.attachment, (double)px[s].position[1],
-                     (double)p->bodies[s].proxy.position[1]);
+                     gy_triple_buffer_read_index(p->cfg.proxy_tb), (unsigned long long)tick,
+                     px[s].attachment, p->sim.bodies[s].proxy.attachment, (double)px[s].position[1],
+                     (double)p->sim.bodies[s].proxy.position[1]);
     }
 }
 
@@ -58,15 +58,15 @@ static void assert_roster_matches_adapter(gy_physics *p)
     assert_result(gy_physics_raycast(p, gy_v3(0, 100, 0), gy_v3(0, 1, 0), NULL, GY_COLLECT_ANY, &h,
                                      1, &n, NULL),
                   GY_OK);
-    pthread_rwlock_wrlock(&p->sim_lock);
-    for (uint32_t s = 0; s < p->body_count; s++) {
-        const gy_phys_body *e = &p->bodies[s];
+    pthread_rwlock_wrlock(&p->sh.sim_lock);
+    for (uint32_t s = 0; s < p->sim.body_count; s++) {
+        const gy_phys_body *e = &p->sim.bodies[s];
         if (e->id.bits == 0) {
             assert_int_equal(e->proxy.flags, 0);
             continue;
         }
         gy_body_state st;
-        assert_result(p->backend->body_get_state(p->world, e->id, &st), GY_OK);
+        assert_result(p->cfg.backend->body_get_state(p->sim.world, e->id, &st), GY_OK);
         float want[13] = {
             (float)st.pose.position.x,   (float)st.pose.position.y,    (float)st.pose.position.z,
             (float)st.pose.rotation.x,   (float)st.pose.rotation.y,    (float)st.pose.rotation.z,
@@ -76,10 +76,10 @@ static void assert_roster_matches_adapter(gy_physics *p)
         if (memcmp(want, e->proxy.position, sizeof want) != 0 ||
             ((e->proxy.flags & GY_PROXY_AWAKE) != 0) != st.awake)
             fail_msg("slot %u (motion %u) not re-read at tick %llu: y %.9g vs %.9g, awake %d vs %d",
-                     s, e->motion, (unsigned long long)p->tick, (double)e->proxy.position[1],
+                     s, e->motion, (unsigned long long)p->sim.tick, (double)e->proxy.position[1],
                      (double)want[1], (e->proxy.flags & GY_PROXY_AWAKE) != 0, st.awake);
     }
-    pthread_rwlock_unlock(&p->sim_lock);
+    pthread_rwlock_unlock(&p->sh.sim_lock);
 }
 
 /* ---- sparse publish -------------------------------------------------------------------------- */
@@ -420,9 +420,9 @@ static void test_physics_snapshot_moves_every_collider_with_its_body(void **stat
     pd.collider_count = 2;
     assert_result(gy_physics_record_create_body(p, &pd), GY_OK);
     fx_step(p, 1);
-    assert_int_equal(p->bodies[0].snapshot_follows, 1);
-    assert_int_equal(p->bodies[1].snapshot_follows, 0);
-    assert_int_equal(p->bodies[2].snapshot_follows, 0);
+    assert_int_equal(p->sim.bodies[0].snapshot_follows, 1);
+    assert_int_equal(p->sim.bodies[1].snapshot_follows, 0);
+    assert_int_equal(p->sim.bodies[2].snapshot_follows, 0);
     for (uint32_t t = 1; t <= 60; t++) {
         if (t > 1)
             fx_step(p, 1);

@@ -4,7 +4,7 @@
  * driven by an injected clock; waits are on the thread's iteration counter, never sleeps. */
 #include "test_physics_fixture.h"
 
-#include "physics_internal.h"
+#include "physics_state.h"
 
 /* ---- an injected clock ----------------------------------------------------------------------- */
 

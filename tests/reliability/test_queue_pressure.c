@@ -20,7 +20,7 @@
 #include "gyre/math.h"
 #include "gyre/physics.h"
 #include "gyre/reply_queue.h"
-#include "physics_internal.h"
+#include "physics_state.h"
 
 #define TIMEOUT_NS 20000000000ull
 
@@ -329,7 +329,7 @@ static void test_queue_pressure_physics_command_flood_applies_everything(void **
         assert_result(gy_physics_publish(p, NULL), GY_OK);
     }
     gy_command_queue_stats cs;
-    gy_command_queue_get_stats(p->commands, &cs);
+    gy_command_queue_get_stats(p->cfg.commands, &cs);
     assert_true(cs.batches_detached >= 1);
     assert_true(cs.batches_deferred > 0);
     assert_true(cs.staged_high_water > 0);
@@ -356,7 +356,7 @@ static void test_queue_pressure_physics_command_flood_applies_everything(void **
     assert_result(gy_physics_get_diagnostics(p, &dg), GY_OK);
     assert_true(dg.command_staged_high_water > 0);
 #endif
-    gy_command_queue_get_stats(p->commands, &cs);
+    gy_command_queue_get_stats(p->cfg.commands, &cs);
     assert_int_equal(cs.commands_consumed, recorded);
     assert_int_equal(cs.batches_consumed, cs.batches_published);
     assert_result(gy_physics_stop(p), GY_OK);
@@ -403,7 +403,7 @@ static void test_queue_pressure_physics_event_flood_drops_only_counted_events(vo
     /* The flood: 13 ticks without draining (two diagnostics samples: ticks 1 and 13). */
     assert_result(gy_physics_step(p, 13, TIMEOUT_NS), GY_OK);
     gy_reply_queue_stats rs;
-    gy_reply_queue_get_stats(p->replies, &rs);
+    gy_reply_queue_get_stats(p->cfg.replies, &rs);
     assert_int_equal(rs.lost, 0);
     assert_true(rs.deferred >= SPHERES + 1u - rs.capacity);
     assert_true(rs.dropped > 0);
@@ -425,7 +425,7 @@ static void test_queue_pressure_physics_event_flood_drops_only_counted_events(vo
     memset(&pr, 0, sizeof pr);
     for (int guard = 0; guard < 200; guard++) {
         gy_physics_drain_replies(p, on_physics_reply, &pr);
-        gy_reply_queue_get_stats(p->replies, &rs);
+        gy_reply_queue_get_stats(p->cfg.replies, &rs);
         if (pr.assigned_total == SPHERES + 1u && rs.overflow_now == 0)
             break;
         assert_result(gy_physics_step(p, 1, TIMEOUT_NS), GY_OK);
@@ -435,7 +435,7 @@ static void test_queue_pressure_physics_event_flood_drops_only_counted_events(vo
         assert_int_equal(pr.assigned[i], 1);
     assert_int_equal(pr.failed, 0);
     assert_true(pr.events > 0);
-    gy_reply_queue_get_stats(p->replies, &rs);
+    gy_reply_queue_get_stats(p->cfg.replies, &rs);
     gy_physics_stats st;
     gy_physics_get_stats(p, &st);
     /* Every reply pushed was delivered (passed to us or rejected by the filter, counted). */

@@ -211,10 +211,19 @@ typedef struct gy_physics_character_input {
     double value;
 } gy_physics_character_input;
 
+/* What a hook may ask of the subsystem that runs it, behind the gy_physics_hook_* calls (physics
+ * thread, inside the hook only). `self` is the step context's. */
+typedef struct gy_physics_hook_ops {
+    gy_body_id (*body)(void *self, uint32_t store_index, uint32_t attachment);
+    void (*touch)(void *self, uint32_t store_index);
+    gy_result (*reply)(void *self, const gy_reply *r, gy_reply_class cls);
+} gy_physics_hook_ops;
+
 /* What the hook gets after each step (physics thread). Inputs are those drained before the
  * iteration's first step; later catch-up steps of the same iteration get none. */
 typedef struct gy_physics_step_context {
-    gy_physics *physics;
+    const gy_physics_hook_ops *ops; /* NULL: no subsystem runs the hook (a set driven directly) */
+    void *self;                     /* the subsystem's state the ops act on */
     const gy_backend *backend;
     gy_backend_world *world; /* the hook may call the adapter: it runs inside the sim lock */
     uint64_t tick;           /* the tick just stepped */

@@ -1,10 +1,6 @@
-/* Private to the physics subsystem (physics*.c) and its tests: the gy_physics object, the
- * physics-side roster and the cross-file helpers (prefix gy_phys_).
- *
- * Ownership: fields under "game side" belong to the game thread; fields under "physics side" to
- * the physics thread while it runs and to the game thread while it does not (start/stop order
- * them through thread create/join). Fields under "shared" are atomics. The body id and collider
- * tables are also read by live queries under the simulation lock; they only change under it. */
+/* Private to the physics subsystem (physics*.c) and its tests: the gy_physics object split by
+ * owner (fixed settings, shared atomics, the game thread's part, the physics thread's part), the
+ * physics-side roster and the cross-file helpers (prefix gy_phys_). */
 #ifndef GY_PHYSICS_INTERNAL_H
 #define GY_PHYSICS_INTERNAL_H
 
@@ -237,14 +233,13 @@ typedef struct gy_phys_capture {
     gy_result failed; /* the writer's first error */
 } gy_phys_capture;
 
-struct gy_physics {
-    /* ---- read-only after create ---- */
+/* Fixed after create: the settings and the channels between the threads (each channel states its
+ * own threading contract in its header). Either thread reads it; nobody writes it. */
+typedef struct gy_phys_config {
     const gy_backend *backend;
-    gy_world_def world_def;
     const gy_allocator *alloc;     /* every allocation but the object itself: through `meter` */
     const gy_allocator *raw_alloc; /* the definition's, which holds the object */
     const gy_allocator_meter *meter;
-    gy_allocator_meter own_meter; /* `meter` when the definition gave none */
     const gy_logger *logger;
     double step_dt;
     double step_eps;
@@ -252,6 +247,7 @@ struct gy_physics {
     uint32_t step_hz;
     uint32_t max_catchup;
     uint64_t budget_ns;
+    uint64_t geo_budget; /* runtime geometry units per tick */
     bool lockstep;
     bool queries_exclusive;
     gy_physics_clock_fn clock;
@@ -264,13 +260,15 @@ struct gy_physics {
     gy_reply_queue *replies;
     gy_scene_barrier *barrier;
     gy_triple_buffer *proxy_tb;
-    gy_phys_frame frames[3];
     gy_query_snapshot *snapshot;
 #if GY_DIAGNOSTICS
     gy_triple_buffer *diag_tb;
 #endif
+} gy_phys_config;
 
-    /* ---- shared (atomics) ---- */
+/* Touched by both threads: atomics, the locks and what they guard, and the buffers the triple
+ * buffer hands from one thread to the other. */
+typedef struct gy_phys_shared {
     uint32_t hold;
     uint32_t hold_epoch;
     uint64_t time_scale_bits; /* a double */
@@ -291,8 +289,14 @@ struct gy_physics {
     pthread_rwlock_t sim_lock; /* held (write) by the physics thread while it touches the world */
 
     gy_phys_capture cap;
+    gy_phys_frame frames[3]; /* owned by whichever thread holds the buffer */
+} gy_phys_shared;
 
-    /* ---- game side ---- */
+/* The game thread's part. */
+typedef struct gy_phys_game {
+    const gy_phys_config *cfg;
+    gy_phys_shared *sh;
+    gy_world_def world_def; /* the physics thread reads it while starting only */
     pthread_t thread;
     bool replaying;   /* gy_physics_set_replay: the game's own batches are discarded */
     bool replay_open; /* a replay batch has commands not yet sealed */
@@ -302,8 +306,15 @@ struct gy_physics {
     uint32_t *mirror; /* attachment live at each store index (0: none), as the game recorded */
     uint32_t mirror_capacity;
     const gy_physics_bootstrap *bootstrap; /* read by the physics thread during start only */
+} gy_phys_game;
 
-    /* ---- physics side ---- */
+/* The physics thread's part: its own while the thread runs, the game thread's while it does not
+ * (start and stop order them through thread create and join). Live queries read `world`,
+ * `bodies` and `colliders` from the game thread under the sim lock, inside which alone they
+ * change. */
+typedef struct gy_phys_sim {
+    const gy_phys_config *cfg;
+    gy_phys_shared *sh;
     gy_backend_world *world;
     uint64_t tick;           /* mirrors counters.ticks */
     uint64_t due_ns;         /* tick clock: when the simulation's clock reached `tick` */
@@ -330,7 +341,6 @@ struct gy_physics {
     uint32_t geo_job_count, geo_job_capacity;
     gy_phys_parked_body *parked;
     uint32_t parked_count, parked_capacity;
-    uint64_t geo_budget;       /* units per tick */
     uint64_t geo_tick;         /* the tick whose drains geo_tick_units counts */
     uint64_t geo_tick_units;   /* units spent by those drains so far */
     uint64_t geo_tick_adapter; /* of those, adapter builds */
@@ -374,6 +384,16 @@ struct gy_physics {
     uint64_t diag_last_events; /* `events` at the previous sample */
     uint64_t diag_sort[GY_PHYS_WINDOW];
 #endif
+} gy_phys_sim;
+
+/* The subsystem: one part per owner. A function that runs on one thread takes that thread's part
+ * (which reaches the fixed settings and the shared atomics), never the whole. */
+struct gy_physics {
+    gy_phys_config cfg;
+    gy_phys_shared sh;
+    gy_phys_game game;
+    gy_phys_sim sim;
+    gy_allocator_meter own_meter; /* cfg.meter when the definition gave none */
 };
 
 /* ---- helpers shared across physics*.c -------------------------------------------------------- */
@@ -395,147 +415,134 @@ static inline uint64_t gy_phys_get(const uint64_t *c)
     return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
-/* physics_commands.c: the payload release callback and the batch dispatcher. */
+/* physics_record.c (game thread): the payload release callback (any thread that discards a
+ * command), the view of live attachments and the checks every recorded description passes. */
 void gy_phys_release_payload(void *ctx, gy_command *cmd);
-/* Applies one whole batch (lifecycle first, creates cancelled by a later release skipped). */
-void gy_phys_apply_batch(gy_physics *p, gy_command_batch *batch);
-/* Drains every ready batch; returns how many. */
-uint32_t gy_phys_drain(gy_physics *p);
-/* Game side: resets the view of live attachments to a bootstrap list's bodies (start). */
-gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b);
+/* Resets the view of live attachments to a bootstrap list's bodies (start). */
+gy_result gy_phys_mirror_reset(gy_phys_game *p, const gy_physics_bootstrap *b);
 /* Validates a body description (game side and bootstrap). */
 gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d);
 gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
 gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
 
+/* physics_apply.c (physics thread): the batch dispatcher. */
+/* Applies one whole batch (lifecycle first, creates cancelled by a later release skipped). */
+void gy_phys_apply_batch(gy_phys_sim *p, gy_command_batch *batch);
+/* Drains every ready batch; returns how many. */
+uint32_t gy_phys_drain(gy_phys_sim *p);
+
 /* physics_capture.c (physics thread): records a batch about to be applied, and the state after
  * a publish that followed a step (inside the sim lock). No-ops unless capturing. */
-void gy_phys_capture_batch(gy_physics *p, const gy_command_batch *batch);
-void gy_phys_capture_state(gy_physics *p);
+void gy_phys_capture_batch(gy_phys_sim *p, const gy_command_batch *batch);
+void gy_phys_capture_state(gy_phys_sim *p);
 /* Frees a capture buffer still held (destroy). */
 void gy_phys_capture_free(gy_physics *p);
 
 /* physics_world.c: roster operations on the physics thread (inside the sim lock). */
 /* `character` (NULL: none) registers the body's character once it exists; `asleep`: a Dynamic
  * body is put to sleep before its first step. */
-void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
+void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
                          const gy_character_settings *character, bool asleep);
 /* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
-bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
-void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
-void gy_phys_release_joint(gy_physics *p, uint32_t key);
-void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
+bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_desc *desc);
+void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
+void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
-void gy_phys_release_resource(gy_physics *p, uint32_t key);
+void gy_phys_release_resource(gy_phys_sim *p, uint32_t key);
 /* Makes a built resource live under `key` (taking the blob's creator reference). */
-void gy_phys_install_resource(gy_physics *p, uint32_t key, gy_resource_id id,
+void gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
                               gy_snapshot_geometry *g);
 /* Fails a create: counts it and sends CREATE_FAILED. */
-void gy_phys_reply_failed(gy_physics *p, gy_physics_object_kind kind, uint32_t key,
+void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                           uint32_t attachment, gy_result result);
 
 /* ---- runtime geometry in slices (physics_geometry.c) ----------------------------------------- */
 
 /* CREATE_RESOURCE: takes the command's payload into a job at the back of the queue. */
-void gy_phys_geo_enqueue(gy_physics *p, gy_command *c);
+void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c);
 /* CREATE_BODY: true when the body names geometry still queued, and was parked (its payload
  * taken) to be created when that geometry is ready. */
-bool gy_phys_geo_park(gy_physics *p, gy_command *c);
+bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c);
 /* RELEASE_BODY of a parked body: drops it. True when one was parked. */
-bool gy_phys_geo_unpark(gy_physics *p, uint32_t store_index, uint32_t attachment);
+bool gy_phys_geo_unpark(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
 /* RELEASE_RESOURCE of a queued key: cancels its job. True when one was queued. */
-bool gy_phys_geo_cancel(gy_physics *p, uint32_t key);
+bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key);
 /* Spends what is left of this tick's budget on the queue. */
-void gy_phys_geo_run(gy_physics *p);
+void gy_phys_geo_run(gy_phys_sim *p);
 /* The most units and time one tick spent since the previous call (diagnostics). */
-void gy_phys_geo_take_max(gy_physics *p, uint64_t *units, uint64_t *ns);
+void gy_phys_geo_take_max(gy_phys_sim *p, uint64_t *units, uint64_t *ns);
 /* Drops every job and parked body (reset and teardown). */
-void gy_phys_geo_clear(gy_physics *p);
-/* The live body at store_index holding attachment, or NULL (counted as stale when `count`). */
-gy_phys_body *gy_phys_body_at(gy_physics *p, uint32_t store_index, uint32_t attachment);
-/* Queues a body for read-back at the coming publish (idempotent per publish). */
-void gy_phys_touch(gy_physics *p, uint32_t store_index);
-/* Pushes a reply stamped with the current generation. */
-gy_result gy_phys_reply(gy_physics *p, uint16_t type, uint32_t key, const void *body, size_t size,
-                        gy_reply_class cls);
+void gy_phys_geo_clear(gy_phys_sim *p);
 /* Forgets everything physics-side (after the thread is joined, before world_destroy). */
-void gy_phys_reset_world_state(gy_physics *p);
+void gy_phys_reset_world_state(gy_phys_sim *p);
 /* Frees the roster's memory (destroy). */
-void gy_phys_free_world_state(gy_physics *p);
+void gy_phys_free_world_state(gy_phys_sim *p);
 
-/* physics_character.c: Gyre's character controller under the subsystem (physics thread). */
+/* physics_character.c: Gyre's character controller under the subsystem, the one place that calls
+ * it (character.c calls nothing of the subsystem's: the hook reaches back through its ops). */
+/* Creates the subsystem's set (create; the thread is not running). */
+gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity, gy_character_set **out);
+void gy_phys_characters_destroy(gy_character_set *set);
+/* The world's gravity changed: the physics thread's, or the game thread's while stopped. */
+gy_result gy_phys_characters_set_gravity(gy_character_set *set, gy_vec3 gravity);
+/* Checks a body description's character settings (game side and bootstrap). */
+gy_result gy_phys_character_validate(const gy_character_settings *settings);
+/* The rest runs on the physics thread. */
 /* Registers the character of a body just created by the adapter (before the roster takes it).
  * GY_ERR_OUT_OF_MEMORY or the set's error, nothing registered. */
-gy_result gy_phys_character_register(gy_physics *p, uint32_t store_index, uint32_t attachment,
+gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                                      const gy_character_settings *settings,
                                      const gy_collider_def *capsule, gy_collider_id capsule_id);
 /* Unregisters the character of a body being released (no-op for other bodies). */
-void gy_phys_character_unregister(gy_physics *p, uint32_t store_index);
+void gy_phys_character_unregister(gy_phys_sim *p, uint32_t store_index);
 /* Forgets every character (the world stopped). */
-void gy_phys_characters_reset(gy_physics *p);
+void gy_phys_characters_reset(gy_phys_sim *p);
 /* After a step: Gyre's controller, then the host's hook. Inside the sim lock. */
-void gy_phys_move_characters(gy_physics *p, bool with_inputs);
+void gy_phys_move_characters(gy_phys_sim *p, bool with_inputs);
 /* The step's contacts for the tracker: the adapter's list with every pair of a character's
  * capsule and a sensor replaced by what an overlap of the capsule where the move left it finds,
  * so a character's sensor pairs begin and end in the tick of the move. Without characters (or
  * on a failure, logged) the adapter's list itself. Valid until the next call. */
-uint32_t gy_phys_character_contacts(gy_physics *p, const gy_contact *contacts, uint32_t count,
+uint32_t gy_phys_character_contacts(gy_phys_sim *p, const gy_contact *contacts, uint32_t count,
                                     const gy_contact **out);
-void gy_phys_characters_free(gy_physics *p);
+void gy_phys_characters_free(gy_phys_sim *p);
 
 /* physics_moves.c: kinematic bodies travelling to a target (MOVE_KINEMATIC), physics thread. */
 /* Starts (or restarts) the move of the body at store_index from where it is now. */
-gy_result gy_phys_move_begin(gy_physics *p, uint32_t store_index, uint32_t attachment,
+gy_result gy_phys_move_begin(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                              gy_pose target, uint32_t steps);
 /* Ends the body's move where it is, at rest (a teleport, a velocity write or a release overrides
  * it); no-op without one. */
-void gy_phys_move_cancel(gy_physics *p, uint32_t store_index);
+void gy_phys_move_cancel(gy_phys_sim *p, uint32_t store_index);
 /* Before a step: sets each moving body's velocities for this step's share of its move. */
-void gy_phys_moves_before_step(gy_physics *p);
+void gy_phys_moves_before_step(gy_phys_sim *p);
 /* After a step (and the characters it carried): a body that arrived stops there. */
-void gy_phys_moves_after_step(gy_physics *p);
-void gy_phys_moves_free(gy_physics *p);
+void gy_phys_moves_after_step(gy_phys_sim *p);
+void gy_phys_moves_free(gy_phys_sim *p);
 
 /* physics_publish.c */
 /* After a step: collision bookkeeping for `tick` (tracker update, touches, joint wake-ups, joint
  * breaks). Inside the sim lock. */
-void gy_phys_after_step(gy_physics *p, uint64_t tick);
+void gy_phys_after_step(gy_phys_sim *p, uint64_t tick);
 /* Reads back every candidate body and updates proxies and the snapshot entries (inside the lock).
  */
-void gy_phys_read_back(gy_physics *p);
+void gy_phys_read_back(gy_phys_sim *p);
 /* The first part of the read-back, the awake list alone: called right after the last step of an
  * iteration, before the collision bookkeeping, while the adapter's bodies are still in cache (the
  * bookkeeping's tables would push them out). Only after the iteration's last step: a body read
  * is not read again until the next publish. Inside the lock. */
-void gy_phys_read_awake(gy_physics *p);
+void gy_phys_read_awake(gy_phys_sim *p);
 
 /* Writes the proxy buffer, publishes proxies and snapshot, commits replies (outside the lock),
  * and opens the next publish sequence. */
-void gy_phys_publish(gy_physics *p);
+void gy_phys_publish(gy_phys_sim *p);
 /* Prepares publish sequence p->pub_seq (clears its dirty list). */
-void gy_phys_begin_publish(gy_physics *p);
-/* Forces the next write of every buffer to be a full rewrite (new world). */
-void gy_phys_invalidate_buffers(gy_physics *p);
-/* Marks a slot's proxy changed at the coming publish (inline: the read-back calls it for every
- * body that moved). */
-static inline void gy_phys_mark_changed(gy_physics *p, uint32_t store_index)
-{
-    gy_phys_body *e = &p->bodies[store_index];
-    if (e->change_seq == p->pub_seq)
-        return;
-    e->change_seq = p->pub_seq;
-    if (gy_u32_array_push(p->alloc, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) !=
-        GY_OK) {
-        /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
-        gy_phys_invalidate_buffers(p);
-    }
-}
-/* Removes a body from the awake / lane lists. */
-void gy_phys_unlist(gy_physics *p, uint32_t store_index);
+void gy_phys_begin_publish(gy_phys_sim *p);
 /* After a drain: touches the contact partners of teleported bodies (the adapter wakes bodies a
  * static or sleeper was moved away from). Inside the sim lock. */
-void gy_phys_wake_disturbed(gy_physics *p);
+void gy_phys_wake_disturbed(gy_phys_sim *p);
 /* The contact tracker's on_event (ctx: the gy_physics): pushes the event as a collision reply;
  * an EXIT touches both bodies. */
 void gy_phys_contact_event(void *ctx, const gy_contact_event *ev);
@@ -546,7 +553,7 @@ void gy_phys_window_add(gy_phys_window *w, uint64_t ns);
  * the window itself is left as it is). */
 gy_physics_timing gy_phys_timing_of(const gy_phys_window *w, uint64_t *scratch);
 /* Samples at 5 Hz (real time) or every step_hz/5 ticks (lockstep). */
-void gy_phys_diag_maybe_sample(gy_physics *p, uint64_t real_now);
+void gy_phys_diag_maybe_sample(gy_phys_sim *p, uint64_t real_now);
 gy_result gy_phys_diag_create(gy_physics *p);
 void gy_phys_diag_destroy(gy_physics *p);
 

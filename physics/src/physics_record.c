@@ -1,0 +1,571 @@
+/* Recording commands (game thread): the record functions validate, then copy into the open
+ * batch; the game side's view of live attachments; the game-side reply filter. */
+#include <math.h>
+#include <string.h>
+
+#include "gyre/math.h"
+#include "physics_state.h"
+
+void gy_phys_release_payload(void *ctx, gy_command *cmd)
+{
+    gy_physics *p = ctx;
+    void *payload = gy_command_payload(cmd);
+    if (payload != NULL)
+        gy_free(p->cfg.alloc, payload, *(const size_t *)payload);
+}
+
+/* ---- rotation packing (SET_POSE) ------------------------------------------------------------- */
+
+static void pack_rotation(gy_quat q, double out[3], uint32_t *dropped)
+{
+    double c[4] = {q.x, q.y, q.z, q.w};
+    uint32_t big = 0;
+    for (uint32_t i = 1; i < 4; i++)
+        if (fabs(c[i]) > fabs(c[big]))
+            big = i;
+    /* q and -q are the same rotation: make the dropped component positive. */
+    double sign = c[big] < 0.0 ? -1.0 : 1.0;
+    for (uint32_t i = 0, k = 0; i < 4; i++)
+        if (i != big)
+            out[k++] = c[i] * sign;
+    *dropped = big;
+}
+
+/* ---- game side ------------------------------------------------------------------------------- */
+
+static uint32_t mirror_get(const gy_phys_game *p, uint32_t store_index)
+{
+    return store_index < p->mirror_capacity ? p->mirror[store_index] : 0u;
+}
+
+static gy_result mirror_reserve(gy_phys_game *p, uint32_t need)
+{
+    if (need <= p->mirror_capacity)
+        return GY_OK;
+    uint32_t cap = p->mirror_capacity ? p->mirror_capacity : 64u;
+    while (cap < need)
+        cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
+    uint32_t *m =
+        gy_realloc(p->cfg->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t),
+                   (size_t)cap * sizeof(uint32_t));
+    if (m == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    memset(m + p->mirror_capacity, 0, (size_t)(cap - p->mirror_capacity) * sizeof(uint32_t));
+    p->mirror = m;
+    p->mirror_capacity = cap;
+    return GY_OK;
+}
+
+gy_result gy_phys_mirror_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
+{
+    uint32_t need = 0;
+    for (uint32_t i = 0; b != NULL && i < b->body_count; i++)
+        if (b->bodies[i].store_index + 1u > need)
+            need = b->bodies[i].store_index + 1u;
+    gy_result r = mirror_reserve(p, need);
+    if (r != GY_OK)
+        return r;
+    if (p->mirror_capacity > 0)
+        memset(p->mirror, 0, (size_t)p->mirror_capacity * sizeof(uint32_t));
+    for (uint32_t i = 0; b != NULL && i < b->body_count; i++)
+        p->mirror[b->bodies[i].store_index] = b->bodies[i].attachment;
+    return GY_OK;
+}
+
+gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
+{
+    if (d == NULL || d->store_index >= GY_PHYSICS_MAX_STORE_INDEX || d->attachment == 0 ||
+        d->colliders == NULL || d->collider_count == 0 || d->collider_count > UINT16_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    /* Positions and velocities are held to GY_PHYSICS_MAX_MAGNITUDE there. */
+    gy_result r = gy_validate_body_def(&d->def);
+    if (r != GY_OK)
+        return r;
+    for (uint32_t i = 0; i < d->collider_count; i++) {
+        const gy_collider_def *c = &d->colliders[i];
+        r = gy_validate_collider_def(c, d->def.type);
+        if (r != GY_OK)
+            return r;
+        if ((c->shape.type == GY_SHAPE_HULL || c->shape.type == GY_SHAPE_MESH) &&
+            c->shape.resource.bits >= GY_PHYSICS_MAX_STORE_INDEX)
+            return GY_ERR_INVALID_ARGUMENT;
+    }
+    if (d->character != NULL) {
+        /* The controller moves one kinematic capsule by its pose. */
+        r = gy_phys_character_validate(d->character);
+        if (r != GY_OK)
+            return r;
+        if (d->def.type != GY_MOTION_KINEMATIC || d->collider_count != 1 ||
+            d->colliders[0].shape.type != GY_SHAPE_CAPSULE)
+            return GY_ERR_INVALID_ARGUMENT;
+    }
+    return GY_OK;
+}
+
+gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d)
+{
+    if (d == NULL || d->joint_key >= GY_PHYSICS_MAX_STORE_INDEX || d->a_attachment == 0 ||
+        d->a_store >= GY_PHYSICS_MAX_STORE_INDEX ||
+        (d->b_attachment != 0 && d->b_store >= GY_PHYSICS_MAX_STORE_INDEX) ||
+        (d->b_attachment != 0 && d->b_store == d->a_store))
+        return GY_ERR_INVALID_ARGUMENT;
+    /* The adapter ids are filled on the physics thread; stand-ins let the shared check run. */
+    gy_joint_def def = d->def;
+    def.a.bits = 1;
+    def.b.bits = d->b_attachment != 0 ? 2 : 0;
+    return gy_validate_joint_def(&def);
+}
+
+gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d)
+{
+    if (d == NULL || d->resource_key == 0 || d->resource_key >= GY_PHYSICS_MAX_STORE_INDEX ||
+        (d->mesh == NULL) == (d->hull == NULL))
+        return GY_ERR_INVALID_ARGUMENT;
+    return d->mesh != NULL ? gy_validate_mesh_def(d->mesh) : gy_validate_hull_def(d->hull);
+}
+
+static gy_result game_ready(const gy_physics *p)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return p->game.running ? GY_OK : GY_ERR_MISUSE;
+}
+
+static gy_result record_payload(gy_phys_game *p, uint16_t type, uint32_t key, void *payload,
+                                uint32_t attachment)
+{
+    gy_command c;
+    memset(&c, 0, sizeof c);
+    c.type = type;
+    c.key = key;
+    memcpy(c.body.payload.rest, &attachment, sizeof attachment);
+    gy_command_set_payload(&c, payload);
+    gy_result r = gy_command_queue_record(p->cfg->commands, GY_COMMAND_LIFECYCLE, &c);
+    if (r != GY_OK)
+        gy_free(p->cfg->alloc, payload, *(const size_t *)payload);
+    return r;
+}
+
+static gy_result record_plain(gy_phys_game *p, gy_command_ring ring, uint16_t type, uint32_t key,
+                              const gy_phys_cmd_body *body)
+{
+    gy_command c;
+    memset(&c, 0, sizeof c);
+    c.type = type;
+    c.key = key;
+    memcpy(c.body.bytes, body, sizeof *body);
+    return gy_command_queue_record(p->cfg->commands, ring, &c);
+}
+
+gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    r = gy_phys_validate_body_desc(desc);
+    if (r != GY_OK)
+        return r;
+    if (mirror_get(&p->game, desc->store_index) != 0)
+        return GY_ERR_MISUSE;
+    r = mirror_reserve(&p->game, desc->store_index + 1u);
+    if (r != GY_OK)
+        return r;
+    size_t size =
+        sizeof(gy_phys_body_payload) + (size_t)desc->collider_count * sizeof(gy_collider_def);
+    gy_phys_body_payload *pl = gy_alloc(p->cfg.alloc, size);
+    if (pl == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    pl->size = size;
+    pl->attachment = desc->attachment;
+    pl->collider_count = desc->collider_count;
+    pl->is_character = desc->character != NULL;
+    pl->start_asleep = desc->start_asleep;
+    if (pl->is_character)
+        pl->character = *desc->character;
+    else
+        memset(&pl->character, 0, sizeof pl->character);
+    pl->def = desc->def;
+    memcpy(pl->colliders, desc->colliders, (size_t)desc->collider_count * sizeof(gy_collider_def));
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_BODY, desc->store_index, pl, desc->attachment);
+    if (r == GY_OK)
+        p->game.mirror[desc->store_index] = desc->attachment;
+    return r;
+}
+
+gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (mirror_get(&p->game, store_index) != attachment)
+        return GY_ERR_STALE_HANDLE;
+    gy_phys_cmd_body b = {.attachment = attachment};
+    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_BODY, store_index, &b);
+    if (r == GY_OK)
+        p->game.mirror[store_index] = 0;
+    return r;
+}
+
+gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    r = gy_phys_validate_joint_desc(desc);
+    if (r != GY_OK)
+        return r;
+    if (mirror_get(&p->game, desc->a_store) != desc->a_attachment ||
+        (desc->b_attachment != 0 && mirror_get(&p->game, desc->b_store) != desc->b_attachment))
+        return GY_ERR_STALE_HANDLE;
+    gy_phys_joint_payload *pl = gy_alloc(p->cfg.alloc, sizeof *pl);
+    if (pl == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    pl->size = sizeof *pl;
+    pl->desc = *desc;
+    return record_payload(&p->game, GY_PHYS_CMD_CREATE_JOINT, desc->joint_key, pl, 0);
+}
+
+gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    if (joint_key >= GY_PHYSICS_MAX_STORE_INDEX)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_phys_cmd_body b = {0};
+    return record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_JOINT, joint_key, &b);
+}
+
+gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
+                                      const gy_joint_motor *motor)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    r = gy_validate_joint_motor(motor);
+    if (r != GY_OK)
+        return r;
+    if (joint_key >= GY_PHYSICS_MAX_STORE_INDEX || fabs(motor->target) > GY_PHYSICS_MAX_MAGNITUDE ||
+        fabs(motor->max_force) > GY_PHYSICS_MAX_MAGNITUDE)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_phys_cmd_body b = {
+        .attachment = 0, .aux = (uint32_t)motor->mode, .v = {motor->target, motor->max_force}};
+    return record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint_key, &b);
+}
+
+gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    r = gy_phys_validate_resource_desc(desc);
+    if (r != GY_OK)
+        return r;
+    uint32_t vc = desc->mesh != NULL ? desc->mesh->vertex_count : desc->hull->point_count;
+    uint32_t ic = desc->mesh != NULL ? desc->mesh->index_count : 0u;
+    size_t size = sizeof(gy_phys_resource_payload) + (size_t)vc * sizeof(gy_vec3) +
+                  (size_t)ic * sizeof(uint32_t);
+    gy_phys_resource_payload *pl = gy_alloc(p->cfg.alloc, size);
+    if (pl == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    pl->size = size;
+    pl->is_mesh = desc->mesh != NULL;
+    pl->vertex_count = vc;
+    pl->index_count = ic;
+    pl->reserved = 0;
+    memcpy(pl->vertices, desc->mesh != NULL ? desc->mesh->vertices : desc->hull->points,
+           (size_t)vc * sizeof(gy_vec3));
+    if (ic > 0)
+        memcpy(pl->vertices + vc, desc->mesh->indices, (size_t)ic * sizeof(uint32_t));
+    return record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, desc->resource_key, pl, 0);
+}
+
+gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    if (resource_key == 0 || resource_key >= GY_PHYSICS_MAX_STORE_INDEX)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_phys_cmd_body b = {0};
+    return record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource_key,
+                        &b);
+}
+
+/* Checks the target and records a mutate command carrying `n` doubles. */
+static gy_result record_mutate(gy_physics *p, uint16_t type, uint32_t store_index,
+                               uint32_t attachment, uint32_t aux, const double *v, uint32_t n)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_phys_cmd_body b = {.attachment = attachment, .aux = aux};
+    for (uint32_t i = 0; i < n; i++) {
+        if (!gy_is_finite(v[i]))
+            return GY_ERR_NON_FINITE;
+        if (fabs(v[i]) > GY_PHYSICS_MAX_MAGNITUDE)
+            return GY_ERR_INVALID_ARGUMENT;
+        b.v[i] = v[i];
+    }
+    if (mirror_get(&p->game, store_index) != attachment)
+        return GY_ERR_STALE_HANDLE;
+    return record_plain(&p->game, GY_COMMAND_MUTATE, type, store_index, &b);
+}
+
+static gy_result record_vec(gy_physics *p, uint16_t type, uint32_t s, uint32_t a, gy_vec3 v)
+{
+    double d[3] = {v.x, v.y, v.z};
+    return record_mutate(p, type, s, a, 0, d, 3);
+}
+
+gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                     gy_pose pose)
+{
+    gy_result r = gy_validate_pose(pose);
+    if (r != GY_OK)
+        return p == NULL ? GY_ERR_INVALID_ARGUMENT : r;
+    double d[6] = {pose.position.x, pose.position.y, pose.position.z};
+    uint32_t dropped;
+    pack_rotation(gy_quat_normalize(pose.rotation), d + 3, &dropped);
+    return record_mutate(p, GY_PHYS_CMD_SET_POSE, store_index, attachment, dropped, d, 6);
+}
+
+gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           gy_pose target, uint32_t steps)
+{
+    gy_result r = gy_validate_pose(target);
+    if (r != GY_OK)
+        return p == NULL ? GY_ERR_INVALID_ARGUMENT : r;
+    if (steps == 0 || steps > GY_PHYS_MAX_MOVE_STEPS)
+        return GY_ERR_INVALID_ARGUMENT;
+    double d[6] = {target.position.x, target.position.y, target.position.z};
+    uint32_t dropped;
+    pack_rotation(gy_quat_normalize(target.rotation), d + 3, &dropped);
+    return record_mutate(p, GY_PHYS_CMD_MOVE_KINEMATIC, store_index, attachment,
+                         dropped | steps << 2, d, 6);
+}
+
+uint32_t gy_physics_steps_for(const gy_physics *p, double seconds)
+{
+    if (p == NULL || !gy_is_finite(seconds) || seconds < 0.0)
+        return 0;
+    /* The slack keeps whole-tick durations (0.5 s at 60 Hz) from rounding up a step. */
+    double n = ceil(seconds * (double)p->cfg.step_hz - 1e-6);
+    if (n > (double)GY_PHYS_MAX_MOVE_STEPS)
+        return 0;
+    return n < 1.0 ? 1u : (uint32_t)n;
+}
+
+gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
+                                                uint32_t attachment, gy_vec3 v)
+{
+    return record_vec(p, GY_PHYS_CMD_SET_LINEAR_VELOCITY, store_index, attachment, v);
+}
+
+gy_result gy_physics_record_set_angular_velocity(gy_physics *p, uint32_t store_index,
+                                                 uint32_t attachment, gy_vec3 w)
+{
+    return record_vec(p, GY_PHYS_CMD_SET_ANGULAR_VELOCITY, store_index, attachment, w);
+}
+
+gy_result gy_physics_record_add_force(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                      gy_vec3 force)
+{
+    return record_vec(p, GY_PHYS_CMD_ADD_FORCE, store_index, attachment, force);
+}
+
+gy_result gy_physics_record_add_torque(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                       gy_vec3 torque)
+{
+    return record_vec(p, GY_PHYS_CMD_ADD_TORQUE, store_index, attachment, torque);
+}
+
+gy_result gy_physics_record_add_impulse(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                        gy_vec3 impulse)
+{
+    return record_vec(p, GY_PHYS_CMD_ADD_IMPULSE, store_index, attachment, impulse);
+}
+
+gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           gy_vec3 impulse, gy_vec3 world_point)
+{
+    double d[6] = {impulse.x, impulse.y, impulse.z, world_point.x, world_point.y, world_point.z};
+    return record_mutate(p, GY_PHYS_CMD_ADD_IMPULSE_AT, store_index, attachment, 0, d, 6);
+}
+
+gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index,
+                                             uint32_t attachment, gy_vec3 velocity, uint32_t flags)
+{
+    double d[3] = {velocity.x, velocity.y, velocity.z};
+    return record_mutate(p, GY_PHYS_CMD_CHARACTER_INTENT, store_index, attachment, flags, d, 3);
+}
+
+gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                           double speed)
+{
+    return record_mutate(p, GY_PHYS_CMD_CHARACTER_JUMP, store_index, attachment, 0, &speed, 1);
+}
+
+gy_result gy_physics_record_set_awake(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                      bool awake)
+{
+    return record_mutate(p, GY_PHYS_CMD_SET_AWAKE, store_index, attachment, awake ? 1u : 0u, NULL,
+                         0);
+}
+
+gy_result gy_physics_record_set_mass(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                     double mass)
+{
+    if (gy_is_finite(mass) && !(mass > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    return record_mutate(p, GY_PHYS_CMD_SET_MASS, store_index, attachment, 0, &mass, 1);
+}
+
+gy_result gy_physics_record_set_material(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                         uint32_t collider, const gy_material *material)
+{
+    gy_result r = gy_validate_material(material);
+    if (r != GY_OK)
+        return p == NULL ? GY_ERR_INVALID_ARGUMENT : r;
+    if (collider > UINT16_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    uint32_t aux = collider | (uint32_t)material->friction_combine << 16 |
+                   (uint32_t)material->restitution_combine << 24;
+    double d[2] = {material->friction, material->restitution};
+    return record_mutate(p, GY_PHYS_CMD_SET_MATERIAL, store_index, attachment, aux, d, 2);
+}
+
+gy_result gy_physics_record_set_filter(gy_physics *p, uint32_t store_index, uint32_t attachment,
+                                       uint32_t collider, uint32_t category, uint32_t mask)
+{
+    if (collider > UINT16_MAX)
+        return GY_ERR_INVALID_ARGUMENT;
+    /* Exact in a double: every 32-bit integer is. */
+    double d[2] = {(double)category, (double)mask};
+    return record_mutate(p, GY_PHYS_CMD_SET_FILTER, store_index, attachment, collider, d, 2);
+}
+
+gy_vec3 gy_physics_gravity(const gy_physics *p)
+{
+    return p != NULL ? p->game.world_def.gravity : gy_v3(0.0, 0.0, 0.0);
+}
+
+gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity)
+{
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result valid = gy_validate_vector(gravity, GY_MAX_MAGNITUDE);
+    if (valid != GY_OK)
+        return valid;
+    if (!p->game.running) {
+        /* No thread owns the character set while stopped; the next start reads world_def. */
+        p->game.world_def.gravity = gravity;
+        return gy_phys_characters_set_gravity(p->cfg.characters, gravity);
+    }
+    gy_phys_cmd_body b = {.attachment = 0, .aux = 0, .v = {gravity.x, gravity.y, gravity.z}};
+    gy_result r = record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_GRAVITY, 0, &b);
+    if (r == GY_OK)
+        p->game.world_def.gravity = gravity;
+    return r;
+}
+
+gy_result gy_physics_publish(gy_physics *p, uint64_t *seq)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    if (p->game.replaying) {
+        /* Replay: the recorded batches stand in for the game's. */
+        gy_command_queue_discard_open(p->cfg.commands);
+        if (seq != NULL)
+            *seq = gy_command_queue_published(p->cfg.commands);
+        return GY_OK;
+    }
+    return gy_command_queue_publish(p->cfg.commands, seq);
+}
+
+/* ---- game side: replies ---------------------------------------------------------------------- */
+
+typedef struct reply_filter {
+    const gy_phys_game *game;
+    gy_reply_fn fn;
+    void *ctx;
+    uint16_t generation;
+    uint32_t passed;
+    uint64_t rejected;
+} reply_filter;
+
+static void filter_reply(void *ctx, const gy_reply *r)
+{
+    reply_filter *f = ctx;
+    bool ok = true;
+    switch (r->type) {
+    case GY_PHYSICS_REPLY_COLLISION_ENTER:
+    case GY_PHYSICS_REPLY_COLLISION_STAY:
+    case GY_PHYSICS_REPLY_COLLISION_EXIT:
+        break;
+    case GY_PHYSICS_REPLY_BODY_ASSIGNED:
+    case GY_PHYSICS_REPLY_BODY_FAULT:
+        ok = r->flags == f->generation &&
+             mirror_get(f->game, r->key) == gy_physics_reply_body(r)->attachment;
+        break;
+    case GY_PHYSICS_REPLY_CREATE_FAILED: {
+        const gy_physics_failure_reply *fr = gy_physics_reply_failure(r);
+        ok = r->flags == f->generation &&
+             (fr->kind != GY_PHYSICS_OBJECT_BODY || mirror_get(f->game, r->key) == fr->attachment);
+        break;
+    }
+    default:
+        ok = r->flags == f->generation;
+        break;
+    }
+    if (!ok) {
+        f->rejected++;
+        return;
+    }
+    f->passed++;
+    f->fn(f->ctx, r);
+}
+
+uint32_t gy_physics_drain_replies_at_most(gy_physics *p, uint32_t max, gy_reply_fn fn, void *ctx,
+                                          uint32_t *taken)
+{
+    if (taken != NULL)
+        *taken = 0;
+    if (p == NULL || fn == NULL)
+        return 0;
+    reply_filter f = {
+        &p->game, fn, ctx, (uint16_t)__atomic_load_n(&p->sh.generation, __ATOMIC_RELAXED), 0, 0};
+    gy_reply chunk[32];
+    uint32_t total = 0;
+    while (total < max) {
+        uint32_t want = max - total < 32u ? max - total : 32u;
+        uint32_t n = gy_reply_queue_pop(p->cfg.replies, chunk, want);
+        for (uint32_t i = 0; i < n; i++)
+            filter_reply(&f, &chunk[i]);
+        total += n;
+        if (n < want)
+            break;
+    }
+    if (f.rejected != 0)
+        gy_phys_add(&p->sh.replies_rejected, f.rejected);
+    if (taken != NULL)
+        *taken = total;
+    return f.passed;
+}
+
+uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx)
+{
+    if (p == NULL || fn == NULL)
+        return 0;
+    reply_filter f = {
+        &p->game, fn, ctx, (uint16_t)__atomic_load_n(&p->sh.generation, __ATOMIC_RELAXED), 0, 0};
+    gy_reply_queue_drain(p->cfg.replies, filter_reply, &f);
+    if (f.rejected != 0)
+        gy_phys_add(&p->sh.replies_rejected, f.rejected);
+    return f.passed;
+}

@@ -1,0 +1,40 @@
+/* The roster's bookkeeping that the physics thread's parts share (applying commands, creating
+ * and releasing, the read-back, moves, characters): find a body, queue it for read-back, mark its
+ * proxy changed, take it off its list, push a reply. Physics thread, inside the sim lock. */
+#ifndef GY_PHYSICS_ROSTER_H
+#define GY_PHYSICS_ROSTER_H
+
+#include "physics_state.h"
+
+/* The live body at store_index holding attachment, or NULL (counted as stale when `count`). */
+gy_phys_body *gy_phys_body_at(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
+
+/* Queues a body for read-back at the coming publish (idempotent per publish). */
+void gy_phys_touch(gy_phys_sim *p, uint32_t store_index);
+
+/* Pushes a reply stamped with the current generation. */
+gy_result gy_phys_reply(gy_phys_sim *p, uint16_t type, uint32_t key, const void *body, size_t size,
+                        gy_reply_class cls);
+
+/* Forces the next write of every buffer to be a full rewrite (new world). */
+void gy_phys_invalidate_buffers(gy_phys_sim *p);
+
+/* Marks a slot's proxy changed at the coming publish (inline: the read-back calls it for every
+ * body that moved). */
+static inline void gy_phys_mark_changed(gy_phys_sim *p, uint32_t store_index)
+{
+    gy_phys_body *e = &p->bodies[store_index];
+    if (e->change_seq == p->pub_seq)
+        return;
+    e->change_seq = p->pub_seq;
+    if (gy_u32_array_push(p->cfg->alloc, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) !=
+        GY_OK) {
+        /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
+        gy_phys_invalidate_buffers(p);
+    }
+}
+
+/* Removes a body from the awake / lane lists. */
+void gy_phys_unlist(gy_phys_sim *p, uint32_t store_index);
+
+#endif /* GY_PHYSICS_ROSTER_H */
