@@ -535,18 +535,25 @@ static void prepare_points(gy_backend_world *w, double h)
         p->inv_k = k > 0.0 ? 1.0 / k : 0.0;
         p->push = 0.0;
         p->relax = 0.0;
-        /* The correction speed ODE's contact joint asked for: ERP × (depth − surface layer) / h. */
+        /* The correction speed ODE's contact joint asked for: ERP × (depth − surface layer) / h,
+         * if its row pushed at all. */
         double asked =
             fmin(CONTACT_ERP * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - layer) / h, cap);
+        if (!(gy_v3_dot(v3(p->feedback->f1), n) > 0.0))
+            asked = 0.0;
         p->depth -= point_speed(p, n, false) * h;
-        /* What is carried is what the body still separates at: speed since spent is gone. */
+        /* What is carried is what the body still separates at: speed since spent is gone, and a
+         * correction that did not move the body apart is none to give back. A body resting in
+         * the layer sits a little deeper or shallower from step to step, its rows asking for a
+         * little; lifted off by something else (gravity turned upwards), its points each gave
+         * that back, and it left 2.8e-4 m/s slow. */
         double carried = fmax(0.0, centre_speed(p, n));
         for (int s = 0; s < 2; s++) {
             gy_ode_body *b = s == 0 ? p->body1 : p->body2;
             if (b != NULL) {
                 b->push_linear = gy_v3(0.0, 0.0, 0.0);
                 b->push_angular = gy_v3(0.0, 0.0, 0.0);
-                b->correction_speed = fmax(asked, fmin(b->correction_speed, carried));
+                b->correction_speed = fmin(fmax(asked, b->correction_speed), carried);
             }
         }
     }
