@@ -65,6 +65,9 @@ static double measure_world(const char *backend, uint32_t n, bool dynamic, bool 
     c.physics.backend = backend;
     c.physics.lockstep = true;
     c.start_stopped = stopped;
+    /* The first step creates every body at once; on a loaded machine that can take longer than
+     * the default 10 s, and this section measures bytes, not time. */
+    c.step_timeout_ns = 120ull * 1000000000ull;
     gy_entity *ents = malloc(n * sizeof *ents);
     if (ents == NULL)
         return -1;
@@ -151,7 +154,8 @@ static double measure_snapshot(uint32_t n, bool dynamic)
         e.store_index = i;
         ok = gy_query_snapshot_set(qs, i, &e) == GY_OK;
     }
-    ok = ok && gy_query_snapshot_publish(qs, 1) == GY_OK && gy_query_snapshot_publish(qs, 2) == GY_OK;
+    ok = ok && gy_query_snapshot_publish(qs, 1) == GY_OK &&
+         gy_query_snapshot_publish(qs, 2) == GY_OK;
     double after = heap_bytes();
     gy_query_snapshot_destroy(qs);
     return ok ? (after - before) / (double)n : -1;
@@ -160,14 +164,17 @@ static double measure_snapshot(uint32_t n, bool dynamic)
 int gy_bench_section_memory(gy_bench *b)
 {
     const uint32_t n = gy_bench_quick(b) ? 5000u : 50000u;
-    gy_bench_note(b, "%u bodies per build; heap growth per body (mallinfo2), vendor allocations "
-                     "included", n);
+    gy_bench_note(b,
+                  "%u bodies per build; heap growth per body (mallinfo2), vendor allocations "
+                  "included",
+                  n);
     for (uint32_t a = 0; a < gy_backend_count(); a++) {
         const gy_backend *be = gy_backend_at(a);
         for (int dyn = 0; dyn < 2; dyn++) {
             const char *kind = dyn ? "dynamic" : "static";
-            layers l = {measure_world(be->name, n, dyn, false), measure_world(be->name, n, dyn, true),
-                        measure_adapter(be, n, dyn), measure_snapshot(n, dyn)};
+            layers l = {measure_world(be->name, n, dyn, false),
+                        measure_world(be->name, n, dyn, true), measure_adapter(be, n, dyn),
+                        measure_snapshot(n, dyn)};
             if (l.total < 0 || l.world < 0 || l.adapter < 0 || l.snapshot < 0)
                 return 1;
             char key[96], what[96];
