@@ -18,14 +18,14 @@
 
 /* ---- report ------------------------------------------------------------------------------- */
 
-static void note_error(gy_backend_world *w, gy_result r)
+static void note_error(gy_driver_world *w, gy_result r)
 {
     gy_adapter_note_error(&w->step_error, r);
 }
 
 /* The report entry of a collider pair (a.id < b.id), appended when new; UINT32_MAX when out of
  * memory (recorded in step_error). */
-static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider *b)
+static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *b)
 {
     uint32_t n = w->report.count;
     uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_bt_pair),
@@ -49,7 +49,7 @@ static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider 
 
 /* Records the geometry of a pair's contact point for this substep, keeping the deepest.
  * `n_from_first` points from `first` to the other collider. */
-static void pair_geometry(gy_backend_world *w, uint32_t index, const gy_bt_collider *first,
+static void pair_geometry(gy_driver_world *w, uint32_t index, const gy_bt_collider *first,
                           const btVector3 &point, const btVector3 &n_from_first, double distance)
 {
     gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
@@ -85,7 +85,7 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
     return index < b->collider_count ? b->colliders[index] : nullptr;
 }
 
-static gy_bt_one_way *find_one_way(gy_backend_world *w, const gy_bt_collider *platform,
+static gy_bt_one_way *find_one_way(gy_driver_world *w, const gy_bt_collider *platform,
                                    const gy_bt_collider *other)
 {
     for (uint32_t i = 0; i < w->one_way_count; i++)
@@ -101,7 +101,7 @@ static gy_bt_one_way *find_one_way(gy_backend_world *w, const gy_bt_collider *pl
  * separate. The verdict is taken with the first point Bullet reports and kept until the two
  * separate: re-judging a pair that already stands on the platform would mistake the solver
  * pushing it out of a deep landing for rising through, and drop it. */
-static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt_collider *other,
+static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_collider *other,
                             const btVector3 &normal_po, const btVector3 &point, double penetration)
 {
     gy_bt_one_way *rec = find_one_way(w, platform, other);
@@ -131,7 +131,7 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
 }
 
 /* A static created or teleported since the last step. */
-static bool placed_now(const gy_backend_world *w, const gy_bt_body *b)
+static bool placed_now(const gy_driver_world *w, const gy_bt_body *b)
 {
     return b->type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
@@ -182,7 +182,7 @@ namespace
 class contact_result : public btManifoldResult
 {
   public:
-    contact_result(gy_backend_world *w, const btCollisionObjectWrapper *w0,
+    contact_result(gy_driver_world *w, const btCollisionObjectWrapper *w0,
                    const btCollisionObjectWrapper *w1)
         : btManifoldResult(w0, w1), m_world(w)
     {
@@ -194,7 +194,7 @@ class contact_result : public btManifoldResult
   private:
     void overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                  const btVector3 &normal_on_b, double depth);
-    gy_backend_world *m_world;
+    gy_driver_world *m_world;
 };
 
 } // namespace
@@ -445,7 +445,7 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
 
 /* Reads this substep's manifolds into the report: every point that touches (penetrates, or
  * carried load) counts; impulses add up over the step. */
-static void gather_manifolds(gy_backend_world *w)
+static void gather_manifolds(gy_driver_world *w)
 {
     int nm = w->dispatcher.getNumManifolds();
     for (int i = 0; i < nm; i++) {
@@ -484,7 +484,7 @@ static void gather_manifolds(gy_backend_world *w)
 /* Semi-implicit Euler moves a body (v + g h) h per step, a full g h² where free fall travels
  * g h²/2. Bodies in free flight (no contacts, no joints) get the surplus back, so ballistic paths
  * match the analytic ones; bodies in contact or jointed are left to the solver. */
-static void ballistic_correction(gy_backend_world *w, double h)
+static void ballistic_correction(gy_driver_world *w, double h)
 {
     btVector3 g = gy_bt_vec(w->def.gravity);
     if (g.length2() == 0.0)
@@ -502,7 +502,7 @@ static void ballistic_correction(gy_backend_world *w, double h)
 
 /* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
  * world inertia tensor onto a locked axis; this removes whatever reached one. */
-static void project_locks(gy_backend_world *w)
+static void project_locks(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
@@ -528,7 +528,7 @@ static void project_locks(gy_backend_world *w)
 /* ---- continuous collision ------------------------------------------------------------------- */
 
 struct ccd_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_bt_body *body;
     const gy_bt_collider *solid; /* the body's first solid collider: its filter */
     btVector3 motion;
@@ -552,7 +552,7 @@ static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
 static void ccd_visit(void *ctx, gy_bt_body *b)
 {
     ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
-    gy_backend_world *w = cc->w;
+    gy_driver_world *w = cc->w;
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
         if (!ccd_accepts(cc, c))
@@ -567,7 +567,7 @@ static void ccd_visit(void *ctx, gy_bt_body *b)
     }
 }
 
-static bool ccd_probe_touches(gy_backend_world *w, uint32_t i)
+static bool ccd_probe_touches(gy_driver_world *w, uint32_t i)
 {
     btVector3 point, normal;
     double pen;
@@ -589,7 +589,7 @@ static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double rad
 static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
 {
     ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
-    gy_backend_world *w = cc->w;
+    gy_driver_world *w = cc->w;
     btTransform frame(cc->body->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
     for (uint32_t k = 0; k < cc->body->collider_count; k++) {
         const gy_bt_collider *c = cc->body->colliders[k];
@@ -616,7 +616,7 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
  * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
  * `reach` is the longest distance any body moved in this substep: a moving body that far from the
  * path may have crossed it. */
-static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
+static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
 {
     const gy_bt_collider *solid = nullptr;
     for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
@@ -658,7 +658,7 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
     b->rb->getWorldTransform().setOrigin(at);
 }
 
-static void continuous_collision(gy_backend_world *w)
+static void continuous_collision(gy_driver_world *w)
 {
     double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -681,7 +681,7 @@ static void continuous_collision(gy_backend_world *w)
  * islands do the rest: an island sleeps when all its bodies want to, and wakes as a whole. The
  * adapter tells Bullet through the body's deactivation clock, which Bullet compares with its
  * process-wide gDeactivationTime (left untouched). */
-static void update_sleep(gy_backend_world *w, double h)
+static void update_sleep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
@@ -724,7 +724,7 @@ static void update_sleep(gy_backend_world *w, double h)
 
 /* Moves kinematic bodies along their velocities (Bullet reads their contact velocity from the
  * pose change) and decides which bodies take part in this substep. */
-static void before_substep(gy_backend_world *w, double h)
+static void before_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
@@ -767,7 +767,7 @@ static void before_substep(gy_backend_world *w, double h)
  * point whose overlap this substep's motion closes gives back, of its bodies' separation along
  * the normal (through the centres of mass), at most that much. A point still overlapping keeps
  * its push (what holds resting bodies up), and bouncing points keep their rebound. */
-static void settle_contacts(gy_backend_world *w, double h)
+static void settle_contacts(gy_driver_world *w, double h)
 {
     const btContactSolverInfo &info = w->world.getSolverInfo();
     int nm = w->dispatcher.getNumManifolds();
@@ -833,7 +833,7 @@ static void settle_contacts(gy_backend_world *w, double h)
         }
 }
 
-static void after_substep(gy_backend_world *w, double h)
+static void after_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
@@ -861,7 +861,7 @@ static bool body_active_now(const gy_bt_body *b)
 
 /* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
  * Bullet did not look at the pair again, so the last report of it stands. */
-static void carry_overlaps(gy_backend_world *w)
+static void carry_overlaps(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->prev.count; i++) {
         const gy_bt_pair *p = &gy_bt_pairs(&w->prev)[i];
@@ -882,7 +882,7 @@ static void carry_overlaps(gy_backend_world *w)
  * describe where the step ended: their pairs are collided again at the end poses (no manifold
  * is touched), and end_step keeps exactly the sensor pairs that overlap there (and those carried
  * over asleep). */
-static void sensor_pass(gy_backend_world *w)
+static void sensor_pass(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->report.count; i++)
         gy_bt_pairs(&w->report)[i].sensor_seen = !w->report.contacts[i].is_sensor;
@@ -900,7 +900,7 @@ static bool sensor_pair_unseen(const void *pair, const void *ctx)
     return !static_cast<const gy_bt_pair *>(pair)->sensor_seen;
 }
 
-static void end_step(gy_backend_world *w)
+static void end_step(gy_driver_world *w)
 {
     uint32_t fresh = w->report.count;
     carry_overlaps(w);
@@ -937,7 +937,7 @@ static void end_step(gy_backend_world *w)
     w->aabbs_stale = true;
 }
 
-gy_result gy_bt_step(gy_backend_world *w, double dt)
+gy_result gy_bt_step(gy_driver_world *w, double dt)
 {
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
@@ -960,7 +960,7 @@ gy_result gy_bt_step(gy_backend_world *w, double dt)
     return w->step_error;
 }
 
-void gy_bt_refresh_aabbs(gy_backend_world *w)
+void gy_bt_refresh_aabbs(gy_driver_world *w)
 {
     if (!w->aabbs_stale)
         return;
@@ -974,7 +974,7 @@ static bool pair_names_body(const void *pair, const void *body)
     return p->a->body == body || p->b->body == body;
 }
 
-void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b)
+void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b)
 {
     gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), pair_names_body, b);
     gy_adapter_report_remove_if(&w->prev, sizeof(gy_bt_pair), pair_names_body, b);
@@ -989,7 +989,7 @@ void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b)
     gy_adapter_pair_map_reset(&w->pair_map);
 }
 
-void gy_bt_step_fini(gy_backend_world *w)
+void gy_bt_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
     gy_adapter_report_free(a, &w->report, sizeof(gy_bt_pair));

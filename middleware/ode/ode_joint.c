@@ -17,7 +17,7 @@
 #include "gyre/math.h"
 #include "ode_internal.h"
 
-static void joint_destroy(gy_backend_world *w, gy_ode_joint *j)
+static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
 {
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
@@ -164,7 +164,7 @@ static void ball_limits_apply(gy_ode_joint *j, double h)
 }
 
 /* An angular motor in user mode holding `rows` limit rows (set before every solve). */
-static dJointID limit_motor_create(gy_backend_world *w, gy_ode_joint *j, int rows)
+static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows)
 {
     dJointID m = dJointCreateAMotor(w->world, NULL);
     dJointAttach(m, j->a->body, j->b != NULL ? j->b->body : NULL);
@@ -178,7 +178,7 @@ static dJointID limit_motor_create(gy_backend_world *w, gy_ode_joint *j, int row
     return m;
 }
 
-static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def *def)
+static void drive_setup(gy_driver_world *w, gy_ode_joint *j, const gy_joint_def *def)
 {
     j->motor = def->motor;
     j->has_limits = def->has_limits;
@@ -207,7 +207,7 @@ static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def
         j->limit_motor = limit_motor_create(w, j, 2);
 }
 
-void gy_ode_joints_before_solve(gy_backend_world *w, double h)
+void gy_ode_joints_before_solve(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->joints.count; i++) {
         uint64_t bits;
@@ -226,22 +226,14 @@ void gy_ode_joints_before_solve(gy_backend_world *w, double h)
     }
 }
 
-gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out)
+gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
+                              gy_ode_body *b, gy_joint_id *out)
 {
-    void *pa, *pb;
-    gy_result r = gy_adapter_joint_begin(w != NULL, w != NULL && gy_ode_thread_ok(w),
-                                         w != NULL ? &w->bodies : NULL, def, out, &pa, &pb);
-    if (r != GY_OK)
-        return r;
-    gy_ode_body *a = pa, *b = pb;
-    if (a->type == GY_MOTION_STATIC)
-        return GY_ERR_INVALID_MOTION;
-
     /* ODE's double ball has no direction at zero length (a zero length is a ball joint). */
     gy_vec3 a_origin = gy_ode_body_pose(a).position;
     gy_joint_type type;
     double distance;
-    r = gy_adapter_joint_length(def, a_origin, &type, &distance);
+    gy_result r = gy_adapter_joint_length(def, a_origin, &type, &distance);
     if (r != GY_OK)
         return r;
 
@@ -337,20 +329,17 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
     return GY_OK;
 }
 
-gy_result gy_ode_joint_release(gy_backend_world *w, gy_joint_id id)
+void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    gy_ode_joint *j = gy_handle_pool_get(&w->joints, id.bits);
-    if (j == NULL)
-        return GY_ERR_STALE_HANDLE;
     joint_destroy(w, j);
-    return GY_OK;
 }
 
-void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b)
+gy_joint_type gy_ode_joint_type(const gy_ode_joint *j)
+{
+    return j->type;
+}
+
+void gy_ode_joint_release_for_body(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < w->joints.count && b->joint_count > 0; i++) {
         uint64_t h;
@@ -360,7 +349,7 @@ void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b)
     }
 }
 
-void gy_ode_joint_release_all(gy_backend_world *w)
+void gy_ode_joint_release_all(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->joints.count; i++) {
         uint64_t h;
@@ -375,7 +364,7 @@ static double vlen(const dReal *v)
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-gy_result gy_ode_joint_check_breaks(gy_backend_world *w)
+gy_result gy_ode_joint_check_breaks(gy_driver_world *w)
 {
     for (uint32_t i = w->breakable_count; i-- > 0;) {
         gy_ode_joint *j = w->breakable_list[i];
@@ -394,7 +383,7 @@ gy_result gy_ode_joint_check_breaks(gy_backend_world *w)
 static const int motor_vel[3] = {dParamVel, dParamVel2, dParamVel3};
 static const int motor_fmax[3] = {dParamFMax, dParamFMax2, dParamFMax3};
 
-void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b)
+void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
 {
     static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     if (b->lock_lmotor != NULL) {
@@ -443,34 +432,14 @@ void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b)
     }
 }
 
-static gy_result joint_lookup(gy_backend_world *w, gy_joint_id id, gy_ode_joint **out)
+void gy_ode_joint_set_motor(gy_driver_world *w, gy_ode_joint *j, const gy_joint_motor *m)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    *out = gy_handle_pool_get(&w->joints, id.bits);
-    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
-}
-
-gy_result gy_ode_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m)
-{
-    gy_ode_joint *j;
-    gy_result r = joint_lookup(w, id, &j);
-    if (r != GY_OK)
-        return r;
-    r = gy_validate_joint_motor(m);
-    if (r != GY_OK)
-        return r;
-    if (j->type != GY_JOINT_HINGE && j->type != GY_JOINT_SLIDER)
-        return GY_ERR_MISUSE;
     j->motor = *m;
     if (m->mode == GY_MOTOR_OFF)
         motor_apply(j, w->substep_dt);
     gy_ode_body_wake(j->a);
     if (j->b != NULL)
         gy_ode_body_wake(j->b);
-    return GY_OK;
 }
 
 static gy_vec3 dv3(const dReal *v)
@@ -478,15 +447,9 @@ static gy_vec3 dv3(const dReal *v)
     return gy_v3(v[0], v[1], v[2]);
 }
 
-gy_result gy_ode_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out)
+void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
 {
-    if (out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
-    gy_ode_joint *j;
-    gy_result r = joint_lookup(w, id, &j);
-    if (r != GY_OK)
-        return r;
+    (void)w;
     switch (j->type) {
     case GY_JOINT_HINGE:
         out->position = dJointGetHingeAngle(j->joint);
@@ -529,5 +492,4 @@ gy_result gy_ode_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_s
         /* The limit motor's rows act between the same bodies: part of what the joint applies. */
         out->torque = gy_v3_add(out->torque, dv3(j->limit_feedback.t1));
     }
-    return GY_OK;
 }

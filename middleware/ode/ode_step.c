@@ -30,7 +30,7 @@
 #define CONTACT_CFM 1e-9
 /* push_apart closes this fraction of the overlap beyond GY_ADAPTER_SOLVER_DEPTH per substep (as
  * Bullet's split impulse does by default). */
-#define PUSH_ERP       0.8
+#define PUSH_ERP 0.8
 /* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
  * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
  * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
@@ -46,7 +46,7 @@ static gy_vec3 v3(const dReal *v)
 
 /* The index of pair (a, b) in this step's report, appended when new; UINT32_MAX when out of
  * memory (recorded in step_error). */
-static uint32_t pair_get(gy_backend_world *w, gy_ode_collider *a, gy_ode_collider *b)
+static uint32_t pair_get(gy_driver_world *w, gy_ode_collider *a, gy_ode_collider *b)
 {
     uint32_t n = w->report.count;
     uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_ode_pair),
@@ -58,7 +58,7 @@ static uint32_t pair_get(gy_backend_world *w, gy_ode_collider *a, gy_ode_collide
     return index;
 }
 
-static dJointFeedback *next_feedback(gy_backend_world *w, uint32_t point)
+static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
 {
     uint32_t block = point / FEEDBACK_BLOCK;
     if (block >= w->feedback_block_count) {
@@ -96,7 +96,7 @@ static bool body_moving(const gy_ode_body *b)
     }
 }
 
-static bool bodies_jointed(gy_backend_world *w, const gy_ode_body *a, const gy_ode_body *b)
+static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_ode_body *b)
 {
     if (a->joint_count == 0 || b->joint_count == 0)
         return false;
@@ -113,7 +113,7 @@ static bool bodies_jointed(gy_backend_world *w, const gy_ode_body *a, const gy_o
 
 /* ---- one-way platforms ---------------------------------------------------------------------- */
 
-static gy_ode_passing *find_passing(gy_backend_world *w, const gy_ode_collider *platform,
+static gy_ode_passing *find_passing(gy_driver_world *w, const gy_ode_collider *platform,
                                     const gy_ode_collider *other)
 {
     for (uint32_t i = 0; i < w->passing_count; i++)
@@ -127,7 +127,7 @@ static gy_ode_passing *find_passing(gy_backend_world *w, const gy_ode_collider *
  * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
  * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
  * separate, so a body jumping up through the platform is not caught half-way. */
-static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
+static bool one_way_side_accepts(gy_driver_world *w, gy_ode_collider *platform,
                                  gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point,
                                  double penetration)
 {
@@ -202,7 +202,7 @@ static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c
     }
 }
 
-static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
+static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
 {
     gy_ode_body *b1 = c1->body, *b2 = c2->body;
     if (b1 == b2)
@@ -405,7 +405,7 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2)
 }
 
 typedef struct static_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_ode_collider *c;
 } static_ctx;
 
@@ -416,7 +416,7 @@ static bool static_visit(void *ctx, gy_ode_collider *s)
     return true;
 }
 
-static void collide_static(gy_backend_world *w)
+static void collide_static(gy_driver_world *w)
 {
     if (w->tally.bodies[GY_MOTION_STATIC] == 0)
         return;
@@ -508,7 +508,7 @@ static void push_body(gy_ode_body *b, gy_vec3 lin, gy_vec3 spin, double impulse)
 
 /* Each point's response to a unit impulse along its normal, and the overlap left once the
  * solved velocities have moved its bodies. */
-static void prepare_points(gy_backend_world *w, double h)
+static void prepare_points(gy_driver_world *w, double h)
 {
     double layer = dWorldGetContactSurfaceLayer(w->world);
     double cap = dWorldGetContactMaxCorrectingVel(w->world);
@@ -548,7 +548,7 @@ static void prepare_points(gy_backend_world *w, double h)
  * contact rows (sequential impulses, each point's total a push) and integrated into the poses
  * alone. Through the velocities it stayed as speed: a body created a metre deep was thrown out at
  * the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. */
-static void push_apart(gy_backend_world *w, double h)
+static void push_apart(gy_driver_world *w, double h)
 {
     double cap = dWorldGetContactMaxCorrectingVel(w->world);
     bool any = false;
@@ -600,7 +600,7 @@ static void push_apart(gy_backend_world *w, double h)
  * the separation of the centres of mass. A body still overlapping somewhere keeps its push (that
  * is what holds resting bodies and stacks up at 10 iterations), and bouncing points keep their
  * rebound. */
-static void settle_contacts(gy_backend_world *w)
+static void settle_contacts(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->point_count; i++)
         for (int s = 0; s < 2; s++) {
@@ -651,7 +651,7 @@ static void settle_contacts(gy_backend_world *w)
     }
 }
 
-static void gather_impulses(gy_backend_world *w, double h)
+static void gather_impulses(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->point_count; i++) {
         const gy_ode_point *p = &w->points[i];
@@ -670,7 +670,7 @@ static void gather_impulses(gy_backend_world *w, double h)
 /* QuickStep integrates x += (v + g h) h, a full g h² where free fall travels g h²/2. Bodies in free
  * flight (no contacts, no joints) get the surplus back, so ballistic paths match the analytic
  * ones; bodies in contact or jointed are left to the solver. */
-static void ballistic_correction(gy_backend_world *w, double h)
+static void ballistic_correction(gy_driver_world *w, double h)
 {
     gy_vec3 g = w->def.gravity;
     if (gy_v3_len_sq(g) == 0.0)
@@ -687,7 +687,7 @@ static void ballistic_correction(gy_backend_world *w, double h)
 }
 
 /* Motors hold locked axes to zero velocity; this removes what the iterative solver leaves. */
-static void project_locks(gy_backend_world *w)
+static void project_locks(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
@@ -717,7 +717,7 @@ static void project_locks(gy_backend_world *w)
 /* ---- continuous collision ------------------------------------------------------------------- */
 
 typedef struct ccd_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_ode_body *body;
     const gy_ode_collider *solid; /* the body's first solid collider: its filter and material */
     gy_vec3 motion;
@@ -740,7 +740,7 @@ static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
 
 static void ccd_add(ccd_ctx *cc, gy_ode_collider *c)
 {
-    gy_backend_world *w = cc->w;
+    gy_driver_world *w = cc->w;
     if (!ccd_accepts(cc, c))
         return;
     if (gy_array_reserve(w->allocator, (void **)&w->scratch_colliders, &w->scratch_capacity,
@@ -807,7 +807,7 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
  * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
  * `reach` is the longest distance any body moved in this substep: a moving body that far from the
  * path may have crossed it. */
-static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
+static void ccd_body(gy_driver_world *w, gy_ode_body *b, double reach)
 {
     const gy_ode_collider *solid = NULL;
     for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
@@ -851,7 +851,7 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
     dBodySetPosition(b->body, at.x, at.y, at.z);
 }
 
-static void continuous_collision(gy_backend_world *w)
+static void continuous_collision(gy_driver_world *w)
 {
     double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -872,7 +872,7 @@ static void continuous_collision(gy_backend_world *w)
 /* ---- the step ------------------------------------------------------------------------------- */
 
 typedef struct fresh_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_ode_collider *c; /* a collider of the body that may be woken */
     bool touched;
 } fresh_ctx;
@@ -893,7 +893,7 @@ static bool fresh_visit(void *ctx, gy_ode_collider *s)
 /* Statics created or moved since the last step: neither side of their pairs with a sleeper is
  * awake, so nothing would ever collide them. Wake (or, for a kinematic body at rest, collide this
  * step) every inactive body that touches one; the union box keeps this to the bodies near them. */
-static void wake_under_fresh_statics(gy_backend_world *w)
+static void wake_under_fresh_statics(gy_driver_world *w)
 {
     const double *f = w->fresh_aabb;
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -917,7 +917,7 @@ static void wake_under_fresh_statics(gy_backend_world *w)
     }
 }
 
-static void begin_step(gy_backend_world *w, double dt)
+static void begin_step(gy_driver_world *w, double dt)
 {
     double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
     gy_adapter_report_swap(&w->report, &w->prev);
@@ -980,7 +980,7 @@ static bool touch_shifted(gy_ode_collider *moved, gy_ode_collider *other, gy_vec
  * step stays reported (with no impulse) while the gap is under CONTACT_KEEP_MARGIN, tested by
  * moving one side that far along the last normal. Without it a box created resting on the
  * ground reported enter, exit, enter while it settled. */
-static void keep_resting_pairs(gy_backend_world *w)
+static void keep_resting_pairs(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->prev.count; i++) {
         gy_ode_pair p = gy_ode_pairs(&w->prev)[i];
@@ -1024,7 +1024,7 @@ static bool sensor_pair_unseen(const void *pair, const void *ctx)
  * report of a step describes where they were when it began. Sensors only report, so they can
  * describe where the step ended: their pairs are collided again at the end poses, and the
  * report keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
-static void sensor_pass(gy_backend_world *w)
+static void sensor_pass(gy_driver_world *w)
 {
     if (w->tally.sensors == 0)
         return;
@@ -1041,7 +1041,7 @@ static void sensor_pass(gy_backend_world *w)
     gy_adapter_pair_map_reset(&w->pair_map);
 }
 
-static void end_step(gy_backend_world *w, double dt)
+static void end_step(gy_driver_world *w, double dt)
 {
     for (uint32_t i = 0; i < w->report.count; i++) {
         gy_contact *c = &w->report.contacts[i];
@@ -1070,7 +1070,7 @@ static void end_step(gy_backend_world *w, double dt)
     }
 }
 
-gy_result gy_ode_step(gy_backend_world *w, double dt)
+gy_result gy_ode_step(gy_driver_world *w, double dt)
 {
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
@@ -1144,19 +1144,13 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
     return w->step_error;
 }
 
-uint32_t gy_ode_contacts(gy_backend_world *w, const gy_contact **out)
-{
-    *out = w->report.count > 0 ? w->report.contacts : NULL;
-    return w->report.count;
-}
-
 static bool pair_names_body(const void *pair, const void *body)
 {
     const gy_ode_pair *p = pair;
     return p->a->body == body || p->b->body == body;
 }
 
-void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b)
+void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b)
 {
     /* The previous report is only read at the next step start; forget there too. */
     gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), pair_names_body, b);
@@ -1172,7 +1166,7 @@ void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b)
     gy_adapter_pair_map_reset(&w->pair_map);
 }
 
-void gy_ode_step_fini(gy_backend_world *w)
+void gy_ode_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
     gy_adapter_report_free(a, &w->report, sizeof(gy_ode_pair));
