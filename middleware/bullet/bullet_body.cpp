@@ -271,8 +271,7 @@ void gy_bt_body_wake(gy_bt_body *b)
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
-        b->sleep_samples = 0;
-        b->rest_time = 0.0;
+        gy_adapter_sleep_reset(&b->sleep);
     } else if (b->type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
@@ -824,8 +823,7 @@ void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->force.setZero();
     b->torque.setZero();
-    b->sleep_samples = 0;
-    b->rest_time = 0.0;
+    gy_adapter_sleep_reset(&b->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
      * (update_sleep skips it, so it then never wants to sleep again). */

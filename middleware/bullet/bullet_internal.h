@@ -106,12 +106,8 @@ struct gy_driver_body {
     double correction_speed;
     bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
     uint32_t joint_count;
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
-    /* Sleep (bullet_step.cpp): the last GY_ADAPTER_SLEEP_SAMPLES velocities, how many are
-     * filled, and how long their average has stayed below the thresholds. */
-    gy_vec3 sleep_linear[GY_ADAPTER_SLEEP_SAMPLES], sleep_angular[GY_ADAPTER_SLEEP_SAMPLES];
-    uint32_t sleep_samples, sleep_next;
-    double rest_time;
+    uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
+    gy_adapter_sleep sleep; /* the shared sleep rule (bullet_step.cpp) */
     /* Statics: the step after their creation or last teleport. During that step their pairs
      * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
      * when neither side is active, so a sleeper they touch wakes. */

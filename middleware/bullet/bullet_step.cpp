@@ -481,9 +481,8 @@ static void gather_manifolds(gy_driver_world *w)
     }
 }
 
-/* Semi-implicit Euler moves a body (v + g h) h per step, a full g h² where free fall travels
- * g h²/2. Bodies in free flight (no contacts, no joints) get the surplus back, so ballistic paths
- * match the analytic ones; bodies in contact or jointed are left to the solver. */
+/* Semi-implicit Euler moves a body (v + g h) h per step: the shared ballistic correction
+ * applies, on the body's free axes. */
 static void ballistic_correction(gy_driver_world *w, double h)
 {
     btVector3 g = gy_bt_vec(w->def.gravity);
@@ -491,12 +490,14 @@ static void ballistic_correction(gy_driver_world *w, double h)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type != GY_MOTION_DYNAMIC || b->in_contact || b->joint_count > 0 ||
-            b->gravity_factor == 0.0 || !b->rb->isActive())
+        if (!gy_adapter_ballistic_applies(b->type,
+                                          b->type == GY_MOTION_DYNAMIC && b->rb->isActive(),
+                                          b->in_contact, b->joint_count, b->gravity_factor))
             continue;
         btTransform &t = b->rb->getWorldTransform();
-        btVector3 shift = g * (-0.5 * b->gravity_factor * h * h) * b->rb->getLinearFactor();
-        t.setOrigin(t.getOrigin() + shift);
+        btVector3 shift =
+            gy_bt_vec(gy_adapter_ballistic_shift(w->def.gravity, b->gravity_factor, h));
+        t.setOrigin(t.getOrigin() + shift * b->rb->getLinearFactor());
     }
 }
 
@@ -509,19 +510,13 @@ static void project_locks(gy_driver_world *w)
         if (!b->any_lock || !b->rb->isActive())
             continue;
         btTransform &t = b->rb->getWorldTransform();
-        btVector3 p = t.getOrigin();
-        btVector3 v = b->rb->getLinearVelocity(), av = b->rb->getAngularVelocity();
-        for (int k = 0; k < 3; k++) {
-            if (b->lock_linear[k]) {
-                p[k] = b->lock_position[k];
-                v[k] = 0.0;
-            }
-            if (b->lock_angular[k])
-                av[k] = 0.0;
-        }
-        t.setOrigin(p);
-        b->rb->setLinearVelocity(v);
-        b->rb->setAngularVelocity(av);
+        gy_vec3 p = gy_bt_from_vec(t.getOrigin()), v = gy_bt_from_vec(b->rb->getLinearVelocity()),
+                av = gy_bt_from_vec(b->rb->getAngularVelocity());
+        gy_adapter_project_locks(b->lock_linear, b->lock_angular, gy_bt_from_vec(b->lock_position),
+                                 &p, &v, &av);
+        t.setOrigin(gy_bt_vec(p));
+        b->rb->setLinearVelocity(gy_bt_vec(v));
+        b->rb->setAngularVelocity(gy_bt_vec(av));
     }
 }
 
@@ -537,16 +532,13 @@ struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
 {
-    if (c->body == cc->body || c->is_sensor || !c->contact_response)
+    if (!gy_adapter_ccd_filter_accepts(cc->solid->category, cc->solid->mask, c->body != cc->body,
+                                       c->is_sensor, c->contact_response, c->category, c->mask))
         return false;
-    if ((c->category & cc->solid->mask) == 0 || (cc->solid->category & c->mask) == 0)
-        return false;
-    if (c->one_way) {
-        btVector3 n = gy_bt_collider_transform(c).getBasis() * gy_bt_vec(c->one_way_normal);
-        if (cc->motion.dot(n) >= 0.0)
-            return false;
-    }
-    return true;
+    return !c->one_way ||
+           gy_adapter_ccd_one_way_accepts(gy_bt_from_vec(cc->motion),
+                                          gy_bt_from_vec(gy_bt_collider_transform(c).getBasis() *
+                                                         gy_bt_vec(c->one_way_normal)));
 }
 
 static void ccd_visit(void *ctx, gy_bt_body *b)
@@ -688,28 +680,11 @@ static void update_sleep(gy_driver_world *w, double h)
         if (b->type != GY_MOTION_DYNAMIC || !b->allow_sleeping)
             continue;
         if (!b->rb->isActive()) {
-            b->sleep_samples = 0;
-            b->rest_time = 0.0;
+            gy_adapter_sleep_reset(&b->sleep);
             continue;
         }
-        b->sleep_linear[b->sleep_next] = gy_bt_from_vec(b->rb->getLinearVelocity());
-        b->sleep_angular[b->sleep_next] = gy_bt_from_vec(b->rb->getAngularVelocity());
-        b->sleep_next = (b->sleep_next + 1u) % GY_ADAPTER_SLEEP_SAMPLES;
-        if (b->sleep_samples < GY_ADAPTER_SLEEP_SAMPLES)
-            b->sleep_samples++;
-        bool resting = false;
-        if (b->sleep_samples == GY_ADAPTER_SLEEP_SAMPLES) {
-            gy_vec3 lin = gy_v3(0, 0, 0), ang = gy_v3(0, 0, 0);
-            for (uint32_t k = 0; k < GY_ADAPTER_SLEEP_SAMPLES; k++) {
-                lin = gy_v3_add(lin, b->sleep_linear[k]);
-                ang = gy_v3_add(ang, b->sleep_angular[k]);
-            }
-            const double n = (double)GY_ADAPTER_SLEEP_SAMPLES;
-            resting = gy_v3_len(lin) < GY_ADAPTER_SLEEP_LINEAR_SPEED * n &&
-                      gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
-        }
-        b->rest_time = resting ? b->rest_time + h : 0.0;
-        bool wants = b->rest_time >= GY_ADAPTER_SLEEP_TIME;
+        bool wants = gy_adapter_sleep_sample(&b->sleep, gy_bt_from_vec(b->rb->getLinearVelocity()),
+                                             gy_bt_from_vec(b->rb->getAngularVelocity()), h);
         b->rb->setDeactivationTime(wants ? gDeactivationTime + 1.0 : 0.0);
         /* Bullet wakes a sleeping island into WANTS_DEACTIVATION, which counts as wanting to
          * sleep whatever the clock says: a sleeper struck into motion went back to sleep, its

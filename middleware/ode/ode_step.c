@@ -667,9 +667,7 @@ static void gather_impulses(gy_driver_world *w, double h)
     w->point_count = 0;
 }
 
-/* QuickStep integrates x += (v + g h) h, a full g h² where free fall travels g h²/2. Bodies in free
- * flight (no contacts, no joints) get the surplus back, so ballistic paths match the analytic
- * ones; bodies in contact or jointed are left to the solver. */
+/* QuickStep integrates x += (v + g h) h: the shared ballistic correction applies. */
 static void ballistic_correction(gy_driver_world *w, double h)
 {
     gy_vec3 g = w->def.gravity;
@@ -677,16 +675,17 @@ static void ballistic_correction(gy_driver_world *w, double h)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
-        if (b->type != GY_MOTION_DYNAMIC || b->in_contact || b->joint_count > 0 ||
-            b->gravity_factor == 0.0 || !dBodyIsEnabled(b->body))
+        if (!gy_adapter_ballistic_applies(b->type, b->body != NULL && dBodyIsEnabled(b->body),
+                                          b->in_contact, b->joint_count, b->gravity_factor))
             continue;
-        const dReal *p = dBodyGetPosition(b->body);
-        double k = -0.5 * b->gravity_factor * h * h;
-        dBodySetPosition(b->body, p[0] + g.x * k, p[1] + g.y * k, p[2] + g.z * k);
+        gy_vec3 p = gy_v3_add(v3(dBodyGetPosition(b->body)),
+                              gy_adapter_ballistic_shift(g, b->gravity_factor, h));
+        dBodySetPosition(b->body, p.x, p.y, p.z);
     }
 }
 
-/* Motors hold locked axes to zero velocity; this removes what the iterative solver leaves. */
+/* Motors hold locked axes to zero velocity; the shared projection removes what the iterative
+ * solver leaves. */
 static void project_locks(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -695,22 +694,12 @@ static void project_locks(gy_driver_world *w)
             continue;
         if (!dBodyIsEnabled(b->body))
             continue;
-        const dReal *p = dBodyGetPosition(b->body);
-        const dReal *v = dBodyGetLinearVel(b->body);
-        const dReal *a = dBodyGetAngularVel(b->body);
-        double pn[3] = {p[0], p[1], p[2]}, vn[3] = {v[0], v[1], v[2]}, an[3] = {a[0], a[1], a[2]};
-        const double lock[3] = {b->lock_position.x, b->lock_position.y, b->lock_position.z};
-        for (int k = 0; k < 3; k++) {
-            if (b->lock_linear[k]) {
-                pn[k] = lock[k];
-                vn[k] = 0.0;
-            }
-            if (b->lock_angular[k])
-                an[k] = 0.0;
-        }
-        dBodySetPosition(b->body, pn[0], pn[1], pn[2]);
-        dBodySetLinearVel(b->body, vn[0], vn[1], vn[2]);
-        dBodySetAngularVel(b->body, an[0], an[1], an[2]);
+        gy_vec3 p = v3(dBodyGetPosition(b->body)), v = v3(dBodyGetLinearVel(b->body)),
+                a = v3(dBodyGetAngularVel(b->body));
+        gy_adapter_project_locks(b->lock_linear, b->lock_angular, b->lock_position, &p, &v, &a);
+        dBodySetPosition(b->body, p.x, p.y, p.z);
+        dBodySetLinearVel(b->body, v.x, v.y, v.z);
+        dBodySetAngularVel(b->body, a.x, a.y, a.z);
     }
 }
 
@@ -726,16 +715,12 @@ typedef struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
 {
-    if (c->body == cc->body || c->is_sensor || !c->contact_response)
+    if (!gy_adapter_ccd_filter_accepts(cc->solid->category, cc->solid->mask, c->body != cc->body,
+                                       c->is_sensor, c->contact_response, c->category, c->mask))
         return false;
-    if ((c->category & cc->solid->mask) == 0 || (cc->solid->category & c->mask) == 0)
-        return false;
-    if (c->one_way) {
-        gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(c), c->one_way_normal);
-        if (gy_v3_dot(cc->motion, n) >= 0.0)
-            return false;
-    }
-    return true;
+    return !c->one_way ||
+           gy_adapter_ccd_one_way_accepts(
+               cc->motion, gy_quat_rotate(gy_ode_collider_rotation(c), c->one_way_normal));
 }
 
 static void ccd_add(ccd_ctx *cc, gy_ode_collider *c)

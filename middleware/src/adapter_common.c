@@ -957,3 +957,81 @@ uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **
         *user = b->user;
     return b->count;
 }
+
+/* ---- rules the drivers apply ---------------------------------------------------------------- */
+
+void gy_adapter_sleep_reset(gy_adapter_sleep *s)
+{
+    s->samples = 0;
+    s->rest_time = 0.0;
+}
+
+bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double h)
+{
+    s->linear[s->next] = linear;
+    s->angular[s->next] = angular;
+    s->next = (s->next + 1u) % GY_ADAPTER_SLEEP_SAMPLES;
+    if (s->samples < GY_ADAPTER_SLEEP_SAMPLES)
+        s->samples++;
+    bool resting = false;
+    if (s->samples == GY_ADAPTER_SLEEP_SAMPLES) {
+        /* The vector average: jitter about rest cancels, a slow steady drift does not. */
+        gy_vec3 lin = gy_v3(0, 0, 0), ang = gy_v3(0, 0, 0);
+        for (uint32_t k = 0; k < GY_ADAPTER_SLEEP_SAMPLES; k++) {
+            lin = gy_v3_add(lin, s->linear[k]);
+            ang = gy_v3_add(ang, s->angular[k]);
+        }
+        const double n = (double)GY_ADAPTER_SLEEP_SAMPLES;
+        resting = gy_v3_len(lin) < GY_ADAPTER_SLEEP_LINEAR_SPEED * n &&
+                  gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
+    }
+    s->rest_time = resting ? s->rest_time + h : 0.0;
+    return s->rest_time >= GY_ADAPTER_SLEEP_TIME;
+}
+
+bool gy_adapter_ballistic_applies(gy_motion_type type, bool awake, bool in_contact,
+                                  uint32_t joint_count, double gravity_factor)
+{
+    return type == GY_MOTION_DYNAMIC && !in_contact && joint_count == 0 && gravity_factor != 0.0 &&
+           awake;
+}
+
+gy_vec3 gy_adapter_ballistic_shift(gy_vec3 g, double gravity_factor, double h)
+{
+    double k = -0.5 * gravity_factor * h * h;
+    return gy_v3(g.x * k, g.y * k, g.z * k);
+}
+
+void gy_adapter_project_locks(const bool linear[3], const bool angular[3], gy_vec3 lock_position,
+                              gy_vec3 *position, gy_vec3 *velocity, gy_vec3 *angular_velocity)
+{
+    double p[3] = {position->x, position->y, position->z};
+    double v[3] = {velocity->x, velocity->y, velocity->z};
+    double a[3] = {angular_velocity->x, angular_velocity->y, angular_velocity->z};
+    const double lock[3] = {lock_position.x, lock_position.y, lock_position.z};
+    for (int k = 0; k < 3; k++) {
+        if (linear[k]) {
+            p[k] = lock[k];
+            v[k] = 0.0;
+        }
+        if (angular[k])
+            a[k] = 0.0;
+    }
+    *position = gy_v3(p[0], p[1], p[2]);
+    *velocity = gy_v3(v[0], v[1], v[2]);
+    *angular_velocity = gy_v3(a[0], a[1], a[2]);
+}
+
+bool gy_adapter_ccd_filter_accepts(uint32_t category, uint32_t mask, bool other_body,
+                                   bool c_is_sensor, bool c_contact_response, uint32_t c_category,
+                                   uint32_t c_mask)
+{
+    if (!other_body || c_is_sensor || !c_contact_response)
+        return false;
+    return (c_category & mask) != 0 && (category & c_mask) != 0;
+}
+
+bool gy_adapter_ccd_one_way_accepts(gy_vec3 motion, gy_vec3 n)
+{
+    return gy_v3_dot(motion, n) < 0.0;
+}

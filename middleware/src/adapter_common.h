@@ -30,6 +30,46 @@ extern "C" {
 #define GY_ADAPTER_SLEEP_SAMPLES       10u
 #define GY_ADAPTER_SLEEP_TIME          0.4 /* s */
 
+/* The sleep rule's state for one body, for a driver whose middleware has no equivalent of its
+ * own (ODE's auto-disable is configured to the same rule instead). Zero-initialise. */
+typedef struct gy_adapter_sleep {
+    gy_vec3 linear[GY_ADAPTER_SLEEP_SAMPLES], angular[GY_ADAPTER_SLEEP_SAMPLES];
+    uint32_t samples, next; /* how many are filled, and the slot written next */
+    double rest_time;       /* s the average has stayed below the thresholds */
+} gy_adapter_sleep;
+
+/* Starts the rule over (the body was woken or put to sleep). */
+void gy_adapter_sleep_reset(gy_adapter_sleep *s);
+
+/* Records an awake body's velocities after a step of h seconds; true when the body wants to
+ * sleep now. */
+bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double h);
+
+/* Ballistic correction: a solver that integrates x += (v + g h) h moves a free body a full g h²
+ * where free fall travels g h²/2. True when a body gets the surplus back: dynamic, awake, in no
+ * contact, in no joint, under gravity. */
+bool gy_adapter_ballistic_applies(gy_motion_type type, bool awake, bool in_contact,
+                                  uint32_t joint_count, double gravity_factor);
+
+/* The position shift (m) that gives the surplus back: −g × factor × h² / 2. */
+gy_vec3 gy_adapter_ballistic_shift(gy_vec3 gravity, double gravity_factor, double h);
+
+/* Axis locks: holds a body's centre of mass at `lock_position` on its locked world axes and
+ * zeroes its velocities there, removing whatever an iterative solver left on them. */
+void gy_adapter_project_locks(const bool linear[3], const bool angular[3], gy_vec3 lock_position,
+                              gy_vec3 *position, gy_vec3 *velocity, gy_vec3 *angular_velocity);
+
+/* Continuous collision's candidates: whether a swept body whose first solid collider has
+ * (`category`, `mask`) may hit collider `c` of another body (a solid one responding to contacts,
+ * whose filter accepts the pair). A one-way collider is then also checked with
+ * gy_adapter_ccd_one_way_accepts. */
+bool gy_adapter_ccd_filter_accepts(uint32_t category, uint32_t mask, bool other_body,
+                                   bool c_is_sensor, bool c_contact_response, uint32_t c_category,
+                                   uint32_t c_mask);
+
+/* A one-way collider with world normal `n` stops a sweep only when the body moves against it. */
+bool gy_adapter_ccd_one_way_accepts(gy_vec3 motion, gy_vec3 n);
+
 /* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle. */
 #define GY_ADAPTER_BOUNCE_MIN_VELOCITY 0.1
 
@@ -133,8 +173,8 @@ typedef struct gy_adapter_resource {
     gy_resource_id id;
     gy_shape_type kind; /* GY_SHAPE_MESH or GY_SHAPE_HULL */
     uint32_t refs;
-    bool creator_ref; /* the creator has not released it yet */
-    gy_hull hull;     /* hulls: the built hull */
+    bool creator_ref;            /* the creator has not released it yet */
+    gy_hull hull;                /* hulls: the built hull */
     gy_adapter_mesh_edges edges; /* meshes: face normals and active edges */
 } gy_adapter_resource;
 
