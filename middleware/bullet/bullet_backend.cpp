@@ -10,10 +10,10 @@ gy_driver_world::gy_driver_world(const gy_world_def &d, const gy_allocator *a)
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
       bodies(), colliders(), joints(), resources(), moving(nullptr), moving_count(0),
-      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(nullptr), one_way_count(0),
-      one_way_capacity(0), breakable_list(nullptr), breakable_count(0), breakable_capacity(0),
-      broken(), scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0),
-      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(), breakable_list(nullptr),
+      breakable_count(0), breakable_capacity(0), broken(), scratch(nullptr), scratch_count(0),
+      scratch_capacity(0), step_index(0), substep_index(0), aabbs_stale(false), substep_dt(0.0),
+      sensor_pass(false), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -111,7 +111,7 @@ static void bt_world_destroy(gy_driver_world *w)
     /* Nothing is left to wake or report: dropping the reports first keeps teardown linear. */
     w->report.count = 0;
     w->prev.count = 0;
-    w->one_way_count = 0;
+    w->one_way.count = 0;
     gy_bt_joint_release_all(w);
     gy_bt_body_release_all(w);
     gy_bt_resource_release_all(w);

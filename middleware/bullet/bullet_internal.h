@@ -145,15 +145,6 @@ struct gy_bt_pair {
     bool sensor_seen;      /* a sensor pair found overlapping at the step's end poses */
 };
 
-/* A one-way platform pair in contact and its verdict, kept until the two separate (a step in
- * which the pair reported no point): `accepted` pairs collide, the others ("passing") have their
- * contacts dropped. */
-struct gy_bt_one_way {
-    const gy_bt_collider *platform, *other;
-    uint64_t seen_step;
-    bool accepted;
-};
-
 /* ---- Bullet plumbing ------------------------------------------------------------------------ */
 
 /* The dispatcher knows its world so the near callback (a plain function pointer) can reach it. */
@@ -233,8 +224,7 @@ struct gy_driver_world {
     gy_adapter_report report;
     gy_adapter_report prev;
     gy_adapter_pair_map pair_map;
-    gy_bt_one_way *one_way;
-    uint32_t one_way_count, one_way_capacity;
+    gy_adapter_one_ways one_way; /* one-way verdicts, kept until the pair separates */
     gy_bt_joint **breakable_list;
     uint32_t breakable_count, breakable_capacity;
     gy_adapter_broken broken;

@@ -85,15 +85,6 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
     return index < b->collider_count ? b->colliders[index] : nullptr;
 }
 
-static gy_bt_one_way *find_one_way(gy_driver_world *w, const gy_bt_collider *platform,
-                                   const gy_bt_collider *other)
-{
-    for (uint32_t i = 0; i < w->one_way_count; i++)
-        if (w->one_way[i].platform == platform && w->one_way[i].other == other)
-            return &w->one_way[i];
-    return nullptr;
-}
-
 /* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
  * the platform's one-way side: its first contact must have a normal (platform to body) within
  * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
@@ -104,11 +95,10 @@ static gy_bt_one_way *find_one_way(gy_driver_world *w, const gy_bt_collider *pla
 static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_collider *other,
                             const btVector3 &normal_po, const btVector3 &point, double penetration)
 {
-    gy_bt_one_way *rec = find_one_way(w, platform, other);
-    if (rec != nullptr) {
-        rec->seen_step = w->step_index;
-        return rec->accepted;
-    }
+    const gy_adapter_one_way *known =
+        gy_adapter_one_way_find(&w->one_way, platform, other, w->step_index);
+    if (known != nullptr)
+        return known->accepted;
     btVector3 n =
         gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
     btVector3 rel =
@@ -116,17 +106,8 @@ static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_
     bool ok = gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
                                  gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
                                  penetration, platform->one_way_slop);
-    gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
-                                   w->one_way_count + 1u, sizeof *w->one_way);
-    if (r != GY_OK) {
-        note_error(w, r);
-        return ok;
-    }
-    rec = &w->one_way[w->one_way_count++];
-    rec->platform = platform;
-    rec->other = other;
-    rec->seen_step = w->step_index;
-    rec->accepted = ok;
+    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, ok};
+    note_error(w, gy_adapter_one_way_add(w->allocator, &w->one_way, &rec));
     return ok;
 }
 
@@ -903,12 +884,7 @@ static void end_step(gy_driver_world *w)
         b->torque.setZero();
         b->pose_written = false;
     }
-    for (uint32_t i = 0; i < w->one_way_count;) {
-        if (w->one_way[i].seen_step != w->step_index)
-            w->one_way[i] = w->one_way[--w->one_way_count];
-        else
-            i++;
-    }
+    gy_adapter_one_way_expire(&w->one_way, w->step_index);
     w->aabbs_stale = true;
 }
 
@@ -953,12 +929,7 @@ void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b)
 {
     gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), pair_names_body, b);
     gy_adapter_report_remove_if(&w->prev, sizeof(gy_bt_pair), pair_names_body, b);
-    for (uint32_t i = 0; i < w->one_way_count;) {
-        if (w->one_way[i].platform->body == b || w->one_way[i].other->body == b)
-            w->one_way[i] = w->one_way[--w->one_way_count];
-        else
-            i++;
-    }
+    gy_adapter_one_way_forget_body(&w->one_way, b);
     /* Indices moved and a new collider could reuse a freed address: the map is rebuilt from an
      * empty state at the next step start. */
     gy_adapter_pair_map_reset(&w->pair_map);
@@ -970,8 +941,6 @@ void gy_bt_step_fini(gy_driver_world *w)
     gy_adapter_report_free(a, &w->report, sizeof(gy_bt_pair));
     gy_adapter_report_free(a, &w->prev, sizeof(gy_bt_pair));
     gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_free(a, w->one_way, (size_t)w->one_way_capacity * sizeof *w->one_way);
-    w->one_way = nullptr;
-    w->one_way_capacity = w->one_way_count = 0;
+    gy_adapter_one_way_free(a, &w->one_way);
     gy_adapter_broken_free(a, &w->broken);
 }

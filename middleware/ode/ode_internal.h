@@ -173,13 +173,6 @@ typedef struct gy_ode_point {
     double inv_k;
 } gy_ode_point;
 
-/* A one-way platform pair that is being passed through: contacts stay dropped until it separates.
- */
-typedef struct gy_ode_passing {
-    const gy_ode_collider *platform, *other;
-    uint64_t seen_step;
-} gy_ode_passing;
-
 struct gy_driver_world {
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -223,9 +216,8 @@ struct gy_driver_world {
     uint32_t point_count, point_capacity;
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
-    gy_adapter_pair_map pair_map; /* this step's report */
-    gy_ode_passing *passing;
-    uint32_t passing_count, passing_capacity;
+    gy_adapter_pair_map pair_map;        /* this step's report */
+    gy_adapter_one_ways passing;         /* one-way pairs refused until they separate */
     gy_ode_collider **scratch_colliders; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;
     gy_ode_joint **breakable_list;

@@ -113,15 +113,6 @@ static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_od
 
 /* ---- one-way platforms ---------------------------------------------------------------------- */
 
-static gy_ode_passing *find_passing(gy_driver_world *w, const gy_ode_collider *platform,
-                                    const gy_ode_collider *other)
-{
-    for (uint32_t i = 0; i < w->passing_count; i++)
-        if (w->passing[i].platform == platform && w->passing[i].other == other)
-            return &w->passing[i];
-    return NULL;
-}
-
 /* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
  * the platform's one-way side: its first contact must have a normal (platform to body) within
  * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
@@ -131,22 +122,17 @@ static bool one_way_side_accepts(gy_driver_world *w, gy_ode_collider *platform,
                                  gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point,
                                  double penetration)
 {
-    gy_ode_passing *p = find_passing(w, platform, other);
-    if (p != NULL) {
-        p->seen_step = w->step_index;
+    if (gy_adapter_one_way_find(&w->passing, platform, other, w->step_index) != NULL)
         return false;
-    }
     gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->one_way_normal);
     gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
                             gy_ode_body_velocity_at(platform->body, point));
     if (gy_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point, penetration,
                            platform->one_way_slop))
         return true;
-    if (gy_array_reserve(w->allocator, (void **)&w->passing, &w->passing_capacity,
-                         w->passing_count + 1u, sizeof *w->passing) == GY_OK)
-        w->passing[w->passing_count++] = (gy_ode_passing){platform, other, w->step_index};
-    else
-        gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
+    /* Accepted pairs are judged again at each contact; refused ones stay refused. */
+    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, false};
+    gy_adapter_note_error(&w->step_error, gy_adapter_one_way_add(w->allocator, &w->passing, &rec));
     return false;
 }
 
@@ -1047,12 +1033,7 @@ static void end_step(gy_driver_world *w, double dt)
     }
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->pose_written = false;
-    for (uint32_t i = 0; i < w->passing_count;) {
-        if (w->passing[i].seen_step != w->step_index)
-            w->passing[i] = w->passing[--w->passing_count];
-        else
-            i++;
-    }
+    gy_adapter_one_way_expire(&w->passing, w->step_index);
 }
 
 gy_result gy_ode_step(gy_driver_world *w, double dt)
@@ -1140,12 +1121,7 @@ void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b)
     /* The previous report is only read at the next step start; forget there too. */
     gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), pair_names_body, b);
     gy_adapter_report_remove_if(&w->prev, sizeof(gy_ode_pair), pair_names_body, b);
-    for (uint32_t i = 0; i < w->passing_count;) {
-        if (w->passing[i].platform->body == b || w->passing[i].other->body == b)
-            w->passing[i] = w->passing[--w->passing_count];
-        else
-            i++;
-    }
+    gy_adapter_one_way_forget_body(&w->passing, b);
     /* Indices moved, and a new collider could reuse a freed address: the maps are rebuilt at
      * the next step start. */
     gy_adapter_pair_map_reset(&w->pair_map);
@@ -1161,7 +1137,7 @@ void gy_ode_step_fini(gy_driver_world *w)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
     gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_free(a, w->passing, (size_t)w->passing_capacity * sizeof *w->passing);
+    gy_adapter_one_way_free(a, &w->passing);
     gy_free(a, w->scratch_colliders, (size_t)w->scratch_capacity * sizeof *w->scratch_colliders);
     gy_adapter_broken_free(a, &w->broken);
 }

@@ -1035,3 +1035,53 @@ bool gy_adapter_ccd_one_way_accepts(gy_vec3 motion, gy_vec3 n)
 {
     return gy_v3_dot(motion, n) < 0.0;
 }
+
+/* ---- one-way verdicts ----------------------------------------------------------------------- */
+
+gy_adapter_one_way *gy_adapter_one_way_find(gy_adapter_one_ways *l, const void *platform,
+                                            const void *other, uint64_t step)
+{
+    for (uint32_t i = 0; i < l->count; i++)
+        if (l->items[i].platform == platform && l->items[i].other == other) {
+            l->items[i].seen_step = step;
+            return &l->items[i];
+        }
+    return NULL;
+}
+
+gy_result gy_adapter_one_way_add(const gy_allocator *al, gy_adapter_one_ways *l,
+                                 const gy_adapter_one_way *rec)
+{
+    gy_result r =
+        gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
+    if (r == GY_OK)
+        l->items[l->count++] = *rec;
+    return r;
+}
+
+void gy_adapter_one_way_expire(gy_adapter_one_ways *l, uint64_t step)
+{
+    for (uint32_t i = 0; i < l->count;) {
+        if (l->items[i].seen_step != step)
+            l->items[i] = l->items[--l->count];
+        else
+            i++;
+    }
+}
+
+void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body)
+{
+    for (uint32_t i = 0; i < l->count;) {
+        if (l->items[i].platform_body == body || l->items[i].other_body == body)
+            l->items[i] = l->items[--l->count];
+        else
+            i++;
+    }
+}
+
+void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l)
+{
+    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
+    l->items = NULL;
+    l->count = l->capacity = 0;
+}

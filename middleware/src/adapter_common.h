@@ -380,6 +380,38 @@ void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
 
 void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t pair_size);
 
+/* One-way verdicts: the pairs (platform collider, other collider) judged by gy_one_way_accepts,
+ * each with the verdict kept until the two separate (a pair not seen for a whole step is
+ * dropped). A driver may record only the refused ("passing") pairs and judge accepted ones
+ * again. The records are the driver's opaque collider and body pointers. */
+typedef struct gy_adapter_one_way {
+    const void *platform, *other;           /* colliders */
+    const void *platform_body, *other_body; /* their bodies (forgetting a body) */
+    uint64_t seen_step;
+    bool accepted;
+} gy_adapter_one_way;
+
+typedef struct gy_adapter_one_ways {
+    gy_adapter_one_way *items;
+    uint32_t count, capacity;
+} gy_adapter_one_ways;
+
+/* The pair's record, or NULL. Marks it seen in `step`. */
+gy_adapter_one_way *gy_adapter_one_way_find(gy_adapter_one_ways *l, const void *platform,
+                                            const void *other, uint64_t step);
+
+/* Records a verdict; GY_ERR_OUT_OF_MEMORY (nothing recorded) when the list cannot grow. */
+gy_result gy_adapter_one_way_add(const gy_allocator *al, gy_adapter_one_ways *l,
+                                 const gy_adapter_one_way *rec);
+
+/* At a step's end: drops the pairs not seen during `step` (they separated). */
+void gy_adapter_one_way_expire(gy_adapter_one_ways *l, uint64_t step);
+
+/* Drops every pair naming `body` (its release). */
+void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body);
+
+void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l);
+
 /* Joints broken in a step: ids and user values (one block, grown to the peak). */
 typedef struct gy_adapter_broken {
     gy_joint_id *ids;
