@@ -15,6 +15,7 @@ struct gy_backend_world {
     gy_driver_world *dw;
     gy_driver_records rec;
     gy_adapter_threads threads;
+    const gy_allocator *allocator;
     const gy_logger *logger;
 };
 
@@ -39,6 +40,7 @@ static gy_result world_create(const gy_driver *d, const gy_world_def *def_in,
     if (w == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     w->driver = d;
+    w->allocator = def.allocator;
     w->logger = def.logger;
     if (gy_adapter_threads_init(&w->threads) != GY_OK) {
         gy_free(def.allocator, w, sizeof *w);
@@ -58,10 +60,9 @@ static void world_destroy(gy_backend_world *w)
 {
     if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, w->driver->name))
         return;
-    const gy_allocator *a = w->rec.bodies->allocator;
     w->driver->world_destroy(w->dw);
     gy_adapter_threads_fini(&w->threads);
-    gy_free(a, w, sizeof *w);
+    gy_free(w->allocator, w, sizeof *w);
 }
 
 static gy_result bind_thread(gy_backend_world *w)
@@ -143,8 +144,8 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     gy_adapter_resource **res;
     bool have = w != NULL;
     gy_result r = gy_adapter_body_begin(have, have && gy_adapter_threads_ok(&w->threads),
-                                        have ? w->rec.bodies->allocator : NULL,
-                                        have ? w->rec.resources : NULL, def, cols, n, out, &res);
+                                        have ? w->allocator : NULL, have ? w->rec.resources : NULL,
+                                        def, cols, n, out, &res);
     if (r != GY_OK)
         return r;
     gy_mass mass;
@@ -153,7 +154,7 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
         r = gy_adapter_body_mass(def, cols, n, res, &mass);
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res, &mass, out, collider_ids);
-    gy_adapter_body_end(w->rec.bodies->allocator, res, n);
+    gy_adapter_body_end(w->allocator, res, n);
     return r;
 }
 
