@@ -10,10 +10,9 @@ gy_driver_world::gy_driver_world(const gy_world_def &d, const gy_allocator *a)
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
       bodies(), colliders(), joints(), resources(), moving(nullptr), moving_count(0),
-      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(), breakable_list(nullptr),
-      breakable_count(0), breakable_capacity(0), broken(), scratch(nullptr), scratch_count(0),
-      scratch_capacity(0), step_index(0), substep_index(0), aabbs_stale(false), substep_dt(0.0),
-      sensor_pass(false), step_error(GY_OK)
+      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(), breakables(), broken(),
+      scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0), substep_index(0),
+      aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -85,7 +84,7 @@ static void world_free(gy_driver_world *w)
     const gy_allocator *a = w->allocator;
     gy_bt_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
-    gy_free(a, w->breakable_list, (size_t)w->breakable_capacity * sizeof *w->breakable_list);
+    gy_adapter_breakables_free(a, &w->breakables);
     gy_free(a, w->scratch, (size_t)w->scratch_capacity * sizeof *w->scratch);
     w->~gy_driver_world();
     gy_free(a, w, sizeof *w);

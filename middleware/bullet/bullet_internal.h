@@ -224,9 +224,8 @@ struct gy_driver_world {
     gy_adapter_report report;
     gy_adapter_report prev;
     gy_adapter_pair_map pair_map;
-    gy_adapter_one_ways one_way; /* one-way verdicts, kept until the pair separates */
-    gy_bt_joint **breakable_list;
-    uint32_t breakable_count, breakable_capacity;
+    gy_adapter_one_ways one_way;      /* one-way verdicts, kept until the pair separates */
+    gy_adapter_breakables breakables; /* gy_bt_joint records */
     gy_adapter_broken broken;
     gy_bt_collider **scratch; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;

@@ -285,9 +285,9 @@ static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
         gy_bt_body_wake(j->b);
     }
     if (j->breakable_index != UINT32_MAX) {
-        gy_bt_joint *last = w->breakable_list[--w->breakable_count];
-        w->breakable_list[j->breakable_index] = last;
-        last->breakable_index = j->breakable_index;
+        gy_bt_joint *moved = static_cast<gy_bt_joint *>(
+            gy_adapter_breakables_remove(&w->breakables, j->breakable_index));
+        moved->breakable_index = j->breakable_index;
     }
     gy_handle_pool_release(&w->joints, j->id.bits);
     j->~gy_bt_joint();
@@ -439,8 +439,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     uint64_t h;
     r = gy_handle_pool_acquire(&w->joints, jmem, &h);
     if (r == GY_OK && def->breakable) {
-        r = gy_array_reserve(al, (void **)&w->breakable_list, &w->breakable_capacity,
-                             w->breakable_count + 1u, sizeof *w->breakable_list);
+        r = gy_adapter_breakables_reserve(al, &w->breakables);
         if (r != GY_OK)
             gy_handle_pool_release(&w->joints, h);
     }
@@ -521,10 +520,8 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     }
     j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_bt_body_pose(a)), def->anchor);
     j->constraint->setJointFeedback(&j->feedback);
-    if (def->breakable) {
-        j->breakable_index = w->breakable_count;
-        w->breakable_list[w->breakable_count++] = j;
-    }
+    if (def->breakable)
+        j->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
     a->joint_count++;
@@ -567,20 +564,25 @@ void gy_bt_joint_release_all(gy_driver_world *w)
     }
 }
 
+static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)
+{
+    const gy_bt_joint *j = static_cast<const gy_bt_joint *>(joint);
+    const btJointFeedback &fb = j->feedback;
+    *force = fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
+    *limit = j->break_force;
+    *id = j->id;
+    *user = j->user_data;
+}
+
+static void break_destroy(void *w, void *joint)
+{
+    joint_destroy(static_cast<gy_driver_world *>(w), static_cast<gy_bt_joint *>(joint));
+}
+
 gy_result gy_bt_joint_check_breaks(gy_driver_world *w)
 {
-    for (uint32_t i = w->breakable_count; i-- > 0;) {
-        gy_bt_joint *j = w->breakable_list[i];
-        const btJointFeedback &fb = j->feedback;
-        double f = fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
-        if (!(f > j->break_force))
-            continue;
-        gy_result r = gy_adapter_broken_push(w->allocator, &w->broken, j->id, j->user_data);
-        if (r != GY_OK)
-            return r; /* the joint holds this step; it is checked again after the next solve */
-        joint_destroy(w, j);
-    }
-    return GY_OK;
+    return gy_adapter_breaks_check(w->allocator, &w->breakables, &w->broken, break_read,
+                                   break_destroy, w);
 }
 
 void gy_bt_joints_before_solve(gy_driver_world *w, double h)

@@ -53,7 +53,7 @@ static void world_free(gy_driver_world *w)
     gy_ode_grid_fini(w);
     gy_ode_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
-    gy_free(a, w->breakable_list, (size_t)w->breakable_capacity * sizeof *w->breakable_list);
+    gy_adapter_breakables_free(a, &w->breakables);
     dCloseODE();
     gy_free(a, w, sizeof *w);
 }

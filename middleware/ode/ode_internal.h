@@ -220,9 +220,8 @@ struct gy_driver_world {
     gy_adapter_one_ways passing;         /* one-way pairs refused until they separate */
     gy_ode_collider **scratch_colliders; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;
-    gy_ode_joint **breakable_list;
-    uint32_t breakable_count, breakable_capacity;
-    dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
+    gy_adapter_breakables breakables; /* gy_ode_joint records */
+    dGeomID ccd_sphere, ccd_box;      /* scratch geoms for continuous collision, in no space */
     double substep_dt;
     bool sensor_pass;  /* colliding at the step's end poses, sensor pairs only */
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */

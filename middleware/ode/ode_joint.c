@@ -29,9 +29,8 @@ static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
         gy_ode_body_wake(j->b);
     }
     if (j->breakable_index != UINT32_MAX) {
-        gy_ode_joint *last = w->breakable_list[--w->breakable_count];
-        w->breakable_list[j->breakable_index] = last;
-        last->breakable_index = j->breakable_index;
+        gy_ode_joint *moved = gy_adapter_breakables_remove(&w->breakables, j->breakable_index);
+        moved->breakable_index = j->breakable_index;
     }
     gy_handle_pool_release(&w->joints, j->id.bits);
     gy_free(w->allocator, j, sizeof *j);
@@ -247,8 +246,7 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
         return r;
     }
     if (def->breakable) {
-        r = gy_array_reserve(w->allocator, (void **)&w->breakable_list, &w->breakable_capacity,
-                             w->breakable_count + 1u, sizeof *w->breakable_list);
+        r = gy_adapter_breakables_reserve(w->allocator, &w->breakables);
         if (r != GY_OK) {
             gy_handle_pool_release(&w->joints, h);
             gy_free(w->allocator, j, sizeof *j);
@@ -315,10 +313,8 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     dJointSetData(j->joint, j);
     dJointSetFeedback(j->joint, &j->feedback);
     drive_setup(w, j, def);
-    if (def->breakable) {
-        j->breakable_index = w->breakable_count;
-        w->breakable_list[w->breakable_count++] = j;
-    }
+    if (def->breakable)
+        j->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     a->joint_count++;
     gy_ode_body_wake(a);
     if (b != NULL) {
@@ -364,20 +360,25 @@ static double vlen(const dReal *v)
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
+static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)
+{
+    const gy_ode_joint *j = joint;
+    /* f2 stays zero for a joint to the world (the record starts zeroed). */
+    *force = fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
+    *limit = j->break_force;
+    *id = j->id;
+    *user = j->user_data;
+}
+
+static void break_destroy(void *w, void *joint)
+{
+    joint_destroy(w, joint);
+}
+
 gy_result gy_ode_joint_check_breaks(gy_driver_world *w)
 {
-    for (uint32_t i = w->breakable_count; i-- > 0;) {
-        gy_ode_joint *j = w->breakable_list[i];
-        /* f2 stays zero for a joint to the world (the record starts zeroed). */
-        double f = fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
-        if (!(f > j->break_force))
-            continue;
-        gy_result r = gy_adapter_broken_push(w->allocator, &w->broken, j->id, j->user_data);
-        if (r != GY_OK)
-            return r; /* the joint holds this step; it is checked again after the next solve */
-        joint_destroy(w, j);
-    }
-    return GY_OK;
+    return gy_adapter_breaks_check(w->allocator, &w->breakables, &w->broken, break_read,
+                                   break_destroy, w);
 }
 
 static const int motor_vel[3] = {dParamVel, dParamVel2, dParamVel3};

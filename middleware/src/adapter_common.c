@@ -1,6 +1,7 @@
 /* The adapter-neutral half of every adapter (adapter_common.h). */
 #include "adapter_common.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -1084,4 +1085,54 @@ void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l)
     gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
     l->items = NULL;
     l->count = l->capacity = 0;
+}
+
+/* ---- breakable joints ----------------------------------------------------------------------- */
+
+gy_result gy_adapter_breakables_reserve(const gy_allocator *al, gy_adapter_breakables *l)
+{
+    return gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
+}
+
+uint32_t gy_adapter_breakables_add(gy_adapter_breakables *l, void *joint)
+{
+    assert(l->count < l->capacity);
+    l->items[l->count] = joint;
+    return l->count++;
+}
+
+void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index)
+{
+    assert(index < l->count);
+    void *last = l->items[--l->count];
+    l->items[index] = last;
+    return last;
+}
+
+void gy_adapter_breakables_free(const gy_allocator *al, gy_adapter_breakables *l)
+{
+    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
+    l->items = NULL;
+    l->count = l->capacity = 0;
+}
+
+gy_result gy_adapter_breaks_check(const gy_allocator *al, gy_adapter_breakables *l,
+                                  gy_adapter_broken *broken, gy_adapter_break_read read,
+                                  void (*destroy)(void *ctx, void *joint), void *ctx)
+{
+    /* Backwards: a broken joint's slot is refilled from the end, which was already checked. */
+    for (uint32_t i = l->count; i-- > 0;) {
+        void *j = l->items[i];
+        double force, limit;
+        gy_joint_id id;
+        uint64_t user;
+        read(j, &force, &limit, &id, &user);
+        if (!(force > limit))
+            continue;
+        gy_result r = gy_adapter_broken_push(al, broken, id, user);
+        if (r != GY_OK)
+            return r;
+        destroy(ctx, j);
+    }
+    return GY_OK;
 }
