@@ -276,16 +276,16 @@ void gy_bt_body_wake(gy_bt_body *b)
         b->pose_written = true;
 }
 
+static void wake_other(void *w, gy_body_id other)
+{
+    gy_driver_world *world = static_cast<gy_driver_world *>(w);
+    gy_bt_body_wake(static_cast<gy_bt_body *>(gy_handle_pool_get(&world->bodies, other.bits)));
+}
+
 void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b)
 {
     /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        const gy_bt_pair *p = &gy_bt_pairs(&w->report)[i];
-        if (p->a->body == b)
-            gy_bt_body_wake(p->b->body);
-        else if (p->b->body == b)
-            gy_bt_body_wake(p->a->body);
-    }
+    gy_adapter_report_touching(&w->report, b->id, wake_other, w);
 }
 
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame)

@@ -919,20 +919,10 @@ void gy_bt_refresh_aabbs(gy_driver_world *w)
     w->aabbs_stale = false;
 }
 
-static bool pair_names_body(const void *pair, const void *body)
-{
-    const gy_bt_pair *p = static_cast<const gy_bt_pair *>(pair);
-    return p->a->body == body || p->b->body == body;
-}
-
 void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b)
 {
-    gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), pair_names_body, b);
-    gy_adapter_report_remove_if(&w->prev, sizeof(gy_bt_pair), pair_names_body, b);
+    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_bt_pair), &w->pair_map, b->id);
     gy_adapter_one_way_forget_body(&w->one_way, b);
-    /* Indices moved and a new collider could reuse a freed address: the map is rebuilt from an
-     * empty state at the next step start. */
-    gy_adapter_pair_map_reset(&w->pair_map);
 }
 
 void gy_bt_step_fini(gy_driver_world *w)

@@ -538,18 +538,17 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     return GY_OK;
 }
 
+static void wake_other(void *w, gy_body_id other)
+{
+    gy_ode_body_wake(gy_handle_pool_get(&((gy_driver_world *)w)->bodies, other.bits));
+}
+
 /* Wakes the bodies whose reported contacts name `b` (a static moved or removed under them). */
 static void wake_contacts_of(gy_driver_world *w, const gy_ode_body *b)
 {
     if (b->reported_step + 1u < w->step_index)
         return; /* named in neither the current nor the previous report */
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        const gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
-        if (p->a->body == b)
-            gy_ode_body_wake(p->b->body);
-        else if (p->b->body == b)
-            gy_ode_body_wake(p->a->body);
-    }
+    gy_adapter_report_touching(&w->report, b->id, wake_other, w);
 }
 
 static void body_destroy(gy_driver_world *w, gy_ode_body *b)

@@ -1110,21 +1110,10 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
     return w->step_error;
 }
 
-static bool pair_names_body(const void *pair, const void *body)
-{
-    const gy_ode_pair *p = pair;
-    return p->a->body == body || p->b->body == body;
-}
-
 void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b)
 {
-    /* The previous report is only read at the next step start; forget there too. */
-    gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), pair_names_body, b);
-    gy_adapter_report_remove_if(&w->prev, sizeof(gy_ode_pair), pair_names_body, b);
+    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_ode_pair), &w->pair_map, b->id);
     gy_adapter_one_way_forget_body(&w->passing, b);
-    /* Indices moved, and a new collider could reuse a freed address: the maps are rebuilt at
-     * the next step start. */
-    gy_adapter_pair_map_reset(&w->pair_map);
 }
 
 void gy_ode_step_fini(gy_driver_world *w)

@@ -904,6 +904,48 @@ void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
     r->count = k;
 }
 
+static bool contact_names_body(const gy_contact *c, gy_body_id id)
+{
+    return c->body_a.bits == id.bits || c->body_b.bits == id.bits;
+}
+
+/* Removes, in order, the entries whose contact names body `id`. */
+static void report_forget(gy_adapter_report *r, size_t pair_size, gy_body_id id)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->count; i++) {
+        if (contact_names_body(&r->contacts[i], id))
+            continue;
+        if (k != i) {
+            r->contacts[k] = r->contacts[i];
+            memcpy(report_record(r, pair_size, k), report_record(r, pair_size, i), pair_size);
+        }
+        k++;
+    }
+    r->count = k;
+}
+
+void gy_adapter_report_forget_body(gy_adapter_report *current, gy_adapter_report *previous,
+                                   size_t pair_size, gy_adapter_pair_map *map, gy_body_id id)
+{
+    report_forget(current, pair_size, id);
+    /* The previous report is only read at the next step start; forget there too. */
+    report_forget(previous, pair_size, id);
+    gy_adapter_pair_map_reset(map);
+}
+
+void gy_adapter_report_touching(const gy_adapter_report *r, gy_body_id id,
+                                void (*visit)(void *ctx, gy_body_id other), void *ctx)
+{
+    for (uint32_t i = 0; i < r->count; i++) {
+        const gy_contact *c = &r->contacts[i];
+        if (c->body_a.bits == id.bits)
+            visit(ctx, c->body_b);
+        else if (c->body_b.bits == id.bits)
+            visit(ctx, c->body_a);
+    }
+}
+
 void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t pair_size)
 {
     gy_free(al, r->contacts, report_block_size(r->capacity, pair_size));

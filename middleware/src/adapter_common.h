@@ -380,6 +380,17 @@ void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
 
 void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t pair_size);
 
+/* Forgetting a released body: removes, in order, the pairs naming body `id` from this step's and
+ * the last step's report, and empties `map` (indices moved, and a new collider could reuse a
+ * freed record's address; the map is rebuilt at the next step start). */
+void gy_adapter_report_forget_body(gy_adapter_report *current, gy_adapter_report *previous,
+                                   size_t pair_size, gy_adapter_pair_map *map, gy_body_id id);
+
+/* Calls visit(ctx, other) for the other body of every pair in `r` naming body `id`, in report
+ * order (a static moved, refiltered or removed wakes what rests on it). */
+void gy_adapter_report_touching(const gy_adapter_report *r, gy_body_id id,
+                                void (*visit)(void *ctx, gy_body_id other), void *ctx);
+
 /* One-way verdicts: the pairs (platform collider, other collider) judged by gy_one_way_accepts,
  * each with the verdict kept until the two separate (a pair not seen for a whole step is
  * dropped). A driver may record only the refused ("passing") pairs and judge accepted ones
