@@ -888,49 +888,56 @@ void gy_adapter_report_swap(gy_adapter_report *current, gy_adapter_report *previ
     *previous = last;
 }
 
+/* Removes, in order, the entries `drop` picks (by contact or by the adapter's record). */
+static void report_remove(gy_adapter_report *r, size_t pair_size,
+                          bool (*drop)(const gy_contact *c, const void *pair, const void *ctx),
+                          const void *ctx)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->count; i++) {
+        if (drop(&r->contacts[i], report_record(r, pair_size, i), ctx))
+            continue;
+        if (k != i) {
+            r->contacts[k] = r->contacts[i];
+            memcpy(report_record(r, pair_size, k), report_record(r, pair_size, i), pair_size);
+        }
+        k++;
+    }
+    r->count = k;
+}
+
+typedef struct record_drop {
+    bool (*drop)(const void *pair, const void *ctx);
+    const void *ctx;
+} record_drop;
+
+static bool drop_by_record(const gy_contact *c, const void *pair, const void *ctx)
+{
+    (void)c;
+    const record_drop *d = ctx;
+    return d->drop(pair, d->ctx);
+}
+
 void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
                                  bool (*drop)(const void *pair, const void *ctx), const void *ctx)
 {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < r->count; i++) {
-        if (drop(report_record(r, pair_size, i), ctx))
-            continue;
-        if (k != i) {
-            r->contacts[k] = r->contacts[i];
-            memcpy(report_record(r, pair_size, k), report_record(r, pair_size, i), pair_size);
-        }
-        k++;
-    }
-    r->count = k;
+    record_drop d = {drop, ctx};
+    report_remove(r, pair_size, drop_by_record, &d);
 }
 
-static bool contact_names_body(const gy_contact *c, gy_body_id id)
+static bool contact_names_body(const gy_contact *c, const void *pair, const void *ctx)
 {
-    return c->body_a.bits == id.bits || c->body_b.bits == id.bits;
-}
-
-/* Removes, in order, the entries whose contact names body `id`. */
-static void report_forget(gy_adapter_report *r, size_t pair_size, gy_body_id id)
-{
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < r->count; i++) {
-        if (contact_names_body(&r->contacts[i], id))
-            continue;
-        if (k != i) {
-            r->contacts[k] = r->contacts[i];
-            memcpy(report_record(r, pair_size, k), report_record(r, pair_size, i), pair_size);
-        }
-        k++;
-    }
-    r->count = k;
+    (void)pair;
+    const gy_body_id *id = ctx;
+    return c->body_a.bits == id->bits || c->body_b.bits == id->bits;
 }
 
 void gy_adapter_report_forget_body(gy_adapter_report *current, gy_adapter_report *previous,
                                    size_t pair_size, gy_adapter_pair_map *map, gy_body_id id)
 {
-    report_forget(current, pair_size, id);
+    report_remove(current, pair_size, contact_names_body, &id);
     /* The previous report is only read at the next step start; forget there too. */
-    report_forget(previous, pair_size, id);
+    report_remove(previous, pair_size, contact_names_body, &id);
     gy_adapter_pair_map_reset(map);
 }
 
