@@ -1,19 +1,18 @@
-/* The Bullet adapter: world lifecycle, thread binding, counters and the table Gyre looks up as
- * "bullet". Bodies and resources live in bullet_body.cpp, joints in bullet_joint.cpp, the step in
- * bullet_step.cpp and queries in bullet_query.cpp. docs/middleware.md explains the mapping. */
+/* The Bullet driver: world lifecycle and the driver table the front end runs "bullet" on. Bodies
+ * and resources live in bullet_body.cpp, joints in bullet_joint.cpp, the step in bullet_step.cpp
+ * and queries in bullet_query.cpp. docs/middleware.md explains the mapping. */
 #include <string.h>
 
 #include "bullet_internal.h"
 
-gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
+gy_driver_world::gy_driver_world(const gy_world_def &d, const gy_allocator *a)
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
-      bodies(), colliders(), joints(), resources(), threads(), moving(nullptr), moving_count(0),
-      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(nullptr), one_way_count(0),
-      one_way_capacity(0), breakable_list(nullptr), breakable_count(0), breakable_capacity(0),
-      broken(), scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0),
-      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      bodies(), colliders(), joints(), resources(), moving(nullptr), moving_count(0),
+      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(), breakables(), broken(),
+      scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0), substep_index(0),
+      aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -53,7 +52,7 @@ gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
     config.setPlaneConvexMultipointIterations(4, 4);
 }
 
-gy_backend_world::~gy_backend_world()
+gy_driver_world::~gy_driver_world()
 {
     if (query_shape != nullptr)
         query_shape->~btConvexShape();
@@ -80,79 +79,46 @@ bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadph
 
 /* ---- world ---------------------------------------------------------------------------------- */
 
-static void world_free(gy_backend_world *w)
+static void world_free(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
     gy_bt_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
-    gy_free(a, w->breakable_list, (size_t)w->breakable_capacity * sizeof *w->breakable_list);
+    gy_adapter_breakables_free(a, &w->breakables);
     gy_free(a, w->scratch, (size_t)w->scratch_capacity * sizeof *w->scratch);
-    gy_adapter_threads_fini(&w->threads);
-    w->~gy_backend_world();
+    w->~gy_driver_world();
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result bt_world_create(const gy_world_def *def_in, gy_backend_world **out)
+static gy_result bt_world_create(const gy_world_def *def_in, gy_driver_world **out,
+                                 gy_driver_records *rec)
 {
-    if (out == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    *out = nullptr;
-    gy_world_def def;
-    gy_result r = gy_adapter_world_def(def_in, &def);
-    if (r != GY_OK)
-        return r;
+    const gy_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
-
-    void *mem = gy_alloc_zeroed(a, sizeof(gy_backend_world));
+    void *mem = gy_alloc_zeroed(a, sizeof(gy_driver_world));
     if (mem == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
-    gy_backend_world *w = new (mem) gy_backend_world(def, a);
-    if (gy_adapter_threads_init(&w->threads) != GY_OK) {
-        w->~gy_backend_world();
-        gy_free(a, w, sizeof *w);
-        return GY_ERR_BACKEND;
-    }
+    gy_driver_world *w = new (mem) gy_driver_world(def, a);
+    *rec = gy_driver_records{&w->bodies, &w->colliders, &w->joints, &w->resources,
+                             &w->tally,  &w->report,    &w->broken};
     *out = w;
     return GY_OK;
 }
 
-static void bt_world_destroy(gy_backend_world *w)
+static void bt_world_destroy(gy_driver_world *w)
 {
-    if (w == nullptr || !gy_adapter_threads_may_destroy(&w->threads, w->logger, "bullet"))
-        return;
     /* Nothing is left to wake or report: dropping the reports first keeps teardown linear. */
     w->report.count = 0;
     w->prev.count = 0;
-    w->one_way_count = 0;
+    w->one_way.count = 0;
     gy_bt_joint_release_all(w);
     gy_bt_body_release_all(w);
     gy_bt_resource_release_all(w);
     world_free(w);
 }
 
-/* Bullet keeps no per-thread state that a caller must set up, so binding only records who may
- * call (checked in debug builds). */
-static gy_result bt_bind_thread(gy_backend_world *w)
+static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
 {
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    return gy_adapter_threads_bind(&w->threads, nullptr);
-}
-
-static void bt_unbind_thread(gy_backend_world *w)
-{
-    if (w != nullptr)
-        gy_adapter_threads_unbind(&w->threads, nullptr);
-}
-
-static gy_result bt_set_gravity(gy_backend_world *w, gy_vec3 g)
-{
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    if (!gy_vec3_is_finite(g))
-        return GY_ERR_NON_FINITE;
     w->def.gravity = g;
     w->world.setGravity(gy_bt_vec(g));
     /* Bodies carry their own gravity (scaled by their factor); sleepers would otherwise hang in
@@ -163,79 +129,33 @@ static gy_result bt_set_gravity(gy_backend_world *w, gy_vec3 g)
             b->rb->setGravity(gy_bt_vec(g) * b->gravity_factor);
         gy_bt_body_wake(b);
     }
-    return GY_OK;
 }
 
-static bool body_awake(const gy_bt_body *b)
+static uint32_t bt_awake_bodies(gy_driver_world *w)
 {
-    if (b->type == GY_MOTION_KINEMATIC)
-        return true;
-    return b->type == GY_MOTION_DYNAMIC && b->rb->isActive();
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        const gy_bt_body *b = w->moving[i];
+        if (b->type == GY_MOTION_KINEMATIC || (b->type == GY_MOTION_DYNAMIC && b->rb->isActive()))
+            n++;
+    }
+    return n;
 }
 
-static void bt_get_counters(gy_backend_world *w, gy_backend_counters *out)
-{
-    if (out == nullptr)
-        return;
-    memset(out, 0, sizeof *out);
-    /* Once the world has stopped, any thread may read it: leak checks run after the stop. */
-    if (w == nullptr || !gy_adapter_threads_may_read(&w->threads))
-        return;
-    gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
-    for (uint32_t i = 0; i < w->moving_count; i++)
-        if (body_awake(w->moving[i]))
-            out->awake_bodies++;
-    out->contact_pairs = w->report.count;
-}
-
-static uint32_t bt_contacts(gy_backend_world *w, const gy_contact **out)
-{
-    if (out != nullptr)
-        *out = nullptr;
-    if (w == nullptr || out == nullptr || !gy_bt_thread_ok(w))
-        return 0;
-    *out = w->report.count > 0 ? w->report.contacts : nullptr;
-    return w->report.count;
-}
-
-static uint32_t bt_broken_joints(gy_backend_world *w, const gy_joint_id **out,
-                                 const uint64_t **user)
-{
-    if (out != nullptr)
-        *out = nullptr;
-    if (user != nullptr)
-        *user = nullptr;
-    if (w == nullptr || !gy_bt_thread_ok(w))
-        return 0;
-    return gy_adapter_broken_read(&w->broken, out, user);
-}
-
-static gy_result bt_step(gy_backend_world *w, double dt)
-{
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    gy_result r = gy_adapter_check_dt(dt);
-    return r == GY_OK ? gy_bt_step(w, dt) : r;
-}
-
-/* Queries share the broadphase's ray stack, the world's probe object and its query shape
- * storage, so two may not run at once. */
-extern "C" const gy_backend gy_bullet_backend_table = {
+/* Bullet keeps no per-thread state that a caller must set up: no thread hooks. */
+extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
-    .flags = GY_BACKEND_QUERIES_EXCLUSIVE,
-    .middleware = "Bullet " GY_BULLET_VERSION " (double precision)",
     .world_create = bt_world_create,
     .world_destroy = bt_world_destroy,
-    .bind_thread = bt_bind_thread,
-    .unbind_thread = bt_unbind_thread,
+    .thread_setup = nullptr,
+    .thread_cleanup = nullptr,
     .set_gravity = bt_set_gravity,
     .mesh_create = gy_bt_mesh_create,
     .hull_create = gy_bt_hull_create,
-    .resource_release = gy_bt_resource_release,
+    .resource_free = gy_bt_resource_free,
     .body_create = gy_bt_body_create,
     .body_release = gy_bt_body_release,
+    .body_type = gy_bt_body_type,
     .body_get_state = gy_bt_body_get_state,
     .body_set_pose = gy_bt_body_set_pose,
     .body_set_linear_velocity = gy_bt_body_set_linear_velocity,
@@ -243,7 +163,6 @@ extern "C" const gy_backend gy_bullet_backend_table = {
     .body_add_force = gy_bt_body_add_force,
     .body_add_torque = gy_bt_body_add_torque,
     .body_add_impulse = gy_bt_body_add_impulse,
-    .body_add_impulse_at = gy_bt_body_add_impulse_at,
     .body_move_kinematic = gy_bt_body_move_kinematic,
     .body_point_velocity = gy_bt_body_point_velocity,
     .body_set_awake = gy_bt_body_set_awake,
@@ -253,13 +172,12 @@ extern "C" const gy_backend gy_bullet_backend_table = {
     .collider_get_policy = gy_bt_collider_get_policy,
     .joint_create = gy_bt_joint_create,
     .joint_release = gy_bt_joint_release,
+    .joint_type = gy_bt_joint_type,
     .joint_set_motor = gy_bt_joint_set_motor,
     .joint_get_state = gy_bt_joint_get_state,
-    .step = bt_step,
-    .contacts = bt_contacts,
-    .broken_joints = bt_broken_joints,
+    .step = gy_bt_step,
+    .awake_bodies = bt_awake_bodies,
     .raycast = gy_bt_raycast,
     .shape_cast = gy_bt_shape_cast,
     .overlap = gy_bt_overlap,
-    .get_counters = bt_get_counters,
 };

@@ -31,7 +31,7 @@ static_assert(std::is_standard_layout<gy_bt_resource>::value,
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
-static void resource_destroy(gy_backend_world *w, gy_bt_resource *r)
+static void resource_destroy(gy_driver_world *w, gy_bt_resource *r)
 {
     const gy_allocator *a = w->allocator;
     /* The BVH shape points into the mesh interface, which points into the copies. */
@@ -47,23 +47,20 @@ static void resource_destroy(gy_backend_world *w, gy_bt_resource *r)
     gy_free(a, r, sizeof *r);
 }
 
-static void resource_unref(gy_backend_world *w, gy_bt_resource *r)
+static void resource_unref(gy_driver_world *w, gy_bt_resource *r)
 {
     if (gy_adapter_resource_unref(&w->tally, &r->base))
         resource_destroy(w, r);
 }
 
-static gy_result resource_publish(gy_backend_world *w, gy_bt_resource *r, gy_resource_id *out)
+static gy_result resource_publish(gy_driver_world *w, gy_bt_resource *r, gy_resource_id *out)
 {
     return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
 }
 
-gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
+gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, gy_resource_id *out)
 {
-    gy_result res =
-        gy_adapter_mesh_begin(w != nullptr, w != nullptr && gy_bt_thread_ok(w), def, out);
-    if (res != GY_OK)
-        return res;
+    gy_result res;
     const gy_allocator *a = w->allocator;
     gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
     if (r == nullptr)
@@ -172,12 +169,9 @@ static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<bt
     return true;
 }
 
-gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
+gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out)
 {
-    gy_result res =
-        gy_adapter_hull_begin(w != nullptr, w != nullptr && gy_bt_thread_ok(w), def, out);
-    if (res != GY_OK)
-        return res;
+    gy_result res;
     if (def->point_count > (uint32_t)INT_MAX)
         return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
@@ -226,16 +220,12 @@ gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_reso
     return GY_OK;
 }
 
-void gy_bt_resource_release(gy_backend_world *w, gy_resource_id id)
+void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
 {
-    if (w == nullptr || !gy_bt_thread_ok(w))
-        return;
-    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, &w->tally, id);
-    if (dead != nullptr)
-        resource_destroy(w, gy_bt_resource_of(dead));
+    resource_destroy(w, gy_bt_resource_of(r));
 }
 
-void gy_bt_resource_release_all(gy_backend_world *w)
+void gy_bt_resource_release_all(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->resources.count; i++) {
         gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
@@ -281,25 +271,24 @@ void gy_bt_body_wake(gy_bt_body *b)
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
-        b->sleep_samples = 0;
-        b->rest_time = 0.0;
+        gy_adapter_sleep_reset(&b->sleep);
     } else if (b->type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
 
-void gy_bt_wake_touching(gy_backend_world *w, const gy_bt_body *b)
+static void wake_other(void *w, gy_body_id other)
 {
-    /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        const gy_bt_pair *p = &gy_bt_pairs(&w->report)[i];
-        if (p->a->body == b)
-            gy_bt_body_wake(p->b->body);
-        else if (p->b->body == b)
-            gy_bt_body_wake(p->a->body);
-    }
+    gy_driver_world *world = static_cast<gy_driver_world *>(w);
+    gy_bt_body_wake(static_cast<gy_bt_body *>(gy_handle_pool_get(&world->bodies, other.bits)));
 }
 
-void gy_bt_body_place(gy_backend_world *w, gy_bt_body *b, const btTransform &com_frame)
+void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b)
+{
+    /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
+    gy_adapter_report_touching(&w->report, b->id, wake_other, w);
+}
+
+void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame)
 {
     b->rb->setCenterOfMassTransform(com_frame);
     b->rb->setInterpolationWorldTransform(com_frame);
@@ -472,25 +461,17 @@ static bool transform_is_identity(const btTransform &t)
     return t.getOrigin().length2() < 1e-24 && fabs(q.x()) + fabs(q.y()) + fabs(q.z()) < 1e-12;
 }
 
-gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
-                            const gy_collider_def *cols, uint32_t n, gy_body_id *out,
-                            gy_collider_id *collider_ids)
+gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
+                            uint32_t n, gy_adapter_resource *const *res, const gy_mass *mp,
+                            gy_body_id *out, gy_collider_id *collider_ids)
 {
-    gy_adapter_resource **res;
-    gy_result r = gy_adapter_body_begin(
-        w != nullptr, w != nullptr && gy_bt_thread_ok(w), w != nullptr ? w->allocator : nullptr,
-        w != nullptr ? &w->resources : nullptr, def, cols, n, out, &res);
-    if (r != GY_OK)
-        return r;
+    gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
 
-    gy_mass mass;
-    memset(&mass, 0, sizeof mass);
+    gy_mass mass = *mp;
     btTransform principal = btTransform::getIdentity();
     btVector3 inertia(0, 0, 0);
-    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
-        r = gy_adapter_body_mass(def, cols, n, res, &mass);
-    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
+    if (def->type == GY_MOTION_DYNAMIC)
         r = principal_frame(&mass, &principal, &inertia);
 
     btTransform principal_inv = principal.inverse();
@@ -506,7 +487,6 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
     if (r == GY_OK)
         r = blocks_alloc(a, &k, cols, n, compound);
     if (r != GY_OK) {
-        gy_adapter_body_end(a, res, n);
         return r;
     }
     uint64_t body_handle = 0;
@@ -534,7 +514,6 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
             gy_handle_pool_release(&w->bodies, body_handle);
         gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
         blocks_free(a, &k, cols);
-        gy_adapter_body_end(a, res, n);
         return r;
     }
 
@@ -611,7 +590,6 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
     gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
     gy_free(a, k.collider_mem, (size_t)n * sizeof(void *));
     gy_free(a, k.shape_mem, (size_t)n * sizeof(void *));
-    gy_adapter_body_end(a, res, n);
 
     btCollisionShape *root;
     if (compound) {
@@ -671,7 +649,7 @@ gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
 
 /* ---- body release --------------------------------------------------------------------------- */
 
-static void body_destroy(gy_backend_world *w, gy_bt_body *b)
+static void body_destroy(gy_driver_world *w, gy_bt_body *b)
 {
     const gy_allocator *a = w->allocator;
     if (b->joint_count > 0)
@@ -708,20 +686,12 @@ static void body_destroy(gy_backend_world *w, gy_bt_body *b)
     gy_free(a, b, sizeof *b);
 }
 
-gy_result gy_bt_body_release(gy_backend_world *w, gy_body_id id)
+void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
 {
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    gy_bt_body *b = static_cast<gy_bt_body *>(gy_handle_pool_get(&w->bodies, id.bits));
-    if (b == nullptr)
-        return GY_ERR_STALE_HANDLE;
     body_destroy(w, b);
-    return GY_OK;
 }
 
-void gy_bt_body_release_all(gy_backend_world *w)
+void gy_bt_body_release_all(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->bodies.count; i++) {
         uint64_t h;
@@ -733,26 +703,13 @@ void gy_bt_body_release_all(gy_backend_world *w)
 
 /* ---- per-body calls ------------------------------------------------------------------------- */
 
-/* Common entry: checks the world, the thread and the handle. */
-static gy_result lookup(gy_backend_world *w, gy_body_id id, gy_bt_body **out)
+gy_motion_type gy_bt_body_type(const gy_bt_body *b)
 {
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    *out = static_cast<gy_bt_body *>(gy_handle_pool_get(&w->bodies, id.bits));
-    return *out != nullptr ? GY_OK : GY_ERR_STALE_HANDLE;
+    return b->type;
 }
 
-gy_result gy_bt_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
+void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
 {
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    if (out == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
     out->pose = gy_bt_body_pose(b);
     if (b->type == GY_MOTION_DYNAMIC) {
         out->linear_velocity = gy_bt_from_vec(b->rb->getLinearVelocity());
@@ -763,19 +720,10 @@ gy_result gy_bt_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state
         out->angular_velocity = gy_bt_from_vec(b->kin_angular);
         out->awake = true;
     }
-    return GY_OK;
 }
 
-gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
+gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 {
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    r = gy_validate_pose(pose);
-    if (r != GY_OK)
-        return r;
-    pose.rotation = gy_quat_normalize(pose.rotation);
     btTransform frame = gy_bt_transform(pose) * b->principal;
     if (b->type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
@@ -804,120 +752,51 @@ gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     return GY_OK;
 }
 
-static gy_result check_vec(gy_vec3 v)
+void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
-    return gy_vec3_is_finite(v) ? GY_OK : GY_ERR_NON_FINITE;
-}
-
-gy_result gy_bt_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
-{
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        r = check_vec(v);
-    if (r != GY_OK)
-        return r;
-    if (b->type == GY_MOTION_STATIC)
-        return GY_ERR_INVALID_MOTION;
     if (b->type == GY_MOTION_KINEMATIC)
         b->kin_linear = gy_bt_vec(v);
     b->rb->setLinearVelocity(gy_bt_vec(v));
     gy_bt_body_wake(b);
-    return GY_OK;
 }
 
-gy_result gy_bt_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        r = check_vec(v);
-    if (r != GY_OK)
-        return r;
-    if (b->type == GY_MOTION_STATIC)
-        return GY_ERR_INVALID_MOTION;
     if (b->type == GY_MOTION_KINEMATIC)
         b->kin_angular = gy_bt_vec(v);
     b->rb->setAngularVelocity(gy_bt_vec(v));
     gy_bt_body_wake(b);
-    return GY_OK;
 }
 
-static gy_result lookup_dynamic(gy_backend_world *w, gy_body_id id, gy_vec3 v, gy_bt_body **b)
+void gy_bt_body_add_force(gy_driver_world *, gy_bt_body *b, gy_vec3 f)
 {
-    gy_result r = lookup(w, id, b);
-    if (r == GY_OK)
-        r = check_vec(v);
-    if (r == GY_OK && (*b)->type != GY_MOTION_DYNAMIC)
-        r = GY_ERR_INVALID_MOTION;
-    return r;
-}
-
-gy_result gy_bt_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
-{
-    gy_bt_body *b;
-    gy_result r = lookup_dynamic(w, id, f, &b);
-    if (r != GY_OK)
-        return r;
     b->force += gy_bt_vec(f);
     gy_bt_body_wake(b);
-    return GY_OK;
 }
 
-gy_result gy_bt_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
+void gy_bt_body_add_torque(gy_driver_world *, gy_bt_body *b, gy_vec3 t)
 {
-    gy_bt_body *b;
-    gy_result r = lookup_dynamic(w, id, t, &b);
-    if (r != GY_OK)
-        return r;
     b->torque += gy_bt_vec(t);
     gy_bt_body_wake(b);
-    return GY_OK;
 }
 
-gy_result gy_bt_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
+void gy_bt_body_add_impulse(gy_driver_world *, gy_bt_body *b, gy_vec3 j, const gy_vec3 *p)
 {
-    gy_bt_body *b;
-    gy_result r = lookup_dynamic(w, id, j, &b);
-    if (r != GY_OK)
-        return r;
     gy_bt_body_wake(b);
-    b->rb->applyCentralImpulse(gy_bt_vec(j));
-    return GY_OK;
-}
-
-gy_result gy_bt_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 j, gy_vec3 p)
-{
-    gy_bt_body *b;
-    gy_result r = lookup_dynamic(w, id, j, &b);
-    if (r == GY_OK)
-        r = check_vec(p);
-    if (r != GY_OK)
-        return r;
-    gy_bt_body_wake(b);
+    if (p == nullptr) {
+        b->rb->applyCentralImpulse(gy_bt_vec(j));
+        return;
+    }
     /* Not btRigidBody::applyImpulse, which takes the moment of the impulse with its locked
      * components removed: a lock's reaction acts through the centre of mass, so the whole
      * impulse turns the body (ω = I⁻¹ r × J on the free axes). */
     btVector3 jb = gy_bt_vec(j);
     b->rb->applyCentralImpulse(jb);
-    b->rb->applyTorqueImpulse((gy_bt_vec(p) - gy_bt_body_com(b)).cross(jb));
-    return GY_OK;
+    b->rb->applyTorqueImpulse((gy_bt_vec(*p) - gy_bt_body_com(b)).cross(jb));
 }
 
-gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt)
+void gy_bt_body_move_kinematic(gy_driver_world *, gy_bt_body *b, gy_pose target, double dt)
 {
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    r = gy_validate_pose(target);
-    if (r == GY_OK)
-        r = gy_adapter_check_dt(dt);
-    if (r != GY_OK)
-        return r;
-    if (b->type != GY_MOTION_KINEMATIC)
-        return GY_ERR_INVALID_MOTION;
-    target.rotation = gy_quat_normalize(target.rotation);
     gy_pose cur = gy_bt_body_pose(b);
     gy_vec3 v, omega;
     gy_adapter_kinematic_velocity(cur.position, cur.rotation, target.position, target.rotation, dt,
@@ -927,60 +806,32 @@ gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose 
     b->rb->setLinearVelocity(b->kin_linear);
     b->rb->setAngularVelocity(b->kin_angular);
     b->pose_written = true;
-    return GY_OK;
 }
 
-gy_result gy_bt_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p, gy_vec3 *out)
+gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 {
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        r = check_vec(p);
-    if (r == GY_OK && out == nullptr)
-        r = GY_ERR_INVALID_ARGUMENT;
-    if (r != GY_OK)
-        return r;
-    *out = gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));
-    return GY_OK;
+    return gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));
 }
 
-gy_result gy_bt_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
+void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
 {
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    if (b->type != GY_MOTION_DYNAMIC)
-        return GY_ERR_INVALID_MOTION;
     if (awake) {
         gy_bt_body_wake(b);
-        return GY_OK;
+        return;
     }
     b->rb->setLinearVelocity(btVector3(0, 0, 0));
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->force.setZero();
     b->torque.setZero();
-    b->sleep_samples = 0;
-    b->rest_time = 0.0;
+    gy_adapter_sleep_reset(&b->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
      * (update_sleep skips it, so it then never wants to sleep again). */
     b->rb->forceActivationState(ISLAND_SLEEPING);
-    return GY_OK;
 }
 
-gy_result gy_bt_body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
+void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
 {
-    gy_bt_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    if (!isfinite(mass))
-        return GY_ERR_NON_FINITE;
-    if (!(mass > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
-    if (b->type != GY_MOTION_DYNAMIC)
-        return GY_ERR_INVALID_MOTION;
     const btVector3 &inv = b->rb->getInvInertiaDiagLocal();
     double scale = mass / b->mass;
     btVector3 inertia(scale / inv.x(), scale / inv.y(), scale / inv.z());
@@ -989,39 +840,17 @@ gy_result gy_bt_body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
     b->rb->updateInertiaTensor();
     b->mass = mass;
     gy_bt_body_wake(b);
-    return GY_OK;
 }
 
-static gy_result lookup_collider(gy_backend_world *w, gy_collider_id id, gy_bt_collider **out)
+void gy_bt_collider_set_material(gy_driver_world *, gy_bt_collider *c, const gy_material *m)
 {
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    *out = static_cast<gy_bt_collider *>(gy_handle_pool_get(&w->colliders, id.bits));
-    return *out != nullptr ? GY_OK : GY_ERR_STALE_HANDLE;
-}
-
-gy_result gy_bt_collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m)
-{
-    gy_bt_collider *c;
-    gy_result r = lookup_collider(w, id, &c);
-    if (r == GY_OK)
-        r = gy_validate_material(m);
-    if (r != GY_OK)
-        return r;
     /* Contacts combine the two records' materials as their points are added. */
     c->material = *m;
-    return GY_OK;
 }
 
-gy_result gy_bt_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
-                                    uint32_t mask)
+void gy_bt_collider_set_filter(gy_driver_world *w, gy_bt_collider *c, uint32_t category,
+                               uint32_t mask)
 {
-    gy_bt_collider *c;
-    gy_result r = lookup_collider(w, id, &c);
-    if (r != GY_OK)
-        return r;
     c->category = category;
     c->mask = mask;
     gy_bt_body *b = c->body;
@@ -1043,15 +872,10 @@ gy_result gy_bt_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint
     } else {
         gy_bt_body_wake(b);
     }
-    return GY_OK;
 }
 
-gy_result gy_bt_collider_get_policy(gy_backend_world *w, gy_collider_id id, gy_collider_policy *out)
+void gy_bt_collider_get_policy(gy_driver_world *, gy_bt_collider *c, gy_collider_policy *out)
 {
-    gy_bt_collider *c;
-    gy_result r = out != nullptr ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
-    if (r != GY_OK)
-        return r;
     btMatrix3x3 basis = gy_bt_collider_transform(c).getBasis();
     out->is_sensor = c->is_sensor;
     out->contact_response = c->contact_response;
@@ -1059,5 +883,4 @@ gy_result gy_bt_collider_get_policy(gy_backend_world *w, gy_collider_id id, gy_c
     out->one_way_normal = gy_bt_from_vec(basis * gy_bt_vec(c->one_way_normal));
     out->surface_velocity = gy_bt_from_vec(basis * gy_bt_vec(c->surface_velocity));
     out->one_way_slop = c->one_way_slop;
-    return GY_OK;
 }

@@ -16,14 +16,17 @@
 #include <new>
 #include <pthread.h>
 
-#include "../src/adapter_common.h"
+#include "../src/driver.h"
 #include "../src/joint_drive.h"
 #include "gyre/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
 
-struct gy_bt_body;
+/* The driver records are the front end's opaque gy_driver_* types (driver.h). */
+typedef gy_driver_body gy_bt_body;
+typedef gy_driver_collider gy_bt_collider;
+typedef gy_driver_joint gy_bt_joint;
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
@@ -47,7 +50,7 @@ struct gy_bt_resource {
 
 /* ---- colliders and bodies ------------------------------------------------------------------- */
 
-struct gy_bt_collider {
+struct gy_driver_collider {
     gy_collider_id id;
     gy_bt_body *body;
     uint32_t index; /* child index in the body's compound, and position in body->colliders */
@@ -68,7 +71,7 @@ struct gy_bt_collider {
     btTransform child;          /* pose in the Bullet body frame */
 };
 
-struct gy_bt_body {
+struct gy_driver_body {
     gy_body_id id;
     gy_motion_type type;
     btRigidBody *rb;
@@ -103,12 +106,8 @@ struct gy_bt_body {
     double correction_speed;
     bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
     uint32_t joint_count;
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
-    /* Sleep (bullet_step.cpp): the last GY_ADAPTER_SLEEP_SAMPLES velocities, how many are
-     * filled, and how long their average has stayed below the thresholds. */
-    gy_vec3 sleep_linear[GY_ADAPTER_SLEEP_SAMPLES], sleep_angular[GY_ADAPTER_SLEEP_SAMPLES];
-    uint32_t sleep_samples, sleep_next;
-    double rest_time;
+    uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
+    gy_adapter_sleep sleep; /* the shared sleep rule (bullet_step.cpp) */
     /* Statics: the step after their creation or last teleport. During that step their pairs
      * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
      * when neither side is active, so a sleeper they touch wakes. */
@@ -117,7 +116,7 @@ struct gy_bt_body {
 
 /* ---- joints --------------------------------------------------------------------------------- */
 
-struct gy_bt_joint {
+struct gy_driver_joint {
     gy_joint_id id;
     gy_joint_type type;
     btTypedConstraint *constraint;
@@ -127,7 +126,7 @@ struct gy_bt_joint {
     gy_joint_motor motor;     /* hinge and slider */
     bool has_limits;          /* hinge and slider: its limits {min, max}, for the motor */
     double limits[2];
-    gy_vec3 anchor_a;         /* the anchor in a's body frame (motor inertia) */
+    gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
     bool breakable;
     double break_force;
     uint64_t user_data;
@@ -146,28 +145,19 @@ struct gy_bt_pair {
     bool sensor_seen;      /* a sensor pair found overlapping at the step's end poses */
 };
 
-/* A one-way platform pair in contact and its verdict, kept until the two separate (a step in
- * which the pair reported no point): `accepted` pairs collide, the others ("passing") have their
- * contacts dropped. */
-struct gy_bt_one_way {
-    const gy_bt_collider *platform, *other;
-    uint64_t seen_step;
-    bool accepted;
-};
-
 /* ---- Bullet plumbing ------------------------------------------------------------------------ */
 
 /* The dispatcher knows its world so the near callback (a plain function pointer) can reach it. */
 class gy_bt_dispatcher : public btCollisionDispatcher
 {
   public:
-    explicit gy_bt_dispatcher(btCollisionConfiguration *config, gy_backend_world *w)
+    explicit gy_bt_dispatcher(btCollisionConfiguration *config, gy_driver_world *w)
         : btCollisionDispatcher(config), world(w)
     {
     }
     /* Also pairs a static placed since the last step with inactive bodies (bullet_step.cpp). */
     bool needsCollision(const btCollisionObject *o0, const btCollisionObject *o1) override;
-    gy_backend_world *world;
+    gy_driver_world *world;
 };
 
 /* Broadphase prefilter: 32-bit category/mask over each body's colliders (Bullet's own filter
@@ -198,9 +188,9 @@ union gy_bt_query_shape_storage {
     alignas(16) unsigned char capsule[sizeof(btCapsuleShape)];
 };
 
-struct gy_backend_world {
-    gy_backend_world(const gy_world_def &d, const gy_allocator *a);
-    ~gy_backend_world();
+struct gy_driver_world {
+    gy_driver_world(const gy_world_def &d, const gy_allocator *a);
+    ~gy_driver_world();
 
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -225,8 +215,6 @@ struct gy_backend_world {
     gy_handle_pool joints;    /* payload: gy_bt_joint* */
     gy_handle_pool resources; /* payload: gy_bt_resource* */
 
-    gy_adapter_threads threads;
-
     gy_bt_body **moving; /* every dynamic and kinematic body */
     uint32_t moving_count, moving_capacity;
     gy_adapter_tally tally; /* bodies by motion type, sensors, live resource records */
@@ -236,10 +224,8 @@ struct gy_backend_world {
     gy_adapter_report report;
     gy_adapter_report prev;
     gy_adapter_pair_map pair_map;
-    gy_bt_one_way *one_way;
-    uint32_t one_way_count, one_way_capacity;
-    gy_bt_joint **breakable_list;
-    uint32_t breakable_count, breakable_capacity;
+    gy_adapter_one_ways one_way;      /* one-way verdicts, kept until the pair separates */
+    gy_adapter_breakables breakables; /* gy_bt_joint records */
     gy_adapter_broken broken;
     gy_bt_collider **scratch; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;
@@ -248,7 +234,7 @@ struct gy_backend_world {
     uint64_t substep_index;
     bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
     double substep_dt;
-    bool sensor_pass; /* colliding at the step's end poses, sensor pairs only */
+    bool sensor_pass;     /* colliding at the step's end poses, sensor pairs only */
     gy_result step_error; /* first allocation failure inside the current step */
 };
 
@@ -309,12 +295,6 @@ template <class T> void gy_bt_delete(const gy_allocator *a, T *p)
 
 /* ---- shared helpers ------------------------------------------------------------------------- */
 
-/* True when the calling thread may use the world (always true in release builds). */
-static inline bool gy_bt_thread_ok(const gy_backend_world *w)
-{
-    return gy_adapter_threads_ok(&w->threads);
-}
-
 /* The Bullet record behind a resource pool payload (or a resolved collider resource). */
 static inline gy_bt_resource *gy_bt_resource_of(void *r)
 {
@@ -343,96 +323,92 @@ btTransform gy_bt_collider_transform(const gy_bt_collider *c);
 /* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
 void gy_bt_body_wake(gy_bt_body *b);
 /* Wakes the bodies touching `b` in the last report (a static moved or removed under them). */
-void gy_bt_wake_touching(gy_backend_world *w, const gy_bt_body *b);
+void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b);
 /* Moves a dynamic or kinematic body's centre of mass frame, keeping Bullet's caches in step. */
-void gy_bt_body_place(gy_backend_world *w, gy_bt_body *b, const btTransform &com_frame);
-gy_result gy_bt_body_create(gy_backend_world *w, const gy_body_def *def,
-                            const gy_collider_def *colliders, uint32_t collider_count,
+void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame);
+/* The driver entries of the same names (driver.h). */
+gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
+                            uint32_t n, gy_adapter_resource *const *res, const gy_mass *mass,
                             gy_body_id *out, gy_collider_id *collider_ids);
-gy_result gy_bt_body_release(gy_backend_world *w, gy_body_id id);
-void gy_bt_body_release_all(gy_backend_world *w);
-gy_result gy_bt_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out);
-gy_result gy_bt_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose);
-gy_result gy_bt_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
-gy_result gy_bt_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
-gy_result gy_bt_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 force);
-gy_result gy_bt_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 torque);
-gy_result gy_bt_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 impulse);
-gy_result gy_bt_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
-                                    gy_vec3 world_point);
-gy_result gy_bt_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt);
-gy_result gy_bt_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
-                                    gy_vec3 *out);
-gy_result gy_bt_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake);
-gy_result gy_bt_body_set_mass(gy_backend_world *w, gy_body_id id, double mass);
-gy_result gy_bt_collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m);
-gy_result gy_bt_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
-                                    uint32_t mask);
-gy_result gy_bt_collider_get_policy(gy_backend_world *w, gy_collider_id id,
-                                    gy_collider_policy *out);
+void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);
+void gy_bt_body_release_all(gy_driver_world *w);
+gy_motion_type gy_bt_body_type(const gy_bt_body *b);
+void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out);
+gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
+void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
+void gy_bt_body_set_angular_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
+void gy_bt_body_add_force(gy_driver_world *w, gy_bt_body *b, gy_vec3 force);
+void gy_bt_body_add_torque(gy_driver_world *w, gy_bt_body *b, gy_vec3 torque);
+void gy_bt_body_add_impulse(gy_driver_world *w, gy_bt_body *b, gy_vec3 impulse,
+                            const gy_vec3 *point);
+void gy_bt_body_move_kinematic(gy_driver_world *w, gy_bt_body *b, gy_pose target, double dt);
+gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);
+void gy_bt_body_set_awake(gy_driver_world *w, gy_bt_body *b, bool awake);
+void gy_bt_body_set_mass(gy_driver_world *w, gy_bt_body *b, double mass);
+void gy_bt_collider_set_material(gy_driver_world *w, gy_bt_collider *c, const gy_material *m);
+void gy_bt_collider_set_filter(gy_driver_world *w, gy_bt_collider *c, uint32_t category,
+                               uint32_t mask);
+void gy_bt_collider_get_policy(gy_driver_world *w, gy_bt_collider *c, gy_collider_policy *out);
 
 /* Resources (bullet_body.cpp). */
-gy_result gy_bt_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out);
-gy_result gy_bt_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out);
-void gy_bt_resource_release(gy_backend_world *w, gy_resource_id id);
-void gy_bt_resource_release_all(gy_backend_world *w);
+gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, gy_resource_id *out);
+gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
+void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
+void gy_bt_resource_release_all(gy_driver_world *w);
 
 /* Joints (bullet_joint.cpp). */
-gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out);
-gy_result gy_bt_joint_release(gy_backend_world *w, gy_joint_id id);
-void gy_bt_joint_release_for_body(gy_backend_world *w, gy_bt_body *b);
-void gy_bt_joint_release_all(gy_backend_world *w);
+gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
+                             gy_bt_body *b, gy_joint_id *out);
+void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
+gy_joint_type gy_bt_joint_type(const gy_bt_joint *j);
+void gy_bt_joint_release_for_body(gy_driver_world *w, gy_bt_body *b);
+void gy_bt_joint_release_all(gy_driver_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
-gy_result gy_bt_joint_check_breaks(gy_backend_world *w);
+gy_result gy_bt_joint_check_breaks(gy_driver_world *w);
 /* Before a solve of h seconds: motor velocities. */
-void gy_bt_joints_before_solve(gy_backend_world *w, double h);
-gy_result gy_bt_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m);
-gy_result gy_bt_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out);
+void gy_bt_joints_before_solve(gy_driver_world *w, double h);
+void gy_bt_joint_set_motor(gy_driver_world *w, gy_bt_joint *j, const gy_joint_motor *m);
+void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *out);
 
 /* Step (bullet_step.cpp). */
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info);
-gy_result gy_bt_step(gy_backend_world *w, double dt);
+gy_result gy_bt_step(gy_driver_world *w, double dt);
 /* Drops every report entry and one-way record naming a collider of `b` (body release). */
-void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b);
-void gy_bt_step_fini(gy_backend_world *w);
+void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b);
+void gy_bt_step_fini(gy_driver_world *w);
 
 /* Queries (bullet_query.cpp). */
-gy_result gy_bt_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
-                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                        uint32_t capacity, uint32_t *count);
-gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                           gy_vec3 translation, const gy_query_filter *filter,
-                           gy_collector collector, gy_hit *hits, uint32_t capacity,
-                           uint32_t *count);
-gy_result gy_bt_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                        uint32_t capacity, uint32_t *count);
+void gy_bt_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
+                   gy_adapter_query *q);
+void gy_bt_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                      double length, gy_adapter_query *q);
+void gy_bt_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *q);
 
 /* Builds a query shape (sphere, box, capsule in the world's scratch storage, or a hull
  * resource's query shape) and makes it the probe's shape; NULL for other shape types. */
-btConvexShape *gy_bt_probe_shape(gy_backend_world *w, const gy_shape *s);
+btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s);
 
 /* Refreshes moving bodies' broadphase boxes if a step moved them since (queries call this). */
-void gy_bt_refresh_aabbs(gy_backend_world *w);
+void gy_bt_refresh_aabbs(gy_driver_world *w);
 
 /* Collision test of the world's probe (shape and transform already set) against one collider,
  * with Bullet's GJK/EPA on the stack. Returns true when they overlap or touch, with the
  * deepest point on the collider, the normal out of the collider (towards the probe), the
  * penetration (≥ 0) and the mesh triangle (or -1). */
-bool gy_bt_probe_contact(gy_backend_world *w, const gy_bt_collider *c, btVector3 *point,
+bool gy_bt_probe_contact(gy_driver_world *w, const gy_bt_collider *c, btVector3 *point,
                          btVector3 *normal, double *penetration, int32_t *triangle);
 
 /* Time of impact of the probe shape swept from `from` to `to` (rotation fixed) against one
  * collider, as a fraction below `limit`; false when it does not hit before `limit`. */
-bool gy_bt_probe_sweep(gy_backend_world *w, const gy_bt_collider *c, const btTransform &from,
+bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTransform &from,
                        const btTransform &to, double limit, double *fraction, btVector3 *point,
                        btVector3 *normal, int32_t *triangle);
 
 /* Calls visit(ctx, body) for every body whose broadphase box the swept box (aabb_min/max moved
  * from `from` to `to`) touches, statics included. Never allocates once warmed up. */
 typedef void (*gy_bt_body_visitor)(void *ctx, gy_bt_body *b);
-void gy_bt_sweep_bodies(gy_backend_world *w, const btVector3 &from, const btVector3 &to,
+void gy_bt_sweep_bodies(gy_driver_world *w, const btVector3 &from, const btVector3 &to,
                         const btVector3 &aabb_min, const btVector3 &aabb_max,
                         gy_bt_body_visitor visit, void *ctx);
 

@@ -260,7 +260,7 @@ class ball_limit_constraint : public btPoint2PointConstraint
 
 } // namespace
 
-static btRigidBody &joint_side(gy_backend_world *w, gy_bt_body *b)
+static btRigidBody &joint_side(gy_driver_world *w, gy_bt_body *b)
 {
     return b != nullptr ? *b->rb : w->fixed;
 }
@@ -273,7 +273,7 @@ static btTransform axis_frame(const btVector3 &from, const btVector3 &axis, cons
     return btTransform(q, anchor);
 }
 
-static void joint_destroy(gy_backend_world *w, gy_bt_joint *j)
+static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
 {
     w->world.removeConstraint(j->constraint);
     j->constraint->~btTypedConstraint();
@@ -285,9 +285,9 @@ static void joint_destroy(gy_backend_world *w, gy_bt_joint *j)
         gy_bt_body_wake(j->b);
     }
     if (j->breakable_index != UINT32_MAX) {
-        gy_bt_joint *last = w->breakable_list[--w->breakable_count];
-        w->breakable_list[j->breakable_index] = last;
-        last->breakable_index = j->breakable_index;
+        gy_bt_joint *moved = static_cast<gy_bt_joint *>(
+            gy_adapter_breakables_remove(&w->breakables, j->breakable_index));
+        moved->breakable_index = j->breakable_index;
     }
     gy_handle_pool_release(&w->joints, j->id.bits);
     j->~gy_bt_joint();
@@ -417,21 +417,13 @@ static size_t constraint_size(gy_joint_type t)
     }
 }
 
-gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out)
+gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
+                             gy_bt_body *b, gy_joint_id *out)
 {
-    void *pa, *pb;
-    gy_result r = gy_adapter_joint_begin(w != nullptr, w != nullptr && gy_bt_thread_ok(w),
-                                         w != nullptr ? &w->bodies : nullptr, def, out, &pa, &pb);
-    if (r != GY_OK)
-        return r;
-    gy_bt_body *a = static_cast<gy_bt_body *>(pa), *b = static_cast<gy_bt_body *>(pb);
-    if (a->type == GY_MOTION_STATIC)
-        return GY_ERR_INVALID_MOTION;
-
     btVector3 anchor = gy_bt_vec(def->anchor);
     gy_joint_type type;
     double distance;
-    r = gy_adapter_joint_length(def, gy_bt_body_pose(a).position, &type, &distance);
+    gy_result r = gy_adapter_joint_length(def, gy_bt_body_pose(a).position, &type, &distance);
     if (r != GY_OK)
         return r;
 
@@ -447,8 +439,7 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
     uint64_t h;
     r = gy_handle_pool_acquire(&w->joints, jmem, &h);
     if (r == GY_OK && def->breakable) {
-        r = gy_array_reserve(al, (void **)&w->breakable_list, &w->breakable_capacity,
-                             w->breakable_count + 1u, sizeof *w->breakable_list);
+        r = gy_adapter_breakables_reserve(al, &w->breakables);
         if (r != GY_OK)
             gy_handle_pool_release(&w->joints, h);
     }
@@ -529,10 +520,8 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
     }
     j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_bt_body_pose(a)), def->anchor);
     j->constraint->setJointFeedback(&j->feedback);
-    if (def->breakable) {
-        j->breakable_index = w->breakable_count;
-        w->breakable_list[w->breakable_count++] = j;
-    }
+    if (def->breakable)
+        j->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
     a->joint_count++;
@@ -545,20 +534,17 @@ gy_result gy_bt_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_jo
     return GY_OK;
 }
 
-gy_result gy_bt_joint_release(gy_backend_world *w, gy_joint_id id)
+void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
 {
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_get(&w->joints, id.bits));
-    if (j == nullptr)
-        return GY_ERR_STALE_HANDLE;
     joint_destroy(w, j);
-    return GY_OK;
 }
 
-void gy_bt_joint_release_for_body(gy_backend_world *w, gy_bt_body *b)
+gy_joint_type gy_bt_joint_type(const gy_bt_joint *j)
+{
+    return j->type;
+}
+
+void gy_bt_joint_release_for_body(gy_driver_world *w, gy_bt_body *b)
 {
     for (uint32_t i = 0; i < w->joints.count && b->joint_count > 0; i++) {
         uint64_t h;
@@ -568,7 +554,7 @@ void gy_bt_joint_release_for_body(gy_backend_world *w, gy_bt_body *b)
     }
 }
 
-void gy_bt_joint_release_all(gy_backend_world *w)
+void gy_bt_joint_release_all(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->joints.count; i++) {
         uint64_t h;
@@ -578,23 +564,28 @@ void gy_bt_joint_release_all(gy_backend_world *w)
     }
 }
 
-gy_result gy_bt_joint_check_breaks(gy_backend_world *w)
+static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)
 {
-    for (uint32_t i = w->breakable_count; i-- > 0;) {
-        gy_bt_joint *j = w->breakable_list[i];
-        const btJointFeedback &fb = j->feedback;
-        double f = fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
-        if (!(f > j->break_force))
-            continue;
-        gy_result r = gy_adapter_broken_push(w->allocator, &w->broken, j->id, j->user_data);
-        if (r != GY_OK)
-            return r; /* the joint holds this step; it is checked again after the next solve */
-        joint_destroy(w, j);
-    }
-    return GY_OK;
+    const gy_bt_joint *j = static_cast<const gy_bt_joint *>(joint);
+    const btJointFeedback &fb = j->feedback;
+    *force = fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
+    *limit = j->break_force;
+    *id = j->id;
+    *user = j->user_data;
 }
 
-void gy_bt_joints_before_solve(gy_backend_world *w, double h)
+static void break_destroy(void *w, void *joint)
+{
+    joint_destroy(static_cast<gy_driver_world *>(w), static_cast<gy_bt_joint *>(joint));
+}
+
+gy_result gy_bt_joint_check_breaks(gy_driver_world *w)
+{
+    return gy_adapter_breaks_check(w->allocator, &w->breakables, &w->broken, break_read,
+                                   break_destroy, w);
+}
+
+void gy_bt_joints_before_solve(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->joints.count; i++) {
         uint64_t bits;
@@ -609,27 +600,8 @@ void gy_bt_joints_before_solve(gy_backend_world *w, double h)
     }
 }
 
-static gy_result joint_lookup(gy_backend_world *w, gy_joint_id id, gy_bt_joint **out)
+void gy_bt_joint_set_motor(gy_driver_world *, gy_bt_joint *j, const gy_joint_motor *m)
 {
-    if (w == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_bt_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    *out = static_cast<gy_bt_joint *>(gy_handle_pool_get(&w->joints, id.bits));
-    return *out != nullptr ? GY_OK : GY_ERR_STALE_HANDLE;
-}
-
-gy_result gy_bt_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m)
-{
-    gy_bt_joint *j;
-    gy_result r = joint_lookup(w, id, &j);
-    if (r != GY_OK)
-        return r;
-    r = gy_validate_joint_motor(m);
-    if (r != GY_OK)
-        return r;
-    if (j->type != GY_JOINT_HINGE && j->type != GY_JOINT_SLIDER)
-        return GY_ERR_MISUSE;
     j->motor = *m;
     /* The velocity follows at the next solve; a motor switched off is off now. */
     if (m->mode == GY_MOTOR_OFF)
@@ -637,18 +609,10 @@ gy_result gy_bt_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_jo
     gy_bt_body_wake(j->a);
     if (j->b != nullptr)
         gy_bt_body_wake(j->b);
-    return GY_OK;
 }
 
-gy_result gy_bt_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out)
+void gy_bt_joint_get_state(gy_driver_world *, gy_bt_joint *j, gy_joint_state *out)
 {
-    if (out == nullptr)
-        return GY_ERR_INVALID_ARGUMENT;
-    *out = gy_joint_state{};
-    gy_bt_joint *j;
-    gy_result r = joint_lookup(w, id, &j);
-    if (r != GY_OK)
-        return r;
     btTypedConstraint *c = j->constraint;
     switch (j->type) {
     case GY_JOINT_HINGE:
@@ -674,5 +638,4 @@ gy_result gy_bt_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_st
     const btJointFeedback &fb = j->feedback;
     out->force = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedForceBodyA : fb.m_appliedForceBodyB);
     out->torque = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedTorqueBodyA : fb.m_appliedTorqueBodyB);
-    return GY_OK;
 }

@@ -26,7 +26,7 @@
 
 /* ---- probe ---------------------------------------------------------------------------------- */
 
-btConvexShape *gy_bt_probe_shape(gy_backend_world *w, const gy_shape *s)
+btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s)
 {
     if (w->query_shape != nullptr) {
         w->query_shape->~btConvexShape();
@@ -231,7 +231,7 @@ class triangle_probe : public btTriangleCallback
 
 } // namespace
 
-bool gy_bt_probe_contact(gy_backend_world *w, const gy_bt_collider *c, btVector3 *point,
+bool gy_bt_probe_contact(gy_driver_world *w, const gy_bt_collider *c, btVector3 *point,
                          btVector3 *normal, double *penetration, int32_t *triangle)
 {
     const btConvexShape *probe = static_cast<const btConvexShape *>(w->probe.getCollisionShape());
@@ -276,7 +276,7 @@ bool gy_bt_probe_contact(gy_backend_world *w, const gy_bt_collider *c, btVector3
     return true;
 }
 
-bool gy_bt_probe_sweep(gy_backend_world *w, const gy_bt_collider *c, const btTransform &from,
+bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTransform &from,
                        const btTransform &to, double limit, double *fraction, btVector3 *point,
                        btVector3 *normal, int32_t *triangle)
 {
@@ -294,7 +294,7 @@ bool gy_bt_probe_sweep(gy_backend_world *w, const gy_bt_collider *c, const btTra
     return true;
 }
 
-void gy_bt_sweep_bodies(gy_backend_world *w, const btVector3 &from, const btVector3 &to,
+void gy_bt_sweep_bodies(gy_driver_world *w, const btVector3 &from, const btVector3 &to,
                         const btVector3 &aabb_min, const btVector3 &aabb_max,
                         gy_bt_body_visitor visit, void *ctx)
 {
@@ -324,32 +324,28 @@ namespace
 {
 
 struct query_out {
-    gy_backend_world *w;
-    gy_adapter_query q;
+    gy_driver_world *w;
+    gy_adapter_query *q; /* the front end's collector */
 };
 
 } // namespace
 
 static void out_collect(query_out *o, const gy_hit *h)
 {
-    gy_adapter_query_collect(&o->q, h);
+    gy_adapter_query_collect(o->q, h);
 }
 
 /* Validates what all three queries share and prepares `o` (adapter_common.c). */
-static gy_result out_begin(query_out *o, gy_backend_world *w, const gy_query_filter *filter,
-                           gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
+static void out_begin(query_out *o, gy_driver_world *w, gy_adapter_query *q)
 {
     o->w = w;
-    return gy_adapter_query_begin(&o->q, w != nullptr, w != nullptr && gy_bt_thread_ok(w),
-                                  w != nullptr ? &w->bodies : nullptr,
-                                  w != nullptr ? &w->colliders : nullptr, filter, collector, hits,
-                                  capacity, count);
+    o->q = q;
 }
 
 /* Whether the filter could accept any collider of this body's motion type. */
 static bool out_wants_body(const query_out *o, const gy_bt_body *b)
 {
-    return o->q.filter == nullptr || (o->q.filter->motion_types & GY_MOTION_BIT(b->type)) != 0;
+    return o->q->filter == nullptr || (o->q->filter->motion_types & GY_MOTION_BIT(b->type)) != 0;
 }
 
 static void hit_init(gy_hit *h, const gy_bt_collider *c)
@@ -571,8 +567,8 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
             return;
         n = (ft.getBasis() * n).normalized();
     }
-    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0 &&
-        t >= q->out.q.hits[0].distance)
+    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0 &&
+        t >= q->out.q->hits[0].distance)
         return;
     gy_hit h;
     hit_init(&h, c);
@@ -587,34 +583,24 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
 static void ray_visit(void *ctx, gy_bt_body *b)
 {
     ray_query *q = static_cast<ray_query *>(ctx);
-    if (q->out.q.stop || !out_wants_body(&q->out, b))
+    if (q->out.q->stop || !out_wants_body(&q->out, b))
         return;
-    for (uint32_t i = 0; i < b->collider_count && !q->out.q.stop; i++)
-        if (gy_bt_filter_accepts(q->out.q.filter, b->colliders[i]))
+    for (uint32_t i = 0; i < b->collider_count && !q->out.q->stop; i++)
+        if (gy_bt_filter_accepts(q->out.q->filter, b->colliders[i]))
             ray_test(q, b->colliders[i]);
 }
 
-gy_result gy_bt_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
-                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                        uint32_t capacity, uint32_t *count)
+void gy_bt_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
+                   gy_adapter_query *fq)
 {
     ray_query q;
-    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_translation(&origin, translation, &q.length);
-    if (r != GY_OK)
-        return r;
-    /* A zero-length ray has nothing to hit. */
-    if (!(q.length > 0.0) || q.out.q.stop)
-        return GY_OK;
+    out_begin(&q.out, w, fq);
+    q.length = length;
     q.origin = gy_bt_vec(origin);
     q.dir = gy_bt_vec(translation) / q.length;
     gy_bt_refresh_aabbs(w);
     btVector3 zero(0, 0, 0);
     gy_bt_sweep_bodies(w, q.origin, q.origin + q.dir * q.length, zero, zero, ray_visit, &q);
-    *count = q.out.q.count;
-    return GY_OK;
 }
 
 /* ---- overlap and shape cast ----------------------------------------------------------------- */
@@ -686,7 +672,7 @@ static bool collider_convex(const gy_bt_collider *c, gy_convex *out)
 
 static void shape_test(shape_query *q, const gy_bt_collider *c)
 {
-    gy_backend_world *w = q->out.w;
+    gy_driver_world *w = q->out.w;
     btVector3 point, normal;
     double pen, fraction;
     int32_t triangle;
@@ -704,8 +690,8 @@ static void shape_test(shape_query *q, const gy_bt_collider *c)
     if (!q->cast || !(q->length > 0.0))
         return;
     double limit = 1.0;
-    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0)
-        limit = q->out.q.hits[0].fraction;
+    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0)
+        limit = q->out.q->hits[0].fraction;
     gy_convex target;
     if (q->is_convex && collider_convex(c, &target)) {
         /* Two convex shapes: conservative advancement on GJK distances lands on the first
@@ -737,14 +723,14 @@ static void shape_test(shape_query *q, const gy_bt_collider *c)
 static void shape_visit(void *ctx, gy_bt_body *b)
 {
     shape_query *q = static_cast<shape_query *>(ctx);
-    if (q->out.q.stop || !out_wants_body(&q->out, b))
+    if (q->out.q->stop || !out_wants_body(&q->out, b))
         return;
-    for (uint32_t i = 0; i < b->collider_count && !q->out.q.stop; i++)
-        if (gy_bt_filter_accepts(q->out.q.filter, b->colliders[i]))
+    for (uint32_t i = 0; i < b->collider_count && !q->out.q->stop; i++)
+        if (gy_bt_filter_accepts(q->out.q->filter, b->colliders[i]))
             shape_test(q, b->colliders[i]);
 }
 
-static void shape_query_run(gy_backend_world *w, shape_query *q, const gy_shape *shape)
+static void shape_query_run(gy_driver_world *w, shape_query *q, const gy_shape *shape)
 {
     btConvexShape *probe = gy_bt_probe_shape(w, shape);
     btVector3 lo, hi;
@@ -755,43 +741,24 @@ static void shape_query_run(gy_backend_world *w, shape_query *q, const gy_shape 
                        lo, hi, shape_visit, q);
 }
 
-gy_result gy_bt_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                        const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                        uint32_t capacity, uint32_t *count)
+void gy_bt_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *fq)
 {
     shape_query q;
-    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
-    if (r != GY_OK || q.out.q.stop)
-        return r;
+    out_begin(&q.out, w, fq);
     pose.rotation = gy_quat_normalize(pose.rotation);
     q.from = q.to = gy_bt_transform(pose);
     q.length = 0.0;
     q.cast = false;
     q.is_convex = false;
     shape_query_run(w, &q, shape);
-    *count = q.out.q.count;
-    return GY_OK;
 }
 
-gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                           gy_vec3 translation, const gy_query_filter *filter,
-                           gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
+void gy_bt_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                      double length, gy_adapter_query *fq)
 {
     shape_query q;
-    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_translation(nullptr, translation, &q.length);
-    if (r != GY_OK)
-        return r;
-    if (q.out.q.stop)
-        return GY_OK;
+    out_begin(&q.out, w, fq);
+    q.length = length;
     pose.rotation = gy_quat_normalize(pose.rotation);
     q.from = gy_bt_transform(pose);
     q.to = q.from;
@@ -806,6 +773,4 @@ gy_result gy_bt_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose p
     }
     q.is_convex = gy_adapter_shape_convex(shape, hull, pose, &q.convex);
     shape_query_run(w, &q, shape);
-    *count = q.out.q.count;
-    return GY_OK;
 }

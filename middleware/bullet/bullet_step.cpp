@@ -18,14 +18,14 @@
 
 /* ---- report ------------------------------------------------------------------------------- */
 
-static void note_error(gy_backend_world *w, gy_result r)
+static void note_error(gy_driver_world *w, gy_result r)
 {
     gy_adapter_note_error(&w->step_error, r);
 }
 
 /* The report entry of a collider pair (a.id < b.id), appended when new; UINT32_MAX when out of
  * memory (recorded in step_error). */
-static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider *b)
+static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *b)
 {
     uint32_t n = w->report.count;
     uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_bt_pair),
@@ -49,7 +49,7 @@ static uint32_t pair_get(gy_backend_world *w, gy_bt_collider *a, gy_bt_collider 
 
 /* Records the geometry of a pair's contact point for this substep, keeping the deepest.
  * `n_from_first` points from `first` to the other collider. */
-static void pair_geometry(gy_backend_world *w, uint32_t index, const gy_bt_collider *first,
+static void pair_geometry(gy_driver_world *w, uint32_t index, const gy_bt_collider *first,
                           const btVector3 &point, const btVector3 &n_from_first, double distance)
 {
     gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
@@ -85,15 +85,6 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
     return index < b->collider_count ? b->colliders[index] : nullptr;
 }
 
-static gy_bt_one_way *find_one_way(gy_backend_world *w, const gy_bt_collider *platform,
-                                   const gy_bt_collider *other)
-{
-    for (uint32_t i = 0; i < w->one_way_count; i++)
-        if (w->one_way[i].platform == platform && w->one_way[i].other == other)
-            return &w->one_way[i];
-    return nullptr;
-}
-
 /* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
  * the platform's one-way side: its first contact must have a normal (platform to body) within
  * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
@@ -101,14 +92,13 @@ static gy_bt_one_way *find_one_way(gy_backend_world *w, const gy_bt_collider *pl
  * separate. The verdict is taken with the first point Bullet reports and kept until the two
  * separate: re-judging a pair that already stands on the platform would mistake the solver
  * pushing it out of a deep landing for rising through, and drop it. */
-static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt_collider *other,
+static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_collider *other,
                             const btVector3 &normal_po, const btVector3 &point, double penetration)
 {
-    gy_bt_one_way *rec = find_one_way(w, platform, other);
-    if (rec != nullptr) {
-        rec->seen_step = w->step_index;
-        return rec->accepted;
-    }
+    const gy_adapter_one_way *known =
+        gy_adapter_one_way_find(&w->one_way, platform, other, w->step_index);
+    if (known != nullptr)
+        return known->accepted;
     btVector3 n =
         gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
     btVector3 rel =
@@ -116,22 +106,13 @@ static bool one_way_accepts(gy_backend_world *w, gy_bt_collider *platform, gy_bt
     bool ok = gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
                                  gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
                                  penetration, platform->one_way_slop);
-    gy_result r = gy_array_reserve(w->allocator, (void **)&w->one_way, &w->one_way_capacity,
-                                   w->one_way_count + 1u, sizeof *w->one_way);
-    if (r != GY_OK) {
-        note_error(w, r);
-        return ok;
-    }
-    rec = &w->one_way[w->one_way_count++];
-    rec->platform = platform;
-    rec->other = other;
-    rec->seen_step = w->step_index;
-    rec->accepted = ok;
+    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, ok};
+    note_error(w, gy_adapter_one_way_add(w->allocator, &w->one_way, &rec));
     return ok;
 }
 
 /* A static created or teleported since the last step. */
-static bool placed_now(const gy_backend_world *w, const gy_bt_body *b)
+static bool placed_now(const gy_driver_world *w, const gy_bt_body *b)
 {
     return b->type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
@@ -182,7 +163,7 @@ namespace
 class contact_result : public btManifoldResult
 {
   public:
-    contact_result(gy_backend_world *w, const btCollisionObjectWrapper *w0,
+    contact_result(gy_driver_world *w, const btCollisionObjectWrapper *w0,
                    const btCollisionObjectWrapper *w1)
         : btManifoldResult(w0, w1), m_world(w)
     {
@@ -194,7 +175,7 @@ class contact_result : public btManifoldResult
   private:
     void overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                  const btVector3 &normal_on_b, double depth);
-    gy_backend_world *m_world;
+    gy_driver_world *m_world;
 };
 
 } // namespace
@@ -488,7 +469,7 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
 
 /* Reads this substep's manifolds into the report: every point that touches (penetrates, or
  * carried load) counts; impulses add up over the step. */
-static void gather_manifolds(gy_backend_world *w)
+static void gather_manifolds(gy_driver_world *w)
 {
     int nm = w->dispatcher.getNumManifolds();
     for (int i = 0; i < nm; i++) {
@@ -524,54 +505,49 @@ static void gather_manifolds(gy_backend_world *w)
     }
 }
 
-/* Semi-implicit Euler moves a body (v + g h) h per step, a full g h² where free fall travels
- * g h²/2. Bodies in free flight (no contacts, no joints) get the surplus back, so ballistic paths
- * match the analytic ones; bodies in contact or jointed are left to the solver. */
-static void ballistic_correction(gy_backend_world *w, double h)
+/* Semi-implicit Euler moves a body (v + g h) h per step: the shared ballistic correction
+ * applies, on the body's free axes. */
+static void ballistic_correction(gy_driver_world *w, double h)
 {
     btVector3 g = gy_bt_vec(w->def.gravity);
     if (g.length2() == 0.0)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type != GY_MOTION_DYNAMIC || b->in_contact || b->joint_count > 0 ||
-            b->gravity_factor == 0.0 || !b->rb->isActive())
+        if (!gy_adapter_ballistic_applies(b->type,
+                                          b->type == GY_MOTION_DYNAMIC && b->rb->isActive(),
+                                          b->in_contact, b->joint_count, b->gravity_factor))
             continue;
         btTransform &t = b->rb->getWorldTransform();
-        btVector3 shift = g * (-0.5 * b->gravity_factor * h * h) * b->rb->getLinearFactor();
-        t.setOrigin(t.getOrigin() + shift);
+        btVector3 shift =
+            gy_bt_vec(gy_adapter_ballistic_shift(w->def.gravity, b->gravity_factor, h));
+        t.setOrigin(t.getOrigin() + shift * b->rb->getLinearFactor());
     }
 }
 
 /* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
  * world inertia tensor onto a locked axis; this removes whatever reached one. */
-static void project_locks(gy_backend_world *w)
+static void project_locks(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
         if (!b->any_lock || !b->rb->isActive())
             continue;
         btTransform &t = b->rb->getWorldTransform();
-        btVector3 p = t.getOrigin();
-        btVector3 v = b->rb->getLinearVelocity(), av = b->rb->getAngularVelocity();
-        for (int k = 0; k < 3; k++) {
-            if (b->lock_linear[k]) {
-                p[k] = b->lock_position[k];
-                v[k] = 0.0;
-            }
-            if (b->lock_angular[k])
-                av[k] = 0.0;
-        }
-        t.setOrigin(p);
-        b->rb->setLinearVelocity(v);
-        b->rb->setAngularVelocity(av);
+        gy_vec3 p = gy_bt_from_vec(t.getOrigin()), v = gy_bt_from_vec(b->rb->getLinearVelocity()),
+                av = gy_bt_from_vec(b->rb->getAngularVelocity());
+        gy_adapter_project_locks(b->lock_linear, b->lock_angular, gy_bt_from_vec(b->lock_position),
+                                 &p, &v, &av);
+        t.setOrigin(gy_bt_vec(p));
+        b->rb->setLinearVelocity(gy_bt_vec(v));
+        b->rb->setAngularVelocity(gy_bt_vec(av));
     }
 }
 
 /* ---- continuous collision ------------------------------------------------------------------- */
 
 struct ccd_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_bt_body *body;
     const gy_bt_collider *solid; /* the body's first solid collider: its filter */
     btVector3 motion;
@@ -580,22 +556,19 @@ struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
 {
-    if (c->body == cc->body || c->is_sensor || !c->contact_response)
+    if (!gy_adapter_ccd_filter_accepts(cc->solid->category, cc->solid->mask, c->body != cc->body,
+                                       c->is_sensor, c->contact_response, c->category, c->mask))
         return false;
-    if ((c->category & cc->solid->mask) == 0 || (cc->solid->category & c->mask) == 0)
-        return false;
-    if (c->one_way) {
-        btVector3 n = gy_bt_collider_transform(c).getBasis() * gy_bt_vec(c->one_way_normal);
-        if (cc->motion.dot(n) >= 0.0)
-            return false;
-    }
-    return true;
+    return !c->one_way ||
+           gy_adapter_ccd_one_way_accepts(gy_bt_from_vec(cc->motion),
+                                          gy_bt_from_vec(gy_bt_collider_transform(c).getBasis() *
+                                                         gy_bt_vec(c->one_way_normal)));
 }
 
 static void ccd_visit(void *ctx, gy_bt_body *b)
 {
     ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
-    gy_backend_world *w = cc->w;
+    gy_driver_world *w = cc->w;
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
         if (!ccd_accepts(cc, c))
@@ -610,7 +583,7 @@ static void ccd_visit(void *ctx, gy_bt_body *b)
     }
 }
 
-static bool ccd_probe_touches(gy_backend_world *w, uint32_t i)
+static bool ccd_probe_touches(gy_driver_world *w, uint32_t i)
 {
     btVector3 point, normal;
     double pen;
@@ -632,7 +605,7 @@ static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double rad
 static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
 {
     ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
-    gy_backend_world *w = cc->w;
+    gy_driver_world *w = cc->w;
     btTransform frame(cc->body->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
     for (uint32_t k = 0; k < cc->body->collider_count; k++) {
         const gy_bt_collider *c = cc->body->colliders[k];
@@ -659,7 +632,7 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
  * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
  * `reach` is the longest distance any body moved in this substep: a moving body that far from the
  * path may have crossed it. */
-static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
+static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
 {
     const gy_bt_collider *solid = nullptr;
     for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
@@ -701,7 +674,7 @@ static void ccd_body(gy_backend_world *w, gy_bt_body *b, double reach)
     b->rb->getWorldTransform().setOrigin(at);
 }
 
-static void continuous_collision(gy_backend_world *w)
+static void continuous_collision(gy_driver_world *w)
 {
     double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -724,35 +697,18 @@ static void continuous_collision(gy_backend_world *w)
  * islands do the rest: an island sleeps when all its bodies want to, and wakes as a whole. The
  * adapter tells Bullet through the body's deactivation clock, which Bullet compares with its
  * process-wide gDeactivationTime (left untouched). */
-static void update_sleep(gy_backend_world *w, double h)
+static void update_sleep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
         if (b->type != GY_MOTION_DYNAMIC || !b->allow_sleeping)
             continue;
         if (!b->rb->isActive()) {
-            b->sleep_samples = 0;
-            b->rest_time = 0.0;
+            gy_adapter_sleep_reset(&b->sleep);
             continue;
         }
-        b->sleep_linear[b->sleep_next] = gy_bt_from_vec(b->rb->getLinearVelocity());
-        b->sleep_angular[b->sleep_next] = gy_bt_from_vec(b->rb->getAngularVelocity());
-        b->sleep_next = (b->sleep_next + 1u) % GY_ADAPTER_SLEEP_SAMPLES;
-        if (b->sleep_samples < GY_ADAPTER_SLEEP_SAMPLES)
-            b->sleep_samples++;
-        bool resting = false;
-        if (b->sleep_samples == GY_ADAPTER_SLEEP_SAMPLES) {
-            gy_vec3 lin = gy_v3(0, 0, 0), ang = gy_v3(0, 0, 0);
-            for (uint32_t k = 0; k < GY_ADAPTER_SLEEP_SAMPLES; k++) {
-                lin = gy_v3_add(lin, b->sleep_linear[k]);
-                ang = gy_v3_add(ang, b->sleep_angular[k]);
-            }
-            const double n = (double)GY_ADAPTER_SLEEP_SAMPLES;
-            resting = gy_v3_len(lin) < GY_ADAPTER_SLEEP_LINEAR_SPEED * n &&
-                      gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
-        }
-        b->rest_time = resting ? b->rest_time + h : 0.0;
-        bool wants = b->rest_time >= GY_ADAPTER_SLEEP_TIME;
+        bool wants = gy_adapter_sleep_sample(&b->sleep, gy_bt_from_vec(b->rb->getLinearVelocity()),
+                                             gy_bt_from_vec(b->rb->getAngularVelocity()), h);
         b->rb->setDeactivationTime(wants ? gDeactivationTime + 1.0 : 0.0);
         /* Bullet wakes a sleeping island into WANTS_DEACTIVATION, which counts as wanting to
          * sleep whatever the clock says: a sleeper struck into motion went back to sleep, its
@@ -767,7 +723,7 @@ static void update_sleep(gy_backend_world *w, double h)
 
 /* Moves kinematic bodies along their velocities (Bullet reads their contact velocity from the
  * pose change) and decides which bodies take part in this substep. */
-static void before_substep(gy_backend_world *w, double h)
+static void before_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
@@ -810,7 +766,7 @@ static void before_substep(gy_backend_world *w, double h)
  * point whose overlap this substep's motion closes gives back, of its bodies' separation along
  * the normal (through the centres of mass), at most that much. A point still overlapping keeps
  * its push (what holds resting bodies up), and bouncing points keep their rebound. */
-static void settle_contacts(gy_backend_world *w, double h)
+static void settle_contacts(gy_driver_world *w, double h)
 {
     const btContactSolverInfo &info = w->world.getSolverInfo();
     int nm = w->dispatcher.getNumManifolds();
@@ -876,7 +832,7 @@ static void settle_contacts(gy_backend_world *w, double h)
         }
 }
 
-static void after_substep(gy_backend_world *w, double h)
+static void after_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
@@ -904,7 +860,7 @@ static bool body_active_now(const gy_bt_body *b)
 
 /* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
  * Bullet did not look at the pair again, so the last report of it stands. */
-static void carry_overlaps(gy_backend_world *w)
+static void carry_overlaps(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->prev.count; i++) {
         const gy_bt_pair *p = &gy_bt_pairs(&w->prev)[i];
@@ -925,7 +881,7 @@ static void carry_overlaps(gy_backend_world *w)
  * describe where the step ended: their pairs are collided again at the end poses (no manifold
  * is touched), and end_step keeps exactly the sensor pairs that overlap there (and those carried
  * over asleep). */
-static void sensor_pass(gy_backend_world *w)
+static void sensor_pass(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->report.count; i++)
         gy_bt_pairs(&w->report)[i].sensor_seen = !w->report.contacts[i].is_sensor;
@@ -943,7 +899,7 @@ static bool sensor_pair_unseen(const void *pair, const void *ctx)
     return !static_cast<const gy_bt_pair *>(pair)->sensor_seen;
 }
 
-static void end_step(gy_backend_world *w)
+static void end_step(gy_driver_world *w)
 {
     uint32_t fresh = w->report.count;
     carry_overlaps(w);
@@ -971,16 +927,11 @@ static void end_step(gy_backend_world *w)
         b->torque.setZero();
         b->pose_written = false;
     }
-    for (uint32_t i = 0; i < w->one_way_count;) {
-        if (w->one_way[i].seen_step != w->step_index)
-            w->one_way[i] = w->one_way[--w->one_way_count];
-        else
-            i++;
-    }
+    gy_adapter_one_way_expire(&w->one_way, w->step_index);
     w->aabbs_stale = true;
 }
 
-gy_result gy_bt_step(gy_backend_world *w, double dt)
+gy_result gy_bt_step(gy_driver_world *w, double dt)
 {
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
@@ -1003,7 +954,7 @@ gy_result gy_bt_step(gy_backend_world *w, double dt)
     return w->step_error;
 }
 
-void gy_bt_refresh_aabbs(gy_backend_world *w)
+void gy_bt_refresh_aabbs(gy_driver_world *w)
 {
     if (!w->aabbs_stale)
         return;
@@ -1011,35 +962,18 @@ void gy_bt_refresh_aabbs(gy_backend_world *w)
     w->aabbs_stale = false;
 }
 
-static bool pair_names_body(const void *pair, const void *body)
+void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b)
 {
-    const gy_bt_pair *p = static_cast<const gy_bt_pair *>(pair);
-    return p->a->body == body || p->b->body == body;
+    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_bt_pair), &w->pair_map, b->id);
+    gy_adapter_one_way_forget_body(&w->one_way, b);
 }
 
-void gy_bt_step_forget_body(gy_backend_world *w, const gy_bt_body *b)
-{
-    gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), pair_names_body, b);
-    gy_adapter_report_remove_if(&w->prev, sizeof(gy_bt_pair), pair_names_body, b);
-    for (uint32_t i = 0; i < w->one_way_count;) {
-        if (w->one_way[i].platform->body == b || w->one_way[i].other->body == b)
-            w->one_way[i] = w->one_way[--w->one_way_count];
-        else
-            i++;
-    }
-    /* Indices moved and a new collider could reuse a freed address: the map is rebuilt from an
-     * empty state at the next step start. */
-    gy_adapter_pair_map_reset(&w->pair_map);
-}
-
-void gy_bt_step_fini(gy_backend_world *w)
+void gy_bt_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
     gy_adapter_report_free(a, &w->report, sizeof(gy_bt_pair));
     gy_adapter_report_free(a, &w->prev, sizeof(gy_bt_pair));
     gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_free(a, w->one_way, (size_t)w->one_way_capacity * sizeof *w->one_way);
-    w->one_way = nullptr;
-    w->one_way_capacity = w->one_way_count = 0;
+    gy_adapter_one_way_free(a, &w->one_way);
     gy_adapter_broken_free(a, &w->broken);
 }

@@ -1,6 +1,6 @@
-/* The ODE adapter: world lifecycle, thread binding, counters and the table Gyre looks up as "ode".
- * Bodies and resources live in ode_body.c, joints in ode_joint.c, the step in ode_step.c, the
- * static grid in ode_grid.c and queries in ode_query.c. docs/middleware.md explains the mapping. */
+/* The ODE driver: world lifecycle and the driver table the front end runs "ode" on. Bodies and
+ * resources live in ode_body.c, joints in ode_joint.c, the step in ode_step.c, the static grid in
+ * ode_grid.c and queries in ode_query.c. docs/middleware.md explains the mapping. */
 #include <string.h>
 
 #include "gyre/math.h"
@@ -30,7 +30,7 @@ gy_quat gy_ode_quat_from_ode(const dReal *q)
     return r;
 }
 
-static void world_free(gy_backend_world *w)
+static void world_free(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
     if (w->ccd_sphere != NULL)
@@ -50,36 +50,24 @@ static void world_free(gy_backend_world *w)
     gy_ode_grid_fini(w);
     gy_ode_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
-    gy_free(a, w->breakable_list, (size_t)w->breakable_capacity * sizeof *w->breakable_list);
-    gy_adapter_threads_fini(&w->threads);
+    gy_adapter_breakables_free(a, &w->breakables);
     dCloseODE();
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world **out)
+static gy_result ode_world_create(const gy_world_def *def_in, gy_driver_world **out,
+                                  gy_driver_records *rec)
 {
-    if (out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    *out = NULL;
-    gy_world_def def;
-    gy_result r = gy_adapter_world_def(def_in, &def);
-    if (r != GY_OK)
-        return r;
-
+    const gy_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
-    gy_backend_world *w = gy_alloc_zeroed(a, sizeof *w);
+    gy_driver_world *w = gy_alloc_zeroed(a, sizeof *w);
     if (w == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     w->allocator = a;
     w->logger = def.logger;
     w->def = def;
-    if (gy_adapter_threads_init(&w->threads) != GY_OK) {
-        gy_free(a, w, sizeof *w);
-        return GY_ERR_BACKEND;
-    }
     /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
     if (!dInitODE2(0)) {
-        gy_adapter_threads_fini(&w->threads);
         gy_free(a, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
@@ -110,19 +98,19 @@ static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world *
     dGeomSetData(w->ccd_sphere, NULL);
     dGeomSetData(w->ccd_box, NULL);
 
-    r = gy_ode_query_init(w);
+    gy_result r = gy_ode_query_init(w);
     if (r != GY_OK) {
         world_free(w);
         return r;
     }
+    *rec = (gy_driver_records){&w->bodies, &w->colliders, &w->joints, &w->resources,
+                               &w->tally,  &w->report,    &w->broken};
     *out = w;
     return GY_OK;
 }
 
-static void ode_world_destroy(gy_backend_world *w)
+static void ode_world_destroy(gy_driver_world *w)
 {
-    if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, "ode"))
-        return;
     gy_ode_joint_release_all(w);
     gy_ode_body_release_all(w);
     gy_ode_resource_release_all(w);
@@ -136,97 +124,39 @@ static gy_result ode_thread_setup(void)
     return dAllocateODEDataForThread(dAllocateMaskAll) ? GY_OK : GY_ERR_BACKEND;
 }
 
-static gy_result ode_bind_thread(gy_backend_world *w)
+static void ode_set_gravity(gy_driver_world *w, gy_vec3 g)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    return gy_adapter_threads_bind(&w->threads, ode_thread_setup);
-}
-
-static void ode_unbind_thread(gy_backend_world *w)
-{
-    if (w != NULL)
-        gy_adapter_threads_unbind(&w->threads, dCleanupODEAllDataForThread);
-}
-
-static gy_result ode_set_gravity(gy_backend_world *w, gy_vec3 g)
-{
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    if (!gy_vec3_is_finite(g))
-        return GY_ERR_NON_FINITE;
     w->def.gravity = g;
     dWorldSetGravity(w->world, g.x, g.y, g.z);
     /* Sleepers would otherwise hang in the air under the new gravity. */
     for (uint32_t i = 0; i < w->moving_count; i++)
         gy_ode_body_wake(w->moving[i]);
-    return GY_OK;
 }
 
-static void ode_get_counters(gy_backend_world *w, gy_backend_counters *out)
+static uint32_t ode_awake_bodies(gy_driver_world *w)
 {
-    if (out == NULL)
-        return;
-    memset(out, 0, sizeof *out);
-    /* Once the world has stopped, any thread may read it: leak checks run after the stop. */
-    if (w == NULL || !gy_adapter_threads_may_read(&w->threads))
-        return;
-    gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
+    uint32_t n = 0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         const gy_ode_body *b = w->moving[i];
         if (b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
-            out->awake_bodies++;
+            n++;
     }
-    out->contact_pairs = w->report.count;
+    return n;
 }
 
-static uint32_t ode_contacts(gy_backend_world *w, const gy_contact **out)
-{
-    if (out != NULL)
-        *out = NULL;
-    if (w == NULL || out == NULL || !gy_ode_thread_ok(w))
-        return 0;
-    return gy_ode_contacts(w, out);
-}
-
-static uint32_t ode_broken_joints(gy_backend_world *w, const gy_joint_id **out,
-                                  const uint64_t **user)
-{
-    if (out != NULL)
-        *out = NULL;
-    if (user != NULL)
-        *user = NULL;
-    if (w == NULL || !gy_ode_thread_ok(w))
-        return 0;
-    return gy_adapter_broken_read(&w->broken, out, user);
-}
-
-static gy_result ode_step(gy_backend_world *w, double dt)
-{
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    gy_result r = gy_adapter_check_dt(dt);
-    return r == GY_OK ? gy_ode_step(w, dt) : r;
-}
-
-const gy_backend gy_ode_backend_table = {
+const gy_driver gy_ode_driver = {
     .name = "ode",
-    .flags = GY_BACKEND_QUERIES_EXCLUSIVE,
-    .middleware = "ODE " GY_ODE_VERSION,
     .world_create = ode_world_create,
     .world_destroy = ode_world_destroy,
-    .bind_thread = ode_bind_thread,
-    .unbind_thread = ode_unbind_thread,
+    .thread_setup = ode_thread_setup,
+    .thread_cleanup = dCleanupODEAllDataForThread,
     .set_gravity = ode_set_gravity,
     .mesh_create = gy_ode_mesh_create,
     .hull_create = gy_ode_hull_create,
-    .resource_release = gy_ode_resource_release,
+    .resource_free = gy_ode_resource_free,
     .body_create = gy_ode_body_create,
     .body_release = gy_ode_body_release,
+    .body_type = gy_ode_body_type,
     .body_get_state = gy_ode_body_get_state,
     .body_set_pose = gy_ode_body_set_pose,
     .body_set_linear_velocity = gy_ode_body_set_linear_velocity,
@@ -234,7 +164,6 @@ const gy_backend gy_ode_backend_table = {
     .body_add_force = gy_ode_body_add_force,
     .body_add_torque = gy_ode_body_add_torque,
     .body_add_impulse = gy_ode_body_add_impulse,
-    .body_add_impulse_at = gy_ode_body_add_impulse_at,
     .body_move_kinematic = gy_ode_body_move_kinematic,
     .body_point_velocity = gy_ode_body_point_velocity,
     .body_set_awake = gy_ode_body_set_awake,
@@ -244,13 +173,12 @@ const gy_backend gy_ode_backend_table = {
     .collider_get_policy = gy_ode_collider_get_policy,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
+    .joint_type = gy_ode_joint_type,
     .joint_set_motor = gy_ode_joint_set_motor,
     .joint_get_state = gy_ode_joint_get_state,
-    .step = ode_step,
-    .contacts = ode_contacts,
-    .broken_joints = ode_broken_joints,
+    .step = gy_ode_step,
+    .awake_bodies = ode_awake_bodies,
     .raycast = gy_ode_raycast,
     .shape_cast = gy_ode_shape_cast,
     .overlap = gy_ode_overlap,
-    .get_counters = ode_get_counters,
 };

@@ -18,7 +18,7 @@
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
-static void resource_destroy(gy_backend_world *w, gy_ode_resource *r)
+static void resource_destroy(gy_driver_world *w, gy_ode_resource *r)
 {
     const gy_allocator *a = w->allocator;
     if (r->trimesh != NULL)
@@ -35,22 +35,20 @@ static void resource_destroy(gy_backend_world *w, gy_ode_resource *r)
     gy_free(a, r, sizeof *r);
 }
 
-static void resource_unref(gy_backend_world *w, gy_ode_resource *r)
+static void resource_unref(gy_driver_world *w, gy_ode_resource *r)
 {
     if (gy_adapter_resource_unref(&w->tally, &r->base))
         resource_destroy(w, r);
 }
 
-static gy_result resource_publish(gy_backend_world *w, gy_ode_resource *r, gy_resource_id *out)
+static gy_result resource_publish(gy_driver_world *w, gy_ode_resource *r, gy_resource_id *out)
 {
     return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
 }
 
-gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
+gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def, gy_resource_id *out)
 {
-    gy_result res = gy_adapter_mesh_begin(w != NULL, w != NULL && gy_ode_thread_ok(w), def, out);
-    if (res != GY_OK)
-        return res;
+    gy_result res;
     const gy_allocator *a = w->allocator;
     gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
     if (r == NULL)
@@ -89,11 +87,9 @@ gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_res
     return GY_OK;
 }
 
-gy_result gy_ode_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
+gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out)
 {
-    gy_result res = gy_adapter_hull_begin(w != NULL, w != NULL && gy_ode_thread_ok(w), def, out);
-    if (res != GY_OK)
-        return res;
+    gy_result res;
     const gy_allocator *a = w->allocator;
     gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
     if (r == NULL)
@@ -133,16 +129,12 @@ gy_result gy_ode_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_res
     return GY_OK;
 }
 
-void gy_ode_resource_release(gy_backend_world *w, gy_resource_id id)
+void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r)
 {
-    if (w == NULL || !gy_ode_thread_ok(w))
-        return;
-    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, &w->tally, id);
-    if (dead != NULL)
-        resource_destroy(w, (gy_ode_resource *)dead);
+    resource_destroy(w, (gy_ode_resource *)r);
 }
 
-void gy_ode_resource_release_all(gy_backend_world *w)
+void gy_ode_resource_release_all(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->resources.count; i++) {
         gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
@@ -220,7 +212,7 @@ void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
 
 static gy_mat3 mat3_inverse(gy_mat3 m)
 {
-    double (*a)[3] = m.m;
+    double(*a)[3] = m.m;
     double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
     double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
     double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
@@ -305,7 +297,7 @@ static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
     b->lock_position = com;
 }
 
-static void collider_free(gy_backend_world *w, gy_ode_collider *c)
+static void collider_free(gy_driver_world *w, gy_ode_collider *c)
 {
     if (c->geom != NULL)
         dGeomDestroy(c->geom);
@@ -314,7 +306,7 @@ static void collider_free(gy_backend_world *w, gy_ode_collider *c)
     gy_free(w->allocator, c, sizeof *c);
 }
 
-static void body_free(gy_backend_world *w, gy_ode_body *b)
+static void body_free(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < b->collider_count; i++)
         if (b->colliders[i] != NULL)
@@ -335,7 +327,7 @@ static void body_free(gy_backend_world *w, gy_ode_body *b)
 
 /* A static just placed (created or moved): the next step wakes the sleepers it overlaps, which
  * ODE would not do (neither side is awake, so the pair is never collided). */
-static void mark_fresh(gy_backend_world *w, gy_ode_body *b)
+static void mark_fresh(gy_driver_world *w, gy_ode_body *b)
 {
     b->placed_step = w->step_index;
     for (uint32_t i = 0; i < b->collider_count; i++) {
@@ -352,7 +344,7 @@ static void mark_fresh(gy_backend_world *w, gy_ode_body *b)
     }
 }
 
-static void setup_dynamic(gy_backend_world *w, gy_ode_body *b, const gy_body_def *def,
+static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def *def,
                           const gy_mass *m)
 {
     dMass dm;
@@ -380,22 +372,15 @@ static void setup_dynamic(gy_backend_world *w, gy_ode_body *b, const gy_body_def
     }
 }
 
-gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
-                             const gy_collider_def *cols, uint32_t n, gy_body_id *out,
+gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
+                             const gy_collider_def *cols, uint32_t n,
+                             gy_adapter_resource *const *res, const gy_mass *mp, gy_body_id *out,
                              gy_collider_id *collider_ids)
 {
-    gy_adapter_resource **res;
-    gy_result r = gy_adapter_body_begin(w != NULL, w != NULL && gy_ode_thread_ok(w),
-                                        w != NULL ? w->allocator : NULL,
-                                        w != NULL ? &w->resources : NULL, def, cols, n, out, &res);
-    if (r != GY_OK)
-        return r;
+    gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
-    gy_mass mass;
-    memset(&mass, 0, sizeof mass);
-    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
-        r = gy_adapter_body_mass(def, cols, n, res, &mass);
-    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC) {
+    const gy_mass mass = *mp;
+    if (def->type == GY_MOTION_DYNAMIC) {
         dMass dm;
         dMassSetParameters(&dm, mass.mass, 0.0, 0.0, 0.0, mass.inertia.m[0][0],
                            mass.inertia.m[1][1], mass.inertia.m[2][2], mass.inertia.m[0][1],
@@ -442,7 +427,6 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
     if (r != GY_OK) {
         if (b != NULL)
             body_free(w, b);
-        gy_adapter_body_end(a, res, n);
         return r;
     }
 
@@ -525,7 +509,6 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
                 for (uint32_t j = 0; j < i; j++)
                     gy_ode_grid_remove(w, b->colliders[j]);
                 body_free(w, b);
-                gy_adapter_body_end(a, res, n);
                 return r;
             }
         }
@@ -542,7 +525,6 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
         if (collider_ids != NULL)
             collider_ids[i] = c->id;
     }
-    gy_adapter_body_end(a, res, n);
     if (def->type != GY_MOTION_STATIC) {
         b->moving_index = w->moving_count;
         w->moving[w->moving_count++] = b;
@@ -556,21 +538,20 @@ gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
     return GY_OK;
 }
 
+static void wake_other(void *w, gy_body_id other)
+{
+    gy_ode_body_wake(gy_handle_pool_get(&((gy_driver_world *)w)->bodies, other.bits));
+}
+
 /* Wakes the bodies whose reported contacts name `b` (a static moved or removed under them). */
-static void wake_contacts_of(gy_backend_world *w, const gy_ode_body *b)
+static void wake_contacts_of(gy_driver_world *w, const gy_ode_body *b)
 {
     if (b->reported_step + 1u < w->step_index)
         return; /* named in neither the current nor the previous report */
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        const gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
-        if (p->a->body == b)
-            gy_ode_body_wake(p->b->body);
-        else if (p->b->body == b)
-            gy_ode_body_wake(p->a->body);
-    }
+    gy_adapter_report_touching(&w->report, b->id, wake_other, w);
 }
 
-static void body_destroy(gy_backend_world *w, gy_ode_body *b)
+static void body_destroy(gy_driver_world *w, gy_ode_body *b)
 {
     if (b->joint_count > 0)
         gy_ode_joint_release_for_body(w, b);
@@ -600,20 +581,12 @@ static void body_destroy(gy_backend_world *w, gy_ode_body *b)
     body_free(w, b);
 }
 
-gy_result gy_ode_body_release(gy_backend_world *w, gy_body_id id)
+void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    gy_ode_body *b = gy_handle_pool_get(&w->bodies, id.bits);
-    if (b == NULL)
-        return GY_ERR_STALE_HANDLE;
     body_destroy(w, b);
-    return GY_OK;
 }
 
-void gy_ode_body_release_all(gy_backend_world *w)
+void gy_ode_body_release_all(gy_driver_world *w)
 {
     for (uint32_t i = w->bodies.count; i-- > 0;) {
         uint64_t h;
@@ -625,45 +598,25 @@ void gy_ode_body_release_all(gy_backend_world *w)
 
 /* ---- per-body calls ------------------------------------------------------------------------- */
 
-/* Common entry: checks the world, the thread and the handle. */
-static gy_result lookup(gy_backend_world *w, gy_body_id id, gy_ode_body **out)
+gy_motion_type gy_ode_body_type(const gy_ode_body *b)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    *out = gy_handle_pool_get(&w->bodies, id.bits);
-    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+    return b->type;
 }
 
-gy_result gy_ode_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
+void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out)
 {
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    if (out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
+    (void)w;
     out->pose = gy_ode_body_pose(b);
     if (b->body != NULL) {
         out->linear_velocity = vec_from_ode(dBodyGetLinearVel(b->body));
         out->angular_velocity = vec_from_ode(dBodyGetAngularVel(b->body));
         out->awake = b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
     }
-    return GY_OK;
 }
 
-gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
+gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
 {
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    r = gy_validate_pose(pose);
-    if (r != GY_OK)
-        return r;
-    pose.rotation = gy_quat_normalize(pose.rotation);
+    gy_result r;
     if (b->body != NULL) {
         set_dbody_pose(b, pose);
         gy_ode_body_wake(b);
@@ -698,71 +651,32 @@ gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     return GY_OK;
 }
 
-static gy_result check_vec(gy_vec3 v)
+void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v)
 {
-    return gy_vec3_is_finite(v) ? GY_OK : GY_ERR_NON_FINITE;
-}
-
-gy_result gy_ode_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
-{
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        r = check_vec(v);
-    if (r != GY_OK)
-        return r;
-    if (b->body == NULL)
-        return GY_ERR_INVALID_MOTION;
+    (void)w;
     dBodySetLinearVel(b->body, v.x, v.y, v.z);
     gy_ode_body_wake(b);
-    return GY_OK;
 }
 
-gy_result gy_ode_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v)
 {
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        r = check_vec(v);
-    if (r != GY_OK)
-        return r;
-    if (b->body == NULL)
-        return GY_ERR_INVALID_MOTION;
+    (void)w;
     dBodySetAngularVel(b->body, v.x, v.y, v.z);
     gy_ode_body_wake(b);
-    return GY_OK;
 }
 
-static gy_result lookup_dynamic(gy_backend_world *w, gy_body_id id, gy_vec3 v, gy_ode_body **b)
+void gy_ode_body_add_force(gy_driver_world *w, gy_ode_body *b, gy_vec3 f)
 {
-    gy_result r = lookup(w, id, b);
-    if (r == GY_OK)
-        r = check_vec(v);
-    if (r == GY_OK && (*b)->type != GY_MOTION_DYNAMIC)
-        r = GY_ERR_INVALID_MOTION;
-    return r;
-}
-
-gy_result gy_ode_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
-{
-    gy_ode_body *b;
-    gy_result r = lookup_dynamic(w, id, f, &b);
-    if (r != GY_OK)
-        return r;
+    (void)w;
     gy_ode_body_wake(b);
     dBodyAddForce(b->body, f.x, f.y, f.z);
-    return GY_OK;
 }
 
-gy_result gy_ode_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
+void gy_ode_body_add_torque(gy_driver_world *w, gy_ode_body *b, gy_vec3 t)
 {
-    gy_ode_body *b;
-    gy_result r = lookup_dynamic(w, id, t, &b);
-    if (r != GY_OK)
-        return r;
+    (void)w;
     gy_ode_body_wake(b);
     dBodyAddTorque(b->body, t.x, t.y, t.z);
-    return GY_OK;
 }
 
 /* Velocity change of a world-space angular impulse: R I⁻¹ Rᵀ L. */
@@ -787,43 +701,15 @@ static void apply_impulse(gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
     dBodySetAngularVel(b->body, nw.x, nw.y, nw.z);
 }
 
-gy_result gy_ode_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
+void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
 {
-    gy_ode_body *b;
-    gy_result r = lookup_dynamic(w, id, j, &b);
-    if (r != GY_OK)
-        return r;
-    apply_impulse(b, j, NULL);
-    return GY_OK;
+    (void)w;
+    apply_impulse(b, j, point);
 }
 
-gy_result gy_ode_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 j, gy_vec3 p)
+void gy_ode_body_move_kinematic(gy_driver_world *w, gy_ode_body *b, gy_pose target, double dt)
 {
-    gy_ode_body *b;
-    gy_result r = lookup_dynamic(w, id, j, &b);
-    if (r == GY_OK)
-        r = check_vec(p);
-    if (r != GY_OK)
-        return r;
-    apply_impulse(b, j, &p);
-    return GY_OK;
-}
-
-gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
-                                     double dt)
-{
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    r = gy_validate_pose(target);
-    if (r == GY_OK)
-        r = gy_adapter_check_dt(dt);
-    if (r != GY_OK)
-        return r;
-    if (b->type != GY_MOTION_KINEMATIC)
-        return GY_ERR_INVALID_MOTION;
-    target.rotation = gy_quat_normalize(target.rotation);
+    (void)w;
     gy_vec3 v, omega;
     gy_adapter_kinematic_velocity(gy_ode_body_com(b), gy_ode_body_pose(b).rotation,
                                   gy_pose_apply(target, b->com_local), target.rotation, dt, &v,
@@ -831,55 +717,31 @@ gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
     dBodySetLinearVel(b->body, v.x, v.y, v.z);
     dBodySetAngularVel(b->body, omega.x, omega.y, omega.z);
     b->pose_written = true;
-    return GY_OK;
 }
 
-gy_result gy_ode_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p, gy_vec3 *out)
+gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p)
 {
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        r = check_vec(p);
-    if (r == GY_OK && out == NULL)
-        r = GY_ERR_INVALID_ARGUMENT;
-    if (r != GY_OK)
-        return r;
-    *out = gy_ode_body_velocity_at(b, p);
-    return GY_OK;
+    (void)w;
+    return gy_ode_body_velocity_at(b, p);
 }
 
-gy_result gy_ode_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
+void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake)
 {
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    if (b->type != GY_MOTION_DYNAMIC)
-        return GY_ERR_INVALID_MOTION;
+    (void)w;
     if (awake) {
         gy_ode_body_wake(b);
-        return GY_OK;
+        return;
     }
     dBodySetLinearVel(b->body, 0.0, 0.0, 0.0);
     dBodySetAngularVel(b->body, 0.0, 0.0, 0.0);
     dBodySetForce(b->body, 0.0, 0.0, 0.0);
     dBodySetTorque(b->body, 0.0, 0.0, 0.0);
     dBodyDisable(b->body);
-    return GY_OK;
 }
 
-gy_result gy_ode_body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
+void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass)
 {
-    gy_ode_body *b;
-    gy_result r = lookup(w, id, &b);
-    if (r != GY_OK)
-        return r;
-    if (!gy_is_finite(mass))
-        return GY_ERR_NON_FINITE;
-    if (!(mass > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
-    if (b->type != GY_MOTION_DYNAMIC)
-        return GY_ERR_INVALID_MOTION;
+    (void)w;
     dMass dm;
     dBodyGetMass(b->body, &dm);
     double ratio = b->mass / mass;
@@ -890,39 +752,18 @@ gy_result gy_ode_body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
             b->inv_inertia.m[i][k] *= ratio;
     b->mass = mass;
     gy_ode_body_wake(b);
-    return GY_OK;
 }
 
-static gy_result lookup_collider(gy_backend_world *w, gy_collider_id id, gy_ode_collider **out)
+void gy_ode_collider_set_material(gy_driver_world *w, gy_ode_collider *c, const gy_material *m)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    *out = gy_handle_pool_get(&w->colliders, id.bits);
-    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
-}
-
-gy_result gy_ode_collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m)
-{
-    gy_ode_collider *c;
-    gy_result r = lookup_collider(w, id, &c);
-    if (r == GY_OK)
-        r = gy_validate_material(m);
-    if (r != GY_OK)
-        return r;
+    (void)w;
     /* The near callback combines the two records' materials at every contact. */
     c->material = *m;
-    return GY_OK;
 }
 
-gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
-                                     uint32_t mask)
+void gy_ode_collider_set_filter(gy_driver_world *w, gy_ode_collider *c, uint32_t category,
+                                uint32_t mask)
 {
-    gy_ode_collider *c;
-    gy_result r = lookup_collider(w, id, &c);
-    if (r != GY_OK)
-        return r;
     c->category = category;
     c->mask = mask;
     dGeomSetCategoryBits(c->geom, category);
@@ -935,16 +776,11 @@ gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     } else {
         gy_ode_body_wake(b);
     }
-    return GY_OK;
 }
 
-gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
-                                     gy_collider_policy *out)
+void gy_ode_collider_get_policy(gy_driver_world *w, gy_ode_collider *c, gy_collider_policy *out)
 {
-    gy_ode_collider *c;
-    gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
-    if (r != GY_OK)
-        return r;
+    (void)w;
     gy_quat q = gy_ode_collider_rotation(c);
     out->is_sensor = c->is_sensor;
     out->contact_response = c->contact_response;
@@ -952,5 +788,4 @@ gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
     out->one_way_normal = gy_quat_rotate(q, c->one_way_normal);
     out->surface_velocity = gy_quat_rotate(q, c->surface_velocity);
     out->one_way_slop = c->one_way_slop;
-    return GY_OK;
 }

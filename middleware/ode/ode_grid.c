@@ -25,7 +25,7 @@ void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size)
     g->cell_size = cell_size;
 }
 
-void gy_ode_grid_fini(gy_backend_world *w)
+void gy_ode_grid_fini(gy_driver_world *w)
 {
     gy_ode_static_grid *g = &w->grid;
     for (uint32_t i = 0; i < g->cell_capacity; i++)
@@ -70,7 +70,7 @@ static gy_ode_grid_cell *find_cell(const gy_ode_static_grid *g, int32_t x, int32
 
 /* Keeps the table at most half full. An emptied cell keeps its storage for the next static placed
  * there until gy_ode_grid_trim drops it. */
-static gy_result grow_cells(gy_backend_world *w, uint32_t extra)
+static gy_result grow_cells(gy_driver_world *w, uint32_t extra)
 {
     gy_ode_static_grid *g = &w->grid;
     uint64_t need = ((uint64_t)g->cells_used + extra) * 2u;
@@ -119,8 +119,7 @@ static gy_ode_grid_cell *get_or_add_cell(gy_ode_static_grid *g, int32_t x, int32
     }
 }
 
-static void remove_from_cell(gy_ode_static_grid *g, gy_ode_grid_cell *c,
-                             const gy_ode_collider *col)
+static void remove_from_cell(gy_ode_static_grid *g, gy_ode_grid_cell *c, const gy_ode_collider *col)
 {
     for (uint32_t i = 0; i < c->count; i++)
         if (c->items[i] == col) {
@@ -131,7 +130,7 @@ static void remove_from_cell(gy_ode_static_grid *g, gy_ode_grid_cell *c,
         }
 }
 
-gy_result gy_ode_grid_insert(gy_backend_world *w, gy_ode_collider *c)
+gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
 {
     gy_ode_static_grid *g = &w->grid;
     dReal aabb[6];
@@ -192,7 +191,7 @@ gy_result gy_ode_grid_insert(gy_backend_world *w, gy_ode_collider *c)
     return GY_OK;
 }
 
-void gy_ode_grid_remove(gy_backend_world *w, gy_ode_collider *c)
+void gy_ode_grid_remove(gy_driver_world *w, gy_ode_collider *c)
 {
     gy_ode_static_grid *g = &w->grid;
     if (c->in_big) {
@@ -214,7 +213,7 @@ void gy_ode_grid_remove(gy_backend_world *w, gy_ode_collider *c)
 
 /* Empties slot `i` of the table by backward-shift deletion: later cells of the same probe run
  * move up, so lookups never meet a hole before their cell. */
-static void delete_slot(gy_backend_world *w, uint32_t i)
+static void delete_slot(gy_driver_world *w, uint32_t i)
 {
     gy_ode_static_grid *g = &w->grid;
     uint32_t mask = g->cell_capacity - 1u;
@@ -232,7 +231,7 @@ static void delete_slot(gy_backend_world *w, uint32_t i)
     g->cells_used--;
 }
 
-void gy_ode_grid_trim(gy_backend_world *w)
+void gy_ode_grid_trim(gy_driver_world *w)
 {
     gy_ode_static_grid *g = &w->grid;
     if (g->cells_empty < GRID_TRIM_MIN || g->cells_empty * 2u < g->cells_used)
@@ -254,7 +253,7 @@ static bool aabb_overlap(const double *a, const dReal *b)
 }
 
 /* Returns false when the visitor asked to stop. */
-static bool visit_cell(gy_backend_world *w, gy_ode_grid_cell *cell, const dReal aabb[6],
+static bool visit_cell(gy_driver_world *w, gy_ode_grid_cell *cell, const dReal aabb[6],
                        gy_ode_static_visitor visit, void *ctx)
 {
     for (uint32_t i = 0; i < cell->count; i++) {
@@ -268,7 +267,7 @@ static bool visit_cell(gy_backend_world *w, gy_ode_grid_cell *cell, const dReal 
     return true;
 }
 
-void gy_ode_static_visit(gy_backend_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
+void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
                          void *ctx)
 {
     gy_ode_static_grid *g = &w->grid;
@@ -300,8 +299,8 @@ void gy_ode_static_visit(gy_backend_world *w, const dReal aabb[6], gy_ode_static
         /* A region wider than the populated grid: walking the table is cheaper. */
         for (uint32_t i = 0; i < g->cell_capacity; i++) {
             gy_ode_grid_cell *cell = &g->cells[i];
-            if (!cell->used || cell->count == 0 || cell->x < x0 || cell->x > x1 ||
-                cell->z < z0 || cell->z > z1)
+            if (!cell->used || cell->count == 0 || cell->x < x0 || cell->x > x1 || cell->z < z0 ||
+                cell->z > z1)
                 continue;
             if (!visit_cell(w, cell, aabb, visit, ctx))
                 return;

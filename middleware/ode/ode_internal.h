@@ -6,13 +6,14 @@
 #include <ode/ode.h>
 #include <pthread.h>
 
-#include "../src/adapter_common.h"
+#include "../src/driver.h"
 #include "../src/joint_drive.h"
 #include "gyre/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
 
-typedef struct gy_ode_body gy_ode_body;
+/* The driver records are the front end's opaque gy_driver_* types (driver.h). */
+typedef struct gy_driver_body gy_ode_body;
 
 /* A mesh or hull resource: the shared head (id, kind, references, hull) and ODE's data. */
 typedef struct gy_ode_resource {
@@ -23,15 +24,15 @@ typedef struct gy_ode_resource {
     dTriIndex *mesh_indices;
     uint32_t vertex_count, index_count;
     /* Hull: the arrays ODE's convex geom points into. */
-    double *convex_planes;     /* 4 per face */
-    double *convex_points;     /* 3 per vertex */
+    double *convex_planes;      /* 4 per face */
+    double *convex_points;      /* 3 per vertex */
     unsigned int *convex_polys; /* per face: count, then indices */
     uint32_t convex_polys_len;  /* entries in convex_polys */
 } gy_ode_resource;
 
 /* One collider: an ODE geom plus everything the near callback and queries filter on. The geom's
  * user data (dGeomGetData) points at this record. */
-typedef struct gy_ode_collider {
+typedef struct gy_driver_collider {
     gy_collider_id id;
     gy_ode_body *body;
     dGeomID geom;
@@ -49,19 +50,19 @@ typedef struct gy_ode_collider {
     gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
 
     /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit). */
-    double aabb[6];            /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
-    int32_t cell_min[2];       /* covered grid cells (x, z), inclusive; unused when in_big */
+    double aabb[6];      /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
+    int32_t cell_min[2]; /* covered grid cells (x, z), inclusive; unused when in_big */
     int32_t cell_max[2];
-    bool in_big;               /* unbounded or very large: kept in the grid's `big` list */
-    uint32_t visit_stamp;      /* de-duplicates colliders that span several cells */
+    bool in_big;          /* unbounded or very large: kept in the grid's `big` list */
+    uint32_t visit_stamp; /* de-duplicates colliders that span several cells */
 } gy_ode_collider;
 
-struct gy_ode_body {
+struct gy_driver_body {
     gy_body_id id;
     gy_motion_type type;
-    dBodyID body;           /* NULL for static bodies */
-    gy_pose pose;           /* static bodies: the authoritative pose (they have no dBody) */
-    gy_vec3 com_local;      /* centre of mass in the Gyre body frame; ODE's body origin sits here */
+    dBodyID body;      /* NULL for static bodies */
+    gy_pose pose;      /* static bodies: the authoritative pose (they have no dBody) */
+    gy_vec3 com_local; /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_ode_collider **colliders;
     uint32_t collider_count;
     double gravity_factor;
@@ -70,28 +71,28 @@ struct gy_ode_body {
     dJointID lock_amotor;
     uint64_t user_data;
 
-    uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
-    double mass;            /* dynamic: total mass in kg (0 otherwise) */
-    gy_mat3 inv_inertia;    /* dynamic: inverse inertia about the COM, body axes */
+    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
+    double mass;           /* dynamic: total mass in kg (0 otherwise) */
+    gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
     bool allow_sleeping;
     bool lock_linear[3], lock_angular[3];
-    gy_vec3 lock_position;  /* COM coordinates held on the locked linear axes */
-    double ccd_radius;      /* sphere about the COM inside the solid colliders (continuous) */
-    gy_vec3 ccd_start;      /* COM at the start of the current substep */
-    gy_vec3 step_force;     /* added before this step: ODE clears it after each substep */
+    gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
+    double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
+    gy_vec3 ccd_start;     /* COM at the start of the current substep */
+    gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
-    uint32_t joint_count;   /* Gyre joints attached to this body */
-    bool active;            /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool in_contact;        /* this substep: received contact joints */
+    uint32_t joint_count; /* Gyre joints attached to this body */
+    bool active;          /* this substep: its pairs are computed (awake, or moving kinematic) */
+    bool in_contact;      /* this substep: received contact joints */
     /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (ode_step.c). */
     double correction_speed;
-    bool keeps_touching;    /* settle_contacts: some point of it stays overlapped this substep */
-    gy_vec3 push_linear;    /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
+    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
+    gy_vec3 push_linear; /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
     gy_vec3 push_angular;
-    bool pose_written;      /* written since the last step (a kinematic then counts as moving) */
+    bool pose_written; /* written since the last step (a kinematic then counts as moving) */
     /* The last step whose contact report or one-way "passing" list named this body; a release
      * only scans the reports when this is the current or the previous step. */
     uint64_t reported_step;
@@ -99,7 +100,7 @@ struct gy_ode_body {
     uint64_t placed_step;
 };
 
-typedef struct gy_ode_joint {
+typedef struct gy_driver_joint {
     gy_joint_id id;
     gy_joint_type type;
     dJointID joint;
@@ -107,14 +108,14 @@ typedef struct gy_ode_joint {
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     bool breakable;
     double break_force;
-    double distance; /* distance joints: the double-ball joint's length, m */
-    gy_joint_motor motor;   /* hinge and slider */
-    bool has_limits;        /* hinge and slider: its limits {min, max} */
+    double distance;      /* distance joints: the double-ball joint's length, m */
+    gy_joint_motor motor; /* hinge and slider */
+    bool has_limits;      /* hinge and slider: its limits {min, max} */
     double limits[2];
-    gy_vec3 anchor_a;       /* the anchor in a's body frame (motor inertia) */
-    bool has_spring;        /* distance */
+    gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
+    bool has_spring;  /* distance */
     double spring_frequency, spring_damping_ratio;
-    dJointID limit_motor;   /* hinge limits, ball cone or twist limits: their rows, else NULL */
+    dJointID limit_motor; /* hinge limits, ball cone or twist limits: their rows, else NULL */
     dJointFeedback limit_feedback;
     gy_joint_cone_frame cone_frame;
     bool has_cone, has_twist_limits;
@@ -138,8 +139,8 @@ typedef struct gy_ode_static_grid {
     double cell_size;
     gy_ode_grid_cell *cells;
     uint32_t cell_capacity; /* power of two */
-    uint32_t cells_used;  /* slots in use, empty cells included */
-    uint32_t cells_empty; /* cells in use that list no collider (removed by gy_ode_grid_trim) */
+    uint32_t cells_used;    /* slots in use, empty cells included */
+    uint32_t cells_empty;   /* cells in use that list no collider (removed by gy_ode_grid_trim) */
     gy_ode_collider **big;
     uint32_t big_count, big_capacity;
 } gy_ode_static_grid;
@@ -156,14 +157,14 @@ typedef struct gy_ode_pair {
 
 /* One ODE contact joint created this substep, for reading its feedback after the solve. */
 typedef struct gy_ode_point {
-    uint32_t pair;        /* index into contacts/pairs */
+    uint32_t pair; /* index into contacts/pairs */
     dJointFeedback *feedback;
-    dVector3 normal;      /* ODE contact normal (points towards the joint's first body) */
-    bool body1_is_a;      /* the joint's first body belongs to the pair's collider a */
+    dVector3 normal;            /* ODE contact normal (points towards the joint's first body) */
+    bool body1_is_a;            /* the joint's first body belongs to the pair's collider a */
     gy_ode_body *body1, *body2; /* the joint's bodies (a static one's record, or NULL) */
-    gy_vec3 position;     /* contact point, world */
-    double depth;         /* overlap when the substep began (m), then what the solve left */
-    double bounce;        /* separation speed restitution asks for (m/s), 0 for none */
+    gy_vec3 position;           /* contact point, world */
+    double depth;               /* overlap when the substep began (m), then what the solve left */
+    double bounce;              /* separation speed restitution asks for (m/s), 0 for none */
     /* After the solve (ode_step.c): the position pass's push (pseudo-impulse, N·s), the normal
      * impulse given back when the overlap closes (N·s, ≤ 0), each body's response to a unit
      * impulse along the normal and the inverse of the point's effective mass. */
@@ -172,13 +173,7 @@ typedef struct gy_ode_point {
     double inv_k;
 } gy_ode_point;
 
-/* A one-way platform pair that is being passed through: contacts stay dropped until it separates. */
-typedef struct gy_ode_passing {
-    const gy_ode_collider *platform, *other;
-    uint64_t seen_step;
-} gy_ode_passing;
-
-struct gy_backend_world {
+struct gy_driver_world {
     const gy_allocator *allocator;
     const gy_logger *logger;
     gy_world_def def;
@@ -194,10 +189,6 @@ struct gy_backend_world {
     gy_handle_pool colliders; /* payload: gy_ode_collider* */
     gy_handle_pool joints;    /* payload: gy_ode_joint* */
     gy_handle_pool resources; /* payload: gy_ode_resource* */
-
-    /* Every bound thread (a game thread may bind too and run serialised queries, see
-     * GY_BACKEND_QUERIES_EXCLUSIVE). */
-    gy_adapter_threads threads;
 
     /* Per-step output (grown to peak, then reused): this step's contact report, records
      * gy_ode_pair (see gy_ode_pairs). */
@@ -225,21 +216,19 @@ struct gy_backend_world {
     uint32_t point_count, point_capacity;
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
-    gy_adapter_pair_map pair_map; /* this step's report */
-    gy_ode_passing *passing;
-    uint32_t passing_count, passing_capacity;
+    gy_adapter_pair_map pair_map;        /* this step's report */
+    gy_adapter_one_ways passing;         /* one-way pairs refused until they separate */
     gy_ode_collider **scratch_colliders; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;
-    gy_ode_joint **breakable_list;
-    uint32_t breakable_count, breakable_capacity;
-    dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
+    gy_adapter_breakables breakables; /* gy_ode_joint records */
+    dGeomID ccd_sphere, ccd_box;      /* scratch geoms for continuous collision, in no space */
     double substep_dt;
-    bool sensor_pass; /* colliding at the step's end poses, sensor pairs only */
+    bool sensor_pass;  /* colliding at the step's end poses, sensor pairs only */
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
     double last_dt;    /* length of the previous step */
     uint64_t step_index;
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
-    gy_result step_error; /* first allocation failure inside the current step */
+    gy_result step_error;   /* first allocation failure inside the current step */
 };
 
 /* A report's adapter records. */
@@ -271,77 +260,63 @@ gy_quat gy_ode_quat_from_ode(const dReal *q);
  * other unbounded statics included, until `visit` returns false. Never allocates. This is the only
  * way to find statics: they are in no ODE space. */
 typedef bool (*gy_ode_static_visitor)(void *ctx, gy_ode_collider *c);
-void gy_ode_static_visit(gy_backend_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
+void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
                          void *ctx);
 
-/* Query entry points (ode_query.c), wired into the adapter's table. */
-gy_result gy_ode_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
-                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                         uint32_t capacity, uint32_t *count);
-gy_result gy_ode_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                            gy_vec3 translation, const gy_query_filter *filter,
-                            gy_collector collector, gy_hit *hits, uint32_t capacity,
-                            uint32_t *count);
-gy_result gy_ode_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                         uint32_t capacity, uint32_t *count);
+/* Query primitives (ode_query.c), wired into the driver table. */
+void gy_ode_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
+                    gy_adapter_query *q);
+void gy_ode_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, gy_adapter_query *q);
+void gy_ode_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *q);
 
 /* Creates and frees the world's scratch query geoms (ode_query.c). */
-gy_result gy_ode_query_init(gy_backend_world *w);
-void gy_ode_query_fini(gy_backend_world *w);
+gy_result gy_ode_query_init(gy_driver_world *w);
+void gy_ode_query_fini(gy_driver_world *w);
 
 /* Resolves a shape to a posed scratch geom for shape casts and overlaps (ode_query.c). Returns
  * NULL when the shape type cannot be used in queries. */
-dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose pose);
+dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose);
 
 /* ---- adapter internals shared between its files ------------------------------------------- */
 
-/* True when the calling thread may use the world (always true in release builds). */
-static inline bool gy_ode_thread_ok(const gy_backend_world *w)
-{
-    return gy_adapter_threads_ok(&w->threads);
-}
-
 /* Static grid (ode_grid.c). */
 void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size);
-void gy_ode_grid_fini(gy_backend_world *w);
+void gy_ode_grid_fini(gy_driver_world *w);
 /* Indexes a static collider by its geom's current AABB. On failure nothing is indexed. */
-gy_result gy_ode_grid_insert(gy_backend_world *w, gy_ode_collider *c);
+gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c);
 /* Unindexes a static collider. Emptied cells keep their storage until gy_ode_grid_trim, so
  * inserting the collider again where it was never allocates. */
-void gy_ode_grid_remove(gy_backend_world *w, gy_ode_collider *c);
+void gy_ode_grid_remove(gy_driver_world *w, gy_ode_collider *c);
 /* Drops the emptied cells once they outnumber the others (streaming would otherwise leave a
  * cell behind everywhere it ever loaded geometry). Never allocates, never fails. */
-void gy_ode_grid_trim(gy_backend_world *w);
+void gy_ode_grid_trim(gy_driver_world *w);
 
-/* Bodies (ode_body.c). */
-gy_result gy_ode_body_create(gy_backend_world *w, const gy_body_def *def,
-                             const gy_collider_def *colliders, uint32_t collider_count,
-                             gy_body_id *out, gy_collider_id *collider_ids);
-gy_result gy_ode_body_release(gy_backend_world *w, gy_body_id id);
-gy_result gy_ode_body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out);
-gy_result gy_ode_body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose);
-gy_result gy_ode_body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
-gy_result gy_ode_body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v);
-gy_result gy_ode_body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 force);
-gy_result gy_ode_body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 torque);
-gy_result gy_ode_body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 impulse);
-gy_result gy_ode_body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
-                                     gy_vec3 world_point);
-gy_result gy_ode_body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target,
-                                     double dt);
-gy_result gy_ode_body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
-                                     gy_vec3 *out);
-gy_result gy_ode_body_set_awake(gy_backend_world *w, gy_body_id id, bool awake);
-gy_result gy_ode_body_set_mass(gy_backend_world *w, gy_body_id id, double mass);
-gy_result gy_ode_collider_set_material(gy_backend_world *w, gy_collider_id id,
-                                       const gy_material *m);
-gy_result gy_ode_collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
-                                     uint32_t mask);
-gy_result gy_ode_collider_get_policy(gy_backend_world *w, gy_collider_id id,
-                                     gy_collider_policy *out);
+/* Bodies (ode_body.c): the driver entries of the same names (driver.h). */
+gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
+                             const gy_collider_def *cols, uint32_t n,
+                             gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
+                             gy_collider_id *collider_ids);
+void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b);
+gy_motion_type gy_ode_body_type(const gy_ode_body *b);
+void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out);
+gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
+void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
+void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
+void gy_ode_body_add_force(gy_driver_world *w, gy_ode_body *b, gy_vec3 force);
+void gy_ode_body_add_torque(gy_driver_world *w, gy_ode_body *b, gy_vec3 torque);
+void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 impulse,
+                             const gy_vec3 *point);
+void gy_ode_body_move_kinematic(gy_driver_world *w, gy_ode_body *b, gy_pose target, double dt);
+gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);
+void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake);
+void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
+void gy_ode_collider_set_material(gy_driver_world *w, gy_ode_collider *c, const gy_material *m);
+void gy_ode_collider_set_filter(gy_driver_world *w, gy_ode_collider *c, uint32_t category,
+                                uint32_t mask);
+void gy_ode_collider_get_policy(gy_driver_world *w, gy_ode_collider *c, gy_collider_policy *out);
 /* Releases every body still alive (world teardown). */
-void gy_ode_body_release_all(gy_backend_world *w);
+void gy_ode_body_release_all(gy_driver_world *w);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
 void gy_ode_body_wake(gy_ode_body *b);
 /* World-space pose of the body origin and of its centre of mass. */
@@ -355,32 +330,33 @@ gy_quat gy_ode_collider_rotation(const gy_ode_collider *c);
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt);
 
 /* Resources (ode_body.c). */
-gy_result gy_ode_mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out);
-gy_result gy_ode_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out);
-void gy_ode_resource_release(gy_backend_world *w, gy_resource_id id);
-void gy_ode_resource_release_all(gy_backend_world *w);
+gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def, gy_resource_id *out);
+gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
+void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
+void gy_ode_resource_release_all(gy_driver_world *w);
 
 /* Joints (ode_joint.c). */
-gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out);
-gy_result gy_ode_joint_release(gy_backend_world *w, gy_joint_id id);
+gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
+                              gy_ode_body *b, gy_joint_id *out);
+void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
+gy_joint_type gy_ode_joint_type(const gy_ode_joint *j);
 /* Releases every joint attached to `b`. */
-void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b);
+void gy_ode_joint_release_for_body(gy_driver_world *w, gy_ode_body *b);
 /* Releases every joint (world teardown). */
-void gy_ode_joint_release_all(gy_backend_world *w);
+void gy_ode_joint_release_all(gy_driver_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
-gy_result gy_ode_joint_check_breaks(gy_backend_world *w);
+gy_result gy_ode_joint_check_breaks(gy_driver_world *w);
 /* Before a solve of h seconds: motor velocities, spring softness and ball limits. */
-void gy_ode_joints_before_solve(gy_backend_world *w, double h);
-gy_result gy_ode_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m);
-gy_result gy_ode_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out);
+void gy_ode_joints_before_solve(gy_driver_world *w, double h);
+void gy_ode_joint_set_motor(gy_driver_world *w, gy_ode_joint *j, const gy_joint_motor *m);
+void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out);
 /* Builds (or rebuilds) the motors that hold a dynamic body's locked world axes. */
-void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b);
+void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */
-gy_result gy_ode_step(gy_backend_world *w, double dt);
-uint32_t gy_ode_contacts(gy_backend_world *w, const gy_contact **out);
+gy_result gy_ode_step(gy_driver_world *w, double dt);
 /* Drops every reported contact and step record naming a collider of `b` (body release). */
-void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b);
-void gy_ode_step_fini(gy_backend_world *w);
+void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b);
+void gy_ode_step_fini(gy_driver_world *w);
 
 #endif

@@ -17,7 +17,7 @@
 #include "gyre/math.h"
 #include "ode_internal.h"
 
-static void joint_destroy(gy_backend_world *w, gy_ode_joint *j)
+static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
 {
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
@@ -29,9 +29,8 @@ static void joint_destroy(gy_backend_world *w, gy_ode_joint *j)
         gy_ode_body_wake(j->b);
     }
     if (j->breakable_index != UINT32_MAX) {
-        gy_ode_joint *last = w->breakable_list[--w->breakable_count];
-        w->breakable_list[j->breakable_index] = last;
-        last->breakable_index = j->breakable_index;
+        gy_ode_joint *moved = gy_adapter_breakables_remove(&w->breakables, j->breakable_index);
+        moved->breakable_index = j->breakable_index;
     }
     gy_handle_pool_release(&w->joints, j->id.bits);
     gy_free(w->allocator, j, sizeof *j);
@@ -164,7 +163,7 @@ static void ball_limits_apply(gy_ode_joint *j, double h)
 }
 
 /* An angular motor in user mode holding `rows` limit rows (set before every solve). */
-static dJointID limit_motor_create(gy_backend_world *w, gy_ode_joint *j, int rows)
+static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows)
 {
     dJointID m = dJointCreateAMotor(w->world, NULL);
     dJointAttach(m, j->a->body, j->b != NULL ? j->b->body : NULL);
@@ -178,7 +177,7 @@ static dJointID limit_motor_create(gy_backend_world *w, gy_ode_joint *j, int row
     return m;
 }
 
-static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def *def)
+static void drive_setup(gy_driver_world *w, gy_ode_joint *j, const gy_joint_def *def)
 {
     j->motor = def->motor;
     j->has_limits = def->has_limits;
@@ -207,7 +206,7 @@ static void drive_setup(gy_backend_world *w, gy_ode_joint *j, const gy_joint_def
         j->limit_motor = limit_motor_create(w, j, 2);
 }
 
-void gy_ode_joints_before_solve(gy_backend_world *w, double h)
+void gy_ode_joints_before_solve(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->joints.count; i++) {
         uint64_t bits;
@@ -226,22 +225,14 @@ void gy_ode_joints_before_solve(gy_backend_world *w, double h)
     }
 }
 
-gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out)
+gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
+                              gy_ode_body *b, gy_joint_id *out)
 {
-    void *pa, *pb;
-    gy_result r = gy_adapter_joint_begin(w != NULL, w != NULL && gy_ode_thread_ok(w),
-                                         w != NULL ? &w->bodies : NULL, def, out, &pa, &pb);
-    if (r != GY_OK)
-        return r;
-    gy_ode_body *a = pa, *b = pb;
-    if (a->type == GY_MOTION_STATIC)
-        return GY_ERR_INVALID_MOTION;
-
     /* ODE's double ball has no direction at zero length (a zero length is a ball joint). */
     gy_vec3 a_origin = gy_ode_body_pose(a).position;
     gy_joint_type type;
     double distance;
-    r = gy_adapter_joint_length(def, a_origin, &type, &distance);
+    gy_result r = gy_adapter_joint_length(def, a_origin, &type, &distance);
     if (r != GY_OK)
         return r;
 
@@ -255,8 +246,7 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         return r;
     }
     if (def->breakable) {
-        r = gy_array_reserve(w->allocator, (void **)&w->breakable_list, &w->breakable_capacity,
-                             w->breakable_count + 1u, sizeof *w->breakable_list);
+        r = gy_adapter_breakables_reserve(w->allocator, &w->breakables);
         if (r != GY_OK) {
             gy_handle_pool_release(&w->joints, h);
             gy_free(w->allocator, j, sizeof *j);
@@ -323,10 +313,8 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
     dJointSetData(j->joint, j);
     dJointSetFeedback(j->joint, &j->feedback);
     drive_setup(w, j, def);
-    if (def->breakable) {
-        j->breakable_index = w->breakable_count;
-        w->breakable_list[w->breakable_count++] = j;
-    }
+    if (def->breakable)
+        j->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     a->joint_count++;
     gy_ode_body_wake(a);
     if (b != NULL) {
@@ -337,20 +325,17 @@ gy_result gy_ode_joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
     return GY_OK;
 }
 
-gy_result gy_ode_joint_release(gy_backend_world *w, gy_joint_id id)
+void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    gy_ode_joint *j = gy_handle_pool_get(&w->joints, id.bits);
-    if (j == NULL)
-        return GY_ERR_STALE_HANDLE;
     joint_destroy(w, j);
-    return GY_OK;
 }
 
-void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b)
+gy_joint_type gy_ode_joint_type(const gy_ode_joint *j)
+{
+    return j->type;
+}
+
+void gy_ode_joint_release_for_body(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < w->joints.count && b->joint_count > 0; i++) {
         uint64_t h;
@@ -360,7 +345,7 @@ void gy_ode_joint_release_for_body(gy_backend_world *w, gy_ode_body *b)
     }
 }
 
-void gy_ode_joint_release_all(gy_backend_world *w)
+void gy_ode_joint_release_all(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->joints.count; i++) {
         uint64_t h;
@@ -375,26 +360,31 @@ static double vlen(const dReal *v)
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-gy_result gy_ode_joint_check_breaks(gy_backend_world *w)
+static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)
 {
-    for (uint32_t i = w->breakable_count; i-- > 0;) {
-        gy_ode_joint *j = w->breakable_list[i];
-        /* f2 stays zero for a joint to the world (the record starts zeroed). */
-        double f = fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
-        if (!(f > j->break_force))
-            continue;
-        gy_result r = gy_adapter_broken_push(w->allocator, &w->broken, j->id, j->user_data);
-        if (r != GY_OK)
-            return r; /* the joint holds this step; it is checked again after the next solve */
-        joint_destroy(w, j);
-    }
-    return GY_OK;
+    const gy_ode_joint *j = joint;
+    /* f2 stays zero for a joint to the world (the record starts zeroed). */
+    *force = fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
+    *limit = j->break_force;
+    *id = j->id;
+    *user = j->user_data;
+}
+
+static void break_destroy(void *w, void *joint)
+{
+    joint_destroy(w, joint);
+}
+
+gy_result gy_ode_joint_check_breaks(gy_driver_world *w)
+{
+    return gy_adapter_breaks_check(w->allocator, &w->breakables, &w->broken, break_read,
+                                   break_destroy, w);
 }
 
 static const int motor_vel[3] = {dParamVel, dParamVel2, dParamVel3};
 static const int motor_fmax[3] = {dParamFMax, dParamFMax2, dParamFMax3};
 
-void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b)
+void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
 {
     static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     if (b->lock_lmotor != NULL) {
@@ -443,34 +433,14 @@ void gy_ode_locks_build(gy_backend_world *w, gy_ode_body *b)
     }
 }
 
-static gy_result joint_lookup(gy_backend_world *w, gy_joint_id id, gy_ode_joint **out)
+void gy_ode_joint_set_motor(gy_driver_world *w, gy_ode_joint *j, const gy_joint_motor *m)
 {
-    if (w == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (!gy_ode_thread_ok(w))
-        return GY_ERR_WRONG_THREAD;
-    *out = gy_handle_pool_get(&w->joints, id.bits);
-    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
-}
-
-gy_result gy_ode_joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m)
-{
-    gy_ode_joint *j;
-    gy_result r = joint_lookup(w, id, &j);
-    if (r != GY_OK)
-        return r;
-    r = gy_validate_joint_motor(m);
-    if (r != GY_OK)
-        return r;
-    if (j->type != GY_JOINT_HINGE && j->type != GY_JOINT_SLIDER)
-        return GY_ERR_MISUSE;
     j->motor = *m;
     if (m->mode == GY_MOTOR_OFF)
         motor_apply(j, w->substep_dt);
     gy_ode_body_wake(j->a);
     if (j->b != NULL)
         gy_ode_body_wake(j->b);
-    return GY_OK;
 }
 
 static gy_vec3 dv3(const dReal *v)
@@ -478,15 +448,9 @@ static gy_vec3 dv3(const dReal *v)
     return gy_v3(v[0], v[1], v[2]);
 }
 
-gy_result gy_ode_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out)
+void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
 {
-    if (out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
-    gy_ode_joint *j;
-    gy_result r = joint_lookup(w, id, &j);
-    if (r != GY_OK)
-        return r;
+    (void)w;
     switch (j->type) {
     case GY_JOINT_HINGE:
         out->position = dJointGetHingeAngle(j->joint);
@@ -529,5 +493,4 @@ gy_result gy_ode_joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_s
         /* The limit motor's rows act between the same bodies: part of what the joint applies. */
         out->torque = gy_v3_add(out->torque, dv3(j->limit_feedback.t1));
     }
-    return GY_OK;
 }

@@ -47,12 +47,12 @@ static gy_vec3 v3_from_ode(const dReal *v)
 
 /* ---- scratch geoms --------------------------------------------------------------------------- */
 
-static void reset_convex(gy_backend_world *w)
+static void reset_convex(gy_driver_world *w)
 {
     dGeomSetConvex(w->query_convex, &tetra_planes[0][0], 4, tetra_points, 4, tetra_polys);
 }
 
-void gy_ode_query_fini(gy_backend_world *w)
+void gy_ode_query_fini(gy_driver_world *w)
 {
     dGeomID *geoms[] = {&w->query_ray, &w->query_sphere, &w->query_box, &w->query_capsule,
                         &w->query_convex};
@@ -63,7 +63,7 @@ void gy_ode_query_fini(gy_backend_world *w)
     }
 }
 
-gy_result gy_ode_query_init(gy_backend_world *w)
+gy_result gy_ode_query_init(gy_driver_world *w)
 {
     w->query_ray = dCreateRay(NULL, 1.0);
     w->query_sphere = dCreateSphere(NULL, 1.0);
@@ -82,13 +82,13 @@ gy_result gy_ode_query_init(gy_backend_world *w)
     return GY_OK;
 }
 
-static const gy_ode_resource *hull_resource(const gy_backend_world *w, gy_resource_id id)
+static const gy_ode_resource *hull_resource(const gy_driver_world *w, gy_resource_id id)
 {
     const gy_ode_resource *r = gy_handle_pool_get(&w->resources, id.bits);
     return (r != NULL && r->base.kind == GY_SHAPE_HULL) ? r : NULL;
 }
 
-dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose pose)
+dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose)
 {
     if (w == NULL || gy_validate_shape(shape) != GY_OK || !gy_vec3_is_finite(pose.position) ||
         !gy_quat_is_unit(pose.rotation))
@@ -131,8 +131,8 @@ dGeomID gy_ode_query_geom(gy_backend_world *w, const gy_shape *shape, gy_pose po
 /* ---- shared collection ----------------------------------------------------------------------- */
 
 typedef struct query_out {
-    gy_adapter_query q;
-    dGeomID probe; /* the geom handed to dSpaceCollide2 */
+    gy_adapter_query *q; /* the front end's collector */
+    dGeomID probe;       /* the geom handed to dSpaceCollide2 */
 } query_out;
 
 /* Once the collector is satisfied, zeroed category and collide bits make ODE's AABB loop reject
@@ -140,25 +140,16 @@ typedef struct query_out {
  * that ODE's API offers. */
 static void out_collect(query_out *o, const gy_hit *h)
 {
-    if (gy_adapter_query_collect(&o->q, h)) {
+    if (gy_adapter_query_collect(o->q, h)) {
         dGeomSetCategoryBits(o->probe, 0);
         dGeomSetCollideBits(o->probe, 0);
     }
 }
 
-static gy_result out_begin(query_out *o, gy_backend_world *w, const gy_query_filter *filter,
-                           gy_collector collector, gy_hit *hits, uint32_t capacity, uint32_t *count)
-{
-    return gy_adapter_query_begin(&o->q, w != NULL, w != NULL && gy_ode_thread_ok(w),
-                                  w != NULL ? &w->bodies : NULL, w != NULL ? &w->colliders : NULL,
-                                  filter, collector, hits, capacity, count);
-}
-
-static void out_end(query_out *o, uint32_t *count)
+static void out_end(query_out *o)
 {
     dGeomSetCategoryBits(o->probe, ~0ul);
     dGeomSetCollideBits(o->probe, ~0ul);
-    *count = o->q.count;
 }
 
 /* The collider behind a candidate geom, when the filter accepts it. */
@@ -167,7 +158,7 @@ static const gy_ode_collider *candidate(const query_out *o, dGeomID g)
     const gy_ode_collider *c = gy_ode_geom_collider(g);
     if (c == NULL || c->body == NULL)
         return NULL;
-    return gy_ode_filter_accepts(o->q.filter, c) ? c : NULL;
+    return gy_ode_filter_accepts(o->q->filter, c) ? c : NULL;
 }
 
 /* Pads an AABB (ODE order: minx, maxx, miny, maxy, minz, maxz) by `pad` on every side. */
@@ -330,8 +321,8 @@ static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
         return true;
     if (by_piece && !(cg.depth >= q->piece_lo && cg.depth < q->piece_hi))
         return true;
-    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0 &&
-        cg.depth >= q->out.q.hits[0].distance)
+    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0 &&
+        cg.depth >= q->out.q->hits[0].distance)
         return true;
     gy_hit h;
     hit_init(&h, c);
@@ -345,13 +336,13 @@ static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
     if (h.triangle >= 0 && gy_v3_dot(h.normal, q->dir) > 0.0)
         h.normal = gy_v3_neg(h.normal);
     out_collect(&q->out, &h);
-    return !q->out.q.stop;
+    return !q->out.q->stop;
 }
 
 static bool ray_visit_static(void *ctx, gy_ode_collider *c)
 {
     ray_query *q = ctx;
-    if (!gy_ode_filter_accepts(q->out.q.filter, c))
+    if (!gy_ode_filter_accepts(q->out.q->filter, c))
         return true;
     return ray_test(q, c, true);
 }
@@ -359,7 +350,7 @@ static bool ray_visit_static(void *ctx, gy_ode_collider *c)
 static void ray_near(void *data, dGeomID a, dGeomID b)
 {
     ray_query *q = data;
-    if (q->out.q.stop)
+    if (q->out.q->stop)
         return;
     dGeomID other = a == q->out.probe ? b : a;
     if (dGeomIsSpace(other)) {
@@ -371,17 +362,17 @@ static void ray_near(void *data, dGeomID a, dGeomID b)
         ray_test(q, c, false);
 }
 
-static void ray_statics(gy_backend_world *w, ray_query *q)
+static void ray_statics(gy_driver_world *w, ray_query *q)
 {
     double piece = fmax(w->grid.cell_size, q->length / RAY_MAX_PIECES);
     uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(q->length / piece));
     if (pieces == 0)
         pieces = 1;
-    for (uint32_t k = 0; k < pieces && !q->out.q.stop; k++) {
+    for (uint32_t k = 0; k < pieces && !q->out.q->stop; k++) {
         double lo = piece * k, hi = k + 1 == pieces ? q->length : piece * (k + 1);
         /* Every later hit is at least `lo` away. */
-        if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0 &&
-            q->out.q.hits[0].distance < lo)
+        if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0 &&
+            q->out.q->hits[0].distance < lo)
             break;
         gy_vec3 a = gy_v3_mad(q->origin, q->dir, lo), b = gy_v3_mad(q->origin, q->dir, hi);
         dReal box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
@@ -393,20 +384,13 @@ static void ray_statics(gy_backend_world *w, ray_query *q)
     }
 }
 
-gy_result gy_ode_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
-                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                         uint32_t capacity, uint32_t *count)
+void gy_ode_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
+                    gy_adapter_query *fq)
 {
     ray_query q;
-    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_translation(&origin, translation, &q.length);
-    if (r != GY_OK)
-        return r;
-    /* A zero-length ray has nothing to hit. */
-    if (!(q.length > 0.0) || q.out.q.stop)
-        return GY_OK;
+    q.out.q = fq;
+    q.length = length;
+    gy_collector collector = fq->collector;
     q.origin = origin;
     q.dir = gy_v3_scale(translation, 1.0 / q.length);
     q.out.probe = w->query_ray;
@@ -421,15 +405,14 @@ gy_result gy_ode_raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translatio
 
     /* Statics first: a closest hit among them shortens the ray before the dynamic space, which
      * ODE's sweep-and-prune scans linearly for a single geom. */
-    if (gy_adapter_query_wants_statics(&q.out.q))
+    if (gy_adapter_query_wants_statics(q.out.q))
         ray_statics(w, &q);
-    if (!q.out.q.stop && gy_adapter_query_wants_moving(&q.out.q)) {
-        if (collector == GY_COLLECT_CLOSEST && q.out.q.count > 0)
-            dGeomRaySetLength(ray, fmin(q.length, q.out.q.hits[0].distance + QUERY_AABB_PAD));
+    if (!q.out.q->stop && gy_adapter_query_wants_moving(q.out.q)) {
+        if (collector == GY_COLLECT_CLOSEST && q.out.q->count > 0)
+            dGeomRaySetLength(ray, fmin(q.length, q.out.q->hits[0].distance + QUERY_AABB_PAD));
         dSpaceCollide2(ray, (dGeomID)w->dynamic_space, &q, ray_near);
     }
-    out_end(&q.out, count);
-    return GY_OK;
+    out_end(&q.out);
 }
 
 /* ---- overlap --------------------------------------------------------------------------------- */
@@ -453,19 +436,19 @@ static bool overlap_test(overlap_query *q, const gy_ode_collider *c)
     h.normal = v3_from_ode(d->normal);
     h.penetration = fmax(0.0, d->depth);
     out_collect(&q->out, &h);
-    return !q->out.q.stop;
+    return !q->out.q->stop;
 }
 
 static bool overlap_visit_static(void *ctx, gy_ode_collider *c)
 {
     overlap_query *q = ctx;
-    return gy_ode_filter_accepts(q->out.q.filter, c) ? overlap_test(q, c) : true;
+    return gy_ode_filter_accepts(q->out.q->filter, c) ? overlap_test(q, c) : true;
 }
 
 static void overlap_near(void *data, dGeomID a, dGeomID b)
 {
     overlap_query *q = data;
-    if (q->out.q.stop)
+    if (q->out.q->stop)
         return;
     dGeomID other = a == q->out.probe ? b : a;
     if (dGeomIsSpace(other)) {
@@ -477,29 +460,21 @@ static void overlap_near(void *data, dGeomID a, dGeomID b)
         overlap_test(q, c);
 }
 
-gy_result gy_ode_overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
-                         uint32_t capacity, uint32_t *count)
+void gy_ode_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *fq)
 {
     overlap_query q;
-    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
-    if (r != GY_OK || q.out.q.stop)
-        return r;
+    q.out.q = fq;
     q.out.probe = gy_ode_query_geom(w, shape, pose);
     dReal box[6];
     dGeomGetAABB(q.out.probe, box);
     aabb_pad(box, QUERY_AABB_PAD);
-    if (gy_adapter_query_wants_statics(&q.out.q))
+    if (gy_adapter_query_wants_statics(q.out.q))
         gy_ode_static_visit(w, box, overlap_visit_static, &q);
-    if (!q.out.q.stop && gy_adapter_query_wants_moving(&q.out.q))
+    if (!q.out.q->stop && gy_adapter_query_wants_moving(q.out.q))
         dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, overlap_near);
-    out_end(&q.out, count);
+    out_end(&q.out);
     if (shape->type == GY_SHAPE_HULL)
         reset_convex(w);
-    return GY_OK;
 }
 
 /* ---- shape cast ------------------------------------------------------------------------------ */
@@ -519,7 +494,7 @@ typedef struct cast_query {
 
 /* Smallest distance from the shape's centre to its surface: stepping by this much cannot jump
  * over a wall, since the shape's width in any direction is at least twice it. */
-static double shape_inner_radius(const gy_backend_world *w, const gy_shape *s)
+static double shape_inner_radius(const gy_driver_world *w, const gy_shape *s)
 {
     const gy_ode_resource *r = s->type == GY_SHAPE_HULL ? hull_resource(w, s->resource) : NULL;
     gy_vec3 center;
@@ -615,8 +590,8 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
     double box[6];
     dGeomGetAABB(other, box);
     double t0 = 0.0, t1 = 1.0;
-    if (q->out.q.collector == GY_COLLECT_CLOSEST && q->out.q.count > 0)
-        t1 = q->out.q.hits[0].fraction;
+    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0)
+        t1 = q->out.q->hits[0].fraction;
     if (!sweep_interval(q->aabb0, q->translation, box, &t0, &t1))
         return;
 
@@ -687,7 +662,7 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
 static void cast_near(void *data, dGeomID a, dGeomID b)
 {
     cast_query *q = data;
-    if (q->out.q.stop)
+    if (q->out.q->stop)
         return;
     dGeomID other = a == q->out.probe ? b : a;
     if (dGeomIsSpace(other)) {
@@ -702,9 +677,9 @@ static void cast_near(void *data, dGeomID a, dGeomID b)
 static bool cast_visit_static(void *ctx, gy_ode_collider *c)
 {
     cast_query *q = ctx;
-    if (gy_ode_filter_accepts(q->out.q.filter, c))
+    if (gy_ode_filter_accepts(q->out.q->filter, c))
         cast_candidate(q, c);
-    return !q->out.q.stop;
+    return !q->out.q->stop;
 }
 
 /* The box the shape sweeps over fractions [0, fraction], into `box`; also points the scratch ray
@@ -726,23 +701,13 @@ static void cast_set_sweep(cast_query *q, double fraction, dReal box[6])
     dGeomRaySetLength(q->out.probe, gy_v3_len(diag));
 }
 
-gy_result gy_ode_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
-                            gy_vec3 translation, const gy_query_filter *filter,
-                            gy_collector collector, gy_hit *hits, uint32_t capacity,
-                            uint32_t *count)
+void gy_ode_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, gy_adapter_query *fq)
 {
     cast_query q;
-    gy_result r = out_begin(&q.out, w, filter, collector, hits, capacity, count);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_query_shape(&w->resources, shape, pose);
-    if (r != GY_OK)
-        return r;
-    r = gy_adapter_check_translation(NULL, translation, &q.length);
-    if (r != GY_OK)
-        return r;
-    if (q.out.q.stop)
-        return GY_OK;
+    q.out.q = fq;
+    q.length = length;
+    gy_collector collector = fq->collector;
 
     q.shape = gy_ode_query_geom(w, shape, pose);
     const gy_ode_resource *hull =
@@ -761,15 +726,14 @@ gy_result gy_ode_shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose 
 
     dReal box[6];
     cast_set_sweep(&q, 1.0, box);
-    if (gy_adapter_query_wants_statics(&q.out.q))
+    if (gy_adapter_query_wants_statics(q.out.q))
         gy_ode_static_visit(w, box, cast_visit_static, &q);
-    if (!q.out.q.stop && gy_adapter_query_wants_moving(&q.out.q)) {
-        if (collector == GY_COLLECT_CLOSEST && q.out.q.count > 0)
-            cast_set_sweep(&q, q.out.q.hits[0].fraction, box);
+    if (!q.out.q->stop && gy_adapter_query_wants_moving(q.out.q)) {
+        if (collector == GY_COLLECT_CLOSEST && q.out.q->count > 0)
+            cast_set_sweep(&q, q.out.q->hits[0].fraction, box);
         dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, cast_near);
     }
-    out_end(&q.out, count);
+    out_end(&q.out);
     if (shape->type == GY_SHAPE_HULL)
         reset_convex(w);
-    return GY_OK;
 }

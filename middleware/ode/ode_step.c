@@ -46,7 +46,7 @@ static gy_vec3 v3(const dReal *v)
 
 /* The index of pair (a, b) in this step's report, appended when new; UINT32_MAX when out of
  * memory (recorded in step_error). */
-static uint32_t pair_get(gy_backend_world *w, gy_ode_collider *a, gy_ode_collider *b)
+static uint32_t pair_get(gy_driver_world *w, gy_ode_collider *a, gy_ode_collider *b)
 {
     uint32_t n = w->report.count;
     uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_ode_pair),
@@ -58,7 +58,7 @@ static uint32_t pair_get(gy_backend_world *w, gy_ode_collider *a, gy_ode_collide
     return index;
 }
 
-static dJointFeedback *next_feedback(gy_backend_world *w, uint32_t point)
+static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
 {
     uint32_t block = point / FEEDBACK_BLOCK;
     if (block >= w->feedback_block_count) {
@@ -96,7 +96,7 @@ static bool body_moving(const gy_ode_body *b)
     }
 }
 
-static bool bodies_jointed(gy_backend_world *w, const gy_ode_body *a, const gy_ode_body *b)
+static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_ode_body *b)
 {
     if (a->joint_count == 0 || b->joint_count == 0)
         return false;
@@ -113,40 +113,26 @@ static bool bodies_jointed(gy_backend_world *w, const gy_ode_body *a, const gy_o
 
 /* ---- one-way platforms ---------------------------------------------------------------------- */
 
-static gy_ode_passing *find_passing(gy_backend_world *w, const gy_ode_collider *platform,
-                                    const gy_ode_collider *other)
-{
-    for (uint32_t i = 0; i < w->passing_count; i++)
-        if (w->passing[i].platform == platform && w->passing[i].other == other)
-            return &w->passing[i];
-    return NULL;
-}
-
 /* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
  * the platform's one-way side: its first contact must have a normal (platform to body) within
  * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
  * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
  * separate, so a body jumping up through the platform is not caught half-way. */
-static bool one_way_side_accepts(gy_backend_world *w, gy_ode_collider *platform,
+static bool one_way_side_accepts(gy_driver_world *w, gy_ode_collider *platform,
                                  gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point,
                                  double penetration)
 {
-    gy_ode_passing *p = find_passing(w, platform, other);
-    if (p != NULL) {
-        p->seen_step = w->step_index;
+    if (gy_adapter_one_way_find(&w->passing, platform, other, w->step_index) != NULL)
         return false;
-    }
     gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->one_way_normal);
     gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
                             gy_ode_body_velocity_at(platform->body, point));
     if (gy_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point, penetration,
                            platform->one_way_slop))
         return true;
-    if (gy_array_reserve(w->allocator, (void **)&w->passing, &w->passing_capacity,
-                         w->passing_count + 1u, sizeof *w->passing) == GY_OK)
-        w->passing[w->passing_count++] = (gy_ode_passing){platform, other, w->step_index};
-    else
-        gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
+    /* Accepted pairs are judged again at each contact; refused ones stay refused. */
+    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, false};
+    gy_adapter_note_error(&w->step_error, gy_adapter_one_way_add(w->allocator, &w->passing, &rec));
     return false;
 }
 
@@ -202,7 +188,7 @@ static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c
     }
 }
 
-static void process_pair(gy_backend_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
+static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
 {
     gy_ode_body *b1 = c1->body, *b2 = c2->body;
     if (b1 == b2)
@@ -415,7 +401,7 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2)
 }
 
 typedef struct static_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_ode_collider *c;
 } static_ctx;
 
@@ -426,7 +412,7 @@ static bool static_visit(void *ctx, gy_ode_collider *s)
     return true;
 }
 
-static void collide_static(gy_backend_world *w)
+static void collide_static(gy_driver_world *w)
 {
     if (w->tally.bodies[GY_MOTION_STATIC] == 0)
         return;
@@ -518,7 +504,7 @@ static void push_body(gy_ode_body *b, gy_vec3 lin, gy_vec3 spin, double impulse)
 
 /* Each point's response to a unit impulse along its normal, and the overlap left once the
  * solved velocities have moved its bodies. */
-static void prepare_points(gy_backend_world *w, double h)
+static void prepare_points(gy_driver_world *w, double h)
 {
     double layer = dWorldGetContactSurfaceLayer(w->world);
     double cap = dWorldGetContactMaxCorrectingVel(w->world);
@@ -565,7 +551,7 @@ static void prepare_points(gy_backend_world *w, double h)
  * contact rows (sequential impulses, each point's total a push) and integrated into the poses
  * alone. Through the velocities it stayed as speed: a body created a metre deep was thrown out at
  * the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. */
-static void push_apart(gy_backend_world *w, double h)
+static void push_apart(gy_driver_world *w, double h)
 {
     double cap = dWorldGetContactMaxCorrectingVel(w->world);
     bool any = false;
@@ -617,7 +603,7 @@ static void push_apart(gy_backend_world *w, double h)
  * the separation of the centres of mass. A body still overlapping somewhere keeps its push (that
  * is what holds resting bodies and stacks up at 10 iterations), and bouncing points keep their
  * rebound. */
-static void settle_contacts(gy_backend_world *w)
+static void settle_contacts(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->point_count; i++)
         for (int s = 0; s < 2; s++) {
@@ -668,7 +654,7 @@ static void settle_contacts(gy_backend_world *w)
     }
 }
 
-static void gather_impulses(gy_backend_world *w, double h)
+static void gather_impulses(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->point_count; i++) {
         const gy_ode_point *p = &w->points[i];
@@ -684,27 +670,26 @@ static void gather_impulses(gy_backend_world *w, double h)
     w->point_count = 0;
 }
 
-/* QuickStep integrates x += (v + g h) h, a full g h² where free fall travels g h²/2. Bodies in free
- * flight (no contacts, no joints) get the surplus back, so ballistic paths match the analytic
- * ones; bodies in contact or jointed are left to the solver. */
-static void ballistic_correction(gy_backend_world *w, double h)
+/* QuickStep integrates x += (v + g h) h: the shared ballistic correction applies. */
+static void ballistic_correction(gy_driver_world *w, double h)
 {
     gy_vec3 g = w->def.gravity;
     if (gy_v3_len_sq(g) == 0.0)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
-        if (b->type != GY_MOTION_DYNAMIC || b->in_contact || b->joint_count > 0 ||
-            b->gravity_factor == 0.0 || !dBodyIsEnabled(b->body))
+        if (!gy_adapter_ballistic_applies(b->type, b->body != NULL && dBodyIsEnabled(b->body),
+                                          b->in_contact, b->joint_count, b->gravity_factor))
             continue;
-        const dReal *p = dBodyGetPosition(b->body);
-        double k = -0.5 * b->gravity_factor * h * h;
-        dBodySetPosition(b->body, p[0] + g.x * k, p[1] + g.y * k, p[2] + g.z * k);
+        gy_vec3 p = gy_v3_add(v3(dBodyGetPosition(b->body)),
+                              gy_adapter_ballistic_shift(g, b->gravity_factor, h));
+        dBodySetPosition(b->body, p.x, p.y, p.z);
     }
 }
 
-/* Motors hold locked axes to zero velocity; this removes what the iterative solver leaves. */
-static void project_locks(gy_backend_world *w)
+/* Motors hold locked axes to zero velocity; the shared projection removes what the iterative
+ * solver leaves. */
+static void project_locks(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
@@ -712,29 +697,19 @@ static void project_locks(gy_backend_world *w)
             continue;
         if (!dBodyIsEnabled(b->body))
             continue;
-        const dReal *p = dBodyGetPosition(b->body);
-        const dReal *v = dBodyGetLinearVel(b->body);
-        const dReal *a = dBodyGetAngularVel(b->body);
-        double pn[3] = {p[0], p[1], p[2]}, vn[3] = {v[0], v[1], v[2]}, an[3] = {a[0], a[1], a[2]};
-        const double lock[3] = {b->lock_position.x, b->lock_position.y, b->lock_position.z};
-        for (int k = 0; k < 3; k++) {
-            if (b->lock_linear[k]) {
-                pn[k] = lock[k];
-                vn[k] = 0.0;
-            }
-            if (b->lock_angular[k])
-                an[k] = 0.0;
-        }
-        dBodySetPosition(b->body, pn[0], pn[1], pn[2]);
-        dBodySetLinearVel(b->body, vn[0], vn[1], vn[2]);
-        dBodySetAngularVel(b->body, an[0], an[1], an[2]);
+        gy_vec3 p = v3(dBodyGetPosition(b->body)), v = v3(dBodyGetLinearVel(b->body)),
+                a = v3(dBodyGetAngularVel(b->body));
+        gy_adapter_project_locks(b->lock_linear, b->lock_angular, b->lock_position, &p, &v, &a);
+        dBodySetPosition(b->body, p.x, p.y, p.z);
+        dBodySetLinearVel(b->body, v.x, v.y, v.z);
+        dBodySetAngularVel(b->body, a.x, a.y, a.z);
     }
 }
 
 /* ---- continuous collision ------------------------------------------------------------------- */
 
 typedef struct ccd_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_ode_body *body;
     const gy_ode_collider *solid; /* the body's first solid collider: its filter and material */
     gy_vec3 motion;
@@ -743,21 +718,17 @@ typedef struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
 {
-    if (c->body == cc->body || c->is_sensor || !c->contact_response)
+    if (!gy_adapter_ccd_filter_accepts(cc->solid->category, cc->solid->mask, c->body != cc->body,
+                                       c->is_sensor, c->contact_response, c->category, c->mask))
         return false;
-    if ((c->category & cc->solid->mask) == 0 || (cc->solid->category & c->mask) == 0)
-        return false;
-    if (c->one_way) {
-        gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(c), c->one_way_normal);
-        if (gy_v3_dot(cc->motion, n) >= 0.0)
-            return false;
-    }
-    return true;
+    return !c->one_way ||
+           gy_adapter_ccd_one_way_accepts(
+               cc->motion, gy_quat_rotate(gy_ode_collider_rotation(c), c->one_way_normal));
 }
 
 static void ccd_add(ccd_ctx *cc, gy_ode_collider *c)
 {
-    gy_backend_world *w = cc->w;
+    gy_driver_world *w = cc->w;
     if (!ccd_accepts(cc, c))
         return;
     if (gy_array_reserve(w->allocator, (void **)&w->scratch_colliders, &w->scratch_capacity,
@@ -824,7 +795,7 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
  * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
  * `reach` is the longest distance any body moved in this substep: a moving body that far from the
  * path may have crossed it. */
-static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
+static void ccd_body(gy_driver_world *w, gy_ode_body *b, double reach)
 {
     const gy_ode_collider *solid = NULL;
     for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
@@ -868,7 +839,7 @@ static void ccd_body(gy_backend_world *w, gy_ode_body *b, double reach)
     dBodySetPosition(b->body, at.x, at.y, at.z);
 }
 
-static void continuous_collision(gy_backend_world *w)
+static void continuous_collision(gy_driver_world *w)
 {
     double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -889,7 +860,7 @@ static void continuous_collision(gy_backend_world *w)
 /* ---- the step ------------------------------------------------------------------------------- */
 
 typedef struct fresh_ctx {
-    gy_backend_world *w;
+    gy_driver_world *w;
     gy_ode_collider *c; /* a collider of the body that may be woken */
     bool touched;
 } fresh_ctx;
@@ -910,7 +881,7 @@ static bool fresh_visit(void *ctx, gy_ode_collider *s)
 /* Statics created or moved since the last step: neither side of their pairs with a sleeper is
  * awake, so nothing would ever collide them. Wake (or, for a kinematic body at rest, collide this
  * step) every inactive body that touches one; the union box keeps this to the bodies near them. */
-static void wake_under_fresh_statics(gy_backend_world *w)
+static void wake_under_fresh_statics(gy_driver_world *w)
 {
     const double *f = w->fresh_aabb;
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -934,7 +905,7 @@ static void wake_under_fresh_statics(gy_backend_world *w)
     }
 }
 
-static void begin_step(gy_backend_world *w, double dt)
+static void begin_step(gy_driver_world *w, double dt)
 {
     double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
     gy_adapter_report_swap(&w->report, &w->prev);
@@ -997,7 +968,7 @@ static bool touch_shifted(gy_ode_collider *moved, gy_ode_collider *other, gy_vec
  * step stays reported (with no impulse) while the gap is under CONTACT_KEEP_MARGIN, tested by
  * moving one side that far along the last normal. Without it a box created resting on the
  * ground reported enter, exit, enter while it settled. */
-static void keep_resting_pairs(gy_backend_world *w)
+static void keep_resting_pairs(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->prev.count; i++) {
         gy_ode_pair p = gy_ode_pairs(&w->prev)[i];
@@ -1041,7 +1012,7 @@ static bool sensor_pair_unseen(const void *pair, const void *ctx)
  * report of a step describes where they were when it began. Sensors only report, so they can
  * describe where the step ended: their pairs are collided again at the end poses, and the
  * report keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
-static void sensor_pass(gy_backend_world *w)
+static void sensor_pass(gy_driver_world *w)
 {
     if (w->tally.sensors == 0)
         return;
@@ -1058,7 +1029,7 @@ static void sensor_pass(gy_backend_world *w)
     gy_adapter_pair_map_reset(&w->pair_map);
 }
 
-static void end_step(gy_backend_world *w, double dt)
+static void end_step(gy_driver_world *w, double dt)
 {
     for (uint32_t i = 0; i < w->report.count; i++) {
         gy_contact *c = &w->report.contacts[i];
@@ -1079,15 +1050,10 @@ static void end_step(gy_backend_world *w, double dt)
     }
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->pose_written = false;
-    for (uint32_t i = 0; i < w->passing_count;) {
-        if (w->passing[i].seen_step != w->step_index)
-            w->passing[i] = w->passing[--w->passing_count];
-        else
-            i++;
-    }
+    gy_adapter_one_way_expire(&w->passing, w->step_index);
 }
 
-gy_result gy_ode_step(gy_backend_world *w, double dt)
+gy_result gy_ode_step(gy_driver_world *w, double dt)
 {
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
@@ -1161,35 +1127,13 @@ gy_result gy_ode_step(gy_backend_world *w, double dt)
     return w->step_error;
 }
 
-uint32_t gy_ode_contacts(gy_backend_world *w, const gy_contact **out)
+void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b)
 {
-    *out = w->report.count > 0 ? w->report.contacts : NULL;
-    return w->report.count;
+    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_ode_pair), &w->pair_map, b->id);
+    gy_adapter_one_way_forget_body(&w->passing, b);
 }
 
-static bool pair_names_body(const void *pair, const void *body)
-{
-    const gy_ode_pair *p = pair;
-    return p->a->body == body || p->b->body == body;
-}
-
-void gy_ode_step_forget_body(gy_backend_world *w, const gy_ode_body *b)
-{
-    /* The previous report is only read at the next step start; forget there too. */
-    gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), pair_names_body, b);
-    gy_adapter_report_remove_if(&w->prev, sizeof(gy_ode_pair), pair_names_body, b);
-    for (uint32_t i = 0; i < w->passing_count;) {
-        if (w->passing[i].platform->body == b || w->passing[i].other->body == b)
-            w->passing[i] = w->passing[--w->passing_count];
-        else
-            i++;
-    }
-    /* Indices moved, and a new collider could reuse a freed address: the maps are rebuilt at
-     * the next step start. */
-    gy_adapter_pair_map_reset(&w->pair_map);
-}
-
-void gy_ode_step_fini(gy_backend_world *w)
+void gy_ode_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
     gy_adapter_report_free(a, &w->report, sizeof(gy_ode_pair));
@@ -1199,7 +1143,7 @@ void gy_ode_step_fini(gy_backend_world *w)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
     gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_free(a, w->passing, (size_t)w->passing_capacity * sizeof *w->passing);
+    gy_adapter_one_way_free(a, &w->passing);
     gy_free(a, w->scratch_colliders, (size_t)w->scratch_capacity * sizeof *w->scratch_colliders);
     gy_adapter_broken_free(a, &w->broken);
 }

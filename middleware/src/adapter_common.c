@@ -1,6 +1,7 @@
 /* The adapter-neutral half of every adapter (adapter_common.h). */
 #include "adapter_common.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -805,12 +806,14 @@ void gy_adapter_report_swap(gy_adapter_report *current, gy_adapter_report *previ
     *previous = last;
 }
 
-void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
-                                 bool (*drop)(const void *pair, const void *ctx), const void *ctx)
+/* Removes, in order, the entries `drop` picks (by contact or by the adapter's record). */
+static void report_remove(gy_adapter_report *r, size_t pair_size,
+                          bool (*drop)(const gy_contact *c, const void *pair, const void *ctx),
+                          const void *ctx)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->count; i++) {
-        if (drop(report_record(r, pair_size, i), ctx))
+        if (drop(&r->contacts[i], report_record(r, pair_size, i), ctx))
             continue;
         if (k != i) {
             r->contacts[k] = r->contacts[i];
@@ -819,6 +822,53 @@ void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
         k++;
     }
     r->count = k;
+}
+
+typedef struct record_drop {
+    bool (*drop)(const void *pair, const void *ctx);
+    const void *ctx;
+} record_drop;
+
+static bool drop_by_record(const gy_contact *c, const void *pair, const void *ctx)
+{
+    (void)c;
+    const record_drop *d = ctx;
+    return d->drop(pair, d->ctx);
+}
+
+void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
+                                 bool (*drop)(const void *pair, const void *ctx), const void *ctx)
+{
+    record_drop d = {drop, ctx};
+    report_remove(r, pair_size, drop_by_record, &d);
+}
+
+static bool contact_names_body(const gy_contact *c, const void *pair, const void *ctx)
+{
+    (void)pair;
+    const gy_body_id *id = ctx;
+    return c->body_a.bits == id->bits || c->body_b.bits == id->bits;
+}
+
+void gy_adapter_report_forget_body(gy_adapter_report *current, gy_adapter_report *previous,
+                                   size_t pair_size, gy_adapter_pair_map *map, gy_body_id id)
+{
+    report_remove(current, pair_size, contact_names_body, &id);
+    /* The previous report is only read at the next step start; forget there too. */
+    report_remove(previous, pair_size, contact_names_body, &id);
+    gy_adapter_pair_map_reset(map);
+}
+
+void gy_adapter_report_touching(const gy_adapter_report *r, gy_body_id id,
+                                void (*visit)(void *ctx, gy_body_id other), void *ctx)
+{
+    for (uint32_t i = 0; i < r->count; i++) {
+        const gy_contact *c = &r->contacts[i];
+        if (c->body_a.bits == id.bits)
+            visit(ctx, c->body_b);
+        else if (c->body_b.bits == id.bits)
+            visit(ctx, c->body_a);
+    }
 }
 
 void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t pair_size)
@@ -874,4 +924,182 @@ uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **
     if (user != NULL)
         *user = b->user;
     return b->count;
+}
+
+/* ---- rules the drivers apply ---------------------------------------------------------------- */
+
+void gy_adapter_sleep_reset(gy_adapter_sleep *s)
+{
+    s->samples = 0;
+    s->rest_time = 0.0;
+}
+
+bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double h)
+{
+    s->linear[s->next] = linear;
+    s->angular[s->next] = angular;
+    s->next = (s->next + 1u) % GY_ADAPTER_SLEEP_SAMPLES;
+    if (s->samples < GY_ADAPTER_SLEEP_SAMPLES)
+        s->samples++;
+    bool resting = false;
+    if (s->samples == GY_ADAPTER_SLEEP_SAMPLES) {
+        /* The vector average: jitter about rest cancels, a slow steady drift does not. */
+        gy_vec3 lin = gy_v3(0, 0, 0), ang = gy_v3(0, 0, 0);
+        for (uint32_t k = 0; k < GY_ADAPTER_SLEEP_SAMPLES; k++) {
+            lin = gy_v3_add(lin, s->linear[k]);
+            ang = gy_v3_add(ang, s->angular[k]);
+        }
+        const double n = (double)GY_ADAPTER_SLEEP_SAMPLES;
+        resting = gy_v3_len(lin) < GY_ADAPTER_SLEEP_LINEAR_SPEED * n &&
+                  gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
+    }
+    s->rest_time = resting ? s->rest_time + h : 0.0;
+    return s->rest_time >= GY_ADAPTER_SLEEP_TIME;
+}
+
+bool gy_adapter_ballistic_applies(gy_motion_type type, bool awake, bool in_contact,
+                                  uint32_t joint_count, double gravity_factor)
+{
+    return type == GY_MOTION_DYNAMIC && !in_contact && joint_count == 0 && gravity_factor != 0.0 &&
+           awake;
+}
+
+gy_vec3 gy_adapter_ballistic_shift(gy_vec3 g, double gravity_factor, double h)
+{
+    double k = -0.5 * gravity_factor * h * h;
+    return gy_v3(g.x * k, g.y * k, g.z * k);
+}
+
+void gy_adapter_project_locks(const bool linear[3], const bool angular[3], gy_vec3 lock_position,
+                              gy_vec3 *position, gy_vec3 *velocity, gy_vec3 *angular_velocity)
+{
+    double p[3] = {position->x, position->y, position->z};
+    double v[3] = {velocity->x, velocity->y, velocity->z};
+    double a[3] = {angular_velocity->x, angular_velocity->y, angular_velocity->z};
+    const double lock[3] = {lock_position.x, lock_position.y, lock_position.z};
+    for (int k = 0; k < 3; k++) {
+        if (linear[k]) {
+            p[k] = lock[k];
+            v[k] = 0.0;
+        }
+        if (angular[k])
+            a[k] = 0.0;
+    }
+    *position = gy_v3(p[0], p[1], p[2]);
+    *velocity = gy_v3(v[0], v[1], v[2]);
+    *angular_velocity = gy_v3(a[0], a[1], a[2]);
+}
+
+bool gy_adapter_ccd_filter_accepts(uint32_t category, uint32_t mask, bool other_body,
+                                   bool c_is_sensor, bool c_contact_response, uint32_t c_category,
+                                   uint32_t c_mask)
+{
+    if (!other_body || c_is_sensor || !c_contact_response)
+        return false;
+    return (c_category & mask) != 0 && (category & c_mask) != 0;
+}
+
+bool gy_adapter_ccd_one_way_accepts(gy_vec3 motion, gy_vec3 n)
+{
+    return gy_v3_dot(motion, n) < 0.0;
+}
+
+/* ---- one-way verdicts ----------------------------------------------------------------------- */
+
+gy_adapter_one_way *gy_adapter_one_way_find(gy_adapter_one_ways *l, const void *platform,
+                                            const void *other, uint64_t step)
+{
+    for (uint32_t i = 0; i < l->count; i++)
+        if (l->items[i].platform == platform && l->items[i].other == other) {
+            l->items[i].seen_step = step;
+            return &l->items[i];
+        }
+    return NULL;
+}
+
+gy_result gy_adapter_one_way_add(const gy_allocator *al, gy_adapter_one_ways *l,
+                                 const gy_adapter_one_way *rec)
+{
+    gy_result r =
+        gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
+    if (r == GY_OK)
+        l->items[l->count++] = *rec;
+    return r;
+}
+
+void gy_adapter_one_way_expire(gy_adapter_one_ways *l, uint64_t step)
+{
+    for (uint32_t i = 0; i < l->count;) {
+        if (l->items[i].seen_step != step)
+            l->items[i] = l->items[--l->count];
+        else
+            i++;
+    }
+}
+
+void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body)
+{
+    for (uint32_t i = 0; i < l->count;) {
+        if (l->items[i].platform_body == body || l->items[i].other_body == body)
+            l->items[i] = l->items[--l->count];
+        else
+            i++;
+    }
+}
+
+void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l)
+{
+    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
+    l->items = NULL;
+    l->count = l->capacity = 0;
+}
+
+/* ---- breakable joints ----------------------------------------------------------------------- */
+
+gy_result gy_adapter_breakables_reserve(const gy_allocator *al, gy_adapter_breakables *l)
+{
+    return gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
+}
+
+uint32_t gy_adapter_breakables_add(gy_adapter_breakables *l, void *joint)
+{
+    assert(l->count < l->capacity);
+    l->items[l->count] = joint;
+    return l->count++;
+}
+
+void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index)
+{
+    assert(index < l->count);
+    void *last = l->items[--l->count];
+    l->items[index] = last;
+    return last;
+}
+
+void gy_adapter_breakables_free(const gy_allocator *al, gy_adapter_breakables *l)
+{
+    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
+    l->items = NULL;
+    l->count = l->capacity = 0;
+}
+
+gy_result gy_adapter_breaks_check(const gy_allocator *al, gy_adapter_breakables *l,
+                                  gy_adapter_broken *broken, gy_adapter_break_read read,
+                                  void (*destroy)(void *ctx, void *joint), void *ctx)
+{
+    /* Backwards: a broken joint's slot is refilled from the end, which was already checked. */
+    for (uint32_t i = l->count; i-- > 0;) {
+        void *j = l->items[i];
+        double force, limit;
+        gy_joint_id id;
+        uint64_t user;
+        read(j, &force, &limit, &id, &user);
+        if (!(force > limit))
+            continue;
+        gy_result r = gy_adapter_broken_push(al, broken, id, user);
+        if (r != GY_OK)
+            return r;
+        destroy(ctx, j);
+    }
+    return GY_OK;
 }

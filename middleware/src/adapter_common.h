@@ -31,6 +31,46 @@ extern "C" {
 #define GY_ADAPTER_SLEEP_SAMPLES       10u
 #define GY_ADAPTER_SLEEP_TIME          0.4 /* s */
 
+/* The sleep rule's state for one body, for a driver whose middleware has no equivalent of its
+ * own (ODE's auto-disable is configured to the same rule instead). Zero-initialise. */
+typedef struct gy_adapter_sleep {
+    gy_vec3 linear[GY_ADAPTER_SLEEP_SAMPLES], angular[GY_ADAPTER_SLEEP_SAMPLES];
+    uint32_t samples, next; /* how many are filled, and the slot written next */
+    double rest_time;       /* s the average has stayed below the thresholds */
+} gy_adapter_sleep;
+
+/* Starts the rule over (the body was woken or put to sleep). */
+void gy_adapter_sleep_reset(gy_adapter_sleep *s);
+
+/* Records an awake body's velocities after a step of h seconds; true when the body wants to
+ * sleep now. */
+bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double h);
+
+/* Ballistic correction: a solver that integrates x += (v + g h) h moves a free body a full g h²
+ * where free fall travels g h²/2. True when a body gets the surplus back: dynamic, awake, in no
+ * contact, in no joint, under gravity. */
+bool gy_adapter_ballistic_applies(gy_motion_type type, bool awake, bool in_contact,
+                                  uint32_t joint_count, double gravity_factor);
+
+/* The position shift (m) that gives the surplus back: −g × factor × h² / 2. */
+gy_vec3 gy_adapter_ballistic_shift(gy_vec3 gravity, double gravity_factor, double h);
+
+/* Axis locks: holds a body's centre of mass at `lock_position` on its locked world axes and
+ * zeroes its velocities there, removing whatever an iterative solver left on them. */
+void gy_adapter_project_locks(const bool linear[3], const bool angular[3], gy_vec3 lock_position,
+                              gy_vec3 *position, gy_vec3 *velocity, gy_vec3 *angular_velocity);
+
+/* Continuous collision's candidates: whether a swept body whose first solid collider has
+ * (`category`, `mask`) may hit collider `c` of another body (a solid one responding to contacts,
+ * whose filter accepts the pair). A one-way collider is then also checked with
+ * gy_adapter_ccd_one_way_accepts. */
+bool gy_adapter_ccd_filter_accepts(uint32_t category, uint32_t mask, bool other_body,
+                                   bool c_is_sensor, bool c_contact_response, uint32_t c_category,
+                                   uint32_t c_mask);
+
+/* A one-way collider with world normal `n` stops a sweep only when the body moves against it. */
+bool gy_adapter_ccd_one_way_accepts(gy_vec3 motion, gy_vec3 n);
+
 /* Below this approach speed (m/s) contacts do not bounce, so resting bodies settle. */
 #define GY_ADAPTER_BOUNCE_MIN_VELOCITY 0.1
 
@@ -332,6 +372,49 @@ void gy_adapter_report_remove_if(gy_adapter_report *r, size_t pair_size,
 
 void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t pair_size);
 
+/* Forgetting a released body: removes, in order, the pairs naming body `id` from this step's and
+ * the last step's report, and empties `map` (indices moved, and a new collider could reuse a
+ * freed record's address; the map is rebuilt at the next step start). */
+void gy_adapter_report_forget_body(gy_adapter_report *current, gy_adapter_report *previous,
+                                   size_t pair_size, gy_adapter_pair_map *map, gy_body_id id);
+
+/* Calls visit(ctx, other) for the other body of every pair in `r` naming body `id`, in report
+ * order (a static moved, refiltered or removed wakes what rests on it). */
+void gy_adapter_report_touching(const gy_adapter_report *r, gy_body_id id,
+                                void (*visit)(void *ctx, gy_body_id other), void *ctx);
+
+/* One-way verdicts: the pairs (platform collider, other collider) judged by gy_one_way_accepts,
+ * each with the verdict kept until the two separate (a pair not seen for a whole step is
+ * dropped). A driver may record only the refused ("passing") pairs and judge accepted ones
+ * again. The records are the driver's opaque collider and body pointers. */
+typedef struct gy_adapter_one_way {
+    const void *platform, *other;           /* colliders */
+    const void *platform_body, *other_body; /* their bodies (forgetting a body) */
+    uint64_t seen_step;
+    bool accepted;
+} gy_adapter_one_way;
+
+typedef struct gy_adapter_one_ways {
+    gy_adapter_one_way *items;
+    uint32_t count, capacity;
+} gy_adapter_one_ways;
+
+/* The pair's record, or NULL. Marks it seen in `step`. */
+gy_adapter_one_way *gy_adapter_one_way_find(gy_adapter_one_ways *l, const void *platform,
+                                            const void *other, uint64_t step);
+
+/* Records a verdict; GY_ERR_OUT_OF_MEMORY (nothing recorded) when the list cannot grow. */
+gy_result gy_adapter_one_way_add(const gy_allocator *al, gy_adapter_one_ways *l,
+                                 const gy_adapter_one_way *rec);
+
+/* At a step's end: drops the pairs not seen during `step` (they separated). */
+void gy_adapter_one_way_expire(gy_adapter_one_ways *l, uint64_t step);
+
+/* Drops every pair naming `body` (its release). */
+void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body);
+
+void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l);
+
 /* Joints broken in a step: ids and user values (one block, grown to the peak). */
 typedef struct gy_adapter_broken {
     gy_joint_id *ids;
@@ -345,6 +428,34 @@ void gy_adapter_broken_free(const gy_allocator *al, gy_adapter_broken *b);
 /* The table's broken_joints(): the list of the last step. */
 uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **out,
                                 const uint64_t **user);
+
+/* The breakable joints of a world (the driver's joint records), each knowing its index here so a
+ * release removes it in O(1) (the last one moves into its slot). */
+typedef struct gy_adapter_breakables {
+    void **items;
+    uint32_t count, capacity;
+} gy_adapter_breakables;
+
+/* Room for one more (a creation reserves before it can no longer fail). */
+gy_result gy_adapter_breakables_reserve(const gy_allocator *al, gy_adapter_breakables *l);
+/* Appends (after a reserve); returns the joint's index. */
+uint32_t gy_adapter_breakables_add(gy_adapter_breakables *l, void *joint);
+/* Removes the joint at `index`; returns the joint that now sits there (whose index the driver
+ * updates to `index`; the removed one itself when it was the last). */
+void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index);
+void gy_adapter_breakables_free(const gy_allocator *al, gy_adapter_breakables *l);
+
+/* What the break rule reads of a joint: the larger constraint force (N) it applied to either body
+ * in the last solve, its break force, id and user value. */
+typedef void (*gy_adapter_break_read)(void *joint, double *force, double *break_force,
+                                      gy_joint_id *id, uint64_t *user);
+
+/* After a solve: every breakable joint whose force exceeded its break force is listed in
+ * `broken` and released with `destroy` (which removes it from `l`). On a full list the joint
+ * holds this step (GY_ERR_OUT_OF_MEMORY; it is checked again after the next solve). */
+gy_result gy_adapter_breaks_check(const gy_allocator *al, gy_adapter_breakables *l,
+                                  gy_adapter_broken *broken, gy_adapter_break_read read,
+                                  void (*destroy)(void *ctx, void *joint), void *ctx);
 
 #ifdef __cplusplus
 }

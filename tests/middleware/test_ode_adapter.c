@@ -116,7 +116,7 @@ static void expect_empty(fixture *fx)
 
 static gy_ode_collider *collider_of(fixture *fx, gy_body_id id)
 {
-    gy_ode_body *b = gy_handle_pool_get(&fx->w->bodies, id.bits);
+    gy_ode_body *b = gy_handle_pool_get(&gy_frontend_driver_world(fx->w)->bodies, id.bits);
     assert_non_null(b);
     assert_int_equal(b->collider_count, 1);
     return b->colliders[0];
@@ -130,7 +130,7 @@ static void test_ode_statics_are_in_no_space(void **state)
     gy_body_id s = create(fx, GY_MOTION_STATIC, gy_v3(0, 0.5, 0), box(gy_v3(1, 1, 1)));
     gy_body_id d = create(fx, GY_MOTION_DYNAMIC, gy_v3(0, 3, 0), sphere(0.5));
     assert_null(dGeomGetSpace(collider_of(fx, s)->geom));
-    assert_ptr_equal(dGeomGetSpace(collider_of(fx, d)->geom), fx->w->dynamic_space);
+    assert_ptr_equal(dGeomGetSpace(collider_of(fx, d)->geom), gy_frontend_driver_world(fx->w)->dynamic_space);
     /* Still collided: the sphere lands on the box (centre at 1.5 m within 2 cm). */
     step_n(fx, 90);
     assert_near(state_of(fx, d).pose.position.y, 1.5, 0.02);
@@ -271,7 +271,7 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
             assert_result(fx->be->body_release(fx->w, ids[slot][i]), GY_OK);
         }
         load_cell(fx, k, ids[slot], at[slot]);
-        const gy_ode_static_grid *g = &fx->w->grid;
+        const gy_ode_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
         if (g->cells_used > peak_cells)
             peak_cells = g->cells_used;
         if (k % CHECK_EVERY == 0)
@@ -280,7 +280,7 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
     /* A streamed cell covers 2 × 2 grid cells, so the residents use at most 64 and the walk
      * touched 1,600. Emptied cells are kept until there are 64 of them and they outnumber the
      * others; one load adds at most 4 before the next release trims. */
-    const gy_ode_static_grid *g = &fx->w->grid;
+    const gy_ode_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
     assert_true(g->cells_used - g->cells_empty <= WINDOW * 4u);
     assert_true(peak_cells <= WINDOW * 4u + 64u + 4u);
     check_resident(fx, ids, at, WALK - WINDOW, WALK, gone, 0);

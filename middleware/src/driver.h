@@ -1,0 +1,136 @@
+/* The driver interface: what a vendor middleware supplies under the adapter front end.
+ *
+ * The front end (frontend.c) implements the gy_backend contract once: it checks every entry's
+ * world, thread, handles and numbers, binds threads, resolves resources and computes masses, and
+ * then calls a driver that only translates into vendor calls. A driver therefore never sees a
+ * null world, an unbound thread, a stale handle, a non-finite number or a definition outside the
+ * ranges of backend.h; the front end has already refused those with the contract's error.
+ *
+ * Records: a driver keeps one record per body, collider, joint and resource, and registers each
+ * in the handle pools it hands to the front end at world creation (payload: the record). The
+ * front end looks handles up in those pools and passes the record back as the opaque pointers
+ * below. Resource records start with gy_adapter_resource.
+ *
+ * Threading: every call comes from the thread the front end has bound (or one serialised with
+ * it); a driver needs no checks of its own. docs/middleware.md is the guide to writing one. */
+#ifndef GYRE_DRIVER_H
+#define GYRE_DRIVER_H
+
+#include "adapter_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A driver's world and records; their layouts are private to the driver. */
+typedef struct gy_driver_world gy_driver_world;
+typedef struct gy_driver_body gy_driver_body;
+typedef struct gy_driver_collider gy_driver_collider;
+typedef struct gy_driver_joint gy_driver_joint;
+
+/* Where a driver's world keeps what the front end reads: its handle pools, counts and the last
+ * step's broken joints. The pointers stay valid until world_destroy. */
+typedef struct gy_driver_records {
+    gy_handle_pool *bodies;    /* payload: the driver's body record */
+    gy_handle_pool *colliders; /* payload: the driver's collider record */
+    gy_handle_pool *joints;    /* payload: the driver's joint record */
+    gy_handle_pool *resources; /* payload: a record starting with gy_adapter_resource */
+    gy_adapter_tally *tally;
+    gy_adapter_report *report; /* the last step's touching pairs */
+    gy_adapter_broken *broken;
+} gy_driver_records;
+
+typedef struct gy_driver {
+    const char *name; /* registry name, e.g. "ode" (the table's name, flags and vendor string
+                       * are given where the registry lists it, in frontend.c) */
+
+    /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). */
+    gy_result (*world_create)(const gy_world_def *def, gy_driver_world **out,
+                              gy_driver_records *records);
+    /* Releases every record still alive, then the world. */
+    void (*world_destroy)(gy_driver_world *w);
+    /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
+    gy_result (*thread_setup)(void);
+    void (*thread_cleanup)(void);
+    /* A finite gravity; the driver wakes sleepers so none hangs in the air. */
+    void (*set_gravity)(gy_driver_world *w, gy_vec3 gravity);
+
+    /* `def` is valid; the driver builds its record and publishes it with
+     * gy_adapter_resource_publish. */
+    gy_result (*mesh_create)(gy_driver_world *w, const gy_mesh_def *def, gy_resource_id *out);
+    gy_result (*hull_create)(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
+    /* Frees a resource record whose last reference is gone (already uncounted). */
+    void (*resource_free)(gy_driver_world *w, gy_adapter_resource *r);
+
+    /* Every definition is valid, res[i] is collider i's resolved resource (NULL for
+     * primitives) and `mass` the dynamic body's mass properties in the Gyre body frame (zeroed
+     * for others). Creates everything or nothing. */
+    gy_result (*body_create)(gy_driver_world *w, const gy_body_def *def,
+                             const gy_collider_def *cols, uint32_t n,
+                             gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
+                             gy_collider_id *collider_ids);
+    /* Releases the body, its colliders and its joints, and forgets it in every report. */
+    void (*body_release)(gy_driver_world *w, gy_driver_body *b);
+    gy_motion_type (*body_type)(const gy_driver_body *b);
+    void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
+    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). */
+    gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
+    /* Not static. Wakes the body. */
+    void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
+    void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
+    /* Dynamic only; each wakes the body. */
+    void (*body_add_force)(gy_driver_world *w, gy_driver_body *b, gy_vec3 force);
+    void (*body_add_torque)(gy_driver_world *w, gy_driver_body *b, gy_vec3 torque);
+    /* `point` NULL: at the centre of mass. */
+    void (*body_add_impulse)(gy_driver_world *w, gy_driver_body *b, gy_vec3 impulse,
+                             const gy_vec3 *point);
+    /* Kinematic only; a valid target (rotation normalised) and step. */
+    void (*body_move_kinematic)(gy_driver_world *w, gy_driver_body *b, gy_pose target, double dt);
+    gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
+    /* Dynamic only. */
+    void (*body_set_awake)(gy_driver_world *w, gy_driver_body *b, bool awake);
+    void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
+
+    void (*collider_set_material)(gy_driver_world *w, gy_driver_collider *c, const gy_material *m);
+    void (*collider_set_filter)(gy_driver_world *w, gy_driver_collider *c, uint32_t category,
+                                uint32_t mask);
+    void (*collider_get_policy)(gy_driver_world *w, gy_driver_collider *c, gy_collider_policy *out);
+
+    /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. */
+    gy_result (*joint_create)(gy_driver_world *w, const gy_joint_def *def, gy_driver_body *a,
+                              gy_driver_body *b, gy_joint_id *out);
+    void (*joint_release)(gy_driver_world *w, gy_driver_joint *j);
+    gy_joint_type (*joint_type)(const gy_driver_joint *j);
+    /* Hinges and sliders; a valid motor. */
+    void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
+    void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);
+
+    /* A finite positive dt. */
+    gy_result (*step)(gy_driver_world *w, double dt);
+    /* Moving bodies awake now (kinematic ones always count). */
+    uint32_t (*awake_bodies)(gy_driver_world *w);
+
+    /* Queries: `q` is prepared (gy_adapter_query_begin), the ray's length is `length` (> 0 or
+     * zero), a shape is one queries take, resolved and posed validly. The driver offers each hit
+     * to gy_adapter_query_collect through q and stops once q->stop. */
+    void (*raycast)(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
+                    gy_adapter_query *q);
+    void (*shape_cast)(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, gy_adapter_query *q);
+    void (*overlap)(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *q);
+} gy_driver;
+
+/* The driver world under a front-end world (white-box driver tests read it). */
+gy_driver_world *gy_frontend_driver_world(gy_backend_world *w);
+
+/* The drivers compiled in (ode/ and bullet/). */
+extern const gy_driver gy_ode_driver;
+#if defined(GYRE_HAVE_BULLET)
+extern const gy_driver gy_bullet_driver;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,593 @@
+/* The adapter front end: the gy_backend contract implemented once over any driver (driver.h).
+ *
+ * Every entry checks, in the contract's order, the world, the calling thread, the handles (in
+ * the driver's pools) and the numbers, and only then calls the driver, so a driver is vendor
+ * translation alone. The registry's tables (one per driver) all point at these functions; the
+ * world they create remembers its driver. docs/middleware.md describes the split. */
+#include <string.h>
+
+#include "adapters.h"
+#include "driver.h"
+#include "gyre/math.h"
+
+struct gy_backend_world {
+    const gy_driver *driver;
+    gy_driver_world *dw;
+    gy_driver_records rec;
+    gy_adapter_threads threads;
+    const gy_allocator *allocator;
+    const gy_logger *logger;
+};
+
+/* ---- world ---------------------------------------------------------------------------------- */
+
+gy_driver_world *gy_frontend_driver_world(gy_backend_world *w)
+{
+    return w != NULL ? w->dw : NULL;
+}
+
+static gy_result world_create(const gy_driver *d, const gy_world_def *def_in,
+                              gy_backend_world **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    gy_world_def def;
+    gy_result r = gy_adapter_world_def(def_in, &def);
+    if (r != GY_OK)
+        return r;
+    gy_backend_world *w = gy_alloc_zeroed(def.allocator, sizeof *w);
+    if (w == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    w->driver = d;
+    w->allocator = def.allocator;
+    w->logger = def.logger;
+    if (gy_adapter_threads_init(&w->threads) != GY_OK) {
+        gy_free(def.allocator, w, sizeof *w);
+        return GY_ERR_BACKEND;
+    }
+    r = d->world_create(&def, &w->dw, &w->rec);
+    if (r != GY_OK) {
+        gy_adapter_threads_fini(&w->threads);
+        gy_free(def.allocator, w, sizeof *w);
+        return r;
+    }
+    *out = w;
+    return GY_OK;
+}
+
+static void world_destroy(gy_backend_world *w)
+{
+    if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, w->driver->name))
+        return;
+    w->driver->world_destroy(w->dw);
+    gy_adapter_threads_fini(&w->threads);
+    gy_free(w->allocator, w, sizeof *w);
+}
+
+static gy_result bind_thread(gy_backend_world *w)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return gy_adapter_threads_bind(&w->threads, w->driver->thread_setup);
+}
+
+static void unbind_thread(gy_backend_world *w)
+{
+    if (w != NULL)
+        gy_adapter_threads_unbind(&w->threads, w->driver->thread_cleanup);
+}
+
+/* The check every entry but creation, binding and the counters starts with. */
+static gy_result enter(const gy_backend_world *w)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return gy_adapter_threads_ok(&w->threads) ? GY_OK : GY_ERR_WRONG_THREAD;
+}
+
+static gy_result set_gravity(gy_backend_world *w, gy_vec3 g)
+{
+    gy_result r = enter(w);
+    if (r != GY_OK)
+        return r;
+    if (!gy_vec3_is_finite(g))
+        return GY_ERR_NON_FINITE;
+    w->driver->set_gravity(w->dw, g);
+    return GY_OK;
+}
+
+static void get_counters(gy_backend_world *w, gy_backend_counters *out)
+{
+    if (out == NULL)
+        return;
+    memset(out, 0, sizeof *out);
+    /* Once the world has stopped, any thread may read it: leak checks run after the stop. */
+    if (w == NULL || !gy_adapter_threads_may_read(&w->threads))
+        return;
+    gy_adapter_counters(out, w->rec.tally, w->rec.bodies, w->rec.colliders, w->rec.joints);
+    out->awake_bodies = w->driver->awake_bodies(w->dw);
+    out->contact_pairs = w->rec.report->count;
+}
+
+/* ---- resources ------------------------------------------------------------------------------ */
+
+static gy_result mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
+{
+    gy_result r =
+        gy_adapter_mesh_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
+    return r == GY_OK ? w->driver->mesh_create(w->dw, def, out) : r;
+}
+
+static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
+{
+    gy_result r =
+        gy_adapter_hull_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
+    return r == GY_OK ? w->driver->hull_create(w->dw, def, out) : r;
+}
+
+static void resource_release(gy_backend_world *w, gy_resource_id id)
+{
+    if (enter(w) != GY_OK)
+        return;
+    gy_adapter_resource *dead = gy_adapter_resource_release(w->rec.resources, w->rec.tally, id);
+    if (dead != NULL)
+        w->driver->resource_free(w->dw, dead);
+}
+
+/* ---- bodies --------------------------------------------------------------------------------- */
+
+static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
+                             const gy_collider_def *cols, uint32_t n, gy_body_id *out,
+                             gy_collider_id *collider_ids)
+{
+    gy_adapter_resource **res;
+    bool have = w != NULL;
+    gy_result r = gy_adapter_body_begin(have, have && gy_adapter_threads_ok(&w->threads),
+                                        have ? w->allocator : NULL, have ? w->rec.resources : NULL,
+                                        def, cols, n, out, &res);
+    if (r != GY_OK)
+        return r;
+    gy_mass mass;
+    memset(&mass, 0, sizeof mass);
+    if (def->type == GY_MOTION_DYNAMIC)
+        r = gy_adapter_body_mass(def, cols, n, res, &mass);
+    if (r == GY_OK)
+        r = w->driver->body_create(w->dw, def, cols, n, res, &mass, out, collider_ids);
+    gy_adapter_body_end(w->allocator, res, n);
+    return r;
+}
+
+/* Checks the world, the thread and the handle. */
+static gy_result lookup(gy_backend_world *w, gy_body_id id, gy_driver_body **out)
+{
+    gy_result r = enter(w);
+    if (r != GY_OK)
+        return r;
+    *out = gy_handle_pool_get(w->rec.bodies, id.bits);
+    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+static gy_result check_vec(gy_vec3 v)
+{
+    return gy_vec3_is_finite(v) ? GY_OK : GY_ERR_NON_FINITE;
+}
+
+/* The body, a finite `v`, then `wanted`: the motion types the call takes (GY_MOTION_BIT). */
+static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint32_t wanted,
+                            gy_driver_body **b)
+{
+    gy_result r = lookup(w, id, b);
+    if (r == GY_OK)
+        r = check_vec(v);
+    if (r == GY_OK && (GY_MOTION_BIT(w->driver->body_type(*b)) & wanted) == 0)
+        r = GY_ERR_INVALID_MOTION;
+    return r;
+}
+
+#define MOVING  (GY_MOTION_BIT(GY_MOTION_KINEMATIC) | GY_MOTION_BIT(GY_MOTION_DYNAMIC))
+#define DYNAMIC GY_MOTION_BIT(GY_MOTION_DYNAMIC)
+
+static gy_result body_release(gy_backend_world *w, gy_body_id id)
+{
+    gy_driver_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        w->driver->body_release(w->dw, b);
+    return r;
+}
+
+static gy_result body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
+{
+    gy_driver_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    w->driver->body_get_state(w->dw, b, out);
+    return GY_OK;
+}
+
+static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
+{
+    gy_driver_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = gy_validate_pose(pose);
+    if (r != GY_OK)
+        return r;
+    pose.rotation = gy_quat_normalize(pose.rotation);
+    return w->driver->body_set_pose(w->dw, b, pose);
+}
+
+static gy_result body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+{
+    gy_driver_body *b;
+    gy_result r = lookup_vec(w, id, v, MOVING, &b);
+    if (r == GY_OK)
+        w->driver->body_set_linear_velocity(w->dw, b, v);
+    return r;
+}
+
+static gy_result body_set_angular_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
+{
+    gy_driver_body *b;
+    gy_result r = lookup_vec(w, id, v, MOVING, &b);
+    if (r == GY_OK)
+        w->driver->body_set_angular_velocity(w->dw, b, v);
+    return r;
+}
+
+static gy_result body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
+{
+    gy_driver_body *b;
+    gy_result r = lookup_vec(w, id, f, DYNAMIC, &b);
+    if (r == GY_OK)
+        w->driver->body_add_force(w->dw, b, f);
+    return r;
+}
+
+static gy_result body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
+{
+    gy_driver_body *b;
+    gy_result r = lookup_vec(w, id, t, DYNAMIC, &b);
+    if (r == GY_OK)
+        w->driver->body_add_torque(w->dw, b, t);
+    return r;
+}
+
+static gy_result body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
+{
+    gy_driver_body *b;
+    gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
+    if (r == GY_OK)
+        w->driver->body_add_impulse(w->dw, b, j, NULL);
+    return r;
+}
+
+static gy_result body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3 j, gy_vec3 p)
+{
+    gy_driver_body *b;
+    gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
+    if (r == GY_OK)
+        r = check_vec(p);
+    if (r == GY_OK)
+        w->driver->body_add_impulse(w->dw, b, j, &p);
+    return r;
+}
+
+static gy_result body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose target, double dt)
+{
+    gy_driver_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = gy_validate_pose(target);
+    if (r == GY_OK)
+        r = gy_adapter_check_dt(dt);
+    if (r != GY_OK)
+        return r;
+    if (w->driver->body_type(b) != GY_MOTION_KINEMATIC)
+        return GY_ERR_INVALID_MOTION;
+    target.rotation = gy_quat_normalize(target.rotation);
+    w->driver->body_move_kinematic(w->dw, b, target, dt);
+    return GY_OK;
+}
+
+static gy_result body_point_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 p, gy_vec3 *out)
+{
+    gy_driver_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r == GY_OK)
+        r = check_vec(p);
+    if (r == GY_OK && out == NULL)
+        r = GY_ERR_INVALID_ARGUMENT;
+    if (r == GY_OK)
+        *out = w->driver->body_point_velocity(w->dw, b, p);
+    return r;
+}
+
+static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
+{
+    gy_driver_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (w->driver->body_type(b) != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    w->driver->body_set_awake(w->dw, b, awake);
+    return GY_OK;
+}
+
+static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
+{
+    gy_driver_body *b;
+    gy_result r = lookup(w, id, &b);
+    if (r != GY_OK)
+        return r;
+    if (!gy_is_finite(mass))
+        return GY_ERR_NON_FINITE;
+    if (!(mass > 0.0))
+        return GY_ERR_INVALID_ARGUMENT;
+    if (w->driver->body_type(b) != GY_MOTION_DYNAMIC)
+        return GY_ERR_INVALID_MOTION;
+    w->driver->body_set_mass(w->dw, b, mass);
+    return GY_OK;
+}
+
+/* ---- colliders ------------------------------------------------------------------------------ */
+
+static gy_result lookup_collider(gy_backend_world *w, gy_collider_id id, gy_driver_collider **out)
+{
+    gy_result r = enter(w);
+    if (r != GY_OK)
+        return r;
+    *out = gy_handle_pool_get(w->rec.colliders, id.bits);
+    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+static gy_result collider_set_material(gy_backend_world *w, gy_collider_id id, const gy_material *m)
+{
+    gy_driver_collider *c;
+    gy_result r = lookup_collider(w, id, &c);
+    if (r == GY_OK)
+        r = gy_validate_material(m);
+    if (r == GY_OK)
+        w->driver->collider_set_material(w->dw, c, m);
+    return r;
+}
+
+static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uint32_t category,
+                                     uint32_t mask)
+{
+    gy_driver_collider *c;
+    gy_result r = lookup_collider(w, id, &c);
+    if (r == GY_OK)
+        w->driver->collider_set_filter(w->dw, c, category, mask);
+    return r;
+}
+
+static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
+                                     gy_collider_policy *out)
+{
+    gy_driver_collider *c;
+    gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
+    if (r == GY_OK)
+        w->driver->collider_get_policy(w->dw, c, out);
+    return r;
+}
+
+/* ---- joints --------------------------------------------------------------------------------- */
+
+static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_joint_id *out)
+{
+    void *a, *b;
+    bool have = w != NULL;
+    gy_result r = gy_adapter_joint_begin(have, have && gy_adapter_threads_ok(&w->threads),
+                                         have ? w->rec.bodies : NULL, def, out, &a, &b);
+    if (r != GY_OK)
+        return r;
+    if (w->driver->body_type(a) == GY_MOTION_STATIC)
+        return GY_ERR_INVALID_MOTION;
+    return w->driver->joint_create(w->dw, def, a, b, out);
+}
+
+static gy_result lookup_joint(gy_backend_world *w, gy_joint_id id, gy_driver_joint **out)
+{
+    gy_result r = enter(w);
+    if (r != GY_OK)
+        return r;
+    *out = gy_handle_pool_get(w->rec.joints, id.bits);
+    return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
+}
+
+static gy_result joint_release(gy_backend_world *w, gy_joint_id id)
+{
+    gy_driver_joint *j;
+    gy_result r = lookup_joint(w, id, &j);
+    if (r == GY_OK)
+        w->driver->joint_release(w->dw, j);
+    return r;
+}
+
+static gy_result joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_joint_motor *m)
+{
+    gy_driver_joint *j;
+    gy_result r = lookup_joint(w, id, &j);
+    if (r == GY_OK)
+        r = gy_validate_joint_motor(m);
+    if (r != GY_OK)
+        return r;
+    gy_joint_type type = w->driver->joint_type(j);
+    if (type != GY_JOINT_HINGE && type != GY_JOINT_SLIDER)
+        return GY_ERR_MISUSE;
+    w->driver->joint_set_motor(w->dw, j, m);
+    return GY_OK;
+}
+
+static gy_result joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_state *out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    gy_driver_joint *j;
+    gy_result r = lookup_joint(w, id, &j);
+    if (r == GY_OK)
+        w->driver->joint_get_state(w->dw, j, out);
+    return r;
+}
+
+/* ---- step ----------------------------------------------------------------------------------- */
+
+static gy_result step(gy_backend_world *w, double dt)
+{
+    gy_result r = enter(w);
+    if (r == GY_OK)
+        r = gy_adapter_check_dt(dt);
+    return r == GY_OK ? w->driver->step(w->dw, dt) : r;
+}
+
+static uint32_t contacts(gy_backend_world *w, const gy_contact **out)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (out == NULL || enter(w) != GY_OK)
+        return 0;
+    const gy_adapter_report *rep = w->rec.report;
+    *out = rep->count > 0 ? rep->contacts : NULL;
+    return rep->count;
+}
+
+static uint32_t broken_joints(gy_backend_world *w, const gy_joint_id **out, const uint64_t **user)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (user != NULL)
+        *user = NULL;
+    if (enter(w) != GY_OK)
+        return 0;
+    return gy_adapter_broken_read(w->rec.broken, out, user);
+}
+
+/* ---- queries -------------------------------------------------------------------------------- */
+
+static gy_result query_begin(gy_backend_world *w, gy_adapter_query *q,
+                             const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                             uint32_t capacity, uint32_t *count)
+{
+    bool have = w != NULL;
+    return gy_adapter_query_begin(q, have, have && gy_adapter_threads_ok(&w->threads),
+                                  have ? w->rec.bodies : NULL, have ? w->rec.colliders : NULL,
+                                  filter, collector, hits, capacity, count);
+}
+
+static gy_result raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,
+                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                         uint32_t capacity, uint32_t *count)
+{
+    gy_adapter_query q;
+    double length;
+    gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
+    if (r == GY_OK)
+        r = gy_adapter_check_translation(&origin, translation, &length);
+    /* A zero-length ray has nothing to hit. */
+    if (r != GY_OK || !(length > 0.0) || q.stop)
+        return r;
+    w->driver->raycast(w->dw, origin, translation, length, &q);
+    *count = q.count;
+    return GY_OK;
+}
+
+static gy_result shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                            gy_vec3 translation, const gy_query_filter *filter,
+                            gy_collector collector, gy_hit *hits, uint32_t capacity,
+                            uint32_t *count)
+{
+    gy_adapter_query q;
+    double length;
+    gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
+    if (r == GY_OK)
+        r = gy_adapter_check_query_shape(w->rec.resources, shape, pose);
+    if (r == GY_OK)
+        r = gy_adapter_check_translation(NULL, translation, &length);
+    if (r != GY_OK || q.stop)
+        return r;
+    w->driver->shape_cast(w->dw, shape, pose, translation, length, &q);
+    *count = q.count;
+    return GY_OK;
+}
+
+static gy_result overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                         const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
+                         uint32_t capacity, uint32_t *count)
+{
+    gy_adapter_query q;
+    gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
+    if (r == GY_OK)
+        r = gy_adapter_check_query_shape(w->rec.resources, shape, pose);
+    if (r != GY_OK || q.stop)
+        return r;
+    w->driver->overlap(w->dw, shape, pose, &q);
+    *count = q.count;
+    return GY_OK;
+}
+
+/* ---- the tables ----------------------------------------------------------------------------- */
+
+/* One table per driver: the same entries, a world_create that names the driver. */
+#define GY_FRONTEND_TABLE(table, driver, name_, flags_, middleware_)                               \
+    static gy_result table##_world_create(const gy_world_def *def, gy_backend_world **out)         \
+    {                                                                                              \
+        return world_create(&(driver), def, out);                                                  \
+    }                                                                                              \
+    const gy_backend table = {                                                                     \
+        .name = name_,                                                                             \
+        .flags = flags_,                                                                           \
+        .middleware = middleware_,                                                                 \
+        .world_create = table##_world_create,                                                      \
+        .world_destroy = world_destroy,                                                            \
+        .bind_thread = bind_thread,                                                                \
+        .unbind_thread = unbind_thread,                                                            \
+        .set_gravity = set_gravity,                                                                \
+        .mesh_create = mesh_create,                                                                \
+        .hull_create = hull_create,                                                                \
+        .resource_release = resource_release,                                                      \
+        .body_create = body_create,                                                                \
+        .body_release = body_release,                                                              \
+        .body_get_state = body_get_state,                                                          \
+        .body_set_pose = body_set_pose,                                                            \
+        .body_set_linear_velocity = body_set_linear_velocity,                                      \
+        .body_set_angular_velocity = body_set_angular_velocity,                                    \
+        .body_add_force = body_add_force,                                                          \
+        .body_add_torque = body_add_torque,                                                        \
+        .body_add_impulse = body_add_impulse,                                                      \
+        .body_add_impulse_at = body_add_impulse_at,                                                \
+        .body_move_kinematic = body_move_kinematic,                                                \
+        .body_point_velocity = body_point_velocity,                                                \
+        .body_set_awake = body_set_awake,                                                          \
+        .body_set_mass = body_set_mass,                                                            \
+        .collider_set_material = collider_set_material,                                            \
+        .collider_set_filter = collider_set_filter,                                                \
+        .collider_get_policy = collider_get_policy,                                                \
+        .joint_create = joint_create,                                                              \
+        .joint_release = joint_release,                                                            \
+        .joint_set_motor = joint_set_motor,                                                        \
+        .joint_get_state = joint_get_state,                                                        \
+        .step = step,                                                                              \
+        .contacts = contacts,                                                                      \
+        .broken_joints = broken_joints,                                                            \
+        .raycast = raycast,                                                                        \
+        .shape_cast = shape_cast,                                                                  \
+        .overlap = overlap,                                                                        \
+        .get_counters = get_counters,                                                              \
+    }
+
+/* ODE's collision code is not thread-safe. */
+GY_FRONTEND_TABLE(gy_ode_backend_table, gy_ode_driver, "ode", GY_BACKEND_QUERIES_EXCLUSIVE,
+                  "ODE " GY_ODE_VERSION);
+#if defined(GYRE_HAVE_BULLET)
+/* Bullet's queries share the broadphase's ray stack and the driver's probe and shape storage. */
+GY_FRONTEND_TABLE(gy_bullet_backend_table, gy_bullet_driver, "bullet", GY_BACKEND_QUERIES_EXCLUSIVE,
+                  "Bullet " GY_BULLET_VERSION " (double precision)");
+#endif
