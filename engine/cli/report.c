@@ -477,10 +477,9 @@ void gy_cli_write_report(FILE *f, const gy_cli_runner *R, const gy_cli_counters 
     if (g->built + g->cancelled > 0)
         fprintf(f,
                 ",\n                \"geometry\": { \"budget_units\": %u, \"built\": %llu, "
-                "\"cancelled\": %llu, \"pending\": %u, \"max_tick_units\": %llu, "
-                "\"max_tick_ms\": %.3f }",
+                "\"cancelled\": %llu, \"pending\": %u, \"max_tick_units\": %llu }",
                 g->budget, (unsigned long long)g->built, (unsigned long long)g->cancelled, g->jobs,
-                (unsigned long long)g->max_tick_units, (double)g->max_tick_ns * 1e-6);
+                (unsigned long long)g->max_tick_units);
     fputs(" },\n", f);
     fputs("  \"timing\": { \"wall_seconds\": ", f);
     fprintf(f, "%.3f", t->wall_seconds);

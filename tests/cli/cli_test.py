@@ -31,7 +31,7 @@ ENTITY_KEYS = ["name", "position", "rotation", "linear_velocity", "angular_veloc
                "awake", "grounded", "ground_state"]
 COUNTER_KEYS = ["commands", "commands_dropped_stale", "replies", "replies_dropped", "bodies_peak",
                 "live_objects_at_exit"]
-GEOMETRY_KEYS = ["budget_units", "built", "cancelled", "pending", "max_tick_units", "max_tick_ms"]
+GEOMETRY_KEYS = ["budget_units", "built", "cancelled", "pending", "max_tick_units"]
 EVENT_KEYS = ["tick", "t", "kind", "a", "b", "point", "normal", "penetration", "normal_impulse"]
 TRACE_HEADER = "tick,t,entity,x,y,z,qx,qy,qz,qw,vx,vy,vz"
 
