@@ -189,26 +189,10 @@ bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key)
 static void finish_job(gy_phys_sim *p, gy_phys_geo_job *j)
 {
     const gy_phys_resource_payload *pl = j->payload;
-    gy_result r = GY_OK;
-    if (j->key >= p->resource_capacity) {
-        uint32_t cap = p->resource_capacity ? p->resource_capacity : 64u;
-        while (cap <= j->key)
-            cap *= 2u;
-        void *t =
-            gy_realloc(p->cfg->alloc, p->resources, (size_t)p->resource_capacity * sizeof *p->resources,
-                       (size_t)cap * sizeof *p->resources);
-        if (t == NULL) {
-            r = GY_ERR_OUT_OF_MEMORY;
-        } else {
-            memset((gy_phys_resource *)t + p->resource_capacity, 0,
-                   (size_t)(cap - p->resource_capacity) * sizeof *p->resources);
-            p->resources = t;
-            p->resource_capacity = cap;
-        }
-    }
+    gy_result r;
     gy_resource_id id;
     gy_snapshot_geometry *g = NULL;
-    if (r == GY_OK && pl->is_mesh) {
+    if (pl->is_mesh) {
         gy_mesh_def m = payload_mesh(pl);
         r = p->cfg->backend->mesh_create(p->world, &m, &id);
         if (r == GY_OK)
@@ -216,17 +200,18 @@ static void finish_job(gy_phys_sim *p, gy_phys_geo_job *j)
         else
             gy_snapshot_mesh_build_cancel(j->build);
         j->build = NULL;
-    } else if (r == GY_OK) {
+    } else {
         gy_hull_def h = {pl->vertices, pl->vertex_count};
         r = p->cfg->backend->hull_create(p->world, &h, &id);
         if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->cfg->alloc, &h, &g)) != GY_OK)
             p->cfg->backend->resource_release(p->world, id);
     }
-    if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
-        return;
+    if (r == GY_OK && (r = gy_phys_install_resource(p, j->key, id, g)) != GY_OK) {
+        p->cfg->backend->resource_release(p->world, id);
+        gy_snapshot_geometry_release(g);
     }
-    gy_phys_install_resource(p, j->key, id, g);
+    if (r != GY_OK)
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
     gy_phys_add(&p->sh->counters.geo_built, 1);
 }
 

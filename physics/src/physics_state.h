@@ -451,9 +451,10 @@ void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 void gy_phys_release_resource(gy_phys_sim *p, uint32_t key);
-/* Makes a built resource live under `key` (taking the blob's creator reference). */
-void gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
-                              gy_snapshot_geometry *g);
+/* Makes a built resource live under `key` (taking the blob's creator reference); grows the
+ * table as needed. GY_ERR_OUT_OF_MEMORY changes nothing. */
+gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
+                                   gy_snapshot_geometry *g);
 /* Fails a create: counts it and sends CREATE_FAILED. */
 void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                           uint32_t attachment, gy_result result);

@@ -324,12 +324,17 @@ void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const g
     gy_phys_install_resource(p, key, id, g);
 }
 
-void gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
-                              gy_snapshot_geometry *g)
+gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
+                                   gy_snapshot_geometry *g)
 {
+    gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
+                                sizeof *p->resources);
+    if (r != GY_OK)
+        return r;
     p->resources[key].id = id;
     p->resources[key].geometry = g;
     p->resources[key].live = true;
+    return GY_OK;
 }
 
 void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
