@@ -781,17 +781,23 @@ uint32_t gy_adapter_report_pair(const gy_allocator *al, gy_adapter_report *r, si
                                 gy_adapter_pair_map *map, const void *a, const void *b,
                                 gy_result *error)
 {
-    uint32_t found = gy_adapter_pair_map_find(map, a, b);
-    if (found != UINT32_MAX)
-        return found;
+    /* One probe finds the pair or makes its entry. */
     map->allocator = al;
-    gy_result res = report_grow(al, r, pair_size, r->count + 1u);
-    if (res == GY_OK)
-        res = gy_hash_map_put(map, pair_key(a, b), r->count);
+    uint64_t *entry;
+    bool inserted;
+    gy_result res = gy_hash_map_upsert(map, pair_key(a, b), &entry, &inserted);
+    if (res == GY_OK && !inserted)
+        return (uint32_t)*entry;
+    if (res == GY_OK) {
+        res = report_grow(al, r, pair_size, r->count + 1u);
+        if (res != GY_OK)
+            gy_hash_map_remove(map, pair_key(a, b), NULL);
+    }
     if (res != GY_OK) {
         gy_adapter_note_error(error, res);
         return UINT32_MAX;
     }
+    *entry = r->count;
     uint32_t index = r->count++;
     memset(&r->contacts[index], 0, sizeof(gy_contact));
     memset(report_record(r, pair_size, index), 0, pair_size);
