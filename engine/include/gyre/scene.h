@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/core.h"
 #include "gyre/obj_cache.h"
 

@@ -28,7 +28,7 @@
 #ifndef GYRE_WORLD_H
 #define GYRE_WORLD_H
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/core.h"
 #include "gyre/obj_cache.h"
 #include "gyre/physics.h"

@@ -27,7 +27,7 @@
 #ifndef GYRE_WORLD_PHYSICS_H
 #define GYRE_WORLD_PHYSICS_H
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/character.h"
 #include "gyre/core.h"
 #include "gyre/scene.h"

@@ -20,10 +20,10 @@
 #ifndef GYRE_CHARACTER_H
 #define GYRE_CHARACTER_H
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/core.h"
 #include "gyre/physics.h"
-#include "gyre/reply_queue.h"
+#include "gyre/physics/reply.h"
 
 #ifdef __cplusplus
 extern "C" {

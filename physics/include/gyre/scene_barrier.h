@@ -36,55 +36,11 @@
 
 #include "gyre/command_queue.h"
 #include "gyre/core.h"
+#include "gyre/physics/barrier.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* CLOCK_MONOTONIC in nanoseconds: the time base of every deadline and timestamp here. */
-uint64_t gy_clock_now_ns(void);
-
-typedef struct gy_scene_barrier gy_scene_barrier;
-
-/* What the physics thread is doing, as the barrier sees it. */
-typedef enum gy_physics_phase {
-    GY_PHYSICS_DETACHED = 0, /* no physics thread attached: safe point held */
-    GY_PHYSICS_RUNNING,      /* between safe points (draining, stepping, publishing) */
-    GY_PHYSICS_PACING,       /* inside _pace_until, safe point held */
-    GY_PHYSICS_PARKED        /* waiting for an open mutation to end */
-} gy_physics_phase;
-
-/* What the game thread is doing, as the barrier sees it. */
-typedef enum gy_game_phase {
-    GY_GAME_IDLE = 0,
-    GY_GAME_REQUESTING, /* inside _begin_mutation, not granted yet */
-    GY_GAME_MUTATING    /* between a granted _begin_mutation and _end_mutation */
-} gy_game_phase;
-
-typedef enum gy_watchdog_event {
-    GY_WATCHDOG_GRANT = 0, /* a mutation request waited longer than the bound */
-    GY_WATCHDOG_BATCH_ACK  /* a published command batch stayed unacknowledged longer */
-} gy_watchdog_event;
-
-/* Both threads' state when the watchdog fires. */
-typedef struct gy_watchdog_report {
-    gy_watchdog_event event;
-    uint64_t waited_ns; /* how long the grant / acknowledgement has been waited for so far */
-    uint64_t bound_ns;
-    gy_game_phase game;
-    gy_physics_phase physics;
-    const char *physics_activity; /* last label from _set_activity ("" if none) */
-    uint64_t physics_phase_ns;    /* time since the physics thread last passed a safe point or
-                                     entered/left pacing */
-    uint64_t safe_points;         /* safe points + paces the physics thread has passed */
-    uint64_t batch_seq;           /* BATCH_ACK: the unacknowledged batch; else 0 */
-    uint64_t batches_published;   /* from the watched command queue (0 if none) */
-    uint64_t batches_acknowledged;
-    uint32_t batches_staged;
-} gy_watchdog_report;
-
-/* Called on the game thread (inside _begin_mutation or _poll_watchdog). */
-typedef void (*gy_watchdog_fn)(void *ctx, const gy_watchdog_report *report);
 
 typedef struct gy_scene_barrier_def {
     const gy_allocator *allocator; /* NULL: default */
@@ -100,18 +56,6 @@ typedef struct gy_scene_barrier_def {
     /* Optional: whose batch acknowledgements _poll_watchdog watches. Not owned. */
     const gy_command_queue *commands;
 } gy_scene_barrier_def;
-
-typedef struct gy_scene_barrier_stats {
-    uint64_t mutations;            /* granted begin_mutation calls */
-    uint64_t grants_immediate;     /* granted by the game thread itself (pacing or detached) */
-    uint64_t grants_at_safe_point; /* granted by the physics thread at the end of a step */
-    uint64_t grant_max_ns;         /* slowest request → grant */
-    uint64_t mutation_max_ns;      /* longest open window */
-    uint64_t safe_points;          /* safe points and paces passed by the physics thread */
-    uint64_t paces;                /* _pace_until calls */
-    uint64_t watchdog_reports;
-    uint64_t timeouts; /* begin_mutation calls that gave up */
-} gy_scene_barrier_stats;
 
 /* Creates a barrier (no physics thread attached). GY_ERR_OUT_OF_MEMORY. */
 gy_result gy_scene_barrier_create(const gy_scene_barrier_def *def, gy_scene_barrier **out);
@@ -146,45 +90,6 @@ void gy_scene_barrier_set_activity(gy_scene_barrier *b, const char *label);
 /* Any thread: makes the physics thread's current (or next) _pace_until return early, e.g. to stop
  * it or to hand it a lockstep tick. This one does wake a sleeping thread. */
 void gy_scene_barrier_wake(gy_scene_barrier *b);
-
-/* ---- game thread ----------------------------------------------------------------------------- */
-
-/* Game thread: requests a mutation window and waits until it is granted. Granted at once when the
- * physics thread is pacing or detached; at the end of its current step otherwise. GY_OK (window
- * open), GY_ERR_TIMEOUT after timeout_ns (0 = no limit; the request is withdrawn), or a misuse
- * error (see the header comment). Aborts under lock_checks if the thread holds a World lock. */
-gy_result gy_scene_barrier_begin_mutation(gy_scene_barrier *b, uint64_t timeout_ns);
-
-/* Game thread: closes the window; the physics thread resumes. GY_OK or a misuse error. */
-gy_result gy_scene_barrier_end_mutation(gy_scene_barrier *b);
-
-/* Game thread: true between a granted begin and its end on this barrier. */
-bool gy_scene_barrier_in_mutation(const gy_scene_barrier *b);
-
-/* Game thread (e.g. once per tick): checks the watched command queue's oldest unacknowledged batch
- * against the bound and reports it (once per batch). Returns true when it reported. */
-bool gy_scene_barrier_poll_watchdog(gy_scene_barrier *b);
-
-/* ---- any thread ------------------------------------------------------------------------------ */
-
-void gy_scene_barrier_get_stats(const gy_scene_barrier *b, gy_scene_barrier_stats *out);
-
-/* The physics and game phases right now (a racy but consistent-per-field view for diagnostics). */
-gy_physics_phase gy_scene_barrier_physics_phase(const gy_scene_barrier *b);
-gy_game_phase gy_scene_barrier_game_phase(const gy_scene_barrier *b);
-
-/* ---- World-lock order checks (calling thread) ----------------------------------------------- */
-
-/* True when the build tracks World-lock depth (meson option lock_checks). */
-bool gy_world_lock_checks_enabled(void);
-
-/* The engine calls these right after taking / right before dropping a World lock (shared or
- * exclusive). No-ops when checks are compiled out. A release without an acquire aborts. */
-void gy_world_lock_note_acquired(void);
-void gy_world_lock_note_released(void);
-
-/* World locks the calling thread holds (always 0 when checks are compiled out). */
-uint32_t gy_world_lock_depth(void);
 
 #ifdef __cplusplus
 }
