@@ -11,9 +11,9 @@
 
 /* ---- descriptions ---------------------------------------------------------------------------- */
 
-gy_physics_desc gy_default_physics_desc(void)
+gy_physics_component_def gy_default_physics_component_def(void)
 {
-    gy_physics_desc d;
+    gy_physics_component_def d;
     memset(&d, 0, sizeof d);
     d.body_type = GY_BODY_DYNAMIC;
     d.is_active = true;
@@ -58,8 +58,8 @@ static bool vec_is_zero(gy_vec3 v)
 /* Every field of a description either acts or is refused: these are the ones the body type (or
  * the World placing bodies by their entities) would otherwise leave unread. Called after the
  * type is known to be valid. */
-static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d, gy_motion_type m,
-                                     const char *op, uint32_t slot)
+static gy_result check_unread_fields(const gy_world *w, const gy_physics_component_def *d,
+                                     gy_motion_type m, const char *op, uint32_t slot)
 {
     const gy_result bad = GY_ERR_INVALID_ARGUMENT;
     const gy_body_def *b = &d->body;
@@ -102,7 +102,7 @@ static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d
                 return refuse(w, op, slot, bad, "body.lock_angular", why);
         }
     }
-    gy_physics_desc dd = gy_default_physics_desc();
+    gy_physics_component_def dd = gy_default_physics_component_def();
     if (!d->is_character && d->max_slope != dd.max_slope)
         return refuse(w, op, slot, bad, "max_slope", "only a character (is_character) has it");
     if (!d->is_character && d->step_offset != dd.step_offset)
@@ -128,8 +128,8 @@ static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d
     return GY_OK;
 }
 
-static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_motion_type *motion,
-                               const char *op, uint32_t slot)
+static gy_result validate_desc(const gy_world *w, const gy_physics_component_def *d,
+                               gy_motion_type *motion, const char *op, uint32_t slot)
 {
     if (d == NULL || (unsigned)d->body_type >= GY_BODY_TYPE_COUNT || d->colliders == NULL ||
         d->collider_count == 0 || d->collider_count > UINT16_MAX)
@@ -140,8 +140,8 @@ static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_m
     gy_result unread = check_unread_fields(w, d, m, op, slot);
     if (unread != GY_OK)
         return unread;
-    gy_character_settings cs;
-    if (d->is_character && (m != GY_MOTION_KINEMATIC || gy_w_character_settings(d, &cs) != GY_OK))
+    gy_character_def cs;
+    if (d->is_character && (m != GY_MOTION_KINEMATIC || gy_w_character_def(d, &cs) != GY_OK))
         return GY_ERR_INVALID_ARGUMENT;
     gy_body_def b = d->body;
     b.type = m;
@@ -196,7 +196,7 @@ static void unpin_cols(gy_world *w, const gy_scene_collider *cols, uint32_t coun
 
 /* The owned copy: hull and mesh colliders name World geometry (built here from inline vertices,
  * shared between colliders that give the same arrays) and pin it. */
-static gy_result copy_cols(gy_world *w, const gy_physics_desc *d, gy_scene_collider **out)
+static gy_result copy_cols(gy_world *w, const gy_physics_component_def *d, gy_scene_collider **out)
 {
     uint32_t n = d->collider_count;
     gy_scene_collider *cols = gy_alloc(w->alloc, (size_t)n * sizeof *cols);
@@ -483,14 +483,14 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     if (r != GY_OK)
         return r;
     gy_pose pose = gy_w_world_pose(w, c->entity);
-    gy_physics_body_desc d;
+    gy_physics_body_def d;
     memset(&d, 0, sizeof d);
     d.store_index = c->store_index;
     d.attachment = w->next_attachment;
     d.def = body_def_at(c, pose);
     d.colliders = w->col_scratch;
     d.collider_count = c->desc.collider_count;
-    gy_character_settings cs;
+    gy_character_def cs;
     d.character = gy_w_character_of(w, c, &cs);
     d.start_asleep = c->desc.start_asleep;
     r = gy_physics_record_create_body(w->physics, &d);
@@ -609,7 +609,7 @@ static gy_result component(const gy_world *w, gy_entity e, gy_w_body **out)
     return *out != NULL ? GY_OK : GY_ERR_MISUSE;
 }
 
-gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
+gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *desc)
 {
     gy_result entered = gy_w_enter(w, __func__);
     if (entered != GY_OK)
@@ -675,7 +675,7 @@ gy_result gy_body_remove(gy_world *w, gy_entity e)
     return GY_OK;
 }
 
-gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
+gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_def *desc)
 {
     gy_result entered = gy_w_enter(w, __func__);
     if (entered != GY_OK)
@@ -716,7 +716,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     return r;
 }
 
-gy_result gy_body_get_desc(const gy_world *w, gy_entity e, gy_physics_desc *out)
+gy_result gy_body_get_def(const gy_world *w, gy_entity e, gy_physics_component_def *out)
 {
     gy_result entered = gy_w_enter_read(w, __func__);
     if (entered != GY_OK)
@@ -1035,13 +1035,13 @@ void gy_w_bodies_stopped(gy_world *w)
 /* What the physics layer checks in a bootstrap list, from the shared validators: a body the
  * World accepted can still fail here (its entity's world pose composed out of range, or its
  * geometry gone), and it must fail alone rather than refuse the whole start. */
-static gy_result check_start_desc(const gy_physics_body_desc *b)
+static gy_result check_start_desc(const gy_physics_body_def *b)
 {
     gy_result r = gy_validate_body_def(&b->def);
     for (uint32_t i = 0; r == GY_OK && i < b->collider_count; i++)
         r = gy_validate_collider_def(&b->colliders[i], b->def.type);
     if (r == GY_OK && b->character != NULL)
-        r = gy_character_settings_validate(b->character);
+        r = gy_validate_character_def(b->character);
     return r;
 }
 
@@ -1049,7 +1049,7 @@ gy_result gy_w_start(gy_world *w)
 {
     gy_physics_bootstrap boot;
     memset(&boot, 0, sizeof boot);
-    gy_physics_resource_desc *res = NULL;
+    gy_physics_resource_def *res = NULL;
     gy_mesh_def *meshes = NULL;
     gy_hull_def *hulls = NULL;
     uint32_t res_count = 0;
@@ -1064,11 +1064,11 @@ gy_result gy_w_start(gy_world *w)
             cols += c->desc.collider_count;
         }
     }
-    gy_physics_body_desc *bodies = n ? gy_alloc(w->alloc, (size_t)n * sizeof *bodies) : NULL;
+    gy_physics_body_def *bodies = n ? gy_alloc(w->alloc, (size_t)n * sizeof *bodies) : NULL;
     gy_collider_def *colliders = cols ? gy_alloc(w->alloc, (size_t)cols * sizeof *colliders) : NULL;
     /* One per body (characters use theirs; the list is read during start only). */
-    gy_character_settings *chars = n ? gy_alloc(w->alloc, (size_t)n * sizeof *chars) : NULL;
-    gy_physics_joint_desc *joints = NULL;
+    gy_character_def *chars = n ? gy_alloc(w->alloc, (size_t)n * sizeof *chars) : NULL;
+    gy_physics_joint_def *joints = NULL;
     uint32_t joint_count = 0;
     bool oom = (n && (bodies == NULL || chars == NULL)) || (cols && colliders == NULL);
     if (oom || (uint64_t)w->next_attachment + n > UINT32_MAX)
@@ -1078,7 +1078,7 @@ gy_result gy_w_start(gy_world *w)
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         if (!effective(w, c))
             continue;
-        gy_physics_body_desc *b = &bodies[k];
+        gy_physics_body_def *b = &bodies[k];
         memset(b, 0, sizeof *b);
         b->store_index = c->store_index;
         b->attachment = w->next_attachment + k;
@@ -1308,7 +1308,8 @@ gy_vec3 gy_world_gravity(const gy_world *w)
 /* ---- the short path ---------------------------------------------------------------------------
  */
 
-gy_result gy_body_create(gy_world *w, gy_vec3 position, const gy_physics_desc *desc, gy_entity *out)
+gy_result gy_body_create(gy_world *w, gy_vec3 position, const gy_physics_component_def *desc,
+                         gy_entity *out)
 {
     if (out != NULL)
         *out = gy_entity_null();
@@ -1341,9 +1342,10 @@ gy_scene_collider gy_default_scene_collider(gy_shape shape)
     return c;
 }
 
-gy_physics_desc gy_default_body_desc(gy_body_type type, const gy_scene_collider *collider)
+gy_physics_component_def gy_default_physics_component_def_for(gy_body_type type,
+                                                              const gy_scene_collider *collider)
 {
-    gy_physics_desc d = gy_default_physics_desc();
+    gy_physics_component_def d = gy_default_physics_component_def();
     d.body_type = type;
     /* The World only reads a description's colliders (it copies them). */
     d.colliders = (gy_scene_collider *)collider;

@@ -5,7 +5,7 @@
 
 #include "bullet_internal.h"
 
-gy_backend_world::gy_backend_world(const gy_world_def &d, const gy_allocator *a)
+gy_backend_world::gy_backend_world(const gy_backend_world_def &d, const gy_allocator *a)
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
@@ -92,12 +92,12 @@ static void world_free(gy_backend_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result bt_world_create(const gy_world_def *def_in, gy_backend_world **out)
+static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_backend_world **out)
 {
     if (out == nullptr)
         return GY_ERR_INVALID_ARGUMENT;
     *out = nullptr;
-    gy_world_def def;
+    gy_backend_world_def def;
     gy_result r = gy_adapter_world_def(def_in, &def);
     if (r != GY_OK)
         return r;

@@ -59,12 +59,12 @@ static void world_free(gy_backend_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result ode_world_create(const gy_world_def *def_in, gy_backend_world **out)
+static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_backend_world **out)
 {
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    gy_world_def def;
+    gy_backend_world_def def;
     gy_result r = gy_adapter_world_def(def_in, &def);
     if (r != GY_OK)
         return r;

@@ -1,7 +1,7 @@
 #include "concurrency.h"
 
-#include "gyre/command_queue.h"
-#include "gyre/scene_barrier.h"
+#include "command_queue.h"
+#include "scene_barrier.h"
 
 #include <assert.h>
 #include <sched.h>

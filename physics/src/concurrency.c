@@ -1,6 +1,6 @@
 #include "concurrency.h"
 
-#include "gyre/scene_barrier.h"
+#include "scene_barrier.h"
 
 #include <time.h>
 

@@ -84,7 +84,7 @@ gy_physics_def gy_default_physics_def(void)
     memset(&d, 0, sizeof d);
     const gy_backend *be = gy_backend_at(0);
     d.backend = be != NULL ? be->name : NULL;
-    d.world = gy_default_world_def();
+    d.world = gy_default_backend_world_def();
     d.step_hz = 60;
     d.max_catchup_steps = 4;
     d.frame_budget_s = 1.0 / 60.0;
@@ -193,13 +193,13 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     if (r == GY_OK)
         r = gy_reply_queue_create(&rq, &p->replies);
     if (r == GY_OK) {
-        gy_scene_barrier_def bd;
+        gy_barrier_def bd;
         memset(&bd, 0, sizeof bd);
         bd.allocator = a;
         bd.watchdog_ns = d.watchdog_ns;
         bd.logger = d.logger;
         bd.commands = p->commands;
-        r = gy_scene_barrier_create(&bd, &p->barrier);
+        r = gy_barrier_create(&bd, &p->barrier);
     }
     if (r == GY_OK) {
         gy_triple_buffer_def td;
@@ -217,10 +217,10 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     if (r == GY_OK)
         r = gy_phys_diag_create(p);
     if (r == GY_OK) {
-        gy_character_set_def cd = gy_default_character_set_def();
+        gy_character_group_def cd = gy_default_character_group_def();
         cd.allocator = a;
         cd.gravity = p->world_def.gravity;
-        r = gy_character_set_create(&cd, &p->characters);
+        r = gy_character_group_create(&cd, &p->characters);
     }
     gy_contact_tracker_def td = {a, body_awake_cb, p, gy_phys_contact_event, p};
     gy_contact_tracker_init(&p->tracker, &td);
@@ -237,17 +237,17 @@ void gy_physics_destroy(gy_physics *p)
     if (p == NULL)
         return;
     if (p->running) {
-        if (gy_scene_barrier_in_mutation(p->barrier))
-            gy_scene_barrier_end_mutation(p->barrier);
+        if (gy_barrier_in_mutation(p->barrier))
+            gy_barrier_end_mutation(p->barrier);
         gy_physics_stop(p);
     }
     gy_phys_reset_world_state(p);
     gy_contact_tracker_fini(&p->tracker);
-    gy_character_set_destroy(p->characters);
+    gy_character_group_destroy(p->characters);
     gy_phys_diag_destroy(p);
     gy_query_snapshot_destroy(p->snapshot);
     gy_triple_buffer_destroy(p->proxy_tb);
-    gy_scene_barrier_destroy(p->barrier);
+    gy_barrier_destroy(p->barrier);
     gy_reply_queue_destroy(p->replies);
     gy_command_queue_destroy(p->commands);
     gy_phys_free_world_state(p);
@@ -285,7 +285,7 @@ static uint64_t step_once(gy_physics *p, bool with_inputs, bool last)
 {
     const gy_backend *be = p->backend;
     uint64_t t0 = gy_clock_now_ns(), read_ns = 0;
-    gy_scene_barrier_set_activity(p->barrier, "step");
+    gy_barrier_set_activity(p->barrier, "step");
     sim_lock(p);
     gy_phys_moves_before_step(p);
     uint64_t s0 = gy_clock_now_ns();
@@ -331,7 +331,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
 {
     uint64_t cpu0 = thread_cpu_ns();
     p->drained_any = false;
-    gy_scene_barrier_set_activity(p->barrier, "drain");
+    gy_barrier_set_activity(p->barrier, "drain");
     drain_commands(p, lockstep);
     uint32_t steps = 0;
     uint64_t early_read_ns = 0;
@@ -355,7 +355,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
         if (!lockstep)
             *acc = fmax(0.0, *acc - p->step_dt);
         steps++;
-        gy_scene_barrier_safe_point(p->barrier);
+        gy_barrier_safe_point(p->barrier);
     }
     if (!lockstep && *acc + p->step_eps >= p->step_dt) {
         double k = floor((*acc + p->step_eps) / p->step_dt);
@@ -367,7 +367,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
         p->due_ns = lockstep ? now_clock(p) : due_time(p, *acc, started);
     if (steps > 0 || p->drained_any) {
         uint64_t t0 = gy_clock_now_ns();
-        gy_scene_barrier_set_activity(p->barrier, "publish");
+        gy_barrier_set_activity(p->barrier, "publish");
         sim_lock(p);
         gy_phys_read_back(p);
         if (steps > 0)
@@ -385,7 +385,7 @@ static void run_iteration(gy_physics *p, double *acc, uint64_t started, bool loc
 #if GY_DIAGNOSTICS
     gy_phys_diag_maybe_sample(p, gy_clock_now_ns());
 #endif
-    gy_scene_barrier_set_activity(p->barrier, "pace");
+    gy_barrier_set_activity(p->barrier, "pace");
 }
 
 static void realtime_loop(gy_physics *p)
@@ -397,7 +397,7 @@ static void realtime_loop(gy_physics *p)
     uint32_t seen_epoch = __atomic_load_n(&p->hold_epoch, __ATOMIC_ACQUIRE);
     while (!stop_requested(p)) {
         bool woken = false;
-        gy_scene_barrier_pace_until(p->barrier, deadline, &woken);
+        gy_barrier_pace_until(p->barrier, deadline, &woken);
         if (stop_requested(p))
             break;
         real_now = gy_clock_now_ns();
@@ -459,8 +459,8 @@ static void lockstep_loop(gy_physics *p)
             }
             continue;
         }
-        /* Idle: hold the safe point until the game asks for ticks (gy_scene_barrier_wake). */
-        gy_scene_barrier_pace_until(p->barrier, gy_clock_now_ns() + LOCKSTEP_IDLE_NS, NULL);
+        /* Idle: hold the safe point until the game asks for ticks (gy_barrier_wake). */
+        gy_barrier_pace_until(p->barrier, gy_clock_now_ns() + LOCKSTEP_IDLE_NS, NULL);
     }
 }
 
@@ -469,7 +469,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     if (b == NULL)
         return;
     for (uint32_t i = 0; i < b->resource_count; i++) {
-        const gy_physics_resource_desc *d = &b->resources[i];
+        const gy_physics_resource_def *d = &b->resources[i];
         if (d->mesh != NULL)
             gy_phys_create_resource(p, d->resource_key, true, d->mesh->vertices,
                                     d->mesh->vertex_count, d->mesh->indices, d->mesh->index_count);
@@ -478,7 +478,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
                                     d->hull->point_count, NULL, 0);
     }
     for (uint32_t i = 0; i < b->body_count; i++) {
-        const gy_physics_body_desc *d = &b->bodies[i];
+        const gy_physics_body_def *d = &b->bodies[i];
         gy_phys_create_body(p, d->store_index, d->attachment, &d->def, d->colliders,
                             d->collider_count, d->character, d->start_asleep);
     }
@@ -493,9 +493,9 @@ static void *physics_main(void *arg)
     gy_result r = be->bind_thread(p->world);
     bool bound = r == GY_OK;
     if (r == GY_OK)
-        r = gy_scene_barrier_attach_physics(p->barrier);
+        r = gy_barrier_attach_physics(p->barrier);
     if (r == GY_OK) {
-        gy_scene_barrier_set_activity(p->barrier, "bootstrap");
+        gy_barrier_set_activity(p->barrier, "bootstrap");
         sim_lock(p);
         bootstrap(p, p->bootstrap);
         p->due_ns = now_clock(p);
@@ -514,13 +514,13 @@ static void *physics_main(void *arg)
         else
             realtime_loop(p);
         /* Every ENTER gets its EXIT, also when the world stops. */
-        gy_scene_barrier_set_activity(p->barrier, "stop");
+        gy_barrier_set_activity(p->barrier, "stop");
         sim_lock(p);
         if (gy_contact_tracker_stop(&p->tracker, p->tick + 1u) != GY_OK)
             gy_log(p->logger, GY_LOG_ERROR, "physics: exit events at stop lost (out of memory)");
         sim_unlock(p);
         gy_reply_queue_commit(p->replies);
-        gy_scene_barrier_detach_physics(p->barrier);
+        gy_barrier_detach_physics(p->barrier);
     }
     if (bound)
         be->unbind_thread(p->world);
@@ -537,17 +537,17 @@ static gy_result check_bootstrap(const gy_physics_bootstrap *b)
         (b->joint_count && b->joints == NULL))
         return GY_ERR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < b->resource_count; i++) {
-        gy_result r = gy_phys_validate_resource_desc(&b->resources[i]);
+        gy_result r = gy_phys_validate_resource_def(&b->resources[i]);
         if (r != GY_OK)
             return r;
     }
     for (uint32_t i = 0; i < b->body_count; i++) {
-        gy_result r = gy_phys_validate_body_desc(&b->bodies[i]);
+        gy_result r = gy_phys_validate_body_def(&b->bodies[i]);
         if (r != GY_OK)
             return r;
     }
     for (uint32_t i = 0; i < b->joint_count; i++) {
-        gy_result r = gy_phys_validate_joint_desc(&b->joints[i]);
+        gy_result r = gy_phys_validate_joint_def(&b->joints[i]);
         if (r != GY_OK)
             return r;
     }
@@ -612,10 +612,10 @@ gy_result gy_physics_stop(gy_physics *p)
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     /* The thread is parked inside the window: joining it there would never return. */
-    if (!p->running || gy_scene_barrier_in_mutation(p->barrier))
+    if (!p->running || gy_barrier_in_mutation(p->barrier))
         return GY_ERR_MISUSE;
     __atomic_store_n(&p->stop_requested, 1u, __ATOMIC_RELEASE);
-    gy_scene_barrier_wake(p->barrier);
+    gy_barrier_wake(p->barrier);
     pthread_join(p->thread, NULL);
     p->running = false;
     gy_command_queue_discard_sealed(p->commands);
@@ -637,7 +637,7 @@ bool gy_physics_running(const gy_physics *p)
     return p != NULL && p->running;
 }
 
-gy_scene_barrier *gy_physics_barrier(gy_physics *p)
+gy_barrier *gy_physics_barrier(gy_physics *p)
 {
     return p != NULL ? p->barrier : NULL;
 }
@@ -673,7 +673,7 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->running || !p->lockstep || gy_scene_barrier_in_mutation(p->barrier))
+    if (!p->running || !p->lockstep || gy_barrier_in_mutation(p->barrier))
         return GY_ERR_MISUSE;
     /* A request that timed out may still be running: its kind must not change under it. */
     if (!lockstep_done(p, p->lockstep_target) &&
@@ -692,7 +692,7 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
     __atomic_store_n(&p->lockstep_no_step, no_step ? 1u : 0u, __ATOMIC_RELEASE);
     uint64_t target = p->lockstep_target + ticks;
     __atomic_store_n(&p->lockstep_target, target, __ATOMIC_RELEASE);
-    gy_scene_barrier_wake(p->barrier);
+    gy_barrier_wake(p->barrier);
     /* Most ticks are short: spin first, then sleep on the condition. While batches wait in
      * game-side staging, keep flushing them: the physics thread is draining toward them. */
     uint64_t spin = p->lockstep_wait_ns <= LOCKSTEP_SPIN_LIMIT_NS ? LOCKSTEP_SPIN_NS : 0u;

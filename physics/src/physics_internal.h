@@ -10,14 +10,14 @@
 
 #include <pthread.h>
 
-#include "gyre/character.h"
-#include "gyre/command_queue.h"
-#include "gyre/contact_events.h"
-#include "gyre/physics.h"
-#include "gyre/query_snapshot.h"
-#include "gyre/reply_queue.h"
-#include "gyre/scene_barrier.h"
-#include "gyre/triple_buffer.h"
+#include "gyre/physics/character.h"
+#include "command_queue.h"
+#include "contact_events.h"
+#include "gyre/physics/commands.h"
+#include "query_snapshot.h"
+#include "reply_queue.h"
+#include "scene_barrier.h"
+#include "triple_buffer.h"
 
 #ifndef GY_DIAGNOSTICS
 #define GY_DIAGNOSTICS 1
@@ -73,14 +73,14 @@ typedef struct gy_phys_body_payload {
     uint32_t collider_count;
     bool is_character;
     bool start_asleep;
-    gy_character_settings character; /* valid when is_character */
+    gy_character_def character; /* valid when is_character */
     gy_body_def def;
     gy_collider_def colliders[];
 } gy_phys_body_payload;
 
 typedef struct gy_phys_joint_payload {
     size_t size;
-    gy_physics_joint_desc desc;
+    gy_physics_joint_def desc;
 } gy_phys_joint_payload;
 
 /* Vertices (or hull points) follow the header, then indices. */
@@ -224,7 +224,7 @@ typedef struct gy_phys_capture {
 struct gy_physics {
     /* ---- read-only after create ---- */
     const gy_backend *backend;
-    gy_world_def world_def;
+    gy_backend_world_def world_def;
     const gy_allocator *alloc;     /* every allocation but the object itself: through `meter` */
     const gy_allocator *raw_alloc; /* the definition's, which holds the object */
     const gy_allocator_meter *meter;
@@ -242,11 +242,11 @@ struct gy_physics {
     void *clock_ctx;
     gy_physics_character_fn move_characters;
     void *character_ctx;
-    gy_character_set *characters; /* the pointer is fixed; the set is physics side */
+    gy_character_group *characters; /* the pointer is fixed; the set is physics side */
 
     gy_command_queue *commands;
     gy_reply_queue *replies;
-    gy_scene_barrier *barrier;
+    gy_barrier *barrier;
     gy_triple_buffer *proxy_tb;
     gy_phys_frame frames[3];
     gy_query_snapshot *snapshot;
@@ -389,9 +389,9 @@ uint32_t gy_phys_drain(gy_physics *p);
 /* Game side: resets the view of live attachments to a bootstrap list's bodies (start). */
 gy_result gy_phys_mirror_reset(gy_physics *p, const gy_physics_bootstrap *b);
 /* Validates a body description (game side and bootstrap). */
-gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d);
-gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
-gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
+gy_result gy_phys_validate_body_def(const gy_physics_body_def *d);
+gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d);
+gy_result gy_phys_validate_resource_def(const gy_physics_resource_def *d);
 
 /* physics_capture.c (physics thread): records a batch about to be applied, and the state after
  * a publish that followed a step (inside the sim lock). No-ops unless capturing. */
@@ -405,10 +405,10 @@ void gy_phys_capture_free(gy_physics *p);
  * body is put to sleep before its first step. */
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character, bool asleep);
+                         const gy_character_def *character, bool asleep);
 /* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
-void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
+void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_def *desc);
 void gy_phys_release_joint(gy_physics *p, uint32_t key);
 void gy_phys_create_resource(gy_physics *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
@@ -429,7 +429,7 @@ void gy_phys_free_world_state(gy_physics *p);
 /* Registers the character of a body just created by the adapter (before the roster takes it).
  * GY_ERR_OUT_OF_MEMORY or the set's error, nothing registered. */
 gy_result gy_phys_character_register(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                     const gy_character_settings *settings,
+                                     const gy_character_def *settings,
                                      const gy_collider_def *capsule, gy_collider_id capsule_id);
 /* Unregisters the character of a body being released (no-op for other bodies). */
 void gy_phys_character_unregister(gy_physics *p, uint32_t store_index);

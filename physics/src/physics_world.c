@@ -95,7 +95,7 @@ static void snapshot_add(gy_physics *p, uint32_t slot, const gy_collider_def *c,
 
 void gy_phys_create_body(gy_physics *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character, bool asleep)
+                         const gy_character_def *character, bool asleep)
 {
     const gy_backend *be = p->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
@@ -267,7 +267,7 @@ bool gy_phys_release_body(gy_physics *p, uint32_t store_index, uint32_t attachme
     return true;
 }
 
-void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
+void gy_phys_create_joint(gy_physics *p, const gy_physics_joint_def *desc)
 {
     uint32_t key = desc->joint_key;
     gy_result r =

@@ -10,7 +10,7 @@
 #include "gyre/core.h"
 #include "gyre/math.h"
 #include "gyre/obj_cache.h"
-#include "gyre/physics.h"
+#include "gyre/physics/physics.h"
 #include "gyre/scene.h"
 #include "gyre/scene_instance.h"
 #include "gyre/types.h"

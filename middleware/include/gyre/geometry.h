@@ -5,7 +5,7 @@
 #ifndef GYRE_GEOMETRY_H
 #define GYRE_GEOMETRY_H
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -39,7 +39,7 @@ typedef struct gy_backend_world gy_backend_world;
 
 /* ---- world ----------------------------------------------------------------------------------- */
 
-typedef struct gy_world_def {
+typedef struct gy_backend_world_def {
     gy_vec3 gravity;            /* default {0, -9.81, 0} */
     uint32_t substeps;          /* middleware substeps per step, 1..16; default 1 */
     uint32_t solver_iterations; /* 1..255; default 10 */
@@ -48,10 +48,10 @@ typedef struct gy_world_def {
     /* Hint for static acceleration structures: half-size of the region statics live in, metres.
      * 0 = adapter default (4096). Statics outside it still work, only slower. */
     double world_half_extent;
-} gy_world_def;
+} gy_backend_world_def;
 
 /* Defaults listed above. */
-gy_world_def gy_default_world_def(void);
+gy_backend_world_def gy_default_backend_world_def(void);
 
 /* ---- bodies ---------------------------------------------------------------------------------- */
 

@@ -6,8 +6,8 @@
  *
  * Threading contract
  *   - Game thread (any thread except the physics thread; one mutation at a time):
- *     gy_scene_barrier_begin_mutation, _end_mutation, _in_mutation, _poll_watchdog.
- *   - Any thread: gy_scene_barrier_get_stats, the phase readers, gy_clock_now_ns and the
+ *     gy_barrier_begin_mutation, _end_mutation, _in_mutation, _poll_watchdog.
+ *   - Any thread: gy_barrier_get_stats, the phase readers, gy_clock_now_ns and the
  *     World-lock notes (which act on the calling thread).
  *
  * Behaviour
@@ -38,7 +38,7 @@ extern "C" {
 uint64_t gy_clock_now_ns(void);
 
 /* The barrier between the game thread's mutations and the physics thread's steps. */
-typedef struct gy_scene_barrier gy_scene_barrier;
+typedef struct gy_barrier gy_barrier;
 
 /* What the physics thread is doing, as the barrier sees it. */
 typedef enum gy_physics_phase {
@@ -80,7 +80,7 @@ typedef struct gy_watchdog_report {
 /* Called on the game thread (inside _begin_mutation or _poll_watchdog). */
 typedef void (*gy_watchdog_fn)(void *ctx, const gy_watchdog_report *report);
 
-typedef struct gy_scene_barrier_stats {
+typedef struct gy_barrier_stats {
     uint64_t mutations;            /* granted begin_mutation calls */
     uint64_t grants_immediate;     /* granted by the game thread itself (pacing or detached) */
     uint64_t grants_at_safe_point; /* granted by the physics thread at the end of a step */
@@ -90,7 +90,7 @@ typedef struct gy_scene_barrier_stats {
     uint64_t paces;                /* _pace_until calls */
     uint64_t watchdog_reports;
     uint64_t timeouts; /* begin_mutation calls that gave up */
-} gy_scene_barrier_stats;
+} gy_barrier_stats;
 
 /* ---- game thread ----------------------------------------------------------------------------- */
 
@@ -98,25 +98,25 @@ typedef struct gy_scene_barrier_stats {
  * physics thread is pacing or detached; at the end of its current step otherwise. GY_OK (window
  * open), GY_ERR_TIMEOUT after timeout_ns (0 = no limit; the request is withdrawn), or a misuse
  * error (see the header comment). Aborts under lock_checks if the thread holds a World lock. */
-gy_result gy_scene_barrier_begin_mutation(gy_scene_barrier *b, uint64_t timeout_ns);
+gy_result gy_barrier_begin_mutation(gy_barrier *b, uint64_t timeout_ns);
 
 /* Game thread: closes the window; the physics thread resumes. GY_OK or a misuse error. */
-gy_result gy_scene_barrier_end_mutation(gy_scene_barrier *b);
+gy_result gy_barrier_end_mutation(gy_barrier *b);
 
 /* Game thread: true between a granted begin and its end on this barrier. */
-bool gy_scene_barrier_in_mutation(const gy_scene_barrier *b);
+bool gy_barrier_in_mutation(const gy_barrier *b);
 
 /* Game thread (e.g. once per tick): checks the watched command queue's oldest unacknowledged batch
  * against the bound and reports it (once per batch). Returns true when it reported. */
-bool gy_scene_barrier_poll_watchdog(gy_scene_barrier *b);
+bool gy_barrier_poll_watchdog(gy_barrier *b);
 
 /* ---- any thread ------------------------------------------------------------------------------ */
 
-void gy_scene_barrier_get_stats(const gy_scene_barrier *b, gy_scene_barrier_stats *out);
+void gy_barrier_get_stats(const gy_barrier *b, gy_barrier_stats *out);
 
 /* The physics and game phases right now (a racy but consistent-per-field view for diagnostics). */
-gy_physics_phase gy_scene_barrier_physics_phase(const gy_scene_barrier *b);
-gy_game_phase gy_scene_barrier_game_phase(const gy_scene_barrier *b);
+gy_physics_phase gy_barrier_physics_phase(const gy_barrier *b);
+gy_game_phase gy_barrier_game_phase(const gy_barrier *b);
 
 /* ---- World-lock order checks (calling thread) ----------------------------------------------- */
 

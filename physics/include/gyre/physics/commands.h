@@ -4,7 +4,7 @@
  * rebuilds the world from. A host using the World never calls these: the World records its own
  * commands, and one recorded behind its back would leave it out of step with the simulation.
  *
- * Threading: the game thread (the one that calls gy_physics_start), like gyre/physics.h. */
+ * Threading: the game thread (the one that calls gy_physics_start), like gyre/physics/physics.h. */
 #ifndef GYRE_PHYSICS_COMMANDS_H
 #define GYRE_PHYSICS_COMMANDS_H
 
@@ -12,19 +12,19 @@
 
 #include "gyre/physics/command.h"
 #include "gyre/core.h"
-#include "gyre/physics.h"
+#include "gyre/physics/physics.h"
 #include "gyre/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Character controller settings (gyre/character.h). */
-typedef struct gy_character_settings gy_character_settings;
+/* Character controller settings (gyre/physics/character.h). */
+typedef struct gy_character_def gy_character_def;
 
 /* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their
  * resource by key in `shape.resource.bits` (the key given to gy_physics_record_create_*). */
-typedef struct gy_physics_body_desc {
+typedef struct gy_physics_body_def {
     uint32_t store_index;
     uint32_t attachment; /* != 0 */
     gy_body_def def;     /* user_data is overwritten (Gyre keeps store index and attachment) */
@@ -35,36 +35,36 @@ typedef struct gy_physics_body_desc {
      * collider, a capsule, whose radius and height the settings should repeat. The character is
      * registered when the create succeeds and unregistered when the body is released (or the
      * world stops); a failed create registers nothing. */
-    const gy_character_settings *character;
+    const gy_character_def *character;
     /* A Dynamic body created asleep (before its first step: no SLEEP reply for it); ignored for
      * other bodies. */
     bool start_asleep;
-} gy_physics_body_desc;
+} gy_physics_body_def;
 
 /* A joint between two bodies named by store index + attachment; b_attachment 0: the world. The
  * def's `a`, `b` and user_data are ignored. */
-typedef struct gy_physics_joint_desc {
+typedef struct gy_physics_joint_def {
     uint32_t joint_key;
     uint32_t a_store, a_attachment;
     uint32_t b_store, b_attachment;
     gy_joint_def def;
-} gy_physics_joint_desc;
+} gy_physics_joint_def;
 
 /* A mesh or hull resource; exactly one of mesh/hull is non-NULL. Data is read during start. */
-typedef struct gy_physics_resource_desc {
+typedef struct gy_physics_resource_def {
     uint32_t resource_key; /* != 0 */
     const gy_mesh_def *mesh;
     const gy_hull_def *hull;
-} gy_physics_resource_desc;
+} gy_physics_resource_def;
 
 /* What a hard start rebuilds the world from: resources first, then bodies, then joints. Each is
  * handled like its create command (replies included). */
 struct gy_physics_bootstrap {
-    const gy_physics_resource_desc *resources;
+    const gy_physics_resource_def *resources;
     uint32_t resource_count;
-    const gy_physics_body_desc *bodies;
+    const gy_physics_body_def *bodies;
     uint32_t body_count;
-    const gy_physics_joint_desc *joints;
+    const gy_physics_joint_def *joints;
     uint32_t joint_count;
 };
 
@@ -78,19 +78,19 @@ struct gy_physics_bootstrap {
 #define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
 /* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
  * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it): the shared
- * GY_MAX_MAGNITUDE (gyre/backend.h, with every other range). Far beyond any game's scale; it keeps
- * the adapter's arithmetic finite: ODE aborts the process when a body's quaternion goes
+ * GY_MAX_MAGNITUDE (gyre/backend/backend.h, with every other range). Far beyond any game's scale;
+ * it keeps the adapter's arithmetic finite: ODE aborts the process when a body's quaternion goes
  * non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
 #define GY_PHYSICS_MAX_MAGNITUDE GY_MAX_MAGNITUDE
 
-gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc);
+gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc);
 gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
-gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
+gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc);
 gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key);
 /* A live hinge's or slider's motor (checked by gy_validate_joint_motor), applied at the drain. */
 gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
                                       const gy_joint_motor *motor);
-gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc);
+gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc);
 gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key);
 
 /* Teleport: the proxy of the tick it is applied in carries GY_PROXY_TELEPORTED. */

@@ -3,10 +3,10 @@
  *
  * Threading contract
  *   - Physics thread (the one that called _attach_physics, until _detach_physics):
- *     gy_scene_barrier_safe_point, _pace_until, _set_activity, _detach_physics.
+ *     gy_barrier_safe_point, _pace_until, _set_activity, _detach_physics.
  *   - Game thread (any thread except the attached physics thread; one mutation at a time):
- *     gy_scene_barrier_begin_mutation, _end_mutation, _poll_watchdog.
- *   - Any thread: gy_scene_barrier_wake, gy_scene_barrier_get_stats, gy_clock_now_ns and the
+ *     gy_barrier_begin_mutation, _end_mutation, _poll_watchdog.
+ *   - Any thread: gy_barrier_wake, gy_barrier_get_stats, gy_clock_now_ns and the
  *     World-lock notes (which act on the calling thread).
  *   - No thread may be using it during _create and _destroy.
  *
@@ -34,7 +34,7 @@
 #ifndef GYRE_SCENE_BARRIER_H
 #define GYRE_SCENE_BARRIER_H
 
-#include "gyre/command_queue.h"
+#include "command_queue.h"
 #include "gyre/core.h"
 #include "gyre/physics/barrier.h"
 
@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-typedef struct gy_scene_barrier_def {
+typedef struct gy_barrier_def {
     const gy_allocator *allocator; /* NULL: default */
     /* _pace_until sleeps until this long before the deadline, then spins. 0 = 1 ms. */
     uint64_t spin_margin_ns;
@@ -55,41 +55,41 @@ typedef struct gy_scene_barrier_def {
     const gy_logger *logger; /* NULL: stderr */
     /* Optional: whose batch acknowledgements _poll_watchdog watches. Not owned. */
     const gy_command_queue *commands;
-} gy_scene_barrier_def;
+} gy_barrier_def;
 
 /* Creates a barrier (no physics thread attached). GY_ERR_OUT_OF_MEMORY. */
-gy_result gy_scene_barrier_create(const gy_scene_barrier_def *def, gy_scene_barrier **out);
+gy_result gy_barrier_create(const gy_barrier_def *def, gy_barrier **out);
 
 /* Frees it. NULL is ignored. */
-void gy_scene_barrier_destroy(gy_scene_barrier *b);
+void gy_barrier_destroy(gy_barrier *b);
 
 /* ---- physics thread ------------------------------------------------------------------------- */
 
 /* Physics thread, first call: registers the calling thread and releases the safe point (the thread
  * is now "running"). Waits for a mutation that is open to end first. GY_ERR_BUSY if another thread
  * is attached. */
-gy_result gy_scene_barrier_attach_physics(gy_scene_barrier *b);
+gy_result gy_barrier_attach_physics(gy_barrier *b);
 
 /* Physics thread, last call before it exits: holds the safe point for good (granting a pending
  * request) and forgets the thread. GY_ERR_WRONG_THREAD from another thread. */
-gy_result gy_scene_barrier_detach_physics(gy_scene_barrier *b);
+gy_result gy_barrier_detach_physics(gy_barrier *b);
 
 /* Physics thread, between steps: when a mutation was requested, grants it and returns after it
  * ends; otherwise returns at once (no syscall, no lock). GY_OK or GY_ERR_WRONG_THREAD. */
-gy_result gy_scene_barrier_safe_point(gy_scene_barrier *b);
+gy_result gy_barrier_safe_point(gy_barrier *b);
 
 /* Physics thread: waits until gy_clock_now_ns() >= deadline_ns holding the safe point (see the
- * header comment) and returns with no mutation open. Returns early if gy_scene_barrier_wake was
+ * header comment) and returns with no mutation open. Returns early if gy_barrier_wake was
  * called since the last pace (then *woken, optional, is true). GY_OK or GY_ERR_WRONG_THREAD. */
-gy_result gy_scene_barrier_pace_until(gy_scene_barrier *b, uint64_t deadline_ns, bool *woken);
+gy_result gy_barrier_pace_until(gy_barrier *b, uint64_t deadline_ns, bool *woken);
 
 /* Physics thread: a static label naming what it is doing ("drain", "step", ...) for watchdog
  * reports. The string must outlive the barrier. */
-void gy_scene_barrier_set_activity(gy_scene_barrier *b, const char *label);
+void gy_barrier_set_activity(gy_barrier *b, const char *label);
 
 /* Any thread: makes the physics thread's current (or next) _pace_until return early, e.g. to stop
  * it or to hand it a lockstep tick. This one does wake a sleeping thread. */
-void gy_scene_barrier_wake(gy_scene_barrier *b);
+void gy_barrier_wake(gy_barrier *b);
 
 #ifdef __cplusplus
 }

@@ -62,7 +62,7 @@ struct gy_backend {
     /* The vendor library and the version this adapter was built against, e.g. "ODE 0.16.2". */
     const char *middleware;
 
-    gy_result (*world_create)(const gy_world_def *def, gy_backend_world **out);
+    gy_result (*world_create)(const gy_backend_world_def *def, gy_backend_world **out);
     /* Releases everything still alive in the world. */
     void (*world_destroy)(gy_backend_world *w);
     /* Makes the calling thread the world's owner (per-thread vendor set-up included). */
@@ -97,8 +97,7 @@ struct gy_backend {
     gy_result (*body_add_impulse_at)(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
                                      gy_vec3 world_point);
     /* Kinematic only: sets velocities so the body reaches `target` at the end of a step of dt. */
-    gy_result (*body_move_kinematic)(gy_backend_world *w, gy_body_id id, gy_pose target,
-                                     double dt);
+    gy_result (*body_move_kinematic)(gy_backend_world *w, gy_body_id id, gy_pose target, double dt);
     /* The world-space velocity of a body-fixed point (zero for statics). */
     gy_result (*body_point_velocity)(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
                                      gy_vec3 *out);
@@ -172,7 +171,8 @@ const gy_backend *gy_backend_at(uint32_t index);
 
 /* ---- shared validation (used by every adapter, and by layers above before enqueueing) -------- */
 
-/* GY_ERR_NON_FINITE for a non-finite component, GY_ERR_INVALID_ARGUMENT for one with |x| > limit. */
+/* GY_ERR_NON_FINITE for a non-finite component, GY_ERR_INVALID_ARGUMENT for one with |x| > limit.
+ */
 gy_result gy_validate_vector(gy_vec3 v, double limit);
 
 /* Checks a definition: finite numbers, the ranges above, shape rules for the motion type.

@@ -27,7 +27,7 @@
 #define GYRE_PHYSICS_H
 
 #include "gyre/types.h"
-#include "gyre/capture_stream.h"
+#include "gyre/physics/capture_stream.h"
 #include "gyre/core.h"
 #include "gyre/physics/query.h"
 #include "gyre/physics/reply.h"
@@ -84,14 +84,14 @@ static inline gy_motion_type gy_proxy_motion(const gy_proxy *p)
 /* ---- replies --------------------------------------------------------------------------------- */
 
 /* gy_reply.type values. Every reply's `flags` holds the low 16 bits of the world generation it
- * came from (gy_physics_reply_generation); `key` is given per type. */
+ * came from (gy_reply_generation); `key` is given per type. */
 typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_BODY_ASSIGNED = 1, /* key: store_index; body: gy_physics_body_reply */
     GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: store_index / joint key / resource key;
                                            body: gy_physics_failure_reply */
     GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint key; body: gy_physics_joint_reply */
     GY_PHYSICS_REPLY_CHARACTER_STATE,   /* key: store_index; body: gy_character_reply
-                                           (gyre/character.h) */
+                                           (gyre/physics/character.h) */
     GY_PHYSICS_REPLY_BODY_FAULT,        /* key: store_index; body: gy_physics_body_reply */
     GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
@@ -168,28 +168,28 @@ _Static_assert(sizeof(gy_physics_body_reply) <= GY_REPLY_BODY_SIZE, "body reply 
 #endif
 
 /* Typed views of a reply's body (the reply must be of a matching type). */
-static inline const gy_physics_body_reply *gy_physics_reply_body(const gy_reply *r)
+static inline const gy_physics_body_reply *gy_reply_as_body(const gy_reply *r)
 {
     return (const gy_physics_body_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_failure_reply *gy_physics_reply_failure(const gy_reply *r)
+static inline const gy_physics_failure_reply *gy_reply_as_failure(const gy_reply *r)
 {
     return (const gy_physics_failure_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_joint_reply *gy_physics_reply_joint(const gy_reply *r)
+static inline const gy_physics_joint_reply *gy_reply_as_joint(const gy_reply *r)
 {
     return (const gy_physics_joint_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_joint_state_reply *gy_physics_reply_joint_state(const gy_reply *r)
+static inline const gy_physics_joint_state_reply *gy_reply_as_joint_state(const gy_reply *r)
 {
     return (const gy_physics_joint_state_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_collision *gy_physics_reply_collision(const gy_reply *r)
+static inline const gy_physics_collision *gy_reply_as_collision(const gy_reply *r)
 {
     return (const gy_physics_collision *)(const void *)r->body.bytes;
 }
 /* Low 16 bits of the world generation the reply came from. */
-static inline uint16_t gy_physics_reply_generation(const gy_reply *r)
+static inline uint16_t gy_reply_generation(const gy_reply *r)
 {
     return r->flags;
 }
@@ -267,8 +267,9 @@ typedef uint64_t (*gy_physics_clock_fn)(void *ctx);
 
 typedef struct gy_physics_def {
     const char *backend; /* registry name; default: the first adapter compiled in */
-    gy_world_def world;  /* gravity, substeps, solver iterations (allocator/logger overridden) */
-    uint32_t step_hz;    /* 10..1000, default 60 */
+    gy_backend_world_def
+        world;        /* gravity, substeps, solver iterations (allocator/logger overridden) */
+    uint32_t step_hz; /* 10..1000, default 60 */
     uint32_t max_catchup_steps; /* steps per iteration, 1..16, default 4 */
     double frame_budget_s;      /* catch-up stops once an iteration has run this long; default one
                                    period (1 / step_hz); > 0 */
@@ -284,7 +285,7 @@ typedef struct gy_physics_def {
     gy_physics_clock_fn clock;
     void *clock_ctx;
     /* A host's own character hook, run after Gyre's controller has moved the bodies created with
-     * a `character` description (gy_physics_body_desc); NULL: none. */
+     * a `character` description (gy_physics_body_def); NULL: none. */
     gy_physics_character_fn move_characters;
     void *character_ctx;
     /* An adapter table used instead of the registry lookup by `backend` (NULL: look up by name).
@@ -296,7 +297,7 @@ typedef struct gy_physics_def {
     const gy_allocator_meter *meter;
 } gy_physics_def;
 
-/* The defaults listed above, with gy_default_world_def(). */
+/* The defaults listed above, with gy_default_backend_world_def(). */
 gy_physics_def gy_default_physics_def(void);
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
@@ -328,7 +329,7 @@ gy_result gy_physics_stop(gy_physics *p);
 bool gy_physics_running(const gy_physics *p);
 
 /* The scene barrier (mutation windows while the thread keeps running). */
-gy_scene_barrier *gy_physics_barrier(gy_physics *p);
+gy_barrier *gy_physics_barrier(gy_physics *p);
 
 /* The adapter table in use. */
 const gy_backend *gy_physics_backend(const gy_physics *p);
@@ -424,13 +425,13 @@ gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
 gy_result gy_physics_get_adapter_counters(gy_physics *p, gy_backend_counters *out, uint64_t *tick);
 
 /* ---- capture and replay (game thread) ---------------------------------------------------------
- * Capture records the thread boundary as the physics thread saw it (gyre/capture_stream.h): every
- * batch it drained with the tick it was applied before, and a state hash after every publish that
- * followed a step. The physics thread writes into a buffer allocated at begin and never waits or
- * allocates for it; the game thread empties it with gy_physics_capture_drain (the World does
- * so every tick). When the buffer is full the physics thread stops recording and the capture is
- * marked overflowed: gy_physics_capture_end then reports GY_ERR_CAPACITY (nothing is lost
- * silently). Replay feeds recorded batches back in at their ticks (lockstep). */
+ * Capture records the thread boundary as the physics thread saw it (gyre/physics/capture_stream.h):
+ * every batch it drained with the tick it was applied before, and a state hash after every publish
+ * that followed a step. The physics thread writes into a buffer allocated at begin and never waits
+ * or allocates for it; the game thread empties it with gy_physics_capture_drain (the World does so
+ * every tick). When the buffer is full the physics thread stops recording and the capture is marked
+ * overflowed: gy_physics_capture_end then reports GY_ERR_CAPACITY (nothing is lost silently).
+ * Replay feeds recorded batches back in at their ticks (lockstep). */
 
 typedef struct gy_physics_capture_def {
     uint32_t buffer_bytes; /* the buffer between the threads; 0 = 16 MiB; 4 KiB .. 1 GiB */

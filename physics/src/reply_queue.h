@@ -70,7 +70,6 @@ void gy_reply_queue_commit(gy_reply_queue *q);
 /* Game thread: copies up to `max` committed replies into `out`, oldest first; returns the count. */
 uint32_t gy_reply_queue_pop(gy_reply_queue *q, gy_reply *out, uint32_t max);
 
-
 /* Game thread: calls fn for every reply committed before the call (not ones committed while it
  * runs), oldest first, and frees their slots; returns the count. fn must not use this queue. */
 uint32_t gy_reply_queue_drain(gy_reply_queue *q, gy_reply_fn fn, void *ctx);

@@ -71,7 +71,8 @@ typedef struct gy_query_snapshot_stats {
     uint64_t nodes_refit; /* tree nodes whose box a refit changed (writer's trees and buffers) */
 } gy_query_snapshot_stats;
 
-/* Reader: the newest complete publish, or NULL before the first. Invalidates the reader's previous view. */
+/* Reader: the newest complete publish, or NULL before the first. Invalidates the reader's previous
+ * view. */
 const gy_snapshot_view *gy_query_snapshot_acquire(gy_query_snapshot *qs);
 
 /* ---- writer (physics thread) ----------------------------------------------------------------- */
