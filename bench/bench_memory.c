@@ -25,6 +25,7 @@
 
 #include "gyre/backend/backend.h"
 #include "gyre/gyre.h"
+#include "query_snapshot.h"
 
 #define PITCH 2.0
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "gyre/physics/commands.h"
 

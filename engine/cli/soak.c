@@ -44,6 +44,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "page.h"
 #include "soak.h"

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "scene_internal.h"
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "scene_internal.h"
 

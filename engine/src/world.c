@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "gyre/backend/backend.h"
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/capture.h"
 #include "gyre/physics/character.h"
 #include "world_internal.h"

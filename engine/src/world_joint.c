@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "gyre/backend/backend.h"
 
 static gy_w_joint *joint_get(const gy_world *w, uint64_t bits)
 {

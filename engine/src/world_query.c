@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "gyre/backend/backend.h"
 
 gy_world_query_filter gy_default_world_query_filter(void)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "gyre/scene.h"
 #include "gyre/scene_instance.h"

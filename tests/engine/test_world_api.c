@@ -3,6 +3,7 @@
  * live changes (gravity, sleep, mass, material, filter) applied in place through the physics
  * thread. Physics checks compare with the analytic answer and state their tolerance. */
 #include "test_world_fixture.h"
+#include "gyre/backend/backend.h"
 
 #define G 9.81
 

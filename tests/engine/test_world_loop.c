@@ -4,6 +4,7 @@
 #include "test_world_fixture.h"
 
 #include <pthread.h>
+#include "gyre/backend/backend.h"
 
 #define G 9.81
 

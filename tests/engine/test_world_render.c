@@ -7,6 +7,7 @@
  * The body slides at 1 m/s with no gravity and no damping, so every result lies on one line and
  * the drawn x is exactly the render time measured from the body's first step. */
 #include "test_world_fixture.h"
+#include "gyre/backend/backend.h"
 
 #define NS_PER_S 1000000000ull
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/physics/character.h"
 #include "gyre/math.h"
 #include "gyre/physics/commands.h"

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/physics/character.h"
 #include "gyre/math.h"
 

@@ -3,6 +3,7 @@
  * commands dropped), one-off inputs under a flood, collision-event pairing, joints and resources,
  * the character hook, live and snapshot queries, and misuse. */
 #include "test_physics_fixture.h"
+#include "gyre/backend/backend.h"
 
 /* ---- creation and misuse --------------------------------------------------------------------- */
 

@@ -75,7 +75,6 @@ struct gy_physics_bootstrap {
  * taken). On the physics thread, a command whose attachment no longer matches the body there
  * (e.g. its create failed) is dropped and counted (commands_dropped_stale). */
 
-#define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
 /* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
  * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it): the shared
  * GY_MAX_MAGNITUDE (gyre/backend/backend.h, with every other range). Far beyond any game's scale;

@@ -39,6 +39,8 @@ extern "C" {
 
 typedef struct gy_physics gy_physics;
 
+#define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
+
 /* ---- proxies --------------------------------------------------------------------------------- */
 
 /* gy_proxy.flags */
