@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "gyre/physics/command.h"
 #include "gyre/core.h"
+#include "gyre/physics/command.h"
 #include "gyre/physics/physics.h"
 #include "gyre/types.h"
 
@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* Character controller settings (gyre/physics/character.h). */
+/* The character controller's definition (gyre/physics/character.h). */
 typedef struct gy_character_def gy_character_def;
 
 /* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their

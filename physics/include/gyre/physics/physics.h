@@ -26,12 +26,12 @@
 #ifndef GYRE_PHYSICS_H
 #define GYRE_PHYSICS_H
 
-#include "gyre/types.h"
-#include "gyre/physics/capture_stream.h"
 #include "gyre/core.h"
+#include "gyre/physics/barrier.h"
+#include "gyre/physics/capture_stream.h"
 #include "gyre/physics/query.h"
 #include "gyre/physics/reply.h"
-#include "gyre/physics/barrier.h"
+#include "gyre/types.h"
 
 #ifdef __cplusplus
 extern "C" {
