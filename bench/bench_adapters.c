@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
 #define DT         (1.0 / 60.0)
@@ -142,7 +142,7 @@ static bool build_statics(const gy_backend *be, gy_backend_world *w, scene *s)
 /* Builds the scene on one adapter, steps it and casts its rays; false when it could not. */
 static bool measure(const gy_backend *be, scene *s, const config *cfg, result *out)
 {
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.gravity = gy_v3(0, GRAVITY, 0);
     wd.solver_iterations = ITERATIONS;
     wd.world_half_extent = WORLD_EXTENT;

@@ -1,5 +1,5 @@
 /* Section "barrier": scene-barrier grant latency, request -> granted, measured on the game thread
- * around gy_scene_barrier_begin_mutation:
+ * around gy_barrier_begin_mutation:
  *   - pacing: the physics thread runs 60 Hz ticks (a 2 ms busy step, then pace_until the next
  *     deadline); requests are made at random moments while it paces. The grant is the game
  *     thread's own compare-and-swap.
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gyre/scene_barrier.h"
+#include "scene_barrier.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -26,7 +26,7 @@
 enum { PHASE_STEP = 1, PHASE_PACE = 2 };
 
 typedef struct phys {
-    gy_scene_barrier *b;
+    gy_barrier *b;
     uint64_t period_ns; /* 0: back to back */
     uint64_t step_ns;
     uint64_t pause_ns; /* back-to-back mode: pace this long between steps */
@@ -46,11 +46,11 @@ static void busy_until(uint64_t t)
 static void *phys_main(void *arg)
 {
     phys *p = arg;
-    gy_scene_barrier_attach_physics(p->b);
+    gy_barrier_attach_physics(p->b);
     __atomic_store_n(&p->attached, 1, __ATOMIC_RELEASE);
     uint64_t next = gy_clock_now_ns() + p->period_ns;
     while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
-        gy_scene_barrier_safe_point(p->b);
+        gy_barrier_safe_point(p->b);
         uint64_t start = gy_clock_now_ns();
         __atomic_store_n(&p->step_start_ns, start, __ATOMIC_RELEASE);
         __atomic_store_n(&p->phase, PHASE_STEP, __ATOMIC_RELEASE);
@@ -62,13 +62,13 @@ static void *phys_main(void *arg)
             uint64_t now = gy_clock_now_ns();
             if (next <= now)
                 next = now + p->period_ns;
-            gy_scene_barrier_pace_until(p->b, next, NULL);
+            gy_barrier_pace_until(p->b, next, NULL);
             next += p->period_ns;
         } else {
-            gy_scene_barrier_pace_until(p->b, gy_clock_now_ns() + p->pause_ns, NULL);
+            gy_barrier_pace_until(p->b, gy_clock_now_ns() + p->pause_ns, NULL);
         }
     }
-    gy_scene_barrier_detach_physics(p->b);
+    gy_barrier_detach_physics(p->b);
     return NULL;
 }
 
@@ -86,7 +86,7 @@ static uint64_t rnd_next(uint64_t *s)
 
 static bool start(phys *p, pthread_t *th)
 {
-    if (gy_scene_barrier_create(NULL, &p->b) != GY_OK)
+    if (gy_barrier_create(NULL, &p->b) != GY_OK)
         return false;
     if (pthread_create(th, NULL, phys_main, p) != 0)
         return false;
@@ -98,9 +98,9 @@ static bool start(phys *p, pthread_t *th)
 static void finish(phys *p, pthread_t th)
 {
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
-    gy_scene_barrier_wake(p->b);
+    gy_barrier_wake(p->b);
     pthread_join(th, NULL);
-    gy_scene_barrier_destroy(p->b);
+    gy_barrier_destroy(p->b);
 }
 
 /* Grants while the physics thread paces (60 Hz, 2 ms steps). */
@@ -114,15 +114,15 @@ static size_t measure_pacing(double *out, size_t max, uint64_t duration_ns, size
     size_t n = 0;
     while (n < max && gy_clock_now_ns() < end) {
         sleep_ns(300 * US + (rnd_next(&rnd) % 1500) * US);
-        if (gy_scene_barrier_physics_phase(p.b) != GY_PHYSICS_PACING) {
+        if (gy_barrier_physics_phase(p.b) != GY_PHYSICS_PACING) {
             (*skipped)++;
             continue;
         }
         uint64_t t0 = gy_clock_now_ns();
-        if (gy_scene_barrier_begin_mutation(p.b, 0) != GY_OK)
+        if (gy_barrier_begin_mutation(p.b, 0) != GY_OK)
             break;
         uint64_t t1 = gy_clock_now_ns();
-        gy_scene_barrier_end_mutation(p.b);
+        gy_barrier_end_mutation(p.b);
         out[n++] = (double)(t1 - t0) / 1e3;
     }
     finish(&p, th);
@@ -150,11 +150,11 @@ static size_t measure_midstep(double *lat, double *handoff, size_t max, uint64_t
             __atomic_load_n(&p.step_start_ns, __ATOMIC_ACQUIRE) != s)
             continue;
         uint64_t t0 = gy_clock_now_ns();
-        if (gy_scene_barrier_begin_mutation(p.b, 0) != GY_OK)
+        if (gy_barrier_begin_mutation(p.b, 0) != GY_OK)
             break;
         uint64_t t1 = gy_clock_now_ns();
         uint64_t step_end = __atomic_load_n(&p.step_end_ns, __ATOMIC_ACQUIRE);
-        gy_scene_barrier_end_mutation(p.b);
+        gy_barrier_end_mutation(p.b);
         lat[n] = (double)(t1 - t0) / 1e3;
         handoff[n] = t1 > step_end ? (double)(t1 - step_end) / 1e3 : 0;
         n++;

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gyre/command_queue.h"
-#include "gyre/scene_barrier.h"
+#include "command_queue.h"
+#include "scene_barrier.h"
 
 #define BATCH     256u
 #define IN_FLIGHT 16u /* batches */

@@ -65,7 +65,7 @@ static void no_tris(void *ctx, gy_pose p, const gy_vec3 *v, uint32_t nv, const u
 
 static gy_result build(gy_world **out, gy_entity *ents)
 {
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     c.physics.lockstep = true;
     c.step_timeout_ns = 120000000000ull; /* the first tick creates 10,001 bodies on a busy machine */
     gy_result r = gy_world_create(&c, out);
@@ -76,11 +76,11 @@ static gy_result build(gy_world **out, gy_entity *ents)
     memset(&col, 0, sizeof col);
     col.def = gy_default_collider_def();
     col.def.shape = gy_box(gy_v3(SIDE * PITCH + 10.0, 1.0, SIDE * PITCH + 10.0));
-    gy_physics_desc floor = gy_default_body_desc(GY_BODY_STATIC, &col);
+    gy_physics_component_def floor = gy_default_physics_component_def_for(GY_BODY_STATIC, &col);
     gy_entity ground;
     r = gy_body_create(w, gy_v3(SIDE * PITCH / 2.0, -0.5, SIDE * PITCH / 2.0), &floor, &ground);
     col.def.shape = gy_sphere(0.5);
-    gy_physics_desc d = gy_default_body_desc(GY_BODY_DYNAMIC, &col);
+    gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &col);
     d.body.allow_sleeping = false;
     for (uint32_t i = 0; i < BODIES && r == GY_OK; i++) {
         /* Even bodies rest on the floor, odd ones start high enough to stay in the air. */

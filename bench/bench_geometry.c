@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/gyre.h"
 
 #define GRID 200u
@@ -53,7 +54,7 @@ static gy_result run(const char *backend, uint32_t budget, const gy_mesh_def *m,
                      uint32_t slice_cap, uint32_t *slices, double *adapter_ms, double *max_ms,
                      uint32_t *ticks)
 {
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     c.physics.lockstep = true;
     c.physics.backend = backend;
     c.physics.geometry_budget = budget;
@@ -71,7 +72,7 @@ static gy_result run(const char *backend, uint32_t budget, const gy_mesh_def *m,
         shape.type = GY_SHAPE_MESH;
         shape.resource.bits = g.bits;
         gy_scene_collider col = gy_default_scene_collider(shape);
-        gy_physics_desc d = gy_default_body_desc(GY_BODY_STATIC, &col);
+        gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_STATIC, &col);
         r = gy_body_create(w, gy_v3(0, 0, 0), &d, &cell);
         gy_geometry_release(w, g);
     }

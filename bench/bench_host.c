@@ -47,7 +47,7 @@ static void sleep_until(uint64_t deadline)
 
 static gy_result build(gy_world **out, gy_entity *ents)
 {
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     gy_result r = gy_world_create(&c, out);
     if (r != GY_OK)
         return r;
@@ -57,7 +57,7 @@ static gy_result build(gy_world **out, gy_entity *ents)
     col.def = gy_default_collider_def();
     col.def.shape.type = GY_SHAPE_SPHERE;
     col.def.shape.radius = 0.5;
-    gy_physics_desc d = gy_default_physics_desc();
+    gy_physics_component_def d = gy_default_physics_component_def();
     d.body.allow_sleeping = false;
     d.colliders = &col;
     d.collider_count = 1;

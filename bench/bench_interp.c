@@ -150,7 +150,7 @@ int gy_bench_section_interp(gy_bench *b)
                      .lag = calloc(capacity, sizeof(double)),
                      .capacity = capacity};
     gy_world *w = NULL;
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     gy_result r =
         st.ratio != NULL && st.lag != NULL ? gy_world_create(&c, &w) : GY_ERR_OUT_OF_MEMORY;
     gy_entity ball = gy_entity_null();
@@ -164,7 +164,7 @@ int gy_bench_section_interp(gy_bench *b)
     col.def = gy_default_collider_def();
     col.def.shape.type = GY_SHAPE_SPHERE;
     col.def.shape.radius = 0.5;
-    gy_physics_desc d = gy_default_physics_desc();
+    gy_physics_component_def d = gy_default_physics_component_def();
     d.body.linear_damping = 0.0;
     d.body.angular_damping = 0.0;
     d.body.allow_sleeping = false;

@@ -23,8 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/gyre.h"
+#include "query_snapshot.h"
 
 #define PITCH 2.0
 
@@ -61,7 +62,7 @@ static gy_shape body_shape(bool dynamic)
  * Returns the heap growth per body, or a negative number when the World could not be built. */
 static double measure_world(const char *backend, uint32_t n, bool dynamic, bool stopped)
 {
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     c.physics.backend = backend;
     c.physics.lockstep = true;
     c.start_stopped = stopped;
@@ -79,7 +80,8 @@ static double measure_world(const char *backend, uint32_t n, bool dynamic, bool 
     memset(&col, 0, sizeof col);
     col.def = gy_default_collider_def();
     col.def.shape = body_shape(dynamic);
-    gy_physics_desc d = gy_default_body_desc(dynamic ? GY_BODY_DYNAMIC : GY_BODY_STATIC, &col);
+    gy_physics_component_def d =
+        gy_default_physics_component_def_for(dynamic ? GY_BODY_DYNAMIC : GY_BODY_STATIC, &col);
     d.body.allow_sleeping = !dynamic ? d.body.allow_sleeping : false;
     uint32_t side = 1;
     while (side * side < n)
@@ -108,7 +110,7 @@ static double measure_world(const char *backend, uint32_t n, bool dynamic, bool 
 
 static double measure_adapter(const gy_backend *be, uint32_t n, bool dynamic)
 {
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     gy_backend_world *w = NULL;
     if (be->world_create(&wd, &w) != GY_OK || be->bind_thread(w) != GY_OK)
         return -1;

@@ -28,7 +28,7 @@
 #include <time.h>
 
 #include "bench_common.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
 /* ---- shared set-up --------------------------------------------------------------------------- */
@@ -370,7 +370,7 @@ static void check(gy_result r, const char *what)
 
 static result run_adapter(const gy_backend *be, const scene *s, const bench_config *cfg)
 {
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.gravity = gy_v3(0, BENCH_GRAVITY, 0);
     wd.solver_iterations = BENCH_ITERATIONS;
     wd.world_half_extent = WORLD_EXTENT;
@@ -543,7 +543,7 @@ static double stream_unload(const gy_backend *be, gy_backend_world *w, stream_ce
 
 static gy_backend_world *stream_world(const gy_backend *be)
 {
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.gravity = gy_v3(0, BENCH_GRAVITY, 0);
     wd.solver_iterations = BENCH_ITERATIONS;
     wd.world_half_extent = STREAM_EXTENT;

@@ -21,8 +21,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 #define STATICS    100000
 #define SPHERES    500
@@ -30,7 +31,7 @@
 
 /* A scene as a bootstrap list: bodies[i] uses colliders[i]. */
 typedef struct scene {
-    gy_physics_body_desc *bodies;
+    gy_physics_body_def *bodies;
     gy_collider_def *colliders;
     uint32_t count;
 } scene;
@@ -49,10 +50,10 @@ static void scene_free(scene *s)
     free(s->colliders);
 }
 
-static gy_physics_body_desc *scene_add(scene *s, gy_motion_type type, gy_pose pose, gy_shape shape)
+static gy_physics_body_def *scene_add(scene *s, gy_motion_type type, gy_pose pose, gy_shape shape)
 {
     uint32_t i = s->count++;
-    gy_physics_body_desc *d = &s->bodies[i];
+    gy_physics_body_def *d = &s->bodies[i];
     d->store_index = i;
     d->attachment = i + 1;
     d->def = gy_default_body_def();
@@ -112,7 +113,7 @@ static void make_spheres(scene *s, bool with_statics)
         gy_pose pose = gy_pose_identity();
         pose.position = gy_v3(gy_bench_rng_range(&r, -100, 100), gy_bench_rng_range(&r, 20, 40),
                               gy_bench_rng_range(&r, -100, 100));
-        gy_physics_body_desc *d = scene_add(s, GY_MOTION_DYNAMIC, pose, ball);
+        gy_physics_body_def *d = scene_add(s, GY_MOTION_DYNAMIC, pose, ball);
         d->def.allow_sleeping = false;
         d->def.linear_damping = 0.0;
         d->def.angular_damping = 0.0;
@@ -128,7 +129,7 @@ static void drop_reply(void *ctx, const gy_reply *r)
     (*(uint64_t *)ctx)++;
 }
 
-static gy_physics *start_lockstep(const gy_world_def *world, const scene *s)
+static gy_physics *start_lockstep(const gy_backend_world_def *world, const scene *s)
 {
     gy_physics_def d = gy_default_physics_def();
     d.lockstep = true;
@@ -152,7 +153,7 @@ static gy_physics *start_lockstep(const gy_world_def *world, const scene *s)
  * when asked and sleeps otherwise. */
 typedef struct bare {
     const gy_backend *be;
-    const gy_world_def *def;
+    const gy_backend_world_def *def;
     const scene *s;
     gy_backend_world *w;
     gy_body_id *ids;
@@ -236,7 +237,8 @@ static void bare_stop(bare *b)
     pthread_cond_destroy(&b->cond);
 }
 
-static bool bare_start(bare *b, const gy_backend *be, const gy_world_def *def, const scene *s)
+static bool bare_start(bare *b, const gy_backend *be, const gy_backend_world_def *def,
+                       const scene *s)
 {
     *b = (bare){.be = be, .def = def, .s = s};
     pthread_mutex_init(&b->mutex, NULL);
@@ -301,9 +303,9 @@ static bool pin_self(int cpu)
  * `rounds` alternating chunks of `chunk` ticks, each side asked for a whole chunk at once: per
  * round the CPU and wall time per tick (sub_cpu, ref_cpu, sub_wall, ref_wall). Both worlds are
  * destroyed again. */
-static bool tick_pair(const scene *s, const gy_world_def *wd, tick_cpus cpus, uint32_t warmup,
-                      uint32_t rounds, uint32_t chunk, double *sub_wall, double *ref_wall,
-                      double *sub_cpu, double *ref_cpu, tick_extra *x)
+static bool tick_pair(const scene *s, const gy_backend_world_def *wd, tick_cpus cpus,
+                      uint32_t warmup, uint32_t rounds, uint32_t chunk, double *sub_wall,
+                      double *ref_wall, double *sub_cpu, double *ref_cpu, tick_extra *x)
 {
     /* Both stepping threads are created here, on the stepping CPU (threads inherit the mask);
      * then the game thread moves to its own. */
@@ -368,7 +370,7 @@ static int bench_tick(gy_bench *b, bool quick)
     if (!scene_alloc(&s, PILE_BOXES + 1))
         return 1;
     make_pile(&s);
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     /* The physics thread and the bare loop's thread on one CPU: both sides then run on the same
      * core with the same caches, where unpinned they could land on cores that this shared
      * machine makes run at different speeds. The game thread on another CPU where there is one,
@@ -482,7 +484,7 @@ static bool publish_cost(bool with_statics, uint32_t ticks, double *median, doub
     if (!scene_alloc(&s, STATICS + SPHERES))
         return false;
     make_spheres(&s, with_statics);
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.gravity = gy_v3(0, 0, 0);
     wd.world_half_extent = 700.0;
     uint64_t t0 = gy_clock_now_ns();

@@ -31,7 +31,7 @@
 #include <time.h>
 
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 #define STATIC_BODIES  9000u
 #define DYNAMIC_BODIES 1000u
@@ -39,7 +39,7 @@
 #define CHUNK          500u
 
 typedef struct field {
-    gy_physics_body_desc bodies[BODIES];
+    gy_physics_body_def bodies[BODIES];
     gy_collider_def colliders[BODIES];
 } field;
 
@@ -47,7 +47,7 @@ static void make_field(field *f)
 {
     gy_bench_rng r = {4242};
     for (uint32_t i = 0; i < BODIES; i++) {
-        gy_physics_body_desc *d = &f->bodies[i];
+        gy_physics_body_def *d = &f->bodies[i];
         gy_collider_def *c = &f->colliders[i];
         memset(d, 0, sizeof *d); /* fields not set here keep their zero defaults */
         *c = gy_default_collider_def();

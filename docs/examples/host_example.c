@@ -55,7 +55,7 @@ static gy_entity spawn(gy_world *world, uint64_t index, const char *name, gy_bod
                        gy_shape shape, gy_vec3 position)
 {
     gy_scene_collider collider = gy_default_scene_collider(shape);
-    gy_physics_desc desc = gy_default_body_desc(type, &collider);
+    gy_physics_component_def desc = gy_default_physics_component_def_for(type, &collider);
     desc.body.user_data = index;
     gy_entity e;
     gy_result r = gy_body_create(world, position, &desc, &e);
@@ -71,7 +71,7 @@ static gy_entity spawn(gy_world *world, uint64_t index, const char *name, gy_bod
 
 int main(void)
 {
-    gy_world_config config = gy_default_world_config(); /* real time, 60 Hz, the first adapter */
+    gy_world_def config = gy_default_world_def(); /* real time, 60 Hz, the first adapter */
     gy_world *world;
     gy_result r = gy_world_create(&config, &world);
     if (r != GY_OK) {

@@ -15,7 +15,7 @@
 #include "cJSON.h"
 #include "cli.h"
 #include "gyre/capture.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 #define MAX_FILES       256u
 #define MAX_SPAWN_DEPTH 8u

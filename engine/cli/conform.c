@@ -20,7 +20,7 @@
 
 #include "cli.h"
 #include "conform.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
 /* A position difference above this (m) counts as "differs" (a millimetre: well above the

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "conform.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "soak.h"
 
 #ifndef GYRE_VERSION

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/capture.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 #include "page.h"
 
 #define MAX_TICKS 1000000000ull /* --seconds × step_hz */
@@ -460,8 +460,8 @@ static int set_up(gy_cli_runner *R)
         return GY_CLI_EXIT_USAGE;
     }
     R->backend = backend;
-    gy_world_config cfg = gy_default_world_config();
-    gy_scene_world_config(R->scene, backend, &cfg);
+    gy_world_def cfg = gy_default_world_def();
+    gy_scene_get_world_def(R->scene, backend, &cfg);
     cfg.physics.lockstep = !R->opt.realtime || R->replay != NULL;
     cfg.start_stopped = true;
     R->step_hz = cfg.physics.step_hz;

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 #include "page.h"
 
 #ifndef GYRE_VERSION

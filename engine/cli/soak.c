@@ -44,6 +44,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "page.h"
 #include "soak.h"
@@ -602,7 +603,7 @@ typedef struct soak {
     gy_scene *level_block, *level_tail;
     gy_world *world;
     gy_physics *physics;
-    gy_scene_barrier *barrier;
+    gy_barrier *barrier;
     const char *backend;
     uint32_t step_hz;
 
@@ -840,8 +841,8 @@ static int set_up(soak *s)
         fprintf(stderr, "gyre soak: cannot build the cell scenes: %s\n", gy_result_message(r));
         return GY_CLI_EXIT_FAILED;
     }
-    gy_world_config cfg = gy_default_world_config();
-    gy_scene_world_config(s->scene, backend, &cfg);
+    gy_world_def cfg = gy_default_world_def();
+    gy_scene_get_world_def(s->scene, backend, &cfg);
     cfg.physics.lockstep = false;
     cfg.physics.watchdog_ns = (uint64_t)llround(s->opt.watchdog_ms * 1e6);
     cfg.allocator = &s->alloc;
@@ -960,10 +961,10 @@ static void report_barrier_state(soak *s, const char *what, uint64_t waited_ns)
 {
     static const char *const game[] = {"idle", "requesting", "mutating"};
     static const char *const phys[] = {"detached", "running", "pacing", "parked"};
-    gy_scene_barrier_stats bs;
-    gy_scene_barrier_get_stats(s->barrier, &bs);
-    gy_game_phase gp = gy_scene_barrier_game_phase(s->barrier);
-    gy_physics_phase pp = gy_scene_barrier_physics_phase(s->barrier);
+    gy_barrier_stats bs;
+    gy_barrier_get_stats(s->barrier, &bs);
+    gy_game_phase gp = gy_barrier_game_phase(s->barrier);
+    gy_physics_phase pp = gy_barrier_physics_phase(s->barrier);
     fail(s,
          "watchdog: %s after %.3f ms (bound %.0f ms); game thread %s, physics thread %s; "
          "%llu safe points passed, %llu mutations, slowest grant %.3f ms",
@@ -987,7 +988,7 @@ static void do_swaps(soak *s, uint32_t n)
     } else {
         uint64_t bound = (uint64_t)llround(s->opt.watchdog_ms * 1e6);
         uint64_t timeout = 4u * bound > 1000000000u ? 4u * bound : 1000000000u;
-        r = gy_scene_barrier_begin_mutation(s->barrier, timeout);
+        r = gy_barrier_begin_mutation(s->barrier, timeout);
         t1 = gy_clock_now_ns();
         if (r == GY_ERR_TIMEOUT) {
             report_barrier_state(s, "mutation grant timed out", t1 - t0);
@@ -999,7 +1000,7 @@ static void do_swaps(soak *s, uint32_t n)
         }
         r = gy_world_lock_write(s->world);
         if (r != GY_OK) {
-            gy_scene_barrier_end_mutation(s->barrier);
+            gy_barrier_end_mutation(s->barrier);
             fail(s, "World lock: %s", gy_result_message(r));
             return;
         }
@@ -1029,7 +1030,7 @@ static void do_swaps(soak *s, uint32_t n)
         r = gy_world_unlock_write(s->world);
         if (r != GY_OK)
             fail(s, "World lock: %s", gy_result_message(r));
-        gy_scene_barrier_end_mutation(s->barrier);
+        gy_barrier_end_mutation(s->barrier);
     }
     t2 = gy_clock_now_ns();
     if (!s->opt.hard && t1 - t0 > GRANT_WAITED_NS)
@@ -1057,9 +1058,9 @@ static bool read_mark(soak *s, phys_mark *m)
 {
     if (!gy_world_physics_running(s->world))
         return false;
-    gy_scene_barrier_stats b0, b1;
-    gy_scene_barrier_get_stats(s->barrier, &b0);
-    bool pacing = gy_scene_barrier_physics_phase(s->barrier) == GY_PHYSICS_PACING;
+    gy_barrier_stats b0, b1;
+    gy_barrier_get_stats(s->barrier, &b0);
+    bool pacing = gy_barrier_physics_phase(s->barrier) == GY_PHYSICS_PACING;
     gy_physics_stats a, ps;
     gy_physics_get_stats(s->physics, &a);
     gy_physics_get_stats(s->physics, &ps);
@@ -1067,9 +1068,9 @@ static bool read_mark(soak *s, phys_mark *m)
         return false;
     /* Body counts change inside an iteration (a cell's props are released, then the new ones
      * created): they are sampled only between iterations. */
-    gy_scene_barrier_get_stats(s->barrier, &b1);
+    gy_barrier_get_stats(s->barrier, &b1);
     pacing = pacing && b0.safe_points == b1.safe_points &&
-             gy_scene_barrier_physics_phase(s->barrier) == GY_PHYSICS_PACING;
+             gy_barrier_physics_phase(s->barrier) == GY_PHYSICS_PACING;
     m->at_ns = gy_clock_now_ns();
     m->iterations = ps.iterations;
     m->ticks = ps.ticks;
@@ -1172,11 +1173,11 @@ static bool wait_for_publish(soak *s, uint64_t period, uint64_t *waited)
 {
     *waited = 0;
     if (s->opt.free_running || !gy_world_physics_running(s->world) ||
-        gy_scene_barrier_physics_phase(s->barrier) != GY_PHYSICS_RUNNING)
+        gy_barrier_physics_phase(s->barrier) != GY_PHYSICS_RUNNING)
         return false;
     uint64_t t0 = gy_clock_now_ns(), now = t0;
     bool running;
-    while ((running = gy_scene_barrier_physics_phase(s->barrier) == GY_PHYSICS_RUNNING) &&
+    while ((running = gy_barrier_physics_phase(s->barrier) == GY_PHYSICS_RUNNING) &&
            now - t0 < period / 2u) {
         sleep_until(now + 50000u);
         now = gy_clock_now_ns();

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "json_locate.h"
 
 void gy_cli_validate_usage(FILE *out)

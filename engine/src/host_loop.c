@@ -230,7 +230,7 @@ gy_result gy_world_tick(gy_world *w, double dt)
      * logger (lockstep ticks wait for their batches themselves). Polled after this tick's
      * publish, so a physics thread that stops taking batches is seen one tick sooner. */
     if (gy_w_running(w) && !w->lockstep)
-        gy_scene_barrier_poll_watchdog(gy_physics_barrier(w->physics));
+        gy_barrier_poll_watchdog(gy_physics_barrier(w->physics));
     else
         gy_w_drain(w); /* what the last run left, and EXITs the World owes */
     gy_w_recording_frame(w, dt);
@@ -386,7 +386,7 @@ static gy_result confirm_releases(gy_world *w, gy_world_teardown *rep)
         gy_collider_def marker = gy_default_collider_def();
         marker.shape.type = GY_SHAPE_SPHERE;
         marker.shape.radius = 0.01;
-        gy_physics_body_desc md;
+        gy_physics_body_def md;
         memset(&md, 0, sizeof md);
         md.store_index = 0; /* every component is gone, so every store index is free */
         md.attachment = w->next_attachment++;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "scene_internal.h"
 
@@ -225,8 +226,9 @@ static const char *first_collider_key(const cJSON *p)
 }
 
 /* What the fields' own checks did not catch (an inertia tensor, a derived mass, a hull point
- * beyond the ranges of gyre/backend.h): the World would refuse the body at instantiation, so a
- * scene that loads must not hold it. The shared validators decide, as they do for the World. */
+ * beyond the ranges of gyre/backend/backend.h): the World would refuse the body at instantiation,
+ * so a scene that loads must not hold it. The shared validators decide, as they do for the World.
+ */
 static void check_ranges(gy_scn_loader *L, const gy_scene_physics *ph)
 {
     gy_body_def b = ph->body;

@@ -33,8 +33,8 @@ typedef struct build {
     int32_t failed_entity;
 } build;
 
-gy_result gy_scene_world_config(const gy_scene *scene, const char *backend_override,
-                                gy_world_config *config)
+gy_result gy_scene_get_world_def(const gy_scene *scene, const char *backend_override,
+                                 gy_world_def *config)
 {
     if (scene == NULL || config == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -205,7 +205,7 @@ static gy_result add_body(build *b, uint32_t i)
             col->index_count = 0;
         }
     }
-    gy_physics_desc desc = *sp;
+    gy_physics_component_def desc = *sp;
     desc.colliders = b->cols;
     return gy_body_add(b->world, b->inst->entities[i], &desc);
 }
@@ -466,16 +466,16 @@ static gy_result open_window(gy_world *world, uint64_t timeout_ns, bool *barrier
 {
     *barrier = false;
     if (gy_world_physics_running(world)) {
-        gy_scene_barrier *sb = gy_physics_barrier(gy_world_physics(world));
-        gy_result r = gy_scene_barrier_begin_mutation(
-            sb, timeout_ns != 0 ? timeout_ns : DEFAULT_BARRIER_TIMEOUT_NS);
+        gy_barrier *sb = gy_physics_barrier(gy_world_physics(world));
+        gy_result r = gy_barrier_begin_mutation(sb, timeout_ns != 0 ? timeout_ns
+                                                                    : DEFAULT_BARRIER_TIMEOUT_NS);
         if (r != GY_OK)
             return r;
         *barrier = true;
     }
     gy_result r = gy_world_lock_write(world);
     if (r != GY_OK && *barrier) {
-        gy_scene_barrier_end_mutation(gy_physics_barrier(gy_world_physics(world)));
+        gy_barrier_end_mutation(gy_physics_barrier(gy_world_physics(world)));
         *barrier = false;
     }
     return r;
@@ -485,7 +485,7 @@ static gy_result close_window(gy_world *world, bool barrier)
 {
     gy_result r = gy_world_unlock_write(world);
     if (barrier) {
-        gy_result e = gy_scene_barrier_end_mutation(gy_physics_barrier(gy_world_physics(world)));
+        gy_result e = gy_barrier_end_mutation(gy_physics_barrier(gy_world_physics(world)));
         if (r == GY_OK)
             r = e;
     }

@@ -88,8 +88,8 @@ typedef struct gy_scn_owned {
     gy_scn_obj_cache *objs;
 } gy_scn_owned;
 
-/* The accepted ranges (gyre/backend.h), checked where a number was written: false (and an error
- * at `key`) when v is outside [lo, hi], or a component of `v3` beyond `limit`. */
+/* The accepted ranges (gyre/backend/backend.h), checked where a number was written: false (and an
+ * error at `key`) when v is outside [lo, hi], or a component of `v3` beyond `limit`. */
 bool gy_scn_in_range(gy_scn_loader *L, const char *key, double v, double lo, double hi);
 bool gy_scn_vec3_within(gy_scn_loader *L, const char *key, gy_vec3 v, double limit);
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "scene_internal.h"
 
@@ -358,8 +359,8 @@ static void load_joint(gy_scn_loader *L, const cJSON *j, gy_scene_joint *out)
             degree_range(L, j, "twist_limits", &d->twist_min, &d->twist_max))
             d->has_twist_limits = true;
     }
-    /* Limits and distance beyond the ranges of gyre/backend.h: the shared check decides, as it
-     * does for the World (stand-ins for the bodies, which exist only at instantiation). */
+    /* Limits and distance beyond the ranges of gyre/backend/backend.h: the shared check decides, as
+     * it does for the World (stand-ins for the bodies, which exist only at instantiation). */
     gy_joint_def check = *d;
     check.a.bits = 1;
     check.b.bits = 2;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "gyre/backend/backend.h"
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
@@ -30,9 +31,9 @@ bool gy_w_running(const gy_world *w)
 
 /* ---- creation -------------------------------------------------------------------------------- */
 
-gy_world_config gy_default_world_config(void)
+gy_world_def gy_default_world_def(void)
 {
-    gy_world_config c;
+    gy_world_def c;
     memset(&c, 0, sizeof c);
     c.physics = gy_default_physics_def();
     return c;
@@ -89,12 +90,12 @@ static uint64_t world_clock(void *ctx)
     return gy_clock_now_ns();
 }
 
-gy_result gy_world_create(const gy_world_config *config, gy_world **out)
+gy_result gy_world_create(const gy_world_def *config, gy_world **out)
 {
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    gy_world_config c = config != NULL ? *config : gy_default_world_config();
+    gy_world_def c = config != NULL ? *config : gy_default_world_def();
     /* The subsystem's allocator and logger are the World's: a different one there would be
      * silently replaced. */
     if (c.physics.allocator != NULL && c.physics.allocator != c.allocator) {

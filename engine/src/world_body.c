@@ -11,9 +11,9 @@
 
 /* ---- descriptions ---------------------------------------------------------------------------- */
 
-gy_physics_desc gy_default_physics_desc(void)
+gy_physics_component_def gy_default_physics_component_def(void)
 {
-    gy_physics_desc d;
+    gy_physics_component_def d;
     memset(&d, 0, sizeof d);
     d.body_type = GY_BODY_DYNAMIC;
     d.is_active = true;
@@ -58,8 +58,8 @@ static bool vec_is_zero(gy_vec3 v)
 /* Every field of a description either acts or is refused: these are the ones the body type (or
  * the World placing bodies by their entities) would otherwise leave unread. Called after the
  * type is known to be valid. */
-static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d, gy_motion_type m,
-                                     const char *op, uint32_t slot)
+static gy_result check_unread_fields(const gy_world *w, const gy_physics_component_def *d,
+                                     gy_motion_type m, const char *op, uint32_t slot)
 {
     const gy_result bad = GY_ERR_INVALID_ARGUMENT;
     const gy_body_def *b = &d->body;
@@ -102,7 +102,7 @@ static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d
                 return refuse(w, op, slot, bad, "body.lock_angular", why);
         }
     }
-    gy_physics_desc dd = gy_default_physics_desc();
+    gy_physics_component_def dd = gy_default_physics_component_def();
     if (!d->is_character && d->max_slope != dd.max_slope)
         return refuse(w, op, slot, bad, "max_slope", "only a character (is_character) has it");
     if (!d->is_character && d->step_offset != dd.step_offset)
@@ -128,8 +128,8 @@ static gy_result check_unread_fields(const gy_world *w, const gy_physics_desc *d
     return GY_OK;
 }
 
-static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_motion_type *motion,
-                               const char *op, uint32_t slot)
+static gy_result validate_desc(const gy_world *w, const gy_physics_component_def *d,
+                               gy_motion_type *motion, const char *op, uint32_t slot)
 {
     if (d == NULL || (unsigned)d->body_type >= GY_BODY_TYPE_COUNT || d->colliders == NULL ||
         d->collider_count == 0 || d->collider_count > UINT16_MAX)
@@ -140,8 +140,8 @@ static gy_result validate_desc(const gy_world *w, const gy_physics_desc *d, gy_m
     gy_result unread = check_unread_fields(w, d, m, op, slot);
     if (unread != GY_OK)
         return unread;
-    gy_character_settings cs;
-    if (d->is_character && (m != GY_MOTION_KINEMATIC || gy_w_character_settings(d, &cs) != GY_OK))
+    gy_character_def cs;
+    if (d->is_character && (m != GY_MOTION_KINEMATIC || gy_w_character_def(d, &cs) != GY_OK))
         return GY_ERR_INVALID_ARGUMENT;
     gy_body_def b = d->body;
     b.type = m;
@@ -202,7 +202,8 @@ static void unpin_cols(gy_world *w, const gy_scene_collider *cols, uint32_t coun
  * structs must be copied below. */
 _Static_assert(sizeof(gy_collider_def) == 264, "canon_collider copies every collider field");
 _Static_assert(sizeof(gy_body_def) == 264, "canon_desc copies every body field");
-_Static_assert(sizeof(gy_physics_desc) == 312, "canon_desc copies every description field");
+_Static_assert(sizeof(gy_physics_component_def) == 312,
+               "canon_desc copies every description field");
 
 static void canon_collider(gy_collider_def *d, const gy_collider_def *s)
 {
@@ -228,7 +229,7 @@ static void canon_collider(gy_collider_def *d, const gy_collider_def *s)
 }
 
 /* All but the colliders, is_active and body.user_data (the component's). */
-static void canon_desc(gy_physics_desc *d, const gy_physics_desc *s)
+static void canon_desc(gy_physics_component_def *d, const gy_physics_component_def *s)
 {
     const gy_body_def *sb = &s->body;
     gy_body_def *b = &d->body;
@@ -271,7 +272,7 @@ static uint64_t def_hash(const gy_w_def *f)
 {
     uint64_t h = 14695981039346656037u;
     const unsigned char *p = (const unsigned char *)&f->desc;
-    for (size_t i = 0; i < offsetof(gy_physics_desc, colliders); i++)
+    for (size_t i = 0; i < offsetof(gy_physics_component_def, colliders); i++)
         h = (h ^ p[i]) * 1099511628211u;
     p = (const unsigned char *)f->desc.colliders;
     for (size_t i = 0; i < (size_t)f->desc.collider_count * sizeof(gy_scene_collider); i++)
@@ -281,9 +282,9 @@ static uint64_t def_hash(const gy_w_def *f)
 
 static bool def_same(const gy_w_def *a, const gy_w_def *b)
 {
-    const gy_physics_desc *x = &a->desc, *y = &b->desc;
+    const gy_physics_component_def *x = &a->desc, *y = &b->desc;
     return x->collider_count == y->collider_count &&
-           memcmp(x, y, offsetof(gy_physics_desc, colliders)) == 0 &&
+           memcmp(x, y, offsetof(gy_physics_component_def, colliders)) == 0 &&
            memcmp(x->colliders, y->colliders, (size_t)x->collider_count * sizeof *x->colliders) ==
                0;
 }
@@ -337,7 +338,7 @@ static void def_unshare(gy_world *w, gy_w_def *f)
  * vertices, shared between colliders that give the same arrays) and pin it; a character's state
  * (zeroed: no reply yet) follows the colliders. A description that needs neither is looked up in
  * the table first, and one already stored is shared. */
-static gy_result def_create(gy_world *w, const gy_physics_desc *d, gy_w_def **out)
+static gy_result def_create(gy_world *w, const gy_physics_component_def *d, gy_w_def **out)
 {
     uint32_t n = d->collider_count;
     size_t bytes = def_bytes(n, d->is_character);
@@ -676,14 +677,14 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     if (r != GY_OK)
         return r;
     gy_pose pose = gy_w_world_pose(w, c->entity);
-    gy_physics_body_desc d;
+    gy_physics_body_def d;
     memset(&d, 0, sizeof d);
     d.store_index = c->store_index;
     d.attachment = w->next_attachment;
     d.def = body_def_at(c, pose);
     d.colliders = w->col_scratch;
     d.collider_count = c->def->desc.collider_count;
-    gy_character_settings cs;
+    gy_character_def cs;
     d.character = gy_w_character_of(w, c, &cs);
     d.start_asleep = c->def->desc.start_asleep;
     r = gy_physics_record_create_body(w->physics, &d);
@@ -801,7 +802,7 @@ static gy_result component(const gy_world *w, gy_entity e, gy_w_body **out)
     return *out != NULL ? GY_OK : GY_ERR_MISUSE;
 }
 
-gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_desc *desc)
+gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *desc)
 {
     gy_result entered = gy_w_enter(w, __func__);
     if (entered != GY_OK)
@@ -867,7 +868,7 @@ gy_result gy_body_remove(gy_world *w, gy_entity e)
     return GY_OK;
 }
 
-gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
+gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_def *desc)
 {
     gy_result entered = gy_w_enter(w, __func__);
     if (entered != GY_OK)
@@ -907,7 +908,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_desc *desc)
     return r;
 }
 
-gy_result gy_body_get_desc(const gy_world *w, gy_entity e, gy_physics_desc *out)
+gy_result gy_body_get_def(const gy_world *w, gy_entity e, gy_physics_component_def *out)
 {
     gy_result entered = gy_w_enter_read(w, __func__);
     if (entered != GY_OK)
@@ -1233,13 +1234,13 @@ void gy_w_bodies_stopped(gy_world *w)
 /* What the physics layer checks in a bootstrap list, from the shared validators: a body the
  * World accepted can still fail here (its entity's world pose composed out of range, or its
  * geometry gone), and it must fail alone rather than refuse the whole start. */
-static gy_result check_start_desc(const gy_physics_body_desc *b)
+static gy_result check_start_desc(const gy_physics_body_def *b)
 {
     gy_result r = gy_validate_body_def(&b->def);
     for (uint32_t i = 0; r == GY_OK && i < b->collider_count; i++)
         r = gy_validate_collider_def(&b->colliders[i], b->def.type);
     if (r == GY_OK && b->character != NULL)
-        r = gy_character_settings_validate(b->character);
+        r = gy_validate_character_def(b->character);
     return r;
 }
 
@@ -1247,7 +1248,7 @@ gy_result gy_w_start(gy_world *w)
 {
     gy_physics_bootstrap boot;
     memset(&boot, 0, sizeof boot);
-    gy_physics_resource_desc *res = NULL;
+    gy_physics_resource_def *res = NULL;
     gy_mesh_def *meshes = NULL;
     gy_hull_def *hulls = NULL;
     uint32_t res_count = 0;
@@ -1262,11 +1263,11 @@ gy_result gy_w_start(gy_world *w)
             cols += c->def->desc.collider_count;
         }
     }
-    gy_physics_body_desc *bodies = n ? gy_alloc(w->alloc, (size_t)n * sizeof *bodies) : NULL;
+    gy_physics_body_def *bodies = n ? gy_alloc(w->alloc, (size_t)n * sizeof *bodies) : NULL;
     gy_collider_def *colliders = cols ? gy_alloc(w->alloc, (size_t)cols * sizeof *colliders) : NULL;
     /* One per body (characters use theirs; the list is read during start only). */
-    gy_character_settings *chars = n ? gy_alloc(w->alloc, (size_t)n * sizeof *chars) : NULL;
-    gy_physics_joint_desc *joints = NULL;
+    gy_character_def *chars = n ? gy_alloc(w->alloc, (size_t)n * sizeof *chars) : NULL;
+    gy_physics_joint_def *joints = NULL;
     uint32_t joint_count = 0;
     bool oom = (n && (bodies == NULL || chars == NULL)) || (cols && colliders == NULL);
     if (oom || (uint64_t)w->next_attachment + n > UINT32_MAX)
@@ -1276,7 +1277,7 @@ gy_result gy_w_start(gy_world *w)
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         if (!effective(w, c))
             continue;
-        gy_physics_body_desc *b = &bodies[k];
+        gy_physics_body_def *b = &bodies[k];
         memset(b, 0, sizeof *b);
         b->store_index = c->store_index;
         b->attachment = w->next_attachment + k;
@@ -1512,7 +1513,8 @@ gy_vec3 gy_world_gravity(const gy_world *w)
 /* ---- the short path ---------------------------------------------------------------------------
  */
 
-gy_result gy_body_create(gy_world *w, gy_vec3 position, const gy_physics_desc *desc, gy_entity *out)
+gy_result gy_body_create(gy_world *w, gy_vec3 position, const gy_physics_component_def *desc,
+                         gy_entity *out)
 {
     if (out != NULL)
         *out = gy_entity_null();
@@ -1545,9 +1547,10 @@ gy_scene_collider gy_default_scene_collider(gy_shape shape)
     return c;
 }
 
-gy_physics_desc gy_default_body_desc(gy_body_type type, const gy_scene_collider *collider)
+gy_physics_component_def gy_default_physics_component_def_for(gy_body_type type,
+                                                              const gy_scene_collider *collider)
 {
-    gy_physics_desc d = gy_default_physics_desc();
+    gy_physics_component_def d = gy_default_physics_component_def();
     d.body_type = type;
     /* The World only reads a description's colliders (it copies them). */
     d.colliders = (gy_scene_collider *)collider;

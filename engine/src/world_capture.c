@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/capture.h"
-#include "gyre/character.h"
+#include "gyre/physics/character.h"
 #include "world_internal.h"
 
 #define MAX_NAME_BYTES 4096u
@@ -39,8 +40,8 @@ static void layout_fingerprint(uint32_t out[8])
     out[3] = (uint32_t)sizeof(gy_body_def);
     out[4] = (uint32_t)sizeof(gy_collider_def);
     out[5] = (uint32_t)sizeof(gy_joint_def);
-    out[6] = (uint32_t)sizeof(gy_character_settings);
-    out[7] = (uint32_t)sizeof(gy_physics_joint_desc);
+    out[6] = (uint32_t)sizeof(gy_character_def);
+    out[7] = (uint32_t)sizeof(gy_physics_joint_def);
 }
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t size)

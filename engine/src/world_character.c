@@ -1,16 +1,16 @@
-/* Characters: the World runs Gyre's character controller (gyre/character.h) for components with
- * is_character, unless the host installed its own hook.
+/* Characters: the World runs Gyre's character controller (gyre/physics/character.h) for components
+ * with is_character, unless the host installed its own hook.
  *
  * The controller's character set belongs to the physics subsystem and its thread: a character's
- * settings travel with its body's create command (gy_physics_body_desc.character), and the
+ * settings travel with its body's create command (gy_physics_body_def.character), and the
  * physics thread registers the character when the create succeeds and unregisters it when the body
  * is released or physics stops. The World only builds the settings and takes in the replies. */
-#include "gyre/character.h"
+#include "gyre/physics/character.h"
 #include "world_internal.h"
 
-gy_result gy_w_character_settings(const gy_physics_desc *d, gy_character_settings *out)
+gy_result gy_w_character_def(const gy_physics_component_def *d, gy_character_def *out)
 {
-    gy_character_settings s = gy_default_character_settings();
+    gy_character_def s = gy_default_character_def();
     const gy_shape *shape = &d->colliders[0].def.shape;
     if (d->collider_count != 1 || shape->type != GY_SHAPE_CAPSULE)
         return GY_ERR_INVALID_ARGUMENT; /* a character is exactly its capsule */
@@ -18,25 +18,25 @@ gy_result gy_w_character_settings(const gy_physics_desc *d, gy_character_setting
     s.height = shape->height;
     s.max_slope_deg = d->max_slope * 180.0 / GY_PI;
     s.step_offset = d->step_offset;
-    gy_result r = gy_character_settings_validate(&s);
+    gy_result r = gy_validate_character_def(&s);
     if (r == GY_OK)
         *out = s;
     return r;
 }
 
-const gy_character_settings *gy_w_character_of(const gy_world *w, const gy_w_body *c,
-                                               gy_character_settings *out)
+const gy_character_def *gy_w_character_of(const gy_world *w, const gy_w_body *c,
+                                          gy_character_def *out)
 {
     /* Validated when the component was added or changed, so the settings always build. */
     if (!w->run_characters || !c->def->desc.is_character ||
-        gy_w_character_settings(&c->def->desc, out) != GY_OK)
+        gy_w_character_def(&c->def->desc, out) != GY_OK)
         return NULL;
     return out;
 }
 
 void gy_w_character_reply(gy_world *w, const gy_reply *r)
 {
-    const gy_character_reply *cr = gy_character_reply_view(r);
+    const gy_character_reply *cr = gy_reply_as_character(r);
     gy_w_body *c = gy_w_body_by_attachment(w, r->key, cr->attachment);
     if (c == NULL) {
         w->stats.replies_stale++;

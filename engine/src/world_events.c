@@ -204,7 +204,7 @@ static void set_geometry(gy_w_pair *p, const gy_physics_collision *e)
 
 static void handle_collision(gy_world *w, const gy_reply *r)
 {
-    const gy_physics_collision *e = gy_physics_reply_collision(r);
+    const gy_physics_collision *e = gy_reply_as_collision(r);
     gy_map_key key = pair_key(e->attachment_a, e->attachment_b, e->collider_a, e->collider_b);
     uint32_t d = pair_find(w, key);
     if (r->type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
@@ -266,7 +266,7 @@ static void on_reply(void *ctx, const gy_reply *r)
     w->stats.replies_handled++;
     switch (r->type) {
     case GY_PHYSICS_REPLY_BODY_ASSIGNED: {
-        const gy_physics_body_reply *b = gy_physics_reply_body(r);
+        const gy_physics_body_reply *b = gy_reply_as_body(r);
         gy_w_body *c = gy_w_body_by_attachment(w, r->key, b->attachment);
         if (c == NULL) {
             w->stats.replies_stale++;
@@ -277,7 +277,7 @@ static void on_reply(void *ctx, const gy_reply *r)
         break;
     }
     case GY_PHYSICS_REPLY_CREATE_FAILED: {
-        const gy_physics_failure_reply *f = gy_physics_reply_failure(r);
+        const gy_physics_failure_reply *f = gy_reply_as_failure(r);
         if (f->kind == GY_PHYSICS_OBJECT_JOINT) {
             gy_w_joint_failed(w, r->key);
         } else if (f->kind == GY_PHYSICS_OBJECT_RESOURCE) {
@@ -300,10 +300,10 @@ static void on_reply(void *ctx, const gy_reply *r)
         gy_w_joint_broken(w, r->key);
         break;
     case GY_PHYSICS_REPLY_JOINT_STATE:
-        gy_w_joint_state_reply(w, r->key, gy_physics_reply_joint_state(r));
+        gy_w_joint_state_reply(w, r->key, gy_reply_as_joint_state(r));
         break;
     case GY_PHYSICS_REPLY_BODY_FAULT: {
-        gy_w_body *c = gy_w_body_by_attachment(w, r->key, gy_physics_reply_body(r)->attachment);
+        gy_w_body *c = gy_w_body_by_attachment(w, r->key, gy_reply_as_body(r)->attachment);
         if (c == NULL) {
             w->stats.replies_stale++;
             break;
@@ -319,7 +319,7 @@ static void on_reply(void *ctx, const gy_reply *r)
         break;
     case GY_PHYSICS_REPLY_BODY_SLEEP:
     case GY_PHYSICS_REPLY_BODY_WAKE: {
-        const gy_physics_body_reply *b = gy_physics_reply_body(r);
+        const gy_physics_body_reply *b = gy_reply_as_body(r);
         gy_w_body *c = gy_w_body_by_attachment(w, r->key, b->attachment);
         if (c == NULL) {
             w->stats.replies_stale++;

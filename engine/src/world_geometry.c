@@ -25,7 +25,7 @@ static gy_result record_create(gy_world *w, gy_w_geometry *g)
 {
     gy_mesh_def m = {g->vertices, g->vertex_count, g->indices, g->index_count};
     gy_hull_def h = {g->vertices, g->vertex_count};
-    gy_physics_resource_desc d = {g->key, g->is_mesh ? &m : NULL, g->is_mesh ? NULL : &h};
+    gy_physics_resource_def d = {g->key, g->is_mesh ? &m : NULL, g->is_mesh ? NULL : &h};
     return gy_physics_record_create_resource(w->physics, &d);
 }
 
@@ -217,7 +217,7 @@ void gy_w_geometry_stopped(gy_world *w)
     gy_w_keys_settle_all(&w->geo_keys, w->alloc);
 }
 
-gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_desc **out, uint32_t *count,
+gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, uint32_t *count,
                                   gy_mesh_def **meshes, gy_hull_def **hulls)
 {
     *out = NULL;
@@ -227,7 +227,7 @@ gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_desc **out, u
     uint32_t n = w->geo_pool.live;
     if (n == 0)
         return GY_OK;
-    gy_physics_resource_desc *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
+    gy_physics_resource_def *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
     gy_mesh_def *m = gy_alloc(w->alloc, (size_t)n * sizeof *m);
     gy_hull_def *h = gy_alloc(w->alloc, (size_t)n * sizeof *h);
     if (d == NULL || m == NULL || h == NULL) {

@@ -15,11 +15,12 @@
 #include <string.h>
 
 #include "gyre/array.h"
-#include "gyre/character.h"
+#include "gyre/backend/backend.h" /* the contract's validators: the World checks definitions against its ranges */
+#include "gyre/physics/character.h"
 #include "gyre/handle_pool.h"
 #include "gyre/hash_map.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 #include "gyre/scene_instance.h"
 #include "gyre/world.h"
 #include "gyre/world_physics.h"
@@ -207,7 +208,7 @@ typedef struct gy_w_def {
     uint64_t hash;
     uint32_t refs;
     bool shared; /* in the table */
-    gy_physics_desc desc;
+    gy_physics_component_def desc;
 } gy_w_def;
 
 /* One per body, so only what every body needs is here: a static level holds hundreds of
@@ -242,7 +243,7 @@ typedef struct gy_w_body {
 /* The character state of a character's component (after its colliders), or NULL. */
 static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
 {
-    const gy_physics_desc *d = &c->def->desc;
+    const gy_physics_component_def *d = &c->def->desc;
     if (!d->is_character)
         return NULL;
     return (gy_w_character_state *)(void *)(d->colliders + d->collider_count);
@@ -583,7 +584,7 @@ gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertice
 void gy_w_geometry_failed(gy_world *w, uint32_t key, gy_result r);
 void gy_w_geometry_stopped(gy_world *w);
 /* Fills resource descs (caller frees them with gy_w_geometry_free_bootstrap). */
-gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_desc **out, uint32_t *count,
+gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, uint32_t *count,
                                   gy_mesh_def **meshes, gy_hull_def **hulls);
 void gy_w_geometry_started(gy_world *w);
 /* Teardown: drops every creator reference (returns how many were outstanding). */
@@ -603,9 +604,9 @@ void gy_w_joint_broken(gy_world *w, uint32_t key);
 void gy_w_joint_state_reply(gy_world *w, uint32_t key, const gy_physics_joint_state_reply *r);
 void gy_w_joints_stopped(gy_world *w);
 /* Bootstrap list for joints whose bodies are both in it (marks them LIVE on success). */
-gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32_t *count);
+gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_t *count);
 /* After gy_physics_start: LIVE when `ok`, else the keys go back. */
-void gy_w_joints_started(gy_world *w, const gy_physics_joint_desc *descs, uint32_t count, bool ok);
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs, uint32_t count, bool ok);
 void gy_w_joints_fini(gy_world *w);
 
 /* world_events.c */
@@ -622,11 +623,11 @@ void gy_w_events_fini(gy_world *w);
 
 /* world_character.c */
 /* The controller settings of a character description (its one capsule collider). */
-gy_result gy_w_character_settings(const gy_physics_desc *d, gy_character_settings *out);
+gy_result gy_w_character_def(const gy_physics_component_def *d, gy_character_def *out);
 /* What a body's create command carries as its character description: *out filled and returned
  * for a character the World's controller runs, NULL otherwise (not one, or a host hook). */
-const gy_character_settings *gy_w_character_of(const gy_world *w, const gy_w_body *c,
-                                               gy_character_settings *out);
+const gy_character_def *gy_w_character_of(const gy_world *w, const gy_w_body *c,
+                                          gy_character_def *out);
 void gy_w_character_reply(gy_world *w, const gy_reply *r);
 
 /* world_render.c */

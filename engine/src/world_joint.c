@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "gyre/backend/backend.h"
 
 static gy_w_joint *joint_get(const gy_world *w, uint64_t bits)
 {
@@ -63,7 +64,7 @@ static void try_create(gy_world *w, gy_w_joint *j)
         gy_w_keys_release(&w->joint_keys, w->alloc, key, true);
         return;
     }
-    gy_physics_joint_desc d;
+    gy_physics_joint_def d;
     memset(&d, 0, sizeof d);
     d.joint_key = key;
     d.a_store = ca->store_index;
@@ -322,7 +323,7 @@ void gy_w_joints_stopped(gy_world *w)
     gy_w_keys_settle_all(&w->joint_keys, w->alloc);
 }
 
-gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32_t *count)
+gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_t *count)
 {
     *out = NULL;
     *count = 0;
@@ -336,7 +337,7 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32
     }
     if (n == 0)
         return GY_OK;
-    gy_physics_joint_desc *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
+    gy_physics_joint_def *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
     if (d == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t k = 0;
@@ -384,7 +385,7 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_desc **out, uint32
     return GY_OK;
 }
 
-void gy_w_joints_started(gy_world *w, const gy_physics_joint_desc *descs, uint32_t count, bool ok)
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs, uint32_t count, bool ok)
 {
     for (uint32_t i = 0; i < count; i++) {
         gy_w_joint *j = joint_by_key(w, descs[i].joint_key);

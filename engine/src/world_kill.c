@@ -51,7 +51,7 @@ static double collider_volume(const gy_world *w, const gy_scene_collider *col, g
 /* The centre of mass in the body frame. */
 static gy_vec3 body_centre(const gy_world *w, const gy_w_body *c)
 {
-    const gy_physics_desc *d = &c->def->desc;
+    const gy_physics_component_def *d = &c->def->desc;
     if (d->body.has_mass_properties)
         return d->body.mass_properties.center_of_mass;
     bool all_sensors = true;

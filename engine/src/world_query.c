@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "gyre/backend/backend.h"
 
 gy_world_query_filter gy_default_world_query_filter(void)
 {
@@ -56,9 +57,9 @@ static gy_result check_out(const gy_world *w, const gy_world_hit *hits, uint32_t
     return GY_OK;
 }
 
-/* The query's numbers, held to the shared ranges (gyre/backend.h) before anything else looks at
- * them, so a live query and a snapshot one refuse the same input with the same error, whether
- * physics runs or not. Rays have no shape. */
+/* The query's numbers, held to the shared ranges (gyre/backend/backend.h) before anything else
+ * looks at them, so a live query and a snapshot one refuse the same input with the same error,
+ * whether physics runs or not. Rays have no shape. */
 static gy_result check_query(bool ray, gy_vec3 origin, gy_vec3 translation, const gy_shape *shape,
                              gy_pose pose)
 {

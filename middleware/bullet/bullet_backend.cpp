@@ -5,7 +5,7 @@
 
 #include "bullet_internal.h"
 
-gy_driver_world::gy_driver_world(const gy_world_def &d, const gy_allocator *a)
+gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocator *a)
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
@@ -90,10 +90,10 @@ static void world_free(gy_driver_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result bt_world_create(const gy_world_def *def_in, gy_driver_world **out,
+static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_driver_world **out,
                                  gy_driver_records *rec)
 {
-    const gy_world_def def = *def_in;
+    const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
     void *mem = gy_alloc_zeroed(a, sizeof(gy_driver_world));
     if (mem == nullptr)

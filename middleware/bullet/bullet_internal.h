@@ -18,7 +18,7 @@
 
 #include "../src/driver.h"
 #include "../src/joint_drive.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
 #include "gyre/math.h"
@@ -189,12 +189,12 @@ union gy_bt_query_shape_storage {
 };
 
 struct gy_driver_world {
-    gy_driver_world(const gy_world_def &d, const gy_allocator *a);
+    gy_driver_world(const gy_backend_world_def &d, const gy_allocator *a);
     ~gy_driver_world();
 
     const gy_allocator *allocator;
     const gy_logger *logger;
-    gy_world_def def;
+    gy_backend_world_def def;
 
     /* Bullet's core, constructed in this order and destroyed in reverse. */
     gy_bt_pair_filter filter;

@@ -55,10 +55,10 @@ static void world_free(gy_driver_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result ode_world_create(const gy_world_def *def_in, gy_driver_world **out,
+static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_driver_world **out,
                                   gy_driver_records *rec)
 {
-    const gy_world_def def = *def_in;
+    const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
     gy_driver_world *w = gy_alloc_zeroed(a, sizeof *w);
     if (w == NULL)

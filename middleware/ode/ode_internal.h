@@ -8,7 +8,7 @@
 
 #include "../src/driver.h"
 #include "../src/joint_drive.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
 
@@ -176,7 +176,7 @@ typedef struct gy_ode_point {
 struct gy_driver_world {
     const gy_allocator *allocator;
     const gy_logger *logger;
-    gy_world_def def;
+    gy_backend_world_def def;
 
     dWorldID world;
     dSpaceID dynamic_space; /* dynamic and kinematic colliders */

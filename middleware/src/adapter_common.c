@@ -127,9 +127,9 @@ bool gy_adapter_threads_may_destroy(gy_adapter_threads *t, const gy_logger *log,
 
 /* ---- world ---------------------------------------------------------------------------------- */
 
-gy_result gy_adapter_world_def(const gy_world_def *in, gy_world_def *out)
+gy_result gy_adapter_world_def(const gy_backend_world_def *in, gy_backend_world_def *out)
 {
-    gy_world_def d = in != NULL ? *in : gy_default_world_def();
+    gy_backend_world_def d = in != NULL ? *in : gy_default_backend_world_def();
     if (!gy_vec3_is_finite(d.gravity) || !gy_is_finite(d.world_half_extent))
         return GY_ERR_NON_FINITE;
     if (d.substeps > 16 || d.solver_iterations > 255 || d.world_half_extent < 0.0 ||

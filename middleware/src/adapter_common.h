@@ -11,7 +11,7 @@
 
 #include <pthread.h>
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -151,7 +151,7 @@ bool gy_adapter_threads_may_destroy(gy_adapter_threads *t, const gy_logger *log,
 
 /* Validates a world definition (NULL: the defaults) and fills in its zero defaults: one substep,
  * 10 solver iterations, a 4096 m half extent, the default allocator. */
-gy_result gy_adapter_world_def(const gy_world_def *in, gy_world_def *out);
+gy_result gy_adapter_world_def(const gy_backend_world_def *in, gy_backend_world_def *out);
 
 /* GY_ERR_NON_FINITE or GY_ERR_INVALID_ARGUMENT unless dt is a finite positive step (s). */
 gy_result gy_adapter_check_dt(double dt);

@@ -3,7 +3,7 @@
 #ifndef GYRE_MIDDLEWARE_ADAPTERS_H
 #define GYRE_MIDDLEWARE_ADAPTERS_H
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 
 extern const gy_backend gy_ode_backend_table;
 #if defined(GYRE_HAVE_BULLET)

@@ -2,12 +2,12 @@
  * so the adapters (and the layers above, before they enqueue) agree. */
 #include <math.h>
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
-gy_world_def gy_default_world_def(void)
+gy_backend_world_def gy_default_backend_world_def(void)
 {
-    gy_world_def d = {0};
+    gy_backend_world_def d = {0};
     d.gravity = gy_v3(0.0, -9.81, 0.0);
     d.substeps = 1;
     d.solver_iterations = 10;

@@ -45,7 +45,7 @@ typedef struct gy_driver {
                        * are given where the registry lists it, in frontend.c) */
 
     /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). */
-    gy_result (*world_create)(const gy_world_def *def, gy_driver_world **out,
+    gy_result (*world_create)(const gy_backend_world_def *def, gy_driver_world **out,
                               gy_driver_records *records);
     /* Releases every record still alive, then the world. */
     void (*world_destroy)(gy_driver_world *w);

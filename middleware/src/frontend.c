@@ -26,13 +26,13 @@ gy_driver_world *gy_frontend_driver_world(gy_backend_world *w)
     return w != NULL ? w->dw : NULL;
 }
 
-static gy_result world_create(const gy_driver *d, const gy_world_def *def_in,
+static gy_result world_create(const gy_driver *d, const gy_backend_world_def *def_in,
                               gy_backend_world **out)
 {
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    gy_world_def def;
+    gy_backend_world_def def;
     gy_result r = gy_adapter_world_def(def_in, &def);
     if (r != GY_OK)
         return r;
@@ -537,7 +537,7 @@ static gy_result overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pos
 
 /* One table per driver: the same entries, a world_create that names the driver. */
 #define GY_FRONTEND_TABLE(table, driver, name_, flags_, middleware_)                               \
-    static gy_result table##_world_create(const gy_world_def *def, gy_backend_world **out)         \
+    static gy_result table##_world_create(const gy_backend_world_def *def, gy_backend_world **out) \
     {                                                                                              \
         return world_create(&(driver), def, out);                                                  \
     }                                                                                              \

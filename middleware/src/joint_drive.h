@@ -4,7 +4,7 @@
 #ifndef GYRE_JOINT_DRIVE_H
 #define GYRE_JOINT_DRIVE_H
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 
 #ifdef __cplusplus
 extern "C" {

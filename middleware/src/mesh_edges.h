@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/core.h"
 #include "gyre/math.h"
 

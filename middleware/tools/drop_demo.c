@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
 int main(int argc, char **argv)
@@ -19,7 +19,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gyre-drop-demo: unknown backend '%s'\n", name);
         return 2;
     }
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     gy_backend_world *w = NULL;
     gy_result r = be->world_create(&wd, &w);
     if (r == GY_OK)

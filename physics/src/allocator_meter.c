@@ -3,7 +3,7 @@
  * physics thread its roster, queues and adapter growth), so the counts are relaxed atomics. */
 #include <string.h>
 
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 static void meter_add(gy_allocator_meter *m, uint64_t n)
 {

@@ -1,9 +1,10 @@
-/* The character controller (gyre/character.h). Everything goes through the adapter table, so the
- * behaviour is the same on every middleware; docs/character.md explains the algorithm. */
+/* The character controller (gyre/physics/character.h). Everything goes through the adapter table,
+ * so the behaviour is the same on every middleware; docs/character.md explains the algorithm. */
 #include <math.h>
 #include <string.h>
 
-#include "gyre/character.h"
+#include "gyre/backend/backend.h"
+#include "gyre/physics/character.h"
 #include "gyre/math.h"
 
 enum {
@@ -30,9 +31,9 @@ static const gy_vec3 UP = {0.0, 1.0, 0.0};
 
 /* ---- settings -------------------------------------------------------------------------------- */
 
-gy_character_settings gy_default_character_settings(void)
+gy_character_def gy_default_character_def(void)
 {
-    gy_character_settings s;
+    gy_character_def s;
     s.radius = 0.3;
     s.height = 1.8;
     s.max_slope_deg = 45.0;
@@ -44,7 +45,7 @@ gy_character_settings gy_default_character_settings(void)
     return s;
 }
 
-gy_result gy_character_settings_validate(const gy_character_settings *s)
+gy_result gy_validate_character_def(const gy_character_def *s)
 {
     if (s == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -90,7 +91,7 @@ typedef struct pending_push {
 typedef struct mover {
     const gy_backend *be;
     gy_backend_world *w;
-    const gy_character_settings *s;
+    const gy_character_def *s;
     gy_query_filter filter;
     gy_shape shape;
     double half; /* body origin to the capsule's bottom */
@@ -457,13 +458,13 @@ static gy_vec3 along_ground(gy_vec3 walk, gy_vec3 n)
 }
 
 static gy_result check_move_args(const gy_backend *be, gy_backend_world *w,
-                                 const gy_character_settings *s, gy_vec3 gravity,
+                                 const gy_character_def *s, gy_vec3 gravity,
                                  const gy_character_state *st, const gy_character_input *in,
                                  double dt, const gy_character_result *out)
 {
     if (be == NULL || w == NULL || st == NULL || in == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_character_settings_validate(s);
+    gy_result r = gy_validate_character_def(s);
     if (r != GY_OK)
         return r;
     if (!gy_vec3_is_finite(gravity) || !gy_vec3_is_finite(in->intent) || !gy_is_finite(in->jump) ||
@@ -525,9 +526,8 @@ static void prune_passing(mover *m, gy_vec3 pos)
 }
 
 gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_id body,
-                            const gy_character_settings *s, gy_vec3 gravity,
-                            gy_character_state *state, const gy_character_input *in, double dt,
-                            gy_character_result *out)
+                            const gy_character_def *s, gy_vec3 gravity, gy_character_state *state,
+                            const gy_character_input *in, double dt, gy_character_result *out)
 {
     gy_result r = check_move_args(be, w, s, gravity, state, in, dt, out);
     if (r != GY_OK)
@@ -710,7 +710,7 @@ typedef struct char_entry {
     uint32_t store_index;
     uint32_t attachment;
     gy_body_id body;
-    gy_character_settings settings;
+    gy_character_def settings;
     gy_character_state state;
     gy_vec3 intent;
     double jump; /* armed one-off jump, 0: none */
@@ -718,34 +718,34 @@ typedef struct char_entry {
     bool moved;
 } char_entry;
 
-struct gy_character_set {
+struct gy_character_group {
     const gy_allocator *alloc;
     gy_vec3 gravity;
     char_entry *entries;
     uint32_t count, capacity;
     uint32_t *slot_of; /* store_index → entry index + 1, 0: none */
     uint32_t slot_capacity;
-    gy_character_set_stats stats;
+    gy_character_group_stats stats;
 };
 
-gy_character_set_def gy_default_character_set_def(void)
+gy_character_group_def gy_default_character_group_def(void)
 {
-    gy_character_set_def d;
+    gy_character_group_def d;
     d.allocator = NULL;
     d.gravity = gy_v3(0.0, -9.81, 0.0);
     return d;
 }
 
-gy_result gy_character_set_create(const gy_character_set_def *def, gy_character_set **out)
+gy_result gy_character_group_create(const gy_character_group_def *def, gy_character_group **out)
 {
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    gy_character_set_def d = def != NULL ? *def : gy_default_character_set_def();
+    gy_character_group_def d = def != NULL ? *def : gy_default_character_group_def();
     if (!gy_vec3_is_finite(d.gravity))
         return GY_ERR_NON_FINITE;
     const gy_allocator *a = gy_allocator_or_default(d.allocator);
-    gy_character_set *set = gy_alloc_zeroed(a, sizeof *set);
+    gy_character_group *set = gy_alloc_zeroed(a, sizeof *set);
     if (set == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     set->alloc = a;
@@ -754,7 +754,7 @@ gy_result gy_character_set_create(const gy_character_set_def *def, gy_character_
     return GY_OK;
 }
 
-void gy_character_set_destroy(gy_character_set *set)
+void gy_character_group_destroy(gy_character_group *set)
 {
     if (set == NULL)
         return;
@@ -763,25 +763,26 @@ void gy_character_set_destroy(gy_character_set *set)
     gy_free(set->alloc, set, sizeof *set);
 }
 
-static char_entry *find(const gy_character_set *set, uint32_t store_index)
+static char_entry *find(const gy_character_group *set, uint32_t store_index)
 {
     if (store_index >= set->slot_capacity || set->slot_of[store_index] == 0)
         return NULL;
     return &set->entries[set->slot_of[store_index] - 1u];
 }
 
-static char_entry *find_live(const gy_character_set *set, uint32_t store_index, uint32_t attachment)
+static char_entry *find_live(const gy_character_group *set, uint32_t store_index,
+                             uint32_t attachment)
 {
     char_entry *e = find(set, store_index);
     return e != NULL && e->attachment == attachment ? e : NULL;
 }
 
-gy_result gy_character_set_add(gy_character_set *set, uint32_t store_index, uint32_t attachment,
-                               const gy_character_settings *settings, gy_body_id body)
+gy_result gy_character_group_add(gy_character_group *set, uint32_t store_index, uint32_t attachment,
+                                 const gy_character_def *settings, gy_body_id body)
 {
     if (set == NULL || attachment == 0 || store_index >= GY_PHYSICS_MAX_STORE_INDEX)
         return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_character_settings_validate(settings);
+    gy_result r = gy_validate_character_def(settings);
     if (r != GY_OK)
         return r;
     if (find(set, store_index) != NULL)
@@ -809,7 +810,8 @@ gy_result gy_character_set_add(gy_character_set *set, uint32_t store_index, uint
     return GY_OK;
 }
 
-gy_result gy_character_set_remove(gy_character_set *set, uint32_t store_index, uint32_t attachment)
+gy_result gy_character_group_remove(gy_character_group *set, uint32_t store_index,
+                                    uint32_t attachment)
 {
     if (set == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -827,7 +829,7 @@ gy_result gy_character_set_remove(gy_character_set *set, uint32_t store_index, u
     return GY_OK;
 }
 
-void gy_character_set_clear(gy_character_set *set)
+void gy_character_group_clear(gy_character_group *set)
 {
     if (set == NULL)
         return;
@@ -837,12 +839,12 @@ void gy_character_set_clear(gy_character_set *set)
     set->stats.characters = 0;
 }
 
-gy_result gy_character_set_update(gy_character_set *set, uint32_t store_index, uint32_t attachment,
-                                  const gy_character_settings *settings)
+gy_result gy_character_group_update(gy_character_group *set, uint32_t store_index,
+                                    uint32_t attachment, const gy_character_def *settings)
 {
     if (set == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_character_settings_validate(settings);
+    gy_result r = gy_validate_character_def(settings);
     if (r != GY_OK)
         return r;
     char_entry *e = find_live(set, store_index, attachment);
@@ -852,9 +854,9 @@ gy_result gy_character_set_update(gy_character_set *set, uint32_t store_index, u
     return GY_OK;
 }
 
-gy_result gy_character_set_get(const gy_character_set *set, uint32_t store_index,
-                               uint32_t attachment, gy_character_result *last, bool *moved,
-                               gy_character_state *state)
+gy_result gy_character_group_get(const gy_character_group *set, uint32_t store_index,
+                                 uint32_t attachment, gy_character_result *last, bool *moved,
+                                 gy_character_state *state)
 {
     if (set == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -870,7 +872,7 @@ gy_result gy_character_set_get(const gy_character_set *set, uint32_t store_index
     return GY_OK;
 }
 
-void gy_character_set_apply_input(gy_character_set *set, const gy_physics_character_input *in)
+void gy_character_group_apply_input(gy_character_group *set, const gy_physics_character_input *in)
 {
     if (set == NULL || in == NULL)
         return;
@@ -895,7 +897,7 @@ static void float3(float out[3], gy_vec3 v)
     out[2] = (float)v.z;
 }
 
-static void push_reply(gy_character_set *set, const gy_physics_step_context *sc,
+static void push_reply(gy_character_group *set, const gy_physics_step_context *sc,
                        const char_entry *e, const gy_character_result *res)
 {
     gy_reply reply;
@@ -923,13 +925,13 @@ static void push_reply(gy_character_set *set, const gy_physics_step_context *sc,
         set->stats.replies_failed++;
 }
 
-void gy_character_set_hook(void *ctx, const gy_physics_step_context *sc)
+void gy_character_group_hook(void *ctx, const gy_physics_step_context *sc)
 {
-    gy_character_set *set = ctx;
+    gy_character_group *set = ctx;
     if (set == NULL || sc == NULL || sc->backend == NULL || sc->world == NULL)
         return;
     for (uint32_t i = 0; sc->inputs != NULL && i < sc->input_count; i++)
-        gy_character_set_apply_input(set, &sc->inputs[i]);
+        gy_character_group_apply_input(set, &sc->inputs[i]);
     for (uint32_t i = 0; i < set->count; i++) {
         char_entry *e = &set->entries[i];
         gy_character_input in = {e->intent, e->jump};
@@ -955,7 +957,7 @@ void gy_character_set_hook(void *ctx, const gy_physics_step_context *sc)
     }
 }
 
-void gy_character_set_get_stats(const gy_character_set *set, gy_character_set_stats *out)
+void gy_character_group_get_stats(const gy_character_group *set, gy_character_group_stats *out)
 {
     if (out == NULL)
         return;
@@ -964,7 +966,7 @@ void gy_character_set_get_stats(const gy_character_set *set, gy_character_set_st
         *out = set->stats;
 }
 
-gy_result gy_character_set_set_gravity(gy_character_set *set, gy_vec3 gravity)
+gy_result gy_character_group_set_gravity(gy_character_group *set, gy_vec3 gravity)
 {
     if (set == NULL)
         return GY_ERR_INVALID_ARGUMENT;

@@ -1,6 +1,6 @@
 #include "concurrency.h"
 
-#include "gyre/command_queue.h"
+#include "command_queue.h"
 
 #include <assert.h>
 #include <sched.h>

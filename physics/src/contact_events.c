@@ -1,4 +1,4 @@
-#include "gyre/contact_events.h"
+#include "contact_events.h"
 
 #include <assert.h>
 #include <string.h>

@@ -84,7 +84,7 @@ gy_physics_def gy_default_physics_def(void)
     memset(&d, 0, sizeof d);
     const gy_backend *be = gy_backend_at(0);
     d.backend = be != NULL ? be->name : NULL;
-    d.world = gy_default_world_def();
+    d.world = gy_default_backend_world_def();
     d.step_hz = 60;
     d.max_catchup_steps = 4;
     d.frame_budget_s = 1.0 / 60.0;
@@ -197,13 +197,13 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     if (r == GY_OK)
         r = gy_reply_queue_create(&rq, &p->cfg.replies);
     if (r == GY_OK) {
-        gy_scene_barrier_def bd;
+        gy_barrier_def bd;
         memset(&bd, 0, sizeof bd);
         bd.allocator = a;
         bd.watchdog_ns = d.watchdog_ns;
         bd.logger = d.logger;
         bd.commands = p->cfg.commands;
-        r = gy_scene_barrier_create(&bd, &p->cfg.barrier);
+        r = gy_barrier_create(&bd, &p->cfg.barrier);
     }
     if (r == GY_OK) {
         gy_triple_buffer_def td;
@@ -238,8 +238,8 @@ void gy_physics_destroy(gy_physics *p)
     if (p == NULL)
         return;
     if (p->game.running) {
-        if (gy_scene_barrier_in_mutation(p->cfg.barrier))
-            gy_scene_barrier_end_mutation(p->cfg.barrier);
+        if (gy_barrier_in_mutation(p->cfg.barrier))
+            gy_barrier_end_mutation(p->cfg.barrier);
         gy_physics_stop(p);
     }
     gy_phys_reset_world_state(&p->sim);
@@ -248,7 +248,7 @@ void gy_physics_destroy(gy_physics *p)
     gy_phys_diag_destroy(p);
     gy_query_snapshot_destroy(p->cfg.snapshot);
     gy_triple_buffer_destroy(p->cfg.proxy_tb);
-    gy_scene_barrier_destroy(p->cfg.barrier);
+    gy_barrier_destroy(p->cfg.barrier);
     gy_reply_queue_destroy(p->cfg.replies);
     gy_command_queue_destroy(p->cfg.commands);
     gy_phys_free_world_state(&p->sim);
@@ -288,7 +288,7 @@ static uint64_t step_once(gy_phys_sim *p, bool with_inputs, bool last)
 {
     const gy_backend *be = p->cfg->backend;
     uint64_t t0 = gy_clock_now_ns(), read_ns = 0;
-    gy_scene_barrier_set_activity(p->cfg->barrier, "step");
+    gy_barrier_set_activity(p->cfg->barrier, "step");
     sim_lock(p->sh);
     gy_phys_moves_before_step(p);
     uint64_t s0 = gy_clock_now_ns();
@@ -335,7 +335,7 @@ static void run_iteration(gy_phys_sim *p, double *acc, uint64_t started, bool lo
 {
     uint64_t cpu0 = thread_cpu_ns();
     p->drained_any = false;
-    gy_scene_barrier_set_activity(p->cfg->barrier, "drain");
+    gy_barrier_set_activity(p->cfg->barrier, "drain");
     drain_commands(p, lockstep);
     uint32_t steps = 0;
     uint64_t early_read_ns = 0;
@@ -359,7 +359,7 @@ static void run_iteration(gy_phys_sim *p, double *acc, uint64_t started, bool lo
         if (!lockstep)
             *acc = fmax(0.0, *acc - p->cfg->step_dt);
         steps++;
-        gy_scene_barrier_safe_point(p->cfg->barrier);
+        gy_barrier_safe_point(p->cfg->barrier);
     }
     if (!lockstep && *acc + p->cfg->step_eps >= p->cfg->step_dt) {
         double k = floor((*acc + p->cfg->step_eps) / p->cfg->step_dt);
@@ -372,7 +372,7 @@ static void run_iteration(gy_phys_sim *p, double *acc, uint64_t started, bool lo
         p->due_ns = lockstep ? now_clock(p->cfg) : due_time(p, *acc, started);
     if (steps > 0 || p->drained_any) {
         uint64_t t0 = gy_clock_now_ns();
-        gy_scene_barrier_set_activity(p->cfg->barrier, "publish");
+        gy_barrier_set_activity(p->cfg->barrier, "publish");
         sim_lock(p->sh);
         gy_phys_read_back(p);
         if (steps > 0)
@@ -390,7 +390,7 @@ static void run_iteration(gy_phys_sim *p, double *acc, uint64_t started, bool lo
 #if GY_DIAGNOSTICS
     gy_phys_diag_maybe_sample(p, gy_clock_now_ns());
 #endif
-    gy_scene_barrier_set_activity(p->cfg->barrier, "pace");
+    gy_barrier_set_activity(p->cfg->barrier, "pace");
 }
 
 static void realtime_loop(gy_phys_sim *p)
@@ -402,7 +402,7 @@ static void realtime_loop(gy_phys_sim *p)
     uint32_t seen_epoch = __atomic_load_n(&p->sh->hold_epoch, __ATOMIC_ACQUIRE);
     while (!stop_requested(p->sh)) {
         bool woken = false;
-        gy_scene_barrier_pace_until(p->cfg->barrier, deadline, &woken);
+        gy_barrier_pace_until(p->cfg->barrier, deadline, &woken);
         if (stop_requested(p->sh))
             break;
         real_now = gy_clock_now_ns();
@@ -464,8 +464,8 @@ static void lockstep_loop(gy_phys_sim *p)
             }
             continue;
         }
-        /* Idle: hold the safe point until the game asks for ticks (gy_scene_barrier_wake). */
-        gy_scene_barrier_pace_until(p->cfg->barrier, gy_clock_now_ns() + LOCKSTEP_IDLE_NS, NULL);
+        /* Idle: hold the safe point until the game asks for ticks (gy_barrier_wake). */
+        gy_barrier_pace_until(p->cfg->barrier, gy_clock_now_ns() + LOCKSTEP_IDLE_NS, NULL);
     }
 }
 
@@ -474,7 +474,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     if (b == NULL)
         return;
     for (uint32_t i = 0; i < b->resource_count; i++) {
-        const gy_physics_resource_desc *d = &b->resources[i];
+        const gy_physics_resource_def *d = &b->resources[i];
         if (d->mesh != NULL)
             gy_phys_create_resource(&p->sim, d->resource_key, true, d->mesh->vertices,
                                     d->mesh->vertex_count, d->mesh->indices, d->mesh->index_count);
@@ -483,7 +483,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
                                     d->hull->point_count, NULL, 0);
     }
     for (uint32_t i = 0; i < b->body_count; i++) {
-        const gy_physics_body_desc *d = &b->bodies[i];
+        const gy_physics_body_def *d = &b->bodies[i];
         gy_phys_create_body(&p->sim, d->store_index, d->attachment, &d->def, d->colliders,
                             d->collider_count, d->character, d->start_asleep);
     }
@@ -498,9 +498,9 @@ static void *physics_main(void *arg)
     gy_result r = be->bind_thread(p->sim.world);
     bool bound = r == GY_OK;
     if (r == GY_OK)
-        r = gy_scene_barrier_attach_physics(p->cfg.barrier);
+        r = gy_barrier_attach_physics(p->cfg.barrier);
     if (r == GY_OK) {
-        gy_scene_barrier_set_activity(p->cfg.barrier, "bootstrap");
+        gy_barrier_set_activity(p->cfg.barrier, "bootstrap");
         sim_lock(&p->sh);
         bootstrap(p, p->game.bootstrap);
         p->sim.due_ns = now_clock(&p->cfg);
@@ -519,14 +519,14 @@ static void *physics_main(void *arg)
         else
             realtime_loop(&p->sim);
         /* Every ENTER gets its EXIT, also when the world stops. */
-        gy_scene_barrier_set_activity(p->cfg.barrier, "stop");
+        gy_barrier_set_activity(p->cfg.barrier, "stop");
         sim_lock(&p->sh);
         if (gy_contact_tracker_stop(&p->sim.tracker, p->sim.tick + 1u) != GY_OK)
             gy_log(p->cfg.logger, GY_LOG_ERROR,
                    "physics: exit events at stop lost (out of memory)");
         sim_unlock(&p->sh);
         gy_reply_queue_commit(p->cfg.replies);
-        gy_scene_barrier_detach_physics(p->cfg.barrier);
+        gy_barrier_detach_physics(p->cfg.barrier);
     }
     if (bound)
         be->unbind_thread(p->sim.world);
@@ -543,17 +543,17 @@ static gy_result check_bootstrap(const gy_physics_bootstrap *b)
         (b->joint_count && b->joints == NULL))
         return GY_ERR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < b->resource_count; i++) {
-        gy_result r = gy_phys_validate_resource_desc(&b->resources[i]);
+        gy_result r = gy_phys_validate_resource_def(&b->resources[i]);
         if (r != GY_OK)
             return r;
     }
     for (uint32_t i = 0; i < b->body_count; i++) {
-        gy_result r = gy_phys_validate_body_desc(&b->bodies[i]);
+        gy_result r = gy_phys_validate_body_def(&b->bodies[i]);
         if (r != GY_OK)
             return r;
     }
     for (uint32_t i = 0; i < b->joint_count; i++) {
-        gy_result r = gy_phys_validate_joint_desc(&b->joints[i]);
+        gy_result r = gy_phys_validate_joint_def(&b->joints[i]);
         if (r != GY_OK)
             return r;
     }
@@ -618,10 +618,10 @@ gy_result gy_physics_stop(gy_physics *p)
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     /* The thread is parked inside the window: joining it there would never return. */
-    if (!p->game.running || gy_scene_barrier_in_mutation(p->cfg.barrier))
+    if (!p->game.running || gy_barrier_in_mutation(p->cfg.barrier))
         return GY_ERR_MISUSE;
     __atomic_store_n(&p->sh.stop_requested, 1u, __ATOMIC_RELEASE);
-    gy_scene_barrier_wake(p->cfg.barrier);
+    gy_barrier_wake(p->cfg.barrier);
     pthread_join(p->game.thread, NULL);
     p->game.running = false;
     gy_command_queue_discard_sealed(p->cfg.commands);
@@ -643,7 +643,7 @@ bool gy_physics_running(const gy_physics *p)
     return p != NULL && p->game.running;
 }
 
-gy_scene_barrier *gy_physics_barrier(gy_physics *p)
+gy_barrier *gy_physics_barrier(gy_physics *p)
 {
     return p != NULL ? p->cfg.barrier : NULL;
 }
@@ -679,7 +679,7 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (!p->game.running || !p->cfg.lockstep || gy_scene_barrier_in_mutation(p->cfg.barrier))
+    if (!p->game.running || !p->cfg.lockstep || gy_barrier_in_mutation(p->cfg.barrier))
         return GY_ERR_MISUSE;
     /* A request that timed out may still be running: its kind must not change under it. */
     if (!lockstep_done(&p->sh, p->sh.lockstep_target) &&
@@ -698,7 +698,7 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
     __atomic_store_n(&p->sh.lockstep_no_step, no_step ? 1u : 0u, __ATOMIC_RELEASE);
     uint64_t target = p->sh.lockstep_target + ticks;
     __atomic_store_n(&p->sh.lockstep_target, target, __ATOMIC_RELEASE);
-    gy_scene_barrier_wake(p->cfg.barrier);
+    gy_barrier_wake(p->cfg.barrier);
     /* Most ticks are short: spin first, then sleep on the condition. While batches wait in
      * game-side staging, keep flushing them: the physics thread is draining toward them. */
     uint64_t spin = p->game.lockstep_wait_ns <= LOCKSTEP_SPIN_LIMIT_NS ? LOCKSTEP_SPIN_NS : 0u;

@@ -1,4 +1,4 @@
-/* Capture and replay of the thread boundary (gyre/capture_stream.h).
+/* Capture and replay of the thread boundary (gyre/physics/capture_stream.h).
  *
  * The buffer is a single-producer single-consumer byte ring: the physics thread appends whole
  * records and publishes them by moving `head` (release); the game thread copies out up to `head`
@@ -182,11 +182,11 @@ static gy_result with_thread_parked(gy_physics *p, void (*fn)(gy_physics *p, voi
         fn(p, ctx);
         return GY_OK;
     }
-    gy_result r = gy_scene_barrier_begin_mutation(p->cfg.barrier, SWITCH_TIMEOUT_NS);
+    gy_result r = gy_barrier_begin_mutation(p->cfg.barrier, SWITCH_TIMEOUT_NS);
     if (r != GY_OK)
         return r;
     fn(p, ctx);
-    return gy_scene_barrier_end_mutation(p->cfg.barrier);
+    return gy_barrier_end_mutation(p->cfg.barrier);
 }
 
 static void switch_on(gy_physics *p, void *ctx)
@@ -210,7 +210,7 @@ gy_result gy_physics_capture_begin(gy_physics *p, const gy_physics_capture_def *
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (p->sh.cap.buf != NULL || (p->game.running && gy_scene_barrier_in_mutation(p->cfg.barrier)))
+    if (p->sh.cap.buf != NULL || (p->game.running && gy_barrier_in_mutation(p->cfg.barrier)))
         return GY_ERR_MISUSE;
     uint32_t want =
         def != NULL && def->buffer_bytes != 0 ? def->buffer_bytes : CAPTURE_DEFAULT_BYTES;
@@ -266,7 +266,7 @@ gy_result gy_physics_capture_end(gy_physics *p, gy_capture_write_fn fn, void *ct
 {
     if (p == NULL || fn == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (p->sh.cap.buf == NULL || (p->game.running && gy_scene_barrier_in_mutation(p->cfg.barrier)))
+    if (p->sh.cap.buf == NULL || (p->game.running && gy_barrier_in_mutation(p->cfg.barrier)))
         return GY_ERR_MISUSE;
     uint64_t tick = 0;
     gy_result r = with_thread_parked(p, switch_off, &tick);
@@ -371,7 +371,7 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
         normalise_body_def(&pl->def);
         for (uint32_t i = 0; i < head.collider_count; i++)
             normalise_collider_def(&pl->colliders[i]);
-        gy_physics_body_desc d;
+        gy_physics_body_def d;
         memset(&d, 0, sizeof d);
         d.store_index = cmd->key;
         d.attachment = pl->attachment;
@@ -379,16 +379,16 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
         d.colliders = pl->colliders;
         d.collider_count = pl->collider_count;
         d.character = pl->is_character ? &pl->character : NULL;
-        return gy_phys_validate_body_desc(&d);
+        return gy_phys_validate_body_def(&d);
     }
     case GY_PHYS_CMD_CREATE_JOINT: {
         if (size != sizeof(gy_phys_joint_payload))
             return GY_ERR_INVALID_ARGUMENT;
         gy_phys_joint_payload *pl = payload;
         normalise_joint_def(&pl->desc.def);
-        gy_physics_joint_desc d = pl->desc;
+        gy_physics_joint_def d = pl->desc;
         d.joint_key = cmd->key;
-        return gy_phys_validate_joint_desc(&d);
+        return gy_phys_validate_joint_def(&d);
     }
     case GY_PHYS_CMD_CREATE_RESOURCE: {
         if (size < sizeof(gy_phys_resource_payload))
@@ -399,7 +399,7 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
                         (uint64_t)pl->index_count * sizeof(uint32_t);
         if (need != size || pl->is_mesh > 1u || (!pl->is_mesh && pl->index_count != 0))
             return GY_ERR_INVALID_ARGUMENT;
-        gy_physics_resource_desc d;
+        gy_physics_resource_def d;
         memset(&d, 0, sizeof d);
         d.resource_key = cmd->key;
         gy_mesh_def mesh;
@@ -417,7 +417,7 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
             hull.point_count = pl->vertex_count;
             d.hull = &hull;
         }
-        return gy_phys_validate_resource_desc(&d);
+        return gy_phys_validate_resource_def(&d);
     }
     default:
         return GY_ERR_INVALID_ARGUMENT;

@@ -1,5 +1,5 @@
 /* Gyre's character controller under the subsystem: the characters of bodies created with a
- * `character` description live in the subsystem's own gy_character_set, registered and
+ * `character` description live in the subsystem's own gy_character_group, registered and
  * unregistered on the physics thread by the commands that create and release their bodies (so the
  * game thread never touches the set while the thread runs), moved after every step, and given
  * all their pairs in the tick of the move.
@@ -25,7 +25,7 @@
 #define FIRST_HITS 16u
 
 gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
-                                     const gy_character_settings *settings,
+                                     const gy_character_def *settings,
                                      const gy_collider_def *capsule, gy_collider_id capsule_id)
 {
     gy_result r = gy_array_reserve(p->cfg->alloc, (void **)&p->chars, &p->char_capacity,
@@ -33,7 +33,7 @@ gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint3
     if (r != GY_OK)
         return r;
     gy_body_id none = {0};
-    r = gy_character_set_add(p->cfg->characters, store_index, attachment, settings, none);
+    r = gy_character_group_add(p->cfg->characters, store_index, attachment, settings, none);
     if (r != GY_OK)
         return r;
     gy_phys_character *c = &p->chars[p->char_count++];
@@ -57,7 +57,7 @@ void gy_phys_character_unregister(gy_phys_sim *p, uint32_t store_index)
     for (uint32_t i = 0; i < p->char_count; i++) {
         if (p->chars[i].store_index != store_index)
             continue;
-        gy_character_set_remove(p->cfg->characters, store_index, p->chars[i].attachment);
+        gy_character_group_remove(p->cfg->characters, store_index, p->chars[i].attachment);
         p->chars[i] = p->chars[--p->char_count];
         return;
     }
@@ -65,7 +65,7 @@ void gy_phys_character_unregister(gy_phys_sim *p, uint32_t store_index)
 
 void gy_phys_characters_reset(gy_phys_sim *p)
 {
-    gy_character_set_clear(p->cfg->characters);
+    gy_character_group_clear(p->cfg->characters);
     p->char_count = 0;
 }
 
@@ -87,27 +87,28 @@ void gy_phys_characters_free(gy_phys_sim *p)
 /* ---- the set's lifetime, gravity and settings -------------------------------------------------
  */
 
-gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity, gy_character_set **out)
+gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity,
+                                    gy_character_group **out)
 {
-    gy_character_set_def cd = gy_default_character_set_def();
+    gy_character_group_def cd = gy_default_character_group_def();
     cd.allocator = a;
     cd.gravity = gravity;
-    return gy_character_set_create(&cd, out);
+    return gy_character_group_create(&cd, out);
 }
 
-void gy_phys_characters_destroy(gy_character_set *set)
+void gy_phys_characters_destroy(gy_character_group *set)
 {
-    gy_character_set_destroy(set);
+    gy_character_group_destroy(set);
 }
 
-gy_result gy_phys_characters_set_gravity(gy_character_set *set, gy_vec3 gravity)
+gy_result gy_phys_characters_set_gravity(gy_character_group *set, gy_vec3 gravity)
 {
-    return gy_character_set_set_gravity(set, gravity);
+    return gy_character_group_set_gravity(set, gravity);
 }
 
-gy_result gy_phys_character_validate(const gy_character_settings *settings)
+gy_result gy_phys_character_validate(const gy_character_def *settings)
 {
-    return gy_character_settings_validate(settings);
+    return gy_validate_character_def(settings);
 }
 
 /* ---- the hook's view of the subsystem ------------------------------------------------------- */
@@ -168,7 +169,7 @@ void gy_phys_move_characters(gy_phys_sim *p, bool with_inputs)
                                   with_inputs ? p->inputs : NULL,
                                   with_inputs ? p->input_count : 0u};
     if (p->char_count > 0)
-        gy_character_set_hook(p->cfg->characters, &sc);
+        gy_character_group_hook(p->cfg->characters, &sc);
     if (p->cfg->move_characters != NULL)
         p->cfg->move_characters(p->cfg->character_ctx, &sc);
 }
@@ -271,7 +272,8 @@ static gy_result append_pairs(gy_phys_sim *p, const gy_phys_character *ch, gy_po
     memset(&st, 0, sizeof st);
     memset(&last, 0, sizeof last);
     if (!sensors)
-        gy_character_set_get(p->cfg->characters, ch->store_index, ch->attachment, &last, NULL, &st);
+        gy_character_group_get(p->cfg->characters, ch->store_index, ch->attachment, &last, NULL,
+                               &st);
     uint64_t user = ((uint64_t)ch->store_index << 32) | ch->attachment;
     for (uint32_t i = 0; i < count; i++) {
         const gy_hit *h = &p->char_hits[i];
@@ -359,12 +361,12 @@ uint32_t gy_phys_character_contacts(gy_phys_sim *p, const gy_contact *contacts, 
     return n;
 }
 
-gy_result gy_physics_get_character_stats(const gy_physics *p, gy_character_set_stats *out)
+gy_result gy_physics_get_character_stats(const gy_physics *p, gy_character_group_stats *out)
 {
     if (p == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     if (p->game.running)
         return GY_ERR_MISUSE;
-    gy_character_set_get_stats(p->cfg.characters, out);
+    gy_character_group_get_stats(p->cfg.characters, out);
     return GY_OK;
 }

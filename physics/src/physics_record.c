@@ -72,7 +72,7 @@ gy_result gy_phys_mirror_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
     return GY_OK;
 }
 
-gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
+gy_result gy_phys_validate_body_def(const gy_physics_body_def *d)
 {
     if (d == NULL || d->store_index >= GY_PHYSICS_MAX_STORE_INDEX || d->attachment == 0 ||
         d->colliders == NULL || d->collider_count == 0 || d->collider_count > UINT16_MAX)
@@ -102,7 +102,7 @@ gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d)
     return GY_OK;
 }
 
-gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d)
+gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d)
 {
     if (d == NULL || d->joint_key >= GY_PHYSICS_MAX_STORE_INDEX || d->a_attachment == 0 ||
         d->a_store >= GY_PHYSICS_MAX_STORE_INDEX ||
@@ -116,7 +116,7 @@ gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d)
     return gy_validate_joint_def(&def);
 }
 
-gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d)
+gy_result gy_phys_validate_resource_def(const gy_physics_resource_def *d)
 {
     if (d == NULL || d->resource_key == 0 || d->resource_key >= GY_PHYSICS_MAX_STORE_INDEX ||
         (d->mesh == NULL) == (d->hull == NULL))
@@ -157,12 +157,12 @@ static gy_result record_plain(gy_phys_game *p, gy_command_ring ring, uint16_t ty
     return gy_command_queue_record(p->cfg->commands, ring, &c);
 }
 
-gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc)
+gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    r = gy_phys_validate_body_desc(desc);
+    r = gy_phys_validate_body_def(desc);
     if (r != GY_OK)
         return r;
     if (mirror_get(&p->game, desc->store_index) != 0)
@@ -208,12 +208,12 @@ gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, ui
     return r;
 }
 
-gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_desc *desc)
+gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    r = gy_phys_validate_joint_desc(desc);
+    r = gy_phys_validate_joint_def(desc);
     if (r != GY_OK)
         return r;
     if (mirror_get(&p->game, desc->a_store) != desc->a_attachment ||
@@ -255,12 +255,12 @@ gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
     return record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint_key, &b);
 }
 
-gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc)
+gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    r = gy_phys_validate_resource_desc(desc);
+    r = gy_phys_validate_resource_def(desc);
     if (r != GY_OK)
         return r;
     uint32_t vc = desc->mesh != NULL ? desc->mesh->vertex_count : desc->hull->point_count;
@@ -511,10 +511,10 @@ static void filter_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_BODY_ASSIGNED:
     case GY_PHYSICS_REPLY_BODY_FAULT:
         ok = r->flags == f->generation &&
-             mirror_get(f->game, r->key) == gy_physics_reply_body(r)->attachment;
+             mirror_get(f->game, r->key) == gy_reply_as_body(r)->attachment;
         break;
     case GY_PHYSICS_REPLY_CREATE_FAILED: {
-        const gy_physics_failure_reply *fr = gy_physics_reply_failure(r);
+        const gy_physics_failure_reply *fr = gy_reply_as_failure(r);
         ok = r->flags == f->generation &&
              (fr->kind != GY_PHYSICS_OBJECT_BODY || mirror_get(f->game, r->key) == fr->attachment);
         break;

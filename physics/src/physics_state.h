@@ -7,15 +7,15 @@
 #include <pthread.h>
 
 #include "gyre/array.h"
-#include "gyre/character.h"
+#include "gyre/physics/character.h"
 #include "gyre/hash_map.h"
-#include "gyre/command_queue.h"
-#include "gyre/contact_events.h"
-#include "gyre/physics.h"
-#include "gyre/query_snapshot.h"
-#include "gyre/reply_queue.h"
-#include "gyre/scene_barrier.h"
-#include "gyre/triple_buffer.h"
+#include "command_queue.h"
+#include "contact_events.h"
+#include "gyre/physics/commands.h"
+#include "query_snapshot.h"
+#include "reply_queue.h"
+#include "scene_barrier.h"
+#include "triple_buffer.h"
 
 #ifndef GY_DIAGNOSTICS
 #define GY_DIAGNOSTICS 1
@@ -71,14 +71,14 @@ typedef struct gy_phys_body_payload {
     uint32_t collider_count;
     bool is_character;
     bool start_asleep;
-    gy_character_settings character; /* valid when is_character */
+    gy_character_def character; /* valid when is_character */
     gy_body_def def;
     gy_collider_def colliders[];
 } gy_phys_body_payload;
 
 typedef struct gy_phys_joint_payload {
     size_t size;
-    gy_physics_joint_desc desc;
+    gy_physics_joint_def desc;
 } gy_phys_joint_payload;
 
 /* Vertices (or hull points) follow the header, then indices. */
@@ -254,11 +254,11 @@ typedef struct gy_phys_config {
     void *clock_ctx;
     gy_physics_character_fn move_characters;
     void *character_ctx;
-    gy_character_set *characters; /* the pointer is fixed; the set is physics side */
+    gy_character_group *characters; /* the pointer is fixed; the set is physics side */
 
     gy_command_queue *commands;
     gy_reply_queue *replies;
-    gy_scene_barrier *barrier;
+    gy_barrier *barrier;
     gy_triple_buffer *proxy_tb;
     gy_query_snapshot *snapshot;
 #if GY_DIAGNOSTICS
@@ -296,7 +296,7 @@ typedef struct gy_phys_shared {
 typedef struct gy_phys_game {
     const gy_phys_config *cfg;
     gy_phys_shared *sh;
-    gy_world_def world_def; /* the physics thread reads it while starting only */
+    gy_backend_world_def world_def; /* the physics thread reads it while starting only */
     pthread_t thread;
     bool replaying;   /* gy_physics_set_replay: the game's own batches are discarded */
     bool replay_open; /* a replay batch has commands not yet sealed */
@@ -421,9 +421,9 @@ void gy_phys_release_payload(void *ctx, gy_command *cmd);
 /* Resets the view of live attachments to a bootstrap list's bodies (start). */
 gy_result gy_phys_mirror_reset(gy_phys_game *p, const gy_physics_bootstrap *b);
 /* Validates a body description (game side and bootstrap). */
-gy_result gy_phys_validate_body_desc(const gy_physics_body_desc *d);
-gy_result gy_phys_validate_joint_desc(const gy_physics_joint_desc *d);
-gy_result gy_phys_validate_resource_desc(const gy_physics_resource_desc *d);
+gy_result gy_phys_validate_body_def(const gy_physics_body_def *d);
+gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d);
+gy_result gy_phys_validate_resource_def(const gy_physics_resource_def *d);
 
 /* physics_apply.c (physics thread): the batch dispatcher. */
 /* Applies one whole batch (lifecycle first, creates cancelled by a later release skipped). */
@@ -443,10 +443,10 @@ void gy_phys_capture_free(gy_physics *p);
  * body is put to sleep before its first step. */
 void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character, bool asleep);
+                         const gy_character_def *character, bool asleep);
 /* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_desc *desc);
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc);
 void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
@@ -484,17 +484,18 @@ void gy_phys_free_world_state(gy_phys_sim *p);
 /* physics_character.c: Gyre's character controller under the subsystem, the one place that calls
  * it (character.c calls nothing of the subsystem's: the hook reaches back through its ops). */
 /* Creates the subsystem's set (create; the thread is not running). */
-gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity, gy_character_set **out);
-void gy_phys_characters_destroy(gy_character_set *set);
+gy_result gy_phys_characters_create(const gy_allocator *a, gy_vec3 gravity,
+                                    gy_character_group **out);
+void gy_phys_characters_destroy(gy_character_group *set);
 /* The world's gravity changed: the physics thread's, or the game thread's while stopped. */
-gy_result gy_phys_characters_set_gravity(gy_character_set *set, gy_vec3 gravity);
+gy_result gy_phys_characters_set_gravity(gy_character_group *set, gy_vec3 gravity);
 /* Checks a body description's character settings (game side and bootstrap). */
-gy_result gy_phys_character_validate(const gy_character_settings *settings);
+gy_result gy_phys_character_validate(const gy_character_def *settings);
 /* The rest runs on the physics thread. */
 /* Registers the character of a body just created by the adapter (before the roster takes it).
  * GY_ERR_OUT_OF_MEMORY or the set's error, nothing registered. */
 gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
-                                     const gy_character_settings *settings,
+                                     const gy_character_def *settings,
                                      const gy_collider_def *capsule, gy_collider_id capsule_id);
 /* Unregisters the character of a body being released (no-op for other bodies). */
 void gy_phys_character_unregister(gy_phys_sim *p, uint32_t store_index);

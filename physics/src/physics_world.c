@@ -64,7 +64,7 @@ static void snapshot_add(gy_phys_sim *p, uint32_t slot, const gy_collider_def *c
 
 void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
                          const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_settings *character, bool asleep)
+                         const gy_character_def *character, bool asleep)
 {
     const gy_backend *be = p->cfg->backend;
     if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
@@ -237,7 +237,7 @@ bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachm
     return true;
 }
 
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_desc *desc)
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
 {
     uint32_t key = desc->joint_key;
     gy_result r =

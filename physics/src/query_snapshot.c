@@ -1,14 +1,15 @@
-#include "gyre/query_snapshot.h"
+#include "query_snapshot.h"
 
 #include <assert.h>
 #include <math.h>
 #include <string.h>
 
 #include "bvh.h"
+#include "gyre/backend/backend.h"
 #include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/math.h"
-#include "gyre/triple_buffer.h"
+#include "triple_buffer.h"
 
 /* Entries fall into three groups: two trees and the plane list. */
 enum { TREE_STATIC = 0, TREE_MOVING = 1, TREE_COUNT = 2, GROUP_PLANES = 2, GROUP_COUNT = 3 };

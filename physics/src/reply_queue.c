@@ -1,6 +1,6 @@
 #include "concurrency.h"
 
-#include "gyre/reply_queue.h"
+#include "reply_queue.h"
 
 #define DEFAULT_CAPACITY 16383u
 #define MAX_CAPACITY     (1u << 24)

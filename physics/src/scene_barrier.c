@@ -1,6 +1,6 @@
 #include "concurrency.h"
 
-#include "gyre/scene_barrier.h"
+#include "scene_barrier.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -23,7 +23,7 @@
 #define S_OPEN       4u  /* a mutation window is open: the physics thread must not step */
 #define S_PHYS_WAIT  8u  /* the physics thread sleeps until S_OPEN clears */
 #define S_GAME_WAIT  16u /* the game thread sleeps until S_OPEN is set */
-#define S_WAKE       32u /* gy_scene_barrier_wake: the next/current pace returns early */
+#define S_WAKE       32u /* gy_barrier_wake: the next/current pace returns early */
 #define S_PACE_SLEEP 64u /* the physics thread sleeps inside pace_until */
 
 #define DEFAULT_SPIN_MARGIN_NS 1000000u
@@ -36,7 +36,7 @@
  * machine the thread we wait for may need our core), then sleep on the futex. */
 #define PURE_SPIN_NS 10000u
 
-struct gy_scene_barrier {
+struct gy_barrier {
     _Alignas(GY_CACHE_LINE) uint32_t state;
 
     /* written by the physics thread */
@@ -73,12 +73,12 @@ static uintptr_t self_id(void)
     return (uintptr_t)pthread_self();
 }
 
-static uint32_t load_state(const gy_scene_barrier *b)
+static uint32_t load_state(const gy_barrier *b)
 {
     return __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
 }
 
-static bool cas_state(gy_scene_barrier *b, uint32_t *expected, uint32_t desired)
+static bool cas_state(gy_barrier *b, uint32_t *expected, uint32_t desired)
 {
     return __atomic_compare_exchange_n(&b->state, expected, desired, false, __ATOMIC_ACQ_REL,
                                        __ATOMIC_ACQUIRE);
@@ -86,7 +86,7 @@ static bool cas_state(gy_scene_barrier *b, uint32_t *expected, uint32_t desired)
 
 /* Sleeps while the state word equals `expected`, until woken or the absolute CLOCK_MONOTONIC
  * deadline (0 = none). FUTEX_WAIT_BITSET takes an absolute monotonic deadline, like
- * clock_nanosleep(TIMER_ABSTIME), and unlike it can be woken by gy_scene_barrier_wake. */
+ * clock_nanosleep(TIMER_ABSTIME), and unlike it can be woken by gy_barrier_wake. */
 static void futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline_ns)
 {
     struct timespec ts;
@@ -105,13 +105,13 @@ static void futex_wake_all(uint32_t *word)
     syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL, 0);
 }
 
-static void set_phys_phase(gy_scene_barrier *b, gy_physics_phase phase, uint64_t now)
+static void set_phys_phase(gy_barrier *b, gy_physics_phase phase, uint64_t now)
 {
     __atomic_store_n(&b->phys_phase, (uint32_t)phase, __ATOMIC_RELAXED);
     __atomic_store_n(&b->phys_phase_ns, now, __ATOMIC_RELAXED);
 }
 
-static bool is_physics(const gy_scene_barrier *b)
+static bool is_physics(const gy_barrier *b)
 {
     return __atomic_load_n(&b->physics_thread, __ATOMIC_RELAXED) == self_id();
 }
@@ -145,16 +145,15 @@ static const char *physics_phase_name(gy_physics_phase p)
 }
 
 /* Game thread. */
-static void report(gy_scene_barrier *b, gy_watchdog_event event, uint64_t waited_ns,
-                   uint64_t batch_seq)
+static void report(gy_barrier *b, gy_watchdog_event event, uint64_t waited_ns, uint64_t batch_seq)
 {
     uint64_t now = gy_clock_now_ns();
     gy_watchdog_report r = {
         .event = event,
         .waited_ns = waited_ns,
         .bound_ns = b->watchdog_ns,
-        .game = gy_scene_barrier_game_phase(b),
-        .physics = gy_scene_barrier_physics_phase(b),
+        .game = gy_barrier_game_phase(b),
+        .physics = gy_barrier_physics_phase(b),
         .safe_points = __atomic_load_n(&b->safe_points, __ATOMIC_RELAXED),
         .batch_seq = batch_seq,
     };
@@ -187,7 +186,7 @@ static void report(gy_scene_barrier *b, gy_watchdog_event event, uint64_t waited
 
 /* Physics thread: grants a pending request (waking the game thread if it sleeps) and sets
  * `extra` bits, in one transition. */
-static void grant_pending(gy_scene_barrier *b, uint32_t extra)
+static void grant_pending(gy_barrier *b, uint32_t extra)
 {
     uint32_t s = load_state(b);
     uint32_t desired;
@@ -203,7 +202,7 @@ static void grant_pending(gy_scene_barrier *b, uint32_t extra)
 }
 
 /* Physics thread: waits until the open mutation window closes. */
-static void park_while_open(gy_scene_barrier *b)
+static void park_while_open(gy_barrier *b)
 {
     uint32_t before = __atomic_load_n(&b->phys_phase, __ATOMIC_RELAXED);
     uint64_t start = gy_clock_now_ns();
@@ -232,14 +231,14 @@ static void park_while_open(gy_scene_barrier *b)
     set_phys_phase(b, (gy_physics_phase)before, gy_clock_now_ns());
 }
 
-gy_result gy_scene_barrier_create(const gy_scene_barrier_def *def, gy_scene_barrier **out)
+gy_result gy_barrier_create(const gy_barrier_def *def, gy_barrier **out)
 {
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    gy_scene_barrier_def d = def != NULL ? *def : (gy_scene_barrier_def){0};
+    gy_barrier_def d = def != NULL ? *def : (gy_barrier_def){0};
     const gy_allocator *a = gy_allocator_or_default(d.allocator);
-    gy_scene_barrier *b = gy_conc_alloc_aligned(a, sizeof *b);
+    gy_barrier *b = gy_conc_alloc_aligned(a, sizeof *b);
     if (b == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     b->alloc = a;
@@ -257,7 +256,7 @@ gy_result gy_scene_barrier_create(const gy_scene_barrier_def *def, gy_scene_barr
     return GY_OK;
 }
 
-void gy_scene_barrier_destroy(gy_scene_barrier *b)
+void gy_barrier_destroy(gy_barrier *b)
 {
     if (b != NULL)
         gy_conc_free_aligned(b->alloc, b, sizeof *b);
@@ -265,7 +264,7 @@ void gy_scene_barrier_destroy(gy_scene_barrier *b)
 
 /* ---- physics thread ------------------------------------------------------------------------- */
 
-gy_result gy_scene_barrier_attach_physics(gy_scene_barrier *b)
+gy_result gy_barrier_attach_physics(gy_barrier *b)
 {
     if (b == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -292,7 +291,7 @@ gy_result gy_scene_barrier_attach_physics(gy_scene_barrier *b)
     return GY_OK;
 }
 
-gy_result gy_scene_barrier_detach_physics(gy_scene_barrier *b)
+gy_result gy_barrier_detach_physics(gy_barrier *b)
 {
     if (b == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -304,7 +303,7 @@ gy_result gy_scene_barrier_detach_physics(gy_scene_barrier *b)
     return GY_OK;
 }
 
-gy_result gy_scene_barrier_safe_point(gy_scene_barrier *b)
+gy_result gy_barrier_safe_point(gy_barrier *b)
 {
     if (b == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -319,7 +318,7 @@ gy_result gy_scene_barrier_safe_point(gy_scene_barrier *b)
     return GY_OK;
 }
 
-gy_result gy_scene_barrier_pace_until(gy_scene_barrier *b, uint64_t deadline_ns, bool *woken)
+gy_result gy_barrier_pace_until(gy_barrier *b, uint64_t deadline_ns, bool *woken)
 {
     if (woken != NULL)
         *woken = false;
@@ -377,13 +376,13 @@ gy_result gy_scene_barrier_pace_until(gy_scene_barrier *b, uint64_t deadline_ns,
     return GY_OK;
 }
 
-void gy_scene_barrier_set_activity(gy_scene_barrier *b, const char *label)
+void gy_barrier_set_activity(gy_barrier *b, const char *label)
 {
     if (b != NULL)
         __atomic_store_n(&b->activity, label, __ATOMIC_RELAXED);
 }
 
-void gy_scene_barrier_wake(gy_scene_barrier *b)
+void gy_barrier_wake(gy_barrier *b)
 {
     if (b == NULL)
         return;
@@ -395,7 +394,7 @@ void gy_scene_barrier_wake(gy_scene_barrier *b)
 /* ---- game thread ----------------------------------------------------------------------------- */
 
 /* Waits for the physics thread to grant a posted request. GY_OK or GY_ERR_TIMEOUT (withdrawn). */
-static gy_result wait_grant(gy_scene_barrier *b, uint64_t t0, uint64_t timeout_ns)
+static gy_result wait_grant(gy_barrier *b, uint64_t t0, uint64_t timeout_ns)
 {
     uint64_t spin_end = t0 + b->grant_spin_ns;
     uint64_t deadline = timeout_ns != 0 ? t0 + timeout_ns : 0;
@@ -437,7 +436,7 @@ static gy_result wait_grant(gy_scene_barrier *b, uint64_t t0, uint64_t timeout_n
     }
 }
 
-gy_result gy_scene_barrier_begin_mutation(gy_scene_barrier *b, uint64_t timeout_ns)
+gy_result gy_barrier_begin_mutation(gy_barrier *b, uint64_t timeout_ns)
 {
     if (b == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -492,7 +491,7 @@ gy_result gy_scene_barrier_begin_mutation(gy_scene_barrier *b, uint64_t timeout_
     return GY_OK;
 }
 
-gy_result gy_scene_barrier_end_mutation(gy_scene_barrier *b)
+gy_result gy_barrier_end_mutation(gy_barrier *b)
 {
     if (b == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -516,13 +515,13 @@ gy_result gy_scene_barrier_end_mutation(gy_scene_barrier *b)
     return GY_OK;
 }
 
-bool gy_scene_barrier_in_mutation(const gy_scene_barrier *b)
+bool gy_barrier_in_mutation(const gy_barrier *b)
 {
     return b != NULL && __atomic_load_n(&b->game_thread, __ATOMIC_ACQUIRE) == self_id() &&
            __atomic_load_n(&b->game_phase, __ATOMIC_RELAXED) == GY_GAME_MUTATING;
 }
 
-bool gy_scene_barrier_poll_watchdog(gy_scene_barrier *b)
+bool gy_barrier_poll_watchdog(gy_barrier *b)
 {
     if (b == NULL || b->commands == NULL || b->watchdog_ns == UINT64_MAX)
         return false;
@@ -538,11 +537,11 @@ bool gy_scene_barrier_poll_watchdog(gy_scene_barrier *b)
 
 /* ---- any thread ------------------------------------------------------------------------------ */
 
-void gy_scene_barrier_get_stats(const gy_scene_barrier *b, gy_scene_barrier_stats *out)
+void gy_barrier_get_stats(const gy_barrier *b, gy_barrier_stats *out)
 {
     if (out == NULL)
         return;
-    *out = (gy_scene_barrier_stats){0};
+    *out = (gy_barrier_stats){0};
     if (b == NULL)
         return;
     out->mutations = gy_stat_get(&b->mutations);
@@ -556,13 +555,13 @@ void gy_scene_barrier_get_stats(const gy_scene_barrier *b, gy_scene_barrier_stat
     out->timeouts = gy_stat_get(&b->timeouts);
 }
 
-gy_physics_phase gy_scene_barrier_physics_phase(const gy_scene_barrier *b)
+gy_physics_phase gy_barrier_physics_phase(const gy_barrier *b)
 {
     return b != NULL ? (gy_physics_phase)__atomic_load_n(&b->phys_phase, __ATOMIC_RELAXED)
                      : GY_PHYSICS_DETACHED;
 }
 
-gy_game_phase gy_scene_barrier_game_phase(const gy_scene_barrier *b)
+gy_game_phase gy_barrier_game_phase(const gy_barrier *b)
 {
     return b != NULL ? (gy_game_phase)__atomic_load_n(&b->game_phase, __ATOMIC_RELAXED)
                      : GY_GAME_IDLE;

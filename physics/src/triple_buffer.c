@@ -1,6 +1,6 @@
 #include "concurrency.h"
 
-#include "gyre/triple_buffer.h"
+#include "triple_buffer.h"
 
 /* The shared word holds the index of the middle buffer (the latest publish not yet taken) and a
  * DIRTY bit set by each publish and cleared when the reader takes it. The writer's and the

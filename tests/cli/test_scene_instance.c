@@ -37,7 +37,7 @@ static const char *const k_scene =
 
 static gy_world *make_world(gy_test_allocator *ta, bool stopped)
 {
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     c.physics.lockstep = true;
     c.allocator = ta != NULL ? &ta->base : NULL;
     c.step_timeout_ns = TIMEOUT_NS;
@@ -211,16 +211,16 @@ static void test_additive_load_goes_through_the_barrier(void **state)
     (void)state;
     gy_world *w = make_world(NULL, false);
     gy_scene *scene = load_scene(k_scene);
-    gy_scene_barrier *b = gy_physics_barrier(gy_world_physics(w));
-    gy_scene_barrier_stats before, after;
-    gy_scene_barrier_get_stats(b, &before);
+    gy_barrier *b = gy_physics_barrier(gy_world_physics(w));
+    gy_barrier_stats before, after;
+    gy_barrier_get_stats(b, &before);
     gy_scene_instance *one = NULL, *two = NULL;
     assert_result(gy_scene_load_additive(w, scene, gy_v3(0, 0, 0), 0, NULL, &one, NULL), GY_OK);
     tick(w, 1);
     assert_result(gy_scene_load_additive(w, scene, gy_v3(0, 0, 20), 0, NULL, &two, NULL), GY_OK);
-    gy_scene_barrier_get_stats(b, &after);
+    gy_barrier_get_stats(b, &after);
     assert_int_equal(after.mutations, before.mutations + 2);
-    assert_false(gy_scene_barrier_in_mutation(b));
+    assert_false(gy_barrier_in_mutation(b));
     tick(w, 1);
     assert_int_equal(gy_world_entity_count(w), 10);
     assert_int_equal(physics_bodies(w), 8);
@@ -314,11 +314,11 @@ static void test_instance_rejects_bad_arguments(void **state)
                   GY_ERR_NON_FINITE);
     assert_int_equal(gy_world_entity_count(w), 0);
     assert_result(gy_scene_unload(w, NULL, 0), GY_OK);
-    gy_world_config cfg = gy_default_world_config();
-    assert_result(gy_scene_world_config(scene, NULL, &cfg), GY_OK);
+    gy_world_def cfg = gy_default_world_def();
+    assert_result(gy_scene_get_world_def(scene, NULL, &cfg), GY_OK);
     assert_string_equal(cfg.physics.backend, "ode");
     assert_int_equal(cfg.physics.step_hz, 60);
-    assert_result(gy_scene_world_config(scene, "other", &cfg), GY_OK);
+    assert_result(gy_scene_get_world_def(scene, "other", &cfg), GY_OK);
     assert_string_equal(cfg.physics.backend, "other");
     gy_scene_free(scene);
     destroy_world(w, NULL);

@@ -10,7 +10,7 @@
 
 #include "../../collision/src/bvh.h"
 #include "gyre/math.h"
-#include "gyre/query_snapshot.h"
+#include "query_snapshot.h"
 
 /* Spheres, some of them in the tree. */
 typedef struct pool {

@@ -134,7 +134,7 @@ def named_file_exists(page, name):
         return True  # a pattern, a placeholder, a build output, an option or an installed file
     if (ROOT / name).exists() or (page.parent / name).exists():
         return True
-    # A partial path (`gyre/physics.h`, `ode/ode_step.c`) or a bare name names a file whose path
+    # A partial path (`gyre/physics/physics.h`, `ode/ode_step.c`) or a bare name names a file whose path
     # ends with it.
     return any(f.endswith("/" + name) for f in ALL_FILES)
 

@@ -72,7 +72,7 @@ static gy_scene *load_cell(fixture *f, gy_obj_cache *cache)
 static void streaming_the_same_cell_twice_parses_its_mesh_once(void **state)
 {
     fixture *f = *state;
-    gy_world_config c = wfx_config(&f->ta, true);
+    gy_world_def c = wfx_config(&f->ta, true);
     c.physics.backend = "ode";
     gy_world *w = wfx_world_with(&c);
     gy_obj_cache *cache = gy_world_obj_cache(w);
@@ -156,7 +156,7 @@ static void a_changed_file_is_parsed_again(void **state)
 static void a_scene_outlives_the_world_that_owns_the_cache(void **state)
 {
     fixture *f = *state;
-    gy_world_config c = wfx_config(&f->ta, true);
+    gy_world_def c = wfx_config(&f->ta, true);
     c.start_stopped = true;
     gy_world *w = wfx_world_with(&c);
     gy_scene *a = load_cell(f, gy_world_obj_cache(w));

@@ -2,7 +2,10 @@
 # What a host project meets when it takes Gyre from outside the source tree:
 #   1. the installed gyre.pc hands out Gyre's include folder and nothing else as Cflags;
 #   2. every installed header compiles alone, as C11 and as C++17, under gcc and clang with
-#      -Wpedantic -Werror (a compiler that is not installed is named and left out);
+#      -Wpedantic -Werror (a compiler that is not installed is named and left out), each
+#      audience's folder (gyre/, gyre/physics/, gyre/backend/) holds headers, no private header
+#      is installed, gyre/gyre.h reaches only World-host headers, and docs/embedding.md's
+#      table of headers and public functions per audience matches what was installed;
 #   3. a Meson project that takes Gyre as a subproject (`dependency('gyre')`) builds the host
 #      example against a shared libgyre and runs it.
 #   test_packaging.sh BUILD_DIR SOURCE_DIR EXAMPLE.c
@@ -52,6 +55,12 @@ for compiler in gcc:c:c11 clang:c:c11 g++:c++:c++17 clang++:c++:c++17; do
     echo "ok: $(echo "$headers" | wc -l) installed headers compile under $cc -std=$std -Wpedantic"
 done
 [ "$failed" = 0 ] || exit 1
+for audience in gyre gyre/physics gyre/backend; do
+    n=$(find "$incdir/$audience" -maxdepth 1 -name '*.h' | wc -l)
+    [ "$n" -gt 0 ] || { echo "FAIL: no header installed in $audience/"; exit 1; }
+    echo "ok: $n headers in $audience/"
+done
+python3 "$src/tests/engine/count_public.py" "$incdir" --check "$src/docs/embedding.md"
 
 # The subproject: a host project of two files with Gyre's tree as subprojects/gyre, taken from
 # there even where an installed gyre.pc is visible.

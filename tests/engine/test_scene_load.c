@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 #include "gyre/scene.h"
 #include "gyre/scene_instance.h"
@@ -350,7 +351,7 @@ static const rule_case k_rule_cases[] = {
     {PHYS("'shape':'Box'"), "entities[0].components.physics.box_size: required for a Box"},
     {PHYS("'shape':'Box','box_size':[1,0,1]"),
      "entities[0].components.physics.box_size: every extent must be > 0 (got [1, 0, 1])"},
-    /* The accepted ranges (gyre/backend.h): what the World would refuse is refused here. */
+    /* The accepted ranges (gyre/backend/backend.h): what the World would refuse is refused here. */
     {PHYS("'shape':'Cylinder','radius':0.5,'height':1e-17"),
      "entities[0].components.physics.height: must be between 1e-05 and 1e+06 (got 1e-17)"},
     {PHYS("'shape':'Box','box_size':[1,1,1e9]"),
@@ -1271,8 +1272,8 @@ static void test_scene_load_reads_world_actions(void **state)
     s = load_ok(&l, "'physics':{'kill_y':-12.5}");
     assert_true(s->world.has_kill_y);
     assert_near(s->world.kill_y, -12.5, 0.0);
-    gy_world_config c = gy_default_world_config();
-    assert_result(gy_scene_world_config(s, NULL, &c), GY_OK);
+    gy_world_def c = gy_default_world_def();
+    assert_result(gy_scene_get_world_def(s, NULL, &c), GY_OK);
     assert_true(c.kill_plane);
     assert_near(c.kill_y, -12.5, 0.0);
     unload(&l);

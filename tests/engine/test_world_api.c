@@ -3,13 +3,14 @@
  * live changes (gravity, sleep, mass, material, filter) applied in place through the physics
  * thread. Physics checks compare with the analytic answer and state their tolerance. */
 #include "test_world_fixture.h"
+#include "gyre/backend/backend.h"
 
 #define G 9.81
 
 /* The World (lockstep) on adapter `backend`, with a logger that keeps the last error. */
 static gy_world *world_on(const char *backend, wfx_log *log, gy_logger *logger)
 {
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.physics.backend = backend;
     if (log != NULL) {
         memset(log, 0, sizeof *log);
@@ -39,12 +40,14 @@ static void test_api_body_in_four_lines_falls_and_lands(void **state)
         gy_world *world = world_on(backend, NULL, NULL);
         /* A static ground and a dynamic ball, each in four lines of the documented path. */
         gy_scene_collider floor = gy_default_scene_collider(gy_box(gy_v3(40, 1, 40)));
-        gy_physics_desc ground_desc = gy_default_body_desc(GY_BODY_STATIC, &floor);
+        gy_physics_component_def ground_desc =
+            gy_default_physics_component_def_for(GY_BODY_STATIC, &floor);
         gy_entity ground;
         assert_result(gy_body_create(world, gy_v3(0, -0.5, 0), &ground_desc, &ground), GY_OK);
 
         gy_scene_collider shape = gy_default_scene_collider(gy_sphere(0.5));
-        gy_physics_desc desc = gy_default_body_desc(GY_BODY_DYNAMIC, &shape);
+        gy_physics_component_def desc =
+            gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &shape);
         desc.body.linear_damping = 0.0; /* for the analytic fall below */
         gy_entity ball;
         assert_result(gy_body_create(world, gy_v3(0, 20, 0), &desc, &ball), GY_OK);
@@ -61,7 +64,8 @@ static void test_api_body_in_four_lines_falls_and_lands(void **state)
         /* A failed create leaves no entity behind. */
         uint32_t before = gy_world_entity_count(world);
         gy_scene_collider bad = gy_default_scene_collider(gy_sphere(-1.0));
-        gy_physics_desc bad_desc = gy_default_body_desc(GY_BODY_DYNAMIC, &bad);
+        gy_physics_component_def bad_desc =
+            gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &bad);
         gy_entity none;
         assert_result(gy_body_create(world, gy_v3(0, 1, 0), &bad_desc, &none),
                       GY_ERR_INVALID_SHAPE);
@@ -76,10 +80,11 @@ static void test_api_body_in_four_lines_falls_and_lands(void **state)
 
 typedef struct refusal {
     const char *field; /* what the log must name */
-    gy_physics_desc desc;
+    gy_physics_component_def desc;
 } refusal;
 
-static void expect_refused(gy_world *w, wfx_log *log, const gy_physics_desc *d, const char *field)
+static void expect_refused(gy_world *w, wfx_log *log, const gy_physics_component_def *d,
+                           const char *field)
 {
     gy_entity e = wfx_entity(w, "victim", gy_v3(0, 3, 0));
     uint32_t warnings = log->warnings;
@@ -104,35 +109,35 @@ static void test_api_unread_fields_are_refused_by_name(void **state)
 
     /* The measured case: a Static motion type in the body def of a Dynamic component used to
      * be dropped, and the body fell. */
-    gy_physics_desc d = gy_default_body_desc(GY_BODY_DYNAMIC, &ball);
+    gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &ball);
     d.body.type = GY_MOTION_STATIC;
     expect_refused(w, &log, &d, "body.type");
 
-    d = gy_default_body_desc(GY_BODY_DYNAMIC, &ball);
+    d = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &ball);
     d.body.pose.position.y = 4.0;
     expect_refused(w, &log, &d, "body.pose");
 
-    d = gy_default_body_desc(GY_BODY_STATIC, &ball);
+    d = gy_default_physics_component_def_for(GY_BODY_STATIC, &ball);
     d.body.linear_velocity.x = 1.0;
     expect_refused(w, &log, &d, "body.linear_velocity");
 
-    d = gy_default_body_desc(GY_BODY_STATIC, &ball);
+    d = gy_default_physics_component_def_for(GY_BODY_STATIC, &ball);
     d.body.mass = 5.0;
     expect_refused(w, &log, &d, "body.mass");
 
-    d = gy_default_body_desc(GY_BODY_KINEMATIC, &ball);
+    d = gy_default_physics_component_def_for(GY_BODY_KINEMATIC, &ball);
     d.body.gravity_factor = 0.0;
     expect_refused(w, &log, &d, "body.gravity_factor");
 
-    d = gy_default_body_desc(GY_BODY_TRIGGER, &ball);
+    d = gy_default_physics_component_def_for(GY_BODY_TRIGGER, &ball);
     d.body.continuous = true;
     expect_refused(w, &log, &d, "body.continuous");
 
-    d = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    d = gy_default_physics_component_def_for(GY_BODY_KINEMATIC, &cap);
     d.body.linear_damping = 0.0;
     expect_refused(w, &log, &d, "body.linear_damping");
 
-    d = gy_default_body_desc(GY_BODY_DYNAMIC, &ball);
+    d = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &ball);
     d.max_slope = 0.2;
     expect_refused(w, &log, &d, "max_slope");
 
@@ -140,11 +145,11 @@ static void test_api_unread_fields_are_refused_by_name(void **state)
     gy_scene_collider sphere_with_points = ball;
     sphere_with_points.vertices = points;
     sphere_with_points.vertex_count = 4;
-    d = gy_default_body_desc(GY_BODY_DYNAMIC, &sphere_with_points);
+    d = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &sphere_with_points);
     expect_refused(w, &log, &d, "colliders[0].vertices");
 
     /* Defaults, and a body.type equal to what body_type gives, are accepted. */
-    d = gy_default_body_desc(GY_BODY_STATIC, &ball);
+    d = gy_default_physics_component_def_for(GY_BODY_STATIC, &ball);
     d.body.type = GY_MOTION_STATIC;
     gy_entity ok = wfx_entity(w, "ok", gy_v3(0, 0, 0));
     assert_result(gy_body_add(w, ok, &d), GY_OK);
@@ -154,13 +159,13 @@ static void test_api_unread_fields_are_refused_by_name(void **state)
     assert_result(gy_body_update(w, ok, &d), GY_ERR_INVALID_ARGUMENT);
     assert_int_equal(log.warnings, warnings + 1);
     assert_non_null(strstr(log.last_warning, "gy_body_update"));
-    gy_physics_desc kept;
-    assert_result(gy_body_get_desc(w, ok, &kept), GY_OK);
+    gy_physics_component_def kept;
+    assert_result(gy_body_get_def(w, ok, &kept), GY_OK);
     assert_near(kept.body.pose.position.x, 0.0, 0.0);
     wfx_destroy(w, NULL);
 
     /* A World config whose physics allocator the World would replace. */
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     memset(&log, 0, sizeof log);
@@ -181,7 +186,7 @@ static void test_api_user_data_survives_everything_but_update(void **state)
     (void)state;
     gy_world *w = world_on(NULL, NULL, NULL);
     gy_scene_collider shape = gy_default_scene_collider(gy_sphere(0.5));
-    gy_physics_desc d = gy_default_body_desc(GY_BODY_DYNAMIC, &shape);
+    gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &shape);
     d.body.user_data = 0xfeedf00dull;
     gy_entity e;
     assert_result(gy_body_create(w, gy_v3(0, 5, 0), &d, &e), GY_OK);
@@ -196,8 +201,8 @@ static void test_api_user_data_survives_everything_but_update(void **state)
     assert_result(gy_world_start_physics(w), GY_OK);
     wfx_tick(w, 2);
     assert_int_equal(gy_body_get_user_data(w, e), 0xfeedf00dull);
-    gy_physics_desc got;
-    assert_result(gy_body_get_desc(w, e, &got), GY_OK);
+    gy_physics_component_def got;
+    assert_result(gy_body_get_def(w, e, &got), GY_OK);
     assert_int_equal(got.body.user_data, 0xfeedf00dull);
 
     assert_result(gy_body_set_user_data(w, e, 42u), GY_OK);
@@ -304,8 +309,8 @@ static void test_api_set_mass_changes_impulse_response_as_one_over_m(void **stat
         assert_near(wfx_state(w, a).linear_velocity.x, 2.0, 1e-5);
         assert_near(wfx_state(w, b).linear_velocity.x, 0.5, 1e-5);
         /* Kept in the description for the next creation. */
-        gy_physics_desc d;
-        assert_result(gy_body_get_desc(w, b, &d), GY_OK);
+        gy_physics_component_def d;
+        assert_result(gy_body_get_def(w, b, &d), GY_OK);
         assert_near(d.body.mass, 8.0, 0.0);
 
         assert_result(gy_body_set_mass(w, a, 0.0), GY_ERR_INVALID_ARGUMENT);
@@ -351,8 +356,8 @@ static void test_api_material_and_filter_change_in_place_without_exit_enter(void
         assert_int_equal(wfx_count_kind(&ev, GY_COLLISION_EXIT), 0);
         assert_int_equal(wfx_count_kind(&ev, GY_COLLISION_ENTER), 0);
         assert_near(y_of(w, top), 1.5, 0.03);
-        gy_physics_desc d;
-        assert_result(gy_body_get_desc(w, base, &d), GY_OK);
+        gy_physics_component_def d;
+        assert_result(gy_body_get_def(w, base, &d), GY_OK);
         assert_near(d.colliders[0].def.material.friction, 0.05, 0.0);
         assert_int_equal(d.colliders[0].def.category, 4u | 8u);
 
@@ -386,9 +391,9 @@ static void test_api_bodies_from_one_description_change_apart(void **state)
     (void)state;
     gy_world *w = world_on(NULL, NULL, NULL);
     gy_scene_collider box = gy_default_scene_collider(gy_box(gy_v3(1, 1, 1)));
-    gy_physics_desc d = gy_default_body_desc(GY_BODY_STATIC, &box);
+    gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_STATIC, &box);
     gy_scene_collider ball = gy_default_scene_collider(gy_sphere(0.5));
-    gy_physics_desc dyn = gy_default_body_desc(GY_BODY_DYNAMIC, &ball);
+    gy_physics_component_def dyn = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &ball);
     gy_entity s[4], b[2];
     for (uint32_t i = 0; i < 4; i++)
         assert_result(gy_body_create(w, gy_v3(3.0 * i, 0, 0), &d, &s[i]), GY_OK);
@@ -404,9 +409,9 @@ static void test_api_bodies_from_one_description_change_apart(void **state)
     assert_result(gy_body_set_mass(w, b[0], 5.0), GY_OK);
     assert_result(gy_entity_destroy(w, s[0]), GY_OK);
     wfx_tick(w, 2);
-    gy_physics_desc got;
+    gy_physics_component_def got;
     for (uint32_t i = 1; i < 4; i++) {
-        assert_result(gy_body_get_desc(w, s[i], &got), GY_OK);
+        assert_result(gy_body_get_def(w, s[i], &got), GY_OK);
         const gy_collider_def *c = &got.colliders[0].def;
         assert_near(c->material.friction, i == 1 ? 0.02 : 0.5, 0.0);
         assert_int_equal(c->category, i == 2 ? 4u : box.def.category);
@@ -415,14 +420,14 @@ static void test_api_bodies_from_one_description_change_apart(void **state)
         assert_int_equal(got.is_active, i != 3);
         assert_near(c->shape.box_size.x, 1.0, 0.0);
     }
-    assert_result(gy_body_get_desc(w, b[0], &got), GY_OK);
+    assert_result(gy_body_get_def(w, b[0], &got), GY_OK);
     assert_near(got.body.mass, 5.0, 0.0);
-    assert_result(gy_body_get_desc(w, b[1], &got), GY_OK);
+    assert_result(gy_body_get_def(w, b[1], &got), GY_OK);
     assert_near(got.body.mass, dyn.body.mass, 0.0);
     /* A new body from the same description still gets the description as given. */
     gy_entity again;
     assert_result(gy_body_create(w, gy_v3(-3, 0, 0), &d, &again), GY_OK);
-    assert_result(gy_body_get_desc(w, again, &got), GY_OK);
+    assert_result(gy_body_get_def(w, again, &got), GY_OK);
     assert_near(got.colliders[0].def.material.friction, 0.5, 0.0);
     assert_int_equal(got.colliders[0].def.category, box.def.category);
     wfx_destroy(w, NULL);
@@ -454,7 +459,7 @@ static void test_api_character_intent_flags_are_refused_by_gyre_controller(void 
     gy_world *w = world_on(NULL, NULL, NULL);
     wfx_ground(w);
     gy_scene_collider cap = gy_default_scene_collider(gy_capsule(0.3, 1.8));
-    gy_physics_desc d = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_KINEMATIC, &cap);
     d.is_character = true;
     gy_entity hero;
     assert_result(gy_body_create(w, gy_v3(0, 0.95, 0), &d, &hero), GY_OK);
@@ -484,12 +489,12 @@ static void test_api_character_intent_flags_reach_a_host_hook(void **state)
 {
     (void)state;
     hook_seen seen = {0, 0};
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.physics.move_characters = record_intents;
     c.physics.character_ctx = &seen;
     gy_world *w = wfx_world_with(&c);
     gy_scene_collider cap = gy_default_scene_collider(gy_capsule(0.3, 1.8));
-    gy_physics_desc d = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_KINEMATIC, &cap);
     d.is_character = true;
     gy_entity hero;
     assert_result(gy_body_create(w, gy_v3(0, 0.95, 0), &d, &hero), GY_OK);

@@ -217,11 +217,11 @@ static gy_shape shape_of(gy_shape_type type)
     return s;
 }
 
-static void build(scene *s, gy_world_config *cfg)
+static void build(scene *s, gy_world_def *cfg)
 {
     memset(s, 0, sizeof *s);
     gy_test_allocator_init(&s->ta);
-    gy_world_config c = cfg != NULL ? *cfg : wfx_config(&s->ta, true);
+    gy_world_def c = cfg != NULL ? *cfg : wfx_config(&s->ta, true);
     c.allocator = &s->ta.base;
     c.physics.backend = backend_name;
     s->w = wfx_world_with(&c);
@@ -700,7 +700,7 @@ static void test_debug_draw_during_a_held_step_does_not_wait(void **state)
     pthread_mutex_init(&g.mu, NULL);
     pthread_cond_init(&g.cv, NULL);
     scene s;
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     c.physics.move_characters = gate_hook;
     c.physics.character_ctx = &g;
     build(&s, &c);

@@ -34,7 +34,7 @@ static void build(scene *s)
 {
     memset(s, 0, sizeof *s);
     gy_test_allocator_init(&s->ta);
-    gy_world_config c = wfx_config(&s->ta, true);
+    gy_world_def c = wfx_config(&s->ta, true);
     c.physics.backend = backend_name;
     s->w = wfx_world_with(&c);
     gy_physics_diagnostics d;

@@ -12,7 +12,7 @@
 
 static gy_world *stopped_world(gy_test_allocator *ta)
 {
-    gy_world_config c = wfx_config(ta, true);
+    gy_world_def c = wfx_config(ta, true);
     c.start_stopped = true;
     return wfx_world_with(&c);
 }
@@ -278,7 +278,7 @@ static void test_world_survives_every_allocation_failure(void **state)
         gy_test_allocator ta;
         gy_test_allocator_init(&ta);
         ta.fail_at = k;
-        gy_world_config c = wfx_config(&ta, true);
+        gy_world_def c = wfx_config(&ta, true);
         c.start_stopped = true;
         gy_world *w = NULL;
         gy_result r = gy_world_create(&c, &w);
@@ -382,22 +382,22 @@ static void test_world_lock_then_barrier_aborts(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        gy_world_config c = gy_default_world_config();
+        gy_world_def c = gy_default_world_def();
         c.start_stopped = true;
         gy_world *w = NULL;
         if (gy_world_create(&c, &w) != GY_OK)
             _exit(2);
         /* Barrier first, then the lock: fine. */
-        gy_scene_barrier *b = gy_physics_barrier(gy_world_physics(w));
-        if (gy_scene_barrier_begin_mutation(b, 0) != GY_OK)
+        gy_barrier *b = gy_physics_barrier(gy_world_physics(w));
+        if (gy_barrier_begin_mutation(b, 0) != GY_OK)
             _exit(3);
         if (gy_world_lock_write(w) != GY_OK || gy_world_unlock_write(w) != GY_OK)
             _exit(4);
-        gy_scene_barrier_end_mutation(b);
+        gy_barrier_end_mutation(b);
         /* The inversion. */
         if (gy_world_lock_write(w) != GY_OK)
             _exit(5);
-        gy_scene_barrier_begin_mutation(b, 0);
+        gy_barrier_begin_mutation(b, 0);
         _exit(0); /* not reached */
     }
     int status = 0;

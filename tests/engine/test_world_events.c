@@ -225,7 +225,7 @@ static void test_world_event_flood_keeps_every_enter_and_exit(void **state)
 {
     (void)state;
     enum { BALLS = 64 };
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.physics.reply_capacity = 31;
     gy_world *w = wfx_world_with(&c);
     wfx_ground(w);

@@ -18,16 +18,16 @@
 
 /* ---- worlds ---------------------------------------------------------------------------------- */
 
-static inline gy_world_config wfx_config(gy_test_allocator *ta, bool lockstep)
+static inline gy_world_def wfx_config(gy_test_allocator *ta, bool lockstep)
 {
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     c.physics.lockstep = lockstep;
     c.allocator = ta != NULL ? &ta->base : NULL;
     c.step_timeout_ns = WFX_TIMEOUT;
     return c;
 }
 
-static inline gy_world *wfx_world_with(const gy_world_config *c)
+static inline gy_world *wfx_world_with(const gy_world_def *c)
 {
     gy_world *w = NULL;
     assert_result(gy_world_create(c, &w), GY_OK);
@@ -38,7 +38,7 @@ static inline gy_world *wfx_world_with(const gy_world_config *c)
 /* A lockstep World with default gravity, physics running. */
 static inline gy_world *wfx_world(gy_test_allocator *ta)
 {
-    gy_world_config c = wfx_config(ta, true);
+    gy_world_def c = wfx_config(ta, true);
     return wfx_world_with(&c);
 }
 
@@ -81,11 +81,11 @@ static inline gy_entity wfx_entity(gy_world *w, const char *name, gy_vec3 positi
 
 /* A one-collider description whose collider lives inside it (copyable by value). */
 typedef struct wfx_desc {
-    gy_physics_desc desc;
+    gy_physics_component_def desc;
     gy_scene_collider collider;
 } wfx_desc;
 
-static inline gy_physics_desc *wfx_d(wfx_desc *d)
+static inline gy_physics_component_def *wfx_d(wfx_desc *d)
 {
     d->desc.colliders = &d->collider;
     d->desc.collider_count = 1;
@@ -96,7 +96,7 @@ static inline wfx_desc wfx_shape(gy_body_type type, gy_shape shape)
 {
     wfx_desc d;
     memset(&d, 0, sizeof d);
-    d.desc = gy_default_physics_desc();
+    d.desc = gy_default_physics_component_def();
     d.desc.body_type = type;
     if (type == GY_BODY_DYNAMIC) { /* damping is a Dynamic body's setting */
         d.desc.body.linear_damping = 0.0;

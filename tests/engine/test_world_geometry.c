@@ -139,7 +139,7 @@ static void test_geometry_inline_vertices_belong_to_the_component(void **state)
     (void)state;
     gy_world *w = wfx_world(NULL);
     gy_vec3 pts[] = {{-0.5, -0.5, -0.5}, {0.5, -0.5, -0.5}, {0, 0.5, -0.5}, {0, 0, 0.5}};
-    gy_physics_desc d = gy_default_physics_desc();
+    gy_physics_component_def d = gy_default_physics_component_def();
     gy_scene_collider cols[2];
     memset(cols, 0, sizeof cols);
     for (uint32_t i = 0; i < 2; i++) {
@@ -173,7 +173,7 @@ static void test_geometry_teardown_reclaims_and_warns(void **state)
     wfx_log log;
     memset(&log, 0, sizeof log);
     gy_logger logger = {wfx_log_fn, &log};
-    gy_world_config c = wfx_config(&ta, true);
+    gy_world_def c = wfx_config(&ta, true);
     c.logger = &logger;
     gy_world *w = wfx_world_with(&c);
     quad q = make_quad(0.0, 1.0);

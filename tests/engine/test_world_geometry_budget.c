@@ -49,7 +49,7 @@ static void free_terrain(terrain *t)
 
 static gy_world *budget_world(gy_test_allocator *ta)
 {
-    gy_world_config c = wfx_config(ta, true);
+    gy_world_def c = wfx_config(ta, true);
     c.physics.backend = backend_name;
     c.physics.geometry_budget = BUDGET;
     return wfx_world_with(&c);

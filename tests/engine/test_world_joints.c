@@ -22,8 +22,8 @@ static void open_scene(scene_world *sw, const char *file)
     snprintf(path, sizeof path, "%s/%s", scenes_dir, file);
     gy_test_allocator_init(&sw->ta);
     assert_result(gy_scene_load_file(path, NULL, &sw->scene, NULL), GY_OK);
-    gy_world_config c = wfx_config(&sw->ta, true);
-    assert_result(gy_scene_world_config(sw->scene, backend_name, &c), GY_OK);
+    gy_world_def c = wfx_config(&sw->ta, true);
+    assert_result(gy_scene_get_world_def(sw->scene, backend_name, &c), GY_OK);
     sw->world = wfx_world_with(&c);
     assert_result(gy_scene_instantiate(sw->world, sw->scene, gy_v3(0, 0, 0), NULL, &sw->inst, NULL),
                   GY_OK);

@@ -4,6 +4,7 @@
 #include "test_world_fixture.h"
 
 #include <pthread.h>
+#include "gyre/backend/backend.h"
 
 #define G 9.81
 
@@ -104,7 +105,7 @@ static void test_loop_teleport_is_not_interpolated(void **state)
 static void test_loop_results_older_than_a_teleport_never_win(void **state)
 {
     (void)state;
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     gy_world *w = wfx_world_with(&c);
     gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 0, 0));
     /* Let it fall for a while (real time). */
@@ -197,7 +198,7 @@ static void test_loop_one_off_inputs_reach_exactly_one_tick_under_a_flood(void *
     (void)state;
     jump_counter jc;
     memset(&jc, 0, sizeof jc);
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     c.physics.world.gravity = gy_v3(0, 0, 0);
     c.physics.move_characters = count_inputs;
     c.physics.character_ctx = &jc;
@@ -337,7 +338,7 @@ static void test_loop_fractional_time_scale_in_real_time(void **state)
     (void)state;
     for (uint32_t k = 0; k < gy_backend_count(); k++) {
         host_clock clk = {1000000000ull};
-        gy_world_config c = wfx_config(NULL, false);
+        gy_world_def c = wfx_config(NULL, false);
         c.physics.backend = gy_backend_at(k)->name;
         c.physics.clock = host_now;
         c.physics.clock_ctx = &clk;
@@ -365,7 +366,7 @@ static bool rebased(void *ctx)
 static void test_loop_hold_in_real_time_is_honoured_by_the_thread(void **state)
 {
     (void)state;
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     gy_world *w = wfx_world_with(&c);
     wfx_ball(w, "ball", gy_v3(0, 10, 0));
     gy_world_set_hold(w, true);
@@ -406,7 +407,7 @@ static void test_loop_update_callback_runs_first(void **state)
     (void)state;
     updater u;
     memset(&u, 0, sizeof u);
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.physics.world.gravity = gy_v3(0, 0, 0);
     c.update = on_update;
     c.update_ctx = &u;
@@ -435,7 +436,7 @@ static void test_loop_teardown_releases_everything(void **state)
     wfx_log log;
     memset(&log, 0, sizeof log);
     gy_logger logger = {wfx_log_fn, &log};
-    gy_world_config c = wfx_config(&ta, true);
+    gy_world_def c = wfx_config(&ta, true);
     c.logger = &logger;
     gy_world *w = wfx_world_with(&c);
     gy_entity ground = wfx_ground(w);
@@ -471,7 +472,7 @@ static void test_loop_teardown_in_real_time(void **state)
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_world_config c = wfx_config(&ta, false);
+    gy_world_def c = wfx_config(&ta, false);
     gy_world *w = wfx_world_with(&c);
     wfx_ground(w);
     for (uint32_t i = 0; i < 20; i++)

@@ -14,7 +14,7 @@ typedef struct motion_world {
 static gy_world *open_world(motion_world *mw, gy_vec3 g)
 {
     gy_test_allocator_init(&mw->ta);
-    gy_world_config c = wfx_config(&mw->ta, true);
+    gy_world_def c = wfx_config(&mw->ta, true);
     c.physics.backend = backend_name;
     c.physics.world.gravity = g;
     mw->world = wfx_world_with(&c);
@@ -195,7 +195,7 @@ static void test_move_kinematic_refuses_other_bodies_and_bad_input(void **state)
     gy_entity d = wfx_ball(w, "ball", gy_v3(3, 1, 0));
     gy_entity s = body_at(w, "wall", gy_v3(6, 1, 0), wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
     gy_scene_collider cap = gy_default_scene_collider(gy_capsule(0.3, 1.8));
-    gy_physics_desc cd = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    gy_physics_component_def cd = gy_default_physics_component_def_for(GY_BODY_KINEMATIC, &cap);
     cd.is_character = true;
     gy_entity ch;
     assert_result(gy_body_create(w, gy_v3(-4, 1, 0), &cd, &ch), GY_OK);
@@ -496,7 +496,7 @@ static void test_kill_plane_tests_the_centre_of_mass(void **state)
     gy_scene_collider cols[2] = {gy_default_scene_collider(gy_sphere(0.5)),
                                  gy_default_scene_collider(gy_sphere(0.5))};
     cols[1].def.local_pose.position = gy_v3(0, 4, 0);
-    gy_physics_desc d = gy_default_physics_desc();
+    gy_physics_component_def d = gy_default_physics_component_def();
     d.colliders = cols;
     d.collider_count = 2;
     d.start_asleep = true; /* it must not fall during the test */
@@ -504,7 +504,7 @@ static void test_kill_plane_tests_the_centre_of_mass(void **state)
     assert_result(gy_body_create(w, gy_v3(0, -1.5, 0), &d, &above), GY_OK); /* centre y 0.5 */
     assert_result(gy_body_create(w, gy_v3(5, -2.5, 0), &d, &below), GY_OK); /* centre y -0.5 */
     gy_scene_collider cap = gy_default_scene_collider(gy_capsule(0.3, 1.8));
-    gy_physics_desc chd = gy_default_body_desc(GY_BODY_KINEMATIC, &cap);
+    gy_physics_component_def chd = gy_default_physics_component_def_for(GY_BODY_KINEMATIC, &cap);
     chd.is_character = true;
     gy_entity hero;
     assert_result(gy_body_create(w, gy_v3(-5, -3, 0), &chd, &hero), GY_OK);

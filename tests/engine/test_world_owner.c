@@ -91,7 +91,7 @@ static void test_owner_calls_from_another_thread_are_refused(void **state)
     (void)state;
     msg_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, {0}};
     gy_logger logger = {msg_log_fn, &log};
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.logger = &logger;
     gy_world *w = wfx_world_with(&c);
     wfx_ground(w);
@@ -261,7 +261,7 @@ static void test_owner_lock_inside_a_tick_is_an_error(void **state)
 {
     (void)state;
     gy_result r[4] = {GY_OK, GY_OK, GY_OK, GY_OK};
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.update = lock_in_update;
     c.update_ctx = r;
     gy_world *w = wfx_world_with(&c);
@@ -328,7 +328,7 @@ static void streaming_from_callbacks(bool lockstep)
     trigger t;
     memset(&t, 0, sizeof t);
     t.scene = one_ball_scene();
-    gy_world_config c = wfx_config(NULL, lockstep);
+    gy_world_def c = wfx_config(NULL, lockstep);
     c.update = unload_in_update;
     c.update_ctx = &t;
     gy_world *w = wfx_world_with(&c);
@@ -404,7 +404,7 @@ static void test_owner_replace_from_a_callback_is_deferred(void **state)
     memset(&r, 0, sizeof r);
     r.scene = one_ball_scene();
     r.fire = true;
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.update = replace_in_update;
     c.update_ctx = &r;
     gy_world *w = wfx_world_with(&c);
@@ -439,7 +439,7 @@ static void test_owner_freeing_a_pending_load_cancels_it(void **state)
     trigger t;
     memset(&t, 0, sizeof t);
     t.scene = one_ball_scene();
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.update = load_then_free;
     c.update_ctx = &t;
     gy_world *w = wfx_world_with(&c);
@@ -460,17 +460,17 @@ static void test_owner_tick_runs_the_batch_watchdog(void **state)
     (void)state;
     msg_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, "batch acknowledgement", {0}};
     gy_logger logger = {msg_log_fn, &log};
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     c.logger = &logger;
     c.physics.watchdog_ns = 1; /* any batch unacknowledged when the tick polls */
     gy_world *w = wfx_world_with(&c);
-    gy_scene_barrier *b = gy_physics_barrier(gy_world_physics(w));
-    assert_result(gy_scene_barrier_begin_mutation(b, 0), GY_OK);
+    gy_barrier *b = gy_physics_barrier(gy_world_physics(w));
+    assert_result(gy_barrier_begin_mutation(b, 0), GY_OK);
     wfx_ball(w, "ball", gy_v3(0, 2, 0));
     /* Publishes the create, then polls: the physics thread is parked, so the batch is still
      * unacknowledged and reported once. */
     wfx_tick(w, 1);
-    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    assert_result(gy_barrier_end_mutation(b), GY_OK);
     pthread_mutex_lock(&log.mutex);
     uint32_t matches = log.matches;
     pthread_mutex_unlock(&log.mutex);

@@ -180,8 +180,8 @@ static void test_body_update_recreates_with_new_settings(void **state)
     /* Kinematic, moving at its initial 1 m/s from where the update found it. */
     assert_near(s.pose.position.y, before.pose.position.y, 1e-6);
     assert_near(s.pose.position.x, 1.0, 1e-4);
-    gy_physics_desc d;
-    assert_result(gy_body_get_desc(w, e, &d), GY_OK);
+    gy_physics_component_def d;
+    assert_result(gy_body_get_def(w, e, &d), GY_OK);
     assert_int_equal(d.body_type, GY_BODY_KINEMATIC);
     assert_int_equal(d.colliders[0].def.shape.type, GY_SHAPE_BOX);
     /* Forces are for dynamic bodies only. */
@@ -280,7 +280,7 @@ static void test_body_validation_errors_record_nothing(void **state)
 static void test_body_writes_reach_the_body(void **state)
 {
     (void)state;
-    gy_world_config c = wfx_config(NULL, true);
+    gy_world_def c = wfx_config(NULL, true);
     c.physics.world.gravity = gy_v3(0, 0, 0);
     gy_world *w = wfx_world_with(&c);
     gy_entity a = wfx_ball(w, "a", gy_v3(0, 0, 0));

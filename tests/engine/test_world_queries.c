@@ -228,7 +228,7 @@ static void test_queries_snapshot_shape_cast_with_world_hull(void **state)
 static void test_queries_snapshot_shape_cast_while_physics_steps(void **state)
 {
     (void)state;
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     gy_world *w = wfx_world_with(&c);
     wfx_ground(w);
     gy_entity wall = wfx_entity(w, "wall", gy_v3(0, 1, 0));

@@ -7,6 +7,7 @@
  * The body slides at 1 m/s with no gravity and no damping, so every result lies on one line and
  * the drawn x is exactly the render time measured from the body's first step. */
 #include "test_world_fixture.h"
+#include "gyre/backend/backend.h"
 
 #define NS_PER_S 1000000000ull
 
@@ -32,9 +33,9 @@ typedef struct rig {
     uint64_t want_tick;
 } rig;
 
-static gy_world_config rig_config(rig *r, const char *backend, double render_delay)
+static gy_world_def rig_config(rig *r, const char *backend, double render_delay)
 {
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     c.physics.backend = backend;
     c.physics.world.gravity = gy_v3(0, 0, 0);
     c.physics.clock = hand_clock_read;
@@ -71,7 +72,7 @@ static void rig_start(rig *r, const char *backend, double render_delay)
 {
     memset(r, 0, sizeof *r);
     r->clock.ns = 5 * NS_PER_S;
-    gy_world_config c = rig_config(r, backend, render_delay);
+    gy_world_def c = rig_config(r, backend, render_delay);
     r->w = wfx_world_with(&c);
     r->body = wfx_entity(r->w, "slider", gy_v3(0, 0, 0));
     wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
@@ -299,7 +300,7 @@ static void test_render_delay_outside_its_range_is_refused(void **state)
 {
     (void)state;
     gy_world *w = NULL;
-    gy_world_config c = wfx_config(NULL, false);
+    gy_world_def c = wfx_config(NULL, false);
     c.render_delay = NAN;
     assert_result(gy_world_create(&c, &w), GY_ERR_NON_FINITE);
     c.render_delay = -0.001;

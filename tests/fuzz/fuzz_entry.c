@@ -7,7 +7,7 @@
 #include "gyre/capture.h"
 #include "gyre/math.h"
 #include "gyre/obj.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 #include "gyre/scene.h"
 #include "physics_state.h"
 #include "test_support.h"
@@ -220,10 +220,10 @@ typedef struct fz_scene {
     uint32_t mesh_i[6];
     gy_mesh_def mesh;
     gy_hull_def hull_def;
-    gy_physics_resource_desc res[FZ_RESOURCES];
+    gy_physics_resource_def res[FZ_RESOURCES];
     gy_collider_def col[FZ_BODIES];
-    gy_physics_body_desc body[FZ_BODIES];
-    gy_physics_joint_desc joint[FZ_JOINTS];
+    gy_physics_body_def body[FZ_BODIES];
+    gy_physics_joint_def joint[FZ_JOINTS];
     gy_physics_bootstrap boot;
 } fz_scene;
 
@@ -240,8 +240,8 @@ static void fz_scene_init(fz_scene *s)
     memcpy(s->mesh_i, idx, sizeof idx);
     s->mesh = (gy_mesh_def){s->mesh_v, 4, s->mesh_i, 6};
     s->hull_def = (gy_hull_def){s->hull, 8};
-    s->res[0] = (gy_physics_resource_desc){1, NULL, &s->hull_def};
-    s->res[1] = (gy_physics_resource_desc){2, &s->mesh, NULL};
+    s->res[0] = (gy_physics_resource_def){1, NULL, &s->hull_def};
+    s->res[1] = (gy_physics_resource_def){2, &s->mesh, NULL};
 
     const gy_motion_type motion[FZ_BODIES] = {GY_MOTION_STATIC, GY_MOTION_DYNAMIC,
                                               GY_MOTION_DYNAMIC, GY_MOTION_KINEMATIC,
@@ -251,7 +251,7 @@ static void fz_scene_init(fz_scene *s)
         *c = gy_default_collider_def();
         c->shape.type = GY_SHAPE_BOX;
         c->shape.box_size = gy_v3(0.5, 0.5, 0.5);
-        gy_physics_body_desc *b = &s->body[i];
+        gy_physics_body_def *b = &s->body[i];
         b->store_index = i;
         b->attachment = i + 1u;
         b->def = gy_default_body_def();
@@ -268,7 +268,7 @@ static void fz_scene_init(fz_scene *s)
     s->col[3].shape.type = GY_SHAPE_SPHERE;
     s->col[3].shape.radius = 0.3;
 
-    gy_physics_joint_desc *h = &s->joint[0];
+    gy_physics_joint_def *h = &s->joint[0];
     h->joint_key = 1;
     h->a_store = 4;
     h->a_attachment = 5;
@@ -276,7 +276,7 @@ static void fz_scene_init(fz_scene *s)
     h->def.type = GY_JOINT_HINGE;
     h->def.anchor = gy_v3(4, 6, 0);
     h->def.axis = gy_v3(0, 0, 1);
-    gy_physics_joint_desc *ball = &s->joint[1];
+    gy_physics_joint_def *ball = &s->joint[1];
     ball->joint_key = 2;
     ball->a_store = 1;
     ball->a_attachment = 2;

@@ -13,7 +13,7 @@
 
 #include "test_support.h"
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
 #define DT      (1.0 / 60.0)
@@ -31,14 +31,14 @@ typedef struct fixture {
 /* ---- fixture -----------------------------------------------------------------------------------
  */
 
-static gy_world_def fixture_world_def(fixture *fx)
+static gy_backend_world_def fixture_world_def(fixture *fx)
 {
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.allocator = &fx->ta.base;
     return wd;
 }
 
-static int open_world(fixture *fx, const gy_world_def *wd)
+static int open_world(fixture *fx, const gy_backend_world_def *wd)
 {
     gy_result r = fx->be->world_create(wd, &fx->w);
     if (r != GY_OK) {
@@ -71,7 +71,7 @@ static int setup(void **state)
     fx->be = backend;
     gy_test_allocator_init(&fx->ta);
     *state = fx;
-    gy_world_def wd = fixture_world_def(fx);
+    gy_backend_world_def wd = fixture_world_def(fx);
     return open_world(fx, &wd);
 }
 
@@ -415,7 +415,7 @@ static void test_contract_force_acts_for_the_whole_step_at_any_substep_count(voi
     const uint32_t subs[] = {1, 2, 4};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         close_world(fx);
-        gy_world_def wd = fixture_world_def(fx);
+        gy_backend_world_def wd = fixture_world_def(fx);
         wd.gravity = gy_v3(0, 0, 0);
         wd.substeps = subs[i];
         assert_int_equal(open_world(fx, &wd), 0);
@@ -1517,7 +1517,7 @@ static void test_contract_sensor_reports_on_the_step_of_first_overlap(void **sta
 {
     fixture *fx = *state;
     close_world(fx);
-    gy_world_def wd = fixture_world_def(fx);
+    gy_backend_world_def wd = fixture_world_def(fx);
     wd.gravity = gy_v3(0, 0, 0);
     assert_int_equal(open_world(fx, &wd), 0);
     /* A 2 m sensor box at the origin; a sphere of radius 0.25 coasting at 3 m/s along X from
@@ -3878,7 +3878,7 @@ static void test_contract_invalid_world_defs_rejected(void **state)
     gy_test_allocator_init(&ta);
 #define WORLD_CASE(stmt, code)                                                                     \
     do {                                                                                           \
-        gy_world_def wd = gy_default_world_def();                                                  \
+        gy_backend_world_def wd = gy_default_backend_world_def();                                  \
         wd.allocator = &ta.base;                                                                   \
         stmt;                                                                                      \
         gy_backend_world *w = NULL;                                                                \
@@ -3895,7 +3895,7 @@ static void test_contract_invalid_world_defs_rejected(void **state)
     WORLD_CASE(wd.substeps = 17, GY_ERR_INVALID_ARGUMENT);
     WORLD_CASE(wd.solver_iterations = 256, GY_ERR_INVALID_ARGUMENT);
 #undef WORLD_CASE
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     assert_result(fx->be->world_create(&wd, NULL), GY_ERR_INVALID_ARGUMENT);
 }
 
@@ -3949,7 +3949,7 @@ static void test_contract_world_destroy_releases_live_objects(void **state)
     assert_true(fx->ta.allocs > 0);
 
     /* A world can be created again at once, and an empty one also frees everything. */
-    gy_world_def wd = fixture_world_def(fx);
+    gy_backend_world_def wd = fixture_world_def(fx);
     assert_int_equal(open_world(fx, &wd), 0);
     close_world(fx);
     assert_int_equal(fx->ta.live_blocks, 0);
@@ -3964,7 +3964,7 @@ static void test_contract_out_of_memory_fails_cleanly(void **state)
         gy_test_allocator ta;
         gy_test_allocator_init(&ta);
         ta.fail_at = k;
-        gy_world_def wd = gy_default_world_def();
+        gy_backend_world_def wd = gy_default_backend_world_def();
         wd.allocator = &ta.base;
         gy_backend_world *w = NULL;
         gy_result r = fx->be->world_create(&wd, &w);

@@ -12,7 +12,7 @@
 
 #include "test_support.h"
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
 #define DT (1.0 / 60.0)
@@ -34,7 +34,7 @@ static int setup(void **state)
     fx->be = backend;
     gy_test_allocator_init(&fx->ta);
     *state = fx;
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.allocator = &fx->ta.base;
     if (fx->be->world_create(&wd, &fx->w) != GY_OK || fx->be->bind_thread(fx->w) != GY_OK)
         return -1;

@@ -10,7 +10,7 @@
 #include "test_support.h"
 
 #include "../../middleware/ode/ode_internal.h"
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
 
 #define DT (1.0 / 60.0)
@@ -31,7 +31,7 @@ static int setup(void **state)
     if (fx->be == NULL)
         return -1;
     gy_test_allocator_init(&fx->ta);
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.allocator = &fx->ta.base;
     if (fx->be->world_create(&wd, &fx->w) != GY_OK)
         return -1;

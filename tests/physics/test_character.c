@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gyre/character.h"
+#include "gyre/backend/backend.h"
+#include "gyre/physics/character.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 #define DT     (1.0 / 60.0)
 #define G      9.81
@@ -28,7 +29,7 @@ typedef struct fx {
     const gy_backend *be;
     gy_backend_world *w;
     gy_body_id ch;
-    gy_character_settings s;
+    gy_character_def s;
     gy_character_state st;
     gy_character_result res;
 } fx;
@@ -41,11 +42,11 @@ static int setup(void **state)
     f.be = gy_backend_find("ode");
     if (f.be == NULL)
         return -1;
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.allocator = &f.ta.base;
     if (f.be->world_create(&wd, &f.w) != GY_OK || f.be->bind_thread(f.w) != GY_OK)
         return -1;
-    f.s = gy_default_character_settings();
+    f.s = gy_default_character_def();
     *state = &f;
     return 0;
 }
@@ -150,37 +151,37 @@ static void settle(fx *f)
 static void test_character_settings_defaults_and_validation(void **state)
 {
     (void)state;
-    gy_character_settings s = gy_default_character_settings();
+    gy_character_def s = gy_default_character_def();
     assert_near(s.radius, 0.3, 0);
     assert_near(s.height, 1.8, 0);
     assert_near(s.max_slope_deg, 45, 0);
     assert_near(s.step_offset, 0.3, 0);
     assert_near(s.snap_distance, 0.3, 0);
     assert_near(s.skin_width, 0.01, 0);
-    assert_result(gy_character_settings_validate(&s), GY_OK);
-    assert_result(gy_character_settings_validate(NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_character_def(&s), GY_OK);
+    assert_result(gy_validate_character_def(NULL), GY_ERR_INVALID_ARGUMENT);
 
-    gy_character_settings b = s;
+    gy_character_def b = s;
     b.height = 0.6;
-    assert_result(gy_character_settings_validate(&b), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_character_def(&b), GY_ERR_INVALID_ARGUMENT);
     b = s;
     b.max_slope_deg = 90;
-    assert_result(gy_character_settings_validate(&b), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_character_def(&b), GY_ERR_INVALID_ARGUMENT);
     b = s;
     b.step_offset = -0.1;
-    assert_result(gy_character_settings_validate(&b), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_character_def(&b), GY_ERR_INVALID_ARGUMENT);
     b = s;
     b.skin_width = 0;
-    assert_result(gy_character_settings_validate(&b), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_character_def(&b), GY_ERR_INVALID_ARGUMENT);
     b = s;
     b.skin_width = 0.2; /* not below radius / 2 */
-    assert_result(gy_character_settings_validate(&b), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_character_def(&b), GY_ERR_INVALID_ARGUMENT);
     b = s;
     b.snap_distance = NAN;
-    assert_result(gy_character_settings_validate(&b), GY_ERR_NON_FINITE);
+    assert_result(gy_validate_character_def(&b), GY_ERR_NON_FINITE);
     b = s;
     b.radius = INFINITY;
-    assert_result(gy_character_settings_validate(&b), GY_ERR_NON_FINITE);
+    assert_result(gy_validate_character_def(&b), GY_ERR_NON_FINITE);
 }
 
 static void test_character_move_rejects_bad_arguments(void **state)
@@ -207,7 +208,7 @@ static void test_character_move_rejects_bad_arguments(void **state)
     bad.jump = -1;
     assert_result(gy_character_move(f->be, f->w, f->ch, &f->s, g, &f->st, &bad, DT, &r),
                   GY_ERR_INVALID_ARGUMENT);
-    gy_character_settings s = f->s;
+    gy_character_def s = f->s;
     s.radius = -1;
     assert_result(gy_character_move(f->be, f->w, f->ch, &s, g, &f->st, &in, DT, &r),
                   GY_ERR_INVALID_ARGUMENT);
@@ -415,7 +416,7 @@ static void test_character_snaps_down_a_low_step_but_falls_off_a_high_ledge(void
 
     /* A 2 m ledge is beyond the snap distance: it leaves the ground and falls. */
     f->be->world_destroy(f->w);
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.allocator = &f->ta.base;
     assert_result(f->be->world_create(&wd, &f->w), GY_OK);
     assert_result(f->be->bind_thread(f->w), GY_OK);
@@ -700,76 +701,76 @@ static void test_character_moves_do_not_allocate(void **state)
 
 /* ---- the set --------------------------------------------------------------------------------- */
 
-static void hook_tick(fx *f, gy_character_set *set, uint64_t t,
+static void hook_tick(fx *f, gy_character_group *set, uint64_t t,
                       const gy_physics_character_input *inputs, uint32_t n)
 {
     assert_result(f->be->step(f->w, DT), GY_OK);
     gy_physics_step_context sc = {NULL, NULL, f->be, f->w, t, DT, inputs, n};
-    gy_character_set_hook(set, &sc);
+    gy_character_group_hook(set, &sc);
 }
 
 static void test_character_set_registers_and_rejects_misuse(void **state)
 {
     fx *f = *state;
-    gy_character_set_def d = gy_default_character_set_def();
+    gy_character_group_def d = gy_default_character_group_def();
     d.allocator = &f->ta.base;
-    gy_character_set *set = NULL;
-    assert_result(gy_character_set_create(&d, NULL), GY_ERR_INVALID_ARGUMENT);
+    gy_character_group *set = NULL;
+    assert_result(gy_character_group_create(&d, NULL), GY_ERR_INVALID_ARGUMENT);
     d.gravity.y = NAN;
-    assert_result(gy_character_set_create(&d, &set), GY_ERR_NON_FINITE);
+    assert_result(gy_character_group_create(&d, &set), GY_ERR_NON_FINITE);
     d.gravity.y = -G;
-    assert_result(gy_character_set_create(&d, &set), GY_OK);
+    assert_result(gy_character_group_create(&d, &set), GY_OK);
 
     gy_body_id none = {0};
-    gy_character_settings s = gy_default_character_settings();
-    assert_result(gy_character_set_add(set, 5, 0, &s, none), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_character_set_add(set, GY_PHYSICS_MAX_STORE_INDEX, 1, &s, none),
+    gy_character_def s = gy_default_character_def();
+    assert_result(gy_character_group_add(set, 5, 0, &s, none), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_character_group_add(set, GY_PHYSICS_MAX_STORE_INDEX, 1, &s, none),
                   GY_ERR_INVALID_ARGUMENT);
     s.max_slope_deg = NAN;
-    assert_result(gy_character_set_add(set, 5, 1, &s, none), GY_ERR_NON_FINITE);
-    s = gy_default_character_settings();
-    assert_result(gy_character_set_add(set, 5, 1, &s, none), GY_OK);
-    assert_result(gy_character_set_add(set, 5, 2, &s, none), GY_ERR_MISUSE);
-    assert_result(gy_character_set_add(set, 700, 3, &s, none), GY_OK);
-    assert_result(gy_character_set_add(set, 2, 4, &s, none), GY_OK);
+    assert_result(gy_character_group_add(set, 5, 1, &s, none), GY_ERR_NON_FINITE);
+    s = gy_default_character_def();
+    assert_result(gy_character_group_add(set, 5, 1, &s, none), GY_OK);
+    assert_result(gy_character_group_add(set, 5, 2, &s, none), GY_ERR_MISUSE);
+    assert_result(gy_character_group_add(set, 700, 3, &s, none), GY_OK);
+    assert_result(gy_character_group_add(set, 2, 4, &s, none), GY_OK);
 
-    gy_character_set_stats st;
-    gy_character_set_get_stats(set, &st);
+    gy_character_group_stats st;
+    gy_character_group_get_stats(set, &st);
     assert_int_equal(st.characters, 3);
-    assert_result(gy_character_set_remove(set, 5, 2), GY_ERR_STALE_HANDLE);
-    assert_result(gy_character_set_remove(set, 5, 1), GY_OK);
-    assert_result(gy_character_set_remove(set, 5, 1), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_remove(set, 5, 2), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_remove(set, 5, 1), GY_OK);
+    assert_result(gy_character_group_remove(set, 5, 1), GY_ERR_STALE_HANDLE);
     bool moved = true;
-    assert_result(gy_character_set_get(set, 5, 1, NULL, NULL, NULL), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_get(set, 5, 1, NULL, NULL, NULL), GY_ERR_STALE_HANDLE);
     /* The others survived the swap-remove. */
-    assert_result(gy_character_set_get(set, 700, 3, NULL, &moved, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, 700, 3, NULL, &moved, NULL), GY_OK);
     assert_false(moved);
-    assert_result(gy_character_set_get(set, 2, 4, NULL, NULL, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, 2, 4, NULL, NULL, NULL), GY_OK);
     s.step_offset = 0.1;
-    assert_result(gy_character_set_update(set, 2, 4, &s), GY_OK);
-    assert_result(gy_character_set_update(set, 2, 5, &s), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_update(set, 2, 4, &s), GY_OK);
+    assert_result(gy_character_group_update(set, 2, 5, &s), GY_ERR_STALE_HANDLE);
     /* Index 5 is free again. */
-    assert_result(gy_character_set_add(set, 5, 9, &s, none), GY_OK);
-    gy_character_set_get_stats(set, &st);
+    assert_result(gy_character_group_add(set, 5, 9, &s, none), GY_OK);
+    gy_character_group_get_stats(set, &st);
     assert_int_equal(st.characters, 3);
 
     /* Inputs for unknown characters or another attachment are counted, not applied. */
     gy_physics_character_input in = {700, 99, GY_CHARACTER_INTENT, 0, {1, 0, 0}, 0};
-    gy_character_set_apply_input(set, &in);
+    gy_character_group_apply_input(set, &in);
     in.store_index = 12345;
-    gy_character_set_apply_input(set, &in);
+    gy_character_group_apply_input(set, &in);
     in.store_index = 700;
     in.attachment = 3;
     in.vector.x = NAN;
-    gy_character_set_apply_input(set, &in);
+    gy_character_group_apply_input(set, &in);
     in.vector.x = 1;
-    gy_character_set_apply_input(set, &in);
-    gy_character_set_get_stats(set, &st);
+    gy_character_group_apply_input(set, &in);
+    gy_character_group_get_stats(set, &st);
     assert_int_equal(st.inputs_stale, 3);
     assert_int_equal(st.inputs_applied, 1);
 
-    gy_character_set_destroy(set);
-    gy_character_set_destroy(NULL);
+    gy_character_group_destroy(set);
+    gy_character_group_destroy(NULL);
 }
 
 static void test_character_set_hook_applies_a_jump_in_exactly_one_tick(void **state)
@@ -777,17 +778,17 @@ static void test_character_set_hook_applies_a_jump_in_exactly_one_tick(void **st
     fx *f = *state;
     floor_box(f);
     character(f, gy_v3(0, REST, 0));
-    gy_character_set_def d = gy_default_character_set_def();
+    gy_character_group_def d = gy_default_character_group_def();
     d.allocator = &f->ta.base;
-    gy_character_set *set = NULL;
-    assert_result(gy_character_set_create(&d, &set), GY_OK);
-    assert_result(gy_character_set_add(set, 7, 70, &f->s, f->ch), GY_OK);
+    gy_character_group *set = NULL;
+    assert_result(gy_character_group_create(&d, &set), GY_OK);
+    assert_result(gy_character_group_add(set, 7, 70, &f->s, f->ch), GY_OK);
 
     uint64_t t = 0;
     gy_character_result last;
     bool moved = false;
     hook_tick(f, set, ++t, NULL, 0);
-    assert_result(gy_character_set_get(set, 7, 70, &last, &moved, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, 7, 70, &last, &moved, NULL), GY_OK);
     assert_true(moved);
     assert_true(last.grounded);
 
@@ -797,12 +798,12 @@ static void test_character_set_hook_applies_a_jump_in_exactly_one_tick(void **st
         {7, 70, GY_CHARACTER_JUMP, 0, {0, 0, 0}, 4.0},
     };
     hook_tick(f, set, ++t, in, 2);
-    assert_result(gy_character_set_get(set, 7, 70, &last, NULL, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, 7, 70, &last, NULL, NULL), GY_OK);
     assert_true(last.jumped);
     int jumps = 1, ticks = 1;
     while (ticks < 200) {
         hook_tick(f, set, ++t, NULL, 0); /* no more inputs */
-        assert_result(gy_character_set_get(set, 7, 70, &last, NULL, NULL), GY_OK);
+        assert_result(gy_character_group_get(set, 7, 70, &last, NULL, NULL), GY_OK);
         jumps += last.jumped;
         ticks++;
     }
@@ -811,8 +812,8 @@ static void test_character_set_hook_applies_a_jump_in_exactly_one_tick(void **st
     /* The intent kept walking it for all 200 ticks. */
     assert_near(pos_of(f, f->ch).x, 1.2 * 200 * DT, 1e-6);
 
-    gy_character_set_stats st;
-    gy_character_set_get_stats(set, &st);
+    gy_character_group_stats st;
+    gy_character_group_get_stats(set, &st);
     assert_int_equal(st.moves, t);
     assert_int_equal(st.move_errors, 0);
     assert_int_equal(st.inputs_applied, 2);
@@ -820,9 +821,9 @@ static void test_character_set_hook_applies_a_jump_in_exactly_one_tick(void **st
     /* A released body: the hook skips the character and counts the failure. */
     assert_result(f->be->body_release(f->w, f->ch), GY_OK);
     hook_tick(f, set, ++t, NULL, 0);
-    gy_character_set_get_stats(set, &st);
+    gy_character_group_get_stats(set, &st);
     assert_int_equal(st.move_errors, 1);
-    gy_character_set_destroy(set);
+    gy_character_group_destroy(set);
 }
 
 /* ---- through the physics thread -------------------------------------------------------------- */
@@ -842,17 +843,17 @@ static void on_reply(void *ctx, const gy_reply *r)
 static void test_character_runs_as_the_physics_hook(void **state)
 {
     fx *f = *state;
-    gy_character_set_def cd = gy_default_character_set_def();
-    gy_character_set *set = NULL;
-    assert_result(gy_character_set_create(&cd, &set), GY_OK);
+    gy_character_group_def cd = gy_default_character_group_def();
+    gy_character_group *set = NULL;
+    assert_result(gy_character_group_create(&cd, &set), GY_OK);
     gy_body_id none = {0};
     /* Registered before start: the thread that runs the hook is created after this. */
-    assert_result(gy_character_set_add(set, 1, 11, &f->s, none), GY_OK);
+    assert_result(gy_character_group_add(set, 1, 11, &f->s, none), GY_OK);
 
     gy_physics_def pd = gy_default_physics_def();
     pd.lockstep = true;
     pd.allocator = &f->ta.base;
-    pd.move_characters = gy_character_set_hook;
+    pd.move_characters = gy_character_group_hook;
     pd.character_ctx = set;
     gy_physics *p = NULL;
     assert_result(gy_physics_create(&pd, &p), GY_OK);
@@ -864,7 +865,7 @@ static void test_character_runs_as_the_physics_hook(void **state)
     char_c.shape.type = GY_SHAPE_CAPSULE;
     char_c.shape.radius = RADIUS;
     char_c.shape.height = HEIGHT;
-    gy_physics_body_desc bodies[2];
+    gy_physics_body_def bodies[2];
     memset(bodies, 0, sizeof bodies);
     bodies[0].store_index = 0;
     bodies[0].attachment = 10;
@@ -888,7 +889,7 @@ static void test_character_runs_as_the_physics_hook(void **state)
     assert_result(gy_physics_step(p, 40, 20000000000ull), GY_OK);
     gy_physics_drain_replies(p, on_reply, &rs);
     assert_true(rs.count >= 39);
-    const gy_character_reply *cr = gy_character_reply_view(&rs.r[rs.count - 1]);
+    const gy_character_reply *cr = gy_reply_as_character(&rs.r[rs.count - 1]);
     assert_int_equal(rs.r[rs.count - 1].key, 1);
     assert_int_equal(cr->attachment, 11);
     assert_true(cr->flags & GY_CHARACTER_GROUNDED);
@@ -924,7 +925,7 @@ static void test_character_runs_as_the_physics_hook(void **state)
     gy_physics_drain_replies(p, on_reply, &rs);
     uint32_t jumped = 0, airborne = 0;
     for (uint32_t i = 0; i < rs.count; i++) {
-        const gy_character_reply *c = gy_character_reply_view(&rs.r[i]);
+        const gy_character_reply *c = gy_reply_as_character(&rs.r[i]);
         jumped += (c->flags & GY_CHARACTER_JUMPED) != 0;
         airborne += (c->flags & GY_CHARACTER_GROUNDED) == 0;
     }
@@ -932,15 +933,15 @@ static void test_character_runs_as_the_physics_hook(void **state)
     assert_int_equal(jumped, 1);
     /* 2·4/g = 0.82 s in the air: 48 or 49 ticks. */
     assert_between(airborne, 47, 50);
-    assert_true(gy_character_reply_view(&rs.r[rs.count - 1])->flags & GY_CHARACTER_GROUNDED);
+    assert_true(gy_reply_as_character(&rs.r[rs.count - 1])->flags & GY_CHARACTER_GROUNDED);
 
     assert_result(gy_physics_stop(p), GY_OK);
     gy_physics_destroy(p);
-    gy_character_set_stats st;
-    gy_character_set_get_stats(set, &st);
+    gy_character_group_stats st;
+    gy_character_group_get_stats(set, &st);
     assert_int_equal(st.move_errors, 0);
     assert_int_equal(st.replies_failed, 0);
-    gy_character_set_destroy(set);
+    gy_character_group_destroy(set);
 }
 
 typedef struct events {
@@ -953,7 +954,7 @@ static void on_event(void *ctx, const gy_reply *r)
     events *ev = ctx;
     if (r->type != GY_PHYSICS_REPLY_COLLISION_ENTER && r->type != GY_PHYSICS_REPLY_COLLISION_EXIT)
         return;
-    const gy_physics_collision *c = gy_physics_reply_collision(r);
+    const gy_physics_collision *c = gy_reply_as_collision(r);
     bool pair = (c->attachment_a == 11 && c->attachment_b == 12) ||
                 (c->attachment_a == 12 && c->attachment_b == 11);
     if (!pair)
@@ -992,7 +993,7 @@ static void test_character_walking_through_a_trigger_produces_enter_and_exit(voi
     cols[2].is_sensor = true;
     gy_vec3 at[3] = {{0, -0.5, 0}, {0, REST, 0}, {2.02, 1.5, 0}};
     gy_motion_type type[3] = {GY_MOTION_STATIC, GY_MOTION_KINEMATIC, GY_MOTION_STATIC};
-    gy_physics_body_desc bodies[3];
+    gy_physics_body_def bodies[3];
     memset(bodies, 0, sizeof bodies);
     for (uint32_t i = 0; i < 3; i++) {
         bodies[i].store_index = i;

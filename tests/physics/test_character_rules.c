@@ -7,7 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "gyre/character.h"
+#include "gyre/backend/backend.h"
+#include "gyre/physics/character.h"
 #include "gyre/math.h"
 
 #define DT     (1.0 / 60.0)
@@ -26,7 +27,7 @@ typedef struct fx {
     const gy_backend *be;
     gy_backend_world *w;
     gy_body_id ch;
-    gy_character_settings s;
+    gy_character_def s;
     gy_character_state st;
     gy_character_result res;
 } fx;
@@ -40,11 +41,11 @@ static int setup_with(void **state, const char *adapter)
     f.be = gy_backend_find(adapter);
     if (f.be == NULL)
         return -1;
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     wd.allocator = &f.ta.base;
     if (f.be->world_create(&wd, &f.w) != GY_OK || f.be->bind_thread(f.w) != GY_OK)
         return -1;
-    f.s = gy_default_character_settings();
+    f.s = gy_default_character_def();
     *state = &f;
     return 0;
 }

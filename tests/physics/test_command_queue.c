@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gyre/command_queue.h"
-#include "gyre/scene_barrier.h"
+#include "command_queue.h"
+#include "scene_barrier.h"
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SCALE 16u /* sanitizer builds run the same tests on fewer commands */

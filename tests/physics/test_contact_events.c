@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gyre/contact_events.h"
+#include "contact_events.h"
 
 /* ---- fixtures -------------------------------------------------------------------------------- */
 

@@ -5,7 +5,7 @@
 #include "test_physics_fixture.h"
 
 #include "fault_backend.h"
-#include "gyre/character.h"
+#include "gyre/physics/character.h"
 
 #define RADIUS 0.3
 #define HEIGHT 1.8
@@ -14,7 +14,7 @@
 
 /* A kinematic capsule character; `s` must outlive the record or start call. */
 static fx_body fx_character(uint32_t store_index, uint32_t attachment, gy_vec3 position,
-                            const gy_character_settings *s)
+                            const gy_character_def *s)
 {
     gy_shape capsule = gy_default_collider_def().shape;
     capsule.type = GY_SHAPE_CAPSULE;
@@ -40,13 +40,13 @@ static uint32_t count_states(const fx_replies *rs, uint32_t attachment)
     uint32_t n = 0;
     for (uint32_t i = 0; i < rs->count; i++)
         n += rs->r[i].type == GY_PHYSICS_REPLY_CHARACTER_STATE &&
-             gy_character_reply_view(&rs->r[i])->attachment == attachment;
+             gy_reply_as_character(&rs->r[i])->attachment == attachment;
     return n;
 }
 
-static gy_character_set_stats character_stats(const gy_physics *p)
+static gy_character_group_stats character_stats(const gy_physics *p)
 {
-    gy_character_set_stats st;
+    gy_character_group_stats st;
     assert_result(gy_physics_get_character_stats(p, &st), GY_OK);
     return st;
 }
@@ -57,7 +57,7 @@ static void test_physics_character_description_is_validated(void **state)
 {
     (void)state;
     gy_physics *p = fx_lockstep(NULL);
-    gy_character_settings s = gy_default_character_settings();
+    gy_character_def s = gy_default_character_def();
     fx_body b = fx_character(1, 2, gy_v3(0, REST, 0), &s);
     b.desc.def.type = GY_MOTION_DYNAMIC;
     assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
@@ -69,7 +69,7 @@ static void test_physics_character_description_is_validated(void **state)
     b.desc.colliders = two;
     b.desc.collider_count = 2;
     assert_result(gy_physics_record_create_body(p, &b.desc), GY_ERR_INVALID_ARGUMENT);
-    gy_character_settings bad = s;
+    gy_character_def bad = s;
     bad.radius = -1.0;
     b = fx_character(1, 2, gy_v3(0, REST, 0), &bad);
     assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
@@ -81,7 +81,7 @@ static void test_physics_character_description_is_validated(void **state)
     b = fx_character(1, 2, gy_v3(0, REST, 0), &s);
     assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_OK);
     /* The set belongs to the physics thread while it runs. */
-    gy_character_set_stats st;
+    gy_character_group_stats st;
     assert_result(gy_physics_get_character_stats(p, &st), GY_ERR_MISUSE);
     assert_result(gy_physics_get_character_stats(NULL, &st), GY_ERR_INVALID_ARGUMENT);
     assert_result(gy_physics_stop(p), GY_OK);
@@ -102,7 +102,7 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_physics *p = fx_lockstep(&ta.base);
-    gy_character_settings s = gy_default_character_settings();
+    gy_character_def s = gy_default_character_def();
     static fx_replies rs;
     memset(&rs, 0, sizeof rs);
 
@@ -144,7 +144,7 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_CHARACTER_STATE), 0);
 
     assert_result(gy_physics_stop(p), GY_OK);
-    gy_character_set_stats st = character_stats(p);
+    gy_character_group_stats st = character_stats(p);
     assert_int_equal(st.characters, 0);
     assert_int_equal(st.moves, 3 + 30 + 2);
     assert_int_equal(st.move_errors, 0);
@@ -153,7 +153,7 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
 
     /* A bootstrap registers its characters too; a stop forgets them. */
     fx_body floor = fx_floor(0, 1), hero = fx_character(1, 7, gy_v3(0, REST, 0), &s);
-    gy_physics_body_desc boot_bodies[2] = {*fx_desc(&floor), *fx_desc(&hero)};
+    gy_physics_body_def boot_bodies[2] = {*fx_desc(&floor), *fx_desc(&hero)};
     gy_physics_bootstrap boot = {NULL, 0, boot_bodies, 2, NULL, 0};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_step(p, 2);
@@ -180,7 +180,7 @@ static void test_physics_character_whose_create_fails_is_not_registered(void **s
     d.backend_table = &fb.table;
     gy_physics *p = fx_physics(&d);
     assert_result(gy_physics_start(p, NULL), GY_OK);
-    gy_character_settings s = gy_default_character_settings();
+    gy_character_def s = gy_default_character_def();
     static fx_replies rs;
     memset(&rs, 0, sizeof rs);
 
@@ -206,7 +206,7 @@ static void test_physics_character_whose_create_fails_is_not_registered(void **s
     assert_result(gy_physics_record_release_body(p, 0, 1), GY_OK);
     fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
-    gy_character_set_stats st = character_stats(p);
+    gy_character_group_stats st = character_stats(p);
     assert_int_equal(st.characters, 0);
     assert_int_equal(st.moves, 2);
     assert_int_equal(fb.worlds_destroyed, 1);
@@ -231,7 +231,7 @@ static void log_pairs(const fx_replies *rs, uint32_t character, pair_log *logs, 
         const gy_reply *r = &rs->r[i];
         if (r->type < GY_PHYSICS_REPLY_COLLISION_ENTER || r->type > GY_PHYSICS_REPLY_COLLISION_EXIT)
             continue;
-        const gy_physics_collision *c = gy_physics_reply_collision(r);
+        const gy_physics_collision *c = gy_reply_as_collision(r);
         for (uint32_t k = 0; k < n; k++) {
             pair_log *l = &logs[k];
             bool ours = (c->attachment_a == character && c->attachment_b == l->sensor) ||
@@ -259,7 +259,7 @@ static void test_physics_character_sensor_pairs_follow_the_move_in_its_tick(void
 {
     (void)state;
     gy_physics *p = fx_lockstep(NULL);
-    gy_character_settings s = gy_default_character_settings();
+    gy_character_def s = gy_default_character_def();
     static fx_replies rs;
     memset(&rs, 0, sizeof rs);
     /* Triggers on both sides of the character in creation order (side A is the lower collider
@@ -360,7 +360,7 @@ static void step_logged(gy_physics *p, fx_replies *rs, uint32_t character, pair_
 static void solid_pairs_on(const char *adapter)
 {
     gy_physics *p = lockstep_on(adapter);
-    gy_character_settings s = gy_default_character_settings();
+    gy_character_def s = gy_default_character_def();
     static fx_replies rs;
     memset(&rs, 0, sizeof rs);
     /* The character starts 0.5 m above the floor. Ahead of it (+x): a solid wall whose face is at

@@ -3,6 +3,7 @@
  * commands dropped), one-off inputs under a flood, collision-event pairing, joints and resources,
  * the character hook, live and snapshot queries, and misuse. */
 #include "test_physics_fixture.h"
+#include "gyre/backend/backend.h"
 
 /* ---- creation and misuse --------------------------------------------------------------------- */
 
@@ -44,10 +45,10 @@ static void test_physics_misuse_is_an_error(void **state)
     /* Real-time mode: lockstep ticks are refused. */
     assert_result(gy_physics_step(p, 1, 0), GY_ERR_MISUSE);
     /* Stopping from inside a mutation window would join a parked thread. */
-    gy_scene_barrier *barrier = gy_physics_barrier(p);
-    assert_result(gy_scene_barrier_begin_mutation(barrier, FX_TIMEOUT_NS), GY_OK);
+    gy_barrier *barrier = gy_physics_barrier(p);
+    assert_result(gy_barrier_begin_mutation(barrier, FX_TIMEOUT_NS), GY_OK);
     assert_result(gy_physics_stop(p), GY_ERR_MISUSE);
-    assert_result(gy_scene_barrier_end_mutation(barrier), GY_OK);
+    assert_result(gy_barrier_end_mutation(barrier), GY_OK);
     assert_result(gy_physics_stop(p), GY_OK);
     assert_false(gy_physics_running(p));
     assert_result(gy_physics_stop(p), GY_ERR_MISUSE);
@@ -88,7 +89,7 @@ static void test_physics_record_validates_before_enqueueing(void **state)
     assert_result(gy_physics_set_time_scale(p, NAN), GY_ERR_NON_FINITE);
     assert_result(gy_physics_set_time_scale(p, -1.0), GY_ERR_INVALID_ARGUMENT);
 
-    gy_physics_resource_desc rd = {0, NULL, NULL};
+    gy_physics_resource_def rd = {0, NULL, NULL};
     assert_result(gy_physics_record_create_resource(p, &rd), GY_ERR_INVALID_ARGUMENT);
 
     /* Only the one valid create reached the physics thread. */
@@ -160,7 +161,7 @@ static const gy_reply *find_assigned(const fx_replies *rs, uint32_t attachment)
 {
     for (uint32_t i = 0; i < rs->count; i++)
         if (rs->r[i].type == GY_PHYSICS_REPLY_BODY_ASSIGNED &&
-            gy_physics_reply_body(&rs->r[i])->attachment == attachment)
+            gy_reply_as_body(&rs->r[i])->attachment == attachment)
             return &rs->r[i];
     return NULL;
 }
@@ -182,7 +183,7 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
     const gy_reply *r = find_assigned(&rs, 11);
     assert_non_null(r);
     assert_int_equal(r->key, 3);
-    assert_int_not_equal(gy_physics_reply_body(r)->body.bits, 0);
+    assert_int_not_equal(gy_reply_as_body(r)->body.bits, 0);
     assert_int_equal(fx_stats(p).replies_rejected, 1);
     uint32_t n;
     const gy_proxy *px = fx_proxies(p, &n, NULL);
@@ -203,8 +204,8 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 1);
     r = find_assigned(&rs, 20);
     assert_non_null(r);
-    assert_int_equal(gy_physics_reply_body(r)->generation, fx_stats(p).generation);
-    assert_int_equal(gy_physics_reply_generation(r), (uint16_t)fx_stats(p).generation);
+    assert_int_equal(gy_reply_as_body(r)->generation, fx_stats(p).generation);
+    assert_int_equal(gy_reply_generation(r), (uint16_t)fx_stats(p).generation);
     assert_int_equal(fx_stats(p).replies_rejected, 2);
     gy_physics_destroy(p);
 }
@@ -256,12 +257,12 @@ static void test_physics_commands_for_a_failed_create_are_dropped_and_counted(vo
     assert_int_equal(rs.count, 1);
     assert_int_equal(rs.r[0].type, GY_PHYSICS_REPLY_CREATE_FAILED);
     /* The tick whose drain refused it: the one just produced. */
-    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->tick, gy_physics_tick(p));
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->tick, gy_physics_tick(p));
     assert_int_equal(gy_physics_tick(p), 3);
     assert_int_equal(rs.r[0].key, 0);
-    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->attachment, 40);
-    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);
-    assert_int_equal(gy_physics_reply_failure(&rs.r[0])->result, GY_ERR_STALE_HANDLE);
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->attachment, 40);
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->result, GY_ERR_STALE_HANDLE);
     /* The game side still holds the attachment until it reacts, so these are recorded... */
     assert_result(gy_physics_record_add_impulse(p, 0, 40, gy_v3(1, 0, 0)), GY_OK);
     assert_result(gy_physics_record_set_pose(p, 0, 40, gy_pose_identity()), GY_OK);
@@ -361,7 +362,7 @@ static void log_events(const fx_replies *rs, pair_log *logs, uint32_t *n)
         const gy_reply *r = &rs->r[i];
         if (r->type < GY_PHYSICS_REPLY_COLLISION_ENTER)
             continue;
-        const gy_physics_collision *c = gy_physics_reply_collision(r);
+        const gy_physics_collision *c = gy_reply_as_collision(r);
         pair_log *l = pair_of(logs, n, c->attachment_a, c->attachment_b);
         if (r->type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
             assert_true(l->touching);
@@ -446,7 +447,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
     gy_hull_def hull = {pts, 8};
-    gy_physics_resource_desc rd = {7, NULL, &hull};
+    gy_physics_resource_def rd = {7, NULL, &hull};
     assert_result(gy_physics_record_create_resource(p, &rd), GY_OK);
     fx_body a = fx_sphere(0, 1, gy_v3(0, 5, 0), 0.5);
     a.collider.shape.type = GY_SHAPE_HULL;
@@ -454,7 +455,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
     fx_create(p, a);
     fx_create(p, fx_sphere(1, 2, gy_v3(0, 3, 0), 0.25));
     fx_create(p, fx_floor(2, 3));
-    gy_physics_joint_desc jd;
+    gy_physics_joint_def jd;
     memset(&jd, 0, sizeof jd);
     jd.joint_key = 4;
     jd.a_store = 0;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 #define FX_TIMEOUT_NS 20000000000ull /* 20 s: generous for TSan on a shared 2-core machine */
 
@@ -18,11 +18,11 @@
 
 /* A body description whose collider array lives inside it (so it can be copied by value). */
 typedef struct fx_body {
-    gy_physics_body_desc desc;
+    gy_physics_body_def desc;
     gy_collider_def collider;
 } fx_body;
 
-static inline gy_physics_body_desc *fx_desc(fx_body *b)
+static inline gy_physics_body_def *fx_desc(fx_body *b)
 {
     b->desc.colliders = &b->collider;
     b->desc.collider_count = 1;

@@ -415,7 +415,7 @@ static void test_physics_snapshot_moves_every_collider_with_its_body(void **stat
     }
     fx_create(p, plain);
     fx_create(p, offset);
-    gy_physics_body_desc pd = *fx_desc(&pair);
+    gy_physics_body_def pd = *fx_desc(&pair);
     pd.colliders = two;
     pd.collider_count = 2;
     assert_result(gy_physics_record_create_body(p, &pd), GY_OK);

@@ -39,7 +39,7 @@ static gy_physics *realtime_with_clock_on(fake_clock *clk, const char *backend)
     gy_physics *p = fx_physics(&d);
     fx_body floor = fx_floor(0, 1);
     fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
-    gy_physics_body_desc bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
+    gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
     gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     return p;
@@ -77,7 +77,7 @@ static void test_physics_time_scale_zero_freezes(void **state)
     assert_result(gy_physics_set_time_scale(p, 0.0), GY_OK);
     fx_body floor = fx_floor(0, 1);
     fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
-    gy_physics_body_desc bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
+    gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
     gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_wait_iterations(p, 6);
@@ -138,24 +138,24 @@ static void test_physics_hold_cycle_drops_accumulated_time(void **state)
     (void)state;
     fake_clock clk;
     gy_physics *p = realtime_with_clock(&clk);
-    gy_scene_barrier *b = gy_physics_barrier(p);
+    gy_barrier *b = gy_physics_barrier(p);
     fx_wait_iterations(p, 3);
 
     /* Control: a second passing while the thread is parked in a mutation window is a hitch. */
-    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    assert_result(gy_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
     fake_advance(&clk, 1000000000ull);
-    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    assert_result(gy_barrier_end_mutation(b), GY_OK);
     fx_wait_iterations(p, 3);
     uint64_t t = gy_physics_tick(p);
     assert_int_equal(t, 4);
 
     /* A whole hold/resume cycle the thread slept through: no catch-up. */
     uint64_t rebases = fx_stats(p).rebases;
-    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    assert_result(gy_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
     gy_physics_set_hold(p, true);
     fake_advance(&clk, 1000000000ull);
     gy_physics_set_hold(p, false);
-    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    assert_result(gy_barrier_end_mutation(b), GY_OK);
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), t);
     assert_int_equal(fx_stats(p).rebases, rebases + 1);
@@ -166,10 +166,10 @@ static void test_physics_hold_cycle_drops_accumulated_time(void **state)
     fake_advance(&clk, 1000000000ull);
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), t);
-    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    assert_result(gy_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
     gy_physics_set_hold(p, false);
     fake_advance(&clk, 1000000000ull);
-    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    assert_result(gy_barrier_end_mutation(b), GY_OK);
     fx_wait_iterations(p, 3);
     assert_int_equal(gy_physics_tick(p), t);
     assert_int_equal(fx_stats(p).rebases, rebases + 3);
@@ -217,7 +217,7 @@ static uint32_t count_exits(const fx_replies *rs, uint32_t a, uint32_t b)
     for (uint32_t i = 0; i < rs->count; i++) {
         if (rs->r[i].type != GY_PHYSICS_REPLY_COLLISION_EXIT)
             continue;
-        const gy_physics_collision *c = gy_physics_reply_collision(&rs->r[i]);
+        const gy_physics_collision *c = gy_reply_as_collision(&rs->r[i]);
         n += (c->attachment_a == a && c->attachment_b == b) ||
              (c->attachment_a == b && c->attachment_b == a);
     }
@@ -237,7 +237,7 @@ static void test_physics_release_while_time_is_held_exits_without_a_step(void **
         gy_physics *p = fx_physics(&d);
         fx_body floor = fx_floor(0, 1);
         fx_body ball = fx_sphere(1, 2, gy_v3(0, 0.49, 0), 0.5); /* resting, 1 cm deep */
-        gy_physics_body_desc bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
+        gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
         gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
         assert_result(gy_physics_start(p, &boot), GY_OK);
         fx_wait_iterations(p, 2);
@@ -302,11 +302,11 @@ static uint64_t steps_within_budget(double budget_s, uint32_t reads)
     assert_result(gy_physics_start(p, NULL), GY_OK);
     fx_wait_iterations(p, 3);
     /* Arm inside a mutation window: the thread is parked before its next clock read. */
-    gy_scene_barrier *b = gy_physics_barrier(p);
-    assert_result(gy_scene_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
+    gy_barrier *b = gy_physics_barrier(p);
+    assert_result(gy_barrier_begin_mutation(b, FX_TIMEOUT_NS), GY_OK);
     __atomic_store_n(&clk.base, clk.base + 1000000000ull, __ATOMIC_RELEASE);
     __atomic_store_n(&clk.armed, reads, __ATOMIC_RELEASE);
-    assert_result(gy_scene_barrier_end_mutation(b), GY_OK);
+    assert_result(gy_barrier_end_mutation(b), GY_OK);
     fx_wait_iterations(p, 3);
     uint64_t ticks = gy_physics_tick(p);
     assert_true(fx_stats(p).catchup_steps_dropped >= 1);
@@ -336,7 +336,7 @@ static void test_physics_stop_start_keeps_bodies_and_poses(void **state)
     gy_physics *p = fx_physics(&d);
     enum { N = 8 };
     fx_body src[N];
-    gy_physics_body_desc bodies[N];
+    gy_physics_body_def bodies[N];
     src[0] = fx_floor(0, 1);
     for (uint32_t s = 1; s < N; s++)
         src[s] = fx_box(s, 1 + s, GY_MOTION_DYNAMIC, gy_v3(-6.0 + 1.5 * s, 1.0 + 0.5 * s, 0),
@@ -408,7 +408,7 @@ static void test_physics_live_queries_while_the_thread_steps(void **state)
     gy_physics *p = fx_physics(&d);
     enum { N = 21 };
     fx_body src[N];
-    gy_physics_body_desc bodies[N];
+    gy_physics_body_def bodies[N];
     src[0] = fx_floor(0, 1);
     for (uint32_t s = 1; s < N; s++)
         src[s] =

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gyre/math.h"
-#include "gyre/query_snapshot.h"
+#include "query_snapshot.h"
 
 /* Analytic checks: distances and fractions to 1e-9 (double rounding over a few operations),
  * normals to 1e-9. */

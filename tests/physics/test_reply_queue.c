@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gyre/reply_queue.h"
+#include "reply_queue.h"
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SCALE 8u

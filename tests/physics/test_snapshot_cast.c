@@ -11,9 +11,9 @@
 
 #include "test_support.h"
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/math.h"
-#include "gyre/query_snapshot.h"
+#include "query_snapshot.h"
 
 /* Time-of-impact agreement, as a fraction of the translation. */
 #define TOI_TOLERANCE 1e-4
@@ -103,7 +103,7 @@ static int setup(void **state)
     fixture *fx = calloc(1, sizeof *fx);
     if (fx == NULL)
         return -1;
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     if (backend->world_create(&wd, &fx->w) != GY_OK || backend->bind_thread(fx->w) != GY_OK)
         return -1;
     gy_query_snapshot_def qd = {0};

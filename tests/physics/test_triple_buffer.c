@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gyre/triple_buffer.h"
+#include "triple_buffer.h"
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SCALE 8u

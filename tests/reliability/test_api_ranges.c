@@ -1,5 +1,5 @@
-/* Every number the World takes is held to its documented range (gyre/backend.h) with the same
- * error whether physics runs or not, and what the middleware produces reaches the game finite.
+/* Every number the World takes is held to its documented range (gyre/backend/backend.h) with the
+ * same error whether physics runs or not, and what the middleware produces reaches the game finite.
  * Each case is a value a middleware cannot handle (it would abort inside ODE), one that could
  * wedge a restart, or one that could hand the game an infinity. Run once per adapter: argument 1
  * names it. */
@@ -19,7 +19,7 @@ static const char *adapter = "ode";
 static gy_world *make_world(gy_test_allocator *ta, bool stopped)
 {
     gy_test_allocator_init(ta);
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     c.physics.lockstep = true;
     c.physics.backend = adapter;
     c.allocator = &ta->base;
@@ -59,11 +59,11 @@ static gy_entity entity(gy_world *w, const char *name, gy_vec3 at)
 }
 
 typedef struct desc {
-    gy_physics_desc d;
+    gy_physics_component_def d;
     gy_scene_collider c;
 } desc;
 
-static gy_physics_desc *with(desc *d)
+static gy_physics_component_def *with(desc *d)
 {
     d->d.colliders = &d->c;
     d->d.collider_count = 1;
@@ -74,7 +74,7 @@ static desc shaped(gy_body_type type, gy_shape s)
 {
     desc d;
     memset(&d, 0, sizeof d);
-    d.d = gy_default_physics_desc();
+    d.d = gy_default_physics_component_def();
     d.d.body_type = type;
     d.c.def = gy_default_collider_def();
     d.c.def.shape = s;

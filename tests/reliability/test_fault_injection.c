@@ -20,7 +20,7 @@
 
 #include "fault_backend.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 #include "gyre/scene.h"
 
 #define TIMEOUT_NS 20000000000ull
@@ -96,10 +96,10 @@ typedef struct scene_data {
     uint32_t mesh_i[6];
     gy_mesh_def mesh;
     gy_hull_def hull_def;
-    gy_physics_resource_desc res[3];
+    gy_physics_resource_def res[3];
     gy_collider_def col[7];
-    gy_physics_body_desc body[7];
-    gy_physics_joint_desc joint[3];
+    gy_physics_body_def body[7];
+    gy_physics_joint_def joint[3];
     gy_physics_bootstrap boot;
 } scene_data;
 
@@ -116,16 +116,16 @@ static void scene_init(scene_data *s)
     memcpy(s->mesh_i, idx, sizeof idx);
     s->mesh = (gy_mesh_def){s->mesh_v, 4, s->mesh_i, 6};
     s->hull_def = (gy_hull_def){s->hull, 8};
-    s->res[0] = (gy_physics_resource_desc){1, NULL, &s->hull_def};
-    s->res[1] = (gy_physics_resource_desc){2, &s->mesh, NULL};
-    s->res[2] = (gy_physics_resource_desc){3, NULL, &s->hull_def};
+    s->res[0] = (gy_physics_resource_def){1, NULL, &s->hull_def};
+    s->res[1] = (gy_physics_resource_def){2, &s->mesh, NULL};
+    s->res[2] = (gy_physics_resource_def){3, NULL, &s->hull_def};
 
     for (uint32_t i = 0; i < 7; i++) {
         gy_collider_def *c = &s->col[i];
         *c = gy_default_collider_def();
         c->shape.type = GY_SHAPE_BOX;
         c->shape.box_size = gy_v3(0.5, 0.5, 0.5);
-        gy_physics_body_desc *b = &s->body[i];
+        gy_physics_body_def *b = &s->body[i];
         b->store_index = i;
         b->attachment = 100u + i;
         b->def = gy_default_body_def();
@@ -147,17 +147,17 @@ static void scene_init(scene_data *s)
     s->col[6].shape.type = GY_SHAPE_SPHERE;
     s->col[6].shape.radius = 0.25;
 
-    s->joint[0] = (gy_physics_joint_desc){.joint_key = 1, .a_store = 4, .a_attachment = 104};
+    s->joint[0] = (gy_physics_joint_def){.joint_key = 1, .a_store = 4, .a_attachment = 104};
     s->joint[0].def = gy_default_joint_def();
     s->joint[0].def.type = GY_JOINT_HINGE;
     s->joint[0].def.anchor = gy_v3(2, 4.5, 0);
     s->joint[0].def.axis = gy_v3(0, 0, 1);
-    s->joint[1] = (gy_physics_joint_desc){
+    s->joint[1] = (gy_physics_joint_def){
         .joint_key = 2, .a_store = 2, .a_attachment = 102, .b_store = 3, .b_attachment = 103};
     s->joint[1].def = gy_default_joint_def();
     s->joint[1].def.type = GY_JOINT_BALL;
     s->joint[1].def.anchor = gy_v3(-0.25, 2.25, 0);
-    s->joint[2] = (gy_physics_joint_desc){
+    s->joint[2] = (gy_physics_joint_def){
         .joint_key = 3, .a_store = 5, .a_attachment = 105, .b_store = 1, .b_attachment = 101};
     s->joint[2].def = gy_default_joint_def();
     s->joint[2].def.type = GY_JOINT_DISTANCE;
@@ -189,14 +189,14 @@ static void on_reply(void *ctx, const gy_reply *r)
     outcome *o = ctx;
     if (r->type == GY_PHYSICS_REPLY_BODY_ASSIGNED) {
         int i = find_obj(OBJ_BODY, r->key);
-        if (i < 0 || gy_physics_reply_body(r)->attachment != 100u + r->key) {
+        if (i < 0 || gy_reply_as_body(r)->attachment != 100u + r->key) {
             o->unexpected++;
             return;
         }
         o->assigned[i] = true;
         o->assigned_replies[i]++;
     } else if (r->type == GY_PHYSICS_REPLY_CREATE_FAILED) {
-        const gy_physics_failure_reply *f = gy_physics_reply_failure(r);
+        const gy_physics_failure_reply *f = gy_reply_as_failure(r);
         obj_kind k = f->kind == GY_PHYSICS_OBJECT_BODY       ? OBJ_BODY
                      : f->kind == GY_PHYSICS_OBJECT_RESOURCE ? OBJ_RESOURCE
                                                              : OBJ_JOINT;
@@ -399,7 +399,7 @@ static void test_fault_backend_refuses_a_world_without_its_allocator(void **stat
 {
     (void)state;
     gy_fault_backend *fb = new_fault_backend();
-    gy_world_def wd = gy_default_world_def();
+    gy_backend_world_def wd = gy_default_backend_world_def();
     gy_backend_world *w = NULL;
     assert_result(fb->table.world_create(&wd, &w), GY_ERR_INVALID_ARGUMENT);
     assert_null(w);

@@ -10,7 +10,7 @@
 
 #include "fuzz_entry.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 static const char *corpus_root;
 
@@ -144,7 +144,7 @@ static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void 
     gy_collider_def c = gy_default_collider_def();
     c.shape.type = GY_SHAPE_BOX;
     c.shape.box_size = gy_v3(1, 1, 1);
-    gy_physics_body_desc b;
+    gy_physics_body_def b;
     memset(&b, 0, sizeof b);
     b.def = gy_default_body_def();
     b.colliders = &c;
@@ -155,7 +155,7 @@ static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void 
         b.def.pose.position = gy_v3(2.0 * i, 1, 0);
         assert_result(gy_physics_record_create_body(p, &b), GY_OK);
     }
-    gy_physics_joint_desc j;
+    gy_physics_joint_def j;
     memset(&j, 0, sizeof j);
     j.joint_key = 1;
     j.a_store = 0;

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gyre/command_queue.h"
+#include "command_queue.h"
 #include "gyre/math.h"
-#include "gyre/physics.h"
-#include "gyre/reply_queue.h"
+#include "gyre/physics/commands.h"
+#include "reply_queue.h"
 #include "physics_state.h"
 
 #define TIMEOUT_NS 20000000000ull
@@ -279,12 +279,12 @@ static void on_physics_reply(void *ctx, const gy_reply *r)
     }
 }
 
-static gy_physics_body_desc sphere_desc(uint32_t store, gy_vec3 pos, gy_collider_def *col)
+static gy_physics_body_def sphere_desc(uint32_t store, gy_vec3 pos, gy_collider_def *col)
 {
     *col = gy_default_collider_def();
     col->shape.type = GY_SHAPE_SPHERE;
     col->shape.radius = 0.25;
-    gy_physics_body_desc d;
+    gy_physics_body_def d;
     memset(&d, 0, sizeof d);
     d.store_index = store;
     d.attachment = store + 1u;
@@ -314,7 +314,7 @@ static void test_queue_pressure_physics_command_flood_applies_everything(void **
     enum { BODIES = 32, IMPULSES = 400, BATCHES = 40 };
     gy_collider_def col;
     for (uint32_t i = 0; i < BODIES; i++) {
-        gy_physics_body_desc d = sphere_desc(i, gy_v3(2.0 * i, 0, 0), &col);
+        gy_physics_body_def d = sphere_desc(i, gy_v3(2.0 * i, 0, 0), &col);
         assert_result(gy_physics_record_create_body(p, &d), GY_OK);
     }
     assert_result(gy_physics_publish(p, NULL), GY_OK);
@@ -383,7 +383,7 @@ static void test_queue_pressure_physics_event_flood_drops_only_counted_events(vo
     gy_collider_def floor_col = gy_default_collider_def();
     floor_col.shape.type = GY_SHAPE_BOX;
     floor_col.shape.box_size = gy_v3(60, 1, 60);
-    gy_physics_body_desc floor_desc;
+    gy_physics_body_def floor_desc;
     memset(&floor_desc, 0, sizeof floor_desc);
     floor_desc.store_index = 0;
     floor_desc.attachment = 1;
@@ -395,7 +395,7 @@ static void test_queue_pressure_physics_event_flood_drops_only_counted_events(vo
     assert_result(gy_physics_record_create_body(p, &floor_desc), GY_OK);
     gy_collider_def col;
     for (uint32_t i = 1; i <= SPHERES; i++) {
-        gy_physics_body_desc d =
+        gy_physics_body_def d =
             sphere_desc(i, gy_v3(-25.0 + 5.0 * (i % 10), 0.24, -25.0 + 5.0 * (i / 10)), &col);
         assert_result(gy_physics_record_create_body(p, &d), GY_OK);
     }

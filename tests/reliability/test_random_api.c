@@ -287,7 +287,7 @@ static gy_entity new_entity(rt *t, gy_entity parent)
 
 static void add_body(rt *t, gy_entity e, bool update)
 {
-    gy_physics_desc d = gy_default_physics_desc();
+    gy_physics_component_def d = gy_default_physics_component_def();
     gy_scene_collider cols[2];
     memset(cols, 0, sizeof cols);
     uint32_t odds = pick(t, 3) == 0 ? 6 : 1000;
@@ -622,7 +622,7 @@ static void run_seed(uint64_t seed)
     t.trace = getenv("GYRE_RANDOM_TRACE") != NULL;
     t.rng.s = seed * 0x9e3779b97f4a7c15ull + 1u;
     gy_test_allocator_init(&t.ta);
-    gy_world_config c = gy_default_world_config();
+    gy_world_def c = gy_default_world_def();
     c.physics.backend = adapter;
     c.physics.lockstep = seed % 2 == 0;
     c.allocator = &t.ta.base;
@@ -649,7 +649,7 @@ static void run_seed(uint64_t seed)
      * so it stays. */
     gy_entity floor = new_entity(&t, gy_entity_null());
     t.n_ents = 0;
-    gy_physics_desc fd = gy_default_physics_desc();
+    gy_physics_component_def fd = gy_default_physics_component_def();
     gy_scene_collider fc;
     memset(&fc, 0, sizeof fc);
     fc.def = gy_default_collider_def();

@@ -287,11 +287,11 @@ static uint32_t predict(const model *m, const gy_fault_backend *fb, gy_result *e
 
 /* ---- World setup ----------------------------------------------------------------------------- */
 
-static gy_world_config world_config(const gy_scene *scene, gy_fault_backend *fb,
-                                    const gy_logger *logger, bool start_stopped)
+static gy_world_def world_config(const gy_scene *scene, gy_fault_backend *fb,
+                                 const gy_logger *logger, bool start_stopped)
 {
-    gy_world_config c = gy_default_world_config();
-    assert_result(gy_scene_world_config(scene, adapter, &c), GY_OK);
+    gy_world_def c = gy_default_world_def();
+    assert_result(gy_scene_get_world_def(scene, adapter, &c), GY_OK);
     c.physics.backend_table = &fb->table;
     c.physics.lockstep = true;
     c.allocator = &fb->allocator; /* how the wrapper finds itself; forwards to fb->target */
@@ -331,7 +331,7 @@ static uint32_t run_refusals(const gy_scene *scene, bool bootstrap, gy_fault_bac
     model m;
     build_model(scene, bootstrap, &m);
 
-    gy_world_config cfg = world_config(scene, fb, &logger, bootstrap);
+    gy_world_def cfg = world_config(scene, fb, &logger, bootstrap);
     gy_world *w = NULL;
     assert_result(gy_world_create(&cfg, &w), GY_OK);
     gy_scene_instance *inst = NULL;
@@ -520,7 +520,7 @@ static void test_world_teardown_reports_an_injected_leak(void **state)
     log_capture logs;
     gy_logger logger;
     log_init(&logs, &logger);
-    gy_world_config cfg = world_config(s, fb, &logger, true);
+    gy_world_def cfg = world_config(s, fb, &logger, true);
     gy_world *w = NULL;
     assert_result(gy_world_create(&cfg, &w), GY_OK);
     gy_scene_instance *inst = NULL;
@@ -665,7 +665,7 @@ static alloc_phase run_allocation(uint64_t n, uint64_t *total, log_capture *logs
         goto done;
     }
     phase = PHASE_CREATE;
-    gy_world_config cfg = world_config(scene, &fb, &logger, true);
+    gy_world_def cfg = world_config(scene, &fb, &logger, true);
     gy_world *w = NULL;
     r = gy_world_create(&cfg, &w);
     if (r != GY_OK) {
@@ -822,7 +822,7 @@ static bool run_additive(uint64_t k, bool persistent, const gy_scene *extra,
     gy_logger logger;
     log_init(&logs, &logger);
     gy_scene *base = gy_test_load_scene(k_scene, scenes_dir, &ta.base, NULL);
-    gy_world_config cfg = world_config(base, &fb, &logger, false);
+    gy_world_def cfg = world_config(base, &fb, &logger, false);
     gy_world *w = NULL;
     assert_result(gy_world_create(&cfg, &w), GY_OK);
     gy_scene_instance *bi = NULL;

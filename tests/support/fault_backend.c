@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gyre/physics.h"
+#include "gyre/physics/commands.h"
 
 /* The wrapper's world: the wrapped adapter's world plus the way back to the wrapper. */
 typedef struct fault_world {
@@ -72,7 +72,7 @@ static void fa_free(void *ctx, void *ptr, size_t size)
 
 /* ---- world ----------------------------------------------------------------------------------- */
 
-static gy_result f_world_create(const gy_world_def *def, gy_backend_world **out)
+static gy_result f_world_create(const gy_backend_world_def *def, gy_backend_world **out)
 {
     if (def == NULL || out == NULL || def->allocator == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -86,7 +86,7 @@ static gy_result f_world_create(const gy_world_def *def, gy_backend_world **out)
     fault_world *w = gy_alloc(fb->target, sizeof *w);
     if (w == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    gy_world_def d = *def;
+    gy_backend_world_def d = *def;
     d.allocator = fb->target;
     w->fb = fb;
     w->inner = NULL;

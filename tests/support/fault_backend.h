@@ -25,7 +25,7 @@
 #ifndef GYRE_TEST_FAULT_BACKEND_H
 #define GYRE_TEST_FAULT_BACKEND_H
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 
 typedef enum gy_fault_kind {
     GY_FAULT_BODY = 0,     /* body_create */

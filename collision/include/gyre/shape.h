@@ -1,6 +1,6 @@
 /* Collision shapes as every layer describes them: the primitive kinds, their sizes in the shape's
  * own frame, and the resource (hull or mesh) a shape may name. Plain data; the contract
- * (gyre/backend.h), the collision routines and the query snapshot all speak it.
+ * (gyre/backend/backend.h), the collision routines and the query snapshot all speak it.
  *
  * Threading: none (types only). */
 #ifndef GYRE_SHAPE_H

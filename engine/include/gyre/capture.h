@@ -1,16 +1,16 @@
 /* Capture and replay of a World's thread boundary (docs/embedding.md, docs/cli.md).
  *
  * A capture file is a header (magic, format version, a fingerprint of the build's struct layout),
- * the records of gyre/capture_stream.h — META, the files the host attached, then FRAME, BATCH and
- * STATE records as they happened, then END — and a trailer holding a checksum of everything
- * before it. Replaying it in a lockstep World applies every recorded batch before the tick it was
- * applied before in the original run, so a real-time run replays exactly.
+ * the records of gyre/physics/capture_stream.h — META, the files the host attached, then FRAME,
+ * BATCH and STATE records as they happened, then END — and a trailer holding a checksum of
+ * everything before it. Replaying it in a lockstep World applies every recorded batch before the
+ * tick it was applied before in the original run, so a real-time run replays exactly.
  *
  * Game thread only, like the World. */
 #ifndef GYRE_CAPTURE_H
 #define GYRE_CAPTURE_H
 
-#include "gyre/capture_stream.h"
+#include "gyre/physics/capture_stream.h"
 #include "gyre/world.h"
 
 #ifdef __cplusplus

@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/core.h"
 #include "gyre/obj_cache.h"
 
@@ -78,7 +78,7 @@ typedef struct gy_scene_world {
     uint32_t solver_iterations; /* 1..255, default 10 */
     const char *backend;        /* adapter name, or NULL when the scene names none (use "ode") */
     bool has_kill_y;            /* a kill plane (default none) */
-    double kill_y;              /* metres: see gy_world_config.kill_y */
+    double kill_y;              /* metres: see gy_world_def.kill_y */
     uint32_t geometry_budget;   /* units per tick (gy_physics_def.geometry_budget); 0 = default */
 } gy_scene_world;
 
@@ -89,7 +89,7 @@ typedef struct gy_scene_material {
 } gy_scene_material;
 
 /* The one body type of the public API: scene files ("body_type") and the World's physics
- * component (gy_physics_desc.body_type) both use it. */
+ * component (gy_physics_component_def.body_type) both use it. */
 typedef enum gy_body_type {
     GY_BODY_DYNAMIC,
     GY_BODY_STATIC,

@@ -21,7 +21,7 @@
  *   - joints, after every body, with anchors moved by `offset`.
  * Plane colliders are in world space: their plane is moved by `offset` as well, so a scene loaded
  * at an offset stays rigid. The scene's `physics` settings are launch-time (see
- * gy_scene_world_config); its `script` is for the runner and is not touched here.
+ * gy_scene_get_world_def); its `script` is for the runner and is not touched here.
  *
  * Threading: the World's owner thread (see gyre/world.h), never while holding the World lock.
  *
@@ -73,8 +73,8 @@ typedef struct gy_scene_instance {
  * (`backend_override` when non-NULL, else the scene's, else "ode"), gravity, step rate (rounded to
  * whole hertz, which the physics thread needs), substeps and solver iterations. Other fields of
  * *config are left as they are. GY_ERR_INVALID_ARGUMENT for NULL scene or config. */
-gy_result gy_scene_world_config(const gy_scene *scene, const char *backend_override,
-                                gy_world_config *config);
+gy_result gy_scene_get_world_def(const gy_scene *scene, const char *backend_override,
+                                 gy_world_def *config);
 
 /* Creates the scene's entities, components, geometry and joints in the World as it stands,
  * without the barrier or the World lock (the caller provides whatever exclusion it needs; a

@@ -1,6 +1,6 @@
 /* The World: the game thread's entities, their transforms and hierarchy, and the host loop that
- * ties them to the physics subsystem (gyre/physics.h). The physics game API (bodies, forces,
- * queries, collision callbacks, joints, runtime geometry) is in gyre/world_physics.h.
+ * ties them to the physics subsystem (gyre/physics/physics.h). The physics game API (bodies,
+ * forces, queries, collision callbacks, joints, runtime geometry) is in gyre/world_physics.h.
  *
  * Entities are generational handles: the all-zero handle is null, and a destroyed entity's handle
  * is rejected (GY_ERR_STALE_HANDLE) even after its slot is reused. Each entity has a name, an
@@ -28,10 +28,10 @@
 #ifndef GYRE_WORLD_H
 #define GYRE_WORLD_H
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/core.h"
 #include "gyre/obj_cache.h"
-#include "gyre/physics.h"
+#include "gyre/physics/physics.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,7 +64,7 @@ static inline bool gy_entity_equal(gy_entity a, gy_entity b)
  * host frame time in seconds. */
 typedef void (*gy_world_update_fn)(void *ctx, gy_world *world, double dt);
 
-typedef struct gy_world_config {
+typedef struct gy_world_def {
     /* The physics subsystem: backend, gravity, step rate, lockstep, queue sizes, clock. Its
      * allocator and logger are replaced by the ones below. Leave move_characters NULL for the
      * World to run Gyre's character controller on components with is_character (a host hook
@@ -97,15 +97,15 @@ typedef struct gy_world_config {
      * gy_world_set_kill_plane changes it. */
     bool kill_plane;
     double kill_y;
-} gy_world_config;
+} gy_world_def;
 
 /* gy_default_physics_def() (real time, 60 Hz), default allocator and logger, physics started. */
-gy_world_config gy_default_world_config(void);
+gy_world_def gy_default_world_def(void);
 
 /* Creates a World and (unless start_stopped) starts its physics thread on an empty world.
  * Errors: GY_ERR_INVALID_ARGUMENT (out NULL, render_delay negative or above two steps),
  * GY_ERR_NON_FINITE (render_delay), those of gy_physics_create / gy_physics_start. */
-gy_result gy_world_create(const gy_world_config *config, gy_world **out);
+gy_result gy_world_create(const gy_world_def *config, gy_world **out);
 
 /* What an orderly teardown found. */
 typedef struct gy_world_teardown {
@@ -161,7 +161,7 @@ gy_entity_def gy_default_entity_def(void);
 
 /* Creates an entity. GY_ERR_STALE_HANDLE for a dead parent, GY_ERR_NON_FINITE,
  * GY_ERR_INVALID_ARGUMENT (rotation not unit, scale <= 0, a position component beyond
- * GY_MAX_MAGNITUDE, gyre/backend.h), GY_ERR_CAPACITY (2^24 entities),
+ * GY_MAX_MAGNITUDE, gyre/backend/backend.h), GY_ERR_CAPACITY (2^24 entities),
  * GY_ERR_OUT_OF_MEMORY. */
 gy_result gy_entity_create(gy_world *world, const gy_entity_def *def, gy_entity *out);
 
@@ -273,7 +273,7 @@ gy_result gy_world_tick(gy_world *world, double dt);
 
 /* The simulated time (seconds; tick t stands for t / step_hz) bodies are drawn at this frame:
  * the simulation's clock at this tick's host-clock reading, less the render delay
- * (gy_world_config.render_delay), never later than the newest result and never earlier than the
+ * (gy_world_def.render_delay), never later than the newest result and never earlier than the
  * previous frame's. Real time: the simulation's clock is the newest result's time plus the host
  * time since that tick was due (gy_proxy_frame.due_ns) times the time scale, so it moves with the
  * host clock whenever results arrive; lockstep: the newest result's time plus the accumulator. */

@@ -17,7 +17,7 @@
 #ifndef GYRE_WORLD_DEBUG_DRAW_H
 #define GYRE_WORLD_DEBUG_DRAW_H
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/core.h"
 #include "gyre/world.h"
 

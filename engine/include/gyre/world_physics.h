@@ -17,18 +17,18 @@
  * recorded: GY_ERR_INVALID_ARGUMENT (NULL world or out pointer), GY_ERR_STALE_HANDLE (null,
  * unknown or destroyed entity), GY_ERR_MISUSE (the entity has no physics component, or is not a
  * character for character input), GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT (bad numbers:
- * non-finite, or outside the ranges of gyre/backend.h, e.g. a component beyond GY_MAX_MAGNITUDE),
- * GY_ERR_INVALID_MOTION (forces, impulses and torques need a dynamic body; velocities a non-static
- * one), GY_ERR_INACTIVE (the component is not effective, its create failed, or physics is stopped:
- * the write does nothing).
+ * non-finite, or outside the ranges of gyre/backend/backend.h, e.g. a component beyond
+ * GY_MAX_MAGNITUDE), GY_ERR_INVALID_MOTION (forces, impulses and torques need a dynamic body;
+ * velocities a non-static one), GY_ERR_INACTIVE (the component is not effective, its create failed,
+ * or physics is stopped: the write does nothing).
  *
  * Threading: the game thread (see gyre/world.h). Writes are recorded at once into the open command
  * batch and reach the physics thread at the next gy_world_tick. */
 #ifndef GYRE_WORLD_PHYSICS_H
 #define GYRE_WORLD_PHYSICS_H
 
-#include "gyre/backend.h"
-#include "gyre/character.h"
+#include "gyre/types.h"
+#include "gyre/physics/character.h"
 #include "gyre/core.h"
 #include "gyre/scene.h"
 #include "gyre/world.h"
@@ -89,13 +89,13 @@ void gy_geometry_get_stats(const gy_world *world, gy_geometry_stats *out);
  *     initial ones at every (re)creation (a Static or Trigger body refuses any).
  *   - Dynamic-only settings (mass, mass_properties, damping, gravity_factor, allow_sleeping,
  *     continuous, locks) are refused on other body types unless left at their defaults.
- *   - body.user_data is the host's: kept, returned by gy_body_get_desc and
+ *   - body.user_data is the host's: kept, returned by gy_body_get_def and
  *     gy_body_get_user_data, never used by Gyre (it names bodies to the adapter by itself).
  *   - is_active is the component switch.
  *   - is_character, max_slope, step_offset: character settings (max_slope and step_offset are
  *     refused away from their defaults on a body that is not a character). A character is
  *     Kinematic with exactly one collider, its capsule; the World runs Gyre's character
- *     controller (gyre/character.h) for it unless the host installed its own hook.
+ *     controller (gyre/physics/character.h) for it unless the host installed its own hook.
  *   - colliders (1..65535): for Hull and Mesh shapes either def.shape.resource.bits names a
  *     gy_geometry of this World, or resource is null and vertices (+ indices for meshes) are given,
  *     from which the World builds geometry the component owns (colliders sharing the same arrays
@@ -103,20 +103,20 @@ void gy_geometry_get_stats(const gy_world *world, gy_geometry_stats *out);
  *     collider's user_data is kept in the description. The scene loader's labels (material and
  *     collision names) say where a collider came from and are not kept.
  */
-typedef gy_scene_physics gy_physics_desc;
+typedef gy_scene_physics gy_physics_component_def;
 
 /* Dynamic, active, gy_default_body_def(), not a character, max_slope 45° (in radians),
  * step_offset 0.3 m, no colliders. */
-gy_physics_desc gy_default_physics_desc(void);
+gy_physics_component_def gy_default_physics_component_def(void);
 
-/* A one-collider description: gy_default_physics_desc() with `type` and `collider` (read when
- * the description is used, not kept). With gy_default_scene_collider and gy_body_create a body is
- * four lines:
- *     gy_scene_collider ball = gy_default_scene_collider(gy_sphere(0.5));
- *     gy_physics_desc desc = gy_default_body_desc(GY_BODY_DYNAMIC, &ball);
+/* A one-collider description: gy_default_physics_component_def() with `type` and `collider` (read
+ * when the description is used, not kept). With gy_default_scene_collider and gy_body_create a body
+ * is four lines: gy_scene_collider ball = gy_default_scene_collider(gy_sphere(0.5));
+ *     gy_physics_component_def desc = gy_default_physics_component_def_for(GY_BODY_DYNAMIC, &ball);
  *     gy_entity e;
  *     gy_body_create(world, gy_v3(0, 5, 0), &desc, &e); */
-gy_physics_desc gy_default_body_desc(gy_body_type type, const gy_scene_collider *collider);
+gy_physics_component_def gy_default_physics_component_def_for(gy_body_type type,
+                                                              const gy_scene_collider *collider);
 
 /* Shapes for gy_default_scene_collider: a sphere of `radius`, a box of full extents `size`, a
  * capsule standing along local Y (total `height`, caps included). Checked when used. */
@@ -127,26 +127,26 @@ gy_shape gy_capsule(double radius, double height);
 /* Creates a root entity at `position` (no name, identity rotation) and adds the physics
  * component `desc` to it; *out receives it (null on failure, when nothing is left behind).
  * Errors: those of gy_entity_create and gy_body_add. */
-gy_result gy_body_create(gy_world *world, gy_vec3 position, const gy_physics_desc *desc,
+gy_result gy_body_create(gy_world *world, gy_vec3 position, const gy_physics_component_def *desc,
                          gy_entity *out);
 
 /* Adds a physics component. Errors: GY_ERR_STALE_HANDLE, GY_ERR_MISUSE (already has one),
  * GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE / GY_ERR_INVALID_SHAPE / GY_ERR_INVALID_MOTION /
  * GY_ERR_INVALID_MESH (description), GY_ERR_STALE_HANDLE (a geometry id not resident),
  * GY_ERR_CAPACITY, GY_ERR_OUT_OF_MEMORY. */
-gy_result gy_body_add(gy_world *world, gy_entity e, const gy_physics_desc *desc);
+gy_result gy_body_add(gy_world *world, gy_entity e, const gy_physics_component_def *desc);
 
 /* Removes it: the body is released, its geometry unpinned. GY_ERR_STALE_HANDLE, GY_ERR_MISUSE. */
 gy_result gy_body_remove(gy_world *world, gy_entity e);
 
 /* Replaces the authored description (is_active included); the body is recreated with the new
  * settings at the current transform. Errors as gy_body_add (GY_ERR_MISUSE: no component). */
-gy_result gy_body_update(gy_world *world, gy_entity e, const gy_physics_desc *desc);
+gy_result gy_body_update(gy_world *world, gy_entity e, const gy_physics_component_def *desc);
 
 /* The authored description as stored (colliders point into the World, read-only: bodies with
  * identical descriptions share them; valid until the component changes). Hull and mesh colliders
  * name their gy_geometry in resource.bits. */
-gy_result gy_body_get_desc(const gy_world *world, gy_entity e, gy_physics_desc *out);
+gy_result gy_body_get_def(const gy_world *world, gy_entity e, gy_physics_component_def *out);
 
 bool gy_body_exists(const gy_world *world, gy_entity e);
 
@@ -216,7 +216,7 @@ gy_result gy_world_set_gravity(gy_world *world, gy_vec3 gravity);
 /* The gravity last set (the config's until then). */
 gy_vec3 gy_world_gravity(const gy_world *world);
 
-/* Turns the kill plane on at height `y` (metres) or off (see gy_world_config.kill_y); checked at
+/* Turns the kill plane on at height `y` (metres) or off (see gy_world_def.kill_y); checked at
  * the end of every tick from the next one. GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT (beyond
  * GY_MAX_MAGNITUDE; y is not read when turning it off). */
 gy_result gy_world_set_kill_plane(gy_world *world, bool enabled, double y);
@@ -369,8 +369,8 @@ gy_result gy_joint_release(gy_world *world, gy_joint j);
 
 gy_result gy_joint_get_status(const gy_world *world, gy_joint j, gy_joint_status *out);
 
-/* Replaces a hinge's or slider's motor (gy_joint_motor in gyre/backend.h; GY_MOTOR_OFF removes
- * it): applied by the physics thread at its next drain, and kept if the joint is recreated.
+/* Replaces a hinge's or slider's motor (gy_joint_motor in gyre/backend/backend.h; GY_MOTOR_OFF
+ * removes it): applied by the physics thread at its next drain, and kept if the joint is recreated.
  * GY_ERR_MISUSE for other joint types; a bad motor changes nothing (gy_validate_joint_motor). */
 gy_result gy_joint_set_motor(gy_world *world, gy_joint j, const gy_joint_motor *motor);
 

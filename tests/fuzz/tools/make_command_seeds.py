@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus for fuzz_commands: files of raw 64-byte gy_command records.
 
-Record layout (little-endian, see physics/include/gyre/command_queue.h and the physics side's
+Record layout (little-endian, see physics/src/command_queue.h and the physics side's
 command set in physics/src/physics_state.h): u16 type, u16 flags, u32 key, then a 56-byte
 body; plain commands carry u32 attachment, u32 aux, f64 v[6]. In the fuzz harness, flags bit 0
 picks the mutate ring and bit 1 seals the batch after the record (see tests/fuzz/fuzz_entry.h).

@@ -26,18 +26,20 @@
 #ifndef GYRE_PHYSICS_H
 #define GYRE_PHYSICS_H
 
-#include "gyre/backend.h"
-#include "gyre/capture_stream.h"
 #include "gyre/core.h"
-#include "gyre/query_snapshot.h"
-#include "gyre/reply_queue.h"
-#include "gyre/scene_barrier.h"
+#include "gyre/physics/barrier.h"
+#include "gyre/physics/capture_stream.h"
+#include "gyre/physics/query.h"
+#include "gyre/physics/reply.h"
+#include "gyre/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct gy_physics gy_physics;
+
+#define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
 
 /* ---- proxies --------------------------------------------------------------------------------- */
 
@@ -84,14 +86,14 @@ static inline gy_motion_type gy_proxy_motion(const gy_proxy *p)
 /* ---- replies --------------------------------------------------------------------------------- */
 
 /* gy_reply.type values. Every reply's `flags` holds the low 16 bits of the world generation it
- * came from (gy_physics_reply_generation); `key` is given per type. */
+ * came from (gy_reply_generation); `key` is given per type. */
 typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_BODY_ASSIGNED = 1, /* key: store_index; body: gy_physics_body_reply */
     GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: store_index / joint key / resource key;
                                            body: gy_physics_failure_reply */
     GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint key; body: gy_physics_joint_reply */
     GY_PHYSICS_REPLY_CHARACTER_STATE,   /* key: store_index; body: gy_character_reply
-                                           (gyre/character.h) */
+                                           (gyre/physics/character.h) */
     GY_PHYSICS_REPLY_BODY_FAULT,        /* key: store_index; body: gy_physics_body_reply */
     GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
@@ -168,28 +170,28 @@ _Static_assert(sizeof(gy_physics_body_reply) <= GY_REPLY_BODY_SIZE, "body reply 
 #endif
 
 /* Typed views of a reply's body (the reply must be of a matching type). */
-static inline const gy_physics_body_reply *gy_physics_reply_body(const gy_reply *r)
+static inline const gy_physics_body_reply *gy_reply_as_body(const gy_reply *r)
 {
     return (const gy_physics_body_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_failure_reply *gy_physics_reply_failure(const gy_reply *r)
+static inline const gy_physics_failure_reply *gy_reply_as_failure(const gy_reply *r)
 {
     return (const gy_physics_failure_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_joint_reply *gy_physics_reply_joint(const gy_reply *r)
+static inline const gy_physics_joint_reply *gy_reply_as_joint(const gy_reply *r)
 {
     return (const gy_physics_joint_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_joint_state_reply *gy_physics_reply_joint_state(const gy_reply *r)
+static inline const gy_physics_joint_state_reply *gy_reply_as_joint_state(const gy_reply *r)
 {
     return (const gy_physics_joint_state_reply *)(const void *)r->body.bytes;
 }
-static inline const gy_physics_collision *gy_physics_reply_collision(const gy_reply *r)
+static inline const gy_physics_collision *gy_reply_as_collision(const gy_reply *r)
 {
     return (const gy_physics_collision *)(const void *)r->body.bytes;
 }
 /* Low 16 bits of the world generation the reply came from. */
-static inline uint16_t gy_physics_reply_generation(const gy_reply *r)
+static inline uint16_t gy_reply_generation(const gy_reply *r)
 {
     return r->flags;
 }
@@ -276,8 +278,9 @@ typedef uint64_t (*gy_physics_clock_fn)(void *ctx);
 
 typedef struct gy_physics_def {
     const char *backend; /* registry name; default: the first adapter compiled in */
-    gy_world_def world;  /* gravity, substeps, solver iterations (allocator/logger overridden) */
-    uint32_t step_hz;    /* 10..1000, default 60 */
+    gy_backend_world_def
+        world;        /* gravity, substeps, solver iterations (allocator/logger overridden) */
+    uint32_t step_hz; /* 10..1000, default 60 */
     uint32_t max_catchup_steps; /* steps per iteration, 1..16, default 4 */
     double frame_budget_s;      /* catch-up stops once an iteration has run this long; default one
                                    period (1 / step_hz); > 0 */
@@ -293,7 +296,7 @@ typedef struct gy_physics_def {
     gy_physics_clock_fn clock;
     void *clock_ctx;
     /* A host's own character hook, run after Gyre's controller has moved the bodies created with
-     * a `character` description (gy_physics_body_desc); NULL: none. */
+     * a `character` description (gy_physics_body_def); NULL: none. */
     gy_physics_character_fn move_characters;
     void *character_ctx;
     /* An adapter table used instead of the registry lookup by `backend` (NULL: look up by name).
@@ -314,59 +317,13 @@ typedef struct gy_physics_def {
 /* The default geometry budget (units per tick). */
 #define GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET 65536u
 
-/* The defaults listed above, with gy_default_world_def(). */
+/* The defaults listed above, with gy_default_backend_world_def(). */
 gy_physics_def gy_default_physics_def(void);
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
-/* Character controller settings (gyre/character.h). */
-typedef struct gy_character_settings gy_character_settings;
-
-/* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their
- * resource by key in `shape.resource.bits` (the key given to gy_physics_record_create_*). */
-typedef struct gy_physics_body_desc {
-    uint32_t store_index;
-    uint32_t attachment; /* != 0 */
-    gy_body_def def;     /* user_data is overwritten (Gyre keeps store index and attachment) */
-    const gy_collider_def *colliders;
-    uint32_t collider_count; /* 1..65535 */
-    /* NULL: an ordinary body. Otherwise the body is a character that Gyre's controller moves on
-     * the physics thread with these settings (copied): it must be Kinematic with exactly one
-     * collider, a capsule, whose radius and height the settings should repeat. The character is
-     * registered when the create succeeds and unregistered when the body is released (or the
-     * world stops); a failed create registers nothing. */
-    const gy_character_settings *character;
-    /* A Dynamic body created asleep (before its first step: no SLEEP reply for it); ignored for
-     * other bodies. */
-    bool start_asleep;
-} gy_physics_body_desc;
-
-/* A joint between two bodies named by store index + attachment; b_attachment 0: the world. The
- * def's `a`, `b` and user_data are ignored. */
-typedef struct gy_physics_joint_desc {
-    uint32_t joint_key;
-    uint32_t a_store, a_attachment;
-    uint32_t b_store, b_attachment;
-    gy_joint_def def;
-} gy_physics_joint_desc;
-
-/* A mesh or hull resource; exactly one of mesh/hull is non-NULL. Data is read during start. */
-typedef struct gy_physics_resource_desc {
-    uint32_t resource_key; /* != 0 */
-    const gy_mesh_def *mesh;
-    const gy_hull_def *hull;
-} gy_physics_resource_desc;
-
-/* What a hard start rebuilds the world from: resources first, then bodies, then joints. Each is
- * handled like its create command (replies included). */
-typedef struct gy_physics_bootstrap {
-    const gy_physics_resource_desc *resources;
-    uint32_t resource_count;
-    const gy_physics_body_desc *bodies;
-    uint32_t body_count;
-    const gy_physics_joint_desc *joints;
-    uint32_t joint_count;
-} gy_physics_bootstrap;
+/* What a hard start rebuilds the world from (gyre/physics/commands.h). */
+typedef struct gy_physics_bootstrap gy_physics_bootstrap;
 
 /* Creates the subsystem (queues, buffers, barrier; no world, no thread). GY_ERR_UNKNOWN_BACKEND,
  * GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for a bad def, GY_ERR_OUT_OF_MEMORY. */
@@ -392,96 +349,10 @@ gy_result gy_physics_stop(gy_physics *p);
 bool gy_physics_running(const gy_physics *p);
 
 /* The scene barrier (mutation windows while the thread keeps running). */
-gy_scene_barrier *gy_physics_barrier(gy_physics *p);
+gy_barrier *gy_physics_barrier(gy_physics *p);
 
 /* The adapter table in use. */
 const gy_backend *gy_physics_backend(const gy_physics *p);
-
-/* ---- commands (game thread; recorded into the open batch, nothing happens until publish) ----- */
-/* All validate first: GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT and nothing is recorded.
- * GY_ERR_MISUSE when not running. Body commands check the game-side view: GY_ERR_STALE_HANDLE when
- * `attachment` is not the one live at `store_index` (create: GY_ERR_MISUSE when the slot is
- * taken). On the physics thread, a command whose attachment no longer matches the body there
- * (e.g. its create failed) is dropped and counted (commands_dropped_stale). */
-
-#define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
-/* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
- * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it): the shared
- * GY_MAX_MAGNITUDE (gyre/backend.h, with every other range). Far beyond any game's scale; it keeps
- * the adapter's arithmetic finite: ODE aborts the process when a body's quaternion goes
- * non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
-#define GY_PHYSICS_MAX_MAGNITUDE GY_MAX_MAGNITUDE
-
-gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_desc *desc);
-gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
-gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_desc *desc);
-gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key);
-/* A live hinge's or slider's motor (checked by gy_validate_joint_motor), applied at the drain. */
-gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
-                                      const gy_joint_motor *motor);
-gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_desc *desc);
-gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key);
-
-/* Teleport: the proxy of the tick it is applied in carries GY_PROXY_TELEPORTED. */
-gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                     gy_pose pose);
-gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
-                                                uint32_t attachment, gy_vec3 v);
-/* A Kinematic body (not a character) travels from where it is when the command is applied to
- * `target` by velocity over `steps` physics steps (1..2^30 - 1), arriving exactly, then stops:
- * it pushes and carries what it meets, unlike a teleport. A teleport, a velocity write or a new
- * move ends it. Other bodies refuse it on the physics thread (counted as failed). */
-gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           gy_pose target, uint32_t steps);
-/* How many physics steps `seconds` spans (rounded up, at least 1), or 0 when it is negative,
- * non-finite or longer than a move may last. Any thread. */
-uint32_t gy_physics_steps_for(const gy_physics *p, double seconds);
-gy_result gy_physics_record_set_angular_velocity(gy_physics *p, uint32_t store_index,
-                                                 uint32_t attachment, gy_vec3 w);
-/* Forces and torques act on the next step only (N, N·m); impulses apply once (N·s). Never merged:
- * two records are two applications. */
-gy_result gy_physics_record_add_force(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                      gy_vec3 force);
-gy_result gy_physics_record_add_torque(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                       gy_vec3 torque);
-gy_result gy_physics_record_add_impulse(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                        gy_vec3 impulse);
-gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           gy_vec3 impulse, gy_vec3 world_point);
-/* Stored for the character hook (see gy_physics_character_input). */
-gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index,
-                                             uint32_t attachment, gy_vec3 velocity, uint32_t flags);
-gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           double speed);
-
-/* Live changes to a body, applied at the drain without recreating it (touching pairs whose
- * filter verdict is unchanged keep touching: no EXIT/ENTER). Dynamic bodies only for awake and
- * mass (the adapter refuses others: the command is counted as failed). `collider` is the index in
- * the body's create list; an index past its colliders fails on the physics thread likewise.
- * Awake: false puts the body to sleep at rest, true wakes it. Mass: kg > 0 (mass and inertia
- * scale together). Material: checked by gy_validate_material. Filter: category and mask as in
- * gy_collider_def (the query snapshot and the characters' sensor pass follow). */
-gy_result gy_physics_record_set_awake(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                      bool awake);
-gy_result gy_physics_record_set_mass(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                     double mass);
-gy_result gy_physics_record_set_material(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                         uint32_t collider, const gy_material *material);
-gy_result gy_physics_record_set_filter(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                       uint32_t collider, uint32_t category, uint32_t mask);
-
-/* World gravity, m/s² (finite, each component within GY_PHYSICS_MAX_MAGNITUDE). Running: recorded
- * like a command and applied at the drain, where every body wakes and Gyre's character controller
- * takes it too. Stopped: kept for the next start. Either way later starts use it. */
-gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity);
-
-/* The gravity last set (or the definition's): what the next start uses. Game thread. */
-gy_vec3 gy_physics_gravity(const gy_physics *p);
-
-/* Seals what was recorded since the last publish into one batch (see command_queue.h); *seq
- * (optional) receives its sequence. Real time: the physics thread drains it at its next
- * iteration. GY_ERR_MISUSE when not running. */
-gy_result gy_physics_publish(gy_physics *p, uint64_t *seq);
 
 /* ---- time ------------------------------------------------------------------------------------ */
 
@@ -574,13 +445,13 @@ gy_result gy_physics_overlap(gy_physics *p, const gy_shape *shape, gy_pose pose,
 gy_result gy_physics_get_adapter_counters(gy_physics *p, gy_backend_counters *out, uint64_t *tick);
 
 /* ---- capture and replay (game thread) ---------------------------------------------------------
- * Capture records the thread boundary as the physics thread saw it (gyre/capture_stream.h): every
- * batch it drained with the tick it was applied before, and a state hash after every publish that
- * followed a step. The physics thread writes into a buffer allocated at begin and never waits or
- * allocates for it; the game thread empties it with gy_physics_capture_drain (the World does
- * so every tick). When the buffer is full the physics thread stops recording and the capture is
- * marked overflowed: gy_physics_capture_end then reports GY_ERR_CAPACITY (nothing is lost
- * silently). Replay feeds recorded batches back in at their ticks (lockstep). */
+ * Capture records the thread boundary as the physics thread saw it (gyre/physics/capture_stream.h):
+ * every batch it drained with the tick it was applied before, and a state hash after every publish
+ * that followed a step. The physics thread writes into a buffer allocated at begin and never waits
+ * or allocates for it; the game thread empties it with gy_physics_capture_drain (the World does so
+ * every tick). When the buffer is full the physics thread stops recording and the capture is marked
+ * overflowed: gy_physics_capture_end then reports GY_ERR_CAPACITY (nothing is lost silently).
+ * Replay feeds recorded batches back in at their ticks (lockstep). */
 
 typedef struct gy_physics_capture_def {
     uint32_t buffer_bytes; /* the buffer between the threads; 0 = 16 MiB; 4 KiB .. 1 GiB */
@@ -609,13 +480,6 @@ bool gy_physics_capturing(const gy_physics *p);
  * against the game-side view but never sealed (publish and step discard them); batches come only
  * through gy_physics_replay_command and gy_physics_replay_seal. GY_ERR_MISUSE in real time. */
 gy_result gy_physics_set_replay(gy_physics *p, bool on);
-
-/* Replay: appends one recorded command to the replay batch. A payload-carrying command
- * (create body, joint, resource) gets a copy of `payload` after it is checked as the record_*
- * functions check their descriptions; GY_ERR_INVALID_ARGUMENT for a payload that does not match
- * its command or a command type that is unknown; nothing is recorded then. */
-gy_result gy_physics_replay_command(gy_physics *p, gy_command_ring ring, const gy_command *cmd,
-                                    const void *payload, size_t payload_size);
 
 /* Replay: one lockstep iteration that drains what was sealed and publishes without stepping (a
  * real-time run's iteration that applied a batch before its tick was due). Errors as

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gyre/command_queue.h"
+#include "gyre/physics/command.h"
 
 #ifdef __cplusplus
 extern "C" {

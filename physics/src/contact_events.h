@@ -19,7 +19,7 @@
 #ifndef GYRE_CONTACT_EVENTS_H
 #define GYRE_CONTACT_EVENTS_H
 
-#include "gyre/backend.h"
+#include "gyre/backend/backend.h"
 #include "gyre/core.h"
 
 #ifdef __cplusplus

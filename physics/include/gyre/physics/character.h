@@ -6,10 +6,10 @@
  *   - gy_character_move: one character, one tick. Reads the body's pose, moves the capsule and
  *     writes the new pose back (set_pose, velocities zeroed: the body never drifts during the next
  *     step, so the body's pose is always where the last move or a teleport put it).
- *   - gy_character_set: every character of a physics world keyed by store_index, with their
- *     settings, state and latest inputs. gy_character_set_hook has the gy_physics_character_fn
+ *   - gy_character_group: every character of a physics world keyed by store_index, with their
+ *     settings, state and latest inputs. gy_character_group_hook has the gy_physics_character_fn
  *     signature. gy_physics owns one set and runs it on the physics thread after every step for
- *     the bodies created with a `character` description (gy_physics_body_desc); a host may also
+ *     the bodies created with a `character` description (gy_physics_body_def); a host may also
  *     run a set of its own as its move_characters hook.
  *
  * Threading contract: every function here runs on the thread that owns the backend world (the
@@ -20,10 +20,10 @@
 #ifndef GYRE_CHARACTER_H
 #define GYRE_CHARACTER_H
 
-#include "gyre/backend.h"
+#include "gyre/types.h"
 #include "gyre/core.h"
-#include "gyre/physics.h"
-#include "gyre/reply_queue.h"
+#include "gyre/physics/physics.h"
+#include "gyre/physics/reply.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,9 +31,9 @@ extern "C" {
 
 /* ---- settings -------------------------------------------------------------------------------- */
 
-/* Per-character settings; start from gy_default_character_settings() (zero is meaningful for
+/* Per-character settings; start from gy_default_character_def() (zero is meaningful for
  * several fields). Copied in, never kept by pointer. */
-typedef struct gy_character_settings {
+typedef struct gy_character_def {
     double radius;         /* capsule radius, > 0; default 0.3 (must match the body's collider) */
     double height;         /* capsule total height, caps included, > 2 radius; default 1.8 */
     double max_slope_deg;  /* steepest walkable slope, 0..89; default 45 */
@@ -44,13 +44,13 @@ typedef struct gy_character_settings {
                               default 0.01 */
     double max_push_force; /* N applied to a dynamic body walked into, >= 0; default 500 */
     uint32_t mask;         /* collider categories that block the character; default all bits */
-} gy_character_settings;
+} gy_character_def;
 
 /* The defaults listed above. */
-gy_character_settings gy_default_character_settings(void);
+gy_character_def gy_default_character_def(void);
 
 /* GY_OK, GY_ERR_INVALID_ARGUMENT (NULL or out of range) or GY_ERR_NON_FINITE. */
-gy_result gy_character_settings_validate(const gy_character_settings *settings);
+gy_result gy_validate_character_def(const gy_character_def *settings);
 
 /* ---- one character, one tick ----------------------------------------------------------------- */
 
@@ -124,7 +124,7 @@ typedef struct gy_character_result {
  * adapter's error (e.g. GY_ERR_STALE_HANDLE for a released body); the body and *state are left
  * unchanged on error. */
 gy_result gy_character_move(const gy_backend *backend, gy_backend_world *world, gy_body_id body,
-                            const gy_character_settings *settings, gy_vec3 gravity,
+                            const gy_character_def *settings, gy_vec3 gravity,
                             gy_character_state *state, const gy_character_input *input, double dt,
                             gy_character_result *out);
 
@@ -140,7 +140,7 @@ enum {
 };
 
 /* Body of a GY_PHYSICS_REPLY_CHARACTER_STATE reply (key: the character's store index), pushed
- * once per character per step by gy_character_set_hook as an essential reply. */
+ * once per character per step by gy_character_group_hook as an essential reply. */
 typedef struct gy_character_reply {
     uint32_t attachment;        /* the character's */
     uint32_t tick;              /* low 32 bits of the physics tick */
@@ -160,41 +160,41 @@ _Static_assert(sizeof(gy_character_reply) <= GY_REPLY_BODY_SIZE, "character repl
 #endif
 
 /* Typed view of a CHARACTER_STATE reply's body. */
-static inline const gy_character_reply *gy_character_reply_view(const gy_reply *r)
+static inline const gy_character_reply *gy_reply_as_character(const gy_reply *r)
 {
     return (const gy_character_reply *)(const void *)r->body.bytes;
 }
 
 /* ---- the set of characters ------------------------------------------------------------------- */
 
-typedef struct gy_character_set gy_character_set;
+typedef struct gy_character_group gy_character_group;
 
-typedef struct gy_character_set_def {
+typedef struct gy_character_group_def {
     const gy_allocator *allocator; /* NULL: default; used on the owning thread */
     gy_vec3 gravity;               /* m/s², default {0, -9.81, 0}: keep it equal to the world's */
-} gy_character_set_def;
+} gy_character_group_def;
 
-gy_character_set_def gy_default_character_set_def(void);
+gy_character_group_def gy_default_character_group_def(void);
 
 /* Counters (owning thread). */
-typedef struct gy_character_set_stats {
+typedef struct gy_character_group_stats {
     uint32_t characters;  /* registered now */
     uint64_t moves;       /* successful gy_character_move calls made by the hook */
     uint64_t move_errors; /* moves the adapter refused (the character is skipped that tick) */
     uint64_t inputs_applied;
     uint64_t inputs_stale;   /* inputs naming no registered character or another attachment */
     uint64_t replies_failed; /* CHARACTER_STATE replies the reply queue could not take */
-} gy_character_set_stats;
+} gy_character_group_stats;
 
 /* GY_ERR_INVALID_ARGUMENT (NULL out), GY_ERR_NON_FINITE (gravity), GY_ERR_OUT_OF_MEMORY. */
-gy_result gy_character_set_create(const gy_character_set_def *def, gy_character_set **out);
+gy_result gy_character_group_create(const gy_character_group_def *def, gy_character_group **out);
 
 /* NULL is ignored. */
-void gy_character_set_destroy(gy_character_set *set);
+void gy_character_group_destroy(gy_character_group *set);
 
 /* The gravity characters fall under from the next move (owning thread). GY_ERR_INVALID_ARGUMENT
  * (NULL set), GY_ERR_NON_FINITE. */
-gy_result gy_character_set_set_gravity(gy_character_set *set, gy_vec3 gravity);
+gy_result gy_character_group_set_gravity(gy_character_group *set, gy_vec3 gravity);
 
 /* Registers a character at `store_index` (< GY_PHYSICS_MAX_STORE_INDEX) for `attachment` (!= 0).
  * `body` may be null under gy_physics: the hook then finds it each tick by store index and
@@ -202,46 +202,47 @@ gy_result gy_character_set_set_gravity(gy_character_set *set, gy_vec3 gravity);
  * fresh (airborne until the first ground probe). Allocates while growing to its peak.
  * GY_ERR_MISUSE when the store index is taken; GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for
  * bad arguments or settings; GY_ERR_OUT_OF_MEMORY. */
-gy_result gy_character_set_add(gy_character_set *set, uint32_t store_index, uint32_t attachment,
-                               const gy_character_settings *settings, gy_body_id body);
+gy_result gy_character_group_add(gy_character_group *set, uint32_t store_index, uint32_t attachment,
+                                 const gy_character_def *settings, gy_body_id body);
 
 /* Unregisters the character. GY_ERR_STALE_HANDLE when `attachment` is not the one registered at
  * `store_index`; GY_ERR_INVALID_ARGUMENT for NULL. */
-gy_result gy_character_set_remove(gy_character_set *set, uint32_t store_index, uint32_t attachment);
+gy_result gy_character_group_remove(gy_character_group *set, uint32_t store_index,
+                                    uint32_t attachment);
 
 /* Unregisters every character (a world that stopped), keeping memory and counters. NULL is
  * ignored. */
-void gy_character_set_clear(gy_character_set *set);
+void gy_character_group_clear(gy_character_group *set);
 
 /* Replaces a registered character's settings (state kept). Errors as for add and remove. */
-gy_result gy_character_set_update(gy_character_set *set, uint32_t store_index, uint32_t attachment,
-                                  const gy_character_settings *settings);
+gy_result gy_character_group_update(gy_character_group *set, uint32_t store_index,
+                                    uint32_t attachment, const gy_character_def *settings);
 
 /* Reads a registered character's last move result (zero before its first move; *moved tells)
  * and state; every out pointer is optional. GY_ERR_STALE_HANDLE when not registered. */
-gy_result gy_character_set_get(const gy_character_set *set, uint32_t store_index,
-                               uint32_t attachment, gy_character_result *last, bool *moved,
-                               gy_character_state *state);
+gy_result gy_character_group_get(const gy_character_group *set, uint32_t store_index,
+                                 uint32_t attachment, gy_character_result *last, bool *moved,
+                                 gy_character_state *state);
 
 /* Applies one drained input: INTENT replaces the latest desired velocity (kept until the next
  * INTENT), JUMP arms a one-off jump consumed by the character's next move (a later JUMP before
  * that move replaces it). The input's `flags` are not used. Non-finite or negative values and
  * unknown characters are counted as stale and ignored. */
-void gy_character_set_apply_input(gy_character_set *set, const gy_physics_character_input *in);
+void gy_character_group_apply_input(gy_character_group *set, const gy_physics_character_input *in);
 
 /* The gy_physics_character_fn (ctx: the set): applies sc's inputs, then moves every registered
  * character whose body exists by sc->dt, marks it for publish (gy_physics_hook_touch) and pushes
  * its CHARACTER_STATE reply. With sc->physics NULL (a bare adapter world, e.g. in tests) bodies
- * come from gy_character_set_add's `body` and nothing is touched or replied. */
-void gy_character_set_hook(void *ctx, const gy_physics_step_context *sc);
+ * come from gy_character_group_add's `body` and nothing is touched or replied. */
+void gy_character_group_hook(void *ctx, const gy_physics_step_context *sc);
 
-void gy_character_set_get_stats(const gy_character_set *set, gy_character_set_stats *out);
+void gy_character_group_get_stats(const gy_character_group *set, gy_character_group_stats *out);
 
 /* The counters of the character set gy_physics runs for bodies created with a `character`
  * description; they accumulate across stop/start (`characters` is 0 once stopped). Game thread,
  * while the physics thread is stopped: the set belongs to that thread while it runs
  * (GY_ERR_MISUSE then). GY_ERR_INVALID_ARGUMENT for NULL. */
-gy_result gy_physics_get_character_stats(const gy_physics *p, gy_character_set_stats *out);
+gy_result gy_physics_get_character_stats(const gy_physics *p, gy_character_group_stats *out);
 
 #ifdef __cplusplus
 }

@@ -25,38 +25,11 @@
 #define GYRE_REPLY_QUEUE_H
 
 #include "gyre/core.h"
+#include "gyre/physics/reply.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GY_REPLY_SIZE      64u
-#define GY_REPLY_BODY_SIZE 56u
-
-/* One reply: plain data, exactly 64 bytes. `type`, `flags` and `key` are the physics thread's
- * (e.g. the reply kind and the attachment's store index); the queue never reads them. */
-typedef struct gy_reply {
-    uint16_t type;
-    uint16_t flags;
-    uint32_t key;
-    union {
-        unsigned char bytes[GY_REPLY_BODY_SIZE];
-        uint64_t u64[GY_REPLY_BODY_SIZE / 8];
-        double f64[GY_REPLY_BODY_SIZE / 8];
-    } body;
-} gy_reply;
-
-#if defined(__cplusplus)
-static_assert(sizeof(gy_reply) == GY_REPLY_SIZE, "gy_reply must be 64 bytes");
-#else
-_Static_assert(sizeof(gy_reply) == GY_REPLY_SIZE, "gy_reply must be 64 bytes");
-#endif
-
-/* How a reply behaves when the ring is full. */
-typedef enum gy_reply_class {
-    GY_REPLY_ESSENTIAL = 0, /* never dropped: deferred through the overflow */
-    GY_REPLY_DROPPABLE = 1  /* dropped and counted */
-} gy_reply_class;
 
 typedef struct gy_reply_queue gy_reply_queue;
 
@@ -96,8 +69,6 @@ void gy_reply_queue_commit(gy_reply_queue *q);
 
 /* Game thread: copies up to `max` committed replies into `out`, oldest first; returns the count. */
 uint32_t gy_reply_queue_pop(gy_reply_queue *q, gy_reply *out, uint32_t max);
-
-typedef void (*gy_reply_fn)(void *ctx, const gy_reply *r);
 
 /* Game thread: calls fn for every reply committed before the call (not ones committed while it
  * runs), oldest first, and frees their slots; returns the count. fn must not use this queue. */

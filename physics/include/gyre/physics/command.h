@@ -1,0 +1,78 @@
+/* One command as it crosses from the game thread to the physics thread: the record capture files
+ * hold and replay feeds back (gyre/physics/capture_stream.h, gy_physics_replay_command). The
+ * queue that carries commands is private to the subsystem. */
+#ifndef GYRE_PHYSICS_COMMAND_H
+#define GYRE_PHYSICS_COMMAND_H
+
+#include "gyre/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- commands -------------------------------------------------------------------------------- */
+
+#define GY_COMMAND_SIZE      64u
+#define GY_COMMAND_BODY_SIZE 56u
+/* The one flag bit the queue owns: the body starts with an owned payload pointer. The other 15
+ * bits of `flags` are the command set's. */
+#define GY_COMMAND_PAYLOAD 0x8000u
+
+/* One command: plain data, exactly 64 bytes, copied by value into the ring. `type` and `key` are
+ * opaque to the queue (the physics thread defines the command set; `key` is typically the target's
+ * store index). With GY_COMMAND_PAYLOAD set, body.payload.ptr is an owned pointer and only
+ * body.payload.rest (48 bytes) is free for data. */
+typedef struct gy_command {
+    uint16_t type;
+    uint16_t flags;
+    uint32_t key;
+    union {
+        unsigned char bytes[GY_COMMAND_BODY_SIZE];
+        uint64_t u64[GY_COMMAND_BODY_SIZE / 8];
+        double f64[GY_COMMAND_BODY_SIZE / 8];
+        struct {
+            void *ptr;
+            unsigned char rest[GY_COMMAND_BODY_SIZE - 8];
+        } payload;
+    } body;
+} gy_command;
+
+#if defined(__cplusplus)
+static_assert(sizeof(gy_command) == GY_COMMAND_SIZE, "gy_command must be 64 bytes");
+#else
+_Static_assert(sizeof(gy_command) == GY_COMMAND_SIZE, "gy_command must be 64 bytes");
+#endif
+
+/* The two rings. Within a batch, every lifecycle command is delivered before any mutate one. */
+typedef enum gy_command_ring {
+    GY_COMMAND_LIFECYCLE = 0, /* create/release body, joint, resource */
+    GY_COMMAND_MUTATE = 1,    /* transform, velocity, force, torque, impulse, intent, switches */
+    GY_COMMAND_RING_COUNT = 2
+} gy_command_ring;
+
+/* Attaches an owned payload (non-NULL) to a command before it is recorded. */
+static inline void gy_command_set_payload(gy_command *c, void *payload)
+{
+    c->body.payload.ptr = payload;
+    c->flags = (uint16_t)(c->flags | GY_COMMAND_PAYLOAD);
+}
+
+/* The command's payload, or NULL when it carries none (or it was taken). */
+static inline void *gy_command_payload(const gy_command *c)
+{
+    return (c->flags & GY_COMMAND_PAYLOAD) ? c->body.payload.ptr : NULL;
+}
+
+/* Consumer: takes ownership of the payload (the queue will not release it); NULL if none. */
+static inline void *gy_command_take_payload(gy_command *c)
+{
+    void *p = gy_command_payload(c);
+    c->flags = (uint16_t)(c->flags & ~GY_COMMAND_PAYLOAD);
+    return p;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GYRE_PHYSICS_COMMAND_H */
