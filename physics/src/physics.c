@@ -290,6 +290,9 @@ static uint64_t step_once(gy_phys_sim *p, bool with_inputs, bool last)
     uint64_t t0 = gy_clock_now_ns(), read_ns = 0;
     gy_barrier_set_activity(p->cfg->barrier, "step");
     sim_lock(p->sh);
+    /* Every tick has its geometry budget, however the ticks fall into iterations: a real-time
+     * run's catch-up steps and its lockstep replay then finish each job on the same tick. */
+    gy_phys_geo_run(p);
     gy_phys_moves_before_step(p);
     uint64_t s0 = gy_clock_now_ns();
     gy_result r = be->step(p->world, p->cfg->step_dt);
