@@ -49,6 +49,15 @@ static gy_vec3 corner(const gy_adapter_mesh_edges *e, uint32_t tri, uint32_t k)
     return e->vertices[e->indices[3u * tri + k % 3u]];
 }
 
+/* Unit (v1 − v0) × (v2 − v0); zero when degenerate. */
+static gy_vec3 face_normal(const gy_adapter_mesh_edges *e, uint32_t t)
+{
+    gy_vec3 v0 = corner(e, t, 0), v1 = corner(e, t, 1), v2 = corner(e, t, 2);
+    gy_vec3 n = gy_v3_cross(gy_v3_sub(v1, v0), gy_v3_sub(v2, v0));
+    double len = gy_v3_len(n);
+    return len > 0.0 && isfinite(len) ? gy_v3_scale(n, 1.0 / len) : gy_v3(0, 0, 0);
+}
+
 /* Whether the edge shared by a's edge ka and b's edge kb must keep its own normal: not when the
  * faces meet flat or in a valley. Faces wound against each other (the shared edge runs the same
  * way in both) have no inside to tell convex from concave: active. */
@@ -81,6 +90,12 @@ void gy_adapter_mesh_edges_free(const gy_allocator *al, gy_adapter_mesh_edges *e
 gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def *def,
                                       gy_adapter_mesh_edges *out)
 {
+    return gy_adapter_mesh_edges_build_piece(al, def, NULL, out);
+}
+
+gy_result gy_adapter_mesh_edges_build_piece(const gy_allocator *al, const gy_mesh_def *def,
+                                            const uint8_t *active_edges, gy_adapter_mesh_edges *out)
+{
     memset(out, 0, sizeof *out);
     uint32_t nv = def->vertex_count, nt = def->index_count / 3u;
     out->vertices = gy_alloc(al, (size_t)nv * sizeof *out->vertices);
@@ -101,6 +116,13 @@ gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def 
     }
     memcpy(out->vertices, def->vertices, (size_t)nv * sizeof *out->vertices);
     memcpy(out->indices, def->indices, (size_t)nt * 3u * sizeof *out->indices);
+    if (active_edges != NULL) {
+        /* Classified over a larger mesh this one is a piece of: its seams are no boundary. */
+        for (uint32_t t = 0; t < nt; t++)
+            out->normals[t] = face_normal(out, t);
+        memcpy(out->active, active_edges, (size_t)nt * sizeof *out->active);
+        goto done;
+    }
 
     /* Weld: every vertex maps to the first of those at its exact position. */
     for (uint32_t i = 0; i < nv; i++)
@@ -114,10 +136,7 @@ gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def 
 
     uint32_t ne = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        gy_vec3 v0 = corner(out, t, 0), v1 = corner(out, t, 1), v2 = corner(out, t, 2);
-        gy_vec3 n = gy_v3_cross(gy_v3_sub(v1, v0), gy_v3_sub(v2, v0));
-        double len = gy_v3_len(n);
-        out->normals[t] = len > 0.0 && isfinite(len) ? gy_v3_scale(n, 1.0 / len) : gy_v3(0, 0, 0);
+        out->normals[t] = face_normal(out, t);
         out->active[t] = 7u; /* until a neighbour says otherwise */
         for (uint32_t k = 0; k < 3u; k++) {
             uint32_t a = weld[out->indices[3u * t + k]];
@@ -192,4 +211,17 @@ bool gy_adapter_mesh_edges_fix_normal(const gy_adapter_mesh_edges *e, int64_t tr
         return false;
     *normal = nf;
     return true;
+}
+
+gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active)
+{
+    if (al == NULL || active == NULL || gy_validate_mesh_def(def) != GY_OK)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_adapter_mesh_edges e;
+    gy_result r = gy_adapter_mesh_edges_build(al, def, &e);
+    if (r != GY_OK)
+        return r;
+    memcpy(active, e.active, (size_t)e.triangle_count * sizeof *active);
+    gy_adapter_mesh_edges_free(al, &e);
+    return GY_OK;
 }
