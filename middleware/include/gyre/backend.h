@@ -41,9 +41,9 @@ typedef struct gy_backend_world gy_backend_world;
 /* ---- world ----------------------------------------------------------------------------------- */
 
 typedef struct gy_world_def {
-    gy_vec3 gravity;               /* default {0, -9.81, 0} */
-    uint32_t substeps;             /* middleware substeps per step, 1..16; default 1 */
-    uint32_t solver_iterations;    /* 1..255; default 10 */
+    gy_vec3 gravity;            /* default {0, -9.81, 0} */
+    uint32_t substeps;          /* middleware substeps per step, 1..16; default 1 */
+    uint32_t solver_iterations; /* 1..255; default 10 */
     const gy_allocator *allocator; /* NULL: default allocator */
     const gy_logger *logger;       /* NULL: stderr for warnings and errors */
     /* Hint for static acceleration structures: half-size of the region statics live in, metres.
@@ -74,8 +74,8 @@ typedef struct gy_mass_properties {
 } gy_mass_properties;
 
 typedef struct gy_body_def {
-    gy_motion_type type;      /* default Dynamic */
-    gy_pose pose;             /* body origin in world space; default identity */
+    gy_motion_type type; /* default Dynamic */
+    gy_pose pose;        /* body origin in world space; default identity */
     gy_vec3 linear_velocity;  /* of the centre of mass, m/s */
     gy_vec3 angular_velocity; /* rad/s */
     /* Dynamic only. > 0: total mass in kg, distributed over colliders by density × volume.
@@ -95,8 +95,7 @@ typedef struct gy_body_def {
 
 gy_body_def gy_default_body_def(void);
 
-/* State read back after a step. Pose is the body origin; linear velocity is the centre of mass's.
- */
+/* State read back after a step. Pose is the body origin; linear velocity is the centre of mass's. */
 typedef struct gy_body_state {
     gy_pose pose;
     gy_vec3 linear_velocity;
@@ -114,8 +113,8 @@ typedef enum gy_combine_mode {
 } gy_combine_mode;
 
 typedef struct gy_material {
-    double friction;                     /* ≥ 0, default 0.5 */
-    double restitution;                  /* ≥ 0, default 0 */
+    double friction;    /* ≥ 0, default 0.5 */
+    double restitution; /* ≥ 0, default 0 */
     gy_combine_mode friction_combine;    /* default average */
     gy_combine_mode restitution_combine; /* default max */
 } gy_material;
@@ -130,11 +129,11 @@ double gy_combine(double a, gy_combine_mode ma, double b, gy_combine_mode mb);
 
 typedef struct gy_collider_def {
     gy_shape shape;
-    gy_pose local_pose; /* pose in the body; default identity */
-    double density;     /* > 0, relative density for mass distribution; default 1 */
+    gy_pose local_pose;  /* pose in the body; default identity */
+    double density;      /* > 0, relative density for mass distribution; default 1 */
     gy_material material;
-    bool is_sensor;           /* reports overlaps, applies no force; default false */
-    bool contact_response;    /* false: contacts reported, no impulse; default true */
+    bool is_sensor;        /* reports overlaps, applies no force; default false */
+    bool contact_response; /* false: contacts reported, no impulse; default true */
     gy_vec3 surface_velocity; /* collider-local conveyor velocity, m/s; default 0 */
     bool one_way;             /* one-way platform; default false */
     gy_vec3 one_way_normal;   /* collider-local side that bodies land on; default {0, 1, 0} */
@@ -143,8 +142,8 @@ typedef struct gy_collider_def {
      * pushes it out faster than a body may rise onto the platform; default
      * GY_DEFAULT_ONE_WAY_SLOP. */
     double one_way_slop;
-    uint32_t category; /* default 1 */
-    uint32_t mask;     /* default all bits */
+    uint32_t category;        /* default 1 */
+    uint32_t mask;            /* default all bits */
     uint64_t user_data;
 } gy_collider_def;
 
@@ -237,8 +236,8 @@ typedef struct gy_joint_state {
 
 typedef struct gy_joint_def {
     gy_joint_type type;
-    gy_body_id a;   /* required, must not be static */
-    gy_body_id b;   /* null: attached to the world */
+    gy_body_id a; /* required, must not be static */
+    gy_body_id b; /* null: attached to the world */
     gy_vec3 anchor; /* world-space anchor at creation */
     /* Hinge and slider: world-space axis at creation (normalised by the adapter); ball: the
      * twist axis its cone and twist limits are measured about. */
@@ -381,7 +380,8 @@ typedef struct gy_backend {
     gy_result (*body_add_impulse_at)(gy_backend_world *w, gy_body_id id, gy_vec3 impulse,
                                      gy_vec3 world_point);
     /* Kinematic only: sets velocities so the body reaches `target` at the end of a step of dt. */
-    gy_result (*body_move_kinematic)(gy_backend_world *w, gy_body_id id, gy_pose target, double dt);
+    gy_result (*body_move_kinematic)(gy_backend_world *w, gy_body_id id, gy_pose target,
+                                     double dt);
     /* The world-space velocity of a body-fixed point (zero for statics). */
     gy_result (*body_point_velocity)(gy_backend_world *w, gy_body_id id, gy_vec3 world_point,
                                      gy_vec3 *out);
@@ -488,8 +488,7 @@ const gy_backend *gy_backend_at(uint32_t index);
 
 /* ---- shared validation (used by every adapter, and by layers above before enqueueing) -------- */
 
-/* GY_ERR_NON_FINITE for a non-finite component, GY_ERR_INVALID_ARGUMENT for one with |x| > limit.
- */
+/* GY_ERR_NON_FINITE for a non-finite component, GY_ERR_INVALID_ARGUMENT for one with |x| > limit. */
 gy_result gy_validate_vector(gy_vec3 v, double limit);
 
 /* Checks a definition: finite numbers, the ranges above, shape rules for the motion type.
