@@ -165,8 +165,12 @@ typedef struct gy_phys_joint {
 } gy_phys_joint;
 
 typedef struct gy_phys_resource {
-    gy_resource_id id;
+    gy_resource_id id; /* a mesh built in pieces: its first piece */
     gy_snapshot_geometry *geometry;
+    /* A runtime mesh larger than one slice's piece: one adapter mesh per piece (owned array, or
+     * NULL), each a collider of its own on every body naming the resource. */
+    gy_resource_id *pieces;
+    uint32_t piece_count;
     bool live;
 } gy_phys_resource;
 
@@ -177,6 +181,15 @@ typedef struct gy_phys_geo_job {
     uint64_t units_left;               /* estimate, for the queue's size */
     uint32_t key;
     bool ready; /* the query blob is done (hulls: at once); the adapter's slice is next */
+    /* A mesh of more triangles than a piece (gy_phys_geo_piece_triangles): the whole mesh's edge
+     * flags (classified in one slice), the pieces built so far, and a vertex remap scratch. */
+    uint8_t *active_edges;
+    gy_mesh_edge_classifier *classify;
+    gy_resource_id *pieces;
+    uint32_t *remap;
+    gy_vec3 *piece_vertices;
+    uint32_t *piece_indices;
+    uint32_t pieces_built, piece_count;
 } gy_phys_geo_job;
 
 /* A body whose create waits for the runtime geometry it names. */
@@ -216,6 +229,7 @@ typedef struct gy_phys_counters {
     uint64_t geo_tick_units, geo_tick_adapter_units, geo_tick_ns, geo_max_tick_units;
     uint64_t geo_max_tick_ns;
     uint64_t geo_built, geo_cancelled, geo_parked_cancelled, geo_slices;
+    uint64_t geo_piece_triangles_max;
     uint64_t step_ns, adapter_step_ns, publish_ns, cpu_ns;
     uint32_t bodies, awake;
 } gy_phys_counters;
@@ -451,10 +465,12 @@ void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 void gy_phys_release_resource(gy_phys_sim *p, uint32_t key);
-/* Makes a built resource live under `key` (taking the blob's creator reference); grows the
- * table as needed. GY_ERR_OUT_OF_MEMORY changes nothing. */
+/* Makes a built resource live under `key` (taking the blob's creator reference, and the array of
+ * `piece_count` adapter meshes of a mesh built in pieces, else NULL and 0); grows the table as
+ * needed. GY_ERR_OUT_OF_MEMORY changes nothing. */
 gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
-                                   gy_snapshot_geometry *g);
+                                   gy_snapshot_geometry *g, gy_resource_id *pieces,
+                                   uint32_t piece_count);
 /* Fails a create: counts it and sends CREATE_FAILED. */
 void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                           uint32_t attachment, gy_result result);
@@ -470,6 +486,16 @@ bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c);
 bool gy_phys_geo_unpark(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
 /* RELEASE_RESOURCE of a queued key: cancels its job. True when one was queued. */
 bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key);
+/* The most adapter colliders a body may have (its colliders with a mesh's pieces counted). */
+#define GY_PHYS_MAX_ADAPTER_COLLIDERS (1u << 20)
+/* Units one triangle of an adapter mesh build is charged: the adapter's tree and edge table cost
+ * several times a unit of the query blob's build per triangle (bench section `geometry`). */
+#define GY_PHYS_GEO_TRIANGLE_UNITS 8u
+/* The fewest triangles a piece holds, however small the budget. */
+#define GY_PHYS_GEO_MIN_PIECE 256u
+/* Triangles in one piece of a runtime mesh under `budget`: budget / GY_PHYS_GEO_TRIANGLE_UNITS,
+ * at least GY_PHYS_GEO_MIN_PIECE. A mesh of more is made in pieces. */
+uint32_t gy_phys_geo_piece_triangles(uint64_t budget);
 /* Spends what is left of this tick's budget on the queue. */
 void gy_phys_geo_run(gy_phys_sim *p);
 /* The most units and time one tick spent since the previous call (diagnostics). */

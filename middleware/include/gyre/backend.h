@@ -188,6 +188,20 @@ typedef struct gy_mesh_def {
  * (gy_backend.mesh_create_piece) keeps the seams it shares with the other pieces smooth. */
 gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active);
 
+/* gy_mesh_classify_edges in slices of bounded work, for a mesh too large to classify in one go
+ * (a runtime mesh built under a per-tick budget). The definition's arrays and `active` must outlive
+ * the classifier; `active` is complete when run answers true. */
+typedef struct gy_mesh_edge_classifier gy_mesh_edge_classifier;
+gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_def *def,
+                                        uint8_t *active, gy_mesh_edge_classifier **out);
+/* Works until done or `budget` units are spent, never more (a vertex welded: 1 unit, a
+ * triangle's edges entered: 3, an edge table slot resolved: 1); *used gets what it spent. */
+bool gy_mesh_edge_classifier_run(gy_mesh_edge_classifier *c, uint64_t budget, uint64_t *used);
+/* Frees the classifier (NULL is fine), done or not. */
+void gy_mesh_edge_classifier_free(gy_mesh_edge_classifier *c);
+/* The units a classification of `def` costs in all. */
+uint64_t gy_mesh_edge_classifier_units(const gy_mesh_def *def);
+
 /* Convex hull points (copied): at least 4, not all coplanar. The hull of the points is built. */
 typedef struct gy_hull_def {
     const gy_vec3 *points;
