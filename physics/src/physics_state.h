@@ -117,6 +117,7 @@ typedef struct gy_phys_body {
     uint8_t teleported; /* a SET_POSE since its last read */
     uint8_t fault;
     uint8_t character; /* registered with the subsystem's character set */
+    uint8_t pieced;    /* has a mesh collider built in pieces (physics_geometry.c) */
     /* Its one collider is moved in the query snapshot with exactly the body's pose: the awake
      * loop then moves it without reading the collider's record (a cache miss per body). */
     uint8_t snapshot_follows;
@@ -125,6 +126,9 @@ typedef struct gy_phys_body {
 /* One adapter collider, by its handle's slot (also its query-snapshot slot). */
 typedef struct gy_phys_collider {
     gy_collider_id id; /* the adapter's handle (live and filter changes name it) */
+    /* A piece of a mesh built in pieces: its first piece's handle, under which the contact
+     * events see every piece as one collider; else `id`. */
+    gy_collider_id head;
     gy_pose local;
     uint32_t store_index;
     uint32_t next;
@@ -382,6 +386,11 @@ typedef struct gy_phys_sim {
     uint32_t char_count, char_capacity;
     gy_contact *char_contacts; /* the step's contacts with the characters' sensor pairs replaced */
     uint32_t char_contact_capacity;
+    /* The step's contacts with every piece of a mesh built in pieces named as its first piece
+     * (physics_publish.c), while pieced_bodies > 0. */
+    gy_contact *piece_contacts;
+    uint32_t piece_contact_capacity;
+    uint32_t pieced_bodies;
     gy_hit *char_hits;
     uint32_t char_hit_capacity;
     uint32_t step_contacts;  /* contacts the adapter listed in the last step */

@@ -179,6 +179,13 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
         c->local_identity = memcmp(&c->local, &id, sizeof id) == 0;
         next = slot;
     }
+    e->pieced = count > authored_count;
+    p->pieced_bodies += e->pieced;
+    for (uint32_t slot = next, m = 0, prev = GY_PHYS_NONE; slot != GY_PHYS_NONE;
+         prev = slot, slot = p->colliders[slot].next, m++) {
+        bool later_piece = m > 0 && authored_index(p, m) == authored_index(p, m - 1u);
+        p->colliders[slot].head = later_piece ? p->colliders[prev].head : p->colliders[slot].id;
+    }
     e->id = id;
     e->attachment = attachment;
     e->first_collider = next;
@@ -256,6 +263,8 @@ bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachm
     e->first_collider = GY_PHYS_NONE;
     e->snapshot_follows = 0;
     e->collider_count = 0;
+    p->pieced_bodies -= e->pieced;
+    e->pieced = 0;
     e->teleported = 0;
     e->fault = 0;
     e->character = 0;
@@ -420,6 +429,7 @@ void gy_phys_reset_world_state(gy_phys_sim *p)
     p->body_count = 0;
     p->joint_count = 0;
     p->live_bodies = 0;
+    p->pieced_bodies = 0;
     p->movable_bodies = 0;
     gy_phys_set32(&p->sh->counters.bodies, 0);
     gy_phys_set32(&p->sh->counters.awake, 0);
