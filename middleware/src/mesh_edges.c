@@ -213,8 +213,7 @@ bool gy_adapter_mesh_edges_fix_normal(const gy_adapter_mesh_edges *e, int64_t tr
     return true;
 }
 
-
-/* ---- classification in slices ----------------------------------------------------------------- */
+/* ---- classification in slices ---------------------------------------------------------------- */
 
 /* One distinct edge: its welded ends and the first two faces naming it. */
 typedef struct edge_slot {

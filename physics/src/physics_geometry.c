@@ -313,9 +313,9 @@ static void finish_pieces(gy_phys_sim *p, gy_phys_geo_job *j)
 {
     gy_snapshot_geometry *g = gy_snapshot_mesh_build_finish(j->build);
     j->build = NULL;
-    gy_result r = g == NULL ? GY_ERR_OUT_OF_MEMORY
-                            : gy_phys_install_resource(p, j->key, j->pieces[0], g, j->pieces,
-                                                       j->piece_count);
+    gy_result r =
+        g == NULL ? GY_ERR_OUT_OF_MEMORY
+                  : gy_phys_install_resource(p, j->key, j->pieces[0], g, j->pieces, j->piece_count);
     if (r == GY_OK) {
         j->pieces = NULL; /* the resource's now */
         j->pieces_built = 0;
@@ -398,7 +398,8 @@ void gy_phys_geo_run(gy_phys_sim *p)
             uint32_t left = nt - j->pieces_built * k;
             uint64_t piece = (uint64_t)(left < k ? left : k) * GY_PHYS_GEO_TRIANGLE_UNITS;
             /* A piece runs whole: in what is left of this tick's budget, or first in a tick. */
-            if (r == GY_OK && p->geo_tick_units > 0 && p->geo_tick_units + piece > p->cfg->geo_budget)
+            if (r == GY_OK && p->geo_tick_units > 0 &&
+                p->geo_tick_units + piece > p->cfg->geo_budget)
                 break;
             if (r == GY_OK)
                 r = build_piece(p, j);

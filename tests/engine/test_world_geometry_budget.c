@@ -279,7 +279,8 @@ static void test_geometry_budget_box_slides_across_piece_seams_at_its_speed(void
     wfx_destroy(w, &ta);
 }
 
-static void test_geometry_budget_removing_a_body_while_its_pieces_are_made_leaks_nothing(void **state)
+static void
+test_geometry_budget_removing_a_body_while_its_pieces_are_made_leaks_nothing(void **state)
 {
     (void)state;
     gy_test_allocator ta;
