@@ -497,11 +497,11 @@ bool gy_phys_geo_unpark(gy_phys_sim *p, uint32_t store_index, uint32_t attachmen
 bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key);
 /* The most adapter colliders a body may have (its colliders with a mesh's pieces counted). */
 #define GY_PHYS_MAX_ADAPTER_COLLIDERS (1u << 20)
-/* Units one triangle of an adapter mesh build is charged: the adapter's tree and edge table cost
- * several times a unit of the query blob's build per triangle (bench section `geometry`). */
-#define GY_PHYS_GEO_TRIANGLE_UNITS 8u
+/* Units one triangle of an adapter mesh build is charged: about what the adapter's tree and edge
+ * table take per triangle in units of the query blob's build, timed (bench section `geometry`). */
+#define GY_PHYS_GEO_TRIANGLE_UNITS 256u
 /* The fewest triangles a piece holds, however small the budget. */
-#define GY_PHYS_GEO_MIN_PIECE 256u
+#define GY_PHYS_GEO_MIN_PIECE 64u
 /* Triangles in one piece of a runtime mesh under `budget`: budget / GY_PHYS_GEO_TRIANGLE_UNITS,
  * at least GY_PHYS_GEO_MIN_PIECE. A mesh of more is made in pieces. */
 uint32_t gy_phys_geo_piece_triangles(uint64_t budget);

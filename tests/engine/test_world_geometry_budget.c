@@ -13,10 +13,10 @@ static const char *backend_name = "ode";
 #define GRID    200u
 #define SPACING 0.5
 #define BUDGET  32768u
-/* The adapter part's rule (docs/physics-thread.md): a piece is budget / 8 triangles, at least
- * 256, charged 8 units a triangle. */
-#define PIECE       (BUDGET / 8u > 256u ? BUDGET / 8u : 256u)
-#define PIECE_UNITS (PIECE * 8u)
+/* The adapter part's rule (docs/physics-thread.md): a piece is budget / 256 triangles, at least
+ * 64, charged 256 units a triangle. */
+#define PIECE       (BUDGET / 256u > 64u ? BUDGET / 256u : 64u)
+#define PIECE_UNITS (PIECE * 256u)
 #define PIECES      ((GRID * GRID * 2u + PIECE - 1u) / PIECE)
 
 typedef struct terrain {
@@ -137,8 +137,8 @@ static void test_geometry_budget_terrain_is_built_over_ticks_within_the_budget(v
             checked_sample = true;
         }
     }
-    /* About 4 million units at 32,768 a tick: many ticks, one piece of 4,096 triangles a tick
-     * at most (each costs the whole budget). */
+    /* About 4 million units of query-side work at 32,768 a tick, then one piece of 128
+     * triangles a tick at most (each costs the whole budget). */
     assert_true(ticks >= 20u);
     assert_int_equal(adapter_ticks, PIECES);
     assert_true(!sampled || checked_sample);
@@ -252,8 +252,8 @@ static void test_geometry_budget_box_slides_across_piece_seams_at_its_speed(void
     assert_result(gy_entity_set_collision_callback(w, cell, wfx_on_collision, &ev), GY_OK);
     add_terrain(w, cell);
     assert_true(PIECES > 1u);
-    /* Pieces are runs of 4,096 triangles, 2,048 squares of a 200-square row: a seam every
-     * 10.24 rows (5.12 m) along z. Sliding 8 m in z crosses at least one. */
+    /* Pieces are runs of 128 triangles, 64 squares of a 200-square row: seams across every row
+     * and along z between rows' runs. Sliding 8 m in z crosses dozens. */
     const double speed = 4.0;
     gy_entity box = wfx_entity(w, "box", gy_v3(3.3, 0.5, -7.9));
     wfx_desc bd = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
