@@ -361,6 +361,31 @@ test_geometry_budget_destroying_the_world_with_geometry_pending_leaks_nothing(vo
     wfx_destroy(w, &ta);
 }
 
+static void
+test_geometry_budget_destroying_the_world_while_pieces_are_made_leaks_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = budget_world(&ta);
+    terrain t = make_terrain();
+    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
+    gy_geometry g;
+    wfx_tick(w, 1);
+    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
+    free_terrain(&t);
+    gy_entity cell = wfx_entity(w, "cell", gy_v3(0, 0, 0));
+    wfx_desc d = mesh_desc(g);
+    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
+    gy_geometry_release(w, g);
+    for (uint32_t i = 0; geo(w).max_piece_triangles == 0; i++) {
+        assert_true(i < 100000u);
+        wfx_tick(w, 1);
+    }
+    assert_int_equal(geo(w).jobs, 1);
+    wfx_destroy(w, &ta); /* every byte back, no adapter object left */
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -379,6 +404,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(
             test_geometry_budget_removing_a_body_while_its_pieces_are_made_leaks_nothing),
         cmocka_unit_test(test_geometry_budget_releasing_a_built_terrain_frees_every_piece),
+        cmocka_unit_test(
+            test_geometry_budget_destroying_the_world_while_pieces_are_made_leaks_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
