@@ -4,14 +4,15 @@
  * budget no build reaches: the baseline, what every tick paid before the budget existed).
  *
  * Per adapter, a lockstep World ticks until the cell's body is live; after each tick the physics
- * layer's geometry stats give the time that tick spent on geometry. The sliced ticks (query blob:
- * vertices, triangle boxes, triangle tree) are reported apart from the one tick that runs the
- * adapter's own build, which cannot be cut.
+ * layer's geometry stats give the time that tick spent on geometry. The query-side ticks (query
+ * blob: vertices, triangle boxes, triangle tree; the edge classification) are reported apart from
+ * the ticks that make an adapter piece (budget / 8 triangles each).
  *
- * Keys, per adapter B: geometry.B.slice_ms (p50, p99, max over the sliced ticks),
- * geometry.B.adapter_ms (the uncut adapter build), geometry.B.ticks (ticks until the body is
- * live), geometry.B.whole_ms (baseline: the whole build in one tick) and
- * geometry.B.max_slice_vs_whole (the largest sliced tick over the baseline). */
+ * Keys, per adapter B: geometry.B.slice_ms (p50, p99, max over the query-side ticks),
+ * geometry.B.adapter_ms (the largest tick that made an adapter piece), geometry.B.ticks (ticks
+ * until the body is live), geometry.B.whole_ms (baseline: the whole build in one tick),
+ * geometry.B.max_slice_vs_whole (the largest query-side tick over the baseline) and
+ * geometry.B.max_tick_vs_whole (the largest tick of any kind over the baseline). */
 #include "bench.h"
 #include "bench_common.h"
 
@@ -47,9 +48,9 @@ static gy_mesh_def terrain(gy_vec3 **v, uint32_t **idx)
     return m;
 }
 
-/* Ticks a World with `budget` until the terrain's body is live. slice_ms gets the sliced ticks'
- * times (NULL: not kept), *adapter_ms the tick that ran the adapter's build (with whatever
- * slices shared it), *whole_ms the largest tick. */
+/* Ticks a World with `budget` until the terrain's body is live. slice_ms gets the query-side
+ * ticks' times (NULL: not kept), *adapter_ms the largest tick that ran an adapter build (with
+ * whatever slices shared it), *max_ms the largest tick. */
 static gy_result run(const char *backend, uint32_t budget, const gy_mesh_def *m, double *slice_ms,
                      uint32_t slice_cap, uint32_t *slices, double *adapter_ms, double *max_ms,
                      uint32_t *ticks)
@@ -87,7 +88,7 @@ static gy_result run(const char *backend, uint32_t budget, const gy_mesh_def *m,
         double ms = (double)s.tick_ns * 1e-6;
         *max_ms = ms > *max_ms ? ms : *max_ms;
         if (s.tick_adapter_units > 0)
-            *adapter_ms = ms;
+            *adapter_ms = ms > *adapter_ms ? ms : *adapter_ms;
         else if (slice_ms != NULL && *slices < slice_cap && s.tick_units > 0)
             slice_ms[(*slices)++] = ms;
         gy_physics_state st;
@@ -129,14 +130,16 @@ int gy_bench_section_geometry(gy_bench *b)
         gy_bench_report_distribution(b, key, slice, slices, "ms",
                                      "physics-thread time per sliced tick, default budget");
         snprintf(key, sizeof key, "geometry.%s.adapter_ms", name);
-        gy_bench_report(b, key, adapter, "ms", "the tick of the adapter's uncut build");
+        gy_bench_report(b, key, adapter, "ms", "the largest tick that made an adapter piece");
         snprintf(key, sizeof key, "geometry.%s.ticks", name);
         gy_bench_report(b, key, ticks, "ticks", "ticks until the body is live");
         snprintf(key, sizeof key, "geometry.%s.whole_ms", name);
         gy_bench_report(b, key, whole, "ms", "baseline: the whole build in one tick");
         snprintf(key, sizeof key, "geometry.%s.max_slice_vs_whole", name);
         gy_bench_report(b, key, whole > 0 ? max_slice / whole : 0.0, "x",
-                        "largest sliced tick / baseline");
+                        "largest query-side tick / baseline");
+        snprintf(key, sizeof key, "geometry.%s.max_tick_vs_whole", name);
+        gy_bench_report(b, key, whole > 0 ? max / whole : 0.0, "x", "largest tick / baseline");
     }
     gy_bench_note(b, "200 x 200 terrain: 40,401 vertices, 80,000 triangles; budget %u units",
                   GY_PHYSICS_DEFAULT_GEOMETRY_BUDGET);

@@ -58,7 +58,8 @@ static gy_result resource_publish(gy_driver_world *w, gy_bt_resource *r, gy_reso
     return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
 }
 
-gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, gy_resource_id *out)
+gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
+                            gy_resource_id *out)
 {
     gy_result res;
     const gy_allocator *a = w->allocator;
@@ -85,7 +86,7 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, gy_resou
     gy_adapter_copy_vertices(r->vertices, def);
     for (uint32_t i = 0; i < def->index_count; i++)
         r->indices[i] = (int)def->indices[i];
-    res = gy_adapter_mesh_edges_build(a, def, &r->base.edges);
+    res = gy_adapter_mesh_edges_build_piece(a, def, active_edges, &r->base.edges);
     if (res == GY_OK)
         res = resource_publish(w, r, out);
     if (res != GY_OK) {

@@ -57,7 +57,9 @@ typedef struct gy_driver {
 
     /* `def` is valid; the driver builds its record and publishes it with
      * gy_adapter_resource_publish. */
-    gy_result (*mesh_create)(gy_driver_world *w, const gy_mesh_def *def, gy_resource_id *out);
+    /* `active_edges`: the piece's edge flags (gy_backend.mesh_create_piece), or NULL. */
+    gy_result (*mesh_create)(gy_driver_world *w, const gy_mesh_def *def,
+                             const uint8_t *active_edges, gy_resource_id *out);
     gy_result (*hull_create)(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
     /* Frees a resource record whose last reference is gone (already uncounted). */
     void (*resource_free)(gy_driver_world *w, gy_adapter_resource *r);

@@ -116,7 +116,20 @@ static gy_result mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_res
 {
     gy_result r =
         gy_adapter_mesh_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
-    return r == GY_OK ? w->driver->mesh_create(w->dw, def, out) : r;
+    return r == GY_OK ? w->driver->mesh_create(w->dw, def, NULL, out) : r;
+}
+
+static gy_result mesh_create_piece(gy_backend_world *w, const gy_mesh_def *def,
+                                   const uint8_t *active_edges, gy_resource_id *out)
+{
+    gy_result r =
+        gy_adapter_mesh_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
+    if (r == GY_OK && active_edges == NULL)
+        r = GY_ERR_INVALID_ARGUMENT;
+    for (uint32_t t = 0; r == GY_OK && t < def->index_count / 3u; t++)
+        if (active_edges[t] > 7u)
+            r = GY_ERR_INVALID_ARGUMENT;
+    return r == GY_OK ? w->driver->mesh_create(w->dw, def, active_edges, out) : r;
 }
 
 static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
@@ -551,6 +564,7 @@ static gy_result overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pos
         .unbind_thread = unbind_thread,                                                            \
         .set_gravity = set_gravity,                                                                \
         .mesh_create = mesh_create,                                                                \
+        .mesh_create_piece = mesh_create_piece,                                                    \
         .hull_create = hull_create,                                                                \
         .resource_release = resource_release,                                                      \
         .body_create = body_create,                                                                \

@@ -49,6 +49,15 @@ static gy_vec3 corner(const gy_adapter_mesh_edges *e, uint32_t tri, uint32_t k)
     return e->vertices[e->indices[3u * tri + k % 3u]];
 }
 
+/* Unit (v1 − v0) × (v2 − v0); zero when degenerate. */
+static gy_vec3 face_normal(const gy_adapter_mesh_edges *e, uint32_t t)
+{
+    gy_vec3 v0 = corner(e, t, 0), v1 = corner(e, t, 1), v2 = corner(e, t, 2);
+    gy_vec3 n = gy_v3_cross(gy_v3_sub(v1, v0), gy_v3_sub(v2, v0));
+    double len = gy_v3_len(n);
+    return len > 0.0 && isfinite(len) ? gy_v3_scale(n, 1.0 / len) : gy_v3(0, 0, 0);
+}
+
 /* Whether the edge shared by a's edge ka and b's edge kb must keep its own normal: not when the
  * faces meet flat or in a valley. Faces wound against each other (the shared edge runs the same
  * way in both) have no inside to tell convex from concave: active. */
@@ -81,6 +90,12 @@ void gy_adapter_mesh_edges_free(const gy_allocator *al, gy_adapter_mesh_edges *e
 gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def *def,
                                       gy_adapter_mesh_edges *out)
 {
+    return gy_adapter_mesh_edges_build_piece(al, def, NULL, out);
+}
+
+gy_result gy_adapter_mesh_edges_build_piece(const gy_allocator *al, const gy_mesh_def *def,
+                                            const uint8_t *active_edges, gy_adapter_mesh_edges *out)
+{
     memset(out, 0, sizeof *out);
     uint32_t nv = def->vertex_count, nt = def->index_count / 3u;
     out->vertices = gy_alloc(al, (size_t)nv * sizeof *out->vertices);
@@ -101,6 +116,13 @@ gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def 
     }
     memcpy(out->vertices, def->vertices, (size_t)nv * sizeof *out->vertices);
     memcpy(out->indices, def->indices, (size_t)nt * 3u * sizeof *out->indices);
+    if (active_edges != NULL) {
+        /* Classified over a larger mesh this one is a piece of: its seams are no boundary. */
+        for (uint32_t t = 0; t < nt; t++)
+            out->normals[t] = face_normal(out, t);
+        memcpy(out->active, active_edges, (size_t)nt * sizeof *out->active);
+        goto done;
+    }
 
     /* Weld: every vertex maps to the first of those at its exact position. */
     for (uint32_t i = 0; i < nv; i++)
@@ -114,10 +136,7 @@ gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def 
 
     uint32_t ne = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        gy_vec3 v0 = corner(out, t, 0), v1 = corner(out, t, 1), v2 = corner(out, t, 2);
-        gy_vec3 n = gy_v3_cross(gy_v3_sub(v1, v0), gy_v3_sub(v2, v0));
-        double len = gy_v3_len(n);
-        out->normals[t] = len > 0.0 && isfinite(len) ? gy_v3_scale(n, 1.0 / len) : gy_v3(0, 0, 0);
+        out->normals[t] = face_normal(out, t);
         out->active[t] = 7u; /* until a neighbour says otherwise */
         for (uint32_t k = 0; k < 3u; k++) {
             uint32_t a = weld[out->indices[3u * t + k]];
@@ -192,4 +211,229 @@ bool gy_adapter_mesh_edges_fix_normal(const gy_adapter_mesh_edges *e, int64_t tr
         return false;
     *normal = nf;
     return true;
+}
+
+/* ---- classification in slices ---------------------------------------------------------------- */
+
+/* One distinct edge: its welded ends and the first two faces naming it. */
+typedef struct edge_slot {
+    uint32_t lo, hi; /* welded vertex ids + 1 (0: empty slot) */
+    uint32_t tri[2];
+    uint8_t k[2];
+    uint8_t faces; /* 1, 2, or 3 for more */
+} edge_slot;
+
+typedef enum classify_phase { WELD, EDGES, RESOLVE, DONE } classify_phase;
+
+struct gy_mesh_edge_classifier {
+    const gy_allocator *al;
+    gy_mesh_def def;
+    uint8_t *active;
+    gy_adapter_mesh_edges view; /* the definition's arrays (not owned) and owned normals */
+    uint32_t *weld;             /* vertex -> first vertex at its position */
+    uint32_t *vertex_slots;     /* open addressing: vertex + 1, 0 empty */
+    edge_slot *edge_slots;
+    size_t vertex_capacity, edge_capacity; /* powers of two */
+    classify_phase phase;
+    size_t cursor;
+};
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t c = 16;
+    while (c < n)
+        c *= 2u;
+    return c;
+}
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+static uint64_t double_bits(double v)
+{
+    v += 0.0; /* -0 and 0 weld, as compare_vertex has them equal */
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static uint64_t vertex_hash(gy_vec3 p)
+{
+    return mix64(double_bits(p.x) ^ mix64(double_bits(p.y) ^ mix64(double_bits(p.z))));
+}
+
+static bool same_position(gy_vec3 a, gy_vec3 b)
+{
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+void gy_mesh_edge_classifier_free(gy_mesh_edge_classifier *c)
+{
+    if (c == NULL)
+        return;
+    const gy_allocator *al = c->al;
+    uint32_t nv = c->def.vertex_count, nt = c->def.index_count / 3u;
+    gy_free(al, c->view.normals, (size_t)nt * sizeof *c->view.normals);
+    gy_free(al, c->weld, (size_t)nv * sizeof *c->weld);
+    gy_free(al, c->vertex_slots, c->vertex_capacity * sizeof *c->vertex_slots);
+    gy_free(al, c->edge_slots, c->edge_capacity * sizeof *c->edge_slots);
+    gy_free(al, c, sizeof *c);
+}
+
+gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_def *def,
+                                        uint8_t *active, gy_mesh_edge_classifier **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (al == NULL || active == NULL || gy_validate_mesh_def(def) != GY_OK)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_mesh_edge_classifier *c = gy_alloc_zeroed(al, sizeof *c);
+    if (c == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    uint32_t nv = def->vertex_count, nt = def->index_count / 3u;
+    c->al = al;
+    c->def = *def;
+    c->active = active;
+    c->view.vertices = (gy_vec3 *)(uintptr_t)def->vertices;
+    c->view.indices = (uint32_t *)(uintptr_t)def->indices;
+    c->view.vertex_count = nv;
+    c->view.triangle_count = nt;
+    c->view.active = active;
+    c->vertex_capacity = pow2_at_least(2u * (size_t)nv);
+    c->edge_capacity = pow2_at_least(6u * (size_t)nt);
+    c->view.normals = gy_alloc(al, (size_t)nt * sizeof *c->view.normals);
+    c->weld = gy_alloc(al, (size_t)nv * sizeof *c->weld);
+    c->vertex_slots = gy_alloc_zeroed(al, c->vertex_capacity * sizeof *c->vertex_slots);
+    c->edge_slots = gy_alloc_zeroed(al, c->edge_capacity * sizeof *c->edge_slots);
+    if (c->view.normals == NULL || c->weld == NULL || c->vertex_slots == NULL ||
+        c->edge_slots == NULL) {
+        gy_mesh_edge_classifier_free(c);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    *out = c;
+    return GY_OK;
+}
+
+static void weld_vertex(gy_mesh_edge_classifier *c, uint32_t v)
+{
+    gy_vec3 p = c->def.vertices[v];
+    size_t mask = c->vertex_capacity - 1u;
+    for (size_t s = (size_t)vertex_hash(p) & mask;; s = (s + 1u) & mask) {
+        uint32_t held = c->vertex_slots[s];
+        if (held == 0) {
+            c->vertex_slots[s] = v + 1u;
+            c->weld[v] = v;
+            return;
+        }
+        if (same_position(c->def.vertices[held - 1u], p)) {
+            c->weld[v] = held - 1u;
+            return;
+        }
+    }
+}
+
+static void add_edge(gy_mesh_edge_classifier *c, uint32_t a, uint32_t b, uint32_t t, uint32_t k)
+{
+    uint32_t lo = (a < b ? a : b) + 1u, hi = (a < b ? b : a) + 1u;
+    size_t mask = c->edge_capacity - 1u;
+    for (size_t s = (size_t)mix64(((uint64_t)lo << 32) | hi) & mask;; s = (s + 1u) & mask) {
+        edge_slot *e = &c->edge_slots[s];
+        if (e->lo == 0) {
+            *e = (edge_slot){lo, hi, {t, 0}, {(uint8_t)k, 0}, 1};
+            return;
+        }
+        if (e->lo == lo && e->hi == hi) {
+            if (e->faces == 1u) {
+                e->tri[1] = t;
+                e->k[1] = (uint8_t)k;
+            }
+            e->faces = e->faces < 3u ? (uint8_t)(e->faces + 1u) : 3u;
+            return;
+        }
+    }
+}
+
+bool gy_mesh_edge_classifier_run(gy_mesh_edge_classifier *c, uint64_t budget, uint64_t *used)
+{
+    uint64_t spent = 0;
+    uint32_t nv = c->def.vertex_count, nt = c->def.index_count / 3u;
+    while (c->phase != DONE && spent < budget) {
+        switch (c->phase) {
+        case WELD:
+            if (c->cursor == nv) {
+                c->phase = EDGES;
+                c->cursor = 0;
+                break;
+            }
+            weld_vertex(c, (uint32_t)c->cursor++);
+            spent += 1u;
+            break;
+        case EDGES: {
+            if (c->cursor == nt) {
+                c->phase = RESOLVE;
+                c->cursor = 0;
+                break;
+            }
+            if (spent + 3u > budget) {
+                *used = spent; /* never over the budget: the triangle waits */
+                return false;
+            }
+            uint32_t t = (uint32_t)c->cursor++;
+            c->view.normals[t] = face_normal(&c->view, t);
+            c->active[t] = 7u; /* until a neighbour says otherwise */
+            for (uint32_t k = 0; k < 3u; k++) {
+                uint32_t a = c->weld[c->def.indices[3u * t + k]];
+                uint32_t b = c->weld[c->def.indices[3u * t + (k + 1u) % 3u]];
+                if (a != b)
+                    add_edge(c, a, b, t, k);
+            }
+            spent += 3u;
+            break;
+        }
+        case RESOLVE: {
+            if (c->cursor == c->edge_capacity) {
+                c->phase = DONE;
+                break;
+            }
+            const edge_slot *e = &c->edge_slots[c->cursor++];
+            spent += 1u;
+            /* Exactly two faces share it; a boundary edge or one shared by more stays active. */
+            if (e->lo == 0 || e->faces != 2u || e->tri[0] == e->tri[1] ||
+                shared_edge_active(&c->view, c->weld, e->tri[0], e->k[0], e->tri[1], e->k[1]))
+                break;
+            c->active[e->tri[0]] &= (uint8_t) ~(1u << e->k[0]);
+            c->active[e->tri[1]] &= (uint8_t) ~(1u << e->k[1]);
+            break;
+        }
+        case DONE:
+            break;
+        }
+    }
+    *used = spent;
+    return c->phase == DONE;
+}
+
+uint64_t gy_mesh_edge_classifier_units(const gy_mesh_def *def)
+{
+    return (uint64_t)def->vertex_count + 3u * (uint64_t)(def->index_count / 3u) +
+           pow2_at_least(6u * (size_t)(def->index_count / 3u));
+}
+
+gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active)
+{
+    gy_mesh_edge_classifier *c;
+    gy_result r = gy_mesh_edge_classifier_begin(al, def, active, &c);
+    if (r != GY_OK)
+        return r;
+    uint64_t used;
+    gy_mesh_edge_classifier_run(c, UINT64_MAX, &used);
+    gy_mesh_edge_classifier_free(c);
+    return GY_OK;
 }

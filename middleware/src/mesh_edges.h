@@ -39,6 +39,12 @@ typedef struct gy_adapter_mesh_edges {
 gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def *def,
                                       gy_adapter_mesh_edges *out);
 
+/* As gy_adapter_mesh_edges_build, with the active edges given (gy_backend.mesh_create_piece);
+ * NULL classifies them from this mesh alone. */
+gy_result gy_adapter_mesh_edges_build_piece(const gy_allocator *al, const gy_mesh_def *def,
+                                            const uint8_t *active_edges,
+                                            gy_adapter_mesh_edges *out);
+
 /* Frees what gy_adapter_mesh_edges_build made (an empty record is fine). */
 void gy_adapter_mesh_edges_free(const gy_allocator *al, gy_adapter_mesh_edges *e);
 

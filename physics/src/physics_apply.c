@@ -160,19 +160,31 @@ static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
     return b->aux < 4u && sum <= 1.0;
 }
 
-/* The adapter handle of collider `index` of body `e` (its create-list order), or NULL. */
+/* The first adapter collider standing for collider `index` of body `e` (its create-list order),
+ * or NULL. A mesh built in pieces stands as one adapter collider per piece, next to each other in
+ * the body's list (next_piece walks them). */
 static gy_phys_collider *body_collider(gy_phys_sim *p, const gy_phys_body *e, uint32_t index,
                                        uint32_t *slot_out)
 {
     if (index >= e->collider_count)
         return NULL;
     uint32_t slot = e->first_collider;
-    for (uint32_t i = 0; i < index && slot != GY_PHYS_NONE; i++)
+    while (slot != GY_PHYS_NONE && p->collider_index[slot] != index)
         slot = p->colliders[slot].next;
     if (slot == GY_PHYS_NONE)
         return NULL;
     *slot_out = slot;
     return &p->colliders[slot];
+}
+
+/* The next adapter collider standing for the same collider as `slot`'s, or NULL. */
+static gy_phys_collider *next_piece(gy_phys_sim *p, uint32_t *slot)
+{
+    uint32_t next = p->colliders[*slot].next;
+    if (next == GY_PHYS_NONE || p->collider_index[next] != p->collider_index[*slot])
+        return NULL;
+    *slot = next;
+    return &p->colliders[next];
 }
 
 /* World gravity: the adapter wakes every body under it, so every movable body is read back. */
@@ -200,12 +212,14 @@ static gy_result apply_filter(gy_phys_sim *p, uint32_t store_index, const gy_phy
     if (col == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     uint32_t category = (uint32_t)b->v[0], mask = (uint32_t)b->v[1];
-    gy_result r = p->cfg->backend->collider_set_filter(p->world, col->id, category, mask);
-    if (r != GY_OK)
-        return r;
-    col->mask = mask;
-    if (col->in_snapshot)
-        gy_query_snapshot_set_category(p->cfg->snapshot, slot, category);
+    for (gy_phys_collider *c = col; c != NULL; c = next_piece(p, &slot)) {
+        gy_result r = p->cfg->backend->collider_set_filter(p->world, c->id, category, mask);
+        if (r != GY_OK)
+            return r;
+        c->mask = mask;
+        if (c->in_snapshot)
+            gy_query_snapshot_set_category(p->cfg->snapshot, slot, category);
+    }
     for (uint32_t i = 0; e->character && i < p->char_count; i++) {
         gy_phys_character *ch = &p->chars[i];
         if (ch->store_index == store_index && ch->collider.bits == col->id.bits) {
@@ -317,7 +331,9 @@ static void apply_mutate(gy_phys_sim *p, const gy_command *c)
         gy_phys_collider *col = body_collider(p, e, b->aux & 0xffffu, &slot);
         gy_material m = {b->v[0], b->v[1], (gy_combine_mode)((b->aux >> 16) & 0xffu),
                          (gy_combine_mode)(b->aux >> 24)};
-        r = col == NULL ? GY_ERR_INVALID_ARGUMENT : be->collider_set_material(w, col->id, &m);
+        r = col == NULL ? GY_ERR_INVALID_ARGUMENT : GY_OK;
+        for (gy_phys_collider *pc = col; pc != NULL && r == GY_OK; pc = next_piece(p, &slot))
+            r = be->collider_set_material(w, pc->id, &m);
         break;
     }
     case GY_PHYS_CMD_SET_FILTER:

@@ -78,6 +78,9 @@ void gy_phys_characters_free(gy_phys_sim *p)
         gy_free(a, p->char_contacts, (size_t)p->char_contact_capacity * sizeof *p->char_contacts);
     if (p->char_hits != NULL)
         gy_free(a, p->char_hits, (size_t)p->char_hit_capacity * sizeof *p->char_hits);
+    gy_free(a, p->piece_contacts, (size_t)p->piece_contact_capacity * sizeof *p->piece_contacts);
+    p->piece_contacts = NULL;
+    p->piece_contact_capacity = 0;
     p->chars = NULL;
     p->char_contacts = NULL;
     p->char_hits = NULL;

@@ -8,9 +8,15 @@
  * drops it, and releasing queued geometry cancels its job, freeing everything either made.
  *
  * The adapter's own structure (ODE's OPCODE tree, Bullet's BVH, both adapters' edge table) cannot
- * be resumed: it is the job's last slice, taken at the start of a tick and charged its triangle
- * (or point) count, after which the tick spends nothing more on geometry. Jobs allocate while they
- * are built; a queue that is empty allocates nothing. Physics thread, inside the sim lock. */
+ * be resumed, so a mesh of more triangles than one piece (gy_phys_geo_piece_triangles) is cut:
+ * its edges are classified over the whole mesh in slices (so the seams between pieces are as
+ * smooth as the inside of a piece), then one adapter mesh is made per piece, a piece per slice,
+ * each charged GY_PHYS_GEO_TRIANGLE_UNITS a triangle; a body naming the resource gets one adapter
+ * collider per piece, all mapped back to the one collider it was given (physics_world.c). A
+ * smaller mesh, or a hull (charged its point count), is made whole in the job's last slice. An
+ * adapter slice that does not fit what is left of the tick waits for the next tick, where it runs
+ * first, so a tick spends at most the budget or one adapter slice. Jobs allocate while they are
+ * built; a queue that is empty allocates nothing. Physics thread, inside the sim lock. */
 #include <string.h>
 
 #include "physics_roster.h"
@@ -32,10 +38,24 @@ static void free_payload(gy_phys_sim *p, void *payload)
         gy_free(p->cfg->alloc, payload, *(const size_t *)payload);
 }
 
-/* Units a job's adapter slice is charged: what the adapter's build walks. */
+uint32_t gy_phys_geo_piece_triangles(uint64_t budget)
+{
+    uint64_t k = budget / GY_PHYS_GEO_TRIANGLE_UNITS;
+    k = k < GY_PHYS_GEO_MIN_PIECE ? GY_PHYS_GEO_MIN_PIECE : k;
+    return k > UINT32_MAX / 3u ? UINT32_MAX / 3u : (uint32_t)k;
+}
+
+/* Units a job's adapter slices are charged in all: what the adapter's build walks. */
 static uint64_t adapter_units(const gy_phys_resource_payload *pl)
 {
-    return pl->is_mesh ? pl->index_count / 3u : pl->vertex_count;
+    return pl->is_mesh ? (uint64_t)(pl->index_count / 3u) * GY_PHYS_GEO_TRIANGLE_UNITS
+                       : pl->vertex_count;
+}
+
+/* Whether the job's mesh is made in pieces. */
+static bool pieced(const gy_phys_sim *p, const gy_phys_resource_payload *pl)
+{
+    return pl->is_mesh && pl->index_count / 3u > gy_phys_geo_piece_triangles(p->cfg->geo_budget);
 }
 
 /* The queue's size, published for the diagnostics and gy_physics_get_geometry_stats. */
@@ -84,6 +104,8 @@ void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c)
     if (pl->is_mesh) {
         gy_mesh_def m = payload_mesh(pl);
         j->units_left += gy_snapshot_mesh_build_units(&m);
+        if (pieced(p, pl))
+            j->units_left += gy_mesh_edge_classifier_units(&m);
     }
     /* At once, within the budget: geometry that fits is live before the next command of the
      * batch names it (a body, then a joint on that body). */
@@ -161,10 +183,33 @@ static void unpark_ready(gy_phys_sim *p)
     }
 }
 
+/* Frees what cutting a mesh into pieces made, and the pieces themselves unless installed. */
+static void free_pieces(gy_phys_sim *p, gy_phys_geo_job *j)
+{
+    const gy_allocator *a = p->cfg->alloc;
+    const gy_phys_resource_payload *pl = j->payload;
+    uint32_t k = gy_phys_geo_piece_triangles(p->cfg->geo_budget);
+    gy_mesh_edge_classifier_free(j->classify);
+    for (uint32_t i = 0; j->pieces != NULL && i < j->pieces_built; i++)
+        p->cfg->backend->resource_release(p->world, j->pieces[i]);
+    gy_free(a, j->pieces, (size_t)j->piece_count * sizeof *j->pieces);
+    gy_free(a, j->active_edges, (size_t)(pl->index_count / 3u) * sizeof *j->active_edges);
+    gy_free(a, j->remap, (size_t)pl->vertex_count * sizeof *j->remap);
+    gy_free(a, j->piece_vertices, (size_t)k * 3u * sizeof *j->piece_vertices);
+    gy_free(a, j->piece_indices, (size_t)k * 3u * sizeof *j->piece_indices);
+    j->classify = NULL;
+    j->pieces = NULL;
+    j->active_edges = NULL;
+    j->remap = NULL;
+    j->piece_vertices = NULL;
+    j->piece_indices = NULL;
+}
+
 static void drop_job(gy_phys_sim *p, uint32_t i)
 {
     gy_phys_geo_job *j = &p->geo_jobs[i];
     gy_snapshot_mesh_build_cancel(j->build);
+    free_pieces(p, j);
     free_payload(p, j->payload);
     memmove(&p->geo_jobs[i], &p->geo_jobs[i + 1u],
             (size_t)(p->geo_job_count - i - 1u) * sizeof *p->geo_jobs);
@@ -206,12 +251,78 @@ static void finish_job(gy_phys_sim *p, gy_phys_geo_job *j)
         if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->cfg->alloc, &h, &g)) != GY_OK)
             p->cfg->backend->resource_release(p->world, id);
     }
-    if (r == GY_OK && (r = gy_phys_install_resource(p, j->key, id, g)) != GY_OK) {
+    if (r == GY_OK && (r = gy_phys_install_resource(p, j->key, id, g, NULL, 0)) != GY_OK) {
         p->cfg->backend->resource_release(p->world, id);
         gy_snapshot_geometry_release(g);
     }
     if (r != GY_OK)
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+    gy_phys_add(&p->sh->counters.geo_built, 1);
+}
+
+/* Allocates what cutting the job's mesh needs and starts classifying its edges. */
+static gy_result begin_pieces(gy_phys_sim *p, gy_phys_geo_job *j)
+{
+    const gy_allocator *a = p->cfg->alloc;
+    const gy_phys_resource_payload *pl = j->payload;
+    uint32_t nt = pl->index_count / 3u, k = gy_phys_geo_piece_triangles(p->cfg->geo_budget);
+    j->piece_count = (uint32_t)(((uint64_t)nt + k - 1u) / k);
+    j->pieces = gy_alloc(a, (size_t)j->piece_count * sizeof *j->pieces);
+    j->active_edges = gy_alloc(a, (size_t)nt * sizeof *j->active_edges);
+    j->remap = gy_alloc(a, (size_t)pl->vertex_count * sizeof *j->remap);
+    j->piece_vertices = gy_alloc(a, (size_t)k * 3u * sizeof *j->piece_vertices);
+    j->piece_indices = gy_alloc(a, (size_t)k * 3u * sizeof *j->piece_indices);
+    if (j->pieces == NULL || j->active_edges == NULL || j->remap == NULL ||
+        j->piece_vertices == NULL || j->piece_indices == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    memset(j->remap, 0xff, (size_t)pl->vertex_count * sizeof *j->remap);
+    gy_mesh_def m = payload_mesh(pl);
+    return gy_mesh_edge_classifier_begin(a, &m, j->active_edges, &j->classify);
+}
+
+/* The job's next piece: its triangles with only the vertices they use, and the whole mesh's
+ * edge flags for them. */
+static gy_result build_piece(gy_phys_sim *p, gy_phys_geo_job *j)
+{
+    const gy_phys_resource_payload *pl = j->payload;
+    const uint32_t *idx = payload_indices(pl);
+    uint32_t nt = pl->index_count / 3u, k = gy_phys_geo_piece_triangles(p->cfg->geo_budget);
+    uint32_t first = j->pieces_built * k, count = nt - first < k ? nt - first : k, nv = 0;
+    for (uint32_t i = 0; i < 3u * count; i++) {
+        uint32_t v = idx[3u * first + i];
+        if (j->remap[v] == UINT32_MAX) {
+            j->remap[v] = nv;
+            j->piece_vertices[nv++] = pl->vertices[v];
+        }
+        j->piece_indices[i] = j->remap[v];
+    }
+    for (uint32_t i = 0; i < 3u * count; i++)
+        j->remap[idx[3u * first + i]] = UINT32_MAX;
+    gy_mesh_def m = {j->piece_vertices, nv, j->piece_indices, 3u * count};
+    gy_result r = p->cfg->backend->mesh_create_piece(p->world, &m, j->active_edges + first,
+                                                     &j->pieces[j->pieces_built]);
+    if (r == GY_OK)
+        j->pieces_built++;
+    if (count > gy_phys_get(&p->sh->counters.geo_piece_triangles_max))
+        gy_phys_set64(&p->sh->counters.geo_piece_triangles_max, count);
+    return r;
+}
+
+/* Installs a mesh built in pieces; its pieces then belong to the resource. */
+static void finish_pieces(gy_phys_sim *p, gy_phys_geo_job *j)
+{
+    gy_snapshot_geometry *g = gy_snapshot_mesh_build_finish(j->build);
+    j->build = NULL;
+    gy_result r =
+        g == NULL ? GY_ERR_OUT_OF_MEMORY
+                  : gy_phys_install_resource(p, j->key, j->pieces[0], g, j->pieces, j->piece_count);
+    if (r == GY_OK) {
+        j->pieces = NULL; /* the resource's now */
+        j->pieces_built = 0;
+    } else {
+        gy_snapshot_geometry_release(g);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+    }
     gy_phys_add(&p->sh->counters.geo_built, 1);
 }
 
@@ -266,8 +377,50 @@ void gy_phys_geo_run(gy_phys_sim *p)
                 break;
             j->units_left = adapter;
         }
-        /* The adapter's build cannot be cut: it runs whole, either in what is left of this tick's
-         * budget or as the first work of a tick, alone when it is larger than the budget. */
+        if (pieced(p, j->payload)) {
+            gy_result r = GY_OK;
+            if (j->active_edges == NULL)
+                r = begin_pieces(p, j);
+            if (r == GY_OK && j->classify != NULL) {
+                uint64_t used = 0;
+                bool done = gy_mesh_edge_classifier_run(
+                    j->classify, p->cfg->geo_budget - p->geo_tick_units, &used);
+                p->geo_tick_units += used;
+                if (!done)
+                    break;
+                gy_mesh_edge_classifier_free(j->classify);
+                j->classify = NULL;
+                if (p->geo_tick_units >= p->cfg->geo_budget)
+                    break;
+            }
+            uint32_t k = gy_phys_geo_piece_triangles(p->cfg->geo_budget);
+            uint32_t nt = j->payload->index_count / 3u;
+            uint32_t left = nt - j->pieces_built * k;
+            uint64_t piece = (uint64_t)(left < k ? left : k) * GY_PHYS_GEO_TRIANGLE_UNITS;
+            /* A piece runs whole: in what is left of this tick's budget, or first in a tick. */
+            if (r == GY_OK && p->geo_tick_units > 0 &&
+                p->geo_tick_units + piece > p->cfg->geo_budget)
+                break;
+            if (r == GY_OK)
+                r = build_piece(p, j);
+            if (r != GY_OK) {
+                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+                drop_job(p, 0);
+                changed = true;
+                continue;
+            }
+            p->geo_tick_units += piece;
+            p->geo_tick_adapter += piece;
+            j->units_left = j->units_left > piece ? j->units_left - piece : 0;
+            if (j->pieces_built < j->piece_count)
+                continue;
+            finish_pieces(p, j);
+            drop_job(p, 0);
+            changed = true;
+            continue;
+        }
+        /* A mesh of at most one piece, or a hull: made whole, either in what is left of this
+         * tick's budget or as the first work of a tick, alone when it is larger than the budget. */
         if (p->geo_tick_units > 0 && p->geo_tick_units + adapter > p->cfg->geo_budget)
             break;
         finish_job(p, j);
@@ -333,5 +486,6 @@ gy_result gy_physics_get_geometry_stats(gy_physics *p, gy_physics_geometry_stats
     out->cancelled = gy_phys_get(&c->geo_cancelled);
     out->bodies_cancelled = gy_phys_get(&c->geo_parked_cancelled);
     out->slices = gy_phys_get(&c->geo_slices);
+    out->max_piece_triangles = gy_phys_get(&c->geo_piece_triangles_max);
     return GY_OK;
 }

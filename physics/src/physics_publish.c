@@ -173,12 +173,54 @@ static uint32_t user_store(const gy_phys_sim *p, uint64_t user)
                : GY_PHYS_NONE;
 }
 
+/* The contacts with every piece of a mesh built in pieces named as its first piece, so the
+ * tracker sees one pair however many pieces a body touches (the deepest wins) and no EXIT and
+ * ENTER when it crosses a seam. The pair keeps the tracker's order (a's collider below b's). */
+static uint32_t merge_pieces(gy_phys_sim *p, const gy_contact *in, uint32_t n,
+                             const gy_contact **out)
+{
+    *out = in;
+    if (p->pieced_bodies == 0 || n == 0)
+        return n;
+    if (gy_array_reserve(p->cfg->alloc, (void **)&p->piece_contacts, &p->piece_contact_capacity, n,
+                         sizeof *p->piece_contacts) != GY_OK) {
+        gy_log(p->cfg->logger, GY_LOG_WARN,
+               "physics: contacts of meshes built in pieces not merged (out of memory): a seam "
+               "may show as an EXIT and an ENTER");
+        return n;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        gy_contact c = in[i];
+        uint32_t sa = gy_handle_slot(c.collider_a.bits), sb = gy_handle_slot(c.collider_b.bits);
+        if (sa < p->collider_capacity && p->colliders[sa].id.bits == c.collider_a.bits)
+            c.collider_a = p->colliders[sa].head;
+        if (sb < p->collider_capacity && p->colliders[sb].id.bits == c.collider_b.bits)
+            c.collider_b = p->colliders[sb].head;
+        if (c.collider_a.bits > c.collider_b.bits) {
+            gy_body_id body = c.body_a;
+            gy_collider_id col = c.collider_a;
+            uint64_t user = c.user_a;
+            c.body_a = c.body_b;
+            c.body_b = body;
+            c.collider_a = c.collider_b;
+            c.collider_b = col;
+            c.user_a = c.user_b;
+            c.user_b = user;
+            c.normal = gy_v3_scale(c.normal, -1.0);
+        }
+        p->piece_contacts[i] = c;
+    }
+    *out = p->piece_contacts;
+    return n;
+}
+
 void gy_phys_after_step(gy_phys_sim *p, uint64_t tick)
 {
     const gy_backend *be = p->cfg->backend;
     const gy_contact *contacts, *pairs;
     uint32_t n = be->contacts(p->world, &contacts);
     uint32_t np = gy_phys_character_contacts(p, contacts, n, &pairs);
+    np = merge_pieces(p, pairs, np, &pairs);
     p->step_contacts = n;
     p->tick_events = 0;
     gy_result r = gy_contact_tracker_update(&p->tracker, tick, pairs, np);

@@ -117,6 +117,7 @@ typedef struct gy_phys_body {
     uint8_t teleported; /* a SET_POSE since its last read */
     uint8_t fault;
     uint8_t character; /* registered with the subsystem's character set */
+    uint8_t pieced;    /* has a mesh collider built in pieces (physics_geometry.c) */
     /* Its one collider is moved in the query snapshot with exactly the body's pose: the awake
      * loop then moves it without reading the collider's record (a cache miss per body). */
     uint8_t snapshot_follows;
@@ -125,6 +126,9 @@ typedef struct gy_phys_body {
 /* One adapter collider, by its handle's slot (also its query-snapshot slot). */
 typedef struct gy_phys_collider {
     gy_collider_id id; /* the adapter's handle (live and filter changes name it) */
+    /* A piece of a mesh built in pieces: its first piece's handle, under which the contact
+     * events see every piece as one collider; else `id`. */
+    gy_collider_id head;
     gy_pose local;
     uint32_t store_index;
     uint32_t next;
@@ -165,8 +169,12 @@ typedef struct gy_phys_joint {
 } gy_phys_joint;
 
 typedef struct gy_phys_resource {
-    gy_resource_id id;
+    gy_resource_id id; /* a mesh built in pieces: its first piece */
     gy_snapshot_geometry *geometry;
+    /* A runtime mesh larger than one slice's piece: one adapter mesh per piece (owned array, or
+     * NULL), each a collider of its own on every body naming the resource. */
+    gy_resource_id *pieces;
+    uint32_t piece_count;
     bool live;
 } gy_phys_resource;
 
@@ -177,6 +185,15 @@ typedef struct gy_phys_geo_job {
     uint64_t units_left;               /* estimate, for the queue's size */
     uint32_t key;
     bool ready; /* the query blob is done (hulls: at once); the adapter's slice is next */
+    /* A mesh of more triangles than a piece (gy_phys_geo_piece_triangles): the whole mesh's edge
+     * flags (classified in one slice), the pieces built so far, and a vertex remap scratch. */
+    uint8_t *active_edges;
+    gy_mesh_edge_classifier *classify;
+    gy_resource_id *pieces;
+    uint32_t *remap;
+    gy_vec3 *piece_vertices;
+    uint32_t *piece_indices;
+    uint32_t pieces_built, piece_count;
 } gy_phys_geo_job;
 
 /* A body whose create waits for the runtime geometry it names. */
@@ -216,6 +233,7 @@ typedef struct gy_phys_counters {
     uint64_t geo_tick_units, geo_tick_adapter_units, geo_tick_ns, geo_max_tick_units;
     uint64_t geo_max_tick_ns;
     uint64_t geo_built, geo_cancelled, geo_parked_cancelled, geo_slices;
+    uint64_t geo_piece_triangles_max;
     uint64_t step_ns, adapter_step_ns, publish_ns, cpu_ns;
     uint32_t bodies, awake;
 } gy_phys_counters;
@@ -368,6 +386,11 @@ typedef struct gy_phys_sim {
     uint32_t char_count, char_capacity;
     gy_contact *char_contacts; /* the step's contacts with the characters' sensor pairs replaced */
     uint32_t char_contact_capacity;
+    /* The step's contacts with every piece of a mesh built in pieces named as its first piece
+     * (physics_publish.c), while pieced_bodies > 0. */
+    gy_contact *piece_contacts;
+    uint32_t piece_contact_capacity;
+    uint32_t pieced_bodies;
     gy_hit *char_hits;
     uint32_t char_hit_capacity;
     uint32_t step_contacts;  /* contacts the adapter listed in the last step */
@@ -451,10 +474,12 @@ void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 void gy_phys_release_resource(gy_phys_sim *p, uint32_t key);
-/* Makes a built resource live under `key` (taking the blob's creator reference); grows the
- * table as needed. GY_ERR_OUT_OF_MEMORY changes nothing. */
+/* Makes a built resource live under `key` (taking the blob's creator reference, and the array of
+ * `piece_count` adapter meshes of a mesh built in pieces, else NULL and 0); grows the table as
+ * needed. GY_ERR_OUT_OF_MEMORY changes nothing. */
 gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
-                                   gy_snapshot_geometry *g);
+                                   gy_snapshot_geometry *g, gy_resource_id *pieces,
+                                   uint32_t piece_count);
 /* Fails a create: counts it and sends CREATE_FAILED. */
 void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                           uint32_t attachment, gy_result result);
@@ -470,6 +495,16 @@ bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c);
 bool gy_phys_geo_unpark(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
 /* RELEASE_RESOURCE of a queued key: cancels its job. True when one was queued. */
 bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key);
+/* The most adapter colliders a body may have (its colliders with a mesh's pieces counted). */
+#define GY_PHYS_MAX_ADAPTER_COLLIDERS (1u << 20)
+/* Units one triangle of an adapter mesh build is charged: about what the adapter's tree and edge
+ * table take per triangle in units of the query blob's build, timed (bench section `geometry`). */
+#define GY_PHYS_GEO_TRIANGLE_UNITS 256u
+/* The fewest triangles a piece holds, however small the budget. */
+#define GY_PHYS_GEO_MIN_PIECE 64u
+/* Triangles in one piece of a runtime mesh under `budget`: budget / GY_PHYS_GEO_TRIANGLE_UNITS,
+ * at least GY_PHYS_GEO_MIN_PIECE. A mesh of more is made in pieces. */
+uint32_t gy_phys_geo_piece_triangles(uint64_t budget);
 /* Spends what is left of this tick's budget on the queue. */
 void gy_phys_geo_run(gy_phys_sim *p);
 /* The most units and time one tick spent since the previous call (diagnostics). */

@@ -62,13 +62,33 @@ static void snapshot_add(gy_phys_sim *p, uint32_t slot, const gy_collider_def *c
     p->colliders[slot].in_snapshot = true;
 }
 
+/* The adapter colliders a collider becomes: one per piece of a mesh built in pieces, else one. */
+static uint32_t collider_pieces(const gy_phys_sim *p, const gy_collider_def *c)
+{
+    if (c->shape.type != GY_SHAPE_MESH)
+        return 1u;
+    uint32_t key = (uint32_t)c->shape.resource.bits;
+    if (key >= p->resource_capacity || !p->resources[key].live || p->resources[key].pieces == NULL)
+        return 1u;
+    return p->resources[key].piece_count;
+}
+
+/* The collider a body was given that adapter collider `m` (of the scratch list) stands for. */
+static uint32_t authored_index(const gy_phys_sim *p, uint32_t m)
+{
+    return (uint32_t)p->collider_scratch[m].user_data;
+}
+
 void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
-                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_def *character, bool asleep)
+                         const gy_body_def *def, const gy_collider_def *colliders,
+                         uint32_t authored_count, const gy_character_def *character, bool asleep)
 {
     const gy_backend *be = p->cfg->backend;
-    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || count == 0 ||
-        count > UINT16_MAX) {
+    uint64_t count = 0; /* adapter colliders */
+    for (uint32_t i = 0; i < authored_count && colliders != NULL; i++)
+        count += collider_pieces(p, &colliders[i]);
+    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || authored_count == 0 ||
+        authored_count > UINT16_MAX || count > GY_PHYS_MAX_ADAPTER_COLLIDERS) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
                              GY_ERR_INVALID_ARGUMENT);
         return;
@@ -77,10 +97,11 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
                                 sizeof *p->bodies);
     if (r == GY_OK)
         r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_scratch,
-                             &p->collider_scratch_capacity, count, sizeof *p->collider_scratch);
+                             &p->collider_scratch_capacity, (uint32_t)count,
+                             sizeof *p->collider_scratch);
     if (r == GY_OK)
         r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity,
-                             count, sizeof *p->collider_ids);
+                             (uint32_t)count, sizeof *p->collider_ids);
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
@@ -90,24 +111,28 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_MISUSE);
         return;
     }
-    for (uint32_t i = 0; i < count; i++) {
-        p->collider_scratch[i] = colliders[i];
-        gy_shape *s = &p->collider_scratch[i].shape;
-        if (s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH) {
-            uint32_t key = (uint32_t)s->resource.bits;
-            if (key >= p->resource_capacity || !p->resources[key].live) {
-                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
-                                     GY_ERR_STALE_HANDLE);
-                return;
+    for (uint32_t i = 0, m = 0; i < authored_count; i++) {
+        for (uint32_t q = 0, n = collider_pieces(p, &colliders[i]); q < n; q++, m++) {
+            p->collider_scratch[m] = colliders[i];
+            gy_shape *s = &p->collider_scratch[m].shape;
+            if (s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH) {
+                uint32_t key = (uint32_t)s->resource.bits;
+                if (key >= p->resource_capacity || !p->resources[key].live) {
+                    gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
+                                         GY_ERR_STALE_HANDLE);
+                    return;
+                }
+                const gy_phys_resource *res = &p->resources[key];
+                s->resource = res->pieces != NULL ? res->pieces[q] : res->id;
             }
-            s->resource = p->resources[key].id;
+            /* Every piece names the collider the body was given: events and queries see one. */
+            p->collider_scratch[m].user_data = ((uint64_t)store_index << 32) | i;
         }
-        p->collider_scratch[i].user_data = ((uint64_t)store_index << 32) | i;
     }
     gy_body_def d = *def;
     d.user_data = ((uint64_t)store_index << 32) | attachment;
     gy_body_id id;
-    r = be->body_create(p->world, &d, p->collider_scratch, count, &id, p->collider_ids);
+    r = be->body_create(p->world, &d, p->collider_scratch, (uint32_t)count, &id, p->collider_ids);
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
         return;
@@ -134,28 +159,36 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
     if (asleep && def->type == GY_MOTION_DYNAMIC)
         be->body_set_awake(p->world, id, false);
     uint32_t next = GY_PHYS_NONE;
-    for (uint32_t i = count; i-- > 0;) {
-        uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);
+    for (uint32_t m = (uint32_t)count; m-- > 0;) {
+        uint32_t slot = gy_handle_slot(p->collider_ids[m].bits);
+        const gy_collider_def *given = &p->collider_scratch[m];
         gy_phys_collider *c = &p->colliders[slot];
-        c->id = p->collider_ids[i];
-        c->local = colliders[i].local_pose;
+        c->id = p->collider_ids[m];
+        c->local = given->local_pose;
         c->store_index = store_index;
         c->next = next;
-        p->collider_index[slot] = (uint16_t)i;
+        p->collider_index[slot] = (uint16_t)authored_index(p, m);
         c->live = true;
         c->in_snapshot = false;
-        c->is_plane = colliders[i].shape.type == GY_SHAPE_PLANE;
-        c->mask = colliders[i].mask;
-        c->is_sensor = colliders[i].is_sensor;
-        c->character = character != NULL && !colliders[i].is_sensor;
+        c->is_plane = given->shape.type == GY_SHAPE_PLANE;
+        c->mask = given->mask;
+        c->is_sensor = given->is_sensor;
+        c->character = character != NULL && !given->is_sensor;
         gy_pose id = gy_pose_identity();
         c->local_identity = memcmp(&c->local, &id, sizeof id) == 0;
         next = slot;
     }
+    e->pieced = count > authored_count;
+    p->pieced_bodies += e->pieced;
+    for (uint32_t slot = next, m = 0, prev = GY_PHYS_NONE; slot != GY_PHYS_NONE;
+         prev = slot, slot = p->colliders[slot].next, m++) {
+        bool later_piece = m > 0 && authored_index(p, m) == authored_index(p, m - 1u);
+        p->colliders[slot].head = later_piece ? p->colliders[prev].head : p->colliders[slot].id;
+    }
     e->id = id;
     e->attachment = attachment;
     e->first_collider = next;
-    e->collider_count = (uint16_t)count;
+    e->collider_count = (uint16_t)authored_count;
     e->motion = (uint8_t)def->type;
     e->list = GY_PHYS_LIST_NONE;
     e->teleported = 0;
@@ -177,8 +210,11 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
     p->live_bodies++;
     p->movable_bodies += def->type != GY_MOTION_STATIC;
     gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
-    for (uint32_t slot = next, i = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, i++)
-        snapshot_add(p, slot, &p->collider_scratch[i], &colliders[i], def, store_index, attachment);
+    /* A mesh in pieces has one query blob: its first piece carries it. */
+    for (uint32_t slot = next, m = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, m++)
+        if (m == 0 || authored_index(p, m) != authored_index(p, m - 1u))
+            snapshot_add(p, slot, &p->collider_scratch[m], &colliders[authored_index(p, m)], def,
+                         store_index, attachment);
     const gy_phys_collider *first = &p->colliders[next];
     e->snapshot_follows =
         count == 1 && first->in_snapshot && !first->is_plane && first->local_identity;
@@ -226,6 +262,8 @@ bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachm
     e->first_collider = GY_PHYS_NONE;
     e->snapshot_follows = 0;
     e->collider_count = 0;
+    p->pieced_bodies -= e->pieced;
+    e->pieced = 0;
     e->teleported = 0;
     e->fault = 0;
     e->character = 0;
@@ -321,11 +359,12 @@ void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const g
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
         return;
     }
-    gy_phys_install_resource(p, key, id, g);
+    gy_phys_install_resource(p, key, id, g, NULL, 0);
 }
 
 gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
-                                   gy_snapshot_geometry *g)
+                                   gy_snapshot_geometry *g, gy_resource_id *pieces,
+                                   uint32_t piece_count)
 {
     gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
                                 sizeof *p->resources);
@@ -333,6 +372,8 @@ gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id 
         return r;
     p->resources[key].id = id;
     p->resources[key].geometry = g;
+    p->resources[key].pieces = pieces;
+    p->resources[key].piece_count = piece_count;
     p->resources[key].live = true;
     return GY_OK;
 }
@@ -344,7 +385,13 @@ void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
         return;
     }
     gy_phys_resource *res = &p->resources[key];
-    p->cfg->backend->resource_release(p->world, res->id);
+    if (res->pieces == NULL)
+        p->cfg->backend->resource_release(p->world, res->id);
+    for (uint32_t i = 0; i < res->piece_count; i++)
+        p->cfg->backend->resource_release(p->world, res->pieces[i]);
+    gy_free(p->cfg->alloc, res->pieces, (size_t)res->piece_count * sizeof *res->pieces);
+    res->pieces = NULL;
+    res->piece_count = 0;
     gy_snapshot_geometry_release(res->geometry);
     res->geometry = NULL;
     res->live = false;
@@ -360,9 +407,13 @@ void gy_phys_reset_world_state(gy_phys_sim *p)
             if (p->colliders[slot].in_snapshot)
                 gy_query_snapshot_remove(p->cfg->snapshot, slot);
     }
-    for (uint32_t k = 0; k < p->resource_capacity; k++)
-        if (p->resources[k].live)
-            gy_snapshot_geometry_release(p->resources[k].geometry);
+    for (uint32_t k = 0; k < p->resource_capacity; k++) {
+        gy_phys_resource *res = &p->resources[k];
+        if (res->live)
+            gy_snapshot_geometry_release(res->geometry);
+        /* The adapter's pieces go with its world; the array is ours. */
+        gy_free(p->cfg->alloc, res->pieces, (size_t)res->piece_count * sizeof *res->pieces);
+    }
     if (p->bodies != NULL)
         memset(p->bodies, 0, (size_t)p->body_capacity * sizeof *p->bodies);
     if (p->colliders != NULL)
@@ -377,6 +428,7 @@ void gy_phys_reset_world_state(gy_phys_sim *p)
     p->body_count = 0;
     p->joint_count = 0;
     p->live_bodies = 0;
+    p->pieced_bodies = 0;
     p->movable_bodies = 0;
     gy_phys_set32(&p->sh->counters.bodies, 0);
     gy_phys_set32(&p->sh->counters.awake, 0);

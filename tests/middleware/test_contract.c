@@ -3631,6 +3631,27 @@ static void test_contract_invalid_shapes_and_colliders_rejected(void **state)
     expect_empty(fx);
 }
 
+/* A piece of a larger mesh: without its edge flags, or with a flag naming a fourth edge, it is
+ * refused and nothing is made; with them it is a mesh resource like any other. */
+static void test_contract_mesh_piece_needs_valid_edge_flags(void **state)
+{
+    fixture *fx = *state;
+    gy_backend_counters before = counters(fx);
+    gy_resource_id id;
+    gy_mesh_def md = {quad_vertices, 4, quad_indices, 6};
+    const uint8_t bad[2] = {7, 8}, good[2] = {3, 6};
+    assert_result(fx->be->mesh_create_piece(fx->w, &md, NULL, &id), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx->be->mesh_create_piece(fx->w, &md, bad, &id), GY_ERR_INVALID_ARGUMENT);
+    md.index_count = 5;
+    assert_result(fx->be->mesh_create_piece(fx->w, &md, good, &id), GY_ERR_INVALID_MESH);
+    md.index_count = 6;
+    expect_counters_equal(before, counters(fx), "refused pieces");
+    assert_result(fx->be->mesh_create_piece(fx->w, &md, good, &id), GY_OK);
+    assert_true(id.bits != 0);
+    fx->be->resource_release(fx->w, id);
+    expect_empty(fx);
+}
+
 static void test_contract_invalid_resources_rejected(void **state)
 {
     fixture *fx = *state;
@@ -4147,6 +4168,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_invalid_body_defs_rejected),
         CONTRACT_TEST(test_contract_invalid_shapes_and_colliders_rejected),
         CONTRACT_TEST(test_contract_invalid_resources_rejected),
+        CONTRACT_TEST(test_contract_mesh_piece_needs_valid_edge_flags),
         CONTRACT_TEST(test_contract_invalid_joint_defs_rejected),
         CONTRACT_TEST(test_contract_invalid_calls_rejected),
         CONTRACT_TEST(test_contract_invalid_world_defs_rejected),

@@ -96,12 +96,80 @@ static void test_mesh_edges_out_of_memory_leaves_nothing(void **state)
     }
 }
 
+/* A bumpy 24 × 24 grid (ridges, valleys and flat runs), its vertices duplicated per triangle
+ * for every third square so welding matters, plus a degenerate triangle and a fin shared by three
+ * faces: the classification in slices gives exactly the one-go classification, and no call spends
+ * more than its budget. */
+static void test_mesh_edges_classifier_in_slices_matches_the_whole_build(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    enum { N = 24, NV = (N + 1) * (N + 1) + 6 * N * N + 3, NI = 6 * N * N + 6 };
+    static gy_vec3 v[NV];
+    static uint32_t idx[NI];
+    uint32_t nv = 0, ni = 0;
+    for (uint32_t z = 0; z <= N; z++)
+        for (uint32_t x = 0; x <= N; x++)
+            v[nv++] = gy_v3(x, (x % 5u == 2u ? 0.4 : 0.0) - (z % 7u == 3u ? 0.3 : 0.0), z);
+    for (uint32_t z = 0; z < N; z++)
+        for (uint32_t x = 0; x < N; x++) {
+            uint32_t a = z * (N + 1u) + x, b = a + 1u, c = a + N + 1u, d = c + 1u;
+            uint32_t tri[6] = {a, c, b, b, c, d};
+            for (uint32_t k = 0; k < 6u; k++) {
+                if ((x + z) % 3u == 0u) { /* a copy at the same place */
+                    v[nv] = v[tri[k]];
+                    tri[k] = nv++;
+                }
+                idx[ni++] = tri[k];
+            }
+        }
+    /* A degenerate triangle on the grid's corner and a third face on edge 0–1 (a fin). */
+    v[nv++] = gy_v3(0.5, 1.0, 0.0);
+    uint32_t extra[6] = {0, 0, 1, 0, 1, nv - 1u};
+    memcpy(&idx[ni], extra, sizeof extra);
+    ni += 6u;
+    gy_mesh_def md = {v, nv, idx, ni};
+    gy_adapter_mesh_edges whole;
+    assert_result(gy_adapter_mesh_edges_build(&ta.base, &md, &whole), GY_OK);
+    uint32_t nt = ni / 3u;
+    uint8_t *sliced = test_malloc(nt);
+    gy_mesh_edge_classifier *c;
+    assert_result(gy_mesh_edge_classifier_begin(&ta.base, &md, sliced, &c), GY_OK);
+    uint64_t total = 0, calls = 0, used;
+    for (bool done = false; !done; calls++) {
+        assert_true(calls < 1000000u);
+        done = gy_mesh_edge_classifier_run(c, 7u, &used);
+        assert_true(used <= 7u);
+        total += used;
+    }
+    gy_mesh_edge_classifier_free(c);
+    assert_int_equal(total, gy_mesh_edge_classifier_units(&md));
+    uint32_t inactive = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        assert_int_equal(sliced[t], whole.active[t]);
+        inactive += sliced[t] != 7u;
+    }
+    assert_true(inactive > nt / 2u); /* the flat runs and valleys were found */
+    /* The one-go entry point answers the same. */
+    memset(sliced, 0xff, nt);
+    assert_result(gy_mesh_classify_edges(&ta.base, &md, sliced), GY_OK);
+    assert_memory_equal(sliced, whole.active, nt);
+    assert_result(gy_mesh_classify_edges(&ta.base, &md, NULL), GY_ERR_INVALID_ARGUMENT);
+    md.index_count = 5;
+    assert_result(gy_mesh_classify_edges(&ta.base, &md, sliced), GY_ERR_INVALID_ARGUMENT);
+    test_free(sliced);
+    gy_adapter_mesh_edges_free(&ta.base, &whole);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mesh_edges_flat_join_is_inactive_and_boundary_active),
         cmocka_unit_test(test_mesh_edges_ridge_is_active_valley_and_shallow_ridge_are_not),
         cmocka_unit_test(test_mesh_edges_out_of_memory_leaves_nothing),
+        cmocka_unit_test(test_mesh_edges_classifier_in_slices_matches_the_whole_build),
     };
     return cmocka_run_group_tests_name("mesh edges", tests, NULL, NULL);
 }

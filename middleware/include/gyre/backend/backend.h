@@ -75,6 +75,11 @@ struct gy_backend {
      * own. resource_release drops the creator reference; releasing an unknown, stale or already
      * released id is a no-op. The resource dies with its last reference. */
     gy_result (*mesh_create)(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out);
+    /* As mesh_create, for a piece of a larger mesh: `active_edges` (one per triangle, values
+     * below 8, from gy_mesh_classify_edges over the whole mesh) replaces the piece's own edge
+     * classification, so its edges along the seams are no boundary. */
+    gy_result (*mesh_create_piece)(gy_backend_world *w, const gy_mesh_def *def,
+                                   const uint8_t *active_edges, gy_resource_id *out);
     gy_result (*hull_create)(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out);
     void (*resource_release)(gy_backend_world *w, gy_resource_id id);
 
@@ -184,6 +189,27 @@ gy_result gy_validate_joint_def(const gy_joint_def *def);
 /* A motor: a known mode, finite numbers, max_force > 0 unless the mode is GY_MOTOR_OFF. */
 gy_result gy_validate_joint_motor(const gy_joint_motor *motor);
 gy_result gy_validate_mesh_def(const gy_mesh_def *def);
+
+/* Classifies the edges of a valid mesh definition (gy_validate_mesh_def) over all its triangles:
+ * writes index_count / 3 flags to `active`, bit k set when edge k (corner k to corner k + 1) may
+ * push a body with a normal of its own (boundary edges and convex ridges; not edges between faces
+ * meeting flat or in a valley). A piece of a larger mesh created with the whole mesh's flags
+ * (gy_backend.mesh_create_piece) keeps the seams it shares with the other pieces smooth. */
+gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active);
+
+/* gy_mesh_classify_edges in slices of bounded work, for a mesh too large to classify in one go
+ * (a runtime mesh built under a per-tick budget). The definition's arrays and `active` must outlive
+ * the classifier; `active` is complete when run answers true. */
+typedef struct gy_mesh_edge_classifier gy_mesh_edge_classifier;
+gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_def *def,
+                                        uint8_t *active, gy_mesh_edge_classifier **out);
+/* Works until done or `budget` units are spent, never more (a vertex welded: 1 unit, a
+ * triangle's edges entered: 3, an edge table slot resolved: 1); *used gets what it spent. */
+bool gy_mesh_edge_classifier_run(gy_mesh_edge_classifier *c, uint64_t budget, uint64_t *used);
+/* Frees the classifier (NULL is fine), done or not. */
+void gy_mesh_edge_classifier_free(gy_mesh_edge_classifier *c);
+/* The units a classification of `def` costs in all. */
+uint64_t gy_mesh_edge_classifier_units(const gy_mesh_def *def);
 gy_result gy_validate_hull_def(const gy_hull_def *def);
 gy_result gy_validate_query_filter(const gy_query_filter *filter);
 /* A material: finite friction and restitution >= 0, known combine modes. */

@@ -598,6 +598,9 @@ typedef struct gy_physics_geometry_stats {
     uint64_t built, cancelled;   /* jobs finished (failed ones included) and cancelled */
     uint64_t bodies_cancelled;   /* waiting bodies released before their geometry was ready */
     uint64_t slices;             /* slices run */
+    /* The most triangles one adapter mesh call was given (a piece of a large mesh); at most
+     * max(geometry_budget / 256, 64). */
+    uint64_t max_piece_triangles;
 } gy_physics_geometry_stats;
 
 /* Fills *out. GY_ERR_INVALID_ARGUMENT for NULL. Any thread. */
