@@ -75,14 +75,14 @@ def functions(incdir, header):
 
 
 def reachable(incdir, start):
-    seen, todo = set(), [start]
-    while todo:
-        h = todo.pop()
+    seen, pending = set(), [start]
+    while pending:
+        h = pending.pop()
         if h in seen or not os.path.exists(os.path.join(incdir, h)):
             continue
         seen.add(h)
         with open(os.path.join(incdir, h), encoding="utf-8") as fh:
-            todo.extend(INCLUDE.findall(fh.read()))
+            pending.extend(INCLUDE.findall(fh.read()))
     return seen
 
 

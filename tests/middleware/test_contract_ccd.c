@@ -17,45 +17,7 @@
 
 #define DT (1.0 / 60.0)
 
-/* The adapter under test; set once in main before any test runs. */
-static const gy_backend *backend;
-
-typedef struct fixture {
-    const gy_backend *be;
-    gy_backend_world *w;
-    gy_test_allocator ta;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *fx = calloc(1, sizeof *fx);
-    if (fx == NULL)
-        return -1;
-    fx->be = backend;
-    gy_test_allocator_init(&fx->ta);
-    *state = fx;
-    gy_backend_world_def wd = gy_default_backend_world_def();
-    wd.allocator = &fx->ta.base;
-    if (fx->be->world_create(&wd, &fx->w) != GY_OK || fx->be->bind_thread(fx->w) != GY_OK)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *fx = *state;
-    int rc = 0;
-    if (fx->w != NULL) {
-        fx->be->unbind_thread(fx->w);
-        fx->be->world_destroy(fx->w);
-    }
-    if (fx->ta.live_blocks != 0 || fx->ta.live_bytes != 0) {
-        print_error("world_destroy left %lld blocks allocated\n", (long long)fx->ta.live_blocks);
-        rc = -1;
-    }
-    free(fx);
-    return rc;
-}
+#include "contract_fixture.h"
 
 /* A body of one collider: dynamic ones undamped, with no gravity unless `gravity`. */
 static gy_body_id make_body(fixture *fx, gy_motion_type type, gy_vec3 p, gy_vec3 v, double mass,
@@ -329,18 +291,9 @@ static void test_mesh_box_slides_across_diagonals_without_loss(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s BACKEND [TEST_NAME_FILTER]\n", argv[0]);
-        return 2;
-    }
-    backend = gy_backend_find(argv[1]);
-    if (backend == NULL) {
-        fprintf(stderr, "%s: no adapter named '%s' is compiled in\n", argv[0], argv[1]);
-        return 2;
-    }
-    if (argc > 2)
-        cmocka_set_test_filter(argv[2]);
-    printf("continuous collision and mesh contract: adapter '%s'\n", backend->name);
+    int status = contract_select_backend(argc, argv, "continuous collision and mesh contract");
+    if (status != 0)
+        return status;
     const struct CMUnitTest tests[] = {
         CCD_TEST(test_ccd_bullet_stopped_by_thin_wall_reports_contact),
         CCD_TEST(test_ccd_boxes_moving_towards_each_other_collide),

@@ -19,45 +19,7 @@
 #define DT      (1.0 / 60.0)
 #define GRAVITY 9.81
 
-/* The adapter under test; set once in main before any test runs. */
-static const gy_backend *backend;
-
-typedef struct fixture {
-    const gy_backend *be;
-    gy_backend_world *w;
-    gy_test_allocator ta;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *fx = calloc(1, sizeof *fx);
-    if (fx == NULL)
-        return -1;
-    fx->be = backend;
-    gy_test_allocator_init(&fx->ta);
-    *state = fx;
-    gy_backend_world_def wd = gy_default_backend_world_def();
-    wd.allocator = &fx->ta.base;
-    if (fx->be->world_create(&wd, &fx->w) != GY_OK || fx->be->bind_thread(fx->w) != GY_OK)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *fx = *state;
-    int rc = 0;
-    if (fx->w != NULL) {
-        fx->be->unbind_thread(fx->w);
-        fx->be->world_destroy(fx->w);
-    }
-    if (fx->ta.live_blocks != 0 || fx->ta.live_bytes != 0) {
-        print_error("world_destroy left %lld blocks allocated\n", (long long)fx->ta.live_blocks);
-        rc = -1;
-    }
-    free(fx);
-    return rc;
-}
+#include "contract_fixture.h"
 
 static gy_collider_def box_def(gy_vec3 size, double friction)
 {
@@ -261,18 +223,9 @@ static void test_contract_box_slides_on_a_box_flat_for_the_coulomb_distance(void
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s BACKEND [TEST_NAME_FILTER]\n", argv[0]);
-        return 2;
-    }
-    backend = gy_backend_find(argv[1]);
-    if (backend == NULL) {
-        fprintf(stderr, "%s: no adapter named '%s' is compiled in\n", argv[0], argv[1]);
-        return 2;
-    }
-    if (argc > 2)
-        cmocka_set_test_filter(argv[2]);
-    printf("surface contact contract: adapter '%s'\n", backend->name);
+    int status = contract_select_backend(argc, argv, "surface contact contract");
+    if (status != 0)
+        return status;
     const struct CMUnitTest tests[] = {
         CONTACTS_TEST(test_contract_conveyor_rider_moves_with_the_belt_without_spinning),
         CONTACTS_TEST(test_contract_box_slides_on_a_box_flat_for_the_coulomb_distance),

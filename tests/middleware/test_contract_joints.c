@@ -18,45 +18,7 @@
 #define DT  (1.0 / 60.0)
 #define DEG (GY_PI / 180.0)
 
-/* The adapter under test; set once in main before any test runs. */
-static const gy_backend *backend;
-
-typedef struct fixture {
-    const gy_backend *be;
-    gy_backend_world *w;
-    gy_test_allocator ta;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *fx = calloc(1, sizeof *fx);
-    if (fx == NULL)
-        return -1;
-    fx->be = backend;
-    gy_test_allocator_init(&fx->ta);
-    *state = fx;
-    gy_backend_world_def wd = gy_default_backend_world_def();
-    wd.allocator = &fx->ta.base;
-    if (fx->be->world_create(&wd, &fx->w) != GY_OK || fx->be->bind_thread(fx->w) != GY_OK)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *fx = *state;
-    int rc = 0;
-    if (fx->w != NULL) {
-        fx->be->unbind_thread(fx->w);
-        fx->be->world_destroy(fx->w);
-    }
-    if (fx->ta.live_blocks != 0 || fx->ta.live_bytes != 0) {
-        print_error("world_destroy left %lld blocks allocated\n", (long long)fx->ta.live_blocks);
-        rc = -1;
-    }
-    free(fx);
-    return rc;
-}
+#include "contract_fixture.h"
 
 /* A dynamic box of `mass` kg and full size `size` at `p`, undamped and never asleep. */
 static gy_body_id box_body(fixture *fx, gy_vec3 p, gy_vec3 size, double mass)
@@ -635,18 +597,9 @@ static void test_joints_invalid_motor_spring_and_limit_defs_rejected(void **stat
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s BACKEND [TEST_NAME_FILTER]\n", argv[0]);
-        return 2;
-    }
-    backend = gy_backend_find(argv[1]);
-    if (backend == NULL) {
-        fprintf(stderr, "%s: no adapter named '%s' is compiled in\n", argv[0], argv[1]);
-        return 2;
-    }
-    if (argc > 2)
-        cmocka_set_test_filter(argv[2]);
-    printf("joint contract: adapter '%s'\n", backend->name);
+    int status = contract_select_backend(argc, argv, "joint contract");
+    if (status != 0)
+        return status;
     const struct CMUnitTest tests[] = {
         JOINT_TEST(test_joints_velocity_motor_with_ample_force_reaches_target),
         JOINT_TEST(test_joints_weak_motor_accelerates_at_most_force_over_inertia),
