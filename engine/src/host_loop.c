@@ -112,12 +112,15 @@ void gy_w_sync(gy_world *w)
     w->moved_out = listed;
     w->moved_out_capacity = capacity;
     w->moved_out_count = w->moved.count;
-    const uint32_t *items = w->moved.items;
-    for (uint32_t i = 0; i < w->moved.count; i++) {
+    /* Only the bodies whose transform does not follow them: a following one (most) has nothing
+     * to write. One that stopped following since the capture took its body's pose then
+     * (gy_w_transform_unfollow), and its next capture lists it here. */
+    const uint32_t *items = w->writeback.items;
+    for (uint32_t i = 0; i < w->writeback.count; i++) {
         uint32_t s = items[i];
-        /* Following its body already (most bodies, from their second result on): nothing to
-         * write. */
-        if (w->results[s].follows)
+        gy_w_result *st = &w->results[s];
+        /* Unmarked since (released, teleported): nothing to write. */
+        if (st->follows || st->moved_at >= w->moved.count || w->moved.items[st->moved_at] != s)
             continue;
         uint32_t slot = w->store_owner[s];
         gy_w_entity *en = &w->ents[slot];
@@ -126,7 +129,7 @@ void gy_w_sync(gy_world *w)
             continue;
         const gy_w_body *c = gy_w_body_of(w, slot);
         if (c->recorded && en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
-            w->results[s].follows = true;
+            st->follows = true;
             continue;
         }
         gy_w_transform *t = gy_w_transform_of(w, slot);
@@ -137,6 +140,7 @@ void gy_w_sync(gy_world *w)
         }
         gy_w_mark_dirty(w, slot, false);
     }
+    w->writeback.count = 0;
     /* Emptied without visiting its bodies (see set_has in world_body.c). */
     w->moved.count = 0;
     gy_w_propagate(w);

@@ -421,6 +421,9 @@ struct gy_world {
     gy_w_sample *samples[GY_W_SAMPLES]; /* by ring slot, then store_index (see gy_w_motion) */
     uint32_t samples_capacity[GY_W_SAMPLES];
     gy_u32_array animating; /* store indices whose drawn pose may change */
+    /* The moved bodies whose transform does not follow them (gy_w_result.follows), listed as
+     * the capture marks them: the only ones gy_w_sync has work for. */
+    gy_u32_array writeback;
     gy_render_pose *render; /* this frame's drawn poses that changed (gy_world_render_poses) */
     uint32_t render_count, render_capacity;
     gy_entity *moved_out; /* this tick's moved bodies (gy_world_moved_bodies) */
@@ -564,6 +567,8 @@ static inline void gy_w_body_mark_moved(gy_world *w, uint32_t store_index)
     st->moved_at = at;
     w->moved.items[at] = store_index;
     w->moved_next[at] = w->motion[store_index].entity;
+    if (!st->follows && w->writeback.count < w->writeback.capacity)
+        w->writeback.items[w->writeback.count++] = store_index;
 }
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c);
 /* Settled (see gy_w_body) from the capture on: untracked. */

@@ -46,6 +46,9 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores)
         r = gy_array_reserve(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
                              sizeof *w->animating.items);
     if (r == GY_OK)
+        r = gy_array_reserve(w->alloc, (void **)&w->writeback.items, &w->writeback.capacity, stores,
+                             sizeof *w->writeback.items);
+    if (r == GY_OK)
         r = gy_array_reserve(w->alloc, (void **)&w->render, &w->render_capacity, stores,
                              sizeof *w->render);
     if (r == GY_OK)
@@ -148,6 +151,23 @@ static void sample(const gy_w_sample *a, gy_pose *out)
     unit(r[0], r[1], r[2], r[3], &out->rotation);
 }
 
+/* Pose between samples `a` and `b` at fraction `t`, in float (the samples are floats, and a
+ * frame blends one pose per drawn body: float halves the work of double, and its rounding, a few
+ * ulps of the published values, is what they already carry). nlerp: the published rotations are
+ * unit to float precision, so only the blend is normalised. */
+static inline void blend(const gy_w_sample *a, const gy_w_sample *b, float t, gy_pose *out)
+{
+    const float *pa = a->position, *pb = b->position;
+    const float *ra = a->rotation, *rb = b->rotation;
+    out->position.x = (double)(pa[0] + (pb[0] - pa[0]) * t);
+    out->position.y = (double)(pa[1] + (pb[1] - pa[1]) * t);
+    out->position.z = (double)(pa[2] + (pb[2] - pa[2]) * t);
+    float d = ra[0] * rb[0] + ra[1] * rb[1] + ra[2] * rb[2] + ra[3] * rb[3] < 0.0f ? -1.0f : 1.0f;
+    float x = ra[0] + (d * rb[0] - ra[0]) * t, y = ra[1] + (d * rb[1] - ra[1]) * t;
+    float z = ra[2] + (d * rb[2] - ra[2]) * t, w = ra[3] + (d * rb[3] - ra[3]) * t;
+    unit(x, y, z, w, &out->rotation);
+}
+
 /* The reciprocal of the last span between two samples: the bodies of a frame mostly share their
  * sample times, so a pass divides once per distinct span rather than once per body. */
 typedef struct span_inverse {
@@ -187,19 +207,8 @@ static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_in
         ka = kb;
         kb = newest;
     }
-    double t = (at - m->time[ka]) * inverse(c, m->time[kb] - m->time[ka]);
-    const gy_w_sample *sa = &w->samples[ka][s], *sb = &w->samples[kb][s];
-    const float *pa = sa->position, *pb = sb->position;
-    const float *ra = sa->rotation, *rb = sb->rotation;
-    out->position = gy_v3(pa[0] + ((double)pb[0] - pa[0]) * t, pa[1] + ((double)pb[1] - pa[1]) * t,
-                          pa[2] + ((double)pb[2] - pa[2]) * t);
-    /* nlerp. The published rotations are unit to float precision: one normalisation, of the
-     * blend. */
-    double ax = ra[0], ay = ra[1], az = ra[2], aw = ra[3];
-    double bx = rb[0], by = rb[1], bz = rb[2], bw = rb[3];
-    double d = ax * bx + ay * by + az * bz + aw * bw < 0.0 ? -1.0 : 1.0; /* the short way round */
-    unit(ax + (d * bx - ax) * t, ay + (d * by - ay) * t, az + (d * bz - az) * t,
-         aw + (d * bw - aw) * t, &out->rotation);
+    float t = (float)((at - m->time[ka]) * inverse(c, m->time[kb] - m->time[ka]));
+    blend(&w->samples[ka][s], &w->samples[kb][s], t, out);
 }
 
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
@@ -349,6 +358,7 @@ void gy_w_render_free(gy_world *w)
         if (w->samples[k] != NULL)
             gy_free(a, w->samples[k], (size_t)w->samples_capacity[k] * sizeof *w->samples[k]);
     gy_u32_array_free(a, &w->animating);
+    gy_u32_array_free(a, &w->writeback);
     if (w->render != NULL)
         gy_free(a, w->render, (size_t)w->render_capacity * sizeof *w->render);
     if (w->moved_out != NULL)
