@@ -76,7 +76,7 @@ uint64_t gy_w_capture(gy_world *w)
             if (restart) {
                 gy_w_render_push(w, s, q, at, true);
             } else {
-                gy_w_render_put(w, s, q->position, q->rotation, (double)at * w->step_dt);
+                gy_w_render_put(w, s, q->position, q->rotation, at);
                 gy_w_render_animate(w, s);
             }
             gy_w_body_mark_moved(w, s);

@@ -131,28 +131,29 @@ typedef struct gy_w_transform {
 
 #define GY_W_SAMPLES 3
 
-/* What a body is drawn from, by store_index: its newest physics results, each with the simulated
- * time it stands for. Three results bracket any render time up to two steps behind the newest
- * (the largest render delay), also when the host sees only every other publish. They form a ring:
- * result k (0 the oldest) is in ring slot (head + k) mod GY_W_SAMPLES, its pose in
- * w->samples[slot][store_index] and its time in time[slot]. A new result overwrites one slot, so
- * the capture writes one 32-byte pose per body, and a render pass reads this record and the two
- * poses that bracket the render time: the poses of one slot are contiguous across bodies, streams
- * both passes walk in order. With no results (count 0) the body is drawn at its component's `held`
- * pose: the creation pose, a teleport, a static's pose, or a stopped world's last result. */
+/* What a body is drawn from, by store_index: its newest physics results, each with the tick it
+ * stands for. Three results bracket any render time up to two steps behind the newest (the
+ * largest render delay), also when the host sees only every other publish. They form a ring:
+ * result k (0 the oldest) is in ring slot (head + k) mod GY_W_SAMPLES, its pose and tick in
+ * w->samples[slot][store_index]. A new result overwrites one slot, so the capture writes one
+ * 32-byte sample and this 16-byte record per body, and a render pass reads the record and the
+ * samples that bracket the render time: the samples of one slot are contiguous across bodies,
+ * streams both passes walk in order. With no results (count 0) the body is drawn at its
+ * component's `held` pose: the creation pose, a teleport, a static's pose, or a stopped world's
+ * last result. */
 typedef struct gy_w_motion {
     gy_entity entity;
-    double time[GY_W_SAMPLES]; /* by ring slot: simulated seconds (tick × step) */
-    uint32_t animating_at;     /* index in w->animating, or GY_W_NONE */
-    uint8_t count;             /* results held, up to GY_W_SAMPLES */
-    uint8_t head;              /* ring slot of the oldest */
+    uint32_t animating_at; /* index in w->animating, or GY_W_NONE */
+    uint8_t count;         /* results held, up to GY_W_SAMPLES */
+    uint8_t head;          /* ring slot of the oldest */
 } gy_w_motion;
 
-/* One result's pose, as published. */
+/* One result's pose, as published, and its tick: the result stands for simulated time tick ×
+ * step (a sample is never more than 2^32 ticks older than the newest capture, w->frame_tick). */
 typedef struct gy_w_sample {
     float position[3];
     float rotation[4]; /* x, y, z, w */
-    float unused;      /* pads the pose to 32 bytes: two per cache line */
+    uint32_t tick;     /* low 32 bits */
 } gy_w_sample;
 
 /* ---- results --------------------------------------------------------------------------------- */
@@ -656,10 +657,10 @@ static inline uint32_t gy_w_ring_slot(const gy_w_motion *m, uint32_t k)
     uint32_t slot = m->head + k;
     return slot >= GY_W_SAMPLES ? slot - GY_W_SAMPLES : slot;
 }
-/* Adds the newest result, simulated time `t`, over the oldest when the ring is full. Inline: the
+/* Adds the newest result, of tick `tick`, over the oldest when the ring is full. Inline: the
  * capture calls it for every body that moved. */
 static inline void gy_w_render_put(gy_world *w, uint32_t store_index, const float *position,
-                                   const float *rotation, double t)
+                                   const float *rotation, uint64_t tick)
 {
     gy_w_motion *m = &w->motion[store_index];
     uint32_t slot;
@@ -672,7 +673,7 @@ static inline void gy_w_render_put(gy_world *w, uint32_t store_index, const floa
     gy_w_sample *d = &w->samples[slot][store_index];
     memcpy(d->position, position, sizeof d->position);
     memcpy(d->rotation, rotation, sizeof d->rotation);
-    m->time[slot] = t;
+    d->tick = (uint32_t)tick;
 }
 /* Lists the body as one whose drawn pose may change. */
 static inline void gy_w_render_animate(gy_world *w, uint32_t store_index)

@@ -98,7 +98,6 @@ void gy_w_render_hold(gy_world *w, const gy_w_body *c)
 void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
                       bool from_hold)
 {
-    double t = (double)tick * w->step_dt;
     if (from_hold) {
         /* The held pose (creation or teleport) is where the body was as its first step began. */
         gy_pose h = gy_w_body_pose(w, gy_w_body_of(w, w->store_owner[store_index]));
@@ -106,9 +105,9 @@ void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint
         float r[4] = {(float)h.rotation.x, (float)h.rotation.y, (float)h.rotation.z,
                       (float)h.rotation.w};
         w->motion[store_index].count = 0;
-        gy_w_render_put(w, store_index, p, r, t - w->step_dt);
+        gy_w_render_put(w, store_index, p, r, tick - 1u);
     }
-    gy_w_render_put(w, store_index, q->position, q->rotation, t);
+    gy_w_render_put(w, store_index, q->position, q->rotation, tick);
     gy_w_render_animate(w, store_index);
 }
 
@@ -183,6 +182,13 @@ static inline double inverse(span_inverse *c, double span)
     return c->inv;
 }
 
+/* The simulated time sample `a` stands for: its tick, widened against the newest capture's. */
+static inline double sample_time(const gy_world *w, const gy_w_sample *a)
+{
+    uint64_t newest = w->frame_tick;
+    return (double)(newest - (uint32_t)((uint32_t)newest - a->tick)) * w->step_dt;
+}
+
 _Static_assert(GY_W_SAMPLES == 3, "motion_pose brackets within three results");
 
 /* Body `s` (with results) at render time `at`. */
@@ -192,23 +198,29 @@ static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_in
     const gy_w_motion *m = &w->motion[s];
     uint32_t n = m->count;
     assert(n > 0);
-    uint32_t newest = gy_w_ring_slot(m, n - 1);
-    if (at >= m->time[newest]) {
-        sample(&w->samples[newest][s], out);
+    const gy_w_sample *sb = &w->samples[gy_w_ring_slot(m, n - 1)][s];
+    double tb = sample_time(w, sb);
+    if (at >= tb || n == 1) {
+        sample(sb, out);
         return;
     }
-    uint32_t ka = m->head;
-    if (at <= m->time[ka]) {
-        sample(&w->samples[ka][s], out);
-        return;
+    const gy_w_sample *sa = &w->samples[gy_w_ring_slot(m, n - 2)][s];
+    double ta = sample_time(w, sa);
+    if (at < ta) {
+        if (n == 2) {
+            sample(sa, out);
+            return;
+        }
+        sb = sa;
+        tb = ta;
+        sa = &w->samples[m->head][s];
+        ta = sample_time(w, sa);
+        if (at <= ta) {
+            sample(sa, out);
+            return;
+        }
     }
-    uint32_t kb = gy_w_ring_slot(m, 1);
-    if (n > 2 && at >= m->time[kb]) {
-        ka = kb;
-        kb = newest;
-    }
-    float t = (float)((at - m->time[ka]) * inverse(c, m->time[kb] - m->time[ka]));
-    blend(&w->samples[ka][s], &w->samples[kb][s], t, out);
+    blend(sa, sb, (float)((at - ta) * inverse(c, tb - ta)), out);
 }
 
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
@@ -338,7 +350,8 @@ void gy_w_render_frame(gy_world *w, double dt)
             out->pose = gy_w_render_pose(w, slot);
         }
         /* Drawn at its newest result (or held): listed this once, then not until it moves. */
-        if (m->count == 0 || w->render_time >= m->time[gy_w_ring_slot(m, m->count - 1)]) {
+        if (m->count == 0 ||
+            w->render_time >= sample_time(w, &w->samples[gy_w_ring_slot(m, m->count - 1)][s])) {
             m->animating_at = GY_W_NONE;
         } else {
             m->animating_at = kept;
