@@ -191,8 +191,9 @@ static inline double sample_time(const gy_world *w, const gy_w_sample *a)
 
 _Static_assert(GY_W_SAMPLES == 3, "motion_pose brackets within three results");
 
-/* Body `s` (with results) at render time `at`. */
-static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_inverse *c,
+/* Body `s` (with results) at render time `at`; true when that is its newest result (it is drawn
+ * there until another comes). */
+static inline bool motion_pose(const gy_world *w, uint32_t s, double at, span_inverse *c,
                                gy_pose *out)
 {
     const gy_w_motion *m = &w->motion[s];
@@ -202,14 +203,14 @@ static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_in
     double tb = sample_time(w, sb);
     if (at >= tb || n == 1) {
         sample(sb, out);
-        return;
+        return at >= tb;
     }
     const gy_w_sample *sa = &w->samples[gy_w_ring_slot(m, n - 2)][s];
     double ta = sample_time(w, sa);
     if (at < ta) {
         if (n == 2) {
             sample(sa, out);
-            return;
+            return false;
         }
         sb = sa;
         tb = ta;
@@ -217,10 +218,11 @@ static inline void motion_pose(const gy_world *w, uint32_t s, double at, span_in
         ta = sample_time(w, sa);
         if (at <= ta) {
             sample(sa, out);
-            return;
+            return false;
         }
     }
     blend(sa, sb, (float)((at - ta) * inverse(c, tb - ta)), out);
+    return false;
 }
 
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
@@ -343,19 +345,24 @@ void gy_w_render_frame(gy_world *w, double dt)
         gy_w_motion *m = &w->motion[s];
         gy_render_pose *out = &w->render[n++];
         out->entity = m->entity;
+        bool settled = true;
         if (m->count > 0) {
-            motion_pose(w, s, w->render_time, &inv, &out->pose);
+            settled = motion_pose(w, s, w->render_time, &inv, &out->pose);
         } else {
             uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
             out->pose = gy_w_render_pose(w, slot);
         }
-        /* Drawn at its newest result (or held): listed this once, then not until it moves. */
-        if (m->count == 0 ||
-            w->render_time >= sample_time(w, &w->samples[gy_w_ring_slot(m, m->count - 1)][s])) {
+        /* Drawn at its newest result (or held): listed this once, then not until it moves. The
+         * entries of a list that keeps its bodies are rewritten only where they move, so a
+         * steady frame dirties no record. */
+        if (settled) {
             m->animating_at = GY_W_NONE;
         } else {
-            m->animating_at = kept;
-            items[kept++] = s;
+            if (m->animating_at != kept)
+                m->animating_at = kept;
+            if (kept != i)
+                items[kept] = s;
+            kept++;
         }
     }
     w->animating.count = kept;
