@@ -364,7 +364,7 @@ struct gy_world {
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_u32_array tracked;
-    gy_u32_array moved; /* store indices of the components gy_w_sync writes back */
+    gy_u32_array moved; /* store indices of the components moved since the last sync */
     bool kill_plane;    /* world_kill.c */
     double kill_y;
     gy_u32_array doomed;   /* entity handles' slots found below the kill plane this tick */
@@ -568,6 +568,7 @@ static inline void gy_w_body_mark_moved(gy_world *w, uint32_t store_index)
     st->moved_at = at;
     w->moved.items[at] = store_index;
     w->moved_next[at] = w->motion[store_index].entity;
+    assert(w->writeback.count < w->writeback.capacity);
     if (!st->follows && w->writeback.count < w->writeback.capacity)
         w->writeback.items[w->writeback.count++] = store_index;
 }

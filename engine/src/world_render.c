@@ -341,6 +341,17 @@ void gy_w_render_frame(gy_world *w, double dt)
             __builtin_prefetch(&w->motion[items[i + AHEAD]], 1);
             __builtin_prefetch(&w->render[n + AHEAD], 1);
         }
+        if (i + AHEAD / 2 < w->animating.count) {
+            /* Its record, fetched half a window ago, names the two newest samples: the blend
+             * then finds both at hand, rather than learning the second's place from the
+             * first's tick. */
+            uint32_t a = items[i + AHEAD / 2];
+            const gy_w_motion *ma = &w->motion[a];
+            if (ma->count > 1) {
+                __builtin_prefetch(&w->samples[gy_w_ring_slot(ma, ma->count - 1u)][a]);
+                __builtin_prefetch(&w->samples[gy_w_ring_slot(ma, ma->count - 2u)][a]);
+            }
+        }
         uint32_t s = items[i];
         gy_w_motion *m = &w->motion[s];
         gy_render_pose *out = &w->render[n++];
