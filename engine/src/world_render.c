@@ -150,20 +150,23 @@ static void sample(const gy_w_sample *a, gy_pose *out)
     unit(r[0], r[1], r[2], r[3], &out->rotation);
 }
 
-/* Pose between samples `a` and `b` at fraction `t`, in float (the samples are floats, and a
- * frame blends one pose per drawn body: float halves the work of double, and its rounding, a few
- * ulps of the published values, is what they already carry). nlerp: the published rotations are
- * unit to float precision, so only the blend is normalised. */
-static inline void blend(const gy_w_sample *a, const gy_w_sample *b, float t, gy_pose *out)
+/* Pose between samples `a` and `b` at fraction `t`. The position in double: far from the origin a
+ * float's step is coarse (a millimetre at 10 km), and rounding the blend to it would make a slow
+ * body's drawn motion stair-step between results that are themselves exact floats. The rotation
+ * in float: a unit quaternion's components are at most 1, so float keeps it to about 1e-7, and
+ * its blend is most of the arithmetic. nlerp: the published rotations are unit to float
+ * precision, so only the blend is normalised. */
+static inline void blend(const gy_w_sample *a, const gy_w_sample *b, double t, gy_pose *out)
 {
     const float *pa = a->position, *pb = b->position;
     const float *ra = a->rotation, *rb = b->rotation;
-    out->position.x = (double)(pa[0] + (pb[0] - pa[0]) * t);
-    out->position.y = (double)(pa[1] + (pb[1] - pa[1]) * t);
-    out->position.z = (double)(pa[2] + (pb[2] - pa[2]) * t);
+    out->position.x = pa[0] + ((double)pb[0] - pa[0]) * t;
+    out->position.y = pa[1] + ((double)pb[1] - pa[1]) * t;
+    out->position.z = pa[2] + ((double)pb[2] - pa[2]) * t;
+    float f = (float)t;
     float d = ra[0] * rb[0] + ra[1] * rb[1] + ra[2] * rb[2] + ra[3] * rb[3] < 0.0f ? -1.0f : 1.0f;
-    float x = ra[0] + (d * rb[0] - ra[0]) * t, y = ra[1] + (d * rb[1] - ra[1]) * t;
-    float z = ra[2] + (d * rb[2] - ra[2]) * t, w = ra[3] + (d * rb[3] - ra[3]) * t;
+    float x = ra[0] + (d * rb[0] - ra[0]) * f, y = ra[1] + (d * rb[1] - ra[1]) * f;
+    float z = ra[2] + (d * rb[2] - ra[2]) * f, w = ra[3] + (d * rb[3] - ra[3]) * f;
     unit(x, y, z, w, &out->rotation);
 }
 
@@ -221,7 +224,7 @@ static inline bool motion_pose(const gy_world *w, uint32_t s, double at, span_in
             return false;
         }
     }
-    blend(sa, sb, (float)((at - ta) * inverse(c, tb - ta)), out);
+    blend(sa, sb, (at - ta) * inverse(c, tb - ta), out);
     return false;
 }
 
