@@ -149,7 +149,8 @@ typedef struct gy_w_motion {
 } gy_w_motion;
 
 /* One result's pose, as published, and its tick: the result stands for simulated time tick ×
- * step (a sample is never more than 2^32 ticks older than the newest capture, w->frame_tick). */
+ * step. Only the low 32 bits are kept, read against the newest capture's (w->frame_tick): a
+ * sample is taken to be less than 2^31 ticks (a year at 60 Hz) from it. */
 typedef struct gy_w_sample {
     float position[3];
     float rotation[4]; /* x, y, z, w */

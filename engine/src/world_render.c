@@ -185,11 +185,12 @@ static inline double inverse(span_inverse *c, double span)
     return c->inv;
 }
 
-/* The simulated time sample `a` stands for: its tick, widened against the newest capture's. */
+/* The simulated time sample `a` stands for: its tick, widened against the newest capture's. Signed:
+ * the held sample of a body built before the first step stands for tick -1. */
 static inline double sample_time(const gy_world *w, const gy_w_sample *a)
 {
-    uint64_t newest = w->frame_tick;
-    return (double)(newest - (uint32_t)((uint32_t)newest - a->tick)) * w->step_dt;
+    int64_t newest = (int64_t)w->frame_tick;
+    return (double)(newest - (int32_t)((uint32_t)newest - a->tick)) * w->step_dt;
 }
 
 _Static_assert(GY_W_SAMPLES == 3, "motion_pose brackets within three results");
