@@ -824,6 +824,20 @@ gy_result gy_hull_build_finish(gy_hull_builder *b, gy_hull *out)
     return r;
 }
 
+gy_result gy_hull_check(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count)
+{
+    gy_hull_builder *b;
+    gy_result r = gy_hull_build_begin(allocator, points, count, &b);
+    if (r != GY_OK)
+        return r;
+    /* Every failure but memory is found by the time the tetrahedron is built. */
+    while (b->stage < STAGE_ASSIGN)
+        builder_step(b, UINT64_MAX);
+    r = b->result;
+    gy_hull_build_cancel(b);
+    return r;
+}
+
 gy_result gy_hull_build(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count,
                         gy_hull *out)
 {

@@ -666,6 +666,20 @@ static void test_hull_built_in_slices_is_the_one_shot_hull(void **state)
     }
 }
 
+static void test_hull_check_passes_every_buildable_cloud(void **state)
+{
+    (void)state;
+    static gy_vec3 pts[2000];
+    for (int c = 0; c < 5; c++) {
+        uint32_t n = slice_cloud(c, pts);
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        assert_result(gy_hull_check(&ta.base, pts, n), GY_OK);
+        assert_int_equal(ta.live_blocks, 0);
+    }
+    assert_result(gy_hull_check(NULL, NULL, 4), GY_ERR_INVALID_ARGUMENT);
+}
+
 static void test_hull_slices_give_the_one_shot_errors(void **state)
 {
     (void)state;
@@ -694,6 +708,8 @@ static void test_hull_slices_give_the_one_shot_errors(void **state)
         assert_result(gy_hull_build(NULL, cases[i].pts, cases[i].n, &one), cases[i].want);
         gy_test_allocator ta;
         gy_test_allocator_init(&ta);
+        assert_result(gy_hull_check(&ta.base, cases[i].pts, cases[i].n), cases[i].want);
+        assert_int_equal(ta.live_blocks, 0);
         gy_hull_builder *b;
         assert_result(gy_hull_build_begin(&ta.base, cases[i].pts, cases[i].n, &b), GY_OK);
         uint64_t over;
@@ -932,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_hull_allocation_failure_at_every_point_leaks_nothing),
         cmocka_unit_test(test_hull_built_in_slices_is_the_one_shot_hull),
         cmocka_unit_test(test_hull_slices_give_the_one_shot_errors),
+        cmocka_unit_test(test_hull_check_passes_every_buildable_cloud),
         cmocka_unit_test(test_hull_build_cancelled_at_any_slice_leaks_nothing),
         cmocka_unit_test(test_hull_copy_is_equal_and_owned),
         cmocka_unit_test(test_mass_add_two_spheres_uses_parallel_axis),

@@ -50,7 +50,7 @@ gy_result gy_hull_build_begin(const gy_allocator *allocator, const gy_vec3 *poin
  * stops once it has spent `units`, so it goes over by at most one item: one added point's cone
  * (3 units a face it sees, 2 h² + h for a horizon of h edges) or one pending point's move (1 unit
  * and a unit a face it is measured against). A cloud of n points all on its hull (a sphere) costs
- * about 1.5 n² units, a cloud of mostly inner points about 16 n. NULL: true. */
+ * about 1.5 n² units, a cloud of mostly inner points about 50 n. NULL: true. */
 bool gy_hull_build_run(gy_hull_builder *b, uint64_t units, uint64_t *done_units);
 
 /* Ends a build: runs whatever is left (none once gy_hull_build_run returned true), moves the hull
@@ -61,6 +61,11 @@ gy_result gy_hull_build_finish(gy_hull_builder *b, gy_hull *out);
 
 /* Drops a build at any point, freeing everything it allocated. NULL is ignored. */
 void gy_hull_build_cancel(gy_hull_builder *b);
+
+/* Whether gy_hull_build would build the hull of these points, in time linear in their count: the
+ * same errors (GY_ERR_INVALID_MESH, GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT) but for running
+ * out of memory while the hull grows. */
+gy_result gy_hull_check(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count);
 
 /* Copies a built hull into *out with `allocator` (NULL: the default): GY_ERR_INVALID_ARGUMENT for
  * a NULL or empty hull or out, GY_ERR_OUT_OF_MEMORY (then *out is untouched). */
