@@ -13,9 +13,12 @@
  * smooth as the inside of a piece), then one adapter mesh is made per piece, a piece per slice,
  * each charged GY_PHYS_GEO_TRIANGLE_UNITS a triangle; a body naming the resource gets one adapter
  * collider per piece, all mapped back to the one collider it was given (physics_world.c). A
- * smaller mesh, or a hull (charged its point count), is made whole in the job's last slice. An
- * adapter slice that does not fit what is left of the tick waits for the next tick, where it runs
- * first, so a tick spends at most the budget or one adapter slice. Jobs allocate while they are
+ * smaller mesh is made whole in the job's last slice. A hull is built in slices
+ * (gy_hull_build_run: a unit is a point visited or a face a point is measured against), then
+ * given built to the adapter (hull_create_built, which copies it) and the query blob in the last
+ * slice, charged GY_PHYS_GEO_HULL_ITEM_UNITS a vertex and a triangle. An adapter slice that does
+ * not fit what is left of the tick waits for the next tick, where it runs first, so a tick spends
+ * at most the budget (plus one hull item) or one adapter slice. Jobs allocate while they are
  * built; a queue that is empty allocates nothing. Physics thread, inside the sim lock. */
 #include <string.h>
 
