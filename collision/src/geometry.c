@@ -268,6 +268,7 @@ struct gy_hull_builder {
     uint32_t point, face; /* the point being added, a face it lies above */
     uint32_t first_new;   /* the first face of its cone */
     uint32_t keep;        /* pending points kept so far by the reassignment */
+    uint32_t scan;        /* the face the reassigned point's search of every face resumes at */
     uint32_t *remap;      /* input point -> hull vertex, NO_FACE for none */
     uint32_t emitted;
     gy_hull hull;
@@ -460,41 +461,57 @@ static uint64_t add_cone(gy_hull_builder *b)
         }
     }
     b->keep = 0;
+    b->scan = NO_FACE;
     builder_enter(b, STAGE_REASSIGN, 0);
     return cost;
 }
 
-/* Pending point i after a cone was built: a point owned by a removed face moves to a new face it
- * lies above, else to any face; a point above none is inside for good, since the hull only
- * grows. Returns the units spent: the point and the faces it was measured against. */
-static uint64_t reassign_point(gy_hull_builder *b, uint32_t i)
+/* Pending point b->at after a cone was built: a point owned by a removed face moves to a new face
+ * it lies above, else to any face; a point above none is inside for good, since the hull only
+ * grows. The search of every face is long late in a large build, so it stops after `room` units
+ * and resumes at face b->scan in the next call. Returns the units spent (the point, and the faces
+ * it was measured against); b->at moves on once the point is done. */
+static uint64_t reassign_point(gy_hull_builder *b, uint64_t room)
 {
     hull_work *w = &b->w;
-    hull_pending q = w->pending[i];
-    uint64_t cost = 1;
-    if (w->faces[q.face].visible) {
-        gy_vec3 x = w->pts[q.point];
-        q.face = NO_FACE;
-        q.dist = w->eps;
-        for (uint32_t f = b->first_new; f < w->face_count; f++) {
-            double dist = face_dist(&w->faces[f], x);
-            if (dist > q.dist) {
-                q.dist = dist;
-                q.face = f;
+    gy_vec3 x = w->pts[w->pending[b->at].point];
+    uint64_t cost = 0;
+    if (b->scan == NO_FACE) {
+        hull_pending q = w->pending[b->at];
+        cost = 1;
+        if (w->faces[q.face].visible) {
+            q.face = NO_FACE;
+            q.dist = w->eps;
+            for (uint32_t f = b->first_new; f < w->face_count; f++) {
+                double dist = face_dist(&w->faces[f], x);
+                if (dist > q.dist) {
+                    q.dist = dist;
+                    q.face = f;
+                }
             }
+            cost += w->face_count - b->first_new;
         }
-        cost += w->face_count - b->first_new;
-        for (uint32_t f = 0; q.face == NO_FACE && f < b->first_new; f++, cost++) {
-            const hull_face *fa = &w->faces[f];
-            if (fa->alive && !fa->visible && face_dist(fa, x) > w->eps) {
-                q.face = f;
-                q.dist = face_dist(fa, x);
-            }
-        }
-        if (q.face == NO_FACE)
+        if (q.face != NO_FACE) {
+            w->pending[b->keep++] = q;
+            b->at++;
             return cost;
+        }
+        b->scan = 0;
     }
-    w->pending[b->keep++] = q;
+    for (uint32_t f = b->scan; f < b->first_new; f++) {
+        if (cost >= room) {
+            b->scan = f;
+            return cost;
+        }
+        cost++;
+        const hull_face *fa = &w->faces[f];
+        if (fa->alive && !fa->visible && face_dist(fa, x) > w->eps) {
+            w->pending[b->keep++] = (hull_pending){w->pending[b->at].point, f, face_dist(fa, x)};
+            break;
+        }
+    }
+    b->scan = NO_FACE;
+    b->at++;
     return cost;
 }
 
@@ -752,7 +769,7 @@ static uint64_t builder_step(gy_hull_builder *b, uint64_t room)
         }
         uint64_t spent = 0;
         while (b->at < w->pending_count && spent < room)
-            spent += reassign_point(b, b->at++);
+            spent += reassign_point(b, room - spent);
         return spent;
     case STAGE_EMIT_MARK:
     case STAGE_EMIT_VERTS:

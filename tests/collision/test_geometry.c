@@ -652,10 +652,10 @@ static void test_hull_built_in_slices_is_the_one_shot_hull(void **state)
             gy_hull h;
             assert_result(gy_hull_build_finish(b, &h), GY_OK);
             assert_hull_equal(&h, &whole);
-            /* A slice stops once it has spent its budget: past it by at most one item, here a
-             * cone or a point measured against every new face, well under 2 units a triangle
-             * of the hull. */
-            assert_true(over < 2u * (uint64_t)whole.triangle_count + 64u);
+            /* A slice stops once it has spent its budget: past it by at most one item, here an
+             * added point's cone (3 units a face it sees, 2 h² + h for its horizon), a few
+             * hundred units at most for these clouds. */
+            assert_true(over < 1024u);
             if (budgets[k] == 1)
                 assert_true(slices > n); /* every point visited in its own slice at least once */
             gy_hull_free(&ta.base, &h);

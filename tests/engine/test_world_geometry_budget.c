@@ -398,9 +398,9 @@ test_geometry_budget_destroying_the_world_while_pieces_are_made_leaks_nothing(vo
 #define HULL_TOP    1.5
 #define HULL_BUDGET 4194304u
 /* A hull slice stops once it has spent the budget, so it goes over by at most one item: an added
- * point's cone, or one pending point measured against the new faces (or, for a point whose faces
- * all went, every face): under 2 units a triangle of the finished hull and a few more. */
-#define HULL_ITEM_MAX (2u * (2u * HULL_POINTS) + 64u)
+ * point's cone (3 units a face it sees, 2 h² + h for its horizon of h edges), 233 units at most
+ * for this rock (collision/geometry.h). */
+#define HULL_ITEM_MAX 1024u
 
 static gy_vec3 *rock_points(uint32_t surface)
 {
