@@ -50,8 +50,9 @@ gy_result gy_hull_build_begin(const gy_allocator *allocator, const gy_vec3 *poin
  * stops once it has spent `units`, so it goes over by at most one item: one added point's cone
  * (3 units a face it sees, 2 h² + h for a horizon of h edges) or one pending point measured
  * against the faces of the newest cone (1 unit and a unit a face); in practice a few hundred
- * units (233 at most for a 16,384-point sphere cut flat, run in slices of 1 unit). A cloud of n points all on its hull (a sphere) costs
- * about 1.5 n² units, a cloud of mostly inner points about 50 n. NULL: true. */
+ * units (233 at most for a 16,384-point sphere cut flat, run in slices of 1 unit). A cloud of n
+ * points all on its hull (a sphere) costs about 1.5 n² units, a cloud of mostly inner points about
+ * 50 n. NULL: true. */
 bool gy_hull_build_run(gy_hull_builder *b, uint64_t units, uint64_t *done_units);
 
 /* Ends a build: runs whatever is left (none once gy_hull_build_run returned true), moves the hull
