@@ -105,70 +105,7 @@ static double plane_offset(gy_vec3 p, gy_vec3 a, gy_vec3 u)
     return fabs(gy_v3_dot(gy_v3_sub(p, a), u));
 }
 
-/* The point maximising `measure`, or among points within eps of that maximum the one farthest from
- * `a`. The tie-break matters: points on a hull face tie with its corners, and a simplex point is
- * never removed again, so it must be a true corner. Distance from a point is strictly convex, so
- * its maximum over the tied face is one of the face's corners. */
-static uint32_t farthest(const gy_vec3 *pts, uint32_t count, gy_vec3 a, gy_vec3 u,
-                         double (*measure)(gy_vec3, gy_vec3, gy_vec3), double eps, double *best)
-{
-    double top = -1.0;
-    for (uint32_t i = 0; i < count; i++)
-        top = fmax(top, measure(pts[i], a, u));
-    uint32_t pick = 0;
-    double far = -1.0;
-    for (uint32_t i = 0; i < count; i++) {
-        double reach = gy_v3_len_sq(gy_v3_sub(pts[i], a));
-        if (measure(pts[i], a, u) >= top - eps && reach > far) {
-            far = reach;
-            pick = i;
-        }
-    }
-    *best = top;
-    return pick;
-}
-
-/* The four corners the hull starts from, or GY_ERR_INVALID_MESH when the cloud spans no volume
- * (coincident, collinear or coplanar within eps). */
-static gy_result pick_simplex(const gy_vec3 *pts, uint32_t count, double eps, uint32_t out[4])
-{
-    /* The lexicographically smallest point is always a corner. */
-    uint32_t i0 = 0;
-    for (uint32_t i = 1; i < count; i++) {
-        gy_vec3 p = pts[i], q = pts[i0];
-        if (p.x < q.x || (p.x == q.x && (p.y < q.y || (p.y == q.y && p.z < q.z))))
-            i0 = i;
-    }
-    gy_vec3 a = pts[i0];
-    uint32_t i1 = 0;
-    double far = -1.0;
-    for (uint32_t i = 0; i < count; i++) {
-        double reach = gy_v3_len(gy_v3_sub(pts[i], a));
-        if (reach > far) {
-            far = reach;
-            i1 = i;
-        }
-    }
-    if (!(far > eps))
-        return GY_ERR_INVALID_MESH;
-
-    double best;
-    gy_vec3 axis = gy_v3_normalize(gy_v3_sub(pts[i1], a));
-    uint32_t i2 = farthest(pts, count, a, axis, line_dist, eps, &best);
-    if (!(best > eps))
-        return GY_ERR_INVALID_MESH;
-
-    gy_vec3 n = gy_v3_normalize(gy_v3_cross(gy_v3_sub(pts[i1], a), gy_v3_sub(pts[i2], a)));
-    uint32_t i3 = farthest(pts, count, a, n, plane_offset, eps, &best);
-    if (!(best > eps))
-        return GY_ERR_INVALID_MESH;
-    out[0] = i0;
-    out[1] = i1;
-    out[2] = i2;
-    out[3] = i3;
-    return GY_OK;
-}
-
+/* The tetrahedron the hull starts from, its faces linked to their neighbours. */
 static gy_result hull_start(hull_work *w, const uint32_t s[4])
 {
     /* Wind the base away from the apex so every face of the tetrahedron points outwards. */
@@ -194,22 +131,6 @@ static gy_result hull_start(hull_work *w, const uint32_t s[4])
                     fa->nb[e] = g;
             }
         }
-
-    for (uint32_t i = 0; i < w->count; i++) {
-        if (i == s[0] || i == s[1] || i == s[2] || i == s[3])
-            continue;
-        uint32_t best_face = NO_FACE;
-        double best = w->eps;
-        for (uint32_t f = 0; f < 4; f++) {
-            double dist = face_dist(&w->faces[f], w->pts[i]);
-            if (dist > best) {
-                best = dist;
-                best_face = f;
-            }
-        }
-        if (best_face != NO_FACE)
-            w->pending[w->pending_count++] = (hull_pending){i, best_face, best};
-    }
     return GY_OK;
 }
 
@@ -290,101 +211,96 @@ static void clear_visible(hull_work *w)
         w->faces[w->seen[i]].visible = false;
 }
 
-/* Replaces the faces the point `pi` sees by a cone from the horizon to it. */
-static gy_result add_point(hull_work *w, uint32_t pi, uint32_t start)
+static void work_free(hull_work *w)
 {
-    gy_vec3 p = w->pts[pi];
-    gy_result r = find_horizon(w, p, start);
-    if (r != GY_OK)
-        return r;
-    if (!horizon_is_loop(w)) {
-        clear_visible(w);
-        return GY_OK;
-    }
-    uint32_t first_new = w->face_count;
-    for (uint32_t i = 0; i < w->horizon_count; i++) {
-        hull_horizon *h = &w->horizon[i];
-        r = face_push(w, h->a, h->b, pi, &h->cone);
-        if (r != GY_OK)
-            return r;
-    }
-    for (uint32_t i = 0; i < w->horizon_count; i++) {
-        const hull_horizon *h = &w->horizon[i];
-        hull_face *cone = &w->faces[h->cone];
-        hull_face *out = &w->faces[h->outside];
-        uint32_t back = face_edge(out, h->b, h->a);
-        assert(back < 3);
-        cone->nb[0] = h->outside;
-        out->nb[back] = h->cone;
-        for (uint32_t j = 0; j < w->horizon_count; j++) {
-            if (w->horizon[j].a == h->b)
-                cone->nb[1] = w->horizon[j].cone; /* edge b -> p */
-            if (w->horizon[j].b == h->a)
-                cone->nb[2] = w->horizon[j].cone; /* edge p -> a */
-        }
-    }
-
-    /* Points owned by a removed face move to a new face they lie above, else to any face; a
-     * point above none is inside for good, since the hull only grows. */
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < w->pending_count; i++) {
-        hull_pending q = w->pending[i];
-        if (w->faces[q.face].visible) {
-            gy_vec3 x = w->pts[q.point];
-            q.face = NO_FACE;
-            q.dist = w->eps;
-            for (uint32_t f = first_new; f < w->face_count; f++) {
-                double dist = face_dist(&w->faces[f], x);
-                if (dist > q.dist) {
-                    q.dist = dist;
-                    q.face = f;
-                }
-            }
-            for (uint32_t f = 0; q.face == NO_FACE && f < first_new; f++) {
-                const hull_face *fa = &w->faces[f];
-                if (fa->alive && !fa->visible && face_dist(fa, x) > w->eps) {
-                    q.face = f;
-                    q.dist = face_dist(fa, x);
-                }
-            }
-            if (q.face == NO_FACE)
-                continue;
-        }
-        w->pending[keep++] = q;
-    }
-    w->pending_count = keep;
-    for (uint32_t i = 0; i < w->seen_count; i++)
-        w->faces[w->seen[i]].alive = false;
-    clear_visible(w);
-    return GY_OK;
+    gy_free(w->al, w->faces, (size_t)w->face_cap * sizeof *w->faces);
+    gy_free(w->al, w->pending, (size_t)w->count * sizeof *w->pending);
+    gy_free(w->al, w->seen, (size_t)w->seen_cap * sizeof *w->seen);
+    gy_free(w->al, w->horizon, (size_t)w->horizon_cap * sizeof *w->horizon);
 }
 
-/* The pending point to add next (and in *face, a face it lies above): the one farthest above its
- * face, or among the points that tie
- * with it above that face the one farthest from the face's first corner. Points tying above a
- * face include points in the middle of a future hull face; the strictly convex tie-break picks a
- * corner of it, so flat parts of the hull get no extra vertices. */
-static uint32_t next_point(const hull_work *w, uint32_t *face)
+/* ---- the build in slices --------------------------------------------------------------------
+ *
+ * The build is a sequence of stages. The passes over the points and over the pending points are
+ * resumable at any item, so a slice stops within one item of its budget; what is not a pass (the
+ * tetrahedron, one added point's cone, the emitted arrays' allocation) is one item. A unit is a
+ * point or pending point visited (4 when its distance to the tetrahedron's four faces is taken), a
+ * face looked at, a triangle copied, or a triangle's term of the volume integral (4). */
+
+typedef enum hull_stage {
+    STAGE_CHECK,      /* every point finite; the cloud's bounds */
+    STAGE_CORNER,     /* the lexicographically smallest point, always a corner */
+    STAGE_FAR,        /* the point farthest from it */
+    STAGE_LINE_TOP,   /* the greatest distance from the line through those two */
+    STAGE_LINE_PICK,  /* the point to take among those tied with it */
+    STAGE_PLANE_TOP,  /* the greatest distance from the plane through those three */
+    STAGE_PLANE_PICK, /* the point to take among those tied with it */
+    STAGE_ASSIGN,     /* every other point given to a tetrahedron face it lies above */
+    STAGE_NEXT_TOP,   /* the pending point farthest above its face */
+    STAGE_NEXT_PICK,  /* the point to add among those tied with it above that face */
+    STAGE_CONE,       /* the faces it sees replaced by a cone to it */
+    STAGE_REASSIGN,   /* the pending points of removed faces moved to faces they lie above */
+    STAGE_EMIT_MARK,  /* live faces counted, their vertices numbered densely */
+    STAGE_EMIT_VERTS, /* vertices copied */
+    STAGE_EMIT_FACES, /* triangles and planes copied */
+    STAGE_EMIT_REF,   /* the mean vertex, a point inside to integrate about */
+    STAGE_EMIT_MASS,  /* volume and centroid */
+    STAGE_DONE,
+} hull_stage;
+
+/* Running sums of solid_integrals. */
+typedef struct hull_integrals {
+    double vol6;
+    gy_vec3 first;
+    gy_mat3 c;
+} hull_integrals;
+
+struct gy_hull_builder {
+    hull_work w;
+    hull_stage stage;
+    gy_result result; /* the first failure; the build is then done */
+    uint32_t at;      /* next item of the stage's pass */
+    gy_vec3 lo, hi;
+    uint32_t simplex[4];
+    gy_vec3 origin, axis; /* the simplex search's line or plane; origin: the tie-break's corner */
+    double top, far;      /* a pass's greatest measure (or cutoff), and its tie-break's reach */
+    uint32_t pick;
+    uint32_t point, face; /* the point being added, a face it lies above */
+    uint32_t first_new;   /* the first face of its cone */
+    uint32_t keep;        /* pending points kept so far by the reassignment */
+    uint32_t scan;        /* the face the reassigned point's search of every face resumes at */
+    uint32_t *remap;      /* input point -> hull vertex, NO_FACE for none */
+    uint32_t emitted;
+    gy_hull hull;
+    gy_vec3 ref;
+    hull_integrals sums;
+};
+
+static void integrals_add(hull_integrals *s, const gy_vec3 *v, const uint32_t *tri, gy_vec3 ref)
 {
-    uint32_t best = 0;
-    for (uint32_t i = 1; i < w->pending_count; i++)
-        if (w->pending[i].dist > w->pending[best].dist)
-            best = i;
-    *face = w->pending[best].face;
-    const hull_face *f = &w->faces[*face];
-    gy_vec3 corner = w->pts[f->v[0]];
-    double cutoff = fmax(w->pending[best].dist - w->eps, w->eps);
-    double far = gy_v3_len_sq(gy_v3_sub(w->pts[w->pending[best].point], corner));
-    uint32_t pick = best;
-    for (uint32_t i = 0; i < w->pending_count; i++) {
-        gy_vec3 p = w->pts[w->pending[i].point];
-        double reach = gy_v3_len_sq(gy_v3_sub(p, corner));
-        if (reach > far && face_dist(f, p) > cutoff) {
-            far = reach;
-            pick = i;
-        }
-    }
-    return pick;
+    gy_vec3 a = gy_v3_sub(v[tri[0]], ref);
+    gy_vec3 b = gy_v3_sub(v[tri[1]], ref);
+    gy_vec3 d = gy_v3_sub(v[tri[2]], ref);
+    double det = gy_v3_dot(a, gy_v3_cross(b, d));
+    gy_vec3 sum = gy_v3_add(gy_v3_add(a, b), d);
+    s->vol6 += det;
+    s->first = gy_v3_mad(s->first, sum, det);
+    const double *pa = &a.x, *pb = &b.x, *pd = &d.x, *ps = &sum.x;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            s->c.m[i][j] += det * (ps[i] * ps[j] + pa[i] * pa[j] + pb[i] * pb[j] + pd[i] * pd[j]);
+}
+
+static void integrals_end(const hull_integrals *s, gy_vec3 ref, double *volume, gy_vec3 *centroid,
+                          gy_mat3 *second)
+{
+    *volume = s->vol6 / 6.0;
+    *centroid = s->vol6 != 0.0 ? gy_v3_add(ref, gy_v3_scale(s->first, 1.0 / (4.0 * s->vol6))) : ref;
+    if (second == NULL)
+        return;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            second->m[i][j] = s->c.m[i][j] / 120.0;
 }
 
 /* Volume, centroid and second moment ∫ x xᵀ dV (about `ref`) of a closed, outward-wound triangle
@@ -394,147 +310,580 @@ static uint32_t next_point(const hull_work *w, uint32_t *face)
 static void solid_integrals(const gy_vec3 *v, const uint32_t *tri, uint32_t tri_count, gy_vec3 ref,
                             double *volume, gy_vec3 *centroid, gy_mat3 *second)
 {
-    double vol6 = 0.0;
-    gy_vec3 first = gy_v3(0, 0, 0);
-    gy_mat3 c = gy_mat3_zero();
-    for (uint32_t t = 0; t < tri_count; t++) {
-        gy_vec3 a = gy_v3_sub(v[tri[3 * t]], ref);
-        gy_vec3 b = gy_v3_sub(v[tri[3 * t + 1]], ref);
-        gy_vec3 d = gy_v3_sub(v[tri[3 * t + 2]], ref);
-        double det = gy_v3_dot(a, gy_v3_cross(b, d));
-        gy_vec3 s = gy_v3_add(gy_v3_add(a, b), d);
-        vol6 += det;
-        first = gy_v3_mad(first, s, det);
-        const double *pa = &a.x, *pb = &b.x, *pd = &d.x, *ps = &s.x;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                c.m[i][j] += det * (ps[i] * ps[j] + pa[i] * pa[j] + pb[i] * pb[j] + pd[i] * pd[j]);
-    }
-    *volume = vol6 / 6.0;
-    *centroid = vol6 != 0.0 ? gy_v3_add(ref, gy_v3_scale(first, 1.0 / (4.0 * vol6))) : ref;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            c.m[i][j] /= 120.0;
-    if (second != NULL)
-        *second = c;
+    hull_integrals s;
+    memset(&s, 0, sizeof s);
+    for (uint32_t t = 0; t < tri_count; t++)
+        integrals_add(&s, v, &tri[3 * t], ref);
+    integrals_end(&s, ref, volume, centroid, second);
 }
 
-static void work_free(hull_work *w)
+static void builder_fail(gy_hull_builder *b, gy_result r)
 {
-    gy_free(w->al, w->faces, (size_t)w->face_cap * sizeof *w->faces);
-    gy_free(w->al, w->pending, (size_t)w->count * sizeof *w->pending);
-    gy_free(w->al, w->seen, (size_t)w->seen_cap * sizeof *w->seen);
-    gy_free(w->al, w->horizon, (size_t)w->horizon_cap * sizeof *w->horizon);
+    b->result = r;
+    b->stage = STAGE_DONE;
 }
 
-/* Copies the live faces out with vertices renumbered densely. */
-static gy_result hull_emit(hull_work *w, gy_hull *out)
+/* Moves to `stage`, its pass starting at item `at`. */
+static void builder_enter(gy_hull_builder *b, hull_stage stage, uint32_t at)
 {
-    gy_hull h;
-    memset(&h, 0, sizeof h);
-    uint32_t *remap = gy_alloc(w->al, (size_t)w->count * sizeof *remap);
-    if (remap == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < w->count; i++)
-        remap[i] = NO_FACE;
-    for (uint32_t f = 0; f < w->face_count; f++) {
-        const hull_face *fa = &w->faces[f];
-        if (!fa->alive)
-            continue;
-        h.triangle_count++;
-        for (int k = 0; k < 3; k++)
-            if (remap[fa->v[k]] == NO_FACE)
-                remap[fa->v[k]] = h.vertex_count++;
-    }
-    h.vertices = gy_alloc(w->al, (size_t)h.vertex_count * sizeof *h.vertices);
-    h.triangles = gy_alloc(w->al, (size_t)h.triangle_count * 3 * sizeof *h.triangles);
-    h.planes = gy_alloc(w->al, (size_t)h.triangle_count * sizeof *h.planes);
-    if (h.vertices == NULL || h.triangles == NULL || h.planes == NULL) {
-        gy_free(w->al, remap, (size_t)w->count * sizeof *remap);
-        gy_hull_free(w->al, &h);
-        return GY_ERR_OUT_OF_MEMORY;
-    }
-    for (uint32_t i = 0; i < w->count; i++)
-        if (remap[i] != NO_FACE)
-            h.vertices[remap[i]] = w->pts[i];
-    uint32_t t = 0;
-    for (uint32_t f = 0; f < w->face_count; f++) {
-        const hull_face *fa = &w->faces[f];
-        if (!fa->alive)
-            continue;
-        for (int k = 0; k < 3; k++)
-            h.triangles[3 * t + k] = remap[fa->v[k]];
-        h.planes[t][0] = fa->n.x;
-        h.planes[t][1] = fa->n.y;
-        h.planes[t][2] = fa->n.z;
-        h.planes[t][3] = fa->d;
-        t++;
-    }
-    gy_free(w->al, remap, (size_t)w->count * sizeof *remap);
+    b->stage = stage;
+    b->at = at;
+}
 
-    /* Integrating about a point inside keeps the tetrahedra small and the sums well conditioned. */
-    gy_vec3 ref = gy_v3(0, 0, 0);
-    for (uint32_t i = 0; i < h.vertex_count; i++)
-        ref = gy_v3_add(ref, h.vertices[i]);
-    ref = gy_v3_scale(ref, 1.0 / (double)h.vertex_count);
-    solid_integrals(h.vertices, h.triangles, h.triangle_count, ref, &h.volume, &h.centroid, NULL);
-    *out = h;
+/* Ends the bounds pass with the checks of the cloud as a whole. */
+static void end_check(gy_hull_builder *b)
+{
+    hull_work *w = &b->w;
+    if (w->count < 4) {
+        builder_fail(b, GY_ERR_INVALID_MESH);
+        return;
+    }
+    double extent = gy_v3_len(gy_v3_sub(b->hi, b->lo));
+    double reach = fmax(gy_v3_len(b->lo), gy_v3_len(b->hi));
+    /* Relative to the cloud's size for geometric degeneracy, and to its distance from the origin
+     * for the rounding of plane offsets. */
+    w->eps = 1e-9 * extent + 64.0 * DBL_EPSILON * reach;
+    if (!gy_is_finite(w->eps))
+        builder_fail(b, GY_ERR_NON_FINITE); /* finite points so far apart that distances overflow */
+    else if (!(extent > 0.0))
+        builder_fail(b, GY_ERR_INVALID_MESH);
+    else
+        builder_enter(b, STAGE_CORNER, 1);
+}
+
+static double simplex_measure(const gy_hull_builder *b, gy_vec3 p)
+{
+    return b->stage == STAGE_LINE_TOP || b->stage == STAGE_LINE_PICK
+               ? line_dist(p, b->origin, b->axis)
+               : plane_offset(p, b->origin, b->axis);
+}
+
+/* Ends a simplex pick: the corner found, or GY_ERR_INVALID_MESH when the cloud is collinear
+ * (line) or coplanar (plane) within eps. */
+static void end_simplex_pick(gy_hull_builder *b)
+{
+    const gy_vec3 *pts = b->w.pts;
+    if (!(b->top > b->w.eps)) {
+        builder_fail(b, GY_ERR_INVALID_MESH);
+        return;
+    }
+    if (b->stage == STAGE_LINE_PICK) {
+        b->simplex[2] = b->pick;
+        b->axis = gy_v3_normalize(gy_v3_cross(gy_v3_sub(pts[b->simplex[1]], b->origin),
+                                              gy_v3_sub(pts[b->simplex[2]], b->origin)));
+        b->top = -1.0;
+        builder_enter(b, STAGE_PLANE_TOP, 0);
+        return;
+    }
+    b->simplex[3] = b->pick;
+    b->w.pending = gy_alloc(b->w.al, (size_t)b->w.count * sizeof *b->w.pending);
+    gy_result r = b->w.pending == NULL ? GY_ERR_OUT_OF_MEMORY : hull_start(&b->w, b->simplex);
+    if (r != GY_OK)
+        builder_fail(b, r);
+    else
+        builder_enter(b, STAGE_ASSIGN, 0);
+}
+
+/* Gives point i to the tetrahedron face it lies farthest above, if any. */
+static void assign_point(hull_work *w, const uint32_t s[4], uint32_t i)
+{
+    if (i == s[0] || i == s[1] || i == s[2] || i == s[3])
+        return;
+    uint32_t best_face = NO_FACE;
+    double best = w->eps;
+    for (uint32_t f = 0; f < 4; f++) {
+        double dist = face_dist(&w->faces[f], w->pts[i]);
+        if (dist > best) {
+            best = dist;
+            best_face = f;
+        }
+    }
+    if (best_face != NO_FACE)
+        w->pending[w->pending_count++] = (hull_pending){i, best_face, best};
+}
+
+/* Starts choosing the next pending point, or emitting the hull when none is left. */
+static void next_or_emit(gy_hull_builder *b)
+{
+    if (b->w.pending_count > 0) {
+        b->pick = 0;
+        builder_enter(b, STAGE_NEXT_TOP, 1);
+        return;
+    }
+    b->remap = gy_alloc(b->w.al, (size_t)b->w.count * sizeof *b->remap);
+    if (b->remap == NULL) {
+        builder_fail(b, GY_ERR_OUT_OF_MEMORY);
+        return;
+    }
+    memset(b->remap, 0xff, (size_t)b->w.count * sizeof *b->remap);
+    builder_enter(b, STAGE_EMIT_MARK, 0);
+}
+
+/* Replaces the faces the point being added sees by a cone from their horizon to it; returns the
+ * units spent. A point whose visible region is not a simple loop is dropped (horizon_is_loop). */
+static uint64_t add_cone(gy_hull_builder *b)
+{
+    hull_work *w = &b->w;
+    gy_result r = find_horizon(w, w->pts[b->point], b->face);
+    uint64_t h = w->horizon_count;
+    uint64_t cost = 3u * (uint64_t)w->seen_count + 2u * h * h + h;
+    if (r != GY_OK) {
+        builder_fail(b, r);
+        return cost;
+    }
+    if (!horizon_is_loop(w)) {
+        clear_visible(w);
+        next_or_emit(b);
+        return cost;
+    }
+    b->first_new = w->face_count;
+    for (uint32_t i = 0; i < w->horizon_count; i++) {
+        hull_horizon *e = &w->horizon[i];
+        r = face_push(w, e->a, e->b, b->point, &e->cone);
+        if (r != GY_OK) {
+            builder_fail(b, r);
+            return cost;
+        }
+    }
+    for (uint32_t i = 0; i < w->horizon_count; i++) {
+        const hull_horizon *e = &w->horizon[i];
+        hull_face *cone = &w->faces[e->cone];
+        hull_face *out = &w->faces[e->outside];
+        uint32_t back = face_edge(out, e->b, e->a);
+        assert(back < 3);
+        cone->nb[0] = e->outside;
+        out->nb[back] = e->cone;
+        for (uint32_t j = 0; j < w->horizon_count; j++) {
+            if (w->horizon[j].a == e->b)
+                cone->nb[1] = w->horizon[j].cone; /* edge b -> p */
+            if (w->horizon[j].b == e->a)
+                cone->nb[2] = w->horizon[j].cone; /* edge p -> a */
+        }
+    }
+    b->keep = 0;
+    b->scan = NO_FACE;
+    builder_enter(b, STAGE_REASSIGN, 0);
+    return cost;
+}
+
+/* Pending point b->at after a cone was built: a point owned by a removed face moves to a new face
+ * it lies above, else to any face; a point above none is inside for good, since the hull only
+ * grows. The search of every face is long late in a large build, so it stops after `room` units
+ * and resumes at face b->scan in the next call. Returns the units spent (the point, and the faces
+ * it was measured against); b->at moves on once the point is done. */
+static uint64_t reassign_point(gy_hull_builder *b, uint64_t room)
+{
+    hull_work *w = &b->w;
+    gy_vec3 x = w->pts[w->pending[b->at].point];
+    uint64_t cost = 0;
+    if (b->scan == NO_FACE) {
+        hull_pending q = w->pending[b->at];
+        cost = 1;
+        if (w->faces[q.face].visible) {
+            q.face = NO_FACE;
+            q.dist = w->eps;
+            for (uint32_t f = b->first_new; f < w->face_count; f++) {
+                double dist = face_dist(&w->faces[f], x);
+                if (dist > q.dist) {
+                    q.dist = dist;
+                    q.face = f;
+                }
+            }
+            cost += w->face_count - b->first_new;
+        }
+        if (q.face != NO_FACE) {
+            w->pending[b->keep++] = q;
+            b->at++;
+            return cost;
+        }
+        b->scan = 0;
+    }
+    for (uint32_t f = b->scan; f < b->first_new; f++) {
+        if (cost >= room) {
+            b->scan = f;
+            return cost;
+        }
+        cost++;
+        const hull_face *fa = &w->faces[f];
+        if (fa->alive && !fa->visible && face_dist(fa, x) > w->eps) {
+            w->pending[b->keep++] = (hull_pending){w->pending[b->at].point, f, face_dist(fa, x)};
+            break;
+        }
+    }
+    b->scan = NO_FACE;
+    b->at++;
+    return cost;
+}
+
+/* Allocates the hull's arrays once its size is known. */
+static void emit_alloc(gy_hull_builder *b)
+{
+    const gy_allocator *al = b->w.al;
+    gy_hull *h = &b->hull;
+    h->vertices = gy_alloc(al, (size_t)h->vertex_count * sizeof *h->vertices);
+    h->triangles = gy_alloc(al, (size_t)h->triangle_count * 3 * sizeof *h->triangles);
+    h->planes = gy_alloc(al, (size_t)h->triangle_count * sizeof *h->planes);
+    if (h->vertices == NULL || h->triangles == NULL || h->planes == NULL)
+        builder_fail(b, GY_ERR_OUT_OF_MEMORY);
+    else
+        builder_enter(b, STAGE_EMIT_VERTS, 0);
+}
+
+/* The simplex search's passes: each finds the greatest measure, then among the points within
+ * eps of it the one farthest from the first corner. The tie-break matters: points on a hull face
+ * tie with its corners, and a simplex point is never removed again, so it must be a true corner.
+ * Distance from a point is strictly convex, so its maximum over the tied face is a corner. */
+static uint64_t simplex_step(gy_hull_builder *b, uint32_t i)
+{
+    const hull_work *w = &b->w;
+    const gy_vec3 *pts = w->pts;
+    switch (b->stage) {
+    case STAGE_CORNER:
+        if (i == w->count) {
+            b->origin = pts[b->pick];
+            b->simplex[0] = b->pick;
+            b->far = -1.0;
+            builder_enter(b, STAGE_FAR, 0);
+            return 1;
+        }
+        gy_vec3 p = pts[i], q = pts[b->pick];
+        if (p.x < q.x || (p.x == q.x && (p.y < q.y || (p.y == q.y && p.z < q.z))))
+            b->pick = i;
+        break;
+    case STAGE_FAR:
+        if (i == w->count) {
+            if (!(b->far > w->eps)) {
+                builder_fail(b, GY_ERR_INVALID_MESH);
+                return 1;
+            }
+            b->simplex[1] = b->pick;
+            b->axis = gy_v3_normalize(gy_v3_sub(pts[b->pick], b->origin));
+            b->top = -1.0;
+            builder_enter(b, STAGE_LINE_TOP, 0);
+            return 1;
+        }
+        double reach = gy_v3_len(gy_v3_sub(pts[i], b->origin));
+        if (reach > b->far) {
+            b->far = reach;
+            b->pick = i;
+        }
+        break;
+    case STAGE_LINE_TOP:
+    case STAGE_PLANE_TOP:
+        if (i == w->count) {
+            b->pick = 0;
+            b->far = -1.0;
+            builder_enter(b, b->stage + 1, 0);
+            return 1;
+        }
+        b->top = fmax(b->top, simplex_measure(b, pts[i]));
+        break;
+    default: /* STAGE_LINE_PICK, STAGE_PLANE_PICK */
+        if (i == w->count) {
+            end_simplex_pick(b);
+            return 4;
+        }
+        double far = gy_v3_len_sq(gy_v3_sub(pts[i], b->origin));
+        if (simplex_measure(b, pts[i]) >= b->top - w->eps && far > b->far) {
+            b->far = far;
+            b->pick = i;
+        }
+        break;
+    }
+    b->at++;
+    return 1;
+}
+
+/* The passes that choose the next point: the pending point farthest above its face, then among
+ * the points tied with it above that face the one farthest from the face's first corner. Points
+ * tying above a face include points in the middle of a future hull face; the strictly convex
+ * tie-break picks a corner of it, so flat parts of the hull get no extra vertices. */
+static uint64_t next_step(gy_hull_builder *b, uint32_t i, uint64_t room)
+{
+    hull_work *w = &b->w;
+    const gy_vec3 *pts = w->pts;
+    /* The hottest passes of the build: a run of items per call, not one. */
+    uint32_t end = room < (uint64_t)(w->pending_count - i) ? i + (uint32_t)room : w->pending_count;
+    if (b->stage == STAGE_NEXT_TOP) {
+        if (i >= w->pending_count) {
+            const hull_pending *best = &w->pending[b->pick];
+            b->face = best->face;
+            b->origin = pts[w->faces[b->face].v[0]];
+            b->top = fmax(best->dist - w->eps, w->eps);
+            b->far = gy_v3_len_sq(gy_v3_sub(pts[best->point], b->origin));
+            builder_enter(b, STAGE_NEXT_PICK, 0);
+            return 1;
+        }
+        uint32_t pick = b->pick;
+        double top = w->pending[pick].dist;
+        for (uint32_t k = i; k < end; k++)
+            if (w->pending[k].dist > top) {
+                top = w->pending[k].dist;
+                pick = k;
+            }
+        b->pick = pick;
+    } else {
+        if (i == w->pending_count) {
+            b->point = w->pending[b->pick].point;
+            w->pending[b->pick] = w->pending[--w->pending_count];
+            builder_enter(b, STAGE_CONE, 0);
+            return 1;
+        }
+        const hull_face *f = &w->faces[b->face];
+        gy_vec3 origin = b->origin;
+        double far = b->far, cutoff = b->top;
+        uint32_t pick = b->pick;
+        for (uint32_t k = i; k < end; k++) {
+            gy_vec3 p = pts[w->pending[k].point];
+            double reach = gy_v3_len_sq(gy_v3_sub(p, origin));
+            if (reach > far && face_dist(f, p) > cutoff) {
+                far = reach;
+                pick = k;
+            }
+        }
+        b->far = far;
+        b->pick = pick;
+    }
+    b->at = end;
+    return end - i;
+}
+
+/* The passes that copy the hull out with its vertices renumbered densely, then integrate it. */
+static uint64_t emit_step(gy_hull_builder *b, uint32_t i)
+{
+    const hull_work *w = &b->w;
+    gy_hull *h = &b->hull;
+    uint64_t cost = 1;
+    switch (b->stage) {
+    case STAGE_EMIT_MARK:
+        if (i == w->face_count) {
+            emit_alloc(b);
+            return 1;
+        }
+        if (w->faces[i].alive) {
+            h->triangle_count++;
+            for (int k = 0; k < 3; k++)
+                if (b->remap[w->faces[i].v[k]] == NO_FACE)
+                    b->remap[w->faces[i].v[k]] = h->vertex_count++;
+        }
+        break;
+    case STAGE_EMIT_VERTS:
+        if (i == w->count) {
+            b->emitted = 0;
+            builder_enter(b, STAGE_EMIT_FACES, 0);
+            return 1;
+        }
+        if (b->remap[i] != NO_FACE)
+            h->vertices[b->remap[i]] = w->pts[i];
+        break;
+    case STAGE_EMIT_FACES:
+        if (i == w->face_count) {
+            b->ref = gy_v3(0, 0, 0);
+            builder_enter(b, STAGE_EMIT_REF, 0);
+            return 1;
+        }
+        if (w->faces[i].alive) {
+            const hull_face *fa = &w->faces[i];
+            uint32_t t = b->emitted++;
+            for (int k = 0; k < 3; k++)
+                h->triangles[3 * t + k] = b->remap[fa->v[k]];
+            h->planes[t][0] = fa->n.x;
+            h->planes[t][1] = fa->n.y;
+            h->planes[t][2] = fa->n.z;
+            h->planes[t][3] = fa->d;
+        }
+        break;
+    case STAGE_EMIT_REF:
+        /* Integrating about a point inside keeps the tetrahedra small and the sums well
+         * conditioned. */
+        if (i == h->vertex_count) {
+            b->ref = gy_v3_scale(b->ref, 1.0 / (double)h->vertex_count);
+            memset(&b->sums, 0, sizeof b->sums);
+            builder_enter(b, STAGE_EMIT_MASS, 0);
+            return 1;
+        }
+        b->ref = gy_v3_add(b->ref, h->vertices[i]);
+        break;
+    default: /* STAGE_EMIT_MASS */
+        if (i == h->triangle_count) {
+            integrals_end(&b->sums, b->ref, &h->volume, &h->centroid, NULL);
+            b->stage = STAGE_DONE;
+            return 1;
+        }
+        integrals_add(&b->sums, h->vertices, &h->triangles[3 * i], b->ref);
+        cost = 4;
+        break;
+    }
+    b->at++;
+    return cost;
+}
+
+/* Does one item of the current stage (a run of items of at most `room` units for the hottest
+ * passes); returns its units. */
+static uint64_t builder_step(gy_hull_builder *b, uint64_t room)
+{
+    hull_work *w = &b->w;
+    uint32_t i = b->at;
+    switch (b->stage) {
+    case STAGE_CHECK:
+        if (i == w->count) {
+            end_check(b);
+            return 1;
+        }
+        if (!gy_vec3_is_finite(w->pts[i])) {
+            builder_fail(b, GY_ERR_NON_FINITE);
+            return 1;
+        }
+        b->lo = i == 0 ? w->pts[0] : gy_v3_min(b->lo, w->pts[i]);
+        b->hi = i == 0 ? w->pts[0] : gy_v3_max(b->hi, w->pts[i]);
+        b->at++;
+        return 1;
+    case STAGE_CORNER:
+    case STAGE_FAR:
+    case STAGE_LINE_TOP:
+    case STAGE_LINE_PICK:
+    case STAGE_PLANE_TOP:
+    case STAGE_PLANE_PICK:
+        return simplex_step(b, i);
+    case STAGE_ASSIGN:
+        if (i == w->count) {
+            next_or_emit(b);
+            return 1;
+        }
+        assign_point(w, b->simplex, i);
+        b->at++;
+        return 4;
+    case STAGE_NEXT_TOP:
+    case STAGE_NEXT_PICK:
+        return next_step(b, i, room);
+    case STAGE_CONE:
+        return add_cone(b);
+    case STAGE_REASSIGN:
+        if (i == w->pending_count) {
+            w->pending_count = b->keep;
+            for (uint32_t k = 0; k < w->seen_count; k++)
+                w->faces[w->seen[k]].alive = false;
+            clear_visible(w);
+            next_or_emit(b);
+            return 1u + w->seen_count;
+        }
+        uint64_t spent = 0;
+        while (b->at < w->pending_count && spent < room)
+            spent += reassign_point(b, room - spent);
+        return spent;
+    case STAGE_EMIT_MARK:
+    case STAGE_EMIT_VERTS:
+    case STAGE_EMIT_FACES:
+    case STAGE_EMIT_REF:
+    case STAGE_EMIT_MASS:
+        return emit_step(b, i);
+    case STAGE_DONE:
+        break;
+    }
+    return 0;
+}
+
+gy_result gy_hull_build_begin(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count,
+                              gy_hull_builder **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (points == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_allocator *al = gy_allocator_or_default(allocator);
+    gy_hull_builder *b = gy_alloc_zeroed(al, sizeof *b);
+    if (b == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    b->w.al = al;
+    b->w.pts = points;
+    b->w.count = count;
+    b->stage = STAGE_CHECK;
+    b->result = GY_OK;
+    *out = b;
     return GY_OK;
+}
+
+bool gy_hull_build_run(gy_hull_builder *b, uint64_t units, uint64_t *done_units)
+{
+    if (b == NULL)
+        return true;
+    uint64_t used = 0;
+    while (b->stage != STAGE_DONE && used < units)
+        used += builder_step(b, units - used);
+    if (done_units != NULL)
+        *done_units += used;
+    return b->stage == STAGE_DONE;
+}
+
+void gy_hull_build_cancel(gy_hull_builder *b)
+{
+    if (b == NULL)
+        return;
+    const gy_allocator *al = b->w.al;
+    work_free(&b->w);
+    gy_free(al, b->remap, (size_t)b->w.count * sizeof *b->remap);
+    gy_hull_free(al, &b->hull);
+    gy_free(al, b, sizeof *b);
+}
+
+gy_result gy_hull_build_finish(gy_hull_builder *b, gy_hull *out)
+{
+    if (b == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_hull_build_run(b, UINT64_MAX, NULL);
+    gy_result r = out == NULL ? GY_ERR_INVALID_ARGUMENT : b->result;
+    if (r == GY_OK) {
+        *out = b->hull;
+        memset(&b->hull, 0, sizeof b->hull);
+    }
+    gy_hull_build_cancel(b);
+    return r;
+}
+
+gy_result gy_hull_check(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count)
+{
+    gy_hull_builder *b;
+    gy_result r = gy_hull_build_begin(allocator, points, count, &b);
+    if (r != GY_OK)
+        return r;
+    /* Every failure but memory is found by the time the tetrahedron is built. */
+    while (b->stage < STAGE_ASSIGN)
+        builder_step(b, UINT64_MAX);
+    r = b->result;
+    gy_hull_build_cancel(b);
+    return r;
 }
 
 gy_result gy_hull_build(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count,
                         gy_hull *out)
 {
-    if (out == NULL || points == NULL)
+    if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    for (uint32_t i = 0; i < count; i++)
-        if (!gy_vec3_is_finite(points[i]))
-            return GY_ERR_NON_FINITE;
-    if (count < 4)
-        return GY_ERR_INVALID_MESH;
+    gy_hull_builder *b;
+    gy_result r = gy_hull_build_begin(allocator, points, count, &b);
+    return r == GY_OK ? gy_hull_build_finish(b, out) : r;
+}
 
-    gy_vec3 lo = points[0], hi = points[0];
-    for (uint32_t i = 1; i < count; i++) {
-        lo = gy_v3_min(lo, points[i]);
-        hi = gy_v3_max(hi, points[i]);
-    }
-    double extent = gy_v3_len(gy_v3_sub(hi, lo));
-    double reach = fmax(gy_v3_len(lo), gy_v3_len(hi));
-    /* Relative to the cloud's size for geometric degeneracy, and to its distance from the origin
-     * for the rounding of plane offsets. */
-    double eps = 1e-9 * extent + 64.0 * DBL_EPSILON * reach;
-    if (!gy_is_finite(eps))
-        return GY_ERR_NON_FINITE; /* finite points so far apart that their distances overflow */
-    if (!(extent > 0.0))
-        return GY_ERR_INVALID_MESH;
-
-    uint32_t simplex[4];
-    gy_result r = pick_simplex(points, count, eps, simplex);
-    if (r != GY_OK)
-        return r;
-
-    hull_work w;
-    memset(&w, 0, sizeof w);
-    w.al = gy_allocator_or_default(allocator);
-    w.pts = points;
-    w.count = count;
-    w.eps = eps;
-    w.pending = gy_alloc(w.al, (size_t)count * sizeof *w.pending);
-    if (w.pending == NULL)
+gy_result gy_hull_copy(const gy_allocator *allocator, const gy_hull *hull, gy_hull *out)
+{
+    if (hull == NULL || out == NULL || hull->vertices == NULL || hull->triangles == NULL ||
+        hull->planes == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    const gy_allocator *al = gy_allocator_or_default(allocator);
+    gy_hull h = *hull;
+    h.vertices = gy_alloc(al, (size_t)h.vertex_count * sizeof *h.vertices);
+    h.triangles = gy_alloc(al, (size_t)h.triangle_count * 3 * sizeof *h.triangles);
+    h.planes = gy_alloc(al, (size_t)h.triangle_count * sizeof *h.planes);
+    if (h.vertices == NULL || h.triangles == NULL || h.planes == NULL) {
+        gy_hull_free(al, &h);
         return GY_ERR_OUT_OF_MEMORY;
-
-    r = hull_start(&w, simplex);
-    while (r == GY_OK && w.pending_count > 0) {
-        uint32_t face;
-        uint32_t next = next_point(&w, &face);
-        uint32_t point = w.pending[next].point;
-        w.pending[next] = w.pending[--w.pending_count];
-        r = add_point(&w, point, face);
     }
-    if (r == GY_OK)
-        r = hull_emit(&w, out);
-    work_free(&w);
-    return r;
+    memcpy(h.vertices, hull->vertices, (size_t)h.vertex_count * sizeof *h.vertices);
+    memcpy(h.triangles, hull->triangles, (size_t)h.triangle_count * 3 * sizeof *h.triangles);
+    memcpy(h.planes, hull->planes, (size_t)h.triangle_count * sizeof *h.planes);
+    *out = h;
+    return GY_OK;
 }
 
 void gy_hull_free(const gy_allocator *allocator, gy_hull *hull)

@@ -40,10 +40,10 @@ gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertice
     } else {
         gy_hull_def h = {vertices, vertex_count};
         r = gy_validate_hull_def(&h);
-        /* Degenerate clouds (coplanar, collinear) are refused here rather than by a reply. */
-        gy_hull hull;
-        if (r == GY_OK && (r = gy_hull_build(w->alloc, vertices, vertex_count, &hull)) == GY_OK)
-            gy_hull_free(w->alloc, &hull);
+        /* Degenerate clouds (coplanar, collinear) are refused here rather than by a reply, in
+         * time linear in the points: the hull itself is built in slices on the physics thread. */
+        if (r == GY_OK)
+            r = gy_hull_check(w->alloc, vertices, vertex_count);
     }
     if (r != GY_OK)
         return r;

@@ -145,6 +145,7 @@ static uint32_t bt_awake_bodies(gy_driver_world *w)
 /* Bullet keeps no per-thread state that a caller must set up: no thread hooks. */
 extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
+    .built_hull_max_vertices = 0, /* btConvexHullShape takes its points in linear time */
     .world_create = bt_world_create,
     .world_destroy = bt_world_destroy,
     .thread_setup = nullptr,

@@ -170,17 +170,17 @@ static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<bt
     return true;
 }
 
-gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out)
+gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out)
 {
     gy_result res;
-    if (def->point_count > (uint32_t)INT_MAX)
+    if (hull->vertex_count > (uint32_t)INT_MAX)
         return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
     gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
     if (r == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
     r->base.kind = GY_SHAPE_HULL;
-    res = gy_hull_build(a, def->points, def->point_count, &r->base.hull);
+    res = gy_hull_copy(a, hull, &r->base.hull);
     if (res != GY_OK) {
         gy_free(a, r, sizeof *r);
         return res;

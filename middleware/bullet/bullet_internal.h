@@ -353,7 +353,7 @@ void gy_bt_collider_get_policy(gy_driver_world *w, gy_bt_collider *c, gy_collide
 /* Resources (bullet_body.cpp). */
 gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
                             gy_resource_id *out);
-gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
+gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
 void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 void gy_bt_resource_release_all(gy_driver_world *w);
 

@@ -88,7 +88,7 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
     return GY_OK;
 }
 
-gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out)
+gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out)
 {
     gy_result res;
     const gy_allocator *a = w->allocator;
@@ -96,7 +96,7 @@ gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_reso
     if (r == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     r->base.kind = GY_SHAPE_HULL;
-    res = gy_hull_build(a, def->points, def->point_count, &r->base.hull);
+    res = gy_hull_copy(a, hull, &r->base.hull);
     if (res != GY_OK) {
         gy_free(a, r, sizeof *r);
         return res;

@@ -269,6 +269,13 @@ gy_result gy_adapter_hull_begin(bool have_world, bool thread_ok, const gy_hull_d
     return r == GY_OK ? gy_validate_hull_def(def) : r;
 }
 
+gy_result gy_adapter_hull_built_begin(bool have_world, bool thread_ok, const gy_hull *hull,
+                                      gy_resource_id *out)
+{
+    gy_result r = resource_begin(have_world, thread_ok, out);
+    return r == GY_OK ? gy_validate_hull(hull) : r;
+}
+
 void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def)
 {
     for (uint32_t i = 0; i < def->vertex_count; i++) {

@@ -209,6 +209,8 @@ gy_result gy_adapter_mesh_begin(bool have_world, bool thread_ok, const gy_mesh_d
                                 gy_resource_id *out);
 gy_result gy_adapter_hull_begin(bool have_world, bool thread_ok, const gy_hull_def *def,
                                 gy_resource_id *out);
+gy_result gy_adapter_hull_built_begin(bool have_world, bool thread_ok, const gy_hull *hull,
+                                      gy_resource_id *out);
 
 /* Copies a mesh definition's vertices into `out` (3 doubles per vertex). */
 void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def);

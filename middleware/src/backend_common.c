@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "gyre/backend/backend.h"
+#include "gyre/geometry.h"
 #include "gyre/math.h"
 
 gy_backend_world_def gy_default_backend_world_def(void)
@@ -293,8 +294,7 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
     if (d->breakable && !(d->break_force > 0.0))
         return GY_ERR_INVALID_ARGUMENT;
     if (!gy_is_finite(d->spring_frequency) || !gy_is_finite(d->spring_damping_ratio) ||
-        !gy_is_finite(d->cone_angle) || !gy_is_finite(d->twist_min) ||
-        !gy_is_finite(d->twist_max))
+        !gy_is_finite(d->cone_angle) || !gy_is_finite(d->twist_min) || !gy_is_finite(d->twist_max))
         return GY_ERR_NON_FINITE;
     gy_result r = gy_validate_joint_motor(&d->motor);
     if (r != GY_OK)
@@ -309,8 +309,8 @@ gy_result gy_validate_joint_def(const gy_joint_def *d)
         return GY_ERR_INVALID_ARGUMENT;
     if (d->has_cone && !(d->cone_angle > 0.0 && d->cone_angle <= GY_PI))
         return GY_ERR_INVALID_ARGUMENT;
-    if (d->has_twist_limits && !(d->twist_min >= -GY_PI && d->twist_max <= GY_PI &&
-                                 d->twist_min <= d->twist_max))
+    if (d->has_twist_limits &&
+        !(d->twist_min >= -GY_PI && d->twist_max <= GY_PI && d->twist_min <= d->twist_max))
         return GY_ERR_INVALID_ARGUMENT;
     return GY_OK;
 }
@@ -358,6 +358,28 @@ gy_result gy_validate_hull_def(const gy_hull_def *d)
     if (d == NULL || d->points == NULL || d->point_count < 4)
         return GY_ERR_INVALID_MESH;
     return points_ok(d->points, d->point_count);
+}
+
+gy_result gy_validate_hull(const gy_hull *h)
+{
+    if (h == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (h->vertices == NULL || h->triangles == NULL || h->planes == NULL || h->vertex_count < 4 ||
+        h->triangle_count < 4 || !(h->volume > 0.0 && gy_is_finite(h->volume)) ||
+        !gy_vec3_is_finite(h->centroid))
+        return GY_ERR_INVALID_MESH;
+    for (uint32_t i = 0; i < h->vertex_count; i++)
+        if (!gy_vec3_is_finite(h->vertices[i]))
+            return GY_ERR_INVALID_MESH;
+    for (uint32_t t = 0; t < h->triangle_count; t++) {
+        for (uint32_t k = 0; k < 3; k++)
+            if (h->triangles[3u * t + k] >= h->vertex_count)
+                return GY_ERR_INVALID_MESH;
+        for (uint32_t k = 0; k < 4; k++)
+            if (!gy_is_finite(h->planes[t][k]))
+                return GY_ERR_INVALID_MESH;
+    }
+    return GY_OK;
 }
 
 gy_result gy_validate_query_filter(const gy_query_filter *f)

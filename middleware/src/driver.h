@@ -43,6 +43,10 @@ typedef struct gy_driver_records {
 typedef struct gy_driver {
     const char *name; /* registry name, e.g. "ode" (the table's name, flags and vendor string
                        * are given where the registry lists it, in frontend.c) */
+    /* The most vertices a hull given built (gy_backend.hull_create_built) may have, 0 for no
+     * limit: what the vendor does with a hull's collider in time that grows faster than its
+     * size, so that a runtime hull's body is made within a tick's geometry budget. */
+    uint32_t built_hull_max_vertices;
 
     /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). */
     gy_result (*world_create)(const gy_backend_world_def *def, gy_driver_world **out,
@@ -60,7 +64,9 @@ typedef struct gy_driver {
     /* `active_edges`: the piece's edge flags (gy_backend.mesh_create_piece), or NULL. */
     gy_result (*mesh_create)(gy_driver_world *w, const gy_mesh_def *def,
                              const uint8_t *active_edges, gy_resource_id *out);
-    gy_result (*hull_create)(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
+    /* `hull` is valid (built by the front end, or checked by gy_validate_hull); the driver keeps
+     * a copy. A hull given built has at most built_hull_max_vertices vertices. */
+    gy_result (*hull_create)(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
     /* Frees a resource record whose last reference is gone (already uncounted). */
     void (*resource_free)(gy_driver_world *w, gy_adapter_resource *r);
 

@@ -136,7 +136,27 @@ static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_res
 {
     gy_result r =
         gy_adapter_hull_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
-    return r == GY_OK ? w->driver->hull_create(w->dw, def, out) : r;
+    gy_hull hull;
+    if (r == GY_OK &&
+        (r = gy_hull_build(w->allocator, def->points, def->point_count, &hull)) == GY_OK) {
+        r = w->driver->hull_create(w->dw, &hull, out);
+        gy_hull_free(w->allocator, &hull);
+    }
+    return r;
+}
+
+static gy_result hull_create_built(gy_backend_world *w, const gy_hull *hull, gy_resource_id *out)
+{
+    gy_result r = gy_adapter_hull_built_begin(
+        w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), hull, out);
+    uint32_t max = r == GY_OK ? w->driver->built_hull_max_vertices : 0u;
+    if (max > 0u && hull->vertex_count > max) {
+        gy_log(w->logger, GY_LOG_ERROR,
+               "%s: a runtime hull of %u vertices is refused: this adapter takes at most %u",
+               w->driver->name, hull->vertex_count, max);
+        return GY_ERR_UNSUPPORTED;
+    }
+    return r == GY_OK ? w->driver->hull_create(w->dw, hull, out) : r;
 }
 
 static void resource_release(gy_backend_world *w, gy_resource_id id)
@@ -566,6 +586,7 @@ static gy_result overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pos
         .mesh_create = mesh_create,                                                                \
         .mesh_create_piece = mesh_create_piece,                                                    \
         .hull_create = hull_create,                                                                \
+        .hull_create_built = hull_create_built,                                                    \
         .resource_release = resource_release,                                                      \
         .body_create = body_create,                                                                \
         .body_release = body_release,                                                              \

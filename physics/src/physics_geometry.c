@@ -13,9 +13,12 @@
  * smooth as the inside of a piece), then one adapter mesh is made per piece, a piece per slice,
  * each charged GY_PHYS_GEO_TRIANGLE_UNITS a triangle; a body naming the resource gets one adapter
  * collider per piece, all mapped back to the one collider it was given (physics_world.c). A
- * smaller mesh, or a hull (charged its point count), is made whole in the job's last slice. An
- * adapter slice that does not fit what is left of the tick waits for the next tick, where it runs
- * first, so a tick spends at most the budget or one adapter slice. Jobs allocate while they are
+ * smaller mesh is made whole in the job's last slice. A hull is built in slices
+ * (gy_hull_build_run: a unit is a point visited or a face a point is measured against), then
+ * given built to the adapter (hull_create_built, which copies it) and the query blob in the last
+ * slice, charged GY_PHYS_GEO_HULL_ITEM_UNITS a vertex and a triangle. An adapter slice that does
+ * not fit what is left of the tick waits for the next tick, where it runs first, so a tick spends
+ * at most the budget (plus one hull item) or one adapter slice. Jobs allocate while they are
  * built; a queue that is empty allocates nothing. Physics thread, inside the sim lock. */
 #include <string.h>
 
@@ -45,11 +48,18 @@ uint32_t gy_phys_geo_piece_triangles(uint64_t budget)
     return k > UINT32_MAX / 3u ? UINT32_MAX / 3u : (uint32_t)k;
 }
 
-/* Units a job's adapter slices are charged in all: what the adapter's build walks. */
-static uint64_t adapter_units(const gy_phys_resource_payload *pl)
+/* Units a job's adapter slices are charged in all: what the adapter's build walks. A hull's
+ * adapter slice copies the built hull (into the adapter and into the query blob) and walks it a
+ * few times, so it is charged its vertices and triangles; until the hull is built, the most a
+ * hull of its points can have (a triangle per point and a half, Euler). */
+static uint64_t adapter_units(const gy_phys_geo_job *j)
 {
-    return pl->is_mesh ? (uint64_t)(pl->index_count / 3u) * GY_PHYS_GEO_TRIANGLE_UNITS
-                       : pl->vertex_count;
+    const gy_phys_resource_payload *pl = j->payload;
+    if (pl->is_mesh)
+        return (uint64_t)(pl->index_count / 3u) * GY_PHYS_GEO_TRIANGLE_UNITS;
+    uint64_t v = j->ready ? j->hull.vertex_count : pl->vertex_count;
+    uint64_t t = j->ready ? j->hull.triangle_count : 2u * (uint64_t)pl->vertex_count;
+    return (v + t) * GY_PHYS_GEO_HULL_ITEM_UNITS;
 }
 
 /* Whether the job's mesh is made in pieces. */
@@ -99,8 +109,9 @@ void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c)
     memset(j, 0, sizeof *j);
     j->payload = pl;
     j->key = key;
-    j->units_left = adapter_units(pl);
-    j->ready = !pl->is_mesh;
+    j->units_left = adapter_units(j);
+    if (!pl->is_mesh)
+        j->units_left += GY_PHYS_GEO_HULL_POINT_UNITS * (uint64_t)pl->vertex_count;
     if (pl->is_mesh) {
         gy_mesh_def m = payload_mesh(pl);
         j->units_left += gy_snapshot_mesh_build_units(&m);
@@ -129,8 +140,8 @@ bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c)
     const gy_phys_body_payload *peek = gy_command_payload(c);
     if (p->geo_job_count == 0 || peek == NULL || !body_waits(p, peek))
         return false;
-    if (gy_array_reserve(p->cfg->alloc, (void **)&p->parked, &p->parked_capacity, p->parked_count + 1u,
-                         sizeof *p->parked) != GY_OK) {
+    if (gy_array_reserve(p->cfg->alloc, (void **)&p->parked, &p->parked_capacity,
+                         p->parked_count + 1u, sizeof *p->parked) != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, c->key, peek->attachment,
                              GY_ERR_OUT_OF_MEMORY);
         return true;
@@ -209,6 +220,8 @@ static void drop_job(gy_phys_sim *p, uint32_t i)
 {
     gy_phys_geo_job *j = &p->geo_jobs[i];
     gy_snapshot_mesh_build_cancel(j->build);
+    gy_hull_build_cancel(j->hull_build);
+    gy_hull_free(p->cfg->alloc, &j->hull);
     free_pieces(p, j);
     free_payload(p, j->payload);
     memmove(&p->geo_jobs[i], &p->geo_jobs[i + 1u],
@@ -246,9 +259,9 @@ static void finish_job(gy_phys_sim *p, gy_phys_geo_job *j)
             gy_snapshot_mesh_build_cancel(j->build);
         j->build = NULL;
     } else {
-        gy_hull_def h = {pl->vertices, pl->vertex_count};
-        r = p->cfg->backend->hull_create(p->world, &h, &id);
-        if (r == GY_OK && (r = gy_snapshot_geometry_create_hull(p->cfg->alloc, &h, &g)) != GY_OK)
+        r = p->cfg->backend->hull_create_built(p->world, &j->hull, &id);
+        if (r == GY_OK &&
+            (r = gy_snapshot_geometry_create_hull_built(p->cfg->alloc, &j->hull, &g)) != GY_OK)
             p->cfg->backend->resource_release(p->world, id);
     }
     if (r == GY_OK && (r = gy_phys_install_resource(p, j->key, id, g, NULL, 0)) != GY_OK) {
@@ -326,6 +339,33 @@ static void finish_pieces(gy_phys_sim *p, gy_phys_geo_job *j)
     gy_phys_add(&p->sh->counters.geo_built, 1);
 }
 
+/* Runs the job's hull build in what is left of the tick's budget. False when the build failed
+ * (the create is answered with its error and the job is to be dropped). */
+static bool run_hull(gy_phys_sim *p, gy_phys_geo_job *j)
+{
+    const gy_phys_resource_payload *pl = j->payload;
+    gy_result r = GY_OK;
+    if (j->hull_build == NULL)
+        r = gy_hull_build_begin(p->cfg->alloc, pl->vertices, pl->vertex_count, &j->hull_build);
+    uint64_t used = 0;
+    bool done = r == GY_OK &&
+                gy_hull_build_run(j->hull_build, p->cfg->geo_budget - p->geo_tick_units, &used);
+    p->geo_tick_units += used;
+    uint64_t adapter = adapter_units(j);
+    /* The estimate never reaches the adapter's share before the hull is done. */
+    uint64_t rest = j->units_left - adapter;
+    j->units_left -= used < rest ? used : rest - (rest > 0u);
+    if (r == GY_OK && done) {
+        r = gy_hull_build_finish(j->hull_build, &j->hull);
+        j->hull_build = NULL;
+        j->ready = r == GY_OK;
+        j->units_left = adapter_units(j);
+    }
+    if (r != GY_OK)
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+    return r == GY_OK;
+}
+
 /* Starts counting a new tick's spending when the tick moved on since the last drain. */
 static void roll_tick(gy_phys_sim *p)
 {
@@ -352,8 +392,17 @@ void gy_phys_geo_run(gy_phys_sim *p)
     bool changed = false;
     while (p->geo_job_count > 0 && p->geo_tick_units < p->cfg->geo_budget) {
         gy_phys_geo_job *j = &p->geo_jobs[0];
-        uint64_t adapter = adapter_units(j->payload);
         gy_phys_add(&p->sh->counters.geo_slices, 1);
+        if (!j->ready && !j->payload->is_mesh) {
+            if (!run_hull(p, j)) {
+                drop_job(p, 0);
+                changed = true;
+                continue;
+            }
+            if (!j->ready)
+                break;
+        }
+        uint64_t adapter = adapter_units(j);
         if (!j->ready) {
             gy_result r = GY_OK;
             if (j->build == NULL) {

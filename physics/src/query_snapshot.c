@@ -306,6 +306,23 @@ gy_result gy_snapshot_geometry_create_mesh(const gy_allocator *allocator, const 
     return GY_OK;
 }
 
+/* Wraps a hull (moved in; freed on failure) in a new blob holding the creator reference. */
+static gy_result hull_blob(const gy_allocator *a, gy_hull *hull, gy_snapshot_geometry **out)
+{
+    gy_snapshot_geometry *g = gy_alloc_zeroed(a, sizeof *g);
+    if (g == NULL) {
+        gy_hull_free(a, hull);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    g->hull = *hull;
+    g->allocator = a;
+    g->type = GY_SHAPE_HULL;
+    g->refs = 1;
+    bounds_of(g->hull.vertices, g->hull.vertex_count, &g->local_min, &g->local_max);
+    *out = g;
+    return GY_OK;
+}
+
 gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
                                            gy_snapshot_geometry **out)
 {
@@ -315,20 +332,23 @@ gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const 
     if (r != GY_OK)
         return r;
     const gy_allocator *a = gy_allocator_or_default(allocator);
-    gy_snapshot_geometry *g = gy_alloc_zeroed(a, sizeof *g);
-    if (g == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    r = gy_hull_build(a, def->points, def->point_count, &g->hull);
-    if (r != GY_OK) {
-        gy_free(a, g, sizeof *g);
+    gy_hull hull;
+    r = gy_hull_build(a, def->points, def->point_count, &hull);
+    return r == GY_OK ? hull_blob(a, &hull, out) : r;
+}
+
+gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, const gy_hull *hull,
+                                                 gy_snapshot_geometry **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_hull(hull);
+    if (r != GY_OK)
         return r;
-    }
-    g->allocator = a;
-    g->type = GY_SHAPE_HULL;
-    g->refs = 1;
-    bounds_of(g->hull.vertices, g->hull.vertex_count, &g->local_min, &g->local_max);
-    *out = g;
-    return GY_OK;
+    const gy_allocator *a = gy_allocator_or_default(allocator);
+    gy_hull copy;
+    r = gy_hull_copy(a, hull, &copy);
+    return r == GY_OK ? hull_blob(a, &copy, out) : r;
 }
 
 void gy_snapshot_geometry_release(gy_snapshot_geometry *g)

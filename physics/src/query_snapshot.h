@@ -37,6 +37,7 @@
 #define GYRE_QUERY_SNAPSHOT_H
 
 #include "gyre/core.h"
+#include "gyre/geometry.h"
 #include "gyre/physics/query.h"
 #include "gyre/types.h"
 
@@ -141,6 +142,10 @@ void gy_snapshot_mesh_build_cancel(gy_snapshot_mesh_build *b);
 /* Builds a hull blob: the convex hull of `def`'s points (see gy_hull_build). */
 gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
                                            gy_snapshot_geometry **out);
+/* Builds a hull blob from a hull already built (copied; gy_validate_hull checks it), in time
+ * linear in its size. */
+gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, const gy_hull *hull,
+                                                 gy_snapshot_geometry **out);
 
 /* Drops one reference (the creator's). Writer thread only. NULL is ignored. */
 void gy_snapshot_geometry_release(gy_snapshot_geometry *g);

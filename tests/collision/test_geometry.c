@@ -568,6 +568,222 @@ static void test_hull_allocation_failure_at_every_point_leaks_nothing(void **sta
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* ---- the build in slices --------------------------------------------------------------------- */
+
+static void assert_hull_equal(const gy_hull *a, const gy_hull *b)
+{
+    assert_int_equal(a->vertex_count, b->vertex_count);
+    assert_int_equal(a->triangle_count, b->triangle_count);
+    assert_memory_equal(a->vertices, b->vertices, (size_t)a->vertex_count * sizeof *a->vertices);
+    assert_memory_equal(a->triangles, b->triangles,
+                        (size_t)a->triangle_count * 3 * sizeof *a->triangles);
+    assert_memory_equal(a->planes, b->planes, (size_t)a->triangle_count * sizeof *a->planes);
+    assert_memory_equal(&a->centroid, &b->centroid, sizeof a->centroid);
+    assert_memory_equal(&a->volume, &b->volume, sizeof a->volume);
+}
+
+/* Runs a build to the end in slices of `budget` units: the number of slices, and in *over the
+ * most any slice went past its budget. */
+static uint32_t run_in_slices(gy_hull_builder *b, uint64_t budget, uint64_t *over)
+{
+    uint32_t slices = 0;
+    *over = 0;
+    for (bool done = false; !done;) {
+        uint64_t used = 0;
+        done = gy_hull_build_run(b, budget, &used);
+        assert_true(used > 0 || done);
+        if (used > budget && used - budget > *over)
+            *over = used - budget;
+        slices++;
+    }
+    return slices;
+}
+
+/* Clouds covering the build's paths: all points on the hull, mostly inner points, a lattice full
+ * of coplanar and collinear ties, duplicates, and a small hull far from the origin. */
+static uint32_t slice_cloud(int which, gy_vec3 *p)
+{
+    uint64_t seed = 11u + (uint64_t)which;
+    uint32_t n = 0;
+    switch (which) {
+    case 0: /* a sphere: every point a vertex */
+        for (n = 0; n < 2000; n++) {
+            double z = 1.0 - 2.0 * (n + 0.5) / 2000.0, r = sqrt(1.0 - z * z), a = 2.39996323 * n;
+            p[n] = gy_v3(r * cos(a), z, r * sin(a));
+        }
+        break;
+    case 1: /* a box of random points */
+        for (n = 0; n < 2000; n++)
+            p[n] =
+                gy_v3(rnd_range(&seed, -1, 1), rnd_range(&seed, 0, 3), rnd_range(&seed, -.5, .5));
+        break;
+    case 2: /* a 6 x 6 x 6 lattice */
+        for (n = 0; n < 216; n++)
+            p[n] = gy_v3(n % 6, (n / 6) % 6, n / 36);
+        break;
+    case 3: /* 50 random points, each three times */
+        for (n = 0; n < 150; n++)
+            p[n] = n < 50 ? rnd_unit(&seed) : p[n % 50];
+        break;
+    default: /* a 1 cm ball 1 km from the origin */
+        for (n = 0; n < 400; n++)
+            p[n] = gy_v3_add(gy_v3(1000, -700, 300), gy_v3_scale(rnd_unit(&seed), 0.01));
+        break;
+    }
+    return n;
+}
+
+static void test_hull_built_in_slices_is_the_one_shot_hull(void **state)
+{
+    (void)state;
+    static gy_vec3 pts[2000];
+    const uint64_t budgets[] = {1, 97, 4096, 65536};
+    for (int c = 0; c < 5; c++) {
+        uint32_t n = slice_cloud(c, pts);
+        gy_hull whole;
+        assert_result(gy_hull_build(NULL, pts, n, &whole), GY_OK);
+        for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; k++) {
+            gy_test_allocator ta;
+            gy_test_allocator_init(&ta);
+            gy_hull_builder *b;
+            assert_result(gy_hull_build_begin(&ta.base, pts, n, &b), GY_OK);
+            uint64_t over;
+            uint32_t slices = run_in_slices(b, budgets[k], &over);
+            gy_hull h;
+            assert_result(gy_hull_build_finish(b, &h), GY_OK);
+            assert_hull_equal(&h, &whole);
+            /* A slice stops once it has spent its budget: past it by at most one item, here an
+             * added point's cone (3 units a face it sees, 2 h² + h for its horizon), a few
+             * hundred units at most for these clouds. */
+            assert_true(over < 1024u);
+            if (budgets[k] == 1)
+                assert_true(slices > n); /* every point visited in its own slice at least once */
+            gy_hull_free(&ta.base, &h);
+            assert_int_equal(ta.live_blocks, 0);
+            assert_int_equal(ta.live_bytes, 0);
+        }
+        gy_hull_free(NULL, &whole);
+    }
+}
+
+static void test_hull_check_passes_every_buildable_cloud(void **state)
+{
+    (void)state;
+    static gy_vec3 pts[2000];
+    for (int c = 0; c < 5; c++) {
+        uint32_t n = slice_cloud(c, pts);
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        assert_result(gy_hull_check(&ta.base, pts, n), GY_OK);
+        assert_int_equal(ta.live_blocks, 0);
+    }
+    assert_result(gy_hull_check(NULL, NULL, 4), GY_ERR_INVALID_ARGUMENT);
+}
+
+static void test_hull_slices_give_the_one_shot_errors(void **state)
+{
+    (void)state;
+    gy_vec3 same[6], line[6], flat[12], nan_pt[5] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int i = 0; i < 6; i++) {
+        same[i] = gy_v3(1, 2, 3);
+        line[i] = gy_v3(1 + i, 2 + 2 * i, 3 - i);
+    }
+    for (int i = 0; i < 12; i++)
+        flat[i] = gy_v3(i % 4, i / 4, 5 + 0.5 * (i % 4) - 0.25 * (i / 4));
+    nan_pt[4] = gy_v3(1, NAN, 1);
+    gy_vec3 huge[4] = {{-1e308, -1e308, 0}, {1e308, -1e308, 0}, {0, 1e308, 0}, {0, 0, 1e308}};
+    struct {
+        const gy_vec3 *pts;
+        uint32_t n;
+        gy_result want;
+    } cases[] = {
+        {same, 3, GY_ERR_INVALID_MESH}, {same, 6, GY_ERR_INVALID_MESH},
+        {line, 6, GY_ERR_INVALID_MESH}, {flat, 12, GY_ERR_INVALID_MESH},
+        {nan_pt, 5, GY_ERR_NON_FINITE}, {huge, 4, GY_ERR_NON_FINITE},
+    };
+    gy_hull untouched, h;
+    memset(&untouched, 0xA5, sizeof untouched);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gy_hull one;
+        assert_result(gy_hull_build(NULL, cases[i].pts, cases[i].n, &one), cases[i].want);
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        assert_result(gy_hull_check(&ta.base, cases[i].pts, cases[i].n), cases[i].want);
+        assert_int_equal(ta.live_blocks, 0);
+        gy_hull_builder *b;
+        assert_result(gy_hull_build_begin(&ta.base, cases[i].pts, cases[i].n, &b), GY_OK);
+        uint64_t over;
+        run_in_slices(b, 2, &over);
+        h = untouched;
+        assert_result(gy_hull_build_finish(b, &h), cases[i].want);
+        assert_memory_equal(&h, &untouched, sizeof h);
+        assert_int_equal(ta.live_blocks, 0);
+    }
+    gy_hull_builder *b = (gy_hull_builder *)&h;
+    assert_result(gy_hull_build_begin(NULL, NULL, 4, &b), GY_ERR_INVALID_ARGUMENT);
+    assert_null(b);
+    assert_result(gy_hull_build_begin(NULL, same, 4, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_hull_build_finish(NULL, &h), GY_ERR_INVALID_ARGUMENT);
+    assert_true(gy_hull_build_run(NULL, 10, NULL));
+    gy_hull_build_cancel(NULL);
+}
+
+static void test_hull_build_cancelled_at_any_slice_leaks_nothing(void **state)
+{
+    (void)state;
+    static gy_vec3 pts[300];
+    uint64_t seed = 7;
+    for (int i = 0; i < 300; i++)
+        pts[i] = rnd_unit(&seed);
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_hull_builder *b;
+    assert_result(gy_hull_build_begin(&ta.base, pts, 300, &b), GY_OK);
+    uint64_t over;
+    uint32_t slices = run_in_slices(b, 500, &over);
+    gy_hull_build_cancel(b); /* done but not finished: the hull is freed with the rest */
+    assert_int_equal(ta.live_blocks, 0);
+    assert_true(slices > 20);
+    for (uint32_t stop = 0; stop < slices; stop++) {
+        gy_test_allocator_init(&ta);
+        assert_result(gy_hull_build_begin(&ta.base, pts, 300, &b), GY_OK);
+        for (uint32_t k = 0; k < stop; k++)
+            gy_hull_build_run(b, 500, NULL);
+        assert_true(ta.live_blocks > 0);
+        gy_hull_build_cancel(b);
+        assert_int_equal(ta.live_blocks, 0);
+        assert_int_equal(ta.live_bytes, 0);
+    }
+}
+
+static void test_hull_copy_is_equal_and_owned(void **state)
+{
+    (void)state;
+    static gy_vec3 pts[2000];
+    uint32_t n = slice_cloud(1, pts);
+    gy_hull h, c, untouched;
+    assert_result(gy_hull_build(NULL, pts, n, &h), GY_OK);
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    assert_result(gy_hull_copy(&ta.base, &h, &c), GY_OK);
+    assert_hull_equal(&c, &h);
+    assert_true(c.vertices != h.vertices);
+    gy_hull_free(&ta.base, &c);
+    assert_int_equal(ta.live_blocks, 0);
+    memset(&untouched, 0x5A, sizeof untouched);
+    for (uint64_t fail = 1; fail <= 3; fail++) {
+        gy_test_allocator_init(&ta);
+        ta.fail_at = fail;
+        c = untouched;
+        assert_result(gy_hull_copy(&ta.base, &h, &c), GY_ERR_OUT_OF_MEMORY);
+        assert_memory_equal(&c, &untouched, sizeof c);
+        assert_int_equal(ta.live_blocks, 0);
+    }
+    assert_result(gy_hull_copy(NULL, NULL, &c), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_hull_copy(NULL, &h, NULL), GY_ERR_INVALID_ARGUMENT);
+    gy_hull_free(NULL, &h);
+}
+
 /* ---- combining and moving mass --------------------------------------------------------------- */
 
 static void test_mass_add_two_spheres_uses_parallel_axis(void **state)
@@ -730,6 +946,11 @@ int main(void)
         cmocka_unit_test(test_hull_far_from_origin_keeps_small_features),
         cmocka_unit_test(test_hull_rejects_degenerate_input_with_exact_code),
         cmocka_unit_test(test_hull_allocation_failure_at_every_point_leaks_nothing),
+        cmocka_unit_test(test_hull_built_in_slices_is_the_one_shot_hull),
+        cmocka_unit_test(test_hull_slices_give_the_one_shot_errors),
+        cmocka_unit_test(test_hull_check_passes_every_buildable_cloud),
+        cmocka_unit_test(test_hull_build_cancelled_at_any_slice_leaks_nothing),
+        cmocka_unit_test(test_hull_copy_is_equal_and_owned),
         cmocka_unit_test(test_mass_add_two_spheres_uses_parallel_axis),
         cmocka_unit_test(test_mass_add_unequal_masses_weights_the_centre),
         cmocka_unit_test(test_mass_transform_rotates_box_tensor),

@@ -5,7 +5,9 @@
  * its radius, a frictionless box slides across the seams between pieces at its speed with every
  * event naming the one collider the terrain was given, a ray finds it, the diagnostics show the
  * queue, and removing a body whose geometry is pending (before or while its pieces are made)
- * cancels the job and leaves nothing behind. */
+ * cancels the job and leaves nothing behind. The same for a 16,384-point hull: built in slices
+ * over many ticks within the budget, the body created when it is ready, a ball resting on it,
+ * and cancelling it mid-build. */
 #include "test_world_fixture.h"
 
 static const char *backend_name = "ode";
@@ -386,6 +388,248 @@ test_geometry_budget_destroying_the_world_while_pieces_are_made_leaks_nothing(vo
     wfx_destroy(w, &ta); /* every byte back, no adapter object left */
 }
 
+/* ---- hulls ---------------------------------------------------------------------------------- */
+
+/* A rock: points on a sphere of radius 2 with its top cut flat at y = 1.5 (a flat top a ball rests
+ * on at exactly 2.0), and points strictly inside it, 16,384 in all. With every point on the
+ * surface the hull has 14,370 vertices and costs about 1.2 n² = 3e8 units (collision/geometry.h:
+ * the points cut off by the flat top are no vertices), built over 77 ticks at HULL_BUDGET. */
+#define HULL_POINTS 16384u
+#define HULL_TOP    1.5
+#define HULL_BUDGET 4194304u
+/* A hull slice stops once it has spent the budget, so it goes over by at most one item: an added
+ * point's cone (3 units a face it sees, 2 h² + h for its horizon of h edges), 233 units at most
+ * for this rock (collision/geometry.h). */
+#define HULL_ITEM_MAX 1024u
+
+static gy_vec3 *rock_points(uint32_t surface)
+{
+    gy_vec3 *p = test_malloc(HULL_POINTS * sizeof *p);
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (uint32_t i = 0; i < HULL_POINTS; i++) {
+        if (i < surface) { /* a Fibonacci lattice: even, no two alike */
+            double y = 1.0 - 2.0 * (i + 0.5) / surface, r = sqrt(1.0 - y * y);
+            double a = 2.399963229728653 * i;
+            p[i] = gy_v3(2.0 * r * cos(a), fmin(2.0 * y, HULL_TOP), 2.0 * r * sin(a));
+            continue;
+        }
+        gy_vec3 q; /* inside a ball of radius 1.4, well within the hull */
+        do {
+            double c[3];
+            for (int k = 0; k < 3; k++) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                c[k] = 2.8 * ((double)(seed >> 11) / 9007199254740992.0) - 1.4;
+            }
+            q = gy_v3(c[0], c[1], c[2]);
+        } while (gy_v3_len(q) > 1.4);
+        p[i] = q;
+    }
+    return p;
+}
+
+static gy_world *hull_world(gy_test_allocator *ta, uint32_t budget)
+{
+    gy_world_def c = wfx_config(ta, true);
+    c.physics.backend = backend_name;
+    c.physics.geometry_budget = budget;
+    return wfx_world_with(&c);
+}
+
+/* Creates the rock while the World runs, as a static body of `e` unless `e` is null; the geometry
+ * handle's pin is dropped unless `keep` is given. */
+static void add_rock(gy_world *w, gy_entity e, uint32_t surface, gy_geometry *keep)
+{
+    gy_vec3 *pts = rock_points(surface);
+    gy_hull_def hd = {pts, HULL_POINTS};
+    gy_geometry g;
+    assert_result(gy_geometry_create_hull(w, &hd, &g), GY_OK);
+    test_free(pts); /* the World keeps its own copy */
+    if (gy_entity_is_valid(w, e)) {
+        gy_shape s;
+        memset(&s, 0, sizeof s);
+        s.type = GY_SHAPE_HULL;
+        s.resource.bits = g.bits;
+        wfx_desc d = wfx_shape(GY_BODY_STATIC, s);
+        assert_result(gy_body_add(w, e, wfx_d(&d)), GY_OK);
+    }
+    if (keep != NULL)
+        *keep = g;
+    else
+        gy_geometry_release(w, g);
+}
+
+/* Ticks until the rock's job is done; returns the ticks. Every tick stays within the budget but
+ * for one item, and while the job runs, the body waits and each tick spends the whole budget. */
+static uint32_t build_rock(gy_world *w, gy_entity rock, uint32_t budget)
+{
+    uint32_t ticks = 0;
+    for (;;) {
+        wfx_tick(w, 1);
+        ticks++;
+        assert_true(ticks < 10000u);
+        gy_physics_geometry_stats s = geo(w);
+        /* The build's slices fill the budget, past it by at most one item; the adapter's slice
+         * (the built hull copied into the adapter and the query blob) fits what is left, or runs
+         * first in the next tick. */
+        assert_true(s.tick_units <= budget + HULL_ITEM_MAX);
+        if (s.jobs == 0)
+            break;
+        assert_false(wfx_state(w, rock).has_body);
+        assert_int_equal(s.bodies_waiting, 1);
+        assert_true(s.tick_units >= budget); /* a tick short of the budget finishes the job */
+        assert_true(s.units_pending > 0);
+    }
+    gy_physics_geometry_stats s = geo(w);
+    assert_int_equal(s.bodies_waiting, 0);
+    assert_int_equal(s.built, 1);
+    print_message("%s: %u-point hull built over %u ticks at %u units a tick; most in one tick "
+                  "%.2f ms\n",
+                  backend_name, HULL_POINTS, ticks, budget, (double)s.max_tick_ns * 1e-6);
+    return ticks;
+}
+
+/* The rock is really there: a ray straight down meets its flat top, and a ball dropped on it
+ * rests there at 2.0 (within the adapters' contact slop, as for the terrain above). */
+static void check_rock_holds_a_ball(gy_world *w, gy_entity rock)
+{
+    assert_true(wfx_state(w, rock).has_body);
+    gy_world_hit hit;
+    uint32_t n;
+    assert_result(gy_world_raycast(w, gy_v3(0.2, 5, -0.3), gy_v3(0, -10, 0), NULL,
+                                   GY_COLLECT_CLOSEST, &hit, 1, &n, NULL),
+                  GY_OK);
+    assert_int_equal(n, 1);
+    assert_true(gy_entity_equal(hit.entity, rock));
+    assert_near(hit.point.y, HULL_TOP, 1e-9);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0.2, HULL_TOP + 1.5, -0.3));
+    wfx_tick(w, 90);
+    gy_physics_state st = wfx_state(w, ball);
+    assert_near(st.pose.position.y, HULL_TOP + 0.5, 0.02);
+    assert_near(st.pose.position.x, 0.2, 1e-3);
+    assert_near(st.pose.position.z, -0.3, 1e-3);
+}
+
+static void test_geometry_budget_large_hull_is_built_over_ticks_within_the_budget(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = hull_world(&ta, HULL_BUDGET);
+    wfx_tick(w, 2);
+    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
+    add_rock(w, rock, HULL_POINTS, NULL);
+    /* About 3e8 units at 4,194,304 a tick. */
+    assert_true(build_rock(w, rock, HULL_BUDGET) >= 60u);
+    if (strcmp(backend_name, "ode") == 0) {
+        /* The hull is built, but ODE refuses a runtime hull of more than 256 vertices: the
+         * body is not created, and nothing is left behind. */
+        wfx_tick(w, 1);
+        assert_false(wfx_state(w, rock).has_body);
+        gy_backend_counters c;
+        assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
+        assert_int_equal(c.resources, 0);
+    } else {
+        check_rock_holds_a_ball(w, rock);
+    }
+    wfx_destroy(w, &ta);
+}
+
+static void test_geometry_budget_hull_of_a_large_cloud_is_built_over_ticks(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = hull_world(&ta, BUDGET);
+    wfx_tick(w, 2);
+    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
+    /* 200 points on the surface, under ODE's limit: about 50 units a point, 25 ticks. */
+    add_rock(w, rock, 200, NULL);
+    assert_true(build_rock(w, rock, BUDGET) >= 10u);
+    check_rock_holds_a_ball(w, rock);
+    wfx_destroy(w, &ta);
+}
+
+static void test_geometry_budget_removing_a_body_while_its_hull_is_built_leaks_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = hull_world(&ta, HULL_BUDGET);
+    wfx_tick(w, 1);
+    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
+    add_rock(w, rock, HULL_POINTS, NULL);
+    wfx_tick(w, 10); /* mid-build: the hull's work arrays are live */
+    gy_physics_geometry_stats s = geo(w);
+    assert_int_equal(s.jobs, 1);
+    assert_int_equal(s.bodies_waiting, 1);
+    assert_int_equal(s.built, 0);
+    assert_false(wfx_state(w, rock).has_body);
+    assert_result(gy_body_remove(w, rock), GY_OK);
+    wfx_tick(w, 2);
+    s = geo(w);
+    assert_int_equal(s.jobs, 0);
+    assert_int_equal(s.bodies_waiting, 0);
+    assert_int_equal(s.cancelled, 1);
+    assert_int_equal(s.bodies_cancelled, 1);
+    assert_int_equal(s.built, 0);
+    assert_int_equal(s.tick_units, 0);
+    gy_backend_counters c;
+    assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
+    assert_int_equal(c.resources, 0);
+    wfx_destroy(w, &ta); /* every byte back, no adapter object left */
+}
+
+static void test_geometry_budget_releasing_a_hull_while_it_is_built_cancels_it(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = hull_world(&ta, HULL_BUDGET);
+    wfx_tick(w, 1);
+    gy_geometry g;
+    add_rock(w, (gy_entity){0}, HULL_POINTS, &g);
+    wfx_tick(w, 10);
+    assert_int_equal(geo(w).jobs, 1);
+    gy_geometry_release(w, g);
+    wfx_tick(w, 2);
+    gy_physics_geometry_stats s = geo(w);
+    assert_int_equal(s.jobs, 0);
+    assert_int_equal(s.cancelled, 1);
+    assert_int_equal(s.built, 0);
+    /* The queue is free again: a small hull now is built in its first tick. */
+    gy_vec3 tet[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    gy_hull_def hd = {tet, 4};
+    gy_entity e = wfx_entity(w, "tet", gy_v3(0, 0, 0));
+    assert_result(gy_geometry_create_hull(w, &hd, &g), GY_OK);
+    gy_shape sh;
+    memset(&sh, 0, sizeof sh);
+    sh.type = GY_SHAPE_HULL;
+    sh.resource.bits = g.bits;
+    wfx_desc d = wfx_shape(GY_BODY_STATIC, sh);
+    assert_result(gy_body_add(w, e, wfx_d(&d)), GY_OK);
+    gy_geometry_release(w, g);
+    wfx_tick(w, 1);
+    assert_true(wfx_state(w, e).has_body);
+    wfx_destroy(w, &ta);
+}
+
+static void
+test_geometry_budget_destroying_the_world_while_a_hull_is_built_leaks_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = hull_world(&ta, HULL_BUDGET);
+    wfx_tick(w, 1);
+    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
+    add_rock(w, rock, HULL_POINTS, NULL);
+    wfx_tick(w, 5);
+    assert_int_equal(geo(w).jobs, 1);
+    wfx_destroy(w, &ta);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -406,6 +650,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_geometry_budget_releasing_a_built_terrain_frees_every_piece),
         cmocka_unit_test(
             test_geometry_budget_destroying_the_world_while_pieces_are_made_leaks_nothing),
+        cmocka_unit_test(test_geometry_budget_large_hull_is_built_over_ticks_within_the_budget),
+        cmocka_unit_test(test_geometry_budget_hull_of_a_large_cloud_is_built_over_ticks),
+        cmocka_unit_test(
+            test_geometry_budget_removing_a_body_while_its_hull_is_built_leaks_nothing),
+        cmocka_unit_test(test_geometry_budget_releasing_a_hull_while_it_is_built_cancels_it),
+        cmocka_unit_test(
+            test_geometry_budget_destroying_the_world_while_a_hull_is_built_leaks_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gyre/geometry.h"
 #include "gyre/physics/commands.h"
 
 /* The wrapper's world: the wrapped adapter's world plus the way back to the wrapper. */
@@ -150,6 +151,15 @@ static gy_result f_hull_create(gy_backend_world *w, const gy_hull_def *def, gy_r
     if (inject(fw(w)->fb, GY_FAULT_RESOURCE))
         return fw(w)->fb->fail_result;
     return be(w)->hull_create(in(w), def, out);
+}
+
+static gy_result f_hull_create_built(gy_backend_world *w, const gy_hull *hull, gy_resource_id *out)
+{
+    if (w == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    if (inject(fw(w)->fb, GY_FAULT_RESOURCE))
+        return fw(w)->fb->fail_result;
+    return be(w)->hull_create_built(in(w), hull, out);
 }
 
 static gy_result f_body_create(gy_backend_world *w, const gy_body_def *def,
@@ -386,6 +396,7 @@ gy_result gy_fault_backend_init(gy_fault_backend *fb, const char *inner_name,
         .set_gravity = f_set_gravity,
         .mesh_create = f_mesh_create,
         .hull_create = f_hull_create,
+        .hull_create_built = f_hull_create_built,
         .resource_release = f_resource_release,
         .body_create = f_body_create,
         .body_release = f_body_release,

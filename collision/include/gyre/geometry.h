@@ -23,14 +23,55 @@ typedef struct gy_hull {
     double volume;       /* m³ */
 } gy_hull;
 
-/* Builds the convex hull of `count` points (≥ 4, finite, not all coplanar) with `allocator`
- * (NULL: the default allocator). Points closer than ~1e-9 × the cloud's extent to the hull's
- * surface do not become vertices; duplicates are merged. Returns GY_ERR_INVALID_MESH for
- * degenerate input (coplanar or collinear points, too few), GY_ERR_NON_FINITE,
- * GY_ERR_INVALID_ARGUMENT (NULL out or points), or GY_ERR_OUT_OF_MEMORY; *out is untouched on
- * failure. */
+/* Builds the convex hull of `count` points in one go (gy_hull_build_begin, then finish) (≥ 4,
+ * finite, not all coplanar) with `allocator` (NULL: the default allocator). Points closer than
+ * ~1e-9 × the cloud's extent to the hull's surface do not become vertices; duplicates are merged.
+ * Returns GY_ERR_INVALID_MESH for degenerate input (coplanar or collinear points, too few),
+ * GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT (NULL out or points), or GY_ERR_OUT_OF_MEMORY; *out is
+ * untouched on failure. */
 gy_result gy_hull_build(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count,
                         gy_hull *out);
+
+/* A hull build in progress: gy_hull_build's work cut into slices a caller runs one at a time (the
+ * physics thread builds runtime hulls this way under its per-tick geometry budget). The slices
+ * give the one-shot build's hull exactly, vertex for vertex and face for face. */
+typedef struct gy_hull_builder gy_hull_builder;
+
+/* Starts building the hull of `count` points with `allocator` (NULL: the default allocator).
+ * The points must stay readable and unchanged until the build is finished or cancelled; they are
+ * checked by the slices, in gy_hull_build's order. Returns GY_ERR_INVALID_ARGUMENT (NULL points or
+ * out) or GY_ERR_OUT_OF_MEMORY, with *out NULL. */
+gy_result gy_hull_build_begin(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count,
+                              gy_hull_builder **out);
+
+/* Does about `units` units of the build and adds the units done to *done_units (when non-NULL);
+ * true once the build is done (built or failed: gy_hull_build_finish tells which). A unit is a
+ * point visited by a pass, a face a point is measured against, or a triangle copied out; a slice
+ * stops once it has spent `units`, so it goes over by at most one item: one added point's cone
+ * (3 units a face it sees, 2 h² + h for a horizon of h edges) or one pending point measured
+ * against the faces of the newest cone (1 unit and a unit a face); in practice a few hundred
+ * units (233 at most for a 16,384-point sphere cut flat, run in slices of 1 unit). A cloud of n
+ * points all on its hull (a sphere) costs about 1.5 n² units, a cloud of mostly inner points about
+ * 50 n. NULL: true. */
+bool gy_hull_build_run(gy_hull_builder *b, uint64_t units, uint64_t *done_units);
+
+/* Ends a build: runs whatever is left (none once gy_hull_build_run returned true), moves the hull
+ * to *out and frees the builder. Returns the build's result, gy_hull_build's errors; *out is
+ * untouched on failure, and the builder is freed either way (GY_ERR_INVALID_ARGUMENT: b NULL, or
+ * out NULL). */
+gy_result gy_hull_build_finish(gy_hull_builder *b, gy_hull *out);
+
+/* Drops a build at any point, freeing everything it allocated. NULL is ignored. */
+void gy_hull_build_cancel(gy_hull_builder *b);
+
+/* Whether gy_hull_build would build the hull of these points, in time linear in their count: the
+ * same errors (GY_ERR_INVALID_MESH, GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT) but for running
+ * out of memory while the hull grows. */
+gy_result gy_hull_check(const gy_allocator *allocator, const gy_vec3 *points, uint32_t count);
+
+/* Copies a built hull into *out with `allocator` (NULL: the default): GY_ERR_INVALID_ARGUMENT for
+ * a NULL or empty hull or out, GY_ERR_OUT_OF_MEMORY (then *out is untouched). */
+gy_result gy_hull_copy(const gy_allocator *allocator, const gy_hull *hull, gy_hull *out);
 
 /* Frees what gy_hull_build allocated (with the same allocator) and zeroes *hull. */
 void gy_hull_free(const gy_allocator *allocator, gy_hull *hull);

@@ -18,6 +18,8 @@
 #include "gyre/core.h"
 #include "gyre/types.h"
 
+struct gy_hull; /* a built convex hull, gyre/geometry.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -81,6 +83,14 @@ struct gy_backend {
     gy_result (*mesh_create_piece)(gy_backend_world *w, const gy_mesh_def *def,
                                    const uint8_t *active_edges, gy_resource_id *out);
     gy_result (*hull_create)(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out);
+    /* As hull_create, from a hull already built (gy_hull_build's result, copied), in time linear
+     * in its size: the adapter's part of a hull built in slices. GY_ERR_INVALID_MESH for a hull
+     * that gy_validate_hull refuses; GY_ERR_UNSUPPORTED (and an error logged naming the limit)
+     * for a hull of more vertices than the adapter makes a collider of within a tick's budget
+     * (ODE: 256, whose convex geom pairs up its edges in time quadratic in their count; Bullet:
+     * no limit). */
+    gy_result (*hull_create_built)(gy_backend_world *w, const struct gy_hull *hull,
+                                   gy_resource_id *out);
     void (*resource_release)(gy_backend_world *w, gy_resource_id id);
 
     /* Creates a body with its colliders in one go (so compound mass can be distributed); nothing
@@ -211,6 +221,10 @@ void gy_mesh_edge_classifier_free(gy_mesh_edge_classifier *c);
 /* The units a classification of `def` costs in all. */
 uint64_t gy_mesh_edge_classifier_units(const gy_mesh_def *def);
 gy_result gy_validate_hull_def(const gy_hull_def *def);
+/* A built hull's shape, in time linear in its size: at least 4 finite vertices, at least 4
+ * triangles indexing them, finite planes, a positive finite volume; else GY_ERR_INVALID_MESH
+ * (GY_ERR_INVALID_ARGUMENT for NULL). Not checked: that it is convex. */
+gy_result gy_validate_hull(const struct gy_hull *hull);
 gy_result gy_validate_query_filter(const gy_query_filter *filter);
 /* A material: finite friction and restitution >= 0, known combine modes. */
 gy_result gy_validate_material(const gy_material *material);
