@@ -70,9 +70,9 @@ bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadph
         return false;
     if ((a->category_union & b->mask_union) == 0 || (b->category_union & a->mask_union) == 0)
         return false;
-    if (a->type == GY_MOTION_STATIC && b->type == GY_MOTION_STATIC)
+    if (a->base.type == GY_MOTION_STATIC && b->base.type == GY_MOTION_STATIC)
         return false;
-    if (a->type != GY_MOTION_DYNAMIC && b->type != GY_MOTION_DYNAMIC)
+    if (a->base.type != GY_MOTION_DYNAMIC && b->base.type != GY_MOTION_DYNAMIC)
         return a->has_sensor || b->has_sensor;
     return true;
 }
@@ -125,8 +125,8 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
      * the air under the new one. */
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type == GY_MOTION_DYNAMIC)
-            b->rb->setGravity(gy_bt_vec(g) * b->gravity_factor);
+        if (b->base.type == GY_MOTION_DYNAMIC)
+            b->rb->setGravity(gy_bt_vec(g) * b->base.gravity_factor);
         gy_bt_body_wake(b);
     }
 }
@@ -136,7 +136,8 @@ static uint32_t bt_awake_bodies(gy_driver_world *w)
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         const gy_bt_body *b = w->moving[i];
-        if (b->type == GY_MOTION_KINEMATIC || (b->type == GY_MOTION_DYNAMIC && b->rb->isActive()))
+        if (b->base.type == GY_MOTION_KINEMATIC ||
+            (b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive()))
             n++;
     }
     return n;
@@ -155,7 +156,6 @@ extern "C" const gy_driver gy_bullet_driver = {
     .resource_free = gy_bt_resource_free,
     .body_create = gy_bt_body_create,
     .body_release = gy_bt_body_release,
-    .body_type = gy_bt_body_type,
     .body_get_state = gy_bt_body_get_state,
     .body_set_pose = gy_bt_body_set_pose,
     .body_set_linear_velocity = gy_bt_body_set_linear_velocity,
@@ -167,12 +167,10 @@ extern "C" const gy_driver gy_bullet_driver = {
     .body_point_velocity = gy_bt_body_point_velocity,
     .body_set_awake = gy_bt_body_set_awake,
     .body_set_mass = gy_bt_body_set_mass,
-    .collider_set_material = gy_bt_collider_set_material,
-    .collider_set_filter = gy_bt_collider_set_filter,
-    .collider_get_policy = gy_bt_collider_get_policy,
+    .collider_filter_changed = gy_bt_collider_filter_changed,
+    .collider_to_world = gy_bt_collider_to_world,
     .joint_create = gy_bt_joint_create,
     .joint_release = gy_bt_joint_release,
-    .joint_type = gy_bt_joint_type,
     .joint_set_motor = gy_bt_joint_set_motor,
     .joint_get_state = gy_bt_joint_get_state,
     .step = gy_bt_step,

@@ -18,6 +18,7 @@
 
 #include "../src/driver.h"
 #include "../src/joint_drive.h"
+#include "../src/records.h"
 #include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -51,20 +52,10 @@ struct gy_bt_resource {
 /* ---- colliders and bodies ------------------------------------------------------------------- */
 
 struct gy_driver_collider {
-    gy_collider_id id;
+    gy_adapter_collider base; /* first: the Gyre record (records.h); planes keep their world
+                               * normal and offset in base.shape */
     gy_bt_body *body;
     uint32_t index; /* child index in the body's compound, and position in body->colliders */
-    gy_shape shape; /* as given; planes keep their world-space normal and offset here */
-    gy_pose local_pose;
-    gy_material material;
-    bool is_sensor;
-    bool contact_response;
-    bool one_way;
-    gy_vec3 one_way_normal;   /* collider-local, unit */
-    double one_way_slop;      /* metres */
-    gy_vec3 surface_velocity; /* collider-local */
-    uint32_t category, mask;
-    uint64_t user_data;
     gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
     btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
     size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
@@ -72,25 +63,18 @@ struct gy_driver_collider {
 };
 
 struct gy_driver_body {
-    gy_body_id id;
-    gy_motion_type type;
+    gy_adapter_body base; /* first: the Gyre record (records.h) */
     btRigidBody *rb;
     btCompoundShape *compound; /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders;
     uint32_t collider_count;
     btTransform principal; /* Bullet body frame in the Gyre body frame */
     btTransform principal_inv;
-    double gravity_factor;
-    double mass;                            /* dynamic only */
-    double linear_damping, angular_damping; /* Gyre's per-second values */
-    bool allow_sleeping;
-    bool continuous;
+    double mass;     /* dynamic only */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
-    bool lock_linear[3], lock_angular[3];
     bool any_lock;
     btVector3 lock_position;             /* centre of mass coordinates held on locked linear axes */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
-    uint64_t user_data;
     double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
     btVector3 ccd_start;
     /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
@@ -104,8 +88,7 @@ struct gy_driver_body {
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (bullet_step.cpp). */
     double correction_speed;
-    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
-    uint32_t joint_count;
+    bool keeps_touching;    /* settle_contacts: some point of it stays overlapped this substep */
     uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
     gy_adapter_sleep sleep; /* the shared sleep rule (bullet_step.cpp) */
     /* Statics: the step after their creation or last teleport. During that step their pairs
@@ -117,8 +100,7 @@ struct gy_driver_body {
 /* ---- joints --------------------------------------------------------------------------------- */
 
 struct gy_driver_joint {
-    gy_joint_id id;
-    gy_joint_type type;
+    gy_adapter_joint base; /* first: the Gyre record (records.h) */
     btTypedConstraint *constraint;
     size_t constraint_size;
     gy_bt_body *a, *b;
@@ -127,10 +109,6 @@ struct gy_driver_joint {
     bool has_limits;          /* hinge and slider: its limits {min, max}, for the motor */
     double limits[2];
     gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
-    bool breakable;
-    double break_force;
-    uint64_t user_data;
-    uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
 };
 
 /* ---- step records --------------------------------------------------------------------------- */
@@ -310,8 +288,7 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
 /* True when a collider passes a query filter (NULL: the default filter). */
 static inline bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c)
 {
-    return gy_adapter_filter_accepts(f, c->category, c->body->type, c->is_sensor, c->body->id,
-                                     c->id);
+    return gy_adapter_collider_accepts(f, &c->base);
 }
 
 /* Bodies (bullet_body.cpp). */
@@ -332,7 +309,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
                             gy_body_id *out, gy_collider_id *collider_ids);
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_release_all(gy_driver_world *w);
-gy_motion_type gy_bt_body_type(const gy_bt_body *b);
 void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out);
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
 void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
@@ -345,10 +321,8 @@ void gy_bt_body_move_kinematic(gy_driver_world *w, gy_bt_body *b, gy_pose target
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);
 void gy_bt_body_set_awake(gy_driver_world *w, gy_bt_body *b, bool awake);
 void gy_bt_body_set_mass(gy_driver_world *w, gy_bt_body *b, double mass);
-void gy_bt_collider_set_material(gy_driver_world *w, gy_bt_collider *c, const gy_material *m);
-void gy_bt_collider_set_filter(gy_driver_world *w, gy_bt_collider *c, uint32_t category,
-                               uint32_t mask);
-void gy_bt_collider_get_policy(gy_driver_world *w, gy_bt_collider *c, gy_collider_policy *out);
+void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c);
+gy_vec3 gy_bt_collider_to_world(gy_driver_world *w, gy_bt_collider *c, gy_vec3 local);
 
 /* Resources (bullet_body.cpp). */
 gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
@@ -361,7 +335,6 @@ void gy_bt_resource_release_all(gy_driver_world *w);
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
                              gy_bt_body *b, gy_joint_id *out);
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
-gy_joint_type gy_bt_joint_type(const gy_bt_joint *j);
 void gy_bt_joint_release_for_body(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_joint_release_all(gy_driver_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */

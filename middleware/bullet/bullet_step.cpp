@@ -32,14 +32,7 @@ static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *
                                             &w->pair_map, a, b, &w->step_error);
     if (index != n)
         return index;
-    gy_contact *c = &w->report.contacts[index];
-    c->body_a = a->body->id;
-    c->body_b = b->body->id;
-    c->collider_a = a->id;
-    c->collider_b = b->id;
-    c->user_a = a->body->user_data;
-    c->user_b = b->body->user_data;
-    c->is_sensor = a->is_sensor || b->is_sensor;
+    gy_adapter_contact_name(&w->report.contacts[index], &a->base, &b->base);
     gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
     p->a = a;
     p->b = b;
@@ -100,12 +93,12 @@ static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_
     if (known != nullptr)
         return known->accepted;
     btVector3 n =
-        gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
+        gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->base.one_way_normal);
     btVector3 rel =
         gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
     bool ok = gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
                                  gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
-                                 penetration, platform->one_way_slop);
+                                 penetration, platform->base.one_way_slop);
     gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, ok};
     note_error(w, gy_adapter_one_way_add(w->allocator, &w->one_way, &rec));
     return ok;
@@ -114,7 +107,7 @@ static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_
 /* A static created or teleported since the last step. */
 static bool placed_now(const gy_driver_world *w, const gy_bt_body *b)
 {
-    return b->type == GY_MOTION_STATIC && b->placed_step == w->step_index;
+    return b->base.type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
 
 /* Gives a point the friction frame (d1, d2). Bullet warm-starts the friction rows with last
@@ -137,8 +130,8 @@ static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWra
                             const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
                             btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
 {
-    bool mesh_b = cb->shape.type == GY_SHAPE_MESH && cb->resource != nullptr;
-    if (!mesh_b && (ca->shape.type != GY_SHAPE_MESH || ca->resource == nullptr))
+    bool mesh_b = cb->base.shape.type == GY_SHAPE_MESH && cb->resource != nullptr;
+    if (!mesh_b && (ca->base.shape.type != GY_SHAPE_MESH || ca->resource == nullptr))
         return;
     const gy_bt_collider *mesh = mesh_b ? cb : ca;
     const btTransform &t = (mesh_b ? wb : wa)->getWorldTransform();
@@ -183,7 +176,7 @@ class contact_result : public btManifoldResult
 void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                              const btVector3 &normal_on_b, double depth)
 {
-    bool a_first = ca->id.bits < cb->id.bits;
+    bool a_first = ca->base.id.bits < cb->base.id.bits;
     uint32_t k = pair_get(m_world, a_first ? ca : cb, a_first ? cb : ca);
     if (k == UINT32_MAX)
         return;
@@ -205,23 +198,24 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     gy_bt_collider *ca = collider_of(wa), *cb = collider_of(wb);
     if (ca == nullptr || cb == nullptr)
         return;
-    if ((ca->category & cb->mask) == 0 || (cb->category & ca->mask) == 0)
+    if (!gy_adapter_colliders_filter(&ca->base, &cb->base))
         return;
-    bool dyn_a = ca->body->type == GY_MOTION_DYNAMIC, dyn_b = cb->body->type == GY_MOTION_DYNAMIC;
-    bool sensor = ca->is_sensor || cb->is_sensor;
+    bool dyn_a = ca->body->base.type == GY_MOTION_DYNAMIC,
+         dyn_b = cb->body->base.type == GY_MOTION_DYNAMIC;
+    bool sensor = ca->base.is_sensor || cb->base.is_sensor;
     if (!sensor && (m_world->sensor_pass || (!dyn_a && !dyn_b)))
         return;
     fix_mesh_normal(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
                     point_on_b, normal_on_b, depth);
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
-    if (sensor || !ca->contact_response || !cb->contact_response) {
+    if (sensor || !ca->base.contact_response || !cb->base.contact_response) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
         if (depth <= 0.0)
             overlap(ca, cb, (point_on_a + point_on_b) * 0.5, normal_on_b, depth);
         return;
     }
-    if ((ca->one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b, -depth)) ||
-        (cb->one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b, -depth))) {
+    if ((ca->base.one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b, -depth)) ||
+        (cb->base.one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b, -depth))) {
         m->clearManifold(); /* this collider pair's manifold: drop what it held before */
         return;
     }
@@ -240,11 +234,12 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     pt.m_positionWorldOnA = point_on_a;
     pt.m_positionWorldOnB = point_on_b;
     int insert = m->getCacheEntry(pt);
-    pt.m_combinedFriction = gy_combine(ca->material.friction, ca->material.friction_combine,
-                                       cb->material.friction, cb->material.friction_combine);
+    pt.m_combinedFriction =
+        gy_combine(ca->base.material.friction, ca->base.material.friction_combine,
+                   cb->base.material.friction, cb->base.material.friction_combine);
     pt.m_combinedRestitution =
-        gy_combine(ca->material.restitution, ca->material.restitution_combine,
-                   cb->material.restitution, cb->material.restitution_combine);
+        gy_combine(ca->base.material.restitution, ca->base.material.restitution_combine,
+                   cb->base.material.restitution, cb->base.material.restitution_combine);
     pt.m_combinedRollingFriction = 0.0;
     pt.m_combinedSpinningFriction = 0.0;
     /* A fixed frame about the normal to start with; the solve turns it along the slip
@@ -256,13 +251,16 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     int tri_a = swapped ? m_index1 : m_index0, tri_b = swapped ? m_index0 : m_index1;
     pt.m_partId0 = (int)ca->index;
     pt.m_partId1 = (int)cb->index;
-    pt.m_index0 = ca->shape.type == GY_SHAPE_MESH ? tri_a : -1;
-    pt.m_index1 = cb->shape.type == GY_SHAPE_MESH ? tri_b : -1;
+    pt.m_index0 = ca->base.shape.type == GY_SHAPE_MESH ? tri_a : -1;
+    pt.m_index1 = cb->base.shape.type == GY_SHAPE_MESH ? tri_b : -1;
     /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface, where s is each
      * collider's surface velocity in the world. */
-    if (gy_v3_len_sq(ca->surface_velocity) > 0.0 || gy_v3_len_sq(cb->surface_velocity) > 0.0) {
-        btVector3 sa = gy_bt_collider_transform(ca).getBasis() * gy_bt_vec(ca->surface_velocity);
-        btVector3 sb = gy_bt_collider_transform(cb).getBasis() * gy_bt_vec(cb->surface_velocity);
+    if (gy_v3_len_sq(ca->base.surface_velocity) > 0.0 ||
+        gy_v3_len_sq(cb->base.surface_velocity) > 0.0) {
+        btVector3 sa =
+            gy_bt_collider_transform(ca).getBasis() * gy_bt_vec(ca->base.surface_velocity);
+        btVector3 sb =
+            gy_bt_collider_transform(cb).getBasis() * gy_bt_vec(cb->base.surface_velocity);
         btVector3 t = sb - sa;
         t -= normal_on_b * t.dot(normal_on_b);
         double tl = t.length();
@@ -301,7 +299,7 @@ static bool has_sensor(const btCollisionObject *o)
 {
     const gy_bt_body *b = gy_bt_body_of(o);
     for (uint32_t i = 0; b != nullptr && i < b->collider_count; i++)
-        if (b->colliders[i]->is_sensor)
+        if (b->colliders[i]->base.is_sensor)
             return true;
     return false;
 }
@@ -490,7 +488,7 @@ static void gather_manifolds(gy_driver_world *w)
             if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
                 continue;
             gy_bt_collider *c0 = b0->colliders[p.m_partId0], *c1 = b1->colliders[p.m_partId1];
-            bool first0 = c0->id.bits < c1->id.bits;
+            bool first0 = c0->base.id.bits < c1->base.id.bits;
             uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
             if (idx == UINT32_MAX)
                 return;
@@ -514,13 +512,13 @@ static void ballistic_correction(gy_driver_world *w, double h)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (!gy_adapter_ballistic_applies(b->type,
-                                          b->type == GY_MOTION_DYNAMIC && b->rb->isActive(),
-                                          b->in_contact, b->joint_count, b->gravity_factor))
+        if (!gy_adapter_ballistic_applies(
+                b->base.type, b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive(), b->in_contact,
+                b->base.joint_count, b->base.gravity_factor))
             continue;
         btTransform &t = b->rb->getWorldTransform();
         btVector3 shift =
-            gy_bt_vec(gy_adapter_ballistic_shift(w->def.gravity, b->gravity_factor, h));
+            gy_bt_vec(gy_adapter_ballistic_shift(w->def.gravity, b->base.gravity_factor, h));
         t.setOrigin(t.getOrigin() + shift * b->rb->getLinearFactor());
     }
 }
@@ -536,8 +534,8 @@ static void project_locks(gy_driver_world *w)
         btTransform &t = b->rb->getWorldTransform();
         gy_vec3 p = gy_bt_from_vec(t.getOrigin()), v = gy_bt_from_vec(b->rb->getLinearVelocity()),
                 av = gy_bt_from_vec(b->rb->getAngularVelocity());
-        gy_adapter_project_locks(b->lock_linear, b->lock_angular, gy_bt_from_vec(b->lock_position),
-                                 &p, &v, &av);
+        gy_adapter_project_locks(b->base.lock_linear, b->base.lock_angular,
+                                 gy_bt_from_vec(b->lock_position), &p, &v, &av);
         t.setOrigin(gy_bt_vec(p));
         b->rb->setLinearVelocity(gy_bt_vec(v));
         b->rb->setAngularVelocity(gy_bt_vec(av));
@@ -556,13 +554,14 @@ struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
 {
-    if (!gy_adapter_ccd_filter_accepts(cc->solid->category, cc->solid->mask, c->body != cc->body,
-                                       c->is_sensor, c->contact_response, c->category, c->mask))
+    if (!gy_adapter_ccd_filter_accepts(cc->solid->base.category, cc->solid->base.mask,
+                                       c->body != cc->body, c->base.is_sensor,
+                                       c->base.contact_response, c->base.category, c->base.mask))
         return false;
-    return !c->one_way ||
+    return !c->base.one_way ||
            gy_adapter_ccd_one_way_accepts(gy_bt_from_vec(cc->motion),
                                           gy_bt_from_vec(gy_bt_collider_transform(c).getBasis() *
-                                                         gy_bt_vec(c->one_way_normal)));
+                                                         gy_bt_vec(c->base.one_way_normal)));
 }
 
 static void ccd_visit(void *ctx, gy_bt_body *b)
@@ -609,7 +608,7 @@ static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
     btTransform frame(cc->body->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
     for (uint32_t k = 0; k < cc->body->collider_count; k++) {
         const gy_bt_collider *c = cc->body->colliders[k];
-        if (c->is_sensor)
+        if (c->base.is_sensor)
             continue;
         w->probe.setCollisionShape(c->bt_shape);
         w->probe.setWorldTransform(frame * c->child);
@@ -622,7 +621,7 @@ static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
 static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
 {
     const gy_bt_body *o = static_cast<ccd_ctx *>(ctx)->w->scratch[i]->body;
-    if (o->type == GY_MOTION_STATIC)
+    if (o->base.type == GY_MOTION_STATIC)
         return gy_v3(0.0, 0.0, 0.0);
     return gy_bt_from_vec(gy_bt_body_com(o) - o->ccd_start);
 }
@@ -636,7 +635,7 @@ static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
 {
     const gy_bt_collider *solid = nullptr;
     for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
-        if (!b->colliders[i]->is_sensor)
+        if (!b->colliders[i]->base.is_sensor)
             solid = b->colliders[i];
     double r = b->ccd_radius * GY_ADAPTER_CCD_SHRINK;
     if (solid == nullptr || !(r > 0.0))
@@ -666,7 +665,7 @@ static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
         return;
     btVector3 at = gy_bt_vec(hit.com);
     gy_bt_body *o = w->scratch[hit.candidate]->body;
-    if (o->type == GY_MOTION_DYNAMIC) {
+    if (o->base.type == GY_MOTION_DYNAMIC) {
         btTransform &ot = o->rb->getWorldTransform();
         ot.setOrigin(ot.getOrigin() + gy_bt_vec(hit.rewind));
         at += gy_bt_vec(hit.rewind);
@@ -679,7 +678,7 @@ static void continuous_collision(gy_driver_world *w)
     double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (!b->continuous || !b->rb->isActive())
+        if (!b->base.continuous || !b->rb->isActive())
             continue;
         if (reach < 0.0) {
             reach = 0.0;
@@ -701,7 +700,7 @@ static void update_sleep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type != GY_MOTION_DYNAMIC || !b->allow_sleeping)
+        if (b->base.type != GY_MOTION_DYNAMIC || !b->base.allow_sleeping)
             continue;
         if (!b->rb->isActive()) {
             gy_adapter_sleep_reset(&b->sleep);
@@ -732,7 +731,7 @@ static void before_substep(gy_driver_world *w, double h)
         b->in_contact = false;
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         b->ccd_start = gy_bt_body_com(b);
-        if (b->type == GY_MOTION_DYNAMIC) {
+        if (b->base.type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
             if (!b->active)
                 continue;
@@ -778,8 +777,8 @@ static void settle_contacts(gy_driver_world *w, double h)
             gy_bt_body *ba = gy_bt_body_of(m->getBody0()), *bb = gy_bt_body_of(m->getBody1());
             if (ba == nullptr || bb == nullptr)
                 continue;
-            bool move_a = ba->type == GY_MOTION_DYNAMIC && ba->rb->isActive();
-            bool move_b = bb->type == GY_MOTION_DYNAMIC && bb->rb->isActive();
+            bool move_a = ba->base.type == GY_MOTION_DYNAMIC && ba->rb->isActive();
+            bool move_b = bb->base.type == GY_MOTION_DYNAMIC && bb->rb->isActive();
             if (!move_a && !move_b)
                 continue;
             for (int k = 0; k < m->getNumContacts(); k++) {
@@ -836,7 +835,7 @@ static void after_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type == GY_MOTION_KINEMATIC) {
+        if (b->base.type == GY_MOTION_KINEMATIC) {
             /* Bullet re-derived these from the poses; keep the exact values. */
             b->rb->setLinearVelocity(b->kin_linear);
             b->rb->setAngularVelocity(b->kin_angular);
@@ -855,7 +854,7 @@ static void after_substep(gy_driver_world *w, double h)
 
 static bool body_active_now(const gy_bt_body *b)
 {
-    return b->type != GY_MOTION_STATIC && b->active;
+    return b->base.type != GY_MOTION_STATIC && b->active;
 }
 
 /* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
@@ -964,7 +963,8 @@ void gy_bt_refresh_aabbs(gy_driver_world *w)
 
 void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b)
 {
-    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_bt_pair), &w->pair_map, b->id);
+    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_bt_pair), &w->pair_map,
+                                  b->base.id);
     gy_adapter_one_way_forget_body(&w->one_way, b);
 }
 

@@ -138,7 +138,7 @@ static uint32_t ode_awake_bodies(gy_driver_world *w)
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         const gy_ode_body *b = w->moving[i];
-        if (b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
+        if (b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
             n++;
     }
     return n;
@@ -156,7 +156,6 @@ const gy_driver gy_ode_driver = {
     .resource_free = gy_ode_resource_free,
     .body_create = gy_ode_body_create,
     .body_release = gy_ode_body_release,
-    .body_type = gy_ode_body_type,
     .body_get_state = gy_ode_body_get_state,
     .body_set_pose = gy_ode_body_set_pose,
     .body_set_linear_velocity = gy_ode_body_set_linear_velocity,
@@ -168,12 +167,10 @@ const gy_driver gy_ode_driver = {
     .body_point_velocity = gy_ode_body_point_velocity,
     .body_set_awake = gy_ode_body_set_awake,
     .body_set_mass = gy_ode_body_set_mass,
-    .collider_set_material = gy_ode_collider_set_material,
-    .collider_set_filter = gy_ode_collider_set_filter,
-    .collider_get_policy = gy_ode_collider_get_policy,
+    .collider_filter_changed = gy_ode_collider_filter_changed,
+    .collider_to_world = gy_ode_collider_to_world,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
-    .joint_type = gy_ode_joint_type,
     .joint_set_motor = gy_ode_joint_set_motor,
     .joint_get_state = gy_ode_joint_get_state,
     .step = gy_ode_step,

@@ -9,7 +9,11 @@
  * Records: a driver keeps one record per body, collider, joint and resource, and registers each
  * in the handle pools it hands to the front end at world creation (payload: the record). The
  * front end looks handles up in those pools and passes the record back as the opaque pointers
- * below. Resource records start with gy_adapter_resource.
+ * below. Every record starts with its Gyre part (records.h): body records with gy_adapter_body,
+ * collider records with gy_adapter_collider, joint records with gy_adapter_joint, resource
+ * records with gy_adapter_resource. The driver fills them with the records.h initialisers; the
+ * front end reads and keeps them (motion and joint types, materials, filters, policies), so a
+ * driver is asked only to translate what changes into vendor state.
  *
  * Threading: every call comes from the thread the front end has bound (or one serialised with
  * it); a driver needs no checks of its own. docs/middleware.md is the guide to writing one. */
@@ -17,6 +21,7 @@
 #define GYRE_DRIVER_H
 
 #include "adapter_common.h"
+#include "records.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,7 +78,6 @@ typedef struct gy_driver {
                              gy_collider_id *collider_ids);
     /* Releases the body, its colliders and its joints, and forgets it in every report. */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
-    gy_motion_type (*body_type)(const gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
     /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). */
     gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
@@ -93,16 +97,16 @@ typedef struct gy_driver {
     void (*body_set_awake)(gy_driver_world *w, gy_driver_body *b, bool awake);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
-    void (*collider_set_material)(gy_driver_world *w, gy_driver_collider *c, const gy_material *m);
-    void (*collider_set_filter)(gy_driver_world *w, gy_driver_collider *c, uint32_t category,
-                                uint32_t mask);
-    void (*collider_get_policy)(gy_driver_world *w, gy_driver_collider *c, gy_collider_policy *out);
+    /* The record's category and mask have changed: refilter its vendor object, and wake what
+     * the change may free (the body, or what rests on a static one). */
+    void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
+    /* A collider-local direction turned into the world by the collider's current rotation. */
+    gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);
 
     /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. */
     gy_result (*joint_create)(gy_driver_world *w, const gy_joint_def *def, gy_driver_body *a,
                               gy_driver_body *b, gy_joint_id *out);
     void (*joint_release)(gy_driver_world *w, gy_driver_joint *j);
-    gy_joint_type (*joint_type)(const gy_driver_joint *j);
     /* Hinges and sliders; a valid motor. */
     void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);

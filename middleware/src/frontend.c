@@ -19,6 +19,22 @@ struct gy_backend_world {
     const gy_logger *logger;
 };
 
+/* The Gyre parts the driver's records start with (driver.h). */
+static gy_adapter_body *body_rec(gy_driver_body *b)
+{
+    return (gy_adapter_body *)(void *)b;
+}
+
+static gy_adapter_collider *collider_rec(gy_driver_collider *c)
+{
+    return (gy_adapter_collider *)(void *)c;
+}
+
+static gy_adapter_joint *joint_rec(gy_driver_joint *j)
+{
+    return (gy_adapter_joint *)(void *)j;
+}
+
 /* ---- world ---------------------------------------------------------------------------------- */
 
 gy_driver_world *gy_frontend_driver_world(gy_backend_world *w)
@@ -193,7 +209,7 @@ static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint3
     gy_result r = lookup(w, id, b);
     if (r == GY_OK)
         r = check_vec(v);
-    if (r == GY_OK && (GY_MOTION_BIT(w->driver->body_type(*b)) & wanted) == 0)
+    if (r == GY_OK && (GY_MOTION_BIT(body_rec(*b)->type) & wanted) == 0)
         r = GY_ERR_INVALID_MOTION;
     return r;
 }
@@ -301,7 +317,7 @@ static gy_result body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
         r = gy_adapter_check_dt(dt);
     if (r != GY_OK)
         return r;
-    if (w->driver->body_type(b) != GY_MOTION_KINEMATIC)
+    if (body_rec(b)->type != GY_MOTION_KINEMATIC)
         return GY_ERR_INVALID_MOTION;
     target.rotation = gy_quat_normalize(target.rotation);
     w->driver->body_move_kinematic(w->dw, b, target, dt);
@@ -327,7 +343,7 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (w->driver->body_type(b) != GY_MOTION_DYNAMIC)
+    if (body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_awake(w->dw, b, awake);
     return GY_OK;
@@ -343,7 +359,7 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
         return GY_ERR_NON_FINITE;
     if (!(mass > 0.0))
         return GY_ERR_INVALID_ARGUMENT;
-    if (w->driver->body_type(b) != GY_MOTION_DYNAMIC)
+    if (body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);
     return GY_OK;
@@ -366,8 +382,9 @@ static gy_result collider_set_material(gy_backend_world *w, gy_collider_id id, c
     gy_result r = lookup_collider(w, id, &c);
     if (r == GY_OK)
         r = gy_validate_material(m);
+    /* The narrow phase combines the two records' materials at every contact. */
     if (r == GY_OK)
-        w->driver->collider_set_material(w->dw, c, m);
+        collider_rec(c)->material = *m;
     return r;
 }
 
@@ -376,9 +393,12 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
 {
     gy_driver_collider *c;
     gy_result r = lookup_collider(w, id, &c);
-    if (r == GY_OK)
-        w->driver->collider_set_filter(w->dw, c, category, mask);
-    return r;
+    if (r != GY_OK)
+        return r;
+    collider_rec(c)->category = category;
+    collider_rec(c)->mask = mask;
+    w->driver->collider_filter_changed(w->dw, c);
+    return GY_OK;
 }
 
 static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
@@ -386,9 +406,16 @@ static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
 {
     gy_driver_collider *c;
     gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
-    if (r == GY_OK)
-        w->driver->collider_get_policy(w->dw, c, out);
-    return r;
+    if (r != GY_OK)
+        return r;
+    const gy_adapter_collider *rec = collider_rec(c);
+    out->is_sensor = rec->is_sensor;
+    out->contact_response = rec->contact_response;
+    out->one_way = rec->one_way;
+    out->one_way_normal = w->driver->collider_to_world(w->dw, c, rec->one_way_normal);
+    out->surface_velocity = w->driver->collider_to_world(w->dw, c, rec->surface_velocity);
+    out->one_way_slop = rec->one_way_slop;
+    return GY_OK;
 }
 
 /* ---- joints --------------------------------------------------------------------------------- */
@@ -401,7 +428,7 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
                                          have ? w->rec.bodies : NULL, def, out, &a, &b);
     if (r != GY_OK)
         return r;
-    if (w->driver->body_type(a) == GY_MOTION_STATIC)
+    if (body_rec(a)->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
     return w->driver->joint_create(w->dw, def, a, b, out);
 }
@@ -432,7 +459,7 @@ static gy_result joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_j
         r = gy_validate_joint_motor(m);
     if (r != GY_OK)
         return r;
-    gy_joint_type type = w->driver->joint_type(j);
+    gy_joint_type type = joint_rec(j)->type;
     if (type != GY_JOINT_HINGE && type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
     w->driver->joint_set_motor(w->dw, j, m);
