@@ -265,6 +265,11 @@ btTransform gy_bt_collider_transform(const gy_bt_collider *c)
            gy_bt_transform(c->base.local_pose);
 }
 
+void gy_bt_driver_body_wake(gy_driver_world *, gy_bt_body *b)
+{
+    gy_bt_body_wake(b);
+}
+
 void gy_bt_body_wake(gy_bt_body *b)
 {
     if (b->base.type == GY_MOTION_DYNAMIC) {
@@ -286,7 +291,7 @@ static void wake_other(void *w, gy_body_id other)
 void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b)
 {
     /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
-    gy_adapter_report_touching(&w->report, b->base.id, wake_other, w);
+    gy_adapter_contacts_touching(w->contacts, &b->base, wake_other, w);
 }
 
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame)
@@ -635,8 +640,6 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
     const gy_allocator *a = w->allocator;
     if (b->base.joint_count > 0)
         gy_bt_joint_release_for_body(w, b);
-    gy_bt_wake_touching(w, b);
-    gy_bt_step_forget_body(w, b);
     w->world.removeRigidBody(b->rb);
     b->rb->~btRigidBody();
     gy_free(a, b->rb, sizeof(btRigidBody));

@@ -197,12 +197,9 @@ struct gy_driver_world {
     uint32_t moving_count, moving_capacity;
     gy_adapter_tally tally; /* bodies by motion type, sensors, live resource records */
 
-    /* Per-step report (grown to peak, then reused): contact i was built from gy_bt_pairs(...)[i];
-     * `prev` is the last step's, for carrying sleeping overlaps over. */
-    gy_adapter_report report;
-    gy_adapter_report prev;
-    gy_adapter_pair_map pair_map;
-    gy_adapter_one_ways one_way;      /* one-way verdicts, kept until the pair separates */
+    /* The front end's contact report (contact i was built from gy_bt_pairs(...)[i]) and one-way
+     * verdicts, which the contact result feeds. */
+    gy_adapter_contacts *contacts;
     gy_adapter_breakables breakables; /* gy_bt_joint records */
     gy_adapter_broken broken;
     gy_bt_collider **scratch; /* continuous collision candidates */
@@ -299,6 +296,7 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_poi
 btTransform gy_bt_collider_transform(const gy_bt_collider *c);
 /* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
 void gy_bt_body_wake(gy_bt_body *b);
+void gy_bt_driver_body_wake(gy_driver_world *w, gy_bt_body *b);
 /* Wakes the bodies touching `b` in the last report (a static moved or removed under them). */
 void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b);
 /* Moves a dynamic or kinematic body's centre of mass frame, keeping Bullet's caches in step. */
@@ -348,8 +346,6 @@ void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *o
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info);
 gy_result gy_bt_step(gy_driver_world *w, double dt);
-/* Drops every report entry and one-way record naming a collider of `b` (body release). */
-void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b);
 void gy_bt_step_fini(gy_driver_world *w);
 
 /* Queries (bullet_query.cpp). */

@@ -27,16 +27,11 @@ static void note_error(gy_driver_world *w, gy_result r)
  * memory (recorded in step_error). */
 static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *b)
 {
-    uint32_t n = w->report.count;
-    uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_bt_pair),
-                                            &w->pair_map, a, b, &w->step_error);
-    if (index != n)
-        return index;
-    gy_adapter_contact_name(&w->report.contacts[index], &a->base, &b->base);
-    gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
-    p->a = a;
-    p->b = b;
-    p->substep = UINT32_MAX;
+    bool is_new;
+    uint32_t index =
+        gy_adapter_contacts_pair(w->contacts, &a->base, &b->base, &is_new, &w->step_error);
+    if (is_new)
+        gy_bt_pairs(&w->contacts->current)[index].substep = UINT32_MAX;
     return index;
 }
 
@@ -45,13 +40,13 @@ static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *
 static void pair_geometry(gy_driver_world *w, uint32_t index, const gy_bt_collider *first,
                           const btVector3 &point, const btVector3 &n_from_first, double distance)
 {
-    gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
+    gy_bt_pair *p = &gy_bt_pairs(&w->contacts->current)[index];
     uint32_t sub = (uint32_t)w->substep_index;
     if (p->substep == sub && !(distance < p->best_distance))
         return;
     p->substep = sub;
     p->best_distance = distance;
-    gy_contact *c = &w->report.contacts[index];
+    gy_contact *c = &w->contacts->current.contacts[index];
     c->point = gy_bt_from_vec(point);
     c->normal = gy_bt_from_vec(p->a == first ? n_from_first : -n_from_first);
     c->penetration = fmax(0.0, -distance);
@@ -88,20 +83,23 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
 static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_collider *other,
                             const btVector3 &normal_po, const btVector3 &point, double penetration)
 {
-    const gy_adapter_one_way *known =
-        gy_adapter_one_way_find(&w->one_way, platform, other, w->step_index);
-    if (known != nullptr)
-        return known->accepted;
+    bool accepted;
+    if (gy_adapter_contact_one_way_known(w->contacts, &platform->base, &other->base, &accepted))
+        return accepted;
     btVector3 n =
         gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->base.one_way_normal);
     btVector3 rel =
         gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
-    bool ok = gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
-                                 gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
-                                 penetration, platform->base.one_way_slop);
-    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, ok};
-    note_error(w, gy_adapter_one_way_add(w->allocator, &w->one_way, &rec));
-    return ok;
+    gy_adapter_one_way_contact oc;
+    oc.platform = &platform->base;
+    oc.other = &other->base;
+    oc.normal = gy_bt_from_vec(normal_po);
+    oc.one_way = gy_bt_from_vec(n);
+    oc.velocity = gy_bt_from_vec(rel);
+    oc.other_com = gy_bt_from_vec(gy_bt_body_com(other->body));
+    oc.point = gy_bt_from_vec(point);
+    oc.penetration = penetration;
+    return gy_adapter_contact_one_way(w->contacts, &oc, true, &w->step_error);
 }
 
 /* A static created or teleported since the last step. */
@@ -180,8 +178,8 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     uint32_t k = pair_get(m_world, a_first ? ca : cb, a_first ? cb : ca);
     if (k == UINT32_MAX)
         return;
-    gy_bt_pairs(&m_world->report)[k].overlap = true;
-    gy_bt_pairs(&m_world->report)[k].sensor_seen = true;
+    gy_bt_pairs(&m_world->contacts->current)[k].overlap = true;
+    gy_bt_pairs(&m_world->contacts->current)[k].sensor_seen = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
@@ -198,17 +196,14 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     gy_bt_collider *ca = collider_of(wa), *cb = collider_of(wb);
     if (ca == nullptr || cb == nullptr)
         return;
-    if (!gy_adapter_colliders_filter(&ca->base, &cb->base))
-        return;
-    bool dyn_a = ca->body->base.type == GY_MOTION_DYNAMIC,
-         dyn_b = cb->body->base.type == GY_MOTION_DYNAMIC;
-    bool sensor = ca->base.is_sensor || cb->base.is_sensor;
-    if (!sensor && (m_world->sensor_pass || (!dyn_a && !dyn_b)))
+    gy_adapter_contact_kind kind =
+        gy_adapter_contact_gate(&ca->base, &cb->base, m_world->sensor_pass);
+    if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;
     fix_mesh_normal(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
                     point_on_b, normal_on_b, depth);
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
-    if (sensor || !ca->base.contact_response || !cb->base.contact_response) {
+    if (kind == GY_ADAPTER_CONTACT_REPORT) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
         if (depth <= 0.0)
             overlap(ca, cb, (point_on_a + point_on_b) * 0.5, normal_on_b, depth);
@@ -234,12 +229,10 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     pt.m_positionWorldOnA = point_on_a;
     pt.m_positionWorldOnB = point_on_b;
     int insert = m->getCacheEntry(pt);
-    pt.m_combinedFriction =
-        gy_combine(ca->base.material.friction, ca->base.material.friction_combine,
-                   cb->base.material.friction, cb->base.material.friction_combine);
-    pt.m_combinedRestitution =
-        gy_combine(ca->base.material.restitution, ca->base.material.restitution_combine,
-                   cb->base.material.restitution, cb->base.material.restitution_combine);
+    double friction, restitution;
+    gy_adapter_contact_material(&ca->base, &cb->base, &friction, &restitution);
+    pt.m_combinedFriction = friction;
+    pt.m_combinedRestitution = restitution;
     pt.m_combinedRollingFriction = 0.0;
     pt.m_combinedSpinningFriction = 0.0;
     /* A fixed frame about the normal to start with; the solve turns it along the slip
@@ -492,10 +485,10 @@ static void gather_manifolds(gy_driver_world *w)
             uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
             if (idx == UINT32_MAX)
                 return;
-            w->report.contacts[idx].normal_impulse += p.m_appliedImpulse;
+            w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
             btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
                           p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
-            gy_bt_pair *pr = &gy_bt_pairs(&w->report)[idx];
+            gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
             pr->tangent = gy_v3_mad(pr->tangent, gy_bt_from_vec(t), first0 ? 1.0 : -1.0);
             pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                           -p.m_normalWorldOnB, p.getDistance());
@@ -861,17 +854,14 @@ static bool body_active_now(const gy_bt_body *b)
  * Bullet did not look at the pair again, so the last report of it stands. */
 static void carry_overlaps(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        const gy_bt_pair *p = &gy_bt_pairs(&w->prev)[i];
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        const gy_bt_pair *p = &gy_bt_pairs(&w->contacts->previous)[i];
         if (!p->overlap || body_active_now(p->a->body) || body_active_now(p->b->body))
             continue;
-        if (gy_adapter_pair_map_find(&w->pair_map, p->a, p->b) != UINT32_MAX)
+        if (gy_adapter_contacts_has(w->contacts, &p->a->base, &p->b->base))
             continue;
-        uint32_t k = pair_get(w, p->a, p->b);
-        if (k == UINT32_MAX)
+        if (gy_adapter_contacts_carry(w->contacts, i, &w->step_error) == UINT32_MAX)
             return;
-        w->report.contacts[k] = w->prev.contacts[i];
-        gy_bt_pairs(&w->report)[k] = *p;
     }
 }
 
@@ -882,8 +872,9 @@ static void carry_overlaps(gy_driver_world *w)
  * over asleep). */
 static void sensor_pass(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->report.count; i++)
-        gy_bt_pairs(&w->report)[i].sensor_seen = !w->report.contacts[i].is_sensor;
+    for (uint32_t i = 0; i < w->contacts->current.count; i++)
+        gy_bt_pairs(&w->contacts->current)[i].sensor_seen =
+            !w->contacts->current.contacts[i].is_sensor;
     if (w->tally.sensors == 0)
         return;
     w->substep_index++; /* the end poses' geometry replaces the last substep's */
@@ -900,23 +891,21 @@ static bool sensor_pair_unseen(const void *pair, const void *ctx)
 
 static void end_step(gy_driver_world *w)
 {
-    uint32_t fresh = w->report.count;
+    uint32_t fresh = w->contacts->current.count;
     carry_overlaps(w);
-    for (uint32_t i = fresh; i < w->report.count; i++)
-        gy_bt_pairs(&w->report)[i].sensor_seen = true;
+    for (uint32_t i = fresh; i < w->contacts->current.count; i++)
+        gy_bt_pairs(&w->contacts->current)[i].sensor_seen = true;
     if (w->tally.sensors > 0) {
-        gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), sensor_pair_unseen, nullptr);
-        /* Indices moved: the map is rebuilt at the next step start. */
-        gy_adapter_pair_map_reset(&w->pair_map);
+        gy_adapter_contacts_remove_if(w->contacts, sensor_pair_unseen, nullptr);
     }
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        gy_contact *c = &w->report.contacts[i];
-        if (gy_bt_pairs(&w->report)[i].overlap) {
+    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
+        gy_contact *c = &w->contacts->current.contacts[i];
+        if (gy_bt_pairs(&w->contacts->current)[i].overlap) {
             c->normal_impulse = 0.0;
             c->tangent_impulse = 0.0;
             continue;
         }
-        c->tangent_impulse = gy_v3_len(gy_bt_pairs(&w->report)[i].tangent);
+        c->tangent_impulse = gy_v3_len(gy_bt_pairs(&w->contacts->current)[i].tangent);
         if (c->normal_impulse < 0.0)
             c->normal_impulse = 0.0;
     }
@@ -926,7 +915,7 @@ static void end_step(gy_driver_world *w)
         b->torque.setZero();
         b->pose_written = false;
     }
-    gy_adapter_one_way_expire(&w->one_way, w->step_index);
+    gy_adapter_contacts_end_step(w->contacts);
     w->aabbs_stale = true;
 }
 
@@ -938,8 +927,7 @@ gy_result gy_bt_step(gy_driver_world *w, double dt)
     w->broken.count = 0;
     w->step_index++;
     w->substep_dt = h;
-    gy_adapter_report_swap(&w->report, &w->prev);
-    gy_adapter_pair_map_reset(&w->pair_map);
+    gy_adapter_contacts_begin_step(w->contacts);
     for (uint32_t s = 0; s < subs; s++) {
         w->substep_index++;
         before_substep(w, h);
@@ -961,19 +949,8 @@ void gy_bt_refresh_aabbs(gy_driver_world *w)
     w->aabbs_stale = false;
 }
 
-void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b)
-{
-    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_bt_pair), &w->pair_map,
-                                  b->base.id);
-    gy_adapter_one_way_forget_body(&w->one_way, b);
-}
-
 void gy_bt_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_adapter_report_free(a, &w->report, sizeof(gy_bt_pair));
-    gy_adapter_report_free(a, &w->prev, sizeof(gy_bt_pair));
-    gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_adapter_one_way_free(a, &w->one_way);
     gy_adapter_broken_free(a, &w->broken);
 }

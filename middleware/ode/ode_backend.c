@@ -55,8 +55,8 @@ static void world_free(gy_driver_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_driver_world **out,
-                                  gy_driver_records *rec)
+static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter_contacts *contacts,
+                                  gy_driver_world **out, gy_driver_records *rec)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -66,6 +66,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_driver_
     w->allocator = a;
     w->logger = def.logger;
     w->def = def;
+    w->contacts = contacts;
     /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
     if (!dInitODE2(0)) {
         gy_free(a, w, sizeof *w);
@@ -103,8 +104,8 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_driver_
         world_free(w);
         return r;
     }
-    *rec = (gy_driver_records){&w->bodies, &w->colliders, &w->joints, &w->resources,
-                               &w->tally,  &w->report,    &w->broken};
+    *rec = (gy_driver_records){&w->bodies,    &w->colliders, &w->joints,
+                               &w->resources, &w->tally,     &w->broken};
     *out = w;
     return GY_OK;
 }
@@ -146,6 +147,7 @@ static uint32_t ode_awake_bodies(gy_driver_world *w)
 
 const gy_driver gy_ode_driver = {
     .name = "ode",
+    .pair_size = sizeof(gy_ode_pair),
     .world_create = ode_world_create,
     .world_destroy = ode_world_destroy,
     .thread_setup = ode_thread_setup,
@@ -156,6 +158,7 @@ const gy_driver gy_ode_driver = {
     .resource_free = gy_ode_resource_free,
     .body_create = gy_ode_body_create,
     .body_release = gy_ode_body_release,
+    .body_wake = gy_ode_driver_body_wake,
     .body_get_state = gy_ode_body_get_state,
     .body_set_pose = gy_ode_body_set_pose,
     .body_set_linear_velocity = gy_ode_body_set_linear_velocity,

@@ -201,6 +201,12 @@ void gy_ode_body_wake(gy_ode_body *b)
         b->pose_written = true;
 }
 
+void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b)
+{
+    (void)w;
+    gy_ode_body_wake(b);
+}
+
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
 {
     if (b->base.type != GY_MOTION_DYNAMIC)
@@ -522,21 +528,16 @@ static void wake_other(void *w, gy_body_id other)
     gy_ode_body_wake(gy_handle_pool_get(&((gy_driver_world *)w)->bodies, other.bits));
 }
 
-/* Wakes the bodies whose reported contacts name `b` (a static moved or removed under them). */
+/* Wakes the bodies whose reported contacts name `b` (a static moved under them). */
 static void wake_contacts_of(gy_driver_world *w, const gy_ode_body *b)
 {
-    if (b->reported_step + 1u < w->step_index)
-        return; /* named in neither the current nor the previous report */
-    gy_adapter_report_touching(&w->report, b->base.id, wake_other, w);
+    gy_adapter_contacts_touching(w->contacts, &b->base, wake_other, w);
 }
 
 static void body_destroy(gy_driver_world *w, gy_ode_body *b)
 {
     if (b->base.joint_count > 0)
         gy_ode_joint_release_for_body(w, b);
-    wake_contacts_of(w, b);
-    if (b->reported_step + 1u >= w->step_index)
-        gy_ode_step_forget_body(w, b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = b->colliders[i];
         if (b->base.type == GY_MOTION_STATIC)

@@ -75,9 +75,6 @@ struct gy_driver_body {
     gy_vec3 push_linear; /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
     gy_vec3 push_angular;
     bool pose_written; /* written since the last step (a kinematic then counts as moving) */
-    /* The last step whose contact report or one-way "passing" list named this body; a release
-     * only scans the reports when this is the current or the previous step. */
-    uint64_t reported_step;
     /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
     uint64_t placed_step;
 };
@@ -167,10 +164,10 @@ struct gy_driver_world {
     gy_handle_pool joints;    /* payload: gy_ode_joint* */
     gy_handle_pool resources; /* payload: gy_ode_resource* */
 
-    /* Per-step output (grown to peak, then reused): this step's contact report, records
-     * gy_ode_pair (see gy_ode_pairs). */
-    gy_adapter_report report;
-    gy_adapter_broken broken;
+    /* The front end's contact report (its records are gy_ode_pair: gy_ode_pairs) and one-way
+     * verdicts, which the near callback feeds. */
+    gy_adapter_contacts *contacts;
+    gy_adapter_broken broken; /* this step's, grown to peak and reused */
 
     /* Scratch geoms owned by the world for queries (never inserted in a space). */
     dGeomID query_ray;
@@ -188,13 +185,10 @@ struct gy_driver_world {
     double fresh_aabb[6];
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
-    gy_adapter_report prev; /* the last step's report */
     gy_ode_point *points;
     uint32_t point_count, point_capacity;
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
-    gy_adapter_pair_map pair_map;        /* this step's report */
-    gy_adapter_one_ways passing;         /* one-way pairs refused until they separate */
     gy_ode_collider **scratch_colliders; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;
     gy_adapter_breakables breakables; /* gy_ode_joint records */
@@ -292,6 +286,7 @@ gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3
 void gy_ode_body_release_all(gy_driver_world *w);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
 void gy_ode_body_wake(gy_ode_body *b);
+void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b);
 /* World-space pose of the body origin and of its centre of mass. */
 gy_pose gy_ode_body_pose(const gy_ode_body *b);
 gy_vec3 gy_ode_body_com(const gy_ode_body *b);
@@ -328,8 +323,6 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */
 gy_result gy_ode_step(gy_driver_world *w, double dt);
-/* Drops every reported contact and step record naming a collider of `b` (body release). */
-void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b);
 void gy_ode_step_fini(gy_driver_world *w);
 
 #endif

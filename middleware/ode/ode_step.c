@@ -48,14 +48,8 @@ static gy_vec3 v3(const dReal *v)
  * memory (recorded in step_error). */
 static uint32_t pair_get(gy_driver_world *w, gy_ode_collider *a, gy_ode_collider *b)
 {
-    uint32_t n = w->report.count;
-    uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_ode_pair),
-                                            &w->pair_map, a, b, &w->step_error);
-    if (index == n) {
-        gy_ode_pairs(&w->report)[index].a = a;
-        gy_ode_pairs(&w->report)[index].b = b;
-    }
-    return index;
+    bool is_new;
+    return gy_adapter_contacts_pair(w->contacts, &a->base, &b->base, &is_new, &w->step_error);
 }
 
 static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
@@ -122,18 +116,21 @@ static bool one_way_side_accepts(gy_driver_world *w, gy_ode_collider *platform,
                                  gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point,
                                  double penetration)
 {
-    if (gy_adapter_one_way_find(&w->passing, platform, other, w->step_index) != NULL)
-        return false;
-    gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->base.one_way_normal);
-    gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
+    bool accepted;
+    if (gy_adapter_contact_one_way_known(w->contacts, &platform->base, &other->base, &accepted))
+        return accepted;
+    gy_adapter_one_way_contact oc;
+    oc.platform = &platform->base;
+    oc.other = &other->base;
+    oc.normal = normal_po;
+    oc.one_way = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->base.one_way_normal);
+    oc.velocity = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
                             gy_ode_body_velocity_at(platform->body, point));
-    if (gy_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point, penetration,
-                           platform->base.one_way_slop))
-        return true;
+    oc.other_com = gy_ode_body_com(other->body);
+    oc.point = point;
+    oc.penetration = penetration;
     /* Accepted pairs are judged again at each contact; refused ones stay refused. */
-    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, false};
-    gy_adapter_note_error(&w->step_error, gy_adapter_one_way_add(w->allocator, &w->passing, &rec));
-    return false;
+    return gy_adapter_contact_one_way(w->contacts, &oc, false, &w->step_error);
 }
 
 /* The share of the world's gravity a body falls with (0 for static and kinematic bodies). */
@@ -193,16 +190,12 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     gy_ode_body *b1 = c1->body, *b2 = c2->body;
     if (b1 == b2)
         return;
-    if (!gy_adapter_colliders_filter(&c1->base, &c2->base))
+    gy_adapter_contact_kind kind = gy_adapter_contact_gate(&c1->base, &c2->base, w->sensor_pass);
+    if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;
     if (!b1->active && !b2->active)
         return; /* carried over from the last report */
     bool dyn1 = b1->base.type == GY_MOTION_DYNAMIC, dyn2 = b2->base.type == GY_MOTION_DYNAMIC;
-    bool sensor = c1->base.is_sensor || c2->base.is_sensor;
-    if (!dyn1 && !dyn2 && !sensor)
-        return;
-    if (w->sensor_pass && !sensor)
-        return;
     if (bodies_jointed(w, b1, b2))
         return;
 
@@ -213,8 +206,6 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     if (n <= 0)
         return;
     fix_mesh_normals(c1, c2, cs, n);
-    b1->reported_step = w->step_index;
-    b2->reported_step = w->step_index;
     int deepest = 0;
     for (int i = 1; i < n; i++)
         if (cs[i].geom.depth > cs[deepest].geom.depth)
@@ -225,8 +216,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     /* A pair neither of whose bodies can move along the normal (axis locks) is reported but
      * not solved: its rows could only fight the locks, loading the contact's friction (a
      * translation-locked box spinning on a floor it overlapped stopped in one step). */
-    bool respond = !sensor && c1->base.contact_response && c2->base.contact_response &&
-                   (dyn1 || dyn2) && !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
+    bool respond =
+        kind == GY_ADAPTER_CONTACT_SOLVE && !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
     double depth = cs[deepest].geom.depth;
     if (respond && c1->base.one_way &&
         !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point, depth))
@@ -239,8 +230,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     uint32_t pi = pair_get(w, ca, cb);
     if (pi == UINT32_MAX)
         return;
-    gy_contact *ct = &w->report.contacts[pi];
-    gy_ode_pair *pr = &gy_ode_pairs(&w->report)[pi];
+    gy_contact *ct = &w->contacts->current.contacts[pi];
+    gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[pi];
     if (pr->cached) {
         /* Woken during this step: the fresh solve replaces the carried-over report. */
         pr->cached = false;
@@ -266,11 +257,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         k2 = c1;
     }
     dBodyID j1 = k1->body->body, j2 = k2->body->body;
-    double mu = gy_combine(c1->base.material.friction, c1->base.material.friction_combine,
-                           c2->base.material.friction, c2->base.material.friction_combine);
-    double bounce =
-        gy_combine(c1->base.material.restitution, c1->base.material.restitution_combine,
-                   c2->base.material.restitution, c2->base.material.restitution_combine);
+    double mu, bounce;
+    gy_adapter_contact_material(&c1->base, &c2->base, &mu, &bounce);
     /* Conveyors: the contact should reach v1 - v2 = s2 - s1 along the surface, where s is each
      * collider's surface velocity in the world. */
     gy_vec3 surf = gy_v3(0.0, 0.0, 0.0);
@@ -660,9 +648,9 @@ static void gather_impulses(gy_driver_world *w, double h)
         gy_vec3 n = v3(p->normal);
         double fn = gy_v3_dot(f, n);
         gy_vec3 ft = gy_v3_mad(f, n, -fn);
-        w->report.contacts[p->pair].normal_impulse += fn * h + p->relax;
+        w->contacts->current.contacts[p->pair].normal_impulse += fn * h + p->relax;
         /* Accumulate the tangent force on collider b's body, whichever body was first. */
-        gy_ode_pair *pr = &gy_ode_pairs(&w->report)[p->pair];
+        gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[p->pair];
         pr->tangent = gy_v3_mad(pr->tangent, ft, p->body1_is_a ? -h : h);
     }
     w->point_count = 0;
@@ -909,8 +897,7 @@ static void wake_under_fresh_statics(gy_driver_world *w)
 static void begin_step(gy_driver_world *w, double dt)
 {
     double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
-    gy_adapter_report_swap(&w->report, &w->prev);
-    gy_adapter_pair_map_reset(&w->pair_map);
+    gy_adapter_contacts_begin_step(w->contacts);
 
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->active = body_moving(w->moving[i]);
@@ -920,8 +907,8 @@ static void begin_step(gy_driver_world *w, double dt)
     }
     /* A moving body touching a sleeper last step wakes it, even if they no longer touch (the
      * support was teleported away, say). ODE's islands do the same for pairs still touching. */
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->prev)[i];
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
         gy_ode_body *a = p->a->body, *b = p->b->body;
         if (a->active == b->active || !p->responds)
             continue;
@@ -932,22 +919,18 @@ static void begin_step(gy_driver_world *w, double dt)
         }
     }
     /* Pairs with neither side moving are not collided again: carry their report over. */
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->prev)[i];
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
         gy_ode_body *a = p->a->body, *b = p->b->body;
         if (a->active || b->active)
             continue;
-        uint32_t k = pair_get(w, p->a, p->b);
+        uint32_t k = gy_adapter_contacts_carry(w->contacts, i, &w->step_error);
         if (k == UINT32_MAX)
             break;
-        a->reported_step = w->step_index;
-        b->reported_step = w->step_index;
-        w->report.contacts[k] = w->prev.contacts[i];
-        gy_ode_pairs(&w->report)[k] = *p;
-        gy_ode_pairs(&w->report)[k].cached = true;
+        gy_ode_pairs(&w->contacts->current)[k].cached = true;
         /* A resting pair's impulse is its force times the step. */
-        w->report.contacts[k].normal_impulse *= rescale;
-        w->report.contacts[k].tangent_impulse *= rescale;
+        w->contacts->current.contacts[k].normal_impulse *= rescale;
+        w->contacts->current.contacts[k].tangent_impulse *= rescale;
     }
 }
 
@@ -971,15 +954,15 @@ static bool touch_shifted(gy_ode_collider *moved, gy_ode_collider *other, gy_vec
  * ground reported enter, exit, enter while it settled. */
 static void keep_resting_pairs(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        gy_ode_pair p = gy_ode_pairs(&w->prev)[i];
-        gy_contact c = w->prev.contacts[i];
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        gy_ode_pair p = gy_ode_pairs(&w->contacts->previous)[i];
+        gy_contact c = w->contacts->previous.contacts[i];
         if (!p.responds || p.a->base.is_sensor || p.b->base.is_sensor ||
             !p.a->base.contact_response || !p.b->base.contact_response ||
             (p.a->base.category & p.b->base.mask) == 0 ||
             (p.b->base.category & p.a->base.mask) == 0)
             continue;
-        if (gy_adapter_pair_map_find(&w->pair_map, p.a, p.b) != UINT32_MAX)
+        if (gy_adapter_contacts_has(w->contacts, &p.a->base, &p.b->base))
             continue;
         /* The contact normal points from a to b: a moves along it, or b against it. */
         gy_vec3 shift = gy_v3_scale(c.normal, CONTACT_KEEP_MARGIN);
@@ -994,13 +977,11 @@ static void keep_resting_pairs(gy_driver_world *w)
         c.penetration = 0.0;
         c.normal_impulse = 0.0;
         c.tangent_impulse = 0.0;
-        w->report.contacts[k] = c;
+        w->contacts->current.contacts[k] = c;
         p.cached = false;
         p.tangent = gy_v3(0.0, 0.0, 0.0);
         p.covered = 0.0;
-        gy_ode_pairs(&w->report)[k] = p;
-        p.a->body->reported_step = w->step_index;
-        p.b->body->reported_step = w->step_index;
+        gy_ode_pairs(&w->contacts->current)[k] = p;
     }
 }
 
@@ -1018,24 +999,22 @@ static void sensor_pass(gy_driver_world *w)
 {
     if (w->tally.sensors == 0)
         return;
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
-        p->sensor_seen = p->cached || !w->report.contacts[i].is_sensor;
+    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->current)[i];
+        p->sensor_seen = p->cached || !w->contacts->current.contacts[i].is_sensor;
     }
     w->sensor_pass = true;
     dSpaceCollide(w->dynamic_space, w, near_callback);
     collide_static(w);
     w->sensor_pass = false;
-    gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), sensor_pair_unseen, NULL);
-    /* Indices moved: the map is rebuilt at the next step start. */
-    gy_adapter_pair_map_reset(&w->pair_map);
+    gy_adapter_contacts_remove_if(w->contacts, sensor_pair_unseen, NULL);
 }
 
 static void end_step(gy_driver_world *w, double dt)
 {
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        gy_contact *c = &w->report.contacts[i];
-        gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
+    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
+        gy_contact *c = &w->contacts->current.contacts[i];
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->current)[i];
         if (p->cached)
             continue;
         c->tangent_impulse = gy_v3_len(p->tangent);
@@ -1052,7 +1031,7 @@ static void end_step(gy_driver_world *w, double dt)
     }
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->pose_written = false;
-    gy_adapter_one_way_expire(&w->passing, w->step_index);
+    gy_adapter_contacts_end_step(w->contacts);
 }
 
 gy_result gy_ode_step(gy_driver_world *w, double dt)
@@ -1129,24 +1108,13 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
     return w->step_error;
 }
 
-void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b)
-{
-    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_ode_pair), &w->pair_map,
-                                  b->base.id);
-    gy_adapter_one_way_forget_body(&w->passing, b);
-}
-
 void gy_ode_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_adapter_report_free(a, &w->report, sizeof(gy_ode_pair));
-    gy_adapter_report_free(a, &w->prev, sizeof(gy_ode_pair));
     gy_free(a, w->points, (size_t)w->point_capacity * sizeof *w->points);
     for (uint32_t i = 0; i < w->feedback_block_count; i++)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
-    gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_adapter_one_way_free(a, &w->passing);
     gy_free(a, w->scratch_colliders, (size_t)w->scratch_capacity * sizeof *w->scratch_colliders);
     gy_adapter_broken_free(a, &w->broken);
 }

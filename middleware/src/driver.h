@@ -21,6 +21,7 @@
 #define GYRE_DRIVER_H
 
 #include "adapter_common.h"
+#include "contacts.h"
 #include "records.h"
 
 #ifdef __cplusplus
@@ -41,17 +42,21 @@ typedef struct gy_driver_records {
     gy_handle_pool *joints;    /* payload: the driver's joint record */
     gy_handle_pool *resources; /* payload: a record starting with gy_adapter_resource */
     gy_adapter_tally *tally;
-    gy_adapter_report *report; /* the last step's touching pairs */
     gy_adapter_broken *broken;
 } gy_driver_records;
 
 typedef struct gy_driver {
     const char *name; /* registry name, e.g. "ode" (the table's name, flags and vendor string
                        * are given where the registry lists it, in frontend.c) */
+    /* Bytes of the driver's record for each reported pair: it starts with the pair's two
+     * collider records, then whatever the driver keeps of the pair during the step. */
+    size_t pair_size;
 
-    /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). */
-    gy_result (*world_create)(const gy_backend_world_def *def, gy_driver_world **out,
-                              gy_driver_records *records);
+    /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `contacts` is
+     * the front end's report for this world (contacts.h), valid until world_destroy: the
+     * driver's narrow phase feeds it and applies its rules. */
+    gy_result (*world_create)(const gy_backend_world_def *def, gy_adapter_contacts *contacts,
+                              gy_driver_world **out, gy_driver_records *records);
     /* Releases every record still alive, then the world. */
     void (*world_destroy)(gy_driver_world *w);
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
@@ -76,8 +81,12 @@ typedef struct gy_driver {
                              const gy_collider_def *cols, uint32_t n,
                              gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
                              gy_collider_id *collider_ids);
-    /* Releases the body, its colliders and its joints, and forgets it in every report. */
+    /* Releases the body, its colliders and its joints (the front end has already woken what
+     * touched it and forgotten it in the report). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
+    /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
+     * statics. */
+    void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
     /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). */
     gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);

@@ -14,6 +14,7 @@ struct gy_backend_world {
     const gy_driver *driver;
     gy_driver_world *dw;
     gy_driver_records rec;
+    gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -62,8 +63,10 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
         gy_free(def.allocator, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
-    r = d->world_create(&def, &w->dw, &w->rec);
+    gy_adapter_contacts_init(&w->contacts, def.allocator, d->pair_size);
+    r = d->world_create(&def, &w->contacts, &w->dw, &w->rec);
     if (r != GY_OK) {
+        gy_adapter_contacts_fini(&w->contacts);
         gy_adapter_threads_fini(&w->threads);
         gy_free(def.allocator, w, sizeof *w);
         return r;
@@ -77,6 +80,7 @@ static void world_destroy(gy_backend_world *w)
     if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, w->driver->name))
         return;
     w->driver->world_destroy(w->dw);
+    gy_adapter_contacts_fini(&w->contacts);
     gy_adapter_threads_fini(&w->threads);
     gy_free(w->allocator, w, sizeof *w);
 }
@@ -123,7 +127,7 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
         return;
     gy_adapter_counters(out, w->rec.tally, w->rec.bodies, w->rec.colliders, w->rec.joints);
     out->awake_bodies = w->driver->awake_bodies(w->dw);
-    out->contact_pairs = w->rec.report->count;
+    out->contact_pairs = w->contacts.current.count;
 }
 
 /* ---- resources ------------------------------------------------------------------------------ */
@@ -217,13 +221,22 @@ static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint3
 #define MOVING  (GY_MOTION_BIT(GY_MOTION_KINEMATIC) | GY_MOTION_BIT(GY_MOTION_DYNAMIC))
 #define DYNAMIC GY_MOTION_BIT(GY_MOTION_DYNAMIC)
 
+static void wake_body(void *ctx, gy_body_id id)
+{
+    gy_backend_world *w = ctx;
+    w->driver->body_wake(w->dw, gy_handle_pool_get(w->rec.bodies, id.bits));
+}
+
 static gy_result body_release(gy_backend_world *w, gy_body_id id)
 {
     gy_driver_body *b;
     gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        w->driver->body_release(w->dw, b);
-    return r;
+    if (r != GY_OK)
+        return r;
+    /* What rested on it falls: wake it before the pairs naming it go. */
+    gy_adapter_contacts_forget_body(&w->contacts, body_rec(b), wake_body, w);
+    w->driver->body_release(w->dw, b);
+    return GY_OK;
 }
 
 static gy_result body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
@@ -494,7 +507,7 @@ static uint32_t contacts(gy_backend_world *w, const gy_contact **out)
         *out = NULL;
     if (out == NULL || enter(w) != GY_OK)
         return 0;
-    const gy_adapter_report *rep = w->rec.report;
+    const gy_adapter_report *rep = &w->contacts.current;
     *out = rep->count > 0 ? rep->contacts : NULL;
     return rep->count;
 }

@@ -21,8 +21,9 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def)
 }
 
 void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
-                                     const gy_adapter_body *b)
+                                     gy_adapter_body *b)
 {
+    c->owner = b;
     c->body = b->id;
     c->body_type = b->type;
     c->body_user = b->user_data;

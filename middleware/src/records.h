@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* A body as defined: fixed at creation except `joint_count`. */
+/* A body as defined: fixed at creation except `joint_count` and `reported_step`. */
 typedef struct gy_adapter_body {
     gy_body_id id;
     gy_motion_type type;
@@ -26,12 +26,16 @@ typedef struct gy_adapter_body {
     bool continuous;                      /* dynamic bodies only */
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     uint32_t joint_count;                 /* Gyre joints attached to the body */
+    /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
+     * scans them only when this is the current or the previous step. */
+    uint64_t reported_step;
 } gy_adapter_body;
 
 /* A collider as defined, with what its contacts and query hits name of its body. The material
  * and filter change through the contract's setters; the rest is fixed at creation. */
 typedef struct gy_adapter_collider {
     gy_collider_id id;
+    gy_adapter_body *owner; /* its body's record */
     gy_body_id body;
     gy_motion_type body_type;
     uint64_t body_user; /* the body's user value */
@@ -63,7 +67,7 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def);
 
 /* Fills a collider record from a valid definition for body `b` (its id left as it is). */
 void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
-                                     const gy_adapter_body *b);
+                                     gy_adapter_body *b);
 
 /* Fills a joint record from a valid definition built as `type` (id left as it is; no breakable
  * slot yet). */
