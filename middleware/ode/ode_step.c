@@ -706,9 +706,7 @@ typedef struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
 {
-    if (!gy_adapter_ccd_filter_accepts(cc->solid->base.category, cc->solid->base.mask,
-                                       c->body != cc->body, c->base.is_sensor,
-                                       c->base.contact_response, c->base.category, c->base.mask))
+    if (!gy_adapter_contact_ccd_candidate(&cc->solid->base, &c->base))
         return false;
     return !c->base.one_way ||
            gy_adapter_ccd_one_way_accepts(

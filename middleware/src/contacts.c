@@ -133,6 +133,13 @@ void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_
                               b->material.restitution, b->material.restitution_combine);
 }
 
+bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
+                                      const gy_adapter_collider *c)
+{
+    return gy_adapter_ccd_filter_accepts(solid->category, solid->mask, c->owner != solid->owner,
+                                         c->is_sensor, c->contact_response, c->category, c->mask);
+}
+
 bool gy_adapter_contact_one_way_known(gy_adapter_contacts *c, const gy_adapter_collider *platform,
                                       const gy_adapter_collider *other, bool *accepted)
 {

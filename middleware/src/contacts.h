@@ -90,6 +90,12 @@ gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
 void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_collider *b,
                                  double *friction, double *restitution);
 
+/* Continuous collision's candidates: whether a body swept with its first solid collider `solid`
+ * may hit collider `c` of another body (gy_adapter_ccd_filter_accepts). A one-way `c` must then
+ * also pass gy_adapter_ccd_one_way_accepts with its world normal. */
+bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
+                                      const gy_adapter_collider *c);
+
 /* What the one-way rule reads of a contact against a one-way `platform`. */
 typedef struct gy_adapter_one_way_contact {
     const gy_adapter_collider *platform, *other;
