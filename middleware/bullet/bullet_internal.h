@@ -12,6 +12,7 @@
 #define GYRE_BULLET_INTERNAL_H
 
 #include <btBulletCollisionCommon.h>
+#include <cstddef>
 #include <btBulletDynamicsCommon.h>
 #include <new>
 #include <pthread.h>
@@ -111,11 +112,16 @@ struct gy_driver_joint {
     gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
 };
 
+/* The front end reads the records through their Gyre parts (driver.h). */
+static_assert(offsetof(gy_bt_body, base) == 0, "a body record starts with its Gyre part");
+static_assert(offsetof(gy_bt_collider, base) == 0, "a collider record starts with its Gyre part");
+static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its Gyre part");
+
 /* ---- step records --------------------------------------------------------------------------- */
 
 /* The pair a gy_contact was built from. */
 struct gy_bt_pair {
-    gy_bt_collider *a, *b; /* same order as the contact's collider_a / collider_b */
+    gy_bt_collider *a, *b; /* first (contacts.h): the contact's collider_a / collider_b */
     gy_vec3 tangent;       /* tangent impulse on a's body, summed as a vector, N·s */
     double best_distance;  /* signed distance of the reported point this substep */
     uint32_t substep;      /* substep stamp of the reported geometry */

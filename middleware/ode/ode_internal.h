@@ -4,6 +4,7 @@
 #define GYRE_ODE_INTERNAL_H
 
 #include <ode/ode.h>
+#include <stddef.h>
 #include <pthread.h>
 
 #include "../src/driver.h"
@@ -119,9 +120,14 @@ typedef struct gy_ode_static_grid {
     uint32_t big_count, big_capacity;
 } gy_ode_static_grid;
 
+/* The front end reads the records through their Gyre parts (driver.h). */
+_Static_assert(offsetof(gy_ode_body, base) == 0, "a body record starts with its Gyre part");
+_Static_assert(offsetof(gy_ode_collider, base) == 0, "a collider record starts with its Gyre part");
+_Static_assert(offsetof(gy_ode_joint, base) == 0, "a joint record starts with its Gyre part");
+
 /* Step internals: the pair a gy_contact was built from. */
 typedef struct gy_ode_pair {
-    gy_ode_collider *a, *b; /* same order as the contact's collider_a / collider_b */
+    gy_ode_collider *a, *b; /* first (contacts.h): the contact's collider_a / collider_b */
     gy_vec3 tangent;        /* tangent impulse summed as a vector (force on b), N·s */
     double covered;         /* seconds of this step's substeps in which the pair touched */
     bool cached;            /* copied from the previous step (both sides asleep or still) */

@@ -56,11 +56,6 @@ bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_
     return (a->category & b->mask) != 0 && (b->category & a->mask) != 0;
 }
 
-bool gy_adapter_collider_accepts(const gy_query_filter *f, const gy_adapter_collider *c)
-{
-    return gy_adapter_filter_accepts(f, c->category, c->body_type, c->is_sensor, c->body, c->id);
-}
-
 void gy_adapter_contact_name(gy_contact *ct, const gy_adapter_collider *a,
                              const gy_adapter_collider *b)
 {

@@ -9,6 +9,7 @@
 #ifndef GYRE_RECORDS_H
 #define GYRE_RECORDS_H
 
+#include "adapter_common.h"
 #include "gyre/backend/backend.h"
 
 #ifdef __cplusplus
@@ -76,8 +77,13 @@ void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, 
 /* Whether two colliders' filters let them collide (each one's category in the other's mask). */
 bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b);
 
-/* True when a collider passes a query filter (NULL: the default filter). */
-bool gy_adapter_collider_accepts(const gy_query_filter *f, const gy_adapter_collider *c);
+/* True when a collider passes a query filter (NULL: the default filter). Inline: queries ask it
+ * of every candidate. */
+static inline bool gy_adapter_collider_accepts(const gy_query_filter *f,
+                                               const gy_adapter_collider *c)
+{
+    return gy_adapter_filter_accepts(f, c->category, c->body_type, c->is_sensor, c->body, c->id);
+}
 
 /* Names a contact's pair: bodies, colliders and their bodies' user values, with `a` first, and
  * marks it a sensor contact when either collider is one. */
