@@ -108,9 +108,6 @@ static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_adapter_
 
 static void bt_world_destroy(gy_driver_world *w)
 {
-    gy_bt_joint_release_all(w);
-    gy_bt_body_release_all(w);
-    gy_bt_resource_release_all(w);
     world_free(w);
 }
 

@@ -226,15 +226,6 @@ void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
     resource_destroy(w, gy_bt_resource_of(r));
 }
 
-void gy_bt_resource_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->resources.count; i++) {
-        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
-        if (dead != nullptr)
-            resource_destroy(w, gy_bt_resource_of(dead));
-    }
-}
-
 /* ---- body helpers --------------------------------------------------------------------------- */
 
 btVector3 gy_bt_body_com(const gy_bt_body *b)
@@ -638,8 +629,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 static void body_destroy(gy_driver_world *w, gy_bt_body *b)
 {
     const gy_allocator *a = w->allocator;
-    if (b->base.joint_count > 0)
-        gy_bt_joint_release_for_body(w, b);
     w->world.removeRigidBody(b->rb);
     b->rb->~btRigidBody();
     gy_free(a, b->rb, sizeof(btRigidBody));
@@ -673,16 +662,6 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
 {
     body_destroy(w, b);
-}
-
-void gy_bt_body_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->bodies.count; i++) {
-        uint64_t h;
-        gy_bt_body *b = static_cast<gy_bt_body *>(gy_handle_pool_at(&w->bodies, i, &h));
-        if (b != nullptr)
-            body_destroy(w, b);
-    }
 }
 
 /* ---- per-body calls ------------------------------------------------------------------------- */

@@ -312,7 +312,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
                             uint32_t n, gy_adapter_resource *const *res, const gy_mass *mass,
                             gy_body_id *out, gy_collider_id *collider_ids);
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);
-void gy_bt_body_release_all(gy_driver_world *w);
 void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out);
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
 void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
@@ -333,14 +332,11 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const ui
                             gy_resource_id *out);
 gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
 void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
-void gy_bt_resource_release_all(gy_driver_world *w);
 
 /* Joints (bullet_joint.cpp). */
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
                              gy_bt_body *b, gy_joint_id *out);
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
-void gy_bt_joint_release_for_body(gy_driver_world *w, gy_bt_body *b);
-void gy_bt_joint_release_all(gy_driver_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_bt_joint_check_breaks(gy_driver_world *w);
 /* Before a solve of h seconds: motor velocities. */

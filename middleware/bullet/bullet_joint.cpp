@@ -278,12 +278,10 @@ static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
     w->world.removeConstraint(j->constraint);
     j->constraint->~btTypedConstraint();
     gy_free(w->allocator, j->constraint, j->constraint_size);
-    j->a->base.joint_count--;
+    gy_adapter_joint_detach(&j->base);
     gy_bt_body_wake(j->a);
-    if (j->b != nullptr) {
-        j->b->base.joint_count--;
+    if (j->b != nullptr)
         gy_bt_body_wake(j->b);
-    }
     if (j->base.breakable_index != UINT32_MAX) {
         gy_bt_joint *moved = static_cast<gy_bt_joint *>(
             gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index));
@@ -452,7 +450,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     gy_bt_joint *j = new (jmem) gy_bt_joint();
     j->base.id.bits = h;
     /* A zero-length Distance joint is built, driven and measured as a Ball. */
-    gy_adapter_joint_record_init(&j->base, def, type);
+    gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != nullptr ? &b->base : nullptr);
     j->a = a;
     j->b = b;
     j->constraint_size = csize;
@@ -521,12 +519,10 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         j->base.breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
-    a->base.joint_count++;
+    gy_adapter_joint_attach(&j->base);
     gy_bt_body_wake(a);
-    if (b != nullptr) {
-        b->base.joint_count++;
+    if (b != nullptr)
         gy_bt_body_wake(b);
-    }
     *out = j->base.id;
     return GY_OK;
 }
@@ -534,26 +530,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
 {
     joint_destroy(w, j);
-}
-
-void gy_bt_joint_release_for_body(gy_driver_world *w, gy_bt_body *b)
-{
-    for (uint32_t i = 0; i < w->joints.count && b->base.joint_count > 0; i++) {
-        uint64_t h;
-        gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_at(&w->joints, i, &h));
-        if (j != nullptr && (j->a == b || j->b == b))
-            joint_destroy(w, j);
-    }
-}
-
-void gy_bt_joint_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->joints.count; i++) {
-        uint64_t h;
-        gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_at(&w->joints, i, &h));
-        if (j != nullptr)
-            joint_destroy(w, j);
-    }
 }
 
 static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)

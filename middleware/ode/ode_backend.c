@@ -112,9 +112,6 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter
 
 static void ode_world_destroy(gy_driver_world *w)
 {
-    gy_ode_joint_release_all(w);
-    gy_ode_body_release_all(w);
-    gy_ode_resource_release_all(w);
     gy_ode_query_fini(w);
     world_free(w);
 }

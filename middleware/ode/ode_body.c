@@ -135,15 +135,6 @@ void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r)
     resource_destroy(w, (gy_ode_resource *)r);
 }
 
-void gy_ode_resource_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->resources.count; i++) {
-        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
-        if (dead != NULL)
-            resource_destroy(w, (gy_ode_resource *)dead);
-    }
-}
-
 /* ---- body helpers --------------------------------------------------------------------------- */
 
 /* ODE's capsule and cylinder stand along local Z, Gyre's along Y: a -90° turn about X maps one
@@ -536,8 +527,6 @@ static void wake_contacts_of(gy_driver_world *w, const gy_ode_body *b)
 
 static void body_destroy(gy_driver_world *w, gy_ode_body *b)
 {
-    if (b->base.joint_count > 0)
-        gy_ode_joint_release_for_body(w, b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = b->colliders[i];
         if (b->base.type == GY_MOTION_STATIC)
@@ -564,16 +553,6 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
 void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
 {
     body_destroy(w, b);
-}
-
-void gy_ode_body_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = w->bodies.count; i-- > 0;) {
-        uint64_t h;
-        gy_ode_body *b = gy_handle_pool_at(&w->bodies, i, &h);
-        if (b != NULL)
-            body_destroy(w, b);
-    }
 }
 
 /* ---- per-body calls ------------------------------------------------------------------------- */

@@ -288,8 +288,6 @@ void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);
-/* Releases every body still alive (world teardown). */
-void gy_ode_body_release_all(gy_driver_world *w);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
 void gy_ode_body_wake(gy_ode_body *b);
 void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b);
@@ -308,16 +306,11 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
                              const uint8_t *active_edges, gy_resource_id *out);
 gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull_def *def, gy_resource_id *out);
 void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
-void gy_ode_resource_release_all(gy_driver_world *w);
 
 /* Joints (ode_joint.c). */
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
                               gy_ode_body *b, gy_joint_id *out);
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
-/* Releases every joint attached to `b`. */
-void gy_ode_joint_release_for_body(gy_driver_world *w, gy_ode_body *b);
-/* Releases every joint (world teardown). */
-void gy_ode_joint_release_all(gy_driver_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_ode_joint_check_breaks(gy_driver_world *w);
 /* Before a solve of h seconds: motor velocities, spring softness and ball limits. */

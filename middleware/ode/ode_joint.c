@@ -22,12 +22,10 @@ static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
         dJointDestroy(j->limit_motor);
-    j->a->base.joint_count--;
+    gy_adapter_joint_detach(&j->base);
     gy_ode_body_wake(j->a);
-    if (j->b != NULL) {
-        j->b->base.joint_count--;
+    if (j->b != NULL)
         gy_ode_body_wake(j->b);
-    }
     if (j->base.breakable_index != UINT32_MAX) {
         gy_ode_joint *moved = gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index);
         moved->base.breakable_index = j->base.breakable_index;
@@ -255,7 +253,7 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     }
     j->base.id.bits = h;
     /* A zero-length Distance joint is built, driven and measured as a Ball. */
-    gy_adapter_joint_record_init(&j->base, def, type);
+    gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != NULL ? &b->base : NULL);
     j->a = a;
     j->b = b;
     j->distance = distance;
@@ -312,12 +310,10 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     drive_setup(w, j, def);
     if (def->breakable)
         j->base.breakable_index = gy_adapter_breakables_add(&w->breakables, j);
-    a->base.joint_count++;
+    gy_adapter_joint_attach(&j->base);
     gy_ode_body_wake(a);
-    if (b != NULL) {
-        b->base.joint_count++;
+    if (b != NULL)
         gy_ode_body_wake(b);
-    }
     *out = j->base.id;
     return GY_OK;
 }
@@ -325,26 +321,6 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
 {
     joint_destroy(w, j);
-}
-
-void gy_ode_joint_release_for_body(gy_driver_world *w, gy_ode_body *b)
-{
-    for (uint32_t i = 0; i < w->joints.count && b->base.joint_count > 0; i++) {
-        uint64_t h;
-        gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &h);
-        if (j != NULL && (j->a == b || j->b == b))
-            joint_destroy(w, j);
-    }
-}
-
-void gy_ode_joint_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->joints.count; i++) {
-        uint64_t h;
-        gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &h);
-        if (j != NULL)
-            joint_destroy(w, j);
-    }
 }
 
 static double vlen(const dReal *v)

@@ -57,7 +57,7 @@ typedef struct gy_driver {
      * driver's narrow phase feeds it and applies its rules. */
     gy_result (*world_create)(const gy_backend_world_def *def, gy_adapter_contacts *contacts,
                               gy_driver_world **out, gy_driver_records *records);
-    /* Releases every record still alive, then the world. */
+    /* Frees the world; the front end has released every joint, body and resource first. */
     void (*world_destroy)(gy_driver_world *w);
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
     gy_result (*thread_setup)(void);
@@ -81,8 +81,8 @@ typedef struct gy_driver {
                              const gy_collider_def *cols, uint32_t n,
                              gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
                              gy_collider_id *collider_ids);
-    /* Releases the body, its colliders and its joints (the front end has already woken what
-     * touched it and forgotten it in the report). */
+    /* Releases the body and its colliders (the front end has already released its joints, woken
+     * what touched it and forgotten it in the report). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
     /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
      * statics. */

@@ -79,6 +79,25 @@ static void world_destroy(gy_backend_world *w)
 {
     if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, w->driver->name))
         return;
+    /* Joints first (they hold their bodies), then bodies (their colliders hold resources). */
+    for (uint32_t i = 0; i < w->rec.joints->count; i++) {
+        uint64_t h;
+        gy_driver_joint *j = gy_handle_pool_at(w->rec.joints, i, &h);
+        if (j != NULL)
+            w->driver->joint_release(w->dw, j);
+    }
+    for (uint32_t i = w->rec.bodies->count; i-- > 0;) {
+        uint64_t h;
+        gy_driver_body *b = gy_handle_pool_at(w->rec.bodies, i, &h);
+        if (b != NULL)
+            w->driver->body_release(w->dw, b);
+    }
+    for (uint32_t i = 0; i < w->rec.resources->count; i++) {
+        gy_adapter_resource *dead =
+            gy_adapter_resource_release_at(w->rec.resources, w->rec.tally, i);
+        if (dead != NULL)
+            w->driver->resource_free(w->dw, dead);
+    }
     w->driver->world_destroy(w->dw);
     gy_adapter_contacts_fini(&w->contacts);
     gy_adapter_threads_fini(&w->threads);
@@ -233,8 +252,15 @@ static gy_result body_release(gy_backend_world *w, gy_body_id id)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
+    gy_adapter_body *rec = body_rec(b);
+    for (uint32_t i = 0; i < w->rec.joints->count && rec->joint_count > 0; i++) {
+        uint64_t h;
+        gy_driver_joint *j = gy_handle_pool_at(w->rec.joints, i, &h);
+        if (j != NULL && (joint_rec(j)->a == rec || joint_rec(j)->b == rec))
+            w->driver->joint_release(w->dw, j);
+    }
     /* What rested on it falls: wake it before the pairs naming it go. */
-    gy_adapter_contacts_forget_body(&w->contacts, body_rec(b), wake_body, w);
+    gy_adapter_contacts_forget_body(&w->contacts, rec, wake_body, w);
     w->driver->body_release(w->dw, b);
     return GY_OK;
 }

@@ -42,13 +42,30 @@ void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_d
     c->user_data = def->user_data;
 }
 
-void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type)
+void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
+                                  gy_adapter_body *a, gy_adapter_body *b)
 {
+    j->a = a;
+    j->b = b;
     j->type = type;
     j->breakable = def->breakable;
     j->break_force = def->break_force;
     j->user_data = def->user_data;
     j->breakable_index = UINT32_MAX;
+}
+
+void gy_adapter_joint_attach(const gy_adapter_joint *j)
+{
+    j->a->joint_count++;
+    if (j->b != NULL)
+        j->b->joint_count++;
+}
+
+void gy_adapter_joint_detach(const gy_adapter_joint *j)
+{
+    j->a->joint_count--;
+    if (j->b != NULL)
+        j->b->joint_count--;
 }
 
 bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b)

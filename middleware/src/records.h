@@ -56,7 +56,8 @@ typedef struct gy_adapter_collider {
 /* A joint as defined. */
 typedef struct gy_adapter_joint {
     gy_joint_id id;
-    gy_joint_type type; /* as built: a zero-length distance joint is a ball joint */
+    gy_adapter_body *a, *b; /* its bodies' records (b NULL: the world) */
+    gy_joint_type type;     /* as built: a zero-length distance joint is a ball joint */
     bool breakable;
     double break_force; /* N */
     uint64_t user_data;
@@ -70,9 +71,14 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def);
 void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
                                      gy_adapter_body *b);
 
-/* Fills a joint record from a valid definition built as `type` (id left as it is; no breakable
- * slot yet). */
-void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type);
+/* Fills a joint record from a valid definition built as `type` between bodies `a` and `b` (NULL:
+ * the world); id left as it is, no breakable slot yet. */
+void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
+                                  gy_adapter_body *a, gy_adapter_body *b);
+
+/* Counts a built joint on its bodies, and uncounts a released one. */
+void gy_adapter_joint_attach(const gy_adapter_joint *j);
+void gy_adapter_joint_detach(const gy_adapter_joint *j);
 
 /* Whether two colliders' filters let them collide (each one's category in the other's mask). */
 bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b);
