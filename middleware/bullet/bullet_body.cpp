@@ -559,8 +559,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->category_union |= c->base.category;
         b->mask_union |= c->base.mask;
         b->has_sensor = b->has_sensor || c->base.is_sensor;
-        if (c->base.is_sensor)
-            w->tally.sensors++;
         if (collider_ids != nullptr)
             collider_ids[i] = c->base.id;
     }
@@ -619,7 +617,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     }
     if (def->type == GY_MOTION_STATIC)
         b->placed_step = w->step_index + 1u;
-    w->tally.bodies[b->base.type]++;
     *out = b->base.id;
     return GY_OK;
 }
@@ -641,8 +638,6 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         }
         if (c->resource != nullptr)
             resource_unref(w, c->resource);
-        if (c->base.is_sensor)
-            w->tally.sensors--;
         gy_handle_pool_release(&w->colliders, c->base.id.bits);
         c->~gy_bt_collider();
         gy_free(a, c, sizeof *c);
@@ -653,7 +648,6 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;
     }
-    w->tally.bodies[b->base.type]--;
     gy_handle_pool_release(&w->bodies, b->base.id.bits);
     b->~gy_bt_body();
     gy_free(a, b, sizeof *b);

@@ -496,8 +496,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         gy_ode_collider *c = b->colliders[i];
         if (c->resource != NULL)
             c->resource->base.refs++;
-        if (c->base.is_sensor)
-            w->tally.sensors++;
         if (collider_ids != NULL)
             collider_ids[i] = c->base.id;
     }
@@ -509,7 +507,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         b->ccd_radius = compute_ccd_radius(b);
         gy_ode_locks_build(w, b);
     }
-    w->tally.bodies[b->base.type]++;
     *out = b->base.id;
     return GY_OK;
 }
@@ -531,8 +528,6 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         gy_ode_collider *c = b->colliders[i];
         if (b->base.type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
-        if (c->base.is_sensor)
-            w->tally.sensors--;
         gy_ode_resource *res = c->resource;
         dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
@@ -544,7 +539,6 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;
     }
-    w->tally.bodies[b->base.type]--;
     if (b->base.type == GY_MOTION_STATIC)
         gy_ode_grid_trim(w);
     body_free(w, b);

@@ -36,6 +36,19 @@ static gy_adapter_joint *joint_rec(gy_driver_joint *j)
     return (gy_adapter_joint *)(void *)j;
 }
 
+/* Counts a body into the counters (`in`) or out of them. */
+static void count_body(gy_backend_world *w, const gy_adapter_body *b, bool in)
+{
+    gy_adapter_tally *t = w->rec.tally;
+    if (in) {
+        t->bodies[b->type]++;
+        t->sensors += b->sensor_count;
+    } else {
+        t->bodies[b->type]--;
+        t->sensors -= b->sensor_count;
+    }
+}
+
 /* ---- world ---------------------------------------------------------------------------------- */
 
 gy_driver_world *gy_frontend_driver_world(gy_backend_world *w)
@@ -89,8 +102,10 @@ static void world_destroy(gy_backend_world *w)
     for (uint32_t i = w->rec.bodies->count; i-- > 0;) {
         uint64_t h;
         gy_driver_body *b = gy_handle_pool_at(w->rec.bodies, i, &h);
-        if (b != NULL)
-            w->driver->body_release(w->dw, b);
+        if (b == NULL)
+            continue;
+        count_body(w, body_rec(b), false);
+        w->driver->body_release(w->dw, b);
     }
     for (uint32_t i = 0; i < w->rec.resources->count; i++) {
         gy_adapter_resource *dead =
@@ -207,6 +222,12 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res, &mass, out, collider_ids);
     gy_adapter_body_end(w->allocator, res, n);
+    if (r == GY_OK) {
+        gy_adapter_body *rec = body_rec(gy_handle_pool_get(w->rec.bodies, out->bits));
+        for (uint32_t i = 0; i < n; i++)
+            rec->sensor_count += cols[i].is_sensor ? 1u : 0u;
+        count_body(w, rec, true);
+    }
     return r;
 }
 
@@ -261,6 +282,7 @@ static gy_result body_release(gy_backend_world *w, gy_body_id id)
     }
     /* What rested on it falls: wake it before the pairs naming it go. */
     gy_adapter_contacts_forget_body(&w->contacts, rec, wake_body, w);
+    count_body(w, rec, false);
     w->driver->body_release(w->dw, b);
     return GY_OK;
 }

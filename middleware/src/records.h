@@ -27,6 +27,7 @@ typedef struct gy_adapter_body {
     bool continuous;                      /* dynamic bodies only */
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     uint32_t joint_count;                 /* Gyre joints attached to the body */
+    uint32_t sensor_count;                /* its sensor colliders (the counters) */
     /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
      * scans them only when this is the current or the previous step. */
     uint64_t reported_step;
