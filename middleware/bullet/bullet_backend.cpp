@@ -10,9 +10,9 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
       bodies(), colliders(), joints(), resources(), moving(nullptr), moving_count(0),
-      moving_capacity(0), tally(), report(), prev(), pair_map(), one_way(), breakables(), broken(),
-      scratch(nullptr), scratch_count(0), scratch_capacity(0), step_index(0), substep_index(0),
-      aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      moving_capacity(0), tally(), contacts(nullptr), breakables(), broken(), scratch(nullptr),
+      scratch_count(0), scratch_capacity(0), step_index(0), substep_index(0), aabbs_stale(false),
+      substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -70,9 +70,9 @@ bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadph
         return false;
     if ((a->category_union & b->mask_union) == 0 || (b->category_union & a->mask_union) == 0)
         return false;
-    if (a->type == GY_MOTION_STATIC && b->type == GY_MOTION_STATIC)
+    if (a->base.type == GY_MOTION_STATIC && b->base.type == GY_MOTION_STATIC)
         return false;
-    if (a->type != GY_MOTION_DYNAMIC && b->type != GY_MOTION_DYNAMIC)
+    if (a->base.type != GY_MOTION_DYNAMIC && b->base.type != GY_MOTION_DYNAMIC)
         return a->has_sensor || b->has_sensor;
     return true;
 }
@@ -90,8 +90,8 @@ static void world_free(gy_driver_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_driver_world **out,
-                                 gy_driver_records *rec)
+static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_adapter_contacts *contacts,
+                                 gy_driver_world **out, gy_driver_records *rec)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -99,21 +99,15 @@ static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_driver_w
     if (mem == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
     gy_driver_world *w = new (mem) gy_driver_world(def, a);
-    *rec = gy_driver_records{&w->bodies, &w->colliders, &w->joints, &w->resources,
-                             &w->tally,  &w->report,    &w->broken};
+    w->contacts = contacts;
+    *rec = gy_driver_records{&w->bodies,    &w->colliders, &w->joints,
+                             &w->resources, &w->tally,     &w->broken};
     *out = w;
     return GY_OK;
 }
 
 static void bt_world_destroy(gy_driver_world *w)
 {
-    /* Nothing is left to wake or report: dropping the reports first keeps teardown linear. */
-    w->report.count = 0;
-    w->prev.count = 0;
-    w->one_way.count = 0;
-    gy_bt_joint_release_all(w);
-    gy_bt_body_release_all(w);
-    gy_bt_resource_release_all(w);
     world_free(w);
 }
 
@@ -125,8 +119,8 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
      * the air under the new one. */
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type == GY_MOTION_DYNAMIC)
-            b->rb->setGravity(gy_bt_vec(g) * b->gravity_factor);
+        if (b->base.type == GY_MOTION_DYNAMIC)
+            b->rb->setGravity(gy_bt_vec(g) * b->base.gravity_factor);
         gy_bt_body_wake(b);
     }
 }
@@ -136,7 +130,8 @@ static uint32_t bt_awake_bodies(gy_driver_world *w)
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         const gy_bt_body *b = w->moving[i];
-        if (b->type == GY_MOTION_KINEMATIC || (b->type == GY_MOTION_DYNAMIC && b->rb->isActive()))
+        if (b->base.type == GY_MOTION_KINEMATIC ||
+            (b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive()))
             n++;
     }
     return n;
@@ -146,6 +141,7 @@ static uint32_t bt_awake_bodies(gy_driver_world *w)
 extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
     .built_hull_max_vertices = 0, /* btConvexHullShape takes its points in linear time */
+    .pair_size = sizeof(gy_bt_pair),
     .world_create = bt_world_create,
     .world_destroy = bt_world_destroy,
     .thread_setup = nullptr,
@@ -156,7 +152,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .resource_free = gy_bt_resource_free,
     .body_create = gy_bt_body_create,
     .body_release = gy_bt_body_release,
-    .body_type = gy_bt_body_type,
+    .body_wake = gy_bt_driver_body_wake,
     .body_get_state = gy_bt_body_get_state,
     .body_set_pose = gy_bt_body_set_pose,
     .body_set_linear_velocity = gy_bt_body_set_linear_velocity,
@@ -168,12 +164,10 @@ extern "C" const gy_driver gy_bullet_driver = {
     .body_point_velocity = gy_bt_body_point_velocity,
     .body_set_awake = gy_bt_body_set_awake,
     .body_set_mass = gy_bt_body_set_mass,
-    .collider_set_material = gy_bt_collider_set_material,
-    .collider_set_filter = gy_bt_collider_set_filter,
-    .collider_get_policy = gy_bt_collider_get_policy,
+    .collider_filter_changed = gy_bt_collider_filter_changed,
+    .collider_to_world = gy_bt_collider_to_world,
     .joint_create = gy_bt_joint_create,
     .joint_release = gy_bt_joint_release,
-    .joint_type = gy_bt_joint_type,
     .joint_set_motor = gy_bt_joint_set_motor,
     .joint_get_state = gy_bt_joint_get_state,
     .step = gy_bt_step,

@@ -226,15 +226,6 @@ void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
     resource_destroy(w, gy_bt_resource_of(r));
 }
 
-void gy_bt_resource_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->resources.count; i++) {
-        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
-        if (dead != nullptr)
-            resource_destroy(w, gy_bt_resource_of(dead));
-    }
-}
-
 /* ---- body helpers --------------------------------------------------------------------------- */
 
 btVector3 gy_bt_body_com(const gy_bt_body *b)
@@ -249,7 +240,7 @@ gy_pose gy_bt_body_pose(const gy_bt_body *b)
 
 btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
 {
-    switch (b->type) {
+    switch (b->base.type) {
     case GY_MOTION_DYNAMIC:
         return b->rb->getVelocityInLocalPoint(p - gy_bt_body_com(b));
     case GY_MOTION_KINEMATIC:
@@ -262,18 +253,23 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
     return c->body->rb->getCenterOfMassTransform() * c->body->principal_inv *
-           gy_bt_transform(c->local_pose);
+           gy_bt_transform(c->base.local_pose);
+}
+
+void gy_bt_driver_body_wake(gy_driver_world *, gy_bt_body *b)
+{
+    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_wake(gy_bt_body *b)
 {
-    if (b->type == GY_MOTION_DYNAMIC) {
+    if (b->base.type == GY_MOTION_DYNAMIC) {
         b->rb->activate(true);
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
         gy_adapter_sleep_reset(&b->sleep);
-    } else if (b->type == GY_MOTION_KINEMATIC)
+    } else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
 
@@ -286,7 +282,7 @@ static void wake_other(void *w, gy_body_id other)
 void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b)
 {
     /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
-    gy_adapter_report_touching(&w->report, b->id, wake_other, w);
+    gy_adapter_contacts_touching(w->contacts, &b->base, wake_other, w);
 }
 
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame)
@@ -331,9 +327,10 @@ static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
     gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_bt_collider *c = b->colliders[i];
-        if (!c->is_sensor)
-            gy_adapter_ccd_add(&acc, &c->shape, c->resource ? &c->resource->base.hull : nullptr,
-                               c->local_pose, com);
+        if (!c->base.is_sensor)
+            gy_adapter_ccd_add(&acc, &c->base.shape,
+                               c->resource ? &c->resource->base.hull : nullptr, c->base.local_pose,
+                               com);
     }
     return gy_adapter_ccd_end(&acc);
 }
@@ -520,57 +517,36 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 
     /* Committed: nothing below can fail. */
     gy_bt_body *b = new (k.body) gy_bt_body();
-    b->id.bits = body_handle;
-    b->type = def->type;
+    b->base.id.bits = body_handle;
+    gy_adapter_body_record_init(&b->base, def);
     b->colliders = k.colliders;
     b->collider_count = n;
     b->principal = principal;
     b->principal_inv = principal_inv;
-    b->gravity_factor = def->gravity_factor;
     b->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
-    b->linear_damping = def->linear_damping;
-    b->angular_damping = def->angular_damping;
-    b->allow_sleeping = def->allow_sleeping;
-    b->continuous = def->continuous && def->type == GY_MOTION_DYNAMIC;
-    b->user_data = def->user_data;
     b->moving_index = UINT32_MAX;
     b->force = btVector3(0, 0, 0);
     b->torque = btVector3(0, 0, 0);
     b->kin_linear = btVector3(0, 0, 0);
     b->kin_angular = btVector3(0, 0, 0);
     b->pose_written = true; /* a new kinematic body takes part in the first step's pair search */
-    for (int i = 0; i < 3; i++) {
-        b->lock_linear[i] = def->type == GY_MOTION_DYNAMIC && def->lock_linear[i];
-        b->lock_angular[i] = def->type == GY_MOTION_DYNAMIC && def->lock_angular[i];
-        b->any_lock = b->any_lock || b->lock_linear[i] || b->lock_angular[i];
-    }
+    for (int i = 0; i < 3; i++)
+        b->any_lock = b->any_lock || b->base.lock_linear[i] || b->base.lock_angular[i];
     b->lock_position = body_frame.getOrigin();
 
     for (uint32_t i = 0; i < n; i++) {
         const gy_collider_def *cd = &cols[i];
         gy_bt_collider *c = new (k.collider_mem[i]) gy_bt_collider();
         b->colliders[i] = c;
-        c->id.bits = collider_handles[i];
+        c->base.id.bits = collider_handles[i];
         c->body = b;
         c->index = i;
-        c->shape = cd->shape;
-        c->local_pose = cd->local_pose;
-        c->local_pose.rotation = gy_quat_normalize(cd->local_pose.rotation);
-        c->material = cd->material;
-        c->is_sensor = cd->is_sensor;
-        c->contact_response = cd->contact_response;
-        c->one_way = cd->one_way;
-        c->one_way_normal = gy_v3_normalize(cd->one_way_normal);
-        c->one_way_slop = cd->one_way_slop;
-        c->surface_velocity = cd->surface_velocity;
-        c->category = cd->category;
-        c->mask = cd->mask;
-        c->user_data = cd->user_data;
+        gy_adapter_collider_record_init(&c->base, cd, &b->base);
         c->resource = res[i] != nullptr ? gy_bt_resource_of(res[i]) : nullptr;
         /* Planes live in the world; their shape is expressed in the body frame instead. */
         c->child = cd->shape.type == GY_SHAPE_PLANE
                        ? btTransform::getIdentity()
-                       : principal_inv * gy_bt_transform(c->local_pose);
+                       : principal_inv * gy_bt_transform(c->base.local_pose);
         if (c->resource != nullptr) {
             res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
@@ -580,13 +556,11 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
             c->owned_size = owned_shape_size(cd->shape.type);
             c->bt_shape = build_shape(k.shape_mem[i], &cd->shape, body_frame);
         }
-        b->category_union |= c->category;
-        b->mask_union |= c->mask;
-        b->has_sensor = b->has_sensor || c->is_sensor;
-        if (c->is_sensor)
-            w->tally.sensors++;
+        b->category_union |= c->base.category;
+        b->mask_union |= c->base.mask;
+        b->has_sensor = b->has_sensor || c->base.is_sensor;
         if (collider_ids != nullptr)
-            collider_ids[i] = c->id;
+            collider_ids[i] = c->base.id;
     }
     gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
     gy_free(a, k.collider_mem, (size_t)n * sizeof(void *));
@@ -617,11 +591,11 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     if (def->type == GY_MOTION_DYNAMIC) {
         /* Each body carries its own gravity, scaled by its factor. */
         b->rb->setFlags(b->rb->getFlags() | BT_DISABLE_WORLD_GRAVITY);
-        b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->gravity_factor);
-        btVector3 lf(b->lock_linear[0] ? 0 : 1, b->lock_linear[1] ? 0 : 1,
-                     b->lock_linear[2] ? 0 : 1);
-        btVector3 af(b->lock_angular[0] ? 0 : 1, b->lock_angular[1] ? 0 : 1,
-                     b->lock_angular[2] ? 0 : 1);
+        b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->base.gravity_factor);
+        btVector3 lf(b->base.lock_linear[0] ? 0 : 1, b->base.lock_linear[1] ? 0 : 1,
+                     b->base.lock_linear[2] ? 0 : 1);
+        btVector3 af(b->base.lock_angular[0] ? 0 : 1, b->base.lock_angular[1] ? 0 : 1,
+                     b->base.lock_angular[2] ? 0 : 1);
         b->rb->setLinearFactor(lf);
         b->rb->setAngularFactor(af);
         b->rb->setLinearVelocity(gy_bt_vec(def->linear_velocity));
@@ -643,8 +617,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     }
     if (def->type == GY_MOTION_STATIC)
         b->placed_step = w->step_index + 1u;
-    w->tally.bodies[b->type]++;
-    *out = b->id;
+    *out = b->base.id;
     return GY_OK;
 }
 
@@ -653,10 +626,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 static void body_destroy(gy_driver_world *w, gy_bt_body *b)
 {
     const gy_allocator *a = w->allocator;
-    if (b->joint_count > 0)
-        gy_bt_joint_release_for_body(w, b);
-    gy_bt_wake_touching(w, b);
-    gy_bt_step_forget_body(w, b);
     w->world.removeRigidBody(b->rb);
     b->rb->~btRigidBody();
     gy_free(a, b->rb, sizeof(btRigidBody));
@@ -669,9 +638,7 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         }
         if (c->resource != nullptr)
             resource_unref(w, c->resource);
-        if (c->is_sensor)
-            w->tally.sensors--;
-        gy_handle_pool_release(&w->colliders, c->id.bits);
+        gy_handle_pool_release(&w->colliders, c->base.id.bits);
         c->~gy_bt_collider();
         gy_free(a, c, sizeof *c);
     }
@@ -681,8 +648,7 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;
     }
-    w->tally.bodies[b->type]--;
-    gy_handle_pool_release(&w->bodies, b->id.bits);
+    gy_handle_pool_release(&w->bodies, b->base.id.bits);
     b->~gy_bt_body();
     gy_free(a, b, sizeof *b);
 }
@@ -692,31 +658,16 @@ void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
     body_destroy(w, b);
 }
 
-void gy_bt_body_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->bodies.count; i++) {
-        uint64_t h;
-        gy_bt_body *b = static_cast<gy_bt_body *>(gy_handle_pool_at(&w->bodies, i, &h));
-        if (b != nullptr)
-            body_destroy(w, b);
-    }
-}
-
 /* ---- per-body calls ------------------------------------------------------------------------- */
-
-gy_motion_type gy_bt_body_type(const gy_bt_body *b)
-{
-    return b->type;
-}
 
 void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
 {
     out->pose = gy_bt_body_pose(b);
-    if (b->type == GY_MOTION_DYNAMIC) {
+    if (b->base.type == GY_MOTION_DYNAMIC) {
         out->linear_velocity = gy_bt_from_vec(b->rb->getLinearVelocity());
         out->angular_velocity = gy_bt_from_vec(b->rb->getAngularVelocity());
         out->awake = b->rb->isActive();
-    } else if (b->type == GY_MOTION_KINEMATIC) {
+    } else if (b->base.type == GY_MOTION_KINEMATIC) {
         out->linear_velocity = gy_bt_from_vec(b->kin_linear);
         out->angular_velocity = gy_bt_from_vec(b->kin_angular);
         out->awake = true;
@@ -726,13 +677,13 @@ void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 {
     btTransform frame = gy_bt_transform(pose) * b->principal;
-    if (b->type != GY_MOTION_STATIC) {
+    if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
         b->lock_position = frame.getOrigin();
         gy_bt_body_wake(b);
         /* A kinematic body does not join islands: a sleeper it leaves (a crate on a lift put
          * elsewhere) would hang in the air unless woken here. */
-        if (b->type == GY_MOTION_KINEMATIC)
+        if (b->base.type == GY_MOTION_KINEMATIC)
             gy_bt_wake_touching(w, b);
         return GY_OK;
     }
@@ -742,10 +693,10 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
     b->rb->setInterpolationWorldTransform(frame);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
-        if (c->shape.type != GY_SHAPE_PLANE)
+        if (c->base.shape.type != GY_SHAPE_PLANE)
             continue;
         c->bt_shape->~btCollisionShape();
-        c->bt_shape = build_shape(c->bt_shape, &c->shape, frame);
+        c->bt_shape = build_shape(c->bt_shape, &c->base.shape, frame);
     }
     w->world.updateSingleAabb(b->rb);
     gy_bt_wake_touching(w, b);
@@ -755,7 +706,7 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 
 void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
-    if (b->type == GY_MOTION_KINEMATIC)
+    if (b->base.type == GY_MOTION_KINEMATIC)
         b->kin_linear = gy_bt_vec(v);
     b->rb->setLinearVelocity(gy_bt_vec(v));
     gy_bt_body_wake(b);
@@ -763,7 +714,7 @@ void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 
 void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
-    if (b->type == GY_MOTION_KINEMATIC)
+    if (b->base.type == GY_MOTION_KINEMATIC)
         b->kin_angular = gy_bt_vec(v);
     b->rb->setAngularVelocity(gy_bt_vec(v));
     gy_bt_body_wake(b);
@@ -843,31 +794,22 @@ void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
     gy_bt_body_wake(b);
 }
 
-void gy_bt_collider_set_material(gy_driver_world *, gy_bt_collider *c, const gy_material *m)
+void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
 {
-    /* Contacts combine the two records' materials as their points are added. */
-    c->material = *m;
-}
-
-void gy_bt_collider_set_filter(gy_driver_world *w, gy_bt_collider *c, uint32_t category,
-                               uint32_t mask)
-{
-    c->category = category;
-    c->mask = mask;
     gy_bt_body *b = c->body;
     uint32_t old_category = b->category_union, old_mask = b->mask_union;
     b->category_union = 0;
     b->mask_union = 0;
     for (uint32_t i = 0; i < b->collider_count; i++) {
-        b->category_union |= b->colliders[i]->category;
-        b->mask_union |= b->colliders[i]->mask;
+        b->category_union |= b->colliders[i]->base.category;
+        b->mask_union |= b->colliders[i]->base.mask;
     }
     /* The narrow phase checks every collider pair's filter, so a narrower filter needs nothing
      * more; pairs the broadphase refused under the old unions are only found again through a
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
         w->world.refreshBroadphaseProxy(b->rb);
-    if (b->type == GY_MOTION_STATIC) {
+    if (b->base.type == GY_MOTION_STATIC) {
         gy_bt_wake_touching(w, b);
         b->placed_step = w->step_index + 1u;
     } else {
@@ -875,13 +817,7 @@ void gy_bt_collider_set_filter(gy_driver_world *w, gy_bt_collider *c, uint32_t c
     }
 }
 
-void gy_bt_collider_get_policy(gy_driver_world *, gy_bt_collider *c, gy_collider_policy *out)
+gy_vec3 gy_bt_collider_to_world(gy_driver_world *, gy_bt_collider *c, gy_vec3 local)
 {
-    btMatrix3x3 basis = gy_bt_collider_transform(c).getBasis();
-    out->is_sensor = c->is_sensor;
-    out->contact_response = c->contact_response;
-    out->one_way = c->one_way;
-    out->one_way_normal = gy_bt_from_vec(basis * gy_bt_vec(c->one_way_normal));
-    out->surface_velocity = gy_bt_from_vec(basis * gy_bt_vec(c->surface_velocity));
-    out->one_way_slop = c->one_way_slop;
+    return gy_bt_from_vec(gy_bt_collider_transform(c).getBasis() * gy_bt_vec(local));
 }

@@ -12,12 +12,14 @@
 #define GYRE_BULLET_INTERNAL_H
 
 #include <btBulletCollisionCommon.h>
+#include <cstddef>
 #include <btBulletDynamicsCommon.h>
 #include <new>
 #include <pthread.h>
 
 #include "../src/driver.h"
 #include "../src/joint_drive.h"
+#include "../src/records.h"
 #include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -51,20 +53,10 @@ struct gy_bt_resource {
 /* ---- colliders and bodies ------------------------------------------------------------------- */
 
 struct gy_driver_collider {
-    gy_collider_id id;
+    gy_adapter_collider base; /* first: the Gyre record (records.h); planes keep their world
+                               * normal and offset in base.shape */
     gy_bt_body *body;
     uint32_t index; /* child index in the body's compound, and position in body->colliders */
-    gy_shape shape; /* as given; planes keep their world-space normal and offset here */
-    gy_pose local_pose;
-    gy_material material;
-    bool is_sensor;
-    bool contact_response;
-    bool one_way;
-    gy_vec3 one_way_normal;   /* collider-local, unit */
-    double one_way_slop;      /* metres */
-    gy_vec3 surface_velocity; /* collider-local */
-    uint32_t category, mask;
-    uint64_t user_data;
     gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
     btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
     size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
@@ -72,25 +64,18 @@ struct gy_driver_collider {
 };
 
 struct gy_driver_body {
-    gy_body_id id;
-    gy_motion_type type;
+    gy_adapter_body base; /* first: the Gyre record (records.h) */
     btRigidBody *rb;
     btCompoundShape *compound; /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders;
     uint32_t collider_count;
     btTransform principal; /* Bullet body frame in the Gyre body frame */
     btTransform principal_inv;
-    double gravity_factor;
-    double mass;                            /* dynamic only */
-    double linear_damping, angular_damping; /* Gyre's per-second values */
-    bool allow_sleeping;
-    bool continuous;
+    double mass;     /* dynamic only */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
-    bool lock_linear[3], lock_angular[3];
     bool any_lock;
     btVector3 lock_position;             /* centre of mass coordinates held on locked linear axes */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
-    uint64_t user_data;
     double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
     btVector3 ccd_start;
     /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
@@ -104,8 +89,7 @@ struct gy_driver_body {
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (bullet_step.cpp). */
     double correction_speed;
-    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
-    uint32_t joint_count;
+    bool keeps_touching;    /* settle_contacts: some point of it stays overlapped this substep */
     uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
     gy_adapter_sleep sleep; /* the shared sleep rule (bullet_step.cpp) */
     /* Statics: the step after their creation or last teleport. During that step their pairs
@@ -117,8 +101,7 @@ struct gy_driver_body {
 /* ---- joints --------------------------------------------------------------------------------- */
 
 struct gy_driver_joint {
-    gy_joint_id id;
-    gy_joint_type type;
+    gy_adapter_joint base; /* first: the Gyre record (records.h) */
     btTypedConstraint *constraint;
     size_t constraint_size;
     gy_bt_body *a, *b;
@@ -127,17 +110,18 @@ struct gy_driver_joint {
     bool has_limits;          /* hinge and slider: its limits {min, max}, for the motor */
     double limits[2];
     gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
-    bool breakable;
-    double break_force;
-    uint64_t user_data;
-    uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
 };
+
+/* The front end reads the records through their Gyre parts (driver.h). */
+static_assert(offsetof(gy_bt_body, base) == 0, "a body record starts with its Gyre part");
+static_assert(offsetof(gy_bt_collider, base) == 0, "a collider record starts with its Gyre part");
+static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its Gyre part");
 
 /* ---- step records --------------------------------------------------------------------------- */
 
 /* The pair a gy_contact was built from. */
 struct gy_bt_pair {
-    gy_bt_collider *a, *b; /* same order as the contact's collider_a / collider_b */
+    gy_bt_collider *a, *b; /* first (contacts.h): the contact's collider_a / collider_b */
     gy_vec3 tangent;       /* tangent impulse on a's body, summed as a vector, N·s */
     double best_distance;  /* signed distance of the reported point this substep */
     uint32_t substep;      /* substep stamp of the reported geometry */
@@ -219,12 +203,9 @@ struct gy_driver_world {
     uint32_t moving_count, moving_capacity;
     gy_adapter_tally tally; /* bodies by motion type, sensors, live resource records */
 
-    /* Per-step report (grown to peak, then reused): contact i was built from gy_bt_pairs(...)[i];
-     * `prev` is the last step's, for carrying sleeping overlaps over. */
-    gy_adapter_report report;
-    gy_adapter_report prev;
-    gy_adapter_pair_map pair_map;
-    gy_adapter_one_ways one_way;      /* one-way verdicts, kept until the pair separates */
+    /* The front end's contact report (contact i was built from gy_bt_pairs(...)[i]) and one-way
+     * verdicts, which the contact result feeds. */
+    gy_adapter_contacts *contacts;
     gy_adapter_breakables breakables; /* gy_bt_joint records */
     gy_adapter_broken broken;
     gy_bt_collider **scratch; /* continuous collision candidates */
@@ -310,8 +291,7 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
 /* True when a collider passes a query filter (NULL: the default filter). */
 static inline bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c)
 {
-    return gy_adapter_filter_accepts(f, c->category, c->body->type, c->is_sensor, c->body->id,
-                                     c->id);
+    return gy_adapter_collider_accepts(f, &c->base);
 }
 
 /* Bodies (bullet_body.cpp). */
@@ -322,6 +302,7 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_poi
 btTransform gy_bt_collider_transform(const gy_bt_collider *c);
 /* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
 void gy_bt_body_wake(gy_bt_body *b);
+void gy_bt_driver_body_wake(gy_driver_world *w, gy_bt_body *b);
 /* Wakes the bodies touching `b` in the last report (a static moved or removed under them). */
 void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b);
 /* Moves a dynamic or kinematic body's centre of mass frame, keeping Bullet's caches in step. */
@@ -331,8 +312,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
                             uint32_t n, gy_adapter_resource *const *res, const gy_mass *mass,
                             gy_body_id *out, gy_collider_id *collider_ids);
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);
-void gy_bt_body_release_all(gy_driver_world *w);
-gy_motion_type gy_bt_body_type(const gy_bt_body *b);
 void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out);
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
 void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
@@ -345,25 +324,19 @@ void gy_bt_body_move_kinematic(gy_driver_world *w, gy_bt_body *b, gy_pose target
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);
 void gy_bt_body_set_awake(gy_driver_world *w, gy_bt_body *b, bool awake);
 void gy_bt_body_set_mass(gy_driver_world *w, gy_bt_body *b, double mass);
-void gy_bt_collider_set_material(gy_driver_world *w, gy_bt_collider *c, const gy_material *m);
-void gy_bt_collider_set_filter(gy_driver_world *w, gy_bt_collider *c, uint32_t category,
-                               uint32_t mask);
-void gy_bt_collider_get_policy(gy_driver_world *w, gy_bt_collider *c, gy_collider_policy *out);
+void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c);
+gy_vec3 gy_bt_collider_to_world(gy_driver_world *w, gy_bt_collider *c, gy_vec3 local);
 
 /* Resources (bullet_body.cpp). */
 gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
                             gy_resource_id *out);
 gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
 void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
-void gy_bt_resource_release_all(gy_driver_world *w);
 
 /* Joints (bullet_joint.cpp). */
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
                              gy_bt_body *b, gy_joint_id *out);
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
-gy_joint_type gy_bt_joint_type(const gy_bt_joint *j);
-void gy_bt_joint_release_for_body(gy_driver_world *w, gy_bt_body *b);
-void gy_bt_joint_release_all(gy_driver_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_bt_joint_check_breaks(gy_driver_world *w);
 /* Before a solve of h seconds: motor velocities. */
@@ -375,8 +348,6 @@ void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *o
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info);
 gy_result gy_bt_step(gy_driver_world *w, double dt);
-/* Drops every report entry and one-way record naming a collider of `b` (body release). */
-void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b);
 void gy_bt_step_fini(gy_driver_world *w);
 
 /* Queries (bullet_query.cpp). */

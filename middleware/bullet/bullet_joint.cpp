@@ -278,18 +278,16 @@ static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
     w->world.removeConstraint(j->constraint);
     j->constraint->~btTypedConstraint();
     gy_free(w->allocator, j->constraint, j->constraint_size);
-    j->a->joint_count--;
+    gy_adapter_joint_detach(&j->base);
     gy_bt_body_wake(j->a);
-    if (j->b != nullptr) {
-        j->b->joint_count--;
+    if (j->b != nullptr)
         gy_bt_body_wake(j->b);
-    }
-    if (j->breakable_index != UINT32_MAX) {
+    if (j->base.breakable_index != UINT32_MAX) {
         gy_bt_joint *moved = static_cast<gy_bt_joint *>(
-            gy_adapter_breakables_remove(&w->breakables, j->breakable_index));
-        moved->breakable_index = j->breakable_index;
+            gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index));
+        moved->base.breakable_index = j->base.breakable_index;
     }
-    gy_handle_pool_release(&w->joints, j->id.bits);
+    gy_handle_pool_release(&w->joints, j->base.id.bits);
     j->~gy_bt_joint();
     gy_free(w->allocator, j, sizeof *j);
 }
@@ -322,7 +320,7 @@ static btVector3 slider_axis(btSliderConstraint *slider)
 /* The joint's Gyre position: the hinge angle or slider offset of a relative to b. */
 static double joint_position(gy_bt_joint *j)
 {
-    if (j->type == GY_JOINT_HINGE)
+    if (j->base.type == GY_JOINT_HINGE)
         return HINGE_SIGN * static_cast<btHingeConstraint *>(j->constraint)->getHingeAngle();
     btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
     slider->calculateTransforms(slider->getRigidBodyA().getCenterOfMassTransform(),
@@ -336,7 +334,7 @@ static double joint_position(gy_bt_joint *j)
 static double joint_rate(gy_bt_joint *j)
 {
     btTypedConstraint *c = j->constraint;
-    if (j->type == GY_JOINT_HINGE) {
+    if (j->base.type == GY_JOINT_HINGE) {
         btVector3 spin =
             c->getRigidBodyA().getAngularVelocity() - c->getRigidBodyB().getAngularVelocity();
         return spin.dot(hinge_axis(static_cast<btHingeConstraint *>(c)));
@@ -350,7 +348,7 @@ static double joint_rate(gy_bt_joint *j)
 /* Sets Bullet's motor on the joint: velocity v (Gyre's sign), at most `force` over h. */
 static void motor_set(gy_bt_joint *j, bool on, double v, double force, double h)
 {
-    if (j->type == GY_JOINT_HINGE) {
+    if (j->base.type == GY_JOINT_HINGE) {
         /* Bullet bounds the hinge motor by an impulse per solve. */
         static_cast<btHingeConstraint *>(j->constraint)
             ->enableAngularMotor(on, HINGE_SIGN * v, force * h);
@@ -369,7 +367,7 @@ static void motor_apply(gy_bt_joint *j, double h)
 {
     bool on = j->motor.mode != GY_MOTOR_OFF;
     double land;
-    if (j->type == GY_JOINT_SLIDER && j->has_limits &&
+    if (j->base.type == GY_JOINT_SLIDER && j->has_limits &&
         gy_joint_limit_landing(joint_position(j), joint_rate(j), j->limits, h, &land)) {
         motor_set(j, true, land, SIMD_INFINITY, h);
         return;
@@ -377,18 +375,18 @@ static void motor_apply(gy_bt_joint *j, double h)
     double accel = 0.0, position = on ? joint_position(j) : 0.0;
     if (j->motor.mode == GY_MOTOR_POSITION) {
         btTypedConstraint *c = j->constraint;
-        btVector3 axis = j->type == GY_JOINT_HINGE
+        btVector3 axis = j->base.type == GY_JOINT_HINGE
                              ? hinge_axis(static_cast<btHingeConstraint *>(c))
                              : slider_axis(static_cast<btSliderConstraint *>(c));
         gy_joint_side sa = side_of(c->getRigidBodyA(), axis);
         gy_joint_side sb = side_of(c->getRigidBodyB(), axis);
         gy_vec3 anchor = gy_pose_apply(gy_bt_body_pose(j->a), j->anchor_a);
-        accel = gy_joint_drive_accel(j->type, j->motor.max_force, &sa, &sb, anchor,
+        accel = gy_joint_drive_accel(j->base.type, j->motor.max_force, &sa, &sb, anchor,
                                      gy_bt_from_vec(axis));
     }
     double v =
         gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : nullptr);
-    if (j->type == GY_JOINT_HINGE) {
+    if (j->base.type == GY_JOINT_HINGE) {
         /* Bullet bounds the hinge motor by an impulse per solve. */
         static_cast<btHingeConstraint *>(j->constraint)
             ->enableAngularMotor(on, HINGE_SIGN * v, j->motor.max_force * h);
@@ -450,14 +448,11 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     }
 
     gy_bt_joint *j = new (jmem) gy_bt_joint();
-    j->id.bits = h;
-    j->type = type; /* a zero-length Distance joint is built, driven and measured as a Ball */
+    j->base.id.bits = h;
+    /* A zero-length Distance joint is built, driven and measured as a Ball. */
+    gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != nullptr ? &b->base : nullptr);
     j->a = a;
     j->b = b;
-    j->breakable = def->breakable;
-    j->break_force = def->break_force;
-    j->user_data = def->user_data;
-    j->breakable_index = UINT32_MAX;
     j->constraint_size = csize;
     j->has_limits = def->has_limits;
     j->limits[0] = type == GY_JOINT_HINGE ? fmax(-SIMD_PI, def->limit_min) : def->limit_min;
@@ -521,16 +516,14 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_bt_body_pose(a)), def->anchor);
     j->constraint->setJointFeedback(&j->feedback);
     if (def->breakable)
-        j->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
+        j->base.breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
-    a->joint_count++;
+    gy_adapter_joint_attach(&j->base);
     gy_bt_body_wake(a);
-    if (b != nullptr) {
-        b->joint_count++;
+    if (b != nullptr)
         gy_bt_body_wake(b);
-    }
-    *out = j->id;
+    *out = j->base.id;
     return GY_OK;
 }
 
@@ -539,39 +532,14 @@ void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
     joint_destroy(w, j);
 }
 
-gy_joint_type gy_bt_joint_type(const gy_bt_joint *j)
-{
-    return j->type;
-}
-
-void gy_bt_joint_release_for_body(gy_driver_world *w, gy_bt_body *b)
-{
-    for (uint32_t i = 0; i < w->joints.count && b->joint_count > 0; i++) {
-        uint64_t h;
-        gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_at(&w->joints, i, &h));
-        if (j != nullptr && (j->a == b || j->b == b))
-            joint_destroy(w, j);
-    }
-}
-
-void gy_bt_joint_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->joints.count; i++) {
-        uint64_t h;
-        gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_at(&w->joints, i, &h));
-        if (j != nullptr)
-            joint_destroy(w, j);
-    }
-}
-
 static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)
 {
     const gy_bt_joint *j = static_cast<const gy_bt_joint *>(joint);
     const btJointFeedback &fb = j->feedback;
     *force = fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
-    *limit = j->break_force;
-    *id = j->id;
-    *user = j->user_data;
+    *limit = j->base.break_force;
+    *id = j->base.id;
+    *user = j->base.user_data;
 }
 
 static void break_destroy(void *w, void *joint)
@@ -592,10 +560,10 @@ void gy_bt_joints_before_solve(gy_driver_world *w, double h)
         gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_at(&w->joints, i, &bits));
         if (j == nullptr)
             continue;
-        if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
+        if ((j->base.type == GY_JOINT_HINGE || j->base.type == GY_JOINT_SLIDER) &&
             (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
             motor_apply(j, h);
-        if (j->type == GY_JOINT_BALL)
+        if (j->base.type == GY_JOINT_BALL)
             static_cast<ball_limit_constraint *>(j->constraint)->set_solve_length(h);
     }
 }
@@ -614,7 +582,7 @@ void gy_bt_joint_set_motor(gy_driver_world *, gy_bt_joint *j, const gy_joint_mot
 void gy_bt_joint_get_state(gy_driver_world *, gy_bt_joint *j, gy_joint_state *out)
 {
     btTypedConstraint *c = j->constraint;
-    switch (j->type) {
+    switch (j->base.type) {
     case GY_JOINT_HINGE:
     case GY_JOINT_SLIDER:
         out->position = joint_position(j);
@@ -634,7 +602,7 @@ void gy_bt_joint_get_state(gy_driver_world *, gy_bt_joint *j, gy_joint_state *ou
     default:
         break;
     }
-    bool a_is_bullet_a = j->type != GY_JOINT_SLIDER;
+    bool a_is_bullet_a = j->base.type != GY_JOINT_SLIDER;
     const btJointFeedback &fb = j->feedback;
     out->force = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedForceBodyA : fb.m_appliedForceBodyB);
     out->torque = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedTorqueBodyA : fb.m_appliedTorqueBodyB);

@@ -238,13 +238,13 @@ bool gy_bt_probe_contact(gy_driver_world *w, const gy_bt_collider *c, btVector3 
     const btTransform &tp = w->probe.getWorldTransform();
     closest_result r;
     int32_t tri = -1;
-    switch (c->shape.type) {
+    switch (c->base.shape.type) {
     case GY_SHAPE_PLANE: {
         /* The probe's deepest point below the (world-space) plane. */
-        double l = gy_v3_len(c->shape.normal);
-        btVector3 n = gy_bt_vec(c->shape.normal) / l;
+        double l = gy_v3_len(c->base.shape.normal);
+        btVector3 n = gy_bt_vec(c->base.shape.normal) / l;
         btVector3 deepest = tp(probe->localGetSupportingVertex(tp.getBasis().transpose() * -n));
-        double depth = n.dot(deepest) - c->shape.offset / l;
+        double depth = n.dot(deepest) - c->base.shape.offset / l;
         r.addContactPoint(n, deepest - n * depth, depth);
         break;
     }
@@ -290,7 +290,7 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
     *fraction = res.m_closestHitFraction;
     *point = res.point;
     *normal = res.normal.fuzzyZero() ? btVector3(0, 0, 0) : res.normal.normalized();
-    *triangle = c->shape.type == GY_SHAPE_MESH ? res.triangle : -1;
+    *triangle = c->base.shape.type == GY_SHAPE_MESH ? res.triangle : -1;
     return true;
 }
 
@@ -345,12 +345,13 @@ static void out_begin(query_out *o, gy_driver_world *w, gy_adapter_query *q)
 /* Whether the filter could accept any collider of this body's motion type. */
 static bool out_wants_body(const query_out *o, const gy_bt_body *b)
 {
-    return o->q->filter == nullptr || (o->q->filter->motion_types & GY_MOTION_BIT(b->type)) != 0;
+    return o->q->filter == nullptr ||
+           (o->q->filter->motion_types & GY_MOTION_BIT(b->base.type)) != 0;
 }
 
 static void hit_init(gy_hit *h, const gy_bt_collider *c)
 {
-    gy_adapter_hit_init(h, c->body->id, c->id, c->body->user_data);
+    gy_adapter_hit_init(h, c->body->base.id, c->base.id, c->body->base.user_data);
 }
 
 /* ---- raycast -------------------------------------------------------------------------------- */
@@ -479,7 +480,7 @@ static bool ray_hull(const btVector3 &o, const btVector3 &d, const gy_hull *h, i
 {
     uint32_t f_in, f_out;
     if (!gy_hull_clip_line(h, gy_bt_from_vec(o), gy_bt_from_vec(d), &iv->t_in, &f_in, &iv->t_out,
-                             &f_out) ||
+                           &f_out) ||
         !isfinite(iv->t_in) || !isfinite(iv->t_out))
         return false;
     iv->n_in = btVector3(h->planes[f_in][0], h->planes[f_in][1], h->planes[f_in][2]);
@@ -508,7 +509,7 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
     double t = 0.0;
     btVector3 n(0, 0, 0);
     int32_t triangle = -1;
-    const gy_shape *s = &c->shape;
+    const gy_shape *s = &c->base.shape;
     if (s->type == GY_SHAPE_PLANE) {
         double l = gy_v3_len(s->normal);
         btVector3 pn = gy_bt_vec(s->normal) / l;
@@ -663,11 +664,11 @@ static double refine_fraction(shape_query *q, const gy_bt_collider *c, double fr
 /* A collider as a convex at its current pose; false for planes and meshes. */
 static bool collider_convex(const gy_bt_collider *c, gy_convex *out)
 {
-    const gy_hull *hull = c->shape.type == GY_SHAPE_HULL && c->resource != nullptr
+    const gy_hull *hull = c->base.shape.type == GY_SHAPE_HULL && c->resource != nullptr
                               ? &c->resource->base.hull
                               : nullptr;
-    gy_pose pose = gy_pose_mul(gy_bt_body_pose(c->body), c->local_pose);
-    return gy_adapter_shape_convex(&c->shape, hull, pose, out);
+    gy_pose pose = gy_pose_mul(gy_bt_body_pose(c->body), c->base.local_pose);
+    return gy_adapter_shape_convex(&c->base.shape, hull, pose, out);
 }
 
 static void shape_test(shape_query *q, const gy_bt_collider *c)

@@ -27,23 +27,11 @@ static void note_error(gy_driver_world *w, gy_result r)
  * memory (recorded in step_error). */
 static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *b)
 {
-    uint32_t n = w->report.count;
-    uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_bt_pair),
-                                            &w->pair_map, a, b, &w->step_error);
-    if (index != n)
-        return index;
-    gy_contact *c = &w->report.contacts[index];
-    c->body_a = a->body->id;
-    c->body_b = b->body->id;
-    c->collider_a = a->id;
-    c->collider_b = b->id;
-    c->user_a = a->body->user_data;
-    c->user_b = b->body->user_data;
-    c->is_sensor = a->is_sensor || b->is_sensor;
-    gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
-    p->a = a;
-    p->b = b;
-    p->substep = UINT32_MAX;
+    bool is_new;
+    uint32_t index =
+        gy_adapter_contacts_pair(w->contacts, &a->base, &b->base, &is_new, &w->step_error);
+    if (is_new)
+        gy_bt_pairs(&w->contacts->current)[index].substep = UINT32_MAX;
     return index;
 }
 
@@ -52,13 +40,13 @@ static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *
 static void pair_geometry(gy_driver_world *w, uint32_t index, const gy_bt_collider *first,
                           const btVector3 &point, const btVector3 &n_from_first, double distance)
 {
-    gy_bt_pair *p = &gy_bt_pairs(&w->report)[index];
+    gy_bt_pair *p = &gy_bt_pairs(&w->contacts->current)[index];
     uint32_t sub = (uint32_t)w->substep_index;
     if (p->substep == sub && !(distance < p->best_distance))
         return;
     p->substep = sub;
     p->best_distance = distance;
-    gy_contact *c = &w->report.contacts[index];
+    gy_contact *c = &w->contacts->current.contacts[index];
     c->point = gy_bt_from_vec(point);
     c->normal = gy_bt_from_vec(p->a == first ? n_from_first : -n_from_first);
     c->penetration = fmax(0.0, -distance);
@@ -95,26 +83,29 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
 static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_collider *other,
                             const btVector3 &normal_po, const btVector3 &point, double penetration)
 {
-    const gy_adapter_one_way *known =
-        gy_adapter_one_way_find(&w->one_way, platform, other, w->step_index);
-    if (known != nullptr)
-        return known->accepted;
+    bool accepted;
+    if (gy_adapter_contact_one_way_known(w->contacts, &platform->base, &other->base, &accepted))
+        return accepted;
     btVector3 n =
-        gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->one_way_normal);
+        gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->base.one_way_normal);
     btVector3 rel =
         gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
-    bool ok = gy_one_way_accepts(gy_bt_from_vec(normal_po), gy_bt_from_vec(n), gy_bt_from_vec(rel),
-                                 gy_bt_from_vec(gy_bt_body_com(other->body)), gy_bt_from_vec(point),
-                                 penetration, platform->one_way_slop);
-    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, ok};
-    note_error(w, gy_adapter_one_way_add(w->allocator, &w->one_way, &rec));
-    return ok;
+    gy_adapter_one_way_contact oc;
+    oc.platform = &platform->base;
+    oc.other = &other->base;
+    oc.normal = gy_bt_from_vec(normal_po);
+    oc.one_way = gy_bt_from_vec(n);
+    oc.velocity = gy_bt_from_vec(rel);
+    oc.other_com = gy_bt_from_vec(gy_bt_body_com(other->body));
+    oc.point = gy_bt_from_vec(point);
+    oc.penetration = penetration;
+    return gy_adapter_contact_one_way(w->contacts, &oc, true, &w->step_error);
 }
 
 /* A static created or teleported since the last step. */
 static bool placed_now(const gy_driver_world *w, const gy_bt_body *b)
 {
-    return b->type == GY_MOTION_STATIC && b->placed_step == w->step_index;
+    return b->base.type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
 
 /* Gives a point the friction frame (d1, d2). Bullet warm-starts the friction rows with last
@@ -137,8 +128,8 @@ static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWra
                             const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
                             btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
 {
-    bool mesh_b = cb->shape.type == GY_SHAPE_MESH && cb->resource != nullptr;
-    if (!mesh_b && (ca->shape.type != GY_SHAPE_MESH || ca->resource == nullptr))
+    bool mesh_b = cb->base.shape.type == GY_SHAPE_MESH && cb->resource != nullptr;
+    if (!mesh_b && (ca->base.shape.type != GY_SHAPE_MESH || ca->resource == nullptr))
         return;
     const gy_bt_collider *mesh = mesh_b ? cb : ca;
     const btTransform &t = (mesh_b ? wb : wa)->getWorldTransform();
@@ -183,12 +174,12 @@ class contact_result : public btManifoldResult
 void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                              const btVector3 &normal_on_b, double depth)
 {
-    bool a_first = ca->id.bits < cb->id.bits;
+    bool a_first = ca->base.id.bits < cb->base.id.bits;
     uint32_t k = pair_get(m_world, a_first ? ca : cb, a_first ? cb : ca);
     if (k == UINT32_MAX)
         return;
-    gy_bt_pairs(&m_world->report)[k].overlap = true;
-    gy_bt_pairs(&m_world->report)[k].sensor_seen = true;
+    gy_bt_pairs(&m_world->contacts->current)[k].overlap = true;
+    gy_bt_pairs(&m_world->contacts->current)[k].sensor_seen = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
@@ -205,23 +196,21 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     gy_bt_collider *ca = collider_of(wa), *cb = collider_of(wb);
     if (ca == nullptr || cb == nullptr)
         return;
-    if ((ca->category & cb->mask) == 0 || (cb->category & ca->mask) == 0)
-        return;
-    bool dyn_a = ca->body->type == GY_MOTION_DYNAMIC, dyn_b = cb->body->type == GY_MOTION_DYNAMIC;
-    bool sensor = ca->is_sensor || cb->is_sensor;
-    if (!sensor && (m_world->sensor_pass || (!dyn_a && !dyn_b)))
+    gy_adapter_contact_kind kind =
+        gy_adapter_contact_gate(&ca->base, &cb->base, m_world->sensor_pass);
+    if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;
     fix_mesh_normal(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
                     point_on_b, normal_on_b, depth);
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
-    if (sensor || !ca->contact_response || !cb->contact_response) {
+    if (kind == GY_ADAPTER_CONTACT_REPORT) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
         if (depth <= 0.0)
             overlap(ca, cb, (point_on_a + point_on_b) * 0.5, normal_on_b, depth);
         return;
     }
-    if ((ca->one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b, -depth)) ||
-        (cb->one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b, -depth))) {
+    if ((ca->base.one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b, -depth)) ||
+        (cb->base.one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b, -depth))) {
         m->clearManifold(); /* this collider pair's manifold: drop what it held before */
         return;
     }
@@ -240,11 +229,10 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     pt.m_positionWorldOnA = point_on_a;
     pt.m_positionWorldOnB = point_on_b;
     int insert = m->getCacheEntry(pt);
-    pt.m_combinedFriction = gy_combine(ca->material.friction, ca->material.friction_combine,
-                                       cb->material.friction, cb->material.friction_combine);
-    pt.m_combinedRestitution =
-        gy_combine(ca->material.restitution, ca->material.restitution_combine,
-                   cb->material.restitution, cb->material.restitution_combine);
+    double friction, restitution;
+    gy_adapter_contact_material(&ca->base, &cb->base, &friction, &restitution);
+    pt.m_combinedFriction = friction;
+    pt.m_combinedRestitution = restitution;
     pt.m_combinedRollingFriction = 0.0;
     pt.m_combinedSpinningFriction = 0.0;
     /* A fixed frame about the normal to start with; the solve turns it along the slip
@@ -256,13 +244,16 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     int tri_a = swapped ? m_index1 : m_index0, tri_b = swapped ? m_index0 : m_index1;
     pt.m_partId0 = (int)ca->index;
     pt.m_partId1 = (int)cb->index;
-    pt.m_index0 = ca->shape.type == GY_SHAPE_MESH ? tri_a : -1;
-    pt.m_index1 = cb->shape.type == GY_SHAPE_MESH ? tri_b : -1;
+    pt.m_index0 = ca->base.shape.type == GY_SHAPE_MESH ? tri_a : -1;
+    pt.m_index1 = cb->base.shape.type == GY_SHAPE_MESH ? tri_b : -1;
     /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface, where s is each
      * collider's surface velocity in the world. */
-    if (gy_v3_len_sq(ca->surface_velocity) > 0.0 || gy_v3_len_sq(cb->surface_velocity) > 0.0) {
-        btVector3 sa = gy_bt_collider_transform(ca).getBasis() * gy_bt_vec(ca->surface_velocity);
-        btVector3 sb = gy_bt_collider_transform(cb).getBasis() * gy_bt_vec(cb->surface_velocity);
+    if (gy_v3_len_sq(ca->base.surface_velocity) > 0.0 ||
+        gy_v3_len_sq(cb->base.surface_velocity) > 0.0) {
+        btVector3 sa =
+            gy_bt_collider_transform(ca).getBasis() * gy_bt_vec(ca->base.surface_velocity);
+        btVector3 sb =
+            gy_bt_collider_transform(cb).getBasis() * gy_bt_vec(cb->base.surface_velocity);
         btVector3 t = sb - sa;
         t -= normal_on_b * t.dot(normal_on_b);
         double tl = t.length();
@@ -301,7 +292,7 @@ static bool has_sensor(const btCollisionObject *o)
 {
     const gy_bt_body *b = gy_bt_body_of(o);
     for (uint32_t i = 0; b != nullptr && i < b->collider_count; i++)
-        if (b->colliders[i]->is_sensor)
+        if (b->colliders[i]->base.is_sensor)
             return true;
     return false;
 }
@@ -490,14 +481,14 @@ static void gather_manifolds(gy_driver_world *w)
             if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
                 continue;
             gy_bt_collider *c0 = b0->colliders[p.m_partId0], *c1 = b1->colliders[p.m_partId1];
-            bool first0 = c0->id.bits < c1->id.bits;
+            bool first0 = c0->base.id.bits < c1->base.id.bits;
             uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
             if (idx == UINT32_MAX)
                 return;
-            w->report.contacts[idx].normal_impulse += p.m_appliedImpulse;
+            w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
             btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
                           p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
-            gy_bt_pair *pr = &gy_bt_pairs(&w->report)[idx];
+            gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
             pr->tangent = gy_v3_mad(pr->tangent, gy_bt_from_vec(t), first0 ? 1.0 : -1.0);
             pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                           -p.m_normalWorldOnB, p.getDistance());
@@ -514,13 +505,13 @@ static void ballistic_correction(gy_driver_world *w, double h)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (!gy_adapter_ballistic_applies(b->type,
-                                          b->type == GY_MOTION_DYNAMIC && b->rb->isActive(),
-                                          b->in_contact, b->joint_count, b->gravity_factor))
+        if (!gy_adapter_ballistic_applies(
+                b->base.type, b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive(), b->in_contact,
+                b->base.joint_count, b->base.gravity_factor))
             continue;
         btTransform &t = b->rb->getWorldTransform();
         btVector3 shift =
-            gy_bt_vec(gy_adapter_ballistic_shift(w->def.gravity, b->gravity_factor, h));
+            gy_bt_vec(gy_adapter_ballistic_shift(w->def.gravity, b->base.gravity_factor, h));
         t.setOrigin(t.getOrigin() + shift * b->rb->getLinearFactor());
     }
 }
@@ -536,8 +527,8 @@ static void project_locks(gy_driver_world *w)
         btTransform &t = b->rb->getWorldTransform();
         gy_vec3 p = gy_bt_from_vec(t.getOrigin()), v = gy_bt_from_vec(b->rb->getLinearVelocity()),
                 av = gy_bt_from_vec(b->rb->getAngularVelocity());
-        gy_adapter_project_locks(b->lock_linear, b->lock_angular, gy_bt_from_vec(b->lock_position),
-                                 &p, &v, &av);
+        gy_adapter_project_locks(b->base.lock_linear, b->base.lock_angular,
+                                 gy_bt_from_vec(b->lock_position), &p, &v, &av);
         t.setOrigin(gy_bt_vec(p));
         b->rb->setLinearVelocity(gy_bt_vec(v));
         b->rb->setAngularVelocity(gy_bt_vec(av));
@@ -556,13 +547,12 @@ struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
 {
-    if (!gy_adapter_ccd_filter_accepts(cc->solid->category, cc->solid->mask, c->body != cc->body,
-                                       c->is_sensor, c->contact_response, c->category, c->mask))
+    if (!gy_adapter_contact_ccd_candidate(&cc->solid->base, &c->base))
         return false;
-    return !c->one_way ||
+    return !c->base.one_way ||
            gy_adapter_ccd_one_way_accepts(gy_bt_from_vec(cc->motion),
                                           gy_bt_from_vec(gy_bt_collider_transform(c).getBasis() *
-                                                         gy_bt_vec(c->one_way_normal)));
+                                                         gy_bt_vec(c->base.one_way_normal)));
 }
 
 static void ccd_visit(void *ctx, gy_bt_body *b)
@@ -609,7 +599,7 @@ static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
     btTransform frame(cc->body->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
     for (uint32_t k = 0; k < cc->body->collider_count; k++) {
         const gy_bt_collider *c = cc->body->colliders[k];
-        if (c->is_sensor)
+        if (c->base.is_sensor)
             continue;
         w->probe.setCollisionShape(c->bt_shape);
         w->probe.setWorldTransform(frame * c->child);
@@ -622,7 +612,7 @@ static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
 static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
 {
     const gy_bt_body *o = static_cast<ccd_ctx *>(ctx)->w->scratch[i]->body;
-    if (o->type == GY_MOTION_STATIC)
+    if (o->base.type == GY_MOTION_STATIC)
         return gy_v3(0.0, 0.0, 0.0);
     return gy_bt_from_vec(gy_bt_body_com(o) - o->ccd_start);
 }
@@ -636,7 +626,7 @@ static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
 {
     const gy_bt_collider *solid = nullptr;
     for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
-        if (!b->colliders[i]->is_sensor)
+        if (!b->colliders[i]->base.is_sensor)
             solid = b->colliders[i];
     double r = b->ccd_radius * GY_ADAPTER_CCD_SHRINK;
     if (solid == nullptr || !(r > 0.0))
@@ -666,7 +656,7 @@ static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
         return;
     btVector3 at = gy_bt_vec(hit.com);
     gy_bt_body *o = w->scratch[hit.candidate]->body;
-    if (o->type == GY_MOTION_DYNAMIC) {
+    if (o->base.type == GY_MOTION_DYNAMIC) {
         btTransform &ot = o->rb->getWorldTransform();
         ot.setOrigin(ot.getOrigin() + gy_bt_vec(hit.rewind));
         at += gy_bt_vec(hit.rewind);
@@ -679,7 +669,7 @@ static void continuous_collision(gy_driver_world *w)
     double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (!b->continuous || !b->rb->isActive())
+        if (!b->base.continuous || !b->rb->isActive())
             continue;
         if (reach < 0.0) {
             reach = 0.0;
@@ -701,7 +691,7 @@ static void update_sleep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type != GY_MOTION_DYNAMIC || !b->allow_sleeping)
+        if (b->base.type != GY_MOTION_DYNAMIC || !b->base.allow_sleeping)
             continue;
         if (!b->rb->isActive()) {
             gy_adapter_sleep_reset(&b->sleep);
@@ -732,7 +722,7 @@ static void before_substep(gy_driver_world *w, double h)
         b->in_contact = false;
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         b->ccd_start = gy_bt_body_com(b);
-        if (b->type == GY_MOTION_DYNAMIC) {
+        if (b->base.type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
             if (!b->active)
                 continue;
@@ -778,8 +768,8 @@ static void settle_contacts(gy_driver_world *w, double h)
             gy_bt_body *ba = gy_bt_body_of(m->getBody0()), *bb = gy_bt_body_of(m->getBody1());
             if (ba == nullptr || bb == nullptr)
                 continue;
-            bool move_a = ba->type == GY_MOTION_DYNAMIC && ba->rb->isActive();
-            bool move_b = bb->type == GY_MOTION_DYNAMIC && bb->rb->isActive();
+            bool move_a = ba->base.type == GY_MOTION_DYNAMIC && ba->rb->isActive();
+            bool move_b = bb->base.type == GY_MOTION_DYNAMIC && bb->rb->isActive();
             if (!move_a && !move_b)
                 continue;
             for (int k = 0; k < m->getNumContacts(); k++) {
@@ -836,7 +826,7 @@ static void after_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (b->type == GY_MOTION_KINEMATIC) {
+        if (b->base.type == GY_MOTION_KINEMATIC) {
             /* Bullet re-derived these from the poses; keep the exact values. */
             b->rb->setLinearVelocity(b->kin_linear);
             b->rb->setAngularVelocity(b->kin_angular);
@@ -855,24 +845,21 @@ static void after_substep(gy_driver_world *w, double h)
 
 static bool body_active_now(const gy_bt_body *b)
 {
-    return b->type != GY_MOTION_STATIC && b->active;
+    return b->base.type != GY_MOTION_STATIC && b->active;
 }
 
 /* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
  * Bullet did not look at the pair again, so the last report of it stands. */
 static void carry_overlaps(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        const gy_bt_pair *p = &gy_bt_pairs(&w->prev)[i];
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        const gy_bt_pair *p = &gy_bt_pairs(&w->contacts->previous)[i];
         if (!p->overlap || body_active_now(p->a->body) || body_active_now(p->b->body))
             continue;
-        if (gy_adapter_pair_map_find(&w->pair_map, p->a, p->b) != UINT32_MAX)
+        if (gy_adapter_contacts_has(w->contacts, &p->a->base, &p->b->base))
             continue;
-        uint32_t k = pair_get(w, p->a, p->b);
-        if (k == UINT32_MAX)
+        if (gy_adapter_contacts_carry(w->contacts, i, &w->step_error) == UINT32_MAX)
             return;
-        w->report.contacts[k] = w->prev.contacts[i];
-        gy_bt_pairs(&w->report)[k] = *p;
     }
 }
 
@@ -883,8 +870,9 @@ static void carry_overlaps(gy_driver_world *w)
  * over asleep). */
 static void sensor_pass(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->report.count; i++)
-        gy_bt_pairs(&w->report)[i].sensor_seen = !w->report.contacts[i].is_sensor;
+    for (uint32_t i = 0; i < w->contacts->current.count; i++)
+        gy_bt_pairs(&w->contacts->current)[i].sensor_seen =
+            !w->contacts->current.contacts[i].is_sensor;
     if (w->tally.sensors == 0)
         return;
     w->substep_index++; /* the end poses' geometry replaces the last substep's */
@@ -901,23 +889,21 @@ static bool sensor_pair_unseen(const void *pair, const void *ctx)
 
 static void end_step(gy_driver_world *w)
 {
-    uint32_t fresh = w->report.count;
+    uint32_t fresh = w->contacts->current.count;
     carry_overlaps(w);
-    for (uint32_t i = fresh; i < w->report.count; i++)
-        gy_bt_pairs(&w->report)[i].sensor_seen = true;
+    for (uint32_t i = fresh; i < w->contacts->current.count; i++)
+        gy_bt_pairs(&w->contacts->current)[i].sensor_seen = true;
     if (w->tally.sensors > 0) {
-        gy_adapter_report_remove_if(&w->report, sizeof(gy_bt_pair), sensor_pair_unseen, nullptr);
-        /* Indices moved: the map is rebuilt at the next step start. */
-        gy_adapter_pair_map_reset(&w->pair_map);
+        gy_adapter_contacts_remove_if(w->contacts, sensor_pair_unseen, nullptr);
     }
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        gy_contact *c = &w->report.contacts[i];
-        if (gy_bt_pairs(&w->report)[i].overlap) {
+    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
+        gy_contact *c = &w->contacts->current.contacts[i];
+        if (gy_bt_pairs(&w->contacts->current)[i].overlap) {
             c->normal_impulse = 0.0;
             c->tangent_impulse = 0.0;
             continue;
         }
-        c->tangent_impulse = gy_v3_len(gy_bt_pairs(&w->report)[i].tangent);
+        c->tangent_impulse = gy_v3_len(gy_bt_pairs(&w->contacts->current)[i].tangent);
         if (c->normal_impulse < 0.0)
             c->normal_impulse = 0.0;
     }
@@ -927,7 +913,7 @@ static void end_step(gy_driver_world *w)
         b->torque.setZero();
         b->pose_written = false;
     }
-    gy_adapter_one_way_expire(&w->one_way, w->step_index);
+    gy_adapter_contacts_end_step(w->contacts);
     w->aabbs_stale = true;
 }
 
@@ -939,8 +925,7 @@ gy_result gy_bt_step(gy_driver_world *w, double dt)
     w->broken.count = 0;
     w->step_index++;
     w->substep_dt = h;
-    gy_adapter_report_swap(&w->report, &w->prev);
-    gy_adapter_pair_map_reset(&w->pair_map);
+    gy_adapter_contacts_begin_step(w->contacts);
     for (uint32_t s = 0; s < subs; s++) {
         w->substep_index++;
         before_substep(w, h);
@@ -962,18 +947,8 @@ void gy_bt_refresh_aabbs(gy_driver_world *w)
     w->aabbs_stale = false;
 }
 
-void gy_bt_step_forget_body(gy_driver_world *w, const gy_bt_body *b)
-{
-    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_bt_pair), &w->pair_map, b->id);
-    gy_adapter_one_way_forget_body(&w->one_way, b);
-}
-
 void gy_bt_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_adapter_report_free(a, &w->report, sizeof(gy_bt_pair));
-    gy_adapter_report_free(a, &w->prev, sizeof(gy_bt_pair));
-    gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_adapter_one_way_free(a, &w->one_way);
     gy_adapter_broken_free(a, &w->broken);
 }

@@ -55,8 +55,8 @@ static void world_free(gy_driver_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_driver_world **out,
-                                  gy_driver_records *rec)
+static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter_contacts *contacts,
+                                  gy_driver_world **out, gy_driver_records *rec)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -66,6 +66,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_driver_
     w->allocator = a;
     w->logger = def.logger;
     w->def = def;
+    w->contacts = contacts;
     /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
     if (!dInitODE2(0)) {
         gy_free(a, w, sizeof *w);
@@ -103,17 +104,14 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_driver_
         world_free(w);
         return r;
     }
-    *rec = (gy_driver_records){&w->bodies, &w->colliders, &w->joints, &w->resources,
-                               &w->tally,  &w->report,    &w->broken};
+    *rec = (gy_driver_records){&w->bodies,    &w->colliders, &w->joints,
+                               &w->resources, &w->tally,     &w->broken};
     *out = w;
     return GY_OK;
 }
 
 static void ode_world_destroy(gy_driver_world *w)
 {
-    gy_ode_joint_release_all(w);
-    gy_ode_body_release_all(w);
-    gy_ode_resource_release_all(w);
     gy_ode_query_fini(w);
     world_free(w);
 }
@@ -138,7 +136,7 @@ static uint32_t ode_awake_bodies(gy_driver_world *w)
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         const gy_ode_body *b = w->moving[i];
-        if (b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
+        if (b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
             n++;
     }
     return n;
@@ -150,6 +148,7 @@ const gy_driver gy_ode_driver = {
      * for 256 vertices, 0.9 ms for 512, 9 ms for 1,024, 219 ms for 4,096 (docs/physics-thread.md).
      */
     .built_hull_max_vertices = 256,
+    .pair_size = sizeof(gy_ode_pair),
     .world_create = ode_world_create,
     .world_destroy = ode_world_destroy,
     .thread_setup = ode_thread_setup,
@@ -160,7 +159,7 @@ const gy_driver gy_ode_driver = {
     .resource_free = gy_ode_resource_free,
     .body_create = gy_ode_body_create,
     .body_release = gy_ode_body_release,
-    .body_type = gy_ode_body_type,
+    .body_wake = gy_ode_driver_body_wake,
     .body_get_state = gy_ode_body_get_state,
     .body_set_pose = gy_ode_body_set_pose,
     .body_set_linear_velocity = gy_ode_body_set_linear_velocity,
@@ -172,12 +171,10 @@ const gy_driver gy_ode_driver = {
     .body_point_velocity = gy_ode_body_point_velocity,
     .body_set_awake = gy_ode_body_set_awake,
     .body_set_mass = gy_ode_body_set_mass,
-    .collider_set_material = gy_ode_collider_set_material,
-    .collider_set_filter = gy_ode_collider_set_filter,
-    .collider_get_policy = gy_ode_collider_get_policy,
+    .collider_filter_changed = gy_ode_collider_filter_changed,
+    .collider_to_world = gy_ode_collider_to_world,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
-    .joint_type = gy_ode_joint_type,
     .joint_set_motor = gy_ode_joint_set_motor,
     .joint_get_state = gy_ode_joint_get_state,
     .step = gy_ode_step,

@@ -135,15 +135,6 @@ void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r)
     resource_destroy(w, (gy_ode_resource *)r);
 }
 
-void gy_ode_resource_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->resources.count; i++) {
-        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
-        if (dead != NULL)
-            resource_destroy(w, (gy_ode_resource *)dead);
-    }
-}
-
 /* ---- body helpers --------------------------------------------------------------------------- */
 
 /* ODE's capsule and cylinder stand along local Z, Gyre's along Y: a -90° turn about X maps one
@@ -181,7 +172,7 @@ gy_pose gy_ode_body_pose(const gy_ode_body *b)
 gy_quat gy_ode_collider_rotation(const gy_ode_collider *c)
 {
     gy_pose bp = gy_ode_body_pose(c->body);
-    return gy_quat_mul(bp.rotation, c->local_pose.rotation);
+    return gy_quat_mul(bp.rotation, c->base.local_pose.rotation);
 }
 
 gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
@@ -195,20 +186,26 @@ gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
 
 void gy_ode_body_wake(gy_ode_body *b)
 {
-    if (b->type == GY_MOTION_DYNAMIC)
+    if (b->base.type == GY_MOTION_DYNAMIC)
         dBodyEnable(b->body);
-    else if (b->type == GY_MOTION_KINEMATIC)
+    else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
+}
+
+void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b)
+{
+    (void)w;
+    gy_ode_body_wake(b);
 }
 
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
 {
-    if (b->type != GY_MOTION_DYNAMIC)
+    if (b->base.type != GY_MOTION_DYNAMIC)
         return;
     /* ODE scales velocity by (1 - scale) once per step; Gyre's damping d is a rate, so a step of
      * dt keeps exp(-d dt): d of the velocity (to first order) is removed per second. */
-    dBodySetLinearDamping(b->body, 1.0 - exp(-b->linear_damping * dt));
-    dBodySetAngularDamping(b->body, 1.0 - exp(-b->angular_damping * dt));
+    dBodySetLinearDamping(b->body, 1.0 - exp(-b->base.linear_damping * dt));
+    dBodySetAngularDamping(b->body, 1.0 - exp(-b->base.angular_damping * dt));
 }
 
 static gy_mat3 mat3_inverse(gy_mat3 m)
@@ -243,9 +240,9 @@ static double compute_ccd_radius(const gy_ode_body *b)
     gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_ode_collider *c = b->colliders[i];
-        if (!c->is_sensor)
-            gy_adapter_ccd_add(&acc, &c->shape, c->resource ? &c->resource->base.hull : NULL,
-                               c->local_pose, b->com_local);
+        if (!c->base.is_sensor)
+            gy_adapter_ccd_add(&acc, &c->base.shape, c->resource ? &c->resource->base.hull : NULL,
+                               c->base.local_pose, b->com_local);
     }
     return gy_adapter_ccd_end(&acc);
 }
@@ -279,11 +276,11 @@ static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space
 /* Poses a static collider's geom in the world from its body's pose. Planes are world-space. */
 static void place_static_geom(const gy_ode_body *b, gy_ode_collider *c)
 {
-    if (c->shape.type == GY_SHAPE_PLANE)
+    if (c->base.shape.type == GY_SHAPE_PLANE)
         return;
-    gy_pose wp = gy_pose_mul(b->pose, c->local_pose);
+    gy_pose wp = gy_pose_mul(b->pose, c->base.local_pose);
     dQuaternion q;
-    gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, shape_axis_fix(c->shape.type)), q);
+    gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, shape_axis_fix(c->base.shape.type)), q);
     dGeomSetPosition(c->geom, wp.position.x, wp.position.y, wp.position.z);
     dGeomSetQuaternion(c->geom, q);
 }
@@ -302,8 +299,8 @@ static void collider_free(gy_driver_world *w, gy_ode_collider *c)
 {
     if (c->geom != NULL)
         dGeomDestroy(c->geom);
-    if (c->id.bits != 0)
-        gy_handle_pool_release(&w->colliders, c->id.bits);
+    if (c->base.id.bits != 0)
+        gy_handle_pool_release(&w->colliders, c->base.id.bits);
     gy_free(w->allocator, c, sizeof *c);
 }
 
@@ -319,8 +316,8 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
         dJointDestroy(b->lock_amotor);
     if (b->body != NULL)
         dBodyDestroy(b->body);
-    if (b->id.bits != 0)
-        gy_handle_pool_release(&w->bodies, b->id.bits);
+    if (b->base.id.bits != 0)
+        gy_handle_pool_release(&w->bodies, b->base.id.bits);
     gy_free(w->allocator, b, sizeof *b);
 }
 
@@ -355,7 +352,7 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
     dBodySetMass(b->body, &dm);
     b->mass = m->mass;
     b->inv_inertia = mat3_inverse(m->inertia);
-    dBodySetGravityMode(b->body, b->gravity_factor == 1.0 ? 1 : 0);
+    dBodySetGravityMode(b->body, b->base.gravity_factor == 1.0 ? 1 : 0);
     dBodySetLinearDampingThreshold(b->body, 0.0);
     dBodySetAngularDampingThreshold(b->body, 0.0);
     if (w->damping_dt > 0.0)
@@ -414,13 +411,13 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         uint64_t h;
         r = gy_handle_pool_acquire(&w->colliders, c, &h);
         if (r == GY_OK)
-            c->id.bits = h;
+            c->base.id.bits = h;
     }
     if (r == GY_OK) {
         uint64_t h;
         r = gy_handle_pool_acquire(&w->bodies, b, &h);
         if (r == GY_OK)
-            b->id.bits = h;
+            b->base.id.bits = h;
     }
     if (r == GY_OK && def->type != GY_MOTION_STATIC)
         r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
@@ -431,21 +428,11 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         return r;
     }
 
-    b->type = def->type;
+    gy_adapter_body_record_init(&b->base, def);
     b->pose = def->pose;
     b->pose.rotation = gy_quat_normalize(def->pose.rotation);
     b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
-    b->gravity_factor = def->gravity_factor;
-    b->continuous = def->continuous && def->type == GY_MOTION_DYNAMIC;
-    b->user_data = def->user_data;
     b->moving_index = UINT32_MAX;
-    b->linear_damping = def->linear_damping;
-    b->angular_damping = def->angular_damping;
-    b->allow_sleeping = def->allow_sleeping;
-    for (int k = 0; k < 3; k++) {
-        b->lock_linear[k] = def->type == GY_MOTION_DYNAMIC && def->lock_linear[k];
-        b->lock_angular[k] = def->type == GY_MOTION_DYNAMIC && def->lock_angular[k];
-    }
     b->pose_written = true; /* a new body takes part in the first step's pair search */
 
     if (def->type != GY_MOTION_STATIC) {
@@ -473,29 +460,17 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         gy_ode_collider *c = b->colliders[i];
         const gy_collider_def *cd = &cols[i];
         c->body = b;
-        c->shape = cd->shape;
-        c->local_pose = cd->local_pose;
-        c->local_pose.rotation = gy_quat_normalize(cd->local_pose.rotation);
-        c->material = cd->material;
-        c->is_sensor = cd->is_sensor;
-        c->contact_response = cd->contact_response;
-        c->one_way = cd->one_way;
-        c->one_way_normal = gy_v3_normalize(cd->one_way_normal);
-        c->one_way_slop = cd->one_way_slop;
-        c->surface_velocity = cd->surface_velocity;
-        c->category = cd->category;
-        c->mask = cd->mask;
-        c->user_data = cd->user_data;
+        gy_adapter_collider_record_init(&c->base, cd, &b->base);
         c->resource = (gy_ode_resource *)res[i];
-        c->geom = make_geom(&c->shape, c->resource, space);
+        c->geom = make_geom(&c->base.shape, c->resource, space);
         dGeomSetData(c->geom, c);
-        dGeomSetCategoryBits(c->geom, c->category);
-        dGeomSetCollideBits(c->geom, c->mask);
+        dGeomSetCategoryBits(c->geom, c->base.category);
+        dGeomSetCollideBits(c->geom, c->base.mask);
         if (b->body != NULL) {
-            gy_vec3 off = gy_v3_sub(c->local_pose.position, b->com_local);
+            gy_vec3 off = gy_v3_sub(c->base.local_pose.position, b->com_local);
             dQuaternion q;
-            gy_ode_quat_to_ode(gy_quat_mul(c->local_pose.rotation, shape_axis_fix(c->shape.type)),
-                               q);
+            gy_ode_quat_to_ode(
+                gy_quat_mul(c->base.local_pose.rotation, shape_axis_fix(c->base.shape.type)), q);
             dGeomSetBody(c->geom, b->body);
             dGeomSetOffsetPosition(c->geom, off.x, off.y, off.z);
             dGeomSetOffsetQuaternion(c->geom, q);
@@ -521,21 +496,18 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         gy_ode_collider *c = b->colliders[i];
         if (c->resource != NULL)
             c->resource->base.refs++;
-        if (c->is_sensor)
-            w->tally.sensors++;
         if (collider_ids != NULL)
-            collider_ids[i] = c->id;
+            collider_ids[i] = c->base.id;
     }
     if (def->type != GY_MOTION_STATIC) {
         b->moving_index = w->moving_count;
         w->moving[w->moving_count++] = b;
     }
-    if (b->type == GY_MOTION_DYNAMIC) {
+    if (b->base.type == GY_MOTION_DYNAMIC) {
         b->ccd_radius = compute_ccd_radius(b);
         gy_ode_locks_build(w, b);
     }
-    w->tally.bodies[b->type]++;
-    *out = b->id;
+    *out = b->base.id;
     return GY_OK;
 }
 
@@ -544,27 +516,18 @@ static void wake_other(void *w, gy_body_id other)
     gy_ode_body_wake(gy_handle_pool_get(&((gy_driver_world *)w)->bodies, other.bits));
 }
 
-/* Wakes the bodies whose reported contacts name `b` (a static moved or removed under them). */
+/* Wakes the bodies whose reported contacts name `b` (a static moved under them). */
 static void wake_contacts_of(gy_driver_world *w, const gy_ode_body *b)
 {
-    if (b->reported_step + 1u < w->step_index)
-        return; /* named in neither the current nor the previous report */
-    gy_adapter_report_touching(&w->report, b->id, wake_other, w);
+    gy_adapter_contacts_touching(w->contacts, &b->base, wake_other, w);
 }
 
 static void body_destroy(gy_driver_world *w, gy_ode_body *b)
 {
-    if (b->joint_count > 0)
-        gy_ode_joint_release_for_body(w, b);
-    wake_contacts_of(w, b);
-    if (b->reported_step + 1u >= w->step_index)
-        gy_ode_step_forget_body(w, b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = b->colliders[i];
-        if (b->type == GY_MOTION_STATIC)
+        if (b->base.type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
-        if (c->is_sensor)
-            w->tally.sensors--;
         gy_ode_resource *res = c->resource;
         dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
@@ -576,8 +539,7 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;
     }
-    w->tally.bodies[b->type]--;
-    if (b->type == GY_MOTION_STATIC)
+    if (b->base.type == GY_MOTION_STATIC)
         gy_ode_grid_trim(w);
     body_free(w, b);
 }
@@ -587,22 +549,7 @@ void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
     body_destroy(w, b);
 }
 
-void gy_ode_body_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = w->bodies.count; i-- > 0;) {
-        uint64_t h;
-        gy_ode_body *b = gy_handle_pool_at(&w->bodies, i, &h);
-        if (b != NULL)
-            body_destroy(w, b);
-    }
-}
-
 /* ---- per-body calls ------------------------------------------------------------------------- */
-
-gy_motion_type gy_ode_body_type(const gy_ode_body *b)
-{
-    return b->type;
-}
 
 void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out)
 {
@@ -611,7 +558,7 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
     if (b->body != NULL) {
         out->linear_velocity = vec_from_ode(dBodyGetLinearVel(b->body));
         out->angular_velocity = vec_from_ode(dBodyGetAngularVel(b->body));
-        out->awake = b->type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
+        out->awake = b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
     }
 }
 
@@ -755,23 +702,13 @@ void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass)
     gy_ode_body_wake(b);
 }
 
-void gy_ode_collider_set_material(gy_driver_world *w, gy_ode_collider *c, const gy_material *m)
+void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
 {
-    (void)w;
-    /* The near callback combines the two records' materials at every contact. */
-    c->material = *m;
-}
-
-void gy_ode_collider_set_filter(gy_driver_world *w, gy_ode_collider *c, uint32_t category,
-                                uint32_t mask)
-{
-    c->category = category;
-    c->mask = mask;
-    dGeomSetCategoryBits(c->geom, category);
-    dGeomSetCollideBits(c->geom, mask);
+    dGeomSetCategoryBits(c->geom, c->base.category);
+    dGeomSetCollideBits(c->geom, c->base.mask);
     gy_ode_body *b = c->body;
     /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
-    if (b->type == GY_MOTION_STATIC) {
+    if (b->base.type == GY_MOTION_STATIC) {
         wake_contacts_of(w, b);
         mark_fresh(w, b);
     } else {
@@ -779,14 +716,8 @@ void gy_ode_collider_set_filter(gy_driver_world *w, gy_ode_collider *c, uint32_t
     }
 }
 
-void gy_ode_collider_get_policy(gy_driver_world *w, gy_ode_collider *c, gy_collider_policy *out)
+gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local)
 {
     (void)w;
-    gy_quat q = gy_ode_collider_rotation(c);
-    out->is_sensor = c->is_sensor;
-    out->contact_response = c->contact_response;
-    out->one_way = c->one_way;
-    out->one_way_normal = gy_quat_rotate(q, c->one_way_normal);
-    out->surface_velocity = gy_quat_rotate(q, c->surface_velocity);
-    out->one_way_slop = c->one_way_slop;
+    return gy_quat_rotate(gy_ode_collider_rotation(c), local);
 }

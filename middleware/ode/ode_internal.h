@@ -4,10 +4,12 @@
 #define GYRE_ODE_INTERNAL_H
 
 #include <ode/ode.h>
+#include <stddef.h>
 #include <pthread.h>
 
 #include "../src/driver.h"
 #include "../src/joint_drive.h"
+#include "../src/records.h"
 #include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -33,20 +35,9 @@ typedef struct gy_ode_resource {
 /* One collider: an ODE geom plus everything the near callback and queries filter on. The geom's
  * user data (dGeomGetData) points at this record. */
 typedef struct gy_driver_collider {
-    gy_collider_id id;
+    gy_adapter_collider base; /* first: the Gyre record (records.h) */
     gy_ode_body *body;
     dGeomID geom;
-    gy_shape shape;     /* as given (resource ids resolved into `resource`) */
-    gy_pose local_pose; /* pose in the Gyre body frame */
-    gy_material material;
-    bool is_sensor;
-    bool contact_response;
-    bool one_way;
-    gy_vec3 one_way_normal;   /* collider-local, unit */
-    double one_way_slop;      /* metres */
-    gy_vec3 surface_velocity; /* collider-local */
-    uint32_t category, mask;
-    uint64_t user_data;
     gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
 
     /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit). */
@@ -58,33 +49,25 @@ typedef struct gy_driver_collider {
 } gy_ode_collider;
 
 struct gy_driver_body {
-    gy_body_id id;
-    gy_motion_type type;
-    dBodyID body;      /* NULL for static bodies */
-    gy_pose pose;      /* static bodies: the authoritative pose (they have no dBody) */
-    gy_vec3 com_local; /* centre of mass in the Gyre body frame; ODE's body origin sits here */
+    gy_adapter_body base; /* first: the Gyre record (records.h) */
+    dBodyID body;         /* NULL for static bodies */
+    gy_pose pose;         /* static bodies: the authoritative pose (they have no dBody) */
+    gy_vec3 com_local;    /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_ode_collider **colliders;
     uint32_t collider_count;
-    double gravity_factor;
-    bool continuous;
     dJointID lock_lmotor; /* axis locks, or NULL */
     dJointID lock_amotor;
-    uint64_t user_data;
 
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
     double mass;           /* dynamic: total mass in kg (0 otherwise) */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
-    double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
-    bool allow_sleeping;
-    bool lock_linear[3], lock_angular[3];
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
     double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 ccd_start;     /* COM at the start of the current substep */
     gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
-    uint32_t joint_count; /* Gyre joints attached to this body */
-    bool active;          /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool in_contact;      /* this substep: received contact joints */
+    bool active;     /* this substep: its pairs are computed (awake, or moving kinematic) */
+    bool in_contact; /* this substep: received contact joints */
     /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (ode_step.c). */
@@ -93,24 +76,18 @@ struct gy_driver_body {
     gy_vec3 push_linear; /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
     gy_vec3 push_angular;
     bool pose_written; /* written since the last step (a kinematic then counts as moving) */
-    /* The last step whose contact report or one-way "passing" list named this body; a release
-     * only scans the reports when this is the current or the previous step. */
-    uint64_t reported_step;
     /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
     uint64_t placed_step;
 };
 
 typedef struct gy_driver_joint {
-    gy_joint_id id;
-    gy_joint_type type;
+    gy_adapter_joint base; /* first: the Gyre record (records.h) */
     dJointID joint;
     gy_ode_body *a, *b;
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
-    bool breakable;
-    double break_force;
-    double distance;      /* distance joints: the double-ball joint's length, m */
-    gy_joint_motor motor; /* hinge and slider */
-    bool has_limits;      /* hinge and slider: its limits {min, max} */
+    double distance;         /* distance joints: the double-ball joint's length, m */
+    gy_joint_motor motor;    /* hinge and slider */
+    bool has_limits;         /* hinge and slider: its limits {min, max} */
     double limits[2];
     gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
     bool has_spring;  /* distance */
@@ -120,8 +97,6 @@ typedef struct gy_driver_joint {
     gy_joint_cone_frame cone_frame;
     bool has_cone, has_twist_limits;
     double cone_angle, twist_min, twist_max;
-    uint64_t user_data;
-    uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
 } gy_ode_joint;
 
 /* One cell of the static grid: the static colliders whose AABB touches an X/Z square. */
@@ -145,9 +120,14 @@ typedef struct gy_ode_static_grid {
     uint32_t big_count, big_capacity;
 } gy_ode_static_grid;
 
+/* The front end reads the records through their Gyre parts (driver.h). */
+_Static_assert(offsetof(gy_ode_body, base) == 0, "a body record starts with its Gyre part");
+_Static_assert(offsetof(gy_ode_collider, base) == 0, "a collider record starts with its Gyre part");
+_Static_assert(offsetof(gy_ode_joint, base) == 0, "a joint record starts with its Gyre part");
+
 /* Step internals: the pair a gy_contact was built from. */
 typedef struct gy_ode_pair {
-    gy_ode_collider *a, *b; /* same order as the contact's collider_a / collider_b */
+    gy_ode_collider *a, *b; /* first (contacts.h): the contact's collider_a / collider_b */
     gy_vec3 tangent;        /* tangent impulse summed as a vector (force on b), N·s */
     double covered;         /* seconds of this step's substeps in which the pair touched */
     bool cached;            /* copied from the previous step (both sides asleep or still) */
@@ -190,10 +170,10 @@ struct gy_driver_world {
     gy_handle_pool joints;    /* payload: gy_ode_joint* */
     gy_handle_pool resources; /* payload: gy_ode_resource* */
 
-    /* Per-step output (grown to peak, then reused): this step's contact report, records
-     * gy_ode_pair (see gy_ode_pairs). */
-    gy_adapter_report report;
-    gy_adapter_broken broken;
+    /* The front end's contact report (its records are gy_ode_pair: gy_ode_pairs) and one-way
+     * verdicts, which the near callback feeds. */
+    gy_adapter_contacts *contacts;
+    gy_adapter_broken broken; /* this step's, grown to peak and reused */
 
     /* Scratch geoms owned by the world for queries (never inserted in a space). */
     dGeomID query_ray;
@@ -211,13 +191,10 @@ struct gy_driver_world {
     double fresh_aabb[6];
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
-    gy_adapter_report prev; /* the last step's report */
     gy_ode_point *points;
     uint32_t point_count, point_capacity;
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
-    gy_adapter_pair_map pair_map;        /* this step's report */
-    gy_adapter_one_ways passing;         /* one-way pairs refused until they separate */
     gy_ode_collider **scratch_colliders; /* continuous collision candidates */
     uint32_t scratch_count, scratch_capacity;
     gy_adapter_breakables breakables; /* gy_ode_joint records */
@@ -247,8 +224,7 @@ static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
  * accepts what the default filter accepts. */
 static inline bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c)
 {
-    return gy_adapter_filter_accepts(f, c->category, c->body->type, c->is_sensor, c->body->id,
-                                     c->id);
+    return gy_adapter_collider_accepts(f, &c->base);
 }
 
 /* Conversions between Gyre's and ODE's representations. ODE quaternions are [w, x, y, z]. */
@@ -298,7 +274,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
                              gy_collider_id *collider_ids);
 void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b);
-gy_motion_type gy_ode_body_type(const gy_ode_body *b);
 void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out);
 gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
 void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
@@ -311,14 +286,11 @@ void gy_ode_body_move_kinematic(gy_driver_world *w, gy_ode_body *b, gy_pose targ
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);
 void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
-void gy_ode_collider_set_material(gy_driver_world *w, gy_ode_collider *c, const gy_material *m);
-void gy_ode_collider_set_filter(gy_driver_world *w, gy_ode_collider *c, uint32_t category,
-                                uint32_t mask);
-void gy_ode_collider_get_policy(gy_driver_world *w, gy_ode_collider *c, gy_collider_policy *out);
-/* Releases every body still alive (world teardown). */
-void gy_ode_body_release_all(gy_driver_world *w);
+void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
+gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
 void gy_ode_body_wake(gy_ode_body *b);
+void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b);
 /* World-space pose of the body origin and of its centre of mass. */
 gy_pose gy_ode_body_pose(const gy_ode_body *b);
 gy_vec3 gy_ode_body_com(const gy_ode_body *b);
@@ -334,17 +306,11 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
                              const uint8_t *active_edges, gy_resource_id *out);
 gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
 void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
-void gy_ode_resource_release_all(gy_driver_world *w);
 
 /* Joints (ode_joint.c). */
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
                               gy_ode_body *b, gy_joint_id *out);
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
-gy_joint_type gy_ode_joint_type(const gy_ode_joint *j);
-/* Releases every joint attached to `b`. */
-void gy_ode_joint_release_for_body(gy_driver_world *w, gy_ode_body *b);
-/* Releases every joint (world teardown). */
-void gy_ode_joint_release_all(gy_driver_world *w);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_ode_joint_check_breaks(gy_driver_world *w);
 /* Before a solve of h seconds: motor velocities, spring softness and ball limits. */
@@ -356,8 +322,6 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */
 gy_result gy_ode_step(gy_driver_world *w, double dt);
-/* Drops every reported contact and step record naming a collider of `b` (body release). */
-void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b);
 void gy_ode_step_fini(gy_driver_world *w);
 
 #endif

@@ -22,17 +22,15 @@ static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
         dJointDestroy(j->limit_motor);
-    j->a->joint_count--;
+    gy_adapter_joint_detach(&j->base);
     gy_ode_body_wake(j->a);
-    if (j->b != NULL) {
-        j->b->joint_count--;
+    if (j->b != NULL)
         gy_ode_body_wake(j->b);
+    if (j->base.breakable_index != UINT32_MAX) {
+        gy_ode_joint *moved = gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index);
+        moved->base.breakable_index = j->base.breakable_index;
     }
-    if (j->breakable_index != UINT32_MAX) {
-        gy_ode_joint *moved = gy_adapter_breakables_remove(&w->breakables, j->breakable_index);
-        moved->breakable_index = j->breakable_index;
-    }
-    gy_handle_pool_release(&w->joints, j->id.bits);
+    gy_handle_pool_release(&w->joints, j->base.id.bits);
     gy_free(w->allocator, j, sizeof *j);
 }
 
@@ -57,7 +55,7 @@ static gy_quat side_rotation(const gy_ode_body *b)
 static gy_joint_side side_of(const gy_ode_body *b, gy_vec3 axis)
 {
     gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
-    if (b == NULL || b->body == NULL || b->type != GY_MOTION_DYNAMIC)
+    if (b == NULL || b->body == NULL || b->base.type != GY_MOTION_DYNAMIC)
         return s;
     gy_quat q = side_rotation(b);
     gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), axis);
@@ -73,7 +71,7 @@ static gy_joint_side side_of(const gy_ode_body *b, gy_vec3 axis)
  * limit row acts only once a stop is passed; a hinge's limits are rows of its limit motor. */
 static void motor_apply(gy_ode_joint *j, double h)
 {
-    bool hinge = j->type == GY_JOINT_HINGE;
+    bool hinge = j->base.type == GY_JOINT_HINGE;
     void (*set)(dJointID, int, dReal) = hinge ? dJointSetHingeParam : dJointSetSliderParam;
     double position = hinge ? dJointGetHingeAngle(j->joint) : dJointGetSliderPosition(j->joint);
     double rate = hinge ? dJointGetHingeAngleRate(j->joint) : dJointGetSliderPositionRate(j->joint);
@@ -100,7 +98,7 @@ static void motor_apply(gy_ode_joint *j, double h)
         gy_vec3 axis = gy_v3(ax[0], ax[1], ax[2]);
         gy_joint_side sa = side_of(j->a, axis), sb = side_of(j->b, axis);
         gy_vec3 anchor = gy_pose_apply(gy_ode_body_pose(j->a), j->anchor_a);
-        accel = gy_joint_drive_accel(j->type, j->motor.max_force, &sa, &sb, anchor, axis);
+        accel = gy_joint_drive_accel(j->base.type, j->motor.max_force, &sa, &sb, anchor, axis);
     }
     double v =
         gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : NULL);
@@ -111,7 +109,7 @@ static void motor_apply(gy_ode_joint *j, double h)
 static void spring_apply(gy_ode_joint *j, double h)
 {
     double ma = j->a->mass;
-    double mb = j->b != NULL && j->b->type == GY_MOTION_DYNAMIC ? j->b->mass : 0.0;
+    double mb = j->b != NULL && j->b->base.type == GY_MOTION_DYNAMIC ? j->b->mass : 0.0;
     double m = mb > 0.0 ? ma * mb / (ma + mb) : ma;
     double erp, cfm;
     gy_joint_spring_softness(j->spring_frequency, j->spring_damping_ratio, m, h, &erp, &cfm);
@@ -181,19 +179,19 @@ static void drive_setup(gy_driver_world *w, gy_ode_joint *j, const gy_joint_def 
 {
     j->motor = def->motor;
     j->has_limits = def->has_limits;
-    j->limits[0] = j->type == GY_JOINT_HINGE ? clamp_angle(def->limit_min) : def->limit_min;
-    j->limits[1] = j->type == GY_JOINT_HINGE ? clamp_angle(def->limit_max) : def->limit_max;
+    j->limits[0] = j->base.type == GY_JOINT_HINGE ? clamp_angle(def->limit_min) : def->limit_min;
+    j->limits[1] = j->base.type == GY_JOINT_HINGE ? clamp_angle(def->limit_max) : def->limit_max;
     j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_ode_body_pose(j->a)), def->anchor);
-    if (j->type == GY_JOINT_DISTANCE && def->has_spring) {
+    if (j->base.type == GY_JOINT_DISTANCE && def->has_spring) {
         j->has_spring = true;
         j->spring_frequency = def->spring_frequency;
         j->spring_damping_ratio = def->spring_damping_ratio;
     }
-    if (j->type == GY_JOINT_BALL) {
+    if (j->base.type == GY_JOINT_BALL) {
         gy_vec3 axis = gy_v3_len(def->axis) > 1e-9 ? def->axis : gy_v3(0.0, 1.0, 0.0);
         j->cone_frame = gy_joint_cone_frame_make(axis, side_rotation(j->a), side_rotation(j->b));
     }
-    if (j->type == GY_JOINT_BALL && (def->has_cone || def->has_twist_limits)) {
+    if (j->base.type == GY_JOINT_BALL && (def->has_cone || def->has_twist_limits)) {
         j->has_cone = def->has_cone;
         j->cone_angle = def->cone_angle;
         j->has_twist_limits = def->has_twist_limits;
@@ -202,7 +200,7 @@ static void drive_setup(gy_driver_world *w, gy_ode_joint *j, const gy_joint_def 
         j->limit_motor =
             limit_motor_create(w, j, (def->has_cone ? 1 : 0) + (def->has_twist_limits ? 2 : 0));
     }
-    if (j->type == GY_JOINT_HINGE && def->has_limits)
+    if (j->base.type == GY_JOINT_HINGE && def->has_limits)
         j->limit_motor = limit_motor_create(w, j, 2);
 }
 
@@ -213,10 +211,10 @@ void gy_ode_joints_before_solve(gy_driver_world *w, double h)
         gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &bits);
         if (j == NULL)
             continue;
-        if ((j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) &&
+        if ((j->base.type == GY_JOINT_HINGE || j->base.type == GY_JOINT_SLIDER) &&
             (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
             motor_apply(j, h);
-        if (j->type == GY_JOINT_HINGE && j->limit_motor != NULL)
+        if (j->base.type == GY_JOINT_HINGE && j->limit_motor != NULL)
             hinge_limits_apply(j, h);
         else if (j->has_spring)
             spring_apply(j, h);
@@ -253,15 +251,12 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
             return r;
         }
     }
-    j->id.bits = h;
-    j->type = type; /* a zero-length Distance joint is built, driven and measured as a Ball */
+    j->base.id.bits = h;
+    /* A zero-length Distance joint is built, driven and measured as a Ball. */
+    gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != NULL ? &b->base : NULL);
     j->a = a;
     j->b = b;
-    j->breakable = def->breakable;
-    j->break_force = def->break_force;
     j->distance = distance;
-    j->user_data = def->user_data;
-    j->breakable_index = UINT32_MAX;
 
     dBodyID ba = a->body;
     dBodyID bb = b != NULL ? b->body : NULL; /* a static b is the world */
@@ -314,45 +309,18 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     dJointSetFeedback(j->joint, &j->feedback);
     drive_setup(w, j, def);
     if (def->breakable)
-        j->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
-    a->joint_count++;
+        j->base.breakable_index = gy_adapter_breakables_add(&w->breakables, j);
+    gy_adapter_joint_attach(&j->base);
     gy_ode_body_wake(a);
-    if (b != NULL) {
-        b->joint_count++;
+    if (b != NULL)
         gy_ode_body_wake(b);
-    }
-    *out = j->id;
+    *out = j->base.id;
     return GY_OK;
 }
 
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
 {
     joint_destroy(w, j);
-}
-
-gy_joint_type gy_ode_joint_type(const gy_ode_joint *j)
-{
-    return j->type;
-}
-
-void gy_ode_joint_release_for_body(gy_driver_world *w, gy_ode_body *b)
-{
-    for (uint32_t i = 0; i < w->joints.count && b->joint_count > 0; i++) {
-        uint64_t h;
-        gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &h);
-        if (j != NULL && (j->a == b || j->b == b))
-            joint_destroy(w, j);
-    }
-}
-
-void gy_ode_joint_release_all(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->joints.count; i++) {
-        uint64_t h;
-        gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &h);
-        if (j != NULL)
-            joint_destroy(w, j);
-    }
 }
 
 static double vlen(const dReal *v)
@@ -365,9 +333,9 @@ static void break_read(void *joint, double *force, double *limit, gy_joint_id *i
     const gy_ode_joint *j = joint;
     /* f2 stays zero for a joint to the world (the record starts zeroed). */
     *force = fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
-    *limit = j->break_force;
-    *id = j->id;
-    *user = j->user_data;
+    *limit = j->base.break_force;
+    *id = j->base.id;
+    *user = j->base.user_data;
 }
 
 static void break_destroy(void *w, void *joint)
@@ -395,19 +363,19 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
         dJointDestroy(b->lock_amotor);
         b->lock_amotor = NULL;
     }
-    if (b->body == NULL || b->type != GY_MOTION_DYNAMIC)
+    if (b->body == NULL || b->base.type != GY_MOTION_DYNAMIC)
         return;
     int nl = 0, na = 0;
     for (int k = 0; k < 3; k++) {
-        nl += b->lock_linear[k];
-        na += b->lock_angular[k];
+        nl += b->base.lock_linear[k];
+        na += b->base.lock_angular[k];
     }
     if (nl > 0) {
         dJointID m = dJointCreateLMotor(w->world, NULL);
         dJointAttach(m, b->body, NULL);
         dJointSetLMotorNumAxes(m, nl);
         for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->lock_linear[k])
+            if (!b->base.lock_linear[k])
                 continue;
             dJointSetLMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
             dJointSetLMotorParam(m, motor_vel[n], 0.0);
@@ -422,7 +390,7 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
         dJointSetAMotorMode(m, dAMotorUser);
         dJointSetAMotorNumAxes(m, na);
         for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->lock_angular[k])
+            if (!b->base.lock_angular[k])
                 continue;
             dJointSetAMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
             dJointSetAMotorParam(m, motor_vel[n], 0.0);
@@ -451,7 +419,7 @@ static gy_vec3 dv3(const dReal *v)
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
 {
     (void)w;
-    switch (j->type) {
+    switch (j->base.type) {
     case GY_JOINT_HINGE:
         out->position = dJointGetHingeAngle(j->joint);
         out->velocity = dJointGetHingeAngleRate(j->joint);

@@ -172,7 +172,7 @@ static void aabb_pad(dReal box[6], double pad)
 
 static void hit_init(gy_hit *h, const gy_ode_collider *c)
 {
-    gy_adapter_hit_init(h, c->body->id, c->id, c->body->user_data);
+    gy_adapter_hit_init(h, c->body->base.id, c->base.id, c->body->base.user_data);
 }
 
 /* Triangle index of a contact on `other` when it is a trimesh (dCollide keeps side1/side2 in
@@ -311,9 +311,9 @@ static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
 {
     dContactGeom cg;
     int n;
-    if (c->shape.type == GY_SHAPE_HULL && c->resource != NULL)
+    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL)
         n = ray_hull(q, c, &cg);
-    else if (c->shape.type == GY_SHAPE_CAPSULE)
+    else if (c->base.shape.type == GY_SHAPE_CAPSULE)
         n = ray_capsule(q, c, &cg);
     else
         n = dCollide(q->out.probe, c->geom, 1, &cg, sizeof cg);
@@ -544,9 +544,9 @@ static int cast_contacts_at(cast_query *q, dGeomID other, double t, dContactGeom
 static bool collider_convex(const gy_ode_collider *c, gy_convex *out)
 {
     const gy_hull *hull =
-        c->shape.type == GY_SHAPE_HULL && c->resource != NULL ? &c->resource->base.hull : NULL;
-    gy_pose pose = gy_pose_mul(gy_ode_body_pose(c->body), c->local_pose);
-    return gy_adapter_shape_convex(&c->shape, hull, pose, out);
+        c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL ? &c->resource->base.hull : NULL;
+    gy_pose pose = gy_pose_mul(gy_ode_body_pose(c->body), c->base.local_pose);
+    return gy_adapter_shape_convex(&c->base.shape, hull, pose, out);
 }
 
 static void cast_report_convex(cast_query *q, const gy_ode_collider *c, const gy_convex_hit *ch)

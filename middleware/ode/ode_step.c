@@ -48,14 +48,8 @@ static gy_vec3 v3(const dReal *v)
  * memory (recorded in step_error). */
 static uint32_t pair_get(gy_driver_world *w, gy_ode_collider *a, gy_ode_collider *b)
 {
-    uint32_t n = w->report.count;
-    uint32_t index = gy_adapter_report_pair(w->allocator, &w->report, sizeof(gy_ode_pair),
-                                            &w->pair_map, a, b, &w->step_error);
-    if (index == n) {
-        gy_ode_pairs(&w->report)[index].a = a;
-        gy_ode_pairs(&w->report)[index].b = b;
-    }
-    return index;
+    bool is_new;
+    return gy_adapter_contacts_pair(w->contacts, &a->base, &b->base, &is_new, &w->step_error);
 }
 
 static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
@@ -80,7 +74,7 @@ static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
 /* Whether a body's pairs must be collided this substep. */
 static bool body_moving(const gy_ode_body *b)
 {
-    switch (b->type) {
+    switch (b->base.type) {
     case GY_MOTION_DYNAMIC:
         return dBodyIsEnabled(b->body) != 0;
     case GY_MOTION_KINEMATIC: {
@@ -98,7 +92,7 @@ static bool body_moving(const gy_ode_body *b)
 
 static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_ode_body *b)
 {
-    if (a->joint_count == 0 || b->joint_count == 0)
+    if (a->base.joint_count == 0 || b->base.joint_count == 0)
         return false;
     if (a->body != NULL && b->body != NULL)
         return dAreConnectedExcluding(a->body, b->body, dJointTypeContact) != 0;
@@ -122,35 +116,38 @@ static bool one_way_side_accepts(gy_driver_world *w, gy_ode_collider *platform,
                                  gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point,
                                  double penetration)
 {
-    if (gy_adapter_one_way_find(&w->passing, platform, other, w->step_index) != NULL)
-        return false;
-    gy_vec3 n = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->one_way_normal);
-    gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
+    bool accepted;
+    if (gy_adapter_contact_one_way_known(w->contacts, &platform->base, &other->base, &accepted))
+        return accepted;
+    gy_adapter_one_way_contact oc;
+    oc.platform = &platform->base;
+    oc.other = &other->base;
+    oc.normal = normal_po;
+    oc.one_way = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->base.one_way_normal);
+    oc.velocity = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
                             gy_ode_body_velocity_at(platform->body, point));
-    if (gy_one_way_accepts(normal_po, n, rel, gy_ode_body_com(other->body), point, penetration,
-                           platform->one_way_slop))
-        return true;
+    oc.other_com = gy_ode_body_com(other->body);
+    oc.point = point;
+    oc.penetration = penetration;
     /* Accepted pairs are judged again at each contact; refused ones stay refused. */
-    gy_adapter_one_way rec = {platform, other, platform->body, other->body, w->step_index, false};
-    gy_adapter_note_error(&w->step_error, gy_adapter_one_way_add(w->allocator, &w->passing, &rec));
-    return false;
+    return gy_adapter_contact_one_way(w->contacts, &oc, false, &w->step_error);
 }
 
 /* The share of the world's gravity a body falls with (0 for static and kinematic bodies). */
 static double body_gravity_factor(const gy_ode_body *b)
 {
-    return b->type == GY_MOTION_DYNAMIC ? b->gravity_factor : 0.0;
+    return b->base.type == GY_MOTION_DYNAMIC ? b->base.gravity_factor : 0.0;
 }
 
 /* Whether a body cannot move along `n` at all: static or kinematic, or dynamic with every world
  * axis `n` has a component on locked. */
 static bool normal_locked(const gy_ode_body *b, gy_vec3 n)
 {
-    if (b->type != GY_MOTION_DYNAMIC)
+    if (b->base.type != GY_MOTION_DYNAMIC)
         return true;
     const double c[3] = {n.x, n.y, n.z};
     for (int k = 0; k < 3; k++)
-        if (fabs(c[k]) > 1e-9 && !b->lock_linear[k])
+        if (fabs(c[k]) > 1e-9 && !b->base.lock_linear[k])
             return false;
     return true;
 }
@@ -165,7 +162,7 @@ static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c
 {
     for (int m = 0; m < 2; m++) {
         const gy_ode_collider *mesh = m == 0 ? c1 : c2;
-        if (mesh->shape.type != GY_SHAPE_MESH || mesh->resource == NULL)
+        if (mesh->base.shape.type != GY_SHAPE_MESH || mesh->resource == NULL)
             continue;
         dQuaternion oq;
         dGeomGetQuaternion(mesh->geom, oq);
@@ -193,28 +190,22 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     gy_ode_body *b1 = c1->body, *b2 = c2->body;
     if (b1 == b2)
         return;
-    if ((c1->category & c2->mask) == 0 || (c2->category & c1->mask) == 0)
+    gy_adapter_contact_kind kind = gy_adapter_contact_gate(&c1->base, &c2->base, w->sensor_pass);
+    if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;
     if (!b1->active && !b2->active)
         return; /* carried over from the last report */
-    bool dyn1 = b1->type == GY_MOTION_DYNAMIC, dyn2 = b2->type == GY_MOTION_DYNAMIC;
-    bool sensor = c1->is_sensor || c2->is_sensor;
-    if (!dyn1 && !dyn2 && !sensor)
-        return;
-    if (w->sensor_pass && !sensor)
-        return;
+    bool dyn1 = b1->base.type == GY_MOTION_DYNAMIC, dyn2 = b2->base.type == GY_MOTION_DYNAMIC;
     if (bodies_jointed(w, b1, b2))
         return;
 
     dContact cs[CONTACTS_PER_MESH_PAIR];
-    bool mesh = c1->shape.type == GY_SHAPE_MESH || c2->shape.type == GY_SHAPE_MESH;
+    bool mesh = c1->base.shape.type == GY_SHAPE_MESH || c2->base.shape.type == GY_SHAPE_MESH;
     int n = dCollide(c1->geom, c2->geom, mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR,
                      &cs[0].geom, sizeof(dContact));
     if (n <= 0)
         return;
     fix_mesh_normals(c1, c2, cs, n);
-    b1->reported_step = w->step_index;
-    b2->reported_step = w->step_index;
     int deepest = 0;
     for (int i = 1; i < n; i++)
         if (cs[i].geom.depth > cs[deepest].geom.depth)
@@ -225,21 +216,22 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     /* A pair neither of whose bodies can move along the normal (axis locks) is reported but
      * not solved: its rows could only fight the locks, loading the contact's friction (a
      * translation-locked box spinning on a floor it overlapped stopped in one step). */
-    bool respond = !sensor && c1->contact_response && c2->contact_response && (dyn1 || dyn2) &&
-                   !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
+    bool respond =
+        kind == GY_ADAPTER_CONTACT_SOLVE && !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
     double depth = cs[deepest].geom.depth;
-    if (respond && c1->one_way && !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point, depth))
+    if (respond && c1->base.one_way &&
+        !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point, depth))
         return;
-    if (respond && c2->one_way && !one_way_side_accepts(w, c2, c1, n_ode, point, depth))
+    if (respond && c2->base.one_way && !one_way_side_accepts(w, c2, c1, n_ode, point, depth))
         return;
 
-    bool swapped = c2->id.bits < c1->id.bits;
+    bool swapped = c2->base.id.bits < c1->base.id.bits;
     gy_ode_collider *ca = swapped ? c2 : c1, *cb = swapped ? c1 : c2;
     uint32_t pi = pair_get(w, ca, cb);
     if (pi == UINT32_MAX)
         return;
-    gy_contact *ct = &w->report.contacts[pi];
-    gy_ode_pair *pr = &gy_ode_pairs(&w->report)[pi];
+    gy_contact *ct = &w->contacts->current.contacts[pi];
+    gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[pi];
     if (pr->cached) {
         /* Woken during this step: the fresh solve replaces the carried-over report. */
         pr->cached = false;
@@ -248,16 +240,10 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         pr->covered = 0.0;
     }
     pr->covered += w->substep_dt;
-    ct->body_a = ca->body->id;
-    ct->body_b = cb->body->id;
-    ct->collider_a = ca->id;
-    ct->collider_b = cb->id;
-    ct->user_a = ca->body->user_data;
-    ct->user_b = cb->body->user_data;
+    gy_adapter_contact_name(ct, &ca->base, &cb->base);
     ct->point = point;
     ct->normal = swapped ? n_ode : gy_v3_neg(n_ode);
     ct->penetration = fmax(0.0, cs[deepest].geom.depth);
-    ct->is_sensor = sensor;
     pr->sensor_seen = true;
     if (!respond)
         return;
@@ -271,17 +257,16 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         k2 = c1;
     }
     dBodyID j1 = k1->body->body, j2 = k2->body->body;
-    double mu = gy_combine(c1->material.friction, c1->material.friction_combine,
-                           c2->material.friction, c2->material.friction_combine);
-    double bounce = gy_combine(c1->material.restitution, c1->material.restitution_combine,
-                               c2->material.restitution, c2->material.restitution_combine);
+    double mu, bounce;
+    gy_adapter_contact_material(&c1->base, &c2->base, &mu, &bounce);
     /* Conveyors: the contact should reach v1 - v2 = s2 - s1 along the surface, where s is each
      * collider's surface velocity in the world. */
     gy_vec3 surf = gy_v3(0.0, 0.0, 0.0);
     bool moving_surface = false;
-    if (gy_v3_len_sq(k1->surface_velocity) > 0.0 || gy_v3_len_sq(k2->surface_velocity) > 0.0) {
-        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1), k1->surface_velocity);
-        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2), k2->surface_velocity);
+    if (gy_v3_len_sq(k1->base.surface_velocity) > 0.0 ||
+        gy_v3_len_sq(k2->base.surface_velocity) > 0.0) {
+        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1), k1->base.surface_velocity);
+        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2), k2->base.surface_velocity);
         surf = gy_v3_sub(s2, s1);
         moving_surface = true;
     }
@@ -437,15 +422,16 @@ static double push_response(const gy_ode_body *b, gy_vec3 r, gy_vec3 n, gy_vec3 
 {
     *lin = gy_v3(0.0, 0.0, 0.0);
     *spin = gy_v3(0.0, 0.0, 0.0);
-    if (b == NULL || b->type != GY_MOTION_DYNAMIC || !dBodyIsEnabled(b->body) || !(b->mass > 0.0))
+    if (b == NULL || b->base.type != GY_MOTION_DYNAMIC || !dBodyIsEnabled(b->body) ||
+        !(b->mass > 0.0))
         return 0.0;
     double l[3] = {n.x, n.y, n.z};
     gy_vec3 c = gy_v3_cross(r, n);
     double cm[3] = {c.x, c.y, c.z};
     for (int k = 0; k < 3; k++) {
-        if (b->lock_linear[k])
+        if (b->base.lock_linear[k])
             l[k] = 0.0;
-        if (b->lock_angular[k])
+        if (b->base.lock_angular[k])
             cm[k] = 0.0;
     }
     *lin = gy_v3_scale(gy_v3(l[0], l[1], l[2]), 1.0 / b->mass);
@@ -454,7 +440,7 @@ static double push_response(const gy_ode_body *b, gy_vec3 r, gy_vec3 n, gy_vec3 
     gy_vec3 s = gy_mat3_apply(rot, gy_mat3_apply(b->inv_inertia, body_c));
     double sm[3] = {s.x, s.y, s.z};
     for (int k = 0; k < 3; k++)
-        if (b->lock_angular[k])
+        if (b->base.lock_angular[k])
             sm[k] = 0.0;
     *spin = gy_v3(sm[0], sm[1], sm[2]);
     return gy_v3_dot(n, *lin) + gy_v3_dot(c, *spin);
@@ -622,9 +608,9 @@ static void settle_contacts(gy_driver_world *w)
             gy_ode_point *p = &w->points[i];
             /* Only a body leaving all its contacts gives its correction back. */
             if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
-                (p->body1 != NULL && p->body1->type == GY_MOTION_DYNAMIC &&
+                (p->body1 != NULL && p->body1->base.type == GY_MOTION_DYNAMIC &&
                  p->body1->keeps_touching) ||
-                (p->body2 != NULL && p->body2->type == GY_MOTION_DYNAMIC &&
+                (p->body2 != NULL && p->body2->base.type == GY_MOTION_DYNAMIC &&
                  p->body2->keeps_touching))
                 continue;
             double cap = 0.0;
@@ -662,9 +648,9 @@ static void gather_impulses(gy_driver_world *w, double h)
         gy_vec3 n = v3(p->normal);
         double fn = gy_v3_dot(f, n);
         gy_vec3 ft = gy_v3_mad(f, n, -fn);
-        w->report.contacts[p->pair].normal_impulse += fn * h + p->relax;
+        w->contacts->current.contacts[p->pair].normal_impulse += fn * h + p->relax;
         /* Accumulate the tangent force on collider b's body, whichever body was first. */
-        gy_ode_pair *pr = &gy_ode_pairs(&w->report)[p->pair];
+        gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[p->pair];
         pr->tangent = gy_v3_mad(pr->tangent, ft, p->body1_is_a ? -h : h);
     }
     w->point_count = 0;
@@ -678,11 +664,12 @@ static void ballistic_correction(gy_driver_world *w, double h)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
-        if (!gy_adapter_ballistic_applies(b->type, b->body != NULL && dBodyIsEnabled(b->body),
-                                          b->in_contact, b->joint_count, b->gravity_factor))
+        if (!gy_adapter_ballistic_applies(b->base.type, b->body != NULL && dBodyIsEnabled(b->body),
+                                          b->in_contact, b->base.joint_count,
+                                          b->base.gravity_factor))
             continue;
         gy_vec3 p = gy_v3_add(v3(dBodyGetPosition(b->body)),
-                              gy_adapter_ballistic_shift(g, b->gravity_factor, h));
+                              gy_adapter_ballistic_shift(g, b->base.gravity_factor, h));
         dBodySetPosition(b->body, p.x, p.y, p.z);
     }
 }
@@ -699,7 +686,8 @@ static void project_locks(gy_driver_world *w)
             continue;
         gy_vec3 p = v3(dBodyGetPosition(b->body)), v = v3(dBodyGetLinearVel(b->body)),
                 a = v3(dBodyGetAngularVel(b->body));
-        gy_adapter_project_locks(b->lock_linear, b->lock_angular, b->lock_position, &p, &v, &a);
+        gy_adapter_project_locks(b->base.lock_linear, b->base.lock_angular, b->lock_position, &p,
+                                 &v, &a);
         dBodySetPosition(b->body, p.x, p.y, p.z);
         dBodySetLinearVel(b->body, v.x, v.y, v.z);
         dBodySetAngularVel(b->body, a.x, a.y, a.z);
@@ -718,12 +706,11 @@ typedef struct ccd_ctx {
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
 {
-    if (!gy_adapter_ccd_filter_accepts(cc->solid->category, cc->solid->mask, c->body != cc->body,
-                                       c->is_sensor, c->contact_response, c->category, c->mask))
+    if (!gy_adapter_contact_ccd_candidate(&cc->solid->base, &c->base))
         return false;
-    return !c->one_way ||
+    return !c->base.one_way ||
            gy_adapter_ccd_one_way_accepts(
-               cc->motion, gy_quat_rotate(gy_ode_collider_rotation(c), c->one_way_normal));
+               cc->motion, gy_quat_rotate(gy_ode_collider_rotation(c), c->base.one_way_normal));
 }
 
 static void ccd_add(ccd_ctx *cc, gy_ode_collider *c)
@@ -775,7 +762,7 @@ static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
     for (uint32_t k = 0; k < cc->body->collider_count && !touch; k++) {
         const gy_ode_collider *c = cc->body->colliders[k];
         dContactGeom cg;
-        touch = !c->is_sensor &&
+        touch = !c->base.is_sensor &&
                 dCollide(c->geom, cc->w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0;
     }
     dBodySetPosition(body, keep[0], keep[1], keep[2]);
@@ -799,7 +786,7 @@ static void ccd_body(gy_driver_world *w, gy_ode_body *b, double reach)
 {
     const gy_ode_collider *solid = NULL;
     for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
-        if (!b->colliders[i]->is_sensor)
+        if (!b->colliders[i]->base.is_sensor)
             solid = b->colliders[i];
     double r = b->ccd_radius * GY_ADAPTER_CCD_SHRINK;
     if (solid == NULL || !(r > 0.0))
@@ -831,7 +818,7 @@ static void ccd_body(gy_driver_world *w, gy_ode_body *b, double reach)
         return;
     gy_vec3 at = hit.com;
     gy_ode_body *o = w->scratch_colliders[hit.candidate]->body;
-    if (o->type == GY_MOTION_DYNAMIC) {
+    if (o->base.type == GY_MOTION_DYNAMIC) {
         gy_vec3 back = gy_v3_add(gy_ode_body_com(o), hit.rewind);
         dBodySetPosition(o->body, back.x, back.y, back.z);
         at = gy_v3_add(at, hit.rewind);
@@ -844,7 +831,7 @@ static void continuous_collision(gy_driver_world *w)
     double reach = -1.0;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
-        if (!b->continuous || !dBodyIsEnabled(b->body))
+        if (!b->base.continuous || !dBodyIsEnabled(b->body))
             continue;
         if (reach < 0.0) {
             reach = 0.0;
@@ -871,7 +858,7 @@ static bool fresh_visit(void *ctx, gy_ode_collider *s)
     /* placed_step is the step_index at placement; begin_step runs after the increment. */
     if (s->body->placed_step + 1u != fc->w->step_index)
         return true;
-    if ((s->category & fc->c->mask) == 0 || (fc->c->category & s->mask) == 0)
+    if (!gy_adapter_colliders_filter(&s->base, &fc->c->base))
         return true;
     dContactGeom cg;
     fc->touched = dCollide(fc->c->geom, s->geom, 1, &cg, sizeof cg) > 0;
@@ -898,7 +885,7 @@ static void wake_under_fresh_statics(gy_driver_world *w)
             gy_ode_static_visit(w, box, fresh_visit, &fc);
             if (!fc.touched)
                 continue;
-            if (b->type == GY_MOTION_DYNAMIC)
+            if (b->base.type == GY_MOTION_DYNAMIC)
                 dBodyEnable(b->body);
             b->active = true;
         }
@@ -908,8 +895,7 @@ static void wake_under_fresh_statics(gy_driver_world *w)
 static void begin_step(gy_driver_world *w, double dt)
 {
     double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
-    gy_adapter_report_swap(&w->report, &w->prev);
-    gy_adapter_pair_map_reset(&w->pair_map);
+    gy_adapter_contacts_begin_step(w->contacts);
 
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->active = body_moving(w->moving[i]);
@@ -919,34 +905,30 @@ static void begin_step(gy_driver_world *w, double dt)
     }
     /* A moving body touching a sleeper last step wakes it, even if they no longer touch (the
      * support was teleported away, say). ODE's islands do the same for pairs still touching. */
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->prev)[i];
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
         gy_ode_body *a = p->a->body, *b = p->b->body;
         if (a->active == b->active || !p->responds)
             continue;
         gy_ode_body *sleeper = a->active ? b : a;
-        if (sleeper->type == GY_MOTION_DYNAMIC) {
+        if (sleeper->base.type == GY_MOTION_DYNAMIC) {
             dBodyEnable(sleeper->body);
             sleeper->active = true;
         }
     }
     /* Pairs with neither side moving are not collided again: carry their report over. */
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->prev)[i];
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
         gy_ode_body *a = p->a->body, *b = p->b->body;
         if (a->active || b->active)
             continue;
-        uint32_t k = pair_get(w, p->a, p->b);
+        uint32_t k = gy_adapter_contacts_carry(w->contacts, i, &w->step_error);
         if (k == UINT32_MAX)
             break;
-        a->reported_step = w->step_index;
-        b->reported_step = w->step_index;
-        w->report.contacts[k] = w->prev.contacts[i];
-        gy_ode_pairs(&w->report)[k] = *p;
-        gy_ode_pairs(&w->report)[k].cached = true;
+        gy_ode_pairs(&w->contacts->current)[k].cached = true;
         /* A resting pair's impulse is its force times the step. */
-        w->report.contacts[k].normal_impulse *= rescale;
-        w->report.contacts[k].tangent_impulse *= rescale;
+        w->contacts->current.contacts[k].normal_impulse *= rescale;
+        w->contacts->current.contacts[k].tangent_impulse *= rescale;
     }
 }
 
@@ -970,14 +952,15 @@ static bool touch_shifted(gy_ode_collider *moved, gy_ode_collider *other, gy_vec
  * ground reported enter, exit, enter while it settled. */
 static void keep_resting_pairs(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->prev.count; i++) {
-        gy_ode_pair p = gy_ode_pairs(&w->prev)[i];
-        gy_contact c = w->prev.contacts[i];
-        if (!p.responds || p.a->is_sensor || p.b->is_sensor || !p.a->contact_response ||
-            !p.b->contact_response || (p.a->category & p.b->mask) == 0 ||
-            (p.b->category & p.a->mask) == 0)
+    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
+        gy_ode_pair p = gy_ode_pairs(&w->contacts->previous)[i];
+        gy_contact c = w->contacts->previous.contacts[i];
+        if (!p.responds || p.a->base.is_sensor || p.b->base.is_sensor ||
+            !p.a->base.contact_response || !p.b->base.contact_response ||
+            (p.a->base.category & p.b->base.mask) == 0 ||
+            (p.b->base.category & p.a->base.mask) == 0)
             continue;
-        if (gy_adapter_pair_map_find(&w->pair_map, p.a, p.b) != UINT32_MAX)
+        if (gy_adapter_contacts_has(w->contacts, &p.a->base, &p.b->base))
             continue;
         /* The contact normal points from a to b: a moves along it, or b against it. */
         gy_vec3 shift = gy_v3_scale(c.normal, CONTACT_KEEP_MARGIN);
@@ -992,13 +975,11 @@ static void keep_resting_pairs(gy_driver_world *w)
         c.penetration = 0.0;
         c.normal_impulse = 0.0;
         c.tangent_impulse = 0.0;
-        w->report.contacts[k] = c;
+        w->contacts->current.contacts[k] = c;
         p.cached = false;
         p.tangent = gy_v3(0.0, 0.0, 0.0);
         p.covered = 0.0;
-        gy_ode_pairs(&w->report)[k] = p;
-        p.a->body->reported_step = w->step_index;
-        p.b->body->reported_step = w->step_index;
+        gy_ode_pairs(&w->contacts->current)[k] = p;
     }
 }
 
@@ -1016,24 +997,22 @@ static void sensor_pass(gy_driver_world *w)
 {
     if (w->tally.sensors == 0)
         return;
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
-        p->sensor_seen = p->cached || !w->report.contacts[i].is_sensor;
+    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->current)[i];
+        p->sensor_seen = p->cached || !w->contacts->current.contacts[i].is_sensor;
     }
     w->sensor_pass = true;
     dSpaceCollide(w->dynamic_space, w, near_callback);
     collide_static(w);
     w->sensor_pass = false;
-    gy_adapter_report_remove_if(&w->report, sizeof(gy_ode_pair), sensor_pair_unseen, NULL);
-    /* Indices moved: the map is rebuilt at the next step start. */
-    gy_adapter_pair_map_reset(&w->pair_map);
+    gy_adapter_contacts_remove_if(w->contacts, sensor_pair_unseen, NULL);
 }
 
 static void end_step(gy_driver_world *w, double dt)
 {
-    for (uint32_t i = 0; i < w->report.count; i++) {
-        gy_contact *c = &w->report.contacts[i];
-        gy_ode_pair *p = &gy_ode_pairs(&w->report)[i];
+    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
+        gy_contact *c = &w->contacts->current.contacts[i];
+        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->current)[i];
         if (p->cached)
             continue;
         c->tangent_impulse = gy_v3_len(p->tangent);
@@ -1050,7 +1029,7 @@ static void end_step(gy_driver_world *w, double dt)
     }
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->pose_written = false;
-    gy_adapter_one_way_expire(&w->passing, w->step_index);
+    gy_adapter_contacts_end_step(w->contacts);
 }
 
 gy_result gy_ode_step(gy_driver_world *w, double dt)
@@ -1071,7 +1050,7 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
      * a body's accumulators after each substep: keep them and add them again for each substep. */
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];
-        if (b->type != GY_MOTION_DYNAMIC)
+        if (b->base.type != GY_MOTION_DYNAMIC)
             continue;
         b->step_force = v3(dBodyGetForce(b->body));
         b->step_torque = v3(dBodyGetTorque(b->body));
@@ -1087,15 +1066,15 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
             b->in_contact = false;
             /* Every moving body's: continuous collision sweeps in each candidate's frame. */
             b->ccd_start = gy_ode_body_com(b);
-            if (b->type != GY_MOTION_DYNAMIC || !b->active)
+            if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
                 continue;
             if (s > 0) {
                 dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
                 dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
             }
             /* ODE has gravity on or off per body; other factors are applied as a force. */
-            if (b->gravity_factor != 1.0 && b->gravity_factor != 0.0) {
-                double k = b->mass * b->gravity_factor;
+            if (b->base.gravity_factor != 1.0 && b->base.gravity_factor != 0.0) {
+                double k = b->mass * b->base.gravity_factor;
                 dBodyAddForce(b->body, g.x * k, g.y * k, g.z * k);
             }
         }
@@ -1127,23 +1106,13 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
     return w->step_error;
 }
 
-void gy_ode_step_forget_body(gy_driver_world *w, const gy_ode_body *b)
-{
-    gy_adapter_report_forget_body(&w->report, &w->prev, sizeof(gy_ode_pair), &w->pair_map, b->id);
-    gy_adapter_one_way_forget_body(&w->passing, b);
-}
-
 void gy_ode_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_adapter_report_free(a, &w->report, sizeof(gy_ode_pair));
-    gy_adapter_report_free(a, &w->prev, sizeof(gy_ode_pair));
     gy_free(a, w->points, (size_t)w->point_capacity * sizeof *w->points);
     for (uint32_t i = 0; i < w->feedback_block_count; i++)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
-    gy_adapter_pair_map_free(a, &w->pair_map);
-    gy_adapter_one_way_free(a, &w->passing);
     gy_free(a, w->scratch_colliders, (size_t)w->scratch_capacity * sizeof *w->scratch_colliders);
     gy_adapter_broken_free(a, &w->broken);
 }

@@ -9,7 +9,11 @@
  * Records: a driver keeps one record per body, collider, joint and resource, and registers each
  * in the handle pools it hands to the front end at world creation (payload: the record). The
  * front end looks handles up in those pools and passes the record back as the opaque pointers
- * below. Resource records start with gy_adapter_resource.
+ * below. Every record starts with its Gyre part (records.h): body records with gy_adapter_body,
+ * collider records with gy_adapter_collider, joint records with gy_adapter_joint, resource
+ * records with gy_adapter_resource. The driver fills them with the records.h initialisers; the
+ * front end reads and keeps them (motion and joint types, materials, filters, policies), so a
+ * driver is asked only to translate what changes into vendor state.
  *
  * Threading: every call comes from the thread the front end has bound (or one serialised with
  * it); a driver needs no checks of its own. docs/middleware.md is the guide to writing one. */
@@ -17,6 +21,8 @@
 #define GYRE_DRIVER_H
 
 #include "adapter_common.h"
+#include "contacts.h"
+#include "records.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,7 +42,6 @@ typedef struct gy_driver_records {
     gy_handle_pool *joints;    /* payload: the driver's joint record */
     gy_handle_pool *resources; /* payload: a record starting with gy_adapter_resource */
     gy_adapter_tally *tally;
-    gy_adapter_report *report; /* the last step's touching pairs */
     gy_adapter_broken *broken;
 } gy_driver_records;
 
@@ -47,11 +52,16 @@ typedef struct gy_driver {
      * limit: what the vendor does with a hull's collider in time that grows faster than its
      * size, so that a runtime hull's body is made within a tick's geometry budget. */
     uint32_t built_hull_max_vertices;
+    /* Bytes of the driver's record for each reported pair: it starts with the pair's two
+     * collider records, then whatever the driver keeps of the pair during the step. */
+    size_t pair_size;
 
-    /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). */
-    gy_result (*world_create)(const gy_backend_world_def *def, gy_driver_world **out,
-                              gy_driver_records *records);
-    /* Releases every record still alive, then the world. */
+    /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `contacts` is
+     * the front end's report for this world (contacts.h), valid until world_destroy: the
+     * driver's narrow phase feeds it and applies its rules. */
+    gy_result (*world_create)(const gy_backend_world_def *def, gy_adapter_contacts *contacts,
+                              gy_driver_world **out, gy_driver_records *records);
+    /* Frees the world; the front end has released every joint, body and resource first. */
     void (*world_destroy)(gy_driver_world *w);
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
     gy_result (*thread_setup)(void);
@@ -77,9 +87,12 @@ typedef struct gy_driver {
                              const gy_collider_def *cols, uint32_t n,
                              gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
                              gy_collider_id *collider_ids);
-    /* Releases the body, its colliders and its joints, and forgets it in every report. */
+    /* Releases the body and its colliders (the front end has already released its joints, woken
+     * what touched it and forgotten it in the report). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
-    gy_motion_type (*body_type)(const gy_driver_body *b);
+    /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
+     * statics. */
+    void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
     /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). */
     gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
@@ -99,16 +112,16 @@ typedef struct gy_driver {
     void (*body_set_awake)(gy_driver_world *w, gy_driver_body *b, bool awake);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
-    void (*collider_set_material)(gy_driver_world *w, gy_driver_collider *c, const gy_material *m);
-    void (*collider_set_filter)(gy_driver_world *w, gy_driver_collider *c, uint32_t category,
-                                uint32_t mask);
-    void (*collider_get_policy)(gy_driver_world *w, gy_driver_collider *c, gy_collider_policy *out);
+    /* The record's category and mask have changed: refilter its vendor object, and wake what
+     * the change may free (the body, or what rests on a static one). */
+    void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
+    /* A collider-local direction turned into the world by the collider's current rotation. */
+    gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);
 
     /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. */
     gy_result (*joint_create)(gy_driver_world *w, const gy_joint_def *def, gy_driver_body *a,
                               gy_driver_body *b, gy_joint_id *out);
     void (*joint_release)(gy_driver_world *w, gy_driver_joint *j);
-    gy_joint_type (*joint_type)(const gy_driver_joint *j);
     /* Hinges and sliders; a valid motor. */
     void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);

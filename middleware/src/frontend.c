@@ -14,10 +14,40 @@ struct gy_backend_world {
     const gy_driver *driver;
     gy_driver_world *dw;
     gy_driver_records rec;
+    gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
 };
+
+/* The Gyre parts the driver's records start with (driver.h). */
+static gy_adapter_body *body_rec(gy_driver_body *b)
+{
+    return (gy_adapter_body *)(void *)b;
+}
+
+static gy_adapter_collider *collider_rec(gy_driver_collider *c)
+{
+    return (gy_adapter_collider *)(void *)c;
+}
+
+static gy_adapter_joint *joint_rec(gy_driver_joint *j)
+{
+    return (gy_adapter_joint *)(void *)j;
+}
+
+/* Counts a body into the counters (`in`) or out of them. */
+static void count_body(gy_backend_world *w, const gy_adapter_body *b, bool in)
+{
+    gy_adapter_tally *t = w->rec.tally;
+    if (in) {
+        t->bodies[b->type]++;
+        t->sensors += b->sensor_count;
+    } else {
+        t->bodies[b->type]--;
+        t->sensors -= b->sensor_count;
+    }
+}
 
 /* ---- world ---------------------------------------------------------------------------------- */
 
@@ -46,8 +76,10 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
         gy_free(def.allocator, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
-    r = d->world_create(&def, &w->dw, &w->rec);
+    gy_adapter_contacts_init(&w->contacts, def.allocator, d->pair_size);
+    r = d->world_create(&def, &w->contacts, &w->dw, &w->rec);
     if (r != GY_OK) {
+        gy_adapter_contacts_fini(&w->contacts);
         gy_adapter_threads_fini(&w->threads);
         gy_free(def.allocator, w, sizeof *w);
         return r;
@@ -60,7 +92,29 @@ static void world_destroy(gy_backend_world *w)
 {
     if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, w->driver->name))
         return;
+    /* Joints first (they hold their bodies), then bodies (their colliders hold resources). */
+    for (uint32_t i = 0; i < w->rec.joints->count; i++) {
+        uint64_t h;
+        gy_driver_joint *j = gy_handle_pool_at(w->rec.joints, i, &h);
+        if (j != NULL)
+            w->driver->joint_release(w->dw, j);
+    }
+    for (uint32_t i = w->rec.bodies->count; i-- > 0;) {
+        uint64_t h;
+        gy_driver_body *b = gy_handle_pool_at(w->rec.bodies, i, &h);
+        if (b == NULL)
+            continue;
+        count_body(w, body_rec(b), false);
+        w->driver->body_release(w->dw, b);
+    }
+    for (uint32_t i = 0; i < w->rec.resources->count; i++) {
+        gy_adapter_resource *dead =
+            gy_adapter_resource_release_at(w->rec.resources, w->rec.tally, i);
+        if (dead != NULL)
+            w->driver->resource_free(w->dw, dead);
+    }
     w->driver->world_destroy(w->dw);
+    gy_adapter_contacts_fini(&w->contacts);
     gy_adapter_threads_fini(&w->threads);
     gy_free(w->allocator, w, sizeof *w);
 }
@@ -107,7 +161,7 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
         return;
     gy_adapter_counters(out, w->rec.tally, w->rec.bodies, w->rec.colliders, w->rec.joints);
     out->awake_bodies = w->driver->awake_bodies(w->dw);
-    out->contact_pairs = w->rec.report->count;
+    out->contact_pairs = w->contacts.current.count;
 }
 
 /* ---- resources ------------------------------------------------------------------------------ */
@@ -188,6 +242,12 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res, &mass, out, collider_ids);
     gy_adapter_body_end(w->allocator, res, n);
+    if (r == GY_OK) {
+        gy_adapter_body *rec = body_rec(gy_handle_pool_get(w->rec.bodies, out->bits));
+        for (uint32_t i = 0; i < n; i++)
+            rec->sensor_count += cols[i].is_sensor ? 1u : 0u;
+        count_body(w, rec, true);
+    }
     return r;
 }
 
@@ -213,7 +273,7 @@ static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint3
     gy_result r = lookup(w, id, b);
     if (r == GY_OK)
         r = check_vec(v);
-    if (r == GY_OK && (GY_MOTION_BIT(w->driver->body_type(*b)) & wanted) == 0)
+    if (r == GY_OK && (GY_MOTION_BIT(body_rec(*b)->type) & wanted) == 0)
         r = GY_ERR_INVALID_MOTION;
     return r;
 }
@@ -221,13 +281,30 @@ static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint3
 #define MOVING  (GY_MOTION_BIT(GY_MOTION_KINEMATIC) | GY_MOTION_BIT(GY_MOTION_DYNAMIC))
 #define DYNAMIC GY_MOTION_BIT(GY_MOTION_DYNAMIC)
 
+static void wake_body(void *ctx, gy_body_id id)
+{
+    gy_backend_world *w = ctx;
+    w->driver->body_wake(w->dw, gy_handle_pool_get(w->rec.bodies, id.bits));
+}
+
 static gy_result body_release(gy_backend_world *w, gy_body_id id)
 {
     gy_driver_body *b;
     gy_result r = lookup(w, id, &b);
-    if (r == GY_OK)
-        w->driver->body_release(w->dw, b);
-    return r;
+    if (r != GY_OK)
+        return r;
+    gy_adapter_body *rec = body_rec(b);
+    for (uint32_t i = 0; i < w->rec.joints->count && rec->joint_count > 0; i++) {
+        uint64_t h;
+        gy_driver_joint *j = gy_handle_pool_at(w->rec.joints, i, &h);
+        if (j != NULL && (joint_rec(j)->a == rec || joint_rec(j)->b == rec))
+            w->driver->joint_release(w->dw, j);
+    }
+    /* What rested on it falls: wake it before the pairs naming it go. */
+    gy_adapter_contacts_forget_body(&w->contacts, rec, wake_body, w);
+    count_body(w, rec, false);
+    w->driver->body_release(w->dw, b);
+    return GY_OK;
 }
 
 static gy_result body_get_state(gy_backend_world *w, gy_body_id id, gy_body_state *out)
@@ -321,7 +398,7 @@ static gy_result body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
         r = gy_adapter_check_dt(dt);
     if (r != GY_OK)
         return r;
-    if (w->driver->body_type(b) != GY_MOTION_KINEMATIC)
+    if (body_rec(b)->type != GY_MOTION_KINEMATIC)
         return GY_ERR_INVALID_MOTION;
     target.rotation = gy_quat_normalize(target.rotation);
     w->driver->body_move_kinematic(w->dw, b, target, dt);
@@ -347,7 +424,7 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (w->driver->body_type(b) != GY_MOTION_DYNAMIC)
+    if (body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_awake(w->dw, b, awake);
     return GY_OK;
@@ -363,7 +440,7 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
         return GY_ERR_NON_FINITE;
     if (!(mass > 0.0))
         return GY_ERR_INVALID_ARGUMENT;
-    if (w->driver->body_type(b) != GY_MOTION_DYNAMIC)
+    if (body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);
     return GY_OK;
@@ -386,8 +463,9 @@ static gy_result collider_set_material(gy_backend_world *w, gy_collider_id id, c
     gy_result r = lookup_collider(w, id, &c);
     if (r == GY_OK)
         r = gy_validate_material(m);
+    /* The narrow phase combines the two records' materials at every contact. */
     if (r == GY_OK)
-        w->driver->collider_set_material(w->dw, c, m);
+        collider_rec(c)->material = *m;
     return r;
 }
 
@@ -396,9 +474,12 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
 {
     gy_driver_collider *c;
     gy_result r = lookup_collider(w, id, &c);
-    if (r == GY_OK)
-        w->driver->collider_set_filter(w->dw, c, category, mask);
-    return r;
+    if (r != GY_OK)
+        return r;
+    collider_rec(c)->category = category;
+    collider_rec(c)->mask = mask;
+    w->driver->collider_filter_changed(w->dw, c);
+    return GY_OK;
 }
 
 static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
@@ -406,9 +487,16 @@ static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
 {
     gy_driver_collider *c;
     gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
-    if (r == GY_OK)
-        w->driver->collider_get_policy(w->dw, c, out);
-    return r;
+    if (r != GY_OK)
+        return r;
+    const gy_adapter_collider *rec = collider_rec(c);
+    out->is_sensor = rec->is_sensor;
+    out->contact_response = rec->contact_response;
+    out->one_way = rec->one_way;
+    out->one_way_normal = w->driver->collider_to_world(w->dw, c, rec->one_way_normal);
+    out->surface_velocity = w->driver->collider_to_world(w->dw, c, rec->surface_velocity);
+    out->one_way_slop = rec->one_way_slop;
+    return GY_OK;
 }
 
 /* ---- joints --------------------------------------------------------------------------------- */
@@ -421,7 +509,7 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
                                          have ? w->rec.bodies : NULL, def, out, &a, &b);
     if (r != GY_OK)
         return r;
-    if (w->driver->body_type(a) == GY_MOTION_STATIC)
+    if (body_rec(a)->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
     return w->driver->joint_create(w->dw, def, a, b, out);
 }
@@ -452,7 +540,7 @@ static gy_result joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_j
         r = gy_validate_joint_motor(m);
     if (r != GY_OK)
         return r;
-    gy_joint_type type = w->driver->joint_type(j);
+    gy_joint_type type = joint_rec(j)->type;
     if (type != GY_JOINT_HINGE && type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
     w->driver->joint_set_motor(w->dw, j, m);
@@ -487,7 +575,7 @@ static uint32_t contacts(gy_backend_world *w, const gy_contact **out)
         *out = NULL;
     if (out == NULL || enter(w) != GY_OK)
         return 0;
-    const gy_adapter_report *rep = w->rec.report;
+    const gy_adapter_report *rep = &w->contacts.current;
     *out = rep->count > 0 ? rep->contacts : NULL;
     return rep->count;
 }

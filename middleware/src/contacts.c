@@ -1,0 +1,167 @@
+/* The front end's contact rules and report (contacts.h). */
+#include "contacts.h"
+
+#include <string.h>
+
+/* A driver's pair record starts with its two collider records (contacts.h). */
+static void *pair_record(const gy_adapter_report *r, size_t pair_size, uint32_t i)
+{
+    return (unsigned char *)r->pairs + (size_t)i * pair_size;
+}
+
+void gy_adapter_contacts_init(gy_adapter_contacts *c, const gy_allocator *al, size_t pair_size)
+{
+    memset(c, 0, sizeof *c);
+    c->allocator = al;
+    c->pair_size = pair_size;
+}
+
+void gy_adapter_contacts_fini(gy_adapter_contacts *c)
+{
+    gy_adapter_report_free(c->allocator, &c->current, c->pair_size);
+    gy_adapter_report_free(c->allocator, &c->previous, c->pair_size);
+    gy_adapter_pair_map_free(c->allocator, &c->map);
+    gy_adapter_one_way_free(c->allocator, &c->one_ways);
+}
+
+/* Both bodies are named in this step's records. */
+static void mark(const gy_adapter_contacts *c, const gy_adapter_collider *a,
+                 const gy_adapter_collider *b)
+{
+    a->owner->reported_step = c->step;
+    b->owner->reported_step = c->step;
+}
+
+void gy_adapter_contacts_begin_step(gy_adapter_contacts *c)
+{
+    c->step++;
+    gy_adapter_report_swap(&c->current, &c->previous);
+    gy_adapter_pair_map_reset(&c->map);
+}
+
+void gy_adapter_contacts_end_step(gy_adapter_contacts *c)
+{
+    gy_adapter_one_way_expire(&c->one_ways, c->step);
+}
+
+uint32_t gy_adapter_contacts_pair(gy_adapter_contacts *c, const gy_adapter_collider *a,
+                                  const gy_adapter_collider *b, bool *is_new, gy_result *error)
+{
+    uint32_t n = c->current.count;
+    uint32_t index =
+        gy_adapter_report_pair(c->allocator, &c->current, c->pair_size, &c->map, a, b, error);
+    *is_new = index == n;
+    if (index != UINT32_MAX)
+        mark(c, a, b);
+    if (*is_new) {
+        gy_adapter_contact_name(&c->current.contacts[index], a, b);
+        void *rec = pair_record(&c->current, c->pair_size, index);
+        memcpy(rec, &a, sizeof a);
+        memcpy((unsigned char *)rec + sizeof a, &b, sizeof b);
+    }
+    return index;
+}
+
+bool gy_adapter_contacts_has(const gy_adapter_contacts *c, const gy_adapter_collider *a,
+                             const gy_adapter_collider *b)
+{
+    return gy_adapter_pair_map_find(&c->map, a, b) != UINT32_MAX;
+}
+
+uint32_t gy_adapter_contacts_carry(gy_adapter_contacts *c, uint32_t i, gy_result *error)
+{
+    const void *rec = pair_record(&c->previous, c->pair_size, i);
+    const gy_adapter_collider *a, *b;
+    memcpy(&a, rec, sizeof a);
+    memcpy(&b, (const unsigned char *)rec + sizeof a, sizeof b);
+    bool is_new;
+    uint32_t k = gy_adapter_contacts_pair(c, a, b, &is_new, error);
+    if (k == UINT32_MAX)
+        return k;
+    c->current.contacts[k] = c->previous.contacts[i];
+    memcpy(pair_record(&c->current, c->pair_size, k), rec, c->pair_size);
+    return k;
+}
+
+void gy_adapter_contacts_remove_if(gy_adapter_contacts *c,
+                                   bool (*drop)(const void *pair, const void *ctx), const void *ctx)
+{
+    gy_adapter_report_remove_if(&c->current, c->pair_size, drop, ctx);
+    /* Indices moved: the map is rebuilt at the next step start. */
+    gy_adapter_pair_map_reset(&c->map);
+}
+
+void gy_adapter_contacts_touching(const gy_adapter_contacts *c, const gy_adapter_body *body,
+                                  void (*visit)(void *ctx, gy_body_id other), void *ctx)
+{
+    if (body->reported_step + 1u >= c->step)
+        gy_adapter_report_touching(&c->current, body->id, visit, ctx);
+}
+
+void gy_adapter_contacts_forget_body(gy_adapter_contacts *c, const gy_adapter_body *body,
+                                     void (*wake)(void *ctx, gy_body_id other), void *ctx)
+{
+    if (body->reported_step + 1u < c->step)
+        return; /* named in neither this step's records nor the last step's */
+    gy_adapter_report_touching(&c->current, body->id, wake, ctx);
+    gy_adapter_report_forget_body(&c->current, &c->previous, c->pair_size, &c->map, body->id);
+    gy_adapter_one_way_forget_body(&c->one_ways, body);
+}
+
+/* ---- the pre-solve rules -------------------------------------------------------------------- */
+
+gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
+                                                const gy_adapter_collider *b, bool sensor_pass)
+{
+    if (!gy_adapter_colliders_filter(a, b))
+        return GY_ADAPTER_CONTACT_SKIP;
+    bool sensor = a->is_sensor || b->is_sensor;
+    bool dynamic = a->body_type == GY_MOTION_DYNAMIC || b->body_type == GY_MOTION_DYNAMIC;
+    if (!sensor && (sensor_pass || !dynamic))
+        return GY_ADAPTER_CONTACT_SKIP;
+    if (sensor || !a->contact_response || !b->contact_response)
+        return GY_ADAPTER_CONTACT_REPORT;
+    return GY_ADAPTER_CONTACT_SOLVE;
+}
+
+void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_collider *b,
+                                 double *friction, double *restitution)
+{
+    *friction = gy_combine(a->material.friction, a->material.friction_combine, b->material.friction,
+                           b->material.friction_combine);
+    *restitution = gy_combine(a->material.restitution, a->material.restitution_combine,
+                              b->material.restitution, b->material.restitution_combine);
+}
+
+bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
+                                      const gy_adapter_collider *c)
+{
+    return gy_adapter_ccd_filter_accepts(solid->category, solid->mask, c->owner != solid->owner,
+                                         c->is_sensor, c->contact_response, c->category, c->mask);
+}
+
+bool gy_adapter_contact_one_way_known(gy_adapter_contacts *c, const gy_adapter_collider *platform,
+                                      const gy_adapter_collider *other, bool *accepted)
+{
+    const gy_adapter_one_way *known =
+        gy_adapter_one_way_find(&c->one_ways, platform, other, c->step);
+    if (known == NULL)
+        return false;
+    mark(c, platform, other);
+    *accepted = known->accepted;
+    return true;
+}
+
+bool gy_adapter_contact_one_way(gy_adapter_contacts *c, const gy_adapter_one_way_contact *oc,
+                                bool keep_accepted, gy_result *error)
+{
+    bool ok = gy_one_way_accepts(oc->normal, oc->one_way, oc->velocity, oc->other_com, oc->point,
+                                 oc->penetration, oc->platform->one_way_slop);
+    if (ok && !keep_accepted)
+        return true;
+    gy_adapter_one_way rec = {oc->platform,     oc->other, oc->platform->owner,
+                              oc->other->owner, c->step,   ok};
+    mark(c, oc->platform, oc->other);
+    gy_adapter_note_error(error, gy_adapter_one_way_add(c->allocator, &c->one_ways, &rec));
+    return ok;
+}

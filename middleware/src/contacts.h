@@ -1,0 +1,125 @@
+/* The front end's contact rules and its per-step contact report, fed raw pairs by a driver.
+ *
+ * A driver's narrow phase hands every raw collider pair it finds to these functions instead of
+ * deciding anything itself: gy_adapter_contact_gate says whether the pair is skipped, only
+ * reported (sensors, contact response off) or solved; gy_adapter_contact_one_way gives the
+ * one-way verdict; gy_adapter_contact_material the combined friction and restitution. Pairs that
+ * touch go into the report with gy_adapter_contacts_pair, which keeps the pairs found this step
+ * (what the contract's contacts() returns), the last step's (for carrying sleeping pairs over),
+ * the map between them and the one-way verdicts. The front end owns one per world, hands it to
+ * the driver at world creation, and forgets a released body in it itself.
+ *
+ * Threading: the world's bound thread only, like the rest of the world. */
+#ifndef GYRE_CONTACTS_H
+#define GYRE_CONTACTS_H
+
+#include "adapter_common.h"
+#include "records.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gy_adapter_contacts {
+    const gy_allocator *allocator;
+    size_t pair_size;             /* bytes of the driver's record for each pair */
+    gy_adapter_report current;    /* this step's touching pairs */
+    gy_adapter_report previous;   /* the last step's */
+    gy_adapter_pair_map map;      /* current's index of a pair of collider records */
+    gy_adapter_one_ways one_ways; /* one-way verdicts, kept until the pair separates */
+    uint64_t step;                /* steps begun */
+} gy_adapter_contacts;
+
+/* Empty; `pair_size` is the driver's per-pair record (zeroed for a new pair). */
+void gy_adapter_contacts_init(gy_adapter_contacts *c, const gy_allocator *al, size_t pair_size);
+void gy_adapter_contacts_fini(gy_adapter_contacts *c);
+
+/* At a step's start: this step's pairs become the last step's, and none are found yet. */
+void gy_adapter_contacts_begin_step(gy_adapter_contacts *c);
+
+/* At a step's end: forgets the one-way verdicts of pairs not seen during the step. */
+void gy_adapter_contacts_end_step(gy_adapter_contacts *c);
+
+/* The index of pair (a, b) in this step's report (`a` the collider with the smaller id, the
+ * records being the driver's collider records' first members). A new pair is appended, named
+ * (gy_adapter_contact_name) with its other fields and its driver record zeroed, and *is_new
+ * set. UINT32_MAX when out of memory (noted in *error). */
+uint32_t gy_adapter_contacts_pair(gy_adapter_contacts *c, const gy_adapter_collider *a,
+                                  const gy_adapter_collider *b, bool *is_new, gy_result *error);
+
+/* Whether pair (a, b) is in this step's report yet. */
+bool gy_adapter_contacts_has(const gy_adapter_contacts *c, const gy_adapter_collider *a,
+                             const gy_adapter_collider *b);
+
+/* Carries entry `i` of the last step's report over into this step's unchanged (contact and
+ * driver record), for a pair the driver did not collide again (both sides asleep). Returns its
+ * index, UINT32_MAX when out of memory (noted in *error). */
+uint32_t gy_adapter_contacts_carry(gy_adapter_contacts *c, uint32_t i, gy_result *error);
+
+/* Removes, in order, this step's pairs whose driver record `drop` picks. */
+void gy_adapter_contacts_remove_if(gy_adapter_contacts *c,
+                                   bool (*drop)(const void *pair, const void *ctx),
+                                   const void *ctx);
+
+/* Calls visit(ctx, other) for the other body of every pair of this step's report naming `body`
+ * (a body moved, refiltered or removed wakes what rests on it). */
+void gy_adapter_contacts_touching(const gy_adapter_contacts *c, const gy_adapter_body *body,
+                                  void (*visit)(void *ctx, gy_body_id other), void *ctx);
+
+/* A released body: wakes (through `wake`) the other bodies of this step's pairs naming it, then
+ * drops every pair and one-way verdict naming it. */
+void gy_adapter_contacts_forget_body(gy_adapter_contacts *c, const gy_adapter_body *body,
+                                     void (*wake)(void *ctx, gy_body_id other), void *ctx);
+
+/* ---- the pre-solve rules -------------------------------------------------------------------- */
+
+/* What a raw pair gets. */
+typedef enum gy_adapter_contact_kind {
+    GY_ADAPTER_CONTACT_SKIP,   /* filtered out, or nothing that could respond */
+    GY_ADAPTER_CONTACT_REPORT, /* reported, never solved: a sensor or contact response off */
+    GY_ADAPTER_CONTACT_SOLVE,  /* reported and solved (subject to the one-way rule) */
+} gy_adapter_contact_kind;
+
+/* The rule for a raw pair of colliders on different bodies: skipped when the filters refuse it,
+ * or when neither body is dynamic and neither collider a sensor; during a sensor pass (the
+ * step's end poses) only sensor pairs count. */
+gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
+                                                const gy_adapter_collider *b, bool sensor_pass);
+
+/* The combined friction and restitution of a pair (gy_combine of each one's mode). */
+void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_collider *b,
+                                 double *friction, double *restitution);
+
+/* Continuous collision's candidates: whether a body swept with its first solid collider `solid`
+ * may hit collider `c` of another body (gy_adapter_ccd_filter_accepts). A one-way `c` must then
+ * also pass gy_adapter_ccd_one_way_accepts with its world normal. */
+bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
+                                      const gy_adapter_collider *c);
+
+/* What the one-way rule reads of a contact against a one-way `platform`. */
+typedef struct gy_adapter_one_way_contact {
+    const gy_adapter_collider *platform, *other;
+    gy_vec3 normal;     /* contact normal, platform towards other */
+    gy_vec3 one_way;    /* the platform's one-way normal in the world */
+    gy_vec3 velocity;   /* other's velocity relative to the platform at the point, m/s */
+    gy_vec3 other_com;  /* other body's centre of mass */
+    gy_vec3 point;      /* contact point */
+    double penetration; /* m */
+} gy_adapter_one_way_contact;
+
+/* Whether the pair's verdict is already known (*accepted set); marks it seen this step. */
+bool gy_adapter_contact_one_way_known(gy_adapter_contacts *c, const gy_adapter_collider *platform,
+                                      const gy_adapter_collider *other, bool *accepted);
+
+/* Judges a contact by the one-way rule (gy_one_way_accepts) and records the verdict until the
+ * two separate: a refusal always (a body jumping up through a platform is not caught half-way),
+ * an acceptance when `keep_accepted` (a middleware whose solver pushes a deep landing out
+ * through the platform would otherwise see it as rising through and drop it). */
+bool gy_adapter_contact_one_way(gy_adapter_contacts *c, const gy_adapter_one_way_contact *oc,
+                                bool keep_accepted, gy_result *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

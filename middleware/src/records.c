@@ -1,0 +1,86 @@
+/* The Gyre side of bodies, colliders and joints (records.h). */
+#include "records.h"
+
+#include "adapter_common.h"
+#include "gyre/math.h"
+
+void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def)
+{
+    bool dynamic = def->type == GY_MOTION_DYNAMIC;
+    b->type = def->type;
+    b->user_data = def->user_data;
+    b->gravity_factor = def->gravity_factor;
+    b->linear_damping = def->linear_damping;
+    b->angular_damping = def->angular_damping;
+    b->allow_sleeping = def->allow_sleeping;
+    b->continuous = def->continuous && dynamic;
+    for (int k = 0; k < 3; k++) {
+        b->lock_linear[k] = dynamic && def->lock_linear[k];
+        b->lock_angular[k] = dynamic && def->lock_angular[k];
+    }
+}
+
+void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
+                                     gy_adapter_body *b)
+{
+    c->owner = b;
+    c->body = b->id;
+    c->body_type = b->type;
+    c->body_user = b->user_data;
+    c->shape = def->shape;
+    c->local_pose = def->local_pose;
+    c->local_pose.rotation = gy_quat_normalize(def->local_pose.rotation);
+    c->material = def->material;
+    c->is_sensor = def->is_sensor;
+    c->contact_response = def->contact_response;
+    c->one_way = def->one_way;
+    c->one_way_normal = gy_v3_normalize(def->one_way_normal);
+    c->one_way_slop = def->one_way_slop;
+    c->surface_velocity = def->surface_velocity;
+    c->category = def->category;
+    c->mask = def->mask;
+    c->user_data = def->user_data;
+}
+
+void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
+                                  gy_adapter_body *a, gy_adapter_body *b)
+{
+    j->a = a;
+    j->b = b;
+    j->type = type;
+    j->breakable = def->breakable;
+    j->break_force = def->break_force;
+    j->user_data = def->user_data;
+    j->breakable_index = UINT32_MAX;
+}
+
+void gy_adapter_joint_attach(const gy_adapter_joint *j)
+{
+    j->a->joint_count++;
+    if (j->b != NULL)
+        j->b->joint_count++;
+}
+
+void gy_adapter_joint_detach(const gy_adapter_joint *j)
+{
+    j->a->joint_count--;
+    if (j->b != NULL)
+        j->b->joint_count--;
+}
+
+bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b)
+{
+    return (a->category & b->mask) != 0 && (b->category & a->mask) != 0;
+}
+
+void gy_adapter_contact_name(gy_contact *ct, const gy_adapter_collider *a,
+                             const gy_adapter_collider *b)
+{
+    ct->body_a = a->body;
+    ct->body_b = b->body;
+    ct->collider_a = a->id;
+    ct->collider_b = b->id;
+    ct->user_a = a->body_user;
+    ct->user_b = b->body_user;
+    ct->is_sensor = a->is_sensor || b->is_sensor;
+}

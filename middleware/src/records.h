@@ -1,0 +1,104 @@
+/* The Gyre side of a world's bodies, colliders and joints: what their definitions said and what
+ * the front end's rules read (contact policy, query filters, contact naming, joint counts), kept
+ * in one layout whatever the middleware.
+ *
+ * A driver's body, collider and joint record starts with the matching record here (its member
+ * `base`), as its resource records start with gy_adapter_resource: the front end and the shared
+ * rules read the handle pools' payloads through these types, and the driver keeps beside `base`
+ * only its vendor objects and the step state its middleware needs. Plain C, no vendor headers. */
+#ifndef GYRE_RECORDS_H
+#define GYRE_RECORDS_H
+
+#include "adapter_common.h"
+#include "gyre/backend/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A body as defined: fixed at creation except `joint_count` and `reported_step`. */
+typedef struct gy_adapter_body {
+    gy_body_id id;
+    gy_motion_type type;
+    uint64_t user_data;
+    double gravity_factor;
+    double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
+    bool allow_sleeping;
+    bool continuous;                      /* dynamic bodies only */
+    bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
+    uint32_t joint_count;                 /* Gyre joints attached to the body */
+    uint32_t sensor_count;                /* its sensor colliders (the counters) */
+    /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
+     * scans them only when this is the current or the previous step. */
+    uint64_t reported_step;
+} gy_adapter_body;
+
+/* A collider as defined, with what its contacts and query hits name of its body. The material
+ * and filter change through the contract's setters; the rest is fixed at creation. */
+typedef struct gy_adapter_collider {
+    gy_collider_id id;
+    gy_adapter_body *owner; /* its body's record */
+    gy_body_id body;
+    gy_motion_type body_type;
+    uint64_t body_user; /* the body's user value */
+    gy_shape shape;     /* as given (a resource's id stays here; drivers hold the record) */
+    gy_pose local_pose; /* pose in the Gyre body frame, rotation normalised */
+    gy_material material;
+    bool is_sensor;
+    bool contact_response;
+    bool one_way;
+    gy_vec3 one_way_normal;   /* collider-local, unit */
+    double one_way_slop;      /* metres */
+    gy_vec3 surface_velocity; /* collider-local, m/s */
+    uint32_t category, mask;
+    uint64_t user_data;
+} gy_adapter_collider;
+
+/* A joint as defined. */
+typedef struct gy_adapter_joint {
+    gy_joint_id id;
+    gy_adapter_body *a, *b; /* its bodies' records (b NULL: the world) */
+    gy_joint_type type;     /* as built: a zero-length distance joint is a ball joint */
+    bool breakable;
+    double break_force; /* N */
+    uint64_t user_data;
+    uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
+} gy_adapter_joint;
+
+/* Fills a body record from a valid definition (id and joint count left as they are). */
+void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def);
+
+/* Fills a collider record from a valid definition for body `b` (its id left as it is). */
+void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
+                                     gy_adapter_body *b);
+
+/* Fills a joint record from a valid definition built as `type` between bodies `a` and `b` (NULL:
+ * the world); id left as it is, no breakable slot yet. */
+void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
+                                  gy_adapter_body *a, gy_adapter_body *b);
+
+/* Counts a built joint on its bodies, and uncounts a released one. */
+void gy_adapter_joint_attach(const gy_adapter_joint *j);
+void gy_adapter_joint_detach(const gy_adapter_joint *j);
+
+/* Whether two colliders' filters let them collide (each one's category in the other's mask). */
+bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b);
+
+/* True when a collider passes a query filter (NULL: the default filter). Inline: queries ask it
+ * of every candidate. */
+static inline bool gy_adapter_collider_accepts(const gy_query_filter *f,
+                                               const gy_adapter_collider *c)
+{
+    return gy_adapter_filter_accepts(f, c->category, c->body_type, c->is_sensor, c->body, c->id);
+}
+
+/* Names a contact's pair: bodies, colliders and their bodies' user values, with `a` first, and
+ * marks it a sensor contact when either collider is one. */
+void gy_adapter_contact_name(gy_contact *ct, const gy_adapter_collider *a,
+                             const gy_adapter_collider *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
