@@ -162,12 +162,15 @@ static bool load_indices(gy_scn_loader *L, const cJSON *obj, uint32_t vertex_cou
     return ok;
 }
 
-/* Builds the hull once to prove it has volume (and to know that volume for mass). */
+/* Proves the points have volume. Only a Dynamic body's mass comes from the hull's volume, so only
+ * it pays for a build; any other body's hull is checked in time linear in its points (a streamed
+ * cell's large static hull is then built on the physics thread under the geometry budget, not
+ * here on the game thread). */
 static bool hull_volume(gy_scn_loader *L, const char *key, const gy_vec3 *pts, uint32_t n,
-                        double *volume)
+                        bool need_volume, double *volume)
 {
     gy_hull h;
-    gy_result r = gy_hull_build(L->a, pts, n, &h);
+    gy_result r = need_volume ? gy_hull_build(L->a, pts, n, &h) : gy_hull_check(L->a, pts, n);
     if (r == GY_ERR_OUT_OF_MEMORY) {
         L->oom = true;
         return false;
@@ -176,15 +179,19 @@ static bool hull_volume(gy_scn_loader *L, const char *key, const gy_vec3 *pts, u
         gy_scn_error(L, key, "the points are coplanar or collinear: a Hull needs volume");
         return false;
     }
-    *volume = h.volume;
-    gy_hull_free(L->a, &h);
+    if (need_volume) {
+        *volume = h.volume;
+        gy_hull_free(L->a, &h);
+    }
     return true;
 }
 
 /* ---- colliders ------------------------------------------------------------------------------- */
 
-static void load_hull(gy_scn_loader *L, const cJSON *c, gy_scene_collider *out, double *volume)
+static void load_hull(gy_scn_loader *L, const cJSON *c, const gy_scn_collider_ctx *ctx,
+                      gy_scene_collider *out, double *volume)
 {
+    bool need_volume = ctx->body_type == GY_BODY_DYNAMIC;
     bool has_points = gy_scn_has_key(c, "points"), has_file = gy_scn_has_key(c, "collision");
     if (has_points && has_file) {
         gy_scn_error(L, "collision", "give points or collision, not both");
@@ -203,7 +210,7 @@ static void load_hull(gy_scn_loader *L, const cJSON *c, gy_scene_collider *out, 
             gy_scn_error(L, "points", "a Hull needs at least 4 points (got %u)", n);
             return;
         }
-        if (hull_volume(L, "points", pts, n, volume)) {
+        if (hull_volume(L, "points", pts, n, need_volume, volume)) {
             out->vertices = pts;
             out->vertex_count = n;
         }
@@ -220,7 +227,8 @@ static void load_hull(gy_scn_loader *L, const cJSON *c, gy_scene_collider *out, 
                      obj->mesh.vertex_count);
         return;
     }
-    if (hull_volume(L, "collision", obj->mesh.vertices, obj->mesh.vertex_count, volume)) {
+    if (hull_volume(L, "collision", obj->mesh.vertices, obj->mesh.vertex_count, need_volume,
+                    volume)) {
         out->vertices = obj->mesh.vertices;
         out->vertex_count = obj->mesh.vertex_count;
         out->collision = obj->resolved;
@@ -370,7 +378,7 @@ static void load_shape(gy_scn_loader *L, const cJSON *c, const gy_scn_collider_c
         break;
     }
     case GY_SHAPE_HULL:
-        load_hull(L, c, out, volume);
+        load_hull(L, c, ctx, out, volume);
         return;
     case GY_SHAPE_MESH:
         if (ctx->body_type == GY_BODY_DYNAMIC)

@@ -418,6 +418,13 @@ static const rule_case k_rule_cases[] = {
     {PHYS("'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0],[1,1,0]]"),
      "entities[0].components.physics.points: the points are coplanar or collinear: a Hull needs "
      "volume"},
+    /* A Static body's hull is checked without being built; the check refuses the same points. */
+    {PHYS(STATIC_BODY ",'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0],[1,1,0]]"),
+     "entities[0].components.physics.points: the points are coplanar or collinear: a Hull needs "
+     "volume"},
+    {PHYS(STATIC_BODY ",'shape':'Hull','points':[[0,0,0],[1,1,1],[2,2,2],[3,3,3],[4,4,4]]"),
+     "entities[0].components.physics.points: the points are coplanar or collinear: a Hull needs "
+     "volume"},
     {PHYS("'shape':'Hull','points':[[0,0,0],[1,0,0],[0,1,0],[0,0,'z']]"),
      "entities[0].components.physics.points[3][2]: must be a number (got \"z\")"},
     {PHYS("'shape':'Hull'"),
