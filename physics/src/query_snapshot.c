@@ -76,12 +76,36 @@ typedef struct qs_entry {
     uint8_t live;
 } qs_entry;
 
+/* Entries are kept in pages of PAGE_SLOTS consecutive slots, one directory (an array of page
+ * pointers, NULL where no entry of its kind lives) per holder. Static entries live in static
+ * pages that the writer and every buffer share: a page is immutable once a buffer holds it, and
+ * the writer copies it before changing it (copy-on-write), so a static that does not change is
+ * stored once however many buffers show it. Kinematic, dynamic and plane entries live in mover
+ * pages that each holder keeps for itself, as they change every tick. */
+#define PAGE_SHIFT 5u
+#define PAGE_SLOTS (1u << PAGE_SHIFT)
+
+typedef struct qs_page {
+    /* Static pages: the directories holding it (writer thread only; readers never look at it).
+     * A page whose count is 1 is held by the writer alone and may be written in place. */
+    uint32_t refs;
+    struct qs_page *next; /* in the pool of spare pages */
+    qs_entry e[PAGE_SLOTS];
+} qs_page;
+
+typedef struct qs_dir {
+    qs_page **pages; /* by slot >> PAGE_SHIFT */
+    uint32_t count;  /* pages the directory spans */
+    uint32_t capacity;
+} qs_dir;
+
 struct gy_snapshot_view {
     uint64_t tick;
     uint64_t sequence; /* which publish filled it (1-based) */
     uint32_t slot_limit;
-    qs_entry *entries; /* by slot */
-    uint32_t entry_capacity;
+    qs_dir statics;          /* shared with the writer and the other buffers */
+    uint64_t static_version; /* the writer's static_version when `statics` was last synced */
+    qs_dir movers;           /* this buffer's own */
     gy_bvh trees[TREE_COUNT];
     uint64_t tree_version[TREE_COUNT];
     uint32_t *planes;
@@ -100,7 +124,12 @@ struct gy_query_snapshot {
     size_t block_size;
     uint32_t capacity;
     uint32_t slot_limit; /* one past the highest slot ever set */
-    qs_entry *live;
+    /* The writer's entries: `statics` holds the static group's entries (and, until the next
+     * publish clears them, those of statics that left it), `movers` everything else. */
+    qs_dir statics, movers;
+    uint64_t static_version; /* bumped whenever a page pointer in `statics` changes */
+    qs_page *pool;           /* spare pages, reused before allocating */
+    uint64_t copies_seen[2]; /* stats.static_page_copies after the publish before last, and last */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group */
@@ -341,6 +370,70 @@ uint32_t gy_snapshot_geometry_refs(const gy_snapshot_geometry *g)
     return g != NULL ? g->refs : 0u;
 }
 
+/* ---- pages ------------------------------------------------------------------------------------
+ */
+
+/* A zeroed page, from the pool when it has one. */
+static qs_page *page_get(gy_query_snapshot *qs)
+{
+    qs_page *p = qs->pool;
+    if (p != NULL)
+        qs->pool = p->next;
+    else if ((p = gy_alloc(qs->alloc, sizeof *p)) == NULL)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+/* Pages go back to the pool rather than the allocator, so that streaming statics in and out
+ * (which copies pages) allocates nothing once it has reached its peak. */
+static void page_put(gy_query_snapshot *qs, qs_page *p)
+{
+    p->next = qs->pool;
+    qs->pool = p;
+}
+
+/* A buffer takes a static page: it holds one reference per entry on their blobs, as it did when
+ * it held its own copies. */
+static void page_hold(qs_page *p)
+{
+    p->refs++;
+    for (uint32_t i = 0; i < PAGE_SLOTS; i++)
+        if (p->e[i].live)
+            geometry_ref(p->e[i].geometry);
+}
+
+/* A buffer lets go of a static page; the last holder returns it to the pool. */
+static void page_drop(gy_query_snapshot *qs, qs_page *p)
+{
+    for (uint32_t i = 0; i < PAGE_SLOTS; i++)
+        if (p->e[i].live)
+            geometry_unref(p->e[i].geometry);
+    assert(p->refs > 0);
+    if (--p->refs == 0)
+        page_put(qs, p);
+}
+
+/* Makes the directory span `count` pages (new ones NULL). */
+static gy_result dir_reserve(const gy_allocator *a, qs_dir *d, uint32_t count)
+{
+    if (count <= d->count)
+        return GY_OK;
+    uint32_t old = d->capacity;
+    if (gy_array_reserve(a, (void **)&d->pages, &d->capacity, count, sizeof *d->pages) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    if (d->capacity > old) /* pages may have been NULL: no arithmetic on it before */
+        memset(d->pages + old, 0, (size_t)(d->capacity - old) * sizeof *d->pages);
+    d->count = count;
+    return GY_OK;
+}
+
+/* The entry of `slot` in a directory known to hold its page. */
+static inline const qs_entry *dir_at(const qs_dir *d, uint32_t slot)
+{
+    return &d->pages[slot >> PAGE_SHIFT]->e[slot & (PAGE_SLOTS - 1u)];
+}
+
 /* ---- entries -----------------------------------------------------------------------------------
  */
 
@@ -471,6 +564,48 @@ static inline bool still_inside(const qs_anchor *a, const qs_entry *e)
     return moved <= 0.999 * MOVING_MARGIN;
 }
 
+/* The writer's entry of a slot in a group (its static page for statics, its mover page for the
+ * rest); NULL for an empty slot. */
+static inline qs_entry *writer_entry(const gy_query_snapshot *qs, uint32_t slot)
+{
+    uint8_t g = qs->group[slot];
+    if (g == GROUP_NONE)
+        return NULL;
+    return (qs_entry *)dir_at(g == TREE_STATIC ? &qs->statics : &qs->movers, slot);
+}
+
+/* The writer's static entry of `slot`, in a page no buffer holds: a page a buffer holds is copied
+ * first, and a missing one made. NULL when that needs memory and there is none (nothing changed
+ * then). The copy needs no blob references: the writer holds one per static-group entry, however
+ * many pages it has held them in. */
+static qs_entry *static_for_write(gy_query_snapshot *qs, uint32_t slot)
+{
+    qs_page **pp = &qs->statics.pages[slot >> PAGE_SHIFT], *p = *pp;
+    if (p == NULL || p->refs > 1) {
+        qs_page *n = page_get(qs);
+        if (n == NULL)
+            return NULL;
+        if (p != NULL) {
+            memcpy(n->e, p->e, sizeof n->e);
+            p->refs--; /* still held by a buffer */
+            qs->stats.static_page_copies++;
+        }
+        n->refs = 1;
+        *pp = n;
+        qs->static_version++;
+    }
+    return &(*pp)->e[slot & (PAGE_SLOTS - 1u)];
+}
+
+/* The writer's mover entry of `slot`, its page made if missing; NULL without memory. */
+static qs_entry *mover_for_write(gy_query_snapshot *qs, uint32_t slot)
+{
+    qs_page **pp = &qs->movers.pages[slot >> PAGE_SHIFT];
+    if (*pp == NULL && (*pp = page_get(qs)) == NULL)
+        return NULL;
+    return &(*pp)->e[slot & (PAGE_SLOTS - 1u)];
+}
+
 /* Brings the writer's tree box of a bounded entry in `group` up to date: exact (outward-rounded)
  * for statics, grown by MOVING_MARGIN for the moving tree, where an unforced update keeps a box
  * that still holds the bounds. Returns whether the box changed. The moves that keep their box
@@ -479,7 +614,7 @@ static inline bool still_inside(const qs_anchor *a, const qs_entry *e)
 static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t slot,
                                                  uint8_t group, bool force)
 {
-    const qs_entry *e = &qs->live[slot];
+    const qs_entry *e = writer_entry(qs, slot);
     gy_vec3 lo, hi;
     entry_bounds(e, &lo, &hi);
     gy_bvh_box *b = &qs->boxes[slot];
@@ -579,7 +714,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t live, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
+    size_t boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
         dirty_bits, static_flags, size;
 } slot_layout;
 
@@ -587,8 +722,6 @@ static slot_layout layout_for(uint32_t cap)
 {
     slot_layout l;
     size_t o = 0, n = cap;
-    l.live = o;
-    o += n * sizeof(qs_entry);
     l.boxes = o;
     o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
@@ -629,13 +762,16 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
         cap *= 2u;
     if (cap > GY_QUERY_SNAPSHOT_MAX_SLOTS)
         cap = GY_QUERY_SNAPSHOT_MAX_SLOTS;
+    /* Directories first: growing them further than the block is harmless. */
+    if (dir_reserve(qs->alloc, &qs->statics, (uint32_t)(cap >> PAGE_SHIFT)) != GY_OK ||
+        dir_reserve(qs->alloc, &qs->movers, (uint32_t)(cap >> PAGE_SHIFT)) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     slot_layout l = layout_for((uint32_t)cap);
     char *b = gy_alloc(qs->alloc, l.size);
     if (b == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t old = qs->capacity, add = (uint32_t)cap - old;
     /* Per-slot state is copied; the new tail starts empty. */
-    carry(b + l.live, qs->live, sizeof(qs_entry), old, add, 0);
     carry(b + l.boxes, qs->boxes, sizeof(gy_bvh_box), old, add, 0);
     carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
     carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
@@ -659,7 +795,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     qs->block = b;
     qs->block_size = l.size;
     qs->capacity = (uint32_t)cap;
-    qs->live = (qs_entry *)(void *)(b + l.live);
     qs->boxes = (gy_bvh_box *)(void *)(b + l.boxes);
     qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
     qs->group = (uint8_t *)(b + l.group);
@@ -702,6 +837,21 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
     return GY_OK;
 }
 
+/* Frees a directory of mover pages (its own) and the blob references of their entries. */
+static void dir_free(gy_query_snapshot *qs, qs_dir *d)
+{
+    for (uint32_t i = 0; i < d->count; i++) {
+        qs_page *p = d->pages[i];
+        if (p == NULL)
+            continue;
+        for (uint32_t k = 0; k < PAGE_SLOTS; k++)
+            if (p->e[k].live)
+                geometry_unref(p->e[k].geometry);
+        gy_free(qs->alloc, p, sizeof *p);
+    }
+    gy_free(qs->alloc, d->pages, (size_t)d->capacity * sizeof *d->pages);
+}
+
 void gy_query_snapshot_destroy(gy_query_snapshot *qs)
 {
     if (qs == NULL)
@@ -709,15 +859,34 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     const gy_allocator *a = qs->alloc;
     for (int v = 0; v < 3; v++) {
         gy_snapshot_view *view = &qs->views[v];
-        for (uint32_t s = 0; s < view->entry_capacity; s++)
-            geometry_unref(view->entries[s].geometry);
-        gy_free(a, view->entries, (size_t)view->entry_capacity * sizeof *view->entries);
+        for (uint32_t i = 0; i < view->statics.count; i++)
+            if (view->statics.pages[i] != NULL)
+                page_drop(qs, view->statics.pages[i]);
+        dir_free(qs, &view->movers);
+        gy_free(a, view->statics.pages, (size_t)view->statics.capacity * sizeof(qs_page *));
         gy_free(a, view->planes, (size_t)view->plane_capacity * sizeof *view->planes);
         for (int t = 0; t < TREE_COUNT; t++)
             gy_bvh_fini(&view->trees[t], a);
     }
-    for (uint32_t s = 0; s < qs->slot_limit; s++)
-        geometry_unref(qs->live[s].geometry);
+    /* The writer holds a blob reference for each static-group entry (not for those of statics
+     * removed since the last publish, whose entries linger in their pages until it). */
+    for (uint32_t i = 0; i < qs->statics.count; i++) {
+        qs_page *p = qs->statics.pages[i];
+        if (p == NULL)
+            continue;
+        for (uint32_t k = 0; k < PAGE_SLOTS; k++)
+            if (qs->group[i * PAGE_SLOTS + k] == TREE_STATIC)
+                geometry_unref(p->e[k].geometry);
+        if (--p->refs == 0)
+            page_put(qs, p);
+    }
+    gy_free(a, qs->statics.pages, (size_t)qs->statics.capacity * sizeof(qs_page *));
+    dir_free(qs, &qs->movers);
+    while (qs->pool != NULL) {
+        qs_page *p = qs->pool;
+        qs->pool = p->next;
+        gy_free(a, p, sizeof *p);
+    }
     for (int t = 0; t < TREE_COUNT; t++)
         gy_bvh_fini(&qs->trees[t], a);
     gy_bvh_builder_fini(&qs->builder, a);
@@ -795,11 +964,22 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
         if (r != GY_OK)
             return r;
     }
+    qs_entry *dst =
+        new_group == TREE_STATIC ? static_for_write(qs, slot) : mover_for_write(qs, slot);
+    if (dst == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
     if (slot >= qs->slot_limit)
         qs->slot_limit = slot + 1u;
     geometry_ref(n.geometry);
-    geometry_unref(qs->live[slot].geometry);
-    qs->live[slot] = n;
+    qs_entry *old = writer_entry(qs, slot);
+    if (old != NULL) {
+        geometry_unref(old->geometry);
+        /* A mover's entry is the writer's own: cleared now. A static's is in a page buffers may
+         * share: it lingers, unreferenced, until the next publish clears it. */
+        if (old != dst && old_group != TREE_STATIC)
+            memset(old, 0, sizeof *old);
+    }
+    *dst = n;
     /* Membership first: a moving entry's anchor is found by its place in the group. */
     if (old_group != new_group) {
         if (old_group != GROUP_NONE)
@@ -817,7 +997,7 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
 {
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= qs->slot_limit || !qs->live[slot].live)
+    if (slot >= qs->slot_limit || qs->group[slot] == GROUP_NONE)
         return GY_ERR_STALE_HANDLE;
     /* gy_quat_is_unit then gy_quat_normalize, sharing their one square root (the same arithmetic,
      * so the same bits): this runs for every moved collider at every publish. A non-finite
@@ -828,12 +1008,14 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
     if (!(fabs(l - 1.0) <= 1e-3) || !gy_vec3_is_finite(pose.position))
         return gy_vec3_is_finite(pose.position) && gy_quat_is_finite(q) ? GY_ERR_INVALID_ARGUMENT
                                                                         : GY_ERR_NON_FINITE;
-    qs_entry *e = &qs->live[slot];
+    uint8_t g = qs->group[slot];
+    qs_entry *e = g == TREE_STATIC ? static_for_write(qs, slot) : writer_entry(qs, slot);
+    if (e == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
     e->pose.position = pose.position;
     /* An adapter's rotation is normalised every step, and its length then mostly rounds to
      * exactly 1, where dividing would change no bit: the four divisions are skipped. */
     e->pose.rotation = l == 1.0 ? q : (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
-    uint8_t g = qs->group[slot];
     bool box = g != GROUP_PLANES &&
                !(g == TREE_MOVING && still_inside(&qs->anchors[qs->member_pos[slot]], e)) &&
                update_box(qs, slot, g, false);
@@ -845,9 +1027,13 @@ gy_result gy_query_snapshot_set_category(gy_query_snapshot *qs, uint32_t slot, u
 {
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= qs->slot_limit || !qs->live[slot].live)
+    if (slot >= qs->slot_limit || qs->group[slot] == GROUP_NONE)
         return GY_ERR_STALE_HANDLE;
-    qs->live[slot].category = category;
+    qs_entry *e =
+        qs->group[slot] == TREE_STATIC ? static_for_write(qs, slot) : writer_entry(qs, slot);
+    if (e == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    e->category = category;
     mark_dirty(qs, slot, false);
     return GY_OK;
 }
@@ -856,10 +1042,14 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
 {
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= qs->slot_limit || !qs->live[slot].live)
+    if (slot >= qs->slot_limit || qs->group[slot] == GROUP_NONE)
         return GY_ERR_STALE_HANDLE;
-    geometry_unref(qs->live[slot].geometry);
-    memset(&qs->live[slot], 0, sizeof qs->live[slot]);
+    qs_entry *e = writer_entry(qs, slot);
+    geometry_unref(e->geometry);
+    /* A static's entry lingers in its shared page until the next publish clears it, so removing
+     * never needs a page copy (memory). */
+    if (qs->group[slot] != TREE_STATIC)
+        memset(e, 0, sizeof *e);
     group_remove(qs, qs->group[slot], slot);
     qs->group[slot] = GROUP_NONE;
     mark_dirty(qs, slot, true);
@@ -1008,16 +1198,61 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     return GY_OK;
 }
 
+/* Clears the lingering entries of statics that left the static group (removed, or now movers)
+ * since the last publish, before any buffer can take their pages. Runs before the static tree
+ * settles its pending list, which names every such slot. */
+static gy_result clear_left_statics(gy_query_snapshot *qs)
+{
+    for (uint32_t i = 0; i < qs->static_pending_count; i++) {
+        uint32_t s = qs->static_pending[i];
+        const qs_page *p = qs->statics.pages[s >> PAGE_SHIFT];
+        if (qs->group[s] == TREE_STATIC || p == NULL || !p->e[s & (PAGE_SLOTS - 1u)].live)
+            continue;
+        qs_entry *e = static_for_write(qs, s);
+        if (e == NULL)
+            return GY_ERR_OUT_OF_MEMORY; /* those done stay done; the rest are redone */
+        memset(e, 0, sizeof *e);
+    }
+    return GY_OK;
+}
+
+/* Points buffer `v` at the writer's static pages: a page it already holds costs nothing, so
+ * untouched statics cost nothing per publish. */
+static gy_result share_statics(gy_query_snapshot *qs, gy_snapshot_view *v)
+{
+    if (v->static_version == qs->static_version)
+        return GY_OK;
+    if (dir_reserve(qs->alloc, &v->statics, qs->statics.count) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < qs->statics.count; i++) {
+        qs_page *w = qs->statics.pages[i], *old = v->statics.pages[i];
+        if (w == old)
+            continue;
+        if (w != NULL)
+            page_hold(w);
+        if (old != NULL)
+            page_drop(qs, old);
+        v->statics.pages[i] = w;
+    }
+    v->static_version = qs->static_version;
+    return GY_OK;
+}
+
 /* Makes buffer `b` equal to the writer's state. Everything that can fail (growth) happens before
  * anything that matters is changed, so a failed write is simply redone by the next publish. */
 static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t b)
 {
-    uint32_t old_cap = v->entry_capacity;
-    if (gy_array_reserve(qs->alloc, (void **)&v->entries, &v->entry_capacity, qs->slot_limit,
-                         sizeof *v->entries) != GY_OK)
+    if (dir_reserve(qs->alloc, &v->movers, qs->movers.count) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
-    if (v->entry_capacity > old_cap) /* entries may still be NULL: no arithmetic on it */
-        memset(v->entries + old_cap, 0, (size_t)(v->entry_capacity - old_cap) * sizeof *v->entries);
+    for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
+        uint32_t s = qs->dirty[b][i];
+        qs_page **pp = &v->movers.pages[s >> PAGE_SHIFT];
+        uint8_t g = qs->group[s];
+        if (*pp == NULL && g != GROUP_NONE && g != TREE_STATIC && (*pp = page_get(qs)) == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+    }
+    if (share_statics(qs, v) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     if (v->plane_version != qs->version[GROUP_PLANES]) {
         if (gy_array_reserve(qs->alloc, (void **)&v->planes, &v->plane_capacity,
                              qs->member_count[GROUP_PLANES], sizeof *v->planes) != GY_OK)
@@ -1052,13 +1287,25 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
         uint32_t s = qs->dirty[b][i];
         qs->dirty_bits[s] &= (uint8_t) ~(1u << b);
-        qs_entry *dst = &v->entries[s];
-        const qs_entry *src = &qs->live[s];
-        if (dst->geometry != src->geometry) {
-            geometry_ref(src->geometry);
+        qs_page *vp = v->movers.pages[s >> PAGE_SHIFT];
+        if (vp == NULL)
+            continue; /* neither a mover now nor in this buffer before */
+        qs_entry *dst = &vp->e[s & (PAGE_SLOTS - 1u)];
+        uint8_t g = qs->group[s];
+        const qs_entry *src = g != GROUP_NONE && g != TREE_STATIC ? writer_entry(qs, s) : NULL;
+        if (src != NULL) {
+            if (dst->geometry != src->geometry) {
+                geometry_ref(src->geometry);
+                geometry_unref(dst->geometry);
+            }
+            *dst = *src;
+        } else if (dst->live) {
             geometry_unref(dst->geometry);
+            memset(dst, 0, sizeof *dst);
+        } else {
+            continue;
         }
-        *dst = *src;
+        qs->stats.entries_written++;
     }
     /* The buffer's other trees have the writer's topology, and the writer's bounds are current
      * (update_trees ran first): where a refit would sweep the whole tree, copying its nodes gives
@@ -1073,7 +1320,6 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     }
     bool moved[TREE_COUNT];
     refit_trees(qs, v->trees, b, copied, moved);
-    qs->stats.entries_written += qs->dirty_count[b];
     qs->dirty_count[b] = 0;
     v->slot_limit = qs->slot_limit;
     return GY_OK;
@@ -1084,7 +1330,9 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     uint64_t sequence = qs->stats.publishes + 1u;
-    gy_result r = update_trees(qs, sequence);
+    gy_result r = clear_left_statics(qs);
+    if (r == GY_OK)
+        r = update_trees(qs, sequence);
     if (r != GY_OK)
         return r;
     gy_snapshot_view *v = gy_triple_buffer_write_buffer(qs->tb);
@@ -1095,6 +1343,18 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     v->sequence = sequence;
     qs->stats.publishes = sequence;
     gy_triple_buffer_publish(qs->tb, tick);
+    /* Streaming statics copies pages at every publish or so and takes its spares from the pool;
+     * once statics have stayed put for two publishes the spares go back to the allocator, so a
+     * level that stopped changing keeps one copy of its statics. */
+    if (qs->stats.static_page_copies == qs->copies_seen[0]) {
+        while (qs->pool != NULL) {
+            qs_page *p = qs->pool;
+            qs->pool = p->next;
+            gy_free(qs->alloc, p, sizeof *p);
+        }
+    }
+    qs->copies_seen[0] = qs->copies_seen[1];
+    qs->copies_seen[1] = qs->stats.static_page_copies;
     return GY_OK;
 }
 
@@ -1107,6 +1367,9 @@ void gy_query_snapshot_get_stats(const gy_query_snapshot *qs, gy_query_snapshot_
     out->moving_entries = qs->member_count[TREE_MOVING];
     out->planes = qs->member_count[GROUP_PLANES];
     out->entries = out->static_entries + out->moving_entries + out->planes;
+    out->static_pages = 0;
+    for (uint32_t i = 0; i < qs->statics.count; i++)
+        out->static_pages += qs->statics.pages[i] != NULL;
 }
 
 /* ---- reader: views -----------------------------------------------------------------------------
@@ -1122,14 +1385,27 @@ uint64_t gy_snapshot_view_tick(const gy_snapshot_view *v)
     return v != NULL ? v->tick : 0u;
 }
 
+/* A live entry of the view, static or not; NULL for an empty slot. */
+static const qs_entry *view_entry(const gy_snapshot_view *v, uint32_t slot)
+{
+    if (slot >= v->slot_limit)
+        return NULL;
+    uint32_t pi = slot >> PAGE_SHIFT;
+    const qs_dir *dirs[2] = {&v->statics, &v->movers};
+    for (int k = 0; k < 2; k++)
+        if (pi < dirs[k]->count && dirs[k]->pages[pi] != NULL && dir_at(dirs[k], slot)->live)
+            return dir_at(dirs[k], slot);
+    return NULL;
+}
+
 gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
                                gy_snapshot_entry_info *out)
 {
     if (v == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= v->slot_limit || !v->entries[slot].live)
+    const qs_entry *e = view_entry(v, slot);
+    if (e == NULL)
         return GY_ERR_STALE_HANDLE;
-    const qs_entry *e = &v->entries[slot];
     gy_snapshot_entry *d = &out->entry;
     memset(out, 0, sizeof *out);
     d->shape.type = (gy_shape_type)e->type;
@@ -1559,6 +1835,7 @@ static uint32_t sink_finish(hit_sink *k)
 
 typedef struct ray_query {
     const gy_snapshot_view *v;
+    const qs_dir *dir; /* the entries of the tree (or plane list) being walked */
     const gy_snapshot_filter *filter;
     gy_vec3 o, d;
     double length;
@@ -1584,7 +1861,7 @@ static gy_snapshot_hit make_hit(const ray_query *q, const qs_entry *e, uint32_t 
 static double ray_visit(void *ctx, uint32_t slot, double t_max)
 {
     ray_query *q = ctx;
-    const qs_entry *e = &q->v->entries[slot];
+    const qs_entry *e = dir_at(q->dir, slot);
     ray_hit h;
     if (!accepts(q->filter, e) || !ray_entry(e, q->o, q->d, t_max, &h))
         return t_max;
@@ -1607,9 +1884,13 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
     if (r != GY_OK)
         return r;
     gy_snapshot_filter def = gy_default_snapshot_filter();
-    ray_query q = {
-        v,           filter ? filter : &def, origin,
-        translation, gy_v3_len(translation), {collector, hits, capacity, 0, false, false, {0}}};
+    ray_query q = {v,
+                   &v->movers,
+                   filter ? filter : &def,
+                   origin,
+                   translation,
+                   gy_v3_len(translation),
+                   {collector, hits, capacity, 0, false, false, {0}}};
     if (capacity == 0 || !(q.length > 0.0))
         return GY_OK;
     double t_max = 1.0;
@@ -1619,6 +1900,7 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
             t_max = t;
     }
     for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
+        q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
         gy_bvh_raycast(&v->trees[g], origin, translation, t_max, ray_visit, &q);
         if (q.out.have_best)
             t_max = q.out.best.fraction;
@@ -1719,6 +2001,7 @@ static bool mesh_triangle_visit(void *ctx, uint32_t tri)
 
 typedef struct overlap_query {
     const gy_snapshot_view *v;
+    const qs_dir *dir; /* the entries of the tree (or plane list) being walked */
     const gy_snapshot_filter *filter;
     gy_collector collector;
     gy_convex shape;
@@ -1760,7 +2043,7 @@ static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *tr
 static bool overlap_visit(void *ctx, uint32_t slot)
 {
     overlap_query *q = ctx;
-    const qs_entry *e = &q->v->entries[slot];
+    const qs_entry *e = dir_at(q->dir, slot);
     int32_t triangle;
     if (!accepts(q->filter, e) || !overlap_entry(q, e, &triangle))
         return true;
@@ -1835,10 +2118,13 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
     if (capacity == 0)
         return GY_OK;
     bool go = true;
+    q.dir = &v->movers;
     for (uint32_t i = 0; i < v->plane_count && go; i++)
         go = overlap_visit(&q, v->planes[i]);
-    for (int g = 0; g < TREE_COUNT && go; g++)
+    for (int g = 0; g < TREE_COUNT && go; g++) {
+        q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
         go = gy_bvh_overlap(&v->trees[g], &q.box, overlap_visit, &q);
+    }
     *count = q.count;
     return GY_OK;
 }
@@ -1849,6 +2135,7 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
 
 typedef struct cast_query {
     const gy_snapshot_view *v;
+    const qs_dir *dir; /* the entries of the tree (or plane list) being walked */
     const gy_snapshot_filter *filter;
     gy_convex shape; /* at fraction 0 */
     uint8_t shape_type;
@@ -1984,7 +2271,7 @@ static bool spheres_meet(const cast_query *q, const qs_entry *e, double t_max, d
 static double cast_visit(void *ctx, uint32_t slot, double t_max)
 {
     cast_query *q = ctx;
-    const qs_entry *e = &q->v->entries[slot];
+    const qs_entry *e = dir_at(q->dir, slot);
     gy_convex_hit h;
     int32_t triangle;
     double from;
@@ -2082,12 +2369,14 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
     gy_vec3 half = gy_v3_add(gy_v3_scale(gy_v3_sub(hi, lo), 0.5),
                              gy_v3(TOUCH_TOLERANCE, TOUCH_TOLERANCE, TOUCH_TOLERANCE));
     double t_max = 1.0;
+    q.dir = &v->movers;
     for (uint32_t i = 0; i < v->plane_count && !q.out.stop; i++) {
         double t = cast_visit(&q, v->planes[i], t_max);
         if (t >= 0.0)
             t_max = t;
     }
     for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
+        q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
         gy_bvh_sweep(&v->trees[g], center, half, translation, t_max, cast_visit, &q);
         if (q.out.have_best)
             t_max = q.out.best.fraction;
