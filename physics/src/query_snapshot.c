@@ -99,6 +99,18 @@ typedef struct qs_dir {
     uint32_t capacity;
 } qs_dir;
 
+/* A copy of the static tree. The writer edits one of them (its master) and every buffer holds
+ * one; a copy a buffer holds is never written, so the buffers share the master as long as
+ * statics stay put. When they change while a buffer holds the master, the writer brings a copy no
+ * buffer holds up to date (the nodes its mirror log names, or a whole copy after a rebuild) and
+ * edits that one instead: of three copies, the two buffers the writer is not writing hold at most
+ * two. Copies are numbered by their mirror log (GY_BVH_MIRRORS of them). */
+typedef struct qs_tree {
+    gy_bvh bvh;
+    uint32_t refs;    /* buffers holding it, plus one while it is the master (writer thread) */
+    uint64_t version; /* the static tree build it was last made equal to (version[TREE_STATIC]) */
+} qs_tree;
+
 struct gy_snapshot_view {
     uint64_t tick;
     uint64_t sequence; /* which publish filled it (1-based) */
@@ -106,7 +118,9 @@ struct gy_snapshot_view {
     qs_dir statics;          /* shared with the writer and the other buffers */
     uint64_t static_version; /* the writer's static_version when `statics` was last synced */
     qs_dir movers;           /* this buffer's own */
-    gy_bvh trees[TREE_COUNT];
+    const gy_bvh *trees[TREE_COUNT]; /* the static copy it holds, and its own moving tree */
+    qs_tree *static_tree;
+    gy_bvh moving_tree;
     uint64_t tree_version[TREE_COUNT];
     uint32_t *planes;
     uint32_t plane_count;
@@ -129,7 +143,8 @@ struct gy_query_snapshot {
     qs_dir statics, movers;
     uint64_t static_version; /* bumped whenever a page pointer in `statics` changes */
     qs_page *pool;           /* spare pages, reused before allocating */
-    uint64_t copies_seen[2]; /* stats.static_page_copies after the publish before last, and last */
+    uint64_t copies_seen[2]; /* static page copies + tree switches after the publish before last,
+                                and after the last */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group */
@@ -149,8 +164,14 @@ struct gy_query_snapshot {
     uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
     bool membership_changed[GROUP_COUNT];
     bool moved_since_build[TREE_COUNT];
-    gy_bvh trees[TREE_COUNT];    /* current topology and bounds, copied into buffers after builds */
-    gy_bvh_editor static_editor; /* the static tree is edited in place; buffers mirror it */
+    /* Current topology and bounds: the master static copy, and the moving tree (copied into
+     * buffers after builds). */
+    gy_bvh *trees[TREE_COUNT];
+    gy_bvh moving_tree;
+    qs_tree *static_trees[GY_BVH_MIRRORS]; /* NULL where none was made (or it was retired) */
+    uint32_t master;
+    bool static_tree_stale;      /* a static's box changed since the last publish */
+    gy_bvh_editor static_editor; /* attached to the master; logs what each other copy lacks */
     gy_bvh_builder builder;
     gy_query_snapshot_stats stats;
 };
@@ -633,6 +654,8 @@ static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t
             a->turn_radius = turn_radius(e);
     }
     *b = gy_bvh_box_from(lo, hi);
+    if (group == TREE_STATIC)
+        qs->static_tree_stale = true;
     return true;
 }
 
@@ -817,13 +840,22 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
     if (qs == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     qs->alloc = a;
-    for (int t = 0; t < TREE_COUNT; t++) {
-        gy_bvh_init(&qs->trees[t], true);
-        for (int v = 0; v < 3; v++)
-            gy_bvh_init(&qs->views[v].trees[t], true);
+    gy_bvh_init(&qs->moving_tree, true);
+    qs->trees[TREE_MOVING] = &qs->moving_tree;
+    for (int v = 0; v < 3; v++) {
+        gy_bvh_init(&qs->views[v].moving_tree, true);
+        qs->views[v].trees[TREE_MOVING] = &qs->views[v].moving_tree;
     }
     gy_bvh_editor_init(&qs->static_editor);
-    qs->trees[TREE_STATIC].editor = &qs->static_editor;
+    qs->static_trees[0] = gy_alloc_zeroed(a, sizeof *qs->static_trees[0]);
+    if (qs->static_trees[0] == NULL) {
+        gy_query_snapshot_destroy(qs);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    gy_bvh_init(&qs->static_trees[0]->bvh, true);
+    qs->static_trees[0]->bvh.editor = &qs->static_editor;
+    qs->static_trees[0]->refs = 1;
+    qs->trees[TREE_STATIC] = &qs->static_trees[0]->bvh;
     gy_triple_buffer_def tbd = {
         sizeof(gy_snapshot_view), {&qs->views[0], &qs->views[1], &qs->views[2]}, a};
     gy_result r = gy_triple_buffer_create(&tbd, &qs->tb);
@@ -835,6 +867,17 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
     }
     *out = qs;
     return GY_OK;
+}
+
+/* Frees static tree copy i (retired, or at destroy). */
+static void tree_free(gy_query_snapshot *qs, uint32_t i)
+{
+    qs_tree *t = qs->static_trees[i];
+    if (t == NULL)
+        return;
+    gy_bvh_fini(&t->bvh, qs->alloc);
+    gy_free(qs->alloc, t, sizeof *t);
+    qs->static_trees[i] = NULL;
 }
 
 /* Frees a directory of mover pages (its own) and the blob references of their entries. */
@@ -865,8 +908,7 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
         dir_free(qs, &view->movers);
         gy_free(a, view->statics.pages, (size_t)view->statics.capacity * sizeof(qs_page *));
         gy_free(a, view->planes, (size_t)view->plane_capacity * sizeof *view->planes);
-        for (int t = 0; t < TREE_COUNT; t++)
-            gy_bvh_fini(&view->trees[t], a);
+        gy_bvh_fini(&view->moving_tree, a);
     }
     /* The writer holds a blob reference for each static-group entry (not for those of statics
      * removed since the last publish, whose entries linger in their pages until it). */
@@ -887,8 +929,9 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
         qs->pool = p->next;
         gy_free(a, p, sizeof *p);
     }
-    for (int t = 0; t < TREE_COUNT; t++)
-        gy_bvh_fini(&qs->trees[t], a);
+    gy_bvh_fini(&qs->moving_tree, a);
+    for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
+        tree_free(qs, i);
     gy_bvh_builder_fini(&qs->builder, a);
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
@@ -1060,7 +1103,7 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
  * except the trees marked in `skip`: path by path, or in one sweep where that touches fewer nodes
  * (when most of a tree moved), and clears those box marks. moved[g] tells whether any box of tree
  * g changed. */
-static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, unsigned b,
+static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], unsigned b,
                         const bool skip[TREE_COUNT], bool moved[TREE_COUNT])
 {
     moved[0] = moved[1] = false;
@@ -1078,10 +1121,10 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, unsigned b,
     for (int g = 0; g < TREE_COUNT; g++) {
         /* Refit by path, a slot counts as moved only if its box changed: a static just inserted
          * into its tree in place is listed here too, but has not moved. */
-        moved[g] = count[g] > 0 && (skip[g] || trees[g].node_count > 0);
-        sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g].depth + 1u) > trees[g].node_count;
+        moved[g] = count[g] > 0 && (skip[g] || trees[g]->node_count > 0);
+        sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g]->depth + 1u) > trees[g]->node_count;
         if (sweep[g])
-            qs->stats.nodes_refit += gy_bvh_refit_all(&trees[g], qs->boxes);
+            qs->stats.nodes_refit += gy_bvh_refit_all(trees[g], qs->boxes);
         else if (!skip[g] && count[g] > 0) {
             by_path = true;
             moved[g] = false;
@@ -1094,7 +1137,7 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, unsigned b,
         qs->dirty_bits[s] &= (uint8_t)~box_bit;
         uint8_t g = qs->group[s];
         if (by_path && g < TREE_COUNT && !skip[g] && !sweep[g]) {
-            uint32_t changed = gy_bvh_refit_item(&trees[g], s, qs->boxes[s]);
+            uint32_t changed = gy_bvh_refit_item(trees[g], s, qs->boxes[s]);
             qs->stats.nodes_refit += changed;
             moved[g] = moved[g] || changed > 0;
         }
@@ -1118,7 +1161,7 @@ static void settle_static_pending(gy_query_snapshot *qs)
 static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
 {
     *edited = false;
-    gy_bvh *t = &qs->trees[TREE_STATIC];
+    gy_bvh *t = qs->trees[TREE_STATIC];
     uint32_t n = qs->member_count[TREE_STATIC], changes = qs->static_pending_count;
     if (!qs->membership_changed[TREE_STATIC] || t->node_count == 0 || n < EDIT_MIN_STATICS ||
         (uint64_t)changes * 4u > n)
@@ -1154,6 +1197,60 @@ static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
     return GY_OK;
 }
 
+/* Makes the master static copy one no buffer holds, when statics changed (or the periodic
+ * rebuild is due) while a buffer holds it. The buffer about to be written lets go of its copy
+ * first, so one of the three copies is always free. Fails only for memory, changing nothing the
+ * next publish cannot redo. */
+static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
+{
+    qs_tree *m = qs->static_trees[qs->master];
+    bool changing = qs->membership_changed[TREE_STATIC] || qs->static_tree_stale ||
+                    (sequence % REBUILD_PERIOD == 0 && qs->moved_since_build[TREE_STATIC]);
+    if (!changing)
+        return GY_OK;
+    gy_snapshot_view *w = gy_triple_buffer_write_buffer(qs->tb);
+    if (w->static_tree != NULL) {
+        w->static_tree->refs--;
+        w->static_tree = NULL;
+        w->trees[TREE_STATIC] = NULL;
+    }
+    if (m->refs == 1)
+        return GY_OK; /* no buffer the reader can reach holds it: edited in place */
+    uint32_t pick = 0;
+    while (pick < GY_BVH_MIRRORS && (pick == qs->master || (qs->static_trees[pick] != NULL &&
+                                                            qs->static_trees[pick]->refs != 0)))
+        pick++;
+    assert(pick < GY_BVH_MIRRORS);
+    if (pick == GY_BVH_MIRRORS)
+        return GY_ERR_OUT_OF_MEMORY; /* unreachable: two buffers hold at most two copies */
+    qs_tree *t = qs->static_trees[pick];
+    if (t == NULL) {
+        if ((t = gy_alloc_zeroed(qs->alloc, sizeof *t)) == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+        gy_bvh_init(&t->bvh, true);
+        t->version = UINT64_MAX;
+        qs->static_trees[pick] = t;
+    }
+    if (t->version == m->version) {
+        if (gy_bvh_mirror(&t->bvh, &m->bvh, pick, qs->alloc, qs->capacity) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+    } else {
+        if (gy_bvh_copy(&t->bvh, &m->bvh, qs->alloc, qs->capacity) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        gy_bvh_editor_forget(&qs->static_editor, pick);
+        t->version = m->version;
+        qs->stats.tree_copies++;
+    }
+    m->bvh.editor = NULL;
+    m->refs--;
+    t->bvh.editor = &qs->static_editor;
+    t->refs = 1;
+    qs->master = pick;
+    qs->trees[TREE_STATIC] = &t->bvh;
+    qs->stats.static_tree_switches++;
+    return GY_OK;
+}
+
 /* Brings the writer's trees up to date: statics join and leave the static tree in place when
  * that pays, moved paths are refit, and a tree is rebuilt where its membership changed otherwise
  * or the periodic rebuild is due. */
@@ -1175,7 +1272,7 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     for (int g = 0; g < TREE_COUNT; g++) {
         if (!qs->membership_changed[g] && !(periodic && qs->moved_since_build[g]))
             continue;
-        gy_result r = gy_bvh_build(&qs->trees[g], &qs->builder, qs->alloc, qs->members[g],
+        gy_result r = gy_bvh_build(qs->trees[g], &qs->builder, qs->alloc, qs->members[g],
                                    qs->member_count[g], qs->boxes, qs->capacity);
         if (r != GY_OK) {
             qs->membership_changed[g] = true; /* retried by the next publish */
@@ -1263,26 +1360,23 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
         v->plane_count = qs->member_count[GROUP_PLANES];
         v->plane_version = qs->version[GROUP_PLANES];
     }
-    bool copied[TREE_COUNT] = {false, false};
-    for (int g = 0; g < TREE_COUNT; g++) {
-        if (v->tree_version[g] == qs->version[g])
-            continue;
+    /* The static tree is not copied: the buffer holds the master, already up to date. */
+    bool copied[TREE_COUNT] = {true, false};
+    if (v->tree_version[TREE_MOVING] != qs->version[TREE_MOVING]) {
         /* The writer's tree already includes every change, so the copy needs no refit. */
-        if (gy_bvh_copy(&v->trees[g], &qs->trees[g], qs->alloc, qs->capacity) != GY_OK)
+        if (gy_bvh_copy(&v->moving_tree, &qs->moving_tree, qs->alloc, qs->capacity) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
-        if (g == TREE_STATIC)
-            gy_bvh_editor_forget(&qs->static_editor, b);
-        v->tree_version[g] = qs->version[g];
-        copied[g] = true;
+        v->tree_version[TREE_MOVING] = qs->version[TREE_MOVING];
+        copied[TREE_MOVING] = true;
         qs->stats.tree_copies++;
     }
-    /* The static tree is edited (and refit) in place in the writer, which logs every node it
-     * writes: the buffer copies those nodes and so never refits its own copy. */
-    if (!copied[TREE_STATIC]) {
-        if (gy_bvh_mirror(&v->trees[TREE_STATIC], &qs->trees[TREE_STATIC], b, qs->alloc,
-                          qs->capacity) != GY_OK)
-            return GY_ERR_OUT_OF_MEMORY;
-        copied[TREE_STATIC] = true;
+    qs_tree *master = qs->static_trees[qs->master];
+    if (v->static_tree != master) {
+        master->refs++;
+        if (v->static_tree != NULL)
+            v->static_tree->refs--;
+        v->static_tree = master;
+        v->trees[TREE_STATIC] = &master->bvh;
     }
     for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
         uint32_t s = qs->dirty[b][i];
@@ -1310,16 +1404,15 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     /* The buffer's other trees have the writer's topology, and the writer's bounds are current
      * (update_trees ran first): where a refit would sweep the whole tree, copying its nodes gives
      * the same boxes for less work. */
-    for (int g = 0; g < TREE_COUNT; g++) {
-        const gy_bvh *w = &qs->trees[g];
-        if (!copied[g] && w->node_count > 0 &&
-            (uint64_t)qs->box_dirty_count[b] * (w->depth + 1u) > w->node_count) {
-            gy_bvh_copy_bounds(&v->trees[g], w);
-            copied[g] = true;
-        }
+    const gy_bvh *w = &qs->moving_tree;
+    if (!copied[TREE_MOVING] && w->node_count > 0 &&
+        (uint64_t)qs->box_dirty_count[b] * (w->depth + 1u) > w->node_count) {
+        gy_bvh_copy_bounds(&v->moving_tree, w);
+        copied[TREE_MOVING] = true;
     }
     bool moved[TREE_COUNT];
-    refit_trees(qs, v->trees, b, copied, moved);
+    gy_bvh *const own[TREE_COUNT] = {NULL, &v->moving_tree};
+    refit_trees(qs, own, b, copied, moved);
     qs->dirty_count[b] = 0;
     v->slot_limit = qs->slot_limit;
     return GY_OK;
@@ -1332,9 +1425,15 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     uint64_t sequence = qs->stats.publishes + 1u;
     gy_result r = clear_left_statics(qs);
     if (r == GY_OK)
+        r = own_static_tree(qs, sequence);
+    if (r == GY_OK)
         r = update_trees(qs, sequence);
     if (r != GY_OK)
         return r;
+    qs_tree *master = qs->static_trees[qs->master];
+    master->version = qs->version[TREE_STATIC];
+    gy_bvh_editor_forget(&qs->static_editor, qs->master); /* it has its own edits */
+    qs->static_tree_stale = false;
     gy_snapshot_view *v = gy_triple_buffer_write_buffer(qs->tb);
     r = write_view(qs, v, gy_triple_buffer_write_index(qs->tb));
     if (r != GY_OK)
@@ -1346,15 +1445,19 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     /* Streaming statics copies pages at every publish or so and takes its spares from the pool;
      * once statics have stayed put for two publishes the spares go back to the allocator, so a
      * level that stopped changing keeps one copy of its statics. */
-    if (qs->stats.static_page_copies == qs->copies_seen[0]) {
+    uint64_t churn = qs->stats.static_page_copies + qs->stats.static_tree_switches;
+    if (churn == qs->copies_seen[0]) {
         while (qs->pool != NULL) {
             qs_page *p = qs->pool;
             qs->pool = p->next;
             gy_free(qs->alloc, p, sizeof *p);
         }
+        for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
+            if (i != qs->master && qs->static_trees[i] != NULL && qs->static_trees[i]->refs == 0)
+                tree_free(qs, i);
     }
     qs->copies_seen[0] = qs->copies_seen[1];
-    qs->copies_seen[1] = qs->stats.static_page_copies;
+    qs->copies_seen[1] = churn;
     return GY_OK;
 }
 
@@ -1462,7 +1565,7 @@ uint32_t gy_snapshot_view_visit_nodes(const gy_snapshot_view *v, gy_snapshot_nod
         return 0u;
     uint32_t visited = 0;
     for (int t = 0; t < TREE_COUNT; t++) {
-        const gy_bvh *tree = &v->trees[t];
+        const gy_bvh *tree = v->trees[t];
         if (tree->node_count == 0)
             continue;
         /* Depth-first from the root: an edited tree is not stored parents-first and may hold
@@ -1901,7 +2004,7 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
     }
     for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
         q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
-        gy_bvh_raycast(&v->trees[g], origin, translation, t_max, ray_visit, &q);
+        gy_bvh_raycast(v->trees[g], origin, translation, t_max, ray_visit, &q);
         if (q.out.have_best)
             t_max = q.out.best.fraction;
     }
@@ -2123,7 +2226,7 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
         go = overlap_visit(&q, v->planes[i]);
     for (int g = 0; g < TREE_COUNT && go; g++) {
         q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
-        go = gy_bvh_overlap(&v->trees[g], &q.box, overlap_visit, &q);
+        go = gy_bvh_overlap(v->trees[g], &q.box, overlap_visit, &q);
     }
     *count = q.count;
     return GY_OK;
@@ -2377,7 +2480,7 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
     }
     for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
         q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
-        gy_bvh_sweep(&v->trees[g], center, half, translation, t_max, cast_visit, &q);
+        gy_bvh_sweep(v->trees[g], center, half, translation, t_max, cast_visit, &q);
         if (q.out.have_best)
             t_max = q.out.best.fraction;
     }

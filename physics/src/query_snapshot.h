@@ -70,7 +70,9 @@ typedef struct gy_query_snapshot_stats {
     uint64_t entries_written; /* entries copied into buffers */
     uint64_t nodes_refit;  /* tree nodes whose box a refit changed (writer's trees and buffers) */
     uint32_t static_pages; /* static entry pages the writer holds now (shared with buffers) */
-    uint64_t static_page_copies; /* static pages copied because a buffer held them when changed */
+    uint64_t static_page_copies;   /* static pages copied because a buffer held them when changed */
+    uint64_t static_tree_switches; /* static tree copies brought up to date to be edited, because
+                                      a buffer held the one edited before */
 } gy_query_snapshot_stats;
 
 /* Reader: the newest complete publish, or NULL before the first. Invalidates the reader's previous
