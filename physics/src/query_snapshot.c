@@ -60,13 +60,15 @@ struct gy_snapshot_geometry {
     gy_hull hull;
 };
 
-/* One collider as the writer holds it and as each buffer publishes it. */
+/* One collider as the writer holds it and as each buffer publishes it (104 bytes). */
 typedef struct qs_entry {
     gy_pose pose;
-    /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height |
-     * plane: unit normal, offset */
-    double p[4];
-    gy_snapshot_geometry *geometry;
+    union {
+        /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height |
+         * plane: unit normal, offset */
+        double p[4];
+        gy_snapshot_geometry *geometry; /* hull, mesh (read it through blob_of) */
+    };
     uint32_t category;
     uint32_t attachment;
     uint32_t store_index;
@@ -75,6 +77,13 @@ typedef struct qs_entry {
     uint8_t sensor;
     uint8_t live;
 } qs_entry;
+_Static_assert(sizeof(gy_snapshot_geometry *) > 8 || sizeof(qs_entry) <= 104, "entry packing");
+
+/* The blob a live entry uses, or NULL for a shape without one. */
+static inline gy_snapshot_geometry *blob_of(const qs_entry *e)
+{
+    return e->live && (e->type == GY_SHAPE_HULL || e->type == GY_SHAPE_MESH) ? e->geometry : NULL;
+}
 
 /* Entries are kept in pages of PAGE_SLOTS consecutive slots, one directory (an array of page
  * pointers, NULL where no entry of its kind lives) per holder. Static entries live in static
@@ -421,7 +430,7 @@ static void page_hold(qs_page *p)
     p->refs++;
     for (uint32_t i = 0; i < PAGE_SLOTS; i++)
         if (p->e[i].live)
-            geometry_ref(p->e[i].geometry);
+            geometry_ref(blob_of(&p->e[i]));
 }
 
 /* A buffer lets go of a static page; the last holder returns it to the pool. */
@@ -429,7 +438,7 @@ static void page_drop(gy_query_snapshot *qs, qs_page *p)
 {
     for (uint32_t i = 0; i < PAGE_SLOTS; i++)
         if (p->e[i].live)
-            geometry_unref(p->e[i].geometry);
+            geometry_unref(blob_of(&p->e[i]));
     assert(p->refs > 0);
     if (--p->refs == 0)
         page_put(qs, p);
@@ -889,7 +898,7 @@ static void dir_free(gy_query_snapshot *qs, qs_dir *d)
             continue;
         for (uint32_t k = 0; k < PAGE_SLOTS; k++)
             if (p->e[k].live)
-                geometry_unref(p->e[k].geometry);
+                geometry_unref(blob_of(&p->e[k]));
         gy_free(qs->alloc, p, sizeof *p);
     }
     gy_free(qs->alloc, d->pages, (size_t)d->capacity * sizeof *d->pages);
@@ -918,7 +927,7 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
             continue;
         for (uint32_t k = 0; k < PAGE_SLOTS; k++)
             if (qs->group[i * PAGE_SLOTS + k] == TREE_STATIC)
-                geometry_unref(p->e[k].geometry);
+                geometry_unref(blob_of(&p->e[k]));
         if (--p->refs == 0)
             page_put(qs, p);
     }
@@ -1013,10 +1022,10 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
         return GY_ERR_OUT_OF_MEMORY;
     if (slot >= qs->slot_limit)
         qs->slot_limit = slot + 1u;
-    geometry_ref(n.geometry);
+    geometry_ref(blob_of(&n));
     qs_entry *old = writer_entry(qs, slot);
     if (old != NULL) {
-        geometry_unref(old->geometry);
+        geometry_unref(blob_of(old));
         /* A mover's entry is the writer's own: cleared now. A static's is in a page buffers may
          * share: it lingers, unreferenced, until the next publish clears it. */
         if (old != dst && old_group != TREE_STATIC)
@@ -1088,7 +1097,7 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
     if (slot >= qs->slot_limit || qs->group[slot] == GROUP_NONE)
         return GY_ERR_STALE_HANDLE;
     qs_entry *e = writer_entry(qs, slot);
-    geometry_unref(e->geometry);
+    geometry_unref(blob_of(e));
     /* A static's entry lingers in its shared page until the next publish clears it, so removing
      * never needs a page copy (memory). */
     if (qs->group[slot] != TREE_STATIC)
@@ -1388,13 +1397,13 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
         uint8_t g = qs->group[s];
         const qs_entry *src = g != GROUP_NONE && g != TREE_STATIC ? writer_entry(qs, s) : NULL;
         if (src != NULL) {
-            if (dst->geometry != src->geometry) {
-                geometry_ref(src->geometry);
-                geometry_unref(dst->geometry);
+            if (blob_of(dst) != blob_of(src)) {
+                geometry_ref(blob_of(src));
+                geometry_unref(blob_of(dst));
             }
             *dst = *src;
         } else if (dst->live) {
-            geometry_unref(dst->geometry);
+            geometry_unref(blob_of(dst));
             memset(dst, 0, sizeof *dst);
         } else {
             continue;
