@@ -152,8 +152,8 @@ struct gy_query_snapshot {
     qs_dir statics, movers;
     uint64_t static_version; /* bumped whenever a page pointer in `statics` changes */
     qs_page *pool;           /* spare pages, reused before allocating */
-    uint64_t copies_seen[2]; /* static page copies + tree switches after the publish before last,
-                                and after the last */
+    uint64_t churn_seen;     /* static page copies + tree switches after the last publish */
+    uint32_t quiet;          /* publishes since the last one that copied a page or switched trees */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group */
@@ -1451,11 +1451,17 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     v->sequence = sequence;
     qs->stats.publishes = sequence;
     gy_triple_buffer_publish(qs->tb, tick);
-    /* Streaming statics copies pages at every publish or so and takes its spares from the pool;
-     * once statics have stayed put for two publishes the spares go back to the allocator, so a
-     * level that stopped changing keeps one copy of its statics. */
+    /* Streaming statics copies pages and switches tree copies at every publish or so, and takes
+     * spares from the pool; once statics have stayed put for a while the spares go back to the
+     * allocator, so a level that stopped changing keeps one copy of its statics. A static tree
+     * edited in place keeps its spares for REBUILD_PERIOD publishes, so that streaming in bursts
+     * a few ticks apart neither allocates nor copies the whole tree again; a smaller one is
+     * rebuilt (and so copied whole) at every change anyway and lets go after two. */
     uint64_t churn = qs->stats.static_page_copies + qs->stats.static_tree_switches;
-    if (churn == qs->copies_seen[0]) {
+    qs->quiet = churn != qs->churn_seen ? 0u : qs->quiet + 1u;
+    qs->churn_seen = churn;
+    uint32_t keep = qs->member_count[TREE_STATIC] >= EDIT_MIN_STATICS ? REBUILD_PERIOD : 2u;
+    if (qs->quiet >= keep) {
         while (qs->pool != NULL) {
             qs_page *p = qs->pool;
             qs->pool = p->next;
@@ -1465,8 +1471,6 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
             if (i != qs->master && qs->static_trees[i] != NULL && qs->static_trees[i]->refs == 0)
                 tree_free(qs, i);
     }
-    qs->copies_seen[0] = qs->copies_seen[1];
-    qs->copies_seen[1] = churn;
     return GY_OK;
 }
 
