@@ -10,7 +10,8 @@
  *   world    — the same World with the physics thread never started (start_stopped): what the
  *              World keeps per entity (records, components, tables);
  *   adapter  — the adapter alone through the contract (gy_backend) with the same bodies;
- *   snapshot — a query snapshot alone holding the same shapes, published twice (its buffers);
+ *   snapshot — a query snapshot alone holding the same shapes, published three times (the
+ *              writer and all three buffers; statics are shared by them, movers are not);
  *   physics  — total − world − adapter − snapshot: the subsystem's own tables, mirrors and
  *              queues (the residue, so it also carries what the layers share).
  *
@@ -156,8 +157,10 @@ static double measure_snapshot(uint32_t n, bool dynamic)
         e.store_index = i;
         ok = gy_query_snapshot_set(qs, i, &e) == GY_OK;
     }
-    ok = ok && gy_query_snapshot_publish(qs, 1) == GY_OK &&
-         gy_query_snapshot_publish(qs, 2) == GY_OK;
+    for (uint64_t tick = 1; tick <= 3 && ok; tick++) {
+        ok = gy_query_snapshot_publish(qs, tick) == GY_OK;
+        (void)gy_query_snapshot_acquire(qs); /* the reader moves on, so each buffer is written */
+    }
     double after = heap_bytes();
     gy_query_snapshot_destroy(qs);
     return ok ? (after - before) / (double)n : -1;

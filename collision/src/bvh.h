@@ -14,7 +14,7 @@
  * removed, with AVL rotations on the way back up keeping the height within 1.44 log2(n). Edited
  * trees lose the parents-before-children order (`ordered` is false) and may hold free node pairs;
  * every node write is logged per mirror, so up to GY_BVH_MIRRORS copies of the tree (the query
- * snapshot's three buffers) catch up by copying only the nodes that changed (gy_bvh_mirror).
+ * snapshot's static tree copies) catch up by copying only the nodes that changed (gy_bvh_mirror).
  *
  * Memory: every array grows only when a larger tree is built or copied; once a tree (and its
  * builder) has seen its peak size, build, copy and refit never allocate.

@@ -60,13 +60,15 @@ struct gy_snapshot_geometry {
     gy_hull hull;
 };
 
-/* One collider as the writer holds it and as each buffer publishes it. */
+/* One collider as the writer holds it and as each buffer publishes it (104 bytes). */
 typedef struct qs_entry {
     gy_pose pose;
-    /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height |
-     * plane: unit normal, offset */
-    double p[4];
-    gy_snapshot_geometry *geometry;
+    union {
+        /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height |
+         * plane: unit normal, offset */
+        double p[4];
+        gy_snapshot_geometry *geometry; /* hull, mesh (read it through blob_of) */
+    };
     uint32_t category;
     uint32_t attachment;
     uint32_t store_index;
@@ -75,14 +77,59 @@ typedef struct qs_entry {
     uint8_t sensor;
     uint8_t live;
 } qs_entry;
+_Static_assert(sizeof(gy_snapshot_geometry *) > 8 || sizeof(qs_entry) <= 104, "entry packing");
+
+/* The blob a live entry uses, or NULL for a shape without one. */
+static inline gy_snapshot_geometry *blob_of(const qs_entry *e)
+{
+    return e->live && (e->type == GY_SHAPE_HULL || e->type == GY_SHAPE_MESH) ? e->geometry : NULL;
+}
+
+/* Entries are kept in pages of PAGE_SLOTS consecutive slots, one directory (an array of page
+ * pointers, NULL where no entry of its kind lives) per holder. Static entries live in static
+ * pages that the writer and every buffer share: a page is immutable once a buffer holds it, and
+ * the writer copies it before changing it (copy-on-write), so a static that does not change is
+ * stored once however many buffers show it. Kinematic, dynamic and plane entries live in mover
+ * pages that each holder keeps for itself, as they change every tick. */
+#define PAGE_SHIFT 5u
+#define PAGE_SLOTS (1u << PAGE_SHIFT)
+
+typedef struct qs_page {
+    /* Static pages: the directories holding it (writer thread only; readers never look at it).
+     * A page whose count is 1 is held by the writer alone and may be written in place. */
+    uint32_t refs;
+    struct qs_page *next; /* in the pool of spare pages */
+    qs_entry e[PAGE_SLOTS];
+} qs_page;
+
+typedef struct qs_dir {
+    qs_page **pages; /* by slot >> PAGE_SHIFT */
+    uint32_t count;  /* pages the directory spans */
+    uint32_t capacity;
+} qs_dir;
+
+/* A copy of the static tree. The writer edits one of them (its master) and every buffer holds
+ * one; a copy a buffer holds is never written, so the buffers share the master as long as
+ * statics stay put. When they change while a buffer holds the master, the writer brings a copy no
+ * buffer holds up to date (the nodes its mirror log names, or a whole copy after a rebuild) and
+ * edits that one instead: of three copies, the two buffers the writer is not writing hold at most
+ * two. Copies are numbered by their mirror log (GY_BVH_MIRRORS of them). */
+typedef struct qs_tree {
+    gy_bvh bvh;
+    uint32_t refs;    /* buffers holding it, plus one while it is the master (writer thread) */
+    uint64_t version; /* the static tree build it was last made equal to (version[TREE_STATIC]) */
+} qs_tree;
 
 struct gy_snapshot_view {
     uint64_t tick;
     uint64_t sequence; /* which publish filled it (1-based) */
     uint32_t slot_limit;
-    qs_entry *entries; /* by slot */
-    uint32_t entry_capacity;
-    gy_bvh trees[TREE_COUNT];
+    qs_dir statics;          /* shared with the writer and the other buffers */
+    uint64_t static_version; /* the writer's static_version when `statics` was last synced */
+    qs_dir movers;           /* this buffer's own */
+    const gy_bvh *trees[TREE_COUNT]; /* the static copy it holds, and its own moving tree */
+    qs_tree *static_tree;
+    gy_bvh moving_tree;
     uint64_t tree_version[TREE_COUNT];
     uint32_t *planes;
     uint32_t plane_count;
@@ -100,7 +147,13 @@ struct gy_query_snapshot {
     size_t block_size;
     uint32_t capacity;
     uint32_t slot_limit; /* one past the highest slot ever set */
-    qs_entry *live;
+    /* The writer's entries: `statics` holds the static group's entries (and, until the next
+     * publish clears them, those of statics that left it), `movers` everything else. */
+    qs_dir statics, movers;
+    uint64_t static_version; /* bumped whenever a page pointer in `statics` changes */
+    qs_page *pool;           /* spare pages, reused before allocating */
+    uint64_t churn_seen;     /* static page copies + tree switches after the last publish */
+    uint32_t quiet;          /* publishes since the last one that copied a page or switched trees */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group */
@@ -120,8 +173,14 @@ struct gy_query_snapshot {
     uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
     bool membership_changed[GROUP_COUNT];
     bool moved_since_build[TREE_COUNT];
-    gy_bvh trees[TREE_COUNT];    /* current topology and bounds, copied into buffers after builds */
-    gy_bvh_editor static_editor; /* the static tree is edited in place; buffers mirror it */
+    /* Current topology and bounds: the master static copy, and the moving tree (copied into
+     * buffers after builds). */
+    gy_bvh *trees[TREE_COUNT];
+    gy_bvh moving_tree;
+    qs_tree *static_trees[GY_BVH_MIRRORS]; /* NULL where none was made (or it was retired) */
+    uint32_t master;
+    bool static_tree_stale;      /* a static's box changed since the last publish */
+    gy_bvh_editor static_editor; /* attached to the master; logs what each other copy lacks */
     gy_bvh_builder builder;
     gy_query_snapshot_stats stats;
 };
@@ -361,6 +420,70 @@ uint32_t gy_snapshot_geometry_refs(const gy_snapshot_geometry *g)
     return g != NULL ? g->refs : 0u;
 }
 
+/* ---- pages ------------------------------------------------------------------------------------
+ */
+
+/* A zeroed page, from the pool when it has one. */
+static qs_page *page_get(gy_query_snapshot *qs)
+{
+    qs_page *p = qs->pool;
+    if (p != NULL)
+        qs->pool = p->next;
+    else if ((p = gy_alloc(qs->alloc, sizeof *p)) == NULL)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+/* Pages go back to the pool rather than the allocator, so that streaming statics in and out
+ * (which copies pages) allocates nothing once it has reached its peak. */
+static void page_put(gy_query_snapshot *qs, qs_page *p)
+{
+    p->next = qs->pool;
+    qs->pool = p;
+}
+
+/* A buffer takes a static page: it holds one reference per entry on their blobs, as it did when
+ * it held its own copies. */
+static void page_hold(qs_page *p)
+{
+    p->refs++;
+    for (uint32_t i = 0; i < PAGE_SLOTS; i++)
+        if (p->e[i].live)
+            geometry_ref(blob_of(&p->e[i]));
+}
+
+/* A buffer lets go of a static page; the last holder returns it to the pool. */
+static void page_drop(gy_query_snapshot *qs, qs_page *p)
+{
+    for (uint32_t i = 0; i < PAGE_SLOTS; i++)
+        if (p->e[i].live)
+            geometry_unref(blob_of(&p->e[i]));
+    assert(p->refs > 0);
+    if (--p->refs == 0)
+        page_put(qs, p);
+}
+
+/* Makes the directory span `count` pages (new ones NULL). */
+static gy_result dir_reserve(const gy_allocator *a, qs_dir *d, uint32_t count)
+{
+    if (count <= d->count)
+        return GY_OK;
+    uint32_t old = d->capacity;
+    if (gy_array_reserve(a, (void **)&d->pages, &d->capacity, count, sizeof *d->pages) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    if (d->capacity > old) /* pages may have been NULL: no arithmetic on it before */
+        memset(d->pages + old, 0, (size_t)(d->capacity - old) * sizeof *d->pages);
+    d->count = count;
+    return GY_OK;
+}
+
+/* The entry of `slot` in a directory known to hold its page. */
+static inline const qs_entry *dir_at(const qs_dir *d, uint32_t slot)
+{
+    return &d->pages[slot >> PAGE_SHIFT]->e[slot & (PAGE_SLOTS - 1u)];
+}
+
 /* ---- entries -----------------------------------------------------------------------------------
  */
 
@@ -491,6 +614,48 @@ static inline bool still_inside(const qs_anchor *a, const qs_entry *e)
     return moved <= 0.999 * MOVING_MARGIN;
 }
 
+/* The writer's entry of a slot in a group (its static page for statics, its mover page for the
+ * rest); NULL for an empty slot. */
+static inline qs_entry *writer_entry(const gy_query_snapshot *qs, uint32_t slot)
+{
+    uint8_t g = qs->group[slot];
+    if (g == GROUP_NONE)
+        return NULL;
+    return (qs_entry *)dir_at(g == TREE_STATIC ? &qs->statics : &qs->movers, slot);
+}
+
+/* The writer's static entry of `slot`, in a page no buffer holds: a page a buffer holds is copied
+ * first, and a missing one made. NULL when that needs memory and there is none (nothing changed
+ * then). The copy needs no blob references: the writer holds one per static-group entry, however
+ * many pages it has held them in. */
+static qs_entry *static_for_write(gy_query_snapshot *qs, uint32_t slot)
+{
+    qs_page **pp = &qs->statics.pages[slot >> PAGE_SHIFT], *p = *pp;
+    if (p == NULL || p->refs > 1) {
+        qs_page *n = page_get(qs);
+        if (n == NULL)
+            return NULL;
+        if (p != NULL) {
+            memcpy(n->e, p->e, sizeof n->e);
+            p->refs--; /* still held by a buffer */
+            qs->stats.static_page_copies++;
+        }
+        n->refs = 1;
+        *pp = n;
+        qs->static_version++;
+    }
+    return &(*pp)->e[slot & (PAGE_SLOTS - 1u)];
+}
+
+/* The writer's mover entry of `slot`, its page made if missing; NULL without memory. */
+static qs_entry *mover_for_write(gy_query_snapshot *qs, uint32_t slot)
+{
+    qs_page **pp = &qs->movers.pages[slot >> PAGE_SHIFT];
+    if (*pp == NULL && (*pp = page_get(qs)) == NULL)
+        return NULL;
+    return &(*pp)->e[slot & (PAGE_SLOTS - 1u)];
+}
+
 /* Brings the writer's tree box of a bounded entry in `group` up to date: exact (outward-rounded)
  * for statics, grown by MOVING_MARGIN for the moving tree, where an unforced update keeps a box
  * that still holds the bounds. Returns whether the box changed. The moves that keep their box
@@ -499,7 +664,7 @@ static inline bool still_inside(const qs_anchor *a, const qs_entry *e)
 static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t slot,
                                                  uint8_t group, bool force)
 {
-    const qs_entry *e = &qs->live[slot];
+    const qs_entry *e = writer_entry(qs, slot);
     gy_vec3 lo, hi;
     entry_bounds(e, &lo, &hi);
     gy_bvh_box *b = &qs->boxes[slot];
@@ -518,6 +683,8 @@ static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t
             a->turn_radius = turn_radius(e);
     }
     *b = gy_bvh_box_from(lo, hi);
+    if (group == TREE_STATIC)
+        qs->static_tree_stale = true;
     return true;
 }
 
@@ -599,7 +766,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t live, boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
+    size_t boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
         dirty_bits, static_flags, size;
 } slot_layout;
 
@@ -607,8 +774,6 @@ static slot_layout layout_for(uint32_t cap)
 {
     slot_layout l;
     size_t o = 0, n = cap;
-    l.live = o;
-    o += n * sizeof(qs_entry);
     l.boxes = o;
     o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
@@ -649,13 +814,16 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
         cap *= 2u;
     if (cap > GY_QUERY_SNAPSHOT_MAX_SLOTS)
         cap = GY_QUERY_SNAPSHOT_MAX_SLOTS;
+    /* Directories first: growing them further than the block is harmless. */
+    if (dir_reserve(qs->alloc, &qs->statics, (uint32_t)(cap >> PAGE_SHIFT)) != GY_OK ||
+        dir_reserve(qs->alloc, &qs->movers, (uint32_t)(cap >> PAGE_SHIFT)) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     slot_layout l = layout_for((uint32_t)cap);
     char *b = gy_alloc(qs->alloc, l.size);
     if (b == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t old = qs->capacity, add = (uint32_t)cap - old;
     /* Per-slot state is copied; the new tail starts empty. */
-    carry(b + l.live, qs->live, sizeof(qs_entry), old, add, 0);
     carry(b + l.boxes, qs->boxes, sizeof(gy_bvh_box), old, add, 0);
     carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
     carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
@@ -679,7 +847,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     qs->block = b;
     qs->block_size = l.size;
     qs->capacity = (uint32_t)cap;
-    qs->live = (qs_entry *)(void *)(b + l.live);
     qs->boxes = (gy_bvh_box *)(void *)(b + l.boxes);
     qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
     qs->group = (uint8_t *)(b + l.group);
@@ -702,13 +869,22 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
     if (qs == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     qs->alloc = a;
-    for (int t = 0; t < TREE_COUNT; t++) {
-        gy_bvh_init(&qs->trees[t], true);
-        for (int v = 0; v < 3; v++)
-            gy_bvh_init(&qs->views[v].trees[t], true);
+    gy_bvh_init(&qs->moving_tree, true);
+    qs->trees[TREE_MOVING] = &qs->moving_tree;
+    for (int v = 0; v < 3; v++) {
+        gy_bvh_init(&qs->views[v].moving_tree, true);
+        qs->views[v].trees[TREE_MOVING] = &qs->views[v].moving_tree;
     }
     gy_bvh_editor_init(&qs->static_editor);
-    qs->trees[TREE_STATIC].editor = &qs->static_editor;
+    qs->static_trees[0] = gy_alloc_zeroed(a, sizeof *qs->static_trees[0]);
+    if (qs->static_trees[0] == NULL) {
+        gy_query_snapshot_destroy(qs);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    gy_bvh_init(&qs->static_trees[0]->bvh, true);
+    qs->static_trees[0]->bvh.editor = &qs->static_editor;
+    qs->static_trees[0]->refs = 1;
+    qs->trees[TREE_STATIC] = &qs->static_trees[0]->bvh;
     gy_triple_buffer_def tbd = {
         sizeof(gy_snapshot_view), {&qs->views[0], &qs->views[1], &qs->views[2]}, a};
     gy_result r = gy_triple_buffer_create(&tbd, &qs->tb);
@@ -722,6 +898,32 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
     return GY_OK;
 }
 
+/* Frees static tree copy i (retired, or at destroy). */
+static void tree_free(gy_query_snapshot *qs, uint32_t i)
+{
+    qs_tree *t = qs->static_trees[i];
+    if (t == NULL)
+        return;
+    gy_bvh_fini(&t->bvh, qs->alloc);
+    gy_free(qs->alloc, t, sizeof *t);
+    qs->static_trees[i] = NULL;
+}
+
+/* Frees a directory of mover pages (its own) and the blob references of their entries. */
+static void dir_free(gy_query_snapshot *qs, qs_dir *d)
+{
+    for (uint32_t i = 0; i < d->count; i++) {
+        qs_page *p = d->pages[i];
+        if (p == NULL)
+            continue;
+        for (uint32_t k = 0; k < PAGE_SLOTS; k++)
+            if (p->e[k].live)
+                geometry_unref(blob_of(&p->e[k]));
+        gy_free(qs->alloc, p, sizeof *p);
+    }
+    gy_free(qs->alloc, d->pages, (size_t)d->capacity * sizeof *d->pages);
+}
+
 void gy_query_snapshot_destroy(gy_query_snapshot *qs)
 {
     if (qs == NULL)
@@ -729,17 +931,36 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     const gy_allocator *a = qs->alloc;
     for (int v = 0; v < 3; v++) {
         gy_snapshot_view *view = &qs->views[v];
-        for (uint32_t s = 0; s < view->entry_capacity; s++)
-            geometry_unref(view->entries[s].geometry);
-        gy_free(a, view->entries, (size_t)view->entry_capacity * sizeof *view->entries);
+        for (uint32_t i = 0; i < view->statics.count; i++)
+            if (view->statics.pages[i] != NULL)
+                page_drop(qs, view->statics.pages[i]);
+        dir_free(qs, &view->movers);
+        gy_free(a, view->statics.pages, (size_t)view->statics.capacity * sizeof(qs_page *));
         gy_free(a, view->planes, (size_t)view->plane_capacity * sizeof *view->planes);
-        for (int t = 0; t < TREE_COUNT; t++)
-            gy_bvh_fini(&view->trees[t], a);
+        gy_bvh_fini(&view->moving_tree, a);
     }
-    for (uint32_t s = 0; s < qs->slot_limit; s++)
-        geometry_unref(qs->live[s].geometry);
-    for (int t = 0; t < TREE_COUNT; t++)
-        gy_bvh_fini(&qs->trees[t], a);
+    /* The writer holds a blob reference for each static-group entry (not for those of statics
+     * removed since the last publish, whose entries linger in their pages until it). */
+    for (uint32_t i = 0; i < qs->statics.count; i++) {
+        qs_page *p = qs->statics.pages[i];
+        if (p == NULL)
+            continue;
+        for (uint32_t k = 0; k < PAGE_SLOTS; k++)
+            if (qs->group[i * PAGE_SLOTS + k] == TREE_STATIC)
+                geometry_unref(blob_of(&p->e[k]));
+        if (--p->refs == 0)
+            page_put(qs, p);
+    }
+    gy_free(a, qs->statics.pages, (size_t)qs->statics.capacity * sizeof(qs_page *));
+    dir_free(qs, &qs->movers);
+    while (qs->pool != NULL) {
+        qs_page *p = qs->pool;
+        qs->pool = p->next;
+        gy_free(a, p, sizeof *p);
+    }
+    gy_bvh_fini(&qs->moving_tree, a);
+    for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
+        tree_free(qs, i);
     gy_bvh_builder_fini(&qs->builder, a);
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
@@ -815,11 +1036,22 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
         if (r != GY_OK)
             return r;
     }
+    qs_entry *dst =
+        new_group == TREE_STATIC ? static_for_write(qs, slot) : mover_for_write(qs, slot);
+    if (dst == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
     if (slot >= qs->slot_limit)
         qs->slot_limit = slot + 1u;
-    geometry_ref(n.geometry);
-    geometry_unref(qs->live[slot].geometry);
-    qs->live[slot] = n;
+    geometry_ref(blob_of(&n));
+    qs_entry *old = writer_entry(qs, slot);
+    if (old != NULL) {
+        geometry_unref(blob_of(old));
+        /* A mover's entry is the writer's own: cleared now. A static's is in a page buffers may
+         * share: it lingers, unreferenced, until the next publish clears it. */
+        if (old != dst && old_group != TREE_STATIC)
+            memset(old, 0, sizeof *old);
+    }
+    *dst = n;
     /* Membership first: a moving entry's anchor is found by its place in the group. */
     if (old_group != new_group) {
         if (old_group != GROUP_NONE)
@@ -837,7 +1069,7 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
 {
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= qs->slot_limit || !qs->live[slot].live)
+    if (slot >= qs->slot_limit || qs->group[slot] == GROUP_NONE)
         return GY_ERR_STALE_HANDLE;
     /* gy_quat_is_unit then gy_quat_normalize, sharing their one square root (the same arithmetic,
      * so the same bits): this runs for every moved collider at every publish. A non-finite
@@ -848,12 +1080,14 @@ gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose p
     if (!(fabs(l - 1.0) <= 1e-3) || !gy_vec3_is_finite(pose.position))
         return gy_vec3_is_finite(pose.position) && gy_quat_is_finite(q) ? GY_ERR_INVALID_ARGUMENT
                                                                         : GY_ERR_NON_FINITE;
-    qs_entry *e = &qs->live[slot];
+    uint8_t g = qs->group[slot];
+    qs_entry *e = g == TREE_STATIC ? static_for_write(qs, slot) : writer_entry(qs, slot);
+    if (e == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
     e->pose.position = pose.position;
     /* An adapter's rotation is normalised every step, and its length then mostly rounds to
      * exactly 1, where dividing would change no bit: the four divisions are skipped. */
     e->pose.rotation = l == 1.0 ? q : (gy_quat){q.x / l, q.y / l, q.z / l, q.w / l};
-    uint8_t g = qs->group[slot];
     bool box = g != GROUP_PLANES &&
                !(g == TREE_MOVING && still_inside(&qs->anchors[qs->member_pos[slot]], e)) &&
                update_box(qs, slot, g, false);
@@ -865,9 +1099,13 @@ gy_result gy_query_snapshot_set_category(gy_query_snapshot *qs, uint32_t slot, u
 {
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= qs->slot_limit || !qs->live[slot].live)
+    if (slot >= qs->slot_limit || qs->group[slot] == GROUP_NONE)
         return GY_ERR_STALE_HANDLE;
-    qs->live[slot].category = category;
+    qs_entry *e =
+        qs->group[slot] == TREE_STATIC ? static_for_write(qs, slot) : writer_entry(qs, slot);
+    if (e == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    e->category = category;
     mark_dirty(qs, slot, false);
     return GY_OK;
 }
@@ -876,10 +1114,14 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
 {
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= qs->slot_limit || !qs->live[slot].live)
+    if (slot >= qs->slot_limit || qs->group[slot] == GROUP_NONE)
         return GY_ERR_STALE_HANDLE;
-    geometry_unref(qs->live[slot].geometry);
-    memset(&qs->live[slot], 0, sizeof qs->live[slot]);
+    qs_entry *e = writer_entry(qs, slot);
+    geometry_unref(blob_of(e));
+    /* A static's entry lingers in its shared page until the next publish clears it, so removing
+     * never needs a page copy (memory). */
+    if (qs->group[slot] != TREE_STATIC)
+        memset(e, 0, sizeof *e);
     group_remove(qs, qs->group[slot], slot);
     qs->group[slot] = GROUP_NONE;
     mark_dirty(qs, slot, true);
@@ -890,7 +1132,7 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
  * except the trees marked in `skip`: path by path, or in one sweep where that touches fewer nodes
  * (when most of a tree moved), and clears those box marks. moved[g] tells whether any box of tree
  * g changed. */
-static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, unsigned b,
+static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], unsigned b,
                         const bool skip[TREE_COUNT], bool moved[TREE_COUNT])
 {
     moved[0] = moved[1] = false;
@@ -908,10 +1150,10 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, unsigned b,
     for (int g = 0; g < TREE_COUNT; g++) {
         /* Refit by path, a slot counts as moved only if its box changed: a static just inserted
          * into its tree in place is listed here too, but has not moved. */
-        moved[g] = count[g] > 0 && (skip[g] || trees[g].node_count > 0);
-        sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g].depth + 1u) > trees[g].node_count;
+        moved[g] = count[g] > 0 && (skip[g] || trees[g]->node_count > 0);
+        sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g]->depth + 1u) > trees[g]->node_count;
         if (sweep[g])
-            qs->stats.nodes_refit += gy_bvh_refit_all(&trees[g], qs->boxes);
+            qs->stats.nodes_refit += gy_bvh_refit_all(trees[g], qs->boxes);
         else if (!skip[g] && count[g] > 0) {
             by_path = true;
             moved[g] = false;
@@ -924,7 +1166,7 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *trees, unsigned b,
         qs->dirty_bits[s] &= (uint8_t)~box_bit;
         uint8_t g = qs->group[s];
         if (by_path && g < TREE_COUNT && !skip[g] && !sweep[g]) {
-            uint32_t changed = gy_bvh_refit_item(&trees[g], s, qs->boxes[s]);
+            uint32_t changed = gy_bvh_refit_item(trees[g], s, qs->boxes[s]);
             qs->stats.nodes_refit += changed;
             moved[g] = moved[g] || changed > 0;
         }
@@ -948,7 +1190,7 @@ static void settle_static_pending(gy_query_snapshot *qs)
 static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
 {
     *edited = false;
-    gy_bvh *t = &qs->trees[TREE_STATIC];
+    gy_bvh *t = qs->trees[TREE_STATIC];
     uint32_t n = qs->member_count[TREE_STATIC], changes = qs->static_pending_count;
     if (!qs->membership_changed[TREE_STATIC] || t->node_count == 0 || n < EDIT_MIN_STATICS ||
         (uint64_t)changes * 4u > n)
@@ -984,6 +1226,60 @@ static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
     return GY_OK;
 }
 
+/* Makes the master static copy one no buffer holds, when statics changed (or the periodic
+ * rebuild is due) while a buffer holds it. The buffer about to be written lets go of its copy
+ * first, so one of the three copies is always free. Fails only for memory, changing nothing the
+ * next publish cannot redo. */
+static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
+{
+    qs_tree *m = qs->static_trees[qs->master];
+    bool changing = qs->membership_changed[TREE_STATIC] || qs->static_tree_stale ||
+                    (sequence % REBUILD_PERIOD == 0 && qs->moved_since_build[TREE_STATIC]);
+    if (!changing)
+        return GY_OK;
+    gy_snapshot_view *w = gy_triple_buffer_write_buffer(qs->tb);
+    if (w->static_tree != NULL) {
+        w->static_tree->refs--;
+        w->static_tree = NULL;
+        w->trees[TREE_STATIC] = NULL;
+    }
+    if (m->refs == 1)
+        return GY_OK; /* no buffer the reader can reach holds it: edited in place */
+    uint32_t pick = 0;
+    while (pick < GY_BVH_MIRRORS && (pick == qs->master || (qs->static_trees[pick] != NULL &&
+                                                            qs->static_trees[pick]->refs != 0)))
+        pick++;
+    assert(pick < GY_BVH_MIRRORS);
+    if (pick == GY_BVH_MIRRORS)
+        return GY_ERR_OUT_OF_MEMORY; /* unreachable: two buffers hold at most two copies */
+    qs_tree *t = qs->static_trees[pick];
+    if (t == NULL) {
+        if ((t = gy_alloc_zeroed(qs->alloc, sizeof *t)) == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+        gy_bvh_init(&t->bvh, true);
+        t->version = UINT64_MAX;
+        qs->static_trees[pick] = t;
+    }
+    if (t->version == m->version) {
+        if (gy_bvh_mirror(&t->bvh, &m->bvh, pick, qs->alloc, qs->capacity) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+    } else {
+        if (gy_bvh_copy(&t->bvh, &m->bvh, qs->alloc, qs->capacity) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        gy_bvh_editor_forget(&qs->static_editor, pick);
+        t->version = m->version;
+        qs->stats.tree_copies++;
+    }
+    m->bvh.editor = NULL;
+    m->refs--;
+    t->bvh.editor = &qs->static_editor;
+    t->refs = 1;
+    qs->master = pick;
+    qs->trees[TREE_STATIC] = &t->bvh;
+    qs->stats.static_tree_switches++;
+    return GY_OK;
+}
+
 /* Brings the writer's trees up to date: statics join and leave the static tree in place when
  * that pays, moved paths are refit, and a tree is rebuilt where its membership changed otherwise
  * or the periodic rebuild is due. */
@@ -1005,7 +1301,7 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     for (int g = 0; g < TREE_COUNT; g++) {
         if (!qs->membership_changed[g] && !(periodic && qs->moved_since_build[g]))
             continue;
-        gy_result r = gy_bvh_build(&qs->trees[g], &qs->builder, qs->alloc, qs->members[g],
+        gy_result r = gy_bvh_build(qs->trees[g], &qs->builder, qs->alloc, qs->members[g],
                                    qs->member_count[g], qs->boxes, qs->capacity);
         if (r != GY_OK) {
             qs->membership_changed[g] = true; /* retried by the next publish */
@@ -1028,16 +1324,61 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     return GY_OK;
 }
 
+/* Clears the lingering entries of statics that left the static group (removed, or now movers)
+ * since the last publish, before any buffer can take their pages. Runs before the static tree
+ * settles its pending list, which names every such slot. */
+static gy_result clear_left_statics(gy_query_snapshot *qs)
+{
+    for (uint32_t i = 0; i < qs->static_pending_count; i++) {
+        uint32_t s = qs->static_pending[i];
+        const qs_page *p = qs->statics.pages[s >> PAGE_SHIFT];
+        if (qs->group[s] == TREE_STATIC || p == NULL || !p->e[s & (PAGE_SLOTS - 1u)].live)
+            continue;
+        qs_entry *e = static_for_write(qs, s);
+        if (e == NULL)
+            return GY_ERR_OUT_OF_MEMORY; /* those done stay done; the rest are redone */
+        memset(e, 0, sizeof *e);
+    }
+    return GY_OK;
+}
+
+/* Points buffer `v` at the writer's static pages: a page it already holds costs nothing, so
+ * untouched statics cost nothing per publish. */
+static gy_result share_statics(gy_query_snapshot *qs, gy_snapshot_view *v)
+{
+    if (v->static_version == qs->static_version)
+        return GY_OK;
+    if (dir_reserve(qs->alloc, &v->statics, qs->statics.count) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < qs->statics.count; i++) {
+        qs_page *w = qs->statics.pages[i], *old = v->statics.pages[i];
+        if (w == old)
+            continue;
+        if (w != NULL)
+            page_hold(w);
+        if (old != NULL)
+            page_drop(qs, old);
+        v->statics.pages[i] = w;
+    }
+    v->static_version = qs->static_version;
+    return GY_OK;
+}
+
 /* Makes buffer `b` equal to the writer's state. Everything that can fail (growth) happens before
  * anything that matters is changed, so a failed write is simply redone by the next publish. */
 static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t b)
 {
-    uint32_t old_cap = v->entry_capacity;
-    if (gy_array_reserve(qs->alloc, (void **)&v->entries, &v->entry_capacity, qs->slot_limit,
-                         sizeof *v->entries) != GY_OK)
+    if (dir_reserve(qs->alloc, &v->movers, qs->movers.count) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
-    if (v->entry_capacity > old_cap) /* entries may still be NULL: no arithmetic on it */
-        memset(v->entries + old_cap, 0, (size_t)(v->entry_capacity - old_cap) * sizeof *v->entries);
+    for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
+        uint32_t s = qs->dirty[b][i];
+        qs_page **pp = &v->movers.pages[s >> PAGE_SHIFT];
+        uint8_t g = qs->group[s];
+        if (*pp == NULL && g != GROUP_NONE && g != TREE_STATIC && (*pp = page_get(qs)) == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+    }
+    if (share_statics(qs, v) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     if (v->plane_version != qs->version[GROUP_PLANES]) {
         if (gy_array_reserve(qs->alloc, (void **)&v->planes, &v->plane_capacity,
                              qs->member_count[GROUP_PLANES], sizeof *v->planes) != GY_OK)
@@ -1048,52 +1389,59 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
         v->plane_count = qs->member_count[GROUP_PLANES];
         v->plane_version = qs->version[GROUP_PLANES];
     }
-    bool copied[TREE_COUNT] = {false, false};
-    for (int g = 0; g < TREE_COUNT; g++) {
-        if (v->tree_version[g] == qs->version[g])
-            continue;
+    /* The static tree is not copied: the buffer holds the master, already up to date. */
+    bool copied[TREE_COUNT] = {true, false};
+    if (v->tree_version[TREE_MOVING] != qs->version[TREE_MOVING]) {
         /* The writer's tree already includes every change, so the copy needs no refit. */
-        if (gy_bvh_copy(&v->trees[g], &qs->trees[g], qs->alloc, qs->capacity) != GY_OK)
+        if (gy_bvh_copy(&v->moving_tree, &qs->moving_tree, qs->alloc, qs->capacity) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
-        if (g == TREE_STATIC)
-            gy_bvh_editor_forget(&qs->static_editor, b);
-        v->tree_version[g] = qs->version[g];
-        copied[g] = true;
+        v->tree_version[TREE_MOVING] = qs->version[TREE_MOVING];
+        copied[TREE_MOVING] = true;
         qs->stats.tree_copies++;
     }
-    /* The static tree is edited (and refit) in place in the writer, which logs every node it
-     * writes: the buffer copies those nodes and so never refits its own copy. */
-    if (!copied[TREE_STATIC]) {
-        if (gy_bvh_mirror(&v->trees[TREE_STATIC], &qs->trees[TREE_STATIC], b, qs->alloc,
-                          qs->capacity) != GY_OK)
-            return GY_ERR_OUT_OF_MEMORY;
-        copied[TREE_STATIC] = true;
+    qs_tree *master = qs->static_trees[qs->master];
+    if (v->static_tree != master) {
+        master->refs++;
+        if (v->static_tree != NULL)
+            v->static_tree->refs--;
+        v->static_tree = master;
+        v->trees[TREE_STATIC] = &master->bvh;
     }
     for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
         uint32_t s = qs->dirty[b][i];
         qs->dirty_bits[s] &= (uint8_t) ~(1u << b);
-        qs_entry *dst = &v->entries[s];
-        const qs_entry *src = &qs->live[s];
-        if (dst->geometry != src->geometry) {
-            geometry_ref(src->geometry);
-            geometry_unref(dst->geometry);
+        qs_page *vp = v->movers.pages[s >> PAGE_SHIFT];
+        if (vp == NULL)
+            continue; /* neither a mover now nor in this buffer before */
+        qs_entry *dst = &vp->e[s & (PAGE_SLOTS - 1u)];
+        uint8_t g = qs->group[s];
+        const qs_entry *src = g != GROUP_NONE && g != TREE_STATIC ? writer_entry(qs, s) : NULL;
+        if (src != NULL) {
+            if (blob_of(dst) != blob_of(src)) {
+                geometry_ref(blob_of(src));
+                geometry_unref(blob_of(dst));
+            }
+            *dst = *src;
+        } else if (dst->live) {
+            geometry_unref(blob_of(dst));
+            memset(dst, 0, sizeof *dst);
+        } else {
+            continue;
         }
-        *dst = *src;
+        qs->stats.entries_written++;
     }
     /* The buffer's other trees have the writer's topology, and the writer's bounds are current
      * (update_trees ran first): where a refit would sweep the whole tree, copying its nodes gives
      * the same boxes for less work. */
-    for (int g = 0; g < TREE_COUNT; g++) {
-        const gy_bvh *w = &qs->trees[g];
-        if (!copied[g] && w->node_count > 0 &&
-            (uint64_t)qs->box_dirty_count[b] * (w->depth + 1u) > w->node_count) {
-            gy_bvh_copy_bounds(&v->trees[g], w);
-            copied[g] = true;
-        }
+    const gy_bvh *w = &qs->moving_tree;
+    if (!copied[TREE_MOVING] && w->node_count > 0 &&
+        (uint64_t)qs->box_dirty_count[b] * (w->depth + 1u) > w->node_count) {
+        gy_bvh_copy_bounds(&v->moving_tree, w);
+        copied[TREE_MOVING] = true;
     }
     bool moved[TREE_COUNT];
-    refit_trees(qs, v->trees, b, copied, moved);
-    qs->stats.entries_written += qs->dirty_count[b];
+    gy_bvh *const own[TREE_COUNT] = {NULL, &v->moving_tree};
+    refit_trees(qs, own, b, copied, moved);
     qs->dirty_count[b] = 0;
     v->slot_limit = qs->slot_limit;
     return GY_OK;
@@ -1104,9 +1452,17 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     if (qs == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     uint64_t sequence = qs->stats.publishes + 1u;
-    gy_result r = update_trees(qs, sequence);
+    gy_result r = clear_left_statics(qs);
+    if (r == GY_OK)
+        r = own_static_tree(qs, sequence);
+    if (r == GY_OK)
+        r = update_trees(qs, sequence);
     if (r != GY_OK)
         return r;
+    qs_tree *master = qs->static_trees[qs->master];
+    master->version = qs->version[TREE_STATIC];
+    gy_bvh_editor_forget(&qs->static_editor, qs->master); /* it has its own edits */
+    qs->static_tree_stale = false;
     gy_snapshot_view *v = gy_triple_buffer_write_buffer(qs->tb);
     r = write_view(qs, v, gy_triple_buffer_write_index(qs->tb));
     if (r != GY_OK)
@@ -1115,6 +1471,26 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     v->sequence = sequence;
     qs->stats.publishes = sequence;
     gy_triple_buffer_publish(qs->tb, tick);
+    /* Streaming statics copies pages and switches tree copies at every publish or so, and takes
+     * spares from the pool; once statics have stayed put for a while the spares go back to the
+     * allocator, so a level that stopped changing keeps one copy of its statics. A static tree
+     * edited in place keeps its spares for REBUILD_PERIOD publishes, so that streaming in bursts
+     * a few ticks apart neither allocates nor copies the whole tree again; a smaller one is
+     * rebuilt (and so copied whole) at every change anyway and lets go after two. */
+    uint64_t churn = qs->stats.static_page_copies + qs->stats.static_tree_switches;
+    qs->quiet = churn != qs->churn_seen ? 0u : qs->quiet + 1u;
+    qs->churn_seen = churn;
+    uint32_t keep = qs->member_count[TREE_STATIC] >= EDIT_MIN_STATICS ? REBUILD_PERIOD : 2u;
+    if (qs->quiet >= keep) {
+        while (qs->pool != NULL) {
+            qs_page *p = qs->pool;
+            qs->pool = p->next;
+            gy_free(qs->alloc, p, sizeof *p);
+        }
+        for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
+            if (i != qs->master && qs->static_trees[i] != NULL && qs->static_trees[i]->refs == 0)
+                tree_free(qs, i);
+    }
     return GY_OK;
 }
 
@@ -1127,6 +1503,9 @@ void gy_query_snapshot_get_stats(const gy_query_snapshot *qs, gy_query_snapshot_
     out->moving_entries = qs->member_count[TREE_MOVING];
     out->planes = qs->member_count[GROUP_PLANES];
     out->entries = out->static_entries + out->moving_entries + out->planes;
+    out->static_pages = 0;
+    for (uint32_t i = 0; i < qs->statics.count; i++)
+        out->static_pages += qs->statics.pages[i] != NULL;
 }
 
 /* ---- reader: views -----------------------------------------------------------------------------
@@ -1142,14 +1521,27 @@ uint64_t gy_snapshot_view_tick(const gy_snapshot_view *v)
     return v != NULL ? v->tick : 0u;
 }
 
+/* A live entry of the view, static or not; NULL for an empty slot. */
+static const qs_entry *view_entry(const gy_snapshot_view *v, uint32_t slot)
+{
+    if (slot >= v->slot_limit)
+        return NULL;
+    uint32_t pi = slot >> PAGE_SHIFT;
+    const qs_dir *dirs[2] = {&v->statics, &v->movers};
+    for (int k = 0; k < 2; k++)
+        if (pi < dirs[k]->count && dirs[k]->pages[pi] != NULL && dir_at(dirs[k], slot)->live)
+            return dir_at(dirs[k], slot);
+    return NULL;
+}
+
 gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
                                gy_snapshot_entry_info *out)
 {
     if (v == NULL || out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    if (slot >= v->slot_limit || !v->entries[slot].live)
+    const qs_entry *e = view_entry(v, slot);
+    if (e == NULL)
         return GY_ERR_STALE_HANDLE;
-    const qs_entry *e = &v->entries[slot];
     gy_snapshot_entry *d = &out->entry;
     memset(out, 0, sizeof *out);
     d->shape.type = (gy_shape_type)e->type;
@@ -1206,7 +1598,7 @@ uint32_t gy_snapshot_view_visit_nodes(const gy_snapshot_view *v, gy_snapshot_nod
         return 0u;
     uint32_t visited = 0;
     for (int t = 0; t < TREE_COUNT; t++) {
-        const gy_bvh *tree = &v->trees[t];
+        const gy_bvh *tree = v->trees[t];
         if (tree->node_count == 0)
             continue;
         /* Depth-first from the root: an edited tree is not stored parents-first and may hold
@@ -1579,6 +1971,7 @@ static uint32_t sink_finish(hit_sink *k)
 
 typedef struct ray_query {
     const gy_snapshot_view *v;
+    const qs_dir *dir; /* the entries of the tree (or plane list) being walked */
     const gy_snapshot_filter *filter;
     gy_vec3 o, d;
     double length;
@@ -1604,7 +1997,7 @@ static gy_snapshot_hit make_hit(const ray_query *q, const qs_entry *e, uint32_t 
 static double ray_visit(void *ctx, uint32_t slot, double t_max)
 {
     ray_query *q = ctx;
-    const qs_entry *e = &q->v->entries[slot];
+    const qs_entry *e = dir_at(q->dir, slot);
     ray_hit h;
     if (!accepts(q->filter, e) || !ray_entry(e, q->o, q->d, t_max, &h))
         return t_max;
@@ -1627,9 +2020,13 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
     if (r != GY_OK)
         return r;
     gy_snapshot_filter def = gy_default_snapshot_filter();
-    ray_query q = {
-        v,           filter ? filter : &def, origin,
-        translation, gy_v3_len(translation), {collector, hits, capacity, 0, false, false, {0}}};
+    ray_query q = {v,
+                   &v->movers,
+                   filter ? filter : &def,
+                   origin,
+                   translation,
+                   gy_v3_len(translation),
+                   {collector, hits, capacity, 0, false, false, {0}}};
     if (capacity == 0 || !(q.length > 0.0))
         return GY_OK;
     double t_max = 1.0;
@@ -1639,7 +2036,8 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
             t_max = t;
     }
     for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
-        gy_bvh_raycast(&v->trees[g], origin, translation, t_max, ray_visit, &q);
+        q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
+        gy_bvh_raycast(v->trees[g], origin, translation, t_max, ray_visit, &q);
         if (q.out.have_best)
             t_max = q.out.best.fraction;
     }
@@ -1739,6 +2137,7 @@ static bool mesh_triangle_visit(void *ctx, uint32_t tri)
 
 typedef struct overlap_query {
     const gy_snapshot_view *v;
+    const qs_dir *dir; /* the entries of the tree (or plane list) being walked */
     const gy_snapshot_filter *filter;
     gy_collector collector;
     gy_convex shape;
@@ -1780,7 +2179,7 @@ static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *tr
 static bool overlap_visit(void *ctx, uint32_t slot)
 {
     overlap_query *q = ctx;
-    const qs_entry *e = &q->v->entries[slot];
+    const qs_entry *e = dir_at(q->dir, slot);
     int32_t triangle;
     if (!accepts(q->filter, e) || !overlap_entry(q, e, &triangle))
         return true;
@@ -1855,10 +2254,13 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
     if (capacity == 0)
         return GY_OK;
     bool go = true;
+    q.dir = &v->movers;
     for (uint32_t i = 0; i < v->plane_count && go; i++)
         go = overlap_visit(&q, v->planes[i]);
-    for (int g = 0; g < TREE_COUNT && go; g++)
-        go = gy_bvh_overlap(&v->trees[g], &q.box, overlap_visit, &q);
+    for (int g = 0; g < TREE_COUNT && go; g++) {
+        q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
+        go = gy_bvh_overlap(v->trees[g], &q.box, overlap_visit, &q);
+    }
     *count = q.count;
     return GY_OK;
 }
@@ -1869,6 +2271,7 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
 
 typedef struct cast_query {
     const gy_snapshot_view *v;
+    const qs_dir *dir; /* the entries of the tree (or plane list) being walked */
     const gy_snapshot_filter *filter;
     gy_convex shape; /* at fraction 0 */
     uint8_t shape_type;
@@ -2004,7 +2407,7 @@ static bool spheres_meet(const cast_query *q, const qs_entry *e, double t_max, d
 static double cast_visit(void *ctx, uint32_t slot, double t_max)
 {
     cast_query *q = ctx;
-    const qs_entry *e = &q->v->entries[slot];
+    const qs_entry *e = dir_at(q->dir, slot);
     gy_convex_hit h;
     int32_t triangle;
     double from;
@@ -2102,13 +2505,15 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
     gy_vec3 half = gy_v3_add(gy_v3_scale(gy_v3_sub(hi, lo), 0.5),
                              gy_v3(TOUCH_TOLERANCE, TOUCH_TOLERANCE, TOUCH_TOLERANCE));
     double t_max = 1.0;
+    q.dir = &v->movers;
     for (uint32_t i = 0; i < v->plane_count && !q.out.stop; i++) {
         double t = cast_visit(&q, v->planes[i], t_max);
         if (t >= 0.0)
             t_max = t;
     }
     for (int g = 0; g < TREE_COUNT && !q.out.stop; g++) {
-        gy_bvh_sweep(&v->trees[g], center, half, translation, t_max, cast_visit, &q);
+        q.dir = g == TREE_STATIC ? &v->statics : &v->movers;
+        gy_bvh_sweep(v->trees[g], center, half, translation, t_max, cast_visit, &q);
         if (q.out.have_best)
             t_max = q.out.best.fraction;
     }

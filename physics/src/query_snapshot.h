@@ -9,17 +9,26 @@
  * since its last build. A static tree of at least 1,024 entries is instead edited in place when
  * statics join or leave it (at most a quarter of it at once): each is inserted or removed with an
  * AVL rebalance along its path, so streaming statics in and out costs what changes, not what is
- * resident (a rebuild of 100,000 statics takes about 70 ms here). Each of the three buffers keeps
- * its own copy of the trees and entries and is brought up to date, when it is next written, with
- * exactly the entries (and edited static-tree nodes) that changed since it was last written, so
- * publishing costs what moved, not what exists: 100,000 untouched statics cost nothing per publish.
- * Once the snapshot has reached its peak size, publishing never allocates.
+ * resident (a rebuild of 100,000 statics takes about 70 ms here).
+ *
+ * Statics are stored once: their entries live in pages of 32 slots that the writer and the three
+ * buffers share, copied by the writer before it changes one a buffer holds, and the buffers share
+ * one static tree while statics stay put (when they change, a copy of the tree no buffer holds is
+ * brought up to date from a log of the nodes written and edited instead). Each buffer keeps its
+ * own moving tree and kinematic, dynamic and plane entries and is brought up to date, when it is
+ * next written, with exactly the entries that changed since it was last written, so publishing
+ * costs what moved, not what exists: 100,000 untouched statics cost nothing per publish. Once the
+ * snapshot has reached its peak size, publishing never allocates (spare pages and tree copies are
+ * kept while statics change, and returned once they have stayed put for 64 publishes, or two
+ * for a static tree small enough to be rebuilt at every change).
  *
  * Hull and mesh geometry are immutable, refcounted blobs created on the writer's thread. The
  * creator holds one reference, every live entry using a blob holds one, and every buffer that
  * includes it holds one per entry; the blob is freed when the last goes. All reference counting
- * happens on the writer's thread: the triple buffer never hands the writer the buffer the reader
- * holds, so a buffer's references are only dropped once no reader can see them.
+ * (of blobs, shared pages and static tree copies) happens on the writer's thread: the triple
+ * buffer never hands the writer the buffer the reader holds, so a buffer's references are only
+ * dropped once no reader can see them, and a shared page or tree copy is written or freed only
+ * when no buffer holds it.
  *
  * Threading contract:
  *  - Writer (the physics thread, one thread at a time): create, destroy, the geometry functions,
@@ -69,7 +78,11 @@ typedef struct gy_query_snapshot_stats {
     uint64_t moving_rebuilds; /* builds of the moving tree */
     uint64_t tree_copies;     /* rebuilt trees copied into a buffer */
     uint64_t entries_written; /* entries copied into buffers */
-    uint64_t nodes_refit; /* tree nodes whose box a refit changed (writer's trees and buffers) */
+    uint64_t nodes_refit;  /* tree nodes whose box a refit changed (writer's trees and buffers) */
+    uint32_t static_pages; /* static entry pages the writer holds now (shared with buffers) */
+    uint64_t static_page_copies;   /* static pages copied because a buffer held them when changed */
+    uint64_t static_tree_switches; /* static tree copies brought up to date to be edited, because
+                                      a buffer held the one edited before */
 } gy_query_snapshot_stats;
 
 /* Reader: the newest complete publish, or NULL before the first. Invalidates the reader's previous
@@ -89,18 +102,20 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs);
 /* Adds the entry at `slot` or replaces what is there. Rejects non-finite numbers
  * (GY_ERR_NON_FINITE), invalid shapes (GY_ERR_INVALID_SHAPE, or GY_ERR_INVALID_MESH for a missing
  * or mismatched blob), a rotation not of unit length, an unknown motion type or a slot at or above
- * GY_QUERY_SNAPSHOT_MAX_SLOTS (GY_ERR_INVALID_ARGUMENT). Grows storage (GY_ERR_OUT_OF_MEMORY) only
- * past the highest slot seen so far. Visible to the reader from the next publish. */
+ * GY_QUERY_SNAPSHOT_MAX_SLOTS (GY_ERR_INVALID_ARGUMENT). Grows storage (GY_ERR_OUT_OF_MEMORY) past
+ * the highest slot seen so far, for the first entry of its kind in a page of slots, or to copy a
+ * static's page a buffer holds. Visible to the reader from the next publish. */
 gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_snapshot_entry *e);
 
-/* Moves a live entry to a new world pose. GY_ERR_STALE_HANDLE for an empty slot. */
+/* Moves a live entry to a new world pose. GY_ERR_STALE_HANDLE for an empty slot;
+ * GY_ERR_OUT_OF_MEMORY (nothing changed) when a static's page must be copied and cannot be. */
 gy_result gy_query_snapshot_move(gy_query_snapshot *qs, uint32_t slot, gy_pose pose);
 
 /* Changes a live entry's category (a collider's filter changed). GY_ERR_STALE_HANDLE for an
- * empty slot. */
+ * empty slot; GY_ERR_OUT_OF_MEMORY as for move. */
 gy_result gy_query_snapshot_set_category(gy_query_snapshot *qs, uint32_t slot, uint32_t category);
 
-/* Empties a slot. GY_ERR_STALE_HANDLE when it is already empty. */
+/* Empties a slot. GY_ERR_STALE_HANDLE when it is already empty. Never needs memory. */
 gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot);
 
 /* Brings the writer's buffer up to date, labels it with `tick` and hands it to the reader.
