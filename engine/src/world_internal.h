@@ -162,14 +162,14 @@ typedef struct gy_w_sample {
  * and the sync learns from them alone that a body follows its transform. Valid for the
  * component's life (its store index is). */
 typedef struct gy_w_result {
-    uint32_t attachment; /* of the body the capture watches: gy_w_body.attachment while tracked */
+    uint32_t generation; /* of the body the capture watches: gy_w_body.ref's while tracked */
     uint32_t curr_tick;  /* proxy tick of the newest result */
     uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
     uint64_t state_tick; /* while the component is settled: stale, read w->frame_tick */
     uint16_t teleports_sent;
     uint16_t teleports_seen;
-    bool have_proxy : 1; /* a proxy of this attachment was taken in */
+    bool have_proxy : 1; /* a proxy of this generation was taken in */
     bool awake : 1;
     bool faulted : 1;
     bool is_character : 1; /* desc.is_character */
@@ -215,12 +215,13 @@ typedef struct gy_w_def {
  * thousands. */
 typedef struct gy_w_body {
     uint32_t entity;
-    uint32_t store_index;
-    uint32_t attachment; /* of the body recorded in this physics run; 0: none */
+    /* The body's ref: the index (the store index) is the component's for its life; the
+     * generation is the body's recorded in this physics run, 0 when none. */
+    gy_physics_body_ref ref;
     gy_motion_type motion;
     gy_result error;
-    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
-    bool recorded;  /* a create is recorded (the subsystem's view holds `attachment`) */
+    uint32_t pairs; /* touching pairs of this body in the World's pair set */
+    bool recorded;  /* a create is recorded (the subsystem's pool holds `ref`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
@@ -270,7 +271,7 @@ typedef struct gy_w_joint {
     gy_joint_def def; /* anchor and axis in a's frame */
     gy_joint_status status;
     uint32_t key;                        /* physics key while LIVE; 0 otherwise */
-    uint32_t a_attachment, b_attachment; /* the bodies it was created between */
+    uint32_t a_generation, b_generation; /* of the bodies it was created between */
     uint64_t handle;
     bool has_state;       /* a state reply arrived since it last went live */
     gy_joint_state state; /* the last one */
@@ -278,7 +279,7 @@ typedef struct gy_w_joint {
 
 /* A touching collider pair as the game has seen it (between ENTER and EXIT). */
 typedef struct gy_w_pair {
-    uint32_t att_a, att_b;
+    uint32_t gen_a, gen_b;
     uint16_t col_a, col_b;
     gy_entity ent_a, ent_b;
     gy_vec3 point, normal; /* last geometry, A's view */
@@ -373,7 +374,6 @@ struct gy_world {
     gy_w_velocity *velocities; /* by store_index */
     uint32_t results_capacity, velocities_capacity;
     gy_u32_array store_free;
-    uint32_t next_attachment;
     gy_collider_def *col_scratch;
     uint32_t col_scratch_capacity;
 
@@ -523,11 +523,11 @@ static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
 /* The capture's record and the velocities of a component. */
 static inline gy_w_result *gy_w_result_of(const gy_world *w, const gy_w_body *c)
 {
-    return &w->results[c->store_index];
+    return &w->results[c->ref.index];
 }
 static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body *c)
 {
-    return &w->velocities[c->store_index];
+    return &w->velocities[c->ref.index];
 }
 /* Whether the entity's transform follows its body (gy_w_result.follows). */
 static inline bool gy_w_follows_body(const gy_world *w, uint32_t slot)
@@ -535,8 +535,8 @@ static inline bool gy_w_follows_body(const gy_world *w, uint32_t slot)
     const gy_w_body *c = gy_w_body_of(w, slot);
     return c != NULL && gy_w_result_of(w, c)->follows;
 }
-/* The component at store_index whose current body is `attachment`, or NULL. */
-gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint32_t attachment);
+/* The component whose current body `ref` names, or NULL. */
+gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref);
 /* Creates or releases the body to match effective enable. */
 gy_result gy_w_body_refresh(gy_world *w, uint32_t slot);
 /* Releases the body (if recorded) and removes the component. */

@@ -68,8 +68,7 @@ typedef struct qs_entry {
     double p[4];
     gy_snapshot_geometry *geometry;
     uint32_t category;
-    uint32_t attachment;
-    uint32_t store_index;
+    gy_physics_body_ref body;
     uint8_t type;
     uint8_t motion;
     uint8_t sensor;
@@ -358,7 +357,7 @@ gy_snapshot_entry gy_default_snapshot_entry(void)
 
 gy_snapshot_filter gy_default_snapshot_filter(void)
 {
-    gy_snapshot_filter f = {UINT32_MAX, GY_MOTION_ALL, false, 0u};
+    gy_snapshot_filter f = {UINT32_MAX, GY_MOTION_ALL, false, {0u, 0u}};
     return f;
 }
 
@@ -565,8 +564,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
         break;
     }
     out->category = d->category;
-    out->attachment = d->attachment;
-    out->store_index = d->store_index;
+    out->body = d->body;
     out->type = (uint8_t)s->type;
     out->motion = (uint8_t)d->motion;
     out->sensor = d->is_sensor ? 1u : 0u;
@@ -1160,8 +1158,7 @@ gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
     d->category = e->category;
     d->motion = (gy_motion_type)e->motion;
     d->is_sensor = e->sensor != 0;
-    d->attachment = e->attachment;
-    d->store_index = e->store_index;
+    d->body = e->body;
     if (e->type == GY_SHAPE_PLANE) {
         out->bounds_min = gy_v3(-INFINITY, -INFINITY, -INFINITY);
         out->bounds_max = gy_v3(INFINITY, INFINITY, INFINITY);
@@ -1242,7 +1239,7 @@ static bool accepts(const gy_snapshot_filter *f, const qs_entry *e)
 {
     return (e->category & f->mask) != 0 && (f->motion_types & GY_MOTION_BIT(e->motion)) != 0 &&
            (!e->sensor || f->include_sensors) &&
-           (f->ignore_attachment == 0 || e->attachment != f->ignore_attachment);
+           (f->ignore_body.generation == 0 || e->body.generation != f->ignore_body.generation);
 }
 
 static gy_result check_query_args(const gy_snapshot_view *v, const gy_snapshot_filter *filter,
@@ -1569,8 +1566,7 @@ static gy_snapshot_hit make_hit(const ray_query *q, const qs_entry *e, uint32_t 
                                 const ray_hit *h)
 {
     gy_snapshot_hit out;
-    out.attachment = e->attachment;
-    out.store_index = e->store_index;
+    out.body = e->body;
     out.slot = slot;
     out.triangle = h->triangle;
     out.fraction = h->t;
@@ -1607,9 +1603,12 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
     if (r != GY_OK)
         return r;
     gy_snapshot_filter def = gy_default_snapshot_filter();
-    ray_query q = {
-        v,           filter ? filter : &def, origin,
-        translation, gy_v3_len(translation), {collector, hits, capacity, 0, false, false, {0}}};
+    ray_query q = {v,
+                   filter ? filter : &def,
+                   origin,
+                   translation,
+                   gy_v3_len(translation),
+                   {collector, hits, capacity, 0, false, false, {.body = {0, 0}}}};
     if (capacity == 0 || !(q.length > 0.0))
         return GY_OK;
     double t_max = 1.0;
@@ -1766,8 +1765,7 @@ static bool overlap_visit(void *ctx, uint32_t slot)
         return true;
     gy_snapshot_hit *h = &q->hits[q->count++];
     memset(h, 0, sizeof *h);
-    h->attachment = e->attachment;
-    h->store_index = e->store_index;
+    h->body = e->body;
     h->slot = slot;
     h->triangle = triangle;
     h->tick = q->v->tick;
@@ -1992,8 +1990,7 @@ static double cast_visit(void *ctx, uint32_t slot, double t_max)
         !cast_entry(q, e, from, t_max, &h, &triangle))
         return t_max;
     gy_snapshot_hit hit;
-    hit.attachment = e->attachment;
-    hit.store_index = e->store_index;
+    hit.body = e->body;
     hit.slot = slot;
     hit.triangle = triangle;
     hit.fraction = h.fraction;
