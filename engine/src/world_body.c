@@ -1,5 +1,5 @@
 /* Physics components: validation and the owned copy of the authored description, the body's
- * lifecycle (effective enable, attachments, store indices), the writes games make, the state they
+ * lifecycle (effective enable, body refs, store indices), the writes games make, the state they
  * read, and the bootstrap a hard start rebuilds the world from. */
 #include <assert.h>
 #include <stddef.h>
@@ -688,7 +688,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     r = gy_physics_record_create_body(w->physics, &d, &ref);
     if (r != GY_OK)
         return r;
-    w->stats.attachments_issued++;
+    w->stats.body_refs_issued++;
     c->ref = ref;
     c->recorded = true;
     reset_results(w, c, pose);
@@ -1313,7 +1313,7 @@ gy_result gy_w_start(gy_world *w)
         r = gy_physics_start(w->physics, &boot);
     }
     if (r == GY_OK) {
-        w->stats.attachments_issued += k;
+        w->stats.body_refs_issued += k;
         k = 0;
         for (uint32_t d = 0; d < w->bodies.count; d++) {
             gy_w_body *c = gy_w_store_at(&w->bodies, d);

@@ -5,8 +5,10 @@
  * live in gy_w_store instances: dense arrays of component data with a sparse entity-slot → dense
  * index map, swap-removed, so pointers into a store are valid only until its next add or remove.
  * Every entity has a Transform; physics components are in a second store, each with a
- * `store_index` (a dense slot kept for the component's life and reused after it) that names its
- * body on the physics side. Geometry and joints sit in handle pools (gyre/handle_pool.h). */
+ * gy_physics_body_ref whose index (the store index: a dense slot kept for the component's life and
+ * reused after it) indexes the World's per-body arrays and the proxies, and whose generation names
+ * the body the physics subsystem issued it for. Geometry and joints sit in handle pools
+ * (gyre/handle_pool.h). */
 #ifndef GY_WORLD_INTERNAL_H
 #define GY_WORLD_INTERNAL_H
 
@@ -69,7 +71,7 @@ void gy_w_store_remove(gy_w_store *s, uint32_t entity);
 /* ---- keys for physics-side joints and resources ------------------------------------------------
  */
 
-/* Keys name joints and resources in replies that carry no attachment (CREATE_FAILED,
+/* Keys name joints and resources in replies that carry no body ref (CREATE_FAILED,
  * JOINT_BROKEN), so a released key is quarantined until a reply about its previous owner can no
  * longer be in flight: until the World has drained replies after seeing a proxy publish for a
  * tick that only an iteration started after the release's batch could have produced. */
