@@ -228,6 +228,57 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
     gy_physics_destroy(p);
 }
 
+/* A restart issues the bootstrap's bodies new refs: a ref kept from before names nothing, even
+ * though a body lives at its index again. */
+static void test_physics_ref_from_before_a_restart_is_stale(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    gy_physics_body_ref old = fx_create(p, fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5));
+    fx_step(p, 1);
+    assert_result(gy_physics_stop(p), GY_OK);
+    fx_body again = fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5);
+    gy_physics_body_ref now;
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&again), 1, NULL, 0, &now};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    assert_int_equal(now.index, old.index);
+    assert_true(now.generation > old.generation);
+    assert_result(gy_physics_record_add_impulse(p, old, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_body(p, old), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_add_impulse(p, now, gy_v3(1, 0, 0)), GY_OK);
+    fx_step(p, 1); /* applied to the new body (a release in the same batch would come first) */
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    assert_result(gy_physics_record_release_body(p, now), GY_OK);
+    /* Released: stale from the record on, and a null ref never names a body. */
+    assert_result(gy_physics_record_add_impulse(p, now, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+    gy_physics_body_ref null_ref = {0, 0};
+    assert_result(gy_physics_record_set_awake(p, null_ref, true), GY_ERR_STALE_HANDLE);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    gy_physics_destroy(p);
+}
+
+/* Generations are never issued twice: once the last one is out, creates are refused (and change
+ * nothing) rather than wrap to a generation an old ref may still carry. */
+static void test_physics_refs_run_out_rather_than_repeat(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_issue_next(p, UINT32_MAX);
+    gy_physics_body_ref last = fx_create(p, fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5));
+    assert_int_equal(last.generation, UINT32_MAX);
+    fx_body b = fx_sphere(1, 0, gy_v3(2, 5, 0), 0.5);
+    gy_physics_body_ref ref = {7, 7};
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b), &ref), GY_ERR_CAPACITY);
+    assert_int_equal(ref.index, 7); /* untouched */
+    assert_int_equal(ref.generation, 7);
+    assert_result(gy_physics_record_release_body(p, last), GY_OK);
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b), &ref), GY_ERR_CAPACITY);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).bodies, 0);
+    gy_physics_destroy(p);
+}
+
 static void test_physics_create_released_in_same_batch_is_not_performed(void **state)
 {
     (void)state;
@@ -824,6 +875,8 @@ int main(void)
         cmocka_unit_test(test_physics_record_validates_before_enqueueing),
         cmocka_unit_test(test_physics_live_change_commands_validate_and_count),
         cmocka_unit_test(test_physics_stale_attachment_replies_rejected),
+        cmocka_unit_test(test_physics_ref_from_before_a_restart_is_stale),
+        cmocka_unit_test(test_physics_refs_run_out_rather_than_repeat),
         cmocka_unit_test(test_physics_create_released_in_same_batch_is_not_performed),
         cmocka_unit_test(test_physics_commands_for_a_failed_create_are_dropped_and_counted),
         cmocka_unit_test(test_physics_impulses_reach_exactly_one_tick_under_a_flood),
