@@ -1,9 +1,9 @@
 /* Commands for a host that drives the physics subsystem itself, without the World: bodies named
  * by the gy_physics_body_ref their create returned, joints and resources by a key the host
- * chooses, recorded
- * into the open batch and sealed by gy_physics_publish, and the bootstrap lists a hard start
- * rebuilds the world from. A host using the World never calls these: the World records its own
- * commands, and one recorded behind its back would leave it out of step with the simulation.
+ * chooses, recorded into the open batch and sealed by gy_physics_publish, and the bootstrap lists
+ * a hard start rebuilds the world from. A host using the World never calls these: the World records
+ * its own commands, and one recorded behind its back would leave it out of step with the
+ * simulation.
  *
  * Threading: the game thread (the one that calls gy_physics_start), like gyre/physics/physics.h. */
 #ifndef GYRE_PHYSICS_COMMANDS_H
@@ -87,8 +87,9 @@ struct gy_physics_bootstrap {
  * non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
 #define GY_PHYSICS_MAX_MAGNITUDE GY_MAX_MAGNITUDE
 
-/* Issues the body's ref into *out (untouched on error): the slot's next generation.
- * GY_ERR_CAPACITY once 2^32 - 1 refs have been issued (generations are never reused). */
+/* Issues the body's ref into *out (untouched on error): desc->index with the pool's next
+ * generation. GY_ERR_INVALID_ARGUMENT for a NULL out; GY_ERR_CAPACITY once 2^32 - 1 refs have
+ * been issued (generations are never reused). */
 gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc,
                                         gy_physics_body_ref *out);
 /* The ref is released at once: later commands naming it are refused. */
