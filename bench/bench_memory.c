@@ -153,8 +153,8 @@ static double measure_snapshot(uint32_t n, bool dynamic)
         e.pose = gy_pose_identity();
         e.pose.position = lattice(i, side, dynamic);
         e.motion = dynamic ? GY_MOTION_DYNAMIC : GY_MOTION_STATIC;
-        e.attachment = i + 1;
-        e.store_index = i;
+        e.body.generation = i + 1;
+        e.body.index = i;
         ok = gy_query_snapshot_set(qs, i, &e) == GY_OK;
     }
     for (uint64_t tick = 1; tick <= 3 && ok; tick++) {

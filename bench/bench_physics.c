@@ -54,8 +54,7 @@ static gy_physics_body_def *scene_add(scene *s, gy_motion_type type, gy_pose pos
 {
     uint32_t i = s->count++;
     gy_physics_body_def *d = &s->bodies[i];
-    d->store_index = i;
-    d->attachment = i + 1;
+    d->index = i;
     d->def = gy_default_body_def();
     d->def.type = type;
     d->def.pose = pose;
@@ -137,7 +136,7 @@ static gy_physics *start_lockstep(const gy_backend_world_def *world, const scene
     gy_physics *p = NULL;
     if (gy_physics_create(&d, &p) != GY_OK)
         return NULL;
-    gy_physics_bootstrap boot = {NULL, 0, s->bodies, s->count, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, s->bodies, s->count, NULL, 0, NULL};
     if (gy_physics_start(p, &boot) != GY_OK) {
         gy_physics_destroy(p);
         return NULL;
@@ -560,7 +559,7 @@ static int bench_pacing(gy_bench *b, bool quick)
     int status = 1;
     if (gy_physics_create(&d, &p) != GY_OK)
         goto out;
-    gy_physics_bootstrap boot = {NULL, 0, s.bodies, s.count, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, s.bodies, s.count, NULL, 0, NULL};
     if (gy_physics_start(p, &boot) != GY_OK)
         goto out;
     double seconds = quick ? 1.5 : 10.0;

@@ -51,8 +51,7 @@ static void make_field(field *f)
         gy_collider_def *c = &f->colliders[i];
         memset(d, 0, sizeof *d); /* fields not set here keep their zero defaults */
         *c = gy_default_collider_def();
-        d->store_index = i;
-        d->attachment = i + 1u;
+        d->index = i; /* the start issues generation i + 1 */
         d->def = gy_default_body_def();
         d->colliders = c;
         d->collider_count = 1;
@@ -130,7 +129,7 @@ int gy_bench_section_raycast(gy_bench *b)
     d.lockstep = true;
     d.world.gravity = gy_v3(0, 0, 0);
     gy_physics *p = NULL;
-    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0, NULL};
     int status = 1;
     if (gy_physics_create(&d, &p) != GY_OK || gy_physics_start(p, &boot) != GY_OK)
         goto done;
@@ -180,7 +179,7 @@ int gy_bench_section_raycast(gy_bench *b)
                 continue;
             }
             sink += sh[i].distance;
-            if ((uint32_t)(lh[i].user_data >> 32) == sh[i].store_index &&
+            if ((uint32_t)(lh[i].user_data >> 32) == sh[i].body.index &&
                 fabs(lh[i].distance - sh[i].distance) < 1e-3)
                 agree++;
         }
@@ -264,7 +263,7 @@ static bool live_touches(gy_physics *p, const cast *c, const gy_snapshot_hit *h)
     if (gy_physics_overlap(p, &c->shape, at, &lf, GY_COLLECT_ALL, oh, 8, &n, NULL) != GY_OK)
         return false;
     for (uint32_t k = 0; k < n; k++)
-        if ((uint32_t)(oh[k].user_data >> 32) == h->store_index)
+        if ((uint32_t)(oh[k].user_data >> 32) == h->body.index)
             return true;
     return false;
 }
@@ -289,7 +288,7 @@ int gy_bench_section_shapecast(gy_bench *b)
     d.lockstep = true;
     d.world.gravity = gy_v3(0, 0, 0);
     gy_physics *p = NULL;
-    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0, NULL};
     int status = 1;
     if (gy_physics_create(&d, &p) != GY_OK || gy_physics_start(p, &boot) != GY_OK)
         goto done;
@@ -330,7 +329,7 @@ int gy_bench_section_shapecast(gy_bench *b)
                 continue;
             compared++;
             bool same = sh_hit == lh_hit &&
-                        (!sh_hit || (uint32_t)(lh[i].user_data >> 32) == sh[i].store_index);
+                        (!sh_hit || (uint32_t)(lh[i].user_data >> 32) == sh[i].body.index);
             if (!same) {
                 grazes += sh_hit && live_touches(p, &cs[i], &sh[i]);
                 continue;

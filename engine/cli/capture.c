@@ -243,7 +243,7 @@ struct gy_cli_replay {
     uint64_t compared;
     bool mismatch;
     uint64_t bad_tick;
-    uint32_t bad_store, bad_attachment;
+    uint32_t bad_store, bad_generation;
     const char *bad_what;
 };
 
@@ -414,9 +414,9 @@ static int replay_usage_error(const char *fmt, const char *arg)
     return GY_CLI_EXIT_USAGE;
 }
 
-static const char *const k_replay_options[] = {"--verify", "--report", "--events", "--trace",
-                                               "--junit",  "--html",   "--quiet",  "--strict",
-                                               "--help"};
+static const char *const k_replay_options[] = {"--verify", "--report", "--events",
+                                               "--trace",  "--junit",  "--html",
+                                               "--quiet",  "--strict", "--help"};
 
 int gy_cli_replay_main(int argc, char **argv)
 {
@@ -540,19 +540,19 @@ static void mismatch(gy_cli_replay *rp, const gy_capture_state_view *want,
     while (i < want->count || k < got->count) {
         const gy_capture_body *a = i < want->count ? &want->bodies[i] : NULL;
         const gy_capture_body *b = k < got->count ? &got->bodies[k] : NULL;
-        if (a != NULL && b != NULL && a->store_index == b->store_index &&
-            a->attachment == b->attachment) {
+        if (a != NULL && b != NULL && a->body.index == b->body.index &&
+            a->body.generation == b->body.generation) {
             if (a->hash != b->hash) {
-                rp->bad_store = a->store_index, rp->bad_attachment = a->attachment;
+                rp->bad_store = a->body.index, rp->bad_generation = a->body.generation;
                 rp->bad_what = "its pose or velocity differs";
                 return;
             }
             i++, k++;
             continue;
         }
-        bool missing = b == NULL || (a != NULL && a->store_index <= b->store_index);
+        bool missing = b == NULL || (a != NULL && a->body.index <= b->body.index);
         const gy_capture_body *x = missing ? a : b;
-        rp->bad_store = x->store_index, rp->bad_attachment = x->attachment;
+        rp->bad_store = x->body.index, rp->bad_generation = x->body.generation;
         rp->bad_what = missing ? "its body is in the capture but not in the replay"
                                : "its body is in the replay but not in the capture";
         return;
@@ -578,12 +578,12 @@ static void on_state(void *ctx, const gy_capture_state_view *s)
     }
 }
 
-static const char *entity_at(const gy_cli_runner *R, uint32_t store, uint32_t attachment)
+static const char *entity_at(const gy_cli_runner *R, uint32_t store, uint32_t generation)
 {
     for (uint32_t i = 0; i < R->ent_count; i++) {
         gy_physics_state st;
-        if (gy_body_get_state(R->world, R->ents[i].handle, &st) == GY_OK &&
-            st.store_index == store && (st.attachment == attachment || st.attachment == 0))
+        if (gy_body_get_state(R->world, R->ents[i].handle, &st) == GY_OK && st.ref.index == store &&
+            (st.ref.generation == generation || st.ref.generation == 0))
             return R->ents[i].name;
     }
     return NULL;
@@ -602,7 +602,7 @@ static bool report_mismatch(gy_cli_runner *R)
                 (unsigned long long)tick, t, rp->bad_what);
         return true;
     }
-    const char *name = entity_at(R, rp->bad_store, rp->bad_attachment);
+    const char *name = entity_at(R, rp->bad_store, rp->bad_generation);
     fprintf(stderr,
             "gyre replay: verify: tick %llu (t = %s s) differs: entity '%s' (store index %u): "
             "%s\n",

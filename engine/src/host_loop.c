@@ -57,7 +57,7 @@ uint64_t gy_w_capture(gy_world *w)
         assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
         gy_w_result *st = &w->results[s];
         const gy_proxy *q = s < n ? &px[s] : NULL;
-        if (q == NULL || q->attachment != st->attachment || !(q->flags & GY_PROXY_LIVE)) {
+        if (q == NULL || q->generation != st->generation || !(q->flags & GY_PROXY_LIVE)) {
             /* Not built yet (or already gone): the creation pose stands. */
             continue;
         }
@@ -349,10 +349,9 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* Real time: publishes (carrying staged batches over) until the proxy at `store` shows
- * `attachment` live (`live`) or not; *tick receives that publish's tick. */
-static gy_result await_proxy(gy_physics *p, uint32_t store, uint32_t attachment, bool live,
-                             uint64_t *tick)
+/* Real time: publishes (carrying staged batches over) until the proxy at the ref's index shows
+ * its body live (`live`) or not; *tick receives that publish's tick. */
+static gy_result await_proxy(gy_physics *p, gy_physics_body_ref ref, bool live, uint64_t *tick)
 {
     for (uint32_t i = 0; i < 5000u; i++) {
         gy_result r = gy_physics_publish(p, NULL);
@@ -361,8 +360,8 @@ static gy_result await_proxy(gy_physics *p, uint32_t store, uint32_t attachment,
         const gy_proxy *px;
         uint32_t n;
         if (gy_physics_read_proxies(p, &px, &n, tick, NULL) == GY_OK) {
-            bool is = store < n && px[store].attachment == attachment &&
-                      (px[store].flags & GY_PROXY_LIVE);
+            bool is = ref.index < n && px[ref.index].generation == ref.generation &&
+                      (px[ref.index].flags & GY_PROXY_LIVE);
             if (is == live)
                 return GY_OK;
         }
@@ -385,27 +384,25 @@ static gy_result confirm_releases(gy_world *w, gy_world_teardown *rep)
     } else {
         gy_physics_set_hold(p, false);
         gy_physics_set_time_scale(p, 1.0);
-        if (w->next_attachment == 0)
-            return GY_ERR_CAPACITY;
         gy_collider_def marker = gy_default_collider_def();
         marker.shape.type = GY_SHAPE_SPHERE;
         marker.shape.radius = 0.01;
         gy_physics_body_def md;
         memset(&md, 0, sizeof md);
-        md.store_index = 0; /* every component is gone, so every store index is free */
-        md.attachment = w->next_attachment++;
+        md.index = 0; /* every component is gone, so every index is free */
         md.def = gy_default_body_def();
         md.def.type = GY_MOTION_STATIC;
         md.colliders = &marker;
         md.collider_count = 1;
         uint64_t after;
-        r = gy_physics_record_create_body(p, &md);
+        gy_physics_body_ref ref;
+        r = gy_physics_record_create_body(p, &md, &ref);
         if (r == GY_OK)
-            r = await_proxy(p, 0, md.attachment, true, &after);
+            r = await_proxy(p, ref, true, &after);
         if (r == GY_OK)
-            r = gy_physics_record_release_body(p, 0, md.attachment);
+            r = gy_physics_record_release_body(p, ref);
         if (r == GY_OK)
-            r = await_proxy(p, 0, md.attachment, false, &after);
+            r = await_proxy(p, ref, false, &after);
     }
     gy_backend_counters c;
     if (r == GY_OK)

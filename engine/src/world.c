@@ -152,7 +152,6 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     w->reply_budget = UINT32_MAX;
     w->first_root = w->last_root = GY_W_NONE;
     w->free_head = GY_W_NONE;
-    w->next_attachment = 1;
     gy_w_store_init(&w->transforms, sizeof(gy_w_transform));
     gy_w_store_init(&w->bodies, sizeof(gy_w_body));
     gy_handle_pool_init(&w->geo_pool, a);

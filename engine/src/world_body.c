@@ -1,5 +1,5 @@
 /* Physics components: validation and the owned copy of the authored description, the body's
- * lifecycle (effective enable, attachments, store indices), the writes games make, the state they
+ * lifecycle (effective enable, body refs, store indices), the writes games make, the state they
  * read, and the bootstrap a hard start rebuilds the world from. */
 #include <assert.h>
 #include <stddef.h>
@@ -561,26 +561,26 @@ static void set_remove(gy_world *w, gy_u32_array *set, uint32_t store_index, siz
 
 void gy_w_body_track(gy_world *w, gy_w_body *c)
 {
-    /* What the capture checks proxies against, fixed while tracked: the attachment and the
+    /* What the capture checks proxies against, fixed while tracked: the generation and the
      * motion change only after a release, which untracks. */
     gy_w_result *st = gy_w_result_of(w, c);
-    st->attachment = c->attachment;
+    st->generation = c->ref.generation;
     st->is_character = c->def->desc.is_character;
     st->is_static = c->motion == GY_MOTION_STATIC;
-    set_add(w, &w->tracked, c->store_index, offsetof(gy_w_result, tracked_at));
+    set_add(w, &w->tracked, c->ref.index, offsetof(gy_w_result, tracked_at));
 }
 
 void gy_w_body_untrack(gy_world *w, gy_w_body *c)
 {
-    set_remove(w, &w->tracked, c->store_index, offsetof(gy_w_result, tracked_at));
+    set_remove(w, &w->tracked, c->ref.index, offsetof(gy_w_result, tracked_at));
 }
 
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
 {
-    uint32_t at = w->results[c->store_index].moved_at;
-    if (!set_has(&w->moved, c->store_index, at))
+    uint32_t at = w->results[c->ref.index].moved_at;
+    if (!set_has(&w->moved, c->ref.index, at))
         at = GY_W_NONE;
-    set_remove(w, &w->moved, c->store_index, offsetof(gy_w_result, moved_at));
+    set_remove(w, &w->moved, c->ref.index, offsetof(gy_w_result, moved_at));
     if (at != GY_W_NONE && at != w->moved.count)
         w->moved_next[at] = w->moved_next[w->moved.count]; /* as set_remove moved the last */
 }
@@ -599,15 +599,15 @@ void gy_w_body_unsettle(gy_world *w, gy_w_body *c)
     c->settled = false;
 }
 
-gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint32_t attachment)
+gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref)
 {
-    if (attachment == 0 || store_index >= w->store_high)
+    if (ref.generation == 0 || ref.index >= w->store_high)
         return NULL;
-    uint32_t slot = w->store_owner[store_index];
+    uint32_t slot = w->store_owner[ref.index];
     if (slot == GY_W_NONE)
         return NULL;
     gy_w_body *c = gy_w_body_of(w, slot);
-    return c != NULL && c->recorded && c->attachment == attachment ? c : NULL;
+    return c != NULL && c->recorded && c->ref.generation == ref.generation ? c : NULL;
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
@@ -667,8 +667,6 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
 {
     if (!gy_w_running(w))
         return GY_OK;
-    if (w->next_attachment == 0)
-        return GY_ERR_CAPACITY; /* 2^32 - 1 attachments issued: never reuse one */
     gy_result r = gy_array_reserve(w->alloc, (void **)&w->col_scratch, &w->col_scratch_capacity,
                                    c->def->desc.collider_count, sizeof *w->col_scratch);
     if (r != GY_OK)
@@ -679,20 +677,19 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     gy_pose pose = gy_w_world_pose(w, c->entity);
     gy_physics_body_def d;
     memset(&d, 0, sizeof d);
-    d.store_index = c->store_index;
-    d.attachment = w->next_attachment;
+    d.index = c->ref.index;
     d.def = body_def_at(c, pose);
     d.colliders = w->col_scratch;
     d.collider_count = c->def->desc.collider_count;
     gy_character_def cs;
     d.character = gy_w_character_of(w, c, &cs);
     d.start_asleep = c->def->desc.start_asleep;
-    r = gy_physics_record_create_body(w->physics, &d);
+    gy_physics_body_ref ref;
+    r = gy_physics_record_create_body(w->physics, &d, &ref);
     if (r != GY_OK)
         return r;
-    w->next_attachment++;
-    w->stats.attachments_issued++;
-    c->attachment = d.attachment;
+    w->stats.body_refs_issued++;
+    c->ref = ref;
     c->recorded = true;
     reset_results(w, c, pose);
     gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !d.start_asleep;
@@ -706,10 +703,11 @@ static void record_release(gy_world *w, gy_w_body *c)
 {
     if (!c->recorded)
         return;
-    uint32_t att = c->attachment, store = c->store_index, slot = c->entity;
+    gy_physics_body_ref ref = c->ref;
+    uint32_t slot = c->entity;
     gy_w_pairs_body_released(w, c);
     gy_w_joints_body_released(w, slot);
-    gy_result r = gy_physics_record_release_body(w->physics, store, att);
+    gy_result r = gy_physics_record_release_body(w->physics, ref);
     if (r != GY_OK)
         gy_log(w->logger, GY_LOG_ERROR,
                "world: releasing the body of entity '%s' failed (%s); it stays until physics stops",
@@ -722,7 +720,7 @@ static void record_release(gy_world *w, gy_w_body *c)
     c->recorded = false;
     c->assigned = false;
     c->body.bits = 0;
-    c->attachment = 0;
+    c->ref.generation = 0;
     c->failed = false;
     gy_w_result_of(w, c)->have_proxy = false;
     gy_w_result_of(w, c)->faulted = false;
@@ -745,7 +743,7 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
 {
     if (!c->recorded)
         return;
-    gy_result r = gy_physics_record_set_pose(w->physics, c->store_index, c->attachment, pose);
+    gy_result r = gy_physics_record_set_pose(w->physics, c->ref, pose);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: teleport of entity '%s' not recorded: %s",
                w->ents[c->entity].name != NULL ? w->ents[c->entity].name : "",
@@ -771,7 +769,7 @@ static void remove_component(gy_world *w, uint32_t slot)
     gy_w_body_untrack(w, c);
     gy_w_body_unmark_moved(w, c);
     gy_w_def *def = c->def;
-    give_store_index(w, c->store_index);
+    give_store_index(w, c->ref.index);
     gy_w_store_remove(&w->bodies, slot);
     def_release(w, def);
 }
@@ -843,7 +841,7 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     c->user_data = desc->body.user_data;
     c->motion = motion;
     c->entity = slot;
-    c->store_index = idx;
+    c->ref = (gy_physics_body_ref){idx, 0};
     reset_results(w, c, gy_w_world_pose(w, slot));
     gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
@@ -1008,9 +1006,7 @@ gy_result gy_body_set_linear_velocity(gy_world *w, gy_entity e, gy_vec3 v)
         return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, v, false, &c);
-    return r != GY_OK ? r
-                      : gy_physics_record_set_linear_velocity(w->physics, c->store_index,
-                                                              c->attachment, v);
+    return r != GY_OK ? r : gy_physics_record_set_linear_velocity(w->physics, c->ref, v);
 }
 
 gy_result gy_body_set_angular_velocity(gy_world *w, gy_entity e, gy_vec3 v)
@@ -1020,9 +1016,7 @@ gy_result gy_body_set_angular_velocity(gy_world *w, gy_entity e, gy_vec3 v)
         return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, v, false, &c);
-    return r != GY_OK ? r
-                      : gy_physics_record_set_angular_velocity(w->physics, c->store_index,
-                                                               c->attachment, v);
+    return r != GY_OK ? r : gy_physics_record_set_angular_velocity(w->physics, c->ref, v);
 }
 
 gy_result gy_body_apply_force(gy_world *w, gy_entity e, gy_vec3 force)
@@ -1032,9 +1026,7 @@ gy_result gy_body_apply_force(gy_world *w, gy_entity e, gy_vec3 force)
         return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, force, true, &c);
-    return r != GY_OK
-               ? r
-               : gy_physics_record_add_force(w->physics, c->store_index, c->attachment, force);
+    return r != GY_OK ? r : gy_physics_record_add_force(w->physics, c->ref, force);
 }
 
 gy_result gy_body_apply_torque(gy_world *w, gy_entity e, gy_vec3 torque)
@@ -1044,9 +1036,7 @@ gy_result gy_body_apply_torque(gy_world *w, gy_entity e, gy_vec3 torque)
         return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, torque, true, &c);
-    return r != GY_OK
-               ? r
-               : gy_physics_record_add_torque(w->physics, c->store_index, c->attachment, torque);
+    return r != GY_OK ? r : gy_physics_record_add_torque(w->physics, c->ref, torque);
 }
 
 gy_result gy_body_apply_impulse(gy_world *w, gy_entity e, gy_vec3 impulse)
@@ -1056,9 +1046,7 @@ gy_result gy_body_apply_impulse(gy_world *w, gy_entity e, gy_vec3 impulse)
         return entered;
     gy_w_body *c;
     gy_result r = vector_write(w, e, impulse, true, &c);
-    return r != GY_OK
-               ? r
-               : gy_physics_record_add_impulse(w->physics, c->store_index, c->attachment, impulse);
+    return r != GY_OK ? r : gy_physics_record_add_impulse(w->physics, c->ref, impulse);
 }
 
 gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy_vec3 world_point)
@@ -1075,8 +1063,7 @@ gy_result gy_body_apply_impulse_at(gy_world *w, gy_entity e, gy_vec3 impulse, gy
         return r;
     r = vector_write(w, e, impulse, true, &c);
     return r != GY_OK ? r
-                      : gy_physics_record_add_impulse_at(w->physics, c->store_index, c->attachment,
-                                                         impulse, world_point);
+                      : gy_physics_record_add_impulse_at(w->physics, c->ref, impulse, world_point);
 }
 
 gy_result gy_body_teleport(gy_world *w, gy_entity e, gy_pose pose)
@@ -1116,9 +1103,7 @@ gy_result gy_body_move_kinematic(gy_world *w, gy_entity e, gy_pose target, doubl
     if (c->motion != GY_MOTION_KINEMATIC || c->def->desc.is_character)
         return GY_ERR_INVALID_MOTION;
     r = live(c);
-    return r != GY_OK ? r
-                      : gy_physics_record_move_kinematic(w->physics, c->store_index, c->attachment,
-                                                         target, steps);
+    return r != GY_OK ? r : gy_physics_record_move_kinematic(w->physics, c->ref, target, steps);
 }
 
 gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, uint32_t flags)
@@ -1139,9 +1124,7 @@ gy_result gy_character_set_intent(gy_world *w, gy_entity e, gy_vec3 velocity, ui
     if (flags != 0 && w->run_characters)
         return GY_ERR_INVALID_ARGUMENT;
     r = live(c);
-    return r != GY_OK ? r
-                      : gy_physics_record_character_intent(w->physics, c->store_index,
-                                                           c->attachment, velocity, flags);
+    return r != GY_OK ? r : gy_physics_record_character_intent(w->physics, c->ref, velocity, flags);
 }
 
 gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
@@ -1160,9 +1143,7 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
     if (!(speed > 0.0) || speed > GY_MAX_MAGNITUDE)
         return GY_ERR_INVALID_ARGUMENT;
     r = live(c);
-    return r != GY_OK
-               ? r
-               : gy_physics_record_character_jump(w->physics, c->store_index, c->attachment, speed);
+    return r != GY_OK ? r : gy_physics_record_character_jump(w->physics, c->ref, speed);
 }
 
 /* ---- state ----------------------------------------------------------------------------------- */
@@ -1190,8 +1171,7 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     out->faulted = st->faulted;
     out->motion = c->motion;
     out->body = c->recorded ? c->body : (gy_body_id){0};
-    out->attachment = c->attachment;
-    out->store_index = c->store_index;
+    out->ref = c->ref;
     out->tick = c->settled ? w->frame_tick : st->state_tick;
     const gy_w_character_state *cs = gy_w_character_state_of(c);
     gy_w_character_state none;
@@ -1224,7 +1204,7 @@ void gy_w_bodies_stopped(gy_world *w)
         c->recorded = false;
         c->assigned = false;
         c->body.bits = 0;
-        c->attachment = 0;
+        c->ref.generation = 0;
         c->failed = false;
     }
     w->tracked.count = 0;
@@ -1270,8 +1250,11 @@ gy_result gy_w_start(gy_world *w)
     gy_physics_joint_def *joints = NULL;
     uint32_t joint_count = 0;
     bool oom = (n && (bodies == NULL || chars == NULL)) || (cols && colliders == NULL);
-    if (oom || (uint64_t)w->next_attachment + n > UINT32_MAX)
-        r = oom ? GY_ERR_OUT_OF_MEMORY : GY_ERR_CAPACITY;
+    /* Filled by the start: the refs the bodies are named by from then on. */
+    gy_physics_body_ref *refs = n ? gy_alloc(w->alloc, (size_t)n * sizeof *refs) : NULL;
+    oom = oom || (n && refs == NULL);
+    if (oom)
+        r = GY_ERR_OUT_OF_MEMORY;
     uint32_t k = 0, at = 0;
     for (uint32_t d = 0; r == GY_OK && d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
@@ -1279,8 +1262,7 @@ gy_result gy_w_start(gy_world *w)
             continue;
         gy_physics_body_def *b = &bodies[k];
         memset(b, 0, sizeof *b);
-        b->store_index = c->store_index;
-        b->attachment = w->next_attachment + k;
+        b->index = c->ref.index;
         b->def = body_def_at(c, gy_w_world_pose(w, c->entity));
         /* Keep what the last run reported, so a stop/start keeps motion as well as poses; a
          * velocity outside the accepted range (a character's motion over a tick can be) is not
@@ -1313,8 +1295,9 @@ gy_result gy_w_start(gy_world *w)
         }
         k++;
         at += c->def->desc.collider_count;
-        /* Provisional, so the joints' bootstrap can name the bodies. */
-        c->attachment = b->attachment;
+        /* Provisional, so the joints' bootstrap can name the bodies (by index: the start issues
+         * their generations). */
+        c->ref.generation = UINT32_MAX;
         c->recorded = true;
     }
     if (r == GY_OK)
@@ -1324,18 +1307,19 @@ gy_result gy_w_start(gy_world *w)
         boot.resource_count = res_count;
         boot.bodies = bodies;
         boot.body_count = k;
+        boot.body_refs = refs;
         boot.joints = joints;
         boot.joint_count = joint_count;
         r = gy_physics_start(w->physics, &boot);
     }
     if (r == GY_OK) {
-        w->next_attachment += k;
-        w->stats.attachments_issued += k;
+        w->stats.body_refs_issued += k;
         k = 0;
         for (uint32_t d = 0; d < w->bodies.count; d++) {
             gy_w_body *c = gy_w_store_at(&w->bodies, d);
             if (!c->recorded)
                 continue;
+            c->ref = refs[k];
             reset_results(w, c, bodies[k].def.pose); /* the velocities stay the last run's */
             gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !bodies[k].start_asleep;
             gy_w_body_track(w, c);
@@ -1355,6 +1339,8 @@ gy_result gy_w_start(gy_world *w)
         gy_free(w->alloc, colliders, (size_t)cols * sizeof *colliders);
     if (chars != NULL)
         gy_free(w->alloc, chars, (size_t)n * sizeof *chars);
+    if (refs != NULL)
+        gy_free(w->alloc, refs, (size_t)n * sizeof *refs);
     if (res != NULL)
         gy_free(w->alloc, res, (size_t)res_count * sizeof *res);
     if (meshes != NULL)
@@ -1378,9 +1364,7 @@ gy_result gy_body_set_awake(gy_world *w, gy_entity e, bool awake)
     if (c->motion != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     r = live(c);
-    return r != GY_OK
-               ? r
-               : gy_physics_record_set_awake(w->physics, c->store_index, c->attachment, awake);
+    return r != GY_OK ? r : gy_physics_record_set_awake(w->physics, c->ref, awake);
 }
 
 gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
@@ -1402,7 +1386,7 @@ gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
     if (r != GY_OK)
         return r;
     if (c->recorded && !c->failed) {
-        r = gy_physics_record_set_mass(w->physics, c->store_index, c->attachment, mass);
+        r = gy_physics_record_set_mass(w->physics, c->ref, mass);
         if (r != GY_OK)
             return r;
     }
@@ -1442,8 +1426,7 @@ gy_result gy_body_set_material(gy_world *w, gy_entity e, uint32_t collider, gy_m
     if (r != GY_OK)
         return r;
     if (c->recorded && !c->failed) {
-        r = gy_physics_record_set_material(w->physics, c->store_index, c->attachment, collider,
-                                           &material);
+        r = gy_physics_record_set_material(w->physics, c->ref, collider, &material);
         if (r != GY_OK)
             return r;
     }
@@ -1464,8 +1447,7 @@ gy_result gy_body_set_filter(gy_world *w, gy_entity e, uint32_t collider, uint32
     if (r != GY_OK)
         return r;
     if (c->recorded && !c->failed) {
-        r = gy_physics_record_set_filter(w->physics, c->store_index, c->attachment, collider,
-                                         category, mask);
+        r = gy_physics_record_set_filter(w->physics, c->ref, collider, category, mask);
         if (r != GY_OK)
             return r;
     }

@@ -37,7 +37,7 @@ const gy_character_def *gy_w_character_of(const gy_world *w, const gy_w_body *c,
 void gy_w_character_reply(gy_world *w, const gy_reply *r)
 {
     const gy_character_reply *cr = gy_reply_as_character(r);
-    gy_w_body *c = gy_w_body_by_attachment(w, r->key, cr->attachment);
+    gy_w_body *c = gy_w_body_by_ref(w, (gy_physics_body_ref){r->key, cr->generation});
     if (c == NULL) {
         w->stats.replies_stale++;
         return;
@@ -56,7 +56,7 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r)
         gy_v3(cr->platform_velocity[0], cr->platform_velocity[1], cr->platform_velocity[2]);
     cs->ground.bits = 0;
     if (cr->flags & GY_CHARACTER_ON_BODY) {
-        const gy_w_body *g = gy_w_body_by_attachment(w, cr->ground_store, cr->ground_attachment);
+        const gy_w_body *g = gy_w_body_by_ref(w, cr->ground);
         if (g != NULL)
             cs->ground = gy_w_entity_handle(w, g->entity);
     }

@@ -196,8 +196,7 @@ static void draw_entries(const gy_world *w, const gy_debug_draw *d, const gy_sna
         gy_snapshot_entry_info info;
         if (gy_snapshot_view_get(v, slot, &info) != GY_OK)
             continue;
-        const gy_w_body *c =
-            gy_w_body_by_attachment(w, info.entry.store_index, info.entry.attachment);
+        const gy_w_body *c = gy_w_body_by_ref(w, info.entry.body);
         if (c == NULL)
             continue;
         if ((d->flags & GY_DEBUG_DRAW_COLLIDERS) != 0)

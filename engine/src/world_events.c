@@ -1,13 +1,14 @@
 /* Replies from the physics thread, and collision events as the game sees them.
  *
  * The World keeps the set of touching collider pairs it has reported (ENTER seen, EXIT not yet),
- * keyed by the pair's attachments and collider indices. ENTER and EXIT travel as essential
- * replies (never dropped by a flood; only STAY is), and the set guarantees pairing on the game
- * side whatever else happens on the physics side: an ENTER for a known pair is a STAY, a STAY for
- * an unknown pair (its ENTER lost to an out-of-memory overflow) is reported as the ENTER, an EXIT
- * for an unknown pair is ignored, and when a body goes away (removed, switched off, updated,
- * destroyed, physics stopped) the World itself reports EXIT for each of its pairs at once — the
- * physics thread's own EXITs for them, arriving later, then find no pair and are ignored. */
+ * keyed by the pair's body generations (never issued twice) and collider indices. ENTER and EXIT
+ * travel as essential replies (never dropped by a flood; only STAY is), and the set guarantees
+ * pairing on the game side whatever else happens on the physics side: an ENTER for a known pair is
+ * a STAY, a STAY for an unknown pair (its ENTER lost to an out-of-memory overflow) is reported as
+ * the ENTER, an EXIT for an unknown pair is ignored, and when a body goes away (removed, switched
+ * off, updated, destroyed, physics stopped) the World itself reports EXIT for each of its pairs at
+ * once — the physics thread's own EXITs for them, arriving later, then find no pair and are
+ * ignored. */
 #include <assert.h>
 #include <string.h>
 
@@ -15,14 +16,14 @@
 
 /* ---- the pair set ---------------------------------------------------------------------------- */
 
-static gy_map_key pair_key(uint32_t att_a, uint32_t att_b, uint16_t col_a, uint16_t col_b)
+static gy_map_key pair_key(uint32_t gen_a, uint32_t gen_b, uint16_t col_a, uint16_t col_b)
 {
-    return gy_map_key_pair(((uint64_t)att_a << 32) | att_b, ((uint64_t)col_a << 16) | col_b);
+    return gy_map_key_pair(((uint64_t)gen_a << 32) | gen_b, ((uint64_t)col_a << 16) | col_b);
 }
 
 static gy_map_key pair_key_of(const gy_w_pair *p)
 {
-    return pair_key(p->att_a, p->att_b, p->col_a, p->col_b);
+    return pair_key(p->gen_a, p->gen_b, p->col_a, p->col_b);
 }
 
 /* The dense index of a known pair, or GY_W_NONE. */
@@ -42,17 +43,17 @@ static gy_result pair_reserve(gy_world *w, uint32_t need)
     return gy_hash_map_reserve(&w->pair_index, need);
 }
 
-/* The body of `e` while its attachment is still `att` (pairs only exist between live bodies). */
-static gy_w_body *pair_body(const gy_world *w, gy_entity e, uint32_t att)
+/* The body of `e` while its generation is still `gen` (pairs only exist between live bodies). */
+static gy_w_body *pair_body(const gy_world *w, gy_entity e, uint32_t gen)
 {
     gy_w_body *c = gy_w_body_of(w, gy_w_entity_slot(w, e));
-    return c != NULL && c->attachment == att ? c : NULL;
+    return c != NULL && c->ref.generation == gen ? c : NULL;
 }
 
 /* Counts the pair on both bodies (+1 on add, -1 on removal). */
 static void pair_count_on_bodies(gy_world *w, const gy_w_pair *p, int delta)
 {
-    gy_w_body *a = pair_body(w, p->ent_a, p->att_a), *b = pair_body(w, p->ent_b, p->att_b);
+    gy_w_body *a = pair_body(w, p->ent_a, p->gen_a), *b = pair_body(w, p->ent_b, p->gen_b);
     assert(a != NULL && b != NULL);
     if (a != NULL)
         a->pairs = (uint32_t)((int64_t)a->pairs + delta);
@@ -176,12 +177,12 @@ static void synthesize_exit(gy_world *w, uint32_t d)
 
 void gy_w_pairs_body_released(gy_world *w, gy_w_body *c)
 {
-    uint32_t attachment = c->attachment;
+    uint32_t generation = c->ref.generation;
     for (uint32_t d = w->pair_count; c->pairs > 0 && d-- > 0;) {
         if (d >= w->pair_count)
             continue;
         const gy_w_pair *p = &w->pairs[d];
-        if (p->att_a != attachment && p->att_b != attachment)
+        if (p->gen_a != generation && p->gen_b != generation)
             continue;
         synthesize_exit(w, d);
     }
@@ -205,7 +206,7 @@ static void set_geometry(gy_w_pair *p, const gy_physics_collision *e)
 static void handle_collision(gy_world *w, const gy_reply *r)
 {
     const gy_physics_collision *e = gy_reply_as_collision(r);
-    gy_map_key key = pair_key(e->attachment_a, e->attachment_b, e->collider_a, e->collider_b);
+    gy_map_key key = pair_key(e->generation_a, e->generation_b, e->collider_a, e->collider_b);
     uint32_t d = pair_find(w, key);
     if (r->type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
         if (d == GY_W_NONE)
@@ -223,8 +224,8 @@ static void handle_collision(gy_world *w, const gy_reply *r)
         dispatch_now(w, &p, GY_COLLISION_STAY, e->normal_impulse, e->tangent_impulse);
         return;
     }
-    const gy_w_body *a = gy_w_body_by_attachment(w, r->key, e->attachment_a);
-    const gy_w_body *b = gy_w_body_by_attachment(w, e->store_b, e->attachment_b);
+    const gy_w_body *a = gy_w_body_by_ref(w, (gy_physics_body_ref){r->key, e->generation_a});
+    const gy_w_body *b = gy_w_body_by_ref(w, (gy_physics_body_ref){e->index_b, e->generation_b});
     if (a == NULL || b == NULL) {
         w->stats.replies_stale++;
         return;
@@ -235,8 +236,8 @@ static void handle_collision(gy_world *w, const gy_reply *r)
     }
     gy_w_pair *p = &w->pairs[w->pair_count];
     memset(p, 0, sizeof *p);
-    p->att_a = e->attachment_a;
-    p->att_b = e->attachment_b;
+    p->gen_a = e->generation_a;
+    p->gen_b = e->generation_b;
     p->col_a = e->collider_a;
     p->col_b = e->collider_b;
     p->ent_a = gy_w_entity_handle(w, a->entity);
@@ -267,7 +268,7 @@ static void on_reply(void *ctx, const gy_reply *r)
     switch (r->type) {
     case GY_PHYSICS_REPLY_BODY_ASSIGNED: {
         const gy_physics_body_reply *b = gy_reply_as_body(r);
-        gy_w_body *c = gy_w_body_by_attachment(w, r->key, b->attachment);
+        gy_w_body *c = gy_w_body_by_ref(w, (gy_physics_body_ref){r->key, b->body_generation});
         if (c == NULL) {
             w->stats.replies_stale++;
             break;
@@ -283,7 +284,7 @@ static void on_reply(void *ctx, const gy_reply *r)
         } else if (f->kind == GY_PHYSICS_OBJECT_RESOURCE) {
             gy_w_geometry_failed(w, r->key, (gy_result)f->result);
         } else {
-            gy_w_body *c = gy_w_body_by_attachment(w, r->key, f->attachment);
+            gy_w_body *c = gy_w_body_by_ref(w, (gy_physics_body_ref){r->key, f->body_generation});
             if (c == NULL) {
                 w->stats.replies_stale++;
                 break;
@@ -303,7 +304,8 @@ static void on_reply(void *ctx, const gy_reply *r)
         gy_w_joint_state_reply(w, r->key, gy_reply_as_joint_state(r));
         break;
     case GY_PHYSICS_REPLY_BODY_FAULT: {
-        gy_w_body *c = gy_w_body_by_attachment(w, r->key, gy_reply_as_body(r)->attachment);
+        gy_w_body *c = gy_w_body_by_ref(
+            w, (gy_physics_body_ref){r->key, gy_reply_as_body(r)->body_generation});
         if (c == NULL) {
             w->stats.replies_stale++;
             break;
@@ -320,7 +322,7 @@ static void on_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_BODY_SLEEP:
     case GY_PHYSICS_REPLY_BODY_WAKE: {
         const gy_physics_body_reply *b = gy_reply_as_body(r);
-        gy_w_body *c = gy_w_body_by_attachment(w, r->key, b->attachment);
+        gy_w_body *c = gy_w_body_by_ref(w, (gy_physics_body_ref){r->key, b->body_generation});
         if (c == NULL) {
             w->stats.replies_stale++;
             break;

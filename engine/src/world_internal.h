@@ -5,8 +5,10 @@
  * live in gy_w_store instances: dense arrays of component data with a sparse entity-slot → dense
  * index map, swap-removed, so pointers into a store are valid only until its next add or remove.
  * Every entity has a Transform; physics components are in a second store, each with a
- * `store_index` (a dense slot kept for the component's life and reused after it) that names its
- * body on the physics side. Geometry and joints sit in handle pools (gyre/handle_pool.h). */
+ * gy_physics_body_ref whose index (the store index: a dense slot kept for the component's life and
+ * reused after it) indexes the World's per-body arrays and the proxies, and whose generation names
+ * the body the physics subsystem issued it for. Geometry and joints sit in handle pools
+ * (gyre/handle_pool.h). */
 #ifndef GY_WORLD_INTERNAL_H
 #define GY_WORLD_INTERNAL_H
 
@@ -69,7 +71,7 @@ void gy_w_store_remove(gy_w_store *s, uint32_t entity);
 /* ---- keys for physics-side joints and resources ------------------------------------------------
  */
 
-/* Keys name joints and resources in replies that carry no attachment (CREATE_FAILED,
+/* Keys name joints and resources in replies that carry no body ref (CREATE_FAILED,
  * JOINT_BROKEN), so a released key is quarantined until a reply about its previous owner can no
  * longer be in flight: until the World has drained replies after seeing a proxy publish for a
  * tick that only an iteration started after the release's batch could have produced. */
@@ -164,14 +166,14 @@ typedef struct gy_w_sample {
  * and the sync learns from them alone that a body follows its transform. Valid for the
  * component's life (its store index is). */
 typedef struct gy_w_result {
-    uint32_t attachment; /* of the body the capture watches: gy_w_body.attachment while tracked */
+    uint32_t generation; /* of the body the capture watches: gy_w_body.ref's while tracked */
     uint32_t curr_tick;  /* proxy tick of the newest result */
     uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
     uint64_t state_tick; /* while the component is settled: stale, read w->frame_tick */
     uint16_t teleports_sent;
     uint16_t teleports_seen;
-    bool have_proxy : 1; /* a proxy of this attachment was taken in */
+    bool have_proxy : 1; /* a proxy of this generation was taken in */
     bool awake : 1;
     bool faulted : 1;
     bool is_character : 1; /* desc.is_character */
@@ -217,12 +219,13 @@ typedef struct gy_w_def {
  * thousands. */
 typedef struct gy_w_body {
     uint32_t entity;
-    uint32_t store_index;
-    uint32_t attachment; /* of the body recorded in this physics run; 0: none */
+    /* The body's ref: the index (the store index) is the component's for its life; the
+     * generation is the body's recorded in this physics run, 0 when none. */
+    gy_physics_body_ref ref;
     gy_motion_type motion;
     gy_result error;
-    uint32_t pairs; /* touching pairs of this attachment in the World's pair set */
-    bool recorded;  /* a create is recorded (the subsystem's view holds `attachment`) */
+    uint32_t pairs; /* touching pairs of this body in the World's pair set */
+    bool recorded;  /* a create is recorded (the subsystem's pool holds `ref`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
@@ -272,7 +275,7 @@ typedef struct gy_w_joint {
     gy_joint_def def; /* anchor and axis in a's frame */
     gy_joint_status status;
     uint32_t key;                        /* physics key while LIVE; 0 otherwise */
-    uint32_t a_attachment, b_attachment; /* the bodies it was created between */
+    uint32_t a_generation, b_generation; /* of the bodies it was created between */
     uint64_t handle;
     bool has_state;       /* a state reply arrived since it last went live */
     gy_joint_state state; /* the last one */
@@ -280,7 +283,7 @@ typedef struct gy_w_joint {
 
 /* A touching collider pair as the game has seen it (between ENTER and EXIT). */
 typedef struct gy_w_pair {
-    uint32_t att_a, att_b;
+    uint32_t gen_a, gen_b;
     uint16_t col_a, col_b;
     gy_entity ent_a, ent_b;
     gy_vec3 point, normal; /* last geometry, A's view */
@@ -375,7 +378,6 @@ struct gy_world {
     gy_w_velocity *velocities; /* by store_index */
     uint32_t results_capacity, velocities_capacity;
     gy_u32_array store_free;
-    uint32_t next_attachment;
     gy_collider_def *col_scratch;
     uint32_t col_scratch_capacity;
 
@@ -528,11 +530,11 @@ static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
 /* The capture's record and the velocities of a component. */
 static inline gy_w_result *gy_w_result_of(const gy_world *w, const gy_w_body *c)
 {
-    return &w->results[c->store_index];
+    return &w->results[c->ref.index];
 }
 static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body *c)
 {
-    return &w->velocities[c->store_index];
+    return &w->velocities[c->ref.index];
 }
 /* Whether the entity's transform follows its body (gy_w_result.follows). */
 static inline bool gy_w_follows_body(const gy_world *w, uint32_t slot)
@@ -540,8 +542,8 @@ static inline bool gy_w_follows_body(const gy_world *w, uint32_t slot)
     const gy_w_body *c = gy_w_body_of(w, slot);
     return c != NULL && gy_w_result_of(w, c)->follows;
 }
-/* The component at store_index whose current body is `attachment`, or NULL. */
-gy_w_body *gy_w_body_by_attachment(const gy_world *w, uint32_t store_index, uint32_t attachment);
+/* The component whose current body `ref` names, or NULL. */
+gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref);
 /* Creates or releases the body to match effective enable. */
 gy_result gy_w_body_refresh(gy_world *w, uint32_t slot);
 /* Releases the body (if recorded) and removes the component. */

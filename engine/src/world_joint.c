@@ -67,10 +67,8 @@ static void try_create(gy_world *w, gy_w_joint *j)
     gy_physics_joint_def d;
     memset(&d, 0, sizeof d);
     d.joint_key = key;
-    d.a_store = ca->store_index;
-    d.a_attachment = ca->attachment;
-    d.b_store = cb != NULL ? cb->store_index : 0u;
-    d.b_attachment = cb != NULL ? cb->attachment : 0u;
+    d.a = ca->ref;
+    d.b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
     d.def = world_def(j, gy_w_body_pose(w, ca));
     gy_result r = gy_physics_record_create_joint(w->physics, &d);
     if (r != GY_OK) {
@@ -82,8 +80,8 @@ static void try_create(gy_world *w, gy_w_joint *j)
     j->status = GY_JOINT_LIVE;
     j->has_state = false;
     j->key = key;
-    j->a_attachment = d.a_attachment;
-    j->b_attachment = d.b_attachment;
+    j->a_generation = d.a.generation;
+    j->b_generation = d.b.generation;
     w->joint_by_key[key] = j->handle;
     w->joints_pending--;
 }
@@ -371,10 +369,9 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
         }
         memset(&d[k], 0, sizeof d[k]);
         d[k].joint_key = key;
-        d[k].a_store = ca->store_index;
-        d[k].a_attachment = ca->attachment;
-        d[k].b_store = cb != NULL ? cb->store_index : 0u;
-        d[k].b_attachment = cb != NULL ? cb->attachment : 0u;
+        /* Named by index (the generations are provisional): the start issues the refs. */
+        d[k].a = ca->ref;
+        d[k].b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
         d[k].def = def;
         j->key = key;
         w->joint_by_key[key] = j->handle;
@@ -394,8 +391,11 @@ void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs, uint32_
         if (ok) {
             j->status = GY_JOINT_LIVE;
             j->has_state = false;
-            j->a_attachment = descs[i].a_attachment;
-            j->b_attachment = descs[i].b_attachment;
+            /* The bodies' refs as the start issued them. */
+            const gy_w_body *ca = gy_w_body_of(w, j->a);
+            const gy_w_body *cb = j->b != GY_W_NONE ? gy_w_body_of(w, j->b) : NULL;
+            j->a_generation = ca != NULL ? ca->ref.generation : 0u;
+            j->b_generation = cb != NULL ? cb->ref.generation : 0u;
             w->joints_pending--;
         } else {
             drop_key(w, j, true);

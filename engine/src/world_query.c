@@ -1,6 +1,6 @@
 /* Queries with results as entities: live ones through the adapter (gy_physics_raycast & co.) and
- * lock-free ones against the query snapshot. Hits name bodies by (store_index, attachment); a hit
- * whose attachment is no longer the component's (removed or recreated this frame) is left out. */
+ * lock-free ones against the query snapshot. Hits name bodies by gy_physics_body_ref; a hit whose
+ * ref is no longer the component's (removed or recreated this frame) is left out. */
 #include <string.h>
 
 #include "world_internal.h"
@@ -30,7 +30,7 @@ static gy_result resolve_filter(const gy_world *w, const gy_world_query_filter *
         return GY_ERR_STALE_HANDLE;
     const gy_w_body *c = gy_w_body_of(w, slot);
     if (c != NULL && c->recorded) {
-        *ignore_att = c->attachment;
+        *ignore_att = c->ref.generation;
         if (c->assigned)
             *ignore_body = c->body;
     }
@@ -84,7 +84,7 @@ static uint32_t translate_live(const gy_world *w, const gy_hit *in, uint32_t n, 
     for (uint32_t i = 0; i < n; i++) {
         uint32_t store = (uint32_t)(in[i].user_data >> 32);
         uint32_t att = (uint32_t)in[i].user_data;
-        const gy_w_body *c = gy_w_body_by_attachment(w, store, att);
+        const gy_w_body *c = gy_w_body_by_ref(w, (gy_physics_body_ref){store, att});
         if (c == NULL || att == ignore_att)
             continue;
         gy_world_hit *h = &out[k++];
@@ -189,7 +189,7 @@ static uint32_t translate_snapshot(const gy_world *w, const gy_snapshot_hit *in,
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const gy_w_body *c = gy_w_body_by_attachment(w, in[i].store_index, in[i].attachment);
+        const gy_w_body *c = gy_w_body_by_ref(w, in[i].body);
         if (c == NULL)
             continue;
         gy_world_hit *h = &out[k++];
@@ -245,7 +245,7 @@ static gy_result snapshot_query(gy_world *w, snapshot_kind kind, gy_vec3 origin,
     sf.mask = f.mask;
     sf.motion_types = f.motion_types;
     sf.include_sensors = f.include_sensors;
-    sf.ignore_attachment = ignore_att;
+    sf.ignore_body.generation = ignore_att;
     r = reserve_snap(w, capacity > 0 ? capacity : 1u);
     if (r != GY_OK)
         return r;

@@ -91,8 +91,8 @@ void gy_w_render_release(gy_world *w, uint32_t store_index)
 
 void gy_w_render_hold(gy_world *w, const gy_w_body *c)
 {
-    w->motion[c->store_index].count = 0;
-    gy_w_render_animate(w, c->store_index); /* listed once, at the held pose */
+    w->motion[c->ref.index].count = 0;
+    gy_w_render_animate(w, c->ref.index); /* listed once, at the held pose */
 }
 
 void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
@@ -231,22 +231,22 @@ static inline bool motion_pose(const gy_world *w, uint32_t s, double at, span_in
 
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
 {
-    const gy_w_motion *m = &w->motion[c->store_index];
+    const gy_w_motion *m = &w->motion[c->ref.index];
     if (m->count == 0)
         return c->held;
     gy_pose p;
-    sample(&w->samples[gy_w_ring_slot(m, m->count - 1)][c->store_index], &p);
+    sample(&w->samples[gy_w_ring_slot(m, m->count - 1)][c->ref.index], &p);
     return p;
 }
 
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c)
 {
-    const gy_w_motion *m = &w->motion[c->store_index];
+    const gy_w_motion *m = &w->motion[c->ref.index];
     if (m->count == 0)
         return c->held;
     span_inverse inv = {-1.0, 0.0};
     gy_pose p;
-    motion_pose(w, c->store_index, w->render_time, &inv, &p);
+    motion_pose(w, c->ref.index, w->render_time, &inv, &p);
     return p;
 }
 

@@ -707,8 +707,7 @@ gy_result gy_character_move(const gy_backend *be, gy_backend_world *w, gy_body_i
 /* ---- the set --------------------------------------------------------------------------------- */
 
 typedef struct char_entry {
-    uint32_t store_index;
-    uint32_t attachment;
+    gy_physics_body_ref ref;
     gy_body_id body;
     gy_character_def settings;
     gy_character_state state;
@@ -723,7 +722,7 @@ struct gy_character_group {
     gy_vec3 gravity;
     char_entry *entries;
     uint32_t count, capacity;
-    uint32_t *slot_of; /* store_index → entry index + 1, 0: none */
+    uint32_t *slot_of; /* body index → entry index + 1, 0: none */
     uint32_t slot_capacity;
     gy_character_group_stats stats;
 };
@@ -770,17 +769,17 @@ static char_entry *find(const gy_character_group *set, uint32_t store_index)
     return &set->entries[set->slot_of[store_index] - 1u];
 }
 
-static char_entry *find_live(const gy_character_group *set, uint32_t store_index,
-                             uint32_t attachment)
+static char_entry *find_live(const gy_character_group *set, gy_physics_body_ref ref)
 {
-    char_entry *e = find(set, store_index);
-    return e != NULL && e->attachment == attachment ? e : NULL;
+    char_entry *e = find(set, ref.index);
+    return e != NULL && ref.generation != 0 && e->ref.generation == ref.generation ? e : NULL;
 }
 
-gy_result gy_character_group_add(gy_character_group *set, uint32_t store_index, uint32_t attachment,
+gy_result gy_character_group_add(gy_character_group *set, gy_physics_body_ref ref,
                                  const gy_character_def *settings, gy_body_id body)
 {
-    if (set == NULL || attachment == 0 || store_index >= GY_PHYSICS_MAX_STORE_INDEX)
+    uint32_t store_index = ref.index;
+    if (set == NULL || ref.generation == 0 || store_index >= GY_PHYSICS_MAX_STORE_INDEX)
         return GY_ERR_INVALID_ARGUMENT;
     gy_result r = gy_validate_character_def(settings);
     if (r != GY_OK)
@@ -801,8 +800,7 @@ gy_result gy_character_group_add(gy_character_group *set, uint32_t store_index, 
         return r;
     char_entry *e = &set->entries[set->count++];
     memset(e, 0, sizeof *e);
-    e->store_index = store_index;
-    e->attachment = attachment;
+    e->ref = ref;
     e->body = body;
     e->settings = *settings;
     set->slot_of[store_index] = set->count;
@@ -810,19 +808,18 @@ gy_result gy_character_group_add(gy_character_group *set, uint32_t store_index, 
     return GY_OK;
 }
 
-gy_result gy_character_group_remove(gy_character_group *set, uint32_t store_index,
-                                    uint32_t attachment)
+gy_result gy_character_group_remove(gy_character_group *set, gy_physics_body_ref ref)
 {
     if (set == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    char_entry *e = find_live(set, store_index, attachment);
+    char_entry *e = find_live(set, ref);
     if (e == NULL)
         return GY_ERR_STALE_HANDLE;
-    uint32_t i = set->slot_of[store_index] - 1u;
-    set->slot_of[store_index] = 0;
+    uint32_t i = set->slot_of[ref.index] - 1u;
+    set->slot_of[ref.index] = 0;
     if (i + 1u != set->count) {
         set->entries[i] = set->entries[set->count - 1u];
-        set->slot_of[set->entries[i].store_index] = i + 1u;
+        set->slot_of[set->entries[i].ref.index] = i + 1u;
     }
     set->count--;
     set->stats.characters = set->count;
@@ -834,33 +831,32 @@ void gy_character_group_clear(gy_character_group *set)
     if (set == NULL)
         return;
     for (uint32_t i = 0; i < set->count; i++)
-        set->slot_of[set->entries[i].store_index] = 0;
+        set->slot_of[set->entries[i].ref.index] = 0;
     set->count = 0;
     set->stats.characters = 0;
 }
 
-gy_result gy_character_group_update(gy_character_group *set, uint32_t store_index,
-                                    uint32_t attachment, const gy_character_def *settings)
+gy_result gy_character_group_update(gy_character_group *set, gy_physics_body_ref ref,
+                                    const gy_character_def *settings)
 {
     if (set == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_result r = gy_validate_character_def(settings);
     if (r != GY_OK)
         return r;
-    char_entry *e = find_live(set, store_index, attachment);
+    char_entry *e = find_live(set, ref);
     if (e == NULL)
         return GY_ERR_STALE_HANDLE;
     e->settings = *settings;
     return GY_OK;
 }
 
-gy_result gy_character_group_get(const gy_character_group *set, uint32_t store_index,
-                                 uint32_t attachment, gy_character_result *last, bool *moved,
-                                 gy_character_state *state)
+gy_result gy_character_group_get(const gy_character_group *set, gy_physics_body_ref ref,
+                                 gy_character_result *last, bool *moved, gy_character_state *state)
 {
     if (set == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    const char_entry *e = find_live(set, store_index, attachment);
+    const char_entry *e = find_live(set, ref);
     if (e == NULL)
         return GY_ERR_STALE_HANDLE;
     if (last != NULL)
@@ -876,7 +872,7 @@ void gy_character_group_apply_input(gy_character_group *set, const gy_physics_ch
 {
     if (set == NULL || in == NULL)
         return;
-    char_entry *e = find_live(set, in->store_index, in->attachment);
+    char_entry *e = find_live(set, in->body);
     bool ok = e != NULL;
     if (ok && in->kind == GY_CHARACTER_INTENT && gy_vec3_is_finite(in->vector))
         e->intent = in->vector;
@@ -903,10 +899,10 @@ static void push_reply(gy_character_group *set, const gy_physics_step_context *s
     gy_reply reply;
     memset(&reply, 0, sizeof reply);
     reply.type = GY_PHYSICS_REPLY_CHARACTER_STATE;
-    reply.key = e->store_index;
+    reply.key = e->ref.index;
     gy_character_reply body;
     memset(&body, 0, sizeof body);
-    body.attachment = e->attachment;
+    body.generation = e->ref.generation;
     body.tick = (uint32_t)sc->tick;
     body.flags = (res->grounded ? GY_CHARACTER_GROUNDED : 0u) |
                  (res->hit_ceiling ? GY_CHARACTER_CEILING : 0u) |
@@ -914,8 +910,8 @@ static void push_reply(gy_character_group *set, const gy_physics_step_context *s
                  (res->ground_body.bits != 0 ? GY_CHARACTER_ON_BODY : 0u) |
                  (res->ground_state == GY_GROUND_STEEP ? GY_CHARACTER_STEEP : 0u);
     if (res->ground_body.bits != 0) {
-        body.ground_store = (uint32_t)(res->ground_user_data >> 32);
-        body.ground_attachment = (uint32_t)res->ground_user_data;
+        body.ground.index = (uint32_t)(res->ground_user_data >> 32);
+        body.ground.generation = (uint32_t)res->ground_user_data;
     }
     float3(body.ground_normal, res->ground_normal);
     float3(body.platform_velocity, res->platform_velocity);
@@ -936,8 +932,7 @@ void gy_character_group_hook(void *ctx, const gy_physics_step_context *sc)
         char_entry *e = &set->entries[i];
         gy_character_input in = {e->intent, e->jump};
         e->jump = 0.0; /* a jump reaches exactly one tick */
-        gy_body_id body =
-            sc->ops != NULL ? sc->ops->body(sc->self, e->store_index, e->attachment) : e->body;
+        gy_body_id body = sc->ops != NULL ? sc->ops->body(sc->self, e->ref) : e->body;
         if (body.bits == 0)
             continue;
         gy_character_result res;
@@ -951,7 +946,7 @@ void gy_character_group_hook(void *ctx, const gy_physics_step_context *sc)
         e->moved = true;
         set->stats.moves++;
         if (sc->ops != NULL) {
-            sc->ops->touch(sc->self, e->store_index);
+            sc->ops->touch(sc->self, e->ref.index);
             push_reply(set, sc, e, &res);
         }
     }

@@ -33,8 +33,9 @@ typedef enum gy_contact_event_type {
 } gy_contact_event_type;
 
 /* One event. `contact` holds the pair's bodies, colliders, the bodies' user data (Gyre's
- * attachment ids), is_sensor and geometry in the adapter's a/b orientation. On EXIT and on a
- * sleeping pair's STAY the geometry is the last one reported and both impulses are 0. */
+ * (index << 32) | generation of their refs), is_sensor and geometry in the adapter's a/b
+ * orientation. On EXIT and on a sleeping pair's STAY the geometry is the last one reported and both
+ * impulses are 0. */
 typedef struct gy_contact_event {
     uint64_t tick; /* the physics tick the event belongs to */
     gy_contact_event_type type;

@@ -127,6 +127,7 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
         return GY_ERR_OUT_OF_MEMORY;
     p->cfg.raw_alloc = raw;
     p->game.cfg = p->sim.cfg = &p->cfg;
+    p->game.ids.next = 1; /* generation 0 is the null ref's */
     p->game.sh = p->sim.sh = &p->sh;
     /* Without a meter from the host, everything after the object itself is counted by its own. */
     const gy_allocator *a = raw;
@@ -253,8 +254,7 @@ void gy_physics_destroy(gy_physics *p)
     gy_command_queue_destroy(p->cfg.commands);
     gy_phys_free_world_state(&p->sim);
     gy_phys_capture_free(p);
-    if (p->game.mirror != NULL)
-        gy_free(p->cfg.alloc, p->game.mirror, (size_t)p->game.mirror_capacity * sizeof(uint32_t));
+    gy_phys_ids_free(&p->game);
     pthread_mutex_destroy(&p->sh.wait_mutex);
     pthread_cond_destroy(&p->sh.wait_cond);
     pthread_rwlock_destroy(&p->sh.sim_lock);
@@ -472,6 +472,15 @@ static void lockstep_loop(gy_phys_sim *p)
     }
 }
 
+/* `ref` with the generation of the body the bootstrap created at its index; unchanged when none
+ * is there (the joint's create then fails as one naming a released body does). */
+static gy_physics_body_ref bootstrap_ref(const gy_phys_sim *p, gy_physics_body_ref ref)
+{
+    if (ref.index < p->body_count && p->bodies[ref.index].id.bits != 0)
+        ref.generation = p->bodies[ref.index].generation;
+    return ref;
+}
+
 static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
 {
     if (b == NULL)
@@ -487,11 +496,19 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     }
     for (uint32_t i = 0; i < b->body_count; i++) {
         const gy_physics_body_def *d = &b->bodies[i];
-        gy_phys_create_body(&p->sim, d->store_index, d->attachment, &d->def, d->colliders,
-                            d->collider_count, d->character, d->start_asleep);
+        /* Issued by the start before this thread was created (which orders the read). */
+        gy_physics_body_ref ref = {d->index, p->game.ids.live[d->index]};
+        gy_phys_create_body(&p->sim, ref, &d->def, d->colliders, d->collider_count, d->character,
+                            d->start_asleep);
     }
-    for (uint32_t i = 0; i < b->joint_count; i++)
-        gy_phys_create_joint(&p->sim, &b->joints[i]);
+    /* The list's joints name its bodies by index: the refs were issued by this start. */
+    for (uint32_t i = 0; i < b->joint_count; i++) {
+        gy_physics_joint_def d = b->joints[i];
+        d.a = bootstrap_ref(&p->sim, d.a);
+        if (d.b.generation != 0) /* null: the world */
+            d.b = bootstrap_ref(&p->sim, d.b);
+        gy_phys_create_joint(&p->sim, &d);
+    }
 }
 
 static void *physics_main(void *arg)
@@ -572,18 +589,15 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
     gy_result r = check_bootstrap(bootstrap);
     if (r != GY_OK)
         return r;
-    r = gy_phys_mirror_reset(&p->game, bootstrap);
+    /* A start that fails issues nothing: the next one hands out the same generations. */
+    uint32_t next = p->game.ids.next;
+    r = gy_phys_ids_reset(&p->game, bootstrap);
     if (r != GY_OK)
         return r;
-    /* Two bodies claiming one store index would leave the view and the world disagreeing. */
-    for (uint32_t i = 0; bootstrap != NULL && i < bootstrap->body_count; i++)
-        if (p->game.mirror[bootstrap->bodies[i].store_index] != bootstrap->bodies[i].attachment) {
-            gy_phys_mirror_reset(&p->game, NULL);
-            return GY_ERR_INVALID_ARGUMENT;
-        }
     r = p->cfg.backend->world_create(&p->game.world_def, &p->sim.world);
     if (r != GY_OK) {
-        gy_phys_mirror_reset(&p->game, NULL);
+        gy_phys_ids_clear(&p->game);
+        p->game.ids.next = next;
         return r;
     }
     __atomic_store_n(&p->sh.generation, p->sh.generation + 1u, __ATOMIC_RELAXED);
@@ -595,7 +609,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
     if (pthread_create(&p->game.thread, NULL, physics_main, p) != 0) {
         p->cfg.backend->world_destroy(p->sim.world);
         p->sim.world = NULL;
-        gy_phys_mirror_reset(&p->game, NULL);
+        gy_phys_ids_clear(&p->game);
+        p->game.ids.next = next;
         return GY_ERR_BACKEND;
     }
     pthread_mutex_lock(&p->sh.wait_mutex);
@@ -609,7 +624,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
         gy_phys_reset_world_state(&p->sim);
         p->cfg.backend->world_destroy(p->sim.world);
         p->sim.world = NULL;
-        gy_phys_mirror_reset(&p->game, NULL);
+        gy_phys_ids_clear(&p->game);
+        p->game.ids.next = next;
         return r;
     }
     p->game.running = true;

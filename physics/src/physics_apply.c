@@ -30,7 +30,7 @@ static bool set_contains(const gy_phys_sim *p, uint32_t v)
     return gy_hash_map_find(&p->release_set, gy_map_key_of(v)) != NULL;
 }
 
-/* Builds the set of attachments released in this batch (the map is kept at its peak size). */
+/* Builds the set of generations released in this batch (the map is kept at its peak size). */
 static bool build_release_set(gy_phys_sim *p, uint32_t releases, uint32_t n)
 {
     gy_hash_map *set = &p->release_set;
@@ -42,7 +42,7 @@ static bool build_release_set(gy_phys_sim *p, uint32_t releases, uint32_t n)
         const gy_command *c = p->scratch[k];
         if (c->type != GY_PHYS_CMD_RELEASE_BODY)
             continue;
-        uint32_t v = ((const gy_phys_cmd_body *)(const void *)c->body.bytes)->attachment;
+        uint32_t v = ((const gy_phys_cmd_body *)(const void *)c->body.bytes)->generation;
         if (gy_hash_map_put(set, gy_map_key_of(v), 0) != GY_OK)
             return false;
     }
@@ -58,21 +58,23 @@ static void apply_lifecycle(gy_phys_sim *p, gy_command *c, bool use_set)
             gy_phys_add(&p->sh->counters.commands_failed, 1);
             return;
         }
-        if (use_set && set_contains(p, pl->attachment)) {
+        if (use_set && set_contains(p, pl->generation)) {
             gy_phys_add(&p->sh->counters.creates_cancelled, 1);
             return;
         }
         if (gy_phys_geo_park(p, c))
             break;
-        gy_phys_create_body(p, c->key, pl->attachment, &pl->def, pl->colliders, pl->collider_count,
+        gy_phys_create_body(p, (gy_physics_body_ref){c->key, pl->generation}, &pl->def,
+                            pl->colliders, pl->collider_count,
                             pl->is_character ? &pl->character : NULL, pl->start_asleep);
         break;
     }
     case GY_PHYS_CMD_RELEASE_BODY: {
-        uint32_t att = ((const gy_phys_cmd_body *)(const void *)c->body.bytes)->attachment;
-        if (!gy_phys_release_body(p, c->key, att) && !gy_phys_geo_unpark(p, c->key, att)) {
+        gy_physics_body_ref ref = {
+            c->key, ((const gy_phys_cmd_body *)(const void *)c->body.bytes)->generation};
+        if (!gy_phys_release_body(p, ref) && !gy_phys_geo_unpark(p, ref)) {
             /* The partner of a cancelled create is expected to find nothing. */
-            if (!(use_set && set_contains(p, att)))
+            if (!(use_set && set_contains(p, ref.generation)))
                 gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
             return;
         }
@@ -121,8 +123,7 @@ static void push_input(gy_phys_sim *p, const gy_command *c, const gy_phys_cmd_bo
         return;
     }
     gy_physics_character_input *in = &p->inputs[p->input_count++];
-    in->store_index = c->key;
-    in->attachment = b->attachment;
+    in->body = (gy_physics_body_ref){c->key, b->generation};
     in->kind = kind;
     in->flags = kind == GY_CHARACTER_INTENT ? b->aux : 0u;
     in->vector = kind == GY_CHARACTER_INTENT ? gy_v3(b->v[0], b->v[1], b->v[2]) : gy_v3(0, 0, 0);
@@ -222,7 +223,7 @@ static gy_result apply_filter(gy_phys_sim *p, uint32_t store_index, const gy_phy
     }
     for (uint32_t i = 0; e->character && i < p->char_count; i++) {
         gy_phys_character *ch = &p->chars[i];
-        if (ch->store_index == store_index && ch->collider.bits == col->id.bits) {
+        if (ch->body.index == store_index && ch->collider.bits == col->id.bits) {
             ch->category = category;
             ch->mask = mask;
         }
@@ -263,7 +264,7 @@ static void apply_mutate(gy_phys_sim *p, const gy_command *c)
         apply_motor(p, c);
         return;
     }
-    gy_phys_body *e = gy_phys_body_at(p, c->key, b->attachment);
+    gy_phys_body *e = gy_phys_body_at(p, (gy_physics_body_ref){c->key, b->generation});
     if (e == NULL) {
         gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
@@ -299,7 +300,8 @@ static void apply_mutate(gy_phys_sim *p, const gy_command *c)
         break;
     case GY_PHYS_CMD_MOVE_KINEMATIC: {
         gy_pose target = {v, unpack_rotation(b->v + 3, b->aux & 3u)};
-        r = gy_phys_move_begin(p, c->key, b->attachment, target, b->aux >> 2);
+        r = gy_phys_move_begin(p, (gy_physics_body_ref){c->key, b->generation}, target,
+                               b->aux >> 2);
         break;
     }
     case GY_PHYS_CMD_ADD_FORCE:

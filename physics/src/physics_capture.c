@@ -161,7 +161,7 @@ void gy_phys_capture_state(gy_phys_sim *p)
             v[10] = st.angular_velocity.x, v[11] = st.angular_velocity.y;
             v[12] = st.angular_velocity.z;
         }
-        gy_capture_body b = {i, e->attachment, fnv1a(FNV_OFFSET, v, sizeof v)};
+        gy_capture_body b = {{i, e->generation}, fnv1a(FNV_OFFSET, v, sizeof v)};
         all = fnv1a(all, &b, sizeof b);
         put(p, &at, &b, sizeof b);
     }
@@ -371,10 +371,11 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
         normalise_body_def(&pl->def);
         for (uint32_t i = 0; i < head.collider_count; i++)
             normalise_collider_def(&pl->colliders[i]);
+        if (pl->generation == 0)
+            return GY_ERR_INVALID_ARGUMENT;
         gy_physics_body_def d;
         memset(&d, 0, sizeof d);
-        d.store_index = cmd->key;
-        d.attachment = pl->attachment;
+        d.index = cmd->key;
         d.def = pl->def;
         d.colliders = pl->colliders;
         d.collider_count = pl->collider_count;

@@ -24,7 +24,7 @@
 /* Hits gathered per character overlap at first; grown (to the peak) when an overlap fills it. */
 #define FIRST_HITS 16u
 
-gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
+gy_result gy_phys_character_register(gy_phys_sim *p, gy_physics_body_ref ref,
                                      const gy_character_def *settings,
                                      const gy_collider_def *capsule, gy_collider_id capsule_id)
 {
@@ -33,13 +33,12 @@ gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint3
     if (r != GY_OK)
         return r;
     gy_body_id none = {0};
-    r = gy_character_group_add(p->cfg->characters, store_index, attachment, settings, none);
+    r = gy_character_group_add(p->cfg->characters, ref, settings, none);
     if (r != GY_OK)
         return r;
     gy_phys_character *c = &p->chars[p->char_count++];
     memset(c, 0, sizeof *c);
-    c->store_index = store_index;
-    c->attachment = attachment;
+    c->body = ref;
     c->collider = capsule_id;
     c->shape = capsule->shape;
     c->contact_offset = 2.0 * settings->skin_width;
@@ -55,9 +54,9 @@ gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint3
 void gy_phys_character_unregister(gy_phys_sim *p, uint32_t store_index)
 {
     for (uint32_t i = 0; i < p->char_count; i++) {
-        if (p->chars[i].store_index != store_index)
+        if (p->chars[i].body.index != store_index)
             continue;
-        gy_character_group_remove(p->cfg->characters, store_index, p->chars[i].attachment);
+        gy_character_group_remove(p->cfg->characters, p->chars[i].body);
         p->chars[i] = p->chars[--p->char_count];
         return;
     }
@@ -116,16 +115,16 @@ gy_result gy_phys_character_validate(const gy_character_def *settings)
 
 /* ---- the hook's view of the subsystem ------------------------------------------------------- */
 
-static gy_body_id hook_body(void *self, uint32_t store_index, uint32_t attachment)
+static gy_body_id hook_body(void *self, gy_physics_body_ref ref)
 {
     gy_body_id none = {0};
-    gy_phys_body *e = gy_phys_body_at(self, store_index, attachment);
+    gy_phys_body *e = gy_phys_body_at(self, ref);
     return e != NULL ? e->id : none;
 }
 
-static void hook_touch(void *self, uint32_t store_index)
+static void hook_touch(void *self, uint32_t index)
 {
-    gy_phys_touch(self, store_index);
+    gy_phys_touch(self, index);
 }
 
 static gy_result hook_reply(void *self, const gy_reply *r, gy_reply_class cls)
@@ -138,19 +137,18 @@ static gy_result hook_reply(void *self, const gy_reply *r, gy_reply_class cls)
 
 static const gy_physics_hook_ops hook_ops = {hook_body, hook_touch, hook_reply};
 
-gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, uint32_t store_index,
-                                uint32_t attachment)
+gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, gy_physics_body_ref ref)
 {
     gy_body_id none = {0};
     if (sc == NULL || sc->ops == NULL)
         return none;
-    return sc->ops->body(sc->self, store_index, attachment);
+    return sc->ops->body(sc->self, ref);
 }
 
-void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t store_index)
+void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t index)
 {
     if (sc != NULL && sc->ops != NULL)
-        sc->ops->touch(sc->self, store_index);
+        sc->ops->touch(sc->self, index);
 }
 
 gy_result gy_physics_hook_reply(const gy_physics_step_context *sc, const gy_reply *r,
@@ -261,7 +259,7 @@ static bool touches(gy_phys_sim *p, const gy_hit *h, gy_vec3 center, const gy_ch
 static gy_result append_pairs(gy_phys_sim *p, const gy_phys_character *ch, gy_pose pose,
                               bool sensors, uint32_t *n)
 {
-    const gy_phys_body *e = &p->bodies[ch->store_index];
+    const gy_phys_body *e = &p->bodies[ch->body.index];
     gy_query_filter f = gy_default_query_filter();
     f.mask = ch->mask;
     f.include_sensors = sensors;
@@ -275,16 +273,15 @@ static gy_result append_pairs(gy_phys_sim *p, const gy_phys_character *ch, gy_po
     memset(&st, 0, sizeof st);
     memset(&last, 0, sizeof last);
     if (!sensors)
-        gy_character_group_get(p->cfg->characters, ch->store_index, ch->attachment, &last, NULL,
-                               &st);
-    uint64_t user = ((uint64_t)ch->store_index << 32) | ch->attachment;
+        gy_character_group_get(p->cfg->characters, ch->body, &last, NULL, &st);
+    uint64_t user = ((uint64_t)ch->body.index << 32) | ch->body.generation;
     for (uint32_t i = 0; i < count; i++) {
         const gy_hit *h = &p->char_hits[i];
         const gy_phys_collider *s = live_collider(p, h->collider);
         if (s == NULL || s->is_sensor != sensors || (ch->category & s->mask) == 0 ||
             h->collider.bits == ch->collider.bits)
             continue;
-        if (p->joint_count > 0 && jointed(p, ch->store_index, s->store_index))
+        if (p->joint_count > 0 && jointed(p, ch->body.index, s->store_index))
             continue;
         if (!gy_vec3_is_finite(h->point) || !gy_vec3_is_finite(h->normal) ||
             !gy_is_finite(h->penetration))
@@ -316,7 +313,7 @@ static gy_result append_pairs(gy_phys_sim *p, const gy_phys_character *ch, gy_po
  * grown by the contact offset. */
 static gy_result character_pairs(gy_phys_sim *p, const gy_phys_character *ch, uint32_t *n)
 {
-    const gy_phys_body *e = &p->bodies[ch->store_index];
+    const gy_phys_body *e = &p->bodies[ch->body.index];
     const gy_phys_collider *own = live_collider(p, ch->collider);
     if (own == NULL)
         return GY_ERR_STALE_HANDLE;
@@ -349,7 +346,7 @@ uint32_t gy_phys_character_contacts(gy_phys_sim *p, const gy_contact *contacts, 
     for (uint32_t k = 0; r == GY_OK && k < p->char_count; k++) {
         if (p->chars[k].probe) {
             r = character_pairs(p, &p->chars[k], &n);
-            who = p->chars[k].store_index;
+            who = p->chars[k].body.index;
         }
     }
     if (r != GY_OK) {

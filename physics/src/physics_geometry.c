@@ -142,7 +142,7 @@ bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c)
         return false;
     if (gy_array_reserve(p->cfg->alloc, (void **)&p->parked, &p->parked_capacity,
                          p->parked_count + 1u, sizeof *p->parked) != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, c->key, peek->attachment,
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, c->key, peek->generation,
                              GY_ERR_OUT_OF_MEMORY);
         return true;
     }
@@ -160,11 +160,11 @@ static void remove_parked(gy_phys_sim *p, uint32_t i)
     p->parked_count--;
 }
 
-bool gy_phys_geo_unpark(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
+bool gy_phys_geo_unpark(gy_phys_sim *p, gy_physics_body_ref ref)
 {
     for (uint32_t i = 0; i < p->parked_count; i++) {
         gy_phys_parked_body *b = &p->parked[i];
-        if (b->store_index != store_index || b->payload->attachment != attachment)
+        if (b->store_index != ref.index || b->payload->generation != ref.generation)
             continue;
         free_payload(p, b->payload);
         remove_parked(p, i);
@@ -187,9 +187,9 @@ static void unpark_ready(gy_phys_sim *p)
         }
         remove_parked(p, i);
         const gy_phys_body_payload *pl = b.payload;
-        gy_phys_create_body(p, b.store_index, pl->attachment, &pl->def, pl->colliders,
-                            pl->collider_count, pl->is_character ? &pl->character : NULL,
-                            pl->start_asleep);
+        gy_phys_create_body(p, (gy_physics_body_ref){b.store_index, pl->generation}, &pl->def,
+                            pl->colliders, pl->collider_count,
+                            pl->is_character ? &pl->character : NULL, pl->start_asleep);
         free_payload(p, b.payload);
     }
 }

@@ -12,7 +12,7 @@
 static gy_phys_move *find_move(gy_phys_sim *p, uint32_t store_index)
 {
     for (uint32_t i = 0; i < p->move_count; i++)
-        if (p->moves[i].store_index == store_index)
+        if (p->moves[i].body.index == store_index)
             return &p->moves[i];
     return NULL;
 }
@@ -22,10 +22,11 @@ static void remove_move(gy_phys_sim *p, uint32_t i)
     p->moves[i] = p->moves[--p->move_count];
 }
 
-gy_result gy_phys_move_begin(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
-                             gy_pose target, uint32_t steps)
+gy_result gy_phys_move_begin(gy_phys_sim *p, gy_physics_body_ref ref, gy_pose target,
+                             uint32_t steps)
 {
-    gy_phys_body *e = gy_phys_body_at(p, store_index, attachment);
+    uint32_t store_index = ref.index;
+    gy_phys_body *e = gy_phys_body_at(p, ref);
     if (e == NULL)
         return GY_ERR_STALE_HANDLE;
     if (e->motion != GY_MOTION_KINEMATIC || e->character)
@@ -47,8 +48,7 @@ gy_result gy_phys_move_begin(gy_phys_sim *p, uint32_t store_index, uint32_t atta
     m->start = st.pose;
     m->target = target;
     m->target.rotation = gy_quat_normalize(target.rotation);
-    m->store_index = store_index;
-    m->attachment = attachment;
+    m->body = ref;
     m->steps = steps;
     m->done = 0;
     return GY_OK;
@@ -57,18 +57,18 @@ gy_result gy_phys_move_begin(gy_phys_sim *p, uint32_t store_index, uint32_t atta
 /* The body at rest: the velocities were the move's. */
 static void stop(gy_phys_sim *p, const gy_phys_move *m)
 {
-    gy_phys_body *e = gy_phys_body_at(p, m->store_index, m->attachment);
+    gy_phys_body *e = gy_phys_body_at(p, m->body);
     if (e == NULL)
         return;
     p->cfg->backend->body_set_linear_velocity(p->world, e->id, gy_v3(0.0, 0.0, 0.0));
     p->cfg->backend->body_set_angular_velocity(p->world, e->id, gy_v3(0.0, 0.0, 0.0));
-    gy_phys_touch(p, m->store_index);
+    gy_phys_touch(p, m->body.index);
 }
 
 void gy_phys_move_cancel(gy_phys_sim *p, uint32_t store_index)
 {
     for (uint32_t i = 0; i < p->move_count; i++)
-        if (p->moves[i].store_index == store_index) {
+        if (p->moves[i].body.index == store_index) {
             stop(p, &p->moves[i]);
             remove_move(p, i);
             return;
@@ -108,7 +108,7 @@ void gy_phys_moves_before_step(gy_phys_sim *p)
 {
     for (uint32_t i = 0; i < p->move_count;) {
         gy_phys_move *m = &p->moves[i];
-        gy_phys_body *e = gy_phys_body_at(p, m->store_index, m->attachment);
+        gy_phys_body *e = gy_phys_body_at(p, m->body);
         if (e == NULL) {
             remove_move(p, i);
             continue;
@@ -120,7 +120,7 @@ void gy_phys_moves_before_step(gy_phys_sim *p)
             continue;
         }
         m->done++;
-        gy_phys_touch(p, m->store_index);
+        gy_phys_touch(p, m->body.index);
         i++;
     }
 }

@@ -87,9 +87,9 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
     gy_reply r;
     r.flags = (uint16_t)__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED);
     gy_physics_collision e;
-    e.attachment_a = (uint32_t)c->user_a;
-    e.attachment_b = (uint32_t)c->user_b;
-    e.store_b = (uint32_t)(c->user_b >> 32);
+    e.generation_a = (uint32_t)c->user_a;
+    e.generation_b = (uint32_t)c->user_b;
+    e.index_b = (uint32_t)(c->user_b >> 32);
     e.collider_a = create_list_index(p, c->collider_a);
     e.collider_b = create_list_index(p, c->collider_b);
     e.tick = (uint32_t)ev->tick;
@@ -168,7 +168,7 @@ static uint32_t user_store(const gy_phys_sim *p, uint64_t user)
 {
     uint32_t s = (uint32_t)(user >> 32);
     return s < p->body_count && p->bodies[s].id.bits != 0 &&
-                   p->bodies[s].attachment == (uint32_t)user
+                   p->bodies[s].generation == (uint32_t)user
                ? s
                : GY_PHYS_NONE;
 }
@@ -344,11 +344,11 @@ static void freeze_faulted(gy_phys_sim *p, uint32_t s, gy_phys_body *e, gy_body_
     if (!e->fault) {
         gy_phys_add(&p->sh->counters.bodies_faulted, 1);
         gy_physics_body_reply reply = {
-            e->attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), e->id, p->tick};
+            e->generation, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), e->id, p->tick};
         gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_FAULT, s, &reply, sizeof reply, GY_REPLY_ESSENTIAL);
         gy_log(p->cfg->logger, GY_LOG_WARN,
-               "physics: body %u (attachment %u) went non-finite or past %g; frozen", s,
-               e->attachment, GY_PHYSICS_MAX_MAGNITUDE);
+               "physics: body %u (generation %u) went non-finite or past %g; frozen", s,
+               e->generation, GY_PHYSICS_MAX_MAGNITUDE);
     }
     e->fault = 1;
 }
@@ -381,7 +381,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
     np.angular_velocity[0] = (float)st.angular_velocity.x;
     np.angular_velocity[1] = (float)st.angular_velocity.y;
     np.angular_velocity[2] = (float)st.angular_velocity.z;
-    np.attachment = e->attachment;
+    np.generation = e->generation;
     np.tick = e->proxy.tick;
     bool awake = st.awake && !e->fault;
     /* A Dynamic body that went to sleep or woke since its last read (not at its creation, whose
@@ -390,7 +390,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
         !(e->proxy.flags & GY_PROXY_FAULT) && !e->fault &&
         awake != ((e->proxy.flags & GY_PROXY_AWAKE) != 0)) {
         gy_physics_body_reply reply = {
-            e->attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), e->id, p->tick};
+            e->generation, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), e->id, p->tick};
         gy_phys_reply(p, awake ? GY_PHYSICS_REPLY_BODY_WAKE : GY_PHYSICS_REPLY_BODY_SLEEP, s,
                       &reply, sizeof reply, GY_REPLY_ESSENTIAL);
     }

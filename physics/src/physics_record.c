@@ -1,5 +1,5 @@
 /* Recording commands (game thread): the record functions validate, then copy into the open
- * batch; the game side's view of live attachments; the game-side reply filter. */
+ * batch; the game side's pool of body refs; the game-side reply filter. */
 #include <math.h>
 #include <string.h>
 
@@ -33,49 +33,79 @@ static void pack_rotation(gy_quat q, double out[3], uint32_t *dropped)
 
 /* ---- game side ------------------------------------------------------------------------------- */
 
-static uint32_t mirror_get(const gy_phys_game *p, uint32_t store_index)
+/* The pool of body refs: the generation live at each index, and the next to issue. */
+static uint32_t ids_live(const gy_phys_game *p, uint32_t index)
 {
-    return store_index < p->mirror_capacity ? p->mirror[store_index] : 0u;
+    return index < p->ids.capacity ? p->ids.live[index] : 0u;
 }
 
-static gy_result mirror_reserve(gy_phys_game *p, uint32_t need)
+/* Whether `ref` is the live ref at its index (a null ref never is). */
+static bool ids_is_live(const gy_phys_game *p, gy_physics_body_ref ref)
 {
-    if (need <= p->mirror_capacity)
+    return ref.generation != 0 && ids_live(p, ref.index) == ref.generation;
+}
+
+static gy_result ids_reserve(gy_phys_game *p, uint32_t need)
+{
+    if (need <= p->ids.capacity)
         return GY_OK;
-    uint32_t cap = p->mirror_capacity ? p->mirror_capacity : 64u;
+    uint32_t cap = p->ids.capacity ? p->ids.capacity : 64u;
     while (cap < need)
         cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
-    uint32_t *m =
-        gy_realloc(p->cfg->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t),
-                   (size_t)cap * sizeof(uint32_t));
+    uint32_t *m = gy_realloc(p->cfg->alloc, p->ids.live, (size_t)p->ids.capacity * sizeof(uint32_t),
+                             (size_t)cap * sizeof(uint32_t));
     if (m == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    memset(m + p->mirror_capacity, 0, (size_t)(cap - p->mirror_capacity) * sizeof(uint32_t));
-    p->mirror = m;
-    p->mirror_capacity = cap;
+    memset(m + p->ids.capacity, 0, (size_t)(cap - p->ids.capacity) * sizeof(uint32_t));
+    p->ids.live = m;
+    p->ids.capacity = cap;
     return GY_OK;
 }
 
-gy_result gy_phys_mirror_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
+void gy_phys_ids_clear(gy_phys_game *p)
 {
-    uint32_t need = 0;
-    for (uint32_t i = 0; b != NULL && i < b->body_count; i++)
-        if (b->bodies[i].store_index + 1u > need)
-            need = b->bodies[i].store_index + 1u;
-    gy_result r = mirror_reserve(p, need);
+    if (p->ids.capacity > 0)
+        memset(p->ids.live, 0, (size_t)p->ids.capacity * sizeof(uint32_t));
+}
+
+void gy_phys_ids_free(gy_phys_game *p)
+{
+    if (p->ids.live != NULL)
+        gy_free(p->cfg->alloc, p->ids.live, (size_t)p->ids.capacity * sizeof(uint32_t));
+    p->ids.live = NULL;
+    p->ids.capacity = 0;
+}
+
+gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
+{
+    uint32_t need = 0, n = b != NULL ? b->body_count : 0u;
+    for (uint32_t i = 0; i < n; i++)
+        if (b->bodies[i].index + 1u > need)
+            need = b->bodies[i].index + 1u;
+    gy_phys_ids_clear(p);
+    gy_result r = ids_reserve(p, need);
     if (r != GY_OK)
         return r;
-    if (p->mirror_capacity > 0)
-        memset(p->mirror, 0, (size_t)p->mirror_capacity * sizeof(uint32_t));
-    for (uint32_t i = 0; b != NULL && i < b->body_count; i++)
-        p->mirror[b->bodies[i].store_index] = b->bodies[i].attachment;
+    if (n > 0 && (p->ids.next == 0 || (uint64_t)p->ids.next + n - 1u > UINT32_MAX))
+        return GY_ERR_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t index = b->bodies[i].index;
+        if (p->ids.live[index] != 0) {
+            gy_phys_ids_clear(p); /* two bodies in one slot */
+            return GY_ERR_INVALID_ARGUMENT;
+        }
+        p->ids.live[index] = p->ids.next + i;
+    }
+    for (uint32_t i = 0; i < n && b->body_refs != NULL; i++)
+        b->body_refs[i] = (gy_physics_body_ref){b->bodies[i].index, p->ids.next + i};
+    p->ids.next = (uint64_t)p->ids.next + n > UINT32_MAX ? 0u : p->ids.next + n;
     return GY_OK;
 }
 
 gy_result gy_phys_validate_body_def(const gy_physics_body_def *d)
 {
-    if (d == NULL || d->store_index >= GY_PHYSICS_MAX_STORE_INDEX || d->attachment == 0 ||
-        d->colliders == NULL || d->collider_count == 0 || d->collider_count > UINT16_MAX)
+    if (d == NULL || d->index >= GY_PHYSICS_MAX_STORE_INDEX || d->colliders == NULL ||
+        d->collider_count == 0 || d->collider_count > UINT16_MAX)
         return GY_ERR_INVALID_ARGUMENT;
     /* Positions and velocities are held to GY_PHYSICS_MAX_MAGNITUDE there. */
     gy_result r = gy_validate_body_def(&d->def);
@@ -104,15 +134,15 @@ gy_result gy_phys_validate_body_def(const gy_physics_body_def *d)
 
 gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d)
 {
-    if (d == NULL || d->joint_key >= GY_PHYSICS_MAX_STORE_INDEX || d->a_attachment == 0 ||
-        d->a_store >= GY_PHYSICS_MAX_STORE_INDEX ||
-        (d->b_attachment != 0 && d->b_store >= GY_PHYSICS_MAX_STORE_INDEX) ||
-        (d->b_attachment != 0 && d->b_store == d->a_store))
+    bool has_b = d != NULL && d->b.generation != 0; /* null (generation 0): the world */
+    if (d == NULL || d->joint_key >= GY_PHYSICS_MAX_STORE_INDEX ||
+        d->a.index >= GY_PHYSICS_MAX_STORE_INDEX ||
+        (has_b && d->b.index >= GY_PHYSICS_MAX_STORE_INDEX) || (has_b && d->b.index == d->a.index))
         return GY_ERR_INVALID_ARGUMENT;
     /* The adapter ids are filled on the physics thread; stand-ins let the shared check run. */
     gy_joint_def def = d->def;
     def.a.bits = 1;
-    def.b.bits = d->b_attachment != 0 ? 2 : 0;
+    def.b.bits = has_b ? 2 : 0;
     return gy_validate_joint_def(&def);
 }
 
@@ -132,13 +162,13 @@ static gy_result game_ready(const gy_physics *p)
 }
 
 static gy_result record_payload(gy_phys_game *p, uint16_t type, uint32_t key, void *payload,
-                                uint32_t attachment)
+                                uint32_t generation)
 {
     gy_command c;
     memset(&c, 0, sizeof c);
     c.type = type;
     c.key = key;
-    memcpy(c.body.payload.rest, &attachment, sizeof attachment);
+    memcpy(c.body.payload.rest, &generation, sizeof generation);
     gy_command_set_payload(&c, payload);
     gy_result r = gy_command_queue_record(p->cfg->commands, GY_COMMAND_LIFECYCLE, &c);
     if (r != GY_OK)
@@ -157,26 +187,30 @@ static gy_result record_plain(gy_phys_game *p, gy_command_ring ring, uint16_t ty
     return gy_command_queue_record(p->cfg->commands, ring, &c);
 }
 
-gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc)
+gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc,
+                                        gy_physics_body_ref *out)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
     r = gy_phys_validate_body_def(desc);
-    if (r != GY_OK)
-        return r;
-    if (mirror_get(&p->game, desc->store_index) != 0)
+    if (r != GY_OK || out == NULL)
+        return r != GY_OK ? r : GY_ERR_INVALID_ARGUMENT;
+    if (ids_live(&p->game, desc->index) != 0)
         return GY_ERR_MISUSE;
-    r = mirror_reserve(&p->game, desc->store_index + 1u);
+    if (p->game.ids.next == 0)
+        return GY_ERR_CAPACITY; /* every generation was issued: never reuse one */
+    r = ids_reserve(&p->game, desc->index + 1u);
     if (r != GY_OK)
         return r;
+    uint32_t generation = p->game.ids.next;
     size_t size =
         sizeof(gy_phys_body_payload) + (size_t)desc->collider_count * sizeof(gy_collider_def);
     gy_phys_body_payload *pl = gy_alloc(p->cfg.alloc, size);
     if (pl == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     pl->size = size;
-    pl->attachment = desc->attachment;
+    pl->generation = generation;
     pl->collider_count = desc->collider_count;
     pl->is_character = desc->character != NULL;
     pl->start_asleep = desc->start_asleep;
@@ -186,25 +220,26 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
         memset(&pl->character, 0, sizeof pl->character);
     pl->def = desc->def;
     memcpy(pl->colliders, desc->colliders, (size_t)desc->collider_count * sizeof(gy_collider_def));
-    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_BODY, desc->store_index, pl, desc->attachment);
-    if (r == GY_OK)
-        p->game.mirror[desc->store_index] = desc->attachment;
-    return r;
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_BODY, desc->index, pl, generation);
+    if (r != GY_OK)
+        return r;
+    p->game.ids.live[desc->index] = generation;
+    p->game.ids.next = generation == UINT32_MAX ? 0u : generation + 1u;
+    *out = (gy_physics_body_ref){desc->index, generation};
+    return GY_OK;
 }
 
-gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment)
+gy_result gy_physics_record_release_body(gy_physics *p, gy_physics_body_ref body)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0)
-        return GY_ERR_INVALID_ARGUMENT;
-    if (mirror_get(&p->game, store_index) != attachment)
+    if (!ids_is_live(&p->game, body))
         return GY_ERR_STALE_HANDLE;
-    gy_phys_cmd_body b = {.attachment = attachment};
-    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_BODY, store_index, &b);
+    gy_phys_cmd_body b = {.generation = body.generation};
+    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_BODY, body.index, &b);
     if (r == GY_OK)
-        p->game.mirror[store_index] = 0;
+        p->game.ids.live[body.index] = 0;
     return r;
 }
 
@@ -216,8 +251,8 @@ gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_d
     r = gy_phys_validate_joint_def(desc);
     if (r != GY_OK)
         return r;
-    if (mirror_get(&p->game, desc->a_store) != desc->a_attachment ||
-        (desc->b_attachment != 0 && mirror_get(&p->game, desc->b_store) != desc->b_attachment))
+    if (!ids_is_live(&p->game, desc->a) ||
+        (desc->b.generation != 0 && !ids_is_live(&p->game, desc->b)))
         return GY_ERR_STALE_HANDLE;
     gy_phys_joint_payload *pl = gy_alloc(p->cfg.alloc, sizeof *pl);
     if (pl == NULL)
@@ -251,7 +286,7 @@ gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
         fabs(motor->max_force) > GY_PHYSICS_MAX_MAGNITUDE)
         return GY_ERR_INVALID_ARGUMENT;
     gy_phys_cmd_body b = {
-        .attachment = 0, .aux = (uint32_t)motor->mode, .v = {motor->target, motor->max_force}};
+        .generation = 0, .aux = (uint32_t)motor->mode, .v = {motor->target, motor->max_force}};
     return record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint_key, &b);
 }
 
@@ -295,15 +330,13 @@ gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_ke
 }
 
 /* Checks the target and records a mutate command carrying `n` doubles. */
-static gy_result record_mutate(gy_physics *p, uint16_t type, uint32_t store_index,
-                               uint32_t attachment, uint32_t aux, const double *v, uint32_t n)
+static gy_result record_mutate(gy_physics *p, uint16_t type, gy_physics_body_ref body, uint32_t aux,
+                               const double *v, uint32_t n)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_phys_cmd_body b = {.attachment = attachment, .aux = aux};
+    gy_phys_cmd_body b = {.generation = body.generation, .aux = aux};
     for (uint32_t i = 0; i < n; i++) {
         if (!gy_is_finite(v[i]))
             return GY_ERR_NON_FINITE;
@@ -311,19 +344,18 @@ static gy_result record_mutate(gy_physics *p, uint16_t type, uint32_t store_inde
             return GY_ERR_INVALID_ARGUMENT;
         b.v[i] = v[i];
     }
-    if (mirror_get(&p->game, store_index) != attachment)
+    if (!ids_is_live(&p->game, body))
         return GY_ERR_STALE_HANDLE;
-    return record_plain(&p->game, GY_COMMAND_MUTATE, type, store_index, &b);
+    return record_plain(&p->game, GY_COMMAND_MUTATE, type, body.index, &b);
 }
 
-static gy_result record_vec(gy_physics *p, uint16_t type, uint32_t s, uint32_t a, gy_vec3 v)
+static gy_result record_vec(gy_physics *p, uint16_t type, gy_physics_body_ref body, gy_vec3 v)
 {
     double d[3] = {v.x, v.y, v.z};
-    return record_mutate(p, type, s, a, 0, d, 3);
+    return record_mutate(p, type, body, 0, d, 3);
 }
 
-gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                     gy_pose pose)
+gy_result gy_physics_record_set_pose(gy_physics *p, gy_physics_body_ref body, gy_pose pose)
 {
     gy_result r = gy_validate_pose(pose);
     if (r != GY_OK)
@@ -331,11 +363,11 @@ gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32
     double d[6] = {pose.position.x, pose.position.y, pose.position.z};
     uint32_t dropped;
     pack_rotation(gy_quat_normalize(pose.rotation), d + 3, &dropped);
-    return record_mutate(p, GY_PHYS_CMD_SET_POSE, store_index, attachment, dropped, d, 6);
+    return record_mutate(p, GY_PHYS_CMD_SET_POSE, body, dropped, d, 6);
 }
 
-gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           gy_pose target, uint32_t steps)
+gy_result gy_physics_record_move_kinematic(gy_physics *p, gy_physics_body_ref body, gy_pose target,
+                                           uint32_t steps)
 {
     gy_result r = gy_validate_pose(target);
     if (r != GY_OK)
@@ -345,8 +377,7 @@ gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, 
     double d[6] = {target.position.x, target.position.y, target.position.z};
     uint32_t dropped;
     pack_rotation(gy_quat_normalize(target.rotation), d + 3, &dropped);
-    return record_mutate(p, GY_PHYS_CMD_MOVE_KINEMATIC, store_index, attachment,
-                         dropped | steps << 2, d, 6);
+    return record_mutate(p, GY_PHYS_CMD_MOVE_KINEMATIC, body, dropped | steps << 2, d, 6);
 }
 
 uint32_t gy_physics_steps_for(const gy_physics *p, double seconds)
@@ -360,73 +391,64 @@ uint32_t gy_physics_steps_for(const gy_physics *p, double seconds)
     return n < 1.0 ? 1u : (uint32_t)n;
 }
 
-gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
-                                                uint32_t attachment, gy_vec3 v)
+gy_result gy_physics_record_set_linear_velocity(gy_physics *p, gy_physics_body_ref body, gy_vec3 v)
 {
-    return record_vec(p, GY_PHYS_CMD_SET_LINEAR_VELOCITY, store_index, attachment, v);
+    return record_vec(p, GY_PHYS_CMD_SET_LINEAR_VELOCITY, body, v);
 }
 
-gy_result gy_physics_record_set_angular_velocity(gy_physics *p, uint32_t store_index,
-                                                 uint32_t attachment, gy_vec3 w)
+gy_result gy_physics_record_set_angular_velocity(gy_physics *p, gy_physics_body_ref body, gy_vec3 w)
 {
-    return record_vec(p, GY_PHYS_CMD_SET_ANGULAR_VELOCITY, store_index, attachment, w);
+    return record_vec(p, GY_PHYS_CMD_SET_ANGULAR_VELOCITY, body, w);
 }
 
-gy_result gy_physics_record_add_force(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                      gy_vec3 force)
+gy_result gy_physics_record_add_force(gy_physics *p, gy_physics_body_ref body, gy_vec3 force)
 {
-    return record_vec(p, GY_PHYS_CMD_ADD_FORCE, store_index, attachment, force);
+    return record_vec(p, GY_PHYS_CMD_ADD_FORCE, body, force);
 }
 
-gy_result gy_physics_record_add_torque(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                       gy_vec3 torque)
+gy_result gy_physics_record_add_torque(gy_physics *p, gy_physics_body_ref body, gy_vec3 torque)
 {
-    return record_vec(p, GY_PHYS_CMD_ADD_TORQUE, store_index, attachment, torque);
+    return record_vec(p, GY_PHYS_CMD_ADD_TORQUE, body, torque);
 }
 
-gy_result gy_physics_record_add_impulse(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                        gy_vec3 impulse)
+gy_result gy_physics_record_add_impulse(gy_physics *p, gy_physics_body_ref body, gy_vec3 impulse)
 {
-    return record_vec(p, GY_PHYS_CMD_ADD_IMPULSE, store_index, attachment, impulse);
+    return record_vec(p, GY_PHYS_CMD_ADD_IMPULSE, body, impulse);
 }
 
-gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           gy_vec3 impulse, gy_vec3 world_point)
+gy_result gy_physics_record_add_impulse_at(gy_physics *p, gy_physics_body_ref body, gy_vec3 impulse,
+                                           gy_vec3 world_point)
 {
     double d[6] = {impulse.x, impulse.y, impulse.z, world_point.x, world_point.y, world_point.z};
-    return record_mutate(p, GY_PHYS_CMD_ADD_IMPULSE_AT, store_index, attachment, 0, d, 6);
+    return record_mutate(p, GY_PHYS_CMD_ADD_IMPULSE_AT, body, 0, d, 6);
 }
 
-gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index,
-                                             uint32_t attachment, gy_vec3 velocity, uint32_t flags)
+gy_result gy_physics_record_character_intent(gy_physics *p, gy_physics_body_ref body,
+                                             gy_vec3 velocity, uint32_t flags)
 {
     double d[3] = {velocity.x, velocity.y, velocity.z};
-    return record_mutate(p, GY_PHYS_CMD_CHARACTER_INTENT, store_index, attachment, flags, d, 3);
+    return record_mutate(p, GY_PHYS_CMD_CHARACTER_INTENT, body, flags, d, 3);
 }
 
-gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           double speed)
+gy_result gy_physics_record_character_jump(gy_physics *p, gy_physics_body_ref body, double speed)
 {
-    return record_mutate(p, GY_PHYS_CMD_CHARACTER_JUMP, store_index, attachment, 0, &speed, 1);
+    return record_mutate(p, GY_PHYS_CMD_CHARACTER_JUMP, body, 0, &speed, 1);
 }
 
-gy_result gy_physics_record_set_awake(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                      bool awake)
+gy_result gy_physics_record_set_awake(gy_physics *p, gy_physics_body_ref body, bool awake)
 {
-    return record_mutate(p, GY_PHYS_CMD_SET_AWAKE, store_index, attachment, awake ? 1u : 0u, NULL,
-                         0);
+    return record_mutate(p, GY_PHYS_CMD_SET_AWAKE, body, awake ? 1u : 0u, NULL, 0);
 }
 
-gy_result gy_physics_record_set_mass(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                     double mass)
+gy_result gy_physics_record_set_mass(gy_physics *p, gy_physics_body_ref body, double mass)
 {
     if (gy_is_finite(mass) && !(mass > 0.0))
         return GY_ERR_INVALID_ARGUMENT;
-    return record_mutate(p, GY_PHYS_CMD_SET_MASS, store_index, attachment, 0, &mass, 1);
+    return record_mutate(p, GY_PHYS_CMD_SET_MASS, body, 0, &mass, 1);
 }
 
-gy_result gy_physics_record_set_material(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                         uint32_t collider, const gy_material *material)
+gy_result gy_physics_record_set_material(gy_physics *p, gy_physics_body_ref body, uint32_t collider,
+                                         const gy_material *material)
 {
     gy_result r = gy_validate_material(material);
     if (r != GY_OK)
@@ -436,17 +458,17 @@ gy_result gy_physics_record_set_material(gy_physics *p, uint32_t store_index, ui
     uint32_t aux = collider | (uint32_t)material->friction_combine << 16 |
                    (uint32_t)material->restitution_combine << 24;
     double d[2] = {material->friction, material->restitution};
-    return record_mutate(p, GY_PHYS_CMD_SET_MATERIAL, store_index, attachment, aux, d, 2);
+    return record_mutate(p, GY_PHYS_CMD_SET_MATERIAL, body, aux, d, 2);
 }
 
-gy_result gy_physics_record_set_filter(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                       uint32_t collider, uint32_t category, uint32_t mask)
+gy_result gy_physics_record_set_filter(gy_physics *p, gy_physics_body_ref body, uint32_t collider,
+                                       uint32_t category, uint32_t mask)
 {
     if (collider > UINT16_MAX)
         return GY_ERR_INVALID_ARGUMENT;
     /* Exact in a double: every 32-bit integer is. */
     double d[2] = {(double)category, (double)mask};
-    return record_mutate(p, GY_PHYS_CMD_SET_FILTER, store_index, attachment, collider, d, 2);
+    return record_mutate(p, GY_PHYS_CMD_SET_FILTER, body, collider, d, 2);
 }
 
 gy_vec3 gy_physics_gravity(const gy_physics *p)
@@ -466,7 +488,7 @@ gy_result gy_physics_record_set_gravity(gy_physics *p, gy_vec3 gravity)
         p->game.world_def.gravity = gravity;
         return gy_phys_characters_set_gravity(p->cfg.characters, gravity);
     }
-    gy_phys_cmd_body b = {.attachment = 0, .aux = 0, .v = {gravity.x, gravity.y, gravity.z}};
+    gy_phys_cmd_body b = {.generation = 0, .aux = 0, .v = {gravity.x, gravity.y, gravity.z}};
     gy_result r = record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_GRAVITY, 0, &b);
     if (r == GY_OK)
         p->game.world_def.gravity = gravity;
@@ -511,12 +533,14 @@ static void filter_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_BODY_ASSIGNED:
     case GY_PHYSICS_REPLY_BODY_FAULT:
         ok = r->flags == f->generation &&
-             mirror_get(f->game, r->key) == gy_reply_as_body(r)->attachment;
+             ids_is_live(f->game,
+                         (gy_physics_body_ref){r->key, gy_reply_as_body(r)->body_generation});
         break;
     case GY_PHYSICS_REPLY_CREATE_FAILED: {
         const gy_physics_failure_reply *fr = gy_reply_as_failure(r);
         ok = r->flags == f->generation &&
-             (fr->kind != GY_PHYSICS_OBJECT_BODY || mirror_get(f->game, r->key) == fr->attachment);
+             (fr->kind != GY_PHYSICS_OBJECT_BODY ||
+              ids_is_live(f->game, (gy_physics_body_ref){r->key, fr->body_generation}));
         break;
     }
     default:

@@ -3,12 +3,13 @@
 
 #include "physics_roster.h"
 
-gy_phys_body *gy_phys_body_at(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
+gy_phys_body *gy_phys_body_at(gy_phys_sim *p, gy_physics_body_ref ref)
 {
-    if (store_index >= p->body_count)
+    if (ref.index >= p->body_count)
         return NULL;
-    gy_phys_body *e = &p->bodies[store_index];
-    return e->id.bits != 0 && e->attachment == attachment ? e : NULL;
+    gy_phys_body *e = &p->bodies[ref.index];
+    /* An empty slot holds generation 0, which no ref but the null one carries. */
+    return e->id.bits != 0 && e->generation == ref.generation ? e : NULL;
 }
 
 void gy_phys_touch(gy_phys_sim *p, uint32_t store_index)

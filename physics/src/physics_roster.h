@@ -6,8 +6,9 @@
 
 #include "physics_state.h"
 
-/* The live body at store_index holding attachment, or NULL (counted as stale when `count`). */
-gy_phys_body *gy_phys_body_at(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
+/* The live body `ref` names (its index holding its generation), or NULL: the check every command
+ * naming a body passes on this thread. */
+gy_phys_body *gy_phys_body_at(gy_phys_sim *p, gy_physics_body_ref ref);
 
 /* Queues a body for read-back at the coming publish (idempotent per publish). */
 void gy_phys_touch(gy_phys_sim *p, uint32_t store_index);

@@ -45,7 +45,7 @@ typedef enum gy_phys_command_type {
     GY_PHYS_CMD_SET_MATERIAL, /* aux: collider | friction combine << 16 | restitution combine << 24;
                                  v[0], v[1]: friction, restitution */
     GY_PHYS_CMD_SET_FILTER,   /* aux: collider; v[0], v[1]: category, mask */
-    GY_PHYS_CMD_SET_GRAVITY,  /* key and attachment 0; v[0..2]: m/s² */
+    GY_PHYS_CMD_SET_GRAVITY,  /* key and generation 0; v[0..2]: m/s² */
     GY_PHYS_CMD_SET_MOTOR,    /* key: joint key; aux: gy_motor_mode; v[0], v[1]: target,
                                  max_force */
     GY_PHYS_CMD_MOVE_KINEMATIC /* the target pose packed as SET_POSE's; aux: the dropped
@@ -55,12 +55,12 @@ typedef enum gy_phys_command_type {
 /* Most steps one MOVE_KINEMATIC may take (what aux holds above its two low bits). */
 #define GY_PHYS_MAX_MOVE_STEPS ((1u << 30) - 1u)
 
-/* Body of a mutate or release command (56 bytes). SET_POSE packs the rotation as its three
- * smallest components (v[3..5]) with the index of the dropped one in `aux`: a pose is 7 doubles
- * and would not fit beside the attachment otherwise, and the dropped (largest, made positive)
- * component is rebuilt to within an ulp or two. */
+/* Body of a mutate or release command (56 bytes; the key is the body ref's index). SET_POSE packs
+ * the rotation as its three smallest components (v[3..5]) with the index of the dropped one in
+ * `aux`: a pose is 7 doubles and would not fit beside the generation otherwise, and the dropped
+ * (largest, made positive) component is rebuilt to within an ulp or two. */
 typedef struct gy_phys_cmd_body {
-    uint32_t attachment;
+    uint32_t generation; /* of the body's ref */
     uint32_t aux;
     double v[6];
 } gy_phys_cmd_body;
@@ -68,7 +68,7 @@ typedef struct gy_phys_cmd_body {
 /* Owned payloads; each starts with its allocation size so the release callback can free it. */
 typedef struct gy_phys_body_payload {
     size_t size;
-    uint32_t attachment;
+    uint32_t generation; /* issued to the body by the game side (the key is its index) */
     uint32_t collider_count;
     bool is_character;
     bool start_asleep;
@@ -95,21 +95,21 @@ typedef struct gy_phys_resource_payload {
 /* ---- physics-side roster --------------------------------------------------------------------- */
 
 #define GY_PHYS_NONE       UINT32_MAX
-#define GY_PHYS_LANES      8u /* sleepers revalidated every 8 publishes, store_index % 8 */
+#define GY_PHYS_LANES      8u /* sleepers revalidated every 8 publishes, body index % 8 */
 #define GY_PHYS_DIRTY_RING 8u /* per-publish dirty lists kept; older buffers get a full scan */
 #define GY_PHYS_WINDOW     1024u
 
 enum { GY_PHYS_LIST_NONE = 0, GY_PHYS_LIST_AWAKE = 1, GY_PHYS_LIST_LANE = 2 };
 
-/* One store index. */
+/* One body index. */
 typedef struct gy_phys_body {
-    gy_proxy proxy;        /* current value (what every buffer converges to) */
-    gy_body_id id;         /* null: empty slot */
-    uint64_t change_seq;   /* publish sequence of the last change of `proxy` */
-    uint64_t read_mark;    /* publish sequence it was last read back in */
-    uint64_t touch_mark;   /* publish sequence it was last queued for read-back */
-    uint64_t disturb_mark; /* publish sequence it was teleported in (its partners may wake) */
-    uint32_t attachment;
+    gy_proxy proxy;          /* current value (what every buffer converges to) */
+    gy_body_id id;           /* null: empty slot */
+    uint64_t change_seq;     /* publish sequence of the last change of `proxy` */
+    uint64_t read_mark;      /* publish sequence it was last read back in */
+    uint64_t touch_mark;     /* publish sequence it was last queued for read-back */
+    uint64_t disturb_mark;   /* publish sequence it was teleported in (its partners may wake) */
+    uint32_t generation;     /* of the live body's ref: what commands are checked against */
     uint32_t first_collider; /* collider slot, linked through gy_phys_collider.next */
     uint32_t list_pos;
     uint16_t collider_count;
@@ -145,8 +145,7 @@ typedef struct gy_phys_collider {
 
 /* A registered character, as the sensor pass needs it. */
 typedef struct gy_phys_character {
-    uint32_t store_index;
-    uint32_t attachment;
+    gy_physics_body_ref body;
     gy_collider_id collider; /* its capsule */
     gy_shape shape;
     gy_shape touch_shape;  /* the capsule grown by the contact offset: what it touches */
@@ -159,7 +158,7 @@ typedef struct gy_phys_character {
  * of the way from `start` (the last step at `target` itself), so it arrives exactly. */
 typedef struct gy_phys_move {
     gy_pose start, target;
-    uint32_t store_index, attachment;
+    gy_physics_body_ref body;
     uint32_t steps, done; /* steps in all; steps taken */
 } gy_phys_move;
 
@@ -313,6 +312,17 @@ typedef struct gy_phys_shared {
     gy_phys_frame frames[3]; /* owned by whichever thread holds the buffer */
 } gy_phys_shared;
 
+/* The game side's pool of body refs: the generation of the ref live at each index (0: none) and
+ * the next generation to issue. Generations come from one counter, never reused, so a generation
+ * alone tells two bodies apart (the reply filter, the World's pair set and the adapters' user_data
+ * rely on it); the index is the host's, because proxies and the host's own tables share it. The
+ * one table the record functions check commands, and the reply filter replies, against. */
+typedef struct gy_phys_ids {
+    uint32_t *live;
+    uint32_t capacity;
+    uint32_t next; /* 0 once 2^32 - 1 generations were issued */
+} gy_phys_ids;
+
 /* The game thread's part. */
 typedef struct gy_phys_game {
     const gy_phys_config *cfg;
@@ -324,8 +334,7 @@ typedef struct gy_phys_game {
     bool running;
     bool game_bound;           /* the game thread called bind_thread on this world (live queries) */
     uint64_t lockstep_wait_ns; /* how long the last gy_physics_step waited, per tick */
-    uint32_t *mirror; /* attachment live at each store index (0: none), as the game recorded */
-    uint32_t mirror_capacity;
+    gy_phys_ids ids;
     const gy_physics_bootstrap *bootstrap; /* read by the physics thread during start only */
 } gy_phys_game;
 
@@ -375,7 +384,7 @@ typedef struct gy_phys_sim {
     gy_u32_array retouch;   /* re-read at the publish after (teleport flag clearing) */
     gy_u32_array disturbed; /* teleported since the last wake scan */
     gy_u32_array dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
-    gy_hash_map release_set;                /* the attachments released in a batch */
+    gy_hash_map release_set;                /* generations released in a batch */
     gy_command **scratch;                   /* a batch's lifecycle commands */
     uint32_t scratch_capacity;
     gy_collider_def *collider_scratch;
@@ -442,10 +451,14 @@ static inline uint64_t gy_phys_get(const uint64_t *c)
 }
 
 /* physics_record.c (game thread): the payload release callback (any thread that discards a
- * command), the view of live attachments and the checks every recorded description passes. */
+ * command), the pool of body refs and the checks every recorded description passes. */
 void gy_phys_release_payload(void *ctx, gy_command *cmd);
-/* Resets the view of live attachments to a bootstrap list's bodies (start). */
-gy_result gy_phys_mirror_reset(gy_phys_game *p, const gy_physics_bootstrap *b);
+/* Releases every ref, then issues one to each of a bootstrap list's bodies into b->body_refs
+ * (start). GY_ERR_CAPACITY / GY_ERR_OUT_OF_MEMORY leave no ref live and none issued. */
+gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b);
+/* Releases every ref (a start that failed, destroy's storage aside). */
+void gy_phys_ids_clear(gy_phys_game *p);
+void gy_phys_ids_free(gy_phys_game *p);
 /* Validates a body description (game side and bootstrap). */
 gy_result gy_phys_validate_body_def(const gy_physics_body_def *d);
 gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d);
@@ -467,11 +480,11 @@ void gy_phys_capture_free(gy_physics *p);
 /* physics_world.c: roster operations on the physics thread (inside the sim lock). */
 /* `character` (NULL: none) registers the body's character once it exists; `asleep`: a Dynamic
  * body is put to sleep before its first step. */
-void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
-                         const gy_body_def *def, const gy_collider_def *colliders, uint32_t count,
+void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_def *def,
+                         const gy_collider_def *colliders, uint32_t count,
                          const gy_character_def *character, bool asleep);
-/* Releases the body at store_index if it holds `attachment`; false (nothing done) otherwise. */
-bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
+/* Releases the body `ref` names if it is live; false (nothing done) otherwise. */
+bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref);
 void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc);
 void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
@@ -485,7 +498,7 @@ gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id 
                                    uint32_t piece_count);
 /* Fails a create: counts it and sends CREATE_FAILED. */
 void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
-                          uint32_t attachment, gy_result result);
+                          uint32_t generation, gy_result result);
 
 /* ---- runtime geometry in slices (physics_geometry.c) ----------------------------------------- */
 
@@ -495,7 +508,7 @@ void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c);
  * taken) to be created when that geometry is ready. */
 bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c);
 /* RELEASE_BODY of a parked body: drops it. True when one was parked. */
-bool gy_phys_geo_unpark(gy_phys_sim *p, uint32_t store_index, uint32_t attachment);
+bool gy_phys_geo_unpark(gy_phys_sim *p, gy_physics_body_ref ref);
 /* RELEASE_RESOURCE of a queued key: cancels its job. True when one was queued. */
 bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key);
 /* The most adapter colliders a body may have (its colliders with a mesh's pieces counted). */
@@ -540,7 +553,7 @@ gy_result gy_phys_character_validate(const gy_character_def *settings);
 /* The rest runs on the physics thread. */
 /* Registers the character of a body just created by the adapter (before the roster takes it).
  * GY_ERR_OUT_OF_MEMORY or the set's error, nothing registered. */
-gy_result gy_phys_character_register(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
+gy_result gy_phys_character_register(gy_phys_sim *p, gy_physics_body_ref ref,
                                      const gy_character_def *settings,
                                      const gy_collider_def *capsule, gy_collider_id capsule_id);
 /* Unregisters the character of a body being released (no-op for other bodies). */
@@ -559,8 +572,8 @@ void gy_phys_characters_free(gy_phys_sim *p);
 
 /* physics_moves.c: kinematic bodies travelling to a target (MOVE_KINEMATIC), physics thread. */
 /* Starts (or restarts) the move of the body at store_index from where it is now. */
-gy_result gy_phys_move_begin(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
-                             gy_pose target, uint32_t steps);
+gy_result gy_phys_move_begin(gy_phys_sim *p, gy_physics_body_ref ref, gy_pose target,
+                             uint32_t steps);
 /* Ends the body's move where it is, at rest (a teleport, a velocity write or a release overrides
  * it); no-op without one. */
 void gy_phys_move_cancel(gy_phys_sim *p, uint32_t store_index);

@@ -26,9 +26,9 @@ static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity,
 }
 
 void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
-                          uint32_t attachment, gy_result result)
+                          uint32_t generation, gy_result result)
 {
-    gy_physics_failure_reply f = {attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED),
+    gy_physics_failure_reply f = {generation, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED),
                                   (uint32_t)kind, (int32_t)result, p->tick + 1u};
     gy_phys_add(&p->sh->counters.creates_failed, 1);
     gy_phys_reply(p, GY_PHYSICS_REPLY_CREATE_FAILED, key, &f, sizeof f, GY_REPLY_ESSENTIAL);
@@ -36,7 +36,7 @@ void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t 
 
 static void snapshot_add(gy_phys_sim *p, uint32_t slot, const gy_collider_def *c,
                          const gy_collider_def *original, const gy_body_def *def,
-                         uint32_t store_index, uint32_t attachment)
+                         gy_physics_body_ref ref)
 {
     gy_snapshot_entry e = gy_default_snapshot_entry();
     e.shape = c->shape;
@@ -51,12 +51,11 @@ static void snapshot_add(gy_phys_sim *p, uint32_t slot, const gy_collider_def *c
     e.category = c->category;
     e.motion = def->type;
     e.is_sensor = c->is_sensor;
-    e.attachment = attachment;
-    e.store_index = store_index;
+    e.body = ref;
     gy_result r = gy_query_snapshot_set(p->cfg->snapshot, slot, &e);
     if (r != GY_OK) {
         gy_log(p->cfg->logger, GY_LOG_WARN, "physics: query snapshot entry for body %u: %s",
-               store_index, gy_result_message(r));
+               ref.index, gy_result_message(r));
         return;
     }
     p->colliders[slot].in_snapshot = true;
@@ -79,17 +78,18 @@ static uint32_t authored_index(const gy_phys_sim *p, uint32_t m)
     return (uint32_t)p->collider_scratch[m].user_data;
 }
 
-void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment,
-                         const gy_body_def *def, const gy_collider_def *colliders,
-                         uint32_t authored_count, const gy_character_def *character, bool asleep)
+void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_def *def,
+                         const gy_collider_def *colliders, uint32_t authored_count,
+                         const gy_character_def *character, bool asleep)
 {
+    uint32_t store_index = ref.index, generation = ref.generation;
     const gy_backend *be = p->cfg->backend;
     uint64_t count = 0; /* adapter colliders */
     for (uint32_t i = 0; i < authored_count && colliders != NULL; i++)
         count += collider_pieces(p, &colliders[i]);
-    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || attachment == 0 || authored_count == 0 ||
+    if (store_index >= GY_PHYSICS_MAX_STORE_INDEX || generation == 0 || authored_count == 0 ||
         authored_count > UINT16_MAX || count > GY_PHYS_MAX_ADAPTER_COLLIDERS) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, generation,
                              GY_ERR_INVALID_ARGUMENT);
         return;
     }
@@ -103,12 +103,12 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
         r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_ids, &p->collider_ids_capacity,
                              (uint32_t)count, sizeof *p->collider_ids);
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, generation, r);
         return;
     }
     gy_phys_body *e = &p->bodies[store_index];
     if (e->id.bits != 0) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, GY_ERR_MISUSE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, generation, GY_ERR_MISUSE);
         return;
     }
     for (uint32_t i = 0, m = 0; i < authored_count; i++) {
@@ -118,7 +118,7 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
             if (s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH) {
                 uint32_t key = (uint32_t)s->resource.bits;
                 if (key >= p->resource_capacity || !p->resources[key].live) {
-                    gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment,
+                    gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, generation,
                                          GY_ERR_STALE_HANDLE);
                     return;
                 }
@@ -130,11 +130,11 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
         }
     }
     gy_body_def d = *def;
-    d.user_data = ((uint64_t)store_index << 32) | attachment;
+    d.user_data = ((uint64_t)store_index << 32) | generation;
     gy_body_id id;
     r = be->body_create(p->world, &d, p->collider_scratch, (uint32_t)count, &id, p->collider_ids);
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, generation, r);
         return;
     }
     uint32_t max_slot = 0;
@@ -148,11 +148,10 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
         r = table_reserve(p, (void **)&p->collider_index, &p->collider_index_capacity,
                           max_slot + 1u, sizeof *p->collider_index);
     if (r == GY_OK && character != NULL)
-        r = gy_phys_character_register(p, store_index, attachment, character, &colliders[0],
-                                       p->collider_ids[0]);
+        r = gy_phys_character_register(p, ref, character, &colliders[0], p->collider_ids[0]);
     if (r != GY_OK) {
         be->body_release(p->world, id);
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, attachment, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, generation, r);
         return;
     }
     /* Asleep before its first read: its first proxy shows it so, and no SLEEP is reported. */
@@ -186,7 +185,7 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
         p->colliders[slot].head = later_piece ? p->colliders[prev].head : p->colliders[slot].id;
     }
     e->id = id;
-    e->attachment = attachment;
+    e->generation = generation;
     e->first_collider = next;
     e->collider_count = (uint16_t)authored_count;
     e->motion = (uint8_t)def->type;
@@ -214,21 +213,22 @@ void gy_phys_create_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachme
     for (uint32_t slot = next, m = 0; slot != GY_PHYS_NONE; slot = p->colliders[slot].next, m++)
         if (m == 0 || authored_index(p, m) != authored_index(p, m - 1u))
             snapshot_add(p, slot, &p->collider_scratch[m], &colliders[authored_index(p, m)], def,
-                         store_index, attachment);
+                         ref);
     const gy_phys_collider *first = &p->colliders[next];
     e->snapshot_follows =
         count == 1 && first->in_snapshot && !first->is_plane && first->local_identity;
     gy_phys_mark_changed(p, store_index);
     gy_phys_touch(p, store_index);
     gy_physics_body_reply reply = {
-        attachment, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), id, p->tick + 1u};
+        generation, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), id, p->tick + 1u};
     gy_phys_reply(p, GY_PHYSICS_REPLY_BODY_ASSIGNED, store_index, &reply, sizeof reply,
                   GY_REPLY_ESSENTIAL);
 }
 
-bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachment)
+bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
 {
-    gy_phys_body *e = gy_phys_body_at(p, store_index, attachment);
+    uint32_t store_index = ref.index;
+    gy_phys_body *e = gy_phys_body_at(p, ref);
     if (e == NULL)
         return false;
     /* EXITs first, while the collider table still names the pair's colliders. */
@@ -258,7 +258,7 @@ bool gy_phys_release_body(gy_phys_sim *p, uint32_t store_index, uint32_t attachm
     gy_phys_unlist(p, store_index);
     p->movable_bodies -= e->motion != GY_MOTION_STATIC;
     e->id.bits = 0;
-    e->attachment = 0;
+    e->generation = 0;
     e->first_collider = GY_PHYS_NONE;
     e->snapshot_follows = 0;
     e->collider_count = 0;
@@ -288,10 +288,9 @@ void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_MISUSE);
         return;
     }
-    gy_phys_body *a = gy_phys_body_at(p, desc->a_store, desc->a_attachment);
-    gy_phys_body *b =
-        desc->b_attachment != 0 ? gy_phys_body_at(p, desc->b_store, desc->b_attachment) : NULL;
-    if (a == NULL || (desc->b_attachment != 0 && b == NULL)) {
+    gy_phys_body *a = gy_phys_body_at(p, desc->a);
+    gy_phys_body *b = desc->b.generation != 0 ? gy_phys_body_at(p, desc->b) : NULL;
+    if (a == NULL || (desc->b.generation != 0 && b == NULL)) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_STALE_HANDLE);
         return;
     }
@@ -307,14 +306,14 @@ void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
     }
     gy_phys_joint *j = &p->joints[key];
     j->id = id;
-    j->a_store = desc->a_store;
-    j->b_store = b != NULL ? desc->b_store : GY_PHYS_NONE;
+    j->a_store = desc->a.index;
+    j->b_store = b != NULL ? desc->b.index : GY_PHYS_NONE;
     j->live = true;
     if (key >= p->joint_count)
         p->joint_count = key + 1u;
-    gy_phys_touch(p, desc->a_store);
+    gy_phys_touch(p, desc->a.index);
     if (b != NULL)
-        gy_phys_touch(p, desc->b_store);
+        gy_phys_touch(p, desc->b.index);
 }
 
 void gy_phys_release_joint(gy_phys_sim *p, uint32_t key)

@@ -70,8 +70,7 @@ typedef struct qs_entry {
         gy_snapshot_geometry *geometry; /* hull, mesh (read it through blob_of) */
     };
     uint32_t category;
-    uint32_t attachment;
-    uint32_t store_index;
+    gy_physics_body_ref body;
     uint8_t type;
     uint8_t motion;
     uint8_t sensor;
@@ -501,7 +500,7 @@ gy_snapshot_entry gy_default_snapshot_entry(void)
 
 gy_snapshot_filter gy_default_snapshot_filter(void)
 {
-    gy_snapshot_filter f = {UINT32_MAX, GY_MOTION_ALL, false, 0u};
+    gy_snapshot_filter f = {UINT32_MAX, GY_MOTION_ALL, false, {0u, 0u}};
     return f;
 }
 
@@ -752,8 +751,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
         break;
     }
     out->category = d->category;
-    out->attachment = d->attachment;
-    out->store_index = d->store_index;
+    out->body = d->body;
     out->type = (uint8_t)s->type;
     out->motion = (uint8_t)d->motion;
     out->sensor = d->is_sensor ? 1u : 0u;
@@ -1572,8 +1570,7 @@ gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
     d->category = e->category;
     d->motion = (gy_motion_type)e->motion;
     d->is_sensor = e->sensor != 0;
-    d->attachment = e->attachment;
-    d->store_index = e->store_index;
+    d->body = e->body;
     if (e->type == GY_SHAPE_PLANE) {
         out->bounds_min = gy_v3(-INFINITY, -INFINITY, -INFINITY);
         out->bounds_max = gy_v3(INFINITY, INFINITY, INFINITY);
@@ -1654,7 +1651,7 @@ static bool accepts(const gy_snapshot_filter *f, const qs_entry *e)
 {
     return (e->category & f->mask) != 0 && (f->motion_types & GY_MOTION_BIT(e->motion)) != 0 &&
            (!e->sensor || f->include_sensors) &&
-           (f->ignore_attachment == 0 || e->attachment != f->ignore_attachment);
+           (f->ignore_body.generation == 0 || e->body.generation != f->ignore_body.generation);
 }
 
 static gy_result check_query_args(const gy_snapshot_view *v, const gy_snapshot_filter *filter,
@@ -1982,8 +1979,7 @@ static gy_snapshot_hit make_hit(const ray_query *q, const qs_entry *e, uint32_t 
                                 const ray_hit *h)
 {
     gy_snapshot_hit out;
-    out.attachment = e->attachment;
-    out.store_index = e->store_index;
+    out.body = e->body;
     out.slot = slot;
     out.triangle = h->triangle;
     out.fraction = h->t;
@@ -2026,7 +2022,7 @@ gy_result gy_snapshot_view_raycast(const gy_snapshot_view *v, gy_vec3 origin, gy
                    origin,
                    translation,
                    gy_v3_len(translation),
-                   {collector, hits, capacity, 0, false, false, {0}}};
+                   {collector, hits, capacity, 0, false, false, {.body = {0, 0}}}};
     if (capacity == 0 || !(q.length > 0.0))
         return GY_OK;
     double t_max = 1.0;
@@ -2185,8 +2181,7 @@ static bool overlap_visit(void *ctx, uint32_t slot)
         return true;
     gy_snapshot_hit *h = &q->hits[q->count++];
     memset(h, 0, sizeof *h);
-    h->attachment = e->attachment;
-    h->store_index = e->store_index;
+    h->body = e->body;
     h->slot = slot;
     h->triangle = triangle;
     h->tick = q->v->tick;
@@ -2415,8 +2410,7 @@ static double cast_visit(void *ctx, uint32_t slot, double t_max)
         !cast_entry(q, e, from, t_max, &h, &triangle))
         return t_max;
     gy_snapshot_hit hit;
-    hit.attachment = e->attachment;
-    hit.store_index = e->store_index;
+    hit.body = e->body;
     hit.slot = slot;
     hit.triangle = triangle;
     hit.fraction = h.fraction;

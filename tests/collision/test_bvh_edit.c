@@ -273,8 +273,8 @@ static gy_snapshot_entry static_sphere(gy_vec3 c, double radius, uint32_t attach
     e.shape.type = GY_SHAPE_SPHERE;
     e.shape.radius = radius;
     e.pose.position = c;
-    e.attachment = attachment;
-    e.store_index = attachment;
+    e.body.generation = attachment;
+    e.body.index = attachment;
     e.motion = GY_MOTION_STATIC;
     return e;
 }
@@ -310,7 +310,7 @@ static void check_view(const gy_snapshot_view *v, const world_state *w, gy_test_
         assert_int_equal(n, want != UINT32_MAX ? 1u : 0u);
         if (n == 1) {
             assert_int_equal(hit.slot, want);
-            assert_int_equal(hit.attachment, w->attachment[want]);
+            assert_int_equal(hit.body.generation, w->attachment[want]);
             assert_near(hit.fraction, want_t, 1e-9);
         }
     }

@@ -14,7 +14,7 @@ static void test_body_add_creates_and_falls(void **state)
     assert_true(gy_body_exists(w, ball));
     gy_physics_state s = wfx_state(w, ball);
     assert_false(s.has_body); /* recorded, not yet built */
-    assert_int_not_equal(s.attachment, 0);
+    assert_int_not_equal(s.ref.generation, 0);
     assert_near(s.pose.position.y, 10.0, 0.0);
     wfx_tick(w, 30);
     s = wfx_state(w, ball);
@@ -44,8 +44,8 @@ static void test_body_readd_never_inherits_old_body_or_pose(void **state)
     assert_result(gy_entity_set_local_position(w, ball, gy_v3(3, 20, 0)), GY_OK);
     wfx_add(w, ball, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
     gy_physics_state s = wfx_state(w, ball);
-    assert_true(s.attachment > before.attachment);
-    assert_int_equal(s.store_index, before.store_index); /* the slot is reused */
+    assert_true(s.ref.generation > before.ref.generation);
+    assert_int_equal(s.ref.index, before.ref.index); /* the slot is reused */
     wfx_tick(w, 1);
     s = wfx_state(w, ball);
     assert_near(s.pose.position.x, 3.0, 1e-6);
@@ -66,14 +66,14 @@ static void test_body_replies_for_removed_attachments_are_rejected(void **state)
     gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 5, 0));
     /* Run the create past the World (its reply stays queued), then remove before the drain. */
     assert_result(gy_physics_step(gy_world_physics(w), 1, WFX_TIMEOUT), GY_OK);
-    uint32_t old = wfx_state(w, ball).attachment;
+    uint32_t old = wfx_state(w, ball).ref.generation;
     assert_result(gy_body_remove(w, ball), GY_OK);
     wfx_add(w, ball, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
     wfx_tick(w, 1);
     gy_physics_stats ps = wfx_physics_stats(w);
     assert_true(ps.replies_rejected >= 1);
     gy_physics_state s = wfx_state(w, ball);
-    assert_true(s.attachment > old);
+    assert_true(s.ref.generation > old);
     assert_true(s.has_body);
     /* A churn of remove/re-add within single frames. */
     for (uint32_t i = 0; i < 20; i++) {
@@ -90,8 +90,8 @@ static void test_body_replies_for_removed_attachments_are_rejected(void **state)
     const gy_proxy *px;
     uint32_t n;
     assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
-    assert_true(s.store_index < n);
-    assert_int_equal(px[s.store_index].attachment, s.attachment);
+    assert_true(s.ref.index < n);
+    assert_int_equal(px[s.ref.index].generation, s.ref.generation);
     wfx_destroy(w, NULL);
 }
 
@@ -173,7 +173,7 @@ static void test_body_update_recreates_with_new_settings(void **state)
     k.desc.body.linear_velocity = gy_v3(1, 0, 0);
     assert_result(gy_body_update(w, e, wfx_d(&k)), GY_OK);
     gy_physics_state s = wfx_state(w, e);
-    assert_true(s.attachment > before.attachment);
+    assert_true(s.ref.generation > before.ref.generation);
     assert_int_equal(s.motion, GY_MOTION_KINEMATIC);
     wfx_tick(w, 60);
     s = wfx_state(w, e);
@@ -270,7 +270,7 @@ static void test_body_validation_errors_record_nothing(void **state)
     assert_int_equal(after.commands_failed, before.commands_failed);
     assert_int_equal(after.bodies, 2);
     gy_physics_state s1 = wfx_state(w, ball);
-    assert_int_equal(s1.attachment, s0.attachment);
+    assert_int_equal(s1.ref.generation, s0.ref.generation);
     assert_near(s1.linear_velocity.x, 0.0, 0.0);
     wfx_destroy(w, NULL);
 }
@@ -338,7 +338,7 @@ static void test_body_stop_start_keeps_bodies_and_poses(void **state)
     assert_result(gy_world_start_physics(w), GY_OK);
     assert_result(gy_world_start_physics(w), GY_ERR_MISUSE);
     gy_physics_state after = wfx_state(w, ball);
-    assert_true(after.attachment > before.attachment);
+    assert_true(after.ref.generation > before.ref.generation);
     assert_near(after.pose.position.y, before.pose.position.y, 0.0);
     assert_int_equal(wfx_physics_stats(w).bodies, 3); /* ground, ball, late; not `off` */
     wfx_tick(w, 1);
@@ -593,9 +593,9 @@ static void test_body_teleported_static_keeps_game_pose(void **state)
     const gy_proxy *px;
     uint32_t n;
     assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
-    assert_true(s.store_index < n);
-    assert_near(px[s.store_index].position[0], to.position.x, 1e-5);
-    assert_near(px[s.store_index].position[2], to.position.z, 1e-5);
+    assert_true(s.ref.index < n);
+    assert_near(px[s.ref.index].position[0], to.position.x, 1e-5);
+    assert_near(px[s.ref.index].position[2], to.position.z, 1e-5);
 
     assert_result(gy_entity_set_local_position(w, parent, gy_v3(7, 1, 0)), GY_OK);
     wfx_tick(w, 1);
@@ -605,7 +605,7 @@ static void test_body_teleported_static_keeps_game_pose(void **state)
     assert_near(s.pose.position.y, 1.0, 0.0);
     assert_near(s.pose.position.z, 4.0, 0.0);
     assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
-    assert_near(px[s.store_index].position[0], 7.0, 1e-6);
+    assert_near(px[s.ref.index].position[0], 7.0, 1e-6);
     wfx_destroy(w, NULL);
 }
 

@@ -252,8 +252,7 @@ static void fz_scene_init(fz_scene *s)
         c->shape.type = GY_SHAPE_BOX;
         c->shape.box_size = gy_v3(0.5, 0.5, 0.5);
         gy_physics_body_def *b = &s->body[i];
-        b->store_index = i;
-        b->attachment = i + 1u;
+        b->index = i; /* the start issues generation i + 1 (list order, a fresh pool) */
         b->def = gy_default_body_def();
         b->def.type = motion[i];
         b->def.pose.position = gy_v3((double)i, 1.0 + (double)i, 0);
@@ -270,23 +269,21 @@ static void fz_scene_init(fz_scene *s)
 
     gy_physics_joint_def *h = &s->joint[0];
     h->joint_key = 1;
-    h->a_store = 4;
-    h->a_attachment = 5;
+    h->a = (gy_physics_body_ref){4, 5};
     h->def = gy_default_joint_def();
     h->def.type = GY_JOINT_HINGE;
     h->def.anchor = gy_v3(4, 6, 0);
     h->def.axis = gy_v3(0, 0, 1);
     gy_physics_joint_def *ball = &s->joint[1];
     ball->joint_key = 2;
-    ball->a_store = 1;
-    ball->a_attachment = 2;
-    ball->b_store = 2;
-    ball->b_attachment = 3;
+    ball->a = (gy_physics_body_ref){1, 2};
+    ball->b = (gy_physics_body_ref){2, 3};
     ball->def = gy_default_joint_def();
     ball->def.type = GY_JOINT_BALL;
     ball->def.anchor = gy_v3(1.5, 2.5, 0);
 
-    s->boot = (gy_physics_bootstrap){s->res, FZ_RESOURCES, s->body, FZ_BODIES, s->joint, FZ_JOINTS};
+    s->boot =
+        (gy_physics_bootstrap){s->res, FZ_RESOURCES, s->body, FZ_BODIES, s->joint, FZ_JOINTS, NULL};
 }
 
 const char *gy_fuzz_commands(const uint8_t *data, size_t size)

@@ -12,6 +12,7 @@
 #include "gyre/physics/character.h"
 #include "gyre/math.h"
 #include "gyre/physics/commands.h"
+#include "physics_state.h"
 
 #define DT     (1.0 / 60.0)
 #define G      9.81
@@ -723,44 +724,52 @@ static void test_character_set_registers_and_rejects_misuse(void **state)
 
     gy_body_id none = {0};
     gy_character_def s = gy_default_character_def();
-    assert_result(gy_character_group_add(set, 5, 0, &s, none), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_character_group_add(set, GY_PHYSICS_MAX_STORE_INDEX, 1, &s, none),
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){5, 0}, &s, none),
                   GY_ERR_INVALID_ARGUMENT);
+    assert_result(
+        gy_character_group_add(set, (gy_physics_body_ref){GY_PHYSICS_MAX_STORE_INDEX, 1}, &s, none),
+        GY_ERR_INVALID_ARGUMENT);
     s.max_slope_deg = NAN;
-    assert_result(gy_character_group_add(set, 5, 1, &s, none), GY_ERR_NON_FINITE);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){5, 1}, &s, none),
+                  GY_ERR_NON_FINITE);
     s = gy_default_character_def();
-    assert_result(gy_character_group_add(set, 5, 1, &s, none), GY_OK);
-    assert_result(gy_character_group_add(set, 5, 2, &s, none), GY_ERR_MISUSE);
-    assert_result(gy_character_group_add(set, 700, 3, &s, none), GY_OK);
-    assert_result(gy_character_group_add(set, 2, 4, &s, none), GY_OK);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){5, 1}, &s, none), GY_OK);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){5, 2}, &s, none),
+                  GY_ERR_MISUSE);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){700, 3}, &s, none), GY_OK);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){2, 4}, &s, none), GY_OK);
 
     gy_character_group_stats st;
     gy_character_group_get_stats(set, &st);
     assert_int_equal(st.characters, 3);
-    assert_result(gy_character_group_remove(set, 5, 2), GY_ERR_STALE_HANDLE);
-    assert_result(gy_character_group_remove(set, 5, 1), GY_OK);
-    assert_result(gy_character_group_remove(set, 5, 1), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_remove(set, (gy_physics_body_ref){5, 2}), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_remove(set, (gy_physics_body_ref){5, 1}), GY_OK);
+    assert_result(gy_character_group_remove(set, (gy_physics_body_ref){5, 1}), GY_ERR_STALE_HANDLE);
     bool moved = true;
-    assert_result(gy_character_group_get(set, 5, 1, NULL, NULL, NULL), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_get(set, (gy_physics_body_ref){5, 1}, NULL, NULL, NULL),
+                  GY_ERR_STALE_HANDLE);
     /* The others survived the swap-remove. */
-    assert_result(gy_character_group_get(set, 700, 3, NULL, &moved, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, (gy_physics_body_ref){700, 3}, NULL, &moved, NULL),
+                  GY_OK);
     assert_false(moved);
-    assert_result(gy_character_group_get(set, 2, 4, NULL, NULL, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, (gy_physics_body_ref){2, 4}, NULL, NULL, NULL),
+                  GY_OK);
     s.step_offset = 0.1;
-    assert_result(gy_character_group_update(set, 2, 4, &s), GY_OK);
-    assert_result(gy_character_group_update(set, 2, 5, &s), GY_ERR_STALE_HANDLE);
+    assert_result(gy_character_group_update(set, (gy_physics_body_ref){2, 4}, &s), GY_OK);
+    assert_result(gy_character_group_update(set, (gy_physics_body_ref){2, 5}, &s),
+                  GY_ERR_STALE_HANDLE);
     /* Index 5 is free again. */
-    assert_result(gy_character_group_add(set, 5, 9, &s, none), GY_OK);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){5, 9}, &s, none), GY_OK);
     gy_character_group_get_stats(set, &st);
     assert_int_equal(st.characters, 3);
 
     /* Inputs for unknown characters or another attachment are counted, not applied. */
-    gy_physics_character_input in = {700, 99, GY_CHARACTER_INTENT, 0, {1, 0, 0}, 0};
+    gy_physics_character_input in = {{700, 99}, GY_CHARACTER_INTENT, 0, {1, 0, 0}, 0};
     gy_character_group_apply_input(set, &in);
-    in.store_index = 12345;
+    in.body.index = 12345;
     gy_character_group_apply_input(set, &in);
-    in.store_index = 700;
-    in.attachment = 3;
+    in.body.index = 700;
+    in.body.generation = 3;
     in.vector.x = NAN;
     gy_character_group_apply_input(set, &in);
     in.vector.x = 1;
@@ -782,28 +791,31 @@ static void test_character_set_hook_applies_a_jump_in_exactly_one_tick(void **st
     d.allocator = &f->ta.base;
     gy_character_group *set = NULL;
     assert_result(gy_character_group_create(&d, &set), GY_OK);
-    assert_result(gy_character_group_add(set, 7, 70, &f->s, f->ch), GY_OK);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){7, 70}, &f->s, f->ch), GY_OK);
 
     uint64_t t = 0;
     gy_character_result last;
     bool moved = false;
     hook_tick(f, set, ++t, NULL, 0);
-    assert_result(gy_character_group_get(set, 7, 70, &last, &moved, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, (gy_physics_body_ref){7, 70}, &last, &moved, NULL),
+                  GY_OK);
     assert_true(moved);
     assert_true(last.grounded);
 
     /* Walk intent and a jump in the same batch: the jump is used once, the intent persists. */
     gy_physics_character_input in[2] = {
-        {7, 70, GY_CHARACTER_INTENT, 0, {1.2, 0, 0}, 0},
-        {7, 70, GY_CHARACTER_JUMP, 0, {0, 0, 0}, 4.0},
+        {{7, 70}, GY_CHARACTER_INTENT, 0, {1.2, 0, 0}, 0},
+        {{7, 70}, GY_CHARACTER_JUMP, 0, {0, 0, 0}, 4.0},
     };
     hook_tick(f, set, ++t, in, 2);
-    assert_result(gy_character_group_get(set, 7, 70, &last, NULL, NULL), GY_OK);
+    assert_result(gy_character_group_get(set, (gy_physics_body_ref){7, 70}, &last, NULL, NULL),
+                  GY_OK);
     assert_true(last.jumped);
     int jumps = 1, ticks = 1;
     while (ticks < 200) {
         hook_tick(f, set, ++t, NULL, 0); /* no more inputs */
-        assert_result(gy_character_group_get(set, 7, 70, &last, NULL, NULL), GY_OK);
+        assert_result(gy_character_group_get(set, (gy_physics_body_ref){7, 70}, &last, NULL, NULL),
+                      GY_OK);
         jumps += last.jumped;
         ticks++;
     }
@@ -848,7 +860,7 @@ static void test_character_runs_as_the_physics_hook(void **state)
     assert_result(gy_character_group_create(&cd, &set), GY_OK);
     gy_body_id none = {0};
     /* Registered before start: the thread that runs the hook is created after this. */
-    assert_result(gy_character_group_add(set, 1, 11, &f->s, none), GY_OK);
+    assert_result(gy_character_group_add(set, (gy_physics_body_ref){1, 11}, &f->s, none), GY_OK);
 
     gy_physics_def pd = gy_default_physics_def();
     pd.lockstep = true;
@@ -867,21 +879,20 @@ static void test_character_runs_as_the_physics_hook(void **state)
     char_c.shape.height = HEIGHT;
     gy_physics_body_def bodies[2];
     memset(bodies, 0, sizeof bodies);
-    bodies[0].store_index = 0;
-    bodies[0].attachment = 10;
+    bodies[0].index = 0;
     bodies[0].def = gy_default_body_def();
     bodies[0].def.type = GY_MOTION_STATIC;
     bodies[0].def.pose.position = gy_v3(0, -0.5, 0);
     bodies[0].colliders = &floor_c;
     bodies[0].collider_count = 1;
-    bodies[1].store_index = 1;
-    bodies[1].attachment = 11;
+    bodies[1].index = 1;
     bodies[1].def = gy_default_body_def();
     bodies[1].def.type = GY_MOTION_KINEMATIC;
     bodies[1].def.pose.position = gy_v3(0, REST + 0.3, 0);
     bodies[1].colliders = &char_c;
     bodies[1].collider_count = 1;
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
+    p->game.ids.next = 10; /* the start issues generations 10 and 11, in list order */
     assert_result(gy_physics_start(p, &boot), GY_OK);
 
     static replies rs;
@@ -891,11 +902,11 @@ static void test_character_runs_as_the_physics_hook(void **state)
     assert_true(rs.count >= 39);
     const gy_character_reply *cr = gy_reply_as_character(&rs.r[rs.count - 1]);
     assert_int_equal(rs.r[rs.count - 1].key, 1);
-    assert_int_equal(cr->attachment, 11);
+    assert_int_equal(cr->generation, 11);
     assert_true(cr->flags & GY_CHARACTER_GROUNDED);
     assert_true(cr->flags & GY_CHARACTER_ON_BODY);
-    assert_int_equal(cr->ground_store, 0);
-    assert_int_equal(cr->ground_attachment, 10);
+    assert_int_equal(cr->ground.index, 0);
+    assert_int_equal(cr->ground.generation, 10);
     assert_near(cr->ground_normal[1], 1.0, 1e-6);
 
     const gy_proxy *px = NULL;
@@ -907,8 +918,10 @@ static void test_character_runs_as_the_physics_hook(void **state)
 
     /* Teleport and walk in the same batch: the move starts at the teleported spot. */
     gy_pose to = {gy_v3(4, REST, -2), gy_quat_identity()};
-    assert_result(gy_physics_record_set_pose(p, 1, 11, to), GY_OK);
-    assert_result(gy_physics_record_character_intent(p, 1, 11, gy_v3(3, 0, 0), 0), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){1, 11}, to), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){1, 11}, gy_v3(3, 0, 0), 0),
+        GY_OK);
     assert_result(gy_physics_step(p, 1, 20000000000ull), GY_OK);
     assert_result(gy_physics_read_proxies(p, &px, &n, &tick, NULL), GY_OK);
     assert_near(px[1].position[0], 4 + 3 * DT, 1e-4);
@@ -916,8 +929,10 @@ static void test_character_runs_as_the_physics_hook(void **state)
     assert_near(px[1].position[2], -2, 1e-5);
 
     /* A jump recorded once is applied once. */
-    assert_result(gy_physics_record_character_intent(p, 1, 11, gy_v3(0, 0, 0), 0), GY_OK);
-    assert_result(gy_physics_record_character_jump(p, 1, 11, 4.0), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){1, 11}, gy_v3(0, 0, 0), 0),
+        GY_OK);
+    assert_result(gy_physics_record_character_jump(p, (gy_physics_body_ref){1, 11}, 4.0), GY_OK);
     rs.count = 0;
     gy_physics_drain_replies(p, on_reply, &rs);
     rs.count = 0;
@@ -955,8 +970,8 @@ static void on_event(void *ctx, const gy_reply *r)
     if (r->type != GY_PHYSICS_REPLY_COLLISION_ENTER && r->type != GY_PHYSICS_REPLY_COLLISION_EXIT)
         return;
     const gy_physics_collision *c = gy_reply_as_collision(r);
-    bool pair = (c->attachment_a == 11 && c->attachment_b == 12) ||
-                (c->attachment_a == 12 && c->attachment_b == 11);
+    bool pair = (c->generation_a == 11 && c->generation_b == 12) ||
+                (c->generation_a == 12 && c->generation_b == 11);
     if (!pair)
         return;
     if (r->type == GY_PHYSICS_REPLY_COLLISION_ENTER) {
@@ -996,8 +1011,7 @@ static void test_character_walking_through_a_trigger_produces_enter_and_exit(voi
     gy_physics_body_def bodies[3];
     memset(bodies, 0, sizeof bodies);
     for (uint32_t i = 0; i < 3; i++) {
-        bodies[i].store_index = i;
-        bodies[i].attachment = 10 + i;
+        bodies[i].index = i;
         bodies[i].def = gy_default_body_def();
         bodies[i].def.type = type[i];
         bodies[i].def.pose.position = at[i];
@@ -1005,10 +1019,13 @@ static void test_character_walking_through_a_trigger_produces_enter_and_exit(voi
         bodies[i].collider_count = 1;
     }
     bodies[1].character = &f->s;
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 3, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 3, NULL, 0, NULL};
+    p->game.ids.next = 10; /* the start issues generations 10, 11 and 12, in list order */
     assert_result(gy_physics_start(p, &boot), GY_OK);
     assert_result(gy_physics_step(p, 2, 20000000000ull), GY_OK);
-    assert_result(gy_physics_record_character_intent(p, 1, 11, gy_v3(3, 0, 0), 0), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){1, 11}, gy_v3(3, 0, 0), 0),
+        GY_OK);
     events ev;
     memset(&ev, 0, sizeof ev);
     uint32_t inside_tick = 0, outside_tick = 0;

@@ -120,7 +120,9 @@ static void test_capture_records_every_batch_once_in_real_time(void **state)
         uint32_t n = 1u + i % 3u;
         for (uint32_t k = 0; k < n; k++) {
             double v = 1e-6 * (double)(i + k);
-            assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(0, v, 0)), GY_OK);
+            assert_result(
+                gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 1}, gy_v3(0, v, 0)),
+                GY_OK);
             sent += v;
             commands++;
         }
@@ -233,7 +235,7 @@ static void test_replay_command_refuses_bad_payloads(void **state)
     memset(bytes, 0, sizeof bytes);
     gy_phys_body_payload *head = (gy_phys_body_payload *)(void *)bytes;
     head->size = sizeof bytes;
-    head->attachment = 7;
+    head->generation = 7;
     head->collider_count = 1;
     head->def = gy_default_body_def();
     head->colliders[0] = gy_default_collider_def();
@@ -274,7 +276,7 @@ static void test_replay_command_refuses_bad_payloads(void **state)
     uint32_t n = 0;
     const gy_proxy *px = fx_proxies(p, &n, NULL);
     assert_true(n >= 1);
-    assert_int_equal(px[0].attachment, 7);
+    assert_int_equal(px[0].generation, 7);
     assert_result(gy_physics_stop(p), GY_OK);
     gy_physics_destroy(p);
     assert_int_equal(ta.live_blocks, 0);
@@ -289,7 +291,8 @@ static void test_replay_discards_the_games_own_batches(void **state)
     fx_step(p, 1);
     uint64_t applied = fx_stats(p).commands_applied;
     assert_result(gy_physics_set_replay(p, true), GY_OK);
-    assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(0, 1, 0)), GY_OK);
+    assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 1}, gy_v3(0, 1, 0)),
+                  GY_OK);
     fx_step(p, 2);
     assert_int_equal(fx_stats(p).commands_applied, applied);
     gy_command c;
@@ -297,7 +300,8 @@ static void test_replay_discards_the_games_own_batches(void **state)
     c.type = GY_PHYS_CMD_ADD_IMPULSE;
     gy_phys_cmd_body b = {1, 0, {0, 1, 0, 0, 0, 0}};
     memcpy(c.body.bytes, &b, sizeof b);
-    assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(0, 5, 0)), GY_OK);
+    assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 1}, gy_v3(0, 5, 0)),
+                  GY_OK);
     assert_result(gy_physics_replay_command(p, GY_COMMAND_MUTATE, &c, NULL, 0), GY_OK);
     assert_result(gy_physics_replay_seal(p), GY_OK);
     fx_step(p, 1);

@@ -34,13 +34,13 @@ static fx_body fx_trigger(uint32_t store_index, uint32_t attachment, double x0)
     return b;
 }
 
-/* CHARACTER_STATE replies for one attachment. */
-static uint32_t count_states(const fx_replies *rs, uint32_t attachment)
+/* CHARACTER_STATE replies for one body generation. */
+static uint32_t count_states(const fx_replies *rs, uint32_t generation)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < rs->count; i++)
         n += rs->r[i].type == GY_PHYSICS_REPLY_CHARACTER_STATE &&
-             gy_reply_as_character(&rs->r[i])->attachment == attachment;
+             gy_reply_as_character(&rs->r[i])->generation == generation;
     return n;
 }
 
@@ -60,26 +60,27 @@ static void test_physics_character_description_is_validated(void **state)
     gy_character_def s = gy_default_character_def();
     fx_body b = fx_character(1, 2, gy_v3(0, REST, 0), &s);
     b.desc.def.type = GY_MOTION_DYNAMIC;
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_INVALID_ARGUMENT);
     b = fx_character(1, 2, gy_v3(0, REST, 0), &s);
     b.collider.shape.type = GY_SHAPE_SPHERE;
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_INVALID_ARGUMENT);
     b = fx_character(1, 2, gy_v3(0, REST, 0), &s);
     gy_collider_def two[2] = {b.collider, b.collider};
     b.desc.colliders = two;
     b.desc.collider_count = 2;
-    assert_result(gy_physics_record_create_body(p, &b.desc), GY_ERR_INVALID_ARGUMENT);
+    gy_physics_body_ref ref;
+    assert_result(gy_physics_record_create_body(p, &b.desc, &ref), GY_ERR_INVALID_ARGUMENT);
     gy_character_def bad = s;
     bad.radius = -1.0;
     b = fx_character(1, 2, gy_v3(0, REST, 0), &bad);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_INVALID_ARGUMENT);
     bad = s;
     bad.step_offset = NAN;
     b = fx_character(1, 2, gy_v3(0, REST, 0), &bad);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_NON_FINITE);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_NON_FINITE);
     /* Nothing was recorded by the refusals: the slot is still free. */
     b = fx_character(1, 2, gy_v3(0, REST, 0), &s);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_OK);
+    assert_result(fx_record(p, &b, NULL), GY_OK);
     /* The set belongs to the physics thread while it runs. */
     gy_character_group_stats st;
     assert_result(gy_physics_get_character_stats(p, &st), GY_ERR_MISUSE);
@@ -87,7 +88,7 @@ static void test_physics_character_description_is_validated(void **state)
     assert_result(gy_physics_stop(p), GY_OK);
     /* A bootstrap list is checked the same way (nothing starts). */
     b = fx_character(1, 2, gy_v3(0, REST, 0), &bad);
-    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&b), 1, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&b), 1, NULL, 0, NULL};
     assert_result(gy_physics_start(p, &boot), GY_ERR_NON_FINITE);
     assert_false(gy_physics_running(p));
     gy_physics_destroy(p);
@@ -114,7 +115,9 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
     assert_int_equal(count_states(&rs, 2), 3);
 
     /* Moved by the subsystem's controller with the game's intent: 2 m/s for 0.5 s. */
-    assert_result(gy_physics_record_character_intent(p, 1, 2, gy_v3(2, 0, 0), 0), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){1, 2}, gy_v3(2, 0, 0), 0),
+        GY_OK);
     fx_step(p, 30);
     rs.count = 0;
     fx_drain(p, &rs);
@@ -126,7 +129,7 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
     /* Released and re-created at the same store index in one batch: the new attachment is a
      * fresh character (a registration left behind would refuse it: CREATE_FAILED). */
     rs.count = 0;
-    assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 2}), GY_OK);
     fx_create(p, fx_character(1, 3, gy_v3(0, REST, 0), &s));
     fx_step(p, 2);
     fx_drain(p, &rs);
@@ -138,7 +141,7 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
     assert_near(px[1].position[0], 0.0, 1e-6);
 
     rs.count = 0;
-    assert_result(gy_physics_record_release_body(p, 1, 3), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 3}), GY_OK);
     fx_step(p, 2);
     fx_drain(p, &rs);
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_CHARACTER_STATE), 0);
@@ -154,12 +157,13 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
     /* A bootstrap registers its characters too; a stop forgets them. */
     fx_body floor = fx_floor(0, 1), hero = fx_character(1, 7, gy_v3(0, REST, 0), &s);
     gy_physics_body_def boot_bodies[2] = {*fx_desc(&floor), *fx_desc(&hero)};
-    gy_physics_bootstrap boot = {NULL, 0, boot_bodies, 2, NULL, 0};
+    gy_physics_body_ref refs[2];
+    gy_physics_bootstrap boot = {NULL, 0, boot_bodies, 2, NULL, 0, refs};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_step(p, 2);
     rs.count = 0;
     fx_drain(p, &rs);
-    assert_int_equal(count_states(&rs, 7), 2);
+    assert_int_equal(count_states(&rs, refs[1].generation), 2);
     assert_result(gy_physics_stop(p), GY_OK);
     st = character_stats(p);
     assert_int_equal(st.characters, 0);
@@ -193,7 +197,7 @@ static void test_physics_character_whose_create_fails_is_not_registered(void **s
 
     /* The game gives the slot up and tries again: the store index is free in the set too. */
     rs.count = 0;
-    assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 2}), GY_OK);
     fx_create(p, fx_character(1, 3, gy_v3(0, REST, 0), &s));
     fx_step(p, 2);
     fx_drain(p, &rs);
@@ -202,8 +206,8 @@ static void test_physics_character_whose_create_fails_is_not_registered(void **s
 
     /* Released, the character and the floor leave nothing in the adapter (the failed create
      * never made anything there). */
-    assert_result(gy_physics_record_release_body(p, 1, 3), GY_OK);
-    assert_result(gy_physics_record_release_body(p, 0, 1), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 3}), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){0, 1}), GY_OK);
     fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
     gy_character_group_stats st = character_stats(p);
@@ -234,14 +238,14 @@ static void log_pairs(const fx_replies *rs, uint32_t character, pair_log *logs, 
         const gy_physics_collision *c = gy_reply_as_collision(r);
         for (uint32_t k = 0; k < n; k++) {
             pair_log *l = &logs[k];
-            bool ours = (c->attachment_a == character && c->attachment_b == l->sensor) ||
-                        (c->attachment_a == l->sensor && c->attachment_b == character);
+            bool ours = (c->generation_a == character && c->generation_b == l->sensor) ||
+                        (c->generation_a == l->sensor && c->generation_b == character);
             if (!ours)
                 continue;
             if (r->type == GY_PHYSICS_REPLY_COLLISION_ENTER) {
                 if (l->enters++ == 0) {
                     l->enter_tick = c->tick;
-                    l->first_a = c->attachment_a;
+                    l->first_a = c->generation_a;
                     l->enter_normal_x = c->normal[0];
                 }
             } else if (r->type == GY_PHYSICS_REPLY_COLLISION_STAY) {
@@ -249,7 +253,7 @@ static void log_pairs(const fx_replies *rs, uint32_t character, pair_log *logs, 
             } else if (l->exits++ == 0) {
                 l->exit_tick = c->tick;
             }
-            if (l->enters > 0 && c->attachment_a != l->first_a)
+            if (l->enters > 0 && c->generation_a != l->first_a)
                 l->flipped = true;
         }
     }
@@ -272,7 +276,9 @@ static void test_physics_character_sensor_pairs_follow_the_move_in_its_tick(void
     masked.collider.mask = 2u; /* the capsule's category is 1 */
     fx_create(p, masked);
     fx_step(p, 2);
-    assert_result(gy_physics_record_character_intent(p, 2, 20, gy_v3(3, 0, 0), 0), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){2, 20}, gy_v3(3, 0, 0), 0),
+        GY_OK);
 
     pair_log logs[3] = {{.sensor = 10}, {.sensor = 30}, {.sensor = 40}};
     uint32_t inside[2] = {0, 0}, apart[2] = {0, 0};
@@ -312,7 +318,9 @@ static void test_physics_character_sensor_pairs_follow_the_move_in_its_tick(void
     assert_int_equal(logs[2].enters + logs[2].stays + logs[2].exits, 0);
 
     /* Walk back into the second trigger and leave by release: its EXIT comes with the release. */
-    assert_result(gy_physics_record_character_intent(p, 2, 20, gy_v3(-3, 0, 0), 0), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){2, 20}, gy_v3(-3, 0, 0), 0),
+        GY_OK);
     pair_log back[1] = {{.sensor = 30}};
     uint32_t release_tick = 0;
     for (int i = 0; i < 150 && release_tick == 0; i++) {
@@ -321,7 +329,7 @@ static void test_physics_character_sensor_pairs_follow_the_move_in_its_tick(void
         fx_drain(p, &rs);
         log_pairs(&rs, 20, back, 1);
         if (back[0].enters == 1) {
-            assert_result(gy_physics_record_release_body(p, 2, 20), GY_OK);
+            assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){2, 20}), GY_OK);
             release_tick = (uint32_t)gy_physics_tick(p) + 1u;
         }
     }
@@ -397,7 +405,7 @@ static void solid_pairs_on(const char *adapter)
 
     /* A jump up through the one-way platform's underside touches nothing there; it lands on top
      * and touches it from then on; the floor is left in the jump's tick. */
-    assert_result(gy_physics_record_character_jump(p, 1, 10, 8.0), GY_OK);
+    assert_result(gy_physics_record_character_jump(p, (gy_physics_body_ref){1, 10}, 8.0), GY_OK);
     for (int i = 0; i < 120 && logs[3].enters == 0; i++)
         step_logged(p, &rs, 10, logs, 4);
     assert_int_equal(logs[0].exits, 1);
@@ -411,7 +419,9 @@ static void solid_pairs_on(const char *adapter)
 
     /* Walk off the platform, then at the walls: through the response-off one (entered and left),
      * and against the solid one, which is touched every tick from then on. */
-    assert_result(gy_physics_record_character_intent(p, 1, 10, gy_v3(3, 0, 0), 0), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){1, 10}, gy_v3(3, 0, 0), 0),
+        GY_OK);
     for (int i = 0; i < 120; i++)
         step_logged(p, &rs, 10, logs, 4);
     assert_int_equal(logs[3].exits, 1);

@@ -36,7 +36,7 @@ static void test_physics_misuse_is_an_error(void **state)
     gy_physics_def d = gy_default_physics_def();
     gy_physics *p = fx_physics(&d);
     fx_body b = fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_MISUSE);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_MISUSE);
     assert_result(gy_physics_publish(p, NULL), GY_ERR_MISUSE);
     assert_result(gy_physics_stop(p), GY_ERR_MISUSE);
     assert_result(gy_physics_start(p, NULL), GY_OK);
@@ -61,31 +61,40 @@ static void test_physics_record_validates_before_enqueueing(void **state)
     gy_physics *p = fx_lockstep(NULL);
     fx_body b = fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5);
     b.desc.def.pose.position.x = NAN;
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_NON_FINITE);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_NON_FINITE);
     b = fx_sphere(0, 0, gy_v3(0, 1, 0), 0.5);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
+    /* Nowhere to put the ref: refused before anything is issued. */
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b), NULL), GY_ERR_INVALID_ARGUMENT);
     b = fx_sphere(0, 1, gy_v3(0, 1, 0), -1.0);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_SHAPE);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_INVALID_SHAPE);
     b = fx_sphere(GY_PHYSICS_MAX_STORE_INDEX, 1, gy_v3(0, 1, 0), 0.5);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_INVALID_ARGUMENT);
 
     b = fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5);
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_OK);
-    b.desc.attachment = 2;
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_ERR_MISUSE); /* slot taken */
+    assert_result(fx_record(p, &b, NULL), GY_OK);
+    b.generation = 2;
+    assert_result(fx_record(p, &b, NULL), GY_ERR_MISUSE); /* slot taken */
 
     gy_pose bad = gy_pose_identity();
     bad.rotation.w = NAN;
-    assert_result(gy_physics_record_set_pose(p, 0, 1, bad), GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){0, 1}, bad),
+                  GY_ERR_NON_FINITE);
     bad = gy_pose_identity();
     bad.rotation.w = 2.0;
-    assert_result(gy_physics_record_set_pose(p, 0, 1, bad), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(INFINITY, 0, 0)), GY_ERR_NON_FINITE);
-    assert_result(gy_physics_record_add_impulse_at(p, 0, 1, gy_v3(1, 0, 0), gy_v3(0, NAN, 0)),
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){0, 1}, bad),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(
+        gy_physics_record_add_force(p, (gy_physics_body_ref){0, 1}, gy_v3(INFINITY, 0, 0)),
+        GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_add_impulse_at(p, (gy_physics_body_ref){0, 1}, gy_v3(1, 0, 0),
+                                                   gy_v3(0, NAN, 0)),
                   GY_ERR_NON_FINITE);
-    assert_result(gy_physics_record_character_jump(p, 0, 1, NAN), GY_ERR_NON_FINITE);
-    assert_result(gy_physics_record_add_impulse(p, 0, 7, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
-    assert_result(gy_physics_record_release_body(p, 0, 7), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_character_jump(p, (gy_physics_body_ref){0, 1}, NAN),
+                  GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 7}, gy_v3(1, 0, 0)),
+                  GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){0, 7}),
+                  GY_ERR_STALE_HANDLE);
     assert_result(gy_physics_set_time_scale(p, NAN), GY_ERR_NON_FINITE);
     assert_result(gy_physics_set_time_scale(p, -1.0), GY_ERR_INVALID_ARGUMENT);
 
@@ -113,26 +122,31 @@ static void test_physics_live_change_commands_validate_and_count(void **state)
     fx_step(p, 1);
     gy_physics_stats before = fx_stats(p);
 
-    assert_result(gy_physics_record_set_mass(p, 1, 2, 0.0), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_set_mass(p, 1, 2, NAN), GY_ERR_NON_FINITE);
+    assert_result(gy_physics_record_set_mass(p, (gy_physics_body_ref){1, 2}, 0.0),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_set_mass(p, (gy_physics_body_ref){1, 2}, NAN),
+                  GY_ERR_NON_FINITE);
     gy_material m = gy_default_material();
     m.friction = -1.0;
-    assert_result(gy_physics_record_set_material(p, 1, 2, 0, &m), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_set_material(p, (gy_physics_body_ref){1, 2}, 0, &m),
+                  GY_ERR_INVALID_ARGUMENT);
     m = gy_default_material();
-    assert_result(gy_physics_record_set_material(p, 1, 2, 70000u, &m), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_set_filter(p, 1, 9, 0, 1u, 1u), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_set_material(p, (gy_physics_body_ref){1, 2}, 70000u, &m),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_set_filter(p, (gy_physics_body_ref){1, 9}, 0, 1u, 1u),
+                  GY_ERR_STALE_HANDLE);
     assert_result(gy_physics_record_set_gravity(p, gy_v3(0, NAN, 0)), GY_ERR_NON_FINITE);
     assert_result(gy_physics_record_set_gravity(p, gy_v3(0, 1e13, 0)), GY_ERR_INVALID_ARGUMENT);
 
     /* Applied: mass, material, filter, sleep, gravity. Failed on the physics thread: a static
      * body's mass, collider 1 of a one-collider body. */
-    assert_result(gy_physics_record_set_mass(p, 1, 2, 3.0), GY_OK);
-    assert_result(gy_physics_record_set_material(p, 1, 2, 0, &m), GY_OK);
-    assert_result(gy_physics_record_set_filter(p, 1, 2, 0, 2u, ~0u), GY_OK);
-    assert_result(gy_physics_record_set_awake(p, 1, 2, false), GY_OK);
+    assert_result(gy_physics_record_set_mass(p, (gy_physics_body_ref){1, 2}, 3.0), GY_OK);
+    assert_result(gy_physics_record_set_material(p, (gy_physics_body_ref){1, 2}, 0, &m), GY_OK);
+    assert_result(gy_physics_record_set_filter(p, (gy_physics_body_ref){1, 2}, 0, 2u, ~0u), GY_OK);
+    assert_result(gy_physics_record_set_awake(p, (gy_physics_body_ref){1, 2}, false), GY_OK);
     assert_result(gy_physics_record_set_gravity(p, gy_v3(0, -5, 0)), GY_OK);
-    assert_result(gy_physics_record_set_mass(p, 0, 1, 3.0), GY_OK);
-    assert_result(gy_physics_record_set_filter(p, 1, 2, 1, 2u, ~0u), GY_OK);
+    assert_result(gy_physics_record_set_mass(p, (gy_physics_body_ref){0, 1}, 3.0), GY_OK);
+    assert_result(gy_physics_record_set_filter(p, (gy_physics_body_ref){1, 2}, 1, 2u, ~0u), GY_OK);
     fx_step(p, 1);
     gy_physics_stats s = fx_stats(p);
     assert_int_equal(s.commands_applied - before.commands_applied, 5);
@@ -161,7 +175,7 @@ static const gy_reply *find_assigned(const fx_replies *rs, uint32_t attachment)
 {
     for (uint32_t i = 0; i < rs->count; i++)
         if (rs->r[i].type == GY_PHYSICS_REPLY_BODY_ASSIGNED &&
-            gy_reply_as_body(&rs->r[i])->attachment == attachment)
+            gy_reply_as_body(&rs->r[i])->body_generation == attachment)
             return &rs->r[i];
     return NULL;
 }
@@ -175,7 +189,7 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
     fx_create(p, fx_sphere(3, 10, gy_v3(0, 5, 0), 0.5));
     fx_step(p, 1); /* BODY_ASSIGNED(10) is committed but not drained yet */
     /* The game drops that attachment and reuses the slot before it drains. */
-    assert_result(gy_physics_record_release_body(p, 3, 10), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){3, 10}), GY_OK);
     fx_create(p, fx_sphere(3, 11, gy_v3(2, 5, 0), 0.5));
     fx_step(p, 1);
     fx_drain(p, &rs);
@@ -188,7 +202,7 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
     uint32_t n;
     const gy_proxy *px = fx_proxies(p, &n, NULL);
     assert_true(n > 3);
-    assert_int_equal(px[3].attachment, 11);
+    assert_int_equal(px[3].generation, 11);
     assert_near(px[3].position[0], 2.0, 1e-6);
 
     /* Late replies from an old world: a body assigned just before a stop is re-assigned by the
@@ -197,16 +211,71 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
     fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
     fx_body keep = fx_sphere(4, 20, gy_v3(4, 5, 0), 0.5);
-    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&keep), 1, NULL, 0};
+    gy_physics_body_ref kept;
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&keep), 1, NULL, 0, &kept};
     assert_result(gy_physics_start(p, &boot), GY_OK);
+    assert_int_equal(kept.index, 4);
+    assert_true(kept.generation != 20); /* the new world's body has a new ref */
     memset(&rs, 0, sizeof rs);
     fx_drain(p, &rs);
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 1);
-    r = find_assigned(&rs, 20);
+    assert_null(find_assigned(&rs, 20));
+    r = find_assigned(&rs, kept.generation);
     assert_non_null(r);
     assert_int_equal(gy_reply_as_body(r)->generation, fx_stats(p).generation);
     assert_int_equal(gy_reply_generation(r), (uint16_t)fx_stats(p).generation);
     assert_int_equal(fx_stats(p).replies_rejected, 2);
+    gy_physics_destroy(p);
+}
+
+/* A restart issues the bootstrap's bodies new refs: a ref kept from before names nothing, even
+ * though a body lives at its index again. */
+static void test_physics_ref_from_before_a_restart_is_stale(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    gy_physics_body_ref old = fx_create(p, fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5));
+    fx_step(p, 1);
+    assert_result(gy_physics_stop(p), GY_OK);
+    fx_body again = fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5);
+    gy_physics_body_ref now;
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&again), 1, NULL, 0, &now};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    assert_int_equal(now.index, old.index);
+    assert_true(now.generation > old.generation);
+    assert_result(gy_physics_record_add_impulse(p, old, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_body(p, old), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_add_impulse(p, now, gy_v3(1, 0, 0)), GY_OK);
+    fx_step(p, 1); /* applied to the new body (a release in the same batch would come first) */
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    assert_result(gy_physics_record_release_body(p, now), GY_OK);
+    /* Released: stale from the record on, and a null ref never names a body. */
+    assert_result(gy_physics_record_add_impulse(p, now, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
+    gy_physics_body_ref null_ref = {0, 0};
+    assert_result(gy_physics_record_set_awake(p, null_ref, true), GY_ERR_STALE_HANDLE);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    gy_physics_destroy(p);
+}
+
+/* Generations are never issued twice: once the last one is out, creates are refused (and change
+ * nothing) rather than wrap to a generation an old ref may still carry. */
+static void test_physics_refs_run_out_rather_than_repeat(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_issue_next(p, UINT32_MAX);
+    gy_physics_body_ref last = fx_create(p, fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5));
+    assert_int_equal(last.generation, UINT32_MAX);
+    fx_body b = fx_sphere(1, 0, gy_v3(2, 5, 0), 0.5);
+    gy_physics_body_ref ref = {7, 7};
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b), &ref), GY_ERR_CAPACITY);
+    assert_int_equal(ref.index, 7); /* untouched */
+    assert_int_equal(ref.generation, 7);
+    assert_result(gy_physics_record_release_body(p, last), GY_OK);
+    assert_result(gy_physics_record_create_body(p, fx_desc(&b), &ref), GY_ERR_CAPACITY);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).bodies, 0);
     gy_physics_destroy(p);
 }
 
@@ -217,10 +286,10 @@ static void test_physics_create_released_in_same_batch_is_not_performed(void **s
     memset(&rs, 0, sizeof rs);
     gy_physics *p = fx_lockstep(NULL);
     fx_create(p, fx_sphere(5, 30, gy_v3(0, 5, 0), 0.5));
-    assert_result(gy_physics_record_release_body(p, 5, 30), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){5, 30}), GY_OK);
     /* And a slot taken, dropped and taken again by a newer attachment in one batch. */
     fx_create(p, fx_sphere(6, 31, gy_v3(0, 5, 0), 0.5));
-    assert_result(gy_physics_record_release_body(p, 6, 31), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){6, 31}), GY_OK);
     fx_create(p, fx_sphere(6, 32, gy_v3(3, 5, 0), 0.5));
     fx_step(p, 1);
     gy_physics_stats s = fx_stats(p);
@@ -234,8 +303,8 @@ static void test_physics_create_released_in_same_batch_is_not_performed(void **s
     const gy_proxy *px = fx_proxies(p, &n, NULL);
     assert_int_equal(n, 7);
     assert_int_equal(px[5].flags, 0);
-    assert_int_equal(px[5].attachment, 0);
-    assert_int_equal(px[6].attachment, 32);
+    assert_int_equal(px[5].generation, 0);
+    assert_int_equal(px[6].generation, 32);
     assert_near(px[6].position[0], 3.0, 1e-6);
     gy_physics_destroy(p);
 }
@@ -260,12 +329,14 @@ static void test_physics_commands_for_a_failed_create_are_dropped_and_counted(vo
     assert_int_equal(gy_reply_as_failure(&rs.r[0])->tick, gy_physics_tick(p));
     assert_int_equal(gy_physics_tick(p), 3);
     assert_int_equal(rs.r[0].key, 0);
-    assert_int_equal(gy_reply_as_failure(&rs.r[0])->attachment, 40);
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->body_generation, 40);
     assert_int_equal(gy_reply_as_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);
     assert_int_equal(gy_reply_as_failure(&rs.r[0])->result, GY_ERR_STALE_HANDLE);
     /* The game side still holds the attachment until it reacts, so these are recorded... */
-    assert_result(gy_physics_record_add_impulse(p, 0, 40, gy_v3(1, 0, 0)), GY_OK);
-    assert_result(gy_physics_record_set_pose(p, 0, 40, gy_pose_identity()), GY_OK);
+    assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 40}, gy_v3(1, 0, 0)),
+                  GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){0, 40}, gy_pose_identity()),
+                  GY_OK);
     fx_step(p, 1);
     /* ...and dropped there. */
     gy_physics_stats s = fx_stats(p);
@@ -300,15 +371,20 @@ static void test_physics_impulses_reach_exactly_one_tick_under_a_flood(void **st
     for (uint32_t t = 0; t < 30; t++) {
         for (uint32_t k = 0; k < FLOOD; k++) {
             uint32_t s = 1 + k % FILLERS;
-            assert_result(gy_physics_record_set_linear_velocity(p, s, 100 + s, gy_v3(0, 0, 0)),
+            assert_result(gy_physics_record_set_linear_velocity(
+                              p, (gy_physics_body_ref){s, 100 + s}, gy_v3(0, 0, 0)),
                           GY_OK);
             if (k == FLOOD / 2) {
-                assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(1, 0, 0)), GY_OK);
+                assert_result(
+                    gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 1}, gy_v3(1, 0, 0)),
+                    GY_OK);
                 expected++;
                 if (t % 3 == 0) {
                     /* Two impulses in one tick are two impulses, across a batch boundary too. */
                     assert_result(gy_physics_publish(p, NULL), GY_OK);
-                    assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(1, 0, 0)), GY_OK);
+                    assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 1},
+                                                                gy_v3(1, 0, 0)),
+                                  GY_OK);
                     expected++;
                 }
             }
@@ -318,7 +394,8 @@ static void test_physics_impulses_reach_exactly_one_tick_under_a_flood(void **st
         assert_near(px[0].linear_velocity[0], (double)expected, 1e-5);
     }
     /* A tick with nothing but one impulse delivers it too. */
-    assert_result(gy_physics_record_add_impulse(p, 0, 1, gy_v3(1, 0, 0)), GY_OK);
+    assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 1}, gy_v3(1, 0, 0)),
+                  GY_OK);
     expected++;
     fx_step(p, 1);
     fx_step(p, 1); /* and an empty tick adds nothing */
@@ -363,7 +440,7 @@ static void log_events(const fx_replies *rs, pair_log *logs, uint32_t *n)
         if (r->type < GY_PHYSICS_REPLY_COLLISION_ENTER)
             continue;
         const gy_physics_collision *c = gy_reply_as_collision(r);
-        pair_log *l = pair_of(logs, n, c->attachment_a, c->attachment_b);
+        pair_log *l = pair_of(logs, n, c->generation_a, c->generation_b);
         if (r->type == GY_PHYSICS_REPLY_COLLISION_EXIT) {
             assert_true(l->touching);
             assert_near(c->normal_impulse, 0.0, 0.0);
@@ -410,7 +487,7 @@ static void test_physics_events_pair_on_release_and_on_stop(void **state)
     assert_false(l1->double_in_tick);
 
     uint64_t tick = gy_physics_tick(p);
-    assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 2}), GY_OK);
     fx_step(p, 1);
     rs.count = 0;
     fx_drain(p, &rs);
@@ -458,8 +535,8 @@ static void test_physics_resources_and_joints_by_key(void **state)
     gy_physics_joint_def jd;
     memset(&jd, 0, sizeof jd);
     jd.joint_key = 4;
-    jd.a_store = 0;
-    jd.a_attachment = 1;
+    jd.a.index = 0;
+    jd.a.generation = 1;
     jd.def = gy_default_joint_def();
     jd.def.type = GY_JOINT_BALL;
     jd.def.anchor = gy_v3(0, 8, 0);
@@ -468,8 +545,8 @@ static void test_physics_resources_and_joints_by_key(void **state)
     assert_result(gy_physics_record_create_joint(p, &jd), GY_OK);
     /* A joint naming a body the game no longer holds is refused game-side... */
     jd.joint_key = 5;
-    jd.a_store = 1;
-    jd.a_attachment = 99;
+    jd.a.index = 1;
+    jd.a.generation = 99;
     assert_result(gy_physics_record_create_joint(p, &jd), GY_ERR_STALE_HANDLE);
     fx_step(p, 3);
     fx_drain(p, &rs);
@@ -485,10 +562,10 @@ static void test_physics_resources_and_joints_by_key(void **state)
     gy_snapshot_entry_info info;
     assert_result(gy_snapshot_view_get(v, 0, &info), GY_OK);
     assert_int_equal(info.entry.shape.type, GY_SHAPE_HULL);
-    assert_int_equal(info.entry.attachment, 1);
+    assert_int_equal(info.entry.body.generation, 1);
     /* Releasing the resource while a body uses it is fine (the body keeps its reference). */
     assert_result(gy_physics_record_release_resource(p, 7), GY_OK);
-    assert_result(gy_physics_record_release_body(p, 0, 1), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){0, 1}), GY_OK);
     fx_step(p, 1);
     gy_physics_stats s = fx_stats(p);
     assert_int_equal(s.commands_dropped_stale, 0);
@@ -526,7 +603,8 @@ static void hook(void *ctx, const gy_physics_step_context *sc)
             assert_int_equal(sc->inputs[i].flags, 3);
         }
     }
-    gy_body_id id = gy_physics_hook_body(sc, h->move_store, h->move_attachment);
+    gy_body_id id =
+        gy_physics_hook_body(sc, (gy_physics_body_ref){h->move_store, h->move_attachment});
     if (id.bits == 0)
         return;
     gy_body_state st;
@@ -558,11 +636,13 @@ static void test_physics_character_hook_runs_after_the_step(void **state)
     fx_step(p, 2);
     assert_int_equal(h.calls, 2);
     assert_int_equal(h.n_with_inputs, 0);
-    assert_result(gy_physics_record_character_jump(p, 0, 1, 4.5), GY_OK);
-    assert_result(gy_physics_record_character_intent(p, 0, 1, gy_v3(1, 0, 0), 3), GY_OK);
+    assert_result(gy_physics_record_character_jump(p, (gy_physics_body_ref){0, 1}, 4.5), GY_OK);
+    assert_result(
+        gy_physics_record_character_intent(p, (gy_physics_body_ref){0, 1}, gy_v3(1, 0, 0), 3),
+        GY_OK);
     gy_pose tp = gy_pose_identity();
     tp.position = gy_v3(7, 3, 0);
-    assert_result(gy_physics_record_set_pose(p, 1, 2, tp), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){1, 2}, tp), GY_OK);
     fx_step(p, 3);
     assert_int_equal(h.calls, 5);
     assert_int_equal(h.jumps, 1); /* exactly one tick saw the jump */
@@ -623,31 +703,31 @@ static void test_physics_live_and_snapshot_queries_carry_the_tick(void **state)
                                            GY_COLLECT_CLOSEST, &sh, 1, &n),
                   GY_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(sh.attachment, 2);
-    assert_int_equal(sh.store_index, 1);
+    assert_int_equal(sh.body.generation, 2);
+    assert_int_equal(sh.body.index, 1);
     assert_int_equal(sh.tick, 2);
     assert_near(sh.point.y, 1.0, 1e-6);
     /* A caller can skip its own body. */
-    sf.ignore_attachment = 2;
+    sf.ignore_body.generation = 2;
     assert_result(gy_snapshot_view_raycast(v, gy_v3(0, 5, 0), gy_v3(0, -10, 0), &sf,
                                            GY_COLLECT_CLOSEST, &sh, 1, &n),
                   GY_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(sh.attachment, 1);
+    assert_int_equal(sh.body.generation, 1);
 
     /* A teleport shows in the next snapshot. */
     gy_pose tp = gy_pose_identity();
     tp.position = gy_v3(10, 0.5, 0);
-    assert_result(gy_physics_record_set_pose(p, 1, 2, tp), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){1, 2}, tp), GY_OK);
     fx_step(p, 1);
     v = gy_physics_acquire_query_view(p);
     assert_int_equal(gy_snapshot_view_tick(v), 3);
-    sf.ignore_attachment = 0;
+    sf.ignore_body.generation = 0;
     assert_result(gy_snapshot_view_raycast(v, gy_v3(10, 5, 0), gy_v3(0, -10, 0), &sf,
                                            GY_COLLECT_CLOSEST, &sh, 1, &n),
                   GY_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(sh.attachment, 2);
+    assert_int_equal(sh.body.generation, 2);
     assert_int_equal(sh.tick, 3);
     gy_physics_destroy(p);
 }
@@ -676,7 +756,7 @@ static void poke_hook(void *ctx, const gy_physics_step_context *sc)
     if (!k->armed)
         return;
     k->armed = false;
-    gy_body_id id = gy_physics_hook_body(sc, 0, 1);
+    gy_body_id id = gy_physics_hook_body(sc, (gy_physics_body_ref){0, 1});
     gy_body_state st;
     assert_result(sc->backend->body_get_state(sc->world, id, &st), GY_OK);
     double *v = k->which < 3   ? &st.pose.position.x
@@ -743,7 +823,7 @@ static void test_physics_non_finite_state_is_frozen_and_reported(void **state)
     assert_int_equal(warnings, 1);
     /* A teleport clears the fault. */
     gy_pose pose = gy_pose_identity();
-    assert_result(gy_physics_record_set_pose(p, 0, 1, pose), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){0, 1}, pose), GY_OK);
     fx_step(p, 2);
     px = fx_proxies(p, NULL, NULL);
     assert_false(px[0].flags & GY_PROXY_FAULT);
@@ -795,6 +875,8 @@ int main(void)
         cmocka_unit_test(test_physics_record_validates_before_enqueueing),
         cmocka_unit_test(test_physics_live_change_commands_validate_and_count),
         cmocka_unit_test(test_physics_stale_attachment_replies_rejected),
+        cmocka_unit_test(test_physics_ref_from_before_a_restart_is_stale),
+        cmocka_unit_test(test_physics_refs_run_out_rather_than_repeat),
         cmocka_unit_test(test_physics_create_released_in_same_batch_is_not_performed),
         cmocka_unit_test(test_physics_commands_for_a_failed_create_are_dropped_and_counted),
         cmocka_unit_test(test_physics_impulses_reach_exactly_one_tick_under_a_flood),

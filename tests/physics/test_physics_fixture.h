@@ -11,16 +11,33 @@
 
 #include "gyre/math.h"
 #include "gyre/physics/commands.h"
+#include "physics_state.h"
 
 #define FX_TIMEOUT_NS 20000000000ull /* 20 s: generous for TSan on a shared 2-core machine */
 
 /* ---- descriptions ---------------------------------------------------------------------------- */
 
-/* A body description whose collider array lives inside it (so it can be copied by value). */
+/* A body description whose collider array lives inside it (so it can be copied by value), with
+ * the generation the test expects its ref to get (0: whatever the pool issues). */
 typedef struct fx_body {
     gy_physics_body_def desc;
     gy_collider_def collider;
+    uint32_t generation;
 } fx_body;
+
+static inline gy_physics_body_ref fx_ref(uint32_t index, uint32_t generation)
+{
+    gy_physics_body_ref r = {index, generation};
+    return r;
+}
+
+/* Where the pool's counter stands: the generation the next create issues. A test names its
+ * bodies by the generations it chose by moving the counter there first (it must keep them
+ * unique, as the pool does). */
+static inline void fx_issue_next(gy_physics *p, uint32_t generation)
+{
+    p->game.ids.next = generation;
+}
 
 static inline gy_physics_body_def *fx_desc(fx_body *b)
 {
@@ -30,13 +47,13 @@ static inline gy_physics_body_def *fx_desc(fx_body *b)
 }
 
 /* One body of one collider of `shape`, default settings otherwise. */
-static inline fx_body fx_shaped(uint32_t store_index, uint32_t attachment, gy_motion_type type,
+static inline fx_body fx_shaped(uint32_t index, uint32_t generation, gy_motion_type type,
                                 gy_vec3 position, gy_shape shape)
 {
     fx_body b;
     memset(&b, 0, sizeof b);
-    b.desc.store_index = store_index;
-    b.desc.attachment = attachment;
+    b.desc.index = index;
+    b.generation = generation;
     b.desc.def = gy_default_body_def();
     b.desc.def.type = type;
     b.desc.def.pose.position = position;
@@ -45,33 +62,51 @@ static inline fx_body fx_shaped(uint32_t store_index, uint32_t attachment, gy_mo
     return b;
 }
 
-static inline fx_body fx_box(uint32_t store_index, uint32_t attachment, gy_motion_type type,
+static inline fx_body fx_box(uint32_t store_index, uint32_t generation, gy_motion_type type,
                              gy_vec3 position, gy_vec3 size)
 {
     gy_shape s = gy_default_collider_def().shape;
     s.type = GY_SHAPE_BOX;
     s.box_size = size;
-    return fx_shaped(store_index, attachment, type, position, s);
+    return fx_shaped(store_index, generation, type, position, s);
 }
 
-static inline fx_body fx_sphere(uint32_t store_index, uint32_t attachment, gy_vec3 position,
+static inline fx_body fx_sphere(uint32_t store_index, uint32_t generation, gy_vec3 position,
                                 double radius)
 {
     gy_shape s = gy_default_collider_def().shape;
     s.type = GY_SHAPE_SPHERE;
     s.radius = radius;
-    return fx_shaped(store_index, attachment, GY_MOTION_DYNAMIC, position, s);
+    return fx_shaped(store_index, generation, GY_MOTION_DYNAMIC, position, s);
 }
 
 /* A 40 m static floor whose top face is y = 0. */
-static inline fx_body fx_floor(uint32_t store_index, uint32_t attachment)
+static inline fx_body fx_floor(uint32_t store_index, uint32_t generation)
 {
-    return fx_box(store_index, attachment, GY_MOTION_STATIC, gy_v3(0, -0.5, 0), gy_v3(40, 1, 40));
+    return fx_box(store_index, generation, GY_MOTION_STATIC, gy_v3(0, -0.5, 0), gy_v3(40, 1, 40));
 }
 
-static inline void fx_create(gy_physics *p, fx_body b)
+/* Records the create with the pool's counter at b->generation (when not 0); the ref in *out
+ * (optional). */
+static inline gy_result fx_record(gy_physics *p, fx_body *b, gy_physics_body_ref *out)
 {
-    assert_result(gy_physics_record_create_body(p, fx_desc(&b)), GY_OK);
+    gy_physics_body_ref ref = {0, 0};
+    if (b->generation != 0 && p != NULL)
+        fx_issue_next(p, b->generation);
+    gy_result r = gy_physics_record_create_body(p, fx_desc(b), &ref);
+    if (out != NULL)
+        *out = ref;
+    return r;
+}
+
+static inline gy_physics_body_ref fx_create(gy_physics *p, fx_body b)
+{
+    gy_physics_body_ref ref;
+    assert_result(fx_record(p, &b, &ref), GY_OK);
+    if (b.generation != 0)
+        assert_int_equal(ref.generation, b.generation);
+    assert_int_equal(ref.index, b.desc.index);
+    return ref;
 }
 
 /* ---- subsystem ------------------------------------------------------------------------------- */

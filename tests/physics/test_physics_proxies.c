@@ -41,9 +41,9 @@ static void assert_read_matches_roster(gy_physics *p)
     assert_int_equal(tick, p->sim.tick);
     for (uint32_t s = 0; s < n; s++) {
         if (memcmp(&px[s], &p->sim.bodies[s].proxy, sizeof(gy_proxy)) != 0)
-            fail_msg("slot %u stale in buffer %u at tick %llu: attachment %u vs %u, y %g vs %g", s,
+            fail_msg("slot %u stale in buffer %u at tick %llu: generation %u vs %u, y %g vs %g", s,
                      gy_triple_buffer_read_index(p->cfg.proxy_tb), (unsigned long long)tick,
-                     px[s].attachment, p->sim.bodies[s].proxy.attachment, (double)px[s].position[1],
+                     px[s].generation, p->sim.bodies[s].proxy.generation, (double)px[s].position[1],
                      (double)p->sim.bodies[s].proxy.position[1]);
     }
 }
@@ -118,15 +118,19 @@ static void test_physics_sparse_publish_never_exposes_stale_data(void **state)
             uint32_t s = 1 + rng() % SCENE_STATICS;
             gy_pose pose = gy_pose_identity();
             pose.position = gy_v3(-15.0 + 3.0 * s, 0.5, 12.0 + (double)(rng() % 5));
-            assert_result(gy_physics_record_set_pose(p, s, att[s], pose), GY_OK);
+            assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){s, att[s]}, pose),
+                          GY_OK);
         } else if (t > 150 && r < 16) {
             /* Nudge a (by now often sleeping) body. */
             uint32_t s = SCENE_STATICS + 1 + rng() % (SCENE_BODIES - SCENE_STATICS - 1);
-            assert_result(gy_physics_record_add_impulse(p, s, att[s], gy_v3(0, 3, 0)), GY_OK);
+            assert_result(
+                gy_physics_record_add_impulse(p, (gy_physics_body_ref){s, att[s]}, gy_v3(0, 3, 0)),
+                GY_OK);
         } else if (r < 20) {
             /* Drop a body and give its slot to a new one elsewhere. */
             uint32_t s = SCENE_STATICS + 1 + rng() % (SCENE_BODIES - SCENE_STATICS - 1);
-            assert_result(gy_physics_record_release_body(p, s, att[s]), GY_OK);
+            assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){s, att[s]}),
+                          GY_OK);
             att[s] = next_attachment++;
             fx_create(p, fx_box(s, att[s], GY_MOTION_DYNAMIC,
                                 gy_v3(-12.0 + (double)(rng() % 24), 3.0, 4), gy_v3(1, 1, 1)));
@@ -178,7 +182,7 @@ static void test_physics_sparse_publish_skips_untouched_sleepers_and_statics(voi
     /* A teleported static is read and rewritten (all three buffers get it), then left alone. */
     gy_pose pose = gy_pose_identity();
     pose.position = gy_v3(0, 0.5, -12);
-    assert_result(gy_physics_record_set_pose(p, 3, att[3], pose), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){3, att[3]}, pose), GY_OK);
     before = fx_stats(p);
     fx_step(p, 1);
     const gy_proxy *px = fx_proxies(p, NULL, NULL);
@@ -266,7 +270,7 @@ static void test_physics_adapter_counters_are_read_between_ticks(void **state)
     assert_int_equal(c.bodies[GY_MOTION_STATIC], 1);
     uint32_t live = c.live_objects;
     assert_true(live >= 4); /* two bodies and their colliders */
-    assert_result(gy_physics_record_release_body(p, 1, box), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, box}), GY_OK);
     fx_step(p, 1);
     assert_result(gy_physics_get_adapter_counters(p, &c, NULL), GY_OK);
     assert_int_equal(c.bodies[GY_MOTION_DYNAMIC], 0);
@@ -289,12 +293,12 @@ static void test_physics_new_body_never_inherits_an_old_pose(void **state)
     float old_y = px[1].position[1];
     assert_true(old_y < 19.0f);
     /* Disable → enable: the same slot, a new attachment, a new pose; in one batch... */
-    assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 2}), GY_OK);
     fx_create(p, fx_box(1, 3, GY_MOTION_STATIC, gy_v3(5, 2, 5), gy_v3(1, 1, 1)));
     fx_step(p, 1);
     for (int k = 0; k < 3; k++) {
         px = fx_proxies(p, NULL, NULL);
-        assert_int_equal(px[1].attachment, 3);
+        assert_int_equal(px[1].generation, 3);
         assert_near(px[1].position[0], 5.0, 0.0);
         assert_near(px[1].position[1], 2.0, 0.0);
         assert_int_equal(px[1].teleports, 0);
@@ -302,12 +306,12 @@ static void test_physics_new_body_never_inherits_an_old_pose(void **state)
         fx_step(p, 1);
     }
     /* ...and across two batches published before one tick. */
-    assert_result(gy_physics_record_release_body(p, 1, 3), GY_OK);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 3}), GY_OK);
     assert_result(gy_physics_publish(p, NULL), GY_OK);
     fx_create(p, fx_sphere(1, 4, gy_v3(-5, 3, 0), 0.5));
     fx_step(p, 1);
     px = fx_proxies(p, NULL, NULL);
-    assert_int_equal(px[1].attachment, 4);
+    assert_int_equal(px[1].generation, 4);
     assert_near(px[1].position[0], -5.0, 1e-6);
     assert_near(px[1].position[1], 3.0, 0.01); /* one step of free fall: 9.81/3600 m */
     assert_read_matches_roster(p);
@@ -334,13 +338,14 @@ static void pile_run(uint64_t *hashes, uint32_t ticks, gy_proxy *final, uint32_t
                          gy_v3(0.3 * (s % 4), 0.6 + 1.1 * (s / 4), 0.2 * (s % 3)), gy_v3(1, 1, 1)));
     for (uint32_t t = 0; t < ticks; t++) {
         if (t % 20 == 5)
-            assert_result(gy_physics_record_add_impulse_at(p, 1 + t % 48, 2 + t % 48,
-                                                           gy_v3(2, 4, 0), gy_v3(0, 1, 0)),
-                          GY_OK);
+            assert_result(
+                gy_physics_record_add_impulse_at(p, (gy_physics_body_ref){1 + t % 48, 2 + t % 48},
+                                                 gy_v3(2, 4, 0), gy_v3(0, 1, 0)),
+                GY_OK);
         if (t == 60) {
             gy_pose pose = gy_pose_identity();
             pose.position = gy_v3(0, 15, 0);
-            assert_result(gy_physics_record_set_pose(p, 7, 8, pose), GY_OK);
+            assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){7, 8}, pose), GY_OK);
         }
         fx_step(p, 1);
         uint32_t n;
@@ -386,7 +391,7 @@ static uint32_t snapshot_hit_at(gy_physics *p, double x, double z)
     assert_result(gy_snapshot_view_raycast(v, gy_v3(x, 20, z), gy_v3(0, -40, 0), &f,
                                            GY_COLLECT_CLOSEST, &hit, 1, &n),
                   GY_OK);
-    return n == 1 ? hit.attachment : 0u;
+    return n == 1 ? hit.body.generation : 0u;
 }
 
 /* The read-back moves a one-collider body's snapshot entry straight from the body's pose
@@ -418,7 +423,8 @@ static void test_physics_snapshot_moves_every_collider_with_its_body(void **stat
     gy_physics_body_def pd = *fx_desc(&pair);
     pd.colliders = two;
     pd.collider_count = 2;
-    assert_result(gy_physics_record_create_body(p, &pd), GY_OK);
+    gy_physics_body_ref pair_ref;
+    assert_result(gy_physics_record_create_body(p, &pd, &pair_ref), GY_OK);
     fx_step(p, 1);
     assert_int_equal(p->sim.bodies[0].snapshot_follows, 1);
     assert_int_equal(p->sim.bodies[1].snapshot_follows, 0);
@@ -472,14 +478,18 @@ static void test_physics_steady_state_allocates_nothing(void **state)
             allocs_at = __atomic_load_n(&ta.allocs, __ATOMIC_RELAXED) +
                         __atomic_load_n(&ta.reallocs, __ATOMIC_RELAXED);
         uint32_t s = 1 + t % 30;
-        assert_result(gy_physics_record_add_impulse(p, s, 1 + s, gy_v3(0, 1, 0)), GY_OK);
         assert_result(
-            gy_physics_record_add_force(p, 1 + (t + 7) % 30, 2 + (t + 7) % 30, gy_v3(0, 30, 0)),
+            gy_physics_record_add_impulse(p, (gy_physics_body_ref){s, 1 + s}, gy_v3(0, 1, 0)),
+            GY_OK);
+        assert_result(
+            gy_physics_record_add_force(
+                p, (gy_physics_body_ref){1 + (t + 7) % 30, 2 + (t + 7) % 30}, gy_v3(0, 30, 0)),
             GY_OK);
         if (t % 50 == 0) {
             gy_pose pose = gy_pose_identity();
             pose.position = gy_v3(-15.0 + s, 1.0, 0);
-            assert_result(gy_physics_record_set_pose(p, s, 1 + s, pose), GY_OK);
+            assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){s, 1 + s}, pose),
+                          GY_OK);
         }
         fx_step(p, 1);
         uint32_t n;

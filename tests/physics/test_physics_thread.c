@@ -40,7 +40,7 @@ static gy_physics *realtime_with_clock_on(fake_clock *clk, const char *backend)
     fx_body floor = fx_floor(0, 1);
     fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
     gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     return p;
 }
@@ -78,7 +78,7 @@ static void test_physics_time_scale_zero_freezes(void **state)
     fx_body floor = fx_floor(0, 1);
     fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
     gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_wait_iterations(p, 6);
     assert_int_equal(gy_physics_tick(p), 0);
@@ -88,7 +88,7 @@ static void test_physics_time_scale_zero_freezes(void **state)
     /* Frozen, commands still apply and publish. */
     gy_pose pose = gy_pose_identity();
     pose.position = gy_v3(0, 8, 0);
-    assert_result(gy_physics_record_set_pose(p, 1, 2, pose), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){1, 2}, pose), GY_OK);
     assert_result(gy_physics_publish(p, NULL), GY_OK);
     fx_wait_iterations(p, 3);
     px = fx_proxies(p, NULL, NULL);
@@ -218,8 +218,8 @@ static uint32_t count_exits(const fx_replies *rs, uint32_t a, uint32_t b)
         if (rs->r[i].type != GY_PHYSICS_REPLY_COLLISION_EXIT)
             continue;
         const gy_physics_collision *c = gy_reply_as_collision(&rs->r[i]);
-        n += (c->attachment_a == a && c->attachment_b == b) ||
-             (c->attachment_a == b && c->attachment_b == a);
+        n += (c->generation_a == a && c->generation_b == b) ||
+             (c->generation_a == b && c->generation_b == a);
     }
     return n;
 }
@@ -238,7 +238,7 @@ static void test_physics_release_while_time_is_held_exits_without_a_step(void **
         fx_body floor = fx_floor(0, 1);
         fx_body ball = fx_sphere(1, 2, gy_v3(0, 0.49, 0), 0.5); /* resting, 1 cm deep */
         gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
-        gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0};
+        gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
         assert_result(gy_physics_start(p, &boot), GY_OK);
         fx_wait_iterations(p, 2);
         memset(&rs, 0, sizeof rs);
@@ -259,7 +259,7 @@ static void test_physics_release_while_time_is_held_exits_without_a_step(void **
         rs.count = 0;
 
         /* The release ends the pair at once: its EXIT comes with the release, not a step. */
-        assert_result(gy_physics_record_release_body(p, 1, 2), GY_OK);
+        assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){1, 2}), GY_OK);
         assert_result(gy_physics_publish(p, NULL), GY_OK);
         fx_wait_iterations(p, 3);
         fx_drain(p, &rs);
@@ -343,7 +343,7 @@ static void test_physics_stop_start_keeps_bodies_and_poses(void **state)
                         gy_v3(1, 1, 1));
     for (uint32_t s = 0; s < N; s++)
         bodies[s] = *fx_desc(&src[s]);
-    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_wait_stat w = {p, 0, 40};
     assert_true(gy_test_wait_until(fx_ticks_reached, &w, 20.0));
@@ -374,12 +374,16 @@ static void test_physics_stop_start_keeps_bodies_and_poses(void **state)
     }
     /* Frozen, so what we read is exactly the bootstrap's publish. */
     assert_result(gy_physics_set_time_scale(p, 0.0), GY_OK);
+    gy_physics_body_ref refs[N];
+    boot.body_refs = refs; /* the restart issues new refs: each slot holds the body named there */
     assert_result(gy_physics_start(p, &boot), GY_OK);
     px = fx_proxies(p, &n, &ptick);
     assert_int_equal(n, N);
     assert_int_equal(ptick, tick); /* ticks continue across restarts */
     for (uint32_t s = 0; s < N; s++) {
-        assert_int_equal(px[s].attachment, saved[s].attachment);
+        assert_int_equal(refs[s].index, s);
+        assert_int_equal(px[s].generation, refs[s].generation);
+        assert_true(refs[s].generation != saved[s].generation);
         assert_int_equal(gy_proxy_motion(&px[s]), gy_proxy_motion(&saved[s]));
         assert_memory_equal(px[s].position, saved[s].position, sizeof px[s].position);
         assert_memory_equal(px[s].linear_velocity, saved[s].linear_velocity,
@@ -416,7 +420,7 @@ static void test_physics_live_queries_while_the_thread_steps(void **state)
                    gy_v3(-2.0 + 0.9 * (s % 5), 0.6 + 1.1 * (s / 5), 0.1 * (s % 2)), gy_v3(1, 1, 1));
     for (uint32_t s = 0; s < N; s++)
         bodies[s] = *fx_desc(&src[s]);
-    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     gy_query_filter f = gy_default_query_filter();
     gy_snapshot_filter sf = gy_default_snapshot_filter();
@@ -452,10 +456,12 @@ static void test_physics_live_queries_while_the_thread_steps(void **state)
         uint32_t count;
         const gy_proxy *px = fx_proxies(p, &count, NULL);
         assert_int_equal(count, N);
-        assert_int_equal(px[N - 1].attachment, N);
+        assert_int_equal(px[N - 1].generation, N);
         if (queries % 16 == 0) {
             uint32_t s = 1 + queries % (N - 1);
-            assert_result(gy_physics_record_add_impulse(p, s, 1 + s, gy_v3(0, 2, 0)), GY_OK);
+            assert_result(
+                gy_physics_record_add_impulse(p, (gy_physics_body_ref){s, 1 + s}, gy_v3(0, 2, 0)),
+                GY_OK);
             assert_result(gy_physics_publish(p, NULL), GY_OK);
         }
         rs.count = 0;

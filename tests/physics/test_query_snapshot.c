@@ -34,8 +34,8 @@ static gy_snapshot_entry sphere_entry(gy_vec3 c, double r, uint32_t attachment, 
     e.shape.type = GY_SHAPE_SPHERE;
     e.shape.radius = r;
     e.pose.position = c;
-    e.attachment = attachment;
-    e.store_index = attachment + 1000u;
+    e.body.generation = attachment;
+    e.body.index = attachment + 1000u;
     e.motion = m;
     return e;
 }
@@ -47,8 +47,8 @@ static gy_snapshot_entry box_entry(gy_pose pose, gy_vec3 size, uint32_t attachme
     e.shape.type = GY_SHAPE_BOX;
     e.shape.box_size = size;
     e.pose = pose;
-    e.attachment = attachment;
-    e.store_index = attachment + 1000u;
+    e.body.generation = attachment;
+    e.body.index = attachment + 1000u;
     e.motion = m;
     return e;
 }
@@ -177,8 +177,8 @@ static void ref_compare(const gy_snapshot_view *v, const ref_scene *s, gy_test_r
         if (got) {
             hits++;
             assert_int_equal(h.slot, want);
-            assert_int_equal(h.attachment, want + 1);
-            assert_int_equal(h.store_index, want + 1001);
+            assert_int_equal(h.body.generation, want + 1);
+            assert_int_equal(h.body.index, want + 1001);
             assert_near(h.fraction, want_t, 1e-9);
             assert_near(h.distance, want_t * gy_v3_len(d), 1e-7);
         }
@@ -245,7 +245,7 @@ static void test_query_snapshot_closest_is_nearest_of_all(void **state)
     for (uint32_t i = 0; i < 1500; i++) {
         gy_snapshot_entry e = gy_default_snapshot_entry();
         e.pose = pose_at(gy_test_rnd_vec(&r, -40, 40), rnd_quat(&r));
-        e.attachment = i + 1;
+        e.body.generation = i + 1;
         e.motion = (gy_motion_type)(i % 3);
         e.shape.type = (gy_shape_type)(i % 7);
         e.shape.radius = gy_test_rnd_in(&r, 0.2, 1.0);
@@ -328,7 +328,7 @@ static void test_query_snapshot_rebuilds_on_add_and_remove(void **state)
     assert_int_equal(s1.moving_rebuilds, 2);
     gy_snapshot_hit h;
     assert_true(cast(v, gy_v3(0, 60, 0), gy_v3(0, -20, 0), NULL, &h));
-    assert_int_equal(h.attachment, 500);
+    assert_int_equal(h.body.generation, 500);
     assert_near(h.point.y, 51.0, TOL);
 
     /* Removing a static: only the static tree is rebuilt, and the ray passes through its place. */
@@ -339,7 +339,7 @@ static void test_query_snapshot_rebuilds_on_add_and_remove(void **state)
     assert_int_equal(s1.moving_rebuilds, 2);
     assert_int_equal(s1.static_entries, 49);
     assert_true(cast(v, gy_v3(-10, 0, 0), gy_v3(20, 0, 0), NULL, &h));
-    assert_int_equal(h.attachment, 2);
+    assert_int_equal(h.body.generation, 2);
     assert_near(h.point.x, 2.0, TOL);
     gy_snapshot_entry_info info;
     assert_result(gy_snapshot_view_get(v, 0, &info), GY_ERR_STALE_HANDLE);
@@ -420,28 +420,29 @@ static void test_query_snapshot_filter_excludes_each_field(void **state)
 
     gy_snapshot_filter f = gy_default_snapshot_filter();
     assert_true(cast(v, o, d, &f, &h));
-    assert_int_equal(h.attachment, 10); /* sensors out by default, so not 12 — but 10 is first */
+    assert_int_equal(h.body.generation,
+                     10); /* sensors out by default, so not 12 — but 10 is first */
 
     f.mask = ~2u;
     assert_true(cast(v, o, d, &f, &h));
-    assert_int_equal(h.attachment, 11);
+    assert_int_equal(h.body.generation, 11);
 
     f.motion_types = GY_MOTION_BIT(GY_MOTION_DYNAMIC) | GY_MOTION_BIT(GY_MOTION_KINEMATIC);
     assert_true(cast(v, o, d, &f, &h));
-    assert_int_equal(h.attachment, 13); /* 12 is a sensor */
+    assert_int_equal(h.body.generation, 13); /* 12 is a sensor */
 
     f.include_sensors = true;
     assert_true(cast(v, o, d, &f, &h));
-    assert_int_equal(h.attachment, 12);
+    assert_int_equal(h.body.generation, 12);
 
     f.include_sensors = false;
-    f.ignore_attachment = 13;
+    f.ignore_body.generation = 13;
     assert_true(cast(v, o, d, &f, &h));
-    assert_int_equal(h.attachment, 14);
+    assert_int_equal(h.body.generation, 14);
 
     f.motion_types = GY_MOTION_BIT(GY_MOTION_STATIC);
     assert_true(cast(v, o, d, &f, &h));
-    assert_int_equal(h.attachment, 11);
+    assert_int_equal(h.body.generation, 11);
     f.mask = 2u; /* the only category-2 sphere is dynamic */
     assert_false(cast(v, o, d, &f, &h));
 
@@ -455,7 +456,7 @@ static void test_query_snapshot_filter_excludes_each_field(void **state)
     all.mask = 2u;
     assert_int_equal(overlap_count(v, &big, at, &all), 1);
     all.mask = UINT32_MAX;
-    all.ignore_attachment = 14;
+    all.ignore_body.generation = 14;
     assert_int_equal(overlap_count(v, &big, at, &all), 4);
     all.motion_types = GY_MOTION_BIT(GY_MOTION_STATIC);
     assert_int_equal(overlap_count(v, &big, at, &all), 1);
@@ -473,7 +474,7 @@ static void test_query_snapshot_skips_callers_own_body(void **state)
     body.shape.type = GY_SHAPE_CAPSULE;
     body.shape.radius = 0.4;
     body.shape.height = 1.8;
-    body.attachment = 7;
+    body.body.generation = 7;
     gy_snapshot_entry pack = sphere_entry(gy_v3(-0.7, 0.3, 0), 0.3, 7, GY_MOTION_DYNAMIC);
     gy_snapshot_entry wall = box_entry(pose_at(gy_v3(-5, 0, 0), gy_quat_identity()), gy_v3(1, 4, 4),
                                        8, GY_MOTION_STATIC);
@@ -486,7 +487,7 @@ static void test_query_snapshot_skips_callers_own_body(void **state)
     assert_true(cast(v, eye, gy_v3(-10, 0, 0), NULL, &h));
     assert_int_equal(h.slot, 1);
     gy_snapshot_filter f = gy_default_snapshot_filter();
-    f.ignore_attachment = 7;
+    f.ignore_body.generation = 7;
     assert_true(cast(v, eye, gy_v3(-10, 0, 0), &f, &h));
     assert_int_equal(h.slot, 2);
     assert_near(h.point.x, -4.5, TOL);
@@ -529,32 +530,32 @@ static void shapes_init(shapes *s)
     e.shape.radius = 0.5;
     e.shape.height = 3.0; /* core segment y in [-1, 1] */
     e.pose.position = gy_v3(200, 0, 0);
-    e.attachment = 3;
+    e.body.generation = 3;
     assert_result(gy_query_snapshot_set(s->qs, 2, &e), GY_OK);
     e.shape.type = GY_SHAPE_CYLINDER;
     e.shape.radius = 1.0;
     e.shape.height = 2.0;
     e.pose.position = gy_v3(300, 0, 0);
-    e.attachment = 4;
+    e.body.generation = 4;
     assert_result(gy_query_snapshot_set(s->qs, 3, &e), GY_OK);
     e = gy_default_snapshot_entry();
     e.shape.type = GY_SHAPE_PLANE;
     e.shape.normal = gy_v3(0, 2, 0); /* normalised by the snapshot: y = -50 */
     e.shape.offset = -100.0;
     e.motion = GY_MOTION_STATIC;
-    e.attachment = 5;
+    e.body.generation = 5;
     assert_result(gy_query_snapshot_set(s->qs, 4, &e), GY_OK);
     e = gy_default_snapshot_entry();
     e.shape.type = GY_SHAPE_HULL;
     e.geometry = s->tetra;
     e.pose.position = gy_v3(400, 0, 0);
-    e.attachment = 6;
+    e.body.generation = 6;
     assert_result(gy_query_snapshot_set(s->qs, 5, &e), GY_OK);
     e.shape.type = GY_SHAPE_MESH;
     e.geometry = s->quad;
     e.pose.position = gy_v3(500, 2, 0);
     e.motion = GY_MOTION_STATIC;
-    e.attachment = 7;
+    e.body.generation = 7;
     assert_result(gy_query_snapshot_set(s->qs, 6, &e), GY_OK);
 }
 
@@ -644,7 +645,7 @@ static void test_snapshot_view_raycast_matches_analytic_shapes(void **state)
     assert_true(cast(v, gy_v3(-5, 0, 0), gy_v3(10, 0, 0), NULL, &h));
     assert_int_equal(h.triangle, -1);
     assert_int_equal(h.tick, 3);
-    assert_int_equal(h.attachment, 1);
+    assert_int_equal(h.body.generation, 1);
     shapes_fini(&s);
 }
 
@@ -746,7 +747,7 @@ static void test_snapshot_view_raycast_collectors_respect_capacity(void **state)
     assert_result(gy_snapshot_view_raycast(v, o, d, NULL, GY_COLLECT_ALL, hits, 5, &n), GY_OK);
     assert_int_equal(n, 5);
     for (int i = 5; i < 8; i++)
-        assert_int_equal(hits[i].attachment, 0xabababab); /* untouched past the capacity */
+        assert_int_equal(hits[i].body.generation, 0xabababab); /* untouched past the capacity */
     assert_result(gy_snapshot_view_raycast(v, o, d, NULL, GY_COLLECT_ALL, hits, 8, &n), GY_OK);
     assert_int_equal(n, 8);
     gy_snapshot_hit many[32];
@@ -756,7 +757,7 @@ static void test_snapshot_view_raycast_collectors_respect_capacity(void **state)
     assert_int_equal(n, 1);
     assert_result(gy_snapshot_view_raycast(v, o, d, NULL, GY_COLLECT_CLOSEST, hits, 8, &n), GY_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(hits[0].attachment, 20);
+    assert_int_equal(hits[0].body.generation, 20);
     assert_near(hits[0].distance, 2.0, TOL);
     /* A zero translation hits nothing. */
     assert_result(gy_snapshot_view_raycast(v, o, gy_v3(0, 0, 0), NULL, GY_COLLECT_ALL, hits, 8, &n),
@@ -859,7 +860,7 @@ static void *reader_main(void *arg)
         for (uint32_t i = 0; i < READER_BODIES; i++) {
             gy_snapshot_entry_info info;
             if (gy_snapshot_view_get(v, i, &info) != GY_OK || info.entry.pose.position.y != y ||
-                info.entry.attachment != i + 1) {
+                info.entry.body.generation != i + 1) {
                 c->torn++;
                 break;
             }
@@ -1309,7 +1310,7 @@ static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **s
     for (int k = 0; k < 3; k++) {
         gy_snapshot_entry e = gy_default_snapshot_entry();
         e.motion = GY_MOTION_DYNAMIC;
-        e.attachment = (uint32_t)k + 1u;
+        e.body.generation = (uint32_t)k + 1u;
         e.pose.position = gy_v3(5.0 * k, 0, 0);
         e.shape.type = k == 0 ? GY_SHAPE_CAPSULE : k == 1 ? GY_SHAPE_CYLINDER : GY_SHAPE_HULL;
         e.shape.radius = k == 0 ? 0.3 : 0.5;

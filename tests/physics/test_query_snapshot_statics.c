@@ -30,8 +30,8 @@ static gy_snapshot_entry static_box(uint32_t slot, uint64_t tick)
     e.shape.type = GY_SHAPE_BOX;
     e.shape.box_size = gy_v3(1, height_of(tick), 1);
     e.pose.position = gy_v3(3.0 * slot, 0, 0);
-    e.attachment = (uint32_t)tick;
-    e.store_index = slot;
+    e.body.generation = (uint32_t)tick;
+    e.body.index = slot;
     e.motion = GY_MOTION_STATIC;
     return e;
 }
@@ -45,16 +45,16 @@ static const gy_snapshot_view *publish_read(gy_query_snapshot *qs, uint64_t tick
     return v;
 }
 
-/* The attachment the view shows at `slot` (0: empty), checked against its shape. */
+/* The generation the view shows at `slot` (0: empty), checked against its shape. */
 static uint32_t shown(const gy_snapshot_view *v, uint32_t slot)
 {
     gy_snapshot_entry_info info;
     if (gy_snapshot_view_get(v, slot, &info) != GY_OK)
         return 0;
-    if (info.entry.shape.box_size.y != height_of(info.entry.attachment) ||
-        info.entry.store_index != slot)
+    if (info.entry.shape.box_size.y != height_of(info.entry.body.generation) ||
+        info.entry.body.index != slot)
         return UINT32_MAX;
-    return info.entry.attachment;
+    return info.entry.body.generation;
 }
 
 enum { STATICS = 2000 };
@@ -157,7 +157,7 @@ static void test_query_snapshot_static_turned_mover_is_shown_once(void **state)
         gy_snapshot_entry_info info;
         assert_result(gy_snapshot_view_get(v, 5, &info), GY_OK);
         assert_int_equal(info.entry.motion, e.motion);
-        assert_int_equal(info.entry.attachment, (uint32_t)t);
+        assert_int_equal(info.entry.body.generation, (uint32_t)t);
         gy_snapshot_hit hits[4];
         uint32_t n = 0;
         assert_result(gy_snapshot_view_raycast(v, gy_v3(15, 10, 0), gy_v3(0, -20, 0), NULL,
@@ -184,7 +184,7 @@ static bool removes(uint64_t t)
 }
 
 /* What slot `s` holds at tick t: each tick rewrites one page's 32 statics, or removes them.
- * Returns the attachment (the tick that set it) or 0 when empty. */
+ * Returns the generation (the tick that set it) or 0 when empty. */
 static uint32_t expected(uint64_t tick, uint32_t s)
 {
     uint64_t page = s / 32u, last = 1;
@@ -214,7 +214,7 @@ static bool writer_reached(void *arg)
            __atomic_load_n(&c->final_tick, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Checks every slot and a ray of the view against what its tick must show; adds the attachments
+/* Checks every slot and a ray of the view against what its tick must show; adds the generations
  * seen and expected to the checksums. Returns the mismatches. */
 static uint64_t check_view(stream_ctx *c, const gy_snapshot_view *v, gy_test_rng *r)
 {
@@ -234,7 +234,7 @@ static uint64_t check_view(stream_ctx *c, const gy_snapshot_view *v, gy_test_rng
     if (want == 0)
         bad += n != 0;
     else
-        bad += n != 1 || h.slot != s || h.attachment != want ||
+        bad += n != 1 || h.slot != s || h.body.generation != want ||
                fabs(h.point.y - 0.5 * height_of(want)) > 1e-9 || h.tick != tick;
     return bad;
 }

@@ -133,8 +133,8 @@ static int setup(void **state)
         e.pose = bd.pose;
         e.category = cd.category;
         e.motion = GY_MOTION_STATIC;
-        e.attachment = (uint32_t)i + 1u;
-        e.store_index = (uint32_t)i;
+        e.body.generation = (uint32_t)i + 1u;
+        e.body.index = (uint32_t)i;
         if (gy_query_snapshot_set(fx->qs, (uint32_t)i, &e) != GY_OK)
             return -1;
         fx->centers[i] = bd.pose.position;
@@ -230,13 +230,13 @@ static int expect_agreement(fixture *fx, const gy_snapshot_view *v, int c, gy_po
                                               GY_COLLECT_CLOSEST, &sh, 1, &sn),
                   GY_OK);
     bool live_missed = approximate && ln == 0 && sn == 1;
-    if (!live_missed && (ln != sn || (ln == 1 && (int)sh.store_index != live_target(fx, &lh)))) {
+    if (!live_missed && (ln != sn || (ln == 1 && (int)sh.body.index != live_target(fx, &lh)))) {
         print_error(
             "%s cast from (%g, %g, %g) by (%g, %g, %g): live %u hit(s) (target %d at %.7f), "
             "snapshot %u (target %d at %.7f)\n",
             cast_names[c], pose.position.x, pose.position.y, pose.position.z, t.x, t.y, t.z, ln,
             ln ? live_target(fx, &lh) : -1, ln ? lh.fraction : 0.0, sn,
-            sn ? (int)sh.store_index : -1, sn ? sh.fraction : 0.0);
+            sn ? (int)sh.body.index : -1, sn ? sh.fraction : 0.0);
         fail();
     }
     if (sn == 1) {
@@ -248,7 +248,7 @@ static int expect_agreement(fixture *fx, const gy_snapshot_view *v, int c, gy_po
         assert_near(gy_v3_len(sh.normal), 1.0, 1e-9);
         /* The normal leaves the surface towards the oncoming shape. */
         assert_true(gy_v3_dot(sh.normal, t) < 0.0);
-        return (int)sh.store_index;
+        return (int)sh.body.index;
     }
     return -1;
 }
@@ -331,8 +331,8 @@ static uint32_t snap_all(fixture *fx, const gy_snapshot_filter *f, gy_collector 
         fractions[i] = -1.0;
     for (uint32_t k = 0; k < n; k++) {
         assert_int_equal(hits[k].tick, 77);
-        assert_int_equal(hits[k].attachment, hits[k].store_index + 1u);
-        fractions[hits[k].store_index] = hits[k].fraction;
+        assert_int_equal(hits[k].body.generation, hits[k].body.index + 1u);
+        fractions[hits[k].body.index] = hits[k].fraction;
     }
     return n;
 }
@@ -385,7 +385,7 @@ static void test_snapshot_cast_collectors_and_filters_match_live(void **state)
         lf = gy_default_query_filter();
         sf = gy_default_snapshot_filter();
         lf.ignore_body = fx->bodies[0];
-        sf.ignore_attachment = 1;
+        sf.ignore_body.generation = 1;
         live_all(fx, &lf, GY_COLLECT_ALL, c, pose, t, live);
         snap_all(fx, &sf, GY_COLLECT_ALL, c, pose, t, snap, TARGETS);
         expect_same_set(c, live, snap);
@@ -492,7 +492,7 @@ static void overlaps_at(fixture *fx, int c, int i, gy_pose pose, bool *snap, boo
     *snap = *live = false;
     for (uint32_t k = 0; k < sn; k++) {
         assert_int_equal(sh[k].tick, 77);
-        *snap = *snap || (int)sh[k].store_index == i;
+        *snap = *snap || (int)sh[k].body.index == i;
     }
     for (uint32_t k = 0; k < ln; k++)
         *live = *live || live_target(fx, &lh[k]) == i;
@@ -527,7 +527,7 @@ static void test_snapshot_overlap_agrees_with_live_for_every_shape_pair(void **s
                                                           NULL, GY_COLLECT_CLOSEST, &h, 1, &n),
                               GY_OK);
                 assert_int_equal(n, 1);
-                assert_int_equal((int)h.store_index, i);
+                assert_int_equal((int)h.body.index, i);
                 double step = 2e-3 / gy_v3_len(t);
                 bool snap, live;
                 gy_pose before = pose, after = pose;
@@ -607,7 +607,7 @@ static void test_snapshot_cast_matches_closed_forms(void **state)
                                               GY_COLLECT_CLOSEST, &h, 1, &n),
                   GY_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(h.store_index, PLANE_TARGET);
+    assert_int_equal(h.body.index, PLANE_TARGET);
     assert_near(h.distance, 20.0 - low, 1e-9);
     assert_near(h.point.y, -20.0, 1e-9);
     assert_near(h.normal.y, 1.0, 1e-12);

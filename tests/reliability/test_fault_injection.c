@@ -22,6 +22,7 @@
 #include "gyre/math.h"
 #include "gyre/physics/commands.h"
 #include "gyre/scene.h"
+#include "physics_state.h"
 
 #define TIMEOUT_NS 20000000000ull
 
@@ -126,8 +127,7 @@ static void scene_init(scene_data *s)
         c->shape.type = GY_SHAPE_BOX;
         c->shape.box_size = gy_v3(0.5, 0.5, 0.5);
         gy_physics_body_def *b = &s->body[i];
-        b->store_index = i;
-        b->attachment = 100u + i;
+        b->index = i; /* named by generation 100 + i (see start_labelled, create_labelled) */
         b->def = gy_default_body_def();
         b->def.pose.position = gy_v3(1.5 * (double)i - 4.0, 1.0 + 0.5 * (double)i, 0);
         b->colliders = c;
@@ -147,23 +147,41 @@ static void scene_init(scene_data *s)
     s->col[6].shape.type = GY_SHAPE_SPHERE;
     s->col[6].shape.radius = 0.25;
 
-    s->joint[0] = (gy_physics_joint_def){.joint_key = 1, .a_store = 4, .a_attachment = 104};
+    s->joint[0] = (gy_physics_joint_def){.joint_key = 1, .a.index = 4, .a.generation = 104};
     s->joint[0].def = gy_default_joint_def();
     s->joint[0].def.type = GY_JOINT_HINGE;
     s->joint[0].def.anchor = gy_v3(2, 4.5, 0);
     s->joint[0].def.axis = gy_v3(0, 0, 1);
     s->joint[1] = (gy_physics_joint_def){
-        .joint_key = 2, .a_store = 2, .a_attachment = 102, .b_store = 3, .b_attachment = 103};
+        .joint_key = 2, .a.index = 2, .a.generation = 102, .b.index = 3, .b.generation = 103};
     s->joint[1].def = gy_default_joint_def();
     s->joint[1].def.type = GY_JOINT_BALL;
     s->joint[1].def.anchor = gy_v3(-0.25, 2.25, 0);
     s->joint[2] = (gy_physics_joint_def){
-        .joint_key = 3, .a_store = 5, .a_attachment = 105, .b_store = 1, .b_attachment = 101};
+        .joint_key = 3, .a.index = 5, .a.generation = 105, .b.index = 1, .b.generation = 101};
     s->joint[2].def = gy_default_joint_def();
     s->joint[2].def.type = GY_JOINT_DISTANCE;
     s->joint[2].def.anchor = gy_v3(-2.5, 1.5, 0);
 
-    s->boot = (gy_physics_bootstrap){s->res, 2, s->body, 5, s->joint, 2};
+    s->boot = (gy_physics_bootstrap){s->res, 2, s->body, 5, s->joint, 2, NULL};
+}
+
+/* The scene's bodies are named by generation 100 + index: the pool's counter is moved there
+ * before each create (the start issues the bootstrap's in list order: 100 to 104). */
+static gy_result start_labelled(gy_physics *p, scene_data *s)
+{
+    p->game.ids.next = 100u;
+    return gy_physics_start(p, &s->boot);
+}
+
+static gy_result create_labelled(gy_physics *p, scene_data *s, uint32_t i)
+{
+    gy_physics_body_ref ref;
+    p->game.ids.next = 100u + i;
+    gy_result r = gy_physics_record_create_body(p, &s->body[i], &ref);
+    if (r == GY_OK)
+        assert_int_equal(ref.generation, 100u + i);
+    return r;
 }
 
 /* ---- what happened to each object ------------------------------------------------------------ */
@@ -189,7 +207,7 @@ static void on_reply(void *ctx, const gy_reply *r)
     outcome *o = ctx;
     if (r->type == GY_PHYSICS_REPLY_BODY_ASSIGNED) {
         int i = find_obj(OBJ_BODY, r->key);
-        if (i < 0 || gy_reply_as_body(r)->attachment != 100u + r->key) {
+        if (i < 0 || gy_reply_as_body(r)->body_generation != 100u + r->key) {
             o->unexpected++;
             return;
         }
@@ -238,13 +256,13 @@ static uint32_t predict(const gy_fault_backend *fb, gy_result expect[OBJ_COUNT])
 static void record_runtime_creates(gy_physics *p, scene_data *s)
 {
     assert_result(gy_physics_record_create_resource(p, &s->res[2]), GY_OK);
-    assert_result(gy_physics_record_create_body(p, &s->body[5]), GY_OK);
-    assert_result(gy_physics_record_create_body(p, &s->body[6]), GY_OK);
+    assert_result(create_labelled(p, s, 5), GY_OK);
+    assert_result(create_labelled(p, s, 6), GY_OK);
     assert_result(gy_physics_record_create_joint(p, &s->joint[2]), GY_OK);
 }
 
 /* Records the release of every object that exists (joints, bodies, then resources). */
-static void record_releases(gy_physics *p, scene_data *s, const gy_result state[OBJ_COUNT])
+static void record_releases(gy_physics *p, const gy_result state[OBJ_COUNT])
 {
     for (int pass = 0; pass < 3; pass++)
         for (int i = 0; i < OBJ_COUNT; i++) {
@@ -254,8 +272,9 @@ static void record_releases(gy_physics *p, scene_data *s, const gy_result state[
             if (pass == 0 && o->kind == OBJ_JOINT)
                 assert_result(gy_physics_record_release_joint(p, o->key), GY_OK);
             if (pass == 1 && o->kind == OBJ_BODY)
-                assert_result(gy_physics_record_release_body(p, o->key, s->body[o->key].attachment),
-                              GY_OK);
+                assert_result(
+                    gy_physics_record_release_body(p, (gy_physics_body_ref){o->key, 100u + o->key}),
+                    GY_OK);
             if (pass == 2 && o->kind == OBJ_RESOURCE)
                 assert_result(gy_physics_record_release_resource(p, o->key), GY_OK);
         }
@@ -281,7 +300,7 @@ static uint32_t run_scene(gy_fault_backend *fb, const char *what)
     d.lockstep = true;
     gy_physics *p = NULL;
     assert_result(gy_physics_create(&d, &p), GY_OK);
-    assert_result(gy_physics_start(p, &s.boot), GY_OK);
+    assert_result(start_labelled(p, &s), GY_OK);
     record_runtime_creates(p, &s);
     assert_result(gy_physics_step(p, 3, TIMEOUT_NS), GY_OK);
     outcome o;
@@ -326,11 +345,11 @@ static uint32_t run_scene(gy_fault_backend *fb, const char *what)
         bool live = si < count && (px[si].flags & GY_PROXY_LIVE) != 0;
         assert_int_equal(live, expect[i] == GY_OK);
         if (live)
-            assert_int_equal(px[si].attachment, 100u + si);
+            assert_int_equal(px[si].generation, 100u + si);
     }
 
     /* Release everything that exists: the adapter must end up holding nothing. */
-    record_releases(p, &s, expect);
+    record_releases(p, expect);
     assert_result(gy_physics_step(p, 2, TIMEOUT_NS), GY_OK);
     memset(&o, 0, sizeof o);
     gy_physics_drain_replies(p, on_reply, &o);
@@ -493,7 +512,7 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
         return run;
     }
     run.created = true;
-    r = gy_physics_start(p, &s.boot);
+    r = start_labelled(p, &s);
     if (r != GY_OK) {
         /* A failed start leaves nothing running and nothing behind. */
         assert_result(r, GY_ERR_OUT_OF_MEMORY);
@@ -507,8 +526,8 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
     bool asked[7] = {true, true, true, true, true, false, false};
     const gy_result rr[4] = {
         gy_physics_record_create_resource(p, &s.res[2]),
-        gy_physics_record_create_body(p, &s.body[5]),
-        gy_physics_record_create_body(p, &s.body[6]),
+        create_labelled(p, &s, 5),
+        create_labelled(p, &s, 6),
         gy_physics_record_create_joint(p, &s.joint[2]),
     };
     for (int i = 0; i < 4; i++) {
@@ -569,7 +588,8 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
             if (pass == 0 && ob->kind == OBJ_JOINT)
                 x = gy_physics_record_release_joint(p, ob->key);
             else if (pass == 1 && ob->kind == OBJ_BODY)
-                x = gy_physics_record_release_body(p, ob->key, s.body[ob->key].attachment);
+                x = gy_physics_record_release_body(p,
+                                                   (gy_physics_body_ref){ob->key, 100u + ob->key});
             else if (pass == 2 && ob->kind == OBJ_RESOURCE)
                 x = gy_physics_record_release_resource(p, ob->key);
             if (x != GY_OK) {

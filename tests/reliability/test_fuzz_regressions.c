@@ -150,18 +150,19 @@ static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void 
     b.colliders = &c;
     b.collider_count = 1;
     for (uint32_t i = 0; i < 2; i++) {
-        b.store_index = i;
-        b.attachment = i + 1u;
+        b.index = i;
         b.def.pose.position = gy_v3(2.0 * i, 1, 0);
-        assert_result(gy_physics_record_create_body(p, &b), GY_OK);
+        gy_physics_body_ref ref;
+        assert_result(gy_physics_record_create_body(p, &b, &ref), GY_OK);
+        assert_int_equal(ref.generation, i + 1u); /* a fresh pool counts from 1 */
     }
     gy_physics_joint_def j;
     memset(&j, 0, sizeof j);
     j.joint_key = 1;
-    j.a_store = 0;
-    j.a_attachment = 1;
-    j.b_store = 1;
-    j.b_attachment = 2;
+    j.a.index = 0;
+    j.a.generation = 1;
+    j.b.index = 1;
+    j.b.generation = 2;
     j.def = gy_default_joint_def();
     j.def.type = GY_JOINT_BALL;
     j.def.anchor = gy_v3(1, 1, 0);
@@ -171,26 +172,34 @@ static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void 
     const double huge = 1e300, edge = GY_PHYSICS_MAX_MAGNITUDE;
     gy_pose pose = gy_pose_identity();
     pose.position = gy_v3(huge, -huge, 0);
-    assert_result(gy_physics_record_set_pose(p, 1, 2, pose), GY_ERR_INVALID_ARGUMENT);
-    gy_vec3 v = gy_v3(0, huge, 0);
-    assert_result(gy_physics_record_set_linear_velocity(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_set_angular_velocity(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_add_force(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_add_torque(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_add_impulse(p, 1, 2, v), GY_ERR_INVALID_ARGUMENT);
-    assert_result(gy_physics_record_add_impulse_at(p, 1, 2, gy_v3(0, 1, 0), v),
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){1, 2}, pose),
                   GY_ERR_INVALID_ARGUMENT);
-    b.store_index = 2;
-    b.attachment = 3;
+    gy_vec3 v = gy_v3(0, huge, 0);
+    assert_result(gy_physics_record_set_linear_velocity(p, (gy_physics_body_ref){1, 2}, v),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_set_angular_velocity(p, (gy_physics_body_ref){1, 2}, v),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_force(p, (gy_physics_body_ref){1, 2}, v),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_torque(p, (gy_physics_body_ref){1, 2}, v),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){1, 2}, v),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_result(
+        gy_physics_record_add_impulse_at(p, (gy_physics_body_ref){1, 2}, gy_v3(0, 1, 0), v),
+        GY_ERR_INVALID_ARGUMENT);
+    b.index = 2;
     b.def.pose.position = gy_v3(0, huge, 0);
-    assert_result(gy_physics_record_create_body(p, &b), GY_ERR_INVALID_ARGUMENT);
+    gy_physics_body_ref refused;
+    assert_result(gy_physics_record_create_body(p, &b, &refused), GY_ERR_INVALID_ARGUMENT);
     j.joint_key = 2;
     j.def.anchor = gy_v3(huge, 0, 0);
     assert_result(gy_physics_record_create_joint(p, &j), GY_ERR_INVALID_ARGUMENT);
     /* The bound itself is accepted, and the world survives it. */
     pose.position = gy_v3(edge, -edge, edge);
-    assert_result(gy_physics_record_set_pose(p, 1, 2, pose), GY_OK);
-    assert_result(gy_physics_record_add_force(p, 0, 1, gy_v3(edge, 0, 0)), GY_OK);
+    assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){1, 2}, pose), GY_OK);
+    assert_result(gy_physics_record_add_force(p, (gy_physics_body_ref){0, 1}, gy_v3(edge, 0, 0)),
+                  GY_OK);
     assert_result(gy_physics_step(p, 30, 0), GY_OK);
     assert_result(gy_physics_stop(p), GY_OK);
     gy_physics_destroy(p);

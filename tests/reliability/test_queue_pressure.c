@@ -286,13 +286,22 @@ static gy_physics_body_def sphere_desc(uint32_t store, gy_vec3 pos, gy_collider_
     col->shape.radius = 0.25;
     gy_physics_body_def d;
     memset(&d, 0, sizeof d);
-    d.store_index = store;
-    d.attachment = store + 1u;
+    d.index = store;
     d.def = gy_default_body_def();
     d.def.pose.position = pos;
     d.colliders = col;
     d.collider_count = 1;
     return d;
+}
+
+/* Creates a body; bodies created in index order from 0 in a fresh pool get generation index + 1,
+ * which later commands name them by. */
+static void create_in_order(gy_physics *p, const gy_physics_body_def *d)
+{
+    gy_physics_body_ref ref;
+    assert_result(gy_physics_record_create_body(p, d, &ref), GY_OK);
+    assert_int_equal(ref.index, d->index);
+    assert_int_equal(ref.generation, d->index + 1u);
 }
 
 static void test_queue_pressure_physics_command_flood_applies_everything(void **state)
@@ -315,14 +324,15 @@ static void test_queue_pressure_physics_command_flood_applies_everything(void **
     gy_collider_def col;
     for (uint32_t i = 0; i < BODIES; i++) {
         gy_physics_body_def d = sphere_desc(i, gy_v3(2.0 * i, 0, 0), &col);
-        assert_result(gy_physics_record_create_body(p, &d), GY_OK);
+        create_in_order(p, &d);
     }
     assert_result(gy_physics_publish(p, NULL), GY_OK);
     uint32_t recorded = BODIES;
     for (uint32_t b = 0; b < BATCHES; b++) {
         for (uint32_t i = 0; i < IMPULSES / BATCHES; i++) {
             uint32_t target = (recorded - BODIES) % BODIES;
-            assert_result(gy_physics_record_add_impulse(p, target, target + 1u, gy_v3(0, 0.001, 0)),
+            assert_result(gy_physics_record_add_impulse(
+                              p, (gy_physics_body_ref){target, target + 1u}, gy_v3(0, 0.001, 0)),
                           GY_OK);
             recorded++;
         }
@@ -385,19 +395,18 @@ static void test_queue_pressure_physics_event_flood_drops_only_counted_events(vo
     floor_col.shape.box_size = gy_v3(60, 1, 60);
     gy_physics_body_def floor_desc;
     memset(&floor_desc, 0, sizeof floor_desc);
-    floor_desc.store_index = 0;
-    floor_desc.attachment = 1;
+    floor_desc.index = 0;
     floor_desc.def = gy_default_body_def();
     floor_desc.def.type = GY_MOTION_STATIC;
     floor_desc.def.pose.position = gy_v3(0, -0.5, 0);
     floor_desc.colliders = &floor_col;
     floor_desc.collider_count = 1;
-    assert_result(gy_physics_record_create_body(p, &floor_desc), GY_OK);
+    create_in_order(p, &floor_desc);
     gy_collider_def col;
     for (uint32_t i = 1; i <= SPHERES; i++) {
         gy_physics_body_def d =
             sphere_desc(i, gy_v3(-25.0 + 5.0 * (i % 10), 0.24, -25.0 + 5.0 * (i / 10)), &col);
-        assert_result(gy_physics_record_create_body(p, &d), GY_OK);
+        create_in_order(p, &d);
     }
 
     /* The flood: 13 ticks without draining (two diagnostics samples: ticks 1 and 13). */

@@ -303,11 +303,11 @@ gy_result gy_world_stop_physics(gy_world *world);
 
 /* Starts the physics thread and rebuilds the adapter world from the World's live components
  * (geometry, effective bodies at their current poses and velocities, joints whose bodies are
- * both present). Every body gets a new attachment. A body that can no longer be created as it
- * stands (its entity's world pose composed beyond GY_MAX_MAGNITUDE) stays out alone: its state
- * reports `failed` with the error and a warning names the entity; a reported velocity beyond the
- * range restarts its body at rest. GY_ERR_MISUSE when running; GY_ERR_OUT_OF_MEMORY,
- * GY_ERR_CAPACITY and the adapter's errors (nothing started). */
+ * both present). Every body gets a new ref (gy_physics_body_ref: same index, new generation). A
+ * body that can no longer be created as it stands (its entity's world pose composed beyond
+ * GY_MAX_MAGNITUDE) stays out alone: its state reports `failed` with the error and a warning names
+ * the entity; a reported velocity beyond the range restarts its body at rest. GY_ERR_MISUSE when
+ * running; GY_ERR_OUT_OF_MEMORY, GY_ERR_CAPACITY and the adapter's errors (nothing started). */
 gy_result gy_world_start_physics(gy_world *world);
 
 /* True while the physics thread runs. */
@@ -337,9 +337,10 @@ typedef struct gy_world_stats {
     uint32_t joints;
     uint32_t touching_pairs; /* collider pairs between ENTER and EXIT, as the game sees them */
     uint64_t ticks;          /* gy_world_tick calls */
-    uint64_t attachments_issued;
+    uint64_t
+        body_refs_issued; /* body creates the World recorded (each a new gy_physics_body_ref) */
     uint64_t replies_handled;
-    uint64_t replies_stale;     /* replies that named an attachment the World no longer has */
+    uint64_t replies_stale;     /* replies that named a body ref the World no longer has */
     uint64_t events_dispatched; /* collision callbacks called */
     uint64_t exits_synthesized; /* EXITs the World produced for released bodies */
     uint64_t stale_proxies;     /* proxies ignored because a game-side teleport is newer */

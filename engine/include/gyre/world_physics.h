@@ -3,11 +3,11 @@
  * physics thread reported, joints, queries with results as entities, per-entity collision
  * callbacks, and runtime collision geometry.
  *
- * Identity. Every body the World asks the physics thread for gets a new World-monotonic
- * attachment id (at add, at every re-enable or update, and at restart); its `store_index` (a dense
- * slot, reused after the component goes) stays with the component. Replies, proxies and events
- * that name an attachment the component no longer has are ignored, so removing and re-adding
- * physics never inherits an old body or pose.
+ * Identity. Every body the World asks the physics thread for gets a new gy_physics_body_ref from
+ * the subsystem (at add, at every re-enable or update, and at restart): the same index (a dense
+ * slot the component keeps for its life, reused after it goes) with a generation never issued
+ * before. Replies, proxies and events that name a ref the component no longer has are ignored,
+ * so removing and re-adding physics never inherits an old body or pose.
  *
  * Effective enable = the entity is active in the hierarchy AND the component's is_active switch is
  * on. Off releases the body (EXIT callbacks for its touching pairs); on recreates it from the
@@ -265,17 +265,18 @@ typedef struct gy_physics_state {
     gy_result error;
     bool faulted; /* the adapter produced non-finite state: frozen until teleported */
     gy_motion_type motion;
-    gy_body_id body;     /* the adapter's handle (for filters), null until assigned */
-    uint32_t attachment; /* current attachment id (0 when not effective) */
-    uint32_t store_index;
+    gy_body_id body; /* the adapter's handle (for filters), null until assigned */
+    /* The body's ref in the physics subsystem: the index (proxies are indexed by it) stays the
+     * component's for its life; the generation is the current body's, 0 when not effective. */
+    gy_physics_body_ref ref;
     uint64_t tick; /* the physics tick this state describes (0: none yet) */
     /* Characters (from the controller's reply for the newest tick): */
     bool grounded;                /* ground_state == GY_GROUND_WALKABLE */
     gy_ground_state ground_state; /* walkable, steep or airborne (airborne for non-characters) */
     bool hit_ceiling;             /* upward motion stopped by a ceiling in that tick */
-    gy_vec3 ground_normal;     /* unit; zero when airborne */
-    gy_vec3 platform_velocity; /* the support's velocity under the feet, m/s */
-    gy_entity ground;          /* the entity stood on, null when airborne or unknown */
+    gy_vec3 ground_normal;        /* unit; zero when airborne */
+    gy_vec3 platform_velocity;    /* the support's velocity under the feet, m/s */
+    gy_entity ground;             /* the entity stood on, null when airborne or unknown */
 } gy_physics_state;
 
 /* The body's state as of the newest synced proxy. GY_ERR_STALE_HANDLE, GY_ERR_MISUSE. */

@@ -95,8 +95,7 @@ typedef struct gy_capture_state {
 } gy_capture_state;
 
 typedef struct gy_capture_body {
-    uint32_t store_index;
-    uint32_t attachment;
+    gy_physics_body_ref body;
     uint64_t hash; /* pose (position, rotation) and linear and angular velocity */
 } gy_capture_body;
 

@@ -6,7 +6,7 @@
  *   - gy_character_move: one character, one tick. Reads the body's pose, moves the capsule and
  *     writes the new pose back (set_pose, velocities zeroed: the body never drifts during the next
  *     step, so the body's pose is always where the last move or a teleport put it).
- *   - gy_character_group: every character of a physics world keyed by store_index, with their
+ *   - gy_character_group: every character of a physics world keyed by its body's ref, with their
  *     settings, state and latest inputs. gy_character_group_hook has the gy_physics_character_fn
  *     signature. gy_physics owns one set and runs it on the physics thread after every step for
  *     the bodies created with a `character` description (gy_physics_body_def); a host may also
@@ -106,7 +106,8 @@ typedef struct gy_character_result {
                                   or standing on something that does not move, m/s */
     gy_body_id ground_body;    /* null when airborne */
     gy_collider_id ground_collider; /* the support's collider; null when airborne */
-    uint64_t ground_user_data; /* the ground body's user_data (gy_physics: (store << 32) | att) */
+    uint64_t ground_user_data;      /* the ground body's user_data (gy_physics: (index << 32) |
+                                       generation      of its ref) */
     gy_ground_state ground_state;
     bool grounded;    /* ground_state == GY_GROUND_WALKABLE */
     bool hit_ceiling; /* upward motion was stopped by something above in this tick */
@@ -135,18 +136,17 @@ enum {
     GY_CHARACTER_GROUNDED = 1u << 0,
     GY_CHARACTER_CEILING = 1u << 1, /* upward motion stopped by a ceiling in this tick */
     GY_CHARACTER_JUMPED = 1u << 2,  /* a jump started in this tick */
-    GY_CHARACTER_ON_BODY = 1u << 3, /* ground_store / ground_attachment name the support */
+    GY_CHARACTER_ON_BODY = 1u << 3, /* `ground` names the support */
     GY_CHARACTER_STEEP = 1u << 4    /* resting on ground steeper than its slope limit */
 };
 
-/* Body of a GY_PHYSICS_REPLY_CHARACTER_STATE reply (key: the character's store index), pushed
+/* Body of a GY_PHYSICS_REPLY_CHARACTER_STATE reply (key: the character's body index), pushed
  * once per character per step by gy_character_group_hook as an essential reply. */
 typedef struct gy_character_reply {
-    uint32_t attachment;        /* the character's */
+    uint32_t generation;        /* of the character's body ref (the key is its index) */
     uint32_t tick;              /* low 32 bits of the physics tick */
     uint32_t flags;             /* GY_CHARACTER_* */
-    uint32_t ground_store;      /* store index of the support (ground user_data >> 32) */
-    uint32_t ground_attachment; /* attachment of the support (low 32 bits of its user_data) */
+    gy_physics_body_ref ground; /* the support's ref, from its user_data (GY_CHARACTER_ON_BODY) */
     float ground_normal[3];     /* unit; zero when airborne */
     float platform_velocity[3]; /* m/s */
     float velocity[3];          /* the character's velocity over the tick, m/s (the body itself
@@ -182,7 +182,7 @@ typedef struct gy_character_group_stats {
     uint64_t moves;       /* successful gy_character_move calls made by the hook */
     uint64_t move_errors; /* moves the adapter refused (the character is skipped that tick) */
     uint64_t inputs_applied;
-    uint64_t inputs_stale;   /* inputs naming no registered character or another attachment */
+    uint64_t inputs_stale;   /* inputs naming no registered character (or a stale ref) */
     uint64_t replies_failed; /* CHARACTER_STATE replies the reply queue could not take */
 } gy_character_group_stats;
 
@@ -196,33 +196,31 @@ void gy_character_group_destroy(gy_character_group *set);
  * (NULL set), GY_ERR_NON_FINITE. */
 gy_result gy_character_group_set_gravity(gy_character_group *set, gy_vec3 gravity);
 
-/* Registers a character at `store_index` (< GY_PHYSICS_MAX_STORE_INDEX) for `attachment` (!= 0).
- * `body` may be null under gy_physics: the hook then finds it each tick by store index and
- * attachment (gy_physics_hook_body); without gy_physics it must be the capsule body. State starts
- * fresh (airborne until the first ground probe). Allocates while growing to its peak.
- * GY_ERR_MISUSE when the store index is taken; GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for
+/* Registers the character of the body `ref` names (index < GY_PHYSICS_MAX_STORE_INDEX, generation
+ * != 0). `body` may be null under gy_physics: the hook then finds it each tick by its ref
+ * (gy_physics_hook_body); without gy_physics it must be the capsule body. State starts fresh
+ * (airborne until the first ground probe). Allocates while growing to its peak.
+ * GY_ERR_MISUSE when the ref's index is taken; GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for
  * bad arguments or settings; GY_ERR_OUT_OF_MEMORY. */
-gy_result gy_character_group_add(gy_character_group *set, uint32_t store_index, uint32_t attachment,
+gy_result gy_character_group_add(gy_character_group *set, gy_physics_body_ref ref,
                                  const gy_character_def *settings, gy_body_id body);
 
-/* Unregisters the character. GY_ERR_STALE_HANDLE when `attachment` is not the one registered at
- * `store_index`; GY_ERR_INVALID_ARGUMENT for NULL. */
-gy_result gy_character_group_remove(gy_character_group *set, uint32_t store_index,
-                                    uint32_t attachment);
+/* Unregisters the character. GY_ERR_STALE_HANDLE when `ref` is not the one registered at its
+ * index; GY_ERR_INVALID_ARGUMENT for NULL. */
+gy_result gy_character_group_remove(gy_character_group *set, gy_physics_body_ref ref);
 
 /* Unregisters every character (a world that stopped), keeping memory and counters. NULL is
  * ignored. */
 void gy_character_group_clear(gy_character_group *set);
 
 /* Replaces a registered character's settings (state kept). Errors as for add and remove. */
-gy_result gy_character_group_update(gy_character_group *set, uint32_t store_index,
-                                    uint32_t attachment, const gy_character_def *settings);
+gy_result gy_character_group_update(gy_character_group *set, gy_physics_body_ref ref,
+                                    const gy_character_def *settings);
 
 /* Reads a registered character's last move result (zero before its first move; *moved tells)
  * and state; every out pointer is optional. GY_ERR_STALE_HANDLE when not registered. */
-gy_result gy_character_group_get(const gy_character_group *set, uint32_t store_index,
-                                 uint32_t attachment, gy_character_result *last, bool *moved,
-                                 gy_character_state *state);
+gy_result gy_character_group_get(const gy_character_group *set, gy_physics_body_ref ref,
+                                 gy_character_result *last, bool *moved, gy_character_state *state);
 
 /* Applies one drained input: INTENT replaces the latest desired velocity (kept until the next
  * INTENT), JUMP arms a one-off jump consumed by the character's next move (a later JUMP before

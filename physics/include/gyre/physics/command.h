@@ -10,6 +10,21 @@
 extern "C" {
 #endif
 
+/* ---- body references ------------------------------------------------------------------------- */
+
+/* One body, as every command, reply, proxy and query hit names it. `index` is its slot: the one
+ * the host chose in gy_physics_body_def.index (below GY_PHYSICS_MAX_STORE_INDEX; proxies
+ * are indexed by it, and a released body's slot may hold another body later). `generation` is
+ * issued by the subsystem when the body is created (gy_physics_record_create_body, or the start
+ * that rebuilds a bootstrap list): never 0, and never issued twice by one subsystem, so a ref to
+ * a released body never names the body that takes its slot next — a command naming it is refused
+ * (GY_ERR_STALE_HANDLE on the game thread, dropped and counted on the physics thread) and a reply
+ * about it is rejected. All-zero is the null ref. */
+typedef struct gy_physics_body_ref {
+    uint32_t index;
+    uint32_t generation;
+} gy_physics_body_ref;
+
 /* ---- commands -------------------------------------------------------------------------------- */
 
 #define GY_COMMAND_SIZE      64u
@@ -20,7 +35,7 @@ extern "C" {
 
 /* One command: plain data, exactly 64 bytes, copied by value into the ring. `type` and `key` are
  * opaque to the queue (the physics thread defines the command set; `key` is typically the target's
- * store index). With GY_COMMAND_PAYLOAD set, body.payload.ptr is an owned pointer and only
+ * body index). With GY_COMMAND_PAYLOAD set, body.payload.ptr is an owned pointer and only
  * body.payload.rest (48 bytes) is free for data. */
 typedef struct gy_command {
     uint16_t type;

@@ -1,8 +1,9 @@
-/* Commands for a host that drives the physics subsystem itself, without the World: bodies, joints
- * and resources named by a dense `store_index` and an `attachment` id the host chooses, recorded
- * into the open batch and sealed by gy_physics_publish, and the bootstrap lists a hard start
- * rebuilds the world from. A host using the World never calls these: the World records its own
- * commands, and one recorded behind its back would leave it out of step with the simulation.
+/* Commands for a host that drives the physics subsystem itself, without the World: bodies named
+ * by the gy_physics_body_ref their create returned, joints and resources by a key the host
+ * chooses, recorded into the open batch and sealed by gy_physics_publish, and the bootstrap lists
+ * a hard start rebuilds the world from. A host using the World never calls these: the World records
+ * its own commands, and one recorded behind its back would leave it out of step with the
+ * simulation.
  *
  * Threading: the game thread (the one that calls gy_physics_start), like gyre/physics/physics.h. */
 #ifndef GYRE_PHYSICS_COMMANDS_H
@@ -25,9 +26,8 @@ typedef struct gy_character_def gy_character_def;
 /* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their
  * resource by key in `shape.resource.bits` (the key given to gy_physics_record_create_*). */
 typedef struct gy_physics_body_def {
-    uint32_t store_index;
-    uint32_t attachment; /* != 0 */
-    gy_body_def def;     /* user_data is overwritten (Gyre keeps store index and attachment) */
+    uint32_t index;  /* the slot (< GY_PHYSICS_MAX_STORE_INDEX) with no live body: the ref's */
+    gy_body_def def; /* user_data is overwritten (Gyre keeps the body's ref) */
     const gy_collider_def *colliders;
     uint32_t collider_count; /* 1..65535 */
     /* NULL: an ordinary body. Otherwise the body is a character that Gyre's controller moves on
@@ -41,12 +41,12 @@ typedef struct gy_physics_body_def {
     bool start_asleep;
 } gy_physics_body_def;
 
-/* A joint between two bodies named by store index + attachment; b_attachment 0: the world. The
- * def's `a`, `b` and user_data are ignored. */
+/* A joint between two bodies; a null `b`: the world. In a bootstrap list the bodies are the
+ * list's own, named by index alone (their refs are issued by the start; the generations here are
+ * not read). The def's `a`, `b` and user_data are ignored. */
 typedef struct gy_physics_joint_def {
     uint32_t joint_key;
-    uint32_t a_store, a_attachment;
-    uint32_t b_store, b_attachment;
+    gy_physics_body_ref a, b;
     gy_joint_def def;
 } gy_physics_joint_def;
 
@@ -66,14 +66,19 @@ struct gy_physics_bootstrap {
     uint32_t body_count;
     const gy_physics_joint_def *joints;
     uint32_t joint_count;
+    /* Where the start writes the refs it issues to the bodies, one per body in list order: what
+     * later commands name them by (NULL: not reported). Refs are issued in list order from the
+     * pool's counter, so a host that keeps none of them knows only that they are new. */
+    gy_physics_body_ref *body_refs;
 };
 
 /* ---- commands (game thread; recorded into the open batch, nothing happens until publish) ----- */
 /* All validate first: GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT and nothing is recorded.
- * GY_ERR_MISUSE when not running. Body commands check the game-side view: GY_ERR_STALE_HANDLE when
- * `attachment` is not the one live at `store_index` (create: GY_ERR_MISUSE when the slot is
- * taken). On the physics thread, a command whose attachment no longer matches the body there
- * (e.g. its create failed) is dropped and counted (commands_dropped_stale). */
+ * GY_ERR_MISUSE when not running. Body commands check the ref against the game side's pool of
+ * live refs: GY_ERR_STALE_HANDLE when it is null, released, or issued before the last start
+ * (create: GY_ERR_MISUSE when the slot holds a live body). On the physics thread, a command whose
+ * ref no longer names the body there (e.g. its create failed) is dropped and counted
+ * (commands_dropped_stale). */
 
 /* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
  * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it): the shared
@@ -82,8 +87,13 @@ struct gy_physics_bootstrap {
  * non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
 #define GY_PHYSICS_MAX_MAGNITUDE GY_MAX_MAGNITUDE
 
-gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc);
-gy_result gy_physics_record_release_body(gy_physics *p, uint32_t store_index, uint32_t attachment);
+/* Issues the body's ref into *out (untouched on error): desc->index with the pool's next
+ * generation. GY_ERR_INVALID_ARGUMENT for a NULL out; GY_ERR_CAPACITY once 2^32 - 1 refs have
+ * been issued (generations are never reused). */
+gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc,
+                                        gy_physics_body_ref *out);
+/* The ref is released at once: later commands naming it are refused. */
+gy_result gy_physics_record_release_body(gy_physics *p, gy_physics_body_ref body);
 gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc);
 gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key);
 /* A live hinge's or slider's motor (checked by gy_validate_joint_motor), applied at the drain. */
@@ -93,36 +103,30 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
 gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key);
 
 /* Teleport: the proxy of the tick it is applied in carries GY_PROXY_TELEPORTED. */
-gy_result gy_physics_record_set_pose(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                     gy_pose pose);
-gy_result gy_physics_record_set_linear_velocity(gy_physics *p, uint32_t store_index,
-                                                uint32_t attachment, gy_vec3 v);
+gy_result gy_physics_record_set_pose(gy_physics *p, gy_physics_body_ref body, gy_pose pose);
+gy_result gy_physics_record_set_linear_velocity(gy_physics *p, gy_physics_body_ref body, gy_vec3 v);
 /* A Kinematic body (not a character) travels from where it is when the command is applied to
  * `target` by velocity over `steps` physics steps (1..2^30 - 1), arriving exactly, then stops:
  * it pushes and carries what it meets, unlike a teleport. A teleport, a velocity write or a new
  * move ends it. Other bodies refuse it on the physics thread (counted as failed). */
-gy_result gy_physics_record_move_kinematic(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           gy_pose target, uint32_t steps);
+gy_result gy_physics_record_move_kinematic(gy_physics *p, gy_physics_body_ref body, gy_pose target,
+                                           uint32_t steps);
 /* How many physics steps `seconds` spans (rounded up, at least 1), or 0 when it is negative,
  * non-finite or longer than a move may last. Any thread. */
 uint32_t gy_physics_steps_for(const gy_physics *p, double seconds);
-gy_result gy_physics_record_set_angular_velocity(gy_physics *p, uint32_t store_index,
-                                                 uint32_t attachment, gy_vec3 w);
+gy_result gy_physics_record_set_angular_velocity(gy_physics *p, gy_physics_body_ref body,
+                                                 gy_vec3 w);
 /* Forces and torques act on the next step only (N, N·m); impulses apply once (N·s). Never merged:
  * two records are two applications. */
-gy_result gy_physics_record_add_force(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                      gy_vec3 force);
-gy_result gy_physics_record_add_torque(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                       gy_vec3 torque);
-gy_result gy_physics_record_add_impulse(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                        gy_vec3 impulse);
-gy_result gy_physics_record_add_impulse_at(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           gy_vec3 impulse, gy_vec3 world_point);
+gy_result gy_physics_record_add_force(gy_physics *p, gy_physics_body_ref body, gy_vec3 force);
+gy_result gy_physics_record_add_torque(gy_physics *p, gy_physics_body_ref body, gy_vec3 torque);
+gy_result gy_physics_record_add_impulse(gy_physics *p, gy_physics_body_ref body, gy_vec3 impulse);
+gy_result gy_physics_record_add_impulse_at(gy_physics *p, gy_physics_body_ref body, gy_vec3 impulse,
+                                           gy_vec3 world_point);
 /* Stored for the character hook (see gy_physics_character_input). */
-gy_result gy_physics_record_character_intent(gy_physics *p, uint32_t store_index,
-                                             uint32_t attachment, gy_vec3 velocity, uint32_t flags);
-gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                           double speed);
+gy_result gy_physics_record_character_intent(gy_physics *p, gy_physics_body_ref body,
+                                             gy_vec3 velocity, uint32_t flags);
+gy_result gy_physics_record_character_jump(gy_physics *p, gy_physics_body_ref body, double speed);
 
 /* Live changes to a body, applied at the drain without recreating it (touching pairs whose
  * filter verdict is unchanged keep touching: no EXIT/ENTER). Dynamic bodies only for awake and
@@ -131,14 +135,12 @@ gy_result gy_physics_record_character_jump(gy_physics *p, uint32_t store_index, 
  * Awake: false puts the body to sleep at rest, true wakes it. Mass: kg > 0 (mass and inertia
  * scale together). Material: checked by gy_validate_material. Filter: category and mask as in
  * gy_collider_def (the query snapshot and the characters' sensor pass follow). */
-gy_result gy_physics_record_set_awake(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                      bool awake);
-gy_result gy_physics_record_set_mass(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                     double mass);
-gy_result gy_physics_record_set_material(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                         uint32_t collider, const gy_material *material);
-gy_result gy_physics_record_set_filter(gy_physics *p, uint32_t store_index, uint32_t attachment,
-                                       uint32_t collider, uint32_t category, uint32_t mask);
+gy_result gy_physics_record_set_awake(gy_physics *p, gy_physics_body_ref body, bool awake);
+gy_result gy_physics_record_set_mass(gy_physics *p, gy_physics_body_ref body, double mass);
+gy_result gy_physics_record_set_material(gy_physics *p, gy_physics_body_ref body, uint32_t collider,
+                                         const gy_material *material);
+gy_result gy_physics_record_set_filter(gy_physics *p, gy_physics_body_ref body, uint32_t collider,
+                                       uint32_t category, uint32_t mask);
 
 /* World gravity, m/s² (finite, each component within GY_PHYSICS_MAX_MAGNITUDE). Running: recorded
  * like a command and applied at the drain, where every body wakes and Gyre's character controller

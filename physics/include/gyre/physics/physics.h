@@ -1,8 +1,8 @@
 /* The physics subsystem: one middleware adapter (found by name in the registry), one dedicated
  * physics thread, and the data paths between it and the game thread — sealed command batches in,
  * replies and collision events out, 64-byte proxies and a query snapshot published every tick,
- * live queries under a lock on the simulation. It knows nothing of the World: bodies are named by a
- * dense `store_index` and a World-monotonic `attachment` id, both chosen by the game side.
+ * live queries under a lock on the simulation. It knows nothing of the World: a body is named by
+ * one gy_physics_body_ref, the slot the host chose for it and a generation the subsystem issued.
  *
  * Threading contract
  *   - The game thread (one thread, the one that calls gy_physics_start): every function here
@@ -39,7 +39,10 @@ extern "C" {
 
 typedef struct gy_physics gy_physics;
 
-#define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* store indices and keys are below this */
+#define GY_PHYSICS_MAX_STORE_INDEX (1u << 24) /* body indices and keys are below this */
+
+/* gy_physics_body_ref (one body, as every command, reply and proxy names it):
+ * gyre/physics/command.h. */
 
 /* ---- proxies --------------------------------------------------------------------------------- */
 
@@ -57,7 +60,7 @@ enum {
                                       at every publish) until the next SET_POSE */
 };
 
-/* One body as published, per store_index. Plain data, exactly 64 bytes. Poses are the body
+/* One body as published, per body index. Plain data, exactly 64 bytes. Poses are the body
  * origin in world space (float: proxies are for rendering and game logic, the simulation keeps
  * doubles). A slot without a body is all zero except `tick`. */
 typedef struct gy_proxy {
@@ -65,7 +68,7 @@ typedef struct gy_proxy {
     float rotation[4]; /* x, y, z, w */
     float linear_velocity[3];
     float angular_velocity[3];
-    uint32_t attachment; /* 0 when the slot is empty */
+    uint32_t generation; /* the body's gy_physics_body_ref.generation; 0 when the slot is empty */
     uint32_t tick;       /* the physics tick at which this value last changed (low 32 bits) */
     uint16_t flags;      /* GY_PROXY_* */
     uint16_t teleports;  /* wrapping count of teleports applied to this body: a reader that
@@ -88,18 +91,18 @@ static inline gy_motion_type gy_proxy_motion(const gy_proxy *p)
 /* gy_reply.type values. Every reply's `flags` holds the low 16 bits of the world generation it
  * came from (gy_reply_generation); `key` is given per type. */
 typedef enum gy_physics_reply_type {
-    GY_PHYSICS_REPLY_BODY_ASSIGNED = 1, /* key: store_index; body: gy_physics_body_reply */
-    GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: store_index / joint key / resource key;
+    GY_PHYSICS_REPLY_BODY_ASSIGNED = 1, /* key: body index; body: gy_physics_body_reply */
+    GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: body index / joint key / resource key;
                                            body: gy_physics_failure_reply */
     GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint key; body: gy_physics_joint_reply */
-    GY_PHYSICS_REPLY_CHARACTER_STATE,   /* key: store_index; body: gy_character_reply
+    GY_PHYSICS_REPLY_CHARACTER_STATE,   /* key: body index; body: gy_character_reply
                                            (gyre/physics/character.h) */
-    GY_PHYSICS_REPLY_BODY_FAULT,        /* key: store_index; body: gy_physics_body_reply */
-    GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: store index of side A; body: gy_physics_collision */
+    GY_PHYSICS_REPLY_BODY_FAULT,        /* key: body index; body: gy_physics_body_reply */
+    GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: body index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
     GY_PHYSICS_REPLY_COLLISION_EXIT,
     GY_PHYSICS_REPLY_JOINT_STATE, /* key: joint key; body: gy_physics_joint_state_reply */
-    GY_PHYSICS_REPLY_BODY_SLEEP,  /* key: store_index; body: gy_physics_body_reply (its tick: the
+    GY_PHYSICS_REPLY_BODY_SLEEP,  /* key: body index; body: gy_physics_body_reply (its tick: the
                                      publish that found the Dynamic body asleep) */
     GY_PHYSICS_REPLY_BODY_WAKE    /* likewise, awake again (none at creation, even asleep) */
 } gy_physics_reply_type;
@@ -111,9 +114,9 @@ typedef enum gy_physics_object_kind {
     GY_PHYSICS_OBJECT_RESOURCE = 2
 } gy_physics_object_kind;
 
-/* BODY_ASSIGNED and BODY_FAULT. */
+/* BODY_ASSIGNED and BODY_FAULT (the key and `body_generation` make the body's ref). */
 typedef struct gy_physics_body_reply {
-    uint32_t attachment;
+    uint32_t body_generation;
     uint32_t generation; /* full world generation */
     gy_body_id body;     /* the adapter's handle (valid for live-query filters) */
     uint64_t tick;       /* the tick it happened in (the next tick for an assignment) */
@@ -121,7 +124,7 @@ typedef struct gy_physics_body_reply {
 
 /* CREATE_FAILED. */
 typedef struct gy_physics_failure_reply {
-    uint32_t attachment; /* bodies: the attachment; joints and resources: 0 */
+    uint32_t body_generation; /* bodies: the ref's generation; joints and resources: 0 */
     uint32_t generation;
     uint32_t kind;  /* gy_physics_object_kind */
     int32_t result; /* the gy_result that failed it */
@@ -145,14 +148,15 @@ typedef struct gy_physics_joint_state_reply {
     float force[3], torque[3];
 } gy_physics_joint_state_reply;
 
-/* COLLISION_ENTER / _STAY / _EXIT: one collider pair in one tick. Side A's store index is the
- * reply's key. Exactly one ENTER or STAY per touching pair per tick and one EXIT per ENTER (on
- * separation, release of either body, or stop); EXIT keeps the last geometry with zero impulses.
- * Under a reply flood only STAY is dropped (and counted in replies_dropped); ENTER and EXIT are
- * essential replies like assignments, so every pair the game saw open is closed. */
+/* COLLISION_ENTER / _STAY / _EXIT: one collider pair in one tick. Side A's body index is the
+ * reply's key (its ref: key and generation_a; side B's: index_b and generation_b). Exactly one
+ * ENTER or STAY per touching pair per tick and one EXIT per ENTER (on separation, release of either
+ * body, or stop); EXIT keeps the last geometry with zero impulses. Under a reply flood only STAY is
+ * dropped (and counted in replies_dropped); ENTER and EXIT are essential replies like assignments,
+ * so every pair the game saw open is closed. */
 typedef struct gy_physics_collision {
-    uint32_t attachment_a, attachment_b;
-    uint32_t store_b;
+    uint32_t generation_a, generation_b;
+    uint32_t index_b;
     uint16_t collider_a, collider_b; /* index of the collider in its body's create list */
     uint32_t tick;                   /* low 32 bits of the physics tick */
     float point[3];                  /* deepest point, world space */
@@ -205,10 +209,9 @@ typedef enum gy_physics_character_input_kind {
 
 /* One character command as drained, in record order. */
 typedef struct gy_physics_character_input {
-    uint32_t store_index;
-    uint32_t attachment;
-    uint32_t kind;  /* gy_physics_character_input_kind */
-    uint32_t flags; /* controller-defined */
+    gy_physics_body_ref body; /* the character's body */
+    uint32_t kind;            /* gy_physics_character_input_kind */
+    uint32_t flags;           /* controller-defined */
     gy_vec3 vector;
     double value;
 } gy_physics_character_input;
@@ -216,8 +219,8 @@ typedef struct gy_physics_character_input {
 /* What a hook may ask of the subsystem that runs it, behind the gy_physics_hook_* calls (physics
  * thread, inside the hook only). `self` is the step context's. */
 typedef struct gy_physics_hook_ops {
-    gy_body_id (*body)(void *self, uint32_t store_index, uint32_t attachment);
-    void (*touch)(void *self, uint32_t store_index);
+    gy_body_id (*body)(void *self, gy_physics_body_ref ref);
+    void (*touch)(void *self, uint32_t index);
     gy_result (*reply)(void *self, const gy_reply *r, gy_reply_class cls);
 } gy_physics_hook_ops;
 
@@ -238,11 +241,10 @@ typedef struct gy_physics_step_context {
  * (after Gyre's own controller has moved the bodies created with a `character` description). */
 typedef void (*gy_physics_character_fn)(void *ctx, const gy_physics_step_context *sc);
 
-/* Hook only: the adapter body at `store_index` if it holds `attachment`, else the null id. */
-gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, uint32_t store_index,
-                                uint32_t attachment);
-/* Hook only: re-read this body for the coming publish (the hook moved it). */
-void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t store_index);
+/* Hook only: the adapter body `ref` names while it is live, else the null id. */
+gy_body_id gy_physics_hook_body(const gy_physics_step_context *sc, gy_physics_body_ref ref);
+/* Hook only: re-read the body at this index for the coming publish (the hook moved it). */
+void gy_physics_hook_touch(const gy_physics_step_context *sc, uint32_t index);
 /* Hook only: pushes a reply (CHARACTER_STATE) with the world generation filled in. */
 gy_result gy_physics_hook_reply(const gy_physics_step_context *sc, const gy_reply *r,
                                 gy_reply_class cls);
@@ -333,9 +335,10 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out);
 void gy_physics_destroy(gy_physics *p);
 
 /* Creates a new adapter world (world generation + 1), spawns the physics thread, builds the world
- * from `bootstrap` (NULL: empty) on it and returns once that is published. The game-side view of
- * live attachments is reset to the bootstrap's bodies. GY_ERR_MISUSE when already running;
- * GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for a bad list (nothing started); adapter errors. */
+ * from `bootstrap` (NULL: empty) on it and returns once that is published. Every ref issued
+ * before is released; the bootstrap's bodies get new ones (bootstrap->body_refs). GY_ERR_MISUSE
+ * when already running; GY_ERR_INVALID_ARGUMENT / GY_ERR_NON_FINITE for a bad list (nothing
+ * started); adapter errors. */
 gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap);
 
 /* Hard stop: the physics thread pushes an EXIT for every touching pair, commits its replies and
@@ -384,7 +387,7 @@ uint64_t gy_physics_tick(const gy_physics *p);
 
 /* One proxy publish as the game thread reads it, with the time it stands for. */
 typedef struct gy_proxy_frame {
-    const gy_proxy *proxies; /* indexed by store_index; valid and unchanged until the next read */
+    const gy_proxy *proxies; /* indexed by body index; valid and unchanged until the next read */
     uint32_t count;
     uint64_t tick; /* the physics tick it describes */
     double time;   /* the simulated time of that tick, seconds: tick / step_hz */
@@ -405,7 +408,7 @@ typedef struct gy_proxy_frame {
  * gy_physics_read_proxies (`fresh` is relative to whichever was called last). */
 gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out);
 
-/* The latest proxy publish: *proxies (indexed by store_index) and *count stay valid and unchanged
+/* The latest proxy publish: *proxies (indexed by body index) and *count stay valid and unchanged
  * until the next call. *tick: the tick it describes; *fresh: published since the previous call.
  * GY_ERR_BUSY before the first publish. Wait-free. */
 gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint32_t *count,
@@ -416,10 +419,10 @@ gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint3
 const gy_snapshot_view *gy_physics_acquire_query_view(gy_physics *p);
 
 /* Calls fn for every committed reply, oldest first, except those it rejects (counted in
- * replies_rejected): BODY_ASSIGNED / CREATE_FAILED / BODY_FAULT for an attachment that is not
- * (or no longer) live at its store index, and any non-collision reply from an older world
- * generation. Collision events are never rejected (attachment ids are never reused, and every
- * ENTER must meet its EXIT). Returns the number passed to fn. */
+ * replies_rejected): BODY_ASSIGNED / CREATE_FAILED / BODY_FAULT for a body ref that is not (or no
+ * longer) live, and any non-collision reply from an older world generation. Collision events are
+ * never rejected (generations are never reissued, and every ENTER must meet its EXIT). Returns the
+ * number passed to fn. */
 uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx);
 
 /* ---- live queries (game thread; exact, through the adapter) -----------------------------------
@@ -427,7 +430,8 @@ uint32_t gy_physics_drain_replies(gy_physics *p, gy_reply_fn fn, void *ctx);
 /* Never overlap a step: they take the simulation lock, which the physics thread holds while it
  * drains, steps and reads back. Adapters that declare GY_BACKEND_QUERIES_EXCLUSIVE get exclusive
  * access; others share it between readers. *tick (optional) receives the tick the answer
- * describes. Arguments as in backend.h; hits' user_data is (store_index << 32) | attachment.
+ * describes. Arguments as in backend.h; hits' user_data is (index << 32) | generation of the
+ * body's ref.
  * GY_ERR_MISUSE when not running. */
 gy_result gy_physics_raycast(gy_physics *p, gy_vec3 origin, gy_vec3 translation,
                              const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
@@ -504,7 +508,7 @@ typedef struct gy_physics_stats {
     uint64_t iterations; /* loop iterations (paces or lockstep ticks) */
     uint64_t publishes;  /* proxy publishes */
     uint64_t commands_applied;
-    uint64_t commands_dropped_stale; /* attachment mismatch on the physics thread */
+    uint64_t commands_dropped_stale; /* naming a body ref no longer live there */
     uint64_t commands_failed;        /* the adapter refused (e.g. a force on a static body) */
     uint64_t creates_cancelled;      /* create skipped: released later in the same batch */
     uint64_t creates_failed;

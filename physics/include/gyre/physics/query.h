@@ -16,6 +16,7 @@
 #define GYRE_PHYSICS_QUERY_H
 
 #include "gyre/core.h"
+#include "gyre/physics/command.h"
 #include "gyre/types.h"
 
 #ifdef __cplusplus
@@ -38,28 +39,25 @@ typedef struct gy_snapshot_entry {
     uint32_t category;              /* filter category bits */
     gy_motion_type motion;          /* the owning body's motion type */
     bool is_sensor;
-    uint32_t attachment;  /* the owning body's attachment id; ids are never 0 */
-    uint32_t store_index; /* the owning body's dense store index */
+    gy_physics_body_ref body; /* the owning body */
 } gy_snapshot_entry;
 
-/* A sphere of radius 0.5 at the origin, category 1, dynamic, not a sensor, attachment 0. */
+/* A sphere of radius 0.5 at the origin, category 1, dynamic, not a sensor, null body. */
 gy_snapshot_entry gy_default_snapshot_entry(void);
 
 /* Reader-side filter. */
 typedef struct gy_snapshot_filter {
-    uint32_t mask;              /* entries with (category & mask) != 0; default all bits */
-    uint32_t motion_types;      /* GY_MOTION_BIT set; default GY_MOTION_ALL */
-    bool include_sensors;       /* default false */
-    uint32_t ignore_attachment; /* skip this body's colliders (the caller's own); 0: none */
+    uint32_t mask;                   /* entries with (category & mask) != 0; default all bits */
+    uint32_t motion_types;           /* GY_MOTION_BIT set; default GY_MOTION_ALL */
+    bool include_sensors;            /* default false */
+    gy_physics_body_ref ignore_body; /* skip this body's colliders (the caller's own); null: none */
 } gy_snapshot_filter;
 
 gy_snapshot_filter gy_default_snapshot_filter(void);
 
-/* One answer (a ray's or a shape cast's). Overlaps fill only attachment, store_index, slot,
- * triangle and tick. */
+/* One answer (a ray's or a shape cast's). Overlaps fill only body, slot, triangle and tick. */
 typedef struct gy_snapshot_hit {
-    uint32_t attachment;
-    uint32_t store_index;
+    gy_physics_body_ref body;
     uint32_t slot;    /* the entry's collider slot */
     int32_t triangle; /* mesh triangle index, else -1 */
     double fraction;  /* 0..1 along the translation */

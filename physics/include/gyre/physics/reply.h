@@ -15,7 +15,7 @@ extern "C" {
 #define GY_REPLY_BODY_SIZE 56u
 
 /* One reply: plain data, exactly 64 bytes. `type`, `flags` and `key` are the physics thread's
- * (e.g. the reply kind and the attachment's store index); the queue never reads them. */
+ * (e.g. the reply kind and the body's index); the queue never reads them. */
 typedef struct gy_reply {
     uint16_t type;
     uint16_t flags;
