@@ -1026,11 +1026,7 @@ gy_adapter_one_way *gy_adapter_one_way_find(gy_adapter_one_ways *l, const void *
 gy_result gy_adapter_one_way_add(const gy_allocator *al, gy_adapter_one_ways *l,
                                  const gy_adapter_one_way *rec)
 {
-    gy_result r =
-        gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
-    if (r == GY_OK)
-        l->items[l->count++] = *rec;
-    return r;
+    return gy_adapter_one_ways_push(al, l, *rec);
 }
 
 void gy_adapter_one_way_expire(gy_adapter_one_ways *l, uint64_t step)
@@ -1055,17 +1051,10 @@ void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body)
 
 void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l)
 {
-    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
-    l->items = NULL;
-    l->count = l->capacity = 0;
+    gy_adapter_one_ways_free(al, l);
 }
 
 /* ---- breakable joints ----------------------------------------------------------------------- */
-
-gy_result gy_adapter_breakables_reserve(const gy_allocator *al, gy_adapter_breakables *l)
-{
-    return gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
-}
 
 uint32_t gy_adapter_breakables_add(gy_adapter_breakables *l, void *joint)
 {
@@ -1080,13 +1069,6 @@ void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index)
     void *last = l->items[--l->count];
     l->items[index] = last;
     return last;
-}
-
-void gy_adapter_breakables_free(const gy_allocator *al, gy_adapter_breakables *l)
-{
-    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
-    l->items = NULL;
-    l->count = l->capacity = 0;
 }
 
 gy_result gy_adapter_breaks_check(const gy_allocator *al, gy_adapter_breakables *l,
