@@ -1366,10 +1366,9 @@ gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    if (!gy_is_finite(mass))
-        return GY_ERR_NON_FINITE;
-    if (!(mass > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
+    r = gy_validate_mass(mass);
+    if (r != GY_OK)
+        return r;
     if (c->motion != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     r = def_own(w, c);

@@ -42,9 +42,8 @@ static gy_result mirror_reserve(gy_phys_game *p, uint32_t need)
 {
     if (need <= p->mirror_capacity)
         return GY_OK;
-    uint32_t cap = p->mirror_capacity ? p->mirror_capacity : 64u;
-    while (cap < need)
-        cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
+    uint64_t grown = gy_capacity_for(p->mirror_capacity, 64u, need);
+    uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
     uint32_t *m =
         gy_realloc(p->cfg->alloc, p->mirror, (size_t)p->mirror_capacity * sizeof(uint32_t),
                    (size_t)cap * sizeof(uint32_t));
