@@ -120,6 +120,7 @@ void gy_contact_tracker_fini(gy_contact_tracker *t)
     if (t->pairs != NULL)
         gy_free(t->allocator, t->pairs, (size_t)t->pair_capacity * sizeof *t->pairs);
     gy_hash_map_fini(&t->index);
+    gy_u32_array_free(t->allocator, &t->found);
     if (t->events != NULL)
         gy_free(t->allocator, t->events, (size_t)t->event_capacity * sizeof *t->events);
     *t = (gy_contact_tracker){0};
@@ -133,10 +134,7 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
     if (contacts == NULL && count > 0)
         return GY_ERR_INVALID_ARGUMENT;
 
-    /* Validate everything and size every array before touching state, so a bad contact or a
-     * failed allocation leaves the tracker as it was. Sizing for "every contact is a new pair"
-     * costs memory (about twice the peak) but saves a hash lookup per contact each tick; the
-     * extra capacity is never touched. */
+    /* Validate everything first, so a bad contact leaves the tracker as it was. */
     for (uint32_t i = 0; i < count; i++) {
         gy_result r = check_contact(&contacts[i]);
         if (r != GY_OK)
@@ -144,50 +142,53 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
     }
     if (count > UINT32_MAX - t->pair_count)
         return GY_ERR_CAPACITY;
-    uint32_t most = t->pair_count + count;
-    gy_result r = reserve(t, most, events_needed(t, most));
+    gy_result r = gy_u32_array_reserve(t->allocator, &t->found, count);
+    if (r != GY_OK)
+        return r;
+
+    /* Every contact is looked up before anything changes: that counts the new pairs, so the pairs,
+     * the events and the index are sized for what this update adds (nothing, once a pile has
+     * formed) and a failed allocation changes nothing. The index is cold after a step (the
+     * adapter's solver has been through the cache since) and each contact lands somewhere random
+     * in it, so its slots are prefetched AHEAD contacts early. */
+    enum { AHEAD = 32 };
+    uint32_t missing = 0;
+    for (uint32_t j = 0; j < AHEAD && j < count; j++)
+        gy_hash_map_prefetch(&t->index, key_of(&contacts[j]));
+    for (uint32_t i = 0; i < count; i++) {
+        if (i + AHEAD < count)
+            gy_hash_map_prefetch(&t->index, key_of(&contacts[i + AHEAD]));
+        const uint64_t *v = gy_hash_map_find(&t->index, key_of(&contacts[i]));
+        t->found.items[i] = v != NULL ? (uint32_t)*v : UINT32_MAX;
+        missing += v == NULL;
+    }
+    uint32_t most = t->pair_count + missing;
+    r = reserve(t, most, events_needed(t, most));
     if (r != GY_OK)
         return r;
 
     t->has_tick = true;
     t->last_tick = tick;
-    /* The index and the pairs are cold after a step (the adapter's solver has been through the
-     * cache since) and each contact lands somewhere random in both: two misses per contact, in a
-     * row. So lookups run ahead: the index slot of a contact AHEAD places on is prefetched, the
-     * contact AHEAD / 2 on is looked up and its pair prefetched, and its answer kept for when the
-     * loop reaches it. A found pair stays where it is (nothing is removed here and the index was
-     * sized for every contact); a pair not found may have been added by a contact in between
-     * (one listed twice), which the upsert below sees. */
-    enum { AHEAD = 16 };
-    uint32_t found[AHEAD / 2];
-    for (uint32_t j = 0; j < AHEAD && j < count; j++)
-        gy_hash_map_prefetch(&t->index, key_of(&contacts[j]));
-    for (uint32_t j = 0; j < AHEAD / 2 && j < count; j++) {
-        const uint64_t *v = gy_hash_map_find(&t->index, key_of(&contacts[j]));
-        found[j] = v != NULL ? (uint32_t)*v : UINT32_MAX;
-    }
+    /* The pairs are cold too: each is prefetched AHEAD / 2 contacts early. A pair found stays
+     * where it is (nothing is removed here); a contact whose pair was not found may meet it added
+     * by an earlier contact of this update (the adapter listed the pair twice), which the upsert
+     * sees. */
     for (uint32_t i = 0; i < count; i++) {
         const gy_contact *c = &contacts[i];
-        uint32_t at = found[i % (AHEAD / 2)];
-        if (i + AHEAD < count)
-            gy_hash_map_prefetch(&t->index, key_of(&contacts[i + AHEAD]));
-        if (i + AHEAD / 2 < count) {
-            const uint64_t *v = gy_hash_map_find(&t->index, key_of(&contacts[i + AHEAD / 2]));
-            found[i % (AHEAD / 2)] = v != NULL ? (uint32_t)*v : UINT32_MAX;
-            if (v != NULL) {
-                const char *pair = (const char *)&t->pairs[*v];
-                __builtin_prefetch(pair, 1);
-                __builtin_prefetch(pair + 64, 1);
-                __builtin_prefetch(pair + 128, 1);
-                __builtin_prefetch(pair + sizeof *t->pairs - 1u, 1);
-            }
+        if (i + AHEAD / 2 < count && t->found.items[i + AHEAD / 2] != UINT32_MAX) {
+            const char *pair = (const char *)&t->pairs[t->found.items[i + AHEAD / 2]];
+            __builtin_prefetch(pair, 1);
+            __builtin_prefetch(pair + 64, 1);
+            __builtin_prefetch(pair + 128, 1);
+            __builtin_prefetch(pair + sizeof *t->pairs - 1u, 1);
         }
+        uint32_t at = t->found.items[i];
         if (at == UINT32_MAX) {
             gy_map_key k = key_of(c);
             uint64_t *v;
             bool inserted;
             gy_result added = gy_hash_map_upsert(&t->index, k, &v, &inserted);
-            assert(added == GY_OK); /* reserve() made room for every contact */
+            assert(added == GY_OK); /* reserve() made room for every missing pair */
             (void)added;
             if (inserted) {
                 uint32_t n = t->pair_count++;
