@@ -89,9 +89,7 @@ gy_result gy_array_reserve(const gy_allocator *a, void **array, uint32_t *capaci
 {
     if (need <= *capacity)
         return GY_OK;
-    uint64_t cap = *capacity ? *capacity : 8u;
-    while (cap < need)
-        cap *= 2u;
+    uint64_t cap = gy_capacity_for(*capacity, 8u, need);
     if (cap > UINT32_MAX)
         cap = UINT32_MAX;
     if (cap < need || cap * (uint64_t)elem > SIZE_MAX / 2)

@@ -38,9 +38,7 @@ gy_result gy_hash_map_reserve(gy_hash_map *m, uint32_t count)
     uint64_t want = (uint64_t)count * 2u;
     if (want <= m->capacity)
         return GY_OK;
-    uint64_t cap = m->capacity ? m->capacity : MIN_CAPACITY;
-    while (cap < want)
-        cap *= 2u;
+    uint64_t cap = gy_capacity_for(m->capacity, MIN_CAPACITY, want);
     if (cap > MAX_CAPACITY)
         return GY_ERR_OUT_OF_MEMORY;
     const gy_allocator *al = gy_allocator_or_default(m->allocator);

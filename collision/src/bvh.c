@@ -116,9 +116,7 @@ static gy_result reserve_editor(gy_bvh_editor *e, const gy_allocator *a, uint32_
 {
     if (nodes <= e->capacity)
         return GY_OK;
-    uint64_t cap = e->capacity ? e->capacity : 64u;
-    while (cap < nodes)
-        cap *= 2u;
+    uint64_t cap = gy_capacity_for(e->capacity, 64u, nodes);
     if (cap > GY_BVH_MAX_ITEMS)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t old = e->capacity, n = (uint32_t)cap;

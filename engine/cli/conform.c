@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "conform.h"
 #include "gyre/backend/backend.h"
+#include "gyre/hash_map.h"
 #include "gyre/math.h"
 
 /* A position difference above this (m) counts as "differs" (a millimetre: well above the
@@ -526,23 +527,23 @@ typedef struct pair_stats {
     char *a, *b;             /* sorted: strcmp(a, b) <= 0 */
     uint64_t counts[2][3];   /* per run, per kind */
     double first_enter_t[2]; /* NAN: none */
+    uint32_t next;           /* the next pair with the same hash, or UINT32_MAX */
 } pair_stats;
 
 typedef struct pair_table {
-    pair_stats *items;
+    pair_stats *items; /* in the order first seen */
     uint32_t count, capacity;
-    uint32_t *index; /* open addressing: items index + 1 */
-    uint32_t index_capacity;
+    gy_hash_map first; /* hash of the two names -> index of the first pair with it */
 } pair_table;
 
-static uint32_t hash_names(const char *a, const char *b)
+static uint64_t hash_names(const char *a, const char *b)
 {
-    uint32_t h = 2166136261u;
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
     for (const unsigned char *p = (const unsigned char *)a; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    h = (h ^ 0xffu) * 16777619u;
+        h = (h ^ *p) * 1099511628211u;
+    h = (h ^ 0xffu) * 1099511628211u;
     for (const unsigned char *p = (const unsigned char *)b; *p; p++)
-        h = (h ^ *p) * 16777619u;
+        h = (h ^ *p) * 1099511628211u;
     return h;
 }
 
@@ -555,40 +556,26 @@ static char *copy_string(const char *s)
     return c;
 }
 
-static bool table_grow(pair_table *t)
-{
-    uint32_t cap = t->index_capacity ? t->index_capacity * 2u : 256u;
-    uint32_t *index = gy_alloc_zeroed(gy_default_allocator(), (size_t)cap * sizeof *index);
-    if (index == NULL)
-        return false;
-    for (uint32_t i = 0; i < t->count; i++) {
-        uint32_t s = hash_names(t->items[i].a, t->items[i].b) & (cap - 1u);
-        while (index[s] != 0)
-            s = (s + 1u) & (cap - 1u);
-        index[s] = i + 1u;
-    }
-    if (t->index != NULL)
-        gy_free(gy_default_allocator(), t->index, (size_t)t->index_capacity * sizeof *t->index);
-    t->index = index;
-    t->index_capacity = cap;
-    return true;
-}
-
 static pair_stats *table_get(pair_table *t, const char *x, const char *y)
 {
     const char *a = strcmp(x, y) <= 0 ? x : y, *b = a == x ? y : x;
-    if ((uint64_t)(t->count + 1u) * 2u > t->index_capacity && !table_grow(t))
+    uint64_t *first;
+    bool inserted;
+    if (gy_hash_map_upsert(&t->first, gy_map_key_of(hash_names(a, b)), &first, &inserted) != GY_OK)
         return NULL;
-    uint32_t mask = t->index_capacity - 1u;
-    uint32_t s = hash_names(a, b) & mask;
-    for (; t->index[s] != 0; s = (s + 1u) & mask) {
-        pair_stats *p = &t->items[t->index[s] - 1u];
+    for (uint32_t i = inserted ? UINT32_MAX : (uint32_t)*first; i != UINT32_MAX;
+         i = t->items[i].next) {
+        pair_stats *p = &t->items[i];
         if (strcmp(p->a, a) == 0 && strcmp(p->b, b) == 0)
             return p;
     }
+    /* A new hash's entry is made before the pair: undone when the pair cannot be. */
     if (gy_array_reserve(gy_default_allocator(), (void **)&t->items, &t->capacity, t->count + 1u,
-                         sizeof *t->items) != GY_OK)
+                         sizeof *t->items) != GY_OK) {
+        if (inserted)
+            gy_hash_map_remove(&t->first, gy_map_key_of(hash_names(a, b)), NULL);
         return NULL;
+    }
     pair_stats *p = &t->items[t->count];
     memset(p, 0, sizeof *p);
     p->a = copy_string(a);
@@ -598,10 +585,13 @@ static pair_stats *table_get(pair_table *t, const char *x, const char *y)
             gy_free(gy_default_allocator(), p->a, strlen(p->a) + 1u);
         if (p->b != NULL)
             gy_free(gy_default_allocator(), p->b, strlen(p->b) + 1u);
+        if (inserted)
+            gy_hash_map_remove(&t->first, gy_map_key_of(hash_names(a, b)), NULL);
         return NULL;
     }
     p->first_enter_t[0] = p->first_enter_t[1] = NAN;
-    t->index[s] = ++t->count;
+    p->next = inserted ? UINT32_MAX : (uint32_t)*first;
+    *first = t->count++;
     return p;
 }
 
@@ -614,8 +604,7 @@ static void table_free(pair_table *t)
     }
     if (t->items != NULL)
         gy_free(al, t->items, (size_t)t->capacity * sizeof *t->items);
-    if (t->index != NULL)
-        gy_free(al, t->index, (size_t)t->index_capacity * sizeof *t->index);
+    gy_hash_map_fini(&t->first);
 }
 
 /* Adds one run's event lines to the table; false when the file is unreadable or out of memory. */

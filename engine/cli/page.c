@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gyre/array.h"
 #include "gyre/geometry.h"
+#include "gyre/hash_map.h"
 #include "gyre/math.h"
 #include "page.h"
 #include "page_template.h"
@@ -61,11 +63,12 @@ typedef struct page_entity {
     int64_t last_frame; /* -1: none yet */
 } page_entity;
 
-/* The last contact point and normal of a pair of entities (open addressing by pair). */
+/* The last contact point and normal of a pair of entities. */
 typedef struct page_pair {
-    uint64_t key; /* 0: empty */
     int64_t last[6];
 } page_pair;
+
+GY_ARRAY_DEFINE(page_pairs, page_pair)
 
 typedef struct page_joint {
     const char *type; /* static string */
@@ -117,8 +120,8 @@ struct gy_cli_page {
     uint32_t geometry_count, geometry_capacity;
     bytes events;
     uint64_t event_last_tick;
-    page_pair *pairs;
-    uint32_t pair_count, pair_capacity; /* capacity: a power of two, or 0 */
+    page_pairs pairs;
+    gy_hash_map pair_index; /* (a + 1, b + 1) -> index in pairs */
     char *kinds[MAX_KINDS];
     uint64_t kind_count[MAX_KINDS], kind_dropped[MAX_KINDS];
     uint32_t kind_total;
@@ -224,6 +227,7 @@ gy_cli_page *gy_cli_page_create(gy_cli_page_kind kind)
         return NULL;
     pg->kind = kind;
     pg->alloc = a;
+    gy_hash_map_init(&pg->pair_index, a);
     pg->stride = 1;
     pg->step_hz = 60.0;
     pg->last_frame = -1;
@@ -259,8 +263,8 @@ void gy_cli_page_free(gy_cli_page *pg)
     if (pg->geometries != NULL)
         gy_free(a, pg->geometries, (size_t)pg->geometry_capacity * sizeof *pg->geometries);
     free_bytes(pg, &pg->events);
-    if (pg->pairs != NULL)
-        gy_free(a, pg->pairs, (size_t)pg->pair_capacity * sizeof *pg->pairs);
+    page_pairs_free(a, &pg->pairs);
+    gy_hash_map_fini(&pg->pair_index);
     for (uint32_t k = 0; k < pg->kind_total; k++)
         free_string(pg, pg->kinds[k]);
     for (uint32_t i = 0; i < pg->expect_count; i++) {
@@ -530,39 +534,25 @@ static int32_t kind_index(gy_cli_page *pg, const char *kind)
     return (int32_t)pg->kind_total++;
 }
 
-static uint32_t pair_slot(const page_pair *pairs, uint32_t capacity, uint64_t key)
-{
-    uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1u);
-    while (pairs[s].key != 0 && pairs[s].key != key)
-        s = (s + 1u) & (capacity - 1u);
-    return s;
-}
-
 /* The pair's record (zeroed when new), or NULL when out of memory. */
 static page_pair *pair_of(gy_cli_page *pg, int32_t a, int32_t b)
 {
-    uint64_t key = (uint64_t)(uint32_t)(a + 1) << 32 | (uint32_t)(b + 1);
-    if ((pg->pair_count + 1u) * 2u > pg->pair_capacity) {
-        uint32_t cap = pg->pair_capacity ? pg->pair_capacity * 2u : 64u;
-        page_pair *pairs = gy_alloc_zeroed(pg->alloc, (size_t)cap * sizeof *pairs);
-        if (pairs == NULL) {
+    uint64_t *index;
+    bool inserted;
+    gy_map_key key = gy_map_key_pair((uint32_t)(a + 1), (uint32_t)(b + 1));
+    if (gy_hash_map_upsert(&pg->pair_index, key, &index, &inserted) != GY_OK) {
+        pg->oom = true;
+        return NULL;
+    }
+    if (inserted) {
+        if (page_pairs_push(pg->alloc, &pg->pairs, (page_pair){{0}}) != GY_OK) {
+            gy_hash_map_remove(&pg->pair_index, key, NULL);
             pg->oom = true;
             return NULL;
         }
-        for (uint32_t i = 0; i < pg->pair_capacity; i++)
-            if (pg->pairs[i].key != 0)
-                pairs[pair_slot(pairs, cap, pg->pairs[i].key)] = pg->pairs[i];
-        if (pg->pairs != NULL)
-            gy_free(pg->alloc, pg->pairs, (size_t)pg->pair_capacity * sizeof *pg->pairs);
-        pg->pairs = pairs;
-        pg->pair_capacity = cap;
+        *index = pg->pairs.count - 1u;
     }
-    page_pair *p = &pg->pairs[pair_slot(pg->pairs, pg->pair_capacity, key)];
-    if (p->key == 0) {
-        p->key = key;
-        pg->pair_count++;
-    }
-    return p;
+    return &pg->pairs.items[*index];
 }
 
 void gy_cli_page_event(gy_cli_page *pg, uint64_t tick, const char *kind, int32_t a, int32_t b,

@@ -8,6 +8,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "gyre/array.h"
+#include "gyre/hash_map.h"
 #include "gyre/obj.h"
 #include "gyre/obj_cache.h"
 #include "gyre/scene.h"
@@ -34,14 +36,21 @@ char *gy_scn_arena_strdup(gy_scn_arena *ar, const char *s);
 bool gy_scn_arena_adopt(gy_scn_arena *ar, void *ptr, size_t size);
 void gy_scn_arena_release(gy_scn_arena *ar);
 
-/* ---- name → index map (open addressing; keys borrowed from the cJSON tree) ------------------- */
+/* ---- name → index map (keys borrowed from the cJSON tree) ------------------------------------ */
+
+/* One name: names whose hashes are equal chain through `next`. */
+typedef struct gy_scn_name {
+    const char *key;
+    int32_t value;
+    uint32_t next; /* index of the next name with the same hash, or UINT32_MAX */
+} gy_scn_name;
+
+GY_ARRAY_DEFINE(gy_scn_name_array, gy_scn_name)
 
 typedef struct gy_scn_names {
     const gy_allocator *a;
-    const char **keys;
-    int32_t *values;
-    uint32_t cap; /* power of two, or 0 */
-    uint32_t count;
+    gy_scn_name_array names; /* in insertion order */
+    gy_hash_map first;       /* 64-bit hash of a name -> index of the first name with it */
 } gy_scn_names;
 
 /* Sized for `expected` names; false when out of memory. */
@@ -49,7 +58,7 @@ bool gy_scn_names_init(gy_scn_names *m, const gy_allocator *a, uint32_t expected
 void gy_scn_names_free(gy_scn_names *m);
 int32_t gy_scn_names_find(const gy_scn_names *m, const char *key);
 /* Inserts key → value unless present; returns the existing value, or -1 when inserted. Never
- * grows: init with enough room. */
+ * grows: init with room for every name (a name beyond that is not stored). */
 int32_t gy_scn_names_put(gy_scn_names *m, const char *key, int32_t value);
 
 /* ---- the loader ------------------------------------------------------------------------------ */

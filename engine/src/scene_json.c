@@ -117,12 +117,12 @@ void gy_scn_arena_release(gy_scn_arena *ar)
 
 /* ---- name map -------------------------------------------------------------------------------- */
 
-static uint32_t hash_str(const char *s)
+static uint64_t hash_str(const char *s)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
     for (; *s != '\0'; s++) {
         h ^= (unsigned char)*s;
-        h *= 16777619u;
+        h *= 1099511628211u;
     }
     return h;
 }
@@ -131,13 +131,9 @@ bool gy_scn_names_init(gy_scn_names *m, const gy_allocator *a, uint32_t expected
 {
     *m = (gy_scn_names){0};
     m->a = a;
-    uint32_t cap = 16;
-    while (cap < 0x40000000u && cap < expected * 2u)
-        cap *= 2u;
-    m->cap = cap; /* before any failure, so names_free frees with the right sizes */
-    m->keys = gy_alloc_zeroed(a, (size_t)cap * sizeof *m->keys);
-    m->values = gy_alloc(a, (size_t)cap * sizeof *m->values);
-    if (m->keys == NULL || m->values == NULL) {
+    gy_hash_map_init(&m->first, a);
+    if (gy_scn_name_array_reserve(a, &m->names, expected) != GY_OK ||
+        gy_hash_map_reserve(&m->first, expected) != GY_OK) {
         gy_scn_names_free(m);
         return false;
     }
@@ -146,43 +142,36 @@ bool gy_scn_names_init(gy_scn_names *m, const gy_allocator *a, uint32_t expected
 
 void gy_scn_names_free(gy_scn_names *m)
 {
-    if (m->keys != NULL)
-        gy_free(m->a, m->keys, (size_t)m->cap * sizeof *m->keys);
-    if (m->values != NULL)
-        gy_free(m->a, m->values, (size_t)m->cap * sizeof *m->values);
-    m->keys = NULL;
-    m->values = NULL;
-    m->cap = 0;
-    m->count = 0;
+    gy_scn_name_array_free(m->a, &m->names);
+    gy_hash_map_fini(&m->first);
 }
 
 int32_t gy_scn_names_find(const gy_scn_names *m, const char *key)
 {
-    if (m->cap == 0 || key == NULL)
+    if (key == NULL)
         return -1;
-    uint32_t mask = m->cap - 1u;
-    for (uint32_t i = hash_str(key) & mask;; i = (i + 1u) & mask) {
-        if (m->keys[i] == NULL)
-            return -1;
-        if (strcmp(m->keys[i], key) == 0)
-            return m->values[i];
-    }
+    const uint64_t *i = gy_hash_map_find(&m->first, gy_map_key_of(hash_str(key)));
+    for (uint32_t n = i != NULL ? (uint32_t)*i : UINT32_MAX; n != UINT32_MAX;
+         n = m->names.items[n].next)
+        if (strcmp(m->names.items[n].key, key) == 0)
+            return m->names.items[n].value;
+    return -1;
 }
 
 int32_t gy_scn_names_put(gy_scn_names *m, const char *key, int32_t value)
 {
-    /* init sized the table at twice the names it will hold, so a free slot always exists. */
-    uint32_t mask = m->cap - 1u;
-    for (uint32_t i = hash_str(key) & mask;; i = (i + 1u) & mask) {
-        if (m->keys[i] == NULL) {
-            m->keys[i] = key;
-            m->values[i] = value;
-            m->count++;
-            return -1;
-        }
-        if (strcmp(m->keys[i], key) == 0)
-            return m->values[i];
-    }
+    int32_t found = gy_scn_names_find(m, key);
+    if (found >= 0 || m->names.count == m->names.capacity)
+        return found;
+    uint64_t *first;
+    bool inserted;
+    /* init reserved the map for every name, so this cannot allocate. */
+    if (gy_hash_map_upsert(&m->first, gy_map_key_of(hash_str(key)), &first, &inserted) != GY_OK)
+        return -1;
+    uint32_t n = m->names.count++;
+    m->names.items[n] = (gy_scn_name){key, value, inserted ? UINT32_MAX : (uint32_t)*first};
+    *first = n;
+    return -1;
 }
 
 /* ---- errors ---------------------------------------------------------------------------------- */

@@ -133,6 +133,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     gy_allocator_meter_init(&w->meter, raw);
     const gy_allocator *a = &w->meter.allocator;
     w->alloc = a;
+    gy_hash_map_init(&w->defs, a);
     w->logger = c.logger;
     w->owner = pthread_self();
     w->owner_state = GY_W_OWNED;

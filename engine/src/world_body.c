@@ -289,49 +289,25 @@ static bool def_same(const gy_w_def *a, const gy_w_def *b)
                0;
 }
 
-static gy_w_def **def_chain(gy_world *w, uint64_t hash)
-{
-    return &w->defs[hash & (w->def_buckets - 1u)];
-}
-
-/* Room for one more shared description: false when the table could not grow (the description
- * then stays private, which costs memory and nothing else). */
-static bool def_table_room(gy_world *w)
-{
-    if (w->def_count < w->def_buckets)
-        return true;
-    uint32_t n = w->def_buckets ? w->def_buckets * 2u : 64u;
-    if (n == 0)
-        return false;
-    gy_w_def **t = gy_alloc(w->alloc, (size_t)n * sizeof *t);
-    if (t == NULL)
-        return false;
-    memset(t, 0, (size_t)n * sizeof *t);
-    for (uint32_t b = 0; b < w->def_buckets; b++) {
-        for (gy_w_def *f = w->defs[b], *next; f != NULL; f = next) {
-            next = f->next;
-            f->next = t[f->hash & (n - 1u)];
-            t[f->hash & (n - 1u)] = f;
-        }
-    }
-    if (w->defs != NULL)
-        gy_free(w->alloc, w->defs, (size_t)w->def_buckets * sizeof *w->defs);
-    w->defs = t;
-    w->def_buckets = n;
-    return true;
-}
-
 static void def_unshare(gy_world *w, gy_w_def *f)
 {
     if (!f->shared)
         return;
-    gy_w_def **at = def_chain(w, f->hash);
-    while (*at != f)
-        at = &(*at)->next;
-    *at = f->next;
+    uint64_t *first = gy_hash_map_find(&w->defs, gy_map_key_of(f->hash));
+    assert(first != NULL);
+    if ((gy_w_def *)(uintptr_t)*first == f) {
+        if (f->next != NULL)
+            *first = (uintptr_t)f->next;
+        else
+            gy_hash_map_remove(&w->defs, gy_map_key_of(f->hash), NULL);
+    } else {
+        gy_w_def *o = (gy_w_def *)(uintptr_t)*first;
+        while (o->next != f)
+            o = o->next;
+        o->next = f->next;
+    }
     f->next = NULL;
     f->shared = false;
-    w->def_count--;
 }
 
 /* The stored copy of `d`: hull and mesh colliders name World geometry (built here from inline
@@ -393,21 +369,22 @@ static gy_result def_create(gy_world *w, const gy_physics_component_def *d, gy_w
     }
     if (shareable) {
         f->hash = def_hash(f);
-        for (gy_w_def *o = w->defs != NULL ? *def_chain(w, f->hash) : NULL; o != NULL;
-             o = o->next) {
-            if (o->hash == f->hash && def_same(o, f)) {
-                o->refs++;
-                gy_free(w->alloc, f, bytes);
-                *out = o;
-                return GY_OK;
+        uint64_t *first;
+        bool inserted;
+        /* Out of memory: the description stays private, which costs memory and nothing else. */
+        if (gy_hash_map_upsert(&w->defs, gy_map_key_of(f->hash), &first, &inserted) == GY_OK) {
+            for (gy_w_def *o = inserted ? NULL : (gy_w_def *)(uintptr_t)*first; o != NULL;
+                 o = o->next) {
+                if (def_same(o, f)) {
+                    o->refs++;
+                    gy_free(w->alloc, f, bytes);
+                    *out = o;
+                    return GY_OK;
+                }
             }
-        }
-        if (def_table_room(w)) {
-            gy_w_def **at = def_chain(w, f->hash);
-            f->next = *at;
-            *at = f;
+            f->next = inserted ? NULL : (gy_w_def *)(uintptr_t)*first;
+            *first = (uintptr_t)f;
             f->shared = true;
-            w->def_count++;
         }
     }
     *out = f;
@@ -453,10 +430,7 @@ void gy_w_bodies_fini(gy_world *w)
         if (f != NULL && --f->refs == 0)
             gy_free(w->alloc, f, def_size(f));
     }
-    if (w->defs != NULL)
-        gy_free(w->alloc, w->defs, (size_t)w->def_buckets * sizeof *w->defs);
-    w->defs = NULL;
-    w->def_buckets = w->def_count = 0;
+    gy_hash_map_fini(&w->defs);
 }
 
 /* ---- store indices --------------------------------------------------------------------------- */
@@ -1376,10 +1350,9 @@ gy_result gy_body_set_mass(gy_world *w, gy_entity e, double mass)
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    if (!gy_is_finite(mass))
-        return GY_ERR_NON_FINITE;
-    if (!(mass > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
+    r = gy_validate_mass(mass);
+    if (r != GY_OK)
+        return r;
     if (c->motion != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     r = def_own(w, c);

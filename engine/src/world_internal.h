@@ -208,7 +208,7 @@ typedef struct gy_w_character_state {
  * own takes a private copy first (world_body.c). The per-body fields is_active and
  * body.user_data are the component's (gy_w_body) and sit here at true and 0. */
 typedef struct gy_w_def {
-    struct gy_w_def *next; /* chain in the World's table of shared blocks */
+    struct gy_w_def *next; /* the next shared block with the same hash */
     uint64_t hash;
     uint32_t refs;
     bool shared; /* in the table */
@@ -363,8 +363,8 @@ struct gy_world {
 
     /* physics components */
     gy_w_store bodies; /* gy_w_body */
-    gy_w_def **defs;   /* shared descriptions by hash: chains, power-of-two bucket count */
-    uint32_t def_buckets, def_count;
+    /* Shared descriptions: content hash -> the first with that hash (others chain via next). */
+    gy_hash_map defs;
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_u32_array tracked;

@@ -437,7 +437,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     uint64_t h;
     r = gy_handle_pool_acquire(&w->joints, jmem, &h);
     if (r == GY_OK && def->breakable) {
-        r = gy_adapter_breakables_reserve(al, &w->breakables);
+        r = gy_adapter_breakables_reserve(al, &w->breakables, w->breakables.count + 1u);
         if (r != GY_OK)
             gy_handle_pool_release(&w->joints, h);
     }

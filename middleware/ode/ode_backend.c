@@ -76,7 +76,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter
     gy_handle_pool_init(&w->colliders, a);
     gy_handle_pool_init(&w->joints, a);
     gy_handle_pool_init(&w->resources, a);
-    gy_ode_grid_init(&w->grid, ODE_GRID_CELL_SIZE);
+    gy_ode_grid_init(&w->grid, ODE_GRID_CELL_SIZE, a);
     w->damping_dt = -1.0;
     w->rng_seed = GY_ODE_RNG_SEED;
 

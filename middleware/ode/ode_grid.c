@@ -1,5 +1,5 @@
-/* The static grid: static colliders indexed on a uniform X/Z grid of cells kept in an
- * open-addressed hash table. The step collides moving colliders against statics through it
+/* The static grid: static colliders indexed on a uniform X/Z grid of cells, found by their
+ * coordinates through a hash map. The step collides moving colliders against statics through it
  * (statics are never tested against each other and never re-indexed unless moved), and queries
  * can use it through gy_ode_static_visit; statics are in no ODE space. Why not ODE's spaces: a hash
  * space rebuilds its table from every geom on every collide, and its (and SAP's) collide2 tests
@@ -19,29 +19,28 @@
  * cells still listing statics: each drop is paid for by the removals that emptied the cells. */
 #define GRID_TRIM_MIN 64u
 
-void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size)
+void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size, const gy_allocator *allocator)
 {
     memset(g, 0, sizeof *g);
     g->cell_size = cell_size;
+    gy_hash_map_init(&g->index, allocator);
 }
 
 void gy_ode_grid_fini(gy_driver_world *w)
 {
     gy_ode_static_grid *g = &w->grid;
-    for (uint32_t i = 0; i < g->cell_capacity; i++)
-        gy_free(w->allocator, g->cells[i].items,
-                (size_t)g->cells[i].capacity * sizeof *g->cells[i].items);
-    gy_free(w->allocator, g->cells, (size_t)g->cell_capacity * sizeof *g->cells);
+    for (uint32_t i = 0; i < g->cells.count; i++)
+        gy_free(w->allocator, g->cells.items[i].items,
+                (size_t)g->cells.items[i].capacity * sizeof *g->cells.items[i].items);
+    gy_ode_grid_cells_free(w->allocator, &g->cells);
+    gy_hash_map_fini(&g->index);
     gy_free(w->allocator, g->big, (size_t)g->big_capacity * sizeof *g->big);
     memset(g, 0, sizeof *g);
 }
 
-static uint32_t cell_hash(int32_t x, int32_t z)
+static gy_map_key cell_key(int32_t x, int32_t z)
 {
-    uint64_t h = (uint64_t)(uint32_t)x * 0x9E3779B97F4A7C15ull ^
-                 (uint64_t)(uint32_t)z * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    return (uint32_t)h;
+    return gy_map_key_pair((uint32_t)x, (uint32_t)z);
 }
 
 static int32_t cell_coord(const gy_ode_static_grid *g, double v)
@@ -56,67 +55,38 @@ static int32_t cell_coord(const gy_ode_static_grid *g, double v)
 
 static gy_ode_grid_cell *find_cell(const gy_ode_static_grid *g, int32_t x, int32_t z)
 {
-    if (g->cell_capacity == 0)
-        return NULL;
-    uint32_t mask = g->cell_capacity - 1u;
-    for (uint32_t i = cell_hash(x, z) & mask;; i = (i + 1u) & mask) {
-        gy_ode_grid_cell *c = &g->cells[i];
-        if (!c->used)
-            return NULL;
-        if (c->x == x && c->z == z)
-            return c;
-    }
+    const uint64_t *i = gy_hash_map_find(&g->index, cell_key(x, z));
+    return i != NULL ? &g->cells.items[*i] : NULL;
 }
 
-/* Keeps the table at most half full. An emptied cell keeps its storage for the next static placed
- * there until gy_ode_grid_trim drops it. */
+/* Room for `extra` more cells in the array and the index. An emptied cell keeps its storage for
+ * the next static placed there until gy_ode_grid_trim drops it. */
 static gy_result grow_cells(gy_driver_world *w, uint32_t extra)
 {
     gy_ode_static_grid *g = &w->grid;
-    uint64_t need = ((uint64_t)g->cells_used + extra) * 2u;
-    if (need <= g->cell_capacity)
-        return GY_OK;
-    uint64_t cap = g->cell_capacity ? g->cell_capacity : 64u;
-    while (cap < need)
-        cap *= 2u;
-    if (cap > (1u << 30))
+    if (extra > (1u << 29) - g->cells.count)
         return GY_ERR_OUT_OF_MEMORY;
-    gy_ode_grid_cell *cells = gy_alloc_zeroed(w->allocator, (size_t)cap * sizeof *cells);
-    if (cells == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    uint32_t mask = (uint32_t)cap - 1u;
-    for (uint32_t i = 0; i < g->cell_capacity; i++) {
-        gy_ode_grid_cell *c = &g->cells[i];
-        if (!c->used)
-            continue;
-        uint32_t j = cell_hash(c->x, c->z) & mask;
-        while (cells[j].used)
-            j = (j + 1u) & mask;
-        cells[j] = *c;
-    }
-    gy_free(w->allocator, g->cells, (size_t)g->cell_capacity * sizeof *g->cells);
-    g->cells = cells;
-    g->cell_capacity = (uint32_t)cap;
-    return GY_OK;
+    gy_result r = gy_ode_grid_cells_reserve(w->allocator, &g->cells, g->cells.count + extra);
+    if (r != GY_OK)
+        return r;
+    return gy_hash_map_reserve(&g->index, g->cells.count + extra);
 }
 
+/* Needs room made by grow_cells. */
 static gy_ode_grid_cell *get_or_add_cell(gy_ode_static_grid *g, int32_t x, int32_t z)
 {
-    uint32_t mask = g->cell_capacity - 1u;
-    for (uint32_t i = cell_hash(x, z) & mask;; i = (i + 1u) & mask) {
-        gy_ode_grid_cell *c = &g->cells[i];
-        if (!c->used) {
-            c->used = true;
-            c->x = x;
-            c->z = z;
-            c->count = 0;
-            g->cells_used++;
-            g->cells_empty++;
-            return c;
-        }
-        if (c->x == x && c->z == z)
-            return c;
+    uint64_t *i;
+    bool inserted;
+    gy_result r = gy_hash_map_upsert(&g->index, cell_key(x, z), &i, &inserted);
+    assert(r == GY_OK);
+    (void)r;
+    if (inserted) {
+        assert(g->cells.count < g->cells.capacity);
+        *i = g->cells.count;
+        g->cells.items[g->cells.count++] = (gy_ode_grid_cell){.x = x, .z = z};
+        g->cells_empty++;
     }
+    return &g->cells.items[*i];
 }
 
 static void remove_from_cell(gy_ode_static_grid *g, gy_ode_grid_cell *c, const gy_ode_collider *col)
@@ -211,38 +181,28 @@ void gy_ode_grid_remove(gy_driver_world *w, gy_ode_collider *c)
         }
 }
 
-/* Empties slot `i` of the table by backward-shift deletion: later cells of the same probe run
- * move up, so lookups never meet a hole before their cell. */
-static void delete_slot(gy_driver_world *w, uint32_t i)
-{
-    gy_ode_static_grid *g = &w->grid;
-    uint32_t mask = g->cell_capacity - 1u;
-    gy_free(w->allocator, g->cells[i].items, (size_t)g->cells[i].capacity * sizeof(void *));
-    for (uint32_t j = (i + 1u) & mask; g->cells[j].used; j = (j + 1u) & mask) {
-        uint32_t home = cell_hash(g->cells[j].x, g->cells[j].z) & mask;
-        /* Cell j may fill the hole only if its home slot is not cyclically within (i, j]. */
-        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (stays)
-            continue;
-        g->cells[i] = g->cells[j];
-        i = j;
-    }
-    memset(&g->cells[i], 0, sizeof g->cells[i]);
-    g->cells_used--;
-}
-
 void gy_ode_grid_trim(gy_driver_world *w)
 {
     gy_ode_static_grid *g = &w->grid;
-    if (g->cells_empty < GRID_TRIM_MIN || g->cells_empty * 2u < g->cells_used)
+    if (g->cells_empty < GRID_TRIM_MIN || g->cells_empty * 2u < g->cells.count)
         return;
-    /* A deletion can pull a later cell into slot i, so slot i is looked at again; cells moved
-     * into slots already passed come from the wrapped start of the table and are not empty. */
-    for (uint32_t i = 0; i < g->cell_capacity; i++)
-        while (g->cells[i].used && g->cells[i].count == 0) {
-            delete_slot(w, i);
+    /* The kept cells close up in their order, so the walk order of the rest does not change. */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < g->cells.count; i++) {
+        gy_ode_grid_cell *c = &g->cells.items[i];
+        if (c->count == 0) {
+            gy_free(w->allocator, c->items, (size_t)c->capacity * sizeof *c->items);
+            gy_hash_map_remove(&g->index, cell_key(c->x, c->z), NULL);
             g->cells_empty--;
+            continue;
         }
+        if (kept != i) {
+            *gy_hash_map_find(&g->index, cell_key(c->x, c->z)) = kept;
+            g->cells.items[kept] = *c;
+        }
+        kept++;
+    }
+    g->cells.count = kept;
     assert(g->cells_empty == 0);
 }
 
@@ -286,7 +246,7 @@ void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_
         if (aabb_overlap(c->aabb, aabb) && !visit(ctx, c))
             return;
     }
-    if (g->cells_used == 0)
+    if (g->cells.count == 0)
         return;
     double lo_x = isfinite(aabb[0]) ? aabb[0] : -GRID_COORD_LIMIT * g->cell_size;
     double hi_x = isfinite(aabb[1]) ? aabb[1] : GRID_COORD_LIMIT * g->cell_size;
@@ -295,12 +255,11 @@ void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_
     int32_t x0 = cell_coord(g, lo_x), x1 = cell_coord(g, hi_x);
     int32_t z0 = cell_coord(g, lo_z), z1 = cell_coord(g, hi_z);
     uint64_t span = (uint64_t)((int64_t)x1 - x0 + 1) * (uint64_t)((int64_t)z1 - z0 + 1);
-    if (span > g->cells_used) {
-        /* A region wider than the populated grid: walking the table is cheaper. */
-        for (uint32_t i = 0; i < g->cell_capacity; i++) {
-            gy_ode_grid_cell *cell = &g->cells[i];
-            if (!cell->used || cell->count == 0 || cell->x < x0 || cell->x > x1 || cell->z < z0 ||
-                cell->z > z1)
+    if (span > g->cells.count) {
+        /* A region wider than the populated grid: walking the cells is cheaper. */
+        for (uint32_t i = 0; i < g->cells.count; i++) {
+            gy_ode_grid_cell *cell = &g->cells.items[i];
+            if (cell->count == 0 || cell->x < x0 || cell->x > x1 || cell->z < z0 || cell->z > z1)
                 continue;
             if (!visit_cell(w, cell, aabb, visit, ctx))
                 return;

@@ -13,6 +13,8 @@
 #include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
+#include "gyre/hash_map.h"
+#include "gyre/array.h"
 
 /* The driver records are the front end's opaque gy_driver_* types (driver.h). */
 typedef struct gy_driver_body gy_ode_body;
@@ -102,20 +104,20 @@ typedef struct gy_driver_joint {
 /* One cell of the static grid: the static colliders whose AABB touches an X/Z square. */
 typedef struct gy_ode_grid_cell {
     int32_t x, z;
-    bool used;
     uint32_t count, capacity;
     gy_ode_collider **items;
 } gy_ode_grid_cell;
 
-/* Static colliders indexed on a uniform X/Z grid (Gyre is Y-up: levels spread on X and Z), kept
- * in an open-addressed hash of cells. Colliders spanning too many cells, and planes, go in `big`
- * and are visited by every query. */
+GY_ARRAY_DEFINE(gy_ode_grid_cells, gy_ode_grid_cell)
+
+/* Static colliders indexed on a uniform X/Z grid (Gyre is Y-up: levels spread on X and Z): the
+ * cells in use in one array, found by their coordinates through a hash map. Colliders spanning
+ * too many cells, and planes, go in `big` and are visited by every query. */
 typedef struct gy_ode_static_grid {
     double cell_size;
-    gy_ode_grid_cell *cells;
-    uint32_t cell_capacity; /* power of two */
-    uint32_t cells_used;    /* slots in use, empty cells included */
-    uint32_t cells_empty;   /* cells in use that list no collider (removed by gy_ode_grid_trim) */
+    gy_ode_grid_cells cells; /* in the order first used; empty cells included until trimmed */
+    gy_hash_map index;       /* (x, z) -> index in cells */
+    uint32_t cells_empty;    /* cells in use that list no collider (removed by gy_ode_grid_trim) */
     gy_ode_collider **big;
     uint32_t big_count, big_capacity;
 } gy_ode_static_grid;
@@ -257,7 +259,7 @@ dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
 /* ---- adapter internals shared between its files ------------------------------------------- */
 
 /* Static grid (ode_grid.c). */
-void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size);
+void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size, const gy_allocator *allocator);
 void gy_ode_grid_fini(gy_driver_world *w);
 /* Indexes a static collider by its geom's current AABB. On failure nothing is indexed. */
 gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c);

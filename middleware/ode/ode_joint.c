@@ -244,7 +244,7 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
         return r;
     }
     if (def->breakable) {
-        r = gy_adapter_breakables_reserve(w->allocator, &w->breakables);
+        r = gy_adapter_breakables_reserve(w->allocator, &w->breakables, w->breakables.count + 1u);
         if (r != GY_OK) {
             gy_handle_pool_release(&w->joints, h);
             gy_free(w->allocator, j, sizeof *j);

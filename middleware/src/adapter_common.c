@@ -481,20 +481,9 @@ void gy_adapter_kinematic_velocity(gy_vec3 from, gy_quat rotation, gy_vec3 to, g
                                    double dt, gy_vec3 *linear, gy_vec3 *angular)
 {
     *linear = gy_v3_scale(gy_v3_sub(to, from), 1.0 / dt);
-    gy_quat dq = gy_quat_normalize(gy_quat_mul(target, gy_quat_conj(rotation)));
-    if (dq.w < 0.0) {
-        dq.x = -dq.x;
-        dq.y = -dq.y;
-        dq.z = -dq.z;
-        dq.w = -dq.w;
-    }
-    gy_vec3 axis = gy_v3(dq.x, dq.y, dq.z);
-    double s = gy_v3_len(axis);
-    *angular = gy_v3(0.0, 0.0, 0.0);
-    if (s > 1e-12) {
-        double angle = 2.0 * atan2(s, dq.w);
-        *angular = gy_v3_scale(axis, angle / (s * dt));
-    }
+    gy_vec3 axis;
+    double s, angle = gy_quat_turn(rotation, target, &axis, &s);
+    *angular = angle > 0.0 ? gy_v3_scale(axis, angle / (s * dt)) : gy_v3(0.0, 0.0, 0.0);
 }
 
 gy_result gy_adapter_joint_begin(bool have_world, bool thread_ok, const gy_handle_pool *bodies,
@@ -626,25 +615,11 @@ gy_result gy_adapter_check_translation(const gy_vec3 *origin, gy_vec3 translatio
 gy_result gy_adapter_check_query_shape(const gy_handle_pool *resources, const gy_shape *shape,
                                        gy_pose pose)
 {
-    if (shape == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_validate_shape(shape);
-    if (r == GY_OK)
-        r = gy_validate_pose(pose);
-    if (r != GY_OK)
+    gy_result r = gy_validate_query_shape(shape, pose);
+    if (r != GY_OK || shape->type != GY_SHAPE_HULL)
         return r;
-    switch (shape->type) {
-    case GY_SHAPE_SPHERE:
-    case GY_SHAPE_BOX:
-    case GY_SHAPE_CAPSULE:
-        return GY_OK;
-    case GY_SHAPE_HULL: {
-        const gy_adapter_resource *res = gy_handle_pool_get(resources, shape->resource.bits);
-        return res != NULL && res->kind == GY_SHAPE_HULL ? GY_OK : GY_ERR_STALE_HANDLE;
-    }
-    default:
-        return GY_ERR_UNSUPPORTED;
-    }
+    const gy_adapter_resource *res = gy_handle_pool_get(resources, shape->resource.bits);
+    return res != NULL && res->kind == GY_SHAPE_HULL ? GY_OK : GY_ERR_STALE_HANDLE;
 }
 
 void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, uint64_t user_data)
@@ -766,9 +741,10 @@ static gy_result report_grow(const gy_allocator *al, gy_adapter_report *r, size_
 {
     if (need <= r->capacity)
         return GY_OK;
-    uint32_t cap = r->capacity ? r->capacity : 64u;
-    while (cap < need)
-        cap *= 2u;
+    uint64_t grown = gy_capacity_for(r->capacity, 64u, need);
+    if (grown > UINT32_MAX)
+        return GY_ERR_OUT_OF_MEMORY;
+    uint32_t cap = (uint32_t)grown;
     unsigned char *block = gy_alloc(al, report_block_size(cap, pair_size));
     if (block == NULL)
         return GY_ERR_OUT_OF_MEMORY;
@@ -1033,11 +1009,7 @@ gy_adapter_one_way *gy_adapter_one_way_find(gy_adapter_one_ways *l, const void *
 gy_result gy_adapter_one_way_add(const gy_allocator *al, gy_adapter_one_ways *l,
                                  const gy_adapter_one_way *rec)
 {
-    gy_result r =
-        gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
-    if (r == GY_OK)
-        l->items[l->count++] = *rec;
-    return r;
+    return gy_adapter_one_ways_push(al, l, *rec);
 }
 
 void gy_adapter_one_way_expire(gy_adapter_one_ways *l, uint64_t step)
@@ -1062,17 +1034,10 @@ void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body)
 
 void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l)
 {
-    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
-    l->items = NULL;
-    l->count = l->capacity = 0;
+    gy_adapter_one_ways_free(al, l);
 }
 
 /* ---- breakable joints ----------------------------------------------------------------------- */
-
-gy_result gy_adapter_breakables_reserve(const gy_allocator *al, gy_adapter_breakables *l)
-{
-    return gy_array_reserve(al, (void **)&l->items, &l->capacity, l->count + 1u, sizeof *l->items);
-}
 
 uint32_t gy_adapter_breakables_add(gy_adapter_breakables *l, void *joint)
 {
@@ -1087,13 +1052,6 @@ void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index)
     void *last = l->items[--l->count];
     l->items[index] = last;
     return last;
-}
-
-void gy_adapter_breakables_free(const gy_allocator *al, gy_adapter_breakables *l)
-{
-    gy_free(al, l->items, (size_t)l->capacity * sizeof *l->items);
-    l->items = NULL;
-    l->count = l->capacity = 0;
 }
 
 gy_result gy_adapter_breaks_check(const gy_allocator *al, gy_adapter_breakables *l,

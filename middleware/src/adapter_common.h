@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 
+#include "gyre/array.h"
 #include "gyre/backend/backend.h"
 #include "gyre/convex.h"
 #include "gyre/geometry.h"
@@ -396,10 +397,7 @@ typedef struct gy_adapter_one_way {
     bool accepted;
 } gy_adapter_one_way;
 
-typedef struct gy_adapter_one_ways {
-    gy_adapter_one_way *items;
-    uint32_t count, capacity;
-} gy_adapter_one_ways;
+GY_ARRAY_DEFINE(gy_adapter_one_ways, gy_adapter_one_way)
 
 /* The pair's record, or NULL. Marks it seen in `step`. */
 gy_adapter_one_way *gy_adapter_one_way_find(gy_adapter_one_ways *l, const void *platform,
@@ -433,19 +431,14 @@ uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **
 
 /* The breakable joints of a world (the driver's joint records), each knowing its index here so a
  * release removes it in O(1) (the last one moves into its slot). */
-typedef struct gy_adapter_breakables {
-    void **items;
-    uint32_t count, capacity;
-} gy_adapter_breakables;
+GY_ARRAY_DEFINE(gy_adapter_breakables, void *)
 
-/* Room for one more (a creation reserves before it can no longer fail). */
-gy_result gy_adapter_breakables_reserve(const gy_allocator *al, gy_adapter_breakables *l);
-/* Appends (after a reserve); returns the joint's index. */
+/* Appends after gy_adapter_breakables_reserve made room (a creation reserves before it can no
+ * longer fail); returns the joint's index. */
 uint32_t gy_adapter_breakables_add(gy_adapter_breakables *l, void *joint);
 /* Removes the joint at `index`; returns the joint that now sits there (whose index the driver
  * updates to `index`; the removed one itself when it was the last). */
 void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index);
-void gy_adapter_breakables_free(const gy_allocator *al, gy_adapter_breakables *l);
 
 /* What the break rule reads of a joint: the larger constraint force (N) it applied to either body
  * in the last solve, its break force, id and user value. */

@@ -127,6 +127,33 @@ gy_result gy_validate_pose(gy_pose pose)
                : GY_ERR_INVALID_ARGUMENT;
 }
 
+gy_result gy_validate_mass(double mass)
+{
+    if (!gy_is_finite(mass))
+        return GY_ERR_NON_FINITE;
+    return mass > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+}
+
+gy_result gy_validate_query_shape(const gy_shape *shape, gy_pose pose)
+{
+    if (shape == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    gy_result r = gy_validate_shape(shape);
+    if (r == GY_OK)
+        r = gy_validate_pose(pose);
+    if (r != GY_OK)
+        return r;
+    switch (shape->type) {
+    case GY_SHAPE_SPHERE:
+    case GY_SHAPE_BOX:
+    case GY_SHAPE_CAPSULE:
+    case GY_SHAPE_HULL:
+        return GY_OK;
+    default:
+        return GY_ERR_UNSUPPORTED;
+    }
+}
+
 static bool mat3_is_finite(const gy_mat3 *m)
 {
     for (int i = 0; i < 3; i++)

@@ -436,10 +436,9 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (!gy_is_finite(mass))
-        return GY_ERR_NON_FINITE;
-    if (!(mass > 0.0))
-        return GY_ERR_INVALID_ARGUMENT;
+    r = gy_validate_mass(mass);
+    if (r != GY_OK)
+        return r;
     if (body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);

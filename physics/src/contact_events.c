@@ -3,16 +3,10 @@
 #include <assert.h>
 #include <string.h>
 
-#define EMPTY_SLOT UINT32_MAX
-
 /* A pair is keyed by its two collider handles in ascending order, so an adapter that flips a/b
  * cannot split one pair into two. */
-typedef struct pair_key {
-    uint64_t lo, hi;
-} pair_key;
-
 struct gy_contact_pair_ {
-    pair_key key;
+    gy_map_key key;
     /* ev.contact: as last reported, in the adapter's a/b orientation. The pair is its own event
      * (tick and type are set when it is emitted) so that handing it over copies nothing. */
     gy_contact_event ev;
@@ -20,61 +14,13 @@ struct gy_contact_pair_ {
     bool entering;      /* listed for the first time in the current update */
 };
 
-static pair_key key_of(const gy_contact *c)
+static gy_map_key key_of(const gy_contact *c)
 {
     uint64_t a = c->collider_a.bits, b = c->collider_b.bits;
-    return a < b ? (pair_key){a, b} : (pair_key){b, a};
+    return a < b ? gy_map_key_pair(a, b) : gy_map_key_pair(b, a);
 }
 
-static bool key_equal(pair_key x, pair_key y)
-{
-    return x.lo == y.lo && x.hi == y.hi;
-}
-
-static uint32_t key_hash(pair_key k)
-{
-    /* splitmix64's finaliser: handles differ mostly in low slot bits, which it spreads. */
-    uint64_t h = k.lo * 0x9e3779b97f4a7c15u ^ (k.hi + 0x632be59bd9b4e019u);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9u;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebu;
-    h ^= h >> 31;
-    return (uint32_t)h;
-}
-
-/* The slot holding `k` (whose hash is h), or the empty slot where it would go. Needs
- * slot_capacity > 0. */
-static uint32_t find_slot_hashed(const gy_contact_tracker *t, pair_key k, uint32_t h)
-{
-    uint32_t mask = t->slot_capacity - 1u;
-    uint32_t s = h & mask;
-    while (t->slots[s] != EMPTY_SLOT && !key_equal(t->pairs[t->slots[s]].key, k))
-        s = (s + 1u) & mask;
-    return s;
-}
-
-static uint32_t find_slot(const gy_contact_tracker *t, pair_key k)
-{
-    return find_slot_hashed(t, k, key_hash(k));
-}
-
-/* Linear-probing deletion without tombstones: pull later entries of the cluster back into the
- * hole when the hole lies on their probe path, so lookups never need to skip dead slots. */
-static void delete_slot(gy_contact_tracker *t, uint32_t hole)
-{
-    uint32_t mask = t->slot_capacity - 1u;
-    for (uint32_t j = (hole + 1u) & mask; t->slots[j] != EMPTY_SLOT; j = (j + 1u) & mask) {
-        uint32_t home = key_hash(t->pairs[t->slots[j]].key) & mask;
-        if (((j - home) & mask) >= ((j - hole) & mask)) {
-            t->slots[hole] = t->slots[j];
-            hole = j;
-        }
-    }
-    t->slots[hole] = EMPTY_SLOT;
-}
-
-/* Makes room for `pairs` pairs (table at most half full) and `events` more events, or changes
+/* Makes room for `pairs` pairs (index at most half full) and `events` more events, or changes
  * nothing that callers can observe. */
 static gy_result reserve(gy_contact_tracker *t, uint32_t pairs, uint32_t events)
 {
@@ -91,23 +37,7 @@ static gy_result reserve(gy_contact_tracker *t, uint32_t pairs, uint32_t events)
     t->events = e;
     if (r != GY_OK)
         return r;
-    if (t->slot_capacity >= 2u * pairs)
-        return GY_OK;
-
-    uint32_t cap = t->slot_capacity ? t->slot_capacity : 16u;
-    while (cap < 2u * pairs)
-        cap *= 2u;
-    uint32_t *slots = gy_alloc(t->allocator, (size_t)cap * sizeof *slots);
-    if (slots == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    memset(slots, 0xff, (size_t)cap * sizeof *slots);
-    if (t->slots != NULL)
-        gy_free(t->allocator, t->slots, (size_t)t->slot_capacity * sizeof *t->slots);
-    t->slots = slots;
-    t->slot_capacity = cap;
-    for (uint32_t i = 0; i < t->pair_count; i++)
-        t->slots[find_slot(t, t->pairs[i].key)] = i;
-    return GY_OK;
+    return gy_hash_map_reserve(&t->index, pairs);
 }
 
 /* Room for `events` more events: none when they go to on_event. */
@@ -146,10 +76,14 @@ static void emit(gy_contact_tracker *t, uint64_t tick, gy_contact_event_type typ
 /* Forgets pair i; the last pair takes its place. */
 static void remove_pair(gy_contact_tracker *t, uint32_t i)
 {
-    delete_slot(t, find_slot(t, t->pairs[i].key));
+    bool removed = gy_hash_map_remove(&t->index, t->pairs[i].key, NULL);
+    assert(removed);
+    (void)removed;
     uint32_t last = t->pair_count - 1u;
     if (i != last) {
-        t->slots[find_slot(t, t->pairs[last].key)] = i;
+        uint64_t *moved = gy_hash_map_find(&t->index, t->pairs[last].key);
+        assert(moved != NULL);
+        *moved = i;
         t->pairs[i] = t->pairs[last];
     }
     t->pair_count = last;
@@ -178,14 +112,15 @@ void gy_contact_tracker_init(gy_contact_tracker *t, const gy_contact_tracker_def
         t->on_event = def->on_event;
         t->on_event_ctx = def->on_event_ctx;
     }
+    gy_hash_map_init(&t->index, t->allocator);
 }
 
 void gy_contact_tracker_fini(gy_contact_tracker *t)
 {
     if (t->pairs != NULL)
         gy_free(t->allocator, t->pairs, (size_t)t->pair_capacity * sizeof *t->pairs);
-    if (t->slots != NULL)
-        gy_free(t->allocator, t->slots, (size_t)t->slot_capacity * sizeof *t->slots);
+    gy_hash_map_fini(&t->index);
+    gy_u32_array_free(t->allocator, &t->found);
     if (t->events != NULL)
         gy_free(t->allocator, t->events, (size_t)t->event_capacity * sizeof *t->events);
     *t = (gy_contact_tracker){0};
@@ -199,10 +134,7 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
     if (contacts == NULL && count > 0)
         return GY_ERR_INVALID_ARGUMENT;
 
-    /* Validate everything and size every array before touching state, so a bad contact or a
-     * failed allocation leaves the tracker as it was. Sizing for "every contact is a new pair"
-     * costs memory (about twice the peak) but saves a hash lookup per contact each tick; the
-     * extra capacity is never touched. */
+    /* Validate everything first, so a bad contact leaves the tracker as it was. */
     for (uint32_t i = 0; i < count; i++) {
         gy_result r = check_contact(&contacts[i]);
         if (r != GY_OK)
@@ -210,52 +142,64 @@ gy_result gy_contact_tracker_update(gy_contact_tracker *t, uint64_t tick,
     }
     if (count > UINT32_MAX - t->pair_count)
         return GY_ERR_CAPACITY;
-    uint32_t most = t->pair_count + count;
-    gy_result r = reserve(t, most, events_needed(t, most));
+    gy_result r = gy_u32_array_reserve(t->allocator, &t->found, count);
+    if (r != GY_OK)
+        return r;
+
+    /* Every contact is looked up before anything changes: that counts the new pairs, so the pairs,
+     * the events and the index are sized for what this update adds (nothing, once a pile has
+     * formed) and a failed allocation changes nothing. The index is cold after a step (the
+     * adapter's solver has been through the cache since) and each contact lands somewhere random
+     * in it, so its slots are prefetched AHEAD contacts early. */
+    enum { AHEAD = 32 };
+    uint32_t missing = 0;
+    for (uint32_t j = 0; j < AHEAD && j < count; j++)
+        gy_hash_map_prefetch(&t->index, key_of(&contacts[j]));
+    for (uint32_t i = 0; i < count; i++) {
+        if (i + AHEAD < count)
+            gy_hash_map_prefetch(&t->index, key_of(&contacts[i + AHEAD]));
+        const uint64_t *v = gy_hash_map_find(&t->index, key_of(&contacts[i]));
+        t->found.items[i] = v != NULL ? (uint32_t)*v : UINT32_MAX;
+        missing += v == NULL;
+    }
+    uint32_t most = t->pair_count + missing;
+    r = reserve(t, most, events_needed(t, most));
     if (r != GY_OK)
         return r;
 
     t->has_tick = true;
     t->last_tick = tick;
-    /* The table and the pairs are cold after a step (the adapter's solver has been through the
-     * cache since) and each contact lands somewhere random in both: two misses per contact, in a
-     * row. So the hashes run AHEAD contacts in front: the table slot is fetched AHEAD contacts
-     * early, the pair it names AHEAD / 2 early. Only hints; the lookup below is the real one. */
-    enum { AHEAD = 16 };
-    uint32_t hashes[AHEAD];
-    uint32_t mask = t->slot_capacity - 1u;
-    for (uint32_t j = 0; j < AHEAD && j < count; j++) {
-        hashes[j] = key_hash(key_of(&contacts[j]));
-        __builtin_prefetch(&t->slots[hashes[j] & mask]);
-    }
+    /* The pairs are cold too: each is prefetched AHEAD / 2 contacts early. A pair found stays
+     * where it is (nothing is removed here); a contact whose pair was not found may meet it added
+     * by an earlier contact of this update (the adapter listed the pair twice), which the upsert
+     * sees. */
     for (uint32_t i = 0; i < count; i++) {
         const gy_contact *c = &contacts[i];
-        pair_key k = key_of(c);
-        uint32_t h = hashes[i % AHEAD];
-        if (i + AHEAD < count) {
-            uint32_t next = key_hash(key_of(&contacts[i + AHEAD]));
-            hashes[i % AHEAD] = next;
-            __builtin_prefetch(&t->slots[next & mask]);
+        if (i + AHEAD / 2 < count && t->found.items[i + AHEAD / 2] != UINT32_MAX) {
+            const char *pair = (const char *)&t->pairs[t->found.items[i + AHEAD / 2]];
+            __builtin_prefetch(pair, 1);
+            __builtin_prefetch(pair + 64, 1);
+            __builtin_prefetch(pair + 128, 1);
+            __builtin_prefetch(pair + sizeof *t->pairs - 1u, 1);
         }
-        if (i + AHEAD / 2 < count) {
-            uint32_t near = t->slots[hashes[(i + AHEAD / 2) % AHEAD] & mask];
-            if (near != EMPTY_SLOT) {
-                const char *pair = (const char *)&t->pairs[near];
-                __builtin_prefetch(pair, 1);
-                __builtin_prefetch(pair + 64, 1);
-                __builtin_prefetch(pair + 128, 1);
-                __builtin_prefetch(pair + sizeof *t->pairs - 1u, 1);
+        uint32_t at = t->found.items[i];
+        if (at == UINT32_MAX) {
+            gy_map_key k = key_of(c);
+            uint64_t *v;
+            bool inserted;
+            gy_result added = gy_hash_map_upsert(&t->index, k, &v, &inserted);
+            assert(added == GY_OK); /* reserve() made room for every missing pair */
+            (void)added;
+            if (inserted) {
+                uint32_t n = t->pair_count++;
+                *v = n;
+                t->pairs[n] = (gy_contact_pair_){
+                    .key = k, .ev.contact = *c, .seen_tick = tick, .entering = true};
+                continue;
             }
+            at = (uint32_t)*v;
         }
-        uint32_t s = find_slot_hashed(t, k, h);
-        if (t->slots[s] == EMPTY_SLOT) {
-            uint32_t n = t->pair_count++;
-            t->slots[s] = n;
-            t->pairs[n] =
-                (gy_contact_pair_){.key = k, .ev.contact = *c, .seen_tick = tick, .entering = true};
-            continue;
-        }
-        gy_contact_pair_ *p = &t->pairs[t->slots[s]];
+        gy_contact_pair_ *p = &t->pairs[at];
         if (p->seen_tick == tick) {
             t->stats.duplicates++;
             if (c->penetration > p->ev.contact.penetration)
@@ -339,8 +283,7 @@ gy_result gy_contact_tracker_stop(gy_contact_tracker *t, uint64_t tick)
         return r;
     for (uint32_t i = 0; i < t->pair_count; i++)
         emit(t, tick, GY_CONTACT_EVENT_EXIT, &t->pairs[i], true);
-    if (t->slots != NULL)
-        memset(t->slots, 0xff, (size_t)t->slot_capacity * sizeof *t->slots);
+    gy_hash_map_clear(&t->index);
     t->pair_count = 0;
     t->stats.pairs = 0;
     t->has_tick = false;

@@ -12,15 +12,18 @@
  * table, where new pairs are appended in the order the adapter first lists them and an exited
  * pair's place is taken by the last pair. Nothing allocates once the tracked pairs plus the
  * adapter's list length have reached their peak, provided the caller clears the event array each
- * tick. Memory: about 2 x peak x (160 B pair + 144 B event) + 16 B per peak pair of hash table.
+ * tick. Memory: about peak x (160 B pair + 144 B event + 64 to 128 B of hash map + 4 B per
+ * contact).
  *
  * Threading: a tracker belongs to the physics thread. No function here is thread-safe; the event
  * array is read on the physics thread (copied into the reply queue), never from another thread. */
 #ifndef GYRE_CONTACT_EVENTS_H
 #define GYRE_CONTACT_EVENTS_H
 
+#include "gyre/array.h"
 #include "gyre/backend/backend.h"
 #include "gyre/core.h"
+#include "gyre/hash_map.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,8 +86,8 @@ typedef struct gy_contact_tracker {
     void *on_event_ctx;
     gy_contact_pair_ *pairs; /* dense, in event order */
     uint32_t pair_count, pair_capacity;
-    uint32_t *slots; /* open addressing, linear probing: pair index or UINT32_MAX for empty */
-    uint32_t slot_capacity; /* 0 or a power of two, at least twice the pair capacity in use */
+    gy_hash_map index;  /* collider pair (lower handle, higher) -> index in pairs */
+    gy_u32_array found; /* per contact of an update: its pair's index, UINT32_MAX for none */
     gy_contact_event *events;
     uint32_t event_count, event_capacity;
     bool has_tick;

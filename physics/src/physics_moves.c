@@ -84,18 +84,9 @@ static gy_pose waypoint(const gy_phys_move *m, double t)
     gy_pose out;
     out.position = gy_v3_add(m->start.position,
                              gy_v3_scale(gy_v3_sub(m->target.position, m->start.position), t));
-    gy_quat dq =
-        gy_quat_normalize(gy_quat_mul(m->target.rotation, gy_quat_conj(m->start.rotation)));
-    if (dq.w < 0.0) {
-        dq.x = -dq.x;
-        dq.y = -dq.y;
-        dq.z = -dq.z;
-        dq.w = -dq.w;
-    }
-    gy_vec3 axis = gy_v3(dq.x, dq.y, dq.z);
-    double s = gy_v3_len(axis);
-    if (s > 1e-12) {
-        double angle = 2.0 * atan2(s, dq.w);
+    gy_vec3 axis;
+    double s, angle = gy_quat_turn(m->start.rotation, m->target.rotation, &axis, &s);
+    if (angle > 0.0) {
         out.rotation = gy_quat_normalize(gy_quat_mul(
             gy_quat_axis_angle(gy_v3_scale(axis, 1.0 / s), angle * t), m->start.rotation));
     } else {

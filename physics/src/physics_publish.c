@@ -496,9 +496,8 @@ static bool frame_reserve(gy_phys_sim *p, gy_phys_frame *f, uint32_t need)
 {
     if (need <= f->capacity)
         return true;
-    uint32_t cap = f->capacity ? f->capacity : 64u;
-    while (cap < need)
-        cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
+    uint64_t grown = gy_capacity_for(f->capacity, 64u, need);
+    uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
     gy_proxy *a = gy_realloc(p->cfg->alloc, f->proxies, (size_t)f->capacity * sizeof(gy_proxy),
                              (size_t)cap * sizeof(gy_proxy));
     if (a == NULL)

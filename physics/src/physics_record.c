@@ -49,9 +49,8 @@ static gy_result ids_reserve(gy_phys_game *p, uint32_t need)
 {
     if (need <= p->ids.capacity)
         return GY_OK;
-    uint32_t cap = p->ids.capacity ? p->ids.capacity : 64u;
-    while (cap < need)
-        cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
+    uint64_t grown = gy_capacity_for(p->ids.capacity, 64u, need);
+    uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
     uint32_t *m = gy_realloc(p->cfg->alloc, p->ids.live, (size_t)p->ids.capacity * sizeof(uint32_t),
                              (size_t)cap * sizeof(uint32_t));
     if (m == NULL)

@@ -13,9 +13,8 @@ static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity,
 {
     if (need <= *capacity)
         return GY_OK;
-    uint32_t cap = *capacity ? *capacity : 64u;
-    while (cap < need)
-        cap = cap > UINT32_MAX / 2u ? need : cap * 2u;
+    uint64_t grown = gy_capacity_for(*capacity, 64u, need);
+    uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
     void *t = gy_realloc(p->cfg->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
     if (t == NULL)
         return GY_ERR_OUT_OF_MEMORY;

@@ -807,9 +807,7 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
 {
     if (need <= qs->capacity)
         return GY_OK;
-    uint64_t cap = qs->capacity ? qs->capacity : 64u;
-    while (cap < need)
-        cap *= 2u;
+    uint64_t cap = gy_capacity_for(qs->capacity, 64u, need);
     if (cap > GY_QUERY_SNAPSHOT_MAX_SLOTS)
         cap = GY_QUERY_SNAPSHOT_MAX_SLOTS;
     /* Directories first: growing them further than the block is harmless. */
@@ -2431,28 +2429,16 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
     gy_result r = check_query_args(v, filter, collector, hits, capacity, count);
     if (r != GY_OK)
         return r;
-    if (shape == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
     /* The same checks, in the same order, as the adapters' live casts. */
-    r = gy_validate_shape(shape);
-    if (r == GY_OK)
-        r = gy_validate_pose(pose);
+    r = gy_validate_query_shape(shape, pose);
     if (r != GY_OK)
         return r;
-    switch (shape->type) {
-    case GY_SHAPE_SPHERE:
-    case GY_SHAPE_BOX:
-    case GY_SHAPE_CAPSULE:
-        break;
-    case GY_SHAPE_HULL:
+    if (shape->type == GY_SHAPE_HULL) {
         if (hull == NULL)
             return GY_ERR_STALE_HANDLE;
         r = gy_validate_hull_def(hull);
         if (r != GY_OK)
             return r;
-        break;
-    default:
-        return GY_ERR_UNSUPPORTED;
     }
     r = gy_validate_vector(translation, GY_MAX_MAGNITUDE);
     if (r != GY_OK)

@@ -90,12 +90,28 @@ static void test_array_out_of_memory_leaves_the_array_unchanged(void **state)
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* Growth doubles from the current capacity (or the first one) to the least that fits, and the
+ * 64-bit answer shows a caller when it passes a 32-bit limit. */
+static void test_array_capacity_doubles_to_the_least_that_fits(void **state)
+{
+    (void)state;
+    assert_true(gy_capacity_for(0, 8u, 0) == 8u);
+    assert_true(gy_capacity_for(0, 8u, 8) == 8u);
+    assert_true(gy_capacity_for(0, 8u, 9) == 16u);
+    assert_true(gy_capacity_for(0, 64u, 1000) == 1024u);
+    assert_true(gy_capacity_for(24u, 8u, 25) == 48u);
+    assert_true(gy_capacity_for(24u, 8u, 20) == 24u);
+    assert_true(gy_capacity_for(1u << 31, 8u, (1ull << 31) + 1u) == 1ull << 32);
+    assert_true(gy_capacity_for(3u, 8u, UINT32_MAX) == 3ull << 31);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_push_keeps_every_item_in_order),
         cmocka_unit_test(test_array_reserved_array_does_not_allocate_again),
         cmocka_unit_test(test_array_out_of_memory_leaves_the_array_unchanged),
+        cmocka_unit_test(test_array_capacity_doubles_to_the_least_that_fits),
     };
     return cmocka_run_group_tests_name("array", tests, NULL, NULL);
 }

@@ -219,6 +219,35 @@ static void test_hash_map_iteration_visits_each_live_entry_once(void **state)
     gy_hash_map_fini(&m);
 }
 
+/* A prefetch is only a hint: on a zero-initialised, an emptied or a populated map it changes no
+ * entry, count or table. */
+static void test_hash_map_prefetch_changes_nothing(void **state)
+{
+    (void)state;
+    gy_hash_map zero = {0};
+    gy_hash_map_prefetch(&zero, key_n(1));
+    assert_null(zero.slots);
+    assert_int_equal(zero.count, 0);
+    gy_hash_map m;
+    gy_hash_map_init(&m, NULL);
+    gy_hash_map_prefetch(&m, key_n(1));
+    for (uint32_t k = 0; k < 300; k++)
+        assert_result(gy_hash_map_put(&m, key_n(k), k + 7u), GY_OK);
+    const gy_map_slot_ *slots = m.slots;
+    uint32_t capacity = m.capacity;
+    for (uint32_t k = 0; k < 600; k++)
+        gy_hash_map_prefetch(&m, key_n(k));
+    assert_ptr_equal(m.slots, slots);
+    assert_int_equal(m.capacity, capacity);
+    assert_int_equal(m.count, 300);
+    for (uint32_t k = 0; k < 300; k++)
+        assert_int_equal(*gy_hash_map_find(&m, key_n(k)), k + 7u);
+    gy_hash_map_clear(&m);
+    gy_hash_map_prefetch(&m, key_n(3));
+    assert_null(gy_hash_map_find(&m, key_n(3)));
+    gy_hash_map_fini(&m);
+}
+
 static void test_hash_map_clear_empties_and_keeps_the_table(void **state)
 {
     (void)state;
@@ -317,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_hash_map_random_operations_agree_with_a_reference),
         cmocka_unit_test(test_hash_map_grows_and_keeps_every_entry),
         cmocka_unit_test(test_hash_map_iteration_visits_each_live_entry_once),
+        cmocka_unit_test(test_hash_map_prefetch_changes_nothing),
         cmocka_unit_test(test_hash_map_clear_empties_and_keeps_the_table),
         cmocka_unit_test(test_hash_map_churn_at_peak_size_neither_allocates_nor_grows),
         cmocka_unit_test(test_hash_map_out_of_memory_leaves_the_map_unchanged),

@@ -272,8 +272,8 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
         }
         load_cell(fx, k, ids[slot], at[slot]);
         const gy_ode_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
-        if (g->cells_used > peak_cells)
-            peak_cells = g->cells_used;
+        if (g->cells.count > peak_cells)
+            peak_cells = g->cells.count;
         if (k % CHECK_EVERY == 0)
             check_resident(fx, ids, at, k + 1 - WINDOW, k + 1, gone, PER_CELL);
     }
@@ -281,7 +281,7 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
      * touched 1,600. Emptied cells are kept until there are 64 of them and they outnumber the
      * others; one load adds at most 4 before the next release trims. */
     const gy_ode_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
-    assert_true(g->cells_used - g->cells_empty <= WINDOW * 4u);
+    assert_true(g->cells.count - g->cells_empty <= WINDOW * 4u);
     assert_true(peak_cells <= WINDOW * 4u + 64u + 4u);
     check_resident(fx, ids, at, WALK - WINDOW, WALK, gone, 0);
 

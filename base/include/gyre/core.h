@@ -96,6 +96,16 @@ void *gy_alloc_zeroed(const gy_allocator *a, size_t size);
 void *gy_realloc(const gy_allocator *a, void *ptr, size_t old_size, size_t new_size);
 void gy_free(const gy_allocator *a, void *ptr, size_t size);
 
+/* The capacity a growable block doubles to, from `capacity` (or `first` when that is 0), to hold
+ * `need` items. 64-bit, so a caller compares it with its own limit before narrowing it. */
+static inline uint64_t gy_capacity_for(uint32_t capacity, uint32_t first, uint64_t need)
+{
+    uint64_t cap = capacity != 0 ? capacity : first;
+    while (cap < need)
+        cap *= 2u;
+    return cap;
+}
+
 /* Grows *array (element size `elem`) so it holds at least `need` elements, doubling capacity.
  * Returns GY_OK or GY_ERR_OUT_OF_MEMORY (leaving the array untouched). */
 gy_result gy_array_reserve(const gy_allocator *a, void **array, uint32_t *capacity, uint32_t need,

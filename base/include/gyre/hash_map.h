@@ -88,6 +88,15 @@ static inline uint64_t *gy_hash_map_find(const gy_hash_map *m, gy_map_key key)
     }
 }
 
+/* Asks the cache for the slot where a lookup of `key` starts, for a caller about to look up many
+ * keys that are cold (a pair list read after a physics step): issued a few keys ahead, it overlaps
+ * their misses. Only a hint; any map, empty included, is fine. */
+static inline void gy_hash_map_prefetch(const gy_hash_map *m, gy_map_key key)
+{
+    if (m->capacity != 0)
+        __builtin_prefetch(&m->slots[gy_map_key_hash(key) & (m->capacity - 1u)]);
+}
+
 /* Finds `key` or adds it in one probe: *value points at its value (a new entry's is 0) and
  * *inserted says which. GY_ERR_OUT_OF_MEMORY (the map unchanged) when a new key needs a larger
  * table that cannot be allocated. */

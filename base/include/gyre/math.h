@@ -107,6 +107,22 @@ static inline gy_quat gy_quat_axis_angle(gy_vec3 axis, double angle)
     gy_quat r = {axis.x * s, axis.y * s, axis.z * s, cos(angle * 0.5)};
     return r;
 }
+/* The turn taking rotation `from` to `to` the shorter way round: returns its angle (radians,
+ * 0..pi) and sets *axis to the turn's axis scaled by sin(angle / 2), and *sin_half to that length.
+ * A turn whose sin(angle / 2) is at most 1e-12 counts as none: angle 0. */
+static inline double gy_quat_turn(gy_quat from, gy_quat to, gy_vec3 *axis, double *sin_half)
+{
+    gy_quat dq = gy_quat_normalize(gy_quat_mul(to, gy_quat_conj(from)));
+    if (dq.w < 0.0) {
+        dq.x = -dq.x;
+        dq.y = -dq.y;
+        dq.z = -dq.z;
+        dq.w = -dq.w;
+    }
+    *axis = gy_v3(dq.x, dq.y, dq.z);
+    *sin_half = gy_v3_len(*axis);
+    return *sin_half > 1e-12 ? 2.0 * atan2(*sin_half, dq.w) : 0.0;
+}
 /* Scene-file Euler angles in degrees, applied yaw (Y), then pitch (X), then roll (Z):
  * q = qy * qx * qz. */
 static inline gy_quat gy_quat_from_euler_deg(gy_vec3 deg)

@@ -226,6 +226,13 @@ gy_result gy_validate_hull_def(const gy_hull_def *def);
  * (GY_ERR_INVALID_ARGUMENT for NULL). Not checked: that it is convex. */
 gy_result gy_validate_hull(const struct gy_hull *hull);
 gy_result gy_validate_query_filter(const gy_query_filter *filter);
+/* A body's mass set after creation: GY_ERR_NON_FINITE when not finite, GY_ERR_INVALID_ARGUMENT
+ * unless > 0 (kg). */
+gy_result gy_validate_mass(double mass);
+/* A shape and pose for a shape cast or overlap: GY_ERR_INVALID_ARGUMENT for a null shape, the
+ * errors of gy_validate_shape and gy_validate_pose, GY_ERR_UNSUPPORTED for a shape other than a
+ * sphere, box, capsule or hull. A hull's resource is not resolved here (the caller does that). */
+gy_result gy_validate_query_shape(const gy_shape *shape, gy_pose pose);
 /* A material: finite friction and restitution >= 0, known combine modes. */
 gy_result gy_validate_material(const gy_material *material);
 /* A pose as every boundary takes it: GY_ERR_NON_FINITE for a non-finite component,
