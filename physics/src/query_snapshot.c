@@ -872,6 +872,8 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
         qs->views[v].trees[TREE_MOVING] = &qs->views[v].moving_tree;
     }
     gy_bvh_editor_init(&qs->static_editor);
+    /* Logging starts with the first other copy (see own_static_tree). */
+    gy_bvh_editor_set_logging(&qs->static_editor, a, false);
     qs->static_trees[0] = gy_alloc_zeroed(a, sizeof *qs->static_trees[0]);
     if (qs->static_trees[0] == NULL) {
         gy_query_snapshot_destroy(qs);
@@ -1248,6 +1250,9 @@ static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
     assert(pick < GY_BVH_MIRRORS);
     if (pick == GY_BVH_MIRRORS)
         return GY_ERR_OUT_OF_MEMORY; /* unreachable: two buffers hold at most two copies */
+    /* The master logs its edits for the other copies only while there are any. */
+    if (gy_bvh_editor_set_logging(&qs->static_editor, qs->alloc, true) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     qs_tree *t = qs->static_trees[pick];
     if (t == NULL) {
         if ((t = gy_alloc_zeroed(qs->alloc, sizeof *t)) == NULL)
@@ -1483,9 +1488,15 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
             qs->pool = p->next;
             gy_free(qs->alloc, p, sizeof *p);
         }
-        for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
+        bool others = false;
+        for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++) {
             if (i != qs->master && qs->static_trees[i] != NULL && qs->static_trees[i]->refs == 0)
                 tree_free(qs, i);
+            others = others || (i != qs->master && qs->static_trees[i] != NULL);
+        }
+        /* With no other copy left, nothing needs the master's logs: the next copy is whole. */
+        if (!others)
+            gy_bvh_editor_set_logging(&qs->static_editor, qs->alloc, false);
     }
     return GY_OK;
 }
