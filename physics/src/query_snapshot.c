@@ -178,9 +178,10 @@ struct gy_query_snapshot {
     gy_bvh moving_tree;
     qs_tree *static_trees[GY_BVH_MIRRORS]; /* NULL where none was made (or it was retired) */
     uint32_t master;
-    bool static_tree_stale;      /* a static's box changed since the last publish */
-    gy_bvh_editor static_editor; /* attached to the master; logs what each other copy lacks */
-    gy_bvh_builder builder;
+    bool static_tree_stale;        /* a static's box changed since the last publish */
+    gy_bvh_editor static_editor;   /* attached to the master; logs what each other copy lacks */
+    gy_bvh_builder builder;        /* the moving tree's */
+    gy_bvh_builder static_builder; /* kept while statics change, like the spare copies */
     gy_query_snapshot_stats stats;
 };
 
@@ -960,6 +961,7 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
         tree_free(qs, i);
     gy_bvh_builder_fini(&qs->builder, a);
+    gy_bvh_builder_fini(&qs->static_builder, a);
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
     gy_free(a, qs->anchors, (size_t)qs->anchor_capacity * sizeof *qs->anchors);
@@ -1302,7 +1304,8 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     for (int g = 0; g < TREE_COUNT; g++) {
         if (!qs->membership_changed[g] && !(periodic && qs->moved_since_build[g]))
             continue;
-        gy_result r = gy_bvh_build(qs->trees[g], &qs->builder, qs->alloc, qs->members[g],
+        gy_bvh_builder *builder = g == TREE_STATIC ? &qs->static_builder : &qs->builder;
+        gy_result r = gy_bvh_build(qs->trees[g], builder, qs->alloc, qs->members[g],
                                    qs->member_count[g], qs->boxes, qs->capacity);
         if (r != GY_OK) {
             qs->membership_changed[g] = true; /* retried by the next publish */
@@ -1473,7 +1476,8 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     qs->stats.publishes = sequence;
     gy_triple_buffer_publish(qs->tb, tick);
     /* Streaming statics copies pages and switches tree copies at every publish or so, and takes
-     * spares from the pool; once statics have stayed put for a while the spares go back to the
+     * spares from the pool; once statics have stayed put for a while the spares (with the edit
+     * logs and the static tree's build scratch, which only changing statics use) go back to the
      * allocator, so a level that stopped changing keeps one copy of its statics. A static tree
      * edited in place keeps its spares for REBUILD_PERIOD publishes, so that streaming in bursts
      * a few ticks apart neither allocates nor copies the whole tree again; a smaller one is
@@ -1497,6 +1501,7 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
         /* With no other copy left, nothing needs the master's logs: the next copy is whole. */
         if (!others)
             gy_bvh_editor_set_logging(&qs->static_editor, qs->alloc, false);
+        gy_bvh_builder_fini(&qs->static_builder, qs->alloc);
     }
     return GY_OK;
 }

@@ -18,9 +18,10 @@
  * own moving tree and kinematic, dynamic and plane entries and is brought up to date, when it is
  * next written, with exactly the entries that changed since it was last written, so publishing
  * costs what moved, not what exists: 100,000 untouched statics cost nothing per publish. Once the
- * snapshot has reached its peak size, publishing never allocates (spare pages and tree copies are
- * kept while statics change, and returned once they have stayed put for 64 publishes, or two
- * for a static tree small enough to be rebuilt at every change).
+ * snapshot has reached its peak size, publishing never allocates (spare pages, tree copies, the
+ * static tree's edit logs and its build scratch are kept while statics change, and returned once
+ * they have stayed put for 64 publishes, or two for a static tree small enough to be rebuilt at
+ * every change).
  *
  * Hull and mesh geometry are immutable, refcounted blobs created on the writer's thread. The
  * creator holds one reference, every live entry using a blob holds one, and every buffer that
