@@ -155,9 +155,10 @@ struct gy_query_snapshot {
     uint32_t quiet;          /* publishes since the last one that copied a page or switched trees */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
-    uint32_t *members[GROUP_COUNT]; /* slots per group */
-    uint32_t *dirty[DIRTY_LISTS];   /* slots changed since buffer b (or the trees) last caught up */
-    uint32_t *static_pending;       /* slots marked STATIC_PENDING */
+    uint32_t *members[GROUP_COUNT]; /* slots per group; grown as a group grows, never shrunk */
+    uint32_t member_capacity[GROUP_COUNT];
+    uint32_t *dirty[DIRTY_LISTS]; /* slots changed since buffer b (or the trees) last caught up */
+    uint32_t *static_pending;     /* slots marked STATIC_PENDING */
     uint8_t *group;
     uint8_t *dirty_bits;
     uint8_t *static_flags;
@@ -765,8 +766,8 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
-        dirty_bits, static_flags, size;
+    size_t boxes, member_pos, dirty[DIRTY_LISTS], static_pending, group, dirty_bits, static_flags,
+        size;
 } slot_layout;
 
 static slot_layout layout_for(uint32_t cap)
@@ -777,10 +778,6 @@ static slot_layout layout_for(uint32_t cap)
     o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
     o += n * sizeof(uint32_t);
-    for (int i = 0; i < GROUP_COUNT; i++) {
-        l.members[i] = o;
-        o += n * sizeof(uint32_t);
-    }
     for (unsigned i = 0; i < DIRTY_LISTS; i++) {
         l.dirty[i] = o;
         o += n * sizeof(uint32_t);
@@ -828,12 +825,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     carry(b + l.static_flags, qs->static_flags, 1, old, add, 0);
     carry(b + l.static_pending, qs->static_pending, sizeof(uint32_t), qs->static_pending_count,
           (uint32_t)cap - qs->static_pending_count, 0);
-    for (int i = 0; i < GROUP_COUNT; i++) {
-        uint32_t *dst = (uint32_t *)(void *)(b + l.members[i]);
-        if (qs->member_count[i])
-            memcpy(dst, qs->members[i], (size_t)qs->member_count[i] * sizeof *dst);
-        qs->members[i] = dst;
-    }
     for (unsigned i = 0; i < DIRTY_LISTS; i++) {
         uint32_t *dst = (uint32_t *)(void *)(b + l.dirty[i]);
         if (qs->dirty_count[i])
@@ -965,6 +956,8 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
     gy_free(a, qs->anchors, (size_t)qs->anchor_capacity * sizeof *qs->anchors);
+    for (int g = 0; g < GROUP_COUNT; g++)
+        gy_free(a, qs->members[g], (size_t)qs->member_capacity[g] * sizeof *qs->members[g]);
     gy_triple_buffer_destroy(qs->tb);
     gy_free(a, qs, sizeof *qs);
 }
@@ -1030,6 +1023,14 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     if (r != GY_OK)
         return r;
     uint8_t old_group = qs->group[slot], new_group = group_of(&n);
+    if (new_group != old_group) {
+        /* Per group rather than per slot: a level of statics carries no mover lists. */
+        r = gy_array_reserve(qs->alloc, (void **)&qs->members[new_group],
+                             &qs->member_capacity[new_group], qs->member_count[new_group] + 1u,
+                             sizeof *qs->members[new_group]);
+        if (r != GY_OK)
+            return r;
+    }
     if (new_group == TREE_MOVING && old_group != TREE_MOVING) {
         r = gy_array_reserve(qs->alloc, (void **)&qs->anchors, &qs->anchor_capacity,
                              qs->member_count[TREE_MOVING] + 1u, sizeof *qs->anchors);
