@@ -111,6 +111,37 @@ void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a)
     memset(b, 0, sizeof *b);
 }
 
+/* Replaces the editor's logs (dirty bits and per-mirror lists) with arrays of n entries, keeping
+ * what is logged; old is the size of the current ones (0: none). */
+static gy_result resize_logs(gy_bvh_editor *e, const gy_allocator *a, uint32_t old, uint32_t n)
+{
+    uint8_t *dirty = gy_alloc(a, n);
+    uint32_t *lists[GY_BVH_MIRRORS];
+    bool ok = dirty != NULL;
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
+        lists[m] = gy_alloc(a, (size_t)n * sizeof *lists[m]);
+        ok = ok && lists[m] != NULL;
+    }
+    if (!ok) {
+        gy_free(a, dirty, n);
+        for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
+            gy_free(a, lists[m], (size_t)n * sizeof *lists[m]);
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    if (old)
+        memcpy(dirty, e->dirty, old);
+    memset(dirty + old, 0, n - old);
+    gy_free(a, e->dirty, old);
+    e->dirty = dirty;
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
+        if (old)
+            memcpy(lists[m], e->lists[m], (size_t)e->counts[m] * sizeof *lists[m]);
+        gy_free(a, e->lists[m], (size_t)old * sizeof *e->lists[m]);
+        e->lists[m] = lists[m];
+    }
+    return GY_OK;
+}
+
 /* The editor's per-node arrays follow the node array's capacity. */
 static gy_result reserve_editor(gy_bvh_editor *e, const gy_allocator *a, uint32_t nodes)
 {
@@ -120,36 +151,18 @@ static gy_result reserve_editor(gy_bvh_editor *e, const gy_allocator *a, uint32_
     if (cap > GY_BVH_MAX_ITEMS)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t old = e->capacity, n = (uint32_t)cap;
-    uint8_t *height = gy_alloc(a, n), *dirty = gy_alloc(a, n);
-    uint32_t *lists[GY_BVH_MIRRORS];
-    bool ok = height != NULL && dirty != NULL;
-    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
-        lists[m] = gy_alloc(a, (size_t)n * sizeof *lists[m]);
-        ok = ok && lists[m] != NULL;
-    }
-    if (!ok) {
+    uint8_t *height = gy_alloc(a, n);
+    if (height == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    if (e->logging && resize_logs(e, a, old, n) != GY_OK) {
         gy_free(a, height, n);
-        gy_free(a, dirty, n);
-        for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
-            gy_free(a, lists[m], (size_t)n * sizeof *lists[m]);
         return GY_ERR_OUT_OF_MEMORY;
     }
-    if (old) {
+    if (old)
         memcpy(height, e->height, old);
-        memcpy(dirty, e->dirty, old);
-        for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
-            memcpy(lists[m], e->lists[m], (size_t)e->counts[m] * sizeof *lists[m]);
-    }
     memset(height + old, 0, n - old);
-    memset(dirty + old, 0, n - old);
     gy_free(a, e->height, old);
-    gy_free(a, e->dirty, old);
     e->height = height;
-    e->dirty = dirty;
-    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
-        gy_free(a, e->lists[m], (size_t)old * sizeof *e->lists[m]);
-        e->lists[m] = lists[m];
-    }
     e->capacity = n;
     return GY_OK;
 }
@@ -170,7 +183,7 @@ static gy_result reserve_tree(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes
 static void log_node(gy_bvh *bvh, uint32_t n)
 {
     gy_bvh_editor *e = bvh->editor;
-    if (e == NULL)
+    if (e == NULL || !e->logging)
         return;
     uint8_t seen = e->dirty[n];
     for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
@@ -700,14 +713,34 @@ void gy_bvh_editor_init(gy_bvh_editor *e)
 {
     memset(e, 0, sizeof *e);
     e->free_head = GY_BVH_NONE;
+    e->logging = true;
+}
+
+gy_result gy_bvh_editor_set_logging(gy_bvh_editor *e, const gy_allocator *a, bool on)
+{
+    if (on == e->logging)
+        return GY_OK;
+    if (on) {
+        if (e->capacity && resize_logs(e, a, 0, e->capacity) != GY_OK)
+            return GY_ERR_OUT_OF_MEMORY;
+        e->logging = true;
+        return GY_OK;
+    }
+    gy_free(a, e->dirty, e->capacity);
+    e->dirty = NULL;
+    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
+        gy_free(a, e->lists[m], (size_t)e->capacity * sizeof *e->lists[m]);
+        e->lists[m] = NULL;
+        e->counts[m] = 0;
+    }
+    e->logging = false;
+    return GY_OK;
 }
 
 void gy_bvh_editor_fini(gy_bvh_editor *e, const gy_allocator *a)
 {
+    gy_bvh_editor_set_logging(e, a, false);
     gy_free(a, e->height, e->capacity);
-    gy_free(a, e->dirty, e->capacity);
-    for (unsigned m = 0; m < GY_BVH_MIRRORS; m++)
-        gy_free(a, e->lists[m], (size_t)e->capacity * sizeof *e->lists[m]);
     gy_bvh_editor_init(e);
 }
 

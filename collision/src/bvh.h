@@ -73,7 +73,9 @@ typedef struct gy_bvh {
 
 /* Writer-side state of a tree edited in place: node heights, the free pairs and, per mirror, the
  * nodes that mirror has not seen yet. Per-node arrays grow with the tree's node array and are
- * never shrunk, so editing allocates nothing once the tree has reached its peak size. */
+ * never shrunk, so editing allocates nothing once the tree has reached its peak size. The logs
+ * (dirty bits and lists, 13 of the 14 bytes a node) exist only while logging is on, so a tree with
+ * no mirrors need not carry them. */
 typedef struct gy_bvh_editor {
     uint8_t *height; /* per node: 0 for leaves, 1 + the taller child's otherwise */
     uint8_t *dirty;  /* per node: bit m set while mirror m lacks the node's current value */
@@ -81,6 +83,7 @@ typedef struct gy_bvh_editor {
     uint32_t counts[GY_BVH_MIRRORS];
     uint32_t capacity;  /* entries in each per-node array */
     uint32_t free_head; /* first node of a free pair, or GY_BVH_NONE */
+    bool logging;       /* dirty and lists exist and node writes are logged (the default) */
     uint64_t inserts, removes, rotations;
 } gy_bvh_editor;
 
@@ -217,6 +220,12 @@ bool gy_bvh_overlap(const gy_bvh *bvh, const gy_bvh_box *box, gy_bvh_overlap_fn 
 
 void gy_bvh_editor_init(gy_bvh_editor *e);
 void gy_bvh_editor_fini(gy_bvh_editor *e, const gy_allocator *a);
+
+/* Turns the logs on (allocating them for the current capacity, with nothing logged: every mirror
+ * must then take a whole copy before it can catch up by gy_bvh_mirror) or off (freeing them and
+ * forgetting what they held). Returns GY_OK, or GY_ERR_OUT_OF_MEMORY when turning on (unchanged).
+ */
+gy_result gy_bvh_editor_set_logging(gy_bvh_editor *e, const gy_allocator *a, bool on);
 
 /* Inserts `item` (< item_limit, not in the tree) with `box` into a tracked tree with an editor.
  * Returns GY_OK or GY_ERR_OUT_OF_MEMORY (the tree is unchanged). */

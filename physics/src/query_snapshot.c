@@ -155,9 +155,10 @@ struct gy_query_snapshot {
     uint32_t quiet;          /* publishes since the last one that copied a page or switched trees */
     gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
-    uint32_t *members[GROUP_COUNT]; /* slots per group */
-    uint32_t *dirty[DIRTY_LISTS];   /* slots changed since buffer b (or the trees) last caught up */
-    uint32_t *static_pending;       /* slots marked STATIC_PENDING */
+    uint32_t *members[GROUP_COUNT]; /* slots per group; grown as a group grows, never shrunk */
+    uint32_t member_capacity[GROUP_COUNT];
+    uint32_t *dirty[DIRTY_LISTS]; /* slots changed since buffer b (or the trees) last caught up */
+    uint32_t *static_pending;     /* slots marked STATIC_PENDING */
     uint8_t *group;
     uint8_t *dirty_bits;
     uint8_t *static_flags;
@@ -178,9 +179,10 @@ struct gy_query_snapshot {
     gy_bvh moving_tree;
     qs_tree *static_trees[GY_BVH_MIRRORS]; /* NULL where none was made (or it was retired) */
     uint32_t master;
-    bool static_tree_stale;      /* a static's box changed since the last publish */
-    gy_bvh_editor static_editor; /* attached to the master; logs what each other copy lacks */
-    gy_bvh_builder builder;
+    bool static_tree_stale;        /* a static's box changed since the last publish */
+    gy_bvh_editor static_editor;   /* attached to the master; logs what each other copy lacks */
+    gy_bvh_builder builder;        /* the moving tree's */
+    gy_bvh_builder static_builder; /* kept while statics change, like the spare copies */
     gy_query_snapshot_stats stats;
 };
 
@@ -764,8 +766,8 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t boxes, member_pos, members[GROUP_COUNT], dirty[DIRTY_LISTS], static_pending, group,
-        dirty_bits, static_flags, size;
+    size_t boxes, member_pos, dirty[DIRTY_LISTS], static_pending, group, dirty_bits, static_flags,
+        size;
 } slot_layout;
 
 static slot_layout layout_for(uint32_t cap)
@@ -776,10 +778,6 @@ static slot_layout layout_for(uint32_t cap)
     o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
     o += n * sizeof(uint32_t);
-    for (int i = 0; i < GROUP_COUNT; i++) {
-        l.members[i] = o;
-        o += n * sizeof(uint32_t);
-    }
     for (unsigned i = 0; i < DIRTY_LISTS; i++) {
         l.dirty[i] = o;
         o += n * sizeof(uint32_t);
@@ -827,12 +825,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     carry(b + l.static_flags, qs->static_flags, 1, old, add, 0);
     carry(b + l.static_pending, qs->static_pending, sizeof(uint32_t), qs->static_pending_count,
           (uint32_t)cap - qs->static_pending_count, 0);
-    for (int i = 0; i < GROUP_COUNT; i++) {
-        uint32_t *dst = (uint32_t *)(void *)(b + l.members[i]);
-        if (qs->member_count[i])
-            memcpy(dst, qs->members[i], (size_t)qs->member_count[i] * sizeof *dst);
-        qs->members[i] = dst;
-    }
     for (unsigned i = 0; i < DIRTY_LISTS; i++) {
         uint32_t *dst = (uint32_t *)(void *)(b + l.dirty[i]);
         if (qs->dirty_count[i])
@@ -872,6 +864,8 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
         qs->views[v].trees[TREE_MOVING] = &qs->views[v].moving_tree;
     }
     gy_bvh_editor_init(&qs->static_editor);
+    /* Logging starts with the first other copy (see own_static_tree). */
+    gy_bvh_editor_set_logging(&qs->static_editor, a, false);
     qs->static_trees[0] = gy_alloc_zeroed(a, sizeof *qs->static_trees[0]);
     if (qs->static_trees[0] == NULL) {
         gy_query_snapshot_destroy(qs);
@@ -958,9 +952,12 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
         tree_free(qs, i);
     gy_bvh_builder_fini(&qs->builder, a);
+    gy_bvh_builder_fini(&qs->static_builder, a);
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
     gy_free(a, qs->anchors, (size_t)qs->anchor_capacity * sizeof *qs->anchors);
+    for (int g = 0; g < GROUP_COUNT; g++)
+        gy_free(a, qs->members[g], (size_t)qs->member_capacity[g] * sizeof *qs->members[g]);
     gy_triple_buffer_destroy(qs->tb);
     gy_free(a, qs, sizeof *qs);
 }
@@ -1026,6 +1023,14 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     if (r != GY_OK)
         return r;
     uint8_t old_group = qs->group[slot], new_group = group_of(&n);
+    if (new_group != old_group) {
+        /* Per group rather than per slot: a level of statics carries no mover lists. */
+        r = gy_array_reserve(qs->alloc, (void **)&qs->members[new_group],
+                             &qs->member_capacity[new_group], qs->member_count[new_group] + 1u,
+                             sizeof *qs->members[new_group]);
+        if (r != GY_OK)
+            return r;
+    }
     if (new_group == TREE_MOVING && old_group != TREE_MOVING) {
         r = gy_array_reserve(qs->alloc, (void **)&qs->anchors, &qs->anchor_capacity,
                              qs->member_count[TREE_MOVING] + 1u, sizeof *qs->anchors);
@@ -1248,6 +1253,9 @@ static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
     assert(pick < GY_BVH_MIRRORS);
     if (pick == GY_BVH_MIRRORS)
         return GY_ERR_OUT_OF_MEMORY; /* unreachable: two buffers hold at most two copies */
+    /* The master logs its edits for the other copies only while there are any. */
+    if (gy_bvh_editor_set_logging(&qs->static_editor, qs->alloc, true) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     qs_tree *t = qs->static_trees[pick];
     if (t == NULL) {
         if ((t = gy_alloc_zeroed(qs->alloc, sizeof *t)) == NULL)
@@ -1297,7 +1305,8 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     for (int g = 0; g < TREE_COUNT; g++) {
         if (!qs->membership_changed[g] && !(periodic && qs->moved_since_build[g]))
             continue;
-        gy_result r = gy_bvh_build(qs->trees[g], &qs->builder, qs->alloc, qs->members[g],
+        gy_bvh_builder *builder = g == TREE_STATIC ? &qs->static_builder : &qs->builder;
+        gy_result r = gy_bvh_build(qs->trees[g], builder, qs->alloc, qs->members[g],
                                    qs->member_count[g], qs->boxes, qs->capacity);
         if (r != GY_OK) {
             qs->membership_changed[g] = true; /* retried by the next publish */
@@ -1468,7 +1477,8 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
     qs->stats.publishes = sequence;
     gy_triple_buffer_publish(qs->tb, tick);
     /* Streaming statics copies pages and switches tree copies at every publish or so, and takes
-     * spares from the pool; once statics have stayed put for a while the spares go back to the
+     * spares from the pool; once statics have stayed put for a while the spares (with the edit
+     * logs and the static tree's build scratch, which only changing statics use) go back to the
      * allocator, so a level that stopped changing keeps one copy of its statics. A static tree
      * edited in place keeps its spares for REBUILD_PERIOD publishes, so that streaming in bursts
      * a few ticks apart neither allocates nor copies the whole tree again; a smaller one is
@@ -1483,9 +1493,16 @@ gy_result gy_query_snapshot_publish(gy_query_snapshot *qs, uint64_t tick)
             qs->pool = p->next;
             gy_free(qs->alloc, p, sizeof *p);
         }
-        for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++)
+        bool others = false;
+        for (uint32_t i = 0; i < GY_BVH_MIRRORS; i++) {
             if (i != qs->master && qs->static_trees[i] != NULL && qs->static_trees[i]->refs == 0)
                 tree_free(qs, i);
+            others = others || (i != qs->master && qs->static_trees[i] != NULL);
+        }
+        /* With no other copy left, nothing needs the master's logs: the next copy is whole. */
+        if (!others)
+            gy_bvh_editor_set_logging(&qs->static_editor, qs->alloc, false);
+        gy_bvh_builder_fini(&qs->static_builder, qs->alloc);
     }
     return GY_OK;
 }

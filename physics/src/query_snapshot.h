@@ -18,9 +18,10 @@
  * own moving tree and kinematic, dynamic and plane entries and is brought up to date, when it is
  * next written, with exactly the entries that changed since it was last written, so publishing
  * costs what moved, not what exists: 100,000 untouched statics cost nothing per publish. Once the
- * snapshot has reached its peak size, publishing never allocates (spare pages and tree copies are
- * kept while statics change, and returned once they have stayed put for 64 publishes, or two
- * for a static tree small enough to be rebuilt at every change).
+ * snapshot has reached its peak size, publishing never allocates (spare pages, tree copies, the
+ * static tree's edit logs and its build scratch are kept while statics change, and returned once
+ * they have stayed put for 64 publishes, or two for a static tree small enough to be rebuilt at
+ * every change).
  *
  * Hull and mesh geometry are immutable, refcounted blobs created on the writer's thread. The
  * creator holds one reference, every live entry using a blob holds one, and every buffer that
@@ -103,8 +104,9 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs);
  * (GY_ERR_NON_FINITE), invalid shapes (GY_ERR_INVALID_SHAPE, or GY_ERR_INVALID_MESH for a missing
  * or mismatched blob), a rotation not of unit length, an unknown motion type or a slot at or above
  * GY_QUERY_SNAPSHOT_MAX_SLOTS (GY_ERR_INVALID_ARGUMENT). Grows storage (GY_ERR_OUT_OF_MEMORY) past
- * the highest slot seen so far, for the first entry of its kind in a page of slots, or to copy a
- * static's page a buffer holds. Visible to the reader from the next publish. */
+ * the highest slot seen so far, past the most entries its group (static, moving, plane) has held,
+ * for the first entry of its kind in a page of slots, or to copy a static's page a buffer holds.
+ * Visible to the reader from the next publish. */
 gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_snapshot_entry *e);
 
 /* Moves a live entry to a new world pose. GY_ERR_STALE_HANDLE for an empty slot;

@@ -329,6 +329,48 @@ static void check_view(const gy_snapshot_view *v, const world_state *w, gy_test_
     }
 }
 
+/* One tick of streaming: a "cell" of 60 statics leaves and another arrives elsewhere, so the
+ * count stays the same; every ninth tick a static is teleported. */
+static void stream_cell(gy_query_snapshot *qs, world_state *now, gy_test_rng *rng,
+                        uint32_t *next_attachment, uint64_t tick)
+{
+    /* On odd ticks the freed slots are reused at once (as the physics thread reuses collider
+     * slots), on even ticks other free slots are taken. */
+    uint32_t freed[60], nf = 0;
+    while (nf < 60) {
+        uint32_t s = (uint32_t)(gy_test_rnd(rng) * STREAM_SLOTS);
+        if (!now->live[s])
+            continue;
+        assert_result(gy_query_snapshot_remove(qs, s), GY_OK);
+        now->live[s] = false;
+        freed[nf++] = s;
+    }
+    gy_vec3 cell = gy_test_rnd_vec(rng, -90, 90);
+    for (uint32_t k = 0; k < 60; k++) {
+        uint32_t s = freed[k];
+        if (tick % 2 == 0) {
+            do
+                s = (uint32_t)(gy_test_rnd(rng) * STREAM_SLOTS);
+            while (now->live[s]);
+        }
+        now->live[s] = true;
+        now->center[s] = gy_v3_add(cell, gy_test_rnd_vec(rng, -8, 8));
+        now->radius[s] = gy_test_rnd_in(rng, 0.3, 2.0);
+        now->attachment[s] = (*next_attachment)++;
+        gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
+        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
+    }
+    if (tick % 9 == 0) { /* a static is teleported now and then: refit in place */
+        for (uint32_t s = 0; s < STREAM_SLOTS; s++)
+            if (now->live[s]) {
+                now->center[s] = gy_test_rnd_vec(rng, -100, 100);
+                gy_pose pose = {now->center[s], gy_quat_identity()};
+                assert_result(gy_query_snapshot_move(qs, s, pose), GY_OK);
+                break;
+            }
+    }
+}
+
 /* Statics streamed in and out (slots reused, as the physics thread reuses collider slots), the
  * reader holding views for a while: the static tree is edited in place at every publish, every
  * view answers for the world of its own publish, and nothing allocates after warming up. */
@@ -359,42 +401,7 @@ static void test_query_snapshot_streams_statics_in_place(void **state)
     check_view(v, now, &r, 50);
     uint64_t allocs_before = 0;
     for (uint64_t tick = 2; tick <= 120; tick++) {
-        /* A "cell" of 60 statics leaves and another arrives elsewhere, so the count stays at
-         * 2,000. On odd ticks the freed slots are reused at once (as the physics thread reuses
-         * collider slots), on even ticks other free slots are taken. */
-        uint32_t freed[60], nf = 0;
-        while (nf < 60) {
-            uint32_t s = (uint32_t)(gy_test_rnd(&r) * STREAM_SLOTS);
-            if (!now->live[s])
-                continue;
-            assert_result(gy_query_snapshot_remove(qs, s), GY_OK);
-            now->live[s] = false;
-            freed[nf++] = s;
-        }
-        gy_vec3 cell = gy_test_rnd_vec(&r, -90, 90);
-        for (uint32_t k = 0; k < 60; k++) {
-            uint32_t s = freed[k];
-            if (tick % 2 == 0) {
-                do
-                    s = (uint32_t)(gy_test_rnd(&r) * STREAM_SLOTS);
-                while (now->live[s]);
-            }
-            now->live[s] = true;
-            now->center[s] = gy_v3_add(cell, gy_test_rnd_vec(&r, -8, 8));
-            now->radius[s] = gy_test_rnd_in(&r, 0.3, 2.0);
-            now->attachment[s] = next_attachment++;
-            gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
-            assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
-        }
-        if (tick % 9 == 0) { /* a static is teleported now and then: refit in place */
-            for (uint32_t s = 0; s < STREAM_SLOTS; s++)
-                if (now->live[s]) {
-                    now->center[s] = gy_test_rnd_vec(&r, -100, 100);
-                    gy_pose pose = {now->center[s], gy_quat_identity()};
-                    assert_result(gy_query_snapshot_move(qs, s, pose), GY_OK);
-                    break;
-                }
-        }
+        stream_cell(qs, now, &r, &next_attachment, tick);
         assert_result(gy_query_snapshot_publish(qs, tick), GY_OK);
         /* The reader takes every publish for a while, then holds one view across ten. */
         bool hold = tick >= 40 && tick < 50;
@@ -416,6 +423,68 @@ static void test_query_snapshot_streams_statics_in_place(void **state)
     assert_int_equal(st.static_rebuilds, 2);
     assert_int_equal(st.static_edits, 119);
     assert_int_equal(st.static_entries, STREAM_STATICS);
+    gy_query_snapshot_destroy(qs);
+    assert_int_equal(ta.live_bytes, 0);
+    test_free(now);
+    test_free(held);
+}
+
+/* Statics that stay put for a while let go of the spare tree copies and of the master's edit
+ * logs; streaming again later makes whole copies, logs again from there, and every view still
+ * answers for the world of its own publish. */
+static void test_query_snapshot_streams_again_after_statics_stayed_put(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_query_snapshot_def def = {&ta.base, 0};
+    gy_query_snapshot *qs = NULL;
+    assert_result(gy_query_snapshot_create(&def, &qs), GY_OK);
+    world_state *now = test_calloc(1, sizeof *now), *held = test_calloc(1, sizeof *held);
+    gy_test_rng r = {0xfeed};
+    uint32_t next_attachment = 1;
+    for (uint32_t s = 0; s < STREAM_STATICS; s++) {
+        now->live[s] = true;
+        now->center[s] = gy_test_rnd_vec(&r, -100, 100);
+        now->radius[s] = gy_test_rnd_in(&r, 0.3, 2.0);
+        now->attachment[s] = next_attachment++;
+        gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
+        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
+    }
+    const gy_snapshot_view *v = NULL;
+    int64_t streaming_bytes = 0;
+    gy_query_snapshot_stats st;
+    for (uint64_t tick = 1; tick <= 400; tick++) {
+        /* Streams for 20 ticks, stays put for 140, streams for 40 (the reader holding one
+         * view across ten of them), then stays put again. A teleported static makes the
+         * periodic rebuild at the next 64th publish switch copies once more, so the spares go
+         * 64 publishes after that. */
+        bool streams = (tick > 1 && tick <= 20) || (tick > 160 && tick <= 200);
+        if (streams)
+            stream_cell(qs, now, &r, &next_attachment, tick);
+        assert_result(gy_query_snapshot_publish(qs, tick), GY_OK);
+        bool hold = tick >= 170 && tick < 180;
+        if (!hold) {
+            v = gy_query_snapshot_acquire(qs);
+            assert_int_equal(gy_snapshot_view_tick(v), tick);
+            check_view(v, now, &r, 10);
+            *held = *now;
+        } else {
+            check_view(v, held, &r, 5); /* still the world of tick 169 */
+        }
+        if (tick == 20 || tick == 200)
+            streaming_bytes = ta.live_bytes;
+        if (tick == 160 || tick == 400) {
+            /* The spares (tree copies, pages, the master's logs) went back to the allocator. */
+            assert_true(ta.live_bytes + 2 * STREAM_STATICS * 13 < streaming_bytes);
+        }
+        if (tick == 180) {
+            gy_query_snapshot_get_stats(qs, &st);
+            assert_true(st.static_tree_switches > 0);
+        }
+    }
+    gy_query_snapshot_get_stats(qs, &st);
+    assert_true(st.static_edits > 50);
     gy_query_snapshot_destroy(qs);
     assert_int_equal(ta.live_bytes, 0);
     test_free(now);
@@ -468,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_bvh_edit_stays_balanced_under_sorted_inserts),
         cmocka_unit_test(test_bvh_edit_mirrors_become_exact_copies),
         cmocka_unit_test(test_query_snapshot_streams_statics_in_place),
+        cmocka_unit_test(test_query_snapshot_streams_again_after_statics_stayed_put),
         cmocka_unit_test(test_query_snapshot_small_or_wholesale_changes_rebuild),
     };
     return cmocka_run_group_tests_name("bvh_edit", tests, NULL, NULL);
