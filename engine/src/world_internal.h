@@ -274,7 +274,7 @@ typedef struct gy_w_joint {
     uint32_t a, b;    /* entity slots; b GY_W_NONE: the world */
     gy_joint_def def; /* anchor and axis in a's frame */
     gy_joint_status status;
-    uint32_t key;                        /* physics key while LIVE; 0 otherwise */
+    gy_physics_joint_ref ref;            /* while LIVE (index: the World's key); else index 0 */
     uint32_t a_generation, b_generation; /* of the bodies it was created between */
     uint64_t handle;
     bool has_state;       /* a state reply arrived since it last went live */
@@ -608,15 +608,18 @@ void gy_w_joints_body_released(gy_world *w, uint32_t slot);
 void gy_w_joints_entity_destroyed(gy_world *w, uint32_t slot);
 /* Records creates for pending joints whose bodies are both recorded. */
 void gy_w_joints_flush(gy_world *w);
-void gy_w_joint_failed(gy_world *w, uint32_t key);
-void gy_w_joint_broken(gy_world *w, uint32_t key);
-/* A JOINT_STATE reply for the joint with physics key `key`. */
-void gy_w_joint_state_reply(gy_world *w, uint32_t key, const gy_physics_joint_state_reply *r);
+/* Replies about the joint `ref` names (ignored unless it is the live one there). */
+void gy_w_joint_failed(gy_world *w, gy_physics_joint_ref ref);
+void gy_w_joint_broken(gy_world *w, gy_physics_joint_ref ref);
+void gy_w_joint_state_reply(gy_world *w, gy_physics_joint_ref ref,
+                            const gy_physics_joint_state_reply *r);
 void gy_w_joints_stopped(gy_world *w);
 /* Bootstrap list for joints whose bodies are both in it (marks them LIVE on success). */
 gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_t *count);
 /* After gy_physics_start: LIVE when `ok`, else the keys go back. */
-void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs, uint32_t count, bool ok);
+/* `refs`: what the start issued to `descs` (read when `ok`). */
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs,
+                         const gy_physics_joint_ref *refs, uint32_t count, bool ok);
 void gy_w_joints_fini(gy_world *w);
 
 /* world_events.c */

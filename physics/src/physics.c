@@ -128,6 +128,7 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     p->cfg.raw_alloc = raw;
     p->game.cfg = p->sim.cfg = &p->cfg;
     p->game.ids.next = 1; /* generation 0 is the null ref's */
+    p->game.joint_ids.next = 1;
     p->game.sh = p->sim.sh = &p->sh;
     /* Without a meter from the host, everything after the object itself is counted by its own. */
     const gy_allocator *a = raw;
@@ -507,7 +508,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
         d.a = bootstrap_ref(&p->sim, d.a);
         if (d.b.generation != 0) /* null: the world */
             d.b = bootstrap_ref(&p->sim, d.b);
-        gy_phys_create_joint(&p->sim, &d);
+        gy_phys_create_joint(&p->sim, &d, p->game.joint_ids.live[d.index]);
     }
 }
 
@@ -590,7 +591,7 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
     if (r != GY_OK)
         return r;
     /* A start that fails issues nothing: the next one hands out the same generations. */
-    uint32_t next = p->game.ids.next;
+    uint32_t next = p->game.ids.next, joint_next = p->game.joint_ids.next;
     r = gy_phys_ids_reset(&p->game, bootstrap);
     if (r != GY_OK)
         return r;
@@ -598,6 +599,7 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
     if (r != GY_OK) {
         gy_phys_ids_clear(&p->game);
         p->game.ids.next = next;
+        p->game.joint_ids.next = joint_next;
         return r;
     }
     __atomic_store_n(&p->sh.generation, p->sh.generation + 1u, __ATOMIC_RELAXED);
@@ -611,6 +613,7 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
         p->sim.world = NULL;
         gy_phys_ids_clear(&p->game);
         p->game.ids.next = next;
+        p->game.joint_ids.next = joint_next;
         return GY_ERR_BACKEND;
     }
     pthread_mutex_lock(&p->sh.wait_mutex);
@@ -626,6 +629,7 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
         p->sim.world = NULL;
         gy_phys_ids_clear(&p->game);
         p->game.ids.next = next;
+        p->game.joint_ids.next = joint_next;
         return r;
     }
     p->game.running = true;

@@ -80,6 +80,7 @@ typedef struct gy_phys_body_payload {
 typedef struct gy_phys_joint_payload {
     size_t size;
     gy_physics_joint_def desc;
+    uint32_t generation; /* issued to the joint by the game side (the key is its index) */
 } gy_phys_joint_payload;
 
 /* Vertices (or hull points) follow the header, then indices. */
@@ -165,6 +166,7 @@ typedef struct gy_phys_move {
 typedef struct gy_phys_joint {
     gy_joint_id id;
     uint32_t a_store, b_store; /* b_store GY_PHYS_NONE: the world */
+    uint32_t generation;       /* of the joint's ref */
     bool live;
 } gy_phys_joint;
 
@@ -312,11 +314,12 @@ typedef struct gy_phys_shared {
     gy_phys_frame frames[3]; /* owned by whichever thread holds the buffer */
 } gy_phys_shared;
 
-/* The game side's pool of body refs: the generation of the ref live at each index (0: none) and
- * the next generation to issue. Generations come from one counter, never reused, so a generation
- * alone tells two bodies apart (the reply filter, the World's pair set and the adapters' user_data
- * rely on it); the index is the host's, because proxies and the host's own tables share it. The
- * one table the record functions check commands, and the reply filter replies, against. */
+/* A game-side pool of refs (bodies', joints'): the generation of the ref live at each index (0:
+ * none) and the next generation to issue. Generations come from one counter per pool, never
+ * reused, so a generation alone tells two bodies apart (the reply filter, the World's pair set and
+ * the adapters' user_data rely on it); the index is the host's, because proxies and the host's own
+ * tables share it. The one table the record functions check commands, and the reply filter
+ * replies, against. */
 typedef struct gy_phys_ids {
     uint32_t *live;
     uint32_t capacity;
@@ -334,7 +337,8 @@ typedef struct gy_phys_game {
     bool running;
     bool game_bound;           /* the game thread called bind_thread on this world (live queries) */
     uint64_t lockstep_wait_ns; /* how long the last gy_physics_step waited, per tick */
-    gy_phys_ids ids;
+    gy_phys_ids ids;           /* bodies' */
+    gy_phys_ids joint_ids;     /* joints' */
     const gy_physics_bootstrap *bootstrap; /* read by the physics thread during start only */
 } gy_phys_game;
 
@@ -453,8 +457,9 @@ static inline uint64_t gy_phys_get(const uint64_t *c)
 /* physics_record.c (game thread): the payload release callback (any thread that discards a
  * command), the pool of body refs and the checks every recorded description passes. */
 void gy_phys_release_payload(void *ctx, gy_command *cmd);
-/* Releases every ref, then issues one to each of a bootstrap list's bodies into b->body_refs
- * (start). GY_ERR_CAPACITY / GY_ERR_OUT_OF_MEMORY leave no ref live and none issued. */
+/* Releases every ref, then issues one to each of a bootstrap list's bodies and joints into
+ * b->body_refs and b->joint_refs (start). GY_ERR_CAPACITY / GY_ERR_OUT_OF_MEMORY leave no ref
+ * live and none issued. */
 gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b);
 /* Releases every ref (a start that failed, destroy's storage aside). */
 void gy_phys_ids_clear(gy_phys_game *p);
@@ -485,8 +490,10 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
                          const gy_character_def *character, bool asleep);
 /* Releases the body `ref` names if it is live; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref);
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc);
-void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
+/* The joint at desc->index with the ref's `generation`. */
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation);
+/* False (nothing changed) when `ref` names no live joint there. */
+bool gy_phys_release_joint(gy_phys_sim *p, gy_physics_joint_ref ref);
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
                              uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 void gy_phys_release_resource(gy_phys_sim *p, uint32_t key);

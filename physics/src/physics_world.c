@@ -274,23 +274,23 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
     return true;
 }
 
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation)
 {
-    uint32_t key = desc->joint_key;
+    uint32_t key = desc->index;
     gy_result r =
         table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u, sizeof *p->joints);
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, r);
         return;
     }
     if (p->joints[key].live) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_MISUSE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, GY_ERR_MISUSE);
         return;
     }
     gy_phys_body *a = gy_phys_body_at(p, desc->a);
     gy_phys_body *b = desc->b.generation != 0 ? gy_phys_body_at(p, desc->b) : NULL;
     if (a == NULL || (desc->b.generation != 0 && b == NULL)) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_STALE_HANDLE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, GY_ERR_STALE_HANDLE);
         return;
     }
     gy_joint_def def = desc->def;
@@ -300,13 +300,14 @@ void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
     gy_joint_id id;
     r = p->cfg->backend->joint_create(p->world, &def, &id);
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, r);
         return;
     }
     gy_phys_joint *j = &p->joints[key];
     j->id = id;
     j->a_store = desc->a.index;
     j->b_store = b != NULL ? desc->b.index : GY_PHYS_NONE;
+    j->generation = generation;
     j->live = true;
     if (key >= p->joint_count)
         p->joint_count = key + 1u;
@@ -315,18 +316,18 @@ void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
         gy_phys_touch(p, desc->b.index);
 }
 
-void gy_phys_release_joint(gy_phys_sim *p, uint32_t key)
+bool gy_phys_release_joint(gy_phys_sim *p, gy_physics_joint_ref ref)
 {
-    if (key >= p->joint_count || !p->joints[key].live) {
-        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
-        return;
-    }
-    gy_phys_joint *j = &p->joints[key];
+    if (ref.index >= p->joint_count || !p->joints[ref.index].live ||
+        p->joints[ref.index].generation != ref.generation)
+        return false;
+    gy_phys_joint *j = &p->joints[ref.index];
     p->cfg->backend->joint_release(p->world, j->id);
     j->live = false;
     gy_phys_touch(p, j->a_store);
     if (j->b_store != GY_PHYS_NONE)
         gy_phys_touch(p, j->b_store);
+    return true;
 }
 
 void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
