@@ -282,7 +282,8 @@ static void on_reply(void *ctx, const gy_reply *r)
         if (f->kind == GY_PHYSICS_OBJECT_JOINT) {
             gy_w_joint_failed(w, (gy_physics_joint_ref){r->key, f->body_generation});
         } else if (f->kind == GY_PHYSICS_OBJECT_RESOURCE) {
-            gy_w_geometry_failed(w, r->key, (gy_result)f->result);
+            gy_w_geometry_failed(w, (gy_physics_resource_ref){r->key, f->body_generation},
+                                 (gy_result)f->result);
         } else {
             gy_w_body *c = gy_w_body_by_ref(w, (gy_physics_body_ref){r->key, f->body_generation});
             if (c == NULL) {

@@ -257,7 +257,8 @@ static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
 /* ---- geometry, joints, pairs ----------------------------------------------------------------- */
 
 typedef struct gy_w_geometry {
-    uint32_t key;
+    uint32_t key;                /* the physics resource's index */
+    gy_physics_resource_ref ref; /* while created in this physics run; else null */
     bool is_mesh;
     bool creator;
     bool created; /* a create is recorded in this physics run */
@@ -591,12 +592,15 @@ void gy_w_geometry_unpin(gy_world *w, uint64_t handle);
 gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
                                uint64_t *out);
-void gy_w_geometry_failed(gy_world *w, uint32_t key, gy_result r);
+/* A CREATE_FAILED reply for the resource `ref` names (ignored unless it is the live one). */
+void gy_w_geometry_failed(gy_world *w, gy_physics_resource_ref ref, gy_result r);
 void gy_w_geometry_stopped(gy_world *w);
 /* Fills resource descs (caller frees them with gy_w_geometry_free_bootstrap). */
 gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, uint32_t *count,
                                   gy_mesh_def **meshes, gy_hull_def **hulls);
-void gy_w_geometry_started(gy_world *w);
+/* After a successful gy_physics_start: `refs` is what it issued to the bootstrap list, in its
+ * order. */
+void gy_w_geometry_started(gy_world *w, const gy_physics_resource_ref *refs, uint32_t count);
 /* Teardown: drops every creator reference (returns how many were outstanding). */
 uint32_t gy_w_geometry_reclaim(gy_world *w);
 void gy_w_geometry_fini(gy_world *w);

@@ -105,10 +105,13 @@ static void apply_lifecycle(gy_phys_sim *p, gy_command *c, bool use_set)
         gy_phys_geo_enqueue(p, c);
         break;
     }
-    case GY_PHYS_CMD_RELEASE_RESOURCE:
-        if (!gy_phys_geo_cancel(p, c->key))
-            gy_phys_release_resource(p, c->key);
+    case GY_PHYS_CMD_RELEASE_RESOURCE: {
+        const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
+        gy_physics_resource_ref ref = {c->key, b->generation};
+        if (!gy_phys_geo_cancel(p, ref) && !gy_phys_release_resource(p, ref))
+            gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         break;
+    }
     default:
         gy_phys_add(&p->sh->counters.commands_failed, 1);
         return;

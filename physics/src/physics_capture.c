@@ -402,7 +402,7 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
             return GY_ERR_INVALID_ARGUMENT;
         gy_physics_resource_def d;
         memset(&d, 0, sizeof d);
-        d.resource_key = cmd->key;
+        d.index = cmd->key;
         gy_mesh_def mesh;
         gy_hull_def hull;
         memset(&mesh, 0, sizeof mesh);

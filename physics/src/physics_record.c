@@ -33,7 +33,8 @@ static void pack_rotation(gy_quat q, double out[3], uint32_t *dropped)
 
 /* ---- game side ------------------------------------------------------------------------------- */
 
-/* A pool of refs (bodies', joints'): the generation live at each index, and the next to issue. */
+/* A pool of refs (bodies', joints', resources'): the generation live at each index, and the next to
+ * issue. */
 static uint32_t ids_live(const gy_phys_ids *ids, uint32_t index)
 {
     return index < ids->capacity ? ids->live[index] : 0u;
@@ -53,6 +54,11 @@ static bool body_is_live(const gy_phys_game *p, gy_physics_body_ref ref)
 static bool joint_is_live(const gy_phys_game *p, gy_physics_joint_ref ref)
 {
     return ids_is_live(&p->joint_ids, ref.index, ref.generation);
+}
+
+static bool resource_is_live(const gy_phys_game *p, gy_physics_resource_ref ref)
+{
+    return ids_is_live(&p->resource_ids, ref.index, ref.generation);
 }
 
 static gy_result ids_reserve(const gy_phys_game *p, gy_phys_ids *ids, uint32_t need)
@@ -109,12 +115,20 @@ void gy_phys_ids_clear(gy_phys_game *p)
 {
     ids_clear(&p->ids);
     ids_clear(&p->joint_ids);
+    ids_clear(&p->resource_ids);
 }
 
 void gy_phys_ids_free(gy_phys_game *p)
 {
     ids_free(p, &p->ids);
     ids_free(p, &p->joint_ids);
+    ids_free(p, &p->resource_ids);
+}
+
+/* Moves the pool's counter past `n` issued generations (0 once the last one is out). */
+static void ids_advance(gy_phys_ids *ids, uint32_t n)
+{
+    ids->next = (uint64_t)ids->next + n > UINT32_MAX ? 0u : ids->next + n;
 }
 
 static uint32_t body_index_at(const gy_physics_bootstrap *b, uint32_t i)
@@ -125,6 +139,11 @@ static uint32_t body_index_at(const gy_physics_bootstrap *b, uint32_t i)
 static uint32_t joint_index_at(const gy_physics_bootstrap *b, uint32_t i)
 {
     return b->joints[i].index;
+}
+
+static uint32_t resource_index_at(const gy_physics_bootstrap *b, uint32_t i)
+{
+    return b->resources[i].index;
 }
 
 /* Makes `n` refs from `ids` live, one at each index `index_at` gives, in list order (the caller
@@ -152,11 +171,14 @@ static gy_result ids_issue_list(const gy_phys_game *p, gy_phys_ids *ids,
 
 gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
 {
-    uint32_t bodies = b != NULL ? b->body_count : 0u, joints = b != NULL ? b->joint_count : 0u;
+    uint32_t bodies = b != NULL ? b->body_count : 0u, joints = b != NULL ? b->joint_count : 0u,
+             resources = b != NULL ? b->resource_count : 0u;
     gy_phys_ids_clear(p);
     gy_result r = ids_issue_list(p, &p->ids, b, bodies, body_index_at);
     if (r == GY_OK)
         r = ids_issue_list(p, &p->joint_ids, b, joints, joint_index_at);
+    if (r == GY_OK)
+        r = ids_issue_list(p, &p->resource_ids, b, resources, resource_index_at);
     if (r != GY_OK) {
         gy_phys_ids_clear(p);
         return r;
@@ -165,9 +187,12 @@ gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
         b->body_refs[i] = (gy_physics_body_ref){b->bodies[i].index, p->ids.next + i};
     for (uint32_t i = 0; i < joints && b->joint_refs != NULL; i++)
         b->joint_refs[i] = (gy_physics_joint_ref){b->joints[i].index, p->joint_ids.next + i};
-    p->ids.next = (uint64_t)p->ids.next + bodies > UINT32_MAX ? 0u : p->ids.next + bodies;
-    p->joint_ids.next =
-        (uint64_t)p->joint_ids.next + joints > UINT32_MAX ? 0u : p->joint_ids.next + joints;
+    for (uint32_t i = 0; i < resources && b->resource_refs != NULL; i++)
+        b->resource_refs[i] =
+            (gy_physics_resource_ref){b->resources[i].index, p->resource_ids.next + i};
+    ids_advance(&p->ids, bodies);
+    ids_advance(&p->joint_ids, joints);
+    ids_advance(&p->resource_ids, resources);
     return GY_OK;
 }
 
@@ -217,7 +242,7 @@ gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d)
 
 gy_result gy_phys_validate_resource_def(const gy_physics_resource_def *d)
 {
-    if (d == NULL || d->resource_key == 0 || d->resource_key >= GY_PHYSICS_MAX_STORE_INDEX ||
+    if (d == NULL || d->index == 0 || d->index >= GY_PHYSICS_MAX_STORE_INDEX ||
         (d->mesh == NULL) == (d->hull == NULL))
         return GY_ERR_INVALID_ARGUMENT;
     return d->mesh != NULL ? gy_validate_mesh_def(d->mesh) : gy_validate_hull_def(d->hull);
@@ -371,12 +396,16 @@ gy_result gy_physics_record_set_motor(gy_physics *p, gy_physics_joint_ref joint,
     return record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint.index, &b);
 }
 
-gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc)
+gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc,
+                                            gy_physics_resource_ref *out)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
     r = gy_phys_validate_resource_def(desc);
+    if (r != GY_OK || out == NULL)
+        return r != GY_OK ? r : GY_ERR_INVALID_ARGUMENT;
+    r = ids_prepare(&p->game, &p->game.resource_ids, desc->index);
     if (r != GY_OK)
         return r;
     uint32_t vc = desc->mesh != NULL ? desc->mesh->vertex_count : desc->hull->point_count;
@@ -390,24 +419,31 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
     pl->is_mesh = desc->mesh != NULL;
     pl->vertex_count = vc;
     pl->index_count = ic;
-    pl->reserved = 0;
+    pl->generation = p->game.resource_ids.next;
     memcpy(pl->vertices, desc->mesh != NULL ? desc->mesh->vertices : desc->hull->points,
            (size_t)vc * sizeof(gy_vec3));
     if (ic > 0)
         memcpy(pl->vertices + vc, desc->mesh->indices, (size_t)ic * sizeof(uint32_t));
-    return record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, desc->resource_key, pl, 0);
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, desc->index, pl, pl->generation);
+    if (r != GY_OK)
+        return r;
+    *out = (gy_physics_resource_ref){desc->index, ids_issue(&p->game.resource_ids, desc->index)};
+    return GY_OK;
 }
 
-gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key)
+gy_result gy_physics_record_release_resource(gy_physics *p, gy_physics_resource_ref resource)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    if (resource_key == 0 || resource_key >= GY_PHYSICS_MAX_STORE_INDEX)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_phys_cmd_body b = {0};
-    return record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource_key,
-                        &b);
+    if (!resource_is_live(&p->game, resource))
+        return GY_ERR_STALE_HANDLE;
+    gy_phys_cmd_body b = {.generation = resource.generation};
+    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource.index,
+                     &b);
+    if (r == GY_OK)
+        p->game.resource_ids.live[resource.index] = 0;
+    return r;
 }
 
 /* Checks the target and records a mutate command carrying `n` doubles. */
@@ -623,7 +659,9 @@ static void filter_reply(void *ctx, const gy_reply *r)
              (fr->kind != GY_PHYSICS_OBJECT_BODY ||
               body_is_live(f->game, (gy_physics_body_ref){r->key, fr->body_generation})) &&
              (fr->kind != GY_PHYSICS_OBJECT_JOINT ||
-              joint_is_live(f->game, (gy_physics_joint_ref){r->key, fr->body_generation}));
+              joint_is_live(f->game, (gy_physics_joint_ref){r->key, fr->body_generation})) &&
+             (fr->kind != GY_PHYSICS_OBJECT_RESOURCE ||
+              resource_is_live(f->game, (gy_physics_resource_ref){r->key, fr->body_generation}));
         break;
     }
     default:

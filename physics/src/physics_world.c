@@ -330,15 +330,17 @@ bool gy_phys_release_joint(gy_phys_sim *p, gy_physics_joint_ref ref)
     return true;
 }
 
-void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
-                             uint32_t vertex_count, const uint32_t *indices, uint32_t index_count)
+void gy_phys_create_resource(gy_phys_sim *p, gy_physics_resource_ref ref, bool is_mesh,
+                             const gy_vec3 *vertices, uint32_t vertex_count,
+                             const uint32_t *indices, uint32_t index_count)
 {
+    uint32_t key = ref.index;
     gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
                                 sizeof *p->resources);
     if (r == GY_OK && (key == 0 || p->resources[key].live))
         r = GY_ERR_MISUSE;
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, ref.generation, r);
         return;
     }
     gy_resource_id id;
@@ -355,16 +357,17 @@ void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const g
             p->cfg->backend->resource_release(p->world, id);
     }
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, ref.generation, r);
         return;
     }
-    gy_phys_install_resource(p, key, id, g, NULL, 0);
+    gy_phys_install_resource(p, ref, id, g, NULL, 0);
 }
 
-gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
+gy_result gy_phys_install_resource(gy_phys_sim *p, gy_physics_resource_ref ref, gy_resource_id id,
                                    gy_snapshot_geometry *g, gy_resource_id *pieces,
                                    uint32_t piece_count)
 {
+    uint32_t key = ref.index;
     gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
                                 sizeof *p->resources);
     if (r != GY_OK)
@@ -373,17 +376,17 @@ gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id 
     p->resources[key].geometry = g;
     p->resources[key].pieces = pieces;
     p->resources[key].piece_count = piece_count;
+    p->resources[key].generation = ref.generation;
     p->resources[key].live = true;
     return GY_OK;
 }
 
-void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
+bool gy_phys_release_resource(gy_phys_sim *p, gy_physics_resource_ref ref)
 {
-    if (key >= p->resource_capacity || !p->resources[key].live) {
-        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
-        return;
-    }
-    gy_phys_resource *res = &p->resources[key];
+    if (ref.index >= p->resource_capacity || !p->resources[ref.index].live ||
+        p->resources[ref.index].generation != ref.generation)
+        return false;
+    gy_phys_resource *res = &p->resources[ref.index];
     if (res->pieces == NULL)
         p->cfg->backend->resource_release(p->world, res->id);
     for (uint32_t i = 0; i < res->piece_count; i++)
@@ -394,6 +397,7 @@ void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
     gy_snapshot_geometry_release(res->geometry);
     res->geometry = NULL;
     res->live = false;
+    return true;
 }
 
 void gy_phys_reset_world_state(gy_phys_sim *p)

@@ -282,8 +282,8 @@ static void fz_scene_init(fz_scene *s)
     ball->def.type = GY_JOINT_BALL;
     ball->def.anchor = gy_v3(1.5, 2.5, 0);
 
-    s->boot = (gy_physics_bootstrap){s->res,   FZ_RESOURCES, s->body, FZ_BODIES,
-                                     s->joint, FZ_JOINTS,    NULL,    NULL};
+    s->boot = (gy_physics_bootstrap){s->res,    FZ_RESOURCES, s->body, FZ_BODIES, s->joint,
+                                     FZ_JOINTS, NULL,         NULL,    NULL};
 }
 
 const char *gy_fuzz_commands(const uint8_t *data, size_t size)

@@ -163,17 +163,29 @@ static void scene_init(scene_data *s)
     s->joint[2].def.type = GY_JOINT_DISTANCE;
     s->joint[2].def.anchor = gy_v3(-2.5, 1.5, 0);
 
-    s->boot = (gy_physics_bootstrap){s->res, 2, s->body, 5, s->joint, 2, NULL, NULL};
+    s->boot = (gy_physics_bootstrap){s->res, 2, s->body, 5, s->joint, 2, NULL, NULL, NULL};
 }
 
-/* The scene's bodies are named by generation 100 + index, its joints by 200 + index: the pools'
- * counters are moved there before each create (the start issues the bootstrap's in list order:
- * bodies 100 to 104, joints 201 and 202). */
+/* The scene's bodies are named by generation 100 + index, its joints by 200 + index and its
+ * resources by 300 + index: the pools' counters are moved there before each create (the start
+ * issues the bootstrap's in list order: bodies 100 to 104, joints 201 and 202, resources 301 and
+ * 302). */
 static gy_result start_labelled(gy_physics *p, scene_data *s)
 {
     p->game.ids.next = 100u;
     p->game.joint_ids.next = 201u;
+    p->game.resource_ids.next = 301u;
     return gy_physics_start(p, &s->boot);
+}
+
+static gy_result create_resource_labelled(gy_physics *p, scene_data *s, uint32_t i)
+{
+    gy_physics_resource_ref ref;
+    p->game.resource_ids.next = 300u + s->res[i].index;
+    gy_result r = gy_physics_record_create_resource(p, &s->res[i], &ref);
+    if (r == GY_OK)
+        assert_int_equal(ref.generation, 300u + s->res[i].index);
+    return r;
 }
 
 static gy_result create_joint_labelled(gy_physics *p, scene_data *s, uint32_t i)
@@ -267,7 +279,7 @@ static uint32_t predict(const gy_fault_backend *fb, gy_result expect[OBJ_COUNT])
 
 static void record_runtime_creates(gy_physics *p, scene_data *s)
 {
-    assert_result(gy_physics_record_create_resource(p, &s->res[2]), GY_OK);
+    assert_result(create_resource_labelled(p, s, 2), GY_OK);
     assert_result(create_labelled(p, s, 5), GY_OK);
     assert_result(create_labelled(p, s, 6), GY_OK);
     assert_result(create_joint_labelled(p, s, 2), GY_OK);
@@ -290,7 +302,9 @@ static void record_releases(gy_physics *p, const gy_result state[OBJ_COUNT])
                     gy_physics_record_release_body(p, (gy_physics_body_ref){o->key, 100u + o->key}),
                     GY_OK);
             if (pass == 2 && o->kind == OBJ_RESOURCE)
-                assert_result(gy_physics_record_release_resource(p, o->key), GY_OK);
+                assert_result(gy_physics_record_release_resource(
+                                  p, (gy_physics_resource_ref){o->key, 300u + o->key}),
+                              GY_OK);
         }
 }
 
@@ -539,7 +553,7 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
     run.started = true;
     bool asked[7] = {true, true, true, true, true, false, false};
     const gy_result rr[4] = {
-        gy_physics_record_create_resource(p, &s.res[2]),
+        create_resource_labelled(p, &s, 2),
         create_labelled(p, &s, 5),
         create_labelled(p, &s, 6),
         create_joint_labelled(p, &s, 2),
@@ -606,7 +620,8 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
                 x = gy_physics_record_release_body(p,
                                                    (gy_physics_body_ref){ob->key, 100u + ob->key});
             else if (pass == 2 && ob->kind == OBJ_RESOURCE)
-                x = gy_physics_record_release_resource(p, ob->key);
+                x = gy_physics_record_release_resource(
+                    p, (gy_physics_resource_ref){ob->key, 300u + ob->key});
             if (x != GY_OK) {
                 assert_result(x, GY_ERR_OUT_OF_MEMORY);
                 all_released = false;

@@ -92,7 +92,7 @@ static inline gy_motion_type gy_proxy_motion(const gy_proxy *p)
  * came from (gy_reply_generation); `key` is given per type. */
 typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_BODY_ASSIGNED = 1, /* key: body index; body: gy_physics_body_reply */
-    GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: body index / joint index / resource key;
+    GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: body / joint / resource index;
                                            body: gy_physics_failure_reply */
     GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint index; body: gy_physics_joint_reply */
     GY_PHYSICS_REPLY_CHARACTER_STATE,   /* key: body index; body: gy_character_reply
@@ -124,7 +124,7 @@ typedef struct gy_physics_body_reply {
 
 /* CREATE_FAILED. */
 typedef struct gy_physics_failure_reply {
-    uint32_t body_generation; /* bodies and joints: the ref's generation; resources: 0 */
+    uint32_t body_generation; /* the failed body's, joint's or resource's ref's generation */
     uint32_t generation;
     uint32_t kind;  /* gy_physics_object_kind */
     int32_t result; /* the gy_result that failed it */
