@@ -1,7 +1,8 @@
 /* Runtime collision geometry: meshes and hulls the game builds while running. Each is a handle
  * (creator reference) plus pins from the physics components whose colliders use it; it lives
  * while either is outstanding. The World keeps a copy of the data so a hard start can rebuild it,
- * and mirrors each one on the physics side as a resource keyed by a quarantined key. */
+ * and mirrors each one on the physics side as a resource named by its gy_physics_resource_ref,
+ * whose index is a quarantined key. */
 #include <string.h>
 
 #include "gyre/geometry.h"

@@ -71,10 +71,11 @@ void gy_w_store_remove(gy_w_store *s, uint32_t entity);
 /* ---- keys for physics-side joints and resources ------------------------------------------------
  */
 
-/* Keys name joints and resources in replies that carry no body ref (CREATE_FAILED,
- * JOINT_BROKEN), so a released key is quarantined until a reply about its previous owner can no
- * longer be in flight: until the World has drained replies after seeing a proxy publish for a
- * tick that only an iteration started after the release's batch could have produced. */
+/* Keys are the slots (the refs' index) the World gives physics-side joints and resources. Replies
+ * about them carry the ref's generation, which the World matches; a released key is also
+ * quarantined until a reply about its previous owner can no longer be in flight (until the World
+ * has drained replies after seeing a proxy publish for a tick that only an iteration started
+ * after the release's batch could have produced), so slots are not reused while one could be. */
 typedef struct gy_w_quarantined {
     uint32_t key;
     uint64_t until; /* physics tick; 0: released since the last publish */

@@ -46,7 +46,7 @@ typedef enum gy_phys_command_type {
                                  v[0], v[1]: friction, restitution */
     GY_PHYS_CMD_SET_FILTER,   /* aux: collider; v[0], v[1]: category, mask */
     GY_PHYS_CMD_SET_GRAVITY,  /* key and generation 0; v[0..2]: m/s² */
-    GY_PHYS_CMD_SET_MOTOR,    /* key: joint key; aux: gy_motor_mode; v[0], v[1]: target,
+    GY_PHYS_CMD_SET_MOTOR,    /* key: joint index; aux: gy_motor_mode; v[0], v[1]: target,
                                  max_force */
     GY_PHYS_CMD_MOVE_KINEMATIC /* the target pose packed as SET_POSE's; aux: the dropped
                                   component (bits 0-1) | steps << 2 (1..GY_PHYS_MAX_MOVE_STEPS) */
@@ -60,7 +60,7 @@ typedef enum gy_phys_command_type {
  * `aux`: a pose is 7 doubles and would not fit beside the generation otherwise, and the dropped
  * (largest, made positive) component is rebuilt to within an ulp or two. */
 typedef struct gy_phys_cmd_body {
-    uint32_t generation; /* of the body's ref */
+    uint32_t generation; /* of the ref the key indexes (body's, joint's or resource's) */
     uint32_t aux;
     double v[6];
 } gy_phys_cmd_body;
