@@ -136,7 +136,7 @@ static gy_physics *start_lockstep(const gy_backend_world_def *world, const scene
     gy_physics *p = NULL;
     if (gy_physics_create(&d, &p) != GY_OK)
         return NULL;
-    gy_physics_bootstrap boot = {NULL, 0, s->bodies, s->count, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, s->bodies, s->count, NULL, 0, NULL, NULL, NULL};
     if (gy_physics_start(p, &boot) != GY_OK) {
         gy_physics_destroy(p);
         return NULL;
@@ -559,7 +559,7 @@ static int bench_pacing(gy_bench *b, bool quick)
     int status = 1;
     if (gy_physics_create(&d, &p) != GY_OK)
         goto out;
-    gy_physics_bootstrap boot = {NULL, 0, s.bodies, s.count, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, s.bodies, s.count, NULL, 0, NULL, NULL, NULL};
     if (gy_physics_start(p, &boot) != GY_OK)
         goto out;
     double seconds = quick ? 1.5 : 10.0;

@@ -129,7 +129,7 @@ int gy_bench_section_raycast(gy_bench *b)
     d.lockstep = true;
     d.world.gravity = gy_v3(0, 0, 0);
     gy_physics *p = NULL;
-    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0, NULL, NULL, NULL};
     int status = 1;
     if (gy_physics_create(&d, &p) != GY_OK || gy_physics_start(p, &boot) != GY_OK)
         goto done;
@@ -288,7 +288,7 @@ int gy_bench_section_shapecast(gy_bench *b)
     d.lockstep = true;
     d.world.gravity = gy_v3(0, 0, 0);
     gy_physics *p = NULL;
-    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, f->bodies, BODIES, NULL, 0, NULL, NULL, NULL};
     int status = 1;
     if (gy_physics_create(&d, &p) != GY_OK || gy_physics_start(p, &boot) != GY_OK)
         goto done;

@@ -1276,6 +1276,17 @@ gy_result gy_w_start(gy_world *w)
     }
     if (r == GY_OK)
         r = gy_w_joints_bootstrap(w, &joints, &joint_count);
+    /* Filled by the start, as `refs` is for the bodies. */
+    gy_physics_joint_ref *joint_refs =
+        r == GY_OK && joint_count > 0 ? gy_alloc(w->alloc, (size_t)joint_count * sizeof *joint_refs)
+                                      : NULL;
+    if (r == GY_OK && joint_count > 0 && joint_refs == NULL)
+        r = GY_ERR_OUT_OF_MEMORY;
+    gy_physics_resource_ref *res_refs =
+        r == GY_OK && res_count > 0 ? gy_alloc(w->alloc, (size_t)res_count * sizeof *res_refs)
+                                    : NULL;
+    if (r == GY_OK && res_count > 0 && res_refs == NULL)
+        r = GY_ERR_OUT_OF_MEMORY;
     if (r == GY_OK) {
         boot.resources = res;
         boot.resource_count = res_count;
@@ -1284,6 +1295,8 @@ gy_result gy_w_start(gy_world *w)
         boot.body_refs = refs;
         boot.joints = joints;
         boot.joint_count = joint_count;
+        boot.joint_refs = joint_refs;
+        boot.resource_refs = res_refs;
         r = gy_physics_start(w->physics, &boot);
     }
     if (r == GY_OK) {
@@ -1299,14 +1312,18 @@ gy_result gy_w_start(gy_world *w)
             gy_w_body_track(w, c);
             k++;
         }
-        gy_w_geometry_started(w);
-        gy_w_joints_started(w, joints, joint_count, true);
+        gy_w_geometry_started(w, res_refs, res_count);
+        gy_w_joints_started(w, joints, joint_refs, joint_count, true);
     } else {
-        gy_w_joints_started(w, joints, joint_count, false);
+        gy_w_joints_started(w, joints, NULL, joint_count, false);
         gy_w_bodies_stopped(w);
     }
     if (joints != NULL)
         gy_free(w->alloc, joints, (size_t)joint_count * sizeof *joints);
+    if (joint_refs != NULL)
+        gy_free(w->alloc, joint_refs, (size_t)joint_count * sizeof *joint_refs);
+    if (res_refs != NULL)
+        gy_free(w->alloc, res_refs, (size_t)res_count * sizeof *res_refs);
     if (bodies != NULL)
         gy_free(w->alloc, bodies, (size_t)n * sizeof *bodies);
     if (colliders != NULL)

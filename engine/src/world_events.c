@@ -280,9 +280,10 @@ static void on_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_CREATE_FAILED: {
         const gy_physics_failure_reply *f = gy_reply_as_failure(r);
         if (f->kind == GY_PHYSICS_OBJECT_JOINT) {
-            gy_w_joint_failed(w, r->key);
+            gy_w_joint_failed(w, (gy_physics_joint_ref){r->key, f->body_generation});
         } else if (f->kind == GY_PHYSICS_OBJECT_RESOURCE) {
-            gy_w_geometry_failed(w, r->key, (gy_result)f->result);
+            gy_w_geometry_failed(w, (gy_physics_resource_ref){r->key, f->body_generation},
+                                 (gy_result)f->result);
         } else {
             gy_w_body *c = gy_w_body_by_ref(w, (gy_physics_body_ref){r->key, f->body_generation});
             if (c == NULL) {
@@ -298,10 +299,13 @@ static void on_reply(void *ctx, const gy_reply *r)
         break;
     }
     case GY_PHYSICS_REPLY_JOINT_BROKEN:
-        gy_w_joint_broken(w, r->key);
+        gy_w_joint_broken(w,
+                          (gy_physics_joint_ref){r->key, gy_reply_as_joint(r)->joint_generation});
         break;
     case GY_PHYSICS_REPLY_JOINT_STATE:
-        gy_w_joint_state_reply(w, r->key, gy_reply_as_joint_state(r));
+        gy_w_joint_state_reply(
+            w, (gy_physics_joint_ref){r->key, gy_reply_as_joint_state(r)->joint_generation},
+            gy_reply_as_joint_state(r));
         break;
     case GY_PHYSICS_REPLY_BODY_FAULT: {
         gy_w_body *c = gy_w_body_by_ref(

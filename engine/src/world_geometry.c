@@ -1,7 +1,8 @@
 /* Runtime collision geometry: meshes and hulls the game builds while running. Each is a handle
  * (creator reference) plus pins from the physics components whose colliders use it; it lives
  * while either is outstanding. The World keeps a copy of the data so a hard start can rebuild it,
- * and mirrors each one on the physics side as a resource keyed by a quarantined key. */
+ * and mirrors each one on the physics side as a resource named by its gy_physics_resource_ref,
+ * whose index is a quarantined key. */
 #include <string.h>
 
 #include "gyre/geometry.h"
@@ -26,7 +27,7 @@ static gy_result record_create(gy_world *w, gy_w_geometry *g)
     gy_mesh_def m = {g->vertices, g->vertex_count, g->indices, g->index_count};
     gy_hull_def h = {g->vertices, g->vertex_count};
     gy_physics_resource_def d = {g->key, g->is_mesh ? &m : NULL, g->is_mesh ? NULL : &h};
-    return gy_physics_record_create_resource(w->physics, &d);
+    return gy_physics_record_create_resource(w->physics, &d, &g->ref);
 }
 
 gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
@@ -99,7 +100,7 @@ static void maybe_free(gy_world *w, gy_w_geometry *g)
         return;
     bool quarantine = false;
     if (g->created && gy_w_running(w)) {
-        gy_result r = gy_physics_record_release_resource(w->physics, g->key);
+        gy_result r = gy_physics_record_release_resource(w->physics, g->ref);
         if (r != GY_OK)
             gy_log(
                 w->logger, GY_LOG_ERROR,
@@ -195,12 +196,12 @@ void gy_geometry_get_stats(const gy_world *w, gy_geometry_stats *out)
     out->freed = w->geo_freed;
 }
 
-void gy_w_geometry_failed(gy_world *w, uint32_t key, gy_result r)
+void gy_w_geometry_failed(gy_world *w, gy_physics_resource_ref ref, gy_result r)
 {
-    if (key >= w->geo_by_key_capacity || w->geo_by_key[key] == 0)
+    if (ref.index >= w->geo_by_key_capacity || w->geo_by_key[ref.index] == 0)
         return;
-    gy_w_geometry *g = gy_w_geometry_get(w, w->geo_by_key[key]);
-    if (g == NULL)
+    gy_w_geometry *g = gy_w_geometry_get(w, w->geo_by_key[ref.index]);
+    if (g == NULL || g->ref.generation != ref.generation)
         return;
     g->failed = true;
     gy_log(w->logger, GY_LOG_WARN, "world: the adapter refused a runtime %s (%u points): %s",
@@ -211,8 +212,10 @@ void gy_w_geometry_stopped(gy_world *w)
 {
     for (uint32_t i = 0; i < w->geo_pool.count; i++) {
         gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
-        if (g != NULL)
+        if (g != NULL) {
             g->created = false;
+            g->ref = (gy_physics_resource_ref){0, 0};
+        }
     }
     gy_w_keys_settle_all(&w->geo_keys, w->alloc);
 }
@@ -246,7 +249,7 @@ gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, ui
             continue;
         m[k] = (gy_mesh_def){g->vertices, g->vertex_count, g->indices, g->index_count};
         h[k] = (gy_hull_def){g->vertices, g->vertex_count};
-        d[k].resource_key = g->key;
+        d[k].index = g->key;
         d[k].mesh = g->is_mesh ? &m[k] : NULL;
         d[k].hull = g->is_mesh ? NULL : &h[k];
         k++;
@@ -258,13 +261,16 @@ gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, ui
     return GY_OK;
 }
 
-void gy_w_geometry_started(gy_world *w)
+void gy_w_geometry_started(gy_world *w, const gy_physics_resource_ref *refs, uint32_t count)
 {
-    for (uint32_t i = 0; i < w->geo_pool.count; i++) {
+    /* The bootstrap list walked the pool in this order. */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < w->geo_pool.count && k < count; i++) {
         gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
         if (g != NULL) {
             g->created = true;
             g->failed = false;
+            g->ref = refs[k++];
         }
     }
 }

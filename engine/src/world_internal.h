@@ -71,10 +71,11 @@ void gy_w_store_remove(gy_w_store *s, uint32_t entity);
 /* ---- keys for physics-side joints and resources ------------------------------------------------
  */
 
-/* Keys name joints and resources in replies that carry no body ref (CREATE_FAILED,
- * JOINT_BROKEN), so a released key is quarantined until a reply about its previous owner can no
- * longer be in flight: until the World has drained replies after seeing a proxy publish for a
- * tick that only an iteration started after the release's batch could have produced. */
+/* Keys are the slots (the refs' index) the World gives physics-side joints and resources. Replies
+ * about them carry the ref's generation, which the World matches; a released key is also
+ * quarantined until a reply about its previous owner can no longer be in flight (until the World
+ * has drained replies after seeing a proxy publish for a tick that only an iteration started
+ * after the release's batch could have produced), so slots are not reused while one could be. */
 typedef struct gy_w_quarantined {
     uint32_t key;
     uint64_t until; /* physics tick; 0: released since the last publish */
@@ -257,7 +258,8 @@ static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
 /* ---- geometry, joints, pairs ----------------------------------------------------------------- */
 
 typedef struct gy_w_geometry {
-    uint32_t key;
+    uint32_t key;                /* the physics resource's index */
+    gy_physics_resource_ref ref; /* while created in this physics run; else null */
     bool is_mesh;
     bool creator;
     bool created; /* a create is recorded in this physics run */
@@ -274,7 +276,7 @@ typedef struct gy_w_joint {
     uint32_t a, b;    /* entity slots; b GY_W_NONE: the world */
     gy_joint_def def; /* anchor and axis in a's frame */
     gy_joint_status status;
-    uint32_t key;                        /* physics key while LIVE; 0 otherwise */
+    gy_physics_joint_ref ref;            /* while LIVE (index: the World's key); else index 0 */
     uint32_t a_generation, b_generation; /* of the bodies it was created between */
     uint64_t handle;
     bool has_state;       /* a state reply arrived since it last went live */
@@ -591,12 +593,15 @@ void gy_w_geometry_unpin(gy_world *w, uint64_t handle);
 gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
                                uint64_t *out);
-void gy_w_geometry_failed(gy_world *w, uint32_t key, gy_result r);
+/* A CREATE_FAILED reply for the resource `ref` names (ignored unless it is the live one). */
+void gy_w_geometry_failed(gy_world *w, gy_physics_resource_ref ref, gy_result r);
 void gy_w_geometry_stopped(gy_world *w);
 /* Fills resource descs (caller frees them with gy_w_geometry_free_bootstrap). */
 gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, uint32_t *count,
                                   gy_mesh_def **meshes, gy_hull_def **hulls);
-void gy_w_geometry_started(gy_world *w);
+/* After a successful gy_physics_start: `refs` is what it issued to the bootstrap list, in its
+ * order. */
+void gy_w_geometry_started(gy_world *w, const gy_physics_resource_ref *refs, uint32_t count);
 /* Teardown: drops every creator reference (returns how many were outstanding). */
 uint32_t gy_w_geometry_reclaim(gy_world *w);
 void gy_w_geometry_fini(gy_world *w);
@@ -608,15 +613,18 @@ void gy_w_joints_body_released(gy_world *w, uint32_t slot);
 void gy_w_joints_entity_destroyed(gy_world *w, uint32_t slot);
 /* Records creates for pending joints whose bodies are both recorded. */
 void gy_w_joints_flush(gy_world *w);
-void gy_w_joint_failed(gy_world *w, uint32_t key);
-void gy_w_joint_broken(gy_world *w, uint32_t key);
-/* A JOINT_STATE reply for the joint with physics key `key`. */
-void gy_w_joint_state_reply(gy_world *w, uint32_t key, const gy_physics_joint_state_reply *r);
+/* Replies about the joint `ref` names (ignored unless it is the live one there). */
+void gy_w_joint_failed(gy_world *w, gy_physics_joint_ref ref);
+void gy_w_joint_broken(gy_world *w, gy_physics_joint_ref ref);
+void gy_w_joint_state_reply(gy_world *w, gy_physics_joint_ref ref,
+                            const gy_physics_joint_state_reply *r);
 void gy_w_joints_stopped(gy_world *w);
 /* Bootstrap list for joints whose bodies are both in it (marks them LIVE on success). */
 gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_t *count);
 /* After gy_physics_start: LIVE when `ok`, else the keys go back. */
-void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs, uint32_t count, bool ok);
+/* `refs`: what the start issued to `descs` (read when `ok`). */
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs,
+                         const gy_physics_joint_ref *refs, uint32_t count, bool ok);
 void gy_w_joints_fini(gy_world *w);
 
 /* world_events.c */

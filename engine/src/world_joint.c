@@ -19,15 +19,22 @@ static gy_w_joint *joint_by_key(const gy_world *w, uint32_t key)
     return joint_get(w, w->joint_by_key[key]);
 }
 
+/* The joint `ref` names if it is the one there now. */
+static gy_w_joint *joint_by_ref(const gy_world *w, gy_physics_joint_ref ref)
+{
+    gy_w_joint *j = joint_by_key(w, ref.index);
+    return j != NULL && j->ref.generation == ref.generation ? j : NULL;
+}
+
 /* Forgets the physics key (quarantined unless `immediate`). */
 static void drop_key(gy_world *w, gy_w_joint *j, bool immediate)
 {
-    if (j->key == 0)
+    if (j->ref.index == 0)
         return;
-    if (j->key < w->joint_by_key_capacity)
-        w->joint_by_key[j->key] = 0;
-    gy_w_keys_release(&w->joint_keys, w->alloc, j->key, immediate);
-    j->key = 0;
+    if (j->ref.index < w->joint_by_key_capacity)
+        w->joint_by_key[j->ref.index] = 0;
+    gy_w_keys_release(&w->joint_keys, w->alloc, j->ref.index, immediate);
+    j->ref = (gy_physics_joint_ref){0, 0};
 }
 
 static bool body_ready(const gy_world *w, uint32_t slot, const gy_w_body **out)
@@ -66,11 +73,12 @@ static void try_create(gy_world *w, gy_w_joint *j)
     }
     gy_physics_joint_def d;
     memset(&d, 0, sizeof d);
-    d.joint_key = key;
+    d.index = key;
     d.a = ca->ref;
     d.b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
     d.def = world_def(j, gy_w_body_pose(w, ca));
-    gy_result r = gy_physics_record_create_joint(w->physics, &d);
+    gy_physics_joint_ref ref;
+    gy_result r = gy_physics_record_create_joint(w->physics, &d, &ref);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: joint create not recorded: %s",
                gy_result_message(r));
@@ -79,7 +87,7 @@ static void try_create(gy_world *w, gy_w_joint *j)
     }
     j->status = GY_JOINT_LIVE;
     j->has_state = false;
-    j->key = key;
+    j->ref = ref;
     j->a_generation = d.a.generation;
     j->b_generation = d.b.generation;
     w->joint_by_key[key] = j->handle;
@@ -138,7 +146,7 @@ gy_result gy_joint_create(gy_world *w, gy_entity a, gy_entity b, const gy_joint_
 static void release_joint(gy_world *w, gy_w_joint *j)
 {
     if (j->status == GY_JOINT_LIVE && gy_w_running(w)) {
-        gy_result r = gy_physics_record_release_joint(w->physics, j->key);
+        gy_result r = gy_physics_record_release_joint(w->physics, j->ref);
         if (r != GY_OK)
             gy_log(w->logger, GY_LOG_WARN, "world: joint release not recorded: %s",
                    gy_result_message(r));
@@ -197,7 +205,7 @@ gy_result gy_joint_set_motor(gy_world *w, gy_joint id, const gy_joint_motor *mot
     if (j->def.type != GY_JOINT_HINGE && j->def.type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
     if (j->status == GY_JOINT_LIVE && gy_w_running(w)) {
-        r = gy_physics_record_set_motor(w->physics, j->key, motor);
+        r = gy_physics_record_set_motor(w->physics, j->ref, motor);
         if (r != GY_OK)
             return r;
     }
@@ -235,9 +243,10 @@ gy_result gy_joint_get_state(const gy_world *w, gy_joint id, gy_joint_state *out
     return GY_OK;
 }
 
-void gy_w_joint_state_reply(gy_world *w, uint32_t key, const gy_physics_joint_state_reply *r)
+void gy_w_joint_state_reply(gy_world *w, gy_physics_joint_ref ref,
+                            const gy_physics_joint_state_reply *r)
 {
-    gy_w_joint *j = joint_by_key(w, key);
+    gy_w_joint *j = joint_by_ref(w, ref);
     if (j == NULL || j->status != GY_JOINT_LIVE)
         return;
     gy_joint_state s = {r->position,
@@ -287,9 +296,9 @@ void gy_w_joints_flush(gy_world *w)
     }
 }
 
-void gy_w_joint_failed(gy_world *w, uint32_t key)
+void gy_w_joint_failed(gy_world *w, gy_physics_joint_ref ref)
 {
-    gy_w_joint *j = joint_by_key(w, key);
+    gy_w_joint *j = joint_by_ref(w, ref);
     if (j == NULL || j->status != GY_JOINT_LIVE)
         return;
     j->status = GY_JOINT_FAILED;
@@ -299,9 +308,9 @@ void gy_w_joint_failed(gy_world *w, uint32_t key)
            w->ents[j->a].name != NULL ? w->ents[j->a].name : "");
 }
 
-void gy_w_joint_broken(gy_world *w, uint32_t key)
+void gy_w_joint_broken(gy_world *w, gy_physics_joint_ref ref)
 {
-    gy_w_joint *j = joint_by_key(w, key);
+    gy_w_joint *j = joint_by_ref(w, ref);
     if (j == NULL || j->status != GY_JOINT_LIVE)
         return;
     j->status = GY_JOINT_BROKEN;
@@ -363,17 +372,17 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
             r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
                                     key + 1u, sizeof *w->joint_by_key);
         if (r != GY_OK) {
-            gy_w_joints_started(w, d, k, false);
+            gy_w_joints_started(w, d, NULL, k, false);
             gy_free(w->alloc, d, (size_t)n * sizeof *d);
             return r;
         }
         memset(&d[k], 0, sizeof d[k]);
-        d[k].joint_key = key;
+        d[k].index = key;
         /* Named by index (the generations are provisional): the start issues the refs. */
         d[k].a = ca->ref;
         d[k].b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
         d[k].def = def;
-        j->key = key;
+        j->ref = (gy_physics_joint_ref){key, 0}; /* the start issues the generation */
         w->joint_by_key[key] = j->handle;
         k++;
     }
@@ -382,13 +391,15 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
     return GY_OK;
 }
 
-void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs, uint32_t count, bool ok)
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs,
+                         const gy_physics_joint_ref *refs, uint32_t count, bool ok)
 {
     for (uint32_t i = 0; i < count; i++) {
-        gy_w_joint *j = joint_by_key(w, descs[i].joint_key);
+        gy_w_joint *j = joint_by_key(w, descs[i].index);
         if (j == NULL)
             continue;
         if (ok) {
+            j->ref = refs[i];
             j->status = GY_JOINT_LIVE;
             j->has_state = false;
             /* The bodies' refs as the start issued them. */

@@ -128,6 +128,8 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     p->cfg.raw_alloc = raw;
     p->game.cfg = p->sim.cfg = &p->cfg;
     p->game.ids.next = 1; /* generation 0 is the null ref's */
+    p->game.joint_ids.next = 1;
+    p->game.resource_ids.next = 1;
     p->game.sh = p->sim.sh = &p->sh;
     /* Without a meter from the host, everything after the object itself is counted by its own. */
     const gy_allocator *a = raw;
@@ -487,12 +489,14 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
         return;
     for (uint32_t i = 0; i < b->resource_count; i++) {
         const gy_physics_resource_def *d = &b->resources[i];
+        /* Issued by the start, as the bodies' are. */
+        gy_physics_resource_ref ref = {d->index, p->game.resource_ids.live[d->index]};
         if (d->mesh != NULL)
-            gy_phys_create_resource(&p->sim, d->resource_key, true, d->mesh->vertices,
-                                    d->mesh->vertex_count, d->mesh->indices, d->mesh->index_count);
+            gy_phys_create_resource(&p->sim, ref, true, d->mesh->vertices, d->mesh->vertex_count,
+                                    d->mesh->indices, d->mesh->index_count);
         else
-            gy_phys_create_resource(&p->sim, d->resource_key, false, d->hull->points,
-                                    d->hull->point_count, NULL, 0);
+            gy_phys_create_resource(&p->sim, ref, false, d->hull->points, d->hull->point_count,
+                                    NULL, 0);
     }
     for (uint32_t i = 0; i < b->body_count; i++) {
         const gy_physics_body_def *d = &b->bodies[i];
@@ -507,7 +511,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
         d.a = bootstrap_ref(&p->sim, d.a);
         if (d.b.generation != 0) /* null: the world */
             d.b = bootstrap_ref(&p->sim, d.b);
-        gy_phys_create_joint(&p->sim, &d);
+        gy_phys_create_joint(&p->sim, &d, p->game.joint_ids.live[d.index]);
     }
 }
 
@@ -590,7 +594,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
     if (r != GY_OK)
         return r;
     /* A start that fails issues nothing: the next one hands out the same generations. */
-    uint32_t next = p->game.ids.next;
+    uint32_t next = p->game.ids.next, joint_next = p->game.joint_ids.next,
+             resource_next = p->game.resource_ids.next;
     r = gy_phys_ids_reset(&p->game, bootstrap);
     if (r != GY_OK)
         return r;
@@ -598,6 +603,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
     if (r != GY_OK) {
         gy_phys_ids_clear(&p->game);
         p->game.ids.next = next;
+        p->game.joint_ids.next = joint_next;
+        p->game.resource_ids.next = resource_next;
         return r;
     }
     __atomic_store_n(&p->sh.generation, p->sh.generation + 1u, __ATOMIC_RELAXED);
@@ -611,6 +618,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
         p->sim.world = NULL;
         gy_phys_ids_clear(&p->game);
         p->game.ids.next = next;
+        p->game.joint_ids.next = joint_next;
+        p->game.resource_ids.next = resource_next;
         return GY_ERR_BACKEND;
     }
     pthread_mutex_lock(&p->sh.wait_mutex);
@@ -626,6 +635,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
         p->sim.world = NULL;
         gy_phys_ids_clear(&p->game);
         p->game.ids.next = next;
+        p->game.joint_ids.next = joint_next;
+        p->game.resource_ids.next = resource_next;
         return r;
     }
     p->game.running = true;

@@ -86,13 +86,16 @@ static void apply_lifecycle(gy_phys_sim *p, gy_command *c, bool use_set)
             gy_phys_add(&p->sh->counters.commands_failed, 1);
             return;
         }
-        pl->desc.joint_key = c->key;
-        gy_phys_create_joint(p, &pl->desc);
+        pl->desc.index = c->key;
+        gy_phys_create_joint(p, &pl->desc, pl->generation);
         break;
     }
-    case GY_PHYS_CMD_RELEASE_JOINT:
-        gy_phys_release_joint(p, c->key);
+    case GY_PHYS_CMD_RELEASE_JOINT: {
+        const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
+        if (!gy_phys_release_joint(p, (gy_physics_joint_ref){c->key, b->generation}))
+            gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         break;
+    }
     case GY_PHYS_CMD_CREATE_RESOURCE: {
         const gy_phys_resource_payload *pl = gy_command_payload(c);
         if (pl == NULL) {
@@ -102,10 +105,13 @@ static void apply_lifecycle(gy_phys_sim *p, gy_command *c, bool use_set)
         gy_phys_geo_enqueue(p, c);
         break;
     }
-    case GY_PHYS_CMD_RELEASE_RESOURCE:
-        if (!gy_phys_geo_cancel(p, c->key))
-            gy_phys_release_resource(p, c->key);
+    case GY_PHYS_CMD_RELEASE_RESOURCE: {
+        const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
+        gy_physics_resource_ref ref = {c->key, b->generation};
+        if (!gy_phys_geo_cancel(p, ref) && !gy_phys_release_resource(p, ref))
+            gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         break;
+    }
     default:
         gy_phys_add(&p->sh->counters.commands_failed, 1);
         return;
@@ -235,7 +241,8 @@ static gy_result apply_filter(gy_phys_sim *p, uint32_t store_index, const gy_phy
 static void apply_motor(gy_phys_sim *p, const gy_command *c)
 {
     const gy_phys_cmd_body *b = (const gy_phys_cmd_body *)(const void *)c->body.bytes;
-    if (c->key >= p->joint_count || !p->joints[c->key].live) {
+    if (c->key >= p->joint_count || !p->joints[c->key].live ||
+        p->joints[c->key].generation != b->generation) {
         gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
         return;
     }

@@ -388,7 +388,7 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
         gy_phys_joint_payload *pl = payload;
         normalise_joint_def(&pl->desc.def);
         gy_physics_joint_def d = pl->desc;
-        d.joint_key = cmd->key;
+        d.index = cmd->key;
         return gy_phys_validate_joint_def(&d);
     }
     case GY_PHYS_CMD_CREATE_RESOURCE: {
@@ -402,7 +402,7 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
             return GY_ERR_INVALID_ARGUMENT;
         gy_physics_resource_def d;
         memset(&d, 0, sizeof d);
-        d.resource_key = cmd->key;
+        d.index = cmd->key;
         gy_mesh_def mesh;
         gy_hull_def hull;
         memset(&mesh, 0, sizeof mesh);

@@ -95,13 +95,14 @@ void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c)
     uint32_t key = c->key;
     const gy_phys_resource_payload *peek = gy_command_payload(c);
     bool live = key < p->resource_capacity && p->resources[key].live;
+    uint32_t generation = peek != NULL ? peek->generation : 0u;
     if (key == 0 || live || key_queued(p, key) || peek == NULL) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, GY_ERR_MISUSE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, generation, GY_ERR_MISUSE);
         return;
     }
     if (gy_array_reserve(p->cfg->alloc, (void **)&p->geo_jobs, &p->geo_job_capacity,
                          p->geo_job_count + 1u, sizeof *p->geo_jobs) != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, GY_ERR_OUT_OF_MEMORY);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, generation, GY_ERR_OUT_OF_MEMORY);
         return;
     }
     gy_phys_resource_payload *pl = gy_command_take_payload(c);
@@ -109,6 +110,7 @@ void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c)
     memset(j, 0, sizeof *j);
     j->payload = pl;
     j->key = key;
+    j->generation = generation;
     j->units_left = adapter_units(j);
     if (!pl->is_mesh)
         j->units_left += GY_PHYS_GEO_HULL_POINT_UNITS * (uint64_t)pl->vertex_count;
@@ -229,10 +231,10 @@ static void drop_job(gy_phys_sim *p, uint32_t i)
     p->geo_job_count--;
 }
 
-bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key)
+bool gy_phys_geo_cancel(gy_phys_sim *p, gy_physics_resource_ref ref)
 {
     for (uint32_t i = 0; i < p->geo_job_count; i++) {
-        if (p->geo_jobs[i].key != key)
+        if (p->geo_jobs[i].key != ref.index || p->geo_jobs[i].generation != ref.generation)
             continue;
         drop_job(p, i);
         gy_phys_add(&p->sh->counters.geo_cancelled, 1);
@@ -264,12 +266,14 @@ static void finish_job(gy_phys_sim *p, gy_phys_geo_job *j)
             (r = gy_snapshot_geometry_create_hull_built(p->cfg->alloc, &j->hull, &g)) != GY_OK)
             p->cfg->backend->resource_release(p->world, id);
     }
-    if (r == GY_OK && (r = gy_phys_install_resource(p, j->key, id, g, NULL, 0)) != GY_OK) {
+    if (r == GY_OK &&
+        (r = gy_phys_install_resource(p, (gy_physics_resource_ref){j->key, j->generation}, id, g,
+                                      NULL, 0)) != GY_OK) {
         p->cfg->backend->resource_release(p->world, id);
         gy_snapshot_geometry_release(g);
     }
     if (r != GY_OK)
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, j->generation, r);
     gy_phys_add(&p->sh->counters.geo_built, 1);
 }
 
@@ -328,13 +332,14 @@ static void finish_pieces(gy_phys_sim *p, gy_phys_geo_job *j)
     j->build = NULL;
     gy_result r =
         g == NULL ? GY_ERR_OUT_OF_MEMORY
-                  : gy_phys_install_resource(p, j->key, j->pieces[0], g, j->pieces, j->piece_count);
+                  : gy_phys_install_resource(p, (gy_physics_resource_ref){j->key, j->generation},
+                                             j->pieces[0], g, j->pieces, j->piece_count);
     if (r == GY_OK) {
         j->pieces = NULL; /* the resource's now */
         j->pieces_built = 0;
     } else {
         gy_snapshot_geometry_release(g);
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, j->generation, r);
     }
     gy_phys_add(&p->sh->counters.geo_built, 1);
 }
@@ -362,7 +367,7 @@ static bool run_hull(gy_phys_sim *p, gy_phys_geo_job *j)
         j->units_left = adapter_units(j);
     }
     if (r != GY_OK)
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, j->generation, r);
     return r == GY_OK;
 }
 
@@ -410,7 +415,7 @@ void gy_phys_geo_run(gy_phys_sim *p)
                 r = gy_snapshot_mesh_build_begin(p->cfg->alloc, &m, &j->build);
             }
             if (r != GY_OK) {
-                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, j->generation, r);
                 drop_job(p, 0);
                 changed = true;
                 continue;
@@ -453,7 +458,7 @@ void gy_phys_geo_run(gy_phys_sim *p)
             if (r == GY_OK)
                 r = build_piece(p, j);
             if (r != GY_OK) {
-                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, 0, r);
+                gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, j->key, j->generation, r);
                 drop_job(p, 0);
                 changed = true;
                 continue;

@@ -153,6 +153,7 @@ static void report_joint_states(gy_phys_sim *p, uint64_t tick)
             continue;
         gy_physics_joint_state_reply r = {
             .generation = __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED),
+            .joint_generation = j->generation,
             .tick = tick,
             .position = (float)s.position,
             .velocity = (float)s.velocity,
@@ -254,8 +255,8 @@ void gy_phys_after_step(gy_phys_sim *p, uint64_t tick)
         gy_phys_touch(p, j->a_store);
         if (j->b_store != GY_PHYS_NONE)
             gy_phys_touch(p, j->b_store);
-        gy_physics_joint_reply jr = {__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), 0,
-                                     tick};
+        gy_physics_joint_reply jr = {__atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED),
+                                     j->generation, tick};
         gy_phys_reply(p, GY_PHYSICS_REPLY_JOINT_BROKEN, (uint32_t)key, &jr, sizeof jr,
                       GY_REPLY_ESSENTIAL);
     }

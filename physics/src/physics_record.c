@@ -33,71 +33,166 @@ static void pack_rotation(gy_quat q, double out[3], uint32_t *dropped)
 
 /* ---- game side ------------------------------------------------------------------------------- */
 
-/* The pool of body refs: the generation live at each index, and the next to issue. */
-static uint32_t ids_live(const gy_phys_game *p, uint32_t index)
+/* A pool of refs (bodies', joints', resources'): the generation live at each index, and the next to
+ * issue. */
+static uint32_t ids_live(const gy_phys_ids *ids, uint32_t index)
 {
-    return index < p->ids.capacity ? p->ids.live[index] : 0u;
+    return index < ids->capacity ? ids->live[index] : 0u;
 }
 
-/* Whether `ref` is the live ref at its index (a null ref never is). */
-static bool ids_is_live(const gy_phys_game *p, gy_physics_body_ref ref)
+/* Whether (index, generation) is the live ref at its index (a null ref never is). */
+static bool ids_is_live(const gy_phys_ids *ids, uint32_t index, uint32_t generation)
 {
-    return ref.generation != 0 && ids_live(p, ref.index) == ref.generation;
+    return generation != 0 && ids_live(ids, index) == generation;
 }
 
-static gy_result ids_reserve(gy_phys_game *p, uint32_t need)
+static bool body_is_live(const gy_phys_game *p, gy_physics_body_ref ref)
 {
-    if (need <= p->ids.capacity)
+    return ids_is_live(&p->ids, ref.index, ref.generation);
+}
+
+static bool joint_is_live(const gy_phys_game *p, gy_physics_joint_ref ref)
+{
+    return ids_is_live(&p->joint_ids, ref.index, ref.generation);
+}
+
+static bool resource_is_live(const gy_phys_game *p, gy_physics_resource_ref ref)
+{
+    return ids_is_live(&p->resource_ids, ref.index, ref.generation);
+}
+
+static gy_result ids_reserve(const gy_phys_game *p, gy_phys_ids *ids, uint32_t need)
+{
+    if (need <= ids->capacity)
         return GY_OK;
-    uint64_t grown = gy_capacity_for(p->ids.capacity, 64u, need);
+    uint64_t grown = gy_capacity_for(ids->capacity, 64u, need);
     uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
-    uint32_t *m = gy_realloc(p->cfg->alloc, p->ids.live, (size_t)p->ids.capacity * sizeof(uint32_t),
+    uint32_t *m = gy_realloc(p->cfg->alloc, ids->live, (size_t)ids->capacity * sizeof(uint32_t),
                              (size_t)cap * sizeof(uint32_t));
     if (m == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    memset(m + p->ids.capacity, 0, (size_t)(cap - p->ids.capacity) * sizeof(uint32_t));
-    p->ids.live = m;
-    p->ids.capacity = cap;
+    memset(m + ids->capacity, 0, (size_t)(cap - ids->capacity) * sizeof(uint32_t));
+    ids->live = m;
+    ids->capacity = cap;
     return GY_OK;
+}
+
+/* Checks that `index` may take a new ref and makes room for it: GY_ERR_MISUSE when a live ref
+ * holds the slot, GY_ERR_CAPACITY once every generation was issued (never reuse one). */
+static gy_result ids_prepare(const gy_phys_game *p, gy_phys_ids *ids, uint32_t index)
+{
+    if (ids_live(ids, index) != 0)
+        return GY_ERR_MISUSE;
+    if (ids->next == 0)
+        return GY_ERR_CAPACITY;
+    return ids_reserve(p, ids, index + 1u);
+}
+
+/* Makes the pool's next generation live at `index` (prepared) and returns it. */
+static uint32_t ids_issue(gy_phys_ids *ids, uint32_t index)
+{
+    uint32_t generation = ids->next;
+    ids->live[index] = generation;
+    ids->next = generation == UINT32_MAX ? 0u : generation + 1u;
+    return generation;
+}
+
+static void ids_clear(gy_phys_ids *ids)
+{
+    if (ids->capacity > 0)
+        memset(ids->live, 0, (size_t)ids->capacity * sizeof(uint32_t));
+}
+
+static void ids_free(const gy_phys_game *p, gy_phys_ids *ids)
+{
+    if (ids->live != NULL)
+        gy_free(p->cfg->alloc, ids->live, (size_t)ids->capacity * sizeof(uint32_t));
+    ids->live = NULL;
+    ids->capacity = 0;
 }
 
 void gy_phys_ids_clear(gy_phys_game *p)
 {
-    if (p->ids.capacity > 0)
-        memset(p->ids.live, 0, (size_t)p->ids.capacity * sizeof(uint32_t));
+    ids_clear(&p->ids);
+    ids_clear(&p->joint_ids);
+    ids_clear(&p->resource_ids);
 }
 
 void gy_phys_ids_free(gy_phys_game *p)
 {
-    if (p->ids.live != NULL)
-        gy_free(p->cfg->alloc, p->ids.live, (size_t)p->ids.capacity * sizeof(uint32_t));
-    p->ids.live = NULL;
-    p->ids.capacity = 0;
+    ids_free(p, &p->ids);
+    ids_free(p, &p->joint_ids);
+    ids_free(p, &p->resource_ids);
+}
+
+/* Moves the pool's counter past `n` issued generations (0 once the last one is out). */
+static void ids_advance(gy_phys_ids *ids, uint32_t n)
+{
+    ids->next = (uint64_t)ids->next + n > UINT32_MAX ? 0u : ids->next + n;
+}
+
+static uint32_t body_index_at(const gy_physics_bootstrap *b, uint32_t i)
+{
+    return b->bodies[i].index;
+}
+
+static uint32_t joint_index_at(const gy_physics_bootstrap *b, uint32_t i)
+{
+    return b->joints[i].index;
+}
+
+static uint32_t resource_index_at(const gy_physics_bootstrap *b, uint32_t i)
+{
+    return b->resources[i].index;
+}
+
+/* Makes `n` refs from `ids` live, one at each index `index_at` gives, in list order (the caller
+ * advances `next`). GY_ERR_INVALID_ARGUMENT when two share a slot. */
+static gy_result ids_issue_list(const gy_phys_game *p, gy_phys_ids *ids,
+                                const gy_physics_bootstrap *b, uint32_t n,
+                                uint32_t (*index_at)(const gy_physics_bootstrap *, uint32_t))
+{
+    uint32_t need = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (index_at(b, i) + 1u > need)
+            need = index_at(b, i) + 1u;
+    gy_result r = ids_reserve(p, ids, need);
+    if (r != GY_OK)
+        return r;
+    if (n > 0 && (ids->next == 0 || (uint64_t)ids->next + n - 1u > UINT32_MAX))
+        return GY_ERR_CAPACITY;
+    for (uint32_t i = 0; i < n; i++) {
+        if (ids->live[index_at(b, i)] != 0)
+            return GY_ERR_INVALID_ARGUMENT; /* two in one slot */
+        ids->live[index_at(b, i)] = ids->next + i;
+    }
+    return GY_OK;
 }
 
 gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
 {
-    uint32_t need = 0, n = b != NULL ? b->body_count : 0u;
-    for (uint32_t i = 0; i < n; i++)
-        if (b->bodies[i].index + 1u > need)
-            need = b->bodies[i].index + 1u;
+    uint32_t bodies = b != NULL ? b->body_count : 0u, joints = b != NULL ? b->joint_count : 0u,
+             resources = b != NULL ? b->resource_count : 0u;
     gy_phys_ids_clear(p);
-    gy_result r = ids_reserve(p, need);
-    if (r != GY_OK)
+    gy_result r = ids_issue_list(p, &p->ids, b, bodies, body_index_at);
+    if (r == GY_OK)
+        r = ids_issue_list(p, &p->joint_ids, b, joints, joint_index_at);
+    if (r == GY_OK)
+        r = ids_issue_list(p, &p->resource_ids, b, resources, resource_index_at);
+    if (r != GY_OK) {
+        gy_phys_ids_clear(p);
         return r;
-    if (n > 0 && (p->ids.next == 0 || (uint64_t)p->ids.next + n - 1u > UINT32_MAX))
-        return GY_ERR_CAPACITY;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t index = b->bodies[i].index;
-        if (p->ids.live[index] != 0) {
-            gy_phys_ids_clear(p); /* two bodies in one slot */
-            return GY_ERR_INVALID_ARGUMENT;
-        }
-        p->ids.live[index] = p->ids.next + i;
     }
-    for (uint32_t i = 0; i < n && b->body_refs != NULL; i++)
+    for (uint32_t i = 0; i < bodies && b->body_refs != NULL; i++)
         b->body_refs[i] = (gy_physics_body_ref){b->bodies[i].index, p->ids.next + i};
-    p->ids.next = (uint64_t)p->ids.next + n > UINT32_MAX ? 0u : p->ids.next + n;
+    for (uint32_t i = 0; i < joints && b->joint_refs != NULL; i++)
+        b->joint_refs[i] = (gy_physics_joint_ref){b->joints[i].index, p->joint_ids.next + i};
+    for (uint32_t i = 0; i < resources && b->resource_refs != NULL; i++)
+        b->resource_refs[i] =
+            (gy_physics_resource_ref){b->resources[i].index, p->resource_ids.next + i};
+    ids_advance(&p->ids, bodies);
+    ids_advance(&p->joint_ids, joints);
+    ids_advance(&p->resource_ids, resources);
     return GY_OK;
 }
 
@@ -134,7 +229,7 @@ gy_result gy_phys_validate_body_def(const gy_physics_body_def *d)
 gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d)
 {
     bool has_b = d != NULL && d->b.generation != 0; /* null (generation 0): the world */
-    if (d == NULL || d->joint_key >= GY_PHYSICS_MAX_STORE_INDEX ||
+    if (d == NULL || d->index >= GY_PHYSICS_MAX_STORE_INDEX ||
         d->a.index >= GY_PHYSICS_MAX_STORE_INDEX ||
         (has_b && d->b.index >= GY_PHYSICS_MAX_STORE_INDEX) || (has_b && d->b.index == d->a.index))
         return GY_ERR_INVALID_ARGUMENT;
@@ -147,7 +242,7 @@ gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d)
 
 gy_result gy_phys_validate_resource_def(const gy_physics_resource_def *d)
 {
-    if (d == NULL || d->resource_key == 0 || d->resource_key >= GY_PHYSICS_MAX_STORE_INDEX ||
+    if (d == NULL || d->index == 0 || d->index >= GY_PHYSICS_MAX_STORE_INDEX ||
         (d->mesh == NULL) == (d->hull == NULL))
         return GY_ERR_INVALID_ARGUMENT;
     return d->mesh != NULL ? gy_validate_mesh_def(d->mesh) : gy_validate_hull_def(d->hull);
@@ -195,11 +290,7 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
     r = gy_phys_validate_body_def(desc);
     if (r != GY_OK || out == NULL)
         return r != GY_OK ? r : GY_ERR_INVALID_ARGUMENT;
-    if (ids_live(&p->game, desc->index) != 0)
-        return GY_ERR_MISUSE;
-    if (p->game.ids.next == 0)
-        return GY_ERR_CAPACITY; /* every generation was issued: never reuse one */
-    r = ids_reserve(&p->game, desc->index + 1u);
+    r = ids_prepare(&p->game, &p->game.ids, desc->index);
     if (r != GY_OK)
         return r;
     uint32_t generation = p->game.ids.next;
@@ -222,9 +313,7 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
     r = record_payload(&p->game, GY_PHYS_CMD_CREATE_BODY, desc->index, pl, generation);
     if (r != GY_OK)
         return r;
-    p->game.ids.live[desc->index] = generation;
-    p->game.ids.next = generation == UINT32_MAX ? 0u : generation + 1u;
-    *out = (gy_physics_body_ref){desc->index, generation};
+    *out = (gy_physics_body_ref){desc->index, ids_issue(&p->game.ids, desc->index)};
     return GY_OK;
 }
 
@@ -233,7 +322,7 @@ gy_result gy_physics_record_release_body(gy_physics *p, gy_physics_body_ref body
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    if (!ids_is_live(&p->game, body))
+    if (!body_is_live(&p->game, body))
         return GY_ERR_STALE_HANDLE;
     gy_phys_cmd_body b = {.generation = body.generation};
     r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_BODY, body.index, &b);
@@ -242,7 +331,8 @@ gy_result gy_physics_record_release_body(gy_physics *p, gy_physics_body_ref body
     return r;
 }
 
-gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc)
+gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc,
+                                         gy_physics_joint_ref *out)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
@@ -250,29 +340,43 @@ gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_d
     r = gy_phys_validate_joint_def(desc);
     if (r != GY_OK)
         return r;
-    if (!ids_is_live(&p->game, desc->a) ||
-        (desc->b.generation != 0 && !ids_is_live(&p->game, desc->b)))
+    if (!body_is_live(&p->game, desc->a) ||
+        (desc->b.generation != 0 && !body_is_live(&p->game, desc->b)))
         return GY_ERR_STALE_HANDLE;
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    r = ids_prepare(&p->game, &p->game.joint_ids, desc->index);
+    if (r != GY_OK)
+        return r;
     gy_phys_joint_payload *pl = gy_alloc(p->cfg.alloc, sizeof *pl);
     if (pl == NULL)
         return GY_ERR_OUT_OF_MEMORY;
+    memset(pl, 0, sizeof *pl); /* the capture writes the payload's bytes */
     pl->size = sizeof *pl;
     pl->desc = *desc;
-    return record_payload(&p->game, GY_PHYS_CMD_CREATE_JOINT, desc->joint_key, pl, 0);
+    pl->generation = p->game.joint_ids.next;
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_JOINT, desc->index, pl, pl->generation);
+    if (r != GY_OK)
+        return r;
+    *out = (gy_physics_joint_ref){desc->index, ids_issue(&p->game.joint_ids, desc->index)};
+    return GY_OK;
 }
 
-gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key)
+gy_result gy_physics_record_release_joint(gy_physics *p, gy_physics_joint_ref joint)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    if (joint_key >= GY_PHYSICS_MAX_STORE_INDEX)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_phys_cmd_body b = {0};
-    return record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_JOINT, joint_key, &b);
+    if (!joint_is_live(&p->game, joint))
+        return GY_ERR_STALE_HANDLE;
+    gy_phys_cmd_body b = {.generation = joint.generation};
+    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_JOINT, joint.index, &b);
+    if (r == GY_OK)
+        p->game.joint_ids.live[joint.index] = 0;
+    return r;
 }
 
-gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
+gy_result gy_physics_record_set_motor(gy_physics *p, gy_physics_joint_ref joint,
                                       const gy_joint_motor *motor)
 {
     gy_result r = game_ready(p);
@@ -281,20 +385,27 @@ gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
     r = gy_validate_joint_motor(motor);
     if (r != GY_OK)
         return r;
-    if (joint_key >= GY_PHYSICS_MAX_STORE_INDEX || fabs(motor->target) > GY_PHYSICS_MAX_MAGNITUDE ||
+    if (fabs(motor->target) > GY_PHYSICS_MAX_MAGNITUDE ||
         fabs(motor->max_force) > GY_PHYSICS_MAX_MAGNITUDE)
         return GY_ERR_INVALID_ARGUMENT;
-    gy_phys_cmd_body b = {
-        .generation = 0, .aux = (uint32_t)motor->mode, .v = {motor->target, motor->max_force}};
-    return record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint_key, &b);
+    if (!joint_is_live(&p->game, joint))
+        return GY_ERR_STALE_HANDLE;
+    gy_phys_cmd_body b = {.generation = joint.generation,
+                          .aux = (uint32_t)motor->mode,
+                          .v = {motor->target, motor->max_force}};
+    return record_plain(&p->game, GY_COMMAND_MUTATE, GY_PHYS_CMD_SET_MOTOR, joint.index, &b);
 }
 
-gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc)
+gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc,
+                                            gy_physics_resource_ref *out)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
     r = gy_phys_validate_resource_def(desc);
+    if (r != GY_OK || out == NULL)
+        return r != GY_OK ? r : GY_ERR_INVALID_ARGUMENT;
+    r = ids_prepare(&p->game, &p->game.resource_ids, desc->index);
     if (r != GY_OK)
         return r;
     uint32_t vc = desc->mesh != NULL ? desc->mesh->vertex_count : desc->hull->point_count;
@@ -308,24 +419,31 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
     pl->is_mesh = desc->mesh != NULL;
     pl->vertex_count = vc;
     pl->index_count = ic;
-    pl->reserved = 0;
+    pl->generation = p->game.resource_ids.next;
     memcpy(pl->vertices, desc->mesh != NULL ? desc->mesh->vertices : desc->hull->points,
            (size_t)vc * sizeof(gy_vec3));
     if (ic > 0)
         memcpy(pl->vertices + vc, desc->mesh->indices, (size_t)ic * sizeof(uint32_t));
-    return record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, desc->resource_key, pl, 0);
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, desc->index, pl, pl->generation);
+    if (r != GY_OK)
+        return r;
+    *out = (gy_physics_resource_ref){desc->index, ids_issue(&p->game.resource_ids, desc->index)};
+    return GY_OK;
 }
 
-gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key)
+gy_result gy_physics_record_release_resource(gy_physics *p, gy_physics_resource_ref resource)
 {
     gy_result r = game_ready(p);
     if (r != GY_OK)
         return r;
-    if (resource_key == 0 || resource_key >= GY_PHYSICS_MAX_STORE_INDEX)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_phys_cmd_body b = {0};
-    return record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource_key,
-                        &b);
+    if (!resource_is_live(&p->game, resource))
+        return GY_ERR_STALE_HANDLE;
+    gy_phys_cmd_body b = {.generation = resource.generation};
+    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource.index,
+                     &b);
+    if (r == GY_OK)
+        p->game.resource_ids.live[resource.index] = 0;
+    return r;
 }
 
 /* Checks the target and records a mutate command carrying `n` doubles. */
@@ -343,7 +461,7 @@ static gy_result record_mutate(gy_physics *p, uint16_t type, gy_physics_body_ref
             return GY_ERR_INVALID_ARGUMENT;
         b.v[i] = v[i];
     }
-    if (!ids_is_live(&p->game, body))
+    if (!body_is_live(&p->game, body))
         return GY_ERR_STALE_HANDLE;
     return record_plain(&p->game, GY_COMMAND_MUTATE, type, body.index, &b);
 }
@@ -532,14 +650,18 @@ static void filter_reply(void *ctx, const gy_reply *r)
     case GY_PHYSICS_REPLY_BODY_ASSIGNED:
     case GY_PHYSICS_REPLY_BODY_FAULT:
         ok = r->flags == f->generation &&
-             ids_is_live(f->game,
-                         (gy_physics_body_ref){r->key, gy_reply_as_body(r)->body_generation});
+             body_is_live(f->game,
+                          (gy_physics_body_ref){r->key, gy_reply_as_body(r)->body_generation});
         break;
     case GY_PHYSICS_REPLY_CREATE_FAILED: {
         const gy_physics_failure_reply *fr = gy_reply_as_failure(r);
         ok = r->flags == f->generation &&
              (fr->kind != GY_PHYSICS_OBJECT_BODY ||
-              ids_is_live(f->game, (gy_physics_body_ref){r->key, fr->body_generation}));
+              body_is_live(f->game, (gy_physics_body_ref){r->key, fr->body_generation})) &&
+             (fr->kind != GY_PHYSICS_OBJECT_JOINT ||
+              joint_is_live(f->game, (gy_physics_joint_ref){r->key, fr->body_generation})) &&
+             (fr->kind != GY_PHYSICS_OBJECT_RESOURCE ||
+              resource_is_live(f->game, (gy_physics_resource_ref){r->key, fr->body_generation}));
         break;
     }
     default:

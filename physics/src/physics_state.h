@@ -46,7 +46,7 @@ typedef enum gy_phys_command_type {
                                  v[0], v[1]: friction, restitution */
     GY_PHYS_CMD_SET_FILTER,   /* aux: collider; v[0], v[1]: category, mask */
     GY_PHYS_CMD_SET_GRAVITY,  /* key and generation 0; v[0..2]: m/s² */
-    GY_PHYS_CMD_SET_MOTOR,    /* key: joint key; aux: gy_motor_mode; v[0], v[1]: target,
+    GY_PHYS_CMD_SET_MOTOR,    /* key: joint index; aux: gy_motor_mode; v[0], v[1]: target,
                                  max_force */
     GY_PHYS_CMD_MOVE_KINEMATIC /* the target pose packed as SET_POSE's; aux: the dropped
                                   component (bits 0-1) | steps << 2 (1..GY_PHYS_MAX_MOVE_STEPS) */
@@ -60,7 +60,7 @@ typedef enum gy_phys_command_type {
  * `aux`: a pose is 7 doubles and would not fit beside the generation otherwise, and the dropped
  * (largest, made positive) component is rebuilt to within an ulp or two. */
 typedef struct gy_phys_cmd_body {
-    uint32_t generation; /* of the body's ref */
+    uint32_t generation; /* of the ref the key indexes (body's, joint's or resource's) */
     uint32_t aux;
     double v[6];
 } gy_phys_cmd_body;
@@ -80,6 +80,7 @@ typedef struct gy_phys_body_payload {
 typedef struct gy_phys_joint_payload {
     size_t size;
     gy_physics_joint_def desc;
+    uint32_t generation; /* issued to the joint by the game side (the key is its index) */
 } gy_phys_joint_payload;
 
 /* Vertices (or hull points) follow the header, then indices. */
@@ -88,7 +89,7 @@ typedef struct gy_phys_resource_payload {
     uint32_t is_mesh;
     uint32_t vertex_count;
     uint32_t index_count;
-    uint32_t reserved;
+    uint32_t generation; /* issued to the resource by the game side (the key is its index) */
     gy_vec3 vertices[];
 } gy_phys_resource_payload;
 
@@ -165,6 +166,7 @@ typedef struct gy_phys_move {
 typedef struct gy_phys_joint {
     gy_joint_id id;
     uint32_t a_store, b_store; /* b_store GY_PHYS_NONE: the world */
+    uint32_t generation;       /* of the joint's ref */
     bool live;
 } gy_phys_joint;
 
@@ -175,6 +177,7 @@ typedef struct gy_phys_resource {
      * NULL), each a collider of its own on every body naming the resource. */
     gy_resource_id *pieces;
     uint32_t piece_count;
+    uint32_t generation; /* of the resource's ref */
     bool live;
 } gy_phys_resource;
 
@@ -185,7 +188,7 @@ typedef struct gy_phys_geo_job {
     gy_hull_builder *hull_build;       /* hull: its hull, built in slices */
     gy_hull hull;                      /* hull: built, for the adapter's and the blob's copies */
     uint64_t units_left;               /* estimate, for the queue's size */
-    uint32_t key;
+    uint32_t key, generation;          /* the resource's ref */
     bool ready; /* the query blob (hulls: the hull) is done; the adapter's slice is next */
     /* A mesh of more triangles than a piece (gy_phys_geo_piece_triangles): the whole mesh's edge
      * flags (classified in one slice), the pieces built so far, and a vertex remap scratch. */
@@ -312,11 +315,12 @@ typedef struct gy_phys_shared {
     gy_phys_frame frames[3]; /* owned by whichever thread holds the buffer */
 } gy_phys_shared;
 
-/* The game side's pool of body refs: the generation of the ref live at each index (0: none) and
- * the next generation to issue. Generations come from one counter, never reused, so a generation
- * alone tells two bodies apart (the reply filter, the World's pair set and the adapters' user_data
- * rely on it); the index is the host's, because proxies and the host's own tables share it. The
- * one table the record functions check commands, and the reply filter replies, against. */
+/* A game-side pool of refs (bodies', joints', resources'): the generation of the ref live at each
+ * index (0: none) and the next generation to issue. Generations come from one counter per pool,
+ * never reused, so a generation alone tells two bodies apart (the reply filter, the World's pair
+ * set and the adapters' user_data rely on it); the index is the host's, because proxies and the
+ * host's own tables share it. The one table the record functions check commands, and the reply
+ * filter replies, against. */
 typedef struct gy_phys_ids {
     uint32_t *live;
     uint32_t capacity;
@@ -334,7 +338,9 @@ typedef struct gy_phys_game {
     bool running;
     bool game_bound;           /* the game thread called bind_thread on this world (live queries) */
     uint64_t lockstep_wait_ns; /* how long the last gy_physics_step waited, per tick */
-    gy_phys_ids ids;
+    gy_phys_ids ids;           /* bodies' */
+    gy_phys_ids joint_ids;     /* joints' */
+    gy_phys_ids resource_ids;  /* resources' */
     const gy_physics_bootstrap *bootstrap; /* read by the physics thread during start only */
 } gy_phys_game;
 
@@ -453,8 +459,9 @@ static inline uint64_t gy_phys_get(const uint64_t *c)
 /* physics_record.c (game thread): the payload release callback (any thread that discards a
  * command), the pool of body refs and the checks every recorded description passes. */
 void gy_phys_release_payload(void *ctx, gy_command *cmd);
-/* Releases every ref, then issues one to each of a bootstrap list's bodies into b->body_refs
- * (start). GY_ERR_CAPACITY / GY_ERR_OUT_OF_MEMORY leave no ref live and none issued. */
+/* Releases every ref, then issues one to each of a bootstrap list's bodies, joints and resources
+ * into b->body_refs, b->joint_refs and b->resource_refs (start). GY_ERR_CAPACITY /
+ * GY_ERR_OUT_OF_MEMORY leave no ref live and none issued. */
 gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b);
 /* Releases every ref (a start that failed, destroy's storage aside). */
 void gy_phys_ids_clear(gy_phys_game *p);
@@ -485,15 +492,19 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
                          const gy_character_def *character, bool asleep);
 /* Releases the body `ref` names if it is live; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref);
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc);
-void gy_phys_release_joint(gy_phys_sim *p, uint32_t key);
-void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
-                             uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
-void gy_phys_release_resource(gy_phys_sim *p, uint32_t key);
-/* Makes a built resource live under `key` (taking the blob's creator reference, and the array of
+/* The joint at desc->index with the ref's `generation`. */
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation);
+/* False (nothing changed) when `ref` names no live joint there. */
+bool gy_phys_release_joint(gy_phys_sim *p, gy_physics_joint_ref ref);
+void gy_phys_create_resource(gy_phys_sim *p, gy_physics_resource_ref ref, bool is_mesh,
+                             const gy_vec3 *vertices, uint32_t vertex_count,
+                             const uint32_t *indices, uint32_t index_count);
+/* False (nothing changed) when `ref` names no live resource there. */
+bool gy_phys_release_resource(gy_phys_sim *p, gy_physics_resource_ref ref);
+/* Makes a built resource live as `ref` (taking the blob's creator reference, and the array of
  * `piece_count` adapter meshes of a mesh built in pieces, else NULL and 0); grows the table as
  * needed. GY_ERR_OUT_OF_MEMORY changes nothing. */
-gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
+gy_result gy_phys_install_resource(gy_phys_sim *p, gy_physics_resource_ref ref, gy_resource_id id,
                                    gy_snapshot_geometry *g, gy_resource_id *pieces,
                                    uint32_t piece_count);
 /* Fails a create: counts it and sends CREATE_FAILED. */
@@ -509,8 +520,8 @@ void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c);
 bool gy_phys_geo_park(gy_phys_sim *p, gy_command *c);
 /* RELEASE_BODY of a parked body: drops it. True when one was parked. */
 bool gy_phys_geo_unpark(gy_phys_sim *p, gy_physics_body_ref ref);
-/* RELEASE_RESOURCE of a queued key: cancels its job. True when one was queued. */
-bool gy_phys_geo_cancel(gy_phys_sim *p, uint32_t key);
+/* RELEASE_RESOURCE of a queued resource: cancels its job. True when `ref`'s was queued. */
+bool gy_phys_geo_cancel(gy_phys_sim *p, gy_physics_resource_ref ref);
 /* The most adapter colliders a body may have (its colliders with a mesh's pieces counted). */
 #define GY_PHYS_MAX_ADAPTER_COLLIDERS (1u << 20)
 /* Units one triangle of an adapter mesh build is charged: about what the adapter's tree and edge

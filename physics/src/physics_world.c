@@ -274,23 +274,23 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
     return true;
 }
 
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation)
 {
-    uint32_t key = desc->joint_key;
+    uint32_t key = desc->index;
     gy_result r =
         table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u, sizeof *p->joints);
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, r);
         return;
     }
     if (p->joints[key].live) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_MISUSE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, GY_ERR_MISUSE);
         return;
     }
     gy_phys_body *a = gy_phys_body_at(p, desc->a);
     gy_phys_body *b = desc->b.generation != 0 ? gy_phys_body_at(p, desc->b) : NULL;
     if (a == NULL || (desc->b.generation != 0 && b == NULL)) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, GY_ERR_STALE_HANDLE);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, GY_ERR_STALE_HANDLE);
         return;
     }
     gy_joint_def def = desc->def;
@@ -300,13 +300,14 @@ void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
     gy_joint_id id;
     r = p->cfg->backend->joint_create(p->world, &def, &id);
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, r);
         return;
     }
     gy_phys_joint *j = &p->joints[key];
     j->id = id;
     j->a_store = desc->a.index;
     j->b_store = b != NULL ? desc->b.index : GY_PHYS_NONE;
+    j->generation = generation;
     j->live = true;
     if (key >= p->joint_count)
         p->joint_count = key + 1u;
@@ -315,29 +316,31 @@ void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc)
         gy_phys_touch(p, desc->b.index);
 }
 
-void gy_phys_release_joint(gy_phys_sim *p, uint32_t key)
+bool gy_phys_release_joint(gy_phys_sim *p, gy_physics_joint_ref ref)
 {
-    if (key >= p->joint_count || !p->joints[key].live) {
-        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
-        return;
-    }
-    gy_phys_joint *j = &p->joints[key];
+    if (ref.index >= p->joint_count || !p->joints[ref.index].live ||
+        p->joints[ref.index].generation != ref.generation)
+        return false;
+    gy_phys_joint *j = &p->joints[ref.index];
     p->cfg->backend->joint_release(p->world, j->id);
     j->live = false;
     gy_phys_touch(p, j->a_store);
     if (j->b_store != GY_PHYS_NONE)
         gy_phys_touch(p, j->b_store);
+    return true;
 }
 
-void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const gy_vec3 *vertices,
-                             uint32_t vertex_count, const uint32_t *indices, uint32_t index_count)
+void gy_phys_create_resource(gy_phys_sim *p, gy_physics_resource_ref ref, bool is_mesh,
+                             const gy_vec3 *vertices, uint32_t vertex_count,
+                             const uint32_t *indices, uint32_t index_count)
 {
+    uint32_t key = ref.index;
     gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
                                 sizeof *p->resources);
     if (r == GY_OK && (key == 0 || p->resources[key].live))
         r = GY_ERR_MISUSE;
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, ref.generation, r);
         return;
     }
     gy_resource_id id;
@@ -354,16 +357,17 @@ void gy_phys_create_resource(gy_phys_sim *p, uint32_t key, bool is_mesh, const g
             p->cfg->backend->resource_release(p->world, id);
     }
     if (r != GY_OK) {
-        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, 0, r);
+        gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_RESOURCE, key, ref.generation, r);
         return;
     }
-    gy_phys_install_resource(p, key, id, g, NULL, 0);
+    gy_phys_install_resource(p, ref, id, g, NULL, 0);
 }
 
-gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id id,
+gy_result gy_phys_install_resource(gy_phys_sim *p, gy_physics_resource_ref ref, gy_resource_id id,
                                    gy_snapshot_geometry *g, gy_resource_id *pieces,
                                    uint32_t piece_count)
 {
+    uint32_t key = ref.index;
     gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
                                 sizeof *p->resources);
     if (r != GY_OK)
@@ -372,17 +376,17 @@ gy_result gy_phys_install_resource(gy_phys_sim *p, uint32_t key, gy_resource_id 
     p->resources[key].geometry = g;
     p->resources[key].pieces = pieces;
     p->resources[key].piece_count = piece_count;
+    p->resources[key].generation = ref.generation;
     p->resources[key].live = true;
     return GY_OK;
 }
 
-void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
+bool gy_phys_release_resource(gy_phys_sim *p, gy_physics_resource_ref ref)
 {
-    if (key >= p->resource_capacity || !p->resources[key].live) {
-        gy_phys_add(&p->sh->counters.commands_dropped_stale, 1);
-        return;
-    }
-    gy_phys_resource *res = &p->resources[key];
+    if (ref.index >= p->resource_capacity || !p->resources[ref.index].live ||
+        p->resources[ref.index].generation != ref.generation)
+        return false;
+    gy_phys_resource *res = &p->resources[ref.index];
     if (res->pieces == NULL)
         p->cfg->backend->resource_release(p->world, res->id);
     for (uint32_t i = 0; i < res->piece_count; i++)
@@ -393,6 +397,7 @@ void gy_phys_release_resource(gy_phys_sim *p, uint32_t key)
     gy_snapshot_geometry_release(res->geometry);
     res->geometry = NULL;
     res->live = false;
+    return true;
 }
 
 void gy_phys_reset_world_state(gy_phys_sim *p)

@@ -268,22 +268,22 @@ static void fz_scene_init(fz_scene *s)
     s->col[3].shape.radius = 0.3;
 
     gy_physics_joint_def *h = &s->joint[0];
-    h->joint_key = 1;
+    h->index = 1;
     h->a = (gy_physics_body_ref){4, 5};
     h->def = gy_default_joint_def();
     h->def.type = GY_JOINT_HINGE;
     h->def.anchor = gy_v3(4, 6, 0);
     h->def.axis = gy_v3(0, 0, 1);
     gy_physics_joint_def *ball = &s->joint[1];
-    ball->joint_key = 2;
+    ball->index = 2;
     ball->a = (gy_physics_body_ref){1, 2};
     ball->b = (gy_physics_body_ref){2, 3};
     ball->def = gy_default_joint_def();
     ball->def.type = GY_JOINT_BALL;
     ball->def.anchor = gy_v3(1.5, 2.5, 0);
 
-    s->boot =
-        (gy_physics_bootstrap){s->res, FZ_RESOURCES, s->body, FZ_BODIES, s->joint, FZ_JOINTS, NULL};
+    s->boot = (gy_physics_bootstrap){s->res,    FZ_RESOURCES, s->body, FZ_BODIES, s->joint,
+                                     FZ_JOINTS, NULL,         NULL,    NULL};
 }
 
 const char *gy_fuzz_commands(const uint8_t *data, size_t size)

@@ -891,7 +891,7 @@ static void test_character_runs_as_the_physics_hook(void **state)
     bodies[1].def.pose.position = gy_v3(0, REST + 0.3, 0);
     bodies[1].colliders = &char_c;
     bodies[1].collider_count = 1;
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL, NULL, NULL};
     p->game.ids.next = 10; /* the start issues generations 10 and 11, in list order */
     assert_result(gy_physics_start(p, &boot), GY_OK);
 
@@ -1019,7 +1019,7 @@ static void test_character_walking_through_a_trigger_produces_enter_and_exit(voi
         bodies[i].collider_count = 1;
     }
     bodies[1].character = &f->s;
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 3, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 3, NULL, 0, NULL, NULL, NULL};
     p->game.ids.next = 10; /* the start issues generations 10, 11 and 12, in list order */
     assert_result(gy_physics_start(p, &boot), GY_OK);
     assert_result(gy_physics_step(p, 2, 20000000000ull), GY_OK);

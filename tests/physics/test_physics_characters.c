@@ -88,7 +88,7 @@ static void test_physics_character_description_is_validated(void **state)
     assert_result(gy_physics_stop(p), GY_OK);
     /* A bootstrap list is checked the same way (nothing starts). */
     b = fx_character(1, 2, gy_v3(0, REST, 0), &bad);
-    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&b), 1, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&b), 1, NULL, 0, NULL, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_ERR_NON_FINITE);
     assert_false(gy_physics_running(p));
     gy_physics_destroy(p);
@@ -158,7 +158,7 @@ test_physics_character_registers_with_its_create_and_leaves_with_its_release(voi
     fx_body floor = fx_floor(0, 1), hero = fx_character(1, 7, gy_v3(0, REST, 0), &s);
     gy_physics_body_def boot_bodies[2] = {*fx_desc(&floor), *fx_desc(&hero)};
     gy_physics_body_ref refs[2];
-    gy_physics_bootstrap boot = {NULL, 0, boot_bodies, 2, NULL, 0, refs};
+    gy_physics_bootstrap boot = {NULL, 0, boot_bodies, 2, NULL, 0, refs, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_step(p, 2);
     rs.count = 0;

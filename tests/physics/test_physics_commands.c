@@ -99,7 +99,8 @@ static void test_physics_record_validates_before_enqueueing(void **state)
     assert_result(gy_physics_set_time_scale(p, -1.0), GY_ERR_INVALID_ARGUMENT);
 
     gy_physics_resource_def rd = {0, NULL, NULL};
-    assert_result(gy_physics_record_create_resource(p, &rd), GY_ERR_INVALID_ARGUMENT);
+    gy_physics_resource_ref resource;
+    assert_result(gy_physics_record_create_resource(p, &rd, &resource), GY_ERR_INVALID_ARGUMENT);
 
     /* Only the one valid create reached the physics thread. */
     fx_step(p, 1);
@@ -212,7 +213,7 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
     assert_result(gy_physics_stop(p), GY_OK);
     fx_body keep = fx_sphere(4, 20, gy_v3(4, 5, 0), 0.5);
     gy_physics_body_ref kept;
-    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&keep), 1, NULL, 0, &kept};
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&keep), 1, NULL, 0, &kept, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     assert_int_equal(kept.index, 4);
     assert_true(kept.generation != 20); /* the new world's body has a new ref */
@@ -239,7 +240,7 @@ static void test_physics_ref_from_before_a_restart_is_stale(void **state)
     assert_result(gy_physics_stop(p), GY_OK);
     fx_body again = fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5);
     gy_physics_body_ref now;
-    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&again), 1, NULL, 0, &now};
+    gy_physics_bootstrap boot = {NULL, 0, fx_desc(&again), 1, NULL, 0, &now, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     assert_int_equal(now.index, old.index);
     assert_true(now.generation > old.generation);
@@ -253,6 +254,166 @@ static void test_physics_ref_from_before_a_restart_is_stale(void **state)
     assert_result(gy_physics_record_add_impulse(p, now, gy_v3(1, 0, 0)), GY_ERR_STALE_HANDLE);
     gy_physics_body_ref null_ref = {0, 0};
     assert_result(gy_physics_record_set_awake(p, null_ref, true), GY_ERR_STALE_HANDLE);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    gy_physics_destroy(p);
+}
+
+/* A joint on body `a` hanging from the world, in slot `index`. */
+static gy_physics_joint_def hinge_on(uint32_t index, gy_physics_body_ref a)
+{
+    gy_physics_joint_def d;
+    memset(&d, 0, sizeof d);
+    d.index = index;
+    d.a = a;
+    d.def = gy_default_joint_def();
+    d.def.type = GY_JOINT_HINGE;
+    d.def.anchor = gy_v3(0, 6, 0);
+    d.def.axis = gy_v3(0, 0, 1);
+    return d;
+}
+
+/* Joint refs are issued and checked as body refs are: one from before a restart, or released,
+ * names nothing even when its slot holds a joint again; one the physics thread no longer holds
+ * (broken there) is dropped and counted. */
+static void test_physics_joint_ref_from_before_a_restart_is_stale(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    gy_physics_body_ref body = fx_create(p, fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5));
+    gy_physics_joint_def jd = hinge_on(3, body);
+    gy_physics_joint_ref old;
+    assert_result(gy_physics_record_create_joint(p, &jd, &old), GY_OK);
+    assert_int_equal(old.index, 3);
+    assert_true(old.generation != 0);
+    gy_physics_joint_ref taken = {0, 0};
+    assert_result(gy_physics_record_create_joint(p, &jd, &taken), GY_ERR_MISUSE);
+    assert_int_equal(taken.generation, 0); /* untouched */
+    fx_step(p, 1);
+    assert_result(gy_physics_stop(p), GY_OK);
+    fx_body again = fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5);
+    gy_physics_joint_def boot_joint = hinge_on(3, (gy_physics_body_ref){2, 0});
+    gy_physics_body_ref body_now;
+    gy_physics_joint_ref now;
+    gy_physics_bootstrap boot = {NULL, 0,   fx_desc(&again), 1, &boot_joint, 1, &body_now,
+                                 &now, NULL};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    assert_int_equal(now.index, old.index);
+    assert_true(now.generation > old.generation);
+    gy_joint_motor motor = {GY_MOTOR_VELOCITY, 1.0, 10.0};
+    assert_result(gy_physics_record_set_motor(p, old, &motor), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_joint(p, old), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_set_motor(p, now, &motor), GY_OK);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    assert_result(gy_physics_record_release_joint(p, now), GY_OK);
+    /* Released: stale from the record on, and a null ref never names a joint. */
+    assert_result(gy_physics_record_set_motor(p, now, &motor), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_joint(p, now), GY_ERR_STALE_HANDLE);
+    gy_physics_joint_ref null_ref = {0, 0};
+    assert_result(gy_physics_record_release_joint(p, null_ref), GY_ERR_STALE_HANDLE);
+    /* The slot takes a new joint; the old ref still names nothing. */
+    gy_physics_joint_def breaking = hinge_on(3, body_now);
+    breaking.def.breakable = true;
+    breaking.def.break_force = 1.0; /* the hanging sphere weighs ~5 N: it breaks at once */
+    gy_physics_joint_ref next;
+    assert_result(gy_physics_record_create_joint(p, &breaking, &next), GY_OK);
+    assert_int_equal(next.index, 3);
+    assert_true(next.generation > now.generation);
+    assert_result(gy_physics_record_set_motor(p, now, &motor), GY_ERR_STALE_HANDLE);
+    fx_step(p, 3);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    /* Broken on the physics thread: the game still holds the ref, the physics thread drops what
+     * names it and counts it. */
+    assert_result(gy_physics_record_set_motor(p, next, &motor), GY_OK);
+    assert_result(gy_physics_record_release_joint(p, next), GY_OK);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 2);
+    gy_physics_destroy(p);
+}
+
+/* The physics thread checks a joint's or resource's generation itself: a command whose ref the
+ * game side would have refused (forged here by putting the old generation back in the game-side
+ * pool) finds another generation in the slot and is dropped and counted, not applied to it. */
+static void
+test_physics_stale_joint_and_resource_commands_dropped_on_the_physics_thread(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    gy_physics_body_ref body = fx_create(p, fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5));
+    gy_physics_joint_def jd = hinge_on(3, body);
+    gy_physics_joint_ref old_joint, new_joint;
+    assert_result(gy_physics_record_create_joint(p, &jd, &old_joint), GY_OK);
+    gy_vec3 pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
+    gy_hull_def hull = {pts, 8};
+    gy_physics_resource_def rd = {7, NULL, &hull};
+    gy_physics_resource_ref old_res, new_res;
+    assert_result(gy_physics_record_create_resource(p, &rd, &old_res), GY_OK);
+    fx_step(p, 1);
+    assert_result(gy_physics_record_release_joint(p, old_joint), GY_OK);
+    assert_result(gy_physics_record_create_joint(p, &jd, &new_joint), GY_OK);
+    assert_result(gy_physics_record_release_resource(p, old_res), GY_OK);
+    assert_result(gy_physics_record_create_resource(p, &rd, &new_res), GY_OK);
+    assert_int_equal(new_joint.index, old_joint.index);
+    assert_int_equal(new_res.index, old_res.index);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    p->game.joint_ids.live[3] = old_joint.generation;
+    p->game.resource_ids.live[7] = old_res.generation;
+    gy_joint_motor motor = {GY_MOTOR_VELOCITY, 1.0, 10.0};
+    assert_result(gy_physics_record_set_motor(p, old_joint, &motor), GY_OK);
+    assert_result(gy_physics_record_release_joint(p, old_joint), GY_OK);
+    assert_result(gy_physics_record_release_resource(p, old_res), GY_OK);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 3);
+    /* The new ones are still there: their releases are applied. */
+    p->game.joint_ids.live[3] = new_joint.generation;
+    p->game.resource_ids.live[7] = new_res.generation;
+    assert_result(gy_physics_record_release_joint(p, new_joint), GY_OK);
+    assert_result(gy_physics_record_release_resource(p, new_res), GY_OK);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).commands_dropped_stale, 3);
+    gy_physics_destroy(p);
+}
+
+/* Resource refs as joint refs: one from before a restart, or released, names nothing. */
+static void test_physics_resource_ref_from_before_a_restart_is_stale(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    gy_vec3 pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
+    gy_hull_def hull = {pts, 8};
+    gy_physics_resource_def rd = {7, NULL, &hull};
+    gy_physics_resource_ref old;
+    assert_result(gy_physics_record_create_resource(p, &rd, &old), GY_OK);
+    assert_int_equal(old.index, 7);
+    assert_true(old.generation != 0);
+    gy_physics_resource_ref taken = {0, 0};
+    assert_result(gy_physics_record_create_resource(p, &rd, &taken), GY_ERR_MISUSE);
+    assert_int_equal(taken.generation, 0); /* untouched */
+    fx_step(p, 1);
+    assert_result(gy_physics_stop(p), GY_OK);
+    gy_physics_resource_ref now;
+    gy_physics_bootstrap boot = {&rd, 1, NULL, 0, NULL, 0, NULL, NULL, &now};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    assert_int_equal(now.index, old.index);
+    assert_true(now.generation > old.generation);
+    assert_result(gy_physics_record_release_resource(p, old), GY_ERR_STALE_HANDLE);
+    /* A body names the resource by its slot: the one live there now. */
+    fx_body b = fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5);
+    b.collider.shape.type = GY_SHAPE_HULL;
+    b.collider.shape.resource.bits = now.index;
+    fx_create(p, b);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).bodies, 1);
+    assert_result(gy_physics_record_release_resource(p, now), GY_OK);
+    assert_result(gy_physics_record_release_resource(p, now), GY_ERR_STALE_HANDLE);
+    gy_physics_resource_ref null_ref = {0, 0};
+    assert_result(gy_physics_record_release_resource(p, null_ref), GY_ERR_STALE_HANDLE);
     fx_step(p, 1);
     assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
     gy_physics_destroy(p);
@@ -525,7 +686,8 @@ static void test_physics_resources_and_joints_by_key(void **state)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
     gy_hull_def hull = {pts, 8};
     gy_physics_resource_def rd = {7, NULL, &hull};
-    assert_result(gy_physics_record_create_resource(p, &rd), GY_OK);
+    gy_physics_resource_ref resource;
+    assert_result(gy_physics_record_create_resource(p, &rd, &resource), GY_OK);
     fx_body a = fx_sphere(0, 1, gy_v3(0, 5, 0), 0.5);
     a.collider.shape.type = GY_SHAPE_HULL;
     a.collider.shape.resource.bits = 7;
@@ -534,7 +696,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
     fx_create(p, fx_floor(2, 3));
     gy_physics_joint_def jd;
     memset(&jd, 0, sizeof jd);
-    jd.joint_key = 4;
+    jd.index = 4;
     jd.a.index = 0;
     jd.a.generation = 1;
     jd.def = gy_default_joint_def();
@@ -542,12 +704,13 @@ static void test_physics_resources_and_joints_by_key(void **state)
     jd.def.anchor = gy_v3(0, 8, 0);
     jd.def.breakable = true;
     jd.def.break_force = 1.0; /* the hanging hull weighs ~10 N: it breaks at once */
-    assert_result(gy_physics_record_create_joint(p, &jd), GY_OK);
+    gy_physics_joint_ref joint;
+    assert_result(gy_physics_record_create_joint(p, &jd, &joint), GY_OK);
     /* A joint naming a body the game no longer holds is refused game-side... */
-    jd.joint_key = 5;
+    jd.index = 5;
     jd.a.index = 1;
     jd.a.generation = 99;
-    assert_result(gy_physics_record_create_joint(p, &jd), GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_create_joint(p, &jd, &joint), GY_ERR_STALE_HANDLE);
     fx_step(p, 3);
     fx_drain(p, &rs);
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 3);
@@ -564,7 +727,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
     assert_int_equal(info.entry.shape.type, GY_SHAPE_HULL);
     assert_int_equal(info.entry.body.generation, 1);
     /* Releasing the resource while a body uses it is fine (the body keeps its reference). */
-    assert_result(gy_physics_record_release_resource(p, 7), GY_OK);
+    assert_result(gy_physics_record_release_resource(p, resource), GY_OK);
     assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){0, 1}), GY_OK);
     fx_step(p, 1);
     gy_physics_stats s = fx_stats(p);
@@ -876,6 +1039,10 @@ int main(void)
         cmocka_unit_test(test_physics_live_change_commands_validate_and_count),
         cmocka_unit_test(test_physics_stale_attachment_replies_rejected),
         cmocka_unit_test(test_physics_ref_from_before_a_restart_is_stale),
+        cmocka_unit_test(test_physics_joint_ref_from_before_a_restart_is_stale),
+        cmocka_unit_test(
+            test_physics_stale_joint_and_resource_commands_dropped_on_the_physics_thread),
+        cmocka_unit_test(test_physics_resource_ref_from_before_a_restart_is_stale),
         cmocka_unit_test(test_physics_refs_run_out_rather_than_repeat),
         cmocka_unit_test(test_physics_create_released_in_same_batch_is_not_performed),
         cmocka_unit_test(test_physics_commands_for_a_failed_create_are_dropped_and_counted),

@@ -40,7 +40,7 @@ static gy_physics *realtime_with_clock_on(fake_clock *clk, const char *backend)
     fx_body floor = fx_floor(0, 1);
     fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
     gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     return p;
 }
@@ -78,7 +78,7 @@ static void test_physics_time_scale_zero_freezes(void **state)
     fx_body floor = fx_floor(0, 1);
     fx_body ball = fx_sphere(1, 2, gy_v3(0, 5, 0), 0.5);
     gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
-    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_wait_iterations(p, 6);
     assert_int_equal(gy_physics_tick(p), 0);
@@ -238,7 +238,7 @@ static void test_physics_release_while_time_is_held_exits_without_a_step(void **
         fx_body floor = fx_floor(0, 1);
         fx_body ball = fx_sphere(1, 2, gy_v3(0, 0.49, 0), 0.5); /* resting, 1 cm deep */
         gy_physics_body_def bodies[2] = {*fx_desc(&floor), *fx_desc(&ball)};
-        gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL};
+        gy_physics_bootstrap boot = {NULL, 0, bodies, 2, NULL, 0, NULL, NULL, NULL};
         assert_result(gy_physics_start(p, &boot), GY_OK);
         fx_wait_iterations(p, 2);
         memset(&rs, 0, sizeof rs);
@@ -343,7 +343,7 @@ static void test_physics_stop_start_keeps_bodies_and_poses(void **state)
                         gy_v3(1, 1, 1));
     for (uint32_t s = 0; s < N; s++)
         bodies[s] = *fx_desc(&src[s]);
-    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0, NULL, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     fx_wait_stat w = {p, 0, 40};
     assert_true(gy_test_wait_until(fx_ticks_reached, &w, 20.0));
@@ -420,7 +420,7 @@ static void test_physics_live_queries_while_the_thread_steps(void **state)
                    gy_v3(-2.0 + 0.9 * (s % 5), 0.6 + 1.1 * (s / 5), 0.1 * (s % 2)), gy_v3(1, 1, 1));
     for (uint32_t s = 0; s < N; s++)
         bodies[s] = *fx_desc(&src[s]);
-    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0, NULL};
+    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0, NULL, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
     gy_query_filter f = gy_default_query_filter();
     gy_snapshot_filter sf = gy_default_snapshot_filter();

@@ -147,31 +147,55 @@ static void scene_init(scene_data *s)
     s->col[6].shape.type = GY_SHAPE_SPHERE;
     s->col[6].shape.radius = 0.25;
 
-    s->joint[0] = (gy_physics_joint_def){.joint_key = 1, .a.index = 4, .a.generation = 104};
+    s->joint[0] = (gy_physics_joint_def){.index = 1, .a.index = 4, .a.generation = 104};
     s->joint[0].def = gy_default_joint_def();
     s->joint[0].def.type = GY_JOINT_HINGE;
     s->joint[0].def.anchor = gy_v3(2, 4.5, 0);
     s->joint[0].def.axis = gy_v3(0, 0, 1);
     s->joint[1] = (gy_physics_joint_def){
-        .joint_key = 2, .a.index = 2, .a.generation = 102, .b.index = 3, .b.generation = 103};
+        .index = 2, .a.index = 2, .a.generation = 102, .b.index = 3, .b.generation = 103};
     s->joint[1].def = gy_default_joint_def();
     s->joint[1].def.type = GY_JOINT_BALL;
     s->joint[1].def.anchor = gy_v3(-0.25, 2.25, 0);
     s->joint[2] = (gy_physics_joint_def){
-        .joint_key = 3, .a.index = 5, .a.generation = 105, .b.index = 1, .b.generation = 101};
+        .index = 3, .a.index = 5, .a.generation = 105, .b.index = 1, .b.generation = 101};
     s->joint[2].def = gy_default_joint_def();
     s->joint[2].def.type = GY_JOINT_DISTANCE;
     s->joint[2].def.anchor = gy_v3(-2.5, 1.5, 0);
 
-    s->boot = (gy_physics_bootstrap){s->res, 2, s->body, 5, s->joint, 2, NULL};
+    s->boot = (gy_physics_bootstrap){s->res, 2, s->body, 5, s->joint, 2, NULL, NULL, NULL};
 }
 
-/* The scene's bodies are named by generation 100 + index: the pool's counter is moved there
- * before each create (the start issues the bootstrap's in list order: 100 to 104). */
+/* The scene's bodies are named by generation 100 + index, its joints by 200 + index and its
+ * resources by 300 + index: the pools' counters are moved there before each create (the start
+ * issues the bootstrap's in list order: bodies 100 to 104, joints 201 and 202, resources 301 and
+ * 302). */
 static gy_result start_labelled(gy_physics *p, scene_data *s)
 {
     p->game.ids.next = 100u;
+    p->game.joint_ids.next = 201u;
+    p->game.resource_ids.next = 301u;
     return gy_physics_start(p, &s->boot);
+}
+
+static gy_result create_resource_labelled(gy_physics *p, scene_data *s, uint32_t i)
+{
+    gy_physics_resource_ref ref;
+    p->game.resource_ids.next = 300u + s->res[i].index;
+    gy_result r = gy_physics_record_create_resource(p, &s->res[i], &ref);
+    if (r == GY_OK)
+        assert_int_equal(ref.generation, 300u + s->res[i].index);
+    return r;
+}
+
+static gy_result create_joint_labelled(gy_physics *p, scene_data *s, uint32_t i)
+{
+    gy_physics_joint_ref ref;
+    p->game.joint_ids.next = 200u + s->joint[i].index;
+    gy_result r = gy_physics_record_create_joint(p, &s->joint[i], &ref);
+    if (r == GY_OK)
+        assert_int_equal(ref.generation, 200u + s->joint[i].index);
+    return r;
 }
 
 static gy_result create_labelled(gy_physics *p, scene_data *s, uint32_t i)
@@ -255,10 +279,10 @@ static uint32_t predict(const gy_fault_backend *fb, gy_result expect[OBJ_COUNT])
 
 static void record_runtime_creates(gy_physics *p, scene_data *s)
 {
-    assert_result(gy_physics_record_create_resource(p, &s->res[2]), GY_OK);
+    assert_result(create_resource_labelled(p, s, 2), GY_OK);
     assert_result(create_labelled(p, s, 5), GY_OK);
     assert_result(create_labelled(p, s, 6), GY_OK);
-    assert_result(gy_physics_record_create_joint(p, &s->joint[2]), GY_OK);
+    assert_result(create_joint_labelled(p, s, 2), GY_OK);
 }
 
 /* Records the release of every object that exists (joints, bodies, then resources). */
@@ -270,13 +294,17 @@ static void record_releases(gy_physics *p, const gy_result state[OBJ_COUNT])
             if (state[i] != GY_OK)
                 continue;
             if (pass == 0 && o->kind == OBJ_JOINT)
-                assert_result(gy_physics_record_release_joint(p, o->key), GY_OK);
+                assert_result(gy_physics_record_release_joint(
+                                  p, (gy_physics_joint_ref){o->key, 200u + o->key}),
+                              GY_OK);
             if (pass == 1 && o->kind == OBJ_BODY)
                 assert_result(
                     gy_physics_record_release_body(p, (gy_physics_body_ref){o->key, 100u + o->key}),
                     GY_OK);
             if (pass == 2 && o->kind == OBJ_RESOURCE)
-                assert_result(gy_physics_record_release_resource(p, o->key), GY_OK);
+                assert_result(gy_physics_record_release_resource(
+                                  p, (gy_physics_resource_ref){o->key, 300u + o->key}),
+                              GY_OK);
         }
 }
 
@@ -525,10 +553,10 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
     run.started = true;
     bool asked[7] = {true, true, true, true, true, false, false};
     const gy_result rr[4] = {
-        gy_physics_record_create_resource(p, &s.res[2]),
+        create_resource_labelled(p, &s, 2),
         create_labelled(p, &s, 5),
         create_labelled(p, &s, 6),
-        gy_physics_record_create_joint(p, &s.joint[2]),
+        create_joint_labelled(p, &s, 2),
     };
     for (int i = 0; i < 4; i++) {
         if (rr[i] == GY_OK)
@@ -586,12 +614,14 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
                 continue;
             gy_result x = GY_OK;
             if (pass == 0 && ob->kind == OBJ_JOINT)
-                x = gy_physics_record_release_joint(p, ob->key);
+                x = gy_physics_record_release_joint(
+                    p, (gy_physics_joint_ref){ob->key, 200u + ob->key});
             else if (pass == 1 && ob->kind == OBJ_BODY)
                 x = gy_physics_record_release_body(p,
                                                    (gy_physics_body_ref){ob->key, 100u + ob->key});
             else if (pass == 2 && ob->kind == OBJ_RESOURCE)
-                x = gy_physics_record_release_resource(p, ob->key);
+                x = gy_physics_record_release_resource(
+                    p, (gy_physics_resource_ref){ob->key, 300u + ob->key});
             if (x != GY_OK) {
                 assert_result(x, GY_ERR_OUT_OF_MEMORY);
                 all_released = false;

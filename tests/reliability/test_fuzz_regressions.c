@@ -158,7 +158,7 @@ static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void 
     }
     gy_physics_joint_def j;
     memset(&j, 0, sizeof j);
-    j.joint_key = 1;
+    j.index = 1;
     j.a.index = 0;
     j.a.generation = 1;
     j.b.index = 1;
@@ -166,7 +166,8 @@ static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void 
     j.def = gy_default_joint_def();
     j.def.type = GY_JOINT_BALL;
     j.def.anchor = gy_v3(1, 1, 0);
-    assert_result(gy_physics_record_create_joint(p, &j), GY_OK);
+    gy_physics_joint_ref joint;
+    assert_result(gy_physics_record_create_joint(p, &j, &joint), GY_OK);
     assert_result(gy_physics_step(p, 1, 0), GY_OK);
 
     const double huge = 1e300, edge = GY_PHYSICS_MAX_MAGNITUDE;
@@ -192,9 +193,9 @@ static void test_fuzz_regressions_huge_finite_values_are_refused_at_record(void 
     b.def.pose.position = gy_v3(0, huge, 0);
     gy_physics_body_ref refused;
     assert_result(gy_physics_record_create_body(p, &b, &refused), GY_ERR_INVALID_ARGUMENT);
-    j.joint_key = 2;
+    j.index = 2;
     j.def.anchor = gy_v3(huge, 0, 0);
-    assert_result(gy_physics_record_create_joint(p, &j), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_create_joint(p, &j, &joint), GY_ERR_INVALID_ARGUMENT);
     /* The bound itself is accepted, and the world survives it. */
     pose.position = gy_v3(edge, -edge, edge);
     assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){1, 2}, pose), GY_OK);

@@ -25,6 +25,22 @@ typedef struct gy_physics_body_ref {
     uint32_t generation;
 } gy_physics_body_ref;
 
+/* A joint's identity, issued and checked exactly as a body's (its own pool of generations):
+ * `index` is the host's slot (gy_physics_joint_def.index), `generation` is issued by the
+ * subsystem when the joint is created. All-zero is the null ref. */
+typedef struct gy_physics_joint_ref {
+    uint32_t index;
+    uint32_t generation;
+} gy_physics_joint_ref;
+
+/* A mesh or hull resource's identity, issued and checked as a body's (its own pool of
+ * generations): `index` is the host's slot (gy_physics_resource_def.index, never 0), `generation`
+ * is issued when the resource is created. All-zero is the null ref. */
+typedef struct gy_physics_resource_ref {
+    uint32_t index;
+    uint32_t generation;
+} gy_physics_resource_ref;
+
 /* ---- commands -------------------------------------------------------------------------------- */
 
 #define GY_COMMAND_SIZE      64u

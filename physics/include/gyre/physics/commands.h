@@ -1,9 +1,9 @@
 /* Commands for a host that drives the physics subsystem itself, without the World: bodies named
- * by the gy_physics_body_ref their create returned, joints and resources by a key the host
- * chooses, recorded into the open batch and sealed by gy_physics_publish, and the bootstrap lists
- * a hard start rebuilds the world from. A host using the World never calls these: the World records
- * its own commands, and one recorded behind its back would leave it out of step with the
- * simulation.
+ * joints and resources by the gy_physics_body_ref / gy_physics_joint_ref /
+ * gy_physics_resource_ref their create returned, recorded into the open batch and sealed by
+ * gy_physics_publish, and the bootstrap lists a hard start rebuilds the world from. A host using
+ * the World never calls these: the World records its own commands, and one recorded behind its back
+ * would leave it out of step with the simulation.
  *
  * Threading: the game thread (the one that calls gy_physics_start), like gyre/physics/physics.h. */
 #ifndef GYRE_PHYSICS_COMMANDS_H
@@ -24,7 +24,8 @@ extern "C" {
 typedef struct gy_character_def gy_character_def;
 
 /* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their
- * resource by key in `shape.resource.bits` (the key given to gy_physics_record_create_*). */
+ * resource by its ref's index in `shape.resource.bits` (gy_physics_resource_def.index); the
+ * physics thread resolves it to the resource live in that slot when the body is created. */
 typedef struct gy_physics_body_def {
     uint32_t index;  /* the slot (< GY_PHYSICS_MAX_STORE_INDEX) with no live body: the ref's */
     gy_body_def def; /* user_data is overwritten (Gyre keeps the body's ref) */
@@ -45,14 +46,14 @@ typedef struct gy_physics_body_def {
  * list's own, named by index alone (their refs are issued by the start; the generations here are
  * not read). The def's `a`, `b` and user_data are ignored. */
 typedef struct gy_physics_joint_def {
-    uint32_t joint_key;
+    uint32_t index; /* the slot (< GY_PHYSICS_MAX_STORE_INDEX) with no live joint: the ref's */
     gy_physics_body_ref a, b;
     gy_joint_def def;
 } gy_physics_joint_def;
 
 /* A mesh or hull resource; exactly one of mesh/hull is non-NULL. Data is read during start. */
 typedef struct gy_physics_resource_def {
-    uint32_t resource_key; /* != 0 */
+    uint32_t index; /* the slot (1..GY_PHYSICS_MAX_STORE_INDEX - 1) with no live resource */
     const gy_mesh_def *mesh;
     const gy_hull_def *hull;
 } gy_physics_resource_def;
@@ -70,15 +71,19 @@ struct gy_physics_bootstrap {
      * later commands name them by (NULL: not reported). Refs are issued in list order from the
      * pool's counter, so a host that keeps none of them knows only that they are new. */
     gy_physics_body_ref *body_refs;
+    /* The same for the joints and the resources, one per entry in list order (NULL: not
+     * reported). */
+    gy_physics_joint_ref *joint_refs;
+    gy_physics_resource_ref *resource_refs;
 };
 
 /* ---- commands (game thread; recorded into the open batch, nothing happens until publish) ----- */
 /* All validate first: GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT and nothing is recorded.
- * GY_ERR_MISUSE when not running. Body commands check the ref against the game side's pool of
- * live refs: GY_ERR_STALE_HANDLE when it is null, released, or issued before the last start
- * (create: GY_ERR_MISUSE when the slot holds a live body). On the physics thread, a command whose
- * ref no longer names the body there (e.g. its create failed) is dropped and counted
- * (commands_dropped_stale). */
+ * GY_ERR_MISUSE when not running. Body, joint and resource commands check the ref against the
+ * game side's pool of live refs: GY_ERR_STALE_HANDLE when it is null, released, or issued before
+ * the last start (create: GY_ERR_MISUSE when the slot holds a live one). On the physics thread, a
+ * command whose ref no longer names the body, joint or resource there (e.g. its create failed) is
+ * dropped and counted (commands_dropped_stale). */
 
 /* Largest magnitude accepted for a position, velocity, force, torque, impulse or joint anchor
  * component in commands and bootstrap lists (GY_ERR_INVALID_ARGUMENT beyond it): the shared
@@ -94,13 +99,21 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
                                         gy_physics_body_ref *out);
 /* The ref is released at once: later commands naming it are refused. */
 gy_result gy_physics_record_release_body(gy_physics *p, gy_physics_body_ref body);
-gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc);
-gy_result gy_physics_record_release_joint(gy_physics *p, uint32_t joint_key);
+/* Issues the joint's ref into *out (untouched on error), as create_body does; its bodies' refs
+ * must be live (GY_ERR_STALE_HANDLE), its slot free (GY_ERR_MISUSE). */
+gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc,
+                                         gy_physics_joint_ref *out);
+/* The ref is released at once: later commands naming it are refused. */
+gy_result gy_physics_record_release_joint(gy_physics *p, gy_physics_joint_ref joint);
 /* A live hinge's or slider's motor (checked by gy_validate_joint_motor), applied at the drain. */
-gy_result gy_physics_record_set_motor(gy_physics *p, uint32_t joint_key,
+gy_result gy_physics_record_set_motor(gy_physics *p, gy_physics_joint_ref joint,
                                       const gy_joint_motor *motor);
-gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc);
-gy_result gy_physics_record_release_resource(gy_physics *p, uint32_t resource_key);
+/* Issues the resource's ref into *out (untouched on error), as create_body does (GY_ERR_MISUSE
+ * when its slot holds a live resource). */
+gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc,
+                                            gy_physics_resource_ref *out);
+/* The ref is released at once; bodies already using the resource keep it. */
+gy_result gy_physics_record_release_resource(gy_physics *p, gy_physics_resource_ref resource);
 
 /* Teleport: the proxy of the tick it is applied in carries GY_PROXY_TELEPORTED. */
 gy_result gy_physics_record_set_pose(gy_physics *p, gy_physics_body_ref body, gy_pose pose);

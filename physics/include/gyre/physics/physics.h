@@ -92,16 +92,16 @@ static inline gy_motion_type gy_proxy_motion(const gy_proxy *p)
  * came from (gy_reply_generation); `key` is given per type. */
 typedef enum gy_physics_reply_type {
     GY_PHYSICS_REPLY_BODY_ASSIGNED = 1, /* key: body index; body: gy_physics_body_reply */
-    GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: body index / joint key / resource key;
+    GY_PHYSICS_REPLY_CREATE_FAILED,     /* key: body / joint / resource index;
                                            body: gy_physics_failure_reply */
-    GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint key; body: gy_physics_joint_reply */
+    GY_PHYSICS_REPLY_JOINT_BROKEN,      /* key: joint index; body: gy_physics_joint_reply */
     GY_PHYSICS_REPLY_CHARACTER_STATE,   /* key: body index; body: gy_character_reply
                                            (gyre/physics/character.h) */
     GY_PHYSICS_REPLY_BODY_FAULT,        /* key: body index; body: gy_physics_body_reply */
     GY_PHYSICS_REPLY_COLLISION_ENTER,   /* key: body index of side A; body: gy_physics_collision */
     GY_PHYSICS_REPLY_COLLISION_STAY,
     GY_PHYSICS_REPLY_COLLISION_EXIT,
-    GY_PHYSICS_REPLY_JOINT_STATE, /* key: joint key; body: gy_physics_joint_state_reply */
+    GY_PHYSICS_REPLY_JOINT_STATE, /* key: joint index; body: gy_physics_joint_state_reply */
     GY_PHYSICS_REPLY_BODY_SLEEP,  /* key: body index; body: gy_physics_body_reply (its tick: the
                                      publish that found the Dynamic body asleep) */
     GY_PHYSICS_REPLY_BODY_WAKE    /* likewise, awake again (none at creation, even asleep) */
@@ -124,7 +124,7 @@ typedef struct gy_physics_body_reply {
 
 /* CREATE_FAILED. */
 typedef struct gy_physics_failure_reply {
-    uint32_t body_generation; /* bodies: the ref's generation; joints and resources: 0 */
+    uint32_t body_generation; /* the failed body's, joint's or resource's ref's generation */
     uint32_t generation;
     uint32_t kind;  /* gy_physics_object_kind */
     int32_t result; /* the gy_result that failed it */
@@ -134,7 +134,7 @@ typedef struct gy_physics_failure_reply {
 /* JOINT_BROKEN. */
 typedef struct gy_physics_joint_reply {
     uint32_t generation;
-    uint32_t reserved;
+    uint32_t joint_generation; /* the joint's ref's (key: its index) */
     uint64_t tick;
 } gy_physics_joint_reply;
 
@@ -142,7 +142,7 @@ typedef struct gy_physics_joint_reply {
  * a flood: the next tick's reply replaces it). Floats, as proxies are. */
 typedef struct gy_physics_joint_state_reply {
     uint32_t generation;
-    uint32_t reserved;
+    uint32_t joint_generation; /* the joint's ref's (key: its index) */
     uint64_t tick;
     float position, velocity, twist; /* as gy_joint_state */
     float force[3], torque[3];
