@@ -47,19 +47,8 @@ static void resource_destroy(gy_driver_world *w, gy_bt_resource *r)
     gy_free(a, r, sizeof *r);
 }
 
-static void resource_unref(gy_driver_world *w, gy_bt_resource *r)
-{
-    if (gy_adapter_resource_unref(&w->tally, &r->base))
-        resource_destroy(w, r);
-}
-
-static gy_result resource_publish(gy_driver_world *w, gy_bt_resource *r, gy_resource_id *out)
-{
-    return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
-}
-
 gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
-                            gy_resource_id *out)
+                            gy_adapter_resource **out)
 {
     gy_result res;
     const gy_allocator *a = w->allocator;
@@ -87,8 +76,6 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const ui
     for (uint32_t i = 0; i < def->index_count; i++)
         r->indices[i] = (int)def->indices[i];
     res = gy_adapter_mesh_edges_build_piece(a, def, active_edges, &r->base.edges);
-    if (res == GY_OK)
-        res = resource_publish(w, r, out);
     if (res != GY_OK) {
         gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
         gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
@@ -107,6 +94,7 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const ui
     r->mesh_array = new (array_mem) btTriangleIndexVertexArray();
     r->mesh_array->addIndexedMesh(part, PHY_INTEGER);
     r->mesh_shape = new (shape_mem) btBvhTriangleMeshShape(r->mesh_array, true, true);
+    *out = &r->base;
     return GY_OK;
 }
 
@@ -170,7 +158,7 @@ static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<bt
     return true;
 }
 
-gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out)
+gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out)
 {
     gy_result res;
     if (hull->vertex_count > (uint32_t)INT_MAX)
@@ -194,13 +182,6 @@ gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource
         gy_free(a, r, sizeof *r);
         return GY_ERR_OUT_OF_MEMORY;
     }
-    res = resource_publish(w, r, out);
-    if (res != GY_OK) {
-        gy_free(a, shape_mem, sizeof(btConvexHullShape));
-        gy_free(a, query_mem, sizeof(btConvexHullShape));
-        resource_destroy(w, r);
-        return res;
-    }
     const gy_hull *h = &r->base.hull;
     const double *points = &h->vertices[0].x;
     const int stride = (int)sizeof(gy_vec3);
@@ -218,6 +199,7 @@ gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource
     r->hull_shape->setMargin(margin);
     r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
+    *out = &r->base;
     return GY_OK;
 }
 
@@ -636,8 +618,8 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
             c->bt_shape->~btCollisionShape();
             gy_free(a, c->bt_shape, c->owned_size);
         }
-        if (c->resource != nullptr)
-            resource_unref(w, c->resource);
+        if (c->resource != nullptr && gy_adapter_resource_unref(&w->tally, &c->resource->base))
+            resource_destroy(w, c->resource);
         gy_handle_pool_release(&w->colliders, c->base.id.bits);
         c->~gy_bt_collider();
         gy_free(a, c, sizeof *c);

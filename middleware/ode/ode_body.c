@@ -35,19 +35,8 @@ static void resource_destroy(gy_driver_world *w, gy_ode_resource *r)
     gy_free(a, r, sizeof *r);
 }
 
-static void resource_unref(gy_driver_world *w, gy_ode_resource *r)
-{
-    if (gy_adapter_resource_unref(&w->tally, &r->base))
-        resource_destroy(w, r);
-}
-
-static gy_result resource_publish(gy_driver_world *w, gy_ode_resource *r, gy_resource_id *out)
-{
-    return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
-}
-
 gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_resource_id *out)
+                             const uint8_t *active_edges, gy_adapter_resource **out)
 {
     gy_result res;
     const gy_allocator *a = w->allocator;
@@ -69,8 +58,6 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
     for (uint32_t i = 0; i < def->index_count; i++)
         r->mesh_indices[i] = (dTriIndex)def->indices[i];
     res = gy_adapter_mesh_edges_build_piece(a, def, active_edges, &r->base.edges);
-    if (res == GY_OK)
-        res = resource_publish(w, r, out);
     if (res != GY_OK) {
         resource_destroy(w, r);
         return res;
@@ -85,10 +72,11 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
                                 (1u << dTRIDATAPREPROCESS_BUILD_CONCAVE_EDGES) |
                                     (1u << dTRIDATAPREPROCESS_BUILD_FACE_ANGLES),
                                 NULL);
+    *out = &r->base;
     return GY_OK;
 }
 
-gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out)
+gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out)
 {
     gy_result res;
     const gy_allocator *a = w->allocator;
@@ -122,11 +110,7 @@ gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resourc
         for (uint32_t k = 0; k < 3u; k++)
             r->convex_polys[4u * f + 1u + k] = h->triangles[3u * f + k];
     }
-    res = resource_publish(w, r, out);
-    if (res != GY_OK) {
-        resource_destroy(w, r);
-        return res;
-    }
+    *out = &r->base;
     return GY_OK;
 }
 
@@ -531,8 +515,8 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         gy_ode_resource *res = c->resource;
         dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
-        if (res != NULL)
-            resource_unref(w, res);
+        if (res != NULL && gy_adapter_resource_unref(&w->tally, &res->base))
+            resource_destroy(w, res);
     }
     if (b->moving_index != UINT32_MAX) {
         gy_ode_body *last = w->moving[--w->moving_count];

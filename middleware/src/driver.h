@@ -6,8 +6,9 @@
  * null world, an unbound thread, a stale handle, a non-finite number or a definition outside the
  * ranges of backend.h; the front end has already refused those with the contract's error.
  *
- * Records: a driver keeps one record per body, collider, joint and resource, and registers each
- * in the handle pools it hands to the front end at world creation (payload: the record). The
+ * Records: a driver keeps one record per body, collider, joint and resource; it registers bodies,
+ * colliders and joints in the handle pools it hands to the front end at world creation (payload:
+ * the record), and the front end registers the resources it returns. The
  * front end looks handles up in those pools and passes the record back as the opaque pointers
  * below. Every record starts with its Gyre part (records.h): body records with gy_adapter_body,
  * collider records with gy_adapter_collider, joint records with gy_adapter_joint, resource
@@ -69,14 +70,15 @@ typedef struct gy_driver {
     /* A finite gravity; the driver wakes sleepers so none hangs in the air. */
     void (*set_gravity)(gy_driver_world *w, gy_vec3 gravity);
 
-    /* `def` is valid; the driver builds its record and publishes it with
-     * gy_adapter_resource_publish. */
-    /* `active_edges`: the piece's edge flags (gy_backend.mesh_create_piece), or NULL. */
+    /* `def` is valid; the driver builds its record and returns it in *out; the front end gives
+     * it its id and counts it (and frees it with resource_free when the pool is full).
+     * `active_edges`: the piece's edge flags (gy_backend.mesh_create_piece), or NULL. */
     gy_result (*mesh_create)(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_resource_id *out);
+                             const uint8_t *active_edges, gy_adapter_resource **out);
     /* `hull` is valid (built by the front end, or checked by gy_validate_hull); the driver keeps
-     * a copy. A hull given built has at most built_hull_max_vertices vertices. */
-    gy_result (*hull_create)(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
+     * a copy, returned as mesh_create's record is. A hull given built has at most
+     * built_hull_max_vertices vertices. */
+    gy_result (*hull_create)(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out);
     /* Frees a resource record whose last reference is gone (already uncounted). */
     void (*resource_free)(gy_driver_world *w, gy_adapter_resource *r);
 

@@ -166,11 +166,25 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
+/* Gives the resource record a driver has just built its id, or frees it when the pool is full.
+ * `rec` is read here, after the driver call that fills it (argument order is unspecified). */
+static gy_result publish(gy_backend_world *w, gy_result built, gy_adapter_resource *const *rec,
+                         gy_resource_id *out)
+{
+    if (built != GY_OK)
+        return built;
+    gy_result r = gy_adapter_resource_publish(w->rec.resources, w->rec.tally, *rec, out);
+    if (r != GY_OK)
+        w->driver->resource_free(w->dw, *rec);
+    return r;
+}
+
 static gy_result mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
 {
+    gy_adapter_resource *rec = NULL;
     gy_result r =
         gy_adapter_mesh_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
-    return r == GY_OK ? w->driver->mesh_create(w->dw, def, NULL, out) : r;
+    return r == GY_OK ? publish(w, w->driver->mesh_create(w->dw, def, NULL, &rec), &rec, out) : r;
 }
 
 static gy_result mesh_create_piece(gy_backend_world *w, const gy_mesh_def *def,
@@ -183,7 +197,10 @@ static gy_result mesh_create_piece(gy_backend_world *w, const gy_mesh_def *def,
     for (uint32_t t = 0; r == GY_OK && t < def->index_count / 3u; t++)
         if (active_edges[t] > 7u)
             r = GY_ERR_INVALID_ARGUMENT;
-    return r == GY_OK ? w->driver->mesh_create(w->dw, def, active_edges, out) : r;
+    gy_adapter_resource *rec = NULL;
+    return r == GY_OK
+               ? publish(w, w->driver->mesh_create(w->dw, def, active_edges, &rec), &rec, out)
+               : r;
 }
 
 static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
@@ -193,7 +210,8 @@ static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_res
     gy_hull hull;
     if (r == GY_OK &&
         (r = gy_hull_build(w->allocator, def->points, def->point_count, &hull)) == GY_OK) {
-        r = w->driver->hull_create(w->dw, &hull, out);
+        gy_adapter_resource *rec = NULL;
+        r = publish(w, w->driver->hull_create(w->dw, &hull, &rec), &rec, out);
         gy_hull_free(w->allocator, &hull);
     }
     return r;
@@ -210,7 +228,8 @@ static gy_result hull_create_built(gy_backend_world *w, const gy_hull *hull, gy_
                w->driver->name, hull->vertex_count, max);
         return GY_ERR_UNSUPPORTED;
     }
-    return r == GY_OK ? w->driver->hull_create(w->dw, hull, out) : r;
+    gy_adapter_resource *rec = NULL;
+    return r == GY_OK ? publish(w, w->driver->hull_create(w->dw, hull, &rec), &rec, out) : r;
 }
 
 static void resource_release(gy_backend_world *w, gy_resource_id id)
