@@ -415,15 +415,21 @@ void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body);
 
 void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l);
 
-/* Joints broken in a step: ids and user values (one block, grown to the peak). */
+GY_ARRAY_DEFINE(gy_adapter_joint_ids, gy_joint_id)
+GY_ARRAY_DEFINE(gy_adapter_u64s, uint64_t)
+
+/* Joints broken in a step: ids and user values, side by side as broken_joints() hands them out,
+ * grown to the peak and reused. */
 typedef struct gy_adapter_broken {
-    gy_joint_id *ids;
-    uint64_t *user;
-    uint32_t count, capacity;
+    gy_adapter_joint_ids ids;
+    gy_adapter_u64s user; /* user[i] is ids[i]'s */
 } gy_adapter_broken;
 
+/* Appends a joint; on GY_ERR_OUT_OF_MEMORY the list is unchanged. */
 gy_result gy_adapter_broken_push(const gy_allocator *al, gy_adapter_broken *b, gy_joint_id id,
                                  uint64_t user);
+/* Empties the list for a new step, keeping its storage. */
+void gy_adapter_broken_clear(gy_adapter_broken *b);
 void gy_adapter_broken_free(const gy_allocator *al, gy_adapter_broken *b);
 /* The table's broken_joints(): the list of the last step. */
 uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **out,
