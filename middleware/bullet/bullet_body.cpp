@@ -37,13 +37,9 @@ static void resource_destroy(gy_driver_world *w, gy_bt_resource *r)
     /* The BVH shape points into the mesh interface, which points into the copies. */
     gy_bt_delete(a, r->mesh_shape);
     gy_bt_delete(a, r->mesh_array);
-    gy_free(a, r->vertices, (size_t)r->vertex_count * 3u * sizeof(double));
-    gy_free(a, r->indices, (size_t)r->index_count * sizeof(int));
-    gy_adapter_mesh_edges_free(a, &r->base.edges);
     gy_bt_delete(a, r->hull_shape);
     gy_bt_delete(a, r->hull_query_shape);
-    if (r->base.kind == GY_SHAPE_HULL)
-        gy_hull_free(a, &r->base.hull);
+    gy_adapter_resource_fini(a, &r->base);
     gy_free(a, r, sizeof *r);
 }
 
@@ -55,39 +51,24 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const ui
     gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
     if (r == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_MESH;
-    r->vertices =
-        static_cast<double *>(gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double)));
-    r->indices = static_cast<int *>(gy_alloc(a, (size_t)def->index_count * sizeof(int)));
     void *array_mem = gy_alloc(a, sizeof(btTriangleIndexVertexArray));
     void *shape_mem = gy_alloc(a, sizeof(btBvhTriangleMeshShape));
-    if (r->vertices == nullptr || r->indices == nullptr || array_mem == nullptr ||
-        shape_mem == nullptr) {
-        gy_free(a, r->vertices, (size_t)def->vertex_count * 3u * sizeof(double));
-        gy_free(a, r->indices, (size_t)def->index_count * sizeof(int));
-        gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
-        gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
-        gy_free(a, r, sizeof *r);
-        return GY_ERR_OUT_OF_MEMORY;
-    }
-    r->vertex_count = def->vertex_count;
-    r->index_count = def->index_count;
-    gy_adapter_copy_vertices(r->vertices, def);
-    for (uint32_t i = 0; i < def->index_count; i++)
-        r->indices[i] = (int)def->indices[i];
-    res = gy_adapter_mesh_edges_build_piece(a, def, active_edges, &r->base.edges);
+    res = array_mem != nullptr && shape_mem != nullptr
+              ? gy_adapter_resource_mesh_init(a, def, active_edges, &r->base)
+              : GY_ERR_OUT_OF_MEMORY;
     if (res != GY_OK) {
         gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
         gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
-        resource_destroy(w, r);
+        gy_free(a, r, sizeof *r);
         return res;
     }
+    /* PHY_INTEGER indices are read as unsigned ints: the head's copies serve as they are. */
     btIndexedMesh part;
     part.m_numTriangles = (int)(def->index_count / 3u);
-    part.m_triangleIndexBase = reinterpret_cast<const unsigned char *>(r->indices);
-    part.m_triangleIndexStride = 3 * (int)sizeof(int);
+    part.m_triangleIndexBase = reinterpret_cast<const unsigned char *>(r->base.indices);
+    part.m_triangleIndexStride = 3 * (int)sizeof(uint32_t);
     part.m_numVertices = (int)def->vertex_count;
-    part.m_vertexBase = reinterpret_cast<const unsigned char *>(r->vertices);
+    part.m_vertexBase = reinterpret_cast<const unsigned char *>(r->base.vertices);
     part.m_vertexStride = 3 * (int)sizeof(double);
     part.m_indexType = PHY_INTEGER;
     part.m_vertexType = PHY_DOUBLE;

@@ -37,10 +37,7 @@ typedef gy_driver_joint gy_bt_joint;
  * never by shape). Standard layout with `base` first, so the two convert by reinterpret_cast. */
 struct gy_bt_resource {
     gy_adapter_resource base;
-    /* Mesh: owned copies that Bullet's mesh interface points into, and the BVH shape. */
-    double *vertices; /* 3 per vertex */
-    int *indices;
-    uint32_t vertex_count, index_count;
+    /* Mesh: Bullet's mesh interface over the head's copies, and the BVH shape. */
     btTriangleIndexVertexArray *mesh_array;
     btBvhTriangleMeshShape *mesh_shape;
     /* Hull: (base.hull is the built hull, exact planes for rays) the shape colliders use (points

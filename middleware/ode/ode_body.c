@@ -23,15 +23,12 @@ static void resource_destroy(gy_driver_world *w, gy_ode_resource *r)
     const gy_allocator *a = w->allocator;
     if (r->trimesh != NULL)
         dGeomTriMeshDataDestroy(r->trimesh);
-    gy_free(a, r->mesh_vertices, (size_t)r->vertex_count * 3u * sizeof(double));
-    gy_free(a, r->mesh_indices, (size_t)r->index_count * sizeof(dTriIndex));
-    gy_adapter_mesh_edges_free(a, &r->base.edges);
     if (r->base.kind == GY_SHAPE_HULL) {
         gy_free(a, r->convex_planes, (size_t)r->base.hull.triangle_count * 4u * sizeof(double));
         gy_free(a, r->convex_points, (size_t)r->base.hull.vertex_count * 3u * sizeof(double));
         gy_free(a, r->convex_polys, (size_t)r->convex_polys_len * sizeof(unsigned int));
-        gy_hull_free(a, &r->base.hull);
     }
+    gy_adapter_resource_fini(a, &r->base);
     gy_free(a, r, sizeof *r);
 }
 
@@ -43,29 +40,17 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
     gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
     if (r == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_MESH;
-    r->mesh_vertices = gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double));
-    r->mesh_indices = gy_alloc(a, (size_t)def->index_count * sizeof(dTriIndex));
-    if (r->mesh_vertices == NULL || r->mesh_indices == NULL) {
-        gy_free(a, r->mesh_vertices, (size_t)def->vertex_count * 3u * sizeof(double));
-        gy_free(a, r->mesh_indices, (size_t)def->index_count * sizeof(dTriIndex));
-        gy_free(a, r, sizeof *r);
-        return GY_ERR_OUT_OF_MEMORY;
-    }
-    r->vertex_count = def->vertex_count;
-    r->index_count = def->index_count;
-    gy_adapter_copy_vertices(r->mesh_vertices, def);
-    for (uint32_t i = 0; i < def->index_count; i++)
-        r->mesh_indices[i] = (dTriIndex)def->indices[i];
-    res = gy_adapter_mesh_edges_build_piece(a, def, active_edges, &r->base.edges);
+    res = gy_adapter_resource_mesh_init(a, def, active_edges, &r->base);
     if (res != GY_OK) {
-        resource_destroy(w, r);
+        gy_free(a, r, sizeof *r);
         return res;
     }
+    /* ODE reads the record's copies in place: its index type must be Gyre's. */
+    _Static_assert(sizeof(dTriIndex) == sizeof(uint32_t), "ODE built with 16-bit mesh indices");
     r->trimesh = dGeomTriMeshDataCreate();
-    dGeomTriMeshDataBuildDouble(r->trimesh, r->mesh_vertices, 3 * (int)sizeof(double),
-                                (int)r->vertex_count, r->mesh_indices, (int)r->index_count,
-                                3 * (int)sizeof(dTriIndex));
+    dGeomTriMeshDataBuildDouble(r->trimesh, r->base.vertices, 3 * (int)sizeof(double),
+                                (int)r->base.vertex_count, (const dTriIndex *)r->base.indices,
+                                (int)r->base.index_count, 3 * (int)sizeof(dTriIndex));
     /* Edge flags and face angles let ODE skip contacts against internal edges, so bodies do not
      * bump where two triangles meet. */
     dGeomTriMeshDataPreprocess2(r->trimesh,

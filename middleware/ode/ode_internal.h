@@ -22,11 +22,8 @@ typedef struct gy_driver_body gy_ode_body;
 /* A mesh or hull resource: the shared head (id, kind, references, hull) and ODE's data. */
 typedef struct gy_ode_resource {
     gy_adapter_resource base; /* first: the resource pool's payloads are read as this */
-    /* Mesh: owned copies handed to ODE's trimesh data. */
+    /* Mesh: ODE's trimesh data over the head's copies (it keeps pointers into them). */
     dTriMeshDataID trimesh;
-    double *mesh_vertices; /* 3 per vertex (ODE keeps pointers into these) */
-    dTriIndex *mesh_indices;
-    uint32_t vertex_count, index_count;
     /* Hull: the arrays ODE's convex geom points into. */
     double *convex_planes;      /* 4 per face */
     double *convex_points;      /* 3 per vertex */

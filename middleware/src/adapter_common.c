@@ -276,13 +276,40 @@ gy_result gy_adapter_hull_built_begin(bool have_world, bool thread_ok, const gy_
     return r == GY_OK ? gy_validate_hull(hull) : r;
 }
 
-void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def)
+gy_result gy_adapter_resource_mesh_init(const gy_allocator *al, const gy_mesh_def *def,
+                                        const uint8_t *active_edges, gy_adapter_resource *r)
 {
-    for (uint32_t i = 0; i < def->vertex_count; i++) {
-        out[3u * i + 0u] = def->vertices[i].x;
-        out[3u * i + 1u] = def->vertices[i].y;
-        out[3u * i + 2u] = def->vertices[i].z;
+    r->kind = GY_SHAPE_MESH;
+    r->vertices = gy_alloc(al, (size_t)def->vertex_count * 3u * sizeof(double));
+    r->indices = gy_alloc(al, (size_t)def->index_count * sizeof(uint32_t));
+    r->vertex_count = def->vertex_count;
+    r->index_count = def->index_count;
+    gy_result res = r->vertices != NULL && r->indices != NULL
+                        ? gy_adapter_mesh_edges_build_piece(al, def, active_edges, &r->edges)
+                        : GY_ERR_OUT_OF_MEMORY;
+    if (res != GY_OK) {
+        gy_adapter_resource_fini(al, r);
+        return res;
     }
+    for (uint32_t i = 0; i < def->vertex_count; i++) {
+        r->vertices[3u * i + 0u] = def->vertices[i].x;
+        r->vertices[3u * i + 1u] = def->vertices[i].y;
+        r->vertices[3u * i + 2u] = def->vertices[i].z;
+    }
+    memcpy(r->indices, def->indices, (size_t)def->index_count * sizeof(uint32_t));
+    return GY_OK;
+}
+
+void gy_adapter_resource_fini(const gy_allocator *al, gy_adapter_resource *r)
+{
+    gy_free(al, r->vertices, (size_t)r->vertex_count * 3u * sizeof(double));
+    gy_free(al, r->indices, (size_t)r->index_count * sizeof(uint32_t));
+    gy_adapter_mesh_edges_free(al, &r->edges);
+    if (r->kind == GY_SHAPE_HULL)
+        gy_hull_free(al, &r->hull);
+    r->vertices = NULL;
+    r->indices = NULL;
+    r->vertex_count = r->index_count = 0;
 }
 
 /* ---- bodies --------------------------------------------------------------------------------- */

@@ -185,7 +185,21 @@ typedef struct gy_adapter_resource {
     bool creator_ref;            /* the creator has not released it yet */
     gy_hull hull;                /* hulls: the built hull */
     gy_adapter_mesh_edges edges; /* meshes: face normals and active edges */
+    /* Meshes: owned copies of the definition (drivers may hand them to the middleware). */
+    double *vertices;  /* 3 per vertex */
+    uint32_t *indices; /* 3 per triangle */
+    uint32_t vertex_count, index_count;
 } gy_adapter_resource;
+
+/* Fills a new mesh record's head from a valid definition: its kind, copies of the vertices and
+ * indices, and the edges (`active_edges` as gy_adapter_mesh_edges_build_piece takes them). On
+ * failure (GY_ERR_OUT_OF_MEMORY) the head holds nothing to free. */
+gy_result gy_adapter_resource_mesh_init(const gy_allocator *al, const gy_mesh_def *def,
+                                        const uint8_t *active_edges, gy_adapter_resource *r);
+
+/* Frees what a record's head owns (mesh copies and edges, or the hull); drivers call it when
+ * they free the record. */
+void gy_adapter_resource_fini(const gy_allocator *al, gy_adapter_resource *r);
 
 /* Gives a new record its id (the creator's reference) and counts it. */
 gy_result gy_adapter_resource_publish(gy_handle_pool *pool, gy_adapter_tally *t,
@@ -212,9 +226,6 @@ gy_result gy_adapter_hull_begin(bool have_world, bool thread_ok, const gy_hull_d
                                 gy_resource_id *out);
 gy_result gy_adapter_hull_built_begin(bool have_world, bool thread_ok, const gy_hull *hull,
                                       gy_resource_id *out);
-
-/* Copies a mesh definition's vertices into `out` (3 doubles per vertex). */
-void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def);
 
 /* ---- bodies --------------------------------------------------------------------------------- */
 
