@@ -915,7 +915,6 @@ gy_result gy_bt_step(gy_driver_world *w, double dt)
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
     w->step_error = GY_OK;
-    gy_adapter_broken_clear(&w->broken);
     w->step_index++;
     w->substep_dt = h;
     gy_adapter_contacts_begin_step(w->contacts);

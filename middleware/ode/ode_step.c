@@ -1030,7 +1030,6 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
     uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
     double h = dt / (double)subs;
     w->step_error = GY_OK;
-    gy_adapter_broken_clear(&w->broken);
     w->step_index++;
     w->substep_dt = h;
     if (h != w->damping_dt) {

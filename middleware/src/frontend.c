@@ -584,7 +584,10 @@ static gy_result step(gy_backend_world *w, double dt)
     gy_result r = enter(w);
     if (r == GY_OK)
         r = gy_adapter_check_dt(dt);
-    return r == GY_OK ? w->driver->step(w->dw, dt) : r;
+    if (r != GY_OK)
+        return r;
+    gy_adapter_broken_clear(w->rec.broken); /* broken_joints() lists this step's alone */
+    return w->driver->step(w->dw, dt);
 }
 
 static uint32_t contacts(gy_backend_world *w, const gy_contact **out)
