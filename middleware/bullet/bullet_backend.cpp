@@ -142,6 +142,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
     .built_hull_max_vertices = 0, /* btConvexHullShape takes its points in linear time */
     .pair_size = sizeof(gy_bt_pair),
+    .resource_size = sizeof(gy_bt_resource),
     .world_create = bt_world_create,
     .world_destroy = bt_world_destroy,
     .thread_setup = nullptr,

@@ -43,31 +43,23 @@ static void resource_destroy(gy_driver_world *w, gy_bt_resource *r)
     gy_free(a, r, sizeof *r);
 }
 
-gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
-                            gy_adapter_resource **out)
+gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    gy_result res;
     const gy_allocator *a = w->allocator;
-    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
-    if (r == nullptr)
-        return GY_ERR_OUT_OF_MEMORY;
+    gy_bt_resource *r = gy_bt_resource_of(rec);
     void *array_mem = gy_alloc(a, sizeof(btTriangleIndexVertexArray));
     void *shape_mem = gy_alloc(a, sizeof(btBvhTriangleMeshShape));
-    res = array_mem != nullptr && shape_mem != nullptr
-              ? gy_adapter_resource_mesh_init(a, def, active_edges, &r->base)
-              : GY_ERR_OUT_OF_MEMORY;
-    if (res != GY_OK) {
+    if (array_mem == nullptr || shape_mem == nullptr) {
         gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
         gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
-        gy_free(a, r, sizeof *r);
-        return res;
+        return GY_ERR_OUT_OF_MEMORY;
     }
     /* PHY_INTEGER indices are read as unsigned ints: the head's copies serve as they are. */
     btIndexedMesh part;
-    part.m_numTriangles = (int)(def->index_count / 3u);
+    part.m_numTriangles = (int)(r->base.index_count / 3u);
     part.m_triangleIndexBase = reinterpret_cast<const unsigned char *>(r->base.indices);
     part.m_triangleIndexStride = 3 * (int)sizeof(uint32_t);
-    part.m_numVertices = (int)def->vertex_count;
+    part.m_numVertices = (int)r->base.vertex_count;
     part.m_vertexBase = reinterpret_cast<const unsigned char *>(r->base.vertices);
     part.m_vertexStride = 3 * (int)sizeof(double);
     part.m_indexType = PHY_INTEGER;
@@ -75,7 +67,6 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const ui
     r->mesh_array = new (array_mem) btTriangleIndexVertexArray();
     r->mesh_array->addIndexedMesh(part, PHY_INTEGER);
     r->mesh_shape = new (shape_mem) btBvhTriangleMeshShape(r->mesh_array, true, true);
-    *out = &r->base;
     return GY_OK;
 }
 
@@ -139,28 +130,17 @@ static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<bt
     return true;
 }
 
-gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out)
+gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    gy_result res;
-    if (hull->vertex_count > (uint32_t)INT_MAX)
+    if (rec->hull.vertex_count > (uint32_t)INT_MAX)
         return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
-    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
-    if (r == nullptr)
-        return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_HULL;
-    res = gy_hull_copy(a, hull, &r->base.hull);
-    if (res != GY_OK) {
-        gy_free(a, r, sizeof *r);
-        return res;
-    }
+    gy_bt_resource *r = gy_bt_resource_of(rec);
     void *shape_mem = gy_alloc(a, sizeof(btConvexHullShape));
     void *query_mem = gy_alloc(a, sizeof(btConvexHullShape));
     if (shape_mem == nullptr || query_mem == nullptr) {
         gy_free(a, shape_mem, sizeof(btConvexHullShape));
         gy_free(a, query_mem, sizeof(btConvexHullShape));
-        gy_hull_free(a, &r->base.hull);
-        gy_free(a, r, sizeof *r);
         return GY_ERR_OUT_OF_MEMORY;
     }
     const gy_hull *h = &r->base.hull;
@@ -180,7 +160,6 @@ gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter_
     r->hull_shape->setMargin(margin);
     r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
-    *out = &r->base;
     return GY_OK;
 }
 

@@ -325,9 +325,8 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c);
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *w, gy_bt_collider *c, gy_vec3 local);
 
 /* Resources (bullet_body.cpp). */
-gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
-                            gy_adapter_resource **out);
-gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out);
+gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec);
+gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec);
 void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (bullet_joint.cpp). */

@@ -149,6 +149,7 @@ const gy_driver gy_ode_driver = {
      */
     .built_hull_max_vertices = 256,
     .pair_size = sizeof(gy_ode_pair),
+    .resource_size = sizeof(gy_ode_resource),
     .world_create = ode_world_create,
     .world_destroy = ode_world_destroy,
     .thread_setup = ode_thread_setup,

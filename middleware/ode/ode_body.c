@@ -32,19 +32,10 @@ static void resource_destroy(gy_driver_world *w, gy_ode_resource *r)
     gy_free(a, r, sizeof *r);
 }
 
-gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_adapter_resource **out)
+gy_result gy_ode_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    gy_result res;
-    const gy_allocator *a = w->allocator;
-    gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
-    if (r == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    res = gy_adapter_resource_mesh_init(a, def, active_edges, &r->base);
-    if (res != GY_OK) {
-        gy_free(a, r, sizeof *r);
-        return res;
-    }
+    (void)w;
+    gy_ode_resource *r = (gy_ode_resource *)rec;
     /* ODE reads the record's copies in place: its index type must be Gyre's. */
     _Static_assert(sizeof(dTriIndex) == sizeof(uint32_t), "ODE built with 16-bit mesh indices");
     r->trimesh = dGeomTriMeshDataCreate();
@@ -57,32 +48,20 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
                                 (1u << dTRIDATAPREPROCESS_BUILD_CONCAVE_EDGES) |
                                     (1u << dTRIDATAPREPROCESS_BUILD_FACE_ANGLES),
                                 NULL);
-    *out = &r->base;
     return GY_OK;
 }
 
-gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out)
+gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    gy_result res;
     const gy_allocator *a = w->allocator;
-    gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
-    if (r == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_HULL;
-    res = gy_hull_copy(a, hull, &r->base.hull);
-    if (res != GY_OK) {
-        gy_free(a, r, sizeof *r);
-        return res;
-    }
+    gy_ode_resource *r = (gy_ode_resource *)rec;
     const gy_hull *h = &r->base.hull;
     r->convex_polys_len = h->triangle_count * 4u;
     r->convex_planes = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(double));
     r->convex_points = gy_alloc(a, (size_t)h->vertex_count * 3u * sizeof(double));
     r->convex_polys = gy_alloc(a, (size_t)r->convex_polys_len * sizeof(unsigned int));
-    if (r->convex_planes == NULL || r->convex_points == NULL || r->convex_polys == NULL) {
-        resource_destroy(w, r);
+    if (r->convex_planes == NULL || r->convex_points == NULL || r->convex_polys == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    }
     for (uint32_t i = 0; i < h->vertex_count; i++) {
         r->convex_points[3u * i + 0u] = h->vertices[i].x;
         r->convex_points[3u * i + 1u] = h->vertices[i].y;
@@ -95,7 +74,6 @@ gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter
         for (uint32_t k = 0; k < 3u; k++)
             r->convex_polys[4u * f + 1u + k] = h->triangles[3u * f + k];
     }
-    *out = &r->base;
     return GY_OK;
 }
 

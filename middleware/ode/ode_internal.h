@@ -301,9 +301,8 @@ gy_quat gy_ode_collider_rotation(const gy_ode_collider *c);
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt);
 
 /* Resources (ode_body.c). */
-gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_adapter_resource **out);
-gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out);
+gy_result gy_ode_mesh_create(gy_driver_world *w, gy_adapter_resource *rec);
+gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec);
 void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (ode_joint.c). */

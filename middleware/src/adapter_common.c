@@ -300,6 +300,15 @@ gy_result gy_adapter_resource_mesh_init(const gy_allocator *al, const gy_mesh_de
     return GY_OK;
 }
 
+gy_result gy_adapter_resource_hull_init(const gy_allocator *al, const gy_hull *hull,
+                                        gy_adapter_resource *r)
+{
+    gy_result res = gy_hull_copy(al, hull, &r->hull);
+    if (res == GY_OK)
+        r->kind = GY_SHAPE_HULL; /* only now does the head own a hull to free */
+    return res;
+}
+
 void gy_adapter_resource_fini(const gy_allocator *al, gy_adapter_resource *r)
 {
     gy_free(al, r->vertices, (size_t)r->vertex_count * 3u * sizeof(double));

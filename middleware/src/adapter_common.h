@@ -197,6 +197,10 @@ typedef struct gy_adapter_resource {
 gy_result gy_adapter_resource_mesh_init(const gy_allocator *al, const gy_mesh_def *def,
                                         const uint8_t *active_edges, gy_adapter_resource *r);
 
+/* Fills a new hull record's head: its kind and a copy of a valid hull. */
+gy_result gy_adapter_resource_hull_init(const gy_allocator *al, const gy_hull *hull,
+                                        gy_adapter_resource *r);
+
 /* Frees what a record's head owns (mesh copies and edges, or the hull); drivers call it when
  * they free the record. */
 void gy_adapter_resource_fini(const gy_allocator *al, gy_adapter_resource *r);

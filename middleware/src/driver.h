@@ -56,6 +56,8 @@ typedef struct gy_driver {
     /* Bytes of the driver's record for each reported pair: it starts with the pair's two
      * collider records, then whatever the driver keeps of the pair during the step. */
     size_t pair_size;
+    /* Bytes of the driver's resource record: it starts with gy_adapter_resource. */
+    size_t resource_size;
 
     /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `contacts` is
      * the front end's report for this world (contacts.h), valid until world_destroy: the
@@ -70,16 +72,18 @@ typedef struct gy_driver {
     /* A finite gravity; the driver wakes sleepers so none hangs in the air. */
     void (*set_gravity)(gy_driver_world *w, gy_vec3 gravity);
 
-    /* `def` is valid; the driver builds its record and returns it in *out; the front end gives
-     * it its id and counts it (and frees it with resource_free when the pool is full).
-     * `active_edges`: the piece's edge flags (gy_backend.mesh_create_piece), or NULL. */
-    gy_result (*mesh_create)(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_adapter_resource **out);
-    /* `hull` is valid (built by the front end, or checked by gy_validate_hull); the driver keeps
-     * a copy, returned as mesh_create's record is. A hull given built has at most
-     * built_hull_max_vertices vertices. */
-    gy_result (*hull_create)(gy_driver_world *w, const gy_hull *hull, gy_adapter_resource **out);
-    /* Frees a resource record whose last reference is gone (already uncounted). */
+    /* `r` is a new zeroed record of resource_size bytes whose head the front end has filled
+     * (gy_adapter_resource_mesh_init: the mesh's copies and edges); the driver builds its
+     * vendor objects in the rest. On success the front end gives the record its id and counts
+     * it; on any failure it frees the record with resource_free. */
+    gy_result (*mesh_create)(gy_driver_world *w, gy_adapter_resource *r);
+    /* The same for a hull: the head holds a copy of a valid hull (built by the front end, or
+     * checked by gy_validate_hull; a hull given built has at most built_hull_max_vertices
+     * vertices). */
+    gy_result (*hull_create)(gy_driver_world *w, gy_adapter_resource *r);
+    /* Frees a resource record whose last reference is gone (already uncounted), or one whose
+     * creation failed: its vendor objects (those built), its head (gy_adapter_resource_fini) and
+     * the record itself. */
     void (*resource_free)(gy_driver_world *w, gy_adapter_resource *r);
 
     /* Every definition is valid, res[i] is collider i's resolved resource (NULL for

@@ -166,25 +166,36 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
-/* Gives the resource record a driver has just built its id, or frees it when the pool is full.
- * `rec` is read here, after the driver call that fills it (argument order is unspecified). */
-static gy_result publish(gy_backend_world *w, gy_result built, gy_adapter_resource *const *rec,
-                         gy_resource_id *out)
+/* Makes a resource record from a valid mesh definition (`mesh`, with `active_edges` as
+ * gy_adapter_mesh_edges_build_piece takes them) or hull: the head here, the vendor part by the
+ * driver; then gives it its id. On failure nothing is left. */
+static gy_result resource_create(gy_backend_world *w, const gy_mesh_def *mesh,
+                                 const uint8_t *active_edges, const gy_hull *hull,
+                                 gy_resource_id *out)
 {
-    if (built != GY_OK)
-        return built;
-    gy_result r = gy_adapter_resource_publish(w->rec.resources, w->rec.tally, *rec, out);
+    const gy_allocator *al = w->allocator;
+    gy_adapter_resource *rec = gy_alloc_zeroed(al, w->driver->resource_size);
+    if (rec == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_result r = mesh != NULL ? gy_adapter_resource_mesh_init(al, mesh, active_edges, rec)
+                               : gy_adapter_resource_hull_init(al, hull, rec);
+    if (r != GY_OK) {
+        gy_free(al, rec, w->driver->resource_size); /* the head holds nothing on failure */
+        return r;
+    }
+    r = mesh != NULL ? w->driver->mesh_create(w->dw, rec) : w->driver->hull_create(w->dw, rec);
+    if (r == GY_OK)
+        r = gy_adapter_resource_publish(w->rec.resources, w->rec.tally, rec, out);
     if (r != GY_OK)
-        w->driver->resource_free(w->dw, *rec);
+        w->driver->resource_free(w->dw, rec);
     return r;
 }
 
 static gy_result mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
 {
-    gy_adapter_resource *rec = NULL;
     gy_result r =
         gy_adapter_mesh_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
-    return r == GY_OK ? publish(w, w->driver->mesh_create(w->dw, def, NULL, &rec), &rec, out) : r;
+    return r == GY_OK ? resource_create(w, def, NULL, NULL, out) : r;
 }
 
 static gy_result mesh_create_piece(gy_backend_world *w, const gy_mesh_def *def,
@@ -197,10 +208,7 @@ static gy_result mesh_create_piece(gy_backend_world *w, const gy_mesh_def *def,
     for (uint32_t t = 0; r == GY_OK && t < def->index_count / 3u; t++)
         if (active_edges[t] > 7u)
             r = GY_ERR_INVALID_ARGUMENT;
-    gy_adapter_resource *rec = NULL;
-    return r == GY_OK
-               ? publish(w, w->driver->mesh_create(w->dw, def, active_edges, &rec), &rec, out)
-               : r;
+    return r == GY_OK ? resource_create(w, def, active_edges, NULL, out) : r;
 }
 
 static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
@@ -210,8 +218,7 @@ static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_res
     gy_hull hull;
     if (r == GY_OK &&
         (r = gy_hull_build(w->allocator, def->points, def->point_count, &hull)) == GY_OK) {
-        gy_adapter_resource *rec = NULL;
-        r = publish(w, w->driver->hull_create(w->dw, &hull, &rec), &rec, out);
+        r = resource_create(w, NULL, NULL, &hull, out);
         gy_hull_free(w->allocator, &hull);
     }
     return r;
@@ -228,8 +235,7 @@ static gy_result hull_create_built(gy_backend_world *w, const gy_hull *hull, gy_
                w->driver->name, hull->vertex_count, max);
         return GY_ERR_UNSUPPORTED;
     }
-    gy_adapter_resource *rec = NULL;
-    return r == GY_OK ? publish(w, w->driver->hull_create(w->dw, hull, &rec), &rec, out) : r;
+    return r == GY_OK ? resource_create(w, NULL, NULL, hull, out) : r;
 }
 
 static void resource_release(gy_backend_world *w, gy_resource_id id)
