@@ -343,7 +343,7 @@ void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *o
 /* Step (bullet_step.cpp). */
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info);
-gy_result gy_bt_step(gy_driver_world *w, double dt);
+gy_result gy_bt_step(gy_driver_world *w, double dt, double h, uint32_t substeps);
 void gy_bt_step_fini(gy_driver_world *w);
 
 /* Queries (bullet_query.cpp). */

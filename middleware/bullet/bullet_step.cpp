@@ -910,15 +910,13 @@ static void end_step(gy_driver_world *w)
     w->aabbs_stale = true;
 }
 
-gy_result gy_bt_step(gy_driver_world *w, double dt)
+gy_result gy_bt_step(gy_driver_world *w, double, double h, uint32_t substeps)
 {
-    uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
-    double h = dt / (double)subs;
     w->step_error = GY_OK;
     w->step_index++;
     w->substep_dt = h;
     gy_adapter_contacts_begin_step(w->contacts);
-    for (uint32_t s = 0; s < subs; s++) {
+    for (uint32_t s = 0; s < substeps; s++) {
         w->substep_index++;
         before_substep(w, h);
         gy_bt_joints_before_solve(w, h);

@@ -319,7 +319,7 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */
-gy_result gy_ode_step(gy_driver_world *w, double dt);
+gy_result gy_ode_step(gy_driver_world *w, double dt, double h, uint32_t substeps);
 void gy_ode_step_fini(gy_driver_world *w);
 
 #endif

@@ -1025,10 +1025,8 @@ static void end_step(gy_driver_world *w, double dt)
     gy_adapter_contacts_end_step(w->contacts);
 }
 
-gy_result gy_ode_step(gy_driver_world *w, double dt)
+gy_result gy_ode_step(gy_driver_world *w, double dt, double h, uint32_t substeps)
 {
-    uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
-    double h = dt / (double)subs;
     w->step_error = GY_OK;
     w->step_index++;
     w->substep_dt = h;
@@ -1048,7 +1046,7 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
         b->step_torque = v3(dBodyGetTorque(b->body));
     }
     gy_vec3 g = w->def.gravity;
-    for (uint32_t s = 0; s < subs; s++) {
+    for (uint32_t s = 0; s < substeps; s++) {
         for (uint32_t i = 0; i < w->moving_count; i++) {
             gy_ode_body *b = w->moving[i];
             if (s > 0)

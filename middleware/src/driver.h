@@ -132,8 +132,9 @@ typedef struct gy_driver {
     void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);
 
-    /* A finite positive dt; the broken-joint list has been emptied for it. */
-    gy_result (*step)(gy_driver_world *w, double dt);
+    /* A finite positive dt taken as `substeps` (the world's, at least 1) substeps of h each; the
+     * broken-joint list has been emptied for it. */
+    gy_result (*step)(gy_driver_world *w, double dt, double h, uint32_t substeps);
     /* Moving bodies awake now (kinematic ones always count). */
     uint32_t (*awake_bodies)(gy_driver_world *w);
 

@@ -18,6 +18,7 @@ struct gy_backend_world {
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
+    uint32_t substeps; /* per step, from the world definition (at least 1) */
 };
 
 /* The Gyre parts the driver's records start with (driver.h). */
@@ -72,6 +73,7 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     w->driver = d;
     w->allocator = def.allocator;
     w->logger = def.logger;
+    w->substeps = def.substeps;
     if (gy_adapter_threads_init(&w->threads) != GY_OK) {
         gy_free(def.allocator, w, sizeof *w);
         return GY_ERR_BACKEND;
@@ -593,7 +595,7 @@ static gy_result step(gy_backend_world *w, double dt)
     if (r != GY_OK)
         return r;
     gy_adapter_broken_clear(w->rec.broken); /* broken_joints() lists this step's alone */
-    return w->driver->step(w->dw, dt);
+    return w->driver->step(w->dw, dt, dt / (double)w->substeps, w->substeps);
 }
 
 static uint32_t contacts(gy_backend_world *w, const gy_contact **out)
