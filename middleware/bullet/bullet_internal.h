@@ -191,10 +191,10 @@ struct gy_driver_world {
     gy_bt_query_shape_storage query_storage;
     btConvexShape *query_shape; /* the primitive currently built in query_storage, or NULL */
 
-    gy_handle_pool bodies;    /* payload: gy_bt_body* */
-    gy_handle_pool colliders; /* payload: gy_bt_collider* */
-    gy_handle_pool joints;    /* payload: gy_bt_joint* */
-    gy_handle_pool resources; /* payload: gy_bt_resource* */
+    gy_handle_pool bodies;           /* payload: gy_bt_body* */
+    gy_handle_pool colliders;        /* payload: gy_bt_collider* */
+    gy_handle_pool joints;           /* payload: gy_bt_joint* */
+    const gy_handle_pool *resources; /* the front end's; payload: gy_bt_resource* */
 
     gy_bt_body **moving; /* every dynamic and kinematic body */
     uint32_t moving_count, moving_capacity;

@@ -164,10 +164,10 @@ struct gy_driver_world {
      * geom from ODE's quadtree cost time proportional to the number of statics. */
     dJointGroupID contact_group;
 
-    gy_handle_pool bodies;    /* payload: gy_ode_body* */
-    gy_handle_pool colliders; /* payload: gy_ode_collider* */
-    gy_handle_pool joints;    /* payload: gy_ode_joint* */
-    gy_handle_pool resources; /* payload: gy_ode_resource* */
+    gy_handle_pool bodies;           /* payload: gy_ode_body* */
+    gy_handle_pool colliders;        /* payload: gy_ode_collider* */
+    gy_handle_pool joints;           /* payload: gy_ode_joint* */
+    const gy_handle_pool *resources; /* the front end's; payload: gy_ode_resource* */
 
     /* The front end's contact report (its records are gy_ode_pair: gy_ode_pairs) and one-way
      * verdicts, which the near callback feeds. */

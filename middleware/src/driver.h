@@ -8,7 +8,8 @@
  *
  * Records: a driver keeps one record per body, collider, joint and resource; it registers bodies,
  * colliders and joints in the handle pools it hands to the front end at world creation (payload:
- * the record), and the front end registers the resources it returns. The
+ * the record); resource records are the front end's own (it allocates them, fills their head and
+ * keeps them in its resource pool), the driver building only their vendor part. The
  * front end looks handles up in those pools and passes the record back as the opaque pointers
  * below. Every record starts with its Gyre part (records.h): body records with gy_adapter_body,
  * collider records with gy_adapter_collider, joint records with gy_adapter_joint, resource
@@ -41,7 +42,6 @@ typedef struct gy_driver_records {
     gy_handle_pool *bodies;    /* payload: the driver's body record */
     gy_handle_pool *colliders; /* payload: the driver's collider record */
     gy_handle_pool *joints;    /* payload: the driver's joint record */
-    gy_handle_pool *resources; /* payload: a record starting with gy_adapter_resource */
     gy_adapter_tally *tally;
     gy_adapter_broken *broken;
 } gy_driver_records;
@@ -61,9 +61,12 @@ typedef struct gy_driver {
 
     /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `contacts` is
      * the front end's report for this world (contacts.h), valid until world_destroy: the
-     * driver's narrow phase feeds it and applies its rules. */
+     * driver's narrow phase feeds it and applies its rules. `resources` is the front end's
+     * resource pool (payload: the driver's resource record), also valid until world_destroy:
+     * the driver reads it to resolve a query shape's hull. */
     gy_result (*world_create)(const gy_backend_world_def *def, gy_adapter_contacts *contacts,
-                              gy_driver_world **out, gy_driver_records *records);
+                              const gy_handle_pool *resources, gy_driver_world **out,
+                              gy_driver_records *records);
     /* Frees the world; the front end has released every joint, body and resource first. */
     void (*world_destroy)(gy_driver_world *w);
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */

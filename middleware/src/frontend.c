@@ -15,6 +15,7 @@ struct gy_backend_world {
     gy_driver_world *dw;
     gy_driver_records rec;
     gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
+    gy_handle_pool resources;     /* payload: the driver's resource record */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -79,8 +80,10 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
         return GY_ERR_BACKEND;
     }
     gy_adapter_contacts_init(&w->contacts, def.allocator, d->pair_size);
-    r = d->world_create(&def, &w->contacts, &w->dw, &w->rec);
+    gy_handle_pool_init(&w->resources, def.allocator);
+    r = d->world_create(&def, &w->contacts, &w->resources, &w->dw, &w->rec);
     if (r != GY_OK) {
+        gy_handle_pool_fini(&w->resources);
         gy_adapter_contacts_fini(&w->contacts);
         gy_adapter_threads_fini(&w->threads);
         gy_free(def.allocator, w, sizeof *w);
@@ -109,13 +112,13 @@ static void world_destroy(gy_backend_world *w)
         count_body(w, body_rec(b), false);
         w->driver->body_release(w->dw, b);
     }
-    for (uint32_t i = 0; i < w->rec.resources->count; i++) {
-        gy_adapter_resource *dead =
-            gy_adapter_resource_release_at(w->rec.resources, w->rec.tally, i);
+    for (uint32_t i = 0; i < w->resources.count; i++) {
+        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, w->rec.tally, i);
         if (dead != NULL)
             w->driver->resource_free(w->dw, dead);
     }
     w->driver->world_destroy(w->dw);
+    gy_handle_pool_fini(&w->resources);
     gy_adapter_contacts_fini(&w->contacts);
     gy_adapter_threads_fini(&w->threads);
     gy_free(w->allocator, w, sizeof *w);
@@ -187,7 +190,7 @@ static gy_result resource_create(gy_backend_world *w, const gy_mesh_def *mesh,
     }
     r = mesh != NULL ? w->driver->mesh_create(w->dw, rec) : w->driver->hull_create(w->dw, rec);
     if (r == GY_OK)
-        r = gy_adapter_resource_publish(w->rec.resources, w->rec.tally, rec, out);
+        r = gy_adapter_resource_publish(&w->resources, w->rec.tally, rec, out);
     if (r != GY_OK)
         w->driver->resource_free(w->dw, rec);
     return r;
@@ -244,7 +247,7 @@ static void resource_release(gy_backend_world *w, gy_resource_id id)
 {
     if (enter(w) != GY_OK)
         return;
-    gy_adapter_resource *dead = gy_adapter_resource_release(w->rec.resources, w->rec.tally, id);
+    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, w->rec.tally, id);
     if (dead != NULL)
         w->driver->resource_free(w->dw, dead);
 }
@@ -258,7 +261,7 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     gy_adapter_resource **res;
     bool have = w != NULL;
     gy_result r = gy_adapter_body_begin(have, have && gy_adapter_threads_ok(&w->threads),
-                                        have ? w->allocator : NULL, have ? w->rec.resources : NULL,
+                                        have ? w->allocator : NULL, have ? &w->resources : NULL,
                                         def, cols, n, out, &res);
     if (r != GY_OK)
         return r;
@@ -658,7 +661,7 @@ static gy_result shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose 
     double length;
     gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
     if (r == GY_OK)
-        r = gy_adapter_check_query_shape(w->rec.resources, shape, pose);
+        r = gy_adapter_check_query_shape(&w->resources, shape, pose);
     if (r == GY_OK)
         r = gy_adapter_check_translation(NULL, translation, &length);
     if (r != GY_OK || q.stop)
@@ -675,7 +678,7 @@ static gy_result overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pos
     gy_adapter_query q;
     gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
     if (r == GY_OK)
-        r = gy_adapter_check_query_shape(w->rec.resources, shape, pose);
+        r = gy_adapter_check_query_shape(&w->resources, shape, pose);
     if (r != GY_OK || q.stop)
         return r;
     w->driver->overlap(w->dw, shape, pose, &q);
