@@ -9,7 +9,7 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
-      bodies(), colliders(), joints(), resources(), moving(nullptr), moving_count(0),
+      bodies(), colliders(), joints(), resources(nullptr), moving(nullptr), moving_count(0),
       moving_capacity(0), tally(), contacts(nullptr), breakables(), broken(), scratch(nullptr),
       scratch_count(0), scratch_capacity(0), step_index(0), substep_index(0), aabbs_stale(false),
       substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
@@ -17,7 +17,6 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
     gy_handle_pool_init(&joints, a);
-    gy_handle_pool_init(&resources, a);
 
     broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&filter);
     dispatcher.setNearCallback(gy_bt_near_callback);
@@ -59,7 +58,6 @@ gy_driver_world::~gy_driver_world()
     gy_handle_pool_fini(&bodies);
     gy_handle_pool_fini(&colliders);
     gy_handle_pool_fini(&joints);
-    gy_handle_pool_fini(&resources);
 }
 
 bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const
@@ -91,7 +89,8 @@ static void world_free(gy_driver_world *w)
 }
 
 static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_adapter_contacts *contacts,
-                                 gy_driver_world **out, gy_driver_records *rec)
+                                 const gy_handle_pool *resources, gy_driver_world **out,
+                                 gy_driver_records *rec)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -100,8 +99,8 @@ static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_adapter_
         return GY_ERR_OUT_OF_MEMORY;
     gy_driver_world *w = new (mem) gy_driver_world(def, a);
     w->contacts = contacts;
-    *rec = gy_driver_records{&w->bodies,    &w->colliders, &w->joints,
-                             &w->resources, &w->tally,     &w->broken};
+    w->resources = resources;
+    *rec = gy_driver_records{&w->bodies, &w->colliders, &w->joints, &w->tally, &w->broken};
     *out = w;
     return GY_OK;
 }
@@ -142,6 +141,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
     .built_hull_max_vertices = 0, /* btConvexHullShape takes its points in linear time */
     .pair_size = sizeof(gy_bt_pair),
+    .resource_size = sizeof(gy_bt_resource),
     .world_create = bt_world_create,
     .world_destroy = bt_world_destroy,
     .thread_setup = nullptr,

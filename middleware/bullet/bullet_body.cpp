@@ -37,70 +37,30 @@ static void resource_destroy(gy_driver_world *w, gy_bt_resource *r)
     /* The BVH shape points into the mesh interface, which points into the copies. */
     gy_bt_delete(a, r->mesh_shape);
     gy_bt_delete(a, r->mesh_array);
-    gy_free(a, r->vertices, (size_t)r->vertex_count * 3u * sizeof(double));
-    gy_free(a, r->indices, (size_t)r->index_count * sizeof(int));
-    gy_adapter_mesh_edges_free(a, &r->base.edges);
     gy_bt_delete(a, r->hull_shape);
     gy_bt_delete(a, r->hull_query_shape);
-    if (r->base.kind == GY_SHAPE_HULL)
-        gy_hull_free(a, &r->base.hull);
+    gy_adapter_resource_fini(a, &r->base);
     gy_free(a, r, sizeof *r);
 }
 
-static void resource_unref(gy_driver_world *w, gy_bt_resource *r)
+gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    if (gy_adapter_resource_unref(&w->tally, &r->base))
-        resource_destroy(w, r);
-}
-
-static gy_result resource_publish(gy_driver_world *w, gy_bt_resource *r, gy_resource_id *out)
-{
-    return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
-}
-
-gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
-                            gy_resource_id *out)
-{
-    gy_result res;
     const gy_allocator *a = w->allocator;
-    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
-    if (r == nullptr)
-        return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_MESH;
-    r->vertices =
-        static_cast<double *>(gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double)));
-    r->indices = static_cast<int *>(gy_alloc(a, (size_t)def->index_count * sizeof(int)));
+    gy_bt_resource *r = gy_bt_resource_of(rec);
     void *array_mem = gy_alloc(a, sizeof(btTriangleIndexVertexArray));
     void *shape_mem = gy_alloc(a, sizeof(btBvhTriangleMeshShape));
-    if (r->vertices == nullptr || r->indices == nullptr || array_mem == nullptr ||
-        shape_mem == nullptr) {
-        gy_free(a, r->vertices, (size_t)def->vertex_count * 3u * sizeof(double));
-        gy_free(a, r->indices, (size_t)def->index_count * sizeof(int));
+    if (array_mem == nullptr || shape_mem == nullptr) {
         gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
         gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
-        gy_free(a, r, sizeof *r);
         return GY_ERR_OUT_OF_MEMORY;
     }
-    r->vertex_count = def->vertex_count;
-    r->index_count = def->index_count;
-    gy_adapter_copy_vertices(r->vertices, def);
-    for (uint32_t i = 0; i < def->index_count; i++)
-        r->indices[i] = (int)def->indices[i];
-    res = gy_adapter_mesh_edges_build_piece(a, def, active_edges, &r->base.edges);
-    if (res == GY_OK)
-        res = resource_publish(w, r, out);
-    if (res != GY_OK) {
-        gy_free(a, array_mem, sizeof(btTriangleIndexVertexArray));
-        gy_free(a, shape_mem, sizeof(btBvhTriangleMeshShape));
-        resource_destroy(w, r);
-        return res;
-    }
+    /* PHY_INTEGER indices are read as unsigned ints: the head's copies serve as they are. */
     btIndexedMesh part;
-    part.m_numTriangles = (int)(def->index_count / 3u);
-    part.m_triangleIndexBase = reinterpret_cast<const unsigned char *>(r->indices);
-    part.m_triangleIndexStride = 3 * (int)sizeof(int);
-    part.m_numVertices = (int)def->vertex_count;
-    part.m_vertexBase = reinterpret_cast<const unsigned char *>(r->vertices);
+    part.m_numTriangles = (int)(r->base.index_count / 3u);
+    part.m_triangleIndexBase = reinterpret_cast<const unsigned char *>(r->base.indices);
+    part.m_triangleIndexStride = 3 * (int)sizeof(uint32_t);
+    part.m_numVertices = (int)r->base.vertex_count;
+    part.m_vertexBase = reinterpret_cast<const unsigned char *>(r->base.vertices);
     part.m_vertexStride = 3 * (int)sizeof(double);
     part.m_indexType = PHY_INTEGER;
     part.m_vertexType = PHY_DOUBLE;
@@ -170,36 +130,18 @@ static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<bt
     return true;
 }
 
-gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out)
+gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    gy_result res;
-    if (hull->vertex_count > (uint32_t)INT_MAX)
+    if (rec->hull.vertex_count > (uint32_t)INT_MAX)
         return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
-    gy_bt_resource *r = static_cast<gy_bt_resource *>(gy_alloc_zeroed(a, sizeof *r));
-    if (r == nullptr)
-        return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_HULL;
-    res = gy_hull_copy(a, hull, &r->base.hull);
-    if (res != GY_OK) {
-        gy_free(a, r, sizeof *r);
-        return res;
-    }
+    gy_bt_resource *r = gy_bt_resource_of(rec);
     void *shape_mem = gy_alloc(a, sizeof(btConvexHullShape));
     void *query_mem = gy_alloc(a, sizeof(btConvexHullShape));
     if (shape_mem == nullptr || query_mem == nullptr) {
         gy_free(a, shape_mem, sizeof(btConvexHullShape));
         gy_free(a, query_mem, sizeof(btConvexHullShape));
-        gy_hull_free(a, &r->base.hull);
-        gy_free(a, r, sizeof *r);
         return GY_ERR_OUT_OF_MEMORY;
-    }
-    res = resource_publish(w, r, out);
-    if (res != GY_OK) {
-        gy_free(a, shape_mem, sizeof(btConvexHullShape));
-        gy_free(a, query_mem, sizeof(btConvexHullShape));
-        resource_destroy(w, r);
-        return res;
     }
     const gy_hull *h = &r->base.hull;
     const double *points = &h->vertices[0].x;
@@ -636,8 +578,8 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
             c->bt_shape->~btCollisionShape();
             gy_free(a, c->bt_shape, c->owned_size);
         }
-        if (c->resource != nullptr)
-            resource_unref(w, c->resource);
+        if (c->resource != nullptr && gy_adapter_resource_unref(&w->tally, &c->resource->base))
+            resource_destroy(w, c->resource);
         gy_handle_pool_release(&w->colliders, c->base.id.bits);
         c->~gy_bt_collider();
         gy_free(a, c, sizeof *c);

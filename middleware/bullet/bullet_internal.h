@@ -37,10 +37,7 @@ typedef gy_driver_joint gy_bt_joint;
  * never by shape). Standard layout with `base` first, so the two convert by reinterpret_cast. */
 struct gy_bt_resource {
     gy_adapter_resource base;
-    /* Mesh: owned copies that Bullet's mesh interface points into, and the BVH shape. */
-    double *vertices; /* 3 per vertex */
-    int *indices;
-    uint32_t vertex_count, index_count;
+    /* Mesh: Bullet's mesh interface over the head's copies, and the BVH shape. */
     btTriangleIndexVertexArray *mesh_array;
     btBvhTriangleMeshShape *mesh_shape;
     /* Hull: (base.hull is the built hull, exact planes for rays) the shape colliders use (points
@@ -194,10 +191,10 @@ struct gy_driver_world {
     gy_bt_query_shape_storage query_storage;
     btConvexShape *query_shape; /* the primitive currently built in query_storage, or NULL */
 
-    gy_handle_pool bodies;    /* payload: gy_bt_body* */
-    gy_handle_pool colliders; /* payload: gy_bt_collider* */
-    gy_handle_pool joints;    /* payload: gy_bt_joint* */
-    gy_handle_pool resources; /* payload: gy_bt_resource* */
+    gy_handle_pool bodies;           /* payload: gy_bt_body* */
+    gy_handle_pool colliders;        /* payload: gy_bt_collider* */
+    gy_handle_pool joints;           /* payload: gy_bt_joint* */
+    const gy_handle_pool *resources; /* the front end's; payload: gy_bt_resource* */
 
     gy_bt_body **moving; /* every dynamic and kinematic body */
     uint32_t moving_count, moving_capacity;
@@ -328,9 +325,8 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c);
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *w, gy_bt_collider *c, gy_vec3 local);
 
 /* Resources (bullet_body.cpp). */
-gy_result gy_bt_mesh_create(gy_driver_world *w, const gy_mesh_def *def, const uint8_t *active_edges,
-                            gy_resource_id *out);
-gy_result gy_bt_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
+gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec);
+gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec);
 void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (bullet_joint.cpp). */
@@ -347,7 +343,7 @@ void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *o
 /* Step (bullet_step.cpp). */
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info);
-gy_result gy_bt_step(gy_driver_world *w, double dt);
+gy_result gy_bt_step(gy_driver_world *w, double dt, double h, uint32_t substeps);
 void gy_bt_step_fini(gy_driver_world *w);
 
 /* Queries (bullet_query.cpp). */

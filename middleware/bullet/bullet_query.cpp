@@ -48,7 +48,7 @@ btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s)
         shape = w->query_shape = new (mem) btCapsuleShape(s->radius, s->height - 2.0 * s->radius);
         break;
     case GY_SHAPE_HULL: {
-        void *payload = gy_handle_pool_get(&w->resources, s->resource.bits);
+        void *payload = gy_handle_pool_get(w->resources, s->resource.bits);
         gy_bt_resource *r = payload != nullptr ? gy_bt_resource_of(payload) : nullptr;
         if (r != nullptr && r->base.kind == GY_SHAPE_HULL)
             shape = r->hull_query_shape;
@@ -768,7 +768,7 @@ void gy_bt_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, g
     q.translation = translation;
     const gy_hull *hull = nullptr;
     if (shape->type == GY_SHAPE_HULL) {
-        void *payload = gy_handle_pool_get(&w->resources, shape->resource.bits);
+        void *payload = gy_handle_pool_get(w->resources, shape->resource.bits);
         gy_bt_resource *res = payload != nullptr ? gy_bt_resource_of(payload) : nullptr;
         hull = res != nullptr ? &res->base.hull : nullptr;
     }

@@ -540,14 +540,13 @@ static void project_locks(gy_driver_world *w)
 struct ccd_ctx {
     gy_driver_world *w;
     gy_bt_body *body;
-    const gy_bt_collider *solid; /* the body's first solid collider: its filter */
     btVector3 motion;
     btCollisionShape *sphere; /* the swept sphere, built in the world's query storage */
 };
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
 {
-    if (!gy_adapter_contact_ccd_candidate(&cc->solid->base, &c->base))
+    if (!gy_adapter_contact_ccd_candidate(cc->body->base.solid, &c->base))
         return false;
     return !c->base.one_way ||
            gy_adapter_ccd_one_way_accepts(gy_bt_from_vec(cc->motion),
@@ -624,23 +623,17 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
  * path may have crossed it. */
 static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
 {
-    const gy_bt_collider *solid = nullptr;
-    for (uint32_t i = 0; i < b->collider_count && solid == nullptr; i++)
-        if (!b->colliders[i]->base.is_sensor)
-            solid = b->colliders[i];
-    double r = b->ccd_radius * GY_ADAPTER_CCD_SHRINK;
-    if (solid == nullptr || !(r > 0.0))
-        return;
     btVector3 p0 = b->ccd_start, p1 = gy_bt_body_com(b);
     btVector3 d = p1 - p0;
-    if (!(d.length() > r) && !(reach > r))
-        return; /* nothing moved far enough to have been skipped */
+    double r = gy_adapter_contact_ccd_radius(&b->base, b->ccd_radius, d.length(), reach);
+    if (!(r > 0.0))
+        return;
 
     gy_shape sphere;
     memset(&sphere, 0, sizeof sphere);
     sphere.type = GY_SHAPE_SPHERE;
     sphere.radius = r;
-    ccd_ctx cc = {w, b, solid, d, gy_bt_probe_shape(w, &sphere)};
+    ccd_ctx cc = {w, b, d, gy_bt_probe_shape(w, &sphere)};
     w->scratch_count = 0;
     double e = r + reach;
     gy_bt_sweep_bodies(w, p0, p1, btVector3(-e, -e, -e), btVector3(e, e, e), ccd_visit, &cc);
@@ -917,16 +910,13 @@ static void end_step(gy_driver_world *w)
     w->aabbs_stale = true;
 }
 
-gy_result gy_bt_step(gy_driver_world *w, double dt)
+gy_result gy_bt_step(gy_driver_world *w, double, double h, uint32_t substeps)
 {
-    uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
-    double h = dt / (double)subs;
     w->step_error = GY_OK;
-    w->broken.count = 0;
     w->step_index++;
     w->substep_dt = h;
     gy_adapter_contacts_begin_step(w->contacts);
-    for (uint32_t s = 0; s < subs; s++) {
+    for (uint32_t s = 0; s < substeps; s++) {
         w->substep_index++;
         before_substep(w, h);
         gy_bt_joints_before_solve(w, h);

@@ -46,7 +46,6 @@ static void world_free(gy_driver_world *w)
     gy_handle_pool_fini(&w->bodies);
     gy_handle_pool_fini(&w->colliders);
     gy_handle_pool_fini(&w->joints);
-    gy_handle_pool_fini(&w->resources);
     gy_ode_grid_fini(w);
     gy_ode_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
@@ -56,7 +55,8 @@ static void world_free(gy_driver_world *w)
 }
 
 static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter_contacts *contacts,
-                                  gy_driver_world **out, gy_driver_records *rec)
+                                  const gy_handle_pool *resources, gy_driver_world **out,
+                                  gy_driver_records *rec)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -67,6 +67,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter
     w->logger = def.logger;
     w->def = def;
     w->contacts = contacts;
+    w->resources = resources;
     /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
     if (!dInitODE2(0)) {
         gy_free(a, w, sizeof *w);
@@ -75,7 +76,6 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter
     gy_handle_pool_init(&w->bodies, a);
     gy_handle_pool_init(&w->colliders, a);
     gy_handle_pool_init(&w->joints, a);
-    gy_handle_pool_init(&w->resources, a);
     gy_ode_grid_init(&w->grid, ODE_GRID_CELL_SIZE, a);
     w->damping_dt = -1.0;
     w->rng_seed = GY_ODE_RNG_SEED;
@@ -104,8 +104,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter
         world_free(w);
         return r;
     }
-    *rec = (gy_driver_records){&w->bodies,    &w->colliders, &w->joints,
-                               &w->resources, &w->tally,     &w->broken};
+    *rec = (gy_driver_records){&w->bodies, &w->colliders, &w->joints, &w->tally, &w->broken};
     *out = w;
     return GY_OK;
 }
@@ -149,6 +148,7 @@ const gy_driver gy_ode_driver = {
      */
     .built_hull_max_vertices = 256,
     .pair_size = sizeof(gy_ode_pair),
+    .resource_size = sizeof(gy_ode_resource),
     .world_create = ode_world_create,
     .world_destroy = ode_world_destroy,
     .thread_setup = ode_thread_setup,

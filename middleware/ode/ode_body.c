@@ -23,62 +23,25 @@ static void resource_destroy(gy_driver_world *w, gy_ode_resource *r)
     const gy_allocator *a = w->allocator;
     if (r->trimesh != NULL)
         dGeomTriMeshDataDestroy(r->trimesh);
-    gy_free(a, r->mesh_vertices, (size_t)r->vertex_count * 3u * sizeof(double));
-    gy_free(a, r->mesh_indices, (size_t)r->index_count * sizeof(dTriIndex));
-    gy_adapter_mesh_edges_free(a, &r->base.edges);
     if (r->base.kind == GY_SHAPE_HULL) {
         gy_free(a, r->convex_planes, (size_t)r->base.hull.triangle_count * 4u * sizeof(double));
         gy_free(a, r->convex_points, (size_t)r->base.hull.vertex_count * 3u * sizeof(double));
         gy_free(a, r->convex_polys, (size_t)r->convex_polys_len * sizeof(unsigned int));
-        gy_hull_free(a, &r->base.hull);
     }
+    gy_adapter_resource_fini(a, &r->base);
     gy_free(a, r, sizeof *r);
 }
 
-static void resource_unref(gy_driver_world *w, gy_ode_resource *r)
+gy_result gy_ode_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    if (gy_adapter_resource_unref(&w->tally, &r->base))
-        resource_destroy(w, r);
-}
-
-static gy_result resource_publish(gy_driver_world *w, gy_ode_resource *r, gy_resource_id *out)
-{
-    return gy_adapter_resource_publish(&w->resources, &w->tally, &r->base, out);
-}
-
-gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_resource_id *out)
-{
-    gy_result res;
-    const gy_allocator *a = w->allocator;
-    gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
-    if (r == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_MESH;
-    r->mesh_vertices = gy_alloc(a, (size_t)def->vertex_count * 3u * sizeof(double));
-    r->mesh_indices = gy_alloc(a, (size_t)def->index_count * sizeof(dTriIndex));
-    if (r->mesh_vertices == NULL || r->mesh_indices == NULL) {
-        gy_free(a, r->mesh_vertices, (size_t)def->vertex_count * 3u * sizeof(double));
-        gy_free(a, r->mesh_indices, (size_t)def->index_count * sizeof(dTriIndex));
-        gy_free(a, r, sizeof *r);
-        return GY_ERR_OUT_OF_MEMORY;
-    }
-    r->vertex_count = def->vertex_count;
-    r->index_count = def->index_count;
-    gy_adapter_copy_vertices(r->mesh_vertices, def);
-    for (uint32_t i = 0; i < def->index_count; i++)
-        r->mesh_indices[i] = (dTriIndex)def->indices[i];
-    res = gy_adapter_mesh_edges_build_piece(a, def, active_edges, &r->base.edges);
-    if (res == GY_OK)
-        res = resource_publish(w, r, out);
-    if (res != GY_OK) {
-        resource_destroy(w, r);
-        return res;
-    }
+    (void)w;
+    gy_ode_resource *r = (gy_ode_resource *)rec;
+    /* ODE reads the record's copies in place: its index type must be Gyre's. */
+    _Static_assert(sizeof(dTriIndex) == sizeof(uint32_t), "ODE built with 16-bit mesh indices");
     r->trimesh = dGeomTriMeshDataCreate();
-    dGeomTriMeshDataBuildDouble(r->trimesh, r->mesh_vertices, 3 * (int)sizeof(double),
-                                (int)r->vertex_count, r->mesh_indices, (int)r->index_count,
-                                3 * (int)sizeof(dTriIndex));
+    dGeomTriMeshDataBuildDouble(r->trimesh, r->base.vertices, 3 * (int)sizeof(double),
+                                (int)r->base.vertex_count, (const dTriIndex *)r->base.indices,
+                                (int)r->base.index_count, 3 * (int)sizeof(dTriIndex));
     /* Edge flags and face angles let ODE skip contacts against internal edges, so bodies do not
      * bump where two triangles meet. */
     dGeomTriMeshDataPreprocess2(r->trimesh,
@@ -88,28 +51,17 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
     return GY_OK;
 }
 
-gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out)
+gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
-    gy_result res;
     const gy_allocator *a = w->allocator;
-    gy_ode_resource *r = gy_alloc_zeroed(a, sizeof *r);
-    if (r == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    r->base.kind = GY_SHAPE_HULL;
-    res = gy_hull_copy(a, hull, &r->base.hull);
-    if (res != GY_OK) {
-        gy_free(a, r, sizeof *r);
-        return res;
-    }
+    gy_ode_resource *r = (gy_ode_resource *)rec;
     const gy_hull *h = &r->base.hull;
     r->convex_polys_len = h->triangle_count * 4u;
     r->convex_planes = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(double));
     r->convex_points = gy_alloc(a, (size_t)h->vertex_count * 3u * sizeof(double));
     r->convex_polys = gy_alloc(a, (size_t)r->convex_polys_len * sizeof(unsigned int));
-    if (r->convex_planes == NULL || r->convex_points == NULL || r->convex_polys == NULL) {
-        resource_destroy(w, r);
+    if (r->convex_planes == NULL || r->convex_points == NULL || r->convex_polys == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    }
     for (uint32_t i = 0; i < h->vertex_count; i++) {
         r->convex_points[3u * i + 0u] = h->vertices[i].x;
         r->convex_points[3u * i + 1u] = h->vertices[i].y;
@@ -121,11 +73,6 @@ gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resourc
         r->convex_polys[4u * f] = 3u;
         for (uint32_t k = 0; k < 3u; k++)
             r->convex_polys[4u * f + 1u + k] = h->triangles[3u * f + k];
-    }
-    res = resource_publish(w, r, out);
-    if (res != GY_OK) {
-        resource_destroy(w, r);
-        return res;
     }
     return GY_OK;
 }
@@ -531,8 +478,8 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         gy_ode_resource *res = c->resource;
         dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
-        if (res != NULL)
-            resource_unref(w, res);
+        if (res != NULL && gy_adapter_resource_unref(&w->tally, &res->base))
+            resource_destroy(w, res);
     }
     if (b->moving_index != UINT32_MAX) {
         gy_ode_body *last = w->moving[--w->moving_count];

@@ -22,11 +22,8 @@ typedef struct gy_driver_body gy_ode_body;
 /* A mesh or hull resource: the shared head (id, kind, references, hull) and ODE's data. */
 typedef struct gy_ode_resource {
     gy_adapter_resource base; /* first: the resource pool's payloads are read as this */
-    /* Mesh: owned copies handed to ODE's trimesh data. */
+    /* Mesh: ODE's trimesh data over the head's copies (it keeps pointers into them). */
     dTriMeshDataID trimesh;
-    double *mesh_vertices; /* 3 per vertex (ODE keeps pointers into these) */
-    dTriIndex *mesh_indices;
-    uint32_t vertex_count, index_count;
     /* Hull: the arrays ODE's convex geom points into. */
     double *convex_planes;      /* 4 per face */
     double *convex_points;      /* 3 per vertex */
@@ -167,10 +164,10 @@ struct gy_driver_world {
      * geom from ODE's quadtree cost time proportional to the number of statics. */
     dJointGroupID contact_group;
 
-    gy_handle_pool bodies;    /* payload: gy_ode_body* */
-    gy_handle_pool colliders; /* payload: gy_ode_collider* */
-    gy_handle_pool joints;    /* payload: gy_ode_joint* */
-    gy_handle_pool resources; /* payload: gy_ode_resource* */
+    gy_handle_pool bodies;           /* payload: gy_ode_body* */
+    gy_handle_pool colliders;        /* payload: gy_ode_collider* */
+    gy_handle_pool joints;           /* payload: gy_ode_joint* */
+    const gy_handle_pool *resources; /* the front end's; payload: gy_ode_resource* */
 
     /* The front end's contact report (its records are gy_ode_pair: gy_ode_pairs) and one-way
      * verdicts, which the near callback feeds. */
@@ -304,9 +301,8 @@ gy_quat gy_ode_collider_rotation(const gy_ode_collider *c);
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt);
 
 /* Resources (ode_body.c). */
-gy_result gy_ode_mesh_create(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_resource_id *out);
-gy_result gy_ode_hull_create(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
+gy_result gy_ode_mesh_create(gy_driver_world *w, gy_adapter_resource *rec);
+gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec);
 void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (ode_joint.c). */
@@ -323,7 +319,7 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */
-gy_result gy_ode_step(gy_driver_world *w, double dt);
+gy_result gy_ode_step(gy_driver_world *w, double dt, double h, uint32_t substeps);
 void gy_ode_step_fini(gy_driver_world *w);
 
 #endif

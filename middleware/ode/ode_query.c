@@ -84,7 +84,7 @@ gy_result gy_ode_query_init(gy_driver_world *w)
 
 static const gy_ode_resource *hull_resource(const gy_driver_world *w, gy_resource_id id)
 {
-    const gy_ode_resource *r = gy_handle_pool_get(&w->resources, id.bits);
+    const gy_ode_resource *r = gy_handle_pool_get(w->resources, id.bits);
     return (r != NULL && r->base.kind == GY_SHAPE_HULL) ? r : NULL;
 }
 

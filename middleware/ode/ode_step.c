@@ -699,14 +699,13 @@ static void project_locks(gy_driver_world *w)
 typedef struct ccd_ctx {
     gy_driver_world *w;
     gy_ode_body *body;
-    const gy_ode_collider *solid; /* the body's first solid collider: its filter and material */
     gy_vec3 motion;
     gy_vec3 start;
 } ccd_ctx;
 
 static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
 {
-    if (!gy_adapter_contact_ccd_candidate(&cc->solid->base, &c->base))
+    if (!gy_adapter_contact_ccd_candidate(cc->body->base.solid, &c->base))
         return false;
     return !c->base.one_way ||
            gy_adapter_ccd_one_way_accepts(
@@ -784,19 +783,13 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
  * path may have crossed it. */
 static void ccd_body(gy_driver_world *w, gy_ode_body *b, double reach)
 {
-    const gy_ode_collider *solid = NULL;
-    for (uint32_t i = 0; i < b->collider_count && solid == NULL; i++)
-        if (!b->colliders[i]->base.is_sensor)
-            solid = b->colliders[i];
-    double r = b->ccd_radius * GY_ADAPTER_CCD_SHRINK;
-    if (solid == NULL || !(r > 0.0))
-        return;
     gy_vec3 p0 = b->ccd_start, p1 = gy_ode_body_com(b);
     gy_vec3 d = gy_v3_sub(p1, p0);
-    if (!(gy_v3_len(d) > r) && !(reach > r))
-        return; /* nothing moved far enough to have been skipped */
+    double r = gy_adapter_contact_ccd_radius(&b->base, b->ccd_radius, gy_v3_len(d), reach);
+    if (!(r > 0.0))
+        return;
 
-    ccd_ctx cc = {w, b, solid, d, p0};
+    ccd_ctx cc = {w, b, d, p0};
     w->scratch_count = 0;
     gy_vec3 lo = gy_v3_sub(gy_v3_min(p0, p1), gy_v3(r, r, r));
     gy_vec3 hi = gy_v3_add(gy_v3_max(p0, p1), gy_v3(r, r, r));
@@ -1032,12 +1025,9 @@ static void end_step(gy_driver_world *w, double dt)
     gy_adapter_contacts_end_step(w->contacts);
 }
 
-gy_result gy_ode_step(gy_driver_world *w, double dt)
+gy_result gy_ode_step(gy_driver_world *w, double dt, double h, uint32_t substeps)
 {
-    uint32_t subs = w->def.substeps ? w->def.substeps : 1u;
-    double h = dt / (double)subs;
     w->step_error = GY_OK;
-    w->broken.count = 0;
     w->step_index++;
     w->substep_dt = h;
     if (h != w->damping_dt) {
@@ -1056,7 +1046,7 @@ gy_result gy_ode_step(gy_driver_world *w, double dt)
         b->step_torque = v3(dBodyGetTorque(b->body));
     }
     gy_vec3 g = w->def.gravity;
-    for (uint32_t s = 0; s < subs; s++) {
+    for (uint32_t s = 0; s < substeps; s++) {
         for (uint32_t i = 0; i < w->moving_count; i++) {
             gy_ode_body *b = w->moving[i];
             if (s > 0)

@@ -276,13 +276,49 @@ gy_result gy_adapter_hull_built_begin(bool have_world, bool thread_ok, const gy_
     return r == GY_OK ? gy_validate_hull(hull) : r;
 }
 
-void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def)
+gy_result gy_adapter_resource_mesh_init(const gy_allocator *al, const gy_mesh_def *def,
+                                        const uint8_t *active_edges, gy_adapter_resource *r)
 {
-    for (uint32_t i = 0; i < def->vertex_count; i++) {
-        out[3u * i + 0u] = def->vertices[i].x;
-        out[3u * i + 1u] = def->vertices[i].y;
-        out[3u * i + 2u] = def->vertices[i].z;
+    r->kind = GY_SHAPE_MESH;
+    r->vertices = gy_alloc(al, (size_t)def->vertex_count * 3u * sizeof(double));
+    r->indices = gy_alloc(al, (size_t)def->index_count * sizeof(uint32_t));
+    r->vertex_count = def->vertex_count;
+    r->index_count = def->index_count;
+    gy_result res = r->vertices != NULL && r->indices != NULL
+                        ? gy_adapter_mesh_edges_build_piece(al, def, active_edges, &r->edges)
+                        : GY_ERR_OUT_OF_MEMORY;
+    if (res != GY_OK) {
+        gy_adapter_resource_fini(al, r);
+        return res;
     }
+    for (uint32_t i = 0; i < def->vertex_count; i++) {
+        r->vertices[3u * i + 0u] = def->vertices[i].x;
+        r->vertices[3u * i + 1u] = def->vertices[i].y;
+        r->vertices[3u * i + 2u] = def->vertices[i].z;
+    }
+    memcpy(r->indices, def->indices, (size_t)def->index_count * sizeof(uint32_t));
+    return GY_OK;
+}
+
+gy_result gy_adapter_resource_hull_init(const gy_allocator *al, const gy_hull *hull,
+                                        gy_adapter_resource *r)
+{
+    gy_result res = gy_hull_copy(al, hull, &r->hull);
+    if (res == GY_OK)
+        r->kind = GY_SHAPE_HULL; /* only now does the head own a hull to free */
+    return res;
+}
+
+void gy_adapter_resource_fini(const gy_allocator *al, gy_adapter_resource *r)
+{
+    gy_free(al, r->vertices, (size_t)r->vertex_count * 3u * sizeof(double));
+    gy_free(al, r->indices, (size_t)r->index_count * sizeof(uint32_t));
+    gy_adapter_mesh_edges_free(al, &r->edges);
+    if (r->kind == GY_SHAPE_HULL)
+        gy_hull_free(al, &r->hull);
+    r->vertices = NULL;
+    r->indices = NULL;
+    r->vertex_count = r->index_count = 0;
 }
 
 /* ---- bodies --------------------------------------------------------------------------------- */
@@ -872,47 +908,35 @@ void gy_adapter_report_free(const gy_allocator *al, gy_adapter_report *r, size_t
 gy_result gy_adapter_broken_push(const gy_allocator *al, gy_adapter_broken *b, gy_joint_id id,
                                  uint64_t user)
 {
-    if (b->count == b->capacity) {
-        uint32_t cap = b->capacity ? b->capacity * 2u : 8u;
-        unsigned char *block = gy_alloc(al, (size_t)cap * (sizeof *b->ids + sizeof *b->user));
-        if (block == NULL)
-            return GY_ERR_OUT_OF_MEMORY;
-        gy_joint_id *ids = (gy_joint_id *)(void *)block;
-        uint64_t *users = (uint64_t *)(void *)(block + (size_t)cap * sizeof *b->ids);
-        for (uint32_t i = 0; i < b->count; i++) {
-            ids[i] = b->ids[i];
-            users[i] = b->user[i];
-        }
-        uint32_t count = b->count;
-        gy_adapter_broken_free(al, b);
-        b->ids = ids;
-        b->user = users;
-        b->count = count;
-        b->capacity = cap;
-    }
-    b->ids[b->count] = id;
-    b->user[b->count] = user;
-    b->count++;
-    return GY_OK;
+    /* Room in both first, so a failure leaves the two the same length. */
+    gy_result r = gy_adapter_u64s_reserve(al, &b->user, b->ids.count + 1u);
+    if (r == GY_OK)
+        r = gy_adapter_joint_ids_push(al, &b->ids, id);
+    if (r != GY_OK)
+        return r;
+    return gy_adapter_u64s_push(al, &b->user, user);
+}
+
+void gy_adapter_broken_clear(gy_adapter_broken *b)
+{
+    b->ids.count = 0;
+    b->user.count = 0;
 }
 
 void gy_adapter_broken_free(const gy_allocator *al, gy_adapter_broken *b)
 {
-    gy_free(al, b->ids, (size_t)b->capacity * (sizeof *b->ids + sizeof *b->user));
-    b->ids = NULL;
-    b->user = NULL;
-    b->count = 0;
-    b->capacity = 0;
+    gy_adapter_joint_ids_free(al, &b->ids);
+    gy_adapter_u64s_free(al, &b->user);
 }
 
 uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **out,
                                 const uint64_t **user)
 {
     if (out != NULL)
-        *out = b->ids;
+        *out = b->ids.items;
     if (user != NULL)
-        *user = b->user;
-    return b->count;
+        *user = b->user.items;
+    return b->ids.count;
 }
 
 /* ---- rules the drivers apply ---------------------------------------------------------------- */

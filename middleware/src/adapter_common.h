@@ -185,7 +185,25 @@ typedef struct gy_adapter_resource {
     bool creator_ref;            /* the creator has not released it yet */
     gy_hull hull;                /* hulls: the built hull */
     gy_adapter_mesh_edges edges; /* meshes: face normals and active edges */
+    /* Meshes: owned copies of the definition (drivers may hand them to the middleware). */
+    double *vertices;  /* 3 per vertex */
+    uint32_t *indices; /* 3 per triangle */
+    uint32_t vertex_count, index_count;
 } gy_adapter_resource;
+
+/* Fills a new mesh record's head from a valid definition: its kind, copies of the vertices and
+ * indices, and the edges (`active_edges` as gy_adapter_mesh_edges_build_piece takes them). On
+ * failure (GY_ERR_OUT_OF_MEMORY) the head holds nothing to free. */
+gy_result gy_adapter_resource_mesh_init(const gy_allocator *al, const gy_mesh_def *def,
+                                        const uint8_t *active_edges, gy_adapter_resource *r);
+
+/* Fills a new hull record's head: its kind and a copy of a valid hull. */
+gy_result gy_adapter_resource_hull_init(const gy_allocator *al, const gy_hull *hull,
+                                        gy_adapter_resource *r);
+
+/* Frees what a record's head owns (mesh copies and edges, or the hull); drivers call it when
+ * they free the record. */
+void gy_adapter_resource_fini(const gy_allocator *al, gy_adapter_resource *r);
 
 /* Gives a new record its id (the creator's reference) and counts it. */
 gy_result gy_adapter_resource_publish(gy_handle_pool *pool, gy_adapter_tally *t,
@@ -212,9 +230,6 @@ gy_result gy_adapter_hull_begin(bool have_world, bool thread_ok, const gy_hull_d
                                 gy_resource_id *out);
 gy_result gy_adapter_hull_built_begin(bool have_world, bool thread_ok, const gy_hull *hull,
                                       gy_resource_id *out);
-
-/* Copies a mesh definition's vertices into `out` (3 doubles per vertex). */
-void gy_adapter_copy_vertices(double *out, const gy_mesh_def *def);
 
 /* ---- bodies --------------------------------------------------------------------------------- */
 
@@ -415,15 +430,21 @@ void gy_adapter_one_way_forget_body(gy_adapter_one_ways *l, const void *body);
 
 void gy_adapter_one_way_free(const gy_allocator *al, gy_adapter_one_ways *l);
 
-/* Joints broken in a step: ids and user values (one block, grown to the peak). */
+GY_ARRAY_DEFINE(gy_adapter_joint_ids, gy_joint_id)
+GY_ARRAY_DEFINE(gy_adapter_u64s, uint64_t)
+
+/* Joints broken in a step: ids and user values, side by side as broken_joints() hands them out,
+ * grown to the peak and reused. */
 typedef struct gy_adapter_broken {
-    gy_joint_id *ids;
-    uint64_t *user;
-    uint32_t count, capacity;
+    gy_adapter_joint_ids ids;
+    gy_adapter_u64s user; /* user[i] is ids[i]'s */
 } gy_adapter_broken;
 
+/* Appends a joint; on GY_ERR_OUT_OF_MEMORY the list is unchanged. */
 gy_result gy_adapter_broken_push(const gy_allocator *al, gy_adapter_broken *b, gy_joint_id id,
                                  uint64_t user);
+/* Empties the list for a new step, keeping its storage. */
+void gy_adapter_broken_clear(gy_adapter_broken *b);
 void gy_adapter_broken_free(const gy_allocator *al, gy_adapter_broken *b);
 /* The table's broken_joints(): the list of the last step. */
 uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **out,

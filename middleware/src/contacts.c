@@ -140,6 +140,17 @@ bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
                                          c->is_sensor, c->contact_response, c->category, c->mask);
 }
 
+double gy_adapter_contact_ccd_radius(const gy_adapter_body *b, double ccd_radius, double moved,
+                                     double reach)
+{
+    double r = ccd_radius * GY_ADAPTER_CCD_SHRINK;
+    if (b->solid == NULL || !(r > 0.0))
+        return 0.0;
+    if (!(moved > r) && !(reach > r))
+        return 0.0; /* nothing moved far enough to have been skipped */
+    return r;
+}
+
 bool gy_adapter_contact_one_way_known(gy_adapter_contacts *c, const gy_adapter_collider *platform,
                                       const gy_adapter_collider *other, bool *accepted)
 {

@@ -96,6 +96,12 @@ void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_
 bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
                                       const gy_adapter_collider *c);
 
+/* The radius body `b` is swept with in this substep's continuous collision (`ccd_radius` shrunk
+ * by GY_ADAPTER_CCD_SHRINK), or 0 when it needs no sweep: it has no solid collider or no radius,
+ * or neither it (`moved` metres) nor any other body (`reach`) moved farther than that radius. */
+double gy_adapter_contact_ccd_radius(const gy_adapter_body *b, double ccd_radius, double moved,
+                                     double reach);
+
 /* What the one-way rule reads of a contact against a one-way `platform`. */
 typedef struct gy_adapter_one_way_contact {
     const gy_adapter_collider *platform, *other;

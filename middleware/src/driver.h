@@ -6,8 +6,10 @@
  * null world, an unbound thread, a stale handle, a non-finite number or a definition outside the
  * ranges of backend.h; the front end has already refused those with the contract's error.
  *
- * Records: a driver keeps one record per body, collider, joint and resource, and registers each
- * in the handle pools it hands to the front end at world creation (payload: the record). The
+ * Records: a driver keeps one record per body, collider, joint and resource; it registers bodies,
+ * colliders and joints in the handle pools it hands to the front end at world creation (payload:
+ * the record); resource records are the front end's own (it allocates them, fills their head and
+ * keeps them in its resource pool), the driver building only their vendor part. The
  * front end looks handles up in those pools and passes the record back as the opaque pointers
  * below. Every record starts with its Gyre part (records.h): body records with gy_adapter_body,
  * collider records with gy_adapter_collider, joint records with gy_adapter_joint, resource
@@ -40,7 +42,6 @@ typedef struct gy_driver_records {
     gy_handle_pool *bodies;    /* payload: the driver's body record */
     gy_handle_pool *colliders; /* payload: the driver's collider record */
     gy_handle_pool *joints;    /* payload: the driver's joint record */
-    gy_handle_pool *resources; /* payload: a record starting with gy_adapter_resource */
     gy_adapter_tally *tally;
     gy_adapter_broken *broken;
 } gy_driver_records;
@@ -55,12 +56,17 @@ typedef struct gy_driver {
     /* Bytes of the driver's record for each reported pair: it starts with the pair's two
      * collider records, then whatever the driver keeps of the pair during the step. */
     size_t pair_size;
+    /* Bytes of the driver's resource record: it starts with gy_adapter_resource. */
+    size_t resource_size;
 
     /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `contacts` is
      * the front end's report for this world (contacts.h), valid until world_destroy: the
-     * driver's narrow phase feeds it and applies its rules. */
+     * driver's narrow phase feeds it and applies its rules. `resources` is the front end's
+     * resource pool (payload: the driver's resource record), also valid until world_destroy:
+     * the driver reads it to resolve a query shape's hull. */
     gy_result (*world_create)(const gy_backend_world_def *def, gy_adapter_contacts *contacts,
-                              gy_driver_world **out, gy_driver_records *records);
+                              const gy_handle_pool *resources, gy_driver_world **out,
+                              gy_driver_records *records);
     /* Frees the world; the front end has released every joint, body and resource first. */
     void (*world_destroy)(gy_driver_world *w);
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
@@ -69,15 +75,18 @@ typedef struct gy_driver {
     /* A finite gravity; the driver wakes sleepers so none hangs in the air. */
     void (*set_gravity)(gy_driver_world *w, gy_vec3 gravity);
 
-    /* `def` is valid; the driver builds its record and publishes it with
-     * gy_adapter_resource_publish. */
-    /* `active_edges`: the piece's edge flags (gy_backend.mesh_create_piece), or NULL. */
-    gy_result (*mesh_create)(gy_driver_world *w, const gy_mesh_def *def,
-                             const uint8_t *active_edges, gy_resource_id *out);
-    /* `hull` is valid (built by the front end, or checked by gy_validate_hull); the driver keeps
-     * a copy. A hull given built has at most built_hull_max_vertices vertices. */
-    gy_result (*hull_create)(gy_driver_world *w, const gy_hull *hull, gy_resource_id *out);
-    /* Frees a resource record whose last reference is gone (already uncounted). */
+    /* `r` is a new zeroed record of resource_size bytes whose head the front end has filled
+     * (gy_adapter_resource_mesh_init: the mesh's copies and edges); the driver builds its
+     * vendor objects in the rest. On success the front end gives the record its id and counts
+     * it; on any failure it frees the record with resource_free. */
+    gy_result (*mesh_create)(gy_driver_world *w, gy_adapter_resource *r);
+    /* The same for a hull: the head holds a copy of a valid hull (built by the front end, or
+     * checked by gy_validate_hull; a hull given built has at most built_hull_max_vertices
+     * vertices). */
+    gy_result (*hull_create)(gy_driver_world *w, gy_adapter_resource *r);
+    /* Frees a resource record whose last reference is gone (already uncounted), or one whose
+     * creation failed: its vendor objects (those built), its head (gy_adapter_resource_fini) and
+     * the record itself. */
     void (*resource_free)(gy_driver_world *w, gy_adapter_resource *r);
 
     /* Every definition is valid, res[i] is collider i's resolved resource (NULL for
@@ -126,8 +135,9 @@ typedef struct gy_driver {
     void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);
 
-    /* A finite positive dt. */
-    gy_result (*step)(gy_driver_world *w, double dt);
+    /* A finite positive dt taken as `substeps` (the world's, at least 1) substeps of h each; the
+     * broken-joint list has been emptied for it. */
+    gy_result (*step)(gy_driver_world *w, double dt, double h, uint32_t substeps);
     /* Moving bodies awake now (kinematic ones always count). */
     uint32_t (*awake_bodies)(gy_driver_world *w);
 

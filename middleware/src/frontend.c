@@ -15,9 +15,11 @@ struct gy_backend_world {
     gy_driver_world *dw;
     gy_driver_records rec;
     gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
+    gy_handle_pool resources;     /* payload: the driver's resource record */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
+    uint32_t substeps; /* per step, from the world definition (at least 1) */
 };
 
 /* The Gyre parts the driver's records start with (driver.h). */
@@ -72,13 +74,16 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     w->driver = d;
     w->allocator = def.allocator;
     w->logger = def.logger;
+    w->substeps = def.substeps;
     if (gy_adapter_threads_init(&w->threads) != GY_OK) {
         gy_free(def.allocator, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
     gy_adapter_contacts_init(&w->contacts, def.allocator, d->pair_size);
-    r = d->world_create(&def, &w->contacts, &w->dw, &w->rec);
+    gy_handle_pool_init(&w->resources, def.allocator);
+    r = d->world_create(&def, &w->contacts, &w->resources, &w->dw, &w->rec);
     if (r != GY_OK) {
+        gy_handle_pool_fini(&w->resources);
         gy_adapter_contacts_fini(&w->contacts);
         gy_adapter_threads_fini(&w->threads);
         gy_free(def.allocator, w, sizeof *w);
@@ -107,13 +112,13 @@ static void world_destroy(gy_backend_world *w)
         count_body(w, body_rec(b), false);
         w->driver->body_release(w->dw, b);
     }
-    for (uint32_t i = 0; i < w->rec.resources->count; i++) {
-        gy_adapter_resource *dead =
-            gy_adapter_resource_release_at(w->rec.resources, w->rec.tally, i);
+    for (uint32_t i = 0; i < w->resources.count; i++) {
+        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, w->rec.tally, i);
         if (dead != NULL)
             w->driver->resource_free(w->dw, dead);
     }
     w->driver->world_destroy(w->dw);
+    gy_handle_pool_fini(&w->resources);
     gy_adapter_contacts_fini(&w->contacts);
     gy_adapter_threads_fini(&w->threads);
     gy_free(w->allocator, w, sizeof *w);
@@ -166,11 +171,36 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
+/* Makes a resource record from a valid mesh definition (`mesh`, with `active_edges` as
+ * gy_adapter_mesh_edges_build_piece takes them) or hull: the head here, the vendor part by the
+ * driver; then gives it its id. On failure nothing is left. */
+static gy_result resource_create(gy_backend_world *w, const gy_mesh_def *mesh,
+                                 const uint8_t *active_edges, const gy_hull *hull,
+                                 gy_resource_id *out)
+{
+    const gy_allocator *al = w->allocator;
+    gy_adapter_resource *rec = gy_alloc_zeroed(al, w->driver->resource_size);
+    if (rec == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_result r = mesh != NULL ? gy_adapter_resource_mesh_init(al, mesh, active_edges, rec)
+                               : gy_adapter_resource_hull_init(al, hull, rec);
+    if (r != GY_OK) {
+        gy_free(al, rec, w->driver->resource_size); /* the head holds nothing on failure */
+        return r;
+    }
+    r = mesh != NULL ? w->driver->mesh_create(w->dw, rec) : w->driver->hull_create(w->dw, rec);
+    if (r == GY_OK)
+        r = gy_adapter_resource_publish(&w->resources, w->rec.tally, rec, out);
+    if (r != GY_OK)
+        w->driver->resource_free(w->dw, rec);
+    return r;
+}
+
 static gy_result mesh_create(gy_backend_world *w, const gy_mesh_def *def, gy_resource_id *out)
 {
     gy_result r =
         gy_adapter_mesh_begin(w != NULL, w != NULL && gy_adapter_threads_ok(&w->threads), def, out);
-    return r == GY_OK ? w->driver->mesh_create(w->dw, def, NULL, out) : r;
+    return r == GY_OK ? resource_create(w, def, NULL, NULL, out) : r;
 }
 
 static gy_result mesh_create_piece(gy_backend_world *w, const gy_mesh_def *def,
@@ -183,7 +213,7 @@ static gy_result mesh_create_piece(gy_backend_world *w, const gy_mesh_def *def,
     for (uint32_t t = 0; r == GY_OK && t < def->index_count / 3u; t++)
         if (active_edges[t] > 7u)
             r = GY_ERR_INVALID_ARGUMENT;
-    return r == GY_OK ? w->driver->mesh_create(w->dw, def, active_edges, out) : r;
+    return r == GY_OK ? resource_create(w, def, active_edges, NULL, out) : r;
 }
 
 static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_resource_id *out)
@@ -193,7 +223,7 @@ static gy_result hull_create(gy_backend_world *w, const gy_hull_def *def, gy_res
     gy_hull hull;
     if (r == GY_OK &&
         (r = gy_hull_build(w->allocator, def->points, def->point_count, &hull)) == GY_OK) {
-        r = w->driver->hull_create(w->dw, &hull, out);
+        r = resource_create(w, NULL, NULL, &hull, out);
         gy_hull_free(w->allocator, &hull);
     }
     return r;
@@ -210,14 +240,14 @@ static gy_result hull_create_built(gy_backend_world *w, const gy_hull *hull, gy_
                w->driver->name, hull->vertex_count, max);
         return GY_ERR_UNSUPPORTED;
     }
-    return r == GY_OK ? w->driver->hull_create(w->dw, hull, out) : r;
+    return r == GY_OK ? resource_create(w, NULL, NULL, hull, out) : r;
 }
 
 static void resource_release(gy_backend_world *w, gy_resource_id id)
 {
     if (enter(w) != GY_OK)
         return;
-    gy_adapter_resource *dead = gy_adapter_resource_release(w->rec.resources, w->rec.tally, id);
+    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, w->rec.tally, id);
     if (dead != NULL)
         w->driver->resource_free(w->dw, dead);
 }
@@ -231,7 +261,7 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     gy_adapter_resource **res;
     bool have = w != NULL;
     gy_result r = gy_adapter_body_begin(have, have && gy_adapter_threads_ok(&w->threads),
-                                        have ? w->allocator : NULL, have ? w->rec.resources : NULL,
+                                        have ? w->allocator : NULL, have ? &w->resources : NULL,
                                         def, cols, n, out, &res);
     if (r != GY_OK)
         return r;
@@ -565,7 +595,10 @@ static gy_result step(gy_backend_world *w, double dt)
     gy_result r = enter(w);
     if (r == GY_OK)
         r = gy_adapter_check_dt(dt);
-    return r == GY_OK ? w->driver->step(w->dw, dt) : r;
+    if (r != GY_OK)
+        return r;
+    gy_adapter_broken_clear(w->rec.broken); /* broken_joints() lists this step's alone */
+    return w->driver->step(w->dw, dt, dt / (double)w->substeps, w->substeps);
 }
 
 static uint32_t contacts(gy_backend_world *w, const gy_contact **out)
@@ -628,7 +661,7 @@ static gy_result shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose 
     double length;
     gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
     if (r == GY_OK)
-        r = gy_adapter_check_query_shape(w->rec.resources, shape, pose);
+        r = gy_adapter_check_query_shape(&w->resources, shape, pose);
     if (r == GY_OK)
         r = gy_adapter_check_translation(NULL, translation, &length);
     if (r != GY_OK || q.stop)
@@ -645,7 +678,7 @@ static gy_result overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pos
     gy_adapter_query q;
     gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
     if (r == GY_OK)
-        r = gy_adapter_check_query_shape(w->rec.resources, shape, pose);
+        r = gy_adapter_check_query_shape(&w->resources, shape, pose);
     if (r != GY_OK || q.stop)
         return r;
     w->driver->overlap(w->dw, shape, pose, &q);

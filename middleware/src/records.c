@@ -14,6 +14,7 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def)
     b->angular_damping = def->angular_damping;
     b->allow_sleeping = def->allow_sleeping;
     b->continuous = def->continuous && dynamic;
+    b->solid = NULL;
     for (int k = 0; k < 3; k++) {
         b->lock_linear[k] = dynamic && def->lock_linear[k];
         b->lock_angular[k] = dynamic && def->lock_angular[k];
@@ -40,6 +41,8 @@ void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_d
     c->category = def->category;
     c->mask = def->mask;
     c->user_data = def->user_data;
+    if (b->solid == NULL && !c->is_sensor)
+        b->solid = c;
 }
 
 void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,

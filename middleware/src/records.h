@@ -28,6 +28,9 @@ typedef struct gy_adapter_body {
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     uint32_t joint_count;                 /* Gyre joints attached to the body */
     uint32_t sensor_count;                /* its sensor colliders (the counters) */
+    /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
+     * it as, and whose filter picks the sweep's candidates. */
+    const struct gy_adapter_collider *solid;
     /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
      * scans them only when this is the current or the previous step. */
     uint64_t reported_step;
@@ -68,7 +71,8 @@ typedef struct gy_adapter_joint {
 /* Fills a body record from a valid definition (id and joint count left as they are). */
 void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def);
 
-/* Fills a collider record from a valid definition for body `b` (its id left as it is). */
+/* Fills a collider record from a valid definition for body `b` (its id left as it is). A body's
+ * colliders are filled in their order, after the body. */
 void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
                                      gy_adapter_body *b);
 
