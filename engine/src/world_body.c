@@ -591,7 +591,8 @@ static bool effective(const gy_world *w, const gy_w_body *c)
     return w->ents[c->entity].active_h && c->is_active;
 }
 
-/* Converts the component's colliders for the physics side (geometry → resource keys). */
+/* Converts the component's colliders for the physics side (geometry → resource refs; at a start
+ * the key alone counts, the refs being issued by the start). */
 static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_def *out)
 {
     for (uint32_t i = 0; i < c->def->desc.collider_count; i++) {
@@ -600,7 +601,8 @@ static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_de
             const gy_w_geometry *g = gy_w_geometry_get(w, out[i].shape.resource.bits);
             if (g == NULL)
                 return GY_ERR_STALE_HANDLE; /* cannot happen while pinned */
-            out[i].shape.resource.bits = g->key;
+            out[i].shape.resource.bits =
+                gy_physics_resource_ref_bits((gy_physics_resource_ref){g->key, g->ref.generation});
         }
     }
     return GY_OK;

@@ -503,7 +503,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
         /* Issued by the start before this thread was created (which orders the read). */
         gy_physics_body_ref ref = {d->index, p->game.ids.live[d->index]};
         gy_phys_create_body(&p->sim, ref, &d->def, d->colliders, d->collider_count, d->character,
-                            d->start_asleep);
+                            d->start_asleep, true);
     }
     /* The list's joints name its bodies by index: the refs were issued by this start. */
     for (uint32_t i = 0; i < b->joint_count; i++) {

@@ -66,7 +66,7 @@ static void apply_lifecycle(gy_phys_sim *p, gy_command *c, bool use_set)
             break;
         gy_phys_create_body(p, (gy_physics_body_ref){c->key, pl->generation}, &pl->def,
                             pl->colliders, pl->collider_count,
-                            pl->is_character ? &pl->character : NULL, pl->start_asleep);
+                            pl->is_character ? &pl->character : NULL, pl->start_asleep, false);
         break;
     }
     case GY_PHYS_CMD_RELEASE_BODY: {

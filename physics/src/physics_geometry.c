@@ -90,6 +90,15 @@ static bool key_queued(const gy_phys_sim *p, uint32_t key)
     return false;
 }
 
+/* Whether the resource `ref` names exactly (index and generation) is queued for its build. */
+static bool ref_queued(const gy_phys_sim *p, gy_physics_resource_ref ref)
+{
+    for (uint32_t i = 0; i < p->geo_job_count; i++)
+        if (p->geo_jobs[i].key == ref.index && p->geo_jobs[i].generation == ref.generation)
+            return true;
+    return false;
+}
+
 void gy_phys_geo_enqueue(gy_phys_sim *p, gy_command *c)
 {
     uint32_t key = c->key;
@@ -131,7 +140,7 @@ static bool body_waits(const gy_phys_sim *p, const gy_phys_body_payload *pl)
     for (uint32_t i = 0; i < pl->collider_count; i++) {
         gy_shape_type t = pl->colliders[i].shape.type;
         if ((t == GY_SHAPE_HULL || t == GY_SHAPE_MESH) &&
-            key_queued(p, (uint32_t)pl->colliders[i].shape.resource.bits))
+            ref_queued(p, gy_physics_resource_ref_of_bits(pl->colliders[i].shape.resource.bits)))
             return true;
     }
     return false;
@@ -191,7 +200,7 @@ static void unpark_ready(gy_phys_sim *p)
         const gy_phys_body_payload *pl = b.payload;
         gy_phys_create_body(p, (gy_physics_body_ref){b.store_index, pl->generation}, &pl->def,
                             pl->colliders, pl->collider_count,
-                            pl->is_character ? &pl->character : NULL, pl->start_asleep);
+                            pl->is_character ? &pl->character : NULL, pl->start_asleep, false);
         free_payload(p, b.payload);
     }
 }

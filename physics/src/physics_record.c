@@ -211,7 +211,8 @@ gy_result gy_phys_validate_body_def(const gy_physics_body_def *d)
         if (r != GY_OK)
             return r;
         if ((c->shape.type == GY_SHAPE_HULL || c->shape.type == GY_SHAPE_MESH) &&
-            c->shape.resource.bits >= GY_PHYSICS_MAX_STORE_INDEX)
+            gy_physics_resource_ref_of_bits(c->shape.resource.bits).index >=
+                GY_PHYSICS_MAX_STORE_INDEX)
             return GY_ERR_INVALID_ARGUMENT;
     }
     if (d->character != NULL) {
@@ -290,6 +291,12 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
     r = gy_phys_validate_body_def(desc);
     if (r != GY_OK || out == NULL)
         return r != GY_OK ? r : GY_ERR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < desc->collider_count; i++) {
+        const gy_shape *s = &desc->colliders[i].shape;
+        if ((s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH) &&
+            !resource_is_live(&p->game, gy_physics_resource_ref_of_bits(s->resource.bits)))
+            return GY_ERR_STALE_HANDLE;
+    }
     r = ids_prepare(&p->game, &p->game.ids, desc->index);
     if (r != GY_OK)
         return r;

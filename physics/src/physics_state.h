@@ -486,10 +486,11 @@ void gy_phys_capture_free(gy_physics *p);
 
 /* physics_world.c: roster operations on the physics thread (inside the sim lock). */
 /* `character` (NULL: none) registers the body's character once it exists; `asleep`: a Dynamic
- * body is put to sleep before its first step. */
+ * body is put to sleep before its first step; `bootstrap`: the colliders name the bootstrap
+ * list's resources by index alone (their generations were issued by the start, not the host). */
 void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_def *def,
                          const gy_collider_def *colliders, uint32_t count,
-                         const gy_character_def *character, bool asleep);
+                         const gy_character_def *character, bool asleep, bool bootstrap);
 /* Releases the body `ref` names if it is live; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref);
 /* The joint at desc->index with the ref's `generation`. */

@@ -79,7 +79,7 @@ static uint32_t authored_index(const gy_phys_sim *p, uint32_t m)
 
 void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_def *def,
                          const gy_collider_def *colliders, uint32_t authored_count,
-                         const gy_character_def *character, bool asleep)
+                         const gy_character_def *character, bool asleep, bool bootstrap)
 {
     uint32_t store_index = ref.index, generation = ref.generation;
     const gy_backend *be = p->cfg->backend;
@@ -115,8 +115,11 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
             p->collider_scratch[m] = colliders[i];
             gy_shape *s = &p->collider_scratch[m].shape;
             if (s->type == GY_SHAPE_HULL || s->type == GY_SHAPE_MESH) {
-                uint32_t key = (uint32_t)s->resource.bits;
-                if (key >= p->resource_capacity || !p->resources[key].live) {
+                gy_physics_resource_ref rr = gy_physics_resource_ref_of_bits(s->resource.bits);
+                uint32_t key = rr.index;
+                /* A bootstrap body names the list's own resources by index alone. */
+                if (key >= p->resource_capacity || !p->resources[key].live ||
+                    (!bootstrap && p->resources[key].generation != rr.generation)) {
                     gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_BODY, store_index, generation,
                                          GY_ERR_STALE_HANDLE);
                     return;

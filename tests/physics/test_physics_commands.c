@@ -403,10 +403,10 @@ static void test_physics_resource_ref_from_before_a_restart_is_stale(void **stat
     assert_int_equal(now.index, old.index);
     assert_true(now.generation > old.generation);
     assert_result(gy_physics_record_release_resource(p, old), GY_ERR_STALE_HANDLE);
-    /* A body names the resource by its slot: the one live there now. */
+    /* A body names the resource by its ref: the one issued by the start. */
     fx_body b = fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5);
     b.collider.shape.type = GY_SHAPE_HULL;
-    b.collider.shape.resource.bits = now.index;
+    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(now);
     fx_create(p, b);
     fx_step(p, 1);
     assert_int_equal(fx_stats(p).bodies, 1);
@@ -416,6 +416,100 @@ static void test_physics_resource_ref_from_before_a_restart_is_stale(void **stat
     assert_result(gy_physics_record_release_resource(p, null_ref), GY_ERR_STALE_HANDLE);
     fx_step(p, 1);
     assert_int_equal(fx_stats(p).commands_dropped_stale, 0);
+    gy_physics_destroy(p);
+}
+
+/* A unit-cube hull resource at slot `index`. */
+static gy_physics_resource_ref cube_resource(gy_physics *p, uint32_t index)
+{
+    static gy_vec3 pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
+    gy_hull_def hull = {pts, 8};
+    gy_physics_resource_def rd = {index, NULL, &hull};
+    gy_physics_resource_ref ref = {0, 0};
+    assert_result(gy_physics_record_create_resource(p, &rd, &ref), GY_OK);
+    return ref;
+}
+
+/* A resource released and its slot reused: a body naming the old ref is refused when recorded
+ * (nothing recorded), not built against the new resource. */
+static void test_physics_body_naming_a_stale_resource_is_refused(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    gy_physics *p = fx_lockstep(NULL);
+    gy_physics_resource_ref old = cube_resource(p, 7);
+    fx_step(p, 1);
+    assert_result(gy_physics_record_release_resource(p, old), GY_OK);
+    gy_physics_resource_ref now = cube_resource(p, 7);
+    assert_int_equal(now.index, old.index);
+    assert_true(now.generation != old.generation);
+    fx_body b = fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5);
+    b.collider.shape.type = GY_SHAPE_HULL;
+    gy_physics_resource_ref stale[] = {old, {7, 0}, {9, now.generation}, {0, 0}};
+    for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+        b.collider.shape.resource.bits = gy_physics_resource_ref_bits(stale[i]);
+        gy_physics_body_ref ref = {3, 3};
+        assert_result(gy_physics_record_create_body(p, fx_desc(&b), &ref), GY_ERR_STALE_HANDLE);
+        assert_int_equal(ref.index, 3); /* untouched */
+        assert_int_equal(ref.generation, 3);
+    }
+    fx_step(p, 1);
+    fx_drain(p, &rs);
+    assert_int_equal(rs.count, 0);
+    assert_int_equal(fx_stats(p).bodies, 0);
+    /* Nothing holds the body's slot: the same body naming the live ref is created. */
+    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(now);
+    fx_create(p, b);
+    fx_step(p, 1);
+    fx_drain(p, &rs);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 1);
+    assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_CREATE_FAILED), 0);
+    assert_int_equal(fx_stats(p).bodies, 1);
+    gy_physics_destroy(p);
+}
+
+/* A stale resource ref that got past the game side (the old generation put back in the pool by
+ * hand) is caught on the physics thread: the body's create fails as stale rather than taking the
+ * resource now live in the slot. */
+static void test_physics_body_naming_a_stale_resource_fails_on_the_physics_thread(void **state)
+{
+    (void)state;
+    static fx_replies rs;
+    memset(&rs, 0, sizeof rs);
+    gy_physics *p = fx_lockstep(NULL);
+    gy_physics_resource_ref old = cube_resource(p, 7);
+    fx_step(p, 1);
+    assert_result(gy_physics_record_release_resource(p, old), GY_OK);
+    gy_physics_resource_ref now = cube_resource(p, 7);
+    fx_step(p, 1);
+    p->game.resource_ids.live[7] = old.generation;
+    fx_body b = fx_sphere(0, 40, gy_v3(0, 5, 0), 0.5);
+    b.collider.shape.type = GY_SHAPE_HULL;
+    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(old);
+    fx_create(p, b);
+    p->game.resource_ids.live[7] = now.generation;
+    fx_step(p, 1);
+    fx_drain(p, &rs);
+    assert_int_equal(rs.count, 1);
+    assert_int_equal(rs.r[0].type, GY_PHYSICS_REPLY_CREATE_FAILED);
+    assert_int_equal(rs.r[0].key, 0);
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->body_generation, 40);
+    assert_int_equal(gy_reply_as_failure(&rs.r[0])->result, GY_ERR_STALE_HANDLE);
+    gy_physics_stats s = fx_stats(p);
+    assert_int_equal(s.creates_failed, 1);
+    assert_int_equal(s.bodies, 0);
+    /* The live resource is untouched: a body naming its ref is built against it. */
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){0, 40}), GY_OK);
+    b = fx_sphere(1, 41, gy_v3(0, 5, 0), 0.5);
+    b.collider.shape.type = GY_SHAPE_HULL;
+    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(now);
+    fx_create(p, b);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).bodies, 1);
     gy_physics_destroy(p);
 }
 
@@ -476,11 +570,15 @@ static void test_physics_commands_for_a_failed_create_are_dropped_and_counted(vo
     static fx_replies rs;
     memset(&rs, 0, sizeof rs);
     gy_physics *p = fx_lockstep(NULL);
-    /* A hull collider naming a resource that was never created fails on the physics thread. */
+    /* A hull collider naming a resource gone by the time the body is created (the game side
+     * fooled into holding its ref) fails on the physics thread. */
     fx_body b = fx_sphere(0, 40, gy_v3(0, 1, 0), 0.5);
     b.collider.shape.type = GY_SHAPE_HULL;
-    b.collider.shape.resource.bits = 99;
     fx_step(p, 2); /* the failure names a tick other than the first */
+    gy_physics_resource_ref gone = cube_resource(p, 99);
+    assert_result(gy_physics_record_release_resource(p, gone), GY_OK);
+    p->game.resource_ids.live[99] = gone.generation;
+    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(gone);
     fx_create(p, b);
     fx_step(p, 1);
     fx_drain(p, &rs);
@@ -690,7 +788,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
     assert_result(gy_physics_record_create_resource(p, &rd, &resource), GY_OK);
     fx_body a = fx_sphere(0, 1, gy_v3(0, 5, 0), 0.5);
     a.collider.shape.type = GY_SHAPE_HULL;
-    a.collider.shape.resource.bits = 7;
+    a.collider.shape.resource.bits = gy_physics_resource_ref_bits(resource);
     fx_create(p, a);
     fx_create(p, fx_sphere(1, 2, gy_v3(0, 3, 0), 0.25));
     fx_create(p, fx_floor(2, 3));
@@ -1043,6 +1141,8 @@ int main(void)
         cmocka_unit_test(
             test_physics_stale_joint_and_resource_commands_dropped_on_the_physics_thread),
         cmocka_unit_test(test_physics_resource_ref_from_before_a_restart_is_stale),
+        cmocka_unit_test(test_physics_body_naming_a_stale_resource_is_refused),
+        cmocka_unit_test(test_physics_body_naming_a_stale_resource_fails_on_the_physics_thread),
         cmocka_unit_test(test_physics_refs_run_out_rather_than_repeat),
         cmocka_unit_test(test_physics_create_released_in_same_batch_is_not_performed),
         cmocka_unit_test(test_physics_commands_for_a_failed_create_are_dropped_and_counted),

@@ -41,6 +41,21 @@ typedef struct gy_physics_resource_ref {
     uint32_t generation;
 } gy_physics_resource_ref;
 
+/* A resource ref as a collider's `shape.resource.bits` names it: the index in the low 32 bits, the
+ * generation in the high 32, so a collider naming a released slot's old generation is told apart
+ * from one naming the resource now live there. */
+static inline uint64_t gy_physics_resource_ref_bits(gy_physics_resource_ref ref)
+{
+    return ((uint64_t)ref.generation << 32) | ref.index;
+}
+
+/* The resource ref `bits` (a collider's `shape.resource.bits`) packs; see
+ * gy_physics_resource_ref_bits. */
+static inline gy_physics_resource_ref gy_physics_resource_ref_of_bits(uint64_t bits)
+{
+    return (gy_physics_resource_ref){(uint32_t)bits, (uint32_t)(bits >> 32)};
+}
+
 /* ---- commands -------------------------------------------------------------------------------- */
 
 #define GY_COMMAND_SIZE      64u

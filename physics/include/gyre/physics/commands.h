@@ -23,9 +23,12 @@ extern "C" {
 /* The character controller's definition (gyre/physics/character.h). */
 typedef struct gy_character_def gy_character_def;
 
-/* A body in a bootstrap list: what CREATE_BODY carries. Hull and mesh colliders name their
- * resource by its ref's index in `shape.resource.bits` (gy_physics_resource_def.index); the
- * physics thread resolves it to the resource live in that slot when the body is created. */
+/* A body: what CREATE_BODY carries. Hull and mesh colliders name their resource by its full ref
+ * in `shape.resource.bits`, packed by gy_physics_resource_ref_bits (index low, generation high).
+ * Recording refuses a ref that is not live; the physics thread refuses the body (CREATE_FAILED,
+ * stale handle) when the resource live in that slot when the body is created has another
+ * generation. In a bootstrap list the resources are the list's own, named by index alone (their
+ * refs are issued by the start; the generations here are not read). */
 typedef struct gy_physics_body_def {
     uint32_t index;  /* the slot (< GY_PHYSICS_MAX_STORE_INDEX) with no live body: the ref's */
     gy_body_def def; /* user_data is overwritten (Gyre keeps the body's ref) */
