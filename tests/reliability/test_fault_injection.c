@@ -90,6 +90,13 @@ static gy_physics_object_kind reply_kind_of(obj_kind k)
                                : GY_PHYSICS_OBJECT_JOINT;
 }
 
+/* The ref a resource at slot `index` is labelled with (generation 300 + index): the one a
+ * collider names it by. */
+static gy_physics_resource_ref label_of_resource(uint32_t index)
+{
+    return (gy_physics_resource_ref){index, 300u + index};
+}
+
 /* Geometry and descriptions, kept alive for the whole run. */
 typedef struct scene_data {
     gy_vec3 hull[8];
@@ -136,13 +143,13 @@ static void scene_init(scene_data *s)
     s->body[0].def.type = GY_MOTION_STATIC;
     s->body[0].def.pose.position = gy_v3(0, 0, 0);
     s->col[0].shape.type = GY_SHAPE_MESH;
-    s->col[0].shape.resource.bits = 2;
+    s->col[0].shape.resource.bits = gy_physics_resource_ref_bits(label_of_resource(2));
     s->col[2].shape.type = GY_SHAPE_HULL;
-    s->col[2].shape.resource.bits = 1;
+    s->col[2].shape.resource.bits = gy_physics_resource_ref_bits(label_of_resource(1));
     s->col[3].shape.type = GY_SHAPE_SPHERE;
     s->col[3].shape.radius = 0.3;
     s->col[5].shape.type = GY_SHAPE_HULL;
-    s->col[5].shape.resource.bits = 3;
+    s->col[5].shape.resource.bits = gy_physics_resource_ref_bits(label_of_resource(3));
     s->body[6].def.type = GY_MOTION_KINEMATIC;
     s->col[6].shape.type = GY_SHAPE_SPHERE;
     s->col[6].shape.radius = 0.25;
@@ -561,8 +568,10 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
     for (int i = 0; i < 4; i++) {
         if (rr[i] == GY_OK)
             continue;
-        /* A refused body record leaves the slot free, so a later joint on it is stale. */
-        if (!(rr[i] == GY_ERR_OUT_OF_MEMORY || (i == 3 && rr[i] == GY_ERR_STALE_HANDLE)))
+        /* A refused record leaves the slot free, so a later joint on the body, or a body on the
+         * resource (body 5 is a hull on it), is stale. */
+        bool stale_ok = (i == 3 || (i == 1 && rr[0] != GY_OK)) && rr[i] == GY_ERR_STALE_HANDLE;
+        if (!(rr[i] == GY_ERR_OUT_OF_MEMORY || stale_ok))
             fail_msg("record %d returned %s", i, gy_result_name(rr[i]));
         run.record_refusals++;
     }

@@ -53,7 +53,8 @@ static inline uint64_t gy_physics_resource_ref_bits(gy_physics_resource_ref ref)
  * gy_physics_resource_ref_bits. */
 static inline gy_physics_resource_ref gy_physics_resource_ref_of_bits(uint64_t bits)
 {
-    return (gy_physics_resource_ref){(uint32_t)bits, (uint32_t)(bits >> 32)};
+    gy_physics_resource_ref ref = {(uint32_t)bits, (uint32_t)(bits >> 32)};
+    return ref;
 }
 
 /* ---- commands -------------------------------------------------------------------------------- */
