@@ -282,6 +282,23 @@ static gy_result record_plain(gy_phys_game *p, gy_command_ring ring, uint16_t ty
     return gy_command_queue_record(p->cfg->commands, ring, &c);
 }
 
+/* Records the release of the live object (index, generation) in `ids` and retires its
+ * generation on the game side at once, so every later command naming it is refused here. */
+static gy_result record_release(gy_physics *p, gy_phys_ids *ids, uint16_t type, uint32_t index,
+                                uint32_t generation)
+{
+    gy_result r = game_ready(p);
+    if (r != GY_OK)
+        return r;
+    if (!ids_is_live(ids, index, generation))
+        return GY_ERR_STALE_HANDLE;
+    gy_phys_cmd_body b = {.generation = generation};
+    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, type, index, &b);
+    if (r == GY_OK)
+        ids->live[index] = 0;
+    return r;
+}
+
 gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc,
                                         gy_physics_body_ref *out)
 {
@@ -326,16 +343,9 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
 
 gy_result gy_physics_record_release_body(gy_physics *p, gy_physics_body_ref body)
 {
-    gy_result r = game_ready(p);
-    if (r != GY_OK)
-        return r;
-    if (!body_is_live(&p->game, body))
-        return GY_ERR_STALE_HANDLE;
-    gy_phys_cmd_body b = {.generation = body.generation};
-    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_BODY, body.index, &b);
-    if (r == GY_OK)
-        p->game.ids.live[body.index] = 0;
-    return r;
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return record_release(p, &p->game.ids, GY_PHYS_CMD_RELEASE_BODY, body.index, body.generation);
 }
 
 gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc,
@@ -371,16 +381,10 @@ gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_d
 
 gy_result gy_physics_record_release_joint(gy_physics *p, gy_physics_joint_ref joint)
 {
-    gy_result r = game_ready(p);
-    if (r != GY_OK)
-        return r;
-    if (!joint_is_live(&p->game, joint))
-        return GY_ERR_STALE_HANDLE;
-    gy_phys_cmd_body b = {.generation = joint.generation};
-    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_JOINT, joint.index, &b);
-    if (r == GY_OK)
-        p->game.joint_ids.live[joint.index] = 0;
-    return r;
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return record_release(p, &p->game.joint_ids, GY_PHYS_CMD_RELEASE_JOINT, joint.index,
+                          joint.generation);
 }
 
 gy_result gy_physics_record_set_motor(gy_physics *p, gy_physics_joint_ref joint,
@@ -440,17 +444,10 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
 
 gy_result gy_physics_record_release_resource(gy_physics *p, gy_physics_resource_ref resource)
 {
-    gy_result r = game_ready(p);
-    if (r != GY_OK)
-        return r;
-    if (!resource_is_live(&p->game, resource))
-        return GY_ERR_STALE_HANDLE;
-    gy_phys_cmd_body b = {.generation = resource.generation};
-    r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, GY_PHYS_CMD_RELEASE_RESOURCE, resource.index,
-                     &b);
-    if (r == GY_OK)
-        p->game.resource_ids.live[resource.index] = 0;
-    return r;
+    if (p == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    return record_release(p, &p->game.resource_ids, GY_PHYS_CMD_RELEASE_RESOURCE, resource.index,
+                          resource.generation);
 }
 
 /* Checks the target and records a mutate command carrying `n` doubles. */

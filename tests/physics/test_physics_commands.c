@@ -1128,6 +1128,52 @@ static void test_physics_each_state_component_is_bounded(void **state)
     }
 }
 
+/* Releasing through a NULL subsystem, a null ref or a ref of another kind's index is refused
+ * with an error and changes nothing: the live body, joint and resource stay releasable. */
+static void test_physics_release_of_a_bad_ref_is_refused_and_changes_nothing(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    gy_vec3 pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
+    gy_hull_def hull = {pts, 8};
+    gy_physics_resource_def rd = {7, NULL, &hull};
+    gy_physics_resource_ref res;
+    assert_result(gy_physics_record_create_resource(p, &rd, &res), GY_OK);
+    gy_physics_body_ref a = fx_create(p, fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5));
+    gy_physics_joint_def jd = hinge_on(3, a);
+    gy_physics_joint_ref joint;
+    assert_result(gy_physics_record_create_joint(p, &jd, &joint), GY_OK);
+
+    assert_result(gy_physics_record_release_body(NULL, a), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_release_joint(NULL, joint), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_release_resource(NULL, res), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){0, 0}),
+                  GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_joint(p, (gy_physics_joint_ref){0, 0}),
+                  GY_ERR_STALE_HANDLE);
+    assert_result(gy_physics_record_release_resource(p, (gy_physics_resource_ref){0, 0}),
+                  GY_ERR_STALE_HANDLE);
+    /* The right index with a generation that was never issued for it. */
+    assert_result(
+        gy_physics_record_release_joint(p, (gy_physics_joint_ref){3, joint.generation + 1}),
+        GY_ERR_STALE_HANDLE);
+    assert_result(
+        gy_physics_record_release_resource(p, (gy_physics_resource_ref){7, res.generation + 1}),
+        GY_ERR_STALE_HANDLE);
+
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).bodies, 1);
+    assert_result(gy_physics_record_release_joint(p, joint), GY_OK);
+    assert_result(gy_physics_record_release_body(p, a), GY_OK);
+    assert_result(gy_physics_record_release_resource(p, res), GY_OK);
+    assert_result(gy_physics_record_release_body(p, a), GY_ERR_STALE_HANDLE);
+    fx_step(p, 1);
+    assert_int_equal(fx_stats(p).bodies, 0);
+    gy_physics_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1141,6 +1187,7 @@ int main(void)
         cmocka_unit_test(
             test_physics_stale_joint_and_resource_commands_dropped_on_the_physics_thread),
         cmocka_unit_test(test_physics_resource_ref_from_before_a_restart_is_stale),
+        cmocka_unit_test(test_physics_release_of_a_bad_ref_is_refused_and_changes_nothing),
         cmocka_unit_test(test_physics_body_naming_a_stale_resource_is_refused),
         cmocka_unit_test(test_physics_body_naming_a_stale_resource_fails_on_the_physics_thread),
         cmocka_unit_test(test_physics_refs_run_out_rather_than_repeat),
