@@ -172,6 +172,13 @@ static void test_physics_live_change_commands_validate_and_count(void **state)
 
 /* ---- attachment identity --------------------------------------------------------------------- */
 
+/* A started lockstep physics, and `rs` emptied to record its replies. */
+static gy_physics *lockstep_recording(fx_replies *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    return fx_lockstep(NULL);
+}
+
 static const gy_reply *find_assigned(const fx_replies *rs, uint32_t attachment)
 {
     for (uint32_t i = 0; i < rs->count; i++)
@@ -185,8 +192,7 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     fx_create(p, fx_sphere(3, 10, gy_v3(0, 5, 0), 0.5));
     fx_step(p, 1); /* BODY_ASSIGNED(10) is committed but not drained yet */
     /* The game drops that attachment and reuses the slot before it drains. */
@@ -467,8 +473,7 @@ static void test_physics_body_naming_a_stale_resource_is_refused(void **state)
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     gy_physics_resource_ref old;
     gy_physics_resource_ref now = reissued_cube_resource(p, 7, &old);
     assert_int_equal(now.index, old.index);
@@ -504,8 +509,7 @@ static void test_physics_body_naming_a_stale_resource_fails_on_the_physics_threa
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     gy_physics_resource_ref old;
     gy_physics_resource_ref now = reissued_cube_resource(p, 7, &old);
     fx_step(p, 1);
@@ -553,8 +557,7 @@ static void test_physics_create_released_in_same_batch_is_not_performed(void **s
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     fx_create(p, fx_sphere(5, 30, gy_v3(0, 5, 0), 0.5));
     assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){5, 30}), GY_OK);
     /* And a slot taken, dropped and taken again by a newer attachment in one batch. */
@@ -583,8 +586,7 @@ static void test_physics_commands_for_a_failed_create_are_dropped_and_counted(vo
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     /* A hull collider naming a resource gone by the time the body is created (the game side
      * fooled into holding its ref) fails on the physics thread. */
     fx_step(p, 2); /* the failure names a tick other than the first */
@@ -784,8 +786,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     gy_vec3 pts[8];
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
