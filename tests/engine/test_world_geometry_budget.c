@@ -71,6 +71,22 @@ static gy_physics_geometry_stats geo(gy_world *w)
     return s;
 }
 
+/* After the one body waiting for its geometry was removed: the job went with it, nothing was
+ * built, the queue is empty, and the adapter holds no resource for it. */
+static void assert_body_and_job_cancelled(gy_world *w)
+{
+    gy_physics_geometry_stats s = geo(w);
+    assert_int_equal(s.jobs, 0);
+    assert_int_equal(s.bodies_waiting, 0);
+    assert_int_equal(s.cancelled, 1);
+    assert_int_equal(s.bodies_cancelled, 1);
+    assert_int_equal(s.built, 0);
+    assert_int_equal(s.tick_units, 0);
+    gy_backend_counters c;
+    assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
+    assert_int_equal(c.resources, 0);
+}
+
 /* A static body whose one collider is the runtime geometry `g` (a mesh or a hull). */
 static wfx_desc geometry_desc(gy_shape_type type, gy_geometry g)
 {
@@ -202,18 +218,12 @@ static void test_geometry_budget_removing_a_pending_body_cancels_its_geometry(vo
     assert_result(gy_body_remove(w, cell), GY_OK);
     assert_false(gy_geometry_is_valid(w, g));
     wfx_tick(w, 2);
+    assert_body_and_job_cancelled(w);
     s = geo(w);
-    assert_int_equal(s.jobs, 0);
-    assert_int_equal(s.bodies_waiting, 0);
     assert_int_equal(s.bytes_pending, 0);
     assert_int_equal(s.units_pending, 0);
-    assert_int_equal(s.cancelled, 1);
-    assert_int_equal(s.bodies_cancelled, 1);
-    assert_int_equal(s.built, 0);
-    assert_int_equal(s.tick_units, 0);
     gy_backend_counters c;
     assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
-    assert_int_equal(c.resources, 0);
     assert_int_equal(c.live_objects, 0);
     /* The World goes on as before: a small mesh now is built in its first tick. */
     gy_vec3 quad[4] = {{-2, 0, -2}, {2, 0, -2}, {2, 0, 2}, {-2, 0, 2}};
@@ -541,16 +551,7 @@ static void test_geometry_budget_removing_a_body_while_its_hull_is_built_leaks_n
     assert_false(wfx_state(w, rock).has_body);
     assert_result(gy_body_remove(w, rock), GY_OK);
     wfx_tick(w, 2);
-    s = geo(w);
-    assert_int_equal(s.jobs, 0);
-    assert_int_equal(s.bodies_waiting, 0);
-    assert_int_equal(s.cancelled, 1);
-    assert_int_equal(s.bodies_cancelled, 1);
-    assert_int_equal(s.built, 0);
-    assert_int_equal(s.tick_units, 0);
-    gy_backend_counters c;
-    assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
-    assert_int_equal(c.resources, 0);
+    assert_body_and_job_cancelled(w);
     wfx_destroy(w, &ta); /* every byte back, no adapter object left */
 }
 
