@@ -371,6 +371,25 @@ static void stream_cell(gy_query_snapshot *qs, world_state *now, gy_test_rng *rn
     }
 }
 
+/* A snapshot allocating from `ta` with STREAM_STATICS random static spheres set (not yet
+ * published); `now` is the world it holds. */
+static gy_query_snapshot *streamed_snapshot(gy_test_allocator *ta, world_state *now, gy_test_rng *r,
+                                            uint32_t *next_attachment)
+{
+    gy_query_snapshot_def def = {&ta->base, 0};
+    gy_query_snapshot *qs = NULL;
+    assert_result(gy_query_snapshot_create(&def, &qs), GY_OK);
+    for (uint32_t s = 0; s < STREAM_STATICS; s++) {
+        now->live[s] = true;
+        now->center[s] = gy_test_rnd_vec(r, -100, 100);
+        now->radius[s] = gy_test_rnd_in(r, 0.3, 2.0);
+        now->attachment[s] = (*next_attachment)++;
+        gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
+        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
+    }
+    return qs;
+}
+
 /* Statics streamed in and out (slots reused, as the physics thread reuses collider slots), the
  * reader holding views for a while: the static tree is edited in place at every publish, every
  * view answers for the world of its own publish, and nothing allocates after warming up. */
@@ -379,20 +398,10 @@ static void test_query_snapshot_streams_statics_in_place(void **state)
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_query_snapshot_def def = {&ta.base, 0};
-    gy_query_snapshot *qs = NULL;
-    assert_result(gy_query_snapshot_create(&def, &qs), GY_OK);
     world_state *now = test_calloc(1, sizeof *now), *held = test_calloc(1, sizeof *held);
     gy_test_rng r = {0xc0ffee};
     uint32_t next_attachment = 1;
-    for (uint32_t s = 0; s < STREAM_STATICS; s++) {
-        now->live[s] = true;
-        now->center[s] = gy_test_rnd_vec(&r, -100, 100);
-        now->radius[s] = gy_test_rnd_in(&r, 0.3, 2.0);
-        now->attachment[s] = next_attachment++;
-        gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
-        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
-    }
+    gy_query_snapshot *qs = streamed_snapshot(&ta, now, &r, &next_attachment);
     assert_result(gy_query_snapshot_publish(qs, 1), GY_OK);
     gy_query_snapshot_stats st;
     gy_query_snapshot_get_stats(qs, &st);
@@ -437,20 +446,10 @@ static void test_query_snapshot_streams_again_after_statics_stayed_put(void **st
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_query_snapshot_def def = {&ta.base, 0};
-    gy_query_snapshot *qs = NULL;
-    assert_result(gy_query_snapshot_create(&def, &qs), GY_OK);
     world_state *now = test_calloc(1, sizeof *now), *held = test_calloc(1, sizeof *held);
     gy_test_rng r = {0xfeed};
     uint32_t next_attachment = 1;
-    for (uint32_t s = 0; s < STREAM_STATICS; s++) {
-        now->live[s] = true;
-        now->center[s] = gy_test_rnd_vec(&r, -100, 100);
-        now->radius[s] = gy_test_rnd_in(&r, 0.3, 2.0);
-        now->attachment[s] = next_attachment++;
-        gy_snapshot_entry e = static_sphere(now->center[s], now->radius[s], now->attachment[s]);
-        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
-    }
+    gy_query_snapshot *qs = streamed_snapshot(&ta, now, &r, &next_attachment);
     const gy_snapshot_view *v = NULL;
     int64_t streaming_bytes = 0;
     gy_query_snapshot_stats st;

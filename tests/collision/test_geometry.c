@@ -35,6 +35,15 @@ static gy_vec3 rnd_unit(uint64_t *s)
     }
 }
 
+/* `n` points on the unit sphere from seed 7: a cloud whose hull grows every work array several
+ * times. */
+static void sphere_cloud(gy_vec3 *pts, int n)
+{
+    uint64_t seed = 7;
+    for (int i = 0; i < n; i++)
+        pts[i] = rnd_unit(&seed);
+}
+
 static void assert_vec_near(gy_vec3 a, gy_vec3 b, double tol)
 {
     assert_near(a.x, b.x, tol);
@@ -535,9 +544,7 @@ static void test_hull_allocation_failure_at_every_point_leaks_nothing(void **sta
     (void)state;
     /* 300 points on a sphere grow every work array several times. */
     static gy_vec3 pts[300];
-    uint64_t seed = 7;
-    for (int i = 0; i < 300; i++)
-        pts[i] = rnd_unit(&seed);
+    sphere_cloud(pts, 300);
 
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
@@ -732,9 +739,7 @@ static void test_hull_build_cancelled_at_any_slice_leaks_nothing(void **state)
 {
     (void)state;
     static gy_vec3 pts[300];
-    uint64_t seed = 7;
-    for (int i = 0; i < 300; i++)
-        pts[i] = rnd_unit(&seed);
+    sphere_cloud(pts, 300);
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_hull_builder *b;

@@ -71,13 +71,47 @@ static gy_physics_geometry_stats geo(gy_world *w)
     return s;
 }
 
-static wfx_desc mesh_desc(gy_geometry g)
+/* After the one body waiting for its geometry was removed: the job went with it, nothing was
+ * built, the queue is empty, and the adapter holds no resource for it. */
+static void assert_body_and_job_cancelled(gy_world *w)
+{
+    gy_physics_geometry_stats s = geo(w);
+    assert_int_equal(s.jobs, 0);
+    assert_int_equal(s.bodies_waiting, 0);
+    assert_int_equal(s.cancelled, 1);
+    assert_int_equal(s.bodies_cancelled, 1);
+    assert_int_equal(s.built, 0);
+    assert_int_equal(s.tick_units, 0);
+    gy_backend_counters c;
+    assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
+    assert_int_equal(c.resources, 0);
+}
+
+/* A static body whose one collider is the runtime geometry `g` (a mesh or a hull). */
+static wfx_desc geometry_desc(gy_shape_type type, gy_geometry g)
 {
     gy_shape s;
     memset(&s, 0, sizeof s);
-    s.type = GY_SHAPE_MESH;
+    s.type = type;
     s.resource.bits = g.bits;
     return wfx_shape(GY_BODY_STATIC, s);
+}
+
+/* Creates the terrain while the World runs as the static body of `cell` (frictionless if asked)
+ * and drops the geometry handle's pin, so the body holds the World's last; returns that handle. */
+static gy_geometry start_terrain(gy_world *w, gy_entity cell, bool frictionless)
+{
+    terrain t = make_terrain();
+    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
+    gy_geometry g;
+    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
+    free_terrain(&t); /* the World keeps its own copy */
+    wfx_desc d = geometry_desc(GY_SHAPE_MESH, g);
+    if (frictionless)
+        d.collider.def.material.friction = 0.0;
+    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
+    gy_geometry_release(w, g);
+    return g;
 }
 
 static void test_geometry_budget_terrain_is_built_over_ticks_within_the_budget(void **state)
@@ -89,15 +123,8 @@ static void test_geometry_budget_terrain_is_built_over_ticks_within_the_budget(v
     bool sampled = gy_physics_get_diagnostics(gy_world_physics(w), &(gy_physics_diagnostics){0}) !=
                    GY_ERR_UNSUPPORTED;
     wfx_tick(w, 2);
-    terrain t = make_terrain();
-    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
-    gy_geometry g;
-    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
-    free_terrain(&t); /* the World keeps its own copy */
     gy_entity cell = wfx_entity(w, "cell", gy_v3(0, 0, 0));
-    wfx_desc d = mesh_desc(g);
-    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
-    gy_geometry_release(w, g);
+    start_terrain(w, cell, false);
 
     uint32_t ticks = 0, adapter_ticks = 0;
     bool checked_sample = false;
@@ -180,15 +207,8 @@ static void test_geometry_budget_removing_a_pending_body_cancels_its_geometry(vo
     gy_test_allocator_init(&ta);
     gy_world *w = budget_world(&ta);
     wfx_tick(w, 1);
-    terrain t = make_terrain();
-    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
-    gy_geometry g;
-    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
-    free_terrain(&t);
     gy_entity cell = wfx_entity(w, "cell", gy_v3(0, 0, 0));
-    wfx_desc d = mesh_desc(g);
-    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
-    gy_geometry_release(w, g);
+    gy_geometry g = start_terrain(w, cell, false);
     wfx_tick(w, 3);
     gy_physics_geometry_stats s = geo(w);
     assert_int_equal(s.jobs, 1);
@@ -198,25 +218,19 @@ static void test_geometry_budget_removing_a_pending_body_cancels_its_geometry(vo
     assert_result(gy_body_remove(w, cell), GY_OK);
     assert_false(gy_geometry_is_valid(w, g));
     wfx_tick(w, 2);
+    assert_body_and_job_cancelled(w);
     s = geo(w);
-    assert_int_equal(s.jobs, 0);
-    assert_int_equal(s.bodies_waiting, 0);
     assert_int_equal(s.bytes_pending, 0);
     assert_int_equal(s.units_pending, 0);
-    assert_int_equal(s.cancelled, 1);
-    assert_int_equal(s.bodies_cancelled, 1);
-    assert_int_equal(s.built, 0);
-    assert_int_equal(s.tick_units, 0);
     gy_backend_counters c;
     assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
-    assert_int_equal(c.resources, 0);
     assert_int_equal(c.live_objects, 0);
     /* The World goes on as before: a small mesh now is built in its first tick. */
     gy_vec3 quad[4] = {{-2, 0, -2}, {2, 0, -2}, {2, 0, 2}, {-2, 0, 2}};
     uint32_t qi[6] = {0, 2, 1, 0, 3, 2};
     gy_mesh_def qm = {quad, 4, qi, 6};
     assert_result(gy_geometry_create_mesh(w, &qm, &g), GY_OK);
-    d = mesh_desc(g);
+    wfx_desc d = geometry_desc(GY_SHAPE_MESH, g);
     assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
     gy_geometry_release(w, g);
     wfx_tick(w, 1);
@@ -227,15 +241,7 @@ static void test_geometry_budget_removing_a_pending_body_cancels_its_geometry(vo
 /* Creates the terrain as a frictionless static body of `cell` and ticks until it is there. */
 static void add_terrain(gy_world *w, gy_entity cell)
 {
-    terrain t = make_terrain();
-    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
-    gy_geometry g;
-    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
-    free_terrain(&t);
-    wfx_desc d = mesh_desc(g);
-    d.collider.def.material.friction = 0.0;
-    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
-    gy_geometry_release(w, g);
+    start_terrain(w, cell, true);
     for (uint32_t i = 0; !wfx_state(w, cell).has_body; i++) {
         assert_true(i < 100000u);
         wfx_tick(w, 1);
@@ -289,15 +295,8 @@ test_geometry_budget_removing_a_body_while_its_pieces_are_made_leaks_nothing(voi
     gy_test_allocator_init(&ta);
     gy_world *w = budget_world(&ta);
     wfx_tick(w, 1);
-    terrain t = make_terrain();
-    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
-    gy_geometry g;
-    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
-    free_terrain(&t);
     gy_entity cell = wfx_entity(w, "cell", gy_v3(0, 0, 0));
-    wfx_desc d = mesh_desc(g);
-    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
-    gy_geometry_release(w, g);
+    start_terrain(w, cell, false);
     /* Until a few pieces are made: adapter meshes exist that no resource holds yet. */
     uint32_t pieces = 0;
     for (uint32_t i = 0; pieces < 3u; i++) {
@@ -348,16 +347,8 @@ test_geometry_budget_destroying_the_world_with_geometry_pending_leaks_nothing(vo
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_world *w = budget_world(&ta);
-    terrain t = make_terrain();
-    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
-    gy_geometry g;
     wfx_tick(w, 1);
-    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
-    free_terrain(&t);
-    gy_entity cell = wfx_entity(w, "cell", gy_v3(0, 0, 0));
-    wfx_desc d = mesh_desc(g);
-    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
-    gy_geometry_release(w, g);
+    start_terrain(w, wfx_entity(w, "cell", gy_v3(0, 0, 0)), false);
     wfx_tick(w, 2);
     assert_int_equal(geo(w).jobs, 1);
     wfx_destroy(w, &ta);
@@ -370,16 +361,8 @@ test_geometry_budget_destroying_the_world_while_pieces_are_made_leaks_nothing(vo
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_world *w = budget_world(&ta);
-    terrain t = make_terrain();
-    gy_mesh_def m = {t.v, t.vertex_count, t.idx, t.index_count};
-    gy_geometry g;
     wfx_tick(w, 1);
-    assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
-    free_terrain(&t);
-    gy_entity cell = wfx_entity(w, "cell", gy_v3(0, 0, 0));
-    wfx_desc d = mesh_desc(g);
-    assert_result(gy_body_add(w, cell, wfx_d(&d)), GY_OK);
-    gy_geometry_release(w, g);
+    start_terrain(w, wfx_entity(w, "cell", gy_v3(0, 0, 0)), false);
     for (uint32_t i = 0; geo(w).max_piece_triangles == 0; i++) {
         assert_true(i < 100000u);
         wfx_tick(w, 1);
@@ -447,17 +430,26 @@ static void add_rock(gy_world *w, gy_entity e, uint32_t surface, gy_geometry *ke
     assert_result(gy_geometry_create_hull(w, &hd, &g), GY_OK);
     test_free(pts); /* the World keeps its own copy */
     if (gy_entity_is_valid(w, e)) {
-        gy_shape s;
-        memset(&s, 0, sizeof s);
-        s.type = GY_SHAPE_HULL;
-        s.resource.bits = g.bits;
-        wfx_desc d = wfx_shape(GY_BODY_STATIC, s);
+        wfx_desc d = geometry_desc(GY_SHAPE_HULL, g);
         assert_result(gy_body_add(w, e, wfx_d(&d)), GY_OK);
     }
     if (keep != NULL)
         *keep = g;
     else
         gy_geometry_release(w, g);
+}
+
+/* A World running `warm` ticks with a hull budget, then a rock of `surface` surface points being
+ * built as the static body of the entity put in `rock`. */
+static gy_world *world_building_rock(gy_test_allocator *ta, uint32_t budget, uint32_t warm,
+                                     uint32_t surface, gy_entity *rock)
+{
+    gy_test_allocator_init(ta);
+    gy_world *w = hull_world(ta, budget);
+    wfx_tick(w, warm);
+    *rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
+    add_rock(w, *rock, surface, NULL);
+    return w;
 }
 
 /* Ticks until the rock's job is done; returns the ticks. Every tick stays within the budget but
@@ -515,11 +507,8 @@ static void test_geometry_budget_large_hull_is_built_over_ticks_within_the_budge
 {
     (void)state;
     gy_test_allocator ta;
-    gy_test_allocator_init(&ta);
-    gy_world *w = hull_world(&ta, HULL_BUDGET);
-    wfx_tick(w, 2);
-    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
-    add_rock(w, rock, HULL_POINTS, NULL);
+    gy_entity rock;
+    gy_world *w = world_building_rock(&ta, HULL_BUDGET, 2, HULL_POINTS, &rock);
     /* About 3e8 units at 4,194,304 a tick. */
     assert_true(build_rock(w, rock, HULL_BUDGET) >= 60u);
     if (strcmp(backend_name, "ode") == 0) {
@@ -540,12 +529,9 @@ static void test_geometry_budget_hull_of_a_large_cloud_is_built_over_ticks(void 
 {
     (void)state;
     gy_test_allocator ta;
-    gy_test_allocator_init(&ta);
-    gy_world *w = hull_world(&ta, BUDGET);
-    wfx_tick(w, 2);
-    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
+    gy_entity rock;
     /* 200 points on the surface, under ODE's limit: about 50 units a point, 25 ticks. */
-    add_rock(w, rock, 200, NULL);
+    gy_world *w = world_building_rock(&ta, BUDGET, 2, 200, &rock);
     assert_true(build_rock(w, rock, BUDGET) >= 10u);
     check_rock_holds_a_ball(w, rock);
     wfx_destroy(w, &ta);
@@ -555,11 +541,8 @@ static void test_geometry_budget_removing_a_body_while_its_hull_is_built_leaks_n
 {
     (void)state;
     gy_test_allocator ta;
-    gy_test_allocator_init(&ta);
-    gy_world *w = hull_world(&ta, HULL_BUDGET);
-    wfx_tick(w, 1);
-    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
-    add_rock(w, rock, HULL_POINTS, NULL);
+    gy_entity rock;
+    gy_world *w = world_building_rock(&ta, HULL_BUDGET, 1, HULL_POINTS, &rock);
     wfx_tick(w, 10); /* mid-build: the hull's work arrays are live */
     gy_physics_geometry_stats s = geo(w);
     assert_int_equal(s.jobs, 1);
@@ -568,16 +551,7 @@ static void test_geometry_budget_removing_a_body_while_its_hull_is_built_leaks_n
     assert_false(wfx_state(w, rock).has_body);
     assert_result(gy_body_remove(w, rock), GY_OK);
     wfx_tick(w, 2);
-    s = geo(w);
-    assert_int_equal(s.jobs, 0);
-    assert_int_equal(s.bodies_waiting, 0);
-    assert_int_equal(s.cancelled, 1);
-    assert_int_equal(s.bodies_cancelled, 1);
-    assert_int_equal(s.built, 0);
-    assert_int_equal(s.tick_units, 0);
-    gy_backend_counters c;
-    assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
-    assert_int_equal(c.resources, 0);
+    assert_body_and_job_cancelled(w);
     wfx_destroy(w, &ta); /* every byte back, no adapter object left */
 }
 
@@ -603,11 +577,7 @@ static void test_geometry_budget_releasing_a_hull_while_it_is_built_cancels_it(v
     gy_hull_def hd = {tet, 4};
     gy_entity e = wfx_entity(w, "tet", gy_v3(0, 0, 0));
     assert_result(gy_geometry_create_hull(w, &hd, &g), GY_OK);
-    gy_shape sh;
-    memset(&sh, 0, sizeof sh);
-    sh.type = GY_SHAPE_HULL;
-    sh.resource.bits = g.bits;
-    wfx_desc d = wfx_shape(GY_BODY_STATIC, sh);
+    wfx_desc d = geometry_desc(GY_SHAPE_HULL, g);
     assert_result(gy_body_add(w, e, wfx_d(&d)), GY_OK);
     gy_geometry_release(w, g);
     wfx_tick(w, 1);
@@ -620,11 +590,8 @@ test_geometry_budget_destroying_the_world_while_a_hull_is_built_leaks_nothing(vo
 {
     (void)state;
     gy_test_allocator ta;
-    gy_test_allocator_init(&ta);
-    gy_world *w = hull_world(&ta, HULL_BUDGET);
-    wfx_tick(w, 1);
-    gy_entity rock = wfx_entity(w, "rock", gy_v3(0, 0, 0));
-    add_rock(w, rock, HULL_POINTS, NULL);
+    gy_entity rock;
+    gy_world *w = world_building_rock(&ta, HULL_BUDGET, 1, HULL_POINTS, &rock);
     wfx_tick(w, 5);
     assert_int_equal(geo(w).jobs, 1);
     wfx_destroy(w, &ta);

@@ -172,6 +172,13 @@ static void test_physics_live_change_commands_validate_and_count(void **state)
 
 /* ---- attachment identity --------------------------------------------------------------------- */
 
+/* A started lockstep physics, and `rs` emptied to record its replies. */
+static gy_physics *lockstep_recording(fx_replies *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    return fx_lockstep(NULL);
+}
+
 static const gy_reply *find_assigned(const fx_replies *rs, uint32_t attachment)
 {
     for (uint32_t i = 0; i < rs->count; i++)
@@ -185,8 +192,7 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     fx_create(p, fx_sphere(3, 10, gy_v3(0, 5, 0), 0.5));
     fx_step(p, 1); /* BODY_ASSIGNED(10) is committed but not drained yet */
     /* The game drops that attachment and reuses the slot before it drains. */
@@ -378,6 +384,15 @@ test_physics_stale_joint_and_resource_commands_dropped_on_the_physics_thread(voi
     gy_physics_destroy(p);
 }
 
+/* A ball of radius 0.5 at `at` whose collider is the hull resource `r`. */
+static fx_body hull_ball(uint32_t index, uint32_t generation, gy_vec3 at, gy_physics_resource_ref r)
+{
+    fx_body b = fx_sphere(index, generation, at, 0.5);
+    b.collider.shape.type = GY_SHAPE_HULL;
+    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(r);
+    return b;
+}
+
 /* Resource refs as joint refs: one from before a restart, or released, names nothing. */
 static void test_physics_resource_ref_from_before_a_restart_is_stale(void **state)
 {
@@ -404,9 +419,7 @@ static void test_physics_resource_ref_from_before_a_restart_is_stale(void **stat
     assert_true(now.generation > old.generation);
     assert_result(gy_physics_record_release_resource(p, old), GY_ERR_STALE_HANDLE);
     /* A body names the resource by its ref: the one issued by the start. */
-    fx_body b = fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5);
-    b.collider.shape.type = GY_SHAPE_HULL;
-    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(now);
+    fx_body b = hull_ball(0, 0, gy_v3(0, 5, 0), now);
     fx_create(p, b);
     fx_step(p, 1);
     assert_int_equal(fx_stats(p).bodies, 1);
@@ -432,22 +445,40 @@ static gy_physics_resource_ref cube_resource(gy_physics *p, uint32_t index)
     return ref;
 }
 
+/* A cube resource at slot `index` released after a tick and the slot taken again by a new one:
+ * returns the new ref and puts the released one in `old`. */
+static gy_physics_resource_ref reissued_cube_resource(gy_physics *p, uint32_t index,
+                                                      gy_physics_resource_ref *old)
+{
+    *old = cube_resource(p, index);
+    fx_step(p, 1);
+    assert_result(gy_physics_record_release_resource(p, *old), GY_OK);
+    return cube_resource(p, index);
+}
+
+/* The one reply drained is the create of body `key` (generation `generation`) failing as stale. */
+static void assert_stale_body_create_failed(const fx_replies *rs, uint32_t key, uint32_t generation)
+{
+    assert_int_equal(rs->count, 1);
+    assert_int_equal(rs->r[0].type, GY_PHYSICS_REPLY_CREATE_FAILED);
+    assert_int_equal(rs->r[0].key, key);
+    assert_int_equal(gy_reply_as_failure(&rs->r[0])->kind, GY_PHYSICS_OBJECT_BODY);
+    assert_int_equal(gy_reply_as_failure(&rs->r[0])->body_generation, generation);
+    assert_int_equal(gy_reply_as_failure(&rs->r[0])->result, GY_ERR_STALE_HANDLE);
+}
+
 /* A resource released and its slot reused: a body naming the old ref is refused when recorded
  * (nothing recorded), not built against the new resource. */
 static void test_physics_body_naming_a_stale_resource_is_refused(void **state)
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
-    gy_physics_resource_ref old = cube_resource(p, 7);
-    fx_step(p, 1);
-    assert_result(gy_physics_record_release_resource(p, old), GY_OK);
-    gy_physics_resource_ref now = cube_resource(p, 7);
+    gy_physics *p = lockstep_recording(&rs);
+    gy_physics_resource_ref old;
+    gy_physics_resource_ref now = reissued_cube_resource(p, 7, &old);
     assert_int_equal(now.index, old.index);
     assert_true(now.generation != old.generation);
-    fx_body b = fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5);
-    b.collider.shape.type = GY_SHAPE_HULL;
+    fx_body b = hull_ball(0, 0, gy_v3(0, 5, 0), old);
     gy_physics_resource_ref stale[] = {old, {7, 0}, {9, now.generation}, {0, 0}};
     for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++) {
         b.collider.shape.resource.bits = gy_physics_resource_ref_bits(stale[i]);
@@ -478,35 +509,23 @@ static void test_physics_body_naming_a_stale_resource_fails_on_the_physics_threa
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
-    gy_physics_resource_ref old = cube_resource(p, 7);
-    fx_step(p, 1);
-    assert_result(gy_physics_record_release_resource(p, old), GY_OK);
-    gy_physics_resource_ref now = cube_resource(p, 7);
+    gy_physics *p = lockstep_recording(&rs);
+    gy_physics_resource_ref old;
+    gy_physics_resource_ref now = reissued_cube_resource(p, 7, &old);
     fx_step(p, 1);
     p->game.resource_ids.live[7] = old.generation;
-    fx_body b = fx_sphere(0, 40, gy_v3(0, 5, 0), 0.5);
-    b.collider.shape.type = GY_SHAPE_HULL;
-    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(old);
+    fx_body b = hull_ball(0, 40, gy_v3(0, 5, 0), old);
     fx_create(p, b);
     p->game.resource_ids.live[7] = now.generation;
     fx_step(p, 1);
     fx_drain(p, &rs);
-    assert_int_equal(rs.count, 1);
-    assert_int_equal(rs.r[0].type, GY_PHYSICS_REPLY_CREATE_FAILED);
-    assert_int_equal(rs.r[0].key, 0);
-    assert_int_equal(gy_reply_as_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);
-    assert_int_equal(gy_reply_as_failure(&rs.r[0])->body_generation, 40);
-    assert_int_equal(gy_reply_as_failure(&rs.r[0])->result, GY_ERR_STALE_HANDLE);
+    assert_stale_body_create_failed(&rs, 0, 40);
     gy_physics_stats s = fx_stats(p);
     assert_int_equal(s.creates_failed, 1);
     assert_int_equal(s.bodies, 0);
     /* The live resource is untouched: a body naming its ref is built against it. */
     assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){0, 40}), GY_OK);
-    b = fx_sphere(1, 41, gy_v3(0, 5, 0), 0.5);
-    b.collider.shape.type = GY_SHAPE_HULL;
-    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(now);
+    b = hull_ball(1, 41, gy_v3(0, 5, 0), now);
     fx_create(p, b);
     fx_step(p, 1);
     assert_int_equal(fx_stats(p).bodies, 1);
@@ -538,8 +557,7 @@ static void test_physics_create_released_in_same_batch_is_not_performed(void **s
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     fx_create(p, fx_sphere(5, 30, gy_v3(0, 5, 0), 0.5));
     assert_result(gy_physics_record_release_body(p, (gy_physics_body_ref){5, 30}), GY_OK);
     /* And a slot taken, dropped and taken again by a newer attachment in one batch. */
@@ -568,29 +586,20 @@ static void test_physics_commands_for_a_failed_create_are_dropped_and_counted(vo
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     /* A hull collider naming a resource gone by the time the body is created (the game side
      * fooled into holding its ref) fails on the physics thread. */
-    fx_body b = fx_sphere(0, 40, gy_v3(0, 1, 0), 0.5);
-    b.collider.shape.type = GY_SHAPE_HULL;
     fx_step(p, 2); /* the failure names a tick other than the first */
     gy_physics_resource_ref gone = cube_resource(p, 99);
     assert_result(gy_physics_record_release_resource(p, gone), GY_OK);
     p->game.resource_ids.live[99] = gone.generation;
-    b.collider.shape.resource.bits = gy_physics_resource_ref_bits(gone);
-    fx_create(p, b);
+    fx_create(p, hull_ball(0, 40, gy_v3(0, 1, 0), gone));
     fx_step(p, 1);
     fx_drain(p, &rs);
-    assert_int_equal(rs.count, 1);
-    assert_int_equal(rs.r[0].type, GY_PHYSICS_REPLY_CREATE_FAILED);
+    assert_stale_body_create_failed(&rs, 0, 40);
     /* The tick whose drain refused it: the one just produced. */
     assert_int_equal(gy_reply_as_failure(&rs.r[0])->tick, gy_physics_tick(p));
     assert_int_equal(gy_physics_tick(p), 3);
-    assert_int_equal(rs.r[0].key, 0);
-    assert_int_equal(gy_reply_as_failure(&rs.r[0])->body_generation, 40);
-    assert_int_equal(gy_reply_as_failure(&rs.r[0])->kind, GY_PHYSICS_OBJECT_BODY);
-    assert_int_equal(gy_reply_as_failure(&rs.r[0])->result, GY_ERR_STALE_HANDLE);
     /* The game side still holds the attachment until it reacts, so these are recorded... */
     assert_result(gy_physics_record_add_impulse(p, (gy_physics_body_ref){0, 40}, gy_v3(1, 0, 0)),
                   GY_OK);
@@ -777,8 +786,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
 {
     (void)state;
     static fx_replies rs;
-    memset(&rs, 0, sizeof rs);
-    gy_physics *p = fx_lockstep(NULL);
+    gy_physics *p = lockstep_recording(&rs);
     gy_vec3 pts[8];
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
@@ -786,10 +794,7 @@ static void test_physics_resources_and_joints_by_key(void **state)
     gy_physics_resource_def rd = {7, NULL, &hull};
     gy_physics_resource_ref resource;
     assert_result(gy_physics_record_create_resource(p, &rd, &resource), GY_OK);
-    fx_body a = fx_sphere(0, 1, gy_v3(0, 5, 0), 0.5);
-    a.collider.shape.type = GY_SHAPE_HULL;
-    a.collider.shape.resource.bits = gy_physics_resource_ref_bits(resource);
-    fx_create(p, a);
+    fx_create(p, hull_ball(0, 1, gy_v3(0, 5, 0), resource));
     fx_create(p, fx_sphere(1, 2, gy_v3(0, 3, 0), 0.25));
     fx_create(p, fx_floor(2, 3));
     gy_physics_joint_def jd;

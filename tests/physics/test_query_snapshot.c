@@ -2,7 +2,7 @@
  * the triple buffer must be current after a publish, filters must exclude exactly what they name,
  * a reader thread must only ever see whole publishes, and a snapshot at its peak size must publish
  * without allocating. */
-#include "test_support.h"
+#include "test_query_snapshot_fixture.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -51,23 +51,6 @@ static gy_snapshot_entry box_entry(gy_pose pose, gy_vec3 size, uint32_t attachme
     e.body.index = attachment + 1000u;
     e.motion = m;
     return e;
-}
-
-static gy_query_snapshot *make_snapshot(const gy_allocator *a)
-{
-    gy_query_snapshot_def def = {a, 0};
-    gy_query_snapshot *qs = NULL;
-    assert_result(gy_query_snapshot_create(&def, &qs), GY_OK);
-    return qs;
-}
-
-static const gy_snapshot_view *publish_read(gy_query_snapshot *qs, uint64_t tick)
-{
-    assert_result(gy_query_snapshot_publish(qs, tick), GY_OK);
-    const gy_snapshot_view *v = gy_query_snapshot_acquire(qs);
-    assert_non_null(v);
-    assert_int_equal(gy_snapshot_view_tick(v), tick);
-    return v;
 }
 
 /* Closest hit, or false. */
@@ -190,9 +173,9 @@ static void test_query_snapshot_raycast_matches_brute_force(void **state)
 {
     (void)state;
     gy_test_rng r = {0x1234567887654321ull};
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     ref_scene s = ref_scene_random(qs, 3000, &r);
-    ref_compare(publish_read(qs, 1), &s, &r, 2000);
+    ref_compare(qfx_publish_read(qs, 1), &s, &r, 2000);
     gy_query_snapshot_destroy(qs);
     test_free(s.b);
 }
@@ -201,9 +184,9 @@ static void test_query_snapshot_refit_after_moves_matches_brute_force(void **sta
 {
     (void)state;
     gy_test_rng r = {0xabcdef};
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     ref_scene s = ref_scene_random(qs, 2000, &r);
-    publish_read(qs, 1);
+    qfx_publish_read(qs, 1);
     gy_query_snapshot_stats before, after;
     gy_query_snapshot_get_stats(qs, &before);
     for (uint64_t tick = 2; tick < 8; tick++) {
@@ -214,7 +197,7 @@ static void test_query_snapshot_refit_after_moves_matches_brute_force(void **sta
                 assert_result(gy_query_snapshot_move(qs, i, s.b[i].pose), GY_OK);
             }
         }
-        ref_compare(publish_read(qs, tick), &s, &r, 400);
+        ref_compare(qfx_publish_read(qs, tick), &s, &r, 400);
     }
     /* Moves alone are refits: neither tree was rebuilt. */
     gy_query_snapshot_get_stats(qs, &after);
@@ -241,7 +224,7 @@ static void test_query_snapshot_closest_is_nearest_of_all(void **state)
     gy_snapshot_geometry *hull, *mesh;
     assert_result(gy_snapshot_geometry_create_hull(NULL, &hd, &hull), GY_OK);
     assert_result(gy_snapshot_geometry_create_mesh(NULL, &md, &mesh), GY_OK);
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     for (uint32_t i = 0; i < 1500; i++) {
         gy_snapshot_entry e = gy_default_snapshot_entry();
         e.pose = pose_at(gy_test_rnd_vec(&r, -40, 40), rnd_quat(&r));
@@ -267,7 +250,7 @@ static void test_query_snapshot_closest_is_nearest_of_all(void **state)
         }
         assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
     }
-    const gy_snapshot_view *v = publish_read(qs, 5);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 5);
     gy_snapshot_hit all[2048], best;
     int hits = 0;
     for (int k = 0; k < 1000; k++) {
@@ -305,13 +288,13 @@ static void test_query_snapshot_closest_is_nearest_of_all(void **state)
 static void test_query_snapshot_rebuilds_on_add_and_remove(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     for (uint32_t i = 0; i < 100; i++) {
         gy_snapshot_entry e = sphere_entry(gy_v3(3.0 * i, 0, 0), 1.0, i + 1,
                                            i < 50 ? GY_MOTION_STATIC : GY_MOTION_DYNAMIC);
         assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
     }
-    publish_read(qs, 1);
+    qfx_publish_read(qs, 1);
     gy_query_snapshot_stats s0, s1;
     gy_query_snapshot_get_stats(qs, &s0);
     assert_int_equal(s0.static_entries, 50);
@@ -322,7 +305,7 @@ static void test_query_snapshot_rebuilds_on_add_and_remove(void **state)
     /* A new dynamic entry far out: only the moving tree is rebuilt, and the new entry answers. */
     gy_snapshot_entry far = sphere_entry(gy_v3(0, 50, 0), 1.0, 500, GY_MOTION_DYNAMIC);
     assert_result(gy_query_snapshot_set(qs, 200, &far), GY_OK);
-    const gy_snapshot_view *v = publish_read(qs, 2);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 2);
     gy_query_snapshot_get_stats(qs, &s1);
     assert_int_equal(s1.static_rebuilds, 1);
     assert_int_equal(s1.moving_rebuilds, 2);
@@ -333,7 +316,7 @@ static void test_query_snapshot_rebuilds_on_add_and_remove(void **state)
 
     /* Removing a static: only the static tree is rebuilt, and the ray passes through its place. */
     assert_result(gy_query_snapshot_remove(qs, 0), GY_OK);
-    v = publish_read(qs, 3);
+    v = qfx_publish_read(qs, 3);
     gy_query_snapshot_get_stats(qs, &s1);
     assert_int_equal(s1.static_rebuilds, 2);
     assert_int_equal(s1.moving_rebuilds, 2);
@@ -347,7 +330,7 @@ static void test_query_snapshot_rebuilds_on_add_and_remove(void **state)
     /* Changing an entry's motion type moves it between the trees (both rebuilt). */
     gy_snapshot_entry e = sphere_entry(gy_v3(3.0, 0, 0), 1.0, 2, GY_MOTION_KINEMATIC);
     assert_result(gy_query_snapshot_set(qs, 1, &e), GY_OK);
-    v = publish_read(qs, 4);
+    v = qfx_publish_read(qs, 4);
     gy_query_snapshot_get_stats(qs, &s1);
     assert_int_equal(s1.static_rebuilds, 3);
     assert_int_equal(s1.moving_rebuilds, 3);
@@ -366,7 +349,7 @@ static void test_query_snapshot_rebuilds_on_add_and_remove(void **state)
 static void test_query_snapshot_rebuilds_every_64th_publish(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     for (uint32_t i = 0; i < 40; i++) {
         gy_snapshot_entry e = sphere_entry(gy_v3(3.0 * i, 0, 0), 1.0, i + 1,
                                            i < 20 ? GY_MOTION_STATIC : GY_MOTION_DYNAMIC);
@@ -378,7 +361,7 @@ static void test_query_snapshot_rebuilds_every_64th_publish(void **state)
         gy_pose pose = pose_at(gy_v3(60.0, sin((double)p), 0), gy_quat_identity());
         if (p > 1)
             assert_result(gy_query_snapshot_move(qs, 25, pose), GY_OK);
-        publish_read(qs, p);
+        qfx_publish_read(qs, p);
         gy_query_snapshot_get_stats(qs, &s);
         assert_int_equal(s.publishes, p);
         assert_int_equal(s.moving_rebuilds, 1 + p / 64);
@@ -388,12 +371,12 @@ static void test_query_snapshot_rebuilds_every_64th_publish(void **state)
     gy_pose pose = pose_at(gy_v3(0, 5, 0), gy_quat_identity());
     assert_result(gy_query_snapshot_move(qs, 3, pose), GY_OK);
     for (uint64_t p = 201; p <= 256; p++) {
-        publish_read(qs, p);
+        qfx_publish_read(qs, p);
         gy_query_snapshot_get_stats(qs, &s);
         assert_int_equal(s.static_rebuilds, p < 256 ? 1 : 2);
     }
     gy_snapshot_hit h;
-    const gy_snapshot_view *v = publish_read(qs, 257);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 257);
     assert_true(cast(v, gy_v3(0, 10, 0), gy_v3(0, -10, 0), NULL, &h));
     assert_int_equal(h.slot, 3);
     assert_near(h.point.y, 6.0, TOL);
@@ -404,7 +387,7 @@ static void test_query_snapshot_filter_excludes_each_field(void **state)
 {
     (void)state;
     /* Five spheres in a row along +x, each with one distinguishing property. */
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     gy_snapshot_entry e[5];
     for (uint32_t i = 0; i < 5; i++)
         e[i] = sphere_entry(gy_v3(5.0 * (i + 1), 0, 0), 1.0, 10 + i, GY_MOTION_DYNAMIC);
@@ -414,7 +397,7 @@ static void test_query_snapshot_filter_excludes_each_field(void **state)
     e[3].motion = GY_MOTION_KINEMATIC; /* excluded by ignore_attachment (13) */
     for (uint32_t i = 0; i < 5; i++)
         assert_result(gy_query_snapshot_set(qs, i, &e[i]), GY_OK);
-    const gy_snapshot_view *v = publish_read(qs, 9);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 9);
     gy_vec3 o = gy_v3(0, 0, 0), d = gy_v3(100, 0, 0);
     gy_snapshot_hit h;
 
@@ -469,7 +452,7 @@ static void test_query_snapshot_skips_callers_own_body(void **state)
     /* A character (attachment 7) made of a capsule and a sphere "backpack" behind it, facing a
      * wall. A ray from its eye backwards through the backpack hits the backpack unless the
      * character's own body is skipped, then the wall behind. */
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     gy_snapshot_entry body = gy_default_snapshot_entry();
     body.shape.type = GY_SHAPE_CAPSULE;
     body.shape.radius = 0.4;
@@ -481,7 +464,7 @@ static void test_query_snapshot_skips_callers_own_body(void **state)
     assert_result(gy_query_snapshot_set(qs, 0, &body), GY_OK);
     assert_result(gy_query_snapshot_set(qs, 1, &pack), GY_OK);
     assert_result(gy_query_snapshot_set(qs, 2, &wall), GY_OK);
-    const gy_snapshot_view *v = publish_read(qs, 1);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 1);
     gy_vec3 eye = gy_v3(-0.38, 0.3, 0); /* inside the capsule, just short of its back */
     gy_snapshot_hit h;
     assert_true(cast(v, eye, gy_v3(-10, 0, 0), NULL, &h));
@@ -510,7 +493,7 @@ typedef struct shapes {
 /* One of each shape, far apart, in slots 0..6 in gy_shape_type order. */
 static void shapes_init(shapes *s)
 {
-    s->qs = make_snapshot(NULL);
+    s->qs = qfx_make_snapshot(NULL);
     gy_vec3 tp[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     gy_hull_def hd = {tp, 4};
     assert_result(gy_snapshot_geometry_create_hull(NULL, &hd, &s->tetra), GY_OK);
@@ -594,7 +577,7 @@ static void test_snapshot_view_raycast_matches_analytic_shapes(void **state)
     (void)state;
     shapes s;
     shapes_init(&s);
-    const gy_snapshot_view *v = publish_read(s.qs, 3);
+    const gy_snapshot_view *v = qfx_publish_read(s.qs, 3);
     double c = sqrt(0.75), r3 = 1.0 / sqrt(3.0);
 
     /* sphere r 1: enters at x = -sqrt(1 - 0.5²) */
@@ -675,7 +658,7 @@ static void test_snapshot_view_overlap_matches_analytic_shapes(void **state)
     (void)state;
     shapes s;
     shapes_init(&s);
-    const gy_snapshot_view *v = publish_read(s.qs, 4);
+    const gy_snapshot_view *v = qfx_publish_read(s.qs, 4);
     gy_quat id = gy_quat_identity();
     gy_vec3 x = gy_v3(1, 0, 0), y = gy_v3(0, 1, 0), ny = gy_v3(0, -1, 0);
     gy_vec3 diag = gy_v3_normalize(gy_v3(1, 1, 0)), n3 = gy_v3_normalize(gy_v3(1, 1, 1));
@@ -733,13 +716,13 @@ static void test_snapshot_view_overlap_matches_analytic_shapes(void **state)
 static void test_snapshot_view_raycast_collectors_respect_capacity(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     for (uint32_t i = 0; i < 20; i++) {
         gy_snapshot_entry e =
             sphere_entry(gy_v3(3.0 * (20 - i), 0, 0), 1.0, i + 1, GY_MOTION_STATIC);
         assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
     }
-    const gy_snapshot_view *v = publish_read(qs, 1);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 1);
     gy_snapshot_hit hits[8];
     memset(hits, 0xab, sizeof hits);
     uint32_t n = 0;
@@ -772,15 +755,15 @@ static void test_snapshot_view_raycast_collectors_respect_capacity(void **state)
 static void test_query_snapshot_no_stale_data_in_any_buffer(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     assert_null(gy_query_snapshot_acquire(qs));
     gy_snapshot_entry a = sphere_entry(gy_v3(0, 0, 0), 1.0, 1, GY_MOTION_DYNAMIC);
     gy_snapshot_entry other = sphere_entry(gy_v3(0, 100, 0), 1.0, 2, GY_MOTION_STATIC);
     assert_result(gy_query_snapshot_set(qs, 0, &a), GY_OK);
     assert_result(gy_query_snapshot_set(qs, 1, &other), GY_OK);
-    publish_read(qs, 1);
-    publish_read(qs, 2);
-    publish_read(qs, 3); /* all three buffers now hold A */
+    qfx_publish_read(qs, 1);
+    qfx_publish_read(qs, 2);
+    qfx_publish_read(qs, 3); /* all three buffers now hold A */
 
     const gy_snapshot_view *seen[3] = {NULL, NULL, NULL};
     uint64_t tick = 4;
@@ -798,7 +781,7 @@ static void test_query_snapshot_no_stale_data_in_any_buffer(void **state)
             }
         }
         for (int k = 0; k < 6; k++) {
-            const gy_snapshot_view *v = publish_read(qs, tick++);
+            const gy_snapshot_view *v = qfx_publish_read(qs, tick++);
             for (int i = 0; i < 3; i++)
                 if (seen[i] == v || seen[i] == NULL) {
                     seen[i] = v;
@@ -881,7 +864,7 @@ static void *reader_main(void *arg)
 static void test_query_snapshot_reader_thread_sees_whole_publishes(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     for (uint32_t i = 0; i < READER_BODIES; i++) {
         gy_snapshot_entry e =
             box_entry(pose_at(gy_v3(4.0 * i, height_for(1), 0), gy_quat_identity()), gy_v3(1, 1, 1),
@@ -926,7 +909,7 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_query_snapshot *qs = make_snapshot(&ta.base);
+    gy_query_snapshot *qs = qfx_make_snapshot(&ta.base);
     gy_vec3 pts[5] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}};
     gy_hull_def hd = {pts, 5};
     gy_snapshot_geometry *hull;
@@ -943,7 +926,7 @@ static void test_query_snapshot_steady_state_allocates_nothing(void **state)
         assert_result(gy_query_snapshot_set(qs, i, &e), GY_OK);
     }
     for (uint64_t t = 1; t <= 3; t++)
-        publish_read(qs, t); /* every buffer reaches full size */
+        qfx_publish_read(qs, t); /* every buffer reaches full size */
     uint64_t before = ta.allocs + ta.reallocs;
     for (uint64_t t = 4; t < 1004; t++) {
         for (uint32_t i = STATICS; i < STATICS + MOVERS; i++)
@@ -989,12 +972,12 @@ static void test_query_snapshot_geometry_freed_after_last_reference(void **state
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_query_snapshot *qs = make_snapshot(&ta.base);
+    gy_query_snapshot *qs = qfx_make_snapshot(&ta.base);
     gy_snapshot_entry e = sphere_entry(gy_v3(0, 0, 0), 1.0, 1, GY_MOTION_STATIC);
     assert_result(gy_query_snapshot_set(qs, 0, &e), GY_OK);
     assert_result(gy_query_snapshot_set(qs, 1, &e), GY_OK);
     for (uint64_t t = 1; t <= 3; t++)
-        publish_read(qs, t);
+        qfx_publish_read(qs, t);
     int64_t baseline = ta.live_blocks;
 
     gy_vec3 v[3] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}};
@@ -1009,25 +992,25 @@ static void test_query_snapshot_geometry_freed_after_last_reference(void **state
     assert_result(gy_query_snapshot_set(qs, 1, &e), GY_OK);
     assert_int_equal(gy_snapshot_geometry_refs(mesh), 2); /* creator + live entry */
     for (uint64_t t = 4; t <= 6; t++)
-        publish_read(qs, t);
+        qfx_publish_read(qs, t);
     assert_int_equal(gy_snapshot_geometry_refs(mesh), 5); /* + one per buffer */
 
     gy_snapshot_geometry_release(mesh);
     assert_result(gy_query_snapshot_remove(qs, 1), GY_OK);
     assert_int_equal(gy_snapshot_geometry_refs(mesh), 3); /* only the buffers now */
-    const gy_snapshot_view *held = publish_read(qs, 7);
+    const gy_snapshot_view *held = qfx_publish_read(qs, 7);
     gy_snapshot_hit h;
     assert_false(cast(held, gy_v3(0.2, 20, 0.2), gy_v3(0, -15, 0), NULL, &h));
     assert_true(ta.live_blocks > baseline); /* two buffers still show the mesh */
-    publish_read(qs, 8);
-    publish_read(qs, 9);
+    qfx_publish_read(qs, 8);
+    qfx_publish_read(qs, 9);
     assert_int_equal(ta.live_blocks, baseline); /* the last buffer let go: freed */
 
     /* Destroying a snapshot that still shows a blob drops its references, not the creator's. */
     assert_result(gy_snapshot_geometry_create_mesh(&ta.base, &md, &mesh), GY_OK);
     e.geometry = mesh;
     assert_result(gy_query_snapshot_set(qs, 1, &e), GY_OK);
-    publish_read(qs, 10);
+    qfx_publish_read(qs, 10);
     gy_query_snapshot_destroy(qs);
     assert_int_equal(gy_snapshot_geometry_refs(mesh), 1);
     gy_snapshot_geometry_release(mesh);
@@ -1088,7 +1071,7 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
      * copies exactly the 100 movers into its buffer, rebuilds nothing and refits only their
      * paths. */
     enum { STATICS = 20000, MOVERS = 100 };
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     for (uint32_t i = 0; i < STATICS; i++) {
         gy_snapshot_entry e =
             box_entry(pose_at(gy_v3(2.0 * (i % 200), 0, 2.0 * (i / 200)), gy_quat_identity()),
@@ -1101,7 +1084,7 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
         assert_result(gy_query_snapshot_set(qs, STATICS + i, &e), GY_OK);
     }
     for (uint64_t t = 1; t <= 3; t++)
-        publish_read(qs, t);
+        qfx_publish_read(qs, t);
     gy_query_snapshot_stats s0, s1;
     gy_query_snapshot_get_stats(qs, &s0);
     enum { ROUNDS = 50 };
@@ -1111,7 +1094,7 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
                 gy_query_snapshot_move(qs, STATICS + i,
                                        pose_at(gy_v3(4.0 * i, 5 + 0.1 * t, 0), gy_quat_identity())),
                 GY_OK);
-        publish_read(qs, t);
+        qfx_publish_read(qs, t);
     }
     gy_query_snapshot_get_stats(qs, &s1);
     assert_int_equal(s1.entries_written - s0.entries_written, (uint64_t)ROUNDS * MOVERS);
@@ -1121,7 +1104,7 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
     /* Two refits (the writer's tree and the buffer's) of at most a root path each. */
     assert_true(s1.nodes_refit - s0.nodes_refit <= (uint64_t)ROUNDS * MOVERS * 2u * 16u);
     gy_snapshot_hit h;
-    const gy_snapshot_view *v = publish_read(qs, 100);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 100);
     assert_true(cast(v, gy_v3(40, 20, 0), gy_v3(0, -40, 0), NULL, &h));
     assert_int_equal(h.slot, STATICS + 10);
     gy_query_snapshot_destroy(qs);
@@ -1132,14 +1115,14 @@ static void test_query_snapshot_publish_work_scales_with_movers(void **state)
 static void test_query_snapshot_moving_box_kept_within_margin(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     gy_snapshot_entry e = box_entry(pose_at(gy_v3(0, 0, 0), gy_quat_identity()), gy_v3(1, 1, 1), 1,
                                     GY_MOTION_DYNAMIC);
     assert_result(gy_query_snapshot_set(qs, 0, &e), GY_OK);
     gy_snapshot_entry far = sphere_entry(gy_v3(50, 0, 0), 1.0, 2, GY_MOTION_DYNAMIC);
     assert_result(gy_query_snapshot_set(qs, 1, &far), GY_OK);
     for (uint64_t t = 1; t <= 3; t++)
-        publish_read(qs, t);
+        qfx_publish_read(qs, t);
     gy_query_snapshot_stats s0, s1;
     gy_query_snapshot_get_stats(qs, &s0);
 
@@ -1150,7 +1133,7 @@ static void test_query_snapshot_moving_box_kept_within_margin(void **state)
         pose = pose_at(gy_v3(0.01 * (double)(t - 3), 0, 0),
                        gy_quat_axis_angle(gy_v3(0, 1, 0), 0.005 * (double)(t - 3)));
         assert_result(gy_query_snapshot_move(qs, 0, pose), GY_OK);
-        v = publish_read(qs, t);
+        v = qfx_publish_read(qs, t);
     }
     gy_query_snapshot_get_stats(qs, &s1);
     assert_int_equal(s1.nodes_refit, s0.nodes_refit);
@@ -1185,7 +1168,7 @@ static void test_query_snapshot_moving_box_kept_within_margin(void **state)
     /* Leaving the margin makes a new box: the tree is refit and the ray finds it there. */
     assert_result(gy_query_snapshot_move(qs, 0, pose_at(gy_v3(3, 0, 0), gy_quat_identity())),
                   GY_OK);
-    v = publish_read(qs, 9);
+    v = qfx_publish_read(qs, 9);
     gy_query_snapshot_get_stats(qs, &s1);
     assert_true(s1.nodes_refit > s0.nodes_refit);
     assert_true(cast(v, gy_v3(3.4, 5, 0), gy_v3(0, -10, 0), NULL, &h));
@@ -1239,9 +1222,9 @@ static void test_query_snapshot_small_moves_match_brute_force(void **state)
 {
     (void)state;
     gy_test_rng r = {0x5eed5eedull};
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     ref_scene s = ref_scene_random(qs, 1500, &r);
-    publish_read(qs, 1);
+    qfx_publish_read(qs, 1);
     gy_query_snapshot_stats before, after;
     gy_query_snapshot_get_stats(qs, &before);
     for (uint64_t tick = 2; tick < 202; tick++) {
@@ -1255,7 +1238,7 @@ static void test_query_snapshot_small_moves_match_brute_force(void **state)
                 gy_quat_axis_angle(axis, gy_test_rnd_in(&r, -angle, angle)), s.b[i].pose.rotation));
             assert_result(gy_query_snapshot_move(qs, i, s.b[i].pose), GY_OK);
         }
-        const gy_snapshot_view *v = publish_read(qs, tick);
+        const gy_snapshot_view *v = qfx_publish_read(qs, tick);
         if (tick % 25 == 0) {
             ref_compare(v, &s, &r, 300);
             for (uint32_t i = 1; i < s.n; i += 2)
@@ -1301,7 +1284,7 @@ static gy_vec3 extreme_point(int shape, gy_pose pose, const gy_vec3 *tetra, gy_v
 static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     gy_vec3 tetra[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     gy_hull_def hd = {tetra, 4};
     gy_snapshot_geometry *g = NULL;
@@ -1336,7 +1319,7 @@ static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **s
                 gy_quat_normalize(gy_quat_mul(gy_quat_axis_angle(spin[k], 0.01), pose[k].rotation));
             assert_result(gy_query_snapshot_move(qs, k, pose[k]), GY_OK);
         }
-        const gy_snapshot_view *v = publish_read(qs, tick);
+        const gy_snapshot_view *v = qfx_publish_read(qs, tick);
         for (uint32_t k = 0; k < 3; k++) {
             gy_vec3 centre =
                 k < 2 ? pose[k].position : gy_pose_apply(pose[k], gy_v3(0.25, 0.25, 0.25));
@@ -1367,7 +1350,7 @@ static void test_query_snapshot_small_turns_keep_every_shape_in_its_box(void **s
 static void test_query_snapshot_rejects_invalid_input(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     gy_snapshot_entry e = gy_default_snapshot_entry();
     assert_result(gy_query_snapshot_set(qs, GY_QUERY_SNAPSHOT_MAX_SLOTS, &e),
                   GY_ERR_INVALID_ARGUMENT);
@@ -1427,12 +1410,12 @@ static void test_query_snapshot_rejects_invalid_input(void **state)
         assert_result(gy_query_snapshot_move(qs, 3, bad_pose), want[i]);
     }
     gy_snapshot_entry_info unmoved;
-    assert_result(gy_snapshot_view_get(publish_read(qs, 1), 3, &unmoved), GY_OK);
+    assert_result(gy_snapshot_view_get(qfx_publish_read(qs, 1), 3, &unmoved), GY_OK);
     assert_true(memcmp(&unmoved.entry.pose, &e.pose, sizeof e.pose) == 0);
     assert_result(gy_query_snapshot_remove(qs, 3), GY_OK);
     assert_result(gy_query_snapshot_remove(qs, 3), GY_ERR_STALE_HANDLE);
 
-    const gy_snapshot_view *v = publish_read(qs, 2);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 2);
     gy_snapshot_hit h;
     uint32_t n;
     assert_result(gy_snapshot_view_raycast(v, gy_v3(NAN, 0, 0), gy_v3(1, 0, 0), NULL,
@@ -1528,7 +1511,7 @@ static void check_nodes(const gy_snapshot_view *v, uint32_t live)
 static void test_snapshot_view_visits_every_tree_node_once(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     assert_int_equal(gy_snapshot_view_visit_nodes(NULL, collect_node, NULL), 0);
     assert_int_equal(gy_snapshot_view_slot_limit(NULL), 0);
     gy_snapshot_triangles t;
@@ -1545,13 +1528,13 @@ static void test_snapshot_view_visits_every_tree_node_once(void **state)
             sphere_entry(gy_v3((double)i, 5.0, 0.0), 0.5, 3000u + i, GY_MOTION_DYNAMIC);
         assert_result(gy_query_snapshot_set(qs, 2000u + i, &e), GY_OK);
     }
-    const gy_snapshot_view *v = publish_read(qs, 1);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 1);
     assert_int_equal(gy_snapshot_view_slot_limit(v), 2100);
     check_nodes(v, 2100);
     /* Remove and add statics: the static tree is edited in place. */
     for (uint32_t i = 0; i < 300; i++)
         assert_result(gy_query_snapshot_remove(qs, i * 5u), GY_OK);
-    v = publish_read(qs, 2);
+    v = qfx_publish_read(qs, 2);
     gy_query_snapshot_stats st;
     gy_query_snapshot_get_stats(qs, &st);
     assert_true(st.static_edits >= 1);
@@ -1561,7 +1544,7 @@ static void test_snapshot_view_visits_every_tree_node_once(void **state)
                                         gy_v3(1, 1, 1), 5000u + i, GY_MOTION_STATIC);
         assert_result(gy_query_snapshot_set(qs, i * 5u, &e), GY_OK);
     }
-    v = publish_read(qs, 3);
+    v = qfx_publish_read(qs, 3);
     check_nodes(v, 1900);
     gy_query_snapshot_destroy(qs);
 }

@@ -1,7 +1,7 @@
 /* The query snapshot stores static entries once: the writer and its published buffers share
  * them, a change copies only what it touches, and a reader never sees a shared part change or go
  * away under a view it holds. */
-#include "test_support.h"
+#include "test_query_snapshot_fixture.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -9,14 +9,6 @@
 
 #include "gyre/math.h"
 #include "query_snapshot.h"
-
-static gy_query_snapshot *make_snapshot(const gy_allocator *a)
-{
-    gy_query_snapshot_def def = {a, 0};
-    gy_query_snapshot *qs = NULL;
-    assert_result(gy_query_snapshot_create(&def, &qs), GY_OK);
-    return qs;
-}
 
 /* A static 1 m box at x = 3 slot whose height says which tick set it. */
 static double height_of(uint64_t tick)
@@ -36,13 +28,13 @@ static gy_snapshot_entry static_box(uint32_t slot, uint64_t tick)
     return e;
 }
 
-static const gy_snapshot_view *publish_read(gy_query_snapshot *qs, uint64_t tick)
+/* Sets static boxes at slots `first` to `end` - 1, as set by `tick`. */
+static void set_statics(gy_query_snapshot *qs, uint32_t first, uint32_t end, uint64_t tick)
 {
-    assert_result(gy_query_snapshot_publish(qs, tick), GY_OK);
-    const gy_snapshot_view *v = gy_query_snapshot_acquire(qs);
-    assert_non_null(v);
-    assert_int_equal(gy_snapshot_view_tick(v), tick);
-    return v;
+    for (uint32_t s = first; s < end; s++) {
+        gy_snapshot_entry e = static_box(s, tick);
+        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
+    }
 }
 
 /* The generation the view shows at `slot` (0: empty), checked against its shape. */
@@ -64,16 +56,13 @@ static void test_query_snapshot_statics_are_stored_once_for_all_buffers(void **s
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_query_snapshot *qs = make_snapshot(&ta.base);
-    for (uint32_t s = 0; s < STATICS; s++) {
-        gy_snapshot_entry e = static_box(s, 1);
-        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
-    }
-    publish_read(qs, 1);
+    gy_query_snapshot *qs = qfx_make_snapshot(&ta.base);
+    set_statics(qs, 0, STATICS, 1);
+    qfx_publish_read(qs, 1);
     int64_t one_buffer = ta.live_bytes;
     const gy_snapshot_view *v = NULL;
     for (uint64_t t = 2; t <= 4; t++)
-        v = publish_read(qs, t); /* every buffer now shows the statics */
+        v = qfx_publish_read(qs, t); /* every buffer now shows the statics */
     gy_query_snapshot_stats st;
     gy_query_snapshot_get_stats(qs, &st);
     assert_int_equal(st.static_page_copies, 0);
@@ -89,21 +78,15 @@ static void test_query_snapshot_statics_are_stored_once_for_all_buffers(void **s
 static void test_query_snapshot_static_change_copies_only_its_page(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
-    for (uint32_t s = 0; s < STATICS; s++) {
-        gy_snapshot_entry e = static_box(s, 1);
-        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
-    }
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
+    set_statics(qs, 0, STATICS, 1);
     const gy_snapshot_view *old = NULL;
     for (uint64_t t = 1; t <= 3; t++)
-        old = publish_read(qs, t);
+        old = qfx_publish_read(qs, t);
     gy_query_snapshot_stats s0, s1;
     gy_query_snapshot_get_stats(qs, &s0);
     /* Three changes to statics of one page, then a removal and a teleport elsewhere. */
-    for (uint32_t s = 64; s < 67; s++) {
-        gy_snapshot_entry e = static_box(s, 4);
-        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
-    }
+    set_statics(qs, 64, 67, 4);
     assert_result(gy_query_snapshot_remove(qs, 1000), GY_OK);
     gy_pose far = {gy_v3(3.0 * 1500, 50, 0), gy_quat_identity()};
     assert_result(gy_query_snapshot_move(qs, 1500, far), GY_OK);
@@ -140,10 +123,10 @@ static void test_query_snapshot_static_change_copies_only_its_page(void **state)
 static void test_query_snapshot_static_turned_mover_is_shown_once(void **state)
 {
     (void)state;
-    gy_query_snapshot *qs = make_snapshot(NULL);
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
     gy_snapshot_entry e = static_box(5, 1);
     assert_result(gy_query_snapshot_set(qs, 5, &e), GY_OK);
-    publish_read(qs, 1);
+    qfx_publish_read(qs, 1);
     for (uint64_t t = 2; t <= 12; t++) {
         e = static_box(5, t);
         e.motion = t % 2 ? GY_MOTION_STATIC : GY_MOTION_DYNAMIC;
@@ -153,7 +136,7 @@ static void test_query_snapshot_static_turned_mover_is_shown_once(void **state)
             assert_result(gy_query_snapshot_set(qs, 5, &other), GY_OK);
         }
         assert_result(gy_query_snapshot_set(qs, 5, &e), GY_OK);
-        const gy_snapshot_view *v = publish_read(qs, t);
+        const gy_snapshot_view *v = qfx_publish_read(qs, t);
         gy_snapshot_entry_info info;
         assert_result(gy_snapshot_view_get(v, 5, &info), GY_OK);
         assert_int_equal(info.entry.motion, e.motion);
@@ -273,11 +256,8 @@ static void test_query_snapshot_reader_never_sees_shared_statics_change(void **s
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_query_snapshot *qs = make_snapshot(&ta.base);
-    for (uint32_t s = 0; s < SLOTS; s++) {
-        gy_snapshot_entry e = static_box(s, 1);
-        assert_result(gy_query_snapshot_set(qs, s, &e), GY_OK);
-    }
+    gy_query_snapshot *qs = qfx_make_snapshot(&ta.base);
+    set_statics(qs, 0, SLOTS, 1);
     /* A mover shares the pages' slot range with nothing, so mover pages are exercised too. */
     gy_snapshot_entry m = static_box(SLOTS, 1);
     m.motion = GY_MOTION_DYNAMIC;

@@ -185,33 +185,30 @@ static gy_result start_labelled(gy_physics *p, scene_data *s)
     return gy_physics_start(p, &s->boot);
 }
 
-static gy_result create_resource_labelled(gy_physics *p, scene_data *s, uint32_t i)
+/* Records the create of the scene's resource, body or joint `i` with its pool's counter moved to
+ * the object's label (see start_labelled); when the create is recorded, its ref carries it. */
+static gy_result create_labelled(gy_physics *p, scene_data *s, obj_kind kind, uint32_t i)
 {
-    gy_physics_resource_ref ref;
-    p->game.resource_ids.next = 300u + s->res[i].index;
-    gy_result r = gy_physics_record_create_resource(p, &s->res[i], &ref);
+    uint32_t label, generation = 0;
+    gy_result r;
+    if (kind == OBJ_RESOURCE) {
+        gy_physics_resource_ref ref = {0, 0};
+        label = p->game.resource_ids.next = 300u + s->res[i].index;
+        r = gy_physics_record_create_resource(p, &s->res[i], &ref);
+        generation = ref.generation;
+    } else if (kind == OBJ_JOINT) {
+        gy_physics_joint_ref ref = {0, 0};
+        label = p->game.joint_ids.next = 200u + s->joint[i].index;
+        r = gy_physics_record_create_joint(p, &s->joint[i], &ref);
+        generation = ref.generation;
+    } else {
+        gy_physics_body_ref ref = {0, 0};
+        label = p->game.ids.next = 100u + i;
+        r = gy_physics_record_create_body(p, &s->body[i], &ref);
+        generation = ref.generation;
+    }
     if (r == GY_OK)
-        assert_int_equal(ref.generation, 300u + s->res[i].index);
-    return r;
-}
-
-static gy_result create_joint_labelled(gy_physics *p, scene_data *s, uint32_t i)
-{
-    gy_physics_joint_ref ref;
-    p->game.joint_ids.next = 200u + s->joint[i].index;
-    gy_result r = gy_physics_record_create_joint(p, &s->joint[i], &ref);
-    if (r == GY_OK)
-        assert_int_equal(ref.generation, 200u + s->joint[i].index);
-    return r;
-}
-
-static gy_result create_labelled(gy_physics *p, scene_data *s, uint32_t i)
-{
-    gy_physics_body_ref ref;
-    p->game.ids.next = 100u + i;
-    gy_result r = gy_physics_record_create_body(p, &s->body[i], &ref);
-    if (r == GY_OK)
-        assert_int_equal(ref.generation, 100u + i);
+        assert_int_equal(generation, label);
     return r;
 }
 
@@ -286,10 +283,10 @@ static uint32_t predict(const gy_fault_backend *fb, gy_result expect[OBJ_COUNT])
 
 static void record_runtime_creates(gy_physics *p, scene_data *s)
 {
-    assert_result(create_resource_labelled(p, s, 2), GY_OK);
-    assert_result(create_labelled(p, s, 5), GY_OK);
-    assert_result(create_labelled(p, s, 6), GY_OK);
-    assert_result(create_joint_labelled(p, s, 2), GY_OK);
+    assert_result(create_labelled(p, s, OBJ_RESOURCE, 2), GY_OK);
+    assert_result(create_labelled(p, s, OBJ_BODY, 5), GY_OK);
+    assert_result(create_labelled(p, s, OBJ_BODY, 6), GY_OK);
+    assert_result(create_labelled(p, s, OBJ_JOINT, 2), GY_OK);
 }
 
 /* Records the release of every object that exists (joints, bodies, then resources). */
@@ -560,10 +557,10 @@ static alloc_run run_allocation_faults(gy_test_allocator *ta, uint64_t fail_at)
     run.started = true;
     bool asked[7] = {true, true, true, true, true, false, false};
     const gy_result rr[4] = {
-        create_resource_labelled(p, &s, 2),
-        create_labelled(p, &s, 5),
-        create_labelled(p, &s, 6),
-        create_joint_labelled(p, &s, 2),
+        create_labelled(p, &s, OBJ_RESOURCE, 2),
+        create_labelled(p, &s, OBJ_BODY, 5),
+        create_labelled(p, &s, OBJ_BODY, 6),
+        create_labelled(p, &s, OBJ_JOINT, 2),
     };
     for (int i = 0; i < 4; i++) {
         if (rr[i] == GY_OK)
