@@ -725,6 +725,8 @@ void gy_bvh_editor_init(gy_bvh_editor *e)
 
 gy_result gy_bvh_editor_set_logging(gy_bvh_editor *e, const gy_allocator *a, bool on)
 {
+    if (e == NULL || a == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
     if (on == e->logging)
         return GY_OK;
     if (on) {
