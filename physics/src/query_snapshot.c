@@ -383,11 +383,10 @@ static gy_result hull_blob(const gy_allocator *a, gy_hull *hull, gy_snapshot_geo
     return GY_OK;
 }
 
-/* A hull blob from points (`from_points`: def) or from a hull built elsewhere (built), each
- * validated first. */
+/* A hull blob from points (`from_points`: def) or from a hull built elsewhere (built: taken once
+ * it is valid), each validated first. */
 static gy_result hull_geometry(const gy_allocator *allocator, bool from_points,
-                               const gy_hull_def *def, const gy_hull *built,
-                               gy_snapshot_geometry **out)
+                               const gy_hull_def *def, gy_hull *built, gy_snapshot_geometry **out)
 {
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -396,9 +395,15 @@ static gy_result hull_geometry(const gy_allocator *allocator, bool from_points,
         return r;
     const gy_allocator *a = gy_allocator_or_default(allocator);
     gy_hull hull;
-    r = from_points ? gy_hull_build(a, def->points, def->point_count, &hull)
-                    : gy_hull_copy(a, built, &hull);
-    return r == GY_OK ? hull_blob(a, &hull, out) : r;
+    if (from_points) {
+        r = gy_hull_build(a, def->points, def->point_count, &hull);
+        if (r != GY_OK)
+            return r;
+    } else {
+        hull = *built;
+        memset(built, 0, sizeof *built);
+    }
+    return hull_blob(a, &hull, out);
 }
 
 gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
@@ -407,7 +412,7 @@ gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const 
     return hull_geometry(allocator, true, def, NULL, out);
 }
 
-gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, const gy_hull *hull,
+gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, gy_hull *hull,
                                                  gy_snapshot_geometry **out)
 {
     return hull_geometry(allocator, false, NULL, hull, out);
