@@ -57,75 +57,14 @@ static gy_mesh_def terrain(gy_vec3 **v, uint32_t **idx)
     return m;
 }
 
-/* Ticks a World with `budget` until the terrain's body is live. slice_ms gets the query-side
- * ticks' times (NULL: not kept), *adapter_ms the largest tick that ran an adapter build (with
- * whatever slices shared it), *max_ms the largest tick. */
-static gy_result run(const char *backend, uint32_t budget, const gy_mesh_def *m, double *slice_ms,
-                     uint32_t slice_cap, uint32_t *slices, double *adapter_ms, double *max_ms,
-                     uint32_t *ticks)
-{
-    gy_world_def c = gy_default_world_def();
-    c.physics.lockstep = true;
-    c.physics.backend = backend;
-    c.physics.geometry_budget = budget;
-    gy_world *w = NULL;
-    gy_result r = gy_world_create(&c, &w);
-    if (r != GY_OK)
-        return r;
-    gy_world_tick(w, 1.0 / 60.0);
-    gy_geometry g;
-    gy_entity cell = {0};
-    r = gy_geometry_create_mesh(w, m, &g);
-    if (r == GY_OK) {
-        gy_shape shape;
-        memset(&shape, 0, sizeof shape);
-        shape.type = GY_SHAPE_MESH;
-        shape.resource.bits = g.bits;
-        gy_scene_collider col = gy_default_scene_collider(shape);
-        gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_STATIC, &col);
-        r = gy_body_create(w, gy_v3(0, 0, 0), &d, &cell);
-        gy_geometry_release(w, g);
-    }
-    *slices = 0;
-    *ticks = 0;
-    *adapter_ms = *max_ms = 0.0;
-    for (bool live = false; r == GY_OK && !live && *ticks < 100000u;) {
-        r = gy_world_tick(w, 1.0 / 60.0);
-        ++*ticks;
-        gy_physics_geometry_stats s;
-        gy_physics_get_geometry_stats(gy_world_physics(w), &s);
-        double ms = (double)s.tick_ns * 1e-6;
-        *max_ms = ms > *max_ms ? ms : *max_ms;
-        if (s.tick_adapter_units > 0)
-            *adapter_ms = ms > *adapter_ms ? ms : *adapter_ms;
-        else if (slice_ms != NULL && *slices < slice_cap && s.tick_units > 0)
-            slice_ms[(*slices)++] = ms;
-        gy_physics_state st;
-        live = gy_body_get_state(w, cell, &st) == GY_OK && st.has_body;
-    }
-    gy_world_destroy(w, NULL);
-    return r;
-}
-
-#define ROCK_POINTS 16384u
-
-static gy_vec3 *rock(void)
-{
-    gy_vec3 *p = malloc(ROCK_POINTS * sizeof *p);
-    for (uint32_t i = 0; p != NULL && i < ROCK_POINTS; i++) {
-        double y = 1.0 - 2.0 * (i + 0.5) / ROCK_POINTS, r = sqrt(1.0 - y * y);
-        double a = 2.399963229728653 * i;
-        p[i] = gy_v3(2.0 * r * cos(a), fmin(2.0 * y, 1.5), 2.0 * r * sin(a));
-    }
-    return p;
-}
-
-/* Ticks a World with `budget` until the rock's geometry job is done (its body live, or refused).
- * slice_ms gets the build's ticks (NULL: not kept), *adapter_ms the tick that ran the adapter's
- * part, *max_ms the largest tick. */
-static gy_result run_hull(const char *backend, uint32_t budget, const gy_vec3 *pts,
-                          double *slice_ms, uint32_t slice_cap, uint32_t *slices,
-                          double *adapter_ms, double *max_ms, uint32_t *ticks)
+/* Ticks a World with `budget` until the geometry's job is done: a mesh (mesh non-NULL) until the
+ * terrain's body is live, a hull (hull non-NULL) until its job is finished (its body live, or
+ * refused). slice_ms gets the ticks that built on the query side (NULL: not kept), *adapter_ms
+ * the largest tick that ran an adapter's part (with whatever slices shared it), *max_ms the
+ * largest tick. */
+static gy_result run(const char *backend, uint32_t budget, const gy_mesh_def *mesh,
+                     const gy_hull_def *hull, double *slice_ms, uint32_t slice_cap,
+                     uint32_t *slices, double *adapter_ms, double *max_ms, uint32_t *ticks)
 {
     gy_world_def c = gy_default_world_def();
     c.physics.lockstep = true;
@@ -138,12 +77,11 @@ static gy_result run_hull(const char *backend, uint32_t budget, const gy_vec3 *p
     gy_world_tick(w, 1.0 / 60.0);
     gy_geometry g;
     gy_entity body = {0};
-    gy_hull_def hd = {pts, ROCK_POINTS};
-    r = gy_geometry_create_hull(w, &hd, &g);
+    r = mesh != NULL ? gy_geometry_create_mesh(w, mesh, &g) : gy_geometry_create_hull(w, hull, &g);
     if (r == GY_OK) {
         gy_shape shape;
         memset(&shape, 0, sizeof shape);
-        shape.type = GY_SHAPE_HULL;
+        shape.type = mesh != NULL ? GY_SHAPE_MESH : GY_SHAPE_HULL;
         shape.resource.bits = g.bits;
         gy_scene_collider col = gy_default_scene_collider(shape);
         gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_STATIC, &col);
@@ -164,10 +102,28 @@ static gy_result run_hull(const char *backend, uint32_t budget, const gy_vec3 *p
             *adapter_ms = ms > *adapter_ms ? ms : *adapter_ms;
         else if (slice_ms != NULL && *slices < slice_cap && s.tick_units > 0)
             slice_ms[(*slices)++] = ms;
-        done = s.jobs == 0 && s.bodies_waiting == 0;
+        if (mesh != NULL) {
+            gy_physics_state st;
+            done = gy_body_get_state(w, body, &st) == GY_OK && st.has_body;
+        } else {
+            done = s.jobs == 0 && s.bodies_waiting == 0;
+        }
     }
     gy_world_destroy(w, NULL);
     return r;
+}
+
+#define ROCK_POINTS 16384u
+
+static gy_vec3 *rock(void)
+{
+    gy_vec3 *p = malloc(ROCK_POINTS * sizeof *p);
+    for (uint32_t i = 0; p != NULL && i < ROCK_POINTS; i++) {
+        double y = 1.0 - 2.0 * (i + 0.5) / ROCK_POINTS, r = sqrt(1.0 - y * y);
+        double a = 2.399963229728653 * i;
+        p[i] = gy_v3(2.0 * r * cos(a), fmin(2.0 * y, 1.5), 2.0 * r * sin(a));
+    }
+    return p;
 }
 
 /* The rock hull's keys for adapter `name`. */
@@ -176,9 +132,10 @@ static int report_hull(gy_bench *b, const char *name, const gy_vec3 *pts, double
 {
     uint32_t slices, ticks, whole_ticks, none;
     double adapter, max, whole_adapter, whole;
-    gy_result r = run_hull(name, 0, pts, slice, cap, &slices, &adapter, &max, &ticks);
+    gy_hull_def hd = {pts, ROCK_POINTS};
+    gy_result r = run(name, 0, NULL, &hd, slice, cap, &slices, &adapter, &max, &ticks);
     if (r == GY_OK)
-        r = run_hull(name, UINT32_MAX, pts, NULL, 0, &none, &whole_adapter, &whole, &whole_ticks);
+        r = run(name, UINT32_MAX, NULL, &hd, NULL, 0, &none, &whole_adapter, &whole, &whole_ticks);
     if (r != GY_OK) {
         gy_bench_note(b, "%s: the rock World failed: %s", name, gy_result_message(r));
         return 1;
@@ -218,9 +175,10 @@ int gy_bench_section_geometry(gy_bench *b)
         const char *name = gy_backend_at(i)->name;
         uint32_t slices, ticks, whole_ticks, none;
         double adapter, max, whole_adapter, whole;
-        gy_result r = run(name, 0, &m, slice, CAP, &slices, &adapter, &max, &ticks);
+        gy_result r = run(name, 0, &m, NULL, slice, CAP, &slices, &adapter, &max, &ticks);
         if (r == GY_OK)
-            r = run(name, UINT32_MAX, &m, NULL, 0, &none, &whole_adapter, &whole, &whole_ticks);
+            r = run(name, UINT32_MAX, &m, NULL, NULL, 0, &none, &whole_adapter, &whole,
+                    &whole_ticks);
         if (r != GY_OK || slices == 0) {
             gy_bench_note(b, "%s: the terrain World failed: %s", name, gy_result_message(r));
             status = 1;

@@ -65,18 +65,23 @@ gy_result gy_hash_map_reserve(gy_hash_map *m, uint32_t count)
 
 gy_result gy_hash_map_upsert(gy_hash_map *m, gy_map_key key, uint64_t **value, bool *inserted)
 {
+    uint32_t at = 0;
     if (m->capacity != 0) {
-        gy_map_slot_ *s = &m->slots[probe(m, key)];
-        if (s->tag == m->epoch) {
-            *value = &s->value;
+        at = probe(m, key);
+        if (m->slots[at].tag == m->epoch) {
+            *value = &m->slots[at].value;
             *inserted = false;
             return GY_OK;
         }
     }
+    uint32_t capacity = m->capacity;
     gy_result r = gy_hash_map_reserve(m, m->count + 1u);
     if (r != GY_OK)
         return r;
-    gy_map_slot_ *s = &m->slots[probe(m, key)];
+    /* The empty slot the probe stopped at is still the key's unless the table was rebuilt. */
+    if (m->capacity != capacity)
+        at = probe(m, key);
+    gy_map_slot_ *s = &m->slots[at];
     s->key = key;
     s->value = 0;
     s->tag = m->epoch;

@@ -111,11 +111,24 @@ void gy_bvh_builder_fini(gy_bvh_builder *b, const gy_allocator *a)
     memset(b, 0, sizeof *b);
 }
 
+/* A new block of n bytes holding the first `old` bytes of `from`, zero after them (NULL when out of
+ * memory; `from` is left for the caller to free once every block of the resize is in hand). */
+static uint8_t *grown_bytes(const gy_allocator *a, const uint8_t *from, uint32_t old, uint32_t n)
+{
+    uint8_t *p = gy_alloc(a, n);
+    if (p == NULL)
+        return NULL;
+    if (old)
+        memcpy(p, from, old);
+    memset(p + old, 0, n - old);
+    return p;
+}
+
 /* Replaces the editor's logs (dirty bits and per-mirror lists) with arrays of n entries, keeping
  * what is logged; old is the size of the current ones (0: none). */
 static gy_result resize_logs(gy_bvh_editor *e, const gy_allocator *a, uint32_t old, uint32_t n)
 {
-    uint8_t *dirty = gy_alloc(a, n);
+    uint8_t *dirty = grown_bytes(a, e->dirty, old, n);
     uint32_t *lists[GY_BVH_MIRRORS];
     bool ok = dirty != NULL;
     for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
@@ -128,9 +141,6 @@ static gy_result resize_logs(gy_bvh_editor *e, const gy_allocator *a, uint32_t o
             gy_free(a, lists[m], (size_t)n * sizeof *lists[m]);
         return GY_ERR_OUT_OF_MEMORY;
     }
-    if (old)
-        memcpy(dirty, e->dirty, old);
-    memset(dirty + old, 0, n - old);
     gy_free(a, e->dirty, old);
     e->dirty = dirty;
     for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
@@ -151,16 +161,13 @@ static gy_result reserve_editor(gy_bvh_editor *e, const gy_allocator *a, uint32_
     if (cap > GY_BVH_MAX_ITEMS)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t old = e->capacity, n = (uint32_t)cap;
-    uint8_t *height = gy_alloc(a, n);
+    uint8_t *height = grown_bytes(a, e->height, old, n);
     if (height == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     if (e->logging && resize_logs(e, a, old, n) != GY_OK) {
         gy_free(a, height, n);
         return GY_ERR_OUT_OF_MEMORY;
     }
-    if (old)
-        memcpy(height, e->height, old);
-    memset(height + old, 0, n - old);
     gy_free(a, e->height, old);
     e->height = height;
     e->capacity = n;
@@ -718,6 +725,8 @@ void gy_bvh_editor_init(gy_bvh_editor *e)
 
 gy_result gy_bvh_editor_set_logging(gy_bvh_editor *e, const gy_allocator *a, bool on)
 {
+    if (e == NULL || a == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
     if (on == e->logging)
         return GY_OK;
     if (on) {

@@ -223,8 +223,8 @@ void gy_bvh_editor_fini(gy_bvh_editor *e, const gy_allocator *a);
 
 /* Turns the logs on (allocating them for the current capacity, with nothing logged: every mirror
  * must then take a whole copy before it can catch up by gy_bvh_mirror) or off (freeing them and
- * forgetting what they held). Returns GY_OK, or GY_ERR_OUT_OF_MEMORY when turning on (unchanged).
- */
+ * forgetting what they held). Returns GY_OK, GY_ERR_INVALID_ARGUMENT for a NULL editor or
+ * allocator, or GY_ERR_OUT_OF_MEMORY when turning on (unchanged). */
 gy_result gy_bvh_editor_set_logging(gy_bvh_editor *e, const gy_allocator *a, bool on);
 
 /* Inserts `item` (< item_limit, not in the tree) with `box` into a tracked tree with an editor.

@@ -74,10 +74,13 @@ uint32_t gy_adapter_contacts_carry(gy_adapter_contacts *c, uint32_t i, gy_result
     const gy_adapter_collider *a, *b;
     memcpy(&a, rec, sizeof a);
     memcpy(&b, (const unsigned char *)rec + sizeof a, sizeof b);
-    bool is_new;
-    uint32_t k = gy_adapter_contacts_pair(c, a, b, &is_new, error);
+    /* Not gy_adapter_contacts_pair: the entry is overwritten whole below, so naming it first would
+     * be work thrown away. */
+    uint32_t k =
+        gy_adapter_report_pair(c->allocator, &c->current, c->pair_size, &c->map, a, b, error);
     if (k == UINT32_MAX)
         return k;
+    mark(c, a, b);
     c->current.contacts[k] = c->previous.contacts[i];
     memcpy(pair_record(&c->current, c->pair_size, k), rec, c->pair_size);
     return k;

@@ -270,6 +270,8 @@ static void finish_job(gy_phys_sim *p, gy_phys_geo_job *j)
             gy_snapshot_mesh_build_cancel(j->build);
         j->build = NULL;
     } else {
+        /* The adapter copies the hull; the query blob takes the job's (drop_job then frees
+         * nothing of it). */
         r = p->cfg->backend->hull_create_built(p->world, &j->hull, &id);
         if (r == GY_OK &&
             (r = gy_snapshot_geometry_create_hull_built(p->cfg->alloc, &j->hull, &g)) != GY_OK)

@@ -383,32 +383,39 @@ static gy_result hull_blob(const gy_allocator *a, gy_hull *hull, gy_snapshot_geo
     return GY_OK;
 }
 
-gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
-                                           gy_snapshot_geometry **out)
+/* A hull blob from points (`from_points`: def) or from a hull built elsewhere (built: taken once
+ * it is valid), each validated first. */
+static gy_result hull_geometry(const gy_allocator *allocator, bool from_points,
+                               const gy_hull_def *def, gy_hull *built, gy_snapshot_geometry **out)
 {
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_validate_hull_def(def);
+    gy_result r = from_points ? gy_validate_hull_def(def) : gy_validate_hull(built);
     if (r != GY_OK)
         return r;
     const gy_allocator *a = gy_allocator_or_default(allocator);
     gy_hull hull;
-    r = gy_hull_build(a, def->points, def->point_count, &hull);
-    return r == GY_OK ? hull_blob(a, &hull, out) : r;
+    if (from_points) {
+        r = gy_hull_build(a, def->points, def->point_count, &hull);
+        if (r != GY_OK)
+            return r;
+    } else {
+        hull = *built;
+        memset(built, 0, sizeof *built);
+    }
+    return hull_blob(a, &hull, out);
 }
 
-gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, const gy_hull *hull,
+gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
+                                           gy_snapshot_geometry **out)
+{
+    return hull_geometry(allocator, true, def, NULL, out);
+}
+
+gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, gy_hull *hull,
                                                  gy_snapshot_geometry **out)
 {
-    if (out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
-    gy_result r = gy_validate_hull(hull);
-    if (r != GY_OK)
-        return r;
-    const gy_allocator *a = gy_allocator_or_default(allocator);
-    gy_hull copy;
-    r = gy_hull_copy(a, hull, &copy);
-    return r == GY_OK ? hull_blob(a, &copy, out) : r;
+    return hull_geometry(allocator, false, NULL, hull, out);
 }
 
 void gy_snapshot_geometry_release(gy_snapshot_geometry *g)

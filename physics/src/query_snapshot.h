@@ -159,9 +159,11 @@ void gy_snapshot_mesh_build_cancel(gy_snapshot_mesh_build *b);
 /* Builds a hull blob: the convex hull of `def`'s points (see gy_hull_build). */
 gy_result gy_snapshot_geometry_create_hull(const gy_allocator *allocator, const gy_hull_def *def,
                                            gy_snapshot_geometry **out);
-/* Builds a hull blob from a hull already built (copied; gy_validate_hull checks it), in time
- * linear in its size. */
-gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, const gy_hull *hull,
+/* Builds a hull blob from a hull already built with `allocator` (gy_validate_hull checks it, in
+ * time linear in its size), taking it rather than copying it: once it is found valid *hull is
+ * zeroed and its arrays are the blob's (freed, on GY_ERR_OUT_OF_MEMORY). A hull refused as invalid
+ * (GY_ERR_INVALID_ARGUMENT for a NULL hull or out, GY_ERR_INVALID_MESH) stays the caller's. */
+gy_result gy_snapshot_geometry_create_hull_built(const gy_allocator *allocator, gy_hull *hull,
                                                  gy_snapshot_geometry **out);
 
 /* Drops one reference (the creator's). Writer thread only. NULL is ignored. */

@@ -105,6 +105,21 @@ static void test_array_capacity_doubles_to_the_least_that_fits(void **state)
     assert_true(gy_capacity_for(3u, 8u, UINT32_MAX) == 3ull << 31);
 }
 
+/* A need no 64-bit capacity reaches by doubling answers UINT64_MAX (above every caller's limit)
+ * rather than wrapping to zero and doubling forever; a zero start counts up from 1. */
+static void test_array_capacity_saturates_rather_than_wrapping_or_looping(void **state)
+{
+    (void)state;
+    assert_true(gy_capacity_for(3u, 8u, UINT64_MAX) == UINT64_MAX);
+    assert_true(gy_capacity_for(3u, 8u, (3ull << 62) + 1u) == UINT64_MAX);
+    assert_true(gy_capacity_for(3u, 8u, 3ull << 62) == 3ull << 62);
+    assert_true(gy_capacity_for(0, 64u, (1ull << 63) + 1u) == UINT64_MAX);
+    assert_true(gy_capacity_for(0, 64u, 1ull << 63) == 1ull << 63);
+    assert_true(gy_capacity_for(0, 0, 0) == 0u);
+    assert_true(gy_capacity_for(0, 0, 5) == 8u);
+    assert_true(gy_capacity_for(0, 0, UINT64_MAX) == UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_array_reserved_array_does_not_allocate_again),
         cmocka_unit_test(test_array_out_of_memory_leaves_the_array_unchanged),
         cmocka_unit_test(test_array_capacity_doubles_to_the_least_that_fits),
+        cmocka_unit_test(test_array_capacity_saturates_rather_than_wrapping_or_looping),
     };
     return cmocka_run_group_tests_name("array", tests, NULL, NULL);
 }

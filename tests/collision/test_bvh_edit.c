@@ -529,12 +529,70 @@ static void test_query_snapshot_small_or_wholesale_changes_rebuild(void **state)
     gy_query_snapshot_destroy(qs);
 }
 
+/* Switching the logs: a NULL editor or allocator is refused, and turning them on when an
+ * allocation fails (each of the dirty bits and the mirrors' lists in turn) answers
+ * GY_ERR_OUT_OF_MEMORY and leaves the editor without logs and the heap as it was. */
+static void test_bvh_edit_logging_switch_refuses_misuse_and_failed_allocation(void **state)
+{
+    (void)state;
+    gy_test_rng r = {0x10c5};
+    pool *p = test_calloc(1, sizeof *p);
+    p->n = 200;
+    for (uint32_t i = 0; i < p->n; i++)
+        pool_place(p, i, &r);
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_bvh t;
+    gy_bvh_editor e;
+    gy_bvh_init(&t, true);
+    gy_bvh_editor_init(&e);
+    t.editor = &e;
+    for (uint32_t i = 0; i < p->n; i++)
+        assert_result(gy_bvh_insert(&t, &ta.base, i, p->boxes[i], p->n), GY_OK);
+    assert_true(e.logging && e.capacity > 0);
+
+    assert_result(gy_bvh_editor_set_logging(NULL, &ta.base, false), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_bvh_editor_set_logging(&e, NULL, false), GY_ERR_INVALID_ARGUMENT);
+    assert_true(e.logging);
+    assert_non_null(e.dirty);
+
+    assert_result(gy_bvh_editor_set_logging(&e, &ta.base, false), GY_OK);
+    assert_false(e.logging);
+    assert_null(e.dirty);
+    assert_result(gy_bvh_editor_set_logging(&e, NULL, true), GY_ERR_INVALID_ARGUMENT);
+    assert_false(e.logging);
+
+    int64_t blocks = ta.live_blocks, bytes = ta.live_bytes;
+    for (uint64_t k = 1; k <= 1u + GY_BVH_MIRRORS; k++) {
+        ta.fail_at = ta.calls + k;
+        assert_result(gy_bvh_editor_set_logging(&e, &ta.base, true), GY_ERR_OUT_OF_MEMORY);
+        assert_false(e.logging);
+        assert_null(e.dirty);
+        for (unsigned m = 0; m < GY_BVH_MIRRORS; m++) {
+            assert_null(e.lists[m]);
+            assert_int_equal(e.counts[m], 0);
+        }
+        assert_int_equal(ta.live_blocks, blocks);
+        assert_int_equal(ta.live_bytes, bytes);
+    }
+    ta.fail_at = 0;
+    assert_result(gy_bvh_editor_set_logging(&e, &ta.base, true), GY_OK);
+    assert_true(e.logging);
+    assert_non_null(e.dirty);
+
+    gy_bvh_editor_fini(&e, &ta.base);
+    gy_bvh_fini(&t, &ta.base);
+    assert_int_equal(ta.live_blocks, 0);
+    test_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bvh_edit_insert_remove_match_brute_force),
         cmocka_unit_test(test_bvh_edit_stays_balanced_under_sorted_inserts),
         cmocka_unit_test(test_bvh_edit_mirrors_become_exact_copies),
+        cmocka_unit_test(test_bvh_edit_logging_switch_refuses_misuse_and_failed_allocation),
         cmocka_unit_test(test_query_snapshot_streams_statics_in_place),
         cmocka_unit_test(test_query_snapshot_streams_again_after_statics_stayed_put),
         cmocka_unit_test(test_query_snapshot_small_or_wholesale_changes_rebuild),

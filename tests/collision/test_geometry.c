@@ -735,6 +735,46 @@ static void test_hull_slices_give_the_one_shot_errors(void **state)
     gy_hull_build_cancel(NULL);
 }
 
+/* The slice entry points' own misuse: no points, a zero-unit slice, a finish with nowhere to put
+ * the hull. Each is answered with its error, leaves the caller's hull as it was and leaks nothing
+ * (a finish frees its builder whatever it answers). */
+static void test_hull_slices_refuse_empty_clouds_and_a_missing_out(void **state)
+{
+    (void)state;
+    gy_vec3 tet[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    gy_hull untouched, h;
+    memset(&untouched, 0xA5, sizeof untouched);
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+
+    assert_result(gy_hull_check(&ta.base, tet, 0), GY_ERR_INVALID_MESH);
+    assert_result(gy_hull_check(&ta.base, tet, 3), GY_ERR_INVALID_MESH);
+    assert_int_equal(ta.live_blocks, 0);
+
+    gy_hull_builder *b;
+    assert_result(gy_hull_build_begin(&ta.base, tet, 0, &b), GY_OK);
+    h = untouched;
+    assert_result(gy_hull_build_finish(b, &h), GY_ERR_INVALID_MESH);
+    assert_memory_equal(&h, &untouched, sizeof h);
+    assert_int_equal(ta.live_blocks, 0);
+
+    /* A zero-unit slice does nothing and says the build is not done. */
+    assert_result(gy_hull_build_begin(&ta.base, tet, 4, &b), GY_OK);
+    uint64_t used = 0;
+    assert_false(gy_hull_build_run(b, 0, &used));
+    assert_int_equal(used, 0);
+    assert_result(gy_hull_build_finish(b, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_int_equal(ta.live_blocks, 0);
+
+    /* The same after the build is done: the hull it made is freed with the builder. */
+    assert_result(gy_hull_build_begin(&ta.base, tet, 4, &b), GY_OK);
+    uint64_t over;
+    run_in_slices(b, 1, &over);
+    assert_result(gy_hull_build_finish(b, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_int_equal(ta.live_blocks, 0);
+    assert_int_equal(ta.live_bytes, 0);
+}
+
 static void test_hull_build_cancelled_at_any_slice_leaks_nothing(void **state)
 {
     (void)state;
@@ -954,6 +994,7 @@ int main(void)
         cmocka_unit_test(test_hull_built_in_slices_is_the_one_shot_hull),
         cmocka_unit_test(test_hull_slices_give_the_one_shot_errors),
         cmocka_unit_test(test_hull_check_passes_every_buildable_cloud),
+        cmocka_unit_test(test_hull_slices_refuse_empty_clouds_and_a_missing_out),
         cmocka_unit_test(test_hull_build_cancelled_at_any_slice_leaks_nothing),
         cmocka_unit_test(test_hull_copy_is_equal_and_owned),
         cmocka_unit_test(test_mass_add_two_spheres_uses_parallel_axis),

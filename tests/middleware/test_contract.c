@@ -4004,6 +4004,71 @@ static void test_contract_validate_pose_names_the_fault(void **state)
     assert_result(gy_validate_pose(p), GY_OK);
 }
 
+/* The mass check body_set_mass uses: which fault gives which error. */
+static void test_contract_validate_mass_names_the_fault(void **state)
+{
+    (void)state;
+    assert_result(gy_validate_mass(1.0), GY_OK);
+    assert_result(gy_validate_mass(1e-9), GY_OK);
+    assert_result(gy_validate_mass(NAN), GY_ERR_NON_FINITE);
+    assert_result(gy_validate_mass(INFINITY), GY_ERR_NON_FINITE);
+    assert_result(gy_validate_mass(-INFINITY), GY_ERR_NON_FINITE);
+    assert_result(gy_validate_mass(0.0), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_mass(-0.0), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_mass(-2.0), GY_ERR_INVALID_ARGUMENT);
+}
+
+/* The shape and pose check every shape cast and overlap starts with: the shape's fault first,
+ * then the pose's, then a shape type queries do not take; the shape is only read. */
+static void test_contract_validate_query_shape_names_the_fault(void **state)
+{
+    (void)state;
+    gy_pose pose = gy_pose_identity();
+    assert_result(gy_validate_query_shape(NULL, pose), GY_ERR_INVALID_ARGUMENT);
+
+    gy_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = GY_SHAPE_SPHERE;
+    s.radius = 0.5;
+    gy_shape kept = s;
+    assert_result(gy_validate_query_shape(&s, pose), GY_OK);
+    s.radius = NAN;
+    assert_result(gy_validate_query_shape(&s, pose), GY_ERR_NON_FINITE);
+    s.radius = -1.0;
+    assert_result(gy_validate_query_shape(&s, pose), GY_ERR_INVALID_SHAPE);
+    s = kept;
+
+    gy_pose bad = pose;
+    bad.position.x = INFINITY;
+    assert_result(gy_validate_query_shape(&s, bad), GY_ERR_NON_FINITE);
+    bad = pose;
+    bad.rotation.w = 2.0; /* finite, not unit */
+    assert_result(gy_validate_query_shape(&s, bad), GY_ERR_INVALID_ARGUMENT);
+    s.radius = NAN; /* the shape's fault is named before the pose's */
+    assert_result(gy_validate_query_shape(&s, bad), GY_ERR_NON_FINITE);
+    s = kept;
+
+    s.type = (gy_shape_type)GY_SHAPE_TYPE_COUNT;
+    assert_result(gy_validate_query_shape(&s, pose), GY_ERR_INVALID_ARGUMENT);
+    s = kept;
+    s.type = GY_SHAPE_CYLINDER;
+    s.height = 2.0;
+    assert_result(gy_validate_query_shape(&s, pose), GY_ERR_UNSUPPORTED);
+    memset(&s, 0, sizeof s);
+    s.type = GY_SHAPE_PLANE;
+    s.normal = gy_v3(0, 1, 0);
+    assert_result(gy_validate_query_shape(&s, pose), GY_ERR_UNSUPPORTED);
+    memset(&s, 0, sizeof s);
+    s.type = GY_SHAPE_MESH;
+    s.resource.bits = 5;
+    assert_result(gy_validate_query_shape(&s, pose), GY_ERR_UNSUPPORTED);
+    s.type = GY_SHAPE_HULL;
+    assert_result(gy_validate_query_shape(&s, pose), GY_OK);
+    s.resource.bits = 0; /* no hull named */
+    assert_result(gy_validate_query_shape(&s, pose), GY_ERR_STALE_HANDLE);
+    assert_int_equal(s.type, GY_SHAPE_HULL);
+}
+
 #define CONTRACT_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(int argc, char **argv)
@@ -4015,6 +4080,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         CONTRACT_TEST(test_contract_free_fall_matches_analytic),
         CONTRACT_TEST(test_contract_validate_pose_names_the_fault),
+        CONTRACT_TEST(test_contract_validate_mass_names_the_fault),
+        CONTRACT_TEST(test_contract_validate_query_shape_names_the_fault),
         CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
         CONTRACT_TEST(test_contract_force_acts_for_the_whole_step_at_any_substep_count),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),

@@ -95,6 +95,50 @@ static void test_hull_create_built_refuses_a_malformed_hull(void **state)
     gy_hull_free(NULL, &h);
 }
 
+/* The rest of a built hull's faults: a missing array, too few vertices or triangles, a centroid
+ * or volume that is not a finite number. Each is refused with GY_ERR_INVALID_MESH, makes no
+ * resource and leaves the id as it was. */
+static void test_hull_create_built_refuses_missing_arrays_and_bad_totals(void **state)
+{
+    fixture *fx = *state;
+    gy_hull h = sphere_hull(64);
+    const gy_hull good = h;
+    gy_resource_id id = {.bits = 77};
+
+    h.vertices = NULL;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h = good;
+    h.triangles = NULL;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h = good;
+    h.planes = NULL;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h = good;
+    h.vertex_count = 3;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h = good;
+    h.vertex_count = 0;
+    h.triangle_count = 0;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h = good;
+    h.centroid.y = NAN;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h = good;
+    h.volume = NAN;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h.volume = INFINITY;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h.volume = -1.0;
+    assert_result(fx->be->hull_create_built(fx->w, &h, &id), GY_ERR_INVALID_MESH);
+    h = good;
+
+    assert_int_equal(id.bits, 0);
+    gy_backend_counters c;
+    fx->be->get_counters(fx->w, &c);
+    assert_int_equal(c.resources, 0);
+    gy_hull_free(NULL, &h);
+}
+
 static void test_hull_create_built_takes_at_most_the_adapters_vertices(void **state)
 {
     fixture *fx = *state;
@@ -122,6 +166,8 @@ int main(int argc, char **argv)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_hull_create_built_refuses_a_malformed_hull, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            test_hull_create_built_refuses_missing_arrays_and_bad_totals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_create_built_takes_at_most_the_adapters_vertices,
                                         setup, teardown),
     };

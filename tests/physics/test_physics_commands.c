@@ -553,6 +553,32 @@ static void test_physics_refs_run_out_rather_than_repeat(void **state)
     gy_physics_destroy(p);
 }
 
+/* A collider's resource bits and the ref they pack: the index low, the generation high, every
+ * value of each kept (no bits pattern is invalid to unpack; a stale or null one is refused where
+ * it is resolved), and the null ref packs to 0. */
+static void test_physics_resource_ref_bits_round_trip(void **state)
+{
+    (void)state;
+    gy_physics_resource_ref null_ref = {0, 0};
+    assert_true(gy_physics_resource_ref_bits(null_ref) == 0u);
+    gy_physics_resource_ref r = gy_physics_resource_ref_of_bits(0);
+    assert_int_equal(r.index, 0);
+    assert_int_equal(r.generation, 0);
+    gy_physics_resource_ref one = {7, 3};
+    assert_true(gy_physics_resource_ref_bits(one) == ((3ull << 32) | 7u));
+    const uint32_t edge[] = {0u, 1u, 0x80000000u, UINT32_MAX};
+    for (int i = 0; i < 4; i++)
+        for (int g = 0; g < 4; g++) {
+            gy_physics_resource_ref ref = {edge[i], edge[g]};
+            r = gy_physics_resource_ref_of_bits(gy_physics_resource_ref_bits(ref));
+            assert_int_equal(r.index, edge[i]);
+            assert_int_equal(r.generation, edge[g]);
+        }
+    r = gy_physics_resource_ref_of_bits(UINT64_MAX);
+    assert_int_equal(r.index, UINT32_MAX);
+    assert_int_equal(r.generation, UINT32_MAX);
+}
+
 static void test_physics_create_released_in_same_batch_is_not_performed(void **state)
 {
     (void)state;
@@ -1196,6 +1222,7 @@ int main(void)
         cmocka_unit_test(test_physics_body_naming_a_stale_resource_is_refused),
         cmocka_unit_test(test_physics_body_naming_a_stale_resource_fails_on_the_physics_thread),
         cmocka_unit_test(test_physics_refs_run_out_rather_than_repeat),
+        cmocka_unit_test(test_physics_resource_ref_bits_round_trip),
         cmocka_unit_test(test_physics_create_released_in_same_batch_is_not_performed),
         cmocka_unit_test(test_physics_commands_for_a_failed_create_are_dropped_and_counted),
         cmocka_unit_test(test_physics_impulses_reach_exactly_one_tick_under_a_flood),

@@ -904,6 +904,47 @@ static void test_query_snapshot_reader_thread_sees_whole_publishes(void **state)
 /* ---- memory -----------------------------------------------------------------------------------
  */
 
+/* A blob made from a built hull takes the hull rather than copying it: a NULL hull or out and a
+ * malformed hull are refused with the hull still the caller's and unchanged; once the hull is
+ * found valid it is the blob's, and a failed allocation frees it (nothing leaks either way). */
+static void test_query_snapshot_built_hull_is_taken_or_refused_untouched(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_vec3 pts[5] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}};
+    gy_hull h, zero;
+    memset(&zero, 0, sizeof zero);
+    assert_result(gy_hull_build(&ta.base, pts, 5, &h), GY_OK);
+    const gy_hull kept = h;
+    gy_snapshot_geometry *g = NULL;
+    assert_result(gy_snapshot_geometry_create_hull_built(&ta.base, &h, NULL),
+                  GY_ERR_INVALID_ARGUMENT);
+    assert_memory_equal(&h, &kept, sizeof h);
+    assert_result(gy_snapshot_geometry_create_hull_built(&ta.base, NULL, &g),
+                  GY_ERR_INVALID_ARGUMENT);
+    h.volume = NAN;
+    assert_result(gy_snapshot_geometry_create_hull_built(&ta.base, &h, &g), GY_ERR_INVALID_MESH);
+    h.volume = kept.volume;
+    assert_memory_equal(&h, &kept, sizeof h);
+    assert_null(g);
+
+    ta.fail_at = ta.calls + 1u;
+    assert_result(gy_snapshot_geometry_create_hull_built(&ta.base, &h, &g), GY_ERR_OUT_OF_MEMORY);
+    assert_null(g);
+    assert_memory_equal(&h, &zero, sizeof h);
+    assert_int_equal(ta.live_blocks, 0);
+
+    ta.fail_at = 0;
+    assert_result(gy_hull_build(&ta.base, pts, 5, &h), GY_OK);
+    assert_result(gy_snapshot_geometry_create_hull_built(&ta.base, &h, &g), GY_OK);
+    assert_memory_equal(&h, &zero, sizeof h);
+    assert_non_null(g);
+    assert_int_equal(gy_snapshot_geometry_refs(g), 1);
+    gy_snapshot_geometry_release(g);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 static void test_query_snapshot_steady_state_allocates_nothing(void **state)
 {
     (void)state;
@@ -1572,6 +1613,7 @@ int main(void)
         cmocka_unit_test(test_query_snapshot_small_moves_match_brute_force),
         cmocka_unit_test(test_query_snapshot_small_turns_keep_every_shape_in_its_box),
         cmocka_unit_test(test_query_snapshot_rejects_invalid_input),
+        cmocka_unit_test(test_query_snapshot_built_hull_is_taken_or_refused_untouched),
         cmocka_unit_test(test_snapshot_view_visits_every_tree_node_once),
     };
     return cmocka_run_group_tests_name("query_snapshot", tests, NULL, NULL);

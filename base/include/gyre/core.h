@@ -96,13 +96,17 @@ void *gy_alloc_zeroed(const gy_allocator *a, size_t size);
 void *gy_realloc(const gy_allocator *a, void *ptr, size_t old_size, size_t new_size);
 void gy_free(const gy_allocator *a, void *ptr, size_t size);
 
-/* The capacity a growable block doubles to, from `capacity` (or `first` when that is 0), to hold
- * `need` items. 64-bit, so a caller compares it with its own limit before narrowing it. */
+/* The capacity a growable block doubles to, from `capacity` (or `first` when that is 0; 1 when
+ * both are), to hold `need` items. 64-bit, so a caller compares it with its own limit before
+ * narrowing it; UINT64_MAX, which no limit admits, when doubling would overflow. */
 static inline uint64_t gy_capacity_for(uint32_t capacity, uint32_t first, uint64_t need)
 {
     uint64_t cap = capacity != 0 ? capacity : first;
-    while (cap < need)
-        cap *= 2u;
+    while (cap < need) {
+        if (cap > UINT64_MAX / 2u)
+            return UINT64_MAX;
+        cap = cap != 0 ? cap * 2u : 1u;
+    }
     return cap;
 }
 
