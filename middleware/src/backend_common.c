@@ -131,7 +131,9 @@ gy_result gy_validate_mass(double mass)
 {
     if (!gy_is_finite(mass))
         return GY_ERR_NON_FINITE;
-    return mass > 0.0 ? GY_OK : GY_ERR_INVALID_ARGUMENT;
+    /* The range a body is created with: a tiny (or denormal) mass makes the vendor's inverse
+     * mass infinite and its integrator fault. */
+    return mass >= GY_MIN_MASS && mass <= GY_MAX_MASS ? GY_OK : GY_ERR_INVALID_ARGUMENT;
 }
 
 gy_result gy_validate_query_shape(const gy_shape *shape, gy_pose pose)

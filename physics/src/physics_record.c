@@ -563,7 +563,8 @@ gy_result gy_physics_record_set_awake(gy_physics *p, gy_physics_body_ref body, b
 
 gy_result gy_physics_record_set_mass(gy_physics *p, gy_physics_body_ref body, double mass)
 {
-    if (gy_is_finite(mass) && !(mass > 0.0))
+    /* Non-finite values are refused by record_mutate with the other vectors' error. */
+    if (gy_is_finite(mass) && gy_validate_mass(mass) != GY_OK)
         return GY_ERR_INVALID_ARGUMENT;
     return record_mutate(p, GY_PHYS_CMD_SET_MASS, body, 0, &mass, 1);
 }

@@ -4009,7 +4009,12 @@ static void test_contract_validate_mass_names_the_fault(void **state)
 {
     (void)state;
     assert_result(gy_validate_mass(1.0), GY_OK);
-    assert_result(gy_validate_mass(1e-9), GY_OK);
+    assert_result(gy_validate_mass(GY_MIN_MASS), GY_OK);
+    assert_result(gy_validate_mass(GY_MAX_MASS), GY_OK);
+    /* Below the creation range, down to a denormal (its inverse is infinite), and above it. */
+    assert_result(gy_validate_mass(GY_MIN_MASS / 10), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_mass(1e-320), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_validate_mass(GY_MAX_MASS * 10), GY_ERR_INVALID_ARGUMENT);
     assert_result(gy_validate_mass(NAN), GY_ERR_NON_FINITE);
     assert_result(gy_validate_mass(INFINITY), GY_ERR_NON_FINITE);
     assert_result(gy_validate_mass(-INFINITY), GY_ERR_NON_FINITE);

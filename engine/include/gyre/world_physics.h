@@ -227,10 +227,11 @@ gy_result gy_world_set_kill_plane(gy_world *world, bool enabled, double y);
  * GY_ERR_INACTIVE (no body now). */
 gy_result gy_body_set_awake(gy_world *world, gy_entity e, bool awake);
 
-/* A Dynamic body's total mass in kg (> 0): mass and inertia scale together (the centre of mass
- * and the share of each collider stay), velocities are kept, so an impulse J then changes the
- * velocity by J / mass. GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT, GY_ERR_INVALID_MOTION. A
- * component without a body now only keeps it for its next creation. */
+/* A Dynamic body's total mass in kg, in [GY_MIN_MASS, GY_MAX_MASS] as at creation: mass and
+ * inertia scale together (the centre of mass and the share of each collider stay), velocities are
+ * kept, so an impulse J then changes the velocity by J / mass. GY_ERR_NON_FINITE,
+ * GY_ERR_INVALID_ARGUMENT, GY_ERR_INVALID_MOTION. A component without a body now only keeps it
+ * for its next creation. */
 gy_result gy_body_set_mass(gy_world *world, gy_entity e, double mass);
 
 /* The material of collider `collider` (index in the description's list), checked as in

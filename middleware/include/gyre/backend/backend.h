@@ -227,7 +227,7 @@ gy_result gy_validate_hull_def(const gy_hull_def *def);
 gy_result gy_validate_hull(const struct gy_hull *hull);
 gy_result gy_validate_query_filter(const gy_query_filter *filter);
 /* A body's mass set after creation: GY_ERR_NON_FINITE when not finite, GY_ERR_INVALID_ARGUMENT
- * unless > 0 (kg). */
+ * outside [GY_MIN_MASS, GY_MAX_MASS] kg (the range a body is created with). */
 gy_result gy_validate_mass(double mass);
 /* A shape and pose for a shape cast or overlap: GY_ERR_INVALID_ARGUMENT for a null shape, the
  * errors of gy_validate_shape and gy_validate_pose, GY_ERR_UNSUPPORTED for a shape other than a
