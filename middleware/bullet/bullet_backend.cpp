@@ -10,9 +10,8 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
       bodies(), colliders(), joints(), resources(nullptr), moving(nullptr), moving_count(0),
-      moving_capacity(0), tally(), contacts(nullptr), breakables(), broken(), scratch(nullptr),
-      scratch_count(0), scratch_capacity(0), step_index(0), substep_index(0), aabbs_stale(false),
-      substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      moving_capacity(0), tally(), contacts(nullptr), breakables(), broken(), step_index(0),
+      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_handle_pool_init(&bodies, a);
     gy_handle_pool_init(&colliders, a);
@@ -83,7 +82,6 @@ static void world_free(gy_driver_world *w)
     gy_bt_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
     gy_adapter_breakables_free(a, &w->breakables);
-    gy_free(a, w->scratch, (size_t)w->scratch_capacity * sizeof *w->scratch);
     w->~gy_driver_world();
     gy_free(a, w, sizeof *w);
 }
@@ -170,7 +168,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .joint_release = gy_bt_joint_release,
     .joint_set_motor = gy_bt_joint_set_motor,
     .joint_get_state = gy_bt_joint_get_state,
-    .step = gy_bt_step,
+    .step = &gy_bt_step,
     .awake_bodies = bt_awake_bodies,
     .raycast = gy_bt_raycast,
     .shape_cast = gy_bt_shape_cast,

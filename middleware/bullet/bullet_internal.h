@@ -74,14 +74,12 @@ struct gy_driver_body {
     btVector3 lock_position;             /* centre of mass coordinates held on locked linear axes */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
     double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
-    btVector3 ccd_start;
     /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
     btVector3 force, torque;
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
     bool pose_written; /* kinematic: re-posed since the last step, counts as moving once */
     bool active;       /* this substep: awake (dynamic) or moving (kinematic) */
-    bool in_contact;   /* this substep: some manifold names it */
     /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (bullet_step.cpp). */
@@ -205,8 +203,6 @@ struct gy_driver_world {
     gy_adapter_contacts *contacts;
     gy_adapter_breakables breakables; /* gy_bt_joint records */
     gy_adapter_broken broken;
-    gy_bt_collider **scratch; /* continuous collision candidates */
-    uint32_t scratch_count, scratch_capacity;
 
     uint64_t step_index;
     uint64_t substep_index;
@@ -343,7 +339,7 @@ void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *o
 /* Step (bullet_step.cpp). */
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info);
-gy_result gy_bt_step(gy_driver_world *w, double dt, double h, uint32_t substeps);
+extern "C" const gy_driver_step gy_bt_step;
 void gy_bt_step_fini(gy_driver_world *w);
 
 /* Queries (bullet_query.cpp). */

@@ -1,19 +1,21 @@
-/* Bullet adapter: the step. Per substep: kinematic bodies are moved to where their velocities
- * take them (Bullet derives a kinematic body's contact velocity from its last two poses), pending
- * forces are applied, and btDiscreteDynamicsWorld steps once. Its narrowphase runs through the
- * adapter's near callback, whose contact result decides per collider pair what Bullet only knows
- * per object: category/mask, sensors and response-off colliders (reported, never added to a
- * manifold), one-way platforms (points dropped), combined materials and conveyor motion. After
- * the solve the adapter reads the manifolds into per-pair reports, and adds what Bullet lacks or
- * does differently: exact ballistic gravity, axis-lock projection, continuous collision that
- * honours the same filters, joint breaking by force, and a sleep test on averaged velocities.
+/* Bullet driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
+ * substep: kinematic bodies are moved to where their velocities take them (Bullet derives a
+ * kinematic body's contact velocity from its last two poses), pending forces are applied, and
+ * btDiscreteDynamicsWorld steps once. Its narrowphase runs through the driver's near callback,
+ * whose contact result asks the front end's pre-solve rules per collider pair what Bullet only
+ * knows per object: category/mask, sensors and response-off colliders (reported, never added to
+ * a manifold), one-way platforms (points dropped), combined materials; it adds conveyor motion.
+ * After the solve the driver reads the manifolds into per-pair reports; the front end then
+ * applies its own rules (ballistic gravity, axis locks, continuous collision) through the raw
+ * state and geometry primitives at the end of this file, and the driver breaks joints by force
+ * and applies the sleep test on averaged velocities.
  *
  * Pairs whose bodies both sleep keep their manifolds, so their contacts stay reported; sensor
  * overlaps (which have no manifold points) are carried over from the last report instead. */
 #include <math.h>
 #include <string.h>
 
-#include "../src/ccd.h"
+#include "../src/step.h"
 #include "bullet_internal.h"
 
 /* ---- report ------------------------------------------------------------------------------- */
@@ -71,35 +73,6 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
         index = (uint32_t)child->m_index;
     }
     return index < b->collider_count ? b->colliders[index] : nullptr;
-}
-
-/* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
- * the platform's one-way side: its first contact must have a normal (platform to body) within
- * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
- * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
- * separate. The verdict is taken with the first point Bullet reports and kept until the two
- * separate: re-judging a pair that already stands on the platform would mistake the solver
- * pushing it out of a deep landing for rising through, and drop it. */
-static bool one_way_accepts(gy_driver_world *w, gy_bt_collider *platform, gy_bt_collider *other,
-                            const btVector3 &normal_po, const btVector3 &point, double penetration)
-{
-    bool accepted;
-    if (gy_adapter_contact_one_way_known(w->contacts, &platform->base, &other->base, &accepted))
-        return accepted;
-    btVector3 n =
-        gy_bt_collider_transform(platform).getBasis() * gy_bt_vec(platform->base.one_way_normal);
-    btVector3 rel =
-        gy_bt_body_velocity_at(other->body, point) - gy_bt_body_velocity_at(platform->body, point);
-    gy_adapter_one_way_contact oc;
-    oc.platform = &platform->base;
-    oc.other = &other->base;
-    oc.normal = gy_bt_from_vec(normal_po);
-    oc.one_way = gy_bt_from_vec(n);
-    oc.velocity = gy_bt_from_vec(rel);
-    oc.other_com = gy_bt_from_vec(gy_bt_body_com(other->body));
-    oc.point = gy_bt_from_vec(point);
-    oc.penetration = penetration;
-    return gy_adapter_contact_one_way(w->contacts, &oc, true, &w->step_error);
 }
 
 /* A static created or teleported since the last step. */
@@ -209,8 +182,9 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
             overlap(ca, cb, (point_on_a + point_on_b) * 0.5, normal_on_b, depth);
         return;
     }
-    if ((ca->base.one_way && !one_way_accepts(m_world, ca, cb, -normal_on_b, point_on_b, -depth)) ||
-        (cb->base.one_way && !one_way_accepts(m_world, cb, ca, normal_on_b, point_on_b, -depth))) {
+    if (!gy_frontend_one_way_pair(m_world->contacts, &ca->base, &cb->base,
+                                  gy_bt_from_vec(-normal_on_b), gy_bt_from_vec(point_on_b), -depth,
+                                  &m_world->step_error)) {
         m->clearManifold(); /* this collider pair's manifold: drop what it held before */
         return;
     }
@@ -471,8 +445,8 @@ static void gather_manifolds(gy_driver_world *w)
         gy_bt_body *b0 = gy_bt_body_of(m->getBody0()), *b1 = gy_bt_body_of(m->getBody1());
         if (b0 == nullptr || b1 == nullptr)
             continue;
-        b0->in_contact = true;
-        b1->in_contact = true;
+        b0->base.in_contact = true;
+        b1->base.in_contact = true;
         for (int k = 0; k < n; k++) {
             const btManifoldPoint &p = m->getContactPoint(k);
             if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count || p.m_partId1 < 0 ||
@@ -493,185 +467,6 @@ static void gather_manifolds(gy_driver_world *w)
             pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                           -p.m_normalWorldOnB, p.getDistance());
         }
-    }
-}
-
-/* Semi-implicit Euler moves a body (v + g h) h per step: the shared ballistic correction
- * applies, on the body's free axes. */
-static void ballistic_correction(gy_driver_world *w, double h)
-{
-    btVector3 g = gy_bt_vec(w->def.gravity);
-    if (g.length2() == 0.0)
-        return;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
-        if (!gy_adapter_ballistic_applies(
-                b->base.type, b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive(), b->in_contact,
-                b->base.joint_count, b->base.gravity_factor))
-            continue;
-        btTransform &t = b->rb->getWorldTransform();
-        btVector3 shift =
-            gy_bt_vec(gy_adapter_ballistic_shift(w->def.gravity, b->base.gravity_factor, h));
-        t.setOrigin(t.getOrigin() + shift * b->rb->getLinearFactor());
-    }
-}
-
-/* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
- * world inertia tensor onto a locked axis; this removes whatever reached one. */
-static void project_locks(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
-        if (!b->any_lock || !b->rb->isActive())
-            continue;
-        btTransform &t = b->rb->getWorldTransform();
-        gy_vec3 p = gy_bt_from_vec(t.getOrigin()), v = gy_bt_from_vec(b->rb->getLinearVelocity()),
-                av = gy_bt_from_vec(b->rb->getAngularVelocity());
-        gy_adapter_project_locks(b->base.lock_linear, b->base.lock_angular,
-                                 gy_bt_from_vec(b->lock_position), &p, &v, &av);
-        t.setOrigin(gy_bt_vec(p));
-        b->rb->setLinearVelocity(gy_bt_vec(v));
-        b->rb->setAngularVelocity(gy_bt_vec(av));
-    }
-}
-
-/* ---- continuous collision ------------------------------------------------------------------- */
-
-struct ccd_ctx {
-    gy_driver_world *w;
-    gy_bt_body *body;
-    btVector3 motion;
-    btCollisionShape *sphere; /* the swept sphere, built in the world's query storage */
-};
-
-static bool ccd_accepts(const ccd_ctx *cc, const gy_bt_collider *c)
-{
-    if (!gy_adapter_contact_ccd_candidate(cc->body->base.solid, &c->base))
-        return false;
-    return !c->base.one_way ||
-           gy_adapter_ccd_one_way_accepts(gy_bt_from_vec(cc->motion),
-                                          gy_bt_from_vec(gy_bt_collider_transform(c).getBasis() *
-                                                         gy_bt_vec(c->base.one_way_normal)));
-}
-
-static void ccd_visit(void *ctx, gy_bt_body *b)
-{
-    ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
-    gy_driver_world *w = cc->w;
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        gy_bt_collider *c = b->colliders[i];
-        if (!ccd_accepts(cc, c))
-            continue;
-        gy_result r = gy_array_reserve(w->allocator, (void **)&w->scratch, &w->scratch_capacity,
-                                       w->scratch_count + 1u, sizeof *w->scratch);
-        if (r != GY_OK) {
-            note_error(w, r);
-            return;
-        }
-        w->scratch[w->scratch_count++] = c;
-    }
-}
-
-static bool ccd_probe_touches(gy_driver_world *w, uint32_t i)
-{
-    btVector3 point, normal;
-    double pen;
-    int32_t tri;
-    return gy_bt_probe_contact(w, w->scratch[i], &point, &normal, &pen, &tri);
-}
-
-static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double radius)
-{
-    ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
-    (void)radius; /* the sphere shape was built with it */
-    cc->w->probe.setCollisionShape(cc->sphere);
-    cc->w->probe.setWorldTransform(btTransform(btQuaternion::getIdentity(), gy_bt_vec(center)));
-    return ccd_probe_touches(cc->w, i);
-}
-
-/* Each solid collider of the body in turn stands in as the probe (dynamic bodies' shapes are
- * convex), with the body's centre of mass frame moved to `com`. */
-static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
-{
-    ccd_ctx *cc = static_cast<ccd_ctx *>(ctx);
-    gy_driver_world *w = cc->w;
-    btTransform frame(cc->body->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
-    for (uint32_t k = 0; k < cc->body->collider_count; k++) {
-        const gy_bt_collider *c = cc->body->colliders[k];
-        if (c->base.is_sensor)
-            continue;
-        w->probe.setCollisionShape(c->bt_shape);
-        w->probe.setWorldTransform(frame * c->child);
-        if (ccd_probe_touches(w, i))
-            return true;
-    }
-    return false;
-}
-
-static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
-{
-    const gy_bt_body *o = static_cast<ccd_ctx *>(ctx)->w->scratch[i]->body;
-    if (o->base.type == GY_MOTION_STATIC)
-        return gy_v3(0.0, 0.0, 0.0);
-    return gy_bt_from_vec(gy_bt_body_com(o) - o->ccd_start);
-}
-
-/* Sweeps the body from its substep start to its end against what it may have passed, moving
- * bodies included (gy_adapter_ccd_sweep); on a hit the two are put back where they first touch
- * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
- * `reach` is the longest distance any body moved in this substep: a moving body that far from the
- * path may have crossed it. */
-static void ccd_body(gy_driver_world *w, gy_bt_body *b, double reach)
-{
-    btVector3 p0 = b->ccd_start, p1 = gy_bt_body_com(b);
-    btVector3 d = p1 - p0;
-    double r = gy_adapter_contact_ccd_radius(&b->base, b->ccd_radius, d.length(), reach);
-    if (!(r > 0.0))
-        return;
-
-    gy_shape sphere;
-    memset(&sphere, 0, sizeof sphere);
-    sphere.type = GY_SHAPE_SPHERE;
-    sphere.radius = r;
-    ccd_ctx cc = {w, b, d, gy_bt_probe_shape(w, &sphere)};
-    w->scratch_count = 0;
-    double e = r + reach;
-    gy_bt_sweep_bodies(w, p0, p1, btVector3(-e, -e, -e), btVector3(e, e, e), ccd_visit, &cc);
-    if (w->scratch_count == 0)
-        return;
-    gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
-    gy_adapter_ccd_hit hit;
-    bool hit_something = gy_adapter_ccd_sweep(&probe, w->scratch_count, gy_bt_from_vec(p0),
-                                              gy_bt_from_vec(p1), r, b->ccd_radius, &hit);
-    /* The probe must not keep pointing at a body's shape, which a release would free. */
-    w->probe.setCollisionShape(cc.sphere);
-    if (!hit_something)
-        return;
-    btVector3 at = gy_bt_vec(hit.com);
-    gy_bt_body *o = w->scratch[hit.candidate]->body;
-    if (o->base.type == GY_MOTION_DYNAMIC) {
-        btTransform &ot = o->rb->getWorldTransform();
-        ot.setOrigin(ot.getOrigin() + gy_bt_vec(hit.rewind));
-        at += gy_bt_vec(hit.rewind);
-    }
-    b->rb->getWorldTransform().setOrigin(at);
-}
-
-static void continuous_collision(gy_driver_world *w)
-{
-    double reach = -1.0;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
-        if (!b->base.continuous || !b->rb->isActive())
-            continue;
-        if (reach < 0.0) {
-            reach = 0.0;
-            for (uint32_t k = 0; k < w->moving_count; k++) {
-                const gy_bt_body *o = w->moving[k];
-                reach = fmax(reach, (double)(gy_bt_body_com(o) - o->ccd_start).length());
-            }
-        }
-        ccd_body(w, b, reach);
     }
 }
 
@@ -710,11 +505,9 @@ static void before_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (!b->in_contact)
+        if (!b->base.in_contact)
             b->correction_speed = 0.0; /* free: nothing left to give back */
-        b->in_contact = false;
-        /* Every moving body's: continuous collision sweeps in each candidate's frame. */
-        b->ccd_start = gy_bt_body_com(b);
+        b->base.in_contact = false;
         if (b->base.type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
             if (!b->active)
@@ -815,8 +608,13 @@ static void settle_contacts(gy_driver_world *w, double h)
         }
 }
 
-static void after_substep(gy_driver_world *w, double h)
+static void bt_solve(gy_driver_world *w, double h, uint32_t)
 {
+    w->substep_index++;
+    before_substep(w, h);
+    gy_bt_joints_before_solve(w, h);
+    /* maxSubSteps 0: exactly one internal step of h, no interpolation. */
+    w->world.stepSimulation(h, 0, h);
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
         if (b->base.type == GY_MOTION_KINEMATIC) {
@@ -827,9 +625,10 @@ static void after_substep(gy_driver_world *w, double h)
     }
     settle_contacts(w, h);
     gather_manifolds(w);
-    ballistic_correction(w, h);
-    project_locks(w);
-    continuous_collision(w);
+}
+
+static void bt_substep_end(gy_driver_world *w, double h)
+{
     gy_result r = gy_bt_joint_check_breaks(w);
     if (r != GY_OK)
         note_error(w, r);
@@ -906,28 +705,160 @@ static void end_step(gy_driver_world *w)
         b->torque.setZero();
         b->pose_written = false;
     }
-    gy_adapter_contacts_end_step(w->contacts);
     w->aabbs_stale = true;
 }
 
-gy_result gy_bt_step(gy_driver_world *w, double, double h, uint32_t substeps)
+static void bt_begin(gy_driver_world *w, double, double h)
 {
     w->step_error = GY_OK;
     w->step_index++;
     w->substep_dt = h;
-    gy_adapter_contacts_begin_step(w->contacts);
-    for (uint32_t s = 0; s < substeps; s++) {
-        w->substep_index++;
-        before_substep(w, h);
-        gy_bt_joints_before_solve(w, h);
-        /* maxSubSteps 0: exactly one internal step of h, no interpolation. */
-        w->world.stepSimulation(h, 0, h);
-        after_substep(w, h);
-    }
+}
+
+static gy_result bt_end(gy_driver_world *w, double)
+{
     sensor_pass(w);
     end_step(w);
     return w->step_error;
 }
+
+/* ---- raw state and geometry for the front end's rules --------------------------------------- */
+
+static gy_driver_body *const *bt_moving(gy_driver_world *w, uint32_t *count)
+{
+    *count = w->moving_count;
+    return w->moving;
+}
+
+static bool bt_body_awake(const gy_bt_body *b)
+{
+    return b->rb->isActive();
+}
+
+static gy_vec3 bt_body_com(const gy_bt_body *b)
+{
+    return gy_bt_from_vec(gy_bt_body_com(b));
+}
+
+static void bt_body_set_com(gy_bt_body *b, gy_vec3 com)
+{
+    b->rb->getWorldTransform().setOrigin(gy_bt_vec(com));
+}
+
+static void bt_body_velocity(const gy_bt_body *b, gy_vec3 *linear, gy_vec3 *angular)
+{
+    *linear = gy_bt_from_vec(b->rb->getLinearVelocity());
+    *angular = gy_bt_from_vec(b->rb->getAngularVelocity());
+}
+
+static void bt_body_set_velocity(gy_bt_body *b, gy_vec3 linear, gy_vec3 angular)
+{
+    b->rb->setLinearVelocity(gy_bt_vec(linear));
+    b->rb->setAngularVelocity(gy_bt_vec(angular));
+}
+
+/* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
+ * world inertia tensor onto a locked axis: the front end's projection removes it. */
+static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
+{
+    *lock_position = gy_bt_from_vec(b->lock_position);
+    return b->any_lock;
+}
+
+static double bt_body_ccd_radius(const gy_bt_body *b)
+{
+    return b->ccd_radius;
+}
+
+struct gather_ctx {
+    void (*add)(void *ctx, gy_bt_collider *c);
+    void *ctx;
+};
+
+static void gather_visit(void *ctx, gy_bt_body *b)
+{
+    gather_ctx *gc = static_cast<gather_ctx *>(ctx);
+    for (uint32_t i = 0; i < b->collider_count; i++)
+        gc->add(gc->ctx, b->colliders[i]);
+}
+
+static void bt_ccd_gather(gy_driver_world *w, gy_vec3 p0, gy_vec3 p1, double r, double reach,
+                          void (*add)(void *ctx, gy_bt_collider *c), void *ctx)
+{
+    gather_ctx gc = {add, ctx};
+    double e = r + reach;
+    gy_bt_sweep_bodies(w, gy_bt_vec(p0), gy_bt_vec(p1), btVector3(-e, -e, -e), btVector3(e, e, e),
+                       gather_visit, &gc);
+}
+
+/* The swept sphere is built in the world's query storage. */
+static void bt_ccd_begin(gy_driver_world *w, double radius)
+{
+    gy_shape sphere;
+    memset(&sphere, 0, sizeof sphere);
+    sphere.type = GY_SHAPE_SPHERE;
+    sphere.radius = radius;
+    gy_bt_probe_shape(w, &sphere);
+}
+
+/* The probe must not keep pointing at a body's shape, which a release would free. */
+static void bt_ccd_end(gy_driver_world *w)
+{
+    w->probe.setCollisionShape(w->query_shape);
+}
+
+static bool probe_touches(gy_driver_world *w, const gy_bt_collider *c)
+{
+    btVector3 point, normal;
+    double pen;
+    int32_t tri;
+    return gy_bt_probe_contact(w, c, &point, &normal, &pen, &tri);
+}
+
+static bool bt_ccd_sphere_touches(gy_driver_world *w, gy_bt_collider *c, gy_vec3 center)
+{
+    w->probe.setCollisionShape(w->query_shape);
+    w->probe.setWorldTransform(btTransform(btQuaternion::getIdentity(), gy_bt_vec(center)));
+    return probe_touches(w, c);
+}
+
+/* Each solid collider of the body in turn stands in as the probe (dynamic bodies' shapes are
+ * convex), with the body's centre of mass frame moved to `com`. */
+static bool bt_ccd_body_touches(gy_driver_world *w, gy_bt_body *b, gy_bt_collider *other,
+                                gy_vec3 com)
+{
+    btTransform frame(b->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
+    for (uint32_t k = 0; k < b->collider_count; k++) {
+        const gy_bt_collider *c = b->colliders[k];
+        if (c->base.is_sensor)
+            continue;
+        w->probe.setCollisionShape(c->bt_shape);
+        w->probe.setWorldTransform(frame * c->child);
+        if (probe_touches(w, other))
+            return true;
+    }
+    return false;
+}
+
+extern "C" const gy_driver_step gy_bt_step = {
+    .begin = bt_begin,
+    .solve = bt_solve,
+    .substep_end = bt_substep_end,
+    .end = bt_end,
+    .moving = bt_moving,
+    .body_awake = bt_body_awake,
+    .body_com = bt_body_com,
+    .body_set_com = bt_body_set_com,
+    .body_velocity = bt_body_velocity,
+    .body_set_velocity = bt_body_set_velocity,
+    .body_locks = bt_body_locks,
+    .body_ccd_radius = bt_body_ccd_radius,
+    .ccd_gather = bt_ccd_gather,
+    .ccd_begin = bt_ccd_begin,
+    .ccd_sphere_touches = bt_ccd_sphere_touches,
+    .ccd_body_touches = bt_ccd_body_touches,
+    .ccd_end = bt_ccd_end,
+};
 
 void gy_bt_refresh_aabbs(gy_driver_world *w)
 {

@@ -62,11 +62,9 @@ struct gy_driver_body {
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
     double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
-    gy_vec3 ccd_start;     /* COM at the start of the current substep */
     gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
-    bool active;     /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool in_contact; /* this substep: received contact joints */
+    bool active; /* this substep: its pairs are computed (awake, or moving kinematic) */
     /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (ode_step.c). */
@@ -194,8 +192,6 @@ struct gy_driver_world {
     uint32_t point_count, point_capacity;
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
-    gy_ode_collider **scratch_colliders; /* continuous collision candidates */
-    uint32_t scratch_count, scratch_capacity;
     gy_adapter_breakables breakables; /* gy_ode_joint records */
     dGeomID ccd_sphere, ccd_box;      /* scratch geoms for continuous collision, in no space */
     double substep_dt;
@@ -319,7 +315,7 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */
-gy_result gy_ode_step(gy_driver_world *w, double dt, double h, uint32_t substeps);
+extern const gy_driver_step gy_ode_step;
 void gy_ode_step_fini(gy_driver_world *w);
 
 #endif

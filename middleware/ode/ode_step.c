@@ -1,8 +1,10 @@
-/* ODE adapter: the step. Per substep: broadphase (moving colliders among themselves through ODE's
- * sweep-and-prune space, moving against static through the static grid; statics never against
- * statics), the near callback (filtering, sensors, one-way platforms, conveyors, contact joints),
- * ODE's QuickStep, then what ODE lacks: impulse reports from joint feedback, exact ballistic
- * gravity, axis-lock projection, continuous collision and joint breaking.
+/* ODE driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
+ * substep: broadphase (moving colliders among themselves through ODE's sweep-and-prune space,
+ * moving against static through the static grid; statics never against statics), the near
+ * callback (the front end's pre-solve rules, conveyors, contact joints), ODE's QuickStep, then
+ * what ODE lacks: impulse reports from joint feedback, split-impulse push-out and joint breaking.
+ * The front end then applies its own rules (ballistic gravity, axis locks, continuous collision)
+ * through the raw state and geometry primitives at the end of this file.
  *
  * Pairs whose two bodies are both asleep (or static, or unmoving kinematic) are not collided
  * again: their last report is carried over, so a sleeping pile costs no narrowphase and its
@@ -10,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../src/ccd.h"
+#include "../src/step.h"
 #include "gyre/math.h"
 #include "ode_internal.h"
 
@@ -105,34 +107,6 @@ static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_od
     return false;
 }
 
-/* ---- one-way platforms ---------------------------------------------------------------------- */
-
-/* The one-way rule (docs/middleware.md): a pair's contacts count while the other body arrived on
- * the platform's one-way side: its first contact must have a normal (platform to body) within
- * 60° of the one-way normal, the body's centre of mass on that side, and the body not rising
- * through the platform. Otherwise the pair is "passing" and its contacts are dropped until the two
- * separate, so a body jumping up through the platform is not caught half-way. */
-static bool one_way_side_accepts(gy_driver_world *w, gy_ode_collider *platform,
-                                 gy_ode_collider *other, gy_vec3 normal_po, gy_vec3 point,
-                                 double penetration)
-{
-    bool accepted;
-    if (gy_adapter_contact_one_way_known(w->contacts, &platform->base, &other->base, &accepted))
-        return accepted;
-    gy_adapter_one_way_contact oc;
-    oc.platform = &platform->base;
-    oc.other = &other->base;
-    oc.normal = normal_po;
-    oc.one_way = gy_quat_rotate(gy_ode_collider_rotation(platform), platform->base.one_way_normal);
-    oc.velocity = gy_v3_sub(gy_ode_body_velocity_at(other->body, point),
-                            gy_ode_body_velocity_at(platform->body, point));
-    oc.other_com = gy_ode_body_com(other->body);
-    oc.point = point;
-    oc.penetration = penetration;
-    /* Accepted pairs are judged again at each contact; refused ones stay refused. */
-    return gy_adapter_contact_one_way(w->contacts, &oc, false, &w->step_error);
-}
-
 /* The share of the world's gravity a body falls with (0 for static and kinematic bodies). */
 static double body_gravity_factor(const gy_ode_body *b)
 {
@@ -218,11 +192,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
      * translation-locked box spinning on a floor it overlapped stopped in one step). */
     bool respond =
         kind == GY_ADAPTER_CONTACT_SOLVE && !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
-    double depth = cs[deepest].geom.depth;
-    if (respond && c1->base.one_way &&
-        !one_way_side_accepts(w, c1, c2, gy_v3_neg(n_ode), point, depth))
-        return;
-    if (respond && c2->base.one_way && !one_way_side_accepts(w, c2, c1, n_ode, point, depth))
+    if (respond && !gy_frontend_one_way_pair(w->contacts, &c1->base, &c2->base, gy_v3_neg(n_ode),
+                                             point, cs[deepest].geom.depth, &w->step_error))
         return;
 
     bool swapped = c2->base.id.bits < c1->base.id.bits;
@@ -364,8 +335,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         p->depth = depth;
         p->bounce = leave;
     }
-    b1->in_contact = true;
-    b2->in_contact = true;
+    b1->base.in_contact = true;
+    b2->base.in_contact = true;
     /* ODE wakes a sleeper through the island of an enabled dynamic body; a kinematic pusher does
      * not form islands, so wake the sleeper here. */
     if (dyn1 && !b1->active)
@@ -656,187 +627,6 @@ static void gather_impulses(gy_driver_world *w, double h)
     w->point_count = 0;
 }
 
-/* QuickStep integrates x += (v + g h) h: the shared ballistic correction applies. */
-static void ballistic_correction(gy_driver_world *w, double h)
-{
-    gy_vec3 g = w->def.gravity;
-    if (gy_v3_len_sq(g) == 0.0)
-        return;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_ode_body *b = w->moving[i];
-        if (!gy_adapter_ballistic_applies(b->base.type, b->body != NULL && dBodyIsEnabled(b->body),
-                                          b->in_contact, b->base.joint_count,
-                                          b->base.gravity_factor))
-            continue;
-        gy_vec3 p = gy_v3_add(v3(dBodyGetPosition(b->body)),
-                              gy_adapter_ballistic_shift(g, b->base.gravity_factor, h));
-        dBodySetPosition(b->body, p.x, p.y, p.z);
-    }
-}
-
-/* Motors hold locked axes to zero velocity; the shared projection removes what the iterative
- * solver leaves. */
-static void project_locks(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_ode_body *b = w->moving[i];
-        if (b->lock_lmotor == NULL && b->lock_amotor == NULL)
-            continue;
-        if (!dBodyIsEnabled(b->body))
-            continue;
-        gy_vec3 p = v3(dBodyGetPosition(b->body)), v = v3(dBodyGetLinearVel(b->body)),
-                a = v3(dBodyGetAngularVel(b->body));
-        gy_adapter_project_locks(b->base.lock_linear, b->base.lock_angular, b->lock_position, &p,
-                                 &v, &a);
-        dBodySetPosition(b->body, p.x, p.y, p.z);
-        dBodySetLinearVel(b->body, v.x, v.y, v.z);
-        dBodySetAngularVel(b->body, a.x, a.y, a.z);
-    }
-}
-
-/* ---- continuous collision ------------------------------------------------------------------- */
-
-typedef struct ccd_ctx {
-    gy_driver_world *w;
-    gy_ode_body *body;
-    gy_vec3 motion;
-    gy_vec3 start;
-} ccd_ctx;
-
-static bool ccd_accepts(const ccd_ctx *cc, const gy_ode_collider *c)
-{
-    if (!gy_adapter_contact_ccd_candidate(cc->body->base.solid, &c->base))
-        return false;
-    return !c->base.one_way ||
-           gy_adapter_ccd_one_way_accepts(
-               cc->motion, gy_quat_rotate(gy_ode_collider_rotation(c), c->base.one_way_normal));
-}
-
-static void ccd_add(ccd_ctx *cc, gy_ode_collider *c)
-{
-    gy_driver_world *w = cc->w;
-    if (!ccd_accepts(cc, c))
-        return;
-    if (gy_array_reserve(w->allocator, (void **)&w->scratch_colliders, &w->scratch_capacity,
-                         w->scratch_count + 1u, sizeof *w->scratch_colliders) != GY_OK) {
-        gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
-        return;
-    }
-    w->scratch_colliders[w->scratch_count++] = c;
-}
-
-static bool ccd_static_visit(void *ctx, gy_ode_collider *c)
-{
-    ccd_add(ctx, c);
-    return true;
-}
-
-static void ccd_dynamic_near(void *ctx, dGeomID o1, dGeomID o2)
-{
-    gy_ode_collider *c = gy_ode_geom_collider(o1);
-    if (c == NULL)
-        c = gy_ode_geom_collider(o2);
-    if (c != NULL)
-        ccd_add(ctx, c);
-}
-
-static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double radius)
-{
-    ccd_ctx *cc = ctx;
-    (void)radius; /* set on the scratch sphere before the sweep */
-    dGeomSetPosition(cc->w->ccd_sphere, center.x, center.y, center.z);
-    dContactGeom cg;
-    return dCollide(cc->w->ccd_sphere, cc->w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0;
-}
-
-/* The body is moved there and put back exactly (same position values), so nothing else sees it. */
-static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
-{
-    ccd_ctx *cc = ctx;
-    dBodyID body = cc->body->body;
-    const dReal *p = dBodyGetPosition(body);
-    dReal keep[3] = {p[0], p[1], p[2]};
-    dBodySetPosition(body, com.x, com.y, com.z);
-    bool touch = false;
-    for (uint32_t k = 0; k < cc->body->collider_count && !touch; k++) {
-        const gy_ode_collider *c = cc->body->colliders[k];
-        dContactGeom cg;
-        touch = !c->base.is_sensor &&
-                dCollide(c->geom, cc->w->scratch_colliders[i]->geom, 1, &cg, sizeof cg) > 0;
-    }
-    dBodySetPosition(body, keep[0], keep[1], keep[2]);
-    return touch;
-}
-
-static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
-{
-    const gy_ode_body *o = ((ccd_ctx *)ctx)->w->scratch_colliders[i]->body;
-    if (o->body == NULL)
-        return gy_v3(0.0, 0.0, 0.0);
-    return gy_v3_sub(gy_ode_body_com(o), o->ccd_start);
-}
-
-/* Sweeps the body from its substep start to its end against what it may have passed, moving
- * bodies included (gy_adapter_ccd_sweep); on a hit the two are put back where they first touch
- * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
- * `reach` is the longest distance any body moved in this substep: a moving body that far from the
- * path may have crossed it. */
-static void ccd_body(gy_driver_world *w, gy_ode_body *b, double reach)
-{
-    gy_vec3 p0 = b->ccd_start, p1 = gy_ode_body_com(b);
-    gy_vec3 d = gy_v3_sub(p1, p0);
-    double r = gy_adapter_contact_ccd_radius(&b->base, b->ccd_radius, gy_v3_len(d), reach);
-    if (!(r > 0.0))
-        return;
-
-    ccd_ctx cc = {w, b, d, p0};
-    w->scratch_count = 0;
-    gy_vec3 lo = gy_v3_sub(gy_v3_min(p0, p1), gy_v3(r, r, r));
-    gy_vec3 hi = gy_v3_add(gy_v3_max(p0, p1), gy_v3(r, r, r));
-    dReal aabb[6] = {lo.x, hi.x, lo.y, hi.y, lo.z, hi.z};
-    gy_ode_static_visit(w, aabb, ccd_static_visit, &cc);
-    lo = gy_v3_sub(lo, gy_v3(reach, reach, reach));
-    hi = gy_v3_add(hi, gy_v3(reach, reach, reach));
-    gy_vec3 mid = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
-    dGeomBoxSetLengths(w->ccd_box, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z);
-    dGeomSetPosition(w->ccd_box, mid.x, mid.y, mid.z);
-    dSpaceCollide2(w->ccd_box, (dGeomID)w->dynamic_space, &cc, ccd_dynamic_near);
-    if (w->scratch_count == 0)
-        return;
-
-    dGeomSphereSetRadius(w->ccd_sphere, r);
-    gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
-    gy_adapter_ccd_hit hit;
-    if (!gy_adapter_ccd_sweep(&probe, w->scratch_count, p0, p1, r, b->ccd_radius, &hit))
-        return;
-    gy_vec3 at = hit.com;
-    gy_ode_body *o = w->scratch_colliders[hit.candidate]->body;
-    if (o->base.type == GY_MOTION_DYNAMIC) {
-        gy_vec3 back = gy_v3_add(gy_ode_body_com(o), hit.rewind);
-        dBodySetPosition(o->body, back.x, back.y, back.z);
-        at = gy_v3_add(at, hit.rewind);
-    }
-    dBodySetPosition(b->body, at.x, at.y, at.z);
-}
-
-static void continuous_collision(gy_driver_world *w)
-{
-    double reach = -1.0;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_ode_body *b = w->moving[i];
-        if (!b->base.continuous || !dBodyIsEnabled(b->body))
-            continue;
-        if (reach < 0.0) {
-            reach = 0.0;
-            for (uint32_t k = 0; k < w->moving_count; k++) {
-                const gy_ode_body *o = w->moving[k];
-                reach = fmax(reach, gy_v3_len(gy_v3_sub(gy_ode_body_com(o), o->ccd_start)));
-            }
-        }
-        ccd_body(w, b, reach);
-    }
-}
-
 /* ---- the step ------------------------------------------------------------------------------- */
 
 typedef struct fresh_ctx {
@@ -888,7 +678,6 @@ static void wake_under_fresh_statics(gy_driver_world *w)
 static void begin_step(gy_driver_world *w, double dt)
 {
     double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
-    gy_adapter_contacts_begin_step(w->contacts);
 
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->active = body_moving(w->moving[i]);
@@ -1022,10 +811,9 @@ static void end_step(gy_driver_world *w, double dt)
     }
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->pose_written = false;
-    gy_adapter_contacts_end_step(w->contacts);
 }
 
-gy_result gy_ode_step(gy_driver_world *w, double dt, double h, uint32_t substeps)
+static void ode_begin(gy_driver_world *w, double dt, double h)
 {
     w->step_error = GY_OK;
     w->step_index++;
@@ -1045,56 +833,199 @@ gy_result gy_ode_step(gy_driver_world *w, double dt, double h, uint32_t substeps
         b->step_force = v3(dBodyGetForce(b->body));
         b->step_torque = v3(dBodyGetTorque(b->body));
     }
+}
+
+static void ode_solve(gy_driver_world *w, double h, uint32_t s)
+{
     gy_vec3 g = w->def.gravity;
-    for (uint32_t s = 0; s < substeps; s++) {
-        for (uint32_t i = 0; i < w->moving_count; i++) {
-            gy_ode_body *b = w->moving[i];
-            if (s > 0)
-                b->active = body_moving(b);
-            if (!b->in_contact)
-                b->correction_speed = 0.0; /* free: nothing left to give back */
-            b->in_contact = false;
-            /* Every moving body's: continuous collision sweeps in each candidate's frame. */
-            b->ccd_start = gy_ode_body_com(b);
-            if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
-                continue;
-            if (s > 0) {
-                dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
-                dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
-            }
-            /* ODE has gravity on or off per body; other factors are applied as a force. */
-            if (b->base.gravity_factor != 1.0 && b->base.gravity_factor != 0.0) {
-                double k = b->mass * b->base.gravity_factor;
-                dBodyAddForce(b->body, g.x * k, g.y * k, g.z * k);
-            }
+    for (uint32_t i = 0; i < w->moving_count; i++) {
+        gy_ode_body *b = w->moving[i];
+        if (s > 0)
+            b->active = body_moving(b);
+        if (!b->base.in_contact)
+            b->correction_speed = 0.0; /* free: nothing left to give back */
+        b->base.in_contact = false;
+        if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
+            continue;
+        if (s > 0) {
+            dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
+            dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
         }
-        w->point_count = 0;
-        dSpaceCollide(w->dynamic_space, w, near_callback);
-        collide_static(w);
-        /* QuickStep shuffles constraint rows with ODE's process-wide generator; give each world
-         * its own sequence so a world's run does not depend on what else stepped before it. */
-        dRandSetSeed(w->rng_seed);
-        gy_ode_joints_before_solve(w, h);
-        dWorldQuickStep(w->world, h);
-        w->rng_seed = dRandGetSeed();
-        prepare_points(w, h);
-        push_apart(w, h);
-        settle_contacts(w);
-        gather_impulses(w, h);
-        dJointGroupEmpty(w->contact_group);
-        ballistic_correction(w, h);
-        project_locks(w);
-        continuous_collision(w);
-        gy_result r = gy_ode_joint_check_breaks(w);
-        if (r != GY_OK)
-            gy_adapter_note_error(&w->step_error, r);
+        /* ODE has gravity on or off per body; other factors are applied as a force. */
+        if (b->base.gravity_factor != 1.0 && b->base.gravity_factor != 0.0) {
+            double k = b->mass * b->base.gravity_factor;
+            dBodyAddForce(b->body, g.x * k, g.y * k, g.z * k);
+        }
     }
+    w->point_count = 0;
+    dSpaceCollide(w->dynamic_space, w, near_callback);
+    collide_static(w);
+    /* QuickStep shuffles constraint rows with ODE's process-wide generator; give each world
+     * its own sequence so a world's run does not depend on what else stepped before it. */
+    dRandSetSeed(w->rng_seed);
+    gy_ode_joints_before_solve(w, h);
+    dWorldQuickStep(w->world, h);
+    w->rng_seed = dRandGetSeed();
+    prepare_points(w, h);
+    push_apart(w, h);
+    settle_contacts(w);
+    gather_impulses(w, h);
+    dJointGroupEmpty(w->contact_group);
+}
+
+static void ode_substep_end(gy_driver_world *w, double h)
+{
+    (void)h;
+    gy_result r = gy_ode_joint_check_breaks(w);
+    if (r != GY_OK)
+        gy_adapter_note_error(&w->step_error, r);
+}
+
+static gy_result ode_end(gy_driver_world *w, double dt)
+{
     keep_resting_pairs(w);
     sensor_pass(w);
     end_step(w, dt);
     w->last_dt = dt;
     return w->step_error;
 }
+
+/* ---- raw state and geometry for the front end's rules --------------------------------------- */
+
+static gy_driver_body *const *ode_moving(gy_driver_world *w, uint32_t *count)
+{
+    *count = w->moving_count;
+    return w->moving;
+}
+
+static bool ode_body_awake(const gy_ode_body *b)
+{
+    return dBodyIsEnabled(b->body) != 0;
+}
+
+static void ode_body_set_com(gy_ode_body *b, gy_vec3 com)
+{
+    dBodySetPosition(b->body, com.x, com.y, com.z);
+}
+
+static void ode_body_velocity(const gy_ode_body *b, gy_vec3 *linear, gy_vec3 *angular)
+{
+    *linear = v3(dBodyGetLinearVel(b->body));
+    *angular = v3(dBodyGetAngularVel(b->body));
+}
+
+static void ode_body_set_velocity(gy_ode_body *b, gy_vec3 linear, gy_vec3 angular)
+{
+    dBodySetLinearVel(b->body, linear.x, linear.y, linear.z);
+    dBodySetAngularVel(b->body, angular.x, angular.y, angular.z);
+}
+
+/* The motors hold locked axes to zero velocity (gy_ode_locks_build). */
+static bool ode_body_locks(const gy_ode_body *b, gy_vec3 *lock_position)
+{
+    *lock_position = b->lock_position;
+    return b->lock_lmotor != NULL || b->lock_amotor != NULL;
+}
+
+static double ode_body_ccd_radius(const gy_ode_body *b)
+{
+    return b->ccd_radius;
+}
+
+typedef struct gather_ctx {
+    void (*add)(void *ctx, gy_ode_collider *c);
+    void *ctx;
+} gather_ctx;
+
+static bool gather_static(void *ctx, gy_ode_collider *c)
+{
+    gather_ctx *gc = ctx;
+    gc->add(gc->ctx, c);
+    return true;
+}
+
+static void gather_moving(void *ctx, dGeomID o1, dGeomID o2)
+{
+    gather_ctx *gc = ctx;
+    gy_ode_collider *c = gy_ode_geom_collider(o1);
+    if (c == NULL)
+        c = gy_ode_geom_collider(o2);
+    if (c != NULL)
+        gc->add(gc->ctx, c);
+}
+
+/* Statics from the grid in the path's box, then moving colliders in that box grown by `reach`
+ * (the world's scratch box against the dynamic space). */
+static void ode_ccd_gather(gy_driver_world *w, gy_vec3 p0, gy_vec3 p1, double r, double reach,
+                           void (*add)(void *ctx, gy_ode_collider *c), void *ctx)
+{
+    gather_ctx gc = {add, ctx};
+    gy_vec3 lo = gy_v3_sub(gy_v3_min(p0, p1), gy_v3(r, r, r));
+    gy_vec3 hi = gy_v3_add(gy_v3_max(p0, p1), gy_v3(r, r, r));
+    dReal aabb[6] = {lo.x, hi.x, lo.y, hi.y, lo.z, hi.z};
+    gy_ode_static_visit(w, aabb, gather_static, &gc);
+    lo = gy_v3_sub(lo, gy_v3(reach, reach, reach));
+    hi = gy_v3_add(hi, gy_v3(reach, reach, reach));
+    gy_vec3 mid = gy_v3_scale(gy_v3_add(lo, hi), 0.5);
+    dGeomBoxSetLengths(w->ccd_box, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z);
+    dGeomSetPosition(w->ccd_box, mid.x, mid.y, mid.z);
+    dSpaceCollide2(w->ccd_box, (dGeomID)w->dynamic_space, &gc, gather_moving);
+}
+
+static void ode_ccd_begin(gy_driver_world *w, double radius)
+{
+    dGeomSphereSetRadius(w->ccd_sphere, radius);
+}
+
+static void ode_ccd_end(gy_driver_world *w)
+{
+    (void)w;
+}
+
+static bool ode_ccd_sphere_touches(gy_driver_world *w, gy_ode_collider *c, gy_vec3 center)
+{
+    dGeomSetPosition(w->ccd_sphere, center.x, center.y, center.z);
+    dContactGeom cg;
+    return dCollide(w->ccd_sphere, c->geom, 1, &cg, sizeof cg) > 0;
+}
+
+/* The body is moved there and put back exactly (same position values), so nothing else sees it. */
+static bool ode_ccd_body_touches(gy_driver_world *w, gy_ode_body *b, gy_ode_collider *other,
+                                 gy_vec3 com)
+{
+    (void)w;
+    const dReal *p = dBodyGetPosition(b->body);
+    dReal keep[3] = {p[0], p[1], p[2]};
+    dBodySetPosition(b->body, com.x, com.y, com.z);
+    bool touch = false;
+    for (uint32_t k = 0; k < b->collider_count && !touch; k++) {
+        const gy_ode_collider *c = b->colliders[k];
+        dContactGeom cg;
+        touch = !c->base.is_sensor && dCollide(c->geom, other->geom, 1, &cg, sizeof cg) > 0;
+    }
+    dBodySetPosition(b->body, keep[0], keep[1], keep[2]);
+    return touch;
+}
+
+const gy_driver_step gy_ode_step = {
+    .begin = ode_begin,
+    .solve = ode_solve,
+    .substep_end = ode_substep_end,
+    .end = ode_end,
+    .moving = ode_moving,
+    .body_awake = ode_body_awake,
+    .body_com = gy_ode_body_com,
+    .body_set_com = ode_body_set_com,
+    .body_velocity = ode_body_velocity,
+    .body_set_velocity = ode_body_set_velocity,
+    .body_locks = ode_body_locks,
+    .body_ccd_radius = ode_body_ccd_radius,
+    .ccd_gather = ode_ccd_gather,
+    .ccd_begin = ode_ccd_begin,
+    .ccd_sphere_touches = ode_ccd_sphere_touches,
+    .ccd_body_touches = ode_ccd_body_touches,
+    .ccd_end = ode_ccd_end,
+};
 
 void gy_ode_step_fini(gy_driver_world *w)
 {
@@ -1103,6 +1034,5 @@ void gy_ode_step_fini(gy_driver_world *w)
     for (uint32_t i = 0; i < w->feedback_block_count; i++)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
-    gy_free(a, w->scratch_colliders, (size_t)w->scratch_capacity * sizeof *w->scratch_colliders);
     gy_adapter_broken_free(a, &w->broken);
 }

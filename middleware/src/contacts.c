@@ -16,6 +16,13 @@ void gy_adapter_contacts_init(gy_adapter_contacts *c, const gy_allocator *al, si
     c->pair_size = pair_size;
 }
 
+void gy_adapter_contacts_bind(gy_adapter_contacts *c, const struct gy_driver *d,
+                              struct gy_driver_world *dw)
+{
+    c->driver = d;
+    c->dw = dw;
+}
+
 void gy_adapter_contacts_fini(gy_adapter_contacts *c)
 {
     gy_adapter_report_free(c->allocator, &c->current, c->pair_size);
@@ -167,12 +174,10 @@ bool gy_adapter_contact_one_way_known(gy_adapter_contacts *c, const gy_adapter_c
 }
 
 bool gy_adapter_contact_one_way(gy_adapter_contacts *c, const gy_adapter_one_way_contact *oc,
-                                bool keep_accepted, gy_result *error)
+                                gy_result *error)
 {
     bool ok = gy_one_way_accepts(oc->normal, oc->one_way, oc->velocity, oc->other_com, oc->point,
                                  oc->penetration, oc->platform->one_way_slop);
-    if (ok && !keep_accepted)
-        return true;
     gy_adapter_one_way rec = {oc->platform,     oc->other, oc->platform->owner,
                               oc->other->owner, c->step,   ok};
     mark(c, oc->platform, oc->other);

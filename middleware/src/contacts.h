@@ -20,8 +20,15 @@
 extern "C" {
 #endif
 
+struct gy_driver;
+struct gy_driver_world;
+
 typedef struct gy_adapter_contacts {
     const gy_allocator *allocator;
+    /* The driver whose narrow phase feeds it, and its world (gy_adapter_contacts_bind): the
+     * pre-solve rules read raw state through them. */
+    const struct gy_driver *driver;
+    struct gy_driver_world *dw;
     size_t pair_size;             /* bytes of the driver's record for each pair */
     gy_adapter_report current;    /* this step's touching pairs */
     gy_adapter_report previous;   /* the last step's */
@@ -33,6 +40,10 @@ typedef struct gy_adapter_contacts {
 /* Empty; `pair_size` is the driver's per-pair record (zeroed for a new pair). */
 void gy_adapter_contacts_init(gy_adapter_contacts *c, const gy_allocator *al, size_t pair_size);
 void gy_adapter_contacts_fini(gy_adapter_contacts *c);
+
+/* Names the driver world whose narrow phase feeds the report (once it is created). */
+void gy_adapter_contacts_bind(gy_adapter_contacts *c, const struct gy_driver *d,
+                              struct gy_driver_world *dw);
 
 /* At a step's start: this step's pairs become the last step's, and none are found yet. */
 void gy_adapter_contacts_begin_step(gy_adapter_contacts *c);
@@ -118,11 +129,11 @@ bool gy_adapter_contact_one_way_known(gy_adapter_contacts *c, const gy_adapter_c
                                       const gy_adapter_collider *other, bool *accepted);
 
 /* Judges a contact by the one-way rule (gy_one_way_accepts) and records the verdict until the
- * two separate: a refusal always (a body jumping up through a platform is not caught half-way),
- * an acceptance when `keep_accepted` (a middleware whose solver pushes a deep landing out
- * through the platform would otherwise see it as rising through and drop it). */
+ * two separate: a refusal so that a body jumping up through a platform is not caught half-way,
+ * an acceptance so that a body the solver pushes out of a deep landing is not taken for one
+ * rising through and dropped. */
 bool gy_adapter_contact_one_way(gy_adapter_contacts *c, const gy_adapter_one_way_contact *oc,
-                                bool keep_accepted, gy_result *error);
+                                gy_result *error);
 
 #ifdef __cplusplus
 }

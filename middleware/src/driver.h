@@ -46,6 +46,56 @@ typedef struct gy_driver_records {
     gy_adapter_broken *broken;
 } gy_driver_records;
 
+/* A driver's step, in the parts the front end's loop runs (step.h), and the raw state its rules
+ * read and write between them. The front end begins the contact report's step before `begin`
+ * and ends it after `end`; per substep it records every moving body's centre of mass
+ * (gy_adapter_body.substep_start), calls `solve`, applies the ballistic correction, the axis-lock
+ * projection and continuous collision, and calls `substep_end`. */
+typedef struct gy_driver_step {
+    /* Before the substeps of a step of dt (substeps of h each); the broken-joint list has been
+     * emptied. The driver carries over what it will not collide again. */
+    void (*begin)(gy_driver_world *w, double dt, double h);
+    /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, and
+     * solve h. Sets gy_adapter_body.in_contact on the bodies its solve gave contacts. */
+    void (*solve)(gy_driver_world *w, double h, uint32_t s);
+    /* After the front end's rules of a substep: joint breaks, and the sleep rule where the
+     * driver applies it. */
+    void (*substep_end)(gy_driver_world *w, double h);
+    /* After the last substep: the sensor pass and the report's impulses. Returns the step's
+     * first error in the driver (out of memory), GY_OK otherwise. */
+    gy_result (*end)(gy_driver_world *w, double dt);
+
+    /* The moving (dynamic and kinematic) bodies; the array stays valid until a body is created
+     * or released. */
+    gy_driver_body *const *(*moving)(gy_driver_world *w, uint32_t *count);
+    /* Raw state of a moving body: whether the vendor has it awake, its centre of mass and
+     * velocities in the world (set without waking it or touching anything else). */
+    bool (*body_awake)(const gy_driver_body *b);
+    gy_vec3 (*body_com)(const gy_driver_body *b);
+    void (*body_set_com)(gy_driver_body *b, gy_vec3 com);
+    void (*body_velocity)(const gy_driver_body *b, gy_vec3 *linear, gy_vec3 *angular);
+    void (*body_set_velocity)(gy_driver_body *b, gy_vec3 linear, gy_vec3 angular);
+    /* Whether a body's axes are locked, with the centre-of-mass coordinates held on its locked
+     * linear axes in *lock_position. */
+    bool (*body_locks)(const gy_driver_body *b, gy_vec3 *lock_position);
+    /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
+    double (*body_ccd_radius)(const gy_driver_body *b);
+
+    /* Continuous collision's geometry. `ccd_gather` offers add(ctx, c) every collider whose
+     * bounds come within `radius` of the segment start-end (statics) or within radius + reach
+     * (moving bodies), in a fixed order; `ccd_begin` readies a sphere of `radius` that
+     * `ccd_sphere_touches` places at `center` and tests against c as it is now;
+     * `ccd_body_touches` tests b's solid colliders against c with b's centre of mass at `com`
+     * (its rotation as now), leaving b where it was; `ccd_end` follows each ccd_begin. */
+    void (*ccd_gather)(gy_driver_world *w, gy_vec3 start, gy_vec3 end, double radius, double reach,
+                       void (*add)(void *ctx, gy_driver_collider *c), void *ctx);
+    void (*ccd_begin)(gy_driver_world *w, double radius);
+    bool (*ccd_sphere_touches)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 center);
+    bool (*ccd_body_touches)(gy_driver_world *w, gy_driver_body *b, gy_driver_collider *c,
+                             gy_vec3 com);
+    void (*ccd_end)(gy_driver_world *w);
+} gy_driver_step;
+
 typedef struct gy_driver {
     const char *name; /* registry name, e.g. "ode" (the table's name, flags and vendor string
                        * are given where the registry lists it, in frontend.c) */
@@ -135,9 +185,8 @@ typedef struct gy_driver {
     void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);
 
-    /* A finite positive dt taken as `substeps` (the world's, at least 1) substeps of h each; the
-     * broken-joint list has been emptied for it. */
-    gy_result (*step)(gy_driver_world *w, double dt, double h, uint32_t substeps);
+    /* The step in parts (above). */
+    const gy_driver_step *step;
     /* Moving bodies awake now (kinematic ones always count). */
     uint32_t (*awake_bodies)(gy_driver_world *w);
 

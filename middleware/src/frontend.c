@@ -9,12 +9,14 @@
 #include "adapters.h"
 #include "driver.h"
 #include "gyre/math.h"
+#include "step.h"
 
 struct gy_backend_world {
     const gy_driver *driver;
     gy_driver_world *dw;
     gy_driver_records rec;
     gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
+    gy_frontend_step step;        /* the substep loop's rules and scratch */
     gy_handle_pool resources;     /* payload: the driver's resource record */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
@@ -81,14 +83,17 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     }
     gy_adapter_contacts_init(&w->contacts, def.allocator, d->pair_size);
     gy_handle_pool_init(&w->resources, def.allocator);
+    gy_frontend_step_init(&w->step, def.allocator, def.gravity);
     r = d->world_create(&def, &w->contacts, &w->resources, &w->dw, &w->rec);
     if (r != GY_OK) {
+        gy_frontend_step_fini(&w->step);
         gy_handle_pool_fini(&w->resources);
         gy_adapter_contacts_fini(&w->contacts);
         gy_adapter_threads_fini(&w->threads);
         gy_free(def.allocator, w, sizeof *w);
         return r;
     }
+    gy_adapter_contacts_bind(&w->contacts, d, w->dw);
     *out = w;
     return GY_OK;
 }
@@ -119,6 +124,7 @@ static void world_destroy(gy_backend_world *w)
     }
     w->driver->world_destroy(w->dw);
     gy_handle_pool_fini(&w->resources);
+    gy_frontend_step_fini(&w->step);
     gy_adapter_contacts_fini(&w->contacts);
     gy_adapter_threads_fini(&w->threads);
     gy_free(w->allocator, w, sizeof *w);
@@ -152,6 +158,7 @@ static gy_result set_gravity(gy_backend_world *w, gy_vec3 g)
         return r;
     if (!gy_vec3_is_finite(g))
         return GY_ERR_NON_FINITE;
+    w->step.gravity = g; /* the ballistic correction's */
     w->driver->set_gravity(w->dw, g);
     return GY_OK;
 }
@@ -598,7 +605,8 @@ static gy_result step(gy_backend_world *w, double dt)
     if (r != GY_OK)
         return r;
     gy_adapter_broken_clear(w->rec.broken); /* broken_joints() lists this step's alone */
-    return w->driver->step(w->dw, dt, dt / (double)w->substeps, w->substeps);
+    return gy_frontend_step_run(&w->step, w->driver, w->dw, &w->contacts, dt,
+                                dt / (double)w->substeps, w->substeps);
 }
 
 static uint32_t contacts(gy_backend_world *w, const gy_contact **out)

@@ -34,6 +34,10 @@ typedef struct gy_adapter_body {
     /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
      * scans them only when this is the current or the previous step. */
     uint64_t reported_step;
+    /* Step state (step.h): the centre of mass when the current substep began, and whether the
+     * driver's solve of it gave the body contacts. */
+    gy_vec3 substep_start;
+    bool in_contact;
 } gy_adapter_body;
 
 /* A collider as defined, with what its contacts and query hits name of its body. The material

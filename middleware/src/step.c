@@ -1,0 +1,255 @@
+/* The front end's step (step.h): the substep loop over a driver's parts and the rules applied
+ * after each substep's solve. */
+#include "step.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ccd.h"
+#include "driver.h"
+
+/* The Gyre part a driver's records start with (driver.h), and back. */
+static gy_adapter_body *body_rec(gy_driver_body *b)
+{
+    return (gy_adapter_body *)(void *)b;
+}
+
+static gy_driver_body *driver_body(gy_adapter_body *b)
+{
+    return (gy_driver_body *)(void *)b;
+}
+
+static gy_driver_collider *driver_collider(const gy_adapter_collider *c)
+{
+    return (gy_driver_collider *)(void *)c;
+}
+
+void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity)
+{
+    memset(s, 0, sizeof *s);
+    s->allocator = al;
+    s->gravity = gravity;
+}
+
+void gy_frontend_step_fini(gy_frontend_step *s)
+{
+    gy_free(s->allocator, s->scratch, (size_t)s->scratch_capacity * sizeof *s->scratch);
+    s->scratch = NULL;
+    s->scratch_capacity = 0;
+}
+
+/* ---- one-way platforms ---------------------------------------------------------------------- */
+
+/* The one-way rule (docs/middleware.md) for `platform`'s contact with `other`, `normal` pointing
+ * from the platform to the other body. The verdict, taken at the pair's first contact, stands
+ * until the two separate: judged again, a body the solver pushes out of a deep landing would
+ * read as rising through the platform and drop through it. */
+static bool one_way_side(gy_adapter_contacts *c, const gy_adapter_collider *platform,
+                         const gy_adapter_collider *other, gy_vec3 normal, gy_vec3 point,
+                         double penetration, gy_result *error)
+{
+    bool accepted;
+    if (gy_adapter_contact_one_way_known(c, platform, other, &accepted))
+        return accepted;
+    const gy_driver *d = c->driver;
+    gy_adapter_one_way_contact oc;
+    oc.platform = platform;
+    oc.other = other;
+    oc.normal = normal;
+    oc.one_way = d->collider_to_world(c->dw, driver_collider(platform), platform->one_way_normal);
+    oc.velocity = gy_v3_sub(d->body_point_velocity(c->dw, driver_body(other->owner), point),
+                            d->body_point_velocity(c->dw, driver_body(platform->owner), point));
+    oc.other_com = d->step->body_com(driver_body(other->owner));
+    oc.point = point;
+    oc.penetration = penetration;
+    return gy_adapter_contact_one_way(c, &oc, error);
+}
+
+bool gy_frontend_one_way_pair(gy_adapter_contacts *c, const gy_adapter_collider *a,
+                              const gy_adapter_collider *b, gy_vec3 normal, gy_vec3 point,
+                              double penetration, gy_result *error)
+{
+    if (a->one_way && !one_way_side(c, a, b, normal, point, penetration, error))
+        return false;
+    return !b->one_way || one_way_side(c, b, a, gy_v3_neg(normal), point, penetration, error);
+}
+
+/* ---- after the solve ------------------------------------------------------------------------ */
+
+/* Semi-implicit Euler moves a body (v + g h) h per substep where the exact path falls g h²/2:
+ * an awake body in free flight is moved by the difference (gy_adapter_ballistic_shift), on its
+ * free axes. */
+static void ballistic_correction(const gy_frontend_step *s, const gy_driver_step *ds,
+                                 gy_driver_body *const *moving, uint32_t n, double h)
+{
+    gy_vec3 g = s->gravity;
+    if (gy_v3_len_sq(g) == 0.0)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        gy_driver_body *b = moving[i];
+        const gy_adapter_body *rec = body_rec(b);
+        if (!gy_adapter_ballistic_applies(rec->type, ds->body_awake(b), rec->in_contact,
+                                          rec->joint_count, rec->gravity_factor))
+            continue;
+        gy_vec3 shift = gy_adapter_ballistic_shift(g, rec->gravity_factor, h);
+        shift =
+            gy_v3_mul(shift, gy_v3(rec->lock_linear[0] ? 0.0 : 1.0, rec->lock_linear[1] ? 0.0 : 1.0,
+                                   rec->lock_linear[2] ? 0.0 : 1.0));
+        ds->body_set_com(b, gy_v3_add(ds->body_com(b), shift));
+    }
+}
+
+/* An iterative solver leaves some motion on locked axes (and a torque turns through the world
+ * inertia onto them): the projection removes it. */
+static void project_locks(const gy_driver_step *ds, gy_driver_body *const *moving, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        gy_driver_body *b = moving[i];
+        gy_vec3 lock;
+        if (!ds->body_locks(b, &lock) || !ds->body_awake(b))
+            continue;
+        const gy_adapter_body *rec = body_rec(b);
+        gy_vec3 p = ds->body_com(b), v, a;
+        ds->body_velocity(b, &v, &a);
+        gy_adapter_project_locks(rec->lock_linear, rec->lock_angular, lock, &p, &v, &a);
+        ds->body_set_com(b, p);
+        ds->body_set_velocity(b, v, a);
+    }
+}
+
+/* ---- continuous collision ------------------------------------------------------------------- */
+
+typedef struct ccd_ctx {
+    gy_frontend_step *s;
+    const gy_driver *d;
+    gy_driver_world *dw;
+    gy_driver_body *body;
+    gy_vec3 motion; /* the body's over the substep */
+} ccd_ctx;
+
+/* A candidate the sweep may stop at: the filters of the body's solid collider, and a one-way
+ * platform only when the body moves against its one-way normal. */
+static void ccd_add(void *ctx, gy_driver_collider *dc)
+{
+    ccd_ctx *cc = ctx;
+    const gy_adapter_collider *c = (const gy_adapter_collider *)(const void *)dc;
+    if (!gy_adapter_contact_ccd_candidate(body_rec(cc->body)->solid, c))
+        return;
+    if (c->one_way && !gy_adapter_ccd_one_way_accepts(
+                          cc->motion, cc->d->collider_to_world(cc->dw, dc, c->one_way_normal)))
+        return;
+    gy_frontend_step *s = cc->s;
+    if (gy_array_reserve(s->allocator, (void **)&s->scratch, &s->scratch_capacity,
+                         s->scratch_count + 1u, sizeof *s->scratch) != GY_OK) {
+        gy_adapter_note_error(&s->error, GY_ERR_OUT_OF_MEMORY);
+        return;
+    }
+    s->scratch[s->scratch_count++] = dc;
+}
+
+static bool ccd_sphere_touches(void *ctx, uint32_t i, gy_vec3 center, double radius)
+{
+    ccd_ctx *cc = ctx;
+    (void)radius; /* given to the driver's ccd_begin */
+    return cc->d->step->ccd_sphere_touches(cc->dw, cc->s->scratch[i], center);
+}
+
+static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
+{
+    ccd_ctx *cc = ctx;
+    return cc->d->step->ccd_body_touches(cc->dw, cc->body, cc->s->scratch[i], com);
+}
+
+/* How far candidate i's body moved in this substep (statics never do). */
+static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
+{
+    ccd_ctx *cc = ctx;
+    gy_adapter_body *o = ((gy_adapter_collider *)(void *)cc->s->scratch[i])->owner;
+    if (o->type == GY_MOTION_STATIC)
+        return gy_v3(0.0, 0.0, 0.0);
+    return gy_v3_sub(cc->d->step->body_com(driver_body(o)), o->substep_start);
+}
+
+/* Sweeps the body from its substep start to its end against what it may have passed, moving
+ * bodies included (gy_adapter_ccd_sweep); on a hit the two are put back where they first touch
+ * (a dynamic one it hit too), their velocities left for the next substep's contact to resolve.
+ * `reach` is the longest distance any body moved in this substep: a moving body that far from the
+ * path may have crossed it. */
+static void ccd_body(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
+                     gy_driver_body *b, double reach)
+{
+    const gy_driver_step *ds = d->step;
+    gy_adapter_body *rec = body_rec(b);
+    gy_vec3 p0 = rec->substep_start, p1 = ds->body_com(b);
+    gy_vec3 motion = gy_v3_sub(p1, p0);
+    double inner = ds->body_ccd_radius(b);
+    double r = gy_adapter_contact_ccd_radius(rec, inner, gy_v3_len(motion), reach);
+    if (!(r > 0.0))
+        return;
+
+    ccd_ctx cc = {s, d, dw, b, motion};
+    s->scratch_count = 0;
+    ds->ccd_gather(dw, p0, p1, r, reach, ccd_add, &cc);
+    if (s->scratch_count == 0)
+        return;
+    ds->ccd_begin(dw, r);
+    gy_adapter_ccd_probe probe = {&cc, ccd_sphere_touches, ccd_body_touches, ccd_displacement};
+    gy_adapter_ccd_hit hit;
+    bool hit_something = gy_adapter_ccd_sweep(&probe, s->scratch_count, p0, p1, r, inner, &hit);
+    ds->ccd_end(dw);
+    if (!hit_something)
+        return;
+    gy_vec3 at = hit.com;
+    gy_adapter_body *o = ((gy_adapter_collider *)(void *)s->scratch[hit.candidate])->owner;
+    if (o->type == GY_MOTION_DYNAMIC) {
+        ds->body_set_com(driver_body(o), gy_v3_add(ds->body_com(driver_body(o)), hit.rewind));
+        at = gy_v3_add(at, hit.rewind);
+    }
+    ds->body_set_com(b, at);
+}
+
+static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
+                                 gy_driver_body *const *moving, uint32_t n)
+{
+    const gy_driver_step *ds = d->step;
+    double reach = -1.0;
+    for (uint32_t i = 0; i < n; i++) {
+        gy_driver_body *b = moving[i];
+        if (!body_rec(b)->continuous || !ds->body_awake(b))
+            continue;
+        if (reach < 0.0) {
+            reach = 0.0;
+            for (uint32_t k = 0; k < n; k++)
+                reach = fmax(reach, gy_v3_len(gy_v3_sub(ds->body_com(moving[k]),
+                                                        body_rec(moving[k])->substep_start)));
+        }
+        ccd_body(s, d, dw, b, reach);
+    }
+}
+
+/* ---- the loop ------------------------------------------------------------------------------- */
+
+gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
+                               gy_adapter_contacts *contacts, double dt, double h,
+                               uint32_t substeps)
+{
+    const gy_driver_step *ds = d->step;
+    s->error = GY_OK;
+    gy_adapter_contacts_begin_step(contacts);
+    ds->begin(dw, dt, h);
+    for (uint32_t k = 0; k < substeps; k++) {
+        uint32_t n;
+        gy_driver_body *const *moving = ds->moving(dw, &n);
+        /* Every moving body's: continuous collision sweeps in each candidate's frame. */
+        for (uint32_t i = 0; i < n; i++)
+            body_rec(moving[i])->substep_start = ds->body_com(moving[i]);
+        ds->solve(dw, h, k);
+        ballistic_correction(s, ds, moving, n, h);
+        project_locks(ds, moving, n);
+        continuous_collision(s, d, dw, moving, n);
+        ds->substep_end(dw, h);
+    }
+    gy_result r = ds->end(dw, dt);
+    gy_adapter_contacts_end_step(contacts);
+    return r != GY_OK ? r : s->error;
+}

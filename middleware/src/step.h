@@ -1,0 +1,63 @@
+/* The front end's step: the substep loop and the rules every middleware gets after its solve.
+ *
+ * A driver supplies its step in parts (gy_driver_step: begin, one substep's collide-and-solve,
+ * the end of a substep, the end of the step) and the raw state those parts leave behind (a
+ * moving body's centre of mass, velocities, whether it is awake, its axis locks, and the
+ * geometric tests continuous collision asks of it). The front end runs the loop and applies,
+ * once for every driver, after each substep's solve and in this order:
+ *
+ * - the ballistic correction (gy_adapter_ballistic_*): a free-flying awake body is moved by
+ *   what semi-implicit Euler misses of its gravity, on its free axes;
+ * - the axis-lock projection (gy_adapter_project_locks);
+ * - continuous collision (ccd.h): which bodies sweep, how far the others moved, the candidate
+ *   colliders (filters and one-way platforms), and placing the two where they first touch.
+ *
+ * It also frames the contact report's step (gy_adapter_contacts_begin_step / _end_step) and
+ * judges one-way platforms for the driver's pre-solve hook (gy_frontend_one_way_pair).
+ *
+ * Threading: the world's bound thread, inside the contract's step. */
+#ifndef GYRE_STEP_H
+#define GYRE_STEP_H
+
+#include "contacts.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gy_driver;
+struct gy_driver_world;
+
+/* The front end's step state for one world: scratch grown to its peak and reused. */
+typedef struct gy_frontend_step {
+    const gy_allocator *allocator;
+    gy_vec3 gravity;                     /* the world's, m/s² */
+    struct gy_driver_collider **scratch; /* continuous collision's candidates */
+    uint32_t scratch_count, scratch_capacity;
+    gy_result error; /* first allocation failure of the current step */
+} gy_frontend_step;
+
+void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity);
+void gy_frontend_step_fini(gy_frontend_step *s);
+
+/* Steps the driver's world by dt in `substeps` substeps of h (dt checked by the caller). Returns
+ * the step's first error (GY_OK, or out of memory when some report or scratch could not grow). */
+gy_result gy_frontend_step_run(gy_frontend_step *s, const struct gy_driver *d,
+                               struct gy_driver_world *dw, gy_adapter_contacts *contacts, double dt,
+                               double h, uint32_t substeps);
+
+/* The pre-solve hook's one-way rule for a contact between colliders a and b (records of the
+ * driver `c` is bound to, gy_adapter_contacts_bind): false when either is a one-way platform
+ * whose verdict on the other is "passing". `normal` points from a to b, `point` is the contact
+ * point and `penetration` its overlap (m, ≥ 0 when touching). A verdict, taken at the pair's
+ * first contact, is kept until the two separate (docs/middleware.md). An out-of-memory while
+ * recording it is noted in *error. */
+bool gy_frontend_one_way_pair(gy_adapter_contacts *c, const gy_adapter_collider *a,
+                              const gy_adapter_collider *b, gy_vec3 normal, gy_vec3 point,
+                              double penetration, gy_result *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
