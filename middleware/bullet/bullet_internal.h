@@ -116,12 +116,10 @@ static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its 
 
 /* The pair a gy_contact was built from. */
 struct gy_bt_pair {
-    gy_bt_collider *a, *b; /* first (contacts.h): the contact's collider_a / collider_b */
-    gy_vec3 tangent;       /* tangent impulse on a's body, summed as a vector, N·s */
-    double best_distance;  /* signed distance of the reported point this substep */
-    uint32_t substep;      /* substep stamp of the reported geometry */
-    bool overlap;          /* reported as an overlap (sensor or response off), no impulse */
-    bool sensor_seen;      /* a sensor pair found overlapping at the step's end poses */
+    gy_adapter_pair head; /* first (contacts.h); its tangent sums the impulse on a's body */
+    double best_distance; /* signed distance of the reported point this substep */
+    uint32_t substep;     /* substep stamp of the reported geometry */
+    bool overlap;         /* reported as an overlap (sensor or response off), no impulse */
 };
 
 /* ---- Bullet plumbing ------------------------------------------------------------------------ */

@@ -6,9 +6,9 @@
  * knows per object: category/mask, sensors and response-off colliders (reported, never added to
  * a manifold), one-way platforms (points dropped), combined materials; it adds conveyor motion.
  * After the solve the driver reads the manifolds into per-pair reports; the front end then
- * applies its own rules (ballistic gravity, axis locks, continuous collision) through the raw
- * state and geometry primitives at the end of this file, and the driver breaks joints by force
- * and applies the sleep test on averaged velocities.
+ * applies its own rules (ballistic gravity, axis locks, continuous collision, the sleep test on
+ * averaged velocities) through the raw state and geometry primitives at the end of this file, and
+ * the driver breaks joints by force.
  *
  * Pairs whose bodies both sleep keep their manifolds, so their contacts stay reported; sensor
  * overlaps (which have no manifold points) are carried over from the last report instead. */
@@ -50,7 +50,7 @@ static void pair_geometry(gy_driver_world *w, uint32_t index, const gy_bt_collid
     p->best_distance = distance;
     gy_contact *c = &w->contacts->current.contacts[index];
     c->point = gy_bt_from_vec(point);
-    c->normal = gy_bt_from_vec(p->a == first ? n_from_first : -n_from_first);
+    c->normal = gy_bt_from_vec(p->head.a == &first->base ? n_from_first : -n_from_first);
     c->penetration = fmax(0.0, -distance);
 }
 
@@ -152,7 +152,7 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     if (k == UINT32_MAX)
         return;
     gy_bt_pairs(&m_world->contacts->current)[k].overlap = true;
-    gy_bt_pairs(&m_world->contacts->current)[k].sensor_seen = true;
+    gy_bt_pairs(&m_world->contacts->current)[k].head.sensor_seen = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
@@ -463,37 +463,10 @@ static void gather_manifolds(gy_driver_world *w)
             btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
                           p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
             gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
-            pr->tangent = gy_v3_mad(pr->tangent, gy_bt_from_vec(t), first0 ? 1.0 : -1.0);
+            pr->head.tangent = gy_v3_mad(pr->head.tangent, gy_bt_from_vec(t), first0 ? 1.0 : -1.0);
             pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                           -p.m_normalWorldOnB, p.getDistance());
         }
-    }
-}
-
-/* Sleep: a dynamic body wants to sleep once the average of its last GY_ADAPTER_SLEEP_SAMPLES
- * velocities has stayed below the thresholds for GY_ADAPTER_SLEEP_TIME (the shared rule). Bullet's
- * islands do the rest: an island sleeps when all its bodies want to, and wakes as a whole. The
- * adapter tells Bullet through the body's deactivation clock, which Bullet compares with its
- * process-wide gDeactivationTime (left untouched). */
-static void update_sleep(gy_driver_world *w, double h)
-{
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
-        if (b->base.type != GY_MOTION_DYNAMIC || !b->base.allow_sleeping)
-            continue;
-        if (!b->rb->isActive()) {
-            gy_adapter_sleep_reset(&b->sleep);
-            continue;
-        }
-        bool wants = gy_adapter_sleep_sample(&b->sleep, gy_bt_from_vec(b->rb->getLinearVelocity()),
-                                             gy_bt_from_vec(b->rb->getAngularVelocity()), h);
-        b->rb->setDeactivationTime(wants ? gDeactivationTime + 1.0 : 0.0);
-        /* Bullet wakes a sleeping island into WANTS_DEACTIVATION, which counts as wanting to
-         * sleep whatever the clock says: a sleeper struck into motion went back to sleep, its
-         * velocity zeroed, as soon as it left the striker's island. Only the shared rule may
-         * put a body to sleep. */
-        if (!wants && b->rb->getActivationState() == WANTS_DEACTIVATION)
-            b->rb->setActivationState(ACTIVE_TAG);
     }
 }
 
@@ -627,12 +600,11 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
     gather_manifolds(w);
 }
 
-static void bt_substep_end(gy_driver_world *w, double h)
+static void bt_substep_end(gy_driver_world *w, double)
 {
     gy_result r = gy_bt_joint_check_breaks(w);
     if (r != GY_OK)
         note_error(w, r);
-    update_sleep(w, h);
 }
 
 static bool body_active_now(const gy_bt_body *b)
@@ -641,64 +613,28 @@ static bool body_active_now(const gy_bt_body *b)
 }
 
 /* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
- * Bullet did not look at the pair again, so the last report of it stands. */
-static void carry_overlaps(gy_driver_world *w)
+ * Bullet did not look at the pair again, so the last report of it stands (step.h's carry_after;
+ * pairs with manifold points keep them while they sleep and are read again). */
+static bool carry_overlap(const gy_adapter_pair *pair, const void *)
 {
-    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
-        const gy_bt_pair *p = &gy_bt_pairs(&w->contacts->previous)[i];
-        if (!p->overlap || body_active_now(p->a->body) || body_active_now(p->b->body))
-            continue;
-        if (gy_adapter_contacts_has(w->contacts, &p->a->base, &p->b->base))
-            continue;
-        if (gy_adapter_contacts_carry(w->contacts, i, &w->step_error) == UINT32_MAX)
-            return;
-    }
+    const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
+    return p->overlap &&
+           !body_active_now(reinterpret_cast<const gy_bt_collider *>(p->head.a)->body) &&
+           !body_active_now(reinterpret_cast<const gy_bt_collider *>(p->head.b)->body);
 }
 
-/* Contacts are found at the start of each substep, before the solve moves the bodies, so the
- * report of a step describes where they were when it began. Sensors only report, so they can
- * describe where the step ended: their pairs are collided again at the end poses (no manifold
- * is touched), and end_step keeps exactly the sensor pairs that overlap there (and those carried
- * over asleep). */
-static void sensor_pass(gy_driver_world *w)
+/* The sensor pass (step.h): the end poses' geometry replaces the last substep's, and no manifold
+ * is touched. */
+static void bt_collide_sensors(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->contacts->current.count; i++)
-        gy_bt_pairs(&w->contacts->current)[i].sensor_seen =
-            !w->contacts->current.contacts[i].is_sensor;
-    if (w->tally.sensors == 0)
-        return;
-    w->substep_index++; /* the end poses' geometry replaces the last substep's */
+    w->substep_index++;
     w->sensor_pass = true;
     w->world.performDiscreteCollisionDetection();
     w->sensor_pass = false;
 }
 
-static bool sensor_pair_unseen(const void *pair, const void *ctx)
-{
-    (void)ctx;
-    return !static_cast<const gy_bt_pair *>(pair)->sensor_seen;
-}
-
 static void end_step(gy_driver_world *w)
 {
-    uint32_t fresh = w->contacts->current.count;
-    carry_overlaps(w);
-    for (uint32_t i = fresh; i < w->contacts->current.count; i++)
-        gy_bt_pairs(&w->contacts->current)[i].sensor_seen = true;
-    if (w->tally.sensors > 0) {
-        gy_adapter_contacts_remove_if(w->contacts, sensor_pair_unseen, nullptr);
-    }
-    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
-        gy_contact *c = &w->contacts->current.contacts[i];
-        if (gy_bt_pairs(&w->contacts->current)[i].overlap) {
-            c->normal_impulse = 0.0;
-            c->tangent_impulse = 0.0;
-            continue;
-        }
-        c->tangent_impulse = gy_v3_len(gy_bt_pairs(&w->contacts->current)[i].tangent);
-        if (c->normal_impulse < 0.0)
-            c->normal_impulse = 0.0;
-    }
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
         b->force.setZero();
@@ -717,7 +653,6 @@ static void bt_begin(gy_driver_world *w, double, double h)
 
 static gy_result bt_end(gy_driver_world *w, double)
 {
-    sensor_pass(w);
     end_step(w);
     return w->step_error;
 }
@@ -763,6 +698,25 @@ static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
 {
     *lock_position = gy_bt_from_vec(b->lock_position);
     return b->any_lock;
+}
+
+static gy_adapter_sleep *bt_body_sleep(gy_bt_body *b)
+{
+    return &b->sleep;
+}
+
+/* Bullet's islands do the rest: an island sleeps when all its bodies want to, and wakes as a
+ * whole. The driver tells Bullet through the body's deactivation clock, which Bullet compares
+ * with its process-wide gDeactivationTime (left untouched). */
+static void bt_body_wants_sleep(gy_bt_body *b, bool wants)
+{
+    b->rb->setDeactivationTime(wants ? gDeactivationTime + 1.0 : 0.0);
+    /* Bullet wakes a sleeping island into WANTS_DEACTIVATION, which counts as wanting to sleep
+     * whatever the clock says: a sleeper struck into motion went back to sleep, its velocity
+     * zeroed, as soon as it left the striker's island. Only the shared rule may put a body to
+     * sleep. */
+    if (!wants && b->rb->getActivationState() == WANTS_DEACTIVATION)
+        b->rb->setActivationState(ACTIVE_TAG);
 }
 
 static double bt_body_ccd_radius(const gy_bt_body *b)
@@ -845,6 +799,9 @@ extern "C" const gy_driver_step gy_bt_step = {
     .solve = bt_solve,
     .substep_end = bt_substep_end,
     .end = bt_end,
+    .complete = nullptr,
+    .collide_sensors = bt_collide_sensors,
+    .carry_after = carry_overlap,
     .moving = bt_moving,
     .body_awake = bt_body_awake,
     .body_com = bt_body_com,
@@ -852,6 +809,8 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_velocity = bt_body_velocity,
     .body_set_velocity = bt_body_set_velocity,
     .body_locks = bt_body_locks,
+    .body_sleep = bt_body_sleep,
+    .body_wants_sleep = bt_body_wants_sleep,
     .body_ccd_radius = bt_body_ccd_radius,
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,

@@ -124,12 +124,9 @@ _Static_assert(offsetof(gy_ode_joint, base) == 0, "a joint record starts with it
 
 /* Step internals: the pair a gy_contact was built from. */
 typedef struct gy_ode_pair {
-    gy_ode_collider *a, *b; /* first (contacts.h): the contact's collider_a / collider_b */
-    gy_vec3 tangent;        /* tangent impulse summed as a vector (force on b), N·s */
-    double covered;         /* seconds of this step's substeps in which the pair touched */
-    bool cached;            /* copied from the previous step (both sides asleep or still) */
-    bool responds;          /* contact joints were made for it */
-    bool sensor_seen;       /* a sensor pair found overlapping at the step's end poses */
+    gy_adapter_pair head; /* first (contacts.h); its tangent sums the force on b */
+    double covered;       /* seconds of this step's substeps in which the pair touched */
+    bool responds;        /* contact joints were made for it */
 } gy_ode_pair;
 
 /* One ODE contact joint created this substep, for reading its feedback after the solve. */

@@ -44,6 +44,17 @@ static gy_vec3 v3(const dReal *v)
     return gy_v3(v[0], v[1], v[2]);
 }
 
+/* A reported pair's colliders (its head names the ODE records' Gyre parts). */
+static gy_ode_collider *pair_a(const gy_ode_pair *p)
+{
+    return (gy_ode_collider *)(void *)p->head.a;
+}
+
+static gy_ode_collider *pair_b(const gy_ode_pair *p)
+{
+    return (gy_ode_collider *)(void *)p->head.b;
+}
+
 /* ---- storage (grown to peak, reused) -------------------------------------------------------- */
 
 /* The index of pair (a, b) in this step's report, appended when new; UINT32_MAX when out of
@@ -203,11 +214,11 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         return;
     gy_contact *ct = &w->contacts->current.contacts[pi];
     gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[pi];
-    if (pr->cached) {
+    if (pr->head.carried) {
         /* Woken during this step: the fresh solve replaces the carried-over report. */
-        pr->cached = false;
+        pr->head.carried = false;
         ct->normal_impulse = 0.0;
-        pr->tangent = gy_v3(0.0, 0.0, 0.0);
+        pr->head.tangent = gy_v3(0.0, 0.0, 0.0);
         pr->covered = 0.0;
     }
     pr->covered += w->substep_dt;
@@ -215,7 +226,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     ct->point = point;
     ct->normal = swapped ? n_ode : gy_v3_neg(n_ode);
     ct->penetration = fmax(0.0, cs[deepest].geom.depth);
-    pr->sensor_seen = true;
+    pr->head.sensor_seen = true;
     if (!respond)
         return;
     pr->responds = true;
@@ -622,7 +633,7 @@ static void gather_impulses(gy_driver_world *w, double h)
         w->contacts->current.contacts[p->pair].normal_impulse += fn * h + p->relax;
         /* Accumulate the tangent force on collider b's body, whichever body was first. */
         gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[p->pair];
-        pr->tangent = gy_v3_mad(pr->tangent, ft, p->body1_is_a ? -h : h);
+        pr->head.tangent = gy_v3_mad(pr->head.tangent, ft, p->body1_is_a ? -h : h);
     }
     w->point_count = 0;
 }
@@ -675,6 +686,13 @@ static void wake_under_fresh_statics(gy_driver_world *w)
     }
 }
 
+static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
+{
+    (void)ctx;
+    const gy_ode_pair *op = (const gy_ode_pair *)(const void *)p;
+    return !pair_a(op)->body->active && !pair_b(op)->body->active;
+}
+
 static void begin_step(gy_driver_world *w, double dt)
 {
     double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
@@ -689,7 +707,7 @@ static void begin_step(gy_driver_world *w, double dt)
      * support was teleported away, say). ODE's islands do the same for pairs still touching. */
     for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
         gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
-        gy_ode_body *a = p->a->body, *b = p->b->body;
+        gy_ode_body *a = pair_a(p)->body, *b = pair_b(p)->body;
         if (a->active == b->active || !p->responds)
             continue;
         gy_ode_body *sleeper = a->active ? b : a;
@@ -699,19 +717,7 @@ static void begin_step(gy_driver_world *w, double dt)
         }
     }
     /* Pairs with neither side moving are not collided again: carry their report over. */
-    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
-        gy_ode_body *a = p->a->body, *b = p->b->body;
-        if (a->active || b->active)
-            continue;
-        uint32_t k = gy_adapter_contacts_carry(w->contacts, i, &w->step_error);
-        if (k == UINT32_MAX)
-            break;
-        gy_ode_pairs(&w->contacts->current)[k].cached = true;
-        /* A resting pair's impulse is its force times the step. */
-        w->contacts->current.contacts[k].normal_impulse *= rescale;
-        w->contacts->current.contacts[k].tangent_impulse *= rescale;
-    }
+    gy_adapter_contacts_carry_idle(w->contacts, pair_idle, NULL, rescale, &w->step_error);
 }
 
 /* Whether two colliders touch once `moved`'s body is shifted by `shift`; the body is put back
@@ -737,57 +743,40 @@ static void keep_resting_pairs(gy_driver_world *w)
     for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
         gy_ode_pair p = gy_ode_pairs(&w->contacts->previous)[i];
         gy_contact c = w->contacts->previous.contacts[i];
-        if (!p.responds || p.a->base.is_sensor || p.b->base.is_sensor ||
-            !p.a->base.contact_response || !p.b->base.contact_response ||
-            (p.a->base.category & p.b->base.mask) == 0 ||
-            (p.b->base.category & p.a->base.mask) == 0)
+        gy_ode_collider *a = pair_a(&p), *b = pair_b(&p);
+        if (!p.responds || a->base.is_sensor || b->base.is_sensor || !a->base.contact_response ||
+            !b->base.contact_response || !gy_adapter_colliders_filter(&a->base, &b->base))
             continue;
-        if (gy_adapter_contacts_has(w->contacts, &p.a->base, &p.b->base))
+        if (gy_adapter_contacts_has(w->contacts, &a->base, &b->base))
             continue;
         /* The contact normal points from a to b: a moves along it, or b against it. */
         gy_vec3 shift = gy_v3_scale(c.normal, CONTACT_KEEP_MARGIN);
-        bool touch = p.a->body->body != NULL   ? touch_shifted(p.a, p.b, shift)
-                     : p.b->body->body != NULL ? touch_shifted(p.b, p.a, gy_v3_neg(shift))
-                                               : false;
+        bool touch = a->body->body != NULL   ? touch_shifted(a, b, shift)
+                     : b->body->body != NULL ? touch_shifted(b, a, gy_v3_neg(shift))
+                                             : false;
         if (!touch)
             continue;
-        uint32_t k = pair_get(w, p.a, p.b);
+        uint32_t k = pair_get(w, a, b);
         if (k == UINT32_MAX)
             return;
         c.penetration = 0.0;
         c.normal_impulse = 0.0;
         c.tangent_impulse = 0.0;
         w->contacts->current.contacts[k] = c;
-        p.cached = false;
-        p.tangent = gy_v3(0.0, 0.0, 0.0);
+        p.head.carried = false;
+        p.head.tangent = gy_v3(0.0, 0.0, 0.0);
         p.covered = 0.0;
         gy_ode_pairs(&w->contacts->current)[k] = p;
     }
 }
 
-static bool sensor_pair_unseen(const void *pair, const void *ctx)
+/* The sensor pass (step.h): the near callback at the end poses, sensor pairs only. */
+static void ode_collide_sensors(gy_driver_world *w)
 {
-    (void)ctx;
-    return !((const gy_ode_pair *)pair)->sensor_seen;
-}
-
-/* Contacts are found at the start of each substep, before the solve moves the bodies, so the
- * report of a step describes where they were when it began. Sensors only report, so they can
- * describe where the step ended: their pairs are collided again at the end poses, and the
- * report keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
-static void sensor_pass(gy_driver_world *w)
-{
-    if (w->tally.sensors == 0)
-        return;
-    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->current)[i];
-        p->sensor_seen = p->cached || !w->contacts->current.contacts[i].is_sensor;
-    }
     w->sensor_pass = true;
     dSpaceCollide(w->dynamic_space, w, near_callback);
     collide_static(w);
     w->sensor_pass = false;
-    gy_adapter_contacts_remove_if(w->contacts, sensor_pair_unseen, NULL);
 }
 
 static void end_step(gy_driver_world *w, double dt)
@@ -795,15 +784,10 @@ static void end_step(gy_driver_world *w, double dt)
     for (uint32_t i = 0; i < w->contacts->current.count; i++) {
         gy_contact *c = &w->contacts->current.contacts[i];
         gy_ode_pair *p = &gy_ode_pairs(&w->contacts->current)[i];
-        if (p->cached)
-            continue;
-        c->tangent_impulse = gy_v3_len(p->tangent);
-        if (c->normal_impulse < 0.0)
-            c->normal_impulse = 0.0;
         /* A pair that fell asleep part-way through the substeps is carried over from now on:
          * report it as if it had rested for the whole step. */
-        if (p->covered > 0.0 && p->covered < dt * (1.0 - 1e-9) && !body_moving(p->a->body) &&
-            !body_moving(p->b->body)) {
+        if (!p->head.carried && p->covered > 0.0 && p->covered < dt * (1.0 - 1e-9) &&
+            !body_moving(pair_a(p)->body) && !body_moving(pair_b(p)->body)) {
             double k = dt / p->covered;
             c->normal_impulse *= k;
             c->tangent_impulse *= k;
@@ -883,8 +867,6 @@ static void ode_substep_end(gy_driver_world *w, double h)
 
 static gy_result ode_end(gy_driver_world *w, double dt)
 {
-    keep_resting_pairs(w);
-    sensor_pass(w);
     end_step(w, dt);
     w->last_dt = dt;
     return w->step_error;
@@ -1012,6 +994,9 @@ const gy_driver_step gy_ode_step = {
     .solve = ode_solve,
     .substep_end = ode_substep_end,
     .end = ode_end,
+    .complete = keep_resting_pairs,
+    .collide_sensors = ode_collide_sensors,
+    .carry_after = NULL,
     .moving = ode_moving,
     .body_awake = ode_body_awake,
     .body_com = gy_ode_body_com,
@@ -1019,6 +1004,8 @@ const gy_driver_step gy_ode_step = {
     .body_velocity = ode_body_velocity,
     .body_set_velocity = ode_body_set_velocity,
     .body_locks = ode_body_locks,
+    .body_sleep = NULL, /* ODE's auto-disable is set to the same rule (ode_body.c) */
+    .body_wants_sleep = NULL,
     .body_ccd_radius = ode_body_ccd_radius,
     .ccd_gather = ode_ccd_gather,
     .ccd_begin = ode_ccd_begin,

@@ -93,6 +93,23 @@ uint32_t gy_adapter_contacts_carry(gy_adapter_contacts *c, uint32_t i, gy_result
     return k;
 }
 
+void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
+                                    bool (*idle)(const gy_adapter_pair *p, const void *ctx),
+                                    const void *ctx, double rescale, gy_result *error)
+{
+    for (uint32_t i = 0; i < c->previous.count; i++) {
+        const gy_adapter_pair *p = pair_record(&c->previous, c->pair_size, i);
+        if (!idle(p, ctx) || gy_adapter_contacts_has(c, p->a, p->b))
+            continue;
+        uint32_t k = gy_adapter_contacts_carry(c, i, error);
+        if (k == UINT32_MAX)
+            return;
+        gy_adapter_contacts_record(c, k)->carried = true;
+        c->current.contacts[k].normal_impulse *= rescale;
+        c->current.contacts[k].tangent_impulse *= rescale;
+    }
+}
+
 void gy_adapter_contacts_remove_if(gy_adapter_contacts *c,
                                    bool (*drop)(const void *pair, const void *ctx), const void *ctx)
 {

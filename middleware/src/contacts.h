@@ -23,6 +23,16 @@ extern "C" {
 struct gy_driver;
 struct gy_driver_world;
 
+/* What the front end keeps of every reported pair: a driver's pair record starts with it. */
+typedef struct gy_adapter_pair {
+    const gy_adapter_collider *a, *b; /* the contact's collider_a / collider_b (driver records) */
+    gy_vec3
+        tangent;  /* tangent impulse over the step, summed as a vector (sign: the driver's), N·s */
+    bool carried; /* copied from the last step's report: not collided again, nor re-summed */
+    bool sensor_seen; /* the sensor pass found it at the step's end poses (or it is no sensor pair)
+                       */
+} gy_adapter_pair;
+
 typedef struct gy_adapter_contacts {
     const gy_allocator *allocator;
     /* The driver whose narrow phase feeds it, and its world (gy_adapter_contacts_bind): the
@@ -66,6 +76,21 @@ bool gy_adapter_contacts_has(const gy_adapter_contacts *c, const gy_adapter_coll
  * driver record), for a pair the driver did not collide again (both sides asleep). Returns its
  * index, UINT32_MAX when out of memory (noted in *error). */
 uint32_t gy_adapter_contacts_carry(gy_adapter_contacts *c, uint32_t i, gy_result *error);
+
+/* Carries over every pair of the last step's report that `idle` picks (its bodies are not
+ * collided again this step) and that this step's report lacks yet: marked carried, its impulses
+ * scaled by `rescale` (a resting pair's impulse is its force times the step, so the ratio of this
+ * step to the last). Stops when out of memory (noted in *error). */
+void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
+                                    bool (*idle)(const gy_adapter_pair *p, const void *ctx),
+                                    const void *ctx, double rescale, gy_result *error);
+
+/* This step's pair records (the driver's; each starts with gy_adapter_pair). */
+static inline gy_adapter_pair *gy_adapter_contacts_record(const gy_adapter_contacts *c, uint32_t i)
+{
+    return (gy_adapter_pair *)(void *)((unsigned char *)c->current.pairs +
+                                       (size_t)i * c->pair_size);
+}
 
 /* Removes, in order, this step's pairs whose driver record `drop` picks. */
 void gy_adapter_contacts_remove_if(gy_adapter_contacts *c,

@@ -50,7 +50,7 @@ typedef struct gy_driver_records {
  * read and write between them. The front end begins the contact report's step before `begin`
  * and ends it after `end`; per substep it records every moving body's centre of mass
  * (gy_adapter_body.substep_start), calls `solve`, applies the ballistic correction, the axis-lock
- * projection and continuous collision, and calls `substep_end`. */
+ * projection and continuous collision, calls `substep_end` and applies the sleep rule. */
 typedef struct gy_driver_step {
     /* Before the substeps of a step of dt (substeps of h each); the broken-joint list has been
      * emptied. The driver carries over what it will not collide again. */
@@ -58,12 +58,21 @@ typedef struct gy_driver_step {
     /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, and
      * solve h. Sets gy_adapter_body.in_contact on the bodies its solve gave contacts. */
     void (*solve)(gy_driver_world *w, double h, uint32_t s);
-    /* After the front end's rules of a substep: joint breaks, and the sleep rule where the
-     * driver applies it. */
+    /* After the front end's rules of a substep, before its sleep rule: joint breaks. */
     void (*substep_end)(gy_driver_world *w, double h);
-    /* After the last substep: the sensor pass and the report's impulses. Returns the step's
-     * first error in the driver (out of memory), GY_OK otherwise. */
+    /* After the last substep and the front end's report rules (below): the driver's own end of
+     * step. Returns the step's first error in the driver (out of memory), GY_OK otherwise. */
     gy_result (*end)(gy_driver_world *w, double dt);
+    /* The report's end of step, in this order: `complete` (NULL: none) adds pairs the driver
+     * keeps without colliding them; the front end marks every sensor pair unseen and, when the
+     * world has sensors, `collide_sensors` collides sensor pairs again at the step's end poses
+     * through the pre-solve rules (the gate's sensor_pass), marking what it finds sensor_seen;
+     * the front end then carries over the last report's pairs `carry_after` picks among those
+     * still missing (NULL: none), drops the sensor pairs neither seen nor carried, and turns each
+     * fresh pair's summed tangent into its tangent impulse (normal impulses clamped at 0). */
+    void (*complete)(gy_driver_world *w);
+    void (*collide_sensors)(gy_driver_world *w);
+    bool (*carry_after)(const gy_adapter_pair *p, const void *ctx);
 
     /* The moving (dynamic and kinematic) bodies; the array stays valid until a body is created
      * or released. */
@@ -78,6 +87,13 @@ typedef struct gy_driver_step {
     /* Whether a body's axes are locked, with the centre-of-mass coordinates held on its locked
      * linear axes in *lock_position. */
     bool (*body_locks)(const gy_driver_body *b, gy_vec3 *lock_position);
+    /* The sleep rule (gy_adapter_sleep_*) for a middleware with no equivalent of its own; both
+     * NULL when the vendor's own sleep is configured to the same rule. `body_sleep` is a dynamic
+     * body's rule state (kept by the driver, which starts it over when it wakes the body);
+     * `body_wants_sleep` tells the vendor whether an awake body wants to sleep now (its islands
+     * do the rest: an island sleeps when all its bodies want to). */
+    gy_adapter_sleep *(*body_sleep)(gy_driver_body *b);
+    void (*body_wants_sleep)(gy_driver_body *b, bool wants);
     /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
     double (*body_ccd_radius)(const gy_driver_body *b);
 
@@ -103,8 +119,8 @@ typedef struct gy_driver {
      * limit: what the vendor does with a hull's collider in time that grows faster than its
      * size, so that a runtime hull's body is made within a tick's geometry budget. */
     uint32_t built_hull_max_vertices;
-    /* Bytes of the driver's record for each reported pair: it starts with the pair's two
-     * collider records, then whatever the driver keeps of the pair during the step. */
+    /* Bytes of the driver's record for each reported pair: it starts with gy_adapter_pair
+     * (contacts.h), then whatever the driver keeps of the pair during the step. */
     size_t pair_size;
     /* Bytes of the driver's resource record: it starts with gy_adapter_resource. */
     size_t resource_size;

@@ -605,7 +605,7 @@ static gy_result step(gy_backend_world *w, double dt)
     if (r != GY_OK)
         return r;
     gy_adapter_broken_clear(w->rec.broken); /* broken_joints() lists this step's alone */
-    return gy_frontend_step_run(&w->step, w->driver, w->dw, &w->contacts, dt,
+    return gy_frontend_step_run(&w->step, w->driver, w->dw, &w->contacts, w->rec.tally, dt,
                                 dt / (double)w->substeps, w->substeps);
 }
 

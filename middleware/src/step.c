@@ -117,6 +117,30 @@ static void project_locks(const gy_driver_step *ds, gy_driver_body *const *movin
     }
 }
 
+/* A dynamic body wants to sleep once the average of its last GY_ADAPTER_SLEEP_SAMPLES velocities
+ * has stayed below the thresholds for GY_ADAPTER_SLEEP_TIME; the vendor's islands decide when it
+ * does. Only for a driver without a sleep rule of its own (driver.h). */
+static void sleep_rule(const gy_driver_step *ds, gy_driver_body *const *moving, uint32_t n,
+                       double h)
+{
+    if (ds->body_sleep == NULL)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        gy_driver_body *b = moving[i];
+        const gy_adapter_body *rec = body_rec(b);
+        if (rec->type != GY_MOTION_DYNAMIC || !rec->allow_sleeping)
+            continue;
+        gy_adapter_sleep *state = ds->body_sleep(b);
+        if (!ds->body_awake(b)) {
+            gy_adapter_sleep_reset(state);
+            continue;
+        }
+        gy_vec3 v, a;
+        ds->body_velocity(b, &v, &a);
+        ds->body_wants_sleep(b, gy_adapter_sleep_sample(state, v, a, h));
+    }
+}
+
 /* ---- continuous collision ------------------------------------------------------------------- */
 
 typedef struct ccd_ctx {
@@ -227,11 +251,49 @@ static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_dri
     }
 }
 
+/* ---- the report's end of step ---------------------------------------------------------------- */
+
+static bool sensor_pair_dropped(const void *pair, const void *ctx)
+{
+    (void)ctx;
+    const gy_adapter_pair *p = pair;
+    return !p->sensor_seen && !p->carried;
+}
+
+/* Contacts are found at the start of each substep, before the solve moves the bodies, so the
+ * report of a step describes where they were when it began. Sensors only report, so they can
+ * describe where the step ended: their pairs are collided again at the end poses, and the report
+ * keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
+static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
+                       gy_adapter_contacts *c, uint32_t sensors)
+{
+    if (ds->complete != NULL)
+        ds->complete(dw);
+    gy_adapter_report *rep = &c->current;
+    for (uint32_t i = 0; i < rep->count; i++)
+        gy_adapter_contacts_record(c, i)->sensor_seen = !rep->contacts[i].is_sensor;
+    if (sensors > 0)
+        ds->collide_sensors(dw);
+    if (ds->carry_after != NULL)
+        gy_adapter_contacts_carry_idle(c, ds->carry_after, NULL, 1.0, &s->error);
+    if (sensors > 0)
+        gy_adapter_contacts_remove_if(c, sensor_pair_dropped, NULL);
+    for (uint32_t i = 0; i < rep->count; i++) {
+        const gy_adapter_pair *p = gy_adapter_contacts_record(c, i);
+        if (p->carried)
+            continue; /* reported as it was */
+        gy_contact *ct = &rep->contacts[i];
+        ct->tangent_impulse = gy_v3_len(p->tangent);
+        if (ct->normal_impulse < 0.0)
+            ct->normal_impulse = 0.0;
+    }
+}
+
 /* ---- the loop ------------------------------------------------------------------------------- */
 
 gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
-                               gy_adapter_contacts *contacts, double dt, double h,
-                               uint32_t substeps)
+                               gy_adapter_contacts *contacts, const gy_adapter_tally *tally,
+                               double dt, double h, uint32_t substeps)
 {
     const gy_driver_step *ds = d->step;
     s->error = GY_OK;
@@ -248,7 +310,9 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         project_locks(ds, moving, n);
         continuous_collision(s, d, dw, moving, n);
         ds->substep_end(dw, h);
+        sleep_rule(ds, moving, n, h);
     }
+    end_report(s, ds, dw, contacts, tally->sensors);
     gy_result r = ds->end(dw, dt);
     gy_adapter_contacts_end_step(contacts);
     return r != GY_OK ? r : s->error;

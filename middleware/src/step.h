@@ -12,8 +12,13 @@
  * - continuous collision (ccd.h): which bodies sweep, how far the others moved, the candidate
  *   colliders (filters and one-way platforms), and placing the two where they first touch.
  *
- * It also frames the contact report's step (gy_adapter_contacts_begin_step / _end_step) and
- * judges one-way platforms for the driver's pre-solve hook (gy_frontend_one_way_pair).
+ * and after the driver's end of the substep (joint breaks), the sleep rule
+ * (gy_adapter_sleep_*) for a driver whose middleware has none of its own.
+ *
+ * It frames the contact report's step (gy_adapter_contacts_begin_step / _end_step), runs its end:
+ * the sensor pass (sensor pairs kept only if they overlap at the step's end poses), the pairs
+ * carried over and the impulses reported; and it judges one-way platforms for the driver's
+ * pre-solve hook (gy_frontend_one_way_pair).
  *
  * Threading: the world's bound thread, inside the contract's step. */
 #ifndef GYRE_STEP_H
@@ -40,11 +45,13 @@ typedef struct gy_frontend_step {
 void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity);
 void gy_frontend_step_fini(gy_frontend_step *s);
 
-/* Steps the driver's world by dt in `substeps` substeps of h (dt checked by the caller). Returns
+/* Steps the driver's world by dt in `substeps` substeps of h (dt checked by the caller; `tally`
+ * counts the world's sensors). Returns
  * the step's first error (GY_OK, or out of memory when some report or scratch could not grow). */
 gy_result gy_frontend_step_run(gy_frontend_step *s, const struct gy_driver *d,
-                               struct gy_driver_world *dw, gy_adapter_contacts *contacts, double dt,
-                               double h, uint32_t substeps);
+                               struct gy_driver_world *dw, gy_adapter_contacts *contacts,
+                               const gy_adapter_tally *tally, double dt, double h,
+                               uint32_t substeps);
 
 /* The pre-solve hook's one-way rule for a contact between colliders a and b (records of the
  * driver `c` is bound to, gy_adapter_contacts_bind): false when either is a one-way platform
