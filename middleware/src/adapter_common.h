@@ -403,8 +403,8 @@ void gy_adapter_report_touching(const gy_adapter_report *r, gy_body_id id,
 
 /* One-way verdicts: the pairs (platform collider, other collider) judged by gy_one_way_accepts,
  * each with the verdict kept until the two separate (a pair not seen for a whole step is
- * dropped). A driver may record only the refused ("passing") pairs and judge accepted ones
- * again. The records are the driver's opaque collider and body pointers. */
+ * dropped; contacts.h's one-way rule). The records are the driver's opaque collider and body
+ * pointers. */
 typedef struct gy_adapter_one_way {
     const void *platform, *other;           /* colliders */
     const void *platform_body, *other_body; /* their bodies (forgetting a body) */

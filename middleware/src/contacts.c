@@ -97,9 +97,11 @@ void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
                                     bool (*idle)(const gy_adapter_pair *p, const void *ctx),
                                     const void *ctx, double rescale, gy_result *error)
 {
+    /* Carried into an empty report (at the step's start), no pair can be there already. */
+    bool fresh = c->current.count == 0;
     for (uint32_t i = 0; i < c->previous.count; i++) {
         const gy_adapter_pair *p = pair_record(&c->previous, c->pair_size, i);
-        if (!idle(p, ctx) || gy_adapter_contacts_has(c, p->a, p->b))
+        if (!idle(p, ctx) || (!fresh && gy_adapter_contacts_has(c, p->a, p->b)))
             continue;
         uint32_t k = gy_adapter_contacts_carry(c, i, error);
         if (k == UINT32_MAX)

@@ -88,8 +88,10 @@ static void ballistic_correction(const gy_frontend_step *s, const gy_driver_step
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
         const gy_adapter_body *rec = body_rec(b);
-        if (!gy_adapter_ballistic_applies(rec->type, ds->body_awake(b), rec->in_contact,
-                                          rec->joint_count, rec->gravity_factor))
+        /* The record's conditions first: asking the driver costs a call per body. */
+        if (!gy_adapter_ballistic_applies(rec->type, true, rec->in_contact, rec->joint_count,
+                                          rec->gravity_factor) ||
+            !ds->body_awake(b))
             continue;
         gy_vec3 shift = gy_adapter_ballistic_shift(g, rec->gravity_factor, h);
         shift =
@@ -99,16 +101,24 @@ static void ballistic_correction(const gy_frontend_step *s, const gy_driver_step
     }
 }
 
+static bool any_lock(const gy_adapter_body *b)
+{
+    for (int k = 0; k < 3; k++)
+        if (b->lock_linear[k] || b->lock_angular[k])
+            return true;
+    return false;
+}
+
 /* An iterative solver leaves some motion on locked axes (and a torque turns through the world
  * inertia onto them): the projection removes it. */
 static void project_locks(const gy_driver_step *ds, gy_driver_body *const *moving, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
-        gy_vec3 lock;
-        if (!ds->body_locks(b, &lock) || !ds->body_awake(b))
-            continue;
         const gy_adapter_body *rec = body_rec(b);
+        gy_vec3 lock;
+        if (!any_lock(rec) || !ds->body_locks(b, &lock) || !ds->body_awake(b))
+            continue;
         gy_vec3 p = ds->body_com(b), v, a;
         ds->body_velocity(b, &v, &a);
         gy_adapter_project_locks(rec->lock_linear, rec->lock_angular, lock, &p, &v, &a);
