@@ -285,12 +285,6 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
     return o != nullptr ? static_cast<gy_bt_body *>(o->getUserPointer()) : nullptr;
 }
 
-/* True when a collider passes a query filter (NULL: the default filter). */
-static inline bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c)
-{
-    return gy_adapter_collider_accepts(f, &c->base);
-}
-
 /* Bodies (bullet_body.cpp). */
 gy_pose gy_bt_body_pose(const gy_bt_body *b);
 btVector3 gy_bt_body_com(const gy_bt_body *b);

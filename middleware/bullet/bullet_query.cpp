@@ -1,14 +1,14 @@
-/* Queries on the Bullet adapter: raycast, shape cast and overlap. None allocates once warmed up.
+/* Query primitives of the Bullet driver: candidate walks and raw tests (driver.h); the filter,
+ * collectors and hits are the front end's (queries.c). None allocates once warmed up.
  *
  * Candidates come from Bullet's dynamic AABB tree broadphase (a ray walk for rays and casts, a box
- * walk for overlaps); each candidate body's colliders are then tested one by one, so the filter
- * applies per collider and every hit names its collider. Rays against primitives and hulls are
- * solved in closed form in the collider's frame (Bullet's convex ray cast converges only to about
- * 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Overlaps run Bullet's
- * GJK/EPA directly on the stack (a plane in closed form, a mesh triangle by triangle), not its
- * dispatcher, whose pooled algorithms run out in big scenes and then come from the heap. Shape
- * casts use Bullet's convex cast (btContinuousConvexCollision) after that start-pose overlap test.
- * docs/middleware.md has the details. */
+ * walk for overlaps); each candidate body's colliders are offered one by one, so the filter
+ * applies per collider. Rays against primitives and hulls are solved in closed form in the
+ * collider's frame (Bullet's convex ray cast converges only to about 1e-5 of the ray length);
+ * rays against meshes use Bullet's BVH ray test. Contacts run Bullet's GJK/EPA directly on the
+ * stack (a plane in closed form, a mesh triangle by triangle), not its dispatcher, whose pooled
+ * algorithms run out in big scenes and then come from the heap. Casts against planes and meshes
+ * use Bullet's convex cast (btContinuousConvexCollision). docs/middleware.md has the details. */
 #include <math.h>
 #include <string.h>
 

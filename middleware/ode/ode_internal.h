@@ -219,13 +219,6 @@ static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
     return (gy_ode_collider *)dGeomGetData(g);
 }
 
-/* True when a collider passes a query filter (mask, motion type, sensors, ignores). A NULL filter
- * accepts what the default filter accepts. */
-static inline bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c)
-{
-    return gy_adapter_collider_accepts(f, &c->base);
-}
-
 /* Conversions between Gyre's and ODE's representations. ODE quaternions are [w, x, y, z]. */
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);
 gy_quat gy_ode_quat_from_ode(const dReal *q);

@@ -1,9 +1,9 @@
-/* Queries on the ODE adapter: raycast, shape cast and overlap. They never allocate: each poses one
- * of the world's scratch geoms, gathers candidates from the static grid (gy_ode_static_visit) and
- * from the dynamic space (dSpaceCollide2), and runs dCollide on each. ODE has no sweep test: a
- * shape cast finds a convex candidate's time of impact by conservative advancement on GJK
- * distances (gyre/convex.h, as the query snapshot does), and a plane's or mesh's by stepping and
- * bisection with dCollide. docs/middleware.md ("Queries") has the details. */
+/* Query primitives of the ODE driver: candidate walks and raw tests (driver.h); the filter,
+ * collectors and hits are the front end's (queries.c). They never allocate: each walk poses one
+ * of the world's scratch geoms and gathers candidates from the static grid (gy_ode_static_visit)
+ * and from the dynamic space (dSpaceCollide2); the tests run dCollide. ODE has no sweep test: a
+ * cast against a plane or a mesh steps and bisects with dCollide (convex pairs are the front
+ * end's). docs/middleware.md ("Queries") has the details. */
 #include <math.h>
 #include <string.h>
 

@@ -14,18 +14,15 @@ static const gy_adapter_collider *record(const struct gy_driver_collider *c)
     return (const gy_adapter_collider *)(const void *)c;
 }
 
-static void search_init(gy_adapter_search *s, const gy_driver *d, gy_driver_world *dw,
-                        const gy_adapter_query *q)
+/* A search over the prepared query `q`, moving along `translation` (|translation| = length). */
+static gy_adapter_search search_init(const gy_driver *d, gy_driver_world *dw,
+                                     const gy_adapter_query *q, bool ray, bool cast,
+                                     gy_vec3 translation, double length)
 {
-    s->q = *q;
-    s->driver = d;
-    s->dw = dw;
-    s->ray = false;
-    s->cast = false;
-    s->dir = gy_v3(0.0, 0.0, 0.0);
-    s->translation = gy_v3(0.0, 0.0, 0.0);
-    s->length = 0.0;
-    s->convex = false;
+    gy_adapter_search s = {.q = *q, .driver = d, .dw = dw, .ray = ray, .cast = cast};
+    s.translation = translation;
+    s.length = length;
+    return s;
 }
 
 bool gy_adapter_search_wants(const gy_adapter_search *s, gy_motion_type type)
@@ -145,11 +142,7 @@ bool gy_adapter_search_visit(gy_adapter_search *s, gy_driver_query *dq, gy_drive
 void gy_adapter_search_ray(const gy_driver *d, gy_driver_world *dw, gy_adapter_query *q,
                            gy_vec3 origin, gy_vec3 translation, double length)
 {
-    gy_adapter_search s;
-    search_init(&s, d, dw, q);
-    s.ray = true;
-    s.translation = translation;
-    s.length = length;
+    gy_adapter_search s = search_init(d, dw, q, true, false, translation, length);
     s.dir = gy_v3_scale(translation, 1.0 / length);
     d->ray_walk(dw, origin, s.dir, length, &s);
     *q = s.q;
@@ -159,14 +152,9 @@ void gy_adapter_search_shape(const gy_driver *d, gy_driver_world *dw, gy_adapter
                              const gy_shape *shape, const gy_hull *hull, gy_pose pose,
                              gy_vec3 translation, double length, bool cast)
 {
-    gy_adapter_search s;
-    search_init(&s, d, dw, q);
-    s.cast = cast;
-    s.translation = translation;
-    s.length = length;
+    gy_adapter_search s = search_init(d, dw, q, false, cast, translation, length);
     if (cast) {
-        gy_pose start = pose;
-        start.rotation = gy_quat_normalize(start.rotation);
+        gy_pose start = {pose.position, gy_quat_normalize(pose.rotation)};
         s.convex = gy_adapter_shape_convex(shape, hull, start, &s.shape);
     }
     d->shape_walk(dw, shape, pose, translation, length, cast, &s);
