@@ -343,10 +343,9 @@ void gy_bt_step_fini(gy_driver_world *w);
 /* Query primitives (bullet_query.cpp): the driver entries of the same names (driver.h). */
 void gy_bt_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
                     gy_adapter_search *s);
-void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose,
-                      gy_vec3 translation, double length, bool cast, gy_adapter_search *s);
-bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c,
-                    gy_driver_hit *out);
+void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                      double length, bool cast, gy_adapter_search *s);
+bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out);
 bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c,
                          gy_driver_hit *out);
 bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double lo,

@@ -623,8 +623,8 @@ static double refine_fraction(gy_driver_world *w, gy_driver_query *q, const gy_b
 }
 
 /* Bullet's convex cast (btContinuousConvexCollision) against a plane or a mesh, then refined. */
-bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double,
-                     double hi, gy_driver_hit *out)
+bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double, double hi,
+                     gy_driver_hit *out)
 {
     btVector3 point, normal;
     double fraction;
@@ -637,8 +637,8 @@ bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, 
     return true;
 }
 
-void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose,
-                      gy_vec3 translation, double length, bool cast, gy_adapter_search *s)
+void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                      double length, bool cast, gy_adapter_search *s)
 {
     gy_driver_query q;
     q.s = s;

@@ -234,8 +234,8 @@ void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_
 /* Query primitives (ode_query.c): the driver entries of the same names (driver.h). */
 void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
                      gy_adapter_search *s);
-void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose,
-                       gy_vec3 translation, double length, bool cast, gy_adapter_search *s);
+void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, bool cast, gy_adapter_search *s);
 bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
                      gy_driver_hit *out);
 bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,

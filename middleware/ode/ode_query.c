@@ -299,8 +299,7 @@ static bool ray_capsule(const gy_driver_query *q, const gy_ode_collider *c, gy_d
     return true;
 }
 
-bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
-                         gy_driver_hit *out)
+bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, gy_driver_hit *out)
 {
     (void)w;
     bool got;
@@ -341,7 +340,7 @@ static void ray_statics(gy_driver_world *w, gy_driver_query *q, double length)
 }
 
 void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
-                         gy_adapter_search *s)
+                     gy_adapter_search *s)
 {
     gy_driver_query q = {.s = s, .probe = w->query_ray, .origin = origin, .dir = dir};
     dGeomID ray = w->query_ray;
@@ -378,7 +377,7 @@ static int contacts_at(gy_driver_query *q, dGeomID other, double t, dContactGeom
 
 /* dCollide against the shape at its start pose (a cast's stepping may have moved it). */
 bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
-                              gy_driver_hit *out)
+                          gy_driver_hit *out)
 {
     (void)w;
     dContactGeom cg[QUERY_MAX_CONTACTS];
@@ -393,7 +392,7 @@ bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collide
 /* The fractions at which the moving box aabb0 + t·translation overlaps the collider's box:
  * nothing before the window's start can touch. Infinite bounds (planes) behave. */
 bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
-                            double *t1)
+                        double *t1)
 {
     (void)w;
     double box[6];
@@ -428,7 +427,7 @@ bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider 
  * is the last separated pose, point and normal come from the first touching one. Such steps can
  * pass over a mesh's edge that the shape only grazes (a plane is a half-space: never). */
 bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
-                          double t1, gy_driver_hit *out)
+                      double t1, gy_driver_hit *out)
 {
     (void)w;
     dContactGeom buf_a[QUERY_MAX_CONTACTS], buf_b[QUERY_MAX_CONTACTS];
@@ -498,8 +497,8 @@ static void cast_set_sweep(gy_driver_query *q, double fraction, dReal box[6])
  * radius for a smaller shape. */
 static void cast_steps(gy_driver_world *w, const gy_shape *shape, gy_driver_query *q)
 {
-    const gy_ode_resource *r = shape->type == GY_SHAPE_HULL ? hull_resource(w, shape->resource)
-                                                            : NULL;
+    const gy_ode_resource *r =
+        shape->type == GY_SHAPE_HULL ? hull_resource(w, shape->resource) : NULL;
     gy_vec3 center;
     double inner = gy_adapter_shape_inner_radius(shape, r != NULL ? &r->base.hull : NULL, &center);
     if (!(inner > 0.0))
@@ -509,8 +508,8 @@ static void cast_steps(gy_driver_world *w, const gy_shape *shape, gy_driver_quer
     q->tol = q->length > 0.0 ? tol_m / q->length : 1.0;
 }
 
-void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose,
-                           gy_vec3 translation, double length, bool cast, gy_adapter_search *s)
+void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, bool cast, gy_adapter_search *s)
 {
     gy_driver_query q = {.s = s, .cast = cast, .translation = translation, .length = length};
     q.shape = gy_ode_query_geom(w, shape, pose);
@@ -546,4 +545,3 @@ gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const 
         *hull = &c->resource->base.hull;
     return gy_ode_body_pose(c->body);
 }
-

@@ -165,8 +165,8 @@ typedef struct gy_driver {
      * (`cast` false) has a zero translation. */
     void (*ray_walk)(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
                      gy_adapter_search *s);
-    void (*shape_walk)(gy_driver_world *w, const gy_shape *shape, gy_pose pose,
-                       gy_vec3 translation, double length, bool cast, gy_adapter_search *s);
+    void (*shape_walk)(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, bool cast, gy_adapter_search *s);
     /* The raw tests, each against one candidate the filter accepted, with its walk's state.
      * A ray's first hit within its length (a ray starting inside a solid: where it leaves, the
      * normal facing back along the ray; a mesh: its nearest triangle, face normal either way). */
@@ -178,8 +178,8 @@ typedef struct gy_driver {
                           gy_driver_hit *out);
     /* Casts, optional (NULL: no window): narrows [*t0, *t1] (fractions of the translation) to
      * where the shape's bounds can meet the collider's; false when they never do. */
-    bool (*cast_window)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c,
-                        double *t0, double *t1);
+    bool (*cast_window)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double *t0,
+                        double *t1);
     /* Casts against a collider that is not convex (a plane, a mesh; the front end casts convex
      * pairs itself), the shape being apart at fraction `lo`: the first contact in [lo, hi], as
      * the fraction of a pose still apart (never past the impact) with the contact's point and
@@ -188,8 +188,7 @@ typedef struct gy_driver {
                       double hi, gy_driver_hit *out);
     /* What the front end's convex cast reads of a collider: its body's pose (the Gyre body
      * origin in the world) and, for a hull collider, its hull (*hull untouched otherwise). */
-    gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c,
-                                  const gy_hull **hull);
+    gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c, const gy_hull **hull);
 } gy_driver;
 
 /* The driver world under a front-end world (white-box driver tests read it). */

@@ -670,9 +670,9 @@ static gy_result shape_query(gy_backend_world *w, const gy_shape *shape, gy_pose
     }
     if (r != GY_OK || q.stop)
         return r;
-    const gy_adapter_resource *res =
-        shape->type == GY_SHAPE_HULL ? gy_handle_pool_get(&w->resources, shape->resource.bits)
-                                     : NULL;
+    const gy_adapter_resource *res = shape->type == GY_SHAPE_HULL
+                                         ? gy_handle_pool_get(&w->resources, shape->resource.bits)
+                                         : NULL;
     gy_adapter_search_shape(w->driver, w->dw, &q, shape, res != NULL ? &res->hull : NULL, pose, t,
                             length, translation != NULL);
     *count = q.count;

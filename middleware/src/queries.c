@@ -20,6 +20,7 @@ static gy_adapter_search search_init(const gy_driver *d, gy_driver_world *dw,
                                      gy_vec3 translation, double length)
 {
     gy_adapter_search s = {.q = *q, .driver = d, .dw = dw, .ray = ray, .cast = cast};
+    s.filter = q->filter != NULL ? *q->filter : gy_default_query_filter();
     s.translation = translation;
     s.length = length;
     return s;
@@ -30,28 +31,20 @@ bool gy_adapter_search_wants(const gy_adapter_search *s, gy_motion_type type)
     return s->q.filter == NULL || (s->q.filter->motion_types & GY_MOTION_BIT(type)) != 0;
 }
 
-bool gy_adapter_search_bound(const gy_adapter_search *s, double *bound)
-{
-    if (s->q.collector != GY_COLLECT_CLOSEST || s->q.count == 0)
-        return false;
-    *bound = s->ray ? s->q.hits[0].distance : s->q.hits[0].fraction;
-    return true;
-}
-
 /* A hit naming the collider and its body: the record's ids and the body's user value. */
 static void hit_begin(gy_hit *h, const gy_adapter_collider *rec)
 {
     gy_adapter_hit_init(h, rec->body, rec->id, rec->body_user);
 }
 
-static bool visit_ray(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
+static void visit_ray(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
 {
     gy_driver_hit raw;
     if (!s->driver->ray_test(s->dw, dq, c, &raw))
-        return true;
+        return;
     double bound;
     if (gy_adapter_search_bound(s, &bound) && raw.t >= bound)
-        return true;
+        return;
     gy_hit h;
     hit_begin(&h, record(c));
     h.triangle = raw.triangle;
@@ -63,7 +56,6 @@ static bool visit_ray(gy_adapter_search *s, gy_driver_query *dq, gy_driver_colli
     if (h.triangle >= 0 && gy_v3_dot(h.normal, s->dir) > 0.0)
         h.normal = gy_v3_neg(h.normal);
     gy_adapter_query_collect(&s->q, &h);
-    return true;
 }
 
 /* A shape query's hit at `fraction` of the translation. */
@@ -101,36 +93,35 @@ static bool cast_convex(gy_adapter_search *s, gy_driver_collider *c, double lo, 
 /* A shape at its start pose that already touches a candidate hits it at fraction 0 with its
  * penetration, even when the cast moves away (a caller sliding out of a surface skips those);
  * otherwise a cast looks for the first contact in the fractions the driver's window leaves. */
-static bool visit_shape(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
+static void visit_shape(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
 {
     const gy_driver *d = s->driver;
     double t0 = 0.0, t1 = 1.0;
     if (s->cast) {
         gy_adapter_search_bound(s, &t1);
         if (d->cast_window != NULL && !d->cast_window(s->dw, dq, c, &t0, &t1))
-            return true;
+            return;
     }
     gy_driver_hit raw;
     if (t0 <= 0.0 && d->shape_contact(s->dw, dq, c, &raw)) {
         collect_shape(s, record(c), 0.0, raw.point, raw.normal, raw.depth, raw.triangle);
-        return true;
+        return;
     }
     if (!s->cast || !(s->length > 0.0))
-        return true;
+        return;
     /* Before the window opens the two are apart. */
     double lo = t0 > 0.0 ? t0 : 0.0;
     if (s->convex && cast_convex(s, c, lo, t1))
-        return true;
+        return;
     if (d->cast_test(s->dw, dq, c, lo, t1, &raw))
         collect_shape(s, record(c), raw.t, raw.point, raw.normal, 0.0, raw.triangle);
-    return true;
 }
 
 bool gy_adapter_search_visit(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
 {
     if (s->q.stop)
         return false;
-    if (gy_adapter_collider_accepts(s->q.filter, record(c))) {
+    if (gy_adapter_collider_accepts(&s->filter, record(c))) {
         if (s->ray)
             visit_ray(s, dq, c);
         else

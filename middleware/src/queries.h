@@ -26,15 +26,16 @@ struct gy_driver_query;
 
 /* One query in progress: the front end's collector and what the hits are measured against. */
 typedef struct gy_adapter_search {
-    gy_adapter_query q; /* filter and collector (adapter_common.h) */
+    gy_adapter_query q;     /* filter and collector (adapter_common.h) */
+    gy_query_filter filter; /* q's, or the default one: resolved once, not per candidate */
     const struct gy_driver *driver;
     struct gy_driver_world *dw;
-    bool ray;           /* a raycast; otherwise a shape query */
-    bool cast;          /* a shape cast; otherwise an overlap */
-    gy_vec3 dir;        /* rays: unit direction */
+    bool ray;    /* a raycast; otherwise a shape query */
+    bool cast;   /* a shape cast; otherwise an overlap */
+    gy_vec3 dir; /* rays: unit direction */
     gy_vec3 translation;
-    double length;      /* |translation| (m) */
-    bool convex;        /* casts: the query shape as a convex (below) */
+    double length; /* |translation| (m) */
+    bool convex;   /* casts: the query shape as a convex (below) */
     gy_convex shape;
 } gy_adapter_search;
 
@@ -49,7 +50,8 @@ void gy_adapter_search_shape(const struct gy_driver *d, struct gy_driver_world *
                              gy_adapter_query *q, const gy_shape *shape, const gy_hull *hull,
                              gy_pose pose, gy_vec3 translation, double length, bool cast);
 
-/* ---- what a driver's walk calls ---------------------------------------------------------------- */
+/* ---- what a driver's walk calls ----------------------------------------------------------------
+ */
 
 /* Offers a candidate collider with the driver's query state: filters it, runs the driver's raw
  * test and collects the hit. False once the collector is satisfied (the walk stops). */
@@ -76,7 +78,13 @@ static inline bool gy_adapter_search_moving(const gy_adapter_search *s)
 
 /* A closest-hit query's best so far: rays, its distance (m); casts, its fraction. False when
  * nothing bounds the query (another collector, or no hit yet): walk everything. */
-bool gy_adapter_search_bound(const gy_adapter_search *s, double *bound);
+static inline bool gy_adapter_search_bound(const gy_adapter_search *s, double *bound)
+{
+    if (s->q.collector != GY_COLLECT_CLOSEST || s->q.count == 0)
+        return false;
+    *bound = s->ray ? s->q.hits[0].distance : s->q.hits[0].fraction;
+    return true;
+}
 
 #ifdef __cplusplus
 }

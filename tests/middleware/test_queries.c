@@ -49,8 +49,8 @@ static void ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double len
     walk(w, s);
 }
 
-static void shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose,
-                       gy_vec3 translation, double length, bool cast, gy_adapter_search *s)
+static void shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, bool cast, gy_adapter_search *s)
 {
     (void)shape, (void)pose, (void)translation, (void)length, (void)cast;
     walk(w, s);
@@ -139,9 +139,9 @@ static void begin(gy_adapter_query *q, const gy_query_filter *f, gy_collector co
                   gy_hit *hits, uint32_t capacity)
 {
     uint32_t count;
-    assert_result(gy_adapter_query_begin(q, true, true, NULL, NULL, f, collector, hits, capacity,
-                                         &count),
-                  GY_OK);
+    assert_result(
+        gy_adapter_query_begin(q, true, true, NULL, NULL, f, collector, hits, capacity, &count),
+        GY_OK);
 }
 
 static void ray(gy_driver_world *w, gy_adapter_query *q)
