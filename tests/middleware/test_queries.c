@@ -226,12 +226,16 @@ static void test_queries_mesh_triangles_face_the_ray(void **state)
     assert_near(hit.normal.y, 1.0, 0.0);
 }
 
-static void cast(gy_driver_world *w, gy_adapter_query *q, gy_vec3 translation)
+/* A closest-hit cast of a unit sphere from the origin; the number of hits. */
+static uint32_t cast_closest(gy_driver_world *w, gy_vec3 translation, gy_hit *hit)
 {
     gy_shape sphere = {.type = GY_SHAPE_SPHERE, .radius = 1.0};
     gy_pose start = {gy_v3(0, 0, 0), gy_quat_identity()};
-    gy_adapter_search_shape(&scripted, w, q, &sphere, NULL, start, translation,
+    gy_adapter_query q;
+    begin(&q, NULL, GY_COLLECT_CLOSEST, hit, 1);
+    gy_adapter_search_shape(&scripted, w, &q, &sphere, NULL, start, translation,
                             gy_v3_len(translation), true);
+    return q.count;
 }
 
 static void test_queries_start_contact_is_a_fraction_zero_hit(void **state)
@@ -240,10 +244,7 @@ static void test_queries_start_contact_is_a_fraction_zero_hit(void **state)
     gy_driver_world w = {0};
     add(&w, 0.0)->raw.depth = 0.125;
     gy_hit hit;
-    gy_adapter_query q;
-    begin(&q, NULL, GY_COLLECT_CLOSEST, &hit, 1);
-    cast(&w, &q, gy_v3(4, 0, 0));
-    assert_int_equal(q.count, 1);
+    assert_int_equal(cast_closest(&w, gy_v3(4, 0, 0), &hit), 1);
     assert_near(hit.fraction, 0.0, 0.0);
     assert_near(hit.distance, 0.0, 0.0);
     assert_near(hit.penetration, 0.125, 0.0);
@@ -259,10 +260,7 @@ static void test_queries_convex_pairs_are_cast_by_the_front_end(void **state)
     c->hits = false; /* no start contact */
     c->body_pose.position = gy_v3(5, 0, 0);
     gy_hit hit;
-    gy_adapter_query q;
-    begin(&q, NULL, GY_COLLECT_CLOSEST, &hit, 1);
-    cast(&w, &q, gy_v3(10, 0, 0));
-    assert_int_equal(q.count, 1);
+    assert_int_equal(cast_closest(&w, gy_v3(10, 0, 0), &hit), 1);
     assert_near(hit.fraction * 10.0, 3.0, 1e-5);
     assert_near(hit.normal.x, -1.0, 1e-6);
     assert_near(hit.point.x, 4.0, 1e-5);
@@ -279,13 +277,10 @@ static void test_queries_other_shapes_go_to_the_drivers_cast_from_its_window(voi
     c->base.shape.normal = gy_v3(-1, 0, 0);
     c->raw.triangle = -1;
     gy_hit hit;
-    gy_adapter_query q;
-    begin(&q, NULL, GY_COLLECT_CLOSEST, &hit, 1);
-    cast(&w, &q, gy_v3(4, 0, 0));
+    assert_int_equal(cast_closest(&w, gy_v3(4, 0, 0), &hit), 1);
     assert_int_equal(w.cast_tested, 1);
     assert_near(w.cast_lo, 0.25, 0.0);
     assert_int_equal(w.tested, 0); /* the window opens after the start: no start test */
-    assert_int_equal(q.count, 1);
     assert_near(hit.fraction, 0.5, 0.0);
     assert_near(hit.distance, 2.0, 0.0);
 }
