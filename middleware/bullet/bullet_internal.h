@@ -279,12 +279,6 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
     return o != nullptr ? static_cast<gy_bt_body *>(o->getUserPointer()) : nullptr;
 }
 
-/* True when a collider passes a query filter (NULL: the default filter). */
-static inline bool gy_bt_filter_accepts(const gy_query_filter *f, const gy_bt_collider *c)
-{
-    return gy_adapter_collider_accepts(f, &c->base);
-}
-
 /* Bodies (bullet_body.cpp). */
 gy_pose gy_bt_body_pose(const gy_bt_body *b);
 btVector3 gy_bt_body_com(const gy_bt_body *b);
@@ -340,12 +334,17 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
 extern "C" const gy_driver_step gy_bt_step;
 void gy_bt_step_fini(gy_driver_world *w);
 
-/* Queries (bullet_query.cpp). */
-void gy_bt_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
-                   gy_adapter_query *q);
-void gy_bt_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
-                      double length, gy_adapter_query *q);
-void gy_bt_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *q);
+/* Query primitives (bullet_query.cpp): the driver entries of the same names (driver.h). */
+void gy_bt_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
+                    gy_adapter_search *s);
+void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                      double length, bool cast, gy_adapter_search *s);
+bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out);
+bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c,
+                         gy_driver_hit *out);
+bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double lo,
+                     double hi, gy_driver_hit *out);
+gy_pose gy_bt_collider_body_pose(gy_driver_world *w, gy_bt_collider *c, const gy_hull **hull);
 
 /* Builds a query shape (sphere, box, capsule in the world's scratch storage, or a hull
  * resource's query shape) and makes it the probe's shape; NULL for other shape types. */

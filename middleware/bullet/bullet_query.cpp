@@ -1,14 +1,14 @@
-/* Queries on the Bullet adapter: raycast, shape cast and overlap. None allocates once warmed up.
+/* Query primitives of the Bullet driver: candidate walks and raw tests (driver.h); the filter,
+ * collectors and hits are the front end's (queries.c). None allocates once warmed up.
  *
  * Candidates come from Bullet's dynamic AABB tree broadphase (a ray walk for rays and casts, a box
- * walk for overlaps); each candidate body's colliders are then tested one by one, so the filter
- * applies per collider and every hit names its collider. Rays against primitives and hulls are
- * solved in closed form in the collider's frame (Bullet's convex ray cast converges only to about
- * 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Overlaps run Bullet's
- * GJK/EPA directly on the stack (a plane in closed form, a mesh triangle by triangle), not its
- * dispatcher, whose pooled algorithms run out in big scenes and then come from the heap. Shape
- * casts use Bullet's convex cast (btContinuousConvexCollision) after that start-pose overlap test.
- * docs/middleware.md has the details. */
+ * walk for overlaps); each candidate body's colliders are offered one by one, so the filter
+ * applies per collider. Rays against primitives and hulls are solved in closed form in the
+ * collider's frame (Bullet's convex ray cast converges only to about 1e-5 of the ray length);
+ * rays against meshes use Bullet's BVH ray test. Contacts run Bullet's GJK/EPA directly on the
+ * stack (a plane in closed form, a mesh triangle by triangle), not its dispatcher, whose pooled
+ * algorithms run out in big scenes and then come from the heap. Casts against planes and meshes
+ * use Bullet's convex cast (btContinuousConvexCollision). docs/middleware.md has the details. */
 #include <math.h>
 #include <string.h>
 
@@ -65,7 +65,7 @@ btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s)
 /* A collider's shape placed in the world (its child transform under the body). */
 static btTransform collider_shape_transform(const gy_bt_collider *c)
 {
-    return c->body->rb->getCenterOfMassTransform() * c->child;
+    return c->body->rb->getWorldTransform() * c->child;
 }
 
 namespace
@@ -318,40 +318,26 @@ void gy_bt_sweep_bodies(gy_driver_world *w, const btVector3 &from, const btVecto
     w->broadphase.rayTest(from, to, walk, aabb_min, aabb_max);
 }
 
-/* ---- shared collection ---------------------------------------------------------------------- */
+/* ---- walks ---------------------------------------------------------------------------------- */
 
-namespace
-{
-
-struct query_out {
-    gy_driver_world *w;
-    gy_adapter_query *q; /* the front end's collector */
+/* What the raw tests need of the walk in progress. */
+struct gy_driver_query {
+    gy_adapter_search *s;
+    btVector3 origin, dir; /* rays; dir: unit */
+    double length;
+    btTransform from, to; /* shape queries: the probe's start and end */
 };
 
-} // namespace
-
-static void out_collect(query_out *o, const gy_hit *h)
+/* Every collider of each body the broadphase hands over, skipping the bodies whose motion type
+ * the filter excludes. */
+static void visit_body(void *ctx, gy_bt_body *b)
 {
-    gy_adapter_query_collect(o->q, h);
-}
-
-/* Validates what all three queries share and prepares `o` (adapter_common.c). */
-static void out_begin(query_out *o, gy_driver_world *w, gy_adapter_query *q)
-{
-    o->w = w;
-    o->q = q;
-}
-
-/* Whether the filter could accept any collider of this body's motion type. */
-static bool out_wants_body(const query_out *o, const gy_bt_body *b)
-{
-    return o->q->filter == nullptr ||
-           (o->q->filter->motion_types & GY_MOTION_BIT(b->base.type)) != 0;
-}
-
-static void hit_init(gy_hit *h, const gy_bt_collider *c)
-{
-    gy_adapter_hit_init(h, c->body->base.id, c->base.id, c->body->base.user_data);
+    gy_driver_query *q = static_cast<gy_driver_query *>(ctx);
+    if (gy_adapter_search_done(q->s) || !gy_adapter_search_wants(q->s, b->base.type))
+        return;
+    for (uint32_t i = 0; i < b->collider_count; i++)
+        if (!gy_adapter_search_visit(q->s, q, b->colliders[i]))
+            return;
 }
 
 /* ---- raycast -------------------------------------------------------------------------------- */
@@ -364,12 +350,6 @@ namespace
 struct interval {
     double t_in, t_out;
     btVector3 n_in, n_out;
-};
-
-struct ray_query {
-    query_out out;
-    btVector3 origin, dir; /* dir: unit */
-    double length;
 };
 
 } // namespace
@@ -504,7 +484,10 @@ static bool interval_hit(const interval &iv, double len, double *t, btVector3 *n
     return *t <= len;
 }
 
-static void ray_test(ray_query *q, const gy_bt_collider *c)
+/* Rays against meshes use Bullet's BVH ray test; against every other shape they are solved in
+ * closed form in the collider's frame (Bullet's convex ray cast converges only to about 1e-5 of
+ * the ray length). */
+bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out)
 {
     double t = 0.0;
     btVector3 n(0, 0, 0);
@@ -515,10 +498,10 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
         btVector3 pn = gy_bt_vec(s->normal) / l;
         double dist0 = pn.dot(q->origin) - s->offset / l, k = pn.dot(q->dir);
         if (k == 0.0)
-            return;
+            return false;
         t = -dist0 / k;
         if (t < 0.0 || t > q->length)
-            return;
+            return false;
         n = dist0 >= 0.0 ? pn : -pn;
     } else if (s->type == GY_SHAPE_MESH) {
         btTransform ct = collider_shape_transform(c);
@@ -527,14 +510,11 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
         mesh_ray_result res;
         btCollisionWorld::rayTestSingle(from, to, c->body->rb, c->bt_shape, ct, res);
         if (!res.hasHit())
-            return;
+            return false;
         t = res.m_closestHitFraction * q->length;
         n = res.world_normal ? res.normal : ct.getBasis() * res.normal;
         n.normalize();
         triangle = res.triangle;
-        /* Two-sided for rays: the normal faces the ray. */
-        if (n.dot(q->dir) > 0.0)
-            n = -n;
     } else {
         btTransform ft = gy_bt_collider_transform(c);
         btVector3 o = ft.invXform(q->origin);
@@ -565,61 +545,44 @@ static void ray_test(ray_query *q, const gy_bt_collider *c)
             break;
         }
         if (!got || !interval_hit(iv, q->length, &t, &n))
-            return;
+            return false;
         n = (ft.getBasis() * n).normalized();
     }
-    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0 &&
-        t >= q->out.q->hits[0].distance)
-        return;
-    gy_hit h;
-    hit_init(&h, c);
-    h.triangle = triangle;
-    h.distance = t;
-    h.fraction = fmin(1.0, fmax(0.0, t / q->length));
-    h.point = gy_bt_from_vec(q->origin + q->dir * t);
-    h.normal = gy_bt_from_vec(n);
-    out_collect(&q->out, &h);
+    out->t = t;
+    out->point = gy_bt_from_vec(q->origin + q->dir * t);
+    out->normal = gy_bt_from_vec(n);
+    out->depth = 0.0;
+    out->triangle = triangle;
+    return true;
 }
 
-static void ray_visit(void *ctx, gy_bt_body *b)
+void gy_bt_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
+                    gy_adapter_search *s)
 {
-    ray_query *q = static_cast<ray_query *>(ctx);
-    if (q->out.q->stop || !out_wants_body(&q->out, b))
-        return;
-    for (uint32_t i = 0; i < b->collider_count && !q->out.q->stop; i++)
-        if (gy_bt_filter_accepts(q->out.q->filter, b->colliders[i]))
-            ray_test(q, b->colliders[i]);
-}
-
-void gy_bt_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
-                   gy_adapter_query *fq)
-{
-    ray_query q;
-    out_begin(&q.out, w, fq);
+    gy_driver_query q;
+    q.s = s;
     q.length = length;
     q.origin = gy_bt_vec(origin);
-    q.dir = gy_bt_vec(translation) / q.length;
+    q.dir = gy_bt_vec(dir);
     gy_bt_refresh_aabbs(w);
     btVector3 zero(0, 0, 0);
-    gy_bt_sweep_bodies(w, q.origin, q.origin + q.dir * q.length, zero, zero, ray_visit, &q);
+    gy_bt_sweep_bodies(w, q.origin, q.origin + q.dir * q.length, zero, zero, visit_body, &q);
 }
 
 /* ---- overlap and shape cast ----------------------------------------------------------------- */
 
-namespace
+bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c,
+                         gy_driver_hit *out)
 {
-
-struct shape_query {
-    query_out out;
-    btTransform from, to;
-    double length;
-    bool cast;      /* false: overlap at `from` only */
-    bool is_convex; /* casts: the shape as a convex (convex), at fraction 0 */
-    gy_convex convex;
-    gy_vec3 translation;
-};
-
-} // namespace
+    btVector3 point, normal;
+    w->probe.setWorldTransform(q->from);
+    if (!gy_bt_probe_contact(w, c, &point, &normal, &out->depth, &out->triangle))
+        return false;
+    out->t = 0.0;
+    out->point = gy_bt_from_vec(point);
+    out->normal = gy_bt_from_vec(normal);
+    return true;
+}
 
 /* Bullet's convex cast ends once the gap is under PROBE_GAP, so its fraction can be a millimetre
  * off the contact (short of it, or past it on curved shapes); bisecting between a separated pose
@@ -628,28 +591,30 @@ struct shape_query {
  * graze, or a contact at the very start). */
 #define CAST_REFINE 1e-5
 
-static bool probe_touches_at(shape_query *q, const gy_bt_collider *c, double fraction)
+static bool probe_touches_at(gy_driver_world *w, gy_driver_query *q, const gy_bt_collider *c,
+                             double fraction)
 {
     btVector3 point, normal;
     double pen;
     int32_t triangle;
     btTransform at = q->from;
     at.setOrigin(q->from.getOrigin() + (q->to.getOrigin() - q->from.getOrigin()) * fraction);
-    q->out.w->probe.setWorldTransform(at);
-    return gy_bt_probe_contact(q->out.w, c, &point, &normal, &pen, &triangle);
+    w->probe.setWorldTransform(at);
+    return gy_bt_probe_contact(w, c, &point, &normal, &pen, &triangle);
 }
 
-static double refine_fraction(shape_query *q, const gy_bt_collider *c, double fraction)
+static double refine_fraction(gy_driver_world *w, gy_driver_query *q, const gy_bt_collider *c,
+                              double fraction)
 {
     double reach = 2.0 * PROBE_GAP / q->length;
     double lo = fmax(0.0, fraction - reach), hi = fmin(1.0, fraction + reach);
-    if (probe_touches_at(q, c, lo) || !probe_touches_at(q, c, hi))
+    if (probe_touches_at(w, q, c, lo) || !probe_touches_at(w, q, c, hi))
         return fraction;
     while ((hi - lo) * q->length > CAST_REFINE) {
         double mid = 0.5 * (lo + hi);
         if (!(mid > lo && mid < hi))
             break; /* a cast so long that fractions cannot get closer: as close as it gets */
-        if (probe_touches_at(q, c, mid))
+        if (probe_touches_at(w, q, c, mid))
             hi = mid;
         else
             lo = mid;
@@ -657,121 +622,42 @@ static double refine_fraction(shape_query *q, const gy_bt_collider *c, double fr
     return lo;
 }
 
-/* A convex cast starting within this many metres of a candidate hits it at fraction 0 (the
- * query snapshot's touch tolerance). */
-#define CAST_TOUCH 1e-7
-
-/* A collider as a convex at its current pose; false for planes and meshes. */
-static bool collider_convex(const gy_bt_collider *c, gy_convex *out)
+/* Bullet's convex cast (btContinuousConvexCollision) against a plane or a mesh, then refined. */
+bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double, double hi,
+                     gy_driver_hit *out)
 {
-    const gy_hull *hull = c->base.shape.type == GY_SHAPE_HULL && c->resource != nullptr
-                              ? &c->resource->base.hull
-                              : nullptr;
-    gy_pose pose = gy_pose_mul(gy_bt_body_pose(c->body), c->base.local_pose);
-    return gy_adapter_shape_convex(&c->base.shape, hull, pose, out);
-}
-
-static void shape_test(shape_query *q, const gy_bt_collider *c)
-{
-    gy_driver_world *w = q->out.w;
     btVector3 point, normal;
-    double pen, fraction;
-    int32_t triangle;
-    gy_hit h;
-    w->probe.setWorldTransform(q->from);
-    if (gy_bt_probe_contact(w, c, &point, &normal, &pen, &triangle)) {
-        hit_init(&h, c);
-        h.triangle = triangle;
-        h.point = gy_bt_from_vec(point);
-        h.normal = gy_bt_from_vec(normal);
-        h.penetration = pen;
-        out_collect(&q->out, &h);
-        return;
-    }
-    if (!q->cast || !(q->length > 0.0))
-        return;
-    double limit = 1.0;
-    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0)
-        limit = q->out.q->hits[0].fraction;
-    gy_convex target;
-    if (q->is_convex && collider_convex(c, &target)) {
-        /* Two convex shapes: conservative advancement on GJK distances lands on the first
-         * contact however shallow, where Bullet's cast ends centimetres short of a graze. */
-        gy_convex_hit ch;
-        if (!gy_convex_cast(&q->convex, q->translation, &target, 0.0, limit, CAST_TOUCH, &ch))
-            return;
-        hit_init(&h, c);
-        h.triangle = -1;
-        h.fraction = ch.fraction;
-        h.distance = ch.fraction * q->length;
-        h.point = ch.point;
-        h.normal = ch.normal;
-        out_collect(&q->out, &h);
-        return;
-    }
-    if (!gy_bt_probe_sweep(w, c, q->from, q->to, limit, &fraction, &point, &normal, &triangle))
-        return;
-    fraction = refine_fraction(q, c, fraction);
-    hit_init(&h, c);
-    h.triangle = triangle;
-    h.fraction = fraction;
-    h.distance = fraction * q->length;
-    h.point = gy_bt_from_vec(point);
-    h.normal = gy_bt_from_vec(normal);
-    out_collect(&q->out, &h);
+    double fraction;
+    if (!gy_bt_probe_sweep(w, c, q->from, q->to, hi, &fraction, &point, &normal, &out->triangle))
+        return false;
+    out->t = refine_fraction(w, q, c, fraction);
+    out->point = gy_bt_from_vec(point);
+    out->normal = gy_bt_from_vec(normal);
+    out->depth = 0.0;
+    return true;
 }
 
-static void shape_visit(void *ctx, gy_bt_body *b)
+void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                      double length, bool cast, gy_adapter_search *s)
 {
-    shape_query *q = static_cast<shape_query *>(ctx);
-    if (q->out.q->stop || !out_wants_body(&q->out, b))
-        return;
-    for (uint32_t i = 0; i < b->collider_count && !q->out.q->stop; i++)
-        if (gy_bt_filter_accepts(q->out.q->filter, b->colliders[i]))
-            shape_test(q, b->colliders[i]);
-}
-
-static void shape_query_run(gy_driver_world *w, shape_query *q, const gy_shape *shape)
-{
-    btConvexShape *probe = gy_bt_probe_shape(w, shape);
-    btVector3 lo, hi;
-    btTransform turn(q->from.getRotation(), btVector3(0, 0, 0));
-    probe->getAabb(turn, lo, hi);
-    gy_bt_refresh_aabbs(w);
-    gy_bt_sweep_bodies(w, q->from.getOrigin(), q->cast ? q->to.getOrigin() : q->from.getOrigin(),
-                       lo, hi, shape_visit, q);
-}
-
-void gy_bt_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *fq)
-{
-    shape_query q;
-    out_begin(&q.out, w, fq);
-    pose.rotation = gy_quat_normalize(pose.rotation);
-    q.from = q.to = gy_bt_transform(pose);
-    q.length = 0.0;
-    q.cast = false;
-    q.is_convex = false;
-    shape_query_run(w, &q, shape);
-}
-
-void gy_bt_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
-                      double length, gy_adapter_query *fq)
-{
-    shape_query q;
-    out_begin(&q.out, w, fq);
+    gy_driver_query q;
+    q.s = s;
     q.length = length;
     pose.rotation = gy_quat_normalize(pose.rotation);
-    q.from = gy_bt_transform(pose);
-    q.to = q.from;
-    q.to.setOrigin(q.from.getOrigin() + gy_bt_vec(translation));
-    q.cast = true;
-    q.translation = translation;
-    const gy_hull *hull = nullptr;
-    if (shape->type == GY_SHAPE_HULL) {
-        void *payload = gy_handle_pool_get(w->resources, shape->resource.bits);
-        gy_bt_resource *res = payload != nullptr ? gy_bt_resource_of(payload) : nullptr;
-        hull = res != nullptr ? &res->base.hull : nullptr;
-    }
-    q.is_convex = gy_adapter_shape_convex(shape, hull, pose, &q.convex);
-    shape_query_run(w, &q, shape);
+    q.from = q.to = gy_bt_transform(pose);
+    if (cast)
+        q.to.setOrigin(q.from.getOrigin() + gy_bt_vec(translation));
+    btConvexShape *probe = gy_bt_probe_shape(w, shape);
+    btVector3 lo, hi;
+    btTransform turn(q.from.getRotation(), btVector3(0, 0, 0));
+    probe->getAabb(turn, lo, hi);
+    gy_bt_refresh_aabbs(w);
+    gy_bt_sweep_bodies(w, q.from.getOrigin(), q.to.getOrigin(), lo, hi, visit_body, &q);
+}
+
+gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c, const gy_hull **hull)
+{
+    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != nullptr)
+        *hull = &c->resource->base.hull;
+    return gy_bt_body_pose(c->body);
 }

@@ -212,13 +212,6 @@ static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
     return (gy_ode_collider *)dGeomGetData(g);
 }
 
-/* True when a collider passes a query filter (mask, motion type, sensors, ignores). A NULL filter
- * accepts what the default filter accepts. */
-static inline bool gy_ode_filter_accepts(const gy_query_filter *f, const gy_ode_collider *c)
-{
-    return gy_adapter_collider_accepts(f, &c->base);
-}
-
 /* Conversions between Gyre's and ODE's representations. ODE quaternions are [w, x, y, z]. */
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);
 gy_quat gy_ode_quat_from_ode(const dReal *q);
@@ -231,12 +224,20 @@ typedef bool (*gy_ode_static_visitor)(void *ctx, gy_ode_collider *c);
 void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
                          void *ctx);
 
-/* Query primitives (ode_query.c), wired into the driver table. */
-void gy_ode_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
-                    gy_adapter_query *q);
-void gy_ode_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
-                       double length, gy_adapter_query *q);
-void gy_ode_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *q);
+/* Query primitives (ode_query.c): the driver entries of the same names (driver.h). */
+void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
+                     gy_adapter_search *s);
+void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, bool cast, gy_adapter_search *s);
+bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
+                     gy_driver_hit *out);
+bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
+                          gy_driver_hit *out);
+bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
+                        double *t1);
+bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
+                      double t1, gy_driver_hit *out);
+gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull);
 
 /* Creates and frees the world's scratch query geoms (ode_query.c). */
 gy_result gy_ode_query_init(gy_driver_world *w);

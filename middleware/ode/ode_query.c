@@ -1,9 +1,9 @@
-/* Queries on the ODE adapter: raycast, shape cast and overlap. They never allocate: each poses one
- * of the world's scratch geoms, gathers candidates from the static grid (gy_ode_static_visit) and
- * from the dynamic space (dSpaceCollide2), and runs dCollide on each. ODE has no sweep test: a
- * shape cast finds a convex candidate's time of impact by conservative advancement on GJK
- * distances (gyre/convex.h, as the query snapshot does), and a plane's or mesh's by stepping and
- * bisection with dCollide. docs/middleware.md ("Queries") has the details. */
+/* Query primitives of the ODE driver: candidate walks and raw tests (driver.h); the filter,
+ * collectors and hits are the front end's (queries.c). They never allocate: each walk poses one
+ * of the world's scratch geoms and gathers candidates from the static grid (gy_ode_static_visit)
+ * and from the dynamic space (dSpaceCollide2); the tests run dCollide. ODE has no sweep test: a
+ * cast against a plane or a mesh steps and bisects with dCollide (convex pairs are the front
+ * end's). docs/middleware.md ("Queries") has the details. */
 #include <math.h>
 #include <string.h>
 
@@ -128,37 +128,60 @@ dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
     return g;
 }
 
-/* ---- shared collection ----------------------------------------------------------------------- */
+/* ---- walks ----------------------------------------------------------------------------------- */
 
-typedef struct query_out {
-    gy_adapter_query *q; /* the front end's collector */
-    dGeomID probe;       /* the geom handed to dSpaceCollide2 */
-} query_out;
+/* What the raw tests need of the walk in progress. */
+struct gy_driver_query {
+    gy_adapter_search *s;
+    dGeomID probe; /* the geom handed to dSpaceCollide2 */
+    /* Rays. Static hits count only when their distance lies in [piece_lo, piece_hi): a collider
+     * reached from several pieces is then reported once, from the piece that holds its hit. */
+    gy_vec3 origin, dir; /* dir: unit */
+    double piece_lo, piece_hi;
+    /* Shape queries. */
+    dGeomID shape; /* the posed scratch shape */
+    bool cast;
+    gy_vec3 start; /* shape position at fraction 0 */
+    gy_vec3 translation;
+    double length;
+    double aabb0[6]; /* shape AABB at fraction 0 */
+    double step;     /* fraction advanced per step against planes and meshes */
+    double tol;      /* fraction bracket at which bisection stops */
+};
 
-/* Once the collector is satisfied, zeroed category and collide bits make ODE's AABB loop reject
- * every remaining candidate before the near callback: the closest thing to stopping a traversal
- * that ODE's API offers. */
-static void out_collect(query_out *o, const gy_hit *h)
+/* ODE cannot abort a traversal: zeroed category and collide bits make its AABB loop reject every
+ * remaining candidate before the near callback, the closest thing it offers. */
+static void probe_stop(dGeomID probe)
 {
-    if (gy_adapter_query_collect(o->q, h)) {
-        dGeomSetCategoryBits(o->probe, 0);
-        dGeomSetCollideBits(o->probe, 0);
+    dGeomSetCategoryBits(probe, 0);
+    dGeomSetCollideBits(probe, 0);
+}
+
+static void probe_restore(dGeomID probe)
+{
+    dGeomSetCategoryBits(probe, ~0ul);
+    dGeomSetCollideBits(probe, ~0ul);
+}
+
+static bool visit_static(void *ctx, gy_ode_collider *c)
+{
+    gy_driver_query *q = ctx;
+    return gy_adapter_search_visit(q->s, q, c);
+}
+
+static void visit_near(void *data, dGeomID a, dGeomID b)
+{
+    gy_driver_query *q = data;
+    if (gy_adapter_search_done(q->s))
+        return;
+    dGeomID other = a == q->probe ? b : a;
+    if (dGeomIsSpace(other)) {
+        dSpaceCollide2(q->probe, other, q, visit_near);
+        return;
     }
-}
-
-static void out_end(query_out *o)
-{
-    dGeomSetCategoryBits(o->probe, ~0ul);
-    dGeomSetCollideBits(o->probe, ~0ul);
-}
-
-/* The collider behind a candidate geom, when the filter accepts it. */
-static const gy_ode_collider *candidate(const query_out *o, dGeomID g)
-{
-    const gy_ode_collider *c = gy_ode_geom_collider(g);
-    if (c == NULL || c->body == NULL)
-        return NULL;
-    return gy_ode_filter_accepts(o->q->filter, c) ? c : NULL;
+    gy_ode_collider *c = gy_ode_geom_collider(other);
+    if (c != NULL && c->body != NULL && !gy_adapter_search_visit(q->s, q, c))
+        probe_stop(q->probe);
 }
 
 /* Pads an AABB (ODE order: minx, maxx, miny, maxy, minz, maxz) by `pad` on every side. */
@@ -168,11 +191,6 @@ static void aabb_pad(dReal box[6], double pad)
         box[2 * i] -= pad;
         box[2 * i + 1] += pad;
     }
-}
-
-static void hit_init(gy_hit *h, const gy_ode_collider *c)
-{
-    gy_adapter_hit_init(h, c->body->base.id, c->base.id, c->body->base.user_data);
 }
 
 /* Triangle index of a contact on `other` when it is a trimesh (dCollide keeps side1/side2 in
@@ -185,13 +203,29 @@ static int32_t contact_triangle(const dContactGeom *cg, dGeomID other)
     return side >= 0 ? side : -1;
 }
 
-static const dContactGeom *deepest(const dContactGeom *cg, int n)
+/* The deepest of n contacts as a raw hit at `t`. dCollide(g1, g2) normals point from g2 into g1:
+ * out of the collider, toward the query geom, which every test passes first. */
+static void hit_from_contacts(const dContactGeom *cg, int n, dGeomID other, double t,
+                              gy_driver_hit *out)
 {
     const dContactGeom *best = &cg[0];
     for (int i = 1; i < n; i++)
         if (cg[i].depth > best->depth)
             best = &cg[i];
-    return best;
+    out->t = t;
+    out->point = v3_from_ode(best->pos);
+    out->normal = v3_from_ode(best->normal);
+    out->depth = fmax(0.0, best->depth);
+    out->triangle = contact_triangle(best, other);
+}
+
+static void hit_at(const gy_driver_query *q, double t, gy_vec3 n, gy_driver_hit *out)
+{
+    out->t = t;
+    out->point = gy_v3_mad(q->origin, q->dir, t);
+    out->normal = n;
+    out->depth = 0.0;
+    out->triangle = -1;
 }
 
 /* ---- raycast --------------------------------------------------------------------------------- */
@@ -201,20 +235,11 @@ static const dContactGeom *deepest(const dContactGeom *cg, int n)
  * closest-hit query stops at the first piece that holds a hit. */
 enum { RAY_MAX_PIECES = 64 };
 
-typedef struct ray_query {
-    query_out out;
-    gy_vec3 origin, dir; /* dir: unit */
-    double length;
-    /* Static hits are kept only when their distance lies in [piece_lo, piece_hi): a collider
-     * reached from several pieces is then reported once, from the piece that holds its hit. */
-    double piece_lo, piece_hi;
-} ray_query;
-
 /* ODE 0.16's ray-convex test misses convexes turned about some axes (a cube tilted 0.5 rad about
  * X under a vertical ray through its centre reports nothing), so rays meet hull colliders here:
  * the ray is clipped by the hull's face planes in the collider's frame. Like ODE's own ray tests,
  * a ray starting inside reports where it leaves, with the normal facing back along the ray. */
-static int ray_hull(const ray_query *q, const gy_ode_collider *c, dContactGeom *out)
+static bool ray_hull(const gy_driver_query *q, const gy_ode_collider *c, gy_driver_hit *out)
 {
     const gy_hull *h = &c->resource->base.hull;
     const dReal *p = dGeomGetPosition(c->geom);
@@ -230,44 +255,24 @@ static int ray_hull(const ray_query *q, const gy_ode_collider *c, dContactGeom *
     double t_in, t_out;
     uint32_t f_in, f_out;
     if (!gy_hull_clip_line(h, o, d, &t_in, &f_in, &t_out, &f_out))
-        return 0;
-    double t;
-    uint32_t face;
-    double sign;
-    if (t_in >= 0.0) {
-        t = t_in;
-        face = f_in;
-        sign = 1.0;
-    } else {
-        t = t_out;
-        face = f_out;
-        sign = -1.0;
-    }
-    if (face == UINT32_MAX || !(t >= 0.0) || t > dGeomRayGetLength(q->out.probe))
-        return 0;
+        return false;
+    bool inside = !(t_in >= 0.0);
+    double t = inside ? t_out : t_in;
+    uint32_t face = inside ? f_out : f_in;
+    if (face == UINT32_MAX || !(t >= 0.0) || t > dGeomRayGetLength(q->probe))
+        return false;
     const double *pl = h->planes[face];
     gy_vec3 n = gy_v3_normalize(gy_v3(R[0] * pl[0] + R[1] * pl[1] + R[2] * pl[2],
                                       R[4] * pl[0] + R[5] * pl[1] + R[6] * pl[2],
                                       R[8] * pl[0] + R[9] * pl[1] + R[10] * pl[2]));
-    gy_vec3 hit = gy_v3_mad(q->origin, q->dir, t);
-    memset(out, 0, sizeof *out);
-    out->pos[0] = hit.x;
-    out->pos[1] = hit.y;
-    out->pos[2] = hit.z;
-    out->normal[0] = sign * n.x;
-    out->normal[1] = sign * n.y;
-    out->normal[2] = sign * n.z;
-    out->depth = t;
-    out->g1 = q->out.probe;
-    out->g2 = c->geom;
-    out->side1 = out->side2 = -1;
-    return 1;
+    hit_at(q, t, gy_v3_scale(n, inside ? -1.0 : 1.0), out);
+    return true;
 }
 
 /* ODE 0.16's ray-capsule test misses when the ray starts inside the capsule and runs along its
  * axis, so rays meet capsules here, with ODE's convention: a ray starting inside reports where
  * it leaves, with the normal facing back along the ray. */
-static int ray_capsule(const ray_query *q, const gy_ode_collider *c, dContactGeom *out)
+static bool ray_capsule(const gy_driver_query *q, const gy_ode_collider *c, gy_driver_hit *out)
 {
     const dReal *p = dGeomGetPosition(c->geom);
     const dReal *R = dGeomGetRotation(c->geom); /* 3×4, row-major; ODE capsules lie along Z */
@@ -278,11 +283,11 @@ static int ray_capsule(const ray_query *q, const gy_ode_collider *c, dContactGeo
     gy_vec3 a = gy_v3_sub(centre, half), b = gy_v3_add(centre, half);
     double t_in, t_out;
     if (!gy_adapter_ray_capsule(a, b, radius, q->origin, q->dir, &t_in, &t_out))
-        return 0;
+        return false;
     bool inside = t_in < 0.0;
     double t = inside ? t_out : t_in;
-    if (!(t >= 0.0) || t > dGeomRayGetLength(q->out.probe))
-        return 0;
+    if (!(t >= 0.0) || t > dGeomRayGetLength(q->probe))
+        return false;
     gy_vec3 hit = gy_v3_mad(q->origin, q->dir, t);
     /* Outward normal: from the nearest point of the segment. */
     gy_vec3 ab = gy_v3_sub(b, a);
@@ -290,234 +295,118 @@ static int ray_capsule(const ray_query *q, const gy_ode_collider *c, dContactGeo
                    ? fmin(1.0, fmax(0.0, gy_v3_dot(gy_v3_sub(hit, a), ab) / gy_v3_len_sq(ab)))
                    : 0.0;
     gy_vec3 n = gy_v3_normalize(gy_v3_sub(hit, gy_v3_mad(a, ab, k)));
-    if (inside)
-        n = gy_v3_neg(n);
-    memset(out, 0, sizeof *out);
-    out->pos[0] = hit.x;
-    out->pos[1] = hit.y;
-    out->pos[2] = hit.z;
-    out->normal[0] = n.x;
-    out->normal[1] = n.y;
-    out->normal[2] = n.z;
-    out->depth = t;
-    out->g1 = q->out.probe;
-    out->g2 = c->geom;
-    out->side1 = out->side2 = -1;
-    return 1;
+    hit_at(q, t, inside ? gy_v3_neg(n) : n, out);
+    return true;
 }
 
-/* Tests one candidate against the full ray; returns false once the query is satisfied. */
-static bool ray_test(ray_query *q, const gy_ode_collider *c, bool by_piece)
+bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, gy_driver_hit *out)
 {
-    dContactGeom cg;
-    int n;
-    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL)
-        n = ray_hull(q, c, &cg);
-    else if (c->base.shape.type == GY_SHAPE_CAPSULE)
-        n = ray_capsule(q, c, &cg);
-    else
-        n = dCollide(q->out.probe, c->geom, 1, &cg, sizeof cg);
-    if (n < 1)
-        return true;
-    if (by_piece && !(cg.depth >= q->piece_lo && cg.depth < q->piece_hi))
-        return true;
-    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0 &&
-        cg.depth >= q->out.q->hits[0].distance)
-        return true;
-    gy_hit h;
-    hit_init(&h, c);
-    h.triangle = contact_triangle(&cg, c->geom);
-    h.distance = cg.depth;
-    h.fraction = fmin(1.0, fmax(0.0, cg.depth / q->length));
-    h.point = v3_from_ode(cg.pos);
-    h.normal = v3_from_ode(cg.normal);
-    /* Mesh triangles are two-sided for rays; ODE gives the face normal, so turn it to face the
-     * ray when the back of a triangle was hit. */
-    if (h.triangle >= 0 && gy_v3_dot(h.normal, q->dir) > 0.0)
-        h.normal = gy_v3_neg(h.normal);
-    out_collect(&q->out, &h);
-    return !q->out.q->stop;
-}
-
-static bool ray_visit_static(void *ctx, gy_ode_collider *c)
-{
-    ray_query *q = ctx;
-    if (!gy_ode_filter_accepts(q->out.q->filter, c))
-        return true;
-    return ray_test(q, c, true);
-}
-
-static void ray_near(void *data, dGeomID a, dGeomID b)
-{
-    ray_query *q = data;
-    if (q->out.q->stop)
-        return;
-    dGeomID other = a == q->out.probe ? b : a;
-    if (dGeomIsSpace(other)) {
-        dSpaceCollide2(q->out.probe, other, q, ray_near);
-        return;
+    (void)w;
+    bool got;
+    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL) {
+        got = ray_hull(q, c, out);
+    } else if (c->base.shape.type == GY_SHAPE_CAPSULE) {
+        got = ray_capsule(q, c, out);
+    } else {
+        dContactGeom cg;
+        got = dCollide(q->probe, c->geom, 1, &cg, sizeof cg) > 0;
+        if (got) {
+            hit_from_contacts(&cg, 1, c->geom, cg.depth, out);
+            out->depth = 0.0;
+        }
     }
-    const gy_ode_collider *c = candidate(&q->out, other);
-    if (c != NULL)
-        ray_test(q, c, false);
+    return got && out->t >= q->piece_lo && out->t < q->piece_hi;
 }
 
-static void ray_statics(gy_driver_world *w, ray_query *q)
+static void ray_statics(gy_driver_world *w, gy_driver_query *q, double length)
 {
-    double piece = fmax(w->grid.cell_size, q->length / RAY_MAX_PIECES);
-    uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(q->length / piece));
+    double piece = fmax(w->grid.cell_size, length / RAY_MAX_PIECES);
+    uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(length / piece));
     if (pieces == 0)
         pieces = 1;
-    for (uint32_t k = 0; k < pieces && !q->out.q->stop; k++) {
-        double lo = piece * k, hi = k + 1 == pieces ? q->length : piece * (k + 1);
-        /* Every later hit is at least `lo` away. */
-        if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0 &&
-            q->out.q->hits[0].distance < lo)
-            break;
+    for (uint32_t k = 0; k < pieces && !gy_adapter_search_done(q->s); k++) {
+        double lo = piece * k, hi = k + 1 == pieces ? length : piece * (k + 1);
+        double best;
+        if (gy_adapter_search_bound(q->s, &best) && best < lo)
+            break; /* every later hit is at least `lo` away */
         gy_vec3 a = gy_v3_mad(q->origin, q->dir, lo), b = gy_v3_mad(q->origin, q->dir, hi);
         dReal box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
                         fmax(a.y, b.y), fmin(a.z, b.z), fmax(a.z, b.z)};
-        aabb_pad(box, QUERY_AABB_PAD * (1.0 + q->length));
+        aabb_pad(box, QUERY_AABB_PAD * (1.0 + length));
         q->piece_lo = k == 0 ? -INFINITY : lo;
         q->piece_hi = k + 1 == pieces ? INFINITY : hi;
-        gy_ode_static_visit(w, box, ray_visit_static, q);
+        gy_ode_static_visit(w, box, visit_static, q);
     }
 }
 
-void gy_ode_raycast(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
-                    gy_adapter_query *fq)
+void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
+                     gy_adapter_search *s)
 {
-    ray_query q;
-    q.out.q = fq;
-    q.length = length;
-    gy_collector collector = fq->collector;
-    q.origin = origin;
-    q.dir = gy_v3_scale(translation, 1.0 / q.length);
-    q.out.probe = w->query_ray;
-
+    gy_driver_query q = {.s = s, .probe = w->query_ray, .origin = origin, .dir = dir};
     dGeomID ray = w->query_ray;
-    dGeomRaySet(ray, origin.x, origin.y, origin.z, q.dir.x, q.dir.y, q.dir.z);
-    dGeomRaySetLength(ray, q.length);
+    dGeomRaySet(ray, origin.x, origin.y, origin.z, dir.x, dir.y, dir.z);
+    dGeomRaySetLength(ray, length);
     dGeomRaySetBackfaceCull(ray, 0);
     /* ANY takes a mesh's first triangle found; the others need each mesh's nearest. */
-    dGeomRaySetFirstContact(ray, collector == GY_COLLECT_ANY);
-    dGeomRaySetClosestHit(ray, collector != GY_COLLECT_ANY);
+    dGeomRaySetFirstContact(ray, s->q.collector == GY_COLLECT_ANY);
+    dGeomRaySetClosestHit(ray, s->q.collector != GY_COLLECT_ANY);
 
     /* Statics first: a closest hit among them shortens the ray before the dynamic space, which
      * ODE's sweep-and-prune scans linearly for a single geom. */
-    if (gy_adapter_query_wants_statics(q.out.q))
-        ray_statics(w, &q);
-    if (!q.out.q->stop && gy_adapter_query_wants_moving(q.out.q)) {
-        if (collector == GY_COLLECT_CLOSEST && q.out.q->count > 0)
-            dGeomRaySetLength(ray, fmin(q.length, q.out.q->hits[0].distance + QUERY_AABB_PAD));
-        dSpaceCollide2(ray, (dGeomID)w->dynamic_space, &q, ray_near);
+    if (gy_adapter_search_statics(s))
+        ray_statics(w, &q, length);
+    q.piece_lo = -INFINITY;
+    q.piece_hi = INFINITY;
+    if (!gy_adapter_search_done(s) && gy_adapter_search_moving(s)) {
+        double best;
+        if (gy_adapter_search_bound(s, &best))
+            dGeomRaySetLength(ray, fmin(length, best + QUERY_AABB_PAD));
+        dSpaceCollide2(ray, (dGeomID)w->dynamic_space, &q, visit_near);
     }
-    out_end(&q.out);
+    probe_restore(ray);
 }
 
-/* ---- overlap --------------------------------------------------------------------------------- */
+/* ---- overlap and shape cast ------------------------------------------------------------------ */
 
-typedef struct overlap_query {
-    query_out out;
-} overlap_query;
-
-static bool overlap_test(overlap_query *q, const gy_ode_collider *c)
+static int contacts_at(gy_driver_query *q, dGeomID other, double t, dContactGeom *cg)
 {
+    gy_vec3 p = gy_v3_mad(q->start, q->translation, t);
+    dGeomSetPosition(q->shape, p.x, p.y, p.z);
+    return dCollide(q->shape, other, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
+}
+
+/* dCollide against the shape at its start pose (a cast's stepping may have moved it). */
+bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
+                          gy_driver_hit *out)
+{
+    (void)w;
     dContactGeom cg[QUERY_MAX_CONTACTS];
-    int n = dCollide(q->out.probe, c->geom, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
+    int n = q->cast ? contacts_at(q, c->geom, 0.0, cg)
+                    : dCollide(q->shape, c->geom, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
     if (n < 1)
-        return true;
-    const dContactGeom *d = deepest(cg, n);
-    gy_hit h;
-    hit_init(&h, c);
-    h.triangle = contact_triangle(d, c->geom);
-    h.point = v3_from_ode(d->pos);
-    /* dCollide(g1, g2) normals point from g2 into g1: out of the hit collider, toward ours. */
-    h.normal = v3_from_ode(d->normal);
-    h.penetration = fmax(0.0, d->depth);
-    out_collect(&q->out, &h);
-    return !q->out.q->stop;
+        return false;
+    hit_from_contacts(cg, n, c->geom, 0.0, out);
+    return true;
 }
 
-static bool overlap_visit_static(void *ctx, gy_ode_collider *c)
+/* The fractions at which the moving box aabb0 + t·translation overlaps the collider's box:
+ * nothing before the window's start can touch. Infinite bounds (planes) behave. */
+bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
+                        double *t1)
 {
-    overlap_query *q = ctx;
-    return gy_ode_filter_accepts(q->out.q->filter, c) ? overlap_test(q, c) : true;
-}
-
-static void overlap_near(void *data, dGeomID a, dGeomID b)
-{
-    overlap_query *q = data;
-    if (q->out.q->stop)
-        return;
-    dGeomID other = a == q->out.probe ? b : a;
-    if (dGeomIsSpace(other)) {
-        dSpaceCollide2(q->out.probe, other, q, overlap_near);
-        return;
-    }
-    const gy_ode_collider *c = candidate(&q->out, other);
-    if (c != NULL)
-        overlap_test(q, c);
-}
-
-void gy_ode_overlap(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *fq)
-{
-    overlap_query q;
-    q.out.q = fq;
-    q.out.probe = gy_ode_query_geom(w, shape, pose);
-    dReal box[6];
-    dGeomGetAABB(q.out.probe, box);
-    aabb_pad(box, QUERY_AABB_PAD);
-    if (gy_adapter_query_wants_statics(q.out.q))
-        gy_ode_static_visit(w, box, overlap_visit_static, &q);
-    if (!q.out.q->stop && gy_adapter_query_wants_moving(q.out.q))
-        dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, overlap_near);
-    out_end(&q.out);
-    if (shape->type == GY_SHAPE_HULL)
-        reset_convex(w);
-}
-
-/* ---- shape cast ------------------------------------------------------------------------------ */
-
-typedef struct cast_query {
-    query_out out; /* out.probe is the ray standing in for the swept AABB */
-    dGeomID shape; /* the posed scratch shape */
-    gy_vec3 start; /* shape position at fraction 0 */
-    gy_vec3 translation;
-    double length;
-    double aabb0[6]; /* shape AABB at fraction 0 */
-    double step;     /* fraction advanced per conservative step */
-    double tol;      /* fraction bracket at which bisection stops */
-    bool is_convex;  /* the shape as a convex (convex), at fraction 0 */
-    gy_convex convex;
-} cast_query;
-
-/* Smallest distance from the shape's centre to its surface: stepping by this much cannot jump
- * over a wall, since the shape's width in any direction is at least twice it. */
-static double shape_inner_radius(const gy_driver_world *w, const gy_shape *s)
-{
-    const gy_ode_resource *r = s->type == GY_SHAPE_HULL ? hull_resource(w, s->resource) : NULL;
-    gy_vec3 center;
-    double best = gy_adapter_shape_inner_radius(s, r != NULL ? &r->base.hull : NULL, &center);
-    return best > 0.0 ? best : 1e-3;
-}
-
-/* Narrows [*t0, *t1] to the fractions at which the moving box aabb0 + t·d overlaps `c`; false
- * when they never do. Infinite bounds (planes) behave. */
-static bool sweep_interval(const double aabb0[6], gy_vec3 d, const double c[6], double *t0,
-                           double *t1)
-{
-    const double dv[3] = {d.x, d.y, d.z};
+    (void)w;
+    double box[6];
+    dGeomGetAABB(c->geom, box);
+    const double dv[3] = {q->translation.x, q->translation.y, q->translation.z};
     double lo = *t0, hi = *t1;
     for (int i = 0; i < 3; i++) {
-        double bmin = aabb0[2 * i] - QUERY_AABB_PAD, bmax = aabb0[2 * i + 1] + QUERY_AABB_PAD;
-        double cmin = c[2 * i], cmax = c[2 * i + 1];
+        double bmin = q->aabb0[2 * i] - QUERY_AABB_PAD, bmax = q->aabb0[2 * i + 1] + QUERY_AABB_PAD;
         if (dv[i] == 0.0) {
-            if (bmax < cmin || bmin > cmax)
+            if (bmax < box[2 * i] || bmin > box[2 * i + 1])
                 return false;
             continue;
         }
-        double ta = (cmin - bmax) / dv[i], tb = (cmax - bmin) / dv[i];
+        double ta = (box[2 * i] - bmax) / dv[i], tb = (box[2 * i + 1] - bmin) / dv[i];
         if (ta > tb) {
             double t = ta;
             ta = tb;
@@ -533,99 +422,23 @@ static bool sweep_interval(const double aabb0[6], gy_vec3 d, const double c[6], 
     return true;
 }
 
-static int cast_contacts_at(cast_query *q, dGeomID other, double t, dContactGeom *cg)
+/* ODE has no sweep test: against a plane or a mesh the shape advances in steps no longer than
+ * its inner radius until dCollide reports contact, then the last step is bisected; the fraction
+ * is the last separated pose, point and normal come from the first touching one. Such steps can
+ * pass over a mesh's edge that the shape only grazes (a plane is a half-space: never). */
+bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
+                      double t1, gy_driver_hit *out)
 {
-    gy_vec3 p = gy_v3_mad(q->start, q->translation, t);
-    dGeomSetPosition(q->shape, p.x, p.y, p.z);
-    return dCollide(q->shape, other, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
-}
-
-/* A collider as a convex at its current pose; false for planes and meshes. */
-static bool collider_convex(const gy_ode_collider *c, gy_convex *out)
-{
-    const gy_hull *hull =
-        c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL ? &c->resource->base.hull : NULL;
-    gy_pose pose = gy_pose_mul(gy_ode_body_pose(c->body), c->base.local_pose);
-    return gy_adapter_shape_convex(&c->base.shape, hull, pose, out);
-}
-
-static void cast_report_convex(cast_query *q, const gy_ode_collider *c, const gy_convex_hit *ch)
-{
-    gy_hit h;
-    hit_init(&h, c);
-    h.triangle = -1;
-    h.fraction = ch->fraction;
-    h.distance = ch->fraction * q->length;
-    h.point = ch->point;
-    h.normal = ch->normal;
-    h.penetration = 0.0;
-    out_collect(&q->out, &h);
-}
-
-static void cast_report(cast_query *q, const gy_ode_collider *c, dGeomID other,
-                        const dContactGeom *cg, int n, double t, bool initial)
-{
-    const dContactGeom *d = deepest(cg, n);
-    gy_hit h;
-    hit_init(&h, c);
-    h.triangle = contact_triangle(d, other);
-    h.fraction = t;
-    h.distance = t * q->length;
-    h.point = v3_from_ode(d->pos);
-    h.normal = v3_from_ode(d->normal);
-    h.penetration = initial ? fmax(0.0, d->depth) : 0.0;
-    out_collect(&q->out, &h);
-}
-
-/* Time of impact against one candidate: test the start pose with dCollide (a start overlap is
- * reported with its depth). Two convex shapes then advance on their GJK distance, which lands on
- * the first contact however shallow (gy_convex_cast). Against a plane or a mesh, advance in steps
- * no longer than the shape's inner radius until dCollide reports contact, then bisect the last
- * step: the reported fraction is the last separated pose (never past the impact); point and
- * normal come from the first touching pose, at most the tolerance further on. Such steps can pass
- * over a mesh's edge that the shape only grazes (a plane is a half-space: never). */
-static void cast_candidate(cast_query *q, const gy_ode_collider *c)
-{
-    dGeomID other = c->geom;
-    double box[6];
-    dGeomGetAABB(other, box);
-    double t0 = 0.0, t1 = 1.0;
-    if (q->out.q->collector == GY_COLLECT_CLOSEST && q->out.q->count > 0)
-        t1 = q->out.q->hits[0].fraction;
-    if (!sweep_interval(q->aabb0, q->translation, box, &t0, &t1))
-        return;
-
+    (void)w;
     dContactGeom buf_a[QUERY_MAX_CONTACTS], buf_b[QUERY_MAX_CONTACTS];
     dContactGeom *cur = buf_a, *hit = buf_b;
-    double lo;
-    if (t0 <= 0.0) {
-        int n = cast_contacts_at(q, other, 0.0, cur);
-        if (n > 0) {
-            cast_report(q, c, other, cur, n, 0.0, true);
-            return;
-        }
-        lo = 0.0;
-    } else {
-        /* Before the padded entry time the boxes are disjoint, so the shapes are apart. */
-        lo = t0;
-    }
-    if (!(q->length > 0.0))
-        return;
-    gy_convex target;
-    if (q->is_convex && collider_convex(c, &target)) {
-        gy_convex_hit ch;
-        if (gy_convex_cast(&q->convex, q->translation, &target, lo, t1, CAST_TOUCH, &ch))
-            cast_report_convex(q, c, &ch);
-        return;
-    }
-
     double hi;
     int hit_n;
     for (;;) {
         double t = fmin(lo + q->step, t1);
         if (!(t > lo))
-            return;
-        int n = cast_contacts_at(q, other, t, cur);
+            return false;
+        int n = contacts_at(q, c->geom, t, cur);
         if (n > 0) {
             hi = t;
             hit_n = n;
@@ -636,7 +449,7 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
         }
         lo = t;
         if (t >= t1)
-            return;
+            return false;
     }
     while (hi - lo > q->tol) {
         double mid = 0.5 * (lo + hi);
@@ -645,7 +458,7 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
          * the midpoint is one of them and the loop would never end. */
         if (!(mid > lo && mid < hi))
             break;
-        int n = cast_contacts_at(q, other, mid, cur);
+        int n = contacts_at(q, c->geom, mid, cur);
         if (n > 0) {
             hi = mid;
             hit_n = n;
@@ -656,36 +469,14 @@ static void cast_candidate(cast_query *q, const gy_ode_collider *c)
             lo = mid;
         }
     }
-    cast_report(q, c, other, hit, hit_n, lo, false);
-}
-
-static void cast_near(void *data, dGeomID a, dGeomID b)
-{
-    cast_query *q = data;
-    if (q->out.q->stop)
-        return;
-    dGeomID other = a == q->out.probe ? b : a;
-    if (dGeomIsSpace(other)) {
-        dSpaceCollide2(q->out.probe, other, q, cast_near);
-        return;
-    }
-    const gy_ode_collider *c = candidate(&q->out, other);
-    if (c != NULL)
-        cast_candidate(q, c);
-}
-
-static bool cast_visit_static(void *ctx, gy_ode_collider *c)
-{
-    cast_query *q = ctx;
-    if (gy_ode_filter_accepts(q->out.q->filter, c))
-        cast_candidate(q, c);
-    return !q->out.q->stop;
+    hit_from_contacts(hit, hit_n, c->geom, lo, out);
+    return true;
 }
 
 /* The box the shape sweeps over fractions [0, fraction], into `box`; also points the scratch ray
  * from its min corner to its max corner: a ray's AABB is the box its two ends span, so the dynamic
  * space then hands back exactly the geoms overlapping the sweep. */
-static void cast_set_sweep(cast_query *q, double fraction, dReal box[6])
+static void cast_set_sweep(gy_driver_query *q, double fraction, dReal box[6])
 {
     double lo[3], hi[3];
     const double d[3] = {q->translation.x * fraction, q->translation.y * fraction,
@@ -697,43 +488,60 @@ static void cast_set_sweep(cast_query *q, double fraction, dReal box[6])
         box[2 * i + 1] = hi[i];
     }
     gy_vec3 diag = gy_v3(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-    dGeomRaySet(q->out.probe, lo[0], lo[1], lo[2], diag.x, diag.y, diag.z);
-    dGeomRaySetLength(q->out.probe, gy_v3_len(diag));
+    dGeomRaySet(q->probe, lo[0], lo[1], lo[2], diag.x, diag.y, diag.z);
+    dGeomRaySetLength(q->probe, gy_v3_len(diag));
 }
 
-void gy_ode_shape_cast(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
-                       double length, gy_adapter_query *fq)
+/* Steps no longer than the shape's inner radius cannot jump over a wall: its width in any
+ * direction is at least twice that. Bisection stops at CAST_TOLERANCE, or a tenth of that
+ * radius for a smaller shape. */
+static void cast_steps(gy_driver_world *w, const gy_shape *shape, gy_driver_query *q)
 {
-    cast_query q;
-    q.out.q = fq;
-    q.length = length;
-    gy_collector collector = fq->collector;
-
-    q.shape = gy_ode_query_geom(w, shape, pose);
-    const gy_ode_resource *hull =
+    const gy_ode_resource *r =
         shape->type == GY_SHAPE_HULL ? hull_resource(w, shape->resource) : NULL;
-    pose.rotation = gy_quat_normalize(pose.rotation);
-    q.is_convex =
-        gy_adapter_shape_convex(shape, hull != NULL ? &hull->base.hull : NULL, pose, &q.convex);
-    q.start = pose.position;
-    q.translation = translation;
-    dGeomGetAABB(q.shape, q.aabb0);
-    double inner = shape_inner_radius(w, shape);
+    gy_vec3 center;
+    double inner = gy_adapter_shape_inner_radius(shape, r != NULL ? &r->base.hull : NULL, &center);
+    if (!(inner > 0.0))
+        inner = 1e-3;
     double tol_m = fmin(CAST_TOLERANCE, 0.1 * inner);
-    q.step = q.length > 0.0 ? inner / q.length : 1.0;
-    q.tol = q.length > 0.0 ? tol_m / q.length : 1.0;
-    q.out.probe = w->query_ray;
+    q->step = q->length > 0.0 ? inner / q->length : 1.0;
+    q->tol = q->length > 0.0 ? tol_m / q->length : 1.0;
+}
 
+void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, bool cast, gy_adapter_search *s)
+{
+    gy_driver_query q = {.s = s, .cast = cast, .translation = translation, .length = length};
+    q.shape = gy_ode_query_geom(w, shape, pose);
+    q.start = pose.position;
     dReal box[6];
-    cast_set_sweep(&q, 1.0, box);
-    if (gy_adapter_query_wants_statics(q.out.q))
-        gy_ode_static_visit(w, box, cast_visit_static, &q);
-    if (!q.out.q->stop && gy_adapter_query_wants_moving(q.out.q)) {
-        if (collector == GY_COLLECT_CLOSEST && q.out.q->count > 0)
-            cast_set_sweep(&q, q.out.q->hits[0].fraction, box);
-        dSpaceCollide2(q.out.probe, (dGeomID)w->dynamic_space, &q, cast_near);
+    if (cast) {
+        dGeomGetAABB(q.shape, q.aabb0);
+        cast_steps(w, shape, &q);
+        q.probe = w->query_ray;
+        cast_set_sweep(&q, 1.0, box);
+    } else {
+        q.probe = q.shape;
+        dGeomGetAABB(q.probe, box);
+        aabb_pad(box, QUERY_AABB_PAD);
     }
-    out_end(&q.out);
+    if (gy_adapter_search_statics(s))
+        gy_ode_static_visit(w, box, visit_static, &q);
+    if (!gy_adapter_search_done(s) && gy_adapter_search_moving(s)) {
+        double best;
+        if (cast && gy_adapter_search_bound(s, &best))
+            cast_set_sweep(&q, best, box);
+        dSpaceCollide2(q.probe, (dGeomID)w->dynamic_space, &q, visit_near);
+    }
+    probe_restore(q.probe);
     if (shape->type == GY_SHAPE_HULL)
         reset_convex(w);
+}
+
+gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull)
+{
+    (void)w;
+    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL)
+        *hull = &c->resource->base.hull;
+    return gy_ode_body_pose(c->body);
 }

@@ -24,6 +24,7 @@
 
 #include "adapter_common.h"
 #include "contacts.h"
+#include "queries.h"
 #include "records.h"
 
 #ifdef __cplusplus
@@ -35,6 +36,17 @@ typedef struct gy_driver_world gy_driver_world;
 typedef struct gy_driver_body gy_driver_body;
 typedef struct gy_driver_collider gy_driver_collider;
 typedef struct gy_driver_joint gy_driver_joint;
+/* A driver's state for one query, on its walk's stack. */
+typedef struct gy_driver_query gy_driver_query;
+
+/* One raw hit of a query's test against one collider, in the world frame. */
+typedef struct gy_driver_hit {
+    double t;         /* rays: distance from the origin (m); casts: fraction of the translation */
+    gy_vec3 point;    /* on the collider's surface */
+    gy_vec3 normal;   /* unit, out of the collider (towards the ray's origin or the shape) */
+    double depth;     /* shape_contact: the penetration (m, >= 0); otherwise unused */
+    int32_t triangle; /* the mesh triangle hit, -1 for other shapes */
+} gy_driver_hit;
 
 /* Where a driver's world keeps what the front end reads: its handle pools, counts and the last
  * step's broken joints. The pointers stay valid until world_destroy. */
@@ -206,14 +218,42 @@ typedef struct gy_driver {
     /* Moving bodies awake now (kinematic ones always count). */
     uint32_t (*awake_bodies)(gy_driver_world *w);
 
-    /* Queries: `q` is prepared (gy_adapter_query_begin), the ray's length is `length` (> 0 or
-     * zero), a shape is one queries take, resolved and posed validly. The driver offers each hit
-     * to gy_adapter_query_collect through q and stops once q->stop. */
-    void (*raycast)(gy_driver_world *w, gy_vec3 origin, gy_vec3 translation, double length,
-                    gy_adapter_query *q);
-    void (*shape_cast)(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
-                       double length, gy_adapter_query *q);
-    void (*overlap)(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_adapter_query *q);
+    /* Queries (queries.h): the front end checks and prepares each query, filters candidates,
+     * collects hits and states what they say; a driver finds candidates and runs raw tests.
+     * A walk poses the driver's probe, keeps what its tests need in its own query state on its
+     * stack (`dq`, opaque to the front end) and offers every candidate collider of its
+     * broadphase to gy_adapter_search_visit(s, dq, c) until that returns false. It skips the
+     * statics when !gy_adapter_search_statics(s), the moving colliders when
+     * !gy_adapter_search_moving(s), and may skip what lies beyond gy_adapter_search_bound(s).
+     * A ray runs from `origin` along the unit `dir` for `length` (> 0) metres. A shape query's
+     * shape is one queries take, resolved and validly posed (rotation as given); an overlap
+     * (`cast` false) has a zero translation. */
+    void (*ray_walk)(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
+                     gy_adapter_search *s);
+    void (*shape_walk)(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
+                       double length, bool cast, gy_adapter_search *s);
+    /* The raw tests, each against one candidate the filter accepted, with its walk's state.
+     * A ray's first hit within its length (a ray starting inside a solid: where it leaves, the
+     * normal facing back along the ray; a mesh: its nearest triangle, face normal either way). */
+    bool (*ray_test)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c,
+                     gy_driver_hit *out);
+    /* The query shape at its start pose touching or overlapping the collider: the deepest
+     * point, the normal out of the collider, the penetration. */
+    bool (*shape_contact)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c,
+                          gy_driver_hit *out);
+    /* Casts, optional (NULL: no window): narrows [*t0, *t1] (fractions of the translation) to
+     * where the shape's bounds can meet the collider's; false when they never do. */
+    bool (*cast_window)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double *t0,
+                        double *t1);
+    /* Casts against a collider that is not convex (a plane, a mesh; the front end casts convex
+     * pairs itself), the shape being apart at fraction `lo`: the first contact in [lo, hi], as
+     * the fraction of a pose still apart (never past the impact) with the contact's point and
+     * normal. */
+    bool (*cast_test)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double lo,
+                      double hi, gy_driver_hit *out);
+    /* What the front end's convex cast reads of a collider: its body's pose (the Gyre body
+     * origin in the world) and, for a hull collider, its hull (*hull untouched otherwise). */
+    gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c, const gy_hull **hull);
 } gy_driver;
 
 /* The driver world under a front-end world (white-box driver tests read it). */

@@ -655,7 +655,34 @@ static gy_result raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translatio
     /* A zero-length ray has nothing to hit. */
     if (r != GY_OK || !(length > 0.0) || q.stop)
         return r;
-    w->driver->raycast(w->dw, origin, translation, length, &q);
+    gy_adapter_search_ray(w->driver, w->dw, &q, origin, translation, length);
+    *count = q.count;
+    return GY_OK;
+}
+
+/* A shape query: checked, its hull resolved, then the search (`cast` false: an overlap). */
+static gy_result shape_query(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
+                             const gy_vec3 *translation, const gy_query_filter *filter,
+                             gy_collector collector, gy_hit *hits, uint32_t capacity,
+                             uint32_t *count)
+{
+    gy_adapter_query q;
+    gy_vec3 t = gy_v3(0.0, 0.0, 0.0);
+    double length = 0.0;
+    gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
+    if (r == GY_OK)
+        r = gy_adapter_check_query_shape(&w->resources, shape, pose);
+    if (r == GY_OK && translation != NULL) {
+        t = *translation;
+        r = gy_adapter_check_translation(NULL, t, &length);
+    }
+    if (r != GY_OK || q.stop)
+        return r;
+    const gy_adapter_resource *res = shape->type == GY_SHAPE_HULL
+                                         ? gy_handle_pool_get(&w->resources, shape->resource.bits)
+                                         : NULL;
+    gy_adapter_search_shape(w->driver, w->dw, &q, shape, res != NULL ? &res->hull : NULL, pose, t,
+                            length, translation != NULL);
     *count = q.count;
     return GY_OK;
 }
@@ -665,33 +692,14 @@ static gy_result shape_cast(gy_backend_world *w, const gy_shape *shape, gy_pose 
                             gy_collector collector, gy_hit *hits, uint32_t capacity,
                             uint32_t *count)
 {
-    gy_adapter_query q;
-    double length;
-    gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
-    if (r == GY_OK)
-        r = gy_adapter_check_query_shape(&w->resources, shape, pose);
-    if (r == GY_OK)
-        r = gy_adapter_check_translation(NULL, translation, &length);
-    if (r != GY_OK || q.stop)
-        return r;
-    w->driver->shape_cast(w->dw, shape, pose, translation, length, &q);
-    *count = q.count;
-    return GY_OK;
+    return shape_query(w, shape, pose, &translation, filter, collector, hits, capacity, count);
 }
 
 static gy_result overlap(gy_backend_world *w, const gy_shape *shape, gy_pose pose,
                          const gy_query_filter *filter, gy_collector collector, gy_hit *hits,
                          uint32_t capacity, uint32_t *count)
 {
-    gy_adapter_query q;
-    gy_result r = query_begin(w, &q, filter, collector, hits, capacity, count);
-    if (r == GY_OK)
-        r = gy_adapter_check_query_shape(&w->resources, shape, pose);
-    if (r != GY_OK || q.stop)
-        return r;
-    w->driver->overlap(w->dw, shape, pose, &q);
-    *count = q.count;
-    return GY_OK;
+    return shape_query(w, shape, pose, NULL, filter, collector, hits, capacity, count);
 }
 
 /* ---- the tables ----------------------------------------------------------------------------- */

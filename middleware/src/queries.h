@@ -1,0 +1,93 @@
+/* Queries in the adapter front end: raycast, shape cast and overlap written once over a driver's
+ * candidate walks and raw tests (driver.h).
+ *
+ * The split follows Box2D's world queries and Jolt's collectors: the front end owns the filter,
+ * the collector (any / closest / all, the caller's buffer), what a hit names and how its numbers
+ * read, and the convex time of impact; a driver walks its broadphase and offers each candidate
+ * collider to gy_adapter_search_visit, which filters it, asks the driver's raw test for a hit and
+ * collects it. A closest-hit query bounds the rest of the walk (gy_adapter_search_bound), as
+ * Box2D's callback clips its ray.
+ *
+ * Threading: one query runs on the thread bound to the world (GY_BACKEND_QUERIES_EXCLUSIVE). */
+#ifndef GYRE_QUERIES_H
+#define GYRE_QUERIES_H
+
+#include "adapter_common.h"
+#include "gyre/convex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gy_driver;
+struct gy_driver_world;
+struct gy_driver_collider;
+struct gy_driver_query;
+
+/* One query in progress: the front end's collector and what the hits are measured against. */
+typedef struct gy_adapter_search {
+    gy_adapter_query q;     /* filter and collector (adapter_common.h) */
+    gy_query_filter filter; /* q's, or the default one: resolved once, not per candidate */
+    const struct gy_driver *driver;
+    struct gy_driver_world *dw;
+    bool ray;    /* a raycast; otherwise a shape query */
+    bool cast;   /* a shape cast; otherwise an overlap */
+    gy_vec3 dir; /* rays: unit direction */
+    gy_vec3 translation;
+    double length; /* |translation| (m) */
+    bool convex;   /* casts: the query shape as a convex (below) */
+    gy_convex shape;
+} gy_adapter_search;
+
+/* A raycast: `q` prepared (gy_adapter_query_begin, not yet satisfied), `length` > 0. The hits
+ * are in q; q->count is how many. */
+void gy_adapter_search_ray(const struct gy_driver *d, struct gy_driver_world *dw,
+                           gy_adapter_query *q, gy_vec3 origin, gy_vec3 translation, double length);
+
+/* A shape cast (`cast`; translation of `length`) or an overlap (translation zero) of a checked
+ * query shape at a valid pose; `hull` is its hull for hull shapes (NULL otherwise). */
+void gy_adapter_search_shape(const struct gy_driver *d, struct gy_driver_world *dw,
+                             gy_adapter_query *q, const gy_shape *shape, const gy_hull *hull,
+                             gy_pose pose, gy_vec3 translation, double length, bool cast);
+
+/* ---- what a driver's walk calls ----------------------------------------------------------------
+ */
+
+/* Offers a candidate collider with the driver's query state: filters it, runs the driver's raw
+ * test and collects the hit. False once the collector is satisfied (the walk stops). */
+bool gy_adapter_search_visit(gy_adapter_search *s, struct gy_driver_query *dq,
+                             struct gy_driver_collider *c);
+
+/* True once the collector is satisfied: nothing further can change the result. */
+static inline bool gy_adapter_search_done(const gy_adapter_search *s)
+{
+    return s->q.stop;
+}
+
+/* Whether the filter lets through any collider of a body of this motion type (a walk that finds
+ * bodies may skip the others whole), any static one, or any dynamic or kinematic one. */
+bool gy_adapter_search_wants(const gy_adapter_search *s, gy_motion_type type);
+static inline bool gy_adapter_search_statics(const gy_adapter_search *s)
+{
+    return gy_adapter_query_wants_statics(&s->q);
+}
+static inline bool gy_adapter_search_moving(const gy_adapter_search *s)
+{
+    return gy_adapter_query_wants_moving(&s->q);
+}
+
+/* A closest-hit query's best so far: rays, its distance (m); casts, its fraction. False when
+ * nothing bounds the query (another collector, or no hit yet): walk everything. */
+static inline bool gy_adapter_search_bound(const gy_adapter_search *s, double *bound)
+{
+    if (s->q.collector != GY_COLLECT_CLOSEST || s->q.count == 0)
+        return false;
+    *bound = s->ray ? s->q.hits[0].distance : s->q.hits[0].fraction;
+    return true;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
