@@ -124,7 +124,7 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
 /* Awake as far as this publish knows: on the awake list or already queued for read-back. */
 static bool known_awake(const gy_phys_sim *p, const gy_phys_body *e)
 {
-    return e->list == GY_PHYS_LIST_AWAKE || e->touch_mark == p->pub_seq;
+    return e->list == GY_PHYS_LIST_AWAKE || e->touch_mark == gy_phys_seq_mark(p->pub_seq);
 }
 
 /* A contact or joint between a known-awake body and a sleeper may have woken the sleeper. */
@@ -269,7 +269,7 @@ void gy_phys_wake_disturbed(gy_phys_sim *p)
         return;
     for (uint32_t i = 0; i < p->disturbed.count; i++)
         if (p->disturbed.items[i] < p->body_count)
-            p->bodies[p->disturbed.items[i]].disturb_mark = p->pub_seq;
+            p->bodies[p->disturbed.items[i]].disturb_mark = gy_phys_seq_mark(p->pub_seq);
     p->disturbed.count = 0;
     const gy_contact *contacts;
     uint32_t n = p->cfg->backend->contacts(p->world, &contacts);
@@ -277,9 +277,11 @@ void gy_phys_wake_disturbed(gy_phys_sim *p)
         uint32_t a = user_store(p, contacts[i].user_a), b = user_store(p, contacts[i].user_b);
         if (a == GY_PHYS_NONE || b == GY_PHYS_NONE)
             continue;
-        if (p->bodies[a].disturb_mark == p->pub_seq && p->bodies[b].motion != GY_MOTION_STATIC)
+        if (p->bodies[a].disturb_mark == gy_phys_seq_mark(p->pub_seq) &&
+            p->bodies[b].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, b);
-        if (p->bodies[b].disturb_mark == p->pub_seq && p->bodies[a].motion != GY_MOTION_STATIC)
+        if (p->bodies[b].disturb_mark == gy_phys_seq_mark(p->pub_seq) &&
+            p->bodies[a].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, a);
     }
 }
@@ -359,9 +361,9 @@ static void freeze_faulted(gy_phys_sim *p, uint32_t s, gy_phys_body *e, gy_body_
 static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p, uint32_t s)
 {
     gy_phys_body *e = &p->bodies[s];
-    if (e->id.bits == 0 || e->read_mark == p->pub_seq)
+    if (e->id.bits == 0 || e->read_mark == gy_phys_seq_mark(p->pub_seq))
         return;
-    e->read_mark = p->pub_seq;
+    e->read_mark = gy_phys_seq_mark(p->pub_seq);
     gy_body_state st;
     if (p->cfg->backend->body_get_state(p->world, e->id, &st) != GY_OK)
         return;
@@ -423,10 +425,8 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
                 const gy_phys_collider *c = &p->colliders[slot];
                 if (!c->in_snapshot || c->is_plane)
                     continue;
-                /* A product of unit quaternions is unit to rounding: no renormalisation. */
                 gy_query_snapshot_move(p->cfg->snapshot, slot,
-                                       c->local_identity ? st.pose
-                                                         : gy_pose_mul(st.pose, c->local));
+                                       gy_phys_collider_pose(p, c, st.pose));
             }
         }
     }
@@ -534,7 +534,7 @@ static void write_proxies(gy_phys_sim *p)
             for (uint32_t i = 0; i < l->count; i++) {
                 uint32_t s = l->items[i];
                 const gy_phys_body *e = &p->bodies[s];
-                if (e->change_seq != q)
+                if (e->change_seq != gy_phys_seq_mark(q))
                     continue;
                 f->proxies[s] = e->proxy;
                 written++;
@@ -553,6 +553,21 @@ static void write_proxies(gy_phys_sim *p)
     gy_triple_buffer_publish(p->cfg->proxy_tb, p->tick);
 }
 
+/* Once every 2^32 publishes: no mark may match a later publish, so every one is cleared, the
+ * sequence skips the value whose mark would be 0, and every buffer is rewritten whole (the dirty
+ * lists name publishes from before). Before the coming publish's first mark. */
+static void clear_marks(gy_phys_sim *p)
+{
+    for (uint32_t s = 0; s < p->body_count; s++) {
+        gy_phys_body *e = &p->bodies[s];
+        e->change_seq = e->read_mark = e->touch_mark = e->disturb_mark = 0;
+    }
+    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
+        p->dirty[l].count = 0;
+    gy_phys_invalidate_buffers(p);
+    p->pub_seq++;
+}
+
 void gy_phys_publish(gy_phys_sim *p)
 {
     write_proxies(p);
@@ -563,5 +578,7 @@ void gy_phys_publish(gy_phys_sim *p)
     gy_reply_queue_commit(p->cfg->replies);
     gy_phys_add(&p->sh->counters.publishes, 1);
     p->pub_seq++;
+    if (gy_phys_seq_mark(p->pub_seq) == 0)
+        clear_marks(p);
     gy_phys_begin_publish(p);
 }

@@ -104,12 +104,13 @@ enum { GY_PHYS_LIST_NONE = 0, GY_PHYS_LIST_AWAKE = 1, GY_PHYS_LIST_LANE = 2 };
 
 /* One body index. */
 typedef struct gy_phys_body {
-    gy_proxy proxy;          /* current value (what every buffer converges to) */
-    gy_body_id id;           /* null: empty slot */
-    uint64_t change_seq;     /* publish sequence of the last change of `proxy` */
-    uint64_t read_mark;      /* publish sequence it was last read back in */
-    uint64_t touch_mark;     /* publish sequence it was last queued for read-back */
-    uint64_t disturb_mark;   /* publish sequence it was teleported in (its partners may wake) */
+    gy_proxy proxy; /* current value (what every buffer converges to) */
+    gy_body_id id;  /* null: empty slot */
+    /* Marks: the low 32 bits of a publish sequence (gy_phys_seq_mark), 0 for none. */
+    uint32_t change_seq;     /* of the last change of `proxy` */
+    uint32_t read_mark;      /* of the publish it was last read back in */
+    uint32_t touch_mark;     /* of the publish it was last queued for read-back */
+    uint32_t disturb_mark;   /* of the publish it was teleported in (its partners may wake) */
     uint32_t generation;     /* of the live body's ref: what commands are checked against */
     uint32_t first_collider; /* collider slot, linked through gy_phys_collider.next */
     uint32_t list_pos;
@@ -131,14 +132,16 @@ typedef struct gy_phys_collider {
     /* A piece of a mesh built in pieces: its first piece's handle, under which the contact
      * events see every piece as one collider; else `id`. */
     gy_collider_id head;
-    gy_pose local;
     uint32_t store_index;
     uint32_t next;
     uint32_t mask; /* its collide mask (the characters' sensor pass checks sensors' masks) */
+    /* Its local pose in gy_phys_sim.locals, or GY_PHYS_NONE for the identity (the world pose is
+     * the body's): most colliders have none, and a pose in every record would be 56 of its
+     * bytes. */
+    uint32_t local;
     bool live;
     bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
     bool is_plane;
-    bool local_identity; /* local pose is the identity: the world pose is the body's */
     bool is_sensor;
     bool character; /* a registered character's (non-sensor) capsule: its pairs come from the
                        overlaps after the move, not from the step's contact list */
@@ -352,9 +355,12 @@ typedef struct gy_phys_sim {
     const gy_phys_config *cfg;
     gy_phys_shared *sh;
     gy_backend_world *world;
-    uint64_t tick;           /* mirrors counters.ticks */
-    uint64_t due_ns;         /* tick clock: when the simulation's clock reached `tick` */
-    uint64_t pub_seq;        /* sequence of the publish being prepared (1, 2, ...) */
+    uint64_t tick;   /* mirrors counters.ticks */
+    uint64_t due_ns; /* tick clock: when the simulation's clock reached `tick` */
+    /* Sequence of the publish being prepared (1, 2, ...). It skips every value whose low 32 bits
+     * are 0, where every body's marks are cleared: marks keep 32 bits (a roster record 16 bytes
+     * smaller) and still never match an old publish. */
+    uint64_t pub_seq;
     uint64_t written_seq[3]; /* publish sequence each proxy buffer was last brought up to */
     gy_phys_body *bodies;
     uint32_t body_capacity;
@@ -365,9 +371,15 @@ typedef struct gy_phys_sim {
     uint32_t collider_capacity;
     /* Each collider's index in its body's create list, by slot: apart from the records because
      * every collision event looks two up, in no useful order, and a 2-byte table stays in cache
-     * where 72-byte records do not. */
+     * where 40-byte records do not. */
     uint16_t *collider_index;
     uint32_t collider_index_capacity;
+    /* The colliders' local poses other than the identity, by gy_phys_collider.local; the free
+     * entries are listed in local_free, which can always hold every entry (a release never
+     * allocates). */
+    gy_pose *locals;
+    uint32_t local_count, local_capacity;
+    gy_u32_array local_free;
     gy_phys_joint *joints;
     uint32_t joint_capacity, joint_count;
     gy_phys_resource *resources;
@@ -438,6 +450,12 @@ struct gy_physics {
 };
 
 /* ---- helpers shared across physics*.c -------------------------------------------------------- */
+
+/* A body's mark for publish sequence `seq` (never 0: see gy_phys_sim.pub_seq). */
+static inline uint32_t gy_phys_seq_mark(uint64_t seq)
+{
+    return (uint32_t)seq;
+}
 
 static inline void gy_phys_add(uint64_t *c, uint64_t n)
 {

@@ -156,6 +156,40 @@ static void test_physics_sparse_publish_never_exposes_stale_data(void **state)
     gy_physics_destroy(p);
 }
 
+/* The roster keeps 32 bits of each publish mark: where the sequence's low 32 bits would come
+ * round to 0, every mark is cleared and every buffer rewritten, and reads, touches and sparse
+ * publishes go on exact across it. */
+static void test_physics_publish_marks_survive_the_sequence_wrapping(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    uint32_t att[SCENE_BODIES];
+    build_scene(p, att);
+    fx_step(p, 20);
+    /* The thread waits for the next request: the sequence is the game thread's to set here. */
+    p->sim.pub_seq = (1ull << 32) - 6u;
+    gy_physics_stats before = fx_stats(p);
+    for (uint32_t t = 0; t < 16; t++) {
+        if (t % 3 == 0) {
+            uint32_t s = 1 + t % SCENE_STATICS;
+            gy_pose pose = gy_pose_identity();
+            pose.position = gy_v3(-15.0 + 3.0 * s, 0.5, 13.0 + (double)t);
+            assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){s, att[s]}, pose),
+                          GY_OK);
+        }
+        uint32_t d = SCENE_STATICS + 1 + t % (SCENE_BODIES - SCENE_STATICS - 1);
+        assert_result(
+            gy_physics_record_add_impulse(p, (gy_physics_body_ref){d, att[d]}, gy_v3(0, 2, 0)),
+            GY_OK);
+        fx_step(p, 1);
+        assert_roster_matches_adapter(p);
+        assert_read_matches_roster(p);
+    }
+    assert_true(p->sim.pub_seq > (1ull << 32));
+    assert_true(fx_stats(p).full_scans > before.full_scans);
+    gy_physics_destroy(p);
+}
+
 static void test_physics_sparse_publish_skips_untouched_sleepers_and_statics(void **state)
 {
     (void)state;
@@ -517,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_physics_proxy_is_64_bytes),
         cmocka_unit_test(test_physics_sparse_publish_never_exposes_stale_data),
         cmocka_unit_test(test_physics_sparse_publish_skips_untouched_sleepers_and_statics),
+        cmocka_unit_test(test_physics_publish_marks_survive_the_sequence_wrapping),
         cmocka_unit_test(test_physics_publish_copies_each_changed_proxy_once),
         cmocka_unit_test(test_physics_stats_time_the_adapter_step_within_the_step),
         cmocka_unit_test(test_physics_adapter_counters_are_read_between_ticks),
