@@ -102,12 +102,13 @@ typedef struct gy_phys_resource_payload {
 
 enum { GY_PHYS_LIST_NONE = 0, GY_PHYS_LIST_AWAKE = 1, GY_PHYS_LIST_LANE = 2 };
 
-/* One body index. */
+/* One body index. Its proxy's current value is not kept here but in the proxy buffer the writer
+ * holds (gy_phys_proxy_of), which is always up to date: a copy per body would be 64 more bytes
+ * a body. */
 typedef struct gy_phys_body {
-    gy_proxy proxy; /* current value (what every buffer converges to) */
-    gy_body_id id;  /* null: empty slot */
+    gy_body_id id; /* null: empty slot */
     /* Marks: the low 32 bits of a publish sequence (gy_phys_seq_mark), 0 for none. */
-    uint32_t change_seq;     /* of the last change of `proxy` */
+    uint32_t change_seq;     /* of the last change of its proxy */
     uint32_t read_mark;      /* of the publish it was last read back in */
     uint32_t touch_mark;     /* of the publish it was last queued for read-back */
     uint32_t disturb_mark;   /* of the publish it was teleported in (its partners may wake) */
@@ -211,7 +212,9 @@ typedef struct gy_phys_parked_body {
 } gy_phys_parked_body;
 
 /* The per-buffer proxy array behind the triple buffer; the writer grows it only in its own
- * buffer. */
+ * buffer. The buffer the writer holds is the current value of every body index below
+ * gy_phys_sim.body_count: the read-back and the roster write it in place, and the publish that
+ * hands it over first brings the next one up to date from it. */
 typedef struct gy_phys_frame {
     gy_proxy *proxies;
     uint32_t count;
@@ -362,6 +365,11 @@ typedef struct gy_phys_sim {
      * smaller) and still never match an old publish. */
     uint64_t pub_seq;
     uint64_t written_seq[3]; /* publish sequence each proxy buffer was last brought up to */
+    uint32_t frame;          /* the proxy buffer the writer holds (the current values) */
+    /* A proxy array for the next buffer to hold, made before a publish when that buffer may be
+     * too small to take the current values (so a failure skips the publish, losing nothing). */
+    gy_proxy *spare;
+    uint32_t spare_capacity;
     gy_phys_body *bodies;
     uint32_t body_capacity;
     uint32_t body_count; /* highest store index used + 1 */
@@ -450,6 +458,13 @@ struct gy_physics {
 };
 
 /* ---- helpers shared across physics*.c -------------------------------------------------------- */
+
+/* The current proxy of body index `s` (below body_count): in the buffer the writer holds.
+ * Physics thread, or the game thread while that one is parked or stopped. */
+static inline gy_proxy *gy_phys_proxy_of(gy_phys_sim *p, uint32_t s)
+{
+    return &p->sh->frames[p->frame].proxies[s];
+}
 
 /* A body's mark for publish sequence `seq` (never 0: see gy_phys_sim.pub_seq). */
 static inline uint32_t gy_phys_seq_mark(uint64_t seq)
@@ -626,8 +641,11 @@ void gy_phys_read_back(gy_phys_sim *p);
  * is not read again until the next publish. Inside the lock. */
 void gy_phys_read_awake(gy_phys_sim *p);
 
-/* Writes the proxy buffer, publishes proxies and snapshot, commits replies (outside the lock),
- * and opens the next publish sequence. */
+/* Makes the proxy buffer the writer holds span body indices below `need` (new ones empty).
+ * GY_ERR_OUT_OF_MEMORY changes nothing. */
+gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need);
+/* Publishes the proxy buffer (and brings the next one up to date), the snapshot, commits replies
+ * (outside the lock), and opens the next publish sequence. */
 void gy_phys_publish(gy_phys_sim *p);
 /* Prepares publish sequence p->pub_seq (clears its dirty list). */
 void gy_phys_begin_publish(gy_phys_sim *p);

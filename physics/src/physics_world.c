@@ -109,6 +109,8 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
     gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
                                 sizeof *p->bodies);
     if (r == GY_OK)
+        r = gy_phys_cover_frame(p, store_index + 1u);
+    if (r == GY_OK)
         r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_scratch,
                              &p->collider_scratch_capacity, (uint32_t)count,
                              sizeof *p->collider_scratch);
@@ -218,14 +220,15 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
     /* A new body never inherits the slot's previous value: it is read back at the coming
      * publish, and until then the slot's proxy is empty (not live) but for the pose it was
      * created at, where a fault before that publish freezes it. */
-    memset(&e->proxy, 0, sizeof e->proxy);
+    gy_proxy *px = gy_phys_proxy_of(p, store_index);
+    memset(px, 0, sizeof *px);
     const double cp[7] = {def->pose.position.x, def->pose.position.y, def->pose.position.z,
                           def->pose.rotation.x, def->pose.rotation.y, def->pose.rotation.z,
                           def->pose.rotation.w};
     for (int k = 0; k < 3; k++)
-        e->proxy.position[k] = (float)cp[k];
+        px->position[k] = (float)cp[k];
     for (int k = 0; k < 4; k++)
-        e->proxy.rotation[k] = (float)cp[3 + k];
+        px->rotation[k] = (float)cp[3 + k];
     if (store_index >= p->body_count)
         p->body_count = store_index + 1u;
     p->live_bodies++;
@@ -292,8 +295,9 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
     e->teleported = 0;
     e->fault = 0;
     e->character = 0;
-    memset(&e->proxy, 0, sizeof e->proxy);
-    e->proxy.tick = (uint32_t)(p->tick + 1u);
+    gy_proxy *px = gy_phys_proxy_of(p, store_index);
+    memset(px, 0, sizeof *px);
+    px->tick = (uint32_t)(p->tick + 1u);
     gy_phys_mark_changed(p, store_index);
     p->live_bodies--;
     gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
@@ -474,6 +478,8 @@ void gy_phys_reset_world_state(gy_phys_sim *p)
     p->input_count = 0;
     p->move_count = 0;
     gy_phys_characters_reset(p);
+    /* The buffer the writer holds is the new world's current values: none yet. */
+    p->sh->frames[p->frame].count = 0;
     gy_phys_invalidate_buffers(p);
 }
 
@@ -519,6 +525,7 @@ void gy_phys_free_world_state(gy_phys_sim *p)
         gy_u32_array_free(p->cfg->alloc, &p->dirty[l]);
     gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
+    gy_free(a, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
     for (uint32_t b = 0; b < 3; b++)
         if (p->sh->frames[b].proxies != NULL)
             gy_free(a, p->sh->frames[b].proxies,

@@ -40,11 +40,12 @@ static void assert_read_matches_roster(gy_physics *p)
     assert_int_equal(n, p->sim.body_count);
     assert_int_equal(tick, p->sim.tick);
     for (uint32_t s = 0; s < n; s++) {
-        if (memcmp(&px[s], &p->sim.bodies[s].proxy, sizeof(gy_proxy)) != 0)
+        const gy_proxy *cur = gy_phys_proxy_of(&p->sim, s);
+        if (memcmp(&px[s], cur, sizeof(gy_proxy)) != 0)
             fail_msg("slot %u stale in buffer %u at tick %llu: generation %u vs %u, y %g vs %g", s,
                      gy_triple_buffer_read_index(p->cfg.proxy_tb), (unsigned long long)tick,
-                     px[s].generation, p->sim.bodies[s].proxy.generation, (double)px[s].position[1],
-                     (double)p->sim.bodies[s].proxy.position[1]);
+                     px[s].generation, cur->generation, (double)px[s].position[1],
+                     (double)cur->position[1]);
     }
 }
 
@@ -61,8 +62,9 @@ static void assert_roster_matches_adapter(gy_physics *p)
     pthread_rwlock_wrlock(&p->sh.sim_lock);
     for (uint32_t s = 0; s < p->sim.body_count; s++) {
         const gy_phys_body *e = &p->sim.bodies[s];
+        const gy_proxy *cur = gy_phys_proxy_of(&p->sim, s);
         if (e->id.bits == 0) {
-            assert_int_equal(e->proxy.flags, 0);
+            assert_int_equal(cur->flags, 0);
             continue;
         }
         gy_body_state st;
@@ -73,11 +75,11 @@ static void assert_roster_matches_adapter(gy_physics *p)
             (float)st.pose.rotation.w,   (float)st.linear_velocity.x,  (float)st.linear_velocity.y,
             (float)st.linear_velocity.z, (float)st.angular_velocity.x, (float)st.angular_velocity.y,
             (float)st.angular_velocity.z};
-        if (memcmp(want, e->proxy.position, sizeof want) != 0 ||
-            ((e->proxy.flags & GY_PROXY_AWAKE) != 0) != st.awake)
+        if (memcmp(want, cur->position, sizeof want) != 0 ||
+            ((cur->flags & GY_PROXY_AWAKE) != 0) != st.awake)
             fail_msg("slot %u (motion %u) not re-read at tick %llu: y %.9g vs %.9g, awake %d vs %d",
-                     s, e->motion, (unsigned long long)p->sim.tick, (double)e->proxy.position[1],
-                     (double)want[1], (e->proxy.flags & GY_PROXY_AWAKE) != 0, st.awake);
+                     s, e->motion, (unsigned long long)p->sim.tick, (double)cur->position[1],
+                     (double)want[1], (cur->flags & GY_PROXY_AWAKE) != 0, st.awake);
     }
     pthread_rwlock_unlock(&p->sh.sim_lock);
 }
