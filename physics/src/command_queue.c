@@ -52,6 +52,7 @@ struct gy_command_queue {
     struct gy_cq_desc *st_desc;
     uint32_t st_desc_len, st_desc_cap, st_desc_head;
     uint32_t detached_out;
+    uint32_t st_quiet;                  /* publishes since staging last held a command */
     uint64_t publish_ns[PUBLISH_TIMES]; /* by seq % PUBLISH_TIMES */
 
     /* counters written by the producer thread */
@@ -201,6 +202,30 @@ static void flush_staged(gy_command_queue *q)
     note_rings(q);
     compact_staging(q);
     note_staging(q);
+}
+
+/* Publishes staging must stay empty before its storage is returned. A burst (a level's worth of
+ * creates in one batch) leaves staging at its peak, which a steady frame loop never needs again;
+ * a load that keeps staging busy keeps its storage, so steady state does not allocate. */
+#define STAGING_KEEP_PUBLISHES 64u
+
+static void trim_staging(gy_command_queue *q)
+{
+    if (q->st_len[0] != 0 || q->st_len[1] != 0 || q->st_desc_len != 0) {
+        q->st_quiet = 0;
+        return;
+    }
+    if (q->st_cap[0] + q->st_cap[1] + q->st_desc_cap == 0 || ++q->st_quiet < STAGING_KEEP_PUBLISHES)
+        return;
+    for (int r = 0; r < GY_COMMAND_RING_COUNT; r++) {
+        gy_free(q->alloc, q->st[r], (size_t)q->st_cap[r] * sizeof(gy_command));
+        q->st[r] = NULL;
+        q->st_cap[r] = 0;
+    }
+    gy_free(q->alloc, q->st_desc, (size_t)q->st_desc_cap * sizeof(struct gy_cq_desc));
+    q->st_desc = NULL;
+    q->st_desc_cap = 0;
+    q->st_quiet = 0;
 }
 
 /* ---- consumer helpers ------------------------------------------------------------------------ */
@@ -391,6 +416,7 @@ gy_result gy_command_queue_publish(gy_command_queue *q, uint64_t *seq)
     }
     if (q->st_desc_head < q->st_desc_len || q->detached_out > 0)
         flush_staged(q);
+    trim_staging(q);
 out:
     if (seq != NULL)
         *seq = q->published;

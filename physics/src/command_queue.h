@@ -19,7 +19,8 @@
  *     rings. The consumer sees whole batches only, in publish order, and within a batch every
  *     lifecycle command before any mutate command, each ring in record order.
  *   - Recording never blocks and never drops. When a ring is full the open batch moves to
- *     game-side staging (grown to its peak, so no allocation in steady state) and later
+ *     game-side staging (grown to its peak, so no allocation in steady state; returned once it
+ *     has stayed empty for 64 publishes) and later
  *     publishes/flushes carry staged batches into the rings, oldest first. A batch larger than a
  *     ring travels whole in a detached block handed over by pointer.
  *   - Payloads (optional owned pointers) are released exactly once through the queue's release

@@ -216,6 +216,8 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
             td.buffers[i] = &p->sh.frames[i];
         td.allocator = a;
         r = gy_triple_buffer_create(&td, &p->cfg.proxy_tb);
+        if (r == GY_OK)
+            p->sim.frame = gy_triple_buffer_write_index(p->cfg.proxy_tb);
     }
     if (r == GY_OK) {
         gy_query_snapshot_def qd = {a, 0};

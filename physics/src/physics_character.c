@@ -321,7 +321,7 @@ static gy_result character_pairs(gy_phys_sim *p, const gy_phys_character *ch, ui
     gy_result r = p->cfg->backend->body_get_state(p->world, e->id, &st);
     if (r != GY_OK)
         return r;
-    gy_pose pose = own->local_identity ? st.pose : gy_pose_mul(st.pose, own->local);
+    gy_pose pose = gy_phys_collider_pose(p, own, st.pose);
     r = append_pairs(p, ch, pose, true, n);
     if (r == GY_OK)
         r = append_pairs(p, ch, pose, false, n);

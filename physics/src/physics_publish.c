@@ -124,7 +124,7 @@ void gy_phys_contact_event(void *ctx, const gy_contact_event *ev)
 /* Awake as far as this publish knows: on the awake list or already queued for read-back. */
 static bool known_awake(const gy_phys_sim *p, const gy_phys_body *e)
 {
-    return e->list == GY_PHYS_LIST_AWAKE || e->touch_mark == p->pub_seq;
+    return e->list == GY_PHYS_LIST_AWAKE || e->touch_mark == gy_phys_seq_mark(p->pub_seq);
 }
 
 /* A contact or joint between a known-awake body and a sleeper may have woken the sleeper. */
@@ -269,7 +269,7 @@ void gy_phys_wake_disturbed(gy_phys_sim *p)
         return;
     for (uint32_t i = 0; i < p->disturbed.count; i++)
         if (p->disturbed.items[i] < p->body_count)
-            p->bodies[p->disturbed.items[i]].disturb_mark = p->pub_seq;
+            p->bodies[p->disturbed.items[i]].disturb_mark = gy_phys_seq_mark(p->pub_seq);
     p->disturbed.count = 0;
     const gy_contact *contacts;
     uint32_t n = p->cfg->backend->contacts(p->world, &contacts);
@@ -277,9 +277,11 @@ void gy_phys_wake_disturbed(gy_phys_sim *p)
         uint32_t a = user_store(p, contacts[i].user_a), b = user_store(p, contacts[i].user_b);
         if (a == GY_PHYS_NONE || b == GY_PHYS_NONE)
             continue;
-        if (p->bodies[a].disturb_mark == p->pub_seq && p->bodies[b].motion != GY_MOTION_STATIC)
+        if (p->bodies[a].disturb_mark == gy_phys_seq_mark(p->pub_seq) &&
+            p->bodies[b].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, b);
-        if (p->bodies[b].disturb_mark == p->pub_seq && p->bodies[a].motion != GY_MOTION_STATIC)
+        if (p->bodies[b].disturb_mark == gy_phys_seq_mark(p->pub_seq) &&
+            p->bodies[a].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, a);
     }
 }
@@ -330,12 +332,13 @@ static bool state_sane(const gy_body_state *s)
  * rest, and reports it once. The adapter has no way to make a body immovable, so a faulted body
  * is frozen again at every publish (read_one keeps it queued) until a SET_POSE clears the fault:
  * between publishes it moves at most the few steps of the forces still acting on it. */
-static void freeze_faulted(gy_phys_sim *p, uint32_t s, gy_phys_body *e, gy_body_state *st)
+static void freeze_faulted(gy_phys_sim *p, uint32_t s, gy_phys_body *e, const gy_proxy *cur,
+                           gy_body_state *st)
 {
     const gy_backend *be = p->cfg->backend;
     /* The proxy holds the last published pose, or the pose the body was created at when it has
      * never been published (gy_phys_create_body seeds it): a body is frozen where it was. */
-    const float *x = e->proxy.position, *q = e->proxy.rotation;
+    const float *x = cur->position, *q = cur->rotation;
     gy_pose pose = {gy_v3(x[0], x[1], x[2]), gy_quat_normalize((gy_quat){q[0], q[1], q[2], q[3]})};
     be->body_set_pose(p->world, e->id, pose);
     be->body_set_linear_velocity(p->world, e->id, gy_v3(0, 0, 0));
@@ -359,15 +362,16 @@ static void freeze_faulted(gy_phys_sim *p, uint32_t s, gy_phys_body *e, gy_body_
 static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p, uint32_t s)
 {
     gy_phys_body *e = &p->bodies[s];
-    if (e->id.bits == 0 || e->read_mark == p->pub_seq)
+    if (e->id.bits == 0 || e->read_mark == gy_phys_seq_mark(p->pub_seq))
         return;
-    e->read_mark = p->pub_seq;
+    e->read_mark = gy_phys_seq_mark(p->pub_seq);
     gy_body_state st;
     if (p->cfg->backend->body_get_state(p->world, e->id, &st) != GY_OK)
         return;
     p->reads++;
+    gy_proxy *cur = gy_phys_proxy_of(p, s);
     if (e->fault || !state_sane(&st))
-        freeze_faulted(p, s, e, &st);
+        freeze_faulted(p, s, e, cur, &st);
     gy_proxy np;
     np.position[0] = (float)st.pose.position.x;
     np.position[1] = (float)st.pose.position.y;
@@ -383,13 +387,13 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
     np.angular_velocity[1] = (float)st.angular_velocity.y;
     np.angular_velocity[2] = (float)st.angular_velocity.z;
     np.generation = e->generation;
-    np.tick = e->proxy.tick;
+    np.tick = cur->tick;
     bool awake = st.awake && !e->fault;
     /* A Dynamic body that went to sleep or woke since its last read (not at its creation, whose
      * proxy is not live yet, nor through a fault, which freezes it). */
-    if (e->motion == GY_MOTION_DYNAMIC && (e->proxy.flags & GY_PROXY_LIVE) &&
-        !(e->proxy.flags & GY_PROXY_FAULT) && !e->fault &&
-        awake != ((e->proxy.flags & GY_PROXY_AWAKE) != 0)) {
+    if (e->motion == GY_MOTION_DYNAMIC && (cur->flags & GY_PROXY_LIVE) &&
+        !(cur->flags & GY_PROXY_FAULT) && !e->fault &&
+        awake != ((cur->flags & GY_PROXY_AWAKE) != 0)) {
         gy_physics_body_reply reply = {
             e->generation, __atomic_load_n(&p->sh->generation, __ATOMIC_RELAXED), e->id, p->tick};
         gy_phys_reply(p, awake ? GY_PHYSICS_REPLY_BODY_WAKE : GY_PHYSICS_REPLY_BODY_SLEEP, s,
@@ -399,7 +403,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
         (uint16_t)(GY_PROXY_LIVE | (awake ? GY_PROXY_AWAKE : 0u) |
                    ((uint32_t)e->motion << GY_PROXY_MOTION_SHIFT) |
                    (e->teleported ? GY_PROXY_TELEPORTED : 0u) | (e->fault ? GY_PROXY_FAULT : 0u));
-    np.teleports = (uint16_t)(e->proxy.teleports + (e->teleported ? 1u : 0u));
+    np.teleports = (uint16_t)(cur->teleports + (e->teleported ? 1u : 0u));
     if (e->teleported) {
         e->teleported = 0;
         /* Read again next publish so the flag is cleared there. */
@@ -408,11 +412,11 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
         /* Frozen again at every publish (see freeze_faulted()). */
         gy_u32_array_push(p->cfg->alloc, &p->retouch, s);
     }
-    if (memcmp(&np, &e->proxy, sizeof np) != 0) {
-        bool moved = memcmp(np.position, e->proxy.position, sizeof np.position) != 0 ||
-                     memcmp(np.rotation, e->proxy.rotation, sizeof np.rotation) != 0;
+    if (memcmp(&np, cur, sizeof np) != 0) {
+        bool moved = memcmp(np.position, cur->position, sizeof np.position) != 0 ||
+                     memcmp(np.rotation, cur->rotation, sizeof np.rotation) != 0;
         np.tick = (uint32_t)p->tick;
-        e->proxy = np;
+        *cur = np;
         p->changes++;
         gy_phys_mark_changed(p, s);
         if (moved && e->snapshot_follows) {
@@ -423,10 +427,8 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
                 const gy_phys_collider *c = &p->colliders[slot];
                 if (!c->in_snapshot || c->is_plane)
                     continue;
-                /* A product of unit quaternions is unit to rounding: no renormalisation. */
                 gy_query_snapshot_move(p->cfg->snapshot, slot,
-                                       c->local_identity ? st.pose
-                                                         : gy_pose_mul(st.pose, c->local));
+                                       gy_phys_collider_pose(p, c, st.pose));
             }
         }
     }
@@ -455,9 +457,13 @@ void gy_phys_read_awake(gy_phys_sim *p)
     enum { AHEAD = 4 };
     for (uint32_t i = 0; i < p->awake.count;) {
         if (i + AHEAD < p->awake.count) {
-            const char *next = (const char *)&p->bodies[p->awake.items[i + AHEAD]];
+            uint32_t ahead = p->awake.items[i + AHEAD];
+            const char *next = (const char *)&p->bodies[ahead];
             __builtin_prefetch(next, 1);
             __builtin_prefetch(next + sizeof(gy_phys_body) - 1u, 1);
+            const char *proxy = (const char *)gy_phys_proxy_of(p, ahead);
+            __builtin_prefetch(proxy, 1);
+            __builtin_prefetch(proxy + sizeof(gy_proxy) - 1u, 1);
         }
         uint32_t s = p->awake.items[i];
         read_one_inline(p, s);
@@ -503,59 +509,134 @@ static bool frame_reserve(gy_phys_sim *p, gy_phys_frame *f, uint32_t need)
                              (size_t)cap * sizeof(gy_proxy));
     if (a == NULL)
         return false;
-    memset(a + f->capacity, 0, (size_t)(cap - f->capacity) * sizeof(gy_proxy));
     f->proxies = a;
     f->capacity = cap;
     return true;
 }
 
-static void write_proxies(gy_phys_sim *p)
+gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need)
 {
-    uint32_t b = gy_triple_buffer_write_index(p->cfg->proxy_tb);
-    gy_phys_frame *f = &p->sh->frames[b];
-    if (!frame_reserve(p, f, p->body_count)) {
-        gy_log(p->cfg->logger, GY_LOG_WARN,
-               "physics: proxy buffer could not grow; publish skipped");
-        return;
-    }
+    gy_phys_frame *f = &p->sh->frames[p->frame];
+    if (need <= f->count)
+        return GY_OK;
+    if (!frame_reserve(p, f, need))
+        return GY_ERR_OUT_OF_MEMORY;
+    /* Past the count, a buffer holds whatever an earlier world or a failed create left. */
+    memset(f->proxies + f->count, 0, (size_t)(need - f->count) * sizeof(gy_proxy));
+    f->count = need;
+    return GY_OK;
+}
+
+/* Brings buffer `nb`, which the writer has just taken, up to date from `from`, the buffer just
+ * published: the slots changed since `nb` was last brought up to date, found through the dirty
+ * lists of the last 8 publishes (a buffer older than that, or a new world, is copied whole). */
+static void catch_up(gy_phys_sim *p, uint32_t nb, const gy_phys_frame *from)
+{
+    gy_phys_frame *f = &p->sh->frames[nb];
     uint64_t seq = p->pub_seq;
     uint64_t written = 0;
-    if (p->written_seq[b] == 0 || p->written_seq[b] + GY_PHYS_DIRTY_RING < seq ||
-        f->count > p->body_count) {
-        for (uint32_t s = 0; s < p->body_count; s++)
-            f->proxies[s] = p->bodies[s].proxy;
-        written = p->body_count;
+    if (p->written_seq[nb] == 0 || p->written_seq[nb] + GY_PHYS_DIRTY_RING < seq ||
+        f->count > from->count) {
+        memcpy(f->proxies, from->proxies, (size_t)from->count * sizeof(gy_proxy));
+        written = from->count;
         gy_phys_add(&p->sh->counters.full_scans, 1);
     } else {
         /* A body that changed in several of these publishes is in each of their lists (an
          * awake one in all of them): it is copied once, from the list of its latest change. */
-        for (uint64_t q = p->written_seq[b] + 1u; q <= seq; q++) {
+        for (uint64_t q = p->written_seq[nb] + 1u; q <= seq; q++) {
             const gy_u32_array *l = &p->dirty[q % GY_PHYS_DIRTY_RING];
             for (uint32_t i = 0; i < l->count; i++) {
                 uint32_t s = l->items[i];
-                const gy_phys_body *e = &p->bodies[s];
-                if (e->change_seq != q)
+                if (p->bodies[s].change_seq != gy_phys_seq_mark(q))
                     continue;
-                f->proxies[s] = e->proxy;
+                f->proxies[s] = from->proxies[s];
                 written++;
             }
         }
+        /* Slots the buffer did not span yet: created bodies (copied again) and the empty ones
+         * between them. */
+        if (f->count < from->count)
+            memcpy(f->proxies + f->count, from->proxies + f->count,
+                   (size_t)(from->count - f->count) * sizeof(gy_proxy));
     }
-    f->count = p->body_count;
+    f->count = from->count;
+    p->written_seq[nb] = seq;
+    gy_phys_add(&p->sh->counters.proxies_written, written);
+}
+
+static void publish_proxies(gy_phys_sim *p)
+{
+    uint32_t b = p->frame;
+    gy_phys_frame *f = &p->sh->frames[b];
+    uint32_t n = p->body_count;
+    assert(f->count >= n);
+    /* The buffer taken next must hold the current values: when another buffer is too small,
+     * its array is made now, so a failure publishes nothing and loses nothing. */
+    bool small = false;
+    for (uint32_t k = 0; k < 3; k++)
+        small |= k != b && p->sh->frames[k].capacity < n;
+    if (small && p->spare_capacity < n) {
+        gy_proxy *a = gy_alloc(p->cfg->alloc, (size_t)f->capacity * sizeof(gy_proxy));
+        if (a == NULL) {
+            gy_log(p->cfg->logger, GY_LOG_WARN,
+                   "physics: proxy buffer could not grow; publish skipped");
+            p->written_seq[b] = p->pub_seq;
+            return;
+        }
+        gy_free(p->cfg->alloc, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
+        p->spare = a;
+        p->spare_capacity = f->capacity;
+    }
+    f->count = n;
     f->tick = p->tick;
     f->due_ns = p->due_ns;
     f->applied_seq = gy_command_queue_acknowledged(p->cfg->commands);
     f->published_ns = p->cfg->clock(p->cfg->clock_ctx);
     if (f->published_ns < f->due_ns)
         f->published_ns = f->due_ns;
-    p->written_seq[b] = seq;
-    gy_phys_add(&p->sh->counters.proxies_written, written);
+    p->written_seq[b] = p->pub_seq;
     gy_triple_buffer_publish(p->cfg->proxy_tb, p->tick);
+    uint32_t nb = gy_triple_buffer_write_index(p->cfg->proxy_tb);
+    gy_phys_frame *nf = &p->sh->frames[nb];
+    if (nf->capacity < n) {
+        gy_free(p->cfg->alloc, nf->proxies, (size_t)nf->capacity * sizeof(gy_proxy));
+        nf->proxies = p->spare;
+        nf->capacity = p->spare_capacity;
+        nf->count = 0;
+        p->spare = NULL;
+        p->spare_capacity = 0;
+        p->written_seq[nb] = 0;
+    }
+    catch_up(p, nb, f);
+    p->frame = nb;
+    bool all_hold = true;
+    for (uint32_t k = 0; k < 3; k++)
+        all_hold &= p->sh->frames[k].capacity >= n;
+    if (all_hold && p->spare != NULL) {
+        gy_free(p->cfg->alloc, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
+        p->spare = NULL;
+        p->spare_capacity = 0;
+    }
+}
+
+/* Once every 2^32 publishes: no mark may match a later publish, so every one is cleared, the
+ * sequence skips the value whose mark would be 0, and every buffer is rewritten whole (the dirty
+ * lists name publishes from before). Before the coming publish's first mark. */
+static void clear_marks(gy_phys_sim *p)
+{
+    for (uint32_t s = 0; s < p->body_count; s++) {
+        gy_phys_body *e = &p->bodies[s];
+        e->change_seq = e->read_mark = e->touch_mark = e->disturb_mark = 0;
+    }
+    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
+        p->dirty[l].count = 0;
+    gy_phys_invalidate_buffers(p);
+    p->pub_seq++;
 }
 
 void gy_phys_publish(gy_phys_sim *p)
 {
-    write_proxies(p);
+    publish_proxies(p);
     gy_result r = gy_query_snapshot_publish(p->cfg->snapshot, p->tick);
     if (r != GY_OK)
         gy_log(p->cfg->logger, GY_LOG_WARN, "physics: query snapshot publish failed: %s",
@@ -563,5 +644,7 @@ void gy_phys_publish(gy_phys_sim *p)
     gy_reply_queue_commit(p->cfg->replies);
     gy_phys_add(&p->sh->counters.publishes, 1);
     p->pub_seq++;
+    if (gy_phys_seq_mark(p->pub_seq) == 0)
+        clear_marks(p);
     gy_phys_begin_publish(p);
 }

@@ -17,10 +17,10 @@ void gy_phys_touch(gy_phys_sim *p, uint32_t store_index)
     if (store_index >= p->body_count)
         return;
     gy_phys_body *e = &p->bodies[store_index];
-    if (e->id.bits == 0 || e->touch_mark == p->pub_seq)
+    if (e->id.bits == 0 || e->touch_mark == gy_phys_seq_mark(p->pub_seq))
         return;
     if (gy_u32_array_push(p->cfg->alloc, &p->touched, store_index) == GY_OK)
-        e->touch_mark = p->pub_seq;
+        e->touch_mark = gy_phys_seq_mark(p->pub_seq);
 }
 
 gy_result gy_phys_reply(gy_phys_sim *p, uint16_t type, uint32_t key, const void *body, size_t size,

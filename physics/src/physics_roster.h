@@ -4,6 +4,7 @@
 #ifndef GY_PHYSICS_ROSTER_H
 #define GY_PHYSICS_ROSTER_H
 
+#include "gyre/math.h"
 #include "physics_state.h"
 
 /* The live body `ref` names (its index holding its generation), or NULL: the check every command
@@ -25,14 +26,22 @@ void gy_phys_invalidate_buffers(gy_phys_sim *p);
 static inline void gy_phys_mark_changed(gy_phys_sim *p, uint32_t store_index)
 {
     gy_phys_body *e = &p->bodies[store_index];
-    if (e->change_seq == p->pub_seq)
+    if (e->change_seq == gy_phys_seq_mark(p->pub_seq))
         return;
-    e->change_seq = p->pub_seq;
+    e->change_seq = gy_phys_seq_mark(p->pub_seq);
     if (gy_u32_array_push(p->cfg->alloc, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) !=
         GY_OK) {
         /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
         gy_phys_invalidate_buffers(p);
     }
+}
+
+/* A collider's world pose when its body is at `body` (a product of unit quaternions is unit to
+ * rounding: no renormalisation). */
+static inline gy_pose gy_phys_collider_pose(const gy_phys_sim *p, const gy_phys_collider *c,
+                                            gy_pose body)
+{
+    return c->local == GY_PHYS_NONE ? body : gy_pose_mul(body, p->locals[c->local]);
 }
 
 /* Removes a body from the awake / lane lists. */

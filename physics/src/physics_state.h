@@ -102,14 +102,16 @@ typedef struct gy_phys_resource_payload {
 
 enum { GY_PHYS_LIST_NONE = 0, GY_PHYS_LIST_AWAKE = 1, GY_PHYS_LIST_LANE = 2 };
 
-/* One body index. */
+/* One body index. Its proxy's current value is not kept here but in the proxy buffer the writer
+ * holds (gy_phys_proxy_of), which is always up to date: a copy per body would be 64 more bytes
+ * a body. */
 typedef struct gy_phys_body {
-    gy_proxy proxy;          /* current value (what every buffer converges to) */
-    gy_body_id id;           /* null: empty slot */
-    uint64_t change_seq;     /* publish sequence of the last change of `proxy` */
-    uint64_t read_mark;      /* publish sequence it was last read back in */
-    uint64_t touch_mark;     /* publish sequence it was last queued for read-back */
-    uint64_t disturb_mark;   /* publish sequence it was teleported in (its partners may wake) */
+    gy_body_id id; /* null: empty slot */
+    /* Marks: the low 32 bits of a publish sequence (gy_phys_seq_mark), 0 for none. */
+    uint32_t change_seq;     /* of the last change of its proxy */
+    uint32_t read_mark;      /* of the publish it was last read back in */
+    uint32_t touch_mark;     /* of the publish it was last queued for read-back */
+    uint32_t disturb_mark;   /* of the publish it was teleported in (its partners may wake) */
     uint32_t generation;     /* of the live body's ref: what commands are checked against */
     uint32_t first_collider; /* collider slot, linked through gy_phys_collider.next */
     uint32_t list_pos;
@@ -131,14 +133,16 @@ typedef struct gy_phys_collider {
     /* A piece of a mesh built in pieces: its first piece's handle, under which the contact
      * events see every piece as one collider; else `id`. */
     gy_collider_id head;
-    gy_pose local;
     uint32_t store_index;
     uint32_t next;
     uint32_t mask; /* its collide mask (the characters' sensor pass checks sensors' masks) */
+    /* Its local pose in gy_phys_sim.locals, or GY_PHYS_NONE for the identity (the world pose is
+     * the body's): most colliders have none, and a pose in every record would be 56 of its
+     * bytes. */
+    uint32_t local;
     bool live;
     bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
     bool is_plane;
-    bool local_identity; /* local pose is the identity: the world pose is the body's */
     bool is_sensor;
     bool character; /* a registered character's (non-sensor) capsule: its pairs come from the
                        overlaps after the move, not from the step's contact list */
@@ -208,7 +212,9 @@ typedef struct gy_phys_parked_body {
 } gy_phys_parked_body;
 
 /* The per-buffer proxy array behind the triple buffer; the writer grows it only in its own
- * buffer. */
+ * buffer. The buffer the writer holds is the current value of every body index below
+ * gy_phys_sim.body_count: the read-back and the roster write it in place, and the publish that
+ * hands it over first brings the next one up to date from it. */
 typedef struct gy_phys_frame {
     gy_proxy *proxies;
     uint32_t count;
@@ -352,10 +358,18 @@ typedef struct gy_phys_sim {
     const gy_phys_config *cfg;
     gy_phys_shared *sh;
     gy_backend_world *world;
-    uint64_t tick;           /* mirrors counters.ticks */
-    uint64_t due_ns;         /* tick clock: when the simulation's clock reached `tick` */
-    uint64_t pub_seq;        /* sequence of the publish being prepared (1, 2, ...) */
+    uint64_t tick;   /* mirrors counters.ticks */
+    uint64_t due_ns; /* tick clock: when the simulation's clock reached `tick` */
+    /* Sequence of the publish being prepared (1, 2, ...). It skips every value whose low 32 bits
+     * are 0, where every body's marks are cleared: marks keep 32 bits (a roster record 16 bytes
+     * smaller) and still never match an old publish. */
+    uint64_t pub_seq;
     uint64_t written_seq[3]; /* publish sequence each proxy buffer was last brought up to */
+    uint32_t frame;          /* the proxy buffer the writer holds (the current values) */
+    /* A proxy array for the next buffer to hold, made before a publish when that buffer may be
+     * too small to take the current values (so a failure skips the publish, losing nothing). */
+    gy_proxy *spare;
+    uint32_t spare_capacity;
     gy_phys_body *bodies;
     uint32_t body_capacity;
     uint32_t body_count; /* highest store index used + 1 */
@@ -365,9 +379,15 @@ typedef struct gy_phys_sim {
     uint32_t collider_capacity;
     /* Each collider's index in its body's create list, by slot: apart from the records because
      * every collision event looks two up, in no useful order, and a 2-byte table stays in cache
-     * where 72-byte records do not. */
+     * where 40-byte records do not. */
     uint16_t *collider_index;
     uint32_t collider_index_capacity;
+    /* The colliders' local poses other than the identity, by gy_phys_collider.local; the free
+     * entries are listed in local_free, which can always hold every entry (a release never
+     * allocates). */
+    gy_pose *locals;
+    uint32_t local_count, local_capacity;
+    gy_u32_array local_free;
     gy_phys_joint *joints;
     uint32_t joint_capacity, joint_count;
     gy_phys_resource *resources;
@@ -438,6 +458,19 @@ struct gy_physics {
 };
 
 /* ---- helpers shared across physics*.c -------------------------------------------------------- */
+
+/* The current proxy of body index `s` (below body_count): in the buffer the writer holds.
+ * Physics thread, or the game thread while that one is parked or stopped. */
+static inline gy_proxy *gy_phys_proxy_of(gy_phys_sim *p, uint32_t s)
+{
+    return &p->sh->frames[p->frame].proxies[s];
+}
+
+/* A body's mark for publish sequence `seq` (never 0: see gy_phys_sim.pub_seq). */
+static inline uint32_t gy_phys_seq_mark(uint64_t seq)
+{
+    return (uint32_t)seq;
+}
 
 static inline void gy_phys_add(uint64_t *c, uint64_t n)
 {
@@ -608,8 +641,11 @@ void gy_phys_read_back(gy_phys_sim *p);
  * is not read again until the next publish. Inside the lock. */
 void gy_phys_read_awake(gy_phys_sim *p);
 
-/* Writes the proxy buffer, publishes proxies and snapshot, commits replies (outside the lock),
- * and opens the next publish sequence. */
+/* Makes the proxy buffer the writer holds span body indices below `need` (new ones empty).
+ * GY_ERR_OUT_OF_MEMORY changes nothing. */
+gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need);
+/* Publishes the proxy buffer (and brings the next one up to date), the snapshot, commits replies
+ * (outside the lock), and opens the next publish sequence. */
 void gy_phys_publish(gy_phys_sim *p);
 /* Prepares publish sequence p->pub_seq (clears its dirty list). */
 void gy_phys_begin_publish(gy_phys_sim *p);

@@ -24,6 +24,20 @@ static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity,
     return GY_OK;
 }
 
+/* Room for `count` more local poses, and for the free list to list every entry. */
+static gy_result locals_reserve(gy_phys_sim *p, uint32_t count)
+{
+    uint32_t free = p->local_free.count;
+    uint32_t need = p->local_count + (count > free ? count - free : 0u);
+    if (need <= p->local_capacity)
+        return GY_OK;
+    gy_result r = gy_array_reserve(p->cfg->alloc, (void **)&p->locals, &p->local_capacity, need,
+                                   sizeof *p->locals);
+    if (r == GY_OK)
+        r = gy_u32_array_reserve(p->cfg->alloc, &p->local_free, p->local_capacity);
+    return r;
+}
+
 void gy_phys_reply_failed(gy_phys_sim *p, gy_physics_object_kind kind, uint32_t key,
                           uint32_t generation, gy_result result)
 {
@@ -95,6 +109,8 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
     gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
                                 sizeof *p->bodies);
     if (r == GY_OK)
+        r = gy_phys_cover_frame(p, store_index + 1u);
+    if (r == GY_OK)
         r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_scratch,
                              &p->collider_scratch_capacity, (uint32_t)count,
                              sizeof *p->collider_scratch);
@@ -149,6 +165,8 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
     if (r == GY_OK)
         r = table_reserve(p, (void **)&p->collider_index, &p->collider_index_capacity,
                           max_slot + 1u, sizeof *p->collider_index);
+    if (r == GY_OK)
+        r = locals_reserve(p, (uint32_t)count);
     if (r == GY_OK && character != NULL)
         r = gy_phys_character_register(p, ref, character, &colliders[0], p->collider_ids[0]);
     if (r != GY_OK) {
@@ -165,7 +183,13 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         const gy_collider_def *given = &p->collider_scratch[m];
         gy_phys_collider *c = &p->colliders[slot];
         c->id = p->collider_ids[m];
-        c->local = given->local_pose;
+        c->local = GY_PHYS_NONE;
+        gy_pose identity = gy_pose_identity();
+        if (memcmp(&given->local_pose, &identity, sizeof identity) != 0) {
+            c->local = p->local_free.count > 0 ? p->local_free.items[--p->local_free.count]
+                                               : p->local_count++;
+            p->locals[c->local] = given->local_pose;
+        }
         c->store_index = store_index;
         c->next = next;
         p->collider_index[slot] = (uint16_t)authored_index(p, m);
@@ -175,8 +199,6 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         c->mask = given->mask;
         c->is_sensor = given->is_sensor;
         c->character = character != NULL && !given->is_sensor;
-        gy_pose id = gy_pose_identity();
-        c->local_identity = memcmp(&c->local, &id, sizeof id) == 0;
         next = slot;
     }
     e->pieced = count > authored_count;
@@ -198,14 +220,15 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
     /* A new body never inherits the slot's previous value: it is read back at the coming
      * publish, and until then the slot's proxy is empty (not live) but for the pose it was
      * created at, where a fault before that publish freezes it. */
-    memset(&e->proxy, 0, sizeof e->proxy);
+    gy_proxy *px = gy_phys_proxy_of(p, store_index);
+    memset(px, 0, sizeof *px);
     const double cp[7] = {def->pose.position.x, def->pose.position.y, def->pose.position.z,
                           def->pose.rotation.x, def->pose.rotation.y, def->pose.rotation.z,
                           def->pose.rotation.w};
     for (int k = 0; k < 3; k++)
-        e->proxy.position[k] = (float)cp[k];
+        px->position[k] = (float)cp[k];
     for (int k = 0; k < 4; k++)
-        e->proxy.rotation[k] = (float)cp[3 + k];
+        px->rotation[k] = (float)cp[3 + k];
     if (store_index >= p->body_count)
         p->body_count = store_index + 1u;
     p->live_bodies++;
@@ -218,7 +241,7 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
                          ref);
     const gy_phys_collider *first = &p->colliders[next];
     e->snapshot_follows =
-        count == 1 && first->in_snapshot && !first->is_plane && first->local_identity;
+        count == 1 && first->in_snapshot && !first->is_plane && first->local == GY_PHYS_NONE;
     gy_phys_mark_changed(p, store_index);
     gy_phys_touch(p, store_index);
     gy_physics_body_reply reply = {
@@ -243,6 +266,9 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
         gy_phys_collider *c = &p->colliders[slot];
         if (c->in_snapshot)
             gy_query_snapshot_remove(p->cfg->snapshot, slot);
+        if (c->local != GY_PHYS_NONE)
+            p->local_free.items[p->local_free.count++] = c->local;
+        c->local = GY_PHYS_NONE;
         c->live = false;
         c->in_snapshot = false;
         c->is_sensor = false;
@@ -269,8 +295,9 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
     e->teleported = 0;
     e->fault = 0;
     e->character = 0;
-    memset(&e->proxy, 0, sizeof e->proxy);
-    e->proxy.tick = (uint32_t)(p->tick + 1u);
+    gy_proxy *px = gy_phys_proxy_of(p, store_index);
+    memset(px, 0, sizeof *px);
+    px->tick = (uint32_t)(p->tick + 1u);
     gy_phys_mark_changed(p, store_index);
     p->live_bodies--;
     gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
@@ -427,6 +454,8 @@ void gy_phys_reset_world_state(gy_phys_sim *p)
     if (p->collider_index != NULL)
         memset(p->collider_index, 0,
                (size_t)p->collider_index_capacity * sizeof *p->collider_index);
+    p->local_count = 0;
+    p->local_free.count = 0;
     if (p->joints != NULL)
         memset(p->joints, 0, (size_t)p->joint_capacity * sizeof *p->joints);
     if (p->resources != NULL)
@@ -449,6 +478,8 @@ void gy_phys_reset_world_state(gy_phys_sim *p)
     p->input_count = 0;
     p->move_count = 0;
     gy_phys_characters_reset(p);
+    /* The buffer the writer holds is the new world's current values: none yet. */
+    p->sh->frames[p->frame].count = 0;
     gy_phys_invalidate_buffers(p);
 }
 
@@ -467,6 +498,9 @@ void gy_phys_free_world_state(gy_phys_sim *p)
     if (p->collider_index != NULL)
         gy_free(a, p->collider_index,
                 (size_t)p->collider_index_capacity * sizeof *p->collider_index);
+    if (p->locals != NULL)
+        gy_free(a, p->locals, (size_t)p->local_capacity * sizeof *p->locals);
+    gy_u32_array_free(a, &p->local_free);
     if (p->joints != NULL)
         gy_free(a, p->joints, (size_t)p->joint_capacity * sizeof *p->joints);
     if (p->resources != NULL)
@@ -491,6 +525,7 @@ void gy_phys_free_world_state(gy_phys_sim *p)
         gy_u32_array_free(p->cfg->alloc, &p->dirty[l]);
     gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
+    gy_free(a, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
     for (uint32_t b = 0; b < 3; b++)
         if (p->sh->frames[b].proxies != NULL)
             gy_free(a, p->sh->frames[b].proxies,

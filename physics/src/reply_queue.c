@@ -4,6 +4,10 @@
 
 #define DEFAULT_CAPACITY 16383u
 #define MAX_CAPACITY     (1u << 24)
+/* Commits the overflow must stay empty before its storage is returned. A burst (a level's worth
+ * of creates answered at once) leaves the overflow at its peak, which a steady load never needs
+ * again; a load that keeps using it keeps its storage, so steady state does not allocate. */
+#define OVERFLOW_KEEP_COMMITS 64u
 
 struct gy_reply_queue {
     gy_spsc ring;
@@ -12,6 +16,7 @@ struct gy_reply_queue {
     _Alignas(GY_CACHE_LINE) const gy_allocator *alloc;
     gy_reply *overflow; /* essential replies waiting for ring space, FIFO from ov_head */
     uint32_t ov_len, ov_cap, ov_head;
+    uint32_t ov_quiet; /* commits since the overflow last held a reply */
     uint64_t pushed, dropped, deferred, lost;
     uint32_t high_water, overflow_high_water, overflow_now;
 
@@ -114,6 +119,14 @@ void gy_reply_queue_commit(gy_reply_queue *q)
         return;
     if (q->ov_head != q->ov_len)
         flush_overflow(q);
+    if (q->ov_head != q->ov_len || q->ov_cap == 0) {
+        q->ov_quiet = 0;
+    } else if (++q->ov_quiet >= OVERFLOW_KEEP_COMMITS) {
+        gy_free(q->alloc, q->overflow, (size_t)q->ov_cap * sizeof(gy_reply));
+        q->overflow = NULL;
+        q->ov_cap = 0;
+        q->ov_quiet = 0;
+    }
     gy_spsc_commit(&q->ring);
     gy_stat_max32(&q->high_water, gy_spsc_occupancy(&q->ring));
 }

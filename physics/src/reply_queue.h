@@ -14,7 +14,8 @@
  *     so the game thread never drains half a tick. Delivery is in push order.
  *   - Capacity: the ring holds `capacity` replies, committed or not. When it is full:
  *       essential replies (assignments, failures, joint breaks, character state) go to an overflow
- *       list on the physics side, grown to its peak (no allocation in steady state), and move into
+ *       list on the physics side, grown to its peak (no allocation in steady state; returned once it
+ *       has stayed empty for 64 commits), and move into
  *       the ring first, before anything newer, as soon as the game thread has made room — at the
  *       next push or commit. Never dropped (only an allocation failure while growing the overflow
  *       loses one; counted as `lost`, and push returns GY_ERR_OUT_OF_MEMORY).

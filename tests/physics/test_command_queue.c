@@ -750,6 +750,40 @@ static void *steady_consumer(void *arg)
     return NULL;
 }
 
+/* A batch larger than the rings (a level's creates) goes through staging and travels detached;
+ * staging keeps its peak while in use and returns it once it has stayed empty for 64 publishes,
+ * and the next such batch still arrives whole and in order. */
+static void test_command_queue_returns_staging_after_quiet_publishes(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_command_queue *q = make_queue(&ta, NULL, 15, 31, 7);
+    int64_t idle = ta.live_bytes;
+    enum { BURST = 500 };
+    static uint32_t keys[BURST];
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < BURST; i++)
+            record_plain(q, GY_COMMAND_LIFECYCLE, i);
+        assert_result(gy_command_queue_publish(q, NULL), GY_OK);
+        assert_true(ta.live_bytes > idle);
+        uint32_t n = drain_keys(q, keys, BURST, NULL);
+        assert_int_equal(n, BURST);
+        for (uint32_t i = 0; i < BURST; i++)
+            assert_int_equal(keys[i], i);
+        /* Kept while recently used... */
+        for (int p = 0; p < 32; p++)
+            assert_result(gy_command_queue_publish(q, NULL), GY_OK);
+        assert_true(ta.live_bytes > idle);
+        /* ...returned after 64 quiet publishes (the detached block at the first of them). */
+        for (int p = 0; p < 64; p++)
+            assert_result(gy_command_queue_publish(q, NULL), GY_OK);
+        assert_int_equal(ta.live_bytes, idle);
+    }
+    gy_command_queue_destroy(q);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 static void test_command_queue_steady_state_does_not_allocate(void **state)
 {
     (void)state;
@@ -852,6 +886,7 @@ int main(void)
         cmocka_unit_test(test_command_queue_releases_payloads_not_taken),
         cmocka_unit_test(test_command_queue_hard_stop_discards_sealed_and_releases_payloads),
         cmocka_unit_test(test_command_queue_full_rings_defer_without_dropping),
+        cmocka_unit_test(test_command_queue_returns_staging_after_quiet_publishes),
         cmocka_unit_test(test_command_queue_oversize_batch_travels_detached),
         cmocka_unit_test(test_command_queue_out_of_memory_while_staging_loses_nothing),
         cmocka_unit_test(test_command_queue_pending_reports_the_oldest_unacknowledged_batch),

@@ -40,11 +40,12 @@ static void assert_read_matches_roster(gy_physics *p)
     assert_int_equal(n, p->sim.body_count);
     assert_int_equal(tick, p->sim.tick);
     for (uint32_t s = 0; s < n; s++) {
-        if (memcmp(&px[s], &p->sim.bodies[s].proxy, sizeof(gy_proxy)) != 0)
+        const gy_proxy *cur = gy_phys_proxy_of(&p->sim, s);
+        if (memcmp(&px[s], cur, sizeof(gy_proxy)) != 0)
             fail_msg("slot %u stale in buffer %u at tick %llu: generation %u vs %u, y %g vs %g", s,
                      gy_triple_buffer_read_index(p->cfg.proxy_tb), (unsigned long long)tick,
-                     px[s].generation, p->sim.bodies[s].proxy.generation, (double)px[s].position[1],
-                     (double)p->sim.bodies[s].proxy.position[1]);
+                     px[s].generation, cur->generation, (double)px[s].position[1],
+                     (double)cur->position[1]);
     }
 }
 
@@ -61,8 +62,9 @@ static void assert_roster_matches_adapter(gy_physics *p)
     pthread_rwlock_wrlock(&p->sh.sim_lock);
     for (uint32_t s = 0; s < p->sim.body_count; s++) {
         const gy_phys_body *e = &p->sim.bodies[s];
+        const gy_proxy *cur = gy_phys_proxy_of(&p->sim, s);
         if (e->id.bits == 0) {
-            assert_int_equal(e->proxy.flags, 0);
+            assert_int_equal(cur->flags, 0);
             continue;
         }
         gy_body_state st;
@@ -73,11 +75,11 @@ static void assert_roster_matches_adapter(gy_physics *p)
             (float)st.pose.rotation.w,   (float)st.linear_velocity.x,  (float)st.linear_velocity.y,
             (float)st.linear_velocity.z, (float)st.angular_velocity.x, (float)st.angular_velocity.y,
             (float)st.angular_velocity.z};
-        if (memcmp(want, e->proxy.position, sizeof want) != 0 ||
-            ((e->proxy.flags & GY_PROXY_AWAKE) != 0) != st.awake)
+        if (memcmp(want, cur->position, sizeof want) != 0 ||
+            ((cur->flags & GY_PROXY_AWAKE) != 0) != st.awake)
             fail_msg("slot %u (motion %u) not re-read at tick %llu: y %.9g vs %.9g, awake %d vs %d",
-                     s, e->motion, (unsigned long long)p->sim.tick, (double)e->proxy.position[1],
-                     (double)want[1], (e->proxy.flags & GY_PROXY_AWAKE) != 0, st.awake);
+                     s, e->motion, (unsigned long long)p->sim.tick, (double)cur->position[1],
+                     (double)want[1], (cur->flags & GY_PROXY_AWAKE) != 0, st.awake);
     }
     pthread_rwlock_unlock(&p->sh.sim_lock);
 }
@@ -153,6 +155,40 @@ static void test_physics_sparse_publish_never_exposes_stale_data(void **state)
     gy_physics_stats s = fx_stats(p);
     assert_true(s.full_scans > 0);               /* the long-held buffer was rewritten whole */
     assert_true(s.full_scans * 4 < s.publishes); /* the rest were sparse */
+    gy_physics_destroy(p);
+}
+
+/* The roster keeps 32 bits of each publish mark: where the sequence's low 32 bits would come
+ * round to 0, every mark is cleared and every buffer rewritten, and reads, touches and sparse
+ * publishes go on exact across it. */
+static void test_physics_publish_marks_survive_the_sequence_wrapping(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    uint32_t att[SCENE_BODIES];
+    build_scene(p, att);
+    fx_step(p, 20);
+    /* The thread waits for the next request: the sequence is the game thread's to set here. */
+    p->sim.pub_seq = (1ull << 32) - 6u;
+    gy_physics_stats before = fx_stats(p);
+    for (uint32_t t = 0; t < 16; t++) {
+        if (t % 3 == 0) {
+            uint32_t s = 1 + t % SCENE_STATICS;
+            gy_pose pose = gy_pose_identity();
+            pose.position = gy_v3(-15.0 + 3.0 * s, 0.5, 13.0 + (double)t);
+            assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){s, att[s]}, pose),
+                          GY_OK);
+        }
+        uint32_t d = SCENE_STATICS + 1 + t % (SCENE_BODIES - SCENE_STATICS - 1);
+        assert_result(
+            gy_physics_record_add_impulse(p, (gy_physics_body_ref){d, att[d]}, gy_v3(0, 2, 0)),
+            GY_OK);
+        fx_step(p, 1);
+        assert_roster_matches_adapter(p);
+        assert_read_matches_roster(p);
+    }
+    assert_true(p->sim.pub_seq > (1ull << 32));
+    assert_true(fx_stats(p).full_scans > before.full_scans);
     gy_physics_destroy(p);
 }
 
@@ -517,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_physics_proxy_is_64_bytes),
         cmocka_unit_test(test_physics_sparse_publish_never_exposes_stale_data),
         cmocka_unit_test(test_physics_sparse_publish_skips_untouched_sleepers_and_statics),
+        cmocka_unit_test(test_physics_publish_marks_survive_the_sequence_wrapping),
         cmocka_unit_test(test_physics_publish_copies_each_changed_proxy_once),
         cmocka_unit_test(test_physics_stats_time_the_adapter_step_within_the_step),
         cmocka_unit_test(test_physics_adapter_counters_are_read_between_ticks),

@@ -382,6 +382,49 @@ static void test_reply_queue_keeps_order_while_the_consumer_frees_slots(void **s
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* A burst through the overflow (a level's creates answered at once) leaves it at its peak; once
+ * it has stayed empty for 64 commits its memory is returned, and the next burst grows it again
+ * with nothing lost or reordered. */
+static void test_reply_queue_returns_the_overflow_after_quiet_commits(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_reply_queue *q = make_queue(&ta, 31);
+    int64_t idle = ta.live_bytes;
+    gy_reply out[64];
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < 1000; i++) {
+            gy_reply r = make_reply(ESSENTIAL, i);
+            assert_result(gy_reply_queue_push(q, &r, GY_REPLY_ESSENTIAL), GY_OK);
+        }
+        gy_reply_queue_commit(q);
+        assert_true(ta.live_bytes > idle);
+        uint32_t got = 0;
+        while (got < 1000) {
+            uint32_t n = gy_reply_queue_pop(q, out, 64);
+            for (uint32_t i = 0; i < n; i++)
+                assert_int_equal(out[i].key, got + i);
+            got += n;
+            gy_reply_queue_commit(q);
+        }
+        /* Kept while recently used... */
+        for (int c = 0; c < 32; c++)
+            gy_reply_queue_commit(q);
+        assert_true(ta.live_bytes > idle);
+        /* ...returned after 64 quiet commits. */
+        for (int c = 0; c < 64; c++)
+            gy_reply_queue_commit(q);
+        assert_int_equal(ta.live_bytes, idle);
+    }
+    gy_reply_queue_stats st;
+    gy_reply_queue_get_stats(q, &st);
+    assert_int_equal(st.lost, 0);
+    assert_int_equal(st.delivered, 2000);
+    gy_reply_queue_destroy(q);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_reply_queue_counts_an_essential_reply_lost_to_allocation),
         cmocka_unit_test(test_reply_queue_flood_across_threads_keeps_every_essential),
         cmocka_unit_test(test_reply_queue_keeps_order_while_the_consumer_frees_slots),
+        cmocka_unit_test(test_reply_queue_returns_the_overflow_after_quiet_commits),
     };
     return cmocka_run_group_tests_name("reply_queue", tests, NULL, NULL);
 }
