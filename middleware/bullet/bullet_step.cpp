@@ -866,7 +866,7 @@ static void sensor_pass(gy_driver_world *w)
     for (uint32_t i = 0; i < w->contacts->current.count; i++)
         gy_bt_pairs(&w->contacts->current)[i].sensor_seen =
             !w->contacts->current.contacts[i].is_sensor;
-    if (w->tally.sensors == 0)
+    if (w->tally->sensors == 0)
         return;
     w->substep_index++; /* the end poses' geometry replaces the last substep's */
     w->sensor_pass = true;
@@ -886,7 +886,7 @@ static void end_step(gy_driver_world *w)
     carry_overlaps(w);
     for (uint32_t i = fresh; i < w->contacts->current.count; i++)
         gy_bt_pairs(&w->contacts->current)[i].sensor_seen = true;
-    if (w->tally.sensors > 0) {
+    if (w->tally->sensors > 0) {
         gy_adapter_contacts_remove_if(w->contacts, sensor_pair_unseen, nullptr);
     }
     for (uint32_t i = 0; i < w->contacts->current.count; i++) {
