@@ -210,7 +210,7 @@ void gy_bt_body_wake(gy_bt_body *b)
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
-        gy_adapter_sleep_reset(&b->sleep);
+        gy_adapter_sleep_reset(b->sleep);
     } else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
@@ -437,6 +437,7 @@ struct body_blocks {
     void **shape_mem;
     void *compound_mem;
     void *rb_mem;
+    void *sleep_mem; /* dynamic bodies only */
     uint32_t n;
 };
 
@@ -460,7 +461,7 @@ static void blocks_free(const gy_allocator *a, body_blocks *k)
 /* `owned[i]`: collider i needs a shape of its own in the block. Parts in decreasing alignment,
  * each at its own (the rigid body's is 16), so the block wastes little to padding. */
 static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
-                              uint32_t n, bool compound, const bool *owned)
+                              uint32_t n, bool compound, bool dynamic, const bool *owned)
 {
     static_assert(alignof(gy_bt_body) <= BLOCK_ALIGN && alignof(gy_bt_collider) <= BLOCK_ALIGN &&
                       alignof(btRigidBody) <= BLOCK_ALIGN &&
@@ -469,6 +470,9 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
                   "a body block's parts fit its alignment");
     memset(k, 0, sizeof *k);
     size_t at = sizeof(gy_bt_body);
+    size_t sleep_at = align_up(at, alignof(gy_adapter_sleep));
+    if (dynamic)
+        at = sleep_at + sizeof(gy_adapter_sleep);
     size_t rb_at = align_up(at, alignof(btRigidBody));
     at = rb_at + sizeof(btRigidBody);
     size_t compound_at = align_up(at, alignof(btCompoundShape));
@@ -499,6 +503,7 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     k->body = reinterpret_cast<gy_bt_body *>(base);
     k->colliders = reinterpret_cast<gy_bt_collider **>(base + colliders_at);
     k->rb_mem = base + rb_at;
+    k->sleep_mem = dynamic ? base + sleep_at : nullptr;
     k->compound_mem = compound ? base + compound_at : nullptr;
     for (uint32_t i = 0; i < n; i++) {
         k->collider_mem[i] = base + records_at + (size_t)i * sizeof(gy_bt_collider);
@@ -560,7 +565,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         }
     }
     if (r == GY_OK)
-        r = blocks_alloc(a, &k, cols, n, compound, owned);
+        r = blocks_alloc(a, &k, cols, n, compound, def->type == GY_MOTION_DYNAMIC, owned);
     if (r == GY_OK && def->type != GY_MOTION_STATIC)
         r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
                              sizeof *w->moving);
@@ -577,6 +582,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 
     /* Committed: nothing below can fail. */
     gy_bt_body *b = new (k.body) gy_bt_body();
+    b->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: the rule's start */
     gy_adapter_body_record_init(&b->base, def);
     b->colliders = k.colliders;
     b->collider_count = n;
@@ -838,7 +844,7 @@ void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->force.setZero();
     b->torque.setZero();
-    gy_adapter_sleep_reset(&b->sleep);
+    gy_adapter_sleep_reset(b->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
      * (update_sleep skips it, so it then never wants to sleep again). */

@@ -83,7 +83,9 @@ struct gy_driver_body {
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (bullet_step.cpp). */
     double correction_speed;
-    gy_adapter_sleep sleep; /* the shared sleep rule (bullet_step.cpp) */
+    /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
+     * for the others, which never sleep by it (a static would carry its 496 bytes for nothing). */
+    gy_adapter_sleep *sleep;
     /* Statics: the step after their creation or last teleport. During that step their pairs
      * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
      * when neither side is active, so a sleeper they touch wakes. */

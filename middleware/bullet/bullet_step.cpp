@@ -687,10 +687,10 @@ static void update_sleep(gy_driver_world *w, double h)
         if (b->base.type != GY_MOTION_DYNAMIC || !b->base.allow_sleeping)
             continue;
         if (!b->rb->isActive()) {
-            gy_adapter_sleep_reset(&b->sleep);
+            gy_adapter_sleep_reset(b->sleep);
             continue;
         }
-        bool wants = gy_adapter_sleep_sample(&b->sleep, gy_bt_from_vec(b->rb->getLinearVelocity()),
+        bool wants = gy_adapter_sleep_sample(b->sleep, gy_bt_from_vec(b->rb->getLinearVelocity()),
                                              gy_bt_from_vec(b->rb->getAngularVelocity()), h);
         b->rb->setDeactivationTime(wants ? gDeactivationTime + 1.0 : 0.0);
         /* Bullet wakes a sleeping island into WANTS_DEACTIVATION, which counts as wanting to
