@@ -9,14 +9,11 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
-      bodies(), colliders(), joints(), resources(nullptr), moving(nullptr), moving_count(0),
-      moving_capacity(0), tally(), contacts(nullptr), breakables(), broken(), step_index(0),
-      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      records(nullptr), resources(nullptr), moving(nullptr), moving_count(0), moving_capacity(0),
+      tally(nullptr), contacts(nullptr), breakables(), broken(), step_index(0), substep_index(0),
+      aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
-    gy_handle_pool_init(&bodies, a);
-    gy_handle_pool_init(&colliders, a);
-    gy_handle_pool_init(&joints, a);
-
+    gy_hash_map_init(&shared_shapes, a);
     broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&filter);
     dispatcher.setNearCallback(gy_bt_near_callback);
     world.setGravity(gy_bt_vec(d.gravity));
@@ -54,9 +51,7 @@ gy_driver_world::~gy_driver_world()
 {
     if (query_shape != nullptr)
         query_shape->~btConvexShape();
-    gy_handle_pool_fini(&bodies);
-    gy_handle_pool_fini(&colliders);
-    gy_handle_pool_fini(&joints);
+    gy_hash_map_fini(&shared_shapes);
 }
 
 bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const
@@ -86,9 +81,8 @@ static void world_free(gy_driver_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_adapter_contacts *contacts,
-                                 const gy_handle_pool *resources, gy_driver_world **out,
-                                 gy_driver_records *rec)
+static gy_result bt_world_create(const gy_backend_world_def *def_in, const gy_driver_records *rec,
+                                 gy_driver_world **out, gy_adapter_broken **broken)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -96,9 +90,11 @@ static gy_result bt_world_create(const gy_backend_world_def *def_in, gy_adapter_
     if (mem == nullptr)
         return GY_ERR_OUT_OF_MEMORY;
     gy_driver_world *w = new (mem) gy_driver_world(def, a);
-    w->contacts = contacts;
-    w->resources = resources;
-    *rec = gy_driver_records{&w->bodies, &w->colliders, &w->joints, &w->tally, &w->broken};
+    w->records = rec;
+    w->resources = rec->resources;
+    w->tally = rec->tally;
+    w->contacts = rec->contacts;
+    *broken = &w->broken;
     *out = w;
     return GY_OK;
 }
@@ -150,6 +146,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .resource_free = gy_bt_resource_free,
     .body_create = gy_bt_body_create,
     .body_release = gy_bt_body_release,
+    .body_colliders = gy_bt_body_colliders,
     .body_wake = gy_bt_driver_body_wake,
     .body_get_state = gy_bt_body_get_state,
     .body_set_pose = gy_bt_body_set_pose,

@@ -210,7 +210,7 @@ void gy_bt_body_wake(gy_bt_body *b)
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
-        gy_adapter_sleep_reset(&b->sleep);
+        gy_adapter_sleep_reset(b->sleep);
     } else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
@@ -218,7 +218,8 @@ void gy_bt_body_wake(gy_bt_body *b)
 static void wake_other(void *w, gy_body_id other)
 {
     gy_driver_world *world = static_cast<gy_driver_world *>(w);
-    gy_bt_body_wake(static_cast<gy_bt_body *>(gy_handle_pool_get(&world->bodies, other.bits)));
+    void *b = gy_handle_pool_get(world->records->bodies, other.bits);
+    gy_bt_body_wake(static_cast<gy_bt_body *>(b));
 }
 
 void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b)
@@ -337,60 +338,180 @@ static btCollisionShape *build_shape(void *mem, const gy_shape *s, const btTrans
     }
 }
 
-/* Raw blocks for one body, all allocated before anything is constructed in them. */
+/* ---- shared static shapes ------------------------------------------------------------------- */
+
+/* A primitive shape shared by every static collider of the same type and size: a level's
+ * thousands of identical crates and tiles keep one btBoxShape, not one each. Bullet reads a
+ * shape's geometry only (never which object holds it), and colliders are told apart by child
+ * index, so sharing changes no contact. Planes are not shared: their shape is expressed in their
+ * body's frame. */
+struct gy_bt_shared_shape {
+    gy_bt_query_shape_storage storage; /* first: the shape lives here */
+    gy_shape_type type;
+    double dims[3]; /* sphere: radius; box: size; capsule and cylinder: radius, height */
+    uint32_t refs;
+    gy_map_key key;
+};
+
+static bool shape_shareable(const gy_shape *s)
+{
+    return s->type == GY_SHAPE_SPHERE || s->type == GY_SHAPE_BOX || s->type == GY_SHAPE_CAPSULE;
+}
+
+static void shape_dims(const gy_shape *s, double dims[3])
+{
+    dims[0] = s->type == GY_SHAPE_BOX ? s->box_size.x : s->radius;
+    dims[1] = s->type == GY_SHAPE_BOX ? s->box_size.y : s->type == GY_SHAPE_CAPSULE ? s->height : 0;
+    dims[2] = s->type == GY_SHAPE_BOX ? s->box_size.z : 0.0;
+}
+
+static uint64_t bits_of(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static gy_map_key shape_key(gy_shape_type type, const double dims[3])
+{
+    return gy_map_key_pair(bits_of(dims[0]) ^ (uint64_t)type,
+                           bits_of(dims[1]) * 0x9E3779B97F4A7C15ull ^ bits_of(dims[2]));
+}
+
+/* The shared record a shared shape lives in. */
+static gy_bt_shared_shape *shared_of(btCollisionShape *shape)
+{
+    return reinterpret_cast<gy_bt_shared_shape *>(shape);
+}
+
+/* A shared shape of `s`'s type and size with one more reference (built on first use), or NULL
+ * when none can be had (out of memory, or another size under its key): the collider then owns
+ * its shape. */
+static btCollisionShape *shared_shape_ref(gy_driver_world *w, const gy_shape *s)
+{
+    double dims[3];
+    shape_dims(s, dims);
+    gy_map_key key = shape_key(s->type, dims);
+    uint64_t *found = gy_hash_map_find(&w->shared_shapes, key);
+    if (found != nullptr) {
+        gy_bt_shared_shape *sh = reinterpret_cast<gy_bt_shared_shape *>((uintptr_t)*found);
+        if (sh->type != s->type || memcmp(sh->dims, dims, sizeof dims) != 0)
+            return nullptr;
+        sh->refs++;
+        return reinterpret_cast<btCollisionShape *>(&sh->storage);
+    }
+    void *mem = gy_alloc_zeroed(w->allocator, sizeof(gy_bt_shared_shape));
+    if (mem == nullptr)
+        return nullptr;
+    gy_bt_shared_shape *sh = static_cast<gy_bt_shared_shape *>(mem);
+    if (gy_hash_map_put(&w->shared_shapes, key, (uint64_t)(uintptr_t)sh) != GY_OK) {
+        gy_free(w->allocator, mem, sizeof(gy_bt_shared_shape));
+        return nullptr;
+    }
+    sh->type = s->type;
+    memcpy(sh->dims, dims, sizeof dims);
+    sh->refs = 1;
+    sh->key = key;
+    return build_shape(&sh->storage, s, btTransform::getIdentity()); /* not a plane: no frame */
+}
+
+static void shared_shape_unref(gy_driver_world *w, btCollisionShape *shape)
+{
+    gy_bt_shared_shape *sh = shared_of(shape);
+    if (--sh->refs > 0)
+        return;
+    gy_hash_map_remove(&w->shared_shapes, sh->key, nullptr);
+    shape->~btCollisionShape();
+    gy_free(w->allocator, sh, sizeof *sh);
+}
+
+/* Raw blocks for one body, all allocated before anything is constructed in them: the body, its
+ * collider pointers and records, its rigid body, its compound and the shapes it owns share one
+ * allocation (each allocation costs a header, and a level is mostly one-collider statics). */
 struct body_blocks {
+    void *block;
+    size_t size;
     gy_bt_body *body;
     gy_bt_collider **colliders;
     void **collider_mem;
     void **shape_mem;
     void *compound_mem;
     void *rb_mem;
+    void *sleep_mem; /* dynamic bodies only */
     uint32_t n;
 };
 
-static void blocks_free(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols)
+/* `x` rounded up to a multiple of `align` (a power of two). */
+static size_t align_up(size_t x, size_t align)
 {
-    for (uint32_t i = 0; i < k->n; i++) {
-        if (k->collider_mem != nullptr)
-            gy_free(a, k->collider_mem[i], sizeof(gy_bt_collider));
-        if (k->shape_mem != nullptr)
-            gy_free(a, k->shape_mem[i], owned_shape_size(cols[i].shape.type));
-    }
-    gy_free(a, k->collider_mem, (size_t)k->n * sizeof(void *));
-    gy_free(a, k->shape_mem, (size_t)k->n * sizeof(void *));
-    gy_free(a, k->colliders, (size_t)k->n * sizeof(gy_bt_collider *));
-    gy_free(a, k->compound_mem, sizeof(btCompoundShape));
-    gy_free(a, k->rb_mem, sizeof(btRigidBody));
-    gy_free(a, k->body, sizeof(gy_bt_body));
+    return (x + align - 1u) & ~(align - 1u);
 }
 
-static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
-                              uint32_t n, bool compound)
+static void blocks_free(const gy_allocator *a, body_blocks *k)
 {
+    gy_free(a, k->collider_mem, (size_t)k->n * sizeof(void *));
+    gy_free(a, k->shape_mem, (size_t)k->n * sizeof(void *));
+    gy_free(a, k->block, k->size);
     memset(k, 0, sizeof *k);
-    k->body = static_cast<gy_bt_body *>(gy_alloc_zeroed(a, sizeof(gy_bt_body)));
-    k->rb_mem = gy_alloc(a, sizeof(btRigidBody));
+}
+
+/* The most any part of a body's block needs; the allocator's blocks are aligned at least so. */
+#define BLOCK_ALIGN 16u
+
+/* `owned[i]`: collider i needs a shape of its own in the block. Parts in decreasing alignment,
+ * each at its own (the rigid body's is 16), so the block wastes little to padding. */
+static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
+                              uint32_t n, bool compound, bool dynamic, const bool *owned)
+{
+    static_assert(alignof(gy_bt_body) <= BLOCK_ALIGN && alignof(gy_bt_collider) <= BLOCK_ALIGN &&
+                      alignof(btRigidBody) <= BLOCK_ALIGN &&
+                      alignof(btCompoundShape) <= BLOCK_ALIGN &&
+                      alignof(gy_bt_query_shape_storage) <= BLOCK_ALIGN,
+                  "a body block's parts fit its alignment");
+    memset(k, 0, sizeof *k);
+    size_t at = sizeof(gy_bt_body);
+    size_t sleep_at = align_up(at, alignof(gy_adapter_sleep));
+    if (dynamic)
+        at = sleep_at + sizeof(gy_adapter_sleep);
+    size_t rb_at = align_up(at, alignof(btRigidBody));
+    at = rb_at + sizeof(btRigidBody);
+    size_t compound_at = align_up(at, alignof(btCompoundShape));
     if (compound)
-        k->compound_mem = gy_alloc(a, sizeof(btCompoundShape));
-    bool ok = k->body != nullptr && k->rb_mem != nullptr && (!compound || k->compound_mem);
+        at = compound_at + sizeof(btCompoundShape);
+    size_t shapes_at = at;
+    for (uint32_t i = 0; i < n; i++)
+        if (owned[i])
+            at = align_up(at, BLOCK_ALIGN) + owned_shape_size(cols[i].shape.type);
+    size_t records_at = align_up(at, alignof(gy_bt_collider));
+    at = records_at + (size_t)n * sizeof(gy_bt_collider);
+    size_t colliders_at = align_up(at, alignof(gy_bt_collider *));
+    at = colliders_at + (size_t)n * sizeof(gy_bt_collider *);
+    k->size = at;
+    k->block = gy_alloc_zeroed(a, at);
+    bool ok = k->block != nullptr;
     if (ok && n > 0) {
         k->n = n;
-        k->colliders =
-            static_cast<gy_bt_collider **>(gy_alloc_zeroed(a, (size_t)n * sizeof(void *)));
         k->collider_mem = static_cast<void **>(gy_alloc_zeroed(a, (size_t)n * sizeof(void *)));
         k->shape_mem = static_cast<void **>(gy_alloc_zeroed(a, (size_t)n * sizeof(void *)));
-        ok = k->colliders != nullptr && k->collider_mem != nullptr && k->shape_mem != nullptr;
-        for (uint32_t i = 0; ok && i < n; i++) {
-            k->collider_mem[i] = gy_alloc(a, sizeof(gy_bt_collider));
-            size_t ss = owned_shape_size(cols[i].shape.type);
-            if (ss > 0)
-                k->shape_mem[i] = gy_alloc(a, ss);
-            ok = k->collider_mem[i] != nullptr && (ss == 0 || k->shape_mem[i] != nullptr);
-        }
+        ok = k->collider_mem != nullptr && k->shape_mem != nullptr;
     }
     if (!ok) {
-        blocks_free(a, k, cols);
+        blocks_free(a, k);
         return GY_ERR_OUT_OF_MEMORY;
+    }
+    unsigned char *base = static_cast<unsigned char *>(k->block);
+    k->body = reinterpret_cast<gy_bt_body *>(base);
+    k->colliders = reinterpret_cast<gy_bt_collider **>(base + colliders_at);
+    k->rb_mem = base + rb_at;
+    k->sleep_mem = dynamic ? base + sleep_at : nullptr;
+    k->compound_mem = compound ? base + compound_at : nullptr;
+    for (uint32_t i = 0; i < n; i++) {
+        k->collider_mem[i] = base + records_at + (size_t)i * sizeof(gy_bt_collider);
+        if (owned[i]) {
+            shapes_at = align_up(shapes_at, BLOCK_ALIGN);
+            k->shape_mem[i] = base + shapes_at;
+            shapes_at += owned_shape_size(cols[i].shape.type);
+        }
     }
     return GY_OK;
 }
@@ -403,7 +524,7 @@ static bool transform_is_identity(const btTransform &t)
 
 gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
                             uint32_t n, gy_adapter_resource *const *res, const gy_mass *mp,
-                            gy_body_id *out, gy_collider_id *collider_ids)
+                            gy_bt_body **out, gy_bt_collider **colliders)
 {
     gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
@@ -422,44 +543,46 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     if (r == GY_OK && n == 1 && cols[0].shape.type != GY_SHAPE_PLANE)
         compound = !transform_is_identity(principal_inv * gy_bt_transform(cols[0].local_pose));
 
-    /* Everything that can fail is done before any Bullet object exists. */
-    body_blocks k;
-    if (r == GY_OK)
-        r = blocks_alloc(a, &k, cols, n, compound);
-    if (r != GY_OK) {
-        return r;
-    }
-    uint64_t body_handle = 0;
-    uint32_t acquired = 0;
-    uint64_t *collider_handles = nullptr;
-    if (n > 0) {
-        collider_handles = static_cast<uint64_t *>(gy_alloc(a, (size_t)n * sizeof(uint64_t)));
-        if (collider_handles == nullptr)
+    /* Everything that can fail is done before any Bullet object exists. A static's primitive
+     * (not a plane) takes a shared shape when it can; a shape just added to the shared table is
+     * built in place below (its references count this body). */
+    body_blocks k{};
+    bool small[8];
+    bool *owned = n <= 8 ? small : static_cast<bool *>(gy_alloc(a, (size_t)n * sizeof(bool)));
+    btCollisionShape **shared = nullptr;
+    if (r == GY_OK && owned == nullptr)
+        r = GY_ERR_OUT_OF_MEMORY;
+    if (r == GY_OK && n > 0) {
+        shared = static_cast<btCollisionShape **>(gy_alloc_zeroed(a, (size_t)n * sizeof(void *)));
+        if (shared == nullptr)
             r = GY_ERR_OUT_OF_MEMORY;
     }
-    for (; r == GY_OK && acquired < n; acquired++)
-        r = gy_handle_pool_acquire(&w->colliders, k.collider_mem[acquired],
-                                   &collider_handles[acquired]);
-    if (r != GY_OK && acquired > 0)
-        acquired--; /* the failed acquire took nothing */
+    for (uint32_t i = 0; r == GY_OK && i < n; i++) {
+        owned[i] = res[i] == nullptr;
+        if (owned[i] && def->type == GY_MOTION_STATIC && shape_shareable(&cols[i].shape)) {
+            shared[i] = shared_shape_ref(w, &cols[i].shape);
+            owned[i] = shared[i] == nullptr;
+        }
+    }
     if (r == GY_OK)
-        r = gy_handle_pool_acquire(&w->bodies, k.body, &body_handle);
+        r = blocks_alloc(a, &k, cols, n, compound, def->type == GY_MOTION_DYNAMIC, owned);
     if (r == GY_OK && def->type != GY_MOTION_STATIC)
         r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
                              sizeof *w->moving);
+    if (owned != small)
+        gy_free(a, owned, (size_t)n * sizeof(bool));
     if (r != GY_OK) {
-        for (uint32_t i = 0; i < acquired; i++)
-            gy_handle_pool_release(&w->colliders, collider_handles[i]);
-        if (body_handle != 0)
-            gy_handle_pool_release(&w->bodies, body_handle);
-        gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
-        blocks_free(a, &k, cols);
+        for (uint32_t i = 0; shared != nullptr && i < n; i++)
+            if (shared[i] != nullptr)
+                shared_shape_unref(w, shared[i]);
+        gy_free(a, shared, (size_t)n * sizeof(void *));
+        blocks_free(a, &k);
         return r;
     }
 
     /* Committed: nothing below can fail. */
     gy_bt_body *b = new (k.body) gy_bt_body();
-    b->base.id.bits = body_handle;
+    b->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: the rule's start */
     gy_adapter_body_record_init(&b->base, def);
     b->colliders = k.colliders;
     b->collider_count = n;
@@ -480,7 +603,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         const gy_collider_def *cd = &cols[i];
         gy_bt_collider *c = new (k.collider_mem[i]) gy_bt_collider();
         b->colliders[i] = c;
-        c->base.id.bits = collider_handles[i];
         c->body = b;
         c->index = i;
         gy_adapter_collider_record_init(&c->base, cd, &b->base);
@@ -494,6 +616,8 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
                               ? static_cast<btCollisionShape *>(c->resource->mesh_shape)
                               : static_cast<btCollisionShape *>(c->resource->hull_shape);
+        } else if (shared[i] != nullptr) {
+            c->bt_shape = shared[i]; /* owned_size 0 and no resource: a shared shape */
         } else {
             c->owned_size = owned_shape_size(cd->shape.type);
             c->bt_shape = build_shape(k.shape_mem[i], &cd->shape, body_frame);
@@ -501,12 +625,12 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->category_union |= c->base.category;
         b->mask_union |= c->base.mask;
         b->has_sensor = b->has_sensor || c->base.is_sensor;
-        if (collider_ids != nullptr)
-            collider_ids[i] = c->base.id;
+        colliders[i] = c;
     }
-    gy_free(a, collider_handles, (size_t)n * sizeof(uint64_t));
+    gy_free(a, shared, (size_t)n * sizeof(void *));
     gy_free(a, k.collider_mem, (size_t)n * sizeof(void *));
     gy_free(a, k.shape_mem, (size_t)n * sizeof(void *));
+    b->block_size = k.size;
 
     btCollisionShape *root;
     if (compound) {
@@ -559,8 +683,14 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     }
     if (def->type == GY_MOTION_STATIC)
         b->placed_step = w->step_index + 1u;
-    *out = b->base.id;
+    *out = b;
     return GY_OK;
+}
+
+uint32_t gy_bt_body_colliders(gy_bt_body *b, gy_bt_collider *const **out)
+{
+    *out = b->colliders;
+    return b->collider_count;
 }
 
 /* ---- body release --------------------------------------------------------------------------- */
@@ -570,29 +700,26 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
     const gy_allocator *a = w->allocator;
     w->world.removeRigidBody(b->rb);
     b->rb->~btRigidBody();
-    gy_free(a, b->rb, sizeof(btRigidBody));
-    gy_bt_delete(a, b->compound);
+    if (b->compound != nullptr)
+        b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
-        if (c->owned_size > 0) {
+        if (c->owned_size > 0)
             c->bt_shape->~btCollisionShape();
-            gy_free(a, c->bt_shape, c->owned_size);
-        }
-        if (c->resource != nullptr && gy_adapter_resource_unref(&w->tally, &c->resource->base))
+        else if (c->resource == nullptr)
+            shared_shape_unref(w, c->bt_shape);
+        if (c->resource != nullptr && gy_adapter_resource_unref(w->tally, &c->resource->base))
             resource_destroy(w, c->resource);
-        gy_handle_pool_release(&w->colliders, c->base.id.bits);
         c->~gy_bt_collider();
-        gy_free(a, c, sizeof *c);
     }
-    gy_free(a, b->colliders, (size_t)b->collider_count * sizeof *b->colliders);
     if (b->moving_index != UINT32_MAX) {
         gy_bt_body *last = w->moving[--w->moving_count];
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;
     }
-    gy_handle_pool_release(&w->bodies, b->base.id.bits);
+    size_t size = b->block_size;
     b->~gy_bt_body();
-    gy_free(a, b, sizeof *b);
+    gy_free(a, b, size);
 }
 
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
@@ -717,7 +844,7 @@ void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->force.setZero();
     b->torque.setZero();
-    gy_adapter_sleep_reset(&b->sleep);
+    gy_adapter_sleep_reset(b->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
      * (update_sleep skips it, so it then never wants to sleep again). */

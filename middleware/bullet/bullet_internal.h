@@ -23,6 +23,7 @@
 #include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
+#include "gyre/hash_map.h"
 #include "gyre/math.h"
 
 /* The driver records are the front end's opaque gy_driver_* types (driver.h). */
@@ -63,14 +64,13 @@ struct gy_driver_collider {
 struct gy_driver_body {
     gy_adapter_body base; /* first: the Gyre record (records.h) */
     btRigidBody *rb;
-    btCompoundShape *compound; /* NULL when the single collider's shape is the root */
-    gy_bt_collider **colliders;
+    btCompoundShape *compound;  /* NULL when the single collider's shape is the root */
+    gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
     uint32_t collider_count;
+    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
     btTransform principal; /* Bullet body frame in the Gyre body frame */
     btTransform principal_inv;
-    double mass;     /* dynamic only */
-    bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
-    bool any_lock;
+    double mass;                         /* dynamic only */
     btVector3 lock_position;             /* centre of mass coordinates held on locked linear axes */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
     double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
@@ -78,19 +78,24 @@ struct gy_driver_body {
     btVector3 force, torque;
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
-    bool pose_written; /* kinematic: re-posed since the last step, counts as moving once */
-    bool active;       /* this substep: awake (dynamic) or moving (kinematic) */
     /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (bullet_step.cpp). */
     double correction_speed;
-    bool keeps_touching;    /* settle_contacts: some point of it stays overlapped this substep */
-    uint32_t moving_index;  /* slot in the world's `moving` array; UINT32_MAX for statics */
-    gy_adapter_sleep sleep; /* the shared sleep rule (bullet_step.cpp) */
+    /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
+     * for the others, which never sleep by it (a static would carry its 496 bytes for nothing). */
+    gy_adapter_sleep *sleep;
     /* Statics: the step after their creation or last teleport. During that step their pairs
      * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
      * when neither side is active, so a sleeper they touch wakes. */
     uint64_t placed_step;
+    size_t block_size; /* bytes of the one block holding the body, its colliders and shapes */
+    /* The flags last, together. */
+    bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
+    bool any_lock;
+    bool pose_written;   /* kinematic: re-posed since the last step, counts as moving once */
+    bool active;         /* this substep: awake (dynamic) or moving (kinematic) */
+    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
 };
 
 /* ---- joints --------------------------------------------------------------------------------- */
@@ -187,14 +192,17 @@ struct gy_driver_world {
     gy_bt_query_shape_storage query_storage;
     btConvexShape *query_shape; /* the primitive currently built in query_storage, or NULL */
 
-    gy_handle_pool bodies;           /* payload: gy_bt_body* */
-    gy_handle_pool colliders;        /* payload: gy_bt_collider* */
-    gy_handle_pool joints;           /* payload: gy_bt_joint* */
-    const gy_handle_pool *resources; /* the front end's; payload: gy_bt_resource* */
+    /* The front end's (driver.h): its handle pools (it gives and takes back the ids), and the
+     * two of its parts read most, by their own names. */
+    const gy_driver_records *records;
+    const gy_handle_pool *resources; /* payload: gy_bt_resource* */
 
+    /* Primitive shapes shared by static colliders of the same type and size (bullet_body.cpp):
+     * shape key -> gy_bt_shared_shape*. */
+    gy_hash_map shared_shapes;
     gy_bt_body **moving; /* every dynamic and kinematic body */
     uint32_t moving_count, moving_capacity;
-    gy_adapter_tally tally; /* bodies by motion type, sensors, live resource records */
+    gy_adapter_tally *tally; /* the front end's: bodies by motion type, sensors, resources */
 
     /* The front end's contact report (contact i was built from gy_bt_pairs(...)[i]) and one-way
      * verdicts, which the contact result feeds. */
@@ -295,7 +303,8 @@ void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_
 /* The driver entries of the same names (driver.h). */
 gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
                             uint32_t n, gy_adapter_resource *const *res, const gy_mass *mass,
-                            gy_body_id *out, gy_collider_id *collider_ids);
+                            gy_bt_body **out, gy_bt_collider **colliders);
+uint32_t gy_bt_body_colliders(gy_bt_body *b, gy_bt_collider *const **out);
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out);
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
@@ -319,7 +328,7 @@ void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (bullet_joint.cpp). */
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
-                             gy_bt_body *b, gy_joint_id *out);
+                             gy_bt_body *b, gy_bt_joint **out);
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_bt_joint_check_breaks(gy_driver_world *w);

@@ -287,7 +287,6 @@ static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
             gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index));
         moved->base.breakable_index = j->base.breakable_index;
     }
-    gy_handle_pool_release(&w->joints, j->base.id.bits);
     j->~gy_bt_joint();
     gy_free(w->allocator, j, sizeof *j);
 }
@@ -416,7 +415,7 @@ static size_t constraint_size(gy_joint_type t)
 }
 
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
-                             gy_bt_body *b, gy_joint_id *out)
+                             gy_bt_body *b, gy_bt_joint **out)
 {
     btVector3 anchor = gy_bt_vec(def->anchor);
     gy_joint_type type;
@@ -434,13 +433,8 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         gy_free(al, cmem, csize);
         return GY_ERR_OUT_OF_MEMORY;
     }
-    uint64_t h;
-    r = gy_handle_pool_acquire(&w->joints, jmem, &h);
-    if (r == GY_OK && def->breakable) {
+    if (def->breakable)
         r = gy_adapter_breakables_reserve(al, &w->breakables, w->breakables.count + 1u);
-        if (r != GY_OK)
-            gy_handle_pool_release(&w->joints, h);
-    }
     if (r != GY_OK) {
         gy_free(al, jmem, sizeof(gy_bt_joint));
         gy_free(al, cmem, csize);
@@ -448,7 +442,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     }
 
     gy_bt_joint *j = new (jmem) gy_bt_joint();
-    j->base.id.bits = h;
     /* A zero-length Distance joint is built, driven and measured as a Ball. */
     gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != nullptr ? &b->base : nullptr);
     j->a = a;
@@ -523,7 +516,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     gy_bt_body_wake(a);
     if (b != nullptr)
         gy_bt_body_wake(b);
-    *out = j->base.id;
+    *out = j;
     return GY_OK;
 }
 
@@ -542,9 +535,12 @@ static void break_read(void *joint, double *force, double *limit, gy_joint_id *i
     *user = j->base.user_data;
 }
 
-static void break_destroy(void *w, void *joint)
+static void break_destroy(void *ctx, void *joint)
 {
-    joint_destroy(static_cast<gy_driver_world *>(w), static_cast<gy_bt_joint *>(joint));
+    gy_driver_world *w = static_cast<gy_driver_world *>(ctx);
+    gy_bt_joint *j = static_cast<gy_bt_joint *>(joint);
+    gy_driver_records_forget_joint(w->records, j->base.id);
+    joint_destroy(w, j);
 }
 
 gy_result gy_bt_joint_check_breaks(gy_driver_world *w)
@@ -555,9 +551,10 @@ gy_result gy_bt_joint_check_breaks(gy_driver_world *w)
 
 void gy_bt_joints_before_solve(gy_driver_world *w, double h)
 {
-    for (uint32_t i = 0; i < w->joints.count; i++) {
+    for (uint32_t i = 0; i < w->records->joints->count; i++) {
         uint64_t bits;
-        gy_bt_joint *j = static_cast<gy_bt_joint *>(gy_handle_pool_at(&w->joints, i, &bits));
+        gy_bt_joint *j =
+            static_cast<gy_bt_joint *>(gy_handle_pool_at(w->records->joints, i, &bits));
         if (j == nullptr)
             continue;
         if ((j->base.type == GY_JOINT_HINGE || j->base.type == GY_JOINT_SLIDER) &&

@@ -43,9 +43,6 @@ static void world_free(gy_driver_world *w)
         dSpaceDestroy(w->dynamic_space); /* empty by now; colliders own their geoms */
     if (w->world != NULL)
         dWorldDestroy(w->world);
-    gy_handle_pool_fini(&w->bodies);
-    gy_handle_pool_fini(&w->colliders);
-    gy_handle_pool_fini(&w->joints);
     gy_ode_grid_fini(w);
     gy_ode_step_fini(w);
     gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
@@ -54,9 +51,8 @@ static void world_free(gy_driver_world *w)
     gy_free(a, w, sizeof *w);
 }
 
-static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter_contacts *contacts,
-                                  const gy_handle_pool *resources, gy_driver_world **out,
-                                  gy_driver_records *rec)
+static gy_result ode_world_create(const gy_backend_world_def *def_in, const gy_driver_records *rec,
+                                  gy_driver_world **out, gy_adapter_broken **broken)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -66,16 +62,15 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter
     w->allocator = a;
     w->logger = def.logger;
     w->def = def;
-    w->contacts = contacts;
-    w->resources = resources;
+    w->records = rec;
+    w->resources = rec->resources;
+    w->tally = rec->tally;
+    w->contacts = rec->contacts;
     /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
     if (!dInitODE2(0)) {
         gy_free(a, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
-    gy_handle_pool_init(&w->bodies, a);
-    gy_handle_pool_init(&w->colliders, a);
-    gy_handle_pool_init(&w->joints, a);
     gy_ode_grid_init(&w->grid, ODE_GRID_CELL_SIZE, a);
     w->damping_dt = -1.0;
     w->rng_seed = GY_ODE_RNG_SEED;
@@ -104,7 +99,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, gy_adapter
         world_free(w);
         return r;
     }
-    *rec = (gy_driver_records){&w->bodies, &w->colliders, &w->joints, &w->tally, &w->broken};
+    *broken = &w->broken;
     *out = w;
     return GY_OK;
 }
@@ -159,6 +154,7 @@ const gy_driver gy_ode_driver = {
     .resource_free = gy_ode_resource_free,
     .body_create = gy_ode_body_create,
     .body_release = gy_ode_body_release,
+    .body_colliders = gy_ode_body_colliders,
     .body_wake = gy_ode_driver_body_wake,
     .body_get_state = gy_ode_body_get_state,
     .body_set_pose = gy_ode_body_set_pose,

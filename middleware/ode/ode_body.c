@@ -242,30 +242,25 @@ static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
     b->lock_position = com;
 }
 
-static void collider_free(gy_driver_world *w, gy_ode_collider *c)
+/* Bytes of a body's block: the body record, its collider pointers and its collider records, one
+ * allocation (a static level is mostly one-collider bodies; each allocation costs a header). */
+static size_t body_block_size(uint32_t n)
 {
-    if (c->geom != NULL)
-        dGeomDestroy(c->geom);
-    if (c->base.id.bits != 0)
-        gy_handle_pool_release(&w->colliders, c->base.id.bits);
-    gy_free(w->allocator, c, sizeof *c);
+    return sizeof(gy_ode_body) + (size_t)n * (sizeof(gy_ode_collider *) + sizeof(gy_ode_collider));
 }
 
 static void body_free(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < b->collider_count; i++)
-        if (b->colliders[i] != NULL)
-            collider_free(w, b->colliders[i]);
-    gy_free(w->allocator, b->colliders, (size_t)b->collider_count * sizeof *b->colliders);
+        if (b->colliders[i]->geom != NULL)
+            dGeomDestroy(b->colliders[i]->geom);
     if (b->lock_lmotor != NULL)
         dJointDestroy(b->lock_lmotor);
     if (b->lock_amotor != NULL)
         dJointDestroy(b->lock_amotor);
     if (b->body != NULL)
         dBodyDestroy(b->body);
-    if (b->base.id.bits != 0)
-        gy_handle_pool_release(&w->bodies, b->base.id.bits);
-    gy_free(w->allocator, b, sizeof *b);
+    gy_free(w->allocator, b, body_block_size(b->collider_count));
 }
 
 /* ---- body create / release ------------------------------------------------------------------ */
@@ -319,8 +314,8 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
 
 gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
-                             gy_adapter_resource *const *res, const gy_mass *mp, gy_body_id *out,
-                             gy_collider_id *collider_ids)
+                             gy_adapter_resource *const *res, const gy_mass *mp, gy_ode_body **out,
+                             gy_ode_collider **colliders)
 {
     gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
@@ -337,34 +332,16 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     /* Everything that can fail is done before any ODE object exists. */
     gy_ode_body *b = NULL;
     if (r == GY_OK) {
-        b = gy_alloc_zeroed(a, sizeof *b);
+        b = gy_alloc_zeroed(a, body_block_size(n));
         if (b == NULL)
             r = GY_ERR_OUT_OF_MEMORY;
     }
     if (r == GY_OK && n > 0) {
-        b->colliders = gy_alloc_zeroed(a, (size_t)n * sizeof *b->colliders);
-        if (b->colliders == NULL)
-            r = GY_ERR_OUT_OF_MEMORY;
-        else
-            b->collider_count = n;
-    }
-    for (uint32_t i = 0; r == GY_OK && i < n; i++) {
-        gy_ode_collider *c = gy_alloc_zeroed(a, sizeof *c);
-        if (c == NULL) {
-            r = GY_ERR_OUT_OF_MEMORY;
-            break;
-        }
-        b->colliders[i] = c;
-        uint64_t h;
-        r = gy_handle_pool_acquire(&w->colliders, c, &h);
-        if (r == GY_OK)
-            c->base.id.bits = h;
-    }
-    if (r == GY_OK) {
-        uint64_t h;
-        r = gy_handle_pool_acquire(&w->bodies, b, &h);
-        if (r == GY_OK)
-            b->base.id.bits = h;
+        b->colliders = (gy_ode_collider **)(void *)(b + 1);
+        gy_ode_collider *records = (gy_ode_collider *)(void *)(b->colliders + n);
+        for (uint32_t i = 0; i < n; i++)
+            b->colliders[i] = &records[i];
+        b->collider_count = n;
     }
     if (r == GY_OK && def->type != GY_MOTION_STATIC)
         r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
@@ -443,8 +420,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         gy_ode_collider *c = b->colliders[i];
         if (c->resource != NULL)
             c->resource->base.refs++;
-        if (collider_ids != NULL)
-            collider_ids[i] = c->base.id;
+        colliders[i] = c;
     }
     if (def->type != GY_MOTION_STATIC) {
         b->moving_index = w->moving_count;
@@ -454,13 +430,19 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         b->ccd_radius = compute_ccd_radius(b);
         gy_ode_locks_build(w, b);
     }
-    *out = b->base.id;
+    *out = b;
     return GY_OK;
+}
+
+uint32_t gy_ode_body_colliders(gy_ode_body *b, gy_ode_collider *const **out)
+{
+    *out = b->colliders;
+    return b->collider_count;
 }
 
 static void wake_other(void *w, gy_body_id other)
 {
-    gy_ode_body_wake(gy_handle_pool_get(&((gy_driver_world *)w)->bodies, other.bits));
+    gy_ode_body_wake(gy_handle_pool_get(((gy_driver_world *)w)->records->bodies, other.bits));
 }
 
 /* Wakes the bodies whose reported contacts name `b` (a static moved under them). */
@@ -478,7 +460,7 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         gy_ode_resource *res = c->resource;
         dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
-        if (res != NULL && gy_adapter_resource_unref(&w->tally, &res->base))
+        if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
             resource_destroy(w, res);
     }
     if (b->moving_index != UINT32_MAX) {

@@ -233,9 +233,9 @@ void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_
     gy_ode_static_grid *g = &w->grid;
     if (++w->visit_stamp == 0) {
         /* The stamp wrapped: clear every collider's stamp so none is skipped by accident. */
-        for (uint32_t i = 0; i < w->colliders.count; i++) {
+        for (uint32_t i = 0; i < w->records->colliders->count; i++) {
             uint64_t h;
-            gy_ode_collider *c = gy_handle_pool_at(&w->colliders, i, &h);
+            gy_ode_collider *c = gy_handle_pool_at(w->records->colliders, i, &h);
             if (c != NULL)
                 c->visit_stamp = 0;
         }

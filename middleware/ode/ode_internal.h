@@ -52,29 +52,29 @@ struct gy_driver_body {
     dBodyID body;         /* NULL for static bodies */
     gy_pose pose;         /* static bodies: the authoritative pose (they have no dBody) */
     gy_vec3 com_local;    /* centre of mass in the Gyre body frame; ODE's body origin sits here */
-    gy_ode_collider **colliders;
+    gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
     uint32_t collider_count;
-    dJointID lock_lmotor; /* axis locks, or NULL */
+    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
+    dJointID lock_lmotor;  /* axis locks, or NULL */
     dJointID lock_amotor;
 
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
     double mass;           /* dynamic: total mass in kg (0 otherwise) */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
     double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
-    bool active; /* this substep: its pairs are computed (awake, or moving kinematic) */
     /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (ode_step.c). */
     double correction_speed;
-    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
     gy_vec3 push_linear; /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
     gy_vec3 push_angular;
-    bool pose_written; /* written since the last step (a kinematic then counts as moving) */
     /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
     uint64_t placed_step;
+    bool active;         /* this substep: its pairs are computed (awake, or moving kinematic) */
+    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
+    bool pose_written;   /* written since the last step (a kinematic then counts as moving) */
 };
 
 typedef struct gy_driver_joint {
@@ -159,10 +159,11 @@ struct gy_driver_world {
      * geom from ODE's quadtree cost time proportional to the number of statics. */
     dJointGroupID contact_group;
 
-    gy_handle_pool bodies;           /* payload: gy_ode_body* */
-    gy_handle_pool colliders;        /* payload: gy_ode_collider* */
-    gy_handle_pool joints;           /* payload: gy_ode_joint* */
-    const gy_handle_pool *resources; /* the front end's; payload: gy_ode_resource* */
+    /* The front end's (driver.h): its handle pools (it gives and takes back the ids), and the
+     * two of its parts read most, by their own names. */
+    const gy_driver_records *records;
+    const gy_handle_pool *resources; /* payload: gy_ode_resource* */
+    gy_adapter_tally *tally;         /* bodies by motion type, sensors, live resource records */
 
     /* The front end's contact report (its records are gy_ode_pair: gy_ode_pairs) and one-way
      * verdicts, which the near callback feeds. */
@@ -176,7 +177,6 @@ struct gy_driver_world {
     /* ---- adapter bookkeeping (ode_backend.c, ode_body.c) ---- */
     gy_ode_body **moving; /* every dynamic and kinematic body */
     uint32_t moving_count, moving_capacity;
-    gy_adapter_tally tally; /* bodies by motion type, sensors, live resource records */
     gy_ode_static_grid grid;
     uint32_t visit_stamp;
     /* Statics created or moved since the last step start: the union of their AABBs (ODE order).
@@ -264,8 +264,9 @@ void gy_ode_grid_trim(gy_driver_world *w);
 /* Bodies (ode_body.c): the driver entries of the same names (driver.h). */
 gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
-                             gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
-                             gy_collider_id *collider_ids);
+                             gy_adapter_resource *const *res, const gy_mass *mass,
+                             gy_ode_body **out, gy_ode_collider **colliders);
+uint32_t gy_ode_body_colliders(gy_ode_body *b, gy_ode_collider *const **out);
 void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out);
 gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
@@ -301,7 +302,7 @@ void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (ode_joint.c). */
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
-                              gy_ode_body *b, gy_joint_id *out);
+                              gy_ode_body *b, gy_ode_joint **out);
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
 /* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
 gy_result gy_ode_joint_check_breaks(gy_driver_world *w);

@@ -30,7 +30,6 @@ static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
         gy_ode_joint *moved = gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index);
         moved->base.breakable_index = j->base.breakable_index;
     }
-    gy_handle_pool_release(&w->joints, j->base.id.bits);
     gy_free(w->allocator, j, sizeof *j);
 }
 
@@ -206,9 +205,9 @@ static void drive_setup(gy_driver_world *w, gy_ode_joint *j, const gy_joint_def 
 
 void gy_ode_joints_before_solve(gy_driver_world *w, double h)
 {
-    for (uint32_t i = 0; i < w->joints.count; i++) {
+    for (uint32_t i = 0; i < w->records->joints->count; i++) {
         uint64_t bits;
-        gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &bits);
+        gy_ode_joint *j = gy_handle_pool_at(w->records->joints, i, &bits);
         if (j == NULL)
             continue;
         if ((j->base.type == GY_JOINT_HINGE || j->base.type == GY_JOINT_SLIDER) &&
@@ -224,7 +223,7 @@ void gy_ode_joints_before_solve(gy_driver_world *w, double h)
 }
 
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
-                              gy_ode_body *b, gy_joint_id *out)
+                              gy_ode_body *b, gy_ode_joint **out)
 {
     /* ODE's double ball has no direction at zero length (a zero length is a ball joint). */
     gy_vec3 a_origin = gy_ode_body_pose(a).position;
@@ -237,21 +236,13 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     gy_ode_joint *j = gy_alloc_zeroed(w->allocator, sizeof *j);
     if (j == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    uint64_t h;
-    r = gy_handle_pool_acquire(&w->joints, j, &h);
-    if (r != GY_OK) {
-        gy_free(w->allocator, j, sizeof *j);
-        return r;
-    }
     if (def->breakable) {
         r = gy_adapter_breakables_reserve(w->allocator, &w->breakables, w->breakables.count + 1u);
         if (r != GY_OK) {
-            gy_handle_pool_release(&w->joints, h);
             gy_free(w->allocator, j, sizeof *j);
             return r;
         }
     }
-    j->base.id.bits = h;
     /* A zero-length Distance joint is built, driven and measured as a Ball. */
     gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != NULL ? &b->base : NULL);
     j->a = a;
@@ -314,7 +305,7 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     gy_ode_body_wake(a);
     if (b != NULL)
         gy_ode_body_wake(b);
-    *out = j->base.id;
+    *out = j;
     return GY_OK;
 }
 
@@ -338,8 +329,10 @@ static void break_read(void *joint, double *force, double *limit, gy_joint_id *i
     *user = j->base.user_data;
 }
 
-static void break_destroy(void *w, void *joint)
+static void break_destroy(void *ctx, void *joint)
 {
+    gy_driver_world *w = ctx;
+    gy_driver_records_forget_joint(w->records, ((gy_ode_joint *)joint)->base.id);
     joint_destroy(w, joint);
 }
 

@@ -109,9 +109,9 @@ static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_od
         return false;
     if (a->body != NULL && b->body != NULL)
         return dAreConnectedExcluding(a->body, b->body, dJointTypeContact) != 0;
-    for (uint32_t i = 0; i < w->joints.count; i++) {
+    for (uint32_t i = 0; i < w->records->joints->count; i++) {
         uint64_t h;
-        const gy_ode_joint *j = gy_handle_pool_at(&w->joints, i, &h);
+        const gy_ode_joint *j = gy_handle_pool_at(w->records->joints, i, &h);
         if (j != NULL && ((j->a == a && j->b == b) || (j->a == b && j->b == a)))
             return true;
     }
@@ -381,7 +381,7 @@ static bool static_visit(void *ctx, gy_ode_collider *s)
 
 static void collide_static(gy_driver_world *w)
 {
-    if (w->tally.bodies[GY_MOTION_STATIC] == 0)
+    if (w->tally->bodies[GY_MOTION_STATIC] == 0)
         return;
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_ode_body *b = w->moving[i];

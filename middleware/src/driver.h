@@ -6,16 +6,21 @@
  * null world, an unbound thread, a stale handle, a non-finite number or a definition outside the
  * ranges of backend.h; the front end has already refused those with the contract's error.
  *
- * Records: a driver keeps one record per body, collider, joint and resource; it registers bodies,
- * colliders and joints in the handle pools it hands to the front end at world creation (payload:
- * the record); resource records are the front end's own (it allocates them, fills their head and
- * keeps them in its resource pool), the driver building only their vendor part. The
- * front end looks handles up in those pools and passes the record back as the opaque pointers
- * below. Every record starts with its Gyre part (records.h): body records with gy_adapter_body,
- * collider records with gy_adapter_collider, joint records with gy_adapter_joint, resource
- * records with gy_adapter_resource. The driver fills them with the records.h initialisers; the
- * front end reads and keeps them (motion and joint types, materials, filters, policies), so a
- * driver is asked only to translate what changes into vendor state.
+ * Records: a driver keeps one record per body, collider, joint and resource; the front end owns
+ * the handles. Its pools (generational id -> driver record) for bodies, colliders and joints,
+ * and the counters, live in the front end's world: a driver builds the records (body_create
+ * hands back the body's and its colliders' records, joint_create the joint's) and the front end
+ * then gives them their ids, and takes the ids back before asking the driver to release the
+ * records. The one exception is a joint the step breaks: the driver unregisters it there and
+ * then (gy_driver_records_forget_joint), so that a later substep never meets its freed record.
+ * Resource records are the front end's own too (it allocates them, fills their head and keeps
+ * them in its resource pool), the driver building only their vendor part. The front end looks
+ * handles up in its pools and passes the record as the opaque pointers below. Every record
+ * starts with its Gyre part (records.h): body records with gy_adapter_body, collider records
+ * with gy_adapter_collider, joint records with gy_adapter_joint, resource records with
+ * gy_adapter_resource. The driver fills them with the records.h initialisers (ids left zero);
+ * the front end reads and keeps them (motion and joint types, materials, filters, policies), so
+ * a driver is asked only to translate what changes into vendor state.
  *
  * Threading: every call comes from the thread the front end has bound (or one serialised with
  * it); a driver needs no checks of its own. docs/middleware.md is the guide to writing one. */
@@ -48,14 +53,19 @@ typedef struct gy_driver_hit {
     int32_t triangle; /* the mesh triangle hit, -1 for other shapes */
 } gy_driver_hit;
 
-/* Where a driver's world keeps what the front end reads: its handle pools, counts and the last
- * step's broken joints. The pointers stay valid until world_destroy. */
+/* What the front end lends a driver's world at creation, valid until world_destroy: its handle
+ * pools (payload: the driver's records), counters, contact report and resource pool. A driver
+ * reads the pools (to reach a body from a reported id, or to walk its joints) and never acquires
+ * or releases their handles, except through gy_driver_records_forget_joint. */
 typedef struct gy_driver_records {
-    gy_handle_pool *bodies;    /* payload: the driver's body record */
-    gy_handle_pool *colliders; /* payload: the driver's collider record */
-    gy_handle_pool *joints;    /* payload: the driver's joint record */
-    gy_adapter_tally *tally;
-    gy_adapter_broken *broken;
+    const gy_handle_pool *bodies;    /* payload: the driver's body record */
+    const gy_handle_pool *colliders; /* payload: the driver's collider record */
+    gy_handle_pool *joints;          /* payload: the driver's joint record */
+    const gy_handle_pool *resources; /* payload: the driver's resource record */
+    gy_adapter_tally *tally;         /* resource references are counted out through it */
+    /* The front end's report for this world (contacts.h): the driver's narrow phase feeds it
+     * and applies its rules. */
+    gy_adapter_contacts *contacts;
 } gy_driver_records;
 
 /* A driver's step, in the parts the front end's loop runs (step.h), and the raw state its rules
@@ -124,6 +134,10 @@ typedef struct gy_driver_step {
     void (*ccd_end)(gy_driver_world *w);
 } gy_driver_step;
 
+/* Unregisters a joint the step has broken (its id is in the broken list; the record is the
+ * driver's to free). Every other release goes through the front end. */
+void gy_driver_records_forget_joint(const gy_driver_records *r, gy_joint_id id);
+
 typedef struct gy_driver {
     const char *name; /* registry name, e.g. "ode" (the table's name, flags and vendor string
                        * are given where the registry lists it, in frontend.c) */
@@ -137,14 +151,11 @@ typedef struct gy_driver {
     /* Bytes of the driver's resource record: it starts with gy_adapter_resource. */
     size_t resource_size;
 
-    /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `contacts` is
-     * the front end's report for this world (contacts.h), valid until world_destroy: the
-     * driver's narrow phase feeds it and applies its rules. `resources` is the front end's
-     * resource pool (payload: the driver's resource record), also valid until world_destroy:
-     * the driver reads it to resolve a query shape's hull. */
-    gy_result (*world_create)(const gy_backend_world_def *def, gy_adapter_contacts *contacts,
-                              const gy_handle_pool *resources, gy_driver_world **out,
-                              gy_driver_records *records);
+    /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `records` is
+     * the front end's (see gy_driver_records). `broken` receives where the driver lists the
+     * joints its steps break (the front end empties it before each step and reads it). */
+    gy_result (*world_create)(const gy_backend_world_def *def, const gy_driver_records *records,
+                              gy_driver_world **out, gy_adapter_broken **broken);
     /* Frees the world; the front end has released every joint, body and resource first. */
     void (*world_destroy)(gy_driver_world *w);
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
@@ -169,14 +180,17 @@ typedef struct gy_driver {
 
     /* Every definition is valid, res[i] is collider i's resolved resource (NULL for
      * primitives) and `mass` the dynamic body's mass properties in the Gyre body frame (zeroed
-     * for others). Creates everything or nothing. */
+     * for others). Creates everything or nothing; on success *out is the body's record and
+     * colliders[i] collider i's, ids still zero (the front end gives them theirs). */
     gy_result (*body_create)(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
-                             gy_adapter_resource *const *res, const gy_mass *mass, gy_body_id *out,
-                             gy_collider_id *collider_ids);
+                             gy_adapter_resource *const *res, const gy_mass *mass,
+                             gy_driver_body **out, gy_driver_collider **colliders);
     /* Releases the body and its colliders (the front end has already released its joints, woken
-     * what touched it and forgotten it in the report). */
+     * what touched it, forgotten it in the report and taken back its ids). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
+    /* The body's collider records, in their definition order; returns their count. */
+    uint32_t (*body_colliders)(gy_driver_body *b, gy_driver_collider *const **out);
     /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
      * statics. */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
@@ -205,9 +219,11 @@ typedef struct gy_driver {
     /* A collider-local direction turned into the world by the collider's current rotation. */
     gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);
 
-    /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. */
+    /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. On success
+     * *out is the joint's record, id still zero. */
     gy_result (*joint_create)(gy_driver_world *w, const gy_joint_def *def, gy_driver_body *a,
-                              gy_driver_body *b, gy_joint_id *out);
+                              gy_driver_body *b, gy_driver_joint **out);
+    /* Its id already taken back. */
     void (*joint_release)(gy_driver_world *w, gy_driver_joint *j);
     /* Hinges and sliders; a valid motor. */
     void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);

@@ -1,9 +1,11 @@
 /* The adapter front end: the gy_backend contract implemented once over any driver (driver.h).
  *
  * Every entry checks, in the contract's order, the world, the calling thread, the handles (in
- * the driver's pools) and the numbers, and only then calls the driver, so a driver is vendor
- * translation alone. The registry's tables (one per driver) all point at these functions; the
- * world they create remembers its driver. docs/middleware.md describes the split. */
+ * the front end's pools, whose payloads are the driver's records) and the numbers, and only then
+ * calls the driver, so a driver is vendor translation alone. The registry's tables (one per driver)
+ * all point at these functions; the world they create remembers its driver. docs/middleware.md
+ * describes the split. */
+#include <assert.h>
 #include <string.h>
 
 #include "adapters.h"
@@ -14,10 +16,15 @@
 struct gy_backend_world {
     const gy_driver *driver;
     gy_driver_world *dw;
-    gy_driver_records rec;
-    gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
+    gy_driver_records rec;        /* lent to the driver: the pools, tally and report below */
+    gy_handle_pool bodies;        /* payload: the driver's body record */
+    gy_handle_pool colliders;     /* payload: the driver's collider record */
+    gy_handle_pool joints;        /* payload: the driver's joint record */
     gy_frontend_step step;        /* the substep loop's rules and scratch */
     gy_handle_pool resources;     /* payload: the driver's resource record */
+    gy_adapter_tally tally;       /* bodies by motion type, sensors, live resource records */
+    gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
+    gy_adapter_broken *broken;    /* the driver's list of the last step's broken joints */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -43,7 +50,7 @@ static gy_adapter_joint *joint_rec(gy_driver_joint *j)
 /* Counts a body into the counters (`in`) or out of them. */
 static void count_body(gy_backend_world *w, const gy_adapter_body *b, bool in)
 {
-    gy_adapter_tally *t = w->rec.tally;
+    gy_adapter_tally *t = &w->tally;
     if (in) {
         t->bodies[b->type]++;
         t->sensors += b->sensor_count;
@@ -51,6 +58,22 @@ static void count_body(gy_backend_world *w, const gy_adapter_body *b, bool in)
         t->bodies[b->type]--;
         t->sensors -= b->sensor_count;
     }
+}
+
+void gy_driver_records_forget_joint(const gy_driver_records *r, gy_joint_id id)
+{
+    gy_result res = gy_handle_pool_release(r->joints, id.bits);
+    assert(res == GY_OK);
+    (void)res;
+}
+
+/* The pools' storage, freed once the driver has released every record. */
+static void pools_fini(gy_backend_world *w)
+{
+    gy_handle_pool_fini(&w->joints);
+    gy_handle_pool_fini(&w->colliders);
+    gy_handle_pool_fini(&w->bodies);
+    gy_handle_pool_fini(&w->resources);
 }
 
 /* ---- world ---------------------------------------------------------------------------------- */
@@ -82,12 +105,17 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
         return GY_ERR_BACKEND;
     }
     gy_adapter_contacts_init(&w->contacts, def.allocator, d->pair_size);
+    gy_handle_pool_init(&w->bodies, def.allocator);
+    gy_handle_pool_init(&w->colliders, def.allocator);
+    gy_handle_pool_init(&w->joints, def.allocator);
     gy_handle_pool_init(&w->resources, def.allocator);
     gy_frontend_step_init(&w->step, def.allocator, def.gravity);
-    r = d->world_create(&def, &w->contacts, &w->resources, &w->dw, &w->rec);
+    w->rec = (gy_driver_records){&w->bodies,    &w->colliders, &w->joints,
+                                 &w->resources, &w->tally,     &w->contacts};
+    r = d->world_create(&def, &w->rec, &w->dw, &w->broken);
     if (r != GY_OK) {
         gy_frontend_step_fini(&w->step);
-        gy_handle_pool_fini(&w->resources);
+        pools_fini(w);
         gy_adapter_contacts_fini(&w->contacts);
         gy_adapter_threads_fini(&w->threads);
         gy_free(def.allocator, w, sizeof *w);
@@ -98,32 +126,53 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     return GY_OK;
 }
 
+/* Takes a joint's id back, then has the driver release its record. */
+static void release_joint(gy_backend_world *w, gy_driver_joint *j)
+{
+    gy_result r = gy_handle_pool_release(&w->joints, joint_rec(j)->id.bits);
+    assert(r == GY_OK);
+    (void)r;
+    w->driver->joint_release(w->dw, j);
+}
+
+/* Takes the ids of a body and its colliders back (colliders first, in their order: the order
+ * they were given in), then has the driver release the records. */
+static void release_body(gy_backend_world *w, gy_driver_body *b)
+{
+    gy_driver_collider *const *cols;
+    uint32_t n = w->driver->body_colliders(b, &cols);
+    for (uint32_t i = 0; i < n; i++)
+        gy_handle_pool_release(&w->colliders, collider_rec(cols[i])->id.bits);
+    gy_handle_pool_release(&w->bodies, body_rec(b)->id.bits);
+    w->driver->body_release(w->dw, b);
+}
+
 static void world_destroy(gy_backend_world *w)
 {
     if (w == NULL || !gy_adapter_threads_may_destroy(&w->threads, w->logger, w->driver->name))
         return;
     /* Joints first (they hold their bodies), then bodies (their colliders hold resources). */
-    for (uint32_t i = 0; i < w->rec.joints->count; i++) {
+    for (uint32_t i = 0; i < w->joints.count; i++) {
         uint64_t h;
-        gy_driver_joint *j = gy_handle_pool_at(w->rec.joints, i, &h);
+        gy_driver_joint *j = gy_handle_pool_at(&w->joints, i, &h);
         if (j != NULL)
-            w->driver->joint_release(w->dw, j);
+            release_joint(w, j);
     }
-    for (uint32_t i = w->rec.bodies->count; i-- > 0;) {
+    for (uint32_t i = w->bodies.count; i-- > 0;) {
         uint64_t h;
-        gy_driver_body *b = gy_handle_pool_at(w->rec.bodies, i, &h);
+        gy_driver_body *b = gy_handle_pool_at(&w->bodies, i, &h);
         if (b == NULL)
             continue;
         count_body(w, body_rec(b), false);
-        w->driver->body_release(w->dw, b);
+        release_body(w, b);
     }
     for (uint32_t i = 0; i < w->resources.count; i++) {
-        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, w->rec.tally, i);
+        gy_adapter_resource *dead = gy_adapter_resource_release_at(&w->resources, &w->tally, i);
         if (dead != NULL)
             w->driver->resource_free(w->dw, dead);
     }
     w->driver->world_destroy(w->dw);
-    gy_handle_pool_fini(&w->resources);
+    pools_fini(w);
     gy_frontend_step_fini(&w->step);
     gy_adapter_contacts_fini(&w->contacts);
     gy_adapter_threads_fini(&w->threads);
@@ -171,7 +220,7 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
     /* Once the world has stopped, any thread may read it: leak checks run after the stop. */
     if (w == NULL || !gy_adapter_threads_may_read(&w->threads))
         return;
-    gy_adapter_counters(out, w->rec.tally, w->rec.bodies, w->rec.colliders, w->rec.joints);
+    gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
     out->awake_bodies = w->driver->awake_bodies(w->dw);
     out->contact_pairs = w->contacts.current.count;
 }
@@ -197,7 +246,7 @@ static gy_result resource_create(gy_backend_world *w, const gy_mesh_def *mesh,
     }
     r = mesh != NULL ? w->driver->mesh_create(w->dw, rec) : w->driver->hull_create(w->dw, rec);
     if (r == GY_OK)
-        r = gy_adapter_resource_publish(&w->resources, w->rec.tally, rec, out);
+        r = gy_adapter_resource_publish(&w->resources, &w->tally, rec, out);
     if (r != GY_OK)
         w->driver->resource_free(w->dw, rec);
     return r;
@@ -254,12 +303,40 @@ static void resource_release(gy_backend_world *w, gy_resource_id id)
 {
     if (enter(w) != GY_OK)
         return;
-    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, w->rec.tally, id);
+    gy_adapter_resource *dead = gy_adapter_resource_release(&w->resources, &w->tally, id);
     if (dead != NULL)
         w->driver->resource_free(w->dw, dead);
 }
 
 /* ---- bodies --------------------------------------------------------------------------------- */
+
+/* Gives a body made by the driver and its colliders their ids: the colliders first, in their
+ * order, then the body. On failure nothing is registered and the driver has released it. */
+static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
+                               gy_driver_collider *const *cols, uint32_t n)
+{
+    gy_result r = GY_OK;
+    uint32_t done = 0;
+    for (; r == GY_OK && done < n; done++) {
+        uint64_t h = 0;
+        r = gy_handle_pool_acquire(&w->colliders, cols[done], &h);
+        collider_rec(cols[done])->id.bits = h;
+    }
+    uint64_t h = 0;
+    if (r == GY_OK)
+        r = gy_handle_pool_acquire(&w->bodies, b, &h);
+    if (r == GY_OK) {
+        body_rec(b)->id.bits = h;
+        for (uint32_t i = 0; i < n; i++)
+            collider_rec(cols[i])->body = body_rec(b)->id;
+        return GY_OK;
+    }
+    for (uint32_t i = 0; i < done; i++)
+        if (collider_rec(cols[i])->id.bits != 0)
+            gy_handle_pool_release(&w->colliders, collider_rec(cols[i])->id.bits);
+    w->driver->body_release(w->dw, b);
+    return r;
+}
 
 static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n, gy_body_id *out,
@@ -276,15 +353,26 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     memset(&mass, 0, sizeof mass);
     if (def->type == GY_MOTION_DYNAMIC)
         r = gy_adapter_body_mass(def, cols, n, res, &mass);
+    gy_driver_body *b = NULL;
+    gy_driver_collider **made = NULL; /* the driver's collider records, until they have ids */
+    if (r == GY_OK && n > 0 && (made = gy_alloc(w->allocator, (size_t)n * sizeof *made)) == NULL)
+        r = GY_ERR_OUT_OF_MEMORY;
     if (r == GY_OK)
-        r = w->driver->body_create(w->dw, def, cols, n, res, &mass, out, collider_ids);
+        r = w->driver->body_create(w->dw, def, cols, n, res, &mass, &b, made);
     gy_adapter_body_end(w->allocator, res, n);
+    if (r == GY_OK)
+        r = register_body(w, b, made, n);
     if (r == GY_OK) {
-        gy_adapter_body *rec = body_rec(gy_handle_pool_get(w->rec.bodies, out->bits));
-        for (uint32_t i = 0; i < n; i++)
+        gy_adapter_body *rec = body_rec(b);
+        for (uint32_t i = 0; i < n; i++) {
             rec->sensor_count += cols[i].is_sensor ? 1u : 0u;
+            if (collider_ids != NULL)
+                collider_ids[i] = collider_rec(made[i])->id;
+        }
         count_body(w, rec, true);
+        *out = rec->id;
     }
+    gy_free(w->allocator, made, (size_t)n * sizeof *made);
     return r;
 }
 
@@ -294,7 +382,7 @@ static gy_result lookup(gy_backend_world *w, gy_body_id id, gy_driver_body **out
     gy_result r = enter(w);
     if (r != GY_OK)
         return r;
-    *out = gy_handle_pool_get(w->rec.bodies, id.bits);
+    *out = gy_handle_pool_get(&w->bodies, id.bits);
     return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
 }
 
@@ -321,7 +409,7 @@ static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint3
 static void wake_body(void *ctx, gy_body_id id)
 {
     gy_backend_world *w = ctx;
-    w->driver->body_wake(w->dw, gy_handle_pool_get(w->rec.bodies, id.bits));
+    w->driver->body_wake(w->dw, gy_handle_pool_get(&w->bodies, id.bits));
 }
 
 static gy_result body_release(gy_backend_world *w, gy_body_id id)
@@ -331,16 +419,16 @@ static gy_result body_release(gy_backend_world *w, gy_body_id id)
     if (r != GY_OK)
         return r;
     gy_adapter_body *rec = body_rec(b);
-    for (uint32_t i = 0; i < w->rec.joints->count && rec->joint_count > 0; i++) {
+    for (uint32_t i = 0; i < w->joints.count && rec->joint_count > 0; i++) {
         uint64_t h;
-        gy_driver_joint *j = gy_handle_pool_at(w->rec.joints, i, &h);
+        gy_driver_joint *j = gy_handle_pool_at(&w->joints, i, &h);
         if (j != NULL && (joint_rec(j)->a == rec || joint_rec(j)->b == rec))
-            w->driver->joint_release(w->dw, j);
+            release_joint(w, j);
     }
     /* What rested on it falls: wake it before the pairs naming it go. */
     gy_adapter_contacts_forget_body(&w->contacts, rec, wake_body, w);
     count_body(w, rec, false);
-    w->driver->body_release(w->dw, b);
+    release_body(w, b);
     return GY_OK;
 }
 
@@ -489,7 +577,7 @@ static gy_result lookup_collider(gy_backend_world *w, gy_collider_id id, gy_driv
     gy_result r = enter(w);
     if (r != GY_OK)
         return r;
-    *out = gy_handle_pool_get(w->rec.colliders, id.bits);
+    *out = gy_handle_pool_get(&w->colliders, id.bits);
     return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
 }
 
@@ -542,12 +630,23 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
     void *a, *b;
     bool have = w != NULL;
     gy_result r = gy_adapter_joint_begin(have, have && gy_adapter_threads_ok(&w->threads),
-                                         have ? w->rec.bodies : NULL, def, out, &a, &b);
+                                         have ? &w->bodies : NULL, def, out, &a, &b);
     if (r != GY_OK)
         return r;
     if (body_rec(a)->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
-    return w->driver->joint_create(w->dw, def, a, b, out);
+    gy_driver_joint *j = NULL;
+    r = w->driver->joint_create(w->dw, def, a, b, &j);
+    uint64_t h = 0;
+    if (r == GY_OK)
+        r = gy_handle_pool_acquire(&w->joints, j, &h);
+    if (r == GY_OK) {
+        joint_rec(j)->id.bits = h;
+        *out = joint_rec(j)->id;
+    } else if (j != NULL) {
+        w->driver->joint_release(w->dw, j);
+    }
+    return r;
 }
 
 static gy_result lookup_joint(gy_backend_world *w, gy_joint_id id, gy_driver_joint **out)
@@ -555,7 +654,7 @@ static gy_result lookup_joint(gy_backend_world *w, gy_joint_id id, gy_driver_joi
     gy_result r = enter(w);
     if (r != GY_OK)
         return r;
-    *out = gy_handle_pool_get(w->rec.joints, id.bits);
+    *out = gy_handle_pool_get(&w->joints, id.bits);
     return *out != NULL ? GY_OK : GY_ERR_STALE_HANDLE;
 }
 
@@ -564,7 +663,7 @@ static gy_result joint_release(gy_backend_world *w, gy_joint_id id)
     gy_driver_joint *j;
     gy_result r = lookup_joint(w, id, &j);
     if (r == GY_OK)
-        w->driver->joint_release(w->dw, j);
+        release_joint(w, j);
     return r;
 }
 
@@ -604,8 +703,8 @@ static gy_result step(gy_backend_world *w, double dt)
         r = gy_adapter_check_dt(dt);
     if (r != GY_OK)
         return r;
-    gy_adapter_broken_clear(w->rec.broken); /* broken_joints() lists this step's alone */
-    return gy_frontend_step_run(&w->step, w->driver, w->dw, &w->contacts, w->rec.tally, dt,
+    gy_adapter_broken_clear(w->broken); /* broken_joints() lists this step's alone */
+    return gy_frontend_step_run(&w->step, w->driver, w->dw, &w->contacts, &w->tally, dt,
                                 dt / (double)w->substeps, w->substeps);
 }
 
@@ -628,7 +727,7 @@ static uint32_t broken_joints(gy_backend_world *w, const gy_joint_id **out, cons
         *user = NULL;
     if (enter(w) != GY_OK)
         return 0;
-    return gy_adapter_broken_read(w->rec.broken, out, user);
+    return gy_adapter_broken_read(w->broken, out, user);
 }
 
 /* ---- queries -------------------------------------------------------------------------------- */
@@ -639,8 +738,8 @@ static gy_result query_begin(gy_backend_world *w, gy_adapter_query *q,
 {
     bool have = w != NULL;
     return gy_adapter_query_begin(q, have, have && gy_adapter_threads_ok(&w->threads),
-                                  have ? w->rec.bodies : NULL, have ? w->rec.colliders : NULL,
-                                  filter, collector, hits, capacity, count);
+                                  have ? &w->bodies : NULL, have ? &w->colliders : NULL, filter,
+                                  collector, hits, capacity, count);
 }
 
 static gy_result raycast(gy_backend_world *w, gy_vec3 origin, gy_vec3 translation,

@@ -46,19 +46,20 @@ typedef struct gy_adapter_collider {
     gy_collider_id id;
     gy_adapter_body *owner; /* its body's record */
     gy_body_id body;
-    gy_motion_type body_type;
     uint64_t body_user; /* the body's user value */
     gy_shape shape;     /* as given (a resource's id stays here; drivers hold the record) */
     gy_pose local_pose; /* pose in the Gyre body frame, rotation normalised */
     gy_material material;
-    bool is_sensor;
-    bool contact_response;
-    bool one_way;
     gy_vec3 one_way_normal;   /* collider-local, unit */
     double one_way_slop;      /* metres */
     gy_vec3 surface_velocity; /* collider-local, m/s */
-    uint32_t category, mask;
     uint64_t user_data;
+    /* The narrow members last, together: a static level holds one record per collider. */
+    gy_motion_type body_type;
+    uint32_t category, mask;
+    bool is_sensor;
+    bool contact_response;
+    bool one_way;
 } gy_adapter_collider;
 
 /* A joint as defined. */

@@ -116,7 +116,7 @@ static void expect_empty(fixture *fx)
 
 static gy_ode_collider *collider_of(fixture *fx, gy_body_id id)
 {
-    gy_ode_body *b = gy_handle_pool_get(&gy_frontend_driver_world(fx->w)->bodies, id.bits);
+    gy_ode_body *b = gy_handle_pool_get(gy_frontend_driver_world(fx->w)->records->bodies, id.bits);
     assert_non_null(b);
     assert_int_equal(b->collider_count, 1);
     return b->colliders[0];
