@@ -491,7 +491,7 @@ void gy_phys_free_world_state(gy_phys_sim *p)
         gy_u32_array_free(p->cfg->alloc, &p->dirty[l]);
     gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
-    for (uint32_t b = 0; b < 3; b++)
+    for (uint32_t b = 0; b < GY_PHYS_PROXY_BUFS; b++)
         if (p->sh->frames[b].proxies != NULL)
             gy_free(a, p->sh->frames[b].proxies,
                     (size_t)p->sh->frames[b].capacity * sizeof(gy_proxy));
