@@ -47,8 +47,7 @@ uint64_t gy_w_capture(gy_world *w)
      * the component itself is looked up only on the rare paths (a restart, a static settling). */
     w->stats.bodies_captured += w->tracked.count;
     /* Fetched ahead: a visit is a handful of short stores into several arrays, too many streams
-     * for the hardware to follow at this rate. The record, fetched half a window ago, names the
-     * newest sample, which the visit compares the proxy against. */
+     * for the hardware to follow at this rate. */
     enum { AHEAD = 16 };
     const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
@@ -56,14 +55,8 @@ uint64_t gy_w_capture(gy_world *w)
             uint32_t a = items[i + AHEAD];
             if (a < n)
                 __builtin_prefetch(&px[a]);
-            __builtin_prefetch(&w->results[a]);
+            __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
-        }
-        if (i + AHEAD / 2 < w->tracked.count) {
-            uint32_t a = items[i + AHEAD / 2];
-            const gy_w_motion *ma = &w->motion[a];
-            if (ma->count > 0)
-                __builtin_prefetch(&w->samples[gy_w_ring_slot(ma, ma->count - 1u)][a]);
         }
         uint32_t s = items[i++];
         assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
@@ -83,11 +76,7 @@ uint64_t gy_w_capture(gy_world *w)
         bool restart = !st->have_proxy || q->teleports != st->teleports_seen;
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
-        /* Changed since the newest sample, which holds the tick of the proxy it came from (the
-         * proxy's own tick is the low 32 bits of the one it last changed in). */
-        const gy_w_motion *m = &w->motion[s];
-        bool changed = restart || m->count == 0 ||
-                       w->samples[gy_w_ring_slot(m, m->count - 1u)][s].tick != q->tick;
+        bool changed = restart || q->tick != st->curr_tick;
         if (changed && !is_static) {
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
@@ -99,7 +88,8 @@ uint64_t gy_w_capture(gy_world *w)
             }
             gy_w_body_mark_moved(w, s);
         }
-        /* Written only when they change: the record of a body in steady motion stays clean. */
+        /* The rest only when they change (a moving body's proxy tick changes every publish). */
+        st->curr_tick = q->tick;
         if (restart) {
             st->have_proxy = true;
             st->teleports_seen = q->teleports;

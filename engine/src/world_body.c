@@ -631,6 +631,7 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     gy_w_render_hold(w, c);
     gy_w_result *st = gy_w_result_of(w, c);
     st->faulted = false;
+    st->curr_tick = 0;
     st->have_proxy = false;
     st->teleports_sent = st->teleports_seen = 0;
     st->awake = c->motion != GY_MOTION_STATIC;

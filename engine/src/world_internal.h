@@ -174,6 +174,7 @@ typedef struct gy_w_sample {
  * them here, where they are read from until a capture takes a proxy in again. */
 typedef struct gy_w_result {
     uint32_t generation; /* of the body the capture watches: gy_w_body.ref's while tracked */
+    uint32_t curr_tick;  /* proxy tick of the newest result */
     uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
     uint64_t state_tick; /* while settled or kept_state: stale (w->frame_tick is it) */
