@@ -3,8 +3,8 @@
  * that counts what the adapter still holds.
  *
  * The capture reads each publish's proxies into the samples bodies are drawn from and their
- * pose is read from (world_render.c), with the publish's timing, and into the components'
- * velocities and flags. Lockstep:
+ * pose is read from (world_render.c), with the publish's timing, and keeps the publish: the
+ * components' velocities and flags are read there on demand (gy_w_result.kept_state). Lockstep:
  * the World runs the ticks its accumulator owes one at a time and captures after each, and the
  * accumulator is the classic leftover. Real time: the physics thread ticks on its own clock and
  * the capture takes whatever it published last. */
@@ -30,15 +30,21 @@ uint64_t gy_w_capture(gy_world *w)
     if (!f.fresh && tick == w->frame_tick)
         return 0;
     uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
+    /* The publish kept until now stays with this thread until the next read: a body whose proxy
+     * is refused here takes its state from it first. */
+    const gy_proxy *old = w->kept;
+    uint32_t old_count = w->kept_count;
+    uint64_t old_tick = w->frame_tick;
+    w->kept = gy_physics_keep_frame(w->physics, &w->kept_count);
+    assert(w->kept == px);
     w->frame_tick = tick;
     w->frame_seq = f.applied_seq;
     w->due_ns = f.due_ns;
     w->published_ns = f.published_ns;
     /* Only the tracked components: a settled static's proxy cannot change until the World itself
      * touches the body (teleport, release, stop), and each of those tracks it again. Everything
-     * the visit reads and writes is by store index (the proxy, the result record, velocities and
-     * samples): the component itself is looked up only on the rare paths (a restart, a static
-     * settling). */
+     * the visit reads and writes is by store index (the proxy, the result record and samples):
+     * the component itself is looked up only on the rare paths (a restart, a static settling). */
     w->stats.bodies_captured += w->tracked.count;
     /* Fetched ahead: a visit is a handful of short stores into several arrays, too many streams
      * for the hardware to follow at this rate. */
@@ -50,7 +56,6 @@ uint64_t gy_w_capture(gy_world *w)
             if (a < n)
                 __builtin_prefetch(&px[a]);
             __builtin_prefetch(&w->results[a], 1);
-            __builtin_prefetch(&w->velocities[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
         }
         uint32_t s = items[i++];
@@ -59,17 +64,19 @@ uint64_t gy_w_capture(gy_world *w)
         const gy_proxy *q = s < n ? &px[s] : NULL;
         if (q == NULL || q->generation != st->generation || !(q->flags & GY_PROXY_LIVE)) {
             /* Not built yet (or already gone): the creation pose stands. */
+            gy_w_result_own(w, s, old, old_count, old_tick);
             continue;
         }
         if (q->teleports != st->teleports_sent) {
             /* Published before the game's latest teleport was applied: the teleport wins. */
             w->stats.stale_proxies++;
+            gy_w_result_own(w, s, old, old_count, old_tick);
             continue;
         }
         bool restart = !st->have_proxy || q->teleports != st->teleports_seen;
-        bool changed = restart || q->tick != st->curr_tick;
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
+        bool changed = restart || q->tick != st->curr_tick;
         if (changed && !is_static) {
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
@@ -81,18 +88,15 @@ uint64_t gy_w_capture(gy_world *w)
             }
             gy_w_body_mark_moved(w, s);
         }
+        /* The rest only when they change (a moving body's proxy tick changes every publish). */
         st->curr_tick = q->tick;
-        st->have_proxy = true;
-        st->teleports_seen = q->teleports;
-        /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
-        if (!st->is_character) {
-            gy_w_velocity *v = &w->velocities[s];
-            v->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
-            v->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
+        if (restart) {
+            st->have_proxy = true;
+            st->teleports_seen = q->teleports;
         }
-        st->awake = (q->flags & GY_PROXY_AWAKE) != 0;
-        st->faulted = (q->flags & GY_PROXY_FAULT) != 0;
-        st->state_tick = tick;
+        /* Velocities, flags and state tick: this proxy's, read where it is kept. */
+        if (!st->kept_state)
+            st->kept_state = true;
         if (is_static && st->is_static) {
             /* Swap-removed: the entry now at i - 1 is the one not yet visited. */
             gy_w_body_settle(w, gy_w_body_of(w, w->store_owner[s]));

@@ -561,6 +561,7 @@ void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
 
 void gy_w_body_settle(gy_world *w, gy_w_body *c)
 {
+    gy_w_body_own_state(w, c); /* no capture visits it to keep its proxy */
     c->settled = true;
     gy_w_body_untrack(w, c);
 }
@@ -619,6 +620,7 @@ static gy_body_def body_def_at(const gy_w_body *c, gy_pose pose)
 
 static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
 {
+    gy_w_body_own_state(w, c); /* the velocities are kept */
     gy_w_body_unmark_moved(w, c);
     c->settled = false;
     c->assigned = false;
@@ -679,6 +681,7 @@ static void record_release(gy_world *w, gy_w_body *c)
 {
     if (!c->recorded)
         return;
+    gy_w_body_own_state(w, c);
     gy_physics_body_ref ref = c->ref;
     uint32_t slot = c->entity;
     gy_w_pairs_body_released(w, c);
@@ -727,6 +730,8 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
         return;
     }
     gy_w_transform_unfollow(w, c->entity);
+    /* Proxies are refused until one shows the teleport: the state stays the last one taken. */
+    gy_w_body_own_state(w, c);
     gy_w_result_of(w, c)->teleports_sent++;
     c->held = pose;
     gy_w_render_hold(w, c);
@@ -1124,6 +1129,29 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
 
 /* ---- state ----------------------------------------------------------------------------------- */
 
+/* The kept proxy the body's velocities, flags and state tick are read from, or NULL when its
+ * records hold them (gy_w_result.kept_state). */
+static const gy_proxy *kept_proxy(const gy_world *w, const gy_w_body *c)
+{
+    uint32_t s = c->ref.index;
+    return w->results[s].kept_state && s < w->kept_count ? &w->kept[s] : NULL;
+}
+
+bool gy_w_body_awake(const gy_world *w, const gy_w_body *c)
+{
+    const gy_proxy *q = kept_proxy(w, c);
+    return q != NULL ? (q->flags & GY_PROXY_AWAKE) != 0 : gy_w_result_of(w, c)->awake;
+}
+
+uint64_t gy_w_body_state_tick(const gy_world *w, const gy_w_body *c)
+{
+    /* A settled body, and one whose proxy in the newest capture's publish speaks for it, were
+     * last reported by that capture. */
+    if (c->settled || kept_proxy(w, c) != NULL)
+        return w->frame_tick;
+    return gy_w_result_of(w, c)->state_tick;
+}
+
 gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *out)
 {
     gy_result entered = gy_w_enter_read(w, __func__);
@@ -1138,17 +1166,25 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     memset(out, 0, sizeof *out);
     out->pose = c->recorded ? gy_w_body_pose(w, c) : gy_w_world_pose(w, c->entity);
     const gy_w_result *st = gy_w_result_of(w, c);
-    out->linear_velocity = gy_w_velocity_of(w, c)->lin;
-    out->angular_velocity = gy_w_velocity_of(w, c)->ang;
-    out->awake = c->recorded && st->awake;
+    const gy_proxy *q = kept_proxy(w, c);
+    if (q != NULL && !st->is_character) {
+        out->linear_velocity =
+            gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
+        out->angular_velocity =
+            gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
+    } else {
+        out->linear_velocity = gy_w_velocity_of(w, c)->lin;
+        out->angular_velocity = gy_w_velocity_of(w, c)->ang;
+    }
+    out->awake = c->recorded && gy_w_body_awake(w, c);
     out->has_body = c->recorded && c->assigned;
     out->failed = c->failed;
     out->error = c->error;
-    out->faulted = st->faulted;
+    out->faulted = q != NULL ? (q->flags & GY_PROXY_FAULT) != 0 : st->faulted;
     out->motion = c->motion;
     out->body = c->recorded ? c->body : (gy_body_id){0};
     out->ref = c->ref;
-    out->tick = c->settled ? w->frame_tick : st->state_tick;
+    out->tick = gy_w_body_state_tick(w, c);
     const gy_w_character_state *cs = gy_w_character_state_of(c);
     gy_w_character_state none;
     memset(&none, 0, sizeof none);
@@ -1169,6 +1205,7 @@ void gy_w_bodies_stopped(gy_world *w)
 {
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
+        gy_w_body_own_state(w, c); /* the last result's state stays what the game knows */
         gy_w_transform_unfollow(w, c->entity);
         gy_w_body_unsettle(w, c);
         c->held = gy_w_body_pose(w, c); /* the last result, drawn until physics runs again */

@@ -200,8 +200,7 @@ static void draw_entries(const gy_world *w, const gy_debug_draw *d, const gy_sna
         if (c == NULL)
             continue;
         if ((d->flags & GY_DEBUG_DRAW_COLLIDERS) != 0)
-            draw_collider(d, &info.entry,
-                          collider_color(d, &info.entry, gy_w_result_of(w, c)->awake));
+            draw_collider(d, &info.entry, collider_color(d, &info.entry, gy_w_body_awake(w, c)));
         if ((d->flags & GY_DEBUG_DRAW_BOUNDS) != 0 && info.entry.shape.type != GY_SHAPE_PLANE)
             draw_aabb(d, info.bounds_min, info.bounds_max, d->palette.bounds);
     }

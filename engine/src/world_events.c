@@ -314,6 +314,7 @@ static void on_reply(void *ctx, const gy_reply *r)
             w->stats.replies_stale++;
             break;
         }
+        gy_w_body_own_state(w, c); /* faulted until a capture reads the proxy again */
         gy_w_result_of(w, c)->faulted = true;
         gy_log(w->logger, GY_LOG_ERROR,
                "world: entity '%s': the adapter produced a non-finite state; body frozen",

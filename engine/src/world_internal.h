@@ -163,21 +163,28 @@ typedef struct gy_w_sample {
 /* ---- results --------------------------------------------------------------------------------- */
 
 /* What the capture reads and writes of a body, by store_index: a publish walks these 32-byte
- * records (with the proxies, velocities and samples, all by store_index) and never the component,
- * and the sync learns from them alone that a body follows its transform. Valid for the
- * component's life (its store index is). */
+ * records (with the proxies and samples, all by store_index) and never the component, and the
+ * sync learns from them alone that a body follows its transform. Valid for the component's life
+ * (its store index is).
+ *
+ * A body's velocities, awake and faulted flags and state tick are its proxy's in the publish the
+ * newest capture took in and kept (w->kept, gy_physics_keep_frame) while `kept_state` holds: the
+ * capture then writes none of them. Before that proxy can stop speaking for the body (the capture
+ * refuses a newer one, a release, teleport, settle, stop, a fault reply) gy_w_result_own copies
+ * them here, where they are read from until a capture takes a proxy in again. */
 typedef struct gy_w_result {
     uint32_t generation; /* of the body the capture watches: gy_w_body.ref's while tracked */
     uint32_t curr_tick;  /* proxy tick of the newest result */
     uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
-    uint64_t state_tick; /* while the component is settled: stale, read w->frame_tick */
+    uint64_t state_tick; /* while settled or kept_state: stale (w->frame_tick is it) */
     uint16_t teleports_sent;
     uint16_t teleports_seen;
     bool have_proxy : 1; /* a proxy of this generation was taken in */
     bool awake : 1;
     bool faulted : 1;
     bool is_character : 1; /* desc.is_character */
+    bool kept_state : 1;   /* velocities, awake, faulted, state tick: w->kept[store_index]'s */
     bool is_static : 1;    /* the component's motion is Static (or Trigger) */
     /* A physics-driven root without children (most bodies): the entity's world and local poses
      * are its body's pose (gy_w_body_pose), read through the body; the stored ones are stale
@@ -186,8 +193,8 @@ typedef struct gy_w_result {
     bool follows : 1;
 } gy_w_result;
 
-/* A body's velocities as the game knows them, by store_index (the capture's, or a character's
- * reply, or the description's until a result comes). */
+/* A body's velocities as the game knows them, by store_index, while not kept_state (a result's,
+ * a character's reply, or the description's until a result comes). */
 typedef struct gy_w_velocity {
     gy_vec3 lin, ang;
 } gy_w_velocity;
@@ -376,7 +383,11 @@ struct gy_world {
     gy_u32_array doomed;   /* entity handles' slots found below the kill plane this tick */
     uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
     uint32_t store_capacity, store_high;
-    gy_w_result *results;      /* by store_index */
+    gy_w_result *results; /* by store_index */
+    /* The publish the newest capture took in, kept unchanged until the next capture (the
+     * physics thread never writes it meanwhile): the kept_state bodies' velocities and flags. */
+    const gy_proxy *kept;
+    uint32_t kept_count;
     gy_w_velocity *velocities; /* by store_index */
     uint32_t results_capacity, velocities_capacity;
     gy_u32_array store_free;
@@ -538,6 +549,40 @@ static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body
 {
     return &w->velocities[c->ref.index];
 }
+/* The velocities, flags and state tick of store index `s` from the proxy of `frame` (a kept
+ * publish of tick `tick`, `count` proxies) into its record, when they are read there
+ * (kept_state); nothing otherwise. */
+static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *frame, uint32_t count,
+                                   uint64_t tick)
+{
+    gy_w_result *st = &w->results[s];
+    if (!st->kept_state)
+        return;
+    st->kept_state = false;
+    assert(frame != NULL && s < count);
+    if (frame == NULL || s >= count)
+        return;
+    const gy_proxy *q = &frame[s];
+    /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
+    if (!st->is_character) {
+        gy_w_velocity *v = &w->velocities[s];
+        v->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
+        v->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
+    }
+    st->awake = (q->flags & GY_PROXY_AWAKE) != 0;
+    st->faulted = (q->flags & GY_PROXY_FAULT) != 0;
+    st->state_tick = tick;
+}
+/* The same for a component, from the publish kept now: before the World changes any of them or
+ * the body stops being captured. */
+static inline void gy_w_body_own_state(gy_world *w, const gy_w_body *c)
+{
+    gy_w_result_own(w, c->ref.index, w->kept, w->kept_count, w->frame_tick);
+}
+/* The tick of the newest result the game knows of the body (gy_physics_state.tick), and whether
+ * that result had it awake. */
+uint64_t gy_w_body_state_tick(const gy_world *w, const gy_w_body *c);
+bool gy_w_body_awake(const gy_world *w, const gy_w_body *c);
 /* Whether the entity's transform follows its body (gy_w_result.follows). */
 static inline bool gy_w_follows_body(const gy_world *w, uint32_t slot)
 {
@@ -570,7 +615,8 @@ static inline void gy_w_body_mark_moved(gy_world *w, uint32_t store_index)
         return;
     assert(w->moved.count < w->moved.capacity);
     at = w->moved.count++;
-    st->moved_at = at;
+    if (st->moved_at != at) /* mostly the same place as last tick: the record stays clean */
+        st->moved_at = at;
     w->moved.items[at] = store_index;
     w->moved_next[at] = w->motion[store_index].entity;
     assert(w->writeback.count < w->writeback.capacity);

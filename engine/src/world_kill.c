@@ -105,7 +105,7 @@ void gy_w_kill_below(gy_world *w)
         gy_body_event_fn fn = w->ents[slot].on_body_event;
         void *ctx = w->ents[slot].body_event_ctx;
         const gy_w_body *c = gy_w_body_of(w, slot);
-        uint64_t state_tick = gy_w_result_of(w, c)->state_tick;
+        uint64_t state_tick = gy_w_body_state_tick(w, c);
         gy_body_event ev = {GY_BODY_EVENT_KILLED, e, state_tick != 0 ? state_tick : w->frame_tick};
         bool nested = w->dispatching;
         w->dispatching = true;

@@ -329,12 +329,34 @@ static void advance(gy_world *w, double dt, bool fresh)
     w->alpha = alpha < 0.0 ? 0.0 : alpha > 1.0 ? 1.0 : alpha;
 }
 
+/* Most bodies of a frame hold results of the newest tick and the one before, and the render
+ * time falls between the two: the fraction is then the same for all of them, worked out once as
+ * motion_pose would for each. `lo`: the previous tick's low 32 bits (the newest is lo + 1); `t`
+ * negative when the render time is not strictly before the newest tick or not after the one
+ * before. */
+typedef struct common_span {
+    uint32_t lo;
+    double t;
+} common_span;
+
+static common_span common(const gy_world *w)
+{
+    common_span c = {(uint32_t)w->frame_tick - 1u, -1.0};
+    double tb = (double)(int64_t)w->frame_tick * w->step_dt;
+    double ta = (double)((int64_t)w->frame_tick - 1) * w->step_dt;
+    double at = w->render_time;
+    if (w->frame_tick > 0 && at < tb && at >= ta)
+        c.t = (at - ta) * (1.0 / (tb - ta));
+    return c;
+}
+
 void gy_w_render_frame(gy_world *w, double dt)
 {
     advance(w, dt, w->seen_tick != w->render_tick);
     w->render_tick = w->seen_tick;
     uint32_t n = 0, kept = 0;
     span_inverse inv = {-1.0, 0.0};
+    const common_span span = common(w);
     /* Fetched ahead: the records and the list entries are cold by the next frame. The list is
      * compacted in order as it is walked (rather than swap-removed), so each visit touches only
      * its own body's record and poses and the walk stays a forward stream. */
@@ -361,7 +383,13 @@ void gy_w_render_frame(gy_world *w, double dt)
         gy_render_pose *out = &w->render[n++];
         out->entity = m->entity;
         bool settled = true;
-        if (m->count > 0) {
+        const gy_w_sample *sb, *sa;
+        if (m->count > 1 && span.t >= 0.0 &&
+            (sb = &w->samples[gy_w_ring_slot(m, m->count - 1u)][s])->tick == span.lo + 1u &&
+            (sa = &w->samples[gy_w_ring_slot(m, m->count - 2u)][s])->tick == span.lo) {
+            blend(sa, sb, span.t, &out->pose);
+            settled = false;
+        } else if (m->count > 0) {
             settled = motion_pose(w, s, w->render_time, &inv, &out->pose);
         } else {
             uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;

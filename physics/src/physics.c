@@ -212,8 +212,9 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
         gy_triple_buffer_def td;
         memset(&td, 0, sizeof td);
         td.size = sizeof(gy_phys_frame);
-        for (int i = 0; i < 3; i++)
+        for (uint32_t i = 0; i < GY_PHYS_PROXY_BUFS; i++)
             td.buffers[i] = &p->sh.frames[i];
+        td.reader_keeps = true;
         td.allocator = a;
         r = gy_triple_buffer_create(&td, &p->cfg.proxy_tb);
         if (r == GY_OK)
@@ -816,6 +817,14 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out)
     out->published_ns = f->published_ns;
     out->applied_seq = f->applied_seq;
     return GY_OK;
+}
+
+const gy_proxy *gy_physics_keep_frame(gy_physics *p, uint32_t *count)
+{
+    const gy_phys_frame *f = p != NULL ? gy_triple_buffer_keep(p->cfg.proxy_tb) : NULL;
+    if (count != NULL)
+        *count = f != NULL ? f->count : 0u;
+    return f != NULL ? f->proxies : NULL;
 }
 
 gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint32_t *count,

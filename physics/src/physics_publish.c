@@ -573,7 +573,7 @@ static void publish_proxies(gy_phys_sim *p)
     /* The buffer taken next must hold the current values: when another buffer is too small,
      * its array is made now, so a failure publishes nothing and loses nothing. */
     bool small = false;
-    for (uint32_t k = 0; k < 3; k++)
+    for (uint32_t k = 0; k < GY_PHYS_PROXY_BUFS; k++)
         small |= k != b && p->sh->frames[k].capacity < n;
     if (small && p->spare_capacity < n) {
         gy_proxy *a = gy_alloc(p->cfg->alloc, (size_t)f->capacity * sizeof(gy_proxy));
@@ -610,7 +610,7 @@ static void publish_proxies(gy_phys_sim *p)
     catch_up(p, nb, f);
     p->frame = nb;
     bool all_hold = true;
-    for (uint32_t k = 0; k < 3; k++)
+    for (uint32_t k = 0; k < GY_PHYS_PROXY_BUFS; k++)
         all_hold &= p->sh->frames[k].capacity >= n;
     if (all_hold && p->spare != NULL) {
         gy_free(p->cfg->alloc, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));

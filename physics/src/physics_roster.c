@@ -53,5 +53,5 @@ void gy_phys_unlist(gy_phys_sim *p, uint32_t store_index)
 
 void gy_phys_invalidate_buffers(gy_phys_sim *p)
 {
-    p->written_seq[0] = p->written_seq[1] = p->written_seq[2] = 0;
+    memset(p->written_seq, 0, sizeof p->written_seq);
 }

@@ -97,6 +97,7 @@ typedef struct gy_phys_resource_payload {
 
 #define GY_PHYS_NONE       UINT32_MAX
 #define GY_PHYS_LANES      8u /* sleepers revalidated every 8 publishes, body index % 8 */
+#define GY_PHYS_PROXY_BUFS 4u /* proxy buffers: a triple buffer and one the reader keeps */
 #define GY_PHYS_DIRTY_RING 8u /* per-publish dirty lists kept; older buffers get a full scan */
 #define GY_PHYS_WINDOW     1024u
 
@@ -318,7 +319,9 @@ typedef struct gy_phys_shared {
     pthread_rwlock_t sim_lock; /* held (write) by the physics thread while it touches the world */
 
     gy_phys_capture cap;
-    gy_phys_frame frames[3]; /* owned by whichever thread holds the buffer */
+    /* Owned by whichever thread holds the buffer: the proxy exchange has a fourth, so the game
+     * thread can keep the publish its World last took in (gy_physics_keep_frame). */
+    gy_phys_frame frames[GY_PHYS_PROXY_BUFS];
 } gy_phys_shared;
 
 /* A game-side pool of refs (bodies', joints', resources'): the generation of the ref live at each
@@ -364,7 +367,7 @@ typedef struct gy_phys_sim {
      * are 0, where every body's marks are cleared: marks keep 32 bits (a roster record 16 bytes
      * smaller) and still never match an old publish. */
     uint64_t pub_seq;
-    uint64_t written_seq[3]; /* publish sequence each proxy buffer was last brought up to */
+    uint64_t written_seq[GY_PHYS_PROXY_BUFS]; /* publish sequence each buffer was last brought up to */
     uint32_t frame;          /* the proxy buffer the writer holds (the current values) */
     /* A proxy array for the next buffer to hold, made before a publish when that buffer may be
      * too small to take the current values (so a failure skips the publish, losing nothing). */

@@ -526,7 +526,7 @@ void gy_phys_free_world_state(gy_phys_sim *p)
     gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
     gy_free(a, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
-    for (uint32_t b = 0; b < 3; b++)
+    for (uint32_t b = 0; b < GY_PHYS_PROXY_BUFS; b++)
         if (p->sh->frames[b].proxies != NULL)
             gy_free(a, p->sh->frames[b].proxies,
                     (size_t)p->sh->frames[b].capacity * sizeof(gy_proxy));

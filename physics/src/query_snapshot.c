@@ -883,7 +883,7 @@ gy_result gy_query_snapshot_create(const gy_query_snapshot_def *def, gy_query_sn
     qs->static_trees[0]->refs = 1;
     qs->trees[TREE_STATIC] = &qs->static_trees[0]->bvh;
     gy_triple_buffer_def tbd = {
-        sizeof(gy_snapshot_view), {&qs->views[0], &qs->views[1], &qs->views[2]}, a};
+        sizeof(gy_snapshot_view), {&qs->views[0], &qs->views[1], &qs->views[2], NULL}, a, false};
     gy_result r = gy_triple_buffer_create(&tbd, &qs->tb);
     if (r == GY_OK)
         r = grow_slots(qs, d.initial_slots ? d.initial_slots : 64u);

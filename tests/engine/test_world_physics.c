@@ -1,6 +1,9 @@
 /* Physics components over the real physics thread (lockstep): attachment identity end to end,
- * stale replies, the enable trio, updates, stop/start, and the validation every write does. */
+ * stale replies, the enable trio, updates, stop/start, and the validation every write does; and
+ * in real time, the state a body reports staying that of the publish the World took in. */
 #include "test_world_fixture.h"
+
+#include <time.h>
 
 #define G 9.81
 
@@ -705,6 +708,52 @@ static void test_body_removed_in_a_callback_leaves_the_others_synced(void **stat
     wfx_destroy(w, &ta);
 }
 
+/* Real time: a body's velocities, flags and state tick are those of the publish the World's
+ * last tick took in, however many newer publishes another reader takes in between (the World
+ * reads them where that publish is kept; under TSan this also shows the physics thread never
+ * writes it meanwhile), and the next tick moves them on. */
+static void test_body_state_is_the_publish_the_world_took_in(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world_def c = wfx_config(&ta, false);
+    gy_world *w = wfx_world_with(&c);
+    gy_entity ball = wfx_ball(w, "ball", gy_v3(0, 1000, 0));
+    const struct timespec ms = {0, 2000000L};
+    gy_physics_state before = wfx_state(w, ball);
+    for (uint32_t i = 0; i < 5000u && before.linear_velocity.y >= 0.0; i++) {
+        nanosleep(&ms, NULL);
+        wfx_tick(w, 1);
+        before = wfx_state(w, ball);
+    }
+    assert_true(before.linear_velocity.y < 0.0);
+    assert_true(before.awake);
+    uint32_t newer = 0;
+    for (uint32_t i = 0; i < 5000u && newer < 4u; i++) {
+        nanosleep(&ms, NULL);
+        const gy_proxy *px;
+        uint32_t n;
+        uint64_t tick = 0;
+        if (gy_physics_read_proxies(gy_world_physics(w), &px, &n, &tick, NULL) == GY_OK &&
+            tick > before.tick + newer)
+            newer++;
+    }
+    assert_int_equal(newer, 4);
+    gy_physics_state after = wfx_state(w, ball);
+    assert_int_equal(after.tick, before.tick);
+    assert_memory_equal(&after.linear_velocity, &before.linear_velocity,
+                        sizeof before.linear_velocity);
+    assert_memory_equal(&after.angular_velocity, &before.angular_velocity,
+                        sizeof before.angular_velocity);
+    assert_true(after.awake == before.awake && after.faulted == before.faulted);
+    wfx_tick(w, 1);
+    after = wfx_state(w, ball);
+    assert_true(after.tick > before.tick);
+    assert_true(after.linear_velocity.y < before.linear_velocity.y); /* still falling, faster */
+    wfx_destroy(w, &ta);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -722,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_body_teleported_static_keeps_game_pose),
         cmocka_unit_test(test_body_statics_tracked_again_after_restart),
         cmocka_unit_test(test_body_removed_in_a_callback_leaves_the_others_synced),
+        cmocka_unit_test(test_body_state_is_the_publish_the_world_took_in),
     };
     return cmocka_run_group_tests_name("world_physics", tests, NULL, NULL);
 }

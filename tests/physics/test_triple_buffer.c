@@ -1,5 +1,6 @@
 /* Triple buffer: validation, buffer rotation (writer and reader never share a buffer), ticks,
- * freshness, caller-owned buffers, and a torn-read detector across two real threads. */
+ * freshness, caller-owned buffers, a torn-read detector across two real threads, and a kept
+ * publish that stays intact while the reader reads on. */
 #include "test_support.h"
 
 #include <pthread.h>
@@ -34,6 +35,13 @@ static void test_triple_buffer_create_validates(void **state)
     def = (gy_triple_buffer_def){.size = 8, .buffers = {a, b, NULL}};
     assert_result(gy_triple_buffer_create(&def, &tb), GY_ERR_INVALID_ARGUMENT);
     def = (gy_triple_buffer_def){.size = 8, .buffers = {a, b, a}};
+    assert_result(gy_triple_buffer_create(&def, &tb), GY_ERR_INVALID_ARGUMENT);
+    char c[8], d[8];
+    def = (gy_triple_buffer_def){.size = 8, .buffers = {a, b, c, d}};
+    assert_result(gy_triple_buffer_create(&def, &tb), GY_ERR_INVALID_ARGUMENT);
+    def = (gy_triple_buffer_def){.size = 8, .buffers = {a, b, c}, .reader_keeps = true};
+    assert_result(gy_triple_buffer_create(&def, &tb), GY_ERR_INVALID_ARGUMENT);
+    def = (gy_triple_buffer_def){.size = 8, .buffers = {a, b, c, a}, .reader_keeps = true};
     assert_result(gy_triple_buffer_create(&def, &tb), GY_ERR_INVALID_ARGUMENT);
     assert_null(tb);
 
@@ -194,6 +202,70 @@ static void test_triple_buffer_reader_never_sees_a_torn_publish(void **state)
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* A publish kept by the reader stays intact, whatever it reads after, until it keeps another:
+ * checked against the writer thread as the torn-read detector is (and under TSan). */
+static bool publish_intact(const uint64_t *r, uint64_t tick)
+{
+    uint64_t sum = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < WORDS - 1; i++) {
+        ok = ok && r[i] == mix64(tick * 1000003u + i);
+        sum ^= r[i];
+    }
+    return ok && r[WORDS - 1] == (sum ^ tick);
+}
+
+static void test_triple_buffer_kept_publish_stays_intact(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_triple_buffer_def def = {
+        .size = WORDS * sizeof(uint64_t), .allocator = &ta.base, .reader_keeps = true};
+    torn t = {.publishes = 200000 / SCALE};
+    assert_result(gy_triple_buffer_create(&def, &t.tb), GY_OK);
+    assert_null(gy_triple_buffer_keep(t.tb)); /* nothing read yet */
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, torn_writer, &t), 0);
+
+    const uint64_t *kept = NULL;
+    uint64_t kept_tick = 0, keeps = 0, broken = 0, reads = 0, tick = 0;
+    for (;;) {
+        bool done = __atomic_load_n(&t.done, __ATOMIC_ACQUIRE);
+        const uint64_t *r = gy_triple_buffer_read(t.tb, &tick, NULL);
+        if (r != NULL) {
+            reads++;
+            if (!publish_intact(r, tick))
+                broken++;
+            /* Keep one publish in eight: the others are read past it. */
+            if (kept == NULL || reads % 8u == 0) {
+                kept = gy_triple_buffer_keep(t.tb);
+                assert_ptr_equal(kept, r);
+                kept_tick = tick;
+                keeps++;
+            }
+            if (!publish_intact(kept, kept_tick))
+                broken++;
+        }
+        if (done && tick == t.publishes)
+            break;
+    }
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(broken, 0);
+    assert_true(keeps > 1);
+
+    /* Without reader_keeps there is nothing to keep. */
+    gy_triple_buffer *plain = NULL;
+    def.reader_keeps = false;
+    assert_result(gy_triple_buffer_create(&def, &plain), GY_OK);
+    gy_triple_buffer_publish(plain, 1);
+    assert_non_null(gy_triple_buffer_read(plain, NULL, NULL));
+    assert_null(gy_triple_buffer_keep(plain));
+    gy_triple_buffer_destroy(plain);
+    gy_triple_buffer_destroy(t.tb);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_triple_buffer_reader_sees_nothing_before_the_first_publish),
         cmocka_unit_test(test_triple_buffer_rotation_never_shares_a_buffer),
         cmocka_unit_test(test_triple_buffer_reader_never_sees_a_torn_publish),
+        cmocka_unit_test(test_triple_buffer_kept_publish_stays_intact),
     };
     return cmocka_run_group_tests_name("triple_buffer", tests, NULL, NULL);
 }

@@ -408,6 +408,12 @@ typedef struct gy_proxy_frame {
  * gy_physics_read_proxies (`fresh` is relative to whichever was called last). */
 gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out);
 
+/* Keeps the publish the last read returned: its proxies stay valid and unchanged, whatever reads
+ * follow, until the next keep and a read after it (the World keeps the publish it took in and
+ * reads its bodies' velocities and flags there). Returns them (*count: how many), or NULL before
+ * the first publish. Game thread, as the reads. */
+const gy_proxy *gy_physics_keep_frame(gy_physics *p, uint32_t *count);
+
 /* The latest proxy publish: *proxies (indexed by body index) and *count stay valid and unchanged
  * until the next call. *tick: the tick it describes; *fresh: published since the previous call.
  * GY_ERR_BUSY before the first publish. Wait-free. */
