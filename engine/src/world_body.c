@@ -45,7 +45,7 @@ static bool is_resource_shape(gy_shape_type t)
 static gy_result refuse(const gy_world *w, const char *op, uint32_t slot, gy_result r,
                         const char *field, const char *why)
 {
-    const char *name = w->ents[slot].name != NULL ? w->ents[slot].name : "";
+    const char *name = gy_w_entity_name(w, slot);
     gy_log(w->logger, GY_LOG_ERROR, "world: %s on entity '%s': %s: %s", op, name, field, why);
     return r;
 }
@@ -687,7 +687,7 @@ static void record_release(gy_world *w, gy_w_body *c)
     if (r != GY_OK)
         gy_log(w->logger, GY_LOG_ERROR,
                "world: releasing the body of entity '%s' failed (%s); it stays until physics stops",
-               w->ents[slot].name != NULL ? w->ents[slot].name : "", gy_result_message(r));
+               gy_w_entity_name(w, slot), gy_result_message(r));
     gy_w_transform_unfollow(w, slot);
     c = gy_w_body_of(w, slot);
     /* A pose it moved to stays marked: the sync still writes the last result back. */
@@ -722,7 +722,7 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
     gy_result r = gy_physics_record_set_pose(w->physics, c->ref, pose);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: teleport of entity '%s' not recorded: %s",
-               w->ents[c->entity].name != NULL ? w->ents[c->entity].name : "",
+               gy_w_entity_name(w, c->entity),
                gy_result_message(r));
         return;
     }
@@ -1265,7 +1265,7 @@ gy_result gy_w_start(gy_world *w)
             c->error = rb;
             gy_log(w->logger, GY_LOG_WARN,
                    "world: entity '%s': body not recreated at physics start: %s",
-                   w->ents[c->entity].name != NULL ? w->ents[c->entity].name : "",
+                   gy_w_entity_name(w, c->entity),
                    gy_result_message(rb));
             continue;
         }
