@@ -343,14 +343,14 @@ static gy_result take_slot(gy_world *w, uint32_t *out)
         return GY_ERR_CAPACITY;
     if (w->ent_high == w->ent_capacity) {
         uint32_t old = w->ent_capacity;
-        gy_result r = gy_array_reserve(w->alloc, (void **)&w->ents, &w->ent_capacity,
-                                       w->ent_high + 1u, sizeof *w->ents);
+        gy_result r = gy_w_grow(w->alloc, (void **)&w->ents, &w->ent_capacity, w->ent_high + 1u,
+                                sizeof *w->ents);
         if (r != GY_OK)
             return r;
         memset(w->ents + old, 0, (size_t)(w->ent_capacity - old) * sizeof *w->ents);
     }
-    gy_result r = gy_array_reserve(w->alloc, (void **)&w->local, &w->local_capacity,
-                                   w->ent_high + 1u, sizeof *w->local);
+    gy_result r = gy_w_grow(w->alloc, (void **)&w->local, &w->local_capacity, w->ent_high + 1u,
+                            sizeof *w->local);
     if (r != GY_OK)
         return r;
     *out = w->ent_high++;
@@ -609,8 +609,7 @@ static void refresh_active(gy_world *w, uint32_t slot, void *ctx)
         gy_result r = gy_w_body_refresh(w, slot);
         if (r != GY_OK)
             gy_log(w->logger, GY_LOG_WARN, "world: entity '%s': body %s failed: %s",
-                   gy_w_entity_name(w, slot), h ? "create" : "release",
-                   gy_result_message(r));
+                   gy_w_entity_name(w, slot), h ? "create" : "release", gy_result_message(r));
     }
 }
 
@@ -1016,40 +1015,42 @@ gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out
     return GY_OK;
 }
 
-/* ---- collision callback ---------------------------------------------------------------------- */
+/* ---- callbacks ------------------------------------------------------------------------------- */
 
-gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collision_fn fn, void *ctx)
+/* Sets the entity's body event callback (`body`) or its collision callback to the one in `want`.
+ * The cold record is made for a callback set, and given back once it holds nothing. */
+static gy_result set_callback(gy_world *w, gy_entity e, const gy_w_entity_cold *want, bool body)
 {
-    gy_result entered = gy_w_enter(w, __func__);
-    if (entered != GY_OK)
-        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    gy_w_entity_cold *c = fn != NULL ? cold_get(w, slot) : gy_w_cold_of(w, slot);
+    bool setting = body ? want->on_body_event != NULL : want->on_collision != NULL;
+    gy_w_entity_cold *c = setting ? cold_get(w, slot) : gy_w_cold_of(w, slot);
     if (c == NULL)
-        return fn != NULL ? GY_ERR_OUT_OF_MEMORY : GY_OK;
-    c->on_collision = fn;
-    c->collision_ctx = fn != NULL ? ctx : NULL;
+        return setting ? GY_ERR_OUT_OF_MEMORY : GY_OK;
+    if (body) {
+        c->on_body_event = want->on_body_event;
+        c->body_event_ctx = want->body_event_ctx;
+    } else {
+        c->on_collision = want->on_collision;
+        c->collision_ctx = want->collision_ctx;
+    }
     cold_trim(w, slot, false);
     return GY_OK;
 }
 
+gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collision_fn fn, void *ctx)
+{
+    gy_result r = gy_w_enter(w, __func__);
+    gy_w_entity_cold want = {.on_collision = fn, .collision_ctx = fn != NULL ? ctx : NULL};
+    return r == GY_OK ? set_callback(w, e, &want, false) : r;
+}
+
 gy_result gy_entity_set_body_callback(gy_world *w, gy_entity e, gy_body_event_fn fn, void *ctx)
 {
-    gy_result entered = gy_w_enter(w, __func__);
-    if (entered != GY_OK)
-        return entered;
-    uint32_t slot = gy_w_entity_slot(w, e);
-    if (slot == GY_W_NONE)
-        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    gy_w_entity_cold *c = fn != NULL ? cold_get(w, slot) : gy_w_cold_of(w, slot);
-    if (c == NULL)
-        return fn != NULL ? GY_ERR_OUT_OF_MEMORY : GY_OK;
-    c->on_body_event = fn;
-    c->body_event_ctx = fn != NULL ? ctx : NULL;
-    cold_trim(w, slot, false);
-    return GY_OK;
+    gy_result r = gy_w_enter(w, __func__);
+    gy_w_entity_cold want = {.on_body_event = fn, .body_event_ctx = fn != NULL ? ctx : NULL};
+    return r == GY_OK ? set_callback(w, e, &want, true) : r;
 }
 
 /* ---- thread ownership ------------------------------------------------------------------------ */

@@ -443,19 +443,19 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
     } else {
         if (w->store_high >= GY_PHYSICS_MAX_STORE_INDEX)
             return GY_ERR_CAPACITY;
-        gy_result r = gy_array_reserve(w->alloc, (void **)&w->store_owner, &w->store_capacity,
-                                       w->store_high + 1u, sizeof *w->store_owner);
+        gy_result r = gy_w_grow(w->alloc, (void **)&w->store_owner, &w->store_capacity,
+                                w->store_high + 1u, sizeof *w->store_owner);
         if (r != GY_OK)
             return r;
         /* The free list must be able to take it back without allocating. */
-        r = gy_array_reserve(w->alloc, (void **)&w->store_free.items, &w->store_free.capacity,
-                             w->store_high + 1u, sizeof *w->store_free.items);
+        r = gy_w_grow(w->alloc, (void **)&w->store_free.items, &w->store_free.capacity,
+                      w->store_high + 1u, sizeof *w->store_free.items);
         if (r == GY_OK)
-            r = gy_array_reserve(w->alloc, (void **)&w->results, &w->results_capacity,
-                                 w->store_high + 1u, sizeof *w->results);
+            r = gy_w_grow(w->alloc, (void **)&w->results, &w->results_capacity, w->store_high + 1u,
+                          sizeof *w->results);
         if (r == GY_OK)
-            r = gy_array_reserve(w->alloc, (void **)&w->velocities, &w->velocities_capacity,
-                                 w->store_high + 1u, sizeof *w->velocities);
+            r = gy_w_grow(w->alloc, (void **)&w->velocities, &w->velocities_capacity,
+                          w->store_high + 1u, sizeof *w->velocities);
         if (r == GY_OK)
             r = gy_w_render_reserve(w, w->bodies.count + 1u, w->store_high + 1u);
         if (r != GY_OK)
@@ -484,11 +484,11 @@ static void give_store_index(gy_world *w, uint32_t idx)
  * leaving is a swap-remove. Capacity is reserved for every component at add (reserve_lists). */
 static gy_result reserve_lists(gy_world *w, uint32_t need)
 {
-    gy_result r = gy_array_reserve(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, need,
-                                   sizeof *w->tracked.items);
+    gy_result r = gy_w_grow(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, need,
+                            sizeof *w->tracked.items);
     if (r == GY_OK)
-        r = gy_array_reserve(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
-                             sizeof *w->moved.items);
+        r = gy_w_grow(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
+                      sizeof *w->moved.items);
     if (r == GY_OK)
         r = gy_w_render_reserve(w, need, w->store_high);
     return r;
@@ -722,8 +722,7 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
     gy_result r = gy_physics_record_set_pose(w->physics, c->ref, pose);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: teleport of entity '%s' not recorded: %s",
-               gy_w_entity_name(w, c->entity),
-               gy_result_message(r));
+               gy_w_entity_name(w, c->entity), gy_result_message(r));
         return;
     }
     gy_w_transform_unfollow(w, c->entity);
@@ -1265,8 +1264,7 @@ gy_result gy_w_start(gy_world *w)
             c->error = rb;
             gy_log(w->logger, GY_LOG_WARN,
                    "world: entity '%s': body not recreated at physics start: %s",
-                   gy_w_entity_name(w, c->entity),
-                   gy_result_message(rb));
+                   gy_w_entity_name(w, c->entity), gy_result_message(rb));
             continue;
         }
         k++;

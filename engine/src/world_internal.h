@@ -38,6 +38,12 @@
 gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *capacity,
                               uint32_t need, size_t elem);
 
+/* gy_array_reserve growing by half rather than doubling: for the arrays with an entry per entity
+ * or body, where a level holds hundreds of thousands and doubling's slack (about a third of the
+ * array on average) is the largest single cost. */
+gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uint32_t need,
+                    size_t elem);
+
 /* ---- the component store --------------------------------------------------------------------- */
 
 typedef struct gy_w_store {
@@ -110,8 +116,8 @@ void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a);
 typedef struct gy_w_entity {
     uint32_t generation;
     uint32_t parent, first_child, next_sibling, prev_sibling; /* slots or GY_W_NONE */
-    uint32_t joints; /* joints naming this entity */
-    uint32_t cold;   /* index in w->cold, or GY_W_NONE: no name and no callbacks */
+    uint32_t joints;                                          /* joints naming this entity */
+    uint32_t cold; /* index in w->cold, or GY_W_NONE: no name and no callbacks */
     bool live : 1;
     bool active : 1;     /* own flag */
     bool active_h : 1;   /* active in the hierarchy */
@@ -239,8 +245,8 @@ typedef struct gy_w_body {
     gy_physics_body_ref ref;
     uint32_t entity;
     gy_result error;
-    uint32_t pairs; /* touching pairs of this body in the World's pair set */
-    uint8_t motion; /* gy_motion_type */
+    uint32_t pairs;    /* touching pairs of this body in the World's pair set */
+    uint8_t motion;    /* gy_motion_type */
     bool recorded : 1; /* a create is recorded (the subsystem's pool holds `ref`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
@@ -365,13 +371,13 @@ struct gy_world {
     gy_pose *local; /* local poses by slot, parallel to ents */
     uint32_t local_capacity;
     uint32_t ent_capacity, ent_high, ent_live, free_head;
-    uint32_t first_root;       /* the roots' list (gy_w_entity) */
-    gy_w_entity_cold *cold;    /* names and callbacks (gy_w_entity.cold) */
+    uint32_t first_root;    /* the roots' list (gy_w_entity) */
+    gy_w_entity_cold *cold; /* names and callbacks (gy_w_entity.cold) */
     uint32_t cold_count, cold_capacity, cold_free;
-    gy_w_store child_world;    /* gy_pose: world poses of entities with a parent */
-    gy_w_store scales;         /* gy_vec3: local scales other than (1, 1, 1) */
-    gy_u32_array dirty;        /* entity slots with dirty_game / dirty_phys */
-    bool dirty_overflow;       /* the dirty list could not grow: propagate everything */
+    gy_w_store child_world; /* gy_pose: world poses of entities with a parent */
+    gy_w_store scales;      /* gy_vec3: local scales other than (1, 1, 1) */
+    gy_u32_array dirty;     /* entity slots with dirty_game / dirty_phys */
+    bool dirty_overflow;    /* the dirty list could not grow: propagate everything */
 
     /* physics components */
     gy_w_store bodies; /* gy_w_body */
