@@ -61,7 +61,6 @@ static void free_world(gy_world *w)
     gy_w_store_fini(&w->scales, a);
     gy_w_store_fini(&w->bodies, a);
     gy_u32_array_free(a, &w->dirty);
-    gy_u32_array_free(a, &w->store_free);
     gy_u32_array_free(a, &w->tracked);
     gy_u32_array_free(a, &w->moved);
     gy_u32_array_free(a, &w->doomed);
@@ -159,6 +158,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     w->first_root = GY_W_NONE;
     w->free_head = GY_W_NONE;
     w->cold_free = GY_W_NONE;
+    w->store_free = GY_W_NONE;
     gy_w_store_init(&w->child_world, sizeof(gy_pose));
     gy_w_store_init(&w->scales, sizeof(gy_vec3));
     gy_w_store_init(&w->bodies, sizeof(gy_w_body));

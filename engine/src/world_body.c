@@ -438,18 +438,15 @@ void gy_w_bodies_fini(gy_world *w)
 static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
 {
     uint32_t idx;
-    if (w->store_free.count > 0) {
-        idx = w->store_free.items[--w->store_free.count];
+    if (w->store_free != GY_W_NONE) {
+        idx = w->store_free;
+        uint32_t next = w->store_owner[idx] & ~GY_W_STORE_FREE;
+        w->store_free = next == (GY_W_NONE & ~GY_W_STORE_FREE) ? GY_W_NONE : next;
     } else {
         if (w->store_high >= GY_PHYSICS_MAX_STORE_INDEX)
             return GY_ERR_CAPACITY;
         gy_result r = gy_w_grow(w->alloc, (void **)&w->store_owner, &w->store_capacity,
                                 w->store_high + 1u, sizeof *w->store_owner);
-        if (r != GY_OK)
-            return r;
-        /* The free list must be able to take it back without allocating. */
-        r = gy_w_grow(w->alloc, (void **)&w->store_free.items, &w->store_free.capacity,
-                      w->store_high + 1u, sizeof *w->store_free.items);
         if (r == GY_OK)
             r = gy_w_grow(w->alloc, (void **)&w->results, &w->results_capacity, w->store_high + 1u,
                           sizeof *w->results);
@@ -473,8 +470,8 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
 static void give_store_index(gy_world *w, uint32_t idx)
 {
     gy_w_render_release(w, idx);
-    w->store_owner[idx] = GY_W_NONE;
-    w->store_free.items[w->store_free.count++] = idx;
+    w->store_owner[idx] = GY_W_STORE_FREE | w->store_free;
+    w->store_free = idx;
 }
 
 /* ---- the capture and sync lists ----------------------------------------------------------------
@@ -578,8 +575,8 @@ gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref)
     if (ref.generation == 0 || ref.index >= w->store_high)
         return NULL;
     uint32_t slot = w->store_owner[ref.index];
-    if (slot == GY_W_NONE)
-        return NULL;
+    if (slot >= GY_W_MAX_ENTITIES)
+        return NULL; /* free */
     gy_w_body *c = gy_w_body_of(w, slot);
     return c != NULL && c->recorded && c->ref.generation == ref.generation ? c : NULL;
 }

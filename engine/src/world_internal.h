@@ -31,6 +31,7 @@
 #define GY_W_NONE         UINT32_MAX
 #define GY_W_MAX_ENTITIES (1u << 24)
 #define GY_W_MAX_DT       0.25
+#define GY_W_STORE_FREE   0x80000000u /* see gy_world.store_owner */
 
 /* ---- small arrays ---------------------------------------------------------------------------- */
 
@@ -389,13 +390,16 @@ struct gy_world {
     gy_u32_array moved; /* store indices of the components moved since the last sync */
     bool kill_plane;    /* world_kill.c */
     double kill_y;
-    gy_u32_array doomed;   /* entity handles' slots found below the kill plane this tick */
-    uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
+    gy_u32_array doomed; /* entity handles' slots found below the kill plane this tick */
+    /* store_index → entity slot; a free index holds GY_W_STORE_FREE | the next free one (the
+     * free list, so giving one back never allocates), and every such value is GY_W_NONE or
+     * above GY_W_MAX_ENTITIES: no entity's slot */
+    uint32_t *store_owner;
     uint32_t store_capacity, store_high;
     gy_w_result *results;      /* by store_index */
     gy_w_velocity *velocities; /* by store_index */
     uint32_t results_capacity, velocities_capacity;
-    gy_u32_array store_free;
+    uint32_t store_free; /* first free store index, or GY_W_NONE */
     gy_collider_def *col_scratch;
     uint32_t col_scratch_capacity;
 
