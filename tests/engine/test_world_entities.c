@@ -408,18 +408,12 @@ static void test_world_lock_then_barrier_aborts(void **state)
 
 /* Sibling lists without tails, world poses stored only for children, scales only when not unit,
  * names and callbacks in records kept only while an entity has one: every way in and out. */
-static void noop_collision(void *ctx, gy_world *world, const gy_collision_event *event)
+/* Counts the events it is given (ctx: a uint32_t). */
+static void count_body_events(void *ctx, gy_world *world, const gy_body_event *event)
 {
-    (void)ctx;
     (void)world;
     (void)event;
-}
-
-static void noop_body_event(void *ctx, gy_world *world, const gy_body_event *event)
-{
-    (void)ctx;
-    (void)world;
-    (void)event;
+    (*(uint32_t *)ctx)++;
 }
 
 static void test_entity_side_records_in_and_out(void **state)
@@ -431,10 +425,8 @@ static void test_entity_side_records_in_and_out(void **state)
     gy_entity p = wfx_entity(w, "p", gy_v3(10, 0, 0));
     gy_entity k[4];
     for (int i = 0; i < 4; i++) {
-        gy_entity_def d = gy_default_entity_def();
-        d.parent = p;
-        d.position = gy_v3(i, 0, 0);
-        assert_result(gy_entity_create(w, &d, &k[i]), GY_OK);
+        k[i] = wfx_entity(w, NULL, gy_v3(i, 0, 0));
+        assert_result(gy_entity_set_parent(w, k[i], p), GY_OK);
     }
     /* Out of the middle, the end and the front; then appended again. */
     assert_result(gy_entity_destroy(w, k[1]), GY_OK);
@@ -467,14 +459,16 @@ static void test_entity_side_records_in_and_out(void **state)
     assert_result(gy_entity_get_world_scale(w, k[0], &s), GY_OK);
     assert_vec_near(s, gy_v3(0.5, 1, 1), 0.0);
     /* Callbacks come and go; the name stays. */
-    assert_result(gy_entity_set_collision_callback(w, p, noop_collision, NULL), GY_OK);
-    assert_result(gy_entity_set_body_callback(w, p, noop_body_event, NULL), GY_OK);
+    static wfx_events ev;
+    uint32_t body_events = 0;
+    assert_result(gy_entity_set_collision_callback(w, p, wfx_on_collision, &ev), GY_OK);
+    assert_result(gy_entity_set_body_callback(w, p, count_body_events, &body_events), GY_OK);
     assert_result(gy_entity_set_collision_callback(w, p, NULL, NULL), GY_OK);
     assert_result(gy_entity_set_body_callback(w, p, NULL, NULL), GY_OK);
     assert_string_equal(gy_entity_name(w, p), "p");
     assert_true(gy_entity_equal(gy_world_find_entity(w, "p"), p));
     /* An unnamed entity gets a record for a callback and gives it back. */
-    assert_result(gy_entity_set_body_callback(w, k[2], noop_body_event, NULL), GY_OK);
+    assert_result(gy_entity_set_body_callback(w, k[2], count_body_events, &body_events), GY_OK);
     assert_result(gy_entity_set_body_callback(w, k[2], NULL, NULL), GY_OK);
     assert_result(gy_entity_set_collision_callback(w, k[3], NULL, NULL), GY_OK);
     assert_string_equal(gy_entity_name(w, k[2]), "");
