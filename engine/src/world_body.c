@@ -454,7 +454,7 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
             r = gy_w_grow(w->alloc, (void **)&w->velocities, &w->velocities_capacity,
                           w->store_high + 1u, sizeof *w->velocities);
         if (r == GY_OK)
-            r = gy_w_render_reserve(w, w->bodies.count + 1u, w->store_high + 1u);
+            r = gy_w_render_reserve(w, 0u, w->store_high + 1u); /* moved lists: reserve_moved */
         if (r != GY_OK)
             return r;
         idx = w->store_high++;
@@ -477,18 +477,28 @@ static void give_store_index(gy_world *w, uint32_t idx)
 /* ---- the capture and sync lists ----------------------------------------------------------------
  */
 
-/* Both lists are index sets over store indices: each component's record knows its index, so
- * leaving is a swap-remove. Capacity is reserved for every component at add (reserve_lists). */
-static gy_result reserve_lists(gy_world *w, uint32_t need)
+/* The lists only moving bodies enter (the sync's moved list and the render side's lists of moved
+ * bodies) hold `movers` components whose motion is not Static, and those a change made Static
+ * while they were listed (such a change comes with `movers` one less): a static level pays
+ * nothing for them. */
+static gy_result reserve_moved(gy_world *w, uint32_t movers)
 {
-    gy_result r = gy_w_grow(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, need,
-                            sizeof *w->tracked.items);
-    if (r == GY_OK)
-        r = gy_w_grow(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
-                      sizeof *w->moved.items);
+    uint32_t need = movers + w->moved.count;
+    gy_result r = gy_w_grow(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
+                            sizeof *w->moved.items);
     if (r == GY_OK)
         r = gy_w_render_reserve(w, need, w->store_high);
     return r;
+}
+
+/* Both lists are index sets over store indices: each component's record knows its index, so
+ * leaving is a swap-remove. Capacity is reserved at add: the tracked list for every component,
+ * the moved list for the moving ones (reserve_moved). */
+static gy_result reserve_lists(gy_world *w, uint32_t bodies, uint32_t movers)
+{
+    gy_result r = gy_w_grow(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, bodies,
+                            sizeof *w->tracked.items);
+    return r == GY_OK ? reserve_moved(w, movers) : r;
 }
 
 /* The capture and sync lists are index sets: each record keeps its position in the list (a field
@@ -740,6 +750,7 @@ static void remove_component(gy_world *w, uint32_t slot)
     c = gy_w_body_of(w, slot);
     gy_w_body_untrack(w, c);
     gy_w_body_unmark_moved(w, c);
+    w->movers -= c->motion != GY_MOTION_STATIC;
     gy_w_def *def = c->def;
     give_store_index(w, c->ref.index);
     gy_w_store_remove(&w->bodies, slot);
@@ -794,7 +805,8 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     if (r != GY_OK)
         return r;
     uint32_t idx;
-    r = reserve_lists(w, w->bodies.count + 1u);
+    bool moves = motion != GY_MOTION_STATIC;
+    r = reserve_lists(w, w->bodies.count + 1u, w->movers + moves);
     if (r == GY_OK)
         r = take_store_index(w, slot, &idx);
     if (r != GY_OK) {
@@ -812,6 +824,7 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     c->is_active = desc->is_active;
     c->user_data = desc->body.user_data;
     c->motion = motion;
+    w->movers += moves;
     c->entity = slot;
     c->ref = (gy_physics_body_ref){idx, 0};
     reset_results(w, c, gy_w_world_pose(w, slot));
@@ -852,6 +865,8 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     r = validate_desc(w, desc, &motion, "gy_body_update", slot);
     if (r == GY_OK)
         r = check_placement(w, slot);
+    if (r == GY_OK && c->motion == GY_MOTION_STATIC && motion != GY_MOTION_STATIC)
+        r = reserve_moved(w, w->movers + 1u);
     if (r != GY_OK)
         return r;
     gy_w_def *def;
@@ -865,6 +880,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     c->def = def;
     c->is_active = desc->is_active;
     c->user_data = desc->body.user_data;
+    w->movers += (uint32_t)(motion != GY_MOTION_STATIC) - (uint32_t)(c->motion != GY_MOTION_STATIC);
     c->motion = motion;
     gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;

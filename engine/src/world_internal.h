@@ -388,6 +388,7 @@ struct gy_world {
      * statics, so a publish costs what can move, not the world's size. */
     gy_u32_array tracked;
     gy_u32_array moved; /* store indices of the components moved since the last sync */
+    uint32_t movers;    /* components whose motion is not Static (world_body.c, reserve_moved) */
     bool kill_plane;    /* world_kill.c */
     double kill_y;
     gy_u32_array doomed; /* entity handles' slots found below the kill plane this tick */
