@@ -136,12 +136,9 @@ void gy_w_sync(gy_world *w)
             st->follows = true;
             continue;
         }
-        gy_w_transform *t = gy_w_transform_of(w, slot);
-        t->world = gy_w_body_pose(w, c);
-        if (en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued) {
-            t->local = t->world; /* its propagation would only copy world into local */
-            continue;
-        }
+        *gy_w_world_of(w, slot) = gy_w_body_pose(w, c);
+        if (en->parent == GY_W_NONE && en->first_child == GY_W_NONE && !en->queued)
+            continue; /* a root's world pose is its local one: nothing to propagate */
         gy_w_mark_dirty(w, slot, false);
     }
     w->writeback.count = 0;

@@ -48,15 +48,19 @@ static void free_world(gy_world *w)
     gy_w_events_fini(w);
     gy_w_streams_fini(w);
     gy_w_bodies_fini(w);
-    for (uint32_t s = 0; s < w->ent_high; s++)
-        if (w->ents[s].name != NULL)
-            gy_free(a, w->ents[s].name, w->ents[s].name_size);
+    for (uint32_t i = 0; i < w->cold_count; i++)
+        if (w->cold[i].name != NULL)
+            gy_free(a, w->cold[i].name, w->cold[i].name_size);
+    if (w->cold != NULL)
+        gy_free(a, w->cold, (size_t)w->cold_capacity * sizeof *w->cold);
     if (w->ents != NULL)
         gy_free(a, w->ents, (size_t)w->ent_capacity * sizeof *w->ents);
-    gy_w_store_fini(&w->transforms, a);
+    if (w->local != NULL)
+        gy_free(a, w->local, (size_t)w->local_capacity * sizeof *w->local);
+    gy_w_store_fini(&w->child_world, a);
+    gy_w_store_fini(&w->scales, a);
     gy_w_store_fini(&w->bodies, a);
     gy_u32_array_free(a, &w->dirty);
-    gy_u32_array_free(a, &w->store_free);
     gy_u32_array_free(a, &w->tracked);
     gy_u32_array_free(a, &w->moved);
     gy_u32_array_free(a, &w->doomed);
@@ -151,9 +155,12 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     w->kill_y = c.kill_y;
     w->time_scale = 1.0;
     w->reply_budget = UINT32_MAX;
-    w->first_root = w->last_root = GY_W_NONE;
+    w->first_root = GY_W_NONE;
     w->free_head = GY_W_NONE;
-    gy_w_store_init(&w->transforms, sizeof(gy_w_transform));
+    w->cold_free = GY_W_NONE;
+    w->store_free = GY_W_NONE;
+    gy_w_store_init(&w->child_world, sizeof(gy_pose));
+    gy_w_store_init(&w->scales, sizeof(gy_vec3));
     gy_w_store_init(&w->bodies, sizeof(gy_w_body));
     gy_handle_pool_init(&w->geo_pool, a);
     gy_handle_pool_init(&w->joint_pool, a);
@@ -249,38 +256,45 @@ uint32_t gy_world_get_entities(const gy_world *w, gy_entity *out, uint32_t capac
 
 /* ---- hierarchy links ------------------------------------------------------------------------- */
 
+static uint32_t *list_of(gy_world *w, uint32_t parent)
+{
+    return parent != GY_W_NONE ? &w->ents[parent].first_child : &w->first_root;
+}
+
+/* Appends to the parent's children (or the roots). */
 static void link_child(gy_world *w, uint32_t slot, uint32_t parent)
 {
     gy_w_transform_unfollow(w, slot);
     if (parent != GY_W_NONE)
         gy_w_transform_unfollow(w, parent);
     gy_w_entity *en = &w->ents[slot];
-    uint32_t *first = parent != GY_W_NONE ? &w->ents[parent].first_child : &w->first_root;
-    uint32_t *last = parent != GY_W_NONE ? &w->ents[parent].last_child : &w->last_root;
+    uint32_t *first = list_of(w, parent);
     en->parent = parent;
     en->next_sibling = GY_W_NONE;
-    en->prev_sibling = *last;
-    if (*last != GY_W_NONE)
-        w->ents[*last].next_sibling = slot;
-    else
+    if (*first == GY_W_NONE) {
         *first = slot;
-    *last = slot;
+        en->prev_sibling = slot;
+        return;
+    }
+    uint32_t last = w->ents[*first].prev_sibling;
+    w->ents[last].next_sibling = slot;
+    en->prev_sibling = last;
+    w->ents[*first].prev_sibling = slot;
 }
 
 static void unlink_child(gy_world *w, uint32_t slot)
 {
     gy_w_entity *en = &w->ents[slot];
-    uint32_t parent = en->parent;
-    uint32_t *first = parent != GY_W_NONE ? &w->ents[parent].first_child : &w->first_root;
-    uint32_t *last = parent != GY_W_NONE ? &w->ents[parent].last_child : &w->last_root;
-    if (en->prev_sibling != GY_W_NONE)
-        w->ents[en->prev_sibling].next_sibling = en->next_sibling;
+    uint32_t *first = list_of(w, en->parent);
+    uint32_t next = en->next_sibling, prev = en->prev_sibling;
+    if (*first == slot)
+        *first = next;
     else
-        *first = en->next_sibling;
-    if (en->next_sibling != GY_W_NONE)
-        w->ents[en->next_sibling].prev_sibling = en->prev_sibling;
-    else
-        *last = en->prev_sibling;
+        w->ents[prev].next_sibling = next;
+    if (next != GY_W_NONE)
+        w->ents[next].prev_sibling = prev;
+    else if (*first != GY_W_NONE)
+        w->ents[*first].prev_sibling = prev; /* it was the last */
     en->parent = en->next_sibling = en->prev_sibling = GY_W_NONE;
 }
 
@@ -322,22 +336,33 @@ static gy_result take_slot(gy_world *w, uint32_t *out)
 {
     if (w->free_head != GY_W_NONE) {
         *out = w->free_head;
-        w->free_head = w->ents[*out].next_free;
+        w->free_head = w->ents[*out].next_sibling;
         return GY_OK;
     }
     if (w->ent_high >= GY_W_MAX_ENTITIES)
         return GY_ERR_CAPACITY;
     if (w->ent_high == w->ent_capacity) {
         uint32_t old = w->ent_capacity;
-        gy_result r = gy_array_reserve(w->alloc, (void **)&w->ents, &w->ent_capacity,
-                                       w->ent_high + 1u, sizeof *w->ents);
+        gy_result r = gy_w_grow(w->alloc, (void **)&w->ents, &w->ent_capacity, w->ent_high + 1u,
+                                sizeof *w->ents);
         if (r != GY_OK)
             return r;
         memset(w->ents + old, 0, (size_t)(w->ent_capacity - old) * sizeof *w->ents);
     }
+    gy_result r = gy_w_grow(w->alloc, (void **)&w->local, &w->local_capacity, w->ent_high + 1u,
+                            sizeof *w->local);
+    if (r != GY_OK)
+        return r;
     *out = w->ent_high++;
     w->ents[*out].generation = 0;
     return GY_OK;
+}
+
+/* A slot taken but never made live goes back as it came. */
+static void untake_slot(gy_world *w, uint32_t slot)
+{
+    w->ents[slot].next_sibling = w->free_head;
+    w->free_head = slot;
 }
 
 static void give_slot_back(gy_world *w, uint32_t slot)
@@ -347,9 +372,93 @@ static void give_slot_back(gy_world *w, uint32_t slot)
     /* A slot whose generation would wrap is retired, so no old handle can ever alias it. */
     if (en->generation == UINT32_MAX)
         return;
-    en->next_free = w->free_head;
-    w->free_head = slot;
+    untake_slot(w, slot);
 }
+
+/* ---- cold records ---------------------------------------------------------------------------- */
+
+const char *gy_w_entity_name(const gy_world *w, uint32_t slot)
+{
+    const gy_w_entity_cold *c = gy_w_cold_of(w, slot);
+    return c != NULL && c->name != NULL ? c->name : "";
+}
+
+/* A zeroed cold record's index in *out. */
+static gy_result cold_take(gy_world *w, uint32_t *out)
+{
+    uint32_t i = w->cold_free;
+    if (i != GY_W_NONE) {
+        w->cold_free = w->cold[i].next_free;
+    } else {
+        gy_result r = gy_array_reserve(w->alloc, (void **)&w->cold, &w->cold_capacity,
+                                       w->cold_count + 1u, sizeof *w->cold);
+        if (r != GY_OK)
+            return r;
+        i = w->cold_count++;
+    }
+    memset(&w->cold[i], 0, sizeof w->cold[i]);
+    w->cold[i].next_free = GY_W_NONE;
+    *out = i;
+    return GY_OK;
+}
+
+/* The entity's cold record, made if it has none (NULL: out of memory, nothing changed). */
+static gy_w_entity_cold *cold_get(gy_world *w, uint32_t slot)
+{
+    if (w->ents[slot].cold == GY_W_NONE && cold_take(w, &w->ents[slot].cold) != GY_OK)
+        return NULL;
+    return &w->cold[w->ents[slot].cold];
+}
+
+/* Gives the record back once it holds nothing (or `all`: frees the name too). */
+static void cold_trim(gy_world *w, uint32_t slot, bool all)
+{
+    gy_w_entity_cold *c = gy_w_cold_of(w, slot);
+    if (c == NULL)
+        return;
+    if (all && c->name != NULL) {
+        gy_free(w->alloc, c->name, c->name_size);
+        c->name = NULL;
+    }
+    if (!all && (c->name != NULL || c->on_collision != NULL || c->on_body_event != NULL))
+        return;
+    c->next_free = w->cold_free;
+    w->cold_free = w->ents[slot].cold;
+    w->ents[slot].cold = GY_W_NONE;
+}
+
+/* ---- scales ---------------------------------------------------------------------------------- */
+
+static bool is_unit_scale(gy_vec3 s)
+{
+    return s.x == 1.0 && s.y == 1.0 && s.z == 1.0;
+}
+
+static gy_vec3 scale_of(const gy_world *w, uint32_t slot)
+{
+    const gy_vec3 *s = gy_w_store_get(&w->scales, slot);
+    return s != NULL ? *s : gy_v3(1, 1, 1);
+}
+
+/* Sets the entity's local scale (only a scale other than (1, 1, 1) is stored). Out of memory
+ * changes nothing. */
+static gy_result set_scale(gy_world *w, uint32_t slot, gy_vec3 scale)
+{
+    gy_vec3 *s = gy_w_store_get(&w->scales, slot);
+    if (is_unit_scale(scale)) {
+        gy_w_store_remove(&w->scales, slot);
+        return GY_OK;
+    }
+    if (s == NULL) {
+        gy_result r = gy_w_store_add(&w->scales, w->alloc, slot, (void **)&s);
+        if (r != GY_OK)
+            return r;
+    }
+    *s = scale;
+    return GY_OK;
+}
+
+/* ---- entities (continued) -------------------------------------------------------------------- */
 
 gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out)
 {
@@ -373,49 +482,50 @@ gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out
         r = check_scale(d.scale);
     if (r != GY_OK)
         return r;
-    char *name = NULL;
-    size_t name_size = 0;
-    if (d.name != NULL && d.name[0] != '\0') {
-        name_size = strlen(d.name) + 1u;
-        name = gy_alloc(w->alloc, name_size);
-        if (name == NULL)
-            return GY_ERR_OUT_OF_MEMORY;
-        memcpy(name, d.name, name_size);
-    }
     uint32_t slot;
     r = take_slot(w, &slot);
-    if (r != GY_OK) {
-        if (name != NULL)
-            gy_free(w->alloc, name, name_size);
+    if (r != GY_OK)
         return r;
-    }
-    gy_w_transform *t;
-    r = gy_w_store_add(&w->transforms, w->alloc, slot, (void **)&t);
-    if (r != GY_OK) {
-        if (name != NULL)
-            gy_free(w->alloc, name, name_size);
-        w->ents[slot].next_free = w->free_head;
-        w->free_head = slot;
-        return r;
-    }
+    /* Everything that can fail first, so a failure gives back only what it took. */
     gy_w_entity *en = &w->ents[slot];
+    en->cold = GY_W_NONE;
+    if (d.name != NULL && d.name[0] != '\0') {
+        gy_w_entity_cold *c = cold_get(w, slot);
+        size_t size = strlen(d.name) + 1u;
+        char *name = c != NULL ? gy_alloc(w->alloc, size) : NULL;
+        if (name != NULL) {
+            memcpy(name, d.name, size);
+            c->name = name;
+            c->name_size = size;
+        }
+        r = name != NULL ? GY_OK : GY_ERR_OUT_OF_MEMORY;
+    }
+    gy_pose *cw = NULL;
+    if (r == GY_OK && parent != GY_W_NONE)
+        r = gy_w_store_add(&w->child_world, w->alloc, slot, (void **)&cw);
+    if (r == GY_OK)
+        r = set_scale(w, slot, d.scale);
+    if (r != GY_OK) {
+        gy_w_store_remove(&w->child_world, slot);
+        cold_trim(w, slot, true);
+        untake_slot(w, slot);
+        return r;
+    }
     uint32_t generation = en->generation + 1u;
+    uint32_t cold = en->cold;
     memset(en, 0, sizeof *en);
     en->generation = generation;
-    en->first_child = en->last_child = GY_W_NONE;
-    en->next_free = GY_W_NONE;
-    en->name = name;
-    en->name_size = name_size;
+    en->cold = cold;
+    en->first_child = GY_W_NONE;
     en->live = true;
     en->active = d.active;
     en->active_h = d.active && (parent == GY_W_NONE || w->ents[parent].active_h);
     link_child(w, slot, parent);
-    t->local.position = d.position;
-    t->local.rotation = gy_quat_normalize(d.rotation);
-    t->local_scale = d.scale;
-    const gy_w_transform *pt = parent != GY_W_NONE ? gy_w_transform_of(w, parent) : NULL;
-    t->world = pt != NULL ? compose(gy_w_world_pose(w, parent), t->local) : t->local;
-    t->world_scale = pt != NULL ? gy_v3_mul(pt->world_scale, t->local_scale) : t->local_scale;
+    gy_pose *local = &w->local[slot];
+    local->position = d.position;
+    local->rotation = gy_quat_normalize(d.rotation);
+    if (parent != GY_W_NONE)
+        *gy_w_world_of(w, slot) = compose(gy_w_world_pose(w, parent), *local);
     if (parent != GY_W_NONE && (w->ents[parent].dirty_game || w->ents[parent].dirty_phys))
         gy_w_mark_dirty(w, slot, false);
     w->ent_live++;
@@ -436,8 +546,8 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
      * the subtree first means destroying never allocates, so it cannot fail part-way when memory
      * is short (a failed scene load rolls back through here). */
     for (uint32_t s = slot;;) {
-        while (w->ents[s].last_child != GY_W_NONE)
-            s = w->ents[s].last_child;
+        while (w->ents[s].first_child != GY_W_NONE)
+            s = w->ents[w->ents[s].first_child].prev_sibling; /* the last child */
         uint32_t parent = w->ents[s].parent;
         bool last = s == slot;
         if (w->ents[s].joints > 0)
@@ -445,17 +555,11 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
         if (gy_w_body_of(w, s) != NULL)
             gy_w_body_destroy(w, s);
         unlink_child(w, s);
+        gy_w_store_remove(&w->child_world, s);
+        gy_w_store_remove(&w->scales, s);
+        cold_trim(w, s, true);
         gy_w_entity *en = &w->ents[s];
-        if (en->name != NULL)
-            gy_free(w->alloc, en->name, en->name_size);
-        en->name = NULL;
-        en->name_size = 0;
-        en->on_collision = NULL;
-        en->collision_ctx = NULL;
-        en->on_body_event = NULL;
-        en->body_event_ctx = NULL;
         en->dirty_game = en->dirty_phys = false;
-        gy_w_store_remove(&w->transforms, s);
         give_slot_back(w, s);
         w->ent_live--;
         if (last)
@@ -471,9 +575,11 @@ gy_entity gy_world_find_entity(const gy_world *w, const char *name)
         return gy_entity_null();
     if (w == NULL || name == NULL)
         return gy_entity_null();
-    for (uint32_t s = 0; s < w->ent_high; s++)
-        if (w->ents[s].live && w->ents[s].name != NULL && strcmp(w->ents[s].name, name) == 0)
+    for (uint32_t s = 0; s < w->ent_high; s++) {
+        const gy_w_entity_cold *c = w->ents[s].live ? gy_w_cold_of(w, s) : NULL;
+        if (c != NULL && c->name != NULL && strcmp(c->name, name) == 0)
             return gy_w_entity_handle(w, s);
+    }
     return gy_entity_null();
 }
 
@@ -484,7 +590,7 @@ const char *gy_entity_name(const gy_world *w, gy_entity e)
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return NULL;
-    return w->ents[slot].name != NULL ? w->ents[slot].name : "";
+    return gy_w_entity_name(w, slot);
 }
 
 /* ---- active flags ---------------------------------------------------------------------------- */
@@ -503,8 +609,7 @@ static void refresh_active(gy_world *w, uint32_t slot, void *ctx)
         gy_result r = gy_w_body_refresh(w, slot);
         if (r != GY_OK)
             gy_log(w->logger, GY_LOG_WARN, "world: entity '%s': body %s failed: %s",
-                   en->name != NULL ? en->name : "", h ? "create" : "release",
-                   gy_result_message(r));
+                   gy_w_entity_name(w, slot), h ? "create" : "release", gy_result_message(r));
     }
 }
 
@@ -565,9 +670,22 @@ gy_result gy_entity_set_parent(gy_world *w, gy_entity e, gy_entity parent)
             if (a == slot)
                 return GY_ERR_INVALID_ARGUMENT;
     }
-    if (w->ents[slot].parent == p)
+    uint32_t was = w->ents[slot].parent;
+    if (was == p)
         return GY_OK;
+    if (was == GY_W_NONE) {
+        /* A child keeps its own world pose: made first, so running out of memory changes
+         * nothing. */
+        gy_w_transform_unfollow(w, slot);
+        gy_pose *cw;
+        gy_result r = gy_w_store_add(&w->child_world, w->alloc, slot, (void **)&cw);
+        if (r != GY_OK)
+            return r;
+        *cw = w->local[slot];
+    }
     unlink_child(w, slot);
+    if (p == GY_W_NONE)
+        gy_w_store_remove(&w->child_world, slot);
     link_child(w, slot, p);
     gy_w_mark_dirty(w, slot, true);
     refresh_active_tree(w, slot);
@@ -606,8 +724,7 @@ void gy_w_transform_unfollow(gy_world *w, uint32_t slot)
     if (c == NULL || !gy_w_result_of(w, c)->follows)
         return;
     gy_w_result_of(w, c)->follows = false;
-    gy_w_transform *t = gy_w_transform_of(w, slot);
-    t->world = t->local = gy_w_body_pose(w, c);
+    w->local[slot] = gy_w_body_pose(w, c); /* a root: its world pose too */
 }
 
 /* The stored local pose, or the body's result it follows. */
@@ -615,7 +732,7 @@ static gy_pose local_pose(const gy_world *w, uint32_t slot)
 {
     if (gy_w_follows_body(w, slot))
         return gy_w_body_pose(w, gy_w_body_of(w, slot));
-    return gy_w_transform_of(w, slot)->local;
+    return w->local[slot];
 }
 
 void gy_w_mark_dirty(gy_world *w, uint32_t slot, bool game)
@@ -647,12 +764,11 @@ static gy_pose world_pose_rec(const gy_world *w, uint32_t slot, bool *dirty, boo
     const gy_w_body *c = gy_w_body_of(w, slot);
     if (c != NULL && gy_w_result_of(w, c)->follows)
         return gy_w_body_pose(w, c); /* a root, never dirty */
-    const gy_w_transform *t = gy_w_transform_of(w, slot);
     if (!*dirty)
-        return t->world;
+        return *gy_w_world_of(w, slot);
     if (c != NULL && c->recorded && !*game)
-        return t->world;
-    return en->parent != GY_W_NONE ? compose(pw, t->local) : t->local;
+        return *gy_w_world_of(w, slot);
+    return en->parent != GY_W_NONE ? compose(pw, w->local[slot]) : w->local[slot];
 }
 
 gy_pose gy_w_world_pose(const gy_world *w, uint32_t slot)
@@ -663,10 +779,9 @@ gy_pose gy_w_world_pose(const gy_world *w, uint32_t slot)
 
 static gy_vec3 world_scale_now(const gy_world *w, uint32_t slot)
 {
-    const gy_w_transform *t = gy_w_transform_of(w, slot);
     uint32_t parent = w->ents[slot].parent;
-    return parent != GY_W_NONE ? gy_v3_mul(world_scale_now(w, parent), t->local_scale)
-                               : t->local_scale;
+    return parent != GY_W_NONE ? gy_v3_mul(world_scale_now(w, parent), scale_of(w, slot))
+                               : scale_of(w, slot);
 }
 
 /* One node of a propagation: `game` when the game moved it or an ancestor. */
@@ -674,29 +789,27 @@ static void update_node(gy_world *w, uint32_t slot, bool game)
 {
     gy_w_transform_unfollow(w, slot);
     gy_w_entity *en = &w->ents[slot];
-    gy_w_transform *t = gy_w_transform_of(w, slot);
-    const gy_w_transform *pt = en->parent != GY_W_NONE ? gy_w_transform_of(w, en->parent) : NULL;
+    gy_pose *local = &w->local[slot];
+    gy_pose *world = gy_w_world_of(w, slot); /* a root's is `local` */
+    const gy_pose *pw = en->parent != GY_W_NONE ? gy_w_world_of(w, en->parent) : NULL;
     gy_w_body *c = gy_w_body_of(w, slot);
     if (c != NULL && c->recorded && !game) {
         /* Physics drives it: its world pose stands, its local pose follows. */
-        if (pt != NULL) {
-            t->local = gy_pose_mul(gy_pose_inverse(pt->world), t->world);
-            t->local.rotation = gy_quat_normalize(t->local.rotation);
-        } else {
-            t->local = t->world;
+        if (pw != NULL) {
+            *local = gy_pose_mul(gy_pose_inverse(*pw), *world);
+            local->rotation = gy_quat_normalize(local->rotation);
         }
     } else {
-        t->world = pt != NULL ? compose(pt->world, t->local) : t->local;
-        if (c != NULL && c->recorded && !pose_equal(t->world, gy_w_body_pose(w, c)))
-            gy_w_body_teleport_record(w, c, t->world);
+        if (pw != NULL)
+            *world = compose(*pw, *local);
+        if (c != NULL && c->recorded && !pose_equal(*world, gy_w_body_pose(w, c)))
+            gy_w_body_teleport_record(w, c, *world);
     }
-    t->world_scale = pt != NULL ? gy_v3_mul(pt->world_scale, t->local_scale) : t->local_scale;
 }
 
 static void visit(gy_world *w, uint32_t slot, bool game)
 {
     gy_w_entity *en = &w->ents[slot];
-    en->mark = w->pass;
     game = game || en->dirty_game;
     update_node(w, slot, game);
     en->dirty_game = en->dirty_phys = false;
@@ -708,7 +821,6 @@ void gy_w_propagate(gy_world *w)
 {
     if (w->dirty.count == 0 && !w->dirty_overflow)
         return;
-    w->pass++;
     if (w->dirty_overflow) {
         for (uint32_t r = w->first_root; r != GY_W_NONE; r = w->ents[r].next_sibling)
             visit(w, r, false);
@@ -716,12 +828,13 @@ void gy_w_propagate(gy_world *w)
         for (uint32_t i = 0; i < w->dirty.count; i++) {
             uint32_t slot = w->dirty.items[i];
             gy_w_entity *en = &w->ents[slot];
-            if (!en->live || en->mark == w->pass || !(en->dirty_game || en->dirty_phys))
+            /* A visit clears the flags, so one reached from an earlier entry is skipped. */
+            if (!en->live || !(en->dirty_game || en->dirty_phys))
                 continue;
             /* Start from the highest dirty ancestor so parents are current before children. */
             uint32_t top = slot;
             for (uint32_t a = en->parent; a != GY_W_NONE; a = w->ents[a].parent)
-                if ((w->ents[a].dirty_game || w->ents[a].dirty_phys) && w->ents[a].mark != w->pass)
+                if (w->ents[a].dirty_game || w->ents[a].dirty_phys)
                     top = a;
             visit(w, top, false);
         }
@@ -751,16 +864,16 @@ static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position,
         r = check_rotation(*rotation);
     if (r == GY_OK && scale != NULL)
         r = check_scale(*scale);
+    if (r == GY_OK && scale != NULL)
+        r = set_scale(w, slot, *scale); /* first: it alone can fail (out of memory) */
     if (r != GY_OK)
         return r;
     gy_w_transform_unfollow(w, slot);
-    gy_w_transform *t = gy_w_transform_of(w, slot);
+    gy_pose *local = &w->local[slot];
     if (position != NULL)
-        t->local.position = *position;
+        local->position = *position;
     if (rotation != NULL)
-        t->local.rotation = gy_quat_normalize(*rotation);
-    if (scale != NULL)
-        t->local_scale = *scale;
+        local->rotation = gy_quat_normalize(*rotation);
     gy_w_mark_dirty(w, slot, true);
     return GY_OK;
 }
@@ -844,7 +957,7 @@ gy_result gy_entity_get_local_scale(const gy_world *w, gy_entity e, gy_vec3 *out
         return GY_ERR_INVALID_ARGUMENT;
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    *out = gy_w_transform_of(w, slot)->local_scale;
+    *out = scale_of(w, slot);
     return GY_OK;
 }
 
@@ -902,32 +1015,42 @@ gy_result gy_entity_get_render_pose(const gy_world *w, gy_entity e, gy_pose *out
     return GY_OK;
 }
 
-/* ---- collision callback ---------------------------------------------------------------------- */
+/* ---- callbacks ------------------------------------------------------------------------------- */
 
-gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collision_fn fn, void *ctx)
+/* Sets the entity's body event callback (`body`) or its collision callback to the one in `want`.
+ * The cold record is made for a callback set, and given back once it holds nothing. */
+static gy_result set_callback(gy_world *w, gy_entity e, const gy_w_entity_cold *want, bool body)
 {
-    gy_result entered = gy_w_enter(w, __func__);
-    if (entered != GY_OK)
-        return entered;
     uint32_t slot = gy_w_entity_slot(w, e);
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    w->ents[slot].on_collision = fn;
-    w->ents[slot].collision_ctx = fn != NULL ? ctx : NULL;
+    bool setting = body ? want->on_body_event != NULL : want->on_collision != NULL;
+    gy_w_entity_cold *c = setting ? cold_get(w, slot) : gy_w_cold_of(w, slot);
+    if (c == NULL)
+        return setting ? GY_ERR_OUT_OF_MEMORY : GY_OK;
+    if (body) {
+        c->on_body_event = want->on_body_event;
+        c->body_event_ctx = want->body_event_ctx;
+    } else {
+        c->on_collision = want->on_collision;
+        c->collision_ctx = want->collision_ctx;
+    }
+    cold_trim(w, slot, false);
     return GY_OK;
+}
+
+gy_result gy_entity_set_collision_callback(gy_world *w, gy_entity e, gy_collision_fn fn, void *ctx)
+{
+    gy_result r = gy_w_enter(w, __func__);
+    gy_w_entity_cold want = {.on_collision = fn, .collision_ctx = fn != NULL ? ctx : NULL};
+    return r == GY_OK ? set_callback(w, e, &want, false) : r;
 }
 
 gy_result gy_entity_set_body_callback(gy_world *w, gy_entity e, gy_body_event_fn fn, void *ctx)
 {
-    gy_result entered = gy_w_enter(w, __func__);
-    if (entered != GY_OK)
-        return entered;
-    uint32_t slot = gy_w_entity_slot(w, e);
-    if (slot == GY_W_NONE)
-        return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
-    w->ents[slot].on_body_event = fn;
-    w->ents[slot].body_event_ctx = fn != NULL ? ctx : NULL;
-    return GY_OK;
+    gy_result r = gy_w_enter(w, __func__);
+    gy_w_entity_cold want = {.on_body_event = fn, .body_event_ctx = fn != NULL ? ctx : NULL};
+    return r == GY_OK ? set_callback(w, e, &want, true) : r;
 }
 
 /* ---- thread ownership ------------------------------------------------------------------------ */

@@ -45,7 +45,7 @@ static bool is_resource_shape(gy_shape_type t)
 static gy_result refuse(const gy_world *w, const char *op, uint32_t slot, gy_result r,
                         const char *field, const char *why)
 {
-    const char *name = w->ents[slot].name != NULL ? w->ents[slot].name : "";
+    const char *name = gy_w_entity_name(w, slot);
     gy_log(w->logger, GY_LOG_ERROR, "world: %s on entity '%s': %s: %s", op, name, field, why);
     return r;
 }
@@ -438,26 +438,23 @@ void gy_w_bodies_fini(gy_world *w)
 static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
 {
     uint32_t idx;
-    if (w->store_free.count > 0) {
-        idx = w->store_free.items[--w->store_free.count];
+    if (w->store_free != GY_W_NONE) {
+        idx = w->store_free;
+        uint32_t next = w->store_owner[idx] & ~GY_W_STORE_FREE;
+        w->store_free = next == (GY_W_NONE & ~GY_W_STORE_FREE) ? GY_W_NONE : next;
     } else {
         if (w->store_high >= GY_PHYSICS_MAX_STORE_INDEX)
             return GY_ERR_CAPACITY;
-        gy_result r = gy_array_reserve(w->alloc, (void **)&w->store_owner, &w->store_capacity,
-                                       w->store_high + 1u, sizeof *w->store_owner);
-        if (r != GY_OK)
-            return r;
-        /* The free list must be able to take it back without allocating. */
-        r = gy_array_reserve(w->alloc, (void **)&w->store_free.items, &w->store_free.capacity,
-                             w->store_high + 1u, sizeof *w->store_free.items);
+        gy_result r = gy_w_grow(w->alloc, (void **)&w->store_owner, &w->store_capacity,
+                                w->store_high + 1u, sizeof *w->store_owner);
         if (r == GY_OK)
-            r = gy_array_reserve(w->alloc, (void **)&w->results, &w->results_capacity,
-                                 w->store_high + 1u, sizeof *w->results);
+            r = gy_w_grow(w->alloc, (void **)&w->results, &w->results_capacity, w->store_high + 1u,
+                          sizeof *w->results);
         if (r == GY_OK)
-            r = gy_array_reserve(w->alloc, (void **)&w->velocities, &w->velocities_capacity,
-                                 w->store_high + 1u, sizeof *w->velocities);
+            r = gy_w_grow(w->alloc, (void **)&w->velocities, &w->velocities_capacity,
+                          w->store_high + 1u, sizeof *w->velocities);
         if (r == GY_OK)
-            r = gy_w_render_reserve(w, w->bodies.count + 1u, w->store_high + 1u);
+            r = gy_w_render_reserve(w, 0u, w->store_high + 1u); /* moved lists: reserve_moved */
         if (r != GY_OK)
             return r;
         idx = w->store_high++;
@@ -473,25 +470,35 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
 static void give_store_index(gy_world *w, uint32_t idx)
 {
     gy_w_render_release(w, idx);
-    w->store_owner[idx] = GY_W_NONE;
-    w->store_free.items[w->store_free.count++] = idx;
+    w->store_owner[idx] = GY_W_STORE_FREE | w->store_free;
+    w->store_free = idx;
 }
 
 /* ---- the capture and sync lists ----------------------------------------------------------------
  */
 
-/* Both lists are index sets over store indices: each component's record knows its index, so
- * leaving is a swap-remove. Capacity is reserved for every component at add (reserve_lists). */
-static gy_result reserve_lists(gy_world *w, uint32_t need)
+/* The lists only moving bodies enter (the sync's moved list and the render side's lists of moved
+ * bodies) hold `movers` components whose motion is not Static, and those a change made Static
+ * while they were listed (such a change comes with `movers` one less): a static level pays
+ * nothing for them. */
+static gy_result reserve_moved(gy_world *w, uint32_t movers)
 {
-    gy_result r = gy_array_reserve(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, need,
-                                   sizeof *w->tracked.items);
-    if (r == GY_OK)
-        r = gy_array_reserve(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
-                             sizeof *w->moved.items);
+    uint32_t need = movers + w->moved.count;
+    gy_result r = gy_w_grow(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
+                            sizeof *w->moved.items);
     if (r == GY_OK)
         r = gy_w_render_reserve(w, need, w->store_high);
     return r;
+}
+
+/* Both lists are index sets over store indices: each component's record knows its index, so
+ * leaving is a swap-remove. Capacity is reserved at add: the tracked list for every component,
+ * the moved list for the moving ones (reserve_moved). */
+static gy_result reserve_lists(gy_world *w, uint32_t bodies, uint32_t movers)
+{
+    gy_result r = gy_w_grow(w->alloc, (void **)&w->tracked.items, &w->tracked.capacity, bodies,
+                            sizeof *w->tracked.items);
+    return r == GY_OK ? reserve_moved(w, movers) : r;
 }
 
 /* The capture and sync lists are index sets: each record keeps its position in the list (a field
@@ -579,8 +586,8 @@ gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref)
     if (ref.generation == 0 || ref.index >= w->store_high)
         return NULL;
     uint32_t slot = w->store_owner[ref.index];
-    if (slot == GY_W_NONE)
-        return NULL;
+    if (slot >= GY_W_MAX_ENTITIES)
+        return NULL; /* free */
     gy_w_body *c = gy_w_body_of(w, slot);
     return c != NULL && c->recorded && c->ref.generation == ref.generation ? c : NULL;
 }
@@ -690,7 +697,7 @@ static void record_release(gy_world *w, gy_w_body *c)
     if (r != GY_OK)
         gy_log(w->logger, GY_LOG_ERROR,
                "world: releasing the body of entity '%s' failed (%s); it stays until physics stops",
-               w->ents[slot].name != NULL ? w->ents[slot].name : "", gy_result_message(r));
+               gy_w_entity_name(w, slot), gy_result_message(r));
     gy_w_transform_unfollow(w, slot);
     c = gy_w_body_of(w, slot);
     /* A pose it moved to stays marked: the sync still writes the last result back. */
@@ -725,8 +732,7 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
     gy_result r = gy_physics_record_set_pose(w->physics, c->ref, pose);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: teleport of entity '%s' not recorded: %s",
-               w->ents[c->entity].name != NULL ? w->ents[c->entity].name : "",
-               gy_result_message(r));
+               gy_w_entity_name(w, c->entity), gy_result_message(r));
         return;
     }
     gy_w_transform_unfollow(w, c->entity);
@@ -749,6 +755,7 @@ static void remove_component(gy_world *w, uint32_t slot)
     c = gy_w_body_of(w, slot);
     gy_w_body_untrack(w, c);
     gy_w_body_unmark_moved(w, c);
+    w->movers -= c->motion != GY_MOTION_STATIC;
     gy_w_def *def = c->def;
     give_store_index(w, c->ref.index);
     gy_w_store_remove(&w->bodies, slot);
@@ -803,7 +810,8 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     if (r != GY_OK)
         return r;
     uint32_t idx;
-    r = reserve_lists(w, w->bodies.count + 1u);
+    bool moves = motion != GY_MOTION_STATIC;
+    r = reserve_lists(w, w->bodies.count + 1u, w->movers + moves);
     if (r == GY_OK)
         r = take_store_index(w, slot, &idx);
     if (r != GY_OK) {
@@ -821,6 +829,7 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     c->is_active = desc->is_active;
     c->user_data = desc->body.user_data;
     c->motion = motion;
+    w->movers += moves;
     c->entity = slot;
     c->ref = (gy_physics_body_ref){idx, 0};
     reset_results(w, c, gy_w_world_pose(w, slot));
@@ -861,6 +870,8 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     r = validate_desc(w, desc, &motion, "gy_body_update", slot);
     if (r == GY_OK)
         r = check_placement(w, slot);
+    if (r == GY_OK && c->motion == GY_MOTION_STATIC && motion != GY_MOTION_STATIC)
+        r = reserve_moved(w, w->movers + 1u);
     if (r != GY_OK)
         return r;
     gy_w_def *def;
@@ -874,6 +885,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     c->def = def;
     c->is_active = desc->is_active;
     c->user_data = desc->body.user_data;
+    w->movers += (uint32_t)(motion != GY_MOTION_STATIC) - (uint32_t)(c->motion != GY_MOTION_STATIC);
     c->motion = motion;
     gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
@@ -1302,8 +1314,7 @@ gy_result gy_w_start(gy_world *w)
             c->error = rb;
             gy_log(w->logger, GY_LOG_WARN,
                    "world: entity '%s': body not recreated at physics start: %s",
-                   w->ents[c->entity].name != NULL ? w->ents[c->entity].name : "",
-                   gy_result_message(rb));
+                   gy_w_entity_name(w, c->entity), gy_result_message(rb));
             continue;
         }
         k++;

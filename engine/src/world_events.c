@@ -111,9 +111,10 @@ static side callback_of(const gy_world *w, gy_entity e)
 {
     side s = {NULL, NULL};
     uint32_t slot = gy_w_entity_slot(w, e);
-    if (slot != GY_W_NONE) {
-        s.fn = w->ents[slot].on_collision;
-        s.ctx = w->ents[slot].collision_ctx;
+    const gy_w_entity_cold *cold = slot != GY_W_NONE ? gy_w_cold_of(w, slot) : NULL;
+    if (cold != NULL) {
+        s.fn = cold->on_collision;
+        s.ctx = cold->collision_ctx;
     }
     return s;
 }
@@ -257,8 +258,7 @@ static void handle_collision(gy_world *w, const gy_reply *r)
 
 static const char *entity_name(const gy_world *w, const gy_w_body *c)
 {
-    const char *n = w->ents[c->entity].name;
-    return n != NULL ? n : "";
+    return gy_w_entity_name(w, c->entity);
 }
 
 static void on_reply(void *ctx, const gy_reply *r)
@@ -332,8 +332,8 @@ static void on_reply(void *ctx, const gy_reply *r)
             w->stats.replies_stale++;
             break;
         }
-        gy_w_entity *en = &w->ents[c->entity];
-        if (en->on_body_event == NULL)
+        const gy_w_entity_cold *en = gy_w_cold_of(w, c->entity);
+        if (en == NULL || en->on_body_event == NULL)
             break;
         gy_body_event ev = {r->type == GY_PHYSICS_REPLY_BODY_SLEEP ? GY_BODY_EVENT_SLEEP
                                                                    : GY_BODY_EVENT_WAKE,

@@ -1,10 +1,11 @@
 /* Private to the World (world*.c, host_loop.c) and its tests: the gy_world object, the component
  * store, and the cross-file helpers (prefix gy_w_).
  *
- * Layout. Entities live in a slot table (generation, hierarchy links, name, flags). Components
- * live in gy_w_store instances: dense arrays of component data with a sparse entity-slot → dense
- * index map, swap-removed, so pointers into a store are valid only until its next add or remove.
- * Every entity has a Transform; physics components are in a second store, each with a
+ * Layout. Entities live in a slot table (generation, hierarchy links, flags; names and callbacks
+ * in cold records) with their local poses beside it. Components and the data only some entities
+ * have live in gy_w_store instances: dense arrays with a sparse entity-slot → dense index map,
+ * swap-removed, so pointers into a store are valid only until its next add or remove. Physics
+ * components are in such a store, each with a
  * gy_physics_body_ref whose index (the store index: a dense slot kept for the component's life and
  * reused after it) indexes the World's per-body arrays and the proxies, and whose generation names
  * the body the physics subsystem issued it for. Geometry and joints sit in handle pools
@@ -30,12 +31,19 @@
 #define GY_W_NONE         UINT32_MAX
 #define GY_W_MAX_ENTITIES (1u << 24)
 #define GY_W_MAX_DT       0.25
+#define GY_W_STORE_FREE   0x80000000u /* see gy_world.store_owner */
 
 /* ---- small arrays ---------------------------------------------------------------------------- */
 
 /* gy_array_reserve, zeroing the new part. */
 gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *capacity,
                               uint32_t need, size_t elem);
+
+/* gy_array_reserve growing by half rather than doubling: for the arrays with an entry per entity
+ * or body, where a level holds hundreds of thousands and doubling's slack (about a third of the
+ * array on average) is the largest single cost. */
+gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uint32_t need,
+                    size_t elem);
 
 /* ---- the component store --------------------------------------------------------------------- */
 
@@ -102,33 +110,38 @@ void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a);
 
 /* ---- entities -------------------------------------------------------------------------------- */
 
+/* What every entity needs, 32 bytes: a level holds hundreds of thousands. Sibling lists (a
+ * parent's children, the roots) are doubly linked and the first entry's prev_sibling names the
+ * last, so no list keeps a tail; a free slot's next_sibling links the free list. What few
+ * entities have (a name, callbacks) is in a cold record (gy_w_entity_cold). */
 typedef struct gy_w_entity {
     uint32_t generation;
-    uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* slots or GY_W_NONE */
-    uint32_t next_free;
-    uint32_t mark;   /* propagation pass stamp */
-    uint32_t joints; /* joints naming this entity */
-    char *name;      /* NULL: none */
+    uint32_t parent, first_child, next_sibling, prev_sibling; /* slots or GY_W_NONE */
+    uint32_t joints;                                          /* joints naming this entity */
+    uint32_t cold; /* index in w->cold, or GY_W_NONE: no name and no callbacks */
+    bool live : 1;
+    bool active : 1;     /* own flag */
+    bool active_h : 1;   /* active in the hierarchy */
+    bool dirty_game : 1; /* local changed by the game (or reparented): bodies below follow it */
+    bool dirty_phys : 1; /* world set from physics: children follow, local re-derived */
+    bool queued : 1;     /* in the dirty list */
+} gy_w_entity;
+
+/* An entity's name and callbacks, kept only while it has one of them. */
+typedef struct gy_w_entity_cold {
+    char *name; /* NULL: none */
     size_t name_size;
     gy_collision_fn on_collision;
     void *collision_ctx;
     gy_body_event_fn on_body_event;
     void *body_event_ctx;
-    bool live;
-    bool active;     /* own flag */
-    bool active_h;   /* active in the hierarchy */
-    bool dirty_game; /* local changed by the game (or reparented): bodies below follow it */
-    bool dirty_phys; /* world set from physics: children follow, local re-derived */
-    bool queued;     /* in the dirty list */
-} gy_w_entity;
+    uint32_t next_free; /* in w->cold's free list */
+} gy_w_entity_cold;
 
-typedef struct gy_w_transform {
-    gy_pose local;
-    gy_vec3 local_scale;
-    gy_pose world;
-    gy_vec3 world_scale;
-} gy_w_transform;
-
+/* An entity's transform is its local pose (w->local, by slot). Its scale is in w->scales while
+ * not (1, 1, 1). Its world pose is stored apart only for a child (w->child_world): a root's world
+ * pose is its local one (gy_w_world_of). The world scale is not stored; it is composed when
+ * asked for. */
 /* ---- render interpolation ---------------------------------------------------------------------
  */
 
@@ -226,24 +239,6 @@ typedef struct gy_w_def {
 /* One per body, so only what every body needs is here: a static level holds hundreds of
  * thousands. */
 typedef struct gy_w_body {
-    uint32_t entity;
-    /* The body's ref: the index (the store index) is the component's for its life; the
-     * generation is the body's recorded in this physics run, 0 when none. */
-    gy_physics_body_ref ref;
-    gy_motion_type motion;
-    gy_result error;
-    uint32_t pairs; /* touching pairs of this body in the World's pair set */
-    bool recorded;  /* a create is recorded (the subsystem's pool holds `ref`) */
-    /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
-     * the World itself touches it (teleport, release, stop), so no capture visits it, and its
-     * state tick is every capture's (w->frame_tick) while this holds. */
-    bool settled;
-    /* the body as the game knows it */
-    bool assigned; /* BODY_ASSIGNED seen */
-    bool failed;
-    bool is_active; /* the description's is_active: the component switch */
-    gy_body_id body;
-    uint64_t user_data; /* the description's body.user_data */
     /* results (the capture's: w->results and w->velocities; what it is drawn from: w->motion; all
      * by store_index) */
     /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
@@ -251,6 +246,24 @@ typedef struct gy_w_body {
     gy_pose held;
     /* authored (hull/mesh colliders name their geometry); never NULL */
     gy_w_def *def;
+    gy_body_id body;
+    uint64_t user_data; /* the description's body.user_data */
+    /* The body's ref: the index (the store index) is the component's for its life; the
+     * generation is the body's recorded in this physics run, 0 when none. */
+    gy_physics_body_ref ref;
+    uint32_t entity;
+    gy_result error;
+    uint32_t pairs;    /* touching pairs of this body in the World's pair set */
+    uint8_t motion;    /* gy_motion_type */
+    bool recorded : 1; /* a create is recorded (the subsystem's pool holds `ref`) */
+    /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
+     * the World itself touches it (teleport, release, stop), so no capture visits it, and its
+     * state tick is every capture's (w->frame_tick) while this holds. */
+    bool settled : 1;
+    /* the body as the game knows it */
+    bool assigned : 1; /* BODY_ASSIGNED seen */
+    bool failed : 1;
+    bool is_active : 1; /* the description's is_active: the component switch */
 } gy_w_body;
 
 /* The character state of a character's component (after its colliders), or NULL. */
@@ -363,12 +376,16 @@ struct gy_world {
 
     /* entities */
     gy_w_entity *ents;
+    gy_pose *local; /* local poses by slot, parallel to ents */
+    uint32_t local_capacity;
     uint32_t ent_capacity, ent_high, ent_live, free_head;
-    uint32_t first_root, last_root;
-    gy_w_store transforms; /* gy_w_transform */
-    gy_u32_array dirty;    /* entity slots with dirty_game / dirty_phys */
-    bool dirty_overflow;   /* the dirty list could not grow: propagate everything */
-    uint32_t pass;
+    uint32_t first_root;    /* the roots' list (gy_w_entity) */
+    gy_w_entity_cold *cold; /* names and callbacks (gy_w_entity.cold) */
+    uint32_t cold_count, cold_capacity, cold_free;
+    gy_w_store child_world; /* gy_pose: world poses of entities with a parent */
+    gy_w_store scales;      /* gy_vec3: local scales other than (1, 1, 1) */
+    gy_u32_array dirty;     /* entity slots with dirty_game / dirty_phys */
+    bool dirty_overflow;    /* the dirty list could not grow: propagate everything */
 
     /* physics components */
     gy_w_store bodies; /* gy_w_body */
@@ -378,10 +395,14 @@ struct gy_world {
      * statics, so a publish costs what can move, not the world's size. */
     gy_u32_array tracked;
     gy_u32_array moved; /* store indices of the components moved since the last sync */
+    uint32_t movers;    /* components whose motion is not Static (world_body.c, reserve_moved) */
     bool kill_plane;    /* world_kill.c */
     double kill_y;
-    gy_u32_array doomed;   /* entity handles' slots found below the kill plane this tick */
-    uint32_t *store_owner; /* store_index → entity slot (GY_W_NONE: free) */
+    gy_u32_array doomed; /* entity handles' slots found below the kill plane this tick */
+    /* store_index → entity slot; a free index holds GY_W_STORE_FREE | the next free one (the
+     * free list, so giving one back never allocates), and every such value is GY_W_NONE or
+     * above GY_W_MAX_ENTITIES: no entity's slot */
+    uint32_t *store_owner;
     uint32_t store_capacity, store_high;
     gy_w_result *results; /* by store_index */
     /* The publish the newest capture took in, kept unchanged until the next capture (the
@@ -390,7 +411,7 @@ struct gy_world {
     uint32_t kept_count;
     gy_w_velocity *velocities; /* by store_index */
     uint32_t results_capacity, velocities_capacity;
-    gy_u32_array store_free;
+    uint32_t store_free; /* first free store index, or GY_W_NONE */
     gy_collider_def *col_scratch;
     uint32_t col_scratch_capacity;
 
@@ -516,9 +537,22 @@ void gy_w_free(gy_world *w);
 /* Slot of a live entity handle, or GY_W_NONE. */
 uint32_t gy_w_entity_slot(const gy_world *w, gy_entity e);
 gy_entity gy_w_entity_handle(const gy_world *w, uint32_t slot);
-static inline gy_w_transform *gy_w_transform_of(const gy_world *w, uint32_t slot)
+/* The entity's stored world pose: a child's own, a root's local pose (a root's two are one). */
+static inline gy_pose *gy_w_world_of(const gy_world *w, uint32_t slot)
 {
-    return gy_w_store_get(&w->transforms, slot);
+    if (w->ents[slot].parent == GY_W_NONE)
+        return &w->local[slot];
+    gy_pose *p = gy_w_store_get(&w->child_world, slot);
+    assert(p != NULL);
+    return p;
+}
+/* The entity's name, or "" (for messages). */
+const char *gy_w_entity_name(const gy_world *w, uint32_t slot);
+/* The entity's cold record, or NULL when it has none. */
+static inline gy_w_entity_cold *gy_w_cold_of(const gy_world *w, uint32_t slot)
+{
+    uint32_t c = w->ents[slot].cold;
+    return c != GY_W_NONE ? &w->cold[c] : NULL;
 }
 /* An entity whose transform follows its body (gy_w_result.follows) gets its stored poses
  * back and stops following: called before anything reads or writes the stored poses or links

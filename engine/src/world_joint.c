@@ -305,7 +305,7 @@ void gy_w_joint_failed(gy_world *w, gy_physics_joint_ref ref)
     /* Its one reply has arrived: the key is free at once. */
     drop_key(w, j, true);
     gy_log(w->logger, GY_LOG_WARN, "world: the adapter refused a joint on entity '%s'",
-           w->ents[j->a].name != NULL ? w->ents[j->a].name : "");
+           gy_w_entity_name(w, j->a));
 }
 
 void gy_w_joint_broken(gy_world *w, gy_physics_joint_ref ref)
@@ -363,7 +363,7 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
             /* Placed out of range by its bodies' poses: it waits, as a joint whose create could
              * not be recorded does, and the rest of the world starts. */
             gy_log(w->logger, GY_LOG_WARN, "world: joint on entity '%s' not created at start: %s",
-                   w->ents[j->a].name != NULL ? w->ents[j->a].name : "", gy_result_message(r));
+                   gy_w_entity_name(w, j->a), gy_result_message(r));
             continue;
         }
         uint32_t key;

@@ -102,8 +102,9 @@ void gy_w_kill_below(gy_world *w)
         if (!w->ents[slot].live || gy_w_body_of(w, slot) == NULL)
             continue;
         gy_entity e = gy_w_entity_handle(w, slot);
-        gy_body_event_fn fn = w->ents[slot].on_body_event;
-        void *ctx = w->ents[slot].body_event_ctx;
+        const gy_w_entity_cold *cold = gy_w_cold_of(w, slot);
+        gy_body_event_fn fn = cold != NULL ? cold->on_body_event : NULL;
+        void *ctx = cold != NULL ? cold->body_event_ctx : NULL;
         const gy_w_body *c = gy_w_body_of(w, slot);
         uint64_t state_tick = gy_w_body_state_tick(w, c);
         gy_body_event ev = {GY_BODY_EVENT_KILLED, e, state_tick != 0 ? state_tick : w->frame_tick};

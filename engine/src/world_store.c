@@ -14,6 +14,26 @@ gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *cap
     return r;
 }
 
+gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uint32_t need,
+                    size_t elem)
+{
+    if (need <= *capacity)
+        return GY_OK;
+    uint64_t cap = *capacity < 8u ? 8u : *capacity;
+    while (cap < need)
+        cap += cap / 2u;
+    if (cap > UINT32_MAX)
+        cap = UINT32_MAX;
+    if (cap * (uint64_t)elem > SIZE_MAX / 2)
+        return GY_ERR_OUT_OF_MEMORY;
+    void *p = gy_realloc(a, *array, (size_t)*capacity * elem, (size_t)cap * elem);
+    if (p == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    *array = p;
+    *capacity = (uint32_t)cap;
+    return GY_OK;
+}
+
 /* ---- store ----------------------------------------------------------------------------------- */
 
 void gy_w_store_init(gy_w_store *s, size_t elem)
@@ -39,20 +59,20 @@ gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, 
 {
     if (entity >= s->sparse_capacity) {
         uint32_t old = s->sparse_capacity;
-        gy_result r = gy_array_reserve(a, (void **)&s->sparse, &s->sparse_capacity, entity + 1u,
-                                       sizeof *s->sparse);
+        gy_result r =
+            gy_w_grow(a, (void **)&s->sparse, &s->sparse_capacity, entity + 1u, sizeof *s->sparse);
         if (r != GY_OK)
             return r;
         memset(s->sparse + old, 0, (size_t)(s->sparse_capacity - old) * sizeof *s->sparse);
     }
     if (s->count == s->entity_capacity) {
-        gy_result r = gy_array_reserve(a, (void **)&s->dense_entity, &s->entity_capacity,
-                                       s->count + 1u, sizeof *s->dense_entity);
+        gy_result r = gy_w_grow(a, (void **)&s->dense_entity, &s->entity_capacity, s->count + 1u,
+                                sizeof *s->dense_entity);
         if (r != GY_OK)
             return r;
     }
     if (s->count == s->capacity) {
-        gy_result r = gy_array_reserve(a, (void **)&s->data, &s->capacity, s->count + 1u, s->elem);
+        gy_result r = gy_w_grow(a, (void **)&s->data, &s->capacity, s->count + 1u, s->elem);
         if (r != GY_OK)
             return r;
     }

@@ -406,6 +406,77 @@ static void test_world_lock_then_barrier_aborts(void **state)
     assert_int_equal(WTERMSIG(status), SIGABRT);
 }
 
+/* Sibling lists without tails, world poses stored only for children, scales only when not unit,
+ * names and callbacks in records kept only while an entity has one: every way in and out. */
+/* Counts the events it is given (ctx: a uint32_t). */
+static void count_body_events(void *ctx, gy_world *world, const gy_body_event *event)
+{
+    (void)world;
+    (void)event;
+    (*(uint32_t *)ctx)++;
+}
+
+static void test_entity_side_records_in_and_out(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = stopped_world(&ta);
+    gy_entity p = wfx_entity(w, "p", gy_v3(10, 0, 0));
+    gy_entity k[4];
+    for (int i = 0; i < 4; i++) {
+        k[i] = wfx_entity(w, NULL, gy_v3(i, 0, 0));
+        assert_result(gy_entity_set_parent(w, k[i], p), GY_OK);
+    }
+    /* Out of the middle, the end and the front; then appended again. */
+    assert_result(gy_entity_destroy(w, k[1]), GY_OK);
+    assert_result(gy_entity_set_parent(w, k[3], gy_entity_null()), GY_OK);
+    assert_result(gy_entity_set_parent(w, k[0], gy_entity_null()), GY_OK);
+    assert_true(gy_entity_equal(gy_entity_first_child(w, p), k[2]));
+    assert_true(gy_entity_is_null(gy_entity_next_sibling(w, k[2])));
+    assert_result(gy_entity_set_parent(w, k[0], p), GY_OK);
+    assert_result(gy_entity_set_parent(w, k[3], p), GY_OK);
+    assert_true(gy_entity_equal(gy_entity_first_child(w, p), k[2]));
+    assert_true(gy_entity_equal(gy_entity_next_sibling(w, k[2]), k[0]));
+    assert_true(gy_entity_equal(gy_entity_next_sibling(w, k[0]), k[3]));
+    assert_true(gy_entity_is_null(gy_entity_next_sibling(w, k[3])));
+    gy_world_update_transforms(w);
+    assert_vec_near(wfx_world_pose(w, k[3]).position, gy_v3(13, 0, 0), 0.0);
+    /* A root's world pose is its local one; a child's is composed. */
+    assert_vec_near(wfx_world_pose(w, p).position, gy_v3(10, 0, 0), 0.0);
+    assert_result(gy_entity_set_local_position(w, p, gy_v3(20, 0, 0)), GY_OK);
+    gy_world_update_transforms(w);
+    assert_vec_near(wfx_world_pose(w, k[0]).position, gy_v3(20, 0, 0), 0.0);
+    /* Scales: set, composed, back to unit. */
+    gy_vec3 s;
+    assert_result(gy_entity_set_local_scale(w, p, gy_v3(2, 3, 4)), GY_OK);
+    assert_result(gy_entity_set_local_scale(w, k[0], gy_v3(0.5, 1, 1)), GY_OK);
+    assert_result(gy_entity_get_world_scale(w, k[0], &s), GY_OK);
+    assert_vec_near(s, gy_v3(1, 3, 4), 0.0);
+    assert_result(gy_entity_set_local_scale(w, p, gy_v3(1, 1, 1)), GY_OK);
+    assert_result(gy_entity_get_local_scale(w, p, &s), GY_OK);
+    assert_vec_near(s, gy_v3(1, 1, 1), 0.0);
+    assert_result(gy_entity_get_world_scale(w, k[0], &s), GY_OK);
+    assert_vec_near(s, gy_v3(0.5, 1, 1), 0.0);
+    /* Callbacks come and go; the name stays. */
+    static wfx_events ev;
+    uint32_t body_events = 0;
+    assert_result(gy_entity_set_collision_callback(w, p, wfx_on_collision, &ev), GY_OK);
+    assert_result(gy_entity_set_body_callback(w, p, count_body_events, &body_events), GY_OK);
+    assert_result(gy_entity_set_collision_callback(w, p, NULL, NULL), GY_OK);
+    assert_result(gy_entity_set_body_callback(w, p, NULL, NULL), GY_OK);
+    assert_string_equal(gy_entity_name(w, p), "p");
+    assert_true(gy_entity_equal(gy_world_find_entity(w, "p"), p));
+    /* An unnamed entity gets a record for a callback and gives it back. */
+    assert_result(gy_entity_set_body_callback(w, k[2], count_body_events, &body_events), GY_OK);
+    assert_result(gy_entity_set_body_callback(w, k[2], NULL, NULL), GY_OK);
+    assert_result(gy_entity_set_collision_callback(w, k[3], NULL, NULL), GY_OK);
+    assert_string_equal(gy_entity_name(w, k[2]), "");
+    assert_result(gy_entity_destroy(w, p), GY_OK);
+    assert_int_equal(gy_world_entity_count(w), 0u); /* its subtree went with it */
+    wfx_destroy(w, &ta);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_hierarchy_reparent_order_and_cycles),
         cmocka_unit_test(test_hierarchy_destroy_takes_the_subtree),
         cmocka_unit_test(test_hierarchy_active_flags),
+        cmocka_unit_test(test_entity_side_records_in_and_out),
         cmocka_unit_test(test_world_survives_every_allocation_failure),
         cmocka_unit_test(test_world_lock_excludes_tick_and_notes_depth),
         cmocka_unit_test(test_world_lock_then_barrier_aborts),

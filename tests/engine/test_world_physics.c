@@ -560,6 +560,36 @@ static void test_body_static_turned_dynamic_is_captured(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* The moved-bodies lists are sized for the bodies that can move: statics turned dynamic by update
+ * grow them, and every one of them is listed when they fall, in ticks where some turn back. */
+static void test_statics_turned_dynamic_are_all_listed_as_moved(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    gy_world *w = wfx_world(NULL);
+    gy_entity e[N];
+    for (int i = 0; i < N; i++)
+        e[i] = static_box(w, NULL, (gy_pose){gy_v3(3.0 * i, 10, 0), gy_quat_identity()});
+    wfx_tick(w, 2);
+    wfx_desc dyn = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
+    for (int i = 0; i < N; i++)
+        assert_result(gy_body_update(w, e[i], wfx_d(&dyn)), GY_OK);
+    wfx_tick(w, 3);
+    const gy_entity *moved = NULL;
+    assert_int_equal(gy_world_moved_bodies(w, &moved), N);
+    /* Half back to static, then as many new dynamic bodies as there were. */
+    wfx_desc stat = wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1));
+    for (int i = 0; i < N / 2; i++)
+        assert_result(gy_body_update(w, e[i], wfx_d(&stat)), GY_OK);
+    for (int i = 0; i < N / 2; i++) {
+        gy_entity n = static_box(w, NULL, (gy_pose){gy_v3(3.0 * i, 10, 5), gy_quat_identity()});
+        assert_result(gy_body_update(w, n, wfx_d(&dyn)), GY_OK);
+    }
+    wfx_tick(w, 3);
+    assert_int_equal(gy_world_moved_bodies(w, &moved), N);
+    wfx_destroy(w, NULL);
+}
+
 /* A teleported static is read again until a proxy shows the teleport, keeps the game's pose (not
  * the proxy's float one), and goes quiet again. Moving a parent teleports its static child. */
 static void test_body_teleported_static_keeps_game_pose(void **state)
@@ -768,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_body_transform_follows_its_newest_result),
         cmocka_unit_test(test_body_settled_statics_are_not_captured),
         cmocka_unit_test(test_body_static_turned_dynamic_is_captured),
+        cmocka_unit_test(test_statics_turned_dynamic_are_all_listed_as_moved),
         cmocka_unit_test(test_body_teleported_static_keeps_game_pose),
         cmocka_unit_test(test_body_statics_tracked_again_after_restart),
         cmocka_unit_test(test_body_removed_in_a_callback_leaves_the_others_synced),

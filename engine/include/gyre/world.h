@@ -196,7 +196,7 @@ bool gy_entity_is_active_in_hierarchy(const gy_world *world, gy_entity e);
 
 /* Re-parents (null: make it a root), keeping the local transform (so the world pose may change: a
  * body is then teleported). GY_ERR_STALE_HANDLE; GY_ERR_INVALID_ARGUMENT when `parent` is `e` or
- * one of its descendants. */
+ * one of its descendants; GY_ERR_OUT_OF_MEMORY (a root becoming a child), changing nothing. */
 gy_result gy_entity_set_parent(gy_world *world, gy_entity e, gy_entity parent);
 /* The parent, or null (also for a stale handle). */
 gy_entity gy_entity_parent(const gy_world *world, gy_entity e);
@@ -209,7 +209,8 @@ gy_entity gy_entity_next_sibling(const gy_world *world, gy_entity e);
 /* Local transform. Changing the transform of an entity with a live body (or of an ancestor)
  * teleports the body at the next publish, and that body is not interpolated for one frame.
  * Errors: GY_ERR_STALE_HANDLE, GY_ERR_NON_FINITE, GY_ERR_INVALID_ARGUMENT (rotation not unit
- * length within 1e-3, scale <= 0, a position component beyond GY_MAX_MAGNITUDE). */
+ * length within 1e-3, scale <= 0, a position component beyond GY_MAX_MAGNITUDE); a scale other than
+ * (1, 1, 1) may give GY_ERR_OUT_OF_MEMORY, changing nothing. */
 gy_result gy_entity_set_local_position(gy_world *world, gy_entity e, gy_vec3 position);
 gy_result gy_entity_set_local_rotation(gy_world *world, gy_entity e, gy_quat rotation);
 gy_result gy_entity_set_local_scale(gy_world *world, gy_entity e, gy_vec3 scale);

@@ -314,7 +314,7 @@ typedef struct gy_collision_event {
 typedef void (*gy_collision_fn)(void *ctx, gy_world *world, const gy_collision_event *event);
 
 /* Sets (fn NULL: clears) the entity's callback; it stays across physics remove/re-add and ends
- * with the entity. GY_ERR_STALE_HANDLE. */
+ * with the entity. GY_ERR_STALE_HANDLE, GY_ERR_OUT_OF_MEMORY (changing nothing). */
 gy_result gy_entity_set_collision_callback(gy_world *world, gy_entity e, gy_collision_fn fn,
                                            void *ctx);
 
@@ -339,7 +339,8 @@ typedef struct gy_body_event {
 typedef void (*gy_body_event_fn)(void *ctx, gy_world *world, const gy_body_event *event);
 
 /* Sets (fn NULL: clears) the entity's body event callback; it stays across physics remove/re-add
- * and ends with the entity (a KILLED event is still delivered to it). GY_ERR_STALE_HANDLE. */
+ * and ends with the entity (a KILLED event is still delivered to it). GY_ERR_STALE_HANDLE,
+ * GY_ERR_OUT_OF_MEMORY (changing nothing). */
 gy_result gy_entity_set_body_callback(gy_world *world, gy_entity e, gy_body_event_fn fn, void *ctx);
 
 /* ---- joints -----------------------------------------------------------------------------------
