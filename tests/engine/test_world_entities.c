@@ -314,6 +314,61 @@ static void test_world_survives_every_allocation_failure(void **state)
     }
 }
 
+static void on_collision_noop(void *ctx, gy_world *world, const gy_collision_event *event)
+{
+    (void)ctx;
+    (void)world;
+    (void)event;
+}
+
+/* The calls that now allocate a side record on first use (a root becoming a child: its world
+ * pose; a scale other than 1; a name or callback's cold record) either succeed or report
+ * GY_ERR_OUT_OF_MEMORY with the entity exactly as it was. Each allocation in turn fails. */
+static void test_side_records_refused_for_memory_change_nothing(void **state)
+{
+    (void)state;
+    const gy_pose at = {gy_v3(1, 2, 3), gy_quat_identity()};
+    uint32_t refused[3] = {0, 0, 0};
+    for (uint64_t k = 1; k < 64; k++) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        gy_world *w = stopped_world(&ta);
+        gy_entity root = wfx_entity(w, NULL, gy_v3(0, 5, 0));
+        gy_entity e = wfx_entity(w, NULL, at.position);
+        ta.fail_at = ta.calls + k;
+
+        gy_result r = gy_entity_set_parent(w, e, root);
+        if (r != GY_OK) {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused[0]++;
+            assert_true(gy_entity_is_null(gy_entity_parent(w, e)));
+            assert_true(gy_entity_is_null(gy_entity_first_child(w, root)));
+            gy_pose p;
+            assert_result(gy_entity_get_world_pose(w, e, &p), GY_OK);
+            assert_vec_near(p.position, at.position, 0.0);
+        }
+        r = gy_entity_set_local_scale(w, root, gy_v3(2, 2, 2));
+        gy_vec3 sc;
+        assert_result(gy_entity_get_local_scale(w, root, &sc), GY_OK);
+        if (r != GY_OK) {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused[1]++;
+            assert_vec_near(sc, gy_v3(1, 1, 1), 0.0);
+        } else {
+            assert_vec_near(sc, gy_v3(2, 2, 2), 0.0);
+        }
+        r = gy_entity_set_collision_callback(w, root, on_collision_noop, NULL);
+        if (r != GY_OK) {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused[2]++;
+        }
+        gy_world_destroy(w, NULL);
+        assert_int_equal(ta.live_blocks, 0);
+    }
+    for (int i = 0; i < 3; i++)
+        assert_true(refused[i] > 0); /* each call was refused for memory at least once */
+}
+
 /* ---- the World lock -------------------------------------------------------------------------- */
 
 typedef struct tick_thread {
@@ -490,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_hierarchy_active_flags),
         cmocka_unit_test(test_entity_side_records_in_and_out),
         cmocka_unit_test(test_world_survives_every_allocation_failure),
+        cmocka_unit_test(test_side_records_refused_for_memory_change_nothing),
         cmocka_unit_test(test_world_lock_excludes_tick_and_notes_depth),
         cmocka_unit_test(test_world_lock_then_barrier_aborts),
     };
