@@ -101,7 +101,7 @@ static gy_vec3 vec_from_ode(const dReal *v)
 gy_vec3 gy_ode_body_com(const gy_ode_body *b)
 {
     if (b->body == NULL)
-        return gy_pose_apply(b->pose, b->com_local);
+        return b->pose.position; /* a static's centre of mass is its origin */
     return vec_from_ode(dBodyGetPosition(b->body));
 }
 
@@ -364,7 +364,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     gy_adapter_body_record_init(&b->base, def);
     b->pose = def->pose;
     b->pose.rotation = gy_quat_normalize(def->pose.rotation);
-    b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
+    if (def->type != GY_MOTION_STATIC)
+        b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
     b->moving_index = UINT32_MAX;
     b->pose_written = true; /* a new body takes part in the first step's pair search */
 
