@@ -48,9 +48,9 @@ typedef struct gy_driver_collider {
 } gy_ode_collider;
 
 struct gy_driver_body {
-    gy_adapter_body base; /* first: the Gyre record (records.h) */
-    dBodyID body;         /* NULL for static bodies */
-    gy_pose pose;         /* static bodies: the authoritative pose (they have no dBody) */
+    gy_adapter_body base;        /* first: the Gyre record (records.h) */
+    dBodyID body;                /* NULL for static bodies */
+    gy_pose pose;                /* static bodies: the authoritative pose (they have no dBody) */
     gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
     uint32_t collider_count;
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
@@ -67,7 +67,7 @@ struct gy_driver_body {
     /* Motion state, from `mass` to the end: a static's block stops before it
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     double mass;           /* dynamic: total mass in kg (0 otherwise) */
-    gy_vec3 com_local; /* centre of mass in the Gyre body frame; ODE's body origin sits here */
+    gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
     double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
