@@ -177,7 +177,8 @@ btVector3 gy_bt_body_com(const gy_bt_body *b)
 
 gy_pose gy_bt_body_pose(const gy_bt_body *b)
 {
-    return gy_bt_from_transform(b->rb->getCenterOfMassTransform() * b->principal_inv);
+    const btTransform &com = b->rb->getCenterOfMassTransform();
+    return gy_bt_from_transform(b->motion != nullptr ? com * b->motion->principal_inv : com);
 }
 
 btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
@@ -194,8 +195,11 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
 
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
-    return c->body->rb->getCenterOfMassTransform() * c->body->principal_inv *
-           gy_bt_transform(c->base.local_pose);
+    const gy_bt_body *b = c->body;
+    const btTransform &com = b->rb->getCenterOfMassTransform();
+    if (b->motion == nullptr)
+        return com * gy_bt_transform(c->base.local_pose);
+    return com * b->motion->principal_inv * gy_bt_transform(c->base.local_pose);
 }
 
 void gy_bt_driver_body_wake(gy_driver_world *, gy_bt_body *b)
@@ -593,11 +597,11 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     gy_adapter_body_record_init(&b->base, def);
     b->colliders = k.colliders;
     b->collider_count = n;
-    b->principal = principal;
-    b->principal_inv = principal_inv;
     b->moving_index = UINT32_MAX;
     if (k.motion_mem != nullptr) {
         b->motion = new (k.motion_mem) gy_bt_motion();
+        b->motion->principal = principal;
+        b->motion->principal_inv = principal_inv;
         b->motion->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
         b->motion->force = btVector3(0, 0, 0);
         b->motion->torque = btVector3(0, 0, 0);
@@ -756,7 +760,8 @@ void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
 
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 {
-    btTransform frame = gy_bt_transform(pose) * b->principal;
+    btTransform frame =
+        b->motion != nullptr ? gy_bt_transform(pose) * b->motion->principal : gy_bt_transform(pose);
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
         b->motion->lock_position = frame.getOrigin();

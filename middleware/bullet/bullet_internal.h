@@ -63,6 +63,9 @@ struct gy_driver_collider {
 
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
 struct gy_bt_motion {
+    /* Bullet body frame in the Gyre body frame (the principal axes about the centre of mass),
+     * and its inverse; a static's is the identity. */
+    btTransform principal, principal_inv;
     btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
     /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
     btVector3 force, torque;
@@ -79,8 +82,6 @@ struct gy_driver_body {
     gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
     uint32_t collider_count;
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
-    btTransform principal; /* Bullet body frame in the Gyre body frame */
-    btTransform principal_inv;
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
     /* Dynamic and kinematic bodies: their motion state, in the body's block; NULL for statics,
      * which a level holds by the thousand and which never move by it. */
