@@ -177,7 +177,8 @@ btVector3 gy_bt_body_com(const gy_bt_body *b)
 
 gy_pose gy_bt_body_pose(const gy_bt_body *b)
 {
-    return gy_bt_from_transform(b->rb->getCenterOfMassTransform() * b->principal_inv);
+    const btTransform &com = b->rb->getCenterOfMassTransform();
+    return gy_bt_from_transform(b->motion != nullptr ? com * b->motion->principal_inv : com);
 }
 
 btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
@@ -186,7 +187,7 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
     case GY_MOTION_DYNAMIC:
         return b->rb->getVelocityInLocalPoint(p - gy_bt_body_com(b));
     case GY_MOTION_KINEMATIC:
-        return b->kin_linear + b->kin_angular.cross(p - gy_bt_body_com(b));
+        return b->motion->kin_linear + b->motion->kin_angular.cross(p - gy_bt_body_com(b));
     default:
         return btVector3(0, 0, 0);
     }
@@ -194,8 +195,11 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
 
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
-    return c->body->rb->getCenterOfMassTransform() * c->body->principal_inv *
-           gy_bt_transform(c->base.local_pose);
+    const gy_bt_body *b = c->body;
+    const btTransform &com = b->rb->getCenterOfMassTransform();
+    if (b->motion == nullptr)
+        return com * gy_bt_transform(c->base.local_pose);
+    return com * b->motion->principal_inv * gy_bt_transform(c->base.local_pose);
 }
 
 void gy_bt_driver_body_wake(gy_driver_world *, gy_bt_body *b)
@@ -437,7 +441,8 @@ struct body_blocks {
     void **shape_mem;
     void *compound_mem;
     void *rb_mem;
-    void *sleep_mem; /* dynamic bodies only */
+    void *sleep_mem;  /* dynamic bodies only */
+    void *motion_mem; /* dynamic and kinematic bodies only */
     uint32_t n;
 };
 
@@ -461,15 +466,20 @@ static void blocks_free(const gy_allocator *a, body_blocks *k)
 /* `owned[i]`: collider i needs a shape of its own in the block. Parts in decreasing alignment,
  * each at its own (the rigid body's is 16), so the block wastes little to padding. */
 static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
-                              uint32_t n, bool compound, bool dynamic, const bool *owned)
+                              uint32_t n, bool compound, gy_motion_type type, const bool *owned)
 {
     static_assert(alignof(gy_bt_body) <= BLOCK_ALIGN && alignof(gy_bt_collider) <= BLOCK_ALIGN &&
                       alignof(btRigidBody) <= BLOCK_ALIGN &&
                       alignof(btCompoundShape) <= BLOCK_ALIGN &&
-                      alignof(gy_bt_query_shape_storage) <= BLOCK_ALIGN,
+                      alignof(gy_bt_query_shape_storage) <= BLOCK_ALIGN &&
+                      alignof(gy_bt_motion) <= BLOCK_ALIGN,
                   "a body block's parts fit its alignment");
+    bool dynamic = type == GY_MOTION_DYNAMIC, moving = type != GY_MOTION_STATIC;
     memset(k, 0, sizeof *k);
     size_t at = sizeof(gy_bt_body);
+    size_t motion_at = align_up(at, alignof(gy_bt_motion));
+    if (moving)
+        at = motion_at + sizeof(gy_bt_motion);
     size_t sleep_at = align_up(at, alignof(gy_adapter_sleep));
     if (dynamic)
         at = sleep_at + sizeof(gy_adapter_sleep);
@@ -504,6 +514,7 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     k->colliders = reinterpret_cast<gy_bt_collider **>(base + colliders_at);
     k->rb_mem = base + rb_at;
     k->sleep_mem = dynamic ? base + sleep_at : nullptr;
+    k->motion_mem = moving ? base + motion_at : nullptr;
     k->compound_mem = compound ? base + compound_at : nullptr;
     for (uint32_t i = 0; i < n; i++) {
         k->collider_mem[i] = base + records_at + (size_t)i * sizeof(gy_bt_collider);
@@ -565,7 +576,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         }
     }
     if (r == GY_OK)
-        r = blocks_alloc(a, &k, cols, n, compound, def->type == GY_MOTION_DYNAMIC, owned);
+        r = blocks_alloc(a, &k, cols, n, compound, def->type, owned);
     if (r == GY_OK && def->type != GY_MOTION_STATIC)
         r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
                              sizeof *w->moving);
@@ -586,18 +597,22 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     gy_adapter_body_record_init(&b->base, def);
     b->colliders = k.colliders;
     b->collider_count = n;
-    b->principal = principal;
-    b->principal_inv = principal_inv;
-    b->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
     b->moving_index = UINT32_MAX;
-    b->force = btVector3(0, 0, 0);
-    b->torque = btVector3(0, 0, 0);
-    b->kin_linear = btVector3(0, 0, 0);
-    b->kin_angular = btVector3(0, 0, 0);
+    if (k.motion_mem != nullptr) {
+        b->motion = new (k.motion_mem) gy_bt_motion();
+        b->motion->principal = principal;
+        b->motion->principal_inv = principal_inv;
+        b->motion->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
+        b->motion->force = btVector3(0, 0, 0);
+        b->motion->torque = btVector3(0, 0, 0);
+        b->motion->kin_linear = btVector3(0, 0, 0);
+        b->motion->kin_angular = btVector3(0, 0, 0);
+    }
     b->pose_written = true; /* a new kinematic body takes part in the first step's pair search */
     for (int i = 0; i < 3; i++)
         b->any_lock = b->any_lock || b->base.lock_linear[i] || b->base.lock_angular[i];
-    b->lock_position = body_frame.getOrigin();
+    if (b->motion != nullptr)
+        b->motion->lock_position = body_frame.getOrigin();
 
     for (uint32_t i = 0; i < n; i++) {
         const gy_collider_def *cd = &cols[i];
@@ -666,12 +681,12 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->rb->setAngularFactor(af);
         b->rb->setLinearVelocity(gy_bt_vec(def->linear_velocity));
         b->rb->setAngularVelocity(gy_bt_vec(def->angular_velocity));
-        b->ccd_radius = compute_ccd_radius(b, mass.center);
+        b->motion->ccd_radius = compute_ccd_radius(b, mass.center);
     } else if (def->type == GY_MOTION_KINEMATIC) {
-        b->kin_linear = gy_bt_vec(def->linear_velocity);
-        b->kin_angular = gy_bt_vec(def->angular_velocity);
-        b->rb->setLinearVelocity(b->kin_linear);
-        b->rb->setAngularVelocity(b->kin_angular);
+        b->motion->kin_linear = gy_bt_vec(def->linear_velocity);
+        b->motion->kin_angular = gy_bt_vec(def->angular_velocity);
+        b->rb->setLinearVelocity(b->motion->kin_linear);
+        b->rb->setAngularVelocity(b->motion->kin_angular);
     }
     /* Filtering is the adapter's own (gy_bt_pair_filter), so the groups pass everything. */
     w->world.addRigidBody(b->rb, -1, -1);
@@ -737,18 +752,19 @@ void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
         out->angular_velocity = gy_bt_from_vec(b->rb->getAngularVelocity());
         out->awake = b->rb->isActive();
     } else if (b->base.type == GY_MOTION_KINEMATIC) {
-        out->linear_velocity = gy_bt_from_vec(b->kin_linear);
-        out->angular_velocity = gy_bt_from_vec(b->kin_angular);
+        out->linear_velocity = gy_bt_from_vec(b->motion->kin_linear);
+        out->angular_velocity = gy_bt_from_vec(b->motion->kin_angular);
         out->awake = true;
     }
 }
 
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 {
-    btTransform frame = gy_bt_transform(pose) * b->principal;
+    btTransform frame =
+        b->motion != nullptr ? gy_bt_transform(pose) * b->motion->principal : gy_bt_transform(pose);
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
-        b->lock_position = frame.getOrigin();
+        b->motion->lock_position = frame.getOrigin();
         gy_bt_body_wake(b);
         /* A kinematic body does not join islands: a sleeper it leaves (a crate on a lift put
          * elsewhere) would hang in the air unless woken here. */
@@ -776,7 +792,7 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
     if (b->base.type == GY_MOTION_KINEMATIC)
-        b->kin_linear = gy_bt_vec(v);
+        b->motion->kin_linear = gy_bt_vec(v);
     b->rb->setLinearVelocity(gy_bt_vec(v));
     gy_bt_body_wake(b);
 }
@@ -784,20 +800,20 @@ void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
     if (b->base.type == GY_MOTION_KINEMATIC)
-        b->kin_angular = gy_bt_vec(v);
+        b->motion->kin_angular = gy_bt_vec(v);
     b->rb->setAngularVelocity(gy_bt_vec(v));
     gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_force(gy_driver_world *, gy_bt_body *b, gy_vec3 f)
 {
-    b->force += gy_bt_vec(f);
+    b->motion->force += gy_bt_vec(f);
     gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_torque(gy_driver_world *, gy_bt_body *b, gy_vec3 t)
 {
-    b->torque += gy_bt_vec(t);
+    b->motion->torque += gy_bt_vec(t);
     gy_bt_body_wake(b);
 }
 
@@ -822,10 +838,10 @@ void gy_bt_body_move_kinematic(gy_driver_world *, gy_bt_body *b, gy_pose target,
     gy_vec3 v, omega;
     gy_adapter_kinematic_velocity(cur.position, cur.rotation, target.position, target.rotation, dt,
                                   &v, &omega);
-    b->kin_linear = gy_bt_vec(v);
-    b->kin_angular = gy_bt_vec(omega);
-    b->rb->setLinearVelocity(b->kin_linear);
-    b->rb->setAngularVelocity(b->kin_angular);
+    b->motion->kin_linear = gy_bt_vec(v);
+    b->motion->kin_angular = gy_bt_vec(omega);
+    b->rb->setLinearVelocity(b->motion->kin_linear);
+    b->rb->setAngularVelocity(b->motion->kin_angular);
     b->pose_written = true;
 }
 
@@ -842,8 +858,8 @@ void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
     }
     b->rb->setLinearVelocity(btVector3(0, 0, 0));
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
-    b->force.setZero();
-    b->torque.setZero();
+    b->motion->force.setZero();
+    b->motion->torque.setZero();
     gy_adapter_sleep_reset(b->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
@@ -854,12 +870,12 @@ void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
 void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
 {
     const btVector3 &inv = b->rb->getInvInertiaDiagLocal();
-    double scale = mass / b->mass;
+    double scale = mass / b->motion->mass;
     btVector3 inertia(scale / inv.x(), scale / inv.y(), scale / inv.z());
     /* setMassProps also rescales the body's gravity force to the new mass. */
     b->rb->setMassProps(mass, inertia);
     b->rb->updateInertiaTensor();
-    b->mass = mass;
+    b->motion->mass = mass;
     gy_bt_body_wake(b);
 }
 

@@ -61,6 +61,20 @@ struct gy_driver_collider {
     btTransform child;          /* pose in the Bullet body frame */
 };
 
+/* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
+struct gy_bt_motion {
+    /* Bullet body frame in the Gyre body frame (the principal axes about the centre of mass),
+     * and its inverse; a static's is the identity. */
+    btTransform principal, principal_inv;
+    btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
+    /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
+    btVector3 force, torque;
+    /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
+    btVector3 kin_linear, kin_angular;
+    double mass;       /* dynamic only */
+    double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
+};
+
 struct gy_driver_body {
     gy_adapter_body base; /* first: the Gyre record (records.h) */
     btRigidBody *rb;
@@ -68,16 +82,10 @@ struct gy_driver_body {
     gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
     uint32_t collider_count;
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
-    btTransform principal; /* Bullet body frame in the Gyre body frame */
-    btTransform principal_inv;
-    double mass;                         /* dynamic only */
-    btVector3 lock_position;             /* centre of mass coordinates held on locked linear axes */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
-    double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
-    /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
-    btVector3 force, torque;
-    /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
-    btVector3 kin_linear, kin_angular;
+    /* Dynamic and kinematic bodies: their motion state, in the body's block; NULL for statics,
+     * which a level holds by the thousand and which never move by it. */
+    gy_bt_motion *motion;
     /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
      * centre no longer separates at, while it kept touching: what it gives back when all its
      * overlaps close (bullet_step.cpp). */

@@ -499,7 +499,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         /* a's origin (not its centre of mass) keeps the distance from the anchor. */
         {
             distance_constraint *dc = new (cmem) distance_constraint(
-                ra, rb, a->principal_inv.getOrigin(), tb_inv * anchor, distance);
+                ra, rb, a->motion->principal_inv.getOrigin(), tb_inv * anchor, distance);
             if (type == GY_JOINT_DISTANCE && def->has_spring)
                 dc->set_spring(def->spring_frequency, def->spring_damping_ratio);
             j->constraint = dc;

@@ -485,26 +485,27 @@ static void before_substep(gy_driver_world *w, double h)
             b->active = b->rb->isActive();
             if (!b->active)
                 continue;
-            if (!b->force.isZero())
-                b->rb->applyCentralForce(b->force);
-            if (!b->torque.isZero())
-                b->rb->applyTorque(b->torque);
+            if (!b->motion->force.isZero())
+                b->rb->applyCentralForce(b->motion->force);
+            if (!b->motion->torque.isZero())
+                b->rb->applyTorque(b->motion->torque);
             continue;
         }
-        bool moving = !b->kin_linear.isZero() || !b->kin_angular.isZero();
+        bool moving = !b->motion->kin_linear.isZero() || !b->motion->kin_angular.isZero();
         b->active = moving || b->pose_written;
         b->rb->forceActivationState(b->active ? ACTIVE_TAG : ISLAND_SLEEPING);
         if (!moving)
             continue;
         const btTransform &cur = b->rb->getCenterOfMassTransform();
         btQuaternion q = cur.getRotation();
-        double wl = b->kin_angular.length();
+        double wl = b->motion->kin_angular.length();
         if (wl > 0.0) {
-            q = btQuaternion(b->kin_angular / wl, wl * h) * q;
+            q = btQuaternion(b->motion->kin_angular / wl, wl * h) * q;
             q.normalize();
         }
         /* For a kinematic body this keeps the old pose as Bullet's interpolation pose. */
-        b->rb->setCenterOfMassTransform(btTransform(q, cur.getOrigin() + b->kin_linear * h));
+        b->rb->setCenterOfMassTransform(
+            btTransform(q, cur.getOrigin() + b->motion->kin_linear * h));
     }
 }
 
@@ -592,8 +593,8 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
         gy_bt_body *b = w->moving[i];
         if (b->base.type == GY_MOTION_KINEMATIC) {
             /* Bullet re-derived these from the poses; keep the exact values. */
-            b->rb->setLinearVelocity(b->kin_linear);
-            b->rb->setAngularVelocity(b->kin_angular);
+            b->rb->setLinearVelocity(b->motion->kin_linear);
+            b->rb->setAngularVelocity(b->motion->kin_angular);
         }
     }
     settle_contacts(w, h);
@@ -637,8 +638,8 @@ static void end_step(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        b->force.setZero();
-        b->torque.setZero();
+        b->motion->force.setZero();
+        b->motion->torque.setZero();
         b->pose_written = false;
     }
     w->aabbs_stale = true;
@@ -696,7 +697,7 @@ static void bt_body_set_velocity(gy_bt_body *b, gy_vec3 linear, gy_vec3 angular)
  * world inertia tensor onto a locked axis: the front end's projection removes it. */
 static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
 {
-    *lock_position = gy_bt_from_vec(b->lock_position);
+    *lock_position = gy_bt_from_vec(b->motion->lock_position);
     return b->any_lock;
 }
 
@@ -721,7 +722,7 @@ static void bt_body_wants_sleep(gy_bt_body *b, bool wants)
 
 static double bt_body_ccd_radius(const gy_bt_body *b)
 {
-    return b->ccd_radius;
+    return b->motion->ccd_radius;
 }
 
 struct gather_ctx {

@@ -101,7 +101,7 @@ static gy_vec3 vec_from_ode(const dReal *v)
 gy_vec3 gy_ode_body_com(const gy_ode_body *b)
 {
     if (b->body == NULL)
-        return gy_pose_apply(b->pose, b->com_local);
+        return b->pose.position; /* a static's centre of mass is its origin */
     return vec_from_ode(dBodyGetPosition(b->body));
 }
 
@@ -244,9 +244,15 @@ static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
 
 /* Bytes of a body's block: the body record, its collider pointers and its collider records, one
  * allocation (a static level is mostly one-collider bodies; each allocation costs a header). */
-static size_t body_block_size(uint32_t n)
+static size_t body_record_size(gy_motion_type type)
 {
-    return sizeof(gy_ode_body) + (size_t)n * (sizeof(gy_ode_collider *) + sizeof(gy_ode_collider));
+    return type == GY_MOTION_STATIC ? GY_ODE_STATIC_BODY_SIZE : sizeof(gy_ode_body);
+}
+
+static size_t body_block_size(gy_motion_type type, uint32_t n)
+{
+    return body_record_size(type) +
+           (size_t)n * (sizeof(gy_ode_collider *) + sizeof(gy_ode_collider));
 }
 
 static void body_free(gy_driver_world *w, gy_ode_body *b)
@@ -254,13 +260,14 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
     for (uint32_t i = 0; i < b->collider_count; i++)
         if (b->colliders[i]->geom != NULL)
             dGeomDestroy(b->colliders[i]->geom);
-    if (b->lock_lmotor != NULL)
-        dJointDestroy(b->lock_lmotor);
-    if (b->lock_amotor != NULL)
-        dJointDestroy(b->lock_amotor);
-    if (b->body != NULL)
+    if (b->body != NULL) {
+        if (b->lock_lmotor != NULL)
+            dJointDestroy(b->lock_lmotor);
+        if (b->lock_amotor != NULL)
+            dJointDestroy(b->lock_amotor);
         dBodyDestroy(b->body);
-    gy_free(w->allocator, b, body_block_size(b->collider_count));
+    }
+    gy_free(w->allocator, b, body_block_size(b->base.type, b->collider_count));
 }
 
 /* ---- body create / release ------------------------------------------------------------------ */
@@ -332,12 +339,14 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     /* Everything that can fail is done before any ODE object exists. */
     gy_ode_body *b = NULL;
     if (r == GY_OK) {
-        b = gy_alloc_zeroed(a, body_block_size(n));
+        b = gy_alloc_zeroed(a, body_block_size(def->type, n));
         if (b == NULL)
             r = GY_ERR_OUT_OF_MEMORY;
+        else
+            b->base.type = def->type; /* body_free reads it */
     }
     if (r == GY_OK && n > 0) {
-        b->colliders = (gy_ode_collider **)(void *)(b + 1);
+        b->colliders = (gy_ode_collider **)(void *)((char *)b + body_record_size(def->type));
         gy_ode_collider *records = (gy_ode_collider *)(void *)(b->colliders + n);
         for (uint32_t i = 0; i < n; i++)
             b->colliders[i] = &records[i];
@@ -355,7 +364,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     gy_adapter_body_record_init(&b->base, def);
     b->pose = def->pose;
     b->pose.rotation = gy_quat_normalize(def->pose.rotation);
-    b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
+    if (def->type != GY_MOTION_STATIC)
+        b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
     b->moving_index = UINT32_MAX;
     b->pose_written = true; /* a new body takes part in the first step's pair search */
 

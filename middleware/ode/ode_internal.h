@@ -48,34 +48,39 @@ typedef struct gy_driver_collider {
 } gy_ode_collider;
 
 struct gy_driver_body {
-    gy_adapter_body base; /* first: the Gyre record (records.h) */
-    dBodyID body;         /* NULL for static bodies */
-    gy_pose pose;         /* static bodies: the authoritative pose (they have no dBody) */
-    gy_vec3 com_local;    /* centre of mass in the Gyre body frame; ODE's body origin sits here */
+    gy_adapter_body base;        /* first: the Gyre record (records.h) */
+    dBodyID body;                /* NULL for static bodies */
+    gy_pose pose;                /* static bodies: the authoritative pose (they have no dBody) */
     gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
     uint32_t collider_count;
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
-    dJointID lock_lmotor;  /* axis locks, or NULL */
-    dJointID lock_amotor;
+    /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
+    uint64_t placed_step;
+    /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
+     * centre no longer separates at, while it kept touching: what it gives back when all its
+     * overlaps close (ode_step.c). A static's is shared by the points that touch it. */
+    double correction_speed;
+    bool active;         /* this substep: its pairs are computed (awake, or moving kinematic) */
+    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
+    bool pose_written;   /* written since the last step (a kinematic then counts as moving) */
 
+    /* Motion state, from `mass` to the end: a static's block stops before it
+     * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     double mass;           /* dynamic: total mass in kg (0 otherwise) */
+    gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
     double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
-    /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
-     * centre no longer separates at, while it kept touching: what it gives back when all its
-     * overlaps close (ode_step.c). */
-    double correction_speed;
     gy_vec3 push_linear; /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
     gy_vec3 push_angular;
-    /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
-    uint64_t placed_step;
-    bool active;         /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
-    bool pose_written;   /* written since the last step (a kinematic then counts as moving) */
+    dJointID lock_lmotor; /* axis locks, or NULL */
+    dJointID lock_amotor;
 };
+
+/* Bytes of a static body's record: the fields before the motion state. */
+#define GY_ODE_STATIC_BODY_SIZE offsetof(gy_ode_body, mass)
 
 typedef struct gy_driver_joint {
     gy_adapter_joint base; /* first: the Gyre record (records.h) */

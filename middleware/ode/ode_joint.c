@@ -107,7 +107,7 @@ static void motor_apply(gy_ode_joint *j, double h)
 
 static void spring_apply(gy_ode_joint *j, double h)
 {
-    double ma = j->a->mass;
+    double ma = j->a->body != NULL ? j->a->mass : 0.0; /* a static's record has no mass */
     double mb = j->b != NULL && j->b->base.type == GY_MOTION_DYNAMIC ? j->b->mass : 0.0;
     double m = mb > 0.0 ? ma * mb / (ma + mb) : ma;
     double erp, cfm;

@@ -464,8 +464,8 @@ static double centre_speed(const gy_ode_point *p, gy_vec3 n)
 
 static void push_body(gy_ode_body *b, gy_vec3 lin, gy_vec3 spin, double impulse)
 {
-    if (b == NULL)
-        return;
+    if (b == NULL || b->body == NULL)
+        return; /* a static takes no push, and its record holds none */
     b->push_linear = gy_v3_mad(b->push_linear, lin, impulse);
     b->push_angular = gy_v3_mad(b->push_angular, spin, impulse);
 }
@@ -505,8 +505,10 @@ static void prepare_points(gy_driver_world *w, double h)
         for (int s = 0; s < 2; s++) {
             gy_ode_body *b = s == 0 ? p->body1 : p->body2;
             if (b != NULL) {
-                b->push_linear = gy_v3(0.0, 0.0, 0.0);
-                b->push_angular = gy_v3(0.0, 0.0, 0.0);
+                if (b->body != NULL) {
+                    b->push_linear = gy_v3(0.0, 0.0, 0.0);
+                    b->push_angular = gy_v3(0.0, 0.0, 0.0);
+                }
                 b->correction_speed = fmin(fmax(asked, b->correction_speed), carried);
             }
         }
