@@ -77,7 +77,9 @@ uint64_t gy_w_capture(gy_world *w)
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
         bool changed = restart || q->tick != st->curr_tick;
-        if (changed && !is_static) {
+        /* A proxy moves only a mover: a motion change comes with a new body. */
+        assert(is_static || w->motion[s].mover != GY_W_NO_MOVER);
+        if (changed && !is_static && w->motion[s].mover != GY_W_NO_MOVER) {
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
             if (restart) {
