@@ -767,15 +767,19 @@ static inline void gy_w_render_put(gy_world *w, uint32_t store_index, const floa
                                    const float *rotation, uint64_t tick)
 {
     gy_w_motion *m = &w->motion[store_index];
+    /* Read before the ring's fields are written: a read of the word a narrower store just wrote
+     * waits for that store to retire. */
+    uint32_t mover = m->mover;
+    assert(mover != GY_W_NO_MOVER);
     uint32_t slot;
     if (m->count == GY_W_SAMPLES) {
         slot = m->head;
-        m->head = (uint8_t)gy_w_ring_slot(m, 1);
+        m->head = gy_w_ring_slot(m, 1) & 0xfu;
     } else {
-        slot = gy_w_ring_slot(m, m->count++);
+        slot = gy_w_ring_slot(m, m->count);
+        m->count = (m->count + 1u) & 0xfu;
     }
-    assert(m->mover != GY_W_NO_MOVER);
-    gy_w_sample *d = &w->samples[slot][m->mover];
+    gy_w_sample *d = &w->samples[slot][mover];
     memcpy(d->position, position, sizeof d->position);
     memcpy(d->rotation, rotation, sizeof d->rotation);
     d->tick = (uint32_t)tick;
