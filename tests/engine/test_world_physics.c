@@ -560,17 +560,24 @@ static void test_body_static_turned_dynamic_is_captured(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* A World with `n` static boxes in a row along x (3 m apart, at y 10), settled. */
+static gy_world *static_row(gy_entity *e, int n)
+{
+    gy_world *w = wfx_world(NULL);
+    for (int i = 0; i < n; i++)
+        e[i] = static_box(w, NULL, (gy_pose){gy_v3(3.0 * i, 10, 0), gy_quat_identity()});
+    wfx_tick(w, 2);
+    return w;
+}
+
 /* The moved-bodies lists are sized for the bodies that can move: statics turned dynamic by update
  * grow them, and every one of them is listed when they fall, in ticks where some turn back. */
 static void test_statics_turned_dynamic_are_all_listed_as_moved(void **state)
 {
     (void)state;
     enum { N = 40 };
-    gy_world *w = wfx_world(NULL);
     gy_entity e[N];
-    for (int i = 0; i < N; i++)
-        e[i] = static_box(w, NULL, (gy_pose){gy_v3(3.0 * i, 10, 0), gy_quat_identity()});
-    wfx_tick(w, 2);
+    gy_world *w = static_row(e, N);
     wfx_desc dyn = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
     for (int i = 0; i < N; i++)
         assert_result(gy_body_update(w, e[i], wfx_d(&dyn)), GY_OK);
@@ -615,11 +622,8 @@ static void test_statics_turned_dynamic_are_drawn_where_they_are(void **state)
 {
     (void)state;
     enum { N = 24 };
-    gy_world *w = wfx_world(NULL);
     gy_entity e[N];
-    for (int i = 0; i < N; i++)
-        e[i] = static_box(w, NULL, (gy_pose){gy_v3(3.0 * i, 10, 0), gy_quat_identity()});
-    wfx_tick(w, 2);
+    gy_world *w = static_row(e, N);
     wfx_desc dyn = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
     wfx_desc stat = wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1));
     for (int i = 0; i < N; i += 2)
