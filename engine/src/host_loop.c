@@ -58,6 +58,15 @@ uint64_t gy_w_capture(gy_world *w)
             __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
         }
+        if (i + AHEAD / 2 < w->tracked.count) {
+            /* Its record, fetched half a window ago, names the sample the capture will write. */
+            const gy_w_motion *m = &w->motion[items[i + AHEAD / 2]];
+            if (m->mover != GY_W_NO_MOVER)
+                __builtin_prefetch(
+                    &w->samples[gy_w_ring_slot(m, m->count < GY_W_SAMPLES ? m->count : 0u)]
+                               [m->mover],
+                    1);
+        }
         uint32_t s = items[i++];
         assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
         gy_w_result *st = &w->results[s];
