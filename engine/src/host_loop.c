@@ -58,6 +58,15 @@ uint64_t gy_w_capture(gy_world *w)
             __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
         }
+        if (i + AHEAD / 2 < w->tracked.count) {
+            /* Its record, fetched half a window ago, names the sample the capture will write. */
+            const gy_w_motion *m = &w->motion[items[i + AHEAD / 2]];
+            if (m->mover != GY_W_NO_MOVER)
+                __builtin_prefetch(
+                    &w->samples[gy_w_ring_slot(m, m->count < GY_W_SAMPLES ? m->count : 0u)]
+                               [m->mover],
+                    1);
+        }
         uint32_t s = items[i++];
         assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
         gy_w_result *st = &w->results[s];
@@ -77,7 +86,9 @@ uint64_t gy_w_capture(gy_world *w)
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
         bool changed = restart || q->tick != st->curr_tick;
-        if (changed && !is_static) {
+        /* A proxy moves only a mover: a motion change comes with a new body. */
+        assert(is_static || w->motion[s].mover != GY_W_NO_MOVER);
+        if (changed && !is_static && w->motion[s].mover != GY_W_NO_MOVER) {
             /* The proxy's tick is the low 32 bits of the one it last changed in. */
             uint64_t at = tick - (uint32_t)((uint32_t)tick - q->tick);
             if (restart) {

@@ -483,6 +483,8 @@ static void give_store_index(gy_world *w, uint32_t idx)
  * nothing for them. */
 static gy_result reserve_moved(gy_world *w, uint32_t movers)
 {
+    if (movers >= GY_W_NO_MOVER)
+        return GY_ERR_CAPACITY;
     uint32_t need = movers + w->moved.count;
     gy_result r = gy_w_grow(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
                             sizeof *w->moved.items);
@@ -756,6 +758,7 @@ static void remove_component(gy_world *w, uint32_t slot)
     gy_w_body_untrack(w, c);
     gy_w_body_unmark_moved(w, c);
     w->movers -= c->motion != GY_MOTION_STATIC;
+    gy_w_render_mover(w, c, false);
     gy_w_def *def = c->def;
     give_store_index(w, c->ref.index);
     gy_w_store_remove(&w->bodies, slot);
@@ -832,6 +835,7 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     w->movers += moves;
     c->entity = slot;
     c->ref = (gy_physics_body_ref){idx, 0};
+    gy_w_render_mover(w, c, moves);
     reset_results(w, c, gy_w_world_pose(w, slot));
     gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
@@ -887,6 +891,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     c->user_data = desc->body.user_data;
     w->movers += (uint32_t)(motion != GY_MOTION_STATIC) - (uint32_t)(c->motion != GY_MOTION_STATIC);
     c->motion = motion;
+    gy_w_render_mover(w, c, motion != GY_MOTION_STATIC);
     gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
     gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
     def_release(w, old);

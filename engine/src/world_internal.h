@@ -151,18 +151,23 @@ typedef struct gy_w_entity_cold {
  * stands for. Three results bracket any render time up to two steps behind the newest (the
  * largest render delay), also when the host sees only every other publish. They form a ring:
  * result k (0 the oldest) is in ring slot (head + k) mod GY_W_SAMPLES, its pose and tick in
- * w->samples[slot][store_index]. A new result overwrites one slot, so the capture writes one
- * 32-byte sample and this 16-byte record per body, and a render pass reads the record and the
- * samples that bracket the render time: the samples of one slot are contiguous across bodies,
- * streams both passes walk in order. With no results (count 0) the body is drawn at its
- * component's `held` pose: the creation pose, a teleport, a static's pose, or a stopped world's
- * last result. */
+ * w->samples[slot][mover]. Only a component whose motion is not Static has a mover index (a
+ * dense index over those components, w->mover_store): a static never gets a result, so a static
+ * level pays no samples. A new result overwrites one slot, so the capture writes one 32-byte
+ * sample and this 16-byte record per body, and a render pass reads the record and the samples
+ * that bracket the render time: the samples of one slot are contiguous across movers, streams
+ * both passes walk in order. With no results (count 0) the body is drawn at its component's
+ * `held` pose: the creation pose, a teleport, a static's pose, or a stopped world's last
+ * result. */
 typedef struct gy_w_motion {
     gy_entity entity;
     uint32_t animating_at; /* index in w->animating, or GY_W_NONE */
-    uint8_t count;         /* results held, up to GY_W_SAMPLES */
-    uint8_t head;          /* ring slot of the oldest */
+    uint32_t mover : 24;   /* index in w->samples, or GY_W_NO_MOVER (a static) */
+    uint32_t count : 4;    /* results held, up to GY_W_SAMPLES (0 without a mover) */
+    uint32_t head : 4;     /* ring slot of the oldest */
 } gy_w_motion;
+
+#define GY_W_NO_MOVER 0xffffffu /* gy_w_motion.mover; movers stay below it (reserve_moved) */
 
 /* One result's pose, as published, and its tick: the result stands for simulated time tick ×
  * step. Only the low 32 bits are kept, read against the newest capture's (w->frame_tick): a
@@ -456,9 +461,13 @@ struct gy_world {
     double pivot_time;     /* ... and the simulated time the clock stood at then */
     gy_w_motion *motion;   /* by store_index */
     uint32_t motion_capacity;
-    gy_w_sample *samples[GY_W_SAMPLES]; /* by ring slot, then store_index (see gy_w_motion) */
+    gy_w_sample *samples[GY_W_SAMPLES]; /* by ring slot, then mover (see gy_w_motion) */
     uint32_t samples_capacity[GY_W_SAMPLES];
-    gy_u32_array animating; /* store indices whose drawn pose may change */
+    uint32_t *mover_store; /* mover → its store index; dense: a mover leaving is swap-removed */
+    uint32_t mover_count, mover_store_capacity;
+    /* Store indices whose drawn pose may change: the movers with results, and any body listed
+     * once at its held pose (creation, teleport, stop), statics too. */
+    gy_u32_array animating;
     /* The moved bodies whose transform does not follow them (gy_w_result.follows), listed as
      * the capture marks them: the only ones gy_w_sync has work for. */
     gy_u32_array writeback;
@@ -729,12 +738,15 @@ const gy_character_def *gy_w_character_of(const gy_world *w, const gy_w_body *c,
 void gy_w_character_reply(gy_world *w, const gy_reply *r);
 
 /* world_render.c */
-/* Capacity for `bodies` components and `stores` store indices (gy_body_add), so the per-frame
- * passes never allocate. */
-gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores);
+/* Capacity for `moved` moved-list entries and movers, and `stores` store indices (gy_body_add),
+ * so the per-frame passes and gy_w_render_mover never allocate. */
+gy_result gy_w_render_reserve(gy_world *w, uint32_t moved, uint32_t stores);
+/* The body's component became one that moves (true: gets a mover index) or Static (false: drawn
+ * at its newest result, made its held pose, from now on). Never allocates. */
+void gy_w_render_mover(gy_world *w, gy_w_body *c, bool moves);
 /* A store index was given to entity `slot` (no samples yet). */
 void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot);
-/* A store index went back: never drawn again. */
+/* A store index went back (its mover first): never drawn again. */
 void gy_w_render_release(gy_world *w, uint32_t store_index);
 /* The body is drawn at its `held` pose from now on (creation, teleport, stop) until results
  * come. */
@@ -755,14 +767,19 @@ static inline void gy_w_render_put(gy_world *w, uint32_t store_index, const floa
                                    const float *rotation, uint64_t tick)
 {
     gy_w_motion *m = &w->motion[store_index];
+    /* Read before the ring's fields are written: a read of the word a narrower store just wrote
+     * waits for that store to retire. */
+    uint32_t mover = m->mover;
+    assert(mover != GY_W_NO_MOVER);
     uint32_t slot;
     if (m->count == GY_W_SAMPLES) {
         slot = m->head;
-        m->head = (uint8_t)gy_w_ring_slot(m, 1);
+        m->head = gy_w_ring_slot(m, 1) & 0xfu;
     } else {
-        slot = gy_w_ring_slot(m, m->count++);
+        slot = gy_w_ring_slot(m, m->count);
+        m->count = (m->count + 1u) & 0xfu;
     }
-    gy_w_sample *d = &w->samples[slot][store_index];
+    gy_w_sample *d = &w->samples[slot][mover];
     memcpy(d->position, position, sizeof d->position);
     memcpy(d->rotation, rotation, sizeof d->rotation);
     d->tick = (uint32_t)tick;

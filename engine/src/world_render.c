@@ -28,35 +28,44 @@
 
 /* ---- storage --------------------------------------------------------------------------------- */
 
-gy_result gy_w_render_reserve(gy_world *w, uint32_t bodies, uint32_t stores)
+gy_result gy_w_render_reserve(gy_world *w, uint32_t moved, uint32_t stores)
 {
+    /* By half (gy_w_grow): the arrays by store index hold an entry per body, a level's statics
+     * included. The mover arrays are sized by the moved list's bound, which counts every mover. */
     uint32_t had = w->motion_capacity;
-    gy_result r = gy_array_reserve(w->alloc, (void **)&w->motion, &w->motion_capacity, stores,
-                                   sizeof *w->motion);
+    gy_result r =
+        gy_w_grow(w->alloc, (void **)&w->motion, &w->motion_capacity, stores, sizeof *w->motion);
     if (r != GY_OK)
         return r;
     for (uint32_t i = had; i < w->motion_capacity; i++) {
         memset(&w->motion[i], 0, sizeof w->motion[i]);
         w->motion[i].animating_at = GY_W_NONE;
+        w->motion[i].mover = GY_W_NO_MOVER;
     }
     for (uint32_t k = 0; k < GY_W_SAMPLES && r == GY_OK; k++)
-        r = gy_array_reserve(w->alloc, (void **)&w->samples[k], &w->samples_capacity[k], stores,
-                             sizeof *w->samples[k]);
+        r = gy_w_grow(w->alloc, (void **)&w->samples[k], &w->samples_capacity[k], moved,
+                      sizeof *w->samples[k]);
     if (r == GY_OK)
-        r = gy_array_reserve(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
-                             sizeof *w->animating.items);
+        r = gy_w_grow(w->alloc, (void **)&w->mover_store, &w->mover_store_capacity, moved,
+                      sizeof *w->mover_store);
+    /* A static is listed once at its held pose (creation, teleport, stop), so the animating and
+     * drawn lists hold an entry per store index. */
     if (r == GY_OK)
-        r = gy_array_reserve(w->alloc, (void **)&w->writeback.items, &w->writeback.capacity, stores,
-                             sizeof *w->writeback.items);
+        r = gy_w_grow(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
+                      sizeof *w->animating.items);
     if (r == GY_OK)
-        r = gy_array_reserve(w->alloc, (void **)&w->render, &w->render_capacity, stores,
-                             sizeof *w->render);
+        r = gy_w_grow(w->alloc, (void **)&w->render, &w->render_capacity, stores,
+                      sizeof *w->render);
+    /* Only moved bodies enter these. */
     if (r == GY_OK)
-        r = gy_array_reserve(w->alloc, (void **)&w->moved_out, &w->moved_out_capacity, bodies,
-                             sizeof *w->moved_out);
+        r = gy_w_grow(w->alloc, (void **)&w->writeback.items, &w->writeback.capacity, moved,
+                      sizeof *w->writeback.items);
     if (r == GY_OK)
-        r = gy_array_reserve(w->alloc, (void **)&w->moved_next, &w->moved_next_capacity, bodies,
-                             sizeof *w->moved_next);
+        r = gy_w_grow(w->alloc, (void **)&w->moved_out, &w->moved_out_capacity, moved,
+                      sizeof *w->moved_out);
+    if (r == GY_OK)
+        r = gy_w_grow(w->alloc, (void **)&w->moved_next, &w->moved_next_capacity, moved,
+                      sizeof *w->moved_next);
     return r;
 }
 
@@ -79,8 +88,40 @@ void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot)
     m->count = 0;
 }
 
+void gy_w_render_mover(gy_world *w, gy_w_body *c, bool moves)
+{
+    uint32_t s = c->ref.index;
+    gy_w_motion *m = &w->motion[s];
+    if (moves == (m->mover != GY_W_NO_MOVER))
+        return;
+    if (moves) {
+        assert(w->mover_count < w->samples_capacity[0] &&
+               w->mover_count < w->mover_store_capacity && w->mover_count < GY_W_NO_MOVER);
+        m->mover = w->mover_count;
+        m->count = 0;
+        w->mover_store[w->mover_count++] = s;
+        return;
+    }
+    /* Drawn from now on where the game last knew it: its newest result. */
+    c->held = gy_w_body_pose(w, c);
+    uint32_t at = m->mover, last = --w->mover_count;
+    if (at != last) {
+        uint32_t moved = w->mover_store[last];
+        for (uint32_t k = 0; k < GY_W_SAMPLES; k++)
+            w->samples[k][at] = w->samples[k][last];
+        w->mover_store[at] = moved;
+        w->motion[moved].mover = at;
+    }
+    m->mover = GY_W_NO_MOVER;
+    if (m->count > 0) {
+        m->count = 0;
+        gy_w_render_animate(w, s); /* drawn at its held pose once */
+    }
+}
+
 void gy_w_render_release(gy_world *w, uint32_t store_index)
 {
+    assert(w->motion[store_index].mover == GY_W_NO_MOVER);
     settle(w, store_index);
     w->motion[store_index].count = 0;
     w->motion[store_index].entity = gy_entity_null();
@@ -203,13 +244,14 @@ static inline bool motion_pose(const gy_world *w, uint32_t s, double at, span_in
     const gy_w_motion *m = &w->motion[s];
     uint32_t n = m->count;
     assert(n > 0);
-    const gy_w_sample *sb = &w->samples[gy_w_ring_slot(m, n - 1)][s];
+    uint32_t v = m->mover;
+    const gy_w_sample *sb = &w->samples[gy_w_ring_slot(m, n - 1)][v];
     double tb = sample_time(w, sb);
     if (at >= tb || n == 1) {
         sample(sb, out);
         return at >= tb;
     }
-    const gy_w_sample *sa = &w->samples[gy_w_ring_slot(m, n - 2)][s];
+    const gy_w_sample *sa = &w->samples[gy_w_ring_slot(m, n - 2)][v];
     double ta = sample_time(w, sa);
     if (at < ta) {
         if (n == 2) {
@@ -218,7 +260,7 @@ static inline bool motion_pose(const gy_world *w, uint32_t s, double at, span_in
         }
         sb = sa;
         tb = ta;
-        sa = &w->samples[m->head][s];
+        sa = &w->samples[m->head][v];
         ta = sample_time(w, sa);
         if (at <= ta) {
             sample(sa, out);
@@ -235,7 +277,7 @@ gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
     if (m->count == 0)
         return c->held;
     gy_pose p;
-    sample(&w->samples[gy_w_ring_slot(m, m->count - 1)][c->ref.index], &p);
+    sample(&w->samples[gy_w_ring_slot(m, m->count - 1)][m->mover], &p);
     return p;
 }
 
@@ -374,8 +416,8 @@ void gy_w_render_frame(gy_world *w, double dt)
             uint32_t a = items[i + AHEAD / 2];
             const gy_w_motion *ma = &w->motion[a];
             if (ma->count > 1) {
-                __builtin_prefetch(&w->samples[gy_w_ring_slot(ma, ma->count - 1u)][a]);
-                __builtin_prefetch(&w->samples[gy_w_ring_slot(ma, ma->count - 2u)][a]);
+                __builtin_prefetch(&w->samples[gy_w_ring_slot(ma, ma->count - 1u)][ma->mover]);
+                __builtin_prefetch(&w->samples[gy_w_ring_slot(ma, ma->count - 2u)][ma->mover]);
             }
         }
         uint32_t s = items[i];
@@ -385,8 +427,8 @@ void gy_w_render_frame(gy_world *w, double dt)
         bool settled = true;
         const gy_w_sample *sb, *sa;
         if (m->count > 1 && span.t >= 0.0 &&
-            (sb = &w->samples[gy_w_ring_slot(m, m->count - 1u)][s])->tick == span.lo + 1u &&
-            (sa = &w->samples[gy_w_ring_slot(m, m->count - 2u)][s])->tick == span.lo) {
+            (sb = &w->samples[gy_w_ring_slot(m, m->count - 1u)][m->mover])->tick == span.lo + 1u &&
+            (sa = &w->samples[gy_w_ring_slot(m, m->count - 2u)][m->mover])->tick == span.lo) {
             blend(sa, sb, span.t, &out->pose);
             settled = false;
         } else if (m->count > 0) {
@@ -420,6 +462,8 @@ void gy_w_render_free(gy_world *w)
     for (uint32_t k = 0; k < GY_W_SAMPLES; k++)
         if (w->samples[k] != NULL)
             gy_free(a, w->samples[k], (size_t)w->samples_capacity[k] * sizeof *w->samples[k]);
+    if (w->mover_store != NULL)
+        gy_free(a, w->mover_store, (size_t)w->mover_store_capacity * sizeof *w->mover_store);
     gy_u32_array_free(a, &w->animating);
     gy_u32_array_free(a, &w->writeback);
     if (w->render != NULL)

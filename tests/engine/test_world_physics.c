@@ -560,17 +560,24 @@ static void test_body_static_turned_dynamic_is_captured(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* A World with `n` static boxes in a row along x (3 m apart, at y 10), settled. */
+static gy_world *static_row(gy_entity *e, int n)
+{
+    gy_world *w = wfx_world(NULL);
+    for (int i = 0; i < n; i++)
+        e[i] = static_box(w, NULL, (gy_pose){gy_v3(3.0 * i, 10, 0), gy_quat_identity()});
+    wfx_tick(w, 2);
+    return w;
+}
+
 /* The moved-bodies lists are sized for the bodies that can move: statics turned dynamic by update
  * grow them, and every one of them is listed when they fall, in ticks where some turn back. */
 static void test_statics_turned_dynamic_are_all_listed_as_moved(void **state)
 {
     (void)state;
     enum { N = 40 };
-    gy_world *w = wfx_world(NULL);
     gy_entity e[N];
-    for (int i = 0; i < N; i++)
-        e[i] = static_box(w, NULL, (gy_pose){gy_v3(3.0 * i, 10, 0), gy_quat_identity()});
-    wfx_tick(w, 2);
+    gy_world *w = static_row(e, N);
     wfx_desc dyn = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
     for (int i = 0; i < N; i++)
         assert_result(gy_body_update(w, e[i], wfx_d(&dyn)), GY_OK);
@@ -587,6 +594,119 @@ static void test_statics_turned_dynamic_are_all_listed_as_moved(void **state)
     }
     wfx_tick(w, 3);
     assert_int_equal(gy_world_moved_bodies(w, &moved), N);
+    wfx_destroy(w, NULL);
+}
+
+/* The drawn pose of a body. */
+static gy_pose drawn(gy_world *w, gy_entity e)
+{
+    gy_pose p;
+    assert_result(gy_entity_get_render_pose(w, e, &p), GY_OK);
+    return p;
+}
+
+/* Ticks; then the frame's list of drawn poses that changed agrees with each body's drawn pose. */
+static void tick_drawn(gy_world *w, uint32_t frames)
+{
+    wfx_tick(w, frames);
+    const gy_render_pose *rp = NULL;
+    uint32_t n = gy_world_render_poses(w, &rp);
+    for (uint32_t i = 0; i < n; i++)
+        assert_pose_exact(rp[i].pose, drawn(w, rp[i].entity));
+}
+
+/* Only moving bodies hold render results, so a motion change gives or takes them: statics turned
+ * dynamic (every other one, then some of those back, which reorders the rest's) are each drawn
+ * falling at their own place, and one turned back static is drawn at its last result, still. */
+static void test_statics_turned_dynamic_are_drawn_where_they_are(void **state)
+{
+    (void)state;
+    enum { N = 24 };
+    gy_entity e[N];
+    gy_world *w = static_row(e, N);
+    wfx_desc dyn = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
+    wfx_desc stat = wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1));
+    for (int i = 0; i < N; i += 2)
+        assert_result(gy_body_update(w, e[i], wfx_d(&dyn)), GY_OK);
+    tick_drawn(w, 6);
+    for (int i = 0; i < N; i++) {
+        gy_pose p = drawn(w, e[i]);
+        assert_near(p.position.x, 3.0 * i, 1e-6);
+        if (i % 2 == 0) {
+            assert_true(p.position.y < 10.0);
+            assert_true(p.position.y >= wfx_world_pose(w, e[i]).position.y); /* behind the newest */
+        } else {
+            assert_pose_exact(p, wfx_world_pose(w, e[i]));
+            assert_near(p.position.y, 10.0, 1e-12);
+        }
+    }
+    /* The first few movers back to static (the others' results move to the freed places), then
+     * as many statics turned dynamic (they take the places at the end). */
+    gy_pose held[N];
+    for (int i = 0; i < 8; i += 2) {
+        assert_result(gy_body_update(w, e[i], wfx_d(&stat)), GY_OK);
+        held[i] = wfx_world_pose(w, e[i]);
+        assert_true(held[i].position.y < 10.0);
+        assert_pose_exact(drawn(w, e[i]), held[i]); /* at once, not at an old result */
+    }
+    for (int i = 1; i < 8; i += 2)
+        assert_result(gy_body_update(w, e[i], wfx_d(&dyn)), GY_OK);
+    double was[N];
+    for (int i = 8; i < N; i += 2)
+        was[i] = drawn(w, e[i]).position.y;
+    tick_drawn(w, 4);
+    for (int i = 0; i < N; i++) {
+        gy_pose p = drawn(w, e[i]);
+        assert_near(p.position.x, 3.0 * i, 1e-6);
+        if (i < 8 && i % 2 == 0) {
+            assert_pose_exact(p, held[i]);
+            assert_pose_exact(wfx_world_pose(w, e[i]), held[i]);
+        } else if (i < 8) {
+            assert_true(p.position.y < 10.0);
+        } else if (i % 2 == 0) {
+            assert_true(p.position.y < was[i]); /* still falling, from where it was drawn */
+        } else {
+            assert_near(p.position.y, 10.0, 1e-12);
+        }
+    }
+    wfx_destroy(w, NULL);
+}
+
+/* A teleport of a static turned dynamic, and of a dynamic turned static, is drawn at once, and
+ * then the first falls from it and the second stays there. */
+static void test_teleports_after_a_motion_change_are_drawn(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity a = static_box(w, "was static", (gy_pose){gy_v3(0, 10, 0), gy_quat_identity()});
+    gy_entity b = wfx_entity(w, "was dynamic", gy_v3(5, 10, 0));
+    wfx_add(w, b, wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1)));
+    gy_entity c = wfx_entity(w, "still dynamic", gy_v3(10, 10, 0));
+    wfx_add(w, c, wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1)));
+    wfx_tick(w, 3);
+    wfx_desc dyn = wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1));
+    wfx_desc stat = wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1));
+    assert_result(gy_body_update(w, a, wfx_d(&dyn)), GY_OK);
+    assert_result(gy_body_update(w, b, wfx_d(&stat)), GY_OK);
+    tick_drawn(w, 3);
+    gy_pose ta = odd_pose(20.0), tb = odd_pose(30.0);
+    assert_result(gy_body_teleport(w, a, ta), GY_OK);
+    assert_result(gy_body_teleport(w, b, tb), GY_OK);
+    ta = wfx_world_pose(w, a); /* as the World normalised them */
+    tb = wfx_world_pose(w, b);
+    assert_pose_exact(drawn(w, a), ta);
+    assert_pose_exact(drawn(w, b), tb);
+    tick_drawn(w, 1);
+    assert_near(drawn(w, a).position.y, ta.position.y, 1e-2); /* from the teleport, not 10 */
+    assert_pose_exact(drawn(w, b), tb);
+    tick_drawn(w, 4);
+    gy_pose pa = drawn(w, a);
+    assert_near(pa.position.x, ta.position.x, 1e-3);
+    assert_true(pa.position.y < ta.position.y);
+    assert_pose_exact(drawn(w, b), tb);
+    assert_pose_exact(wfx_state(w, b).pose, tb);
+    assert_near(drawn(w, c).position.x, 10.0, 1e-6);
+    assert_true(drawn(w, c).position.y < 10.0);
     wfx_destroy(w, NULL);
 }
 
@@ -799,6 +919,8 @@ int main(void)
         cmocka_unit_test(test_body_settled_statics_are_not_captured),
         cmocka_unit_test(test_body_static_turned_dynamic_is_captured),
         cmocka_unit_test(test_statics_turned_dynamic_are_all_listed_as_moved),
+        cmocka_unit_test(test_statics_turned_dynamic_are_drawn_where_they_are),
+        cmocka_unit_test(test_teleports_after_a_motion_change_are_drawn),
         cmocka_unit_test(test_body_teleported_static_keeps_game_pose),
         cmocka_unit_test(test_body_statics_tracked_again_after_restart),
         cmocka_unit_test(test_body_removed_in_a_callback_leaves_the_others_synced),
