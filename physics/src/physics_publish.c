@@ -537,7 +537,8 @@ static void catch_up(gy_phys_sim *p, uint32_t nb, const gy_phys_frame *from)
     uint64_t written = 0;
     if (p->written_seq[nb] == 0 || p->written_seq[nb] + GY_PHYS_DIRTY_RING < seq ||
         f->count > from->count) {
-        memcpy(f->proxies, from->proxies, (size_t)from->count * sizeof(gy_proxy));
+        if (from->count > 0) /* an empty world's buffers may have no array yet */
+            memcpy(f->proxies, from->proxies, (size_t)from->count * sizeof(gy_proxy));
         written = from->count;
         gy_phys_add(&p->sh->counters.full_scans, 1);
     } else {
