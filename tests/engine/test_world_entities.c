@@ -314,13 +314,6 @@ static void test_world_survives_every_allocation_failure(void **state)
     }
 }
 
-static void on_collision_noop(void *ctx, gy_world *world, const gy_collision_event *event)
-{
-    (void)ctx;
-    (void)world;
-    (void)event;
-}
-
 /* The calls that now allocate a side record on first use (a root becoming a child: its world
  * pose; a scale other than 1; a name or callback's cold record) either succeed or report
  * GY_ERR_OUT_OF_MEMORY with the entity exactly as it was. Each allocation in turn fails. */
@@ -357,7 +350,7 @@ static void test_side_records_refused_for_memory_change_nothing(void **state)
         } else {
             assert_vec_near(sc, gy_v3(2, 2, 2), 0.0);
         }
-        r = gy_entity_set_collision_callback(w, root, on_collision_noop, NULL);
+        r = gy_entity_set_collision_callback(w, root, wfx_on_collision, NULL);
         if (r != GY_OK) {
             assert_result(r, GY_ERR_OUT_OF_MEMORY);
             refused[2]++;

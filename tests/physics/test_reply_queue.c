@@ -28,6 +28,29 @@ static gy_reply make_reply(uint16_t type, uint32_t key)
     return r;
 }
 
+/* Pushes n essential replies keyed 0..n-1 and commits them. */
+static void push_essentials(gy_reply_queue *q, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        gy_reply r = make_reply(ESSENTIAL, i);
+        assert_result(gy_reply_queue_push(q, &r, GY_REPLY_ESSENTIAL), GY_OK);
+    }
+    gy_reply_queue_commit(q);
+}
+
+/* Pops n replies (out holds 64), checking they arrive keyed 0..n-1, committing after each pop. */
+static void drain_in_order(gy_reply_queue *q, gy_reply *out, uint32_t n)
+{
+    uint32_t got = 0;
+    while (got < n) {
+        uint32_t k = gy_reply_queue_pop(q, out, 64);
+        for (uint32_t i = 0; i < k; i++)
+            assert_int_equal(out[i].key, got + i);
+        got += k;
+        gy_reply_queue_commit(q);
+    }
+}
+
 static gy_reply_queue *make_queue(gy_test_allocator *ta, uint32_t capacity)
 {
     gy_reply_queue_def def = {.allocator = &ta->base, .capacity = capacity};
@@ -182,19 +205,8 @@ static void test_reply_queue_overflow_stops_allocating_at_its_peak(void **state)
     gy_reply out[64];
     uint64_t allocs_after_first = 0;
     for (int round = 0; round < 5; round++) {
-        for (uint32_t i = 0; i < 100; i++) {
-            gy_reply r = make_reply(ESSENTIAL, i);
-            assert_result(gy_reply_queue_push(q, &r, GY_REPLY_ESSENTIAL), GY_OK);
-        }
-        gy_reply_queue_commit(q);
-        uint32_t got = 0;
-        while (got < 100) {
-            uint32_t n = gy_reply_queue_pop(q, out, 64);
-            for (uint32_t i = 0; i < n; i++)
-                assert_int_equal(out[i].key, got + i);
-            got += n;
-            gy_reply_queue_commit(q);
-        }
+        push_essentials(q, 100);
+        drain_in_order(q, out, 100);
         if (round == 0)
             allocs_after_first = ta.allocs + ta.reallocs;
     }
@@ -394,20 +406,9 @@ static void test_reply_queue_returns_the_overflow_after_quiet_commits(void **sta
     int64_t idle = ta.live_bytes;
     gy_reply out[64];
     for (int round = 0; round < 2; round++) {
-        for (uint32_t i = 0; i < 1000; i++) {
-            gy_reply r = make_reply(ESSENTIAL, i);
-            assert_result(gy_reply_queue_push(q, &r, GY_REPLY_ESSENTIAL), GY_OK);
-        }
-        gy_reply_queue_commit(q);
+        push_essentials(q, 1000);
         assert_true(ta.live_bytes > idle);
-        uint32_t got = 0;
-        while (got < 1000) {
-            uint32_t n = gy_reply_queue_pop(q, out, 64);
-            for (uint32_t i = 0; i < n; i++)
-                assert_int_equal(out[i].key, got + i);
-            got += n;
-            gy_reply_queue_commit(q);
-        }
+        drain_in_order(q, out, 1000);
         /* Kept while recently used... */
         for (int c = 0; c < 32; c++)
             gy_reply_queue_commit(q);
