@@ -237,6 +237,36 @@ static void test_physics_sparse_publish_skips_untouched_sleepers_and_statics(voi
     gy_physics_destroy(p);
 }
 
+/* gy_physics_keep_frame: nothing for no subsystem; the publish the last read returned, which
+ * later reads and publishes leave as it was until the next keep. */
+static void test_physics_kept_frame_stays_the_last_read_until_the_next_keep(void **state)
+{
+    (void)state;
+    uint32_t count = 7;
+    assert_null(gy_physics_keep_frame(NULL, &count));
+    assert_int_equal(count, 0);
+    gy_physics *p = fx_lockstep(NULL);
+    uint32_t att[SCENE_BODIES];
+    build_scene(p, att);
+    fx_step(p, 1);
+    uint32_t n = 0;
+    const gy_proxy *read = fx_proxies(p, &n, NULL);
+    const gy_proxy *kept = gy_physics_keep_frame(p, &count);
+    assert_ptr_equal(kept, read);
+    assert_int_equal(count, n);
+    gy_proxy copy[SCENE_BODIES];
+    assert_true(n <= SCENE_BODIES);
+    memcpy(copy, kept, n * sizeof *kept);
+    for (int t = 0; t < 6; t++) { /* the boxes fall: every publish differs from the kept one */
+        fx_step(p, 1);
+        const gy_proxy *now = fx_proxies(p, NULL, NULL);
+        assert_ptr_not_equal(now, kept);
+        assert_memory_equal(kept, copy, n * sizeof *kept);
+    }
+    assert_memory_not_equal(fx_proxies(p, NULL, NULL), copy, n * sizeof *kept);
+    gy_physics_destroy(p);
+}
+
 /* A body that moves every tick is in the dirty list of every publish a buffer missed: the buffer
  * gets it once, whether the reader takes every publish (three buffers in turn) or none (two). */
 static void test_physics_publish_copies_each_changed_proxy_once(void **state)
@@ -554,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_physics_sparse_publish_never_exposes_stale_data),
         cmocka_unit_test(test_physics_sparse_publish_skips_untouched_sleepers_and_statics),
         cmocka_unit_test(test_physics_publish_marks_survive_the_sequence_wrapping),
+        cmocka_unit_test(test_physics_kept_frame_stays_the_last_read_until_the_next_keep),
         cmocka_unit_test(test_physics_publish_copies_each_changed_proxy_once),
         cmocka_unit_test(test_physics_stats_time_the_adapter_step_within_the_step),
         cmocka_unit_test(test_physics_adapter_counters_are_read_between_ticks),
