@@ -41,6 +41,28 @@ typedef struct gy_driver_world gy_driver_world;
 typedef struct gy_driver_body gy_driver_body;
 typedef struct gy_driver_collider gy_driver_collider;
 typedef struct gy_driver_joint gy_driver_joint;
+
+/* A driver record's Gyre part (every record starts with it, records.h) and back. */
+static inline gy_adapter_body *gy_driver_body_rec(gy_driver_body *b)
+{
+    return (gy_adapter_body *)(void *)b;
+}
+static inline gy_driver_body *gy_driver_body_of(gy_adapter_body *b)
+{
+    return (gy_driver_body *)(void *)b;
+}
+static inline gy_adapter_collider *gy_driver_collider_rec(gy_driver_collider *c)
+{
+    return (gy_adapter_collider *)(void *)c;
+}
+static inline gy_driver_collider *gy_driver_collider_of(const gy_adapter_collider *c)
+{
+    return (gy_driver_collider *)(void *)c;
+}
+static inline gy_adapter_joint *gy_driver_joint_rec(gy_driver_joint *j)
+{
+    return (gy_adapter_joint *)(void *)j;
+}
 /* A driver's state for one query, on its walk's stack. */
 typedef struct gy_driver_query gy_driver_query;
 

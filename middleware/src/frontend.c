@@ -31,22 +31,6 @@ struct gy_backend_world {
     uint32_t substeps; /* per step, from the world definition (at least 1) */
 };
 
-/* The Gyre parts the driver's records start with (driver.h). */
-static gy_adapter_body *body_rec(gy_driver_body *b)
-{
-    return (gy_adapter_body *)(void *)b;
-}
-
-static gy_adapter_collider *collider_rec(gy_driver_collider *c)
-{
-    return (gy_adapter_collider *)(void *)c;
-}
-
-static gy_adapter_joint *joint_rec(gy_driver_joint *j)
-{
-    return (gy_adapter_joint *)(void *)j;
-}
-
 /* Counts a body into the counters (`in`) or out of them. */
 static void count_body(gy_backend_world *w, const gy_adapter_body *b, bool in)
 {
@@ -129,7 +113,7 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
 /* Takes a joint's id back, then has the driver release its record. */
 static void release_joint(gy_backend_world *w, gy_driver_joint *j)
 {
-    gy_result r = gy_handle_pool_release(&w->joints, joint_rec(j)->id.bits);
+    gy_result r = gy_handle_pool_release(&w->joints, gy_driver_joint_rec(j)->id.bits);
     assert(r == GY_OK);
     (void)r;
     w->driver->joint_release(w->dw, j);
@@ -142,8 +126,8 @@ static void release_body(gy_backend_world *w, gy_driver_body *b)
     gy_driver_collider *const *cols;
     uint32_t n = w->driver->body_colliders(b, &cols);
     for (uint32_t i = 0; i < n; i++)
-        gy_handle_pool_release(&w->colliders, collider_rec(cols[i])->id.bits);
-    gy_handle_pool_release(&w->bodies, body_rec(b)->id.bits);
+        gy_handle_pool_release(&w->colliders, gy_driver_collider_rec(cols[i])->id.bits);
+    gy_handle_pool_release(&w->bodies, gy_driver_body_rec(b)->id.bits);
     w->driver->body_release(w->dw, b);
 }
 
@@ -163,7 +147,7 @@ static void world_destroy(gy_backend_world *w)
         gy_driver_body *b = gy_handle_pool_at(&w->bodies, i, &h);
         if (b == NULL)
             continue;
-        count_body(w, body_rec(b), false);
+        count_body(w, gy_driver_body_rec(b), false);
         release_body(w, b);
     }
     for (uint32_t i = 0; i < w->resources.count; i++) {
@@ -320,20 +304,20 @@ static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
     for (; r == GY_OK && done < n; done++) {
         uint64_t h = 0;
         r = gy_handle_pool_acquire(&w->colliders, cols[done], &h);
-        collider_rec(cols[done])->id.bits = h;
+        gy_driver_collider_rec(cols[done])->id.bits = h;
     }
     uint64_t h = 0;
     if (r == GY_OK)
         r = gy_handle_pool_acquire(&w->bodies, b, &h);
     if (r == GY_OK) {
-        body_rec(b)->id.bits = h;
+        gy_driver_body_rec(b)->id.bits = h;
         for (uint32_t i = 0; i < n; i++)
-            collider_rec(cols[i])->body = body_rec(b)->id;
+            gy_driver_collider_rec(cols[i])->body = gy_driver_body_rec(b)->id;
         return GY_OK;
     }
     for (uint32_t i = 0; i < done; i++)
-        if (collider_rec(cols[i])->id.bits != 0)
-            gy_handle_pool_release(&w->colliders, collider_rec(cols[i])->id.bits);
+        if (gy_driver_collider_rec(cols[i])->id.bits != 0)
+            gy_handle_pool_release(&w->colliders, gy_driver_collider_rec(cols[i])->id.bits);
     w->driver->body_release(w->dw, b);
     return r;
 }
@@ -363,11 +347,11 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     if (r == GY_OK)
         r = register_body(w, b, made, n);
     if (r == GY_OK) {
-        gy_adapter_body *rec = body_rec(b);
+        gy_adapter_body *rec = gy_driver_body_rec(b);
         for (uint32_t i = 0; i < n; i++) {
             rec->sensor_count += cols[i].is_sensor ? 1u : 0u;
             if (collider_ids != NULL)
-                collider_ids[i] = collider_rec(made[i])->id;
+                collider_ids[i] = gy_driver_collider_rec(made[i])->id;
         }
         count_body(w, rec, true);
         *out = rec->id;
@@ -398,7 +382,7 @@ static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint3
     gy_result r = lookup(w, id, b);
     if (r == GY_OK)
         r = check_vec(v);
-    if (r == GY_OK && (GY_MOTION_BIT(body_rec(*b)->type) & wanted) == 0)
+    if (r == GY_OK && (GY_MOTION_BIT(gy_driver_body_rec(*b)->type) & wanted) == 0)
         r = GY_ERR_INVALID_MOTION;
     return r;
 }
@@ -418,11 +402,11 @@ static gy_result body_release(gy_backend_world *w, gy_body_id id)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    gy_adapter_body *rec = body_rec(b);
+    gy_adapter_body *rec = gy_driver_body_rec(b);
     for (uint32_t i = 0; i < w->joints.count && rec->joint_count > 0; i++) {
         uint64_t h;
         gy_driver_joint *j = gy_handle_pool_at(&w->joints, i, &h);
-        if (j != NULL && (joint_rec(j)->a == rec || joint_rec(j)->b == rec))
+        if (j != NULL && (gy_driver_joint_rec(j)->a == rec || gy_driver_joint_rec(j)->b == rec))
             release_joint(w, j);
     }
     /* What rested on it falls: wake it before the pairs naming it go. */
@@ -523,7 +507,7 @@ static gy_result body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
         r = gy_adapter_check_dt(dt);
     if (r != GY_OK)
         return r;
-    if (body_rec(b)->type != GY_MOTION_KINEMATIC)
+    if (gy_driver_body_rec(b)->type != GY_MOTION_KINEMATIC)
         return GY_ERR_INVALID_MOTION;
     target.rotation = gy_quat_normalize(target.rotation);
     w->driver->body_move_kinematic(w->dw, b, target, dt);
@@ -549,7 +533,7 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
     gy_result r = lookup(w, id, &b);
     if (r != GY_OK)
         return r;
-    if (body_rec(b)->type != GY_MOTION_DYNAMIC)
+    if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_awake(w->dw, b, awake);
     return GY_OK;
@@ -564,7 +548,7 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
     r = gy_validate_mass(mass);
     if (r != GY_OK)
         return r;
-    if (body_rec(b)->type != GY_MOTION_DYNAMIC)
+    if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);
     return GY_OK;
@@ -589,7 +573,7 @@ static gy_result collider_set_material(gy_backend_world *w, gy_collider_id id, c
         r = gy_validate_material(m);
     /* The narrow phase combines the two records' materials at every contact. */
     if (r == GY_OK)
-        collider_rec(c)->material = *m;
+        gy_driver_collider_rec(c)->material = *m;
     return r;
 }
 
@@ -600,8 +584,8 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     gy_result r = lookup_collider(w, id, &c);
     if (r != GY_OK)
         return r;
-    collider_rec(c)->category = category;
-    collider_rec(c)->mask = mask;
+    gy_driver_collider_rec(c)->category = category;
+    gy_driver_collider_rec(c)->mask = mask;
     w->driver->collider_filter_changed(w->dw, c);
     return GY_OK;
 }
@@ -613,7 +597,7 @@ static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
     gy_result r = out != NULL ? lookup_collider(w, id, &c) : GY_ERR_INVALID_ARGUMENT;
     if (r != GY_OK)
         return r;
-    const gy_adapter_collider *rec = collider_rec(c);
+    const gy_adapter_collider *rec = gy_driver_collider_rec(c);
     out->is_sensor = rec->is_sensor;
     out->contact_response = rec->contact_response;
     out->one_way = rec->one_way;
@@ -633,7 +617,7 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
                                          have ? &w->bodies : NULL, def, out, &a, &b);
     if (r != GY_OK)
         return r;
-    if (body_rec(a)->type == GY_MOTION_STATIC)
+    if (gy_driver_body_rec(a)->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
     gy_driver_joint *j = NULL;
     r = w->driver->joint_create(w->dw, def, a, b, &j);
@@ -641,8 +625,8 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
     if (r == GY_OK)
         r = gy_handle_pool_acquire(&w->joints, j, &h);
     if (r == GY_OK) {
-        joint_rec(j)->id.bits = h;
-        *out = joint_rec(j)->id;
+        gy_driver_joint_rec(j)->id.bits = h;
+        *out = gy_driver_joint_rec(j)->id;
     } else if (j != NULL) {
         w->driver->joint_release(w->dw, j);
     }
@@ -675,7 +659,7 @@ static gy_result joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_j
         r = gy_validate_joint_motor(m);
     if (r != GY_OK)
         return r;
-    gy_joint_type type = joint_rec(j)->type;
+    gy_joint_type type = gy_driver_joint_rec(j)->type;
     if (type != GY_JOINT_HINGE && type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
     w->driver->joint_set_motor(w->dw, j, m);

@@ -8,22 +8,6 @@
 #include "ccd.h"
 #include "driver.h"
 
-/* The Gyre part a driver's records start with (driver.h), and back. */
-static gy_adapter_body *body_rec(gy_driver_body *b)
-{
-    return (gy_adapter_body *)(void *)b;
-}
-
-static gy_driver_body *driver_body(gy_adapter_body *b)
-{
-    return (gy_driver_body *)(void *)b;
-}
-
-static gy_driver_collider *driver_collider(const gy_adapter_collider *c)
-{
-    return (gy_driver_collider *)(void *)c;
-}
-
 void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity)
 {
     memset(s, 0, sizeof *s);
@@ -56,10 +40,12 @@ static bool one_way_side(gy_adapter_contacts *c, const gy_adapter_collider *plat
     oc.platform = platform;
     oc.other = other;
     oc.normal = normal;
-    oc.one_way = d->collider_to_world(c->dw, driver_collider(platform), platform->one_way_normal);
-    oc.velocity = gy_v3_sub(d->body_point_velocity(c->dw, driver_body(other->owner), point),
-                            d->body_point_velocity(c->dw, driver_body(platform->owner), point));
-    oc.other_com = d->step->body_com(driver_body(other->owner));
+    oc.one_way =
+        d->collider_to_world(c->dw, gy_driver_collider_of(platform), platform->one_way_normal);
+    oc.velocity =
+        gy_v3_sub(d->body_point_velocity(c->dw, gy_driver_body_of(other->owner), point),
+                  d->body_point_velocity(c->dw, gy_driver_body_of(platform->owner), point));
+    oc.other_com = d->step->body_com(gy_driver_body_of(other->owner));
     oc.point = point;
     oc.penetration = penetration;
     return gy_adapter_contact_one_way(c, &oc, error);
@@ -87,7 +73,7 @@ static void ballistic_correction(const gy_frontend_step *s, const gy_driver_step
         return;
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
-        const gy_adapter_body *rec = body_rec(b);
+        const gy_adapter_body *rec = gy_driver_body_rec(b);
         /* The record's conditions first: asking the driver costs a call per body. */
         if (!gy_adapter_ballistic_applies(rec->type, true, rec->in_contact, rec->joint_count,
                                           rec->gravity_factor) ||
@@ -115,7 +101,7 @@ static void project_locks(const gy_driver_step *ds, gy_driver_body *const *movin
 {
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
-        const gy_adapter_body *rec = body_rec(b);
+        const gy_adapter_body *rec = gy_driver_body_rec(b);
         gy_vec3 lock;
         if (!any_lock(rec) || !ds->body_locks(b, &lock) || !ds->body_awake(b))
             continue;
@@ -137,7 +123,7 @@ static void sleep_rule(const gy_driver_step *ds, gy_driver_body *const *moving, 
         return;
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
-        const gy_adapter_body *rec = body_rec(b);
+        const gy_adapter_body *rec = gy_driver_body_rec(b);
         if (rec->type != GY_MOTION_DYNAMIC || !rec->allow_sleeping)
             continue;
         gy_adapter_sleep *state = ds->body_sleep(b);
@@ -166,8 +152,8 @@ typedef struct ccd_ctx {
 static void ccd_add(void *ctx, gy_driver_collider *dc)
 {
     ccd_ctx *cc = ctx;
-    const gy_adapter_collider *c = (const gy_adapter_collider *)(const void *)dc;
-    if (!gy_adapter_contact_ccd_candidate(body_rec(cc->body)->solid, c))
+    const gy_adapter_collider *c = gy_driver_collider_rec(dc);
+    if (!gy_adapter_contact_ccd_candidate(gy_driver_body_rec(cc->body)->solid, c))
         return;
     if (c->one_way && !gy_adapter_ccd_one_way_accepts(
                           cc->motion, cc->d->collider_to_world(cc->dw, dc, c->one_way_normal)))
@@ -198,10 +184,10 @@ static bool ccd_body_touches(void *ctx, uint32_t i, gy_vec3 com)
 static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
 {
     ccd_ctx *cc = ctx;
-    gy_adapter_body *o = ((gy_adapter_collider *)(void *)cc->s->scratch[i])->owner;
+    gy_adapter_body *o = gy_driver_collider_rec(cc->s->scratch[i])->owner;
     if (o->type == GY_MOTION_STATIC)
         return gy_v3(0.0, 0.0, 0.0);
-    return gy_v3_sub(cc->d->step->body_com(driver_body(o)), o->substep_start);
+    return gy_v3_sub(cc->d->step->body_com(gy_driver_body_of(o)), o->substep_start);
 }
 
 /* Sweeps the body from its substep start to its end against what it may have passed, moving
@@ -213,7 +199,7 @@ static void ccd_body(gy_frontend_step *s, const gy_driver *d, gy_driver_world *d
                      gy_driver_body *b, double reach)
 {
     const gy_driver_step *ds = d->step;
-    gy_adapter_body *rec = body_rec(b);
+    gy_adapter_body *rec = gy_driver_body_rec(b);
     gy_vec3 p0 = rec->substep_start, p1 = ds->body_com(b);
     gy_vec3 motion = gy_v3_sub(p1, p0);
     double inner = ds->body_ccd_radius(b);
@@ -234,9 +220,10 @@ static void ccd_body(gy_frontend_step *s, const gy_driver *d, gy_driver_world *d
     if (!hit_something)
         return;
     gy_vec3 at = hit.com;
-    gy_adapter_body *o = ((gy_adapter_collider *)(void *)s->scratch[hit.candidate])->owner;
+    gy_adapter_body *o = gy_driver_collider_rec(s->scratch[hit.candidate])->owner;
     if (o->type == GY_MOTION_DYNAMIC) {
-        ds->body_set_com(driver_body(o), gy_v3_add(ds->body_com(driver_body(o)), hit.rewind));
+        ds->body_set_com(gy_driver_body_of(o),
+                         gy_v3_add(ds->body_com(gy_driver_body_of(o)), hit.rewind));
         at = gy_v3_add(at, hit.rewind);
     }
     ds->body_set_com(b, at);
@@ -249,13 +236,14 @@ static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_dri
     double reach = -1.0;
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
-        if (!body_rec(b)->continuous || !ds->body_awake(b))
+        if (!gy_driver_body_rec(b)->continuous || !ds->body_awake(b))
             continue;
         if (reach < 0.0) {
             reach = 0.0;
             for (uint32_t k = 0; k < n; k++)
-                reach = fmax(reach, gy_v3_len(gy_v3_sub(ds->body_com(moving[k]),
-                                                        body_rec(moving[k])->substep_start)));
+                reach =
+                    fmax(reach, gy_v3_len(gy_v3_sub(ds->body_com(moving[k]),
+                                                    gy_driver_body_rec(moving[k])->substep_start)));
         }
         ccd_body(s, d, dw, b, reach);
     }
@@ -314,7 +302,7 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         gy_driver_body *const *moving = ds->moving(dw, &n);
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         for (uint32_t i = 0; i < n; i++)
-            body_rec(moving[i])->substep_start = ds->body_com(moving[i]);
+            gy_driver_body_rec(moving[i])->substep_start = ds->body_com(moving[i]);
         ds->solve(dw, h, k);
         ballistic_correction(s, ds, moving, n, h);
         project_locks(ds, moving, n);
