@@ -928,6 +928,135 @@ bool gy_hull_clip_line(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uin
     return true;
 }
 
+/* ---- lines through primitive solids ---------------------------------------------------------- */
+
+bool gy_line_sphere(gy_vec3 o, gy_vec3 d, double r, gy_line_span *out)
+{
+    double a = gy_v3_dot(d, d), b = gy_v3_dot(o, d), c = gy_v3_dot(o, o) - r * r;
+    double disc = b * b - a * c;
+    if (!(a > 0.0) || !(disc >= 0.0))
+        return false;
+    double s = sqrt(disc);
+    out->t_in = (-b - s) / a;
+    out->t_out = (-b + s) / a;
+    out->n_in = gy_v3_normalize(gy_v3_mad(o, d, out->t_in));
+    out->n_out = gy_v3_normalize(gy_v3_mad(o, d, out->t_out));
+    return true;
+}
+
+static void span_all(gy_line_span *s)
+{
+    s->t_in = -INFINITY;
+    s->t_out = INFINITY;
+    s->n_in = s->n_out = gy_v3(0.0, 0.0, 0.0);
+}
+
+/* Narrows *s to the slab |x[axis]| <= half; false when the line misses it. */
+static bool span_slab(const double o[3], const double d[3], int axis, double half, gy_line_span *s)
+{
+    if (d[axis] == 0.0)
+        return o[axis] >= -half && o[axis] <= half && s->t_in <= s->t_out;
+    double t1 = (-half - o[axis]) / d[axis], t2 = (half - o[axis]) / d[axis];
+    double e[3] = {0.0, 0.0, 0.0};
+    e[axis] = d[axis] > 0.0 ? 1.0 : -1.0; /* the face the line leaves through */
+    gy_vec3 out_n = gy_v3(e[0], e[1], e[2]);
+    if (t1 > t2) {
+        double t = t1;
+        t1 = t2;
+        t2 = t;
+    }
+    if (t1 > s->t_in) {
+        s->t_in = t1;
+        s->n_in = gy_v3_neg(out_n);
+    }
+    if (t2 < s->t_out) {
+        s->t_out = t2;
+        s->n_out = out_n;
+    }
+    return s->t_in <= s->t_out;
+}
+
+bool gy_line_box(gy_vec3 o, gy_vec3 d, gy_vec3 half, gy_line_span *out)
+{
+    const double oo[3] = {o.x, o.y, o.z}, dd[3] = {d.x, d.y, d.z};
+    span_all(out);
+    return span_slab(oo, dd, 0, half.x, out) && span_slab(oo, dd, 1, half.y, out) &&
+           span_slab(oo, dd, 2, half.z, out);
+}
+
+bool gy_line_cylinder(gy_vec3 o, gy_vec3 d, double r, double half_height, gy_line_span *out)
+{
+    span_all(out);
+    double a = d.x * d.x + d.z * d.z, c = o.x * o.x + o.z * o.z - r * r;
+    if (a == 0.0) {
+        if (c > 0.0)
+            return false; /* along the axis, outside the side */
+    } else {
+        double b = o.x * d.x + o.z * d.z, disc = b * b - a * c;
+        if (!(disc >= 0.0))
+            return false;
+        double s = sqrt(disc);
+        out->t_in = (-b - s) / a;
+        out->t_out = (-b + s) / a;
+        gy_vec3 pi = gy_v3_mad(o, d, out->t_in), po = gy_v3_mad(o, d, out->t_out);
+        out->n_in = gy_v3_normalize(gy_v3(pi.x, 0.0, pi.z));
+        out->n_out = gy_v3_normalize(gy_v3(po.x, 0.0, po.z));
+    }
+    const double oo[3] = {o.x, o.y, o.z}, dd[3] = {d.x, d.y, d.z};
+    return span_slab(oo, dd, 1, half_height, out);
+}
+
+/* A capsule is convex and the union of its core cylinder and two end spheres, so the line's span
+ * through it is the union of its spans through the three. */
+bool gy_line_capsule(gy_vec3 o, gy_vec3 d, double r, double half_core, gy_line_span *out)
+{
+    gy_line_span parts[3];
+    bool got[3] = {gy_line_cylinder(o, d, r, half_core, &parts[0]),
+                   gy_line_sphere(gy_v3_sub(o, gy_v3(0.0, half_core, 0.0)), d, r, &parts[1]),
+                   gy_line_sphere(gy_v3_add(o, gy_v3(0.0, half_core, 0.0)), d, r, &parts[2])};
+    bool any = false;
+    for (int i = 0; i < 3; i++) {
+        if (!got[i])
+            continue;
+        if (!any || parts[i].t_in < out->t_in) {
+            out->t_in = parts[i].t_in;
+            out->n_in = parts[i].n_in;
+        }
+        if (!any || parts[i].t_out > out->t_out) {
+            out->t_out = parts[i].t_out;
+            out->n_out = parts[i].n_out;
+        }
+        any = true;
+    }
+    return any;
+}
+
+bool gy_line_hull(gy_vec3 o, gy_vec3 d, const gy_hull *h, gy_line_span *out)
+{
+    uint32_t f_in, f_out;
+    if (!gy_hull_clip_line(h, o, d, &out->t_in, &f_in, &out->t_out, &f_out) || f_in == UINT32_MAX ||
+        f_out == UINT32_MAX)
+        return false;
+    const double *a = h->planes[f_in], *b = h->planes[f_out];
+    out->n_in = gy_v3(a[0], a[1], a[2]);
+    out->n_out = gy_v3(b[0], b[1], b[2]);
+    return true;
+}
+
+bool gy_line_span_hit(const gy_line_span *s, double t_max, bool from_inside, double *t, gy_vec3 *n)
+{
+    if (s->t_in >= 0.0) {
+        *t = s->t_in;
+        *n = s->n_in;
+    } else if (from_inside && s->t_out >= 0.0) {
+        *t = s->t_out;
+        *n = gy_v3_neg(s->n_out);
+    } else {
+        return false;
+    }
+    return isfinite(*t) && *t <= t_max;
+}
+
 /* ---- mass properties ------------------------------------------------------------------------- */
 
 static bool shape_params_ok(const gy_shape *s)

@@ -342,151 +342,9 @@ static void visit_body(void *ctx, gy_bt_body *b)
 
 /* ---- raycast -------------------------------------------------------------------------------- */
 
-namespace
-{
-
-/* Where a line o + t d meets a convex solid: entry and exit parameters with their outward
- * normals (in the frame the line was given in). */
-struct interval {
-    double t_in, t_out;
-    btVector3 n_in, n_out;
-};
-
-} // namespace
-
-static bool ray_sphere(const btVector3 &o, const btVector3 &d, const btVector3 &center, double r,
-                       interval *iv)
-{
-    btVector3 m = o - center;
-    double b = m.dot(d), c = m.length2() - r * r;
-    double disc = b * b - c;
-    if (disc < 0.0)
-        return false;
-    double s = sqrt(disc);
-    iv->t_in = -b - s;
-    iv->t_out = -b + s;
-    iv->n_in = (m + d * iv->t_in) / r;
-    iv->n_out = (m + d * iv->t_out) / r;
-    return true;
-}
-
-/* Narrows *iv to the slab |x[axis]| ≤ half; false when the line misses it. */
-static bool ray_slab(const btVector3 &o, const btVector3 &d, int axis, double half, interval *iv)
-{
-    btVector3 e(0, 0, 0);
-    e[axis] = 1.0;
-    if (fabs(d[axis]) < 1e-300) {
-        return fabs(o[axis]) <= half;
-    }
-    double t1 = (-half - o[axis]) / d[axis], t2 = (half - o[axis]) / d[axis];
-    btVector3 n1 = -e, n2 = e;
-    if (t1 > t2) {
-        double t = t1;
-        t1 = t2;
-        t2 = t;
-        btVector3 n = n1;
-        n1 = n2;
-        n2 = n;
-    }
-    if (t1 > iv->t_in) {
-        iv->t_in = t1;
-        iv->n_in = n1;
-    }
-    if (t2 < iv->t_out) {
-        iv->t_out = t2;
-        iv->n_out = n2;
-    }
-    return iv->t_in <= iv->t_out;
-}
-
-static void interval_all(interval *iv)
-{
-    iv->t_in = -INFINITY;
-    iv->t_out = INFINITY;
-    iv->n_in = iv->n_out = btVector3(0, 0, 0);
-}
-
-/* An infinite cylinder of radius r about Y, narrowed by the slab |y| ≤ half. */
-static bool ray_cylinder(const btVector3 &o, const btVector3 &d, double r, double half,
-                         interval *iv)
-{
-    interval_all(iv);
-    double a = d.x() * d.x() + d.z() * d.z();
-    double b = o.x() * d.x() + o.z() * d.z();
-    double c = o.x() * o.x() + o.z() * o.z() - r * r;
-    if (a < 1e-300) {
-        if (c > 0.0)
-            return false;
-    } else {
-        double disc = b * b - a * c;
-        if (disc < 0.0)
-            return false;
-        double s = sqrt(disc);
-        iv->t_in = (-b - s) / a;
-        iv->t_out = (-b + s) / a;
-        btVector3 pi = o + d * iv->t_in, po = o + d * iv->t_out;
-        iv->n_in = btVector3(pi.x(), 0, pi.z()) / r;
-        iv->n_out = btVector3(po.x(), 0, po.z()) / r;
-    }
-    return ray_slab(o, d, 1, half, iv);
-}
-
-/* Capsule about Y: the union of its core cylinder and two end spheres (a connected interval). */
-static bool ray_capsule(const btVector3 &o, const btVector3 &d, double r, double half, interval *iv)
-{
-    interval parts[3];
-    bool got[3] = {ray_cylinder(o, d, r, half, &parts[0]),
-                   ray_sphere(o, d, btVector3(0, half, 0), r, &parts[1]),
-                   ray_sphere(o, d, btVector3(0, -half, 0), r, &parts[2])};
-    bool any = false;
-    for (int i = 0; i < 3; i++) {
-        if (!got[i])
-            continue;
-        if (!any || parts[i].t_in < iv->t_in) {
-            iv->t_in = parts[i].t_in;
-            iv->n_in = parts[i].n_in;
-        }
-        if (!any || parts[i].t_out > iv->t_out) {
-            iv->t_out = parts[i].t_out;
-            iv->n_out = parts[i].n_out;
-        }
-        any = true;
-    }
-    return any;
-}
-
-/* Clips the line by the hull's face planes (collider frame). */
-static bool ray_hull(const btVector3 &o, const btVector3 &d, const gy_hull *h, interval *iv)
-{
-    uint32_t f_in, f_out;
-    if (!gy_hull_clip_line(h, gy_bt_from_vec(o), gy_bt_from_vec(d), &iv->t_in, &f_in, &iv->t_out,
-                           &f_out) ||
-        !isfinite(iv->t_in) || !isfinite(iv->t_out))
-        return false;
-    iv->n_in = btVector3(h->planes[f_in][0], h->planes[f_in][1], h->planes[f_in][2]);
-    iv->n_out = btVector3(h->planes[f_out][0], h->planes[f_out][1], h->planes[f_out][2]);
-    return true;
-}
-
-/* The hit of a ray (unit d, range [0, len]) on a solid interval: the entry, or when the ray starts
- * inside, the exit with the normal turned back along the ray (as ODE's ray tests do). */
-static bool interval_hit(const interval &iv, double len, double *t, btVector3 *n)
-{
-    if (iv.t_in >= 0.0) {
-        *t = iv.t_in;
-        *n = iv.n_in;
-    } else if (iv.t_out >= 0.0) {
-        *t = iv.t_out;
-        *n = -iv.n_out;
-    } else {
-        return false;
-    }
-    return *t <= len;
-}
-
-/* Rays against meshes use Bullet's BVH ray test; against every other shape they are solved in
- * closed form in the collider's frame (Bullet's convex ray cast converges only to about 1e-5 of
- * the ray length). */
+/* Rays against meshes use Bullet's BVH ray test; against every other shape, collision/'s line
+ * spans in the collider's frame (Bullet's convex ray cast converges only to about 1e-5 of the ray
+ * length). */
 bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out)
 {
     double t = 0.0;
@@ -517,36 +375,34 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
         triangle = res.triangle;
     } else {
         btTransform ft = gy_bt_collider_transform(c);
-        btVector3 o = ft.invXform(q->origin);
-        btVector3 d = ft.getBasis().transpose() * q->dir;
-        interval iv;
+        gy_vec3 o = gy_bt_from_vec(ft.invXform(q->origin));
+        gy_vec3 d = gy_bt_from_vec(ft.getBasis().transpose() * q->dir);
+        gy_line_span span;
         bool got;
         switch (s->type) {
         case GY_SHAPE_SPHERE:
-            got = ray_sphere(o, d, btVector3(0, 0, 0), s->radius, &iv);
+            got = gy_line_sphere(o, d, s->radius, &span);
             break;
         case GY_SHAPE_BOX:
-            interval_all(&iv);
-            got = ray_slab(o, d, 0, 0.5 * s->box_size.x, &iv) &&
-                  ray_slab(o, d, 1, 0.5 * s->box_size.y, &iv) &&
-                  ray_slab(o, d, 2, 0.5 * s->box_size.z, &iv);
+            got = gy_line_box(o, d, gy_v3_scale(s->box_size, 0.5), &span);
             break;
         case GY_SHAPE_CAPSULE:
-            got = ray_capsule(o, d, s->radius, 0.5 * s->height - s->radius, &iv);
+            got = gy_line_capsule(o, d, s->radius, 0.5 * s->height - s->radius, &span);
             break;
         case GY_SHAPE_CYLINDER:
-            got = ray_cylinder(o, d, s->radius, 0.5 * s->height, &iv);
+            got = gy_line_cylinder(o, d, s->radius, 0.5 * s->height, &span);
             break;
         case GY_SHAPE_HULL:
-            got = c->resource != nullptr && ray_hull(o, d, &c->resource->base.hull, &iv);
+            got = c->resource != nullptr && gy_line_hull(o, d, &c->resource->base.hull, &span);
             break;
         default:
             got = false;
             break;
         }
-        if (!got || !interval_hit(iv, q->length, &t, &n))
+        gy_vec3 local_n;
+        if (!got || !gy_line_span_hit(&span, q->length, true, &t, &local_n))
             return false;
-        n = (ft.getBasis() * n).normalized();
+        n = (ft.getBasis() * gy_bt_vec(local_n)).normalized();
     }
     out->t = t;
     out->point = gy_bt_from_vec(q->origin + q->dir * t);

@@ -235,67 +235,56 @@ static void hit_at(const gy_driver_query *q, double t, gy_vec3 n, gy_driver_hit 
  * closest-hit query stops at the first piece that holds a hit. */
 enum { RAY_MAX_PIECES = 64 };
 
-/* ODE 0.16's ray-convex test misses convexes turned about some axes (a cube tilted 0.5 rad about
- * X under a vertical ray through its centre reports nothing), so rays meet hull colliders here:
- * the ray is clipped by the hull's face planes in the collider's frame. Like ODE's own ray tests,
- * a ray starting inside reports where it leaves, with the normal facing back along the ray. */
-static bool ray_hull(const gy_driver_query *q, const gy_ode_collider *c, gy_driver_hit *out)
+/* A point (or, `point` false, a direction) into a geom's frame: x_local = Rᵀ (x − p), R being
+ * ODE's 3×4 row-major rotation. out_of_geom turns a direction back: R x. */
+static gy_vec3 into_geom(dGeomID g, gy_vec3 v, bool point)
 {
-    const gy_hull *h = &c->resource->base.hull;
-    const dReal *p = dGeomGetPosition(c->geom);
-    const dReal *R = dGeomGetRotation(c->geom); /* 3×4, row-major */
-    gy_vec3 rel = gy_v3_sub(q->origin, gy_v3(p[0], p[1], p[2]));
-    /* Into the collider frame: x_local = Rᵀ x_world. */
-    gy_vec3 o = gy_v3(R[0] * rel.x + R[4] * rel.y + R[8] * rel.z,
-                      R[1] * rel.x + R[5] * rel.y + R[9] * rel.z,
-                      R[2] * rel.x + R[6] * rel.y + R[10] * rel.z);
-    gy_vec3 d = gy_v3(R[0] * q->dir.x + R[4] * q->dir.y + R[8] * q->dir.z,
-                      R[1] * q->dir.x + R[5] * q->dir.y + R[9] * q->dir.z,
-                      R[2] * q->dir.x + R[6] * q->dir.y + R[10] * q->dir.z);
-    double t_in, t_out;
-    uint32_t f_in, f_out;
-    if (!gy_hull_clip_line(h, o, d, &t_in, &f_in, &t_out, &f_out))
-        return false;
-    bool inside = !(t_in >= 0.0);
-    double t = inside ? t_out : t_in;
-    uint32_t face = inside ? f_out : f_in;
-    if (face == UINT32_MAX || !(t >= 0.0) || t > dGeomRayGetLength(q->probe))
-        return false;
-    const double *pl = h->planes[face];
-    gy_vec3 n = gy_v3_normalize(gy_v3(R[0] * pl[0] + R[1] * pl[1] + R[2] * pl[2],
-                                      R[4] * pl[0] + R[5] * pl[1] + R[6] * pl[2],
-                                      R[8] * pl[0] + R[9] * pl[1] + R[10] * pl[2]));
-    hit_at(q, t, gy_v3_scale(n, inside ? -1.0 : 1.0), out);
-    return true;
+    const dReal *R = dGeomGetRotation(g);
+    if (point) {
+        const dReal *p = dGeomGetPosition(g);
+        v = gy_v3_sub(v, gy_v3(p[0], p[1], p[2]));
+    }
+    return gy_v3(R[0] * v.x + R[4] * v.y + R[8] * v.z, R[1] * v.x + R[5] * v.y + R[9] * v.z,
+                 R[2] * v.x + R[6] * v.y + R[10] * v.z);
 }
 
-/* ODE 0.16's ray-capsule test misses when the ray starts inside the capsule and runs along its
- * axis, so rays meet capsules here, with ODE's convention: a ray starting inside reports where
- * it leaves, with the normal facing back along the ray. */
-static bool ray_capsule(const gy_driver_query *q, const gy_ode_collider *c, gy_driver_hit *out)
+static gy_vec3 out_of_geom(dGeomID g, gy_vec3 v)
 {
-    const dReal *p = dGeomGetPosition(c->geom);
-    const dReal *R = dGeomGetRotation(c->geom); /* 3×4, row-major; ODE capsules lie along Z */
-    dReal radius, length;
-    dGeomCapsuleGetParams(c->geom, &radius, &length);
-    gy_vec3 centre = gy_v3(p[0], p[1], p[2]);
-    gy_vec3 half = gy_v3_scale(gy_v3(R[2], R[6], R[10]), 0.5 * length);
-    gy_vec3 a = gy_v3_sub(centre, half), b = gy_v3_add(centre, half);
-    double t_in, t_out;
-    if (!gy_adapter_ray_capsule(a, b, radius, q->origin, q->dir, &t_in, &t_out))
+    const dReal *R = dGeomGetRotation(g);
+    return gy_v3(R[0] * v.x + R[1] * v.y + R[2] * v.z, R[4] * v.x + R[5] * v.y + R[6] * v.z,
+                 R[8] * v.x + R[9] * v.y + R[10] * v.z);
+}
+
+/* ODE capsules lie along Z, collision/'s along Y; swapping the two axes is its own inverse. */
+static gy_vec3 swap_yz(gy_vec3 v)
+{
+    return gy_v3(v.x, v.z, v.y);
+}
+
+/* Rays meet hulls and capsules through collision/'s line spans, in the geom's frame: ODE 0.16's
+ * ray-convex test misses convexes turned about some axes (a cube tilted 0.5 rad about X under a
+ * vertical ray through its centre reports nothing) and its ray-capsule test misses a ray that
+ * starts inside and runs along the axis. As ODE's own ray tests do, a ray starting inside reports
+ * where it leaves, with the normal facing back along the ray. */
+static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, gy_driver_hit *out)
+{
+    gy_vec3 o = into_geom(c->geom, q->origin, true), d = into_geom(c->geom, q->dir, false);
+    gy_line_span span;
+    bool got;
+    if (c->base.shape.type == GY_SHAPE_HULL) {
+        got = gy_line_hull(o, d, &c->resource->base.hull, &span);
+    } else {
+        dReal radius, length;
+        dGeomCapsuleGetParams(c->geom, &radius, &length);
+        got = gy_line_capsule(swap_yz(o), swap_yz(d), radius, 0.5 * length, &span);
+        span.n_in = swap_yz(span.n_in);
+        span.n_out = swap_yz(span.n_out);
+    }
+    double t;
+    gy_vec3 n;
+    if (!got || !gy_line_span_hit(&span, dGeomRayGetLength(q->probe), true, &t, &n))
         return false;
-    bool inside = t_in < 0.0;
-    double t = inside ? t_out : t_in;
-    if (!(t >= 0.0) || t > dGeomRayGetLength(q->probe))
-        return false;
-    gy_vec3 hit = gy_v3_mad(q->origin, q->dir, t);
-    /* Outward normal: from the nearest point of the segment. */
-    gy_vec3 ab = gy_v3_sub(b, a);
-    double k = gy_v3_len_sq(ab) > 0.0
-                   ? fmin(1.0, fmax(0.0, gy_v3_dot(gy_v3_sub(hit, a), ab) / gy_v3_len_sq(ab)))
-                   : 0.0;
-    gy_vec3 n = gy_v3_normalize(gy_v3_sub(hit, gy_v3_mad(a, ab, k)));
-    hit_at(q, t, inside ? gy_v3_neg(n) : n, out);
+    hit_at(q, t, gy_v3_normalize(out_of_geom(c->geom, n)), out);
     return true;
 }
 
@@ -303,10 +292,9 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
 {
     (void)w;
     bool got;
-    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL) {
-        got = ray_hull(q, c, out);
-    } else if (c->base.shape.type == GY_SHAPE_CAPSULE) {
-        got = ray_capsule(q, c, out);
+    if ((c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL) ||
+        c->base.shape.type == GY_SHAPE_CAPSULE) {
+        got = ray_solid(q, c, out);
     } else {
         dContactGeom cg;
         got = dCollide(q->probe, c->geom, 1, &cg, sizeof cg) > 0;

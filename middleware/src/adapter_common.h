@@ -346,12 +346,6 @@ gy_result gy_adapter_check_query_shape(const gy_handle_pool *resources, const gy
 /* A hit naming a collider, zeroed otherwise (triangle -1). */
 void gy_adapter_hit_init(gy_hit *h, gy_body_id body, gy_collider_id collider, uint64_t user_data);
 
-/* Clips the line o + t·d (d unit) by a capsule: the points within `radius` of the segment from
- * `a` to `b` (all in one frame). False when the line misses; otherwise the entry and exit
- * parameters. */
-bool gy_adapter_ray_capsule(gy_vec3 a, gy_vec3 b, double radius, gy_vec3 o, gy_vec3 d, double *t_in,
-                            double *t_out);
-
 /* ---- step records --------------------------------------------------------------------------- */
 
 /* Records the first failure of a step in *first. */

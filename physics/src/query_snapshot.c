@@ -1688,161 +1688,15 @@ static gy_result check_query_args(const gy_snapshot_view *v, const gy_snapshot_f
     return GY_OK;
 }
 
-/* ---- exact ray tests, in the shape's local frame
- * ------------------------------------------------- Each takes the ray o + t·d and the current
- * limit, and on a hit at t in [0, t_max] writes t and the local outward normal. A ray starting
- * inside a solid does not hit it. */
+/* ---- exact ray tests, in the shape's local frame ---------------------------------------------
+ * Solids through collision/'s line spans (gy_line_*); triangles here. A hit is at t in [0, t_max]
+ * with the local outward normal; a ray starting inside a solid does not hit it. */
 
 typedef struct ray_hit {
     double t;
     gy_vec3 normal;
     int32_t triangle;
 } ray_hit;
-
-static bool ray_sphere(gy_vec3 o, gy_vec3 d, gy_vec3 c, double r, double t_max, ray_hit *h)
-{
-    gy_vec3 m = gy_v3_sub(o, c);
-    double a = gy_v3_dot(d, d), b = gy_v3_dot(m, d), cc = gy_v3_dot(m, m) - r * r;
-    if (cc < 0.0 || (cc > 0.0 && b > 0.0))
-        return false; /* inside, or outside and moving away */
-    double disc = b * b - a * cc;
-    if (disc < 0.0)
-        return false;
-    double t = (-b - sqrt(disc)) / a;
-    if (t < 0.0 || t > t_max)
-        return false;
-    h->t = t;
-    h->normal = gy_v3_normalize(gy_v3_mad(m, d, t));
-    return true;
-}
-
-static bool ray_box(gy_vec3 o, gy_vec3 d, const double *half, double t_max, ray_hit *h)
-{
-    const double oo[3] = {o.x, o.y, o.z}, dd[3] = {d.x, d.y, d.z};
-    double enter = -INFINITY, leave = INFINITY;
-    int axis = -1;
-    bool inside = true;
-    for (int i = 0; i < 3; i++) {
-        if (oo[i] <= -half[i] || oo[i] >= half[i])
-            inside = false;
-        if (dd[i] == 0.0) {
-            if (oo[i] < -half[i] || oo[i] > half[i])
-                return false;
-            continue;
-        }
-        double t1 = (-half[i] - oo[i]) / dd[i], t2 = (half[i] - oo[i]) / dd[i];
-        if (t1 > t2) {
-            double t = t1;
-            t1 = t2;
-            t2 = t;
-        }
-        if (t1 > enter) {
-            enter = t1;
-            axis = i;
-        }
-        leave = fmin(leave, t2);
-    }
-    if (inside || axis < 0 || enter > leave || enter < 0.0 || enter > t_max)
-        return false;
-    double n[3] = {0, 0, 0};
-    n[axis] = dd[axis] > 0.0 ? -1.0 : 1.0;
-    h->t = enter;
-    h->normal = gy_v3(n[0], n[1], n[2]);
-    return true;
-}
-
-/* Entry interval of the ray into the infinite cylinder x² + z² ≤ r²: false when it never is
- * inside. A ray parallel to the axis gets (-inf, inf) when inside. */
-static bool ray_infinite_cylinder(gy_vec3 o, gy_vec3 d, double r, double *t0, double *t1)
-{
-    double a = d.x * d.x + d.z * d.z, c = o.x * o.x + o.z * o.z - r * r;
-    if (a == 0.0) {
-        *t0 = -INFINITY;
-        *t1 = INFINITY;
-        return c <= 0.0;
-    }
-    double b = o.x * d.x + o.z * d.z, disc = b * b - a * c;
-    if (disc < 0.0)
-        return false;
-    double s = sqrt(disc);
-    *t0 = (-b - s) / a;
-    *t1 = (-b + s) / a;
-    return true;
-}
-
-static bool ray_capsule(gy_vec3 o, gy_vec3 d, double r, double hh, double t_max, ray_hit *h)
-{
-    /* Inside when nearer than r to the core segment. */
-    gy_vec3 core = gy_v3(0.0, fmax(-hh, fmin(hh, o.y)), 0.0);
-    if (gy_v3_len_sq(gy_v3_sub(o, core)) < r * r)
-        return false;
-    /* The capsule is the union of a side cylinder and two end spheres; from outside, the first
-     * entry into the union is the first entry into any of them (the cylinder's flat ends lie
-     * inside the spheres, so only its curved side counts). */
-    bool found = false;
-    double t0, t1;
-    if (ray_infinite_cylinder(o, d, r, &t0, &t1) && t0 >= 0.0 && t0 <= t_max) {
-        double y = o.y + d.y * t0;
-        if (y >= -hh && y <= hh) {
-            gy_vec3 p = gy_v3_mad(o, d, t0);
-            h->t = t0;
-            h->normal = gy_v3_normalize(gy_v3(p.x, 0.0, p.z));
-            t_max = t0;
-            found = true;
-        }
-    }
-    for (int end = -1; end <= 1; end += 2)
-        if (ray_sphere(o, d, gy_v3(0.0, end * hh, 0.0), r, t_max, h)) {
-            t_max = h->t;
-            found = true;
-        }
-    return found;
-}
-
-static bool ray_cylinder(gy_vec3 o, gy_vec3 d, double r, double hh, double t_max, ray_hit *h)
-{
-    double c0, c1, s0, s1;
-    if (!ray_infinite_cylinder(o, d, r, &c0, &c1))
-        return false;
-    if (d.y == 0.0) {
-        if (o.y < -hh || o.y > hh)
-            return false;
-        s0 = -INFINITY;
-        s1 = INFINITY;
-    } else {
-        s0 = (-hh - o.y) / d.y;
-        s1 = (hh - o.y) / d.y;
-        if (s0 > s1) {
-            double t = s0;
-            s0 = s1;
-            s1 = t;
-        }
-    }
-    double enter = fmax(c0, s0), leave = fmin(c1, s1);
-    /* enter < 0 with leave ≥ 0 means the origin is inside (or on the surface leaving). */
-    if (enter > leave || enter < 0.0 || enter > t_max || !isfinite(enter))
-        return false;
-    h->t = enter;
-    if (c0 >= s0) {
-        gy_vec3 p = gy_v3_mad(o, d, enter);
-        h->normal = gy_v3_normalize(gy_v3(p.x, 0.0, p.z));
-    } else {
-        h->normal = gy_v3(0.0, d.y > 0.0 ? -1.0 : 1.0, 0.0);
-    }
-    return true;
-}
-
-static bool ray_hull(gy_vec3 o, gy_vec3 d, const gy_hull *hull, double t_max, ray_hit *h)
-{
-    double enter, leave;
-    uint32_t face, exit_face;
-    if (!gy_hull_clip_line(hull, o, d, &enter, &face, &leave, &exit_face) || face == UINT32_MAX ||
-        enter < 0.0 || enter > t_max)
-        return false;
-    h->t = enter;
-    h->normal = gy_v3(hull->planes[face][0], hull->planes[face][1], hull->planes[face][2]);
-    return true;
-}
 
 /* Two-sided ray/triangle (Möller–Trumbore); the normal faces the ray. */
 static bool ray_triangle(gy_vec3 o, gy_vec3 d, gy_vec3 a, gy_vec3 b, gy_vec3 c, double t_max,
@@ -1893,6 +1747,25 @@ static double mesh_ray_visit(void *ctx, uint32_t tri, double t_max)
     return t_max;
 }
 
+/* The span of a line (entry frame) through an entry's solid primitive. */
+static bool line_span(const qs_entry *e, gy_vec3 o, gy_vec3 d, gy_line_span *span)
+{
+    switch ((gy_shape_type)e->type) {
+    case GY_SHAPE_SPHERE:
+        return gy_line_sphere(o, d, e->p[0], span);
+    case GY_SHAPE_BOX:
+        return gy_line_box(o, d, gy_v3(e->p[0], e->p[1], e->p[2]), span);
+    case GY_SHAPE_CAPSULE:
+        return gy_line_capsule(o, d, e->p[0], e->p[1], span);
+    case GY_SHAPE_CYLINDER:
+        return gy_line_cylinder(o, d, e->p[0], e->p[1], span);
+    case GY_SHAPE_HULL:
+        return gy_line_hull(o, d, &e->geometry->hull, span);
+    default:
+        return false;
+    }
+}
+
 /* Exact test of a world ray against one entry; on a hit, h holds t, the world normal and the
  * triangle. */
 static bool ray_entry(const qs_entry *e, gy_vec3 o, gy_vec3 d, double t_max, ray_hit *h)
@@ -1914,31 +1787,14 @@ static bool ray_entry(const qs_entry *e, gy_vec3 o, gy_vec3 d, double t_max, ray
     gy_vec3 lo = gy_quat_rotate(inv, gy_v3_sub(o, e->pose.position));
     gy_vec3 ld = gy_quat_rotate(inv, d);
     bool hit;
-    switch ((gy_shape_type)e->type) {
-    case GY_SHAPE_SPHERE:
-        hit = ray_sphere(lo, ld, gy_v3(0, 0, 0), e->p[0], t_max, h);
-        break;
-    case GY_SHAPE_BOX:
-        hit = ray_box(lo, ld, e->p, t_max, h);
-        break;
-    case GY_SHAPE_CAPSULE:
-        hit = ray_capsule(lo, ld, e->p[0], e->p[1], t_max, h);
-        break;
-    case GY_SHAPE_CYLINDER:
-        hit = ray_cylinder(lo, ld, e->p[0], e->p[1], t_max, h);
-        break;
-    case GY_SHAPE_HULL:
-        hit = ray_hull(lo, ld, &e->geometry->hull, t_max, h);
-        break;
-    case GY_SHAPE_MESH: {
+    if (e->type == GY_SHAPE_MESH) {
         mesh_ray m = {e->geometry, lo, ld, h, false};
         gy_bvh_raycast(&e->geometry->tree, lo, ld, t_max, mesh_ray_visit, &m);
         hit = m.found;
-        break;
-    }
-    default:
-        hit = false;
-        break;
+    } else {
+        gy_line_span span;
+        hit =
+            line_span(e, lo, ld, &span) && gy_line_span_hit(&span, t_max, false, &h->t, &h->normal);
     }
     if (hit)
         h->normal = gy_quat_rotate(e->pose.rotation, h->normal);

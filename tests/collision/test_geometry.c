@@ -973,6 +973,108 @@ static void test_hull_clip_line_matches_the_cube_analytically(void **state)
     gy_hull_free(NULL, &h);
 }
 
+/* Line spans through each primitive against their analytic chords: entry and exit parameters and
+ * outward normals, a non-unit direction (t in lengths of d), lines parallel to a side, and
+ * misses. */
+static void test_line_spans_match_the_primitives_analytically(void **state)
+{
+    (void)state;
+    gy_line_span s;
+    /* Sphere r = 2, line along +x at height 1: chord x = ±√3. */
+    assert_true(gy_line_sphere(gy_v3(-5, 1, 0), gy_v3(1, 0, 0), 2.0, &s));
+    assert_near(s.t_in, 5.0 - sqrt(3.0), 1e-12);
+    assert_near(s.t_out, 5.0 + sqrt(3.0), 1e-12);
+    assert_vec_near(s.n_in, gy_v3(-sqrt(3.0) / 2.0, 0.5, 0), 1e-12);
+    assert_vec_near(s.n_out, gy_v3(sqrt(3.0) / 2.0, 0.5, 0), 1e-12);
+    assert_false(gy_line_sphere(gy_v3(-5, 2.5, 0), gy_v3(1, 0, 0), 2.0, &s));
+    /* Same line, d twice as long: t halves. */
+    assert_true(gy_line_sphere(gy_v3(-5, 1, 0), gy_v3(2, 0, 0), 2.0, &s));
+    assert_near(s.t_in, (5.0 - sqrt(3.0)) / 2.0, 1e-12);
+
+    /* Box of half extents (1, 2, 3), line along -z through (0.5, 1, ·) from z = 10. */
+    assert_true(gy_line_box(gy_v3(0.5, 1, 10), gy_v3(0, 0, -1), gy_v3(1, 2, 3), &s));
+    assert_near(s.t_in, 7.0, 1e-12);
+    assert_near(s.t_out, 13.0, 1e-12);
+    assert_vec_near(s.n_in, gy_v3(0, 0, 1), 0.0);
+    assert_vec_near(s.n_out, gy_v3(0, 0, -1), 0.0);
+    /* Parallel to x beside the box, and a diagonal that enters through x and leaves through y. */
+    assert_false(gy_line_box(gy_v3(-5, 2.5, 0), gy_v3(1, 0, 0), gy_v3(1, 2, 3), &s));
+    assert_true(gy_line_box(gy_v3(-2, 0, 0), gy_v3(1, 1, 0), gy_v3(1, 2, 3), &s));
+    assert_near(s.t_in, 1.0, 1e-12);
+    assert_near(s.t_out, 2.0, 1e-12);
+    assert_vec_near(s.n_in, gy_v3(-1, 0, 0), 0.0);
+    assert_vec_near(s.n_out, gy_v3(0, 1, 0), 0.0);
+
+    /* Cylinder r = 1 between y = ±2: through the side along x, and through the caps along y. */
+    assert_true(gy_line_cylinder(gy_v3(-4, 1, 0), gy_v3(1, 0, 0), 1.0, 2.0, &s));
+    assert_near(s.t_in, 3.0, 1e-12);
+    assert_near(s.t_out, 5.0, 1e-12);
+    assert_vec_near(s.n_in, gy_v3(-1, 0, 0), 1e-12);
+    assert_true(gy_line_cylinder(gy_v3(0.5, 5, 0), gy_v3(0, -1, 0), 1.0, 2.0, &s));
+    assert_near(s.t_in, 3.0, 1e-12);
+    assert_near(s.t_out, 7.0, 1e-12);
+    assert_vec_near(s.n_in, gy_v3(0, 1, 0), 0.0);
+    assert_vec_near(s.n_out, gy_v3(0, -1, 0), 0.0);
+    assert_false(gy_line_cylinder(gy_v3(1.5, 5, 0), gy_v3(0, -1, 0), 1.0, 2.0, &s));
+    assert_false(gy_line_cylinder(gy_v3(-4, 2.5, 0), gy_v3(1, 0, 0), 1.0, 2.0, &s));
+
+    /* Capsule r = 1, core y = ±2: along the axis it spans y = ±3 (the caps' poles); beside the
+     * core through the side; a line through a cap only at x = 0.6 above the core. */
+    assert_true(gy_line_capsule(gy_v3(0, 10, 0), gy_v3(0, -1, 0), 1.0, 2.0, &s));
+    assert_near(s.t_in, 7.0, 1e-12);
+    assert_near(s.t_out, 13.0, 1e-12);
+    assert_vec_near(s.n_in, gy_v3(0, 1, 0), 1e-12);
+    assert_vec_near(s.n_out, gy_v3(0, -1, 0), 1e-12);
+    assert_true(gy_line_capsule(gy_v3(-4, 1, 0), gy_v3(1, 0, 0), 1.0, 2.0, &s));
+    assert_near(s.t_in, 3.0, 1e-12);
+    assert_vec_near(s.n_in, gy_v3(-1, 0, 0), 1e-12);
+    assert_true(gy_line_capsule(gy_v3(-4, 2.6, 0), gy_v3(1, 0, 0), 1.0, 2.0, &s));
+    assert_near(s.t_in, 4.0 - 0.8, 1e-12);
+    assert_vec_near(s.n_in, gy_v3(-0.8, 0.6, 0), 1e-12);
+    assert_false(gy_line_capsule(gy_v3(-4, 3.1, 0), gy_v3(1, 0, 0), 1.0, 2.0, &s));
+
+    /* A cube hull spans as the box of the same size. */
+    gy_vec3 pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = gy_v3(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1);
+    gy_hull h;
+    assert_result(gy_hull_build(NULL, pts, 8, &h), GY_OK);
+    gy_line_span b;
+    assert_true(gy_line_hull(gy_v3(-2, -0.5, 0), gy_v3(1, 1, 0), &h, &s));
+    assert_true(gy_line_box(gy_v3(-2, -0.5, 0), gy_v3(1, 1, 0), gy_v3(1, 1, 1), &b));
+    assert_near(s.t_in, 1.0, 1e-12);
+    assert_near(s.t_out, 1.5, 1e-12);
+    assert_near(s.t_in, b.t_in, 1e-12);
+    assert_near(s.t_out, b.t_out, 1e-12);
+    assert_vec_near(s.n_in, b.n_in, 1e-12);
+    assert_vec_near(s.n_out, b.n_out, 1e-12);
+    assert_false(gy_line_hull(gy_v3(-2, 1.5, 0), gy_v3(1, 0, 0), &h, &s));
+    gy_hull_free(NULL, &h);
+}
+
+/* A ray's hit on a span: the entry; from inside, nothing, or the exit with the normal turned
+ * back; nothing behind the origin or past t_max. */
+static void test_line_span_hit_takes_the_entry_or_from_inside_the_exit(void **state)
+{
+    (void)state;
+    gy_line_span s = {-1.0, 3.0, gy_v3(-1, 0, 0), gy_v3(1, 0, 0)};
+    double t = -7.0;
+    gy_vec3 n;
+    assert_false(gy_line_span_hit(&s, 10.0, false, &t, &n));
+    assert_true(gy_line_span_hit(&s, 10.0, true, &t, &n));
+    assert_near(t, 3.0, 0.0);
+    assert_vec_near(n, gy_v3(-1, 0, 0), 0.0);
+    assert_false(gy_line_span_hit(&s, 2.0, true, &t, &n));
+    s.t_in = 2.0;
+    assert_true(gy_line_span_hit(&s, 2.0, false, &t, &n));
+    assert_near(t, 2.0, 0.0);
+    assert_vec_near(n, gy_v3(-1, 0, 0), 0.0);
+    assert_false(gy_line_span_hit(&s, 1.5, false, &t, &n));
+    s.t_in = -5.0;
+    s.t_out = -1.0;
+    assert_false(gy_line_span_hit(&s, 10.0, true, &t, &n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1003,6 +1105,8 @@ int main(void)
         cmocka_unit_test(test_mass_transform_agrees_with_hull_of_moved_box),
         cmocka_unit_test(test_mass_scale_to_keeps_centre_and_shape_of_tensor),
         cmocka_unit_test(test_hull_clip_line_matches_the_cube_analytically),
+        cmocka_unit_test(test_line_spans_match_the_primitives_analytically),
+        cmocka_unit_test(test_line_span_hit_takes_the_entry_or_from_inside_the_exit),
     };
     return cmocka_run_group_tests_name("geometry", tests, NULL, NULL);
 }

@@ -82,6 +82,37 @@ void gy_hull_free(const gy_allocator *allocator, gy_hull *hull);
 bool gy_hull_clip_line(const gy_hull *h, gy_vec3 o, gy_vec3 d, double *t_in, uint32_t *f_in,
                        double *t_out, uint32_t *f_out);
 
+/* Where the line o + t·d crosses a solid primitive given in its own frame: the parameters at
+ * which it enters and leaves and the outward normals there (unit; zero where t is infinite, i.e.
+ * the line runs parallel to a side it never crosses). d need not be unit: t counts lengths of d.
+ * These are Gyre's one set of ray-versus-shape tests: the query snapshot and the drivers' live
+ * queries all answer rays through them. */
+typedef struct gy_line_span {
+    double t_in, t_out;
+    gy_vec3 n_in, n_out;
+} gy_line_span;
+
+/* A sphere of radius r about the origin. False when the line misses. */
+bool gy_line_sphere(gy_vec3 o, gy_vec3 d, double r, gy_line_span *out);
+
+/* A box of half extents `half` about the origin. */
+bool gy_line_box(gy_vec3 o, gy_vec3 d, gy_vec3 half, gy_line_span *out);
+
+/* A capsule along Y: radius r around the core segment from y = -half_core to y = half_core. */
+bool gy_line_capsule(gy_vec3 o, gy_vec3 d, double r, double half_core, gy_line_span *out);
+
+/* A cylinder along Y of radius r between y = -half_height and y = half_height. */
+bool gy_line_cylinder(gy_vec3 o, gy_vec3 d, double r, double half_height, gy_line_span *out);
+
+/* A hull (gy_hull_clip_line, with the faces' normals); false too when the line never enters or
+ * never leaves through a face. */
+bool gy_line_hull(gy_vec3 o, gy_vec3 d, const gy_hull *h, gy_line_span *out);
+
+/* The hit of a ray (t from 0 to t_max) on a span: its entry. A ray that starts inside the solid
+ * hits nothing unless `from_inside`, when it reports where it leaves with the normal turned back
+ * along the ray (the convention of ODE's ray tests, kept by the live queries). */
+bool gy_line_span_hit(const gy_line_span *s, double t_max, bool from_inside, double *t, gy_vec3 *n);
+
 /* Mass properties of a solid: mass, centre of mass (in the frame the shape was given in) and the
  * inertia tensor about that centre of mass. */
 typedef struct gy_mass {
