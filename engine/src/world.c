@@ -1248,7 +1248,7 @@ void gy_world_get_stats(const gy_world *w, gy_world_stats *out)
     out->bodies_tracked = w->tracked.count;
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         const gy_w_body *c = gy_w_store_at(&w->bodies, d);
-        out->bodies_effective += w->ents[c->entity].active_h && c->is_active;
+        out->bodies_effective += w->ents[gy_w_body_slot(w, c)].active_h && c->is_active;
         out->bodies_failed += c->failed;
     }
     out->joints = w->joint_pool.live;

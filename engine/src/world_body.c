@@ -451,9 +451,6 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
             r = gy_w_grow(w->alloc, (void **)&w->results, &w->results_capacity, w->store_high + 1u,
                           sizeof *w->results);
         if (r == GY_OK)
-            r = gy_w_grow(w->alloc, (void **)&w->velocities, &w->velocities_capacity,
-                          w->store_high + 1u, sizeof *w->velocities);
-        if (r == GY_OK)
             r = gy_w_render_reserve(w, 0u, w->store_high + 1u); /* moved lists: reserve_moved */
         if (r != GY_OK)
             return r;
@@ -488,6 +485,9 @@ static gy_result reserve_moved(gy_world *w, uint32_t movers)
     uint32_t need = movers + w->moved.count;
     gy_result r = gy_w_grow(w->alloc, (void **)&w->moved.items, &w->moved.capacity, need,
                             sizeof *w->moved.items);
+    if (r == GY_OK)
+        r = gy_w_grow(w->alloc, (void **)&w->velocities, &w->velocities_capacity, need,
+                      sizeof *w->velocities);
     if (r == GY_OK)
         r = gy_w_render_reserve(w, need, w->store_high);
     return r;
@@ -598,7 +598,7 @@ gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref)
 
 static bool effective(const gy_world *w, const gy_w_body *c)
 {
-    return w->ents[c->entity].active_h && c->is_active;
+    return w->ents[gy_w_body_slot(w, c)].active_h && c->is_active;
 }
 
 /* Converts the component's colliders for the physics side (geometry → resource refs; at a start
@@ -625,6 +625,16 @@ static gy_body_def body_def_at(const gy_w_body *c, gy_pose pose)
     d.pose = pose;
     d.user_data = 0;
     return d;
+}
+
+/* The description's velocities, for a body that moves (a static's are zero). */
+static void set_velocities(gy_world *w, const gy_w_body *c, const gy_physics_component_def *d)
+{
+    gy_w_velocity *v = gy_w_velocity_of(w, c);
+    if (v != NULL) {
+        v->lin = d->body.linear_velocity;
+        v->ang = d->body.angular_velocity;
+    }
 }
 
 static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
@@ -661,7 +671,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     r = build_colliders(w, c, w->col_scratch);
     if (r != GY_OK)
         return r;
-    gy_pose pose = gy_w_world_pose(w, c->entity);
+    gy_pose pose = gy_w_world_pose(w, gy_w_body_slot(w, c));
     gy_physics_body_def d;
     memset(&d, 0, sizeof d);
     d.index = c->ref.index;
@@ -681,8 +691,7 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     reset_results(w, c, pose);
     gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !d.start_asleep;
     gy_w_body_track(w, c);
-    gy_w_velocity_of(w, c)->lin = c->def->desc.body.linear_velocity;
-    gy_w_velocity_of(w, c)->ang = c->def->desc.body.angular_velocity;
+    set_velocities(w, c, &c->def->desc);
     return GY_OK;
 }
 
@@ -692,7 +701,7 @@ static void record_release(gy_world *w, gy_w_body *c)
         return;
     gy_w_body_own_state(w, c);
     gy_physics_body_ref ref = c->ref;
-    uint32_t slot = c->entity;
+    uint32_t slot = gy_w_body_slot(w, c);
     gy_w_pairs_body_released(w, c);
     gy_w_joints_body_released(w, slot);
     gy_result r = gy_physics_record_release_body(w->physics, ref);
@@ -734,10 +743,10 @@ void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
     gy_result r = gy_physics_record_set_pose(w->physics, c->ref, pose);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: teleport of entity '%s' not recorded: %s",
-               gy_w_entity_name(w, c->entity), gy_result_message(r));
+               gy_w_entity_name(w, gy_w_body_slot(w, c)), gy_result_message(r));
         return;
     }
-    gy_w_transform_unfollow(w, c->entity);
+    gy_w_transform_unfollow(w, gy_w_body_slot(w, c));
     /* Proxies are refused until one shows the teleport: the state stays the last one taken. */
     gy_w_body_own_state(w, c);
     gy_w_result_of(w, c)->teleports_sent++;
@@ -833,12 +842,10 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     c->user_data = desc->body.user_data;
     c->motion = motion;
     w->movers += moves;
-    c->entity = slot;
     c->ref = (gy_physics_body_ref){idx, 0};
     gy_w_render_mover(w, c, moves);
     reset_results(w, c, gy_w_world_pose(w, slot));
-    gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
-    gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
+    set_velocities(w, c, desc);
     r = gy_w_body_refresh(w, slot);
     if (r != GY_OK) {
         remove_component(w, slot);
@@ -856,7 +863,7 @@ gy_result gy_body_remove(gy_world *w, gy_entity e)
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    remove_component(w, c->entity);
+    remove_component(w, gy_w_body_slot(w, c));
     return GY_OK;
 }
 
@@ -869,7 +876,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    uint32_t slot = c->entity;
+    uint32_t slot = gy_w_body_slot(w, c);
     gy_motion_type motion;
     r = validate_desc(w, desc, &motion, "gy_body_update", slot);
     if (r == GY_OK)
@@ -892,8 +899,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     w->movers += (uint32_t)(motion != GY_MOTION_STATIC) - (uint32_t)(c->motion != GY_MOTION_STATIC);
     c->motion = motion;
     gy_w_render_mover(w, c, motion != GY_MOTION_STATIC);
-    gy_w_velocity_of(w, c)->lin = desc->body.linear_velocity;
-    gy_w_velocity_of(w, c)->ang = desc->body.angular_velocity;
+    set_velocities(w, c, desc);
     def_release(w, old);
     r = gy_w_body_refresh(w, slot);
     if (r != GY_OK) {
@@ -941,7 +947,7 @@ gy_result gy_body_set_active(gy_world *w, gy_entity e, bool active)
     if (c->is_active == active)
         return GY_OK;
     c->is_active = active;
-    r = gy_w_body_refresh(w, c->entity);
+    r = gy_w_body_refresh(w, gy_w_body_slot(w, c));
     if (r != GY_OK) {
         c = gy_w_body_of(w, gy_w_entity_slot(w, e));
         c->is_active = !active;
@@ -960,7 +966,7 @@ gy_result gy_body_get_enable(const gy_world *w, gy_entity e, gy_body_enable *out
     gy_result r = component(w, e, &c);
     if (r != GY_OK)
         return r;
-    out->entity_active = w->ents[c->entity].active_h;
+    out->entity_active = w->ents[gy_w_body_slot(w, c)].active_h;
     out->component_active = c->is_active;
     out->effective = effective(w, c);
     return GY_OK;
@@ -1181,7 +1187,7 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
     if (r != GY_OK)
         return r;
     memset(out, 0, sizeof *out);
-    out->pose = c->recorded ? gy_w_body_pose(w, c) : gy_w_world_pose(w, c->entity);
+    out->pose = c->recorded ? gy_w_body_pose(w, c) : gy_w_world_pose(w, gy_w_body_slot(w, c));
     const gy_w_result *st = gy_w_result_of(w, c);
     const gy_proxy *q = kept_proxy(w, c);
     if (q != NULL && !st->is_character) {
@@ -1189,7 +1195,7 @@ gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *ou
             gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
         out->angular_velocity =
             gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
-    } else {
+    } else if (gy_w_velocity_of(w, c) != NULL) {
         out->linear_velocity = gy_w_velocity_of(w, c)->lin;
         out->angular_velocity = gy_w_velocity_of(w, c)->ang;
     }
@@ -1223,7 +1229,7 @@ void gy_w_bodies_stopped(gy_world *w)
     for (uint32_t d = 0; d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         gy_w_body_own_state(w, c); /* the last result's state stays what the game knows */
-        gy_w_transform_unfollow(w, c->entity);
+        gy_w_transform_unfollow(w, gy_w_body_slot(w, c));
         gy_w_body_unsettle(w, c);
         c->held = gy_w_body_pose(w, c); /* the last result, drawn until physics runs again */
         gy_w_render_hold(w, c);
@@ -1293,12 +1299,13 @@ gy_result gy_w_start(gy_world *w)
         gy_physics_body_def *b = &bodies[k];
         memset(b, 0, sizeof *b);
         b->index = c->ref.index;
-        b->def = body_def_at(c, gy_w_world_pose(w, c->entity));
+        b->def = body_def_at(c, gy_w_world_pose(w, gy_w_body_slot(w, c)));
         /* Keep what the last run reported, so a stop/start keeps motion as well as poses; a
          * velocity outside the accepted range (a character's motion over a tick can be) is not
          * one a body may be created with, so that body starts at rest instead. */
         if (c->motion != GY_MOTION_STATIC) {
             const gy_w_velocity *v = gy_w_velocity_of(w, c);
+            assert(v != NULL); /* not Static: a mover */
             bool ok = gy_validate_vector(v->lin, GY_MAX_MAGNITUDE) == GY_OK &&
                       gy_validate_vector(v->ang, GY_MAX_MAGNITUDE) == GY_OK;
             b->def.linear_velocity = ok ? v->lin : gy_v3(0, 0, 0);
@@ -1319,7 +1326,7 @@ gy_result gy_w_start(gy_world *w)
             c->error = rb;
             gy_log(w->logger, GY_LOG_WARN,
                    "world: entity '%s': body not recreated at physics start: %s",
-                   gy_w_entity_name(w, c->entity), gy_result_message(rb));
+                   gy_w_entity_name(w, gy_w_body_slot(w, c)), gy_result_message(rb));
             continue;
         }
         k++;

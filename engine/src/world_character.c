@@ -42,7 +42,9 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r)
         w->stats.replies_stale++;
         return;
     }
-    gy_w_velocity_of(w, c)->lin = gy_v3(cr->velocity[0], cr->velocity[1], cr->velocity[2]);
+    gy_w_velocity *v = gy_w_velocity_of(w, c);
+    if (v != NULL) /* a character is Kinematic, so a mover */
+        v->lin = gy_v3(cr->velocity[0], cr->velocity[1], cr->velocity[2]);
     gy_w_character_state *cs = gy_w_character_state_of(c);
     if (cs == NULL)
         return; /* no longer a character: the reply is about what it was */
@@ -58,6 +60,6 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r)
     if (cr->flags & GY_CHARACTER_ON_BODY) {
         const gy_w_body *g = gy_w_body_by_ref(w, cr->ground);
         if (g != NULL)
-            cs->ground = gy_w_entity_handle(w, g->entity);
+            cs->ground = gy_w_entity_handle(w, gy_w_body_slot(w, g));
     }
 }

@@ -241,8 +241,8 @@ static void handle_collision(gy_world *w, const gy_reply *r)
     p->gen_b = e->generation_b;
     p->col_a = e->collider_a;
     p->col_b = e->collider_b;
-    p->ent_a = gy_w_entity_handle(w, a->entity);
-    p->ent_b = gy_w_entity_handle(w, b->entity);
+    p->ent_a = gy_w_entity_handle(w, gy_w_body_slot(w, a));
+    p->ent_b = gy_w_entity_handle(w, gy_w_body_slot(w, b));
     set_geometry(p, e);
     /* Reserved above: storing the new key cannot fail. */
     gy_result stored = gy_hash_map_put(&w->pair_index, key, w->pair_count);
@@ -258,7 +258,7 @@ static void handle_collision(gy_world *w, const gy_reply *r)
 
 static const char *entity_name(const gy_world *w, const gy_w_body *c)
 {
-    return gy_w_entity_name(w, c->entity);
+    return gy_w_entity_name(w, gy_w_body_slot(w, c));
 }
 
 static void on_reply(void *ctx, const gy_reply *r)
@@ -332,12 +332,12 @@ static void on_reply(void *ctx, const gy_reply *r)
             w->stats.replies_stale++;
             break;
         }
-        const gy_w_entity_cold *en = gy_w_cold_of(w, c->entity);
+        const gy_w_entity_cold *en = gy_w_cold_of(w, gy_w_body_slot(w, c));
         if (en == NULL || en->on_body_event == NULL)
             break;
         gy_body_event ev = {r->type == GY_PHYSICS_REPLY_BODY_SLEEP ? GY_BODY_EVENT_SLEEP
                                                                    : GY_BODY_EVENT_WAKE,
-                            gy_w_entity_handle(w, c->entity), b->tick};
+                            gy_w_entity_handle(w, gy_w_body_slot(w, c)), b->tick};
         en->on_body_event(en->body_event_ctx, w, &ev);
         break;
     }

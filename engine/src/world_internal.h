@@ -211,8 +211,10 @@ typedef struct gy_w_result {
     bool follows : 1;
 } gy_w_result;
 
-/* A body's velocities as the game knows them, by store_index, while not kept_state (a result's,
- * a character's reply, or the description's until a result comes). */
+/* A moving body's velocities as the game knows them, by mover index (gy_w_motion.mover), while
+ * not kept_state (a result's, a character's reply, or the description's until a result comes).
+ * A static's are zero (a description with others is refused), so a static level pays none; a
+ * mover leaving is swap-removed with its samples (gy_w_render_mover). */
 typedef struct gy_w_velocity {
     gy_vec3 lin, ang;
 } gy_w_velocity;
@@ -242,10 +244,10 @@ typedef struct gy_w_def {
 } gy_w_def;
 
 /* One per body, so only what every body needs is here: a static level holds hundreds of
- * thousands. */
+ * thousands. Its entity is its store index's owner (gy_w_body_slot). */
 typedef struct gy_w_body {
-    /* results (the capture's: w->results and w->velocities; what it is drawn from: w->motion; all
-     * by store_index) */
+    /* results (the capture's: w->results by store_index and w->velocities by mover; what it is
+     * drawn from: w->motion by store_index) */
     /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
      * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
     gy_pose held;
@@ -256,10 +258,9 @@ typedef struct gy_w_body {
     /* The body's ref: the index (the store index) is the component's for its life; the
      * generation is the body's recorded in this physics run, 0 when none. */
     gy_physics_body_ref ref;
-    uint32_t entity;
-    gy_result error;
     uint32_t pairs;    /* touching pairs of this body in the World's pair set */
     uint8_t motion;    /* gy_motion_type */
+    uint8_t error;     /* gy_result (a small enum: a byte keeps the record at 96 bytes) */
     bool recorded : 1; /* a create is recorded (the subsystem's pool holds `ref`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
@@ -270,6 +271,7 @@ typedef struct gy_w_body {
     bool failed : 1;
     bool is_active : 1; /* the description's is_active: the component switch */
 } gy_w_body;
+_Static_assert(GY_RESULT_COUNT <= 256, "gy_w_body.error holds a gy_result in a byte");
 
 /* The character state of a character's component (after its colliders), or NULL. */
 static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
@@ -414,7 +416,7 @@ struct gy_world {
      * physics thread never writes it meanwhile): the kept_state bodies' velocities and flags. */
     const gy_proxy *kept;
     uint32_t kept_count;
-    gy_w_velocity *velocities; /* by store_index */
+    gy_w_velocity *velocities; /* by mover (gy_w_motion.mover) */
     uint32_t results_capacity, velocities_capacity;
     uint32_t store_free; /* first free store index, or GY_W_NONE */
     gy_collider_def *col_scratch;
@@ -583,14 +585,21 @@ static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
 {
     return gy_w_store_get(&w->bodies, slot);
 }
-/* The capture's record and the velocities of a component. */
+/* The entity slot of a component: its store index's owner. */
+static inline uint32_t gy_w_body_slot(const gy_world *w, const gy_w_body *c)
+{
+    return w->store_owner[c->ref.index];
+}
+/* The capture's record of a component, and its velocities: NULL for a static (no mover), whose
+ * velocities are zero. */
 static inline gy_w_result *gy_w_result_of(const gy_world *w, const gy_w_body *c)
 {
     return &w->results[c->ref.index];
 }
 static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body *c)
 {
-    return &w->velocities[c->ref.index];
+    uint32_t mover = w->motion[c->ref.index].mover;
+    return mover != GY_W_NO_MOVER ? &w->velocities[mover] : NULL;
 }
 /* The velocities, flags and state tick of store index `s` from the proxy of `frame` (a kept
  * publish of tick `tick`, `count` proxies) into its record, when they are read there
@@ -606,9 +615,11 @@ static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *fram
     if (frame == NULL || s >= count)
         return;
     const gy_proxy *q = &frame[s];
-    /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. */
-    if (!st->is_character) {
-        gy_w_velocity *v = &w->velocities[s];
+    /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. A static's
+     * stay zero. */
+    uint32_t mover = w->motion[s].mover;
+    if (!st->is_character && mover != GY_W_NO_MOVER) {
+        gy_w_velocity *v = &w->velocities[mover];
         v->lin = gy_v3(q->linear_velocity[0], q->linear_velocity[1], q->linear_velocity[2]);
         v->ang = gy_v3(q->angular_velocity[0], q->angular_velocity[1], q->angular_velocity[2]);
     }

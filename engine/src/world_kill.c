@@ -90,7 +90,7 @@ void gy_w_kill_below(gy_world *w)
         gy_pose pose = gy_w_body_pose(w, c);
         if (gy_pose_apply(pose, body_centre(w, c)).y >= w->kill_y)
             continue;
-        if (gy_u32_array_push(w->alloc, &w->doomed, c->entity) != GY_OK) {
+        if (gy_u32_array_push(w->alloc, &w->doomed, gy_w_body_slot(w, c)) != GY_OK) {
             /* Out of memory: the rest go at a later tick. */
             gy_log(w->logger, GY_LOG_WARN, "world: kill plane: list could not grow");
             break;

@@ -88,7 +88,7 @@ static uint32_t translate_live(const gy_world *w, const gy_hit *in, uint32_t n, 
         if (c == NULL || att == ignore_att)
             continue;
         gy_world_hit *h = &out[k++];
-        h->entity = gy_w_entity_handle(w, c->entity);
+        h->entity = gy_w_entity_handle(w, gy_w_body_slot(w, c));
         h->point = in[i].point;
         h->normal = in[i].normal;
         h->fraction = in[i].fraction;
@@ -194,7 +194,7 @@ static uint32_t translate_snapshot(const gy_world *w, const gy_snapshot_hit *in,
             continue;
         gy_world_hit *h = &out[k++];
         memset(h, 0, sizeof *h);
-        h->entity = gy_w_entity_handle(w, c->entity);
+        h->entity = gy_w_entity_handle(w, gy_w_body_slot(w, c));
         h->point = in[i].point;
         h->normal = in[i].normal;
         h->fraction = in[i].fraction;

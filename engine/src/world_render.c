@@ -109,6 +109,7 @@ void gy_w_render_mover(gy_world *w, gy_w_body *c, bool moves)
         uint32_t moved = w->mover_store[last];
         for (uint32_t k = 0; k < GY_W_SAMPLES; k++)
             w->samples[k][at] = w->samples[k][last];
+        w->velocities[at] = w->velocities[last];
         w->mover_store[at] = moved;
         w->motion[moved].mover = at;
     }
