@@ -77,6 +77,12 @@ struct gy_bt_motion {
 
 struct gy_driver_body {
     gy_adapter_body base; /* first: the Gyre record (records.h) */
+    /* The body in Bullet's world: a moving body's btRigidBody, a static's btCollisionObject (less
+     * than half its size; a level holds statics by the thousand). */
+    btCollisionObject *object;
+    /* The btRigidBody constraints and the solver see: a moving body's own (== object); for a
+     * static, an anchor at its pose made with its first joint (Bullet joins bodies only), never
+     * in the world, NULL while no joint holds it. */
     btRigidBody *rb;
     btCompoundShape *compound;  /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
@@ -335,6 +341,8 @@ gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec);
 void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (bullet_joint.cpp). */
+/* Puts a static's anchor (b->rb, non-NULL) at the static's pose. */
+void gy_bt_anchor_place(gy_bt_body *b);
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
                              gy_bt_body *b, gy_bt_joint **out);
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
