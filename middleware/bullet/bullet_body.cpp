@@ -194,6 +194,24 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
     }
 }
 
+/* Planes live in the world; their shape is expressed in the body frame instead. */
+static btTransform child_pose(const btTransform &principal_inv, const gy_bt_collider *c)
+{
+    if (c->base.shape.type == GY_SHAPE_PLANE)
+        return btTransform::getIdentity();
+    return principal_inv * gy_bt_transform(c->base.local_pose);
+}
+
+btTransform gy_bt_collider_child(const gy_bt_collider *c)
+{
+    const gy_bt_body *b = c->body;
+    if (b->compound != nullptr)
+        return b->compound->getChildTransform((int)c->index);
+    /* The same product as at creation, where a static's principal⁻¹ was the identity's inverse. */
+    static const btTransform identity_inv = btTransform::getIdentity().inverse();
+    return child_pose(b->motion != nullptr ? b->motion->principal_inv : identity_inv, c);
+}
+
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
     const gy_bt_body *b = c->body;
@@ -624,10 +642,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         c->index = i;
         gy_adapter_collider_record_init(&c->base, cd, &b->base);
         c->resource = res[i] != nullptr ? gy_bt_resource_of(res[i]) : nullptr;
-        /* Planes live in the world; their shape is expressed in the body frame instead. */
-        c->child = cd->shape.type == GY_SHAPE_PLANE
-                       ? btTransform::getIdentity()
-                       : principal_inv * gy_bt_transform(c->base.local_pose);
         if (c->resource != nullptr) {
             res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
@@ -653,7 +667,8 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     if (compound) {
         b->compound = new (k.compound_mem) btCompoundShape(true, (int)n);
         for (uint32_t i = 0; i < n; i++)
-            b->compound->addChildShape(b->colliders[i]->child, b->colliders[i]->bt_shape);
+            b->compound->addChildShape(child_pose(principal_inv, b->colliders[i]),
+                                       b->colliders[i]->bt_shape);
         root = b->compound;
     } else {
         root = b->colliders[0]->bt_shape;

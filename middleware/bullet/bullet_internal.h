@@ -58,7 +58,6 @@ struct gy_driver_collider {
     gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
     btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
     size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
-    btTransform child;          /* pose in the Bullet body frame */
 };
 
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
@@ -305,6 +304,9 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
 gy_pose gy_bt_body_pose(const gy_bt_body *b);
 btVector3 gy_bt_body_com(const gy_bt_body *b);
 btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_point);
+/* A collider's pose in the Bullet body frame: its compound child's transform, or for a body whose
+ * one collider is the root shape the same product it was built with (not stored per collider). */
+btTransform gy_bt_collider_child(const gy_bt_collider *c);
 /* World transform of a collider's frame (its Gyre local pose, in the world). */
 btTransform gy_bt_collider_transform(const gy_bt_collider *c);
 /* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */

@@ -65,7 +65,7 @@ btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s)
 /* A collider's shape placed in the world (its child transform under the body). */
 static btTransform collider_shape_transform(const gy_bt_collider *c)
 {
-    return c->body->object->getWorldTransform() * c->child;
+    return c->body->object->getWorldTransform() * gy_bt_collider_child(c);
 }
 
 namespace

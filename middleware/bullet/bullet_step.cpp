@@ -792,7 +792,7 @@ static bool bt_ccd_body_touches(gy_driver_world *w, gy_bt_body *b, gy_bt_collide
         if (c->base.is_sensor)
             continue;
         w->probe.setCollisionShape(c->bt_shape);
-        w->probe.setWorldTransform(frame * c->child);
+        w->probe.setWorldTransform(frame * gy_bt_collider_child(c));
         if (probe_touches(w, other))
             return true;
     }
