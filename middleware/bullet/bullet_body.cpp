@@ -5,6 +5,7 @@
  * before the first object is constructed, so a failed create leaves nothing behind. Bullet's own
  * arrays inside those objects use Bullet's allocator (docs/middleware.md lists them). Mass, centre
  * of mass and inertia come from geometry.c so every adapter agrees. */
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -172,12 +173,12 @@ void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
 
 btVector3 gy_bt_body_com(const gy_bt_body *b)
 {
-    return b->rb->getCenterOfMassTransform().getOrigin();
+    return b->object->getWorldTransform().getOrigin();
 }
 
 gy_pose gy_bt_body_pose(const gy_bt_body *b)
 {
-    const btTransform &com = b->rb->getCenterOfMassTransform();
+    const btTransform &com = b->object->getWorldTransform();
     return gy_bt_from_transform(b->motion != nullptr ? com * b->motion->principal_inv : com);
 }
 
@@ -193,10 +194,28 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
     }
 }
 
+/* Planes live in the world; their shape is expressed in the body frame instead. */
+static btTransform child_pose(const btTransform &principal_inv, const gy_bt_collider *c)
+{
+    if (c->base.shape.type == GY_SHAPE_PLANE)
+        return btTransform::getIdentity();
+    return principal_inv * gy_bt_transform(c->base.local_pose);
+}
+
+btTransform gy_bt_collider_child(const gy_bt_collider *c)
+{
+    const gy_bt_body *b = c->body;
+    if (b->compound != nullptr)
+        return b->compound->getChildTransform((int)c->index);
+    /* The same product as at creation, where a static's principal⁻¹ was the identity's inverse. */
+    static const btTransform identity_inv = btTransform::getIdentity().inverse();
+    return child_pose(b->motion != nullptr ? b->motion->principal_inv : identity_inv, c);
+}
+
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
     const gy_bt_body *b = c->body;
-    const btTransform &com = b->rb->getCenterOfMassTransform();
+    const btTransform &com = b->object->getWorldTransform();
     if (b->motion == nullptr)
         return com * gy_bt_transform(c->base.local_pose);
     return com * b->motion->principal_inv * gy_bt_transform(c->base.local_pose);
@@ -440,7 +459,7 @@ struct body_blocks {
     void **collider_mem;
     void **shape_mem;
     void *compound_mem;
-    void *rb_mem;
+    void *object_mem; /* the btRigidBody, or a static's btCollisionObject */
     void *sleep_mem;  /* dynamic bodies only */
     void *motion_mem; /* dynamic and kinematic bodies only */
     uint32_t n;
@@ -464,12 +483,13 @@ static void blocks_free(const gy_allocator *a, body_blocks *k)
 #define BLOCK_ALIGN 16u
 
 /* `owned[i]`: collider i needs a shape of its own in the block. Parts in decreasing alignment,
- * each at its own (the rigid body's is 16), so the block wastes little to padding. */
+ * each at its own (the Bullet object's is 16), so the block wastes little to padding. */
 static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
                               uint32_t n, bool compound, gy_motion_type type, const bool *owned)
 {
     static_assert(alignof(gy_bt_body) <= BLOCK_ALIGN && alignof(gy_bt_collider) <= BLOCK_ALIGN &&
                       alignof(btRigidBody) <= BLOCK_ALIGN &&
+                      alignof(btCollisionObject) <= BLOCK_ALIGN &&
                       alignof(btCompoundShape) <= BLOCK_ALIGN &&
                       alignof(gy_bt_query_shape_storage) <= BLOCK_ALIGN &&
                       alignof(gy_bt_motion) <= BLOCK_ALIGN,
@@ -483,8 +503,8 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     size_t sleep_at = align_up(at, alignof(gy_adapter_sleep));
     if (dynamic)
         at = sleep_at + sizeof(gy_adapter_sleep);
-    size_t rb_at = align_up(at, alignof(btRigidBody));
-    at = rb_at + sizeof(btRigidBody);
+    size_t object_at = align_up(at, BLOCK_ALIGN);
+    at = object_at + (moving ? sizeof(btRigidBody) : sizeof(btCollisionObject));
     size_t compound_at = align_up(at, alignof(btCompoundShape));
     if (compound)
         at = compound_at + sizeof(btCompoundShape);
@@ -512,7 +532,7 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     unsigned char *base = static_cast<unsigned char *>(k->block);
     k->body = reinterpret_cast<gy_bt_body *>(base);
     k->colliders = reinterpret_cast<gy_bt_collider **>(base + colliders_at);
-    k->rb_mem = base + rb_at;
+    k->object_mem = base + object_at;
     k->sleep_mem = dynamic ? base + sleep_at : nullptr;
     k->motion_mem = moving ? base + motion_at : nullptr;
     k->compound_mem = compound ? base + compound_at : nullptr;
@@ -622,10 +642,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         c->index = i;
         gy_adapter_collider_record_init(&c->base, cd, &b->base);
         c->resource = res[i] != nullptr ? gy_bt_resource_of(res[i]) : nullptr;
-        /* Planes live in the world; their shape is expressed in the body frame instead. */
-        c->child = cd->shape.type == GY_SHAPE_PLANE
-                       ? btTransform::getIdentity()
-                       : principal_inv * gy_bt_transform(c->base.local_pose);
         if (c->resource != nullptr) {
             res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
@@ -651,12 +667,28 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     if (compound) {
         b->compound = new (k.compound_mem) btCompoundShape(true, (int)n);
         for (uint32_t i = 0; i < n; i++)
-            b->compound->addChildShape(b->colliders[i]->child, b->colliders[i]->bt_shape);
+            b->compound->addChildShape(child_pose(principal_inv, b->colliders[i]),
+                                       b->colliders[i]->bt_shape);
         root = b->compound;
     } else {
         root = b->colliders[0]->bt_shape;
     }
 
+    if (def->type == GY_MOTION_STATIC) {
+        /* As addRigidBody leaves a static btRigidBody: asleep, so pairs of it with sleepers are
+         * skipped and its broadphase box is never refreshed by a step. */
+        b->object = new (k.object_mem) btCollisionObject();
+        b->object->setCollisionShape(root);
+        b->object->setWorldTransform(body_frame);
+        b->object->setInterpolationWorldTransform(body_frame);
+        b->object->setUserPointer(b);
+        b->object->setActivationState(ISLAND_SLEEPING);
+        /* Filtering is the adapter's own (gy_bt_pair_filter), so the groups pass everything. */
+        w->world.addCollisionObject(b->object, -1, -1);
+        b->placed_step = w->step_index + 1u;
+        *out = b;
+        return GY_OK;
+    }
     double m = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
     btRigidBody::btRigidBodyConstructionInfo ci(m, nullptr, root, inertia);
     ci.m_startWorldTransform = body_frame;
@@ -664,7 +696,8 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     ci.m_angularDamping = damping_coefficient(def->angular_damping);
     ci.m_linearSleepingThreshold = BULLET_SLEEP_THRESHOLD;
     ci.m_angularSleepingThreshold = BULLET_SLEEP_THRESHOLD;
-    b->rb = new (k.rb_mem) btRigidBody(ci);
+    b->rb = new (k.object_mem) btRigidBody(ci);
+    b->object = b->rb;
     b->rb->setUserPointer(b);
     if (def->type == GY_MOTION_KINEMATIC)
         b->rb->setCollisionFlags(b->rb->getCollisionFlags() |
@@ -692,12 +725,8 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     w->world.addRigidBody(b->rb, -1, -1);
     if (def->type == GY_MOTION_DYNAMIC && !def->allow_sleeping)
         b->rb->forceActivationState(DISABLE_DEACTIVATION);
-    if (def->type != GY_MOTION_STATIC) {
-        b->moving_index = w->moving_count;
-        w->moving[w->moving_count++] = b;
-    }
-    if (def->type == GY_MOTION_STATIC)
-        b->placed_step = w->step_index + 1u;
+    b->moving_index = w->moving_count;
+    w->moving[w->moving_count++] = b;
     *out = b;
     return GY_OK;
 }
@@ -713,8 +742,15 @@ uint32_t gy_bt_body_colliders(gy_bt_body *b, gy_bt_collider *const **out)
 static void body_destroy(gy_driver_world *w, gy_bt_body *b)
 {
     const gy_allocator *a = w->allocator;
-    w->world.removeRigidBody(b->rb);
-    b->rb->~btRigidBody();
+    if (b->base.type == GY_MOTION_STATIC) {
+        w->world.removeCollisionObject(b->object);
+        b->object->~btCollisionObject();
+        /* Its joints went first, and the last one took the anchor (bullet_joint.cpp). */
+        assert(b->rb == nullptr);
+    } else {
+        w->world.removeRigidBody(b->rb);
+        b->rb->~btRigidBody();
+    }
     if (b->compound != nullptr)
         b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
@@ -774,8 +810,10 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
     }
     /* A static: move it and its broadphase box; planes stay where they are in the world, so their
      * body-frame shapes are rebuilt in place (same type, same block). */
-    b->rb->setWorldTransform(frame);
-    b->rb->setInterpolationWorldTransform(frame);
+    b->object->setWorldTransform(frame);
+    b->object->setInterpolationWorldTransform(frame);
+    if (b->rb != nullptr)
+        gy_bt_anchor_place(b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
         if (c->base.shape.type != GY_SHAPE_PLANE)
@@ -783,7 +821,7 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
         c->bt_shape->~btCollisionShape();
         c->bt_shape = build_shape(c->bt_shape, &c->base.shape, frame);
     }
-    w->world.updateSingleAabb(b->rb);
+    w->world.updateSingleAabb(b->object);
     gy_bt_wake_touching(w, b);
     b->placed_step = w->step_index + 1u;
     return GY_OK;
@@ -893,7 +931,7 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
      * more; pairs the broadphase refused under the old unions are only found again through a
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
-        w->world.refreshBroadphaseProxy(b->rb);
+        w->world.refreshBroadphaseProxy(b->object);
     if (b->base.type == GY_MOTION_STATIC) {
         gy_bt_wake_touching(w, b);
         b->placed_step = w->step_index + 1u;

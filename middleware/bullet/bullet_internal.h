@@ -58,7 +58,6 @@ struct gy_driver_collider {
     gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
     btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
     size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
-    btTransform child;          /* pose in the Bullet body frame */
 };
 
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
@@ -77,6 +76,12 @@ struct gy_bt_motion {
 
 struct gy_driver_body {
     gy_adapter_body base; /* first: the Gyre record (records.h) */
+    /* The body in Bullet's world: a moving body's btRigidBody, a static's btCollisionObject (less
+     * than half its size; a level holds statics by the thousand). */
+    btCollisionObject *object;
+    /* The btRigidBody constraints and the solver see: a moving body's own (== object); for a
+     * static, an anchor at its pose made with its first joint (Bullet joins bodies only), never
+     * in the world, NULL while no joint holds it. */
     btRigidBody *rb;
     btCompoundShape *compound;  /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
@@ -299,6 +304,9 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
 gy_pose gy_bt_body_pose(const gy_bt_body *b);
 btVector3 gy_bt_body_com(const gy_bt_body *b);
 btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_point);
+/* A collider's pose in the Bullet body frame: its compound child's transform, or for a body whose
+ * one collider is the root shape the same product it was built with (not stored per collider). */
+btTransform gy_bt_collider_child(const gy_bt_collider *c);
 /* World transform of a collider's frame (its Gyre local pose, in the world). */
 btTransform gy_bt_collider_transform(const gy_bt_collider *c);
 /* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
@@ -335,6 +343,8 @@ gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec);
 void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 
 /* Joints (bullet_joint.cpp). */
+/* Puts a static's anchor (b->rb, non-NULL) at the static's pose. */
+void gy_bt_anchor_place(gy_bt_body *b);
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
                              gy_bt_body *b, gy_bt_joint **out);
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);

@@ -11,7 +11,9 @@
  * constraints in every solve, bounded by joint_drive.c's limit bound: a limit holds whatever
  * else the solve adds, where Bullet's own hinge limit row only acts once the stop is passed.
  * A slider's limits are Bullet's. A joint whose b is null is
- * anchored to the world's own fixed body. Breakable joints carry a btJointFeedback; after every
+ * anchored to the world's own fixed body; one whose b is a static (a btCollisionObject, which
+ * constraints cannot hold) to the static's anchor, a btRigidBody at the static's pose that its
+ * first joint makes and its last takes away. Breakable joints carry a btJointFeedback; after every
  * solve the force it reports is compared with the break force (the magnitude of the force vector,
  * as on ODE, rather than Bullet's per-row impulse threshold). */
 #include <math.h>
@@ -265,6 +267,21 @@ static btRigidBody &joint_side(gy_driver_world *w, gy_bt_body *b)
     return b != nullptr ? *b->rb : w->fixed;
 }
 
+void gy_bt_anchor_place(gy_bt_body *b)
+{
+    b->rb->setWorldTransform(b->object->getWorldTransform());
+    b->rb->setInterpolationWorldTransform(b->object->getWorldTransform());
+    b->rb->updateInertiaTensor();
+}
+
+/* Bullet keeps jointed bodies apart through their btRigidBodies (addConstraint), which a static's
+ * anchor stands in for: its object must refuse the pair itself, one entry per joint. */
+static void static_link(gy_bt_joint *j, bool linked)
+{
+    if (j->b != nullptr && j->b->base.type == GY_MOTION_STATIC)
+        j->b->object->setIgnoreCollisionCheck(j->a->object, linked);
+}
+
 /* A world frame at the anchor whose `from` axis is turned onto `axis`. */
 static btTransform axis_frame(const btVector3 &from, const btVector3 &axis, const btVector3 &anchor)
 {
@@ -276,6 +293,12 @@ static btTransform axis_frame(const btVector3 &from, const btVector3 &axis, cons
 static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
 {
     w->world.removeConstraint(j->constraint);
+    static_link(j, false);
+    if (j->b != nullptr && j->b->base.type == GY_MOTION_STATIC &&
+        j->b->rb->getNumConstraintRefs() == 0) {
+        gy_bt_delete(w->allocator, j->b->rb);
+        j->b->rb = nullptr;
+    }
     j->constraint->~btTypedConstraint();
     gy_free(w->allocator, j->constraint, j->constraint_size);
     gy_adapter_joint_detach(&j->base);
@@ -428,17 +451,25 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     size_t csize = constraint_size(type);
     void *jmem = gy_alloc(al, sizeof(gy_bt_joint));
     void *cmem = gy_alloc(al, csize);
-    if (jmem == nullptr || cmem == nullptr) {
-        gy_free(al, jmem, sizeof(gy_bt_joint));
-        gy_free(al, cmem, csize);
-        return GY_ERR_OUT_OF_MEMORY;
-    }
-    if (def->breakable)
+    /* A static's first joint makes its anchor (mass 0, as a static btRigidBody). */
+    bool needs_anchor = b != nullptr && b->base.type == GY_MOTION_STATIC && b->rb == nullptr;
+    btRigidBody *made =
+        needs_anchor ? gy_bt_new<btRigidBody>(al, 0.0, nullptr, nullptr) : nullptr;
+    if (jmem == nullptr || cmem == nullptr || (needs_anchor && made == nullptr))
+        r = GY_ERR_OUT_OF_MEMORY;
+    if (r == GY_OK && def->breakable)
         r = gy_adapter_breakables_reserve(al, &w->breakables, w->breakables.count + 1u);
     if (r != GY_OK) {
         gy_free(al, jmem, sizeof(gy_bt_joint));
         gy_free(al, cmem, csize);
+        gy_bt_delete(al, made);
         return r;
+    }
+    if (made != nullptr) {
+        b->rb = made;
+        made->setUserPointer(b);
+        made->setActivationState(ISLAND_SLEEPING);
+        gy_bt_anchor_place(b);
     }
 
     gy_bt_joint *j = new (jmem) gy_bt_joint();
@@ -512,6 +543,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         j->base.breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
+    static_link(j, true);
     gy_adapter_joint_attach(&j->base);
     gy_bt_body_wake(a);
     if (b != nullptr)

@@ -65,7 +65,7 @@ btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s)
 /* A collider's shape placed in the world (its child transform under the body). */
 static btTransform collider_shape_transform(const gy_bt_collider *c)
 {
-    return c->body->rb->getWorldTransform() * c->child;
+    return c->body->object->getWorldTransform() * gy_bt_collider_child(c);
 }
 
 namespace
@@ -284,7 +284,7 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
     sweep_result res(ct);
     res.m_closestHitFraction = limit;
     const btConvexShape *cast = static_cast<const btConvexShape *>(w->probe.getCollisionShape());
-    btCollisionWorld::objectQuerySingle(cast, from, to, c->body->rb, c->bt_shape, ct, res, 0.0);
+    btCollisionWorld::objectQuerySingle(cast, from, to, c->body->object, c->bt_shape, ct, res, 0.0);
     if (!res.hit)
         return false;
     *fraction = res.m_closestHitFraction;
@@ -366,7 +366,7 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
         btTransform from(btQuaternion::getIdentity(), q->origin);
         btTransform to(btQuaternion::getIdentity(), q->origin + q->dir * q->length);
         mesh_ray_result res;
-        btCollisionWorld::rayTestSingle(from, to, c->body->rb, c->bt_shape, ct, res);
+        btCollisionWorld::rayTestSingle(from, to, c->body->object, c->bt_shape, ct, res);
         if (!res.hasHit())
             return false;
         t = res.m_closestHitFraction * q->length;

@@ -191,9 +191,9 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     /* A static placed over a sleeper this step: only real touch wakes it (Bullet also reports
      * points up to its breaking distance apart). */
     if (depth <= 0.0) {
-        if (placed_now(m_world, ca->body) && !cb->body->rb->isActive())
+        if (placed_now(m_world, ca->body) && !cb->body->object->isActive())
             gy_bt_body_wake(cb->body);
-        else if (placed_now(m_world, cb->body) && !ca->body->rb->isActive())
+        else if (placed_now(m_world, cb->body) && !ca->body->object->isActive())
             gy_bt_body_wake(ca->body);
     }
 
@@ -509,6 +509,12 @@ static void before_substep(gy_driver_world *w, double h)
     }
 }
 
+/* A static has no btRigidBody of its own, and no velocity. */
+static btVector3 linear_velocity(const gy_bt_body *b)
+{
+    return b->base.type == GY_MOTION_STATIC ? btVector3(0, 0, 0) : b->rb->getLinearVelocity();
+}
+
 /* Overlap up to GY_ADAPTER_SOLVER_DEPTH is corrected through the velocities (Baumgarte; deeper
  * is split off), and that speed stays once the overlap is gone: a body pushed out of the last
  * centimetre floated off at 0.11 m/s. Each body remembers the largest correction speed its
@@ -541,11 +547,9 @@ static void settle_contacts(gy_driver_world *w, double h)
                                          : btVector3(0, 0, 0);
                 btVector3 lin_b = move_b ? -n * bb->rb->getLinearFactor() * bb->rb->getInvMass()
                                          : btVector3(0, 0, 0);
-                btVector3 ra = ba->rb->getCenterOfMassPosition(),
-                          rb = bb->rb->getCenterOfMassPosition();
-                double sep = n.dot(ba->rb->getVelocityInLocalPoint(p.getPositionWorldOnA() - ra) -
-                                   bb->rb->getVelocityInLocalPoint(p.getPositionWorldOnB() - rb));
-                double centre = n.dot(ba->rb->getLinearVelocity() - bb->rb->getLinearVelocity());
+                double sep = n.dot(gy_bt_body_velocity_at(ba, p.getPositionWorldOnA()) -
+                                   gy_bt_body_velocity_at(bb, p.getPositionWorldOnB()));
+                double centre = n.dot(linear_velocity(ba) - linear_velocity(bb));
                 double depth = fmin(0.0, p.getDistance() + info.m_linearSlop);
                 bool closes = -depth - sep * h <= 0.0;
                 if (pass == 0) {
@@ -668,7 +672,7 @@ static gy_driver_body *const *bt_moving(gy_driver_world *w, uint32_t *count)
 
 static bool bt_body_awake(const gy_bt_body *b)
 {
-    return b->rb->isActive();
+    return b->object->isActive();
 }
 
 static gy_vec3 bt_body_com(const gy_bt_body *b)
@@ -788,7 +792,7 @@ static bool bt_ccd_body_touches(gy_driver_world *w, gy_bt_body *b, gy_bt_collide
         if (c->base.is_sensor)
             continue;
         w->probe.setCollisionShape(c->bt_shape);
-        w->probe.setWorldTransform(frame * c->child);
+        w->probe.setWorldTransform(frame * gy_bt_collider_child(c));
         if (probe_touches(w, other))
             return true;
     }

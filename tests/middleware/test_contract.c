@@ -2210,6 +2210,37 @@ static void test_contract_hinge_pendulum_small_angle_period(void **state)
     expect_empty(fx);
 }
 
+/* A body jointed to a static does not collide with it (as with another body) while the joint
+ * lasts, and does again once the joint is released. */
+static void test_contract_joint_to_static_disables_their_contacts(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id post = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box_def(gy_v3(1, 1, 1)));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.8, 0)); /* 20 cm into the post */
+    bd.allow_sleeping = false;
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id box = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_FIXED;
+    jd.a = box;
+    jd.b = post;
+    jd.anchor = gy_v3(0, 0.8, 0);
+    gy_joint_id j = create_joint(fx, &jd);
+    for (int i = 0; i < 30; i++) {
+        step_n(fx, 1);
+        assert_null(find_contact(fx, box, post));
+    }
+    /* Held where it was by the joint alone (nothing pushed it out), within 1 cm. */
+    assert_near(body_position(fx, box).y, 0.8, 0.01);
+
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+    step_n(fx, 1);
+    assert_non_null(find_contact(fx, box, post));
+    release_body(fx, box);
+    release_body(fx, post);
+    expect_empty(fx);
+}
+
 static void test_contract_breakable_joint_breaks_above_force_holds_below(void **state)
 {
     fixture *fx = *state;
@@ -4133,6 +4164,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_shape_cast_finds_a_grazing_contact),
         CONTRACT_TEST(test_contract_overlap_finds_touching_colliders),
         CONTRACT_TEST(test_contract_hinge_pendulum_small_angle_period),
+        CONTRACT_TEST(test_contract_joint_to_static_disables_their_contacts),
         CONTRACT_TEST(test_contract_breakable_joint_breaks_above_force_holds_below),
         CONTRACT_TEST(test_contract_fixed_joint_holds_bodies_together),
         CONTRACT_TEST(test_contract_fixed_joint_holds_a_heavy_body_without_sagging),
