@@ -48,7 +48,7 @@ uint64_t gy_w_capture(gy_world *w)
     w->stats.bodies_captured += w->tracked.count;
     /* Fetched ahead: a visit is a handful of short stores into several arrays, too many streams
      * for the hardware to follow at this rate. */
-    enum { AHEAD = 16 };
+    enum { AHEAD = 32 };
     const uint32_t *items = w->tracked.items;
     for (uint32_t i = 0; i < w->tracked.count;) {
         if (i + AHEAD < w->tracked.count) {
@@ -57,6 +57,15 @@ uint64_t gy_w_capture(gy_world *w)
                 __builtin_prefetch(&px[a]);
             __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
+            /* The lists a moved body is appended to: a store into a line not yet fetched waits
+             * for it, and these go cold between frames like the rest. */
+            uint32_t mc = w->moved.count + AHEAD, ac = w->animating.count + AHEAD;
+            if (mc < w->moved.capacity) {
+                __builtin_prefetch(&w->moved.items[mc], 1);
+                __builtin_prefetch(&w->moved_next[mc], 1);
+            }
+            if (ac < w->animating.capacity)
+                __builtin_prefetch(&w->animating.items[ac], 1);
         }
         if (i + AHEAD / 2 < w->tracked.count) {
             /* Its record, fetched half a window ago, names the sample the capture will write. */

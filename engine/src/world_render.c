@@ -380,16 +380,18 @@ static void advance(gy_world *w, double dt, bool fresh)
 typedef struct common_span {
     uint32_t lo;
     double t;
+    bool newest; /* the render time is at or past the newest tick */
 } common_span;
 
 static common_span common(const gy_world *w)
 {
-    common_span c = {(uint32_t)w->frame_tick - 1u, -1.0};
+    common_span c = {(uint32_t)w->frame_tick - 1u, -1.0, false};
     double tb = (double)(int64_t)w->frame_tick * w->step_dt;
     double ta = (double)((int64_t)w->frame_tick - 1) * w->step_dt;
     double at = w->render_time;
     if (w->frame_tick > 0 && at < tb && at >= ta)
         c.t = (at - ta) * (1.0 / (tb - ta));
+    c.newest = at >= tb;
     return c;
 }
 
@@ -403,17 +405,18 @@ void gy_w_render_frame(gy_world *w, double dt)
     /* Fetched ahead: the records and the list entries are cold by the next frame. The list is
      * compacted in order as it is walked (rather than swap-removed), so each visit touches only
      * its own body's record and poses and the walk stays a forward stream. */
-    enum { AHEAD = 16 };
+    enum { AHEAD = 32 };
     uint32_t *items = w->animating.items;
     for (uint32_t i = 0; i < w->animating.count; i++) {
         if (i + AHEAD < w->animating.count) {
             __builtin_prefetch(&w->motion[items[i + AHEAD]], 1);
             __builtin_prefetch(&w->render[n + AHEAD], 1);
         }
-        if (i + AHEAD / 2 < w->animating.count) {
+        if (!span.newest && i + AHEAD / 2 < w->animating.count) {
             /* Its record, fetched half a window ago, names the two newest samples: the blend
              * then finds both at hand, rather than learning the second's place from the
-             * first's tick. */
+             * first's tick. (At the newest tick a listed body is drawn at the sample this
+             * frame's capture just wrote: nothing to fetch, and the record's read would cost.) */
             uint32_t a = items[i + AHEAD / 2];
             const gy_w_motion *ma = &w->motion[a];
             if (ma->count > 1) {
@@ -432,6 +435,12 @@ void gy_w_render_frame(gy_world *w, double dt)
             (sa = &w->samples[gy_w_ring_slot(m, m->count - 2u)][m->mover])->tick == span.lo) {
             blend(sa, sb, span.t, &out->pose);
             settled = false;
+        } else if (m->count > 0 && span.newest &&
+                   (sb = &w->samples[gy_w_ring_slot(m, m->count - 1u)][m->mover])->tick ==
+                       span.lo + 1u) {
+            /* At its newest result, of the newest tick: motion_pose's answer without its
+             * sample times (the physics thread fell behind the clock, so every body is). */
+            sample(sb, &out->pose);
         } else if (m->count > 0) {
             settled = motion_pose(w, s, w->render_time, &inv, &out->pose);
         } else {
