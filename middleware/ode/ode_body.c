@@ -278,7 +278,8 @@ static void mark_fresh(gy_driver_world *w, gy_ode_body *b)
 {
     b->placed_step = w->step_index;
     for (uint32_t i = 0; i < b->collider_count; i++) {
-        const double *box = b->colliders[i]->aabb;
+        dReal box[6];
+        dGeomGetAABB(b->colliders[i]->geom, box);
         if (!w->fresh_statics) {
             memcpy(w->fresh_aabb, box, sizeof w->fresh_aabb);
             w->fresh_statics = true;

@@ -39,8 +39,8 @@ typedef struct gy_driver_collider {
     dGeomID geom;
     gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
 
-    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit). */
-    double aabb[6];      /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
+    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit),
+     * by their geom's world AABB (which ODE keeps: a static geom moves only when re-indexed). */
     int32_t cell_min[2]; /* covered grid cells (x, z), inclusive; unused when in_big */
     int32_t cell_max[2];
     bool in_big;          /* unbounded or very large: kept in the grid's `big` list */

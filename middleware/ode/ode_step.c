@@ -245,10 +245,12 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
      * collider's surface velocity in the world. */
     gy_vec3 surf = gy_v3(0.0, 0.0, 0.0);
     bool moving_surface = false;
-    if (gy_v3_len_sq(k1->base.surface_velocity) > 0.0 ||
-        gy_v3_len_sq(k2->base.surface_velocity) > 0.0) {
-        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1), k1->base.surface_velocity);
-        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2), k2->base.surface_velocity);
+    if (gy_v3_len_sq(gy_adapter_collider_surface_velocity(&k1->base)) > 0.0 ||
+        gy_v3_len_sq(gy_adapter_collider_surface_velocity(&k2->base)) > 0.0) {
+        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1),
+                                    gy_adapter_collider_surface_velocity(&k1->base));
+        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2),
+                                    gy_adapter_collider_surface_velocity(&k2->base));
         surf = gy_v3_sub(s2, s1);
         moving_surface = true;
     }
