@@ -104,7 +104,9 @@ gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
 {
     gy_ode_static_grid *g = &w->grid;
     dReal aabb[6];
-    dGeomGetAABB(c->geom, aabb);
+    dGeomGetAABB(gy_ode_collider_geom(w, c), aabb);
+    for (int i = 0; i < 6; i++)
+        c->aabb[i] = aabb[i];
     bool bounded = true;
     for (int i = 0; i < 6; i++)
         if (!isfinite(aabb[i]))
@@ -204,7 +206,7 @@ void gy_ode_grid_trim(gy_driver_world *w)
     assert(g->cells_empty == 0);
 }
 
-static bool aabb_overlap(const dReal *a, const dReal *b)
+static bool aabb_overlap(const double *a, const dReal *b)
 {
     return a[0] <= b[1] && a[1] >= b[0] && a[2] <= b[3] && a[3] >= b[2] && a[4] <= b[5] &&
            a[5] >= b[4];
@@ -219,9 +221,7 @@ static bool visit_cell(gy_driver_world *w, gy_ode_grid_cell *cell, const dReal a
         if (c->visit_stamp == w->visit_stamp)
             continue;
         c->visit_stamp = w->visit_stamp;
-        dReal box[6];
-        dGeomGetAABB(c->geom, box);
-        if (aabb_overlap(box, aabb) && !visit(ctx, c))
+        if (aabb_overlap(c->aabb, aabb) && !visit(ctx, c))
             return false;
     }
     return true;
@@ -243,9 +243,7 @@ void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_
     }
     for (uint32_t i = 0; i < g->big_count; i++) {
         gy_ode_collider *c = g->big[i];
-        dReal box[6];
-        dGeomGetAABB(c->geom, box);
-        if (aabb_overlap(box, aabb) && !visit(ctx, c))
+        if (aabb_overlap(c->aabb, aabb) && !visit(ctx, c))
             return;
     }
     if (g->cells.count == 0)

@@ -272,12 +272,12 @@ static bool ray_hull(const gy_driver_query *q, const gy_ode_collider *c, gy_driv
 /* ODE 0.16's ray-capsule test misses when the ray starts inside the capsule and runs along its
  * axis, so rays meet capsules here, with ODE's convention: a ray starting inside reports where
  * it leaves, with the normal facing back along the ray. */
-static bool ray_capsule(const gy_driver_query *q, const gy_ode_collider *c, gy_driver_hit *out)
+static bool ray_capsule(const gy_driver_query *q, dGeomID g, gy_driver_hit *out)
 {
-    const dReal *p = dGeomGetPosition(c->geom);
-    const dReal *R = dGeomGetRotation(c->geom); /* 3×4, row-major; ODE capsules lie along Z */
+    const dReal *p = dGeomGetPosition(g);
+    const dReal *R = dGeomGetRotation(g); /* 3×4, row-major; ODE capsules lie along Z */
     dReal radius, length;
-    dGeomCapsuleGetParams(c->geom, &radius, &length);
+    dGeomCapsuleGetParams(g, &radius, &length);
     gy_vec3 centre = gy_v3(p[0], p[1], p[2]);
     gy_vec3 half = gy_v3_scale(gy_v3(R[2], R[6], R[10]), 0.5 * length);
     gy_vec3 a = gy_v3_sub(centre, half), b = gy_v3_add(centre, half);
@@ -301,17 +301,17 @@ static bool ray_capsule(const gy_driver_query *q, const gy_ode_collider *c, gy_d
 
 bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, gy_driver_hit *out)
 {
-    (void)w;
     bool got;
     if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL) {
         got = ray_hull(q, c, out);
     } else if (c->base.shape.type == GY_SHAPE_CAPSULE) {
-        got = ray_capsule(q, c, out);
+        got = ray_capsule(q, gy_ode_collider_geom(w, c), out);
     } else {
+        dGeomID g = gy_ode_collider_geom(w, c);
         dContactGeom cg;
-        got = dCollide(q->probe, c->geom, 1, &cg, sizeof cg) > 0;
+        got = dCollide(q->probe, g, 1, &cg, sizeof cg) > 0;
         if (got) {
-            hit_from_contacts(&cg, 1, c->geom, cg.depth, out);
+            hit_from_contacts(&cg, 1, g, cg.depth, out);
             out->depth = 0.0;
         }
     }
@@ -379,13 +379,13 @@ static int contacts_at(gy_driver_query *q, dGeomID other, double t, dContactGeom
 bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
                           gy_driver_hit *out)
 {
-    (void)w;
+    dGeomID g = gy_ode_collider_geom(w, c);
     dContactGeom cg[QUERY_MAX_CONTACTS];
-    int n = q->cast ? contacts_at(q, c->geom, 0.0, cg)
-                    : dCollide(q->shape, c->geom, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
+    int n = q->cast ? contacts_at(q, g, 0.0, cg)
+                    : dCollide(q->shape, g, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
     if (n < 1)
         return false;
-    hit_from_contacts(cg, n, c->geom, 0.0, out);
+    hit_from_contacts(cg, n, g, 0.0, out);
     return true;
 }
 
@@ -394,9 +394,9 @@ bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collide
 bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
                         double *t1)
 {
-    (void)w;
+    dGeomID g = gy_ode_collider_geom(w, c);
     double box[6];
-    dGeomGetAABB(c->geom, box);
+    dGeomGetAABB(g, box);
     const double dv[3] = {q->translation.x, q->translation.y, q->translation.z};
     double lo = *t0, hi = *t1;
     for (int i = 0; i < 3; i++) {
@@ -429,7 +429,7 @@ bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider 
 bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
                       double t1, gy_driver_hit *out)
 {
-    (void)w;
+    dGeomID g = gy_ode_collider_geom(w, c);
     dContactGeom buf_a[QUERY_MAX_CONTACTS], buf_b[QUERY_MAX_CONTACTS];
     dContactGeom *cur = buf_a, *hit = buf_b;
     double hi;
@@ -438,7 +438,7 @@ bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c
         double t = fmin(lo + q->step, t1);
         if (!(t > lo))
             return false;
-        int n = contacts_at(q, c->geom, t, cur);
+        int n = contacts_at(q, g, t, cur);
         if (n > 0) {
             hi = t;
             hit_n = n;
@@ -458,7 +458,7 @@ bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c
          * the midpoint is one of them and the loop would never end. */
         if (!(mid > lo && mid < hi))
             break;
-        int n = contacts_at(q, c->geom, mid, cur);
+        int n = contacts_at(q, g, mid, cur);
         if (n > 0) {
             hi = mid;
             hit_n = n;
@@ -469,7 +469,7 @@ bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c
             lo = mid;
         }
     }
-    hit_from_contacts(hit, hit_n, c->geom, lo, out);
+    hit_from_contacts(hit, hit_n, g, lo, out);
     return true;
 }
 
