@@ -3,6 +3,8 @@
 #include <assert.h>
 
 #define NO_SLOT UINT32_MAX
+/* next_free of a live slot: never an index, since count stays below UINT32_MAX - 1. */
+#define LIVE_SLOT (UINT32_MAX - 1u)
 
 void gy_handle_pool_init(gy_handle_pool *pool, const gy_allocator *allocator)
 {
@@ -36,13 +38,13 @@ gy_result gy_handle_pool_acquire(gy_handle_pool *pool, void *payload, uint64_t *
             return r;
         slot = pool->count++;
         pool->slots[slot] =
-            (gy_handle_slot_){.generation = pool->first_generation ? pool->first_generation : 1u};
+            (gy_handle_slot_){.generation = pool->first_generation ? pool->first_generation : 1u,
+                              .next_free = NO_SLOT};
     }
     gy_handle_slot_ *s = &pool->slots[slot];
-    assert(!s->live && s->generation != 0);
-    s->live = true;
+    assert(s->next_free != LIVE_SLOT && s->generation != 0);
     s->payload = payload;
-    s->next_free = NO_SLOT;
+    s->next_free = LIVE_SLOT;
     pool->live++;
     *out = gy_handle_make(slot, s->generation);
     return GY_OK;
@@ -56,7 +58,7 @@ static gy_handle_slot_ *live_slot(const gy_handle_pool *pool, uint64_t handle)
     if (slot >= pool->count)
         return NULL;
     gy_handle_slot_ *s = &pool->slots[slot];
-    if (!s->live || s->generation != gy_handle_generation(handle))
+    if (s->next_free != LIVE_SLOT || s->generation != gy_handle_generation(handle))
         return NULL;
     return s;
 }
@@ -67,8 +69,8 @@ gy_result gy_handle_pool_release(gy_handle_pool *pool, uint64_t handle)
     if (s == NULL)
         return GY_ERR_STALE_HANDLE;
     uint32_t slot = gy_handle_slot(handle);
-    s->live = false;
     s->payload = NULL;
+    s->next_free = NO_SLOT;
     pool->live--;
     if (s->generation == UINT32_MAX) {
         /* Reusing the slot would wrap to a generation an old handle may still carry. */
@@ -94,7 +96,7 @@ bool gy_handle_pool_is_valid(const gy_handle_pool *pool, uint64_t handle)
 
 void *gy_handle_pool_at(const gy_handle_pool *pool, uint32_t index, uint64_t *handle)
 {
-    if (index >= pool->count || !pool->slots[index].live)
+    if (index >= pool->count || pool->slots[index].next_free != LIVE_SLOT)
         return NULL;
     if (handle != NULL)
         *handle = gy_handle_make(index, pool->slots[index].generation);

@@ -222,12 +222,12 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     pt.m_index1 = cb->base.shape.type == GY_SHAPE_MESH ? tri_b : -1;
     /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface, where s is each
      * collider's surface velocity in the world. */
-    if (gy_v3_len_sq(ca->base.surface_velocity) > 0.0 ||
-        gy_v3_len_sq(cb->base.surface_velocity) > 0.0) {
-        btVector3 sa =
-            gy_bt_collider_transform(ca).getBasis() * gy_bt_vec(ca->base.surface_velocity);
-        btVector3 sb =
-            gy_bt_collider_transform(cb).getBasis() * gy_bt_vec(cb->base.surface_velocity);
+    if (gy_v3_len_sq(gy_adapter_collider_surface_velocity(&ca->base)) > 0.0 ||
+        gy_v3_len_sq(gy_adapter_collider_surface_velocity(&cb->base)) > 0.0) {
+        btVector3 sa = gy_bt_collider_transform(ca).getBasis() *
+                       gy_bt_vec(gy_adapter_collider_surface_velocity(&ca->base));
+        btVector3 sb = gy_bt_collider_transform(cb).getBasis() *
+                       gy_bt_vec(gy_adapter_collider_surface_velocity(&cb->base));
         btVector3 t = sb - sa;
         t -= normal_on_b * t.dot(normal_on_b);
         double tl = t.length();

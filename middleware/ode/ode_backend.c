@@ -33,6 +33,7 @@ gy_quat gy_ode_quat_from_ode(const dReal *q)
 static void world_free(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
+    gy_ode_static_geoms_fini(w);
     if (w->ccd_sphere != NULL)
         dGeomDestroy(w->ccd_sphere);
     if (w->ccd_box != NULL)
@@ -93,6 +94,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, const gy_d
     w->ccd_box = dCreateBox(NULL, 1.0, 1.0, 1.0);
     dGeomSetData(w->ccd_sphere, NULL);
     dGeomSetData(w->ccd_box, NULL);
+    gy_ode_static_geoms_init(w);
 
     gy_result r = gy_ode_query_init(w);
     if (r != GY_OK) {

@@ -5,6 +5,7 @@
  * pose is recovered on read. Static bodies have no dBody: their geoms are posed in the world and
  * indexed in the static grid (ode_grid.c). Mass, centre of mass and inertia come from geometry.c so
  * every adapter agrees. */
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -220,16 +221,106 @@ static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space
     }
 }
 
-/* Poses a static collider's geom in the world from its body's pose. Planes are world-space. */
-static void place_static_geom(const gy_ode_body *b, gy_ode_collider *c)
+/* Poses geom `g` of a static collider in the world from its body's pose. Planes are
+ * world-space. */
+static void pose_static_geom(const gy_ode_body *b, const gy_ode_collider *c, dGeomID g)
 {
     if (c->base.shape.type == GY_SHAPE_PLANE)
         return;
     gy_pose wp = gy_pose_mul(b->pose, c->base.local_pose);
     dQuaternion q;
     gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, shape_axis_fix(c->base.shape.type)), q);
-    dGeomSetPosition(c->geom, wp.position.x, wp.position.y, wp.position.z);
-    dGeomSetQuaternion(c->geom, q);
+    dGeomSetPosition(g, wp.position.x, wp.position.y, wp.position.z);
+    dGeomSetQuaternion(g, q);
+}
+
+/* ---- shared geoms of static primitives ------------------------------------------------------ */
+
+/* The slot of a shape's shared geom, or -1 when a static of that shape keeps its own geom
+ * (planes, hulls and meshes: ODE keeps per-geom data for them). */
+static int shared_slot(gy_shape_type t)
+{
+    switch (t) {
+    case GY_SHAPE_SPHERE:
+        return 0;
+    case GY_SHAPE_BOX:
+        return 1;
+    case GY_SHAPE_CAPSULE:
+        return 2;
+    case GY_SHAPE_CYLINDER:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+void gy_ode_static_geoms_init(gy_driver_world *w)
+{
+    w->static_geoms[0] = dCreateSphere(NULL, 1.0);
+    w->static_geoms[1] = dCreateBox(NULL, 1.0, 1.0, 1.0);
+    w->static_geoms[2] = dCreateCapsule(NULL, 1.0, 1.0);
+    w->static_geoms[3] = dCreateCylinder(NULL, 1.0, 1.0);
+    for (int k = 0; k < 4; k++) {
+        dGeomSetData(w->static_geoms[k], NULL);
+        w->static_posed[k] = NULL;
+    }
+}
+
+void gy_ode_static_geoms_fini(gy_driver_world *w)
+{
+    for (int k = 0; k < 4; k++)
+        if (w->static_geoms[k] != NULL)
+            dGeomDestroy(w->static_geoms[k]);
+}
+
+/* After a static moves, changes filter or goes, no shared geom stands for it any more. */
+static void static_geoms_forget(gy_driver_world *w, const gy_ode_collider *c)
+{
+    int k = shared_slot(c->base.shape.type);
+    if (k >= 0 && w->static_posed[k] == c) {
+        w->static_posed[k] = NULL;
+        dGeomSetData(w->static_geoms[k], NULL);
+    }
+}
+
+dGeomID gy_ode_static_geom(gy_driver_world *w, gy_ode_collider *c)
+{
+    int k = shared_slot(c->base.shape.type);
+    assert(k >= 0 && c->geom == NULL);
+    dGeomID g = w->static_geoms[k];
+    if (w->static_posed[k] == c)
+        return g;
+    /* The same parameters, pose and bits as the geom make_geom would have made for it. */
+    const gy_shape *s = &c->base.shape;
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        dGeomSphereSetRadius(g, s->radius);
+        break;
+    case GY_SHAPE_BOX:
+        dGeomBoxSetLengths(g, s->box_size.x, s->box_size.y, s->box_size.z);
+        break;
+    case GY_SHAPE_CAPSULE:
+        dGeomCapsuleSetParams(g, s->radius, s->height - 2.0 * s->radius);
+        break;
+    default:
+        dGeomCylinderSetParams(g, s->radius, s->height);
+        break;
+    }
+    pose_static_geom(c->body, c, g);
+    dGeomSetData(g, c);
+    dGeomSetCategoryBits(g, c->base.category);
+    dGeomSetCollideBits(g, c->base.mask);
+    w->static_posed[k] = c;
+    return g;
+}
+
+/* Poses a static collider's own geom, or has its shared geom posed again when next asked. */
+static void place_static_geom(gy_driver_world *w, const gy_ode_body *b, gy_ode_collider *c)
+{
+    if (c->geom != NULL)
+        pose_static_geom(b, c, c->geom);
+    else
+        static_geoms_forget(w, c);
 }
 
 static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
@@ -257,9 +348,11 @@ static size_t body_block_size(gy_motion_type type, uint32_t n)
 
 static void body_free(gy_driver_world *w, gy_ode_body *b)
 {
-    for (uint32_t i = 0; i < b->collider_count; i++)
+    for (uint32_t i = 0; i < b->collider_count; i++) {
         if (b->colliders[i]->geom != NULL)
             dGeomDestroy(b->colliders[i]->geom);
+        static_geoms_forget(w, b->colliders[i]);
+    }
     if (b->body != NULL) {
         if (b->lock_lmotor != NULL)
             dJointDestroy(b->lock_lmotor);
@@ -396,6 +489,10 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         c->body = b;
         gy_adapter_collider_record_init(&c->base, cd, &b->base);
         c->resource = (gy_ode_resource *)res[i];
+        if (space == NULL && shared_slot(c->base.shape.type) >= 0) {
+            place_static_geom(w, b, c); /* no geom of its own */
+            continue;
+        }
         c->geom = make_geom(&c->base.shape, c->resource, space);
         dGeomSetData(c->geom, c);
         dGeomSetCategoryBits(c->geom, c->base.category);
@@ -409,7 +506,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             dGeomSetOffsetPosition(c->geom, off.x, off.y, off.z);
             dGeomSetOffsetQuaternion(c->geom, q);
         } else {
-            place_static_geom(b, c);
+            place_static_geom(w, b, c);
         }
     }
     if (def->type == GY_MOTION_STATIC) {
@@ -468,7 +565,8 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         if (b->base.type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
         gy_ode_resource *res = c->resource;
-        dGeomDestroy(c->geom); /* before the trimesh data it may point at */
+        if (c->geom != NULL)
+            dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
         if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
             resource_destroy(w, res);
@@ -517,16 +615,16 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = b->colliders[i];
         gy_ode_grid_remove(w, c);
-        place_static_geom(b, c);
+        place_static_geom(w, b, c);
         r = gy_ode_grid_insert(w, c);
         if (r != GY_OK) {
             b->pose = old;
-            place_static_geom(b, c);
+            place_static_geom(w, b, c);
             gy_ode_grid_insert(w, c);
             for (uint32_t j = 0; j < i; j++) {
                 gy_ode_collider *d = b->colliders[j];
                 gy_ode_grid_remove(w, d);
-                place_static_geom(b, d);
+                place_static_geom(w, b, d);
                 gy_ode_grid_insert(w, d);
             }
             return r;
@@ -643,8 +741,12 @@ void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass)
 
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
 {
-    dGeomSetCategoryBits(c->geom, c->base.category);
-    dGeomSetCollideBits(c->geom, c->base.mask);
+    if (c->geom != NULL) {
+        dGeomSetCategoryBits(c->geom, c->base.category);
+        dGeomSetCollideBits(c->geom, c->base.mask);
+    } else {
+        static_geoms_forget(w, c);
+    }
     gy_ode_body *b = c->body;
     /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
     if (b->base.type == GY_MOTION_STATIC) {

@@ -104,7 +104,7 @@ gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
 {
     gy_ode_static_grid *g = &w->grid;
     dReal aabb[6];
-    dGeomGetAABB(c->geom, aabb);
+    dGeomGetAABB(gy_ode_collider_geom(w, c), aabb);
     for (int i = 0; i < 6; i++)
         c->aabb[i] = aabb[i];
     bool bounded = true;

@@ -32,11 +32,13 @@ typedef struct gy_ode_resource {
 } gy_ode_resource;
 
 /* One collider: an ODE geom plus everything the near callback and queries filter on. The geom's
- * user data (dGeomGetData) points at this record. */
+ * user data (dGeomGetData) points at this record. A static sphere, box, capsule or cylinder has
+ * no geom of its own (`geom` NULL): it is tested through the world's shared geom of its shape,
+ * posed for it on demand (gy_ode_collider_geom), which spares a level ODE's ~350 bytes a geom. */
 typedef struct gy_driver_collider {
     gy_adapter_collider base; /* first: the Gyre record (records.h) */
     gy_ode_body *body;
-    dGeomID geom;
+    dGeomID geom;              /* NULL: a static tested through a shared geom (above) */
     gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
 
     /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit). */
@@ -178,6 +180,10 @@ struct gy_driver_world {
     /* Scratch geoms owned by the world for queries (never inserted in a space). */
     dGeomID query_ray;
     dGeomID query_sphere, query_box, query_capsule, query_convex;
+    /* The shared geoms of static primitives (GY_ODE_SHARED_*), in no space, and the collider
+     * each is posed for now (NULL: none; forgotten whenever a static moves or goes). */
+    dGeomID static_geoms[4];
+    gy_ode_collider *static_posed[4];
 
     /* ---- adapter bookkeeping (ode_backend.c, ode_body.c) ---- */
     gy_ode_body **moving; /* every dynamic and kinematic body */
@@ -216,6 +222,20 @@ static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
 {
     return (gy_ode_collider *)dGeomGetData(g);
 }
+
+/* The geom to test a static primitive with: the world's shared geom of its shape, posed for it
+ * (ode_body.c). Stays so until it is asked for another static of the same shape. */
+dGeomID gy_ode_static_geom(gy_driver_world *w, gy_ode_collider *c);
+
+/* The geom a collider is tested with (ODE calls on it last until the next such call). */
+static inline dGeomID gy_ode_collider_geom(gy_driver_world *w, gy_ode_collider *c)
+{
+    return c->geom != NULL ? c->geom : gy_ode_static_geom(w, c);
+}
+
+/* Shared geoms for statics (ode_body.c): made with the world and freed with it. */
+void gy_ode_static_geoms_init(gy_driver_world *w);
+void gy_ode_static_geoms_fini(gy_driver_world *w);
 
 /* Conversions between Gyre's and ODE's representations. ODE quaternions are [w, x, y, z]. */
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);

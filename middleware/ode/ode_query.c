@@ -266,16 +266,17 @@ static gy_vec3 swap_yz(gy_vec3 v)
  * vertical ray through its centre reports nothing) and its ray-capsule test misses a ray that
  * starts inside and runs along the axis. As ODE's own ray tests do, a ray starting inside reports
  * where it leaves, with the normal facing back along the ray. */
-static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, gy_driver_hit *out)
+static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, dGeomID g,
+                      gy_driver_hit *out)
 {
-    gy_vec3 o = into_geom(c->geom, q->origin, true), d = into_geom(c->geom, q->dir, false);
+    gy_vec3 o = into_geom(g, q->origin, true), d = into_geom(g, q->dir, false);
     gy_line_span span;
     bool got;
     if (c->base.shape.type == GY_SHAPE_HULL) {
         got = gy_line_hull(o, d, &c->resource->base.hull, &span);
     } else {
         dReal radius, length;
-        dGeomCapsuleGetParams(c->geom, &radius, &length);
+        dGeomCapsuleGetParams(g, &radius, &length);
         got = gy_line_capsule(swap_yz(o), swap_yz(d), radius, 0.5 * length, &span);
         span.n_in = swap_yz(span.n_in);
         span.n_out = swap_yz(span.n_out);
@@ -284,22 +285,22 @@ static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, gy_dri
     gy_vec3 n;
     if (!got || !gy_line_span_hit(&span, dGeomRayGetLength(q->probe), true, &t, &n))
         return false;
-    hit_at(q, t, gy_v3_normalize(out_of_geom(c->geom, n)), out);
+    hit_at(q, t, gy_v3_normalize(out_of_geom(g, n)), out);
     return true;
 }
 
 bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, gy_driver_hit *out)
 {
-    (void)w;
     bool got;
+    dGeomID g = gy_ode_collider_geom(w, c);
     if ((c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL) ||
         c->base.shape.type == GY_SHAPE_CAPSULE) {
-        got = ray_solid(q, c, out);
+        got = ray_solid(q, c, g, out);
     } else {
         dContactGeom cg;
-        got = dCollide(q->probe, c->geom, 1, &cg, sizeof cg) > 0;
+        got = dCollide(q->probe, g, 1, &cg, sizeof cg) > 0;
         if (got) {
-            hit_from_contacts(&cg, 1, c->geom, cg.depth, out);
+            hit_from_contacts(&cg, 1, g, cg.depth, out);
             out->depth = 0.0;
         }
     }
@@ -367,13 +368,13 @@ static int contacts_at(gy_driver_query *q, dGeomID other, double t, dContactGeom
 bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
                           gy_driver_hit *out)
 {
-    (void)w;
+    dGeomID g = gy_ode_collider_geom(w, c);
     dContactGeom cg[QUERY_MAX_CONTACTS];
-    int n = q->cast ? contacts_at(q, c->geom, 0.0, cg)
-                    : dCollide(q->shape, c->geom, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
+    int n = q->cast ? contacts_at(q, g, 0.0, cg)
+                    : dCollide(q->shape, g, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
     if (n < 1)
         return false;
-    hit_from_contacts(cg, n, c->geom, 0.0, out);
+    hit_from_contacts(cg, n, g, 0.0, out);
     return true;
 }
 
@@ -382,9 +383,9 @@ bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collide
 bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
                         double *t1)
 {
-    (void)w;
+    dGeomID g = gy_ode_collider_geom(w, c);
     double box[6];
-    dGeomGetAABB(c->geom, box);
+    dGeomGetAABB(g, box);
     const double dv[3] = {q->translation.x, q->translation.y, q->translation.z};
     double lo = *t0, hi = *t1;
     for (int i = 0; i < 3; i++) {
@@ -417,7 +418,7 @@ bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider 
 bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
                       double t1, gy_driver_hit *out)
 {
-    (void)w;
+    dGeomID g = gy_ode_collider_geom(w, c);
     dContactGeom buf_a[QUERY_MAX_CONTACTS], buf_b[QUERY_MAX_CONTACTS];
     dContactGeom *cur = buf_a, *hit = buf_b;
     double hi;
@@ -426,7 +427,7 @@ bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c
         double t = fmin(lo + q->step, t1);
         if (!(t > lo))
             return false;
-        int n = contacts_at(q, c->geom, t, cur);
+        int n = contacts_at(q, g, t, cur);
         if (n > 0) {
             hi = t;
             hit_n = n;
@@ -446,7 +447,7 @@ bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c
          * the midpoint is one of them and the loop would never end. */
         if (!(mid > lo && mid < hi))
             break;
-        int n = contacts_at(q, c->geom, mid, cur);
+        int n = contacts_at(q, g, mid, cur);
         if (n > 0) {
             hi = mid;
             hit_n = n;
@@ -457,7 +458,7 @@ bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c
             lo = mid;
         }
     }
-    hit_from_contacts(hit, hit_n, c->geom, lo, out);
+    hit_from_contacts(hit, hit_n, g, lo, out);
     return true;
 }
 

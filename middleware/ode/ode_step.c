@@ -186,8 +186,9 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
 
     dContact cs[CONTACTS_PER_MESH_PAIR];
     bool mesh = c1->base.shape.type == GY_SHAPE_MESH || c2->base.shape.type == GY_SHAPE_MESH;
-    int n = dCollide(c1->geom, c2->geom, mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR,
-                     &cs[0].geom, sizeof(dContact));
+    int n =
+        dCollide(gy_ode_collider_geom(w, c1), gy_ode_collider_geom(w, c2),
+                 mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));
     if (n <= 0)
         return;
     fix_mesh_normals(c1, c2, cs, n);
@@ -245,10 +246,12 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
      * collider's surface velocity in the world. */
     gy_vec3 surf = gy_v3(0.0, 0.0, 0.0);
     bool moving_surface = false;
-    if (gy_v3_len_sq(k1->base.surface_velocity) > 0.0 ||
-        gy_v3_len_sq(k2->base.surface_velocity) > 0.0) {
-        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1), k1->base.surface_velocity);
-        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2), k2->base.surface_velocity);
+    if (gy_v3_len_sq(gy_adapter_collider_surface_velocity(&k1->base)) > 0.0 ||
+        gy_v3_len_sq(gy_adapter_collider_surface_velocity(&k2->base)) > 0.0) {
+        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1),
+                                    gy_adapter_collider_surface_velocity(&k1->base));
+        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2),
+                                    gy_adapter_collider_surface_velocity(&k2->base));
         surf = gy_v3_sub(s2, s1);
         moving_surface = true;
     }
@@ -657,7 +660,7 @@ static bool fresh_visit(void *ctx, gy_ode_collider *s)
     if (!gy_adapter_colliders_filter(&s->base, &fc->c->base))
         return true;
     dContactGeom cg;
-    fc->touched = dCollide(fc->c->geom, s->geom, 1, &cg, sizeof cg) > 0;
+    fc->touched = dCollide(fc->c->geom, gy_ode_collider_geom(fc->w, s), 1, &cg, sizeof cg) > 0;
     return !fc->touched;
 }
 
@@ -724,14 +727,15 @@ static void begin_step(gy_driver_world *w, double dt)
 
 /* Whether two colliders touch once `moved`'s body is shifted by `shift`; the body is put back
  * exactly (same position values), so nothing else sees the move. */
-static bool touch_shifted(gy_ode_collider *moved, gy_ode_collider *other, gy_vec3 shift)
+static bool touch_shifted(gy_driver_world *w, gy_ode_collider *moved, gy_ode_collider *other,
+                          gy_vec3 shift)
 {
     dBodyID body = moved->body->body;
     const dReal *p = dBodyGetPosition(body);
     dReal keep[3] = {p[0], p[1], p[2]};
     dBodySetPosition(body, keep[0] + shift.x, keep[1] + shift.y, keep[2] + shift.z);
     dContactGeom cg;
-    bool touch = dCollide(moved->geom, other->geom, 1, &cg, sizeof cg) > 0;
+    bool touch = dCollide(moved->geom, gy_ode_collider_geom(w, other), 1, &cg, sizeof cg) > 0;
     dBodySetPosition(body, keep[0], keep[1], keep[2]);
     return touch;
 }
@@ -753,8 +757,8 @@ static void keep_resting_pairs(gy_driver_world *w)
             continue;
         /* The contact normal points from a to b: a moves along it, or b against it. */
         gy_vec3 shift = gy_v3_scale(c.normal, CONTACT_KEEP_MARGIN);
-        bool touch = a->body->body != NULL   ? touch_shifted(a, b, shift)
-                     : b->body->body != NULL ? touch_shifted(b, a, gy_v3_neg(shift))
+        bool touch = a->body->body != NULL   ? touch_shifted(w, a, b, shift)
+                     : b->body->body != NULL ? touch_shifted(w, b, a, gy_v3_neg(shift))
                                              : false;
         if (!touch)
             continue;
@@ -970,22 +974,22 @@ static bool ode_ccd_sphere_touches(gy_driver_world *w, gy_ode_collider *c, gy_ve
 {
     dGeomSetPosition(w->ccd_sphere, center.x, center.y, center.z);
     dContactGeom cg;
-    return dCollide(w->ccd_sphere, c->geom, 1, &cg, sizeof cg) > 0;
+    return dCollide(w->ccd_sphere, gy_ode_collider_geom(w, c), 1, &cg, sizeof cg) > 0;
 }
 
 /* The body is moved there and put back exactly (same position values), so nothing else sees it. */
 static bool ode_ccd_body_touches(gy_driver_world *w, gy_ode_body *b, gy_ode_collider *other,
                                  gy_vec3 com)
 {
-    (void)w;
     const dReal *p = dBodyGetPosition(b->body);
     dReal keep[3] = {p[0], p[1], p[2]};
     dBodySetPosition(b->body, com.x, com.y, com.z);
+    dGeomID og = gy_ode_collider_geom(w, other);
     bool touch = false;
     for (uint32_t k = 0; k < b->collider_count && !touch; k++) {
         const gy_ode_collider *c = b->colliders[k];
         dContactGeom cg;
-        touch = !c->base.is_sensor && dCollide(c->geom, other->geom, 1, &cg, sizeof cg) > 0;
+        touch = !c->base.is_sensor && dCollide(c->geom, og, 1, &cg, sizeof cg) > 0;
     }
     dBodySetPosition(b->body, keep[0], keep[1], keep[2]);
     return touch;

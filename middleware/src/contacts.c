@@ -196,7 +196,7 @@ bool gy_adapter_contact_one_way(gy_adapter_contacts *c, const gy_adapter_one_way
                                 gy_result *error)
 {
     bool ok = gy_one_way_accepts(oc->normal, oc->one_way, oc->velocity, oc->other_com, oc->point,
-                                 oc->penetration, oc->platform->one_way_slop);
+                                 oc->penetration, gy_adapter_collider_one_way_slop(oc->platform));
     gy_adapter_one_way rec = {oc->platform,     oc->other, oc->platform->owner,
                               oc->other->owner, c->step,   ok};
     mark(c, oc->platform, oc->other);

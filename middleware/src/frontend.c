@@ -119,8 +119,17 @@ static void release_joint(gy_backend_world *w, gy_driver_joint *j)
     w->driver->joint_release(w->dw, j);
 }
 
+/* Frees the side records of a body's first n colliders, then has the driver release the body. */
+static void free_body(gy_backend_world *w, gy_driver_body *b, gy_driver_collider *const *cols,
+                      uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        gy_adapter_collider_rare_fini(w->allocator, gy_driver_collider_rec(cols[i]));
+    w->driver->body_release(w->dw, b);
+}
+
 /* Takes the ids of a body and its colliders back (colliders first, in their order: the order
- * they were given in), then has the driver release the records. */
+ * they were given in), then frees the records. */
 static void release_body(gy_backend_world *w, gy_driver_body *b)
 {
     gy_driver_collider *const *cols;
@@ -128,7 +137,7 @@ static void release_body(gy_backend_world *w, gy_driver_body *b)
     for (uint32_t i = 0; i < n; i++)
         gy_handle_pool_release(&w->colliders, gy_driver_collider_rec(cols[i])->id.bits);
     gy_handle_pool_release(&w->bodies, gy_driver_body_rec(b)->id.bits);
-    w->driver->body_release(w->dw, b);
+    free_body(w, b, cols, n);
 }
 
 static void world_destroy(gy_backend_world *w)
@@ -311,14 +320,12 @@ static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
         r = gy_handle_pool_acquire(&w->bodies, b, &h);
     if (r == GY_OK) {
         gy_driver_body_rec(b)->id.bits = h;
-        for (uint32_t i = 0; i < n; i++)
-            gy_driver_collider_rec(cols[i])->body = gy_driver_body_rec(b)->id;
         return GY_OK;
     }
     for (uint32_t i = 0; i < done; i++)
         if (gy_driver_collider_rec(cols[i])->id.bits != 0)
             gy_handle_pool_release(&w->colliders, gy_driver_collider_rec(cols[i])->id.bits);
-    w->driver->body_release(w->dw, b);
+    free_body(w, b, cols, n);
     return r;
 }
 
@@ -344,6 +351,11 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res, &mass, &b, made);
     gy_adapter_body_end(w->allocator, res, n);
+    /* The side records of the few colliders that set one-way or surface-velocity values. */
+    for (uint32_t i = 0; r == GY_OK && i < n; i++)
+        r = gy_adapter_collider_rare_init(w->allocator, gy_driver_collider_rec(made[i]), &cols[i]);
+    if (r != GY_OK && b != NULL)
+        free_body(w, b, made, n);
     if (r == GY_OK)
         r = register_body(w, b, made, n);
     if (r == GY_OK) {
@@ -601,9 +613,11 @@ static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
     out->is_sensor = rec->is_sensor;
     out->contact_response = rec->contact_response;
     out->one_way = rec->one_way;
-    out->one_way_normal = w->driver->collider_to_world(w->dw, c, rec->one_way_normal);
-    out->surface_velocity = w->driver->collider_to_world(w->dw, c, rec->surface_velocity);
-    out->one_way_slop = rec->one_way_slop;
+    out->one_way_normal =
+        w->driver->collider_to_world(w->dw, c, gy_adapter_collider_one_way_normal(rec));
+    out->surface_velocity =
+        w->driver->collider_to_world(w->dw, c, gy_adapter_collider_surface_velocity(rec));
+    out->one_way_slop = gy_adapter_collider_one_way_slop(rec);
     return GY_OK;
 }
 

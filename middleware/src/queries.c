@@ -34,7 +34,7 @@ bool gy_adapter_search_wants(const gy_adapter_search *s, gy_motion_type type)
 /* A hit naming the collider and its body: the record's ids and the body's user value. */
 static void hit_begin(gy_hit *h, const gy_adapter_collider *rec)
 {
-    gy_adapter_hit_init(h, rec->body, rec->id, rec->body_user);
+    gy_adapter_hit_init(h, rec->owner->id, rec->id, rec->owner->user_data);
 }
 
 static void visit_ray(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)

@@ -1,6 +1,8 @@
 /* The Gyre side of bodies, colliders and joints (records.h). */
 #include "records.h"
 
+#include <string.h>
+
 #include "adapter_common.h"
 #include "gyre/math.h"
 
@@ -25,9 +27,8 @@ void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_d
                                      gy_adapter_body *b)
 {
     c->owner = b;
-    c->body = b->id;
+    c->rare = NULL; /* the front end's to give (gy_adapter_collider_rare_init) */
     c->body_type = b->type;
-    c->body_user = b->user_data;
     c->shape = def->shape;
     c->local_pose = def->local_pose;
     c->local_pose.rotation = gy_quat_normalize(def->local_pose.rotation);
@@ -35,14 +36,39 @@ void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_d
     c->is_sensor = def->is_sensor;
     c->contact_response = def->contact_response;
     c->one_way = def->one_way;
-    c->one_way_normal = gy_v3_normalize(def->one_way_normal);
-    c->one_way_slop = def->one_way_slop;
-    c->surface_velocity = def->surface_velocity;
     c->category = def->category;
     c->mask = def->mask;
     c->user_data = def->user_data;
     if (b->solid == NULL && !c->is_sensor)
         b->solid = c;
+}
+
+gy_result gy_adapter_collider_rare_init(const gy_allocator *a, gy_adapter_collider *c,
+                                        const gy_collider_def *def)
+{
+    gy_adapter_collider_rare r = {gy_v3_normalize(def->one_way_normal), def->one_way_slop,
+                                  def->surface_velocity};
+    c->rare = NULL;
+    gy_vec3 normal = gy_adapter_collider_one_way_normal(c);
+    gy_vec3 moving = gy_adapter_collider_surface_velocity(c);
+    /* Compared bit for bit: the defaults give back exactly what the definition said. */
+    if (memcmp(&r.one_way_normal, &normal, sizeof normal) == 0 &&
+        r.one_way_slop == gy_adapter_collider_one_way_slop(c) &&
+        memcmp(&r.surface_velocity, &moving, sizeof moving) == 0)
+        return GY_OK;
+    gy_adapter_collider_rare *rare = gy_alloc(a, sizeof *rare);
+    if (rare == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    *rare = r;
+    c->rare = rare;
+    return GY_OK;
+}
+
+void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c)
+{
+    if (c->rare != NULL)
+        gy_free(a, (void *)c->rare, sizeof *c->rare);
+    c->rare = NULL;
 }
 
 void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
@@ -79,11 +105,11 @@ bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_
 void gy_adapter_contact_name(gy_contact *ct, const gy_adapter_collider *a,
                              const gy_adapter_collider *b)
 {
-    ct->body_a = a->body;
-    ct->body_b = b->body;
+    ct->body_a = a->owner->id;
+    ct->body_b = b->owner->id;
     ct->collider_a = a->id;
     ct->collider_b = b->id;
-    ct->user_a = a->body_user;
-    ct->user_b = b->body_user;
+    ct->user_a = a->owner->user_data;
+    ct->user_b = b->owner->user_data;
     ct->is_sensor = a->is_sensor || b->is_sensor;
 }

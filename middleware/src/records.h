@@ -40,27 +40,51 @@ typedef struct gy_adapter_body {
     bool in_contact;
 } gy_adapter_body;
 
-/* A collider as defined, with what its contacts and query hits name of its body. The material
- * and filter change through the contract's setters; the rest is fixed at creation. */
-typedef struct gy_adapter_collider {
-    gy_collider_id id;
-    gy_adapter_body *owner; /* its body's record */
-    gy_body_id body;
-    uint64_t body_user; /* the body's user value */
-    gy_shape shape;     /* as given (a resource's id stays here; drivers hold the record) */
-    gy_pose local_pose; /* pose in the Gyre body frame, rotation normalised */
-    gy_material material;
+/* What few colliders set: a one-way platform's side and slop, a conveyor's surface velocity. It
+ * lives beside the collider record (its `rare`), so the common collider does not carry it. */
+typedef struct gy_adapter_collider_rare {
     gy_vec3 one_way_normal;   /* collider-local, unit */
     double one_way_slop;      /* metres */
     gy_vec3 surface_velocity; /* collider-local, m/s */
+} gy_adapter_collider_rare;
+
+/* A collider as defined. The material and filter change through the contract's setters; the
+ * rest is fixed at creation. Its body's id and user value are read through `owner`: a static
+ * level holds one record per collider, so nothing here repeats what the body holds. */
+typedef struct gy_adapter_collider {
+    gy_collider_id id;
+    gy_adapter_body *owner; /* its body's record */
+    /* The one-way and surface-velocity values when a definition set any of them away from the
+     * defaults (the front end's, gy_adapter_collider_rare_init), NULL otherwise. */
+    const gy_adapter_collider_rare *rare;
+    gy_shape shape;     /* as given (a resource's id stays here; drivers hold the record) */
+    gy_pose local_pose; /* pose in the Gyre body frame, rotation normalised */
+    gy_material material;
     uint64_t user_data;
-    /* The narrow members last, together: a static level holds one record per collider. */
+    /* The narrow members last, together. */
     gy_motion_type body_type;
     uint32_t category, mask;
     bool is_sensor;
     bool contact_response;
     bool one_way;
 } gy_adapter_collider;
+
+/* A collider's one-way normal (collider-local, unit), one-way slop (m) and surface velocity
+ * (collider-local, m/s): its side record's, else the definition's defaults. */
+static inline gy_vec3 gy_adapter_collider_one_way_normal(const gy_adapter_collider *c)
+{
+    gy_vec3 up = {0.0, 1.0, 0.0};
+    return c->rare != NULL ? c->rare->one_way_normal : up;
+}
+static inline double gy_adapter_collider_one_way_slop(const gy_adapter_collider *c)
+{
+    return c->rare != NULL ? c->rare->one_way_slop : GY_DEFAULT_ONE_WAY_SLOP;
+}
+static inline gy_vec3 gy_adapter_collider_surface_velocity(const gy_adapter_collider *c)
+{
+    gy_vec3 none = {0.0, 0.0, 0.0};
+    return c->rare != NULL ? c->rare->surface_velocity : none;
+}
 
 /* A joint as defined. */
 typedef struct gy_adapter_joint {
@@ -81,6 +105,13 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def);
 void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
                                      gy_adapter_body *b);
 
+/* Gives a collider record made from `def` its side record when the definition sets a one-way
+ * normal or slop other than the defaults, or a surface velocity; otherwise leaves it NULL. */
+gy_result gy_adapter_collider_rare_init(const gy_allocator *a, gy_adapter_collider *c,
+                                        const gy_collider_def *def);
+/* Frees a collider record's side record, if any. */
+void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c);
+
 /* Fills a joint record from a valid definition built as `type` between bodies `a` and `b` (NULL:
  * the world); id left as it is, no breakable slot yet. */
 void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
@@ -98,7 +129,8 @@ bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_
 static inline bool gy_adapter_collider_accepts(const gy_query_filter *f,
                                                const gy_adapter_collider *c)
 {
-    return gy_adapter_filter_accepts(f, c->category, c->body_type, c->is_sensor, c->body, c->id);
+    return gy_adapter_filter_accepts(f, c->category, c->body_type, c->is_sensor, c->owner->id,
+                                     c->id);
 }
 
 /* Names a contact's pair: bodies, colliders and their bodies' user values, with `a` first, and

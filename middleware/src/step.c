@@ -40,8 +40,8 @@ static bool one_way_side(gy_adapter_contacts *c, const gy_adapter_collider *plat
     oc.platform = platform;
     oc.other = other;
     oc.normal = normal;
-    oc.one_way =
-        d->collider_to_world(c->dw, gy_driver_collider_of(platform), platform->one_way_normal);
+    oc.one_way = d->collider_to_world(c->dw, gy_driver_collider_of(platform),
+                                      gy_adapter_collider_one_way_normal(platform));
     oc.velocity =
         gy_v3_sub(d->body_point_velocity(c->dw, gy_driver_body_of(other->owner), point),
                   d->body_point_velocity(c->dw, gy_driver_body_of(platform->owner), point));
@@ -156,7 +156,8 @@ static void ccd_add(void *ctx, gy_driver_collider *dc)
     if (!gy_adapter_contact_ccd_candidate(gy_driver_body_rec(cc->body)->solid, c))
         return;
     if (c->one_way && !gy_adapter_ccd_one_way_accepts(
-                          cc->motion, cc->d->collider_to_world(cc->dw, dc, c->one_way_normal)))
+                          cc->motion, cc->d->collider_to_world(
+                                          cc->dw, dc, gy_adapter_collider_one_way_normal(c))))
         return;
     gy_frontend_step *s = cc->s;
     if (gy_array_reserve(s->allocator, (void **)&s->scratch, &s->scratch_capacity,

@@ -13,6 +13,7 @@ typedef struct fixture {
     gy_adapter_contacts c;
     gy_adapter_body platform_body, other_body;
     gy_adapter_collider platform, other;
+    gy_adapter_collider_rare platform_rare;
 } fixture;
 
 /* A platform facing +Y at the origin and a collider of another body. */
@@ -23,8 +24,9 @@ static void fixture_init(fixture *f)
     gy_adapter_contacts_init(&f->c, &f->ta.base, sizeof(gy_adapter_pair));
     f->platform.owner = &f->platform_body;
     f->platform.one_way = true;
-    f->platform.one_way_normal = gy_v3(0, 1, 0);
-    f->platform.one_way_slop = 0.05;
+    f->platform_rare.one_way_normal = gy_v3(0, 1, 0);
+    f->platform_rare.one_way_slop = 0.05;
+    f->platform.rare = &f->platform_rare;
     f->other.owner = &f->other_body;
 }
 
@@ -65,7 +67,7 @@ static void test_contacts_one_way_acceptance_is_kept_until_the_pair_separates(vo
     gy_adapter_one_way_contact pushed = contact(&f, 1.0, 0.08);
     assert_false(gy_one_way_accepts(pushed.normal, pushed.one_way, pushed.velocity,
                                     pushed.other_com, pushed.point, pushed.penetration,
-                                    f.platform.one_way_slop));
+                                    gy_adapter_collider_one_way_slop(&f.platform)));
     assert_true(gy_adapter_contact_one_way_known(&f.c, &f.platform, &f.other, &accepted));
     assert_true(accepted);
     gy_adapter_contacts_end_step(&f.c);

@@ -15,6 +15,7 @@ enum { MAX_COLLIDERS = 8 };
 /* A scripted collider: its Gyre record and the raw hit its tests report. */
 struct gy_driver_collider {
     gy_adapter_collider base;
+    gy_adapter_body body; /* its body's record, the collider's owner */
     bool hits;
     gy_driver_hit raw;
     gy_pose body_pose;
@@ -120,8 +121,10 @@ static struct gy_driver_collider *add(gy_driver_world *w, double t)
     struct gy_driver_collider *c = &w->colliders[w->count++];
     memset(c, 0, sizeof *c);
     c->base.id.bits = 100 + w->count;
-    c->base.body.bits = 200 + w->count;
-    c->base.body_user = 300 + w->count;
+    c->body.id.bits = 200 + w->count;
+    c->body.user_data = 300 + w->count;
+    c->body.type = GY_MOTION_STATIC;
+    c->base.owner = &c->body;
     c->base.body_type = GY_MOTION_STATIC;
     c->base.shape.type = GY_SHAPE_SPHERE;
     c->base.shape.radius = 1.0;
@@ -185,8 +188,8 @@ static void test_queries_closest_keeps_the_nearest_and_names_it(void **state)
     assert_near(hit.point.y, 8.0, 0.0);
     assert_near(hit.penetration, 0.0, 0.0);
     assert_int_equal(hit.collider.bits, w.colliders[1].base.id.bits);
-    assert_int_equal(hit.body.bits, w.colliders[1].base.body.bits);
-    assert_int_equal(hit.user_data, w.colliders[1].base.body_user);
+    assert_int_equal(hit.body.bits, w.colliders[1].body.id.bits);
+    assert_int_equal(hit.user_data, w.colliders[1].body.user_data);
     assert_int_equal(hit.triangle, -1);
 }
 

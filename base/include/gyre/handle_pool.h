@@ -36,8 +36,9 @@ static inline uint32_t gy_handle_generation(uint64_t h)
 typedef struct gy_handle_slot_ {
     void *payload;
     uint32_t generation; /* current generation; a live handle must match it */
-    uint32_t next_free;  /* index of the next free slot, or UINT32_MAX */
-    bool live;
+    /* Free: index of the next free slot, or UINT32_MAX. Live: UINT32_MAX - 1 (no slot has that
+     * index), which keeps a slot at 16 bytes: a pool holds one per body and per collider. */
+    uint32_t next_free;
 } gy_handle_slot_;
 
 /* Pool state; zero-initialise, then call gy_handle_pool_init. */
