@@ -800,7 +800,6 @@ extern "C" const gy_driver_step gy_bt_step = {
     .solve = bt_solve,
     .substep_end = bt_substep_end,
     .end = bt_end,
-    .complete = nullptr,
     .collide_sensors = bt_collide_sensors,
     .carry_after = carry_overlap,
     .moving = bt_moving,
@@ -812,6 +811,15 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_locks = bt_body_locks,
     .body_sleep = bt_body_sleep,
     .body_wants_sleep = bt_body_wants_sleep,
+    /* Bullet corrects deep overlap by its own split impulse, and its settle_contacts gives back
+     * its Baumgarte speed; its manifolds keep resting points. */
+    .body_settle = nullptr,
+    .body_push = nullptr,
+    .body_mass = nullptr,
+    .body_inv_inertia = nullptr,
+    .body_rotation = nullptr,
+    .body_set_rotation = nullptr,
+    .collider_touches_shifted = nullptr,
     .body_ccd_radius = bt_body_ccd_radius,
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,

@@ -262,11 +262,58 @@ static bool sensor_pair_dropped(const void *pair, const void *ctx)
  * report of a step describes where they were when it began. Sensors only report, so they can
  * describe where the step ended: their pairs are collided again at the end poses, and the report
  * keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
+/* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
+ * must touch. Settling lifts a resting box by far less (the rows push out a little more than
+ * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
+#define KEEP_MARGIN 1e-3
+
+/* Hysteresis for resting contacts: a solid pair the solver took last step that the narrow phase
+ * found apart this step stays reported (with no impulse) while the gap is under KEEP_MARGIN,
+ * tested by moving one side that far along the last normal. Without it a box created resting on
+ * the ground reported enter, exit, enter while it settled. */
+static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
+                               gy_adapter_contacts *c)
+{
+    const gy_adapter_report *prev = &c->previous;
+    for (uint32_t i = 0; i < prev->count; i++) {
+        const gy_adapter_pair *p =
+            (const gy_adapter_pair *)(const void *)((const unsigned char *)prev->pairs +
+                                                    (size_t)i * c->pair_size);
+        const gy_adapter_collider *a = p->a, *b = p->b;
+        if (!p->responds || a->is_sensor || b->is_sensor || !a->contact_response ||
+            !b->contact_response || !gy_adapter_colliders_filter(a, b))
+            continue;
+        if (gy_adapter_contacts_has(c, a, b))
+            continue;
+        /* The contact normal points from a to b: a moves along it, or b against it. */
+        gy_contact ct = prev->contacts[i];
+        gy_vec3 shift = gy_v3_scale(ct.normal, KEEP_MARGIN);
+        bool touch = a->owner->type != GY_MOTION_STATIC
+                         ? ds->collider_touches_shifted(dw, gy_driver_collider_of(a),
+                                                        gy_driver_collider_of(b), shift)
+                     : b->owner->type != GY_MOTION_STATIC
+                         ? ds->collider_touches_shifted(dw, gy_driver_collider_of(b),
+                                                        gy_driver_collider_of(a), gy_v3_neg(shift))
+                         : false;
+        if (!touch)
+            continue;
+        bool is_new;
+        uint32_t k = gy_adapter_contacts_pair(c, a, b, &is_new, &s->error);
+        if (k == UINT32_MAX)
+            return;
+        ct.penetration = 0.0;
+        ct.normal_impulse = 0.0;
+        ct.tangent_impulse = 0.0;
+        c->current.contacts[k] = ct;
+        gy_adapter_contacts_record(c, k)->responds = true;
+    }
+}
+
 static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
                        gy_adapter_contacts *c, uint32_t sensors)
 {
-    if (ds->complete != NULL)
-        ds->complete(dw);
+    if (ds->collider_touches_shifted != NULL)
+        keep_resting_pairs(s, ds, dw, c);
     gy_adapter_report *rep = &c->current;
     for (uint32_t i = 0; i < rep->count; i++)
         gy_adapter_contacts_record(c, i)->sensor_seen = !rep->contacts[i].is_sensor;
@@ -303,7 +350,11 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         for (uint32_t i = 0; i < n; i++)
             gy_driver_body_rec(moving[i])->substep_start = ds->body_com(moving[i]);
+        if (ds->body_settle != NULL)
+            gy_adapter_overlap_begin(ds, moving, n);
         ds->solve(dw, h, k);
+        if (ds->body_push != NULL)
+            gy_adapter_overlap_settle(ds, contacts, h);
         ballistic_correction(s, ds, moving, n, h);
         project_locks(ds, moving, n);
         continuous_collision(s, d, dw, moving, n);
