@@ -173,7 +173,6 @@ struct gy_driver_world {
     double substep_dt;
     bool sensor_pass;  /* colliding at the step's end poses, sensor pairs only */
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
-    double last_dt;    /* length of the previous step */
     uint64_t step_index;
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
     gy_result step_error;   /* first allocation failure inside the current step */

@@ -433,38 +433,17 @@ static void wake_under_fresh_statics(gy_driver_world *w)
     }
 }
 
-static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
+/* Which bodies' pairs are collided this step; statics placed since the last one wake what
+ * they touch. The front end then wakes the sleepers touched last step and carries idle pairs
+ * over (step.h). */
+static void begin_step(gy_driver_world *w)
 {
-    (void)ctx;
-    const gy_ode_pair *op = (const gy_ode_pair *)(const void *)p;
-    return !pair_a(op)->body->active && !pair_b(op)->body->active;
-}
-
-static void begin_step(gy_driver_world *w, double dt)
-{
-    double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
-
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->active = body_moving(w->moving[i]);
     if (w->fresh_statics) {
         wake_under_fresh_statics(w);
         w->fresh_statics = false;
     }
-    /* A moving body touching a sleeper last step wakes it, even if they no longer touch (the
-     * support was teleported away, say). ODE's islands do the same for pairs still touching. */
-    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
-        gy_ode_body *a = pair_a(p)->body, *b = pair_b(p)->body;
-        if (a->active == b->active || !p->head.responds)
-            continue;
-        gy_ode_body *sleeper = a->active ? b : a;
-        if (sleeper->base.type == GY_MOTION_DYNAMIC) {
-            dBodyEnable(sleeper->body);
-            sleeper->active = true;
-        }
-    }
-    /* Pairs with neither side moving are not collided again: carry their report over. */
-    gy_adapter_contacts_carry_idle(w->contacts, pair_idle, NULL, rescale, &w->step_error);
 }
 
 /* The sensor pass (step.h): the near callback at the end poses, sensor pairs only. */
@@ -496,6 +475,7 @@ static void end_step(gy_driver_world *w, double dt)
 
 static void ode_begin(gy_driver_world *w, double dt, double h)
 {
+    (void)dt;
     w->step_error = GY_OK;
     w->step_index++;
     w->substep_dt = h;
@@ -504,7 +484,7 @@ static void ode_begin(gy_driver_world *w, double dt, double h)
             gy_ode_body_apply_damping(w->moving[i], h);
         w->damping_dt = h;
     }
-    begin_step(w, dt);
+    begin_step(w);
     /* Forces and torques added since the last step act for all of it, but dWorldQuickStep clears
      * a body's accumulators after each substep: keep them and add them again for each substep. */
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -564,7 +544,6 @@ static void ode_substep_end(gy_driver_world *w, double h)
 static gy_result ode_end(gy_driver_world *w, double dt)
 {
     end_step(w, dt);
-    w->last_dt = dt;
     return w->step_error;
 }
 
@@ -649,6 +628,17 @@ static bool ode_collider_touches_shifted(gy_driver_world *w, gy_ode_collider *mo
     bool touch = dCollide(moved->geom, other->geom, 1, &cg, sizeof cg) > 0;
     dBodySetPosition(body, keep[0], keep[1], keep[2]);
     return touch;
+}
+
+static bool ode_body_active(const gy_ode_body *b)
+{
+    return b->active;
+}
+
+static void ode_body_activate(gy_ode_body *b)
+{
+    dBodyEnable(b->body);
+    b->active = true;
 }
 
 static double ode_body_ccd_radius(const gy_ode_body *b)
@@ -754,6 +744,8 @@ const gy_driver_step gy_ode_step = {
     .body_rotation = ode_body_rotation,
     .body_set_rotation = ode_body_set_rotation,
     .collider_touches_shifted = ode_collider_touches_shifted,
+    .body_active = ode_body_active,
+    .body_activate = ode_body_activate,
     .body_ccd_radius = ode_body_ccd_radius,
     .ccd_gather = ode_ccd_gather,
     .ccd_begin = ode_ccd_begin,

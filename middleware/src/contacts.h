@@ -96,6 +96,14 @@ static inline gy_adapter_pair *gy_adapter_contacts_record(const gy_adapter_conta
                                        (size_t)i * c->pair_size);
 }
 
+/* The last step's pair records. */
+static inline const gy_adapter_pair *gy_adapter_contacts_previous_record(const gy_adapter_contacts *c,
+                                                                         uint32_t i)
+{
+    return (const gy_adapter_pair *)(const void *)((const unsigned char *)c->previous.pairs +
+                                                   (size_t)i * c->pair_size);
+}
+
 /* Removes, in order, this step's pairs whose driver record `drop` picks. */
 void gy_adapter_contacts_remove_if(gy_adapter_contacts *c,
                                    bool (*drop)(const void *pair, const void *ctx),

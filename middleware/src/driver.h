@@ -158,6 +158,14 @@ typedef struct gy_driver_step {
      * exactly, so nothing else sees the move. */
     bool (*collider_touches_shifted)(gy_driver_world *w, gy_driver_collider *moved,
                                      gy_driver_collider *other, gy_vec3 shift);
+    /* Pairs kept without colliding, for a middleware that collides only the pairs with an
+     * active side (NULL: it decides itself). `body_active` says whether a body's pairs are
+     * collided this substep (awake, or a kinematic one moving or re-posed; never a static),
+     * `body_activate` wakes a dynamic body and has its pairs collided from now. After `begin`,
+     * the front end activates every dynamic sleeper that a solved pair of the last step joined
+     * to an active body, then carries over the last step's pairs with no active side (step.h). */
+    bool (*body_active)(const gy_driver_body *b);
+    void (*body_activate)(gy_driver_body *b);
     /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
     double (*body_ccd_radius)(const gy_driver_body *b);
 

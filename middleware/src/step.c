@@ -249,6 +249,37 @@ static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_dri
     }
 }
 
+/* ---- the report's start of step ------------------------------------------------------------- */
+
+static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
+{
+    const gy_driver_step *ds = ctx;
+    return !ds->body_active(gy_driver_body_of(p->a->owner)) &&
+           !ds->body_active(gy_driver_body_of(p->b->owner));
+}
+
+/* For a driver that collides only pairs with an active side. A moving body touching a sleeper
+ * last step wakes it, even if they no longer touch (the support was teleported away, say), as
+ * vendor islands do for pairs still touching. Pairs with neither side active are not collided
+ * again: their report is carried over, its impulses rescaled to this step's length. */
+static void begin_report(gy_frontend_step *s, const gy_driver_step *ds, gy_adapter_contacts *c,
+                         double dt)
+{
+    double rescale = s->last_dt > 0.0 ? dt / s->last_dt : 1.0;
+    const gy_adapter_report *prev = &c->previous;
+    for (uint32_t i = 0; i < prev->count; i++) {
+        const gy_adapter_pair *p = gy_adapter_contacts_previous_record(c, i);
+        gy_adapter_body *a = p->a->owner, *b = p->b->owner;
+        bool active_a = ds->body_active(gy_driver_body_of(a));
+        if (active_a == ds->body_active(gy_driver_body_of(b)) || !p->responds)
+            continue;
+        gy_adapter_body *sleeper = active_a ? b : a;
+        if (sleeper->type == GY_MOTION_DYNAMIC)
+            ds->body_activate(gy_driver_body_of(sleeper));
+    }
+    gy_adapter_contacts_carry_idle(c, pair_idle, ds, rescale, &s->error);
+}
+
 /* ---- the report's end of step ---------------------------------------------------------------- */
 
 static bool sensor_pair_dropped(const void *pair, const void *ctx)
@@ -276,9 +307,7 @@ static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy
 {
     const gy_adapter_report *prev = &c->previous;
     for (uint32_t i = 0; i < prev->count; i++) {
-        const gy_adapter_pair *p =
-            (const gy_adapter_pair *)(const void *)((const unsigned char *)prev->pairs +
-                                                    (size_t)i * c->pair_size);
+        const gy_adapter_pair *p = gy_adapter_contacts_previous_record(c, i);
         const gy_adapter_collider *a = p->a, *b = p->b;
         if (!p->responds || a->is_sensor || b->is_sensor || !a->contact_response ||
             !b->contact_response || !gy_adapter_colliders_filter(a, b))
@@ -344,6 +373,8 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     s->error = GY_OK;
     gy_adapter_contacts_begin_step(contacts);
     ds->begin(dw, dt, h);
+    if (ds->body_active != NULL)
+        begin_report(s, ds, contacts, dt);
     for (uint32_t k = 0; k < substeps; k++) {
         uint32_t n;
         gy_driver_body *const *moving = ds->moving(dw, &n);
@@ -364,5 +395,6 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     end_report(s, ds, dw, contacts, tally->sensors);
     gy_result r = ds->end(dw, dt);
     gy_adapter_contacts_end_step(contacts);
+    s->last_dt = dt;
     return r != GY_OK ? r : s->error;
 }

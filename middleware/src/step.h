@@ -39,6 +39,7 @@ typedef struct gy_frontend_step {
     gy_vec3 gravity;                     /* the world's, m/s² */
     struct gy_driver_collider **scratch; /* continuous collision's candidates */
     uint32_t scratch_count, scratch_capacity;
+    double last_dt;  /* the previous step's length, 0 before the first */
     gy_result error; /* first allocation failure of the current step */
 } gy_frontend_step;
 
