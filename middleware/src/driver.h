@@ -93,11 +93,12 @@ typedef struct gy_driver_records {
 /* A driver's step, in the parts the front end's loop runs (step.h), and the raw state its rules
  * read and write between them. The front end begins the contact report's step before `begin`
  * and ends it after `end`; per substep it records every moving body's centre of mass
- * (gy_adapter_body.substep_start), calls `solve`, applies the ballistic correction, the axis-lock
- * projection and continuous collision, calls `substep_end` and applies the sleep rule. */
+ * (gy_adapter_body.substep_start), calls `solve`, applies the overlap correction (overlap.h), the
+ * ballistic correction, the axis-lock projection and continuous collision, calls `substep_end`
+ * and applies the sleep rule. */
 typedef struct gy_driver_step {
     /* Before the substeps of a step of dt (substeps of h each); the broken-joint list has been
-     * emptied. The driver carries over what it will not collide again. */
+     * emptied. A driver without `body_active` carries over what it will not collide again. */
     void (*begin)(gy_driver_world *w, double dt, double h);
     /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, and
      * solve h. Sets gy_adapter_body.in_contact on the bodies its solve gave contacts. */
