@@ -76,11 +76,6 @@ static double push_response(const gy_driver_step *ds, gy_adapter_body *b, gy_vec
     return gy_v3_dot(n, *lin) + gy_v3_dot(c, *spin);
 }
 
-static gy_vec3 point_arm(const gy_driver_step *ds, gy_adapter_body *b, gy_vec3 at)
-{
-    return gy_v3_sub(at, ds->body_com(gy_driver_body_of(b)));
-}
-
 /* The separation speed of a point's bodies along `n` (towards body1): real velocities, or the
  * push-out's pseudo-velocities. */
 static double point_speed(const gy_driver_step *ds, const gy_adapter_point *p, gy_vec3 n,
@@ -91,15 +86,14 @@ static double point_speed(const gy_driver_step *ds, const gy_adapter_point *p, g
         gy_adapter_body *b = k == 0 ? p->body1 : p->body2;
         if (!moves(b))
             continue;
-        gy_driver_body *db = gy_driver_body_of(b);
-        gy_vec3 r = point_arm(ds, b, p->position);
+        gy_vec3 r = k == 0 ? p->arm1 : p->arm2;
         gy_vec3 bv;
         if (push) {
-            const gy_adapter_push *pu = ds->body_push(db);
+            const gy_adapter_push *pu = k == 0 ? p->push1 : p->push2;
             bv = gy_v3_add(pu->linear, gy_v3_cross(pu->angular, r));
         } else {
             gy_vec3 lv, av;
-            ds->body_velocity(db, &lv, &av);
+            ds->body_velocity(gy_driver_body_of(b), &lv, &av);
             bv = gy_v3_add(lv, gy_v3_cross(av, r));
         }
         v = gy_v3_mad(v, bv, k == 0 ? 1.0 : -1.0);
@@ -125,12 +119,10 @@ static double centre_speed(const gy_driver_step *ds, const gy_adapter_point *p, 
     return gy_v3_dot(v, n);
 }
 
-static void push_body(const gy_driver_step *ds, gy_adapter_body *b, gy_vec3 lin, gy_vec3 spin,
-                      double impulse)
+static void push_body(gy_adapter_push *pu, gy_vec3 lin, gy_vec3 spin, double impulse)
 {
-    if (!moves(b))
+    if (pu == NULL)
         return; /* a static takes no push, and its record holds none */
-    gy_adapter_push *pu = ds->body_push(gy_driver_body_of(b));
     pu->linear = gy_v3_mad(pu->linear, lin, impulse);
     pu->angular = gy_v3_mad(pu->angular, spin, impulse);
 }
@@ -144,12 +136,21 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
         gy_vec3 n = p->normal;
         double k = 0.0;
         p->lin1 = p->spin1 = p->lin2 = p->spin2 = gy_v3(0.0, 0.0, 0.0);
-        if (moves(p->body1))
-            k += push_response(ds, p->body1, point_arm(ds, p->body1, p->position), n, &p->lin1,
-                               &p->spin1);
-        if (moves(p->body2))
-            k += push_response(ds, p->body2, point_arm(ds, p->body2, p->position), gy_v3_neg(n),
-                               &p->lin2, &p->spin2);
+        p->push1 = p->push2 = NULL;
+        p->settle1 = ds->body_settle(gy_driver_body_of(p->body1));
+        p->settle2 = ds->body_settle(gy_driver_body_of(p->body2));
+        if (moves(p->body1)) {
+            gy_driver_body *db = gy_driver_body_of(p->body1);
+            p->push1 = ds->body_push(db);
+            p->arm1 = gy_v3_sub(p->position, ds->body_com(db));
+            k += push_response(ds, p->body1, p->arm1, n, &p->lin1, &p->spin1);
+        }
+        if (moves(p->body2)) {
+            gy_driver_body *db = gy_driver_body_of(p->body2);
+            p->push2 = ds->body_push(db);
+            p->arm2 = gy_v3_sub(p->position, ds->body_com(db));
+            k += push_response(ds, p->body2, p->arm2, gy_v3_neg(n), &p->lin2, &p->spin2);
+        }
         p->inv_k = k > 0.0 ? 1.0 / k : 0.0;
         p->push = 0.0;
         p->relax = 0.0;
@@ -168,14 +169,12 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
          * that back, and it left 2.8e-4 m/s slow. */
         double carried = fmax(0.0, centre_speed(ds, p, n));
         for (int s = 0; s < 2; s++) {
-            gy_adapter_body *b = s == 0 ? p->body1 : p->body2;
-            gy_driver_body *db = gy_driver_body_of(b);
-            if (moves(b)) {
-                gy_adapter_push *pu = ds->body_push(db);
+            gy_adapter_push *pu = s == 0 ? p->push1 : p->push2;
+            if (pu != NULL) {
                 pu->linear = gy_v3(0.0, 0.0, 0.0);
                 pu->angular = gy_v3(0.0, 0.0, 0.0);
             }
-            gy_adapter_settle *st = ds->body_settle(db);
+            gy_adapter_settle *st = s == 0 ? p->settle1 : p->settle2;
             st->correction_speed = fmin(fmax(asked, st->correction_speed), carried);
         }
     }
@@ -202,8 +201,8 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
             double d = (target - point_speed(ds, p, p->normal, true)) * p->inv_k;
             d = fmax(d, -p->push);
             p->push += d;
-            push_body(ds, p->body1, p->lin1, p->spin1, d);
-            push_body(ds, p->body2, p->lin2, p->spin2, d);
+            push_body(p->push1, p->lin1, p->spin1, d);
+            push_body(p->push2, p->lin2, p->spin2, d);
             any = true;
         }
     }
@@ -212,13 +211,11 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
     for (uint32_t i = 0; i < pts->count; i++) {
         gy_adapter_point *p = &pts->items[i];
         for (int k = 0; k < 2; k++) {
-            gy_adapter_body *b = k == 0 ? p->body1 : p->body2;
-            if (!moves(b))
+            gy_adapter_push *pu = k == 0 ? p->push1 : p->push2;
+            if (pu == NULL ||
+                (gy_v3_len_sq(pu->linear) == 0.0 && gy_v3_len_sq(pu->angular) == 0.0))
                 continue;
-            gy_driver_body *db = gy_driver_body_of(b);
-            gy_adapter_push *pu = ds->body_push(db);
-            if (gy_v3_len_sq(pu->linear) == 0.0 && gy_v3_len_sq(pu->angular) == 0.0)
-                continue;
+            gy_driver_body *db = gy_driver_body_of(k == 0 ? p->body1 : p->body2);
             ds->body_set_com(db, gy_v3_mad(ds->body_com(db), pu->linear, h));
             gy_quat q = ds->body_rotation(db);
             gy_vec3 a = gy_v3_scale(pu->angular, 0.5 * h);
@@ -239,21 +236,19 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
  * 10 iterations), and bouncing points keep their rebound. */
 static void give_back(const gy_driver_step *ds, gy_adapter_points *pts)
 {
+    for (uint32_t i = 0; i < pts->count; i++) {
+        pts->items[i].settle1->keeps_touching = false;
+        pts->items[i].settle2->keeps_touching = false;
+    }
     for (uint32_t i = 0; i < pts->count; i++)
-        for (int s = 0; s < 2; s++)
-            ds->body_settle(gy_driver_body_of(s == 0 ? pts->items[i].body1 : pts->items[i].body2))
-                ->keeps_touching = false;
-    for (uint32_t i = 0; i < pts->count; i++)
-        for (int s = 0; s < 2; s++)
-            if (pts->items[i].depth > 0.0)
-                ds->body_settle(
-                      gy_driver_body_of(s == 0 ? pts->items[i].body1 : pts->items[i].body2))
-                    ->keeps_touching = true;
+        if (pts->items[i].depth > 0.0) {
+            pts->items[i].settle1->keeps_touching = true;
+            pts->items[i].settle2->keeps_touching = true;
+        }
     for (uint32_t it = 0; it < pts->iterations; it++) {
         for (uint32_t i = 0; i < pts->count; i++) {
             gy_adapter_point *p = &pts->items[i];
-            gy_adapter_settle *s1 = ds->body_settle(gy_driver_body_of(p->body1));
-            gy_adapter_settle *s2 = ds->body_settle(gy_driver_body_of(p->body2));
+            const gy_adapter_settle *s1 = p->settle1, *s2 = p->settle2;
             /* Only a body leaving all its contacts gives its correction back. */
             if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
                 (p->body1->type == GY_MOTION_DYNAMIC && s1->keeps_touching) ||

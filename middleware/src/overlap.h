@@ -59,6 +59,11 @@ typedef struct gy_adapter_point {
     double push, relax;
     gy_vec3 lin1, spin1, lin2, spin2;
     double inv_k;
+    /* The bodies' arms (point minus centre of mass) and states, read once per substep: nothing
+     * moves them until the push-out's poses. A static has no push (NULL) and no arm. */
+    gy_vec3 arm1, arm2;
+    gy_adapter_push *push1, *push2;
+    gy_adapter_settle *settle1, *settle2;
 } gy_adapter_point;
 
 /* A substep's points and the solver's settings they were solved with; the array grows to its
