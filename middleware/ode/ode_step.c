@@ -1,14 +1,14 @@
 /* ODE driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
  * substep: broadphase (moving colliders among themselves through ODE's sweep-and-prune space,
  * moving against static through the static grid; statics never against statics), the near
- * callback (the front end's pre-solve rules, conveyors, contact joints), ODE's QuickStep, then
- * what ODE lacks: impulse reports from joint feedback, split-impulse push-out and joint breaking.
- * The front end then applies its own rules (ballistic gravity, axis locks, continuous collision)
- * through the raw state and geometry primitives at the end of this file.
+ * callback (the front end's pre-solve rules, conveyors, contact joints, each listed as a raw
+ * point with its joint feedback), ODE's QuickStep, then joint breaking. The front end then
+ * applies its own rules (the overlap correction over the points, ballistic gravity, axis locks,
+ * continuous collision) through the raw state and geometry primitives at the end of this file.
  *
  * Pairs whose two bodies are both asleep (or static, or unmoving kinematic) are not collided
- * again: their last report is carried over, so a sleeping pile costs no narrowphase and its
- * touching pairs keep being reported. */
+ * again (body_active): the front end carries their last report over, so a sleeping pile costs no
+ * narrowphase and its touching pairs keep being reported. */
 #include <math.h>
 #include <string.h>
 
@@ -271,7 +271,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         if (bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY) {
             /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
              * that keeps the bounce's energy from where the contact was found (at depth), and
-             * that overlap is not pushed out (ERP or push_apart would add its height). */
+             * that overlap is not pushed out (ERP or the push-out would add its height). */
             double pull = -gy_v3_dot(w->def.gravity, nrm) *
                           (body_gravity_factor(k1->body) - body_gravity_factor(k2->body));
             leave = gy_adapter_bounce_speed(-approach, -c->geom.depth, pull, bounce, w->substep_dt);
