@@ -97,8 +97,8 @@ static inline gy_adapter_pair *gy_adapter_contacts_record(const gy_adapter_conta
 }
 
 /* The last step's pair records. */
-static inline const gy_adapter_pair *gy_adapter_contacts_previous_record(const gy_adapter_contacts *c,
-                                                                         uint32_t i)
+static inline const gy_adapter_pair *
+gy_adapter_contacts_previous_record(const gy_adapter_contacts *c, uint32_t i)
 {
     return (const gy_adapter_pair *)(const void *)((const unsigned char *)c->previous.pairs +
                                                    (size_t)i * c->pair_size);

@@ -78,8 +78,7 @@ static double push_response(const gy_driver_step *ds, gy_adapter_body *b, gy_vec
 
 /* The separation speed of a point's bodies along `n` (towards body1): real velocities, or the
  * push-out's pseudo-velocities. */
-static double point_speed(const gy_driver_step *ds, const gy_adapter_point *p, gy_vec3 n,
-                          bool push)
+static double point_speed(const gy_driver_step *ds, const gy_adapter_point *p, gy_vec3 n, bool push)
 {
     gy_vec3 v = gy_v3(0.0, 0.0, 0.0);
     for (int k = 0; k < 2; k++) {
@@ -156,9 +155,9 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
         p->relax = 0.0;
         /* The correction speed the contact row asked for: ERP × (depth − layer) / h, if it
          * pushed at all. */
-        double asked = fmin(
-            pts->erp * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - pts->layer) / h,
-            pts->max_speed);
+        double asked =
+            fmin(pts->erp * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - pts->layer) / h,
+                 pts->max_speed);
         if (!(gy_v3_dot(gy_v3(p->force[0], p->force[1], p->force[2]), n) > 0.0))
             asked = 0.0;
         p->depth -= point_speed(ds, p, n, false) * h;
@@ -212,8 +211,7 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
         gy_adapter_point *p = &pts->items[i];
         for (int k = 0; k < 2; k++) {
             gy_adapter_push *pu = k == 0 ? p->push1 : p->push2;
-            if (pu == NULL ||
-                (gy_v3_len_sq(pu->linear) == 0.0 && gy_v3_len_sq(pu->angular) == 0.0))
+            if (pu == NULL || (gy_v3_len_sq(pu->linear) == 0.0 && gy_v3_len_sq(pu->angular) == 0.0))
                 continue;
             gy_driver_body *db = gy_driver_body_of(k == 0 ? p->body1 : p->body2);
             ds->body_set_com(db, gy_v3_mad(ds->body_com(db), pu->linear, h));

@@ -45,10 +45,10 @@ typedef struct gy_adapter_push {
 /* One contact point the driver's solver took this substep. The driver fills the fields down to
  * `bounce`; the rest is the front end's. */
 typedef struct gy_adapter_point {
-    uint32_t pair;        /* the pair's index in this step's report */
-    const double *force;  /* where the solver leaves the force on body1 (N, 3 values) */
-    gy_vec3 normal;       /* unit, towards body1 (moving body1 along it separates the two) */
-    bool body1_is_a;      /* body1 owns the pair's collider a */
+    uint32_t pair;       /* the pair's index in this step's report */
+    const double *force; /* where the solver leaves the force on body1 (N, 3 values) */
+    gy_vec3 normal;      /* unit, towards body1 (moving body1 along it separates the two) */
+    bool body1_is_a;     /* body1 owns the pair's collider a */
     gy_adapter_body *body1, *body2; /* the point's bodies (a static one's record included) */
     gy_vec3 position;               /* contact point, world */
     double depth;  /* overlap when the substep began (m), then what the solve left */
@@ -95,8 +95,8 @@ void gy_adapter_overlap_settle(const struct gy_driver_step *ds, struct gy_adapte
 
 /* Before a substep's solve, for each moving body: a body whose last solve gave it no contact is
  * free and has nothing left to give back; `in_contact` starts over. */
-void gy_adapter_overlap_begin(const struct gy_driver_step *ds,
-                              struct gy_driver_body *const *moving, uint32_t n);
+void gy_adapter_overlap_begin(const struct gy_driver_step *ds, struct gy_driver_body *const *moving,
+                              uint32_t n);
 
 #ifdef __cplusplus
 }
