@@ -234,23 +234,27 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
  * 10 iterations), and bouncing points keep their rebound. */
 static void give_back(const gy_driver_step *ds, gy_adapter_points *pts)
 {
-    for (uint32_t i = 0; i < pts->count; i++) {
-        pts->items[i].settle1->keeps_touching = false;
-        pts->items[i].settle2->keeps_touching = false;
-    }
     for (uint32_t i = 0; i < pts->count; i++)
-        if (pts->items[i].depth > 0.0) {
-            pts->items[i].settle1->keeps_touching = true;
-            pts->items[i].settle2->keeps_touching = true;
+        for (int s = 0; s < 2; s++) {
+            gy_adapter_push *pu = s == 0 ? pts->items[i].push1 : pts->items[i].push2;
+            if (pu != NULL)
+                pu->keeps_touching = false;
+        }
+    for (uint32_t i = 0; i < pts->count; i++)
+        for (int s = 0; s < 2; s++) {
+            gy_adapter_push *pu = s == 0 ? pts->items[i].push1 : pts->items[i].push2;
+            if (pu != NULL && pts->items[i].depth > 0.0)
+                pu->keeps_touching = true;
         }
     for (uint32_t it = 0; it < pts->iterations; it++) {
         for (uint32_t i = 0; i < pts->count; i++) {
             gy_adapter_point *p = &pts->items[i];
             const gy_adapter_settle *s1 = p->settle1, *s2 = p->settle2;
+            const gy_adapter_push *u1 = p->push1, *u2 = p->push2;
             /* Only a body leaving all its contacts gives its correction back. */
             if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
-                (p->body1->type == GY_MOTION_DYNAMIC && s1->keeps_touching) ||
-                (p->body2->type == GY_MOTION_DYNAMIC && s2->keeps_touching))
+                (p->body1->type == GY_MOTION_DYNAMIC && u1->keeps_touching) ||
+                (p->body2->type == GY_MOTION_DYNAMIC && u2->keeps_touching))
                 continue;
             double cap = 0.0;
             cap = fmax(cap, s1->correction_speed);

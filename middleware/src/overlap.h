@@ -28,18 +28,18 @@ extern "C" {
 #endif
 
 /* What every body record keeps for the give-back (a static's is shared by the points that touch
- * it). */
+ * it): the largest correction speed (m/s) its points asked of the solver, less what its centre
+ * no longer separates at, while it kept touching. */
 typedef struct gy_adapter_settle {
-    /* The largest correction speed (m/s) its points asked of the solver, less what its centre
-     * no longer separates at, while it kept touching. */
     double correction_speed;
-    bool keeps_touching; /* some point of it stays overlapped this substep */
 } gy_adapter_settle;
 
-/* A moving body's push-out of this substep: pseudo-velocities (m/s, rad/s) integrated into its
- * pose once. */
+/* A moving body's state within one substep's correction: its push-out's pseudo-velocities
+ * (m/s, rad/s), integrated into its pose once, and whether some point of it stays overlapped
+ * (only a dynamic body's is read, so statics need none). */
 typedef struct gy_adapter_push {
     gy_vec3 linear, angular;
+    bool keeps_touching;
 } gy_adapter_push;
 
 /* One contact point the driver's solver took this substep. The driver fills the fields down to
