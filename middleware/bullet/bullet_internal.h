@@ -91,10 +91,9 @@ struct gy_driver_body {
     /* Dynamic and kinematic bodies: their motion state, in the body's block; NULL for statics,
      * which a level holds by the thousand and which never move by it. */
     gy_bt_motion *motion;
-    /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
-     * centre no longer separates at, while it kept touching: what it gives back when all its
-     * overlaps close (bullet_step.cpp). */
-    double correction_speed;
+    /* What it gives back when all its overlaps close (bullet_step.cpp; the front end forgets it
+     * when the body leaves every contact, overlap.h). */
+    gy_adapter_settle settle;
     /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
      * for the others, which never sleep by it (a static would carry its 496 bytes for nothing). */
     gy_adapter_sleep *sleep;

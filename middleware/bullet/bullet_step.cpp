@@ -478,9 +478,6 @@ static void before_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving_count; i++) {
         gy_bt_body *b = w->moving[i];
-        if (!b->base.in_contact)
-            b->correction_speed = 0.0; /* free: nothing left to give back */
-        b->base.in_contact = false;
         if (b->base.type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
             if (!b->active)
@@ -556,9 +553,9 @@ static void settle_contacts(gy_driver_world *w, double h)
                     double asked = info.m_erp * fmin(-depth, GY_ADAPTER_SOLVER_DEPTH) / h;
                     double carried = fmax(0.0, centre);
                     if (move_a)
-                        ba->correction_speed = fmax(asked, fmin(ba->correction_speed, carried));
+                        ba->settle.correction_speed = fmax(asked, fmin(ba->settle.correction_speed, carried));
                     if (move_b)
-                        bb->correction_speed = fmax(asked, fmin(bb->correction_speed, carried));
+                        bb->settle.correction_speed = fmax(asked, fmin(bb->settle.correction_speed, carried));
                     ba->keeps_touching = ba->keeps_touching || !closes;
                     bb->keeps_touching = bb->keeps_touching || !closes;
                     continue;
@@ -568,7 +565,7 @@ static void settle_contacts(gy_driver_world *w, double h)
                     (move_a && ba->keeps_touching) || (move_b && bb->keeps_touching))
                     continue;
                 double cap =
-                    fmax(move_a ? ba->correction_speed : 0.0, move_b ? bb->correction_speed : 0.0);
+                    fmax(move_a ? ba->settle.correction_speed : 0.0, move_b ? bb->settle.correction_speed : 0.0);
                 double k_inv = n.dot(lin_a - lin_b);
                 double give = fmin(centre, cap);
                 if (!(k_inv > 0.0) || !(give > 0.0))
@@ -576,11 +573,11 @@ static void settle_contacts(gy_driver_world *w, double h)
                 double d = -give / k_inv;
                 if (move_a) {
                     ba->rb->setLinearVelocity(ba->rb->getLinearVelocity() + lin_a * d);
-                    ba->correction_speed = fmax(0.0, ba->correction_speed - give);
+                    ba->settle.correction_speed = fmax(0.0, ba->settle.correction_speed - give);
                 }
                 if (move_b) {
                     bb->rb->setLinearVelocity(bb->rb->getLinearVelocity() + lin_b * d);
-                    bb->correction_speed = fmax(0.0, bb->correction_speed - give);
+                    bb->settle.correction_speed = fmax(0.0, bb->settle.correction_speed - give);
                 }
             }
         }
@@ -724,6 +721,11 @@ static void bt_body_wants_sleep(gy_bt_body *b, bool wants)
         b->rb->setActivationState(ACTIVE_TAG);
 }
 
+static gy_adapter_settle *bt_body_settle(gy_bt_body *b)
+{
+    return &b->settle;
+}
+
 static double bt_body_ccd_radius(const gy_bt_body *b)
 {
     return b->motion->ccd_radius;
@@ -804,7 +806,6 @@ extern "C" const gy_driver_step gy_bt_step = {
     .solve = bt_solve,
     .substep_end = bt_substep_end,
     .end = bt_end,
-    .complete = nullptr,
     .collide_sensors = bt_collide_sensors,
     .carry_after = carry_overlap,
     .moving = bt_moving,
@@ -816,6 +817,17 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_locks = bt_body_locks,
     .body_sleep = bt_body_sleep,
     .body_wants_sleep = bt_body_wants_sleep,
+    /* Bullet corrects deep overlap by its own split impulse, and settle_contacts gives back its
+     * Baumgarte speed over its manifolds, which keep resting points. */
+    .body_settle = bt_body_settle,
+    .body_push = nullptr,
+    .body_mass = nullptr,
+    .body_inv_inertia = nullptr,
+    .body_rotation = nullptr,
+    .body_set_rotation = nullptr,
+    .collider_touches_shifted = nullptr,
+    .body_active = nullptr, /* Bullet's broadphase skips pairs of inactive objects */
+    .body_activate = nullptr,
     .body_ccd_radius = bt_body_ccd_radius,
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,

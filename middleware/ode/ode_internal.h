@@ -58,12 +58,8 @@ struct gy_driver_body {
     uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
     /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
     uint64_t placed_step;
-    /* The largest overlap-correction speed (m/s) its contacts asked of the solver, less what its
-     * centre no longer separates at, while it kept touching: what it gives back when all its
-     * overlaps close (ode_step.c). A static's is shared by the points that touch it. */
-    double correction_speed;
+    gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
     bool active;         /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
     bool pose_written;   /* written since the last step (a kinematic then counts as moving) */
 
     /* Motion state, from `mass` to the end: a static's block stops before it
@@ -75,8 +71,7 @@ struct gy_driver_body {
     double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
-    gy_vec3 push_linear; /* this substep's position pass: pseudo-velocities (m/s, rad/s) */
-    gy_vec3 push_angular;
+    gy_adapter_push push; /* the front end's push-out (overlap.h) */
     dJointID lock_lmotor; /* axis locks, or NULL */
     dJointID lock_amotor;
 };
@@ -133,26 +128,7 @@ _Static_assert(offsetof(gy_ode_joint, base) == 0, "a joint record starts with it
 typedef struct gy_ode_pair {
     gy_adapter_pair head; /* first (contacts.h); its tangent sums the force on b */
     double covered;       /* seconds of this step's substeps in which the pair touched */
-    bool responds;        /* contact joints were made for it */
 } gy_ode_pair;
-
-/* One ODE contact joint created this substep, for reading its feedback after the solve. */
-typedef struct gy_ode_point {
-    uint32_t pair; /* index into contacts/pairs */
-    dJointFeedback *feedback;
-    dVector3 normal;            /* ODE contact normal (points towards the joint's first body) */
-    bool body1_is_a;            /* the joint's first body belongs to the pair's collider a */
-    gy_ode_body *body1, *body2; /* the joint's bodies (a static one's record, or NULL) */
-    gy_vec3 position;           /* contact point, world */
-    double depth;               /* overlap when the substep began (m), then what the solve left */
-    double bounce;              /* separation speed restitution asks for (m/s), 0 for none */
-    /* After the solve (ode_step.c): the position pass's push (pseudo-impulse, N·s), the normal
-     * impulse given back when the overlap closes (N·s, ≤ 0), each body's response to a unit
-     * impulse along the normal and the inverse of the point's effective mass. */
-    double push, relax;
-    gy_vec3 lin1, spin1, lin2, spin2;
-    double inv_k;
-} gy_ode_point;
 
 struct gy_driver_world {
     const gy_allocator *allocator;
@@ -196,8 +172,6 @@ struct gy_driver_world {
     double fresh_aabb[6];
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
-    gy_ode_point *points;
-    uint32_t point_count, point_capacity;
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
     gy_adapter_breakables breakables; /* gy_ode_joint records */
@@ -205,7 +179,6 @@ struct gy_driver_world {
     double substep_dt;
     bool sensor_pass;  /* colliding at the step's end poses, sensor pairs only */
     double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
-    double last_dt;    /* length of the previous step */
     uint64_t step_index;
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
     gy_result step_error;   /* first allocation failure inside the current step */

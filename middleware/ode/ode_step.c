@@ -1,14 +1,14 @@
 /* ODE driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
  * substep: broadphase (moving colliders among themselves through ODE's sweep-and-prune space,
  * moving against static through the static grid; statics never against statics), the near
- * callback (the front end's pre-solve rules, conveyors, contact joints), ODE's QuickStep, then
- * what ODE lacks: impulse reports from joint feedback, split-impulse push-out and joint breaking.
- * The front end then applies its own rules (ballistic gravity, axis locks, continuous collision)
- * through the raw state and geometry primitives at the end of this file.
+ * callback (the front end's pre-solve rules, conveyors, contact joints, each listed as a raw
+ * point with its joint feedback), ODE's QuickStep, then joint breaking. The front end then
+ * applies its own rules (the overlap correction over the points, ballistic gravity, axis locks,
+ * continuous collision) through the raw state and geometry primitives at the end of this file.
  *
  * Pairs whose two bodies are both asleep (or static, or unmoving kinematic) are not collided
- * again: their last report is carried over, so a sleeping pile costs no narrowphase and its
- * touching pairs keep being reported. */
+ * again (body_active): the front end carries their last report over, so a sleeping pile costs no
+ * narrowphase and its touching pairs keep being reported. */
 #include <math.h>
 #include <string.h>
 
@@ -30,13 +30,9 @@
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
 #define CONTACT_ERP 0.4
 #define CONTACT_CFM 1e-9
-/* push_apart closes this fraction of the overlap beyond GY_ADAPTER_SOLVER_DEPTH per substep (as
- * Bullet's split impulse does by default). */
-#define PUSH_ERP 0.8
-/* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
- * must touch. Settling lifts a resting box by far less (ERP pushes out a little more than
- * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
-#define CONTACT_KEEP_MARGIN 1e-3
+/* The front end's push-out (overlap.h) closes this fraction of the overlap beyond
+ * GY_ADAPTER_SOLVER_DEPTH per substep (as Bullet's split impulse does by default). */
+#define PUSH_ERP            0.8
 #define FEEDBACK_BLOCK      256u
 
 static gy_vec3 v3(const dReal *v)
@@ -230,7 +226,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     pr->head.sensor_seen = true;
     if (!respond)
         return;
-    pr->responds = true;
+    pr->head.responds = true;
 
     /* Joint body order: the first body must exist (statics have none). */
     gy_ode_collider *k1 = c1, *k2 = c2;
@@ -278,7 +274,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         if (bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY) {
             /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
              * that keeps the bounce's energy from where the contact was found (at depth), and
-             * that overlap is not pushed out (ERP or push_apart would add its height). */
+             * that overlap is not pushed out (ERP or the push-out would add its height). */
             double pull = -gy_v3_dot(w->def.gravity, nrm) *
                           (body_gravity_factor(k1->body) - body_gravity_factor(k2->body));
             leave = gy_adapter_bounce_speed(-approach, -c->geom.depth, pull, bounce, w->substep_dt);
@@ -318,36 +314,29 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
                 c->surface.motion1 = tl;
             }
         }
-        uint32_t pt = w->point_count;
-        dJointFeedback *fb = NULL;
-        gy_result r = gy_array_reserve(w->allocator, (void **)&w->points, &w->point_capacity,
-                                       pt + 1u, sizeof *w->points);
-        if (r == GY_OK) {
-            fb = next_feedback(w, pt);
-            if (fb == NULL)
-                r = GY_ERR_OUT_OF_MEMORY;
-        }
-        if (r != GY_OK) {
-            gy_adapter_note_error(&w->step_error, r);
+        gy_adapter_points *pts = &w->contacts->points;
+        gy_adapter_point *p = gy_adapter_points_next(pts, w->allocator, &w->step_error);
+        dJointFeedback *fb = p != NULL ? next_feedback(w, pts->count) : NULL;
+        if (fb == NULL) {
+            if (p != NULL)
+                gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
             return;
         }
         double depth = c->geom.depth;
-        c->geom.depth = fmin(depth, GY_ADAPTER_SOLVER_DEPTH); /* the rest: push_apart */
+        c->geom.depth = fmin(depth, GY_ADAPTER_SOLVER_DEPTH); /* the rest: the push-out */
         dJointID jc = dJointCreateContact(w->world, w->contact_group, c);
         dJointAttach(jc, j1, j2);
         dJointSetFeedback(jc, fb);
-        gy_ode_point *p = &w->points[w->point_count++];
         p->pair = pi;
-        p->feedback = fb;
-        p->normal[0] = c->geom.normal[0];
-        p->normal[1] = c->geom.normal[1];
-        p->normal[2] = c->geom.normal[2];
+        p->force = fb->f1;
+        p->normal = v3(c->geom.normal);
         p->body1_is_a = k1 == ca;
-        p->body1 = k1->body;
-        p->body2 = k2->body;
+        p->body1 = &k1->body->base;
+        p->body2 = &k2->body->base;
         p->position = at;
         p->depth = depth;
         p->bounce = leave;
+        pts->count++;
     }
     b1->base.in_contact = true;
     b2->base.in_contact = true;
@@ -399,250 +388,6 @@ static void collide_static(gy_driver_world *w)
     }
 }
 
-/* ---- after the solve ------------------------------------------------------------------------ */
-
-/* A body's response at arm `r` to a unit push along `n`: the linear and angular pseudo-velocity
- * it takes (*lin, *spin; locked axes take none), and its share of the inverse effective mass. */
-static double push_response(const gy_ode_body *b, gy_vec3 r, gy_vec3 n, gy_vec3 *lin, gy_vec3 *spin)
-{
-    *lin = gy_v3(0.0, 0.0, 0.0);
-    *spin = gy_v3(0.0, 0.0, 0.0);
-    if (b == NULL || b->base.type != GY_MOTION_DYNAMIC || !dBodyIsEnabled(b->body) ||
-        !(b->mass > 0.0))
-        return 0.0;
-    double l[3] = {n.x, n.y, n.z};
-    gy_vec3 c = gy_v3_cross(r, n);
-    double cm[3] = {c.x, c.y, c.z};
-    for (int k = 0; k < 3; k++) {
-        if (b->base.lock_linear[k])
-            l[k] = 0.0;
-        if (b->base.lock_angular[k])
-            cm[k] = 0.0;
-    }
-    *lin = gy_v3_scale(gy_v3(l[0], l[1], l[2]), 1.0 / b->mass);
-    gy_mat3 rot = gy_quat_to_mat3(gy_ode_quat_from_ode(dBodyGetQuaternion(b->body)));
-    gy_vec3 body_c = gy_mat3_apply(gy_mat3_transpose(rot), gy_v3(cm[0], cm[1], cm[2]));
-    gy_vec3 s = gy_mat3_apply(rot, gy_mat3_apply(b->inv_inertia, body_c));
-    double sm[3] = {s.x, s.y, s.z};
-    for (int k = 0; k < 3; k++)
-        if (b->base.lock_angular[k])
-            sm[k] = 0.0;
-    *spin = gy_v3(sm[0], sm[1], sm[2]);
-    return gy_v3_dot(n, *lin) + gy_v3_dot(c, *spin);
-}
-
-static gy_vec3 point_arm(const gy_ode_body *b, gy_vec3 at)
-{
-    return gy_v3_sub(at, v3(dBodyGetPosition(b->body)));
-}
-
-/* The separation speed of a point's bodies along `n` (towards body1): real velocities, or the
- * position pass's pseudo-velocities. */
-static double point_speed(const gy_ode_point *p, gy_vec3 n, bool push)
-{
-    gy_vec3 v = gy_v3(0.0, 0.0, 0.0);
-    for (int k = 0; k < 2; k++) {
-        const gy_ode_body *b = k == 0 ? p->body1 : p->body2;
-        if (b == NULL || b->body == NULL)
-            continue;
-        gy_vec3 r = point_arm(b, p->position);
-        gy_vec3 bv = push ? gy_v3_add(b->push_linear, gy_v3_cross(b->push_angular, r))
-                          : gy_v3_add(v3(dBodyGetLinearVel(b->body)),
-                                      gy_v3_cross(v3(dBodyGetAngularVel(b->body)), r));
-        v = gy_v3_mad(v, bv, k == 0 ? 1.0 : -1.0);
-    }
-    return gy_v3_dot(v, n);
-}
-
-/* How fast the centres of mass of a point's bodies separate along `n`. */
-static double centre_speed(const gy_ode_point *p, gy_vec3 n)
-{
-    gy_vec3 v = gy_v3(0.0, 0.0, 0.0);
-    if (p->body1 != NULL && p->body1->body != NULL)
-        v = v3(dBodyGetLinearVel(p->body1->body));
-    if (p->body2 != NULL && p->body2->body != NULL)
-        v = gy_v3_sub(v, v3(dBodyGetLinearVel(p->body2->body)));
-    return gy_v3_dot(v, n);
-}
-
-static void push_body(gy_ode_body *b, gy_vec3 lin, gy_vec3 spin, double impulse)
-{
-    if (b == NULL || b->body == NULL)
-        return; /* a static takes no push, and its record holds none */
-    b->push_linear = gy_v3_mad(b->push_linear, lin, impulse);
-    b->push_angular = gy_v3_mad(b->push_angular, spin, impulse);
-}
-
-/* Each point's response to a unit impulse along its normal, and the overlap left once the
- * solved velocities have moved its bodies. */
-static void prepare_points(gy_driver_world *w, double h)
-{
-    double layer = dWorldGetContactSurfaceLayer(w->world);
-    double cap = dWorldGetContactMaxCorrectingVel(w->world);
-    for (uint32_t i = 0; i < w->point_count; i++) {
-        gy_ode_point *p = &w->points[i];
-        gy_vec3 n = v3(p->normal);
-        double k = 0.0;
-        p->lin1 = p->spin1 = p->lin2 = p->spin2 = gy_v3(0.0, 0.0, 0.0);
-        if (p->body1 != NULL && p->body1->body != NULL)
-            k += push_response(p->body1, point_arm(p->body1, p->position), n, &p->lin1, &p->spin1);
-        if (p->body2 != NULL && p->body2->body != NULL)
-            k += push_response(p->body2, point_arm(p->body2, p->position), gy_v3_neg(n), &p->lin2,
-                               &p->spin2);
-        p->inv_k = k > 0.0 ? 1.0 / k : 0.0;
-        p->push = 0.0;
-        p->relax = 0.0;
-        /* The correction speed ODE's contact joint asked for: ERP × (depth − surface layer) / h,
-         * if its row pushed at all. */
-        double asked =
-            fmin(CONTACT_ERP * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - layer) / h, cap);
-        if (!(gy_v3_dot(v3(p->feedback->f1), n) > 0.0))
-            asked = 0.0;
-        p->depth -= point_speed(p, n, false) * h;
-        /* What is carried is what the body still separates at: speed since spent is gone, and a
-         * correction that did not move the body apart is none to give back. A body resting in
-         * the layer sits a little deeper or shallower from step to step, its rows asking for a
-         * little; lifted off by something else (gravity turned upwards), its points each gave
-         * that back, and it left 2.8e-4 m/s slow. */
-        double carried = fmax(0.0, centre_speed(p, n));
-        for (int s = 0; s < 2; s++) {
-            gy_ode_body *b = s == 0 ? p->body1 : p->body2;
-            if (b != NULL) {
-                if (b->body != NULL) {
-                    b->push_linear = gy_v3(0.0, 0.0, 0.0);
-                    b->push_angular = gy_v3(0.0, 0.0, 0.0);
-                }
-                b->correction_speed = fmin(fmax(asked, b->correction_speed), carried);
-            }
-        }
-    }
-}
-
-/* A deep overlap is undone in positions only (split impulse): ODE's contact rows see at most
- * GY_ADAPTER_SOLVER_DEPTH of it, and what the solve leaves beyond that is closed by PUSH_ERP of
- * itself per substep, at most ODE's correction speed, through pseudo-velocities solved like the
- * contact rows (sequential impulses, each point's total a push) and integrated into the poses
- * alone. Through the velocities it stayed as speed: a body created a metre deep was thrown out at
- * the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. */
-static void push_apart(gy_driver_world *w, double h)
-{
-    double cap = dWorldGetContactMaxCorrectingVel(w->world);
-    bool any = false;
-    for (uint32_t it = 0; it < w->def.solver_iterations; it++) {
-        for (uint32_t i = 0; i < w->point_count; i++) {
-            gy_ode_point *p = &w->points[i];
-            if (p->inv_k == 0.0 || p->bounce > 0.0 ||
-                (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
-                continue;
-            double target = fmin(PUSH_ERP * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
-            double d = (target - point_speed(p, v3(p->normal), true)) * p->inv_k;
-            d = fmax(d, -p->push);
-            p->push += d;
-            push_body(p->body1, p->lin1, p->spin1, d);
-            push_body(p->body2, p->lin2, p->spin2, d);
-            any = true;
-        }
-    }
-    if (!any)
-        return;
-    for (uint32_t i = 0; i < w->point_count; i++) {
-        gy_ode_point *p = &w->points[i];
-        for (int k = 0; k < 2; k++) {
-            gy_ode_body *b = k == 0 ? p->body1 : p->body2;
-            if (b == NULL || b->body == NULL ||
-                (gy_v3_len_sq(b->push_linear) == 0.0 && gy_v3_len_sq(b->push_angular) == 0.0))
-                continue;
-            const dReal *x = dBodyGetPosition(b->body);
-            dBodySetPosition(b->body, x[0] + b->push_linear.x * h, x[1] + b->push_linear.y * h,
-                             x[2] + b->push_linear.z * h);
-            gy_quat q = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
-            gy_vec3 a = gy_v3_scale(b->push_angular, 0.5 * h);
-            gy_quat dq = gy_quat_mul((gy_quat){a.x, a.y, a.z, 0.0}, q);
-            q = gy_quat_normalize((gy_quat){q.x + dq.x, q.y + dq.y, q.z + dq.z, q.w + dq.w});
-            dQuaternion oq;
-            gy_ode_quat_to_ode(q, oq);
-            dBodySetQuaternion(b->body, oq);
-            b->push_linear = gy_v3(0.0, 0.0, 0.0); /* integrated once */
-            b->push_angular = gy_v3(0.0, 0.0, 0.0);
-        }
-    }
-}
-
-/* The shallow overlap ODE does correct goes through the velocities (ERP), and that speed stayed
- * once the overlap was gone: a body pushed out of the last centimetre floated off at up to
- * 0.24 m/s. Each body remembers the largest correction speed its contacts asked for, less what
- * its centre no longer separates at, while it keeps touching (gy_ode_body.correction_speed).
- * When this substep's motion closes every overlap a body has, its points give back that much of
- * the separation of the centres of mass. A body still overlapping somewhere keeps its push (that
- * is what holds resting bodies and stacks up at 10 iterations), and bouncing points keep their
- * rebound. */
-static void settle_contacts(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->point_count; i++)
-        for (int s = 0; s < 2; s++) {
-            gy_ode_body *b = s == 0 ? w->points[i].body1 : w->points[i].body2;
-            if (b != NULL)
-                b->keeps_touching = false;
-        }
-    for (uint32_t i = 0; i < w->point_count; i++)
-        for (int s = 0; s < 2; s++) {
-            gy_ode_body *b = s == 0 ? w->points[i].body1 : w->points[i].body2;
-            if (b != NULL && w->points[i].depth > 0.0)
-                b->keeps_touching = true;
-        }
-    for (uint32_t it = 0; it < w->def.solver_iterations; it++) {
-        for (uint32_t i = 0; i < w->point_count; i++) {
-            gy_ode_point *p = &w->points[i];
-            /* Only a body leaving all its contacts gives its correction back. */
-            if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
-                (p->body1 != NULL && p->body1->base.type == GY_MOTION_DYNAMIC &&
-                 p->body1->keeps_touching) ||
-                (p->body2 != NULL && p->body2->base.type == GY_MOTION_DYNAMIC &&
-                 p->body2->keeps_touching))
-                continue;
-            double cap = 0.0;
-            if (p->body1 != NULL)
-                cap = fmax(cap, p->body1->correction_speed);
-            if (p->body2 != NULL)
-                cap = fmax(cap, p->body2->correction_speed);
-            gy_vec3 n = v3(p->normal);
-            /* Through the centres of mass only: the point ODE reports on a mesh can sit off the
-             * line of centres, and a turn taken there slowed a rolling ball. The total taken
-             * back stays within [−cap, 0] in speed. */
-            double k = gy_v3_dot(n, gy_v3_sub(p->lin1, p->lin2));
-            if (!(k > 0.0))
-                continue;
-            double d = -centre_speed(p, n) / k;
-            d = fmin(fmax(d, -cap / k - p->relax), -p->relax);
-            p->relax += d;
-            for (int s = 0; s < 2; s++) {
-                gy_ode_body *b = s == 0 ? p->body1 : p->body2;
-                if (b == NULL || b->body == NULL)
-                    continue;
-                gy_vec3 lin = s == 0 ? p->lin1 : p->lin2;
-                const dReal *v = dBodyGetLinearVel(b->body);
-                dBodySetLinearVel(b->body, v[0] + lin.x * d, v[1] + lin.y * d, v[2] + lin.z * d);
-            }
-        }
-    }
-}
-
-static void gather_impulses(gy_driver_world *w, double h)
-{
-    for (uint32_t i = 0; i < w->point_count; i++) {
-        const gy_ode_point *p = &w->points[i];
-        gy_vec3 f = v3(p->feedback->f1); /* force on the joint's first body */
-        gy_vec3 n = v3(p->normal);
-        double fn = gy_v3_dot(f, n);
-        gy_vec3 ft = gy_v3_mad(f, n, -fn);
-        w->contacts->current.contacts[p->pair].normal_impulse += fn * h + p->relax;
-        /* Accumulate the tangent force on collider b's body, whichever body was first. */
-        gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[p->pair];
-        pr->head.tangent = gy_v3_mad(pr->head.tangent, ft, p->body1_is_a ? -h : h);
-    }
-    w->point_count = 0;
-}
-
 /* ---- the step ------------------------------------------------------------------------------- */
 
 typedef struct fresh_ctx {
@@ -691,88 +436,16 @@ static void wake_under_fresh_statics(gy_driver_world *w)
     }
 }
 
-static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
+/* Which bodies' pairs are collided this step; statics placed since the last one wake what
+ * they touch. The front end then wakes the sleepers touched last step and carries idle pairs
+ * over (step.h). */
+static void begin_step(gy_driver_world *w)
 {
-    (void)ctx;
-    const gy_ode_pair *op = (const gy_ode_pair *)(const void *)p;
-    return !pair_a(op)->body->active && !pair_b(op)->body->active;
-}
-
-static void begin_step(gy_driver_world *w, double dt)
-{
-    double rescale = w->last_dt > 0.0 ? dt / w->last_dt : 1.0;
-
     for (uint32_t i = 0; i < w->moving_count; i++)
         w->moving[i]->active = body_moving(w->moving[i]);
     if (w->fresh_statics) {
         wake_under_fresh_statics(w);
         w->fresh_statics = false;
-    }
-    /* A moving body touching a sleeper last step wakes it, even if they no longer touch (the
-     * support was teleported away, say). ODE's islands do the same for pairs still touching. */
-    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
-        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->previous)[i];
-        gy_ode_body *a = pair_a(p)->body, *b = pair_b(p)->body;
-        if (a->active == b->active || !p->responds)
-            continue;
-        gy_ode_body *sleeper = a->active ? b : a;
-        if (sleeper->base.type == GY_MOTION_DYNAMIC) {
-            dBodyEnable(sleeper->body);
-            sleeper->active = true;
-        }
-    }
-    /* Pairs with neither side moving are not collided again: carry their report over. */
-    gy_adapter_contacts_carry_idle(w->contacts, pair_idle, NULL, rescale, &w->step_error);
-}
-
-/* Whether two colliders touch once `moved`'s body is shifted by `shift`; the body is put back
- * exactly (same position values), so nothing else sees the move. */
-static bool touch_shifted(gy_driver_world *w, gy_ode_collider *moved, gy_ode_collider *other,
-                          gy_vec3 shift)
-{
-    dBodyID body = moved->body->body;
-    const dReal *p = dBodyGetPosition(body);
-    dReal keep[3] = {p[0], p[1], p[2]};
-    dBodySetPosition(body, keep[0] + shift.x, keep[1] + shift.y, keep[2] + shift.z);
-    dContactGeom cg;
-    bool touch = dCollide(moved->geom, gy_ode_collider_geom(w, other), 1, &cg, sizeof cg) > 0;
-    dBodySetPosition(body, keep[0], keep[1], keep[2]);
-    return touch;
-}
-
-/* Hysteresis for resting contacts: a solid pair reported last step that ODE found apart this
- * step stays reported (with no impulse) while the gap is under CONTACT_KEEP_MARGIN, tested by
- * moving one side that far along the last normal. Without it a box created resting on the
- * ground reported enter, exit, enter while it settled. */
-static void keep_resting_pairs(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->contacts->previous.count; i++) {
-        gy_ode_pair p = gy_ode_pairs(&w->contacts->previous)[i];
-        gy_contact c = w->contacts->previous.contacts[i];
-        gy_ode_collider *a = pair_a(&p), *b = pair_b(&p);
-        if (!p.responds || a->base.is_sensor || b->base.is_sensor || !a->base.contact_response ||
-            !b->base.contact_response || !gy_adapter_colliders_filter(&a->base, &b->base))
-            continue;
-        if (gy_adapter_contacts_has(w->contacts, &a->base, &b->base))
-            continue;
-        /* The contact normal points from a to b: a moves along it, or b against it. */
-        gy_vec3 shift = gy_v3_scale(c.normal, CONTACT_KEEP_MARGIN);
-        bool touch = a->body->body != NULL   ? touch_shifted(w, a, b, shift)
-                     : b->body->body != NULL ? touch_shifted(w, b, a, gy_v3_neg(shift))
-                                             : false;
-        if (!touch)
-            continue;
-        uint32_t k = pair_get(w, a, b);
-        if (k == UINT32_MAX)
-            return;
-        c.penetration = 0.0;
-        c.normal_impulse = 0.0;
-        c.tangent_impulse = 0.0;
-        w->contacts->current.contacts[k] = c;
-        p.head.carried = false;
-        p.head.tangent = gy_v3(0.0, 0.0, 0.0);
-        p.covered = 0.0;
-        gy_ode_pairs(&w->contacts->current)[k] = p;
     }
 }
 
@@ -805,6 +478,7 @@ static void end_step(gy_driver_world *w, double dt)
 
 static void ode_begin(gy_driver_world *w, double dt, double h)
 {
+    (void)dt;
     w->step_error = GY_OK;
     w->step_index++;
     w->substep_dt = h;
@@ -813,7 +487,7 @@ static void ode_begin(gy_driver_world *w, double dt, double h)
             gy_ode_body_apply_damping(w->moving[i], h);
         w->damping_dt = h;
     }
-    begin_step(w, dt);
+    begin_step(w);
     /* Forces and torques added since the last step act for all of it, but dWorldQuickStep clears
      * a body's accumulators after each substep: keep them and add them again for each substep. */
     for (uint32_t i = 0; i < w->moving_count; i++) {
@@ -832,9 +506,6 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
         gy_ode_body *b = w->moving[i];
         if (s > 0)
             b->active = body_moving(b);
-        if (!b->base.in_contact)
-            b->correction_speed = 0.0; /* free: nothing left to give back */
-        b->base.in_contact = false;
         if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
             continue;
         if (s > 0) {
@@ -847,7 +518,12 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
             dBodyAddForce(b->body, g.x * k, g.y * k, g.z * k);
         }
     }
-    w->point_count = 0;
+    gy_adapter_points *pts = &w->contacts->points;
+    pts->erp = CONTACT_ERP;
+    pts->layer = dWorldGetContactSurfaceLayer(w->world);
+    pts->max_speed = dWorldGetContactMaxCorrectingVel(w->world);
+    pts->push_erp = PUSH_ERP;
+    pts->iterations = w->def.solver_iterations;
     dSpaceCollide(w->dynamic_space, w, near_callback);
     collide_static(w);
     /* QuickStep shuffles constraint rows with ODE's process-wide generator; give each world
@@ -856,10 +532,7 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
     gy_ode_joints_before_solve(w, h);
     dWorldQuickStep(w->world, h);
     w->rng_seed = dRandGetSeed();
-    prepare_points(w, h);
-    push_apart(w, h);
-    settle_contacts(w);
-    gather_impulses(w, h);
+    /* The points keep their own feedback (next_feedback): the front end reads it after this. */
     dJointGroupEmpty(w->contact_group);
 }
 
@@ -874,7 +547,6 @@ static void ode_substep_end(gy_driver_world *w, double h)
 static gy_result ode_end(gy_driver_world *w, double dt)
 {
     end_step(w, dt);
-    w->last_dt = dt;
     return w->step_error;
 }
 
@@ -913,6 +585,62 @@ static bool ode_body_locks(const gy_ode_body *b, gy_vec3 *lock_position)
 {
     *lock_position = b->lock_position;
     return b->lock_lmotor != NULL || b->lock_amotor != NULL;
+}
+
+static gy_adapter_settle *ode_body_settle(gy_ode_body *b)
+{
+    return &b->settle;
+}
+
+static gy_adapter_push *ode_body_push(gy_ode_body *b)
+{
+    return &b->push;
+}
+
+static double ode_body_mass(const gy_ode_body *b)
+{
+    return b->mass;
+}
+
+static gy_mat3 ode_body_inv_inertia(const gy_ode_body *b)
+{
+    return b->inv_inertia;
+}
+
+static gy_quat ode_body_rotation(const gy_ode_body *b)
+{
+    return gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
+}
+
+static void ode_body_set_rotation(gy_ode_body *b, gy_quat q)
+{
+    dQuaternion oq;
+    gy_ode_quat_to_ode(q, oq);
+    dBodySetQuaternion(b->body, oq);
+}
+
+static bool ode_collider_touches_shifted(gy_driver_world *w, gy_ode_collider *moved,
+                                         gy_ode_collider *other, gy_vec3 shift)
+{
+    dBodyID body = moved->body->body;
+    const dReal *p = dBodyGetPosition(body);
+    dReal keep[3] = {p[0], p[1], p[2]};
+    dBodySetPosition(body, keep[0] + shift.x, keep[1] + shift.y, keep[2] + shift.z);
+    dContactGeom cg;
+    bool touch = dCollide(moved->geom, gy_ode_collider_geom(w, other), 1, &cg, sizeof cg) > 0;
+    dBodySetPosition(body, keep[0], keep[1], keep[2]);
+    return touch;
+}
+
+static bool ode_body_active(const gy_ode_body *b)
+{
+    return b->active;
+}
+
+static void ode_body_activate(gy_ode_body *b)
+{
+    dBodyEnable(b->body);
+    b->active = true;
 }
 
 static double ode_body_ccd_radius(const gy_ode_body *b)
@@ -1000,7 +728,6 @@ const gy_driver_step gy_ode_step = {
     .solve = ode_solve,
     .substep_end = ode_substep_end,
     .end = ode_end,
-    .complete = keep_resting_pairs,
     .collide_sensors = ode_collide_sensors,
     .carry_after = NULL,
     .moving = ode_moving,
@@ -1012,6 +739,15 @@ const gy_driver_step gy_ode_step = {
     .body_locks = ode_body_locks,
     .body_sleep = NULL, /* ODE's auto-disable is set to the same rule (ode_body.c) */
     .body_wants_sleep = NULL,
+    .body_settle = ode_body_settle,
+    .body_push = ode_body_push,
+    .body_mass = ode_body_mass,
+    .body_inv_inertia = ode_body_inv_inertia,
+    .body_rotation = ode_body_rotation,
+    .body_set_rotation = ode_body_set_rotation,
+    .collider_touches_shifted = ode_collider_touches_shifted,
+    .body_active = ode_body_active,
+    .body_activate = ode_body_activate,
     .body_ccd_radius = ode_body_ccd_radius,
     .ccd_gather = ode_ccd_gather,
     .ccd_begin = ode_ccd_begin,
@@ -1023,7 +759,6 @@ const gy_driver_step gy_ode_step = {
 void gy_ode_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_free(a, w->points, (size_t)w->point_capacity * sizeof *w->points);
     for (uint32_t i = 0; i < w->feedback_block_count; i++)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);

@@ -29,6 +29,7 @@ void gy_adapter_contacts_fini(gy_adapter_contacts *c)
     gy_adapter_report_free(c->allocator, &c->previous, c->pair_size);
     gy_adapter_pair_map_free(c->allocator, &c->map);
     gy_adapter_one_way_free(c->allocator, &c->one_ways);
+    gy_adapter_points_free(&c->points, c->allocator);
 }
 
 /* Both bodies are named in this step's records. */

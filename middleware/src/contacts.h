@@ -14,6 +14,7 @@
 #define GYRE_CONTACTS_H
 
 #include "adapter_common.h"
+#include "overlap.h"
 #include "records.h"
 
 #ifdef __cplusplus
@@ -31,6 +32,7 @@ typedef struct gy_adapter_pair {
     bool carried; /* copied from the last step's report: not collided again, nor re-summed */
     bool sensor_seen; /* the sensor pass found it at the step's end poses (or it is no sensor pair)
                        */
+    bool responds;    /* the driver's solver took it (not only reported) */
 } gy_adapter_pair;
 
 typedef struct gy_adapter_contacts {
@@ -45,6 +47,8 @@ typedef struct gy_adapter_contacts {
     gy_adapter_pair_map map;      /* current's index of a pair of collider records */
     gy_adapter_one_ways one_ways; /* one-way verdicts, kept until the pair separates */
     uint64_t step;                /* steps begun */
+    gy_adapter_points points;     /* this substep's solved points (overlap.h), for drivers that
+                                   * report them */
 } gy_adapter_contacts;
 
 /* Empty; `pair_size` is the driver's per-pair record (zeroed for a new pair). */
@@ -90,6 +94,14 @@ static inline gy_adapter_pair *gy_adapter_contacts_record(const gy_adapter_conta
 {
     return (gy_adapter_pair *)(void *)((unsigned char *)c->current.pairs +
                                        (size_t)i * c->pair_size);
+}
+
+/* The last step's pair records. */
+static inline const gy_adapter_pair *
+gy_adapter_contacts_previous_record(const gy_adapter_contacts *c, uint32_t i)
+{
+    return (const gy_adapter_pair *)(const void *)((const unsigned char *)c->previous.pairs +
+                                                   (size_t)i * c->pair_size);
 }
 
 /* Removes, in order, this step's pairs whose driver record `drop` picks. */

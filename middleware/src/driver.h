@@ -93,11 +93,12 @@ typedef struct gy_driver_records {
 /* A driver's step, in the parts the front end's loop runs (step.h), and the raw state its rules
  * read and write between them. The front end begins the contact report's step before `begin`
  * and ends it after `end`; per substep it records every moving body's centre of mass
- * (gy_adapter_body.substep_start), calls `solve`, applies the ballistic correction, the axis-lock
- * projection and continuous collision, calls `substep_end` and applies the sleep rule. */
+ * (gy_adapter_body.substep_start), calls `solve`, applies the overlap correction (overlap.h), the
+ * ballistic correction, the axis-lock projection and continuous collision, calls `substep_end`
+ * and applies the sleep rule. */
 typedef struct gy_driver_step {
     /* Before the substeps of a step of dt (substeps of h each); the broken-joint list has been
-     * emptied. The driver carries over what it will not collide again. */
+     * emptied. A driver without `body_active` carries over what it will not collide again. */
     void (*begin)(gy_driver_world *w, double dt, double h);
     /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, and
      * solve h. Sets gy_adapter_body.in_contact on the bodies its solve gave contacts. */
@@ -107,14 +108,13 @@ typedef struct gy_driver_step {
     /* After the last substep and the front end's report rules (below): the driver's own end of
      * step. Returns the step's first error in the driver (out of memory), GY_OK otherwise. */
     gy_result (*end)(gy_driver_world *w, double dt);
-    /* The report's end of step, in this order: `complete` (NULL: none) adds pairs the driver
-     * keeps without colliding them; the front end marks every sensor pair unseen and, when the
+    /* The report's end of step, in this order: for a driver with `collider_touches_shifted`,
+     * the front end keeps resting pairs (step.h); it marks every sensor pair unseen and, when the
      * world has sensors, `collide_sensors` collides sensor pairs again at the step's end poses
      * through the pre-solve rules (the gate's sensor_pass), marking what it finds sensor_seen;
      * the front end then carries over the last report's pairs `carry_after` picks among those
      * still missing (NULL: none), drops the sensor pairs neither seen nor carried, and turns each
      * fresh pair's summed tangent into its tangent impulse (normal impulses clamped at 0). */
-    void (*complete)(gy_driver_world *w);
     void (*collide_sensors)(gy_driver_world *w);
     bool (*carry_after)(const gy_adapter_pair *p, const void *ctx);
 
@@ -138,6 +138,35 @@ typedef struct gy_driver_step {
      * do the rest: an island sleeps when all its bodies want to). */
     gy_adapter_sleep *(*body_sleep)(gy_driver_body *b);
     void (*body_wants_sleep)(gy_driver_body *b, bool wants);
+    /* The overlap correction (overlap.h), for a driver whose solver corrects overlap through
+     * the velocities; all NULL otherwise. `body_settle` is any body's give-back state (a
+     * static's included), kept by the driver; `body_push` a moving body's push-out. A driver
+     * with `body_settle` has the front end start each substep's `in_contact` and give-back
+     * (gy_adapter_overlap_begin); one with `body_push` also lists its solved points in the
+     * report's `points` during `solve`, and the front end settles them after it. `body_mass` is
+     * a dynamic body's mass (kg), `body_inv_inertia` its inverse inertia about the centre of
+     * mass in body axes, `body_rotation` its rotation (the centre-of-mass frame's), set by
+     * `body_set_rotation` (normalised) without waking it. */
+    gy_adapter_settle *(*body_settle)(gy_driver_body *b);
+    gy_adapter_push *(*body_push)(gy_driver_body *b);
+    double (*body_mass)(const gy_driver_body *b);
+    gy_mat3 (*body_inv_inertia)(const gy_driver_body *b);
+    gy_quat (*body_rotation)(const gy_driver_body *b);
+    void (*body_set_rotation)(gy_driver_body *b, gy_quat rotation);
+    /* Resting-pair hysteresis (step.h), for a middleware that drops a resting pair as soon as
+     * its narrow phase finds it apart (NULL: it keeps such points itself): whether `moved` (of
+     * a moving body) touches `other` once its body is shifted by `shift`; the body is put back
+     * exactly, so nothing else sees the move. */
+    bool (*collider_touches_shifted)(gy_driver_world *w, gy_driver_collider *moved,
+                                     gy_driver_collider *other, gy_vec3 shift);
+    /* Pairs kept without colliding, for a middleware that collides only the pairs with an
+     * active side (NULL: it decides itself). `body_active` says whether a body's pairs are
+     * collided this substep (awake, or a kinematic one moving or re-posed; never a static),
+     * `body_activate` wakes a dynamic body and has its pairs collided from now. After `begin`,
+     * the front end activates every dynamic sleeper that a solved pair of the last step joined
+     * to an active body, then carries over the last step's pairs with no active side (step.h). */
+    bool (*body_active)(const gy_driver_body *b);
+    void (*body_activate)(gy_driver_body *b);
     /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
     double (*body_ccd_radius)(const gy_driver_body *b);
 

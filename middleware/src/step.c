@@ -250,6 +250,37 @@ static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_dri
     }
 }
 
+/* ---- the report's start of step ------------------------------------------------------------- */
+
+static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
+{
+    const gy_driver_step *ds = ctx;
+    return !ds->body_active(gy_driver_body_of(p->a->owner)) &&
+           !ds->body_active(gy_driver_body_of(p->b->owner));
+}
+
+/* For a driver that collides only pairs with an active side. A moving body touching a sleeper
+ * last step wakes it, even if they no longer touch (the support was teleported away, say), as
+ * vendor islands do for pairs still touching. Pairs with neither side active are not collided
+ * again: their report is carried over, its impulses rescaled to this step's length. */
+static void begin_report(gy_frontend_step *s, const gy_driver_step *ds, gy_adapter_contacts *c,
+                         double dt)
+{
+    double rescale = s->last_dt > 0.0 ? dt / s->last_dt : 1.0;
+    const gy_adapter_report *prev = &c->previous;
+    for (uint32_t i = 0; i < prev->count; i++) {
+        const gy_adapter_pair *p = gy_adapter_contacts_previous_record(c, i);
+        gy_adapter_body *a = p->a->owner, *b = p->b->owner;
+        bool active_a = ds->body_active(gy_driver_body_of(a));
+        if (active_a == ds->body_active(gy_driver_body_of(b)) || !p->responds)
+            continue;
+        gy_adapter_body *sleeper = active_a ? b : a;
+        if (sleeper->type == GY_MOTION_DYNAMIC)
+            ds->body_activate(gy_driver_body_of(sleeper));
+    }
+    gy_adapter_contacts_carry_idle(c, pair_idle, ds, rescale, &s->error);
+}
+
 /* ---- the report's end of step ---------------------------------------------------------------- */
 
 static bool sensor_pair_dropped(const void *pair, const void *ctx)
@@ -263,11 +294,56 @@ static bool sensor_pair_dropped(const void *pair, const void *ctx)
  * report of a step describes where they were when it began. Sensors only report, so they can
  * describe where the step ended: their pairs are collided again at the end poses, and the report
  * keeps exactly the sensor pairs that overlap there (and those carried over asleep). */
+/* A resting pair stays reported while its gap is under this (m): hysteresis, since a new pair
+ * must touch. Settling lifts a resting box by far less (the rows push out a little more than
+ * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
+#define KEEP_MARGIN 1e-3
+
+/* Hysteresis for resting contacts: a solid pair the solver took last step that the narrow phase
+ * found apart this step stays reported (with no impulse) while the gap is under KEEP_MARGIN,
+ * tested by moving one side that far along the last normal. Without it a box created resting on
+ * the ground reported enter, exit, enter while it settled. */
+static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
+                               gy_adapter_contacts *c)
+{
+    const gy_adapter_report *prev = &c->previous;
+    for (uint32_t i = 0; i < prev->count; i++) {
+        const gy_adapter_pair *p = gy_adapter_contacts_previous_record(c, i);
+        const gy_adapter_collider *a = p->a, *b = p->b;
+        if (!p->responds || a->is_sensor || b->is_sensor || !a->contact_response ||
+            !b->contact_response || !gy_adapter_colliders_filter(a, b))
+            continue;
+        if (gy_adapter_contacts_has(c, a, b))
+            continue;
+        /* The contact normal points from a to b: a moves along it, or b against it. */
+        gy_contact ct = prev->contacts[i];
+        gy_vec3 shift = gy_v3_scale(ct.normal, KEEP_MARGIN);
+        bool touch = a->owner->type != GY_MOTION_STATIC
+                         ? ds->collider_touches_shifted(dw, gy_driver_collider_of(a),
+                                                        gy_driver_collider_of(b), shift)
+                     : b->owner->type != GY_MOTION_STATIC
+                         ? ds->collider_touches_shifted(dw, gy_driver_collider_of(b),
+                                                        gy_driver_collider_of(a), gy_v3_neg(shift))
+                         : false;
+        if (!touch)
+            continue;
+        bool is_new;
+        uint32_t k = gy_adapter_contacts_pair(c, a, b, &is_new, &s->error);
+        if (k == UINT32_MAX)
+            return;
+        ct.penetration = 0.0;
+        ct.normal_impulse = 0.0;
+        ct.tangent_impulse = 0.0;
+        c->current.contacts[k] = ct;
+        gy_adapter_contacts_record(c, k)->responds = true;
+    }
+}
+
 static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
                        gy_adapter_contacts *c, uint32_t sensors)
 {
-    if (ds->complete != NULL)
-        ds->complete(dw);
+    if (ds->collider_touches_shifted != NULL)
+        keep_resting_pairs(s, ds, dw, c);
     gy_adapter_report *rep = &c->current;
     for (uint32_t i = 0; i < rep->count; i++)
         gy_adapter_contacts_record(c, i)->sensor_seen = !rep->contacts[i].is_sensor;
@@ -298,13 +374,19 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     s->error = GY_OK;
     gy_adapter_contacts_begin_step(contacts);
     ds->begin(dw, dt, h);
+    if (ds->body_active != NULL)
+        begin_report(s, ds, contacts, dt);
     for (uint32_t k = 0; k < substeps; k++) {
         uint32_t n;
         gy_driver_body *const *moving = ds->moving(dw, &n);
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         for (uint32_t i = 0; i < n; i++)
             gy_driver_body_rec(moving[i])->substep_start = ds->body_com(moving[i]);
+        if (ds->body_settle != NULL)
+            gy_adapter_overlap_begin(ds, moving, n);
         ds->solve(dw, h, k);
+        if (ds->body_push != NULL)
+            gy_adapter_overlap_settle(ds, contacts, h);
         ballistic_correction(s, ds, moving, n, h);
         project_locks(ds, moving, n);
         continuous_collision(s, d, dw, moving, n);
@@ -314,5 +396,6 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     end_report(s, ds, dw, contacts, tally->sensors);
     gy_result r = ds->end(dw, dt);
     gy_adapter_contacts_end_step(contacts);
+    s->last_dt = dt;
     return r != GY_OK ? r : s->error;
 }

@@ -6,6 +6,8 @@
  * geometric tests continuous collision asks of it). The front end runs the loop and applies,
  * once for every driver, after each substep's solve and in this order:
  *
+ * - the overlap correction over the driver's solved points (overlap.h), for a driver that
+ *   lists them;
  * - the ballistic correction (gy_adapter_ballistic_*): a free-flying awake body is moved by
  *   what semi-implicit Euler misses of its gravity, on its free axes;
  * - the axis-lock projection (gy_adapter_project_locks);
@@ -15,10 +17,12 @@
  * and after the driver's end of the substep (joint breaks), the sleep rule
  * (gy_adapter_sleep_*) for a driver whose middleware has none of its own.
  *
- * It frames the contact report's step (gy_adapter_contacts_begin_step / _end_step), runs its end:
- * the sensor pass (sensor pairs kept only if they overlap at the step's end poses), the pairs
- * carried over and the impulses reported; and it judges one-way platforms for the driver's
- * pre-solve hook (gy_frontend_one_way_pair).
+ * It frames the contact report's step (gy_adapter_contacts_begin_step / _end_step), runs its
+ * start for a driver that collides only active pairs (sleepers a solved pair joined to an active
+ * body woken, pairs with no active side carried over) and its end: resting pairs kept within
+ * 1 mm for a driver whose narrow phase drops them, the sensor pass (sensor pairs kept only if they
+ * overlap at the step's end poses), the pairs carried over and the impulses reported; and it judges
+ * one-way platforms for the driver's pre-solve hook (gy_frontend_one_way_pair).
  *
  * Threading: the world's bound thread, inside the contract's step. */
 #ifndef GYRE_STEP_H
@@ -39,6 +43,7 @@ typedef struct gy_frontend_step {
     gy_vec3 gravity;                     /* the world's, m/s² */
     struct gy_driver_collider **scratch; /* continuous collision's candidates */
     uint32_t scratch_count, scratch_capacity;
+    double last_dt;  /* the previous step's length, 0 before the first */
     gy_result error; /* first allocation failure of the current step */
 } gy_frontend_step;
 
