@@ -157,7 +157,11 @@ struct gy_query_snapshot {
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group; grown as a group grows, never shrunk */
     uint32_t member_capacity[GROUP_COUNT];
-    uint32_t *dirty[DIRTY_LISTS]; /* slots changed since buffer b (or the trees) last caught up */
+    /* Slots changed since some buffer (or the trees) last caught up: one list for all four, each
+     * slot on it once while any of its low dirty_bits is set, so a static costs one word here
+     * rather than one per list. Each catching up walks it and skips the slots not dirty for it;
+     * a slot changed once stays on it for three publishes at most. */
+    uint32_t *dirty;
     uint32_t *static_pending;     /* slots marked STATIC_PENDING */
     uint8_t *group;
     uint8_t *dirty_bits;
@@ -167,8 +171,8 @@ struct gy_query_snapshot {
     /* By position in members[TREE_MOVING] (member_pos), so statics carry none. */
     qs_anchor *anchors;
     uint32_t anchor_capacity;
-    uint32_t dirty_count[DIRTY_LISTS];
-    uint32_t box_dirty_count[DIRTY_LISTS]; /* of those, slots whose tree box changed */
+    uint32_t dirty_count;
+    uint32_t box_dirty_count[DIRTY_LISTS]; /* slots whose tree box changed, per list */
     uint32_t static_pending_count;
     uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
     bool membership_changed[GROUP_COUNT];
@@ -773,7 +777,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t boxes, member_pos, dirty[DIRTY_LISTS], static_pending, group, dirty_bits, static_flags,
+    size_t boxes, member_pos, dirty, static_pending, group, dirty_bits, static_flags,
         size;
 } slot_layout;
 
@@ -785,10 +789,8 @@ static slot_layout layout_for(uint32_t cap)
     o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
     o += n * sizeof(uint32_t);
-    for (unsigned i = 0; i < DIRTY_LISTS; i++) {
-        l.dirty[i] = o;
-        o += n * sizeof(uint32_t);
-    }
+    l.dirty = o;
+    o += n * sizeof(uint32_t);
     l.static_pending = o;
     o += n * sizeof(uint32_t);
     l.group = o;
@@ -832,12 +834,9 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     carry(b + l.static_flags, qs->static_flags, 1, old, add, 0);
     carry(b + l.static_pending, qs->static_pending, sizeof(uint32_t), qs->static_pending_count,
           (uint32_t)cap - qs->static_pending_count, 0);
-    for (unsigned i = 0; i < DIRTY_LISTS; i++) {
-        uint32_t *dst = (uint32_t *)(void *)(b + l.dirty[i]);
-        if (qs->dirty_count[i])
-            memcpy(dst, qs->dirty[i], (size_t)qs->dirty_count[i] * sizeof *dst);
-        qs->dirty[i] = dst;
-    }
+    if (qs->dirty_count)
+        memcpy(b + l.dirty, qs->dirty, (size_t)qs->dirty_count * sizeof *qs->dirty);
+    qs->dirty = (uint32_t *)(void *)(b + l.dirty);
     gy_free(qs->alloc, qs->block, qs->block_size);
     qs->block = b;
     qs->block_size = l.size;
@@ -969,8 +968,8 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     gy_free(a, qs, sizeof *qs);
 }
 
-/* Lists the slot on every dirty list it is not on yet, and with `box` marks its tree box changed
- * for every list. */
+/* Marks the slot dirty for every list it is not dirty for yet (putting it on the dirty list if
+ * it was dirty for none), and with `box` marks its tree box changed for every list. */
 static inline void mark_dirty(gy_query_snapshot *qs, uint32_t slot, bool box)
 {
     const unsigned all = (1u << DIRTY_LISTS) - 1u;
@@ -980,11 +979,8 @@ static inline void mark_dirty(gy_query_snapshot *qs, uint32_t slot, bool box)
     if ((missing | box_missing) == 0)
         return;
     qs->dirty_bits[slot] = (uint8_t)(bits | missing | (box_missing << BOX_SHIFT));
-    /* Bit by bit through the set ones only: a body moving every tick is missing from two lists. */
-    for (; missing != 0; missing &= missing - 1u) {
-        unsigned b = (unsigned)__builtin_ctz(missing);
-        qs->dirty[b][qs->dirty_count[b]++] = slot;
-    }
+    if ((bits & all) == 0)
+        qs->dirty[qs->dirty_count++] = slot;
     for (; box_missing != 0; box_missing &= box_missing - 1u)
         qs->box_dirty_count[__builtin_ctz(box_missing)]++;
 }
@@ -1136,7 +1132,7 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
     return GY_OK;
 }
 
-/* Refits `trees` (the writer's or a buffer's) for the slots of dirty list `b` whose box changed,
+/* Refits `trees` (the writer's or a buffer's) for the slots whose box changed for list `b`,
  * except the trees marked in `skip`: path by path, or in one sweep where that touches fewer nodes
  * (when most of a tree moved), and clears those box marks. moved[g] tells whether any box of tree
  * g changed. */
@@ -1146,7 +1142,7 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
     moved[0] = moved[1] = false;
     if (qs->box_dirty_count[b] == 0)
         return;
-    const uint32_t *list = qs->dirty[b], n = qs->dirty_count[b];
+    const uint32_t *list = qs->dirty, n = qs->dirty_count;
     const uint8_t box_bit = (uint8_t)(1u << (BOX_SHIFT + b));
     uint32_t count[TREE_COUNT] = {0, 0};
     for (uint32_t i = 0; i < n; i++) {
@@ -1180,6 +1176,19 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
         }
     }
     qs->box_dirty_count[b] = 0;
+}
+
+/* Drops the slots dirty for no list any more from the dirty list (after a list caught up). */
+static void compact_dirty(gy_query_snapshot *qs)
+{
+    const unsigned all = (1u << DIRTY_LISTS) - 1u;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < qs->dirty_count; i++) {
+        uint32_t s = qs->dirty[i];
+        if (qs->dirty_bits[s] & all)
+            qs->dirty[kept++] = s;
+    }
+    qs->dirty_count = kept;
 }
 
 /* After a static tree build: every pending slot is in the tree exactly when it is static. */
@@ -1303,9 +1312,9 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     if (edited)
         qs->stats.static_edits++;
     refit_trees(qs, qs->trees, MASTER_BIT, qs->membership_changed, moved);
-    for (uint32_t i = 0; i < qs->dirty_count[MASTER_BIT]; i++)
-        qs->dirty_bits[qs->dirty[MASTER_BIT][i]] &= (uint8_t) ~(1u << MASTER_BIT);
-    qs->dirty_count[MASTER_BIT] = 0;
+    for (uint32_t i = 0; i < qs->dirty_count; i++)
+        qs->dirty_bits[qs->dirty[i]] &= (uint8_t) ~(1u << MASTER_BIT);
+    compact_dirty(qs);
     for (int g = 0; g < TREE_COUNT; g++)
         qs->moved_since_build[g] = qs->moved_since_build[g] || moved[g];
     bool periodic = sequence % REBUILD_PERIOD == 0;
@@ -1382,8 +1391,11 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
 {
     if (dir_reserve(qs->alloc, &v->movers, qs->movers.count) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
-        uint32_t s = qs->dirty[b][i];
+    const uint8_t bit = (uint8_t)(1u << b);
+    for (uint32_t i = 0; i < qs->dirty_count; i++) {
+        uint32_t s = qs->dirty[i];
+        if (!(qs->dirty_bits[s] & bit))
+            continue;
         qs_page **pp = &v->movers.pages[s >> PAGE_SHIFT];
         uint8_t g = qs->group[s];
         if (*pp == NULL && g != GROUP_NONE && g != TREE_STATIC && (*pp = page_get(qs)) == NULL)
@@ -1419,9 +1431,11 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
         v->static_tree = master;
         v->trees[TREE_STATIC] = &master->bvh;
     }
-    for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
-        uint32_t s = qs->dirty[b][i];
-        qs->dirty_bits[s] &= (uint8_t) ~(1u << b);
+    for (uint32_t i = 0; i < qs->dirty_count; i++) {
+        uint32_t s = qs->dirty[i];
+        if (!(qs->dirty_bits[s] & bit))
+            continue;
+        qs->dirty_bits[s] &= (uint8_t)~bit;
         qs_page *vp = v->movers.pages[s >> PAGE_SHIFT];
         if (vp == NULL)
             continue; /* neither a mover now nor in this buffer before */
@@ -1454,7 +1468,7 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     bool moved[TREE_COUNT];
     gy_bvh *const own[TREE_COUNT] = {NULL, &v->moving_tree};
     refit_trees(qs, own, b, copied, moved);
-    qs->dirty_count[b] = 0;
+    compact_dirty(qs);
     v->slot_limit = qs->slot_limit;
     return GY_OK;
 }
