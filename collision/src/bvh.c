@@ -560,11 +560,12 @@ uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box)
 }
 
 /* Sets node i's box: its item's for a leaf, its children's union otherwise; logs a change. */
-static void refit_node(gy_bvh *bvh, uint32_t i, const gy_bvh_box *boxes)
+static void refit_node(gy_bvh *bvh, uint32_t i, const gy_bvh_box *boxes, const uint32_t *index)
 {
     gy_bvh_node *n = &bvh->nodes[i];
+    uint32_t item = n->link & ~GY_BVH_LEAF_BIT;
     gy_bvh_box b = (n->link & GY_BVH_LEAF_BIT)
-                       ? boxes[n->link & ~GY_BVH_LEAF_BIT]
+                       ? boxes[index != NULL ? index[item] : item]
                        : gy_bvh_box_union(bvh->nodes[n->link].box, bvh->nodes[n->link + 1u].box);
     if (bvh->editor != NULL && gy_bvh_box_equal(&b, &n->box))
         return;
@@ -574,9 +575,14 @@ static void refit_node(gy_bvh *bvh, uint32_t i, const gy_bvh_box *boxes)
 
 uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
 {
+    return gy_bvh_refit_all_indexed(bvh, boxes, NULL);
+}
+
+uint32_t gy_bvh_refit_all_indexed(gy_bvh *bvh, const gy_bvh_box *boxes, const uint32_t *index)
+{
     if (bvh->ordered) {
         for (uint32_t i = bvh->node_count; i-- > 0;)
-            refit_node(bvh, i, boxes);
+            refit_node(bvh, i, boxes, index);
         return bvh->node_count;
     }
     if (bvh->node_count == 0)
@@ -587,7 +593,7 @@ uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
     for (;;) {
         while (!(bvh->nodes[n].link & GY_BVH_LEAF_BIT))
             n = bvh->nodes[n].link;
-        refit_node(bvh, n, boxes);
+        refit_node(bvh, n, boxes, index);
         for (;;) {
             if (n == 0)
                 return bvh->node_count;
@@ -596,7 +602,7 @@ uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
                 n = n + 1u;
                 break;
             }
-            refit_node(bvh, p, boxes);
+            refit_node(bvh, p, boxes, index);
             n = p;
         }
     }

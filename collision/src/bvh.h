@@ -194,6 +194,9 @@ uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box);
  * post-order). Returns the node count. Cheaper than item refits once moved items × (depth + 1)
  * exceeds the node count. Both refits log the nodes they change in the tree's editor, if any. */
 uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes);
+/* As gy_bvh_refit_all with item i's box at boxes[index[i]] (boxes kept by some other order than
+ * item number, such as the query snapshot's movers by place in their group). */
+uint32_t gy_bvh_refit_all_indexed(gy_bvh *bvh, const gy_bvh_box *boxes, const uint32_t *index);
 
 /* Called for each leaf whose box the ray enters before the current limit; returns the new limit
  * (≤ the one given: the parameter of the best hit so far, to prune farther nodes) or a negative

@@ -153,7 +153,6 @@ struct gy_query_snapshot {
     qs_page *pool;           /* spare pages, reused before allocating */
     uint64_t churn_seen;     /* static page copies + tree switches after the last publish */
     uint32_t quiet;          /* publishes since the last one that copied a page or switched trees */
-    gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group; grown as a group grows, never shrunk */
     uint32_t member_capacity[GROUP_COUNT];
@@ -168,9 +167,13 @@ struct gy_query_snapshot {
     uint8_t *static_flags;
 
     uint32_t member_count[GROUP_COUNT];
-    /* By position in members[TREE_MOVING] (member_pos), so statics carry none. */
+    /* By position in members[TREE_MOVING] (member_pos), so statics carry none: a static's tree
+     * box is its exact bounds, computed from its entry where a build, an insert or a refit needs
+     * it, while a mover's is grown by MOVING_MARGIN and kept until the bounds leave it. */
     qs_anchor *anchors;
     uint32_t anchor_capacity;
+    gy_bvh_box *mover_boxes;
+    uint32_t mover_box_capacity;
     uint32_t dirty_count;
     uint32_t box_dirty_count[DIRTY_LISTS]; /* slots whose tree box changed, per list */
     uint32_t static_pending_count;
@@ -668,36 +671,44 @@ static qs_entry *mover_for_write(gy_query_snapshot *qs, uint32_t slot)
     return &(*pp)->e[slot & (PAGE_SLOTS - 1u)];
 }
 
-/* Brings the writer's tree box of a bounded entry in `group` up to date: exact (outward-rounded)
- * for statics, grown by MOVING_MARGIN for the moving tree, where an unforced update keeps a box
- * that still holds the bounds. Returns whether the box changed. The moves that keep their box
- * (most, and the ones that come by the thousand per tick) are decided by still_inside before
- * this is called. */
+/* Brings the writer's tree box of a bounded entry in `group` up to date: for the moving tree its
+ * bounds grown by MOVING_MARGIN, where an unforced update keeps a box that still holds the bounds;
+ * a static's box is its exact (outward-rounded) bounds, computed from its entry when the static
+ * tree is next updated, so here it is only marked stale. Returns whether the box changed. The
+ * moves that keep their box (most, and the ones that come by the thousand per tick) are decided
+ * by still_inside before this is called. */
 static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t slot,
                                                  uint8_t group, bool force)
 {
+    if (group == TREE_STATIC) {
+        qs->static_tree_stale = true;
+        return true;
+    }
     const qs_entry *e = writer_entry(qs, slot);
     gy_vec3 lo, hi;
     entry_bounds(e, &lo, &hi);
-    gy_bvh_box *b = &qs->boxes[slot];
-    if (group == TREE_MOVING) {
-        /* Turned or moved farther than the estimate allows, but the bounds may still fit (a
-         * box keeps its bounds under a quarter turn about an axis, say). */
-        if (!force && b->min[0] <= lo.x && b->min[1] <= lo.y && b->min[2] <= lo.z &&
-            hi.x <= b->max[0] && hi.y <= b->max[1] && hi.z <= b->max[2])
-            return false;
-        const gy_vec3 m = gy_v3(MOVING_MARGIN, MOVING_MARGIN, MOVING_MARGIN);
-        lo = gy_v3_sub(lo, m);
-        hi = gy_v3_add(hi, m);
-        qs_anchor *a = &qs->anchors[qs->member_pos[slot]];
-        a->pose = e->pose;
-        if (force)
-            a->turn_radius = turn_radius(e);
-    }
+    gy_bvh_box *b = &qs->mover_boxes[qs->member_pos[slot]];
+    /* Turned or moved farther than the estimate allows, but the bounds may still fit (a box keeps
+     * its bounds under a quarter turn about an axis, say). */
+    if (!force && b->min[0] <= lo.x && b->min[1] <= lo.y && b->min[2] <= lo.z &&
+        hi.x <= b->max[0] && hi.y <= b->max[1] && hi.z <= b->max[2])
+        return false;
+    const gy_vec3 m = gy_v3(MOVING_MARGIN, MOVING_MARGIN, MOVING_MARGIN);
+    lo = gy_v3_sub(lo, m);
+    hi = gy_v3_add(hi, m);
+    qs_anchor *a = &qs->anchors[qs->member_pos[slot]];
+    a->pose = e->pose;
+    if (force)
+        a->turn_radius = turn_radius(e);
     *b = gy_bvh_box_from(lo, hi);
-    if (group == TREE_STATIC)
-        qs->static_tree_stale = true;
     return true;
+}
+
+/* The writer's current tree box of a slot in tree group g. */
+static gy_bvh_box tree_box(const gy_query_snapshot *qs, uint8_t g, uint32_t slot)
+{
+    return g == TREE_MOVING ? qs->mover_boxes[qs->member_pos[slot]]
+                            : entry_box(writer_entry(qs, slot));
 }
 
 static uint8_t group_of(const qs_entry *e)
@@ -777,7 +788,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t boxes, member_pos, dirty, static_pending, group, dirty_bits, static_flags,
+    size_t member_pos, dirty, static_pending, group, dirty_bits, static_flags,
         size;
 } slot_layout;
 
@@ -785,8 +796,6 @@ static slot_layout layout_for(uint32_t cap)
 {
     slot_layout l;
     size_t o = 0, n = cap;
-    l.boxes = o;
-    o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
     o += n * sizeof(uint32_t);
     l.dirty = o;
@@ -827,7 +836,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t old = qs->capacity, add = (uint32_t)cap - old;
     /* Per-slot state is copied; the new tail starts empty. */
-    carry(b + l.boxes, qs->boxes, sizeof(gy_bvh_box), old, add, 0);
     carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
     carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
     carry(b + l.dirty_bits, qs->dirty_bits, 1, old, add, 0);
@@ -841,7 +849,6 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
     qs->block = b;
     qs->block_size = l.size;
     qs->capacity = (uint32_t)cap;
-    qs->boxes = (gy_bvh_box *)(void *)(b + l.boxes);
     qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
     qs->group = (uint8_t *)(b + l.group);
     qs->dirty_bits = (uint8_t *)(b + l.dirty_bits);
@@ -962,6 +969,7 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
     gy_free(a, qs->anchors, (size_t)qs->anchor_capacity * sizeof *qs->anchors);
+    gy_free(a, qs->mover_boxes, (size_t)qs->mover_box_capacity * sizeof *qs->mover_boxes);
     for (int g = 0; g < GROUP_COUNT; g++)
         gy_free(a, qs->members[g], (size_t)qs->member_capacity[g] * sizeof *qs->members[g]);
     gy_triple_buffer_destroy(qs->tb);
@@ -1008,8 +1016,10 @@ static void group_remove(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
     assert(qs->members[g][pos] == slot);
     qs->members[g][pos] = last;
     qs->member_pos[last] = pos;
-    if (g == TREE_MOVING)
+    if (g == TREE_MOVING) {
         qs->anchors[pos] = qs->anchors[qs->member_count[g]];
+        qs->mover_boxes[pos] = qs->mover_boxes[qs->member_count[g]];
+    }
     qs->membership_changed[g] = true;
     note_static_change(qs, g, slot);
 }
@@ -1037,6 +1047,9 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     if (new_group == TREE_MOVING && old_group != TREE_MOVING) {
         r = gy_array_reserve(qs->alloc, (void **)&qs->anchors, &qs->anchor_capacity,
                              qs->member_count[TREE_MOVING] + 1u, sizeof *qs->anchors);
+        if (r == GY_OK)
+            r = gy_array_reserve(qs->alloc, (void **)&qs->mover_boxes, &qs->mover_box_capacity,
+                                 qs->member_count[TREE_MOVING] + 1u, sizeof *qs->mover_boxes);
         if (r != GY_OK)
             return r;
     }
@@ -1155,9 +1168,13 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
         /* Refit by path, a slot counts as moved only if its box changed: a static just inserted
          * into its tree in place is listed here too, but has not moved. */
         moved[g] = count[g] > 0 && (skip[g] || trees[g]->node_count > 0);
-        sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g]->depth + 1u) > trees[g]->node_count;
+        /* Statics keep no boxes to sweep over; they seldom move, and never most of them at once
+         * but when a level is moved as a whole. */
+        sweep[g] = !skip[g] && g == TREE_MOVING &&
+                   (uint64_t)count[g] * (trees[g]->depth + 1u) > trees[g]->node_count;
         if (sweep[g])
-            qs->stats.nodes_refit += gy_bvh_refit_all(trees[g], qs->boxes);
+            qs->stats.nodes_refit +=
+                gy_bvh_refit_all_indexed(trees[g], qs->mover_boxes, qs->member_pos);
         else if (!skip[g] && count[g] > 0) {
             by_path = true;
             moved[g] = false;
@@ -1170,7 +1187,7 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
         qs->dirty_bits[s] &= (uint8_t)~box_bit;
         uint8_t g = qs->group[s];
         if (by_path && g < TREE_COUNT && !skip[g] && !sweep[g]) {
-            uint32_t changed = gy_bvh_refit_item(trees[g], s, qs->boxes[s]);
+            uint32_t changed = gy_bvh_refit_item(trees[g], s, tree_box(qs, g, s));
             qs->stats.nodes_refit += changed;
             moved[g] = moved[g] || changed > 0;
         }
@@ -1225,7 +1242,7 @@ static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
     for (; done < changes; done++) {
         uint32_t s = qs->static_pending[done];
         if (!(qs->static_flags[s] & IN_STATIC_TREE) && qs->group[s] == TREE_STATIC) {
-            if (gy_bvh_insert(t, qs->alloc, s, qs->boxes[s], qs->capacity) != GY_OK)
+            if (gy_bvh_insert(t, qs->alloc, s, tree_box(qs, TREE_STATIC, s), qs->capacity) != GY_OK)
                 break;
             qs->static_flags[s] |= IN_STATIC_TREE;
         }
@@ -1300,6 +1317,24 @@ static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
     return GY_OK;
 }
 
+/* Rebuilds the writer's tree g over its group, each member with its current tree box. */
+static gy_result build_tree(gy_query_snapshot *qs, uint8_t g)
+{
+    gy_bvh_builder *builder = g == TREE_STATIC ? &qs->static_builder : &qs->builder;
+    gy_bvh_build_state state;
+    uint32_t n = qs->member_count[g];
+    gy_result r =
+        gy_bvh_build_begin(qs->trees[g], builder, qs->alloc, NULL, n, NULL, qs->capacity, &state);
+    if (r != GY_OK)
+        return r;
+    for (uint32_t i = 0; i < n; i++) {
+        builder->items[i] = qs->members[g][i];
+        builder->boxes[i] = tree_box(qs, g, qs->members[g][i]);
+    }
+    gy_bvh_build_run(qs->trees[g], builder, &state, UINT64_MAX, NULL);
+    return GY_OK;
+}
+
 /* Brings the writer's trees up to date: statics join and leave the static tree in place when
  * that pays, moved paths are refit, and a tree is rebuilt where its membership changed otherwise
  * or the periodic rebuild is due. */
@@ -1321,9 +1356,7 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     for (int g = 0; g < TREE_COUNT; g++) {
         if (!qs->membership_changed[g] && !(periodic && qs->moved_since_build[g]))
             continue;
-        gy_bvh_builder *builder = g == TREE_STATIC ? &qs->static_builder : &qs->builder;
-        gy_result r = gy_bvh_build(qs->trees[g], builder, qs->alloc, qs->members[g],
-                                   qs->member_count[g], qs->boxes, qs->capacity);
+        gy_result r = build_tree(qs, (uint8_t)g);
         if (r != GY_OK) {
             qs->membership_changed[g] = true; /* retried by the next publish */
             return r;
