@@ -174,6 +174,19 @@ static gy_result reserve_editor(gy_bvh_editor *e, const gy_allocator *a, uint32_
     return GY_OK;
 }
 
+gy_result gy_bvh_reserve_nodes(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes)
+{
+    if (nodes <= bvh->node_capacity)
+        return GY_OK;
+    gy_bvh_node *p = gy_realloc(a, bvh->nodes, (size_t)bvh->node_capacity * sizeof *bvh->nodes,
+                                (size_t)nodes * sizeof *bvh->nodes);
+    if (p == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    bvh->nodes = p;
+    bvh->node_capacity = nodes;
+    return GY_OK;
+}
+
 static gy_result reserve_tree(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes, uint32_t items)
 {
     gy_result r =

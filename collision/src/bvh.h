@@ -178,6 +178,12 @@ gy_result gy_bvh_build_begin(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allo
 bool gy_bvh_build_run(gy_bvh *bvh, gy_bvh_builder *builder, gy_bvh_build_state *state,
                       uint64_t units, uint64_t *done_units);
 
+/* Grows the node array to exactly `nodes` when it holds fewer, so that a build or copy of up to
+ * that many nodes then allocates nothing (builds otherwise double the array, which for a large
+ * tree built once can leave nearly half of it unused). Returns GY_OK or GY_ERR_OUT_OF_MEMORY
+ * (unchanged). Not for a tree another thread may be reading (the array moves). */
+gy_result gy_bvh_reserve_nodes(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes);
+
 /* Makes `dst` an exact copy of `src` (topology, bounds and leaf map). `dst` must track leaves if
  * `src` does. Returns GY_OK or GY_ERR_OUT_OF_MEMORY (dst is then empty). */
 gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uint32_t item_limit);

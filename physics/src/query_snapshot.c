@@ -1297,6 +1297,10 @@ static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
         t->version = UINT64_MAX;
         qs->static_trees[pick] = t;
     }
+    /* A copy holds as many nodes as the master, so a copy that becomes the master grows no
+     * sooner than the master did. */
+    if (gy_bvh_reserve_nodes(&t->bvh, qs->alloc, m->bvh.node_capacity) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     if (t->version == m->version) {
         if (gy_bvh_mirror(&t->bvh, &m->bvh, pick, qs->alloc, qs->capacity) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
@@ -1323,6 +1327,11 @@ static gy_result build_tree(gy_query_snapshot *qs, uint8_t g)
     gy_bvh_builder *builder = g == TREE_STATIC ? &qs->static_builder : &qs->builder;
     gy_bvh_build_state state;
     uint32_t n = qs->member_count[g];
+    /* The static tree is mostly built once, at its full size, so its nodes are reserved to fit
+     * rather than doubled: 2n - 1 and room for n/16 more statics inserted in place. */
+    if (g == TREE_STATIC && n > 0 && n <= GY_BVH_MAX_ITEMS / 4u &&
+        gy_bvh_reserve_nodes(qs->trees[g], qs->alloc, 2u * n - 1u + n / 8u) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     gy_result r =
         gy_bvh_build_begin(qs->trees[g], builder, qs->alloc, NULL, n, NULL, qs->capacity, &state);
     if (r != GY_OK)
