@@ -58,16 +58,18 @@ struct gy_snapshot_geometry {
     gy_bvh tree;
     /* Hull: vertices, triangles and one outward plane per triangle. */
     gy_hull hull;
+    /* Plane: unit normal and offset. A plane's four numbers live here rather than in its entry
+     * so that every entry is a word shorter; planes are few, and created by the writer only. */
+    double plane[4];
 };
 
-/* One collider as the writer holds it and as each buffer publishes it (104 bytes). */
+/* One collider as the writer holds it and as each buffer publishes it (96 bytes). */
 typedef struct qs_entry {
     gy_pose pose;
     union {
-        /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height |
-         * plane: unit normal, offset */
-        double p[4];
-        gy_snapshot_geometry *geometry; /* hull, mesh (read it through blob_of) */
+        /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height */
+        double p[3];
+        gy_snapshot_geometry *geometry; /* hull, mesh, plane (read it through blob_of) */
     };
     uint32_t category;
     gy_physics_body_ref body;
@@ -76,12 +78,15 @@ typedef struct qs_entry {
     uint8_t sensor;
     uint8_t live;
 } qs_entry;
-_Static_assert(sizeof(gy_snapshot_geometry *) > 8 || sizeof(qs_entry) <= 104, "entry packing");
+_Static_assert(sizeof(gy_snapshot_geometry *) > 8 || sizeof(qs_entry) <= 96, "entry packing");
 
 /* The blob a live entry uses, or NULL for a shape without one. */
 static inline gy_snapshot_geometry *blob_of(const qs_entry *e)
 {
-    return e->live && (e->type == GY_SHAPE_HULL || e->type == GY_SHAPE_MESH) ? e->geometry : NULL;
+    return e->live && (e->type == GY_SHAPE_HULL || e->type == GY_SHAPE_MESH ||
+                       e->type == GY_SHAPE_PLANE)
+               ? e->geometry
+               : NULL;
 }
 
 /* Entries are kept in pages of PAGE_SLOTS consecutive slots, one directory (an array of page
@@ -203,7 +208,7 @@ static void geometry_free(gy_snapshot_geometry *g)
         gy_free(a, g->vertices, (size_t)g->vertex_count * sizeof *g->vertices);
         gy_free(a, g->indices, (size_t)g->triangle_count * 3u * sizeof *g->indices);
         gy_bvh_fini(&g->tree, a);
-    } else {
+    } else if (g->type == GY_SHAPE_HULL) {
         gy_hull_free(a, &g->hull);
     }
     gy_free(a, g, sizeof *g);
@@ -720,8 +725,10 @@ static uint8_t group_of(const qs_entry *e)
     return e->motion == GY_MOTION_STATIC ? TREE_STATIC : TREE_MOVING;
 }
 
-/* Checks and converts a definition; on success *out holds a live entry. */
-static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
+/* Checks and converts a definition; on success *out holds a live entry. A plane's numbers go to
+ * plane[4] (its entry's record is the caller's to make); queries, which take no planes, pass
+ * NULL. */
+static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out, double *plane)
 {
     if (d == NULL || (unsigned)d->motion >= GY_MOTION_TYPE_COUNT ||
         (unsigned)d->shape.type >= GY_SHAPE_TYPE_COUNT)
@@ -763,11 +770,13 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
         out->p[1] = 0.5 * s->height;
         break;
     case GY_SHAPE_PLANE: {
+        if (plane == NULL)
+            return GY_ERR_UNSUPPORTED;
         double len = gy_v3_len(s->normal);
-        out->p[0] = s->normal.x / len;
-        out->p[1] = s->normal.y / len;
-        out->p[2] = s->normal.z / len;
-        out->p[3] = s->offset / len;
+        plane[0] = s->normal.x / len;
+        plane[1] = s->normal.y / len;
+        plane[2] = s->normal.z / len;
+        plane[3] = s->offset / len;
         break;
     }
     default:
@@ -1024,12 +1033,31 @@ static void group_remove(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
     note_static_change(qs, g, slot);
 }
 
+/* The record for a plane set at `slot`: the one its entry has when the numbers are the same (a
+ * plane set again allocates nothing), else a new one with no references; NULL without memory. */
+static gy_snapshot_geometry *plane_record(gy_query_snapshot *qs, uint32_t slot,
+                                          const double plane[4])
+{
+    const qs_entry *old = writer_entry(qs, slot);
+    if (old != NULL && old->type == GY_SHAPE_PLANE &&
+        memcmp(old->geometry->plane, plane, sizeof old->geometry->plane) == 0)
+        return old->geometry;
+    gy_snapshot_geometry *g = gy_alloc_zeroed(qs->alloc, sizeof *g);
+    if (g == NULL)
+        return NULL;
+    g->allocator = qs->alloc;
+    g->type = GY_SHAPE_PLANE;
+    memcpy(g->plane, plane, sizeof g->plane);
+    return g;
+}
+
 gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_snapshot_entry *e)
 {
     if (qs == NULL || slot >= GY_QUERY_SNAPSHOT_MAX_SLOTS)
         return GY_ERR_INVALID_ARGUMENT;
     qs_entry n;
-    gy_result r = entry_from_def(e, &n);
+    double plane[4];
+    gy_result r = entry_from_def(e, &n, plane);
     if (r != GY_OK)
         return r;
     r = grow_slots(qs, slot + 1u);
@@ -1056,6 +1084,8 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     qs_entry *dst =
         new_group == TREE_STATIC ? static_for_write(qs, slot) : mover_for_write(qs, slot);
     if (dst == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    if (n.type == GY_SHAPE_PLANE && (n.geometry = plane_record(qs, slot, plane)) == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     if (slot >= qs->slot_limit)
         qs->slot_limit = slot + 1u;
@@ -1637,8 +1667,8 @@ gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
         d->shape.height = 2.0 * e->p[1];
         break;
     case GY_SHAPE_PLANE:
-        d->shape.normal = gy_v3(e->p[0], e->p[1], e->p[2]);
-        d->shape.offset = e->p[3];
+        d->shape.normal = gy_v3(e->geometry->plane[0], e->geometry->plane[1], e->geometry->plane[2]);
+        d->shape.offset = e->geometry->plane[3];
         break;
     default:
         d->geometry = e->geometry;
@@ -1955,8 +1985,9 @@ static bool ray_entry(const qs_entry *e, gy_vec3 o, gy_vec3 d, double t_max, ray
 {
     h->triangle = -1;
     if (e->type == GY_SHAPE_PLANE) {
-        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
-        double above = gy_v3_dot(n, o) - e->p[3], den = gy_v3_dot(n, d);
+        const double *pl = e->geometry->plane;
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
+        double above = gy_v3_dot(n, o) - pl[3], den = gy_v3_dot(n, d);
         if (above < 0.0 || den >= 0.0)
             return false;
         double t = -above / den;
@@ -2164,7 +2195,7 @@ static bool convex_overlap(const gy_convex *a, const gy_convex *b)
 }
 
 /* Bounds of a query shape at `pose`: a hull's from its points, the others as an entry's. */
-static void query_bounds(uint8_t type, const double p[4], const gy_hull_def *hull, gy_pose pose,
+static void query_bounds(uint8_t type, const double p[3], const gy_hull_def *hull, gy_pose pose,
                          gy_vec3 *lo, gy_vec3 *hi)
 {
     if (type == GY_SHAPE_HULL) {
@@ -2216,7 +2247,7 @@ typedef struct overlap_query {
     gy_collector collector;
     gy_convex shape;
     uint8_t shape_type;
-    double p[4];
+    double p[3];
     const gy_hull_def *hull; /* a hull query's points */
     gy_bvh_box box;
     gy_snapshot_hit *hits;
@@ -2229,8 +2260,9 @@ static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *tr
     *triangle = -1;
     gy_convex target;
     if (e->type == GY_SHAPE_PLANE) {
-        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
-        double lowest = gy_v3_dot(n, gy_convex_support(&q->shape, gy_v3_neg(n))) - e->p[3];
+        const double *pl = e->geometry->plane;
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
+        double lowest = gy_v3_dot(n, gy_convex_support(&q->shape, gy_v3_neg(n))) - pl[3];
         return lowest <= q->shape.radius + TOUCH_TOLERANCE;
     }
     if (e->type == GY_SHAPE_MESH) {
@@ -2313,10 +2345,10 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
         def.shape = *shape;
         def.pose = pose;
         qs_entry qe;
-        r = entry_from_def(&def, &qe);
+        r = entry_from_def(&def, &qe, NULL);
         if (r != GY_OK)
             return r;
-        memcpy(q.p, qe.p, sizeof q.p);
+        memcpy(q.p, qe.p, sizeof qe.p);
         convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, qe.pose, &q.shape);
     }
     gy_vec3 lo, hi;
@@ -2348,7 +2380,7 @@ typedef struct cast_query {
     const gy_snapshot_filter *filter;
     gy_convex shape; /* at fraction 0 */
     uint8_t shape_type;
-    double p[4];
+    double p[3];
     const gy_hull_def *hull; /* the moving hull's points */
     double reach;            /* bounding radius about the pose's origin */
     gy_vec3 translation;
@@ -2399,9 +2431,10 @@ static bool cast_entry(const cast_query *q, const qs_entry *e, double from, doub
 {
     *triangle = -1;
     if (e->type == GY_SHAPE_PLANE) {
-        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
+        const double *pl = e->geometry->plane;
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
         gy_vec3 low = gy_convex_support(&q->shape, gy_v3_neg(n));
-        double height = gy_v3_dot(n, low) - e->p[3] - q->shape.radius;
+        double height = gy_v3_dot(n, low) - pl[3] - q->shape.radius;
         double t = 0.0;
         if (height > TOUCH_TOLERANCE) {
             double closing = -gy_v3_dot(n, q->translation);
@@ -2550,10 +2583,10 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
         def.shape = *shape;
         def.pose = pose;
         qs_entry qe;
-        r = entry_from_def(&def, &qe);
+        r = entry_from_def(&def, &qe, NULL);
         if (r != GY_OK)
             return r;
-        memcpy(q.p, qe.p, sizeof q.p);
+        memcpy(q.p, qe.p, sizeof qe.p);
         convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, pose, &q.shape);
         q.reach = bounding_radius(&qe);
     }
