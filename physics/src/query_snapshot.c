@@ -797,8 +797,7 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out, doubl
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t member_pos, dirty, static_pending, group, dirty_bits, static_flags,
-        size;
+    size_t member_pos, dirty, static_pending, group, dirty_bits, static_flags, size;
 } slot_layout;
 
 static slot_layout layout_for(uint32_t cap)
@@ -1667,7 +1666,8 @@ gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
         d->shape.height = 2.0 * e->p[1];
         break;
     case GY_SHAPE_PLANE:
-        d->shape.normal = gy_v3(e->geometry->plane[0], e->geometry->plane[1], e->geometry->plane[2]);
+        d->shape.normal =
+            gy_v3(e->geometry->plane[0], e->geometry->plane[1], e->geometry->plane[2]);
         d->shape.offset = e->geometry->plane[3];
         break;
     default:
