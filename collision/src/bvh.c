@@ -174,6 +174,19 @@ static gy_result reserve_editor(gy_bvh_editor *e, const gy_allocator *a, uint32_
     return GY_OK;
 }
 
+gy_result gy_bvh_reserve_nodes(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes)
+{
+    if (nodes <= bvh->node_capacity)
+        return GY_OK;
+    gy_bvh_node *p = gy_realloc(a, bvh->nodes, (size_t)bvh->node_capacity * sizeof *bvh->nodes,
+                                (size_t)nodes * sizeof *bvh->nodes);
+    if (p == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    bvh->nodes = p;
+    bvh->node_capacity = nodes;
+    return GY_OK;
+}
+
 static gy_result reserve_tree(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes, uint32_t items)
 {
     gy_result r =
@@ -560,11 +573,12 @@ uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box)
 }
 
 /* Sets node i's box: its item's for a leaf, its children's union otherwise; logs a change. */
-static void refit_node(gy_bvh *bvh, uint32_t i, const gy_bvh_box *boxes)
+static void refit_node(gy_bvh *bvh, uint32_t i, const gy_bvh_box *boxes, const uint32_t *index)
 {
     gy_bvh_node *n = &bvh->nodes[i];
+    uint32_t item = n->link & ~GY_BVH_LEAF_BIT;
     gy_bvh_box b = (n->link & GY_BVH_LEAF_BIT)
-                       ? boxes[n->link & ~GY_BVH_LEAF_BIT]
+                       ? boxes[index != NULL ? index[item] : item]
                        : gy_bvh_box_union(bvh->nodes[n->link].box, bvh->nodes[n->link + 1u].box);
     if (bvh->editor != NULL && gy_bvh_box_equal(&b, &n->box))
         return;
@@ -574,9 +588,14 @@ static void refit_node(gy_bvh *bvh, uint32_t i, const gy_bvh_box *boxes)
 
 uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
 {
+    return gy_bvh_refit_all_indexed(bvh, boxes, NULL);
+}
+
+uint32_t gy_bvh_refit_all_indexed(gy_bvh *bvh, const gy_bvh_box *boxes, const uint32_t *index)
+{
     if (bvh->ordered) {
         for (uint32_t i = bvh->node_count; i-- > 0;)
-            refit_node(bvh, i, boxes);
+            refit_node(bvh, i, boxes, index);
         return bvh->node_count;
     }
     if (bvh->node_count == 0)
@@ -587,7 +606,7 @@ uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
     for (;;) {
         while (!(bvh->nodes[n].link & GY_BVH_LEAF_BIT))
             n = bvh->nodes[n].link;
-        refit_node(bvh, n, boxes);
+        refit_node(bvh, n, boxes, index);
         for (;;) {
             if (n == 0)
                 return bvh->node_count;
@@ -596,7 +615,7 @@ uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes)
                 n = n + 1u;
                 break;
             }
-            refit_node(bvh, p, boxes);
+            refit_node(bvh, p, boxes, index);
             n = p;
         }
     }

@@ -178,6 +178,12 @@ gy_result gy_bvh_build_begin(gy_bvh *bvh, gy_bvh_builder *builder, const gy_allo
 bool gy_bvh_build_run(gy_bvh *bvh, gy_bvh_builder *builder, gy_bvh_build_state *state,
                       uint64_t units, uint64_t *done_units);
 
+/* Grows the node array to exactly `nodes` when it holds fewer, so that a build or copy of up to
+ * that many nodes then allocates nothing (builds otherwise double the array, which for a large
+ * tree built once can leave nearly half of it unused). Returns GY_OK or GY_ERR_OUT_OF_MEMORY
+ * (unchanged). Not for a tree another thread may be reading (the array moves). */
+gy_result gy_bvh_reserve_nodes(gy_bvh *bvh, const gy_allocator *a, uint32_t nodes);
+
 /* Makes `dst` an exact copy of `src` (topology, bounds and leaf map). `dst` must track leaves if
  * `src` does. Returns GY_OK or GY_ERR_OUT_OF_MEMORY (dst is then empty). */
 gy_result gy_bvh_copy(gy_bvh *dst, const gy_bvh *src, const gy_allocator *a, uint32_t item_limit);
@@ -194,6 +200,9 @@ uint32_t gy_bvh_refit_item(gy_bvh *bvh, uint32_t item, gy_bvh_box box);
  * post-order). Returns the node count. Cheaper than item refits once moved items × (depth + 1)
  * exceeds the node count. Both refits log the nodes they change in the tree's editor, if any. */
 uint32_t gy_bvh_refit_all(gy_bvh *bvh, const gy_bvh_box *boxes);
+/* As gy_bvh_refit_all with item i's box at boxes[index[i]] (boxes kept by some other order than
+ * item number, such as the query snapshot's movers by place in their group). */
+uint32_t gy_bvh_refit_all_indexed(gy_bvh *bvh, const gy_bvh_box *boxes, const uint32_t *index);
 
 /* Called for each leaf whose box the ray enters before the current limit; returns the new limit
  * (≤ the one given: the parameter of the best hit so far, to prune farther nodes) or a negative

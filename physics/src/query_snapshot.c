@@ -58,16 +58,18 @@ struct gy_snapshot_geometry {
     gy_bvh tree;
     /* Hull: vertices, triangles and one outward plane per triangle. */
     gy_hull hull;
+    /* Plane: unit normal and offset. A plane's four numbers live here rather than in its entry
+     * so that every entry is a word shorter; planes are few, and created by the writer only. */
+    double plane[4];
 };
 
-/* One collider as the writer holds it and as each buffer publishes it (104 bytes). */
+/* One collider as the writer holds it and as each buffer publishes it (96 bytes). */
 typedef struct qs_entry {
     gy_pose pose;
     union {
-        /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height |
-         * plane: unit normal, offset */
-        double p[4];
-        gy_snapshot_geometry *geometry; /* hull, mesh (read it through blob_of) */
+        /* sphere: r | box: half extents | capsule: r, half segment | cylinder: r, half height */
+        double p[3];
+        gy_snapshot_geometry *geometry; /* hull, mesh, plane (read it through blob_of) */
     };
     uint32_t category;
     gy_physics_body_ref body;
@@ -76,12 +78,15 @@ typedef struct qs_entry {
     uint8_t sensor;
     uint8_t live;
 } qs_entry;
-_Static_assert(sizeof(gy_snapshot_geometry *) > 8 || sizeof(qs_entry) <= 104, "entry packing");
+_Static_assert(sizeof(gy_snapshot_geometry *) > 8 || sizeof(qs_entry) <= 96, "entry packing");
 
 /* The blob a live entry uses, or NULL for a shape without one. */
 static inline gy_snapshot_geometry *blob_of(const qs_entry *e)
 {
-    return e->live && (e->type == GY_SHAPE_HULL || e->type == GY_SHAPE_MESH) ? e->geometry : NULL;
+    return e->live && (e->type == GY_SHAPE_HULL || e->type == GY_SHAPE_MESH ||
+                       e->type == GY_SHAPE_PLANE)
+               ? e->geometry
+               : NULL;
 }
 
 /* Entries are kept in pages of PAGE_SLOTS consecutive slots, one directory (an array of page
@@ -153,22 +158,29 @@ struct gy_query_snapshot {
     qs_page *pool;           /* spare pages, reused before allocating */
     uint64_t churn_seen;     /* static page copies + tree switches after the last publish */
     uint32_t quiet;          /* publishes since the last one that copied a page or switched trees */
-    gy_bvh_box *boxes;
     uint32_t *member_pos;           /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group; grown as a group grows, never shrunk */
     uint32_t member_capacity[GROUP_COUNT];
-    uint32_t *dirty[DIRTY_LISTS]; /* slots changed since buffer b (or the trees) last caught up */
+    /* Slots changed since some buffer (or the trees) last caught up: one list for all four, each
+     * slot on it once while any of its low dirty_bits is set, so a static costs one word here
+     * rather than one per list. Each catching up walks it and skips the slots not dirty for it;
+     * a slot changed once stays on it for three publishes at most. */
+    uint32_t *dirty;
     uint32_t *static_pending;     /* slots marked STATIC_PENDING */
     uint8_t *group;
     uint8_t *dirty_bits;
     uint8_t *static_flags;
 
     uint32_t member_count[GROUP_COUNT];
-    /* By position in members[TREE_MOVING] (member_pos), so statics carry none. */
+    /* By position in members[TREE_MOVING] (member_pos), so statics carry none: a static's tree
+     * box is its exact bounds, computed from its entry where a build, an insert or a refit needs
+     * it, while a mover's is grown by MOVING_MARGIN and kept until the bounds leave it. */
     qs_anchor *anchors;
     uint32_t anchor_capacity;
-    uint32_t dirty_count[DIRTY_LISTS];
-    uint32_t box_dirty_count[DIRTY_LISTS]; /* of those, slots whose tree box changed */
+    gy_bvh_box *mover_boxes;
+    uint32_t mover_box_capacity;
+    uint32_t dirty_count;
+    uint32_t box_dirty_count[DIRTY_LISTS]; /* slots whose tree box changed, per list */
     uint32_t static_pending_count;
     uint64_t version[GROUP_COUNT]; /* bumped whenever a group's tree or list is rebuilt */
     bool membership_changed[GROUP_COUNT];
@@ -196,7 +208,7 @@ static void geometry_free(gy_snapshot_geometry *g)
         gy_free(a, g->vertices, (size_t)g->vertex_count * sizeof *g->vertices);
         gy_free(a, g->indices, (size_t)g->triangle_count * 3u * sizeof *g->indices);
         gy_bvh_fini(&g->tree, a);
-    } else {
+    } else if (g->type == GY_SHAPE_HULL) {
         gy_hull_free(a, &g->hull);
     }
     gy_free(a, g, sizeof *g);
@@ -664,36 +676,44 @@ static qs_entry *mover_for_write(gy_query_snapshot *qs, uint32_t slot)
     return &(*pp)->e[slot & (PAGE_SLOTS - 1u)];
 }
 
-/* Brings the writer's tree box of a bounded entry in `group` up to date: exact (outward-rounded)
- * for statics, grown by MOVING_MARGIN for the moving tree, where an unforced update keeps a box
- * that still holds the bounds. Returns whether the box changed. The moves that keep their box
- * (most, and the ones that come by the thousand per tick) are decided by still_inside before
- * this is called. */
+/* Brings the writer's tree box of a bounded entry in `group` up to date: for the moving tree its
+ * bounds grown by MOVING_MARGIN, where an unforced update keeps a box that still holds the bounds;
+ * a static's box is its exact (outward-rounded) bounds, computed from its entry when the static
+ * tree is next updated, so here it is only marked stale. Returns whether the box changed. The
+ * moves that keep their box (most, and the ones that come by the thousand per tick) are decided
+ * by still_inside before this is called. */
 static __attribute__((noinline)) bool update_box(gy_query_snapshot *qs, uint32_t slot,
                                                  uint8_t group, bool force)
 {
+    if (group == TREE_STATIC) {
+        qs->static_tree_stale = true;
+        return true;
+    }
     const qs_entry *e = writer_entry(qs, slot);
     gy_vec3 lo, hi;
     entry_bounds(e, &lo, &hi);
-    gy_bvh_box *b = &qs->boxes[slot];
-    if (group == TREE_MOVING) {
-        /* Turned or moved farther than the estimate allows, but the bounds may still fit (a
-         * box keeps its bounds under a quarter turn about an axis, say). */
-        if (!force && b->min[0] <= lo.x && b->min[1] <= lo.y && b->min[2] <= lo.z &&
-            hi.x <= b->max[0] && hi.y <= b->max[1] && hi.z <= b->max[2])
-            return false;
-        const gy_vec3 m = gy_v3(MOVING_MARGIN, MOVING_MARGIN, MOVING_MARGIN);
-        lo = gy_v3_sub(lo, m);
-        hi = gy_v3_add(hi, m);
-        qs_anchor *a = &qs->anchors[qs->member_pos[slot]];
-        a->pose = e->pose;
-        if (force)
-            a->turn_radius = turn_radius(e);
-    }
+    gy_bvh_box *b = &qs->mover_boxes[qs->member_pos[slot]];
+    /* Turned or moved farther than the estimate allows, but the bounds may still fit (a box keeps
+     * its bounds under a quarter turn about an axis, say). */
+    if (!force && b->min[0] <= lo.x && b->min[1] <= lo.y && b->min[2] <= lo.z &&
+        hi.x <= b->max[0] && hi.y <= b->max[1] && hi.z <= b->max[2])
+        return false;
+    const gy_vec3 m = gy_v3(MOVING_MARGIN, MOVING_MARGIN, MOVING_MARGIN);
+    lo = gy_v3_sub(lo, m);
+    hi = gy_v3_add(hi, m);
+    qs_anchor *a = &qs->anchors[qs->member_pos[slot]];
+    a->pose = e->pose;
+    if (force)
+        a->turn_radius = turn_radius(e);
     *b = gy_bvh_box_from(lo, hi);
-    if (group == TREE_STATIC)
-        qs->static_tree_stale = true;
     return true;
+}
+
+/* The writer's current tree box of a slot in tree group g. */
+static gy_bvh_box tree_box(const gy_query_snapshot *qs, uint8_t g, uint32_t slot)
+{
+    return g == TREE_MOVING ? qs->mover_boxes[qs->member_pos[slot]]
+                            : entry_box(writer_entry(qs, slot));
 }
 
 static uint8_t group_of(const qs_entry *e)
@@ -705,8 +725,10 @@ static uint8_t group_of(const qs_entry *e)
     return e->motion == GY_MOTION_STATIC ? TREE_STATIC : TREE_MOVING;
 }
 
-/* Checks and converts a definition; on success *out holds a live entry. */
-static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
+/* Checks and converts a definition; on success *out holds a live entry. A plane's numbers go to
+ * plane[4] (its entry's record is the caller's to make); queries, which take no planes, pass
+ * NULL. */
+static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out, double *plane)
 {
     if (d == NULL || (unsigned)d->motion >= GY_MOTION_TYPE_COUNT ||
         (unsigned)d->shape.type >= GY_SHAPE_TYPE_COUNT)
@@ -748,11 +770,13 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
         out->p[1] = 0.5 * s->height;
         break;
     case GY_SHAPE_PLANE: {
+        if (plane == NULL)
+            return GY_ERR_UNSUPPORTED;
         double len = gy_v3_len(s->normal);
-        out->p[0] = s->normal.x / len;
-        out->p[1] = s->normal.y / len;
-        out->p[2] = s->normal.z / len;
-        out->p[3] = s->offset / len;
+        plane[0] = s->normal.x / len;
+        plane[1] = s->normal.y / len;
+        plane[2] = s->normal.z / len;
+        plane[3] = s->offset / len;
         break;
     }
     default:
@@ -773,22 +797,17 @@ static gy_result entry_from_def(const gy_snapshot_entry *d, qs_entry *out)
 
 /* Layout of the per-slot block for `cap` slots: offsets of each array, largest alignment first. */
 typedef struct slot_layout {
-    size_t boxes, member_pos, dirty[DIRTY_LISTS], static_pending, group, dirty_bits, static_flags,
-        size;
+    size_t member_pos, dirty, static_pending, group, dirty_bits, static_flags, size;
 } slot_layout;
 
 static slot_layout layout_for(uint32_t cap)
 {
     slot_layout l;
     size_t o = 0, n = cap;
-    l.boxes = o;
-    o += n * sizeof(gy_bvh_box);
     l.member_pos = o;
     o += n * sizeof(uint32_t);
-    for (unsigned i = 0; i < DIRTY_LISTS; i++) {
-        l.dirty[i] = o;
-        o += n * sizeof(uint32_t);
-    }
+    l.dirty = o;
+    o += n * sizeof(uint32_t);
     l.static_pending = o;
     o += n * sizeof(uint32_t);
     l.group = o;
@@ -825,24 +844,19 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
         return GY_ERR_OUT_OF_MEMORY;
     uint32_t old = qs->capacity, add = (uint32_t)cap - old;
     /* Per-slot state is copied; the new tail starts empty. */
-    carry(b + l.boxes, qs->boxes, sizeof(gy_bvh_box), old, add, 0);
     carry(b + l.member_pos, qs->member_pos, sizeof(uint32_t), old, add, 0xff);
     carry(b + l.group, qs->group, 1, old, add, (int)GROUP_NONE);
     carry(b + l.dirty_bits, qs->dirty_bits, 1, old, add, 0);
     carry(b + l.static_flags, qs->static_flags, 1, old, add, 0);
     carry(b + l.static_pending, qs->static_pending, sizeof(uint32_t), qs->static_pending_count,
           (uint32_t)cap - qs->static_pending_count, 0);
-    for (unsigned i = 0; i < DIRTY_LISTS; i++) {
-        uint32_t *dst = (uint32_t *)(void *)(b + l.dirty[i]);
-        if (qs->dirty_count[i])
-            memcpy(dst, qs->dirty[i], (size_t)qs->dirty_count[i] * sizeof *dst);
-        qs->dirty[i] = dst;
-    }
+    if (qs->dirty_count)
+        memcpy(b + l.dirty, qs->dirty, (size_t)qs->dirty_count * sizeof *qs->dirty);
+    qs->dirty = (uint32_t *)(void *)(b + l.dirty);
     gy_free(qs->alloc, qs->block, qs->block_size);
     qs->block = b;
     qs->block_size = l.size;
     qs->capacity = (uint32_t)cap;
-    qs->boxes = (gy_bvh_box *)(void *)(b + l.boxes);
     qs->member_pos = (uint32_t *)(void *)(b + l.member_pos);
     qs->group = (uint8_t *)(b + l.group);
     qs->dirty_bits = (uint8_t *)(b + l.dirty_bits);
@@ -963,14 +977,15 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs)
     gy_bvh_editor_fini(&qs->static_editor, a);
     gy_free(a, qs->block, qs->block_size);
     gy_free(a, qs->anchors, (size_t)qs->anchor_capacity * sizeof *qs->anchors);
+    gy_free(a, qs->mover_boxes, (size_t)qs->mover_box_capacity * sizeof *qs->mover_boxes);
     for (int g = 0; g < GROUP_COUNT; g++)
         gy_free(a, qs->members[g], (size_t)qs->member_capacity[g] * sizeof *qs->members[g]);
     gy_triple_buffer_destroy(qs->tb);
     gy_free(a, qs, sizeof *qs);
 }
 
-/* Lists the slot on every dirty list it is not on yet, and with `box` marks its tree box changed
- * for every list. */
+/* Marks the slot dirty for every list it is not dirty for yet (putting it on the dirty list if
+ * it was dirty for none), and with `box` marks its tree box changed for every list. */
 static inline void mark_dirty(gy_query_snapshot *qs, uint32_t slot, bool box)
 {
     const unsigned all = (1u << DIRTY_LISTS) - 1u;
@@ -980,11 +995,8 @@ static inline void mark_dirty(gy_query_snapshot *qs, uint32_t slot, bool box)
     if ((missing | box_missing) == 0)
         return;
     qs->dirty_bits[slot] = (uint8_t)(bits | missing | (box_missing << BOX_SHIFT));
-    /* Bit by bit through the set ones only: a body moving every tick is missing from two lists. */
-    for (; missing != 0; missing &= missing - 1u) {
-        unsigned b = (unsigned)__builtin_ctz(missing);
-        qs->dirty[b][qs->dirty_count[b]++] = slot;
-    }
+    if ((bits & all) == 0)
+        qs->dirty[qs->dirty_count++] = slot;
     for (; box_missing != 0; box_missing &= box_missing - 1u)
         qs->box_dirty_count[__builtin_ctz(box_missing)]++;
 }
@@ -1012,10 +1024,30 @@ static void group_remove(gy_query_snapshot *qs, uint8_t g, uint32_t slot)
     assert(qs->members[g][pos] == slot);
     qs->members[g][pos] = last;
     qs->member_pos[last] = pos;
-    if (g == TREE_MOVING)
+    if (g == TREE_MOVING) {
         qs->anchors[pos] = qs->anchors[qs->member_count[g]];
+        qs->mover_boxes[pos] = qs->mover_boxes[qs->member_count[g]];
+    }
     qs->membership_changed[g] = true;
     note_static_change(qs, g, slot);
+}
+
+/* The record for a plane set at `slot`: the one its entry has when the numbers are the same (a
+ * plane set again allocates nothing), else a new one with no references; NULL without memory. */
+static gy_snapshot_geometry *plane_record(gy_query_snapshot *qs, uint32_t slot,
+                                          const double plane[4])
+{
+    const qs_entry *old = writer_entry(qs, slot);
+    if (old != NULL && old->type == GY_SHAPE_PLANE &&
+        memcmp(old->geometry->plane, plane, sizeof old->geometry->plane) == 0)
+        return old->geometry;
+    gy_snapshot_geometry *g = gy_alloc_zeroed(qs->alloc, sizeof *g);
+    if (g == NULL)
+        return NULL;
+    g->allocator = qs->alloc;
+    g->type = GY_SHAPE_PLANE;
+    memcpy(g->plane, plane, sizeof g->plane);
+    return g;
 }
 
 gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_snapshot_entry *e)
@@ -1023,7 +1055,8 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     if (qs == NULL || slot >= GY_QUERY_SNAPSHOT_MAX_SLOTS)
         return GY_ERR_INVALID_ARGUMENT;
     qs_entry n;
-    gy_result r = entry_from_def(e, &n);
+    double plane[4];
+    gy_result r = entry_from_def(e, &n, plane);
     if (r != GY_OK)
         return r;
     r = grow_slots(qs, slot + 1u);
@@ -1041,12 +1074,17 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     if (new_group == TREE_MOVING && old_group != TREE_MOVING) {
         r = gy_array_reserve(qs->alloc, (void **)&qs->anchors, &qs->anchor_capacity,
                              qs->member_count[TREE_MOVING] + 1u, sizeof *qs->anchors);
+        if (r == GY_OK)
+            r = gy_array_reserve(qs->alloc, (void **)&qs->mover_boxes, &qs->mover_box_capacity,
+                                 qs->member_count[TREE_MOVING] + 1u, sizeof *qs->mover_boxes);
         if (r != GY_OK)
             return r;
     }
     qs_entry *dst =
         new_group == TREE_STATIC ? static_for_write(qs, slot) : mover_for_write(qs, slot);
     if (dst == NULL)
+        return GY_ERR_OUT_OF_MEMORY;
+    if (n.type == GY_SHAPE_PLANE && (n.geometry = plane_record(qs, slot, plane)) == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     if (slot >= qs->slot_limit)
         qs->slot_limit = slot + 1u;
@@ -1136,7 +1174,7 @@ gy_result gy_query_snapshot_remove(gy_query_snapshot *qs, uint32_t slot)
     return GY_OK;
 }
 
-/* Refits `trees` (the writer's or a buffer's) for the slots of dirty list `b` whose box changed,
+/* Refits `trees` (the writer's or a buffer's) for the slots whose box changed for list `b`,
  * except the trees marked in `skip`: path by path, or in one sweep where that touches fewer nodes
  * (when most of a tree moved), and clears those box marks. moved[g] tells whether any box of tree
  * g changed. */
@@ -1146,7 +1184,7 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
     moved[0] = moved[1] = false;
     if (qs->box_dirty_count[b] == 0)
         return;
-    const uint32_t *list = qs->dirty[b], n = qs->dirty_count[b];
+    const uint32_t *list = qs->dirty, n = qs->dirty_count;
     const uint8_t box_bit = (uint8_t)(1u << (BOX_SHIFT + b));
     uint32_t count[TREE_COUNT] = {0, 0};
     for (uint32_t i = 0; i < n; i++) {
@@ -1159,9 +1197,13 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
         /* Refit by path, a slot counts as moved only if its box changed: a static just inserted
          * into its tree in place is listed here too, but has not moved. */
         moved[g] = count[g] > 0 && (skip[g] || trees[g]->node_count > 0);
-        sweep[g] = !skip[g] && (uint64_t)count[g] * (trees[g]->depth + 1u) > trees[g]->node_count;
+        /* Statics keep no boxes to sweep over; they seldom move, and never most of them at once
+         * but when a level is moved as a whole. */
+        sweep[g] = !skip[g] && g == TREE_MOVING &&
+                   (uint64_t)count[g] * (trees[g]->depth + 1u) > trees[g]->node_count;
         if (sweep[g])
-            qs->stats.nodes_refit += gy_bvh_refit_all(trees[g], qs->boxes);
+            qs->stats.nodes_refit +=
+                gy_bvh_refit_all_indexed(trees[g], qs->mover_boxes, qs->member_pos);
         else if (!skip[g] && count[g] > 0) {
             by_path = true;
             moved[g] = false;
@@ -1174,12 +1216,25 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
         qs->dirty_bits[s] &= (uint8_t)~box_bit;
         uint8_t g = qs->group[s];
         if (by_path && g < TREE_COUNT && !skip[g] && !sweep[g]) {
-            uint32_t changed = gy_bvh_refit_item(trees[g], s, qs->boxes[s]);
+            uint32_t changed = gy_bvh_refit_item(trees[g], s, tree_box(qs, g, s));
             qs->stats.nodes_refit += changed;
             moved[g] = moved[g] || changed > 0;
         }
     }
     qs->box_dirty_count[b] = 0;
+}
+
+/* Drops the slots dirty for no list any more from the dirty list (after a list caught up). */
+static void compact_dirty(gy_query_snapshot *qs)
+{
+    const unsigned all = (1u << DIRTY_LISTS) - 1u;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < qs->dirty_count; i++) {
+        uint32_t s = qs->dirty[i];
+        if (qs->dirty_bits[s] & all)
+            qs->dirty[kept++] = s;
+    }
+    qs->dirty_count = kept;
 }
 
 /* After a static tree build: every pending slot is in the tree exactly when it is static. */
@@ -1216,7 +1271,7 @@ static gy_result edit_static_tree(gy_query_snapshot *qs, bool *edited)
     for (; done < changes; done++) {
         uint32_t s = qs->static_pending[done];
         if (!(qs->static_flags[s] & IN_STATIC_TREE) && qs->group[s] == TREE_STATIC) {
-            if (gy_bvh_insert(t, qs->alloc, s, qs->boxes[s], qs->capacity) != GY_OK)
+            if (gy_bvh_insert(t, qs->alloc, s, tree_box(qs, TREE_STATIC, s), qs->capacity) != GY_OK)
                 break;
             qs->static_flags[s] |= IN_STATIC_TREE;
         }
@@ -1271,6 +1326,10 @@ static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
         t->version = UINT64_MAX;
         qs->static_trees[pick] = t;
     }
+    /* A copy holds as many nodes as the master, so a copy that becomes the master grows no
+     * sooner than the master did. */
+    if (gy_bvh_reserve_nodes(&t->bvh, qs->alloc, m->bvh.node_capacity) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     if (t->version == m->version) {
         if (gy_bvh_mirror(&t->bvh, &m->bvh, pick, qs->alloc, qs->capacity) != GY_OK)
             return GY_ERR_OUT_OF_MEMORY;
@@ -1291,6 +1350,29 @@ static gy_result own_static_tree(gy_query_snapshot *qs, uint64_t sequence)
     return GY_OK;
 }
 
+/* Rebuilds the writer's tree g over its group, each member with its current tree box. */
+static gy_result build_tree(gy_query_snapshot *qs, uint8_t g)
+{
+    gy_bvh_builder *builder = g == TREE_STATIC ? &qs->static_builder : &qs->builder;
+    gy_bvh_build_state state;
+    uint32_t n = qs->member_count[g];
+    /* The static tree is mostly built once, at its full size, so its nodes are reserved to fit
+     * rather than doubled: 2n - 1 and room for n/16 more statics inserted in place. */
+    if (g == TREE_STATIC && n > 0 && n <= GY_BVH_MAX_ITEMS / 4u &&
+        gy_bvh_reserve_nodes(qs->trees[g], qs->alloc, 2u * n - 1u + n / 8u) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_result r =
+        gy_bvh_build_begin(qs->trees[g], builder, qs->alloc, NULL, n, NULL, qs->capacity, &state);
+    if (r != GY_OK)
+        return r;
+    for (uint32_t i = 0; i < n; i++) {
+        builder->items[i] = qs->members[g][i];
+        builder->boxes[i] = tree_box(qs, g, qs->members[g][i]);
+    }
+    gy_bvh_build_run(qs->trees[g], builder, &state, UINT64_MAX, NULL);
+    return GY_OK;
+}
+
 /* Brings the writer's trees up to date: statics join and leave the static tree in place when
  * that pays, moved paths are refit, and a tree is rebuilt where its membership changed otherwise
  * or the periodic rebuild is due. */
@@ -1303,18 +1385,16 @@ static gy_result update_trees(gy_query_snapshot *qs, uint64_t sequence)
     if (edited)
         qs->stats.static_edits++;
     refit_trees(qs, qs->trees, MASTER_BIT, qs->membership_changed, moved);
-    for (uint32_t i = 0; i < qs->dirty_count[MASTER_BIT]; i++)
-        qs->dirty_bits[qs->dirty[MASTER_BIT][i]] &= (uint8_t) ~(1u << MASTER_BIT);
-    qs->dirty_count[MASTER_BIT] = 0;
+    for (uint32_t i = 0; i < qs->dirty_count; i++)
+        qs->dirty_bits[qs->dirty[i]] &= (uint8_t) ~(1u << MASTER_BIT);
+    compact_dirty(qs);
     for (int g = 0; g < TREE_COUNT; g++)
         qs->moved_since_build[g] = qs->moved_since_build[g] || moved[g];
     bool periodic = sequence % REBUILD_PERIOD == 0;
     for (int g = 0; g < TREE_COUNT; g++) {
         if (!qs->membership_changed[g] && !(periodic && qs->moved_since_build[g]))
             continue;
-        gy_bvh_builder *builder = g == TREE_STATIC ? &qs->static_builder : &qs->builder;
-        gy_result r = gy_bvh_build(qs->trees[g], builder, qs->alloc, qs->members[g],
-                                   qs->member_count[g], qs->boxes, qs->capacity);
+        gy_result r = build_tree(qs, (uint8_t)g);
         if (r != GY_OK) {
             qs->membership_changed[g] = true; /* retried by the next publish */
             return r;
@@ -1382,8 +1462,11 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
 {
     if (dir_reserve(qs->alloc, &v->movers, qs->movers.count) != GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
-        uint32_t s = qs->dirty[b][i];
+    const uint8_t bit = (uint8_t)(1u << b);
+    for (uint32_t i = 0; i < qs->dirty_count; i++) {
+        uint32_t s = qs->dirty[i];
+        if (!(qs->dirty_bits[s] & bit))
+            continue;
         qs_page **pp = &v->movers.pages[s >> PAGE_SHIFT];
         uint8_t g = qs->group[s];
         if (*pp == NULL && g != GROUP_NONE && g != TREE_STATIC && (*pp = page_get(qs)) == NULL)
@@ -1419,9 +1502,11 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
         v->static_tree = master;
         v->trees[TREE_STATIC] = &master->bvh;
     }
-    for (uint32_t i = 0; i < qs->dirty_count[b]; i++) {
-        uint32_t s = qs->dirty[b][i];
-        qs->dirty_bits[s] &= (uint8_t) ~(1u << b);
+    for (uint32_t i = 0; i < qs->dirty_count; i++) {
+        uint32_t s = qs->dirty[i];
+        if (!(qs->dirty_bits[s] & bit))
+            continue;
+        qs->dirty_bits[s] &= (uint8_t)~bit;
         qs_page *vp = v->movers.pages[s >> PAGE_SHIFT];
         if (vp == NULL)
             continue; /* neither a mover now nor in this buffer before */
@@ -1454,7 +1539,7 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
     bool moved[TREE_COUNT];
     gy_bvh *const own[TREE_COUNT] = {NULL, &v->moving_tree};
     refit_trees(qs, own, b, copied, moved);
-    qs->dirty_count[b] = 0;
+    compact_dirty(qs);
     v->slot_limit = qs->slot_limit;
     return GY_OK;
 }
@@ -1581,8 +1666,9 @@ gy_result gy_snapshot_view_get(const gy_snapshot_view *v, uint32_t slot,
         d->shape.height = 2.0 * e->p[1];
         break;
     case GY_SHAPE_PLANE:
-        d->shape.normal = gy_v3(e->p[0], e->p[1], e->p[2]);
-        d->shape.offset = e->p[3];
+        d->shape.normal =
+            gy_v3(e->geometry->plane[0], e->geometry->plane[1], e->geometry->plane[2]);
+        d->shape.offset = e->geometry->plane[3];
         break;
     default:
         d->geometry = e->geometry;
@@ -1772,8 +1858,9 @@ static bool ray_entry(const qs_entry *e, gy_vec3 o, gy_vec3 d, double t_max, ray
 {
     h->triangle = -1;
     if (e->type == GY_SHAPE_PLANE) {
-        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
-        double above = gy_v3_dot(n, o) - e->p[3], den = gy_v3_dot(n, d);
+        const double *pl = e->geometry->plane;
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
+        double above = gy_v3_dot(n, o) - pl[3], den = gy_v3_dot(n, d);
         if (above < 0.0 || den >= 0.0)
             return false;
         double t = -above / den;
@@ -1964,7 +2051,7 @@ static bool convex_overlap(const gy_convex *a, const gy_convex *b)
 }
 
 /* Bounds of a query shape at `pose`: a hull's from its points, the others as an entry's. */
-static void query_bounds(uint8_t type, const double p[4], const gy_hull_def *hull, gy_pose pose,
+static void query_bounds(uint8_t type, const double p[3], const gy_hull_def *hull, gy_pose pose,
                          gy_vec3 *lo, gy_vec3 *hi)
 {
     if (type == GY_SHAPE_HULL) {
@@ -2016,7 +2103,7 @@ typedef struct overlap_query {
     gy_collector collector;
     gy_convex shape;
     uint8_t shape_type;
-    double p[4];
+    double p[3];
     const gy_hull_def *hull; /* a hull query's points */
     gy_bvh_box box;
     gy_snapshot_hit *hits;
@@ -2029,8 +2116,9 @@ static bool overlap_entry(const overlap_query *q, const qs_entry *e, int32_t *tr
     *triangle = -1;
     gy_convex target;
     if (e->type == GY_SHAPE_PLANE) {
-        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
-        double lowest = gy_v3_dot(n, gy_convex_support(&q->shape, gy_v3_neg(n))) - e->p[3];
+        const double *pl = e->geometry->plane;
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
+        double lowest = gy_v3_dot(n, gy_convex_support(&q->shape, gy_v3_neg(n))) - pl[3];
         return lowest <= q->shape.radius + TOUCH_TOLERANCE;
     }
     if (e->type == GY_SHAPE_MESH) {
@@ -2113,10 +2201,10 @@ gy_result gy_snapshot_view_overlap(const gy_snapshot_view *v, const gy_shape *sh
         def.shape = *shape;
         def.pose = pose;
         qs_entry qe;
-        r = entry_from_def(&def, &qe);
+        r = entry_from_def(&def, &qe, NULL);
         if (r != GY_OK)
             return r;
-        memcpy(q.p, qe.p, sizeof q.p);
+        memcpy(q.p, qe.p, sizeof qe.p);
         convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, qe.pose, &q.shape);
     }
     gy_vec3 lo, hi;
@@ -2148,7 +2236,7 @@ typedef struct cast_query {
     const gy_snapshot_filter *filter;
     gy_convex shape; /* at fraction 0 */
     uint8_t shape_type;
-    double p[4];
+    double p[3];
     const gy_hull_def *hull; /* the moving hull's points */
     double reach;            /* bounding radius about the pose's origin */
     gy_vec3 translation;
@@ -2199,9 +2287,10 @@ static bool cast_entry(const cast_query *q, const qs_entry *e, double from, doub
 {
     *triangle = -1;
     if (e->type == GY_SHAPE_PLANE) {
-        gy_vec3 n = gy_v3(e->p[0], e->p[1], e->p[2]);
+        const double *pl = e->geometry->plane;
+        gy_vec3 n = gy_v3(pl[0], pl[1], pl[2]);
         gy_vec3 low = gy_convex_support(&q->shape, gy_v3_neg(n));
-        double height = gy_v3_dot(n, low) - e->p[3] - q->shape.radius;
+        double height = gy_v3_dot(n, low) - pl[3] - q->shape.radius;
         double t = 0.0;
         if (height > TOUCH_TOLERANCE) {
             double closing = -gy_v3_dot(n, q->translation);
@@ -2350,10 +2439,10 @@ gy_result gy_snapshot_view_shape_cast(const gy_snapshot_view *v, const gy_shape 
         def.shape = *shape;
         def.pose = pose;
         qs_entry qe;
-        r = entry_from_def(&def, &qe);
+        r = entry_from_def(&def, &qe, NULL);
         if (r != GY_OK)
             return r;
-        memcpy(q.p, qe.p, sizeof q.p);
+        memcpy(q.p, qe.p, sizeof qe.p);
         convex_of_shape((gy_shape_type)qe.type, qe.p, NULL, pose, &q.shape);
         q.reach = bounding_radius(&qe);
     }

@@ -23,7 +23,8 @@
  * they have stayed put for 64 publishes, or two for a static tree small enough to be rebuilt at
  * every change).
  *
- * Hull and mesh geometry are immutable, refcounted blobs created on the writer's thread. The
+ * Hull and mesh geometry (and each plane's normal and offset, kept apart from its entry) are
+ * immutable, refcounted blobs created on the writer's thread. The
  * creator holds one reference, every live entry using a blob holds one, and every buffer that
  * includes it holds one per entry; the blob is freed when the last goes. All reference counting
  * (of blobs, shared pages and static tree copies) happens on the writer's thread: the triple
@@ -105,7 +106,8 @@ void gy_query_snapshot_destroy(gy_query_snapshot *qs);
  * or mismatched blob), a rotation not of unit length, an unknown motion type or a slot at or above
  * GY_QUERY_SNAPSHOT_MAX_SLOTS (GY_ERR_INVALID_ARGUMENT). Grows storage (GY_ERR_OUT_OF_MEMORY) past
  * the highest slot seen so far, past the most entries its group (static, moving, plane) has held,
- * for the first entry of its kind in a page of slots, or to copy a static's page a buffer holds.
+ * for the first entry of its kind in a page of slots, to copy a static's page a buffer holds, or
+ * for a plane's record (not when the slot already holds a plane with the same normal and offset).
  * Visible to the reader from the next publish. */
 gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_snapshot_entry *e);
 

@@ -189,7 +189,10 @@ static void test_bvh_refit_after_moves_matches_brute_force(void **state)
     gy_bvh_init(&bvh, true);
     gy_bvh_init(&full, true);
     const gy_allocator *a = gy_default_allocator();
+    /* A node array reserved to fit is not grown by a build that fits it. */
+    assert_result(gy_bvh_reserve_nodes(&bvh, a, 2u * s.n - 1u), GY_OK);
     assert_result(gy_bvh_build(&bvh, &b, a, s.items, s.n, s.boxes, s.n), GY_OK);
+    assert_int_equal(bvh.node_capacity, 2u * s.n - 1u);
     for (int round = 0; round < 5; round++) {
         /* A third of the spheres jump anywhere (the worst case for a refit tree). */
         for (uint32_t i = 0; i < s.n; i++) {
@@ -207,6 +210,20 @@ static void test_bvh_refit_after_moves_matches_brute_force(void **state)
     gy_bvh_refit_all(&full, s.boxes);
     assert_int_equal(full.node_count, bvh.node_count);
     assert_memory_equal(full.nodes, bvh.nodes, bvh.node_count * sizeof *bvh.nodes);
+    /* And so does a refit through an index map from boxes kept in another order (reversed). */
+    gy_bvh_box *reversed = test_malloc(s.n * sizeof *reversed);
+    uint32_t *index = test_malloc(s.n * sizeof *index);
+    for (uint32_t i = 0; i < s.n; i++) {
+        index[i] = s.n - 1u - i;
+        reversed[index[i]] = s.boxes[i];
+    }
+    assert_result(gy_bvh_copy(&full, &bvh, a, s.n), GY_OK);
+    for (uint32_t i = 0; i < full.node_count; i++)
+        memset(&full.nodes[i].box, 0, sizeof full.nodes[i].box);
+    gy_bvh_refit_all_indexed(&full, reversed, index);
+    assert_memory_equal(full.nodes, bvh.nodes, bvh.node_count * sizeof *bvh.nodes);
+    test_free(reversed);
+    test_free(index);
     gy_bvh_fini(&bvh, a);
     gy_bvh_fini(&full, a);
     gy_bvh_builder_fini(&b, a);

@@ -1059,6 +1059,53 @@ static void test_query_snapshot_geometry_freed_after_last_reference(void **state
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* A plane's numbers live in a record of its own: set again with the same numbers it allocates
+ * nothing, a buffer still showing an older plane keeps answering with it, and the records are
+ * freed once neither the writer nor any buffer shows them. */
+static void test_query_snapshot_plane_record_shared_and_freed(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_query_snapshot *qs = qfx_make_snapshot(&ta.base);
+    gy_snapshot_entry e = gy_default_snapshot_entry();
+    e.shape.type = GY_SHAPE_PLANE;
+    e.shape.normal = gy_v3(0, 2, 0); /* y = -5 once normalised */
+    e.shape.offset = -10.0;
+    e.body.generation = 1;
+    assert_result(gy_query_snapshot_set(qs, 0, &e), GY_OK);
+    for (uint64_t t = 1; t <= 3; t++)
+        qfx_publish_read(qs, t);
+    int64_t blocks = ta.live_blocks;
+    uint64_t allocs = ta.allocs + ta.reallocs;
+    assert_result(gy_query_snapshot_set(qs, 0, &e), GY_OK); /* same numbers: same record */
+    assert_int_equal(ta.allocs + ta.reallocs, allocs);
+    const gy_snapshot_view *old = qfx_publish_read(qs, 4);
+    gy_snapshot_entry_info info;
+    assert_result(gy_snapshot_view_get(old, 0, &info), GY_OK);
+    assert_true(info.entry.shape.normal.y == 1.0 && info.entry.shape.offset == -5.0);
+
+    e.shape.offset = 10.0; /* y = 5: a record of its own, while buffers still show y = -5 */
+    assert_result(gy_query_snapshot_set(qs, 0, &e), GY_OK);
+    assert_int_equal(ta.live_blocks, blocks + 1);
+    gy_snapshot_hit h;
+    assert_true(cast(old, gy_v3(0, 0, 0), gy_v3(0, -10, 0), NULL, &h));
+    assert_true(h.fraction == 0.5 && h.normal.y == 1.0);
+    const gy_snapshot_view *v = qfx_publish_read(qs, 5);
+    assert_true(cast(v, gy_v3(0, 10, 0), gy_v3(0, -10, 0), NULL, &h));
+    assert_true(h.fraction == 0.5);
+    qfx_publish_read(qs, 6);
+    qfx_publish_read(qs, 7);
+    assert_int_equal(ta.live_blocks, blocks); /* no buffer shows y = -5 any more: freed */
+    assert_result(gy_query_snapshot_remove(qs, 0), GY_OK);
+    for (uint64_t t = 8; t <= 10; t++)
+        qfx_publish_read(qs, t);
+    assert_int_equal(ta.live_blocks, blocks - 1);
+    gy_query_snapshot_destroy(qs);
+    assert_int_equal(ta.live_bytes, 0);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 static void test_query_snapshot_recovers_from_allocation_failure(void **state)
 {
     (void)state;
@@ -1607,6 +1654,7 @@ int main(void)
         cmocka_unit_test(test_query_snapshot_reader_thread_sees_whole_publishes),
         cmocka_unit_test(test_query_snapshot_steady_state_allocates_nothing),
         cmocka_unit_test(test_query_snapshot_geometry_freed_after_last_reference),
+        cmocka_unit_test(test_query_snapshot_plane_record_shared_and_freed),
         cmocka_unit_test(test_query_snapshot_recovers_from_allocation_failure),
         cmocka_unit_test(test_query_snapshot_publish_work_scales_with_movers),
         cmocka_unit_test(test_query_snapshot_moving_box_kept_within_margin),
