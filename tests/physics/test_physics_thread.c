@@ -415,6 +415,17 @@ static uint64_t pages_checksum(const gy_proxy *const *pages, uint32_t n)
     return h;
 }
 
+typedef struct publishes_wait {
+    const gy_physics *p;
+    uint64_t publishes; /* wait until stats.publishes >= this */
+} publishes_wait;
+
+static bool publishes_reached(void *ctx)
+{
+    publishes_wait *w = ctx;
+    return fx_stats(w->p).publishes >= w->publishes;
+}
+
 static gy_vec3 stress_static_at(uint32_t s, uint32_t teleports)
 {
     return gy_v3(-40.0 + 0.5 * (double)s, 0.5 + (double)teleports, -20.0);
@@ -487,11 +498,12 @@ static void test_physics_shared_proxy_pages_stay_whole_under_a_running_thread(vo
     assert_true(frames >= 300 && teleports >= 40);
     /* Left alone, the statics' pages come to be shared: the buffer the writer holds shares each
      * page holding only statics with at least the one published before it. */
-    fx_wait_stat w = {p, 0, gy_physics_tick(p) + 40};
-    assert_true(gy_test_wait_until(fx_ticks_reached, &w, 20.0));
+    publishes_wait w = {p, fx_stats(p).publishes + 60}; /* publishes, not ticks: a late
+                                                          iteration steps several ticks */
+    assert_true(gy_test_wait_until(publishes_reached, &w, 20.0));
     assert_result(gy_physics_stop(p), GY_OK);
     const gy_phys_frame *mine = &p->sh.frames[p->sim.frame];
-    for (uint32_t i = 1; i <= STATICS / GY_PROXY_PAGE; i++)
+    for (uint32_t i = 1; (i + 1u) * GY_PROXY_PAGE <= STATICS + 1u; i++) /* statics alone */
         assert_true(gy_phys_page_of(mine->pages[i])->refs >= 2);
     gy_physics_destroy(p);
 }
