@@ -23,7 +23,7 @@ uint64_t gy_w_capture(gy_world *w)
     gy_proxy_frame f;
     if (gy_physics_read_frame(w->physics, &f) != GY_OK)
         return 0;
-    const gy_proxy *px = f.proxies;
+    const gy_proxy *const *px = f.pages;
     uint32_t n = f.count;
     uint64_t tick = f.tick;
     /* Once per publish (`fresh` alone would miss one another reader of the proxies took). */
@@ -32,7 +32,7 @@ uint64_t gy_w_capture(gy_world *w)
     uint64_t advanced = tick > w->frame_tick ? tick - w->frame_tick : 0u;
     /* The publish kept until now stays with this thread until the next read: a body whose proxy
      * is refused here takes its state from it first. */
-    const gy_proxy *old = w->kept;
+    const gy_proxy *const *old = w->kept;
     uint32_t old_count = w->kept_count;
     uint64_t old_tick = w->frame_tick;
     w->kept = gy_physics_keep_frame(w->physics, &w->kept_count);
@@ -54,7 +54,7 @@ uint64_t gy_w_capture(gy_world *w)
         if (i + AHEAD < w->tracked.count) {
             uint32_t a = items[i + AHEAD];
             if (a < n)
-                __builtin_prefetch(&px[a]);
+                __builtin_prefetch(gy_proxy_in(px, a));
             __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
             /* The lists a moved body is appended to: a store into a line not yet fetched waits
@@ -79,7 +79,7 @@ uint64_t gy_w_capture(gy_world *w)
         uint32_t s = items[i++];
         assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
         gy_w_result *st = &w->results[s];
-        const gy_proxy *q = s < n ? &px[s] : NULL;
+        const gy_proxy *q = s < n ? gy_proxy_in(px, s) : NULL;
         if (q == NULL || q->generation != st->generation || !(q->flags & GY_PROXY_LIVE)) {
             /* Not built yet (or already gone): the creation pose stands. */
             gy_w_result_own(w, s, old, old_count, old_tick);
@@ -378,11 +378,11 @@ static gy_result await_proxy(gy_physics *p, gy_physics_body_ref ref, bool live, 
         gy_result r = gy_physics_publish(p, NULL);
         if (r != GY_OK)
             return r;
-        const gy_proxy *px;
+        const gy_proxy *const *px;
         uint32_t n;
         if (gy_physics_read_proxies(p, &px, &n, tick, NULL) == GY_OK) {
-            bool is = ref.index < n && px[ref.index].generation == ref.generation &&
-                      (px[ref.index].flags & GY_PROXY_LIVE);
+            const gy_proxy *q = ref.index < n ? gy_proxy_in(px, ref.index) : NULL;
+            bool is = q != NULL && q->generation == ref.generation && (q->flags & GY_PROXY_LIVE);
             if (is == live)
                 return GY_OK;
         }

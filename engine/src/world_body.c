@@ -1157,7 +1157,7 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
 static const gy_proxy *kept_proxy(const gy_world *w, const gy_w_body *c)
 {
     uint32_t s = c->ref.index;
-    return w->results[s].kept_state && s < w->kept_count ? &w->kept[s] : NULL;
+    return w->results[s].kept_state && s < w->kept_count ? gy_proxy_in(w->kept, s) : NULL;
 }
 
 bool gy_w_body_awake(const gy_world *w, const gy_w_body *c)

@@ -414,7 +414,7 @@ struct gy_world {
     gy_w_result *results; /* by store_index */
     /* The publish the newest capture took in, kept unchanged until the next capture (the
      * physics thread never writes it meanwhile): the kept_state bodies' velocities and flags. */
-    const gy_proxy *kept;
+    const gy_proxy *const *kept; /* its pages (gy_proxy_in) */
     uint32_t kept_count;
     gy_w_velocity *velocities; /* by mover (gy_w_motion.mover) */
     uint32_t results_capacity, velocities_capacity;
@@ -604,8 +604,8 @@ static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body
 /* The velocities, flags and state tick of store index `s` from the proxy of `frame` (a kept
  * publish of tick `tick`, `count` proxies) into its record, when they are read there
  * (kept_state); nothing otherwise. */
-static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *frame, uint32_t count,
-                                   uint64_t tick)
+static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *const *frame,
+                                   uint32_t count, uint64_t tick)
 {
     gy_w_result *st = &w->results[s];
     if (!st->kept_state)
@@ -614,7 +614,7 @@ static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *fram
     assert(frame != NULL && s < count);
     if (frame == NULL || s >= count)
         return;
-    const gy_proxy *q = &frame[s];
+    const gy_proxy *q = gy_proxy_in(frame, s);
     /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. A static's
      * stay zero. */
     uint32_t mover = w->motion[s].mover;

@@ -810,7 +810,7 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out)
     const gy_phys_frame *f = gy_triple_buffer_read(p->cfg.proxy_tb, &out->tick, &out->fresh);
     if (f == NULL)
         return GY_ERR_BUSY;
-    out->proxies = f->proxies;
+    out->pages = (const gy_proxy *const *)f->pages;
     out->count = f->count;
     out->time = (double)out->tick * p->cfg.step_dt;
     out->due_ns = f->due_ns;
@@ -819,22 +819,22 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out)
     return GY_OK;
 }
 
-const gy_proxy *gy_physics_keep_frame(gy_physics *p, uint32_t *count)
+const gy_proxy *const *gy_physics_keep_frame(gy_physics *p, uint32_t *count)
 {
     const gy_phys_frame *f = p != NULL ? gy_triple_buffer_keep(p->cfg.proxy_tb) : NULL;
     if (count != NULL)
         *count = f != NULL ? f->count : 0u;
-    return f != NULL ? f->proxies : NULL;
+    return f != NULL ? (const gy_proxy *const *)f->pages : NULL;
 }
 
-gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint32_t *count,
+gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy *const **pages, uint32_t *count,
                                   uint64_t *tick, bool *fresh)
 {
-    if (p == NULL || proxies == NULL || count == NULL)
+    if (p == NULL || pages == NULL || count == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     gy_proxy_frame f;
     gy_result r = gy_physics_read_frame(p, &f);
-    *proxies = f.proxies;
+    *pages = f.pages;
     *count = f.count;
     if (tick != NULL)
         *tick = f.tick;

@@ -369,7 +369,7 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
     if (p->cfg->backend->body_get_state(p->world, e->id, &st) != GY_OK)
         return;
     p->reads++;
-    gy_proxy *cur = gy_phys_proxy_of(p, s);
+    const gy_proxy *cur = gy_phys_proxy_of(p, s);
     if (e->fault || !state_sane(&st))
         freeze_faulted(p, s, e, cur, &st);
     gy_proxy np;
@@ -389,6 +389,20 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
     np.generation = e->generation;
     np.tick = cur->tick;
     bool awake = st.awake && !e->fault;
+    np.flags =
+        (uint16_t)(GY_PROXY_LIVE | (awake ? GY_PROXY_AWAKE : 0u) |
+                   ((uint32_t)e->motion << GY_PROXY_MOTION_SHIFT) |
+                   (e->teleported ? GY_PROXY_TELEPORTED : 0u) | (e->fault ? GY_PROXY_FAULT : 0u));
+    np.teleports = (uint16_t)(cur->teleports + (e->teleported ? 1u : 0u));
+    bool changed = memcmp(&np, cur, sizeof np) != 0;
+    gy_proxy *w = changed ? gy_phys_proxy_write(p, s) : NULL;
+    if (changed && w == NULL) {
+        /* Out of memory for its page's copy: nothing taken from this read; read again at the
+         * next publish. */
+        e->read_mark = 0;
+        gy_u32_array_push(p->cfg->alloc, &p->retouch, s);
+        return;
+    }
     /* A Dynamic body that went to sleep or woke since its last read (not at its creation, whose
      * proxy is not live yet, nor through a fault, which freezes it). */
     if (e->motion == GY_MOTION_DYNAMIC && (cur->flags & GY_PROXY_LIVE) &&
@@ -399,11 +413,6 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
         gy_phys_reply(p, awake ? GY_PHYSICS_REPLY_BODY_WAKE : GY_PHYSICS_REPLY_BODY_SLEEP, s,
                       &reply, sizeof reply, GY_REPLY_ESSENTIAL);
     }
-    np.flags =
-        (uint16_t)(GY_PROXY_LIVE | (awake ? GY_PROXY_AWAKE : 0u) |
-                   ((uint32_t)e->motion << GY_PROXY_MOTION_SHIFT) |
-                   (e->teleported ? GY_PROXY_TELEPORTED : 0u) | (e->fault ? GY_PROXY_FAULT : 0u));
-    np.teleports = (uint16_t)(cur->teleports + (e->teleported ? 1u : 0u));
     if (e->teleported) {
         e->teleported = 0;
         /* Read again next publish so the flag is cleared there. */
@@ -412,11 +421,11 @@ static inline __attribute__((always_inline)) void read_one_inline(gy_phys_sim *p
         /* Frozen again at every publish (see freeze_faulted()). */
         gy_u32_array_push(p->cfg->alloc, &p->retouch, s);
     }
-    if (memcmp(&np, cur, sizeof np) != 0) {
-        bool moved = memcmp(np.position, cur->position, sizeof np.position) != 0 ||
-                     memcmp(np.rotation, cur->rotation, sizeof np.rotation) != 0;
+    if (changed) {
+        bool moved = memcmp(np.position, w->position, sizeof np.position) != 0 ||
+                     memcmp(np.rotation, w->rotation, sizeof np.rotation) != 0;
         np.tick = (uint32_t)p->tick;
-        *cur = np;
+        *w = np;
         p->changes++;
         gy_phys_mark_changed(p, s);
         if (moved && e->snapshot_follows) {
@@ -499,18 +508,84 @@ void gy_phys_read_back(gy_phys_sim *p)
 
 /* ---- publish --------------------------------------------------------------------------------- */
 
-static bool frame_reserve(gy_phys_sim *p, gy_phys_frame *f, uint32_t need)
+static uint32_t pages_for(uint32_t count)
 {
-    if (need <= f->capacity)
+    return (count + GY_PROXY_PAGE - 1u) >> GY_PROXY_PAGE_SHIFT;
+}
+
+/* A page of the writer's own (refs 1), from the pool or the allocator; contents undefined. */
+static gy_proxy *page_take(gy_phys_sim *p)
+{
+    gy_phys_page *g = p->free_pages;
+    if (g != NULL) {
+        p->free_pages = g->next;
+        p->free_page_count--;
+    } else {
+        g = gy_alloc(p->cfg->alloc, sizeof *g);
+        if (g == NULL)
+            return NULL;
+    }
+    g->refs = 1;
+    g->next = NULL;
+    return g->proxies;
+}
+
+/* One table fewer names the page: the last one returns it to the pool (or the allocator). */
+static void page_drop(gy_phys_sim *p, gy_proxy *proxies)
+{
+    if (proxies == NULL)
+        return;
+    gy_phys_page *g = gy_phys_page_of(proxies);
+    assert(g->refs > 0);
+    if (--g->refs > 0)
+        return;
+    if (p->free_page_count < GY_PHYS_PAGE_POOL) {
+        g->next = p->free_pages;
+        p->free_pages = g;
+        p->free_page_count++;
+    } else {
+        gy_free(p->cfg->alloc, g, sizeof *g);
+    }
+}
+
+/* Entry `i` of `f`'s table now names `proxies` (shared with the table it came from). */
+static void page_adopt(gy_phys_sim *p, gy_phys_frame *f, uint32_t i, gy_proxy *proxies)
+{
+    gy_phys_page_of(proxies)->refs++;
+    page_drop(p, f->pages[i]);
+    f->pages[i] = proxies;
+}
+
+gy_proxy *gy_phys_unshare(gy_phys_sim *p, uint32_t s)
+{
+    gy_phys_frame *f = &p->sh->frames[p->frame];
+    uint32_t i = s >> GY_PROXY_PAGE_SHIFT;
+    gy_proxy *shared = f->pages[i];
+    gy_proxy *own = page_take(p);
+    if (own == NULL) {
+        gy_log(p->cfg->logger, GY_LOG_WARN, "physics: proxy page could not be copied");
+        return NULL;
+    }
+    memcpy(own, shared, GY_PROXY_PAGE * sizeof(gy_proxy));
+    page_drop(p, shared); /* still named by another table: refs > 1 before */
+    f->pages[i] = own;
+    return &own[s & (GY_PROXY_PAGE - 1u)];
+}
+
+/* Grows `f`'s table (the writer's own) to `pages` entries, new ones NULL. */
+static bool table_reserve(gy_phys_sim *p, gy_phys_frame *f, uint32_t pages)
+{
+    if (pages <= f->page_capacity)
         return true;
-    uint64_t grown = gy_capacity_for(f->capacity, 64u, need);
-    uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
-    gy_proxy *a = gy_realloc(p->cfg->alloc, f->proxies, (size_t)f->capacity * sizeof(gy_proxy),
-                             (size_t)cap * sizeof(gy_proxy));
-    if (a == NULL)
+    uint64_t grown = gy_capacity_for(f->page_capacity, 16u, pages);
+    uint32_t cap = grown > UINT32_MAX ? pages : (uint32_t)grown;
+    gy_proxy **t = gy_realloc(p->cfg->alloc, f->pages, (size_t)f->page_capacity * sizeof *t,
+                              (size_t)cap * sizeof *t);
+    if (t == NULL)
         return false;
-    f->proxies = a;
-    f->capacity = cap;
+    memset(t + f->page_capacity, 0, (size_t)(cap - f->page_capacity) * sizeof *t);
+    f->pages = t;
+    f->page_capacity = cap;
     return true;
 }
 
@@ -519,26 +594,84 @@ gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need)
     gy_phys_frame *f = &p->sh->frames[p->frame];
     if (need <= f->count)
         return GY_OK;
-    if (!frame_reserve(p, f, need))
+    uint32_t pages = pages_for(need);
+    if (!table_reserve(p, f, pages))
         return GY_ERR_OUT_OF_MEMORY;
-    /* Past the count, a buffer holds whatever an earlier world or a failed create left. */
-    memset(f->proxies + f->count, 0, (size_t)(need - f->count) * sizeof(gy_proxy));
+    if (pages > p->page_mark_capacity) {
+        uint32_t cap = f->page_capacity;
+        uint32_t *m = gy_realloc(p->cfg->alloc, p->page_marks,
+                                 (size_t)p->page_mark_capacity * sizeof *m, (size_t)cap * sizeof *m);
+        if (m == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+        memset(m + p->page_mark_capacity, 0, (size_t)(cap - p->page_mark_capacity) * sizeof *m);
+        p->page_marks = m;
+        p->page_mark_capacity = cap;
+    }
+    /* Past the count, a page holds whatever an earlier world or a failed create left, or is not
+     * there yet: each is made the writer's own and the new slots cleared. */
+    for (uint32_t i = f->count >> GY_PROXY_PAGE_SHIFT; i < pages; i++) {
+        uint32_t lo = i << GY_PROXY_PAGE_SHIFT, hi = lo + GY_PROXY_PAGE;
+        lo = lo > f->count ? lo : f->count;
+        hi = hi < need ? hi : need;
+        if (f->pages[i] == NULL) {
+            f->pages[i] = page_take(p);
+            if (f->pages[i] == NULL)
+                return GY_ERR_OUT_OF_MEMORY;
+            memset(f->pages[i], 0, GY_PROXY_PAGE * sizeof(gy_proxy));
+        } else if (gy_phys_proxy_write(p, lo) == NULL) {
+            return GY_ERR_OUT_OF_MEMORY;
+        }
+        memset(&f->pages[i][lo & (GY_PROXY_PAGE - 1u)], 0, (size_t)(hi - lo) * sizeof(gy_proxy));
+        f->count = hi; /* covered so far: a failure on a later page keeps what is done */
+    }
     f->count = need;
     return GY_OK;
 }
 
+/* No proxy in page `i` changed in the last GY_PHYS_DIRTY_RING publishes: its buffers may share
+ * it (a page changing every publish is kept per buffer, so it is not copied at every change). */
+static bool page_settled(const gy_phys_sim *p, uint32_t i)
+{
+    return (uint32_t)(gy_phys_seq_mark(p->pub_seq) - p->page_marks[i]) > GY_PHYS_DIRTY_RING;
+}
+
 /* Brings buffer `nb`, which the writer has just taken, up to date from `from`, the buffer just
- * published: the slots changed since `nb` was last brought up to date, found through the dirty
- * lists of the last 8 publishes (a buffer older than that, or a new world, is copied whole). */
-static void catch_up(gy_phys_sim *p, uint32_t nb, const gy_phys_frame *from)
+ * published. Page by page: a settled page is shared with `from` (the buffer's own copy let go),
+ * a page `nb` has no own copy of gets one; the rest of its own pages get the slots changed since
+ * `nb` was last brought up to date, found through the dirty lists of the last 8 publishes (a
+ * buffer older than that, or a new world, copies its own pages whole). */
+static void catch_up(gy_phys_sim *p, uint32_t nb, gy_phys_frame *from)
 {
     gy_phys_frame *f = &p->sh->frames[nb];
     uint64_t seq = p->pub_seq;
     uint64_t written = 0;
-    if (p->written_seq[nb] == 0 || p->written_seq[nb] + GY_PHYS_DIRTY_RING < seq ||
-        f->count > from->count) {
-        if (from->count > 0) /* an empty world's buffers may have no array yet */
-            memcpy(f->proxies, from->proxies, (size_t)from->count * sizeof(gy_proxy));
+    uint32_t pages = pages_for(from->count);
+    assert(f->page_capacity >= pages);
+    bool whole = p->written_seq[nb] == 0 || p->written_seq[nb] + GY_PHYS_DIRTY_RING < seq ||
+                 f->count > from->count;
+    for (uint32_t i = 0; i < pages; i++) {
+        gy_proxy *mine = f->pages[i], *theirs = from->pages[i];
+        if (mine == theirs)
+            continue;
+        bool own = mine != NULL && gy_phys_page_of(mine)->refs == 1u &&
+                   (i << GY_PROXY_PAGE_SHIFT) < f->count;
+        if (page_settled(p, i)) {
+            page_adopt(p, f, i, theirs);
+        } else if (!own) {
+            /* No copy of its own, or one past its count: a whole copy (else shared). */
+            gy_proxy *copy = page_take(p);
+            if (copy == NULL) {
+                page_adopt(p, f, i, theirs);
+                continue;
+            }
+            memcpy(copy, theirs, GY_PROXY_PAGE * sizeof(gy_proxy));
+            page_drop(p, mine);
+            f->pages[i] = copy;
+        } else if (whole) {
+            memcpy(mine, theirs, GY_PROXY_PAGE * sizeof(gy_proxy));
+        }
+    }
+    if (whole) {
         written = from->count;
         gy_phys_add(&p->sh->counters.full_scans, 1);
     } else {
@@ -546,19 +679,23 @@ static void catch_up(gy_phys_sim *p, uint32_t nb, const gy_phys_frame *from)
          * awake one in all of them): it is copied once, from the list of its latest change. */
         for (uint64_t q = p->written_seq[nb] + 1u; q <= seq; q++) {
             const gy_u32_array *l = &p->dirty[q % GY_PHYS_DIRTY_RING];
-            for (uint32_t i = 0; i < l->count; i++) {
-                uint32_t s = l->items[i];
-                if (p->bodies[s].change_seq != gy_phys_seq_mark(q))
+            for (uint32_t k = 0; k < l->count; k++) {
+                uint32_t s = l->items[k];
+                uint32_t i = s >> GY_PROXY_PAGE_SHIFT;
+                if (p->bodies[s].change_seq != gy_phys_seq_mark(q) ||
+                    f->pages[i] == from->pages[i])
                     continue;
-                f->proxies[s] = from->proxies[s];
+                f->pages[i][s & (GY_PROXY_PAGE - 1u)] = from->pages[i][s & (GY_PROXY_PAGE - 1u)];
                 written++;
             }
         }
         /* Slots the buffer did not span yet: created bodies (copied again) and the empty ones
          * between them. */
-        if (f->count < from->count)
-            memcpy(f->proxies + f->count, from->proxies + f->count,
-                   (size_t)(from->count - f->count) * sizeof(gy_proxy));
+        for (uint32_t s = f->count; s < from->count; s++) {
+            uint32_t i = s >> GY_PROXY_PAGE_SHIFT;
+            if (f->pages[i] != from->pages[i])
+                f->pages[i][s & (GY_PROXY_PAGE - 1u)] = from->pages[i][s & (GY_PROXY_PAGE - 1u)];
+        }
     }
     f->count = from->count;
     p->written_seq[nb] = seq;
@@ -570,23 +707,24 @@ static void publish_proxies(gy_phys_sim *p)
     uint32_t b = p->frame;
     gy_phys_frame *f = &p->sh->frames[b];
     uint32_t n = p->body_count;
+    uint32_t pages = pages_for(n);
     assert(f->count >= n);
-    /* The buffer taken next must hold the current values: when another buffer is too small,
-     * its array is made now, so a failure publishes nothing and loses nothing. */
+    /* The buffer taken next must hold the current values: when another buffer's table is too
+     * small, the larger one is made now, so a failure publishes nothing and loses nothing. */
     bool small = false;
     for (uint32_t k = 0; k < GY_PHYS_PROXY_BUFS; k++)
-        small |= k != b && p->sh->frames[k].capacity < n;
-    if (small && p->spare_capacity < n) {
-        gy_proxy *a = gy_alloc(p->cfg->alloc, (size_t)f->capacity * sizeof(gy_proxy));
-        if (a == NULL) {
+        small |= k != b && p->sh->frames[k].page_capacity < pages;
+    if (small && p->spare_capacity < pages) {
+        gy_proxy **t = gy_alloc(p->cfg->alloc, (size_t)f->page_capacity * sizeof *t);
+        if (t == NULL) {
             gy_log(p->cfg->logger, GY_LOG_WARN,
-                   "physics: proxy buffer could not grow; publish skipped");
+                   "physics: proxy page table could not grow; publish skipped");
             p->written_seq[b] = p->pub_seq;
             return;
         }
-        gy_free(p->cfg->alloc, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
-        p->spare = a;
-        p->spare_capacity = f->capacity;
+        gy_free(p->cfg->alloc, p->spare, (size_t)p->spare_capacity * sizeof *t);
+        p->spare = t;
+        p->spare_capacity = f->page_capacity;
     }
     f->count = n;
     f->tick = p->tick;
@@ -599,25 +737,55 @@ static void publish_proxies(gy_phys_sim *p)
     gy_triple_buffer_publish(p->cfg->proxy_tb, p->tick);
     uint32_t nb = gy_triple_buffer_write_index(p->cfg->proxy_tb);
     gy_phys_frame *nf = &p->sh->frames[nb];
-    if (nf->capacity < n) {
-        gy_free(p->cfg->alloc, nf->proxies, (size_t)nf->capacity * sizeof(gy_proxy));
-        nf->proxies = p->spare;
-        nf->capacity = p->spare_capacity;
-        nf->count = 0;
+    if (nf->page_capacity < pages) {
+        /* Its pages move to the larger table, which the writer now holds. */
+        if (nf->page_capacity > 0)
+            memcpy(p->spare, nf->pages, (size_t)nf->page_capacity * sizeof *p->spare);
+        memset(p->spare + nf->page_capacity, 0,
+               (size_t)(p->spare_capacity - nf->page_capacity) * sizeof *p->spare);
+        gy_free(p->cfg->alloc, nf->pages, (size_t)nf->page_capacity * sizeof *nf->pages);
+        nf->pages = p->spare;
+        nf->page_capacity = p->spare_capacity;
         p->spare = NULL;
         p->spare_capacity = 0;
-        p->written_seq[nb] = 0;
     }
     catch_up(p, nb, f);
     p->frame = nb;
     bool all_hold = true;
     for (uint32_t k = 0; k < GY_PHYS_PROXY_BUFS; k++)
-        all_hold &= p->sh->frames[k].capacity >= n;
+        all_hold &= p->sh->frames[k].page_capacity >= pages;
     if (all_hold && p->spare != NULL) {
-        gy_free(p->cfg->alloc, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
+        gy_free(p->cfg->alloc, p->spare, (size_t)p->spare_capacity * sizeof *p->spare);
         p->spare = NULL;
         p->spare_capacity = 0;
     }
+}
+
+/* Frees every page and table (destroy). */
+void gy_phys_free_pages(gy_phys_sim *p)
+{
+    const gy_allocator *a = p->cfg->alloc;
+    for (uint32_t b = 0; b < GY_PHYS_PROXY_BUFS; b++) {
+        gy_phys_frame *f = &p->sh->frames[b];
+        for (uint32_t i = 0; i < f->page_capacity; i++)
+            page_drop(p, f->pages[i]);
+        gy_free(a, f->pages, (size_t)f->page_capacity * sizeof *f->pages);
+        f->pages = NULL;
+        f->page_capacity = 0;
+        f->count = 0;
+    }
+    while (p->free_pages != NULL) {
+        gy_phys_page *g = p->free_pages;
+        p->free_pages = g->next;
+        gy_free(a, g, sizeof *g);
+    }
+    p->free_page_count = 0;
+    gy_free(a, p->spare, (size_t)p->spare_capacity * sizeof *p->spare);
+    p->spare = NULL;
+    p->spare_capacity = 0;
+    gy_free(a, p->page_marks, (size_t)p->page_mark_capacity * sizeof *p->page_marks);
+    p->page_marks = NULL;
+    p->page_mark_capacity = 0;
 }
 
 /* Once every 2^32 publishes: no mark may match a later publish, so every one is cleared, the
@@ -629,6 +797,8 @@ static void clear_marks(gy_phys_sim *p)
         gy_phys_body *e = &p->bodies[s];
         e->change_seq = e->read_mark = e->touch_mark = e->disturb_mark = 0;
     }
+    if (p->page_marks != NULL)
+        memset(p->page_marks, 0, (size_t)p->page_mark_capacity * sizeof *p->page_marks);
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
         p->dirty[l].count = 0;
     gy_phys_invalidate_buffers(p);

@@ -29,6 +29,7 @@ static inline void gy_phys_mark_changed(gy_phys_sim *p, uint32_t store_index)
     if (e->change_seq == gy_phys_seq_mark(p->pub_seq))
         return;
     e->change_seq = gy_phys_seq_mark(p->pub_seq);
+    p->page_marks[store_index >> GY_PROXY_PAGE_SHIFT] = e->change_seq;
     if (gy_u32_array_push(p->cfg->alloc, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) !=
         GY_OK) {
         /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */

@@ -5,6 +5,7 @@
 #define GY_PHYSICS_INTERNAL_H
 
 #include <pthread.h>
+#include <stddef.h>
 
 #include "gyre/array.h"
 #include "gyre/geometry.h"
@@ -212,14 +213,31 @@ typedef struct gy_phys_parked_body {
     uint32_t store_index;
 } gy_phys_parked_body;
 
-/* The per-buffer proxy array behind the triple buffer; the writer grows it only in its own
+/* A page of GY_PROXY_PAGE proxies. `refs` counts the buffers whose page table names it: a page
+ * named by one buffer is that buffer's own, one named by several is read-only (the writer copies
+ * it before writing, gy_phys_proxy_write). Only the writer reads or changes `refs` and `next`,
+ * and a buffer's table changes only while the writer holds the buffer, so a page the reader can
+ * see is never written, and is freed only once no table names it. */
+typedef struct gy_phys_page {
+    uint32_t refs;
+    struct gy_phys_page *next; /* in the free pool */
+    gy_proxy proxies[GY_PROXY_PAGE];
+} gy_phys_page;
+
+/* Free pages kept for copies (a change in a shared page) instead of going back to the allocator:
+ * a burst of at most this many pages copies without allocating. */
+#define GY_PHYS_PAGE_POOL 64u
+
+/* The per-buffer page table behind the triple buffer; the writer grows it only in its own
  * buffer. The buffer the writer holds is the current value of every body index below
- * gy_phys_sim.body_count: the read-back and the roster write it in place, and the publish that
- * hands it over first brings the next one up to date from it. */
+ * gy_phys_sim.body_count: the read-back and the roster write it in place (copying a shared page
+ * first), and the publish that hands it over first brings the next one up to date from it.
+ * pages[i] is set for every page below the count's; past it, an entry may be left from a larger
+ * world (still counted in its page's refs). */
 typedef struct gy_phys_frame {
-    gy_proxy *proxies;
+    gy_proxy **pages; /* each a gy_phys_page's proxies */
     uint32_t count;
-    uint32_t capacity;
+    uint32_t page_capacity;
     uint64_t tick;
     uint64_t due_ns;       /* tick clock: when `tick` was due */
     uint64_t published_ns; /* tick clock: when it was published */
@@ -369,10 +387,16 @@ typedef struct gy_phys_sim {
     uint64_t pub_seq;
     uint64_t written_seq[GY_PHYS_PROXY_BUFS]; /* publish sequence each buffer was last brought up to */
     uint32_t frame;          /* the proxy buffer the writer holds (the current values) */
-    /* A proxy array for the next buffer to hold, made before a publish when that buffer may be
+    /* A page table for the next buffer to hold, made before a publish when that buffer's may be
      * too small to take the current values (so a failure skips the publish, losing nothing). */
-    gy_proxy *spare;
+    gy_proxy **spare;
     uint32_t spare_capacity;
+    /* The mark of the last change of a proxy in each page (gy_phys_mark_changed): a page that
+     * has not changed in GY_PHYS_DIRTY_RING publishes is shared by the buffers that catch up. */
+    uint32_t *page_marks;
+    uint32_t page_mark_capacity;
+    gy_phys_page *free_pages; /* the pool, linked through next */
+    uint32_t free_page_count;
     gy_phys_body *bodies;
     uint32_t body_capacity;
     uint32_t body_count; /* highest store index used + 1 */
@@ -464,9 +488,29 @@ struct gy_physics {
 
 /* The current proxy of body index `s` (below body_count): in the buffer the writer holds.
  * Physics thread, or the game thread while that one is parked or stopped. */
-static inline gy_proxy *gy_phys_proxy_of(gy_phys_sim *p, uint32_t s)
+static inline const gy_proxy *gy_phys_proxy_of(const gy_phys_sim *p, uint32_t s)
 {
-    return &p->sh->frames[p->frame].proxies[s];
+    return &p->sh->frames[p->frame].pages[s >> GY_PROXY_PAGE_SHIFT][s & (GY_PROXY_PAGE - 1u)];
+}
+
+static inline gy_phys_page *gy_phys_page_of(gy_proxy *proxies)
+{
+    return (gy_phys_page *)(void *)((char *)proxies - offsetof(gy_phys_page, proxies));
+}
+
+/* physics_publish.c: copies the writer's page of body index `s` when other buffers share it;
+ * NULL when that copy could not be made (out of memory). */
+gy_proxy *gy_phys_unshare(gy_phys_sim *p, uint32_t s);
+
+/* The proxy of body index `s` (below body_count) to write, in the buffer the writer holds:
+ * its page copied first when shared. NULL: out of memory, nothing changed. Same threads as
+ * gy_phys_proxy_of. */
+static inline gy_proxy *gy_phys_proxy_write(gy_phys_sim *p, uint32_t s)
+{
+    gy_proxy *page = p->sh->frames[p->frame].pages[s >> GY_PROXY_PAGE_SHIFT];
+    if (gy_phys_page_of(page)->refs > 1u)
+        return gy_phys_unshare(p, s);
+    return &page[s & (GY_PROXY_PAGE - 1u)];
 }
 
 /* A body's mark for publish sequence `seq` (never 0: see gy_phys_sim.pub_seq). */
@@ -647,6 +691,8 @@ void gy_phys_read_awake(gy_phys_sim *p);
 /* Makes the proxy buffer the writer holds span body indices below `need` (new ones empty).
  * GY_ERR_OUT_OF_MEMORY changes nothing. */
 gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need);
+/* Frees every proxy page and page table (destroy). */
+void gy_phys_free_pages(gy_phys_sim *p);
 /* Publishes the proxy buffer (and brings the next one up to date), the snapshot, commits replies
  * (outside the lock), and opens the next publish sequence. */
 void gy_phys_publish(gy_phys_sim *p);

@@ -110,6 +110,9 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
                                 sizeof *p->bodies);
     if (r == GY_OK)
         r = gy_phys_cover_frame(p, store_index + 1u);
+    /* Its proxy's page is made the writer's own now, while the create can still fail. */
+    if (r == GY_OK && gy_phys_proxy_write(p, store_index) == NULL)
+        r = GY_ERR_OUT_OF_MEMORY;
     if (r == GY_OK)
         r = gy_array_reserve(p->cfg->alloc, (void **)&p->collider_scratch,
                              &p->collider_scratch_capacity, (uint32_t)count,
@@ -220,7 +223,7 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
     /* A new body never inherits the slot's previous value: it is read back at the coming
      * publish, and until then the slot's proxy is empty (not live) but for the pose it was
      * created at, where a fault before that publish freezes it. */
-    gy_proxy *px = gy_phys_proxy_of(p, store_index);
+    gy_proxy *px = gy_phys_proxy_write(p, store_index); /* its own since the checks above */
     memset(px, 0, sizeof *px);
     const double cp[7] = {def->pose.position.x, def->pose.position.y, def->pose.position.z,
                           def->pose.rotation.x, def->pose.rotation.y, def->pose.rotation.z,
@@ -295,10 +298,16 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
     e->teleported = 0;
     e->fault = 0;
     e->character = 0;
-    gy_proxy *px = gy_phys_proxy_of(p, store_index);
-    memset(px, 0, sizeof *px);
-    px->tick = (uint32_t)(p->tick + 1u);
-    gy_phys_mark_changed(p, store_index);
+    gy_proxy *px = gy_phys_proxy_write(p, store_index);
+    if (px != NULL) {
+        memset(px, 0, sizeof *px);
+        px->tick = (uint32_t)(p->tick + 1u);
+        gy_phys_mark_changed(p, store_index);
+    } else {
+        gy_log(p->cfg->logger, GY_LOG_ERROR,
+               "physics: body %u released, but its proxy could not be cleared (out of memory)",
+               store_index);
+    }
     p->live_bodies--;
     gy_phys_set32(&p->sh->counters.bodies, p->live_bodies);
     return true;
@@ -525,9 +534,5 @@ void gy_phys_free_world_state(gy_phys_sim *p)
         gy_u32_array_free(p->cfg->alloc, &p->dirty[l]);
     gy_hash_map_fini(&p->release_set);
     gy_phys_characters_free(p);
-    gy_free(a, p->spare, (size_t)p->spare_capacity * sizeof(gy_proxy));
-    for (uint32_t b = 0; b < GY_PHYS_PROXY_BUFS; b++)
-        if (p->sh->frames[b].proxies != NULL)
-            gy_free(a, p->sh->frames[b].proxies,
-                    (size_t)p->sh->frames[b].capacity * sizeof(gy_proxy));
+    gy_phys_free_pages(p);
 }

@@ -90,11 +90,11 @@ static void test_body_replies_for_removed_attachments_are_rejected(void **state)
     s = wfx_state(w, ball);
     assert_true(s.has_body);
     /* The proxy slot carries the newest attachment. */
-    const gy_proxy *px;
+    const gy_proxy *const *px;
     uint32_t n;
     assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
     assert_true(s.ref.index < n);
-    assert_int_equal(px[s.ref.index].generation, s.ref.generation);
+    assert_int_equal(gy_proxy_in(px, s.ref.index)->generation, s.ref.generation);
     wfx_destroy(w, NULL);
 }
 
@@ -743,12 +743,12 @@ static void test_body_teleported_static_keeps_game_pose(void **state)
     assert_pose_exact(wfx_world_pose(w, wall), to);
     assert_int_equal(s.tick, 9);
     /* The physics side has it there (as a float). */
-    const gy_proxy *px;
+    const gy_proxy *const *px;
     uint32_t n;
     assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
     assert_true(s.ref.index < n);
-    assert_near(px[s.ref.index].position[0], to.position.x, 1e-5);
-    assert_near(px[s.ref.index].position[2], to.position.z, 1e-5);
+    assert_near(gy_proxy_in(px, s.ref.index)->position[0], to.position.x, 1e-5);
+    assert_near(gy_proxy_in(px, s.ref.index)->position[2], to.position.z, 1e-5);
 
     assert_result(gy_entity_set_local_position(w, parent, gy_v3(7, 1, 0)), GY_OK);
     wfx_tick(w, 1);
@@ -758,7 +758,7 @@ static void test_body_teleported_static_keeps_game_pose(void **state)
     assert_near(s.pose.position.y, 1.0, 0.0);
     assert_near(s.pose.position.z, 4.0, 0.0);
     assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
-    assert_near(px[s.ref.index].position[0], 7.0, 1e-6);
+    assert_near(gy_proxy_in(px, s.ref.index)->position[0], 7.0, 1e-6);
     wfx_destroy(w, NULL);
 }
 
@@ -882,7 +882,7 @@ static void test_body_state_is_the_publish_the_world_took_in(void **state)
     uint32_t newer = 0;
     for (uint32_t i = 0; i < 5000u && newer < 4u; i++) {
         nanosleep(&ms, NULL);
-        const gy_proxy *px;
+        const gy_proxy *const *px;
         uint32_t n;
         uint64_t tick = 0;
         if (gy_physics_read_proxies(gy_world_physics(w), &px, &n, &tick, NULL) == GY_OK &&

@@ -909,12 +909,12 @@ static void test_character_runs_as_the_physics_hook(void **state)
     assert_int_equal(cr->ground.generation, 10);
     assert_near(cr->ground_normal[1], 1.0, 1e-6);
 
-    const gy_proxy *px = NULL;
+    const gy_proxy *const *px = NULL;
     uint32_t n = 0;
     uint64_t tick = 0;
     assert_result(gy_physics_read_proxies(p, &px, &n, &tick, NULL), GY_OK);
     assert_true(n >= 2);
-    assert_near(px[1].position[1], REST, 2e-3);
+    assert_near(gy_proxy_in(px, 1)->position[1], REST, 2e-3);
 
     /* Teleport and walk in the same batch: the move starts at the teleported spot. */
     gy_pose to = {gy_v3(4, REST, -2), gy_quat_identity()};
@@ -924,9 +924,9 @@ static void test_character_runs_as_the_physics_hook(void **state)
         GY_OK);
     assert_result(gy_physics_step(p, 1, 20000000000ull), GY_OK);
     assert_result(gy_physics_read_proxies(p, &px, &n, &tick, NULL), GY_OK);
-    assert_near(px[1].position[0], 4 + 3 * DT, 1e-4);
-    assert_near(px[1].position[1], REST, 2e-3);
-    assert_near(px[1].position[2], -2, 1e-5);
+    assert_near(gy_proxy_in(px, 1)->position[0], 4 + 3 * DT, 1e-4);
+    assert_near(gy_proxy_in(px, 1)->position[1], REST, 2e-3);
+    assert_near(gy_proxy_in(px, 1)->position[2], -2, 1e-5);
 
     /* A jump recorded once is applied once. */
     assert_result(
@@ -1031,11 +1031,11 @@ static void test_character_walking_through_a_trigger_produces_enter_and_exit(voi
     uint32_t inside_tick = 0, outside_tick = 0;
     for (int i = 0; i < 80; i++) {
         assert_result(gy_physics_step(p, 1, 20000000000ull), GY_OK);
-        const gy_proxy *px = NULL;
+        const gy_proxy *const *px = NULL;
         uint32_t n = 0;
         uint64_t tick = 0;
         assert_result(gy_physics_read_proxies(p, &px, &n, &tick, NULL), GY_OK);
-        double x = px[1].position[0];
+        double x = gy_proxy_in(px, 1)->position[0];
         if (inside_tick == 0 && x + RADIUS > 1.52)
             inside_tick = (uint32_t)tick;
         if (outside_tick == 0 && x - RADIUS > 2.52)

@@ -135,14 +135,36 @@ static inline void fx_step(gy_physics *p, uint32_t ticks)
     assert_result(gy_physics_step(p, ticks, FX_TIMEOUT_NS), GY_OK);
 }
 
+/* `n` proxies of a publish's pages, flat, into `out`. */
+static inline void fx_flatten(const gy_proxy *const *pages, uint32_t n, gy_proxy *out)
+{
+    for (uint32_t i = 0; i < n; i += GY_PROXY_PAGE)
+        memcpy(out + i, pages[i >> GY_PROXY_PAGE_SHIFT],
+               (n - i < GY_PROXY_PAGE ? n - i : GY_PROXY_PAGE) * sizeof *out);
+}
+
+/* The latest publish's proxies read into a flat copy by body index, valid for the next three
+ * calls too (the copies take turns). */
 static inline const gy_proxy *fx_proxies(gy_physics *p, uint32_t *count, uint64_t *tick)
 {
-    const gy_proxy *px = NULL;
+    enum { COPIES = 4 };
+    static gy_proxy *copy[COPIES];
+    static uint32_t capacity[COPIES];
+    static uint32_t turn;
+    const gy_proxy *const *pages = NULL;
     uint32_t n = 0;
-    assert_result(gy_physics_read_proxies(p, &px, &n, tick, NULL), GY_OK);
+    assert_result(gy_physics_read_proxies(p, &pages, &n, tick, NULL), GY_OK);
     if (count != NULL)
         *count = n;
-    return px;
+    uint32_t k = turn++ % COPIES;
+    if (capacity[k] < n + 1u) {
+        free(copy[k]);
+        capacity[k] = n + 1u;
+        copy[k] = calloc(capacity[k], sizeof(gy_proxy));
+        assert_non_null(copy[k]);
+    }
+    fx_flatten(pages, n, copy[k]);
+    return copy[k];
 }
 
 static inline gy_physics_stats fx_stats(const gy_physics *p)

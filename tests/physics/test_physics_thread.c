@@ -401,6 +401,113 @@ static void test_physics_stop_start_keeps_bodies_and_poses(void **state)
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* ---- proxy pages shared across publishes ----------------------------------------------------- */
+
+/* FNV-1a over `n` proxies of a publish's pages. */
+static uint64_t pages_checksum(const gy_proxy *const *pages, uint32_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < n; i++) {
+        const unsigned char *b = (const unsigned char *)gy_proxy_in(pages, i);
+        for (size_t k = 0; k < sizeof(gy_proxy); k++)
+            h = (h ^ b[k]) * 1099511628211ull;
+    }
+    return h;
+}
+
+typedef struct publishes_wait {
+    const gy_physics *p;
+    uint64_t publishes; /* wait until stats.publishes >= this */
+} publishes_wait;
+
+static bool publishes_reached(void *ctx)
+{
+    publishes_wait *w = ctx;
+    return fx_stats(w->p).publishes >= w->publishes;
+}
+
+static gy_vec3 stress_static_at(uint32_t s, uint32_t teleports)
+{
+    return gy_v3(-40.0 + 0.5 * (double)s, 0.5 + (double)teleports, -20.0);
+}
+
+/* Statics spanning several pages, which the buffers come to share, and falling spheres after them
+ * (pages copied per buffer), while the game thread reads every publish, keeps each one it read
+ * and teleports a static every few reads (a write into a shared page, copied first). Every
+ * publish read is checked whole: no proxy newer than its tick, each static's pose the one its own
+ * teleport count says, and the kept publish's checksum unchanged after the next read, while the
+ * physics thread went on publishing. */
+static void test_physics_shared_proxy_pages_stay_whole_under_a_running_thread(void **state)
+{
+    (void)state;
+    gy_physics_def d = gy_default_physics_def();
+    d.step_hz = 240;
+    gy_physics *p = fx_physics(&d);
+    enum { STATICS = 150, FALLING = 40, N = 1 + STATICS + FALLING };
+    static fx_body src[N];
+    static gy_physics_body_def bodies[N];
+    src[0] = fx_floor(0, 1);
+    for (uint32_t s = 1; s <= STATICS; s++)
+        src[s] = fx_box(s, 1 + s, GY_MOTION_STATIC, stress_static_at(s, 0), gy_v3(0.4, 0.4, 0.4));
+    for (uint32_t s = STATICS + 1; s < N; s++)
+        src[s] = fx_sphere(s, 1 + s, gy_v3(-10.0 + 0.5 * (s - STATICS), 30.0, 5.0), 0.2);
+    for (uint32_t s = 0; s < N; s++)
+        bodies[s] = *fx_desc(&src[s]);
+    gy_physics_bootstrap boot = {NULL, 0, bodies, N, NULL, 0, NULL, NULL, NULL};
+    assert_result(gy_physics_start(p, &boot), GY_OK);
+    static uint32_t sent[N]; /* teleports recorded per static */
+    uint64_t kept_sum = 0, last_tick = 0;
+    uint32_t kept_n = 0, frames = 0, teleports = 0;
+    const gy_proxy *const *kept = NULL;
+    double t0 = gy_test_now();
+    while ((frames < 300 || teleports < 40) && gy_test_now() - t0 < 20.0) {
+        gy_proxy_frame f;
+        if (gy_physics_read_frame(p, &f) != GY_OK || !f.fresh)
+            continue;
+        /* The publish kept at the previous read is still what it was. */
+        if (kept != NULL)
+            assert_int_equal(pages_checksum(kept, kept_n), kept_sum);
+        assert_true(f.tick >= last_tick);
+        last_tick = f.tick;
+        assert_int_equal(f.count, N);
+        for (uint32_t s = 0; s < N; s++) {
+            const gy_proxy *q = gy_proxy_frame_at(&f, s);
+            assert_true(q->tick <= (uint32_t)f.tick);
+            if (s < 1 || s > STATICS || !(q->flags & GY_PROXY_LIVE))
+                continue;
+            assert_true(q->teleports <= sent[s]);
+            gy_vec3 at = stress_static_at(s, q->teleports);
+            assert_true(q->position[0] == (float)at.x && q->position[1] == (float)at.y &&
+                        q->position[2] == (float)at.z);
+        }
+        kept = gy_physics_keep_frame(p, &kept_n);
+        assert_ptr_equal(kept, f.pages);
+        kept_sum = pages_checksum(kept, kept_n);
+        frames++;
+        if (frames % 4 == 0) {
+            uint32_t s = 1 + (frames * 7u) % STATICS;
+            gy_pose pose = gy_pose_identity();
+            pose.position = stress_static_at(s, ++sent[s]);
+            assert_result(
+                gy_physics_record_set_pose(p, (gy_physics_body_ref){s, 1 + s}, pose), GY_OK);
+            assert_result(gy_physics_publish(p, NULL), GY_OK);
+            teleports++;
+        }
+    }
+    print_message("publishes checked: %u, teleports: %u\n", frames, teleports);
+    assert_true(frames >= 300 && teleports >= 40);
+    /* Left alone, the statics' pages come to be shared: the buffer the writer holds shares each
+     * page holding only statics with at least the one published before it. */
+    publishes_wait w = {p, fx_stats(p).publishes + 60}; /* publishes, not ticks: a late
+                                                          iteration steps several ticks */
+    assert_true(gy_test_wait_until(publishes_reached, &w, 20.0));
+    assert_result(gy_physics_stop(p), GY_OK);
+    const gy_phys_frame *mine = &p->sh.frames[p->sim.frame];
+    for (uint32_t i = 1; (i + 1u) * GY_PROXY_PAGE <= STATICS + 1u; i++) /* statics alone */
+        assert_true(gy_phys_page_of(mine->pages[i])->refs >= 2);
+    gy_physics_destroy(p);
+}
+
 /* ---- live queries against a stepping thread -------------------------------------------------- */
 
 static void test_physics_live_queries_while_the_thread_steps(void **state)
@@ -572,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_physics_frame_budget_stops_catch_up),
         cmocka_unit_test(test_physics_stop_start_keeps_bodies_and_poses),
         cmocka_unit_test(test_physics_live_queries_while_the_thread_steps),
+        cmocka_unit_test(test_physics_shared_proxy_pages_stay_whole_under_a_running_thread),
         cmocka_unit_test(test_physics_diagnostics_are_sampled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -367,17 +367,17 @@ static uint32_t run_scene(gy_fault_backend *fb, const char *what)
     assert_int_equal(st.creates_failed, failures);
 
     /* A failed body leaves its proxy slot empty; a created one is live with its attachment. */
-    const gy_proxy *px = NULL;
+    const gy_proxy *const *px = NULL;
     uint32_t count = 0;
     assert_result(gy_physics_read_proxies(p, &px, &count, NULL, NULL), GY_OK);
     for (int i = 0; i < OBJ_COUNT; i++) {
         if (k_objs[i].kind != OBJ_BODY)
             continue;
         uint32_t si = k_objs[i].key;
-        bool live = si < count && (px[si].flags & GY_PROXY_LIVE) != 0;
+        bool live = si < count && (gy_proxy_in(px, si)->flags & GY_PROXY_LIVE) != 0;
         assert_int_equal(live, expect[i] == GY_OK);
         if (live)
-            assert_int_equal(px[si].generation, 100u + si);
+            assert_int_equal(gy_proxy_in(px, si)->generation, 100u + si);
     }
 
     /* Release everything that exists: the adapter must end up holding nothing. */

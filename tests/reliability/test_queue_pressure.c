@@ -353,13 +353,13 @@ static void test_queue_pressure_physics_command_flood_applies_everything(void **
     assert_int_equal(st.commands_dropped_stale + st.commands_failed, 0);
     assert_int_equal(st.bodies, BODIES);
     /* Each sphere got its impulses exactly once: 400 / 32 is 12 or 13 each, of 0.001 N·s. */
-    const gy_proxy *px = NULL;
+    const gy_proxy *const *px = NULL;
     uint32_t n = 0;
     assert_result(gy_physics_read_proxies(p, &px, &n, NULL, NULL), GY_OK);
     double mass = 1000.0 * 4.0 / 3.0 * 3.14159265358979 * 0.25 * 0.25 * 0.25;
     for (uint32_t i = 0; i < BODIES; i++) {
         uint32_t k = IMPULSES / BODIES + (i < IMPULSES % BODIES ? 1u : 0u);
-        assert_near(px[i].linear_velocity[1], 0.001 * k / mass, 1e-6);
+        assert_near(gy_proxy_in(px, i)->linear_velocity[1], 0.001 * k / mass, 1e-6);
     }
 #if GY_DIAGNOSTICS
     gy_physics_diagnostics dg;

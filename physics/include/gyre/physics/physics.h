@@ -86,6 +86,18 @@ static inline gy_motion_type gy_proxy_motion(const gy_proxy *p)
     return (gy_motion_type)((p->flags & GY_PROXY_MOTION_MASK) >> GY_PROXY_MOTION_SHIFT);
 }
 
+/* A publish's proxies are held in pages of GY_PROXY_PAGE, a table of page pointers per publish:
+ * a page no body in it changed in lately is shared by every publish instead of copied into each,
+ * so a body that never moves (a static) is held once. */
+#define GY_PROXY_PAGE_SHIFT 5u
+#define GY_PROXY_PAGE       (1u << GY_PROXY_PAGE_SHIFT)
+
+/* The proxy of body index `index` in a publish's page table (below its count: not checked). */
+static inline const gy_proxy *gy_proxy_in(const gy_proxy *const *pages, uint32_t index)
+{
+    return &pages[index >> GY_PROXY_PAGE_SHIFT][index & (GY_PROXY_PAGE - 1u)];
+}
+
 /* ---- replies --------------------------------------------------------------------------------- */
 
 /* gy_reply.type values. Every reply's `flags` holds the low 16 bits of the world generation it
@@ -387,7 +399,9 @@ uint64_t gy_physics_tick(const gy_physics *p);
 
 /* One proxy publish as the game thread reads it, with the time it stands for. */
 typedef struct gy_proxy_frame {
-    const gy_proxy *proxies; /* indexed by body index; valid and unchanged until the next read */
+    /* Pages of proxies by body index (gy_proxy_frame_at, gy_proxy_in); valid and unchanged
+     * until the next read. */
+    const gy_proxy *const *pages;
     uint32_t count;
     uint64_t tick; /* the physics tick it describes */
     double time;   /* the simulated time of that tick, seconds: tick / step_hz */
@@ -403,6 +417,12 @@ typedef struct gy_proxy_frame {
     bool fresh; /* published since the previous read */
 } gy_proxy_frame;
 
+/* The proxy of body index `index` in the frame, or NULL at or past its count. */
+static inline const gy_proxy *gy_proxy_frame_at(const gy_proxy_frame *f, uint32_t index)
+{
+    return index < f->count ? gy_proxy_in(f->pages, index) : NULL;
+}
+
 /* The latest proxy publish with its timing. GY_ERR_BUSY before the first publish (*out zeroed);
  * GY_ERR_INVALID_ARGUMENT for NULL. Wait-free. Shares the reader's position with
  * gy_physics_read_proxies (`fresh` is relative to whichever was called last). */
@@ -410,14 +430,14 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out);
 
 /* Keeps the publish the last read returned: its proxies stay valid and unchanged, whatever reads
  * follow, until the next keep and a read after it (the World keeps the publish it took in and
- * reads its bodies' velocities and flags there). Returns them (*count: how many), or NULL before
+ * reads its bodies' velocities and flags there). Returns its pages (*count: how many), or NULL before
  * the first publish. Game thread, as the reads. */
-const gy_proxy *gy_physics_keep_frame(gy_physics *p, uint32_t *count);
+const gy_proxy *const *gy_physics_keep_frame(gy_physics *p, uint32_t *count);
 
-/* The latest proxy publish: *proxies (indexed by body index) and *count stay valid and unchanged
+/* The latest proxy publish: *pages (read with gy_proxy_in) and *count stay valid and unchanged
  * until the next call. *tick: the tick it describes; *fresh: published since the previous call.
  * GY_ERR_BUSY before the first publish. Wait-free. */
-gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy **proxies, uint32_t *count,
+gy_result gy_physics_read_proxies(gy_physics *p, const gy_proxy *const **pages, uint32_t *count,
                                   uint64_t *tick, bool *fresh);
 
 /* The latest query snapshot (see query_snapshot.h for the view functions), or NULL before the
