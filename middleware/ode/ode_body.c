@@ -286,7 +286,10 @@ static void static_geoms_forget(gy_driver_world *w, const gy_ode_collider *c)
 dGeomID gy_ode_static_geom(gy_driver_world *w, gy_ode_collider *c)
 {
     int k = shared_slot(c->base.shape.type);
+    /* Only a static primitive is made without a geom of its own (make_geom). */
     assert(k >= 0 && c->geom == NULL);
+    if (k < 0)
+        return c->geom;
     dGeomID g = w->static_geoms[k];
     if (w->static_posed[k] == c)
         return g;
