@@ -614,12 +614,13 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     /* Committed: nothing below can fail. */
     gy_bt_body *b = new (k.body) gy_bt_body();
     b->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: the rule's start */
-    gy_adapter_body_record_init(&b->base, def);
+    if (k.motion_mem != nullptr)
+        b->motion = new (k.motion_mem) gy_bt_motion();
+    gy_adapter_body_record_init(&b->base, def, b->motion != nullptr ? &b->motion->shared : nullptr);
     b->colliders = k.colliders;
     b->collider_count = n;
     b->moving_index = UINT32_MAX;
     if (k.motion_mem != nullptr) {
-        b->motion = new (k.motion_mem) gy_bt_motion();
         b->motion->principal = principal;
         b->motion->principal_inv = principal_inv;
         b->motion->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
@@ -629,8 +630,9 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->motion->kin_angular = btVector3(0, 0, 0);
     }
     b->pose_written = true; /* a new kinematic body takes part in the first step's pair search */
-    for (int i = 0; i < 3; i++)
-        b->any_lock = b->any_lock || b->base.lock_linear[i] || b->base.lock_angular[i];
+    for (int i = 0; b->motion != nullptr && i < 3; i++)
+        b->any_lock =
+            b->any_lock || b->motion->shared.lock_linear[i] || b->motion->shared.lock_angular[i];
     if (b->motion != nullptr)
         b->motion->lock_position = body_frame.getOrigin();
 
@@ -705,11 +707,13 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     if (def->type == GY_MOTION_DYNAMIC) {
         /* Each body carries its own gravity, scaled by its factor. */
         b->rb->setFlags(b->rb->getFlags() | BT_DISABLE_WORLD_GRAVITY);
-        b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->base.gravity_factor);
-        btVector3 lf(b->base.lock_linear[0] ? 0 : 1, b->base.lock_linear[1] ? 0 : 1,
-                     b->base.lock_linear[2] ? 0 : 1);
-        btVector3 af(b->base.lock_angular[0] ? 0 : 1, b->base.lock_angular[1] ? 0 : 1,
-                     b->base.lock_angular[2] ? 0 : 1);
+        b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->motion->shared.gravity_factor);
+        btVector3 lf(b->motion->shared.lock_linear[0] ? 0 : 1,
+                     b->motion->shared.lock_linear[1] ? 0 : 1,
+                     b->motion->shared.lock_linear[2] ? 0 : 1);
+        btVector3 af(b->motion->shared.lock_angular[0] ? 0 : 1,
+                     b->motion->shared.lock_angular[1] ? 0 : 1,
+                     b->motion->shared.lock_angular[2] ? 0 : 1);
         b->rb->setLinearFactor(lf);
         b->rb->setAngularFactor(af);
         b->rb->setLinearVelocity(gy_bt_vec(def->linear_velocity));

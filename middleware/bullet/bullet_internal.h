@@ -62,6 +62,7 @@ struct gy_driver_collider {
 
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
 struct gy_bt_motion {
+    gy_adapter_motion shared; /* the Gyre record's motion part (base.motion points here) */
     /* Bullet body frame in the Gyre body frame (the principal axes about the centre of mass),
      * and its inverse; a static's is the identity. */
     btTransform principal, principal_inv;

@@ -445,8 +445,8 @@ static void gather_manifolds(gy_driver_world *w)
         gy_bt_body *b0 = gy_bt_body_of(m->getBody0()), *b1 = gy_bt_body_of(m->getBody1());
         if (b0 == nullptr || b1 == nullptr)
             continue;
-        b0->base.in_contact = true;
-        b1->base.in_contact = true;
+        gy_adapter_body_touched(&b0->base);
+        gy_adapter_body_touched(&b1->base);
         for (int k = 0; k < n; k++) {
             const btManifoldPoint &p = m->getContactPoint(k);
             if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count || p.m_partId1 < 0 ||

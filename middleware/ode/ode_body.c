@@ -119,7 +119,7 @@ gy_pose gy_ode_body_pose(const gy_ode_body *b)
 
 gy_quat gy_ode_collider_rotation(const gy_ode_collider *c)
 {
-    gy_pose bp = gy_ode_body_pose(c->body);
+    gy_pose bp = gy_ode_body_pose(gy_ode_owner(c));
     return gy_quat_mul(bp.rotation, c->base.local_pose.rotation);
 }
 
@@ -152,8 +152,8 @@ void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
         return;
     /* ODE scales velocity by (1 - scale) once per step; Gyre's damping d is a rate, so a step of
      * dt keeps exp(-d dt): d of the velocity (to first order) is removed per second. */
-    dBodySetLinearDamping(b->body, 1.0 - exp(-b->base.linear_damping * dt));
-    dBodySetAngularDamping(b->body, 1.0 - exp(-b->base.angular_damping * dt));
+    dBodySetLinearDamping(b->body, 1.0 - exp(-b->motion.linear_damping * dt));
+    dBodySetAngularDamping(b->body, 1.0 - exp(-b->motion.angular_damping * dt));
 }
 
 static gy_mat3 mat3_inverse(gy_mat3 m)
@@ -309,7 +309,7 @@ dGeomID gy_ode_static_geom(gy_driver_world *w, gy_ode_collider *c)
         dGeomCylinderSetParams(g, s->radius, s->height);
         break;
     }
-    pose_static_geom(c->body, c, g);
+    pose_static_geom(gy_ode_owner(c), c, g);
     dGeomSetData(g, c);
     dGeomSetCategoryBits(g, c->base.category);
     dGeomSetCollideBits(g, c->base.mask);
@@ -397,7 +397,7 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
     dBodySetMass(b->body, &dm);
     b->mass = m->mass;
     b->inv_inertia = mat3_inverse(m->inertia);
-    dBodySetGravityMode(b->body, b->base.gravity_factor == 1.0 ? 1 : 0);
+    dBodySetGravityMode(b->body, b->motion.gravity_factor == 1.0 ? 1 : 0);
     dBodySetLinearDampingThreshold(b->body, 0.0);
     dBodySetAngularDampingThreshold(b->body, 0.0);
     if (w->damping_dt > 0.0)
@@ -457,7 +457,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         return r;
     }
 
-    gy_adapter_body_record_init(&b->base, def);
+    gy_adapter_body_record_init(&b->base, def, def->type == GY_MOTION_STATIC ? NULL : &b->motion);
     b->pose = def->pose;
     b->pose.rotation = gy_quat_normalize(def->pose.rotation);
     if (def->type != GY_MOTION_STATIC)
@@ -489,7 +489,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     for (uint32_t i = 0; i < n; i++) {
         gy_ode_collider *c = b->colliders[i];
         const gy_collider_def *cd = &cols[i];
-        c->body = b;
         gy_adapter_collider_record_init(&c->base, cd, &b->base);
         c->resource = (gy_ode_resource *)res[i];
         if (space == NULL && shared_slot(c->base.shape.type) >= 0) {
@@ -750,7 +749,7 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
     } else {
         static_geoms_forget(w, c);
     }
-    gy_ode_body *b = c->body;
+    gy_ode_body *b = gy_ode_owner(c);
     /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
     if (b->base.type == GY_MOTION_STATIC) {
         wake_contacts_of(w, b);

@@ -36,8 +36,7 @@ typedef struct gy_ode_resource {
  * no geom of its own (`geom` NULL): it is tested through the world's shared geom of its shape,
  * posed for it on demand (gy_ode_collider_geom), which spares a level ODE's ~350 bytes a geom. */
 typedef struct gy_driver_collider {
-    gy_adapter_collider base; /* first: the Gyre record (records.h) */
-    gy_ode_body *body;
+    gy_adapter_collider base;  /* first: the Gyre record (records.h); its body: gy_ode_owner */
     dGeomID geom;              /* NULL: a static tested through a shared geom (above) */
     gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
 
@@ -64,6 +63,7 @@ struct gy_driver_body {
 
     /* Motion state, from `mass` to the end: a static's block stops before it
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
+    gy_adapter_motion motion; /* the Gyre record's motion part (base.motion points here) */
     double mass;           /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
@@ -77,7 +77,7 @@ struct gy_driver_body {
 };
 
 /* Bytes of a static body's record: the fields before the motion state. */
-#define GY_ODE_STATIC_BODY_SIZE offsetof(gy_ode_body, mass)
+#define GY_ODE_STATIC_BODY_SIZE offsetof(gy_ode_body, motion)
 
 typedef struct gy_driver_joint {
     gy_adapter_joint base; /* first: the Gyre record (records.h) */
@@ -188,6 +188,12 @@ struct gy_driver_world {
 static inline gy_ode_pair *gy_ode_pairs(const gy_adapter_report *r)
 {
     return (gy_ode_pair *)r->pairs;
+}
+
+/* A collider's body record (its Gyre record's owner). */
+static inline gy_ode_body *gy_ode_owner(const gy_ode_collider *c)
+{
+    return (gy_ode_body *)c->base.owner;
 }
 
 /* The collider record behind an ODE geom (dGeomGetData), or NULL for the world's scratch geoms. */

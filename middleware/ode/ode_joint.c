@@ -360,15 +360,15 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
         return;
     int nl = 0, na = 0;
     for (int k = 0; k < 3; k++) {
-        nl += b->base.lock_linear[k];
-        na += b->base.lock_angular[k];
+        nl += b->motion.lock_linear[k];
+        na += b->motion.lock_angular[k];
     }
     if (nl > 0) {
         dJointID m = dJointCreateLMotor(w->world, NULL);
         dJointAttach(m, b->body, NULL);
         dJointSetLMotorNumAxes(m, nl);
         for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->base.lock_linear[k])
+            if (!b->motion.lock_linear[k])
                 continue;
             dJointSetLMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
             dJointSetLMotorParam(m, motor_vel[n], 0.0);
@@ -383,7 +383,7 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
         dJointSetAMotorMode(m, dAMotorUser);
         dJointSetAMotorNumAxes(m, na);
         for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->base.lock_angular[k])
+            if (!b->motion.lock_angular[k])
                 continue;
             dJointSetAMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
             dJointSetAMotorParam(m, motor_vel[n], 0.0);

@@ -180,7 +180,7 @@ static void visit_near(void *data, dGeomID a, dGeomID b)
         return;
     }
     gy_ode_collider *c = gy_ode_geom_collider(other);
-    if (c != NULL && c->body != NULL && !gy_adapter_search_visit(q->s, q, c))
+    if (c != NULL && c->base.owner != NULL && !gy_adapter_search_visit(q->s, q, c))
         probe_stop(q->probe);
 }
 
@@ -532,5 +532,5 @@ gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const 
     (void)w;
     if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL)
         *hull = &c->resource->base.hull;
-    return gy_ode_body_pose(c->body);
+    return gy_ode_body_pose(gy_ode_owner(c));
 }

@@ -117,7 +117,7 @@ static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_od
 /* The share of the world's gravity a body falls with (0 for static and kinematic bodies). */
 static double body_gravity_factor(const gy_ode_body *b)
 {
-    return b->base.type == GY_MOTION_DYNAMIC ? b->base.gravity_factor : 0.0;
+    return b->base.type == GY_MOTION_DYNAMIC ? b->motion.gravity_factor : 0.0;
 }
 
 /* Whether a body cannot move along `n` at all: static or kinematic, or dynamic with every world
@@ -128,7 +128,7 @@ static bool normal_locked(const gy_ode_body *b, gy_vec3 n)
         return true;
     const double c[3] = {n.x, n.y, n.z};
     for (int k = 0; k < 3; k++)
-        if (fabs(c[k]) > 1e-9 && !b->base.lock_linear[k])
+        if (fabs(c[k]) > 1e-9 && !b->motion.lock_linear[k])
             return false;
     return true;
 }
@@ -168,7 +168,7 @@ static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c
 
 static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
 {
-    gy_ode_body *b1 = c1->body, *b2 = c2->body;
+    gy_ode_body *b1 = gy_ode_owner(c1), *b2 = gy_ode_owner(c2);
     if (b1 == b2)
         return;
     gy_adapter_contact_kind kind = gy_adapter_contact_gate(&c1->base, &c2->base, w->sensor_pass);
@@ -235,7 +235,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         k1 = c2;
         k2 = c1;
     }
-    dBodyID j1 = k1->body->body, j2 = k2->body->body;
+    dBodyID j1 = gy_ode_owner(k1)->body, j2 = gy_ode_owner(k2)->body;
     double mu, bounce;
     gy_adapter_contact_material(&c1->base, &c2->base, &mu, &bounce);
     /* Conveyors: the contact should reach v1 - v2 = s2 - s1 along the surface, where s is each
@@ -267,16 +267,16 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         c->surface.soft_erp = CONTACT_ERP;
         c->surface.soft_cfm = CONTACT_CFM;
         gy_vec3 at = v3(c->geom.pos);
-        gy_vec3 rel =
-            gy_v3_sub(gy_ode_body_velocity_at(k1->body, at), gy_ode_body_velocity_at(k2->body, at));
+        gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(gy_ode_owner(k1), at),
+                                gy_ode_body_velocity_at(gy_ode_owner(k2), at));
         double approach = gy_v3_dot(rel, nrm);
         double leave = 0.0;
         if (bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY) {
             /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
              * that keeps the bounce's energy from where the contact was found (at depth), and
              * that overlap is not pushed out (ERP or the push-out would add its height). */
-            double pull = -gy_v3_dot(w->def.gravity, nrm) *
-                          (body_gravity_factor(k1->body) - body_gravity_factor(k2->body));
+            double pull = -gy_v3_dot(w->def.gravity, nrm) * (body_gravity_factor(gy_ode_owner(k1)) -
+                                                             body_gravity_factor(gy_ode_owner(k2)));
             leave = gy_adapter_bounce_speed(-approach, -c->geom.depth, pull, bounce, w->substep_dt);
             c->surface.mode |= dContactBounce;
             c->surface.bounce = leave / -approach;
@@ -331,15 +331,15 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         p->force = fb->f1;
         p->normal = v3(c->geom.normal);
         p->body1_is_a = k1 == ca;
-        p->body1 = &k1->body->base;
-        p->body2 = &k2->body->base;
+        p->body1 = &gy_ode_owner(k1)->base;
+        p->body2 = &gy_ode_owner(k2)->base;
         p->position = at;
         p->depth = depth;
         p->bounce = leave;
         pts->count++;
     }
-    b1->base.in_contact = true;
-    b2->base.in_contact = true;
+    gy_adapter_body_touched(&b1->base);
+    gy_adapter_body_touched(&b2->base);
     /* ODE wakes a sleeper through the island of an enabled dynamic body; a kinematic pusher does
      * not form islands, so wake the sleeper here. */
     if (dyn1 && !b1->active)
@@ -400,7 +400,7 @@ static bool fresh_visit(void *ctx, gy_ode_collider *s)
 {
     fresh_ctx *fc = ctx;
     /* placed_step is the step_index at placement; begin_step runs after the increment. */
-    if (s->body->placed_step + 1u != fc->w->step_index)
+    if (gy_ode_owner(s)->placed_step + 1u != fc->w->step_index)
         return true;
     if (!gy_adapter_colliders_filter(&s->base, &fc->c->base))
         return true;
@@ -466,7 +466,7 @@ static void end_step(gy_driver_world *w, double dt)
         /* A pair that fell asleep part-way through the substeps is carried over from now on:
          * report it as if it had rested for the whole step. */
         if (!p->head.carried && p->covered > 0.0 && p->covered < dt * (1.0 - 1e-9) &&
-            !body_moving(pair_a(p)->body) && !body_moving(pair_b(p)->body)) {
+            !body_moving(gy_ode_owner(pair_a(p))) && !body_moving(gy_ode_owner(pair_b(p)))) {
             double k = dt / p->covered;
             c->normal_impulse *= k;
             c->tangent_impulse *= k;
@@ -513,8 +513,8 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
             dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
         }
         /* ODE has gravity on or off per body; other factors are applied as a force. */
-        if (b->base.gravity_factor != 1.0 && b->base.gravity_factor != 0.0) {
-            double k = b->mass * b->base.gravity_factor;
+        if (b->motion.gravity_factor != 1.0 && b->motion.gravity_factor != 0.0) {
+            double k = b->mass * b->motion.gravity_factor;
             dBodyAddForce(b->body, g.x * k, g.y * k, g.z * k);
         }
     }
@@ -622,7 +622,7 @@ static void ode_body_set_rotation(gy_ode_body *b, gy_quat q)
 static bool ode_collider_touches_shifted(gy_driver_world *w, gy_ode_collider *moved,
                                          gy_ode_collider *other, gy_vec3 shift)
 {
-    dBodyID body = moved->body->body;
+    dBodyID body = gy_ode_owner(moved)->body;
     const dReal *p = dBodyGetPosition(body);
     dReal keep[3] = {p[0], p[1], p[2]};
     dBodySetPosition(body, keep[0] + shift.x, keep[1] + shift.y, keep[2] + shift.z);

@@ -29,10 +29,10 @@ void gy_adapter_points_free(gy_adapter_points *pts, const gy_allocator *al)
 void gy_adapter_overlap_begin(const gy_driver_step *ds, gy_driver_body *const *moving, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        gy_adapter_body *b = gy_driver_body_rec(moving[i]);
-        if (!b->in_contact)
+        gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(moving[i]));
+        if (!m->in_contact)
             ds->body_settle(moving[i])->correction_speed = 0.0;
-        b->in_contact = false;
+        m->in_contact = false;
     }
 }
 
@@ -55,13 +55,14 @@ static double push_response(const gy_driver_step *ds, gy_adapter_body *b, gy_vec
     double mass = ds->body_mass(db);
     if (!(mass > 0.0))
         return 0.0;
+    const gy_adapter_motion *m = gy_adapter_body_motion(b);
     double l[3] = {n.x, n.y, n.z};
     gy_vec3 c = gy_v3_cross(r, n);
     double cm[3] = {c.x, c.y, c.z};
     for (int k = 0; k < 3; k++) {
-        if (b->lock_linear[k])
+        if (m->lock_linear[k])
             l[k] = 0.0;
-        if (b->lock_angular[k])
+        if (m->lock_angular[k])
             cm[k] = 0.0;
     }
     *lin = gy_v3_scale(gy_v3(l[0], l[1], l[2]), 1.0 / mass);
@@ -70,7 +71,7 @@ static double push_response(const gy_driver_step *ds, gy_adapter_body *b, gy_vec
     gy_vec3 s = gy_mat3_apply(rot, gy_mat3_apply(ds->body_inv_inertia(db), body_c));
     double sm[3] = {s.x, s.y, s.z};
     for (int k = 0; k < 3; k++)
-        if (b->lock_angular[k])
+        if (m->lock_angular[k])
             sm[k] = 0.0;
     *spin = gy_v3(sm[0], sm[1], sm[2]);
     return gy_v3_dot(n, *lin) + gy_v3_dot(c, *spin);

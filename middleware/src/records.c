@@ -6,20 +6,25 @@
 #include "adapter_common.h"
 #include "gyre/math.h"
 
-void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def)
+void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
+                                 gy_adapter_motion *motion)
 {
     bool dynamic = def->type == GY_MOTION_DYNAMIC;
+    assert((motion == NULL) == (def->type == GY_MOTION_STATIC));
     b->type = def->type;
     b->user_data = def->user_data;
-    b->gravity_factor = def->gravity_factor;
-    b->linear_damping = def->linear_damping;
-    b->angular_damping = def->angular_damping;
     b->allow_sleeping = def->allow_sleeping;
-    b->continuous = def->continuous && dynamic;
     b->solid = NULL;
+    b->motion = motion;
+    if (motion == NULL)
+        return;
+    motion->gravity_factor = def->gravity_factor;
+    motion->linear_damping = def->linear_damping;
+    motion->angular_damping = def->angular_damping;
+    motion->continuous = def->continuous && dynamic;
     for (int k = 0; k < 3; k++) {
-        b->lock_linear[k] = dynamic && def->lock_linear[k];
-        b->lock_angular[k] = dynamic && def->lock_angular[k];
+        motion->lock_linear[k] = dynamic && def->lock_linear[k];
+        motion->lock_angular[k] = dynamic && def->lock_angular[k];
     }
 }
 

@@ -9,6 +9,8 @@
 #ifndef GYRE_RECORDS_H
 #define GYRE_RECORDS_H
 
+#include <assert.h>
+
 #include "adapter_common.h"
 #include "gyre/backend/backend.h"
 
@@ -16,29 +18,51 @@
 extern "C" {
 #endif
 
+/* What only a moving (dynamic or kinematic) body has: its definition's motion settings and the
+ * step's state of it. It lives in the driver's record of the body (the body record's `motion`),
+ * so a static, of which a level holds thousands, carries none of it. */
+typedef struct gy_adapter_motion {
+    double gravity_factor;
+    double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
+    /* Step state (step.h): the centre of mass when the current substep began. */
+    gy_vec3 substep_start;
+    bool continuous;                      /* dynamic bodies only */
+    bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
+    /* Step state: whether the driver's solve of the current substep gave the body contacts. */
+    bool in_contact;
+} gy_adapter_motion;
+
 /* A body as defined: fixed at creation except `joint_count` and `reported_step`. */
 typedef struct gy_adapter_body {
     gy_body_id id;
     gy_motion_type type;
-    uint64_t user_data;
-    double gravity_factor;
-    double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
     bool allow_sleeping;
-    bool continuous;                      /* dynamic bodies only */
-    bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
-    uint32_t joint_count;                 /* Gyre joints attached to the body */
-    uint32_t sensor_count;                /* its sensor colliders (the counters) */
+    uint64_t user_data;
+    uint32_t joint_count;  /* Gyre joints attached to the body */
+    uint32_t sensor_count; /* its sensor colliders (the counters) */
     /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
      * it as, and whose filter picks the sweep's candidates. */
     const struct gy_adapter_collider *solid;
     /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
      * scans them only when this is the current or the previous step. */
     uint64_t reported_step;
-    /* Step state (step.h): the centre of mass when the current substep began, and whether the
-     * driver's solve of it gave the body contacts. */
-    gy_vec3 substep_start;
-    bool in_contact;
+    gy_adapter_motion *motion; /* moving bodies: their part in the driver's record; NULL static */
 } gy_adapter_body;
+
+/* A moving body's motion part. */
+static inline gy_adapter_motion *gy_adapter_body_motion(const gy_adapter_body *b)
+{
+    assert(b->motion != NULL);
+    return b->motion;
+}
+
+/* Marks that the driver's solve gave the body contacts this substep (statics keep no such
+ * state: nothing moves them). */
+static inline void gy_adapter_body_touched(gy_adapter_body *b)
+{
+    if (b->motion != NULL)
+        b->motion->in_contact = true;
+}
 
 /* What few colliders set: a one-way platform's side and slop, a conveyor's surface velocity. It
  * lives beside the collider record (its `rare`), so the common collider does not carry it. */
@@ -97,8 +121,10 @@ typedef struct gy_adapter_joint {
     uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
 } gy_adapter_joint;
 
-/* Fills a body record from a valid definition (id and joint count left as they are). */
-void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def);
+/* Fills a body record from a valid definition (id and joint count left as they are). `motion` is
+ * the moving body's motion part in the driver's record (filled here), NULL for a static. */
+void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
+                                 gy_adapter_motion *motion);
 
 /* Fills a collider record from a valid definition for body `b` (its id left as it is). A body's
  * colliders are filled in their order, after the body. */

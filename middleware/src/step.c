@@ -74,20 +74,20 @@ static void ballistic_correction(const gy_frontend_step *s, const gy_driver_step
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
         const gy_adapter_body *rec = gy_driver_body_rec(b);
+        const gy_adapter_motion *m = gy_adapter_body_motion(rec);
         /* The record's conditions first: asking the driver costs a call per body. */
-        if (!gy_adapter_ballistic_applies(rec->type, true, rec->in_contact, rec->joint_count,
-                                          rec->gravity_factor) ||
+        if (!gy_adapter_ballistic_applies(rec->type, true, m->in_contact, rec->joint_count,
+                                          m->gravity_factor) ||
             !ds->body_awake(b))
             continue;
-        gy_vec3 shift = gy_adapter_ballistic_shift(g, rec->gravity_factor, h);
-        shift =
-            gy_v3_mul(shift, gy_v3(rec->lock_linear[0] ? 0.0 : 1.0, rec->lock_linear[1] ? 0.0 : 1.0,
-                                   rec->lock_linear[2] ? 0.0 : 1.0));
+        gy_vec3 shift = gy_adapter_ballistic_shift(g, m->gravity_factor, h);
+        shift = gy_v3_mul(shift, gy_v3(m->lock_linear[0] ? 0.0 : 1.0, m->lock_linear[1] ? 0.0 : 1.0,
+                                       m->lock_linear[2] ? 0.0 : 1.0));
         ds->body_set_com(b, gy_v3_add(ds->body_com(b), shift));
     }
 }
 
-static bool any_lock(const gy_adapter_body *b)
+static bool any_lock(const gy_adapter_motion *b)
 {
     for (int k = 0; k < 3; k++)
         if (b->lock_linear[k] || b->lock_angular[k])
@@ -101,7 +101,7 @@ static void project_locks(const gy_driver_step *ds, gy_driver_body *const *movin
 {
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
-        const gy_adapter_body *rec = gy_driver_body_rec(b);
+        const gy_adapter_motion *rec = gy_adapter_body_motion(gy_driver_body_rec(b));
         gy_vec3 lock;
         if (!any_lock(rec) || !ds->body_locks(b, &lock) || !ds->body_awake(b))
             continue;
@@ -188,7 +188,8 @@ static gy_vec3 ccd_displacement(void *ctx, uint32_t i)
     gy_adapter_body *o = gy_driver_collider_rec(cc->s->scratch[i])->owner;
     if (o->type == GY_MOTION_STATIC)
         return gy_v3(0.0, 0.0, 0.0);
-    return gy_v3_sub(cc->d->step->body_com(gy_driver_body_of(o)), o->substep_start);
+    return gy_v3_sub(cc->d->step->body_com(gy_driver_body_of(o)),
+                     gy_adapter_body_motion(o)->substep_start);
 }
 
 /* Sweeps the body from its substep start to its end against what it may have passed, moving
@@ -201,7 +202,7 @@ static void ccd_body(gy_frontend_step *s, const gy_driver *d, gy_driver_world *d
 {
     const gy_driver_step *ds = d->step;
     gy_adapter_body *rec = gy_driver_body_rec(b);
-    gy_vec3 p0 = rec->substep_start, p1 = ds->body_com(b);
+    gy_vec3 p0 = gy_adapter_body_motion(rec)->substep_start, p1 = ds->body_com(b);
     gy_vec3 motion = gy_v3_sub(p1, p0);
     double inner = ds->body_ccd_radius(b);
     double r = gy_adapter_contact_ccd_radius(rec, inner, gy_v3_len(motion), reach);
@@ -230,6 +231,12 @@ static void ccd_body(gy_frontend_step *s, const gy_driver *d, gy_driver_world *d
     ds->body_set_com(b, at);
 }
 
+/* Where a moving body's centre of mass was when the substep began. */
+static gy_vec3 moved_from(gy_driver_body *b)
+{
+    return gy_adapter_body_motion(gy_driver_body_rec(b))->substep_start;
+}
+
 static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
                                  gy_driver_body *const *moving, uint32_t n)
 {
@@ -237,14 +244,13 @@ static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_dri
     double reach = -1.0;
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
-        if (!gy_driver_body_rec(b)->continuous || !ds->body_awake(b))
+        if (!gy_adapter_body_motion(gy_driver_body_rec(b))->continuous || !ds->body_awake(b))
             continue;
         if (reach < 0.0) {
             reach = 0.0;
             for (uint32_t k = 0; k < n; k++)
-                reach =
-                    fmax(reach, gy_v3_len(gy_v3_sub(ds->body_com(moving[k]),
-                                                    gy_driver_body_rec(moving[k])->substep_start)));
+                reach = fmax(reach,
+                             gy_v3_len(gy_v3_sub(ds->body_com(moving[k]), moved_from(moving[k]))));
         }
         ccd_body(s, d, dw, b, reach);
     }
@@ -381,7 +387,8 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         gy_driver_body *const *moving = ds->moving(dw, &n);
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         for (uint32_t i = 0; i < n; i++)
-            gy_driver_body_rec(moving[i])->substep_start = ds->body_com(moving[i]);
+            gy_adapter_body_motion(gy_driver_body_rec(moving[i]))->substep_start =
+                ds->body_com(moving[i]);
         if (ds->body_settle != NULL)
             gy_adapter_overlap_begin(ds, moving, n);
         ds->solve(dw, h, k);
