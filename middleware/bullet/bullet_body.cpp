@@ -233,7 +233,7 @@ void gy_bt_body_wake(gy_bt_body *b)
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
-        gy_adapter_sleep_reset(b->sleep);
+        gy_adapter_sleep_reset(b->motion->sleep);
     } else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
@@ -516,6 +516,8 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     at = records_at + (size_t)n * sizeof(gy_bt_collider);
     size_t colliders_at = align_up(at, alignof(gy_bt_collider *));
     at = colliders_at + (size_t)n * sizeof(gy_bt_collider *);
+    if (at > UINT32_MAX) /* the body keeps its block's size in 32 bits */
+        return GY_ERR_OUT_OF_MEMORY;
     k->size = at;
     k->block = gy_alloc_zeroed(a, at);
     bool ok = k->block != nullptr;
@@ -613,13 +615,12 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 
     /* Committed: nothing below can fail. */
     gy_bt_body *b = new (k.body) gy_bt_body();
-    b->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: the rule's start */
     gy_adapter_body_record_init(&b->base, def);
     b->colliders = k.colliders;
     b->collider_count = n;
-    b->moving_index = UINT32_MAX;
     if (k.motion_mem != nullptr) {
         b->motion = new (k.motion_mem) gy_bt_motion();
+        b->motion->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: its start */
         b->motion->principal = principal;
         b->motion->principal_inv = principal_inv;
         b->motion->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
@@ -648,9 +649,9 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
                               ? static_cast<btCollisionShape *>(c->resource->mesh_shape)
                               : static_cast<btCollisionShape *>(c->resource->hull_shape);
         } else if (shared[i] != nullptr) {
-            c->bt_shape = shared[i]; /* owned_size 0 and no resource: a shared shape */
+            c->bt_shape = shared[i]; /* not owned and no resource: a shared shape */
         } else {
-            c->owned_size = owned_shape_size(cd->shape.type);
+            c->owns_shape = true;
             c->bt_shape = build_shape(k.shape_mem[i], &cd->shape, body_frame);
         }
         b->category_union |= c->base.category;
@@ -661,7 +662,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     gy_free(a, shared, (size_t)n * sizeof(void *));
     gy_free(a, k.collider_mem, (size_t)n * sizeof(void *));
     gy_free(a, k.shape_mem, (size_t)n * sizeof(void *));
-    b->block_size = k.size;
+    b->block_size = (uint32_t)k.size;
 
     btCollisionShape *root;
     if (compound) {
@@ -725,7 +726,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     w->world.addRigidBody(b->rb, -1, -1);
     if (def->type == GY_MOTION_DYNAMIC && !def->allow_sleeping)
         b->rb->forceActivationState(DISABLE_DEACTIVATION);
-    b->moving_index = w->moving_count;
+    b->motion->moving_index = w->moving_count;
     w->moving[w->moving_count++] = b;
     *out = b;
     return GY_OK;
@@ -755,7 +756,7 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
-        if (c->owned_size > 0)
+        if (c->owns_shape)
             c->bt_shape->~btCollisionShape();
         else if (c->resource == nullptr)
             shared_shape_unref(w, c->bt_shape);
@@ -763,10 +764,10 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
             resource_destroy(w, c->resource);
         c->~gy_bt_collider();
     }
-    if (b->moving_index != UINT32_MAX) {
+    if (b->motion != nullptr) {
         gy_bt_body *last = w->moving[--w->moving_count];
-        w->moving[b->moving_index] = last;
-        last->moving_index = b->moving_index;
+        w->moving[b->motion->moving_index] = last;
+        last->motion->moving_index = b->motion->moving_index;
     }
     size_t size = b->block_size;
     b->~gy_bt_body();
@@ -898,7 +899,7 @@ void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->motion->force.setZero();
     b->motion->torque.setZero();
-    gy_adapter_sleep_reset(b->sleep);
+    gy_adapter_sleep_reset(b->motion->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
      * (update_sleep skips it, so it then never wants to sleep again). */

@@ -54,10 +54,10 @@ struct gy_driver_collider {
     gy_adapter_collider base; /* first: the Gyre record (records.h); planes keep their world
                                * normal and offset in base.shape */
     gy_bt_body *body;
-    uint32_t index; /* child index in the body's compound, and position in body->colliders */
+    uint32_t index;  /* child index in the body's compound, and position in body->colliders */
+    bool owns_shape; /* bt_shape lives in the body's block; else the resource's or a shared one */
     gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
     btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
-    size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
 };
 
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
@@ -72,6 +72,10 @@ struct gy_bt_motion {
     btVector3 kin_linear, kin_angular;
     double mass;       /* dynamic only */
     double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
+    /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
+     * for kinematic ones, which never sleep by it. */
+    gy_adapter_sleep *sleep;
+    uint32_t moving_index; /* slot in the world's `moving` array */
 };
 
 struct gy_driver_body {
@@ -86,22 +90,19 @@ struct gy_driver_body {
     btCompoundShape *compound;  /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
     uint32_t collider_count;
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
+    uint32_t block_size; /* bytes of the one block holding the body, its colliders and shapes */
     /* Dynamic and kinematic bodies: their motion state, in the body's block; NULL for statics,
-     * which a level holds by the thousand and which never move by it. */
+     * which a level holds by the thousand and which never move by it (what only moving bodies
+     * need lives there, not here). */
     gy_bt_motion *motion;
     /* What it gives back when all its overlaps close (bullet_step.cpp; the front end forgets it
      * when the body leaves every contact, overlap.h). */
     gy_adapter_settle settle;
-    /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
-     * for the others, which never sleep by it (a static would carry its 496 bytes for nothing). */
-    gy_adapter_sleep *sleep;
     /* Statics: the step after their creation or last teleport. During that step their pairs
      * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
      * when neither side is active, so a sleeper they touch wakes. */
     uint64_t placed_step;
-    size_t block_size; /* bytes of the one block holding the body, its colliders and shapes */
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool any_lock;

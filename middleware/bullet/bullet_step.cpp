@@ -704,7 +704,7 @@ static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
 
 static gy_adapter_sleep *bt_body_sleep(gy_bt_body *b)
 {
-    return b->sleep;
+    return b->motion != nullptr ? b->motion->sleep : nullptr;
 }
 
 /* Bullet's islands do the rest: an island sleeps when all its bodies want to, and wakes as a
