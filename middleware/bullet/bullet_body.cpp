@@ -68,6 +68,7 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
     r->mesh_array = new (array_mem) btTriangleIndexVertexArray();
     r->mesh_array->addIndexedMesh(part, PHY_INTEGER);
     r->mesh_shape = new (shape_mem) btBvhTriangleMeshShape(r->mesh_array, true, true);
+    r->mesh_shape->setUserPointer(r); /* its colliders' resource (gy_bt_collider_resource) */
     return GY_OK;
 }
 
@@ -159,6 +160,7 @@ gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
     /* No polyhedral features: Bullet's face clipping for hull pairs measures depth on the points
      * alone, which would sink stacked hulls by both margins. */
     r->hull_shape->setMargin(margin);
+    r->hull_shape->setUserPointer(r); /* its colliders' resource (gy_bt_collider_resource) */
     r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
     return GY_OK;
@@ -204,7 +206,7 @@ static btTransform child_pose(const btTransform &principal_inv, const gy_bt_coll
 
 btTransform gy_bt_collider_child(const gy_bt_collider *c)
 {
-    const gy_bt_body *b = c->body;
+    const gy_bt_body *b = gy_bt_collider_body(c);
     if (b->compound != nullptr)
         return b->compound->getChildTransform((int)c->index);
     /* The same product as at creation, where a static's principal⁻¹ was the identity's inverse. */
@@ -214,7 +216,7 @@ btTransform gy_bt_collider_child(const gy_bt_collider *c)
 
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
-    const gy_bt_body *b = c->body;
+    const gy_bt_body *b = gy_bt_collider_body(c);
     const btTransform &com = b->object->getWorldTransform();
     if (b->motion == nullptr)
         return com * gy_bt_transform(c->base.local_pose);
@@ -293,10 +295,10 @@ static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
     gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_bt_collider *c = b->colliders[i];
+        const gy_bt_resource *r = gy_bt_collider_resource(c);
         if (!c->base.is_sensor)
-            gy_adapter_ccd_add(&acc, &c->base.shape,
-                               c->resource ? &c->resource->base.hull : nullptr, c->base.local_pose,
-                               com);
+            gy_adapter_ccd_add(&acc, &c->base.shape, r != nullptr ? &r->base.hull : nullptr,
+                               c->base.local_pose, com);
     }
     return gy_adapter_ccd_end(&acc);
 }
@@ -738,15 +740,14 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         const gy_collider_def *cd = &cols[i];
         gy_bt_collider *c = new (k.collider_mem[i]) gy_bt_collider();
         b->colliders[i] = c;
-        c->body = b;
         c->index = i;
         gy_adapter_collider_record_init(&c->base, cd, &b->base);
-        c->resource = res[i] != nullptr ? gy_bt_resource_of(res[i]) : nullptr;
-        if (c->resource != nullptr) {
+        if (res[i] != nullptr) {
+            gy_bt_resource *r = gy_bt_resource_of(res[i]);
             res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
-                              ? static_cast<btCollisionShape *>(c->resource->mesh_shape)
-                              : static_cast<btCollisionShape *>(c->resource->hull_shape);
+                              ? static_cast<btCollisionShape *>(r->mesh_shape)
+                              : static_cast<btCollisionShape *>(r->hull_shape);
         } else if (shared[i] != nullptr) {
             c->bt_shape = shared[i]; /* not owned and no resource: a shared shape */
         } else {
@@ -855,12 +856,13 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
+        gy_bt_resource *r = gy_bt_collider_resource(c); /* read before the shape goes */
         if (c->owns_shape)
             c->bt_shape->~btCollisionShape();
-        else if (c->resource == nullptr)
+        else if (r == nullptr)
             shared_shape_unref(w, c->bt_shape);
-        if (c->resource != nullptr && gy_adapter_resource_unref(w->tally, &c->resource->base))
-            resource_destroy(w, c->resource);
+        if (r != nullptr && gy_adapter_resource_unref(w->tally, &r->base))
+            resource_destroy(w, r);
         c->~gy_bt_collider();
     }
     if (b->motion != nullptr) {
@@ -1019,7 +1021,7 @@ void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
 
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
 {
-    gy_bt_body *b = c->body;
+    gy_bt_body *b = gy_bt_collider_body(c);
     uint32_t old_category = b->category_union, old_mask = b->mask_union;
     b->category_union = 0;
     b->mask_union = 0;

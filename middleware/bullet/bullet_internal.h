@@ -53,11 +53,11 @@ struct gy_bt_resource {
 struct gy_driver_collider {
     gy_adapter_collider base; /* first: the Gyre record (records.h); planes keep their world
                                * normal and offset in base.shape */
-    gy_bt_body *body;
+    /* Its body is base.owner's record and its resource its shape's user pointer (the
+     * gy_bt_collider_* accessors below): a level's statics keep neither twice. */
     uint32_t index;  /* child index in the body's compound, and position in body->colliders */
     bool owns_shape; /* bt_shape lives in the body's block; else the resource's or a shared one */
-    gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
-    btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
+    btCollisionShape *bt_shape; /* owned (primitives), shared, or the resource's */
 };
 
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
@@ -124,6 +124,19 @@ struct gy_driver_joint {
     double limits[2];
     gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
 };
+
+/* A collider's body: the record its Gyre part's owner opens. */
+static inline gy_bt_body *gy_bt_collider_body(const gy_bt_collider *c)
+{
+    return reinterpret_cast<gy_bt_body *>(c->base.owner);
+}
+
+/* A mesh or hull collider's resource (it holds one reference), named by the resource's shape's
+ * user pointer; NULL for primitives, whose shapes' user pointers stay NULL. */
+static inline gy_bt_resource *gy_bt_collider_resource(const gy_bt_collider *c)
+{
+    return static_cast<gy_bt_resource *>(c->bt_shape->getUserPointer());
+}
 
 /* The front end reads the records through their Gyre parts (driver.h). */
 static_assert(offsetof(gy_bt_body, base) == 0, "a body record starts with its Gyre part");
