@@ -68,6 +68,7 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
     r->mesh_array = new (array_mem) btTriangleIndexVertexArray();
     r->mesh_array->addIndexedMesh(part, PHY_INTEGER);
     r->mesh_shape = new (shape_mem) btBvhTriangleMeshShape(r->mesh_array, true, true);
+    r->mesh_shape->setUserPointer(r); /* its colliders' resource (gy_bt_collider_resource) */
     return GY_OK;
 }
 
@@ -159,6 +160,7 @@ gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
     /* No polyhedral features: Bullet's face clipping for hull pairs measures depth on the points
      * alone, which would sink stacked hulls by both margins. */
     r->hull_shape->setMargin(margin);
+    r->hull_shape->setUserPointer(r); /* its colliders' resource (gy_bt_collider_resource) */
     r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
     return GY_OK;
@@ -204,7 +206,7 @@ static btTransform child_pose(const btTransform &principal_inv, const gy_bt_coll
 
 btTransform gy_bt_collider_child(const gy_bt_collider *c)
 {
-    const gy_bt_body *b = c->body;
+    const gy_bt_body *b = gy_bt_collider_body(c);
     if (b->compound != nullptr)
         return b->compound->getChildTransform((int)c->index);
     /* The same product as at creation, where a static's principal⁻¹ was the identity's inverse. */
@@ -214,7 +216,7 @@ btTransform gy_bt_collider_child(const gy_bt_collider *c)
 
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
-    const gy_bt_body *b = c->body;
+    const gy_bt_body *b = gy_bt_collider_body(c);
     const btTransform &com = b->object->getWorldTransform();
     if (b->motion == nullptr)
         return com * gy_bt_transform(c->base.local_pose);
@@ -233,7 +235,7 @@ void gy_bt_body_wake(gy_bt_body *b)
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
-        gy_adapter_sleep_reset(b->sleep);
+        gy_adapter_sleep_reset(b->motion->sleep);
     } else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
@@ -293,10 +295,10 @@ static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
     gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_bt_collider *c = b->colliders[i];
+        const gy_bt_resource *r = gy_bt_collider_resource(c);
         if (!c->base.is_sensor)
-            gy_adapter_ccd_add(&acc, &c->base.shape,
-                               c->resource ? &c->resource->base.hull : nullptr, c->base.local_pose,
-                               com);
+            gy_adapter_ccd_add(&acc, &c->base.shape, r != nullptr ? &r->base.hull : nullptr,
+                               c->base.local_pose, com);
     }
     return gy_adapter_ccd_end(&acc);
 }
@@ -482,6 +484,104 @@ static void blocks_free(const gy_allocator *a, body_blocks *k)
 /* The most any part of a body's block needs; the allocator's blocks are aligned at least so. */
 #define BLOCK_ALIGN 16u
 
+/* Where a body's broadphase proxy lies in its block, from its Bullet object. */
+static size_t proxy_offset(bool moving)
+{
+    static_assert(alignof(btDbvtProxy) <= BLOCK_ALIGN, "a proxy fits a body block's alignment");
+    return align_up(moving ? sizeof(btRigidBody) : sizeof(btCollisionObject), BLOCK_ALIGN);
+}
+
+/* The proxy slot of a body's Bullet object, or NULL for an object whose block is no body's (a
+ * static's joint anchor names its body too). */
+static void *proxy_slot(void *object)
+{
+    btCollisionObject *o = static_cast<btCollisionObject *>(object);
+    const gy_bt_body *b = gy_bt_body_of(o);
+    if (b == nullptr || b->object != o)
+        return nullptr;
+    return reinterpret_cast<unsigned char *>(o) + proxy_offset(btRigidBody::upcast(o) != nullptr);
+}
+
+/* btDbvtBroadphase's own list helpers (private to Bullet's source): a stage's proxies. */
+static void proxy_list_append(btDbvtProxy *item, btDbvtProxy *&list)
+{
+    item->links[0] = nullptr;
+    item->links[1] = list;
+    if (list != nullptr)
+        list->links[0] = item;
+    list = item;
+}
+
+static void proxy_list_remove(btDbvtProxy *item, btDbvtProxy *&list)
+{
+    if (item->links[0] != nullptr)
+        item->links[0]->links[1] = item->links[1];
+    else
+        list = item->links[1];
+    if (item->links[1] != nullptr)
+        item->links[1]->links[0] = item->links[0];
+}
+
+namespace {
+/* Bullet's btDbvtTreeCollider: each leaf the new proxy's box touches makes a pair. */
+struct proxy_pairer : btDbvt::ICollide {
+    btDbvtBroadphase *bp;
+    btDbvtProxy *proxy;
+    void Process(const btDbvtNode *na, const btDbvtNode *nb) override
+    {
+        if (na == nb)
+            return;
+        bp->m_paircache->addOverlappingPair(static_cast<btDbvtProxy *>(na->data),
+                                            static_cast<btDbvtProxy *>(nb->data));
+        ++bp->m_newpairs;
+    }
+    void Process(const btDbvtNode *n) override
+    {
+        Process(n, proxy->leaf);
+    }
+};
+} // namespace
+
+/* btDbvtBroadphase::createProxy (Bullet 3.24) with the proxy placed in the body's block. */
+btBroadphaseProxy *gy_bt_broadphase::createProxy(const btVector3 &aabb_min,
+                                                 const btVector3 &aabb_max, int shape_type,
+                                                 void *user, int group, int mask,
+                                                 btDispatcher *dispatcher)
+{
+    void *slot = proxy_slot(user);
+    if (slot == nullptr)
+        return btDbvtBroadphase::createProxy(aabb_min, aabb_max, shape_type, user, group, mask,
+                                             dispatcher);
+    btDbvtProxy *proxy = new (slot) btDbvtProxy(aabb_min, aabb_max, user, group, mask);
+    btDbvtAabbMm aabb = btDbvtVolume::FromMM(aabb_min, aabb_max);
+    proxy->stage = m_stageCurrent;
+    proxy->m_uniqueId = ++m_gid;
+    proxy->leaf = m_sets[0].insert(aabb, proxy);
+    proxy_list_append(proxy, m_stageRoots[m_stageCurrent]);
+    if (!m_deferedcollide) {
+        proxy_pairer pairer;
+        pairer.bp = this;
+        pairer.proxy = proxy;
+        m_sets[0].collideTV(m_sets[0].m_root, aabb, pairer);
+        m_sets[1].collideTV(m_sets[1].m_root, aabb, pairer);
+    }
+    return proxy;
+}
+
+/* btDbvtBroadphase::destroyProxy, leaving an in-block proxy's memory to its body. */
+void gy_bt_broadphase::destroyProxy(btBroadphaseProxy *absproxy, btDispatcher *dispatcher)
+{
+    btDbvtProxy *proxy = static_cast<btDbvtProxy *>(absproxy);
+    if (proxy_slot(proxy->m_clientObject) != proxy) {
+        btDbvtBroadphase::destroyProxy(absproxy, dispatcher);
+        return;
+    }
+    m_sets[proxy->stage == STAGECOUNT ? 1 : 0].remove(proxy->leaf);
+    proxy_list_remove(proxy, m_stageRoots[proxy->stage]);
+    m_paircache->removeOverlappingPairsContainingProxy(proxy, dispatcher);
+    m_needcleanup = true;
+}
+
 /* `owned[i]`: collider i needs a shape of its own in the block. Parts in decreasing alignment,
  * each at its own (the Bullet object's is 16), so the block wastes little to padding. */
 static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
@@ -504,7 +604,8 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     if (dynamic)
         at = sleep_at + sizeof(gy_adapter_sleep);
     size_t object_at = align_up(at, BLOCK_ALIGN);
-    at = object_at + (moving ? sizeof(btRigidBody) : sizeof(btCollisionObject));
+    at = object_at + proxy_offset(moving);
+    at += sizeof(btDbvtProxy); /* right after the object (gy_bt_broadphase) */
     size_t compound_at = align_up(at, alignof(btCompoundShape));
     if (compound)
         at = compound_at + sizeof(btCompoundShape);
@@ -516,6 +617,8 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     at = records_at + (size_t)n * sizeof(gy_bt_collider);
     size_t colliders_at = align_up(at, alignof(gy_bt_collider *));
     at = colliders_at + (size_t)n * sizeof(gy_bt_collider *);
+    if (at > UINT32_MAX) /* the body keeps its block's size in 32 bits */
+        return GY_ERR_OUT_OF_MEMORY;
     k->size = at;
     k->block = gy_alloc_zeroed(a, at);
     bool ok = k->block != nullptr;
@@ -613,13 +716,13 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 
     /* Committed: nothing below can fail. */
     gy_bt_body *b = new (k.body) gy_bt_body();
-    b->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: the rule's start */
-    if (k.motion_mem != nullptr)
+    if (k.motion_mem != nullptr) {
         b->motion = new (k.motion_mem) gy_bt_motion();
+        b->motion->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: its start */
+    }
     gy_adapter_body_record_init(&b->base, def, b->motion != nullptr ? &b->motion->shared : nullptr);
     b->colliders = k.colliders;
     b->collider_count = n;
-    b->moving_index = UINT32_MAX;
     if (k.motion_mem != nullptr) {
         b->motion->principal = principal;
         b->motion->principal_inv = principal_inv;
@@ -640,19 +743,18 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         const gy_collider_def *cd = &cols[i];
         gy_bt_collider *c = new (k.collider_mem[i]) gy_bt_collider();
         b->colliders[i] = c;
-        c->body = b;
         c->index = i;
         gy_adapter_collider_record_init(&c->base, cd, &b->base);
-        c->resource = res[i] != nullptr ? gy_bt_resource_of(res[i]) : nullptr;
-        if (c->resource != nullptr) {
+        if (res[i] != nullptr) {
+            gy_bt_resource *r = gy_bt_resource_of(res[i]);
             res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
-                              ? static_cast<btCollisionShape *>(c->resource->mesh_shape)
-                              : static_cast<btCollisionShape *>(c->resource->hull_shape);
+                              ? static_cast<btCollisionShape *>(r->mesh_shape)
+                              : static_cast<btCollisionShape *>(r->hull_shape);
         } else if (shared[i] != nullptr) {
-            c->bt_shape = shared[i]; /* owned_size 0 and no resource: a shared shape */
+            c->bt_shape = shared[i]; /* not owned and no resource: a shared shape */
         } else {
-            c->owned_size = owned_shape_size(cd->shape.type);
+            c->owns_shape = true;
             c->bt_shape = build_shape(k.shape_mem[i], &cd->shape, body_frame);
         }
         b->category_union |= c->base.category;
@@ -663,7 +765,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     gy_free(a, shared, (size_t)n * sizeof(void *));
     gy_free(a, k.collider_mem, (size_t)n * sizeof(void *));
     gy_free(a, k.shape_mem, (size_t)n * sizeof(void *));
-    b->block_size = k.size;
+    b->block_size = (uint32_t)k.size;
 
     btCollisionShape *root;
     if (compound) {
@@ -729,7 +831,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     w->world.addRigidBody(b->rb, -1, -1);
     if (def->type == GY_MOTION_DYNAMIC && !def->allow_sleeping)
         b->rb->forceActivationState(DISABLE_DEACTIVATION);
-    b->moving_index = w->moving_count;
+    b->motion->moving_index = w->moving_count;
     w->moving[w->moving_count++] = b;
     *out = b;
     return GY_OK;
@@ -759,18 +861,19 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
-        if (c->owned_size > 0)
+        gy_bt_resource *r = gy_bt_collider_resource(c); /* read before the shape goes */
+        if (c->owns_shape)
             c->bt_shape->~btCollisionShape();
-        else if (c->resource == nullptr)
+        else if (r == nullptr)
             shared_shape_unref(w, c->bt_shape);
-        if (c->resource != nullptr && gy_adapter_resource_unref(w->tally, &c->resource->base))
-            resource_destroy(w, c->resource);
+        if (r != nullptr && gy_adapter_resource_unref(w->tally, &r->base))
+            resource_destroy(w, r);
         c->~gy_bt_collider();
     }
-    if (b->moving_index != UINT32_MAX) {
+    if (b->motion != nullptr) {
         gy_bt_body *last = w->moving[--w->moving_count];
-        w->moving[b->moving_index] = last;
-        last->moving_index = b->moving_index;
+        w->moving[b->motion->moving_index] = last;
+        last->motion->moving_index = b->motion->moving_index;
     }
     size_t size = b->block_size;
     b->~gy_bt_body();
@@ -902,7 +1005,7 @@ void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->motion->force.setZero();
     b->motion->torque.setZero();
-    gy_adapter_sleep_reset(b->sleep);
+    gy_adapter_sleep_reset(b->motion->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
      * (update_sleep skips it, so it then never wants to sleep again). */
@@ -923,7 +1026,7 @@ void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
 
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
 {
-    gy_bt_body *b = c->body;
+    gy_bt_body *b = gy_bt_collider_body(c);
     uint32_t old_category = b->category_union, old_mask = b->mask_union;
     b->category_union = 0;
     b->mask_union = 0;

@@ -53,11 +53,11 @@ struct gy_bt_resource {
 struct gy_driver_collider {
     gy_adapter_collider base; /* first: the Gyre record (records.h); planes keep their world
                                * normal and offset in base.shape */
-    gy_bt_body *body;
-    uint32_t index; /* child index in the body's compound, and position in body->colliders */
-    gy_bt_resource *resource;   /* mesh/hull, or NULL; holds one reference */
-    btCollisionShape *bt_shape; /* owned (primitives) or the resource's shared shape */
-    size_t owned_size;          /* bytes of the owned shape's block, 0 when shared */
+    /* Its body is base.owner's record and its resource its shape's user pointer (the
+     * gy_bt_collider_* accessors below): a level's statics keep neither twice. */
+    uint32_t index;  /* child index in the body's compound, and position in body->colliders */
+    bool owns_shape; /* bt_shape lives in the body's block; else the resource's or a shared one */
+    btCollisionShape *bt_shape; /* owned (primitives), shared, or the resource's */
 };
 
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
@@ -73,6 +73,10 @@ struct gy_bt_motion {
     btVector3 kin_linear, kin_angular;
     double mass;       /* dynamic only */
     double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
+    /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
+     * for kinematic ones, which never sleep by it. */
+    gy_adapter_sleep *sleep;
+    uint32_t moving_index; /* slot in the world's `moving` array */
 };
 
 struct gy_driver_body {
@@ -87,22 +91,19 @@ struct gy_driver_body {
     btCompoundShape *compound;  /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
     uint32_t collider_count;
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
+    uint32_t block_size; /* bytes of the one block holding the body, its colliders and shapes */
     /* Dynamic and kinematic bodies: their motion state, in the body's block; NULL for statics,
-     * which a level holds by the thousand and which never move by it. */
+     * which a level holds by the thousand and which never move by it (what only moving bodies
+     * need lives there, not here). */
     gy_bt_motion *motion;
     /* What it gives back when all its overlaps close (bullet_step.cpp; the front end forgets it
      * when the body leaves every contact, overlap.h). */
     gy_adapter_settle settle;
-    /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
-     * for the others, which never sleep by it (a static would carry its 496 bytes for nothing). */
-    gy_adapter_sleep *sleep;
     /* Statics: the step after their creation or last teleport. During that step their pairs
      * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
      * when neither side is active, so a sleeper they touch wakes. */
     uint64_t placed_step;
-    size_t block_size; /* bytes of the one block holding the body, its colliders and shapes */
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool any_lock;
@@ -124,6 +125,19 @@ struct gy_driver_joint {
     double limits[2];
     gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
 };
+
+/* A collider's body: the record its Gyre part's owner opens. */
+static inline gy_bt_body *gy_bt_collider_body(const gy_bt_collider *c)
+{
+    return reinterpret_cast<gy_bt_body *>(c->base.owner);
+}
+
+/* A mesh or hull collider's resource (it holds one reference), named by the resource's shape's
+ * user pointer; NULL for primitives, whose shapes' user pointers stay NULL. */
+static inline gy_bt_resource *gy_bt_collider_resource(const gy_bt_collider *c)
+{
+    return static_cast<gy_bt_resource *>(c->bt_shape->getUserPointer());
+}
 
 /* The front end reads the records through their Gyre parts (driver.h). */
 static_assert(offsetof(gy_bt_body, base) == 0, "a body record starts with its Gyre part");
@@ -164,6 +178,20 @@ class gy_bt_pair_filter : public btOverlapFilterCallback
     bool needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const override;
 };
 
+/* Bullet's dynamic AABB tree broadphase with each body's proxy in the body's own block
+ * (bullet_body.cpp), where Bullet gives each its own aligned block: 120 bytes asked for cost 160
+ * in headers and padding, and a level holds statics by the thousand. Proxies are made and
+ * dropped as btDbvtBroadphase does it, in the same order with the same ids, so the same pairs
+ * come out in the same order. Objects that are no body's (none are added today) keep Bullet's. */
+class gy_bt_broadphase : public btDbvtBroadphase
+{
+  public:
+    btBroadphaseProxy *createProxy(const btVector3 &aabb_min, const btVector3 &aabb_max,
+                                   int shape_type, void *user, int group, int mask,
+                                   btDispatcher *dispatcher) override;
+    void destroyProxy(btBroadphaseProxy *proxy, btDispatcher *dispatcher) override;
+};
+
 /* Bullet's sequential-impulse solver with ODE's rule for a bouncing contact's target velocity:
  * the larger of the restitution velocity and the penetration correction, where Bullet adds the
  * two (a ball of e = 0.8 meeting a plane 2 cm deep at 6.3 m/s then left it 0.47 m/s faster than
@@ -195,7 +223,7 @@ struct gy_driver_world {
     gy_bt_pair_filter filter;
     btDefaultCollisionConfiguration config;
     gy_bt_dispatcher dispatcher;
-    btDbvtBroadphase broadphase;
+    gy_bt_broadphase broadphase;
     gy_bt_solver solver;
     btDiscreteDynamicsWorld world;
     btRigidBody fixed;       /* the world side of joints with no body b; never added */

@@ -65,7 +65,7 @@ btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s)
 /* A collider's shape placed in the world (its child transform under the body). */
 static btTransform collider_shape_transform(const gy_bt_collider *c)
 {
-    return c->body->object->getWorldTransform() * gy_bt_collider_child(c);
+    return gy_bt_collider_body(c)->object->getWorldTransform() * gy_bt_collider_child(c);
 }
 
 namespace
@@ -284,7 +284,7 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
     sweep_result res(ct);
     res.m_closestHitFraction = limit;
     const btConvexShape *cast = static_cast<const btConvexShape *>(w->probe.getCollisionShape());
-    btCollisionWorld::objectQuerySingle(cast, from, to, c->body->object, c->bt_shape, ct, res, 0.0);
+    btCollisionWorld::objectQuerySingle(cast, from, to, gy_bt_collider_body(c)->object, c->bt_shape, ct, res, 0.0);
     if (!res.hit)
         return false;
     *fraction = res.m_closestHitFraction;
@@ -366,7 +366,7 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
         btTransform from(btQuaternion::getIdentity(), q->origin);
         btTransform to(btQuaternion::getIdentity(), q->origin + q->dir * q->length);
         mesh_ray_result res;
-        btCollisionWorld::rayTestSingle(from, to, c->body->object, c->bt_shape, ct, res);
+        btCollisionWorld::rayTestSingle(from, to, gy_bt_collider_body(c)->object, c->bt_shape, ct, res);
         if (!res.hasHit())
             return false;
         t = res.m_closestHitFraction * q->length;
@@ -393,7 +393,7 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
             got = gy_line_cylinder(o, d, s->radius, 0.5 * s->height, &span);
             break;
         case GY_SHAPE_HULL:
-            got = c->resource != nullptr && gy_line_hull(o, d, &c->resource->base.hull, &span);
+            got = gy_bt_collider_resource(c) != nullptr && gy_line_hull(o, d, &gy_bt_collider_resource(c)->base.hull, &span);
             break;
         default:
             got = false;
@@ -513,7 +513,7 @@ void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, g
 
 gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c, const gy_hull **hull)
 {
-    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != nullptr)
-        *hull = &c->resource->base.hull;
-    return gy_bt_body_pose(c->body);
+    if (c->base.shape.type == GY_SHAPE_HULL && gy_bt_collider_resource(c) != nullptr)
+        *hull = &gy_bt_collider_resource(c)->base.hull;
+    return gy_bt_body_pose(gy_bt_collider_body(c));
 }

@@ -101,8 +101,8 @@ static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWra
                             const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
                             btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
 {
-    bool mesh_b = cb->base.shape.type == GY_SHAPE_MESH && cb->resource != nullptr;
-    if (!mesh_b && (ca->base.shape.type != GY_SHAPE_MESH || ca->resource == nullptr))
+    bool mesh_b = cb->base.shape.type == GY_SHAPE_MESH && gy_bt_collider_resource(cb) != nullptr;
+    if (!mesh_b && (ca->base.shape.type != GY_SHAPE_MESH || gy_bt_collider_resource(ca) == nullptr))
         return;
     const gy_bt_collider *mesh = mesh_b ? cb : ca;
     const btTransform &t = (mesh_b ? wb : wa)->getWorldTransform();
@@ -110,7 +110,7 @@ static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWra
     btVector3 out = mesh_b ? normal_on_b : -normal_on_b;
     gy_vec3 n = gy_bt_from_vec(t.getBasis().transpose() * out);
     if (!gy_adapter_mesh_edges_fix_normal(
-            &mesh->resource->base.edges, mesh_b ? tri_b : tri_a,
+            &gy_bt_collider_resource(mesh)->base.edges, mesh_b ? tri_b : tri_a,
             gy_bt_from_vec(t.invXform(mesh_b ? point_on_b : point_on_a)), &n))
         return;
     out = t.getBasis() * gy_bt_vec(n);
@@ -191,10 +191,11 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     /* A static placed over a sleeper this step: only real touch wakes it (Bullet also reports
      * points up to its breaking distance apart). */
     if (depth <= 0.0) {
-        if (placed_now(m_world, ca->body) && !cb->body->object->isActive())
-            gy_bt_body_wake(cb->body);
-        else if (placed_now(m_world, cb->body) && !ca->body->object->isActive())
-            gy_bt_body_wake(ca->body);
+        gy_bt_body *ba = gy_bt_collider_body(ca), *bb = gy_bt_collider_body(cb);
+        if (placed_now(m_world, ba) && !bb->object->isActive())
+            gy_bt_body_wake(bb);
+        else if (placed_now(m_world, bb) && !ba->object->isActive())
+            gy_bt_body_wake(ba);
     }
 
     btVector3 local_a = wa->getCollisionObject()->getWorldTransform().invXform(point_on_a);
@@ -621,8 +622,8 @@ static bool carry_overlap(const gy_adapter_pair *pair, const void *)
 {
     const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
     return p->overlap &&
-           !body_active_now(reinterpret_cast<const gy_bt_collider *>(p->head.a)->body) &&
-           !body_active_now(reinterpret_cast<const gy_bt_collider *>(p->head.b)->body);
+           !body_active_now(gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.a))) &&
+           !body_active_now(gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.b)));
 }
 
 /* The sensor pass (step.h): the end poses' geometry replaces the last substep's, and no manifold
@@ -704,7 +705,7 @@ static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
 
 static gy_adapter_sleep *bt_body_sleep(gy_bt_body *b)
 {
-    return b->sleep;
+    return b->motion != nullptr ? b->motion->sleep : nullptr;
 }
 
 /* Bullet's islands do the rest: an island sleeps when all its bodies want to, and wakes as a
