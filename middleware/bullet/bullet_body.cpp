@@ -484,104 +484,6 @@ static void blocks_free(const gy_allocator *a, body_blocks *k)
 /* The most any part of a body's block needs; the allocator's blocks are aligned at least so. */
 #define BLOCK_ALIGN 16u
 
-/* Where a body's broadphase proxy lies in its block, from its Bullet object. */
-static size_t proxy_offset(bool moving)
-{
-    static_assert(alignof(btDbvtProxy) <= BLOCK_ALIGN, "a proxy fits a body block's alignment");
-    return align_up(moving ? sizeof(btRigidBody) : sizeof(btCollisionObject), BLOCK_ALIGN);
-}
-
-/* The proxy slot of a body's Bullet object, or NULL for an object whose block is no body's (a
- * static's joint anchor names its body too). */
-static void *proxy_slot(void *object)
-{
-    btCollisionObject *o = static_cast<btCollisionObject *>(object);
-    const gy_bt_body *b = gy_bt_body_of(o);
-    if (b == nullptr || b->object != o)
-        return nullptr;
-    return reinterpret_cast<unsigned char *>(o) + proxy_offset(btRigidBody::upcast(o) != nullptr);
-}
-
-/* btDbvtBroadphase's own list helpers (private to Bullet's source): a stage's proxies. */
-static void proxy_list_append(btDbvtProxy *item, btDbvtProxy *&list)
-{
-    item->links[0] = nullptr;
-    item->links[1] = list;
-    if (list != nullptr)
-        list->links[0] = item;
-    list = item;
-}
-
-static void proxy_list_remove(btDbvtProxy *item, btDbvtProxy *&list)
-{
-    if (item->links[0] != nullptr)
-        item->links[0]->links[1] = item->links[1];
-    else
-        list = item->links[1];
-    if (item->links[1] != nullptr)
-        item->links[1]->links[0] = item->links[0];
-}
-
-namespace {
-/* Bullet's btDbvtTreeCollider: each leaf the new proxy's box touches makes a pair. */
-struct proxy_pairer : btDbvt::ICollide {
-    btDbvtBroadphase *bp;
-    btDbvtProxy *proxy;
-    void Process(const btDbvtNode *na, const btDbvtNode *nb) override
-    {
-        if (na == nb)
-            return;
-        bp->m_paircache->addOverlappingPair(static_cast<btDbvtProxy *>(na->data),
-                                            static_cast<btDbvtProxy *>(nb->data));
-        ++bp->m_newpairs;
-    }
-    void Process(const btDbvtNode *n) override
-    {
-        Process(n, proxy->leaf);
-    }
-};
-} // namespace
-
-/* btDbvtBroadphase::createProxy (Bullet 3.24) with the proxy placed in the body's block. */
-btBroadphaseProxy *gy_bt_broadphase::createProxy(const btVector3 &aabb_min,
-                                                 const btVector3 &aabb_max, int shape_type,
-                                                 void *user, int group, int mask,
-                                                 btDispatcher *dispatcher)
-{
-    void *slot = proxy_slot(user);
-    if (slot == nullptr)
-        return btDbvtBroadphase::createProxy(aabb_min, aabb_max, shape_type, user, group, mask,
-                                             dispatcher);
-    btDbvtProxy *proxy = new (slot) btDbvtProxy(aabb_min, aabb_max, user, group, mask);
-    btDbvtAabbMm aabb = btDbvtVolume::FromMM(aabb_min, aabb_max);
-    proxy->stage = m_stageCurrent;
-    proxy->m_uniqueId = ++m_gid;
-    proxy->leaf = m_sets[0].insert(aabb, proxy);
-    proxy_list_append(proxy, m_stageRoots[m_stageCurrent]);
-    if (!m_deferedcollide) {
-        proxy_pairer pairer;
-        pairer.bp = this;
-        pairer.proxy = proxy;
-        m_sets[0].collideTV(m_sets[0].m_root, aabb, pairer);
-        m_sets[1].collideTV(m_sets[1].m_root, aabb, pairer);
-    }
-    return proxy;
-}
-
-/* btDbvtBroadphase::destroyProxy, leaving an in-block proxy's memory to its body. */
-void gy_bt_broadphase::destroyProxy(btBroadphaseProxy *absproxy, btDispatcher *dispatcher)
-{
-    btDbvtProxy *proxy = static_cast<btDbvtProxy *>(absproxy);
-    if (proxy_slot(proxy->m_clientObject) != proxy) {
-        btDbvtBroadphase::destroyProxy(absproxy, dispatcher);
-        return;
-    }
-    m_sets[proxy->stage == STAGECOUNT ? 1 : 0].remove(proxy->leaf);
-    proxy_list_remove(proxy, m_stageRoots[proxy->stage]);
-    m_paircache->removeOverlappingPairsContainingProxy(proxy, dispatcher);
-    m_needcleanup = true;
-}
-
 /* `owned[i]`: collider i needs a shape of its own in the block. Parts in decreasing alignment,
  * each at its own (the Bullet object's is 16), so the block wastes little to padding. */
 static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_collider_def *cols,
@@ -604,8 +506,7 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     if (dynamic)
         at = sleep_at + sizeof(gy_adapter_sleep);
     size_t object_at = align_up(at, BLOCK_ALIGN);
-    at = object_at + proxy_offset(moving);
-    at += sizeof(btDbvtProxy); /* right after the object (gy_bt_broadphase) */
+    at = object_at + (moving ? sizeof(btRigidBody) : sizeof(btCollisionObject));
     size_t compound_at = align_up(at, alignof(btCompoundShape));
     if (compound)
         at = compound_at + sizeof(btCompoundShape);

@@ -178,20 +178,6 @@ class gy_bt_pair_filter : public btOverlapFilterCallback
     bool needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const override;
 };
 
-/* Bullet's dynamic AABB tree broadphase with each body's proxy in the body's own block
- * (bullet_body.cpp), where Bullet gives each its own aligned block: 120 bytes asked for cost 160
- * in headers and padding, and a level holds statics by the thousand. Proxies are made and
- * dropped as btDbvtBroadphase does it, in the same order with the same ids, so the same pairs
- * come out in the same order. Objects that are no body's (none are added today) keep Bullet's. */
-class gy_bt_broadphase : public btDbvtBroadphase
-{
-  public:
-    btBroadphaseProxy *createProxy(const btVector3 &aabb_min, const btVector3 &aabb_max,
-                                   int shape_type, void *user, int group, int mask,
-                                   btDispatcher *dispatcher) override;
-    void destroyProxy(btBroadphaseProxy *proxy, btDispatcher *dispatcher) override;
-};
-
 /* Bullet's sequential-impulse solver with ODE's rule for a bouncing contact's target velocity:
  * the larger of the restitution velocity and the penetration correction, where Bullet adds the
  * two (a ball of e = 0.8 meeting a plane 2 cm deep at 6.3 m/s then left it 0.47 m/s faster than
@@ -223,7 +209,7 @@ struct gy_driver_world {
     gy_bt_pair_filter filter;
     btDefaultCollisionConfiguration config;
     gy_bt_dispatcher dispatcher;
-    gy_bt_broadphase broadphase;
+    btDbvtBroadphase broadphase;
     gy_bt_solver solver;
     btDiscreteDynamicsWorld world;
     btRigidBody fixed;       /* the world side of joints with no body b; never added */
