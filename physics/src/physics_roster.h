@@ -21,6 +21,18 @@ gy_result gy_phys_reply(gy_phys_sim *p, uint16_t type, uint32_t key, const void 
 /* Forces the next write of every buffer to be a full rewrite (new world). */
 void gy_phys_invalidate_buffers(gy_phys_sim *p);
 
+/* Fewest entries a dirty list grows past before it stops growing (16 KB). */
+#define GY_PHYS_DIRTY_MIN_CAP 4096u
+
+/* A dirty list at its capacity of `count` stops growing once it lists half the body indices: the
+ * buffers then catch up by a whole copy of their pages, which costs no more than copying that many
+ * proxies one by one, and the lists do not keep a word per body for the life of the world after
+ * one publish changed every body (a level's statics being created). */
+static inline bool gy_phys_dirty_list_full(const gy_phys_sim *p, uint32_t count)
+{
+    return count >= GY_PHYS_DIRTY_MIN_CAP && count >= p->body_count / 2u;
+}
+
 /* Marks a slot's proxy changed at the coming publish (inline: the read-back calls it for every
  * body that moved). */
 static inline void gy_phys_mark_changed(gy_phys_sim *p, uint32_t store_index)
@@ -30,8 +42,12 @@ static inline void gy_phys_mark_changed(gy_phys_sim *p, uint32_t store_index)
         return;
     e->change_seq = gy_phys_seq_mark(p->pub_seq);
     p->page_marks[store_index >> GY_PROXY_PAGE_SHIFT] = e->change_seq;
-    if (gy_u32_array_push(p->cfg->alloc, &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING], store_index) !=
-        GY_OK) {
+    gy_u32_array *l = &p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING];
+    if (l->count == l->capacity && gy_phys_dirty_list_full(p, l->count)) {
+        gy_phys_invalidate_buffers(p);
+        return;
+    }
+    if (gy_u32_array_push(p->cfg->alloc, l, store_index) != GY_OK) {
         /* The dirty list could not grow: every buffer must be rewritten in full to stay exact. */
         gy_phys_invalidate_buffers(p);
     }

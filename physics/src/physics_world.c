@@ -13,7 +13,13 @@ static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity,
 {
     if (need <= *capacity)
         return GY_OK;
-    uint64_t grown = gy_capacity_for(*capacity, 64u, need);
+    /* Grown by a quarter, not doubled: these tables hold a record per body index and per
+     * collider slot for as long as the world lives, and a level's statics leave them as large as
+     * they grew (a doubled table carries up to half its records unused, this one a fifth). They
+     * grow only while bodies are created, never on a step at the world's peak size. */
+    uint64_t grown = *capacity < 64u ? 64u : *capacity;
+    while (grown < need)
+        grown += grown / 4u;
     uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
     void *t = gy_realloc(p->cfg->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
     if (t == NULL)
