@@ -48,14 +48,23 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t moved, uint32_t stores)
     if (r == GY_OK)
         r = gy_w_grow(w->alloc, (void **)&w->mover_store, &w->mover_store_capacity, moved,
                       sizeof *w->mover_store);
-    /* A static is listed once at its held pose (creation, teleport, stop), so the animating and
-     * drawn lists hold an entry per store index. */
+    /* A static is listed once at its held pose (creation, teleport, stop), so the animating list
+     * holds an entry per store index. The drawn list holds every mover and GY_W_HELD_PER_FRAME
+     * bodies at their held pose: a level's statics do not each pay a 64-byte entry for the one
+     * frame they are listed in. */
     if (r == GY_OK)
         r = gy_w_grow(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
                       sizeof *w->animating.items);
-    if (r == GY_OK)
-        r = gy_w_grow(w->alloc, (void **)&w->render, &w->render_capacity, stores,
-                      sizeof *w->render);
+    /* Exactly that: the samples already grow by half, and so it grows with them. */
+    uint32_t drawn = w->samples_capacity[0] + GY_W_HELD_PER_FRAME;
+    if (r == GY_OK && drawn > w->render_capacity) {
+        void *p = gy_realloc(w->alloc, w->render, (size_t)w->render_capacity * sizeof *w->render,
+                             (size_t)drawn * sizeof *w->render);
+        if (p == NULL)
+            return GY_ERR_OUT_OF_MEMORY;
+        w->render = p;
+        w->render_capacity = drawn;
+    }
     /* Only moved bodies enter these. */
     if (r == GY_OK)
         r = gy_w_grow(w->alloc, (void **)&w->writeback.items, &w->writeback.capacity, moved,
@@ -399,7 +408,7 @@ void gy_w_render_frame(gy_world *w, double dt)
 {
     advance(w, dt, w->seen_tick != w->render_tick);
     w->render_tick = w->seen_tick;
-    uint32_t n = 0, kept = 0;
+    uint32_t n = 0, kept = 0, held = 0;
     span_inverse inv = {-1.0, 0.0};
     const common_span span = common(w);
     /* Fetched ahead: the records and the list entries are cold by the next frame. The list is
@@ -426,6 +435,16 @@ void gy_w_render_frame(gy_world *w, double dt)
         }
         uint32_t s = items[i];
         gy_w_motion *m = &w->motion[s];
+        if (m->count == 0 && held == GY_W_HELD_PER_FRAME) {
+            /* Listed in a later frame (the list has no room for it): it stays in the list. */
+            if (m->animating_at != kept)
+                m->animating_at = kept;
+            if (kept != i)
+                items[kept] = s;
+            kept++;
+            continue;
+        }
+        assert(n < w->render_capacity);
         gy_render_pose *out = &w->render[n++];
         out->entity = m->entity;
         bool settled = true;
@@ -446,6 +465,7 @@ void gy_w_render_frame(gy_world *w, double dt)
         } else {
             uint32_t slot = (uint32_t)(m->entity.bits & 0xffffffffu) - 1u;
             out->pose = gy_w_render_pose(w, slot);
+            held++;
         }
         /* Drawn at its newest result (or held): listed this once, then not until it moves. The
          * entries of a list that keeps its bodies are rewritten only where they move, so a

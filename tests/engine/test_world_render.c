@@ -296,6 +296,60 @@ static void test_render_moved_bodies_are_those_a_result_moved(void **state)
     }
 }
 
+/* Bodies drawn at the pose the game gave them are listed at most GY_W_HELD_PER_FRAME (2,048) a
+ * frame, in the order they were made, the rest in the frames that follow; a moving body is listed
+ * in every frame meanwhile. Each static is listed exactly once, at its creation pose. */
+static void test_render_lists_a_burst_of_statics_over_frames(void **state)
+{
+    (void)state;
+    enum { STATICS = 5000, PER_FRAME = 2048 };
+    for (uint32_t b = 0; b < gy_backend_count(); b++) {
+        gy_world_def c = wfx_config(NULL, true);
+        c.physics.backend = backend_name(b);
+        gy_world *w = wfx_world_with(&c);
+        gy_entity ball = wfx_ball(w, "ball", gy_v3(-50, 10, 0));
+        wfx_tick(w, 2);
+        gy_entity *ents = malloc(STATICS * sizeof *ents);
+        uint8_t *seen = calloc(STATICS, 1);
+        assert_non_null(ents);
+        assert_non_null(seen);
+        for (uint32_t i = 0; i < STATICS; i++) {
+            ents[i] = wfx_entity(w, NULL, gy_v3(2.0 * i, 0, 0));
+            wfx_add(w, ents[i], wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+        }
+        uint32_t listed = 0;
+        for (uint32_t f = 0; f < 4; f++) {
+            wfx_tick(w, 1);
+            const gy_render_pose *rp;
+            uint32_t n = gy_world_render_poses(w, &rp);
+            uint32_t statics = 0;
+            bool ball_listed = false;
+            for (uint32_t i = 0; i < n; i++) {
+                if (gy_entity_equal(rp[i].entity, ball)) {
+                    ball_listed = true;
+                    continue;
+                }
+                uint32_t k = (uint32_t)(rp[i].pose.position.x / 2.0);
+                assert_true(k < STATICS);
+                assert_true(gy_entity_equal(rp[i].entity, ents[k]));
+                assert_near(rp[i].pose.position.x, 2.0 * k, 0.0);
+                assert_int_equal(seen[k], 0);
+                assert_true(k == listed + statics); /* in the order they were made */
+                seen[k] = 1;
+                statics++;
+            }
+            assert_true(ball_listed);
+            uint32_t want = STATICS - listed < PER_FRAME ? STATICS - listed : PER_FRAME;
+            assert_int_equal(statics, want);
+            listed += statics;
+        }
+        assert_int_equal(listed, STATICS);
+        free(seen);
+        free(ents);
+        wfx_destroy(w, NULL);
+    }
+}
+
 static void test_render_delay_outside_its_range_is_refused(void **state)
 {
     (void)state;
@@ -320,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_render_never_goes_back_after_dropped_time),
         cmocka_unit_test(test_render_never_goes_back_in_slow_motion),
         cmocka_unit_test(test_render_teleport_snaps),
+        cmocka_unit_test(test_render_lists_a_burst_of_statics_over_frames),
         cmocka_unit_test(test_render_moved_bodies_are_those_a_result_moved),
         cmocka_unit_test(test_render_delay_outside_its_range_is_refused),
     };

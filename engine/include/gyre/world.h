@@ -242,8 +242,10 @@ typedef struct gy_render_pose {
 /* The bodies whose drawn pose changed in the last gy_world_tick, with that pose (the same
  * gy_entity_get_render_pose gives): *out is a dense array of the returned count, valid until the
  * next gy_world_tick or body change. Every other body is drawn where it was drawn last frame, so
- * a host that keeps its own render transforms updates just these. Entities without a body are not
- * listed. 0 (and *out NULL) for a NULL argument. */
+ * a host that keeps its own render transforms updates just these. Bodies drawn at a pose the game
+ * gave (created, teleported, after a stop) are listed at most 2,048 per frame, the rest in the
+ * frames that follow. Entities without a body are not listed. 0 (and *out NULL) for a NULL
+ * argument. */
 uint32_t gy_world_render_poses(const gy_world *world, const gy_render_pose **out);
 
 /* The bodies the last gy_world_tick moved: those whose newest physics result changed (the pose
