@@ -453,8 +453,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     void *cmem = gy_alloc(al, csize);
     /* A static's first joint makes its anchor (mass 0, as a static btRigidBody). */
     bool needs_anchor = b != nullptr && b->base.type == GY_MOTION_STATIC && b->rb == nullptr;
-    btRigidBody *made =
-        needs_anchor ? gy_bt_new<btRigidBody>(al, 0.0, nullptr, nullptr) : nullptr;
+    btRigidBody *made = needs_anchor ? gy_bt_new<btRigidBody>(al, 0.0, nullptr, nullptr) : nullptr;
     if (jmem == nullptr || cmem == nullptr || (needs_anchor && made == nullptr))
         r = GY_ERR_OUT_OF_MEMORY;
     if (r == GY_OK && def->breakable)

@@ -284,7 +284,8 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
     sweep_result res(ct);
     res.m_closestHitFraction = limit;
     const btConvexShape *cast = static_cast<const btConvexShape *>(w->probe.getCollisionShape());
-    btCollisionWorld::objectQuerySingle(cast, from, to, gy_bt_collider_body(c)->object, c->bt_shape, ct, res, 0.0);
+    btCollisionWorld::objectQuerySingle(cast, from, to, gy_bt_collider_body(c)->object, c->bt_shape,
+                                        ct, res, 0.0);
     if (!res.hit)
         return false;
     *fraction = res.m_closestHitFraction;
@@ -366,7 +367,8 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
         btTransform from(btQuaternion::getIdentity(), q->origin);
         btTransform to(btQuaternion::getIdentity(), q->origin + q->dir * q->length);
         mesh_ray_result res;
-        btCollisionWorld::rayTestSingle(from, to, gy_bt_collider_body(c)->object, c->bt_shape, ct, res);
+        btCollisionWorld::rayTestSingle(from, to, gy_bt_collider_body(c)->object, c->bt_shape, ct,
+                                        res);
         if (!res.hasHit())
             return false;
         t = res.m_closestHitFraction * q->length;
@@ -393,7 +395,8 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
             got = gy_line_cylinder(o, d, s->radius, 0.5 * s->height, &span);
             break;
         case GY_SHAPE_HULL:
-            got = gy_bt_collider_resource(c) != nullptr && gy_line_hull(o, d, &gy_bt_collider_resource(c)->base.hull, &span);
+            got = gy_bt_collider_resource(c) != nullptr &&
+                  gy_line_hull(o, d, &gy_bt_collider_resource(c)->base.hull, &span);
             break;
         default:
             got = false;

@@ -554,9 +554,11 @@ static void settle_contacts(gy_driver_world *w, double h)
                     double asked = info.m_erp * fmin(-depth, GY_ADAPTER_SOLVER_DEPTH) / h;
                     double carried = fmax(0.0, centre);
                     if (move_a)
-                        ba->settle.correction_speed = fmax(asked, fmin(ba->settle.correction_speed, carried));
+                        ba->settle.correction_speed =
+                            fmax(asked, fmin(ba->settle.correction_speed, carried));
                     if (move_b)
-                        bb->settle.correction_speed = fmax(asked, fmin(bb->settle.correction_speed, carried));
+                        bb->settle.correction_speed =
+                            fmax(asked, fmin(bb->settle.correction_speed, carried));
                     ba->keeps_touching = ba->keeps_touching || !closes;
                     bb->keeps_touching = bb->keeps_touching || !closes;
                     continue;
@@ -565,8 +567,8 @@ static void settle_contacts(gy_driver_world *w, double h)
                 if (p.m_combinedRestitution > 0.0 || !closes || !(centre > 0.0) ||
                     (move_a && ba->keeps_touching) || (move_b && bb->keeps_touching))
                     continue;
-                double cap =
-                    fmax(move_a ? ba->settle.correction_speed : 0.0, move_b ? bb->settle.correction_speed : 0.0);
+                double cap = fmax(move_a ? ba->settle.correction_speed : 0.0,
+                                  move_b ? bb->settle.correction_speed : 0.0);
                 double k_inv = n.dot(lin_a - lin_b);
                 double give = fmin(centre, cap);
                 if (!(k_inv > 0.0) || !(give > 0.0))
@@ -622,8 +624,10 @@ static bool carry_overlap(const gy_adapter_pair *pair, const void *)
 {
     const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
     return p->overlap &&
-           !body_active_now(gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.a))) &&
-           !body_active_now(gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.b)));
+           !body_active_now(
+               gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.a))) &&
+           !body_active_now(
+               gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.b)));
 }
 
 /* The sensor pass (step.h): the end poses' geometry replaces the last substep's, and no manifold

@@ -599,8 +599,9 @@ gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need)
         return GY_ERR_OUT_OF_MEMORY;
     if (pages > p->page_mark_capacity) {
         uint32_t cap = f->page_capacity;
-        uint32_t *m = gy_realloc(p->cfg->alloc, p->page_marks,
-                                 (size_t)p->page_mark_capacity * sizeof *m, (size_t)cap * sizeof *m);
+        uint32_t *m =
+            gy_realloc(p->cfg->alloc, p->page_marks, (size_t)p->page_mark_capacity * sizeof *m,
+                       (size_t)cap * sizeof *m);
         if (m == NULL)
             return GY_ERR_OUT_OF_MEMORY;
         memset(m + p->page_mark_capacity, 0, (size_t)(cap - p->page_mark_capacity) * sizeof *m);
@@ -682,8 +683,7 @@ static void catch_up(gy_phys_sim *p, uint32_t nb, gy_phys_frame *from)
             for (uint32_t k = 0; k < l->count; k++) {
                 uint32_t s = l->items[k];
                 uint32_t i = s >> GY_PROXY_PAGE_SHIFT;
-                if (p->bodies[s].change_seq != gy_phys_seq_mark(q) ||
-                    f->pages[i] == from->pages[i])
+                if (p->bodies[s].change_seq != gy_phys_seq_mark(q) || f->pages[i] == from->pages[i])
                     continue;
                 f->pages[i][s & (GY_PROXY_PAGE - 1u)] = from->pages[i][s & (GY_PROXY_PAGE - 1u)];
                 written++;

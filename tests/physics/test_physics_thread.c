@@ -488,8 +488,8 @@ static void test_physics_shared_proxy_pages_stay_whole_under_a_running_thread(vo
             uint32_t s = 1 + (frames * 7u) % STATICS;
             gy_pose pose = gy_pose_identity();
             pose.position = stress_static_at(s, ++sent[s]);
-            assert_result(
-                gy_physics_record_set_pose(p, (gy_physics_body_ref){s, 1 + s}, pose), GY_OK);
+            assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){s, 1 + s}, pose),
+                          GY_OK);
             assert_result(gy_physics_publish(p, NULL), GY_OK);
             teleports++;
         }

@@ -430,8 +430,8 @@ gy_result gy_physics_read_frame(gy_physics *p, gy_proxy_frame *out);
 
 /* Keeps the publish the last read returned: its proxies stay valid and unchanged, whatever reads
  * follow, until the next keep and a read after it (the World keeps the publish it took in and
- * reads its bodies' velocities and flags there). Returns its pages (*count: how many), or NULL before
- * the first publish. Game thread, as the reads. */
+ * reads its bodies' velocities and flags there). Returns its pages (*count: how many), or NULL
+ * before the first publish. Game thread, as the reads. */
 const gy_proxy *const *gy_physics_keep_frame(gy_physics *p, uint32_t *count);
 
 /* The latest proxy publish: *pages (read with gy_proxy_in) and *count stay valid and unchanged
