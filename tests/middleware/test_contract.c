@@ -3963,9 +3963,11 @@ static void test_contract_out_of_memory_fails_cleanly(void **state)
     assert_true(created);
 
     /* body_create, hull_create, mesh_create and joint_create in a fresh world, where pools must
-     * grow: every failure is GY_ERR_OUT_OF_MEMORY and leaves the counters as they were. */
+     * grow: every failure is GY_ERR_OUT_OF_MEMORY and leaves the counters as they were. The
+     * capsule's surface velocity gives it the side record of the few colliders that set one. */
     gy_collider_def parts[3] = {sphere_def(0.5), box_def(gy_v3(1, 1, 1)), capsule_def(0.2, 1)};
     parts[1].local_pose.position = gy_v3(1, 0, 0);
+    parts[2].surface_velocity = gy_v3(0, 0, 1);
     gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
     gy_body_id bodies[2] = {{0}, {0}};
     gy_resource_id hull = {0}, mesh = {0};
