@@ -572,42 +572,20 @@ gy_proxy *gy_phys_unshare(gy_phys_sim *p, uint32_t s)
     return &own[s & (GY_PROXY_PAGE - 1u)];
 }
 
-/* Grows `f`'s table (the writer's own) to `pages` entries, new ones NULL. */
-static bool table_reserve(gy_phys_sim *p, gy_phys_frame *f, uint32_t pages)
-{
-    if (pages <= f->page_capacity)
-        return true;
-    uint64_t grown = gy_capacity_for(f->page_capacity, 16u, pages);
-    uint32_t cap = grown > UINT32_MAX ? pages : (uint32_t)grown;
-    gy_proxy **t = gy_realloc(p->cfg->alloc, f->pages, (size_t)f->page_capacity * sizeof *t,
-                              (size_t)cap * sizeof *t);
-    if (t == NULL)
-        return false;
-    memset(t + f->page_capacity, 0, (size_t)(cap - f->page_capacity) * sizeof *t);
-    f->pages = t;
-    f->page_capacity = cap;
-    return true;
-}
-
 gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need)
 {
     gy_phys_frame *f = &p->sh->frames[p->frame];
     if (need <= f->count)
         return GY_OK;
     uint32_t pages = pages_for(need);
-    if (!table_reserve(p, f, pages))
-        return GY_ERR_OUT_OF_MEMORY;
-    if (pages > p->page_mark_capacity) {
-        uint32_t cap = f->page_capacity;
-        uint32_t *m =
-            gy_realloc(p->cfg->alloc, p->page_marks, (size_t)p->page_mark_capacity * sizeof *m,
-                       (size_t)cap * sizeof *m);
-        if (m == NULL)
-            return GY_ERR_OUT_OF_MEMORY;
-        memset(m + p->page_mark_capacity, 0, (size_t)(cap - p->page_mark_capacity) * sizeof *m);
-        p->page_marks = m;
-        p->page_mark_capacity = cap;
-    }
+    /* The writer's table (new pages NULL) and the pages' change marks. */
+    gy_result r = gy_phys_table_reserve(p, (void **)&f->pages, &f->page_capacity, pages,
+                                        sizeof *f->pages);
+    if (r == GY_OK)
+        r = gy_phys_table_reserve(p, (void **)&p->page_marks, &p->page_mark_capacity, pages,
+                                  sizeof *p->page_marks);
+    if (r != GY_OK)
+        return r;
     /* Past the count, a page holds whatever an earlier world or a failed create left, or is not
      * there yet: each is made the writer's own and the new slots cleared. */
     for (uint32_t i = f->count >> GY_PROXY_PAGE_SHIFT; i < pages; i++) {

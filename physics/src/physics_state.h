@@ -690,6 +690,12 @@ void gy_phys_read_awake(gy_phys_sim *p);
 
 /* Makes the proxy buffer the writer holds span body indices below `need` (new ones empty).
  * GY_ERR_OUT_OF_MEMORY changes nothing. */
+/* Grows a zero-initialised table (a record per body index, collider slot or proxy page) to hold
+ * index `need - 1`, by a quarter at a time: these live as long as the world and a level leaves
+ * them as large as they grew (physics_world.c). Never called on a step at peak size. */
+gy_result gy_phys_table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
+                                size_t elem);
+
 gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need);
 /* Frees every proxy page and page table (destroy). */
 void gy_phys_free_pages(gy_phys_sim *p);

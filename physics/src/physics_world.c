@@ -7,9 +7,8 @@
 #include "gyre/math.h"
 #include "physics_roster.h"
 
-/* Grows a zero-initialised table to hold index `need - 1`. */
-static gy_result table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
-                               size_t elem)
+gy_result gy_phys_table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
+                                size_t elem)
 {
     if (need <= *capacity)
         return GY_OK;
@@ -112,7 +111,7 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
                              GY_ERR_INVALID_ARGUMENT);
         return;
     }
-    gy_result r = table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
+    gy_result r = gy_phys_table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
                                 sizeof *p->bodies);
     if (r == GY_OK)
         r = gy_phys_cover_frame(p, store_index + 1u);
@@ -169,10 +168,10 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);
         max_slot = slot > max_slot ? slot : max_slot;
     }
-    r = table_reserve(p, (void **)&p->colliders, &p->collider_capacity, max_slot + 1u,
+    r = gy_phys_table_reserve(p, (void **)&p->colliders, &p->collider_capacity, max_slot + 1u,
                       sizeof *p->colliders);
     if (r == GY_OK)
-        r = table_reserve(p, (void **)&p->collider_index, &p->collider_index_capacity,
+        r = gy_phys_table_reserve(p, (void **)&p->collider_index, &p->collider_index_capacity,
                           max_slot + 1u, sizeof *p->collider_index);
     if (r == GY_OK)
         r = locals_reserve(p, (uint32_t)count);
@@ -323,7 +322,7 @@ void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint
 {
     uint32_t key = desc->index;
     gy_result r =
-        table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u, sizeof *p->joints);
+        gy_phys_table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u, sizeof *p->joints);
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, r);
         return;
@@ -380,7 +379,7 @@ void gy_phys_create_resource(gy_phys_sim *p, gy_physics_resource_ref ref, bool i
                              const uint32_t *indices, uint32_t index_count)
 {
     uint32_t key = ref.index;
-    gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
+    gy_result r = gy_phys_table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
                                 sizeof *p->resources);
     if (r == GY_OK && (key == 0 || p->resources[key].live))
         r = GY_ERR_MISUSE;
@@ -413,7 +412,7 @@ gy_result gy_phys_install_resource(gy_phys_sim *p, gy_physics_resource_ref ref, 
                                    uint32_t piece_count)
 {
     uint32_t key = ref.index;
-    gy_result r = table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
+    gy_result r = gy_phys_table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
                                 sizeof *p->resources);
     if (r != GY_OK)
         return r;
