@@ -173,8 +173,6 @@ static bool mutate_fields_ok(const gy_command *c, const gy_phys_cmd_body *b)
 static gy_phys_collider *body_collider(gy_phys_sim *p, const gy_phys_body *e, uint32_t index,
                                        uint32_t *slot_out)
 {
-    if (index >= e->collider_count)
-        return NULL;
     uint32_t slot = e->first_collider;
     while (slot != GY_PHYS_NONE && p->collider_index[slot] != index)
         slot = p->colliders[slot].next;

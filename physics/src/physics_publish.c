@@ -13,6 +13,7 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gyre/handle_pool.h"
@@ -52,6 +53,8 @@ void gy_phys_begin_publish(gy_phys_sim *p)
 {
     p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING].count = 0;
     p->touched.count = 0;
+    p->disturbed.count = 0;
+    p->disturbed_scanned = 0;
     for (uint32_t i = 0; i < p->retouch.count; i++)
         gy_phys_touch(p, p->retouch.items[i]);
     p->retouch.count = 0;
@@ -194,9 +197,9 @@ static uint32_t merge_pieces(gy_phys_sim *p, const gy_contact *in, uint32_t n,
         gy_contact c = in[i];
         uint32_t sa = gy_handle_slot(c.collider_a.bits), sb = gy_handle_slot(c.collider_b.bits);
         if (sa < p->collider_capacity && p->colliders[sa].id.bits == c.collider_a.bits)
-            c.collider_a = p->colliders[sa].head;
+            c.collider_a = p->colliders[p->colliders[sa].head].id;
         if (sb < p->collider_capacity && p->colliders[sb].id.bits == c.collider_b.bits)
-            c.collider_b = p->colliders[sb].head;
+            c.collider_b = p->colliders[p->colliders[sb].head].id;
         if (c.collider_a.bits > c.collider_b.bits) {
             gy_body_id body = c.body_a;
             gy_collider_id col = c.collider_a;
@@ -263,27 +266,37 @@ void gy_phys_after_step(gy_phys_sim *p, uint64_t tick)
     report_joint_states(p, tick);
 }
 
+static int u32_order(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether body index `s` is in the sorted list. */
+static bool u32_listed(const gy_u32_array *l, uint32_t s)
+{
+    return bsearch(&s, l->items, l->count, sizeof *l->items, u32_order) != NULL;
+}
+
 void gy_phys_wake_disturbed(gy_phys_sim *p)
 {
-    if (p->disturbed.count == 0)
+    if (p->disturbed.count == p->disturbed_scanned)
         return;
-    for (uint32_t i = 0; i < p->disturbed.count; i++)
-        if (p->disturbed.items[i] < p->body_count)
-            p->bodies[p->disturbed.items[i]].disturb_mark = gy_phys_seq_mark(p->pub_seq);
-    p->disturbed.count = 0;
+    /* The bodies teleported this publish, sorted and searched rather than marked in the roster:
+     * teleports are few, and a mark would be 4 bytes in every body's record. */
+    qsort(p->disturbed.items, p->disturbed.count, sizeof *p->disturbed.items, u32_order);
     const gy_contact *contacts;
     uint32_t n = p->cfg->backend->contacts(p->world, &contacts);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t a = user_store(p, contacts[i].user_a), b = user_store(p, contacts[i].user_b);
         if (a == GY_PHYS_NONE || b == GY_PHYS_NONE)
             continue;
-        if (p->bodies[a].disturb_mark == gy_phys_seq_mark(p->pub_seq) &&
-            p->bodies[b].motion != GY_MOTION_STATIC)
+        if (u32_listed(&p->disturbed, a) && p->bodies[b].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, b);
-        if (p->bodies[b].disturb_mark == gy_phys_seq_mark(p->pub_seq) &&
-            p->bodies[a].motion != GY_MOTION_STATIC)
+        if (u32_listed(&p->disturbed, b) && p->bodies[a].motion != GY_MOTION_STATIC)
             gy_phys_touch(p, a);
     }
+    p->disturbed_scanned = p->disturbed.count;
 }
 
 /* ---- read-back ------------------------------------------------------------------------------- */
@@ -579,8 +592,8 @@ gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need)
         return GY_OK;
     uint32_t pages = pages_for(need);
     /* The writer's table (new pages NULL) and the pages' change marks. */
-    gy_result r = gy_phys_table_reserve(p, (void **)&f->pages, &f->page_capacity, pages,
-                                        sizeof *f->pages);
+    gy_result r =
+        gy_phys_table_reserve(p, (void **)&f->pages, &f->page_capacity, pages, sizeof *f->pages);
     if (r == GY_OK)
         r = gy_phys_table_reserve(p, (void **)&p->page_marks, &p->page_mark_capacity, pages,
                                   sizeof *p->page_marks);
@@ -773,7 +786,7 @@ static void clear_marks(gy_phys_sim *p)
 {
     for (uint32_t s = 0; s < p->body_count; s++) {
         gy_phys_body *e = &p->bodies[s];
-        e->change_seq = e->read_mark = e->touch_mark = e->disturb_mark = 0;
+        e->change_seq = e->read_mark = e->touch_mark = 0;
     }
     if (p->page_marks != NULL)
         memset(p->page_marks, 0, (size_t)p->page_mark_capacity * sizeof *p->page_marks);

@@ -104,37 +104,38 @@ typedef struct gy_phys_resource_payload {
 
 enum { GY_PHYS_LIST_NONE = 0, GY_PHYS_LIST_AWAKE = 1, GY_PHYS_LIST_LANE = 2 };
 
-/* One body index. Its proxy's current value is not kept here but in the proxy buffer the writer
- * holds (gy_phys_proxy_of), which is always up to date: a copy per body would be 64 more bytes
- * a body. */
+/* One body index (32 bytes: two records to a cache line in the awake loop). Its proxy's current
+ * value is not kept here but in the proxy buffer the writer holds (gy_phys_proxy_of), which is
+ * always up to date: a copy per body would be 64 more bytes a body. What few bodies need is kept
+ * elsewhere: the colliders' count is their list's length, a body built in pieces is told by its
+ * colliders (gy_phys_collider.head), and the teleported bodies whose partners may wake are the
+ * wake scan's sorted list. */
 typedef struct gy_phys_body {
     gy_body_id id; /* null: empty slot */
     /* Marks: the low 32 bits of a publish sequence (gy_phys_seq_mark), 0 for none. */
     uint32_t change_seq;     /* of the last change of its proxy */
     uint32_t read_mark;      /* of the publish it was last read back in */
     uint32_t touch_mark;     /* of the publish it was last queued for read-back */
-    uint32_t disturb_mark;   /* of the publish it was teleported in (its partners may wake) */
     uint32_t generation;     /* of the live body's ref: what commands are checked against */
     uint32_t first_collider; /* collider slot, linked through gy_phys_collider.next */
-    uint32_t list_pos;
-    uint16_t collider_count;
-    uint8_t motion;
-    uint8_t list;       /* GY_PHYS_LIST_* */
-    uint8_t teleported; /* a SET_POSE since its last read */
-    uint8_t fault;
-    uint8_t character; /* registered with the subsystem's character set */
-    uint8_t pieced;    /* has a mesh collider built in pieces (physics_geometry.c) */
+    /* Its place in its list: a list holds body indices, below GY_PHYSICS_MAX_STORE_INDEX. */
+    unsigned list_pos : 24;
+    unsigned motion : 2;
+    unsigned list : 2;       /* GY_PHYS_LIST_* */
+    unsigned teleported : 1; /* a SET_POSE since its last read */
+    unsigned fault : 1;
+    unsigned character : 1; /* registered with the subsystem's character set */
     /* Its one collider is moved in the query snapshot with exactly the body's pose: the awake
      * loop then moves it without reading the collider's record (a cache miss per body). */
-    uint8_t snapshot_follows;
+    unsigned snapshot_follows : 1;
 } gy_phys_body;
 
-/* One adapter collider, by its handle's slot (also its query-snapshot slot). */
+_Static_assert(GY_PHYSICS_MAX_STORE_INDEX <= (1u << 24), "list_pos holds a body index");
+_Static_assert(GY_MOTION_TYPE_COUNT <= 4, "motion holds a gy_motion_type");
+
+/* One adapter collider, by its handle's slot (also its query-snapshot slot); 32 bytes. */
 typedef struct gy_phys_collider {
     gy_collider_id id; /* the adapter's handle (live and filter changes name it) */
-    /* A piece of a mesh built in pieces: its first piece's handle, under which the contact
-     * events see every piece as one collider; else `id`. */
-    gy_collider_id head;
     uint32_t store_index;
     uint32_t next;
     uint32_t mask; /* its collide mask (the characters' sensor pass checks sensors' masks) */
@@ -142,12 +143,15 @@ typedef struct gy_phys_collider {
      * the body's): most colliders have none, and a pose in every record would be 56 of its
      * bytes. */
     uint32_t local;
-    bool live;
-    bool in_snapshot; /* has a query-snapshot entry (planes are placed once, never moved) */
-    bool is_plane;
-    bool is_sensor;
-    bool character; /* a registered character's (non-sensor) capsule: its pairs come from the
-                       overlaps after the move, not from the step's contact list */
+    /* A piece of a mesh built in pieces: the slot of its first piece, whose handle the contact
+     * events see every piece under, as one collider; else its own slot. */
+    uint32_t head;
+    bool live : 1;
+    bool in_snapshot : 1; /* has a query-snapshot entry (planes are placed once, never moved) */
+    bool is_plane : 1;
+    bool is_sensor : 1;
+    bool character : 1; /* a registered character's (non-sensor) capsule: its pairs come from the
+                           overlaps after the move, not from the step's contact list */
 } gy_phys_collider;
 
 /* A registered character, as the sensor pass needs it. */
@@ -385,8 +389,9 @@ typedef struct gy_phys_sim {
      * are 0, where every body's marks are cleared: marks keep 32 bits (a roster record 16 bytes
      * smaller) and still never match an old publish. */
     uint64_t pub_seq;
-    uint64_t written_seq[GY_PHYS_PROXY_BUFS]; /* publish sequence each buffer was last brought up to */
-    uint32_t frame;          /* the proxy buffer the writer holds (the current values) */
+    uint64_t
+        written_seq[GY_PHYS_PROXY_BUFS]; /* publish sequence each buffer was last brought up to */
+    uint32_t frame; /* the proxy buffer the writer holds (the current values) */
     /* A page table for the next buffer to hold, made before a publish when that buffer's may be
      * too small to take the current values (so a failure skips the publish, losing nothing). */
     gy_proxy **spare;
@@ -433,9 +438,10 @@ typedef struct gy_phys_sim {
     uint32_t move_count, move_capacity;
     gy_u32_array awake;
     gy_u32_array lanes[GY_PHYS_LANES];
-    gy_u32_array touched;   /* re-read at the coming publish */
-    gy_u32_array retouch;   /* re-read at the publish after (teleport flag clearing) */
-    gy_u32_array disturbed; /* teleported since the last wake scan */
+    gy_u32_array touched;       /* re-read at the coming publish */
+    gy_u32_array retouch;       /* re-read at the publish after (teleport flag clearing) */
+    gy_u32_array disturbed;     /* teleported this publish (gy_phys_wake_disturbed sorts it) */
+    uint32_t disturbed_scanned; /* of those, how many the last wake scan saw */
     gy_u32_array dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
     gy_hash_map release_set;                /* generations released in a batch */
     gy_command **scratch;                   /* a batch's lifecycle commands */

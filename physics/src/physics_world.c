@@ -112,7 +112,7 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         return;
     }
     gy_result r = gy_phys_table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
-                                sizeof *p->bodies);
+                                        sizeof *p->bodies);
     if (r == GY_OK)
         r = gy_phys_cover_frame(p, store_index + 1u);
     /* Its proxy's page is made the writer's own now, while the create can still fail. */
@@ -169,10 +169,10 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         max_slot = slot > max_slot ? slot : max_slot;
     }
     r = gy_phys_table_reserve(p, (void **)&p->colliders, &p->collider_capacity, max_slot + 1u,
-                      sizeof *p->colliders);
+                              sizeof *p->colliders);
     if (r == GY_OK)
         r = gy_phys_table_reserve(p, (void **)&p->collider_index, &p->collider_index_capacity,
-                          max_slot + 1u, sizeof *p->collider_index);
+                                  max_slot + 1u, sizeof *p->collider_index);
     if (r == GY_OK)
         r = locals_reserve(p, (uint32_t)count);
     if (r == GY_OK && character != NULL)
@@ -209,18 +209,16 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         c->character = character != NULL && !given->is_sensor;
         next = slot;
     }
-    e->pieced = count > authored_count;
-    p->pieced_bodies += e->pieced;
+    p->pieced_bodies += count > authored_count;
     for (uint32_t slot = next, m = 0, prev = GY_PHYS_NONE; slot != GY_PHYS_NONE;
          prev = slot, slot = p->colliders[slot].next, m++) {
         bool later_piece = m > 0 && authored_index(p, m) == authored_index(p, m - 1u);
-        p->colliders[slot].head = later_piece ? p->colliders[prev].head : p->colliders[slot].id;
+        p->colliders[slot].head = later_piece ? p->colliders[prev].head : slot;
     }
     e->id = id;
     e->generation = generation;
     e->first_collider = next;
-    e->collider_count = (uint16_t)authored_count;
-    e->motion = (uint8_t)def->type;
+    e->motion = (unsigned)def->type;
     e->list = GY_PHYS_LIST_NONE;
     e->teleported = 0;
     e->fault = 0;
@@ -270,8 +268,10 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
         gy_phys_character_unregister(p, store_index);
     gy_phys_move_cancel(p, store_index);
     p->cfg->backend->body_release(p->world, e->id);
+    bool pieced = false;
     for (uint32_t slot = e->first_collider; slot != GY_PHYS_NONE;) {
         gy_phys_collider *c = &p->colliders[slot];
+        pieced |= c->head != slot;
         if (c->in_snapshot)
             gy_query_snapshot_remove(p->cfg->snapshot, slot);
         if (c->local != GY_PHYS_NONE)
@@ -297,9 +297,7 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
     e->generation = 0;
     e->first_collider = GY_PHYS_NONE;
     e->snapshot_follows = 0;
-    e->collider_count = 0;
-    p->pieced_bodies -= e->pieced;
-    e->pieced = 0;
+    p->pieced_bodies -= pieced;
     e->teleported = 0;
     e->fault = 0;
     e->character = 0;
@@ -321,8 +319,8 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
 void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation)
 {
     uint32_t key = desc->index;
-    gy_result r =
-        gy_phys_table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u, sizeof *p->joints);
+    gy_result r = gy_phys_table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u,
+                                        sizeof *p->joints);
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, r);
         return;
@@ -380,7 +378,7 @@ void gy_phys_create_resource(gy_phys_sim *p, gy_physics_resource_ref ref, bool i
 {
     uint32_t key = ref.index;
     gy_result r = gy_phys_table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
-                                sizeof *p->resources);
+                                        sizeof *p->resources);
     if (r == GY_OK && (key == 0 || p->resources[key].live))
         r = GY_ERR_MISUSE;
     if (r != GY_OK) {
@@ -413,7 +411,7 @@ gy_result gy_phys_install_resource(gy_phys_sim *p, gy_physics_resource_ref ref, 
 {
     uint32_t key = ref.index;
     gy_result r = gy_phys_table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
-                                sizeof *p->resources);
+                                        sizeof *p->resources);
     if (r != GY_OK)
         return r;
     p->resources[key].id = id;
@@ -487,6 +485,7 @@ void gy_phys_reset_world_state(gy_phys_sim *p)
     p->touched.count = 0;
     p->retouch.count = 0;
     p->disturbed.count = 0;
+    p->disturbed_scanned = 0;
     for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
         p->dirty[l].count = 0;
     p->input_count = 0;
