@@ -51,6 +51,12 @@ static inline void enlist(gy_phys_sim *p, uint32_t store_index, uint8_t which)
 
 void gy_phys_begin_publish(gy_phys_sim *p)
 {
+    /* A dirty list keeps its publish's count until its turn comes again: each is noted at every
+     * publish, so every list is trimmed after the same quiet period. */
+    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
+        gy_phys_burst_note(p->cfg->alloc, &p->dirty[l], &p->dirty_burst[l], p->dirty[l].count);
+    gy_phys_burst_note(p->cfg->alloc, &p->touched, &p->touched_burst, p->touched.count);
+    gy_phys_burst_note(p->cfg->alloc, &p->disturbed, &p->disturbed_burst, p->disturbed.count);
     p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING].count = 0;
     p->touched.count = 0;
     p->disturbed.count = 0;
@@ -538,6 +544,7 @@ static gy_proxy *page_take(gy_phys_sim *p)
         if (g == NULL)
             return NULL;
     }
+    p->pool_quiet = 0;
     g->refs = 1;
     g->next = NULL;
     return g->proxies;
@@ -592,11 +599,11 @@ gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need)
         return GY_OK;
     uint32_t pages = pages_for(need);
     /* The writer's table (new pages NULL) and the pages' change marks. */
-    gy_result r =
-        gy_phys_table_reserve(p, (void **)&f->pages, &f->page_capacity, pages, sizeof *f->pages);
+    gy_result r = gy_phys_table_reserve(p->cfg->alloc, (void **)&f->pages, &f->page_capacity, pages,
+                                        sizeof *f->pages);
     if (r == GY_OK)
-        r = gy_phys_table_reserve(p, (void **)&p->page_marks, &p->page_mark_capacity, pages,
-                                  sizeof *p->page_marks);
+        r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->page_marks, &p->page_mark_capacity,
+                                  pages, sizeof *p->page_marks);
     if (r != GY_OK)
         return r;
     /* Past the count, a page holds whatever an earlier world or a failed create left, or is not
@@ -752,6 +759,16 @@ static void publish_proxies(gy_phys_sim *p)
     }
 }
 
+static void free_pool(gy_phys_sim *p)
+{
+    while (p->free_pages != NULL) {
+        gy_phys_page *g = p->free_pages;
+        p->free_pages = g->next;
+        gy_free(p->cfg->alloc, g, sizeof *g);
+    }
+    p->free_page_count = 0;
+}
+
 /* Frees every page and table (destroy). */
 void gy_phys_free_pages(gy_phys_sim *p)
 {
@@ -765,12 +782,7 @@ void gy_phys_free_pages(gy_phys_sim *p)
         f->page_capacity = 0;
         f->count = 0;
     }
-    while (p->free_pages != NULL) {
-        gy_phys_page *g = p->free_pages;
-        p->free_pages = g->next;
-        gy_free(a, g, sizeof *g);
-    }
-    p->free_page_count = 0;
+    free_pool(p);
     gy_free(a, p->spare, (size_t)p->spare_capacity * sizeof *p->spare);
     p->spare = NULL;
     p->spare_capacity = 0;
@@ -805,6 +817,11 @@ void gy_phys_publish(gy_phys_sim *p)
                gy_result_message(r));
     gy_reply_queue_commit(p->cfg->replies);
     gy_phys_add(&p->sh->counters.publishes, 1);
+    /* The pool serves bursts of page copies (statics streamed in or moved); once none was taken
+     * for a while its pages go back to the allocator, so a level that stopped changing keeps one
+     * copy of each page. */
+    if (++p->pool_quiet >= GY_PHYS_BURST_QUIET)
+        free_pool(p);
     p->pub_seq++;
     if (gy_phys_seq_mark(p->pub_seq) == 0)
         clear_marks(p);

@@ -63,18 +63,8 @@ static bool resource_is_live(const gy_phys_game *p, gy_physics_resource_ref ref)
 
 static gy_result ids_reserve(const gy_phys_game *p, gy_phys_ids *ids, uint32_t need)
 {
-    if (need <= ids->capacity)
-        return GY_OK;
-    uint64_t grown = gy_capacity_for(ids->capacity, 64u, need);
-    uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
-    uint32_t *m = gy_realloc(p->cfg->alloc, ids->live, (size_t)ids->capacity * sizeof(uint32_t),
-                             (size_t)cap * sizeof(uint32_t));
-    if (m == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    memset(m + ids->capacity, 0, (size_t)(cap - ids->capacity) * sizeof(uint32_t));
-    ids->live = m;
-    ids->capacity = cap;
-    return GY_OK;
+    return gy_phys_table_reserve(p->cfg->alloc, (void **)&ids->live, &ids->capacity, need,
+                                 sizeof *ids->live);
 }
 
 /* Checks that `index` may take a new ref and makes room for it: GY_ERR_MISUSE when a live ref

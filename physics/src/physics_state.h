@@ -17,6 +17,7 @@
 #include "query_snapshot.h"
 #include "reply_queue.h"
 #include "scene_barrier.h"
+#include "table_growth.h"
 #include "triple_buffer.h"
 
 #ifndef GY_DIAGNOSTICS
@@ -402,6 +403,7 @@ typedef struct gy_phys_sim {
     uint32_t page_mark_capacity;
     gy_phys_page *free_pages; /* the pool, linked through next */
     uint32_t free_page_count;
+    uint32_t pool_quiet; /* publishes since a page was last taken (the pool is freed after 64) */
     gy_phys_body *bodies;
     uint32_t body_capacity;
     uint32_t body_count; /* highest store index used + 1 */
@@ -443,8 +445,11 @@ typedef struct gy_phys_sim {
     gy_u32_array disturbed;     /* teleported this publish (gy_phys_wake_disturbed sorts it) */
     uint32_t disturbed_scanned; /* of those, how many the last wake scan saw */
     gy_u32_array dirty[GY_PHYS_DIRTY_RING]; /* store indices changed at publish seq s: [s % 8] */
-    gy_hash_map release_set;                /* generations released in a batch */
-    gy_command **scratch;                   /* a batch's lifecycle commands */
+    /* The lists a burst of creations fills with every body once, trimmed once quiet. */
+    gy_phys_burst dirty_burst[GY_PHYS_DIRTY_RING];
+    gy_phys_burst touched_burst, disturbed_burst;
+    gy_hash_map release_set; /* generations released in a batch */
+    gy_command **scratch;    /* a batch's lifecycle commands */
     uint32_t scratch_capacity;
     gy_collider_def *collider_scratch;
     gy_collider_id *collider_ids;
@@ -696,12 +701,6 @@ void gy_phys_read_awake(gy_phys_sim *p);
 
 /* Makes the proxy buffer the writer holds span body indices below `need` (new ones empty).
  * GY_ERR_OUT_OF_MEMORY changes nothing. */
-/* Grows a zero-initialised table (a record per body index, collider slot or proxy page) to hold
- * index `need - 1`, by a quarter at a time: these live as long as the world and a level leaves
- * them as large as they grew (physics_world.c). Never called on a step at peak size. */
-gy_result gy_phys_table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
-                                size_t elem);
-
 gy_result gy_phys_cover_frame(gy_phys_sim *p, uint32_t need);
 /* Frees every proxy page and page table (destroy). */
 void gy_phys_free_pages(gy_phys_sim *p);

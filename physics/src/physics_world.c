@@ -7,28 +7,6 @@
 #include "gyre/math.h"
 #include "physics_roster.h"
 
-gy_result gy_phys_table_reserve(gy_phys_sim *p, void **table, uint32_t *capacity, uint32_t need,
-                                size_t elem)
-{
-    if (need <= *capacity)
-        return GY_OK;
-    /* Grown by a quarter, not doubled: these tables hold a record per body index and per
-     * collider slot for as long as the world lives, and a level's statics leave them as large as
-     * they grew (a doubled table carries up to half its records unused, this one a fifth). They
-     * grow only while bodies are created, never on a step at the world's peak size. */
-    uint64_t grown = *capacity < 64u ? 64u : *capacity;
-    while (grown < need)
-        grown += grown / 4u;
-    uint32_t cap = grown > UINT32_MAX ? need : (uint32_t)grown;
-    void *t = gy_realloc(p->cfg->alloc, *table, (size_t)*capacity * elem, (size_t)cap * elem);
-    if (t == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    memset((unsigned char *)t + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
-    *table = t;
-    *capacity = cap;
-    return GY_OK;
-}
-
 /* Room for `count` more local poses, and for the free list to list every entry. */
 static gy_result locals_reserve(gy_phys_sim *p, uint32_t count)
 {
@@ -111,8 +89,8 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
                              GY_ERR_INVALID_ARGUMENT);
         return;
     }
-    gy_result r = gy_phys_table_reserve(p, (void **)&p->bodies, &p->body_capacity, store_index + 1u,
-                                        sizeof *p->bodies);
+    gy_result r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->bodies, &p->body_capacity,
+                                        store_index + 1u, sizeof *p->bodies);
     if (r == GY_OK)
         r = gy_phys_cover_frame(p, store_index + 1u);
     /* Its proxy's page is made the writer's own now, while the create can still fail. */
@@ -168,11 +146,12 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         uint32_t slot = gy_handle_slot(p->collider_ids[i].bits);
         max_slot = slot > max_slot ? slot : max_slot;
     }
-    r = gy_phys_table_reserve(p, (void **)&p->colliders, &p->collider_capacity, max_slot + 1u,
-                              sizeof *p->colliders);
+    r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->colliders, &p->collider_capacity,
+                              max_slot + 1u, sizeof *p->colliders);
     if (r == GY_OK)
-        r = gy_phys_table_reserve(p, (void **)&p->collider_index, &p->collider_index_capacity,
-                                  max_slot + 1u, sizeof *p->collider_index);
+        r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->collider_index,
+                                  &p->collider_index_capacity, max_slot + 1u,
+                                  sizeof *p->collider_index);
     if (r == GY_OK)
         r = locals_reserve(p, (uint32_t)count);
     if (r == GY_OK && character != NULL)
@@ -319,8 +298,8 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
 void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation)
 {
     uint32_t key = desc->index;
-    gy_result r = gy_phys_table_reserve(p, (void **)&p->joints, &p->joint_capacity, key + 1u,
-                                        sizeof *p->joints);
+    gy_result r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->joints, &p->joint_capacity,
+                                        key + 1u, sizeof *p->joints);
     if (r != GY_OK) {
         gy_phys_reply_failed(p, GY_PHYSICS_OBJECT_JOINT, key, generation, r);
         return;
@@ -377,8 +356,8 @@ void gy_phys_create_resource(gy_phys_sim *p, gy_physics_resource_ref ref, bool i
                              const uint32_t *indices, uint32_t index_count)
 {
     uint32_t key = ref.index;
-    gy_result r = gy_phys_table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
-                                        sizeof *p->resources);
+    gy_result r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->resources,
+                                        &p->resource_capacity, key + 1u, sizeof *p->resources);
     if (r == GY_OK && (key == 0 || p->resources[key].live))
         r = GY_ERR_MISUSE;
     if (r != GY_OK) {
@@ -410,8 +389,8 @@ gy_result gy_phys_install_resource(gy_phys_sim *p, gy_physics_resource_ref ref, 
                                    uint32_t piece_count)
 {
     uint32_t key = ref.index;
-    gy_result r = gy_phys_table_reserve(p, (void **)&p->resources, &p->resource_capacity, key + 1u,
-                                        sizeof *p->resources);
+    gy_result r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->resources,
+                                        &p->resource_capacity, key + 1u, sizeof *p->resources);
     if (r != GY_OK)
         return r;
     p->resources[key].id = id;

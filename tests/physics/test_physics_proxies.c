@@ -580,6 +580,72 @@ static void test_physics_steady_state_allocates_nothing(void **state)
     assert_int_equal(ta.live_bytes, 0);
 }
 
+/* A burst of creations fills the per-publish lists (bodies to read back, proxies changed) with
+ * every body once and leaves spare proxy pages in the pool; after a quiet period the lists are
+ * trimmed back and the pool returned, and publishes stay exact through a later burst. */
+static void test_physics_burst_lists_shrink_once_quiet(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_physics *p = fx_lockstep(&ta.base);
+    const uint32_t n = 3000;
+    for (uint32_t s = 0; s < n; s++) {
+        fx_create(p,
+                  fx_box(s, 0, GY_MOTION_STATIC,
+                         gy_v3((double)(s % 60) * 2.0, 0, (double)(s / 60) * 2.0), gy_v3(1, 1, 1)));
+        if (s % 1000 == 999)
+            fx_step(p, 1);
+    }
+    fx_step(p, 1);
+    pthread_rwlock_wrlock(&p->sh.sim_lock);
+    uint32_t dirty_peak = 0;
+    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
+        dirty_peak = p->sim.dirty[l].capacity > dirty_peak ? p->sim.dirty[l].capacity : dirty_peak;
+    uint32_t touched_peak = p->sim.touched.capacity;
+    pthread_rwlock_unlock(&p->sh.sim_lock);
+    assert_true(touched_peak >= 1000u);
+    assert_true(dirty_peak >= 1000u);
+    /* Once the pages settle, the buffers share them and their own copies go to the pool. */
+    fx_step(p, GY_PHYS_DIRTY_RING + 2u);
+    pthread_rwlock_wrlock(&p->sh.sim_lock);
+    uint32_t pooled = p->sim.free_page_count;
+    pthread_rwlock_unlock(&p->sh.sim_lock);
+    assert_true(pooled > 0u);
+    uint64_t live_at_peak = __atomic_load_n(&ta.live_bytes, __ATOMIC_RELAXED);
+
+    fx_step(p, GY_PHYS_BURST_QUIET + 2u);
+    pthread_rwlock_wrlock(&p->sh.sim_lock);
+    assert_true(p->sim.touched.capacity <= GY_PHYS_BURST_MIN_CAP);
+    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
+        assert_true(p->sim.dirty[l].capacity <= GY_PHYS_BURST_MIN_CAP);
+    assert_int_equal(p->sim.free_page_count, 0);
+    assert_null(p->sim.free_pages);
+    pthread_rwlock_unlock(&p->sh.sim_lock);
+    assert_true(__atomic_load_n(&ta.live_bytes, __ATOMIC_RELAXED) + 4u * 1000u * sizeof(uint32_t) <
+                live_at_peak);
+    assert_read_matches_roster(p);
+
+    /* Every static moved at once: the lists grow again and the buffers still get every change. */
+    for (uint32_t s = 0; s < n; s++) {
+        gy_pose pose = gy_pose_identity();
+        pose.position = gy_v3((double)(s % 60) * 2.0, 3.0, (double)(s / 60) * 2.0);
+        assert_result(gy_physics_record_set_pose(p, (gy_physics_body_ref){s, s + 1u}, pose), GY_OK);
+        if (s % 1000 == 999)
+            fx_step(p, 1);
+    }
+    fx_step(p, 1);
+    assert_read_matches_roster(p);
+    const gy_proxy *px = fx_proxies(p, NULL, NULL);
+    for (uint32_t s = 0; s < n; s++)
+        assert_near(px[s].position[1], 3.0, 1e-6);
+    fx_step(p, 4);
+    assert_read_matches_roster(p);
+    gy_physics_destroy(p);
+    assert_int_equal(ta.live_blocks, 0);
+    assert_int_equal(ta.live_bytes, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_physics_lockstep_is_deterministic),
         cmocka_unit_test(test_physics_snapshot_moves_every_collider_with_its_body),
         cmocka_unit_test(test_physics_steady_state_allocates_nothing),
+        cmocka_unit_test(test_physics_burst_lists_shrink_once_quiet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
