@@ -9,6 +9,7 @@
 #include "gyre/convex.h"
 #include "gyre/geometry.h"
 #include "gyre/math.h"
+#include "table_growth.h"
 #include "triple_buffer.h"
 
 /* Entries fall into three groups: two trees and the plane list. */
@@ -158,7 +159,7 @@ struct gy_query_snapshot {
     qs_page *pool;           /* spare pages, reused before allocating */
     uint64_t churn_seen;     /* static page copies + tree switches after the last publish */
     uint32_t quiet;          /* publishes since the last one that copied a page or switched trees */
-    uint32_t *member_pos;           /* index in members[group] */
+    uint32_t *member_pos;    /* index in members[group] */
     uint32_t *members[GROUP_COUNT]; /* slots per group; grown as a group grows, never shrunk */
     uint32_t member_capacity[GROUP_COUNT];
     /* Slots changed since some buffer (or the trees) last caught up: one list for all four, each
@@ -166,7 +167,7 @@ struct gy_query_snapshot {
      * rather than one per list. Each catching up walks it and skips the slots not dirty for it;
      * a slot changed once stays on it for three publishes at most. */
     uint32_t *dirty;
-    uint32_t *static_pending;     /* slots marked STATIC_PENDING */
+    uint32_t *static_pending; /* slots marked STATIC_PENDING */
     uint8_t *group;
     uint8_t *dirty_bits;
     uint8_t *static_flags;
@@ -489,11 +490,9 @@ static gy_result dir_reserve(const gy_allocator *a, qs_dir *d, uint32_t count)
 {
     if (count <= d->count)
         return GY_OK;
-    uint32_t old = d->capacity;
-    if (gy_array_reserve(a, (void **)&d->pages, &d->capacity, count, sizeof *d->pages) != GY_OK)
+    if (gy_phys_table_reserve(a, (void **)&d->pages, &d->capacity, count, sizeof *d->pages) !=
+        GY_OK)
         return GY_ERR_OUT_OF_MEMORY;
-    if (d->capacity > old) /* pages may have been NULL: no arithmetic on it before */
-        memset(d->pages + old, 0, (size_t)(d->capacity - old) * sizeof *d->pages);
     d->count = count;
     return GY_OK;
 }
@@ -831,7 +830,9 @@ static gy_result grow_slots(gy_query_snapshot *qs, uint32_t need)
 {
     if (need <= qs->capacity)
         return GY_OK;
-    uint64_t cap = gy_capacity_for(qs->capacity, 64u, need);
+    /* By a quarter (table_growth.h), in whole pages: the slots live as long as the world. */
+    uint64_t cap = gy_phys_table_capacity(qs->capacity, 64u, need);
+    cap = (cap + PAGE_SLOTS - 1u) & ~(uint64_t)(PAGE_SLOTS - 1u);
     if (cap > GY_QUERY_SNAPSHOT_MAX_SLOTS)
         cap = GY_QUERY_SNAPSHOT_MAX_SLOTS;
     /* Directories first: growing them further than the block is harmless. */
@@ -1065,18 +1066,18 @@ gy_result gy_query_snapshot_set(gy_query_snapshot *qs, uint32_t slot, const gy_s
     uint8_t old_group = qs->group[slot], new_group = group_of(&n);
     if (new_group != old_group) {
         /* Per group rather than per slot: a level of statics carries no mover lists. */
-        r = gy_array_reserve(qs->alloc, (void **)&qs->members[new_group],
-                             &qs->member_capacity[new_group], qs->member_count[new_group] + 1u,
-                             sizeof *qs->members[new_group]);
+        r = gy_phys_table_reserve(qs->alloc, (void **)&qs->members[new_group],
+                                  &qs->member_capacity[new_group], qs->member_count[new_group] + 1u,
+                                  sizeof *qs->members[new_group]);
         if (r != GY_OK)
             return r;
     }
     if (new_group == TREE_MOVING && old_group != TREE_MOVING) {
-        r = gy_array_reserve(qs->alloc, (void **)&qs->anchors, &qs->anchor_capacity,
-                             qs->member_count[TREE_MOVING] + 1u, sizeof *qs->anchors);
+        r = gy_phys_table_reserve(qs->alloc, (void **)&qs->anchors, &qs->anchor_capacity,
+                                  qs->member_count[TREE_MOVING] + 1u, sizeof *qs->anchors);
         if (r == GY_OK)
-            r = gy_array_reserve(qs->alloc, (void **)&qs->mover_boxes, &qs->mover_box_capacity,
-                                 qs->member_count[TREE_MOVING] + 1u, sizeof *qs->mover_boxes);
+            r = gy_phys_table_reserve(qs->alloc, (void **)&qs->mover_boxes, &qs->mover_box_capacity,
+                                      qs->member_count[TREE_MOVING] + 1u, sizeof *qs->mover_boxes);
         if (r != GY_OK)
             return r;
     }
