@@ -51,13 +51,17 @@ static inline void enlist(gy_phys_sim *p, uint32_t store_index, uint8_t which)
 
 void gy_phys_begin_publish(gy_phys_sim *p)
 {
-    /* A dirty list keeps its publish's count until its turn comes again: each is noted at every
-     * publish, so every list is trimmed after the same quiet period. */
-    for (uint32_t l = 0; l < GY_PHYS_DIRTY_RING; l++)
-        gy_phys_burst_note(p->cfg->alloc, &p->dirty[l], &p->dirty_burst[l], p->dirty[l].count);
-    gy_phys_burst_note(p->cfg->alloc, &p->touched, &p->touched_burst, p->touched.count);
-    gy_phys_burst_note(p->cfg->alloc, &p->disturbed, &p->disturbed_burst, p->disturbed.count);
-    p->dirty[p->pub_seq % GY_PHYS_DIRTY_RING].count = 0;
+    /* A dirty list holds its publish's changes until its turn comes again, GY_PHYS_DIRTY_RING
+     * publishes later: it is noted then, and so trimmed GY_PHYS_BURST_QUIET publishes after the
+     * burst that filled it, like the others. */
+    uint32_t d = (uint32_t)(p->pub_seq % GY_PHYS_DIRTY_RING);
+    gy_phys_burst_note(p->cfg->alloc, &p->dirty[d], &p->dirty_burst[d], p->dirty[d].count,
+                       GY_PHYS_BURST_QUIET / GY_PHYS_DIRTY_RING - 1u);
+    gy_phys_burst_note(p->cfg->alloc, &p->touched, &p->touched_burst, p->touched.count,
+                       GY_PHYS_BURST_QUIET);
+    gy_phys_burst_note(p->cfg->alloc, &p->disturbed, &p->disturbed_burst, p->disturbed.count,
+                       GY_PHYS_BURST_QUIET);
+    p->dirty[d].count = 0;
     p->touched.count = 0;
     p->disturbed.count = 0;
     p->disturbed_scanned = 0;

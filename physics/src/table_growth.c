@@ -27,7 +27,8 @@ gy_result gy_phys_table_reserve(const gy_allocator *a, void **table, uint32_t *c
     return GY_OK;
 }
 
-void gy_phys_burst_note(const gy_allocator *a, gy_u32_array *l, gy_phys_burst *b, uint32_t used)
+void gy_phys_burst_note(const gy_allocator *a, gy_u32_array *l, gy_phys_burst *b, uint32_t used,
+                        uint32_t quiet_notes)
 {
     if (l->capacity <= GY_PHYS_BURST_MIN_CAP || used > l->capacity / 4u) {
         b->quiet = 0;
@@ -35,7 +36,7 @@ void gy_phys_burst_note(const gy_allocator *a, gy_u32_array *l, gy_phys_burst *b
         return;
     }
     b->peak = used > b->peak ? used : b->peak;
-    if (++b->quiet < GY_PHYS_BURST_QUIET)
+    if (++b->quiet < quiet_notes)
         return;
     uint32_t cap = b->peak * 2u > GY_PHYS_BURST_MIN_CAP ? b->peak * 2u : GY_PHYS_BURST_MIN_CAP;
     b->quiet = 0;

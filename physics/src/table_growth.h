@@ -36,10 +36,11 @@ typedef struct gy_phys_burst {
     uint32_t peak;  /* the most it held in those */
 } gy_phys_burst;
 
-/* Notes a list's use in one publish (`used`: what it held, before it is cleared); after
- * GY_PHYS_BURST_QUIET quiet publishes, reallocates it to twice the peak of those (at least
- * GY_PHYS_BURST_MIN_CAP), so the use it has at steady state never grows it again. A failed
- * reallocation keeps the list as it was. */
-void gy_phys_burst_note(const gy_allocator *a, gy_u32_array *l, gy_phys_burst *b, uint32_t used);
+/* Notes a list's use (`used`: what it held, before it is cleared); after `quiet_notes` quiet
+ * notes in a row, reallocates it to twice the peak of those (at least GY_PHYS_BURST_MIN_CAP), so
+ * the use it has at steady state never grows it again. A failed reallocation keeps the list as
+ * it was. */
+void gy_phys_burst_note(const gy_allocator *a, gy_u32_array *l, gy_phys_burst *b, uint32_t used,
+                        uint32_t quiet_notes);
 
 #endif /* GY_PHYS_TABLE_GROWTH_H */
