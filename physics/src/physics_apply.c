@@ -217,8 +217,10 @@ static gy_result apply_filter(gy_phys_sim *p, uint32_t store_index, const gy_phy
     if (col == NULL)
         return GY_ERR_INVALID_ARGUMENT;
     uint32_t category = (uint32_t)b->v[0], mask = (uint32_t)b->v[1];
+    gy_collider_id first = gy_phys_collider_id(p, slot);
     for (gy_phys_collider *c = col; c != NULL; c = next_piece(p, &slot)) {
-        gy_result r = p->cfg->backend->collider_set_filter(p->world, c->id, category, mask);
+        gy_result r = p->cfg->backend->collider_set_filter(p->world, gy_phys_collider_id(p, slot),
+                                                           category, mask);
         if (r != GY_OK)
             return r;
         c->mask = mask;
@@ -227,7 +229,7 @@ static gy_result apply_filter(gy_phys_sim *p, uint32_t store_index, const gy_phy
     }
     for (uint32_t i = 0; e->character && i < p->char_count; i++) {
         gy_phys_character *ch = &p->chars[i];
-        if (ch->body.index == store_index && ch->collider.bits == col->id.bits) {
+        if (ch->body.index == store_index && ch->collider.bits == first.bits) {
             ch->category = category;
             ch->mask = mask;
         }
@@ -340,7 +342,7 @@ static void apply_mutate(gy_phys_sim *p, const gy_command *c)
                          (gy_combine_mode)(b->aux >> 24)};
         r = col == NULL ? GY_ERR_INVALID_ARGUMENT : GY_OK;
         for (gy_phys_collider *pc = col; pc != NULL && r == GY_OK; pc = next_piece(p, &slot))
-            r = be->collider_set_material(w, pc->id, &m);
+            r = be->collider_set_material(w, gy_phys_collider_id(p, slot), &m);
         break;
     }
     case GY_PHYS_CMD_SET_FILTER:

@@ -281,7 +281,7 @@ static gy_result append_pairs(gy_phys_sim *p, const gy_phys_character *ch, gy_po
         if (s == NULL || s->is_sensor != sensors || (ch->category & s->mask) == 0 ||
             h->collider.bits == ch->collider.bits)
             continue;
-        if (p->joint_count > 0 && jointed(p, ch->body.index, s->store_index))
+        if (p->joint_count > 0 && jointed(p, ch->body.index, (uint32_t)(h->user_data >> 32)))
             continue;
         if (!gy_vec3_is_finite(h->point) || !gy_vec3_is_finite(h->normal) ||
             !gy_is_finite(h->penetration))

@@ -206,10 +206,10 @@ static uint32_t merge_pieces(gy_phys_sim *p, const gy_contact *in, uint32_t n,
     for (uint32_t i = 0; i < n; i++) {
         gy_contact c = in[i];
         uint32_t sa = gy_handle_slot(c.collider_a.bits), sb = gy_handle_slot(c.collider_b.bits);
-        if (sa < p->collider_capacity && p->colliders[sa].id.bits == c.collider_a.bits)
-            c.collider_a = p->colliders[p->colliders[sa].head].id;
-        if (sb < p->collider_capacity && p->colliders[sb].id.bits == c.collider_b.bits)
-            c.collider_b = p->colliders[p->colliders[sb].head].id;
+        if (sa < p->collider_capacity && gy_phys_collider_id(p, sa).bits == c.collider_a.bits)
+            c.collider_a = gy_phys_collider_id(p, p->colliders[sa].head);
+        if (sb < p->collider_capacity && gy_phys_collider_id(p, sb).bits == c.collider_b.bits)
+            c.collider_b = gy_phys_collider_id(p, p->colliders[sb].head);
         if (c.collider_a.bits > c.collider_b.bits) {
             gy_body_id body = c.body_a;
             gy_collider_id col = c.collider_a;

@@ -10,6 +10,7 @@
 #include "gyre/array.h"
 #include "gyre/geometry.h"
 #include "gyre/physics/character.h"
+#include "gyre/handle_pool.h"
 #include "gyre/hash_map.h"
 #include "command_queue.h"
 #include "contact_events.h"
@@ -134,10 +135,13 @@ typedef struct gy_phys_body {
 _Static_assert(GY_PHYSICS_MAX_STORE_INDEX <= (1u << 24), "list_pos holds a body index");
 _Static_assert(GY_MOTION_TYPE_COUNT <= 4, "motion holds a gy_motion_type");
 
-/* One adapter collider, by its handle's slot (also its query-snapshot slot); 32 bytes. */
+/* One adapter collider, by its handle's slot (also its query-snapshot slot); 24 bytes. Its body
+ * is not kept: the colliders are reached from their body, and a hit or contact names the body
+ * itself (its user data holds the body index). */
 typedef struct gy_phys_collider {
-    gy_collider_id id; /* the adapter's handle (live and filter changes name it) */
-    uint32_t store_index;
+    /* The generation of the adapter's handle, which with the slot makes the handle
+     * (gy_phys_collider_id): live and filter changes name it. */
+    uint32_t generation;
     uint32_t next;
     uint32_t mask; /* its collide mask (the characters' sensor pass checks sensors' masks) */
     /* Its local pose in gy_phys_sim.locals, or GY_PHYS_NONE for the identity (the world pose is
@@ -154,6 +158,8 @@ typedef struct gy_phys_collider {
     bool character : 1; /* a registered character's (non-sensor) capsule: its pairs come from the
                            overlaps after the move, not from the step's contact list */
 } gy_phys_collider;
+
+_Static_assert(sizeof(gy_phys_body) == 32 && sizeof(gy_phys_collider) == 24, "roster records");
 
 /* A registered character, as the sensor pass needs it. */
 typedef struct gy_phys_character {
@@ -502,6 +508,12 @@ struct gy_physics {
 static inline const gy_proxy *gy_phys_proxy_of(const gy_phys_sim *p, uint32_t s)
 {
     return &p->sh->frames[p->frame].pages[s >> GY_PROXY_PAGE_SHIFT][s & (GY_PROXY_PAGE - 1u)];
+}
+
+/* The adapter's handle of the collider at `slot`. */
+static inline gy_collider_id gy_phys_collider_id(const gy_phys_sim *p, uint32_t slot)
+{
+    return (gy_collider_id){gy_handle_make(slot, p->colliders[slot].generation)};
 }
 
 static inline gy_phys_page *gy_phys_page_of(gy_proxy *proxies)

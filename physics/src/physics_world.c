@@ -169,7 +169,7 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
         uint32_t slot = gy_handle_slot(p->collider_ids[m].bits);
         const gy_collider_def *given = &p->collider_scratch[m];
         gy_phys_collider *c = &p->colliders[slot];
-        c->id = p->collider_ids[m];
+        c->generation = gy_handle_generation(p->collider_ids[m].bits);
         c->local = GY_PHYS_NONE;
         gy_pose identity = gy_pose_identity();
         if (memcmp(&given->local_pose, &identity, sizeof identity) != 0) {
@@ -177,7 +177,6 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
                                                : p->local_count++;
             p->locals[c->local] = given->local_pose;
         }
-        c->store_index = store_index;
         c->next = next;
         p->collider_index[slot] = (uint16_t)authored_index(p, m);
         c->live = true;
