@@ -396,8 +396,8 @@ typedef struct gy_phys_sim {
      * are 0, where every body's marks are cleared: marks keep 32 bits (a roster record 16 bytes
      * smaller) and still never match an old publish. */
     uint64_t pub_seq;
-    uint64_t
-        written_seq[GY_PHYS_PROXY_BUFS]; /* publish sequence each buffer was last brought up to */
+    /* The publish sequence each buffer was last brought up to. */
+    uint64_t written_seq[GY_PHYS_PROXY_BUFS];
     uint32_t frame; /* the proxy buffer the writer holds (the current values) */
     /* A page table for the next buffer to hold, made before a publish when that buffer's may be
      * too small to take the current values (so a failure skips the publish, losing nothing). */
