@@ -335,7 +335,8 @@ struct gy_driver_query {
 static void visit_body(void *ctx, gy_bt_body *b)
 {
     gy_driver_query *q = static_cast<gy_driver_query *>(ctx);
-    if (gy_adapter_search_done(q->s) || !gy_adapter_search_wants(q->s, b->base.type))
+    if (gy_adapter_search_done(q->s) ||
+        !gy_adapter_search_wants(q->s, (gy_motion_type)b->base.type))
         return;
     for (uint32_t i = 0; i < b->collider_count; i++)
         if (!gy_adapter_search_visit(q->s, q, b->colliders[i]))

@@ -467,10 +467,9 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     b->pose.rotation = gy_quat_normalize(def->pose.rotation);
     if (def->type != GY_MOTION_STATIC)
         b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
-    b->moving_index = UINT32_MAX;
-    b->pose_written = true; /* a new body takes part in the first step's pair search */
 
     if (def->type != GY_MOTION_STATIC) {
+        b->pose_written = true; /* a new body takes part in the first step's pair search */
         b->body = dBodyCreate(w->world);
         dBodySetData(b->body, b);
         set_dbody_pose(b, b->pose);
@@ -581,7 +580,7 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
             resource_destroy(w, res);
     }
-    if (b->moving_index != UINT32_MAX) {
+    if (b->base.type != GY_MOTION_STATIC) {
         gy_ode_body *last = w->moving[--w->moving_count];
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;

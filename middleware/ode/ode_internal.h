@@ -53,16 +53,16 @@ struct gy_driver_body {
     gy_pose pose;                /* static bodies: the authoritative pose (they have no dBody) */
     gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
     uint32_t collider_count;
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
+    bool active; /* this substep: its pairs are computed (awake, or moving kinematic) */
     /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
     uint64_t placed_step;
     gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
-    bool active;       /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool pose_written; /* written since the last step (a kinematic then counts as moving) */
 
-    /* Motion state, from `mass` to the end: a static's block stops before it
+    /* Motion state, from `motion` to the end: a static's block stops before it
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     gy_adapter_motion motion; /* the Gyre record's motion part (base.motion points here) */
+    uint32_t moving_index;    /* slot in the world's `moving` array */
+    bool pose_written;        /* written since the last step (a kinematic then counts as moving) */
     double mass;              /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */

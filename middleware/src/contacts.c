@@ -174,7 +174,7 @@ double gy_adapter_contact_ccd_radius(const gy_adapter_body *b, double ccd_radius
                                      double reach)
 {
     double r = ccd_radius * GY_ADAPTER_CCD_SHRINK;
-    if (b->solid == NULL || !(r > 0.0))
+    if (gy_adapter_body_solid(b) == NULL || !(r > 0.0))
         return 0.0;
     if (!(moved > r) && !(reach > r))
         return 0.0; /* nothing moved far enough to have been skipped */

@@ -31,16 +31,20 @@ struct gy_backend_world {
     uint32_t substeps; /* per step, from the world definition (at least 1) */
 };
 
-/* Counts a body into the counters (`in`) or out of them. */
-static void count_body(gy_backend_world *w, const gy_adapter_body *b, bool in)
+/* Counts a body and its sensor colliders into the counters (`in`) or out of them. */
+static void count_body(gy_backend_world *w, gy_driver_body *db, bool in)
 {
     gy_adapter_tally *t = &w->tally;
+    const gy_adapter_body *b = gy_driver_body_rec(db);
+    uint32_t sensors = 0, n = w->driver->body_collider_count(db);
+    for (uint32_t i = 0; i < n; i++)
+        sensors += gy_driver_collider_rec(w->driver->body_collider(db, i))->is_sensor ? 1u : 0u;
     if (in) {
         t->bodies[b->type]++;
-        t->sensors += b->sensor_count;
+        t->sensors += sensors;
     } else {
         t->bodies[b->type]--;
-        t->sensors -= b->sensor_count;
+        t->sensors -= sensors;
     }
 }
 
@@ -157,7 +161,7 @@ static void world_destroy(gy_backend_world *w)
         gy_driver_body *b = gy_handle_pool_at(&w->bodies, i, &h);
         if (b == NULL)
             continue;
-        count_body(w, gy_driver_body_rec(b), false);
+        count_body(w, b, false);
         release_body(w, b);
     }
     for (uint32_t i = 0; i < w->resources.count; i++) {
@@ -371,12 +375,9 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
         r = register_body(w, b, made, n);
     if (r == GY_OK) {
         gy_adapter_body *rec = gy_driver_body_rec(b);
-        for (uint32_t i = 0; i < n; i++) {
-            rec->sensor_count += cols[i].is_sensor ? 1u : 0u;
-            if (collider_ids != NULL)
-                collider_ids[i] = gy_driver_collider_rec(made[i])->id;
-        }
-        count_body(w, rec, true);
+        for (uint32_t i = 0; i < n && collider_ids != NULL; i++)
+            collider_ids[i] = gy_driver_collider_rec(made[i])->id;
+        count_body(w, b, true);
         *out = rec->id;
     }
     gy_free(w->allocator, made, (size_t)n * (sizeof *made + sizeof *rare));
@@ -434,7 +435,7 @@ static gy_result body_release(gy_backend_world *w, gy_body_id id)
     }
     /* What rested on it falls: wake it before the pairs naming it go. */
     gy_adapter_contacts_forget_body(&w->contacts, rec, wake_body, w);
-    count_body(w, rec, false);
+    count_body(w, b, false);
     release_body(w, b);
     return GY_OK;
 }

@@ -11,13 +11,13 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
 {
     bool dynamic = def->type == GY_MOTION_DYNAMIC;
     assert((motion == NULL) == (def->type == GY_MOTION_STATIC));
-    b->type = def->type;
+    b->type = (uint8_t)def->type;
     b->user_data = def->user_data;
     b->allow_sleeping = def->allow_sleeping;
-    b->solid = NULL;
     b->motion = motion;
     if (motion == NULL)
         return;
+    motion->solid = NULL;
     motion->gravity_factor = def->gravity_factor;
     motion->linear_damping = def->linear_damping;
     motion->angular_damping = def->angular_damping;
@@ -66,8 +66,8 @@ void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_d
     c->category = def->category;
     c->mask = def->mask;
     c->user_data = def->user_data;
-    if (b->solid == NULL && !c->is_sensor)
-        b->solid = c;
+    if (b->motion != NULL && b->motion->solid == NULL && !c->is_sensor)
+        b->motion->solid = c;
 }
 
 void gy_adapter_collider_set_material(gy_adapter_collider *c, const gy_material *m)

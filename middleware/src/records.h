@@ -30,23 +30,23 @@ typedef struct gy_adapter_motion {
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
-} gy_adapter_motion;
-
-/* A body as defined: fixed at creation except `joint_count` and `reported_step`. */
-typedef struct gy_adapter_body {
-    gy_body_id id;
-    gy_motion_type type;
-    bool allow_sleeping;
-    uint64_t user_data;
-    uint32_t joint_count;  /* Gyre joints attached to the body */
-    uint32_t sensor_count; /* its sensor colliders (the counters) */
     /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
      * it as, and whose filter picks the sweep's candidates. */
     const struct gy_adapter_collider *solid;
+} gy_adapter_motion;
+
+/* A body as defined: fixed at creation except `joint_count` and `reported_step`. What only a
+ * moving body needs is in its motion part, so a static's head stays small. */
+typedef struct gy_adapter_body {
+    gy_body_id id;
+    uint64_t user_data;
     /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
      * scans them only when this is the current or the previous step. */
     uint64_t reported_step;
     gy_adapter_motion *motion; /* moving bodies: their part in the driver's record; NULL static */
+    uint32_t joint_count;      /* Gyre joints attached to the body */
+    uint8_t type;              /* gy_motion_type */
+    bool allow_sleeping;
 } gy_adapter_body;
 
 /* A moving body's motion part. */
@@ -54,6 +54,13 @@ static inline gy_adapter_motion *gy_adapter_body_motion(const gy_adapter_body *b
 {
     assert(b->motion != NULL);
     return b->motion;
+}
+
+/* A body's first collider that is not a sensor (records.h's gy_adapter_motion.solid); NULL for
+ * a static (nothing sweeps it) or a body of sensors only. */
+static inline const struct gy_adapter_collider *gy_adapter_body_solid(const gy_adapter_body *b)
+{
+    return b->motion != NULL ? b->motion->solid : NULL;
 }
 
 /* Marks that the driver's solve gave the body contacts this substep (statics keep no such
