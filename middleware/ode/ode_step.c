@@ -32,8 +32,8 @@
 #define CONTACT_CFM 1e-9
 /* The front end's push-out (overlap.h) closes this fraction of the overlap beyond
  * GY_ADAPTER_SOLVER_DEPTH per substep (as Bullet's split impulse does by default). */
-#define PUSH_ERP       0.8
-#define FEEDBACK_BLOCK 256u
+#define PUSH_ERP            0.8
+#define FEEDBACK_BLOCK      256u
 
 static gy_vec3 v3(const dReal *v)
 {
