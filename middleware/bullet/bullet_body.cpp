@@ -199,9 +199,9 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
 /* Planes live in the world; their shape is expressed in the body frame instead. */
 static btTransform child_pose(const btTransform &principal_inv, const gy_bt_collider *c)
 {
-    if (c->base.shape.type == GY_SHAPE_PLANE)
+    if (c->base.shape_type == GY_SHAPE_PLANE)
         return btTransform::getIdentity();
-    return principal_inv * gy_bt_transform(c->base.local_pose);
+    return principal_inv * gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
 }
 
 btTransform gy_bt_collider_child(const gy_bt_collider *c)
@@ -219,8 +219,9 @@ btTransform gy_bt_collider_transform(const gy_bt_collider *c)
     const gy_bt_body *b = gy_bt_collider_body(c);
     const btTransform &com = b->object->getWorldTransform();
     if (b->motion == nullptr)
-        return com * gy_bt_transform(c->base.local_pose);
-    return com * b->motion->principal_inv * gy_bt_transform(c->base.local_pose);
+        return com * gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
+    return com * b->motion->principal_inv *
+           gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
 }
 
 void gy_bt_driver_body_wake(gy_driver_world *, gy_bt_body *b)
@@ -296,9 +297,11 @@ static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_bt_collider *c = b->colliders[i];
         const gy_bt_resource *r = gy_bt_collider_resource(c);
-        if (!c->base.is_sensor)
-            gy_adapter_ccd_add(&acc, &c->base.shape, r != nullptr ? &r->base.hull : nullptr,
-                               c->base.local_pose, com);
+        if (c->base.is_sensor)
+            continue;
+        gy_shape shape = gy_adapter_collider_shape(&c->base);
+        gy_adapter_ccd_add(&acc, &shape, r != nullptr ? &r->base.hull : nullptr,
+                           gy_adapter_collider_local_pose(&c->base), com);
     }
     return gy_adapter_ccd_end(&acc);
 }
@@ -558,7 +561,8 @@ static bool transform_is_identity(const btTransform &t)
 }
 
 gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
-                            uint32_t n, gy_adapter_resource *const *res, const gy_mass *mp,
+                            uint32_t n, gy_adapter_resource *const *res,
+                            const gy_adapter_collider_rare *const *rare, const gy_mass *mp,
                             gy_bt_body **out, gy_bt_collider **colliders)
 {
     gy_result r = GY_OK;
@@ -645,7 +649,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         gy_bt_collider *c = new (k.collider_mem[i]) gy_bt_collider();
         b->colliders[i] = c;
         c->index = i;
-        gy_adapter_collider_record_init(&c->base, cd, &b->base);
+        gy_adapter_collider_record_init(&c->base, cd, &b->base, res[i], rare[i]);
         if (res[i] != nullptr) {
             gy_bt_resource *r = gy_bt_resource_of(res[i]);
             res[i]->refs++;
@@ -738,10 +742,14 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     return GY_OK;
 }
 
-uint32_t gy_bt_body_colliders(gy_bt_body *b, gy_bt_collider *const **out)
+uint32_t gy_bt_body_collider_count(const gy_bt_body *b)
 {
-    *out = b->colliders;
     return b->collider_count;
+}
+
+gy_bt_collider *gy_bt_body_collider(gy_bt_body *b, uint32_t i)
+{
+    return b->colliders[i];
 }
 
 /* ---- body release --------------------------------------------------------------------------- */
@@ -824,10 +832,11 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
         gy_bt_anchor_place(b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
-        if (c->base.shape.type != GY_SHAPE_PLANE)
+        if (c->base.shape_type != GY_SHAPE_PLANE)
             continue;
+        gy_shape plane = gy_adapter_collider_shape(&c->base);
         c->bt_shape->~btCollisionShape();
-        c->bt_shape = build_shape(c->bt_shape, &c->base.shape, frame);
+        c->bt_shape = build_shape(c->bt_shape, &plane, frame);
     }
     w->world.updateSingleAabb(b->object);
     gy_bt_wake_touching(w, b);

@@ -52,7 +52,7 @@ struct gy_bt_resource {
 
 struct gy_driver_collider {
     gy_adapter_collider base; /* first: the Gyre record (records.h); planes keep their world
-                               * normal and offset in base.shape */
+                               * normal and offset in its side record */
     /* Its body is base.owner's record and its resource its shape's user pointer (the
      * gy_bt_collider_* accessors below): a level's statics keep neither twice. */
     uint32_t index;  /* child index in the body's compound, and position in body->colliders */
@@ -332,9 +332,11 @@ void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b);
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame);
 /* The driver entries of the same names (driver.h). */
 gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
-                            uint32_t n, gy_adapter_resource *const *res, const gy_mass *mass,
+                            uint32_t n, gy_adapter_resource *const *res,
+                            const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
                             gy_bt_body **out, gy_bt_collider **colliders);
-uint32_t gy_bt_body_colliders(gy_bt_body *b, gy_bt_collider *const **out);
+uint32_t gy_bt_body_collider_count(const gy_bt_body *b);
+gy_bt_collider *gy_bt_body_collider(gy_bt_body *b, uint32_t i);
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out);
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);

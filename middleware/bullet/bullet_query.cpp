@@ -238,13 +238,14 @@ bool gy_bt_probe_contact(gy_driver_world *w, const gy_bt_collider *c, btVector3 
     const btTransform &tp = w->probe.getWorldTransform();
     closest_result r;
     int32_t tri = -1;
-    switch (c->base.shape.type) {
+    switch (c->base.shape_type) {
     case GY_SHAPE_PLANE: {
         /* The probe's deepest point below the (world-space) plane. */
-        double l = gy_v3_len(c->base.shape.normal);
-        btVector3 n = gy_bt_vec(c->base.shape.normal) / l;
+        gy_shape plane = gy_adapter_collider_shape(&c->base);
+        double l = gy_v3_len(plane.normal);
+        btVector3 n = gy_bt_vec(plane.normal) / l;
         btVector3 deepest = tp(probe->localGetSupportingVertex(tp.getBasis().transpose() * -n));
-        double depth = n.dot(deepest) - c->base.shape.offset / l;
+        double depth = n.dot(deepest) - plane.offset / l;
         r.addContactPoint(n, deepest - n * depth, depth);
         break;
     }
@@ -291,7 +292,7 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
     *fraction = res.m_closestHitFraction;
     *point = res.point;
     *normal = res.normal.fuzzyZero() ? btVector3(0, 0, 0) : res.normal.normalized();
-    *triangle = c->base.shape.type == GY_SHAPE_MESH ? res.triangle : -1;
+    *triangle = c->base.shape_type == GY_SHAPE_MESH ? res.triangle : -1;
     return true;
 }
 
@@ -334,7 +335,8 @@ struct gy_driver_query {
 static void visit_body(void *ctx, gy_bt_body *b)
 {
     gy_driver_query *q = static_cast<gy_driver_query *>(ctx);
-    if (gy_adapter_search_done(q->s) || !gy_adapter_search_wants(q->s, b->base.type))
+    if (gy_adapter_search_done(q->s) ||
+        !gy_adapter_search_wants(q->s, (gy_motion_type)b->base.type))
         return;
     for (uint32_t i = 0; i < b->collider_count; i++)
         if (!gy_adapter_search_visit(q->s, q, b->colliders[i]))
@@ -351,7 +353,8 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
     double t = 0.0;
     btVector3 n(0, 0, 0);
     int32_t triangle = -1;
-    const gy_shape *s = &c->base.shape;
+    const gy_shape shape = gy_adapter_collider_shape(&c->base);
+    const gy_shape *s = &shape;
     if (s->type == GY_SHAPE_PLANE) {
         double l = gy_v3_len(s->normal);
         btVector3 pn = gy_bt_vec(s->normal) / l;
@@ -516,7 +519,7 @@ void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, g
 
 gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c, const gy_hull **hull)
 {
-    if (c->base.shape.type == GY_SHAPE_HULL && gy_bt_collider_resource(c) != nullptr)
+    if (c->base.shape_type == GY_SHAPE_HULL && gy_bt_collider_resource(c) != nullptr)
         *hull = &gy_bt_collider_resource(c)->base.hull;
     return gy_bt_body_pose(gy_bt_collider_body(c));
 }

@@ -101,8 +101,8 @@ static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWra
                             const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
                             btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
 {
-    bool mesh_b = cb->base.shape.type == GY_SHAPE_MESH && gy_bt_collider_resource(cb) != nullptr;
-    if (!mesh_b && (ca->base.shape.type != GY_SHAPE_MESH || gy_bt_collider_resource(ca) == nullptr))
+    bool mesh_b = cb->base.shape_type == GY_SHAPE_MESH && gy_bt_collider_resource(cb) != nullptr;
+    if (!mesh_b && (ca->base.shape_type != GY_SHAPE_MESH || gy_bt_collider_resource(ca) == nullptr))
         return;
     const gy_bt_collider *mesh = mesh_b ? cb : ca;
     const btTransform &t = (mesh_b ? wb : wa)->getWorldTransform();
@@ -219,8 +219,8 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     int tri_a = swapped ? m_index1 : m_index0, tri_b = swapped ? m_index0 : m_index1;
     pt.m_partId0 = (int)ca->index;
     pt.m_partId1 = (int)cb->index;
-    pt.m_index0 = ca->base.shape.type == GY_SHAPE_MESH ? tri_a : -1;
-    pt.m_index1 = cb->base.shape.type == GY_SHAPE_MESH ? tri_b : -1;
+    pt.m_index0 = ca->base.shape_type == GY_SHAPE_MESH ? tri_a : -1;
+    pt.m_index1 = cb->base.shape_type == GY_SHAPE_MESH ? tri_b : -1;
     /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface, where s is each
      * collider's surface velocity in the world. */
     if (gy_v3_len_sq(gy_adapter_collider_surface_velocity(&ca->base)) > 0.0 ||

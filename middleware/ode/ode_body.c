@@ -120,7 +120,7 @@ gy_pose gy_ode_body_pose(const gy_ode_body *b)
 gy_quat gy_ode_collider_rotation(const gy_ode_collider *c)
 {
     gy_pose bp = gy_ode_body_pose(gy_ode_owner(c));
-    return gy_quat_mul(bp.rotation, c->base.local_pose.rotation);
+    return gy_quat_mul(bp.rotation, gy_adapter_collider_local_pose(&c->base).rotation);
 }
 
 gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
@@ -188,9 +188,12 @@ static double compute_ccd_radius(const gy_ode_body *b)
     gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
         const gy_ode_collider *c = b->colliders[i];
-        if (!c->base.is_sensor)
-            gy_adapter_ccd_add(&acc, &c->base.shape, c->resource ? &c->resource->base.hull : NULL,
-                               c->base.local_pose, b->com_local);
+        if (c->base.is_sensor)
+            continue;
+        const gy_ode_resource *res = gy_ode_collider_resource(c);
+        gy_shape shape = gy_adapter_collider_shape(&c->base);
+        gy_adapter_ccd_add(&acc, &shape, res != NULL ? &res->base.hull : NULL,
+                           gy_adapter_collider_local_pose(&c->base), b->com_local);
     }
     return gy_adapter_ccd_end(&acc);
 }
@@ -225,11 +228,11 @@ static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space
  * world-space. */
 static void pose_static_geom(const gy_ode_body *b, const gy_ode_collider *c, dGeomID g)
 {
-    if (c->base.shape.type == GY_SHAPE_PLANE)
+    if (c->base.shape_type == GY_SHAPE_PLANE)
         return;
-    gy_pose wp = gy_pose_mul(b->pose, c->base.local_pose);
+    gy_pose wp = gy_pose_mul(b->pose, gy_adapter_collider_local_pose(&c->base));
     dQuaternion q;
-    gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, shape_axis_fix(c->base.shape.type)), q);
+    gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, shape_axis_fix(c->base.shape_type)), q);
     dGeomSetPosition(g, wp.position.x, wp.position.y, wp.position.z);
     dGeomSetQuaternion(g, q);
 }
@@ -276,7 +279,7 @@ void gy_ode_static_geoms_fini(gy_driver_world *w)
 /* After a static moves, changes filter or goes, no shared geom stands for it any more. */
 static void static_geoms_forget(gy_driver_world *w, const gy_ode_collider *c)
 {
-    int k = shared_slot(c->base.shape.type);
+    int k = shared_slot(c->base.shape_type);
     if (k >= 0 && w->static_posed[k] == c) {
         w->static_posed[k] = NULL;
         dGeomSetData(w->static_geoms[k], NULL);
@@ -285,7 +288,7 @@ static void static_geoms_forget(gy_driver_world *w, const gy_ode_collider *c)
 
 dGeomID gy_ode_static_geom(gy_driver_world *w, gy_ode_collider *c)
 {
-    int k = shared_slot(c->base.shape.type);
+    int k = shared_slot(c->base.shape_type);
     /* Only a static primitive is made without a geom of its own (make_geom). */
     assert(k >= 0 && c->geom == NULL);
     if (k < 0)
@@ -294,7 +297,8 @@ dGeomID gy_ode_static_geom(gy_driver_world *w, gy_ode_collider *c)
     if (w->static_posed[k] == c)
         return g;
     /* The same parameters, pose and bits as the geom make_geom would have made for it. */
-    const gy_shape *s = &c->base.shape;
+    const gy_shape shape = gy_adapter_collider_shape(&c->base);
+    const gy_shape *s = &shape;
     switch (s->type) {
     case GY_SHAPE_SPHERE:
         dGeomSphereSetRadius(g, s->radius);
@@ -417,8 +421,9 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
 
 gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
-                             gy_adapter_resource *const *res, const gy_mass *mp, gy_ode_body **out,
-                             gy_ode_collider **colliders)
+                             gy_adapter_resource *const *res,
+                             const gy_adapter_collider_rare *const *rare, const gy_mass *mp,
+                             gy_ode_body **out, gy_ode_collider **colliders)
 {
     gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
@@ -462,10 +467,9 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     b->pose.rotation = gy_quat_normalize(def->pose.rotation);
     if (def->type != GY_MOTION_STATIC)
         b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
-    b->moving_index = UINT32_MAX;
-    b->pose_written = true; /* a new body takes part in the first step's pair search */
 
     if (def->type != GY_MOTION_STATIC) {
+        b->pose_written = true; /* a new body takes part in the first step's pair search */
         b->body = dBodyCreate(w->world);
         dBodySetData(b->body, b);
         set_dbody_pose(b, b->pose);
@@ -489,21 +493,20 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     for (uint32_t i = 0; i < n; i++) {
         gy_ode_collider *c = b->colliders[i];
         const gy_collider_def *cd = &cols[i];
-        gy_adapter_collider_record_init(&c->base, cd, &b->base);
-        c->resource = (gy_ode_resource *)res[i];
-        if (space == NULL && shared_slot(c->base.shape.type) >= 0) {
+        gy_adapter_collider_record_init(&c->base, cd, &b->base, res[i], rare[i]);
+        if (space == NULL && shared_slot(c->base.shape_type) >= 0) {
             place_static_geom(w, b, c); /* no geom of its own */
             continue;
         }
-        c->geom = make_geom(&c->base.shape, c->resource, space);
+        c->geom = make_geom(&cd->shape, gy_ode_collider_resource(c), space);
         dGeomSetData(c->geom, c);
         dGeomSetCategoryBits(c->geom, c->base.category);
         dGeomSetCollideBits(c->geom, c->base.mask);
         if (b->body != NULL) {
-            gy_vec3 off = gy_v3_sub(c->base.local_pose.position, b->com_local);
+            gy_pose local = gy_adapter_collider_local_pose(&c->base);
+            gy_vec3 off = gy_v3_sub(local.position, b->com_local);
             dQuaternion q;
-            gy_ode_quat_to_ode(
-                gy_quat_mul(c->base.local_pose.rotation, shape_axis_fix(c->base.shape.type)), q);
+            gy_ode_quat_to_ode(gy_quat_mul(local.rotation, shape_axis_fix(c->base.shape_type)), q);
             dGeomSetBody(c->geom, b->body);
             dGeomSetOffsetPosition(c->geom, off.x, off.y, off.z);
             dGeomSetOffsetQuaternion(c->geom, q);
@@ -527,8 +530,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     /* Committed: nothing below can fail. */
     for (uint32_t i = 0; i < n; i++) {
         gy_ode_collider *c = b->colliders[i];
-        if (c->resource != NULL)
-            c->resource->base.refs++;
+        if (gy_ode_collider_resource(c) != NULL)
+            gy_ode_collider_resource(c)->base.refs++;
         colliders[i] = c;
     }
     if (def->type != GY_MOTION_STATIC) {
@@ -543,10 +546,14 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     return GY_OK;
 }
 
-uint32_t gy_ode_body_colliders(gy_ode_body *b, gy_ode_collider *const **out)
+uint32_t gy_ode_body_collider_count(const gy_ode_body *b)
 {
-    *out = b->colliders;
     return b->collider_count;
+}
+
+gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i)
+{
+    return b->colliders[i];
 }
 
 static void wake_other(void *w, gy_body_id other)
@@ -566,14 +573,14 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         gy_ode_collider *c = b->colliders[i];
         if (b->base.type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
-        gy_ode_resource *res = c->resource;
+        gy_ode_resource *res = gy_ode_collider_resource(c);
         if (c->geom != NULL)
             dGeomDestroy(c->geom); /* before the trimesh data it may point at */
         c->geom = NULL;
         if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
             resource_destroy(w, res);
     }
-    if (b->moving_index != UINT32_MAX) {
+    if (b->base.type != GY_MOTION_STATIC) {
         gy_ode_body *last = w->moving[--w->moving_count];
         w->moving[b->moving_index] = last;
         last->moving_index = b->moving_index;

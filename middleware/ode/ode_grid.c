@@ -100,6 +100,22 @@ static void remove_from_cell(gy_ode_static_grid *g, gy_ode_grid_cell *c, const g
         }
 }
 
+/* The cells an indexed AABB covers, inclusive; false when it goes in the `big` list instead.
+ * Insert and removal both derive them from the collider's `aabb`, so the record need not keep
+ * them. */
+static bool cell_span(const gy_ode_static_grid *g, const double aabb[6], int32_t *x0, int32_t *x1,
+                      int32_t *z0, int32_t *z1)
+{
+    for (int i = 0; i < 6; i++)
+        if (!isfinite(aabb[i]))
+            return false;
+    *x0 = cell_coord(g, aabb[0]);
+    *x1 = cell_coord(g, aabb[1]);
+    *z0 = cell_coord(g, aabb[4]);
+    *z1 = cell_coord(g, aabb[5]);
+    return (int64_t)*x1 - *x0 < GRID_MAX_SPAN && (int64_t)*z1 - *z0 < GRID_MAX_SPAN;
+}
+
 gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
 {
     gy_ode_static_grid *g = &w->grid;
@@ -107,26 +123,13 @@ gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
     dGeomGetAABB(gy_ode_collider_geom(w, c), aabb);
     for (int i = 0; i < 6; i++)
         c->aabb[i] = aabb[i];
-    bool bounded = true;
-    for (int i = 0; i < 6; i++)
-        if (!isfinite(aabb[i]))
-            bounded = false;
     int32_t x0 = 0, x1 = 0, z0 = 0, z1 = 0;
-    if (bounded) {
-        x0 = cell_coord(g, aabb[0]);
-        x1 = cell_coord(g, aabb[1]);
-        z0 = cell_coord(g, aabb[4]);
-        z1 = cell_coord(g, aabb[5]);
-        if ((int64_t)x1 - x0 >= GRID_MAX_SPAN || (int64_t)z1 - z0 >= GRID_MAX_SPAN)
-            bounded = false;
-    }
-    if (!bounded) {
+    if (!cell_span(g, c->aabb, &x0, &x1, &z0, &z1)) {
         gy_result r = gy_array_reserve(w->allocator, (void **)&g->big, &g->big_capacity,
                                        g->big_count + 1u, sizeof *g->big);
         if (r != GY_OK)
             return r;
         g->big[g->big_count++] = c;
-        c->in_big = true;
         return GY_OK;
     }
     uint32_t missing = 0;
@@ -153,28 +156,23 @@ gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
                 g->cells_empty--;
             cell->items[cell->count++] = c;
         }
-    c->in_big = false;
-    c->cell_min[0] = x0;
-    c->cell_min[1] = z0;
-    c->cell_max[0] = x1;
-    c->cell_max[1] = z1;
     return GY_OK;
 }
 
 void gy_ode_grid_remove(gy_driver_world *w, gy_ode_collider *c)
 {
     gy_ode_static_grid *g = &w->grid;
-    if (c->in_big) {
+    int32_t x0 = 0, x1 = 0, z0 = 0, z1 = 0;
+    if (!cell_span(g, c->aabb, &x0, &x1, &z0, &z1)) {
         for (uint32_t i = 0; i < g->big_count; i++)
             if (g->big[i] == c) {
                 g->big[i] = g->big[--g->big_count];
                 break;
             }
-        c->in_big = false;
         return;
     }
-    for (int32_t x = c->cell_min[0]; x <= c->cell_max[0]; x++)
-        for (int32_t z = c->cell_min[1]; z <= c->cell_max[1]; z++) {
+    for (int32_t x = x0; x <= x1; x++)
+        for (int32_t z = z0; z <= z1; z++) {
             gy_ode_grid_cell *cell = find_cell(g, x, z);
             if (cell != NULL)
                 remove_from_cell(g, cell, c);

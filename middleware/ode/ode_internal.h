@@ -36,15 +36,14 @@ typedef struct gy_ode_resource {
  * no geom of its own (`geom` NULL): it is tested through the world's shared geom of its shape,
  * posed for it on demand (gy_ode_collider_geom), which spares a level ODE's ~350 bytes a geom. */
 typedef struct gy_driver_collider {
-    gy_adapter_collider base;  /* first: the Gyre record (records.h); its body: gy_ode_owner */
-    dGeomID geom;              /* NULL: a static tested through a shared geom (above) */
-    gy_ode_resource *resource; /* mesh/hull, or NULL; holds one reference */
+    /* First: the Gyre record (records.h); its body: gy_ode_owner; its mesh or hull (holding
+     * one reference): gy_ode_collider_resource. */
+    gy_adapter_collider base;
+    dGeomID geom; /* NULL: a static tested through a shared geom (above) */
 
-    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit). */
-    double aabb[6];      /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
-    int32_t cell_min[2]; /* covered grid cells (x, z), inclusive; unused when in_big */
-    int32_t cell_max[2];
-    bool in_big;          /* unbounded or very large: kept in the grid's `big` list */
+    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit).
+     * The cells it covers, or the grid's `big` list, follow from the AABB (ode_grid.c). */
+    double aabb[6];       /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
     uint32_t visit_stamp; /* de-duplicates colliders that span several cells */
 } gy_ode_collider;
 
@@ -54,17 +53,17 @@ struct gy_driver_body {
     gy_pose pose;                /* static bodies: the authoritative pose (they have no dBody) */
     gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
     uint32_t collider_count;
-    uint32_t moving_index; /* slot in the world's `moving` array; UINT32_MAX for statics */
+    bool active; /* this substep: its pairs are computed (awake, or moving kinematic) */
     /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
     uint64_t placed_step;
     gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
-    bool active;         /* this substep: its pairs are computed (awake, or moving kinematic) */
-    bool pose_written;   /* written since the last step (a kinematic then counts as moving) */
 
-    /* Motion state, from `mass` to the end: a static's block stops before it
+    /* Motion state, from `motion` to the end: a static's block stops before it
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     gy_adapter_motion motion; /* the Gyre record's motion part (base.motion points here) */
-    double mass;           /* dynamic: total mass in kg (0 otherwise) */
+    uint32_t moving_index;    /* slot in the world's `moving` array */
+    bool pose_written;        /* written since the last step (a kinematic then counts as moving) */
+    double mass;              /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
@@ -196,6 +195,13 @@ static inline gy_ode_body *gy_ode_owner(const gy_ode_collider *c)
     return (gy_ode_body *)c->base.owner;
 }
 
+/* A collider's mesh or hull record, NULL for primitives. */
+static inline gy_ode_resource *gy_ode_collider_resource(const gy_ode_collider *c)
+{
+    bool res = c->base.shape_type == GY_SHAPE_HULL || c->base.shape_type == GY_SHAPE_MESH;
+    return res ? (gy_ode_resource *)(void *)c->base.shape.resource : NULL;
+}
+
 /* The collider record behind an ODE geom (dGeomGetData), or NULL for the world's scratch geoms. */
 static inline gy_ode_collider *gy_ode_geom_collider(dGeomID g)
 {
@@ -268,9 +274,11 @@ void gy_ode_grid_trim(gy_driver_world *w);
 /* Bodies (ode_body.c): the driver entries of the same names (driver.h). */
 gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
-                             gy_adapter_resource *const *res, const gy_mass *mass,
+                             gy_adapter_resource *const *res,
+                             const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
                              gy_ode_body **out, gy_ode_collider **colliders);
-uint32_t gy_ode_body_colliders(gy_ode_body *b, gy_ode_collider *const **out);
+uint32_t gy_ode_body_collider_count(const gy_ode_body *b);
+gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i);
 void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out);
 gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);

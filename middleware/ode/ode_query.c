@@ -272,8 +272,8 @@ static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, dGeomI
     gy_vec3 o = into_geom(g, q->origin, true), d = into_geom(g, q->dir, false);
     gy_line_span span;
     bool got;
-    if (c->base.shape.type == GY_SHAPE_HULL) {
-        got = gy_line_hull(o, d, &c->resource->base.hull, &span);
+    if (c->base.shape_type == GY_SHAPE_HULL) {
+        got = gy_line_hull(o, d, &gy_ode_collider_resource(c)->base.hull, &span);
     } else {
         dReal radius, length;
         dGeomCapsuleGetParams(g, &radius, &length);
@@ -293,8 +293,8 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
 {
     bool got;
     dGeomID g = gy_ode_collider_geom(w, c);
-    if ((c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL) ||
-        c->base.shape.type == GY_SHAPE_CAPSULE) {
+    if ((c->base.shape_type == GY_SHAPE_HULL && gy_ode_collider_resource(c) != NULL) ||
+        c->base.shape_type == GY_SHAPE_CAPSULE) {
         got = ray_solid(q, c, g, out);
     } else {
         dContactGeom cg;
@@ -530,7 +530,7 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
 gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull)
 {
     (void)w;
-    if (c->base.shape.type == GY_SHAPE_HULL && c->resource != NULL)
-        *hull = &c->resource->base.hull;
+    if (c->base.shape_type == GY_SHAPE_HULL && gy_ode_collider_resource(c) != NULL)
+        *hull = &gy_ode_collider_resource(c)->base.hull;
     return gy_ode_body_pose(gy_ode_owner(c));
 }

@@ -143,7 +143,7 @@ static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c
 {
     for (int m = 0; m < 2; m++) {
         const gy_ode_collider *mesh = m == 0 ? c1 : c2;
-        if (mesh->base.shape.type != GY_SHAPE_MESH || mesh->resource == NULL)
+        if (mesh->base.shape_type != GY_SHAPE_MESH || gy_ode_collider_resource(mesh) == NULL)
             continue;
         dQuaternion oq;
         dGeomGetQuaternion(mesh->geom, oq);
@@ -155,7 +155,7 @@ static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c
             dContactGeom *g = &cs[i].geom;
             gy_vec3 nrm = gy_quat_rotate(inv, gy_v3_scale(v3(g->normal), out));
             gy_vec3 at = gy_quat_rotate(inv, gy_v3_sub(v3(g->pos), origin));
-            if (!gy_adapter_mesh_edges_fix_normal(&mesh->resource->base.edges,
+            if (!gy_adapter_mesh_edges_fix_normal(&gy_ode_collider_resource(mesh)->base.edges,
                                                   m == 0 ? g->side1 : g->side2, at, &nrm))
                 continue;
             gy_vec3 world = gy_v3_scale(gy_quat_rotate(gy_quat_conj(inv), nrm), out);
@@ -181,7 +181,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         return;
 
     dContact cs[CONTACTS_PER_MESH_PAIR];
-    bool mesh = c1->base.shape.type == GY_SHAPE_MESH || c2->base.shape.type == GY_SHAPE_MESH;
+    bool mesh = c1->base.shape_type == GY_SHAPE_MESH || c2->base.shape_type == GY_SHAPE_MESH;
     int n =
         dCollide(gy_ode_collider_geom(w, c1), gy_ode_collider_geom(w, c2),
                  mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));

@@ -157,10 +157,10 @@ gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
 void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_collider *b,
                                  double *friction, double *restitution)
 {
-    *friction = gy_combine(a->material.friction, a->material.friction_combine, b->material.friction,
-                           b->material.friction_combine);
-    *restitution = gy_combine(a->material.restitution, a->material.restitution_combine,
-                              b->material.restitution, b->material.restitution_combine);
+    *friction = gy_combine(a->friction, (gy_combine_mode)a->friction_combine, b->friction,
+                           (gy_combine_mode)b->friction_combine);
+    *restitution = gy_combine(a->restitution, (gy_combine_mode)a->restitution_combine,
+                              b->restitution, (gy_combine_mode)b->restitution_combine);
 }
 
 bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
@@ -174,7 +174,7 @@ double gy_adapter_contact_ccd_radius(const gy_adapter_body *b, double ccd_radius
                                      double reach)
 {
     double r = ccd_radius * GY_ADAPTER_CCD_SHRINK;
-    if (b->solid == NULL || !(r > 0.0))
+    if (gy_adapter_body_solid(b) == NULL || !(r > 0.0))
         return 0.0;
     if (!(moved > r) && !(reach > r))
         return 0.0; /* nothing moved far enough to have been skipped */

@@ -230,18 +230,25 @@ typedef struct gy_driver {
     void (*resource_free)(gy_driver_world *w, gy_adapter_resource *r);
 
     /* Every definition is valid, res[i] is collider i's resolved resource (NULL for
-     * primitives) and `mass` the dynamic body's mass properties in the Gyre body frame (zeroed
-     * for others). Creates everything or nothing; on success *out is the body's record and
-     * colliders[i] collider i's, ids still zero (the front end gives them theirs). */
+     * primitives), rare[i] its side record (the front end's, gy_adapter_collider_rare_make;
+     * NULL when its definition sets none), to hand to gy_adapter_collider_record_init, and
+     * `mass` the dynamic body's mass properties in the Gyre body frame (zeroed for others).
+     * Creates everything or nothing; on success *out is the body's record and colliders[i]
+     * collider i's, ids still zero (the front end gives them theirs), and the side records are
+     * the records' (the front end frees them with the body); on failure they stay the front
+     * end's. */
     gy_result (*body_create)(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
-                             gy_adapter_resource *const *res, const gy_mass *mass,
+                             gy_adapter_resource *const *res,
+                             const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
                              gy_driver_body **out, gy_driver_collider **colliders);
     /* Releases the body and its colliders (the front end has already released its joints, woken
      * what touched it, forgotten it in the report and taken back its ids). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
-    /* The body's collider records, in their definition order; returns their count. */
-    uint32_t (*body_colliders)(gy_driver_body *b, gy_driver_collider *const **out);
+    /* The body's collider count, and its collider record i (i < count) in their definition
+     * order: a driver keeps them as it likes (no array of them is asked for). */
+    uint32_t (*body_collider_count)(const gy_driver_body *b);
+    gy_driver_collider *(*body_collider)(gy_driver_body *b, uint32_t i);
     /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
      * statics. */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);

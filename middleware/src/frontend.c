@@ -31,16 +31,20 @@ struct gy_backend_world {
     uint32_t substeps; /* per step, from the world definition (at least 1) */
 };
 
-/* Counts a body into the counters (`in`) or out of them. */
-static void count_body(gy_backend_world *w, const gy_adapter_body *b, bool in)
+/* Counts a body and its sensor colliders into the counters (`in`) or out of them. */
+static void count_body(gy_backend_world *w, gy_driver_body *db, bool in)
 {
     gy_adapter_tally *t = &w->tally;
+    const gy_adapter_body *b = gy_driver_body_rec(db);
+    uint32_t sensors = 0, n = w->driver->body_collider_count(db);
+    for (uint32_t i = 0; i < n; i++)
+        sensors += gy_driver_collider_rec(w->driver->body_collider(db, i))->is_sensor ? 1u : 0u;
     if (in) {
         t->bodies[b->type]++;
-        t->sensors += b->sensor_count;
+        t->sensors += sensors;
     } else {
         t->bodies[b->type]--;
-        t->sensors -= b->sensor_count;
+        t->sensors -= sensors;
     }
 }
 
@@ -119,12 +123,13 @@ static void release_joint(gy_backend_world *w, gy_driver_joint *j)
     w->driver->joint_release(w->dw, j);
 }
 
-/* Frees the side records of a body's first n colliders, then has the driver release the body. */
-static void free_body(gy_backend_world *w, gy_driver_body *b, gy_driver_collider *const *cols,
-                      uint32_t n)
+/* Frees the side records of a body's colliders, then has the driver release the body. */
+static void free_body(gy_backend_world *w, gy_driver_body *b)
 {
+    uint32_t n = w->driver->body_collider_count(b);
     for (uint32_t i = 0; i < n; i++)
-        gy_adapter_collider_rare_fini(w->allocator, gy_driver_collider_rec(cols[i]));
+        gy_adapter_collider_rare_fini(w->allocator,
+                                      gy_driver_collider_rec(w->driver->body_collider(b, i)));
     w->driver->body_release(w->dw, b);
 }
 
@@ -132,12 +137,12 @@ static void free_body(gy_backend_world *w, gy_driver_body *b, gy_driver_collider
  * they were given in), then frees the records. */
 static void release_body(gy_backend_world *w, gy_driver_body *b)
 {
-    gy_driver_collider *const *cols;
-    uint32_t n = w->driver->body_colliders(b, &cols);
+    uint32_t n = w->driver->body_collider_count(b);
     for (uint32_t i = 0; i < n; i++)
-        gy_handle_pool_release(&w->colliders, gy_driver_collider_rec(cols[i])->id.bits);
+        gy_handle_pool_release(&w->colliders,
+                               gy_driver_collider_rec(w->driver->body_collider(b, i))->id.bits);
     gy_handle_pool_release(&w->bodies, gy_driver_body_rec(b)->id.bits);
-    free_body(w, b, cols, n);
+    free_body(w, b);
 }
 
 static void world_destroy(gy_backend_world *w)
@@ -156,7 +161,7 @@ static void world_destroy(gy_backend_world *w)
         gy_driver_body *b = gy_handle_pool_at(&w->bodies, i, &h);
         if (b == NULL)
             continue;
-        count_body(w, gy_driver_body_rec(b), false);
+        count_body(w, b, false);
         release_body(w, b);
     }
     for (uint32_t i = 0; i < w->resources.count; i++) {
@@ -325,7 +330,7 @@ static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
     for (uint32_t i = 0; i < done; i++)
         if (gy_driver_collider_rec(cols[i])->id.bits != 0)
             gy_handle_pool_release(&w->colliders, gy_driver_collider_rec(cols[i])->id.bits);
-    free_body(w, b, cols, n);
+    free_body(w, b);
     return r;
 }
 
@@ -345,30 +350,37 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     if (def->type == GY_MOTION_DYNAMIC)
         r = gy_adapter_body_mass(def, cols, n, res, &mass);
     gy_driver_body *b = NULL;
-    gy_driver_collider **made = NULL; /* the driver's collider records, until they have ids */
-    if (r == GY_OK && n > 0 && (made = gy_alloc(w->allocator, (size_t)n * sizeof *made)) == NULL)
-        r = GY_ERR_OUT_OF_MEMORY;
-    if (r == GY_OK)
-        r = w->driver->body_create(w->dw, def, cols, n, res, &mass, &b, made);
-    gy_adapter_body_end(w->allocator, res, n);
-    /* The side records of the few colliders that set one-way or surface-velocity values. */
+    /* The driver's collider records, until they have ids, then the side records of the few
+     * colliders that set a local pose, one-way, surface-velocity or plane values: made before
+     * the driver builds the body, which reads them. */
+    gy_driver_collider **made = NULL;
+    gy_adapter_collider_rare **rare = NULL;
+    if (r == GY_OK && n > 0) {
+        made = gy_alloc_zeroed(w->allocator, (size_t)n * (sizeof *made + sizeof *rare));
+        if (made == NULL)
+            r = GY_ERR_OUT_OF_MEMORY;
+        else
+            rare = (gy_adapter_collider_rare **)(void *)(made + n);
+    }
     for (uint32_t i = 0; r == GY_OK && i < n; i++)
-        r = gy_adapter_collider_rare_init(w->allocator, gy_driver_collider_rec(made[i]), &cols[i]);
-    if (r != GY_OK && b != NULL)
-        free_body(w, b, made, n);
+        r = gy_adapter_collider_rare_make(w->allocator, &cols[i], &rare[i]);
+    if (r == GY_OK)
+        r = w->driver->body_create(w->dw, def, cols, n, res,
+                                   (const gy_adapter_collider_rare *const *)rare, &mass, &b, made);
+    gy_adapter_body_end(w->allocator, res, n);
+    /* Until the driver has made the body, the side records are still ours. */
+    for (uint32_t i = 0; r != GY_OK && i < n && rare != NULL; i++)
+        gy_adapter_collider_rare_free(w->allocator, rare[i]);
     if (r == GY_OK)
         r = register_body(w, b, made, n);
     if (r == GY_OK) {
         gy_adapter_body *rec = gy_driver_body_rec(b);
-        for (uint32_t i = 0; i < n; i++) {
-            rec->sensor_count += cols[i].is_sensor ? 1u : 0u;
-            if (collider_ids != NULL)
-                collider_ids[i] = gy_driver_collider_rec(made[i])->id;
-        }
-        count_body(w, rec, true);
+        for (uint32_t i = 0; i < n && collider_ids != NULL; i++)
+            collider_ids[i] = gy_driver_collider_rec(made[i])->id;
+        count_body(w, b, true);
         *out = rec->id;
     }
-    gy_free(w->allocator, made, (size_t)n * sizeof *made);
+    gy_free(w->allocator, made, (size_t)n * (sizeof *made + sizeof *rare));
     return r;
 }
 
@@ -423,7 +435,7 @@ static gy_result body_release(gy_backend_world *w, gy_body_id id)
     }
     /* What rested on it falls: wake it before the pairs naming it go. */
     gy_adapter_contacts_forget_body(&w->contacts, rec, wake_body, w);
-    count_body(w, rec, false);
+    count_body(w, b, false);
     release_body(w, b);
     return GY_OK;
 }
@@ -585,7 +597,7 @@ static gy_result collider_set_material(gy_backend_world *w, gy_collider_id id, c
         r = gy_validate_material(m);
     /* The narrow phase combines the two records' materials at every contact. */
     if (r == GY_OK)
-        gy_driver_collider_rec(c)->material = *m;
+        gy_adapter_collider_set_material(gy_driver_collider_rec(c), m);
     return r;
 }
 

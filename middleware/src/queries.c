@@ -82,7 +82,9 @@ static bool cast_convex(gy_adapter_search *s, gy_driver_collider *c, double lo, 
     const gy_hull *hull = NULL;
     gy_pose body = s->driver->collider_body_pose(s->dw, c, &hull);
     gy_convex target;
-    if (!gy_adapter_shape_convex(&rec->shape, hull, gy_pose_mul(body, rec->local_pose), &target))
+    gy_shape shape = gy_adapter_collider_shape(rec);
+    if (!gy_adapter_shape_convex(&shape, hull,
+                                 gy_pose_mul(body, gy_adapter_collider_local_pose(rec)), &target))
         return false;
     gy_convex_hit ch;
     if (gy_convex_cast(&s->shape, s->translation, &target, lo, hi, CAST_TOUCH, &ch))

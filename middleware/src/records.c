@@ -11,13 +11,13 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
 {
     bool dynamic = def->type == GY_MOTION_DYNAMIC;
     assert((motion == NULL) == (def->type == GY_MOTION_STATIC));
-    b->type = def->type;
+    b->type = (uint8_t)def->type;
     b->user_data = def->user_data;
     b->allow_sleeping = def->allow_sleeping;
-    b->solid = NULL;
     b->motion = motion;
     if (motion == NULL)
         return;
+    motion->solid = NULL;
     motion->gravity_factor = def->gravity_factor;
     motion->linear_damping = def->linear_damping;
     motion->angular_damping = def->angular_damping;
@@ -29,50 +29,126 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
 }
 
 void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
-                                     gy_adapter_body *b)
+                                     gy_adapter_body *b, gy_adapter_resource *res,
+                                     const gy_adapter_collider_rare *rare)
 {
+    const gy_shape *s = &def->shape;
     c->owner = b;
-    c->rare = NULL; /* the front end's to give (gy_adapter_collider_rare_init) */
-    c->body_type = b->type;
-    c->shape = def->shape;
-    c->local_pose = def->local_pose;
-    c->local_pose.rotation = gy_quat_normalize(def->local_pose.rotation);
-    c->material = def->material;
+    c->rare = rare;
+    c->body_type = (uint8_t)b->type;
+    c->shape_type = (uint8_t)s->type;
+    memset(&c->shape, 0, sizeof c->shape);
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        c->shape.size[0] = s->radius;
+        break;
+    case GY_SHAPE_CAPSULE:
+    case GY_SHAPE_CYLINDER:
+        c->shape.size[0] = s->radius;
+        c->shape.size[1] = s->height;
+        break;
+    case GY_SHAPE_BOX:
+        c->shape.size[0] = s->box_size.x;
+        c->shape.size[1] = s->box_size.y;
+        c->shape.size[2] = s->box_size.z;
+        break;
+    case GY_SHAPE_HULL:
+    case GY_SHAPE_MESH:
+        c->shape.resource = res;
+        break;
+    default: /* a plane's numbers are in the side record */
+        break;
+    }
+    gy_adapter_collider_set_material(c, &def->material);
     c->is_sensor = def->is_sensor;
     c->contact_response = def->contact_response;
     c->one_way = def->one_way;
     c->category = def->category;
     c->mask = def->mask;
     c->user_data = def->user_data;
-    if (b->solid == NULL && !c->is_sensor)
-        b->solid = c;
+    if (b->motion != NULL && b->motion->solid == NULL && !c->is_sensor)
+        b->motion->solid = c;
 }
 
-gy_result gy_adapter_collider_rare_init(const gy_allocator *a, gy_adapter_collider *c,
-                                        const gy_collider_def *def)
+void gy_adapter_collider_set_material(gy_adapter_collider *c, const gy_material *m)
 {
-    gy_adapter_collider_rare r = {gy_v3_normalize(def->one_way_normal), def->one_way_slop,
-                                  def->surface_velocity};
-    c->rare = NULL;
-    gy_vec3 normal = gy_adapter_collider_one_way_normal(c);
-    gy_vec3 moving = gy_adapter_collider_surface_velocity(c);
-    /* Compared bit for bit: the defaults give back exactly what the definition said. */
-    if (memcmp(&r.one_way_normal, &normal, sizeof normal) == 0 &&
-        r.one_way_slop == gy_adapter_collider_one_way_slop(c) &&
-        memcmp(&r.surface_velocity, &moving, sizeof moving) == 0)
+    c->friction = m->friction;
+    c->restitution = m->restitution;
+    c->friction_combine = (uint8_t)m->friction_combine;
+    c->restitution_combine = (uint8_t)m->restitution_combine;
+}
+
+gy_shape gy_adapter_collider_shape(const gy_adapter_collider *c)
+{
+    gy_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = (gy_shape_type)c->shape_type;
+    switch (s.type) {
+    case GY_SHAPE_SPHERE:
+        s.radius = c->shape.size[0];
+        break;
+    case GY_SHAPE_CAPSULE:
+    case GY_SHAPE_CYLINDER:
+        s.radius = c->shape.size[0];
+        s.height = c->shape.size[1];
+        break;
+    case GY_SHAPE_BOX:
+        s.box_size = gy_v3(c->shape.size[0], c->shape.size[1], c->shape.size[2]);
+        break;
+    case GY_SHAPE_HULL:
+    case GY_SHAPE_MESH:
+        if (c->shape.resource != NULL)
+            s.resource = c->shape.resource->id;
+        break;
+    default:
+        s.normal = c->rare != NULL ? c->rare->plane_normal : gy_v3(0.0, 1.0, 0.0);
+        s.offset = c->rare != NULL ? c->rare->plane_offset : 0.0;
+        break;
+    }
+    return s;
+}
+
+gy_result gy_adapter_collider_rare_make(const gy_allocator *a, const gy_collider_def *def,
+                                        gy_adapter_collider_rare **out)
+{
+    *out = NULL;
+    gy_adapter_collider_rare r;
+    memset(&r, 0, sizeof r);
+    r.local_pose = def->local_pose;
+    r.local_pose.rotation = gy_quat_normalize(def->local_pose.rotation);
+    r.one_way_normal = gy_v3_normalize(def->one_way_normal);
+    r.one_way_slop = def->one_way_slop;
+    r.surface_velocity = def->surface_velocity;
+    bool plane = def->shape.type == GY_SHAPE_PLANE;
+    r.plane_normal = plane ? def->shape.normal : gy_v3(0.0, 1.0, 0.0);
+    r.plane_offset = plane ? def->shape.offset : 0.0;
+    /* The values a record without one reads (records.h), compared bit for bit: the defaults
+     * give back exactly what the definition said. */
+    gy_adapter_collider_rare d;
+    memset(&d, 0, sizeof d);
+    d.local_pose = gy_pose_identity();
+    d.one_way_normal = gy_v3(0.0, 1.0, 0.0);
+    d.one_way_slop = GY_DEFAULT_ONE_WAY_SLOP;
+    d.plane_normal = gy_v3(0.0, 1.0, 0.0);
+    if (memcmp(&r, &d, sizeof r) == 0)
         return GY_OK;
     gy_adapter_collider_rare *rare = gy_alloc(a, sizeof *rare);
     if (rare == NULL)
         return GY_ERR_OUT_OF_MEMORY;
     *rare = r;
-    c->rare = rare;
+    *out = rare;
     return GY_OK;
+}
+
+void gy_adapter_collider_rare_free(const gy_allocator *a, const gy_adapter_collider_rare *rare)
+{
+    if (rare != NULL)
+        gy_free(a, (void *)rare, sizeof *rare);
 }
 
 void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c)
 {
-    if (c->rare != NULL)
-        gy_free(a, (void *)c->rare, sizeof *c->rare);
+    gy_adapter_collider_rare_free(a, c->rare);
     c->rare = NULL;
 }
 

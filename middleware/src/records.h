@@ -30,23 +30,23 @@ typedef struct gy_adapter_motion {
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
-} gy_adapter_motion;
-
-/* A body as defined: fixed at creation except `joint_count` and `reported_step`. */
-typedef struct gy_adapter_body {
-    gy_body_id id;
-    gy_motion_type type;
-    bool allow_sleeping;
-    uint64_t user_data;
-    uint32_t joint_count;  /* Gyre joints attached to the body */
-    uint32_t sensor_count; /* its sensor colliders (the counters) */
     /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
      * it as, and whose filter picks the sweep's candidates. */
     const struct gy_adapter_collider *solid;
+} gy_adapter_motion;
+
+/* A body as defined: fixed at creation except `joint_count` and `reported_step`. What only a
+ * moving body needs is in its motion part, so a static's head stays small. */
+typedef struct gy_adapter_body {
+    gy_body_id id;
+    uint64_t user_data;
     /* The last step whose contact report or one-way verdicts named it (contacts.h): a release
      * scans them only when this is the current or the previous step. */
     uint64_t reported_step;
     gy_adapter_motion *motion; /* moving bodies: their part in the driver's record; NULL static */
+    uint32_t joint_count;      /* Gyre joints attached to the body */
+    uint8_t type;              /* gy_motion_type */
+    bool allow_sleeping;
 } gy_adapter_body;
 
 /* A moving body's motion part. */
@@ -54,6 +54,13 @@ static inline gy_adapter_motion *gy_adapter_body_motion(const gy_adapter_body *b
 {
     assert(b->motion != NULL);
     return b->motion;
+}
+
+/* A body's first collider that is not a sensor (records.h's gy_adapter_motion.solid); NULL for
+ * a static (nothing sweeps it) or a body of sensors only. */
+static inline const struct gy_adapter_collider *gy_adapter_body_solid(const gy_adapter_body *b)
+{
+    return b->motion != NULL ? b->motion->solid : NULL;
 }
 
 /* Marks that the driver's solve gave the body contacts this substep (statics keep no such
@@ -64,34 +71,55 @@ static inline void gy_adapter_body_touched(gy_adapter_body *b)
         b->motion->in_contact = true;
 }
 
-/* What few colliders set: a one-way platform's side and slop, a conveyor's surface velocity. It
- * lives beside the collider record (its `rare`), so the common collider does not carry it. */
+/* What few colliders set: a local pose other than the identity, a one-way platform's side and
+ * slop, a conveyor's surface velocity, a plane's numbers other than the defaults. It lives beside
+ * the collider record (its `rare`), so the common collider (a level's static box) carries none
+ * of it. The front end makes it before the driver builds the body (gy_adapter_collider_rare_make),
+ * since the driver reads the local pose and the plane while it builds. */
 typedef struct gy_adapter_collider_rare {
+    gy_pose local_pose;       /* in the Gyre body frame, rotation normalised */
     gy_vec3 one_way_normal;   /* collider-local, unit */
     double one_way_slop;      /* metres */
     gy_vec3 surface_velocity; /* collider-local, m/s */
+    gy_vec3 plane_normal;     /* planes: world-space unit normal, as given */
+    double plane_offset;      /* planes: dot(normal, p) = offset */
 } gy_adapter_collider_rare;
 
 /* A collider as defined. The material and filter change through the contract's setters; the
  * rest is fixed at creation. Its body's id and user value are read through `owner`: a static
- * level holds one record per collider, so nothing here repeats what the body holds. */
+ * level holds one record per collider, so nothing here repeats what the body holds, and the
+ * shape keeps only what its type reads (the rest of the definition's gy_shape is unused). */
 typedef struct gy_adapter_collider {
     gy_collider_id id;
     gy_adapter_body *owner; /* its body's record */
-    /* The one-way and surface-velocity values when a definition set any of them away from the
-     * defaults (the front end's, gy_adapter_collider_rare_init), NULL otherwise. */
+    /* The local pose, one-way, surface-velocity and plane values when a definition set any of
+     * them away from the defaults (gy_adapter_collider_rare_make), NULL otherwise. */
     const gy_adapter_collider_rare *rare;
-    gy_shape shape;     /* as given (a resource's id stays here; drivers hold the record) */
-    gy_pose local_pose; /* pose in the Gyre body frame, rotation normalised */
-    gy_material material;
+    union {
+        /* Sphere: radius; capsule and cylinder: radius, height; box: full extents. */
+        double size[3];
+        /* Hull and mesh: the resolved resource record (the driver counts its reference). */
+        gy_adapter_resource *resource;
+    } shape;
+    double friction, restitution; /* the material's numbers */
     uint64_t user_data;
     /* The narrow members last, together. */
-    gy_motion_type body_type;
     uint32_t category, mask;
+    uint8_t shape_type;          /* gy_shape_type */
+    uint8_t body_type;           /* gy_motion_type */
+    uint8_t friction_combine;    /* gy_combine_mode */
+    uint8_t restitution_combine; /* gy_combine_mode */
     bool is_sensor;
     bool contact_response;
     bool one_way;
 } gy_adapter_collider;
+
+/* A collider's pose in the Gyre body frame (rotation normalised): its side record's, else the
+ * identity. */
+static inline gy_pose gy_adapter_collider_local_pose(const gy_adapter_collider *c)
+{
+    return c->rare != NULL ? c->rare->local_pose : gy_pose_identity();
+}
 
 /* A collider's one-way normal (collider-local, unit), one-way slop (m) and surface velocity
  * (collider-local, m/s): its side record's, else the definition's defaults. */
@@ -110,6 +138,22 @@ static inline gy_vec3 gy_adapter_collider_surface_velocity(const gy_adapter_coll
     return c->rare != NULL ? c->rare->surface_velocity : none;
 }
 
+/* A collider's material as the contract states it. */
+static inline gy_material gy_adapter_collider_material(const gy_adapter_collider *c)
+{
+    gy_material m;
+    m.friction = c->friction;
+    m.restitution = c->restitution;
+    m.friction_combine = (gy_combine_mode)c->friction_combine;
+    m.restitution_combine = (gy_combine_mode)c->restitution_combine;
+    return m;
+}
+void gy_adapter_collider_set_material(gy_adapter_collider *c, const gy_material *m);
+
+/* A collider's shape as a gy_shape: the members its type reads (a hull's or mesh's resource id,
+ * a plane's normal and offset), the others zero. */
+gy_shape gy_adapter_collider_shape(const gy_adapter_collider *c);
+
 /* A joint as defined. */
 typedef struct gy_adapter_joint {
     gy_joint_id id;
@@ -126,15 +170,21 @@ typedef struct gy_adapter_joint {
 void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
                                  gy_adapter_motion *motion);
 
-/* Fills a collider record from a valid definition for body `b` (its id left as it is). A body's
- * colliders are filled in their order, after the body. */
+/* Fills a collider record from a valid definition for body `b` (its id left as it is), with
+ * its resolved resource `res` (NULL for primitives) and its side record `rare` (the front end's,
+ * gy_adapter_collider_rare_make; NULL when the definition sets none). A body's colliders are
+ * filled in their order, after the body. */
 void gy_adapter_collider_record_init(gy_adapter_collider *c, const gy_collider_def *def,
-                                     gy_adapter_body *b);
+                                     gy_adapter_body *b, gy_adapter_resource *res,
+                                     const gy_adapter_collider_rare *rare);
 
-/* Gives a collider record made from `def` its side record when the definition sets a one-way
- * normal or slop other than the defaults, or a surface velocity; otherwise leaves it NULL. */
-gy_result gy_adapter_collider_rare_init(const gy_allocator *a, gy_adapter_collider *c,
-                                        const gy_collider_def *def);
+/* Makes the side record of a collider defined by valid `def` when the definition sets a local
+ * pose other than the identity, a one-way normal or slop other than the defaults, a surface
+ * velocity, or plane numbers other than the defaults; *out is NULL otherwise. */
+gy_result gy_adapter_collider_rare_make(const gy_allocator *a, const gy_collider_def *def,
+                                        gy_adapter_collider_rare **out);
+/* Frees a side record (NULL: nothing). */
+void gy_adapter_collider_rare_free(const gy_allocator *a, const gy_adapter_collider_rare *rare);
 /* Frees a collider record's side record, if any. */
 void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c);
 
@@ -155,8 +205,8 @@ bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_
 static inline bool gy_adapter_collider_accepts(const gy_query_filter *f,
                                                const gy_adapter_collider *c)
 {
-    return gy_adapter_filter_accepts(f, c->category, c->body_type, c->is_sensor, c->owner->id,
-                                     c->id);
+    return gy_adapter_filter_accepts(f, c->category, (gy_motion_type)c->body_type, c->is_sensor,
+                                     c->owner->id, c->id);
 }
 
 /* Names a contact's pair: bodies, colliders and their bodies' user values, with `a` first, and

@@ -153,7 +153,7 @@ static void ccd_add(void *ctx, gy_driver_collider *dc)
 {
     ccd_ctx *cc = ctx;
     const gy_adapter_collider *c = gy_driver_collider_rec(dc);
-    if (!gy_adapter_contact_ccd_candidate(gy_driver_body_rec(cc->body)->solid, c))
+    if (!gy_adapter_contact_ccd_candidate(gy_adapter_body_solid(gy_driver_body_rec(cc->body)), c))
         return;
     if (c->one_way && !gy_adapter_ccd_one_way_accepts(
                           cc->motion, cc->d->collider_to_world(

@@ -134,7 +134,8 @@ static void test_ode_statics_are_in_no_space(void **state)
     assert_null(collider_of(fx, s)->geom);
     assert_null(
         dGeomGetSpace(gy_ode_collider_geom(gy_frontend_driver_world(fx->w), collider_of(fx, s))));
-    assert_ptr_equal(dGeomGetSpace(collider_of(fx, d)->geom), gy_frontend_driver_world(fx->w)->dynamic_space);
+    assert_ptr_equal(dGeomGetSpace(collider_of(fx, d)->geom),
+                     gy_frontend_driver_world(fx->w)->dynamic_space);
     /* Still collided: the sphere lands on the box (centre at 1.5 m within 2 cm). */
     step_n(fx, 90);
     assert_near(state_of(fx, d).pose.position.y, 1.5, 0.02);
@@ -185,11 +186,11 @@ static void test_ode_mesh_and_hull_statics_hold_bodies(void **state)
     expect_empty(fx);
 }
 
-#define CELL           8.0 /* two grid cells a side */
-#define PER_CELL       20
-#define WINDOW         16 /* resident cells */
-#define WALK           400 /* cells loaded along the walk */
-#define CHECK_EVERY    25
+#define CELL        8.0 /* two grid cells a side */
+#define PER_CELL    20
+#define WINDOW      16  /* resident cells */
+#define WALK        400 /* cells loaded along the walk */
+#define CHECK_EVERY 25
 
 typedef struct cell_rng {
     uint64_t s;
@@ -213,7 +214,8 @@ static void load_cell(fixture *fx, int k, gy_body_id *ids, gy_vec3 *at)
 }
 
 /* Every resident static is found by a ray down through its centre, a ray through a released
- * static's centre finds nothing, and an overlap over the whole strip finds exactly the residents. */
+ * static's centre finds nothing, and an overlap over the whole strip finds exactly the residents.
+ */
 static void check_resident(fixture *fx, gy_body_id (*ids)[PER_CELL], gy_vec3 (*at)[PER_CELL],
                            int first, int last, const gy_vec3 *gone, int gone_count)
 {
@@ -231,8 +233,8 @@ static void check_resident(fixture *fx, gy_body_id (*ids)[PER_CELL], gy_vec3 (*a
         }
     for (int i = 0; i < gone_count; i++) {
         /* Released boxes may sit under a resident one only if cells overlap, which they do not. */
-        assert_result(fx->be->raycast(fx->w, gy_v3(gone[i].x, 5, gone[i].z), gy_v3(0, -10, 0),
-                                      NULL, GY_COLLECT_ANY, &hit, 1, &n),
+        assert_result(fx->be->raycast(fx->w, gy_v3(gone[i].x, 5, gone[i].z), gy_v3(0, -10, 0), NULL,
+                                      GY_COLLECT_ANY, &hit, 1, &n),
                       GY_OK);
         assert_int_equal(n, 0);
     }
@@ -297,6 +299,115 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
     expect_empty(fx);
 }
 
+/* ---- collider side records ------------------------------------------------------------------ */
+
+static gy_ode_body *body_of(fixture *fx, gy_body_id id)
+{
+    gy_ode_body *b = gy_handle_pool_get(gy_frontend_driver_world(fx->w)->records->bodies, id.bits);
+    assert_non_null(b);
+    return b;
+}
+
+static bool same_bits(const void *a, const void *b, size_t n)
+{
+    return memcmp(a, b, n) == 0;
+}
+
+/* A collider whose definition sets a local pose or plane numbers keeps them in its side record
+ * and gives them back exactly (rotation normalised as at creation); a default one has none and
+ * reads the identity. Queries see the colliders where their definitions put them. */
+static void test_ode_collider_side_record_gives_back_local_pose_and_plane(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def posed = box(gy_v3(1, 1, 1));
+    posed.local_pose.position = gy_v3(1.25, -0.5, 3.0);
+    posed.local_pose.rotation = (gy_quat){0.0, 0.6, 0.0, 0.8000004}; /* stored normalised */
+    gy_collider_def plane = gy_default_collider_def();
+    plane.shape.type = GY_SHAPE_PLANE;
+    plane.shape.normal = gy_v3(0.0, 0.6, 0.8);
+    plane.shape.offset = -2.5;
+    gy_collider_def cols[3] = {box(gy_v3(1, 1, 1)), posed, plane};
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    gy_body_id id = {0};
+    assert_result(fx->be->body_create(fx->w, &bd, cols, 3, &id, NULL), GY_OK);
+    gy_ode_body *b = body_of(fx, id);
+    assert_int_equal(b->collider_count, 3);
+
+    const gy_adapter_collider *plain = &b->colliders[0]->base;
+    assert_null(plain->rare);
+    gy_pose identity = gy_pose_identity();
+    gy_pose got = gy_adapter_collider_local_pose(plain);
+    assert_true(same_bits(&got, &identity, sizeof got));
+
+    const gy_adapter_collider *moved = &b->colliders[1]->base;
+    assert_non_null(moved->rare);
+    gy_pose want = posed.local_pose;
+    want.rotation = gy_quat_normalize(posed.local_pose.rotation);
+    got = gy_adapter_collider_local_pose(moved);
+    assert_true(same_bits(&got, &want, sizeof got));
+    gy_shape shape = gy_adapter_collider_shape(moved);
+    assert_int_equal(shape.type, GY_SHAPE_BOX);
+    assert_true(same_bits(&shape.box_size, &posed.shape.box_size, sizeof shape.box_size));
+
+    const gy_adapter_collider *flat = &b->colliders[2]->base;
+    assert_non_null(flat->rare);
+    shape = gy_adapter_collider_shape(flat);
+    assert_int_equal(shape.type, GY_SHAPE_PLANE);
+    assert_true(same_bits(&shape.normal, &plane.shape.normal, sizeof shape.normal));
+    assert_true(same_bits(&shape.offset, &plane.shape.offset, sizeof shape.offset));
+
+    /* A ray down through the posed box's centre meets its top (it is turned about Y only). */
+    gy_hit hit;
+    uint32_t count = 0;
+    assert_result(fx->be->raycast(fx->w, gy_v3(1.25, 5.0, 3.0), gy_v3(0, -10, 0), NULL,
+                                  GY_COLLECT_CLOSEST, &hit, 1, &count),
+                  GY_OK);
+    assert_int_equal(count, 1);
+    assert_near(hit.point.y, 0.0, 1e-9);
+    assert_result(fx->be->body_release(fx->w, id), GY_OK);
+    expect_empty(fx);
+}
+
+/* body_create under an allocator failing each allocation in turn: the side records made before
+ * the driver builds the body are freed with every failure, and a success leaves nothing behind
+ * once released. */
+static void test_ode_body_create_failures_free_side_records(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def posed = box(gy_v3(1, 1, 1));
+    posed.local_pose.position = gy_v3(0.5, 0, 0);
+    gy_collider_def plane = gy_default_collider_def();
+    plane.shape.type = GY_SHAPE_PLANE;
+    plane.shape.normal = gy_v3(0, 1, 0);
+    plane.shape.offset = -1.0;
+    gy_collider_def conveyor = box(gy_v3(2, 0.2, 2));
+    conveyor.surface_velocity = gy_v3(1, 0, 0);
+    gy_collider_def cols[3] = {posed, plane, conveyor};
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    bool done = false;
+    int failures = 0;
+    for (uint64_t k = 1; k <= 64 && !done; k++) {
+        gy_body_id id = {0};
+        fx->ta.fail_at = fx->ta.calls + k;
+        gy_result r = fx->be->body_create(fx->w, &bd, cols, 3, &id, NULL);
+        fx->ta.fail_at = 0;
+        if (r == GY_OK) {
+            done = true;
+            assert_non_null(body_of(fx, id)->colliders[0]->base.rare);
+            assert_result(fx->be->body_release(fx->w, id), GY_OK);
+        } else {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            failures++;
+        }
+        expect_empty(fx);
+    }
+    assert_true(done);
+    assert_true(failures >= 3); /* at least the three side records failed in turn */
+    /* A side record lost on a failure would still be allocated at teardown (it checks). */
+}
+
 #define ODE_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -305,6 +416,8 @@ int main(void)
         ODE_TEST(test_ode_statics_are_in_no_space),
         ODE_TEST(test_ode_mesh_and_hull_statics_hold_bodies),
         ODE_TEST(test_ode_streamed_statics_found_and_grid_trimmed),
+        ODE_TEST(test_ode_collider_side_record_gives_back_local_pose_and_plane),
+        ODE_TEST(test_ode_body_create_failures_free_side_records),
     };
     return cmocka_run_group_tests_name("ode_adapter", tests, NULL, NULL);
 }

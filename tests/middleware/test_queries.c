@@ -126,9 +126,8 @@ static struct gy_driver_collider *add(gy_driver_world *w, double t)
     c->body.type = GY_MOTION_STATIC;
     c->base.owner = &c->body;
     c->base.body_type = GY_MOTION_STATIC;
-    c->base.shape.type = GY_SHAPE_SPHERE;
-    c->base.shape.radius = 1.0;
-    c->base.local_pose = gy_pose_identity();
+    c->base.shape_type = GY_SHAPE_SPHERE;
+    c->base.shape.size[0] = 1.0; /* no side record: the identity local pose */
     c->base.category = 1;
     c->body_pose = gy_pose_identity();
     c->hits = true;
@@ -276,8 +275,12 @@ static void test_queries_other_shapes_go_to_the_drivers_cast_from_its_window(voi
     (void)state;
     gy_driver_world w = {.window = true};
     struct gy_driver_collider *c = add(&w, 0.5);
-    c->base.shape.type = GY_SHAPE_PLANE;
-    c->base.shape.normal = gy_v3(-1, 0, 0);
+    gy_adapter_collider_rare plane = {.local_pose = gy_pose_identity(),
+                                      .one_way_normal = gy_v3(0, 1, 0),
+                                      .one_way_slop = GY_DEFAULT_ONE_WAY_SLOP,
+                                      .plane_normal = gy_v3(-1, 0, 0)};
+    c->base.shape_type = GY_SHAPE_PLANE;
+    c->base.rare = &plane;
     c->raw.triangle = -1;
     gy_hit hit;
     assert_int_equal(cast_closest(&w, gy_v3(4, 0, 0), &hit), 1);
