@@ -601,9 +601,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     }
     if (r == GY_OK)
         r = blocks_alloc(a, &k, cols, n, compound, def->type, owned);
-    if (r == GY_OK && def->type != GY_MOTION_STATIC)
-        r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
-                             sizeof *w->moving);
     if (owned != small)
         gy_free(a, owned, (size_t)n * sizeof(bool));
     if (r != GY_OK) {
@@ -732,8 +729,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     w->world.addRigidBody(b->rb, -1, -1);
     if (def->type == GY_MOTION_DYNAMIC && !def->allow_sleeping)
         b->rb->forceActivationState(DISABLE_DEACTIVATION);
-    b->motion->moving_index = w->moving_count;
-    w->moving[w->moving_count++] = b;
     *out = b;
     return GY_OK;
 }
@@ -770,11 +765,6 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         if (r != nullptr && gy_adapter_resource_unref(w->tally, &r->base))
             resource_destroy(w, r);
         c->~gy_bt_collider();
-    }
-    if (b->motion != nullptr) {
-        gy_bt_body *last = w->moving[--w->moving_count];
-        w->moving[b->motion->moving_index] = last;
-        last->motion->moving_index = b->motion->moving_index;
     }
     size_t size = b->block_size;
     b->~gy_bt_body();

@@ -448,9 +448,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             b->colliders[i] = &records[i];
         b->collider_count = n;
     }
-    if (r == GY_OK && def->type != GY_MOTION_STATIC)
-        r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
-                             sizeof *w->moving);
     if (r != GY_OK) {
         if (b != NULL)
             body_free(w, b);
@@ -462,7 +459,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     b->pose.rotation = gy_quat_normalize(def->pose.rotation);
     if (def->type != GY_MOTION_STATIC)
         b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
-    b->moving_index = UINT32_MAX;
     b->pose_written = true; /* a new body takes part in the first step's pair search */
 
     if (def->type != GY_MOTION_STATIC) {
@@ -531,10 +527,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             c->resource->base.refs++;
         colliders[i] = c;
     }
-    if (def->type != GY_MOTION_STATIC) {
-        b->moving_index = w->moving_count;
-        w->moving[w->moving_count++] = b;
-    }
     if (b->base.type == GY_MOTION_DYNAMIC) {
         b->ccd_radius = compute_ccd_radius(b);
         gy_ode_locks_build(w, b);
@@ -572,11 +564,6 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         c->geom = NULL;
         if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
             resource_destroy(w, res);
-    }
-    if (b->moving_index != UINT32_MAX) {
-        gy_ode_body *last = w->moving[--w->moving_count];
-        w->moving[b->moving_index] = last;
-        last->moving_index = b->moving_index;
     }
     if (b->base.type == GY_MOTION_STATIC)
         gy_ode_grid_trim(w);

@@ -30,6 +30,7 @@ typedef struct gy_adapter_motion {
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
+    uint32_t moving_index; /* its slot in the front end's moving list (driver.h) */
 } gy_adapter_motion;
 
 /* A body as defined: fixed at creation except `joint_count` and `reported_step`. */

@@ -8,10 +8,13 @@
 #include "ccd.h"
 #include "driver.h"
 
-void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity)
+void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity,
+                           struct gy_backend_world *world, const gy_driver_moving *moving)
 {
     memset(s, 0, sizeof *s);
     s->allocator = al;
+    s->world = world;
+    s->moving = moving;
     s->gravity = gravity;
 }
 
@@ -383,8 +386,8 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     if (ds->body_active != NULL)
         begin_report(s, ds, contacts, dt);
     for (uint32_t k = 0; k < substeps; k++) {
-        uint32_t n;
-        gy_driver_body *const *moving = ds->moving(dw, &n);
+        uint32_t n = s->moving->count;
+        gy_driver_body *const *moving = s->moving->items;
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         for (uint32_t i = 0; i < n; i++)
             gy_adapter_body_motion(gy_driver_body_rec(moving[i]))->substep_start =
@@ -397,7 +400,9 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         ballistic_correction(s, ds, moving, n, h);
         project_locks(ds, moving, n);
         continuous_collision(s, d, dw, moving, n);
-        ds->substep_end(dw, h);
+        gy_result broke = gy_frontend_break_joints(s->world);
+        if (broke != GY_OK)
+            gy_adapter_note_error(&s->error, broke);
         sleep_rule(ds, moving, n, h);
     }
     end_report(s, ds, dw, contacts, tally->sensors);
