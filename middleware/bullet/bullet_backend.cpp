@@ -10,8 +10,7 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
       records(nullptr), resources(nullptr), moving(nullptr), tally(nullptr), contacts(nullptr),
-      step_index(0), substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false),
-      step_error(GY_OK)
+      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_hash_map_init(&shared_shapes, a);
     broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&filter);

@@ -687,7 +687,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->object->setActivationState(ISLAND_SLEEPING);
         /* Filtering is the adapter's own (gy_bt_pair_filter), so the groups pass everything. */
         w->world.addCollisionObject(b->object, -1, -1);
-        b->placed_step = w->step_index + 1u;
         *out = b;
         return GY_OK;
     }
@@ -820,8 +819,6 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
         c->bt_shape = build_shape(c->bt_shape, &c->base.shape, frame);
     }
     w->world.updateSingleAabb(b->object);
-    gy_bt_wake_touching(w, b);
-    b->placed_step = w->step_index + 1u;
     return GY_OK;
 }
 
@@ -930,12 +927,7 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
         w->world.refreshBroadphaseProxy(b->object);
-    if (b->base.type == GY_MOTION_STATIC) {
-        gy_bt_wake_touching(w, b);
-        b->placed_step = w->step_index + 1u;
-    } else {
-        gy_bt_body_wake(b);
-    }
+    gy_bt_body_wake(b); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *, gy_bt_collider *c, gy_vec3 local)

@@ -99,10 +99,6 @@ struct gy_driver_body {
     /* What it gives back when all its overlaps close (bullet_step.cpp; the front end forgets it
      * when the body leaves every contact, overlap.h). */
     gy_adapter_settle settle;
-    /* Statics: the step after their creation or last teleport. During that step their pairs
-     * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
-     * when neither side is active, so a sleeper they touch wakes. */
-    uint64_t placed_step;
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool any_lock;
@@ -233,7 +229,6 @@ struct gy_driver_world {
      * verdicts, which the contact result feeds. */
     gy_adapter_contacts *contacts;
 
-    uint64_t step_index;
     uint64_t substep_index;
     bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
     double substep_dt;

@@ -70,12 +70,6 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
     return index < b->collider_count ? b->colliders[index] : nullptr;
 }
 
-/* A static created or teleported since the last step. */
-static bool placed_now(const gy_driver_world *w, const gy_bt_body *b)
-{
-    return b->base.type == GY_MOTION_STATIC && b->placed_step == w->step_index;
-}
-
 /* Gives a point the friction frame (d1, d2). Bullet warm-starts the friction rows with last
  * step's impulses as numbers; `lateral`, last step's friction impulse as a vector, is carried
  * into the new frame. */
@@ -187,9 +181,9 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
      * points up to its breaking distance apart). */
     if (depth <= 0.0) {
         gy_bt_body *ba = gy_bt_collider_body(ca), *bb = gy_bt_collider_body(cb);
-        if (placed_now(m_world, ba) && !bb->object->isActive())
+        if (ba->base.placed && !bb->object->isActive())
             gy_bt_body_wake(bb);
-        else if (placed_now(m_world, bb) && !ba->object->isActive())
+        else if (bb->base.placed && !ba->object->isActive())
             gy_bt_body_wake(ba);
     }
 
@@ -254,7 +248,7 @@ bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btColli
     if (btCollisionDispatcher::needsCollision(o0, o1))
         return true;
     const gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
-    return b0 != nullptr && b1 != nullptr && (placed_now(world, b0) || placed_now(world, b1)) &&
+    return b0 != nullptr && b1 != nullptr && (b0->base.placed || b1->base.placed) &&
            o0->checkCollideWith(o1) && o1->checkCollideWith(o0);
 }
 
@@ -642,7 +636,6 @@ static void end_step(gy_driver_world *w)
 static void bt_begin(gy_driver_world *w, double, double h)
 {
     w->step_error = GY_OK;
-    w->step_index++;
     w->substep_dt = h;
 }
 
@@ -813,6 +806,8 @@ extern "C" const gy_driver_step gy_bt_step = {
     .collider_touches_shifted = nullptr,
     .body_active = nullptr, /* Bullet's broadphase skips pairs of inactive objects */
     .body_activate = nullptr,
+    .collider_aabb = nullptr,
+    .statics_visit = nullptr,
     .body_ccd_radius = bt_body_ccd_radius,
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,

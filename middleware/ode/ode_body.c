@@ -368,25 +368,6 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
 
 /* ---- body create / release ------------------------------------------------------------------ */
 
-/* A static just placed (created or moved): the next step wakes the sleepers it overlaps, which
- * ODE would not do (neither side is awake, so the pair is never collided). */
-static void mark_fresh(gy_driver_world *w, gy_ode_body *b)
-{
-    b->placed_step = w->step_index;
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        const double *box = b->colliders[i]->aabb;
-        if (!w->fresh_statics) {
-            memcpy(w->fresh_aabb, box, sizeof w->fresh_aabb);
-            w->fresh_statics = true;
-            continue;
-        }
-        for (int k = 0; k < 6; k += 2) {
-            w->fresh_aabb[k] = fmin(w->fresh_aabb[k], box[k]);
-            w->fresh_aabb[k + 1] = fmax(w->fresh_aabb[k + 1], box[k + 1]);
-        }
-    }
-}
-
 static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def *def,
                           const gy_mass *m)
 {
@@ -517,7 +498,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                 return r;
             }
         }
-        mark_fresh(w, b);
     }
 
     /* Committed: nothing below can fail. */
@@ -539,17 +519,6 @@ uint32_t gy_ode_body_colliders(gy_ode_body *b, gy_ode_collider *const **out)
 {
     *out = b->colliders;
     return b->collider_count;
-}
-
-static void wake_other(void *w, gy_body_id other)
-{
-    gy_ode_body_wake(gy_handle_pool_get(((gy_driver_world *)w)->records->bodies, other.bits));
-}
-
-/* Wakes the bodies whose reported contacts name `b` (a static moved under them). */
-static void wake_contacts_of(gy_driver_world *w, const gy_ode_body *b)
-{
-    gy_adapter_contacts_touching(w->contacts, &b->base, wake_other, w);
 }
 
 static void body_destroy(gy_driver_world *w, gy_ode_body *b)
@@ -619,8 +588,6 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
             return r;
         }
     }
-    wake_contacts_of(w, b);
-    mark_fresh(w, b);
     gy_ode_grid_trim(w);
     return GY_OK;
 }
@@ -736,14 +703,7 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
     } else {
         static_geoms_forget(w, c);
     }
-    gy_ode_body *b = gy_ode_owner(c);
-    /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
-    if (b->base.type == GY_MOTION_STATIC) {
-        wake_contacts_of(w, b);
-        mark_fresh(w, b);
-    } else {
-        gy_ode_body_wake(b);
-    }
+    gy_ode_body_wake(gy_ode_owner(c)); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local)

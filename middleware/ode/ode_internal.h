@@ -54,8 +54,6 @@ struct gy_driver_body {
     gy_pose pose;                /* static bodies: the authoritative pose (they have no dBody) */
     gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
     uint32_t collider_count;
-    /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
-    uint64_t placed_step;
     gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
     bool active;       /* this substep: its pairs are computed (awake, or moving kinematic) */
     bool pose_written; /* written since the last step (a kinematic then counts as moving) */
@@ -163,19 +161,14 @@ struct gy_driver_world {
     const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
     gy_ode_static_grid grid;
     uint32_t visit_stamp;
-    /* Statics created or moved since the last step start: the union of their AABBs (ODE order).
-     * The next step wakes the sleepers they overlap. */
-    bool fresh_statics;
-    double fresh_aabb[6];
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
     dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
-    bool sensor_pass;  /* colliding at the step's end poses, sensor pairs only */
-    double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
-    uint64_t step_index;
+    bool sensor_pass;       /* colliding at the step's end poses, sensor pairs only */
+    double damping_dt;      /* substep length the bodies' ODE damping scales were computed for */
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
     gy_result step_error;   /* first allocation failure inside the current step */
 };

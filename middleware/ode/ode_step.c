@@ -390,63 +390,13 @@ static void collide_static(gy_driver_world *w)
 
 /* ---- the step ------------------------------------------------------------------------------- */
 
-typedef struct fresh_ctx {
-    gy_driver_world *w;
-    gy_ode_collider *c; /* a collider of the body that may be woken */
-    bool touched;
-} fresh_ctx;
-
-static bool fresh_visit(void *ctx, gy_ode_collider *s)
-{
-    fresh_ctx *fc = ctx;
-    /* placed_step is the step_index at placement; begin_step runs after the increment. */
-    if (gy_ode_owner(s)->placed_step + 1u != fc->w->step_index)
-        return true;
-    if (!gy_adapter_colliders_filter(&s->base, &fc->c->base))
-        return true;
-    dContactGeom cg;
-    fc->touched = dCollide(fc->c->geom, gy_ode_collider_geom(fc->w, s), 1, &cg, sizeof cg) > 0;
-    return !fc->touched;
-}
-
-/* Statics created or moved since the last step: neither side of their pairs with a sleeper is
- * awake, so nothing would ever collide them. Wake (or, for a kinematic body at rest, collide this
- * step) every inactive body that touches one; the union box keeps this to the bodies near them. */
-static void wake_under_fresh_statics(gy_driver_world *w)
-{
-    const double *f = w->fresh_aabb;
-    for (uint32_t i = 0; i < w->moving->count; i++) {
-        gy_ode_body *b = w->moving->items[i];
-        if (b->active)
-            continue;
-        for (uint32_t k = 0; k < b->collider_count && !b->active; k++) {
-            fresh_ctx fc = {w, b->colliders[k], false};
-            dReal box[6];
-            dGeomGetAABB(fc.c->geom, box);
-            if (box[0] > f[1] || box[1] < f[0] || box[2] > f[3] || box[3] < f[2] || box[4] > f[5] ||
-                box[5] < f[4])
-                continue;
-            gy_ode_static_visit(w, box, fresh_visit, &fc);
-            if (!fc.touched)
-                continue;
-            if (b->base.type == GY_MOTION_DYNAMIC)
-                dBodyEnable(b->body);
-            b->active = true;
-        }
-    }
-}
-
-/* Which bodies' pairs are collided this step; statics placed since the last one wake what
- * they touch. The front end then wakes the sleepers touched last step and carries idle pairs
- * over (step.h). */
+/* Which bodies' pairs are collided this step. The front end then wakes what statics placed
+ * since the last one touch and the sleepers touched last step, and carries idle pairs over
+ * (step.h). */
 static void begin_step(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving->count; i++)
         w->moving->items[i]->active = body_moving(w->moving->items[i]);
-    if (w->fresh_statics) {
-        wake_under_fresh_statics(w);
-        w->fresh_statics = false;
-    }
 }
 
 /* The sensor pass (step.h): the near callback at the end poses, sensor pairs only. */
@@ -480,7 +430,6 @@ static void ode_begin(gy_driver_world *w, double dt, double h)
 {
     (void)dt;
     w->step_error = GY_OK;
-    w->step_index++;
     w->substep_dt = h;
     if (h != w->damping_dt) {
         for (uint32_t i = 0; i < w->moving->count; i++)
@@ -625,8 +574,24 @@ static bool ode_body_active(const gy_ode_body *b)
 
 static void ode_body_activate(gy_ode_body *b)
 {
-    dBodyEnable(b->body);
+    if (b->base.type == GY_MOTION_DYNAMIC)
+        dBodyEnable(b->body);
     b->active = true;
+}
+
+static void ode_collider_aabb(gy_driver_world *w, gy_ode_collider *c, double box[6])
+{
+    (void)w;
+    if (gy_ode_owner(c)->base.type == GY_MOTION_STATIC)
+        memcpy(box, c->aabb, sizeof c->aabb);
+    else
+        dGeomGetAABB(c->geom, box);
+}
+
+static void ode_statics_visit(gy_driver_world *w, const double box[6],
+                              bool (*visit)(void *ctx, gy_ode_collider *c), void *ctx)
+{
+    gy_ode_static_visit(w, box, visit, ctx);
 }
 
 static double ode_body_ccd_radius(const gy_ode_body *b)
@@ -732,6 +697,8 @@ const gy_driver_step gy_ode_step = {
     .collider_touches_shifted = ode_collider_touches_shifted,
     .body_active = ode_body_active,
     .body_activate = ode_body_activate,
+    .collider_aabb = ode_collider_aabb,
+    .statics_visit = ode_statics_visit,
     .body_ccd_radius = ode_body_ccd_radius,
     .ccd_gather = ode_ccd_gather,
     .ccd_begin = ode_ccd_begin,

@@ -167,6 +167,17 @@ typedef struct gy_driver_step {
      * to an active body, then carries over the last step's pairs with no active side (step.h). */
     bool (*body_active)(const gy_driver_body *b);
     void (*body_activate)(gy_driver_body *b);
+    /* Waking under placed statics, for a driver with `body_active` (both NULL: its narrow phase
+     * pairs placed statics with sleepers itself, reading gy_adapter_body.placed). `collider_aabb`
+     * is a collider's world box (min x, max x, min y, max y, min z, max z), a static's as its
+     * broadphase holds it; `statics_visit` offers visit(ctx, c) every static collider whose box
+     * overlaps `box` until visit returns false. After `begin`, the front end activates every
+     * inactive moving body with a collider that touches a placed static its filter accepts
+     * (collider_touches_shifted, zero shift): neither side of such a pair is active, so nothing
+     * would collide it. */
+    void (*collider_aabb)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
+    void (*statics_visit)(gy_driver_world *w, const double box[6],
+                          bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx);
     /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
     double (*body_ccd_radius)(const gy_driver_body *b);
 
@@ -241,7 +252,9 @@ typedef struct gy_driver {
      * statics. */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
-    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). */
+    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). A moving
+     * body is woken; for a static the front end then wakes what the report says touches it and
+     * marks it placed. */
     gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
     /* Not static. Wakes the body. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
@@ -259,8 +272,8 @@ typedef struct gy_driver {
     void (*body_set_awake)(gy_driver_world *w, gy_driver_body *b, bool awake);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
-    /* The record's category and mask have changed: refilter its vendor object, and wake what
-     * the change may free (the body, or what rests on a static one). */
+    /* The record's category and mask have changed: refilter its vendor object, and wake a moving
+     * body (for a static the front end wakes what touches it and marks it placed). */
     void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
     /* A collider-local direction turned into the world by the collider's current rotation. */
     gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);

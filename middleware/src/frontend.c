@@ -91,7 +91,7 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     gy_handle_pool_init(&w->colliders, def.allocator);
     gy_handle_pool_init(&w->joints, def.allocator);
     gy_handle_pool_init(&w->resources, def.allocator);
-    gy_frontend_step_init(&w->step, def.allocator, def.gravity, w, &w->moving);
+    gy_frontend_step_init(&w->step, def.allocator, def.gravity, w, &w->rec);
     w->rec = (gy_driver_records){.bodies = &w->bodies,
                                  .colliders = &w->colliders,
                                  .joints = &w->joints,
@@ -403,6 +403,8 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
         if (rec->motion != NULL) {
             rec->motion->moving_index = w->moving.count;
             w->moving.items[w->moving.count++] = b;
+        } else {
+            gy_frontend_step_placed(&w->step, w->driver, w->dw, b);
         }
         *out = rec->id;
     }
@@ -444,6 +446,14 @@ static void wake_body(void *ctx, gy_body_id id)
 {
     gy_backend_world *w = ctx;
     w->driver->body_wake(w->dw, gy_handle_pool_get(&w->bodies, id.bits));
+}
+
+/* A static moved or refiltered: what the report says touches it wakes (it may no longer rest
+ * there), and the next step wakes what it now touches. */
+static void static_placed(gy_backend_world *w, gy_driver_body *b)
+{
+    gy_adapter_contacts_touching(&w->contacts, gy_driver_body_rec(b), wake_body, w);
+    gy_frontend_step_placed(&w->step, w->driver, w->dw, b);
 }
 
 static gy_result body_release(gy_backend_world *w, gy_body_id id)
@@ -488,7 +498,10 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     if (r != GY_OK)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
-    return w->driver->body_set_pose(w->dw, b, pose);
+    r = w->driver->body_set_pose(w->dw, b, pose);
+    if (r == GY_OK && gy_driver_body_rec(b)->type == GY_MOTION_STATIC)
+        static_placed(w, b);
+    return r;
 }
 
 static gy_result body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
@@ -637,6 +650,10 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     gy_driver_collider_rec(c)->category = category;
     gy_driver_collider_rec(c)->mask = mask;
     w->driver->collider_filter_changed(w->dw, c);
+    /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
+    gy_adapter_body *owner = gy_driver_collider_rec(c)->owner;
+    if (owner->type == GY_MOTION_STATIC)
+        static_placed(w, gy_driver_body_of(owner));
     return GY_OK;
 }
 

@@ -38,6 +38,9 @@ typedef struct gy_adapter_body {
     gy_body_id id;
     gy_motion_type type;
     bool allow_sleeping;
+    /* A static placed (created, moved or refiltered) since the last step began, until that step
+     * ends (step.h): the step wakes what it touches. */
+    bool placed;
     uint64_t user_data;
     uint32_t joint_count;  /* Gyre joints attached to the body */
     uint32_t sensor_count; /* its sensor colliders (the counters) */

@@ -18,8 +18,9 @@
  * driver whose middleware has none of its own.
  *
  * It frames the contact report's step (gy_adapter_contacts_begin_step / _end_step), runs its
- * start for a driver that collides only active pairs (sleepers a solved pair joined to an active
- * body woken, pairs with no active side carried over) and its end: resting pairs kept within
+ * start for a driver that collides only active pairs (bodies touching a static placed since the
+ * last step and sleepers a solved pair joined to an active body woken, pairs with no active side
+ * carried over) and its end: resting pairs kept within
  * 1 mm for a driver whose narrow phase drops them, the sensor pass (sensor pairs kept only if they
  * overlap at the step's end poses), the pairs carried over and the impulses reported; and it judges
  * one-way platforms for the driver's pre-solve hook (gy_frontend_one_way_pair).
@@ -36,23 +37,38 @@ extern "C" {
 
 struct gy_driver;
 struct gy_driver_world;
-struct gy_driver_moving;
+struct gy_driver_body;
+struct gy_driver_records;
 struct gy_backend_world;
+
+GY_ARRAY_DEFINE(gy_frontend_body_ids, gy_body_id)
 
 /* The front end's step state for one world: scratch grown to its peak and reused. */
 typedef struct gy_frontend_step {
     const gy_allocator *allocator;
-    struct gy_backend_world *world;        /* the front-end world stepped */
-    const struct gy_driver_moving *moving; /* its moving bodies */
-    gy_vec3 gravity;                       /* the world's, m/s² */
-    struct gy_driver_collider **scratch;   /* continuous collision's candidates */
+    struct gy_backend_world *world;      /* the front-end world stepped */
+    const struct gy_driver_records *rec; /* its pools and moving bodies */
+    gy_vec3 gravity;                     /* the world's, m/s² */
+    /* Statics placed since the last step began (gy_adapter_body.placed), to clear their marks at
+     * its end; when the list could not grow, every body's mark is cleared instead. */
+    gy_frontend_body_ids placed;
+    bool placed_overflow;
+    bool placed_any;                     /* a placed static has colliders: placed_box holds them */
+    double placed_box[6];                /* the union of their boxes (driver.h's collider_aabb) */
+    struct gy_driver_collider **scratch; /* continuous collision's candidates */
     uint32_t scratch_count, scratch_capacity;
     double last_dt;  /* the previous step's length, 0 before the first */
     gy_result error; /* first allocation failure of the current step */
 } gy_frontend_step;
 
 void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity,
-                           struct gy_backend_world *world, const struct gy_driver_moving *moving);
+                           struct gy_backend_world *world, const struct gy_driver_records *rec);
+
+/* Marks a static just placed (created, moved or refiltered): the next step wakes the sleepers it
+ * touches, which a driver colliding only active pairs would never collide (driver.h). Never
+ * fails. */
+void gy_frontend_step_placed(gy_frontend_step *s, const struct gy_driver *d,
+                             struct gy_driver_world *dw, struct gy_driver_body *b);
 void gy_frontend_step_fini(gy_frontend_step *s);
 
 /* Steps the driver's world by dt in `substeps` substeps of h (dt checked by the caller; `tally`
