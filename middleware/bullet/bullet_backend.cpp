@@ -104,26 +104,12 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
 {
     w->def.gravity = g;
     w->world.setGravity(gy_bt_vec(g));
-    /* Bodies carry their own gravity (scaled by their factor); sleepers would otherwise hang in
-     * the air under the new one. */
+    /* Bodies carry their own gravity (scaled by their factor). */
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_DYNAMIC)
             b->rb->setGravity(gy_bt_vec(g) * b->motion->shared.gravity_factor);
-        gy_bt_body_wake(b);
     }
-}
-
-static uint32_t bt_awake_bodies(gy_driver_world *w)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->moving->count; i++) {
-        const gy_bt_body *b = w->moving->items[i];
-        if (b->base.type == GY_MOTION_KINEMATIC ||
-            (b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive()))
-            n++;
-    }
-    return n;
 }
 
 /* Bullet keeps no per-thread state that a caller must set up: no thread hooks. */
@@ -163,7 +149,6 @@ extern "C" const gy_driver gy_bullet_driver = {
     .joint_get_state = gy_bt_joint_get_state,
     .joint_force = gy_bt_joint_force,
     .step = &gy_bt_step,
-    .awake_bodies = bt_awake_bodies,
     .ray_walk = gy_bt_ray_walk,
     .shape_walk = gy_bt_shape_walk,
     .ray_test = gy_bt_ray_test,

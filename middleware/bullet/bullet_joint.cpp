@@ -301,10 +301,6 @@ static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
     }
     j->constraint->~btTypedConstraint();
     gy_free(w->allocator, j->constraint, j->constraint_size);
-    gy_adapter_joint_detach(&j->base);
-    gy_bt_body_wake(j->a);
-    if (j->b != nullptr)
-        gy_bt_body_wake(j->b);
     j->~gy_bt_joint();
     gy_free(w->allocator, j, sizeof *j);
 }
@@ -534,10 +530,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
     static_link(j, true);
-    gy_adapter_joint_attach(&j->base);
-    gy_bt_body_wake(a);
-    if (b != nullptr)
-        gy_bt_body_wake(b);
     *out = j;
     return GY_OK;
 }

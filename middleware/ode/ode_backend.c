@@ -120,20 +120,6 @@ static void ode_set_gravity(gy_driver_world *w, gy_vec3 g)
 {
     w->def.gravity = g;
     dWorldSetGravity(w->world, g.x, g.y, g.z);
-    /* Sleepers would otherwise hang in the air under the new gravity. */
-    for (uint32_t i = 0; i < w->moving->count; i++)
-        gy_ode_body_wake(w->moving->items[i]);
-}
-
-static uint32_t ode_awake_bodies(gy_driver_world *w)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->moving->count; i++) {
-        const gy_ode_body *b = w->moving->items[i];
-        if (b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
-            n++;
-    }
-    return n;
 }
 
 const gy_driver gy_ode_driver = {
@@ -175,7 +161,6 @@ const gy_driver gy_ode_driver = {
     .joint_get_state = gy_ode_joint_get_state,
     .joint_force = gy_ode_joint_force,
     .step = &gy_ode_step,
-    .awake_bodies = ode_awake_bodies,
     .ray_walk = gy_ode_ray_walk,
     .shape_walk = gy_ode_shape_walk,
     .ray_test = gy_ode_ray_test,

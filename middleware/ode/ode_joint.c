@@ -22,10 +22,6 @@ static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
         dJointDestroy(j->limit_motor);
-    gy_adapter_joint_detach(&j->base);
-    gy_ode_body_wake(j->a);
-    if (j->b != NULL)
-        gy_ode_body_wake(j->b);
     gy_free(w->allocator, j, sizeof *j);
 }
 
@@ -288,10 +284,6 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     dJointSetData(j->joint, j);
     dJointSetFeedback(j->joint, &j->feedback);
     drive_setup(w, j, def);
-    gy_adapter_joint_attach(&j->base);
-    gy_ode_body_wake(a);
-    if (b != NULL)
-        gy_ode_body_wake(b);
     *out = j;
     return GY_OK;
 }

@@ -218,7 +218,7 @@ typedef struct gy_driver {
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
     gy_result (*thread_setup)(void);
     void (*thread_cleanup)(void);
-    /* A finite gravity; the driver wakes sleepers so none hangs in the air. */
+    /* A finite gravity (the front end then wakes every moving body). */
     void (*set_gravity)(gy_driver_world *w, gy_vec3 gravity);
 
     /* `r` is a new zeroed record of resource_size bytes whose head the front end has filled
@@ -279,7 +279,8 @@ typedef struct gy_driver {
     gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);
 
     /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. On success
-     * *out is the joint's record, id still zero. */
+     * *out is the joint's record, id still zero; the front end then counts the joint on its
+     * bodies and wakes them (body_wake), as it does when it has released one. */
     gy_result (*joint_create)(gy_driver_world *w, const gy_joint_def *def, gy_driver_body *a,
                               gy_driver_body *b, gy_driver_joint **out);
     /* Its id already taken back. */
@@ -293,8 +294,6 @@ typedef struct gy_driver {
 
     /* The step in parts (above). */
     const gy_driver_step *step;
-    /* Moving bodies awake now (kinematic ones always count). */
-    uint32_t (*awake_bodies)(gy_driver_world *w);
 
     /* Queries (queries.h): the front end checks and prepares each query, filters candidates,
      * collects hits and states what they say; a driver finds candidates and runs raw tests.

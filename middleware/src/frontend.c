@@ -113,7 +113,28 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     return GY_OK;
 }
 
-/* Takes a joint's id and breakable slot back, then has the driver release its record. */
+/* Counts a joint on its bodies (`in`) or uncounts it, and wakes them: a joint made or gone
+ * changes what holds them. */
+static void link_joint(gy_backend_world *w, const gy_adapter_joint *j, bool in)
+{
+    if (in)
+        gy_adapter_joint_attach(j);
+    else
+        gy_adapter_joint_detach(j);
+    w->driver->body_wake(w->dw, gy_driver_body_of(j->a));
+    if (j->b != NULL)
+        w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
+}
+
+/* Has the driver release a joint's record, then unlinks it (from a copy: the record is gone). */
+static void free_joint(gy_backend_world *w, gy_driver_joint *j)
+{
+    gy_adapter_joint links = *gy_driver_joint_rec(j);
+    w->driver->joint_release(w->dw, j);
+    link_joint(w, &links, false);
+}
+
+/* Takes a joint's id and breakable slot back, then frees it. */
 static void release_joint(gy_backend_world *w, gy_driver_joint *j)
 {
     gy_adapter_joint *rec = gy_driver_joint_rec(j);
@@ -125,7 +146,7 @@ static void release_joint(gy_backend_world *w, gy_driver_joint *j)
             gy_adapter_breakables_remove(&w->breakables, rec->breakable_index);
         moved->breakable_index = rec->breakable_index;
     }
-    w->driver->joint_release(w->dw, j);
+    free_joint(w, j);
 }
 
 gy_result gy_frontend_break_joints(gy_backend_world *w)
@@ -234,6 +255,9 @@ static gy_result set_gravity(gy_backend_world *w, gy_vec3 g)
         return GY_ERR_NON_FINITE;
     w->step.gravity = g; /* the ballistic correction's */
     w->driver->set_gravity(w->dw, g);
+    /* Sleepers would otherwise hang in the air under the new gravity. */
+    for (uint32_t i = 0; i < w->moving.count; i++)
+        w->driver->body_wake(w->dw, w->moving.items[i]);
     return GY_OK;
 }
 
@@ -246,7 +270,11 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
     if (w == NULL || !gy_adapter_threads_may_read(&w->threads))
         return;
     gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
-    out->awake_bodies = w->driver->awake_bodies(w->dw);
+    for (uint32_t i = 0; i < w->moving.count; i++) {
+        gy_driver_body *b = w->moving.items[i];
+        if (gy_driver_body_rec(b)->type == GY_MOTION_KINEMATIC || w->driver->step->body_awake(b))
+            out->awake_bodies++;
+    }
     out->contact_pairs = w->contacts.current.count;
 }
 
@@ -693,6 +721,8 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
     gy_driver_joint *j = NULL;
     if (r == GY_OK)
         r = w->driver->joint_create(w->dw, def, a, b, &j);
+    if (r == GY_OK)
+        link_joint(w, gy_driver_joint_rec(j), true);
     uint64_t h = 0;
     if (r == GY_OK)
         r = gy_handle_pool_acquire(&w->joints, j, &h);
@@ -703,7 +733,7 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
             rec->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
         *out = rec->id;
     } else if (j != NULL) {
-        w->driver->joint_release(w->dw, j);
+        free_joint(w, j);
     }
     return r;
 }
