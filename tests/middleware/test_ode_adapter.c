@@ -134,7 +134,8 @@ static void test_ode_statics_are_in_no_space(void **state)
     assert_null(collider_of(fx, s)->geom);
     assert_null(
         dGeomGetSpace(gy_ode_collider_geom(gy_frontend_driver_world(fx->w), collider_of(fx, s))));
-    assert_ptr_equal(dGeomGetSpace(collider_of(fx, d)->geom), gy_frontend_driver_world(fx->w)->dynamic_space);
+    assert_ptr_equal(dGeomGetSpace(collider_of(fx, d)->geom),
+                     gy_frontend_driver_world(fx->w)->dynamic_space);
     /* Still collided: the sphere lands on the box (centre at 1.5 m within 2 cm). */
     step_n(fx, 90);
     assert_near(state_of(fx, d).pose.position.y, 1.5, 0.02);
@@ -185,11 +186,11 @@ static void test_ode_mesh_and_hull_statics_hold_bodies(void **state)
     expect_empty(fx);
 }
 
-#define CELL           8.0 /* two grid cells a side */
-#define PER_CELL       20
-#define WINDOW         16 /* resident cells */
-#define WALK           400 /* cells loaded along the walk */
-#define CHECK_EVERY    25
+#define CELL        8.0 /* two grid cells a side */
+#define PER_CELL    20
+#define WINDOW      16  /* resident cells */
+#define WALK        400 /* cells loaded along the walk */
+#define CHECK_EVERY 25
 
 typedef struct cell_rng {
     uint64_t s;
@@ -213,7 +214,8 @@ static void load_cell(fixture *fx, int k, gy_body_id *ids, gy_vec3 *at)
 }
 
 /* Every resident static is found by a ray down through its centre, a ray through a released
- * static's centre finds nothing, and an overlap over the whole strip finds exactly the residents. */
+ * static's centre finds nothing, and an overlap over the whole strip finds exactly the residents.
+ */
 static void check_resident(fixture *fx, gy_body_id (*ids)[PER_CELL], gy_vec3 (*at)[PER_CELL],
                            int first, int last, const gy_vec3 *gone, int gone_count)
 {
@@ -231,8 +233,8 @@ static void check_resident(fixture *fx, gy_body_id (*ids)[PER_CELL], gy_vec3 (*a
         }
     for (int i = 0; i < gone_count; i++) {
         /* Released boxes may sit under a resident one only if cells overlap, which they do not. */
-        assert_result(fx->be->raycast(fx->w, gy_v3(gone[i].x, 5, gone[i].z), gy_v3(0, -10, 0),
-                                      NULL, GY_COLLECT_ANY, &hit, 1, &n),
+        assert_result(fx->be->raycast(fx->w, gy_v3(gone[i].x, 5, gone[i].z), gy_v3(0, -10, 0), NULL,
+                                      GY_COLLECT_ANY, &hit, 1, &n),
                       GY_OK);
         assert_int_equal(n, 0);
     }
@@ -297,6 +299,52 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
     expect_empty(fx);
 }
 
+/* A static is marked placed (gy_adapter_body.placed) from its creation until the end of the next
+ * step, also when the front end's list of marked statics could not grow: the static is made all
+ * the same and the step clears every body's mark. Eight statics made and released fill the list
+ * (they stay listed until a step) and leave the pools room, so the last allocation of the next
+ * static's creation is the list's growth, the first failure a creation survives. */
+static void test_ode_static_placed_mark_lasts_one_step_even_when_its_list_cannot_grow(void **state)
+{
+    fixture *fx = *state;
+    const gy_handle_pool *bodies = gy_frontend_driver_world(fx->w)->records->bodies;
+    gy_body_id made[8];
+    for (int i = 0; i < 8; i++)
+        made[i] = create(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box(gy_v3(2, 1, 2)));
+    for (int i = 0; i < 8; i++)
+        assert_result(fx->be->body_release(fx->w, made[i]), GY_OK);
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    gy_collider_def cd = box(gy_v3(2, 1, 2));
+    gy_body_id first = {0};
+    bool survived_a_failure = false;
+    for (uint64_t k = 1; k <= 256 && first.bits == 0; k++) {
+        fx->ta.fail_at = fx->ta.calls + k;
+        gy_result r = fx->be->body_create(fx->w, &bd, &cd, 1, &first, NULL);
+        survived_a_failure = r == GY_OK && fx->ta.calls >= fx->ta.fail_at;
+        fx->ta.fail_at = 0;
+        if (r != GY_OK)
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+    }
+    assert_true(survived_a_failure);
+    const gy_ode_body *a = gy_handle_pool_get(bodies, first.bits);
+    assert_true(a->base.placed);
+    assert_result(fx->be->step(fx->w, DT), GY_OK);
+    assert_false(a->base.placed);
+
+    /* Moved, it is marked again; this time the list holds it. */
+    gy_body_id second = create(fx, GY_MOTION_STATIC, gy_v3(5, 0, 0), box(gy_v3(1, 1, 1)));
+    const gy_ode_body *b = gy_handle_pool_get(bodies, second.bits);
+    assert_result(
+        fx->be->body_set_pose(fx->w, first, (gy_pose){gy_v3(0, 1, 0), gy_quat_identity()}), GY_OK);
+    assert_true(a->base.placed && b->base.placed);
+    assert_result(fx->be->step(fx->w, DT), GY_OK);
+    assert_false(a->base.placed || b->base.placed);
+    assert_result(fx->be->body_release(fx->w, second), GY_OK);
+    assert_result(fx->be->body_release(fx->w, first), GY_OK);
+    expect_empty(fx);
+}
+
 #define ODE_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -305,6 +353,7 @@ int main(void)
         ODE_TEST(test_ode_statics_are_in_no_space),
         ODE_TEST(test_ode_mesh_and_hull_statics_hold_bodies),
         ODE_TEST(test_ode_streamed_statics_found_and_grid_trimmed),
+        ODE_TEST(test_ode_static_placed_mark_lasts_one_step_even_when_its_list_cannot_grow),
     };
     return cmocka_run_group_tests_name("ode_adapter", tests, NULL, NULL);
 }
