@@ -9,9 +9,8 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
-      records(nullptr), resources(nullptr), moving(nullptr), moving_count(0), moving_capacity(0),
-      tally(nullptr), contacts(nullptr), breakables(), broken(), step_index(0), substep_index(0),
-      aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      records(nullptr), resources(nullptr), moving(nullptr), tally(nullptr), contacts(nullptr),
+      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_hash_map_init(&shared_shapes, a);
     broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&filter);
@@ -74,15 +73,12 @@ bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadph
 static void world_free(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
-    gy_bt_step_fini(w);
-    gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
-    gy_adapter_breakables_free(a, &w->breakables);
     w->~gy_driver_world();
     gy_free(a, w, sizeof *w);
 }
 
 static gy_result bt_world_create(const gy_backend_world_def *def_in, const gy_driver_records *rec,
-                                 gy_driver_world **out, gy_adapter_broken **broken)
+                                 gy_driver_world **out)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -92,9 +88,9 @@ static gy_result bt_world_create(const gy_backend_world_def *def_in, const gy_dr
     gy_driver_world *w = new (mem) gy_driver_world(def, a);
     w->records = rec;
     w->resources = rec->resources;
+    w->moving = rec->moving;
     w->tally = rec->tally;
     w->contacts = rec->contacts;
-    *broken = &w->broken;
     *out = w;
     return GY_OK;
 }
@@ -108,26 +104,12 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
 {
     w->def.gravity = g;
     w->world.setGravity(gy_bt_vec(g));
-    /* Bodies carry their own gravity (scaled by their factor); sleepers would otherwise hang in
-     * the air under the new one. */
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
+    /* Bodies carry their own gravity (scaled by their factor). */
+    for (uint32_t i = 0; i < w->moving->count; i++) {
+        gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_DYNAMIC)
             b->rb->setGravity(gy_bt_vec(g) * b->motion->shared.gravity_factor);
-        gy_bt_body_wake(b);
     }
-}
-
-static uint32_t bt_awake_bodies(gy_driver_world *w)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        const gy_bt_body *b = w->moving[i];
-        if (b->base.type == GY_MOTION_KINEMATIC ||
-            (b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive()))
-            n++;
-    }
-    return n;
 }
 
 /* Bullet keeps no per-thread state that a caller must set up: no thread hooks. */
@@ -166,8 +148,8 @@ extern "C" const gy_driver gy_bullet_driver = {
     .joint_release = gy_bt_joint_release,
     .joint_set_motor = gy_bt_joint_set_motor,
     .joint_get_state = gy_bt_joint_get_state,
+    .joint_force = gy_bt_joint_force,
     .step = &gy_bt_step,
-    .awake_bodies = bt_awake_bodies,
     .ray_walk = gy_bt_ray_walk,
     .shape_walk = gy_bt_shape_walk,
     .ray_test = gy_bt_ray_test,

@@ -605,9 +605,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     }
     if (r == GY_OK)
         r = blocks_alloc(a, &k, cols, n, compound, def->type, owned);
-    if (r == GY_OK && def->type != GY_MOTION_STATIC)
-        r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
-                             sizeof *w->moving);
     if (owned != small)
         gy_free(a, owned, (size_t)n * sizeof(bool));
     if (r != GY_OK) {
@@ -694,7 +691,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->object->setActivationState(ISLAND_SLEEPING);
         /* Filtering is the adapter's own (gy_bt_pair_filter), so the groups pass everything. */
         w->world.addCollisionObject(b->object, -1, -1);
-        b->placed_step = w->step_index + 1u;
         *out = b;
         return GY_OK;
     }
@@ -736,8 +732,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     w->world.addRigidBody(b->rb, -1, -1);
     if (def->type == GY_MOTION_DYNAMIC && !def->allow_sleeping)
         b->rb->forceActivationState(DISABLE_DEACTIVATION);
-    b->motion->moving_index = w->moving_count;
-    w->moving[w->moving_count++] = b;
     *out = b;
     return GY_OK;
 }
@@ -778,11 +772,6 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         if (r != nullptr && gy_adapter_resource_unref(w->tally, &r->base))
             resource_destroy(w, r);
         c->~gy_bt_collider();
-    }
-    if (b->motion != nullptr) {
-        gy_bt_body *last = w->moving[--w->moving_count];
-        w->moving[b->motion->moving_index] = last;
-        last->motion->moving_index = b->motion->moving_index;
     }
     size_t size = b->block_size;
     b->~gy_bt_body();
@@ -839,8 +828,6 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
         c->bt_shape = build_shape(c->bt_shape, &plane, frame);
     }
     w->world.updateSingleAabb(b->object);
-    gy_bt_wake_touching(w, b);
-    b->placed_step = w->step_index + 1u;
     return GY_OK;
 }
 
@@ -949,12 +936,7 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
         w->world.refreshBroadphaseProxy(b->object);
-    if (b->base.type == GY_MOTION_STATIC) {
-        gy_bt_wake_touching(w, b);
-        b->placed_step = w->step_index + 1u;
-    } else {
-        gy_bt_body_wake(b);
-    }
+    gy_bt_body_wake(b); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *, gy_bt_collider *c, gy_vec3 local)

@@ -76,7 +76,6 @@ struct gy_bt_motion {
     /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
      * for kinematic ones, which never sleep by it. */
     gy_adapter_sleep *sleep;
-    uint32_t moving_index; /* slot in the world's `moving` array */
 };
 
 struct gy_driver_body {
@@ -100,10 +99,6 @@ struct gy_driver_body {
     /* What it gives back when all its overlaps close (bullet_step.cpp; the front end forgets it
      * when the body leaves every contact, overlap.h). */
     gy_adapter_settle settle;
-    /* Statics: the step after their creation or last teleport. During that step their pairs
-     * with sleeping or resting bodies are collided too (gy_bt_near_callback), which Bullet skips
-     * when neither side is active, so a sleeper they touch wakes. */
-    uint64_t placed_step;
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool any_lock;
@@ -227,17 +222,13 @@ struct gy_driver_world {
     /* Primitive shapes shared by static colliders of the same type and size (bullet_body.cpp):
      * shape key -> gy_bt_shared_shape*. */
     gy_hash_map shared_shapes;
-    gy_bt_body **moving; /* every dynamic and kinematic body */
-    uint32_t moving_count, moving_capacity;
-    gy_adapter_tally *tally; /* the front end's: bodies by motion type, sensors, resources */
+    const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
+    gy_adapter_tally *tally;        /* the front end's: bodies by motion type, sensors, resources */
 
     /* The front end's contact report (contact i was built from gy_bt_pairs(...)[i]) and one-way
      * verdicts, which the contact result feeds. */
     gy_adapter_contacts *contacts;
-    gy_adapter_breakables breakables; /* gy_bt_joint records */
-    gy_adapter_broken broken;
 
-    uint64_t step_index;
     uint64_t substep_index;
     bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
     double substep_dt;
@@ -364,8 +355,8 @@ void gy_bt_anchor_place(gy_bt_body *b);
 gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_body *a,
                              gy_bt_body *b, gy_bt_joint **out);
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
-/* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
-gy_result gy_bt_joint_check_breaks(gy_driver_world *w);
+/* The larger constraint force (N) the last solve applied to either body (driver.h). */
+double gy_bt_joint_force(gy_driver_world *w, gy_bt_joint *j);
 /* Before a solve of h seconds: motor velocities. */
 void gy_bt_joints_before_solve(gy_driver_world *w, double h);
 void gy_bt_joint_set_motor(gy_driver_world *w, gy_bt_joint *j, const gy_joint_motor *m);
@@ -375,7 +366,6 @@ void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *o
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info);
 extern "C" const gy_driver_step gy_bt_step;
-void gy_bt_step_fini(gy_driver_world *w);
 
 /* Query primitives (bullet_query.cpp): the driver entries of the same names (driver.h). */
 void gy_bt_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,

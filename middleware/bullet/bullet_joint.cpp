@@ -1,4 +1,4 @@
-/* Bullet adapter: joints, joint breaking, motors, springs and ball limits.
+/* Bullet adapter: joints, their constraint force, motors, springs and ball limits.
  *
  * Fixed, ball, hinge and slider map onto btFixedConstraint, btPoint2PointConstraint,
  * btHingeConstraint and btSliderConstraint, with frames built at the anchor from the bodies' pose
@@ -301,15 +301,6 @@ static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
     }
     j->constraint->~btTypedConstraint();
     gy_free(w->allocator, j->constraint, j->constraint_size);
-    gy_adapter_joint_detach(&j->base);
-    gy_bt_body_wake(j->a);
-    if (j->b != nullptr)
-        gy_bt_body_wake(j->b);
-    if (j->base.breakable_index != UINT32_MAX) {
-        gy_bt_joint *moved = static_cast<gy_bt_joint *>(
-            gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index));
-        moved->base.breakable_index = j->base.breakable_index;
-    }
     j->~gy_bt_joint();
     gy_free(w->allocator, j, sizeof *j);
 }
@@ -456,8 +447,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     btRigidBody *made = needs_anchor ? gy_bt_new<btRigidBody>(al, 0.0, nullptr, nullptr) : nullptr;
     if (jmem == nullptr || cmem == nullptr || (needs_anchor && made == nullptr))
         r = GY_ERR_OUT_OF_MEMORY;
-    if (r == GY_OK && def->breakable)
-        r = gy_adapter_breakables_reserve(al, &w->breakables, w->breakables.count + 1u);
     if (r != GY_OK) {
         gy_free(al, jmem, sizeof(gy_bt_joint));
         gy_free(al, cmem, csize);
@@ -538,15 +527,9 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     }
     j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_bt_body_pose(a)), def->anchor);
     j->constraint->setJointFeedback(&j->feedback);
-    if (def->breakable)
-        j->base.breakable_index = gy_adapter_breakables_add(&w->breakables, j);
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
     static_link(j, true);
-    gy_adapter_joint_attach(&j->base);
-    gy_bt_body_wake(a);
-    if (b != nullptr)
-        gy_bt_body_wake(b);
     *out = j;
     return GY_OK;
 }
@@ -556,28 +539,10 @@ void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
     joint_destroy(w, j);
 }
 
-static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)
+double gy_bt_joint_force(gy_driver_world *, gy_bt_joint *j)
 {
-    const gy_bt_joint *j = static_cast<const gy_bt_joint *>(joint);
     const btJointFeedback &fb = j->feedback;
-    *force = fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
-    *limit = j->base.break_force;
-    *id = j->base.id;
-    *user = j->base.user_data;
-}
-
-static void break_destroy(void *ctx, void *joint)
-{
-    gy_driver_world *w = static_cast<gy_driver_world *>(ctx);
-    gy_bt_joint *j = static_cast<gy_bt_joint *>(joint);
-    gy_driver_records_forget_joint(w->records, j->base.id);
-    joint_destroy(w, j);
-}
-
-gy_result gy_bt_joint_check_breaks(gy_driver_world *w)
-{
-    return gy_adapter_breaks_check(w->allocator, &w->breakables, &w->broken, break_read,
-                                   break_destroy, w);
+    return fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
 }
 
 void gy_bt_joints_before_solve(gy_driver_world *w, double h)

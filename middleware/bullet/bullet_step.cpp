@@ -7,8 +7,8 @@
  * a manifold), one-way platforms (points dropped), combined materials; it adds conveyor motion.
  * After the solve the driver reads the manifolds into per-pair reports; the front end then
  * applies its own rules (ballistic gravity, axis locks, continuous collision, the sleep test on
- * averaged velocities) through the raw state and geometry primitives at the end of this file, and
- * the driver breaks joints by force.
+ * averaged velocities, joint breaks) through the raw state and geometry primitives at the end of
+ * this file.
  *
  * Pairs whose bodies both sleep keep their manifolds, so their contacts stay reported; sensor
  * overlaps (which have no manifold points) are carried over from the last report instead. */
@@ -19,11 +19,6 @@
 #include "bullet_internal.h"
 
 /* ---- report ------------------------------------------------------------------------------- */
-
-static void note_error(gy_driver_world *w, gy_result r)
-{
-    gy_adapter_note_error(&w->step_error, r);
-}
 
 /* The report entry of a collider pair (a.id < b.id), appended when new; UINT32_MAX when out of
  * memory (recorded in step_error). */
@@ -73,12 +68,6 @@ static gy_bt_collider *collider_of(const btCollisionObjectWrapper *wrap)
         index = (uint32_t)child->m_index;
     }
     return index < b->collider_count ? b->colliders[index] : nullptr;
-}
-
-/* A static created or teleported since the last step. */
-static bool placed_now(const gy_driver_world *w, const gy_bt_body *b)
-{
-    return b->base.type == GY_MOTION_STATIC && b->placed_step == w->step_index;
 }
 
 /* Gives a point the friction frame (d1, d2). Bullet warm-starts the friction rows with last
@@ -192,9 +181,9 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
      * points up to its breaking distance apart). */
     if (depth <= 0.0) {
         gy_bt_body *ba = gy_bt_collider_body(ca), *bb = gy_bt_collider_body(cb);
-        if (placed_now(m_world, ba) && !bb->object->isActive())
+        if (ba->base.placed && !bb->object->isActive())
             gy_bt_body_wake(bb);
-        else if (placed_now(m_world, bb) && !ba->object->isActive())
+        else if (bb->base.placed && !ba->object->isActive())
             gy_bt_body_wake(ba);
     }
 
@@ -259,7 +248,7 @@ bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btColli
     if (btCollisionDispatcher::needsCollision(o0, o1))
         return true;
     const gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
-    return b0 != nullptr && b1 != nullptr && (placed_now(world, b0) || placed_now(world, b1)) &&
+    return b0 != nullptr && b1 != nullptr && (b0->base.placed || b1->base.placed) &&
            o0->checkCollideWith(o1) && o1->checkCollideWith(o0);
 }
 
@@ -477,8 +466,8 @@ static void gather_manifolds(gy_driver_world *w)
  * pose change) and decides which bodies take part in this substep. */
 static void before_substep(gy_driver_world *w, double h)
 {
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
+    for (uint32_t i = 0; i < w->moving->count; i++) {
+        gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
             if (!b->active)
@@ -524,8 +513,8 @@ static void settle_contacts(gy_driver_world *w, double h)
 {
     const btContactSolverInfo &info = w->world.getSolverInfo();
     int nm = w->dispatcher.getNumManifolds();
-    for (uint32_t i = 0; i < w->moving_count; i++)
-        w->moving[i]->keeps_touching = false;
+    for (uint32_t i = 0; i < w->moving->count; i++)
+        w->moving->items[i]->keeps_touching = false;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < nm; i++) {
             btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
@@ -593,8 +582,8 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
     gy_bt_joints_before_solve(w, h);
     /* maxSubSteps 0: exactly one internal step of h, no interpolation. */
     w->world.stepSimulation(h, 0, h);
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
+    for (uint32_t i = 0; i < w->moving->count; i++) {
+        gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_KINEMATIC) {
             /* Bullet re-derived these from the poses; keep the exact values. */
             b->rb->setLinearVelocity(b->motion->kin_linear);
@@ -603,13 +592,6 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
     }
     settle_contacts(w, h);
     gather_manifolds(w);
-}
-
-static void bt_substep_end(gy_driver_world *w, double)
-{
-    gy_result r = gy_bt_joint_check_breaks(w);
-    if (r != GY_OK)
-        note_error(w, r);
 }
 
 static bool body_active_now(const gy_bt_body *b)
@@ -642,8 +624,8 @@ static void bt_collide_sensors(gy_driver_world *w)
 
 static void end_step(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_bt_body *b = w->moving[i];
+    for (uint32_t i = 0; i < w->moving->count; i++) {
+        gy_bt_body *b = w->moving->items[i];
         b->motion->force.setZero();
         b->motion->torque.setZero();
         b->pose_written = false;
@@ -654,7 +636,6 @@ static void end_step(gy_driver_world *w)
 static void bt_begin(gy_driver_world *w, double, double h)
 {
     w->step_error = GY_OK;
-    w->step_index++;
     w->substep_dt = h;
 }
 
@@ -665,12 +646,6 @@ static gy_result bt_end(gy_driver_world *w, double)
 }
 
 /* ---- raw state and geometry for the front end's rules --------------------------------------- */
-
-static gy_driver_body *const *bt_moving(gy_driver_world *w, uint32_t *count)
-{
-    *count = w->moving_count;
-    return w->moving;
-}
 
 static bool bt_body_awake(const gy_bt_body *b)
 {
@@ -809,11 +784,9 @@ static bool bt_ccd_body_touches(gy_driver_world *w, gy_bt_body *b, gy_bt_collide
 extern "C" const gy_driver_step gy_bt_step = {
     .begin = bt_begin,
     .solve = bt_solve,
-    .substep_end = bt_substep_end,
     .end = bt_end,
     .collide_sensors = bt_collide_sensors,
     .carry_after = carry_overlap,
-    .moving = bt_moving,
     .body_awake = bt_body_awake,
     .body_com = bt_body_com,
     .body_set_com = bt_body_set_com,
@@ -833,6 +806,8 @@ extern "C" const gy_driver_step gy_bt_step = {
     .collider_touches_shifted = nullptr,
     .body_active = nullptr, /* Bullet's broadphase skips pairs of inactive objects */
     .body_activate = nullptr,
+    .collider_aabb = nullptr,
+    .statics_visit = nullptr,
     .body_ccd_radius = bt_body_ccd_radius,
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,
@@ -847,10 +822,4 @@ void gy_bt_refresh_aabbs(gy_driver_world *w)
         return;
     w->world.updateAabbs();
     w->aabbs_stale = false;
-}
-
-void gy_bt_step_fini(gy_driver_world *w)
-{
-    const gy_allocator *a = w->allocator;
-    gy_adapter_broken_free(a, &w->broken);
 }

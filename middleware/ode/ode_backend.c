@@ -46,14 +46,12 @@ static void world_free(gy_driver_world *w)
         dWorldDestroy(w->world);
     gy_ode_grid_fini(w);
     gy_ode_step_fini(w);
-    gy_free(a, w->moving, (size_t)w->moving_capacity * sizeof *w->moving);
-    gy_adapter_breakables_free(a, &w->breakables);
     dCloseODE();
     gy_free(a, w, sizeof *w);
 }
 
 static gy_result ode_world_create(const gy_backend_world_def *def_in, const gy_driver_records *rec,
-                                  gy_driver_world **out, gy_adapter_broken **broken)
+                                  gy_driver_world **out)
 {
     const gy_backend_world_def def = *def_in;
     const gy_allocator *a = def.allocator;
@@ -65,6 +63,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, const gy_d
     w->def = def;
     w->records = rec;
     w->resources = rec->resources;
+    w->moving = rec->moving;
     w->tally = rec->tally;
     w->contacts = rec->contacts;
     /* ODE counts dInitODE2/dCloseODE pairs, so each world holds one reference. */
@@ -101,7 +100,6 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, const gy_d
         world_free(w);
         return r;
     }
-    *broken = &w->broken;
     *out = w;
     return GY_OK;
 }
@@ -122,20 +120,6 @@ static void ode_set_gravity(gy_driver_world *w, gy_vec3 g)
 {
     w->def.gravity = g;
     dWorldSetGravity(w->world, g.x, g.y, g.z);
-    /* Sleepers would otherwise hang in the air under the new gravity. */
-    for (uint32_t i = 0; i < w->moving_count; i++)
-        gy_ode_body_wake(w->moving[i]);
-}
-
-static uint32_t ode_awake_bodies(gy_driver_world *w)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        const gy_ode_body *b = w->moving[i];
-        if (b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body))
-            n++;
-    }
-    return n;
 }
 
 const gy_driver gy_ode_driver = {
@@ -176,8 +160,8 @@ const gy_driver gy_ode_driver = {
     .joint_release = gy_ode_joint_release,
     .joint_set_motor = gy_ode_joint_set_motor,
     .joint_get_state = gy_ode_joint_get_state,
+    .joint_force = gy_ode_joint_force,
     .step = &gy_ode_step,
-    .awake_bodies = ode_awake_bodies,
     .ray_walk = gy_ode_ray_walk,
     .shape_walk = gy_ode_shape_walk,
     .ray_test = gy_ode_ray_test,

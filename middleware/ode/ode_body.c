@@ -372,25 +372,6 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
 
 /* ---- body create / release ------------------------------------------------------------------ */
 
-/* A static just placed (created or moved): the next step wakes the sleepers it overlaps, which
- * ODE would not do (neither side is awake, so the pair is never collided). */
-static void mark_fresh(gy_driver_world *w, gy_ode_body *b)
-{
-    b->placed_step = w->step_index;
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        const double *box = b->colliders[i]->aabb;
-        if (!w->fresh_statics) {
-            memcpy(w->fresh_aabb, box, sizeof w->fresh_aabb);
-            w->fresh_statics = true;
-            continue;
-        }
-        for (int k = 0; k < 6; k += 2) {
-            w->fresh_aabb[k] = fmin(w->fresh_aabb[k], box[k]);
-            w->fresh_aabb[k + 1] = fmax(w->fresh_aabb[k + 1], box[k + 1]);
-        }
-    }
-}
-
 static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def *def,
                           const gy_mass *m)
 {
@@ -453,9 +434,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             b->colliders[i] = &records[i];
         b->collider_count = n;
     }
-    if (r == GY_OK && def->type != GY_MOTION_STATIC)
-        r = gy_array_reserve(a, (void **)&w->moving, &w->moving_capacity, w->moving_count + 1u,
-                             sizeof *w->moving);
     if (r != GY_OK) {
         if (b != NULL)
             body_free(w, b);
@@ -524,7 +502,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                 return r;
             }
         }
-        mark_fresh(w, b);
     }
 
     /* Committed: nothing below can fail. */
@@ -533,10 +510,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         if (gy_ode_collider_resource(c) != NULL)
             gy_ode_collider_resource(c)->base.refs++;
         colliders[i] = c;
-    }
-    if (def->type != GY_MOTION_STATIC) {
-        b->moving_index = w->moving_count;
-        w->moving[w->moving_count++] = b;
     }
     if (b->base.type == GY_MOTION_DYNAMIC) {
         b->ccd_radius = compute_ccd_radius(b);
@@ -556,17 +529,6 @@ gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i)
     return b->colliders[i];
 }
 
-static void wake_other(void *w, gy_body_id other)
-{
-    gy_ode_body_wake(gy_handle_pool_get(((gy_driver_world *)w)->records->bodies, other.bits));
-}
-
-/* Wakes the bodies whose reported contacts name `b` (a static moved under them). */
-static void wake_contacts_of(gy_driver_world *w, const gy_ode_body *b)
-{
-    gy_adapter_contacts_touching(w->contacts, &b->base, wake_other, w);
-}
-
 static void body_destroy(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < b->collider_count; i++) {
@@ -579,11 +541,6 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         c->geom = NULL;
         if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
             resource_destroy(w, res);
-    }
-    if (b->base.type != GY_MOTION_STATIC) {
-        gy_ode_body *last = w->moving[--w->moving_count];
-        w->moving[b->moving_index] = last;
-        last->moving_index = b->moving_index;
     }
     if (b->base.type == GY_MOTION_STATIC)
         gy_ode_grid_trim(w);
@@ -639,8 +596,6 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
             return r;
         }
     }
-    wake_contacts_of(w, b);
-    mark_fresh(w, b);
     gy_ode_grid_trim(w);
     return GY_OK;
 }
@@ -756,14 +711,7 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
     } else {
         static_geoms_forget(w, c);
     }
-    gy_ode_body *b = gy_ode_owner(c);
-    /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
-    if (b->base.type == GY_MOTION_STATIC) {
-        wake_contacts_of(w, b);
-        mark_fresh(w, b);
-    } else {
-        gy_ode_body_wake(b);
-    }
+    gy_ode_body_wake(gy_ode_owner(c)); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local)

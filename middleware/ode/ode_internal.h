@@ -54,14 +54,11 @@ struct gy_driver_body {
     gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
     uint32_t collider_count;
     bool active; /* this substep: its pairs are computed (awake, or moving kinematic) */
-    /* Statics: step_index when created or last moved. The next step wakes sleepers they overlap. */
-    uint64_t placed_step;
     gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
 
     /* Motion state, from `motion` to the end: a static's block stops before it
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     gy_adapter_motion motion; /* the Gyre record's motion part (base.motion points here) */
-    uint32_t moving_index;    /* slot in the world's `moving` array */
     bool pose_written;        /* written since the last step (a kinematic then counts as moving) */
     double mass;              /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
@@ -150,7 +147,6 @@ struct gy_driver_world {
     /* The front end's contact report (its records are gy_ode_pair: gy_ode_pairs) and one-way
      * verdicts, which the near callback feeds. */
     gy_adapter_contacts *contacts;
-    gy_adapter_broken broken; /* this step's, grown to peak and reused */
 
     /* Scratch geoms owned by the world for queries (never inserted in a space). */
     dGeomID query_ray;
@@ -161,24 +157,17 @@ struct gy_driver_world {
     gy_ode_collider *static_posed[4];
 
     /* ---- adapter bookkeeping (ode_backend.c, ode_body.c) ---- */
-    gy_ode_body **moving; /* every dynamic and kinematic body */
-    uint32_t moving_count, moving_capacity;
+    const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
     gy_ode_static_grid grid;
     uint32_t visit_stamp;
-    /* Statics created or moved since the last step start: the union of their AABBs (ODE order).
-     * The next step wakes the sleepers they overlap. */
-    bool fresh_statics;
-    double fresh_aabb[6];
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
     uint32_t feedback_block_count, feedback_block_capacity;
-    gy_adapter_breakables breakables; /* gy_ode_joint records */
-    dGeomID ccd_sphere, ccd_box;      /* scratch geoms for continuous collision, in no space */
+    dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
-    bool sensor_pass;  /* colliding at the step's end poses, sensor pairs only */
-    double damping_dt; /* substep length the bodies' ODE damping scales were computed for */
-    uint64_t step_index;
+    bool sensor_pass;       /* colliding at the step's end poses, sensor pairs only */
+    double damping_dt;      /* substep length the bodies' ODE damping scales were computed for */
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
     gy_result step_error;   /* first allocation failure inside the current step */
 };
@@ -316,12 +305,12 @@ void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
                               gy_ode_body *b, gy_ode_joint **out);
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
-/* After a solve: breaks breakable joints whose constraint force exceeded their limit. */
-gy_result gy_ode_joint_check_breaks(gy_driver_world *w);
 /* Before a solve of h seconds: motor velocities, spring softness and ball limits. */
 void gy_ode_joints_before_solve(gy_driver_world *w, double h);
 void gy_ode_joint_set_motor(gy_driver_world *w, gy_ode_joint *j, const gy_joint_motor *m);
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out);
+/* The larger constraint force (N) the last solve applied to either body (driver.h). */
+double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j);
 /* Builds (or rebuilds) the motors that hold a dynamic body's locked world axes. */
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 

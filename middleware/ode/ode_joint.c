@@ -1,4 +1,4 @@
-/* ODE adapter: joints, joint breaking, motors, springs, limits and axis locks.
+/* ODE adapter: joints, their constraint force, motors, springs, limits and axis locks.
  *
  * Fixed, ball, hinge and slider map onto ODE's joints of the same name (a slider's limits through
  * dParamLoStop/HiStop). Distance uses ODE's double-ball joint: one anchor at a's origin, the other
@@ -7,10 +7,10 @@
  * own (dParamVel/dParamFMax on the joint's row); a position servo gets its velocity from
  * joint_drive.c before every solve. A hinge's limits and a ball's cone and twist limits are rows
  * of an angular motor in user mode, kept in every solve (joint_drive.c's limit bound), so a
- * limit holds whatever else the solve adds. Every joint carries a dJointFeedback: the step checks
- * breaks after every solve and joint_get_state reports it. Axis locks are motors with zero target
- * velocity and unbounded force on the locked world axes; the step also projects away drift
- * (ode_step.c). */
+ * limit holds whatever else the solve adds. Every joint carries a dJointFeedback: the front end
+ * reads its force after every solve (breaks) and joint_get_state reports it. Axis locks are motors
+ * with zero target velocity and unbounded force on the locked world axes; the step also projects
+ * away drift (ode_step.c). */
 #include <math.h>
 #include <string.h>
 
@@ -22,14 +22,6 @@ static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
         dJointDestroy(j->limit_motor);
-    gy_adapter_joint_detach(&j->base);
-    gy_ode_body_wake(j->a);
-    if (j->b != NULL)
-        gy_ode_body_wake(j->b);
-    if (j->base.breakable_index != UINT32_MAX) {
-        gy_ode_joint *moved = gy_adapter_breakables_remove(&w->breakables, j->base.breakable_index);
-        moved->base.breakable_index = j->base.breakable_index;
-    }
     gy_free(w->allocator, j, sizeof *j);
 }
 
@@ -236,13 +228,6 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     gy_ode_joint *j = gy_alloc_zeroed(w->allocator, sizeof *j);
     if (j == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    if (def->breakable) {
-        r = gy_adapter_breakables_reserve(w->allocator, &w->breakables, w->breakables.count + 1u);
-        if (r != GY_OK) {
-            gy_free(w->allocator, j, sizeof *j);
-            return r;
-        }
-    }
     /* A zero-length Distance joint is built, driven and measured as a Ball. */
     gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != NULL ? &b->base : NULL);
     j->a = a;
@@ -299,12 +284,6 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     dJointSetData(j->joint, j);
     dJointSetFeedback(j->joint, &j->feedback);
     drive_setup(w, j, def);
-    if (def->breakable)
-        j->base.breakable_index = gy_adapter_breakables_add(&w->breakables, j);
-    gy_adapter_joint_attach(&j->base);
-    gy_ode_body_wake(a);
-    if (b != NULL)
-        gy_ode_body_wake(b);
     *out = j;
     return GY_OK;
 }
@@ -319,27 +298,11 @@ static double vlen(const dReal *v)
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-static void break_read(void *joint, double *force, double *limit, gy_joint_id *id, uint64_t *user)
+double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j)
 {
-    const gy_ode_joint *j = joint;
+    (void)w;
     /* f2 stays zero for a joint to the world (the record starts zeroed). */
-    *force = fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
-    *limit = j->base.break_force;
-    *id = j->base.id;
-    *user = j->base.user_data;
-}
-
-static void break_destroy(void *ctx, void *joint)
-{
-    gy_driver_world *w = ctx;
-    gy_driver_records_forget_joint(w->records, ((gy_ode_joint *)joint)->base.id);
-    joint_destroy(w, joint);
-}
-
-gy_result gy_ode_joint_check_breaks(gy_driver_world *w)
-{
-    return gy_adapter_breaks_check(w->allocator, &w->breakables, &w->broken, break_read,
-                                   break_destroy, w);
+    return fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
 }
 
 static const int motor_vel[3] = {dParamVel, dParamVel2, dParamVel3};

@@ -32,8 +32,8 @@
 #define CONTACT_CFM 1e-9
 /* The front end's push-out (overlap.h) closes this fraction of the overlap beyond
  * GY_ADAPTER_SOLVER_DEPTH per substep (as Bullet's split impulse does by default). */
-#define PUSH_ERP            0.8
-#define FEEDBACK_BLOCK      256u
+#define PUSH_ERP       0.8
+#define FEEDBACK_BLOCK 256u
 
 static gy_vec3 v3(const dReal *v)
 {
@@ -375,8 +375,8 @@ static void collide_static(gy_driver_world *w)
 {
     if (w->tally->bodies[GY_MOTION_STATIC] == 0)
         return;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_ode_body *b = w->moving[i];
+    for (uint32_t i = 0; i < w->moving->count; i++) {
+        gy_ode_body *b = w->moving->items[i];
         if (!b->active)
             continue;
         for (uint32_t k = 0; k < b->collider_count; k++) {
@@ -390,63 +390,13 @@ static void collide_static(gy_driver_world *w)
 
 /* ---- the step ------------------------------------------------------------------------------- */
 
-typedef struct fresh_ctx {
-    gy_driver_world *w;
-    gy_ode_collider *c; /* a collider of the body that may be woken */
-    bool touched;
-} fresh_ctx;
-
-static bool fresh_visit(void *ctx, gy_ode_collider *s)
-{
-    fresh_ctx *fc = ctx;
-    /* placed_step is the step_index at placement; begin_step runs after the increment. */
-    if (gy_ode_owner(s)->placed_step + 1u != fc->w->step_index)
-        return true;
-    if (!gy_adapter_colliders_filter(&s->base, &fc->c->base))
-        return true;
-    dContactGeom cg;
-    fc->touched = dCollide(fc->c->geom, gy_ode_collider_geom(fc->w, s), 1, &cg, sizeof cg) > 0;
-    return !fc->touched;
-}
-
-/* Statics created or moved since the last step: neither side of their pairs with a sleeper is
- * awake, so nothing would ever collide them. Wake (or, for a kinematic body at rest, collide this
- * step) every inactive body that touches one; the union box keeps this to the bodies near them. */
-static void wake_under_fresh_statics(gy_driver_world *w)
-{
-    const double *f = w->fresh_aabb;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_ode_body *b = w->moving[i];
-        if (b->active)
-            continue;
-        for (uint32_t k = 0; k < b->collider_count && !b->active; k++) {
-            fresh_ctx fc = {w, b->colliders[k], false};
-            dReal box[6];
-            dGeomGetAABB(fc.c->geom, box);
-            if (box[0] > f[1] || box[1] < f[0] || box[2] > f[3] || box[3] < f[2] || box[4] > f[5] ||
-                box[5] < f[4])
-                continue;
-            gy_ode_static_visit(w, box, fresh_visit, &fc);
-            if (!fc.touched)
-                continue;
-            if (b->base.type == GY_MOTION_DYNAMIC)
-                dBodyEnable(b->body);
-            b->active = true;
-        }
-    }
-}
-
-/* Which bodies' pairs are collided this step; statics placed since the last one wake what
- * they touch. The front end then wakes the sleepers touched last step and carries idle pairs
- * over (step.h). */
+/* Which bodies' pairs are collided this step. The front end then wakes what statics placed
+ * since the last one touch and the sleepers touched last step, and carries idle pairs over
+ * (step.h). */
 static void begin_step(gy_driver_world *w)
 {
-    for (uint32_t i = 0; i < w->moving_count; i++)
-        w->moving[i]->active = body_moving(w->moving[i]);
-    if (w->fresh_statics) {
-        wake_under_fresh_statics(w);
-        w->fresh_statics = false;
-    }
+    for (uint32_t i = 0; i < w->moving->count; i++)
+        w->moving->items[i]->active = body_moving(w->moving->items[i]);
 }
 
 /* The sensor pass (step.h): the near callback at the end poses, sensor pairs only. */
@@ -472,26 +422,25 @@ static void end_step(gy_driver_world *w, double dt)
             c->tangent_impulse *= k;
         }
     }
-    for (uint32_t i = 0; i < w->moving_count; i++)
-        w->moving[i]->pose_written = false;
+    for (uint32_t i = 0; i < w->moving->count; i++)
+        w->moving->items[i]->pose_written = false;
 }
 
 static void ode_begin(gy_driver_world *w, double dt, double h)
 {
     (void)dt;
     w->step_error = GY_OK;
-    w->step_index++;
     w->substep_dt = h;
     if (h != w->damping_dt) {
-        for (uint32_t i = 0; i < w->moving_count; i++)
-            gy_ode_body_apply_damping(w->moving[i], h);
+        for (uint32_t i = 0; i < w->moving->count; i++)
+            gy_ode_body_apply_damping(w->moving->items[i], h);
         w->damping_dt = h;
     }
     begin_step(w);
     /* Forces and torques added since the last step act for all of it, but dWorldQuickStep clears
      * a body's accumulators after each substep: keep them and add them again for each substep. */
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_ode_body *b = w->moving[i];
+    for (uint32_t i = 0; i < w->moving->count; i++) {
+        gy_ode_body *b = w->moving->items[i];
         if (b->base.type != GY_MOTION_DYNAMIC)
             continue;
         b->step_force = v3(dBodyGetForce(b->body));
@@ -502,8 +451,8 @@ static void ode_begin(gy_driver_world *w, double dt, double h)
 static void ode_solve(gy_driver_world *w, double h, uint32_t s)
 {
     gy_vec3 g = w->def.gravity;
-    for (uint32_t i = 0; i < w->moving_count; i++) {
-        gy_ode_body *b = w->moving[i];
+    for (uint32_t i = 0; i < w->moving->count; i++) {
+        gy_ode_body *b = w->moving->items[i];
         if (s > 0)
             b->active = body_moving(b);
         if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
@@ -536,14 +485,6 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
     dJointGroupEmpty(w->contact_group);
 }
 
-static void ode_substep_end(gy_driver_world *w, double h)
-{
-    (void)h;
-    gy_result r = gy_ode_joint_check_breaks(w);
-    if (r != GY_OK)
-        gy_adapter_note_error(&w->step_error, r);
-}
-
 static gy_result ode_end(gy_driver_world *w, double dt)
 {
     end_step(w, dt);
@@ -551,12 +492,6 @@ static gy_result ode_end(gy_driver_world *w, double dt)
 }
 
 /* ---- raw state and geometry for the front end's rules --------------------------------------- */
-
-static gy_driver_body *const *ode_moving(gy_driver_world *w, uint32_t *count)
-{
-    *count = w->moving_count;
-    return w->moving;
-}
 
 static bool ode_body_awake(const gy_ode_body *b)
 {
@@ -639,8 +574,24 @@ static bool ode_body_active(const gy_ode_body *b)
 
 static void ode_body_activate(gy_ode_body *b)
 {
-    dBodyEnable(b->body);
+    if (b->base.type == GY_MOTION_DYNAMIC)
+        dBodyEnable(b->body);
     b->active = true;
+}
+
+static void ode_collider_aabb(gy_driver_world *w, gy_ode_collider *c, double box[6])
+{
+    (void)w;
+    if (gy_ode_owner(c)->base.type == GY_MOTION_STATIC)
+        memcpy(box, c->aabb, sizeof c->aabb);
+    else
+        dGeomGetAABB(c->geom, box);
+}
+
+static void ode_statics_visit(gy_driver_world *w, const double box[6],
+                              bool (*visit)(void *ctx, gy_ode_collider *c), void *ctx)
+{
+    gy_ode_static_visit(w, box, visit, ctx);
 }
 
 static double ode_body_ccd_radius(const gy_ode_body *b)
@@ -726,11 +677,9 @@ static bool ode_ccd_body_touches(gy_driver_world *w, gy_ode_body *b, gy_ode_coll
 const gy_driver_step gy_ode_step = {
     .begin = ode_begin,
     .solve = ode_solve,
-    .substep_end = ode_substep_end,
     .end = ode_end,
     .collide_sensors = ode_collide_sensors,
     .carry_after = NULL,
-    .moving = ode_moving,
     .body_awake = ode_body_awake,
     .body_com = gy_ode_body_com,
     .body_set_com = ode_body_set_com,
@@ -748,6 +697,8 @@ const gy_driver_step gy_ode_step = {
     .collider_touches_shifted = ode_collider_touches_shifted,
     .body_active = ode_body_active,
     .body_activate = ode_body_activate,
+    .collider_aabb = ode_collider_aabb,
+    .statics_visit = ode_statics_visit,
     .body_ccd_radius = ode_body_ccd_radius,
     .ccd_gather = ode_ccd_gather,
     .ccd_begin = ode_ccd_begin,
@@ -762,5 +713,4 @@ void gy_ode_step_fini(gy_driver_world *w)
     for (uint32_t i = 0; i < w->feedback_block_count; i++)
         gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
-    gy_adapter_broken_free(a, &w->broken);
 }

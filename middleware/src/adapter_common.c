@@ -1012,24 +1012,3 @@ void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index)
     l->items[index] = last;
     return last;
 }
-
-gy_result gy_adapter_breaks_check(const gy_allocator *al, gy_adapter_breakables *l,
-                                  gy_adapter_broken *broken, gy_adapter_break_read read,
-                                  void (*destroy)(void *ctx, void *joint), void *ctx)
-{
-    /* Backwards: a broken joint's slot is refilled from the end, which was already checked. */
-    for (uint32_t i = l->count; i-- > 0;) {
-        void *j = l->items[i];
-        double force, limit;
-        gy_joint_id id;
-        uint64_t user;
-        read(j, &force, &limit, &id, &user);
-        if (!(force > limit))
-            continue;
-        gy_result r = gy_adapter_broken_push(al, broken, id, user);
-        if (r != GY_OK)
-            return r;
-        destroy(ctx, j);
-    }
-    return GY_OK;
-}

@@ -444,28 +444,16 @@ void gy_adapter_broken_free(const gy_allocator *al, gy_adapter_broken *b);
 uint32_t gy_adapter_broken_read(const gy_adapter_broken *b, const gy_joint_id **out,
                                 const uint64_t **user);
 
-/* The breakable joints of a world (the driver's joint records), each knowing its index here so a
- * release removes it in O(1) (the last one moves into its slot). */
+/* The breakable joints of a world (the driver's joint records, kept by the front end), each
+ * knowing its index here so a release removes it in O(1) (the last one moves into its slot). */
 GY_ARRAY_DEFINE(gy_adapter_breakables, void *)
 
 /* Appends after gy_adapter_breakables_reserve made room (a creation reserves before it can no
  * longer fail); returns the joint's index. */
 uint32_t gy_adapter_breakables_add(gy_adapter_breakables *l, void *joint);
-/* Removes the joint at `index`; returns the joint that now sits there (whose index the driver
+/* Removes the joint at `index`; returns the joint that now sits there (whose index the caller
  * updates to `index`; the removed one itself when it was the last). */
 void *gy_adapter_breakables_remove(gy_adapter_breakables *l, uint32_t index);
-
-/* What the break rule reads of a joint: the larger constraint force (N) it applied to either body
- * in the last solve, its break force, id and user value. */
-typedef void (*gy_adapter_break_read)(void *joint, double *force, double *break_force,
-                                      gy_joint_id *id, uint64_t *user);
-
-/* After a solve: every breakable joint whose force exceeded its break force is listed in
- * `broken` and released with `destroy` (which removes it from `l`). On a full list the joint
- * holds this step (GY_ERR_OUT_OF_MEMORY; it is checked again after the next solve). */
-gy_result gy_adapter_breaks_check(const gy_allocator *al, gy_adapter_breakables *l,
-                                  gy_adapter_broken *broken, gy_adapter_break_read read,
-                                  void (*destroy)(void *ctx, void *joint), void *ctx);
 
 #ifdef __cplusplus
 }

@@ -11,16 +11,16 @@
  * and the counters, live in the front end's world: a driver builds the records (body_create
  * hands back the body's and its colliders' records, joint_create the joint's) and the front end
  * then gives them their ids, and takes the ids back before asking the driver to release the
- * records. The one exception is a joint the step breaks: the driver unregisters it there and
- * then (gy_driver_records_forget_joint), so that a later substep never meets its freed record.
- * Resource records are the front end's own too (it allocates them, fills their head and keeps
- * them in its resource pool), the driver building only their vendor part. The front end looks
- * handles up in its pools and passes the record as the opaque pointers below. Every record
- * starts with its Gyre part (records.h): body records with gy_adapter_body, collider records
- * with gy_adapter_collider, joint records with gy_adapter_joint, resource records with
- * gy_adapter_resource. The driver fills them with the records.h initialisers (ids left zero);
- * the front end reads and keeps them (motion and joint types, materials, filters, policies), so
- * a driver is asked only to translate what changes into vendor state.
+ * records (a joint the step breaks too: the front end keeps the breakable joints and asks
+ * the driver only for their force). It also keeps the list of moving bodies. Resource records are
+ * the front end's own too (it allocates them, fills their head and keeps them in its resource
+ * pool), the driver building only their vendor part. The front end looks handles up in its pools
+ * and passes the record as the opaque pointers below. Every record starts with its Gyre part
+ * (records.h): body records with gy_adapter_body, collider records with gy_adapter_collider, joint
+ * records with gy_adapter_joint, resource records with gy_adapter_resource. The driver fills them
+ * with the records.h initialisers (ids left zero); the front end reads and keeps them (motion and
+ * joint types, materials, filters, policies), so a driver is asked only to translate what changes
+ * into vendor state.
  *
  * Threading: every call comes from the thread the front end has bound (or one serialised with
  * it); a driver needs no checks of its own. docs/middleware.md is the guide to writing one. */
@@ -63,6 +63,10 @@ static inline gy_adapter_joint *gy_driver_joint_rec(gy_driver_joint *j)
 {
     return (gy_adapter_joint *)(void *)j;
 }
+/* The moving (dynamic and kinematic) bodies, in the front end's order: a body is appended when
+ * made and the last one takes the slot of one released (gy_adapter_motion.moving_index). */
+GY_ARRAY_DEFINE(gy_driver_moving, gy_driver_body *)
+
 /* A driver's state for one query, on its walk's stack. */
 typedef struct gy_driver_query gy_driver_query;
 
@@ -77,13 +81,14 @@ typedef struct gy_driver_hit {
 
 /* What the front end lends a driver's world at creation, valid until world_destroy: its handle
  * pools (payload: the driver's records), counters, contact report and resource pool. A driver
- * reads the pools (to reach a body from a reported id, or to walk its joints) and never acquires
- * or releases their handles, except through gy_driver_records_forget_joint. */
+ * reads the pools (to reach a body from a reported id, or to walk its joints) and the moving
+ * list, and never changes them. */
 typedef struct gy_driver_records {
     const gy_handle_pool *bodies;    /* payload: the driver's body record */
     const gy_handle_pool *colliders; /* payload: the driver's collider record */
-    gy_handle_pool *joints;          /* payload: the driver's joint record */
+    const gy_handle_pool *joints;    /* payload: the driver's joint record */
     const gy_handle_pool *resources; /* payload: the driver's resource record */
+    const gy_driver_moving *moving;  /* valid until a body is created or released */
     gy_adapter_tally *tally;         /* resource references are counted out through it */
     /* The front end's report for this world (contacts.h): the driver's narrow phase feeds it
      * and applies its rules. */
@@ -94,17 +99,15 @@ typedef struct gy_driver_records {
  * read and write between them. The front end begins the contact report's step before `begin`
  * and ends it after `end`; per substep it records every moving body's centre of mass
  * (gy_adapter_body.substep_start), calls `solve`, applies the overlap correction (overlap.h), the
- * ballistic correction, the axis-lock projection and continuous collision, calls `substep_end`
- * and applies the sleep rule. */
+ * ballistic correction, the axis-lock projection and continuous collision, breaks the joints
+ * whose force (gy_driver.joint_force) exceeded their limit and applies the sleep rule. */
 typedef struct gy_driver_step {
-    /* Before the substeps of a step of dt (substeps of h each); the broken-joint list has been
-     * emptied. A driver without `body_active` carries over what it will not collide again. */
+    /* Before the substeps of a step of dt (substeps of h each). A driver without
+     * `body_active` carries over what it will not collide again. */
     void (*begin)(gy_driver_world *w, double dt, double h);
     /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, and
      * solve h. Sets gy_adapter_body.in_contact on the bodies its solve gave contacts. */
     void (*solve)(gy_driver_world *w, double h, uint32_t s);
-    /* After the front end's rules of a substep, before its sleep rule: joint breaks. */
-    void (*substep_end)(gy_driver_world *w, double h);
     /* After the last substep and the front end's report rules (below): the driver's own end of
      * step. Returns the step's first error in the driver (out of memory), GY_OK otherwise. */
     gy_result (*end)(gy_driver_world *w, double dt);
@@ -118,9 +121,6 @@ typedef struct gy_driver_step {
     void (*collide_sensors)(gy_driver_world *w);
     bool (*carry_after)(const gy_adapter_pair *p, const void *ctx);
 
-    /* The moving (dynamic and kinematic) bodies; the array stays valid until a body is created
-     * or released. */
-    gy_driver_body *const *(*moving)(gy_driver_world *w, uint32_t *count);
     /* Raw state of a moving body: whether the vendor has it awake, its centre of mass and
      * velocities in the world (set without waking it or touching anything else). */
     bool (*body_awake)(const gy_driver_body *b);
@@ -167,6 +167,17 @@ typedef struct gy_driver_step {
      * to an active body, then carries over the last step's pairs with no active side (step.h). */
     bool (*body_active)(const gy_driver_body *b);
     void (*body_activate)(gy_driver_body *b);
+    /* Waking under placed statics, for a driver with `body_active` (both NULL: its narrow phase
+     * pairs placed statics with sleepers itself, reading gy_adapter_body.placed). `collider_aabb`
+     * is a collider's world box (min x, max x, min y, max y, min z, max z), a static's as its
+     * broadphase holds it; `statics_visit` offers visit(ctx, c) every static collider whose box
+     * overlaps `box` until visit returns false. After `begin`, the front end activates every
+     * inactive moving body with a collider that touches a placed static its filter accepts
+     * (collider_touches_shifted, zero shift): neither side of such a pair is active, so nothing
+     * would collide it. */
+    void (*collider_aabb)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
+    void (*statics_visit)(gy_driver_world *w, const double box[6],
+                          bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx);
     /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
     double (*body_ccd_radius)(const gy_driver_body *b);
 
@@ -185,10 +196,6 @@ typedef struct gy_driver_step {
     void (*ccd_end)(gy_driver_world *w);
 } gy_driver_step;
 
-/* Unregisters a joint the step has broken (its id is in the broken list; the record is the
- * driver's to free). Every other release goes through the front end. */
-void gy_driver_records_forget_joint(const gy_driver_records *r, gy_joint_id id);
-
 typedef struct gy_driver {
     const char *name; /* registry name, e.g. "ode" (the table's name, flags and vendor string
                        * are given where the registry lists it, in frontend.c) */
@@ -203,16 +210,15 @@ typedef struct gy_driver {
     size_t resource_size;
 
     /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `records` is
-     * the front end's (see gy_driver_records). `broken` receives where the driver lists the
-     * joints its steps break (the front end empties it before each step and reads it). */
+     * the front end's (see gy_driver_records). */
     gy_result (*world_create)(const gy_backend_world_def *def, const gy_driver_records *records,
-                              gy_driver_world **out, gy_adapter_broken **broken);
+                              gy_driver_world **out);
     /* Frees the world; the front end has released every joint, body and resource first. */
     void (*world_destroy)(gy_driver_world *w);
     /* Per-thread vendor set-up and clean-up, run once per bound thread; NULL when none. */
     gy_result (*thread_setup)(void);
     void (*thread_cleanup)(void);
-    /* A finite gravity; the driver wakes sleepers so none hangs in the air. */
+    /* A finite gravity (the front end then wakes every moving body). */
     void (*set_gravity)(gy_driver_world *w, gy_vec3 gravity);
 
     /* `r` is a new zeroed record of resource_size bytes whose head the front end has filled
@@ -253,7 +259,9 @@ typedef struct gy_driver {
      * statics. */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
-    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). */
+    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). A moving
+     * body is woken; for a static the front end then wakes what the report says touches it and
+     * marks it placed. */
     gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
     /* Not static. Wakes the body. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
@@ -271,14 +279,15 @@ typedef struct gy_driver {
     void (*body_set_awake)(gy_driver_world *w, gy_driver_body *b, bool awake);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
-    /* The record's category and mask have changed: refilter its vendor object, and wake what
-     * the change may free (the body, or what rests on a static one). */
+    /* The record's category and mask have changed: refilter its vendor object, and wake a moving
+     * body (for a static the front end wakes what touches it and marks it placed). */
     void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
     /* A collider-local direction turned into the world by the collider's current rotation. */
     gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);
 
     /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. On success
-     * *out is the joint's record, id still zero. */
+     * *out is the joint's record, id still zero; the front end then counts the joint on its
+     * bodies and wakes them (body_wake), as it does when it has released one. */
     gy_result (*joint_create)(gy_driver_world *w, const gy_joint_def *def, gy_driver_body *a,
                               gy_driver_body *b, gy_driver_joint **out);
     /* Its id already taken back. */
@@ -286,11 +295,12 @@ typedef struct gy_driver {
     /* Hinges and sliders; a valid motor. */
     void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);
+    /* The larger constraint force (N) the joint applied to either of its bodies in the last
+     * solve: the front end breaks a breakable joint when it exceeds the break force. */
+    double (*joint_force)(gy_driver_world *w, gy_driver_joint *j);
 
     /* The step in parts (above). */
     const gy_driver_step *step;
-    /* Moving bodies awake now (kinematic ones always count). */
-    uint32_t (*awake_bodies)(gy_driver_world *w);
 
     /* Queries (queries.h): the front end checks and prepares each query, filters candidates,
      * collects hits and states what they say; a driver finds candidates and runs raw tests.

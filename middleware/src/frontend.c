@@ -16,15 +16,17 @@
 struct gy_backend_world {
     const gy_driver *driver;
     gy_driver_world *dw;
-    gy_driver_records rec;        /* lent to the driver: the pools, tally and report below */
-    gy_handle_pool bodies;        /* payload: the driver's body record */
-    gy_handle_pool colliders;     /* payload: the driver's collider record */
-    gy_handle_pool joints;        /* payload: the driver's joint record */
-    gy_frontend_step step;        /* the substep loop's rules and scratch */
-    gy_handle_pool resources;     /* payload: the driver's resource record */
-    gy_adapter_tally tally;       /* bodies by motion type, sensors, live resource records */
-    gy_adapter_contacts contacts; /* the driver's narrow phase feeds it */
-    gy_adapter_broken *broken;    /* the driver's list of the last step's broken joints */
+    gy_driver_records rec;            /* lent to the driver: the pools, tally and report below */
+    gy_handle_pool bodies;            /* payload: the driver's body record */
+    gy_handle_pool colliders;         /* payload: the driver's collider record */
+    gy_handle_pool joints;            /* payload: the driver's joint record */
+    gy_frontend_step step;            /* the substep loop's rules and scratch */
+    gy_handle_pool resources;         /* payload: the driver's resource record */
+    gy_adapter_tally tally;           /* bodies by motion type, sensors, live resource records */
+    gy_adapter_contacts contacts;     /* the driver's narrow phase feeds it */
+    gy_driver_moving moving;          /* the dynamic and kinematic bodies (driver.h) */
+    gy_adapter_breakables breakables; /* the breakable joints (driver records) */
+    gy_adapter_broken broken;         /* the joints the last step broke */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -48,16 +50,12 @@ static void count_body(gy_backend_world *w, gy_driver_body *db, bool in)
     }
 }
 
-void gy_driver_records_forget_joint(const gy_driver_records *r, gy_joint_id id)
-{
-    gy_result res = gy_handle_pool_release(r->joints, id.bits);
-    assert(res == GY_OK);
-    (void)res;
-}
-
-/* The pools' storage, freed once the driver has released every record. */
+/* The pools' and lists' storage, freed once the driver has released every record. */
 static void pools_fini(gy_backend_world *w)
 {
+    gy_driver_moving_free(w->allocator, &w->moving);
+    gy_adapter_breakables_free(w->allocator, &w->breakables);
+    gy_adapter_broken_free(w->allocator, &w->broken);
     gy_handle_pool_fini(&w->joints);
     gy_handle_pool_fini(&w->colliders);
     gy_handle_pool_fini(&w->bodies);
@@ -97,10 +95,15 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     gy_handle_pool_init(&w->colliders, def.allocator);
     gy_handle_pool_init(&w->joints, def.allocator);
     gy_handle_pool_init(&w->resources, def.allocator);
-    gy_frontend_step_init(&w->step, def.allocator, def.gravity);
-    w->rec = (gy_driver_records){&w->bodies,    &w->colliders, &w->joints,
-                                 &w->resources, &w->tally,     &w->contacts};
-    r = d->world_create(&def, &w->rec, &w->dw, &w->broken);
+    gy_frontend_step_init(&w->step, def.allocator, def.gravity, w, &w->rec);
+    w->rec = (gy_driver_records){.bodies = &w->bodies,
+                                 .colliders = &w->colliders,
+                                 .joints = &w->joints,
+                                 .resources = &w->resources,
+                                 .moving = &w->moving,
+                                 .tally = &w->tally,
+                                 .contacts = &w->contacts};
+    r = d->world_create(&def, &w->rec, &w->dw);
     if (r != GY_OK) {
         gy_frontend_step_fini(&w->step);
         pools_fini(w);
@@ -114,13 +117,57 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     return GY_OK;
 }
 
-/* Takes a joint's id back, then has the driver release its record. */
+/* Counts a joint on its bodies (`in`) or uncounts it, and wakes them: a joint made or gone
+ * changes what holds them. */
+static void link_joint(gy_backend_world *w, const gy_adapter_joint *j, bool in)
+{
+    if (in)
+        gy_adapter_joint_attach(j);
+    else
+        gy_adapter_joint_detach(j);
+    w->driver->body_wake(w->dw, gy_driver_body_of(j->a));
+    if (j->b != NULL)
+        w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
+}
+
+/* Has the driver release a joint's record, then unlinks it (from a copy: the record is gone). */
+static void free_joint(gy_backend_world *w, gy_driver_joint *j)
+{
+    gy_adapter_joint links = *gy_driver_joint_rec(j);
+    w->driver->joint_release(w->dw, j);
+    link_joint(w, &links, false);
+}
+
+/* Takes a joint's id and breakable slot back, then frees it. */
 static void release_joint(gy_backend_world *w, gy_driver_joint *j)
 {
-    gy_result r = gy_handle_pool_release(&w->joints, gy_driver_joint_rec(j)->id.bits);
+    gy_adapter_joint *rec = gy_driver_joint_rec(j);
+    gy_result r = gy_handle_pool_release(&w->joints, rec->id.bits);
     assert(r == GY_OK);
     (void)r;
-    w->driver->joint_release(w->dw, j);
+    if (rec->breakable_index != UINT32_MAX) {
+        gy_adapter_joint *moved =
+            gy_adapter_breakables_remove(&w->breakables, rec->breakable_index);
+        moved->breakable_index = rec->breakable_index;
+    }
+    free_joint(w, j);
+}
+
+gy_result gy_frontend_break_joints(gy_backend_world *w)
+{
+    /* Backwards: a broken joint's slot is refilled from the end, which was already checked. */
+    for (uint32_t i = w->breakables.count; i-- > 0;) {
+        gy_driver_joint *j = w->breakables.items[i];
+        const gy_adapter_joint *rec = gy_driver_joint_rec(j);
+        if (!(w->driver->joint_force(w->dw, j) > rec->break_force))
+            continue;
+        /* On a full list the joint holds this step; it is checked again after the next solve. */
+        gy_result r = gy_adapter_broken_push(w->allocator, &w->broken, rec->id, rec->user_data);
+        if (r != GY_OK)
+            return r;
+        release_joint(w, j);
+    }
+    return GY_OK;
 }
 
 /* Frees the side records of a body's colliders, then has the driver release the body. */
@@ -141,7 +188,13 @@ static void release_body(gy_backend_world *w, gy_driver_body *b)
     for (uint32_t i = 0; i < n; i++)
         gy_handle_pool_release(&w->colliders,
                                gy_driver_collider_rec(w->driver->body_collider(b, i))->id.bits);
-    gy_handle_pool_release(&w->bodies, gy_driver_body_rec(b)->id.bits);
+    gy_adapter_body *rec = gy_driver_body_rec(b);
+    gy_handle_pool_release(&w->bodies, rec->id.bits);
+    if (rec->motion != NULL) {
+        gy_driver_body *last = w->moving.items[--w->moving.count];
+        w->moving.items[rec->motion->moving_index] = last;
+        gy_driver_body_rec(last)->motion->moving_index = rec->motion->moving_index;
+    }
     free_body(w, b);
 }
 
@@ -207,6 +260,9 @@ static gy_result set_gravity(gy_backend_world *w, gy_vec3 g)
         return GY_ERR_NON_FINITE;
     w->step.gravity = g; /* the ballistic correction's */
     w->driver->set_gravity(w->dw, g);
+    /* Sleepers would otherwise hang in the air under the new gravity. */
+    for (uint32_t i = 0; i < w->moving.count; i++)
+        w->driver->body_wake(w->dw, w->moving.items[i]);
     return GY_OK;
 }
 
@@ -219,7 +275,11 @@ static void get_counters(gy_backend_world *w, gy_backend_counters *out)
     if (w == NULL || !gy_adapter_threads_may_read(&w->threads))
         return;
     gy_adapter_counters(out, &w->tally, &w->bodies, &w->colliders, &w->joints);
-    out->awake_bodies = w->driver->awake_bodies(w->dw);
+    for (uint32_t i = 0; i < w->moving.count; i++) {
+        gy_driver_body *b = w->moving.items[i];
+        if (gy_driver_body_rec(b)->type == GY_MOTION_KINEMATIC || w->driver->step->body_awake(b))
+            out->awake_bodies++;
+    }
     out->contact_pairs = w->contacts.current.count;
 }
 
@@ -362,6 +422,8 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
         else
             rare = (gy_adapter_collider_rare **)(void *)(made + n);
     }
+    if (r == GY_OK && def->type != GY_MOTION_STATIC)
+        r = gy_driver_moving_reserve(w->allocator, &w->moving, w->moving.count + 1u);
     for (uint32_t i = 0; r == GY_OK && i < n; i++)
         r = gy_adapter_collider_rare_make(w->allocator, &cols[i], &rare[i]);
     if (r == GY_OK)
@@ -378,6 +440,12 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
         for (uint32_t i = 0; i < n && collider_ids != NULL; i++)
             collider_ids[i] = gy_driver_collider_rec(made[i])->id;
         count_body(w, b, true);
+        if (rec->motion != NULL) {
+            rec->motion->moving_index = w->moving.count;
+            w->moving.items[w->moving.count++] = b;
+        } else {
+            gy_frontend_step_placed(&w->step, w->driver, w->dw, b);
+        }
         *out = rec->id;
     }
     gy_free(w->allocator, made, (size_t)n * (sizeof *made + sizeof *rare));
@@ -418,6 +486,14 @@ static void wake_body(void *ctx, gy_body_id id)
 {
     gy_backend_world *w = ctx;
     w->driver->body_wake(w->dw, gy_handle_pool_get(&w->bodies, id.bits));
+}
+
+/* A static moved or refiltered: what the report says touches it wakes (it may no longer rest
+ * there), and the next step wakes what it now touches. */
+static void static_placed(gy_backend_world *w, gy_driver_body *b)
+{
+    gy_adapter_contacts_touching(&w->contacts, gy_driver_body_rec(b), wake_body, w);
+    gy_frontend_step_placed(&w->step, w->driver, w->dw, b);
 }
 
 static gy_result body_release(gy_backend_world *w, gy_body_id id)
@@ -462,7 +538,10 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     if (r != GY_OK)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
-    return w->driver->body_set_pose(w->dw, b, pose);
+    r = w->driver->body_set_pose(w->dw, b, pose);
+    if (r == GY_OK && gy_driver_body_rec(b)->type == GY_MOTION_STATIC)
+        static_placed(w, b);
+    return r;
 }
 
 static gy_result body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)
@@ -611,6 +690,10 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     gy_driver_collider_rec(c)->category = category;
     gy_driver_collider_rec(c)->mask = mask;
     w->driver->collider_filter_changed(w->dw, c);
+    /* A pair carried over between sleepers is not collided again: wake whoever it involves. */
+    gy_adapter_body *owner = gy_driver_collider_rec(c)->owner;
+    if (owner->type == GY_MOTION_STATIC)
+        static_placed(w, gy_driver_body_of(owner));
     return GY_OK;
 }
 
@@ -645,16 +728,24 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         return r;
     if (gy_driver_body_rec(a)->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
+    if (def->breakable)
+        r = gy_adapter_breakables_reserve(w->allocator, &w->breakables, w->breakables.count + 1u);
     gy_driver_joint *j = NULL;
-    r = w->driver->joint_create(w->dw, def, a, b, &j);
+    if (r == GY_OK)
+        r = w->driver->joint_create(w->dw, def, a, b, &j);
+    if (r == GY_OK)
+        link_joint(w, gy_driver_joint_rec(j), true);
     uint64_t h = 0;
     if (r == GY_OK)
         r = gy_handle_pool_acquire(&w->joints, j, &h);
     if (r == GY_OK) {
-        gy_driver_joint_rec(j)->id.bits = h;
-        *out = gy_driver_joint_rec(j)->id;
+        gy_adapter_joint *rec = gy_driver_joint_rec(j);
+        rec->id.bits = h;
+        if (rec->breakable)
+            rec->breakable_index = gy_adapter_breakables_add(&w->breakables, j);
+        *out = rec->id;
     } else if (j != NULL) {
-        w->driver->joint_release(w->dw, j);
+        free_joint(w, j);
     }
     return r;
 }
@@ -713,7 +804,7 @@ static gy_result step(gy_backend_world *w, double dt)
         r = gy_adapter_check_dt(dt);
     if (r != GY_OK)
         return r;
-    gy_adapter_broken_clear(w->broken); /* broken_joints() lists this step's alone */
+    gy_adapter_broken_clear(&w->broken); /* broken_joints() lists this step's alone */
     return gy_frontend_step_run(&w->step, w->driver, w->dw, &w->contacts, &w->tally, dt,
                                 dt / (double)w->substeps, w->substeps);
 }
@@ -737,7 +828,7 @@ static uint32_t broken_joints(gy_backend_world *w, const gy_joint_id **out, cons
         *user = NULL;
     if (enter(w) != GY_OK)
         return 0;
-    return gy_adapter_broken_read(w->broken, out, user);
+    return gy_adapter_broken_read(&w->broken, out, user);
 }
 
 /* ---- queries -------------------------------------------------------------------------------- */

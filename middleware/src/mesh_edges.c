@@ -1,9 +1,12 @@
 /* Internal edges of triangle meshes (see mesh_edges.h). */
 #include "mesh_edges.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gyre/hash_map.h"
 
 /* Faces whose normals are this close to opposite are back to back: their edge stays active. */
 #define BACK_TO_BACK_COS (-0.999)
@@ -215,13 +218,11 @@ bool gy_adapter_mesh_edges_fix_normal(const gy_adapter_mesh_edges *e, int64_t tr
 
 /* ---- classification in slices ---------------------------------------------------------------- */
 
-/* One distinct edge: its welded ends and the first two faces naming it. */
-typedef struct edge_slot {
-    uint32_t lo, hi; /* welded vertex ids + 1 (0: empty slot) */
-    uint32_t tri[2];
-    uint8_t k[2];
-    uint8_t faces; /* 1, 2, or 3 for more */
-} edge_slot;
+/* The edge map's value: the half-edges (3 * triangle + corner) of the first two faces naming an
+ * edge, the first in the low word. A second of NO_HALF_EDGE: one face so far; a first of
+ * NO_HALF_EDGE: three or more (the edge stays active). No half-edge reaches it: a valid mesh has
+ * at most UINT32_MAX indices, a multiple of 3. */
+#define NO_HALF_EDGE UINT32_MAX
 
 typedef enum classify_phase { WELD, EDGES, RESOLVE, DONE } classify_phase;
 
@@ -231,9 +232,9 @@ struct gy_mesh_edge_classifier {
     uint8_t *active;
     gy_adapter_mesh_edges view; /* the definition's arrays (not owned) and owned normals */
     uint32_t *weld;             /* vertex -> first vertex at its position */
-    uint32_t *vertex_slots;     /* open addressing: vertex + 1, 0 empty */
-    edge_slot *edge_slots;
-    size_t vertex_capacity, edge_capacity; /* powers of two */
+    /* (position hash, n) -> the n-th welded vertex with that hash, n counting collisions. */
+    gy_hash_map vertices;
+    gy_hash_map edges; /* welded ends (lo << 32 | hi) -> half-edges, above */
     classify_phase phase;
     size_t cursor;
 };
@@ -281,8 +282,8 @@ void gy_mesh_edge_classifier_free(gy_mesh_edge_classifier *c)
     uint32_t nv = c->def.vertex_count, nt = c->def.index_count / 3u;
     gy_free(al, c->view.normals, (size_t)nt * sizeof *c->view.normals);
     gy_free(al, c->weld, (size_t)nv * sizeof *c->weld);
-    gy_free(al, c->vertex_slots, c->vertex_capacity * sizeof *c->vertex_slots);
-    gy_free(al, c->edge_slots, c->edge_capacity * sizeof *c->edge_slots);
+    gy_hash_map_fini(&c->vertices);
+    gy_hash_map_fini(&c->edges);
     gy_free(al, c, sizeof *c);
 }
 
@@ -306,17 +307,19 @@ gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_de
     c->view.vertex_count = nv;
     c->view.triangle_count = nt;
     c->view.active = active;
-    c->vertex_capacity = pow2_at_least(2u * (size_t)nv);
-    c->edge_capacity = pow2_at_least(6u * (size_t)nt);
+    gy_hash_map_init(&c->vertices, al);
+    gy_hash_map_init(&c->edges, al);
     c->view.normals = gy_alloc(al, (size_t)nt * sizeof *c->view.normals);
     c->weld = gy_alloc(al, (size_t)nv * sizeof *c->weld);
-    c->vertex_slots = gy_alloc_zeroed(al, c->vertex_capacity * sizeof *c->vertex_slots);
-    c->edge_slots = gy_alloc_zeroed(al, c->edge_capacity * sizeof *c->edge_slots);
-    if (c->view.normals == NULL || c->weld == NULL || c->vertex_slots == NULL ||
-        c->edge_slots == NULL) {
+    /* Reserved for every vertex and every edge: the slices never allocate, and the edge table's
+     * size, which the resolve pass walks, is known up front (gy_mesh_edge_classifier_units). */
+    if (c->view.normals == NULL || c->weld == NULL ||
+        gy_hash_map_reserve(&c->vertices, nv) != GY_OK ||
+        gy_hash_map_reserve(&c->edges, 3u * nt) != GY_OK) {
         gy_mesh_edge_classifier_free(c);
         return GY_ERR_OUT_OF_MEMORY;
     }
+    assert(c->edges.capacity == pow2_at_least(6u * (size_t)nt));
     *out = c;
     return GY_OK;
 }
@@ -324,16 +327,17 @@ gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_de
 static void weld_vertex(gy_mesh_edge_classifier *c, uint32_t v)
 {
     gy_vec3 p = c->def.vertices[v];
-    size_t mask = c->vertex_capacity - 1u;
-    for (size_t s = (size_t)vertex_hash(p) & mask;; s = (s + 1u) & mask) {
-        uint32_t held = c->vertex_slots[s];
-        if (held == 0) {
-            c->vertex_slots[s] = v + 1u;
-            c->weld[v] = v;
-            return;
-        }
-        if (same_position(c->def.vertices[held - 1u], p)) {
-            c->weld[v] = held - 1u;
+    uint64_t h = vertex_hash(p);
+    for (uint64_t n = 0;; n++) {
+        uint64_t *held;
+        bool inserted;
+        gy_result r = gy_hash_map_upsert(&c->vertices, gy_map_key_pair(h, n), &held, &inserted);
+        assert(r == GY_OK); /* reserved */
+        (void)r;
+        if (inserted)
+            *held = v;
+        if (inserted || same_position(c->def.vertices[*held], p)) {
+            c->weld[v] = (uint32_t)*held;
             return;
         }
     }
@@ -341,23 +345,18 @@ static void weld_vertex(gy_mesh_edge_classifier *c, uint32_t v)
 
 static void add_edge(gy_mesh_edge_classifier *c, uint32_t a, uint32_t b, uint32_t t, uint32_t k)
 {
-    uint32_t lo = (a < b ? a : b) + 1u, hi = (a < b ? b : a) + 1u;
-    size_t mask = c->edge_capacity - 1u;
-    for (size_t s = (size_t)mix64(((uint64_t)lo << 32) | hi) & mask;; s = (s + 1u) & mask) {
-        edge_slot *e = &c->edge_slots[s];
-        if (e->lo == 0) {
-            *e = (edge_slot){lo, hi, {t, 0}, {(uint8_t)k, 0}, 1};
-            return;
-        }
-        if (e->lo == lo && e->hi == hi) {
-            if (e->faces == 1u) {
-                e->tri[1] = t;
-                e->k[1] = (uint8_t)k;
-            }
-            e->faces = e->faces < 3u ? (uint8_t)(e->faces + 1u) : 3u;
-            return;
-        }
-    }
+    uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+    uint64_t half = 3u * (uint64_t)t + k, *faces;
+    bool inserted;
+    gy_result r = gy_hash_map_upsert(&c->edges, gy_map_key_of(lo << 32 | hi), &faces, &inserted);
+    assert(r == GY_OK); /* reserved */
+    (void)r;
+    if (inserted)
+        *faces = (uint64_t)NO_HALF_EDGE << 32 | half;
+    else if ((*faces >> 32) == NO_HALF_EDGE)
+        *faces = half << 32 | (*faces & 0xffffffffu); /* the second face */
+    else
+        *faces |= NO_HALF_EDGE; /* a third */
 }
 
 bool gy_mesh_edge_classifier_run(gy_mesh_edge_classifier *c, uint64_t budget, uint64_t *used)
@@ -398,18 +397,21 @@ bool gy_mesh_edge_classifier_run(gy_mesh_edge_classifier *c, uint64_t budget, ui
             break;
         }
         case RESOLVE: {
-            if (c->cursor == c->edge_capacity) {
+            if (c->cursor == c->edges.capacity) {
                 c->phase = DONE;
                 break;
             }
-            const edge_slot *e = &c->edge_slots[c->cursor++];
+            uint64_t faces;
+            bool live = gy_hash_map_slot(&c->edges, (uint32_t)c->cursor++, NULL, &faces);
             spent += 1u;
+            uint32_t h0 = (uint32_t)faces, h1 = (uint32_t)(faces >> 32);
+            uint32_t t0 = h0 / 3u, k0 = h0 % 3u, t1 = h1 / 3u, k1 = h1 % 3u;
             /* Exactly two faces share it; a boundary edge or one shared by more stays active. */
-            if (e->lo == 0 || e->faces != 2u || e->tri[0] == e->tri[1] ||
-                shared_edge_active(&c->view, c->weld, e->tri[0], e->k[0], e->tri[1], e->k[1]))
+            if (!live || h0 == NO_HALF_EDGE || h1 == NO_HALF_EDGE || t0 == t1 ||
+                shared_edge_active(&c->view, c->weld, t0, k0, t1, k1))
                 break;
-            c->active[e->tri[0]] &= (uint8_t) ~(1u << e->k[0]);
-            c->active[e->tri[1]] &= (uint8_t) ~(1u << e->k[1]);
+            c->active[t0] &= (uint8_t) ~(1u << k0);
+            c->active[t1] &= (uint8_t) ~(1u << k1);
             break;
         }
         case DONE:

@@ -14,6 +14,7 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
     b->type = (uint8_t)def->type;
     b->user_data = def->user_data;
     b->allow_sleeping = def->allow_sleeping;
+    b->placed = false;
     b->motion = motion;
     if (motion == NULL)
         return;

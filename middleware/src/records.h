@@ -30,6 +30,7 @@ typedef struct gy_adapter_motion {
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
+    uint32_t moving_index; /* its slot in the front end's moving list (driver.h) */
     /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
      * it as, and whose filter picks the sweep's candidates. */
     const struct gy_adapter_collider *solid;
@@ -47,6 +48,9 @@ typedef struct gy_adapter_body {
     uint32_t joint_count;      /* Gyre joints attached to the body */
     uint8_t type;              /* gy_motion_type */
     bool allow_sleeping;
+    /* A static placed (created, moved or refiltered) since the last step began, until that step
+     * ends (step.h): the step wakes what it touches. */
+    bool placed;
 } gy_adapter_body;
 
 /* A moving body's motion part. */

@@ -8,10 +8,13 @@
 #include "ccd.h"
 #include "driver.h"
 
-void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity)
+void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity,
+                           struct gy_backend_world *world, const gy_driver_records *rec)
 {
     memset(s, 0, sizeof *s);
     s->allocator = al;
+    s->world = world;
+    s->rec = rec;
     s->gravity = gravity;
 }
 
@@ -20,6 +23,103 @@ void gy_frontend_step_fini(gy_frontend_step *s)
     gy_free(s->allocator, s->scratch, (size_t)s->scratch_capacity * sizeof *s->scratch);
     s->scratch = NULL;
     s->scratch_capacity = 0;
+    gy_frontend_body_ids_free(s->allocator, &s->placed);
+}
+
+/* ---- statics placed since the last step ------------------------------------------------------ */
+
+void gy_frontend_step_placed(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
+                             gy_driver_body *b)
+{
+    gy_adapter_body *rec = gy_driver_body_rec(b);
+    if (!rec->placed) {
+        rec->placed = true;
+        if (gy_frontend_body_ids_push(s->allocator, &s->placed, rec->id) != GY_OK)
+            s->placed_overflow = true;
+    }
+    if (d->step->collider_aabb == NULL)
+        return;
+    uint32_t n = d->body_collider_count(b);
+    for (uint32_t i = 0; i < n; i++) {
+        double box[6];
+        d->step->collider_aabb(dw, d->body_collider(b, i), box);
+        for (int k = 0; k < 6; k += 2) {
+            s->placed_box[k] = s->placed_any ? fmin(s->placed_box[k], box[k]) : box[k];
+            s->placed_box[k + 1] =
+                s->placed_any ? fmax(s->placed_box[k + 1], box[k + 1]) : box[k + 1];
+        }
+        s->placed_any = true;
+    }
+}
+
+static void placed_clear(gy_frontend_step *s)
+{
+    const gy_handle_pool *bodies = s->rec->bodies;
+    if (s->placed_overflow) {
+        for (uint32_t i = 0; i < bodies->count; i++) {
+            uint64_t h;
+            gy_driver_body *b = gy_handle_pool_at(bodies, i, &h);
+            if (b != NULL)
+                gy_driver_body_rec(b)->placed = false;
+        }
+    }
+    for (uint32_t i = 0; i < s->placed.count; i++) {
+        gy_driver_body *b = gy_handle_pool_get(bodies, s->placed.items[i].bits);
+        if (b != NULL) /* released since */
+            gy_driver_body_rec(b)->placed = false;
+    }
+    s->placed.count = 0;
+    s->placed_overflow = false;
+    s->placed_any = false;
+}
+
+typedef struct placed_ctx {
+    const gy_driver_step *ds;
+    gy_driver_world *dw;
+    gy_driver_collider *c; /* a collider of the body that may be woken */
+    bool touched;
+} placed_ctx;
+
+static bool placed_visit(void *ctx, gy_driver_collider *other)
+{
+    placed_ctx *pc = ctx;
+    const gy_adapter_collider *s = gy_driver_collider_rec(other);
+    if (!s->owner->placed || !gy_adapter_colliders_filter(s, gy_driver_collider_rec(pc->c)))
+        return true;
+    pc->touched = pc->ds->collider_touches_shifted(pc->dw, pc->c, other, gy_v3(0.0, 0.0, 0.0));
+    return !pc->touched;
+}
+
+static bool boxes_overlap(const double a[6], const double b[6])
+{
+    return !(a[0] > b[1] || a[1] < b[0] || a[2] > b[3] || a[3] < b[2] || a[4] > b[5] ||
+             a[5] < b[4]);
+}
+
+/* For a driver that collides only active pairs: wake (or, for a kinematic body at rest, collide
+ * this step) every inactive moving body that touches a static placed since the last step; the
+ * union of their boxes keeps this to the bodies near them. */
+static void wake_under_placed(const gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw)
+{
+    const gy_driver_step *ds = d->step;
+    if (!s->placed_any || ds->statics_visit == NULL)
+        return;
+    const gy_driver_moving *moving = s->rec->moving;
+    for (uint32_t i = 0; i < moving->count; i++) {
+        gy_driver_body *b = moving->items[i];
+        uint32_t n = ds->body_active(b) ? 0 : d->body_collider_count(b);
+        for (uint32_t k = 0; k < n && !ds->body_active(b); k++) {
+            gy_driver_collider *c = d->body_collider(b, k);
+            placed_ctx pc = {ds, dw, c, false};
+            double box[6];
+            ds->collider_aabb(dw, c, box);
+            if (!boxes_overlap(box, s->placed_box))
+                continue;
+            ds->statics_visit(dw, box, placed_visit, &pc);
+            if (pc.touched)
+                ds->body_activate(b);
+        }
+    }
 }
 
 /* ---- one-way platforms ---------------------------------------------------------------------- */
@@ -380,11 +480,12 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     s->error = GY_OK;
     gy_adapter_contacts_begin_step(contacts);
     ds->begin(dw, dt, h);
+    wake_under_placed(s, d, dw);
     if (ds->body_active != NULL)
         begin_report(s, ds, contacts, dt);
     for (uint32_t k = 0; k < substeps; k++) {
-        uint32_t n;
-        gy_driver_body *const *moving = ds->moving(dw, &n);
+        uint32_t n = s->rec->moving->count;
+        gy_driver_body *const *moving = s->rec->moving->items;
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         for (uint32_t i = 0; i < n; i++)
             gy_adapter_body_motion(gy_driver_body_rec(moving[i]))->substep_start =
@@ -397,11 +498,14 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         ballistic_correction(s, ds, moving, n, h);
         project_locks(ds, moving, n);
         continuous_collision(s, d, dw, moving, n);
-        ds->substep_end(dw, h);
+        gy_result broke = gy_frontend_break_joints(s->world);
+        if (broke != GY_OK)
+            gy_adapter_note_error(&s->error, broke);
         sleep_rule(ds, moving, n, h);
     }
     end_report(s, ds, dw, contacts, tally->sensors);
     gy_result r = ds->end(dw, dt);
+    placed_clear(s);
     gy_adapter_contacts_end_step(contacts);
     s->last_dt = dt;
     return r != GY_OK ? r : s->error;

@@ -1,7 +1,7 @@
 /* The front end's step: the substep loop and the rules every middleware gets after its solve.
  *
  * A driver supplies its step in parts (gy_driver_step: begin, one substep's collide-and-solve,
- * the end of a substep, the end of the step) and the raw state those parts leave behind (a
+ * the end of the step) and the raw state those parts leave behind (a
  * moving body's centre of mass, velocities, whether it is awake, its axis locks, and the
  * geometric tests continuous collision asks of it). The front end runs the loop and applies,
  * once for every driver, after each substep's solve and in this order:
@@ -14,12 +14,13 @@
  * - continuous collision (ccd.h): which bodies sweep, how far the others moved, the candidate
  *   colliders (filters and one-way platforms), and placing the two where they first touch.
  *
- * and after the driver's end of the substep (joint breaks), the sleep rule
- * (gy_adapter_sleep_*) for a driver whose middleware has none of its own.
+ * then joint breaks (gy_frontend_break_joints) and the sleep rule (gy_adapter_sleep_*) for a
+ * driver whose middleware has none of its own.
  *
  * It frames the contact report's step (gy_adapter_contacts_begin_step / _end_step), runs its
- * start for a driver that collides only active pairs (sleepers a solved pair joined to an active
- * body woken, pairs with no active side carried over) and its end: resting pairs kept within
+ * start for a driver that collides only active pairs (bodies touching a static placed since the
+ * last step and sleepers a solved pair joined to an active body woken, pairs with no active side
+ * carried over) and its end: resting pairs kept within
  * 1 mm for a driver whose narrow phase drops them, the sensor pass (sensor pairs kept only if they
  * overlap at the step's end poses), the pairs carried over and the impulses reported; and it judges
  * one-way platforms for the driver's pre-solve hook (gy_frontend_one_way_pair).
@@ -36,18 +37,38 @@ extern "C" {
 
 struct gy_driver;
 struct gy_driver_world;
+struct gy_driver_body;
+struct gy_driver_records;
+struct gy_backend_world;
+
+GY_ARRAY_DEFINE(gy_frontend_body_ids, gy_body_id)
 
 /* The front end's step state for one world: scratch grown to its peak and reused. */
 typedef struct gy_frontend_step {
     const gy_allocator *allocator;
+    struct gy_backend_world *world;      /* the front-end world stepped */
+    const struct gy_driver_records *rec; /* its pools and moving bodies */
     gy_vec3 gravity;                     /* the world's, m/s² */
+    /* Statics placed since the last step began (gy_adapter_body.placed), to clear their marks at
+     * its end; when the list could not grow, every body's mark is cleared instead. */
+    gy_frontend_body_ids placed;
+    bool placed_overflow;
+    bool placed_any;                     /* a placed static has colliders: placed_box holds them */
+    double placed_box[6];                /* the union of their boxes (driver.h's collider_aabb) */
     struct gy_driver_collider **scratch; /* continuous collision's candidates */
     uint32_t scratch_count, scratch_capacity;
     double last_dt;  /* the previous step's length, 0 before the first */
     gy_result error; /* first allocation failure of the current step */
 } gy_frontend_step;
 
-void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity);
+void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity,
+                           struct gy_backend_world *world, const struct gy_driver_records *rec);
+
+/* Marks a static just placed (created, moved or refiltered): the next step wakes the sleepers it
+ * touches, which a driver colliding only active pairs would never collide (driver.h). Never
+ * fails. */
+void gy_frontend_step_placed(gy_frontend_step *s, const struct gy_driver *d,
+                             struct gy_driver_world *dw, struct gy_driver_body *b);
 void gy_frontend_step_fini(gy_frontend_step *s);
 
 /* Steps the driver's world by dt in `substeps` substeps of h (dt checked by the caller; `tally`
@@ -57,6 +78,12 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const struct gy_driver *d,
                                struct gy_driver_world *dw, gy_adapter_contacts *contacts,
                                const gy_adapter_tally *tally, double dt, double h,
                                uint32_t substeps);
+
+/* After a substep's rules (frontend.c): every breakable joint whose force (the driver's
+ * joint_force) exceeded its break force is listed in the step's broken joints and released. On a
+ * full list the joint holds this step (GY_ERR_OUT_OF_MEMORY; it is checked again after the next
+ * solve). */
+gy_result gy_frontend_break_joints(struct gy_backend_world *w);
 
 /* The pre-solve hook's one-way rule for a contact between colliders a and b (records of the
  * driver `c` is bound to, gy_adapter_contacts_bind): false when either is a one-way platform

@@ -219,6 +219,41 @@ static void test_hash_map_iteration_visits_each_live_entry_once(void **state)
     gy_hash_map_fini(&m);
 }
 
+/* Slot access over the whole table, after removals and a clear, reports live exactly the entries
+ * the map holds, each once, with its value; empty and dead slots report nothing. */
+static void test_hash_map_slot_walk_finds_exactly_the_live_entries(void **state)
+{
+    (void)state;
+    gy_hash_map m;
+    gy_hash_map_init(&m, NULL);
+    for (uint32_t k = 0; k < 500; k++)
+        assert_result(gy_hash_map_put(&m, key_n(k), k + 10u), GY_OK);
+    gy_hash_map_clear(&m); /* the old entries' slots are dead now, not empty */
+    for (uint32_t k = 0; k < 1000; k++)
+        assert_result(gy_hash_map_put(&m, key_n(k), k + 10u), GY_OK);
+    for (uint32_t k = 0; k < 1000; k += 4)
+        assert_true(gy_hash_map_remove(&m, key_n(k), NULL));
+    static uint8_t seen[1000];
+    memset(seen, 0, sizeof seen);
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < m.capacity; i++) {
+        gy_map_key key;
+        uint64_t value;
+        if (!gy_hash_map_slot(&m, i, &key, &value))
+            continue;
+        uint32_t k = (uint32_t)(value - 10u);
+        assert_true(k < 1000 && k % 4 != 0);
+        assert_int_equal(seen[k], 0);
+        seen[k] = 1;
+        assert_true(key.a == key_n(k).a && key.b == key_n(k).b);
+        assert_true(gy_hash_map_slot(&m, i, NULL, NULL));
+        live++;
+    }
+    assert_int_equal(live, 750);
+    assert_int_equal(live, m.count);
+    gy_hash_map_fini(&m);
+}
+
 /* A prefetch is only a hint: on a zero-initialised, an emptied or a populated map it changes no
  * entry, count or table. */
 static void test_hash_map_prefetch_changes_nothing(void **state)
@@ -346,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_hash_map_random_operations_agree_with_a_reference),
         cmocka_unit_test(test_hash_map_grows_and_keeps_every_entry),
         cmocka_unit_test(test_hash_map_iteration_visits_each_live_entry_once),
+        cmocka_unit_test(test_hash_map_slot_walk_finds_exactly_the_live_entries),
         cmocka_unit_test(test_hash_map_prefetch_changes_nothing),
         cmocka_unit_test(test_hash_map_clear_empties_and_keeps_the_table),
         cmocka_unit_test(test_hash_map_churn_at_peak_size_neither_allocates_nor_grows),

@@ -408,6 +408,52 @@ static void test_ode_body_create_failures_free_side_records(void **state)
     /* A side record lost on a failure would still be allocated at teardown (it checks). */
 }
 
+/* A static is marked placed (gy_adapter_body.placed) from its creation until the end of the next
+ * step, also when the front end's list of marked statics could not grow: the static is made all
+ * the same and the step clears every body's mark. Eight statics made and released fill the list
+ * (they stay listed until a step) and leave the pools room, so the last allocation of the next
+ * static's creation is the list's growth, the first failure a creation survives. */
+static void test_ode_static_placed_mark_lasts_one_step_even_when_its_list_cannot_grow(void **state)
+{
+    fixture *fx = *state;
+    const gy_handle_pool *bodies = gy_frontend_driver_world(fx->w)->records->bodies;
+    gy_body_id made[8];
+    for (int i = 0; i < 8; i++)
+        made[i] = create(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box(gy_v3(2, 1, 2)));
+    for (int i = 0; i < 8; i++)
+        assert_result(fx->be->body_release(fx->w, made[i]), GY_OK);
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    gy_collider_def cd = box(gy_v3(2, 1, 2));
+    gy_body_id first = {0};
+    bool survived_a_failure = false;
+    for (uint64_t k = 1; k <= 256 && first.bits == 0; k++) {
+        fx->ta.fail_at = fx->ta.calls + k;
+        gy_result r = fx->be->body_create(fx->w, &bd, &cd, 1, &first, NULL);
+        survived_a_failure = r == GY_OK && fx->ta.calls >= fx->ta.fail_at;
+        fx->ta.fail_at = 0;
+        if (r != GY_OK)
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+    }
+    assert_true(survived_a_failure);
+    const gy_ode_body *a = gy_handle_pool_get(bodies, first.bits);
+    assert_true(a->base.placed);
+    assert_result(fx->be->step(fx->w, DT), GY_OK);
+    assert_false(a->base.placed);
+
+    /* Moved, it is marked again; this time the list holds it. */
+    gy_body_id second = create(fx, GY_MOTION_STATIC, gy_v3(5, 0, 0), box(gy_v3(1, 1, 1)));
+    const gy_ode_body *b = gy_handle_pool_get(bodies, second.bits);
+    assert_result(
+        fx->be->body_set_pose(fx->w, first, (gy_pose){gy_v3(0, 1, 0), gy_quat_identity()}), GY_OK);
+    assert_true(a->base.placed && b->base.placed);
+    assert_result(fx->be->step(fx->w, DT), GY_OK);
+    assert_false(a->base.placed || b->base.placed);
+    assert_result(fx->be->body_release(fx->w, second), GY_OK);
+    assert_result(fx->be->body_release(fx->w, first), GY_OK);
+    expect_empty(fx);
+}
+
 #define ODE_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -418,6 +464,7 @@ int main(void)
         ODE_TEST(test_ode_streamed_statics_found_and_grid_trimmed),
         ODE_TEST(test_ode_collider_side_record_gives_back_local_pose_and_plane),
         ODE_TEST(test_ode_body_create_failures_free_side_records),
+        ODE_TEST(test_ode_static_placed_mark_lasts_one_step_even_when_its_list_cannot_grow),
     };
     return cmocka_run_group_tests_name("ode_adapter", tests, NULL, NULL);
 }

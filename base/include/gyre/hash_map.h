@@ -117,6 +117,22 @@ void gy_hash_map_clear(gy_hash_map *m);
  * again); changing *value through gy_hash_map_find does not. */
 bool gy_hash_map_next(const gy_hash_map *m, uint32_t *cursor, gy_map_key *key, uint64_t *value);
 
+/* Slot-by-slot access, for a walk that stops and resumes at any slot and costs the same for a
+ * live slot as for an empty one (a pass sliced by a work budget): whether slot i (below
+ * m->capacity) holds a live entry, with its key and value (either pointer may be NULL). */
+static inline bool gy_hash_map_slot(const gy_hash_map *m, uint32_t i, gy_map_key *key,
+                                    uint64_t *value)
+{
+    const gy_map_slot_ *s = &m->slots[i];
+    if (s->tag != m->epoch)
+        return false;
+    if (key != NULL)
+        *key = s->key;
+    if (value != NULL)
+        *value = s->value;
+    return true;
+}
+
 #ifdef __cplusplus
 }
 #endif
