@@ -138,6 +138,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     const gy_allocator *a = &w->meter.allocator;
     w->alloc = a;
     gy_hash_map_init(&w->defs, a);
+    gy_hash_map_init(&w->user_data, a);
     w->logger = c.logger;
     w->owner = pthread_self();
     w->owner_state = GY_W_OWNED;

@@ -239,8 +239,8 @@ typedef struct gy_w_character_state {
  * colliders (desc.colliders points just after it), then a character's state. A block that names
  * no geometry and holds no character is shared by every component with an identical description
  * (a level's statics repeat a handful): `refs` counts them, and a component about to change its
- * own takes a private copy first (world_body.c). The per-body fields is_active and
- * body.user_data are the component's (gy_w_body) and sit here at true and 0. */
+ * own takes a private copy first (world_body.c). The per-body fields is_active (the component's,
+ * gy_w_body) and body.user_data (w->user_data) sit here at true and 0. */
 typedef struct gy_w_def {
     struct gy_w_def *next; /* the next shared block with the same hash */
     uint64_t hash;
@@ -260,7 +260,6 @@ typedef struct gy_w_body {
     /* authored (hull/mesh colliders name their geometry); never NULL */
     gy_w_def *def;
     gy_body_id body;
-    uint64_t user_data; /* the description's body.user_data */
     /* The body's ref: the index (the store index) is the component's for its life; the
      * generation is the body's recorded in this physics run, 0 when none. */
     gy_physics_body_ref ref;
@@ -404,6 +403,9 @@ struct gy_world {
     gy_w_store bodies; /* gy_w_body */
     /* Shared descriptions: content hash -> the first with that hash (others chain via next). */
     gy_hash_map defs;
+    /* The host's body.user_data by store index, for the components whose value is not 0: most
+     * bodies set none, so they pay nothing for it. */
+    gy_hash_map user_data;
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_u32_array tracked;
