@@ -110,15 +110,14 @@ void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a);
 
 /* ---- entities -------------------------------------------------------------------------------- */
 
-/* What every entity needs, 32 bytes: a level holds hundreds of thousands. Sibling lists (a
+/* What every entity needs, 28 bytes: a level holds hundreds of thousands. Sibling lists (a
  * parent's children, the roots) are doubly linked and the first entry's prev_sibling names the
  * last, so no list keeps a tail; a free slot's next_sibling links the free list. What few
- * entities have (a name, callbacks) is in a cold record (gy_w_entity_cold). */
+ * entities have (a name, callbacks, joints) is in a cold record (gy_w_entity_cold). */
 typedef struct gy_w_entity {
     uint32_t generation;
     uint32_t parent, first_child, next_sibling, prev_sibling; /* slots or GY_W_NONE */
-    uint32_t joints;                                          /* joints naming this entity */
-    uint32_t cold; /* index in w->cold, or GY_W_NONE: no name and no callbacks */
+    uint32_t cold; /* index in w->cold, or GY_W_NONE: no name, callbacks or joints */
     bool live : 1;
     bool active : 1;     /* own flag */
     bool active_h : 1;   /* active in the hierarchy */
@@ -127,7 +126,7 @@ typedef struct gy_w_entity {
     bool queued : 1;     /* in the dirty list */
 } gy_w_entity;
 
-/* An entity's name and callbacks, kept only while it has one of them. */
+/* An entity's name, callbacks and joint count, kept only while it has one of them. */
 typedef struct gy_w_entity_cold {
     char *name; /* NULL: none */
     size_t name_size;
@@ -135,6 +134,7 @@ typedef struct gy_w_entity_cold {
     void *collision_ctx;
     gy_body_event_fn on_body_event;
     void *body_event_ctx;
+    uint32_t joints;    /* joints naming this entity */
     uint32_t next_free; /* in w->cold's free list */
 } gy_w_entity_cold;
 
@@ -572,6 +572,18 @@ static inline gy_w_entity_cold *gy_w_cold_of(const gy_world *w, uint32_t slot)
 {
     uint32_t c = w->ents[slot].cold;
     return c != GY_W_NONE ? &w->cold[c] : NULL;
+}
+/* The entity's cold record, made if it has none (NULL: out of memory, nothing changed). Valid
+ * until the next one is made. */
+gy_w_entity_cold *gy_w_cold_get(gy_world *w, uint32_t slot);
+/* Gives the entity's record back once it holds nothing (`all`: the entity goes; the name is
+ * freed and the record given back whatever it holds). */
+void gy_w_cold_trim(gy_world *w, uint32_t slot, bool all);
+/* Joints naming the entity. */
+static inline uint32_t gy_w_joints_of(const gy_world *w, uint32_t slot)
+{
+    const gy_w_entity_cold *c = gy_w_cold_of(w, slot);
+    return c != NULL ? c->joints : 0u;
 }
 /* An entity whose transform follows its body (gy_w_result.follows) gets its stored poses
  * back and stops following: called before anything reads or writes the stored poses or links
