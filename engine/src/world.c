@@ -162,7 +162,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     w->store_free = GY_W_NONE;
     gy_w_store_init(&w->child_world, sizeof(gy_pose));
     gy_w_store_init(&w->scales, sizeof(gy_vec3));
-    gy_w_store_init(&w->bodies, sizeof(gy_w_body));
+    gy_w_bodies_init(w);
     gy_handle_pool_init(&w->geo_pool, a);
     gy_handle_pool_init(&w->joint_pool, a);
     gy_physics_def pd = c.physics;

@@ -451,6 +451,16 @@ static uint64_t user_data_of(const gy_world *w, const gy_w_body *c)
     return v != NULL ? *v : 0u;
 }
 
+static uint32_t body_entity(const void *ctx, const void *component)
+{
+    return gy_w_body_slot(ctx, component);
+}
+
+void gy_w_bodies_init(gy_world *w)
+{
+    gy_w_store_init_named(&w->bodies, sizeof(gy_w_body), body_entity, w);
+}
+
 void gy_w_bodies_fini(gy_world *w)
 {
     for (uint32_t d = w->bodies.count; d-- > 0;) {

@@ -47,17 +47,28 @@ gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uin
 
 /* ---- the component store --------------------------------------------------------------------- */
 
+/* The entity slot a component names by itself (for a store whose components know it). */
+typedef uint32_t (*gy_w_store_entity_fn)(const void *ctx, const void *component);
+
 typedef struct gy_w_store {
     size_t elem;      /* bytes per component */
     uint32_t *sparse; /* entity slot → dense index + 1 (0: none) */
     uint32_t sparse_capacity;
-    uint32_t *dense_entity; /* dense index → entity slot */
+    /* dense index → entity slot, kept only without entity_of: a swap-remove reads the entity of
+     * the component it moves from one or the other */
+    uint32_t *dense_entity;
     uint32_t entity_capacity;
+    gy_w_store_entity_fn entity_of;
+    const void *entity_ctx;
     unsigned char *data; /* dense component data */
     uint32_t count, capacity;
 } gy_w_store;
 
 void gy_w_store_init(gy_w_store *s, size_t elem);
+/* A store whose components name their entity (entity_of(ctx, component)), which then keeps no
+ * dense → entity table. */
+void gy_w_store_init_named(gy_w_store *s, size_t elem, gy_w_store_entity_fn entity_of,
+                           const void *ctx);
 void gy_w_store_fini(gy_w_store *s, const gy_allocator *a);
 /* Adds a zeroed component for `entity` (which must have none); *out points at it. */
 gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, void **out);
@@ -601,6 +612,9 @@ void gy_w_walk_subtree(gy_world *w, uint32_t slot, void (*fn)(gy_world *, uint32
 bool gy_w_running(const gy_world *w);
 
 /* world_body.c */
+/* The component store of the bodies (w->bodies): a component's entity is its store index's
+ * owner, so the store keeps no table of its own for it. */
+void gy_w_bodies_init(gy_world *w);
 static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
 {
     return gy_w_store_get(&w->bodies, slot);
