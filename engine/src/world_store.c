@@ -21,7 +21,7 @@ gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uin
         return GY_OK;
     uint64_t cap = *capacity < 8u ? 8u : *capacity;
     while (cap < need)
-        cap += cap / 2u;
+        cap += cap / 8u < 16u ? 16u : cap / 8u;
     if (cap > UINT32_MAX)
         cap = UINT32_MAX;
     if (cap * (uint64_t)elem > SIZE_MAX / 2)
