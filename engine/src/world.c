@@ -138,6 +138,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     const gy_allocator *a = &w->meter.allocator;
     w->alloc = a;
     gy_hash_map_init(&w->defs, a);
+    gy_hash_map_init(&w->user_data, a);
     w->logger = c.logger;
     w->owner = pthread_self();
     w->owner_state = GY_W_OWNED;
@@ -161,7 +162,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     w->store_free = GY_W_NONE;
     gy_w_store_init(&w->child_world, sizeof(gy_pose));
     gy_w_store_init(&w->scales, sizeof(gy_vec3));
-    gy_w_store_init(&w->bodies, sizeof(gy_w_body));
+    gy_w_bodies_init(w);
     gy_handle_pool_init(&w->geo_pool, a);
     gy_handle_pool_init(&w->joint_pool, a);
     gy_physics_def pd = c.physics;
@@ -402,16 +403,14 @@ static gy_result cold_take(gy_world *w, uint32_t *out)
     return GY_OK;
 }
 
-/* The entity's cold record, made if it has none (NULL: out of memory, nothing changed). */
-static gy_w_entity_cold *cold_get(gy_world *w, uint32_t slot)
+gy_w_entity_cold *gy_w_cold_get(gy_world *w, uint32_t slot)
 {
     if (w->ents[slot].cold == GY_W_NONE && cold_take(w, &w->ents[slot].cold) != GY_OK)
         return NULL;
     return &w->cold[w->ents[slot].cold];
 }
 
-/* Gives the record back once it holds nothing (or `all`: frees the name too). */
-static void cold_trim(gy_world *w, uint32_t slot, bool all)
+void gy_w_cold_trim(gy_world *w, uint32_t slot, bool all)
 {
     gy_w_entity_cold *c = gy_w_cold_of(w, slot);
     if (c == NULL)
@@ -420,7 +419,8 @@ static void cold_trim(gy_world *w, uint32_t slot, bool all)
         gy_free(w->alloc, c->name, c->name_size);
         c->name = NULL;
     }
-    if (!all && (c->name != NULL || c->on_collision != NULL || c->on_body_event != NULL))
+    if (!all &&
+        (c->name != NULL || c->on_collision != NULL || c->on_body_event != NULL || c->joints > 0))
         return;
     c->next_free = w->cold_free;
     w->cold_free = w->ents[slot].cold;
@@ -490,7 +490,7 @@ gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out
     gy_w_entity *en = &w->ents[slot];
     en->cold = GY_W_NONE;
     if (d.name != NULL && d.name[0] != '\0') {
-        gy_w_entity_cold *c = cold_get(w, slot);
+        gy_w_entity_cold *c = gy_w_cold_get(w, slot);
         size_t size = strlen(d.name) + 1u;
         char *name = c != NULL ? gy_alloc(w->alloc, size) : NULL;
         if (name != NULL) {
@@ -507,7 +507,7 @@ gy_result gy_entity_create(gy_world *w, const gy_entity_def *def, gy_entity *out
         r = set_scale(w, slot, d.scale);
     if (r != GY_OK) {
         gy_w_store_remove(&w->child_world, slot);
-        cold_trim(w, slot, true);
+        gy_w_cold_trim(w, slot, true);
         untake_slot(w, slot);
         return r;
     }
@@ -550,14 +550,14 @@ gy_result gy_entity_destroy(gy_world *w, gy_entity e)
             s = w->ents[w->ents[s].first_child].prev_sibling; /* the last child */
         uint32_t parent = w->ents[s].parent;
         bool last = s == slot;
-        if (w->ents[s].joints > 0)
+        if (gy_w_joints_of(w, s) > 0)
             gy_w_joints_entity_destroyed(w, s);
         if (gy_w_body_of(w, s) != NULL)
             gy_w_body_destroy(w, s);
         unlink_child(w, s);
         gy_w_store_remove(&w->child_world, s);
         gy_w_store_remove(&w->scales, s);
-        cold_trim(w, s, true);
+        gy_w_cold_trim(w, s, true);
         gy_w_entity *en = &w->ents[s];
         en->dirty_game = en->dirty_phys = false;
         give_slot_back(w, s);
@@ -1025,7 +1025,7 @@ static gy_result set_callback(gy_world *w, gy_entity e, const gy_w_entity_cold *
     if (slot == GY_W_NONE)
         return w == NULL ? GY_ERR_INVALID_ARGUMENT : GY_ERR_STALE_HANDLE;
     bool setting = body ? want->on_body_event != NULL : want->on_collision != NULL;
-    gy_w_entity_cold *c = setting ? cold_get(w, slot) : gy_w_cold_of(w, slot);
+    gy_w_entity_cold *c = setting ? gy_w_cold_get(w, slot) : gy_w_cold_of(w, slot);
     if (c == NULL)
         return setting ? GY_ERR_OUT_OF_MEMORY : GY_OK;
     if (body) {
@@ -1035,7 +1035,7 @@ static gy_result set_callback(gy_world *w, gy_entity e, const gy_w_entity_cold *
         c->on_collision = want->on_collision;
         c->collision_ctx = want->collision_ctx;
     }
-    cold_trim(w, slot, false);
+    gy_w_cold_trim(w, slot, false);
     return GY_OK;
 }
 

@@ -423,6 +423,44 @@ static gy_result def_own(gy_world *w, gy_w_body *c)
     return GY_OK;
 }
 
+/* ---- the host's user data -------------------------------------------------------------------- */
+
+/* Room for one more value, taken before anything changes, so storing it cannot fail later. */
+static gy_result user_data_reserve(gy_world *w, uint64_t value)
+{
+    return value != 0 ? gy_hash_map_reserve(&w->user_data, w->user_data.count + 1u) : GY_OK;
+}
+
+/* Stores the component's value (room reserved by user_data_reserve); 0 is stored as no entry, so
+ * a store index given back (remove_component stores 0) leaves nothing for its next owner. */
+static void user_data_set(gy_world *w, const gy_w_body *c, uint64_t value)
+{
+    gy_map_key key = gy_map_key_of(c->ref.index);
+    if (value == 0) {
+        gy_hash_map_remove(&w->user_data, key, NULL);
+        return;
+    }
+    gy_result r = gy_hash_map_put(&w->user_data, key, value);
+    assert(r == GY_OK);
+    (void)r;
+}
+
+static uint64_t user_data_of(const gy_world *w, const gy_w_body *c)
+{
+    const uint64_t *v = gy_hash_map_find(&w->user_data, gy_map_key_of(c->ref.index));
+    return v != NULL ? *v : 0u;
+}
+
+static uint32_t body_entity(const void *ctx, const void *component)
+{
+    return gy_w_body_slot(ctx, component);
+}
+
+void gy_w_bodies_init(gy_world *w)
+{
+    gy_w_store_init_named(&w->bodies, sizeof(gy_w_body), body_entity, w);
+}
+
 void gy_w_bodies_fini(gy_world *w)
 {
     for (uint32_t d = w->bodies.count; d-- > 0;) {
@@ -431,6 +469,7 @@ void gy_w_bodies_fini(gy_world *w)
             gy_free(w->alloc, f, def_size(f));
     }
     gy_hash_map_fini(&w->defs);
+    gy_hash_map_fini(&w->user_data);
 }
 
 /* ---- store indices --------------------------------------------------------------------------- */
@@ -769,6 +808,7 @@ static void remove_component(gy_world *w, uint32_t slot)
     w->movers -= c->motion != GY_MOTION_STATIC;
     gy_w_render_mover(w, c, false);
     gy_w_def *def = c->def;
+    user_data_set(w, c, 0);
     give_store_index(w, c->ref.index);
     gy_w_store_remove(&w->bodies, slot);
     def_release(w, def);
@@ -815,6 +855,8 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     r = validate_desc(w, desc, &motion, "gy_body_add", slot);
     if (r == GY_OK)
         r = check_placement(w, slot);
+    if (r == GY_OK)
+        r = user_data_reserve(w, desc->body.user_data);
     if (r != GY_OK)
         return r;
     gy_w_def *def;
@@ -839,10 +881,10 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     }
     c->def = def;
     c->is_active = desc->is_active;
-    c->user_data = desc->body.user_data;
     c->motion = motion;
     w->movers += moves;
     c->ref = (gy_physics_body_ref){idx, 0};
+    user_data_set(w, c, desc->body.user_data);
     gy_w_render_mover(w, c, moves);
     reset_results(w, c, gy_w_world_pose(w, slot));
     set_velocities(w, c, desc);
@@ -883,6 +925,8 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
         r = check_placement(w, slot);
     if (r == GY_OK && c->motion == GY_MOTION_STATIC && motion != GY_MOTION_STATIC)
         r = reserve_moved(w, w->movers + 1u);
+    if (r == GY_OK)
+        r = user_data_reserve(w, desc->body.user_data);
     if (r != GY_OK)
         return r;
     gy_w_def *def;
@@ -895,7 +939,7 @@ gy_result gy_body_update(gy_world *w, gy_entity e, const gy_physics_component_de
     gy_w_def *old = c->def;
     c->def = def;
     c->is_active = desc->is_active;
-    c->user_data = desc->body.user_data;
+    user_data_set(w, c, desc->body.user_data);
     w->movers += (uint32_t)(motion != GY_MOTION_STATIC) - (uint32_t)(c->motion != GY_MOTION_STATIC);
     c->motion = motion;
     gy_w_render_mover(w, c, motion != GY_MOTION_STATIC);
@@ -923,7 +967,7 @@ gy_result gy_body_get_def(const gy_world *w, gy_entity e, gy_physics_component_d
         return r;
     *out = c->def->desc;
     out->is_active = c->is_active;
-    out->body.user_data = c->user_data;
+    out->body.user_data = user_data_of(w, c);
     return GY_OK;
 }
 
@@ -1515,9 +1559,11 @@ gy_result gy_body_set_user_data(gy_world *w, gy_entity e, uint64_t user_data)
         return entered;
     gy_w_body *c;
     gy_result r = component(w, e, &c);
+    if (r == GY_OK)
+        r = user_data_reserve(w, user_data);
     if (r != GY_OK)
         return r;
-    c->user_data = user_data;
+    user_data_set(w, c, user_data);
     return GY_OK;
 }
 
@@ -1526,7 +1572,7 @@ uint64_t gy_body_get_user_data(const gy_world *w, gy_entity e)
     if (gy_w_enter_read(w, __func__) != GY_OK)
         return 0u;
     gy_w_body *c;
-    return component(w, e, &c) == GY_OK ? c->user_data : 0u;
+    return component(w, e, &c) == GY_OK ? user_data_of(w, c) : 0u;
 }
 
 gy_result gy_world_set_gravity(gy_world *w, gy_vec3 gravity)

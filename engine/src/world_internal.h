@@ -39,25 +39,38 @@
 gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *capacity,
                               uint32_t need, size_t elem);
 
-/* gy_array_reserve growing by half rather than doubling: for the arrays with an entry per entity
- * or body, where a level holds hundreds of thousands and doubling's slack (about a third of the
- * array on average) is the largest single cost. */
+/* gy_array_reserve growing by an eighth rather than doubling: for the arrays with an entry per
+ * entity or body, where a level holds hundreds of thousands and doubling's slack (about a third
+ * of the array on average) would be the largest single cost; an eighth leaves about 6%. A large
+ * array's realloc moves pages rather than copying them, so the more frequent growth costs little
+ * time. */
 gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uint32_t need,
                     size_t elem);
 
 /* ---- the component store --------------------------------------------------------------------- */
 
+/* The entity slot a component names by itself (for a store whose components know it). */
+typedef uint32_t (*gy_w_store_entity_fn)(const void *ctx, const void *component);
+
 typedef struct gy_w_store {
     size_t elem;      /* bytes per component */
     uint32_t *sparse; /* entity slot → dense index + 1 (0: none) */
     uint32_t sparse_capacity;
-    uint32_t *dense_entity; /* dense index → entity slot */
+    /* dense index → entity slot, kept only without entity_of: a swap-remove reads the entity of
+     * the component it moves from one or the other */
+    uint32_t *dense_entity;
     uint32_t entity_capacity;
+    gy_w_store_entity_fn entity_of;
+    const void *entity_ctx;
     unsigned char *data; /* dense component data */
     uint32_t count, capacity;
 } gy_w_store;
 
 void gy_w_store_init(gy_w_store *s, size_t elem);
+/* A store whose components name their entity (entity_of(ctx, component)), which then keeps no
+ * dense → entity table. */
+void gy_w_store_init_named(gy_w_store *s, size_t elem, gy_w_store_entity_fn entity_of,
+                           const void *ctx);
 void gy_w_store_fini(gy_w_store *s, const gy_allocator *a);
 /* Adds a zeroed component for `entity` (which must have none); *out points at it. */
 gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, void **out);
@@ -110,15 +123,14 @@ void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a);
 
 /* ---- entities -------------------------------------------------------------------------------- */
 
-/* What every entity needs, 32 bytes: a level holds hundreds of thousands. Sibling lists (a
+/* What every entity needs, 28 bytes: a level holds hundreds of thousands. Sibling lists (a
  * parent's children, the roots) are doubly linked and the first entry's prev_sibling names the
  * last, so no list keeps a tail; a free slot's next_sibling links the free list. What few
- * entities have (a name, callbacks) is in a cold record (gy_w_entity_cold). */
+ * entities have (a name, callbacks, joints) is in a cold record (gy_w_entity_cold). */
 typedef struct gy_w_entity {
     uint32_t generation;
     uint32_t parent, first_child, next_sibling, prev_sibling; /* slots or GY_W_NONE */
-    uint32_t joints;                                          /* joints naming this entity */
-    uint32_t cold; /* index in w->cold, or GY_W_NONE: no name and no callbacks */
+    uint32_t cold; /* index in w->cold, or GY_W_NONE: no name, callbacks or joints */
     bool live : 1;
     bool active : 1;     /* own flag */
     bool active_h : 1;   /* active in the hierarchy */
@@ -127,7 +139,7 @@ typedef struct gy_w_entity {
     bool queued : 1;     /* in the dirty list */
 } gy_w_entity;
 
-/* An entity's name and callbacks, kept only while it has one of them. */
+/* An entity's name, callbacks and joint count, kept only while it has one of them. */
 typedef struct gy_w_entity_cold {
     char *name; /* NULL: none */
     size_t name_size;
@@ -135,6 +147,7 @@ typedef struct gy_w_entity_cold {
     void *collision_ctx;
     gy_body_event_fn on_body_event;
     void *body_event_ctx;
+    uint32_t joints;    /* joints naming this entity */
     uint32_t next_free; /* in w->cold's free list */
 } gy_w_entity_cold;
 
@@ -239,8 +252,8 @@ typedef struct gy_w_character_state {
  * colliders (desc.colliders points just after it), then a character's state. A block that names
  * no geometry and holds no character is shared by every component with an identical description
  * (a level's statics repeat a handful): `refs` counts them, and a component about to change its
- * own takes a private copy first (world_body.c). The per-body fields is_active and
- * body.user_data are the component's (gy_w_body) and sit here at true and 0. */
+ * own takes a private copy first (world_body.c). The per-body fields is_active (the component's,
+ * gy_w_body) and body.user_data (w->user_data) sit here at true and 0. */
 typedef struct gy_w_def {
     struct gy_w_def *next; /* the next shared block with the same hash */
     uint64_t hash;
@@ -260,7 +273,6 @@ typedef struct gy_w_body {
     /* authored (hull/mesh colliders name their geometry); never NULL */
     gy_w_def *def;
     gy_body_id body;
-    uint64_t user_data; /* the description's body.user_data */
     /* The body's ref: the index (the store index) is the component's for its life; the
      * generation is the body's recorded in this physics run, 0 when none. */
     gy_physics_body_ref ref;
@@ -404,6 +416,9 @@ struct gy_world {
     gy_w_store bodies; /* gy_w_body */
     /* Shared descriptions: content hash -> the first with that hash (others chain via next). */
     gy_hash_map defs;
+    /* The host's body.user_data by store index, for the components whose value is not 0: most
+     * bodies set none, so they pay nothing for it. */
+    gy_hash_map user_data;
     /* Store indices of the components each capture visits: every recorded body but the settled
      * statics, so a publish costs what can move, not the world's size. */
     gy_u32_array tracked;
@@ -571,6 +586,18 @@ static inline gy_w_entity_cold *gy_w_cold_of(const gy_world *w, uint32_t slot)
     uint32_t c = w->ents[slot].cold;
     return c != GY_W_NONE ? &w->cold[c] : NULL;
 }
+/* The entity's cold record, made if it has none (NULL: out of memory, nothing changed). Valid
+ * until the next one is made. */
+gy_w_entity_cold *gy_w_cold_get(gy_world *w, uint32_t slot);
+/* Gives the entity's record back once it holds nothing (`all`: the entity goes; the name is
+ * freed and the record given back whatever it holds). */
+void gy_w_cold_trim(gy_world *w, uint32_t slot, bool all);
+/* Joints naming the entity. */
+static inline uint32_t gy_w_joints_of(const gy_world *w, uint32_t slot)
+{
+    const gy_w_entity_cold *c = gy_w_cold_of(w, slot);
+    return c != NULL ? c->joints : 0u;
+}
 /* An entity whose transform follows its body (gy_w_result.follows) gets its stored poses
  * back and stops following: called before anything reads or writes the stored poses or links
  * the entity into a hierarchy. */
@@ -587,6 +614,9 @@ void gy_w_walk_subtree(gy_world *w, uint32_t slot, void (*fn)(gy_world *, uint32
 bool gy_w_running(const gy_world *w);
 
 /* world_body.c */
+/* The component store of the bodies (w->bodies): a component's entity is its store index's
+ * owner, so the store keeps no table of its own for it. */
+void gy_w_bodies_init(gy_world *w);
 static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
 {
     return gy_w_store_get(&w->bodies, slot);

@@ -119,12 +119,18 @@ gy_result gy_joint_create(gy_world *w, gy_entity a, gy_entity b, const gy_joint_
         return r;
     if (gy_w_body_of(w, sa)->motion == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
-    gy_w_joint *j = gy_alloc_zeroed(w->alloc, sizeof *j);
-    if (j == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
-    r = gy_handle_pool_acquire(&w->joint_pool, j, &j->handle);
+    /* The joint counts live in the entities' cold records: those are made first. */
+    gy_w_joint *j = NULL;
+    r = GY_ERR_OUT_OF_MEMORY;
+    if (gy_w_cold_get(w, sa) != NULL && (sb == GY_W_NONE || gy_w_cold_get(w, sb) != NULL) &&
+        (j = gy_alloc_zeroed(w->alloc, sizeof *j)) != NULL)
+        r = gy_handle_pool_acquire(&w->joint_pool, j, &j->handle);
     if (r != GY_OK) {
-        gy_free(w->alloc, j, sizeof *j);
+        if (j != NULL)
+            gy_free(w->alloc, j, sizeof *j);
+        gy_w_cold_trim(w, sa, false);
+        if (sb != GY_W_NONE)
+            gy_w_cold_trim(w, sb, false);
         return r;
     }
     gy_pose inv = gy_pose_inverse(gy_w_world_pose(w, sa));
@@ -135,9 +141,9 @@ gy_result gy_joint_create(gy_world *w, gy_entity a, gy_entity b, const gy_joint_
     j->def.axis = gy_quat_rotate(inv.rotation, def->axis);
     j->status = GY_JOINT_PENDING;
     w->joints_pending++;
-    w->ents[sa].joints++;
+    gy_w_cold_of(w, sa)->joints++;
     if (sb != GY_W_NONE)
-        w->ents[sb].joints++;
+        gy_w_cold_of(w, sb)->joints++;
     try_create(w, j);
     out->bits = j->handle;
     return GY_OK;
@@ -154,9 +160,12 @@ static void release_joint(gy_world *w, gy_w_joint *j)
     if (j->status == GY_JOINT_PENDING)
         w->joints_pending--;
     drop_key(w, j, false);
-    w->ents[j->a].joints--;
-    if (j->b != GY_W_NONE)
-        w->ents[j->b].joints--;
+    gy_w_cold_of(w, j->a)->joints--;
+    gy_w_cold_trim(w, j->a, false);
+    if (j->b != GY_W_NONE) {
+        gy_w_cold_of(w, j->b)->joints--;
+        gy_w_cold_trim(w, j->b, false);
+    }
     gy_handle_pool_release(&w->joint_pool, j->handle);
     gy_free(w->alloc, j, sizeof *j);
 }
@@ -263,7 +272,7 @@ void gy_w_joint_state_reply(gy_world *w, gy_physics_joint_ref ref,
 
 void gy_w_joints_body_released(gy_world *w, uint32_t slot)
 {
-    if (w->ents[slot].joints == 0)
+    if (gy_w_joints_of(w, slot) == 0)
         return;
     for (uint32_t i = 0; i < w->joint_pool.count; i++) {
         gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
@@ -278,7 +287,7 @@ void gy_w_joints_body_released(gy_world *w, uint32_t slot)
 
 void gy_w_joints_entity_destroyed(gy_world *w, uint32_t slot)
 {
-    for (uint32_t i = 0; i < w->joint_pool.count && w->ents[slot].joints > 0; i++) {
+    for (uint32_t i = 0; i < w->joint_pool.count && gy_w_joints_of(w, slot) > 0; i++) {
         gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
         if (j != NULL && (j->a == slot || j->b == slot))
             release_joint(w, j);

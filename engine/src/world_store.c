@@ -21,7 +21,7 @@ gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uin
         return GY_OK;
     uint64_t cap = *capacity < 8u ? 8u : *capacity;
     while (cap < need)
-        cap += cap / 2u;
+        cap += cap / 8u < 16u ? 16u : cap / 8u;
     if (cap > UINT32_MAX)
         cap = UINT32_MAX;
     if (cap * (uint64_t)elem > SIZE_MAX / 2)
@@ -42,6 +42,14 @@ void gy_w_store_init(gy_w_store *s, size_t elem)
     s->elem = elem;
 }
 
+void gy_w_store_init_named(gy_w_store *s, size_t elem, gy_w_store_entity_fn entity_of,
+                           const void *ctx)
+{
+    gy_w_store_init(s, elem);
+    s->entity_of = entity_of;
+    s->entity_ctx = ctx;
+}
+
 void gy_w_store_fini(gy_w_store *s, const gy_allocator *a)
 {
     if (s->sparse != NULL)
@@ -50,9 +58,7 @@ void gy_w_store_fini(gy_w_store *s, const gy_allocator *a)
         gy_free(a, s->dense_entity, (size_t)s->entity_capacity * sizeof *s->dense_entity);
     if (s->data != NULL)
         gy_free(a, s->data, (size_t)s->capacity * s->elem);
-    size_t elem = s->elem;
-    memset(s, 0, sizeof *s);
-    s->elem = elem;
+    gy_w_store_init_named(s, s->elem, s->entity_of, s->entity_ctx);
 }
 
 gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, void **out)
@@ -65,7 +71,7 @@ gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, 
             return r;
         memset(s->sparse + old, 0, (size_t)(s->sparse_capacity - old) * sizeof *s->sparse);
     }
-    if (s->count == s->entity_capacity) {
+    if (s->entity_of == NULL && s->count == s->entity_capacity) {
         gy_result r = gy_w_grow(a, (void **)&s->dense_entity, &s->entity_capacity, s->count + 1u,
                                 sizeof *s->dense_entity);
         if (r != GY_OK)
@@ -77,7 +83,8 @@ gy_result gy_w_store_add(gy_w_store *s, const gy_allocator *a, uint32_t entity, 
             return r;
     }
     uint32_t d = s->count++;
-    s->dense_entity[d] = entity;
+    if (s->entity_of == NULL)
+        s->dense_entity[d] = entity;
     s->sparse[entity] = d + 1u;
     void *p = gy_w_store_at(s, d);
     memset(p, 0, s->elem);
@@ -93,8 +100,13 @@ void gy_w_store_remove(gy_w_store *s, uint32_t entity)
     uint32_t last = s->count - 1u;
     if (d != last) {
         memcpy(gy_w_store_at(s, d), gy_w_store_at(s, last), s->elem);
-        uint32_t moved = s->dense_entity[last];
-        s->dense_entity[d] = moved;
+        uint32_t moved;
+        if (s->entity_of != NULL) {
+            moved = s->entity_of(s->entity_ctx, gy_w_store_at(s, d));
+        } else {
+            moved = s->dense_entity[last];
+            s->dense_entity[d] = moved;
+        }
         s->sparse[moved] = d + 1u;
     }
     s->sparse[entity] = 0;

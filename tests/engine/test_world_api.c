@@ -218,6 +218,69 @@ static void test_api_user_data_survives_everything_but_update(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* Each body's value is its own: bodies made from one description with values of their own, some
+ * none, keep theirs while others are set, cleared, removed and destroyed, and a body that takes
+ * the place (entity slot, component slot) of one that had a value starts with its own. */
+static void test_api_user_data_is_each_bodys_own(void **state)
+{
+    (void)state;
+    gy_world *w = world_on(NULL, NULL, NULL);
+    gy_scene_collider shape = gy_default_scene_collider(gy_box(gy_v3(1, 1, 1)));
+    gy_physics_component_def d = gy_default_physics_component_def_for(GY_BODY_STATIC, &shape);
+    enum { N = 12 };
+    gy_entity e[N];
+    uint64_t want[N];
+    for (uint32_t i = 0; i < N; i++) {
+        want[i] = i % 3 == 0 ? 0u : 1000u + i;
+        d.body.user_data = want[i];
+        assert_result(gy_body_create(w, gy_v3(3.0 * i, 0, 0), &d, &e[i]), GY_OK);
+    }
+    wfx_tick(w, 2);
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(gy_body_get_user_data(w, e[i]), want[i]);
+
+    /* Set, cleared, set on one that had none: the others keep theirs. */
+    assert_result(gy_body_set_user_data(w, e[1], 77u), GY_OK);
+    want[1] = 77u;
+    assert_result(gy_body_set_user_data(w, e[2], 0u), GY_OK);
+    want[2] = 0u;
+    assert_result(gy_body_set_user_data(w, e[3], 33u), GY_OK);
+    want[3] = 33u;
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(gy_body_get_user_data(w, e[i]), want[i]);
+
+    /* Bodies with a value go (destroyed, removed): the ones left keep theirs, and bodies made in
+     * their places have their own (none, or a new one), also once physics has run them. */
+    assert_result(gy_entity_destroy(w, e[4]), GY_OK);
+    assert_result(gy_body_remove(w, e[5]), GY_OK);
+    assert_result(gy_entity_destroy(w, e[1]), GY_OK);
+    assert_int_equal(gy_body_get_user_data(w, e[5]), 0u);
+    gy_physics_component_def got;
+    d.body.user_data = 0u;
+    assert_result(gy_body_add(w, e[5], &d), GY_OK);
+    assert_int_equal(gy_body_get_user_data(w, e[5]), 0u);
+    want[5] = 0u;
+    assert_result(gy_body_create(w, gy_v3(-3, 0, 0), &d, &e[4]), GY_OK);
+    want[4] = 0u;
+    d.body.user_data = 5u;
+    assert_result(gy_body_create(w, gy_v3(-6, 0, 0), &d, &e[1]), GY_OK);
+    want[1] = 5u;
+    wfx_tick(w, 2);
+    for (uint32_t i = 0; i < N; i++) {
+        assert_int_equal(gy_body_get_user_data(w, e[i]), want[i]);
+        assert_result(gy_body_get_def(w, e[i], &got), GY_OK);
+        assert_int_equal(got.body.user_data, want[i]);
+    }
+
+    /* An update changes the updated body's value only. */
+    d.body.user_data = 0u;
+    assert_result(gy_body_update(w, e[7], &d), GY_OK);
+    want[7] = 0u;
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(gy_body_get_user_data(w, e[i]), want[i]);
+    wfx_destroy(w, NULL);
+}
+
 /* ---- live changes -----------------------------------------------------------------------------
  */
 
@@ -512,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_api_body_in_four_lines_falls_and_lands),
         cmocka_unit_test(test_api_unread_fields_are_refused_by_name),
         cmocka_unit_test(test_api_user_data_survives_everything_but_update),
+        cmocka_unit_test(test_api_user_data_is_each_bodys_own),
         cmocka_unit_test(test_api_set_gravity_wakes_a_sleeper_which_moves_with_the_new_g),
         cmocka_unit_test(test_api_set_awake_sleeps_in_mid_air_and_wakes_into_free_fall),
         cmocka_unit_test(test_api_set_mass_changes_impulse_response_as_one_over_m),

@@ -362,6 +362,52 @@ static void test_side_records_refused_for_memory_change_nothing(void **state)
         assert_true(refused[i] > 0); /* each call was refused for memory at least once */
 }
 
+/* A joint's counts (kept in its entities' cold records) and a body's user data (kept in a side
+ * table) either are stored or the call reports GY_ERR_OUT_OF_MEMORY with nothing changed and
+ * nothing leaked. Each allocation in turn fails. */
+static void test_joint_counts_and_user_data_refused_for_memory_change_nothing(void **state)
+{
+    (void)state;
+    uint32_t refused[2] = {0, 0};
+    for (uint64_t k = 1; k < 64; k++) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        gy_world *w = stopped_world(&ta);
+        gy_entity a = wfx_entity(w, NULL, gy_v3(0, 5, 0));
+        gy_entity b = wfx_entity(w, NULL, gy_v3(1, 5, 0));
+        wfx_add(w, a, wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1)));
+        wfx_add(w, b, wfx_box(GY_BODY_DYNAMIC, gy_v3(1, 1, 1)));
+        gy_joint_def jd = gy_default_joint_def();
+        gy_joint j;
+        ta.fail_at = ta.calls + k;
+
+        gy_result r = gy_joint_create(w, a, b, &jd, &j);
+        gy_world_stats st;
+        gy_world_get_stats(w, &st);
+        if (r != GY_OK) {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused[0]++;
+            assert_int_equal(st.joints, 0);
+        } else {
+            assert_int_equal(st.joints, 1);
+            assert_result(gy_joint_release(w, j), GY_OK);
+        }
+        r = gy_body_set_user_data(w, b, 9u);
+        if (r != GY_OK) {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused[1]++;
+            assert_int_equal(gy_body_get_user_data(w, b), 0u);
+        } else {
+            assert_int_equal(gy_body_get_user_data(w, b), 9u);
+        }
+        assert_result(gy_entity_destroy(w, a), GY_OK);
+        gy_world_destroy(w, NULL);
+        assert_int_equal(ta.live_blocks, 0);
+    }
+    for (int i = 0; i < 2; i++)
+        assert_true(refused[i] > 0); /* each call was refused for memory at least once */
+}
+
 /* ---- the World lock -------------------------------------------------------------------------- */
 
 typedef struct tick_thread {
@@ -539,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_entity_side_records_in_and_out),
         cmocka_unit_test(test_world_survives_every_allocation_failure),
         cmocka_unit_test(test_side_records_refused_for_memory_change_nothing),
+        cmocka_unit_test(test_joint_counts_and_user_data_refused_for_memory_change_nothing),
         cmocka_unit_test(test_world_lock_excludes_tick_and_notes_depth),
         cmocka_unit_test(test_world_lock_then_barrier_aborts),
     };

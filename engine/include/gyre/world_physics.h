@@ -249,7 +249,8 @@ gy_result gy_body_set_filter(gy_world *world, gy_entity e, uint32_t collider, ui
 
 /* The host's per-body value (the description's body.user_data): kept across activation, stop
  * and start, and every live change; replaced only by gy_body_update (with the new description's)
- * or this call. Gyre never reads it. Get returns 0 for an entity without a component. */
+ * or this call. Gyre never reads it. Get returns 0 for an entity without a component. Set:
+ * GY_ERR_OUT_OF_MEMORY (the value unchanged) when a value other than 0 cannot be stored. */
 gy_result gy_body_set_user_data(gy_world *world, gy_entity e, uint64_t user_data);
 uint64_t gy_body_get_user_data(const gy_world *world, gy_entity e);
 
