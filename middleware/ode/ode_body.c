@@ -187,7 +187,7 @@ static double compute_ccd_radius(const gy_ode_body *b)
     gy_adapter_ccd_radius acc;
     gy_adapter_ccd_begin(&acc);
     for (uint32_t i = 0; i < b->collider_count; i++) {
-        const gy_ode_collider *c = b->colliders[i];
+        const gy_ode_collider *c = &gy_ode_body_records(b)[i];
         if (c->base.is_sensor)
             continue;
         const gy_ode_resource *res = gy_ode_collider_resource(c);
@@ -340,25 +340,20 @@ static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
     b->lock_position = com;
 }
 
-/* Bytes of a body's block: the body record, its collider pointers and its collider records, one
- * allocation (a static level is mostly one-collider bodies; each allocation costs a header). */
-static size_t body_record_size(gy_motion_type type)
-{
-    return type == GY_MOTION_STATIC ? GY_ODE_STATIC_BODY_SIZE : sizeof(gy_ode_body);
-}
-
+/* Bytes of a body's block: the body record and its collider records, one allocation (a static
+ * level is mostly one-collider bodies; each allocation costs a header). */
 static size_t body_block_size(gy_motion_type type, uint32_t n)
 {
-    return body_record_size(type) +
-           (size_t)n * (sizeof(gy_ode_collider *) + sizeof(gy_ode_collider));
+    return gy_ode_body_record_size(type) + (size_t)n * sizeof(gy_ode_collider);
 }
 
 static void body_free(gy_driver_world *w, gy_ode_body *b)
 {
+    gy_ode_collider *records = gy_ode_body_records(b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
-        if (b->colliders[i]->geom != NULL)
-            dGeomDestroy(b->colliders[i]->geom);
-        static_geoms_forget(w, b->colliders[i]);
+        if (records[i].geom != NULL)
+            dGeomDestroy(records[i].geom);
+        static_geoms_forget(w, &records[i]);
     }
     if (b->body != NULL) {
         if (b->lock_lmotor != NULL)
@@ -427,13 +422,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         else
             b->base.type = def->type; /* body_free reads it */
     }
-    if (r == GY_OK && n > 0) {
-        b->colliders = (gy_ode_collider **)(void *)((char *)b + body_record_size(def->type));
-        gy_ode_collider *records = (gy_ode_collider *)(void *)(b->colliders + n);
-        for (uint32_t i = 0; i < n; i++)
-            b->colliders[i] = &records[i];
+    if (r == GY_OK)
         b->collider_count = n;
-    }
     if (r != GY_OK) {
         if (b != NULL)
             body_free(w, b);
@@ -469,7 +459,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     /* Statics stay out of ODE's spaces: the grid finds them (see ode_internal.h). */
     dSpaceID space = def->type == GY_MOTION_STATIC ? NULL : w->dynamic_space;
     for (uint32_t i = 0; i < n; i++) {
-        gy_ode_collider *c = b->colliders[i];
+        gy_ode_collider *c = &gy_ode_body_records(b)[i];
         const gy_collider_def *cd = &cols[i];
         gy_adapter_collider_record_init(&c->base, cd, &b->base, res[i], rare[i]);
         if (space == NULL && shared_slot(c->base.shape_type) >= 0) {
@@ -494,10 +484,10 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     }
     if (def->type == GY_MOTION_STATIC) {
         for (uint32_t i = 0; i < n; i++) {
-            r = gy_ode_grid_insert(w, b->colliders[i]);
+            r = gy_ode_grid_insert(w, &gy_ode_body_records(b)[i]);
             if (r != GY_OK) {
                 for (uint32_t j = 0; j < i; j++)
-                    gy_ode_grid_remove(w, b->colliders[j]);
+                    gy_ode_grid_remove(w, &gy_ode_body_records(b)[j]);
                 body_free(w, b);
                 return r;
             }
@@ -506,7 +496,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
 
     /* Committed: nothing below can fail. */
     for (uint32_t i = 0; i < n; i++) {
-        gy_ode_collider *c = b->colliders[i];
+        gy_ode_collider *c = &gy_ode_body_records(b)[i];
         if (gy_ode_collider_resource(c) != NULL)
             gy_ode_collider_resource(c)->base.refs++;
         colliders[i] = c;
@@ -526,13 +516,13 @@ uint32_t gy_ode_body_collider_count(const gy_ode_body *b)
 
 gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i)
 {
-    return b->colliders[i];
+    return &gy_ode_body_records(b)[i];
 }
 
 static void body_destroy(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < b->collider_count; i++) {
-        gy_ode_collider *c = b->colliders[i];
+        gy_ode_collider *c = &gy_ode_body_records(b)[i];
         if (b->base.type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
         gy_ode_resource *res = gy_ode_collider_resource(c);
@@ -579,7 +569,7 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
     gy_pose old = b->pose;
     b->pose = pose;
     for (uint32_t i = 0; i < b->collider_count; i++) {
-        gy_ode_collider *c = b->colliders[i];
+        gy_ode_collider *c = &gy_ode_body_records(b)[i];
         gy_ode_grid_remove(w, c);
         place_static_geom(w, b, c);
         r = gy_ode_grid_insert(w, c);
@@ -588,7 +578,7 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
             place_static_geom(w, b, c);
             gy_ode_grid_insert(w, c);
             for (uint32_t j = 0; j < i; j++) {
-                gy_ode_collider *d = b->colliders[j];
+                gy_ode_collider *d = &gy_ode_body_records(b)[j];
                 gy_ode_grid_remove(w, d);
                 place_static_geom(w, b, d);
                 gy_ode_grid_insert(w, d);

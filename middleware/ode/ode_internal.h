@@ -48,12 +48,11 @@ typedef struct gy_driver_collider {
 } gy_ode_collider;
 
 struct gy_driver_body {
-    gy_adapter_body base;        /* first: the Gyre record (records.h) */
-    dBodyID body;                /* NULL for static bodies */
-    gy_pose pose;                /* static bodies: the authoritative pose (they have no dBody) */
-    gy_ode_collider **colliders; /* in the body's own block, after the record (ode_body.c) */
-    uint32_t collider_count;
-    bool active; /* this substep: its pairs are computed (awake, or moving kinematic) */
+    gy_adapter_body base;    /* first: the Gyre record (records.h) */
+    dBodyID body;            /* NULL for static bodies */
+    gy_pose pose;            /* static bodies: the authoritative pose (they have no dBody) */
+    uint32_t collider_count; /* its records follow the body's in its block (gy_ode_body_records) */
+    bool active;             /* this substep: its pairs are computed (awake, or moving kinematic) */
     gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
 
     /* Motion state, from `motion` to the end: a static's block stops before it
@@ -74,6 +73,25 @@ struct gy_driver_body {
 
 /* Bytes of a static body's record: the fields before the motion state. */
 #define GY_ODE_STATIC_BODY_SIZE offsetof(gy_ode_body, motion)
+
+/* A body's collider records lie back to back in its block, right after its record (a static's
+ * stops at GY_ODE_STATIC_BODY_SIZE): one allocation, no pointers to them. */
+_Static_assert(GY_ODE_STATIC_BODY_SIZE % _Alignof(gy_ode_collider) == 0,
+               "collider records after a static's record stay aligned");
+_Static_assert(sizeof(gy_ode_body) % _Alignof(gy_ode_collider) == 0,
+               "collider records after a moving body's record stay aligned");
+
+static inline size_t gy_ode_body_record_size(uint8_t type)
+{
+    return type == GY_MOTION_STATIC ? GY_ODE_STATIC_BODY_SIZE : sizeof(gy_ode_body);
+}
+
+/* A body's first collider record (collider_count of them). */
+static inline gy_ode_collider *gy_ode_body_records(const gy_ode_body *b)
+{
+    return (gy_ode_collider *)(void *)((char *)(uintptr_t)b +
+                                       gy_ode_body_record_size(b->base.type));
+}
 
 typedef struct gy_driver_joint {
     gy_adapter_joint base; /* first: the Gyre record (records.h) */

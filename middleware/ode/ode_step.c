@@ -380,7 +380,7 @@ static void collide_static(gy_driver_world *w)
         if (!b->active)
             continue;
         for (uint32_t k = 0; k < b->collider_count; k++) {
-            static_ctx sc = {w, b->colliders[k]};
+            static_ctx sc = {w, &gy_ode_body_records(b)[k]};
             dReal aabb[6];
             dGeomGetAABB(sc.c->geom, aabb);
             gy_ode_static_visit(w, aabb, static_visit, &sc);
@@ -666,7 +666,7 @@ static bool ode_ccd_body_touches(gy_driver_world *w, gy_ode_body *b, gy_ode_coll
     dGeomID og = gy_ode_collider_geom(w, other);
     bool touch = false;
     for (uint32_t k = 0; k < b->collider_count && !touch; k++) {
-        const gy_ode_collider *c = b->colliders[k];
+        const gy_ode_collider *c = &gy_ode_body_records(b)[k];
         dContactGeom cg;
         touch = !c->base.is_sensor && dCollide(c->geom, og, 1, &cg, sizeof cg) > 0;
     }

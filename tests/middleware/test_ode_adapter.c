@@ -119,7 +119,7 @@ static gy_ode_collider *collider_of(fixture *fx, gy_body_id id)
     gy_ode_body *b = gy_handle_pool_get(gy_frontend_driver_world(fx->w)->records->bodies, id.bits);
     assert_non_null(b);
     assert_int_equal(b->collider_count, 1);
-    return b->colliders[0];
+    return gy_ode_body_collider(b, 0);
 }
 
 /* Statics are in no ODE space (removing from ODE's quadtree was linear in the statics it held);
@@ -334,13 +334,13 @@ static void test_ode_collider_side_record_gives_back_local_pose_and_plane(void *
     gy_ode_body *b = body_of(fx, id);
     assert_int_equal(b->collider_count, 3);
 
-    const gy_adapter_collider *plain = &b->colliders[0]->base;
+    const gy_adapter_collider *plain = &gy_ode_body_collider(b, 0)->base;
     assert_null(plain->rare);
     gy_pose identity = gy_pose_identity();
     gy_pose got = gy_adapter_collider_local_pose(plain);
     assert_true(same_bits(&got, &identity, sizeof got));
 
-    const gy_adapter_collider *moved = &b->colliders[1]->base;
+    const gy_adapter_collider *moved = &gy_ode_body_collider(b, 1)->base;
     assert_non_null(moved->rare);
     gy_pose want = posed.local_pose;
     want.rotation = gy_quat_normalize(posed.local_pose.rotation);
@@ -350,7 +350,7 @@ static void test_ode_collider_side_record_gives_back_local_pose_and_plane(void *
     assert_int_equal(shape.type, GY_SHAPE_BOX);
     assert_true(same_bits(&shape.box_size, &posed.shape.box_size, sizeof shape.box_size));
 
-    const gy_adapter_collider *flat = &b->colliders[2]->base;
+    const gy_adapter_collider *flat = &gy_ode_body_collider(b, 2)->base;
     assert_non_null(flat->rare);
     shape = gy_adapter_collider_shape(flat);
     assert_int_equal(shape.type, GY_SHAPE_PLANE);
@@ -395,7 +395,7 @@ static void test_ode_body_create_failures_free_side_records(void **state)
         fx->ta.fail_at = 0;
         if (r == GY_OK) {
             done = true;
-            assert_non_null(body_of(fx, id)->colliders[0]->base.rare);
+            assert_non_null(gy_ode_body_collider(body_of(fx, id), 0)->base.rare);
             assert_result(fx->be->body_release(fx->w, id), GY_OK);
         } else {
             assert_result(r, GY_ERR_OUT_OF_MEMORY);
