@@ -101,14 +101,14 @@ static gy_vec3 vec_from_ode(const dReal *v)
 
 gy_vec3 gy_ode_body_com(const gy_ode_body *b)
 {
-    if (b->body == NULL)
+    if (gy_ode_dbody(b) == NULL)
         return b->pose.position; /* a static's centre of mass is its origin */
     return vec_from_ode(dBodyGetPosition(b->body));
 }
 
 gy_pose gy_ode_body_pose(const gy_ode_body *b)
 {
-    if (b->body == NULL)
+    if (gy_ode_dbody(b) == NULL)
         return b->pose;
     gy_pose p;
     p.rotation = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
@@ -125,7 +125,7 @@ gy_quat gy_ode_collider_rotation(const gy_ode_collider *c)
 
 gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
 {
-    if (b->body == NULL)
+    if (gy_ode_dbody(b) == NULL)
         return gy_v3(0.0, 0.0, 0.0);
     dVector3 v;
     dBodyGetPointVel(b->body, p.x, p.y, p.z, v);
@@ -355,7 +355,7 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
             dGeomDestroy(records[i].geom);
         static_geoms_forget(w, &records[i]);
     }
-    if (b->body != NULL) {
+    if (gy_ode_dbody(b) != NULL) {
         if (b->lock_lmotor != NULL)
             dJointDestroy(b->lock_lmotor);
         if (b->lock_amotor != NULL)
@@ -470,7 +470,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         dGeomSetData(c->geom, c);
         dGeomSetCategoryBits(c->geom, c->base.category);
         dGeomSetCollideBits(c->geom, c->base.mask);
-        if (b->body != NULL) {
+        if (gy_ode_dbody(b) != NULL) {
             gy_pose local = gy_adapter_collider_local_pose(&c->base);
             gy_vec3 off = gy_v3_sub(local.position, b->com_local);
             dQuaternion q;
@@ -548,7 +548,7 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
 {
     (void)w;
     out->pose = gy_ode_body_pose(b);
-    if (b->body != NULL) {
+    if (gy_ode_dbody(b) != NULL) {
         out->linear_velocity = vec_from_ode(dBodyGetLinearVel(b->body));
         out->angular_velocity = vec_from_ode(dBodyGetAngularVel(b->body));
         out->awake = b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
@@ -558,7 +558,7 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
 gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
 {
     gy_result r;
-    if (b->body != NULL) {
+    if (gy_ode_dbody(b) != NULL) {
         set_dbody_pose(b, pose);
         gy_ode_body_wake(b);
         b->pose_written = true;

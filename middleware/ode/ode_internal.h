@@ -49,7 +49,6 @@ typedef struct gy_driver_collider {
 
 struct gy_driver_body {
     gy_adapter_body base;    /* first: the Gyre record (records.h) */
-    dBodyID body;            /* NULL for static bodies */
     gy_pose pose;            /* static bodies: the authoritative pose (they have no dBody) */
     uint32_t collider_count; /* its records follow the body's in its block (gy_ode_body_records) */
     bool active;             /* this substep: its pairs are computed (awake, or moving kinematic) */
@@ -58,6 +57,7 @@ struct gy_driver_body {
     /* Motion state, from `motion` to the end: a static's block stops before it
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     gy_adapter_motion motion; /* the Gyre record's motion part (base.motion points here) */
+    dBodyID body;             /* ODE's body; a static has none (gy_ode_dbody) */
     bool pose_written;        /* written since the last step (a kinematic then counts as moving) */
     double mass;              /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
@@ -84,6 +84,12 @@ _Static_assert(sizeof(gy_ode_body) % _Alignof(gy_ode_collider) == 0,
 static inline size_t gy_ode_body_record_size(uint8_t type)
 {
     return type == GY_MOTION_STATIC ? GY_ODE_STATIC_BODY_SIZE : sizeof(gy_ode_body);
+}
+
+/* A body's ODE body, NULL for a static (whose record stops before the field). */
+static inline dBodyID gy_ode_dbody(const gy_ode_body *b)
+{
+    return b->base.type == GY_MOTION_STATIC ? NULL : b->body;
 }
 
 /* A body's first collider record (collider_count of them). */

@@ -46,7 +46,7 @@ static gy_quat side_rotation(const gy_ode_body *b)
 static gy_joint_side side_of(const gy_ode_body *b, gy_vec3 axis)
 {
     gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
-    if (b == NULL || b->body == NULL || b->base.type != GY_MOTION_DYNAMIC)
+    if (b == NULL || gy_ode_dbody(b) == NULL || b->base.type != GY_MOTION_DYNAMIC)
         return s;
     gy_quat q = side_rotation(b);
     gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), axis);
@@ -99,7 +99,7 @@ static void motor_apply(gy_ode_joint *j, double h)
 
 static void spring_apply(gy_ode_joint *j, double h)
 {
-    double ma = j->a->body != NULL ? j->a->mass : 0.0; /* a static's record has no mass */
+    double ma = gy_ode_dbody(j->a) != NULL ? j->a->mass : 0.0; /* a static's record has no mass */
     double mb = j->b != NULL && j->b->base.type == GY_MOTION_DYNAMIC ? j->b->mass : 0.0;
     double m = mb > 0.0 ? ma * mb / (ma + mb) : ma;
     double erp, cfm;
@@ -155,7 +155,7 @@ static void ball_limits_apply(gy_ode_joint *j, double h)
 static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows)
 {
     dJointID m = dJointCreateAMotor(w->world, NULL);
-    dJointAttach(m, j->a->body, j->b != NULL ? j->b->body : NULL);
+    dJointAttach(m, gy_ode_dbody(j->a), j->b != NULL ? gy_ode_dbody(j->b) : NULL);
     dJointSetAMotorMode(m, dAMotorUser);
     dJointSetFeedback(m, &j->limit_feedback);
     dJointSetAMotorNumAxes(m, rows);
@@ -234,8 +234,8 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     j->b = b;
     j->distance = distance;
 
-    dBodyID ba = a->body;
-    dBodyID bb = b != NULL ? b->body : NULL; /* a static b is the world */
+    dBodyID ba = gy_ode_dbody(a);
+    dBodyID bb = b != NULL ? gy_ode_dbody(b) : NULL; /* a static b is the world */
     gy_vec3 axis = gy_v3_normalize(def->axis);
     gy_vec3 p = def->anchor;
     switch (type) {
@@ -319,7 +319,7 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
         dJointDestroy(b->lock_amotor);
         b->lock_amotor = NULL;
     }
-    if (b->body == NULL || b->base.type != GY_MOTION_DYNAMIC)
+    if (gy_ode_dbody(b) == NULL || b->base.type != GY_MOTION_DYNAMIC)
         return;
     int nl = 0, na = 0;
     for (int k = 0; k < 3; k++) {
@@ -390,8 +390,8 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
         dJointGetDBallAnchor2(j->joint, p2);
         gy_vec3 d = gy_v3_sub(dv3(p1), dv3(p2));
         out->position = gy_v3_len(d);
-        dBodyGetPointVel(j->a->body, p1[0], p1[1], p1[2], v1);
-        if (j->b != NULL && j->b->body != NULL)
+        dBodyGetPointVel(gy_ode_dbody(j->a), p1[0], p1[1], p1[2], v1);
+        if (j->b != NULL && gy_ode_dbody(j->b) != NULL)
             dBodyGetPointVel(j->b->body, p2[0], p2[1], p2[2], v2);
         if (out->position > 0.0)
             out->velocity = gy_v3_dot(gy_v3_sub(dv3(v1), dv3(v2)), d) / out->position;
@@ -400,8 +400,8 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
     case GY_JOINT_BALL: {
         gy_joint_cone_pose p =
             gy_joint_cone_measure(&j->cone_frame, side_rotation(j->a), side_rotation(j->b));
-        gy_vec3 rel = dv3(dBodyGetAngularVel(j->a->body));
-        if (j->b != NULL && j->b->body != NULL)
+        gy_vec3 rel = dv3(dBodyGetAngularVel(gy_ode_dbody(j->a)));
+        if (j->b != NULL && gy_ode_dbody(j->b) != NULL)
             rel = gy_v3_sub(rel, dv3(dBodyGetAngularVel(j->b->body)));
         out->position = p.swing;
         out->velocity = gy_v3_dot(rel, p.swing_axis);

@@ -103,7 +103,7 @@ static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_od
 {
     if (a->base.joint_count == 0 || b->base.joint_count == 0)
         return false;
-    if (a->body != NULL && b->body != NULL)
+    if (gy_ode_dbody(a) != NULL && gy_ode_dbody(b) != NULL)
         return dAreConnectedExcluding(a->body, b->body, dJointTypeContact) != 0;
     for (uint32_t i = 0; i < w->records->joints->count; i++) {
         uint64_t h;
@@ -230,12 +230,12 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
 
     /* Joint body order: the first body must exist (statics have none). */
     gy_ode_collider *k1 = c1, *k2 = c2;
-    bool flip = b1->body == NULL;
+    bool flip = gy_ode_dbody(b1) == NULL;
     if (flip) {
         k1 = c2;
         k2 = c1;
     }
-    dBodyID j1 = gy_ode_owner(k1)->body, j2 = gy_ode_owner(k2)->body;
+    dBodyID j1 = gy_ode_dbody(gy_ode_owner(k1)), j2 = gy_ode_dbody(gy_ode_owner(k2));
     double mu, bounce;
     gy_adapter_contact_material(&c1->base, &c2->base, &mu, &bounce);
     /* Conveyors: the contact should reach v1 - v2 = s2 - s1 along the surface, where s is each
