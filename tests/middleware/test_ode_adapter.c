@@ -313,6 +313,38 @@ static bool same_bits(const void *a, const void *b, size_t n)
     return memcmp(a, b, n) == 0;
 }
 
+/* A body's collider records lie back to back right after its record in its one block (a
+ * static's record stops before the motion part), each aligned, each naming the body, each the
+ * record the front end's collider handle resolves to; a static has no ODE body. */
+static void test_ode_collider_records_follow_the_body_record(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def cols[3] = {box(gy_v3(1, 1, 1)), box(gy_v3(2, 1, 1)), box(gy_v3(1, 2, 1))};
+    for (int k = 0; k < 2; k++) {
+        gy_body_def bd = gy_default_body_def();
+        bd.type = k == 0 ? GY_MOTION_STATIC : GY_MOTION_DYNAMIC;
+        gy_body_id id = {0};
+        gy_collider_id cids[3];
+        assert_result(fx->be->body_create(fx->w, &bd, cols, 3, &id, cids), GY_OK);
+        gy_ode_body *b = body_of(fx, id);
+        assert_int_equal(b->collider_count, 3);
+        size_t record = k == 0 ? GY_ODE_STATIC_BODY_SIZE : sizeof(gy_ode_body);
+        for (uint32_t i = 0; i < 3; i++) {
+            gy_ode_collider *c = gy_ode_body_collider(b, i);
+            assert_ptr_equal(c, (char *)b + record + i * sizeof(gy_ode_collider));
+            assert_int_equal((uintptr_t)c % _Alignof(gy_ode_collider), 0);
+            assert_ptr_equal(gy_ode_owner(c), b);
+            assert_ptr_equal(gy_handle_pool_get(gy_frontend_driver_world(fx->w)->records->colliders,
+                                                cids[i].bits),
+                             c);
+        }
+        if (k == 0)
+            assert_null(gy_ode_dbody(b));
+        else
+            assert_non_null(gy_ode_dbody(b));
+    }
+}
+
 /* A collider whose definition sets a local pose or plane numbers keeps them in its side record
  * and gives them back exactly (rotation normalised as at creation); a default one has none and
  * reads the identity. Queries see the colliders where their definitions put them. */
@@ -462,6 +494,7 @@ int main(void)
         ODE_TEST(test_ode_statics_are_in_no_space),
         ODE_TEST(test_ode_mesh_and_hull_statics_hold_bodies),
         ODE_TEST(test_ode_streamed_statics_found_and_grid_trimmed),
+        ODE_TEST(test_ode_collider_records_follow_the_body_record),
         ODE_TEST(test_ode_collider_side_record_gives_back_local_pose_and_plane),
         ODE_TEST(test_ode_body_create_failures_free_side_records),
         ODE_TEST(test_ode_static_placed_mark_lasts_one_step_even_when_its_list_cannot_grow),
