@@ -307,7 +307,7 @@ bool gy_w_body_held_keep(const gy_world *w, const gy_w_body *c, gy_pose pose)
 
 /* The side table's invariant for one body (debug builds): a record only for a held body; none
  * for one whose stored pose is stale (it follows its body, which needs samples). */
-static bool held_consistent(const gy_world *w, const gy_w_body *c)
+static inline bool held_consistent(const gy_world *w, const gy_w_body *c)
 {
     const gy_w_motion *m = &w->motion[c->ref.index];
     const gy_w_held *h = held_record(w, c->ref.index);
