@@ -283,7 +283,7 @@ typedef struct gy_w_body {
     gy_physics_body_ref ref;
     uint32_t pairs;    /* touching pairs of this body in the World's pair set */
     uint8_t motion;    /* gy_motion_type */
-    uint8_t error;     /* gy_result (a small enum: a byte keeps the record at 40 bytes) */
+    uint8_t error;     /* gy_result (a small enum: a byte keeps the record at 32 bytes) */
     bool recorded : 1; /* a create is recorded (the subsystem's pool holds `ref`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
