@@ -801,8 +801,8 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r);
 /* Capacity for `moved` moved-list entries and movers, and `stores` store indices (gy_body_add),
  * so the per-frame passes and gy_w_render_mover never allocate. */
 gy_result gy_w_render_reserve(gy_world *w, uint32_t moved, uint32_t stores);
-/* The body's component became one that moves (true: gets a mover index) or Static (false: drawn
- * at its newest result, made its held pose, from now on). Never allocates. */
+/* The body's component became one that moves (true: gets a mover index) or Static (false: its
+ * samples go; its body was released first, and a create sets its held pose). Never allocates. */
 void gy_w_render_mover(gy_world *w, gy_w_body *c, bool moves);
 /* A store index was given to entity `slot` (no samples yet). */
 void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot);
