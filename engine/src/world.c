@@ -139,6 +139,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     w->alloc = a;
     gy_hash_map_init(&w->defs, a);
     gy_hash_map_init(&w->user_data, a);
+    gy_hash_map_init(&w->held_index, a);
     w->logger = c.logger;
     w->owner = pthread_self();
     w->owner_state = GY_W_OWNED;
@@ -673,6 +674,14 @@ gy_result gy_entity_set_parent(gy_world *w, gy_entity e, gy_entity parent)
     uint32_t was = w->ents[slot].parent;
     if (was == p)
         return GY_OK;
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    if (p == GY_W_NONE && c != NULL) {
+        /* Its stored world pose becomes its local one: a held body's held pose is kept apart
+         * first, so running out of memory changes nothing. */
+        gy_result r = gy_w_body_hold_apart(w, c, 1u);
+        if (r != GY_OK)
+            return r;
+    }
     if (was == GY_W_NONE) {
         /* A child keeps its own world pose: made first, so running out of memory changes
          * nothing. */
@@ -800,10 +809,31 @@ static void update_node(gy_world *w, uint32_t slot, bool game)
             local->rotation = gy_quat_normalize(local->rotation);
         }
     } else {
-        if (pw != NULL)
-            *world = compose(*pw, *local);
-        if (c != NULL && c->recorded && !pose_equal(*world, gy_w_body_pose(w, c)))
-            gy_w_body_teleport_record(w, c, *world);
+        gy_pose next = pw != NULL ? compose(*pw, *local) : *world;
+        if (c == NULL || !c->recorded) {
+            *world = next;
+            return;
+        }
+        gy_pose was = gy_w_body_pose(w, c);
+        if (pose_equal(next, was)) {
+            *world = next;
+            /* No teleport: a held body's held pose stays `was` (its record goes when the stored
+             * pose is that, bit for bit). */
+            if (w->motion[c->ref.index].count == 0)
+                (void)gy_w_body_set_held(w, c, was);
+            return;
+        }
+        /* A held body's held pose is its stored world pose unless a side record keeps it: kept
+         * there before the write, as the teleport may be refused. With no memory for the record,
+         * the stored pose is written only once the teleport is recorded: refused too, the body
+         * stays where it is held (its entity with it) until the game moves it again. */
+        if (gy_w_body_hold_apart(w, c, 0u) != GY_OK) {
+            if (gy_w_body_teleport_record(w, c, next) == GY_OK)
+                *world = next;
+            return;
+        }
+        *world = next;
+        gy_w_body_teleport_record(w, c, next);
     }
 }
 
@@ -864,6 +894,12 @@ static gy_result set_local(gy_world *w, gy_entity e, const gy_vec3 *position,
         r = check_rotation(*rotation);
     if (r == GY_OK && scale != NULL)
         r = check_scale(*scale);
+    /* A held root body's held pose is read from its stored pose until the propagation
+     * teleports it: kept apart first, as it alone (with the scale) can fail. */
+    const gy_w_body *c = gy_w_body_of(w, slot);
+    if (r == GY_OK && c != NULL && w->ents[slot].parent == GY_W_NONE &&
+        (position != NULL || rotation != NULL))
+        r = gy_w_body_hold_apart(w, c, 1u);
     if (r == GY_OK && scale != NULL)
         r = set_scale(w, slot, *scale); /* first: it alone can fail (out of memory) */
     if (r != GY_OK)

@@ -685,8 +685,12 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     c->body.bits = 0;
     c->failed = false;
     c->error = GY_OK;
-    c->held = pose;
     gy_w_render_hold(w, c);
+    /* Kept apart only by a create whose pose is not the stored one: record_create reserved its
+     * room. */
+    gy_result r = gy_w_body_set_held(w, c, pose);
+    assert(r == GY_OK);
+    (void)r;
     gy_w_result *st = gy_w_result_of(w, c);
     st->faulted = false;
     st->curr_tick = 0;
@@ -710,7 +714,15 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     r = build_colliders(w, c, w->col_scratch);
     if (r != GY_OK)
         return r;
-    gy_pose pose = gy_w_world_pose(w, gy_w_body_slot(w, c));
+    uint32_t slot = gy_w_body_slot(w, c);
+    gy_pose pose = gy_w_world_pose(w, slot);
+    /* Created under a moved parent the propagation has not reached: its held pose is not the
+     * stored one until then, so it needs a side record (gy_w_body_set_held). */
+    if (memcmp(&pose, gy_w_world_of(w, slot), sizeof pose) != 0) {
+        r = gy_w_held_reserve(w, 2u); /* and the spare (gy_w_body_hold_apart) */
+        if (r != GY_OK)
+            return r;
+    }
     gy_physics_body_def d;
     memset(&d, 0, sizeof d);
     d.index = c->ref.index;
@@ -775,26 +787,27 @@ gy_result gy_w_body_refresh(gy_world *w, uint32_t slot)
     return GY_OK;
 }
 
-void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
+gy_result gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
 {
     if (!c->recorded)
-        return;
+        return GY_OK;
     gy_result r = gy_physics_record_set_pose(w->physics, c->ref, pose);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: teleport of entity '%s' not recorded: %s",
                gy_w_entity_name(w, gy_w_body_slot(w, c)), gy_result_message(r));
-        return;
+        return r;
     }
     gy_w_transform_unfollow(w, gy_w_body_slot(w, c));
     /* Proxies are refused until one shows the teleport: the state stays the last one taken. */
     gy_w_body_own_state(w, c);
     gy_w_result_of(w, c)->teleports_sent++;
-    c->held = pose;
     gy_w_render_hold(w, c);
+    gy_w_held_drop(w, c->ref.index); /* held at `pose`, its entity's stored world pose */
     gy_w_body_unmark_moved(w, c);
     /* Watched again until a proxy confirms the teleport. */
     gy_w_body_unsettle(w, c);
     gy_w_body_track(w, c);
+    return GY_OK;
 }
 
 static void remove_component(gy_world *w, uint32_t slot)
@@ -866,6 +879,8 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     uint32_t idx;
     bool moves = motion != GY_MOTION_STATIC;
     r = reserve_lists(w, w->bodies.count + 1u, w->movers + moves);
+    if (r == GY_OK)
+        r = gy_w_held_reserve(w, 1u); /* the propagation's spare (gy_w_body_hold_apart) */
     if (r == GY_OK)
         r = take_store_index(w, slot, &idx);
     if (r != GY_OK) {
@@ -1275,7 +1290,8 @@ void gy_w_bodies_stopped(gy_world *w)
         gy_w_body_own_state(w, c); /* the last result's state stays what the game knows */
         gy_w_transform_unfollow(w, gy_w_body_slot(w, c));
         gy_w_body_unsettle(w, c);
-        c->held = gy_w_body_pose(w, c); /* the last result, drawn until physics runs again */
+        /* Not recorded from now on: its held pose is not read until a create sets it (the
+         * entity, drawn from its stored pose, keeps the last result the sync wrote). */
         gy_w_render_hold(w, c);
         gy_w_result *st = gy_w_result_of(w, c);
         st->tracked_at = st->moved_at = GY_W_NONE;
@@ -1289,6 +1305,8 @@ void gy_w_bodies_stopped(gy_world *w)
     }
     w->tracked.count = 0;
     w->moved.count = 0;
+    gy_hash_map_clear(&w->held_index);
+    w->held_count = 0;
 }
 
 /* What the physics layer checks in a bootstrap list, from the shared validators: a body the
@@ -1335,7 +1353,7 @@ gy_result gy_w_start(gy_world *w)
     oom = oom || (n && refs == NULL);
     if (oom)
         r = GY_ERR_OUT_OF_MEMORY;
-    uint32_t k = 0, at = 0;
+    uint32_t k = 0, at = 0, apart = 0;
     for (uint32_t d = 0; r == GY_OK && d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         if (!effective(w, c))
@@ -1379,7 +1397,12 @@ gy_result gy_w_start(gy_world *w)
          * their generations). */
         c->ref.generation = UINT32_MAX;
         c->recorded = true;
+        /* Its held pose kept apart (see record_create): room for it reserved below. */
+        apart +=
+            memcmp(&b->def.pose, gy_w_world_of(w, gy_w_body_slot(w, c)), sizeof b->def.pose) != 0;
     }
+    if (r == GY_OK && apart > 0)
+        r = gy_w_held_reserve(w, apart + 1u); /* and the spare */
     if (r == GY_OK)
         r = gy_w_joints_bootstrap(w, &joints, &joint_count);
     /* Filled by the start, as `refs` is for the bodies. */

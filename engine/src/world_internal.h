@@ -169,9 +169,10 @@ typedef struct gy_w_entity_cold {
  * level pays no samples. A new result overwrites one slot, so the capture writes one 32-byte
  * sample and this 16-byte record per body, and a render pass reads the record and the samples
  * that bracket the render time: the samples of one slot are contiguous across movers, streams
- * both passes walk in order. With no results (count 0) the body is drawn at its component's
- * `held` pose: the creation pose, a teleport, a static's pose, or a stopped world's last
- * result. */
+ * both passes walk in order. With no results (count 0) a recorded body is drawn at its held pose
+ * (gy_w_body_held): the pose it was created or last teleported at, which is its entity's stored
+ * world pose but while the game has moved the entity and the propagation has not yet teleported
+ * the body (then a side record, w->held, keeps it). */
 typedef struct gy_w_motion {
     gy_entity entity;
     uint32_t animating_at; /* index in w->animating, or GY_W_NONE */
@@ -196,6 +197,13 @@ typedef struct gy_w_sample {
     float rotation[4]; /* x, y, z, w */
     uint32_t tick;     /* low 32 bits */
 } gy_w_sample;
+
+/* A held pose kept apart from its entity's stored world pose (gy_w_body_held_keep), and the store
+ * index it is of. */
+typedef struct gy_w_held {
+    gy_pose pose;
+    uint32_t store_index;
+} gy_w_held;
 
 /* ---- results --------------------------------------------------------------------------------- */
 
@@ -266,10 +274,7 @@ typedef struct gy_w_def {
  * thousands. Its entity is its store index's owner (gy_w_body_slot). */
 typedef struct gy_w_body {
     /* results (the capture's: w->results by store_index and w->velocities by mover; what it is
-     * drawn from: w->motion by store_index) */
-    /* With no samples (w->motion[store_index].count 0): the body's pose (creation, teleport, a
-     * stopped world's last result). Otherwise its newest sample is: gy_w_body_pose. */
-    gy_pose held;
+     * drawn from: w->motion by store_index, and its held pose: gy_w_body_held) */
     /* authored (hull/mesh colliders name their geometry); never NULL */
     gy_w_def *def;
     gy_body_id body;
@@ -278,7 +283,7 @@ typedef struct gy_w_body {
     gy_physics_body_ref ref;
     uint32_t pairs;    /* touching pairs of this body in the World's pair set */
     uint8_t motion;    /* gy_motion_type */
-    uint8_t error;     /* gy_result (a small enum: a byte keeps the record at 96 bytes) */
+    uint8_t error;     /* gy_result (a small enum: a byte keeps the record at 32 bytes) */
     bool recorded : 1; /* a create is recorded (the subsystem's pool holds `ref`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
@@ -484,6 +489,12 @@ struct gy_world {
     double pivot_time;     /* ... and the simulated time the clock stood at then */
     gy_w_motion *motion;   /* by store_index */
     uint32_t motion_capacity;
+    /* The held poses kept apart (gy_w_body_held_keep): few, and only for a while (the game moved
+     * a held body's entity and no propagation has teleported it yet), so a body pays nothing
+     * for a pose its entity already stores. held_index: store index → index in `held`. */
+    gy_w_held *held;
+    uint32_t held_count, held_capacity;
+    gy_hash_map held_index;
     gy_w_sample *samples[GY_W_SAMPLES]; /* by ring slot, then mover (see gy_w_motion) */
     uint32_t samples_capacity[GY_W_SAMPLES];
     uint32_t *mover_store; /* mover → its store index; dense: a mover leaving is swap-removed */
@@ -685,8 +696,10 @@ gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref);
 gy_result gy_w_body_refresh(gy_world *w, uint32_t slot);
 /* Releases the body (if recorded) and removes the component. */
 void gy_w_body_destroy(gy_world *w, uint32_t slot);
-/* Records a teleport of a recorded body to `pose`. */
-void gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose);
+/* Records a teleport of a recorded body to `pose`, which its entity's stored world pose is (or
+ * is made by the caller at once): its held pose from now on. GY_OK, or the refusal (logged; the
+ * held pose is then unchanged). */
+gy_result gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose);
 /* After a stop: forgets every physics-side fact. */
 void gy_w_bodies_stopped(gy_world *w);
 /* Teardown: frees every component's description (no geometry is unpinned) and the table. */
@@ -788,18 +801,18 @@ void gy_w_character_reply(gy_world *w, const gy_reply *r);
 /* Capacity for `moved` moved-list entries and movers, and `stores` store indices (gy_body_add),
  * so the per-frame passes and gy_w_render_mover never allocate. */
 gy_result gy_w_render_reserve(gy_world *w, uint32_t moved, uint32_t stores);
-/* The body's component became one that moves (true: gets a mover index) or Static (false: drawn
- * at its newest result, made its held pose, from now on). Never allocates. */
+/* The body's component became one that moves (true: gets a mover index) or Static (false: its
+ * samples go; its body was released first, and a create sets its held pose). Never allocates. */
 void gy_w_render_mover(gy_world *w, gy_w_body *c, bool moves);
 /* A store index was given to entity `slot` (no samples yet). */
 void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot);
 /* A store index went back (its mover first): never drawn again. */
 void gy_w_render_release(gy_world *w, uint32_t store_index);
-/* The body is drawn at its `held` pose from now on (creation, teleport, stop) until results
+/* The body is drawn at its held pose from now on (creation, teleport, stop) until results
  * come. */
 void gy_w_render_hold(gy_world *w, const gy_w_body *c);
-/* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at `held` until
- * now (creation, teleport), which is then the sample one step before. */
+/* A new result `q` of tick `tick` for the body; `from_hold`: the body was drawn at its held pose
+ * until now (creation, teleport), which is then the sample one step before. */
 void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
                       bool from_hold);
 /* The ring slot of result `k` of a body (0 the oldest). */
@@ -841,6 +854,31 @@ static inline void gy_w_render_animate(gy_world *w, uint32_t store_index)
     m->animating_at = w->animating.count;
     w->animating.items[w->animating.count++] = store_index;
 }
+/* The held pose (read while the body is recorded and has no samples) is its entity's stored
+ * world pose unless a side record in w->held keeps another. Whether body `c`, whose held pose is
+ * `pose`, must have that record: recorded (else the pose is never read) and `pose` not its
+ * entity's stored world pose. A record may exist beyond that (it then holds the stored pose);
+ * none exists for a body with samples or without a record. */
+bool gy_w_body_held_keep(const gy_world *w, const gy_w_body *c, gy_pose pose);
+/* The held pose of a recorded body with no samples. */
+gy_pose gy_w_body_held(const gy_world *w, const gy_w_body *c);
+/* Before the entity's stored world pose is written while the body is held (recorded, no
+ * samples): its held pose is copied into a side record, if none keeps it yet, with room left for
+ * `spare` more. GY_OK, or GY_ERR_OUT_OF_MEMORY with nothing changed.
+ *
+ * The calls that can fail leave room for one record beyond those kept (gy_body_add, and the
+ * calls that keep one: spare 1), so the propagation, which cannot fail, finds it for the body it
+ * teleports (spare 0): a recorded teleport gives the record back at once, and only a body whose
+ * teleport was refused keeps one. */
+gy_result gy_w_body_hold_apart(gy_world *w, const gy_w_body *c, uint32_t spare);
+/* The body's held pose is `pose` from now on (the body is held): kept apart when
+ * gy_w_body_held_keep says so, which then needs gy_w_held_reserve's room (GY_ERR_OUT_OF_MEMORY
+ * otherwise, nothing changed). */
+gy_result gy_w_body_set_held(gy_world *w, const gy_w_body *c, gy_pose pose);
+/* Room for `more` side records beyond those kept, so as many gy_w_body_set_held cannot fail. */
+gy_result gy_w_held_reserve(gy_world *w, uint32_t more);
+/* The side record of store index `s` goes (its held pose is its entity's, or no longer read). */
+void gy_w_held_drop(gy_world *w, uint32_t s);
 /* The body's pose as the game knows it: its newest result (the newest sample, which is the proxy
  * as taken in), or its held pose when it has no samples. Read on demand, so the capture writes
  * only the samples. */

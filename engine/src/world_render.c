@@ -30,8 +30,9 @@
 
 gy_result gy_w_render_reserve(gy_world *w, uint32_t moved, uint32_t stores)
 {
-    /* By half (gy_w_grow): the arrays by store index hold an entry per body, a level's statics
-     * included. The mover arrays are sized by the moved list's bound, which counts every mover. */
+    /* By an eighth (gy_w_grow): the arrays by store index hold an entry per body, a level's
+     * statics included. The mover arrays are sized by the moved list's bound, which counts every
+     * mover. */
     uint32_t had = w->motion_capacity;
     gy_result r =
         gy_w_grow(w->alloc, (void **)&w->motion, &w->motion_capacity, stores, sizeof *w->motion);
@@ -55,7 +56,7 @@ gy_result gy_w_render_reserve(gy_world *w, uint32_t moved, uint32_t stores)
     if (r == GY_OK)
         r = gy_w_grow(w->alloc, (void **)&w->animating.items, &w->animating.capacity, stores,
                       sizeof *w->animating.items);
-    /* Exactly that: the samples already grow by half, and so it grows with them. */
+    /* Exactly that: the samples already grow by an eighth, and so it grows with them. */
     uint32_t drawn = w->samples_capacity[0] + GY_W_HELD_PER_FRAME;
     if (r == GY_OK && drawn > w->render_capacity) {
         void *p = gy_realloc(w->alloc, w->render, (size_t)w->render_capacity * sizeof *w->render,
@@ -111,8 +112,10 @@ void gy_w_render_mover(gy_world *w, gy_w_body *c, bool moves)
         w->mover_store[w->mover_count++] = s;
         return;
     }
-    /* Drawn from now on where the game last knew it: its newest result. */
-    c->held = gy_w_body_pose(w, c);
+    /* Not recorded (its body was released first), so its held pose is not read until a create
+     * sets it. */
+    assert(!c->recorded);
+    gy_w_held_drop(w, s);
     uint32_t at = m->mover, last = --w->mover_count;
     if (at != last) {
         uint32_t moved = w->mover_store[last];
@@ -133,6 +136,7 @@ void gy_w_render_release(gy_world *w, uint32_t store_index)
 {
     assert(w->motion[store_index].mover == GY_W_NO_MOVER);
     settle(w, store_index);
+    gy_w_held_drop(w, store_index);
     w->motion[store_index].count = 0;
     w->motion[store_index].entity = gy_entity_null();
     /* The list may name it: it is rebuilt at the next tick, but must not outlive the body. */
@@ -157,6 +161,7 @@ void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint
                       (float)h.rotation.w};
         w->motion[store_index].count = 0;
         gy_w_render_put(w, store_index, p, r, tick - 1u);
+        gy_w_held_drop(w, store_index); /* read from its samples from now on */
     }
     gy_w_render_put(w, store_index, q->position, q->rotation, tick);
     gy_w_render_animate(w, store_index);
@@ -281,11 +286,120 @@ static inline bool motion_pose(const gy_world *w, uint32_t s, double at, span_in
     return false;
 }
 
+/* ---- held poses ------------------------------------------------------------------------------ */
+
+static bool same_pose(gy_pose a, gy_pose b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* The side record of store index `s`, or NULL. */
+static gy_w_held *held_record(const gy_world *w, uint32_t s)
+{
+    const uint64_t *at = gy_hash_map_find(&w->held_index, gy_map_key_of(s));
+    return at != NULL ? &w->held[*at] : NULL;
+}
+
+bool gy_w_body_held_keep(const gy_world *w, const gy_w_body *c, gy_pose pose)
+{
+    return c->recorded && !same_pose(pose, *gy_w_world_of(w, gy_w_body_slot(w, c)));
+}
+
+/* The side table's invariant for one body (debug builds): a record only for a held body; none
+ * for one whose stored pose is stale (it follows its body, which needs samples). */
+static inline bool held_consistent(const gy_world *w, const gy_w_body *c)
+{
+    const gy_w_motion *m = &w->motion[c->ref.index];
+    const gy_w_held *h = held_record(w, c->ref.index);
+    if (h != NULL)
+        return h->store_index == c->ref.index && m->count == 0;
+    return m->count > 0 || !w->results[c->ref.index].follows;
+}
+
+gy_pose gy_w_body_held(const gy_world *w, const gy_w_body *c)
+{
+    assert(held_consistent(w, c));
+    const gy_w_held *h = w->held_count > 0 ? held_record(w, c->ref.index) : NULL;
+    return h != NULL ? h->pose : *gy_w_world_of(w, gy_w_body_slot(w, c));
+}
+
+gy_result gy_w_held_reserve(gy_world *w, uint32_t more)
+{
+    if (more > UINT32_MAX - w->held_count)
+        return GY_ERR_OUT_OF_MEMORY;
+    gy_result r = gy_array_reserve(w->alloc, (void **)&w->held, &w->held_capacity,
+                                   w->held_count + more, sizeof *w->held);
+    if (r == GY_OK)
+        r = gy_hash_map_reserve(&w->held_index, w->held_count + more);
+    return r;
+}
+
+void gy_w_held_drop(gy_world *w, uint32_t s)
+{
+    uint64_t at;
+    if (w->held_count == 0 || !gy_hash_map_remove(&w->held_index, gy_map_key_of(s), &at))
+        return;
+    uint32_t last = --w->held_count;
+    if ((uint32_t)at != last) {
+        w->held[at] = w->held[last];
+        uint64_t *moved = gy_hash_map_find(&w->held_index, gy_map_key_of(w->held[at].store_index));
+        assert(moved != NULL);
+        *moved = at;
+    }
+}
+
+/* Keeps `pose` as store index `s`'s held pose in its side record (room reserved). */
+static void held_put(gy_world *w, uint32_t s, gy_pose pose)
+{
+    gy_w_held *h = held_record(w, s);
+    if (h == NULL) {
+        assert(w->held_count < w->held_capacity);
+        gy_result r = gy_hash_map_put(&w->held_index, gy_map_key_of(s), w->held_count);
+        assert(r == GY_OK);
+        (void)r;
+        h = &w->held[w->held_count++];
+        h->store_index = s;
+    }
+    h->pose = pose;
+}
+
+gy_result gy_w_body_set_held(gy_world *w, const gy_w_body *c, gy_pose pose)
+{
+    uint32_t s = c->ref.index;
+    assert(w->motion[s].count == 0);
+    if (!gy_w_body_held_keep(w, c, pose)) {
+        gy_w_held_drop(w, s);
+        return GY_OK;
+    }
+    if (held_record(w, s) == NULL) {
+        gy_result r = gy_w_held_reserve(w, 1u); /* reserved by the caller: allocates nothing */
+        if (r != GY_OK)
+            return r;
+    }
+    held_put(w, s, pose);
+    assert(held_consistent(w, c));
+    return GY_OK;
+}
+
+gy_result gy_w_body_hold_apart(gy_world *w, const gy_w_body *c, uint32_t spare)
+{
+    uint32_t s = c->ref.index;
+    if (!c->recorded || w->motion[s].count > 0 || held_record(w, s) != NULL)
+        return GY_OK;
+    gy_result r = gy_w_held_reserve(w, 1u + spare);
+    if (r != GY_OK)
+        return r;
+    held_put(w, s, gy_w_body_held(w, c));
+    return GY_OK;
+}
+
+/* ---- poses of bodies ------------------------------------------------------------------------- */
+
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
 {
     const gy_w_motion *m = &w->motion[c->ref.index];
     if (m->count == 0)
-        return c->held;
+        return gy_w_body_held(w, c);
     gy_pose p;
     sample(&w->samples[gy_w_ring_slot(m, m->count - 1)][m->mover], &p);
     return p;
@@ -295,7 +409,7 @@ gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c)
 {
     const gy_w_motion *m = &w->motion[c->ref.index];
     if (m->count == 0)
-        return c->held;
+        return gy_w_body_held(w, c);
     span_inverse inv = {-1.0, 0.0};
     gy_pose p;
     motion_pose(w, c->ref.index, w->render_time, &inv, &p);
@@ -502,6 +616,9 @@ void gy_w_render_free(gy_world *w)
         gy_free(a, w->moved_out, (size_t)w->moved_out_capacity * sizeof *w->moved_out);
     if (w->moved_next != NULL)
         gy_free(a, w->moved_next, (size_t)w->moved_next_capacity * sizeof *w->moved_next);
+    if (w->held != NULL)
+        gy_free(a, w->held, (size_t)w->held_capacity * sizeof *w->held);
+    gy_hash_map_fini(&w->held_index);
 }
 
 /* ---- public ---------------------------------------------------------------------------------- */

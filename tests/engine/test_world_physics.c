@@ -762,6 +762,138 @@ static void test_body_teleported_static_keeps_game_pose(void **state)
     wfx_destroy(w, NULL);
 }
 
+static void assert_vec_near(gy_vec3 a, gy_vec3 b, double tol)
+{
+    assert_near(a.x, b.x, tol);
+    assert_near(a.y, b.y, tol);
+    assert_near(a.z, b.z, tol);
+}
+
+/* The proxy position of a body's physics-side pose (a float). */
+static gy_vec3 proxy_position(gy_world *w, gy_entity e)
+{
+    const gy_proxy *const *px;
+    uint32_t n;
+    assert_result(gy_physics_read_proxies(gy_world_physics(w), &px, &n, NULL, NULL), GY_OK);
+    uint32_t i = wfx_state(w, e).ref.index;
+    assert_true(i < n);
+    const float *p = gy_proxy_in(px, i)->position;
+    return gy_v3(p[0], p[1], p[2]);
+}
+
+/* A held body (a static, at the pose it was created at) whose entity the game moves, by its
+ * local pose, its parent's, or a reparent to the root: until the transforms propagate, the body
+ * and its drawn pose stay where they were; the propagation then teleports it to the entity's new
+ * world pose, where it is drawn at once and the physics side has it. */
+static void test_held_bodies_moved_by_the_game_are_teleported_and_drawn(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity root = static_box(w, "root", odd_pose(0.0));
+    gy_entity parent = wfx_entity(w, "parent", gy_v3(0, 0, 0));
+    gy_entity_def cd = gy_default_entity_def();
+    cd.parent = parent;
+    cd.position = gy_v3(0, 0, 4);
+    gy_entity child, leaving;
+    assert_result(gy_entity_create(w, &cd, &child), GY_OK);
+    wfx_add(w, child, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    cd.position = gy_v3(2, 0, 0);
+    assert_result(gy_entity_create(w, &cd, &leaving), GY_OK);
+    wfx_add(w, leaving, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    wfx_tick(w, 3);
+    assert_int_equal(world_stats(w).bodies_tracked, 0);
+
+    /* Its own local pose. */
+    gy_pose was = wfx_world_pose(w, root);
+    assert_result(gy_entity_set_local_pose(w, root, odd_pose(6.0)), GY_OK);
+    gy_pose to = wfx_world_pose(w, root);
+    assert_near(to.position.x, 6.1, 1e-12);
+    assert_pose_exact(wfx_state(w, root).pose, was);
+    assert_pose_exact(wfx_render_pose(w, root), was);
+    gy_world_update_transforms(w);
+    assert_pose_exact(wfx_state(w, root).pose, to);
+    assert_pose_exact(wfx_render_pose(w, root), to);
+    assert_int_equal(world_stats(w).bodies_tracked, 1); /* until a proxy confirms the teleport */
+
+    /* Its parent's. */
+    assert_result(gy_entity_set_local_position(w, parent, gy_v3(0, 6, 0)), GY_OK);
+    assert_pose_exact(wfx_state(w, child).pose, (gy_pose){gy_v3(0, 0, 4), gy_quat_identity()});
+    assert_near(wfx_render_pose(w, child).position.y, 0.0, 0.0);
+    gy_world_update_transforms(w);
+    assert_vec_near(wfx_state(w, child).pose.position, gy_v3(0, 6, 4), 0.0);
+    assert_vec_near(wfx_render_pose(w, child).position, gy_v3(0, 6, 4), 0.0);
+    assert_vec_near(wfx_state(w, leaving).pose.position, gy_v3(2, 6, 0), 0.0);
+
+    /* A reparent to the root: its world pose becomes its local one. */
+    assert_result(gy_entity_set_parent(w, leaving, gy_entity_null()), GY_OK);
+    assert_vec_near(wfx_world_pose(w, leaving).position, gy_v3(2, 0, 0), 0.0);
+    assert_vec_near(wfx_state(w, leaving).pose.position, gy_v3(2, 6, 0), 0.0);
+    assert_vec_near(wfx_render_pose(w, leaving).position, gy_v3(2, 6, 0), 0.0);
+    gy_world_update_transforms(w);
+    assert_vec_near(wfx_state(w, leaving).pose.position, gy_v3(2, 0, 0), 0.0);
+    assert_vec_near(wfx_render_pose(w, leaving).position, gy_v3(2, 0, 0), 0.0);
+
+    /* The physics side has each where the game put it, and they stay there. */
+    wfx_tick(w, 2);
+    assert_vec_near(proxy_position(w, root), to.position, 1e-5);
+    assert_vec_near(proxy_position(w, child), gy_v3(0, 6, 4), 1e-6);
+    assert_vec_near(proxy_position(w, leaving), gy_v3(2, 0, 0), 1e-6);
+    assert_pose_exact(wfx_state(w, root).pose, to);
+    assert_pose_exact(wfx_render_pose(w, root), to);
+    assert_vec_near(wfx_render_pose(w, child).position, gy_v3(0, 6, 4), 0.0);
+    wfx_destroy(w, NULL);
+}
+
+/* Moving a held body's entity keeps the pose it is held at aside first, a record per body moved
+ * until the transforms propagate: refused for memory, the move reports GY_ERR_OUT_OF_MEMORY and
+ * changes nothing; every move that succeeds is teleported. */
+static void test_held_body_move_refused_for_memory_changes_nothing(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    uint32_t refused = 0;
+    for (uint64_t k = 1; k < 6; k++) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        gy_world *w = wfx_world(&ta);
+        gy_entity e[N];
+        gy_pose was[N];
+        for (uint32_t i = 0; i < N; i++)
+            e[i] = static_box(w, NULL, odd_pose(2.0 * i));
+        wfx_tick(w, 3);
+        for (uint32_t i = 0; i < N; i++)
+            was[i] = wfx_world_pose(w, e[i]);
+        ta.fail_at = ta.calls + k;
+        for (uint32_t i = 0; i < N; i++) {
+            gy_result r = gy_entity_set_local_pose(w, e[i], odd_pose(2.0 * i + 1.0));
+            if (r == GY_OK)
+                continue;
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused++;
+            assert_pose_exact(wfx_world_pose(w, e[i]), was[i]);
+            assert_pose_exact(wfx_state(w, e[i]).pose, was[i]);
+            assert_pose_exact(wfx_render_pose(w, e[i]), was[i]);
+            ta.fail_at = 0;
+            assert_result(gy_entity_set_local_pose(w, e[i], odd_pose(2.0 * i + 1.0)), GY_OK);
+        }
+        ta.fail_at = 0;
+        for (uint32_t i = 0; i < N; i++)
+            assert_pose_exact(wfx_state(w, e[i]).pose, was[i]);
+        gy_world_update_transforms(w);
+        for (uint32_t i = 0; i < N; i++) {
+            gy_pose to = wfx_world_pose(w, e[i]);
+            assert_near(to.position.x, 2.0 * i + 1.1, 1e-12);
+            assert_pose_exact(wfx_state(w, e[i]).pose, to);
+            assert_pose_exact(wfx_render_pose(w, e[i]), to);
+        }
+        wfx_tick(w, 2);
+        for (uint32_t i = 0; i < N; i++)
+            assert_near(proxy_position(w, e[i]).x, 2.0 * i + 1.1, 1e-5);
+        wfx_destroy(w, &ta);
+    }
+    assert_true(refused > 0);
+}
+
 /* Switching off, stopping and starting: a static is tracked again whenever it gets a new body,
  * and its state tick stays the newest publish it was part of. */
 static void test_body_statics_tracked_again_after_restart(void **state)
@@ -922,6 +1054,8 @@ int main(void)
         cmocka_unit_test(test_statics_turned_dynamic_are_drawn_where_they_are),
         cmocka_unit_test(test_teleports_after_a_motion_change_are_drawn),
         cmocka_unit_test(test_body_teleported_static_keeps_game_pose),
+        cmocka_unit_test(test_held_bodies_moved_by_the_game_are_teleported_and_drawn),
+        cmocka_unit_test(test_held_body_move_refused_for_memory_changes_nothing),
         cmocka_unit_test(test_body_statics_tracked_again_after_restart),
         cmocka_unit_test(test_body_removed_in_a_callback_leaves_the_others_synced),
         cmocka_unit_test(test_body_state_is_the_publish_the_world_took_in),
