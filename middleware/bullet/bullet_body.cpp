@@ -806,7 +806,6 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
         b->motion->lock_position = frame.getOrigin();
-        gy_bt_body_wake(b);
         /* A kinematic body does not join islands: a sleeper it leaves (a crate on a lift put
          * elsewhere) would hang in the air unless woken here. */
         if (b->base.type == GY_MOTION_KINEMATIC)
@@ -836,7 +835,6 @@ void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
     if (b->base.type == GY_MOTION_KINEMATIC)
         b->motion->kin_linear = gy_bt_vec(v);
     b->rb->setLinearVelocity(gy_bt_vec(v));
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
@@ -844,24 +842,20 @@ void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v
     if (b->base.type == GY_MOTION_KINEMATIC)
         b->motion->kin_angular = gy_bt_vec(v);
     b->rb->setAngularVelocity(gy_bt_vec(v));
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_force(gy_driver_world *, gy_bt_body *b, gy_vec3 f)
 {
     b->motion->force += gy_bt_vec(f);
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_torque(gy_driver_world *, gy_bt_body *b, gy_vec3 t)
 {
     b->motion->torque += gy_bt_vec(t);
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_impulse(gy_driver_world *, gy_bt_body *b, gy_vec3 j, const gy_vec3 *p)
 {
-    gy_bt_body_wake(b);
     if (p == nullptr) {
         b->rb->applyCentralImpulse(gy_bt_vec(j));
         return;
@@ -892,12 +886,8 @@ gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
     return gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));
 }
 
-void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
+void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
-    if (awake) {
-        gy_bt_body_wake(b);
-        return;
-    }
     b->rb->setLinearVelocity(btVector3(0, 0, 0));
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->motion->force.setZero();
@@ -918,7 +908,6 @@ void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
     b->rb->setMassProps(mass, inertia);
     b->rb->updateInertiaTensor();
     b->motion->mass = mass;
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
@@ -936,7 +925,6 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
         w->world.refreshBroadphaseProxy(b->object);
-    gy_bt_body_wake(b); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *, gy_bt_collider *c, gy_vec3 local)

@@ -570,7 +570,6 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
     gy_result r;
     if (b->body != NULL) {
         set_dbody_pose(b, pose);
-        gy_ode_body_wake(b);
         b->pose_written = true;
         return GY_OK;
     }
@@ -604,27 +603,23 @@ void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3
 {
     (void)w;
     dBodySetLinearVel(b->body, v.x, v.y, v.z);
-    gy_ode_body_wake(b);
 }
 
 void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v)
 {
     (void)w;
     dBodySetAngularVel(b->body, v.x, v.y, v.z);
-    gy_ode_body_wake(b);
 }
 
 void gy_ode_body_add_force(gy_driver_world *w, gy_ode_body *b, gy_vec3 f)
 {
     (void)w;
-    gy_ode_body_wake(b);
     dBodyAddForce(b->body, f.x, f.y, f.z);
 }
 
 void gy_ode_body_add_torque(gy_driver_world *w, gy_ode_body *b, gy_vec3 t)
 {
     (void)w;
-    gy_ode_body_wake(b);
     dBodyAddTorque(b->body, t.x, t.y, t.z);
 }
 
@@ -638,7 +633,6 @@ static gy_vec3 angular_delta(const gy_ode_body *b, gy_vec3 l)
 
 static void apply_impulse(gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
 {
-    gy_ode_body_wake(b);
     const dReal *v = dBodyGetLinearVel(b->body);
     gy_vec3 nv = gy_v3_mad(vec_from_ode(v), j, 1.0 / b->mass);
     dBodySetLinearVel(b->body, nv.x, nv.y, nv.z);
@@ -674,13 +668,9 @@ gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p
     return gy_ode_body_velocity_at(b, p);
 }
 
-void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake)
+void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b)
 {
     (void)w;
-    if (awake) {
-        gy_ode_body_wake(b);
-        return;
-    }
     dBodySetLinearVel(b->body, 0.0, 0.0, 0.0);
     dBodySetAngularVel(b->body, 0.0, 0.0, 0.0);
     dBodySetForce(b->body, 0.0, 0.0, 0.0);
@@ -700,7 +690,6 @@ void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass)
         for (int k = 0; k < 3; k++)
             b->inv_inertia.m[i][k] *= ratio;
     b->mass = mass;
-    gy_ode_body_wake(b);
 }
 
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
@@ -711,7 +700,6 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
     } else {
         static_geoms_forget(w, c);
     }
-    gy_ode_body_wake(gy_ode_owner(c)); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local)

@@ -279,7 +279,7 @@ void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 impulse
                              const gy_vec3 *point);
 void gy_ode_body_move_kinematic(gy_driver_world *w, gy_ode_body *b, gy_pose target, double dt);
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);
-void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake);
+void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);

@@ -256,17 +256,18 @@ typedef struct gy_driver {
     uint32_t (*body_collider_count)(const gy_driver_body *b);
     gy_driver_collider *(*body_collider)(gy_driver_body *b, uint32_t i);
     /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
-     * statics. */
+     * statics. The front end calls it after every change that should move a body (the setters
+     * below, a new filter, a motor, a joint made or gone), so those leave waking to it. */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
-    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). A moving
-     * body is woken; for a static the front end then wakes what the report says touches it and
-     * marks it placed. */
+    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). The
+     * front end then wakes a moving body, or for a static wakes what the report says touches it
+     * and marks it placed. */
     gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
-    /* Not static. Wakes the body. */
+    /* Not static. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
     void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
-    /* Dynamic only; each wakes the body. */
+    /* Dynamic only. */
     void (*body_add_force)(gy_driver_world *w, gy_driver_body *b, gy_vec3 force);
     void (*body_add_torque)(gy_driver_world *w, gy_driver_body *b, gy_vec3 torque);
     /* `point` NULL: at the centre of mass. */
@@ -275,12 +276,13 @@ typedef struct gy_driver {
     /* Kinematic only; a valid target (rotation normalised) and step. */
     void (*body_move_kinematic)(gy_driver_world *w, gy_driver_body *b, gy_pose target, double dt);
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
-    /* Dynamic only. */
-    void (*body_set_awake)(gy_driver_world *w, gy_driver_body *b, bool awake);
+    /* Dynamic only: puts the body to sleep now, at rest with no pending force (body_wake wakes
+     * it). */
+    void (*body_put_asleep)(gy_driver_world *w, gy_driver_body *b);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
-    /* The record's category and mask have changed: refilter its vendor object, and wake a moving
-     * body (for a static the front end wakes what touches it and marks it placed). */
+    /* The record's category and mask have changed: refilter its vendor object (the front end
+     * then wakes a moving body, or what touches a static, and marks the static placed). */
     void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
     /* A collider-local direction turned into the world by the collider's current rotation. */
     gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);

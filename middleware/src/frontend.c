@@ -117,6 +117,14 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     return GY_OK;
 }
 
+/* A joint's bodies (the world side is NULL; a static one has nothing to wake). */
+static void wake_joint_bodies(gy_backend_world *w, const gy_adapter_joint *j)
+{
+    w->driver->body_wake(w->dw, gy_driver_body_of(j->a));
+    if (j->b != NULL)
+        w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
+}
+
 /* Counts a joint on its bodies (`in`) or uncounts it, and wakes them: a joint made or gone
  * changes what holds them. */
 static void link_joint(gy_backend_world *w, const gy_adapter_joint *j, bool in)
@@ -125,9 +133,7 @@ static void link_joint(gy_backend_world *w, const gy_adapter_joint *j, bool in)
         gy_adapter_joint_attach(j);
     else
         gy_adapter_joint_detach(j);
-    w->driver->body_wake(w->dw, gy_driver_body_of(j->a));
-    if (j->b != NULL)
-        w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
+    wake_joint_bodies(w, j);
 }
 
 /* Has the driver release a joint's record, then unlinks it (from a copy: the record is gone). */
@@ -541,6 +547,8 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     r = w->driver->body_set_pose(w->dw, b, pose);
     if (r == GY_OK && gy_driver_body_rec(b)->type == GY_MOTION_STATIC)
         static_placed(w, b);
+    else if (r == GY_OK)
+        w->driver->body_wake(w->dw, b);
     return r;
 }
 
@@ -548,8 +556,10 @@ static gy_result body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, v, MOVING, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_set_linear_velocity(w->dw, b, v);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -557,8 +567,10 @@ static gy_result body_set_angular_velocity(gy_backend_world *w, gy_body_id id, g
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, v, MOVING, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_set_angular_velocity(w->dw, b, v);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -566,8 +578,10 @@ static gy_result body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, f, DYNAMIC, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_force(w->dw, b, f);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -575,8 +589,10 @@ static gy_result body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, t, DYNAMIC, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_torque(w->dw, b, t);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -584,8 +600,10 @@ static gy_result body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_impulse(w->dw, b, j, NULL);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -595,8 +613,10 @@ static gy_result body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3
     gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
     if (r == GY_OK)
         r = check_vec(p);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_impulse(w->dw, b, j, &p);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -638,7 +658,10 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
         return r;
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
-    w->driver->body_set_awake(w->dw, b, awake);
+    if (awake)
+        w->driver->body_wake(w->dw, b);
+    else
+        w->driver->body_put_asleep(w->dw, b);
     return GY_OK;
 }
 
@@ -654,6 +677,7 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);
+    w->driver->body_wake(w->dw, b);
     return GY_OK;
 }
 
@@ -694,6 +718,8 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     gy_adapter_body *owner = gy_driver_collider_rec(c)->owner;
     if (owner->type == GY_MOTION_STATIC)
         static_placed(w, gy_driver_body_of(owner));
+    else
+        w->driver->body_wake(w->dw, gy_driver_body_of(owner));
     return GY_OK;
 }
 
@@ -780,6 +806,7 @@ static gy_result joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_j
     if (type != GY_JOINT_HINGE && type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
     w->driver->joint_set_motor(w->dw, j, m);
+    wake_joint_bodies(w, gy_driver_joint_rec(j));
     return GY_OK;
 }
 
