@@ -287,25 +287,6 @@ static gy_result principal_frame(const gy_mass *m, btTransform *frame, btVector3
     return GY_OK;
 }
 
-/* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
- * collision; when no collider contains the centre of mass, the smallest collider's inner radius
- * (the sweep then guards the centre of mass only). */
-static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
-{
-    gy_adapter_ccd_radius acc;
-    gy_adapter_ccd_begin(&acc);
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        const gy_bt_collider *c = b->colliders[i];
-        const gy_bt_resource *r = gy_bt_collider_resource(c);
-        if (c->base.is_sensor)
-            continue;
-        gy_shape shape = gy_adapter_collider_shape(&c->base);
-        gy_adapter_ccd_add(&acc, &shape, r != nullptr ? &r->base.hull : nullptr,
-                           gy_adapter_collider_local_pose(&c->base), com);
-    }
-    return gy_adapter_ccd_end(&acc);
-}
-
 static size_t owned_shape_size(gy_shape_type t)
 {
     switch (t) {
@@ -721,7 +702,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->rb->setAngularFactor(af);
         b->rb->setLinearVelocity(gy_bt_vec(def->linear_velocity));
         b->rb->setAngularVelocity(gy_bt_vec(def->angular_velocity));
-        b->motion->ccd_radius = compute_ccd_radius(b, mass.center);
     } else if (def->type == GY_MOTION_KINEMATIC) {
         b->motion->kin_linear = gy_bt_vec(def->linear_velocity);
         b->motion->kin_angular = gy_bt_vec(def->angular_velocity);

@@ -179,25 +179,6 @@ static gy_mat3 mat3_inverse(gy_mat3 m)
     return r;
 }
 
-/* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
- * collision. When no collider contains the centre of mass (a dumbbell), the smallest collider's
- * inner radius is used: the sweep then guards the centre of mass only. */
-static double compute_ccd_radius(const gy_ode_body *b)
-{
-    gy_adapter_ccd_radius acc;
-    gy_adapter_ccd_begin(&acc);
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        const gy_ode_collider *c = b->colliders[i];
-        if (c->base.is_sensor)
-            continue;
-        const gy_ode_resource *res = gy_ode_collider_resource(c);
-        gy_shape shape = gy_adapter_collider_shape(&c->base);
-        gy_adapter_ccd_add(&acc, &shape, res != NULL ? &res->base.hull : NULL,
-                           gy_adapter_collider_local_pose(&c->base), b->com_local);
-    }
-    return gy_adapter_ccd_end(&acc);
-}
-
 static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space)
 {
     switch (s->type) {
@@ -511,10 +492,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             gy_ode_collider_resource(c)->base.refs++;
         colliders[i] = c;
     }
-    if (b->base.type == GY_MOTION_DYNAMIC) {
-        b->ccd_radius = compute_ccd_radius(b);
+    if (b->base.type == GY_MOTION_DYNAMIC)
         gy_ode_locks_build(w, b);
-    }
     *out = b;
     return GY_OK;
 }

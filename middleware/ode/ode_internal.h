@@ -64,7 +64,6 @@ struct gy_driver_body {
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
-    double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
     gy_adapter_push push; /* the front end's push-out (overlap.h) */

@@ -178,9 +178,6 @@ typedef struct gy_driver_step {
     void (*collider_aabb)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
     void (*statics_visit)(gy_driver_world *w, const double box[6],
                           bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx);
-    /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
-    double (*body_ccd_radius)(const gy_driver_body *b);
-
     /* Continuous collision's geometry. `ccd_gather` offers add(ctx, c) every collider whose
      * bounds come within `radius` of the segment start-end (statics) or within radius + reach
      * (moving bodies), in a fixed order; `ccd_begin` readies a sphere of `radius` that

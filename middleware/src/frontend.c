@@ -400,6 +400,25 @@ static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
     return r;
 }
 
+/* A sphere about the centre of mass `com` lying inside the body's solid colliders, for continuous
+ * collision. When no collider contains the centre of mass (a dumbbell), the smallest collider's
+ * inner radius is used: the sweep then guards the centre of mass only. */
+static double ccd_radius(gy_driver_collider *const *cols, gy_adapter_resource *const *res,
+                         uint32_t n, gy_vec3 com)
+{
+    gy_adapter_ccd_radius acc;
+    gy_adapter_ccd_begin(&acc);
+    for (uint32_t i = 0; i < n; i++) {
+        const gy_adapter_collider *c = gy_driver_collider_rec(cols[i]);
+        if (c->is_sensor)
+            continue;
+        gy_shape shape = gy_adapter_collider_shape(c);
+        gy_adapter_ccd_add(&acc, &shape, res[i] != NULL ? &res[i]->hull : NULL,
+                           gy_adapter_collider_local_pose(c), com);
+    }
+    return gy_adapter_ccd_end(&acc);
+}
+
 static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n, gy_body_id *out,
                              gy_collider_id *collider_ids)
@@ -435,6 +454,8 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res,
                                    (const gy_adapter_collider_rare *const *)rare, &mass, &b, made);
+    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
+        gy_driver_body_rec(b)->motion->ccd_radius = ccd_radius(made, res, n, mass.center);
     gy_adapter_body_end(w->allocator, res, n);
     /* Until the driver has made the body, the side records are still ours. */
     for (uint32_t i = 0; r != GY_OK && i < n && rare != NULL; i++)
