@@ -630,7 +630,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         gy_adapter_collider_record_init(&c->base, cd, &b->base, res[i], rare[i]);
         if (res[i] != nullptr) {
             gy_bt_resource *r = gy_bt_resource_of(res[i]);
-            res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
                               ? static_cast<btCollisionShape *>(r->mesh_shape)
                               : static_cast<btCollisionShape *>(r->hull_shape);
@@ -744,13 +743,11 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
-        gy_bt_resource *r = gy_bt_collider_resource(c); /* read before the shape goes */
+        /* A resource's shape is the resource's: the front end frees it with the resource. */
         if (c->owns_shape)
             c->bt_shape->~btCollisionShape();
-        else if (r == nullptr)
+        else if (gy_bt_collider_resource(c) == nullptr)
             shared_shape_unref(w, c->bt_shape);
-        if (r != nullptr && gy_adapter_resource_unref(w->tally, &r->base))
-            resource_destroy(w, r);
         c->~gy_bt_collider();
     }
     size_t size = b->block_size;

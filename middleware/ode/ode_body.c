@@ -486,12 +486,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     }
 
     /* Committed: nothing below can fail. */
-    for (uint32_t i = 0; i < n; i++) {
-        gy_ode_collider *c = b->colliders[i];
-        if (gy_ode_collider_resource(c) != NULL)
-            gy_ode_collider_resource(c)->base.refs++;
-        colliders[i] = c;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        colliders[i] = b->colliders[i];
     if (b->base.type == GY_MOTION_DYNAMIC)
         gy_ode_locks_build(w, b);
     *out = b;
@@ -514,12 +510,9 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         gy_ode_collider *c = b->colliders[i];
         if (b->base.type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
-        gy_ode_resource *res = gy_ode_collider_resource(c);
         if (c->geom != NULL)
-            dGeomDestroy(c->geom); /* before the trimesh data it may point at */
+            dGeomDestroy(c->geom); /* before the front end frees the trimesh data it may use */
         c->geom = NULL;
-        if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
-            resource_destroy(w, res);
     }
     if (b->base.type == GY_MOTION_STATIC)
         gy_ode_grid_trim(w);

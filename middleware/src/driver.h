@@ -89,7 +89,7 @@ typedef struct gy_driver_records {
     const gy_handle_pool *joints;    /* payload: the driver's joint record */
     const gy_handle_pool *resources; /* payload: the driver's resource record */
     const gy_driver_moving *moving;  /* valid until a body is created or released */
-    gy_adapter_tally *tally;         /* resource references are counted out through it */
+    gy_adapter_tally *tally;         /* bodies by motion type, sensors, live resources */
     /* The front end's report for this world (contacts.h): the driver's narrow phase feeds it
      * and applies its rules. */
     gy_adapter_contacts *contacts;
@@ -237,7 +237,8 @@ typedef struct gy_driver {
      * NULL when its definition sets none), to hand to gy_adapter_collider_record_init, and
      * `mass` the dynamic body's mass properties in the Gyre body frame (zeroed for others).
      * Creates everything or nothing; on success *out is the body's record and colliders[i]
-     * collider i's, ids still zero (the front end gives them theirs), and the side records are
+     * collider i's, ids still zero (the front end gives them theirs and counts each collider's
+     * reference to its resource), and the side records are
      * the records' (the front end frees them with the body); on failure they stay the front
      * end's. */
     gy_result (*body_create)(gy_driver_world *w, const gy_body_def *def,
@@ -246,7 +247,9 @@ typedef struct gy_driver {
                              const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
                              gy_driver_body **out, gy_driver_collider **colliders);
     /* Releases the body and its colliders (the front end has already released its joints, woken
-     * what touched it, forgotten it in the report and taken back its ids). */
+     * what touched it, forgotten it in the report, taken back its ids and dropped the colliders'
+     * resource references; a resource left without any is freed through resource_free after
+     * this returns, so the vendor objects using it go first). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
     /* The body's collider count, and its collider record i (i < count) in their definition
      * order: a driver keeps them as it likes (no array of them is asked for). */

@@ -13,6 +13,8 @@
 #include "gyre/math.h"
 #include "step.h"
 
+GY_ARRAY_DEFINE(gy_frontend_resources, gy_adapter_resource *)
+
 struct gy_backend_world {
     const gy_driver *driver;
     gy_driver_world *dw;
@@ -26,7 +28,10 @@ struct gy_backend_world {
     gy_adapter_contacts contacts;     /* the driver's narrow phase feeds it */
     gy_driver_moving moving;          /* the dynamic and kinematic bodies (driver.h) */
     gy_adapter_breakables breakables; /* the breakable joints (driver records) */
-    gy_adapter_broken broken;         /* the joints the last step broke */
+    /* A released body's resources whose last reference went with it, freed once the driver has
+     * freed the vendor objects that use them; room for the most a body holds is kept. */
+    gy_frontend_resources dying;
+    gy_adapter_broken broken; /* the joints the last step broke */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -56,6 +61,7 @@ static void pools_fini(gy_backend_world *w)
     gy_driver_moving_free(w->allocator, &w->moving);
     gy_adapter_breakables_free(w->allocator, &w->breakables);
     gy_adapter_broken_free(w->allocator, &w->broken);
+    gy_frontend_resources_free(w->allocator, &w->dying);
     gy_handle_pool_fini(&w->joints);
     gy_handle_pool_fini(&w->colliders);
     gy_handle_pool_fini(&w->bodies);
@@ -176,14 +182,29 @@ gy_result gy_frontend_break_joints(gy_backend_world *w)
     return GY_OK;
 }
 
-/* Frees the side records of a body's colliders, then has the driver release the body. */
+/* A hull or mesh collider's resource record, NULL for primitives. */
+static gy_adapter_resource *collider_resource(const gy_adapter_collider *c)
+{
+    bool res = c->shape_type == GY_SHAPE_HULL || c->shape_type == GY_SHAPE_MESH;
+    return res ? c->shape.resource : NULL;
+}
+
+/* Frees the side records of a body's colliders and drops their resource references, then has
+ * the driver release the body; a resource whose last reference that was goes after it. */
 static void free_body(gy_backend_world *w, gy_driver_body *b)
 {
     uint32_t n = w->driver->body_collider_count(b);
-    for (uint32_t i = 0; i < n; i++)
-        gy_adapter_collider_rare_fini(w->allocator,
-                                      gy_driver_collider_rec(w->driver->body_collider(b, i)));
+    w->dying.count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gy_adapter_collider *c = gy_driver_collider_rec(w->driver->body_collider(b, i));
+        gy_adapter_resource *res = collider_resource(c);
+        if (res != NULL && gy_adapter_resource_unref(&w->tally, res))
+            w->dying.items[w->dying.count++] = res;
+        gy_adapter_collider_rare_fini(w->allocator, c);
+    }
     w->driver->body_release(w->dw, b);
+    for (uint32_t i = 0; i < w->dying.count; i++)
+        w->driver->resource_free(w->dw, w->dying.items[i]);
 }
 
 /* Takes the ids of a body and its colliders back (colliders first, in their order: the order
@@ -449,11 +470,20 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     }
     if (r == GY_OK && def->type != GY_MOTION_STATIC)
         r = gy_driver_moving_reserve(w->allocator, &w->moving, w->moving.count + 1u);
+    uint32_t resourced = 0;
+    for (uint32_t i = 0; r == GY_OK && i < n; i++)
+        resourced += res[i] != NULL ? 1u : 0u;
+    if (r == GY_OK)
+        r = gy_frontend_resources_reserve(w->allocator, &w->dying, resourced);
     for (uint32_t i = 0; r == GY_OK && i < n; i++)
         r = gy_adapter_collider_rare_make(w->allocator, &cols[i], &rare[i]);
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res,
                                    (const gy_adapter_collider_rare *const *)rare, &mass, &b, made);
+    /* Each collider holds a reference to its resource (free_body drops them). */
+    for (uint32_t i = 0; r == GY_OK && i < n; i++)
+        if (res[i] != NULL)
+            res[i]->refs++;
     if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
         gy_driver_body_rec(b)->motion->ccd_radius = ccd_radius(made, res, n, mass.center);
     gy_adapter_body_end(w->allocator, res, n);

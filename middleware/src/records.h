@@ -105,7 +105,7 @@ typedef struct gy_adapter_collider {
     union {
         /* Sphere: radius; capsule and cylinder: radius, height; box: full extents. */
         double size[3];
-        /* Hull and mesh: the resolved resource record (the driver counts its reference). */
+        /* Hull and mesh: the resolved resource record (the front end counts its reference). */
         gy_adapter_resource *resource;
     } shape;
     double friction, restitution; /* the material's numbers */
