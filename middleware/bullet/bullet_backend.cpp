@@ -138,7 +138,6 @@ extern "C" const gy_driver gy_bullet_driver = {
     .body_add_force = gy_bt_body_add_force,
     .body_add_torque = gy_bt_body_add_torque,
     .body_add_impulse = gy_bt_body_add_impulse,
-    .body_move_kinematic = gy_bt_body_move_kinematic,
     .body_point_velocity = gy_bt_body_point_velocity,
     .body_put_asleep = gy_bt_body_put_asleep,
     .body_set_mass = gy_bt_body_set_mass,

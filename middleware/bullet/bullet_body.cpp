@@ -845,19 +845,6 @@ void gy_bt_body_add_impulse(gy_driver_world *, gy_bt_body *b, gy_vec3 j, const g
     b->rb->applyTorqueImpulse((gy_bt_vec(*p) - gy_bt_body_com(b)).cross(jb));
 }
 
-void gy_bt_body_move_kinematic(gy_driver_world *, gy_bt_body *b, gy_pose target, double dt)
-{
-    gy_pose cur = gy_bt_body_pose(b);
-    gy_vec3 v, omega;
-    gy_adapter_kinematic_velocity(cur.position, cur.rotation, target.position, target.rotation, dt,
-                                  &v, &omega);
-    b->motion->kin_linear = gy_bt_vec(v);
-    b->motion->kin_angular = gy_bt_vec(omega);
-    b->rb->setLinearVelocity(b->motion->kin_linear);
-    b->rb->setAngularVelocity(b->motion->kin_angular);
-    b->pose_written = true;
-}
-
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 {
     return gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));

@@ -336,7 +336,6 @@ void gy_bt_body_add_force(gy_driver_world *w, gy_bt_body *b, gy_vec3 force);
 void gy_bt_body_add_torque(gy_driver_world *w, gy_bt_body *b, gy_vec3 torque);
 void gy_bt_body_add_impulse(gy_driver_world *w, gy_bt_body *b, gy_vec3 impulse,
                             const gy_vec3 *point);
-void gy_bt_body_move_kinematic(gy_driver_world *w, gy_bt_body *b, gy_pose target, double dt);
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);
 void gy_bt_body_put_asleep(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_set_mass(gy_driver_world *w, gy_bt_body *b, double mass);

@@ -150,7 +150,6 @@ const gy_driver gy_ode_driver = {
     .body_add_force = gy_ode_body_add_force,
     .body_add_torque = gy_ode_body_add_torque,
     .body_add_impulse = gy_ode_body_add_impulse,
-    .body_move_kinematic = gy_ode_body_move_kinematic,
     .body_point_velocity = gy_ode_body_point_velocity,
     .body_put_asleep = gy_ode_body_put_asleep,
     .body_set_mass = gy_ode_body_set_mass,

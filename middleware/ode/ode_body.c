@@ -622,18 +622,6 @@ void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 j, cons
     apply_impulse(b, j, point);
 }
 
-void gy_ode_body_move_kinematic(gy_driver_world *w, gy_ode_body *b, gy_pose target, double dt)
-{
-    (void)w;
-    gy_vec3 v, omega;
-    gy_adapter_kinematic_velocity(gy_ode_body_com(b), gy_ode_body_pose(b).rotation,
-                                  gy_pose_apply(target, b->com_local), target.rotation, dt, &v,
-                                  &omega);
-    dBodySetLinearVel(b->body, v.x, v.y, v.z);
-    dBodySetAngularVel(b->body, omega.x, omega.y, omega.z);
-    b->pose_written = true;
-}
-
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p)
 {
     (void)w;

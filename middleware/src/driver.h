@@ -273,8 +273,6 @@ typedef struct gy_driver {
     /* `point` NULL: at the centre of mass. */
     void (*body_add_impulse)(gy_driver_world *w, gy_driver_body *b, gy_vec3 impulse,
                              const gy_vec3 *point);
-    /* Kinematic only; a valid target (rotation normalised) and step. */
-    void (*body_move_kinematic)(gy_driver_world *w, gy_driver_body *b, gy_pose target, double dt);
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
     /* Dynamic only: puts the body to sleep now, at rest with no pending force (body_wake wakes
      * it). */

@@ -684,7 +684,16 @@ static gy_result body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
     if (gy_driver_body_rec(b)->type != GY_MOTION_KINEMATIC)
         return GY_ERR_INVALID_MOTION;
     target.rotation = gy_quat_normalize(target.rotation);
-    w->driver->body_move_kinematic(w->dw, b, target, dt);
+    /* The velocities that reach the target in dt; the body counts as moving in the next step. */
+    gy_body_state now;
+    memset(&now, 0, sizeof now);
+    w->driver->body_get_state(w->dw, b, &now);
+    gy_vec3 v, omega;
+    gy_adapter_kinematic_velocity(now.pose.position, now.pose.rotation, target.position,
+                                  target.rotation, dt, &v, &omega);
+    w->driver->body_set_linear_velocity(w->dw, b, v);
+    w->driver->body_set_angular_velocity(w->dw, b, omega);
+    w->driver->body_wake(w->dw, b);
     return GY_OK;
 }
 
