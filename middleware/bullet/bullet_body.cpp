@@ -287,25 +287,6 @@ static gy_result principal_frame(const gy_mass *m, btTransform *frame, btVector3
     return GY_OK;
 }
 
-/* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
- * collision; when no collider contains the centre of mass, the smallest collider's inner radius
- * (the sweep then guards the centre of mass only). */
-static double compute_ccd_radius(const gy_bt_body *b, gy_vec3 com)
-{
-    gy_adapter_ccd_radius acc;
-    gy_adapter_ccd_begin(&acc);
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        const gy_bt_collider *c = b->colliders[i];
-        const gy_bt_resource *r = gy_bt_collider_resource(c);
-        if (c->base.is_sensor)
-            continue;
-        gy_shape shape = gy_adapter_collider_shape(&c->base);
-        gy_adapter_ccd_add(&acc, &shape, r != nullptr ? &r->base.hull : nullptr,
-                           gy_adapter_collider_local_pose(&c->base), com);
-    }
-    return gy_adapter_ccd_end(&acc);
-}
-
 static size_t owned_shape_size(gy_shape_type t)
 {
     switch (t) {
@@ -649,7 +630,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         gy_adapter_collider_record_init(&c->base, cd, &b->base, res[i], rare[i]);
         if (res[i] != nullptr) {
             gy_bt_resource *r = gy_bt_resource_of(res[i]);
-            res[i]->refs++;
             c->bt_shape = res[i]->kind == GY_SHAPE_MESH
                               ? static_cast<btCollisionShape *>(r->mesh_shape)
                               : static_cast<btCollisionShape *>(r->hull_shape);
@@ -721,7 +701,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->rb->setAngularFactor(af);
         b->rb->setLinearVelocity(gy_bt_vec(def->linear_velocity));
         b->rb->setAngularVelocity(gy_bt_vec(def->angular_velocity));
-        b->motion->ccd_radius = compute_ccd_radius(b, mass.center);
     } else if (def->type == GY_MOTION_KINEMATIC) {
         b->motion->kin_linear = gy_bt_vec(def->linear_velocity);
         b->motion->kin_angular = gy_bt_vec(def->angular_velocity);
@@ -764,13 +743,11 @@ static void body_destroy(gy_driver_world *w, gy_bt_body *b)
         b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_bt_collider *c = b->colliders[i];
-        gy_bt_resource *r = gy_bt_collider_resource(c); /* read before the shape goes */
+        /* A resource's shape is the resource's: the front end frees it with the resource. */
         if (c->owns_shape)
             c->bt_shape->~btCollisionShape();
-        else if (r == nullptr)
+        else if (gy_bt_collider_resource(c) == nullptr)
             shared_shape_unref(w, c->bt_shape);
-        if (r != nullptr && gy_adapter_resource_unref(w->tally, &r->base))
-            resource_destroy(w, r);
         c->~gy_bt_collider();
     }
     size_t size = b->block_size;
@@ -806,7 +783,6 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
         b->motion->lock_position = frame.getOrigin();
-        gy_bt_body_wake(b);
         /* A kinematic body does not join islands: a sleeper it leaves (a crate on a lift put
          * elsewhere) would hang in the air unless woken here. */
         if (b->base.type == GY_MOTION_KINEMATIC)
@@ -836,7 +812,6 @@ void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
     if (b->base.type == GY_MOTION_KINEMATIC)
         b->motion->kin_linear = gy_bt_vec(v);
     b->rb->setLinearVelocity(gy_bt_vec(v));
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
@@ -844,24 +819,20 @@ void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v
     if (b->base.type == GY_MOTION_KINEMATIC)
         b->motion->kin_angular = gy_bt_vec(v);
     b->rb->setAngularVelocity(gy_bt_vec(v));
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_force(gy_driver_world *, gy_bt_body *b, gy_vec3 f)
 {
     b->motion->force += gy_bt_vec(f);
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_torque(gy_driver_world *, gy_bt_body *b, gy_vec3 t)
 {
     b->motion->torque += gy_bt_vec(t);
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_body_add_impulse(gy_driver_world *, gy_bt_body *b, gy_vec3 j, const gy_vec3 *p)
 {
-    gy_bt_body_wake(b);
     if (p == nullptr) {
         b->rb->applyCentralImpulse(gy_bt_vec(j));
         return;
@@ -874,30 +845,13 @@ void gy_bt_body_add_impulse(gy_driver_world *, gy_bt_body *b, gy_vec3 j, const g
     b->rb->applyTorqueImpulse((gy_bt_vec(*p) - gy_bt_body_com(b)).cross(jb));
 }
 
-void gy_bt_body_move_kinematic(gy_driver_world *, gy_bt_body *b, gy_pose target, double dt)
-{
-    gy_pose cur = gy_bt_body_pose(b);
-    gy_vec3 v, omega;
-    gy_adapter_kinematic_velocity(cur.position, cur.rotation, target.position, target.rotation, dt,
-                                  &v, &omega);
-    b->motion->kin_linear = gy_bt_vec(v);
-    b->motion->kin_angular = gy_bt_vec(omega);
-    b->rb->setLinearVelocity(b->motion->kin_linear);
-    b->rb->setAngularVelocity(b->motion->kin_angular);
-    b->pose_written = true;
-}
-
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 {
     return gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));
 }
 
-void gy_bt_body_set_awake(gy_driver_world *, gy_bt_body *b, bool awake)
+void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
-    if (awake) {
-        gy_bt_body_wake(b);
-        return;
-    }
     b->rb->setLinearVelocity(btVector3(0, 0, 0));
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
     b->motion->force.setZero();
@@ -918,7 +872,6 @@ void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
     b->rb->setMassProps(mass, inertia);
     b->rb->updateInertiaTensor();
     b->motion->mass = mass;
-    gy_bt_body_wake(b);
 }
 
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
@@ -936,7 +889,6 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
         w->world.refreshBroadphaseProxy(b->object);
-    gy_bt_body_wake(b); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *, gy_bt_collider *c, gy_vec3 local)

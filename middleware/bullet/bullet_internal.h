@@ -71,8 +71,7 @@ struct gy_bt_motion {
     btVector3 force, torque;
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
-    double mass;       /* dynamic only */
-    double ccd_radius; /* sphere about the centre of mass inside the solid colliders */
+    double mass; /* dynamic only */
     /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
      * for kinematic ones, which never sleep by it. */
     gy_adapter_sleep *sleep;
@@ -337,9 +336,8 @@ void gy_bt_body_add_force(gy_driver_world *w, gy_bt_body *b, gy_vec3 force);
 void gy_bt_body_add_torque(gy_driver_world *w, gy_bt_body *b, gy_vec3 torque);
 void gy_bt_body_add_impulse(gy_driver_world *w, gy_bt_body *b, gy_vec3 impulse,
                             const gy_vec3 *point);
-void gy_bt_body_move_kinematic(gy_driver_world *w, gy_bt_body *b, gy_pose target, double dt);
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);
-void gy_bt_body_set_awake(gy_driver_world *w, gy_bt_body *b, bool awake);
+void gy_bt_body_put_asleep(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_set_mass(gy_driver_world *w, gy_bt_body *b, double mass);
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c);
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *w, gy_bt_collider *c, gy_vec3 local);

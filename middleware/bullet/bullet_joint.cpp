@@ -567,9 +567,6 @@ void gy_bt_joint_set_motor(gy_driver_world *, gy_bt_joint *j, const gy_joint_mot
     /* The velocity follows at the next solve; a motor switched off is off now. */
     if (m->mode == GY_MOTOR_OFF)
         motor_apply(j, 1.0);
-    gy_bt_body_wake(j->a);
-    if (j->b != nullptr)
-        gy_bt_body_wake(j->b);
 }
 
 void gy_bt_joint_get_state(gy_driver_world *, gy_bt_joint *j, gy_joint_state *out)

@@ -706,11 +706,6 @@ static gy_adapter_settle *bt_body_settle(gy_bt_body *b)
     return &b->settle;
 }
 
-static double bt_body_ccd_radius(const gy_bt_body *b)
-{
-    return b->motion->ccd_radius;
-}
-
 struct gather_ctx {
     void (*add)(void *ctx, gy_bt_collider *c);
     void *ctx;
@@ -808,7 +803,6 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_activate = nullptr,
     .collider_aabb = nullptr,
     .statics_visit = nullptr,
-    .body_ccd_radius = bt_body_ccd_radius,
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,
     .ccd_sphere_touches = bt_ccd_sphere_touches,

@@ -179,25 +179,6 @@ static gy_mat3 mat3_inverse(gy_mat3 m)
     return r;
 }
 
-/* A sphere about the centre of mass lying inside the body's solid colliders, for continuous
- * collision. When no collider contains the centre of mass (a dumbbell), the smallest collider's
- * inner radius is used: the sweep then guards the centre of mass only. */
-static double compute_ccd_radius(const gy_ode_body *b)
-{
-    gy_adapter_ccd_radius acc;
-    gy_adapter_ccd_begin(&acc);
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        const gy_ode_collider *c = &gy_ode_body_records(b)[i];
-        if (c->base.is_sensor)
-            continue;
-        const gy_ode_resource *res = gy_ode_collider_resource(c);
-        gy_shape shape = gy_adapter_collider_shape(&c->base);
-        gy_adapter_ccd_add(&acc, &shape, res != NULL ? &res->base.hull : NULL,
-                           gy_adapter_collider_local_pose(&c->base), b->com_local);
-    }
-    return gy_adapter_ccd_end(&acc);
-}
-
 static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space)
 {
     switch (s->type) {
@@ -495,16 +476,10 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     }
 
     /* Committed: nothing below can fail. */
-    for (uint32_t i = 0; i < n; i++) {
-        gy_ode_collider *c = &gy_ode_body_records(b)[i];
-        if (gy_ode_collider_resource(c) != NULL)
-            gy_ode_collider_resource(c)->base.refs++;
-        colliders[i] = c;
-    }
-    if (b->base.type == GY_MOTION_DYNAMIC) {
-        b->ccd_radius = compute_ccd_radius(b);
+    for (uint32_t i = 0; i < n; i++)
+        colliders[i] = &gy_ode_body_records(b)[i];
+    if (b->base.type == GY_MOTION_DYNAMIC)
         gy_ode_locks_build(w, b);
-    }
     *out = b;
     return GY_OK;
 }
@@ -525,12 +500,9 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
         gy_ode_collider *c = &gy_ode_body_records(b)[i];
         if (b->base.type == GY_MOTION_STATIC)
             gy_ode_grid_remove(w, c);
-        gy_ode_resource *res = gy_ode_collider_resource(c);
         if (c->geom != NULL)
-            dGeomDestroy(c->geom); /* before the trimesh data it may point at */
+            dGeomDestroy(c->geom); /* before the front end frees the trimesh data it may use */
         c->geom = NULL;
-        if (res != NULL && gy_adapter_resource_unref(w->tally, &res->base))
-            resource_destroy(w, res);
     }
     if (b->base.type == GY_MOTION_STATIC)
         gy_ode_grid_trim(w);
@@ -560,7 +532,6 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
     gy_result r;
     if (gy_ode_dbody(b) != NULL) {
         set_dbody_pose(b, pose);
-        gy_ode_body_wake(b);
         b->pose_written = true;
         return GY_OK;
     }
@@ -594,27 +565,23 @@ void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3
 {
     (void)w;
     dBodySetLinearVel(b->body, v.x, v.y, v.z);
-    gy_ode_body_wake(b);
 }
 
 void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v)
 {
     (void)w;
     dBodySetAngularVel(b->body, v.x, v.y, v.z);
-    gy_ode_body_wake(b);
 }
 
 void gy_ode_body_add_force(gy_driver_world *w, gy_ode_body *b, gy_vec3 f)
 {
     (void)w;
-    gy_ode_body_wake(b);
     dBodyAddForce(b->body, f.x, f.y, f.z);
 }
 
 void gy_ode_body_add_torque(gy_driver_world *w, gy_ode_body *b, gy_vec3 t)
 {
     (void)w;
-    gy_ode_body_wake(b);
     dBodyAddTorque(b->body, t.x, t.y, t.z);
 }
 
@@ -628,7 +595,6 @@ static gy_vec3 angular_delta(const gy_ode_body *b, gy_vec3 l)
 
 static void apply_impulse(gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
 {
-    gy_ode_body_wake(b);
     const dReal *v = dBodyGetLinearVel(b->body);
     gy_vec3 nv = gy_v3_mad(vec_from_ode(v), j, 1.0 / b->mass);
     dBodySetLinearVel(b->body, nv.x, nv.y, nv.z);
@@ -646,31 +612,15 @@ void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 j, cons
     apply_impulse(b, j, point);
 }
 
-void gy_ode_body_move_kinematic(gy_driver_world *w, gy_ode_body *b, gy_pose target, double dt)
-{
-    (void)w;
-    gy_vec3 v, omega;
-    gy_adapter_kinematic_velocity(gy_ode_body_com(b), gy_ode_body_pose(b).rotation,
-                                  gy_pose_apply(target, b->com_local), target.rotation, dt, &v,
-                                  &omega);
-    dBodySetLinearVel(b->body, v.x, v.y, v.z);
-    dBodySetAngularVel(b->body, omega.x, omega.y, omega.z);
-    b->pose_written = true;
-}
-
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p)
 {
     (void)w;
     return gy_ode_body_velocity_at(b, p);
 }
 
-void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake)
+void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b)
 {
     (void)w;
-    if (awake) {
-        gy_ode_body_wake(b);
-        return;
-    }
     dBodySetLinearVel(b->body, 0.0, 0.0, 0.0);
     dBodySetAngularVel(b->body, 0.0, 0.0, 0.0);
     dBodySetForce(b->body, 0.0, 0.0, 0.0);
@@ -690,7 +640,6 @@ void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass)
         for (int k = 0; k < 3; k++)
             b->inv_inertia.m[i][k] *= ratio;
     b->mass = mass;
-    gy_ode_body_wake(b);
 }
 
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
@@ -701,7 +650,6 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
     } else {
         static_geoms_forget(w, c);
     }
-    gy_ode_body_wake(gy_ode_owner(c)); /* nothing for a static: the front end wakes around it */
 }
 
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local)

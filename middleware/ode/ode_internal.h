@@ -63,7 +63,6 @@ struct gy_driver_body {
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
-    double ccd_radius;     /* sphere about the COM inside the solid colliders (continuous) */
     gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
     gy_vec3 step_torque;
     gy_adapter_push push; /* the front end's push-out (overlap.h) */
@@ -301,9 +300,8 @@ void gy_ode_body_add_force(gy_driver_world *w, gy_ode_body *b, gy_vec3 force);
 void gy_ode_body_add_torque(gy_driver_world *w, gy_ode_body *b, gy_vec3 torque);
 void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 impulse,
                              const gy_vec3 *point);
-void gy_ode_body_move_kinematic(gy_driver_world *w, gy_ode_body *b, gy_pose target, double dt);
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);
-void gy_ode_body_set_awake(gy_driver_world *w, gy_ode_body *b, bool awake);
+void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);

@@ -362,9 +362,6 @@ void gy_ode_joint_set_motor(gy_driver_world *w, gy_ode_joint *j, const gy_joint_
     j->motor = *m;
     if (m->mode == GY_MOTOR_OFF)
         motor_apply(j, w->substep_dt);
-    gy_ode_body_wake(j->a);
-    if (j->b != NULL)
-        gy_ode_body_wake(j->b);
 }
 
 static gy_vec3 dv3(const dReal *v)

@@ -594,11 +594,6 @@ static void ode_statics_visit(gy_driver_world *w, const double box[6],
     gy_ode_static_visit(w, box, visit, ctx);
 }
 
-static double ode_body_ccd_radius(const gy_ode_body *b)
-{
-    return b->ccd_radius;
-}
-
 typedef struct gather_ctx {
     void (*add)(void *ctx, gy_ode_collider *c);
     void *ctx;
@@ -699,7 +694,6 @@ const gy_driver_step gy_ode_step = {
     .body_activate = ode_body_activate,
     .collider_aabb = ode_collider_aabb,
     .statics_visit = ode_statics_visit,
-    .body_ccd_radius = ode_body_ccd_radius,
     .ccd_gather = ode_ccd_gather,
     .ccd_begin = ode_ccd_begin,
     .ccd_sphere_touches = ode_ccd_sphere_touches,

@@ -89,7 +89,7 @@ typedef struct gy_driver_records {
     const gy_handle_pool *joints;    /* payload: the driver's joint record */
     const gy_handle_pool *resources; /* payload: the driver's resource record */
     const gy_driver_moving *moving;  /* valid until a body is created or released */
-    gy_adapter_tally *tally;         /* resource references are counted out through it */
+    gy_adapter_tally *tally;         /* bodies by motion type, sensors, live resources */
     /* The front end's report for this world (contacts.h): the driver's narrow phase feeds it
      * and applies its rules. */
     gy_adapter_contacts *contacts;
@@ -178,9 +178,6 @@ typedef struct gy_driver_step {
     void (*collider_aabb)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
     void (*statics_visit)(gy_driver_world *w, const double box[6],
                           bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx);
-    /* The radius of the sphere about the centre of mass inside its solid colliders (m). */
-    double (*body_ccd_radius)(const gy_driver_body *b);
-
     /* Continuous collision's geometry. `ccd_gather` offers add(ctx, c) every collider whose
      * bounds come within `radius` of the segment start-end (statics) or within radius + reach
      * (moving bodies), in a fixed order; `ccd_begin` readies a sphere of `radius` that
@@ -240,7 +237,8 @@ typedef struct gy_driver {
      * NULL when its definition sets none), to hand to gy_adapter_collider_record_init, and
      * `mass` the dynamic body's mass properties in the Gyre body frame (zeroed for others).
      * Creates everything or nothing; on success *out is the body's record and colliders[i]
-     * collider i's, ids still zero (the front end gives them theirs), and the side records are
+     * collider i's, ids still zero (the front end gives them theirs and counts each collider's
+     * reference to its resource), and the side records are
      * the records' (the front end frees them with the body); on failure they stay the front
      * end's. */
     gy_result (*body_create)(gy_driver_world *w, const gy_body_def *def,
@@ -249,38 +247,40 @@ typedef struct gy_driver {
                              const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
                              gy_driver_body **out, gy_driver_collider **colliders);
     /* Releases the body and its colliders (the front end has already released its joints, woken
-     * what touched it, forgotten it in the report and taken back its ids). */
+     * what touched it, forgotten it in the report, taken back its ids and dropped the colliders'
+     * resource references; a resource left without any is freed through resource_free after
+     * this returns, so the vendor objects using it go first). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
     /* The body's collider count, and its collider record i (i < count) in their definition
      * order: a driver keeps them as it likes (no array of them is asked for). */
     uint32_t (*body_collider_count)(const gy_driver_body *b);
     gy_driver_collider *(*body_collider)(gy_driver_body *b, uint32_t i);
     /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
-     * statics. */
+     * statics. The front end calls it after every change that should move a body (the setters
+     * below, a new filter, a motor, a joint made or gone), so those leave waking to it. */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
-    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). A moving
-     * body is woken; for a static the front end then wakes what the report says touches it and
-     * marks it placed. */
+    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). The
+     * front end then wakes a moving body, or for a static wakes what the report says touches it
+     * and marks it placed. */
     gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
-    /* Not static. Wakes the body. */
+    /* Not static. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
     void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
-    /* Dynamic only; each wakes the body. */
+    /* Dynamic only. */
     void (*body_add_force)(gy_driver_world *w, gy_driver_body *b, gy_vec3 force);
     void (*body_add_torque)(gy_driver_world *w, gy_driver_body *b, gy_vec3 torque);
     /* `point` NULL: at the centre of mass. */
     void (*body_add_impulse)(gy_driver_world *w, gy_driver_body *b, gy_vec3 impulse,
                              const gy_vec3 *point);
-    /* Kinematic only; a valid target (rotation normalised) and step. */
-    void (*body_move_kinematic)(gy_driver_world *w, gy_driver_body *b, gy_pose target, double dt);
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
-    /* Dynamic only. */
-    void (*body_set_awake)(gy_driver_world *w, gy_driver_body *b, bool awake);
+    /* Dynamic only: puts the body to sleep now, at rest with no pending force (body_wake wakes
+     * it). */
+    void (*body_put_asleep)(gy_driver_world *w, gy_driver_body *b);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
-    /* The record's category and mask have changed: refilter its vendor object, and wake a moving
-     * body (for a static the front end wakes what touches it and marks it placed). */
+    /* The record's category and mask have changed: refilter its vendor object (the front end
+     * then wakes a moving body, or what touches a static, and marks the static placed). */
     void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
     /* A collider-local direction turned into the world by the collider's current rotation. */
     gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);

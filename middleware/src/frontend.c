@@ -13,6 +13,8 @@
 #include "gyre/math.h"
 #include "step.h"
 
+GY_ARRAY_DEFINE(gy_frontend_resources, gy_adapter_resource *)
+
 struct gy_backend_world {
     const gy_driver *driver;
     gy_driver_world *dw;
@@ -26,7 +28,10 @@ struct gy_backend_world {
     gy_adapter_contacts contacts;     /* the driver's narrow phase feeds it */
     gy_driver_moving moving;          /* the dynamic and kinematic bodies (driver.h) */
     gy_adapter_breakables breakables; /* the breakable joints (driver records) */
-    gy_adapter_broken broken;         /* the joints the last step broke */
+    /* A released body's resources whose last reference went with it, freed once the driver has
+     * freed the vendor objects that use them; room for the most a body holds is kept. */
+    gy_frontend_resources dying;
+    gy_adapter_broken broken; /* the joints the last step broke */
     gy_adapter_threads threads;
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -56,6 +61,7 @@ static void pools_fini(gy_backend_world *w)
     gy_driver_moving_free(w->allocator, &w->moving);
     gy_adapter_breakables_free(w->allocator, &w->breakables);
     gy_adapter_broken_free(w->allocator, &w->broken);
+    gy_frontend_resources_free(w->allocator, &w->dying);
     gy_handle_pool_fini(&w->joints);
     gy_handle_pool_fini(&w->colliders);
     gy_handle_pool_fini(&w->bodies);
@@ -117,6 +123,14 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     return GY_OK;
 }
 
+/* A joint's bodies (the world side is NULL; a static one has nothing to wake). */
+static void wake_joint_bodies(gy_backend_world *w, const gy_adapter_joint *j)
+{
+    w->driver->body_wake(w->dw, gy_driver_body_of(j->a));
+    if (j->b != NULL)
+        w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
+}
+
 /* Counts a joint on its bodies (`in`) or uncounts it, and wakes them: a joint made or gone
  * changes what holds them. */
 static void link_joint(gy_backend_world *w, const gy_adapter_joint *j, bool in)
@@ -125,9 +139,7 @@ static void link_joint(gy_backend_world *w, const gy_adapter_joint *j, bool in)
         gy_adapter_joint_attach(j);
     else
         gy_adapter_joint_detach(j);
-    w->driver->body_wake(w->dw, gy_driver_body_of(j->a));
-    if (j->b != NULL)
-        w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
+    wake_joint_bodies(w, j);
 }
 
 /* Has the driver release a joint's record, then unlinks it (from a copy: the record is gone). */
@@ -170,14 +182,29 @@ gy_result gy_frontend_break_joints(gy_backend_world *w)
     return GY_OK;
 }
 
-/* Frees the side records of a body's colliders, then has the driver release the body. */
+/* A hull or mesh collider's resource record, NULL for primitives. */
+static gy_adapter_resource *collider_resource(const gy_adapter_collider *c)
+{
+    bool res = c->shape_type == GY_SHAPE_HULL || c->shape_type == GY_SHAPE_MESH;
+    return res ? c->shape.resource : NULL;
+}
+
+/* Frees the side records of a body's colliders and drops their resource references, then has
+ * the driver release the body; a resource whose last reference that was goes after it. */
 static void free_body(gy_backend_world *w, gy_driver_body *b)
 {
     uint32_t n = w->driver->body_collider_count(b);
-    for (uint32_t i = 0; i < n; i++)
-        gy_adapter_collider_rare_fini(w->allocator,
-                                      gy_driver_collider_rec(w->driver->body_collider(b, i)));
+    w->dying.count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gy_adapter_collider *c = gy_driver_collider_rec(w->driver->body_collider(b, i));
+        gy_adapter_resource *res = collider_resource(c);
+        if (res != NULL && gy_adapter_resource_unref(&w->tally, res))
+            w->dying.items[w->dying.count++] = res;
+        gy_adapter_collider_rare_fini(w->allocator, c);
+    }
     w->driver->body_release(w->dw, b);
+    for (uint32_t i = 0; i < w->dying.count; i++)
+        w->driver->resource_free(w->dw, w->dying.items[i]);
 }
 
 /* Takes the ids of a body and its colliders back (colliders first, in their order: the order
@@ -394,6 +421,25 @@ static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
     return r;
 }
 
+/* A sphere about the centre of mass `com` lying inside the body's solid colliders, for continuous
+ * collision. When no collider contains the centre of mass (a dumbbell), the smallest collider's
+ * inner radius is used: the sweep then guards the centre of mass only. */
+static double ccd_radius(gy_driver_collider *const *cols, gy_adapter_resource *const *res,
+                         uint32_t n, gy_vec3 com)
+{
+    gy_adapter_ccd_radius acc;
+    gy_adapter_ccd_begin(&acc);
+    for (uint32_t i = 0; i < n; i++) {
+        const gy_adapter_collider *c = gy_driver_collider_rec(cols[i]);
+        if (c->is_sensor)
+            continue;
+        gy_shape shape = gy_adapter_collider_shape(c);
+        gy_adapter_ccd_add(&acc, &shape, res[i] != NULL ? &res[i]->hull : NULL,
+                           gy_adapter_collider_local_pose(c), com);
+    }
+    return gy_adapter_ccd_end(&acc);
+}
+
 static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n, gy_body_id *out,
                              gy_collider_id *collider_ids)
@@ -424,11 +470,22 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     }
     if (r == GY_OK && def->type != GY_MOTION_STATIC)
         r = gy_driver_moving_reserve(w->allocator, &w->moving, w->moving.count + 1u);
+    uint32_t resourced = 0;
+    for (uint32_t i = 0; r == GY_OK && i < n; i++)
+        resourced += res[i] != NULL ? 1u : 0u;
+    if (r == GY_OK)
+        r = gy_frontend_resources_reserve(w->allocator, &w->dying, resourced);
     for (uint32_t i = 0; r == GY_OK && i < n; i++)
         r = gy_adapter_collider_rare_make(w->allocator, &cols[i], &rare[i]);
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res,
                                    (const gy_adapter_collider_rare *const *)rare, &mass, &b, made);
+    /* Each collider holds a reference to its resource (free_body drops them). */
+    for (uint32_t i = 0; r == GY_OK && i < n; i++)
+        if (res[i] != NULL)
+            res[i]->refs++;
+    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
+        gy_driver_body_rec(b)->motion->ccd_radius = ccd_radius(made, res, n, mass.center);
     gy_adapter_body_end(w->allocator, res, n);
     /* Until the driver has made the body, the side records are still ours. */
     for (uint32_t i = 0; r != GY_OK && i < n && rare != NULL; i++)
@@ -541,6 +598,8 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     r = w->driver->body_set_pose(w->dw, b, pose);
     if (r == GY_OK && gy_driver_body_rec(b)->type == GY_MOTION_STATIC)
         static_placed(w, b);
+    else if (r == GY_OK)
+        w->driver->body_wake(w->dw, b);
     return r;
 }
 
@@ -548,8 +607,10 @@ static gy_result body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, v, MOVING, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_set_linear_velocity(w->dw, b, v);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -557,8 +618,10 @@ static gy_result body_set_angular_velocity(gy_backend_world *w, gy_body_id id, g
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, v, MOVING, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_set_angular_velocity(w->dw, b, v);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -566,8 +629,10 @@ static gy_result body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, f, DYNAMIC, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_force(w->dw, b, f);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -575,8 +640,10 @@ static gy_result body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, t, DYNAMIC, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_torque(w->dw, b, t);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -584,8 +651,10 @@ static gy_result body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_impulse(w->dw, b, j, NULL);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -595,8 +664,10 @@ static gy_result body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3
     gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
     if (r == GY_OK)
         r = check_vec(p);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->body_add_impulse(w->dw, b, j, &p);
+        w->driver->body_wake(w->dw, b);
+    }
     return r;
 }
 
@@ -613,7 +684,16 @@ static gy_result body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
     if (gy_driver_body_rec(b)->type != GY_MOTION_KINEMATIC)
         return GY_ERR_INVALID_MOTION;
     target.rotation = gy_quat_normalize(target.rotation);
-    w->driver->body_move_kinematic(w->dw, b, target, dt);
+    /* The velocities that reach the target in dt; the body counts as moving in the next step. */
+    gy_body_state now;
+    memset(&now, 0, sizeof now);
+    w->driver->body_get_state(w->dw, b, &now);
+    gy_vec3 v, omega;
+    gy_adapter_kinematic_velocity(now.pose.position, now.pose.rotation, target.position,
+                                  target.rotation, dt, &v, &omega);
+    w->driver->body_set_linear_velocity(w->dw, b, v);
+    w->driver->body_set_angular_velocity(w->dw, b, omega);
+    w->driver->body_wake(w->dw, b);
     return GY_OK;
 }
 
@@ -638,7 +718,10 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
         return r;
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
-    w->driver->body_set_awake(w->dw, b, awake);
+    if (awake)
+        w->driver->body_wake(w->dw, b);
+    else
+        w->driver->body_put_asleep(w->dw, b);
     return GY_OK;
 }
 
@@ -654,6 +737,7 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);
+    w->driver->body_wake(w->dw, b);
     return GY_OK;
 }
 
@@ -694,6 +778,8 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     gy_adapter_body *owner = gy_driver_collider_rec(c)->owner;
     if (owner->type == GY_MOTION_STATIC)
         static_placed(w, gy_driver_body_of(owner));
+    else
+        w->driver->body_wake(w->dw, gy_driver_body_of(owner));
     return GY_OK;
 }
 
@@ -780,6 +866,7 @@ static gy_result joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_j
     if (type != GY_JOINT_HINGE && type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
     w->driver->joint_set_motor(w->dw, j, m);
+    wake_joint_bodies(w, gy_driver_joint_rec(j));
     return GY_OK;
 }
 

@@ -31,6 +31,9 @@ typedef struct gy_adapter_motion {
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
     uint32_t moving_index; /* its slot in the front end's moving list (driver.h) */
+    /* Dynamic bodies: the radius of the sphere about the centre of mass inside its solid
+     * colliders (m), what continuous collision sweeps (set by the front end, 0 until then). */
+    double ccd_radius;
     /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
      * it as, and whose filter picks the sweep's candidates. */
     const struct gy_adapter_collider *solid;
@@ -102,7 +105,7 @@ typedef struct gy_adapter_collider {
     union {
         /* Sphere: radius; capsule and cylinder: radius, height; box: full extents. */
         double size[3];
-        /* Hull and mesh: the resolved resource record (the driver counts its reference). */
+        /* Hull and mesh: the resolved resource record (the front end counts its reference). */
         gy_adapter_resource *resource;
     } shape;
     double friction, restitution; /* the material's numbers */

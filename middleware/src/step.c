@@ -304,7 +304,7 @@ static void ccd_body(gy_frontend_step *s, const gy_driver *d, gy_driver_world *d
     gy_adapter_body *rec = gy_driver_body_rec(b);
     gy_vec3 p0 = gy_adapter_body_motion(rec)->substep_start, p1 = ds->body_com(b);
     gy_vec3 motion = gy_v3_sub(p1, p0);
-    double inner = ds->body_ccd_radius(b);
+    double inner = rec->motion->ccd_radius;
     double r = gy_adapter_contact_ccd_radius(rec, inner, gy_v3_len(motion), reach);
     if (!(r > 0.0))
         return;

@@ -483,6 +483,56 @@ static void test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall(voi
     expect_empty(fx);
 }
 
+/* Every write to a sleeping body wakes it at once, whatever the driver: the front end wakes it
+ * after the driver's setter. */
+static void test_contract_every_write_wakes_a_sleeping_body(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 20, 0));
+    gy_collider_def cd = sphere_def(0.5);
+    gy_collider_id cid = {0};
+    gy_body_id b = create_body(fx, &bd, &cd, 1, &cid);
+    const gy_vec3 small = gy_v3(0.0, 0.1, 0.0);
+    for (int write = 0; write < 9; write++) {
+        assert_result(fx->be->body_set_awake(fx->w, b, false), GY_OK);
+        assert_false(body_state(fx, b).awake);
+        gy_result r = GY_ERR_MISUSE;
+        switch (write) {
+        case 0:
+            r = fx->be->body_set_linear_velocity(fx->w, b, small);
+            break;
+        case 1:
+            r = fx->be->body_set_angular_velocity(fx->w, b, small);
+            break;
+        case 2:
+            r = fx->be->body_add_force(fx->w, b, small);
+            break;
+        case 3:
+            r = fx->be->body_add_torque(fx->w, b, small);
+            break;
+        case 4:
+            r = fx->be->body_add_impulse(fx->w, b, small);
+            break;
+        case 5:
+            r = fx->be->body_add_impulse_at(fx->w, b, small, gy_v3(0.5, 20.0, 0.0));
+            break;
+        case 6:
+            r = fx->be->body_set_mass(fx->w, b, 2.0);
+            break;
+        case 7:
+            r = fx->be->collider_set_filter(fx->w, cid, 1u, ~0u);
+            break;
+        default:
+            r = fx->be->body_set_pose(fx->w, b, body_state(fx, b).pose);
+            break;
+        }
+        assert_result(r, GY_OK);
+        assert_true(body_state(fx, b).awake);
+    }
+    release_body(fx, b);
+    expect_empty(fx);
+}
+
 static void test_contract_sleeper_struck_keeps_the_momentum_it_takes(void **state)
 {
     fixture *fx = *state;
@@ -4124,6 +4174,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_force_acts_for_the_whole_step_at_any_substep_count),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
+        CONTRACT_TEST(test_contract_every_write_wakes_a_sleeping_body),
         CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
         CONTRACT_TEST(test_contract_sleeper_struck_keeps_the_momentum_it_takes),
         CONTRACT_TEST(test_contract_set_mass_scales_impulse_response),
