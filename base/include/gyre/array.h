@@ -14,13 +14,21 @@
 extern "C" {
 #endif
 
+/* An array defined in a .c file need not use all three functions (clang warns of an unused
+ * static inline function there, gcc does not). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GY_ARRAY_FN __attribute__((unused)) static inline
+#else
+#define GY_ARRAY_FN static inline
+#endif
+
 #define GY_ARRAY_DEFINE(name, T)                                                                   \
     typedef struct name {                                                                          \
         T *items;                                                                                  \
         uint32_t count, capacity;                                                                  \
     } name;                                                                                        \
     /* Grows the array to hold `need` items. GY_OK or GY_ERR_OUT_OF_MEMORY (array unchanged). */   \
-    static inline gy_result name##_reserve(const gy_allocator *a, name *v, uint32_t need)          \
+    GY_ARRAY_FN gy_result name##_reserve(const gy_allocator *a, name *v, uint32_t need)            \
     {                                                                                              \
         if (need <= v->capacity)                                                                   \
             return GY_OK;                                                                          \
@@ -30,7 +38,7 @@ extern "C" {
         return r;                                                                                  \
     }                                                                                              \
     /* Appends `value`, growing only when full. GY_OK or GY_ERR_OUT_OF_MEMORY (unchanged). */      \
-    static inline gy_result name##_push(const gy_allocator *a, name *v, T value)                   \
+    GY_ARRAY_FN gy_result name##_push(const gy_allocator *a, name *v, T value)                     \
     {                                                                                              \
         if (v->count == v->capacity) {                                                             \
             gy_result r = name##_reserve(a, v, v->count + 1u);                                     \
@@ -41,7 +49,7 @@ extern "C" {
         return GY_OK;                                                                              \
     }                                                                                              \
     /* Frees the items; the array is empty afterwards. */                                          \
-    static inline void name##_free(const gy_allocator *a, name *v)                                 \
+    GY_ARRAY_FN void name##_free(const gy_allocator *a, name *v)                                   \
     {                                                                                              \
         if (v->items != NULL)                                                                      \
             gy_free(a, v->items, (size_t)v->capacity * sizeof(T));                                 \
