@@ -472,6 +472,18 @@ static gy_entity static_box(gy_world *w, const char *name, gy_pose pose)
     return e;
 }
 
+/* A 1 m static box on a new child of `parent`, at `position` in the parent's frame. */
+static gy_entity static_child(gy_world *w, gy_entity parent, gy_vec3 position)
+{
+    gy_entity_def d = gy_default_entity_def();
+    d.parent = parent;
+    d.position = position;
+    gy_entity e;
+    assert_result(gy_entity_create(w, &d, &e), GY_OK);
+    wfx_add(w, e, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    return e;
+}
+
 /* Once its proxy has confirmed it, a static body costs no capture work: a publish reads the moving
  * bodies only, however many statics there are, and the statics' state stays what it was. */
 static void test_body_settled_statics_are_not_captured(void **state)
@@ -718,12 +730,7 @@ static void test_body_teleported_static_keeps_game_pose(void **state)
     gy_world *w = wfx_world(NULL);
     gy_entity wall = static_box(w, "wall", odd_pose(0.0));
     gy_entity parent = wfx_entity(w, "parent", gy_v3(0, 0, 0));
-    gy_entity_def cd = gy_default_entity_def();
-    cd.parent = parent;
-    cd.position = gy_v3(0, 0, 4);
-    gy_entity child;
-    assert_result(gy_entity_create(w, &cd, &child), GY_OK);
-    wfx_add(w, child, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    gy_entity child = static_child(w, parent, gy_v3(0, 0, 4));
     wfx_tick(w, 3);
     assert_int_equal(world_stats(w).bodies_tracked, 0);
 
@@ -791,15 +798,8 @@ static void test_held_bodies_moved_by_the_game_are_teleported_and_drawn(void **s
     gy_world *w = wfx_world(NULL);
     gy_entity root = static_box(w, "root", odd_pose(0.0));
     gy_entity parent = wfx_entity(w, "parent", gy_v3(0, 0, 0));
-    gy_entity_def cd = gy_default_entity_def();
-    cd.parent = parent;
-    cd.position = gy_v3(0, 0, 4);
-    gy_entity child, leaving;
-    assert_result(gy_entity_create(w, &cd, &child), GY_OK);
-    wfx_add(w, child, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
-    cd.position = gy_v3(2, 0, 0);
-    assert_result(gy_entity_create(w, &cd, &leaving), GY_OK);
-    wfx_add(w, leaving, wfx_box(GY_BODY_STATIC, gy_v3(1, 1, 1)));
+    gy_entity child = static_child(w, parent, gy_v3(0, 0, 4));
+    gy_entity leaving = static_child(w, parent, gy_v3(2, 0, 0));
     wfx_tick(w, 3);
     assert_int_equal(world_stats(w).bodies_tracked, 0);
 
