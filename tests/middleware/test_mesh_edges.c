@@ -163,6 +163,136 @@ static void test_mesh_edges_classifier_in_slices_matches_the_whole_build(void **
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* The adapter's edge record (gy_adapter_mesh_edges_build), the one-go classifier and the
+ * classifier in slices of 5 units give the same flags, edge for edge; returned for the caller's
+ * own checks (test_free it). */
+static uint8_t *classify_three_ways(const gy_mesh_def *md)
+{
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    uint32_t nt = md->index_count / 3u;
+    gy_adapter_mesh_edges rec;
+    assert_result(gy_adapter_mesh_edges_build(&ta.base, md, &rec), GY_OK);
+    uint8_t *one_go = test_malloc(nt), *sliced = test_malloc(nt);
+    assert_result(gy_mesh_classify_edges(&ta.base, md, one_go), GY_OK);
+    gy_mesh_edge_classifier *c;
+    assert_result(gy_mesh_edge_classifier_begin(&ta.base, md, sliced, &c), GY_OK);
+    uint64_t used;
+    while (!gy_mesh_edge_classifier_run(c, 5u, &used))
+        assert_true(used <= 5u);
+    gy_mesh_edge_classifier_free(c);
+    for (uint32_t t = 0; t < nt; t++) {
+        assert_int_equal(rec.active[t], one_go[t]);
+        assert_int_equal(rec.active[t], sliced[t]);
+    }
+    test_free(sliced);
+    gy_adapter_mesh_edges_free(&ta.base, &rec);
+    assert_int_equal(ta.live_blocks, 0);
+    return one_go;
+}
+
+/* Whether edge k of triangle t runs between two vertices that `pick` accepts. */
+static bool edge_is(const gy_mesh_def *md, uint32_t t, uint32_t k,
+                    bool (*pick)(gy_vec3 a, gy_vec3 b))
+{
+    return pick(md->vertices[md->indices[3u * t + k]],
+                md->vertices[md->indices[3u * t + (k + 1u) % 3u]]);
+}
+
+static bool on_ridge(gy_vec3 a, gy_vec3 b)
+{
+    return a.x == 3.0 && b.x == 3.0;
+}
+
+static bool in_valley(gy_vec3 a, gy_vec3 b)
+{
+    return a.x == 6.0 && b.x == 6.0;
+}
+
+static bool box_edge(gy_vec3 a, gy_vec3 b)
+{
+    return (a.x != b.x) + (a.y != b.y) + (a.z != b.z) == 1;
+}
+
+static bool sheet_boundary(gy_vec3 a, gy_vec3 b)
+{
+    return (a.x == b.x && (a.x == 0.0 || a.x == 8.0)) || (a.z == b.z && (a.z == 0.0 || a.z == 4.0));
+}
+
+static void
+test_mesh_edges_record_and_classifier_agree_on_terrain_box_and_seamed_sheet(void **state)
+{
+    (void)state;
+    /* A welded 9 × 9 grid terrain, flat but for a ridge along x = 3 and a valley along x = 6. */
+    enum { G = 9 };
+    gy_vec3 tv[G * G];
+    uint32_t ti[6 * (G - 1) * (G - 1)], ni = 0;
+    for (uint32_t z = 0; z < G; z++)
+        for (uint32_t x = 0; x < G; x++)
+            tv[z * G + x] = gy_v3(x, x == 3u ? 1.0 : x == 6u ? -1.0 : 0.0, z);
+    for (uint32_t z = 0; z + 1u < G; z++)
+        for (uint32_t x = 0; x + 1u < G; x++) {
+            uint32_t a = z * G + x, b = a + 1u, c = a + G, d = c + 1u;
+            uint32_t quad[6] = {a, c, b, b, c, d};
+            memcpy(&ti[ni], quad, sizeof quad);
+            ni += 6u;
+        }
+    gy_mesh_def terrain = {tv, G * G, ti, ni};
+    uint8_t *act = classify_three_ways(&terrain);
+    uint32_t ridge = 0, valley = 0;
+    for (uint32_t t = 0; t < ni / 3u; t++)
+        for (uint32_t k = 0; k < 3u; k++) {
+            if (edge_is(&terrain, t, k, on_ridge)) {
+                assert_true(act[t] & (1u << k));
+                ridge++;
+            }
+            if (edge_is(&terrain, t, k, in_valley)) {
+                assert_false(act[t] & (1u << k));
+                valley++;
+            }
+        }
+    assert_true(ridge > 0 && valley > 0);
+    test_free(act);
+
+    /* A unit box wound outwards: its twelve edges are convex, its face diagonals flat. */
+    gy_vec3 bv[8];
+    for (uint32_t i = 0; i < 8u; i++)
+        bv[i] = gy_v3(i & 1u, (i >> 1) & 1u, (i >> 2) & 1u);
+    const uint32_t bi[36] = {0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6, 0, 1, 5, 0, 5, 4,
+                             2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5};
+    gy_mesh_def box = {bv, 8, bi, 36};
+    act = classify_three_ways(&box);
+    for (uint32_t t = 0; t < 12u; t++)
+        for (uint32_t k = 0; k < 3u; k++)
+            assert_int_equal((act[t] >> k) & 1u, edge_is(&box, t, k, box_edge));
+    test_free(act);
+
+    /* A flat 8 × 4 sheet made of two halves with vertices of their own: the seam at x = 4 repeats
+     * its vertices (same places, no T-junction) and is as flat as the rest; only the boundary is
+     * active. */
+    enum { HW = 5, HD = 5 };
+    gy_vec3 sv[2 * HW * HD];
+    uint32_t si[2 * 6 * (HW - 1) * (HD - 1)], ns = 0;
+    for (uint32_t h = 0; h < 2u; h++)
+        for (uint32_t z = 0; z < HD; z++)
+            for (uint32_t x = 0; x < HW; x++)
+                sv[h * HW * HD + z * HW + x] = gy_v3(4.0 * h + x, 0, z);
+    for (uint32_t h = 0; h < 2u; h++)
+        for (uint32_t z = 0; z + 1u < HD; z++)
+            for (uint32_t x = 0; x + 1u < HW; x++) {
+                uint32_t a = h * HW * HD + z * HW + x, b = a + 1u, c = a + HW, d = c + 1u;
+                uint32_t quad[6] = {a, c, b, b, c, d};
+                memcpy(&si[ns], quad, sizeof quad);
+                ns += 6u;
+            }
+    gy_mesh_def sheet = {sv, 2 * HW * HD, si, ns};
+    act = classify_three_ways(&sheet);
+    for (uint32_t t = 0; t < ns / 3u; t++)
+        for (uint32_t k = 0; k < 3u; k++)
+            assert_int_equal((act[t] >> k) & 1u, edge_is(&sheet, t, k, sheet_boundary));
+    test_free(act);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +300,8 @@ int main(void)
         cmocka_unit_test(test_mesh_edges_ridge_is_active_valley_and_shallow_ridge_are_not),
         cmocka_unit_test(test_mesh_edges_out_of_memory_leaves_nothing),
         cmocka_unit_test(test_mesh_edges_classifier_in_slices_matches_the_whole_build),
+        cmocka_unit_test(
+            test_mesh_edges_record_and_classifier_agree_on_terrain_box_and_seamed_sheet),
     };
     return cmocka_run_group_tests_name("mesh edges", tests, NULL, NULL);
 }
