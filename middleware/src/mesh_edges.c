@@ -3,7 +3,6 @@
 
 #include <assert.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gyre/hash_map.h"
@@ -13,39 +12,6 @@
 /* A contact normal further than 120° from the face normal comes from a body behind the face. An
  * internal edge's ghost normal lies in the face's plane (cos about 0, either sign by rounding). */
 #define BEHIND_COS (-0.5)
-
-typedef struct vertex_key {
-    gy_vec3 p;
-    uint32_t index;
-} vertex_key;
-
-typedef struct edge_key {
-    uint32_t lo, hi; /* welded vertex ids */
-    uint32_t triangle;
-    uint32_t edge; /* 0..2 */
-} edge_key;
-
-static int compare_vertex(const void *pa, const void *pb)
-{
-    const vertex_key *a = pa, *b = pb;
-    if (a->p.x != b->p.x)
-        return a->p.x < b->p.x ? -1 : 1;
-    if (a->p.y != b->p.y)
-        return a->p.y < b->p.y ? -1 : 1;
-    if (a->p.z != b->p.z)
-        return a->p.z < b->p.z ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
-static int compare_edge(const void *pa, const void *pb)
-{
-    const edge_key *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return a->triangle < b->triangle ? -1 : a->triangle > b->triangle;
-}
 
 static gy_vec3 corner(const gy_adapter_mesh_edges *e, uint32_t tri, uint32_t k)
 {
@@ -79,95 +45,6 @@ static bool shared_edge_active(const gy_adapter_mesh_edges *e, const uint32_t *w
     if (gy_v3_dot(gy_v3_cross(na, nb), along) < 0.0)
         return false; /* a valley */
     return c < GY_ADAPTER_EDGE_COPLANAR_COS;
-}
-
-void gy_adapter_mesh_edges_free(const gy_allocator *al, gy_adapter_mesh_edges *e)
-{
-    gy_free(al, e->vertices, (size_t)e->vertex_count * sizeof *e->vertices);
-    gy_free(al, e->indices, (size_t)e->triangle_count * 3u * sizeof *e->indices);
-    gy_free(al, e->normals, (size_t)e->triangle_count * sizeof *e->normals);
-    gy_free(al, e->active, (size_t)e->triangle_count * sizeof *e->active);
-    memset(e, 0, sizeof *e);
-}
-
-gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def *def,
-                                      gy_adapter_mesh_edges *out)
-{
-    return gy_adapter_mesh_edges_build_piece(al, def, NULL, out);
-}
-
-gy_result gy_adapter_mesh_edges_build_piece(const gy_allocator *al, const gy_mesh_def *def,
-                                            const uint8_t *active_edges, gy_adapter_mesh_edges *out)
-{
-    memset(out, 0, sizeof *out);
-    uint32_t nv = def->vertex_count, nt = def->index_count / 3u;
-    out->vertices = gy_alloc(al, (size_t)nv * sizeof *out->vertices);
-    out->indices = gy_alloc(al, (size_t)nt * 3u * sizeof *out->indices);
-    out->normals = gy_alloc(al, (size_t)nt * sizeof *out->normals);
-    out->active = gy_alloc(al, (size_t)nt * sizeof *out->active);
-    vertex_key *vk = gy_alloc(al, (size_t)nv * sizeof *vk);
-    uint32_t *weld = gy_alloc(al, (size_t)nv * sizeof *weld);
-    edge_key *ek = gy_alloc(al, (size_t)nt * 3u * sizeof *ek);
-    out->vertex_count = nv;
-    out->triangle_count = nt;
-    gy_result r = GY_OK;
-    if (out->vertices == NULL || out->indices == NULL || out->normals == NULL ||
-        out->active == NULL || vk == NULL || weld == NULL || ek == NULL) {
-        r = GY_ERR_OUT_OF_MEMORY;
-        gy_adapter_mesh_edges_free(al, out);
-        goto done;
-    }
-    memcpy(out->vertices, def->vertices, (size_t)nv * sizeof *out->vertices);
-    memcpy(out->indices, def->indices, (size_t)nt * 3u * sizeof *out->indices);
-    if (active_edges != NULL) {
-        /* Classified over a larger mesh this one is a piece of: its seams are no boundary. */
-        for (uint32_t t = 0; t < nt; t++)
-            out->normals[t] = face_normal(out, t);
-        memcpy(out->active, active_edges, (size_t)nt * sizeof *out->active);
-        goto done;
-    }
-
-    /* Weld: every vertex maps to the first of those at its exact position. */
-    for (uint32_t i = 0; i < nv; i++)
-        vk[i] = (vertex_key){def->vertices[i], i};
-    qsort(vk, nv, sizeof *vk, compare_vertex);
-    for (uint32_t i = 0, first = 0; i < nv; i++) {
-        if (i > 0 && compare_vertex(&(vertex_key){vk[i].p, 0}, &(vertex_key){vk[first].p, 0}) != 0)
-            first = i;
-        weld[vk[i].index] = vk[first].index;
-    }
-
-    uint32_t ne = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        out->normals[t] = face_normal(out, t);
-        out->active[t] = 7u; /* until a neighbour says otherwise */
-        for (uint32_t k = 0; k < 3u; k++) {
-            uint32_t a = weld[out->indices[3u * t + k]];
-            uint32_t b = weld[out->indices[3u * t + (k + 1u) % 3u]];
-            if (a == b)
-                continue;
-            ek[ne++] = (edge_key){a < b ? a : b, a < b ? b : a, t, k};
-        }
-    }
-    qsort(ek, ne, sizeof *ek, compare_edge);
-    for (uint32_t i = 0; i < ne;) {
-        uint32_t j = i + 1u;
-        while (j < ne && ek[j].lo == ek[i].lo && ek[j].hi == ek[i].hi)
-            j++;
-        /* Exactly two faces share it; a boundary edge or one shared by more stays active. */
-        if (j - i == 2u && ek[i].triangle != ek[i + 1u].triangle &&
-            !shared_edge_active(out, weld, ek[i].triangle, ek[i].edge, ek[i + 1u].triangle,
-                                ek[i + 1u].edge)) {
-            out->active[ek[i].triangle] &= (uint8_t) ~(1u << ek[i].edge);
-            out->active[ek[i + 1u].triangle] &= (uint8_t) ~(1u << ek[i + 1u].edge);
-        }
-        i = j;
-    }
-done:
-    gy_free(al, vk, (size_t)nv * sizeof *vk);
-    gy_free(al, weld, (size_t)nv * sizeof *weld);
-    gy_free(al, ek, (size_t)nt * 3u * sizeof *ek);
-    return r;
 }
 
 /* The closest point to p on the segment a–b. */
@@ -230,7 +107,8 @@ struct gy_mesh_edge_classifier {
     const gy_allocator *al;
     gy_mesh_def def;
     uint8_t *active;
-    gy_adapter_mesh_edges view; /* the definition's arrays (not owned) and owned normals */
+    gy_adapter_mesh_edges view; /* the definition's arrays (not owned) and the normals */
+    bool owns_normals;          /* false: the caller's (an adapter's edge record) */
     uint32_t *weld;             /* vertex -> first vertex at its position */
     /* (position hash, n) -> the n-th welded vertex with that hash, n counting collisions. */
     gy_hash_map vertices;
@@ -258,7 +136,7 @@ static uint64_t mix64(uint64_t h)
 
 static uint64_t double_bits(double v)
 {
-    v += 0.0; /* -0 and 0 weld, as compare_vertex has them equal */
+    v += 0.0; /* -0 and 0 weld, as same_position has them equal */
     uint64_t b;
     memcpy(&b, &v, sizeof b);
     return b;
@@ -280,21 +158,20 @@ void gy_mesh_edge_classifier_free(gy_mesh_edge_classifier *c)
         return;
     const gy_allocator *al = c->al;
     uint32_t nv = c->def.vertex_count, nt = c->def.index_count / 3u;
-    gy_free(al, c->view.normals, (size_t)nt * sizeof *c->view.normals);
+    if (c->owns_normals)
+        gy_free(al, c->view.normals, (size_t)nt * sizeof *c->view.normals);
     gy_free(al, c->weld, (size_t)nv * sizeof *c->weld);
     gy_hash_map_fini(&c->vertices);
     gy_hash_map_fini(&c->edges);
     gy_free(al, c, sizeof *c);
 }
 
-gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_def *def,
-                                        uint8_t *active, gy_mesh_edge_classifier **out)
+/* Starts classifying a valid `def` into `active`, its face normals into `normals` (NULL: an array
+ * of the classifier's own). */
+static gy_result classifier_start(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active,
+                                  gy_vec3 *normals, gy_mesh_edge_classifier **out)
 {
-    if (out == NULL)
-        return GY_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    if (al == NULL || active == NULL || gy_validate_mesh_def(def) != GY_OK)
-        return GY_ERR_INVALID_ARGUMENT;
     gy_mesh_edge_classifier *c = gy_alloc_zeroed(al, sizeof *c);
     if (c == NULL)
         return GY_ERR_OUT_OF_MEMORY;
@@ -309,7 +186,8 @@ gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_de
     c->view.active = active;
     gy_hash_map_init(&c->vertices, al);
     gy_hash_map_init(&c->edges, al);
-    c->view.normals = gy_alloc(al, (size_t)nt * sizeof *c->view.normals);
+    c->owns_normals = normals == NULL;
+    c->view.normals = normals != NULL ? normals : gy_alloc(al, (size_t)nt * sizeof *normals);
     c->weld = gy_alloc(al, (size_t)nv * sizeof *c->weld);
     /* Reserved for every vertex and every edge: the slices never allocate, and the edge table's
      * size, which the resolve pass walks, is known up front (gy_mesh_edge_classifier_units). */
@@ -322,6 +200,17 @@ gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_de
     assert(c->edges.capacity == pow2_at_least(6u * (size_t)nt));
     *out = c;
     return GY_OK;
+}
+
+gy_result gy_mesh_edge_classifier_begin(const gy_allocator *al, const gy_mesh_def *def,
+                                        uint8_t *active, gy_mesh_edge_classifier **out)
+{
+    if (out == NULL)
+        return GY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (al == NULL || active == NULL || gy_validate_mesh_def(def) != GY_OK)
+        return GY_ERR_INVALID_ARGUMENT;
+    return classifier_start(al, def, active, NULL, out);
 }
 
 static void weld_vertex(gy_mesh_edge_classifier *c, uint32_t v)
@@ -428,14 +317,72 @@ uint64_t gy_mesh_edge_classifier_units(const gy_mesh_def *def)
            pow2_at_least(6u * (size_t)(def->index_count / 3u));
 }
 
-gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active)
+/* The whole classification of a valid `def` in one go (normals as classifier_start). */
+static gy_result classify_whole(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active,
+                                gy_vec3 *normals)
 {
     gy_mesh_edge_classifier *c;
-    gy_result r = gy_mesh_edge_classifier_begin(al, def, active, &c);
+    gy_result r = classifier_start(al, def, active, normals, &c);
     if (r != GY_OK)
         return r;
     uint64_t used;
     gy_mesh_edge_classifier_run(c, UINT64_MAX, &used);
     gy_mesh_edge_classifier_free(c);
     return GY_OK;
+}
+
+gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active)
+{
+    if (al == NULL || active == NULL || gy_validate_mesh_def(def) != GY_OK)
+        return GY_ERR_INVALID_ARGUMENT;
+    return classify_whole(al, def, active, NULL);
+}
+
+/* ---- the adapter's edge record ----------------------------------------------------------------
+ */
+
+void gy_adapter_mesh_edges_free(const gy_allocator *al, gy_adapter_mesh_edges *e)
+{
+    gy_free(al, e->vertices, (size_t)e->vertex_count * sizeof *e->vertices);
+    gy_free(al, e->indices, (size_t)e->triangle_count * 3u * sizeof *e->indices);
+    gy_free(al, e->normals, (size_t)e->triangle_count * sizeof *e->normals);
+    gy_free(al, e->active, (size_t)e->triangle_count * sizeof *e->active);
+    memset(e, 0, sizeof *e);
+}
+
+gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def *def,
+                                      gy_adapter_mesh_edges *out)
+{
+    return gy_adapter_mesh_edges_build_piece(al, def, NULL, out);
+}
+
+gy_result gy_adapter_mesh_edges_build_piece(const gy_allocator *al, const gy_mesh_def *def,
+                                            const uint8_t *active_edges, gy_adapter_mesh_edges *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t nv = def->vertex_count, nt = def->index_count / 3u;
+    out->vertices = gy_alloc(al, (size_t)nv * sizeof *out->vertices);
+    out->indices = gy_alloc(al, (size_t)nt * 3u * sizeof *out->indices);
+    out->normals = gy_alloc(al, (size_t)nt * sizeof *out->normals);
+    out->active = gy_alloc(al, (size_t)nt * sizeof *out->active);
+    out->vertex_count = nv;
+    out->triangle_count = nt;
+    gy_result r = GY_ERR_OUT_OF_MEMORY;
+    if (out->vertices != NULL && out->indices != NULL && out->normals != NULL &&
+        out->active != NULL) {
+        memcpy(out->vertices, def->vertices, (size_t)nv * sizeof *out->vertices);
+        memcpy(out->indices, def->indices, (size_t)nt * 3u * sizeof *out->indices);
+        r = GY_OK;
+    }
+    if (r == GY_OK && active_edges != NULL) {
+        /* Classified over a larger mesh this one is a piece of: its seams are no boundary. */
+        for (uint32_t t = 0; t < nt; t++)
+            out->normals[t] = face_normal(out, t);
+        memcpy(out->active, active_edges, (size_t)nt * sizeof *out->active);
+    } else if (r == GY_OK) {
+        r = classify_whole(al, def, out->active, out->normals);
+    }
+    if (r != GY_OK)
+        gy_adapter_mesh_edges_free(al, out);
+    return r;
 }
