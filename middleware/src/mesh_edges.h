@@ -33,9 +33,9 @@ typedef struct gy_adapter_mesh_edges {
     uint32_t vertex_count, triangle_count;
 } gy_adapter_mesh_edges;
 
-/* Builds the edge data of a valid mesh definition (gy_validate_mesh_def). Vertices at the same
- * position count as one, so a triangle soup gets its adjacency too. GY_ERR_OUT_OF_MEMORY leaves
- * *out empty. */
+/* Builds the edge data of a valid mesh definition (gy_validate_mesh_def), its edges classified by
+ * gy_mesh_classify_edges' classifier. Vertices at the same position count as one, so a triangle
+ * soup gets its adjacency too. GY_ERR_OUT_OF_MEMORY leaves *out empty. */
 gy_result gy_adapter_mesh_edges_build(const gy_allocator *al, const gy_mesh_def *def,
                                       gy_adapter_mesh_edges *out);
 

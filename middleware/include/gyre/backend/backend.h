@@ -203,8 +203,9 @@ gy_result gy_validate_mesh_def(const gy_mesh_def *def);
 /* Classifies the edges of a valid mesh definition (gy_validate_mesh_def) over all its triangles:
  * writes index_count / 3 flags to `active`, bit k set when edge k (corner k to corner k + 1) may
  * push a body with a normal of its own (boundary edges and convex ridges; not edges between faces
- * meeting flat or in a valley). A piece of a larger mesh created with the whole mesh's flags
- * (gy_backend.mesh_create_piece) keeps the seams it shares with the other pieces smooth. */
+ * meeting flat or in a valley): the flags gy_backend.mesh_create gives a whole mesh. A piece of a
+ * larger mesh created with the whole mesh's flags (gy_backend.mesh_create_piece) keeps the seams
+ * it shares with the other pieces smooth. */
 gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def, uint8_t *active);
 
 /* gy_mesh_classify_edges in slices of bounded work, for a mesh too large to classify in one go
