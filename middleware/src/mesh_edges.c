@@ -338,8 +338,7 @@ gy_result gy_mesh_classify_edges(const gy_allocator *al, const gy_mesh_def *def,
     return classify_whole(al, def, active, NULL);
 }
 
-/* ---- the adapter's edge record ----------------------------------------------------------------
- */
+/* ---- the adapter's edge record ------------------------------------------------------------- */
 
 void gy_adapter_mesh_edges_free(const gy_allocator *al, gy_adapter_mesh_edges *e)
 {
