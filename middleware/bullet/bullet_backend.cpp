@@ -115,7 +115,8 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
 /* Bullet keeps no per-thread state that a caller must set up: no thread hooks. */
 extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
-    .built_hull_max_vertices = 0, /* btConvexHullShape takes its points in linear time */
+    .built_hull_max_vertices = 0,       /* btConvexHullShape takes its points in linear time */
+    .slider_stop_holds_on_stop = false, /* btSliderConstraint: only once past it */
     .pair_size = sizeof(gy_bt_pair),
     .resource_size = sizeof(gy_bt_resource),
     .world_create = bt_world_create,
@@ -145,8 +146,13 @@ extern "C" const gy_driver gy_bullet_driver = {
     .collider_to_world = gy_bt_collider_to_world,
     .joint_create = gy_bt_joint_create,
     .joint_release = gy_bt_joint_release,
-    .joint_set_motor = gy_bt_joint_set_motor,
     .joint_get_state = gy_bt_joint_get_state,
+    .joint_coordinate = gy_bt_joint_coordinate,
+    .joint_axis = gy_bt_joint_axis,
+    .body_axis_side = gy_bt_body_axis_side,
+    .joint_motor_set = gy_bt_joint_motor_set,
+    .joint_set_limit_rows = gy_bt_joint_set_limit_rows,
+    .joint_rotations = gy_bt_joint_rotations,
     .joint_force = gy_bt_joint_force,
     .step = &gy_bt_step,
     .ray_walk = gy_bt_ray_walk,

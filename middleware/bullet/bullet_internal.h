@@ -114,10 +114,6 @@ struct gy_driver_joint {
     size_t constraint_size;
     gy_bt_body *a, *b;
     btJointFeedback feedback; /* the solver's force on each body: breaks and joint state */
-    gy_joint_motor motor;     /* hinge and slider */
-    bool has_limits;          /* hinge and slider: its limits {min, max}, for the motor */
-    double limits[2];
-    gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
 };
 
 /* A collider's body: the record its Gyre part's owner opens. */
@@ -356,9 +352,18 @@ void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
 /* The larger constraint force (N) the last solve applied to either body (driver.h). */
 double gy_bt_joint_force(gy_driver_world *w, gy_bt_joint *j);
 /* Before a solve of h seconds: motor velocities. */
-void gy_bt_joints_before_solve(gy_driver_world *w, double h);
-void gy_bt_joint_set_motor(gy_driver_world *w, gy_bt_joint *j, const gy_joint_motor *m);
+void gy_bt_joint_coordinate(gy_driver_world *w, gy_bt_joint *j, double *position, double *rate);
+gy_vec3 gy_bt_joint_axis(gy_driver_world *w, gy_bt_joint *j);
+gy_joint_side gy_bt_body_axis_side(gy_driver_world *w, gy_bt_body *b, gy_vec3 axis);
+void gy_bt_joint_motor_set(gy_driver_world *w, gy_bt_joint *j, bool on, double velocity,
+                           double max_force, double h);
+void gy_bt_joint_set_limit_rows(gy_driver_world *w, gy_bt_joint *j, const gy_joint_limit_row *rows,
+                                uint32_t n, double h);
+void gy_bt_joint_rotations(gy_driver_world *w, gy_bt_joint *j, gy_quat *qa, gy_quat *qb);
 void gy_bt_joint_get_state(gy_driver_world *w, gy_bt_joint *j, gy_joint_state *out);
+
+/* The driver's table (bullet_backend.cpp), which the step hands the front end's joint drive. */
+extern "C" const gy_driver gy_bullet_driver;
 
 /* Step (bullet_step.cpp). */
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,

@@ -5,12 +5,11 @@
  * at creation. Bullet has no distance joint, so one is written here as a one-row constraint (the
  * ODE adapter uses ODE's double ball, which is the same constraint); a spring softens that row
  * with the ERP and CFM joint_drive.c gives both adapters. Hinge and slider motors are Bullet's
- * own (the hinge's angular motor, the slider's powered linear motor); a position servo gets its
- * velocity from joint_drive.c before every solve. A hinge's limits, and a ball's cone and twist
- * limits (measured by joint_drive.c), are angular rows added to the hinge and point-to-point
- * constraints in every solve, bounded by joint_drive.c's limit bound: a limit holds whatever
- * else the solve adds, where Bullet's own hinge limit row only acts once the stop is passed.
- * A slider's limits are Bullet's. A joint whose b is null is
+ * own (the hinge's angular motor, the slider's powered linear motor), set before every solve as
+ * the front end's joint drive (joint_drive.c) decides. A hinge's limits, and a ball's cone and
+ * twist limits, are the drive's angular rows added to the hinge and point-to-point constraints
+ * in every solve (Bullet's own hinge limit row only acts once the stop is passed). A slider's
+ * limits are Bullet's. A joint whose b is null is
  * anchored to the world's own fixed body; one whose b is a static (a btCollisionObject, which
  * constraints cannot hold) to the static's anchor, a btRigidBody at the static's pose that its
  * first joint makes and its last takes away. Breakable joints carry a btJointFeedback; after every
@@ -131,134 +130,56 @@ class distance_constraint : public btTypedConstraint
     double m_frequency = 0.0, m_damping_ratio = 0.0;
 };
 
-/* One limit row: the rate of A relative to B about `axis` kept at or above (lower) or at or
- * below (upper) `bound`, one-sided. */
-struct limit_row {
-    btVector3 axis;
-    double bound;
-    bool upper;
-};
-
-/* Writes `r` as row `row` of the constraint's rows. */
-static void limit_row_write(btTypedConstraint::btConstraintInfo2 *info, int row, const limit_row &r)
+/* Writes `r` (the rate of A relative to B about its axis) as row `row` of the constraint's rows. */
+static void limit_row_write(btTypedConstraint::btConstraintInfo2 *info, int row,
+                            const gy_joint_limit_row &r)
 {
     int k = row * info->rowskip;
+    btVector3 axis = gy_bt_vec(r.axis);
     for (int c = 0; c < 3; c++) {
-        info->m_J1angularAxis[k + c] = r.axis[c];
-        info->m_J2angularAxis[k + c] = -r.axis[c];
+        info->m_J1angularAxis[k + c] = axis[c];
+        info->m_J2angularAxis[k + c] = -axis[c];
     }
     info->m_constraintError[k] = r.bound;
     info->m_lowerLimit[k] = r.upper ? -SIMD_INFINITY : 0.0;
     info->m_upperLimit[k] = r.upper ? 0.0 : SIMD_INFINITY;
 }
 
-/* A hinge with limits: Bullet's hinge rows, then both limit rows in every solve. */
-class hinge_limit_constraint : public btHingeConstraint
+/* A hinge or point-to-point constraint with limit rows after its own: the rows the front end's
+ * drive gives before every solve. */
+template <class Base> class limited : public Base
 {
   public:
-    hinge_limit_constraint(btRigidBody &a, btRigidBody &b, const btTransform &frame_a,
-                           const btTransform &frame_b, double lo, double hi)
-        : btHingeConstraint(a, b, frame_a, frame_b, false), m_lo(lo), m_hi(hi)
+    using Base::Base;
+
+    void set_rows(const gy_joint_limit_row *rows, uint32_t n)
     {
+        for (uint32_t i = 0; i < n; i++)
+            m_row[i] = rows[i];
+        m_rows = static_cast<int>(n);
     }
 
-    void getInfo1(btConstraintInfo1 *info) override
+    void getInfo1(btTypedConstraint::btConstraintInfo1 *info) override
     {
-        btHingeConstraint::getInfo1(info);
+        Base::getInfo1(info);
         m_base_rows = info->m_numConstraintRows;
-        info->m_numConstraintRows += 2;
-    }
-
-    void getInfo2(btConstraintInfo2 *info) override
-    {
-        btHingeConstraint::getInfo2(info);
-        btVector3 axis =
-            m_rbA.getCenterOfMassTransform().getBasis() * getAFrame().getBasis().getColumn(2);
-        double angle = HINGE_SIGN * getHingeAngle(), h = 1.0 / info->fps;
-        limit_row_write(info, m_base_rows,
-                        limit_row{axis, gy_joint_limit_bound(angle, m_lo, false, h), false});
-        limit_row_write(info, m_base_rows + 1,
-                        limit_row{axis, gy_joint_limit_bound(angle, m_hi, true, h), true});
-    }
-
-  private:
-    double m_lo, m_hi;
-    int m_base_rows = 0;
-};
-
-/* A ball joint with cone and twist limits: the point-to-point rows, then one angular row per
- * side of each limit, in every solve. */
-class ball_limit_constraint : public btPoint2PointConstraint
-{
-  public:
-    ball_limit_constraint(btRigidBody &a, btRigidBody &b, const btVector3 &pivot_a,
-                          const btVector3 &pivot_b, const gy_joint_def *def)
-        : btPoint2PointConstraint(a, b, pivot_a, pivot_b), m_has_cone(def->has_cone),
-          m_cone(def->cone_angle), m_has_twist(def->has_twist_limits), m_twist_min(def->twist_min),
-          m_twist_max(def->twist_max)
-    {
-        gy_vec3 axis = gy_v3_len(def->axis) > 1e-9 ? def->axis : gy_v3(0.0, 1.0, 0.0);
-        m_frame = gy_joint_cone_frame_make(axis, rotation(a), rotation(b));
-    }
-
-    gy_joint_cone_pose measure() const
-    {
-        return gy_joint_cone_measure(&m_frame, rotation(m_rbA), rotation(m_rbB));
-    }
-
-    btVector3 relative_spin() const
-    {
-        return m_rbA.getAngularVelocity() - m_rbB.getAngularVelocity();
-    }
-
-    void set_solve_length(double h)
-    {
-        m_h = h;
-    }
-
-    void getInfo1(btConstraintInfo1 *info) override
-    {
-        btPoint2PointConstraint::getInfo1(info);
-        m_rows = 0;
-        if (!m_has_cone && !m_has_twist)
-            return;
-        gy_joint_cone_pose p = measure();
-        if (m_has_cone) {
-            double bound = gy_joint_limit_bound(p.swing, m_cone, true, m_h);
-            m_row[m_rows++] = limit_row{gy_bt_vec(p.swing_axis), bound, true};
-        }
-        if (m_has_twist) {
-            btVector3 axis = gy_bt_vec(p.twist_axis);
-            double lo = gy_joint_limit_bound(p.twist, m_twist_min, false, m_h);
-            double hi = gy_joint_limit_bound(p.twist, m_twist_max, true, m_h);
-            m_row[m_rows++] = limit_row{axis, lo, false};
-            m_row[m_rows++] = limit_row{axis, hi, true};
-        }
         info->m_numConstraintRows += m_rows;
     }
 
-    void getInfo2(btConstraintInfo2 *info) override
+    void getInfo2(btTypedConstraint::btConstraintInfo2 *info) override
     {
-        btPoint2PointConstraint::getInfo2(info);
+        Base::getInfo2(info);
         for (int i = 0; i < m_rows; i++)
-            limit_row_write(info, 3 + i, m_row[i]);
+            limit_row_write(info, m_base_rows + i, m_row[i]);
     }
 
   private:
-    static gy_quat rotation(const btRigidBody &b)
-    {
-        return gy_bt_from_quat(b.getCenterOfMassTransform().getRotation());
-    }
-
-    gy_joint_cone_frame m_frame;
-    bool m_has_cone;
-    double m_cone;
-    bool m_has_twist;
-    double m_twist_min, m_twist_max;
-    double m_h = 1.0 / 60.0;
-    limit_row m_row[3];
-    int m_rows = 0;
+    gy_joint_limit_row m_row[GY_JOINT_LIMIT_ROWS_MAX];
+    int m_rows = 0, m_base_rows = 0;
 };
+
+using limited_hinge = limited<btHingeConstraint>;
+using limited_ball = limited<btPoint2PointConstraint>;
 
 } // namespace
 
@@ -305,16 +226,12 @@ static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
     gy_free(w->allocator, j, sizeof *j);
 }
 
-/* A body's share of a motor's inertia; the world side is immovable. */
-static gy_joint_side side_of(const btRigidBody &rb, const btVector3 &axis)
+gy_joint_side gy_bt_body_axis_side(gy_driver_world *, gy_bt_body *b, gy_vec3 world_axis)
 {
-    gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
-    if (!(rb.getInvMass() > 0.0))
-        return s;
-    double inv = axis.dot(rb.getInvInertiaTensorWorld() * axis);
-    s.mass = 1.0 / rb.getInvMass();
-    s.axis_inertia = inv > 0.0 ? 1.0 / inv : 0.0;
-    s.com = gy_bt_from_vec(rb.getCenterOfMassPosition());
+    btVector3 axis = gy_bt_vec(world_axis);
+    double inv = axis.dot(b->rb->getInvInertiaTensorWorld() * axis);
+    gy_joint_side s = {1.0 / b->rb->getInvMass(), inv > 0.0 ? 1.0 / inv : 0.0,
+                       gy_bt_from_vec(b->rb->getCenterOfMassPosition())};
     return s;
 }
 
@@ -358,9 +275,25 @@ static double joint_rate(gy_bt_joint *j)
     return v.dot(slider_axis(static_cast<btSliderConstraint *>(c)));
 }
 
-/* Sets Bullet's motor on the joint: velocity v (Gyre's sign), at most `force` over h. */
-static void motor_set(gy_bt_joint *j, bool on, double v, double force, double h)
+void gy_bt_joint_coordinate(gy_driver_world *, gy_bt_joint *j, double *position, double *rate)
 {
+    *position = joint_position(j);
+    *rate = joint_rate(j);
+}
+
+gy_vec3 gy_bt_joint_axis(gy_driver_world *, gy_bt_joint *j)
+{
+    btTypedConstraint *c = j->constraint;
+    return gy_bt_from_vec(j->base.type == GY_JOINT_HINGE
+                              ? hinge_axis(static_cast<btHingeConstraint *>(c))
+                              : slider_axis(static_cast<btSliderConstraint *>(c)));
+}
+
+void gy_bt_joint_motor_set(gy_driver_world *, gy_bt_joint *j, bool on, double v, double force,
+                           double h)
+{
+    if (isinf(force))
+        force = SIMD_INFINITY;
     if (j->base.type == GY_JOINT_HINGE) {
         /* Bullet bounds the hinge motor by an impulse per solve. */
         static_cast<btHingeConstraint *>(j->constraint)
@@ -373,53 +306,35 @@ static void motor_set(gy_bt_joint *j, bool on, double v, double force, double h)
     }
 }
 
-/* Bullet's slider limit rows act once a limit is passed: when the slider would pass one within
- * this solve, the motor becomes an unbounded one landing on it (the limit wins over the user's
- * motor); otherwise the user's motor drives. A hinge's limits are rows of its own. */
-static void motor_apply(gy_bt_joint *j, double h)
+void gy_bt_joint_set_limit_rows(gy_driver_world *, gy_bt_joint *j, const gy_joint_limit_row *rows,
+                                uint32_t n, double)
 {
-    bool on = j->motor.mode != GY_MOTOR_OFF;
-    double land;
-    if (j->base.type == GY_JOINT_SLIDER && j->has_limits &&
-        gy_joint_limit_landing(joint_position(j), joint_rate(j), j->limits, h, &land)) {
-        motor_set(j, true, land, SIMD_INFINITY, h);
-        return;
-    }
-    double accel = 0.0, position = on ? joint_position(j) : 0.0;
-    if (j->motor.mode == GY_MOTOR_POSITION) {
-        btTypedConstraint *c = j->constraint;
-        btVector3 axis = j->base.type == GY_JOINT_HINGE
-                             ? hinge_axis(static_cast<btHingeConstraint *>(c))
-                             : slider_axis(static_cast<btSliderConstraint *>(c));
-        gy_joint_side sa = side_of(c->getRigidBodyA(), axis);
-        gy_joint_side sb = side_of(c->getRigidBodyB(), axis);
-        gy_vec3 anchor = gy_pose_apply(gy_bt_body_pose(j->a), j->anchor_a);
-        accel = gy_joint_drive_accel(j->base.type, j->motor.max_force, &sa, &sb, anchor,
-                                     gy_bt_from_vec(axis));
-    }
-    double v =
-        gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : nullptr);
-    if (j->base.type == GY_JOINT_HINGE) {
-        /* Bullet bounds the hinge motor by an impulse per solve. */
-        static_cast<btHingeConstraint *>(j->constraint)
-            ->enableAngularMotor(on, HINGE_SIGN * v, j->motor.max_force * h);
-    } else {
-        btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
-        slider->setPoweredLinMotor(on);
-        slider->setTargetLinMotorVelocity(SLIDER_SIGN * v);
-        slider->setMaxLinMotorForce(j->motor.max_force);
-    }
+    if (j->base.type == GY_JOINT_HINGE)
+        static_cast<limited_hinge *>(j->constraint)->set_rows(rows, n);
+    else
+        static_cast<limited_ball *>(j->constraint)->set_rows(rows, n);
 }
 
-static size_t constraint_size(gy_joint_type t)
+static gy_quat rotation(const btRigidBody &b)
+{
+    return gy_bt_from_quat(b.getCenterOfMassTransform().getRotation());
+}
+
+void gy_bt_joint_rotations(gy_driver_world *, gy_bt_joint *j, gy_quat *qa, gy_quat *qb)
+{
+    *qa = rotation(j->constraint->getRigidBodyA());
+    *qb = rotation(j->constraint->getRigidBodyB());
+}
+
+static size_t constraint_size(gy_joint_type t, bool limited_rows)
 {
     switch (t) {
     case GY_JOINT_FIXED:
         return sizeof(btFixedConstraint);
     case GY_JOINT_BALL:
-        return sizeof(ball_limit_constraint);
+        return limited_rows ? sizeof(limited_ball) : sizeof(btPoint2PointConstraint);
     case GY_JOINT_HINGE:
-        return sizeof(hinge_limit_constraint);
+        return limited_rows ? sizeof(limited_hinge) : sizeof(btHingeConstraint);
     case GY_JOINT_SLIDER:
         return sizeof(btSliderConstraint);
     case GY_JOINT_DISTANCE:
@@ -438,8 +353,12 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     if (r != GY_OK)
         return r;
 
+    /* A zero-length Distance joint is built, driven and measured as a Ball. */
+    gy_adapter_joint rec = {};
+    gy_adapter_joint_record_init(&rec, def, type, &a->base, b != nullptr ? &b->base : nullptr);
+    bool limited_rows = gy_joint_limit_row_count(&rec) > 0;
     const gy_allocator *al = w->allocator;
-    size_t csize = constraint_size(type);
+    size_t csize = constraint_size(type, limited_rows);
     void *jmem = gy_alloc(al, sizeof(gy_bt_joint));
     void *cmem = gy_alloc(al, csize);
     /* A static's first joint makes its anchor (mass 0, as a static btRigidBody). */
@@ -461,14 +380,10 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     }
 
     gy_bt_joint *j = new (jmem) gy_bt_joint();
-    /* A zero-length Distance joint is built, driven and measured as a Ball. */
-    gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != nullptr ? &b->base : nullptr);
+    j->base = rec;
     j->a = a;
     j->b = b;
     j->constraint_size = csize;
-    j->has_limits = def->has_limits;
-    j->limits[0] = type == GY_JOINT_HINGE ? fmax(-SIMD_PI, def->limit_min) : def->limit_min;
-    j->limits[1] = type == GY_JOINT_HINGE ? fmin(SIMD_PI, def->limit_max) : def->limit_max;
 
     btRigidBody &ra = joint_side(w, a);
     btRigidBody &rb = joint_side(w, b);
@@ -482,20 +397,21 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         break;
     }
     case GY_JOINT_BALL:
-        j->constraint =
-            new (cmem) ball_limit_constraint(ra, rb, ta_inv * anchor, tb_inv * anchor, def);
+        if (limited_rows)
+            j->constraint = new (cmem) limited_ball(ra, rb, ta_inv * anchor, tb_inv * anchor);
+        else
+            j->constraint =
+                new (cmem) btPoint2PointConstraint(ra, rb, ta_inv * anchor, tb_inv * anchor);
         break;
     case GY_JOINT_HINGE: {
         /* The hinge turns about its frames' Z axis; its angle is a's turn relative to b. */
         btTransform frame = axis_frame(btVector3(0, 0, 1), axis, anchor);
         btHingeConstraint *hinge;
-        if (def->has_limits)
-            hinge = new (cmem) hinge_limit_constraint(ra, rb, ta_inv * frame, tb_inv * frame,
-                                                      j->limits[0], j->limits[1]);
+        if (limited_rows)
+            hinge = new (cmem) limited_hinge(ra, rb, ta_inv * frame, tb_inv * frame, false);
         else
             hinge = new (cmem) btHingeConstraint(ra, rb, ta_inv * frame, tb_inv * frame, false);
         j->constraint = hinge;
-        j->motor = def->motor; /* applied before every solve */
         break;
     }
     case GY_JOINT_SLIDER: {
@@ -510,7 +426,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         }
         slider->setRestitutionLimLin(SLIDER_LIMIT_RESTITUTION);
         j->constraint = slider;
-        j->motor = def->motor; /* applied before every solve */
         break;
     }
     case GY_JOINT_DISTANCE:
@@ -525,7 +440,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
             break;
         }
     }
-    j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_bt_body_pose(a)), def->anchor);
     j->constraint->setJointFeedback(&j->feedback);
     /* Jointed bodies do not collide with each other (as on ODE). */
     w->world.addConstraint(j->constraint, true);
@@ -545,53 +459,10 @@ double gy_bt_joint_force(gy_driver_world *, gy_bt_joint *j)
     return fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
 }
 
-void gy_bt_joints_before_solve(gy_driver_world *w, double h)
-{
-    for (uint32_t i = 0; i < w->records->joints->count; i++) {
-        uint64_t bits;
-        gy_bt_joint *j =
-            static_cast<gy_bt_joint *>(gy_handle_pool_at(w->records->joints, i, &bits));
-        if (j == nullptr)
-            continue;
-        if ((j->base.type == GY_JOINT_HINGE || j->base.type == GY_JOINT_SLIDER) &&
-            (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
-            motor_apply(j, h);
-        if (j->base.type == GY_JOINT_BALL)
-            static_cast<ball_limit_constraint *>(j->constraint)->set_solve_length(h);
-    }
-}
-
-void gy_bt_joint_set_motor(gy_driver_world *, gy_bt_joint *j, const gy_joint_motor *m)
-{
-    j->motor = *m;
-    /* The velocity follows at the next solve; a motor switched off is off now. */
-    if (m->mode == GY_MOTOR_OFF)
-        motor_apply(j, 1.0);
-}
-
 void gy_bt_joint_get_state(gy_driver_world *, gy_bt_joint *j, gy_joint_state *out)
 {
-    btTypedConstraint *c = j->constraint;
-    switch (j->base.type) {
-    case GY_JOINT_HINGE:
-    case GY_JOINT_SLIDER:
-        out->position = joint_position(j);
-        out->velocity = joint_rate(j);
-        break;
-    case GY_JOINT_DISTANCE:
-        static_cast<distance_constraint *>(c)->measure(&out->position, &out->velocity);
-        break;
-    case GY_JOINT_BALL: {
-        ball_limit_constraint *ball = static_cast<ball_limit_constraint *>(c);
-        gy_joint_cone_pose p = ball->measure();
-        out->position = p.swing;
-        out->velocity = ball->relative_spin().dot(gy_bt_vec(p.swing_axis));
-        out->twist = p.twist;
-        break;
-    }
-    default:
-        break;
-    }
+    if (j->base.type == GY_JOINT_DISTANCE)
+        static_cast<distance_constraint *>(j->constraint)->measure(&out->position, &out->velocity);
     bool a_is_bullet_a = j->base.type != GY_JOINT_SLIDER;
     const btJointFeedback &fb = j->feedback;
     out->force = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedForceBodyA : fb.m_appliedForceBodyB);

@@ -579,7 +579,7 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
 {
     w->substep_index++;
     before_substep(w, h);
-    gy_bt_joints_before_solve(w, h);
+    gy_joint_drive_solve(&gy_bullet_driver, w, w->records->joints, h);
     /* maxSubSteps 0: exactly one internal step of h, no interpolation. */
     w->world.stepSimulation(h, 0, h);
     for (uint32_t i = 0; i < w->moving->count; i++) {

@@ -128,6 +128,7 @@ const gy_driver gy_ode_driver = {
      * for 256 vertices, 0.9 ms for 512, 9 ms for 1,024, 219 ms for 4,096 (docs/physics-thread.md).
      */
     .built_hull_max_vertices = 256,
+    .slider_stop_holds_on_stop = true, /* dParamLoStop/HiStop: from the stop on */
     .pair_size = sizeof(gy_ode_pair),
     .resource_size = sizeof(gy_ode_resource),
     .world_create = ode_world_create,
@@ -157,8 +158,13 @@ const gy_driver gy_ode_driver = {
     .collider_to_world = gy_ode_collider_to_world,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
-    .joint_set_motor = gy_ode_joint_set_motor,
     .joint_get_state = gy_ode_joint_get_state,
+    .joint_coordinate = gy_ode_joint_coordinate,
+    .joint_axis = gy_ode_joint_axis,
+    .body_axis_side = gy_ode_body_axis_side,
+    .joint_motor_set = gy_ode_joint_motor_set,
+    .joint_set_limit_rows = gy_ode_joint_set_limit_rows,
+    .joint_rotations = gy_ode_joint_rotations,
     .joint_force = gy_ode_joint_force,
     .step = &gy_ode_step,
     .ray_walk = gy_ode_ray_walk,

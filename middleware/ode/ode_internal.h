@@ -104,17 +104,10 @@ typedef struct gy_driver_joint {
     gy_ode_body *a, *b;
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     double distance;         /* distance joints: the double-ball joint's length, m */
-    gy_joint_motor motor;    /* hinge and slider */
-    bool has_limits;         /* hinge and slider: its limits {min, max} */
-    double limits[2];
-    gy_vec3 anchor_a; /* the anchor in a's body frame (motor inertia) */
-    bool has_spring;  /* distance */
+    bool has_spring;         /* distance */
     double spring_frequency, spring_damping_ratio;
     dJointID limit_motor; /* hinge limits, ball cone or twist limits: their rows, else NULL */
     dJointFeedback limit_feedback;
-    gy_joint_cone_frame cone_frame;
-    bool has_cone, has_twist_limits;
-    double cone_angle, twist_min, twist_max;
 } gy_ode_joint;
 
 /* One cell of the static grid: the static colliders whose AABB touches an X/Z square. */
@@ -329,7 +322,14 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
 /* Before a solve of h seconds: motor velocities, spring softness and ball limits. */
 void gy_ode_joints_before_solve(gy_driver_world *w, double h);
-void gy_ode_joint_set_motor(gy_driver_world *w, gy_ode_joint *j, const gy_joint_motor *m);
+void gy_ode_joint_coordinate(gy_driver_world *w, gy_ode_joint *j, double *position, double *rate);
+gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j);
+gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis);
+void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
+                            double max_force, double h);
+void gy_ode_joint_set_limit_rows(gy_driver_world *w, gy_ode_joint *j,
+                                 const gy_joint_limit_row *rows, uint32_t n, double h);
+void gy_ode_joint_rotations(gy_driver_world *w, gy_ode_joint *j, gy_quat *qa, gy_quat *qb);
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out);
 /* The larger constraint force (N) the last solve applied to either body (driver.h). */
 double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j);

@@ -4,13 +4,12 @@
  * dParamLoStop/HiStop). Distance uses ODE's double-ball joint: one anchor at a's origin, the other
  * at the given anchor on b (or in the world); a spring softens it through its ERP and CFM, set
  * before every solve for the solve's length (joint_drive.c). Hinge and slider motors are ODE's
- * own (dParamVel/dParamFMax on the joint's row); a position servo gets its velocity from
- * joint_drive.c before every solve. A hinge's limits and a ball's cone and twist limits are rows
- * of an angular motor in user mode, kept in every solve (joint_drive.c's limit bound), so a
- * limit holds whatever else the solve adds. Every joint carries a dJointFeedback: the front end
- * reads its force after every solve (breaks) and joint_get_state reports it. Axis locks are motors
- * with zero target velocity and unbounded force on the locked world axes; the step also projects
- * away drift (ode_step.c). */
+ * own (dParamVel/dParamFMax on the joint's row), set before every solve as the front end's joint
+ * drive (joint_drive.c) decides. A hinge's limits and a ball's cone and twist limits are rows of
+ * an angular motor in user mode, whose bounds the drive gives before every solve. Every joint
+ * carries a dJointFeedback: the front end reads its force after every solve (breaks) and
+ * joint_get_state reports it. Axis locks are motors with zero target velocity and unbounded force
+ * on the locked world axes; the step also projects away drift (ode_step.c). */
 #include <math.h>
 #include <string.h>
 
@@ -25,14 +24,8 @@ static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
     gy_free(w->allocator, j, sizeof *j);
 }
 
-static double clamp_angle(double a)
-{
-    return fmax(-GY_PI, fmin(GY_PI, a));
-}
-
-/* The force or torque bound of a motor landing a joint on its limit: unbounded in effect (ODE's
- * joint motors ignore an infinite bound). */
-#define LANDING_FMAX 1e9
+/* An unbounded motor's force or torque bound: ODE's joint motors ignore an infinite one. */
+#define UNBOUNDED_FMAX 1e9
 
 /* Error reduction of fixed joints (ODE's world value, 0.2, lets a heavy weld sag). */
 #define FIXED_ERP 0.8
@@ -42,59 +35,51 @@ static gy_quat side_rotation(const gy_ode_body *b)
     return b != NULL ? gy_ode_body_pose(b).rotation : gy_quat_identity();
 }
 
-/* A body's share of a motor's inertia; a static side, or none, is immovable. */
-static gy_joint_side side_of(const gy_ode_body *b, gy_vec3 axis)
+static bool is_hinge(const gy_ode_joint *j)
 {
-    gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
-    if (b == NULL || gy_ode_dbody(b) == NULL || b->base.type != GY_MOTION_DYNAMIC)
-        return s;
+    return j->base.type == GY_JOINT_HINGE;
+}
+
+void gy_ode_joint_coordinate(gy_driver_world *w, gy_ode_joint *j, double *position, double *rate)
+{
+    (void)w;
+    *position = is_hinge(j) ? dJointGetHingeAngle(j->joint) : dJointGetSliderPosition(j->joint);
+    *rate = is_hinge(j) ? dJointGetHingeAngleRate(j->joint) : dJointGetSliderPositionRate(j->joint);
+}
+
+gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j)
+{
+    (void)w;
+    dVector3 ax;
+    if (is_hinge(j))
+        dJointGetHingeAxis(j->joint, ax);
+    else
+        dJointGetSliderAxis(j->joint, ax);
+    return gy_v3(ax[0], ax[1], ax[2]);
+}
+
+gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis)
+{
+    (void)w;
     gy_quat q = side_rotation(b);
     gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), axis);
     double inv = gy_v3_dot(local, gy_mat3_apply(b->inv_inertia, local));
-    s.mass = b->mass;
-    s.axis_inertia = inv > 0.0 ? 1.0 / inv : 0.0;
-    s.com = gy_ode_body_com(b);
+    gy_joint_side s = {b->mass, inv > 0.0 ? 1.0 / inv : 0.0, gy_ode_body_com(b)};
     return s;
 }
 
-/* The joint's row motor: the user's motor, or, when a slider would pass a limit within this
- * solve, an unbounded one landing on the limit (the limit wins over the motor). ODE's slider
- * limit row acts only once a stop is passed; a hinge's limits are rows of its limit motor. */
-static void motor_apply(gy_ode_joint *j, double h)
+void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
+                            double max_force, double h)
 {
-    bool hinge = j->base.type == GY_JOINT_HINGE;
-    void (*set)(dJointID, int, dReal) = hinge ? dJointSetHingeParam : dJointSetSliderParam;
-    double position = hinge ? dJointGetHingeAngle(j->joint) : dJointGetSliderPosition(j->joint);
-    double rate = hinge ? dJointGetHingeAngleRate(j->joint) : dJointGetSliderPositionRate(j->joint);
-    double land;
-    /* On a stop ODE's own limit row already holds the joint (it acts from the stop on). */
-    bool inside = position > j->limits[0] && position < j->limits[1];
-    if (!hinge && j->has_limits && inside &&
-        gy_joint_limit_landing(position, rate, j->limits, h, &land)) {
-        set(j->joint, dParamVel, land);
-        set(j->joint, dParamFMax, LANDING_FMAX);
-        return;
-    }
-    if (j->motor.mode == GY_MOTOR_OFF) {
+    (void)w;
+    (void)h;
+    void (*set)(dJointID, int, dReal) = is_hinge(j) ? dJointSetHingeParam : dJointSetSliderParam;
+    if (!on) {
         set(j->joint, dParamFMax, 0.0);
         return;
     }
-    double accel = 0.0;
-    if (j->motor.mode == GY_MOTOR_POSITION) {
-        dVector3 ax;
-        if (hinge)
-            dJointGetHingeAxis(j->joint, ax);
-        else
-            dJointGetSliderAxis(j->joint, ax);
-        gy_vec3 axis = gy_v3(ax[0], ax[1], ax[2]);
-        gy_joint_side sa = side_of(j->a, axis), sb = side_of(j->b, axis);
-        gy_vec3 anchor = gy_pose_apply(gy_ode_body_pose(j->a), j->anchor_a);
-        accel = gy_joint_drive_accel(j->base.type, j->motor.max_force, &sa, &sb, anchor, axis);
-    }
-    double v =
-        gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : NULL);
-    set(j->joint, dParamVel, v);
-    set(j->joint, dParamFMax, j->motor.max_force);
+    set(j->joint, dParamVel, velocity);
+    set(j->joint, dParamFMax, isinf(max_force) ? UNBOUNDED_FMAX : max_force);
 }
 
 static void spring_apply(gy_ode_joint *j, double h)
@@ -120,35 +105,23 @@ static void limit_row(dJointID m, int k, gy_vec3 dir, double bound, double h)
     dJointSetAMotorParam(m, dParamStopERP + group, bound >= 0.0 ? 1.0 : -1.0);
 }
 
-/* Both sides of a limit on the coordinate `position` about or along `axis` (world, unit), as rows
- * k and k + 1: the upper one is the lower-bound row of the reversed axis. */
-static void limit_rows(dJointID m, int k, gy_vec3 axis, double position, double lo, double hi,
-                       double h)
+/* A row kept at or below its bound is the lower-bound row of the reversed axis. */
+void gy_ode_joint_set_limit_rows(gy_driver_world *w, gy_ode_joint *j,
+                                 const gy_joint_limit_row *rows, uint32_t n, double h)
 {
-    limit_row(m, k, axis, gy_joint_limit_bound(position, lo, false, h), h);
-    limit_row(m, k + 1, gy_v3_neg(axis), -gy_joint_limit_bound(position, hi, true, h), h);
-}
-
-static void hinge_limits_apply(gy_ode_joint *j, double h)
-{
-    dVector3 ax;
-    dJointGetHingeAxis(j->joint, ax);
-    limit_rows(j->limit_motor, 0, gy_v3(ax[0], ax[1], ax[2]), dJointGetHingeAngle(j->joint),
-               j->limits[0], j->limits[1], h);
-}
-
-static void ball_limits_apply(gy_ode_joint *j, double h)
-{
-    gy_quat qa = side_rotation(j->a), qb = side_rotation(j->b);
-    gy_joint_cone_pose p = gy_joint_cone_measure(&j->cone_frame, qa, qb);
-    dJointID m = j->limit_motor;
-    int k = 0;
-    if (j->has_cone) {
-        double bound = gy_joint_limit_bound(p.swing, j->cone_angle, true, h);
-        limit_row(m, k++, gy_v3_neg(p.swing_axis), -bound, h);
+    (void)w;
+    for (uint32_t k = 0; k < n; k++) {
+        const gy_joint_limit_row *r = &rows[k];
+        limit_row(j->limit_motor, (int)k, r->upper ? gy_v3_neg(r->axis) : r->axis,
+                  r->upper ? -r->bound : r->bound, h);
     }
-    if (j->has_twist_limits)
-        limit_rows(m, k, p.twist_axis, p.twist, j->twist_min, j->twist_max, h);
+}
+
+void gy_ode_joint_rotations(gy_driver_world *w, gy_ode_joint *j, gy_quat *qa, gy_quat *qb)
+{
+    (void)w;
+    *qa = side_rotation(j->a);
+    *qb = side_rotation(j->b);
 }
 
 /* An angular motor in user mode holding `rows` limit rows (set before every solve). */
@@ -168,49 +141,25 @@ static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows
 
 static void drive_setup(gy_driver_world *w, gy_ode_joint *j, const gy_joint_def *def)
 {
-    j->motor = def->motor;
-    j->has_limits = def->has_limits;
-    j->limits[0] = j->base.type == GY_JOINT_HINGE ? clamp_angle(def->limit_min) : def->limit_min;
-    j->limits[1] = j->base.type == GY_JOINT_HINGE ? clamp_angle(def->limit_max) : def->limit_max;
-    j->anchor_a = gy_pose_apply(gy_pose_inverse(gy_ode_body_pose(j->a)), def->anchor);
     if (j->base.type == GY_JOINT_DISTANCE && def->has_spring) {
         j->has_spring = true;
         j->spring_frequency = def->spring_frequency;
         j->spring_damping_ratio = def->spring_damping_ratio;
     }
-    if (j->base.type == GY_JOINT_BALL) {
-        gy_vec3 axis = gy_v3_len(def->axis) > 1e-9 ? def->axis : gy_v3(0.0, 1.0, 0.0);
-        j->cone_frame = gy_joint_cone_frame_make(axis, side_rotation(j->a), side_rotation(j->b));
-    }
-    if (j->base.type == GY_JOINT_BALL && (def->has_cone || def->has_twist_limits)) {
-        j->has_cone = def->has_cone;
-        j->cone_angle = def->cone_angle;
-        j->has_twist_limits = def->has_twist_limits;
-        j->twist_min = def->twist_min;
-        j->twist_max = def->twist_max;
-        j->limit_motor =
-            limit_motor_create(w, j, (def->has_cone ? 1 : 0) + (def->has_twist_limits ? 2 : 0));
-    }
-    if (j->base.type == GY_JOINT_HINGE && def->has_limits)
-        j->limit_motor = limit_motor_create(w, j, 2);
+    uint32_t rows = gy_joint_limit_row_count(&j->base);
+    if (rows > 0)
+        j->limit_motor = limit_motor_create(w, j, (int)rows);
 }
 
+/* The drive first (joint_drive.c), then the springs' softness for this solve's length. */
 void gy_ode_joints_before_solve(gy_driver_world *w, double h)
 {
+    gy_joint_drive_solve(&gy_ode_driver, w, w->records->joints, h);
     for (uint32_t i = 0; i < w->records->joints->count; i++) {
         uint64_t bits;
         gy_ode_joint *j = gy_handle_pool_at(w->records->joints, i, &bits);
-        if (j == NULL)
-            continue;
-        if ((j->base.type == GY_JOINT_HINGE || j->base.type == GY_JOINT_SLIDER) &&
-            (j->motor.mode != GY_MOTOR_OFF || j->has_limits))
-            motor_apply(j, h);
-        if (j->base.type == GY_JOINT_HINGE && j->limit_motor != NULL)
-            hinge_limits_apply(j, h);
-        else if (j->has_spring)
+        if (j != NULL && j->has_spring)
             spring_apply(j, h);
-        else if (j->limit_motor != NULL)
-            ball_limits_apply(j, h);
     }
 }
 
@@ -357,13 +306,6 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
     }
 }
 
-void gy_ode_joint_set_motor(gy_driver_world *w, gy_ode_joint *j, const gy_joint_motor *m)
-{
-    j->motor = *m;
-    if (m->mode == GY_MOTOR_OFF)
-        motor_apply(j, w->substep_dt);
-}
-
 static gy_vec3 dv3(const dReal *v)
 {
     return gy_v3(v[0], v[1], v[2]);
@@ -372,16 +314,7 @@ static gy_vec3 dv3(const dReal *v)
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
 {
     (void)w;
-    switch (j->base.type) {
-    case GY_JOINT_HINGE:
-        out->position = dJointGetHingeAngle(j->joint);
-        out->velocity = dJointGetHingeAngleRate(j->joint);
-        break;
-    case GY_JOINT_SLIDER:
-        out->position = dJointGetSliderPosition(j->joint);
-        out->velocity = dJointGetSliderPositionRate(j->joint);
-        break;
-    case GY_JOINT_DISTANCE: {
+    if (j->base.type == GY_JOINT_DISTANCE) {
         dVector3 p1, p2, v1, v2 = {0, 0, 0, 0};
         dJointGetDBallAnchor1(j->joint, p1);
         dJointGetDBallAnchor2(j->joint, p2);
@@ -392,21 +325,6 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
             dBodyGetPointVel(j->b->body, p2[0], p2[1], p2[2], v2);
         if (out->position > 0.0)
             out->velocity = gy_v3_dot(gy_v3_sub(dv3(v1), dv3(v2)), d) / out->position;
-        break;
-    }
-    case GY_JOINT_BALL: {
-        gy_joint_cone_pose p =
-            gy_joint_cone_measure(&j->cone_frame, side_rotation(j->a), side_rotation(j->b));
-        gy_vec3 rel = dv3(dBodyGetAngularVel(gy_ode_dbody(j->a)));
-        if (j->b != NULL && gy_ode_dbody(j->b) != NULL)
-            rel = gy_v3_sub(rel, dv3(dBodyGetAngularVel(j->b->body)));
-        out->position = p.swing;
-        out->velocity = gy_v3_dot(rel, p.swing_axis);
-        out->twist = p.twist;
-        break;
-    }
-    default:
-        break;
     }
     out->force = dv3(j->feedback.f1);
     out->torque = dv3(j->feedback.t1);

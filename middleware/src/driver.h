@@ -105,8 +105,9 @@ typedef struct gy_driver_step {
     /* Before the substeps of a step of dt (substeps of h each). A driver without
      * `body_active` carries over what it will not collide again. */
     void (*begin)(gy_driver_world *w, double dt, double h);
-    /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, and
-     * solve h. Sets gy_adapter_body.in_contact on the bodies its solve gave contacts. */
+    /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, run
+     * the joint drive (gy_joint_drive_solve) and solve h. Sets gy_adapter_body.in_contact on the
+     * bodies its solve gave contacts. */
     void (*solve)(gy_driver_world *w, double h, uint32_t s);
     /* After the last substep and the front end's report rules (below): the driver's own end of
      * step. Returns the step's first error in the driver (out of memory), GY_OK otherwise. */
@@ -200,6 +201,9 @@ typedef struct gy_driver {
      * limit: what the vendor does with a hull's collider in time that grows faster than its
      * size, so that a runtime hull's body is made within a tick's geometry budget. */
     uint32_t built_hull_max_vertices;
+    /* Whether the vendor's slider limit row holds a slider already on its stop (ODE's), not
+     * only once past it (Bullet's): a slider on its stop then gets no landing motor. */
+    bool slider_stop_holds_on_stop;
     /* Bytes of the driver's record for each reported pair: it starts with gy_adapter_pair
      * (contacts.h), then whatever the driver keeps of the pair during the step. */
     size_t pair_size;
@@ -292,9 +296,31 @@ typedef struct gy_driver {
                               gy_driver_body *b, gy_driver_joint **out);
     /* Its id already taken back. */
     void (*joint_release)(gy_driver_world *w, gy_driver_joint *j);
-    /* Hinges and sliders; a valid motor. */
-    void (*joint_set_motor)(gy_driver_world *w, gy_driver_joint *j, const gy_joint_motor *m);
+    /* The force and torque the joint applied to a in the last solve, and a distance joint's
+     * length and its rate (the front end measures the other joints, gy_joint_drive_state). */
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);
+    /* The joint drive's reads and writes (joint_drive.h): the front end decides, before every
+     * solve, each motor's velocity and bound and each limit's rows; these read and set the
+     * vendor's joints and nothing more. `joint_coordinate` (hinges and sliders) is a's angle or
+     * offset relative to b (or the world) from the pose at creation, and its rate; `joint_axis`
+     * the joint's axis in the world (unit). `body_axis_side` is a dynamic body's mass, inertia
+     * about the world `axis` through its centre of mass, and centre of mass. */
+    void (*joint_coordinate)(gy_driver_world *w, gy_driver_joint *j, double *position,
+                             double *rate);
+    gy_vec3 (*joint_axis)(gy_driver_world *w, gy_driver_joint *j);
+    gy_joint_side (*body_axis_side)(gy_driver_world *w, gy_driver_body *b, gy_vec3 axis);
+    /* Hinges and sliders: the joint's own motor on, at `velocity` (Gyre's sign) with at most
+     * `max_force` (N·m or N; INFINITY: unbounded) over the next solve of h seconds, or off. */
+    void (*joint_motor_set)(gy_driver_world *w, gy_driver_joint *j, bool on, double velocity,
+                            double max_force, double h);
+    /* Limited hinges and ball joints: their limit rows for the next solve of h seconds, as many
+     * as gy_joint_limit_row_count says (the driver made room for them when it built the joint). */
+    void (*joint_set_limit_rows)(gy_driver_world *w, gy_driver_joint *j,
+                                 const gy_joint_limit_row *rows, uint32_t n, double h);
+    /* Ball joints: the rotations of a frame fixed in a and one fixed in b (the identity for
+     * the world) that the cone and twist are measured between, the same frames at creation and
+     * after. */
+    void (*joint_rotations)(gy_driver_world *w, gy_driver_joint *j, gy_quat *qa, gy_quat *qb);
     /* The larger constraint force (N) the joint applied to either of its bodies in the last
      * solve: the front end breaks a breakable joint when it exceeds the break force. */
     double (*joint_force)(gy_driver_world *w, gy_driver_joint *j);

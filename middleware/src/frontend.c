@@ -819,8 +819,10 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
     gy_driver_joint *j = NULL;
     if (r == GY_OK)
         r = w->driver->joint_create(w->dw, def, a, b, &j);
-    if (r == GY_OK)
+    if (r == GY_OK) {
+        gy_joint_drive_attach(w->driver, w->dw, j, def);
         link_joint(w, gy_driver_joint_rec(j), true);
+    }
     uint64_t h = 0;
     if (r == GY_OK)
         r = gy_handle_pool_acquire(&w->joints, j, &h);
@@ -865,7 +867,7 @@ static gy_result joint_set_motor(gy_backend_world *w, gy_joint_id id, const gy_j
     gy_joint_type type = gy_driver_joint_rec(j)->type;
     if (type != GY_JOINT_HINGE && type != GY_JOINT_SLIDER)
         return GY_ERR_MISUSE;
-    w->driver->joint_set_motor(w->dw, j, m);
+    gy_joint_drive_set_motor(w->driver, w->dw, j, m);
     wake_joint_bodies(w, gy_driver_joint_rec(j));
     return GY_OK;
 }
@@ -877,8 +879,10 @@ static gy_result joint_get_state(gy_backend_world *w, gy_joint_id id, gy_joint_s
     memset(out, 0, sizeof *out);
     gy_driver_joint *j;
     gy_result r = lookup_joint(w, id, &j);
-    if (r == GY_OK)
+    if (r == GY_OK) {
         w->driver->joint_get_state(w->dw, j, out);
+        gy_joint_drive_state(w->driver, w->dw, j, out);
+    }
     return r;
 }
 

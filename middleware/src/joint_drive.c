@@ -1,8 +1,11 @@
-/* Joint behaviour shared by the adapters: servo, spring softness, cone and twist angles. */
+/* Joint behaviour shared by the adapters: motors and limits before every solve, the servo,
+ * spring softness, cone and twist angles. */
 #include "joint_drive.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "driver.h"
 #include "gyre/math.h"
 
 /* A servo closes its error with this time constant, in solves: short enough to arrive in a few
@@ -137,4 +140,166 @@ gy_joint_cone_pose gy_joint_cone_measure(const gy_joint_cone_frame *f, gy_quat q
     gy_vec3 mid = gy_v3_add(ua, ub);
     p.twist_axis = gy_v3_len(mid) > 1e-6 ? gy_v3_normalize(mid) : ua;
     return p;
+}
+
+uint32_t gy_joint_limit_row_count(const gy_adapter_joint *j)
+{
+    if (j->type == GY_JOINT_HINGE)
+        return j->has_limits ? 2u : 0u;
+    if (j->type == GY_JOINT_BALL)
+        return (j->has_cone ? 1u : 0u) + (j->has_twist_limits ? 2u : 0u);
+    return 0u;
+}
+
+static gy_pose body_pose(const gy_driver *d, gy_driver_world *w, gy_adapter_body *b)
+{
+    gy_body_state st;
+    memset(&st, 0, sizeof st);
+    d->body_get_state(w, gy_driver_body_of(b), &st);
+    return st.pose;
+}
+
+void gy_joint_drive_attach(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
+                           const gy_joint_def *def)
+{
+    gy_adapter_joint *j = gy_driver_joint_rec(dj);
+    if (j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER)
+        j->anchor_a = gy_pose_apply(gy_pose_inverse(body_pose(d, w, j->a)), def->anchor);
+    if (j->type == GY_JOINT_BALL) {
+        gy_quat qa, qb;
+        d->joint_rotations(w, dj, &qa, &qb);
+        gy_vec3 axis = gy_v3_len(def->axis) > 1e-9 ? def->axis : gy_v3(0.0, 1.0, 0.0);
+        j->cone_frame = gy_joint_cone_frame_make(axis, qa, qb);
+    }
+}
+
+/* A side of a motor's inertia: a static side, or none, is immovable. */
+static gy_joint_side side_of(const gy_driver *d, gy_driver_world *w, gy_adapter_body *b,
+                             gy_vec3 axis)
+{
+    gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
+    if (b == NULL || b->type != GY_MOTION_DYNAMIC)
+        return s;
+    return d->body_axis_side(w, gy_driver_body_of(b), axis);
+}
+
+/* The acceleration the servo plans its stop with. */
+static double servo_accel(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj)
+{
+    gy_adapter_joint *j = gy_driver_joint_rec(dj);
+    gy_vec3 axis = d->joint_axis(w, dj);
+    gy_joint_side sa = side_of(d, w, j->a, axis), sb = side_of(d, w, j->b, axis);
+    gy_vec3 anchor = gy_pose_apply(body_pose(d, w, j->a), j->anchor_a);
+    return gy_joint_drive_accel(j->type, j->motor.max_force, &sa, &sb, anchor, axis);
+}
+
+static void motor_drive(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
+                        double position, double rate, double h)
+{
+    gy_adapter_joint *j = gy_driver_joint_rec(dj);
+    double land;
+    /* A vendor whose slider limit row holds from the stop on needs no landing on the stop. */
+    bool short_of =
+        !d->slider_stop_holds_on_stop || (position > j->limits[0] && position < j->limits[1]);
+    if (j->type == GY_JOINT_SLIDER && j->has_limits && short_of &&
+        gy_joint_limit_landing(position, rate, j->limits, h, &land)) {
+        d->joint_motor_set(w, dj, true, land, INFINITY, h);
+        return;
+    }
+    if (j->motor.mode == GY_MOTOR_OFF) {
+        d->joint_motor_set(w, dj, false, 0.0, j->motor.max_force, h);
+        return;
+    }
+    double accel = j->motor.mode == GY_MOTOR_POSITION ? servo_accel(d, w, dj) : 0.0;
+    double v =
+        gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : NULL);
+    d->joint_motor_set(w, dj, true, v, j->motor.max_force, h);
+}
+
+/* The rows of a limited hinge or ball joint for the next solve; their count. */
+static uint32_t limit_rows(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
+                           double position, double h, gy_joint_limit_row *rows)
+{
+    gy_adapter_joint *j = gy_driver_joint_rec(dj);
+    if (j->type == GY_JOINT_HINGE) {
+        gy_vec3 axis = d->joint_axis(w, dj);
+        rows[0] = (gy_joint_limit_row){axis, gy_joint_limit_bound(position, j->limits[0], false, h),
+                                       false};
+        rows[1] =
+            (gy_joint_limit_row){axis, gy_joint_limit_bound(position, j->limits[1], true, h), true};
+        return 2;
+    }
+    gy_quat qa, qb;
+    d->joint_rotations(w, dj, &qa, &qb);
+    gy_joint_cone_pose p = gy_joint_cone_measure(&j->cone_frame, qa, qb);
+    uint32_t n = 0;
+    if (j->has_cone)
+        rows[n++] = (gy_joint_limit_row){
+            p.swing_axis, gy_joint_limit_bound(p.swing, j->cone_angle, true, h), true};
+    if (j->has_twist_limits) {
+        rows[n++] = (gy_joint_limit_row){
+            p.twist_axis, gy_joint_limit_bound(p.twist, j->twist_min, false, h), false};
+        rows[n++] = (gy_joint_limit_row){
+            p.twist_axis, gy_joint_limit_bound(p.twist, j->twist_max, true, h), true};
+    }
+    return n;
+}
+
+void gy_joint_drive_solve(const gy_driver *d, gy_driver_world *w, const gy_handle_pool *joints,
+                          double h)
+{
+    for (uint32_t i = 0; i < joints->count; i++) {
+        uint64_t bits;
+        gy_driver_joint *dj = gy_handle_pool_at(joints, i, &bits);
+        if (dj == NULL)
+            continue;
+        gy_adapter_joint *j = gy_driver_joint_rec(dj);
+        bool axial = j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER;
+        bool motor = axial && (j->motor.mode != GY_MOTOR_OFF || j->has_limits);
+        uint32_t count = gy_joint_limit_row_count(j);
+        if (!motor && count == 0)
+            continue;
+        double position = 0.0, rate = 0.0;
+        if (axial)
+            d->joint_coordinate(w, dj, &position, &rate);
+        if (motor)
+            motor_drive(d, w, dj, position, rate, h);
+        if (count > 0) {
+            gy_joint_limit_row rows[GY_JOINT_LIMIT_ROWS_MAX];
+            uint32_t n = limit_rows(d, w, dj, position, h, rows);
+            d->joint_set_limit_rows(w, dj, rows, n, h);
+        }
+    }
+}
+
+void gy_joint_drive_set_motor(const gy_driver *d, gy_driver_world *w, gy_driver_joint *j,
+                              const gy_joint_motor *m)
+{
+    gy_driver_joint_rec(j)->motor = *m;
+    if (m->mode == GY_MOTOR_OFF)
+        d->joint_motor_set(w, j, false, 0.0, m->max_force, 0.0);
+}
+
+void gy_joint_drive_state(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
+                          gy_joint_state *out)
+{
+    gy_adapter_joint *j = gy_driver_joint_rec(dj);
+    if (j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) {
+        d->joint_coordinate(w, dj, &out->position, &out->velocity);
+        return;
+    }
+    if (j->type != GY_JOINT_BALL)
+        return;
+    gy_quat qa, qb;
+    d->joint_rotations(w, dj, &qa, &qb);
+    gy_joint_cone_pose p = gy_joint_cone_measure(&j->cone_frame, qa, qb);
+    gy_body_state sa, sb;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    d->body_get_state(w, gy_driver_body_of(j->a), &sa);
+    if (j->b != NULL)
+        d->body_get_state(w, gy_driver_body_of(j->b), &sb);
+    out->position = p.swing;
+    out->velocity = gy_v3_dot(gy_v3_sub(sa.angular_velocity, sb.angular_velocity), p.swing_axis);
+    out->twist = p.twist;
 }

@@ -1,14 +1,22 @@
-/* Joint behaviour both adapters share and compute the same way: the position servo's velocity
- * law, the spring's constraint softness, and the swing and twist angles of a ball joint's cone
- * and twist limits. Private to middleware/, plain C, free of vendor headers. */
+/* Joint behaviour both adapters share and compute the same way: what a hinge's or slider's motor
+ * does before every solve (the position servo's velocity law, the landing on a limit), the limit
+ * rows of hinges and ball joints, the spring's constraint softness, and the swing and twist
+ * angles of a ball joint's cone and twist limits. The front end runs it over a driver's raw
+ * joint entries (driver.h). Private to middleware/, plain C, free of vendor headers. */
 #ifndef GYRE_JOINT_DRIVE_H
 #define GYRE_JOINT_DRIVE_H
 
 #include "gyre/backend/backend.h"
+#include "gyre/handle_pool.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct gy_driver;
+struct gy_driver_world;
+struct gy_driver_joint;
+struct gy_adapter_joint;
 
 /* One side of a joint, for the drive's effective inertia: a static side or the world has mass 0
  * (infinite inertia). */
@@ -79,6 +87,46 @@ typedef struct gy_joint_cone_pose {
 } gy_joint_cone_pose;
 
 gy_joint_cone_pose gy_joint_cone_measure(const gy_joint_cone_frame *f, gy_quat qa, gy_quat qb);
+
+/* One limit row: the joint's rate about `axis` (world, unit; a's spin relative to b's) kept at
+ * or above `bound` (a lower stop) or, `upper`, at or below it, one-sided, for one solve. */
+typedef struct gy_joint_limit_row {
+    gy_vec3 axis;
+    double bound;
+    bool upper;
+} gy_joint_limit_row;
+
+/* The most limit rows a joint has: a ball joint's cone and both sides of its twist. */
+#define GY_JOINT_LIMIT_ROWS_MAX 3
+
+/* How many limit rows a joint gets before every solve: both stops of a hinge with limits, one
+ * row for a ball's cone and two for its twist limits, none otherwise. A driver sizes its rows
+ * for them when it builds the joint. */
+uint32_t gy_joint_limit_row_count(const struct gy_adapter_joint *j);
+
+/* Completes a joint's drive record once the driver has built it: a's anchor in its body frame
+ * and a ball joint's cone frame, from the bodies' poses at creation. */
+void gy_joint_drive_attach(const struct gy_driver *d, struct gy_driver_world *w,
+                           struct gy_driver_joint *j, const gy_joint_def *def);
+
+/* Before every solve of h seconds, once the driver's solve has collided (so the joints are read
+ * as the vendor's solve will see them): every hinge's and slider's motor gets its velocity and
+ * bound, and every limited hinge and ball joint its limit rows, through the driver's entries.
+ * A slider about to pass a limit within the solve gets an unbounded motor landing it on the
+ * limit instead of its own (the limit wins over the motor): the vendors' slider limit rows act
+ * only once a stop is passed. */
+void gy_joint_drive_solve(const struct gy_driver *d, struct gy_driver_world *w,
+                          const gy_handle_pool *joints, double h);
+
+/* A motor set at run time: a motor switched off is off now (its row gets no further solve
+ * before the next, where one left off would still drive). */
+void gy_joint_drive_set_motor(const struct gy_driver *d, struct gy_driver_world *w,
+                              struct gy_driver_joint *j, const gy_joint_motor *m);
+
+/* The joint state's coordinate the drive measures: a hinge's angle or a slider's offset and
+ * their rate, a ball joint's swing, its rate about the swing axis, and its twist. */
+void gy_joint_drive_state(const struct gy_driver *d, struct gy_driver_world *w,
+                          struct gy_driver_joint *j, gy_joint_state *out);
 
 #ifdef __cplusplus
 }

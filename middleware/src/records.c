@@ -164,6 +164,18 @@ void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, 
     j->break_force = def->break_force;
     j->user_data = def->user_data;
     j->breakable_index = UINT32_MAX;
+    j->motor = def->motor;
+    j->has_limits = def->has_limits;
+    bool hinge = type == GY_JOINT_HINGE;
+    j->limits[0] = hinge ? fmax(-GY_PI, fmin(GY_PI, def->limit_min)) : def->limit_min;
+    j->limits[1] = hinge ? fmax(-GY_PI, fmin(GY_PI, def->limit_max)) : def->limit_max;
+    if (type == GY_JOINT_BALL) {
+        j->has_cone = def->has_cone;
+        j->cone_angle = def->cone_angle;
+        j->has_twist_limits = def->has_twist_limits;
+        j->twist_min = def->twist_min;
+        j->twist_max = def->twist_max;
+    }
 }
 
 void gy_adapter_joint_attach(const gy_adapter_joint *j)

@@ -13,6 +13,7 @@
 
 #include "adapter_common.h"
 #include "gyre/backend/backend.h"
+#include "joint_drive.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -170,6 +171,14 @@ typedef struct gy_adapter_joint {
     double break_force; /* N */
     uint64_t user_data;
     uint32_t breakable_index; /* slot in the world's breakable list, UINT32_MAX if none */
+    /* What the joint drive (joint_drive.h) reads before every solve. */
+    gy_joint_motor motor; /* hinge and slider; joint_set_motor replaces it */
+    bool has_limits;      /* hinge and slider: limits {min, max}, a hinge's within ±pi */
+    double limits[2];
+    gy_vec3 anchor_a;                /* hinge and slider: the anchor in a's body frame */
+    bool has_cone, has_twist_limits; /* ball */
+    double cone_angle, twist_min, twist_max;
+    gy_joint_cone_frame cone_frame; /* ball: captured at creation (gy_joint_drive_attach) */
 } gy_adapter_joint;
 
 /* Fills a body record from a valid definition (id and joint count left as they are). `motion` is

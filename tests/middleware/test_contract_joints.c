@@ -235,24 +235,25 @@ static void test_joints_servo_settles_on_target_within_five_percent(void **state
     assert_near(body_state(fx, lift).pose.position.y, 1.5, 0.005);
 }
 
-static void test_joints_motor_against_limit_stops_at_limit(void **state)
+/* A hinge limited to [-0.5, 0.5] rad and a slider limited to [0, 0.3] m, driven by these motors
+ * towards and past their upper limits: each stops at its upper limit and stays there. Returns
+ * the slider. */
+static gy_joint_id drive_into_upper_limits(fixture *fx, gy_joint_motor hinge_motor,
+                                           gy_joint_motor slider_motor)
 {
-    fixture *fx = *state;
-    /* Motors drive a hinge towards +3 rad/s with limits [-0.5, 0.5] rad and a slider towards
-     * +2 m/s with limits [0, 0.3] m; each stops at its upper limit and stays there. */
     gy_body_id wheel = box_body(fx, gy_v3(0, 5, 0), gy_v3(1, 1, 1), 1.0);
     gy_joint_def jd = hinge_z(wheel, gy_v3(0, 5, 0));
     jd.has_limits = true;
     jd.limit_min = -0.5;
     jd.limit_max = 0.5;
-    jd.motor = motor(GY_MOTOR_VELOCITY, 3.0, 100.0);
+    jd.motor = hinge_motor;
     gy_joint_id hinge = create_joint(fx, &jd);
     gy_body_id cart = box_body(fx, gy_v3(5, 5, 0), gy_v3(1, 1, 1), 1.0);
     jd = slider_x(cart, gy_v3(5, 5, 0));
     jd.has_limits = true;
     jd.limit_min = 0.0;
     jd.limit_max = 0.3;
-    jd.motor = motor(GY_MOTOR_VELOCITY, 2.0, 100.0);
+    jd.motor = slider_motor;
     gy_joint_id slider = create_joint(fx, &jd);
     double most_angle = 0.0, most_offset = 0.0;
     for (int i = 0; i < 120; i++) {
@@ -268,6 +269,30 @@ static void test_joints_motor_against_limit_stops_at_limit(void **state)
     assert_near(joint_state(fx, hinge).position, 0.5, 0.01);
     assert_near(joint_state(fx, hinge).velocity, 0.0, 0.02);
     assert_near(joint_state(fx, slider).position, 0.3, 0.005);
+    assert_near(joint_state(fx, slider).velocity, 0.0, 0.02);
+    return slider;
+}
+
+static void test_joints_motor_against_limit_stops_at_limit(void **state)
+{
+    /* Velocity motors: +3 rad/s on the hinge, +2 m/s on the slider. */
+    drive_into_upper_limits(*state, motor(GY_MOTOR_VELOCITY, 3.0, 100.0),
+                            motor(GY_MOTOR_VELOCITY, 2.0, 100.0));
+}
+
+static void test_joints_servo_past_limit_rests_on_limit(void **state)
+{
+    fixture *fx = *state;
+    /* Servos aimed beyond the limits (1.5 rad, 1 m) with ample force: the limit wins over the
+     * motor. The slider servoed back to a target inside its range then leaves its limit and
+     * settles there. */
+    gy_joint_id slider = drive_into_upper_limits(fx, motor(GY_MOTOR_POSITION, 1.5, 100.0),
+                                                 motor(GY_MOTOR_POSITION, 1.0, 100.0));
+    gy_joint_motor back = motor(GY_MOTOR_POSITION, 0.1, 100.0);
+    assert_result(fx->be->joint_set_motor(fx->w, slider, &back), GY_OK);
+    for (int i = 0; i < 120; i++)
+        step(fx);
+    assert_near(joint_state(fx, slider).position, 0.1, 0.005);
     assert_near(joint_state(fx, slider).velocity, 0.0, 0.02);
 }
 
@@ -605,6 +630,7 @@ int main(int argc, char **argv)
         JOINT_TEST(test_joints_weak_motor_accelerates_at_most_force_over_inertia),
         JOINT_TEST(test_joints_servo_settles_on_target_within_five_percent),
         JOINT_TEST(test_joints_motor_against_limit_stops_at_limit),
+        JOINT_TEST(test_joints_servo_past_limit_rests_on_limit),
         JOINT_TEST(test_joints_fast_swing_into_limits_stops_on_them),
         JOINT_TEST(test_joints_set_motor_changes_target_and_rejects_misuse),
         JOINT_TEST(test_joints_spring_period_and_decay_match_frequency_and_damping),
