@@ -305,6 +305,7 @@ bool gy_w_body_held_keep(const gy_world *w, const gy_w_body *c, gy_pose pose)
     return c->recorded && !same_pose(pose, *gy_w_world_of(w, gy_w_body_slot(w, c)));
 }
 
+#ifndef NDEBUG
 /* The side table's invariant for one body (debug builds): a record only for a held body; none
  * for one whose stored pose is stale (it follows its body, which needs samples). */
 static inline bool held_consistent(const gy_world *w, const gy_w_body *c)
@@ -315,6 +316,7 @@ static inline bool held_consistent(const gy_world *w, const gy_w_body *c)
         return h->store_index == c->ref.index && m->count == 0;
     return m->count > 0 || !w->results[c->ref.index].follows;
 }
+#endif
 
 gy_pose gy_w_body_held(const gy_world *w, const gy_w_body *c)
 {
