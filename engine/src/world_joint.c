@@ -273,7 +273,14 @@ void gy_w_joints_body_released(gy_world *w, uint32_t slot)
         gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
         if (j == NULL || (j->a != slot && j->b != slot) || j->status != GY_JOINT_LIVE)
             continue;
-        /* The adapter releases a body's joints with it: no command, only a ref to forget. */
+        /* Released before the body (the adapter would drop it with the body anyway), so the
+         * subsystem's pool retires the ref and its index serves the next joint. */
+        if (gy_w_running(w)) {
+            gy_result r = gy_physics_record_release_joint(w->physics, j->ref);
+            if (r != GY_OK)
+                gy_log(w->logger, GY_LOG_WARN, "world: joint release not recorded: %s",
+                       gy_result_message(r));
+        }
         drop_key(w, j);
         j->status = GY_JOINT_PENDING;
         w->joints_pending++;

@@ -143,6 +143,35 @@ static void test_body_issued_another_index_reads_its_own_proxy_and_replies(void 
     wfx_destroy(w, NULL);
 }
 
+/* A body released while jointed releases its joint first (no command left to be dropped as
+ * stale), and the joint is made again, under a new ref, each time both bodies are back. */
+static void test_body_toggled_under_a_joint_gets_its_joint_back_each_time(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
+    gy_entity b = wfx_ball(w, "b", gy_v3(2, 10, 0));
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    jd.anchor = gy_v3(1, 10, 0);
+    gy_joint j;
+    assert_result(gy_joint_create(w, a, b, &jd, &j), GY_OK);
+    wfx_tick(w, 1);
+    for (uint32_t i = 0; i < 20; i++) {
+        assert_result(gy_body_set_active(w, a, false), GY_OK);
+        wfx_tick(w, 1);
+        gy_joint_status st;
+        assert_result(gy_joint_get_status(w, j, &st), GY_OK);
+        assert_int_equal(st, GY_JOINT_PENDING);
+        assert_result(gy_body_set_active(w, a, true), GY_OK);
+        wfx_tick(w, 1);
+        assert_result(gy_joint_get_status(w, j, &st), GY_OK);
+        assert_int_equal(st, GY_JOINT_LIVE);
+    }
+    assert_int_equal(wfx_physics_stats(w).commands_dropped_stale, 0);
+    wfx_destroy(w, NULL);
+}
+
 /* ---- the enable trio ------------------------------------------------------------------------- */
 
 static void assert_enable(gy_world *w, gy_entity e, bool entity, bool component, bool effective)
@@ -1088,6 +1117,7 @@ int main(void)
         cmocka_unit_test(test_body_readd_never_inherits_old_body_or_pose),
         cmocka_unit_test(test_body_replies_for_removed_attachments_are_rejected),
         cmocka_unit_test(test_body_issued_another_index_reads_its_own_proxy_and_replies),
+        cmocka_unit_test(test_body_toggled_under_a_joint_gets_its_joint_back_each_time),
         cmocka_unit_test(test_body_enable_trio),
         cmocka_unit_test(test_body_update_recreates_with_new_settings),
         cmocka_unit_test(test_body_validation_errors_record_nothing),
