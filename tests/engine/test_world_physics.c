@@ -150,23 +150,15 @@ static void test_body_toggled_under_a_joint_gets_its_joint_back_each_time(void *
     (void)state;
     gy_world *w = wfx_world(NULL);
     gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
-    gy_entity b = wfx_ball(w, "b", gy_v3(2, 10, 0));
-    gy_joint_def jd = gy_default_joint_def();
-    jd.type = GY_JOINT_BALL;
-    jd.anchor = gy_v3(1, 10, 0);
-    gy_joint j;
-    assert_result(gy_joint_create(w, a, b, &jd, &j), GY_OK);
+    gy_joint j = wfx_ball_joint(w, a, wfx_ball(w, "b", gy_v3(2, 10, 0)), gy_v3(1, 10, 0));
     wfx_tick(w, 1);
     for (uint32_t i = 0; i < 20; i++) {
         assert_result(gy_body_set_active(w, a, false), GY_OK);
         wfx_tick(w, 1);
-        gy_joint_status st;
-        assert_result(gy_joint_get_status(w, j, &st), GY_OK);
-        assert_int_equal(st, GY_JOINT_PENDING);
+        assert_int_equal(wfx_joint_status(w, j), GY_JOINT_PENDING);
         assert_result(gy_body_set_active(w, a, true), GY_OK);
         wfx_tick(w, 1);
-        assert_result(gy_joint_get_status(w, j, &st), GY_OK);
-        assert_int_equal(st, GY_JOINT_LIVE);
+        assert_int_equal(wfx_joint_status(w, j), GY_JOINT_LIVE);
     }
     assert_int_equal(wfx_physics_stats(w).commands_dropped_stale, 0);
     wfx_destroy(w, NULL);
