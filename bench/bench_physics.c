@@ -54,7 +54,6 @@ static gy_physics_body_def *scene_add(scene *s, gy_motion_type type, gy_pose pos
 {
     uint32_t i = s->count++;
     gy_physics_body_def *d = &s->bodies[i];
-    d->index = i;
     d->def = gy_default_body_def();
     d->def.type = type;
     d->def.pose = pose;

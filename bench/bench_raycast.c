@@ -51,7 +51,7 @@ static void make_field(field *f)
         gy_collider_def *c = &f->colliders[i];
         memset(d, 0, sizeof *d); /* fields not set here keep their zero defaults */
         *c = gy_default_collider_def();
-        d->index = i; /* the start issues generation i + 1 */
+        /* the start issues index i, generation i + 1 */
         d->def = gy_default_body_def();
         d->colliders = c;
         d->collider_count = 1;

@@ -53,8 +53,6 @@ uint64_t gy_w_capture(gy_world *w)
     for (uint32_t i = 0; i < w->tracked.count;) {
         if (i + AHEAD < w->tracked.count) {
             uint32_t a = items[i + AHEAD];
-            if (a < n)
-                __builtin_prefetch(gy_proxy_in(px, a));
             __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
             /* The lists a moved body is appended to: a store into a line not yet fetched waits
@@ -68,18 +66,21 @@ uint64_t gy_w_capture(gy_world *w)
                 __builtin_prefetch(&w->animating.items[ac], 1);
         }
         if (i + AHEAD / 2 < w->tracked.count) {
-            /* Its record, fetched half a window ago, names the sample the capture will write. */
+            /* Its records, fetched half a window ago, name the proxy the capture will read and the
+             * sample it will write. */
+            uint32_t proxy = w->results[items[i + AHEAD / 2]].proxy;
+            if (proxy < n)
+                __builtin_prefetch(gy_proxy_in(px, proxy));
             const gy_w_motion *m = &w->motion[items[i + AHEAD / 2]];
             if (m->mover != GY_W_NO_MOVER)
-                __builtin_prefetch(
-                    &w->samples[gy_w_ring_slot(m, m->count < GY_W_SAMPLES ? m->count : 0u)]
-                               [m->mover],
-                    1);
+                __builtin_prefetch(&w->samples[gy_w_ring_slot(
+                                       m, m->count < GY_W_SAMPLES ? m->count : 0u)][m->mover],
+                                   1);
         }
         uint32_t s = items[i++];
         assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
         gy_w_result *st = &w->results[s];
-        const gy_proxy *q = s < n ? gy_proxy_in(px, s) : NULL;
+        const gy_proxy *q = st->proxy < n ? gy_proxy_in(px, st->proxy) : NULL;
         if (q == NULL || q->generation != st->generation || !(q->flags & GY_PROXY_LIVE)) {
             /* Not built yet (or already gone): the creation pose stands. */
             gy_w_result_own(w, s, old, old_count, old_tick);
@@ -169,28 +170,12 @@ void gy_w_sync(gy_world *w)
 
 /* ---- the tick -------------------------------------------------------------------------------- */
 
-/* Dates the keys released since the last publish: an iteration that starts after this publish
- * is the first that can produce tick now + max_catchup + 1. */
-static void date_keys(gy_world *w)
-{
-    uint64_t until = gy_physics_tick(w->physics) + w->max_catchup + 1u;
-    gy_w_keys_date(&w->geo_keys, until);
-    gy_w_keys_date(&w->joint_keys, until);
-}
-
-static void settle_keys(gy_world *w)
-{
-    gy_w_keys_settle(&w->geo_keys, w->alloc, w->seen_tick);
-    gy_w_keys_settle(&w->joint_keys, w->alloc, w->seen_tick);
-}
-
 static gy_result run_physics(gy_world *w, double dt)
 {
     gy_result r = GY_OK;
     double scale = w->hold ? 0.0 : w->time_scale;
     if (w->replay != NULL) {
         /* The capture says how far each tick goes and which batches go in before each step. */
-        date_keys(w);
         r = gy_w_replay_run(w);
         gy_w_drain(w);
     } else if (w->lockstep) {
@@ -199,7 +184,6 @@ static gy_result run_physics(gy_world *w, double dt)
         uint32_t n = owed > (double)w->max_catchup ? w->max_catchup : (uint32_t)owed;
         if ((double)n < owed)
             w->acc -= (owed - (double)n) * w->step_dt; /* beyond the catch-up limit: dropped */
-        date_keys(w);
         if (n == 0)
             r = gy_physics_step(w->physics, 0, w->step_timeout_ns); /* publishes only */
         for (uint32_t i = 0; i < n && r == GY_OK; i++) {
@@ -212,7 +196,6 @@ static gy_result run_physics(gy_world *w, double dt)
         gy_w_drain(w);
     } else {
         r = gy_physics_publish(w->physics, NULL);
-        date_keys(w);
         gy_w_drain(w);
         /* The physics thread keeps its own clock; the render time follows it (world_render.c). */
         gy_w_capture(w);
@@ -221,7 +204,6 @@ static gy_result run_physics(gy_world *w, double dt)
         w->acc = 0.0;
     if (w->acc > w->step_dt)
         w->acc = w->step_dt;
-    settle_keys(w);
     return r;
 }
 
@@ -410,7 +392,6 @@ static gy_result confirm_releases(gy_world *w, gy_world_teardown *rep)
         marker.shape.radius = 0.01;
         gy_physics_body_def md;
         memset(&md, 0, sizeof md);
-        md.index = 0; /* every component is gone, so every index is free */
         md.def = gy_default_body_def();
         md.def.type = GY_MOTION_STATIC;
         md.colliders = &marker;

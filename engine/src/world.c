@@ -139,6 +139,7 @@ gy_result gy_world_create(const gy_world_def *config, gy_world **out)
     w->alloc = a;
     gy_hash_map_init(&w->defs, a);
     gy_hash_map_init(&w->user_data, a);
+    gy_hash_map_init(&w->ref_store, a);
     gy_hash_map_init(&w->held_index, a);
     w->logger = c.logger;
     w->owner = pthread_self();
@@ -819,7 +820,7 @@ static void update_node(gy_world *w, uint32_t slot, bool game)
             *world = next;
             /* No teleport: a held body's held pose stays `was` (its record goes when the stored
              * pose is that, bit for bit). */
-            if (w->motion[c->ref.index].count == 0)
+            if (w->motion[c->store].count == 0)
                 (void)gy_w_body_set_held(w, c, was);
             return;
         }

@@ -435,7 +435,7 @@ static gy_result user_data_reserve(gy_world *w, uint64_t value)
  * a store index given back (remove_component stores 0) leaves nothing for its next owner. */
 static void user_data_set(gy_world *w, const gy_w_body *c, uint64_t value)
 {
-    gy_map_key key = gy_map_key_of(c->ref.index);
+    gy_map_key key = gy_map_key_of(c->store);
     if (value == 0) {
         gy_hash_map_remove(&w->user_data, key, NULL);
         return;
@@ -447,7 +447,7 @@ static void user_data_set(gy_world *w, const gy_w_body *c, uint64_t value)
 
 static uint64_t user_data_of(const gy_world *w, const gy_w_body *c)
 {
-    const uint64_t *v = gy_hash_map_find(&w->user_data, gy_map_key_of(c->ref.index));
+    const uint64_t *v = gy_hash_map_find(&w->user_data, gy_map_key_of(c->store));
     return v != NULL ? *v : 0u;
 }
 
@@ -470,6 +470,7 @@ void gy_w_bodies_fini(gy_world *w)
     }
     gy_hash_map_fini(&w->defs);
     gy_hash_map_fini(&w->user_data);
+    gy_hash_map_fini(&w->ref_store);
 }
 
 /* ---- store indices --------------------------------------------------------------------------- */
@@ -501,6 +502,25 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
     gy_w_render_claim(w, idx, slot);
     *out = idx;
     return GY_OK;
+}
+
+/* Maps the index of a ref just issued to store index `s` when they differ (gy_w_body_by_ref);
+ * GY_ERR_OUT_OF_MEMORY when the map could not grow (never with room reserved). */
+static gy_result ref_store_set(gy_world *w, gy_physics_body_ref ref, uint32_t s)
+{
+    if (ref.index == s) {
+        gy_hash_map_remove(&w->ref_store, gy_map_key_of(ref.index), NULL);
+        return GY_OK;
+    }
+    return gy_hash_map_put(&w->ref_store, gy_map_key_of(ref.index), s);
+}
+
+/* Forgets the mapping of a released ref's index (if it is the component's). */
+static void ref_store_drop(gy_world *w, const gy_w_body *c)
+{
+    const uint64_t *s = gy_hash_map_find(&w->ref_store, gy_map_key_of(c->ref.index));
+    if (s != NULL && *s == c->store)
+        gy_hash_map_remove(&w->ref_store, gy_map_key_of(c->ref.index), NULL);
 }
 
 static void give_store_index(gy_world *w, uint32_t idx)
@@ -587,22 +607,23 @@ void gy_w_body_track(gy_world *w, gy_w_body *c)
      * motion change only after a release, which untracks. */
     gy_w_result *st = gy_w_result_of(w, c);
     st->generation = c->ref.generation;
+    st->proxy = c->ref.index;
     st->is_character = c->def->desc.is_character;
     st->is_static = c->motion == GY_MOTION_STATIC;
-    set_add(w, &w->tracked, c->ref.index, offsetof(gy_w_result, tracked_at));
+    set_add(w, &w->tracked, c->store, offsetof(gy_w_result, tracked_at));
 }
 
 void gy_w_body_untrack(gy_world *w, gy_w_body *c)
 {
-    set_remove(w, &w->tracked, c->ref.index, offsetof(gy_w_result, tracked_at));
+    set_remove(w, &w->tracked, c->store, offsetof(gy_w_result, tracked_at));
 }
 
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
 {
-    uint32_t at = w->results[c->ref.index].moved_at;
-    if (!set_has(&w->moved, c->ref.index, at))
+    uint32_t at = w->results[c->store].moved_at;
+    if (!set_has(&w->moved, c->store, at))
         at = GY_W_NONE;
-    set_remove(w, &w->moved, c->ref.index, offsetof(gy_w_result, moved_at));
+    set_remove(w, &w->moved, c->store, offsetof(gy_w_result, moved_at));
     if (at != GY_W_NONE && at != w->moved.count)
         w->moved_next[at] = w->moved_next[w->moved.count]; /* as set_remove moved the last */
 }
@@ -622,15 +643,28 @@ void gy_w_body_unsettle(gy_world *w, gy_w_body *c)
     c->settled = false;
 }
 
+/* The component at store index `s` if its body is `ref`. */
+static gy_w_body *body_at_store(const gy_world *w, uint32_t s, gy_physics_body_ref ref)
+{
+    if (s >= w->store_high || w->store_owner[s] >= GY_W_MAX_ENTITIES)
+        return NULL; /* free */
+    gy_w_body *c = gy_w_body_of(w, w->store_owner[s]);
+    return c != NULL && c->recorded && c->ref.generation == ref.generation &&
+                   c->ref.index == ref.index
+               ? c
+               : NULL;
+}
+
 gy_w_body *gy_w_body_by_ref(const gy_world *w, gy_physics_body_ref ref)
 {
-    if (ref.generation == 0 || ref.index >= w->store_high)
+    if (ref.generation == 0)
         return NULL;
-    uint32_t slot = w->store_owner[ref.index];
-    if (slot >= GY_W_MAX_ENTITIES)
-        return NULL; /* free */
-    gy_w_body *c = gy_w_body_of(w, slot);
-    return c != NULL && c->recorded && c->ref.generation == ref.generation ? c : NULL;
+    /* Most bodies were issued their store index. */
+    gy_w_body *c = body_at_store(w, ref.index, ref);
+    if (c != NULL || w->ref_store.count == 0)
+        return c;
+    const uint64_t *s = gy_hash_map_find(&w->ref_store, gy_map_key_of(ref.index));
+    return s != NULL ? body_at_store(w, (uint32_t)*s, ref) : NULL;
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
@@ -641,7 +675,7 @@ static bool effective(const gy_world *w, const gy_w_body *c)
 }
 
 /* Converts the component's colliders for the physics side (geometry → resource refs; at a start
- * the key alone counts, the refs being issued by the start). */
+ * the index alone counts, the refs being issued by the start). */
 static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_def *out)
 {
     for (uint32_t i = 0; i < c->def->desc.collider_count; i++) {
@@ -650,8 +684,7 @@ static gy_result build_colliders(gy_world *w, const gy_w_body *c, gy_collider_de
             const gy_w_geometry *g = gy_w_geometry_get(w, out[i].shape.resource.bits);
             if (g == NULL)
                 return GY_ERR_STALE_HANDLE; /* cannot happen while pinned */
-            out[i].shape.resource.bits =
-                gy_physics_resource_ref_bits((gy_physics_resource_ref){g->key, g->ref.generation});
+            out[i].shape.resource.bits = gy_physics_resource_ref_bits(g->ref);
         }
     }
     return GY_OK;
@@ -725,7 +758,6 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     }
     gy_physics_body_def d;
     memset(&d, 0, sizeof d);
-    d.index = c->ref.index;
     d.def = body_def_at(c, pose);
     d.colliders = w->col_scratch;
     d.collider_count = c->def->desc.collider_count;
@@ -736,6 +768,11 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     r = gy_physics_record_create_body(w->physics, &d, &ref);
     if (r != GY_OK)
         return r;
+    r = ref_store_set(w, ref, c->store);
+    if (r != GY_OK) {
+        gy_physics_record_release_body(w->physics, ref);
+        return r;
+    }
     w->stats.body_refs_issued++;
     c->ref = ref;
     c->recorded = true;
@@ -753,6 +790,7 @@ static void record_release(gy_world *w, gy_w_body *c)
     gy_w_body_own_state(w, c);
     gy_physics_body_ref ref = c->ref;
     uint32_t slot = gy_w_body_slot(w, c);
+    ref_store_drop(w, c);
     gy_w_pairs_body_released(w, c);
     gy_w_joints_body_released(w, slot);
     gy_result r = gy_physics_record_release_body(w->physics, ref);
@@ -802,7 +840,7 @@ gy_result gy_w_body_teleport_record(gy_world *w, gy_w_body *c, gy_pose pose)
     gy_w_body_own_state(w, c);
     gy_w_result_of(w, c)->teleports_sent++;
     gy_w_render_hold(w, c);
-    gy_w_held_drop(w, c->ref.index); /* held at `pose`, its entity's stored world pose */
+    gy_w_held_drop(w, c->store); /* held at `pose`, its entity's stored world pose */
     gy_w_body_unmark_moved(w, c);
     /* Watched again until a proxy confirms the teleport. */
     gy_w_body_unsettle(w, c);
@@ -822,7 +860,7 @@ static void remove_component(gy_world *w, uint32_t slot)
     gy_w_render_mover(w, c, false);
     gy_w_def *def = c->def;
     user_data_set(w, c, 0);
-    give_store_index(w, c->ref.index);
+    give_store_index(w, c->store);
     gy_w_store_remove(&w->bodies, slot);
     def_release(w, def);
 }
@@ -898,7 +936,8 @@ gy_result gy_body_add(gy_world *w, gy_entity e, const gy_physics_component_def *
     c->is_active = desc->is_active;
     c->motion = motion;
     w->movers += moves;
-    c->ref = (gy_physics_body_ref){idx, 0};
+    c->store = idx;
+    c->ref = (gy_physics_body_ref){0, 0};
     user_data_set(w, c, desc->body.user_data);
     gy_w_render_mover(w, c, moves);
     reset_results(w, c, gy_w_world_pose(w, slot));
@@ -1215,8 +1254,8 @@ gy_result gy_character_jump(gy_world *w, gy_entity e, double speed)
  * records hold them (gy_w_result.kept_state). */
 static const gy_proxy *kept_proxy(const gy_world *w, const gy_w_body *c)
 {
-    uint32_t s = c->ref.index;
-    return w->results[s].kept_state && s < w->kept_count ? gy_proxy_in(w->kept, s) : NULL;
+    const gy_w_result *st = &w->results[c->store];
+    return st->kept_state && st->proxy < w->kept_count ? gy_proxy_in(w->kept, st->proxy) : NULL;
 }
 
 bool gy_w_body_awake(const gy_world *w, const gy_w_body *c)
@@ -1303,6 +1342,7 @@ void gy_w_bodies_stopped(gy_world *w)
         c->ref.generation = 0;
         c->failed = false;
     }
+    gy_hash_map_clear(&w->ref_store);
     w->tracked.count = 0;
     w->moved.count = 0;
     gy_hash_map_clear(&w->held_index);
@@ -1353,14 +1393,13 @@ gy_result gy_w_start(gy_world *w)
     oom = oom || (n && refs == NULL);
     if (oom)
         r = GY_ERR_OUT_OF_MEMORY;
-    uint32_t k = 0, at = 0, apart = 0;
+    uint32_t k = 0, at = 0, apart = 0, apart_index = 0;
     for (uint32_t d = 0; r == GY_OK && d < w->bodies.count; d++) {
         gy_w_body *c = gy_w_store_at(&w->bodies, d);
         if (!effective(w, c))
             continue;
         gy_physics_body_def *b = &bodies[k];
         memset(b, 0, sizeof *b);
-        b->index = c->ref.index;
         b->def = body_def_at(c, gy_w_world_pose(w, gy_w_body_slot(w, c)));
         /* Keep what the last run reported, so a stop/start keeps motion as well as poses; a
          * velocity outside the accepted range (a character's motion over a tick can be) is not
@@ -1393,9 +1432,10 @@ gy_result gy_w_start(gy_world *w)
         }
         k++;
         at += c->def->desc.collider_count;
-        /* Provisional, so the joints' bootstrap can name the bodies (by index: the start issues
-         * their generations). */
-        c->ref.generation = UINT32_MAX;
+        /* Provisional, so the joints' bootstrap can name the bodies: by index alone, which the
+         * start issues in list order (the generations are its own). */
+        c->ref = (gy_physics_body_ref){k - 1u, UINT32_MAX};
+        apart_index += c->store != k - 1u;
         c->recorded = true;
         /* Its held pose kept apart (see record_create): room for it reserved below. */
         apart +=
@@ -1403,6 +1443,8 @@ gy_result gy_w_start(gy_world *w)
     }
     if (r == GY_OK && apart > 0)
         r = gy_w_held_reserve(w, apart + 1u); /* and the spare */
+    if (r == GY_OK && apart_index > 0)        /* the start issues the list's k-th body index k */
+        r = gy_hash_map_reserve(&w->ref_store, w->ref_store.count + apart_index);
     if (r == GY_OK)
         r = gy_w_joints_bootstrap(w, &joints, &joint_count);
     /* Filled by the start, as `refs` is for the bodies. */
@@ -1436,15 +1478,17 @@ gy_result gy_w_start(gy_world *w)
             if (!c->recorded)
                 continue;
             c->ref = refs[k];
+            r = ref_store_set(w, refs[k], c->store); /* room reserved */
+            assert(r == GY_OK);
             reset_results(w, c, bodies[k].def.pose); /* the velocities stay the last run's */
             gy_w_result_of(w, c)->awake = gy_w_result_of(w, c)->awake && !bodies[k].start_asleep;
             gy_w_body_track(w, c);
             k++;
         }
         gy_w_geometry_started(w, res_refs, res_count);
-        gy_w_joints_started(w, joints, joint_refs, joint_count, true);
+        gy_w_joints_started(w, joint_refs, joint_count, true);
     } else {
-        gy_w_joints_started(w, joints, NULL, joint_count, false);
+        gy_w_joints_started(w, NULL, joint_count, false);
         gy_w_bodies_stopped(w);
     }
     if (joints != NULL)

@@ -1,8 +1,8 @@
 /* Runtime collision geometry: meshes and hulls the game builds while running. Each is a handle
  * (creator reference) plus pins from the physics components whose colliders use it; it lives
  * while either is outstanding. The World keeps a copy of the data so a hard start can rebuild it,
- * and mirrors each one on the physics side as a resource named by its gy_physics_resource_ref,
- * whose index is a quarantined key. */
+ * and mirrors each one on the physics side as a resource named by the gy_physics_resource_ref
+ * the subsystem issued it (w->geo_by_key maps the ref's index back to the handle). */
 #include <string.h>
 
 #include "gyre/geometry.h"
@@ -26,8 +26,20 @@ static gy_result record_create(gy_world *w, gy_w_geometry *g)
 {
     gy_mesh_def m = {g->vertices, g->vertex_count, g->indices, g->index_count};
     gy_hull_def h = {g->vertices, g->vertex_count};
-    gy_physics_resource_def d = {g->key, g->is_mesh ? &m : NULL, g->is_mesh ? NULL : &h};
-    return gy_physics_record_create_resource(w->physics, &d, &g->ref);
+    gy_physics_resource_def d = {g->is_mesh ? &m : NULL, g->is_mesh ? NULL : &h};
+    gy_physics_resource_ref ref;
+    gy_result r = gy_physics_record_create_resource(w->physics, &d, &ref);
+    if (r != GY_OK)
+        return r;
+    r = gy_w_reserve_zeroed(w->alloc, (void **)&w->geo_by_key, &w->geo_by_key_capacity,
+                            ref.index + 1u, sizeof *w->geo_by_key);
+    if (r != GY_OK) {
+        gy_physics_record_release_resource(w->physics, ref);
+        return r;
+    }
+    g->ref = ref;
+    w->geo_by_key[ref.index] = g->handle;
+    return GY_OK;
 }
 
 gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertices,
@@ -64,16 +76,6 @@ gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertice
     memcpy(g->vertices, vertices, (size_t)vertex_count * sizeof *g->vertices);
     if (g->index_count)
         memcpy(g->indices, indices, (size_t)g->index_count * sizeof *g->indices);
-    r = gy_w_keys_acquire(&w->geo_keys, w->alloc, &g->key);
-    if (r == GY_OK)
-        r = gy_w_reserve_zeroed(w->alloc, (void **)&w->geo_by_key, &w->geo_by_key_capacity,
-                                g->key + 1u, sizeof *w->geo_by_key);
-    if (r != GY_OK) {
-        if (g->key != 0)
-            gy_w_keys_release(&w->geo_keys, w->alloc, g->key, true);
-        free_entry(w, g);
-        return r;
-    }
     r = gy_handle_pool_acquire(&w->geo_pool, g, &g->handle);
     if (r == GY_OK && gy_w_running(w)) {
         r = record_create(w, g);
@@ -83,33 +85,37 @@ gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertice
             g->created = true;
     }
     if (r != GY_OK) {
-        gy_w_keys_release(&w->geo_keys, w->alloc, g->key, true);
         free_entry(w, g);
         return r;
     }
     g->creator = true;
-    w->geo_by_key[g->key] = g->handle;
     w->geo_created++;
     *out = g->handle;
     return GY_OK;
+}
+
+/* Unmaps the ref's index (a released resource's index may name the next one already). */
+static void forget_ref(gy_world *w, gy_w_geometry *g)
+{
+    if (g->ref.generation != 0 && g->ref.index < w->geo_by_key_capacity &&
+        w->geo_by_key[g->ref.index] == g->handle)
+        w->geo_by_key[g->ref.index] = 0;
+    g->ref = (gy_physics_resource_ref){0, 0};
 }
 
 static void maybe_free(gy_world *w, gy_w_geometry *g)
 {
     if (g->creator || g->pins > 0)
         return;
-    bool quarantine = false;
     if (g->created && gy_w_running(w)) {
         gy_result r = gy_physics_record_release_resource(w->physics, g->ref);
         if (r != GY_OK)
             gy_log(
                 w->logger, GY_LOG_ERROR,
                 "world: releasing geometry resource %u failed (%s); it stays until physics stops",
-                g->key, gy_result_message(r));
-        quarantine = true;
+                g->ref.index, gy_result_message(r));
     }
-    w->geo_by_key[g->key] = 0;
-    gy_w_keys_release(&w->geo_keys, w->alloc, g->key, !quarantine);
+    forget_ref(w, g);
     gy_handle_pool_release(&w->geo_pool, g->handle);
     free_entry(w, g);
     w->geo_freed++;
@@ -214,10 +220,9 @@ void gy_w_geometry_stopped(gy_world *w)
         gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
         if (g != NULL) {
             g->created = false;
-            g->ref = (gy_physics_resource_ref){0, 0};
+            forget_ref(w, g);
         }
     }
-    gy_w_keys_settle_all(&w->geo_keys, w->alloc);
 }
 
 gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, uint32_t *count,
@@ -230,6 +235,9 @@ gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, ui
     uint32_t n = w->geo_pool.live;
     if (n == 0)
         return GY_OK;
+    if (gy_w_reserve_zeroed(w->alloc, (void **)&w->geo_by_key, &w->geo_by_key_capacity, n + 1u,
+                            sizeof *w->geo_by_key) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     gy_physics_resource_def *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
     gy_mesh_def *m = gy_alloc(w->alloc, (size_t)n * sizeof *m);
     gy_hull_def *h = gy_alloc(w->alloc, (size_t)n * sizeof *h);
@@ -249,7 +257,9 @@ gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, ui
             continue;
         m[k] = (gy_mesh_def){g->vertices, g->vertex_count, g->indices, g->index_count};
         h[k] = (gy_hull_def){g->vertices, g->vertex_count};
-        d[k].index = g->key;
+        /* The start issues the list's k-th resource index k + 1: the bodies' colliders name it
+         * by that (generation not read). */
+        g->ref = (gy_physics_resource_ref){k + 1u, 0};
         d[k].mesh = g->is_mesh ? &m[k] : NULL;
         d[k].hull = g->is_mesh ? NULL : &h[k];
         k++;
@@ -271,6 +281,7 @@ void gy_w_geometry_started(gy_world *w, const gy_physics_resource_ref *refs, uin
             g->created = true;
             g->failed = false;
             g->ref = refs[k++];
+            w->geo_by_key[g->ref.index] = g->handle; /* room reserved by the bootstrap */
         }
     }
 }
@@ -297,7 +308,6 @@ void gy_w_geometry_fini(gy_world *w)
             free_entry(w, g);
     }
     gy_handle_pool_fini(&w->geo_pool);
-    gy_w_keys_free(&w->geo_keys, w->alloc);
     if (w->geo_by_key != NULL)
         gy_free(w->alloc, w->geo_by_key, (size_t)w->geo_by_key_capacity * sizeof *w->geo_by_key);
     w->geo_by_key = NULL;

@@ -5,11 +5,10 @@
  * in cold records) with their local poses beside it. Components and the data only some entities
  * have live in gy_w_store instances: dense arrays with a sparse entity-slot → dense index map,
  * swap-removed, so pointers into a store are valid only until its next add or remove. Physics
- * components are in such a store, each with a
- * gy_physics_body_ref whose index (the store index: a dense slot kept for the component's life and
- * reused after it) indexes the World's per-body arrays and the proxies, and whose generation names
- * the body the physics subsystem issued it for. Geometry and joints sit in handle pools
- * (gyre/handle_pool.h). */
+ * components are in such a store, each with a store index (a dense slot kept for the component's
+ * life and reused after it) that indexes the World's per-body arrays, and the gy_physics_body_ref
+ * the physics subsystem issued its body (index and generation), which names it in commands,
+ * replies and proxies. Geometry and joints sit in handle pools (gyre/handle_pool.h). */
 #ifndef GY_WORLD_INTERNAL_H
 #define GY_WORLD_INTERNAL_H
 
@@ -88,38 +87,6 @@ static inline void *gy_w_store_get(const gy_w_store *s, uint32_t entity)
 }
 /* Swap-removes the entity's component (if any). */
 void gy_w_store_remove(gy_w_store *s, uint32_t entity);
-
-/* ---- keys for physics-side joints and resources ------------------------------------------------
- */
-
-/* Keys are the slots (the refs' index) the World gives physics-side joints and resources. Replies
- * about them carry the ref's generation, which the World matches; a released key is also
- * quarantined until a reply about its previous owner can no longer be in flight (until the World
- * has drained replies after seeing a proxy publish for a tick that only an iteration started
- * after the release's batch could have produced), so slots are not reused while one could be. */
-typedef struct gy_w_quarantined {
-    uint32_t key;
-    uint64_t until; /* physics tick; 0: released since the last publish */
-} gy_w_quarantined;
-
-typedef struct gy_w_keys {
-    uint32_t next; /* next never-used key (keys start at 1) */
-    gy_u32_array free;
-    gy_w_quarantined *q;
-    uint32_t q_count, q_capacity;
-} gy_w_keys;
-
-gy_result gy_w_keys_acquire(gy_w_keys *k, const gy_allocator *a, uint32_t *out);
-/* Quarantines a key; returns it to the free list at once when `immediate` (no physics run could
- * still mention it). */
-void gy_w_keys_release(gy_w_keys *k, const gy_allocator *a, uint32_t key, bool immediate);
-/* At publish: dates keys released since the last publish. */
-void gy_w_keys_date(gy_w_keys *k, uint64_t until);
-/* After a drain: frees keys whose date is at or before `seen_tick`. */
-void gy_w_keys_settle(gy_w_keys *k, const gy_allocator *a, uint64_t seen_tick);
-/* After a stop: every quarantined key is free. */
-void gy_w_keys_settle_all(gy_w_keys *k, const gy_allocator *a);
-void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a);
 
 /* ---- entities -------------------------------------------------------------------------------- */
 
@@ -208,7 +175,8 @@ typedef struct gy_w_held {
 /* ---- results --------------------------------------------------------------------------------- */
 
 /* What the capture reads and writes of a body, by store_index: a publish walks these 32-byte
- * records (with the proxies and samples, all by store_index) and never the component, and the
+ * records (with the samples, by store index, and the proxies, by the index each names) and never
+ * the component, and the
  * sync learns from them alone that a body follows its transform. Valid for the component's life
  * (its store index is).
  *
@@ -229,14 +197,17 @@ typedef struct gy_w_result {
     bool awake : 1;
     bool faulted : 1;
     bool is_character : 1; /* desc.is_character */
-    bool kept_state : 1;   /* velocities, awake, faulted, state tick: w->kept[store_index]'s */
+    bool kept_state : 1;   /* velocities, awake, faulted, state tick: w->kept[proxy]'s */
     bool is_static : 1;    /* the component's motion is Static (or Trigger) */
     /* A physics-driven root without children (most bodies): the entity's world and local poses
      * are its body's pose (gy_w_body_pose), read through the body; the stored ones are stale
      * until gy_w_transform_unfollow writes them back. Spares the sync a write per body per
      * tick. */
     bool follows : 1;
+    /* Its proxy's index (gy_w_body.ref's while tracked); kept_state's proxy is there too. */
+    uint32_t proxy : 24;
 } gy_w_result;
+_Static_assert(sizeof(gy_w_result) == 32, "the capture walks these records");
 
 /* A moving body's velocities as the game knows them, by mover index (gy_w_motion.mover), while
  * not kept_state (a result's, a character's reply, or the description's until a result comes).
@@ -273,28 +244,34 @@ typedef struct gy_w_def {
 /* One per body, so only what every body needs is here: a static level holds hundreds of
  * thousands. Its entity is its store index's owner (gy_w_body_slot). */
 typedef struct gy_w_body {
-    /* results (the capture's: w->results by store_index and w->velocities by mover; what it is
-     * drawn from: w->motion by store_index, and its held pose: gy_w_body_held) */
+    /* results (the capture's: w->results by store index and w->velocities by mover; what it is
+     * drawn from: w->motion by store index, and its held pose: gy_w_body_held) */
     /* authored (hull/mesh colliders name their geometry); never NULL */
     gy_w_def *def;
     gy_body_id body;
-    /* The body's ref: the index (the store index) is the component's for its life; the
-     * generation is the body's recorded in this physics run, 0 when none. */
+    /* The body's ref as the physics subsystem issued it in this physics run (generation 0 when
+     * none): what commands name it by, and its proxy's index. */
     gy_physics_body_ref ref;
-    uint32_t pairs;    /* touching pairs of this body in the World's pair set */
-    uint8_t motion;    /* gy_motion_type */
-    uint8_t error;     /* gy_result (a small enum: a byte keeps the record at 32 bytes) */
-    bool recorded : 1; /* a create is recorded (the subsystem's pool holds `ref`) */
+    /* The component's store index, kept for its life: its entity is its owner, and the World's
+     * arrays by store index (w->results, w->motion) hold its records. */
+    uint32_t store : 24;
+    uint32_t motion : 3;   /* gy_motion_type */
+    uint32_t error : 5;    /* gy_result (a small enum: the record stays at 32 bytes) */
+    uint32_t pairs : 27;   /* touching pairs of this body in the World's pair set */
+    uint32_t recorded : 1; /* a create is recorded (the subsystem's pool holds `ref`) */
     /* A static body whose proxy confirmed the game's newest pose: nothing about it changes until
      * the World itself touches it (teleport, release, stop), so no capture visits it, and its
      * state tick is every capture's (w->frame_tick) while this holds. */
-    bool settled : 1;
+    uint32_t settled : 1;
     /* the body as the game knows it */
-    bool assigned : 1; /* BODY_ASSIGNED seen */
-    bool failed : 1;
-    bool is_active : 1; /* the description's is_active: the component switch */
+    uint32_t assigned : 1; /* BODY_ASSIGNED seen */
+    uint32_t failed : 1;
+    uint32_t is_active : 1; /* the description's is_active: the component switch */
 } gy_w_body;
-_Static_assert(GY_RESULT_COUNT <= 256, "gy_w_body.error holds a gy_result in a byte");
+_Static_assert(sizeof(gy_w_body) == 32, "a static level holds hundreds of thousands");
+_Static_assert(GY_PHYSICS_MAX_STORE_INDEX <= (1u << 24), "gy_w_body.store holds a store index");
+_Static_assert(GY_MOTION_TYPE_COUNT <= 8, "gy_w_body.motion holds a gy_motion_type");
+_Static_assert(GY_RESULT_COUNT <= 32, "gy_w_body.error holds a gy_result");
 
 /* The character state of a character's component (after its colliders), or NULL. */
 static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
@@ -308,8 +285,8 @@ static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
 /* ---- geometry, joints, pairs ----------------------------------------------------------------- */
 
 typedef struct gy_w_geometry {
-    uint32_t key;                /* the physics resource's index */
-    gy_physics_resource_ref ref; /* while created in this physics run; else null */
+    /* while created in this physics run (its index maps back in w->geo_by_key); else null */
+    gy_physics_resource_ref ref;
     bool is_mesh;
     bool creator;
     bool created; /* a create is recorded in this physics run */
@@ -326,7 +303,7 @@ typedef struct gy_w_joint {
     uint32_t a, b;    /* entity slots; b GY_W_NONE: the world */
     gy_joint_def def; /* anchor and axis in a's frame */
     gy_joint_status status;
-    gy_physics_joint_ref ref;            /* while LIVE (index: the World's key); else index 0 */
+    gy_physics_joint_ref ref; /* while LIVE (its index maps back in w->joint_by_key); else null */
     uint32_t a_generation, b_generation; /* of the bodies it was created between */
     uint64_t handle;
     bool has_state;       /* a state reply arrived since it last went live */
@@ -437,6 +414,10 @@ struct gy_world {
      * above GY_W_MAX_ENTITIES: no entity's slot */
     uint32_t *store_owner;
     uint32_t store_capacity, store_high;
+    /* The components whose body ref's index is not their store index (a body re-created after
+     * others were released, a restart with inactive components): ref index → store index. Most
+     * bodies are issued their store index and pay nothing here (gy_w_body_by_ref). */
+    gy_hash_map ref_store;
     gy_w_result *results; /* by store_index */
     /* The publish the newest capture took in, kept unchanged until the next capture (the
      * physics thread never writes it meanwhile): the kept_state bodies' velocities and flags. */
@@ -450,15 +431,13 @@ struct gy_world {
 
     /* geometry */
     gy_handle_pool geo_pool;
-    gy_w_keys geo_keys;
-    uint64_t *geo_by_key;
+    uint64_t *geo_by_key; /* resource ref index → handle */
     uint32_t geo_by_key_capacity;
     uint64_t geo_created, geo_freed;
 
     /* joints */
     gy_handle_pool joint_pool;
-    gy_w_keys joint_keys;
-    uint64_t *joint_by_key;
+    uint64_t *joint_by_key; /* joint ref index → handle */
     uint32_t joint_by_key_capacity;
     uint32_t joints_pending;
 
@@ -635,17 +614,17 @@ static inline gy_w_body *gy_w_body_of(const gy_world *w, uint32_t slot)
 /* The entity slot of a component: its store index's owner. */
 static inline uint32_t gy_w_body_slot(const gy_world *w, const gy_w_body *c)
 {
-    return w->store_owner[c->ref.index];
+    return w->store_owner[c->store];
 }
 /* The capture's record of a component, and its velocities: NULL for a static (no mover), whose
  * velocities are zero. */
 static inline gy_w_result *gy_w_result_of(const gy_world *w, const gy_w_body *c)
 {
-    return &w->results[c->ref.index];
+    return &w->results[c->store];
 }
 static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body *c)
 {
-    uint32_t mover = w->motion[c->ref.index].mover;
+    uint32_t mover = w->motion[c->store].mover;
     return mover != GY_W_NO_MOVER ? &w->velocities[mover] : NULL;
 }
 /* The velocities, flags and state tick of store index `s` from the proxy of `frame` (a kept
@@ -658,10 +637,10 @@ static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *cons
     if (!st->kept_state)
         return;
     st->kept_state = false;
-    assert(frame != NULL && s < count);
-    if (frame == NULL || s >= count)
+    assert(frame != NULL && st->proxy < count);
+    if (frame == NULL || st->proxy >= count)
         return;
-    const gy_proxy *q = gy_proxy_in(frame, s);
+    const gy_proxy *q = gy_proxy_in(frame, st->proxy);
     /* A character's body keeps zero velocity; its motion comes with CHARACTER_STATE. A static's
      * stay zero. */
     uint32_t mover = w->motion[s].mover;
@@ -678,7 +657,7 @@ static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *cons
  * the body stops being captured. */
 static inline void gy_w_body_own_state(gy_world *w, const gy_w_body *c)
 {
-    gy_w_result_own(w, c->ref.index, w->kept, w->kept_count, w->frame_tick);
+    gy_w_result_own(w, c->store, w->kept, w->kept_count, w->frame_tick);
 }
 /* The tick of the newest result the game knows of the body (gy_physics_state.tick), and whether
  * that result had it awake. */
@@ -770,10 +749,9 @@ void gy_w_joint_state_reply(gy_world *w, gy_physics_joint_ref ref,
 void gy_w_joints_stopped(gy_world *w);
 /* Bootstrap list for joints whose bodies are both in it (marks them LIVE on success). */
 gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_t *count);
-/* After gy_physics_start: LIVE when `ok`, else the keys go back. */
-/* `refs`: what the start issued to `descs` (read when `ok`). */
-void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs,
-                         const gy_physics_joint_ref *refs, uint32_t count, bool ok);
+/* After gy_physics_start: LIVE when `ok`, else pending again. `refs`: what the start issued to
+ * the `count` joints of the list (read when `ok`). */
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_ref *refs, uint32_t count, bool ok);
 void gy_w_joints_fini(gy_world *w);
 
 /* world_events.c */

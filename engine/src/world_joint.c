@@ -1,7 +1,8 @@
 /* Joints between entities' bodies. A joint is kept in a's frame and created on the physics side
  * whenever both bodies exist there; the adapter drops it with either body, after which it waits
- * (PENDING) for both to be recreated. Physics-side keys are quarantined on release because
- * JOINT_BROKEN and CREATE_FAILED name only the key. */
+ * (PENDING) for both to be recreated. Replies name a joint by the ref the subsystem issued it
+ * (w->joint_by_key maps its index back), and a reply about a released joint, whose index may name
+ * another already, is told apart by its generation. */
 #include <string.h>
 
 #include "world_internal.h"
@@ -26,14 +27,13 @@ static gy_w_joint *joint_by_ref(const gy_world *w, gy_physics_joint_ref ref)
     return j != NULL && j->ref.generation == ref.generation ? j : NULL;
 }
 
-/* Forgets the physics key (quarantined unless `immediate`). */
-static void drop_key(gy_world *w, gy_w_joint *j, bool immediate)
+/* Forgets the physics ref (a released joint's index may name the next one already). */
+static void drop_key(gy_world *w, gy_w_joint *j)
 {
     if (j->ref.index == 0)
         return;
-    if (j->ref.index < w->joint_by_key_capacity)
+    if (j->ref.index < w->joint_by_key_capacity && w->joint_by_key[j->ref.index] == j->handle)
         w->joint_by_key[j->ref.index] = 0;
-    gy_w_keys_release(&w->joint_keys, w->alloc, j->ref.index, immediate);
     j->ref = (gy_physics_joint_ref){0, 0};
 }
 
@@ -63,17 +63,8 @@ static void try_create(gy_world *w, gy_w_joint *j)
     const gy_w_body *ca, *cb = NULL;
     if (!body_ready(w, j->a, &ca) || (j->b != GY_W_NONE && !body_ready(w, j->b, &cb)))
         return;
-    uint32_t key;
-    if (gy_w_keys_acquire(&w->joint_keys, w->alloc, &key) != GY_OK)
-        return;
-    if (gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
-                            key + 1u, sizeof *w->joint_by_key) != GY_OK) {
-        gy_w_keys_release(&w->joint_keys, w->alloc, key, true);
-        return;
-    }
     gy_physics_joint_def d;
     memset(&d, 0, sizeof d);
-    d.index = key;
     d.a = ca->ref;
     d.b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
     d.def = world_def(j, gy_w_body_pose(w, ca));
@@ -82,7 +73,11 @@ static void try_create(gy_world *w, gy_w_joint *j)
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: joint create not recorded: %s",
                gy_result_message(r));
-        gy_w_keys_release(&w->joint_keys, w->alloc, key, true);
+        return;
+    }
+    if (gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
+                            ref.index + 1u, sizeof *w->joint_by_key) != GY_OK) {
+        gy_physics_record_release_joint(w->physics, ref); /* pending: tried again later */
         return;
     }
     j->status = GY_JOINT_LIVE;
@@ -90,7 +85,7 @@ static void try_create(gy_world *w, gy_w_joint *j)
     j->ref = ref;
     j->a_generation = d.a.generation;
     j->b_generation = d.b.generation;
-    w->joint_by_key[key] = j->handle;
+    w->joint_by_key[ref.index] = j->handle;
     w->joints_pending--;
 }
 
@@ -159,7 +154,7 @@ static void release_joint(gy_world *w, gy_w_joint *j)
     }
     if (j->status == GY_JOINT_PENDING)
         w->joints_pending--;
-    drop_key(w, j, false);
+    drop_key(w, j);
     gy_w_cold_of(w, j->a)->joints--;
     gy_w_cold_trim(w, j->a, false);
     if (j->b != GY_W_NONE) {
@@ -278,8 +273,15 @@ void gy_w_joints_body_released(gy_world *w, uint32_t slot)
         gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
         if (j == NULL || (j->a != slot && j->b != slot) || j->status != GY_JOINT_LIVE)
             continue;
-        /* The adapter releases a body's joints with it: no command, only a key to retire. */
-        drop_key(w, j, false);
+        /* Released before the body (the adapter would drop it with the body anyway), so the
+         * subsystem's pool retires the ref and its index serves the next joint. */
+        if (gy_w_running(w)) {
+            gy_result r = gy_physics_record_release_joint(w->physics, j->ref);
+            if (r != GY_OK)
+                gy_log(w->logger, GY_LOG_WARN, "world: joint release not recorded: %s",
+                       gy_result_message(r));
+        }
+        drop_key(w, j);
         j->status = GY_JOINT_PENDING;
         w->joints_pending++;
     }
@@ -311,8 +313,7 @@ void gy_w_joint_failed(gy_world *w, gy_physics_joint_ref ref)
     if (j == NULL || j->status != GY_JOINT_LIVE)
         return;
     j->status = GY_JOINT_FAILED;
-    /* Its one reply has arrived: the key is free at once. */
-    drop_key(w, j, true);
+    drop_key(w, j);
     gy_log(w->logger, GY_LOG_WARN, "world: the adapter refused a joint on entity '%s'",
            gy_w_entity_name(w, j->a));
 }
@@ -323,7 +324,7 @@ void gy_w_joint_broken(gy_world *w, gy_physics_joint_ref ref)
     if (j == NULL || j->status != GY_JOINT_LIVE)
         return;
     j->status = GY_JOINT_BROKEN;
-    drop_key(w, j, true);
+    drop_key(w, j);
 }
 
 void gy_w_joints_stopped(gy_world *w)
@@ -332,11 +333,10 @@ void gy_w_joints_stopped(gy_world *w)
         gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
         if (j == NULL || j->status != GY_JOINT_LIVE)
             continue;
-        drop_key(w, j, true);
+        drop_key(w, j);
         j->status = GY_JOINT_PENDING;
         w->joints_pending++;
     }
-    gy_w_keys_settle_all(&w->joint_keys, w->alloc);
 }
 
 gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_t *count)
@@ -375,18 +375,16 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
                    gy_w_entity_name(w, j->a), gy_result_message(r));
             continue;
         }
-        uint32_t key;
-        r = gy_w_keys_acquire(&w->joint_keys, w->alloc, &key);
-        if (r == GY_OK)
-            r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
-                                    key + 1u, sizeof *w->joint_by_key);
+        /* The start issues the list's k-th joint index k + 1. */
+        uint32_t key = k + 1u;
+        r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
+                                key + 1u, sizeof *w->joint_by_key);
         if (r != GY_OK) {
-            gy_w_joints_started(w, d, NULL, k, false);
+            gy_w_joints_started(w, NULL, k, false);
             gy_free(w->alloc, d, (size_t)n * sizeof *d);
             return r;
         }
         memset(&d[k], 0, sizeof d[k]);
-        d[k].index = key;
         /* Named by index (the generations are provisional): the start issues the refs. */
         d[k].a = ca->ref;
         d[k].b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
@@ -400,11 +398,10 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
     return GY_OK;
 }
 
-void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs,
-                         const gy_physics_joint_ref *refs, uint32_t count, bool ok)
+void gy_w_joints_started(gy_world *w, const gy_physics_joint_ref *refs, uint32_t count, bool ok)
 {
     for (uint32_t i = 0; i < count; i++) {
-        gy_w_joint *j = joint_by_key(w, descs[i].index);
+        gy_w_joint *j = joint_by_key(w, i + 1u); /* the index the start issued it */
         if (j == NULL)
             continue;
         if (ok) {
@@ -418,7 +415,7 @@ void gy_w_joints_started(gy_world *w, const gy_physics_joint_def *descs,
             j->b_generation = cb != NULL ? cb->ref.generation : 0u;
             w->joints_pending--;
         } else {
-            drop_key(w, j, true);
+            drop_key(w, j);
         }
     }
 }
@@ -431,7 +428,6 @@ void gy_w_joints_fini(gy_world *w)
             gy_free(w->alloc, j, sizeof *j);
     }
     gy_handle_pool_fini(&w->joint_pool);
-    gy_w_keys_free(&w->joint_keys, w->alloc);
     if (w->joint_by_key != NULL)
         gy_free(w->alloc, w->joint_by_key,
                 (size_t)w->joint_by_key_capacity * sizeof *w->joint_by_key);

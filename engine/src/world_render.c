@@ -100,7 +100,7 @@ void gy_w_render_claim(gy_world *w, uint32_t store_index, uint32_t slot)
 
 void gy_w_render_mover(gy_world *w, gy_w_body *c, bool moves)
 {
-    uint32_t s = c->ref.index;
+    uint32_t s = c->store;
     gy_w_motion *m = &w->motion[s];
     if (moves == (m->mover != GY_W_NO_MOVER))
         return;
@@ -146,8 +146,8 @@ void gy_w_render_release(gy_world *w, uint32_t store_index)
 
 void gy_w_render_hold(gy_world *w, const gy_w_body *c)
 {
-    w->motion[c->ref.index].count = 0;
-    gy_w_render_animate(w, c->ref.index); /* listed once, at the held pose */
+    w->motion[c->store].count = 0;
+    gy_w_render_animate(w, c->store); /* listed once, at the held pose */
 }
 
 void gy_w_render_push(gy_world *w, uint32_t store_index, const gy_proxy *q, uint64_t tick,
@@ -310,18 +310,18 @@ bool gy_w_body_held_keep(const gy_world *w, const gy_w_body *c, gy_pose pose)
  * for one whose stored pose is stale (it follows its body, which needs samples). */
 static inline bool held_consistent(const gy_world *w, const gy_w_body *c)
 {
-    const gy_w_motion *m = &w->motion[c->ref.index];
-    const gy_w_held *h = held_record(w, c->ref.index);
+    const gy_w_motion *m = &w->motion[c->store];
+    const gy_w_held *h = held_record(w, c->store);
     if (h != NULL)
-        return h->store_index == c->ref.index && m->count == 0;
-    return m->count > 0 || !w->results[c->ref.index].follows;
+        return h->store_index == c->store && m->count == 0;
+    return m->count > 0 || !w->results[c->store].follows;
 }
 #endif
 
 gy_pose gy_w_body_held(const gy_world *w, const gy_w_body *c)
 {
     assert(held_consistent(w, c));
-    const gy_w_held *h = w->held_count > 0 ? held_record(w, c->ref.index) : NULL;
+    const gy_w_held *h = w->held_count > 0 ? held_record(w, c->store) : NULL;
     return h != NULL ? h->pose : *gy_w_world_of(w, gy_w_body_slot(w, c));
 }
 
@@ -367,7 +367,7 @@ static void held_put(gy_world *w, uint32_t s, gy_pose pose)
 
 gy_result gy_w_body_set_held(gy_world *w, const gy_w_body *c, gy_pose pose)
 {
-    uint32_t s = c->ref.index;
+    uint32_t s = c->store;
     assert(w->motion[s].count == 0);
     if (!gy_w_body_held_keep(w, c, pose)) {
         gy_w_held_drop(w, s);
@@ -385,7 +385,7 @@ gy_result gy_w_body_set_held(gy_world *w, const gy_w_body *c, gy_pose pose)
 
 gy_result gy_w_body_hold_apart(gy_world *w, const gy_w_body *c, uint32_t spare)
 {
-    uint32_t s = c->ref.index;
+    uint32_t s = c->store;
     if (!c->recorded || w->motion[s].count > 0 || held_record(w, s) != NULL)
         return GY_OK;
     gy_result r = gy_w_held_reserve(w, 1u + spare);
@@ -399,7 +399,7 @@ gy_result gy_w_body_hold_apart(gy_world *w, const gy_w_body *c, uint32_t spare)
 
 gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
 {
-    const gy_w_motion *m = &w->motion[c->ref.index];
+    const gy_w_motion *m = &w->motion[c->store];
     if (m->count == 0)
         return gy_w_body_held(w, c);
     gy_pose p;
@@ -409,12 +409,12 @@ gy_pose gy_w_body_pose(const gy_world *w, const gy_w_body *c)
 
 gy_pose gy_w_render_body(const gy_world *w, const gy_w_body *c)
 {
-    const gy_w_motion *m = &w->motion[c->ref.index];
+    const gy_w_motion *m = &w->motion[c->store];
     if (m->count == 0)
         return gy_w_body_held(w, c);
     span_inverse inv = {-1.0, 0.0};
     gy_pose p;
-    motion_pose(w, c->ref.index, w->render_time, &inv, &p);
+    motion_pose(w, c->store, w->render_time, &inv, &p);
     return p;
 }
 

@@ -1,5 +1,4 @@
-/* The component store (dense data, sparse entity map, swap-remove) and
- * the quarantining key allocator for physics-side joint and resource keys. */
+/* The component store (dense data, sparse entity map, swap-remove). */
 #include <string.h>
 
 #include "world_internal.h"
@@ -111,72 +110,4 @@ void gy_w_store_remove(gy_w_store *s, uint32_t entity)
     }
     s->sparse[entity] = 0;
     s->count = last;
-}
-
-/* ---- keys ------------------------------------------------------------------------------------ */
-
-gy_result gy_w_keys_acquire(gy_w_keys *k, const gy_allocator *a, uint32_t *out)
-{
-    (void)a;
-    if (k->free.count > 0) {
-        *out = k->free.items[--k->free.count];
-        return GY_OK;
-    }
-    if (k->next == 0)
-        k->next = 1;
-    if (k->next >= GY_PHYSICS_MAX_STORE_INDEX)
-        return GY_ERR_CAPACITY;
-    *out = k->next++;
-    return GY_OK;
-}
-
-void gy_w_keys_release(gy_w_keys *k, const gy_allocator *a, uint32_t key, bool immediate)
-{
-    if (immediate) {
-        if (gy_u32_array_push(a, &k->free, key) != GY_OK)
-            return; /* the key is lost (never reused), which is safe */
-        return;
-    }
-    if (k->q_count == k->q_capacity &&
-        gy_array_reserve(a, (void **)&k->q, &k->q_capacity, k->q_count + 1u, sizeof *k->q) != GY_OK)
-        return; /* lost, as above */
-    k->q[k->q_count].key = key;
-    k->q[k->q_count].until = 0;
-    k->q_count++;
-}
-
-void gy_w_keys_date(gy_w_keys *k, uint64_t until)
-{
-    for (uint32_t i = 0; i < k->q_count; i++)
-        if (k->q[i].until == 0)
-            k->q[i].until = until;
-}
-
-void gy_w_keys_settle(gy_w_keys *k, const gy_allocator *a, uint64_t seen_tick)
-{
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < k->q_count; i++) {
-        gy_w_quarantined q = k->q[i];
-        if (q.until != 0 && q.until <= seen_tick && gy_u32_array_push(a, &k->free, q.key) == GY_OK)
-            continue;
-        k->q[kept++] = q;
-    }
-    k->q_count = kept;
-}
-
-void gy_w_keys_settle_all(gy_w_keys *k, const gy_allocator *a)
-{
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < k->q_count; i++)
-        if (gy_u32_array_push(a, &k->free, k->q[i].key) != GY_OK)
-            k->q[kept++] = k->q[i];
-    k->q_count = kept;
-}
-
-void gy_w_keys_free(gy_w_keys *k, const gy_allocator *a)
-{
-    gy_u32_array_free(a, &k->free);
-    if (k->q != NULL)
-        gy_free(a, k->q, (size_t)k->q_capacity * sizeof *k->q);
-    memset(k, 0, sizeof *k);
 }

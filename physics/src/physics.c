@@ -130,6 +130,8 @@ gy_result gy_physics_create(const gy_physics_def *def, gy_physics **out)
     p->game.ids.next = 1; /* generation 0 is the null ref's */
     p->game.joint_ids.next = 1;
     p->game.resource_ids.next = 1;
+    p->game.joint_ids.first = p->game.joint_ids.free_from = 1; /* index 0: no joint */
+    p->game.resource_ids.first = p->game.resource_ids.free_from = 1;
     p->game.sh = p->sim.sh = &p->sh;
     /* Without a meter from the host, everything after the object itself is counted by its own. */
     const gy_allocator *a = raw;
@@ -493,7 +495,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     for (uint32_t i = 0; i < b->resource_count; i++) {
         const gy_physics_resource_def *d = &b->resources[i];
         /* Issued by the start, as the bodies' are. */
-        gy_physics_resource_ref ref = {d->index, p->game.resource_ids.live[d->index]};
+        gy_physics_resource_ref ref = gy_phys_bootstrap_resource_ref(&p->game, i);
         if (d->mesh != NULL)
             gy_phys_create_resource(&p->sim, ref, true, d->mesh->vertices, d->mesh->vertex_count,
                                     d->mesh->indices, d->mesh->index_count);
@@ -504,7 +506,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
     for (uint32_t i = 0; i < b->body_count; i++) {
         const gy_physics_body_def *d = &b->bodies[i];
         /* Issued by the start before this thread was created (which orders the read). */
-        gy_physics_body_ref ref = {d->index, p->game.ids.live[d->index]};
+        gy_physics_body_ref ref = gy_phys_bootstrap_body_ref(&p->game, i);
         gy_phys_create_body(&p->sim, ref, &d->def, d->colliders, d->collider_count, d->character,
                             d->start_asleep, true);
     }
@@ -514,7 +516,7 @@ static void bootstrap(gy_physics *p, const gy_physics_bootstrap *b)
         d.a = bootstrap_ref(&p->sim, d.a);
         if (d.b.generation != 0) /* null: the world */
             d.b = bootstrap_ref(&p->sim, d.b);
-        gy_phys_create_joint(&p->sim, &d, p->game.joint_ids.live[d.index]);
+        gy_phys_create_joint(&p->sim, &d, gy_phys_bootstrap_joint_ref(&p->game, i));
     }
 }
 
@@ -600,9 +602,8 @@ gy_result gy_physics_start(gy_physics *p, const gy_physics_bootstrap *bootstrap)
     uint32_t next = p->game.ids.next, joint_next = p->game.joint_ids.next,
              resource_next = p->game.resource_ids.next;
     r = gy_phys_ids_reset(&p->game, bootstrap);
-    if (r != GY_OK)
-        return r;
-    r = p->cfg.backend->world_create(&p->game.world_def, &p->sim.world);
+    if (r == GY_OK)
+        r = p->cfg.backend->world_create(&p->game.world_def, &p->sim.world);
     if (r != GY_OK) {
         gy_phys_ids_clear(&p->game);
         p->game.ids.next = next;

@@ -86,8 +86,7 @@ static void apply_lifecycle(gy_phys_sim *p, gy_command *c, bool use_set)
             gy_phys_add(&p->sh->counters.commands_failed, 1);
             return;
         }
-        pl->desc.index = c->key;
-        gy_phys_create_joint(p, &pl->desc, pl->generation);
+        gy_phys_create_joint(p, &pl->desc, (gy_physics_joint_ref){c->key, pl->generation});
         break;
     }
     case GY_PHYS_CMD_RELEASE_JOINT: {

@@ -355,6 +355,10 @@ static void normalise_joint_def(gy_joint_def *j)
  * descriptions, after making its bools well-formed. */
 static gy_result check_payload(const gy_command *cmd, void *payload, size_t size)
 {
+    /* The key is the index the pool issued: below the bound, never 0 for a joint or resource. */
+    if (cmd->key >= GY_PHYSICS_MAX_STORE_INDEX ||
+        (cmd->key == 0 && cmd->type != GY_PHYS_CMD_CREATE_BODY))
+        return GY_ERR_INVALID_ARGUMENT;
     switch (cmd->type) {
     case GY_PHYS_CMD_CREATE_BODY: {
         if (size < sizeof(gy_phys_body_payload))
@@ -375,7 +379,6 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
             return GY_ERR_INVALID_ARGUMENT;
         gy_physics_body_def d;
         memset(&d, 0, sizeof d);
-        d.index = cmd->key;
         d.def = pl->def;
         d.colliders = pl->colliders;
         d.collider_count = pl->collider_count;
@@ -387,9 +390,7 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
             return GY_ERR_INVALID_ARGUMENT;
         gy_phys_joint_payload *pl = payload;
         normalise_joint_def(&pl->desc.def);
-        gy_physics_joint_def d = pl->desc;
-        d.index = cmd->key;
-        return gy_phys_validate_joint_def(&d);
+        return gy_phys_validate_joint_def(&pl->desc);
     }
     case GY_PHYS_CMD_CREATE_RESOURCE: {
         if (size < sizeof(gy_phys_resource_payload))
@@ -402,7 +403,6 @@ static gy_result check_payload(const gy_command *cmd, void *payload, size_t size
             return GY_ERR_INVALID_ARGUMENT;
         gy_physics_resource_def d;
         memset(&d, 0, sizeof d);
-        d.index = cmd->key;
         gy_mesh_def mesh;
         gy_hull_def hull;
         memset(&mesh, 0, sizeof mesh);

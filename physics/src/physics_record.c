@@ -33,8 +33,9 @@ static void pack_rotation(gy_quat q, double out[3], uint32_t *dropped)
 
 /* ---- game side ------------------------------------------------------------------------------- */
 
-/* A pool of refs (bodies', joints', resources'): the generation live at each index, and the next to
- * issue. */
+/* A pool of refs (bodies', joints', resources'): the generation live at each index (0: free), the
+ * next generation to issue, and the lowest index that may be free. Indices are issued lowest free
+ * first, so the tables and proxy arrays indexed by them stay as dense as the live set. */
 static uint32_t ids_live(const gy_phys_ids *ids, uint32_t index)
 {
     return index < ids->capacity ? ids->live[index] : 0u;
@@ -67,15 +68,20 @@ static gy_result ids_reserve(const gy_phys_game *p, gy_phys_ids *ids, uint32_t n
                                  sizeof *ids->live);
 }
 
-/* Checks that `index` may take a new ref and makes room for it: GY_ERR_MISUSE when a live ref
- * holds the slot, GY_ERR_CAPACITY once every generation was issued (never reuse one). */
-static gy_result ids_prepare(const gy_phys_game *p, gy_phys_ids *ids, uint32_t index)
+/* Finds the index the next ref takes (the lowest free one) and makes room for it:
+ * GY_ERR_CAPACITY once every generation was issued (never reuse one) or every index is live. */
+static gy_result ids_prepare(const gy_phys_game *p, gy_phys_ids *ids, uint32_t *index)
 {
-    if (ids_live(ids, index) != 0)
-        return GY_ERR_MISUSE;
     if (ids->next == 0)
         return GY_ERR_CAPACITY;
-    return ids_reserve(p, ids, index + 1u);
+    uint32_t i = ids->free_from;
+    while (i < ids->capacity && ids->live[i] != 0)
+        i++;
+    ids->free_from = i; /* everything below is live */
+    if (i >= GY_PHYSICS_MAX_STORE_INDEX)
+        return GY_ERR_CAPACITY;
+    *index = i;
+    return ids_reserve(p, ids, i + 1u);
 }
 
 /* Makes the pool's next generation live at `index` (prepared) and returns it. */
@@ -84,13 +90,24 @@ static uint32_t ids_issue(gy_phys_ids *ids, uint32_t index)
     uint32_t generation = ids->next;
     ids->live[index] = generation;
     ids->next = generation == UINT32_MAX ? 0u : generation + 1u;
+    if (index == ids->free_from)
+        ids->free_from = index + 1u;
     return generation;
+}
+
+/* Frees `index` for the next ref. */
+static void ids_retire(gy_phys_ids *ids, uint32_t index)
+{
+    ids->live[index] = 0;
+    if (index < ids->free_from)
+        ids->free_from = index;
 }
 
 static void ids_clear(gy_phys_ids *ids)
 {
     if (ids->capacity > 0)
         memset(ids->live, 0, (size_t)ids->capacity * sizeof(uint32_t));
+    ids->free_from = ids->first;
 }
 
 static void ids_free(const gy_phys_game *p, gy_phys_ids *ids)
@@ -99,6 +116,7 @@ static void ids_free(const gy_phys_game *p, gy_phys_ids *ids)
         gy_free(p->cfg->alloc, ids->live, (size_t)ids->capacity * sizeof(uint32_t));
     ids->live = NULL;
     ids->capacity = 0;
+    ids->free_from = ids->first;
 }
 
 void gy_phys_ids_clear(gy_phys_game *p)
@@ -115,47 +133,20 @@ void gy_phys_ids_free(gy_phys_game *p)
     ids_free(p, &p->resource_ids);
 }
 
-/* Moves the pool's counter past `n` issued generations (0 once the last one is out). */
-static void ids_advance(gy_phys_ids *ids, uint32_t n)
+/* Issues `n` refs from an empty pool, in list order: indices first, first + 1, ..., generations
+ * from the counter on. */
+static gy_result ids_issue_list(const gy_phys_game *p, gy_phys_ids *ids, uint32_t n)
 {
-    ids->next = (uint64_t)ids->next + n > UINT32_MAX ? 0u : ids->next + n;
-}
-
-static uint32_t body_index_at(const gy_physics_bootstrap *b, uint32_t i)
-{
-    return b->bodies[i].index;
-}
-
-static uint32_t joint_index_at(const gy_physics_bootstrap *b, uint32_t i)
-{
-    return b->joints[i].index;
-}
-
-static uint32_t resource_index_at(const gy_physics_bootstrap *b, uint32_t i)
-{
-    return b->resources[i].index;
-}
-
-/* Makes `n` refs from `ids` live, one at each index `index_at` gives, in list order (the caller
- * advances `next`). GY_ERR_INVALID_ARGUMENT when two share a slot. */
-static gy_result ids_issue_list(const gy_phys_game *p, gy_phys_ids *ids,
-                                const gy_physics_bootstrap *b, uint32_t n,
-                                uint32_t (*index_at)(const gy_physics_bootstrap *, uint32_t))
-{
-    uint32_t need = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (index_at(b, i) + 1u > need)
-            need = index_at(b, i) + 1u;
-    gy_result r = ids_reserve(p, ids, need);
+    if (n == 0)
+        return GY_OK;
+    if (ids->next == 0 || (uint64_t)ids->next + n - 1u > UINT32_MAX ||
+        (uint64_t)ids->first + n > GY_PHYSICS_MAX_STORE_INDEX)
+        return GY_ERR_CAPACITY;
+    gy_result r = ids_reserve(p, ids, ids->first + n);
     if (r != GY_OK)
         return r;
-    if (n > 0 && (ids->next == 0 || (uint64_t)ids->next + n - 1u > UINT32_MAX))
-        return GY_ERR_CAPACITY;
-    for (uint32_t i = 0; i < n; i++) {
-        if (ids->live[index_at(b, i)] != 0)
-            return GY_ERR_INVALID_ARGUMENT; /* two in one slot */
-        ids->live[index_at(b, i)] = ids->next + i;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        ids_issue(ids, ids->first + i);
     return GY_OK;
 }
 
@@ -164,32 +155,45 @@ gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b)
     uint32_t bodies = b != NULL ? b->body_count : 0u, joints = b != NULL ? b->joint_count : 0u,
              resources = b != NULL ? b->resource_count : 0u;
     gy_phys_ids_clear(p);
-    gy_result r = ids_issue_list(p, &p->ids, b, bodies, body_index_at);
+    gy_result r = ids_issue_list(p, &p->ids, bodies);
     if (r == GY_OK)
-        r = ids_issue_list(p, &p->joint_ids, b, joints, joint_index_at);
+        r = ids_issue_list(p, &p->joint_ids, joints);
     if (r == GY_OK)
-        r = ids_issue_list(p, &p->resource_ids, b, resources, resource_index_at);
+        r = ids_issue_list(p, &p->resource_ids, resources);
     if (r != GY_OK) {
         gy_phys_ids_clear(p);
         return r;
     }
     for (uint32_t i = 0; i < bodies && b->body_refs != NULL; i++)
-        b->body_refs[i] = (gy_physics_body_ref){b->bodies[i].index, p->ids.next + i};
+        b->body_refs[i] = gy_phys_bootstrap_body_ref(p, i);
     for (uint32_t i = 0; i < joints && b->joint_refs != NULL; i++)
-        b->joint_refs[i] = (gy_physics_joint_ref){b->joints[i].index, p->joint_ids.next + i};
+        b->joint_refs[i] = gy_phys_bootstrap_joint_ref(p, i);
     for (uint32_t i = 0; i < resources && b->resource_refs != NULL; i++)
-        b->resource_refs[i] =
-            (gy_physics_resource_ref){b->resources[i].index, p->resource_ids.next + i};
-    ids_advance(&p->ids, bodies);
-    ids_advance(&p->joint_ids, joints);
-    ids_advance(&p->resource_ids, resources);
+        b->resource_refs[i] = gy_phys_bootstrap_resource_ref(p, i);
     return GY_OK;
+}
+
+gy_physics_body_ref gy_phys_bootstrap_body_ref(const gy_phys_game *p, uint32_t i)
+{
+    return (gy_physics_body_ref){p->ids.first + i, p->ids.live[p->ids.first + i]};
+}
+
+gy_physics_joint_ref gy_phys_bootstrap_joint_ref(const gy_phys_game *p, uint32_t i)
+{
+    return (gy_physics_joint_ref){p->joint_ids.first + i,
+                                  p->joint_ids.live[p->joint_ids.first + i]};
+}
+
+gy_physics_resource_ref gy_phys_bootstrap_resource_ref(const gy_phys_game *p, uint32_t i)
+{
+    return (gy_physics_resource_ref){p->resource_ids.first + i,
+                                     p->resource_ids.live[p->resource_ids.first + i]};
 }
 
 gy_result gy_phys_validate_body_def(const gy_physics_body_def *d)
 {
-    if (d == NULL || d->index >= GY_PHYSICS_MAX_STORE_INDEX || d->colliders == NULL ||
-        d->collider_count == 0 || d->collider_count > UINT16_MAX)
+    if (d == NULL || d->colliders == NULL || d->collider_count == 0 ||
+        d->collider_count > UINT16_MAX)
         return GY_ERR_INVALID_ARGUMENT;
     /* Positions and velocities are held to GY_PHYSICS_MAX_MAGNITUDE there. */
     gy_result r = gy_validate_body_def(&d->def);
@@ -220,8 +224,7 @@ gy_result gy_phys_validate_body_def(const gy_physics_body_def *d)
 gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d)
 {
     bool has_b = d != NULL && d->b.generation != 0; /* null (generation 0): the world */
-    if (d == NULL || d->index >= GY_PHYSICS_MAX_STORE_INDEX ||
-        d->a.index >= GY_PHYSICS_MAX_STORE_INDEX ||
+    if (d == NULL || d->a.index >= GY_PHYSICS_MAX_STORE_INDEX ||
         (has_b && d->b.index >= GY_PHYSICS_MAX_STORE_INDEX) || (has_b && d->b.index == d->a.index))
         return GY_ERR_INVALID_ARGUMENT;
     /* The adapter ids are filled on the physics thread; stand-ins let the shared check run. */
@@ -233,8 +236,7 @@ gy_result gy_phys_validate_joint_def(const gy_physics_joint_def *d)
 
 gy_result gy_phys_validate_resource_def(const gy_physics_resource_def *d)
 {
-    if (d == NULL || d->index == 0 || d->index >= GY_PHYSICS_MAX_STORE_INDEX ||
-        (d->mesh == NULL) == (d->hull == NULL))
+    if (d == NULL || (d->mesh == NULL) == (d->hull == NULL))
         return GY_ERR_INVALID_ARGUMENT;
     return d->mesh != NULL ? gy_validate_mesh_def(d->mesh) : gy_validate_hull_def(d->hull);
 }
@@ -285,7 +287,7 @@ static gy_result record_release(gy_physics *p, gy_phys_ids *ids, uint16_t type, 
     gy_phys_cmd_body b = {.generation = generation};
     r = record_plain(&p->game, GY_COMMAND_LIFECYCLE, type, index, &b);
     if (r == GY_OK)
-        ids->live[index] = 0;
+        ids_retire(ids, index);
     return r;
 }
 
@@ -304,7 +306,8 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
             !resource_is_live(&p->game, gy_physics_resource_ref_of_bits(s->resource.bits)))
             return GY_ERR_STALE_HANDLE;
     }
-    r = ids_prepare(&p->game, &p->game.ids, desc->index);
+    uint32_t index;
+    r = ids_prepare(&p->game, &p->game.ids, &index);
     if (r != GY_OK)
         return r;
     uint32_t generation = p->game.ids.next;
@@ -324,10 +327,10 @@ gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def
         memset(&pl->character, 0, sizeof pl->character);
     pl->def = desc->def;
     memcpy(pl->colliders, desc->colliders, (size_t)desc->collider_count * sizeof(gy_collider_def));
-    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_BODY, desc->index, pl, generation);
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_BODY, index, pl, generation);
     if (r != GY_OK)
         return r;
-    *out = (gy_physics_body_ref){desc->index, ids_issue(&p->game.ids, desc->index)};
+    *out = (gy_physics_body_ref){index, ids_issue(&p->game.ids, index)};
     return GY_OK;
 }
 
@@ -352,7 +355,8 @@ gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_d
         return GY_ERR_STALE_HANDLE;
     if (out == NULL)
         return GY_ERR_INVALID_ARGUMENT;
-    r = ids_prepare(&p->game, &p->game.joint_ids, desc->index);
+    uint32_t index;
+    r = ids_prepare(&p->game, &p->game.joint_ids, &index);
     if (r != GY_OK)
         return r;
     gy_phys_joint_payload *pl = gy_alloc(p->cfg.alloc, sizeof *pl);
@@ -362,10 +366,10 @@ gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_d
     pl->size = sizeof *pl;
     pl->desc = *desc;
     pl->generation = p->game.joint_ids.next;
-    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_JOINT, desc->index, pl, pl->generation);
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_JOINT, index, pl, pl->generation);
     if (r != GY_OK)
         return r;
-    *out = (gy_physics_joint_ref){desc->index, ids_issue(&p->game.joint_ids, desc->index)};
+    *out = (gy_physics_joint_ref){index, ids_issue(&p->game.joint_ids, index)};
     return GY_OK;
 }
 
@@ -406,7 +410,8 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
     r = gy_phys_validate_resource_def(desc);
     if (r != GY_OK || out == NULL)
         return r != GY_OK ? r : GY_ERR_INVALID_ARGUMENT;
-    r = ids_prepare(&p->game, &p->game.resource_ids, desc->index);
+    uint32_t index;
+    r = ids_prepare(&p->game, &p->game.resource_ids, &index);
     if (r != GY_OK)
         return r;
     uint32_t vc = desc->mesh != NULL ? desc->mesh->vertex_count : desc->hull->point_count;
@@ -425,10 +430,10 @@ gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_reso
            (size_t)vc * sizeof(gy_vec3));
     if (ic > 0)
         memcpy(pl->vertices + vc, desc->mesh->indices, (size_t)ic * sizeof(uint32_t));
-    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, desc->index, pl, pl->generation);
+    r = record_payload(&p->game, GY_PHYS_CMD_CREATE_RESOURCE, index, pl, pl->generation);
     if (r != GY_OK)
         return r;
-    *out = (gy_physics_resource_ref){desc->index, ids_issue(&p->game.resource_ids, desc->index)};
+    *out = (gy_physics_resource_ref){index, ids_issue(&p->game.resource_ids, index)};
     return GY_OK;
 }
 

@@ -360,9 +360,11 @@ typedef struct gy_phys_shared {
  * host's own tables share it. The one table the record functions check commands, and the reply
  * filter replies, against. */
 typedef struct gy_phys_ids {
-    uint32_t *live;
+    uint32_t *live; /* the generation live at each index, 0: free */
     uint32_t capacity;
-    uint32_t next; /* 0 once 2^32 - 1 generations were issued */
+    uint32_t next;      /* 0 once 2^32 - 1 generations were issued */
+    uint32_t first;     /* the lowest index issued (joints and resources keep 0 for none) */
+    uint32_t free_from; /* every index in [first, free_from) is live */
 } gy_phys_ids;
 
 /* The game thread's part. */
@@ -568,6 +570,11 @@ void gy_phys_release_payload(void *ctx, gy_command *cmd);
 gy_result gy_phys_ids_reset(gy_phys_game *p, const gy_physics_bootstrap *b);
 /* Releases every ref (a start that failed, destroy's storage aside). */
 void gy_phys_ids_clear(gy_phys_game *p);
+/* The ref the last start issued to the bootstrap list's i-th body, joint or resource (a start
+ * issues them in list order, from the lowest index up). */
+gy_physics_body_ref gy_phys_bootstrap_body_ref(const gy_phys_game *p, uint32_t i);
+gy_physics_joint_ref gy_phys_bootstrap_joint_ref(const gy_phys_game *p, uint32_t i);
+gy_physics_resource_ref gy_phys_bootstrap_resource_ref(const gy_phys_game *p, uint32_t i);
 void gy_phys_ids_free(gy_phys_game *p);
 /* Validates a body description (game side and bootstrap). */
 gy_result gy_phys_validate_body_def(const gy_physics_body_def *d);
@@ -597,7 +604,8 @@ void gy_phys_create_body(gy_phys_sim *p, gy_physics_body_ref ref, const gy_body_
 /* Releases the body `ref` names if it is live; false (nothing done) otherwise. */
 bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref);
 /* The joint at desc->index with the ref's `generation`. */
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation);
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc,
+                          gy_physics_joint_ref ref);
 /* False (nothing changed) when `ref` names no live joint there. */
 bool gy_phys_release_joint(gy_phys_sim *p, gy_physics_joint_ref ref);
 void gy_phys_create_resource(gy_phys_sim *p, gy_physics_resource_ref ref, bool is_mesh,

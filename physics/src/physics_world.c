@@ -294,9 +294,10 @@ bool gy_phys_release_body(gy_phys_sim *p, gy_physics_body_ref ref)
     return true;
 }
 
-void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc, uint32_t generation)
+void gy_phys_create_joint(gy_phys_sim *p, const gy_physics_joint_def *desc,
+                          gy_physics_joint_ref ref)
 {
-    uint32_t key = desc->index;
+    uint32_t key = ref.index, generation = ref.generation;
     gy_result r = gy_phys_table_reserve(p->cfg->alloc, (void **)&p->joints, &p->joint_capacity,
                                         key + 1u, sizeof *p->joints);
     if (r != GY_OK) {

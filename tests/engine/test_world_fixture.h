@@ -146,6 +146,25 @@ static inline gy_entity wfx_ball(gy_world *w, const char *name, gy_vec3 position
     return e;
 }
 
+/* The joint's status (GY_OK asserted). */
+static inline gy_joint_status wfx_joint_status(const gy_world *w, gy_joint j)
+{
+    gy_joint_status st;
+    assert_result(gy_joint_get_status(w, j, &st), GY_OK);
+    return st;
+}
+
+/* A ball joint between the bodies of `a` and `b` at `anchor` (world), created (GY_OK asserted). */
+static inline gy_joint wfx_ball_joint(gy_world *w, gy_entity a, gy_entity b, gy_vec3 anchor)
+{
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    jd.anchor = anchor;
+    gy_joint j;
+    assert_result(gy_joint_create(w, a, b, &jd, &j), GY_OK);
+    return j;
+}
+
 static inline gy_physics_state wfx_state(gy_world *w, gy_entity e)
 {
     gy_physics_state s;

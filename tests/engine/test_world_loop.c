@@ -442,11 +442,7 @@ static void test_loop_teardown_releases_everything(void **state)
     gy_entity ground = wfx_ground(w);
     gy_entity a = wfx_ball(w, "a", gy_v3(0, 1, 0));
     gy_entity b = wfx_ball(w, "b", gy_v3(0, 3, 0));
-    gy_joint_def jd = gy_default_joint_def();
-    jd.type = GY_JOINT_BALL;
-    jd.anchor = gy_v3(0, 2, 0);
-    gy_joint j;
-    assert_result(gy_joint_create(w, a, b, &jd, &j), GY_OK);
+    wfx_ball_joint(w, a, b, gy_v3(0, 2, 0));
     gy_vec3 pts[] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     gy_hull_def hull = {pts, 4};
     gy_geometry kept, leaked;

@@ -98,6 +98,72 @@ static void test_body_replies_for_removed_attachments_are_rejected(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* A body's ref is issued by the physics subsystem (the lowest free index), not taken from the
+ * World's store: a component made while another's body is released gets that body's index, and
+ * the released one comes back at another. Each reads its own proxy and replies by its ref. */
+static void test_body_issued_another_index_reads_its_own_proxy_and_replies(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
+    wfx_ball(w, "b", gy_v3(3, 10, 0));
+    wfx_ball(w, "c", gy_v3(6, 10, 0));
+    wfx_tick(w, 1);
+    uint32_t a_index = wfx_state(w, a).ref.index;
+    assert_int_equal(a_index, 0);
+    assert_result(gy_body_set_active(w, a, false), GY_OK);
+    gy_entity d = wfx_ball(w, "d", gy_v3(9, 20, 0));
+    assert_int_equal(wfx_state(w, d).ref.index, a_index); /* a's, released */
+    assert_result(gy_body_set_active(w, a, true), GY_OK);
+    assert_int_equal(wfx_state(w, a).ref.index, 3); /* d's store slot is 3 */
+    wfx_tick(w, 30);
+    gy_physics_state sd = wfx_state(w, d), sa = wfx_state(w, a);
+    assert_true(sd.has_body);
+    assert_true(sa.has_body);
+    assert_int_not_equal(sd.body.bits, sa.body.bits);
+    assert_near(sd.pose.position.x, 9.0, 1e-9);
+    assert_near(sd.pose.position.y, 20.0 - G * (30 * WFX_DT) * (30 * WFX_DT) / 2.0, 1e-4);
+    assert_near(sd.linear_velocity.y, -G * 30 * WFX_DT, 1e-4);
+    assert_near(wfx_world_pose(w, d).position.x, 9.0, 1e-9);
+    assert_near(sa.pose.position.x, 0.0, 1e-9);
+    /* a fell one tick, was released, and fell 30 from rest where it was. */
+    double a_y = 10.0 - G * WFX_DT * WFX_DT / 2.0;
+    assert_near(sa.pose.position.y, a_y - G * (30 * WFX_DT) * (30 * WFX_DT) / 2.0, 1e-4);
+    assert_near(sa.linear_velocity.y, -G * 30 * WFX_DT, 1e-4);
+    /* Released and made again while the old body's replies are in flight: only the new one. */
+    assert_result(gy_physics_step(gy_world_physics(w), 1, WFX_TIMEOUT), GY_OK);
+    uint32_t old = wfx_state(w, d).ref.generation;
+    assert_result(gy_body_remove(w, d), GY_OK);
+    wfx_add(w, d, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
+    wfx_tick(w, 2);
+    sd = wfx_state(w, d);
+    assert_true(sd.ref.generation > old);
+    assert_true(sd.has_body);
+    assert_int_equal(wfx_physics_stats(w).bodies, 4);
+    wfx_destroy(w, NULL);
+}
+
+/* A body released while jointed releases its joint first (no command left to be dropped as
+ * stale), and the joint is made again, under a new ref, each time both bodies are back. */
+static void test_body_toggled_under_a_joint_gets_its_joint_back_each_time(void **state)
+{
+    (void)state;
+    gy_world *w = wfx_world(NULL);
+    gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
+    gy_joint j = wfx_ball_joint(w, a, wfx_ball(w, "b", gy_v3(2, 10, 0)), gy_v3(1, 10, 0));
+    wfx_tick(w, 1);
+    for (uint32_t i = 0; i < 20; i++) {
+        assert_result(gy_body_set_active(w, a, false), GY_OK);
+        wfx_tick(w, 1);
+        assert_int_equal(wfx_joint_status(w, j), GY_JOINT_PENDING);
+        assert_result(gy_body_set_active(w, a, true), GY_OK);
+        wfx_tick(w, 1);
+        assert_int_equal(wfx_joint_status(w, j), GY_JOINT_LIVE);
+    }
+    assert_int_equal(wfx_physics_stats(w).commands_dropped_stale, 0);
+    wfx_destroy(w, NULL);
+}
+
 /* ---- the enable trio ------------------------------------------------------------------------- */
 
 static void assert_enable(gy_world *w, gy_entity e, bool entity, bool component, bool effective)
@@ -1042,6 +1108,8 @@ int main(void)
         cmocka_unit_test(test_body_add_creates_and_falls),
         cmocka_unit_test(test_body_readd_never_inherits_old_body_or_pose),
         cmocka_unit_test(test_body_replies_for_removed_attachments_are_rejected),
+        cmocka_unit_test(test_body_issued_another_index_reads_its_own_proxy_and_replies),
+        cmocka_unit_test(test_body_toggled_under_a_joint_gets_its_joint_back_each_time),
         cmocka_unit_test(test_body_enable_trio),
         cmocka_unit_test(test_body_update_recreates_with_new_settings),
         cmocka_unit_test(test_body_validation_errors_record_nothing),

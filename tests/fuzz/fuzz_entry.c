@@ -240,8 +240,9 @@ static void fz_scene_init(fz_scene *s)
     memcpy(s->mesh_i, idx, sizeof idx);
     s->mesh = (gy_mesh_def){s->mesh_v, 4, s->mesh_i, 6};
     s->hull_def = (gy_hull_def){s->hull, 8};
-    s->res[0] = (gy_physics_resource_def){1, NULL, &s->hull_def};
-    s->res[1] = (gy_physics_resource_def){2, &s->mesh, NULL};
+    /* The start issues resource i index i + 1, body i index i, joint i index i + 1. */
+    s->res[0] = (gy_physics_resource_def){NULL, &s->hull_def};
+    s->res[1] = (gy_physics_resource_def){&s->mesh, NULL};
 
     const gy_motion_type motion[FZ_BODIES] = {GY_MOTION_STATIC, GY_MOTION_DYNAMIC,
                                               GY_MOTION_DYNAMIC, GY_MOTION_KINEMATIC,
@@ -252,7 +253,7 @@ static void fz_scene_init(fz_scene *s)
         c->shape.type = GY_SHAPE_BOX;
         c->shape.box_size = gy_v3(0.5, 0.5, 0.5);
         gy_physics_body_def *b = &s->body[i];
-        b->index = i; /* the start issues generation i + 1 (list order, a fresh pool) */
+        /* the start issues index i, generation i + 1 (list order, a fresh pool) */
         b->def = gy_default_body_def();
         b->def.type = motion[i];
         b->def.pose.position = gy_v3((double)i, 1.0 + (double)i, 0);
@@ -268,14 +269,12 @@ static void fz_scene_init(fz_scene *s)
     s->col[3].shape.radius = 0.3;
 
     gy_physics_joint_def *h = &s->joint[0];
-    h->index = 1;
     h->a = (gy_physics_body_ref){4, 5};
     h->def = gy_default_joint_def();
     h->def.type = GY_JOINT_HINGE;
     h->def.anchor = gy_v3(4, 6, 0);
     h->def.axis = gy_v3(0, 0, 1);
     gy_physics_joint_def *ball = &s->joint[1];
-    ball->index = 2;
     ball->a = (gy_physics_body_ref){1, 2};
     ball->b = (gy_physics_body_ref){2, 3};
     ball->def = gy_default_joint_def();

@@ -879,13 +879,11 @@ static void test_character_runs_as_the_physics_hook(void **state)
     char_c.shape.height = HEIGHT;
     gy_physics_body_def bodies[2];
     memset(bodies, 0, sizeof bodies);
-    bodies[0].index = 0;
     bodies[0].def = gy_default_body_def();
     bodies[0].def.type = GY_MOTION_STATIC;
     bodies[0].def.pose.position = gy_v3(0, -0.5, 0);
     bodies[0].colliders = &floor_c;
     bodies[0].collider_count = 1;
-    bodies[1].index = 1;
     bodies[1].def = gy_default_body_def();
     bodies[1].def.type = GY_MOTION_KINEMATIC;
     bodies[1].def.pose.position = gy_v3(0, REST + 0.3, 0);
@@ -1011,7 +1009,6 @@ static void test_character_walking_through_a_trigger_produces_enter_and_exit(voi
     gy_physics_body_def bodies[3];
     memset(bodies, 0, sizeof bodies);
     for (uint32_t i = 0; i < 3; i++) {
-        bodies[i].index = i;
         bodies[i].def = gy_default_body_def();
         bodies[i].def.type = type[i];
         bodies[i].def.pose.position = at[i];

@@ -67,13 +67,12 @@ static void test_physics_record_validates_before_enqueueing(void **state)
     assert_result(gy_physics_record_create_body(p, fx_desc(&b), NULL), GY_ERR_INVALID_ARGUMENT);
     b = fx_sphere(0, 1, gy_v3(0, 1, 0), -1.0);
     assert_result(fx_record(p, &b, NULL), GY_ERR_INVALID_SHAPE);
+    /* No index left below the bound: refused before anything is issued. */
     b = fx_sphere(GY_PHYSICS_MAX_STORE_INDEX, 1, gy_v3(0, 1, 0), 0.5);
-    assert_result(fx_record(p, &b, NULL), GY_ERR_INVALID_ARGUMENT);
+    assert_result(fx_record(p, &b, NULL), GY_ERR_CAPACITY);
 
     b = fx_sphere(0, 1, gy_v3(0, 1, 0), 0.5);
     assert_result(fx_record(p, &b, NULL), GY_OK);
-    b.generation = 2;
-    assert_result(fx_record(p, &b, NULL), GY_ERR_MISUSE); /* slot taken */
 
     gy_pose bad = gy_pose_identity();
     bad.rotation.w = NAN;
@@ -98,7 +97,7 @@ static void test_physics_record_validates_before_enqueueing(void **state)
     assert_result(gy_physics_set_time_scale(p, NAN), GY_ERR_NON_FINITE);
     assert_result(gy_physics_set_time_scale(p, -1.0), GY_ERR_INVALID_ARGUMENT);
 
-    gy_physics_resource_def rd = {0, NULL, NULL};
+    gy_physics_resource_def rd = {NULL, NULL};
     gy_physics_resource_ref resource;
     assert_result(gy_physics_record_create_resource(p, &rd, &resource), GY_ERR_INVALID_ARGUMENT);
 
@@ -214,15 +213,15 @@ static void test_physics_stale_attachment_replies_rejected(void **state)
 
     /* Late replies from an old world: a body assigned just before a stop is re-assigned by the
      * next start; only the new world's assignment passes. */
-    fx_create(p, fx_sphere(4, 20, gy_v3(4, 5, 0), 0.5));
+    gy_physics_body_ref old = fx_create(p, fx_sphere(0, 20, gy_v3(4, 5, 0), 0.5));
     fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
-    fx_body keep = fx_sphere(4, 20, gy_v3(4, 5, 0), 0.5);
+    fx_body keep = fx_sphere(0, 20, gy_v3(4, 5, 0), 0.5);
     gy_physics_body_ref kept;
     gy_physics_bootstrap boot = {NULL, 0, fx_desc(&keep), 1, NULL, 0, &kept, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
-    assert_int_equal(kept.index, 4);
-    assert_true(kept.generation != 20); /* the new world's body has a new ref */
+    assert_int_equal(kept.index, old.index); /* the start issues the list's first body index 0 */
+    assert_true(kept.generation != 20);      /* the new world's body has a new ref */
     memset(&rs, 0, sizeof rs);
     fx_drain(p, &rs);
     assert_int_equal(fx_count_type(&rs, GY_PHYSICS_REPLY_BODY_ASSIGNED), 1);
@@ -241,10 +240,10 @@ static void test_physics_ref_from_before_a_restart_is_stale(void **state)
 {
     (void)state;
     gy_physics *p = fx_lockstep(NULL);
-    gy_physics_body_ref old = fx_create(p, fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5));
+    gy_physics_body_ref old = fx_create(p, fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5));
     fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
-    fx_body again = fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5);
+    fx_body again = fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5);
     gy_physics_body_ref now;
     gy_physics_bootstrap boot = {NULL, 0, fx_desc(&again), 1, NULL, 0, &now, NULL, NULL};
     assert_result(gy_physics_start(p, &boot), GY_OK);
@@ -265,12 +264,24 @@ static void test_physics_ref_from_before_a_restart_is_stale(void **state)
     gy_physics_destroy(p);
 }
 
-/* A joint on body `a` hanging from the world, in slot `index`. */
+/* Makes the joint pool issue `index` next when it is free (see fx_issue_at). */
+static void joint_at(gy_physics *p, uint32_t index)
+{
+    p->game.joint_ids.free_from = index;
+}
+
+/* Makes the resource pool issue `index` next when it is free (see fx_issue_at). */
+static void res_at(gy_physics *p, uint32_t index)
+{
+    p->game.resource_ids.free_from = index;
+}
+
+/* A joint on body `a` hanging from the world, in slot `index` (joint_at). */
 static gy_physics_joint_def hinge_on(uint32_t index, gy_physics_body_ref a)
 {
+    (void)index; /* issued by the pool: joint_at makes it the next one */
     gy_physics_joint_def d;
     memset(&d, 0, sizeof d);
-    d.index = index;
     d.a = a;
     d.def = gy_default_joint_def();
     d.def.type = GY_JOINT_HINGE;
@@ -286,19 +297,17 @@ static void test_physics_joint_ref_from_before_a_restart_is_stale(void **state)
 {
     (void)state;
     gy_physics *p = fx_lockstep(NULL);
-    gy_physics_body_ref body = fx_create(p, fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5));
-    gy_physics_joint_def jd = hinge_on(3, body);
+    gy_physics_body_ref body = fx_create(p, fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5));
+    gy_physics_joint_def jd = hinge_on(1, body);
     gy_physics_joint_ref old;
+    joint_at(p, 1);
     assert_result(gy_physics_record_create_joint(p, &jd, &old), GY_OK);
-    assert_int_equal(old.index, 3);
+    assert_int_equal(old.index, 1);
     assert_true(old.generation != 0);
-    gy_physics_joint_ref taken = {0, 0};
-    assert_result(gy_physics_record_create_joint(p, &jd, &taken), GY_ERR_MISUSE);
-    assert_int_equal(taken.generation, 0); /* untouched */
     fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
-    fx_body again = fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5);
-    gy_physics_joint_def boot_joint = hinge_on(3, (gy_physics_body_ref){2, 0});
+    fx_body again = fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5);
+    gy_physics_joint_def boot_joint = hinge_on(1, (gy_physics_body_ref){0, 0});
     gy_physics_body_ref body_now;
     gy_physics_joint_ref now;
     gy_physics_bootstrap boot = {NULL, 0,   fx_desc(&again), 1, &boot_joint, 1, &body_now,
@@ -319,12 +328,13 @@ static void test_physics_joint_ref_from_before_a_restart_is_stale(void **state)
     gy_physics_joint_ref null_ref = {0, 0};
     assert_result(gy_physics_record_release_joint(p, null_ref), GY_ERR_STALE_HANDLE);
     /* The slot takes a new joint; the old ref still names nothing. */
-    gy_physics_joint_def breaking = hinge_on(3, body_now);
+    gy_physics_joint_def breaking = hinge_on(1, body_now);
     breaking.def.breakable = true;
     breaking.def.break_force = 1.0; /* the hanging sphere weighs ~5 N: it breaks at once */
     gy_physics_joint_ref next;
+    joint_at(p, 1);
     assert_result(gy_physics_record_create_joint(p, &breaking, &next), GY_OK);
-    assert_int_equal(next.index, 3);
+    assert_int_equal(next.index, 1);
     assert_true(next.generation > now.generation);
     assert_result(gy_physics_record_set_motor(p, now, &motor), GY_ERR_STALE_HANDLE);
     fx_step(p, 3);
@@ -349,18 +359,22 @@ test_physics_stale_joint_and_resource_commands_dropped_on_the_physics_thread(voi
     gy_physics_body_ref body = fx_create(p, fx_sphere(2, 0, gy_v3(0, 5, 0), 0.5));
     gy_physics_joint_def jd = hinge_on(3, body);
     gy_physics_joint_ref old_joint, new_joint;
+    joint_at(p, 3);
     assert_result(gy_physics_record_create_joint(p, &jd, &old_joint), GY_OK);
     gy_vec3 pts[8];
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
     gy_hull_def hull = {pts, 8};
-    gy_physics_resource_def rd = {7, NULL, &hull};
+    gy_physics_resource_def rd = {NULL, &hull};
     gy_physics_resource_ref old_res, new_res;
+    res_at(p, 7);
     assert_result(gy_physics_record_create_resource(p, &rd, &old_res), GY_OK);
     fx_step(p, 1);
     assert_result(gy_physics_record_release_joint(p, old_joint), GY_OK);
+    joint_at(p, 3);
     assert_result(gy_physics_record_create_joint(p, &jd, &new_joint), GY_OK);
     assert_result(gy_physics_record_release_resource(p, old_res), GY_OK);
+    res_at(p, 7);
     assert_result(gy_physics_record_create_resource(p, &rd, &new_res), GY_OK);
     assert_int_equal(new_joint.index, old_joint.index);
     assert_int_equal(new_res.index, old_res.index);
@@ -402,14 +416,12 @@ static void test_physics_resource_ref_from_before_a_restart_is_stale(void **stat
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
     gy_hull_def hull = {pts, 8};
-    gy_physics_resource_def rd = {7, NULL, &hull};
+    gy_physics_resource_def rd = {NULL, &hull};
     gy_physics_resource_ref old;
+    res_at(p, 1);
     assert_result(gy_physics_record_create_resource(p, &rd, &old), GY_OK);
-    assert_int_equal(old.index, 7);
+    assert_int_equal(old.index, 1);
     assert_true(old.generation != 0);
-    gy_physics_resource_ref taken = {0, 0};
-    assert_result(gy_physics_record_create_resource(p, &rd, &taken), GY_ERR_MISUSE);
-    assert_int_equal(taken.generation, 0); /* untouched */
     fx_step(p, 1);
     assert_result(gy_physics_stop(p), GY_OK);
     gy_physics_resource_ref now;
@@ -439,8 +451,9 @@ static gy_physics_resource_ref cube_resource(gy_physics *p, uint32_t index)
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
     gy_hull_def hull = {pts, 8};
-    gy_physics_resource_def rd = {index, NULL, &hull};
+    gy_physics_resource_def rd = {NULL, &hull};
     gy_physics_resource_ref ref = {0, 0};
+    res_at(p, index);
     assert_result(gy_physics_record_create_resource(p, &rd, &ref), GY_OK);
     return ref;
 }
@@ -817,15 +830,15 @@ static void test_physics_resources_and_joints_by_key(void **state)
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
     gy_hull_def hull = {pts, 8};
-    gy_physics_resource_def rd = {7, NULL, &hull};
+    gy_physics_resource_def rd = {NULL, &hull};
     gy_physics_resource_ref resource;
+    res_at(p, 7);
     assert_result(gy_physics_record_create_resource(p, &rd, &resource), GY_OK);
     fx_create(p, hull_ball(0, 1, gy_v3(0, 5, 0), resource));
     fx_create(p, fx_sphere(1, 2, gy_v3(0, 3, 0), 0.25));
     fx_create(p, fx_floor(2, 3));
     gy_physics_joint_def jd;
     memset(&jd, 0, sizeof jd);
-    jd.index = 4;
     jd.a.index = 0;
     jd.a.generation = 1;
     jd.def = gy_default_joint_def();
@@ -834,11 +847,12 @@ static void test_physics_resources_and_joints_by_key(void **state)
     jd.def.breakable = true;
     jd.def.break_force = 1.0; /* the hanging hull weighs ~10 N: it breaks at once */
     gy_physics_joint_ref joint;
+    joint_at(p, 4);
     assert_result(gy_physics_record_create_joint(p, &jd, &joint), GY_OK);
     /* A joint naming a body the game no longer holds is refused game-side... */
-    jd.index = 5;
     jd.a.index = 1;
     jd.a.generation = 99;
+    joint_at(p, 5);
     assert_result(gy_physics_record_create_joint(p, &jd, &joint), GY_ERR_STALE_HANDLE);
     fx_step(p, 3);
     fx_drain(p, &rs);
@@ -1169,12 +1183,14 @@ static void test_physics_release_of_a_bad_ref_is_refused_and_changes_nothing(voi
     for (int i = 0; i < 8; i++)
         pts[i] = gy_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
     gy_hull_def hull = {pts, 8};
-    gy_physics_resource_def rd = {7, NULL, &hull};
+    gy_physics_resource_def rd = {NULL, &hull};
     gy_physics_resource_ref res;
+    res_at(p, 7);
     assert_result(gy_physics_record_create_resource(p, &rd, &res), GY_OK);
     gy_physics_body_ref a = fx_create(p, fx_sphere(0, 0, gy_v3(0, 5, 0), 0.5));
     gy_physics_joint_def jd = hinge_on(3, a);
     gy_physics_joint_ref joint;
+    joint_at(p, 3);
     assert_result(gy_physics_record_create_joint(p, &jd, &joint), GY_OK);
 
     assert_result(gy_physics_record_release_body(NULL, a), GY_ERR_INVALID_ARGUMENT);

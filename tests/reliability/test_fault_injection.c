@@ -124,9 +124,11 @@ static void scene_init(scene_data *s)
     memcpy(s->mesh_i, idx, sizeof idx);
     s->mesh = (gy_mesh_def){s->mesh_v, 4, s->mesh_i, 6};
     s->hull_def = (gy_hull_def){s->hull, 8};
-    s->res[0] = (gy_physics_resource_def){1, NULL, &s->hull_def};
-    s->res[1] = (gy_physics_resource_def){2, &s->mesh, NULL};
-    s->res[2] = (gy_physics_resource_def){3, NULL, &s->hull_def};
+    /* Resource i and joint i take index i + 1, body i index i (the start issues them so, and
+     * create_labelled makes the pools issue them so). */
+    s->res[0] = (gy_physics_resource_def){NULL, &s->hull_def};
+    s->res[1] = (gy_physics_resource_def){&s->mesh, NULL};
+    s->res[2] = (gy_physics_resource_def){NULL, &s->hull_def};
 
     for (uint32_t i = 0; i < 7; i++) {
         gy_collider_def *c = &s->col[i];
@@ -134,7 +136,7 @@ static void scene_init(scene_data *s)
         c->shape.type = GY_SHAPE_BOX;
         c->shape.box_size = gy_v3(0.5, 0.5, 0.5);
         gy_physics_body_def *b = &s->body[i];
-        b->index = i; /* named by generation 100 + i (see start_labelled, create_labelled) */
+        /* named by generation 100 + i (see start_labelled, create_labelled) */
         b->def = gy_default_body_def();
         b->def.pose.position = gy_v3(1.5 * (double)i - 4.0, 1.0 + 0.5 * (double)i, 0);
         b->colliders = c;
@@ -154,18 +156,18 @@ static void scene_init(scene_data *s)
     s->col[6].shape.type = GY_SHAPE_SPHERE;
     s->col[6].shape.radius = 0.25;
 
-    s->joint[0] = (gy_physics_joint_def){.index = 1, .a.index = 4, .a.generation = 104};
+    s->joint[0] = (gy_physics_joint_def){.a.index = 4, .a.generation = 104};
     s->joint[0].def = gy_default_joint_def();
     s->joint[0].def.type = GY_JOINT_HINGE;
     s->joint[0].def.anchor = gy_v3(2, 4.5, 0);
     s->joint[0].def.axis = gy_v3(0, 0, 1);
     s->joint[1] = (gy_physics_joint_def){
-        .index = 2, .a.index = 2, .a.generation = 102, .b.index = 3, .b.generation = 103};
+        .a.index = 2, .a.generation = 102, .b.index = 3, .b.generation = 103};
     s->joint[1].def = gy_default_joint_def();
     s->joint[1].def.type = GY_JOINT_BALL;
     s->joint[1].def.anchor = gy_v3(-0.25, 2.25, 0);
     s->joint[2] = (gy_physics_joint_def){
-        .index = 3, .a.index = 5, .a.generation = 105, .b.index = 1, .b.generation = 101};
+        .a.index = 5, .a.generation = 105, .b.index = 1, .b.generation = 101};
     s->joint[2].def = gy_default_joint_def();
     s->joint[2].def.type = GY_JOINT_DISTANCE;
     s->joint[2].def.anchor = gy_v3(-2.5, 1.5, 0);
@@ -193,17 +195,20 @@ static gy_result create_labelled(gy_physics *p, scene_data *s, obj_kind kind, ui
     gy_result r;
     if (kind == OBJ_RESOURCE) {
         gy_physics_resource_ref ref = {0, 0};
-        label = p->game.resource_ids.next = 300u + s->res[i].index;
+        label = p->game.resource_ids.next = 300u + i + 1u;
+        p->game.resource_ids.free_from = i + 1u;
         r = gy_physics_record_create_resource(p, &s->res[i], &ref);
         generation = ref.generation;
     } else if (kind == OBJ_JOINT) {
         gy_physics_joint_ref ref = {0, 0};
-        label = p->game.joint_ids.next = 200u + s->joint[i].index;
+        label = p->game.joint_ids.next = 200u + i + 1u;
+        p->game.joint_ids.free_from = i + 1u;
         r = gy_physics_record_create_joint(p, &s->joint[i], &ref);
         generation = ref.generation;
     } else {
         gy_physics_body_ref ref = {0, 0};
         label = p->game.ids.next = 100u + i;
+        p->game.ids.free_from = i;
         r = gy_physics_record_create_body(p, &s->body[i], &ref);
         generation = ref.generation;
     }

@@ -279,14 +279,13 @@ static void on_physics_reply(void *ctx, const gy_reply *r)
     }
 }
 
-static gy_physics_body_def sphere_desc(uint32_t store, gy_vec3 pos, gy_collider_def *col)
+static gy_physics_body_def sphere_desc(gy_vec3 pos, gy_collider_def *col)
 {
     *col = gy_default_collider_def();
     col->shape.type = GY_SHAPE_SPHERE;
     col->shape.radius = 0.25;
     gy_physics_body_def d;
     memset(&d, 0, sizeof d);
-    d.index = store;
     d.def = gy_default_body_def();
     d.def.pose.position = pos;
     d.colliders = col;
@@ -294,14 +293,14 @@ static gy_physics_body_def sphere_desc(uint32_t store, gy_vec3 pos, gy_collider_
     return d;
 }
 
-/* Creates a body; bodies created in index order from 0 in a fresh pool get generation index + 1,
- * which later commands name them by. */
-static void create_in_order(gy_physics *p, const gy_physics_body_def *d)
+/* Creates a body, the `index`-th created in a fresh pool: it gets index `index` and generation
+ * index + 1, which later commands name it by. */
+static void create_in_order(gy_physics *p, const gy_physics_body_def *d, uint32_t index)
 {
     gy_physics_body_ref ref;
     assert_result(gy_physics_record_create_body(p, d, &ref), GY_OK);
-    assert_int_equal(ref.index, d->index);
-    assert_int_equal(ref.generation, d->index + 1u);
+    assert_int_equal(ref.index, index);
+    assert_int_equal(ref.generation, index + 1u);
 }
 
 static void test_queue_pressure_physics_command_flood_applies_everything(void **state)
@@ -323,8 +322,8 @@ static void test_queue_pressure_physics_command_flood_applies_everything(void **
     enum { BODIES = 32, IMPULSES = 400, BATCHES = 40 };
     gy_collider_def col;
     for (uint32_t i = 0; i < BODIES; i++) {
-        gy_physics_body_def d = sphere_desc(i, gy_v3(2.0 * i, 0, 0), &col);
-        create_in_order(p, &d);
+        gy_physics_body_def d = sphere_desc(gy_v3(2.0 * i, 0, 0), &col);
+        create_in_order(p, &d, i);
     }
     assert_result(gy_physics_publish(p, NULL), GY_OK);
     uint32_t recorded = BODIES;
@@ -395,18 +394,17 @@ static void test_queue_pressure_physics_event_flood_drops_only_counted_events(vo
     floor_col.shape.box_size = gy_v3(60, 1, 60);
     gy_physics_body_def floor_desc;
     memset(&floor_desc, 0, sizeof floor_desc);
-    floor_desc.index = 0;
     floor_desc.def = gy_default_body_def();
     floor_desc.def.type = GY_MOTION_STATIC;
     floor_desc.def.pose.position = gy_v3(0, -0.5, 0);
     floor_desc.colliders = &floor_col;
     floor_desc.collider_count = 1;
-    create_in_order(p, &floor_desc);
+    create_in_order(p, &floor_desc, 0);
     gy_collider_def col;
     for (uint32_t i = 1; i <= SPHERES; i++) {
         gy_physics_body_def d =
-            sphere_desc(i, gy_v3(-25.0 + 5.0 * (i % 10), 0.24, -25.0 + 5.0 * (i / 10)), &col);
-        create_in_order(p, &d);
+            sphere_desc(gy_v3(-25.0 + 5.0 * (i % 10), 0.24, -25.0 + 5.0 * (i / 10)), &col);
+        create_in_order(p, &d, i);
     }
 
     /* The flood: 13 ticks without draining (two diagnostics samples: ticks 1 and 13). */

@@ -12,30 +12,28 @@ extern "C" {
 
 /* ---- body references ------------------------------------------------------------------------- */
 
-/* One body, as every command, reply, proxy and query hit names it. `index` is its slot: the one
- * the host chose in gy_physics_body_def.index (below GY_PHYSICS_MAX_STORE_INDEX; proxies
- * are indexed by it, and a released body's slot may hold another body later). `generation` is
- * issued by the subsystem when the body is created (gy_physics_record_create_body, or the start
- * that rebuilds a bootstrap list): never 0, and never issued twice by one subsystem, so a ref to
- * a released body never names the body that takes its slot next — a command naming it is refused
- * (GY_ERR_STALE_HANDLE on the game thread, dropped and counted on the physics thread) and a reply
- * about it is rejected. All-zero is the null ref. */
+/* One body, as every command, reply, proxy and query hit names it. Both parts are issued by the
+ * subsystem's game-side pool when the body is created (gy_physics_record_create_body, or the
+ * start that rebuilds a bootstrap list). `index` is its slot: the lowest with no live body (below
+ * GY_PHYSICS_MAX_STORE_INDEX; proxies are indexed by it, and a released body's slot may hold
+ * another body later). `generation` is never 0, and never issued twice by one subsystem, so a ref
+ * to a released body never names the body that takes its slot next — a command naming it is
+ * refused (GY_ERR_STALE_HANDLE on the game thread, dropped and counted on the physics thread) and
+ * a reply about it is rejected. All-zero is the null ref. */
 typedef struct gy_physics_body_ref {
     uint32_t index;
     uint32_t generation;
 } gy_physics_body_ref;
 
-/* A joint's identity, issued and checked exactly as a body's (its own pool of generations):
- * `index` is the host's slot (gy_physics_joint_def.index), `generation` is issued by the
- * subsystem when the joint is created. All-zero is the null ref. */
+/* A joint's identity, issued and checked exactly as a body's (its own pool: indices from 1,
+ * generations of its own) when the joint is created. All-zero is the null ref. */
 typedef struct gy_physics_joint_ref {
     uint32_t index;
     uint32_t generation;
 } gy_physics_joint_ref;
 
-/* A mesh or hull resource's identity, issued and checked as a body's (its own pool of
- * generations): `index` is the host's slot (gy_physics_resource_def.index, never 0), `generation`
- * is issued when the resource is created. All-zero is the null ref. */
+/* A mesh or hull resource's identity, issued and checked as a body's (its own pool: indices from
+ * 1, generations of its own) when the resource is created. All-zero is the null ref. */
 typedef struct gy_physics_resource_ref {
     uint32_t index;
     uint32_t generation;

@@ -27,10 +27,9 @@ typedef struct gy_character_def gy_character_def;
  * in `shape.resource.bits`, packed by gy_physics_resource_ref_bits (index low, generation high).
  * Recording refuses a ref that is not live; the physics thread refuses the body (CREATE_FAILED,
  * stale handle) when the resource live in that slot when the body is created has another
- * generation. In a bootstrap list the resources are the list's own, named by index alone (their
- * refs are issued by the start; the generations here are not read). */
+ * generation. In a bootstrap list the resources are the list's own, named by index alone: the
+ * start issues the list's i-th resource index i + 1 (the generations here are not read). */
 typedef struct gy_physics_body_def {
-    uint32_t index;  /* the slot (< GY_PHYSICS_MAX_STORE_INDEX) with no live body: the ref's */
     gy_body_def def; /* user_data is overwritten (Gyre keeps the body's ref) */
     const gy_collider_def *colliders;
     uint32_t collider_count; /* 1..65535 */
@@ -46,17 +45,15 @@ typedef struct gy_physics_body_def {
 } gy_physics_body_def;
 
 /* A joint between two bodies; a null `b`: the world. In a bootstrap list the bodies are the
- * list's own, named by index alone (their refs are issued by the start; the generations here are
- * not read). The def's `a`, `b` and user_data are ignored. */
+ * list's own, named by index alone: the start issues the list's i-th body index i (the
+ * generations here are not read). The def's `a`, `b` and user_data are ignored. */
 typedef struct gy_physics_joint_def {
-    uint32_t index; /* the slot (< GY_PHYSICS_MAX_STORE_INDEX) with no live joint: the ref's */
     gy_physics_body_ref a, b;
     gy_joint_def def;
 } gy_physics_joint_def;
 
 /* A mesh or hull resource; exactly one of mesh/hull is non-NULL. Data is read during start. */
 typedef struct gy_physics_resource_def {
-    uint32_t index; /* the slot (1..GY_PHYSICS_MAX_STORE_INDEX - 1) with no live resource */
     const gy_mesh_def *mesh;
     const gy_hull_def *hull;
 } gy_physics_resource_def;
@@ -71,8 +68,10 @@ struct gy_physics_bootstrap {
     const gy_physics_joint_def *joints;
     uint32_t joint_count;
     /* Where the start writes the refs it issues to the bodies, one per body in list order: what
-     * later commands name them by (NULL: not reported). Refs are issued in list order from the
-     * pool's counter, so a host that keeps none of them knows only that they are new. */
+     * later commands name them by (NULL: not reported). The start empties the pools and issues
+     * in list order: the i-th body gets index i, the i-th joint and resource index i + 1, and
+     * generations follow the pools' counters, so a host that keeps none of the refs knows only
+     * their indices and that they are new. */
     gy_physics_body_ref *body_refs;
     /* The same for the joints and the resources, one per entry in list order (NULL: not
      * reported). */
@@ -84,7 +83,7 @@ struct gy_physics_bootstrap {
 /* All validate first: GY_ERR_NON_FINITE / GY_ERR_INVALID_ARGUMENT and nothing is recorded.
  * GY_ERR_MISUSE when not running. Body, joint and resource commands check the ref against the
  * game side's pool of live refs: GY_ERR_STALE_HANDLE when it is null, released, or issued before
- * the last start (create: GY_ERR_MISUSE when the slot holds a live one). On the physics thread, a
+ * the last start. On the physics thread, a
  * command whose ref no longer names the body, joint or resource there (e.g. its create failed) is
  * dropped and counted (commands_dropped_stale). */
 
@@ -95,15 +94,17 @@ struct gy_physics_bootstrap {
  * non-finite, which finite inputs from about 1e105 (angular) or 1e155 cause. */
 #define GY_PHYSICS_MAX_MAGNITUDE GY_MAX_MAGNITUDE
 
-/* Issues the body's ref into *out (untouched on error): desc->index with the pool's next
- * generation. GY_ERR_INVALID_ARGUMENT for a NULL out; GY_ERR_CAPACITY once 2^32 - 1 refs have
- * been issued (generations are never reused). */
+/* Issues the body's ref into *out (untouched on error): the lowest index with no live body (so the
+ * proxies, indexed by it, stay as dense as the live bodies) and the pool's next generation.
+ * GY_ERR_INVALID_ARGUMENT for a NULL out; GY_ERR_CAPACITY once 2^32 - 1 refs have been issued
+ * (generations are never reused) or GY_PHYSICS_MAX_STORE_INDEX bodies are live. */
 gy_result gy_physics_record_create_body(gy_physics *p, const gy_physics_body_def *desc,
                                         gy_physics_body_ref *out);
-/* The ref is released at once: later commands naming it are refused. */
+/* The ref is released at once: later commands naming it are refused, and its index is the next
+ * create's if no lower one is free. */
 gy_result gy_physics_record_release_body(gy_physics *p, gy_physics_body_ref body);
-/* Issues the joint's ref into *out (untouched on error), as create_body does; its bodies' refs
- * must be live (GY_ERR_STALE_HANDLE), its slot free (GY_ERR_MISUSE). */
+/* Issues the joint's ref into *out (untouched on error), as create_body does (indices from 1: 0
+ * names no joint); its bodies' refs must be live (GY_ERR_STALE_HANDLE). */
 gy_result gy_physics_record_create_joint(gy_physics *p, const gy_physics_joint_def *desc,
                                          gy_physics_joint_ref *out);
 /* The ref is released at once: later commands naming it are refused. */
@@ -111,8 +112,8 @@ gy_result gy_physics_record_release_joint(gy_physics *p, gy_physics_joint_ref jo
 /* A live hinge's or slider's motor (checked by gy_validate_joint_motor), applied at the drain. */
 gy_result gy_physics_record_set_motor(gy_physics *p, gy_physics_joint_ref joint,
                                       const gy_joint_motor *motor);
-/* Issues the resource's ref into *out (untouched on error), as create_body does (GY_ERR_MISUSE
- * when its slot holds a live resource). */
+/* Issues the resource's ref into *out (untouched on error), as create_body does (indices from 1:
+ * 0 names no resource). */
 gy_result gy_physics_record_create_resource(gy_physics *p, const gy_physics_resource_def *desc,
                                             gy_physics_resource_ref *out);
 /* The ref is released at once; bodies already using the resource keep it. */

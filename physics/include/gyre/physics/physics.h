@@ -2,7 +2,7 @@
  * physics thread, and the data paths between it and the game thread — sealed command batches in,
  * replies and collision events out, 64-byte proxies and a query snapshot published every tick,
  * live queries under a lock on the simulation. It knows nothing of the World: a body is named by
- * one gy_physics_body_ref, the slot the host chose for it and a generation the subsystem issued.
+ * one gy_physics_body_ref, a slot and a generation the subsystem issued when it was created.
  *
  * Threading contract
  *   - The game thread (one thread, the one that calls gy_physics_start): every function here
