@@ -67,8 +67,6 @@ struct gy_bt_motion {
      * and its inverse; a static's is the identity. */
     btTransform principal, principal_inv;
     btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
-    /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
-    btVector3 force, torque;
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
     double mass; /* dynamic only */
@@ -332,8 +330,6 @@ void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out)
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
 void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
 void gy_bt_body_set_angular_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
-void gy_bt_body_add_force(gy_driver_world *w, gy_bt_body *b, gy_vec3 force);
-void gy_bt_body_add_torque(gy_driver_world *w, gy_bt_body *b, gy_vec3 torque);
 void gy_bt_body_add_impulse(gy_driver_world *w, gy_bt_body *b, gy_vec3 impulse,
                             const gy_vec3 *point);
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);

@@ -1,7 +1,7 @@
 /* Bullet driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
  * substep: kinematic bodies are moved to where their velocities take them (Bullet derives a
- * kinematic body's contact velocity from its last two poses), pending forces are applied, and
- * btDiscreteDynamicsWorld steps once. Its narrowphase runs through the driver's near callback,
+ * kinematic body's contact velocity from its last two poses) and btDiscreteDynamicsWorld steps
+ * once. Its narrowphase runs through the driver's near callback,
  * whose contact result asks the front end's pre-solve rules per collider pair what Bullet only
  * knows per object: category/mask, sensors and response-off colliders (reported, never added to
  * a manifold), one-way platforms (points dropped), combined materials; it adds conveyor motion.
@@ -470,12 +470,6 @@ static void before_substep(gy_driver_world *w, double h)
         gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
-            if (!b->active)
-                continue;
-            if (!b->motion->force.isZero())
-                b->rb->applyCentralForce(b->motion->force);
-            if (!b->motion->torque.isZero())
-                b->rb->applyTorque(b->motion->torque);
             continue;
         }
         bool moving = !b->motion->kin_linear.isZero() || !b->motion->kin_angular.isZero();
@@ -626,8 +620,6 @@ static void end_step(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_bt_body *b = w->moving->items[i];
-        b->motion->force.setZero();
-        b->motion->torque.setZero();
         b->pose_written = false;
     }
     w->aabbs_stale = true;
@@ -676,6 +668,13 @@ static void bt_body_set_velocity(gy_bt_body *b, gy_vec3 linear, gy_vec3 angular)
 
 /* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
  * world inertia tensor onto a locked axis: the front end's projection removes it. */
+/* stepSimulation clears the accumulators after its one internal step. */
+static void bt_body_apply_force(gy_bt_body *b, gy_vec3 force, gy_vec3 torque)
+{
+    b->rb->applyCentralForce(gy_bt_vec(force));
+    b->rb->applyTorque(gy_bt_vec(torque));
+}
+
 static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
 {
     *lock_position = gy_bt_from_vec(b->motion->lock_position);
@@ -788,6 +787,7 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_velocity = bt_body_velocity,
     .body_set_velocity = bt_body_set_velocity,
     .body_locks = bt_body_locks,
+    .body_apply_force = bt_body_apply_force,
     .body_sleep = bt_body_sleep,
     .body_wants_sleep = bt_body_wants_sleep,
     /* Bullet corrects deep overlap by its own split impulse, and settle_contacts gives back its

@@ -28,6 +28,10 @@ typedef struct gy_adapter_motion {
     gy_vec3 substep_start;
     bool continuous;                      /* dynamic bodies only */
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
+    /* Dynamic bodies: the force (N, at the centre of mass) and torque (N·m), world, added since
+     * the last step; the step applies them in each of its substeps the body is awake for and
+     * then clears them (step.h). */
+    gy_vec3 force, torque;
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
     uint32_t moving_index; /* its slot in the front end's moving list (driver.h) */
