@@ -73,6 +73,10 @@ static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
         dJointFeedback *fb = gy_alloc(w->allocator, FEEDBACK_BLOCK * sizeof *fb);
         if (fb == NULL)
             return NULL;
+        /* dWorldQuickStep applies auto-disable before it solves: a body it sends to sleep there
+         * leaves its contact joints unsolved and their feedback as the slot's last solve wrote
+         * it. A new block starts at zero, so no point reads memory never written. */
+        memset(fb, 0, FEEDBACK_BLOCK * sizeof *fb);
         w->feedback_blocks[w->feedback_block_count++] = fb;
     }
     return &w->feedback_blocks[block][point % FEEDBACK_BLOCK];
@@ -335,7 +339,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         p->body2 = &gy_ode_owner(k2)->base;
         p->position = at;
         p->depth = depth;
-        p->bounce = leave;
+        p->bounces = leave > 0.0;
         pts->count++;
     }
     gy_adapter_body_touched(&b1->base);

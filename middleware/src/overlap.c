@@ -155,11 +155,12 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
         p->push = 0.0;
         p->relax = 0.0;
         /* The correction speed the contact row asked for: ERP × (depth − layer) / h, if it
-         * pushed at all. */
+         * pushed at all. A bouncing row aims at the rebound alone and corrects nothing: what it
+         * gives is the bounce's, never to be taken back when the body leaves. */
         double asked =
             fmin(pts->erp * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - pts->layer) / h,
                  pts->max_speed);
-        if (!(gy_v3_dot(gy_v3(p->force[0], p->force[1], p->force[2]), n) > 0.0))
+        if (p->bounces || !(gy_v3_dot(gy_v3(p->force[0], p->force[1], p->force[2]), n) > 0.0))
             asked = 0.0;
         p->depth -= point_speed(ds, p, n, false) * h;
         /* What is carried is what the body still separates at: speed since spent is gone, and a
@@ -193,8 +194,7 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
     for (uint32_t it = 0; it < pts->iterations; it++) {
         for (uint32_t i = 0; i < pts->count; i++) {
             gy_adapter_point *p = &pts->items[i];
-            if (p->inv_k == 0.0 || p->bounce > 0.0 ||
-                (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
+            if (p->inv_k == 0.0 || p->bounces || (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
                 continue;
             double target =
                 fmin(pts->push_erp * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
@@ -253,7 +253,7 @@ static void give_back(const gy_driver_step *ds, gy_adapter_points *pts)
             const gy_adapter_settle *s1 = p->settle1, *s2 = p->settle2;
             const gy_adapter_push *u1 = p->push1, *u2 = p->push2;
             /* Only a body leaving all its contacts gives its correction back. */
-            if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
+            if (p->inv_k == 0.0 || p->bounces || p->depth > 0.0 ||
                 (p->body1->type == GY_MOTION_DYNAMIC && u1->keeps_touching) ||
                 (p->body2->type == GY_MOTION_DYNAMIC && u2->keeps_touching))
                 continue;

@@ -43,7 +43,7 @@ typedef struct gy_adapter_push {
 } gy_adapter_push;
 
 /* One contact point the driver's solver took this substep. The driver fills the fields down to
- * `bounce`; the rest is the front end's. */
+ * `bounces`; the rest is the front end's. */
 typedef struct gy_adapter_point {
     uint32_t pair;       /* the pair's index in this step's report */
     const double *force; /* where the solver leaves the force on body1 (N, 3 values) */
@@ -51,8 +51,8 @@ typedef struct gy_adapter_point {
     bool body1_is_a;     /* body1 owns the pair's collider a */
     gy_adapter_body *body1, *body2; /* the point's bodies (a static one's record included) */
     gy_vec3 position;               /* contact point, world */
-    double depth;  /* overlap when the substep began (m), then what the solve left */
-    double bounce; /* separation speed restitution asks for (m/s), 0 for none */
+    double depth; /* overlap when the substep began (m), then what the solve left */
+    bool bounces; /* restitution aimed the point at a rebound this substep (it keeps it) */
     /* The push-out's total (pseudo-impulse, N·s), the impulse the give-back took (N·s, <= 0),
      * each body's response to a unit impulse along the normal and the inverse of the point's
      * effective mass. */

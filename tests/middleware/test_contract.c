@@ -1206,6 +1206,26 @@ static void test_contract_restitution_is_exact_across_bounces(void **state)
     expect_empty(fx);
 }
 
+/* A bouncing contact corrects no overlap (its row aims at the rebound alone), so when the ball
+ * leaves, the overlap correction takes none of its rebound back: at e = 0.8 and e = 0.5 too each
+ * bounce keeps e² of the height, within the 1 cm above. */
+static void test_contract_bounce_keeps_its_rebound_when_the_ball_leaves(void **state)
+{
+    fixture *fx = *state;
+    const double es[] = {0.8, 0.5};
+    for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+        double apex[3], want = 2.0;
+        bounce_apexes(fx, es[i], want, apex, 3);
+        for (int k = 0; k < 3; k++) {
+            want *= es[i] * es[i];
+            if (fabs(apex[k] - want) > 0.01)
+                fail_msg("e = %.1f: bounce %d rose to %.4f m, expected %.4f m", es[i], k + 1,
+                         apex[k], want);
+        }
+    }
+    expect_empty(fx);
+}
+
 static const char *const k_mode_names[4] = {"average", "min", "multiply", "max"};
 
 /* gy_combine(0.5, row, 0.8, column), written out by hand: the pair uses the mode of higher
@@ -4234,6 +4254,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_restitution_combine_uses_higher_precedence_mode),
         CONTRACT_TEST(test_contract_penetration_recovery_adds_no_energy),
         CONTRACT_TEST(test_contract_restitution_is_exact_across_bounces),
+        CONTRACT_TEST(test_contract_bounce_keeps_its_rebound_when_the_ball_leaves),
         CONTRACT_TEST(test_contract_combine_precedence_table),
         CONTRACT_TEST(test_contract_restitution_pairs_follow_the_precedence_table),
         CONTRACT_TEST(test_contract_ramp_slides_coulomb_distance),
