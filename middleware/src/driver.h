@@ -144,13 +144,15 @@ typedef struct gy_driver_step {
     void (*body_wants_sleep)(gy_driver_body *b, bool wants);
     /* The overlap correction (overlap.h), for a driver whose solver corrects overlap through
      * the velocities; all NULL otherwise. `body_settle` is any body's give-back state (a
-     * static's included), kept by the driver; `body_push` a moving body's push-out. A driver
-     * with `body_settle` has the front end start each substep's `in_contact` and give-back
-     * (gy_adapter_overlap_begin); one with `body_push` also lists its solved points in the
-     * report's `points` during `solve`, and the front end settles them after it. `body_mass` is
-     * a dynamic body's mass (kg), `body_inv_inertia` its inverse inertia about the centre of
-     * mass in body axes, `body_rotation` its rotation (the centre-of-mass frame's), set by
-     * `body_set_rotation` (normalised) without waking it. */
+     * static's included), kept by the driver: a driver with it has the front end start each
+     * substep's `in_contact` and give-back (gy_adapter_overlap_begin), lists its solved points
+     * in the report's `points` during `solve` (their impulses reach the report through them)
+     * and has the front end settle them after it. `body_push` is a moving body's push-out, for
+     * a vendor without a split impulse of its own (NULL: it pushes deep overlap out itself), and
+     * `body_set_rotation` (normalised, without waking the body) is read only with it.
+     * `body_mass` is a dynamic body's mass (kg), `body_inv_inertia` its inverse inertia about
+     * the centre of mass in body axes, `body_rotation` its rotation (the centre-of-mass
+     * frame's). */
     gy_adapter_settle *(*body_settle)(gy_driver_body *b);
     gy_adapter_push *(*body_push)(gy_driver_body *b);
     double (*body_mass)(const gy_driver_body *b);

@@ -24,8 +24,10 @@ extern "C" {
 typedef struct gy_adapter_motion {
     double gravity_factor;
     double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
-    /* Step state (step.h): the centre of mass when the current substep began. */
+    /* Step state (step.h): the centre of mass when the current substep began, and whether one
+     * of its points stays overlapped after the substep's solve (the give-back, overlap.h). */
     gy_vec3 substep_start;
+    bool keeps_touching;
     bool continuous;                      /* dynamic bodies only */
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
     /* Dynamic bodies: the force (N, at the centre of mass) and torque (N·m), world, added since

@@ -513,7 +513,7 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         if (ds->body_settle != NULL)
             gy_adapter_overlap_begin(ds, moving, n);
         ds->solve(dw, h, k);
-        if (ds->body_push != NULL)
+        if (ds->body_settle != NULL)
             gy_adapter_overlap_settle(ds, contacts, h);
         ballistic_correction(s, ds, moving, n, h);
         project_locks(ds, moving, n);

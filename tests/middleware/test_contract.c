@@ -1100,6 +1100,23 @@ static double pushed_out_box(fixture *fx, double depth, double g, int steps, gy_
     return top - 0.5;
 }
 
+/* A box created 5 mm into the ground in zero gravity, within the depth the contact rows correct
+ * through the velocities (GY_ADAPTER_SOLVER_DEPTH): the rows push it out at their correction
+ * speed (ERP x depth / h, 6 to 12 cm/s), and once its overlap is closed the front end's give-back
+ * takes that speed back through its centre of mass on every adapter, in the substep after the
+ * overlap closes: it rises at most that substep's travel above rest (2 mm at 12 cm/s), and after
+ * 1 s it moves at under 1 cm/s (kept, the correction speed would carry it away at 6 cm/s or more).
+ */
+static void test_contract_shallow_overlap_is_left_without_its_correction_speed(void **state)
+{
+    fixture *fx = *state;
+    gy_vec3 v;
+    double over = pushed_out_box(fx, 0.005, 0.0, 60, &v);
+    assert_between(over, -0.001, 0.002);
+    assert_between(gy_v3_len(v), 0.0, 0.01);
+    expect_empty(fx);
+}
+
 static void test_contract_penetration_recovery_adds_no_energy(void **state)
 {
     fixture *fx = *state;
@@ -4253,6 +4270,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_restitution_rebounds_to_e_squared_height),
         CONTRACT_TEST(test_contract_restitution_combine_uses_higher_precedence_mode),
         CONTRACT_TEST(test_contract_penetration_recovery_adds_no_energy),
+        CONTRACT_TEST(test_contract_shallow_overlap_is_left_without_its_correction_speed),
         CONTRACT_TEST(test_contract_restitution_is_exact_across_bounces),
         CONTRACT_TEST(test_contract_bounce_keeps_its_rebound_when_the_ball_leaves),
         CONTRACT_TEST(test_contract_combine_precedence_table),
