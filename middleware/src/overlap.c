@@ -256,7 +256,11 @@ static void give_back(const gy_driver_step *ds, gy_adapter_points *pts)
             if (moves(b) && pts->items[i].depth > 0.0)
                 b->motion->keeps_touching = true;
         }
-    for (uint32_t it = 0; it < pts->iterations; it++) {
+    /* Which points give back does not change between iterations: a resting pile has none, and
+     * is not walked again. */
+    bool any = true;
+    for (uint32_t it = 0; it < pts->iterations && any; it++) {
+        any = false;
         for (uint32_t i = 0; i < pts->count; i++) {
             gy_adapter_point *p = &pts->items[i];
             const gy_adapter_settle *s1 = p->settle1, *s2 = p->settle2;
@@ -274,6 +278,7 @@ static void give_back(const gy_driver_step *ds, gy_adapter_points *pts)
             double k = gy_v3_dot(n, gy_v3_sub(p->lin1, p->lin2));
             if (!(k > 0.0))
                 continue;
+            any = true;
             double d = -centre_speed(ds, p, n) / k;
             d = fmin(fmax(d, -cap / k - p->relax), -p->relax);
             p->relax += d;
