@@ -30,9 +30,9 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
     si.m_restitutionVelocityThreshold = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
     /* Overlap deeper than GY_ADAPTER_SOLVER_DEPTH is undone by split impulse, in positions only
      * (Bullet's default splits only beyond 4 cm); the speed that corrects the rest is given back
-     * when the body leaves (settle_contacts). Splitting all of it leaves a 10-box stack without
-     * the velocity correction that keeps it upright at 10 iterations: it falls within 5 s at any
-     * m_erp2 tried. */
+     * when the body leaves (the front end's overlap.c). Splitting all of it leaves a 10-box stack
+     * without the velocity correction that keeps it upright at 10 iterations: it falls within 5 s
+     * at any m_erp2 tried. */
     si.m_splitImpulse = 1;
     si.m_splitImpulsePenetrationThreshold = -GY_ADAPTER_SOLVER_DEPTH;
     /* A box or hull meeting a plane gets the corners of its face in one step: Bullet's default
@@ -136,8 +136,6 @@ extern "C" const gy_driver gy_bullet_driver = {
     .body_set_pose = gy_bt_body_set_pose,
     .body_set_linear_velocity = gy_bt_body_set_linear_velocity,
     .body_set_angular_velocity = gy_bt_body_set_angular_velocity,
-    .body_add_force = gy_bt_body_add_force,
-    .body_add_torque = gy_bt_body_add_torque,
     .body_add_impulse = gy_bt_body_add_impulse,
     .body_point_velocity = gy_bt_body_point_velocity,
     .body_put_asleep = gy_bt_body_put_asleep,

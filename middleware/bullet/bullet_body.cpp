@@ -610,8 +610,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->motion->principal = principal;
         b->motion->principal_inv = principal_inv;
         b->motion->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
-        b->motion->force = btVector3(0, 0, 0);
-        b->motion->torque = btVector3(0, 0, 0);
         b->motion->kin_linear = btVector3(0, 0, 0);
         b->motion->kin_angular = btVector3(0, 0, 0);
     }
@@ -821,16 +819,6 @@ void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v
     b->rb->setAngularVelocity(gy_bt_vec(v));
 }
 
-void gy_bt_body_add_force(gy_driver_world *, gy_bt_body *b, gy_vec3 f)
-{
-    b->motion->force += gy_bt_vec(f);
-}
-
-void gy_bt_body_add_torque(gy_driver_world *, gy_bt_body *b, gy_vec3 t)
-{
-    b->motion->torque += gy_bt_vec(t);
-}
-
 void gy_bt_body_add_impulse(gy_driver_world *, gy_bt_body *b, gy_vec3 j, const gy_vec3 *p)
 {
     if (p == nullptr) {
@@ -854,8 +842,6 @@ void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
     b->rb->setLinearVelocity(btVector3(0, 0, 0));
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
-    b->motion->force.setZero();
-    b->motion->torque.setZero();
     gy_adapter_sleep_reset(b->motion->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it

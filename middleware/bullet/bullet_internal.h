@@ -67,8 +67,6 @@ struct gy_bt_motion {
      * and its inverse; a static's is the identity. */
     btTransform principal, principal_inv;
     btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
-    /* Forces and torques accumulate here until the step (Bullet clears its own per substep). */
-    btVector3 force, torque;
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
     double mass; /* dynamic only */
@@ -95,15 +93,13 @@ struct gy_driver_body {
      * which a level holds by the thousand and which never move by it (what only moving bodies
      * need lives there, not here). */
     gy_bt_motion *motion;
-    /* What it gives back when all its overlaps close (bullet_step.cpp; the front end forgets it
-     * when the body leaves every contact, overlap.h). */
+    /* What it gives back when all its overlaps close (the front end's, overlap.h). */
     gy_adapter_settle settle;
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool any_lock;
-    bool pose_written;   /* kinematic: re-posed since the last step, counts as moving once */
-    bool active;         /* this substep: awake (dynamic) or moving (kinematic) */
-    bool keeps_touching; /* settle_contacts: some point of it stays overlapped this substep */
+    bool pose_written; /* kinematic: re-posed since the last step, counts as moving once */
+    bool active;       /* this substep: awake (dynamic) or moving (kinematic) */
 };
 
 /* ---- joints --------------------------------------------------------------------------------- */
@@ -206,6 +202,9 @@ struct gy_driver_world {
     btCollisionObject probe; /* queries' stand-in for the query shape; never added */
     btAlignedObjectArray<const btDbvtNode *> query_stack; /* overlap traversal, grown to peak */
     btManifoldArray refresh_manifolds; /* a pair's manifolds while it is collided, grown to peak */
+    /* The solved force on the first body of each point listed for the overlap correction
+     * (gy_adapter_point.force), grown to peak. */
+    btAlignedObjectArray<btVector3> point_forces;
     gy_bt_query_shape_storage query_storage;
     btConvexShape *query_shape; /* the primitive currently built in query_storage, or NULL */
 
@@ -328,8 +327,6 @@ void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out)
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
 void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
 void gy_bt_body_set_angular_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
-void gy_bt_body_add_force(gy_driver_world *w, gy_bt_body *b, gy_vec3 force);
-void gy_bt_body_add_torque(gy_driver_world *w, gy_bt_body *b, gy_vec3 torque);
 void gy_bt_body_add_impulse(gy_driver_world *w, gy_bt_body *b, gy_vec3 impulse,
                             const gy_vec3 *point);
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);

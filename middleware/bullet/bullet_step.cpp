@@ -1,7 +1,7 @@
 /* Bullet driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
  * substep: kinematic bodies are moved to where their velocities take them (Bullet derives a
- * kinematic body's contact velocity from its last two poses), pending forces are applied, and
- * btDiscreteDynamicsWorld steps once. Its narrowphase runs through the driver's near callback,
+ * kinematic body's contact velocity from its last two poses) and btDiscreteDynamicsWorld steps
+ * once. Its narrowphase runs through the driver's near callback,
  * whose contact result asks the front end's pre-solve rules per collider pair what Bullet only
  * knows per object: category/mask, sensors and response-off colliders (reported, never added to
  * a manifold), one-way platforms (points dropped), combined materials; it adds conveyor motion.
@@ -17,6 +17,10 @@
 
 #include "../src/step.h"
 #include "bullet_internal.h"
+
+/* A bit of btManifoldPoint::m_contactPointFlags that Bullet leaves alone: restitution aimed the
+ * point at a rebound in this substep's solve (gy_adapter_point.bounces). */
+static const int GY_BT_CONTACT_BOUNCES = 1 << 16;
 
 /* ---- report ------------------------------------------------------------------------------- */
 
@@ -376,9 +380,10 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
     btSequentialImpulseConstraintSolver::convertContacts(manifolds, count, info);
     for (int i = 0; i < m_tmpSolverContactConstraintPool.size(); i++) {
         btSolverConstraint &c = m_tmpSolverContactConstraintPool[i];
-        const btManifoldPoint *cp = static_cast<const btManifoldPoint *>(c.m_originalContactPoint);
+        btManifoldPoint *cp = static_cast<btManifoldPoint *>(c.m_originalContactPoint);
         if (cp == nullptr)
             continue;
+        cp->m_contactPointFlags &= ~GY_BT_CONTACT_BOUNCES;
         if (!(cp->m_combinedRestitution > 0.0)) {
             settle_into_layer(c, *cp, info, m_tmpSolverBodyPool[c.m_solverBodyIdA],
                               m_tmpSolverBodyPool[c.m_solverBodyIdB]);
@@ -417,16 +422,64 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
          * (in the velocity or split off), which would add its height to the rebound. */
         c.m_rhs = (leave - row_speed(c, sa, sb)) * c.m_jacDiagABInv;
         c.m_rhsPenetration = 0.0;
+        cp->m_contactPointFlags |= GY_BT_CONTACT_BOUNCES;
     }
 }
 
 /* ---- after the solve ------------------------------------------------------------------------ */
 
+/* Whether a body takes part in the give-back: dynamic and awake. */
+static bool settles(const gy_bt_body *b)
+{
+    return b->base.type == GY_MOTION_DYNAMIC && b->rb->isActive();
+}
+
+/* Lists an overlapping point of a manifold with an awake dynamic side for the front end's
+ * overlap correction (overlap.h), which adds its impulses to the report: body1 is the manifold's
+ * body 0, the normal Bullet's B-to-A one, the force the solved impulses on body 0 over h. False
+ * when out of memory (noted). */
+static bool list_point(gy_driver_world *w, uint32_t pair, bool first0, gy_bt_body *b0,
+                       gy_bt_body *b1, const btManifoldPoint &p, double h)
+{
+    gy_adapter_points *pts = &w->contacts->points;
+    gy_adapter_point *pt = gy_adapter_points_next(pts, w->allocator, &w->step_error);
+    if (pt == nullptr)
+        return false;
+    btVector3 &f = w->point_forces[(int)pts->count];
+    f = (p.m_normalWorldOnB * p.m_appliedImpulse +
+         p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
+         p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2) /
+        h;
+    pt->pair = pair;
+    pt->force = &f.m_floats[0];
+    pt->normal = gy_bt_from_vec(p.m_normalWorldOnB);
+    pt->body1_is_a = first0;
+    pt->body1 = &b0->base;
+    pt->body2 = &b1->base;
+    pt->position = gy_bt_from_vec((p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5);
+    pt->depth = -p.getDistance();
+    pt->bounces = (p.m_contactPointFlags & GY_BT_CONTACT_BOUNCES) != 0;
+    pts->count++;
+    return true;
+}
+
 /* Reads this substep's manifolds into the report: every point that touches (penetrates, or
- * carried load) counts; impulses add up over the step. */
-static void gather_manifolds(gy_driver_world *w)
+ * carried load) counts; impulses add up over the step. An overlapping point with an awake
+ * dynamic side goes to the front end's overlap correction instead, which reports it. */
+static void gather_manifolds(gy_driver_world *w, double h)
 {
     int nm = w->dispatcher.getNumManifolds();
+    int most = 0;
+    for (int i = 0; i < nm; i++)
+        most += w->dispatcher.getManifoldByIndexInternal(i)->getNumContacts();
+    if (w->point_forces.size() < most)
+        w->point_forces.resize(most);
+    gy_adapter_points *pts = &w->contacts->points;
+    pts->erp = w->world.getSolverInfo().m_erp;
+    pts->layer = w->world.getSolverInfo().m_linearSlop;
+    pts->max_speed = INFINITY; /* Bullet's rows do not cap their correction */
+    pts->push_erp = 0.0;       /* deep overlap is Bullet's split impulse */
+    pts->iterations = (uint32_t)w->world.getSolverInfo().m_numIterations;
     for (int i = 0; i < nm; i++) {
         btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
         int n = m->getNumContacts();
@@ -437,6 +490,7 @@ static void gather_manifolds(gy_driver_world *w)
             continue;
         gy_adapter_body_touched(&b0->base);
         gy_adapter_body_touched(&b1->base);
+        bool settle = settles(b0) || settles(b1);
         for (int k = 0; k < n; k++) {
             const btManifoldPoint &p = m->getContactPoint(k);
             if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count || p.m_partId1 < 0 ||
@@ -449,13 +503,19 @@ static void gather_manifolds(gy_driver_world *w)
             uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
             if (idx == UINT32_MAX)
                 return;
+            pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
+                          -p.m_normalWorldOnB, p.getDistance());
+            if (settle && p.getDistance() <= 0.0) {
+                if (!list_point(w, idx, first0, b0, b1, p, h))
+                    return;
+                continue;
+            }
             w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
+            /* The tangent sums the impulse on collider b's body (overlap.h). */
             btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
                           p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
             gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
-            pr->head.tangent = gy_v3_mad(pr->head.tangent, gy_bt_from_vec(t), first0 ? 1.0 : -1.0);
-            pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
-                          -p.m_normalWorldOnB, p.getDistance());
+            pr->head.tangent = gy_v3_mad(pr->head.tangent, gy_bt_from_vec(t), first0 ? -1.0 : 1.0);
         }
     }
 }
@@ -470,12 +530,6 @@ static void before_substep(gy_driver_world *w, double h)
         gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_DYNAMIC) {
             b->active = b->rb->isActive();
-            if (!b->active)
-                continue;
-            if (!b->motion->force.isZero())
-                b->rb->applyCentralForce(b->motion->force);
-            if (!b->motion->torque.isZero())
-                b->rb->applyTorque(b->motion->torque);
             continue;
         }
         bool moving = !b->motion->kin_linear.isZero() || !b->motion->kin_angular.isZero();
@@ -496,85 +550,6 @@ static void before_substep(gy_driver_world *w, double h)
     }
 }
 
-/* A static has no btRigidBody of its own, and no velocity. */
-static btVector3 linear_velocity(const gy_bt_body *b)
-{
-    return b->base.type == GY_MOTION_STATIC ? btVector3(0, 0, 0) : b->rb->getLinearVelocity();
-}
-
-/* Overlap up to GY_ADAPTER_SOLVER_DEPTH is corrected through the velocities (Baumgarte; deeper
- * is split off), and that speed stays once the overlap is gone: a body pushed out of the last
- * centimetre floated off at 0.11 m/s. Each body remembers the largest correction speed its
- * contacts asked for, less what its centre no longer separates at, while it keeps touching; a
- * point whose overlap this substep's motion closes gives back, of its bodies' separation along
- * the normal (through the centres of mass), at most that much. A point still overlapping keeps
- * its push (what holds resting bodies up), and bouncing points keep their rebound. */
-static void settle_contacts(gy_driver_world *w, double h)
-{
-    const btContactSolverInfo &info = w->world.getSolverInfo();
-    int nm = w->dispatcher.getNumManifolds();
-    for (uint32_t i = 0; i < w->moving->count; i++)
-        w->moving->items[i]->keeps_touching = false;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < nm; i++) {
-            btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
-            gy_bt_body *ba = gy_bt_body_of(m->getBody0()), *bb = gy_bt_body_of(m->getBody1());
-            if (ba == nullptr || bb == nullptr)
-                continue;
-            bool move_a = ba->base.type == GY_MOTION_DYNAMIC && ba->rb->isActive();
-            bool move_b = bb->base.type == GY_MOTION_DYNAMIC && bb->rb->isActive();
-            if (!move_a && !move_b)
-                continue;
-            for (int k = 0; k < m->getNumContacts(); k++) {
-                const btManifoldPoint &p = m->getContactPoint(k);
-                if (p.getDistance() > 0.0)
-                    continue;
-                const btVector3 &n = p.m_normalWorldOnB; /* B to A */
-                btVector3 lin_a = move_a ? n * ba->rb->getLinearFactor() * ba->rb->getInvMass()
-                                         : btVector3(0, 0, 0);
-                btVector3 lin_b = move_b ? -n * bb->rb->getLinearFactor() * bb->rb->getInvMass()
-                                         : btVector3(0, 0, 0);
-                double sep = n.dot(gy_bt_body_velocity_at(ba, p.getPositionWorldOnA()) -
-                                   gy_bt_body_velocity_at(bb, p.getPositionWorldOnB()));
-                double centre = n.dot(linear_velocity(ba) - linear_velocity(bb));
-                double depth = fmin(0.0, p.getDistance() + info.m_linearSlop);
-                bool closes = -depth - sep * h <= 0.0;
-                if (pass == 0) {
-                    double asked = info.m_erp * fmin(-depth, GY_ADAPTER_SOLVER_DEPTH) / h;
-                    double carried = fmax(0.0, centre);
-                    if (move_a)
-                        ba->settle.correction_speed =
-                            fmax(asked, fmin(ba->settle.correction_speed, carried));
-                    if (move_b)
-                        bb->settle.correction_speed =
-                            fmax(asked, fmin(bb->settle.correction_speed, carried));
-                    ba->keeps_touching = ba->keeps_touching || !closes;
-                    bb->keeps_touching = bb->keeps_touching || !closes;
-                    continue;
-                }
-                /* Only a body leaving all its contacts gives its correction back. */
-                if (p.m_combinedRestitution > 0.0 || !closes || !(centre > 0.0) ||
-                    (move_a && ba->keeps_touching) || (move_b && bb->keeps_touching))
-                    continue;
-                double cap = fmax(move_a ? ba->settle.correction_speed : 0.0,
-                                  move_b ? bb->settle.correction_speed : 0.0);
-                double k_inv = n.dot(lin_a - lin_b);
-                double give = fmin(centre, cap);
-                if (!(k_inv > 0.0) || !(give > 0.0))
-                    continue;
-                double d = -give / k_inv;
-                if (move_a) {
-                    ba->rb->setLinearVelocity(ba->rb->getLinearVelocity() + lin_a * d);
-                    ba->settle.correction_speed = fmax(0.0, ba->settle.correction_speed - give);
-                }
-                if (move_b) {
-                    bb->rb->setLinearVelocity(bb->rb->getLinearVelocity() + lin_b * d);
-                    bb->settle.correction_speed = fmax(0.0, bb->settle.correction_speed - give);
-                }
-            }
-        }
-}
-
 static void bt_solve(gy_driver_world *w, double h, uint32_t)
 {
     w->substep_index++;
@@ -590,8 +565,7 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
             b->rb->setAngularVelocity(b->motion->kin_angular);
         }
     }
-    settle_contacts(w, h);
-    gather_manifolds(w);
+    gather_manifolds(w, h);
 }
 
 static bool body_active_now(const gy_bt_body *b)
@@ -626,8 +600,6 @@ static void end_step(gy_driver_world *w)
 {
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_bt_body *b = w->moving->items[i];
-        b->motion->force.setZero();
-        b->motion->torque.setZero();
         b->pose_written = false;
     }
     w->aabbs_stale = true;
@@ -676,6 +648,13 @@ static void bt_body_set_velocity(gy_bt_body *b, gy_vec3 linear, gy_vec3 angular)
 
 /* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
  * world inertia tensor onto a locked axis: the front end's projection removes it. */
+/* stepSimulation clears the accumulators after its one internal step. */
+static void bt_body_apply_force(gy_bt_body *b, gy_vec3 force, gy_vec3 torque)
+{
+    b->rb->applyCentralForce(gy_bt_vec(force));
+    b->rb->applyTorque(gy_bt_vec(torque));
+}
+
 static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
 {
     *lock_position = gy_bt_from_vec(b->motion->lock_position);
@@ -704,6 +683,28 @@ static void bt_body_wants_sleep(gy_bt_body *b, bool wants)
 static gy_adapter_settle *bt_body_settle(gy_bt_body *b)
 {
     return &b->settle;
+}
+
+static double bt_body_mass(const gy_bt_body *b)
+{
+    return b->motion->mass;
+}
+
+/* Bullet's body frame is the principal one: its inertia is diagonal there. */
+static gy_mat3 bt_body_inv_inertia(const gy_bt_body *b)
+{
+    const btVector3 &d = b->rb->getInvInertiaDiagLocal();
+    gy_mat3 m;
+    memset(&m, 0, sizeof m);
+    m.m[0][0] = d.x();
+    m.m[1][1] = d.y();
+    m.m[2][2] = d.z();
+    return m;
+}
+
+static gy_quat bt_body_rotation(const gy_bt_body *b)
+{
+    return gy_bt_from_quat(b->rb->getCenterOfMassTransform().getRotation());
 }
 
 struct gather_ctx {
@@ -788,15 +789,16 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_velocity = bt_body_velocity,
     .body_set_velocity = bt_body_set_velocity,
     .body_locks = bt_body_locks,
+    .body_apply_force = bt_body_apply_force,
     .body_sleep = bt_body_sleep,
     .body_wants_sleep = bt_body_wants_sleep,
-    /* Bullet corrects deep overlap by its own split impulse, and settle_contacts gives back its
-     * Baumgarte speed over its manifolds, which keep resting points. */
+    /* Bullet corrects deep overlap by its own split impulse; the front end gives back its
+     * Baumgarte speed over the points gather_manifolds lists. */
     .body_settle = bt_body_settle,
     .body_push = nullptr,
-    .body_mass = nullptr,
-    .body_inv_inertia = nullptr,
-    .body_rotation = nullptr,
+    .body_mass = bt_body_mass,
+    .body_inv_inertia = bt_body_inv_inertia,
+    .body_rotation = bt_body_rotation,
     .body_set_rotation = nullptr,
     .collider_touches_shifted = nullptr,
     .body_active = nullptr, /* Bullet's broadphase skips pairs of inactive objects */

@@ -573,18 +573,6 @@ void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec
     dBodySetAngularVel(b->body, v.x, v.y, v.z);
 }
 
-void gy_ode_body_add_force(gy_driver_world *w, gy_ode_body *b, gy_vec3 f)
-{
-    (void)w;
-    dBodyAddForce(b->body, f.x, f.y, f.z);
-}
-
-void gy_ode_body_add_torque(gy_driver_world *w, gy_ode_body *b, gy_vec3 t)
-{
-    (void)w;
-    dBodyAddTorque(b->body, t.x, t.y, t.z);
-}
-
 /* Velocity change of a world-space angular impulse: R I⁻¹ Rᵀ L. */
 static gy_vec3 angular_delta(const gy_ode_body *b, gy_vec3 l)
 {
@@ -623,8 +611,6 @@ void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b)
     (void)w;
     dBodySetLinearVel(b->body, 0.0, 0.0, 0.0);
     dBodySetAngularVel(b->body, 0.0, 0.0, 0.0);
-    dBodySetForce(b->body, 0.0, 0.0, 0.0);
-    dBodySetTorque(b->body, 0.0, 0.0, 0.0);
     dBodyDisable(b->body);
 }
 

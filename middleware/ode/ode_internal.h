@@ -63,10 +63,8 @@ struct gy_driver_body {
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
-    gy_vec3 step_force;    /* added before this step: ODE clears it after each substep */
-    gy_vec3 step_torque;
-    gy_adapter_push push; /* the front end's push-out (overlap.h) */
-    dJointID lock_lmotor; /* axis locks, or NULL */
+    gy_adapter_push push;  /* the front end's push-out (overlap.h) */
+    dJointID lock_lmotor;  /* axis locks, or NULL */
     dJointID lock_amotor;
 };
 
@@ -289,8 +287,6 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
 gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
 void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
 void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
-void gy_ode_body_add_force(gy_driver_world *w, gy_ode_body *b, gy_vec3 force);
-void gy_ode_body_add_torque(gy_driver_world *w, gy_ode_body *b, gy_vec3 torque);
 void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 impulse,
                              const gy_vec3 *point);
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);

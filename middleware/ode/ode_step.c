@@ -73,6 +73,10 @@ static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
         dJointFeedback *fb = gy_alloc(w->allocator, FEEDBACK_BLOCK * sizeof *fb);
         if (fb == NULL)
             return NULL;
+        /* dWorldQuickStep applies auto-disable before it solves: a body it sends to sleep there
+         * leaves its contact joints unsolved and their feedback as the slot's last solve wrote
+         * it. A new block starts at zero, so no point reads memory never written. */
+        memset(fb, 0, FEEDBACK_BLOCK * sizeof *fb);
         w->feedback_blocks[w->feedback_block_count++] = fb;
     }
     return &w->feedback_blocks[block][point % FEEDBACK_BLOCK];
@@ -335,7 +339,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         p->body2 = &gy_ode_owner(k2)->base;
         p->position = at;
         p->depth = depth;
-        p->bounce = leave;
+        p->bounces = leave > 0.0;
         pts->count++;
     }
     gy_adapter_body_touched(&b1->base);
@@ -437,15 +441,6 @@ static void ode_begin(gy_driver_world *w, double dt, double h)
         w->damping_dt = h;
     }
     begin_step(w);
-    /* Forces and torques added since the last step act for all of it, but dWorldQuickStep clears
-     * a body's accumulators after each substep: keep them and add them again for each substep. */
-    for (uint32_t i = 0; i < w->moving->count; i++) {
-        gy_ode_body *b = w->moving->items[i];
-        if (b->base.type != GY_MOTION_DYNAMIC)
-            continue;
-        b->step_force = v3(dBodyGetForce(b->body));
-        b->step_torque = v3(dBodyGetTorque(b->body));
-    }
 }
 
 static void ode_solve(gy_driver_world *w, double h, uint32_t s)
@@ -457,10 +452,6 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
             b->active = body_moving(b);
         if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
             continue;
-        if (s > 0) {
-            dBodyAddForce(b->body, b->step_force.x, b->step_force.y, b->step_force.z);
-            dBodyAddTorque(b->body, b->step_torque.x, b->step_torque.y, b->step_torque.z);
-        }
         /* ODE has gravity on or off per body; other factors are applied as a force. */
         if (b->motion.gravity_factor != 1.0 && b->motion.gravity_factor != 0.0) {
             double k = b->mass * b->motion.gravity_factor;
@@ -513,6 +504,13 @@ static void ode_body_set_velocity(gy_ode_body *b, gy_vec3 linear, gy_vec3 angula
 {
     dBodySetLinearVel(b->body, linear.x, linear.y, linear.z);
     dBodySetAngularVel(b->body, angular.x, angular.y, angular.z);
+}
+
+/* dWorldQuickStep clears the accumulators after the substep. */
+static void ode_body_apply_force(gy_ode_body *b, gy_vec3 force, gy_vec3 torque)
+{
+    dBodyAddForce(b->body, force.x, force.y, force.z);
+    dBodyAddTorque(b->body, torque.x, torque.y, torque.z);
 }
 
 /* The motors hold locked axes to zero velocity (gy_ode_locks_build). */
@@ -681,6 +679,7 @@ const gy_driver_step gy_ode_step = {
     .body_velocity = ode_body_velocity,
     .body_set_velocity = ode_body_set_velocity,
     .body_locks = ode_body_locks,
+    .body_apply_force = ode_body_apply_force,
     .body_sleep = NULL, /* ODE's auto-disable is set to the same rule (ode_body.c) */
     .body_wants_sleep = NULL,
     .body_settle = ode_body_settle,

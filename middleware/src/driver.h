@@ -132,6 +132,10 @@ typedef struct gy_driver_step {
     /* Whether a body's axes are locked, with the centre-of-mass coordinates held on its locked
      * linear axes in *lock_position. */
     bool (*body_locks)(const gy_driver_body *b, gy_vec3 *lock_position);
+    /* Adds a force at the centre of mass and a torque (world) to an awake dynamic body for the
+     * coming substep only: its solve uses them and the vendor clears them. The front end keeps
+     * what the host added (gy_adapter_motion.force) and hands it over before every substep. */
+    void (*body_apply_force)(gy_driver_body *b, gy_vec3 force, gy_vec3 torque);
     /* The sleep rule (gy_adapter_sleep_*) for a middleware with no equivalent of its own; both
      * NULL when the vendor's own sleep is configured to the same rule. `body_sleep` is a dynamic
      * body's rule state (kept by the driver, which starts it over when it wakes the body);
@@ -141,13 +145,15 @@ typedef struct gy_driver_step {
     void (*body_wants_sleep)(gy_driver_body *b, bool wants);
     /* The overlap correction (overlap.h), for a driver whose solver corrects overlap through
      * the velocities; all NULL otherwise. `body_settle` is any body's give-back state (a
-     * static's included), kept by the driver; `body_push` a moving body's push-out. A driver
-     * with `body_settle` has the front end start each substep's `in_contact` and give-back
-     * (gy_adapter_overlap_begin); one with `body_push` also lists its solved points in the
-     * report's `points` during `solve`, and the front end settles them after it. `body_mass` is
-     * a dynamic body's mass (kg), `body_inv_inertia` its inverse inertia about the centre of
-     * mass in body axes, `body_rotation` its rotation (the centre-of-mass frame's), set by
-     * `body_set_rotation` (normalised) without waking it. */
+     * static's included), kept by the driver: a driver with it has the front end start each
+     * substep's `in_contact` and give-back (gy_adapter_overlap_begin), lists its solved points
+     * in the report's `points` during `solve` (their impulses reach the report through them)
+     * and has the front end settle them after it. `body_push` is a moving body's push-out, for
+     * a vendor without a split impulse of its own (NULL: it pushes deep overlap out itself), and
+     * `body_set_rotation` (normalised, without waking the body) is read only with it.
+     * `body_mass` is a dynamic body's mass (kg), `body_inv_inertia` its inverse inertia about
+     * the centre of mass in body axes, `body_rotation` its rotation (the centre-of-mass
+     * frame's). */
     gy_adapter_settle *(*body_settle)(gy_driver_body *b);
     gy_adapter_push *(*body_push)(gy_driver_body *b);
     double (*body_mass)(const gy_driver_body *b);
@@ -271,15 +277,12 @@ typedef struct gy_driver {
     /* Not static. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
     void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
-    /* Dynamic only. */
-    void (*body_add_force)(gy_driver_world *w, gy_driver_body *b, gy_vec3 force);
-    void (*body_add_torque)(gy_driver_world *w, gy_driver_body *b, gy_vec3 torque);
-    /* `point` NULL: at the centre of mass. */
+    /* Dynamic only; `point` NULL: at the centre of mass. */
     void (*body_add_impulse)(gy_driver_world *w, gy_driver_body *b, gy_vec3 impulse,
                              const gy_vec3 *point);
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
-    /* Dynamic only: puts the body to sleep now, at rest with no pending force (body_wake wakes
-     * it). */
+    /* Dynamic only: puts the body to sleep now, at rest (body_wake wakes it; the front end has
+     * dropped its pending force and torque). */
     void (*body_put_asleep)(gy_driver_world *w, gy_driver_body *b);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 

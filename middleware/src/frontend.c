@@ -630,7 +630,8 @@ static gy_result body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, f, DYNAMIC, &b);
     if (r == GY_OK) {
-        w->driver->body_add_force(w->dw, b, f);
+        gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(b));
+        m->force = gy_v3_add(m->force, f);
         w->driver->body_wake(w->dw, b);
     }
     return r;
@@ -641,7 +642,8 @@ static gy_result body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, t, DYNAMIC, &b);
     if (r == GY_OK) {
-        w->driver->body_add_torque(w->dw, b, t);
+        gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(b));
+        m->torque = gy_v3_add(m->torque, t);
         w->driver->body_wake(w->dw, b);
     }
     return r;
@@ -718,10 +720,15 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
         return r;
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
-    if (awake)
+    if (awake) {
         w->driver->body_wake(w->dw, b);
-    else
-        w->driver->body_put_asleep(w->dw, b);
+        return GY_OK;
+    }
+    /* At rest means no pending force either (backend.h). */
+    gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(b));
+    m->force = gy_v3(0.0, 0.0, 0.0);
+    m->torque = gy_v3(0.0, 0.0, 0.0);
+    w->driver->body_put_asleep(w->dw, b);
     return GY_OK;
 }
 

@@ -141,13 +141,13 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
         p->settle2 = ds->body_settle(gy_driver_body_of(p->body2));
         if (moves(p->body1)) {
             gy_driver_body *db = gy_driver_body_of(p->body1);
-            p->push1 = ds->body_push(db);
+            p->push1 = ds->body_push != NULL ? ds->body_push(db) : NULL;
             p->arm1 = gy_v3_sub(p->position, ds->body_com(db));
             k += push_response(ds, p->body1, p->arm1, n, &p->lin1, &p->spin1);
         }
         if (moves(p->body2)) {
             gy_driver_body *db = gy_driver_body_of(p->body2);
-            p->push2 = ds->body_push(db);
+            p->push2 = ds->body_push != NULL ? ds->body_push(db) : NULL;
             p->arm2 = gy_v3_sub(p->position, ds->body_com(db));
             k += push_response(ds, p->body2, p->arm2, gy_v3_neg(n), &p->lin2, &p->spin2);
         }
@@ -155,11 +155,12 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
         p->push = 0.0;
         p->relax = 0.0;
         /* The correction speed the contact row asked for: ERP × (depth − layer) / h, if it
-         * pushed at all. */
+         * pushed at all. A bouncing row aims at the rebound alone and corrects nothing: what it
+         * gives is the bounce's, never to be taken back when the body leaves. */
         double asked =
             fmin(pts->erp * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - pts->layer) / h,
                  pts->max_speed);
-        if (!(gy_v3_dot(gy_v3(p->force[0], p->force[1], p->force[2]), n) > 0.0))
+        if (p->bounces || !(gy_v3_dot(gy_v3(p->force[0], p->force[1], p->force[2]), n) > 0.0))
             asked = 0.0;
         p->depth -= point_speed(ds, p, n, false) * h;
         /* What is carried is what the body still separates at: speed since spent is gone, and a
@@ -185,16 +186,18 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
  * itself per substep, at most the rows' correction speed, through pseudo-velocities solved like
  * the contact rows (sequential impulses, each point's total a push) and integrated into the
  * poses alone. Through the velocities it stayed as speed: a body created a metre deep was thrown
- * out at the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. */
+ * out at the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. A driver whose vendor
+ * splits the impulse itself has no body_push. */
 static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double h)
 {
+    if (ds->body_push == NULL)
+        return;
     double cap = pts->max_speed;
     bool any = false;
     for (uint32_t it = 0; it < pts->iterations; it++) {
         for (uint32_t i = 0; i < pts->count; i++) {
             gy_adapter_point *p = &pts->items[i];
-            if (p->inv_k == 0.0 || p->bounce > 0.0 ||
-                (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
+            if (p->inv_k == 0.0 || p->bounces || (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
                 continue;
             double target =
                 fmin(pts->push_erp * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
@@ -227,6 +230,12 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
     }
 }
 
+/* Whether a dynamic body has a point still overlapped after this substep's motion. */
+static bool keeps_touching(const gy_adapter_body *b)
+{
+    return b->type == GY_MOTION_DYNAMIC && b->motion->keeps_touching;
+}
+
 /* The shallow overlap the rows do correct goes through the velocities (ERP), and that speed
  * stayed once the overlap was gone: a body pushed out of the last centimetre floated off at up
  * to 0.24 m/s. When this substep's motion closes every overlap a body has, its points give back
@@ -237,25 +246,27 @@ static void give_back(const gy_driver_step *ds, gy_adapter_points *pts)
 {
     for (uint32_t i = 0; i < pts->count; i++)
         for (int s = 0; s < 2; s++) {
-            gy_adapter_push *pu = s == 0 ? pts->items[i].push1 : pts->items[i].push2;
-            if (pu != NULL)
-                pu->keeps_touching = false;
+            gy_adapter_body *b = s == 0 ? pts->items[i].body1 : pts->items[i].body2;
+            if (moves(b))
+                b->motion->keeps_touching = false;
         }
     for (uint32_t i = 0; i < pts->count; i++)
         for (int s = 0; s < 2; s++) {
-            gy_adapter_push *pu = s == 0 ? pts->items[i].push1 : pts->items[i].push2;
-            if (pu != NULL && pts->items[i].depth > 0.0)
-                pu->keeps_touching = true;
+            gy_adapter_body *b = s == 0 ? pts->items[i].body1 : pts->items[i].body2;
+            if (moves(b) && pts->items[i].depth > 0.0)
+                b->motion->keeps_touching = true;
         }
-    for (uint32_t it = 0; it < pts->iterations; it++) {
+    /* Which points give back does not change between iterations: a resting pile has none, and
+     * is not walked again. */
+    bool any = true;
+    for (uint32_t it = 0; it < pts->iterations && any; it++) {
+        any = false;
         for (uint32_t i = 0; i < pts->count; i++) {
             gy_adapter_point *p = &pts->items[i];
             const gy_adapter_settle *s1 = p->settle1, *s2 = p->settle2;
-            const gy_adapter_push *u1 = p->push1, *u2 = p->push2;
             /* Only a body leaving all its contacts gives its correction back. */
-            if (p->inv_k == 0.0 || p->bounce > 0.0 || p->depth > 0.0 ||
-                (p->body1->type == GY_MOTION_DYNAMIC && u1->keeps_touching) ||
-                (p->body2->type == GY_MOTION_DYNAMIC && u2->keeps_touching))
+            if (p->inv_k == 0.0 || p->bounces || p->depth > 0.0 || keeps_touching(p->body1) ||
+                keeps_touching(p->body2))
                 continue;
             double cap = 0.0;
             cap = fmax(cap, s1->correction_speed);
@@ -267,6 +278,7 @@ static void give_back(const gy_driver_step *ds, gy_adapter_points *pts)
             double k = gy_v3_dot(n, gy_v3_sub(p->lin1, p->lin2));
             if (!(k > 0.0))
                 continue;
+            any = true;
             double d = -centre_speed(ds, p, n) / k;
             d = fmin(fmax(d, -cap / k - p->relax), -p->relax);
             p->relax += d;

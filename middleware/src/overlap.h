@@ -6,8 +6,9 @@
  * points here (one gy_adapter_point each, in this substep's gy_adapter_points) gets both handled
  * once, after its solve, by gy_adapter_overlap_settle:
  *
- * - the push-out: what is left beyond GY_ADAPTER_SOLVER_DEPTH is closed by `push_erp` of itself
- *   per substep (at most `max_speed`), through pseudo-velocities solved like contact rows and
+ * - the push-out, for a driver with `body_push` (one whose vendor has no split impulse of its
+ *   own): what is left beyond GY_ADAPTER_SOLVER_DEPTH is closed by `push_erp` of itself per
+ *   substep (at most `max_speed`), through pseudo-velocities solved like contact rows and
  *   integrated into the poses alone (split impulse);
  * - the give-back: every body remembers the largest correction speed its points asked for, less
  *   what its centre no longer separates at, while it keeps touching (gy_adapter_settle); when
@@ -34,16 +35,14 @@ typedef struct gy_adapter_settle {
     double correction_speed;
 } gy_adapter_settle;
 
-/* A moving body's state within one substep's correction: its push-out's pseudo-velocities
- * (m/s, rad/s), integrated into its pose once, and whether some point of it stays overlapped
- * (only a dynamic body's is read, so statics need none). */
+/* A moving body's push-out within one substep: its pseudo-velocities (m/s, rad/s), integrated
+ * into its pose once. */
 typedef struct gy_adapter_push {
     gy_vec3 linear, angular;
-    bool keeps_touching;
 } gy_adapter_push;
 
 /* One contact point the driver's solver took this substep. The driver fills the fields down to
- * `bounce`; the rest is the front end's. */
+ * `bounces`; the rest is the front end's. */
 typedef struct gy_adapter_point {
     uint32_t pair;       /* the pair's index in this step's report */
     const double *force; /* where the solver leaves the force on body1 (N, 3 values) */
@@ -51,8 +50,8 @@ typedef struct gy_adapter_point {
     bool body1_is_a;     /* body1 owns the pair's collider a */
     gy_adapter_body *body1, *body2; /* the point's bodies (a static one's record included) */
     gy_vec3 position;               /* contact point, world */
-    double depth;  /* overlap when the substep began (m), then what the solve left */
-    double bounce; /* separation speed restitution asks for (m/s), 0 for none */
+    double depth; /* overlap when the substep began (m), then what the solve left */
+    bool bounces; /* restitution aimed the point at a rebound this substep (it keeps it) */
     /* The push-out's total (pseudo-impulse, N·s), the impulse the give-back took (N·s, <= 0),
      * each body's response to a unit impulse along the normal and the inverse of the point's
      * effective mass. */
@@ -74,7 +73,7 @@ typedef struct gy_adapter_points {
     double erp;          /* the contact rows' error reduction per substep */
     double layer;        /* overlap (m) the rows leave uncorrected */
     double max_speed;    /* the rows' largest correction speed (m/s) */
-    double push_erp;     /* fraction of the deep overlap the push-out closes per substep */
+    double push_erp;     /* push-out only: fraction of the deep overlap it closes per substep */
     uint32_t iterations; /* of the push-out and the give-back */
 } gy_adapter_points;
 
@@ -88,8 +87,9 @@ struct gy_driver_step;
 struct gy_driver_body;
 struct gy_adapter_contacts;
 
-/* After a substep's solve: the push-out, the give-back and the points' impulses added to their
- * pairs in `c`'s report (the tangent as the force on collider b's body); empties the points. */
+/* After a substep's solve: the push-out (a driver with body_push), the give-back and the points'
+ * impulses added to their pairs in `c`'s report (the tangent as the force on collider b's body);
+ * empties the points. */
 void gy_adapter_overlap_settle(const struct gy_driver_step *ds, struct gy_adapter_contacts *c,
                                double h);
 

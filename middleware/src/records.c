@@ -20,6 +20,8 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
         return;
     motion->solid = NULL;
     motion->ccd_radius = 0.0;
+    motion->force = gy_v3(0.0, 0.0, 0.0);
+    motion->torque = gy_v3(0.0, 0.0, 0.0);
     motion->gravity_factor = def->gravity_factor;
     motion->linear_damping = def->linear_damping;
     motion->angular_damping = def->angular_damping;

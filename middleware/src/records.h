@@ -25,10 +25,16 @@ extern "C" {
 typedef struct gy_adapter_motion {
     double gravity_factor;
     double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
-    /* Step state (step.h): the centre of mass when the current substep began. */
+    /* Step state (step.h): the centre of mass when the current substep began, and whether one
+     * of its points stays overlapped after the substep's solve (the give-back, overlap.h). */
     gy_vec3 substep_start;
+    bool keeps_touching;
     bool continuous;                      /* dynamic bodies only */
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
+    /* Dynamic bodies: the force (N, at the centre of mass) and torque (N·m), world, added since
+     * the last step; the step applies them in each of its substeps the body is awake for and
+     * then clears them (step.h). */
+    gy_vec3 force, torque;
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
     uint32_t moving_index; /* its slot in the front end's moving list (driver.h) */

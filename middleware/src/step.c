@@ -213,6 +213,24 @@ static void project_locks(const gy_driver_step *ds, gy_driver_body *const *movin
     }
 }
 
+/* Forces and torques the host added act for the whole of the next step (backend.h: they
+ * accumulate until the next step), so every substep's solve gets them while the body is awake;
+ * the vendor clears its own after each solve. After the step they are gone whether they acted or
+ * not: a body asleep through the step (put asleep after the force, or sent to sleep part-way)
+ * does not carry a stale push into a later wake. */
+static void apply_force(const gy_driver_step *ds, gy_driver_body *b, gy_adapter_motion *m,
+                        bool last)
+{
+    if (gy_v3_len_sq(m->force) == 0.0 && gy_v3_len_sq(m->torque) == 0.0)
+        return;
+    if (ds->body_awake(b))
+        ds->body_apply_force(b, m->force, m->torque);
+    if (last) {
+        m->force = gy_v3(0.0, 0.0, 0.0);
+        m->torque = gy_v3(0.0, 0.0, 0.0);
+    }
+}
+
 /* A dynamic body wants to sleep once the average of its last GY_ADAPTER_SLEEP_SAMPLES velocities
  * has stayed below the thresholds for GY_ADAPTER_SLEEP_TIME; the vendor's islands decide when it
  * does. Only for a driver without a sleep rule of its own (driver.h). */
@@ -487,13 +505,15 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         uint32_t n = s->rec->moving->count;
         gy_driver_body *const *moving = s->rec->moving->items;
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
-        for (uint32_t i = 0; i < n; i++)
-            gy_adapter_body_motion(gy_driver_body_rec(moving[i]))->substep_start =
-                ds->body_com(moving[i]);
+        for (uint32_t i = 0; i < n; i++) {
+            gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(moving[i]));
+            m->substep_start = ds->body_com(moving[i]);
+            apply_force(ds, moving[i], m, k + 1 == substeps);
+        }
         if (ds->body_settle != NULL)
             gy_adapter_overlap_begin(ds, moving, n);
         ds->solve(dw, h, k);
-        if (ds->body_push != NULL)
+        if (ds->body_settle != NULL)
             gy_adapter_overlap_settle(ds, contacts, h);
         ballistic_correction(s, ds, moving, n, h);
         project_locks(ds, moving, n);

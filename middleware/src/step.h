@@ -4,7 +4,9 @@
  * the end of the step) and the raw state those parts leave behind (a
  * moving body's centre of mass, velocities, whether it is awake, its axis locks, and the
  * geometric tests continuous collision asks of it). The front end runs the loop and applies,
- * once for every driver, after each substep's solve and in this order:
+ * once for every driver, before each substep's solve, the forces and torques the host added
+ * before the step (gy_adapter_motion.force), handed to every awake dynamic body's solve in each
+ * substep and dropped after the step, and after each substep's solve, in this order:
  *
  * - the overlap correction over the driver's solved points (overlap.h), for a driver that
  *   lists them;

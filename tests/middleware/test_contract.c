@@ -341,22 +341,29 @@ static void test_contract_free_fall_matches_analytic(void **state)
     expect_empty(fx);
 }
 
+/* A fresh world without gravity stepping in `substeps`, holding one undamped 2 kg ball of radius
+ * 0.5 m at the origin (I = 2/5 m r² = 0.2 kg·m²), which it returns. */
+static gy_body_id free_ball(fixture *fx, uint32_t substeps)
+{
+    close_world(fx);
+    gy_backend_world_def wd = fixture_world_def(fx);
+    wd.gravity = gy_v3(0, 0, 0);
+    wd.substeps = substeps;
+    assert_int_equal(open_world(fx, &wd), 0);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
+    bd.mass = 2.0;
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    gy_collider_def cd = sphere_def(0.5);
+    return create_body(fx, &bd, &cd, 1, NULL);
+}
+
 static void test_contract_force_acts_for_the_whole_step_at_any_substep_count(void **state)
 {
     fixture *fx = *state;
     const uint32_t subs[] = {1, 2, 4};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
-        close_world(fx);
-        gy_backend_world_def wd = fixture_world_def(fx);
-        wd.gravity = gy_v3(0, 0, 0);
-        wd.substeps = subs[i];
-        assert_int_equal(open_world(fx, &wd), 0);
-        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0, 0));
-        bd.mass = 2.0;
-        bd.linear_damping = 0.0;
-        bd.angular_damping = 0.0;
-        gy_collider_def cd = sphere_def(0.5);
-        gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+        gy_body_id b = free_ball(fx, subs[i]);
         /* One step of 1/30 s in `subs` substeps (a host stepping at 30 Hz). */
         const double dt = 2.0 * DT, f = 6.0, torque = 0.5;
         assert_result(fx->be->body_add_force(fx->w, b, gy_v3(f, 0, 0)), GY_OK);
@@ -373,6 +380,42 @@ static void test_contract_force_acts_for_the_whole_step_at_any_substep_count(voi
         release_body(fx, b);
         expect_empty(fx);
     }
+}
+
+/* One rule for what the host adds (the front end's): a force added to a sleeper wakes it and acts
+ * for exactly the next step, and one dropped by putting the body to sleep never acts. */
+static void test_contract_force_on_a_sleeper_wakes_it_and_acts_for_one_step(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id b = free_ball(fx, 2);
+    const double f = 6.0, torque = 0.5;
+
+    /* Added, then dropped with the body put to sleep: woken again, it gets nothing. */
+    assert_result(fx->be->body_add_force(fx->w, b, gy_v3(f, 0, 0)), GY_OK);
+    assert_result(fx->be->body_add_torque(fx->w, b, gy_v3(0, torque, 0)), GY_OK);
+    assert_result(fx->be->body_set_awake(fx->w, b, false), GY_OK);
+    assert_result(fx->be->step(fx->w, DT), GY_OK);
+    assert_result(fx->be->body_set_awake(fx->w, b, true), GY_OK);
+    assert_result(fx->be->step(fx->w, DT), GY_OK);
+    gy_body_state s = body_state(fx, b);
+    assert_true(s.linear_velocity.x == 0.0 && s.angular_velocity.y == 0.0);
+
+    /* Added to a sleeper: it wakes and moves by F·dt/m and τ·dt/I (I = 0.2 kg·m²), once. */
+    assert_result(fx->be->body_set_awake(fx->w, b, false), GY_OK);
+    assert_result(fx->be->body_add_force(fx->w, b, gy_v3(f, 0, 0)), GY_OK);
+    assert_result(fx->be->body_add_torque(fx->w, b, gy_v3(0, torque, 0)), GY_OK);
+    assert_result(fx->be->step(fx->w, DT), GY_OK);
+    s = body_state(fx, b);
+    assert_true(s.awake);
+    assert_near(s.linear_velocity.x, f * DT / 2.0, 1e-9);
+    assert_near(s.angular_velocity.y, torque * DT / 0.2, 1e-9);
+    for (int i = 0; i < 3; i++)
+        assert_result(fx->be->step(fx->w, DT), GY_OK);
+    s = body_state(fx, b);
+    assert_near(s.linear_velocity.x, f * DT / 2.0, 1e-9);
+    assert_near(s.angular_velocity.y, torque * DT / 0.2, 1e-9);
+    release_body(fx, b);
+    expect_empty(fx);
 }
 
 static void test_contract_gravity_and_gravity_factor_apply(void **state)
@@ -1057,6 +1100,23 @@ static double pushed_out_box(fixture *fx, double depth, double g, int steps, gy_
     return top - 0.5;
 }
 
+/* A box created 5 mm into the ground in zero gravity, within the depth the contact rows correct
+ * through the velocities (GY_ADAPTER_SOLVER_DEPTH): the rows push it out at their correction
+ * speed (ERP x depth / h, 6 to 12 cm/s), and once its overlap is closed the front end's give-back
+ * takes that speed back through its centre of mass on every adapter, in the substep after the
+ * overlap closes: it rises at most that substep's travel above rest (2 mm at 12 cm/s), and after
+ * 1 s it moves at under 1 cm/s (kept, the correction speed would carry it away at 6 cm/s or more).
+ */
+static void test_contract_shallow_overlap_is_left_without_its_correction_speed(void **state)
+{
+    fixture *fx = *state;
+    gy_vec3 v;
+    double over = pushed_out_box(fx, 0.005, 0.0, 60, &v);
+    assert_between(over, -0.001, 0.002);
+    assert_between(gy_v3_len(v), 0.0, 0.01);
+    expect_empty(fx);
+}
+
 static void test_contract_penetration_recovery_adds_no_energy(void **state)
 {
     fixture *fx = *state;
@@ -1160,6 +1220,26 @@ static void test_contract_restitution_is_exact_across_bounces(void **state)
     assert_near(body_state(fx, b).linear_velocity.y, 60.0, 0.01);
     release_body(fx, b);
     release_body(fx, g);
+    expect_empty(fx);
+}
+
+/* A bouncing contact corrects no overlap (its row aims at the rebound alone), so when the ball
+ * leaves, the overlap correction takes none of its rebound back: at e = 0.8 and e = 0.5 too each
+ * bounce keeps e² of the height, within the 1 cm above. */
+static void test_contract_bounce_keeps_its_rebound_when_the_ball_leaves(void **state)
+{
+    fixture *fx = *state;
+    const double es[] = {0.8, 0.5};
+    for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+        double apex[3], want = 2.0;
+        bounce_apexes(fx, es[i], want, apex, 3);
+        for (int k = 0; k < 3; k++) {
+            want *= es[i] * es[i];
+            if (fabs(apex[k] - want) > 0.01)
+                fail_msg("e = %.1f: bounce %d rose to %.4f m, expected %.4f m", es[i], k + 1,
+                         apex[k], want);
+        }
+    }
     expect_empty(fx);
 }
 
@@ -4172,6 +4252,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_validate_query_shape_names_the_fault),
         CONTRACT_TEST(test_contract_gravity_and_gravity_factor_apply),
         CONTRACT_TEST(test_contract_force_acts_for_the_whole_step_at_any_substep_count),
+        CONTRACT_TEST(test_contract_force_on_a_sleeper_wakes_it_and_acts_for_one_step),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
         CONTRACT_TEST(test_contract_every_write_wakes_a_sleeping_body),
@@ -4189,7 +4270,9 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_restitution_rebounds_to_e_squared_height),
         CONTRACT_TEST(test_contract_restitution_combine_uses_higher_precedence_mode),
         CONTRACT_TEST(test_contract_penetration_recovery_adds_no_energy),
+        CONTRACT_TEST(test_contract_shallow_overlap_is_left_without_its_correction_speed),
         CONTRACT_TEST(test_contract_restitution_is_exact_across_bounces),
+        CONTRACT_TEST(test_contract_bounce_keeps_its_rebound_when_the_ball_leaves),
         CONTRACT_TEST(test_contract_combine_precedence_table),
         CONTRACT_TEST(test_contract_restitution_pairs_follow_the_precedence_table),
         CONTRACT_TEST(test_contract_ramp_slides_coulomb_distance),
