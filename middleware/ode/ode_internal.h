@@ -134,10 +134,14 @@ _Static_assert(offsetof(gy_ode_body, base) == 0, "a body record starts with its 
 _Static_assert(offsetof(gy_ode_collider, base) == 0, "a collider record starts with its Gyre part");
 _Static_assert(offsetof(gy_ode_joint, base) == 0, "a joint record starts with its Gyre part");
 
+/* Contact joint feedback slots per block (ode_step.c's next_feedback). */
+#define GY_ODE_FEEDBACK_BLOCK 256u
+
 /* Step internals: the pair a gy_contact was built from. */
 typedef struct gy_ode_pair {
     gy_adapter_pair head; /* first (contacts.h); its tangent sums the force on b */
     double covered;       /* seconds of this step's substeps in which the pair touched */
+    bool unsolved; /* found this step but never solved in it (ode_step.c), until carried over */
 } gy_ode_pair;
 
 struct gy_driver_world {
@@ -180,7 +184,8 @@ struct gy_driver_world {
     uint32_t feedback_block_count, feedback_block_capacity;
     dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
-    bool sensor_pass;       /* colliding at the step's end poses, sensor pairs only */
+    double step_dt, last_step_dt; /* this step's length and the last's (0 before the first) */
+    bool sensor_pass;             /* colliding at the step's end poses, sensor pairs only */
     double damping_dt;      /* substep length the bodies' ODE damping scales were computed for */
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
     gy_result step_error;   /* first allocation failure inside the current step */

@@ -32,8 +32,7 @@
 #define CONTACT_CFM 1e-9
 /* The front end's push-out (overlap.h) closes this fraction of the overlap beyond
  * GY_ADAPTER_SOLVER_DEPTH per substep (as Bullet's split impulse does by default). */
-#define PUSH_ERP       0.8
-#define FEEDBACK_BLOCK 256u
+#define PUSH_ERP 0.8
 
 static gy_vec3 v3(const dReal *v)
 {
@@ -63,23 +62,31 @@ static uint32_t pair_get(gy_driver_world *w, gy_ode_collider *a, gy_ode_collider
 
 static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
 {
-    uint32_t block = point / FEEDBACK_BLOCK;
+    uint32_t block = point / GY_ODE_FEEDBACK_BLOCK;
     if (block >= w->feedback_block_count) {
         gy_result r =
             gy_array_reserve(w->allocator, (void **)&w->feedback_blocks,
                              &w->feedback_block_capacity, block + 1u, sizeof *w->feedback_blocks);
         if (r != GY_OK)
             return NULL;
-        dJointFeedback *fb = gy_alloc(w->allocator, FEEDBACK_BLOCK * sizeof *fb);
+        dJointFeedback *fb = gy_alloc(w->allocator, GY_ODE_FEEDBACK_BLOCK * sizeof *fb);
         if (fb == NULL)
             return NULL;
-        /* dWorldQuickStep applies auto-disable before it solves: a body it sends to sleep there
-         * leaves its contact joints unsolved and their feedback as the slot's last solve wrote
-         * it. A new block starts at zero, so no point reads memory never written. */
-        memset(fb, 0, FEEDBACK_BLOCK * sizeof *fb);
+        /* Only f1[0] is marked before a solve (drop_unsolved): the rest of a slot never
+         * solved must still hold something written. */
+        memset(fb, 0, GY_ODE_FEEDBACK_BLOCK * sizeof *fb);
         w->feedback_blocks[w->feedback_block_count++] = fb;
     }
-    return &w->feedback_blocks[block][point % FEEDBACK_BLOCK];
+    dJointFeedback *fb = &w->feedback_blocks[block][point % GY_ODE_FEEDBACK_BLOCK];
+    /* Marked unsolved: the solve overwrites it only if it takes the joint (drop_unsolved). */
+    fb->f1[0] = NAN;
+    return fb;
+}
+
+/* The feedback slot of this substep's point `point` (next_feedback gave it). */
+static dJointFeedback *feedback_slot(const gy_driver_world *w, uint32_t point)
+{
+    return &w->feedback_blocks[point / GY_ODE_FEEDBACK_BLOCK][point % GY_ODE_FEEDBACK_BLOCK];
 }
 
 /* ---- activity ------------------------------------------------------------------------------- */
@@ -412,6 +419,51 @@ static void ode_collide_sensors(gy_driver_world *w)
     w->sensor_pass = false;
 }
 
+static bool pair_unsolved(const gy_adapter_pair *p, const void *ctx)
+{
+    (void)ctx;
+    return ((const gy_ode_pair *)(const void *)p)->unsolved;
+}
+
+/* dWorldQuickStep applies auto-disable before it solves: the contact joints of a body it sends
+ * to sleep there are not solved, and their feedback slots (reused from earlier points) would
+ * report some other contact's force (a ball in ball_pit resting with 9.0 N·s read 19.4 N·s). Such a
+ * point adds no force, and its substep does not count as one its pair was solved in, so the pair is
+ * treated as one whose bodies were already asleep: solved in earlier substeps of the step, its
+ * impulses are scaled to the whole step (end_step); solved in none, it reports the impulses of its
+ * last report (gy_adapter_contacts_carry_unsolved, the front end's rule for sleeping pairs), or
+ * none when the last step did not report it. A pair's points are listed together and are solved
+ * alike (ODE re-enables a disabled body in contact with an enabled one, so its two bodies sleep or
+ * wake together): the first stands for them all. */
+static void drop_unsolved(gy_driver_world *w, double h)
+{
+    const gy_adapter_points *pts = &w->contacts->points;
+    gy_ode_pair *pairs = gy_ode_pairs(&w->contacts->current);
+    bool any = false;
+    for (uint32_t i = 0; i < pts->count; i++) {
+        dJointFeedback *fb = feedback_slot(w, i);
+        if (!isnan(fb->f1[0]))
+            continue;
+        memset(fb, 0, sizeof *fb);
+        uint32_t pi = pts->items[i].pair;
+        if (i > 0 && pts->items[i - 1].pair == pi)
+            continue;
+        gy_ode_pair *pr = &pairs[pi];
+        pr->covered -= h;
+        if (pr->covered < 0.5 * h) {
+            pr->covered = 0.0;
+            pr->unsolved = true;
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    double rescale = w->last_step_dt > 0.0 ? w->step_dt / w->last_step_dt : 1.0;
+    gy_adapter_contacts_carry_unsolved(w->contacts, pair_unsolved, NULL, rescale);
+    for (uint32_t i = 0; i < pts->count; i++)
+        pairs[pts->items[i].pair].unsolved = false;
+}
+
 static void end_step(gy_driver_world *w, double dt)
 {
     for (uint32_t i = 0; i < w->contacts->current.count; i++) {
@@ -432,7 +484,7 @@ static void end_step(gy_driver_world *w, double dt)
 
 static void ode_begin(gy_driver_world *w, double dt, double h)
 {
-    (void)dt;
+    w->step_dt = dt;
     w->step_error = GY_OK;
     w->substep_dt = h;
     if (h != w->damping_dt) {
@@ -472,6 +524,7 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
     gy_ode_joints_before_solve(w, h);
     dWorldQuickStep(w->world, h);
     w->rng_seed = dRandGetSeed();
+    drop_unsolved(w, h);
     /* The points keep their own feedback (next_feedback): the front end reads it after this. */
     dJointGroupEmpty(w->contact_group);
 }
@@ -479,6 +532,7 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
 static gy_result ode_end(gy_driver_world *w, double dt)
 {
     end_step(w, dt);
+    w->last_step_dt = dt;
     return w->step_error;
 }
 
@@ -704,6 +758,6 @@ void gy_ode_step_fini(gy_driver_world *w)
 {
     const gy_allocator *a = w->allocator;
     for (uint32_t i = 0; i < w->feedback_block_count; i++)
-        gy_free(a, w->feedback_blocks[i], FEEDBACK_BLOCK * sizeof(dJointFeedback));
+        gy_free(a, w->feedback_blocks[i], GY_ODE_FEEDBACK_BLOCK * sizeof(dJointFeedback));
     gy_free(a, w->feedback_blocks, (size_t)w->feedback_block_capacity * sizeof *w->feedback_blocks);
 }

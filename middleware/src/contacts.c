@@ -113,6 +113,21 @@ void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
     }
 }
 
+void gy_adapter_contacts_carry_unsolved(gy_adapter_contacts *c,
+                                        bool (*unsolved)(const gy_adapter_pair *p, const void *ctx),
+                                        const void *ctx, double rescale)
+{
+    for (uint32_t i = 0; i < c->previous.count; i++) {
+        const gy_adapter_pair *p = pair_record(&c->previous, c->pair_size, i);
+        uint32_t k = gy_adapter_pair_map_find(&c->map, p->a, p->b);
+        if (k == UINT32_MAX || !unsolved(gy_adapter_contacts_record(c, k), ctx))
+            continue;
+        gy_adapter_contacts_record(c, k)->carried = true;
+        c->current.contacts[k].normal_impulse = c->previous.contacts[i].normal_impulse * rescale;
+        c->current.contacts[k].tangent_impulse = c->previous.contacts[i].tangent_impulse * rescale;
+    }
+}
+
 void gy_adapter_contacts_remove_if(gy_adapter_contacts *c,
                                    bool (*drop)(const void *pair, const void *ctx), const void *ctx)
 {

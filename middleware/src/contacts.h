@@ -89,6 +89,15 @@ void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
                                     bool (*idle)(const gy_adapter_pair *p, const void *ctx),
                                     const void *ctx, double rescale, gy_result *error);
 
+/* For every pair of this step's report that `unsolved` picks (the driver found it, but its
+ * solver took it in no substep of this step: the vendor put its bodies to sleep before solving):
+ * its impulses become those of its entry in the last step's report scaled by `rescale`, as
+ * gy_adapter_contacts_carry_idle reports a pair already asleep, and it is marked carried (its
+ * geometry stays this step's). A pair the last step did not report keeps its impulses. */
+void gy_adapter_contacts_carry_unsolved(gy_adapter_contacts *c,
+                                        bool (*unsolved)(const gy_adapter_pair *p, const void *ctx),
+                                        const void *ctx, double rescale);
+
 /* This step's pair records (the driver's; each starts with gy_adapter_pair). */
 static inline gy_adapter_pair *gy_adapter_contacts_record(const gy_adapter_contacts *c, uint32_t i)
 {

@@ -486,6 +486,86 @@ static void test_ode_static_placed_mark_lasts_one_step_even_when_its_list_cannot
     expect_empty(fx);
 }
 
+/* ---- contact reports ------------------------------------------------------------------------ */
+
+/* Steps world `w` (a 0.2 m ball resting on a static floor) until the ball falls asleep, every
+ * contact joint feedback slot holding an upward 10 kN before each step as a harder contact
+ * elsewhere may have left it. *before: the floor contact's normal impulse the step before the
+ * ball fell asleep, *asleep: on the step it did; *mg_dt: the ball's weight times the step. */
+static void ball_falls_asleep_over_leftovers(const gy_backend *be, gy_backend_world *w,
+                                             double *before, double *asleep, double *mg_dt)
+{
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_STATIC;
+    bd.pose.position = gy_v3(0, -0.5, 0);
+    gy_collider_def floor = box(gy_v3(10, 1, 10)), ball = sphere(0.1);
+    gy_body_id floor_id = {0}, ball_id = {0};
+    assert_result(be->body_create(w, &bd, &floor, 1, &floor_id, NULL), GY_OK);
+    bd.type = GY_MOTION_DYNAMIC;
+    bd.pose.position = gy_v3(0, 0.099, 0);
+    assert_result(be->body_create(w, &bd, &ball, 1, &ball_id, NULL), GY_OK);
+    gy_driver_world *dw = gy_frontend_driver_world(w);
+    const gy_ode_body *b = gy_handle_pool_get(dw->records->bodies, ball_id.bits);
+    *mg_dt = b->mass * 9.81 * DT;
+    *before = -1.0;
+    *asleep = -1.0;
+    for (int i = 0; i < 600 && *asleep < 0.0; i++) {
+        for (uint32_t k = 0; k < dw->feedback_block_count; k++)
+            for (uint32_t s = 0; s < GY_ODE_FEEDBACK_BLOCK; s++) {
+                dJointFeedback *fb = &dw->feedback_blocks[k][s];
+                fb->f1[0] = fb->f1[2] = 0.0;
+                fb->f1[1] = 1e4;
+            }
+        assert_result(be->step(w, DT), GY_OK);
+        const gy_contact *c = NULL;
+        uint32_t n = be->contacts(w, &c);
+        assert_int_equal(n, 1);
+        gy_body_state st;
+        assert_result(be->body_get_state(w, ball_id, &st), GY_OK);
+        if (st.awake)
+            *before = c[0].normal_impulse;
+        else
+            *asleep = c[0].normal_impulse;
+    }
+    assert_true(*before >= 0.0 && *asleep >= 0.0);
+    assert_result(be->body_release(w, ball_id), GY_OK);
+    assert_result(be->body_release(w, floor_id), GY_OK);
+}
+
+/* dWorldQuickStep puts bodies to sleep before it solves: a body's contact joints are not solved
+ * on the step it falls asleep, and their feedback slots keep what some earlier contact left. The
+ * contact then reports as a pair already asleep does: its last report's impulse (about m g dt
+ * for a resting ball), never the leftover (166 N·s here). */
+static void test_ode_contact_put_to_sleep_reports_its_last_impulse_not_a_leftover(void **state)
+{
+    fixture *fx = *state;
+    double before, asleep, mg_dt;
+    ball_falls_asleep_over_leftovers(fx->be, fx->w, &before, &asleep, &mg_dt);
+    assert_near(before, mg_dt, 0.1 * mg_dt);
+    assert_near(asleep, before, 1e-12 * before);
+    expect_empty(fx);
+}
+
+/* With substeps, a contact left unsolved in a later substep of the step it falls asleep reports
+ * what its solved substeps gave, scaled to the whole step; one unsolved from the first substep
+ * its last report's impulse. Either way about m g dt, never the leftover. */
+static void test_ode_contact_put_to_sleep_between_substeps_reports_about_its_weight(void **state)
+{
+    fixture *fx = *state;
+    gy_backend_world_def wd = gy_default_backend_world_def();
+    wd.allocator = &fx->ta.base;
+    wd.substeps = 4;
+    gy_backend_world *w = NULL;
+    assert_result(fx->be->world_create(&wd, &w), GY_OK);
+    assert_result(fx->be->bind_thread(w), GY_OK);
+    double before, asleep, mg_dt;
+    ball_falls_asleep_over_leftovers(fx->be, w, &before, &asleep, &mg_dt);
+    assert_near(before, mg_dt, 0.1 * mg_dt);
+    assert_near(asleep, mg_dt, 0.1 * mg_dt);
+    fx->be->unbind_thread(w);
+    fx->be->world_destroy(w);
+}
+
 #define ODE_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -498,6 +578,8 @@ int main(void)
         ODE_TEST(test_ode_collider_side_record_gives_back_local_pose_and_plane),
         ODE_TEST(test_ode_body_create_failures_free_side_records),
         ODE_TEST(test_ode_static_placed_mark_lasts_one_step_even_when_its_list_cannot_grow),
+        ODE_TEST(test_ode_contact_put_to_sleep_reports_its_last_impulse_not_a_leftover),
+        ODE_TEST(test_ode_contact_put_to_sleep_between_substeps_reports_about_its_weight),
     };
     return cmocka_run_group_tests_name("ode_adapter", tests, NULL, NULL);
 }
