@@ -1,6 +1,7 @@
 /* The ODE driver: world lifecycle and the driver table the front end runs "ode" on. Bodies and
- * resources live in ode_body.c, joints in ode_joint.c, the step in ode_step.c, the static grid in
- * ode_grid.c and queries in ode_query.c. docs/middleware.md explains the mapping. */
+ * resources live in ode_body.c, joints in ode_joint.c, the step in ode_step.c, queries in
+ * ode_query.c (statics through collision's static grid). docs/middleware.md explains the mapping.
+ */
 #include <string.h>
 
 #include "gyre/math.h"
@@ -44,7 +45,7 @@ static void world_free(gy_driver_world *w)
         dSpaceDestroy(w->dynamic_space); /* empty by now; colliders own their geoms */
     if (w->world != NULL)
         dWorldDestroy(w->world);
-    gy_ode_grid_fini(w);
+    gy_static_grid_fini(&w->grid);
     gy_ode_step_fini(w);
     dCloseODE();
     gy_free(a, w, sizeof *w);
@@ -71,7 +72,7 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, const gy_d
         gy_free(a, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
-    gy_ode_grid_init(&w->grid, ODE_GRID_CELL_SIZE, a);
+    gy_static_grid_init(&w->grid, ODE_GRID_CELL_SIZE, a);
     w->damping_dt = -1.0;
     w->rng_seed = GY_ODE_RNG_SEED;
 

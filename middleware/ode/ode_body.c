@@ -3,8 +3,8 @@
  * ODE integrates a body about its origin and wants the centre of mass there, so a dynamic body's
  * dBody sits at the Gyre body's centre of mass and every geom is offset by -com; the Gyre origin
  * pose is recovered on read. Static bodies have no dBody: their geoms are posed in the world and
- * indexed in the static grid (ode_grid.c). Mass, centre of mass and inertia come from geometry.c so
- * every adapter agrees. */
+ * indexed in the static grid (collision/src/static_grid.h). Mass, centre of mass and inertia come
+ * from geometry.c so every adapter agrees. */
 #include <assert.h>
 #include <limits.h>
 #include <math.h>
@@ -468,7 +468,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             r = gy_ode_grid_insert(w, &gy_ode_body_records(b)[i]);
             if (r != GY_OK) {
                 for (uint32_t j = 0; j < i; j++)
-                    gy_ode_grid_remove(w, &gy_ode_body_records(b)[j]);
+                    gy_static_grid_remove(&w->grid, &gy_ode_body_records(b)[j].grid);
                 body_free(w, b);
                 return r;
             }
@@ -482,6 +482,14 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         gy_ode_locks_build(w, b);
     *out = b;
     return GY_OK;
+}
+
+gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
+{
+    dReal aabb[6];
+    dGeomGetAABB(gy_ode_collider_geom(w, c), aabb);
+    gy_aabb box = gy_ode_aabb_from_ode(aabb);
+    return gy_static_grid_insert(&w->grid, &c->grid, &box);
 }
 
 uint32_t gy_ode_body_collider_count(const gy_ode_body *b)
@@ -499,13 +507,13 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = &gy_ode_body_records(b)[i];
         if (b->base.type == GY_MOTION_STATIC)
-            gy_ode_grid_remove(w, c);
+            gy_static_grid_remove(&w->grid, &c->grid);
         if (c->geom != NULL)
             dGeomDestroy(c->geom); /* before the front end frees the trimesh data it may use */
         c->geom = NULL;
     }
     if (b->base.type == GY_MOTION_STATIC)
-        gy_ode_grid_trim(w);
+        gy_static_grid_trim(&w->grid);
     body_free(w, b);
 }
 
@@ -541,7 +549,7 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
     b->pose = pose;
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = &gy_ode_body_records(b)[i];
-        gy_ode_grid_remove(w, c);
+        gy_static_grid_remove(&w->grid, &c->grid);
         place_static_geom(w, b, c);
         r = gy_ode_grid_insert(w, c);
         if (r != GY_OK) {
@@ -550,14 +558,14 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
             gy_ode_grid_insert(w, c);
             for (uint32_t j = 0; j < i; j++) {
                 gy_ode_collider *d = &gy_ode_body_records(b)[j];
-                gy_ode_grid_remove(w, d);
+                gy_static_grid_remove(&w->grid, &d->grid);
                 place_static_geom(w, b, d);
                 gy_ode_grid_insert(w, d);
             }
             return r;
         }
     }
-    gy_ode_grid_trim(w);
+    gy_static_grid_trim(&w->grid);
     return GY_OK;
 }
 

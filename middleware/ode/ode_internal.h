@@ -15,6 +15,7 @@
 #include "gyre/handle_pool.h"
 #include "gyre/hash_map.h"
 #include "gyre/array.h"
+#include "static_grid.h"
 
 /* The driver records are the front end's opaque gy_driver_* types (driver.h). */
 typedef struct gy_driver_body gy_ode_body;
@@ -41,10 +42,9 @@ typedef struct gy_driver_collider {
     gy_adapter_collider base;
     dGeomID geom; /* NULL: a static tested through a shared geom (above) */
 
-    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit).
-     * The cells it covers, or the grid's `big` list, follow from the AABB (ode_grid.c). */
-    double aabb[6];       /* world AABB as indexed: minx, maxx, miny, maxy, minz, maxz */
-    uint32_t visit_stamp; /* de-duplicates colliders that span several cells */
+    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit),
+     * with the world AABB as indexed (collision/src/static_grid.h). */
+    gy_static_grid_item grid;
 } gy_ode_collider;
 
 struct gy_driver_body {
@@ -108,27 +108,6 @@ typedef struct gy_driver_joint {
     dJointFeedback limit_feedback;
 } gy_ode_joint;
 
-/* One cell of the static grid: the static colliders whose AABB touches an X/Z square. */
-typedef struct gy_ode_grid_cell {
-    int32_t x, z;
-    uint32_t count, capacity;
-    gy_ode_collider **items;
-} gy_ode_grid_cell;
-
-GY_ARRAY_DEFINE(gy_ode_grid_cells, gy_ode_grid_cell)
-
-/* Static colliders indexed on a uniform X/Z grid (Gyre is Y-up: levels spread on X and Z): the
- * cells in use in one array, found by their coordinates through a hash map. Colliders spanning
- * too many cells, and planes, go in `big` and are visited by every query. */
-typedef struct gy_ode_static_grid {
-    double cell_size;
-    gy_ode_grid_cells cells; /* in the order first used; empty cells included until trimmed */
-    gy_hash_map index;       /* (x, z) -> index in cells */
-    uint32_t cells_empty;    /* cells in use that list no collider (removed by gy_ode_grid_trim) */
-    gy_ode_collider **big;
-    uint32_t big_count, big_capacity;
-} gy_ode_static_grid;
-
 /* The front end reads the records through their Gyre parts (driver.h). */
 _Static_assert(offsetof(gy_ode_body, base) == 0, "a body record starts with its Gyre part");
 _Static_assert(offsetof(gy_ode_collider, base) == 0, "a collider record starts with its Gyre part");
@@ -176,8 +155,7 @@ struct gy_driver_world {
 
     /* ---- adapter bookkeeping (ode_backend.c, ode_body.c) ---- */
     const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
-    gy_ode_static_grid grid;
-    uint32_t visit_stamp;
+    gy_static_grid grid;
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
@@ -234,6 +212,22 @@ void gy_ode_static_geoms_fini(gy_driver_world *w);
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);
 gy_quat gy_ode_quat_from_ode(const dReal *q);
 
+/* ODE's AABB order (minx, maxx, miny, maxy, minz, maxz) to and from Gyre's min-max box. */
+static inline gy_aabb gy_ode_aabb_from_ode(const dReal a[6])
+{
+    return (gy_aabb){{a[0], a[2], a[4]}, {a[1], a[3], a[5]}};
+}
+
+static inline void gy_ode_aabb_to_ode(const gy_aabb *b, dReal out[6])
+{
+    out[0] = b->min.x;
+    out[1] = b->max.x;
+    out[2] = b->min.y;
+    out[3] = b->max.y;
+    out[4] = b->min.z;
+    out[5] = b->max.z;
+}
+
 /* Static colliders through the world's X/Z grid: calls `visit` once for every static collider
  * whose world AABB overlaps `aabb` (ODE order: minx, maxx, miny, maxy, minz, maxz), planes and
  * other unbounded statics included, until `visit` returns false. Never allocates. This is the only
@@ -267,17 +261,10 @@ dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
 
 /* ---- adapter internals shared between its files ------------------------------------------- */
 
-/* Static grid (ode_grid.c). */
-void gy_ode_grid_init(gy_ode_static_grid *g, double cell_size, const gy_allocator *allocator);
-void gy_ode_grid_fini(gy_driver_world *w);
-/* Indexes a static collider by its geom's current AABB. On failure nothing is indexed. */
+/* Indexes a static collider in the world's grid by its geom's current AABB (ode_body.c). On
+ * failure nothing is indexed. Removal and trimming are the grid's own
+ * (collision/src/static_grid.h). */
 gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c);
-/* Unindexes a static collider. Emptied cells keep their storage until gy_ode_grid_trim, so
- * inserting the collider again where it was never allocates. */
-void gy_ode_grid_remove(gy_driver_world *w, gy_ode_collider *c);
-/* Drops the emptied cells once they outnumber the others (streaming would otherwise leave a
- * cell behind everywhere it ever loaded geometry). Never allocates, never fails. */
-void gy_ode_grid_trim(gy_driver_world *w);
 
 /* Bodies (ode_body.c): the driver entries of the same names (driver.h). */
 gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,

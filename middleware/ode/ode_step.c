@@ -635,7 +635,7 @@ static void ode_collider_aabb(gy_driver_world *w, gy_ode_collider *c, double box
 {
     (void)w;
     if (gy_ode_owner(c)->base.type == GY_MOTION_STATIC)
-        memcpy(box, c->aabb, sizeof c->aabb);
+        gy_ode_aabb_to_ode(&c->grid.box, box);
     else
         dGeomGetAABB(c->geom, box);
 }

@@ -277,7 +277,7 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
             assert_result(fx->be->body_release(fx->w, ids[slot][i]), GY_OK);
         }
         load_cell(fx, k, ids[slot], at[slot]);
-        const gy_ode_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
+        const gy_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
         if (g->cells.count > peak_cells)
             peak_cells = g->cells.count;
         if (k % CHECK_EVERY == 0)
@@ -286,7 +286,7 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
     /* A streamed cell covers 2 × 2 grid cells, so the residents use at most 64 and the walk
      * touched 1,600. Emptied cells are kept until there are 64 of them and they outnumber the
      * others; one load adds at most 4 before the next release trims. */
-    const gy_ode_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
+    const gy_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
     assert_true(g->cells.count - g->cells_empty <= WINDOW * 4u);
     assert_true(peak_cells <= WINDOW * 4u + 64u + 4u);
     check_resident(fx, ids, at, WALK - WINDOW, WALK, gone, 0);
