@@ -505,7 +505,7 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
 }
 
 /* Maps the index of a ref just issued to store index `s` when they differ (gy_w_body_by_ref);
- * GY_ERR_OUT_OF_MEMORY when the map could not grow (never with room reserved). */
+ * GY_ERR_OUT_OF_MEMORY when the map could not grow (never with room for one more reserved). */
 static gy_result ref_store_set(gy_world *w, gy_physics_body_ref ref, uint32_t s)
 {
     if (ref.index == s) {
@@ -756,6 +756,11 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
         if (r != GY_OK)
             return r;
     }
+    /* Room for its entry among the bodies apart from their store index (ref_store_set) before
+     * the create is recorded: nothing after the record may fail. */
+    r = gy_hash_map_reserve(&w->ref_store, w->ref_store.count + 1u);
+    if (r != GY_OK)
+        return r;
     gy_physics_body_def d;
     memset(&d, 0, sizeof d);
     d.def = body_def_at(c, pose);
@@ -768,11 +773,9 @@ static gy_result record_create(gy_world *w, gy_w_body *c)
     r = gy_physics_record_create_body(w->physics, &d, &ref);
     if (r != GY_OK)
         return r;
-    r = ref_store_set(w, ref, c->store);
-    if (r != GY_OK) {
-        gy_physics_record_release_body(w->physics, ref);
-        return r;
-    }
+    r = ref_store_set(w, ref, c->store); /* room reserved */
+    assert(r == GY_OK);
+    (void)r;
     w->stats.body_refs_issued++;
     c->ref = ref;
     c->recorded = true;

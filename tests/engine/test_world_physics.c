@@ -143,6 +143,44 @@ static void test_body_issued_another_index_reads_its_own_proxy_and_replies(void 
     wfx_destroy(w, NULL);
 }
 
+/* A body issued another's released index is listed apart from its store index, and the room for
+ * that is taken before its create is recorded: refused for memory, gy_body_add reports
+ * GY_ERR_OUT_OF_MEMORY and records nothing (no create answered by a release in the same batch). */
+static void test_body_apart_from_its_store_index_refused_for_memory_records_nothing(void **state)
+{
+    (void)state;
+    uint32_t refused = 0;
+    for (uint64_t k = 1; k < 8; k++) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        gy_world *w = wfx_world(&ta);
+        gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
+        wfx_ball(w, "b", gy_v3(3, 10, 0));
+        wfx_ball(w, "c", gy_v3(6, 10, 0));
+        wfx_tick(w, 1);
+        assert_result(gy_body_set_active(w, a, false), GY_OK); /* frees index 0, keeps store 0 */
+        wfx_tick(w, 1);
+        gy_entity d = wfx_entity(w, "d", gy_v3(9, 20, 0));
+        wfx_desc dd = wfx_sphere(GY_BODY_DYNAMIC, 0.5);
+        ta.fail_at = ta.calls + k;
+        gy_result r = gy_body_add(w, d, wfx_d(&dd));
+        ta.fail_at = 0;
+        wfx_tick(w, 2);
+        gy_physics_stats ps = wfx_physics_stats(w);
+        assert_int_equal(ps.creates_cancelled, 0);
+        if (r == GY_OK) {
+            assert_int_equal(wfx_state(w, d).ref.index, 0); /* a's, apart from d's store 3 */
+            assert_int_equal(ps.bodies, 3);
+        } else {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused++;
+            assert_int_equal(ps.bodies, 2);
+        }
+        wfx_destroy(w, &ta);
+    }
+    assert_true(refused > 0);
+}
+
 /* A body released while jointed releases its joint first (no command left to be dropped as
  * stale), and the joint is made again, under a new ref, each time both bodies are back. */
 static void test_body_toggled_under_a_joint_gets_its_joint_back_each_time(void **state)
@@ -1109,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_body_readd_never_inherits_old_body_or_pose),
         cmocka_unit_test(test_body_replies_for_removed_attachments_are_rejected),
         cmocka_unit_test(test_body_issued_another_index_reads_its_own_proxy_and_replies),
+        cmocka_unit_test(test_body_apart_from_its_store_index_refused_for_memory_records_nothing),
         cmocka_unit_test(test_body_toggled_under_a_joint_gets_its_joint_back_each_time),
         cmocka_unit_test(test_body_enable_trio),
         cmocka_unit_test(test_body_update_recreates_with_new_settings),
