@@ -1225,14 +1225,42 @@ static void refit_trees(gy_query_snapshot *qs, gy_bvh *const trees[TREE_COUNT], 
     qs->box_dirty_count[b] = 0;
 }
 
-/* Drops the slots dirty for no list any more from the dirty list (after a list caught up). */
+/* Whether buffer `b` holds a live entry of `slot` among its movers (the writer may read every
+ * buffer: only it writes them). */
+static bool buffer_holds_mover(const gy_query_snapshot *qs, unsigned b, uint32_t slot)
+{
+    const gy_snapshot_view *v = gy_triple_buffer_buffer(qs->tb, b);
+    uint32_t pi = slot >> PAGE_SHIFT;
+    return pi < v->movers.count && v->movers.pages[pi] != NULL && dir_at(&v->movers, slot)->live;
+}
+
+/* Drops the slots dirty for no list any more from the dirty list (after a list caught up).
+ * A slot that is static or empty now can only ever clear a buffer's mover entry, so a buffer
+ * holding none for it has nothing to catch up on and loses its mark here. Without that, the
+ * buffer the reader holds (never written while it is held: a host that makes no query never
+ * lets it go) would keep every static ever added on the list, and every publish would walk
+ * them all. */
 static void compact_dirty(gy_query_snapshot *qs)
 {
-    const unsigned all = (1u << DIRTY_LISTS) - 1u;
+    const unsigned all = (1u << DIRTY_LISTS) - 1u, buffers = all & ~(1u << MASTER_BIT);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < qs->dirty_count; i++) {
         uint32_t s = qs->dirty[i];
-        if (qs->dirty_bits[s] & all)
+        unsigned bits = qs->dirty_bits[s];
+        uint8_t g = qs->group[s];
+        if ((bits & buffers) != 0 && (g == GROUP_NONE || g == TREE_STATIC)) {
+            for (unsigned b = 0; b < MASTER_BIT; b++) {
+                if (!(bits & (1u << b)) || buffer_holds_mover(qs, b, s))
+                    continue;
+                bits &= ~(1u << b);
+                if (bits & (1u << (BOX_SHIFT + b))) {
+                    bits &= ~(1u << (BOX_SHIFT + b));
+                    qs->box_dirty_count[b]--;
+                }
+            }
+            qs->dirty_bits[s] = (uint8_t)bits;
+        }
+        if (bits & all)
             qs->dirty[kept++] = s;
     }
     qs->dirty_count = kept;
@@ -1503,6 +1531,7 @@ static gy_result write_view(gy_query_snapshot *qs, gy_snapshot_view *v, uint32_t
         v->static_tree = master;
         v->trees[TREE_STATIC] = &master->bvh;
     }
+    qs->stats.slots_walked += qs->dirty_count;
     for (uint32_t i = 0; i < qs->dirty_count; i++) {
         uint32_t s = qs->dirty[i];
         if (!(qs->dirty_bits[s] & bit))

@@ -80,6 +80,7 @@ typedef struct gy_query_snapshot_stats {
     uint64_t moving_rebuilds; /* builds of the moving tree */
     uint64_t tree_copies;     /* rebuilt trees copied into a buffer */
     uint64_t entries_written; /* entries copied into buffers */
+    uint64_t slots_walked;    /* changed slots the writer looked at to bring a buffer up to date */
     uint64_t nodes_refit;  /* tree nodes whose box a refit changed (writer's trees and buffers) */
     uint32_t static_pages; /* static entry pages the writer holds now (shared with buffers) */
     uint64_t static_page_copies;   /* static pages copied because a buffer held them when changed */

@@ -154,6 +154,71 @@ static void test_query_snapshot_static_turned_mover_is_shown_once(void **state)
     gy_query_snapshot_destroy(qs);
 }
 
+/* A host that makes no query never takes a view, so one buffer stays with the reader and is
+ * never written. The statics added before must not stay owed to that buffer: once every other
+ * list caught up, a publish looks only at what changed since, however many statics there are. */
+static void test_query_snapshot_publish_without_reader_skips_settled_statics(void **state)
+{
+    (void)state;
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
+    set_statics(qs, 0, STATICS, 1);
+    gy_snapshot_entry mover = static_box(STATICS, 1);
+    mover.motion = GY_MOTION_DYNAMIC;
+    assert_result(gy_query_snapshot_set(qs, STATICS, &mover), GY_OK);
+    for (uint64_t t = 1; t <= 4; t++)
+        assert_result(gy_query_snapshot_publish(qs, t), GY_OK);
+    gy_query_snapshot_stats before, after;
+    gy_query_snapshot_get_stats(qs, &before);
+    for (uint64_t t = 5; t <= 14; t++) {
+        mover.pose.position.y = 0.1 * (double)t;
+        assert_result(gy_query_snapshot_set(qs, STATICS, &mover), GY_OK);
+        assert_result(gy_query_snapshot_publish(qs, t), GY_OK);
+    }
+    gy_query_snapshot_get_stats(qs, &after);
+    /* Ten publishes of one moving entry: the mover (and nothing else) once per publish. */
+    assert_int_equal(after.slots_walked - before.slots_walked, 10);
+    /* The buffer the reader held all along, taken at last, is whole and current. */
+    const gy_snapshot_view *v = qfx_publish_read(qs, 15);
+    for (uint32_t s = 0; s < STATICS; s++)
+        assert_int_equal(shown(v, s), 1);
+    gy_snapshot_entry_info info;
+    assert_result(gy_snapshot_view_get(v, STATICS, &info), GY_OK);
+    assert_true(fabs(info.entry.pose.position.y - 1.4) < 1e-12);
+    gy_query_snapshot_destroy(qs);
+}
+
+/* A mover turned static while the reader holds a buffer that shows it moving: that buffer still
+ * owes the change, and shows the entry as static (once) when the reader takes it again. */
+static void test_query_snapshot_mover_turned_static_reaches_the_held_buffer(void **state)
+{
+    (void)state;
+    gy_query_snapshot *qs = qfx_make_snapshot(NULL);
+    gy_snapshot_entry e = static_box(7, 1);
+    e.motion = GY_MOTION_DYNAMIC;
+    assert_result(gy_query_snapshot_set(qs, 7, &e), GY_OK);
+    for (uint64_t t = 1; t <= 3; t++)
+        qfx_publish_read(qs, t); /* every buffer shows it moving */
+    e = static_box(7, 4);
+    assert_result(gy_query_snapshot_set(qs, 7, &e), GY_OK);
+    set_statics(qs, 100, 100 + STATICS, 4);
+    for (uint64_t t = 4; t <= 9; t++)
+        assert_result(gy_query_snapshot_publish(qs, t), GY_OK); /* the reader holds tick 3 */
+    for (uint64_t t = 10; t <= 12; t++) {
+        const gy_snapshot_view *v = qfx_publish_read(qs, t);
+        gy_snapshot_entry_info info;
+        assert_result(gy_snapshot_view_get(v, 7, &info), GY_OK);
+        assert_int_equal(info.entry.motion, GY_MOTION_STATIC);
+        assert_int_equal(info.entry.body.generation, 4);
+        gy_snapshot_hit hits[4];
+        uint32_t n = 0;
+        assert_result(gy_snapshot_view_raycast(v, gy_v3(21, 10, 0), gy_v3(0, -20, 0), NULL,
+                                               GY_COLLECT_ALL, hits, 4, &n),
+                      GY_OK);
+        assert_int_equal(n, 1);
+    }
+    gy_query_snapshot_destroy(qs);
+}
+
 /* ---- a reader thread against a writer streaming statics ------------------------------------ */
 
 /* Enough statics that the static tree is mostly edited in place, sometimes rebuilt. */
@@ -315,6 +380,8 @@ int main(void)
         cmocka_unit_test(test_query_snapshot_statics_are_stored_once_for_all_buffers),
         cmocka_unit_test(test_query_snapshot_static_change_copies_only_its_page),
         cmocka_unit_test(test_query_snapshot_static_turned_mover_is_shown_once),
+        cmocka_unit_test(test_query_snapshot_publish_without_reader_skips_settled_statics),
+        cmocka_unit_test(test_query_snapshot_mover_turned_static_reaches_the_held_buffer),
         cmocka_unit_test(test_query_snapshot_reader_never_sees_shared_statics_change),
     };
     return cmocka_run_group_tests_name("query_snapshot_statics", tests, NULL, NULL);
