@@ -2,7 +2,7 @@
  * (creator reference) plus pins from the physics components whose colliders use it; it lives
  * while either is outstanding. The World keeps a copy of the data so a hard start can rebuild it,
  * and mirrors each one on the physics side as a resource named by the gy_physics_resource_ref
- * the subsystem issued it (w->geo_by_key maps the ref's index back to the handle). */
+ * the subsystem issued it (w->geo_refs maps the ref's index back to the handle). */
 #include <string.h>
 
 #include "gyre/geometry.h"
@@ -28,17 +28,16 @@ static gy_result record_create(gy_world *w, gy_w_geometry *g)
     gy_hull_def h = {g->vertices, g->vertex_count};
     gy_physics_resource_def d = {g->is_mesh ? &m : NULL, g->is_mesh ? NULL : &h};
     gy_physics_resource_ref ref;
-    gy_result r = gy_physics_record_create_resource(w->physics, &d, &ref);
+    /* Room for its ref's entry before the create is recorded: nothing after the record may
+     * fail. */
+    gy_result r = gy_w_ref_table_reserve(w->alloc, &w->geo_refs, 1);
     if (r != GY_OK)
         return r;
-    r = gy_w_reserve_zeroed(w->alloc, (void **)&w->geo_by_key, &w->geo_by_key_capacity,
-                            ref.index + 1u, sizeof *w->geo_by_key);
-    if (r != GY_OK) {
-        gy_physics_record_release_resource(w->physics, ref);
+    r = gy_physics_record_create_resource(w->physics, &d, &ref);
+    if (r != GY_OK)
         return r;
-    }
     g->ref = ref;
-    w->geo_by_key[ref.index] = g->handle;
+    gy_w_ref_table_issued(&w->geo_refs, ref.index, g->handle);
     return GY_OK;
 }
 
@@ -94,28 +93,22 @@ gy_result gy_w_geometry_create(gy_world *w, bool is_mesh, const gy_vec3 *vertice
     return GY_OK;
 }
 
-/* Unmaps the ref's index (a released resource's index may name the next one already). */
-static void forget_ref(gy_world *w, gy_w_geometry *g)
-{
-    if (g->ref.generation != 0 && g->ref.index < w->geo_by_key_capacity &&
-        w->geo_by_key[g->ref.index] == g->handle)
-        w->geo_by_key[g->ref.index] = 0;
-    g->ref = (gy_physics_resource_ref){0, 0};
-}
-
 static void maybe_free(gy_world *w, gy_w_geometry *g)
 {
     if (g->creator || g->pins > 0)
         return;
     if (g->created && gy_w_running(w)) {
         gy_result r = gy_physics_record_release_resource(w->physics, g->ref);
-        if (r != GY_OK)
+        if (r == GY_OK)
+            gy_w_ref_table_released(&w->geo_refs);
+        else
             gy_log(
                 w->logger, GY_LOG_ERROR,
                 "world: releasing geometry resource %u failed (%s); it stays until physics stops",
                 g->ref.index, gy_result_message(r));
     }
-    forget_ref(w, g);
+    gy_w_ref_table_forget(&w->geo_refs, g->ref.index, g->handle);
+    g->ref = (gy_physics_resource_ref){0, 0};
     gy_handle_pool_release(&w->geo_pool, g->handle);
     free_entry(w, g);
     w->geo_freed++;
@@ -204,9 +197,7 @@ void gy_geometry_get_stats(const gy_world *w, gy_geometry_stats *out)
 
 void gy_w_geometry_failed(gy_world *w, gy_physics_resource_ref ref, gy_result r)
 {
-    if (ref.index >= w->geo_by_key_capacity || w->geo_by_key[ref.index] == 0)
-        return;
-    gy_w_geometry *g = gy_w_geometry_get(w, w->geo_by_key[ref.index]);
+    gy_w_geometry *g = gy_w_geometry_get(w, gy_w_ref_table_get(&w->geo_refs, ref.index));
     if (g == NULL || g->ref.generation != ref.generation)
         return;
     g->failed = true;
@@ -216,11 +207,12 @@ void gy_w_geometry_failed(gy_world *w, gy_physics_resource_ref ref, gy_result r)
 
 void gy_w_geometry_stopped(gy_world *w)
 {
+    gy_w_ref_table_clear(&w->geo_refs);
     for (uint32_t i = 0; i < w->geo_pool.count; i++) {
         gy_w_geometry *g = gy_handle_pool_at(&w->geo_pool, i, NULL);
         if (g != NULL) {
             g->created = false;
-            forget_ref(w, g);
+            g->ref = (gy_physics_resource_ref){0, 0};
         }
     }
 }
@@ -235,8 +227,7 @@ gy_result gy_w_geometry_bootstrap(gy_world *w, gy_physics_resource_def **out, ui
     uint32_t n = w->geo_pool.live;
     if (n == 0)
         return GY_OK;
-    if (gy_w_reserve_zeroed(w->alloc, (void **)&w->geo_by_key, &w->geo_by_key_capacity, n + 1u,
-                            sizeof *w->geo_by_key) != GY_OK)
+    if (gy_w_ref_table_reserve(w->alloc, &w->geo_refs, n) != GY_OK) /* none held: stopped */
         return GY_ERR_OUT_OF_MEMORY;
     gy_physics_resource_def *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
     gy_mesh_def *m = gy_alloc(w->alloc, (size_t)n * sizeof *m);
@@ -281,7 +272,8 @@ void gy_w_geometry_started(gy_world *w, const gy_physics_resource_ref *refs, uin
             g->created = true;
             g->failed = false;
             g->ref = refs[k++];
-            w->geo_by_key[g->ref.index] = g->handle; /* room reserved by the bootstrap */
+            /* Room reserved by the bootstrap. */
+            gy_w_ref_table_issued(&w->geo_refs, g->ref.index, g->handle);
         }
     }
 }
@@ -308,8 +300,5 @@ void gy_w_geometry_fini(gy_world *w)
             free_entry(w, g);
     }
     gy_handle_pool_fini(&w->geo_pool);
-    if (w->geo_by_key != NULL)
-        gy_free(w->alloc, w->geo_by_key, (size_t)w->geo_by_key_capacity * sizeof *w->geo_by_key);
-    w->geo_by_key = NULL;
-    w->geo_by_key_capacity = 0;
+    gy_w_ref_table_free(w->alloc, &w->geo_refs);
 }

@@ -46,6 +46,58 @@ gy_result gy_w_reserve_zeroed(const gy_allocator *a, void **array, uint32_t *cap
 gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uint32_t need,
                     size_t elem);
 
+/* ---- tables by ref index --------------------------------------------------------------------- */
+
+/* The World's handle of each joint or geometry by the index of the ref the physics subsystem
+ * issued it (gy_physics_joint_ref, gy_physics_resource_ref), and how many of that pool's refs the
+ * World holds: issued to it and not released, which counts the ref of an entry forgotten because
+ * its release could not be recorded (the pool keeps it live). The pool issues indices from 1,
+ * lowest free first, so with `held` live the next is at most held + 1 (gy_w_ref_table_reserve):
+ * room for it is taken before a create is recorded, and nothing after the record can fail. */
+typedef struct gy_w_ref_table {
+    uint64_t *handles; /* ref index → handle (0: none) */
+    uint32_t capacity;
+    uint32_t held;
+} gy_w_ref_table;
+
+/* Room for the entries of the next `more` refs the pool issues. GY_ERR_OUT_OF_MEMORY with nothing
+ * changed. */
+gy_result gy_w_ref_table_reserve(const gy_allocator *a, gy_w_ref_table *t, uint32_t more);
+/* The handle at `index`, or 0. */
+static inline uint64_t gy_w_ref_table_get(const gy_w_ref_table *t, uint32_t index)
+{
+    return index < t->capacity ? t->handles[index] : 0u;
+}
+/* `index` names `handle` (room reserved; were it not, by refs recorded past the World, the entry
+ * is left out rather than written out of bounds). */
+static inline void gy_w_ref_table_set(gy_w_ref_table *t, uint32_t index, uint64_t handle)
+{
+    assert(index < t->capacity);
+    if (index < t->capacity)
+        t->handles[index] = handle;
+}
+/* A create was recorded: its ref names `handle` (room reserved). */
+static inline void gy_w_ref_table_issued(gy_w_ref_table *t, uint32_t index, uint64_t handle)
+{
+    gy_w_ref_table_set(t, index, handle);
+    t->held++;
+}
+/* A release was recorded: its ref is the pool's again. */
+static inline void gy_w_ref_table_released(gy_w_ref_table *t)
+{
+    assert(t->held > 0);
+    t->held--;
+}
+/* `index` no longer names `handle` (it may name the next one already). */
+static inline void gy_w_ref_table_forget(gy_w_ref_table *t, uint32_t index, uint64_t handle)
+{
+    if (index < t->capacity && t->handles[index] == handle)
+        t->handles[index] = 0;
+}
+/* Physics stopped: the pool issued nothing that is live. */
+void gy_w_ref_table_clear(gy_w_ref_table *t);
+void gy_w_ref_table_free(const gy_allocator *a, gy_w_ref_table *t);
+
 /* ---- the component store --------------------------------------------------------------------- */
 
 /* The entity slot a component names by itself (for a store whose components know it). */
@@ -285,7 +337,7 @@ static inline gy_w_character_state *gy_w_character_state_of(const gy_w_body *c)
 /* ---- geometry, joints, pairs ----------------------------------------------------------------- */
 
 typedef struct gy_w_geometry {
-    /* while created in this physics run (its index maps back in w->geo_by_key); else null */
+    /* while created in this physics run (its index maps back in w->geo_refs); else null */
     gy_physics_resource_ref ref;
     bool is_mesh;
     bool creator;
@@ -303,7 +355,9 @@ typedef struct gy_w_joint {
     uint32_t a, b;    /* entity slots; b GY_W_NONE: the world */
     gy_joint_def def; /* anchor and axis in a's frame */
     gy_joint_status status;
-    gy_physics_joint_ref ref; /* while LIVE (its index maps back in w->joint_by_key); else null */
+    /* while LIVE, and BROKEN or FAILED until released, in this physics run (its index maps back
+     * in w->joint_refs); else null */
+    gy_physics_joint_ref ref;
     uint32_t a_generation, b_generation; /* of the bodies it was created between */
     uint64_t handle;
     bool has_state;       /* a state reply arrived since it last went live */
@@ -431,14 +485,12 @@ struct gy_world {
 
     /* geometry */
     gy_handle_pool geo_pool;
-    uint64_t *geo_by_key; /* resource ref index → handle */
-    uint32_t geo_by_key_capacity;
+    gy_w_ref_table geo_refs; /* resource refs */
     uint64_t geo_created, geo_freed;
 
     /* joints */
     gy_handle_pool joint_pool;
-    uint64_t *joint_by_key; /* joint ref index → handle */
-    uint32_t joint_by_key_capacity;
+    gy_w_ref_table joint_refs; /* joint refs */
     uint32_t joints_pending;
 
     /* touching pairs: dense array + index (pair key -> dense index) */

@@ -1,8 +1,11 @@
 /* Joints between entities' bodies. A joint is kept in a's frame and created on the physics side
  * whenever both bodies exist there; the adapter drops it with either body, after which it waits
  * (PENDING) for both to be recreated. Replies name a joint by the ref the subsystem issued it
- * (w->joint_by_key maps its index back), and a reply about a released joint, whose index may name
- * another already, is told apart by its generation. */
+ * (w->joint_refs maps its index back), and a reply about a released joint, whose index may name
+ * another already, is told apart by its generation. A joint that broke or failed keeps its ref
+ * until the game releases it (or its entity goes), which records the ref's release as for a live
+ * one: the subsystem's pool keeps every ref live until then, and the next create's index is
+ * bounded by the refs the World holds (w->joint_refs.held). */
 #include <string.h>
 
 #include "world_internal.h"
@@ -15,9 +18,7 @@ static gy_w_joint *joint_get(const gy_world *w, uint64_t bits)
 
 static gy_w_joint *joint_by_key(const gy_world *w, uint32_t key)
 {
-    if (key == 0 || key >= w->joint_by_key_capacity || w->joint_by_key[key] == 0)
-        return NULL;
-    return joint_get(w, w->joint_by_key[key]);
+    return joint_get(w, gy_w_ref_table_get(&w->joint_refs, key));
 }
 
 /* The joint `ref` names if it is the one there now. */
@@ -30,11 +31,26 @@ static gy_w_joint *joint_by_ref(const gy_world *w, gy_physics_joint_ref ref)
 /* Forgets the physics ref (a released joint's index may name the next one already). */
 static void drop_key(gy_world *w, gy_w_joint *j)
 {
-    if (j->ref.index == 0)
-        return;
-    if (j->ref.index < w->joint_by_key_capacity && w->joint_by_key[j->ref.index] == j->handle)
-        w->joint_by_key[j->ref.index] = 0;
+    gy_w_ref_table_forget(&w->joint_refs, j->ref.index, j->handle);
     j->ref = (gy_physics_joint_ref){0, 0};
+}
+
+/* Gives the joint's ref, if it holds one (its create was recorded in this run), back to the pool
+ * and forgets it. The physics thread drops the release of a joint that broke or failed there
+ * (nothing of it is left) and counts it. */
+static void release_ref(gy_world *w, gy_w_joint *j)
+{
+    if (j->ref.generation == 0)
+        return;
+    if (gy_w_running(w)) {
+        gy_result r = gy_physics_record_release_joint(w->physics, j->ref);
+        if (r == GY_OK)
+            gy_w_ref_table_released(&w->joint_refs);
+        else
+            gy_log(w->logger, GY_LOG_WARN, "world: joint release not recorded: %s",
+                   gy_result_message(r));
+    }
+    drop_key(w, j);
 }
 
 static bool body_ready(const gy_world *w, uint32_t slot, const gy_w_body **out)
@@ -69,15 +85,14 @@ static void try_create(gy_world *w, gy_w_joint *j)
     d.b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
     d.def = world_def(j, gy_w_body_pose(w, ca));
     gy_physics_joint_ref ref;
-    gy_result r = gy_physics_record_create_joint(w->physics, &d, &ref);
+    /* Room for its ref's entry before the create is recorded: nothing after the record may fail.
+     * Refused either way, it waits (pending) and is tried again. */
+    gy_result r = gy_w_ref_table_reserve(w->alloc, &w->joint_refs, 1);
+    if (r == GY_OK)
+        r = gy_physics_record_create_joint(w->physics, &d, &ref);
     if (r != GY_OK) {
         gy_log(w->logger, GY_LOG_WARN, "world: joint create not recorded: %s",
                gy_result_message(r));
-        return;
-    }
-    if (gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
-                            ref.index + 1u, sizeof *w->joint_by_key) != GY_OK) {
-        gy_physics_record_release_joint(w->physics, ref); /* pending: tried again later */
         return;
     }
     j->status = GY_JOINT_LIVE;
@@ -85,7 +100,7 @@ static void try_create(gy_world *w, gy_w_joint *j)
     j->ref = ref;
     j->a_generation = d.a.generation;
     j->b_generation = d.b.generation;
-    w->joint_by_key[ref.index] = j->handle;
+    gy_w_ref_table_issued(&w->joint_refs, ref.index, j->handle);
     w->joints_pending--;
 }
 
@@ -114,10 +129,14 @@ gy_result gy_joint_create(gy_world *w, gy_entity a, gy_entity b, const gy_joint_
         return r;
     if (gy_w_body_of(w, sa)->motion == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
-    /* The joint counts live in the entities' cold records: those are made first. */
+    /* The joint counts live in the entities' cold records: those are made first. The room for
+     * its ref's entry, which try_create takes before it records the create, is taken here too,
+     * so that a refusal of it is this call's, with nothing recorded, rather than a joint that
+     * waits. */
     gy_w_joint *j = NULL;
     r = GY_ERR_OUT_OF_MEMORY;
     if (gy_w_cold_get(w, sa) != NULL && (sb == GY_W_NONE || gy_w_cold_get(w, sb) != NULL) &&
+        (!gy_w_running(w) || gy_w_ref_table_reserve(w->alloc, &w->joint_refs, 1) == GY_OK) &&
         (j = gy_alloc_zeroed(w->alloc, sizeof *j)) != NULL)
         r = gy_handle_pool_acquire(&w->joint_pool, j, &j->handle);
     if (r != GY_OK) {
@@ -146,12 +165,7 @@ gy_result gy_joint_create(gy_world *w, gy_entity a, gy_entity b, const gy_joint_
 
 static void release_joint(gy_world *w, gy_w_joint *j)
 {
-    if (j->status == GY_JOINT_LIVE && gy_w_running(w)) {
-        gy_result r = gy_physics_record_release_joint(w->physics, j->ref);
-        if (r != GY_OK)
-            gy_log(w->logger, GY_LOG_WARN, "world: joint release not recorded: %s",
-                   gy_result_message(r));
-    }
+    release_ref(w, j); /* live, broken or failed */
     if (j->status == GY_JOINT_PENDING)
         w->joints_pending--;
     drop_key(w, j);
@@ -275,13 +289,7 @@ void gy_w_joints_body_released(gy_world *w, uint32_t slot)
             continue;
         /* Released before the body (the adapter would drop it with the body anyway), so the
          * subsystem's pool retires the ref and its index serves the next joint. */
-        if (gy_w_running(w)) {
-            gy_result r = gy_physics_record_release_joint(w->physics, j->ref);
-            if (r != GY_OK)
-                gy_log(w->logger, GY_LOG_WARN, "world: joint release not recorded: %s",
-                       gy_result_message(r));
-        }
-        drop_key(w, j);
+        release_ref(w, j);
         j->status = GY_JOINT_PENDING;
         w->joints_pending++;
     }
@@ -312,8 +320,7 @@ void gy_w_joint_failed(gy_world *w, gy_physics_joint_ref ref)
     gy_w_joint *j = joint_by_ref(w, ref);
     if (j == NULL || j->status != GY_JOINT_LIVE)
         return;
-    j->status = GY_JOINT_FAILED;
-    drop_key(w, j);
+    j->status = GY_JOINT_FAILED; /* its ref kept until released */
     gy_log(w->logger, GY_LOG_WARN, "world: the adapter refused a joint on entity '%s'",
            gy_w_entity_name(w, j->a));
 }
@@ -323,17 +330,19 @@ void gy_w_joint_broken(gy_world *w, gy_physics_joint_ref ref)
     gy_w_joint *j = joint_by_ref(w, ref);
     if (j == NULL || j->status != GY_JOINT_LIVE)
         return;
-    j->status = GY_JOINT_BROKEN;
-    drop_key(w, j);
+    j->status = GY_JOINT_BROKEN; /* its ref kept until released */
 }
 
 void gy_w_joints_stopped(gy_world *w)
 {
+    gy_w_ref_table_clear(&w->joint_refs);
     for (uint32_t i = 0; i < w->joint_pool.count; i++) {
         gy_w_joint *j = gy_handle_pool_at(&w->joint_pool, i, NULL);
-        if (j == NULL || j->status != GY_JOINT_LIVE)
+        if (j == NULL)
             continue;
-        drop_key(w, j);
+        j->ref = (gy_physics_joint_ref){0, 0}; /* broken and failed ones' too */
+        if (j->status != GY_JOINT_LIVE)
+            continue;
         j->status = GY_JOINT_PENDING;
         w->joints_pending++;
     }
@@ -353,6 +362,9 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
     }
     if (n == 0)
         return GY_OK;
+    /* The start issues the list's k-th joint index k + 1 (none is held: physics stopped). */
+    if (gy_w_ref_table_reserve(w->alloc, &w->joint_refs, n) != GY_OK)
+        return GY_ERR_OUT_OF_MEMORY;
     gy_physics_joint_def *d = gy_alloc(w->alloc, (size_t)n * sizeof *d);
     if (d == NULL)
         return GY_ERR_OUT_OF_MEMORY;
@@ -375,22 +387,14 @@ gy_result gy_w_joints_bootstrap(gy_world *w, gy_physics_joint_def **out, uint32_
                    gy_w_entity_name(w, j->a), gy_result_message(r));
             continue;
         }
-        /* The start issues the list's k-th joint index k + 1. */
         uint32_t key = k + 1u;
-        r = gy_w_reserve_zeroed(w->alloc, (void **)&w->joint_by_key, &w->joint_by_key_capacity,
-                                key + 1u, sizeof *w->joint_by_key);
-        if (r != GY_OK) {
-            gy_w_joints_started(w, NULL, k, false);
-            gy_free(w->alloc, d, (size_t)n * sizeof *d);
-            return r;
-        }
         memset(&d[k], 0, sizeof d[k]);
         /* Named by index (the generations are provisional): the start issues the refs. */
         d[k].a = ca->ref;
         d[k].b = cb != NULL ? cb->ref : (gy_physics_body_ref){0, 0};
         d[k].def = def;
         j->ref = (gy_physics_joint_ref){key, 0}; /* the start issues the generation */
-        w->joint_by_key[key] = j->handle;
+        gy_w_ref_table_set(&w->joint_refs, key, j->handle);
         k++;
     }
     *out = d;
@@ -406,6 +410,7 @@ void gy_w_joints_started(gy_world *w, const gy_physics_joint_ref *refs, uint32_t
             continue;
         if (ok) {
             j->ref = refs[i];
+            gy_w_ref_table_issued(&w->joint_refs, j->ref.index, j->handle);
             j->status = GY_JOINT_LIVE;
             j->has_state = false;
             /* The bodies' refs as the start issued them. */
@@ -428,9 +433,5 @@ void gy_w_joints_fini(gy_world *w)
             gy_free(w->alloc, j, sizeof *j);
     }
     gy_handle_pool_fini(&w->joint_pool);
-    if (w->joint_by_key != NULL)
-        gy_free(w->alloc, w->joint_by_key,
-                (size_t)w->joint_by_key_capacity * sizeof *w->joint_by_key);
-    w->joint_by_key = NULL;
-    w->joint_by_key_capacity = 0;
+    gy_w_ref_table_free(w->alloc, &w->joint_refs);
 }

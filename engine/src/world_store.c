@@ -33,6 +33,31 @@ gy_result gy_w_grow(const gy_allocator *a, void **array, uint32_t *capacity, uin
     return GY_OK;
 }
 
+/* ---- tables by ref index --------------------------------------------------------------------- */
+
+gy_result gy_w_ref_table_reserve(const gy_allocator *a, gy_w_ref_table *t, uint32_t more)
+{
+    uint64_t need = (uint64_t)t->held + more + 1u; /* indices from 1 */
+    if (need > UINT32_MAX)
+        return GY_ERR_OUT_OF_MEMORY;
+    return gy_w_reserve_zeroed(a, (void **)&t->handles, &t->capacity, (uint32_t)need,
+                               sizeof *t->handles);
+}
+
+void gy_w_ref_table_clear(gy_w_ref_table *t)
+{
+    if (t->handles != NULL)
+        memset(t->handles, 0, (size_t)t->capacity * sizeof *t->handles);
+    t->held = 0;
+}
+
+void gy_w_ref_table_free(const gy_allocator *a, gy_w_ref_table *t)
+{
+    if (t->handles != NULL)
+        gy_free(a, t->handles, (size_t)t->capacity * sizeof *t->handles);
+    *t = (gy_w_ref_table){0};
+}
+
 /* ---- store ----------------------------------------------------------------------------------- */
 
 void gy_w_store_init(gy_w_store *s, size_t elem)

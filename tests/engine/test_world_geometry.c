@@ -265,6 +265,47 @@ static void test_geometry_survives_stop_start(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* The room for a geometry's entry in the World's table of resource refs is taken before its
+ * create is recorded: refused for memory, the create reports GY_ERR_OUT_OF_MEMORY and records
+ * nothing (no create answered by a release in the same batch), and the same create succeeds once
+ * memory is there again. Every allocation of the create is refused in turn. */
+static void test_geometry_ref_table_refused_for_memory_records_nothing(void **state)
+{
+    (void)state;
+    uint32_t refused = 0;
+    for (uint64_t k = 1; k < 10; k++) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        gy_world *w = wfx_world(&ta);
+        wfx_tick(w, 1);
+        quad q = make_quad(0.0, 2.0);
+        gy_mesh_def m = {q.v, 4, q.idx, 6};
+        uint64_t applied = wfx_physics_stats(w).commands_applied;
+        gy_geometry g = {0};
+        ta.fail_at = ta.calls + k;
+        gy_result r = gy_geometry_create_mesh(w, &m, &g);
+        ta.fail_at = 0;
+        wfx_tick(w, 2);
+        uint64_t recorded = wfx_physics_stats(w).commands_applied - applied;
+        if (r == GY_OK) {
+            assert_int_equal(recorded, 1); /* the create alone */
+        } else {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused++;
+            assert_int_equal(recorded, 0);
+            assert_int_equal(geo_stats(w).resident, 0);
+            assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
+            wfx_tick(w, 2);
+            assert_int_equal(wfx_physics_stats(w).commands_applied - applied, 1);
+        }
+        assert_int_equal(adapter_resources(w), 1);
+        gy_geometry_release(w, g);
+        assert_int_equal(adapter_resources(w), 0);
+        wfx_destroy(w, &ta);
+    }
+    assert_true(refused > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_geometry_teardown_reclaims_and_warns),
         cmocka_unit_test(test_geometry_validation),
         cmocka_unit_test(test_geometry_survives_stop_start),
+        cmocka_unit_test(test_geometry_ref_table_refused_for_memory_records_nothing),
     };
     return cmocka_run_group_tests_name("world_geometry", tests, NULL, NULL);
 }

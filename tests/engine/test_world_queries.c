@@ -386,6 +386,100 @@ static void test_joints_break_and_validation(void **state)
     wfx_destroy(w, NULL);
 }
 
+/* The room for a joint's entry in the World's table of joint refs is taken before its create is
+ * recorded: refused for memory, gy_joint_create reports GY_ERR_OUT_OF_MEMORY and records nothing
+ * (no create answered by a release in the same batch), and the same call succeeds once memory is
+ * there again. A joint whose create alone was refused (the command's copy) waits and is recorded
+ * by the next tick, once. Every allocation of the call is refused in turn. */
+static void test_joints_ref_table_refused_for_memory_records_nothing(void **state)
+{
+    (void)state;
+    uint32_t refused = 0;
+    for (uint64_t k = 1; k < 10; k++) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        gy_world *w = wfx_world(&ta);
+        gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
+        gy_entity b = wfx_ball(w, "b", gy_v3(0, 8, 0));
+        wfx_tick(w, 2);
+        gy_joint_def jd = gy_default_joint_def();
+        jd.type = GY_JOINT_BALL;
+        jd.anchor = gy_v3(0, 9, 0);
+        uint64_t applied = wfx_physics_stats(w).commands_applied;
+        gy_joint j = {0};
+        ta.fail_at = ta.calls + k;
+        gy_result r = gy_joint_create(w, a, b, &jd, &j);
+        ta.fail_at = 0;
+        wfx_tick(w, 2);
+        uint64_t recorded = wfx_physics_stats(w).commands_applied - applied;
+        gy_world_stats ws;
+        gy_world_get_stats(w, &ws);
+        if (r == GY_OK) {
+            assert_int_equal(recorded, 1); /* the create alone */
+        } else {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused++;
+            assert_int_equal(recorded, 0);
+            assert_int_equal(ws.joints, 0);
+            assert_result(gy_joint_create(w, a, b, &jd, &j), GY_OK);
+            wfx_tick(w, 2);
+            assert_int_equal(wfx_physics_stats(w).commands_applied - applied, 1);
+        }
+        assert_int_equal(wfx_joint_status(w, j), GY_JOINT_LIVE);
+        gy_backend_counters c;
+        assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
+        assert_int_equal(c.joints, 1);
+        wfx_destroy(w, &ta);
+    }
+    assert_true(refused > 0);
+}
+
+/* A broken joint keeps its ref in the physics subsystem's pool until the game releases it, which
+ * records the ref's release (it reaches the physics thread, where the adapter released the joint
+ * as it broke, and is dropped and counted there), and destroying its entity does the same: the
+ * next joint takes the index again, so joints made, broken and released over and over hold the
+ * World's and the physics side's tables at their size. */
+static void test_joints_broken_joint_gives_its_ref_back_when_released(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_world *w = wfx_world(&ta);
+    gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    jd.breakable = true;
+    jd.break_force = 1.0; /* a's weight alone breaks it */
+    int64_t bytes_early = 0;
+    for (uint32_t cycle = 0; cycle <= 40; cycle++) {
+        /* Back where it hangs from, at rest. */
+        assert_result(gy_entity_set_local_position(w, a, gy_v3(0, 10, 0)), GY_OK);
+        assert_result(gy_body_set_linear_velocity(w, a, gy_v3(0, 0, 0)), GY_OK);
+        wfx_tick(w, 1);
+        jd.anchor = gy_v3(0, 10.5, 0);
+        gy_joint j;
+        assert_result(gy_joint_create(w, a, gy_entity_null(), &jd, &j), GY_OK);
+        uint64_t stale = wfx_physics_stats(w).commands_dropped_stale;
+        for (uint32_t t = 0; t < 30 && wfx_joint_status(w, j) != GY_JOINT_BROKEN; t++)
+            wfx_tick(w, 1);
+        assert_int_equal(wfx_joint_status(w, j), GY_JOINT_BROKEN);
+        wfx_tick(w, 2);
+        assert_int_equal(wfx_physics_stats(w).commands_dropped_stale, stale);
+        if (cycle == 40) {
+            assert_result(gy_entity_destroy(w, a), GY_OK);
+        } else {
+            assert_result(gy_joint_release(w, j), GY_OK);
+        }
+        wfx_tick(w, 2);
+        assert_int_equal(wfx_physics_stats(w).commands_dropped_stale - stale, 1);
+        if (cycle == 4)
+            bytes_early = ta.live_bytes;
+        if (cycle == 39)
+            assert_int_equal(ta.live_bytes, bytes_early);
+    }
+    wfx_destroy(w, &ta);
+}
+
 /* ---- characters ------------------------------------------------------------------------------ */
 
 static gy_entity character(gy_world *w, gy_vec3 feet)
@@ -469,6 +563,8 @@ int main(void)
         cmocka_unit_test(test_queries_snapshot_shape_cast_while_physics_steps),
         cmocka_unit_test(test_joints_pendulum_survives_switch_off_and_on),
         cmocka_unit_test(test_joints_break_and_validation),
+        cmocka_unit_test(test_joints_ref_table_refused_for_memory_records_nothing),
+        cmocka_unit_test(test_joints_broken_joint_gives_its_ref_back_when_released),
         cmocka_unit_test(test_character_walks_jumps_and_lands),
     };
     return cmocka_run_group_tests_name("world_queries", tests, NULL, NULL);

@@ -137,8 +137,8 @@ gy_result gy_world_release_ownership(gy_world *world);
  * threads. */
 gy_result gy_world_take_ownership(gy_world *world);
 
-/* The physics subsystem (for its barrier, stats and diagnostics). Do not record body commands on
- * it directly: the World would not know about them. */
+/* The physics subsystem (for its barrier, stats and diagnostics). Do not record body, joint or
+ * resource commands on it directly: the World would not know about them. */
 gy_physics *gy_world_physics(gy_world *world);
 
 /* The World's OBJ cache (gyre/obj_cache.h), for gy_scene_load_file_cached: cells streamed into
