@@ -351,8 +351,63 @@ static void static_pair_remove(gy_driver_world *w, uint32_t i)
     *gy_hash_map_find(&w->static_pair_map, static_pair_key(p->moving, p->fixed)) = i;
 }
 
+/* The record of a pair, if any, removed. */
+static void static_pair_forget(gy_driver_world *w, const gy_bt_body *moving,
+                               const gy_bt_body *fixed)
+{
+    const uint64_t *i = gy_hash_map_find(&w->static_pair_map, static_pair_key(moving, fixed));
+    if (i != nullptr)
+        static_pair_remove(w, (uint32_t)*i);
+}
+
+namespace
+{
+struct drop_ctx {
+    gy_driver_world *w;
+    gy_bt_body *b;
+};
+} // namespace
+
+static bool drop_static(void *ctx, gy_bt_collider *c)
+{
+    drop_ctx *d = static_cast<drop_ctx *>(ctx);
+    static_pair_forget(d->w, d->b, gy_bt_collider_body(c));
+    return d->b->static_pairs > 0;
+}
+
+static void drop_moving(void *ctx, gy_bt_body *m)
+{
+    drop_ctx *d = static_cast<drop_ctx *>(ctx);
+    if (m->motion != nullptr && d->b->static_pairs > 0)
+        static_pair_forget(d->w, m, d->b);
+}
+
+static void drop_none(void *, gy_bt_body *) {}
+
+static bool drop_no_static(void *, gy_bt_collider *)
+{
+    return false;
+}
+
 void gy_bt_static_pairs_drop(gy_driver_world *w, gy_bt_body *b)
 {
+    /* Found through the grid (a moving body's statics under its broadphase box) or the
+     * broadphase (the moving bodies over a static's grid boxes), so that releasing many bodies
+     * does not walk every pair for each; what a box moved since its pairs were found left behind
+     * is found by the walk below. */
+    drop_ctx d = {w, b};
+    btVector3 zero(0, 0, 0);
+    if (b->static_pairs > 0 && b->object != nullptr) {
+        const btBroadphaseProxy *proxy = b->object->getBroadphaseHandle();
+        gy_bt_sweep_bodies(w, zero, zero, proxy->m_aabbMin, proxy->m_aabbMax, drop_none,
+                           drop_static, &d);
+    }
+    for (uint32_t i = 0; i < b->collider_count && b->static_pairs > 0 && b->object == nullptr;
+         i++) {
+        const gy_aabb &box = gy_bt_static_item(b->colliders[i])->box;
+        gy_bt_sweep_bodies(w, zero, zero, gy_bt_vec(box.min), gy_bt_vec(box.max), drop_moving,
+                           drop_no_static, &d);
+    }
     /* From the end: a record swapped into slot i was looked at already. */
     for (uint32_t i = w->static_pairs.count; i-- > 0 && b->static_pairs > 0;) {
         const gy_bt_static_pair *p = &w->static_pairs.items[i];
