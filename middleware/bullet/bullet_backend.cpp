@@ -5,14 +5,23 @@
 
 #include "bullet_internal.h"
 
+/* The static grid's cell (m): as the ODE driver's, a few level tiles wide. */
+#define GY_BT_GRID_CELL_SIZE 4.0
+
 gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocator *a)
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
-      fixed(0.0, nullptr, nullptr), probe(), query_stack(), query_storage(), query_shape(nullptr),
-      records(nullptr), resources(nullptr), moving(nullptr), tally(nullptr), contacts(nullptr),
+      fixed(0.0, nullptr, nullptr), probe(), scratch(), query_stack(), query_storage(),
+      query_shape(nullptr), records(nullptr), resources(nullptr), static_pairs(), static_pass(0),
+      statics_placed(false), statics_on(false), moving(nullptr), tally(nullptr), contacts(nullptr),
       substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_hash_map_init(&shared_shapes, a);
+    gy_static_grid_init(&grid, GY_BT_GRID_CELL_SIZE, a);
+    gy_hash_map_init(&static_pair_map, a);
+    /* As a static btCollisionObject is once added: asleep, so Bullet's islands and solver take
+     * it for the fixed world. */
+    scratch.setActivationState(ISLAND_SLEEPING);
     broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&filter);
     dispatcher.setNearCallback(gy_bt_near_callback);
     world.setGravity(gy_bt_vec(d.gravity));
@@ -51,6 +60,10 @@ gy_driver_world::~gy_driver_world()
     if (query_shape != nullptr)
         query_shape->~btConvexShape();
     gy_hash_map_fini(&shared_shapes);
+    /* The bodies, and with them their static pairs, went before the world. */
+    gy_bt_static_pairs_free(allocator, &static_pairs);
+    gy_hash_map_fini(&static_pair_map);
+    gy_static_grid_fini(&grid);
 }
 
 bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const
@@ -60,8 +73,6 @@ bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadph
     if (a == nullptr || b == nullptr || a == b)
         return false;
     if ((a->category_union & b->mask_union) == 0 || (b->category_union & a->mask_union) == 0)
-        return false;
-    if (a->base.type == GY_MOTION_STATIC && b->base.type == GY_MOTION_STATIC)
         return false;
     if (a->base.type != GY_MOTION_DYNAMIC && b->base.type != GY_MOTION_DYNAMIC)
         return a->has_sensor || b->has_sensor;

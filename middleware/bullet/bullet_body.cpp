@@ -175,13 +175,35 @@ void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
 
 btVector3 gy_bt_body_com(const gy_bt_body *b)
 {
+    if (b->object == nullptr)
+        return gy_bt_vec(gy_bt_static_pose(b).position);
     return b->object->getWorldTransform().getOrigin();
+}
+
+btTransform gy_bt_body_frame(const gy_bt_body *b)
+{
+    if (b->object == nullptr)
+        return gy_bt_transform(gy_bt_static_pose(b));
+    return b->object->getWorldTransform();
 }
 
 gy_pose gy_bt_body_pose(const gy_bt_body *b)
 {
-    const btTransform &com = b->object->getWorldTransform();
-    return gy_bt_from_transform(b->motion != nullptr ? com * b->motion->principal_inv : com);
+    if (b->object == nullptr)
+        return gy_bt_static_pose(b);
+    return gy_bt_from_transform(b->object->getWorldTransform() * gy_bt_principal_inv(b->motion));
+}
+
+btCollisionObject *gy_bt_static_object(gy_driver_world *w, gy_bt_body *b)
+{
+    btCollisionObject *o = &w->scratch;
+    o->setCollisionShape(b->compound != nullptr ? static_cast<btCollisionShape *>(b->compound)
+                                                : b->colliders[0]->bt_shape);
+    btTransform t = gy_bt_body_frame(b);
+    o->setWorldTransform(t);
+    o->setInterpolationWorldTransform(t);
+    o->setUserPointer(b);
+    return o;
 }
 
 btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
@@ -211,16 +233,16 @@ btTransform gy_bt_collider_child(const gy_bt_collider *c)
         return b->compound->getChildTransform((int)c->index);
     /* The same product as at creation, where a static's principal⁻¹ was the identity's inverse. */
     static const btTransform identity_inv = btTransform::getIdentity().inverse();
-    return child_pose(b->motion != nullptr ? b->motion->principal_inv : identity_inv, c);
+    return child_pose(b->motion != nullptr ? gy_bt_principal_inv(b->motion) : identity_inv, c);
 }
 
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
     const gy_bt_body *b = gy_bt_collider_body(c);
-    const btTransform &com = b->object->getWorldTransform();
     if (b->motion == nullptr)
-        return com * gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
-    return com * b->motion->principal_inv *
+        return gy_bt_body_frame(b) * gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
+    const btTransform &com = b->object->getWorldTransform();
+    return com * gy_bt_principal_inv(b->motion) *
            gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
 }
 
@@ -445,7 +467,7 @@ struct body_blocks {
     void **collider_mem;
     void **shape_mem;
     void *compound_mem;
-    void *object_mem; /* the btRigidBody, or a static's btCollisionObject */
+    void *object_mem; /* moving bodies: the btRigidBody */
     void *sleep_mem;  /* dynamic bodies only */
     void *motion_mem; /* dynamic and kinematic bodies only */
     uint32_t n;
@@ -474,15 +496,19 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
                               uint32_t n, bool compound, gy_motion_type type, const bool *owned)
 {
     static_assert(alignof(gy_bt_body) <= BLOCK_ALIGN && alignof(gy_bt_collider) <= BLOCK_ALIGN &&
-                      alignof(btRigidBody) <= BLOCK_ALIGN &&
-                      alignof(btCollisionObject) <= BLOCK_ALIGN &&
+                      alignof(btRigidBody) <= BLOCK_ALIGN && alignof(gy_bt_static) <= BLOCK_ALIGN &&
+                      alignof(gy_bt_static_collider) <= BLOCK_ALIGN &&
                       alignof(btCompoundShape) <= BLOCK_ALIGN &&
                       alignof(gy_bt_query_shape_storage) <= BLOCK_ALIGN &&
                       alignof(gy_bt_motion) <= BLOCK_ALIGN,
                   "a body block's parts fit its alignment");
     bool dynamic = type == GY_MOTION_DYNAMIC, moving = type != GY_MOTION_STATIC;
     memset(k, 0, sizeof *k);
-    size_t at = sizeof(gy_bt_body);
+    /* A static's pose follows its body (gy_bt_static); its colliders' records hold their grid
+     * entries (gy_bt_static_collider). */
+    size_t at = moving ? sizeof(gy_bt_body) : sizeof(gy_bt_static);
+    size_t record_size = moving ? sizeof(gy_bt_collider) : sizeof(gy_bt_static_collider);
+    size_t record_offset = moving ? 0 : offsetof(gy_bt_static_collider, collider);
     size_t motion_at = align_up(at, alignof(gy_bt_motion));
     if (moving)
         at = motion_at + sizeof(gy_bt_motion);
@@ -490,7 +516,8 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     if (dynamic)
         at = sleep_at + sizeof(gy_adapter_sleep);
     size_t object_at = align_up(at, BLOCK_ALIGN);
-    at = object_at + (moving ? sizeof(btRigidBody) : sizeof(btCollisionObject));
+    if (moving)
+        at = object_at + sizeof(btRigidBody);
     size_t compound_at = align_up(at, alignof(btCompoundShape));
     if (compound)
         at = compound_at + sizeof(btCompoundShape);
@@ -498,8 +525,8 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     for (uint32_t i = 0; i < n; i++)
         if (owned[i])
             at = align_up(at, BLOCK_ALIGN) + owned_shape_size(cols[i].shape.type);
-    size_t records_at = align_up(at, alignof(gy_bt_collider));
-    at = records_at + (size_t)n * sizeof(gy_bt_collider);
+    size_t records_at = align_up(at, alignof(gy_bt_static_collider));
+    at = records_at + (size_t)n * record_size;
     size_t colliders_at = align_up(at, alignof(gy_bt_collider *));
     at = colliders_at + (size_t)n * sizeof(gy_bt_collider *);
     if (at > UINT32_MAX) /* the body keeps its block's size in 32 bits */
@@ -520,12 +547,12 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
     unsigned char *base = static_cast<unsigned char *>(k->block);
     k->body = reinterpret_cast<gy_bt_body *>(base);
     k->colliders = reinterpret_cast<gy_bt_collider **>(base + colliders_at);
-    k->object_mem = base + object_at;
+    k->object_mem = moving ? base + object_at : nullptr;
     k->sleep_mem = dynamic ? base + sleep_at : nullptr;
     k->motion_mem = moving ? base + motion_at : nullptr;
     k->compound_mem = compound ? base + compound_at : nullptr;
     for (uint32_t i = 0; i < n; i++) {
-        k->collider_mem[i] = base + records_at + (size_t)i * sizeof(gy_bt_collider);
+        k->collider_mem[i] = base + records_at + (size_t)i * record_size + record_offset;
         if (owned[i]) {
             shapes_at = align_up(shapes_at, BLOCK_ALIGN);
             k->shape_mem[i] = base + shapes_at;
@@ -533,6 +560,20 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
         }
     }
     return GY_OK;
+}
+
+static void body_free(gy_driver_world *w, gy_bt_body *b);
+
+/* Indexes a static collider by its world box, padded as Bullet pads broadphase boxes (so the
+ * pairs the static pass finds are those the broadphase would). */
+static gy_result grid_insert(gy_driver_world *w, gy_bt_collider *c)
+{
+    btVector3 lo, hi;
+    c->bt_shape->getAabb(gy_bt_body_frame(gy_bt_collider_body(c)) * gy_bt_collider_child(c), lo,
+                         hi);
+    btVector3 pad(gContactBreakingThreshold, gContactBreakingThreshold, gContactBreakingThreshold);
+    gy_aabb box = {gy_bt_from_vec(lo - pad), gy_bt_from_vec(hi + pad)};
+    return gy_static_grid_insert(&w->grid, gy_bt_static_item(c), &box);
 }
 
 static bool transform_is_identity(const btTransform &t)
@@ -608,7 +649,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     b->collider_count = n;
     if (k.motion_mem != nullptr) {
         b->motion->principal = principal;
-        b->motion->principal_inv = principal_inv;
         b->motion->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
         b->motion->kin_linear = btVector3(0, 0, 0);
         b->motion->kin_angular = btVector3(0, 0, 0);
@@ -647,7 +687,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     gy_free(a, k.shape_mem, (size_t)n * sizeof(void *));
     b->block_size = (uint32_t)k.size;
 
-    btCollisionShape *root;
+    btCollisionShape *root = nullptr;
     if (compound) {
         b->compound = new (k.compound_mem) btCompoundShape(true, (int)n);
         for (uint32_t i = 0; i < n; i++)
@@ -659,16 +699,17 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     }
 
     if (def->type == GY_MOTION_STATIC) {
-        /* As addRigidBody leaves a static btRigidBody: asleep, so pairs of it with sleepers are
-         * skipped and its broadphase box is never refreshed by a step. */
-        b->object = new (k.object_mem) btCollisionObject();
-        b->object->setCollisionShape(root);
-        b->object->setWorldTransform(body_frame);
-        b->object->setInterpolationWorldTransform(body_frame);
-        b->object->setUserPointer(b);
-        b->object->setActivationState(ISLAND_SLEEPING);
-        /* Filtering is the adapter's own (gy_bt_pair_filter), so the groups pass everything. */
-        w->world.addCollisionObject(b->object, -1, -1);
+        reinterpret_cast<gy_bt_static *>(b)->pose = gy_bt_from_transform(body_frame);
+        for (uint32_t i = 0; i < n; i++) {
+            r = grid_insert(w, b->colliders[i]);
+            if (r != GY_OK) {
+                for (uint32_t j = 0; j < i; j++)
+                    gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[j]));
+                body_free(w, b);
+                return r;
+            }
+        }
+        w->statics_placed = true;
         *out = b;
         return GY_OK;
     }
@@ -727,16 +768,24 @@ gy_bt_collider *gy_bt_body_collider(gy_bt_body *b, uint32_t i)
 
 static void body_destroy(gy_driver_world *w, gy_bt_body *b)
 {
-    const gy_allocator *a = w->allocator;
+    gy_bt_static_pairs_drop(w, b);
     if (b->base.type == GY_MOTION_STATIC) {
-        w->world.removeCollisionObject(b->object);
-        b->object->~btCollisionObject();
+        for (uint32_t i = 0; i < b->collider_count; i++)
+            gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[i]));
+        gy_static_grid_trim(&w->grid);
         /* Its joints went first, and the last one took the anchor (bullet_joint.cpp). */
         assert(b->rb == nullptr);
     } else {
         w->world.removeRigidBody(b->rb);
         b->rb->~btRigidBody();
     }
+    body_free(w, b);
+}
+
+/* Destroys what a body's block holds (its Bullet object gone already) and frees it. */
+static void body_free(gy_driver_world *w, gy_bt_body *b)
+{
+    const gy_allocator *a = w->allocator;
     if (b->compound != nullptr)
         b->compound->~btCompoundShape();
     for (uint32_t i = 0; i < b->collider_count; i++) {
@@ -787,10 +836,13 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
             gy_bt_wake_touching(w, b);
         return GY_OK;
     }
-    /* A static: move it and its broadphase box; planes stay where they are in the world, so their
-     * body-frame shapes are rebuilt in place (same type, same block). */
-    b->object->setWorldTransform(frame);
-    b->object->setInterpolationWorldTransform(frame);
+    /* A static: move it and its grid boxes; planes stay where they are in the world, so their
+     * body-frame shapes are rebuilt in place (same type, same block). Its pairs go (Bullet's
+     * algorithms cache what they found against the old pose); the front end wakes what it left. */
+    gy_bt_static_pairs_drop(w, b);
+    gy_bt_static *s = reinterpret_cast<gy_bt_static *>(b);
+    gy_pose old = s->pose;
+    s->pose = gy_bt_from_transform(frame);
     if (b->rb != nullptr)
         gy_bt_anchor_place(b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
@@ -801,7 +853,18 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
         c->bt_shape->~btCollisionShape();
         c->bt_shape = build_shape(c->bt_shape, &plane, frame);
     }
-    w->world.updateSingleAabb(b->object);
+    /* Removing frees room in the old cells, so putting a collider back where it was never
+     * allocates and cannot fail. */
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[i]));
+        gy_result r = grid_insert(w, b->colliders[i]);
+        if (r == GY_OK)
+            continue;
+        (void)gy_bt_body_set_pose(w, b, old);
+        return r;
+    }
+    gy_static_grid_trim(&w->grid);
+    w->statics_placed = true;
     return GY_OK;
 }
 
@@ -873,8 +936,12 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
     /* The narrow phase checks every collider pair's filter, so a narrower filter needs nothing
      * more; pairs the broadphase refused under the old unions are only found again through a
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
-    if ((b->category_union & ~old_category) != 0 || (b->mask_union & ~old_mask) != 0)
+    if ((b->category_union & ~old_category) == 0 && (b->mask_union & ~old_mask) == 0)
+        return;
+    if (b->object != nullptr)
         w->world.refreshBroadphaseProxy(b->object);
+    else
+        w->statics_placed = true; /* the static pass finds the new pairs (bullet_step.cpp) */
 }
 
 gy_vec3 gy_bt_collider_to_world(gy_driver_world *, gy_bt_collider *c, gy_vec3 local)

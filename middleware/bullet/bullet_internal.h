@@ -20,6 +20,7 @@
 #include "../src/driver.h"
 #include "../src/joint_drive.h"
 #include "../src/records.h"
+#include "static_grid.h"
 #include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -63,9 +64,9 @@ struct gy_driver_collider {
 /* A moving body's motion state, in its block (bullet_body.cpp); statics have none. */
 struct gy_bt_motion {
     gy_adapter_motion shared; /* the Gyre record's motion part (base.motion points here) */
-    /* Bullet body frame in the Gyre body frame (the principal axes about the centre of mass),
-     * and its inverse; a static's is the identity. */
-    btTransform principal, principal_inv;
+    /* Bullet body frame in the Gyre body frame (the principal axes about the centre of mass);
+     * its inverse is computed where needed (gy_bt_principal_inv), not kept. */
+    btTransform principal;
     btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
@@ -73,12 +74,16 @@ struct gy_bt_motion {
     /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
      * for kinematic ones, which never sleep by it. */
     gy_adapter_sleep *sleep;
+    /* The last static passes (bullet_step.cpp) that looked for its statics while it was active,
+     * and that took it at all. */
+    uint64_t static_pass, static_done;
 };
 
 struct gy_driver_body {
     gy_adapter_body base; /* first: the Gyre record (records.h) */
-    /* The body in Bullet's world: a moving body's btRigidBody, a static's btCollisionObject (less
-     * than half its size; a level holds statics by the thousand). */
+    /* A moving body's btRigidBody in Bullet's world (== rb); NULL for a static, which is no
+     * Bullet object at all (a level holds them by the hundred thousand): its pose follows the
+     * record (gy_bt_static) and its colliders sit in the world's static grid. */
     btCollisionObject *object;
     /* The btRigidBody constraints and the solver see: a moving body's own (== object); for a
      * static, an anchor at its pose made with its first joint (Bullet joins bodies only), never
@@ -98,8 +103,22 @@ struct gy_driver_body {
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool any_lock;
-    bool pose_written; /* kinematic: re-posed since the last step, counts as moving once */
-    bool active;       /* this substep: awake (dynamic) or moving (kinematic) */
+    bool pose_written;     /* kinematic: re-posed since the last step, counts as moving once */
+    bool active;           /* this substep: awake (dynamic) or moving (kinematic) */
+    uint32_t static_pairs; /* its records in the world's static pairs (bullet_step.cpp) */
+};
+
+/* A static body's record: the body, then its pose (the Bullet frame of its colliders: statics
+ * have principal = identity). */
+struct gy_bt_static {
+    gy_bt_body body;
+    gy_pose pose;
+};
+
+/* A static collider's record: its entry in the world's static grid, then the collider. */
+struct gy_bt_static_collider {
+    gy_static_grid_item grid;
+    gy_bt_collider collider;
 };
 
 /* ---- joints --------------------------------------------------------------------------------- */
@@ -140,9 +159,21 @@ struct gy_bt_pair {
     bool overlap;         /* reported as an overlap (sensor or response off), no impulse */
 };
 
+/* A moving body's pair with a static body (bullet_step.cpp): Bullet's algorithm for the two,
+ * run with the world's scratch object standing in for the static; its manifolds are in the
+ * dispatcher's list like any broadphase pair's. */
+struct gy_bt_static_pair {
+    gy_bt_body *moving, *fixed;
+    btCollisionAlgorithm *algorithm;
+    uint64_t seen; /* the last static pass that found the two boxes overlapping */
+};
+
+GY_ARRAY_DEFINE(gy_bt_static_pairs, gy_bt_static_pair)
+
 /* ---- Bullet plumbing ------------------------------------------------------------------------ */
 
-/* The dispatcher knows its world so the near callback (a plain function pointer) can reach it. */
+/* The dispatcher knows its world so the near callback (a plain function pointer) can reach it;
+ * after Bullet's broadphase pairs it collides moving bodies with the statics of the grid. */
 class gy_bt_dispatcher : public btCollisionDispatcher
 {
   public:
@@ -152,12 +183,14 @@ class gy_bt_dispatcher : public btCollisionDispatcher
     }
     /* Also pairs a static placed since the last step with inactive bodies (bullet_step.cpp). */
     bool needsCollision(const btCollisionObject *o0, const btCollisionObject *o1) override;
+    void dispatchAllCollisionPairs(btOverlappingPairCache *pairs, const btDispatcherInfo &info,
+                                   btDispatcher *dispatcher) override;
     gy_driver_world *world;
 };
 
-/* Broadphase prefilter: 32-bit category/mask over each body's colliders (Bullet's own filter
- * holds 16-bit groups in an int), statics never against statics, and pairs between non-dynamic
- * bodies only when a sensor is involved. */
+/* Broadphase prefilter (moving bodies only: statics are in the grid): 32-bit category/mask over
+ * each body's colliders (Bullet's own filter holds 16-bit groups in an int), and pairs between
+ * non-dynamic bodies only when a sensor is involved (the static pass applies the same rules). */
 class gy_bt_pair_filter : public btOverlapFilterCallback
 {
   public:
@@ -200,6 +233,9 @@ struct gy_driver_world {
     btDiscreteDynamicsWorld world;
     btRigidBody fixed;       /* the world side of joints with no body b; never added */
     btCollisionObject probe; /* queries' stand-in for the query shape; never added */
+    /* The stand-in for whichever static is being collided or queried (gy_bt_static_object);
+     * never added. */
+    btCollisionObject scratch;
     btAlignedObjectArray<const btDbvtNode *> query_stack; /* overlap traversal, grown to peak */
     btManifoldArray refresh_manifolds; /* a pair's manifolds while it is collided, grown to peak */
     /* The solved force on the first body of each point listed for the overlap correction
@@ -216,6 +252,14 @@ struct gy_driver_world {
     /* Primitive shapes shared by static colliders of the same type and size (bullet_body.cpp):
      * shape key -> gy_bt_shared_shape*. */
     gy_hash_map shared_shapes;
+    /* Static colliders by world box (collision/src/static_grid.h), and the moving bodies' pairs
+     * with static bodies: (moving, static) -> index in static_pairs. */
+    gy_static_grid grid;
+    gy_hash_map static_pair_map;
+    gy_bt_static_pairs static_pairs;
+    uint64_t static_pass; /* stamps the static passes (bullet_step.cpp) */
+    bool statics_placed;  /* a static was created, moved or refiltered since the last step */
+    bool statics_on;      /* this pass has statics or static pairs to look at */
     const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
     gy_adapter_tally *tally;        /* the front end's: bodies by motion type, sensors, resources */
 
@@ -293,7 +337,30 @@ static inline gy_bt_resource *gy_bt_resource_of(void *r)
     return reinterpret_cast<gy_bt_resource *>(static_cast<gy_adapter_resource *>(r));
 }
 
-/* The Gyre body behind a Bullet collision object, or NULL for the world's own objects. */
+/* The Gyre body frame in the Bullet one (principal⁻¹), computed as at creation. */
+static inline btTransform gy_bt_principal_inv(const gy_bt_motion *m)
+{
+    return m->principal.inverse();
+}
+
+/* A static's pose, and the record of one of its colliders. */
+static inline const gy_pose &gy_bt_static_pose(const gy_bt_body *b)
+{
+    return reinterpret_cast<const gy_bt_static *>(b)->pose;
+}
+static inline gy_static_grid_item *gy_bt_static_item(gy_bt_collider *c)
+{
+    return reinterpret_cast<gy_static_grid_item *>(reinterpret_cast<unsigned char *>(c) -
+                                                   offsetof(gy_bt_static_collider, collider));
+}
+static inline gy_bt_collider *gy_bt_item_collider(gy_static_grid_item *item)
+{
+    return reinterpret_cast<gy_bt_collider *>(reinterpret_cast<unsigned char *>(item) +
+                                              offsetof(gy_bt_static_collider, collider));
+}
+
+/* The Gyre body behind a Bullet collision object, or NULL for the world's own objects (the
+ * scratch object names the static it was last posed as). */
 static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
 {
     return o != nullptr ? static_cast<gy_bt_body *>(o->getUserPointer()) : nullptr;
@@ -301,6 +368,18 @@ static inline gy_bt_body *gy_bt_body_of(const btCollisionObject *o)
 
 /* Bodies (bullet_body.cpp). */
 gy_pose gy_bt_body_pose(const gy_bt_body *b);
+/* The Bullet frame of a body's colliders: a moving body's centre of mass frame, a static's pose. */
+btTransform gy_bt_body_frame(const gy_bt_body *b);
+/* Poses the world's scratch object as static `b` (shape, transform, user pointer) and returns it.
+ */
+btCollisionObject *gy_bt_static_object(gy_driver_world *w, gy_bt_body *b);
+/* Calls visit(ctx, c) for each static collider whose grid box overlaps [lo, hi], until it
+ * returns false. */
+typedef bool (*gy_bt_static_visitor)(void *ctx, gy_bt_collider *c);
+void gy_bt_statics_visit(gy_driver_world *w, const btVector3 &lo, const btVector3 &hi,
+                         gy_bt_static_visitor visit, void *ctx);
+/* Destroys the static pairs of a body (before it is released, moved or refiltered). */
+void gy_bt_static_pairs_drop(gy_driver_world *w, gy_bt_body *b);
 btVector3 gy_bt_body_com(const gy_bt_body *b);
 btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_point);
 /* A collider's pose in the Bullet body frame: its compound child's transform, or for a body whose
@@ -399,11 +478,15 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
                        const btTransform &to, double limit, double *fraction, btVector3 *point,
                        btVector3 *normal, int32_t *triangle);
 
-/* Calls visit(ctx, body) for every body whose broadphase box the swept box (aabb_min/max moved
- * from `from` to `to`) touches, statics included. Never allocates once warmed up. */
+/* Calls visit(ctx, body) for every moving body whose broadphase box the swept box (aabb_min/max
+ * moved from `from` to `to`) touches, then visit_static(ctx, c) for every static collider whose
+ * grid box the swept box's bounds touch. Never allocates once warmed up. */
 typedef void (*gy_bt_body_visitor)(void *ctx, gy_bt_body *b);
 void gy_bt_sweep_bodies(gy_driver_world *w, const btVector3 &from, const btVector3 &to,
                         const btVector3 &aabb_min, const btVector3 &aabb_max,
-                        gy_bt_body_visitor visit, void *ctx);
+                        gy_bt_body_visitor visit, gy_bt_static_visitor visit_static, void *ctx);
+/* The collision object a collider's body is in a Bullet call: a moving body's own, or the
+ * world's scratch object posed as the static. */
+btCollisionObject *gy_bt_collider_object(gy_driver_world *w, const gy_bt_collider *c);
 
 #endif

@@ -190,17 +190,21 @@ static btRigidBody &joint_side(gy_driver_world *w, gy_bt_body *b)
 
 void gy_bt_anchor_place(gy_bt_body *b)
 {
-    b->rb->setWorldTransform(b->object->getWorldTransform());
-    b->rb->setInterpolationWorldTransform(b->object->getWorldTransform());
+    btTransform frame = gy_bt_body_frame(b);
+    b->rb->setWorldTransform(frame);
+    b->rb->setInterpolationWorldTransform(frame);
     b->rb->updateInertiaTensor();
 }
 
 /* Bullet keeps jointed bodies apart through their btRigidBodies (addConstraint), which a static's
- * anchor stands in for: its object must refuse the pair itself, one entry per joint. */
+ * anchor stands in for: the moving body refuses the static itself, one entry per joint. Bullet
+ * only compares the entries' addresses, so the static's record names it (the static pass checks
+ * it, gy_bt_static_linked). */
 static void static_link(gy_bt_joint *j, bool linked)
 {
     if (j->b != nullptr && j->b->base.type == GY_MOTION_STATIC)
-        j->b->object->setIgnoreCollisionCheck(j->a->object, linked);
+        j->a->object->setIgnoreCollisionCheck(reinterpret_cast<const btCollisionObject *>(j->b),
+                                              linked);
 }
 
 /* A world frame at the anchor whose `from` axis is turned onto `axis`. */
@@ -433,7 +437,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         /* a's origin (not its centre of mass) keeps the distance from the anchor. */
         {
             distance_constraint *dc = new (cmem) distance_constraint(
-                ra, rb, a->motion->principal_inv.getOrigin(), tb_inv * anchor, distance);
+                ra, rb, gy_bt_principal_inv(a->motion).getOrigin(), tb_inv * anchor, distance);
             if (type == GY_JOINT_DISTANCE && def->has_spring)
                 dc->set_spring(def->spring_frequency, def->spring_damping_ratio);
             j->constraint = dc;

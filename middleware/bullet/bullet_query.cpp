@@ -1,14 +1,15 @@
 /* Query primitives of the Bullet driver: candidate walks and raw tests (driver.h); the filter,
  * collectors and hits are the front end's (queries.c). None allocates once warmed up.
  *
- * Candidates come from Bullet's dynamic AABB tree broadphase (a ray walk for rays and casts, a box
- * walk for overlaps); each candidate body's colliders are offered one by one, so the filter
- * applies per collider. Rays against primitives and hulls are solved in closed form in the
- * collider's frame (Bullet's convex ray cast converges only to about 1e-5 of the ray length);
- * rays against meshes use Bullet's BVH ray test. Contacts run Bullet's GJK/EPA directly on the
- * stack (a plane in closed form, a mesh triangle by triangle), not its dispatcher, whose pooled
- * algorithms run out in big scenes and then come from the heap. Casts against planes and meshes
- * use Bullet's convex cast (btContinuousConvexCollision). docs/middleware.md has the details. */
+ * Candidates come from Bullet's dynamic AABB tree broadphase for moving bodies (a ray walk for rays
+ * and casts, a box walk for overlaps) and from the static grid for statics; each candidate body's
+ * colliders are offered one by one, so the filter applies per collider. Rays against primitives and
+ * hulls are solved in closed form in the collider's frame (Bullet's convex ray cast converges only
+ * to about 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Contacts run
+ * Bullet's GJK/EPA directly on the stack (a plane in closed form, a mesh triangle by triangle), not
+ * its dispatcher, whose pooled algorithms run out in big scenes and then come from the heap. Casts
+ * against planes and meshes use Bullet's convex cast (btContinuousConvexCollision).
+ * docs/middleware.md has the details. */
 #include <math.h>
 #include <string.h>
 
@@ -65,7 +66,13 @@ btConvexShape *gy_bt_probe_shape(gy_driver_world *w, const gy_shape *s)
 /* A collider's shape placed in the world (its child transform under the body). */
 static btTransform collider_shape_transform(const gy_bt_collider *c)
 {
-    return gy_bt_collider_body(c)->object->getWorldTransform() * gy_bt_collider_child(c);
+    return gy_bt_body_frame(gy_bt_collider_body(c)) * gy_bt_collider_child(c);
+}
+
+btCollisionObject *gy_bt_collider_object(gy_driver_world *w, const gy_bt_collider *c)
+{
+    gy_bt_body *b = gy_bt_collider_body(c);
+    return b->object != nullptr ? b->object : gy_bt_static_object(w, b);
 }
 
 namespace
@@ -285,7 +292,7 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
     sweep_result res(ct);
     res.m_closestHitFraction = limit;
     const btConvexShape *cast = static_cast<const btConvexShape *>(w->probe.getCollisionShape());
-    btCollisionWorld::objectQuerySingle(cast, from, to, gy_bt_collider_body(c)->object, c->bt_shape,
+    btCollisionWorld::objectQuerySingle(cast, from, to, gy_bt_collider_object(w, c), c->bt_shape,
                                         ct, res, 0.0);
     if (!res.hit)
         return false;
@@ -296,7 +303,45 @@ bool gy_bt_probe_sweep(gy_driver_world *w, const gy_bt_collider *c, const btTran
     return true;
 }
 
+static void moving_walk(gy_driver_world *w, const btVector3 &from, const btVector3 &to,
+                        const btVector3 &aabb_min, const btVector3 &aabb_max,
+                        gy_bt_body_visitor visit, void *ctx);
+
+namespace
+{
+struct static_visit_ctx {
+    gy_bt_static_visitor visit;
+    void *ctx;
+};
+} // namespace
+
+static bool static_visit_item(void *ctx, gy_static_grid_item *item)
+{
+    const static_visit_ctx *sv = static_cast<const static_visit_ctx *>(ctx);
+    return sv->visit(sv->ctx, gy_bt_item_collider(item));
+}
+
+void gy_bt_statics_visit(gy_driver_world *w, const btVector3 &lo, const btVector3 &hi,
+                         gy_bt_static_visitor visit, void *ctx)
+{
+    gy_aabb box = {gy_bt_from_vec(lo), gy_bt_from_vec(hi)};
+    static_visit_ctx sv = {visit, ctx};
+    gy_static_grid_visit(&w->grid, &box, static_visit_item, &sv);
+}
+
 void gy_bt_sweep_bodies(gy_driver_world *w, const btVector3 &from, const btVector3 &to,
+                        const btVector3 &aabb_min, const btVector3 &aabb_max,
+                        gy_bt_body_visitor visit, gy_bt_static_visitor visit_static, void *ctx)
+{
+    moving_walk(w, from, to, aabb_min, aabb_max, visit, ctx);
+    btVector3 lo = from, hi = from;
+    lo.setMin(to);
+    hi.setMax(to);
+    gy_bt_statics_visit(w, lo + aabb_min, hi + aabb_max, visit_static, ctx);
+}
+
+/* The moving bodies' part of gy_bt_sweep_bodies: Bullet's broadphase holds only them. */
+static void moving_walk(gy_driver_world *w, const btVector3 &from, const btVector3 &to,
                         const btVector3 &aabb_min, const btVector3 &aabb_max,
                         gy_bt_body_visitor visit, void *ctx)
 {
@@ -343,12 +388,21 @@ static void visit_body(void *ctx, gy_bt_body *b)
             return;
 }
 
+/* Each static collider the grid hands over. */
+static bool visit_static(void *ctx, gy_bt_collider *c)
+{
+    gy_driver_query *q = static_cast<gy_driver_query *>(ctx);
+    if (gy_adapter_search_done(q->s) || !gy_adapter_search_wants(q->s, GY_MOTION_STATIC))
+        return false;
+    return gy_adapter_search_visit(q->s, q, c);
+}
+
 /* ---- raycast -------------------------------------------------------------------------------- */
 
 /* Rays against meshes use Bullet's BVH ray test; against every other shape, collision/'s line
  * spans in the collider's frame (Bullet's convex ray cast converges only to about 1e-5 of the ray
  * length). */
-bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out)
+bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out)
 {
     double t = 0.0;
     btVector3 n(0, 0, 0);
@@ -370,7 +424,7 @@ bool gy_bt_ray_test(gy_driver_world *, gy_driver_query *q, gy_bt_collider *c, gy
         btTransform from(btQuaternion::getIdentity(), q->origin);
         btTransform to(btQuaternion::getIdentity(), q->origin + q->dir * q->length);
         mesh_ray_result res;
-        btCollisionWorld::rayTestSingle(from, to, gy_bt_collider_body(c)->object, c->bt_shape, ct,
+        btCollisionWorld::rayTestSingle(from, to, gy_bt_collider_object(w, c), c->bt_shape, ct,
                                         res);
         if (!res.hasHit())
             return false;
@@ -428,7 +482,8 @@ void gy_bt_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double leng
     q.dir = gy_bt_vec(dir);
     gy_bt_refresh_aabbs(w);
     btVector3 zero(0, 0, 0);
-    gy_bt_sweep_bodies(w, q.origin, q.origin + q.dir * q.length, zero, zero, visit_body, &q);
+    gy_bt_sweep_bodies(w, q.origin, q.origin + q.dir * q.length, zero, zero, visit_body,
+                       visit_static, &q);
 }
 
 /* ---- overlap and shape cast ----------------------------------------------------------------- */
@@ -514,7 +569,8 @@ void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, g
     btTransform turn(q.from.getRotation(), btVector3(0, 0, 0));
     probe->getAabb(turn, lo, hi);
     gy_bt_refresh_aabbs(w);
-    gy_bt_sweep_bodies(w, q.from.getOrigin(), q.to.getOrigin(), lo, hi, visit_body, &q);
+    gy_bt_sweep_bodies(w, q.from.getOrigin(), q.to.getOrigin(), lo, hi, visit_body, visit_static,
+                       &q);
 }
 
 gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c, const gy_hull **hull)

@@ -1,7 +1,8 @@
 /* Bullet driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
  * substep: kinematic bodies are moved to where their velocities take them (Bullet derives a
  * kinematic body's contact velocity from its last two poses) and btDiscreteDynamicsWorld steps
- * once. Its narrowphase runs through the driver's near callback,
+ * once. Its narrowphase runs through the driver's near callback (moving pairs) and static pass
+ * (moving bodies against the static grid, "statics" below),
  * whose contact result asks the front end's pre-solve rules per collider pair what Bullet only
  * knows per object: category/mask, sensors and response-off colliders (reported, never added to
  * a manifold), one-way platforms (points dropped), combined materials; it adds conveyor motion.
@@ -244,6 +245,15 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
         m->addManifoldPoint(pt);
 }
 
+static bool has_sensor(const btCollisionObject *o)
+{
+    const gy_bt_body *b = gy_bt_body_of(o);
+    for (uint32_t i = 0; b != nullptr && i < b->collider_count; i++)
+        if (b->colliders[i]->base.is_sensor)
+            return true;
+    return false;
+}
+
 /* Bullet skips pairs whose sides are both inactive (statics always are), and its algorithms make
  * no manifold for them. A static placed since the last step is collided with sleeping and resting
  * bodies for one step, so that geometry streamed in over them is noticed. */
@@ -256,14 +266,33 @@ bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btColli
            o0->checkCollideWith(o1) && o1->checkCollideWith(o0);
 }
 
-static bool has_sensor(const btCollisionObject *o)
+/* Collides two objects through their pair's algorithm (made on first use). */
+static void collide_pair(gy_driver_world *w, btCollisionAlgorithm **algorithm,
+                         btCollisionObject *o0, btCollisionObject *o1, const btDispatcherInfo &info)
 {
-    const gy_bt_body *b = gy_bt_body_of(o);
-    for (uint32_t i = 0; b != nullptr && i < b->collider_count; i++)
-        if (b->colliders[i]->base.is_sensor)
-            return true;
-    return false;
+    btCollisionObjectWrapper w0(nullptr, o0->getCollisionShape(), o0, o0->getWorldTransform(), -1,
+                                -1);
+    btCollisionObjectWrapper w1(nullptr, o1->getCollisionShape(), o1, o1->getWorldTransform(), -1,
+                                -1);
+    if (*algorithm == nullptr)
+        *algorithm = w->dispatcher.findAlgorithm(&w0, &w1, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+    if (*algorithm == nullptr)
+        return;
+    contact_result result(w, &w0, &w1);
+    /* Stale points are dropped before the pair is collided, not after: a box-plane pair whose
+     * manifold still held its four old points got only the deepest new one, and the refresh
+     * after it left the box on one corner for a step (a sideways kick that slip-aligned friction
+     * does not hold back). With the manifold emptied first, the perturbed collision refills it. */
+    btManifoldArray &held = w->refresh_manifolds;
+    held.resize(0);
+    (*algorithm)->getAllContactManifolds(held);
+    for (int i = 0; i < held.size(); i++)
+        held[i]->refreshContactPoints(held[i]->getBody0()->getWorldTransform(),
+                                      held[i]->getBody1()->getWorldTransform());
+    (*algorithm)->processCollision(&w0, &w1, info, &result);
 }
+
+static void collide_body_statics(gy_driver_world *w, gy_bt_body *b, const btDispatcherInfo &info);
 
 void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatcher,
                          const btDispatcherInfo &info)
@@ -271,30 +300,227 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
     gy_bt_dispatcher &d = static_cast<gy_bt_dispatcher &>(dispatcher);
     btCollisionObject *o0 = static_cast<btCollisionObject *>(pair.m_pProxy0->m_clientObject);
     btCollisionObject *o1 = static_cast<btCollisionObject *>(pair.m_pProxy1->m_clientObject);
+    /* Each body's statics are collided when Bullet first reaches the body in its pair order (and
+     * the rest after its pairs), so static pairs keep their place among the others as when
+     * statics had proxies: Bullet's rows are solved in the order its manifolds were made, and a
+     * 10-box stack's lean at 10 iterations goes with that order (2.6 cm so, 5.8 cm with every
+     * static pair last, 6.8 cm first, after 10 s). */
+    if (d.world->statics_on) {
+        gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
+        if (b0 != nullptr && b0->motion != nullptr)
+            collide_body_statics(d.world, b0, info);
+        if (b1 != nullptr && b1->motion != nullptr)
+            collide_body_statics(d.world, b1, info);
+    }
     if (d.world->sensor_pass && !has_sensor(o0) && !has_sensor(o1))
         return;
     if (!d.needsCollision(o0, o1))
         return;
-    btCollisionObjectWrapper w0(nullptr, o0->getCollisionShape(), o0, o0->getWorldTransform(), -1,
-                                -1);
-    btCollisionObjectWrapper w1(nullptr, o1->getCollisionShape(), o1, o1->getWorldTransform(), -1,
-                                -1);
-    if (pair.m_algorithm == nullptr)
-        pair.m_algorithm = d.findAlgorithm(&w0, &w1, nullptr, BT_CONTACT_POINT_ALGORITHMS);
-    if (pair.m_algorithm == nullptr)
+    collide_pair(d.world, &pair.m_algorithm, o0, o1, info);
+}
+
+/* ---- statics -------------------------------------------------------------------------------- */
+
+/* Statics are no Bullet objects (bullet_internal.h): after Bullet's broadphase pairs, each moving
+ * body that Bullet would collide is collided with the statics under its broadphase box, through
+ * a pair record per (moving body, static body) that keeps Bullet's algorithm (and so its
+ * manifolds, which islands and the solver take as any pair's, the static side being the fixed
+ * body) while the boxes overlap. A sleeping body's pairs stay, uncollided, as Bullet keeps a
+ * sleeping pair; a static placed since the last step is collided with sleeping and resting
+ * bodies too, so that geometry streamed in over them is noticed. */
+
+static gy_map_key static_pair_key(const gy_bt_body *moving, const gy_bt_body *fixed)
+{
+    return gy_map_key_pair((uint64_t)(uintptr_t)moving, (uint64_t)(uintptr_t)fixed);
+}
+
+static void static_pair_remove(gy_driver_world *w, uint32_t i)
+{
+    gy_bt_static_pair *p = &w->static_pairs.items[i];
+    if (p->algorithm != nullptr) { /* its manifolds go with it */
+        p->algorithm->~btCollisionAlgorithm();
+        w->dispatcher.freeCollisionAlgorithm(p->algorithm);
+    }
+    p->moving->static_pairs--;
+    p->fixed->static_pairs--;
+    gy_hash_map_remove(&w->static_pair_map, static_pair_key(p->moving, p->fixed), nullptr);
+    uint32_t last = --w->static_pairs.count;
+    if (i == last)
         return;
-    contact_result result(d.world, &w0, &w1);
-    /* Stale points are dropped before the pair is collided, not after: a box-plane pair whose
-     * manifold still held its four old points got only the deepest new one, and the refresh
-     * after it left the box on one corner for a step (a sideways kick that slip-aligned friction
-     * does not hold back). With the manifold emptied first, the perturbed collision refills it. */
-    btManifoldArray &held = d.world->refresh_manifolds;
-    held.resize(0);
-    pair.m_algorithm->getAllContactManifolds(held);
-    for (int i = 0; i < held.size(); i++)
-        held[i]->refreshContactPoints(held[i]->getBody0()->getWorldTransform(),
-                                      held[i]->getBody1()->getWorldTransform());
-    pair.m_algorithm->processCollision(&w0, &w1, info, &result);
+    *p = w->static_pairs.items[last];
+    *gy_hash_map_find(&w->static_pair_map, static_pair_key(p->moving, p->fixed)) = i;
+}
+
+/* The record of a pair, if any, removed. */
+static void static_pair_forget(gy_driver_world *w, const gy_bt_body *moving,
+                               const gy_bt_body *fixed)
+{
+    const uint64_t *i = gy_hash_map_find(&w->static_pair_map, static_pair_key(moving, fixed));
+    if (i != nullptr)
+        static_pair_remove(w, (uint32_t)*i);
+}
+
+namespace
+{
+struct drop_ctx {
+    gy_driver_world *w;
+    gy_bt_body *b;
+};
+} // namespace
+
+static bool drop_static(void *ctx, gy_bt_collider *c)
+{
+    drop_ctx *d = static_cast<drop_ctx *>(ctx);
+    static_pair_forget(d->w, d->b, gy_bt_collider_body(c));
+    return d->b->static_pairs > 0;
+}
+
+static void drop_moving(void *ctx, gy_bt_body *m)
+{
+    drop_ctx *d = static_cast<drop_ctx *>(ctx);
+    if (m->motion != nullptr && d->b->static_pairs > 0)
+        static_pair_forget(d->w, m, d->b);
+}
+
+static void drop_none(void *, gy_bt_body *) {}
+
+static bool drop_no_static(void *, gy_bt_collider *)
+{
+    return false;
+}
+
+void gy_bt_static_pairs_drop(gy_driver_world *w, gy_bt_body *b)
+{
+    /* Found through the grid (a moving body's statics under its broadphase box) or the
+     * broadphase (the moving bodies over a static's grid boxes), so that releasing many bodies
+     * does not walk every pair for each; what a box moved since its pairs were found left behind
+     * is found by the walk below. */
+    drop_ctx d = {w, b};
+    btVector3 zero(0, 0, 0);
+    if (b->static_pairs > 0 && b->object != nullptr) {
+        const btBroadphaseProxy *proxy = b->object->getBroadphaseHandle();
+        gy_bt_sweep_bodies(w, zero, zero, proxy->m_aabbMin, proxy->m_aabbMax, drop_none,
+                           drop_static, &d);
+    }
+    for (uint32_t i = 0; i < b->collider_count && b->static_pairs > 0 && b->object == nullptr;
+         i++) {
+        const gy_aabb &box = gy_bt_static_item(b->colliders[i])->box;
+        gy_bt_sweep_bodies(w, zero, zero, gy_bt_vec(box.min), gy_bt_vec(box.max), drop_moving,
+                           drop_no_static, &d);
+    }
+    /* From the end: a record swapped into slot i was looked at already. */
+    for (uint32_t i = w->static_pairs.count; i-- > 0 && b->static_pairs > 0;) {
+        const gy_bt_static_pair *p = &w->static_pairs.items[i];
+        if (p->moving == b || p->fixed == b)
+            static_pair_remove(w, i);
+    }
+}
+
+/* What the broadphase filter (gy_bt_pair_filter) and the dispatcher's needsCollision decided for
+ * a static's pairs, and the sensor pass's choice of sensor pairs. */
+static bool static_pair_wanted(const gy_driver_world *w, const gy_bt_body *b, const gy_bt_body *s,
+                               bool active)
+{
+    if (!active && !s->base.placed)
+        return false;
+    if ((b->category_union & s->mask_union) == 0 || (s->category_union & b->mask_union) == 0)
+        return false;
+    bool sensor = b->has_sensor || s->has_sensor;
+    if ((b->base.type != GY_MOTION_DYNAMIC || w->sensor_pass) && !sensor)
+        return false;
+    /* A joint's static side (bullet_joint.cpp's static_link). */
+    return b->object->checkCollideWith(reinterpret_cast<const btCollisionObject *>(s));
+}
+
+namespace
+{
+struct static_visit_ctx {
+    gy_driver_world *w;
+    gy_bt_body *b;
+    bool active;
+    const btDispatcherInfo *info;
+};
+} // namespace
+
+static bool static_visit(void *ctx, gy_static_grid_item *item)
+{
+    static_visit_ctx *v = static_cast<static_visit_ctx *>(ctx);
+    gy_driver_world *w = v->w;
+    gy_bt_body *s = gy_bt_collider_body(gy_bt_item_collider(item));
+    if (!static_pair_wanted(w, v->b, s, v->active))
+        return true;
+    gy_map_key key = static_pair_key(v->b, s);
+    uint64_t *slot = gy_hash_map_find(&w->static_pair_map, key);
+    bool inserted = false;
+    gy_result r = GY_OK;
+    if (slot == nullptr) /* found at once for the pairs that last */
+        r = gy_hash_map_upsert(&w->static_pair_map, key, &slot, &inserted);
+    if (r == GY_OK && inserted) {
+        gy_bt_static_pair p = {v->b, s, nullptr, 0};
+        r = gy_bt_static_pairs_push(w->allocator, &w->static_pairs, p);
+        if (r != GY_OK) {
+            gy_hash_map_remove(&w->static_pair_map, key, nullptr);
+        } else {
+            *slot = w->static_pairs.count - 1u;
+            v->b->static_pairs++;
+            s->static_pairs++;
+        }
+    }
+    if (r != GY_OK) {
+        gy_adapter_note_error(&w->step_error, r);
+        return false;
+    }
+    gy_bt_static_pair *p = &w->static_pairs.items[*slot];
+    if (p->seen == w->static_pass)
+        return true; /* another collider of the same static */
+    p->seen = w->static_pass;
+    collide_pair(w, &p->algorithm, v->b->object, gy_bt_static_object(w, s), *v->info);
+    return true;
+}
+
+/* A moving body's statics, once per pass. */
+static void collide_body_statics(gy_driver_world *w, gy_bt_body *b, const btDispatcherInfo &info)
+{
+    uint64_t pass = w->static_pass;
+    if (b->motion->static_done == pass)
+        return;
+    b->motion->static_done = pass;
+    bool active = b->object->isActive();
+    if (!active && !w->statics_placed)
+        return;
+    if (active)
+        b->motion->static_pass = pass;
+    const btBroadphaseProxy *proxy = b->object->getBroadphaseHandle();
+    static_visit_ctx v = {w, b, active, &info};
+    gy_aabb box = {gy_bt_from_vec(proxy->m_aabbMin), gy_bt_from_vec(proxy->m_aabbMax)};
+    gy_static_grid_visit(&w->grid, &box, static_visit, &v);
+}
+
+static void collide_statics(gy_driver_world *w, const btDispatcherInfo &info)
+{
+    if (!w->statics_on)
+        return;
+    uint64_t pass = w->static_pass;
+    for (uint32_t i = 0; i < w->moving->count; i++)
+        collide_body_statics(w, w->moving->items[i], info);
+    if (w->sensor_pass)
+        return; /* sensor pairs only: the others were not looked for */
+    /* The pairs of the bodies looked for whose boxes no longer overlap. */
+    for (uint32_t i = w->static_pairs.count; i-- > 0;) {
+        const gy_bt_static_pair *p = &w->static_pairs.items[i];
+        if (p->moving->motion->static_pass == pass && p->seen != pass)
+            static_pair_remove(w, i);
+    }
+}
+
+void gy_bt_dispatcher::dispatchAllCollisionPairs(btOverlappingPairCache *pairs,
+                                                 const btDispatcherInfo &info,
+                                                 btDispatcher *dispatcher)
+{
+    world->static_pass++;
+    world->statics_on = world->static_pairs.count > 0 || world->tally->bodies[GY_MOTION_STATIC] > 0;
+    btCollisionDispatcher::dispatchAllCollisionPairs(pairs, info, dispatcher);
+    collide_statics(world, info);
 }
 
 /* The separation speed of a contact row's two bodies along its normal (as Bullet's own setup
@@ -463,6 +689,9 @@ static bool list_point(gy_driver_world *w, uint32_t pair, bool first0, gy_bt_bod
     return true;
 }
 
+static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, gy_bt_body *b0,
+                            gy_bt_body *b1, double h);
+
 /* Reads this substep's manifolds into the report: every point that touches (penetrates, or
  * carried load) counts; impulses add up over the step. An overlapping point with an awake
  * dynamic side goes to the front end's overlap correction instead, which reports it. */
@@ -482,42 +711,66 @@ static void gather_manifolds(gy_driver_world *w, double h)
     pts->iterations = (uint32_t)w->world.getSolverInfo().m_numIterations;
     for (int i = 0; i < nm; i++) {
         btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);
-        int n = m->getNumContacts();
-        if (n == 0)
+        /* A static pair's (the scratch object's) are read through their pair records below. */
+        if (m->getBody0() == &w->scratch || m->getBody1() == &w->scratch)
             continue;
-        gy_bt_body *b0 = gy_bt_body_of(m->getBody0()), *b1 = gy_bt_body_of(m->getBody1());
-        if (b0 == nullptr || b1 == nullptr)
+        if (!gather_manifold(w, m, gy_bt_body_of(m->getBody0()), gy_bt_body_of(m->getBody1()), h))
+            return;
+    }
+    btManifoldArray &held = w->refresh_manifolds;
+    for (uint32_t i = 0; i < w->static_pairs.count; i++) {
+        const gy_bt_static_pair *p = &w->static_pairs.items[i];
+        if (p->algorithm == nullptr)
             continue;
-        gy_adapter_body_touched(&b0->base);
-        gy_adapter_body_touched(&b1->base);
-        bool settle = settles(b0) || settles(b1);
-        for (int k = 0; k < n; k++) {
-            const btManifoldPoint &p = m->getContactPoint(k);
-            if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count || p.m_partId1 < 0 ||
-                (uint32_t)p.m_partId1 >= b1->collider_count)
-                continue;
-            if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
-                continue;
-            gy_bt_collider *c0 = b0->colliders[p.m_partId0], *c1 = b1->colliders[p.m_partId1];
-            bool first0 = c0->base.id.bits < c1->base.id.bits;
-            uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
-            if (idx == UINT32_MAX)
+        held.resize(0);
+        p->algorithm->getAllContactManifolds(held);
+        for (int k = 0; k < held.size(); k++) {
+            bool first = held[k]->getBody0() == p->moving->object;
+            if (!gather_manifold(w, held[k], first ? p->moving : p->fixed,
+                                 first ? p->fixed : p->moving, h))
                 return;
-            pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
-                          -p.m_normalWorldOnB, p.getDistance());
-            if (settle && p.getDistance() <= 0.0) {
-                if (!list_point(w, idx, first0, b0, b1, p, h))
-                    return;
-                continue;
-            }
-            w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
-            /* The tangent sums the impulse on collider b's body (overlap.h). */
-            btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
-                          p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
-            gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
-            pr->head.tangent = gy_v3_mad(pr->head.tangent, gy_bt_from_vec(t), first0 ? -1.0 : 1.0);
         }
     }
+}
+
+/* One manifold of bodies b0 and b1 (its body 0 and 1) into the report; false when out of memory
+ * (noted). */
+static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, gy_bt_body *b0,
+                            gy_bt_body *b1, double h)
+{
+    int n = m->getNumContacts();
+    if (n == 0 || b0 == nullptr || b1 == nullptr)
+        return true;
+    gy_adapter_body_touched(&b0->base);
+    gy_adapter_body_touched(&b1->base);
+    bool settle = settles(b0) || settles(b1);
+    for (int k = 0; k < n; k++) {
+        const btManifoldPoint &p = m->getContactPoint(k);
+        if (p.m_partId0 < 0 || (uint32_t)p.m_partId0 >= b0->collider_count || p.m_partId1 < 0 ||
+            (uint32_t)p.m_partId1 >= b1->collider_count)
+            continue;
+        if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
+            continue;
+        gy_bt_collider *c0 = b0->colliders[p.m_partId0], *c1 = b1->colliders[p.m_partId1];
+        bool first0 = c0->base.id.bits < c1->base.id.bits;
+        uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
+        if (idx == UINT32_MAX)
+            return false;
+        pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
+                      -p.m_normalWorldOnB, p.getDistance());
+        if (settle && p.getDistance() <= 0.0) {
+            if (!list_point(w, idx, first0, b0, b1, p, h))
+                return false;
+            continue;
+        }
+        w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
+        /* The tangent sums the impulse on collider b's body (overlap.h). */
+        btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
+                      p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
+        gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
+        pr->head.tangent = gy_v3_mad(pr->head.tangent, gy_bt_from_vec(t), first0 ? -1.0 : 1.0);
+    }
+    return true;
 }
 
 /* ---- the step ------------------------------------------------------------------------------- */
@@ -598,6 +851,7 @@ static void bt_collide_sensors(gy_driver_world *w)
 
 static void end_step(gy_driver_world *w)
 {
+    w->statics_placed = false;
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_bt_body *b = w->moving->items[i];
         b->pose_written = false;
@@ -719,13 +973,20 @@ static void gather_visit(void *ctx, gy_bt_body *b)
         gc->add(gc->ctx, b->colliders[i]);
 }
 
+static bool gather_static(void *ctx, gy_bt_collider *c)
+{
+    gather_ctx *gc = static_cast<gather_ctx *>(ctx);
+    gc->add(gc->ctx, c);
+    return true;
+}
+
 static void bt_ccd_gather(gy_driver_world *w, gy_vec3 p0, gy_vec3 p1, double r, double reach,
                           void (*add)(void *ctx, gy_bt_collider *c), void *ctx)
 {
     gather_ctx gc = {add, ctx};
     double e = r + reach;
     gy_bt_sweep_bodies(w, gy_bt_vec(p0), gy_bt_vec(p1), btVector3(-e, -e, -e), btVector3(e, e, e),
-                       gather_visit, &gc);
+                       gather_visit, gather_static, &gc);
 }
 
 /* The swept sphere is built in the world's query storage. */

@@ -219,6 +219,56 @@ static void test_contract_box_slides_on_a_box_flat_for_the_coulomb_distance(void
     }
 }
 
+/* A crate resting on a floor of 20 × 20 static tiles falls as soon as every tile is released in
+ * one go, and released statics leave nothing behind (the teardown counts the blocks): the tiles'
+ * pairs with the crate go with them. */
+static void test_contract_floor_of_statics_released_under_a_resting_crate_lets_it_fall(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def tile = box_def(gy_v3(1, 0.2, 1), 0.5);
+    gy_body_id tiles[400];
+    for (int i = 0; i < 400; i++)
+        tiles[i] = make_static(fx, gy_v3(i % 20 - 9.5, -0.1, i / 20 - 9.5), 0.0, &tile);
+    gy_collider_def crate_cd = box_def(gy_v3(1, 1, 1), 0.5);
+    gy_body_id crate = make_rider(fx, gy_v3(0.5, 0.5, 0.5), 0.0, &crate_cd);
+    step_n(fx, 60);
+    /* At rest on the tiles (within the contact layer and a little settling). */
+    assert_near(state_of(fx, crate).pose.position.y, 0.5, 0.01);
+    for (int i = 0; i < 400; i++)
+        assert_result(fx->be->body_release(fx->w, tiles[i]), GY_OK);
+    step_n(fx, 30);
+    /* Half a second of free fall: g t² / 2 = 1.23 m (within a step's travel). */
+    double fallen = 0.5 - state_of(fx, crate).pose.position.y;
+    assert_near(fallen, 0.5 * GRAVITY * 0.25, GRAVITY * 0.5 * DT);
+    assert_result(fx->be->body_release(fx->w, crate), GY_OK);
+}
+
+/* A crate jointed to a static box it overlaps is not pushed out of it: jointed bodies do not
+ * collide, a static included. */
+static void test_contract_crate_jointed_to_an_overlapping_static_is_not_pushed_out(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def wall_cd = box_def(gy_v3(1, 1, 1), 0.5);
+    gy_body_id wall = make_static(fx, gy_v3(0, 0, 0), 0.0, &wall_cd);
+    gy_collider_def crate_cd = box_def(gy_v3(1, 1, 1), 0.5);
+    gy_body_id crate = make_rider(fx, gy_v3(0.5, 0, 0), 0.0, &crate_cd);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    jd.a = crate;
+    jd.b = wall;
+    jd.anchor = gy_v3(0.5, 0, 0);
+    gy_joint_id j = {0};
+    assert_result(fx->be->joint_create(fx->w, &jd, &j), GY_OK);
+    step_n(fx, 30);
+    /* Held at its anchor by the joint alone: a contact would push it 0.5 m sideways. */
+    gy_vec3 p = state_of(fx, crate).pose.position;
+    assert_near(p.x, 0.5, 0.01);
+    assert_near(p.z, 0.0, 0.01);
+    assert_result(fx->be->joint_release(fx->w, j), GY_OK);
+    assert_result(fx->be->body_release(fx->w, crate), GY_OK);
+    assert_result(fx->be->body_release(fx->w, wall), GY_OK);
+}
+
 #define CONTACTS_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(int argc, char **argv)
@@ -229,6 +279,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         CONTACTS_TEST(test_contract_conveyor_rider_moves_with_the_belt_without_spinning),
         CONTACTS_TEST(test_contract_box_slides_on_a_box_flat_for_the_coulomb_distance),
+        CONTACTS_TEST(test_contract_floor_of_statics_released_under_a_resting_crate_lets_it_fall),
+        CONTACTS_TEST(test_contract_crate_jointed_to_an_overlapping_static_is_not_pushed_out),
     };
     return cmocka_run_group_tests_name("surface contact contract", tests, NULL, NULL);
 }
