@@ -119,6 +119,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .slider_stop_holds_on_stop = false, /* btSliderConstraint: only once past it */
     .pair_size = sizeof(gy_bt_pair),
     .resource_size = sizeof(gy_bt_resource),
+    .cast_sweep_slack = 2.0 * GY_BT_PROBE_GAP,
     .world_create = bt_world_create,
     .world_destroy = bt_world_destroy,
     .thread_setup = nullptr,
@@ -157,7 +158,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .shape_walk = gy_bt_shape_walk,
     .ray_test = gy_bt_ray_test,
     .shape_contact = gy_bt_shape_contact,
-    .cast_window = nullptr,
-    .cast_test = gy_bt_cast_test,
+    .collider_box = nullptr,
+    .cast_sweep = gy_bt_cast_sweep,
     .collider_body_pose = gy_bt_collider_body_pose,
 };

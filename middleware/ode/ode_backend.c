@@ -170,7 +170,7 @@ const gy_driver gy_ode_driver = {
     .shape_walk = gy_ode_shape_walk,
     .ray_test = gy_ode_ray_test,
     .shape_contact = gy_ode_shape_contact,
-    .cast_window = gy_ode_cast_window,
-    .cast_test = gy_ode_cast_test,
+    .collider_box = gy_ode_collider_box,
+    .cast_sweep = NULL,
     .collider_body_pose = gy_ode_collider_body_pose,
 };

@@ -243,12 +243,9 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
                        double length, bool cast, gy_adapter_search *s);
 bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
                      gy_driver_hit *out);
-bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
+bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double t,
                           gy_driver_hit *out);
-bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
-                        double *t1);
-bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
-                      double t1, gy_driver_hit *out);
+void gy_ode_collider_box(gy_driver_world *w, gy_ode_collider *c, double box[6]);
 gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull);
 
 /* Creates and frees the world's scratch query geoms (ode_query.c). */
