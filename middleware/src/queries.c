@@ -176,8 +176,9 @@ static bool cast_stepped(gy_adapter_search *s, gy_driver_query *dq, gy_driver_co
 
 /* A vendor's sweep ends within the driver's cast_sweep_slack of the contact, short of it or past
  * it: bisecting between a pose apart just before and one touching just after brings the fraction
- * within CAST_REFINE metres, on the apart side. Left as the vendor gave it when no such bracket
- * exists (a graze, or a contact at the very start); point and normal are the sweep's. */
+ * within CAST_REFINE metres, on the apart side, and point and normal come from the first touching
+ * pose, as a stepped cast's do (the sweep's are from its own pose, up to the slack away). Left as
+ * the vendor gave it when no such bracket exists (a graze, or a contact at the very start). */
 #define CAST_REFINE 1e-5
 
 static bool cast_swept(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c, double t1,
@@ -191,7 +192,8 @@ static bool cast_swept(gy_adapter_search *s, gy_driver_query *dq, gy_driver_coll
     gy_driver_hit touch;
     if (d->shape_contact(s->dw, dq, c, lo, &touch) || !d->shape_contact(s->dw, dq, c, hi, &touch))
         return true;
-    out->t = bisect(s, dq, c, lo, hi, CAST_REFINE / s->length, &touch);
+    touch.t = bisect(s, dq, c, lo, hi, CAST_REFINE / s->length, &touch);
+    *out = touch;
     return true;
 }
 
