@@ -151,6 +151,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .body_axis_side = gy_bt_body_axis_side,
     .joint_motor_set = gy_bt_joint_motor_set,
     .joint_set_limit_rows = gy_bt_joint_set_limit_rows,
+    .joint_set_spring = gy_bt_joint_set_spring,
     .joint_rotations = gy_bt_joint_rotations,
     .joint_force = gy_bt_joint_force,
     .step = &gy_bt_step,

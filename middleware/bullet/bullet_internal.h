@@ -354,6 +354,7 @@ gy_vec3 gy_bt_joint_axis(gy_driver_world *w, gy_bt_joint *j);
 gy_joint_side gy_bt_body_axis_side(gy_driver_world *w, gy_bt_body *b, gy_vec3 axis);
 void gy_bt_joint_motor_set(gy_driver_world *w, gy_bt_joint *j, bool on, double velocity,
                            double max_force, double h);
+void gy_bt_joint_set_spring(gy_driver_world *w, gy_bt_joint *j, double erp, double cfm, double h);
 void gy_bt_joint_set_limit_rows(gy_driver_world *w, gy_bt_joint *j, const gy_joint_limit_row *rows,
                                 uint32_t n, double h);
 void gy_bt_joint_rotations(gy_driver_world *w, gy_bt_joint *j, gy_quat *qa, gy_quat *qb);

@@ -163,6 +163,7 @@ const gy_driver gy_ode_driver = {
     .body_axis_side = gy_ode_body_axis_side,
     .joint_motor_set = gy_ode_joint_motor_set,
     .joint_set_limit_rows = gy_ode_joint_set_limit_rows,
+    .joint_set_spring = gy_ode_joint_set_spring,
     .joint_rotations = gy_ode_joint_rotations,
     .joint_force = gy_ode_joint_force,
     .step = &gy_ode_step,

@@ -102,9 +102,7 @@ typedef struct gy_driver_joint {
     gy_ode_body *a, *b;
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     double distance;         /* distance joints: the double-ball joint's length, m */
-    bool has_spring;         /* distance */
-    double spring_frequency, spring_damping_ratio;
-    dJointID limit_motor; /* hinge limits, ball cone or twist limits: their rows, else NULL */
+    dJointID limit_motor;    /* hinge limits, ball cone or twist limits: their rows, else NULL */
     dJointFeedback limit_feedback;
 } gy_ode_joint;
 
@@ -312,6 +310,7 @@ gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j);
 gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis);
 void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
                             double max_force, double h);
+void gy_ode_joint_set_spring(gy_driver_world *w, gy_ode_joint *j, double erp, double cfm, double h);
 void gy_ode_joint_set_limit_rows(gy_driver_world *w, gy_ode_joint *j,
                                  const gy_joint_limit_row *rows, uint32_t n, double h);
 void gy_ode_joint_rotations(gy_driver_world *w, gy_ode_joint *j, gy_quat *qa, gy_quat *qb);

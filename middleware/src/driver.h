@@ -322,6 +322,11 @@ typedef struct gy_driver {
      * as gy_joint_limit_row_count says (the driver made room for them when it built the joint). */
     void (*joint_set_limit_rows)(gy_driver_world *w, gy_driver_joint *j,
                                  const gy_joint_limit_row *rows, uint32_t n, double h);
+    /* Distance joints with a spring: the softness the front end chose (gy_joint_spring_softness,
+     * ODE's convention: J v' = erp/h · error − cfm · λ) for the joint's row over the next solve
+     * of h seconds; the joint is rigid until the first call. */
+    void (*joint_set_spring)(gy_driver_world *w, gy_driver_joint *j, double erp, double cfm,
+                             double h);
     /* Ball joints: the rotations of a frame fixed in a and one fixed in b (the identity for
      * the world) that the cone and twist are measured between, the same frames at creation and
      * after. */
