@@ -414,6 +414,22 @@ static void check_spring(fixture *fx, gy_joint_id spring, double f, double zeta,
     assert_near(zeta_measured, zeta, 0.05 * zeta);
 }
 
+/* A 1 m distance spring from a to b (NULL id: the world) at `anchor`. */
+static gy_joint_id spring_joint(fixture *fx, gy_body_id a, gy_body_id b, gy_vec3 anchor, double f,
+                                double zeta)
+{
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_DISTANCE;
+    jd.a = a;
+    jd.b = b;
+    jd.anchor = anchor;
+    jd.distance = 1.0;
+    jd.has_spring = true;
+    jd.spring_frequency = f;
+    jd.spring_damping_ratio = zeta;
+    return create_joint(fx, &jd);
+}
+
 static void test_joints_spring_period_and_decay_match_frequency_and_damping(void **state)
 {
     fixture *fx = *state;
@@ -426,23 +442,11 @@ static void test_joints_spring_period_and_decay_match_frequency_and_damping(void
     const double f[2] = {1.0, 2.0}, zeta[2] = {0.1, 0.2};
     gy_joint_id springs[2];
     gy_body_id bob = box_body(fx, gy_v3(0, 3.8, 0), gy_v3(0.2, 0.2, 0.2), 2.0);
-    gy_joint_def jd = gy_default_joint_def();
-    jd.type = GY_JOINT_DISTANCE;
-    jd.a = bob;
-    jd.anchor = gy_v3(0, 5, 0);
-    jd.distance = 1.0;
-    jd.has_spring = true;
-    jd.spring_frequency = f[0];
-    jd.spring_damping_ratio = zeta[0];
-    springs[0] = create_joint(fx, &jd);
+    gy_body_id world = {0};
+    springs[0] = spring_joint(fx, bob, world, gy_v3(0, 5, 0), f[0], zeta[0]);
     gy_body_id left = box_body(fx, gy_v3(10, 5, 0), gy_v3(0.2, 0.2, 0.2), 1.0);
     gy_body_id right = box_body(fx, gy_v3(11.2, 5, 0), gy_v3(0.2, 0.2, 0.2), 1.0);
-    jd.a = left;
-    jd.b = right;
-    jd.anchor = gy_v3(11.2, 5, 0);
-    jd.spring_frequency = f[1];
-    jd.spring_damping_ratio = zeta[1];
-    springs[1] = create_joint(fx, &jd);
+    springs[1] = spring_joint(fx, left, right, gy_v3(11.2, 5, 0), f[1], zeta[1]);
 
     for (int k = 0; k < 2; k++)
         check_spring(fx, springs[k], f[k], zeta[k], k);
@@ -464,16 +468,7 @@ static void test_joints_spring_from_a_kinematic_body_keeps_its_frequency(void **
     gy_body_id holder = {0};
     assert_result(fx->be->body_create(fx->w, &bd, &cd, 1, &holder, NULL), GY_OK);
     gy_body_id bob = box_body(fx, gy_v3(0, 3.8, 0), gy_v3(0.2, 0.2, 0.2), 2.0);
-    gy_joint_def jd = gy_default_joint_def();
-    jd.type = GY_JOINT_DISTANCE;
-    jd.a = holder;
-    jd.b = bob;
-    jd.anchor = gy_v3(0, 3.8, 0);
-    jd.distance = 1.0;
-    jd.has_spring = true;
-    jd.spring_frequency = 1.0;
-    jd.spring_damping_ratio = 0.1;
-    gy_joint_id spring = create_joint(fx, &jd);
+    gy_joint_id spring = spring_joint(fx, holder, bob, gy_v3(0, 3.8, 0), 1.0, 0.1);
     check_spring(fx, spring, 1.0, 0.1, 0);
     gy_body_state s = body_state(fx, bob);
     assert_true(gy_vec3_is_finite(s.pose.position));

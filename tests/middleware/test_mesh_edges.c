@@ -302,12 +302,9 @@ static void test_mesh_edges_contact_rule_takes_the_face_normal_in_the_world(void
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
-    gy_adapter_resource res;
-    memset(&res, 0, sizeof res);
+    gy_adapter_resource res = {0};
     build_pair(&ta, 0.0, &res.edges);
-    gy_adapter_collider mesh, box;
-    memset(&mesh, 0, sizeof mesh);
-    memset(&box, 0, sizeof box);
+    gy_adapter_collider mesh = {0}, box = {0};
     mesh.shape_type = GY_SHAPE_MESH;
     mesh.shape.resource = &res;
     box.shape_type = GY_SHAPE_BOX;

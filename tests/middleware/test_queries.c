@@ -254,6 +254,18 @@ static void test_queries_mesh_triangles_face_the_ray(void **state)
     assert_near(hit.normal.y, 1.0, 0.0);
 }
 
+/* Makes c the plane x = 0 facing -X (its side record in *rare). */
+static void make_plane(struct gy_driver_collider *c, gy_adapter_collider_rare *rare)
+{
+    gy_adapter_collider_rare r = {.local_pose = gy_pose_identity(),
+                                  .one_way_normal = gy_v3(0, 1, 0),
+                                  .one_way_slop = GY_DEFAULT_ONE_WAY_SLOP,
+                                  .plane_normal = gy_v3(-1, 0, 0)};
+    *rare = r;
+    c->base.shape_type = GY_SHAPE_PLANE;
+    c->base.rare = rare;
+}
+
 /* A closest-hit cast of a unit sphere from the origin through driver d; the number of hits. */
 static uint32_t cast_closest_by(const gy_driver *d, gy_driver_world *w, gy_vec3 translation,
                                 gy_hit *hit)
@@ -309,12 +321,8 @@ static void test_queries_other_shapes_are_stepped_from_the_box_window(void **sta
     (void)state;
     gy_driver_world w = {.boxed = true, .shape_box = {-1, 1, -1, 1, -1, 1}};
     struct gy_driver_collider *c = add(&w, 0.5);
-    gy_adapter_collider_rare plane = {.local_pose = gy_pose_identity(),
-                                      .one_way_normal = gy_v3(0, 1, 0),
-                                      .one_way_slop = GY_DEFAULT_ONE_WAY_SLOP,
-                                      .plane_normal = gy_v3(-1, 0, 0)};
-    c->base.shape_type = GY_SHAPE_PLANE;
-    c->base.rare = &plane;
+    gy_adapter_collider_rare plane;
+    make_plane(c, &plane);
     const double box[6] = {2, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY};
     memcpy(c->box, box, sizeof box);
     c->raw.point = gy_v3(2, 0, 0);
@@ -343,12 +351,8 @@ static void test_queries_vendor_sweeps_are_refined_to_the_contact(void **state)
     (void)state;
     gy_driver_world w = {.sweep_error = 1e-3 / 4.0, .sweep_normal = gy_v3(-0.6, 0.8, 0)};
     struct gy_driver_collider *c = add(&w, 0.5);
-    gy_adapter_collider_rare plane = {.local_pose = gy_pose_identity(),
-                                      .one_way_normal = gy_v3(0, 1, 0),
-                                      .one_way_slop = GY_DEFAULT_ONE_WAY_SLOP,
-                                      .plane_normal = gy_v3(-1, 0, 0)};
-    c->base.shape_type = GY_SHAPE_PLANE;
-    c->base.rare = &plane;
+    gy_adapter_collider_rare plane;
+    make_plane(c, &plane);
     c->raw.point = gy_v3(2, 0, 0);
     c->raw.normal = gy_v3(-1, 0, 0);
     c->raw.triangle = 3;
