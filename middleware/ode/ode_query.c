@@ -14,8 +14,6 @@
  * the first 16 is plenty for one hit). */
 enum { QUERY_MAX_CONTACTS = 16 };
 
-#define QUERY_AABB_PAD GY_ADAPTER_QUERY_AABB_PAD
-
 /* dCreateConvex needs a valid solid; the scratch convex holds this tetrahedron whenever it is not
  * borrowing a hull resource's arrays, so it never points at freed memory between queries. */
 static const dReal tetra_points[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -328,7 +326,7 @@ static void ray_statics(gy_driver_world *w, gy_driver_query *q, double length)
         gy_vec3 a = gy_v3_mad(q->origin, q->dir, lo), b = gy_v3_mad(q->origin, q->dir, hi);
         dReal box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
                         fmax(a.y, b.y), fmin(a.z, b.z), fmax(a.z, b.z)};
-        aabb_pad(box, QUERY_AABB_PAD * (1.0 + length));
+        aabb_pad(box, GY_ADAPTER_QUERY_AABB_PAD * (1.0 + length));
         q->piece_lo = k == 0 ? -INFINITY : lo;
         q->piece_hi = k + 1 == pieces ? INFINITY : hi;
         gy_ode_static_visit(w, box, visit_static, q);
@@ -356,7 +354,7 @@ void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double len
     if (!gy_adapter_search_done(s) && gy_adapter_search_moving(s)) {
         double best;
         if (gy_adapter_search_bound(s, &best))
-            dGeomRaySetLength(ray, fmin(length, best + QUERY_AABB_PAD));
+            dGeomRaySetLength(ray, fmin(length, best + GY_ADAPTER_QUERY_AABB_PAD));
         dSpaceCollide2(ray, (dGeomID)w->dynamic_space, &q, visit_near);
     }
     probe_restore(ray);
@@ -412,7 +410,7 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
     } else {
         q.probe = q.shape;
         dGeomGetAABB(q.probe, box);
-        aabb_pad(box, QUERY_AABB_PAD);
+        aabb_pad(box, GY_ADAPTER_QUERY_AABB_PAD);
     }
     if (gy_adapter_search_statics(s))
         gy_ode_static_visit(w, box, visit_static, &q);
