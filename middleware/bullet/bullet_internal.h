@@ -433,6 +433,7 @@ gy_vec3 gy_bt_joint_axis(gy_driver_world *w, gy_bt_joint *j);
 gy_joint_side gy_bt_body_axis_side(gy_driver_world *w, gy_bt_body *b, gy_vec3 axis);
 void gy_bt_joint_motor_set(gy_driver_world *w, gy_bt_joint *j, bool on, double velocity,
                            double max_force, double h);
+void gy_bt_joint_set_spring(gy_driver_world *w, gy_bt_joint *j, double erp, double cfm, double h);
 void gy_bt_joint_set_limit_rows(gy_driver_world *w, gy_bt_joint *j, const gy_joint_limit_row *rows,
                                 uint32_t n, double h);
 void gy_bt_joint_rotations(gy_driver_world *w, gy_bt_joint *j, gy_quat *qa, gy_quat *qb);
@@ -446,16 +447,20 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
                          const btDispatcherInfo &info);
 extern "C" const gy_driver_step gy_bt_step;
 
+/* Overlap tests let GJK give up once it has proved a gap this wide (metres); Bullet's convex
+ * cast stops once the gap is under it. */
+#define GY_BT_PROBE_GAP 1e-3
+
 /* Query primitives (bullet_query.cpp): the driver entries of the same names (driver.h). */
 void gy_bt_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
                     gy_adapter_search *s);
 void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
                       double length, bool cast, gy_adapter_search *s);
 bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out);
-bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c,
+bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double t,
                          gy_driver_hit *out);
-bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double lo,
-                     double hi, gy_driver_hit *out);
+bool gy_bt_cast_sweep(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double hi,
+                      gy_driver_hit *out);
 gy_pose gy_bt_collider_body_pose(gy_driver_world *w, gy_bt_collider *c, const gy_hull **hull);
 
 /* Builds a query shape (sphere, box, capsule in the world's scratch storage, or a hull

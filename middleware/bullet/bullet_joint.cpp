@@ -41,11 +41,12 @@ class distance_constraint : public btTypedConstraint
     {
     }
 
-    void set_spring(double frequency, double damping_ratio)
+    /* The front end's softness for the next solve (joint_drive.c). */
+    void set_spring(double erp, double cfm)
     {
         m_spring = true;
-        m_frequency = frequency;
-        m_damping_ratio = damping_ratio;
+        m_erp = erp;
+        m_cfm = cfm;
     }
 
     /* The current length between the two points and its rate of change. */
@@ -89,9 +90,7 @@ class distance_constraint : public btTypedConstraint
             return;
         }
         double ima = m_rbA.getInvMass(), imb = m_rbB.getInvMass();
-        double mass = ima + imb > 0.0 ? 1.0 / (ima + imb) : 0.0;
-        double h = 1.0 / info->fps, erp, cfm;
-        gy_joint_spring_softness(m_frequency, m_damping_ratio, mass, h, &erp, &cfm);
+        double h = 1.0 / info->fps;
         /* Bullet's solver only converges for small row mixing, so the soft row is solved here in
          * closed form instead: with compliance C (cfm / h, per impulse) the row's velocity
          * after the solve is g·target + (1 − g)·free velocity, g = J M⁻¹ Jᵀ / (J M⁻¹ Jᵀ + C),
@@ -100,9 +99,9 @@ class distance_constraint : public btTypedConstraint
                      jb.dot(m_rbB.getInvInertiaTensorWorld() * jb);
         double jv = n.dot(free_velocity(m_rbA, h) - free_velocity(m_rbB, h)) +
                     ja.dot(free_spin(m_rbA, h)) - jb.dot(free_spin(m_rbB, h));
-        double compliance = cfm / h;
+        double compliance = m_cfm / h;
         double g = jmj / (jmj + compliance);
-        info->m_constraintError[0] = g * info->fps * erp * (m_distance - len) + (1.0 - g) * jv;
+        info->m_constraintError[0] = g * info->fps * m_erp * (m_distance - len) + (1.0 - g) * jv;
     }
 
     void setParam(int, btScalar, int) override {}
@@ -127,7 +126,7 @@ class distance_constraint : public btTypedConstraint
     double m_distance;
     btVector3 m_last_axis;
     bool m_spring = false;
-    double m_frequency = 0.0, m_damping_ratio = 0.0;
+    double m_erp = 0.0, m_cfm = 0.0;
 };
 
 /* Writes `r` (the rate of A relative to B about its axis) as row `row` of the constraint's rows. */
@@ -438,8 +437,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         {
             distance_constraint *dc = new (cmem) distance_constraint(
                 ra, rb, gy_bt_principal_inv(a->motion).getOrigin(), tb_inv * anchor, distance);
-            if (type == GY_JOINT_DISTANCE && def->has_spring)
-                dc->set_spring(def->spring_frequency, def->spring_damping_ratio);
             j->constraint = dc;
             break;
         }
@@ -461,6 +458,11 @@ double gy_bt_joint_force(gy_driver_world *, gy_bt_joint *j)
 {
     const btJointFeedback &fb = j->feedback;
     return fmax(fb.m_appliedForceBodyA.length(), fb.m_appliedForceBodyB.length());
+}
+
+void gy_bt_joint_set_spring(gy_driver_world *, gy_bt_joint *j, double erp, double cfm, double)
+{
+    static_cast<distance_constraint *>(j->constraint)->set_spring(erp, cfm);
 }
 
 void gy_bt_joint_get_state(gy_driver_world *, gy_bt_joint *j, gy_joint_state *out)

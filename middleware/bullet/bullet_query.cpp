@@ -8,7 +8,8 @@
  * to about 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Contacts run
  * Bullet's GJK/EPA directly on the stack (a plane in closed form, a mesh triangle by triangle), not
  * its dispatcher, whose pooled algorithms run out in big scenes and then come from the heap. Casts
- * against planes and meshes use Bullet's convex cast (btContinuousConvexCollision).
+ * against planes and meshes start from Bullet's convex cast (btContinuousConvexCollision), which the
+ * front end refines.
  * docs/middleware.md has the details. */
 #include <math.h>
 #include <string.h>
@@ -22,8 +23,6 @@
 
 /* Casting a box: its margin rounds its edges by this much (Bullet's default would be 4 cm). */
 #define QUERY_BOX_MARGIN 1e-4
-/* Overlap tests let GJK give up once it has proved a gap this wide (metres). */
-#define PROBE_GAP 1e-3
 
 /* ---- probe ---------------------------------------------------------------------------------- */
 
@@ -199,7 +198,7 @@ static void convex_closest(const btConvexShape *a, const btTransform &ta, const 
     in.m_transformB = tb;
     /* Only overlap matters: GJK may stop as soon as it proves a gap. It measures the gap between
      * the cores, inside the margins (a sphere is all margin), so the margins count towards it. */
-    double reach = a->getMargin() + b->getMargin() + PROBE_GAP;
+    double reach = a->getMargin() + b->getMargin() + GY_BT_PROBE_GAP;
     in.m_maximumDistanceSquared = reach * reach;
     gjk.getClosestPoints(in, *out, nullptr);
 }
@@ -488,66 +487,33 @@ void gy_bt_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double leng
 
 /* ---- overlap and shape cast ----------------------------------------------------------------- */
 
-bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c,
+/* The probe posed at fraction t of its translation. */
+bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double t,
                          gy_driver_hit *out)
 {
     btVector3 point, normal;
-    w->probe.setWorldTransform(q->from);
+    btTransform at = q->from;
+    at.setOrigin(q->from.getOrigin() + (q->to.getOrigin() - q->from.getOrigin()) * t);
+    w->probe.setWorldTransform(at);
     if (!gy_bt_probe_contact(w, c, &point, &normal, &out->depth, &out->triangle))
         return false;
-    out->t = 0.0;
+    out->t = t;
     out->point = gy_bt_from_vec(point);
     out->normal = gy_bt_from_vec(normal);
     return true;
 }
 
-/* Bullet's convex cast ends once the gap is under PROBE_GAP, so its fraction can be a millimetre
- * off the contact (short of it, or past it on curved shapes); bisecting between a separated pose
- * just before it and a touching pose just after brings it within CAST_REFINE metres, as close as
- * ODE's cast gets, on the separated side. Left as Bullet gave it when no such bracket exists (a
- * graze, or a contact at the very start). */
-#define CAST_REFINE 1e-5
-
-static bool probe_touches_at(gy_driver_world *w, gy_driver_query *q, const gy_bt_collider *c,
-                             double fraction)
-{
-    btVector3 point, normal;
-    double pen;
-    int32_t triangle;
-    btTransform at = q->from;
-    at.setOrigin(q->from.getOrigin() + (q->to.getOrigin() - q->from.getOrigin()) * fraction);
-    w->probe.setWorldTransform(at);
-    return gy_bt_probe_contact(w, c, &point, &normal, &pen, &triangle);
-}
-
-static double refine_fraction(gy_driver_world *w, gy_driver_query *q, const gy_bt_collider *c,
-                              double fraction)
-{
-    double reach = 2.0 * PROBE_GAP / q->length;
-    double lo = fmax(0.0, fraction - reach), hi = fmin(1.0, fraction + reach);
-    if (probe_touches_at(w, q, c, lo) || !probe_touches_at(w, q, c, hi))
-        return fraction;
-    while ((hi - lo) * q->length > CAST_REFINE) {
-        double mid = 0.5 * (lo + hi);
-        if (!(mid > lo && mid < hi))
-            break; /* a cast so long that fractions cannot get closer: as close as it gets */
-        if (probe_touches_at(w, q, c, mid))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return lo;
-}
-
-/* Bullet's convex cast (btContinuousConvexCollision) against a plane or a mesh, then refined. */
-bool gy_bt_cast_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double, double hi,
-                     gy_driver_hit *out)
+/* Bullet's convex cast (btContinuousConvexCollision) against a plane or a mesh. It ends once the
+ * gap is under GY_BT_PROBE_GAP, so its fraction can be a millimetre off the contact (short of it,
+ * or past it on curved shapes): the driver's cast_sweep_slack. */
+bool gy_bt_cast_sweep(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double hi,
+                      gy_driver_hit *out)
 {
     btVector3 point, normal;
     double fraction;
     if (!gy_bt_probe_sweep(w, c, q->from, q->to, hi, &fraction, &point, &normal, &out->triangle))
         return false;
-    out->t = refine_fraction(w, q, c, fraction);
+    out->t = fraction;
     out->point = gy_bt_from_vec(point);
     out->normal = gy_bt_from_vec(normal);
     out->depth = 0.0;

@@ -87,30 +87,30 @@ static void set_friction_frame(btManifoldPoint &p, const btVector3 &lateral, con
     p.m_appliedImpulseLateral2 = lateral.dot(d2);
 }
 
-/* Contacts against a mesh triangle's inside or its internal edges take the face normal
- * (gy_adapter_mesh_edges_fix_normal), so a body slides across the edges between flat triangles as
- * over one plane; Bullet's own btAdjustInternalEdgeContacts would classify the edges a second way.
- * `normal_on_b` points from b to a; the point on the other collider and the depth are kept. */
-static void fix_mesh_normal(const gy_bt_collider *ca, const btCollisionObjectWrapper *wa, int tri_a,
-                            const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
-                            btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
+/* Contacts against a mesh take the front end's rule for its internal edges
+ * (gy_adapter_contact_mesh_edges; Bullet's own btAdjustInternalEdgeContacts would classify the
+ * edges a second way). `normal_on_b` points from b to a, `depth` is Bullet's signed distance. */
+static void mesh_edges(const gy_bt_collider *ca, const btCollisionObjectWrapper *wa, int tri_a,
+                       const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
+                       btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
 {
-    bool mesh_b = cb->base.shape_type == GY_SHAPE_MESH && gy_bt_collider_resource(cb) != nullptr;
-    if (!mesh_b && (ca->base.shape_type != GY_SHAPE_MESH || gy_bt_collider_resource(ca) == nullptr))
+    bool mesh_a = ca->base.shape_type == GY_SHAPE_MESH,
+         mesh_b = cb->base.shape_type == GY_SHAPE_MESH;
+    if (!mesh_a && !mesh_b)
         return;
-    const gy_bt_collider *mesh = mesh_b ? cb : ca;
-    const btTransform &t = (mesh_b ? wb : wa)->getWorldTransform();
-    btVector3 point_on_a = point_on_b + normal_on_b * depth;
-    btVector3 out = mesh_b ? normal_on_b : -normal_on_b;
-    gy_vec3 n = gy_bt_from_vec(t.getBasis().transpose() * out);
-    if (!gy_adapter_mesh_edges_fix_normal(
-            &gy_bt_collider_resource(mesh)->base.edges, mesh_b ? tri_b : tri_a,
-            gy_bt_from_vec(t.invXform(mesh_b ? point_on_b : point_on_a)), &n))
+    gy_adapter_raw_point p;
+    p.point_b = gy_bt_from_vec(point_on_b);
+    p.point_a = gy_bt_from_vec(point_on_b + normal_on_b * depth);
+    p.normal = gy_bt_from_vec(normal_on_b);
+    p.distance = depth;
+    p.triangle_a = tri_a;
+    p.triangle_b = tri_b;
+    gy_pose pa = mesh_a ? gy_bt_from_transform(wa->getWorldTransform()) : gy_pose_identity();
+    gy_pose pb = mesh_b ? gy_bt_from_transform(wb->getWorldTransform()) : gy_pose_identity();
+    if (!gy_adapter_contact_mesh_edges(&ca->base, pa, &cb->base, pb, &p))
         return;
-    out = t.getBasis() * gy_bt_vec(n);
-    normal_on_b = mesh_b ? out : -out;
-    if (mesh_b)
-        point_on_b = point_on_a - normal_on_b * depth;
+    normal_on_b = gy_bt_vec(p.normal);
+    point_on_b = gy_bt_vec(p.point_b);
 }
 
 namespace
@@ -167,8 +167,8 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
         gy_adapter_contact_gate(&ca->base, &cb->base, m_world->sensor_pass);
     if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;
-    fix_mesh_normal(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
-                    point_on_b, normal_on_b, depth);
+    mesh_edges(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
+               point_on_b, normal_on_b, depth);
     btVector3 point_on_a = point_on_b + normal_on_b * depth;
     if (kind == GY_ADAPTER_CONTACT_REPORT) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */

@@ -163,6 +163,7 @@ const gy_driver gy_ode_driver = {
     .body_axis_side = gy_ode_body_axis_side,
     .joint_motor_set = gy_ode_joint_motor_set,
     .joint_set_limit_rows = gy_ode_joint_set_limit_rows,
+    .joint_set_spring = gy_ode_joint_set_spring,
     .joint_rotations = gy_ode_joint_rotations,
     .joint_force = gy_ode_joint_force,
     .step = &gy_ode_step,
@@ -170,7 +171,7 @@ const gy_driver gy_ode_driver = {
     .shape_walk = gy_ode_shape_walk,
     .ray_test = gy_ode_ray_test,
     .shape_contact = gy_ode_shape_contact,
-    .cast_window = gy_ode_cast_window,
-    .cast_test = gy_ode_cast_test,
+    .collider_box = gy_ode_collider_box,
+    .cast_sweep = NULL,
     .collider_body_pose = gy_ode_collider_body_pose,
 };

@@ -102,9 +102,7 @@ typedef struct gy_driver_joint {
     gy_ode_body *a, *b;
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     double distance;         /* distance joints: the double-ball joint's length, m */
-    bool has_spring;         /* distance */
-    double spring_frequency, spring_damping_ratio;
-    dJointID limit_motor; /* hinge limits, ball cone or twist limits: their rows, else NULL */
+    dJointID limit_motor;    /* hinge limits, ball cone or twist limits: their rows, else NULL */
     dJointFeedback limit_feedback;
 } gy_ode_joint;
 
@@ -243,12 +241,9 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
                        double length, bool cast, gy_adapter_search *s);
 bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
                      gy_driver_hit *out);
-bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
+bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double t,
                           gy_driver_hit *out);
-bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
-                        double *t1);
-bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
-                      double t1, gy_driver_hit *out);
+void gy_ode_collider_box(gy_driver_world *w, gy_ode_collider *c, double box[6]);
 gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull);
 
 /* Creates and frees the world's scratch query geoms (ode_query.c). */
@@ -315,6 +310,7 @@ gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j);
 gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis);
 void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
                             double max_force, double h);
+void gy_ode_joint_set_spring(gy_driver_world *w, gy_ode_joint *j, double erp, double cfm, double h);
 void gy_ode_joint_set_limit_rows(gy_driver_world *w, gy_ode_joint *j,
                                  const gy_joint_limit_row *rows, uint32_t n, double h);
 void gy_ode_joint_rotations(gy_driver_world *w, gy_ode_joint *j, gy_quat *qa, gy_quat *qb);

@@ -2,11 +2,11 @@
  *
  * Fixed, ball, hinge and slider map onto ODE's joints of the same name (a slider's limits through
  * dParamLoStop/HiStop). Distance uses ODE's double-ball joint: one anchor at a's origin, the other
- * at the given anchor on b (or in the world); a spring softens it through its ERP and CFM, set
- * before every solve for the solve's length (joint_drive.c). Hinge and slider motors are ODE's
- * own (dParamVel/dParamFMax on the joint's row), set before every solve as the front end's joint
- * drive (joint_drive.c) decides. A hinge's limits and a ball's cone and twist limits are rows of
- * an angular motor in user mode, whose bounds the drive gives before every solve. Every joint
+ * at the given anchor on b (or in the world); a spring softens it through the ERP and CFM the
+ * front end's joint drive (joint_drive.c) gives before every solve. Hinge and slider motors are
+ * ODE's own (dParamVel/dParamFMax on the joint's row), set before every solve as the front end's
+ * joint drive (joint_drive.c) decides. A hinge's limits and a ball's cone and twist limits are rows
+ * of an angular motor in user mode, whose bounds the drive gives before every solve. Every joint
  * carries a dJointFeedback: the front end reads its force after every solve (breaks) and
  * joint_get_state reports it. Axis locks are motors with zero target velocity and unbounded force
  * on the locked world axes; the step also projects away drift (ode_step.c). */
@@ -82,13 +82,9 @@ void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double
     set(j->joint, dParamFMax, isinf(max_force) ? UNBOUNDED_FMAX : max_force);
 }
 
-static void spring_apply(gy_ode_joint *j, double h)
+void gy_ode_joint_set_spring(gy_driver_world *w, gy_ode_joint *j, double erp, double cfm, double h)
 {
-    double ma = gy_ode_dbody(j->a) != NULL ? j->a->mass : 0.0; /* a static's record has no mass */
-    double mb = j->b != NULL && j->b->base.type == GY_MOTION_DYNAMIC ? j->b->mass : 0.0;
-    double m = mb > 0.0 ? ma * mb / (ma + mb) : ma;
-    double erp, cfm;
-    gy_joint_spring_softness(j->spring_frequency, j->spring_damping_ratio, m, h, &erp, &cfm);
+    (void)w, (void)h;
     dJointSetDBallParam(j->joint, dParamERP, erp);
     dJointSetDBallParam(j->joint, dParamCFM, cfm);
 }
@@ -139,28 +135,17 @@ static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows
     return m;
 }
 
-static void drive_setup(gy_driver_world *w, gy_ode_joint *j, const gy_joint_def *def)
+static void drive_setup(gy_driver_world *w, gy_ode_joint *j)
 {
-    if (j->base.type == GY_JOINT_DISTANCE && def->has_spring) {
-        j->has_spring = true;
-        j->spring_frequency = def->spring_frequency;
-        j->spring_damping_ratio = def->spring_damping_ratio;
-    }
     uint32_t rows = gy_joint_limit_row_count(&j->base);
     if (rows > 0)
         j->limit_motor = limit_motor_create(w, j, (int)rows);
 }
 
-/* The drive first (joint_drive.c), then the springs' softness for this solve's length. */
+/* The front end's joint drive (joint_drive.c): motors, limit rows and springs. */
 void gy_ode_joints_before_solve(gy_driver_world *w, double h)
 {
     gy_joint_drive_solve(&gy_ode_driver, w, w->records->joints, h);
-    for (uint32_t i = 0; i < w->records->joints->count; i++) {
-        uint64_t bits;
-        gy_ode_joint *j = gy_handle_pool_at(w->records->joints, i, &bits);
-        if (j != NULL && j->has_spring)
-            spring_apply(j, h);
-    }
 }
 
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
@@ -232,7 +217,7 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     }
     dJointSetData(j->joint, j);
     dJointSetFeedback(j->joint, &j->feedback);
-    drive_setup(w, j, def);
+    drive_setup(w, j);
     *out = j;
     return GY_OK;
 }

@@ -1,9 +1,9 @@
 /* Query primitives of the ODE driver: candidate walks and raw tests (driver.h); the filter,
  * collectors and hits are the front end's (queries.c). They never allocate: each walk poses one
  * of the world's scratch geoms and gathers candidates from the static grid (gy_ode_static_visit)
- * and from the dynamic space (dSpaceCollide2); the tests run dCollide. ODE has no sweep test: a
- * cast against a plane or a mesh steps and bisects with dCollide (convex pairs are the front
- * end's). docs/middleware.md ("Queries") has the details. */
+ * and from the dynamic space (dSpaceCollide2); the tests run dCollide. ODE has no sweep test: the
+ * front end casts by posing the shape along the translation (shape_contact at a fraction).
+ * docs/middleware.md ("Queries") has the details. */
 #include <math.h>
 #include <string.h>
 
@@ -13,17 +13,6 @@
 /* Contacts asked of dCollide per candidate (box-box yields up to 8, meshes more; the deepest of
  * the first 16 is plenty for one hit). */
 enum { QUERY_MAX_CONTACTS = 16 };
-
-/* Metres added around AABBs so that a candidate whose box merely touches the swept box is still
- * tested, and a pose just before the padded entry time is surely separated. */
-#define QUERY_AABB_PAD 1e-6
-
-/* Shape casts stop bisecting once the bracket around the time of impact is this short (metres),
- * or a tenth of the shape's smallest half-extent if that is smaller. */
-#define CAST_TOLERANCE 1e-4
-/* A convex cast starting within this many metres of a candidate hits it at fraction 0 (the query
- * snapshot's touch tolerance). */
-#define CAST_TOUCH 1e-7
 
 /* dCreateConvex needs a valid solid; the scratch convex holds this tetrahedron whenever it is not
  * borrowing a hull resource's arrays, so it never points at freed memory between queries. */
@@ -143,10 +132,6 @@ struct gy_driver_query {
     bool cast;
     gy_vec3 start; /* shape position at fraction 0 */
     gy_vec3 translation;
-    double length;
-    double aabb0[6]; /* shape AABB at fraction 0 */
-    double step;     /* fraction advanced per step against planes and meshes */
-    double tol;      /* fraction bracket at which bisection stops */
 };
 
 /* ODE cannot abort a traversal: zeroed category and collide bits make its AABB loop reject every
@@ -341,7 +326,7 @@ static void ray_statics(gy_driver_world *w, gy_driver_query *q, double length)
         gy_vec3 a = gy_v3_mad(q->origin, q->dir, lo), b = gy_v3_mad(q->origin, q->dir, hi);
         dReal box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
                         fmax(a.y, b.y), fmin(a.z, b.z), fmax(a.z, b.z)};
-        aabb_pad(box, QUERY_AABB_PAD * (1.0 + length));
+        aabb_pad(box, GY_ADAPTER_QUERY_AABB_PAD * (1.0 + length));
         q->piece_lo = k == 0 ? -INFINITY : lo;
         q->piece_hi = k + 1 == pieces ? INFINITY : hi;
         gy_ode_static_visit(w, box, visit_static, q);
@@ -369,7 +354,7 @@ void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double len
     if (!gy_adapter_search_done(s) && gy_adapter_search_moving(s)) {
         double best;
         if (gy_adapter_search_bound(s, &best))
-            dGeomRaySetLength(ray, fmin(length, best + QUERY_AABB_PAD));
+            dGeomRaySetLength(ray, fmin(length, best + GY_ADAPTER_QUERY_AABB_PAD));
         dSpaceCollide2(ray, (dGeomID)w->dynamic_space, &q, visit_near);
     }
     probe_restore(ray);
@@ -377,169 +362,64 @@ void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double len
 
 /* ---- overlap and shape cast ------------------------------------------------------------------ */
 
-static int contacts_at(gy_driver_query *q, dGeomID other, double t, dContactGeom *cg)
-{
-    gy_vec3 p = gy_v3_mad(q->start, q->translation, t);
-    dGeomSetPosition(q->shape, p.x, p.y, p.z);
-    return dCollide(q->shape, other, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
-}
-
-/* dCollide against the shape at its start pose (a cast's stepping may have moved it). */
-bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
+/* dCollide against the shape posed at fraction t (an overlap's shape stays where it was posed). */
+bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double t,
                           gy_driver_hit *out)
 {
     dGeomID g = gy_ode_collider_geom(w, c);
+    if (q->cast) {
+        gy_vec3 p = gy_v3_mad(q->start, q->translation, t);
+        dGeomSetPosition(q->shape, p.x, p.y, p.z);
+    }
     dContactGeom cg[QUERY_MAX_CONTACTS];
-    int n = q->cast ? contacts_at(q, g, 0.0, cg)
-                    : dCollide(q->shape, g, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
+    int n = dCollide(q->shape, g, QUERY_MAX_CONTACTS, cg, sizeof cg[0]);
     if (n < 1)
         return false;
-    hit_from_contacts(cg, n, g, 0.0, out);
+    hit_from_contacts(cg, n, g, t, out);
     return true;
 }
 
-/* The fractions at which the moving box aabb0 + t·translation overlaps the collider's box:
- * nothing before the window's start can touch. Infinite bounds (planes) behave. */
-bool gy_ode_cast_window(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double *t0,
-                        double *t1)
+void gy_ode_collider_box(gy_driver_world *w, gy_ode_collider *c, double box[6])
 {
-    dGeomID g = gy_ode_collider_geom(w, c);
-    double box[6];
-    dGeomGetAABB(g, box);
-    const double dv[3] = {q->translation.x, q->translation.y, q->translation.z};
-    double lo = *t0, hi = *t1;
-    for (int i = 0; i < 3; i++) {
-        double bmin = q->aabb0[2 * i] - QUERY_AABB_PAD, bmax = q->aabb0[2 * i + 1] + QUERY_AABB_PAD;
-        if (dv[i] == 0.0) {
-            if (bmax < box[2 * i] || bmin > box[2 * i + 1])
-                return false;
-            continue;
-        }
-        double ta = (box[2 * i] - bmax) / dv[i], tb = (box[2 * i + 1] - bmin) / dv[i];
-        if (ta > tb) {
-            double t = ta;
-            ta = tb;
-            tb = t;
-        }
-        lo = fmax(lo, ta);
-        hi = fmin(hi, tb);
-        if (!(lo <= hi))
-            return false;
-    }
-    *t0 = lo;
-    *t1 = hi;
-    return true;
+    dGeomGetAABB(gy_ode_collider_geom(w, c), box);
 }
 
-/* ODE has no sweep test: against a plane or a mesh the shape advances in steps no longer than
- * its inner radius until dCollide reports contact, then the last step is bisected; the fraction
- * is the last separated pose, point and normal come from the first touching one. Such steps can
- * pass over a mesh's edge that the shape only grazes (a plane is a half-space: never). */
-bool gy_ode_cast_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double lo,
-                      double t1, gy_driver_hit *out)
+/* Points the scratch ray from the box's min corner to its max corner: a ray's AABB is the box its
+ * two ends span, so the dynamic space then hands back exactly the geoms overlapping the box. */
+static void probe_span(dGeomID ray, const dReal box[6])
 {
-    dGeomID g = gy_ode_collider_geom(w, c);
-    dContactGeom buf_a[QUERY_MAX_CONTACTS], buf_b[QUERY_MAX_CONTACTS];
-    dContactGeom *cur = buf_a, *hit = buf_b;
-    double hi;
-    int hit_n;
-    for (;;) {
-        double t = fmin(lo + q->step, t1);
-        if (!(t > lo))
-            return false;
-        int n = contacts_at(q, g, t, cur);
-        if (n > 0) {
-            hi = t;
-            hit_n = n;
-            dContactGeom *swap = hit;
-            hit = cur;
-            cur = swap;
-            break;
-        }
-        lo = t;
-        if (t >= t1)
-            return false;
-    }
-    while (hi - lo > q->tol) {
-        double mid = 0.5 * (lo + hi);
-        /* A long cast asks for a bracket finer than the doubles near its end can hold (1e-4 m of
-         * 1e12 m is 1e-16, under the spacing of doubles near 1): once lo and hi are adjacent,
-         * the midpoint is one of them and the loop would never end. */
-        if (!(mid > lo && mid < hi))
-            break;
-        int n = contacts_at(q, g, mid, cur);
-        if (n > 0) {
-            hi = mid;
-            hit_n = n;
-            dContactGeom *swap = hit;
-            hit = cur;
-            cur = swap;
-        } else {
-            lo = mid;
-        }
-    }
-    hit_from_contacts(hit, hit_n, g, lo, out);
-    return true;
-}
-
-/* The box the shape sweeps over fractions [0, fraction], into `box`; also points the scratch ray
- * from its min corner to its max corner: a ray's AABB is the box its two ends span, so the dynamic
- * space then hands back exactly the geoms overlapping the sweep. */
-static void cast_set_sweep(gy_driver_query *q, double fraction, dReal box[6])
-{
-    double lo[3], hi[3];
-    const double d[3] = {q->translation.x * fraction, q->translation.y * fraction,
-                         q->translation.z * fraction};
-    for (int i = 0; i < 3; i++) {
-        lo[i] = fmin(q->aabb0[2 * i], q->aabb0[2 * i] + d[i]) - 2.0 * QUERY_AABB_PAD;
-        hi[i] = fmax(q->aabb0[2 * i + 1], q->aabb0[2 * i + 1] + d[i]) + 2.0 * QUERY_AABB_PAD;
-        box[2 * i] = lo[i];
-        box[2 * i + 1] = hi[i];
-    }
-    gy_vec3 diag = gy_v3(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-    dGeomRaySet(q->probe, lo[0], lo[1], lo[2], diag.x, diag.y, diag.z);
-    dGeomRaySetLength(q->probe, gy_v3_len(diag));
-}
-
-/* Steps no longer than the shape's inner radius cannot jump over a wall: its width in any
- * direction is at least twice that. Bisection stops at CAST_TOLERANCE, or a tenth of that
- * radius for a smaller shape. */
-static void cast_steps(gy_driver_world *w, const gy_shape *shape, gy_driver_query *q)
-{
-    const gy_ode_resource *r =
-        shape->type == GY_SHAPE_HULL ? hull_resource(w, shape->resource) : NULL;
-    gy_vec3 center;
-    double inner = gy_adapter_shape_inner_radius(shape, r != NULL ? &r->base.hull : NULL, &center);
-    if (!(inner > 0.0))
-        inner = 1e-3;
-    double tol_m = fmin(CAST_TOLERANCE, 0.1 * inner);
-    q->step = q->length > 0.0 ? inner / q->length : 1.0;
-    q->tol = q->length > 0.0 ? tol_m / q->length : 1.0;
+    gy_vec3 diag = gy_v3(box[1] - box[0], box[3] - box[2], box[5] - box[4]);
+    dGeomRaySet(ray, box[0], box[2], box[4], diag.x, diag.y, diag.z);
+    dGeomRaySetLength(ray, gy_v3_len(diag));
 }
 
 void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, gy_vec3 translation,
                        double length, bool cast, gy_adapter_search *s)
 {
-    gy_driver_query q = {.s = s, .cast = cast, .translation = translation, .length = length};
+    (void)length;
+    gy_driver_query q = {.s = s, .cast = cast, .translation = translation};
     q.shape = gy_ode_query_geom(w, shape, pose);
     q.start = pose.position;
     dReal box[6];
     if (cast) {
-        dGeomGetAABB(q.shape, q.aabb0);
-        cast_steps(w, shape, &q);
+        dGeomGetAABB(q.shape, box);
+        gy_adapter_search_cast_box(s, box);
         q.probe = w->query_ray;
-        cast_set_sweep(&q, 1.0, box);
+        gy_adapter_search_swept_box(s, 1.0, box);
+        probe_span(q.probe, box);
     } else {
         q.probe = q.shape;
         dGeomGetAABB(q.probe, box);
-        aabb_pad(box, QUERY_AABB_PAD);
+        aabb_pad(box, GY_ADAPTER_QUERY_AABB_PAD);
     }
     if (gy_adapter_search_statics(s))
         gy_ode_static_visit(w, box, visit_static, &q);
     if (!gy_adapter_search_done(s) && gy_adapter_search_moving(s)) {
         double best;
-        if (cast && gy_adapter_search_bound(s, &best))
-            cast_set_sweep(&q, best, box);
+        if (cast && gy_adapter_search_bound(s, &best)) {
+            gy_adapter_search_swept_box(s, best, box);
+            probe_span(q.probe, box);
+        }
         dSpaceCollide2(q.probe, (dGeomID)w->dynamic_space, &q, visit_near);
     }
     probe_restore(q.probe);

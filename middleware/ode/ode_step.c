@@ -146,34 +146,35 @@ static bool normal_locked(const gy_ode_body *b, gy_vec3 n)
 
 /* ---- the near callback ---------------------------------------------------------------------- */
 
-/* Contacts against a mesh triangle's inside or its internal edges take the face normal
- * (gy_adapter_mesh_edges_fix_normal), so a body slides across the edges between flat triangles as
- * over one plane. ODE names the triangle in the contact's side for the trimesh geom. */
-static void fix_mesh_normals(const gy_ode_collider *c1, const gy_ode_collider *c2, dContact *cs,
-                             int n)
+/* Contacts against a mesh take the front end's rule for its internal edges
+ * (gy_adapter_contact_mesh_edges). ODE reports one point for both geoms and names a trimesh's
+ * triangle in the contact's side; its normal points towards c1 (from b to a). */
+static gy_pose mesh_pose(const gy_ode_collider *c)
 {
-    for (int m = 0; m < 2; m++) {
-        const gy_ode_collider *mesh = m == 0 ? c1 : c2;
-        if (mesh->base.shape_type != GY_SHAPE_MESH || gy_ode_collider_resource(mesh) == NULL)
+    if (c->base.shape_type != GY_SHAPE_MESH)
+        return gy_pose_identity();
+    dQuaternion oq;
+    dGeomGetQuaternion(c->geom, oq);
+    gy_pose p = {v3(dGeomGetPosition(c->geom)), gy_ode_quat_from_ode(oq)};
+    return p;
+}
+
+static void mesh_edges(const gy_ode_collider *c1, const gy_ode_collider *c2, dContact *cs, int n)
+{
+    gy_pose p1 = mesh_pose(c1), p2 = mesh_pose(c2);
+    for (int i = 0; i < n; i++) {
+        dContactGeom *g = &cs[i].geom;
+        gy_adapter_raw_point p = {.point_a = v3(g->pos),
+                                  .point_b = v3(g->pos),
+                                  .normal = v3(g->normal),
+                                  .distance = -g->depth,
+                                  .triangle_a = g->side1,
+                                  .triangle_b = g->side2};
+        if (!gy_adapter_contact_mesh_edges(&c1->base, p1, &c2->base, p2, &p))
             continue;
-        dQuaternion oq;
-        dGeomGetQuaternion(mesh->geom, oq);
-        gy_quat inv = gy_quat_conj(gy_ode_quat_from_ode(oq));
-        gy_vec3 origin = v3(dGeomGetPosition(mesh->geom));
-        /* ODE's normal points towards o1: out of the mesh when it is o1's partner. */
-        double out = m == 0 ? -1.0 : 1.0;
-        for (int i = 0; i < n; i++) {
-            dContactGeom *g = &cs[i].geom;
-            gy_vec3 nrm = gy_quat_rotate(inv, gy_v3_scale(v3(g->normal), out));
-            gy_vec3 at = gy_quat_rotate(inv, gy_v3_sub(v3(g->pos), origin));
-            if (!gy_adapter_mesh_edges_fix_normal(&gy_ode_collider_resource(mesh)->base.edges,
-                                                  m == 0 ? g->side1 : g->side2, at, &nrm))
-                continue;
-            gy_vec3 world = gy_v3_scale(gy_quat_rotate(gy_quat_conj(inv), nrm), out);
-            g->normal[0] = world.x;
-            g->normal[1] = world.y;
-            g->normal[2] = world.z;
-        }
+        g->normal[0] = p.normal.x;
+        g->normal[1] = p.normal.y;
+        g->normal[2] = p.normal.z;
     }
 }
 
@@ -198,7 +199,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
                  mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));
     if (n <= 0)
         return;
-    fix_mesh_normals(c1, c2, cs, n);
+    if (mesh)
+        mesh_edges(c1, c2, cs, n);
     int deepest = 0;
     for (int i = 1; i < n; i++)
         if (cs[i].geom.depth > cs[deepest].geom.depth)

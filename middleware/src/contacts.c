@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+#include "gyre/math.h"
+#include "mesh_edges.h"
+
 /* A driver's pair record starts with its two collider records (contacts.h). */
 static void *pair_record(const gy_adapter_report *r, size_t pair_size, uint32_t i)
 {
@@ -218,4 +221,38 @@ bool gy_adapter_contact_one_way(gy_adapter_contacts *c, const gy_adapter_one_way
     mark(c, oc->platform, oc->other);
     gy_adapter_note_error(error, gy_adapter_one_way_add(c->allocator, &c->one_ways, &rec));
     return ok;
+}
+
+static const gy_adapter_mesh_edges *mesh_edges(const gy_adapter_collider *c)
+{
+    if (c->shape_type != GY_SHAPE_MESH || c->shape.resource == NULL)
+        return NULL;
+    return &c->shape.resource->edges;
+}
+
+/* A narrow phase that sees one triangle at a time pushes a body back from the edges between flat
+ * triangles (ghost collisions); the face normal lets it slide across them as over one plane.
+ * The point's place on the triangle and the normal are read in the mesh's frame. */
+bool gy_adapter_contact_mesh_edges(const gy_adapter_collider *a, gy_pose pose_a,
+                                   const gy_adapter_collider *b, gy_pose pose_b,
+                                   gy_adapter_raw_point *p)
+{
+    const gy_adapter_mesh_edges *e = mesh_edges(b);
+    bool mesh_b = e != NULL;
+    if (!mesh_b && (e = mesh_edges(a)) == NULL)
+        return false;
+    gy_pose pose = mesh_b ? pose_b : pose_a;
+    /* The normal out of the mesh: b towards a when b is the mesh. */
+    double out = mesh_b ? 1.0 : -1.0;
+    gy_quat inv = gy_quat_conj(pose.rotation);
+    gy_vec3 n = gy_quat_rotate(inv, gy_v3_scale(p->normal, out));
+    gy_vec3 at = gy_quat_rotate(inv, gy_v3_sub(mesh_b ? p->point_b : p->point_a, pose.position));
+    if (!gy_adapter_mesh_edges_fix_normal(e, mesh_b ? p->triangle_b : p->triangle_a, at, &n))
+        return false;
+    p->normal = gy_v3_scale(gy_quat_rotate(pose.rotation, n), out);
+    if (mesh_b)
+        p->point_b = gy_v3_mad(p->point_a, p->normal, -p->distance);
+    else
+        p->point_a = gy_v3_mad(p->point_b, p->normal, p->distance);
+    return true;
 }

@@ -159,6 +159,23 @@ bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,
 double gy_adapter_contact_ccd_radius(const gy_adapter_body *b, double ccd_radius, double moved,
                                      double reach);
 
+/* A raw contact point of a collider pair (a, b) as a driver's narrow phase found it. */
+typedef struct gy_adapter_raw_point {
+    gy_vec3 point_a, point_b; /* on each collider (the same point when the vendor reports one) */
+    gy_vec3 normal;           /* unit, from b towards a */
+    double distance; /* signed gap along the normal (point_a = point_b + normal * distance) */
+    int32_t triangle_a, triangle_b; /* the mesh triangle each point is on, -1 for other shapes */
+} gy_adapter_raw_point;
+
+/* Internal mesh edges (mesh_edges.h), the rule for every contact against a mesh: when b (or else
+ * a) is a mesh and the point on it lies on its triangle's inside or on inactive edges only, the
+ * normal becomes the face's and the mesh's point follows it, the other's point and the distance
+ * kept; true when it did. `pose_a` and `pose_b` are the colliders' world poses; only a mesh's is
+ * read. */
+bool gy_adapter_contact_mesh_edges(const gy_adapter_collider *a, gy_pose pose_a,
+                                   const gy_adapter_collider *b, gy_pose pose_b,
+                                   gy_adapter_raw_point *p);
+
 /* What the one-way rule reads of a contact against a one-way `platform`. */
 typedef struct gy_adapter_one_way_contact {
     const gy_adapter_collider *platform, *other;

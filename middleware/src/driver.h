@@ -215,6 +215,8 @@ typedef struct gy_driver {
     size_t pair_size;
     /* Bytes of the driver's resource record: it starts with gy_adapter_resource. */
     size_t resource_size;
+    /* How far (m) the fraction cast_sweep answers may lie from the contact, either way. */
+    double cast_sweep_slack;
 
     /* `def` is checked and its zero defaults filled in (gy_adapter_world_def). `records` is
      * the front end's (see gy_driver_records). */
@@ -320,6 +322,11 @@ typedef struct gy_driver {
      * as gy_joint_limit_row_count says (the driver made room for them when it built the joint). */
     void (*joint_set_limit_rows)(gy_driver_world *w, gy_driver_joint *j,
                                  const gy_joint_limit_row *rows, uint32_t n, double h);
+    /* Distance joints with a spring: the softness the front end chose (gy_joint_spring_softness,
+     * ODE's convention: J v' = erp/h · error − cfm · λ) for the joint's row over the next solve
+     * of h seconds; the joint is rigid until the first call. */
+    void (*joint_set_spring)(gy_driver_world *w, gy_driver_joint *j, double erp, double cfm,
+                             double h);
     /* Ball joints: the rotations of a frame fixed in a and one fixed in b (the identity for
      * the world) that the cone and twist are measured between, the same frames at creation and
      * after. */
@@ -350,20 +357,21 @@ typedef struct gy_driver {
      * normal facing back along the ray; a mesh: its nearest triangle, face normal either way). */
     bool (*ray_test)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c,
                      gy_driver_hit *out);
-    /* The query shape at its start pose touching or overlapping the collider: the deepest
-     * point, the normal out of the collider, the penetration. */
-    bool (*shape_contact)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c,
+    /* The query shape posed at `t` (a fraction of the translation; 0: its start pose) touching
+     * or overlapping the collider: the deepest point, the normal out of the collider, the
+     * penetration. The front end's casts search the fraction with it (queries.c). */
+    bool (*shape_contact)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double t,
                           gy_driver_hit *out);
-    /* Casts, optional (NULL: no window): narrows [*t0, *t1] (fractions of the translation) to
-     * where the shape's bounds can meet the collider's; false when they never do. */
-    bool (*cast_window)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double *t0,
-                        double *t1);
-    /* Casts against a collider that is not convex (a plane, a mesh; the front end casts convex
-     * pairs itself), the shape being apart at fraction `lo`: the first contact in [lo, hi], as
-     * the fraction of a pose still apart (never past the impact) with the contact's point and
-     * normal. */
-    bool (*cast_test)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double lo,
-                      double hi, gy_driver_hit *out);
+    /* Casts, for a walk that gave the shape's start box (gy_adapter_search_cast_box): the
+     * collider's world box (min x, max x, min y, max y, min z, max z), infinite for planes. */
+    void (*collider_box)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
+    /* The vendor's own cast of the shape against a collider that is not convex (a plane, a
+     * mesh; the front end casts convex pairs itself), optional (NULL: the front end steps and
+     * bisects shape_contact): its first contact before fraction `hi`, with the contact's point,
+     * normal and triangle, within cast_sweep_slack metres of the true one either way (the front
+     * end refines the fraction). */
+    bool (*cast_sweep)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double hi,
+                       gy_driver_hit *out);
     /* What the front end's convex cast reads of a collider: its body's pose (the Gyre body
      * origin in the world) and, for a hull collider, its hull (*hull untouched otherwise). */
     gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c, const gy_hull **hull);

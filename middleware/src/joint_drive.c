@@ -245,6 +245,30 @@ static uint32_t limit_rows(const gy_driver *d, gy_driver_world *w, gy_driver_joi
     return n;
 }
 
+/* The mass a joint side brings to its row: a dynamic body's, none for one the solver cannot move
+ * (static, kinematic, the world). */
+static double spring_side_mass(const gy_driver *d, gy_adapter_body *b)
+{
+    if (b == NULL || b->type != GY_MOTION_DYNAMIC)
+        return 0.0;
+    return d->step->body_mass(gy_driver_body_of(b));
+}
+
+/* A distance joint's spring: the softness of its row for the reduced mass of the bodies it can
+ * move, so its frequency and damping hold whatever either weighs; with neither dynamic there is
+ * nothing to soften (and no mass to give the formula). */
+static void spring_drive(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj, double h)
+{
+    const gy_adapter_joint *j = gy_driver_joint_rec(dj);
+    double ma = spring_side_mass(d, j->a), mb = spring_side_mass(d, j->b);
+    double m = ma > 0.0 && mb > 0.0 ? ma * mb / (ma + mb) : ma + mb;
+    if (!(m > 0.0))
+        return;
+    double erp, cfm;
+    gy_joint_spring_softness(j->spring_frequency, j->spring_damping_ratio, m, h, &erp, &cfm);
+    d->joint_set_spring(w, dj, erp, cfm, h);
+}
+
 void gy_joint_drive_solve(const gy_driver *d, gy_driver_world *w, const gy_handle_pool *joints,
                           double h)
 {
@@ -254,6 +278,8 @@ void gy_joint_drive_solve(const gy_driver *d, gy_driver_world *w, const gy_handl
         if (dj == NULL)
             continue;
         gy_adapter_joint *j = gy_driver_joint_rec(dj);
+        if (j->has_spring)
+            spring_drive(d, w, dj, h);
         bool axial = j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER;
         bool motor = axial && (j->motor.mode != GY_MOTOR_OFF || j->has_limits);
         uint32_t count = gy_joint_limit_row_count(j);

@@ -1,5 +1,6 @@
 /* Queries written once over a driver's walks and raw tests (queries.h, driver.h). */
 #include <math.h>
+#include <string.h>
 
 #include "driver.h"
 #include "gyre/math.h"
@@ -8,6 +9,9 @@
 /* A convex cast starting within this many metres of a candidate hits it at fraction 0 (the
  * query snapshot's touch tolerance). */
 #define CAST_TOUCH 1e-7
+/* Stepped casts stop bisecting once the bracket around the time of impact is this short
+ * (metres), or a tenth of the shape's inner radius if that is smaller. */
+#define CAST_TOLERANCE 1e-4
 
 static const gy_adapter_collider *record(const struct gy_driver_collider *c)
 {
@@ -92,20 +96,121 @@ static bool cast_convex(gy_adapter_search *s, gy_driver_collider *c, double lo, 
     return true;
 }
 
+/* The fractions [*t0, *t1] narrowed to where the shape's start box moved along the translation
+ * overlaps the collider's box: nothing outside can touch. False when they never meet. Infinite
+ * bounds (planes) behave. */
+static bool cast_window(const gy_adapter_search *s, gy_driver_collider *c, double *t0, double *t1)
+{
+    double box[6];
+    s->driver->collider_box(s->dw, c, box);
+    const double dv[3] = {s->translation.x, s->translation.y, s->translation.z};
+    double lo = *t0, hi = *t1;
+    for (int i = 0; i < 3; i++) {
+        double bmin = s->box0[2 * i] - GY_ADAPTER_QUERY_AABB_PAD;
+        double bmax = s->box0[2 * i + 1] + GY_ADAPTER_QUERY_AABB_PAD;
+        if (dv[i] == 0.0) {
+            if (bmax < box[2 * i] || bmin > box[2 * i + 1])
+                return false;
+            continue;
+        }
+        double ta = (box[2 * i] - bmax) / dv[i], tb = (box[2 * i + 1] - bmin) / dv[i];
+        if (ta > tb) {
+            double t = ta;
+            ta = tb;
+            tb = t;
+        }
+        lo = fmax(lo, ta);
+        hi = fmin(hi, tb);
+        if (!(lo <= hi))
+            return false;
+    }
+    *t0 = lo;
+    *t1 = hi;
+    return true;
+}
+
+/* Narrows a bracket [lo, hi] of the first contact, the shape apart at lo and touching at hi
+ * (*touch: that pose's contact), until it is no wider than `tol`; returns lo, the last pose known
+ * apart, so a caller moving the shape there never starts in contact. */
+static double bisect(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c, double lo,
+                     double hi, double tol, gy_driver_hit *touch)
+{
+    while (hi - lo > tol) {
+        double mid = 0.5 * (lo + hi);
+        /* A long cast asks for a bracket finer than the doubles near its end can hold (1e-4 m of
+         * 1e12 m is 1e-16, under the spacing of doubles near 1): once lo and hi are adjacent,
+         * the midpoint is one of them and the loop would never end. */
+        if (!(mid > lo && mid < hi))
+            break;
+        gy_driver_hit h;
+        if (s->driver->shape_contact(s->dw, dq, c, mid, &h)) {
+            hi = mid;
+            *touch = h;
+        } else {
+            lo = mid;
+        }
+    }
+    return lo;
+}
+
+/* A cast with no sweep of the vendor's: the shape advances from `lo` (apart) in steps of its inner
+ * radius until it touches, then the last step is bisected to s->tol; the fraction is the last
+ * pose apart, point and normal come from the first touching one. Such steps can pass over a
+ * mesh's edge that the shape only grazes (a plane is a half-space: never). */
+static bool cast_stepped(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c,
+                         double lo, double t1, gy_driver_hit *out)
+{
+    for (;;) {
+        double t = fmin(lo + s->step, t1);
+        if (!(t > lo))
+            return false;
+        if (s->driver->shape_contact(s->dw, dq, c, t, out)) {
+            out->t = bisect(s, dq, c, lo, t, s->tol, out);
+            return true;
+        }
+        lo = t;
+        if (t >= t1)
+            return false;
+    }
+}
+
+/* A vendor's sweep ends within the driver's cast_sweep_slack of the contact, short of it or past
+ * it: bisecting between a pose apart just before and one touching just after brings the fraction
+ * within CAST_REFINE metres, on the apart side, and point and normal come from the first touching
+ * pose, as a stepped cast's do (the sweep's are from its own pose, up to the slack away). Left as
+ * the vendor gave it when no such bracket exists (a graze, or a contact at the very start). */
+#define CAST_REFINE 1e-5
+
+static bool cast_swept(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c, double t1,
+                       gy_driver_hit *out)
+{
+    const gy_driver *d = s->driver;
+    if (!d->cast_sweep(s->dw, dq, c, t1, out))
+        return false;
+    double reach = d->cast_sweep_slack / s->length;
+    double lo = fmax(0.0, out->t - reach), hi = fmin(1.0, out->t + reach);
+    gy_driver_hit touch;
+    if (d->shape_contact(s->dw, dq, c, lo, &touch) || !d->shape_contact(s->dw, dq, c, hi, &touch))
+        return true;
+    touch.t = bisect(s, dq, c, lo, hi, CAST_REFINE / s->length, &touch);
+    *out = touch;
+    return true;
+}
+
 /* A shape at its start pose that already touches a candidate hits it at fraction 0 with its
  * penetration, even when the cast moves away (a caller sliding out of a surface skips those);
- * otherwise a cast looks for the first contact in the fractions the driver's window leaves. */
+ * otherwise a cast looks for the first contact in the fractions the boxes leave. */
 static void visit_shape(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
 {
     const gy_driver *d = s->driver;
     double t0 = 0.0, t1 = 1.0;
     if (s->cast) {
         gy_adapter_search_bound(s, &t1);
-        if (d->cast_window != NULL && !d->cast_window(s->dw, dq, c, &t0, &t1))
+        if (s->boxed && !cast_window(s, c, &t0, &t1))
             return;
     }
     gy_driver_hit raw;
-    if (t0 <= 0.0 && d->shape_contact(s->dw, dq, c, &raw)) {
+    if (t0 <= 0.0 && d->shape_contact(s->dw, dq, c, 0.0, &raw)) {
         collect_shape(s, record(c), 0.0, raw.point, raw.normal, raw.depth, raw.triangle);
         return;
     }
@@ -115,8 +220,27 @@ static void visit_shape(gy_adapter_search *s, gy_driver_query *dq, gy_driver_col
     double lo = t0 > 0.0 ? t0 : 0.0;
     if (s->convex && cast_convex(s, c, lo, t1))
         return;
-    if (d->cast_test(s->dw, dq, c, lo, t1, &raw))
+    bool hit = d->cast_sweep != NULL ? cast_swept(s, dq, c, t1, &raw)
+                                     : cast_stepped(s, dq, c, lo, t1, &raw);
+    if (hit)
         collect_shape(s, record(c), raw.t, raw.point, raw.normal, 0.0, raw.triangle);
+}
+
+void gy_adapter_search_cast_box(gy_adapter_search *s, const double box[6])
+{
+    s->boxed = true;
+    memcpy(s->box0, box, sizeof s->box0);
+}
+
+void gy_adapter_search_swept_box(const gy_adapter_search *s, double fraction, double box[6])
+{
+    const double d[3] = {s->translation.x * fraction, s->translation.y * fraction,
+                         s->translation.z * fraction};
+    for (int i = 0; i < 3; i++) {
+        box[2 * i] = fmin(s->box0[2 * i], s->box0[2 * i] + d[i]) - 2.0 * GY_ADAPTER_QUERY_AABB_PAD;
+        box[2 * i + 1] =
+            fmax(s->box0[2 * i + 1], s->box0[2 * i + 1] + d[i]) + 2.0 * GY_ADAPTER_QUERY_AABB_PAD;
+    }
 }
 
 bool gy_adapter_search_visit(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
@@ -141,6 +265,20 @@ void gy_adapter_search_ray(const gy_driver *d, gy_driver_world *dw, gy_adapter_q
     *q = s.q;
 }
 
+/* Steps no longer than the shape's inner radius cannot jump over a wall: its width in any
+ * direction is at least twice that. Bisection stops at CAST_TOLERANCE, or a tenth of that
+ * radius for a smaller shape. */
+static void cast_steps(gy_adapter_search *s, const gy_shape *shape, const gy_hull *hull)
+{
+    gy_vec3 center;
+    double inner = gy_adapter_shape_inner_radius(shape, hull, &center);
+    if (!(inner > 0.0))
+        inner = 1e-3;
+    double tol_m = fmin(CAST_TOLERANCE, 0.1 * inner);
+    s->step = s->length > 0.0 ? inner / s->length : 1.0;
+    s->tol = s->length > 0.0 ? tol_m / s->length : 1.0;
+}
+
 void gy_adapter_search_shape(const gy_driver *d, gy_driver_world *dw, gy_adapter_query *q,
                              const gy_shape *shape, const gy_hull *hull, gy_pose pose,
                              gy_vec3 translation, double length, bool cast)
@@ -149,6 +287,7 @@ void gy_adapter_search_shape(const gy_driver *d, gy_driver_world *dw, gy_adapter
     if (cast) {
         gy_pose start = {pose.position, gy_quat_normalize(pose.rotation)};
         s.convex = gy_adapter_shape_convex(shape, hull, start, &s.shape);
+        cast_steps(&s, shape, hull);
     }
     d->shape_walk(dw, shape, pose, translation, length, cast, &s);
     *q = s.q;

@@ -37,7 +37,19 @@ typedef struct gy_adapter_search {
     double length; /* |translation| (m) */
     bool convex;   /* casts: the query shape as a convex (below) */
     gy_convex shape;
+    /* Casts searched by touch tests (gy_driver.shape_contact at a fraction): the fraction the
+     * shape advances per step (its inner radius: it cannot step over a wall) and the bracket
+     * at which bisection stops. */
+    double step, tol;
+    /* Casts: the shape's box at its start (min x, max x, min y, max y, min z, max z), when the
+     * driver's walk gave it (gy_adapter_search_cast_box). */
+    bool boxed;
+    double box0[6];
 } gy_adapter_search;
+
+/* Metres added around boxes so that a candidate whose box merely touches the swept box is still
+ * tested, and a pose just before the padded entry time is surely separated. */
+#define GY_ADAPTER_QUERY_AABB_PAD 1e-6
 
 /* A raycast: `q` prepared (gy_adapter_query_begin, not yet satisfied), `length` > 0. The hits
  * are in q; q->count is how many. */
@@ -57,6 +69,15 @@ void gy_adapter_search_shape(const struct gy_driver *d, struct gy_driver_world *
  * test and collects the hit. False once the collector is satisfied (the walk stops). */
 bool gy_adapter_search_visit(gy_adapter_search *s, struct gy_driver_query *dq,
                              struct gy_driver_collider *c);
+
+/* A cast's walk whose boxes are tight (a box about the shape as posed, and gy_driver.collider_box)
+ * gives the shape's box at its start: the front end then tests a candidate only over the fractions
+ * at which the two boxes meet. */
+void gy_adapter_search_cast_box(gy_adapter_search *s, const double box[6]);
+
+/* The box the cast shape sweeps over fractions [0, fraction], padded (after
+ * gy_adapter_search_cast_box): what a walk gathers candidates in. */
+void gy_adapter_search_swept_box(const gy_adapter_search *s, double fraction, double box[6]);
 
 /* True once the collector is satisfied: nothing further can change the result. */
 static inline bool gy_adapter_search_done(const gy_adapter_search *s)

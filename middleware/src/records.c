@@ -171,6 +171,11 @@ void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, 
     bool hinge = type == GY_JOINT_HINGE;
     j->limits[0] = hinge ? fmax(-GY_PI, fmin(GY_PI, def->limit_min)) : def->limit_min;
     j->limits[1] = hinge ? fmax(-GY_PI, fmin(GY_PI, def->limit_max)) : def->limit_max;
+    if (type == GY_JOINT_DISTANCE && def->has_spring) {
+        j->has_spring = true;
+        j->spring_frequency = def->spring_frequency;
+        j->spring_damping_ratio = def->spring_damping_ratio;
+    }
     if (type == GY_JOINT_BALL) {
         j->has_cone = def->has_cone;
         j->cone_angle = def->cone_angle;

@@ -185,6 +185,8 @@ typedef struct gy_adapter_joint {
     bool has_cone, has_twist_limits; /* ball */
     double cone_angle, twist_min, twist_max;
     gy_joint_cone_frame cone_frame; /* ball: captured at creation (gy_joint_drive_attach) */
+    bool has_spring;                /* distance (as built): its spring */
+    double spring_frequency, spring_damping_ratio;
 } gy_adapter_joint;
 
 /* Fills a body record from a valid definition (id and joint count left as they are). `motion` is

@@ -381,6 +381,55 @@ static void test_joints_set_motor_changes_target_and_rejects_misuse(void **state
 /* ---- springs -----------------------------------------------------------------------------------
  */
 
+/* Follows a distance spring of rest length 1 m for four periods: its damped period from the zero
+ * crossings and its damping ratio from the peaks (see below), checked within 5 %. */
+static void check_spring(fixture *fx, gy_joint_id spring, double f, double zeta, int k)
+{
+    double crossings[16], peaks[16];
+    int nc = 0, np = 0;
+    double t = 0.0, prev = joint_state(fx, spring).position - 1.0, prev2 = prev;
+    for (int i = 0; i < (int)(4.0 / f / DT) && nc < 16; i++) {
+        step(fx);
+        t += DT;
+        double x = joint_state(fx, spring).position - 1.0;
+        if ((prev > 0.0 && x <= 0.0) || (prev < 0.0 && x >= 0.0))
+            crossings[nc++] = t - DT + DT * prev / (prev - x);
+        /* A local extreme of |x| at the previous sample (parabola vertex height). */
+        if (i >= 1 && fabs(prev) >= fabs(prev2) && fabs(prev) > fabs(x) && np < 16) {
+            double den = prev2 - 2.0 * prev + x;
+            peaks[np++] = fabs(den != 0.0 ? prev - 0.125 * (x - prev2) * (x - prev2) / den : prev);
+        }
+        prev2 = prev;
+        prev = x;
+    }
+    assert_true(nc >= 4 && np >= 3);
+    double period = 2.0 * (crossings[nc - 1] - crossings[0]) / (nc - 1);
+    double expected = 1.0 / (f * sqrt(1.0 - zeta * zeta));
+    double dec = log(peaks[0] / peaks[np - 1]) / (np - 1); /* peaks are half periods apart */
+    double zeta_measured = 2.0 * dec / sqrt(4.0 * GY_PI * GY_PI + 4.0 * dec * dec);
+    print_message("spring %d: period %.4f s (expected %.4f), damping ratio %.4f (%.2f)\n", k,
+                  period, expected, zeta_measured, zeta);
+    /* Period within 5 %, damping ratio within 5 % of itself. */
+    assert_near(period, expected, 0.05 * expected);
+    assert_near(zeta_measured, zeta, 0.05 * zeta);
+}
+
+/* A 1 m distance spring from a to b (NULL id: the world) at `anchor`. */
+static gy_joint_id spring_joint(fixture *fx, gy_body_id a, gy_body_id b, gy_vec3 anchor, double f,
+                                double zeta)
+{
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_DISTANCE;
+    jd.a = a;
+    jd.b = b;
+    jd.anchor = anchor;
+    jd.distance = 1.0;
+    jd.has_spring = true;
+    jd.spring_frequency = f;
+    jd.spring_damping_ratio = zeta;
+    return create_joint(fx, &jd);
+}
+
 static void test_joints_spring_period_and_decay_match_frequency_and_damping(void **state)
 {
     fixture *fx = *state;
@@ -393,54 +442,36 @@ static void test_joints_spring_period_and_decay_match_frequency_and_damping(void
     const double f[2] = {1.0, 2.0}, zeta[2] = {0.1, 0.2};
     gy_joint_id springs[2];
     gy_body_id bob = box_body(fx, gy_v3(0, 3.8, 0), gy_v3(0.2, 0.2, 0.2), 2.0);
-    gy_joint_def jd = gy_default_joint_def();
-    jd.type = GY_JOINT_DISTANCE;
-    jd.a = bob;
-    jd.anchor = gy_v3(0, 5, 0);
-    jd.distance = 1.0;
-    jd.has_spring = true;
-    jd.spring_frequency = f[0];
-    jd.spring_damping_ratio = zeta[0];
-    springs[0] = create_joint(fx, &jd);
+    gy_body_id world = {0};
+    springs[0] = spring_joint(fx, bob, world, gy_v3(0, 5, 0), f[0], zeta[0]);
     gy_body_id left = box_body(fx, gy_v3(10, 5, 0), gy_v3(0.2, 0.2, 0.2), 1.0);
     gy_body_id right = box_body(fx, gy_v3(11.2, 5, 0), gy_v3(0.2, 0.2, 0.2), 1.0);
-    jd.a = left;
-    jd.b = right;
-    jd.anchor = gy_v3(11.2, 5, 0);
-    jd.spring_frequency = f[1];
-    jd.spring_damping_ratio = zeta[1];
-    springs[1] = create_joint(fx, &jd);
+    springs[1] = spring_joint(fx, left, right, gy_v3(11.2, 5, 0), f[1], zeta[1]);
 
-    for (int k = 0; k < 2; k++) {
-        double crossings[16], peaks[16];
-        int nc = 0, np = 0;
-        double t = 0.0, prev = joint_state(fx, springs[k]).position - 1.0, prev2 = prev;
-        for (int i = 0; i < (int)(4.0 / f[k] / DT) && nc < 16; i++) {
-            step(fx);
-            t += DT;
-            double x = joint_state(fx, springs[k]).position - 1.0;
-            if ((prev > 0.0 && x <= 0.0) || (prev < 0.0 && x >= 0.0))
-                crossings[nc++] = t - DT + DT * prev / (prev - x);
-            /* A local extreme of |x| at the previous sample (parabola vertex height). */
-            if (i >= 1 && fabs(prev) >= fabs(prev2) && fabs(prev) > fabs(x) && np < 16) {
-                double den = prev2 - 2.0 * prev + x;
-                peaks[np++] =
-                    fabs(den != 0.0 ? prev - 0.125 * (x - prev2) * (x - prev2) / den : prev);
-            }
-            prev2 = prev;
-            prev = x;
-        }
-        assert_true(nc >= 4 && np >= 3);
-        double period = 2.0 * (crossings[nc - 1] - crossings[0]) / (nc - 1);
-        double expected = 1.0 / (f[k] * sqrt(1.0 - zeta[k] * zeta[k]));
-        double dec = log(peaks[0] / peaks[np - 1]) / (np - 1); /* peaks are half periods apart */
-        double zeta_measured = 2.0 * dec / sqrt(4.0 * GY_PI * GY_PI + 4.0 * dec * dec);
-        print_message("spring %d: period %.4f s (expected %.4f), damping ratio %.4f (%.2f)\n", k,
-                      period, expected, zeta_measured, zeta[k]);
-        /* Period within 5 %, damping ratio within 5 % of itself. */
-        assert_near(period, expected, 0.05 * expected);
-        assert_near(zeta_measured, zeta[k], 0.05 * zeta[k]);
-    }
+    for (int k = 0; k < 2; k++)
+        check_spring(fx, springs[k], f[k], zeta[k], k);
+}
+
+/* A spring from a kinematic body (its a) to a dynamic one: only the dynamic body's mass sets the
+ * softness (the kinematic side does not give way), so a 2 kg cube hung 1.2 m from a still
+ * kinematic box swings along the spring at the spring's own frequency (1 Hz, zeta = 0.1). */
+static void test_joints_spring_from_a_kinematic_body_keeps_its_frequency(void **state)
+{
+    fixture *fx = *state;
+    no_gravity(fx);
+    gy_body_def bd = gy_default_body_def();
+    bd.type = GY_MOTION_KINEMATIC;
+    bd.pose.position = gy_v3(0, 5, 0);
+    gy_collider_def cd = gy_default_collider_def();
+    cd.shape.type = GY_SHAPE_BOX;
+    cd.shape.box_size = gy_v3(0.2, 0.2, 0.2);
+    gy_body_id holder = {0};
+    assert_result(fx->be->body_create(fx->w, &bd, &cd, 1, &holder, NULL), GY_OK);
+    gy_body_id bob = box_body(fx, gy_v3(0, 3.8, 0), gy_v3(0.2, 0.2, 0.2), 2.0);
+    gy_joint_id spring = spring_joint(fx, holder, bob, gy_v3(0, 3.8, 0), 1.0, 0.1);
+    check_spring(fx, spring, 1.0, 0.1, 0);
+    gy_body_state s = body_state(fx, bob);
+    assert_true(gy_vec3_is_finite(s.pose.position));
 }
 
 /* ---- ball limits -------------------------------------------------------------------------------
@@ -634,6 +665,7 @@ int main(int argc, char **argv)
         JOINT_TEST(test_joints_fast_swing_into_limits_stops_on_them),
         JOINT_TEST(test_joints_set_motor_changes_target_and_rejects_misuse),
         JOINT_TEST(test_joints_spring_period_and_decay_match_frequency_and_damping),
+        JOINT_TEST(test_joints_spring_from_a_kinematic_body_keeps_its_frequency),
         JOINT_TEST(test_joints_cone_holds_under_hard_kick),
         JOINT_TEST(test_joints_cone_between_two_bodies_holds_under_hard_kick),
         JOINT_TEST(test_joints_twist_limits_hold_under_hard_spin),

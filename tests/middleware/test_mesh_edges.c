@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../middleware/src/contacts.h"
 #include "../../middleware/src/mesh_edges.h"
 #include "gyre/math.h"
 
@@ -293,11 +294,71 @@ test_mesh_edges_record_and_classifier_agree_on_terrain_box_and_seamed_sheet(void
     test_free(act);
 }
 
+/* The front end's rule on a raw contact point, both drivers' path: the flat pair turned a
+ * quarter about X (its up becomes world -Z) and moved to (5, 0, 0), touched by a box at the
+ * shared edge with a sideways normal, 1 cm deep. */
+static void test_mesh_edges_contact_rule_takes_the_face_normal_in_the_world(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_adapter_resource res = {0};
+    build_pair(&ta, 0.0, &res.edges);
+    gy_adapter_collider mesh = {0}, box = {0};
+    mesh.shape_type = GY_SHAPE_MESH;
+    mesh.shape.resource = &res;
+    box.shape_type = GY_SHAPE_BOX;
+    gy_pose at = {gy_v3(5, 0, 0), gy_quat_axis_angle(gy_v3(1, 0, 0), -0.5 * GY_PI)};
+    gy_vec3 up = gy_quat_rotate(at.rotation, gy_v3(0, 1, 0)); /* the face normal in the world */
+    gy_vec3 on_edge = gy_pose_apply(at, gy_v3(0, 0, 0.5));
+    gy_vec3 side = gy_quat_rotate(at.rotation, gy_v3(-1, 0, 0));
+
+    /* The mesh as b: the normal (b towards a) out of the mesh becomes the face's; b's point
+     * follows it, a's stays. */
+    gy_adapter_raw_point p = {
+        .point_b = on_edge, .normal = side, .distance = -0.01, .triangle_a = -1, .triangle_b = 1};
+    p.point_a = gy_v3_mad(p.point_b, p.normal, p.distance);
+    gy_vec3 keep_a = p.point_a;
+    assert_true(gy_adapter_contact_mesh_edges(&box, gy_pose_identity(), &mesh, at, &p));
+    assert_near(p.normal.x, up.x, 1e-12);
+    assert_near(p.normal.y, up.y, 1e-12);
+    assert_near(p.normal.z, up.z, 1e-12);
+    assert_near(p.point_a.x, keep_a.x, 0.0);
+    gy_vec3 gap = gy_v3_sub(p.point_a, gy_v3_mad(p.point_b, p.normal, p.distance));
+    assert_near(gy_v3_len(gap), 0.0, 1e-15);
+
+    /* The mesh as a: the normal points into it; a's point follows. */
+    gy_adapter_raw_point q = {.point_a = on_edge,
+                              .normal = gy_v3_neg(side),
+                              .distance = -0.01,
+                              .triangle_a = 1,
+                              .triangle_b = -1};
+    q.point_b = gy_v3_mad(q.point_a, q.normal, -q.distance);
+    gy_vec3 keep_b = q.point_b;
+    assert_true(gy_adapter_contact_mesh_edges(&mesh, at, &box, gy_pose_identity(), &q));
+    assert_near(q.normal.z, -up.z, 1e-12);
+    assert_near(q.point_b.x, keep_b.x, 0.0);
+    gap = gy_v3_sub(q.point_a, gy_v3_mad(q.point_b, q.normal, q.distance));
+    assert_near(gy_v3_len(gap), 0.0, 1e-15);
+
+    /* No mesh, or a contact on the boundary edge: left alone. */
+    gy_adapter_raw_point r = p;
+    r.normal = side;
+    assert_false(gy_adapter_contact_mesh_edges(&box, gy_pose_identity(), &box, at, &r));
+    r.point_b = gy_pose_apply(at, gy_v3(-1.2, 0, 0));
+    r.triangle_b = 0;
+    assert_false(gy_adapter_contact_mesh_edges(&box, gy_pose_identity(), &mesh, at, &r));
+    assert_near(r.normal.x, side.x, 0.0);
+    gy_adapter_mesh_edges_free(&ta.base, &res.edges);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mesh_edges_flat_join_is_inactive_and_boundary_active),
         cmocka_unit_test(test_mesh_edges_ridge_is_active_valley_and_shallow_ridge_are_not),
+        cmocka_unit_test(test_mesh_edges_contact_rule_takes_the_face_normal_in_the_world),
         cmocka_unit_test(test_mesh_edges_out_of_memory_leaves_nothing),
         cmocka_unit_test(test_mesh_edges_classifier_in_slices_matches_the_whole_build),
         cmocka_unit_test(

@@ -1,7 +1,9 @@
 /* The front end's queries (middleware/src/queries.c) over a scripted driver: what the front end
  * promises every driver, whatever its vendor: the filter runs before any raw test, the collectors
  * stop the walk and keep what they promise, hits are named and measured one way, a start-pose
- * contact is a fraction-0 hit, and two convex shapes are cast by the front end itself. */
+ * contact is a fraction-0 hit, two convex shapes are cast by the front end itself, and the front
+ * end searches the fraction of any other cast (stepping and bisecting the driver's touch test, or
+ * refining the vendor's sweep). */
 #include "test_support.h"
 
 #include <math.h>
@@ -16,17 +18,23 @@ enum { MAX_COLLIDERS = 8 };
 struct gy_driver_collider {
     gy_adapter_collider base;
     gy_adapter_body body; /* its body's record, the collider's owner */
-    bool hits;
+    bool hits;            /* raw.t == 0: at the start; casts: from fraction raw.t on */
     gy_driver_hit raw;
     gy_pose body_pose;
+    double box[6]; /* collider_box */
 };
 
 struct gy_driver_world {
     struct gy_driver_collider colliders[MAX_COLLIDERS];
     uint32_t count;
-    uint32_t offered, tested, cast_tested;
-    double cast_lo; /* `lo` of the last cast_test */
-    bool window;    /* cast_window opens at fraction 0.25 */
+    uint32_t offered, tested;
+    uint32_t touch_tests; /* shape_contact past the start */
+    double first_touch;   /* the fraction of the first of those */
+    uint32_t swept;       /* cast_sweep calls */
+    double sweep_error;   /* cast_sweep's fraction is this far past the contact */
+    gy_vec3 sweep_normal; /* and its normal */
+    bool boxed;           /* the walk gives the shape's start box */
+    double shape_box[6];
 };
 
 struct gy_driver_query {
@@ -54,6 +62,8 @@ static void shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
                        double length, bool cast, gy_adapter_search *s)
 {
     (void)shape, (void)pose, (void)translation, (void)length, (void)cast;
+    if (w->boxed)
+        gy_adapter_search_cast_box(s, w->shape_box);
     walk(w, s);
 }
 
@@ -71,30 +81,34 @@ static bool ray_test(gy_driver_world *w, gy_driver_query *q, gy_driver_collider 
     return raw_test(w, c, out);
 }
 
-/* A start-pose contact only for colliders scripted with t = 0. */
-static bool shape_contact(gy_driver_world *w, gy_driver_query *q, gy_driver_collider *c,
+/* A start-pose contact for colliders scripted with t = 0; a cast's touch from raw.t on. */
+static bool shape_contact(gy_driver_world *w, gy_driver_query *q, gy_driver_collider *c, double t,
                           gy_driver_hit *out)
 {
     (void)q;
-    return raw_test(w, c, out) && out->t == 0.0;
+    if (t == 0.0)
+        return raw_test(w, c, out) && out->t == 0.0;
+    if (w->touch_tests++ == 0)
+        w->first_touch = t;
+    *out = c->raw;
+    out->t = t;
+    return c->hits && c->raw.t > 0.0 && t >= c->raw.t;
 }
 
-static bool cast_window(gy_driver_world *w, gy_driver_query *q, gy_driver_collider *c, double *t0,
-                        double *t1)
+static void collider_box(gy_driver_world *w, gy_driver_collider *c, double box[6])
 {
-    (void)q, (void)c;
-    if (w->window)
-        *t0 = 0.25;
-    return *t0 <= *t1;
+    (void)w;
+    memcpy(box, c->box, sizeof c->box);
 }
 
-static bool cast_test(gy_driver_world *w, gy_driver_query *q, gy_driver_collider *c, double lo,
-                      double hi, gy_driver_hit *out)
+static bool cast_sweep(gy_driver_world *w, gy_driver_query *q, gy_driver_collider *c, double hi,
+                       gy_driver_hit *out)
 {
     (void)q, (void)hi;
-    w->cast_tested++;
-    w->cast_lo = lo;
+    w->swept++;
     *out = c->raw;
+    out->t += w->sweep_error;
+    out->normal = w->sweep_normal;
     return c->hits && c->raw.t > 0.0;
 }
 
@@ -110,8 +124,20 @@ static const gy_driver scripted = {
     .shape_walk = shape_walk,
     .ray_test = ray_test,
     .shape_contact = shape_contact,
-    .cast_window = cast_window,
-    .cast_test = cast_test,
+    .collider_box = collider_box,
+    .cast_sweep = NULL,
+    .collider_body_pose = collider_body_pose,
+};
+
+/* The same with a vendor sweep ending up to 2 mm from the contact. */
+static const gy_driver swept = {
+    .name = "swept",
+    .cast_sweep_slack = 2e-3,
+    .ray_walk = ray_walk,
+    .shape_walk = shape_walk,
+    .ray_test = ray_test,
+    .shape_contact = shape_contact,
+    .cast_sweep = cast_sweep,
     .collider_body_pose = collider_body_pose,
 };
 
@@ -228,16 +254,34 @@ static void test_queries_mesh_triangles_face_the_ray(void **state)
     assert_near(hit.normal.y, 1.0, 0.0);
 }
 
-/* A closest-hit cast of a unit sphere from the origin; the number of hits. */
-static uint32_t cast_closest(gy_driver_world *w, gy_vec3 translation, gy_hit *hit)
+/* Makes c the plane x = 0 facing -X (its side record in *rare). */
+static void make_plane(struct gy_driver_collider *c, gy_adapter_collider_rare *rare)
+{
+    gy_adapter_collider_rare r = {.local_pose = gy_pose_identity(),
+                                  .one_way_normal = gy_v3(0, 1, 0),
+                                  .one_way_slop = GY_DEFAULT_ONE_WAY_SLOP,
+                                  .plane_normal = gy_v3(-1, 0, 0)};
+    *rare = r;
+    c->base.shape_type = GY_SHAPE_PLANE;
+    c->base.rare = rare;
+}
+
+/* A closest-hit cast of a unit sphere from the origin through driver d; the number of hits. */
+static uint32_t cast_closest_by(const gy_driver *d, gy_driver_world *w, gy_vec3 translation,
+                                gy_hit *hit)
 {
     gy_shape sphere = {.type = GY_SHAPE_SPHERE, .radius = 1.0};
     gy_pose start = {gy_v3(0, 0, 0), gy_quat_identity()};
     gy_adapter_query q;
     begin(&q, NULL, GY_COLLECT_CLOSEST, hit, 1);
-    gy_adapter_search_shape(&scripted, w, &q, &sphere, NULL, start, translation,
-                            gy_v3_len(translation), true);
+    gy_adapter_search_shape(d, w, &q, &sphere, NULL, start, translation, gy_v3_len(translation),
+                            true);
     return q.count;
+}
+
+static uint32_t cast_closest(gy_driver_world *w, gy_vec3 translation, gy_hit *hit)
+{
+    return cast_closest_by(&scripted, w, translation, hit);
 }
 
 static void test_queries_start_contact_is_a_fraction_zero_hit(void **state)
@@ -250,7 +294,7 @@ static void test_queries_start_contact_is_a_fraction_zero_hit(void **state)
     assert_near(hit.fraction, 0.0, 0.0);
     assert_near(hit.distance, 0.0, 0.0);
     assert_near(hit.penetration, 0.125, 0.0);
-    assert_int_equal(w.cast_tested, 0);
+    assert_int_equal(w.touch_tests, 0);
 }
 
 /* Two unit spheres 5 m apart, cast 10 m towards each other: they touch after 3 m. */
@@ -266,29 +310,65 @@ static void test_queries_convex_pairs_are_cast_by_the_front_end(void **state)
     assert_near(hit.fraction * 10.0, 3.0, 1e-5);
     assert_near(hit.normal.x, -1.0, 1e-6);
     assert_near(hit.point.x, 4.0, 1e-5);
-    assert_int_equal(w.cast_tested, 0);
+    assert_int_equal(w.touch_tests, 0);
 }
 
-/* A plane is not convex: the driver's cast_test gets it, from where the window opens. */
-static void test_queries_other_shapes_go_to_the_drivers_cast_from_its_window(void **state)
+/* A plane (x >= 2) is not convex: without a vendor sweep the front end steps the unit sphere by
+ * its inner radius from where the boxes meet (1 + 4 t = 2), and bisects the step that touches
+ * (the scripted plane touches from fraction 0.5 on) down to 1e-4 m, ending on the apart side. */
+static void test_queries_other_shapes_are_stepped_from_the_box_window(void **state)
 {
     (void)state;
-    gy_driver_world w = {.window = true};
+    gy_driver_world w = {.boxed = true, .shape_box = {-1, 1, -1, 1, -1, 1}};
     struct gy_driver_collider *c = add(&w, 0.5);
-    gy_adapter_collider_rare plane = {.local_pose = gy_pose_identity(),
-                                      .one_way_normal = gy_v3(0, 1, 0),
-                                      .one_way_slop = GY_DEFAULT_ONE_WAY_SLOP,
-                                      .plane_normal = gy_v3(-1, 0, 0)};
-    c->base.shape_type = GY_SHAPE_PLANE;
-    c->base.rare = &plane;
-    c->raw.triangle = -1;
+    gy_adapter_collider_rare plane;
+    make_plane(c, &plane);
+    const double box[6] = {2, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY};
+    memcpy(c->box, box, sizeof box);
+    c->raw.point = gy_v3(2, 0, 0);
+    c->raw.normal = gy_v3(-1, 0, 0);
     gy_hit hit;
     assert_int_equal(cast_closest(&w, gy_v3(4, 0, 0), &hit), 1);
-    assert_int_equal(w.cast_tested, 1);
-    assert_near(w.cast_lo, 0.25, 0.0);
-    assert_int_equal(w.tested, 0); /* the window opens after the start: no start test */
-    assert_near(hit.fraction, 0.5, 0.0);
-    assert_near(hit.distance, 2.0, 0.0);
+    assert_int_equal(w.tested, 0);         /* the window opens after the start: no start test */
+    assert_near(w.first_touch, 0.5, 1e-6); /* from the window's 0.25, one inner radius on */
+    assert_true(hit.fraction < 0.5);
+    assert_near(hit.distance, 2.0, 1e-4);
+    assert_near(hit.normal.x, -1.0, 0.0);
+    assert_near(hit.point.x, 2.0, 0.0);
+
+    /* Boxes that never meet: no test at all. */
+    w.touch_tests = 0;
+    c->box[0] = 6;
+    assert_int_equal(cast_closest(&w, gy_v3(4, 0, 0), &hit), 0);
+    assert_int_equal(w.touch_tests + w.tested, 0);
+}
+
+/* A vendor's sweep 1 mm past the contact at 2 m (fraction 0.5 of 4 m) is refined by the front
+ * end to within 1e-5 m on the apart side, with the point and normal of the first touching pose
+ * (as a stepped cast reports them), not the sweep's from a pose up to 2 mm away. */
+static void test_queries_vendor_sweeps_are_refined_to_the_contact(void **state)
+{
+    (void)state;
+    gy_driver_world w = {.sweep_error = 1e-3 / 4.0, .sweep_normal = gy_v3(-0.6, 0.8, 0)};
+    struct gy_driver_collider *c = add(&w, 0.5);
+    gy_adapter_collider_rare plane;
+    make_plane(c, &plane);
+    c->raw.point = gy_v3(2, 0, 0);
+    c->raw.normal = gy_v3(-1, 0, 0);
+    c->raw.triangle = 3;
+    gy_hit hit;
+    assert_int_equal(cast_closest_by(&swept, &w, gy_v3(4, 0, 0), &hit), 1);
+    assert_int_equal(w.swept, 1);
+    assert_true(hit.distance < 2.0);
+    assert_near(hit.distance, 2.0, 1e-5);
+    assert_int_equal(hit.triangle, 3);
+    assert_near(hit.normal.x, -1.0, 0.0);
+
+    /* No bracket about the sweep's answer (already touching 2 mm before it): kept as given. */
+    w.sweep_error = -3e-3 / 4.0;
+    assert_int_equal(cast_closest_by(&swept, &w, gy_v3(4, 0, 0), &hit), 1);
+    assert_near(hit.distance, 2.0 - 3e-3, 1e-12);
+    assert_near(hit.normal.y, 0.8, 0.0);
 }
 
 int main(void)
@@ -300,7 +380,8 @@ int main(void)
         cmocka_unit_test(test_queries_mesh_triangles_face_the_ray),
         cmocka_unit_test(test_queries_start_contact_is_a_fraction_zero_hit),
         cmocka_unit_test(test_queries_convex_pairs_are_cast_by_the_front_end),
-        cmocka_unit_test(test_queries_other_shapes_go_to_the_drivers_cast_from_its_window),
+        cmocka_unit_test(test_queries_other_shapes_are_stepped_from_the_box_window),
+        cmocka_unit_test(test_queries_vendor_sweeps_are_refined_to_the_contact),
     };
     return cmocka_run_group_tests_name("front-end queries", tests, NULL, NULL);
 }
