@@ -8,9 +8,8 @@
  * to about 1e-5 of the ray length); rays against meshes use Bullet's BVH ray test. Contacts run
  * Bullet's GJK/EPA directly on the stack (a plane in closed form, a mesh triangle by triangle), not
  * its dispatcher, whose pooled algorithms run out in big scenes and then come from the heap. Casts
- * against planes and meshes start from Bullet's convex cast (btContinuousConvexCollision), which the
- * front end refines.
- * docs/middleware.md has the details. */
+ * against planes and meshes start from Bullet's convex cast (btContinuousConvexCollision), which
+ * the front end refines. docs/middleware.md has the details. */
 #include <math.h>
 #include <string.h>
 
