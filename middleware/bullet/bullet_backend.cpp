@@ -119,7 +119,7 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_DYNAMIC)
-            b->rb->setGravity(gy_bt_vec(g) * b->motion->shared.gravity_factor);
+            b->rb->setGravity(gy_bt_vec(g) * b->motion()->shared.gravity_factor);
     }
 }
 

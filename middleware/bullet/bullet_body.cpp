@@ -15,6 +15,9 @@
 
 static_assert(std::is_standard_layout<gy_bt_resource>::value,
               "gy_bt_resource and its gy_adapter_resource head must convert by reinterpret_cast");
+static_assert(
+    std::is_standard_layout<gy_bt_motion>::value && offsetof(gy_bt_motion, shared) == 0,
+    "gy_bt_motion and the gy_adapter_motion it starts with must convert by reinterpret_cast");
 /* Bullet's own sleep test compares instantaneous speeds with per-body thresholds; the adapter
  * decides instead (bullet_step.cpp), so Bullet's thresholds are set out of reach. */
 #define BULLET_SLEEP_THRESHOLD 1e30
@@ -175,23 +178,24 @@ void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
 
 btVector3 gy_bt_body_com(const gy_bt_body *b)
 {
-    if (b->object == nullptr)
+    if (b->object() == nullptr)
         return gy_bt_vec(gy_bt_static_pose(b).position);
-    return b->object->getWorldTransform().getOrigin();
+    return b->object()->getWorldTransform().getOrigin();
 }
 
 btTransform gy_bt_body_frame(const gy_bt_body *b)
 {
-    if (b->object == nullptr)
+    if (b->object() == nullptr)
         return gy_bt_transform(gy_bt_static_pose(b));
-    return b->object->getWorldTransform();
+    return b->object()->getWorldTransform();
 }
 
 gy_pose gy_bt_body_pose(const gy_bt_body *b)
 {
-    if (b->object == nullptr)
+    if (b->object() == nullptr)
         return gy_bt_static_pose(b);
-    return gy_bt_from_transform(b->object->getWorldTransform() * gy_bt_principal_inv(b->motion));
+    return gy_bt_from_transform(b->object()->getWorldTransform() *
+                                gy_bt_principal_inv(b->motion()));
 }
 
 btCollisionObject *gy_bt_static_object(gy_driver_world *w, gy_bt_body *b)
@@ -212,7 +216,7 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &p)
     case GY_MOTION_DYNAMIC:
         return b->rb->getVelocityInLocalPoint(p - gy_bt_body_com(b));
     case GY_MOTION_KINEMATIC:
-        return b->motion->kin_linear + b->motion->kin_angular.cross(p - gy_bt_body_com(b));
+        return b->motion()->kin_linear + b->motion()->kin_angular.cross(p - gy_bt_body_com(b));
     default:
         return btVector3(0, 0, 0);
     }
@@ -233,16 +237,16 @@ btTransform gy_bt_collider_child(const gy_bt_collider *c)
         return b->compound->getChildTransform((int)c->index);
     /* The same product as at creation, where a static's principal⁻¹ was the identity's inverse. */
     static const btTransform identity_inv = btTransform::getIdentity().inverse();
-    return child_pose(b->motion != nullptr ? gy_bt_principal_inv(b->motion) : identity_inv, c);
+    return child_pose(b->motion() != nullptr ? gy_bt_principal_inv(b->motion()) : identity_inv, c);
 }
 
 btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 {
     const gy_bt_body *b = gy_bt_collider_body(c);
-    if (b->motion == nullptr)
+    if (b->motion() == nullptr)
         return gy_bt_body_frame(b) * gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
-    const btTransform &com = b->object->getWorldTransform();
-    return com * gy_bt_principal_inv(b->motion) *
+    const btTransform &com = b->object()->getWorldTransform();
+    return com * gy_bt_principal_inv(b->motion()) *
            gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
 }
 
@@ -258,7 +262,7 @@ void gy_bt_body_wake(gy_bt_body *b)
         /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
          * whose lift was taken away) would otherwise still average as resting and sleep again
          * at its next step, in mid-air. */
-        gy_adapter_sleep_reset(b->motion->sleep);
+        gy_adapter_sleep_reset(b->motion()->sleep);
     } else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
@@ -640,25 +644,26 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 
     /* Committed: nothing below can fail. */
     gy_bt_body *b = new (k.body) gy_bt_body();
+    gy_bt_motion *motion = nullptr;
     if (k.motion_mem != nullptr) {
-        b->motion = new (k.motion_mem) gy_bt_motion();
-        b->motion->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: its start */
+        motion = new (k.motion_mem) gy_bt_motion();
+        motion->sleep = static_cast<gy_adapter_sleep *>(k.sleep_mem); /* zeroed: its start */
     }
-    gy_adapter_body_record_init(&b->base, def, b->motion != nullptr ? &b->motion->shared : nullptr);
+    gy_adapter_body_record_init(&b->base, def, motion != nullptr ? &motion->shared : nullptr);
     b->colliders = k.colliders;
     b->collider_count = n;
     if (k.motion_mem != nullptr) {
-        b->motion->principal = principal;
-        b->motion->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
-        b->motion->kin_linear = btVector3(0, 0, 0);
-        b->motion->kin_angular = btVector3(0, 0, 0);
+        b->motion()->principal = principal;
+        b->motion()->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
+        b->motion()->kin_linear = btVector3(0, 0, 0);
+        b->motion()->kin_angular = btVector3(0, 0, 0);
     }
     b->pose_written = true; /* a new kinematic body takes part in the first step's pair search */
-    for (int i = 0; b->motion != nullptr && i < 3; i++)
-        b->any_lock =
-            b->any_lock || b->motion->shared.lock_linear[i] || b->motion->shared.lock_angular[i];
-    if (b->motion != nullptr)
-        b->motion->lock_position = body_frame.getOrigin();
+    for (int i = 0; b->motion() != nullptr && i < 3; i++)
+        b->any_lock = b->any_lock || b->motion()->shared.lock_linear[i] ||
+                      b->motion()->shared.lock_angular[i];
+    if (b->motion() != nullptr)
+        b->motion()->lock_position = body_frame.getOrigin();
 
     for (uint32_t i = 0; i < n; i++) {
         const gy_collider_def *cd = &cols[i];
@@ -721,7 +726,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     ci.m_linearSleepingThreshold = BULLET_SLEEP_THRESHOLD;
     ci.m_angularSleepingThreshold = BULLET_SLEEP_THRESHOLD;
     b->rb = new (k.object_mem) btRigidBody(ci);
-    b->object = b->rb;
     b->rb->setUserPointer(b);
     if (def->type == GY_MOTION_KINEMATIC)
         b->rb->setCollisionFlags(b->rb->getCollisionFlags() |
@@ -729,22 +733,22 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     if (def->type == GY_MOTION_DYNAMIC) {
         /* Each body carries its own gravity, scaled by its factor. */
         b->rb->setFlags(b->rb->getFlags() | BT_DISABLE_WORLD_GRAVITY);
-        b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->motion->shared.gravity_factor);
-        btVector3 lf(b->motion->shared.lock_linear[0] ? 0 : 1,
-                     b->motion->shared.lock_linear[1] ? 0 : 1,
-                     b->motion->shared.lock_linear[2] ? 0 : 1);
-        btVector3 af(b->motion->shared.lock_angular[0] ? 0 : 1,
-                     b->motion->shared.lock_angular[1] ? 0 : 1,
-                     b->motion->shared.lock_angular[2] ? 0 : 1);
+        b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->motion()->shared.gravity_factor);
+        btVector3 lf(b->motion()->shared.lock_linear[0] ? 0 : 1,
+                     b->motion()->shared.lock_linear[1] ? 0 : 1,
+                     b->motion()->shared.lock_linear[2] ? 0 : 1);
+        btVector3 af(b->motion()->shared.lock_angular[0] ? 0 : 1,
+                     b->motion()->shared.lock_angular[1] ? 0 : 1,
+                     b->motion()->shared.lock_angular[2] ? 0 : 1);
         b->rb->setLinearFactor(lf);
         b->rb->setAngularFactor(af);
         b->rb->setLinearVelocity(gy_bt_vec(def->linear_velocity));
         b->rb->setAngularVelocity(gy_bt_vec(def->angular_velocity));
     } else if (def->type == GY_MOTION_KINEMATIC) {
-        b->motion->kin_linear = gy_bt_vec(def->linear_velocity);
-        b->motion->kin_angular = gy_bt_vec(def->angular_velocity);
-        b->rb->setLinearVelocity(b->motion->kin_linear);
-        b->rb->setAngularVelocity(b->motion->kin_angular);
+        b->motion()->kin_linear = gy_bt_vec(def->linear_velocity);
+        b->motion()->kin_angular = gy_bt_vec(def->angular_velocity);
+        b->rb->setLinearVelocity(b->motion()->kin_linear);
+        b->rb->setAngularVelocity(b->motion()->kin_angular);
     }
     /* Filtering is the adapter's own (gy_bt_pair_filter), so the groups pass everything. */
     w->world.addRigidBody(b->rb, -1, -1);
@@ -817,19 +821,19 @@ void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
         out->angular_velocity = gy_bt_from_vec(b->rb->getAngularVelocity());
         out->awake = b->rb->isActive();
     } else if (b->base.type == GY_MOTION_KINEMATIC) {
-        out->linear_velocity = gy_bt_from_vec(b->motion->kin_linear);
-        out->angular_velocity = gy_bt_from_vec(b->motion->kin_angular);
+        out->linear_velocity = gy_bt_from_vec(b->motion()->kin_linear);
+        out->angular_velocity = gy_bt_from_vec(b->motion()->kin_angular);
         out->awake = true;
     }
 }
 
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 {
-    btTransform frame =
-        b->motion != nullptr ? gy_bt_transform(pose) * b->motion->principal : gy_bt_transform(pose);
+    btTransform frame = b->motion() != nullptr ? gy_bt_transform(pose) * b->motion()->principal
+                                               : gy_bt_transform(pose);
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
-        b->motion->lock_position = frame.getOrigin();
+        b->motion()->lock_position = frame.getOrigin();
         /* A kinematic body does not join islands: a sleeper it leaves (a crate on a lift put
          * elsewhere) would hang in the air unless woken here. */
         if (b->base.type == GY_MOTION_KINEMATIC)
@@ -871,14 +875,14 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
     if (b->base.type == GY_MOTION_KINEMATIC)
-        b->motion->kin_linear = gy_bt_vec(v);
+        b->motion()->kin_linear = gy_bt_vec(v);
     b->rb->setLinearVelocity(gy_bt_vec(v));
 }
 
 void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
 {
     if (b->base.type == GY_MOTION_KINEMATIC)
-        b->motion->kin_angular = gy_bt_vec(v);
+        b->motion()->kin_angular = gy_bt_vec(v);
     b->rb->setAngularVelocity(gy_bt_vec(v));
 }
 
@@ -905,7 +909,7 @@ void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
     b->rb->setLinearVelocity(btVector3(0, 0, 0));
     b->rb->setAngularVelocity(btVector3(0, 0, 0));
-    gy_adapter_sleep_reset(b->motion->sleep);
+    gy_adapter_sleep_reset(b->motion()->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
      * (update_sleep skips it, so it then never wants to sleep again). */
@@ -915,12 +919,12 @@ void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
 {
     const btVector3 &inv = b->rb->getInvInertiaDiagLocal();
-    double scale = mass / b->motion->mass;
+    double scale = mass / b->motion()->mass;
     btVector3 inertia(scale / inv.x(), scale / inv.y(), scale / inv.z());
     /* setMassProps also rescales the body's gravity force to the new mass. */
     b->rb->setMassProps(mass, inertia);
     b->rb->updateInertiaTensor();
-    b->motion->mass = mass;
+    b->motion()->mass = mass;
 }
 
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
@@ -938,8 +942,8 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) == 0 && (b->mask_union & ~old_mask) == 0)
         return;
-    if (b->object != nullptr)
-        w->world.refreshBroadphaseProxy(b->object);
+    if (b->object() != nullptr)
+        w->world.refreshBroadphaseProxy(b->object());
     else
         w->statics_placed = true; /* the static pass finds the new pairs (bullet_step.cpp) */
 }

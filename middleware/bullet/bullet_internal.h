@@ -81,10 +81,6 @@ struct gy_bt_motion {
 
 struct gy_driver_body {
     gy_adapter_body base; /* first: the Gyre record (records.h) */
-    /* A moving body's btRigidBody in Bullet's world (== rb); NULL for a static, which is no
-     * Bullet object at all (a level holds them by the hundred thousand): its pose follows the
-     * record (gy_bt_static) and its colliders sit in the world's static grid. */
-    btCollisionObject *object;
     /* The btRigidBody constraints and the solver see: a moving body's own (== object); for a
      * static, an anchor at its pose made with its first joint (Bullet joins bodies only), never
      * in the world, NULL while no joint holds it. */
@@ -94,10 +90,6 @@ struct gy_driver_body {
     uint32_t collider_count;
     uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
     uint32_t block_size; /* bytes of the one block holding the body, its colliders and shapes */
-    /* Dynamic and kinematic bodies: their motion state, in the body's block; NULL for statics,
-     * which a level holds by the thousand and which never move by it (what only moving bodies
-     * need lives there, not here). */
-    gy_bt_motion *motion;
     /* What it gives back when all its overlaps close (the front end's, overlap.h). */
     gy_adapter_settle settle;
     /* The flags last, together. */
@@ -106,6 +98,22 @@ struct gy_driver_body {
     bool pose_written;     /* kinematic: re-posed since the last step, counts as moving once */
     bool active;           /* this substep: awake (dynamic) or moving (kinematic) */
     uint32_t static_pairs; /* its records in the world's static pairs (bullet_step.cpp) */
+
+    /* A moving body's btRigidBody in Bullet's world (== rb); NULL for a static, which is no
+     * Bullet object at all (a level holds them by the hundred thousand): its pose follows the
+     * record (gy_bt_static) and its colliders sit in the world's static grid. */
+    btCollisionObject *object() const
+    {
+        return base.motion != nullptr ? rb : nullptr;
+    }
+    /* Dynamic and kinematic bodies: their motion state, in the body's block, where the Gyre
+     * record's motion part points (its first member); NULL for statics, which a level holds by
+     * the thousand and which never move by it. Derived, not kept: a static carries no pointer
+     * that is always NULL. */
+    gy_bt_motion *motion() const
+    {
+        return reinterpret_cast<gy_bt_motion *>(base.motion);
+    }
 };
 
 /* A static body's record: the body, then its pose (the Bullet frame of its colliders: statics

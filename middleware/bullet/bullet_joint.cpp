@@ -202,8 +202,8 @@ void gy_bt_anchor_place(gy_bt_body *b)
 static void static_link(gy_bt_joint *j, bool linked)
 {
     if (j->b != nullptr && j->b->base.type == GY_MOTION_STATIC)
-        j->a->object->setIgnoreCollisionCheck(reinterpret_cast<const btCollisionObject *>(j->b),
-                                              linked);
+        j->a->object()->setIgnoreCollisionCheck(reinterpret_cast<const btCollisionObject *>(j->b),
+                                                linked);
 }
 
 /* A world frame at the anchor whose `from` axis is turned onto `axis`. */
@@ -436,7 +436,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         /* a's origin (not its centre of mass) keeps the distance from the anchor. */
         {
             distance_constraint *dc = new (cmem) distance_constraint(
-                ra, rb, gy_bt_principal_inv(a->motion).getOrigin(), tb_inv * anchor, distance);
+                ra, rb, gy_bt_principal_inv(a->motion()).getOrigin(), tb_inv * anchor, distance);
             j->constraint = dc;
             break;
         }

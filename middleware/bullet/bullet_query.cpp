@@ -70,7 +70,7 @@ static btTransform collider_shape_transform(const gy_bt_collider *c)
 btCollisionObject *gy_bt_collider_object(gy_driver_world *w, const gy_bt_collider *c)
 {
     gy_bt_body *b = gy_bt_collider_body(c);
-    return b->object != nullptr ? b->object : gy_bt_static_object(w, b);
+    return b->object() != nullptr ? b->object() : gy_bt_static_object(w, b);
 }
 
 namespace

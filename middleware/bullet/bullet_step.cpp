@@ -186,9 +186,9 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
      * points up to its breaking distance apart). */
     if (depth <= 0.0) {
         gy_bt_body *ba = gy_bt_collider_body(ca), *bb = gy_bt_collider_body(cb);
-        if (ba->base.placed && !bb->object->isActive())
+        if (ba->base.placed && !bb->object()->isActive())
             gy_bt_body_wake(bb);
-        else if (bb->base.placed && !ba->object->isActive())
+        else if (bb->base.placed && !ba->object()->isActive())
             gy_bt_body_wake(ba);
     }
 
@@ -307,9 +307,9 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
      * static pair last, 6.8 cm first, after 10 s). */
     if (d.world->statics_on) {
         gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
-        if (b0 != nullptr && b0->motion != nullptr)
+        if (b0 != nullptr && b0->motion() != nullptr)
             collide_body_statics(d.world, b0, info);
-        if (b1 != nullptr && b1->motion != nullptr)
+        if (b1 != nullptr && b1->motion() != nullptr)
             collide_body_statics(d.world, b1, info);
     }
     if (d.world->sensor_pass && !has_sensor(o0) && !has_sensor(o1))
@@ -378,7 +378,7 @@ static bool drop_static(void *ctx, gy_bt_collider *c)
 static void drop_moving(void *ctx, gy_bt_body *m)
 {
     drop_ctx *d = static_cast<drop_ctx *>(ctx);
-    if (m->motion != nullptr && d->b->static_pairs > 0)
+    if (m->motion() != nullptr && d->b->static_pairs > 0)
         static_pair_forget(d->w, m, d->b);
 }
 
@@ -397,12 +397,12 @@ void gy_bt_static_pairs_drop(gy_driver_world *w, gy_bt_body *b)
      * is found by the walk below. */
     drop_ctx d = {w, b};
     btVector3 zero(0, 0, 0);
-    if (b->static_pairs > 0 && b->object != nullptr) {
-        const btBroadphaseProxy *proxy = b->object->getBroadphaseHandle();
+    if (b->static_pairs > 0 && b->object() != nullptr) {
+        const btBroadphaseProxy *proxy = b->object()->getBroadphaseHandle();
         gy_bt_sweep_bodies(w, zero, zero, proxy->m_aabbMin, proxy->m_aabbMax, drop_none,
                            drop_static, &d);
     }
-    for (uint32_t i = 0; i < b->collider_count && b->static_pairs > 0 && b->object == nullptr;
+    for (uint32_t i = 0; i < b->collider_count && b->static_pairs > 0 && b->object() == nullptr;
          i++) {
         const gy_aabb &box = gy_bt_static_item(b->colliders[i])->box;
         gy_bt_sweep_bodies(w, zero, zero, gy_bt_vec(box.min), gy_bt_vec(box.max), drop_moving,
@@ -429,7 +429,7 @@ static bool static_pair_wanted(const gy_driver_world *w, const gy_bt_body *b, co
     if ((b->base.type != GY_MOTION_DYNAMIC || w->sensor_pass) && !sensor)
         return false;
     /* A joint's static side (bullet_joint.cpp's static_link). */
-    return b->object->checkCollideWith(reinterpret_cast<const btCollisionObject *>(s));
+    return b->object()->checkCollideWith(reinterpret_cast<const btCollisionObject *>(s));
 }
 
 namespace
@@ -474,7 +474,7 @@ static bool static_visit(void *ctx, gy_static_grid_item *item)
     if (p->seen == w->static_pass)
         return true; /* another collider of the same static */
     p->seen = w->static_pass;
-    collide_pair(w, &p->algorithm, v->b->object, gy_bt_static_object(w, s), *v->info);
+    collide_pair(w, &p->algorithm, v->b->object(), gy_bt_static_object(w, s), *v->info);
     return true;
 }
 
@@ -482,15 +482,15 @@ static bool static_visit(void *ctx, gy_static_grid_item *item)
 static void collide_body_statics(gy_driver_world *w, gy_bt_body *b, const btDispatcherInfo &info)
 {
     uint64_t pass = w->static_pass;
-    if (b->motion->static_done == pass)
+    if (b->motion()->static_done == pass)
         return;
-    b->motion->static_done = pass;
-    bool active = b->object->isActive();
+    b->motion()->static_done = pass;
+    bool active = b->object()->isActive();
     if (!active && !w->statics_placed)
         return;
     if (active)
-        b->motion->static_pass = pass;
-    const btBroadphaseProxy *proxy = b->object->getBroadphaseHandle();
+        b->motion()->static_pass = pass;
+    const btBroadphaseProxy *proxy = b->object()->getBroadphaseHandle();
     static_visit_ctx v = {w, b, active, &info};
     gy_aabb box = {gy_bt_from_vec(proxy->m_aabbMin), gy_bt_from_vec(proxy->m_aabbMax)};
     gy_static_grid_visit(&w->grid, &box, static_visit, &v);
@@ -508,7 +508,7 @@ static void collide_statics(gy_driver_world *w, const btDispatcherInfo &info)
     /* The pairs of the bodies looked for whose boxes no longer overlap. */
     for (uint32_t i = w->static_pairs.count; i-- > 0;) {
         const gy_bt_static_pair *p = &w->static_pairs.items[i];
-        if (p->moving->motion->static_pass == pass && p->seen != pass)
+        if (p->moving->motion()->static_pass == pass && p->seen != pass)
             static_pair_remove(w, i);
     }
 }
@@ -725,7 +725,7 @@ static void gather_manifolds(gy_driver_world *w, double h)
         held.resize(0);
         p->algorithm->getAllContactManifolds(held);
         for (int k = 0; k < held.size(); k++) {
-            bool first = held[k]->getBody0() == p->moving->object;
+            bool first = held[k]->getBody0() == p->moving->object();
             if (!gather_manifold(w, held[k], first ? p->moving : p->fixed,
                                  first ? p->fixed : p->moving, h))
                 return;
@@ -785,21 +785,21 @@ static void before_substep(gy_driver_world *w, double h)
             b->active = b->rb->isActive();
             continue;
         }
-        bool moving = !b->motion->kin_linear.isZero() || !b->motion->kin_angular.isZero();
+        bool moving = !b->motion()->kin_linear.isZero() || !b->motion()->kin_angular.isZero();
         b->active = moving || b->pose_written;
         b->rb->forceActivationState(b->active ? ACTIVE_TAG : ISLAND_SLEEPING);
         if (!moving)
             continue;
         const btTransform &cur = b->rb->getCenterOfMassTransform();
         btQuaternion q = cur.getRotation();
-        double wl = b->motion->kin_angular.length();
+        double wl = b->motion()->kin_angular.length();
         if (wl > 0.0) {
-            q = btQuaternion(b->motion->kin_angular / wl, wl * h) * q;
+            q = btQuaternion(b->motion()->kin_angular / wl, wl * h) * q;
             q.normalize();
         }
         /* For a kinematic body this keeps the old pose as Bullet's interpolation pose. */
         b->rb->setCenterOfMassTransform(
-            btTransform(q, cur.getOrigin() + b->motion->kin_linear * h));
+            btTransform(q, cur.getOrigin() + b->motion()->kin_linear * h));
     }
 }
 
@@ -814,8 +814,8 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
         gy_bt_body *b = w->moving->items[i];
         if (b->base.type == GY_MOTION_KINEMATIC) {
             /* Bullet re-derived these from the poses; keep the exact values. */
-            b->rb->setLinearVelocity(b->motion->kin_linear);
-            b->rb->setAngularVelocity(b->motion->kin_angular);
+            b->rb->setLinearVelocity(b->motion()->kin_linear);
+            b->rb->setAngularVelocity(b->motion()->kin_angular);
         }
     }
     gather_manifolds(w, h);
@@ -875,7 +875,7 @@ static gy_result bt_end(gy_driver_world *w, double)
 
 static bool bt_body_awake(const gy_bt_body *b)
 {
-    return b->object->isActive();
+    return b->object()->isActive();
 }
 
 static gy_vec3 bt_body_com(const gy_bt_body *b)
@@ -911,13 +911,13 @@ static void bt_body_apply_force(gy_bt_body *b, gy_vec3 force, gy_vec3 torque)
 
 static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
 {
-    *lock_position = gy_bt_from_vec(b->motion->lock_position);
+    *lock_position = gy_bt_from_vec(b->motion()->lock_position);
     return b->any_lock;
 }
 
 static gy_adapter_sleep *bt_body_sleep(gy_bt_body *b)
 {
-    return b->motion != nullptr ? b->motion->sleep : nullptr;
+    return b->motion() != nullptr ? b->motion()->sleep : nullptr;
 }
 
 /* Bullet's islands do the rest: an island sleeps when all its bodies want to, and wakes as a
@@ -941,7 +941,7 @@ static gy_adapter_settle *bt_body_settle(gy_bt_body *b)
 
 static double bt_body_mass(const gy_bt_body *b)
 {
-    return b->motion->mass;
+    return b->motion()->mass;
 }
 
 /* Bullet's body frame is the principal one: its inertia is diagonal there. */
