@@ -269,6 +269,49 @@ static void test_contract_crate_jointed_to_an_overlapping_static_is_not_pushed_o
     assert_result(fx->be->body_release(fx->w, wall), GY_OK);
 }
 
+/* The first step of crates set down on static tiles, with each of its allocations refused in
+ * turn: a refused step reports GY_ERR_OUT_OF_MEMORY, and once memory is there again the world
+ * carries on: the crates come to rest on their tiles, and releasing everything leaves nothing
+ * behind (the teardown counts the blocks). */
+static void test_contract_step_refused_for_memory_as_crates_meet_statics_recovers(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def tile = box_def(gy_v3(1, 0.2, 1), 0.5);
+    gy_collider_def crate_cd = box_def(gy_v3(0.5, 0.5, 0.5), 0.5);
+    gy_body_id tiles[16], crates[16];
+    for (int i = 0; i < 16; i++) {
+        gy_vec3 at = gy_v3(2.0 * (i % 4), -0.1, 2.0 * (i / 4));
+        tiles[i] = make_static(fx, at, 0.0, &tile);
+        crates[i] = make_rider(fx, gy_v3(at.x, 0.249, at.z), 0.0, &crate_cd);
+    }
+    uint32_t refused = 0;
+    bool stepped = false;
+    for (uint64_t k = 1; k <= 256 && !stepped; k++) {
+        fx->ta.fail_at = fx->ta.calls + k;
+        gy_result r = fx->be->step(fx->w, DT);
+        fx->ta.fail_at = 0;
+        if (r == GY_OK) {
+            stepped = true;
+        } else {
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            refused++;
+        }
+    }
+    assert_true(stepped);
+    assert_true(refused > 0);
+    step_n(fx, 60);
+    for (int i = 0; i < 16; i++) {
+        gy_body_state s = state_of(fx, crates[i]);
+        assert_near(s.pose.position.x, 2.0 * (i % 4), 0.01);
+        assert_near(s.pose.position.y, 0.25, 0.01);
+        assert_near(gy_v3_len(s.linear_velocity), 0.0, 0.01);
+    }
+    for (int i = 0; i < 16; i++) {
+        assert_result(fx->be->body_release(fx->w, crates[i]), GY_OK);
+        assert_result(fx->be->body_release(fx->w, tiles[i]), GY_OK);
+    }
+}
+
 #define CONTACTS_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(int argc, char **argv)
@@ -281,6 +324,7 @@ int main(int argc, char **argv)
         CONTACTS_TEST(test_contract_box_slides_on_a_box_flat_for_the_coulomb_distance),
         CONTACTS_TEST(test_contract_floor_of_statics_released_under_a_resting_crate_lets_it_fall),
         CONTACTS_TEST(test_contract_crate_jointed_to_an_overlapping_static_is_not_pushed_out),
+        CONTACTS_TEST(test_contract_step_refused_for_memory_as_crates_meet_statics_recovers),
     };
     return cmocka_run_group_tests_name("surface contact contract", tests, NULL, NULL);
 }
