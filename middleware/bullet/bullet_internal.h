@@ -435,7 +435,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
 /* The larger constraint force (N) the last solve applied to either body (driver.h). */
 double gy_bt_joint_force(gy_driver_world *w, gy_bt_joint *j);
-/* Before a solve of h seconds: motor velocities. */
 void gy_bt_joint_coordinate(gy_driver_world *w, gy_bt_joint *j, double *position, double *rate);
 gy_vec3 gy_bt_joint_axis(gy_driver_world *w, gy_bt_joint *j);
 gy_joint_side gy_bt_body_axis_side(gy_driver_world *w, gy_bt_body *b, gy_vec3 axis);

@@ -303,8 +303,6 @@ void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r);
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
                               gy_ode_body *b, gy_ode_joint **out);
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
-/* Before a solve of h seconds: motor velocities, spring softness and ball limits. */
-void gy_ode_joints_before_solve(gy_driver_world *w, double h);
 void gy_ode_joint_coordinate(gy_driver_world *w, gy_ode_joint *j, double *position, double *rate);
 gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j);
 gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis);

@@ -143,11 +143,6 @@ static void drive_setup(gy_driver_world *w, gy_ode_joint *j)
 }
 
 /* The front end's joint drive (joint_drive.c): motors, limit rows and springs. */
-void gy_ode_joints_before_solve(gy_driver_world *w, double h)
-{
-    gy_joint_drive_solve(&gy_ode_driver, w, w->records->joints, h);
-}
-
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
                               gy_ode_body *b, gy_ode_joint **out)
 {

@@ -523,7 +523,7 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
     /* QuickStep shuffles constraint rows with ODE's process-wide generator; give each world
      * its own sequence so a world's run does not depend on what else stepped before it. */
     dRandSetSeed(w->rng_seed);
-    gy_ode_joints_before_solve(w, h);
+    gy_joint_drive_solve(&gy_ode_driver, w, w->records->joints, h);
     dWorldQuickStep(w->world, h);
     w->rng_seed = dRandGetSeed();
     drop_unsolved(w, h);
