@@ -25,8 +25,8 @@ static const int GY_BT_CONTACT_BOUNCES = 1 << 16;
 
 /* ---- report ------------------------------------------------------------------------------- */
 
-/* The report entry of a collider pair (a.id < b.id), appended when new; UINT32_MAX when out of
- * memory (recorded in step_error). */
+/* The report entry of a collider pair (in either order), appended when new; UINT32_MAX when out
+ * of memory (recorded in step_error). */
 static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *b)
 {
     bool is_new;
@@ -48,10 +48,8 @@ static void pair_geometry(gy_driver_world *w, uint32_t index, const gy_bt_collid
         return;
     p->substep = sub;
     p->best_distance = distance;
-    gy_contact *c = &w->contacts->current.contacts[index];
-    c->point = gy_bt_from_vec(point);
-    c->normal = gy_bt_from_vec(p->head.a == &first->base ? n_from_first : -n_from_first);
-    c->penetration = fmax(0.0, -distance);
+    gy_adapter_contacts_geometry(w->contacts, index, &first->base, gy_bt_from_vec(point),
+                                 gy_bt_from_vec(n_from_first), distance);
 }
 
 /* ---- the contact result: per collider pair decisions ---------------------------------------- */
@@ -85,6 +83,14 @@ static void set_friction_frame(btManifoldPoint &p, const btVector3 &lateral, con
     p.m_lateralFrictionDir2 = d2;
     p.m_appliedImpulseLateral1 = lateral.dot(d1);
     p.m_appliedImpulseLateral2 = lateral.dot(d2);
+}
+
+/* A point's friction impulse as a vector (its two friction rows' impulses along their directions).
+ */
+static btVector3 lateral_impulse(const btManifoldPoint &p)
+{
+    return p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
+           p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
 }
 
 /* Contacts against a mesh take the front end's rule for its internal edges
@@ -141,8 +147,7 @@ class contact_result : public btManifoldResult
 void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                              const btVector3 &normal_on_b, double depth)
 {
-    bool a_first = ca->base.id.bits < cb->base.id.bits;
-    uint32_t k = pair_get(m_world, a_first ? ca : cb, a_first ? cb : ca);
+    uint32_t k = pair_get(m_world, ca, cb);
     if (k == UINT32_MAX)
         return;
     gy_bt_pairs(&m_world->contacts->current)[k].overlap = true;
@@ -215,29 +220,19 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     pt.m_partId1 = (int)cb->index;
     pt.m_index0 = ca->base.shape_type == GY_SHAPE_MESH ? tri_a : -1;
     pt.m_index1 = cb->base.shape_type == GY_SHAPE_MESH ? tri_b : -1;
-    /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface, where s is each
-     * collider's surface velocity in the world. */
-    if (gy_v3_len_sq(gy_adapter_collider_surface_velocity(&ca->base)) > 0.0 ||
-        gy_v3_len_sq(gy_adapter_collider_surface_velocity(&cb->base)) > 0.0) {
-        btVector3 sa = gy_bt_collider_transform(ca).getBasis() *
-                       gy_bt_vec(gy_adapter_collider_surface_velocity(&ca->base));
-        btVector3 sb = gy_bt_collider_transform(cb).getBasis() *
-                       gy_bt_vec(gy_adapter_collider_surface_velocity(&cb->base));
-        btVector3 t = sb - sa;
-        t -= normal_on_b * t.dot(normal_on_b);
-        double tl = t.length();
-        if (tl > 1e-9) {
-            pt.m_lateralFrictionDir1 = t / tl;
-            pt.m_lateralFrictionDir2 = normal_on_b.cross(pt.m_lateralFrictionDir1);
-            pt.m_contactMotion1 = tl;
-            pt.m_contactMotion2 = 0.0;
-            pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
-        }
+    /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface. */
+    gy_vec3 surf, t;
+    double tl;
+    if (gy_adapter_contact_surface(m_world->contacts, &ca->base, &cb->base, &surf) &&
+        gy_adapter_contact_conveyor(surf, gy_bt_from_vec(normal_on_b), &t, &tl)) {
+        pt.m_lateralFrictionDir1 = gy_bt_vec(t) / tl;
+        pt.m_lateralFrictionDir2 = normal_on_b.cross(pt.m_lateralFrictionDir1);
+        pt.m_contactMotion1 = tl;
+        pt.m_contactMotion2 = 0.0;
+        pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
     }
     if (insert >= 0) {
-        const btManifoldPoint &old = m->getContactPoint(insert);
-        btVector3 lateral = old.m_lateralFrictionDir1 * old.m_appliedImpulseLateral1 +
-                            old.m_lateralFrictionDir2 * old.m_appliedImpulseLateral2;
+        btVector3 lateral = lateral_impulse(m->getContactPoint(insert));
         m->replaceContactPoint(pt, insert);
         set_friction_frame(m->getContactPoint(insert), lateral, pt.m_lateralFrictionDir1,
                            pt.m_lateralFrictionDir2);
@@ -533,6 +528,21 @@ static double row_speed(const btSolverConstraint &c, const btSolverBody &sa, con
            c.m_relpos2CrossNormal.dot(sb.m_angularVelocity + sb.m_externalTorqueImpulse);
 }
 
+/* The velocity of a point's body A relative to its body B (each at its own point, a missing body
+ * still), as the solve starts from. */
+static btVector3 relative_velocity(const btManifoldPoint &p, const btRigidBody *ra,
+                                   const btRigidBody *rb)
+{
+    btVector3 va(0, 0, 0), vb(0, 0, 0);
+    if (ra != nullptr)
+        va = ra->getVelocityInLocalPoint(p.getPositionWorldOnA() -
+                                         ra->getWorldTransform().getOrigin());
+    if (rb != nullptr)
+        vb = rb->getVelocityInLocalPoint(p.getPositionWorldOnB() -
+                                         rb->getWorldTransform().getOrigin());
+    return va - vb;
+}
+
 /* Bullet keeps a resting point in its manifold up to the breaking distance apart, so a box at
  * rest keeps its four corners at zero depth. A point that slides further than that in a step is
  * dropped and found again, and the box-box narrow phase finds only overlapping corners: a box
@@ -549,19 +559,11 @@ static void settle_into_layer(btSolverConstraint &c, const btManifoldPoint &cp,
     double depth = -cp.getDistance();
     if (depth < -GY_ADAPTER_CONTACT_LAYER || depth > GY_ADAPTER_SOLVER_DEPTH)
         return;
-    const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
-    btVector3 va(0, 0, 0), vb(0, 0, 0);
-    if (ra != nullptr)
-        va = ra->getVelocityInLocalPoint(cp.getPositionWorldOnA() -
-                                         ra->getWorldTransform().getOrigin());
-    if (rb != nullptr)
-        vb = rb->getVelocityInLocalPoint(cp.getPositionWorldOnB() -
-                                         rb->getWorldTransform().getOrigin());
-    btVector3 rel = va - vb;
+    btVector3 rel = relative_velocity(cp, sa.m_originalBody, sb.m_originalBody);
     rel -= cp.m_normalWorldOnB * rel.dot(cp.m_normalWorldOnB);
     if (!(rel.length() * info.m_timeStep > gContactBreakingThreshold))
         return;
-    double target = (depth - GY_ADAPTER_CONTACT_LAYER) * info.m_erp / info.m_timeStep;
+    double target = gy_adapter_contact_layer_speed(depth, info.m_erp, info.m_timeStep);
     c.m_rhs = (target - row_speed(c, sa, sb)) * c.m_jacDiagABInv;
     c.m_rhsPenetration = 0.0;
 }
@@ -586,21 +588,12 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
             btManifoldPoint &p = m->getContactPoint(k);
             if (p.m_contactMotion1 != 0.0 || p.m_contactMotion2 != 0.0)
                 continue;
-            btVector3 va(0, 0, 0), vb(0, 0, 0);
-            if (ra != nullptr)
-                va = ra->getVelocityInLocalPoint(p.getPositionWorldOnA() -
-                                                 ra->getWorldTransform().getOrigin());
-            if (rb != nullptr)
-                vb = rb->getVelocityInLocalPoint(p.getPositionWorldOnB() -
-                                                 rb->getWorldTransform().getOrigin());
             gy_vec3 d1;
-            if (!gy_adapter_friction_direction(gy_bt_from_vec(va - vb),
+            if (!gy_adapter_friction_direction(gy_bt_from_vec(relative_velocity(p, ra, rb)),
                                                gy_bt_from_vec(p.m_normalWorldOnB), &d1))
                 continue;
-            btVector3 lateral = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
-                                p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
             btVector3 t1 = gy_bt_vec(d1);
-            set_friction_frame(p, lateral, t1, p.m_normalWorldOnB.cross(t1));
+            set_friction_frame(p, lateral_impulse(p), t1, p.m_normalWorldOnB.cross(t1));
         }
     }
     btSequentialImpulseConstraintSolver::convertContacts(manifolds, count, info);
@@ -618,21 +611,13 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
         const btSolverBody &sa = m_tmpSolverBodyPool[c.m_solverBodyIdA];
         const btSolverBody &sb = m_tmpSolverBodyPool[c.m_solverBodyIdB];
         const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
-        btVector3 va(0, 0, 0), vb(0, 0, 0), ga(0, 0, 0), gb(0, 0, 0);
-        if (ra != nullptr) {
-            va = ra->getVelocityInLocalPoint(cp->getPositionWorldOnA() -
-                                             ra->getWorldTransform().getOrigin());
-            if (ra->getInvMass() > 0.0)
-                ga = ra->getGravity();
-        }
-        if (rb != nullptr) {
-            vb = rb->getVelocityInLocalPoint(cp->getPositionWorldOnB() -
-                                             rb->getWorldTransform().getOrigin());
-            if (rb->getInvMass() > 0.0)
-                gb = rb->getGravity();
-        }
+        btVector3 ga(0, 0, 0), gb(0, 0, 0);
+        if (ra != nullptr && ra->getInvMass() > 0.0)
+            ga = ra->getGravity();
+        if (rb != nullptr && rb->getInvMass() > 0.0)
+            gb = rb->getGravity();
         const btVector3 &n = cp->m_normalWorldOnB; /* B to A */
-        double approach = -n.dot(va - vb);
+        double approach = -n.dot(relative_velocity(*cp, ra, rb));
         if (approach < info.m_restitutionVelocityThreshold)
             continue;
         double h = info.m_timeStep, offset = cp->getDistance() + info.m_linearSlop;
@@ -752,10 +737,10 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
         if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
             continue;
         gy_bt_collider *c0 = b0->colliders[p.m_partId0], *c1 = b1->colliders[p.m_partId1];
-        bool first0 = c0->base.id.bits < c1->base.id.bits;
-        uint32_t idx = pair_get(w, first0 ? c0 : c1, first0 ? c1 : c0);
+        uint32_t idx = pair_get(w, c0, c1);
         if (idx == UINT32_MAX)
             return false;
+        bool first0 = gy_adapter_contacts_record(w->contacts, idx)->a == &c0->base;
         pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                       -p.m_normalWorldOnB, p.getDistance());
         if (settle && p.getDistance() <= 0.0) {
@@ -765,10 +750,9 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
         }
         w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
         /* The tangent sums the impulse on collider b's body (overlap.h). */
-        btVector3 t = p.m_lateralFrictionDir1 * p.m_appliedImpulseLateral1 +
-                      p.m_lateralFrictionDir2 * p.m_appliedImpulseLateral2;
         gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
-        pr->head.tangent = gy_v3_mad(pr->head.tangent, gy_bt_from_vec(t), first0 ? -1.0 : 1.0);
+        pr->head.tangent =
+            gy_v3_mad(pr->head.tangent, gy_bt_from_vec(lateral_impulse(p)), first0 ? -1.0 : 1.0);
     }
     return true;
 }

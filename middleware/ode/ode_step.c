@@ -52,14 +52,6 @@ static gy_ode_collider *pair_b(const gy_ode_pair *p)
 
 /* ---- storage (grown to peak, reused) -------------------------------------------------------- */
 
-/* The index of pair (a, b) in this step's report, appended when new; UINT32_MAX when out of
- * memory (recorded in step_error). */
-static uint32_t pair_get(gy_driver_world *w, gy_ode_collider *a, gy_ode_collider *b)
-{
-    bool is_new;
-    return gy_adapter_contacts_pair(w->contacts, &a->base, &b->base, &is_new, &w->step_error);
-}
-
 static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
 {
     uint32_t block = point / GY_ODE_FEEDBACK_BLOCK;
@@ -123,25 +115,6 @@ static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_od
             return true;
     }
     return false;
-}
-
-/* The share of the world's gravity a body falls with (0 for static and kinematic bodies). */
-static double body_gravity_factor(const gy_ode_body *b)
-{
-    return b->base.type == GY_MOTION_DYNAMIC ? b->motion.gravity_factor : 0.0;
-}
-
-/* Whether a body cannot move along `n` at all: static or kinematic, or dynamic with every world
- * axis `n` has a component on locked. */
-static bool normal_locked(const gy_ode_body *b, gy_vec3 n)
-{
-    if (b->base.type != GY_MOTION_DYNAMIC)
-        return true;
-    const double c[3] = {n.x, n.y, n.z};
-    for (int k = 0; k < 3; k++)
-        if (fabs(c[k]) > 1e-9 && !b->motion.lock_linear[k])
-            return false;
-    return true;
 }
 
 /* ---- the near callback ---------------------------------------------------------------------- */
@@ -208,34 +181,24 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     /* ODE's normal points towards o1 (moving o1 along it separates the two). */
     gy_vec3 n_ode = v3(cs[deepest].geom.normal);
     gy_vec3 point = v3(cs[deepest].geom.pos);
-    /* A pair neither of whose bodies can move along the normal (axis locks) is reported but
-     * not solved: its rows could only fight the locks, loading the contact's friction (a
-     * translation-locked box spinning on a floor it overlapped stopped in one step). */
+    /* Rows that could only fight axis locks are left out: the pair is reported, not solved. */
     bool respond =
-        kind == GY_ADAPTER_CONTACT_SOLVE && !(normal_locked(b1, n_ode) && normal_locked(b2, n_ode));
+        kind == GY_ADAPTER_CONTACT_SOLVE && !gy_adapter_contact_locked(&b1->base, &b2->base, n_ode);
     if (respond && !gy_frontend_one_way_pair(w->contacts, &c1->base, &c2->base, gy_v3_neg(n_ode),
                                              point, cs[deepest].geom.depth, &w->step_error))
         return;
 
-    bool swapped = c2->base.id.bits < c1->base.id.bits;
-    gy_ode_collider *ca = swapped ? c2 : c1, *cb = swapped ? c1 : c2;
-    uint32_t pi = pair_get(w, ca, cb);
+    bool is_new;
+    uint32_t pi =
+        gy_adapter_contacts_pair(w->contacts, &c1->base, &c2->base, &is_new, &w->step_error);
     if (pi == UINT32_MAX)
         return;
-    gy_contact *ct = &w->contacts->current.contacts[pi];
     gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[pi];
-    if (pr->head.carried) {
-        /* Woken during this step: the fresh solve replaces the carried-over report. */
-        pr->head.carried = false;
-        ct->normal_impulse = 0.0;
-        pr->head.tangent = gy_v3(0.0, 0.0, 0.0);
+    if (gy_adapter_contacts_refresh(w->contacts, pi))
         pr->covered = 0.0;
-    }
     pr->covered += w->substep_dt;
-    gy_adapter_contact_name(ct, &ca->base, &cb->base);
-    ct->point = point;
-    ct->normal = swapped ? n_ode : gy_v3_neg(n_ode);
-    ct->penetration = fmax(0.0, cs[deepest].geom.depth);
+    gy_adapter_contacts_geometry(w->contacts, pi, &c1->base, point, gy_v3_neg(n_ode),
+                                 -cs[deepest].geom.depth);
     pr->head.sensor_seen = true;
     if (!respond)
         return;
@@ -251,19 +214,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     dBodyID j1 = gy_ode_dbody(gy_ode_owner(k1)), j2 = gy_ode_dbody(gy_ode_owner(k2));
     double mu, bounce;
     gy_adapter_contact_material(&c1->base, &c2->base, &mu, &bounce);
-    /* Conveyors: the contact should reach v1 - v2 = s2 - s1 along the surface, where s is each
-     * collider's surface velocity in the world. */
-    gy_vec3 surf = gy_v3(0.0, 0.0, 0.0);
-    bool moving_surface = false;
-    if (gy_v3_len_sq(gy_adapter_collider_surface_velocity(&k1->base)) > 0.0 ||
-        gy_v3_len_sq(gy_adapter_collider_surface_velocity(&k2->base)) > 0.0) {
-        gy_vec3 s1 = gy_quat_rotate(gy_ode_collider_rotation(k1),
-                                    gy_adapter_collider_surface_velocity(&k1->base));
-        gy_vec3 s2 = gy_quat_rotate(gy_ode_collider_rotation(k2),
-                                    gy_adapter_collider_surface_velocity(&k2->base));
-        surf = gy_v3_sub(s2, s1);
-        moving_surface = true;
-    }
+    gy_vec3 surf;
+    bool moving_surface = gy_adapter_contact_surface(w->contacts, &k1->base, &k2->base, &surf);
     for (int i = 0; i < n; i++) {
         dContact *c = &cs[i];
         if (flip) {
@@ -288,8 +240,8 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
             /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
              * that keeps the bounce's energy from where the contact was found (at depth), and
              * that overlap is not pushed out (ERP or the push-out would add its height). */
-            double pull = -gy_v3_dot(w->def.gravity, nrm) * (body_gravity_factor(gy_ode_owner(k1)) -
-                                                             body_gravity_factor(gy_ode_owner(k2)));
+            double pull = gy_adapter_contact_pull(w->def.gravity, nrm, &gy_ode_owner(k1)->base,
+                                                  &gy_ode_owner(k2)->base);
             leave = gy_adapter_bounce_speed(-approach, -c->geom.depth, pull, bounce, w->substep_dt);
             c->surface.mode |= dContactBounce;
             c->surface.bounce = leave / -approach;
@@ -304,7 +256,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         if (leave == 0.0 && c->geom.depth < GY_ADAPTER_CONTACT_LAYER) {
             c->surface.mode |= dContactMotionN;
             c->surface.motionN =
-                CONTACT_ERP * (c->geom.depth - GY_ADAPTER_CONTACT_LAYER) / w->substep_dt;
+                gy_adapter_contact_layer_speed(c->geom.depth, CONTACT_ERP, w->substep_dt);
         }
         /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
          * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the
@@ -316,16 +268,15 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
             c->fdir1[1] = slip_dir.y;
             c->fdir1[2] = slip_dir.z;
         }
-        if (moving_surface) {
-            gy_vec3 t = gy_v3_mad(surf, nrm, -gy_v3_dot(surf, nrm));
-            double tl = gy_v3_len(t);
-            if (tl > 1e-9) {
-                c->surface.mode |= dContactFDir1 | dContactMotion1;
-                c->fdir1[0] = t.x / tl;
-                c->fdir1[1] = t.y / tl;
-                c->fdir1[2] = t.z / tl;
-                c->surface.motion1 = tl;
-            }
+        /* Conveyors: friction drives v1 - v2 towards s2 - s1 along the surface. */
+        gy_vec3 t;
+        double tl;
+        if (moving_surface && gy_adapter_contact_conveyor(surf, nrm, &t, &tl)) {
+            c->surface.mode |= dContactFDir1 | dContactMotion1;
+            c->fdir1[0] = t.x / tl;
+            c->fdir1[1] = t.y / tl;
+            c->fdir1[2] = t.z / tl;
+            c->surface.motion1 = tl;
         }
         gy_adapter_points *pts = &w->contacts->points;
         gy_adapter_point *p = gy_adapter_points_next(pts, w->allocator, &w->step_error);
@@ -343,7 +294,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         p->pair = pi;
         p->force = fb->f1;
         p->normal = v3(c->geom.normal);
-        p->body1_is_a = k1 == ca;
+        p->body1_is_a = pr->head.a == &k1->base;
         p->body1 = &gy_ode_owner(k1)->base;
         p->body2 = &gy_ode_owner(k2)->base;
         p->position = at;

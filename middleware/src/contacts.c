@@ -1,8 +1,10 @@
 /* The front end's contact rules and report (contacts.h). */
 #include "contacts.h"
 
+#include <math.h>
 #include <string.h>
 
+#include "driver.h"
 #include "gyre/math.h"
 #include "mesh_edges.h"
 
@@ -58,6 +60,11 @@ void gy_adapter_contacts_end_step(gy_adapter_contacts *c)
 uint32_t gy_adapter_contacts_pair(gy_adapter_contacts *c, const gy_adapter_collider *a,
                                   const gy_adapter_collider *b, bool *is_new, gy_result *error)
 {
+    if (b->id.bits < a->id.bits) {
+        const gy_adapter_collider *t = a;
+        a = b;
+        b = t;
+    }
     uint32_t n = c->current.count;
     uint32_t index =
         gy_adapter_report_pair(c->allocator, &c->current, c->pair_size, &c->map, a, b, error);
@@ -71,6 +78,29 @@ uint32_t gy_adapter_contacts_pair(gy_adapter_contacts *c, const gy_adapter_colli
         memcpy((unsigned char *)rec + sizeof a, &b, sizeof b);
     }
     return index;
+}
+
+bool gy_adapter_contacts_refresh(gy_adapter_contacts *c, uint32_t i)
+{
+    gy_adapter_pair *p = gy_adapter_contacts_record(c, i);
+    if (!p->carried)
+        return false;
+    gy_contact *ct = &c->current.contacts[i];
+    p->carried = false;
+    ct->normal_impulse = 0.0;
+    p->tangent = gy_v3(0.0, 0.0, 0.0);
+    gy_adapter_contact_name(ct, p->a, p->b);
+    return true;
+}
+
+void gy_adapter_contacts_geometry(gy_adapter_contacts *c, uint32_t i,
+                                  const gy_adapter_collider *first, gy_vec3 point, gy_vec3 normal,
+                                  double distance)
+{
+    gy_contact *ct = &c->current.contacts[i];
+    ct->point = point;
+    ct->normal = gy_adapter_contacts_record(c, i)->a == first ? normal : gy_v3_neg(normal);
+    ct->penetration = fmax(0.0, -distance);
 }
 
 bool gy_adapter_contacts_has(const gy_adapter_contacts *c, const gy_adapter_collider *a,
@@ -179,6 +209,65 @@ void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_
                            (gy_combine_mode)b->friction_combine);
     *restitution = gy_combine(a->restitution, (gy_combine_mode)a->restitution_combine,
                               b->restitution, (gy_combine_mode)b->restitution_combine);
+}
+
+/* Static and kinematic bodies move along nothing the solve asks of them. */
+static bool normal_locked(const gy_adapter_body *b, gy_vec3 n)
+{
+    if (b->type != GY_MOTION_DYNAMIC)
+        return true;
+    const gy_adapter_motion *m = gy_adapter_body_motion(b);
+    const double k[3] = {n.x, n.y, n.z};
+    for (int i = 0; i < 3; i++)
+        if (fabs(k[i]) > 1e-9 && !m->lock_linear[i])
+            return false;
+    return true;
+}
+
+bool gy_adapter_contact_locked(const gy_adapter_body *a, const gy_adapter_body *b, gy_vec3 n)
+{
+    return normal_locked(a, n) && normal_locked(b, n);
+}
+
+static double gravity_factor(const gy_adapter_body *b)
+{
+    return b->type == GY_MOTION_DYNAMIC ? gy_adapter_body_motion(b)->gravity_factor : 0.0;
+}
+
+double gy_adapter_contact_pull(gy_vec3 g, gy_vec3 n, const gy_adapter_body *a,
+                               const gy_adapter_body *b)
+{
+    return -gy_v3_dot(g, n) * (gravity_factor(a) - gravity_factor(b));
+}
+
+double gy_adapter_contact_layer_speed(double depth, double erp, double h)
+{
+    return (depth - GY_ADAPTER_CONTACT_LAYER) * erp / h;
+}
+
+bool gy_adapter_contact_surface(const gy_adapter_contacts *c, const gy_adapter_collider *a,
+                                const gy_adapter_collider *b, gy_vec3 *surface)
+{
+    gy_vec3 la = gy_adapter_collider_surface_velocity(a);
+    gy_vec3 lb = gy_adapter_collider_surface_velocity(b);
+    if (!(gy_v3_len_sq(la) > 0.0) && !(gy_v3_len_sq(lb) > 0.0))
+        return false;
+    gy_vec3 sa = c->driver->collider_to_world(c->dw, gy_driver_collider_of(a), la);
+    gy_vec3 sb = c->driver->collider_to_world(c->dw, gy_driver_collider_of(b), lb);
+    *surface = gy_v3_sub(sb, sa);
+    return true;
+}
+
+bool gy_adapter_contact_conveyor(gy_vec3 surface, gy_vec3 n, gy_vec3 *tangent, double *speed)
+{
+    gy_vec3 t = gy_v3_mad(surface, n, -gy_v3_dot(surface, n));
+    double tl = gy_v3_len(t);
+    /* Below this the direction would be mostly rounding. */
+    if (!(tl > 1e-9))
+        return false;
+    *tangent = t;
+    *speed = tl;
+    return true;
 }
 
 bool gy_adapter_contact_ccd_candidate(const gy_adapter_collider *solid,

@@ -65,12 +65,25 @@ void gy_adapter_contacts_begin_step(gy_adapter_contacts *c);
 /* At a step's end: forgets the one-way verdicts of pairs not seen during the step. */
 void gy_adapter_contacts_end_step(gy_adapter_contacts *c);
 
-/* The index of pair (a, b) in this step's report (`a` the collider with the smaller id, the
- * records being the driver's collider records' first members). A new pair is appended, named
- * (gy_adapter_contact_name) with its other fields and its driver record zeroed, and *is_new
- * set. UINT32_MAX when out of memory (noted in *error). */
+/* The index of the pair of colliders `a` and `b` (in either order; the records being the driver's
+ * collider records' first members) in this step's report, whose collider a is the one with the
+ * smaller id. A new pair is appended, named (gy_adapter_contact_name) with its other fields and
+ * its driver record zeroed, and *is_new set. UINT32_MAX when out of memory (noted in *error). */
 uint32_t gy_adapter_contacts_pair(gy_adapter_contacts *c, const gy_adapter_collider *a,
                                   const gy_adapter_collider *b, bool *is_new, gy_result *error);
+
+/* Pair `i` of this step's report, carried over from the last one (its bodies asleep) and now
+ * found again: the fresh solve replaces the carried report, so it is named again and its impulses
+ * start from zero. False, and nothing done, for a pair not carried. */
+bool gy_adapter_contacts_refresh(gy_adapter_contacts *c, uint32_t i);
+
+/* Pair `i`'s reported geometry from a point found between collider `first` (either of the
+ * pair's) and the other: the point, the unit `normal` from `first` towards the other (the
+ * report's runs from collider a to b) and the penetration, the overlap the signed gap `distance`
+ * shows (0 when apart). */
+void gy_adapter_contacts_geometry(gy_adapter_contacts *c, uint32_t i,
+                                  const gy_adapter_collider *first, gy_vec3 point, gy_vec3 normal,
+                                  double distance);
 
 /* Whether pair (a, b) is in this step's report yet. */
 bool gy_adapter_contacts_has(const gy_adapter_contacts *c, const gy_adapter_collider *a,
@@ -146,6 +159,37 @@ gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
 /* The combined friction and restitution of a pair (gy_combine of each one's mode). */
 void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_collider *b,
                                  double *friction, double *restitution);
+
+/* Whether a pair's solve could only fight its bodies' axis locks: neither body `a` nor `b` can
+ * move along the unit normal `n` (each is static or kinematic, or dynamic with every world axis
+ * `n` has a component on locked). Such a pair is reported but not solved, since its rows would
+ * load the contact's friction: a translation-locked box spinning on a floor it overlapped stopped
+ * in one step. */
+bool gy_adapter_contact_locked(const gy_adapter_body *a, const gy_adapter_body *b, gy_vec3 n);
+
+/* The acceleration (m/s²) with which gravity `g` closes a contact of unit normal `n` (towards
+ * body a) between bodies `a` and `b`, each falling with its share of it (0 for a static or
+ * kinematic body): the pull gy_adapter_bounce_speed takes. */
+double gy_adapter_contact_pull(gy_vec3 g, gy_vec3 n, const gy_adapter_body *a,
+                               const gy_adapter_body *b);
+
+/* The normal speed (m/s) a contact row aims for to bring a point `depth` deep (m, negative when
+ * apart) to GY_ADAPTER_CONTACT_LAYER at the rows' error reduction `erp` over a substep of `h`
+ * seconds: an approach (negative) while it is shallower than the layer. */
+double gy_adapter_contact_layer_speed(double depth, double erp, double h);
+
+/* Conveyors: the surface motion s_b - s_a of colliders a and b, each one's surface velocity turned
+ * into the world by the driver the report is bound to (`collider_to_world`), in *surface; false
+ * (and *surface untouched) when neither collider has a surface velocity. */
+bool gy_adapter_contact_surface(const gy_adapter_contacts *c, const gy_adapter_collider *a,
+                                const gy_adapter_collider *b, gy_vec3 *surface);
+
+/* A conveyor's first friction row at a point of unit normal `n`: friction drives v_a - v_b
+ * towards the part of `surface` (gy_adapter_contact_surface) along the contact's surface. That
+ * part in *tangent and its length in *speed, true; false when it is too small to give a
+ * direction (the row along *tangent / *speed, normalised as the vendor divides, with *speed as
+ * its motion). */
+bool gy_adapter_contact_conveyor(gy_vec3 surface, gy_vec3 n, gy_vec3 *tangent, double *speed);
 
 /* Continuous collision's candidates: whether a body swept with its first solid collider `solid`
  * may hit collider `c` of another body (gy_adapter_ccd_filter_accepts). A one-way `c` must then

@@ -1,11 +1,14 @@
 /* The front end's contact rules (middleware/src/contacts.c) that every driver shares: a one-way
- * platform's verdict on a pair is taken at its first contact and kept until the two separate. */
+ * platform's verdict on a pair is taken at its first contact and kept until the two separate; the
+ * pre-solve hook's settings (report geometry, a carried pair found again, axis locks, gravity's
+ * pull, the contact layer's target, a conveyor's friction row). */
 #include "test_support.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "../../middleware/src/contacts.h"
+#include "../../middleware/src/driver.h"
 #include "gyre/math.h"
 
 typedef struct fixture {
@@ -28,6 +31,28 @@ static void fixture_init(fixture *f)
     f->platform_rare.one_way_slop = 0.05;
     f->platform.rare = &f->platform_rare;
     f->other.owner = &f->other_body;
+}
+
+/* Every step went without an error, and the report gave back all it took. */
+static void fixture_fini(fixture *f, gy_result err)
+{
+    assert_result(err, GY_OK);
+    gy_adapter_contacts_fini(&f->c);
+    assert_int_equal(f->ta.live_bytes, 0);
+}
+
+/* A fixture whose platform and other collider have ids `platform_id` and `other_id`, at its
+ * first step, with their pair in the report (its index). */
+static uint32_t fixture_pair(fixture *f, uint64_t platform_id, uint64_t other_id, gy_result *err)
+{
+    fixture_init(f);
+    f->platform.id.bits = platform_id;
+    f->other.id.bits = other_id;
+    gy_adapter_contacts_begin_step(&f->c);
+    bool is_new = false;
+    uint32_t i = gy_adapter_contacts_pair(&f->c, &f->platform, &f->other, &is_new, err);
+    assert_true(is_new);
+    return i;
 }
 
 /* A contact of the other body at the platform's top: `rise` its upward speed (m/s), `depth` the
@@ -85,15 +110,162 @@ static void test_contacts_one_way_acceptance_is_kept_until_the_pair_separates(vo
     assert_false(accepted);
     gy_adapter_contacts_end_step(&f.c);
 
-    assert_result(err, GY_OK);
-    gy_adapter_contacts_fini(&f.c);
-    assert_int_equal(f.ta.live_bytes, 0);
+    fixture_fini(&f, err);
+}
+
+/* A pair is the same report entry whichever collider the driver names first; its geometry is
+ * given from either side and reported from collider a (the smaller id) towards b. */
+static void test_contacts_pair_and_geometry_are_the_same_from_either_collider(void **state)
+{
+    (void)state;
+    fixture f;
+    gy_result err = GY_OK;
+    uint32_t i = fixture_pair(&f, 7, 3, &err); /* the other is collider a */
+    bool is_new;
+    uint32_t k = gy_adapter_contacts_pair(&f.c, &f.other, &f.platform, &is_new, &err);
+    assert_false(is_new);
+    assert_int_equal(i, k);
+    assert_int_equal(f.c.current.count, 1);
+    const gy_adapter_pair *p = gy_adapter_contacts_record(&f.c, i);
+    assert_ptr_equal(p->a, &f.other);
+    assert_ptr_equal(p->b, &f.platform);
+
+    /* From the platform (b) up towards the other (a), 2 cm deep: reported from a down to b. */
+    gy_adapter_contacts_geometry(&f.c, i, &f.platform, gy_v3(1, 0, 0), gy_v3(0, 1, 0), -0.02);
+    const gy_contact *ct = &f.c.current.contacts[i];
+    assert_true(ct->point.x == 1.0 && ct->normal.y == -1.0 && ct->normal.x == 0.0);
+    assert_true(ct->penetration == 0.02);
+    /* From a, 1 mm apart: the same normal, no penetration. */
+    gy_adapter_contacts_geometry(&f.c, i, &f.other, gy_v3(2, 0, 0), gy_v3(0, -1, 0), 0.001);
+    assert_true(ct->point.x == 2.0 && ct->normal.y == -1.0);
+    assert_true(ct->penetration == 0.0);
+
+    fixture_fini(&f, err);
+}
+
+/* A pair carried over from the last step and found again starts its impulses afresh, named as
+ * its bodies are now; a pair found this step is left alone. */
+static void test_contacts_refresh_restarts_only_a_carried_pair(void **state)
+{
+    (void)state;
+    fixture f;
+    gy_result err = GY_OK;
+    uint32_t i = fixture_pair(&f, 1, 2, &err);
+    f.c.current.contacts[i].normal_impulse = 3.0;
+    gy_adapter_contacts_end_step(&f.c);
+
+    gy_adapter_contacts_begin_step(&f.c);
+    uint32_t k = gy_adapter_contacts_carry(&f.c, 0, &err);
+    gy_adapter_contacts_record(&f.c, k)->carried = true;
+    gy_adapter_contacts_record(&f.c, k)->tangent = gy_v3(1, 0, 0);
+    f.other_body.user_data = 42;
+    assert_true(gy_adapter_contacts_refresh(&f.c, k));
+    const gy_adapter_pair *p = gy_adapter_contacts_record(&f.c, k);
+    assert_false(p->carried);
+    assert_true(f.c.current.contacts[k].normal_impulse == 0.0 && p->tangent.x == 0.0);
+    assert_int_equal(f.c.current.contacts[k].user_b, 42);
+    f.c.current.contacts[k].normal_impulse = 1.0;
+    assert_false(gy_adapter_contacts_refresh(&f.c, k));
+    assert_true(f.c.current.contacts[k].normal_impulse == 1.0);
+
+    fixture_fini(&f, err);
+}
+
+/* A pair is locked only when neither body can move along the normal at all. */
+static void test_contacts_locked_needs_both_bodies_held_along_the_normal(void **state)
+{
+    (void)state;
+    gy_adapter_motion m = {.gravity_factor = 1.0};
+    gy_adapter_body floor = {.type = GY_MOTION_STATIC};
+    gy_adapter_body box = {.type = GY_MOTION_DYNAMIC, .motion = &m};
+    gy_vec3 up = gy_v3(0, 1, 0), slanted = gy_v3(0.6, 0.8, 0);
+    assert_false(gy_adapter_contact_locked(&floor, &box, up));
+    m.lock_linear[1] = true;
+    assert_true(gy_adapter_contact_locked(&floor, &box, up));
+    assert_true(gy_adapter_contact_locked(&box, &floor, up));
+    assert_false(gy_adapter_contact_locked(&floor, &box, slanted)); /* x is free */
+    m.lock_linear[0] = true;
+    assert_true(gy_adapter_contact_locked(&floor, &box, slanted));
+}
+
+/* Gravity pulls a contact closed by the difference of its bodies' shares along the normal. */
+static void test_contacts_pull_is_gravity_along_the_normal_by_share(void **state)
+{
+    (void)state;
+    gy_adapter_motion falls_twice = {.gravity_factor = 2.0};
+    gy_adapter_motion carried = {.gravity_factor = 5.0}; /* a kinematic body falls with none */
+    gy_adapter_body ball = {.type = GY_MOTION_DYNAMIC, .motion = &falls_twice};
+    gy_adapter_body floor = {.type = GY_MOTION_STATIC};
+    gy_adapter_body lift = {.type = GY_MOTION_KINEMATIC, .motion = &carried};
+    gy_vec3 g = gy_v3(0, -10, 0), up = gy_v3(0, 1, 0);
+    assert_true(gy_adapter_contact_pull(g, up, &ball, &floor) == 20.0);
+    assert_true(gy_adapter_contact_pull(g, up, &ball, &lift) == 20.0);
+    assert_true(gy_adapter_contact_pull(g, gy_v3(0, -1, 0), &floor, &ball) == 20.0);
+}
+
+/* The layer's target: an approach while shallower than the layer, none at it, a push deeper. */
+static void test_contacts_layer_speed_settles_points_to_the_layer(void **state)
+{
+    (void)state;
+    double h = 0.01, erp = 0.5;
+    assert_true(gy_adapter_contact_layer_speed(GY_ADAPTER_CONTACT_LAYER, erp, h) == 0.0);
+    assert_true(gy_adapter_contact_layer_speed(0.0, erp, h) < 0.0);
+    assert_true(fabs(gy_adapter_contact_layer_speed(-0.001, erp, h) -
+                     (-0.001 - GY_ADAPTER_CONTACT_LAYER) * 50.0) < 1e-15);
+    assert_true(gy_adapter_contact_layer_speed(0.002, erp, h) > 0.0);
+}
+
+/* A scripted driver whose colliders are turned a quarter about +Y when they are platforms. */
+static gy_vec3 scripted_to_world(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local)
+{
+    (void)w;
+    if (!gy_driver_collider_rec(c)->one_way)
+        return local;
+    return gy_v3(local.z, local.y, -local.x);
+}
+
+/* A conveyor's surface motion is taken in the world through the driver, and its friction row runs
+ * along the part of it in the contact's surface. */
+static void test_contacts_conveyor_row_follows_the_turned_surface(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    const gy_driver d = {.collider_to_world = scripted_to_world};
+    gy_adapter_contacts_bind(&f.c, &d, NULL);
+    gy_vec3 surf = gy_v3(9, 9, 9);
+    /* Neither collider moves its surface: no conveyor, nothing written. */
+    assert_false(gy_adapter_contact_surface(&f.c, &f.other, &f.platform, &surf));
+    assert_true(surf.x == 9.0);
+
+    /* The belt (a platform here, so the driver turns it) runs along its local +X at 2 m/s: in the
+     * world that is -Z. */
+    f.platform_rare.surface_velocity = gy_v3(2, 0, 0);
+    assert_true(gy_adapter_contact_surface(&f.c, &f.other, &f.platform, &surf));
+    assert_true(surf.x == 0.0 && surf.y == 0.0 && surf.z == -2.0);
+
+    /* On a tilted contact the row keeps the part along the surface. */
+    gy_vec3 n = gy_v3(0, 0.6, 0.8), t;
+    double speed = 0.0;
+    assert_true(gy_adapter_contact_conveyor(surf, n, &t, &speed));
+    assert_true(fabs(gy_v3_dot(t, n)) < 1e-15);
+    assert_true(fabs(speed - 1.2) < 1e-12);
+    assert_true(fabs(t.y - 0.96) < 1e-12 && fabs(t.z + 0.72) < 1e-12);
+    /* Surface motion straight along the normal gives no row. */
+    assert_false(gy_adapter_contact_conveyor(gy_v3(0, 1.2, 1.6), n, &t, &speed));
+    fixture_fini(&f, GY_OK);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contacts_one_way_acceptance_is_kept_until_the_pair_separates),
+        cmocka_unit_test(test_contacts_pair_and_geometry_are_the_same_from_either_collider),
+        cmocka_unit_test(test_contacts_refresh_restarts_only_a_carried_pair),
+        cmocka_unit_test(test_contacts_locked_needs_both_bodies_held_along_the_normal),
+        cmocka_unit_test(test_contacts_pull_is_gravity_along_the_normal_by_share),
+        cmocka_unit_test(test_contacts_layer_speed_settles_points_to_the_layer),
+        cmocka_unit_test(test_contacts_conveyor_row_follows_the_turned_surface),
     };
     return cmocka_run_group_tests_name("front-end contacts", tests, NULL, NULL);
 }
