@@ -5,7 +5,7 @@
  * (moving bodies against the static grid, "statics" below),
  * whose contact result asks the front end's pre-solve rules per collider pair what Bullet only
  * knows per object: category/mask, sensors and response-off colliders (reported, never added to
- * a manifold), one-way platforms (points dropped), combined materials; it adds conveyor motion.
+ * a manifold), one-way platforms (points dropped), combined materials, conveyors' friction rows.
  * After the solve the driver reads the manifolds into per-pair reports; the front end then
  * applies its own rules (ballistic gravity, axis locks, continuous collision, the sleep test on
  * averaged velocities, joint breaks) through the raw state and geometry primitives at the end of

@@ -1,10 +1,11 @@
 /* ODE driver: the step's parts (gy_driver_step; the front end runs the loop, step.h). Per
  * substep: broadphase (moving colliders among themselves through ODE's sweep-and-prune space,
  * moving against static through the static grid; statics never against statics), the near
- * callback (the front end's pre-solve rules, conveyors, contact joints, each listed as a raw
- * point with its joint feedback), ODE's QuickStep, then joint breaking. The front end then
- * applies its own rules (the overlap correction over the points, ballistic gravity, axis locks,
- * continuous collision) through the raw state and geometry primitives at the end of this file.
+ * callback (the front end's pre-solve rules, conveyors' among them, set on contact joints, each
+ * listed as a raw point with its joint feedback), ODE's QuickStep, then joint breaking. The front
+ * end then applies its own rules (the overlap correction over the points, ballistic gravity, axis
+ * locks, continuous collision) through the raw state and geometry primitives at the end of this
+ * file.
  *
  * Pairs whose two bodies are both asleep (or static, or unmoving kinematic) are not collided
  * again (body_active): the front end carries their last report over, so a sleeping pile costs no
@@ -154,8 +155,6 @@ static void mesh_edges(const gy_ode_collider *c1, const gy_ode_collider *c2, dCo
 static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collider *c2)
 {
     gy_ode_body *b1 = gy_ode_owner(c1), *b2 = gy_ode_owner(c2);
-    if (b1 == b2)
-        return;
     gy_adapter_contact_kind kind = gy_adapter_contact_gate(&c1->base, &c2->base, w->sensor_pass);
     if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;

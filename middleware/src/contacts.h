@@ -3,7 +3,9 @@
  * A driver's narrow phase hands every raw collider pair it finds to these functions instead of
  * deciding anything itself: gy_adapter_contact_gate says whether the pair is skipped, only
  * reported (sensors, contact response off) or solved; gy_adapter_contact_one_way gives the
- * one-way verdict; gy_adapter_contact_material the combined friction and restitution. Pairs that
+ * one-way verdict; gy_adapter_contact_material the combined friction and restitution; the rules
+ * after them what a solved point's rows aim for (axis locks, a conveyor's friction row, gravity's
+ * pull on a bounce, the contact layer), leaving the driver only the vendor's calls. Pairs that
  * touch go into the report with gy_adapter_contacts_pair, which keeps the pairs found this step
  * (what the contract's contacts() returns), the last step's (for carrying sleeping pairs over),
  * the map between them and the one-way verdicts. The front end owns one per world, hands it to
@@ -150,8 +152,8 @@ typedef enum gy_adapter_contact_kind {
     GY_ADAPTER_CONTACT_SOLVE,  /* reported and solved (subject to the one-way rule) */
 } gy_adapter_contact_kind;
 
-/* The rule for a raw pair of colliders on different bodies: skipped when the filters refuse it,
- * or when neither body is dynamic and neither collider a sensor; during a sensor pass (the
+/* The rule for a raw pair of colliders: skipped when both are on one body, when the filters refuse
+ * it, or when neither body is dynamic and neither collider a sensor; during a sensor pass (the
  * step's end poses) only sensor pairs count. */
 gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
                                                 const gy_adapter_collider *b, bool sensor_pass);

@@ -256,10 +256,27 @@ static void test_contacts_conveyor_row_follows_the_turned_surface(void **state)
     fixture_fini(&f, GY_OK);
 }
 
+/* Two colliders of one body never touch, whatever their filters say. */
+static void test_contacts_gate_skips_colliders_of_one_body(void **state)
+{
+    (void)state;
+    gy_adapter_body body = {.type = GY_MOTION_DYNAMIC}, other_body = {.type = GY_MOTION_DYNAMIC};
+    gy_adapter_collider a = {.owner = &body,
+                             .category = UINT32_MAX,
+                             .mask = UINT32_MAX,
+                             .body_type = GY_MOTION_DYNAMIC,
+                             .contact_response = true};
+    gy_adapter_collider b = a;
+    assert_int_equal(gy_adapter_contact_gate(&a, &b, false), GY_ADAPTER_CONTACT_SKIP);
+    b.owner = &other_body;
+    assert_int_equal(gy_adapter_contact_gate(&a, &b, false), GY_ADAPTER_CONTACT_SOLVE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contacts_one_way_acceptance_is_kept_until_the_pair_separates),
+        cmocka_unit_test(test_contacts_gate_skips_colliders_of_one_body),
         cmocka_unit_test(test_contacts_pair_and_geometry_are_the_same_from_either_collider),
         cmocka_unit_test(test_contacts_refresh_restarts_only_a_carried_pair),
         cmocka_unit_test(test_contacts_locked_needs_both_bodies_held_along_the_normal),
