@@ -187,15 +187,7 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
         m->clearManifold(); /* this collider pair's manifold: drop what it held before */
         return;
     }
-    /* A static placed over a sleeper this step: only real touch wakes it (Bullet also reports
-     * points up to its breaking distance apart). */
-    if (depth <= 0.0) {
-        gy_bt_body *ba = gy_bt_collider_body(ca), *bb = gy_bt_collider_body(cb);
-        if (ba->base.placed && !bb->object()->isActive())
-            gy_bt_body_wake(bb);
-        else if (bb->base.placed && !ba->object()->isActive())
-            gy_bt_body_wake(ba);
-    }
+    gy_adapter_contact_wake_placed(m_world->contacts, &ca->base, &cb->base, depth);
 
     btVector3 local_a = wa->getCollisionObject()->getWorldTransform().invXform(point_on_a);
     btVector3 local_b = wb->getCollisionObject()->getWorldTransform().invXform(point_on_b);
