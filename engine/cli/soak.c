@@ -66,6 +66,8 @@
 #define PROGRESS_PERIOD  1000000000ull
 #define GRANT_WAITED_NS  200000ull  /* a grant slower than this waited for a step */
 #define TYPICAL_STEP_NS  4000000ull /* physics iteration estimate before any is measured */
+/* --min-samples measures for at most this many times --seconds. */
+#define MIN_SAMPLES_STRETCH 20.0
 
 /* ---- counting allocator ---------------------------------------------------------------------- */
 
@@ -365,6 +367,7 @@ typedef struct options {
     double warmup;
     double watchdog_ms;
     uint32_t statics, props, level_statics;
+    uint32_t min_samples; /* measure on past --seconds until the counts reach this */
     bool hard;
     bool quiet;
     bool free_running;
@@ -393,6 +396,9 @@ void gy_cli_soak_usage(FILE *out)
         "  --level-statics N       extra statics loaded once with the level, never streamed\n"
         "                          (default 0; the benchmark's 100,000-static world)\n"
         "  --warmup S              seconds streamed before measuring (default 1)\n"
+        "  --min-samples N         measure on past --seconds until N mutation windows and N\n"
+        "                          physics iterations have been measured and the body counts\n"
+        "                          taken, for at most 20 times --seconds in all (default 0)\n"
         "  --watchdog-ms N         fail when a barrier grant or command batch waits longer\n"
         "                          (default 250)\n"
         "  --free-running          never align game frames to the physics publish (requests\n"
@@ -506,6 +512,10 @@ static int parse_options(int argc, char **argv, options *o)
             if (!gy_cli_parse_number(v, 0, 3600, &o->warmup))
                 return usage_error("--warmup needs a number of seconds 0..3600 (got '%s')",
                                    v ? v : "");
+        } else if (gy_cli_option_value(argc, argv, &i, "--min-samples", &v)) {
+            if (!parse_count(v, 1000000u, &o->min_samples))
+                return usage_error("--min-samples needs a whole number 0..1000000 (got '%s')",
+                                   v ? v : "");
         } else if (gy_cli_option_value(argc, argv, &i, "--watchdog-ms", &v)) {
             if (!gy_cli_parse_number(v, 0.001, 600000, &o->watchdog_ms))
                 return usage_error("--watchdog-ms needs a number 0.001..600000 (got '%s')",
@@ -540,6 +550,7 @@ static int parse_options(int argc, char **argv, options *o)
                                                     "--props",
                                                     "--level-statics",
                                                     "--warmup",
+                                                    "--min-samples",
                                                     "--watchdog-ms",
                                                     "--backend",
                                                     "--report",
@@ -1203,19 +1214,35 @@ static uint64_t aligned_deadline(soak *s, uint64_t period, uint64_t now)
     return next;
 }
 
+/* --min-samples: enough mutation windows and physics iterations measured, and the body counts
+ * (taken only while the physics thread paces, which a thread that is behind seldom does) taken at
+ * least once. A loaded machine (a sanitizer build among other jobs) can starve the physics thread
+ * for most of a short soak; the report is then about too few samples to say anything, so the soak
+ * measures on until it has them. */
+static bool enough_samples(const soak *s)
+{
+    uint64_t n = s->opt.min_samples;
+    return s->windows >= n && s->step.n >= n && (n == 0 || s->awake_samples > 0);
+}
+
 static void run(soak *s)
 {
     const uint64_t period = (uint64_t)llround(1e9 / GAME_HZ);
     uint64_t start = gy_clock_now_ns();
     s->measure_start_ns = start + (uint64_t)llround(s->opt.warmup * 1e9);
     s->measure_end_ns = s->measure_start_ns + (uint64_t)llround(s->opt.seconds * 1e9);
+    const uint64_t measure_cap_ns =
+        s->measure_start_ns + (uint64_t)llround(s->opt.seconds * MIN_SAMPLES_STRETCH * 1e9);
     double window_s = fmin((double)RSS_WINDOW_MAX, fmax(1.0, floor(s->opt.seconds / 5.0)));
     s->rss_window = (uint32_t)window_s;
     uint64_t last = start, next = start + period;
     while (!s->failed) {
         uint64_t now = gy_clock_now_ns();
-        if (now >= s->measure_end_ns)
-            break;
+        if (now >= s->measure_end_ns) {
+            if (enough_samples(s) || now >= measure_cap_ns)
+                break;
+            s->measure_end_ns = now; /* measuring on: the report's time goes as far */
+        }
         if (gy_cli_signal_caught() != 0) {
             s->interrupted = true;
             break;
@@ -1447,6 +1474,7 @@ static char *report_json(const soak *s)
     cJSON_AddNumberToObject(cfg, "step_hz", s->step_hz);
     cJSON_AddNumberToObject(cfg, "game_hz", GAME_HZ);
     cJSON_AddNumberToObject(cfg, "watchdog_ms", s->opt.watchdog_ms);
+    cJSON_AddNumberToObject(cfg, "min_samples", s->opt.min_samples);
     cJSON_AddItemToObject(o, "barrier_wait_us", dist_json(&s->wait, 1e-3));
     cJSON_AddItemToObject(o, "mutation_us", dist_json(&s->window, 1e-3));
     cJSON_AddItemToObject(o, "swap_us", dist_json(&s->swap, 1e-3));
@@ -1465,11 +1493,19 @@ static char *report_json(const soak *s)
         o, "cells_per_s_measured",
         round_to(s->measured_s > 0 ? (double)s->cells_swapped / s->measured_s : 0.0, 1e-3));
     cJSON_AddNumberToObject(o, "focus_stalls", (double)s->focus_stalls);
-    double samples = s->awake_samples ? (double)s->awake_samples : 1.0;
-    cJSON_AddNumberToObject(o, "bodies_mean", round_to((double)s->bodies_sum / samples, 0.1));
-    cJSON_AddNumberToObject(o, "awake_mean", round_to((double)s->awake_sum / samples, 0.1));
-    cJSON_AddNumberToObject(o, "awake_min", s->awake_min);
-    cJSON_AddNumberToObject(o, "awake_max", s->awake_max);
+    if (s->awake_samples > 0) {
+        double samples = (double)s->awake_samples;
+        cJSON_AddNumberToObject(o, "bodies_mean", round_to((double)s->bodies_sum / samples, 0.1));
+        cJSON_AddNumberToObject(o, "awake_mean", round_to((double)s->awake_sum / samples, 0.1));
+        cJSON_AddNumberToObject(o, "awake_min", s->awake_min);
+        cJSON_AddNumberToObject(o, "awake_max", s->awake_max);
+    } else {
+        /* Never counted (the physics thread was not seen pacing): no number, rather than 0. */
+        cJSON_AddNullToObject(o, "bodies_mean");
+        cJSON_AddNullToObject(o, "awake_mean");
+        cJSON_AddNullToObject(o, "awake_min");
+        cJSON_AddNullToObject(o, "awake_max");
+    }
     cJSON_AddNumberToObject(o, "commands", (double)s->commands);
     cJSON_AddNumberToObject(o, "commands_dropped_stale", (double)s->commands_dropped_stale);
     cJSON_AddNumberToObject(o, "replies", (double)s->replies);

@@ -69,8 +69,9 @@ struct gy_w_recording {
 struct gy_w_replay {
     const gy_capture *cap;
     uint32_t next_frame, next_batch;
-    uint64_t fed_seq; /* the recorded sequence of the last batch fed */
-    int64_t offset;   /* replay tick − capture tick */
+    uint32_t next_state; /* the first recorded state past the replay's tick */
+    uint64_t fed_seq;    /* the recorded sequence of the last batch fed */
+    int64_t offset;      /* replay tick − capture tick */
     char message[256];
 };
 
@@ -652,7 +653,30 @@ static gy_result feed(gy_world *w, uint64_t tick, uint64_t seq)
     return GY_OK;
 }
 
-/* Runs physics ticks, batches fed, until the capture's tick `target`. */
+/* How many ticks the run's iteration from replay tick `tick` stepped before its publish: up to
+ * the next recorded state (every iteration that steps records one), never past `goal` nor past
+ * a batch applied before a later tick (an iteration applies its batches before its first step).
+ * A real-time run steps several ticks in an iteration that catches up; its publish reads the
+ * bodies once, after the last, so a body that fell asleep in between is reported at that tick. */
+static uint32_t iteration_steps(gy_w_replay *rp, int64_t tick, int64_t goal)
+{
+    const gy_capture *c = rp->cap;
+    while (rp->next_state < c->state_count &&
+           (int64_t)c->states[rp->next_state].tick + rp->offset <= tick)
+        rp->next_state++;
+    int64_t end = goal;
+    if (rp->next_state < c->state_count &&
+        (int64_t)c->states[rp->next_state].tick + rp->offset < end)
+        end = (int64_t)c->states[rp->next_state].tick + rp->offset;
+    if (rp->next_batch < c->batch_count &&
+        (int64_t)c->batches[rp->next_batch].tick + rp->offset - 1 < end)
+        end = (int64_t)c->batches[rp->next_batch].tick + rp->offset - 1;
+    if (end - tick > (int64_t)GY_PHYSICS_MAX_CATCHUP)
+        end = tick + (int64_t)GY_PHYSICS_MAX_CATCHUP;
+    return end > tick ? (uint32_t)(end - tick) : 1u;
+}
+
+/* Runs physics ticks, batches fed, until the capture's tick `target`, in the run's iterations. */
 static gy_result run_to(gy_world *w, uint64_t target, bool read)
 {
     gy_w_replay *rp = w->replay;
@@ -660,9 +684,11 @@ static gy_result run_to(gy_world *w, uint64_t target, bool read)
     gy_result r = GY_OK;
     bool stepped = false;
     while (r == GY_OK && (int64_t)gy_physics_tick(w->physics) < goal) {
-        r = feed(w, gy_physics_tick(w->physics) + 1u, 0);
+        int64_t tick = (int64_t)gy_physics_tick(w->physics);
+        r = feed(w, (uint64_t)tick + 1u, 0);
         if (r == GY_OK)
-            r = gy_physics_step(w->physics, 1, w->step_timeout_ns);
+            r = gy_physics_replay_steps(w->physics, iteration_steps(rp, tick, goal),
+                                        w->step_timeout_ns);
         if (r == GY_OK && read)
             gy_w_capture(w);
         stepped = true;

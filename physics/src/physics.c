@@ -13,7 +13,7 @@
  * not make the thread spin. */
 #define MIN_PACE_NS      50000u
 #define MAX_TIME_SCALE   64.0
-#define MAX_CATCHUP      16u
+#define MAX_CATCHUP      GY_PHYSICS_MAX_CATCHUP
 #define LOCKSTEP_SPIN_NS 20000u /* the game spins this long before sleeping on a tick */
 /* ...unless ticks have been taking longer than this: the spin would be CPU burnt for nothing. */
 #define LOCKSTEP_SPIN_LIMIT_NS 200000u
@@ -349,9 +349,10 @@ static void run_iteration(gy_phys_sim *p, double *acc, uint64_t started, bool lo
     drain_commands(p, lockstep);
     uint32_t steps = 0;
     uint64_t early_read_ns = 0;
+    uint32_t goal = lockstep ? __atomic_load_n(&p->sh->lockstep_steps, __ATOMIC_ACQUIRE) : 0u;
     for (;;) {
         if (lockstep) {
-            if (steps == 1 || __atomic_load_n(&p->sh->lockstep_no_step, __ATOMIC_ACQUIRE))
+            if (steps >= goal)
                 break;
         } else {
             if (*acc + p->cfg->step_eps < p->cfg->step_dt || steps >= p->cfg->max_catchup)
@@ -361,8 +362,9 @@ static void run_iteration(gy_phys_sim *p, double *acc, uint64_t started, bool lo
         }
         /* Last for sure when the rules above will stop the loop whatever the clock says (the
          * frame budget can still stop it earlier: the read-back then simply happens later). */
-        bool last = lockstep || *acc - p->cfg->step_dt + p->cfg->step_eps < p->cfg->step_dt ||
-                    steps + 1u >= p->cfg->max_catchup;
+        bool last = lockstep ? steps + 1u >= goal
+                             : *acc - p->cfg->step_dt + p->cfg->step_eps < p->cfg->step_dt ||
+                                   steps + 1u >= p->cfg->max_catchup;
         early_read_ns += step_once(p, steps == 0, last);
         if (steps == 0)
             p->input_count = 0; /* one-off inputs reach exactly one tick */
@@ -694,22 +696,34 @@ static bool lockstep_done(gy_phys_shared *p, uint64_t target)
     return __atomic_load_n(&p->lockstep_done, __ATOMIC_SEQ_CST) >= target;
 }
 
-/* Lockstep: `ticks` iterations; with no_step each drains and publishes without stepping. */
-static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns, bool no_step);
+/* Lockstep: `ticks` iterations of `steps` steps each before their publish (0: drain and publish
+ * only). */
+static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns,
+                                  uint32_t steps);
 
 gy_result gy_physics_step(gy_physics *p, uint32_t ticks, uint64_t timeout_ns)
 {
-    return lockstep_request(p, ticks, timeout_ns, false);
+    return lockstep_request(p, ticks, timeout_ns, 1u);
 }
 
 gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns)
 {
     if (p != NULL && !p->game.replaying)
         return GY_ERR_MISUSE;
-    return lockstep_request(p, 1, timeout_ns, true);
+    return lockstep_request(p, 1, timeout_ns, 0u);
 }
 
-static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns, bool no_step)
+gy_result gy_physics_replay_steps(gy_physics *p, uint32_t steps, uint64_t timeout_ns)
+{
+    if (p != NULL && !p->game.replaying)
+        return GY_ERR_MISUSE;
+    if (p == NULL || steps == 0 || steps > MAX_CATCHUP)
+        return GY_ERR_INVALID_ARGUMENT;
+    return lockstep_request(p, 1, timeout_ns, steps);
+}
+
+static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeout_ns,
+                                  uint32_t steps)
 {
     if (p == NULL)
         return GY_ERR_INVALID_ARGUMENT;
@@ -717,7 +731,7 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
         return GY_ERR_MISUSE;
     /* A request that timed out may still be running: its kind must not change under it. */
     if (!lockstep_done(&p->sh, p->sh.lockstep_target) &&
-        __atomic_load_n(&p->sh.lockstep_no_step, __ATOMIC_RELAXED) != (no_step ? 1u : 0u))
+        __atomic_load_n(&p->sh.lockstep_steps, __ATOMIC_RELAXED) != steps)
         return GY_ERR_BUSY;
     uint64_t seq;
     gy_result r = gy_physics_publish(p, &seq);
@@ -729,7 +743,7 @@ static gy_result lockstep_request(gy_physics *p, uint32_t ticks, uint64_t timeou
     uint64_t deadline = timeout_ns ? start + timeout_ns : UINT64_MAX;
     __atomic_store_n(&p->sh.lockstep_seq, seq, __ATOMIC_RELEASE);
     /* Read by the physics thread only inside the iterations this request asks for. */
-    __atomic_store_n(&p->sh.lockstep_no_step, no_step ? 1u : 0u, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->sh.lockstep_steps, steps, __ATOMIC_RELEASE);
     uint64_t target = p->sh.lockstep_target + ticks;
     __atomic_store_n(&p->sh.lockstep_target, target, __ATOMIC_RELEASE);
     gy_barrier_wake(p->cfg.barrier);

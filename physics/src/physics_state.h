@@ -336,7 +336,9 @@ typedef struct gy_phys_shared {
     uint64_t lockstep_target; /* lockstep ticks requested so far */
     uint64_t lockstep_seq;    /* the batch the next lockstep tick drains up to */
     uint64_t lockstep_done;
-    uint32_t lockstep_no_step; /* the requested iteration drains and publishes only (replay) */
+    /* Steps in each requested iteration: 1, or 0 (drain and publish only) and 2..16 (a real-time
+     * run's catch-up iteration, stepped before one publish) in a replay. */
+    uint32_t lockstep_steps;
     uint32_t game_waiting;
     gy_phys_counters counters;
     uint64_t replies_rejected;

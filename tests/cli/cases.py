@@ -1,6 +1,7 @@
 """What the command-line test scripts share: the failure type, check(), and the runner that prints
 cmocka's result lines, so .ci/summarize.py counts these tests as it counts the C suites."""
 import json
+import os
 import subprocess
 import time
 
@@ -12,6 +13,25 @@ class Failure(Exception):
 def check(cond, message):
     if not cond:
         raise Failure(message)
+
+
+def wait_for(cond, what, timeout=60.0):
+    """Polls `cond` until it holds; fails after `timeout` seconds (generous: sanitizer builds on a
+    loaded machine). What a test waits for is a condition, never a fixed sleep."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.01)
+    raise Failure(f"timed out waiting for {what}")
+
+
+def threads(pid):
+    """How many threads process `pid` runs (0 once it is gone)."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
 
 
 # What a failing case raises: a check, a bad report, a missing key or file, a hung child.

@@ -23,7 +23,7 @@ TMP = Path(tempfile.mkdtemp(prefix="gyre-capture-"))
 SECONDS = "0.5"
 HEADER = 64
 TRAILER = 16
-BATCH, FRAME = 4, 3
+FRAME, BATCH, STATE, END = 3, 4, 5, 6
 
 
 def gyre(*args, timeout=120):
@@ -139,6 +139,46 @@ def test_capture_altered_batch_tick_is_caught_at_the_recorded_tick():
     check("tick 31 " in err and "'floater'" in err, f"does not name tick 31 and 'floater':\n{err}")
 
 
+def test_capture_catchup_iteration_replays_with_one_publish():
+    # A real-time run that falls behind steps several ticks in one iteration and publishes once,
+    # after the last: a body that fell asleep in between is reported at that publish's tick. A
+    # lockstep capture of friction_ramp.json (rough_crate falls asleep at tick 34) with the
+    # frames and states of ticks 33 to 35 taken out is such a run's capture: the replay must
+    # step 33 to 36 in one iteration and report the sleep at tick 36, where the run would have.
+    cap, events = TMP / "ramp.cap", TMP / "ramp.ev"
+    code, err = gyre("run", SCENES / "friction_ramp.json", "--seconds", "1", "--backend",
+                     BACKENDS[0], "--quiet", "--capture", cap, "--events", events)
+    check(code == 0, f"run exited {code}:\n{err}")
+    sleeps = [e["tick"] for e in map(json.loads, events.read_text().splitlines())
+              if e["kind"] == "sleep" and e["a"] == "rough_crate"]
+    check(sleeps == [34], f"rough_crate fell asleep at ticks {sleeps}, expected 34")
+    data = cap.read_bytes()
+    base = struct.unpack_from("<Q", data, HEADER + 8)[0]  # META: base_tick first
+    out, frames = bytearray(data[:HEADER]), 0
+    for kind, off, size in records(data):
+        tick = (struct.unpack_from("<Q", data, off + 8)[0] if kind == FRAME  # after its dt
+                else struct.unpack_from("<Q", data, off)[0] if kind == STATE else None)
+        if kind == BATCH:
+            check(not 33 <= struct.unpack_from("<Q", data, off)[0] - base <= 36,
+                  "a batch inside the catch-up iteration")
+        if tick is not None and 33 <= tick - base <= 35:
+            continue
+        record = bytearray(data[off - 8:off + size])
+        if kind == FRAME:
+            frames += 1
+        if kind == END:
+            struct.pack_into("<Q", record, 16, frames)
+        out += record
+    bad = TMP / "catchup.cap"
+    bad.write_bytes(reseal(out + data[-TRAILER:]))
+    code, err = gyre("replay", bad, "--verify", "--events", events)
+    check(code == 0 and "every one the same" in err, f"exit {code}:\n{err}")
+    sleeps = [e["tick"] for e in map(json.loads, events.read_text().splitlines())
+              if e["kind"] == "sleep" and e["a"] == "rough_crate"]
+    check(sleeps == [36], f"the replay reports rough_crate asleep at ticks {sleeps}, expected 36 "
+          "(the catch-up iteration's publish)")
+
+
 # ---- damaged files ------------------------------------------------------------------------------
 
 def refused(data, name, needle):
@@ -182,6 +222,7 @@ CASES = [test_capture_every_scene_replays_in_lockstep,
          test_capture_every_scene_replays_from_realtime,
          test_capture_altered_batch_value_is_caught_at_its_tick,
          test_capture_altered_batch_tick_is_caught_at_the_recorded_tick,
+         test_capture_catchup_iteration_replays_with_one_publish,
          test_capture_truncated_or_damaged_files_are_refused,
          test_capture_usage_errors]
 

@@ -27,7 +27,7 @@ import time
 import zlib
 from pathlib import Path
 
-from cases import Failure, check, run_cases
+from cases import Failure, check, run_cases, threads, wait_for
 
 GYRE, SCENES = sys.argv[1], Path(sys.argv[2])
 BACKENDS = [b for b in sys.argv[3].split(",") if b]
@@ -430,11 +430,18 @@ def page_holds_the_trace_and_events():
 
 def interrupted_realtime_run_keeps_its_page():
     """SIGINT ends a real-time run with a complete page of the run so far (exit 130): whenever the
-    signal lands, the page holds at least the first frame and passes its own check."""
+    signal lands once the physics thread runs (a second thread: the run has its signal handlers
+    by then), the page holds at least the first frame and passes its own check."""
     page = TMP / "interrupted.html"
     p = subprocess.Popen([GYRE, "run", SCENES / "showcase.json", "--realtime", "--seconds", "60",
                           "--quiet", "--html", page], stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    try:
+        wait_for(lambda: threads(p.pid) >= 2 or p.poll() is not None, "the physics thread")
+        check(p.poll() is None, f"exited before the signal (exit {p.returncode})")
+    except Failure:
+        p.kill()
+        p.communicate()
+        raise
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=30)
     check(p.returncode == 130, f"exit {p.returncode}: {err}")

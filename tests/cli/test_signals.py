@@ -11,7 +11,6 @@ Each interrupt is sent once the command has started its physics thread (a second
 /proc/PID/task) and, for `run`, once its temporary trace holds rows: conditions waited for with a
 timeout, never a fixed sleep. Prints cmocka-style lines."""
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -19,28 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from cases import Failure, check, run_cases
+from cases import Failure, check, run_cases, threads, wait_for
 
 GYRE, SCENES = sys.argv[1], Path(sys.argv[2])
 TMP = Path(tempfile.mkdtemp(prefix="gyre-signals-"))
 SCENE = SCENES / "restitution.json"  # expects from 0.6 s on
 WAIT_S = 60.0  # generous: sanitizer builds on a loaded machine
-
-
-def wait_for(cond, what, timeout=WAIT_S):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.01)
-    raise Failure(f"timed out waiting for {what}")
-
-
-def threads(pid):
-    try:
-        return len(os.listdir(f"/proc/{pid}/task"))
-    except OSError:
-        return 0
 
 
 def temporaries_written():

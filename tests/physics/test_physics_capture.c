@@ -212,6 +212,11 @@ static void test_capture_misuse_returns_errors(void **state)
     assert_result(gy_physics_replay_command(p, GY_COMMAND_MUTATE, &c, NULL, 0), GY_ERR_MISUSE);
     assert_result(gy_physics_replay_seal(p), GY_ERR_MISUSE);
     assert_result(gy_physics_replay_drain(p, FX_TIMEOUT_NS), GY_ERR_MISUSE);
+    assert_result(gy_physics_replay_steps(p, 2, FX_TIMEOUT_NS), GY_ERR_MISUSE);
+    assert_result(gy_physics_set_replay(p, true), GY_OK);
+    assert_result(gy_physics_replay_steps(p, 0, FX_TIMEOUT_NS), GY_ERR_INVALID_ARGUMENT);
+    assert_result(gy_physics_replay_steps(p, GY_PHYSICS_MAX_CATCHUP + 1u, FX_TIMEOUT_NS),
+                  GY_ERR_INVALID_ARGUMENT);
     gy_physics_destroy(p);
 
     gy_physics_def d = gy_default_physics_def(); /* real time */
@@ -309,6 +314,28 @@ static void test_replay_discards_the_games_own_batches(void **state)
     gy_physics_destroy(p);
 }
 
+/* A replayed catch-up iteration: its ticks are stepped before one publish, as the real-time
+ * run's were, so what that publish reads (a body that fell asleep) falls on the run's tick. */
+static void test_replay_steps_publish_once_after_the_last(void **state)
+{
+    (void)state;
+    gy_physics *p = fx_lockstep(NULL);
+    fx_create(p, fx_sphere(0, 1, gy_v3(0, 10, 0), 0.5));
+    fx_step(p, 1);
+    assert_result(gy_physics_set_replay(p, true), GY_OK);
+    gy_physics_stats before = fx_stats(p);
+    assert_result(gy_physics_replay_steps(p, 5, FX_TIMEOUT_NS), GY_OK);
+    gy_physics_stats after = fx_stats(p);
+    assert_int_equal(after.ticks, before.ticks + 5u);
+    assert_int_equal(after.iterations, before.iterations + 1u);
+    assert_int_equal(after.publishes, before.publishes + 1u);
+    /* And single steps after it, one publish each, as before. */
+    fx_step(p, 2);
+    assert_int_equal(fx_stats(p).publishes, after.publishes + 2u);
+    assert_int_equal(fx_stats(p).ticks, after.ticks + 2u);
+    gy_physics_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_capture_misuse_returns_errors),
         cmocka_unit_test(test_replay_command_refuses_bad_payloads),
         cmocka_unit_test(test_replay_discards_the_games_own_batches),
+        cmocka_unit_test(test_replay_steps_publish_once_after_the_last),
     };
     return cmocka_run_group_tests_name("physics_capture", tests, NULL, NULL);
 }

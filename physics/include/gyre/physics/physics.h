@@ -290,6 +290,9 @@ const gy_allocator *gy_allocator_meter_inner(const gy_allocator *a);
 /* A clock in nanoseconds on a monotonic time base. */
 typedef uint64_t (*gy_physics_clock_fn)(void *ctx);
 
+/* The most steps one iteration takes (max_catchup_steps' upper bound). */
+#define GY_PHYSICS_MAX_CATCHUP 16u
+
 typedef struct gy_physics_def {
     const char *backend; /* registry name; default: the first adapter compiled in */
     gy_backend_world_def
@@ -516,6 +519,12 @@ gy_result gy_physics_set_replay(gy_physics *p, bool on);
  * gy_physics_step; GY_ERR_MISUSE when not replaying; GY_ERR_BUSY while a step request that timed
  * out still runs (and gy_physics_step likewise while a timed-out drain request runs). */
 gy_result gy_physics_replay_drain(gy_physics *p, uint64_t timeout_ns);
+
+/* Replay: one lockstep iteration that steps `steps` ticks (1..16) before its one publish, as a
+ * real-time run's catch-up iteration did. What the publish reads (a body that fell asleep or woke
+ * is noticed there, at the publish's tick) then falls on the run's ticks. Errors as
+ * gy_physics_replay_drain, and GY_ERR_INVALID_ARGUMENT for a count out of range. */
+gy_result gy_physics_replay_steps(gy_physics *p, uint32_t steps, uint64_t timeout_ns);
 
 /* As gy_physics_drain_replies, but hands over at most `max` committed replies (rejected ones
  * count); *taken (optional) receives how many were taken off the queue. */
