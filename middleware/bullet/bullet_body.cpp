@@ -22,14 +22,12 @@ static_assert(
  * decides instead (bullet_step.cpp), so Bullet's thresholds are set out of reach. */
 #define BULLET_SLEEP_THRESHOLD 1e30
 /* Collision margins. Boxes and cylinders keep theirs inside their extents (only edges round);
- * hull points are pulled in by theirs, so margin and points together give back the hull's faces.
- * Either is capped at a tenth of the shape's smallest half-size. */
+ * hull points are pulled in by theirs (gy_adapter_hull_shrink), so margin and points together
+ * give back the hull's faces; a hull that cannot be shrunk keeps HULL_MIN_MARGIN around its
+ * points. Either is capped at a tenth of the shape's smallest half-size. */
 #define BOX_MARGIN      0.01
 #define HULL_MARGIN     0.01
 #define HULL_MIN_MARGIN 0.001
-/* Hulls with more distinct face planes than this are not pulled in (the plane intersection is
- * cubic); they use HULL_MIN_MARGIN around the exact points instead. */
-#define HULL_SHRINK_MAX_PLANES 96
 /* Casting a hull uses its exact points with a margin too small to matter. */
 #define QUERY_HULL_MARGIN 1e-4
 
@@ -75,91 +73,33 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
     return GY_OK;
 }
 
-/* The vertices of the hull with every face plane moved in by `margin`: intersections of three
- * distinct planes that lie inside all of them. Bullet adds the margin back around them. False
- * (and `out` empty) when the hull has too many planes or the result is not a solid. */
-static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<btVector3> &out)
-{
-    out.resize(0);
-    double planes[HULL_SHRINK_MAX_PLANES][4];
-    uint32_t np = 0;
-    double scale = 0.0;
-    for (uint32_t i = 0; i < h->vertex_count; i++)
-        scale = fmax(scale, gy_v3_len(gy_v3_sub(h->vertices[i], h->centroid)));
-    const double eps = 1e-9 * (1.0 + scale);
-    for (uint32_t f = 0; f < h->triangle_count; f++) {
-        const double *p = h->planes[f];
-        bool dup = false;
-        for (uint32_t k = 0; k < np && !dup; k++)
-            dup = fabs(planes[k][0] - p[0]) < 1e-9 && fabs(planes[k][1] - p[1]) < 1e-9 &&
-                  fabs(planes[k][2] - p[2]) < 1e-9 && fabs(planes[k][3] - p[3]) < eps;
-        if (dup)
-            continue;
-        if (np == HULL_SHRINK_MAX_PLANES)
-            return false;
-        planes[np][0] = p[0];
-        planes[np][1] = p[1];
-        planes[np][2] = p[2];
-        planes[np][3] = p[3] - margin;
-        np++;
-    }
-    for (uint32_t i = 0; i < np; i++) {
-        btVector3 ni(planes[i][0], planes[i][1], planes[i][2]);
-        for (uint32_t j = i + 1; j < np; j++) {
-            btVector3 nj(planes[j][0], planes[j][1], planes[j][2]);
-            for (uint32_t k = j + 1; k < np; k++) {
-                btVector3 nk(planes[k][0], planes[k][1], planes[k][2]);
-                btVector3 jk = nj.cross(nk), ki = nk.cross(ni), ij = ni.cross(nj);
-                double det = ni.dot(jk);
-                if (fabs(det) < 1e-9)
-                    continue;
-                btVector3 p = (jk * planes[i][3] + ki * planes[j][3] + ij * planes[k][3]) / det;
-                bool inside = true;
-                for (uint32_t m = 0; m < np && inside; m++)
-                    inside = planes[m][0] * p.x() + planes[m][1] * p.y() + planes[m][2] * p.z() <=
-                             planes[m][3] + eps;
-                if (!inside)
-                    continue;
-                bool seen = false;
-                for (int q = 0; q < out.size() && !seen; q++)
-                    seen = (out[q] - p).length2() < eps * eps;
-                if (!seen)
-                    out.push_back(p);
-            }
-        }
-    }
-    if (out.size() < 4) {
-        out.resize(0);
-        return false;
-    }
-    return true;
-}
-
 gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
     if (rec->hull.vertex_count > (uint32_t)INT_MAX)
         return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
     gy_bt_resource *r = gy_bt_resource_of(rec);
-    void *shape_mem = gy_alloc(a, sizeof(btConvexHullShape));
-    void *query_mem = gy_alloc(a, sizeof(btConvexHullShape));
-    if (shape_mem == nullptr || query_mem == nullptr) {
-        gy_free(a, shape_mem, sizeof(btConvexHullShape));
-        gy_free(a, query_mem, sizeof(btConvexHullShape));
-        return GY_ERR_OUT_OF_MEMORY;
-    }
     const gy_hull *h = &r->base.hull;
     const double *points = &h->vertices[0].x;
     const int stride = (int)sizeof(gy_vec3);
     double margin = fmin(HULL_MARGIN, 0.1 * gy_adapter_hull_inner_radius(h));
-    btAlignedObjectArray<btVector3> shrunk;
-    if (margin > HULL_MIN_MARGIN && hull_shrink(h, margin, shrunk)) {
-        r->hull_shape = new (shape_mem)
-            btConvexHullShape(&shrunk[0].x(), shrunk.size(), (int)sizeof(btVector3));
+    void *shape_mem = gy_alloc(a, sizeof(btConvexHullShape));
+    void *query_mem = gy_alloc(a, sizeof(btConvexHullShape));
+    gy_adapter_hull_points shrunk = {};
+    if (shape_mem == nullptr || query_mem == nullptr ||
+        (margin > HULL_MIN_MARGIN && gy_adapter_hull_shrink(a, h, margin, &shrunk) != GY_OK)) {
+        gy_free(a, shape_mem, sizeof(btConvexHullShape));
+        gy_free(a, query_mem, sizeof(btConvexHullShape));
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    if (shrunk.count > 0) {
+        r->hull_shape =
+            new (shape_mem) btConvexHullShape(&shrunk.items[0].x, (int)shrunk.count, stride);
     } else {
         margin = fmin(HULL_MIN_MARGIN, 0.1 * gy_adapter_hull_inner_radius(h));
         r->hull_shape = new (shape_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     }
+    gy_adapter_hull_points_free(a, &shrunk);
     /* No polyhedral features: Bullet's face clipping for hull pairs measures depth on the points
      * alone, which would sink stacked hulls by both margins. */
     r->hull_shape->setMargin(margin);

@@ -263,6 +263,17 @@ gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *co
 /* Smallest distance from a hull's centroid to a face plane (0 when not positive). */
 double gy_adapter_hull_inner_radius(const gy_hull *h);
 
+/* The corners of hull `h` shrunk by `margin` (m): every distinct face plane moved in by it and
+ * the intersections of three planes that lie inside all of them, for a middleware that rounds a
+ * hull by a margin around its points and so gives back the hull's faces. *out (emptied first)
+ * holds at least 4 points, or none when the hull has more than
+ * GY_ADAPTER_HULL_SHRINK_MAX_PLANES distinct planes (the plane intersection is cubic) or the
+ * shrunk hull is no solid. GY_OK, or GY_ERR_OUT_OF_MEMORY (*out freed). */
+#define GY_ADAPTER_HULL_SHRINK_MAX_PLANES 96
+GY_ARRAY_DEFINE(gy_adapter_hull_points, gy_vec3)
+gy_result gy_adapter_hull_shrink(const gy_allocator *al, const gy_hull *h, double margin,
+                                 gy_adapter_hull_points *out);
+
 /* Radius of a shape's inscribed sphere about `*center` (set, shape frame); 0 for shapes with no
  * volume. `hull` is needed for hulls. */
 double gy_adapter_shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center);

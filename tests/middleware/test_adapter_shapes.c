@@ -1,0 +1,107 @@
+/* Shape helpers the front end gives every driver (middleware/src/adapter_common.c): a hull shrunk
+ * by a margin. */
+#include "test_support.h"
+
+#include <math.h>
+
+#include "../../middleware/src/adapter_common.h"
+#include "gyre/math.h"
+
+static void build_box_hull(gy_test_allocator *ta, gy_vec3 half, gy_hull *out)
+{
+    gy_vec3 p[8];
+    for (int i = 0; i < 8; i++)
+        p[i] = gy_v3(i & 1 ? half.x : -half.x, i & 2 ? half.y : -half.y, i & 4 ? half.z : -half.z);
+    assert_result(gy_hull_build(&ta->base, p, 8, out), GY_OK);
+}
+
+static void test_hull_shrink_moves_every_face_of_a_box_in_by_the_margin(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_hull h;
+    build_box_hull(&ta, gy_v3(1.0, 0.5, 2.0), &h);
+    gy_adapter_hull_points out = {0};
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_OK);
+    /* Two triangles a face share its plane: six planes, eight corners, each counted once. */
+    assert_int_equal(out.count, 8);
+    for (uint32_t i = 0; i < out.count; i++) {
+        assert_near(fabs(out.items[i].x), 0.9, 1e-12);
+        assert_near(fabs(out.items[i].y), 0.4, 1e-12);
+        assert_near(fabs(out.items[i].z), 1.9, 1e-12);
+        for (uint32_t k = 0; k < i; k++)
+            assert_true(gy_v3_len(gy_v3_sub(out.items[i], out.items[k])) > 0.5);
+    }
+    gy_adapter_hull_points_free(&ta.base, &out);
+    gy_hull_free(&ta.base, &h);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
+static void test_hull_shrink_gives_nothing_past_the_hull_or_over_the_plane_limit(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_hull h;
+    build_box_hull(&ta, gy_v3(1.0, 0.5, 2.0), &h);
+    /* A margin past the smallest half-size leaves no solid. */
+    gy_adapter_hull_points out = {0};
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.6, &out), GY_OK);
+    assert_int_equal(out.count, 0);
+    gy_adapter_hull_points_free(&ta.base, &out);
+    gy_hull_free(&ta.base, &h);
+
+    /* A ball of 200 points has far more distinct face planes than the limit. */
+    gy_vec3 p[200];
+    for (int i = 0; i < 200; i++) {
+        double z = 1.0 - (2.0 * i + 1.0) / 200.0, r = sqrt(1.0 - z * z), a = 2.39996323 * i;
+        p[i] = gy_v3(r * cos(a), r * sin(a), z);
+    }
+    assert_result(gy_hull_build(&ta.base, p, 200, &h), GY_OK);
+    assert_true(h.triangle_count > GY_ADAPTER_HULL_SHRINK_MAX_PLANES);
+    out.count = 5; /* emptied first */
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.01, &out), GY_OK);
+    assert_int_equal(out.count, 0);
+    gy_adapter_hull_points_free(&ta.base, &out);
+    gy_hull_free(&ta.base, &h);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
+static void test_hull_shrink_out_of_memory_leaves_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    /* A twelve-sided prism: 24 corners, more than the array's first room. */
+    gy_vec3 p[24];
+    for (int i = 0; i < 24; i++)
+        p[i] = gy_v3(cos(GY_PI * (i / 2) / 6.0), i % 2 ? 1.0 : -1.0, sin(GY_PI * (i / 2) / 6.0));
+    gy_hull h;
+    assert_result(gy_hull_build(&ta.base, p, 24, &h), GY_OK);
+    gy_adapter_hull_points out = {0};
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_OK);
+    assert_int_equal(out.count, 24);
+    gy_adapter_hull_points_free(&ta.base, &out);
+    ta.fail_at = ta.calls + 1u;
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
+    assert_int_equal(out.count, 0);
+    assert_null(out.items);
+    /* A failure on growing, after some points were kept, frees them too. */
+    ta.fail_at = ta.calls + 2u;
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
+    assert_null(out.items);
+    ta.fail_at = 0;
+    gy_hull_free(&ta.base, &h);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hull_shrink_moves_every_face_of_a_box_in_by_the_margin),
+        cmocka_unit_test(test_hull_shrink_gives_nothing_past_the_hull_or_over_the_plane_limit),
+        cmocka_unit_test(test_hull_shrink_out_of_memory_leaves_nothing),
+    };
+    return cmocka_run_group_tests_name("adapter shapes", tests, NULL, NULL);
+}
