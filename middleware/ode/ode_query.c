@@ -246,7 +246,8 @@ static gy_vec3 swap_yz(gy_vec3 v)
     return gy_v3(v.x, v.z, v.y);
 }
 
-/* Rays meet hulls and capsules through collision/'s line spans, in the geom's frame: ODE 0.16's
+/* Rays meet hulls and capsules through the front end's closed-form test, in the geom's frame
+ * (Y and Z swapped for capsules): ODE 0.16's
  * ray-convex test misses convexes turned about some axes (a cube tilted 0.5 rad about X under a
  * vertical ray through its centre reports nothing) and its ray-capsule test misses a ray that
  * starts inside and runs along the axis. As ODE's own ray tests do, a ray starting inside reports
@@ -255,22 +256,15 @@ static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, dGeomI
                       gy_driver_hit *out)
 {
     gy_vec3 o = into_geom(g, q->origin, true), d = into_geom(g, q->dir, false);
-    gy_line_span span;
-    bool got;
-    if (c->base.shape_type == GY_SHAPE_HULL) {
-        got = gy_line_hull(o, d, &gy_ode_collider_resource(c)->base.hull, &span);
-    } else {
-        dReal radius, length;
-        dGeomCapsuleGetParams(g, &radius, &length);
-        got = gy_line_capsule(swap_yz(o), swap_yz(d), radius, 0.5 * length, &span);
-        span.n_in = swap_yz(span.n_in);
-        span.n_out = swap_yz(span.n_out);
-    }
+    bool capsule = c->base.shape_type == GY_SHAPE_CAPSULE;
+    const gy_shape s = gy_adapter_collider_shape(&c->base);
+    const gy_ode_resource *res = gy_ode_collider_resource(c);
     double t;
     gy_vec3 n;
-    if (!got || !gy_line_span_hit(&span, dGeomRayGetLength(q->probe), true, &t, &n))
+    if (!gy_adapter_ray_shape(&s, res != NULL ? &res->base.hull : NULL, capsule ? swap_yz(o) : o,
+                              capsule ? swap_yz(d) : d, dGeomRayGetLength(q->probe), &t, &n))
         return false;
-    hit_at(q, t, gy_v3_normalize(out_of_geom(g, n)), out);
+    hit_at(q, t, gy_v3_normalize(out_of_geom(g, capsule ? swap_yz(n) : n)), out);
     return true;
 }
 

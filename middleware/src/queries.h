@@ -62,6 +62,15 @@ void gy_adapter_search_shape(const struct gy_driver *d, struct gy_driver_world *
                              gy_adapter_query *q, const gy_shape *shape, const gy_hull *hull,
                              gy_pose pose, gy_vec3 translation, double length, bool cast);
 
+/* A driver's closed-form ray test against a sphere, box, capsule, cylinder or hull (`hull` its
+ * data, NULL: no hit), through collision's line spans, or a plane: the ray from `o` along the unit
+ * `d`, both in the shape's own frame (capsules and cylinders along Y; a plane's is the world's),
+ * and its first hit within `length` (gy_line_span_hit; a ray starting inside a solid reports where
+ * it leaves, the normal facing back along the ray; a plane is hit from either side, the normal
+ * facing the ray's origin). *n is unit, in the shape's frame. False for meshes. */
+bool gy_adapter_ray_shape(const gy_shape *s, const gy_hull *hull, gy_vec3 o, gy_vec3 d,
+                          double length, double *t, gy_vec3 *n);
+
 /* ---- what a driver's walk calls ----------------------------------------------------------------
  */
 

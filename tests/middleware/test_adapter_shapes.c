@@ -1,10 +1,11 @@
-/* Shape helpers the front end gives every driver (middleware/src/adapter_common.c): a hull shrunk
- * by a margin. */
+/* Shape helpers the front end gives the drivers: a hull shrunk by a margin (adapter_common.c) and
+ * the closed-form ray test (queries.c). */
 #include "test_support.h"
 
 #include <math.h>
 
 #include "../../middleware/src/adapter_common.h"
+#include "../../middleware/src/queries.h"
 #include "gyre/math.h"
 
 static void build_box_hull(gy_test_allocator *ta, gy_vec3 half, gy_hull *out)
@@ -96,12 +97,46 @@ static void test_hull_shrink_out_of_memory_leaves_nothing(void **state)
     assert_int_equal(ta.live_blocks, 0);
 }
 
+static void test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side(void **state)
+{
+    (void)state;
+    double t;
+    gy_vec3 n;
+    /* A sphere of radius 1 from 3 m out: hit 2 m along, the normal facing the ray. */
+    gy_shape sphere = {.type = GY_SHAPE_SPHERE, .radius = 1.0};
+    assert_true(gy_adapter_ray_shape(&sphere, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 10.0, &t, &n));
+    assert_near(t, 2.0, 1e-12);
+    assert_near(n.x, -1.0, 1e-12);
+    assert_false(gy_adapter_ray_shape(&sphere, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 1.5, &t, &n));
+    /* From inside a capsule (along Y), up its axis: where it leaves, the normal turned back. */
+    gy_shape capsule = {.type = GY_SHAPE_CAPSULE, .radius = 0.5, .height = 3.0};
+    assert_true(gy_adapter_ray_shape(&capsule, NULL, gy_v3(0, 0, 0), gy_v3(0, 1, 0), 5.0, &t, &n));
+    assert_near(t, 1.5, 1e-12);
+    assert_near(n.y, -1.0, 1e-12);
+    /* A plane y = 2 given as 2y = 4, from below and from above; behind the ray, nothing. */
+    gy_shape plane = {.type = GY_SHAPE_PLANE, .normal = gy_v3(0, 2, 0), .offset = 4.0};
+    assert_true(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 0, 0), gy_v3(0, 1, 0), 5.0, &t, &n));
+    assert_near(t, 2.0, 1e-12);
+    assert_near(n.y, -1.0, 1e-12);
+    assert_true(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 5, 0), gy_v3(0, -1, 0), 5.0, &t, &n));
+    assert_near(t, 3.0, 1e-12);
+    assert_near(n.y, 1.0, 1e-12);
+    assert_false(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 5, 0), gy_v3(0, 1, 0), 5.0, &t, &n));
+    assert_false(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 0, 0), gy_v3(1, 0, 0), 5.0, &t, &n));
+    /* A hull without its data, and a mesh: no closed-form test. */
+    gy_shape hull = {.type = GY_SHAPE_HULL}, mesh = {.type = GY_SHAPE_MESH};
+    assert_false(gy_adapter_ray_shape(&hull, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 9.0, &t, &n));
+    assert_false(gy_adapter_ray_shape(&mesh, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 9.0, &t, &n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hull_shrink_moves_every_face_of_a_box_in_by_the_margin),
         cmocka_unit_test(test_hull_shrink_gives_nothing_past_the_hull_or_over_the_plane_limit),
         cmocka_unit_test(test_hull_shrink_out_of_memory_leaves_nothing),
+        cmocka_unit_test(
+            test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
     };
     return cmocka_run_group_tests_name("adapter shapes", tests, NULL, NULL);
 }
