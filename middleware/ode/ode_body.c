@@ -581,33 +581,6 @@ void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec
     dBodySetAngularVel(b->body, v.x, v.y, v.z);
 }
 
-/* Velocity change of a world-space angular impulse: R I⁻¹ Rᵀ L. */
-static gy_vec3 angular_delta(const gy_ode_body *b, gy_vec3 l)
-{
-    gy_quat q = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
-    gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), l);
-    return gy_quat_rotate(q, gy_mat3_apply(b->inv_inertia, local));
-}
-
-static void apply_impulse(gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
-{
-    const dReal *v = dBodyGetLinearVel(b->body);
-    gy_vec3 nv = gy_v3_mad(vec_from_ode(v), j, 1.0 / b->mass);
-    dBodySetLinearVel(b->body, nv.x, nv.y, nv.z);
-    if (point == NULL)
-        return;
-    gy_vec3 arm = gy_v3_sub(*point, gy_ode_body_com(b));
-    gy_vec3 dw = angular_delta(b, gy_v3_cross(arm, j));
-    gy_vec3 nw = gy_v3_add(vec_from_ode(dBodyGetAngularVel(b->body)), dw);
-    dBodySetAngularVel(b->body, nw.x, nw.y, nw.z);
-}
-
-void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
-{
-    (void)w;
-    apply_impulse(b, j, point);
-}
-
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p)
 {
     (void)w;

@@ -274,8 +274,6 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
 gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
 void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
 void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
-void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 impulse,
-                             const gy_vec3 *point);
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);
 void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
@@ -305,7 +303,6 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
 void gy_ode_joint_coordinate(gy_driver_world *w, gy_ode_joint *j, double *position, double *rate);
 gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j);
-gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis);
 void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
                             double max_force, double h);
 void gy_ode_joint_set_spring(gy_driver_world *w, gy_ode_joint *j, double erp, double cfm, double h);

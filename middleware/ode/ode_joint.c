@@ -58,16 +58,6 @@ gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j)
     return gy_v3(ax[0], ax[1], ax[2]);
 }
 
-gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis)
-{
-    (void)w;
-    gy_quat q = side_rotation(b);
-    gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), axis);
-    double inv = gy_v3_dot(local, gy_mat3_apply(b->inv_inertia, local));
-    gy_joint_side s = {b->mass, inv > 0.0 ? 1.0 / inv : 0.0, gy_ode_body_com(b)};
-    return s;
-}
-
 void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
                             double max_force, double h)
 {
