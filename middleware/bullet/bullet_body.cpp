@@ -33,9 +33,10 @@ static_assert(
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
-static void resource_destroy(gy_driver_world *w, gy_bt_resource *r)
+void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *rec)
 {
     const gy_allocator *a = w->allocator;
+    gy_bt_resource *r = gy_bt_resource_of(rec);
     /* The BVH shape points into the mesh interface, which points into the copies. */
     gy_bt_delete(a, r->mesh_shape);
     gy_bt_delete(a, r->mesh_array);
@@ -107,11 +108,6 @@ gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
     r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
     return GY_OK;
-}
-
-void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
-{
-    resource_destroy(w, gy_bt_resource_of(r));
 }
 
 /* ---- body helpers --------------------------------------------------------------------------- */
@@ -710,7 +706,7 @@ gy_bt_collider *gy_bt_body_collider(gy_bt_body *b, uint32_t i)
 
 /* ---- body release --------------------------------------------------------------------------- */
 
-static void body_destroy(gy_driver_world *w, gy_bt_body *b)
+void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
 {
     gy_bt_static_pairs_drop(w, b);
     if (b->base.type == GY_MOTION_STATIC) {
@@ -744,11 +740,6 @@ static void body_free(gy_driver_world *w, gy_bt_body *b)
     size_t size = b->block_size;
     b->~gy_bt_body();
     gy_free(a, b, size);
-}
-
-void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
-{
-    body_destroy(w, b);
 }
 
 /* ---- per-body calls ------------------------------------------------------------------------- */

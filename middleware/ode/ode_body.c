@@ -19,9 +19,10 @@
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
-static void resource_destroy(gy_driver_world *w, gy_ode_resource *r)
+void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *rec)
 {
     const gy_allocator *a = w->allocator;
+    gy_ode_resource *r = (gy_ode_resource *)rec;
     if (r->trimesh != NULL)
         dGeomTriMeshDataDestroy(r->trimesh);
     if (r->base.kind == GY_SHAPE_HULL) {
@@ -78,11 +79,6 @@ gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
     return GY_OK;
 }
 
-void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r)
-{
-    resource_destroy(w, (gy_ode_resource *)r);
-}
-
 /* ---- body helpers --------------------------------------------------------------------------- */
 
 /* ODE's capsule and cylinder stand along local Z, Gyre's along Y: a -90° turn about X maps one
@@ -132,18 +128,13 @@ gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
     return vec_from_ode(v);
 }
 
-void gy_ode_body_wake(gy_ode_body *b)
+void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b)
 {
+    (void)w;
     if (b->base.type == GY_MOTION_DYNAMIC)
         dBodyEnable(b->body);
     else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
-}
-
-void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b)
-{
-    (void)w;
-    gy_ode_body_wake(b);
 }
 
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
@@ -349,13 +340,9 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
 /* ---- body create / release ------------------------------------------------------------------ */
 
 static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def *def,
-                          const gy_mass *m)
+                          const gy_mass *m, const dMass *dm)
 {
-    dMass dm;
-    dMassSetParameters(&dm, m->mass, 0.0, 0.0, 0.0, m->inertia.m[0][0], m->inertia.m[1][1],
-                       m->inertia.m[2][2], m->inertia.m[0][1], m->inertia.m[0][2],
-                       m->inertia.m[1][2]);
-    dBodySetMass(b->body, &dm);
+    dBodySetMass(b->body, dm);
     b->mass = m->mass;
     b->inv_inertia = mat3_inverse(m->inertia);
     dBodySetGravityMode(b->body, b->motion.gravity_factor == 1.0 ? 1 : 0);
@@ -385,8 +372,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
     const gy_mass mass = *mp;
+    dMass dm = {0};
     if (def->type == GY_MOTION_DYNAMIC) {
-        dMass dm;
         dMassSetParameters(&dm, mass.mass, 0.0, 0.0, 0.0, mass.inertia.m[0][0],
                            mass.inertia.m[1][1], mass.inertia.m[2][2], mass.inertia.m[0][1],
                            mass.inertia.m[0][2], mass.inertia.m[1][2]);
@@ -427,7 +414,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         dBodySetAngularVel(b->body, def->angular_velocity.x, def->angular_velocity.y,
                            def->angular_velocity.z);
         if (def->type == GY_MOTION_DYNAMIC) {
-            setup_dynamic(w, b, def, &mass);
+            setup_dynamic(w, b, def, &mass, &dm);
         } else {
             dBodySetKinematic(b->body);
             dBodySetAutoDisableFlag(b->body, 0);
@@ -502,7 +489,7 @@ gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i)
     return &gy_ode_body_records(b)[i];
 }
 
-static void body_destroy(gy_driver_world *w, gy_ode_body *b)
+void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = &gy_ode_body_records(b)[i];
@@ -515,11 +502,6 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
     if (b->base.type == GY_MOTION_STATIC)
         gy_static_grid_trim(&w->grid);
     body_free(w, b);
-}
-
-void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
-{
-    body_destroy(w, b);
 }
 
 /* ---- per-body calls ------------------------------------------------------------------------- */

@@ -280,8 +280,7 @@ void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
-void gy_ode_body_wake(gy_ode_body *b);
-void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b);
+void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b);
 /* World-space pose of the body origin and of its centre of mass. */
 gy_pose gy_ode_body_pose(const gy_ode_body *b);
 gy_vec3 gy_ode_body_com(const gy_ode_body *b);

@@ -16,7 +16,7 @@
 #include "gyre/math.h"
 #include "ode_internal.h"
 
-static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
+void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
 {
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
@@ -205,11 +205,6 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     drive_setup(w, j);
     *out = j;
     return GY_OK;
-}
-
-void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
-{
-    joint_destroy(w, j);
 }
 
 static double vlen(const dReal *v)
