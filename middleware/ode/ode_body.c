@@ -147,29 +147,6 @@ void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
     dBodySetAngularDamping(b->body, 1.0 - exp(-b->motion.angular_damping * dt));
 }
 
-static gy_mat3 mat3_inverse(gy_mat3 m)
-{
-    double(*a)[3] = m.m;
-    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
-    double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
-    double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
-    gy_mat3 r = gy_mat3_zero();
-    if (!(fabs(det) > 0.0))
-        return r;
-    double inv = 1.0 / det;
-    r.m[0][0] = c00 * inv;
-    r.m[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * inv;
-    r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * inv;
-    r.m[1][0] = c01 * inv;
-    r.m[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * inv;
-    r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * inv;
-    r.m[2][0] = c02 * inv;
-    r.m[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * inv;
-    r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * inv;
-    return r;
-}
-
 static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space)
 {
     switch (s->type) {
@@ -344,7 +321,7 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
 {
     dBodySetMass(b->body, dm);
     b->mass = m->mass;
-    b->inv_inertia = mat3_inverse(m->inertia);
+    b->inv_inertia = gy_mat3_inverse(m->inertia);
     dBodySetGravityMode(b->body, b->motion.gravity_factor == 1.0 ? 1 : 0);
     dBodySetLinearDampingThreshold(b->body, 0.0);
     dBodySetAngularDampingThreshold(b->body, 0.0);
