@@ -430,9 +430,8 @@ bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, g
         btTransform ft = gy_bt_collider_transform(c);
         gy_vec3 o = gy_bt_from_vec(ft.invXform(q->origin));
         gy_vec3 d = gy_bt_from_vec(ft.getBasis().transpose() * q->dir);
-        const gy_bt_resource *res = gy_bt_collider_resource(c);
-        if (!gy_adapter_ray_shape(s, res != nullptr ? &res->base.hull : nullptr, o, d, q->length,
-                                  &t, &local_n))
+        if (!gy_adapter_ray_shape(s, gy_adapter_collider_hull(&c->base), o, d, q->length, &t,
+                                  &local_n))
             return false;
         n = (ft.getBasis() * gy_bt_vec(local_n)).normalized();
     }
@@ -512,9 +511,7 @@ void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, g
                        &q);
 }
 
-gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c, const gy_hull **hull)
+gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c)
 {
-    if (c->base.shape_type == GY_SHAPE_HULL && gy_bt_collider_resource(c) != nullptr)
-        *hull = &gy_bt_collider_resource(c)->base.hull;
     return gy_bt_body_pose(gy_bt_collider_body(c));
 }

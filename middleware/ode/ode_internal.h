@@ -244,7 +244,7 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
 bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double t,
                           gy_driver_hit *out);
 void gy_ode_collider_box(gy_driver_world *w, gy_ode_collider *c, double box[6]);
-gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull);
+gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c);
 
 /* Creates and frees the world's scratch query geoms (ode_query.c). */
 gy_result gy_ode_query_init(gy_driver_world *w);

@@ -258,10 +258,9 @@ static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, dGeomI
     gy_vec3 o = into_geom(g, q->origin, true), d = into_geom(g, q->dir, false);
     bool capsule = c->base.shape_type == GY_SHAPE_CAPSULE;
     const gy_shape s = gy_adapter_collider_shape(&c->base);
-    const gy_ode_resource *res = gy_ode_collider_resource(c);
     double t;
     gy_vec3 n;
-    if (!gy_adapter_ray_shape(&s, res != NULL ? &res->base.hull : NULL, capsule ? swap_yz(o) : o,
+    if (!gy_adapter_ray_shape(&s, gy_adapter_collider_hull(&c->base), capsule ? swap_yz(o) : o,
                               capsule ? swap_yz(d) : d, dGeomRayGetLength(q->probe), &t, &n))
         return false;
     hit_at(q, t, gy_v3_normalize(out_of_geom(g, capsule ? swap_yz(n) : n)), out);
@@ -272,8 +271,7 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
 {
     bool got;
     dGeomID g = gy_ode_collider_geom(w, c);
-    if ((c->base.shape_type == GY_SHAPE_HULL && gy_ode_collider_resource(c) != NULL) ||
-        c->base.shape_type == GY_SHAPE_CAPSULE) {
+    if (gy_adapter_collider_hull(&c->base) != NULL || c->base.shape_type == GY_SHAPE_CAPSULE) {
         got = ray_solid(q, c, g, out);
     } else {
         dContactGeom cg;
@@ -421,10 +419,8 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
         reset_convex(w);
 }
 
-gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull)
+gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c)
 {
     (void)w;
-    if (c->base.shape_type == GY_SHAPE_HULL && gy_ode_collider_resource(c) != NULL)
-        *hull = &gy_ode_collider_resource(c)->base.hull;
     return gy_ode_body_pose(gy_ode_owner(c));
 }

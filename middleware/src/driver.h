@@ -374,9 +374,9 @@ typedef struct gy_driver {
      * end refines the fraction). */
     bool (*cast_sweep)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double hi,
                        gy_driver_hit *out);
-    /* What the front end's convex cast reads of a collider: its body's pose (the Gyre body
-     * origin in the world) and, for a hull collider, its hull (*hull untouched otherwise). */
-    gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c, const gy_hull **hull);
+    /* What the front end's convex cast reads of a collider besides its record: its body's pose
+     * (the Gyre body origin in the world). */
+    gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c);
 } gy_driver;
 
 /* The driver world under a front-end world (white-box driver tests read it). */

@@ -83,8 +83,8 @@ static void collect_shape(gy_adapter_search *s, const gy_adapter_collider *rec, 
 static bool cast_convex(gy_adapter_search *s, gy_driver_collider *c, double lo, double hi)
 {
     const gy_adapter_collider *rec = record(c);
-    const gy_hull *hull = NULL;
-    gy_pose body = s->driver->collider_body_pose(s->dw, c, &hull);
+    const gy_hull *hull = gy_adapter_collider_hull(rec);
+    gy_pose body = s->driver->collider_body_pose(s->dw, c);
     gy_convex target;
     gy_shape shape = gy_adapter_collider_shape(rec);
     if (!gy_adapter_shape_convex(&shape, hull,
