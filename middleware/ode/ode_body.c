@@ -90,16 +90,11 @@ static gy_quat shape_axis_fix(gy_shape_type t)
     return gy_quat_identity();
 }
 
-static gy_vec3 vec_from_ode(const dReal *v)
-{
-    return gy_v3(v[0], v[1], v[2]);
-}
-
 gy_vec3 gy_ode_body_com(const gy_ode_body *b)
 {
     if (gy_ode_dbody(b) == NULL)
         return b->pose.position; /* a static's centre of mass is its origin */
-    return vec_from_ode(dBodyGetPosition(b->body));
+    return gy_ode_vec(dBodyGetPosition(b->body));
 }
 
 gy_pose gy_ode_body_pose(const gy_ode_body *b)
@@ -108,8 +103,8 @@ gy_pose gy_ode_body_pose(const gy_ode_body *b)
         return b->pose;
     gy_pose p;
     p.rotation = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
-    p.position = gy_v3_sub(vec_from_ode(dBodyGetPosition(b->body)),
-                           gy_quat_rotate(p.rotation, b->com_local));
+    p.position =
+        gy_v3_sub(gy_ode_vec(dBodyGetPosition(b->body)), gy_quat_rotate(p.rotation, b->com_local));
     return p;
 }
 
@@ -125,7 +120,7 @@ gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
         return gy_v3(0.0, 0.0, 0.0);
     dVector3 v;
     dBodyGetPointVel(b->body, p.x, p.y, p.z, v);
-    return vec_from_ode(v);
+    return gy_ode_vec(v);
 }
 
 void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b)
@@ -488,8 +483,8 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
     (void)w;
     out->pose = gy_ode_body_pose(b);
     if (gy_ode_dbody(b) != NULL) {
-        out->linear_velocity = vec_from_ode(dBodyGetLinearVel(b->body));
-        out->angular_velocity = vec_from_ode(dBodyGetAngularVel(b->body));
+        out->linear_velocity = gy_ode_vec(dBodyGetLinearVel(b->body));
+        out->angular_velocity = gy_ode_vec(dBodyGetAngularVel(b->body));
         out->awake = b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
     }
 }

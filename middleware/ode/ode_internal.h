@@ -210,6 +210,12 @@ void gy_ode_static_geoms_fini(gy_driver_world *w);
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);
 gy_quat gy_ode_quat_from_ode(const dReal *q);
 
+/* An ODE vector (dVector3, or any three dReals) as Gyre's. */
+static inline gy_vec3 gy_ode_vec(const dReal *v)
+{
+    return gy_v3(v[0], v[1], v[2]);
+}
+
 /* ODE's AABB order (minx, maxx, miny, maxy, minz, maxz) to and from Gyre's min-max box. */
 static inline gy_aabb gy_ode_aabb_from_ode(const dReal a[6])
 {
@@ -249,10 +255,6 @@ gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c);
 /* Creates and frees the world's scratch query geoms (ode_query.c). */
 gy_result gy_ode_query_init(gy_driver_world *w);
 void gy_ode_query_fini(gy_driver_world *w);
-
-/* Resolves a shape to a posed scratch geom for shape casts and overlaps (ode_query.c). Returns
- * NULL when the shape type cannot be used in queries. */
-dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose);
 
 /* ---- adapter internals shared between its files ------------------------------------------- */
 

@@ -207,16 +207,11 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     return GY_OK;
 }
 
-static double vlen(const dReal *v)
-{
-    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
-
 double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j)
 {
     (void)w;
     /* f2 stays zero for a joint to the world (the record starts zeroed). */
-    return fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
+    return fmax(gy_v3_len(gy_ode_vec(j->feedback.f1)), gy_v3_len(gy_ode_vec(j->feedback.f2)));
 }
 
 static const int motor_vel[3] = {dParamVel, dParamVel2, dParamVel3};
@@ -271,11 +266,6 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
     }
 }
 
-static gy_vec3 dv3(const dReal *v)
-{
-    return gy_v3(v[0], v[1], v[2]);
-}
-
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
 {
     (void)w;
@@ -283,18 +273,18 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
         dVector3 p1, p2, v1, v2 = {0, 0, 0, 0};
         dJointGetDBallAnchor1(j->joint, p1);
         dJointGetDBallAnchor2(j->joint, p2);
-        gy_vec3 d = gy_v3_sub(dv3(p1), dv3(p2));
+        gy_vec3 d = gy_v3_sub(gy_ode_vec(p1), gy_ode_vec(p2));
         out->position = gy_v3_len(d);
         dBodyGetPointVel(gy_ode_dbody(j->a), p1[0], p1[1], p1[2], v1);
         if (j->b != NULL && gy_ode_dbody(j->b) != NULL)
             dBodyGetPointVel(j->b->body, p2[0], p2[1], p2[2], v2);
         if (out->position > 0.0)
-            out->velocity = gy_v3_dot(gy_v3_sub(dv3(v1), dv3(v2)), d) / out->position;
+            out->velocity = gy_v3_dot(gy_v3_sub(gy_ode_vec(v1), gy_ode_vec(v2)), d) / out->position;
     }
-    out->force = dv3(j->feedback.f1);
-    out->torque = dv3(j->feedback.t1);
+    out->force = gy_ode_vec(j->feedback.f1);
+    out->torque = gy_ode_vec(j->feedback.t1);
     if (j->limit_motor != NULL) {
         /* The limit motor's rows act between the same bodies: part of what the joint applies. */
-        out->torque = gy_v3_add(out->torque, dv3(j->limit_feedback.t1));
+        out->torque = gy_v3_add(out->torque, gy_ode_vec(j->limit_feedback.t1));
     }
 }

@@ -29,11 +29,6 @@ static gy_quat capsule_axis_fix(void)
     return q;
 }
 
-static gy_vec3 v3_from_ode(const dReal *v)
-{
-    return gy_v3(v[0], v[1], v[2]);
-}
-
 /* ---- scratch geoms --------------------------------------------------------------------------- */
 
 static void reset_convex(gy_driver_world *w)
@@ -71,20 +66,12 @@ gy_result gy_ode_query_init(gy_driver_world *w)
     return GY_OK;
 }
 
-static const gy_ode_resource *hull_resource(const gy_driver_world *w, gy_resource_id id)
+/* A query's shape (the front end has checked it and its hull: driver.h) as a posed scratch geom. */
+static dGeomID query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose)
 {
-    const gy_ode_resource *r = gy_handle_pool_get(w->resources, id.bits);
-    return (r != NULL && r->base.kind == GY_SHAPE_HULL) ? r : NULL;
-}
-
-dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose)
-{
-    if (w == NULL || gy_validate_shape(shape) != GY_OK || !gy_vec3_is_finite(pose.position) ||
-        !gy_quat_is_unit(pose.rotation))
-        return NULL;
     dGeomID g;
     switch (shape->type) {
-    case GY_SHAPE_SPHERE:
+    default: /* a sphere: queries take no shapes but these four (gy_validate_query_shape) */
         g = w->query_sphere;
         dGeomSphereSetRadius(g, shape->radius);
         break;
@@ -98,16 +85,12 @@ dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
         pose.rotation = gy_quat_mul(pose.rotation, capsule_axis_fix());
         break;
     case GY_SHAPE_HULL: {
-        const gy_ode_resource *r = hull_resource(w, shape->resource);
-        if (r == NULL)
-            return NULL;
+        const gy_ode_resource *r = gy_handle_pool_get(w->resources, shape->resource.bits);
         g = w->query_convex;
         dGeomSetConvex(g, r->convex_planes, r->base.hull.triangle_count, r->convex_points,
                        r->base.hull.vertex_count, r->convex_polys);
         break;
     }
-    default:
-        return NULL;
     }
     dQuaternion q;
     gy_ode_quat_to_ode(gy_quat_normalize(pose.rotation), q);
@@ -198,8 +181,8 @@ static void hit_from_contacts(const dContactGeom *cg, int n, dGeomID other, doub
         if (cg[i].depth > best->depth)
             best = &cg[i];
     out->t = t;
-    out->point = v3_from_ode(best->pos);
-    out->normal = v3_from_ode(best->normal);
+    out->point = gy_ode_vec(best->pos);
+    out->normal = gy_ode_vec(best->normal);
     out->depth = fmax(0.0, best->depth);
     out->triangle = contact_triangle(best, other);
 }
@@ -390,7 +373,7 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
 {
     (void)length;
     gy_driver_query q = {.s = s, .cast = cast, .translation = translation};
-    q.shape = gy_ode_query_geom(w, shape, pose);
+    q.shape = query_geom(w, shape, pose);
     q.start = pose.position;
     dReal box[6];
     if (cast) {
