@@ -838,8 +838,6 @@ gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 
 void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
-    b->rb->setLinearVelocity(btVector3(0, 0, 0));
-    b->rb->setAngularVelocity(btVector3(0, 0, 0));
     gy_adapter_sleep_reset(b->motion()->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it

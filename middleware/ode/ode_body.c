@@ -544,8 +544,6 @@ gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p
 void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b)
 {
     (void)w;
-    dBodySetLinearVel(b->body, 0.0, 0.0, 0.0);
-    dBodySetAngularVel(b->body, 0.0, 0.0, 0.0);
     dBodyDisable(b->body);
 }
 

@@ -284,8 +284,8 @@ typedef struct gy_driver {
     void (*body_add_impulse)(gy_driver_world *w, gy_driver_body *b, gy_vec3 impulse,
                              const gy_vec3 *point);
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
-    /* Dynamic only: puts the body to sleep now, at rest (body_wake wakes it; the front end has
-     * dropped its pending force and torque). */
+    /* Dynamic only: puts the body to sleep now (body_wake wakes it); the front end has stilled
+     * it first (the step's body_set_velocity) and dropped its pending force and torque. */
     void (*body_put_asleep)(gy_driver_world *w, gy_driver_body *b);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 

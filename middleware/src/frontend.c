@@ -745,10 +745,11 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
         w->driver->body_wake(w->dw, b);
         return GY_OK;
     }
-    /* At rest means no pending force either (backend.h). */
+    /* At rest means still, with no pending force either (backend.h). */
     gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(b));
     m->force = gy_v3(0.0, 0.0, 0.0);
     m->torque = gy_v3(0.0, 0.0, 0.0);
+    w->driver->step->body_set_velocity(b, gy_v3(0.0, 0.0, 0.0), gy_v3(0.0, 0.0, 0.0));
     w->driver->body_put_asleep(w->dw, b);
     return GY_OK;
 }
