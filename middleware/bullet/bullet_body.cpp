@@ -223,13 +223,6 @@ void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_
     w->world.updateSingleAabb(b->rb);
 }
 
-/* Gyre damping d removes about d of the velocity per second: a step of dt keeps exp(-d dt).
- * Bullet keeps (1 - c)^dt, so c = 1 - exp(-d) maps it exactly for any step length. */
-static double damping_coefficient(double d)
-{
-    return 1.0 - exp(-d);
-}
-
 /* ---- body create ---------------------------------------------------------------------------- */
 
 /* Principal axes: inertia = R diag(d) Rᵀ. The Bullet body frame is the centre of mass turned by
@@ -657,8 +650,9 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     double m = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
     btRigidBody::btRigidBodyConstructionInfo ci(m, nullptr, root, inertia);
     ci.m_startWorldTransform = body_frame;
-    ci.m_linearDamping = damping_coefficient(def->linear_damping);
-    ci.m_angularDamping = damping_coefficient(def->angular_damping);
+    /* Bullet keeps (1 - c)^dt: c is the loss over one second, for any step length. */
+    ci.m_linearDamping = gy_adapter_damping_loss(def->linear_damping, 1.0);
+    ci.m_angularDamping = gy_adapter_damping_loss(def->angular_damping, 1.0);
     ci.m_linearSleepingThreshold = BULLET_SLEEP_THRESHOLD;
     ci.m_angularSleepingThreshold = BULLET_SLEEP_THRESHOLD;
     b->rb = new (k.object_mem) btRigidBody(ci);

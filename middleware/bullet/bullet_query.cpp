@@ -435,11 +435,8 @@ bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, g
             return false;
         n = (ft.getBasis() * gy_bt_vec(local_n)).normalized();
     }
-    out->t = t;
-    out->point = gy_bt_from_vec(q->origin + q->dir * t);
-    out->normal = gy_bt_from_vec(n);
-    out->depth = 0.0;
-    out->triangle = triangle;
+    gy_adapter_ray_hit(gy_bt_from_vec(q->origin), gy_bt_from_vec(q->dir), t, gy_bt_from_vec(n),
+                       triangle, out);
     return true;
 }
 

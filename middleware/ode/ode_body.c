@@ -136,10 +136,9 @@ void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
 {
     if (b->base.type != GY_MOTION_DYNAMIC)
         return;
-    /* ODE scales velocity by (1 - scale) once per step; Gyre's damping d is a rate, so a step of
-     * dt keeps exp(-d dt): d of the velocity (to first order) is removed per second. */
-    dBodySetLinearDamping(b->body, 1.0 - exp(-b->motion.linear_damping * dt));
-    dBodySetAngularDamping(b->body, 1.0 - exp(-b->motion.angular_damping * dt));
+    /* ODE scales velocity by (1 - scale) once per step. */
+    dBodySetLinearDamping(b->body, gy_adapter_damping_loss(b->motion.linear_damping, dt));
+    dBodySetAngularDamping(b->body, gy_adapter_damping_loss(b->motion.angular_damping, dt));
 }
 
 static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space)
@@ -493,8 +492,7 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
 {
     gy_result r;
     if (gy_ode_dbody(b) != NULL) {
-        set_dbody_pose(b, pose);
-        b->pose_written = true;
+        set_dbody_pose(b, pose); /* the front end's body_wake marks a kinematic one moving */
         return GY_OK;
     }
     /* A static: re-pose and re-index its geoms. Removing frees room in the old cells, so putting

@@ -187,15 +187,6 @@ static void hit_from_contacts(const dContactGeom *cg, int n, dGeomID other, doub
     out->triangle = contact_triangle(best, other);
 }
 
-static void hit_at(const gy_driver_query *q, double t, gy_vec3 n, gy_driver_hit *out)
-{
-    out->t = t;
-    out->point = gy_v3_mad(q->origin, q->dir, t);
-    out->normal = n;
-    out->depth = 0.0;
-    out->triangle = -1;
-}
-
 /* ---- raycast --------------------------------------------------------------------------------- */
 
 /* Statics are visited along the ray in pieces at least a grid cell long and at most this many, so
@@ -246,7 +237,8 @@ static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, dGeomI
     if (!gy_adapter_ray_shape(&s, gy_adapter_collider_hull(&c->base), capsule ? swap_yz(o) : o,
                               capsule ? swap_yz(d) : d, dGeomRayGetLength(q->probe), &t, &n))
         return false;
-    hit_at(q, t, gy_v3_normalize(out_of_geom(g, capsule ? swap_yz(n) : n)), out);
+    n = gy_v3_normalize(out_of_geom(g, capsule ? swap_yz(n) : n));
+    gy_adapter_ray_hit(q->origin, q->dir, t, n, -1, out);
     return true;
 }
 

@@ -422,6 +422,11 @@ gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *co
     return GY_OK;
 }
 
+double gy_adapter_damping_loss(double d, double dt)
+{
+    return 1.0 - exp(-d * dt);
+}
+
 double gy_adapter_hull_inner_radius(const gy_hull *h)
 {
     double r = INFINITY;

@@ -260,6 +260,10 @@ gy_result gy_adapter_resolve_colliders(const gy_handle_pool *resources, const gy
 gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
                                gy_adapter_resource *const *res, gy_mass *out);
 
+/* A body's damping (gy_body_def) is a rate: d of the velocity (to first order) is removed per
+ * second, so a step of dt keeps exp(-d dt) of it. The fraction that step removes. */
+double gy_adapter_damping_loss(double d, double dt);
+
 /* Smallest distance from a hull's centroid to a face plane (0 when not positive). */
 double gy_adapter_hull_inner_radius(const gy_hull *h);
 

@@ -330,3 +330,13 @@ bool gy_adapter_ray_shape(const gy_shape *s, const gy_hull *hull, gy_vec3 o, gy_
     }
     return got && gy_line_span_hit(&span, length, true, t, n);
 }
+
+void gy_adapter_ray_hit(gy_vec3 origin, gy_vec3 dir, double t, gy_vec3 n, int32_t triangle,
+                        gy_driver_hit *out)
+{
+    out->t = t;
+    out->point = gy_v3_mad(origin, dir, t);
+    out->normal = n;
+    out->depth = 0.0;
+    out->triangle = triangle;
+}

@@ -23,6 +23,7 @@ struct gy_driver;
 struct gy_driver_world;
 struct gy_driver_collider;
 struct gy_driver_query;
+struct gy_driver_hit;
 
 /* One query in progress: the front end's collector and what the hits are measured against. */
 typedef struct gy_adapter_search {
@@ -70,6 +71,11 @@ void gy_adapter_search_shape(const struct gy_driver *d, struct gy_driver_world *
  * facing the ray's origin). *n is unit, in the shape's frame. False for meshes. */
 bool gy_adapter_ray_shape(const gy_shape *s, const gy_hull *hull, gy_vec3 o, gy_vec3 d,
                           double length, double *t, gy_vec3 *n);
+
+/* A ray's raw hit (driver.h) at distance `t` along the unit `dir` from `origin`: the point on the
+ * ray there, the world normal `n`, the mesh triangle (-1 for other shapes), no depth. */
+void gy_adapter_ray_hit(gy_vec3 origin, gy_vec3 dir, double t, gy_vec3 n, int32_t triangle,
+                        struct gy_driver_hit *out);
 
 /* ---- what a driver's walk calls ----------------------------------------------------------------
  */
