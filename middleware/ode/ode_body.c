@@ -25,11 +25,8 @@ void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *rec)
     gy_ode_resource *r = (gy_ode_resource *)rec;
     if (r->trimesh != NULL)
         dGeomTriMeshDataDestroy(r->trimesh);
-    if (r->base.kind == GY_SHAPE_HULL) {
-        gy_free(a, r->convex_planes, (size_t)r->base.hull.triangle_count * 4u * sizeof(double));
-        gy_free(a, r->convex_points, (size_t)r->base.hull.vertex_count * 3u * sizeof(double));
-        gy_free(a, r->convex_polys, (size_t)r->convex_polys_len * sizeof(unsigned int));
-    }
+    if (r->base.kind == GY_SHAPE_HULL)
+        gy_free(a, r->convex_polys, (size_t)r->base.hull.triangle_count * 4u * sizeof(unsigned));
     gy_adapter_resource_fini(a, &r->base);
     gy_free(a, r, sizeof *r);
 }
@@ -58,20 +55,10 @@ gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
     const gy_allocator *a = w->allocator;
     gy_ode_resource *r = (gy_ode_resource *)rec;
     const gy_hull *h = &r->base.hull;
-    r->convex_polys_len = h->triangle_count * 4u;
-    r->convex_planes = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(double));
-    r->convex_points = gy_alloc(a, (size_t)h->vertex_count * 3u * sizeof(double));
-    r->convex_polys = gy_alloc(a, (size_t)r->convex_polys_len * sizeof(unsigned int));
-    if (r->convex_planes == NULL || r->convex_points == NULL || r->convex_polys == NULL)
+    r->convex_polys = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(unsigned));
+    if (r->convex_polys == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < h->vertex_count; i++) {
-        r->convex_points[3u * i + 0u] = h->vertices[i].x;
-        r->convex_points[3u * i + 1u] = h->vertices[i].y;
-        r->convex_points[3u * i + 2u] = h->vertices[i].z;
-    }
     for (uint32_t f = 0; f < h->triangle_count; f++) {
-        for (uint32_t k = 0; k < 4u; k++)
-            r->convex_planes[4u * f + k] = h->planes[f][k];
         r->convex_polys[4u * f] = 3u;
         for (uint32_t k = 0; k < 3u; k++)
             r->convex_polys[4u * f + 1u + k] = h->triangles[3u * f + k];
@@ -158,8 +145,9 @@ static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space
                             s->offset / l);
     }
     case GY_SHAPE_HULL:
-        return dCreateConvex(space, res->convex_planes, res->base.hull.triangle_count,
-                             res->convex_points, res->base.hull.vertex_count, res->convex_polys);
+        return dCreateConvex(space, &res->base.hull.planes[0][0], res->base.hull.triangle_count,
+                             &res->base.hull.vertices[0].x, res->base.hull.vertex_count,
+                             res->convex_polys);
     case GY_SHAPE_MESH:
         return dCreateTriMesh(space, res->trimesh, NULL, NULL, NULL);
     default:

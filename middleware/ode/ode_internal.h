@@ -25,12 +25,12 @@ typedef struct gy_ode_resource {
     gy_adapter_resource base; /* first: the resource pool's payloads are read as this */
     /* Mesh: ODE's trimesh data over the head's copies (it keeps pointers into them). */
     dTriMeshDataID trimesh;
-    /* Hull: the arrays ODE's convex geom points into. */
-    double *convex_planes;      /* 4 per face */
-    double *convex_points;      /* 3 per vertex */
-    unsigned int *convex_polys; /* per face: count, then indices */
-    uint32_t convex_polys_len;  /* entries in convex_polys */
+    /* Hull: the faces ODE's convex geom points into; it reads the head's hull's planes (4 per
+     * face) and vertices (3 per vertex) in place. */
+    unsigned int *convex_polys; /* per face: count 3, then its indices */
 } gy_ode_resource;
+_Static_assert(sizeof(dReal) == sizeof(double) && sizeof(gy_vec3) == 3 * sizeof(double),
+               "ODE reads a hull's planes and vertices in place");
 
 /* One collider: an ODE geom plus everything the near callback and queries filter on. The geom's
  * user data (dGeomGetData) points at this record. A static sphere, box, capsule or cylinder has

@@ -87,8 +87,8 @@ static dGeomID query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
     case GY_SHAPE_HULL: {
         const gy_ode_resource *r = gy_handle_pool_get(w->resources, shape->resource.bits);
         g = w->query_convex;
-        dGeomSetConvex(g, r->convex_planes, r->base.hull.triangle_count, r->convex_points,
-                       r->base.hull.vertex_count, r->convex_polys);
+        dGeomSetConvex(g, &r->base.hull.planes[0][0], r->base.hull.triangle_count,
+                       &r->base.hull.vertices[0].x, r->base.hull.vertex_count, r->convex_polys);
         break;
     }
     }
