@@ -313,7 +313,7 @@ void gy_ode_joint_rotations(gy_driver_world *w, gy_ode_joint *j, gy_quat *qa, gy
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out);
 /* The larger constraint force (N) the last solve applied to either body (driver.h). */
 double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j);
-/* Builds (or rebuilds) the motors that hold a dynamic body's locked world axes. */
+/* Builds the motors that hold a new dynamic body's locked world axes. */
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */

@@ -214,56 +214,39 @@ double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j)
     return fmax(gy_v3_len(gy_ode_vec(j->feedback.f1)), gy_v3_len(gy_ode_vec(j->feedback.f2)));
 }
 
-static const int motor_vel[3] = {dParamVel, dParamVel2, dParamVel3};
-static const int motor_fmax[3] = {dParamFMax, dParamFMax2, dParamFMax3};
+/* A motor holding a dynamic body's locked world axes (an LMotor, or an AMotor in user mode) at
+ * zero velocity with unbounded force; NULL when none is locked. */
+static dJointID lock_motor(gy_driver_world *w, gy_ode_body *b, const bool locked[3], bool angular)
+{
+    static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    static const int vel[3] = {dParamVel, dParamVel2, dParamVel3};
+    static const int fmax[3] = {dParamFMax, dParamFMax2, dParamFMax3};
+    int count = locked[0] + locked[1] + locked[2];
+    if (count == 0)
+        return NULL;
+    dJointID m = angular ? dJointCreateAMotor(w->world, NULL) : dJointCreateLMotor(w->world, NULL);
+    dJointAttach(m, b->body, NULL);
+    if (angular)
+        dJointSetAMotorMode(m, dAMotorUser);
+    (angular ? dJointSetAMotorNumAxes : dJointSetLMotorNumAxes)(m, count);
+    void (*axis)(dJointID, int, int, dReal, dReal, dReal) =
+        angular ? dJointSetAMotorAxis : dJointSetLMotorAxis;
+    void (*param)(dJointID, int, dReal) = angular ? dJointSetAMotorParam : dJointSetLMotorParam;
+    for (int k = 0, n = 0; k < 3; k++) {
+        if (!locked[k])
+            continue;
+        axis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
+        param(m, vel[n], 0.0);
+        param(m, fmax[n], dInfinity);
+        n++;
+    }
+    return m;
+}
 
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
 {
-    static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    if (b->lock_lmotor != NULL) {
-        dJointDestroy(b->lock_lmotor);
-        b->lock_lmotor = NULL;
-    }
-    if (b->lock_amotor != NULL) {
-        dJointDestroy(b->lock_amotor);
-        b->lock_amotor = NULL;
-    }
-    if (gy_ode_dbody(b) == NULL || b->base.type != GY_MOTION_DYNAMIC)
-        return;
-    int nl = 0, na = 0;
-    for (int k = 0; k < 3; k++) {
-        nl += b->motion.lock_linear[k];
-        na += b->motion.lock_angular[k];
-    }
-    if (nl > 0) {
-        dJointID m = dJointCreateLMotor(w->world, NULL);
-        dJointAttach(m, b->body, NULL);
-        dJointSetLMotorNumAxes(m, nl);
-        for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->motion.lock_linear[k])
-                continue;
-            dJointSetLMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
-            dJointSetLMotorParam(m, motor_vel[n], 0.0);
-            dJointSetLMotorParam(m, motor_fmax[n], dInfinity);
-            n++;
-        }
-        b->lock_lmotor = m;
-    }
-    if (na > 0) {
-        dJointID m = dJointCreateAMotor(w->world, NULL);
-        dJointAttach(m, b->body, NULL);
-        dJointSetAMotorMode(m, dAMotorUser);
-        dJointSetAMotorNumAxes(m, na);
-        for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->motion.lock_angular[k])
-                continue;
-            dJointSetAMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
-            dJointSetAMotorParam(m, motor_vel[n], 0.0);
-            dJointSetAMotorParam(m, motor_fmax[n], dInfinity);
-            n++;
-        }
-        b->lock_amotor = m;
-    }
+    b->lock_lmotor = lock_motor(w, b, b->motion.lock_linear, false);
+    b->lock_amotor = lock_motor(w, b, b->motion.lock_angular, true);
 }
 
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
