@@ -16,7 +16,18 @@ static void build_box_hull(gy_test_allocator *ta, gy_vec3 half, gy_hull *out)
     assert_result(gy_hull_build(&ta->base, p, 8, out), GY_OK);
 }
 
-static void test_hull_shrink_moves_every_face_of_a_box_in_by_the_margin(void **state)
+/* Shrinking `h` by `margin` gives no points; then the points and the hull are freed, no leak. */
+static void shrink_to_nothing(gy_test_allocator *ta, gy_hull *h, double margin,
+                              gy_adapter_hull_points *out)
+{
+    assert_result(gy_adapter_hull_shrink(&ta->base, h, margin, out), GY_OK);
+    assert_int_equal(out->count, 0);
+    gy_adapter_hull_points_free(&ta->base, out);
+    gy_hull_free(&ta->base, h);
+    assert_int_equal(ta->live_blocks, 0);
+}
+
+static void test_hull_shrink_moves_box_faces_in_and_one_past_the_hull_leaves_nothing(void **state)
 {
     (void)state;
     gy_test_allocator ta;
@@ -34,25 +45,17 @@ static void test_hull_shrink_moves_every_face_of_a_box_in_by_the_margin(void **s
         for (uint32_t k = 0; k < i; k++)
             assert_true(gy_v3_len(gy_v3_sub(out.items[i], out.items[k])) > 0.5);
     }
-    gy_adapter_hull_points_free(&ta.base, &out);
-    gy_hull_free(&ta.base, &h);
-    assert_int_equal(ta.live_blocks, 0);
+    /* A margin past the smallest half-size leaves no solid. */
+    shrink_to_nothing(&ta, &h, 0.6, &out);
 }
 
-static void test_hull_shrink_gives_nothing_past_the_hull_or_over_the_plane_limit(void **state)
+static void test_hull_shrink_gives_nothing_over_the_plane_limit(void **state)
 {
     (void)state;
     gy_test_allocator ta;
     gy_test_allocator_init(&ta);
     gy_hull h;
-    build_box_hull(&ta, gy_v3(1.0, 0.5, 2.0), &h);
-    /* A margin past the smallest half-size leaves no solid. */
     gy_adapter_hull_points out = {0};
-    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.6, &out), GY_OK);
-    assert_int_equal(out.count, 0);
-    gy_adapter_hull_points_free(&ta.base, &out);
-    gy_hull_free(&ta.base, &h);
-
     /* A ball of 200 points has far more distinct face planes than the limit. */
     gy_vec3 p[200];
     for (int i = 0; i < 200; i++) {
@@ -62,39 +65,7 @@ static void test_hull_shrink_gives_nothing_past_the_hull_or_over_the_plane_limit
     assert_result(gy_hull_build(&ta.base, p, 200, &h), GY_OK);
     assert_true(h.triangle_count > GY_ADAPTER_HULL_SHRINK_MAX_PLANES);
     out.count = 5; /* emptied first */
-    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.01, &out), GY_OK);
-    assert_int_equal(out.count, 0);
-    gy_adapter_hull_points_free(&ta.base, &out);
-    gy_hull_free(&ta.base, &h);
-    assert_int_equal(ta.live_blocks, 0);
-}
-
-static void test_hull_shrink_out_of_memory_leaves_nothing(void **state)
-{
-    (void)state;
-    gy_test_allocator ta;
-    gy_test_allocator_init(&ta);
-    /* A twelve-sided prism: 24 corners, more than the array's first room. */
-    gy_vec3 p[24];
-    for (int i = 0; i < 24; i++)
-        p[i] = gy_v3(cos(GY_PI * (i / 2) / 6.0), i % 2 ? 1.0 : -1.0, sin(GY_PI * (i / 2) / 6.0));
-    gy_hull h;
-    assert_result(gy_hull_build(&ta.base, p, 24, &h), GY_OK);
-    gy_adapter_hull_points out = {0};
-    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_OK);
-    assert_int_equal(out.count, 24);
-    gy_adapter_hull_points_free(&ta.base, &out);
-    ta.fail_at = ta.calls + 1u;
-    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
-    assert_int_equal(out.count, 0);
-    assert_null(out.items);
-    /* A failure on growing, after some points were kept, frees them too. */
-    ta.fail_at = ta.calls + 2u;
-    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
-    assert_null(out.items);
-    ta.fail_at = 0;
-    gy_hull_free(&ta.base, &h);
-    assert_int_equal(ta.live_blocks, 0);
+    shrink_to_nothing(&ta, &h, 0.01, &out);
 }
 
 static void test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side(void **state)
@@ -129,11 +100,39 @@ static void test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_eithe
     assert_false(gy_adapter_ray_shape(&mesh, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 9.0, &t, &n));
 }
 
+static void test_hull_shrink_out_of_memory_leaves_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    /* A twelve-sided prism: 24 corners, more than the array's first room. */
+    gy_vec3 p[24];
+    for (int i = 0; i < 24; i++)
+        p[i] = gy_v3(cos(GY_PI * (i / 2) / 6.0), i % 2 ? 1.0 : -1.0, sin(GY_PI * (i / 2) / 6.0));
+    gy_hull h;
+    assert_result(gy_hull_build(&ta.base, p, 24, &h), GY_OK);
+    gy_adapter_hull_points out = {0};
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_OK);
+    assert_int_equal(out.count, 24);
+    gy_adapter_hull_points_free(&ta.base, &out);
+    ta.fail_at = ta.calls + 1u;
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
+    assert_int_equal(out.count, 0);
+    assert_null(out.items);
+    /* A failure on growing, after some points were kept, frees them too. */
+    ta.fail_at = ta.calls + 2u;
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
+    assert_null(out.items);
+    ta.fail_at = 0;
+    gy_hull_free(&ta.base, &h);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hull_shrink_moves_every_face_of_a_box_in_by_the_margin),
-        cmocka_unit_test(test_hull_shrink_gives_nothing_past_the_hull_or_over_the_plane_limit),
+        cmocka_unit_test(test_hull_shrink_moves_box_faces_in_and_one_past_the_hull_leaves_nothing),
+        cmocka_unit_test(test_hull_shrink_gives_nothing_over_the_plane_limit),
         cmocka_unit_test(test_hull_shrink_out_of_memory_leaves_nothing),
         cmocka_unit_test(
             test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
