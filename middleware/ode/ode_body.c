@@ -303,7 +303,7 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
 {
     dBodySetMass(b->body, dm);
     b->mass = m->mass;
-    b->inv_inertia = gy_mat3_inverse(m->inertia);
+    b->inv_inertia = gy_adapter_inertia_inverse(m->inertia);
     dBodySetGravityMode(b->body, b->motion.gravity_factor == 1.0 ? 1 : 0);
     dBodySetLinearDampingThreshold(b->body, 0.0);
     dBodySetAngularDampingThreshold(b->body, 0.0);

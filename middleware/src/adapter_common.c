@@ -422,6 +422,29 @@ gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *co
     return GY_OK;
 }
 
+gy_mat3 gy_adapter_inertia_inverse(gy_mat3 m)
+{
+    double(*a)[3] = m.m;
+    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+    double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+    double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
+    gy_mat3 r = gy_mat3_zero();
+    if (!(fabs(det) > 0.0))
+        return r;
+    double inv = 1.0 / det;
+    r.m[0][0] = c00 * inv;
+    r.m[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * inv;
+    r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * inv;
+    r.m[1][0] = c01 * inv;
+    r.m[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * inv;
+    r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * inv;
+    r.m[2][0] = c02 * inv;
+    r.m[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * inv;
+    r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * inv;
+    return r;
+}
+
 double gy_adapter_damping_loss(double d, double dt)
 {
     return 1.0 - exp(-d * dt);

@@ -260,6 +260,10 @@ gy_result gy_adapter_resolve_colliders(const gy_handle_pool *resources, const gy
 gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
                                gy_adapter_resource *const *res, gy_mass *out);
 
+/* The inverse of a body's inertia tensor (by cofactors), for drivers that apply it themselves;
+ * the zero matrix for a singular one. */
+gy_mat3 gy_adapter_inertia_inverse(gy_mat3 inertia);
+
 /* A body's damping (gy_body_def) is a rate: d of the velocity (to first order) is removed per
  * second, so a step of dt keeps exp(-d dt) of it. The fraction that step removes. */
 double gy_adapter_damping_loss(double d, double dt);

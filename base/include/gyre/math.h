@@ -219,29 +219,6 @@ static inline gy_vec3 gy_mat3_apply(gy_mat3 a, gy_vec3 v)
                  a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,
                  a.m[2][0] * v.x + a.m[2][1] * v.y + a.m[2][2] * v.z);
 }
-/* The inverse by cofactors; the zero matrix for a singular one. */
-static inline gy_mat3 gy_mat3_inverse(gy_mat3 m)
-{
-    double(*a)[3] = m.m;
-    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
-    double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
-    double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
-    gy_mat3 r = gy_mat3_zero();
-    if (!(fabs(det) > 0.0))
-        return r;
-    double inv = 1.0 / det;
-    r.m[0][0] = c00 * inv;
-    r.m[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * inv;
-    r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * inv;
-    r.m[1][0] = c01 * inv;
-    r.m[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * inv;
-    r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * inv;
-    r.m[2][0] = c02 * inv;
-    r.m[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * inv;
-    r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * inv;
-    return r;
-}
 
 #ifdef __cplusplus
 }

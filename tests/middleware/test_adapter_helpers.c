@@ -1,5 +1,5 @@
-/* Shape helpers the front end gives the drivers: a hull shrunk by a margin (adapter_common.c) and
- * the closed-form ray test (queries.c). */
+/* Helpers the front end gives the drivers: a hull shrunk by a margin, a body's inverse inertia and
+ * damping loss (adapter_common.c), and the closed-form ray test (queries.c). */
 #include "test_support.h"
 
 #include <math.h>
@@ -128,14 +128,48 @@ static void test_hull_shrink_out_of_memory_leaves_nothing(void **state)
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* A tensor times its inverse is the identity; a singular one has the zero matrix. */
+static void test_inertia_inverse_undoes_the_tensor_and_zeroes_a_singular_one(void **state)
+{
+    (void)state;
+    gy_mat3 m = {{{4.0, 1.0, -2.0}, {1.0, 3.0, 0.5}, {-2.0, 0.5, 5.0}}};
+    gy_mat3 p = gy_mat3_mul(m, gy_adapter_inertia_inverse(m));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            assert_near(p.m[i][j], i == j ? 1.0 : 0.0, 1e-14);
+    gy_mat3 d = gy_adapter_inertia_inverse(gy_mat3_diag(2.0, 4.0, 0.5));
+    assert_near(d.m[0][0], 0.5, 0.0);
+    assert_near(d.m[1][1], 0.25, 0.0);
+    assert_near(d.m[2][2], 2.0, 0.0);
+    gy_mat3 s = {{{1.0, 2.0, 3.0}, {2.0, 4.0, 6.0}, {0.0, 1.0, 1.0}}};
+    gy_mat3 z = gy_adapter_inertia_inverse(s);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            assert_true(z.m[i][j] == 0.0);
+}
+
+/* A step keeps exp(-d dt) of the velocity: it removes the rest, whatever the step's length. */
+static void test_damping_loss_compounds_to_the_rate_over_any_steps(void **state)
+{
+    (void)state;
+    assert_near(gy_adapter_damping_loss(0.5, 1.0), 1.0 - exp(-0.5), 0.0);
+    assert_near(gy_adapter_damping_loss(0.0, 0.25), 0.0, 0.0);
+    double kept = 1.0;
+    for (int i = 0; i < 4; i++)
+        kept *= 1.0 - gy_adapter_damping_loss(0.5, 0.25);
+    assert_near(kept, exp(-0.5), 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hull_shrink_moves_box_faces_in_and_one_past_the_hull_leaves_nothing),
         cmocka_unit_test(test_hull_shrink_gives_nothing_over_the_plane_limit),
         cmocka_unit_test(test_hull_shrink_out_of_memory_leaves_nothing),
+        cmocka_unit_test(test_inertia_inverse_undoes_the_tensor_and_zeroes_a_singular_one),
+        cmocka_unit_test(test_damping_loss_compounds_to_the_rate_over_any_steps),
         cmocka_unit_test(
             test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
     };
-    return cmocka_run_group_tests_name("adapter shapes", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("adapter helpers", tests, NULL, NULL);
 }
