@@ -22,22 +22,21 @@ static_assert(
  * decides instead (bullet_step.cpp), so Bullet's thresholds are set out of reach. */
 #define BULLET_SLEEP_THRESHOLD 1e30
 /* Collision margins. Boxes and cylinders keep theirs inside their extents (only edges round);
- * hull points are pulled in by theirs, so margin and points together give back the hull's faces.
- * Either is capped at a tenth of the shape's smallest half-size. */
+ * hull points are pulled in by theirs (gy_adapter_hull_shrink), so margin and points together
+ * give back the hull's faces; a hull that cannot be shrunk keeps HULL_MIN_MARGIN around its
+ * points. Either is capped at a tenth of the shape's smallest half-size. */
 #define BOX_MARGIN      0.01
 #define HULL_MARGIN     0.01
 #define HULL_MIN_MARGIN 0.001
-/* Hulls with more distinct face planes than this are not pulled in (the plane intersection is
- * cubic); they use HULL_MIN_MARGIN around the exact points instead. */
-#define HULL_SHRINK_MAX_PLANES 96
 /* Casting a hull uses its exact points with a margin too small to matter. */
 #define QUERY_HULL_MARGIN 1e-4
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
-static void resource_destroy(gy_driver_world *w, gy_bt_resource *r)
+void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *rec)
 {
     const gy_allocator *a = w->allocator;
+    gy_bt_resource *r = gy_bt_resource_of(rec);
     /* The BVH shape points into the mesh interface, which points into the copies. */
     gy_bt_delete(a, r->mesh_shape);
     gy_bt_delete(a, r->mesh_array);
@@ -75,91 +74,33 @@ gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
     return GY_OK;
 }
 
-/* The vertices of the hull with every face plane moved in by `margin`: intersections of three
- * distinct planes that lie inside all of them. Bullet adds the margin back around them. False
- * (and `out` empty) when the hull has too many planes or the result is not a solid. */
-static bool hull_shrink(const gy_hull *h, double margin, btAlignedObjectArray<btVector3> &out)
-{
-    out.resize(0);
-    double planes[HULL_SHRINK_MAX_PLANES][4];
-    uint32_t np = 0;
-    double scale = 0.0;
-    for (uint32_t i = 0; i < h->vertex_count; i++)
-        scale = fmax(scale, gy_v3_len(gy_v3_sub(h->vertices[i], h->centroid)));
-    const double eps = 1e-9 * (1.0 + scale);
-    for (uint32_t f = 0; f < h->triangle_count; f++) {
-        const double *p = h->planes[f];
-        bool dup = false;
-        for (uint32_t k = 0; k < np && !dup; k++)
-            dup = fabs(planes[k][0] - p[0]) < 1e-9 && fabs(planes[k][1] - p[1]) < 1e-9 &&
-                  fabs(planes[k][2] - p[2]) < 1e-9 && fabs(planes[k][3] - p[3]) < eps;
-        if (dup)
-            continue;
-        if (np == HULL_SHRINK_MAX_PLANES)
-            return false;
-        planes[np][0] = p[0];
-        planes[np][1] = p[1];
-        planes[np][2] = p[2];
-        planes[np][3] = p[3] - margin;
-        np++;
-    }
-    for (uint32_t i = 0; i < np; i++) {
-        btVector3 ni(planes[i][0], planes[i][1], planes[i][2]);
-        for (uint32_t j = i + 1; j < np; j++) {
-            btVector3 nj(planes[j][0], planes[j][1], planes[j][2]);
-            for (uint32_t k = j + 1; k < np; k++) {
-                btVector3 nk(planes[k][0], planes[k][1], planes[k][2]);
-                btVector3 jk = nj.cross(nk), ki = nk.cross(ni), ij = ni.cross(nj);
-                double det = ni.dot(jk);
-                if (fabs(det) < 1e-9)
-                    continue;
-                btVector3 p = (jk * planes[i][3] + ki * planes[j][3] + ij * planes[k][3]) / det;
-                bool inside = true;
-                for (uint32_t m = 0; m < np && inside; m++)
-                    inside = planes[m][0] * p.x() + planes[m][1] * p.y() + planes[m][2] * p.z() <=
-                             planes[m][3] + eps;
-                if (!inside)
-                    continue;
-                bool seen = false;
-                for (int q = 0; q < out.size() && !seen; q++)
-                    seen = (out[q] - p).length2() < eps * eps;
-                if (!seen)
-                    out.push_back(p);
-            }
-        }
-    }
-    if (out.size() < 4) {
-        out.resize(0);
-        return false;
-    }
-    return true;
-}
-
 gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
 {
     if (rec->hull.vertex_count > (uint32_t)INT_MAX)
         return GY_ERR_INVALID_MESH;
     const gy_allocator *a = w->allocator;
     gy_bt_resource *r = gy_bt_resource_of(rec);
-    void *shape_mem = gy_alloc(a, sizeof(btConvexHullShape));
-    void *query_mem = gy_alloc(a, sizeof(btConvexHullShape));
-    if (shape_mem == nullptr || query_mem == nullptr) {
-        gy_free(a, shape_mem, sizeof(btConvexHullShape));
-        gy_free(a, query_mem, sizeof(btConvexHullShape));
-        return GY_ERR_OUT_OF_MEMORY;
-    }
     const gy_hull *h = &r->base.hull;
     const double *points = &h->vertices[0].x;
     const int stride = (int)sizeof(gy_vec3);
     double margin = fmin(HULL_MARGIN, 0.1 * gy_adapter_hull_inner_radius(h));
-    btAlignedObjectArray<btVector3> shrunk;
-    if (margin > HULL_MIN_MARGIN && hull_shrink(h, margin, shrunk)) {
-        r->hull_shape = new (shape_mem)
-            btConvexHullShape(&shrunk[0].x(), shrunk.size(), (int)sizeof(btVector3));
+    void *shape_mem = gy_alloc(a, sizeof(btConvexHullShape));
+    void *query_mem = gy_alloc(a, sizeof(btConvexHullShape));
+    gy_adapter_hull_points shrunk = {};
+    if (shape_mem == nullptr || query_mem == nullptr ||
+        (margin > HULL_MIN_MARGIN && gy_adapter_hull_shrink(a, h, margin, &shrunk) != GY_OK)) {
+        gy_free(a, shape_mem, sizeof(btConvexHullShape));
+        gy_free(a, query_mem, sizeof(btConvexHullShape));
+        return GY_ERR_OUT_OF_MEMORY;
+    }
+    if (shrunk.count > 0) {
+        r->hull_shape =
+            new (shape_mem) btConvexHullShape(&shrunk.items[0].x, (int)shrunk.count, stride);
     } else {
         margin = fmin(HULL_MIN_MARGIN, 0.1 * gy_adapter_hull_inner_radius(h));
         r->hull_shape = new (shape_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     }
+    gy_adapter_hull_points_free(a, &shrunk);
     /* No polyhedral features: Bullet's face clipping for hull pairs measures depth on the points
      * alone, which would sink stacked hulls by both margins. */
     r->hull_shape->setMargin(margin);
@@ -167,11 +108,6 @@ gy_result gy_bt_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
     r->hull_query_shape = new (query_mem) btConvexHullShape(points, (int)h->vertex_count, stride);
     r->hull_query_shape->setMargin(QUERY_HULL_MARGIN);
     return GY_OK;
-}
-
-void gy_bt_resource_free(gy_driver_world *w, gy_adapter_resource *r)
-{
-    resource_destroy(w, gy_bt_resource_of(r));
 }
 
 /* ---- body helpers --------------------------------------------------------------------------- */
@@ -285,13 +221,6 @@ void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_
     b->rb->setCenterOfMassTransform(com_frame);
     b->rb->setInterpolationWorldTransform(com_frame);
     w->world.updateSingleAabb(b->rb);
-}
-
-/* Gyre damping d removes about d of the velocity per second: a step of dt keeps exp(-d dt).
- * Bullet keeps (1 - c)^dt, so c = 1 - exp(-d) maps it exactly for any step length. */
-static double damping_coefficient(double d)
-{
-    return 1.0 - exp(-d);
 }
 
 /* ---- body create ---------------------------------------------------------------------------- */
@@ -721,8 +650,9 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     double m = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
     btRigidBody::btRigidBodyConstructionInfo ci(m, nullptr, root, inertia);
     ci.m_startWorldTransform = body_frame;
-    ci.m_linearDamping = damping_coefficient(def->linear_damping);
-    ci.m_angularDamping = damping_coefficient(def->angular_damping);
+    /* Bullet keeps (1 - c)^dt: c is the loss over one second, for any step length. */
+    ci.m_linearDamping = gy_adapter_damping_loss(def->linear_damping, 1.0);
+    ci.m_angularDamping = gy_adapter_damping_loss(def->angular_damping, 1.0);
     ci.m_linearSleepingThreshold = BULLET_SLEEP_THRESHOLD;
     ci.m_angularSleepingThreshold = BULLET_SLEEP_THRESHOLD;
     b->rb = new (k.object_mem) btRigidBody(ci);
@@ -770,7 +700,7 @@ gy_bt_collider *gy_bt_body_collider(gy_bt_body *b, uint32_t i)
 
 /* ---- body release --------------------------------------------------------------------------- */
 
-static void body_destroy(gy_driver_world *w, gy_bt_body *b)
+void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
 {
     gy_bt_static_pairs_drop(w, b);
     if (b->base.type == GY_MOTION_STATIC) {
@@ -804,11 +734,6 @@ static void body_free(gy_driver_world *w, gy_bt_body *b)
     size_t size = b->block_size;
     b->~gy_bt_body();
     gy_free(a, b, size);
-}
-
-void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
-{
-    body_destroy(w, b);
 }
 
 /* ---- per-body calls ------------------------------------------------------------------------- */
@@ -907,8 +832,6 @@ gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 
 void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
-    b->rb->setLinearVelocity(btVector3(0, 0, 0));
-    b->rb->setAngularVelocity(btVector3(0, 0, 0));
     gy_adapter_sleep_reset(b->motion()->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
      * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it

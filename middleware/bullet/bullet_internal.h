@@ -468,7 +468,7 @@ bool gy_bt_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_bt_collider 
                          gy_driver_hit *out);
 bool gy_bt_cast_sweep(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, double hi,
                       gy_driver_hit *out);
-gy_pose gy_bt_collider_body_pose(gy_driver_world *w, gy_bt_collider *c, const gy_hull **hull);
+gy_pose gy_bt_collider_body_pose(gy_driver_world *w, gy_bt_collider *c);
 
 /* Builds a query shape (sphere, box, capsule in the world's scratch storage, or a hull
  * resource's query shape) and makes it the probe's shape; NULL for other shape types. */

@@ -214,7 +214,7 @@ static btTransform axis_frame(const btVector3 &from, const btVector3 &axis, cons
     return btTransform(q, anchor);
 }
 
-static void joint_destroy(gy_driver_world *w, gy_bt_joint *j)
+void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
 {
     w->world.removeConstraint(j->constraint);
     static_link(j, false);
@@ -447,11 +447,6 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     static_link(j, true);
     *out = j;
     return GY_OK;
-}
-
-void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
-{
-    joint_destroy(w, j);
 }
 
 double gy_bt_joint_force(gy_driver_world *, gy_bt_joint *j)

@@ -397,9 +397,9 @@ static bool visit_static(void *ctx, gy_bt_collider *c)
 
 /* ---- raycast -------------------------------------------------------------------------------- */
 
-/* Rays against meshes use Bullet's BVH ray test; against every other shape, collision/'s line
- * spans in the collider's frame (Bullet's convex ray cast converges only to about 1e-5 of the ray
- * length). */
+/* Rays against meshes use Bullet's BVH ray test; against every other shape, the front end's
+ * closed-form test in the collider's frame (Bullet's convex ray cast converges only to about 1e-5
+ * of the ray length). */
 bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, gy_driver_hit *out)
 {
     double t = 0.0;
@@ -407,16 +407,12 @@ bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, g
     int32_t triangle = -1;
     const gy_shape shape = gy_adapter_collider_shape(&c->base);
     const gy_shape *s = &shape;
+    gy_vec3 local_n;
     if (s->type == GY_SHAPE_PLANE) {
-        double l = gy_v3_len(s->normal);
-        btVector3 pn = gy_bt_vec(s->normal) / l;
-        double dist0 = pn.dot(q->origin) - s->offset / l, k = pn.dot(q->dir);
-        if (k == 0.0)
+        if (!gy_adapter_ray_shape(s, nullptr, gy_bt_from_vec(q->origin), gy_bt_from_vec(q->dir),
+                                  q->length, &t, &local_n))
             return false;
-        t = -dist0 / k;
-        if (t < 0.0 || t > q->length)
-            return false;
-        n = dist0 >= 0.0 ? pn : -pn;
+        n = gy_bt_vec(local_n);
     } else if (s->type == GY_SHAPE_MESH) {
         btTransform ct = collider_shape_transform(c);
         btTransform from(btQuaternion::getIdentity(), q->origin);
@@ -434,39 +430,13 @@ bool gy_bt_ray_test(gy_driver_world *w, gy_driver_query *q, gy_bt_collider *c, g
         btTransform ft = gy_bt_collider_transform(c);
         gy_vec3 o = gy_bt_from_vec(ft.invXform(q->origin));
         gy_vec3 d = gy_bt_from_vec(ft.getBasis().transpose() * q->dir);
-        gy_line_span span;
-        bool got;
-        switch (s->type) {
-        case GY_SHAPE_SPHERE:
-            got = gy_line_sphere(o, d, s->radius, &span);
-            break;
-        case GY_SHAPE_BOX:
-            got = gy_line_box(o, d, gy_v3_scale(s->box_size, 0.5), &span);
-            break;
-        case GY_SHAPE_CAPSULE:
-            got = gy_line_capsule(o, d, s->radius, 0.5 * s->height - s->radius, &span);
-            break;
-        case GY_SHAPE_CYLINDER:
-            got = gy_line_cylinder(o, d, s->radius, 0.5 * s->height, &span);
-            break;
-        case GY_SHAPE_HULL:
-            got = gy_bt_collider_resource(c) != nullptr &&
-                  gy_line_hull(o, d, &gy_bt_collider_resource(c)->base.hull, &span);
-            break;
-        default:
-            got = false;
-            break;
-        }
-        gy_vec3 local_n;
-        if (!got || !gy_line_span_hit(&span, q->length, true, &t, &local_n))
+        if (!gy_adapter_ray_shape(s, gy_adapter_collider_hull(&c->base), o, d, q->length, &t,
+                                  &local_n))
             return false;
         n = (ft.getBasis() * gy_bt_vec(local_n)).normalized();
     }
-    out->t = t;
-    out->point = gy_bt_from_vec(q->origin + q->dir * t);
-    out->normal = gy_bt_from_vec(n);
-    out->depth = 0.0;
-    out->triangle = triangle;
+    gy_adapter_ray_hit(gy_bt_from_vec(q->origin), gy_bt_from_vec(q->dir), t, gy_bt_from_vec(n),
+                       triangle, out);
     return true;
 }
 
@@ -538,9 +508,7 @@ void gy_bt_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, g
                        &q);
 }
 
-gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c, const gy_hull **hull)
+gy_pose gy_bt_collider_body_pose(gy_driver_world *, gy_bt_collider *c)
 {
-    if (c->base.shape_type == GY_SHAPE_HULL && gy_bt_collider_resource(c) != nullptr)
-        *hull = &gy_bt_collider_resource(c)->base.hull;
     return gy_bt_body_pose(gy_bt_collider_body(c));
 }

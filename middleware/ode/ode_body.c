@@ -19,16 +19,14 @@
 
 /* ---- resources ------------------------------------------------------------------------------ */
 
-static void resource_destroy(gy_driver_world *w, gy_ode_resource *r)
+void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *rec)
 {
     const gy_allocator *a = w->allocator;
+    gy_ode_resource *r = (gy_ode_resource *)rec;
     if (r->trimesh != NULL)
         dGeomTriMeshDataDestroy(r->trimesh);
-    if (r->base.kind == GY_SHAPE_HULL) {
-        gy_free(a, r->convex_planes, (size_t)r->base.hull.triangle_count * 4u * sizeof(double));
-        gy_free(a, r->convex_points, (size_t)r->base.hull.vertex_count * 3u * sizeof(double));
-        gy_free(a, r->convex_polys, (size_t)r->convex_polys_len * sizeof(unsigned int));
-    }
+    if (r->base.kind == GY_SHAPE_HULL)
+        gy_free(a, r->convex_polys, (size_t)r->base.hull.triangle_count * 4u * sizeof(unsigned));
     gy_adapter_resource_fini(a, &r->base);
     gy_free(a, r, sizeof *r);
 }
@@ -57,30 +55,15 @@ gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
     const gy_allocator *a = w->allocator;
     gy_ode_resource *r = (gy_ode_resource *)rec;
     const gy_hull *h = &r->base.hull;
-    r->convex_polys_len = h->triangle_count * 4u;
-    r->convex_planes = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(double));
-    r->convex_points = gy_alloc(a, (size_t)h->vertex_count * 3u * sizeof(double));
-    r->convex_polys = gy_alloc(a, (size_t)r->convex_polys_len * sizeof(unsigned int));
-    if (r->convex_planes == NULL || r->convex_points == NULL || r->convex_polys == NULL)
+    r->convex_polys = gy_alloc(a, (size_t)h->triangle_count * 4u * sizeof(unsigned));
+    if (r->convex_polys == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < h->vertex_count; i++) {
-        r->convex_points[3u * i + 0u] = h->vertices[i].x;
-        r->convex_points[3u * i + 1u] = h->vertices[i].y;
-        r->convex_points[3u * i + 2u] = h->vertices[i].z;
-    }
     for (uint32_t f = 0; f < h->triangle_count; f++) {
-        for (uint32_t k = 0; k < 4u; k++)
-            r->convex_planes[4u * f + k] = h->planes[f][k];
         r->convex_polys[4u * f] = 3u;
         for (uint32_t k = 0; k < 3u; k++)
             r->convex_polys[4u * f + 1u + k] = h->triangles[3u * f + k];
     }
     return GY_OK;
-}
-
-void gy_ode_resource_free(gy_driver_world *w, gy_adapter_resource *r)
-{
-    resource_destroy(w, (gy_ode_resource *)r);
 }
 
 /* ---- body helpers --------------------------------------------------------------------------- */
@@ -94,16 +77,11 @@ static gy_quat shape_axis_fix(gy_shape_type t)
     return gy_quat_identity();
 }
 
-static gy_vec3 vec_from_ode(const dReal *v)
-{
-    return gy_v3(v[0], v[1], v[2]);
-}
-
 gy_vec3 gy_ode_body_com(const gy_ode_body *b)
 {
     if (gy_ode_dbody(b) == NULL)
         return b->pose.position; /* a static's centre of mass is its origin */
-    return vec_from_ode(dBodyGetPosition(b->body));
+    return gy_ode_vec(dBodyGetPosition(b->body));
 }
 
 gy_pose gy_ode_body_pose(const gy_ode_body *b)
@@ -112,8 +90,8 @@ gy_pose gy_ode_body_pose(const gy_ode_body *b)
         return b->pose;
     gy_pose p;
     p.rotation = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
-    p.position = gy_v3_sub(vec_from_ode(dBodyGetPosition(b->body)),
-                           gy_quat_rotate(p.rotation, b->com_local));
+    p.position =
+        gy_v3_sub(gy_ode_vec(dBodyGetPosition(b->body)), gy_quat_rotate(p.rotation, b->com_local));
     return p;
 }
 
@@ -129,54 +107,25 @@ gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
         return gy_v3(0.0, 0.0, 0.0);
     dVector3 v;
     dBodyGetPointVel(b->body, p.x, p.y, p.z, v);
-    return vec_from_ode(v);
+    return gy_ode_vec(v);
 }
 
-void gy_ode_body_wake(gy_ode_body *b)
+void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b)
 {
+    (void)w;
     if (b->base.type == GY_MOTION_DYNAMIC)
         dBodyEnable(b->body);
     else if (b->base.type == GY_MOTION_KINEMATIC)
         b->pose_written = true;
 }
 
-void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b)
-{
-    (void)w;
-    gy_ode_body_wake(b);
-}
-
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
 {
     if (b->base.type != GY_MOTION_DYNAMIC)
         return;
-    /* ODE scales velocity by (1 - scale) once per step; Gyre's damping d is a rate, so a step of
-     * dt keeps exp(-d dt): d of the velocity (to first order) is removed per second. */
-    dBodySetLinearDamping(b->body, 1.0 - exp(-b->motion.linear_damping * dt));
-    dBodySetAngularDamping(b->body, 1.0 - exp(-b->motion.angular_damping * dt));
-}
-
-static gy_mat3 mat3_inverse(gy_mat3 m)
-{
-    double(*a)[3] = m.m;
-    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
-    double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
-    double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
-    gy_mat3 r = gy_mat3_zero();
-    if (!(fabs(det) > 0.0))
-        return r;
-    double inv = 1.0 / det;
-    r.m[0][0] = c00 * inv;
-    r.m[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * inv;
-    r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * inv;
-    r.m[1][0] = c01 * inv;
-    r.m[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * inv;
-    r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * inv;
-    r.m[2][0] = c02 * inv;
-    r.m[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * inv;
-    r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * inv;
-    return r;
+    /* ODE scales velocity by (1 - scale) once per step. */
+    dBodySetLinearDamping(b->body, gy_adapter_damping_loss(b->motion.linear_damping, dt));
+    dBodySetAngularDamping(b->body, gy_adapter_damping_loss(b->motion.angular_damping, dt));
 }
 
 static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space)
@@ -196,8 +145,9 @@ static dGeomID make_geom(const gy_shape *s, gy_ode_resource *res, dSpaceID space
                             s->offset / l);
     }
     case GY_SHAPE_HULL:
-        return dCreateConvex(space, res->convex_planes, res->base.hull.triangle_count,
-                             res->convex_points, res->base.hull.vertex_count, res->convex_polys);
+        return dCreateConvex(space, &res->base.hull.planes[0][0], res->base.hull.triangle_count,
+                             &res->base.hull.vertices[0].x, res->base.hull.vertex_count,
+                             res->convex_polys);
     case GY_SHAPE_MESH:
         return dCreateTriMesh(space, res->trimesh, NULL, NULL, NULL);
     default:
@@ -349,15 +299,11 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
 /* ---- body create / release ------------------------------------------------------------------ */
 
 static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def *def,
-                          const gy_mass *m)
+                          const gy_mass *m, const dMass *dm)
 {
-    dMass dm;
-    dMassSetParameters(&dm, m->mass, 0.0, 0.0, 0.0, m->inertia.m[0][0], m->inertia.m[1][1],
-                       m->inertia.m[2][2], m->inertia.m[0][1], m->inertia.m[0][2],
-                       m->inertia.m[1][2]);
-    dBodySetMass(b->body, &dm);
+    dBodySetMass(b->body, dm);
     b->mass = m->mass;
-    b->inv_inertia = mat3_inverse(m->inertia);
+    b->inv_inertia = gy_adapter_inertia_inverse(m->inertia);
     dBodySetGravityMode(b->body, b->motion.gravity_factor == 1.0 ? 1 : 0);
     dBodySetLinearDampingThreshold(b->body, 0.0);
     dBodySetAngularDampingThreshold(b->body, 0.0);
@@ -385,8 +331,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
     const gy_mass mass = *mp;
+    dMass dm = {0};
     if (def->type == GY_MOTION_DYNAMIC) {
-        dMass dm;
         dMassSetParameters(&dm, mass.mass, 0.0, 0.0, 0.0, mass.inertia.m[0][0],
                            mass.inertia.m[1][1], mass.inertia.m[2][2], mass.inertia.m[0][1],
                            mass.inertia.m[0][2], mass.inertia.m[1][2]);
@@ -427,7 +373,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         dBodySetAngularVel(b->body, def->angular_velocity.x, def->angular_velocity.y,
                            def->angular_velocity.z);
         if (def->type == GY_MOTION_DYNAMIC) {
-            setup_dynamic(w, b, def, &mass);
+            setup_dynamic(w, b, def, &mass, &dm);
         } else {
             dBodySetKinematic(b->body);
             dBodySetAutoDisableFlag(b->body, 0);
@@ -502,7 +448,7 @@ gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i)
     return &gy_ode_body_records(b)[i];
 }
 
-static void body_destroy(gy_driver_world *w, gy_ode_body *b)
+void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
 {
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_ode_collider *c = &gy_ode_body_records(b)[i];
@@ -517,11 +463,6 @@ static void body_destroy(gy_driver_world *w, gy_ode_body *b)
     body_free(w, b);
 }
 
-void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
-{
-    body_destroy(w, b);
-}
-
 /* ---- per-body calls ------------------------------------------------------------------------- */
 
 void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out)
@@ -529,8 +470,8 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
     (void)w;
     out->pose = gy_ode_body_pose(b);
     if (gy_ode_dbody(b) != NULL) {
-        out->linear_velocity = vec_from_ode(dBodyGetLinearVel(b->body));
-        out->angular_velocity = vec_from_ode(dBodyGetAngularVel(b->body));
+        out->linear_velocity = gy_ode_vec(dBodyGetLinearVel(b->body));
+        out->angular_velocity = gy_ode_vec(dBodyGetAngularVel(b->body));
         out->awake = b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
     }
 }
@@ -539,8 +480,7 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
 {
     gy_result r;
     if (gy_ode_dbody(b) != NULL) {
-        set_dbody_pose(b, pose);
-        b->pose_written = true;
+        set_dbody_pose(b, pose); /* the front end's body_wake marks a kinematic one moving */
         return GY_OK;
     }
     /* A static: re-pose and re-index its geoms. Removing frees room in the old cells, so putting
@@ -581,33 +521,6 @@ void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec
     dBodySetAngularVel(b->body, v.x, v.y, v.z);
 }
 
-/* Velocity change of a world-space angular impulse: R I⁻¹ Rᵀ L. */
-static gy_vec3 angular_delta(const gy_ode_body *b, gy_vec3 l)
-{
-    gy_quat q = gy_ode_quat_from_ode(dBodyGetQuaternion(b->body));
-    gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), l);
-    return gy_quat_rotate(q, gy_mat3_apply(b->inv_inertia, local));
-}
-
-static void apply_impulse(gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
-{
-    const dReal *v = dBodyGetLinearVel(b->body);
-    gy_vec3 nv = gy_v3_mad(vec_from_ode(v), j, 1.0 / b->mass);
-    dBodySetLinearVel(b->body, nv.x, nv.y, nv.z);
-    if (point == NULL)
-        return;
-    gy_vec3 arm = gy_v3_sub(*point, gy_ode_body_com(b));
-    gy_vec3 dw = angular_delta(b, gy_v3_cross(arm, j));
-    gy_vec3 nw = gy_v3_add(vec_from_ode(dBodyGetAngularVel(b->body)), dw);
-    dBodySetAngularVel(b->body, nw.x, nw.y, nw.z);
-}
-
-void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 j, const gy_vec3 *point)
-{
-    (void)w;
-    apply_impulse(b, j, point);
-}
-
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p)
 {
     (void)w;
@@ -617,8 +530,6 @@ gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 p
 void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b)
 {
     (void)w;
-    dBodySetLinearVel(b->body, 0.0, 0.0, 0.0);
-    dBodySetAngularVel(b->body, 0.0, 0.0, 0.0);
     dBodyDisable(b->body);
 }
 

@@ -25,12 +25,12 @@ typedef struct gy_ode_resource {
     gy_adapter_resource base; /* first: the resource pool's payloads are read as this */
     /* Mesh: ODE's trimesh data over the head's copies (it keeps pointers into them). */
     dTriMeshDataID trimesh;
-    /* Hull: the arrays ODE's convex geom points into. */
-    double *convex_planes;      /* 4 per face */
-    double *convex_points;      /* 3 per vertex */
-    unsigned int *convex_polys; /* per face: count, then indices */
-    uint32_t convex_polys_len;  /* entries in convex_polys */
+    /* Hull: the faces ODE's convex geom points into; it reads the head's hull's planes (4 per
+     * face) and vertices (3 per vertex) in place. */
+    unsigned int *convex_polys; /* per face: count 3, then its indices */
 } gy_ode_resource;
+_Static_assert(sizeof(dReal) == sizeof(double) && sizeof(gy_vec3) == 3 * sizeof(double),
+               "ODE reads a hull's planes and vertices in place");
 
 /* One collider: an ODE geom plus everything the near callback and queries filter on. The geom's
  * user data (dGeomGetData) points at this record. A static sphere, box, capsule or cylinder has
@@ -210,6 +210,12 @@ void gy_ode_static_geoms_fini(gy_driver_world *w);
 void gy_ode_quat_to_ode(gy_quat q, dQuaternion out);
 gy_quat gy_ode_quat_from_ode(const dReal *q);
 
+/* An ODE vector (dVector3, or any three dReals) as Gyre's. */
+static inline gy_vec3 gy_ode_vec(const dReal *v)
+{
+    return gy_v3(v[0], v[1], v[2]);
+}
+
 /* ODE's AABB order (minx, maxx, miny, maxy, minz, maxz) to and from Gyre's min-max box. */
 static inline gy_aabb gy_ode_aabb_from_ode(const dReal a[6])
 {
@@ -244,15 +250,11 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
 bool gy_ode_shape_contact(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c, double t,
                           gy_driver_hit *out);
 void gy_ode_collider_box(gy_driver_world *w, gy_ode_collider *c, double box[6]);
-gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull);
+gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c);
 
 /* Creates and frees the world's scratch query geoms (ode_query.c). */
 gy_result gy_ode_query_init(gy_driver_world *w);
 void gy_ode_query_fini(gy_driver_world *w);
-
-/* Resolves a shape to a posed scratch geom for shape casts and overlaps (ode_query.c). Returns
- * NULL when the shape type cannot be used in queries. */
-dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose);
 
 /* ---- adapter internals shared between its files ------------------------------------------- */
 
@@ -274,16 +276,13 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
 gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
 void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
 void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
-void gy_ode_body_add_impulse(gy_driver_world *w, gy_ode_body *b, gy_vec3 impulse,
-                             const gy_vec3 *point);
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);
 void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);
 /* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
-void gy_ode_body_wake(gy_ode_body *b);
-void gy_ode_driver_body_wake(gy_driver_world *w, gy_ode_body *b);
+void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b);
 /* World-space pose of the body origin and of its centre of mass. */
 gy_pose gy_ode_body_pose(const gy_ode_body *b);
 gy_vec3 gy_ode_body_com(const gy_ode_body *b);
@@ -305,7 +304,6 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
 void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j);
 void gy_ode_joint_coordinate(gy_driver_world *w, gy_ode_joint *j, double *position, double *rate);
 gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j);
-gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis);
 void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
                             double max_force, double h);
 void gy_ode_joint_set_spring(gy_driver_world *w, gy_ode_joint *j, double erp, double cfm, double h);
@@ -315,7 +313,7 @@ void gy_ode_joint_rotations(gy_driver_world *w, gy_ode_joint *j, gy_quat *qa, gy
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out);
 /* The larger constraint force (N) the last solve applied to either body (driver.h). */
 double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j);
-/* Builds (or rebuilds) the motors that hold a dynamic body's locked world axes. */
+/* Builds the motors that hold a new dynamic body's locked world axes. */
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b);
 
 /* Step (ode_step.c). */

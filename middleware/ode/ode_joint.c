@@ -16,7 +16,7 @@
 #include "gyre/math.h"
 #include "ode_internal.h"
 
-static void joint_destroy(gy_driver_world *w, gy_ode_joint *j)
+void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
 {
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
@@ -56,16 +56,6 @@ gy_vec3 gy_ode_joint_axis(gy_driver_world *w, gy_ode_joint *j)
     else
         dJointGetSliderAxis(j->joint, ax);
     return gy_v3(ax[0], ax[1], ax[2]);
-}
-
-gy_joint_side gy_ode_body_axis_side(gy_driver_world *w, gy_ode_body *b, gy_vec3 axis)
-{
-    (void)w;
-    gy_quat q = side_rotation(b);
-    gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), axis);
-    double inv = gy_v3_dot(local, gy_mat3_apply(b->inv_inertia, local));
-    gy_joint_side s = {b->mass, inv > 0.0 ? 1.0 / inv : 0.0, gy_ode_body_com(b)};
-    return s;
 }
 
 void gy_ode_joint_motor_set(gy_driver_world *w, gy_ode_joint *j, bool on, double velocity,
@@ -217,78 +207,46 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
     return GY_OK;
 }
 
-void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
-{
-    joint_destroy(w, j);
-}
-
-static double vlen(const dReal *v)
-{
-    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
-
 double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j)
 {
     (void)w;
     /* f2 stays zero for a joint to the world (the record starts zeroed). */
-    return fmax(vlen(j->feedback.f1), vlen(j->feedback.f2));
+    return fmax(gy_v3_len(gy_ode_vec(j->feedback.f1)), gy_v3_len(gy_ode_vec(j->feedback.f2)));
 }
 
-static const int motor_vel[3] = {dParamVel, dParamVel2, dParamVel3};
-static const int motor_fmax[3] = {dParamFMax, dParamFMax2, dParamFMax3};
+/* A motor holding a dynamic body's locked world axes (an LMotor, or an AMotor in user mode) at
+ * zero velocity with unbounded force; NULL when none is locked. */
+static dJointID lock_motor(gy_driver_world *w, gy_ode_body *b, const bool locked[3], bool angular)
+{
+    static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    static const int vel[3] = {dParamVel, dParamVel2, dParamVel3};
+    static const int fmax[3] = {dParamFMax, dParamFMax2, dParamFMax3};
+    int count = locked[0] + locked[1] + locked[2];
+    if (count == 0)
+        return NULL;
+    dJointID m = angular ? dJointCreateAMotor(w->world, NULL) : dJointCreateLMotor(w->world, NULL);
+    dJointAttach(m, b->body, NULL);
+    if (angular)
+        dJointSetAMotorMode(m, dAMotorUser);
+    (angular ? dJointSetAMotorNumAxes : dJointSetLMotorNumAxes)(m, count);
+    void (*axis)(dJointID, int, int, dReal, dReal, dReal) =
+        angular ? dJointSetAMotorAxis : dJointSetLMotorAxis;
+    void (*param)(dJointID, int, dReal) = angular ? dJointSetAMotorParam : dJointSetLMotorParam;
+    for (int k = 0, n = 0; k < 3; k++) {
+        if (!locked[k])
+            continue;
+        axis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
+        param(m, vel[n], 0.0);
+        param(m, fmax[n], dInfinity);
+        n++;
+    }
+    return m;
+}
 
 void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
 {
-    static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    if (b->lock_lmotor != NULL) {
-        dJointDestroy(b->lock_lmotor);
-        b->lock_lmotor = NULL;
-    }
-    if (b->lock_amotor != NULL) {
-        dJointDestroy(b->lock_amotor);
-        b->lock_amotor = NULL;
-    }
-    if (gy_ode_dbody(b) == NULL || b->base.type != GY_MOTION_DYNAMIC)
-        return;
-    int nl = 0, na = 0;
-    for (int k = 0; k < 3; k++) {
-        nl += b->motion.lock_linear[k];
-        na += b->motion.lock_angular[k];
-    }
-    if (nl > 0) {
-        dJointID m = dJointCreateLMotor(w->world, NULL);
-        dJointAttach(m, b->body, NULL);
-        dJointSetLMotorNumAxes(m, nl);
-        for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->motion.lock_linear[k])
-                continue;
-            dJointSetLMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
-            dJointSetLMotorParam(m, motor_vel[n], 0.0);
-            dJointSetLMotorParam(m, motor_fmax[n], dInfinity);
-            n++;
-        }
-        b->lock_lmotor = m;
-    }
-    if (na > 0) {
-        dJointID m = dJointCreateAMotor(w->world, NULL);
-        dJointAttach(m, b->body, NULL);
-        dJointSetAMotorMode(m, dAMotorUser);
-        dJointSetAMotorNumAxes(m, na);
-        for (int k = 0, n = 0; k < 3; k++) {
-            if (!b->motion.lock_angular[k])
-                continue;
-            dJointSetAMotorAxis(m, n, 0, axes[k][0], axes[k][1], axes[k][2]);
-            dJointSetAMotorParam(m, motor_vel[n], 0.0);
-            dJointSetAMotorParam(m, motor_fmax[n], dInfinity);
-            n++;
-        }
-        b->lock_amotor = m;
-    }
-}
-
-static gy_vec3 dv3(const dReal *v)
-{
-    return gy_v3(v[0], v[1], v[2]);
+    b->lock_lmotor = lock_motor(w, b, b->motion.lock_linear, false);
+    b->lock_amotor = lock_motor(w, b, b->motion.lock_angular, true);
 }
 
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
@@ -298,18 +256,18 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
         dVector3 p1, p2, v1, v2 = {0, 0, 0, 0};
         dJointGetDBallAnchor1(j->joint, p1);
         dJointGetDBallAnchor2(j->joint, p2);
-        gy_vec3 d = gy_v3_sub(dv3(p1), dv3(p2));
+        gy_vec3 d = gy_v3_sub(gy_ode_vec(p1), gy_ode_vec(p2));
         out->position = gy_v3_len(d);
         dBodyGetPointVel(gy_ode_dbody(j->a), p1[0], p1[1], p1[2], v1);
         if (j->b != NULL && gy_ode_dbody(j->b) != NULL)
             dBodyGetPointVel(j->b->body, p2[0], p2[1], p2[2], v2);
         if (out->position > 0.0)
-            out->velocity = gy_v3_dot(gy_v3_sub(dv3(v1), dv3(v2)), d) / out->position;
+            out->velocity = gy_v3_dot(gy_v3_sub(gy_ode_vec(v1), gy_ode_vec(v2)), d) / out->position;
     }
-    out->force = dv3(j->feedback.f1);
-    out->torque = dv3(j->feedback.t1);
+    out->force = gy_ode_vec(j->feedback.f1);
+    out->torque = gy_ode_vec(j->feedback.t1);
     if (j->limit_motor != NULL) {
         /* The limit motor's rows act between the same bodies: part of what the joint applies. */
-        out->torque = gy_v3_add(out->torque, dv3(j->limit_feedback.t1));
+        out->torque = gy_v3_add(out->torque, gy_ode_vec(j->limit_feedback.t1));
     }
 }

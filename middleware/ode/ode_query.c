@@ -29,11 +29,6 @@ static gy_quat capsule_axis_fix(void)
     return q;
 }
 
-static gy_vec3 v3_from_ode(const dReal *v)
-{
-    return gy_v3(v[0], v[1], v[2]);
-}
-
 /* ---- scratch geoms --------------------------------------------------------------------------- */
 
 static void reset_convex(gy_driver_world *w)
@@ -71,20 +66,12 @@ gy_result gy_ode_query_init(gy_driver_world *w)
     return GY_OK;
 }
 
-static const gy_ode_resource *hull_resource(const gy_driver_world *w, gy_resource_id id)
+/* A query's shape (the front end has checked it and its hull: driver.h) as a posed scratch geom. */
+static dGeomID query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose)
 {
-    const gy_ode_resource *r = gy_handle_pool_get(w->resources, id.bits);
-    return (r != NULL && r->base.kind == GY_SHAPE_HULL) ? r : NULL;
-}
-
-dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pose)
-{
-    if (w == NULL || gy_validate_shape(shape) != GY_OK || !gy_vec3_is_finite(pose.position) ||
-        !gy_quat_is_unit(pose.rotation))
-        return NULL;
     dGeomID g;
     switch (shape->type) {
-    case GY_SHAPE_SPHERE:
+    default: /* a sphere: queries take no shapes but these four (gy_validate_query_shape) */
         g = w->query_sphere;
         dGeomSphereSetRadius(g, shape->radius);
         break;
@@ -98,16 +85,12 @@ dGeomID gy_ode_query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
         pose.rotation = gy_quat_mul(pose.rotation, capsule_axis_fix());
         break;
     case GY_SHAPE_HULL: {
-        const gy_ode_resource *r = hull_resource(w, shape->resource);
-        if (r == NULL)
-            return NULL;
+        const gy_ode_resource *r = gy_handle_pool_get(w->resources, shape->resource.bits);
         g = w->query_convex;
-        dGeomSetConvex(g, r->convex_planes, r->base.hull.triangle_count, r->convex_points,
-                       r->base.hull.vertex_count, r->convex_polys);
+        dGeomSetConvex(g, &r->base.hull.planes[0][0], r->base.hull.triangle_count,
+                       &r->base.hull.vertices[0].x, r->base.hull.vertex_count, r->convex_polys);
         break;
     }
-    default:
-        return NULL;
     }
     dQuaternion q;
     gy_ode_quat_to_ode(gy_quat_normalize(pose.rotation), q);
@@ -198,19 +181,10 @@ static void hit_from_contacts(const dContactGeom *cg, int n, dGeomID other, doub
         if (cg[i].depth > best->depth)
             best = &cg[i];
     out->t = t;
-    out->point = v3_from_ode(best->pos);
-    out->normal = v3_from_ode(best->normal);
+    out->point = gy_ode_vec(best->pos);
+    out->normal = gy_ode_vec(best->normal);
     out->depth = fmax(0.0, best->depth);
     out->triangle = contact_triangle(best, other);
-}
-
-static void hit_at(const gy_driver_query *q, double t, gy_vec3 n, gy_driver_hit *out)
-{
-    out->t = t;
-    out->point = gy_v3_mad(q->origin, q->dir, t);
-    out->normal = n;
-    out->depth = 0.0;
-    out->triangle = -1;
 }
 
 /* ---- raycast --------------------------------------------------------------------------------- */
@@ -246,7 +220,8 @@ static gy_vec3 swap_yz(gy_vec3 v)
     return gy_v3(v.x, v.z, v.y);
 }
 
-/* Rays meet hulls and capsules through collision/'s line spans, in the geom's frame: ODE 0.16's
+/* Rays meet hulls and capsules through the front end's closed-form test, in the geom's frame
+ * (Y and Z swapped for capsules): ODE 0.16's
  * ray-convex test misses convexes turned about some axes (a cube tilted 0.5 rad about X under a
  * vertical ray through its centre reports nothing) and its ray-capsule test misses a ray that
  * starts inside and runs along the axis. As ODE's own ray tests do, a ray starting inside reports
@@ -255,22 +230,15 @@ static bool ray_solid(const gy_driver_query *q, const gy_ode_collider *c, dGeomI
                       gy_driver_hit *out)
 {
     gy_vec3 o = into_geom(g, q->origin, true), d = into_geom(g, q->dir, false);
-    gy_line_span span;
-    bool got;
-    if (c->base.shape_type == GY_SHAPE_HULL) {
-        got = gy_line_hull(o, d, &gy_ode_collider_resource(c)->base.hull, &span);
-    } else {
-        dReal radius, length;
-        dGeomCapsuleGetParams(g, &radius, &length);
-        got = gy_line_capsule(swap_yz(o), swap_yz(d), radius, 0.5 * length, &span);
-        span.n_in = swap_yz(span.n_in);
-        span.n_out = swap_yz(span.n_out);
-    }
+    bool capsule = c->base.shape_type == GY_SHAPE_CAPSULE;
+    const gy_shape s = gy_adapter_collider_shape(&c->base);
     double t;
     gy_vec3 n;
-    if (!got || !gy_line_span_hit(&span, dGeomRayGetLength(q->probe), true, &t, &n))
+    if (!gy_adapter_ray_shape(&s, gy_adapter_collider_hull(&c->base), capsule ? swap_yz(o) : o,
+                              capsule ? swap_yz(d) : d, dGeomRayGetLength(q->probe), &t, &n))
         return false;
-    hit_at(q, t, gy_v3_normalize(out_of_geom(g, n)), out);
+    n = gy_v3_normalize(out_of_geom(g, capsule ? swap_yz(n) : n));
+    gy_adapter_ray_hit(q->origin, q->dir, t, n, -1, out);
     return true;
 }
 
@@ -278,8 +246,7 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
 {
     bool got;
     dGeomID g = gy_ode_collider_geom(w, c);
-    if ((c->base.shape_type == GY_SHAPE_HULL && gy_ode_collider_resource(c) != NULL) ||
-        c->base.shape_type == GY_SHAPE_CAPSULE) {
+    if (gy_adapter_collider_hull(&c->base) != NULL || c->base.shape_type == GY_SHAPE_CAPSULE) {
         got = ray_solid(q, c, g, out);
     } else {
         dContactGeom cg;
@@ -398,7 +365,7 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
 {
     (void)length;
     gy_driver_query q = {.s = s, .cast = cast, .translation = translation};
-    q.shape = gy_ode_query_geom(w, shape, pose);
+    q.shape = query_geom(w, shape, pose);
     q.start = pose.position;
     dReal box[6];
     if (cast) {
@@ -427,10 +394,8 @@ void gy_ode_shape_walk(gy_driver_world *w, const gy_shape *shape, gy_pose pose, 
         reset_convex(w);
 }
 
-gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c, const gy_hull **hull)
+gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c)
 {
     (void)w;
-    if (c->base.shape_type == GY_SHAPE_HULL && gy_ode_collider_resource(c) != NULL)
-        *hull = &gy_ode_collider_resource(c)->base.hull;
     return gy_ode_body_pose(gy_ode_owner(c));
 }

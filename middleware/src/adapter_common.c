@@ -422,6 +422,34 @@ gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *co
     return GY_OK;
 }
 
+gy_mat3 gy_adapter_inertia_inverse(gy_mat3 m)
+{
+    double(*a)[3] = m.m;
+    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+    double c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+    double c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
+    gy_mat3 r = gy_mat3_zero();
+    if (!(fabs(det) > 0.0))
+        return r;
+    double inv = 1.0 / det;
+    r.m[0][0] = c00 * inv;
+    r.m[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * inv;
+    r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * inv;
+    r.m[1][0] = c01 * inv;
+    r.m[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * inv;
+    r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * inv;
+    r.m[2][0] = c02 * inv;
+    r.m[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * inv;
+    r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * inv;
+    return r;
+}
+
+double gy_adapter_damping_loss(double d, double dt)
+{
+    return 1.0 - exp(-d * dt);
+}
+
 double gy_adapter_hull_inner_radius(const gy_hull *h)
 {
     double r = INFINITY;
@@ -430,6 +458,66 @@ double gy_adapter_hull_inner_radius(const gy_hull *h)
         r = fmin(r, p[3] - (p[0] * h->centroid.x + p[1] * h->centroid.y + p[2] * h->centroid.z));
     }
     return r > 0.0 && isfinite(r) ? r : 0.0;
+}
+
+gy_result gy_adapter_hull_shrink(const gy_allocator *al, const gy_hull *h, double margin,
+                                 gy_adapter_hull_points *out)
+{
+    out->count = 0;
+    double planes[GY_ADAPTER_HULL_SHRINK_MAX_PLANES][4];
+    uint32_t np = 0;
+    double scale = 0.0;
+    for (uint32_t i = 0; i < h->vertex_count; i++)
+        scale = fmax(scale, gy_v3_len(gy_v3_sub(h->vertices[i], h->centroid)));
+    const double eps = 1e-9 * (1.0 + scale);
+    for (uint32_t f = 0; f < h->triangle_count; f++) {
+        const double *p = h->planes[f];
+        bool dup = false;
+        for (uint32_t k = 0; k < np && !dup; k++)
+            dup = fabs(planes[k][0] - p[0]) < 1e-9 && fabs(planes[k][1] - p[1]) < 1e-9 &&
+                  fabs(planes[k][2] - p[2]) < 1e-9 && fabs(planes[k][3] - p[3]) < eps;
+        if (dup)
+            continue;
+        if (np == GY_ADAPTER_HULL_SHRINK_MAX_PLANES)
+            return GY_OK;
+        planes[np][0] = p[0];
+        planes[np][1] = p[1];
+        planes[np][2] = p[2];
+        planes[np][3] = p[3] - margin;
+        np++;
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        gy_vec3 ni = gy_v3(planes[i][0], planes[i][1], planes[i][2]);
+        for (uint32_t j = i + 1; j < np; j++) {
+            gy_vec3 nj = gy_v3(planes[j][0], planes[j][1], planes[j][2]);
+            for (uint32_t k = j + 1; k < np; k++) {
+                gy_vec3 nk = gy_v3(planes[k][0], planes[k][1], planes[k][2]);
+                gy_vec3 jk = gy_v3_cross(nj, nk), ki = gy_v3_cross(nk, ni),
+                        ij = gy_v3_cross(ni, nj);
+                double det = gy_v3_dot(ni, jk);
+                if (fabs(det) < 1e-9)
+                    continue;
+                gy_vec3 sum = gy_v3_add(
+                    gy_v3_add(gy_v3_scale(jk, planes[i][3]), gy_v3_scale(ki, planes[j][3])),
+                    gy_v3_scale(ij, planes[k][3]));
+                gy_vec3 p = gy_v3_scale(sum, 1.0 / det);
+                bool inside = true;
+                for (uint32_t m = 0; m < np && inside; m++)
+                    inside = planes[m][0] * p.x + planes[m][1] * p.y + planes[m][2] * p.z <=
+                             planes[m][3] + eps;
+                bool seen = false;
+                for (uint32_t q = 0; inside && q < out->count && !seen; q++)
+                    seen = gy_v3_len_sq(gy_v3_sub(out->items[q], p)) < eps * eps;
+                if (inside && !seen && gy_adapter_hull_points_push(al, out, p) != GY_OK) {
+                    gy_adapter_hull_points_free(al, out);
+                    return GY_ERR_OUT_OF_MEMORY;
+                }
+            }
+        }
+    }
+    if (out->count < 4)
+        out->count = 0;
+    return GY_OK;
 }
 
 double gy_adapter_shape_inner_radius(const gy_shape *s, const gy_hull *hull, gy_vec3 *center)

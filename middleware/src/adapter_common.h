@@ -260,8 +260,27 @@ gy_result gy_adapter_resolve_colliders(const gy_handle_pool *resources, const gy
 gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
                                gy_adapter_resource *const *res, gy_mass *out);
 
+/* The inverse of a body's inertia tensor (by cofactors), for drivers that apply it themselves;
+ * the zero matrix for a singular one. */
+gy_mat3 gy_adapter_inertia_inverse(gy_mat3 inertia);
+
+/* A body's damping (gy_body_def) is a rate: d of the velocity (to first order) is removed per
+ * second, so a step of dt keeps exp(-d dt) of it. The fraction that step removes. */
+double gy_adapter_damping_loss(double d, double dt);
+
 /* Smallest distance from a hull's centroid to a face plane (0 when not positive). */
 double gy_adapter_hull_inner_radius(const gy_hull *h);
+
+/* The corners of hull `h` shrunk by `margin` (m): every distinct face plane moved in by it and
+ * the intersections of three planes that lie inside all of them, for a middleware that rounds a
+ * hull by a margin around its points and so gives back the hull's faces. *out (emptied first)
+ * holds at least 4 points, or none when the hull has more than
+ * GY_ADAPTER_HULL_SHRINK_MAX_PLANES distinct planes (the plane intersection is cubic) or the
+ * shrunk hull is no solid. GY_OK, or GY_ERR_OUT_OF_MEMORY (*out freed). */
+#define GY_ADAPTER_HULL_SHRINK_MAX_PLANES 96
+GY_ARRAY_DEFINE(gy_adapter_hull_points, gy_vec3)
+gy_result gy_adapter_hull_shrink(const gy_allocator *al, const gy_hull *h, double margin,
+                                 gy_adapter_hull_points *out);
 
 /* Radius of a shape's inscribed sphere about `*center` (set, shape frame); 0 for shapes with no
  * volume. `hull` is needed for hulls. */

@@ -279,12 +279,13 @@ typedef struct gy_driver {
     /* Not static. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
     void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
-    /* Dynamic only; `point` NULL: at the centre of mass. */
+    /* Dynamic only; `point` NULL: at the centre of mass. NULL: the front end changes the raw
+     * velocities (step's body_velocity) by J/m and I⁻¹ (r × J) itself. */
     void (*body_add_impulse)(gy_driver_world *w, gy_driver_body *b, gy_vec3 impulse,
                              const gy_vec3 *point);
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
-    /* Dynamic only: puts the body to sleep now, at rest (body_wake wakes it; the front end has
-     * dropped its pending force and torque). */
+    /* Dynamic only: puts the body to sleep now (body_wake wakes it); the front end has stilled
+     * it first (the step's body_set_velocity) and dropped its pending force and torque. */
     void (*body_put_asleep)(gy_driver_world *w, gy_driver_body *b);
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
@@ -309,7 +310,8 @@ typedef struct gy_driver {
      * vendor's joints and nothing more. `joint_coordinate` (hinges and sliders) is a's angle or
      * offset relative to b (or the world) from the pose at creation, and its rate; `joint_axis`
      * the joint's axis in the world (unit). `body_axis_side` is a dynamic body's mass, inertia
-     * about the world `axis` through its centre of mass, and centre of mass. */
+     * about the world `axis` through its centre of mass, and centre of mass (NULL: the front end
+     * reads them from the step's body_mass, body_inv_inertia, body_rotation and body_com). */
     void (*joint_coordinate)(gy_driver_world *w, gy_driver_joint *j, double *position,
                              double *rate);
     gy_vec3 (*joint_axis)(gy_driver_world *w, gy_driver_joint *j);
@@ -372,9 +374,9 @@ typedef struct gy_driver {
      * end refines the fraction). */
     bool (*cast_sweep)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double hi,
                        gy_driver_hit *out);
-    /* What the front end's convex cast reads of a collider: its body's pose (the Gyre body
-     * origin in the world) and, for a hull collider, its hull (*hull untouched otherwise). */
-    gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c, const gy_hull **hull);
+    /* What the front end's convex cast reads of a collider besides its record: its body's pose
+     * (the Gyre body origin in the world). */
+    gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c);
 } gy_driver;
 
 /* The driver world under a front-end world (white-box driver tests read it). */

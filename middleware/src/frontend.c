@@ -649,12 +649,33 @@ static gy_result body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
     return r;
 }
 
+/* Through the driver, or through its raw state when it leaves impulses to the front end. */
+static void add_impulse(gy_backend_world *w, gy_driver_body *b, gy_vec3 j, const gy_vec3 *point)
+{
+    const gy_driver_step *s = w->driver->step;
+    if (w->driver->body_add_impulse != NULL) {
+        w->driver->body_add_impulse(w->dw, b, j, point);
+        return;
+    }
+    gy_vec3 v, omega;
+    s->body_velocity(b, &v, &omega);
+    v = gy_v3_mad(v, j, 1.0 / s->body_mass(b));
+    if (point != NULL) {
+        /* R I⁻¹ Rᵀ (r × J), I⁻¹ in body axes. */
+        gy_quat q = s->body_rotation(b);
+        gy_vec3 l = gy_v3_cross(gy_v3_sub(*point, s->body_com(b)), j);
+        gy_vec3 local = gy_quat_rotate(gy_quat_conj(q), l);
+        omega = gy_v3_add(omega, gy_quat_rotate(q, gy_mat3_apply(s->body_inv_inertia(b), local)));
+    }
+    s->body_set_velocity(b, v, omega);
+}
+
 static gy_result body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
 {
     gy_driver_body *b;
     gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
     if (r == GY_OK) {
-        w->driver->body_add_impulse(w->dw, b, j, NULL);
+        add_impulse(w, b, j, NULL);
         w->driver->body_wake(w->dw, b);
     }
     return r;
@@ -667,7 +688,7 @@ static gy_result body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3
     if (r == GY_OK)
         r = check_vec(p);
     if (r == GY_OK) {
-        w->driver->body_add_impulse(w->dw, b, j, &p);
+        add_impulse(w, b, j, &p);
         w->driver->body_wake(w->dw, b);
     }
     return r;
@@ -724,10 +745,11 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
         w->driver->body_wake(w->dw, b);
         return GY_OK;
     }
-    /* At rest means no pending force either (backend.h). */
+    /* At rest means still, with no pending force either (backend.h). */
     gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(b));
     m->force = gy_v3(0.0, 0.0, 0.0);
     m->torque = gy_v3(0.0, 0.0, 0.0);
+    w->driver->step->body_set_velocity(b, gy_v3(0.0, 0.0, 0.0), gy_v3(0.0, 0.0, 0.0));
     w->driver->body_put_asleep(w->dw, b);
     return GY_OK;
 }

@@ -180,7 +180,16 @@ static gy_joint_side side_of(const gy_driver *d, gy_driver_world *w, gy_adapter_
     gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
     if (b == NULL || b->type != GY_MOTION_DYNAMIC)
         return s;
-    return d->body_axis_side(w, gy_driver_body_of(b), axis);
+    gy_driver_body *db = gy_driver_body_of(b);
+    if (d->body_axis_side != NULL)
+        return d->body_axis_side(w, db, axis);
+    const gy_driver_step *ds = d->step;
+    gy_vec3 local = gy_quat_rotate(gy_quat_conj(ds->body_rotation(db)), axis);
+    double inv = gy_v3_dot(local, gy_mat3_apply(ds->body_inv_inertia(db), local));
+    s.mass = ds->body_mass(db);
+    s.axis_inertia = inv > 0.0 ? 1.0 / inv : 0.0;
+    s.com = ds->body_com(db);
+    return s;
 }
 
 /* The acceleration the servo plans its stop with. */

@@ -83,8 +83,8 @@ static void collect_shape(gy_adapter_search *s, const gy_adapter_collider *rec, 
 static bool cast_convex(gy_adapter_search *s, gy_driver_collider *c, double lo, double hi)
 {
     const gy_adapter_collider *rec = record(c);
-    const gy_hull *hull = NULL;
-    gy_pose body = s->driver->collider_body_pose(s->dw, c, &hull);
+    const gy_hull *hull = gy_adapter_collider_hull(rec);
+    gy_pose body = s->driver->collider_body_pose(s->dw, c);
     gy_convex target;
     gy_shape shape = gy_adapter_collider_shape(rec);
     if (!gy_adapter_shape_convex(&shape, hull,
@@ -291,4 +291,52 @@ void gy_adapter_search_shape(const gy_driver *d, gy_driver_world *dw, gy_adapter
     }
     d->shape_walk(dw, shape, pose, translation, length, cast, &s);
     *q = s.q;
+}
+
+bool gy_adapter_ray_shape(const gy_shape *s, const gy_hull *hull, gy_vec3 o, gy_vec3 d,
+                          double length, double *t, gy_vec3 *n)
+{
+    gy_line_span span;
+    bool got;
+    switch (s->type) {
+    case GY_SHAPE_PLANE: {
+        double l = gy_v3_len(s->normal);
+        gy_vec3 pn = gy_v3_scale(s->normal, 1.0 / l);
+        double dist0 = gy_v3_dot(pn, o) - s->offset / l, k = gy_v3_dot(pn, d);
+        if (k == 0.0)
+            return false;
+        *t = -dist0 / k;
+        *n = dist0 >= 0.0 ? pn : gy_v3_neg(pn);
+        return !(*t < 0.0 || *t > length);
+    }
+    case GY_SHAPE_SPHERE:
+        got = gy_line_sphere(o, d, s->radius, &span);
+        break;
+    case GY_SHAPE_BOX:
+        got = gy_line_box(o, d, gy_v3_scale(s->box_size, 0.5), &span);
+        break;
+    case GY_SHAPE_CAPSULE:
+        got = gy_line_capsule(o, d, s->radius, 0.5 * s->height - s->radius, &span);
+        break;
+    case GY_SHAPE_CYLINDER:
+        got = gy_line_cylinder(o, d, s->radius, 0.5 * s->height, &span);
+        break;
+    case GY_SHAPE_HULL:
+        got = hull != NULL && gy_line_hull(o, d, hull, &span);
+        break;
+    default:
+        got = false;
+        break;
+    }
+    return got && gy_line_span_hit(&span, length, true, t, n);
+}
+
+void gy_adapter_ray_hit(gy_vec3 origin, gy_vec3 dir, double t, gy_vec3 n, int32_t triangle,
+                        gy_driver_hit *out)
+{
+    out->t = t;
+    out->point = gy_v3_mad(origin, dir, t);
+    out->normal = n;
+    out->depth = 0.0;
+    out->triangle = triangle;
 }

@@ -23,6 +23,7 @@ struct gy_driver;
 struct gy_driver_world;
 struct gy_driver_collider;
 struct gy_driver_query;
+struct gy_driver_hit;
 
 /* One query in progress: the front end's collector and what the hits are measured against. */
 typedef struct gy_adapter_search {
@@ -61,6 +62,20 @@ void gy_adapter_search_ray(const struct gy_driver *d, struct gy_driver_world *dw
 void gy_adapter_search_shape(const struct gy_driver *d, struct gy_driver_world *dw,
                              gy_adapter_query *q, const gy_shape *shape, const gy_hull *hull,
                              gy_pose pose, gy_vec3 translation, double length, bool cast);
+
+/* A driver's closed-form ray test against a sphere, box, capsule, cylinder or hull (`hull` its
+ * data, NULL: no hit), through collision's line spans, or a plane: the ray from `o` along the unit
+ * `d`, both in the shape's own frame (capsules and cylinders along Y; a plane's is the world's),
+ * and its first hit within `length` (gy_line_span_hit; a ray starting inside a solid reports where
+ * it leaves, the normal facing back along the ray; a plane is hit from either side, the normal
+ * facing the ray's origin). *n is unit, in the shape's frame. False for meshes. */
+bool gy_adapter_ray_shape(const gy_shape *s, const gy_hull *hull, gy_vec3 o, gy_vec3 d,
+                          double length, double *t, gy_vec3 *n);
+
+/* A ray's raw hit (driver.h) at distance `t` along the unit `dir` from `origin`: the point on the
+ * ray there, the world normal `n`, the mesh triangle (-1 for other shapes), no depth. */
+void gy_adapter_ray_hit(gy_vec3 origin, gy_vec3 dir, double t, gy_vec3 n, int32_t triangle,
+                        struct gy_driver_hit *out);
 
 /* ---- what a driver's walk calls ----------------------------------------------------------------
  */

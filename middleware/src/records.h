@@ -168,6 +168,13 @@ void gy_adapter_collider_set_material(gy_adapter_collider *c, const gy_material 
  * a plane's normal and offset), the others zero. */
 gy_shape gy_adapter_collider_shape(const gy_adapter_collider *c);
 
+/* A hull collider's hull (its resource's), NULL for other shapes. */
+static inline const gy_hull *gy_adapter_collider_hull(const gy_adapter_collider *c)
+{
+    bool hull = c->shape_type == GY_SHAPE_HULL && c->shape.resource != NULL;
+    return hull ? &c->shape.resource->hull : NULL;
+}
+
 /* A joint as defined. */
 typedef struct gy_adapter_joint {
     gy_joint_id id;

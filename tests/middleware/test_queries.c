@@ -112,9 +112,9 @@ static bool cast_sweep(gy_driver_world *w, gy_driver_query *q, gy_driver_collide
     return c->hits && c->raw.t > 0.0;
 }
 
-static gy_pose collider_body_pose(gy_driver_world *w, gy_driver_collider *c, const gy_hull **hull)
+static gy_pose collider_body_pose(gy_driver_world *w, gy_driver_collider *c)
 {
-    (void)w, (void)hull;
+    (void)w;
     return c->body_pose;
 }
 

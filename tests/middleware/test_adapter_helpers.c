@@ -1,0 +1,175 @@
+/* Helpers the front end gives the drivers: a hull shrunk by a margin, a body's inverse inertia and
+ * damping loss (adapter_common.c), and the closed-form ray test (queries.c). */
+#include "test_support.h"
+
+#include <math.h>
+
+#include "../../middleware/src/adapter_common.h"
+#include "../../middleware/src/queries.h"
+#include "gyre/math.h"
+
+static void build_box_hull(gy_test_allocator *ta, gy_vec3 half, gy_hull *out)
+{
+    gy_vec3 p[8];
+    for (int i = 0; i < 8; i++)
+        p[i] = gy_v3(i & 1 ? half.x : -half.x, i & 2 ? half.y : -half.y, i & 4 ? half.z : -half.z);
+    assert_result(gy_hull_build(&ta->base, p, 8, out), GY_OK);
+}
+
+/* Shrinking `h` by `margin` gives no points; then the points and the hull are freed, no leak. */
+static void shrink_to_nothing(gy_test_allocator *ta, gy_hull *h, double margin,
+                              gy_adapter_hull_points *out)
+{
+    assert_result(gy_adapter_hull_shrink(&ta->base, h, margin, out), GY_OK);
+    assert_int_equal(out->count, 0);
+    gy_adapter_hull_points_free(&ta->base, out);
+    gy_hull_free(&ta->base, h);
+    assert_int_equal(ta->live_blocks, 0);
+}
+
+static void test_hull_shrink_moves_box_faces_in_and_one_past_the_hull_leaves_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_hull h;
+    build_box_hull(&ta, gy_v3(1.0, 0.5, 2.0), &h);
+    gy_adapter_hull_points out = {0};
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_OK);
+    /* Two triangles a face share its plane: six planes, eight corners, each counted once. */
+    assert_int_equal(out.count, 8);
+    for (uint32_t i = 0; i < out.count; i++) {
+        assert_near(fabs(out.items[i].x), 0.9, 1e-12);
+        assert_near(fabs(out.items[i].y), 0.4, 1e-12);
+        assert_near(fabs(out.items[i].z), 1.9, 1e-12);
+        for (uint32_t k = 0; k < i; k++)
+            assert_true(gy_v3_len(gy_v3_sub(out.items[i], out.items[k])) > 0.5);
+    }
+    /* A margin past the smallest half-size leaves no solid. */
+    shrink_to_nothing(&ta, &h, 0.6, &out);
+}
+
+static void test_hull_shrink_gives_nothing_over_the_plane_limit(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_hull h;
+    gy_adapter_hull_points out = {0};
+    /* A ball of 200 points has far more distinct face planes than the limit. */
+    gy_vec3 p[200];
+    for (int i = 0; i < 200; i++) {
+        double z = 1.0 - (2.0 * i + 1.0) / 200.0, r = sqrt(1.0 - z * z), a = 2.39996323 * i;
+        p[i] = gy_v3(r * cos(a), r * sin(a), z);
+    }
+    assert_result(gy_hull_build(&ta.base, p, 200, &h), GY_OK);
+    assert_true(h.triangle_count > GY_ADAPTER_HULL_SHRINK_MAX_PLANES);
+    out.count = 5; /* emptied first */
+    shrink_to_nothing(&ta, &h, 0.01, &out);
+}
+
+static void test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side(void **state)
+{
+    (void)state;
+    double t;
+    gy_vec3 n;
+    /* A sphere of radius 1 from 3 m out: hit 2 m along, the normal facing the ray. */
+    gy_shape sphere = {.type = GY_SHAPE_SPHERE, .radius = 1.0};
+    assert_true(gy_adapter_ray_shape(&sphere, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 10.0, &t, &n));
+    assert_near(t, 2.0, 1e-12);
+    assert_near(n.x, -1.0, 1e-12);
+    assert_false(gy_adapter_ray_shape(&sphere, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 1.5, &t, &n));
+    /* From inside a capsule (along Y), up its axis: where it leaves, the normal turned back. */
+    gy_shape capsule = {.type = GY_SHAPE_CAPSULE, .radius = 0.5, .height = 3.0};
+    assert_true(gy_adapter_ray_shape(&capsule, NULL, gy_v3(0, 0, 0), gy_v3(0, 1, 0), 5.0, &t, &n));
+    assert_near(t, 1.5, 1e-12);
+    assert_near(n.y, -1.0, 1e-12);
+    /* A plane y = 2 given as 2y = 4, from below and from above; behind the ray, nothing. */
+    gy_shape plane = {.type = GY_SHAPE_PLANE, .normal = gy_v3(0, 2, 0), .offset = 4.0};
+    assert_true(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 0, 0), gy_v3(0, 1, 0), 5.0, &t, &n));
+    assert_near(t, 2.0, 1e-12);
+    assert_near(n.y, -1.0, 1e-12);
+    assert_true(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 5, 0), gy_v3(0, -1, 0), 5.0, &t, &n));
+    assert_near(t, 3.0, 1e-12);
+    assert_near(n.y, 1.0, 1e-12);
+    assert_false(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 5, 0), gy_v3(0, 1, 0), 5.0, &t, &n));
+    assert_false(gy_adapter_ray_shape(&plane, NULL, gy_v3(1, 0, 0), gy_v3(1, 0, 0), 5.0, &t, &n));
+    /* A hull without its data, and a mesh: no closed-form test. */
+    gy_shape hull = {.type = GY_SHAPE_HULL}, mesh = {.type = GY_SHAPE_MESH};
+    assert_false(gy_adapter_ray_shape(&hull, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 9.0, &t, &n));
+    assert_false(gy_adapter_ray_shape(&mesh, NULL, gy_v3(-3, 0, 0), gy_v3(1, 0, 0), 9.0, &t, &n));
+}
+
+static void test_hull_shrink_out_of_memory_leaves_nothing(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    /* A twelve-sided prism: 24 corners, more than the array's first room. */
+    gy_vec3 p[24];
+    for (int i = 0; i < 24; i++)
+        p[i] = gy_v3(cos(GY_PI * (i / 2) / 6.0), i % 2 ? 1.0 : -1.0, sin(GY_PI * (i / 2) / 6.0));
+    gy_hull h;
+    assert_result(gy_hull_build(&ta.base, p, 24, &h), GY_OK);
+    gy_adapter_hull_points out = {0};
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_OK);
+    assert_int_equal(out.count, 24);
+    gy_adapter_hull_points_free(&ta.base, &out);
+    ta.fail_at = ta.calls + 1u;
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
+    assert_int_equal(out.count, 0);
+    assert_null(out.items);
+    /* A failure on growing, after some points were kept, frees them too. */
+    ta.fail_at = ta.calls + 2u;
+    assert_result(gy_adapter_hull_shrink(&ta.base, &h, 0.1, &out), GY_ERR_OUT_OF_MEMORY);
+    assert_null(out.items);
+    ta.fail_at = 0;
+    gy_hull_free(&ta.base, &h);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
+/* A tensor times its inverse is the identity; a singular one has the zero matrix. */
+static void test_inertia_inverse_undoes_the_tensor_and_zeroes_a_singular_one(void **state)
+{
+    (void)state;
+    gy_mat3 m = {{{4.0, 1.0, -2.0}, {1.0, 3.0, 0.5}, {-2.0, 0.5, 5.0}}};
+    gy_mat3 p = gy_mat3_mul(m, gy_adapter_inertia_inverse(m));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            assert_near(p.m[i][j], i == j ? 1.0 : 0.0, 1e-14);
+    gy_mat3 d = gy_adapter_inertia_inverse(gy_mat3_diag(2.0, 4.0, 0.5));
+    assert_near(d.m[0][0], 0.5, 0.0);
+    assert_near(d.m[1][1], 0.25, 0.0);
+    assert_near(d.m[2][2], 2.0, 0.0);
+    gy_mat3 s = {{{1.0, 2.0, 3.0}, {2.0, 4.0, 6.0}, {0.0, 1.0, 1.0}}};
+    gy_mat3 z = gy_adapter_inertia_inverse(s);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            assert_true(z.m[i][j] == 0.0);
+}
+
+/* A step keeps exp(-d dt) of the velocity: it removes the rest, whatever the step's length. */
+static void test_damping_loss_compounds_to_the_rate_over_any_steps(void **state)
+{
+    (void)state;
+    assert_near(gy_adapter_damping_loss(0.5, 1.0), 1.0 - exp(-0.5), 0.0);
+    assert_near(gy_adapter_damping_loss(0.0, 0.25), 0.0, 0.0);
+    double kept = 1.0;
+    for (int i = 0; i < 4; i++)
+        kept *= 1.0 - gy_adapter_damping_loss(0.5, 0.25);
+    assert_near(kept, exp(-0.5), 1e-15);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hull_shrink_moves_box_faces_in_and_one_past_the_hull_leaves_nothing),
+        cmocka_unit_test(test_hull_shrink_gives_nothing_over_the_plane_limit),
+        cmocka_unit_test(test_hull_shrink_out_of_memory_leaves_nothing),
+        cmocka_unit_test(test_inertia_inverse_undoes_the_tensor_and_zeroes_a_singular_one),
+        cmocka_unit_test(test_damping_loss_compounds_to_the_rate_over_any_steps),
+        cmocka_unit_test(
+            test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
+    };
+    return cmocka_run_group_tests_name("adapter helpers", tests, NULL, NULL);
+}
