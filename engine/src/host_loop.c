@@ -18,6 +18,24 @@
 
 /* ---- proxies into components ----------------------------------------------------------------- */
 
+/* Whether proxy `q` of store index `s` (taken in before, no restart) changed since the capture
+ * that took in the publish of tick `old_tick`; this publish is of tick `tick`. A proxy's tick is
+ * the tick it last changed in, and the previous capture read every tracked body's proxy as of
+ * `old_tick` (one it refused comes back as a restart), so a newer publish holds a change exactly
+ * when the proxy's tick is past `old_tick`: nothing per body is kept or written to know it. A
+ * publish of the same tick (a batch applied without a step) may hold changes of that very tick:
+ * those are told by the tick of the body's newest sample, the proxy tick it was taken at. */
+static inline bool proxy_changed(const gy_world *w, uint32_t s, const gy_proxy *q, uint64_t tick,
+                                 uint64_t old_tick)
+{
+    if (tick != old_tick)
+        return (int32_t)(q->tick - (uint32_t)old_tick) > 0;
+    const gy_w_motion *m = &w->motion[s];
+    if (m->mover == GY_W_NO_MOVER)
+        return false; /* a static takes no samples: nothing to tell */
+    return m->count == 0 || w->samples[gy_w_ring_slot(m, m->count - 1u)][m->mover].tick != q->tick;
+}
+
 uint64_t gy_w_capture(gy_world *w)
 {
     gy_proxy_frame f;
@@ -56,14 +74,23 @@ uint64_t gy_w_capture(gy_world *w)
             __builtin_prefetch(&w->results[a], 1);
             __builtin_prefetch(&w->motion[a], 1);
             /* The lists a moved body is appended to: a store into a line not yet fetched waits
-             * for it, and these go cold between frames like the rest. */
+             * for it, and these go cold between frames like the rest. Once every 8 visits, the
+             * first and last of the 8 entries they can append from a window ahead (a line holds
+             * 8 entities and 16 store indices): fetched at every visit, the same line was asked
+             * for 8 to 16 times. */
             uint32_t mc = w->moved.count + AHEAD, ac = w->animating.count + AHEAD;
-            if (mc < w->moved.capacity) {
-                __builtin_prefetch(&w->moved.items[mc], 1);
-                __builtin_prefetch(&w->moved_next[mc], 1);
+            if ((i & 7u) == 0) {
+                if (mc + 7u < w->moved.capacity) {
+                    __builtin_prefetch(&w->moved.items[mc], 1);
+                    __builtin_prefetch(&w->moved.items[mc + 7u], 1);
+                    __builtin_prefetch(&w->moved_next[mc], 1);
+                    __builtin_prefetch(&w->moved_next[mc + 7u], 1);
+                }
+                if (ac + 7u < w->animating.capacity) {
+                    __builtin_prefetch(&w->animating.items[ac], 1);
+                    __builtin_prefetch(&w->animating.items[ac + 7u], 1);
+                }
             }
-            if (ac < w->animating.capacity)
-                __builtin_prefetch(&w->animating.items[ac], 1);
         }
         if (i + AHEAD / 2 < w->tracked.count) {
             /* Its records, fetched half a window ago, name the proxy the capture will read and the
@@ -78,7 +105,7 @@ uint64_t gy_w_capture(gy_world *w)
                                    1);
         }
         uint32_t s = items[i++];
-        assert(w->store_owner[s] != GY_W_NONE && w->results[s].tracked_at == i - 1u);
+        assert(w->store_owner[s] != GY_W_NONE && w->results_rare[s].tracked_at == i - 1u);
         gy_w_result *st = &w->results[s];
         const gy_proxy *q = st->proxy < n ? gy_proxy_in(px, st->proxy) : NULL;
         if (q == NULL || q->generation != st->generation || !(q->flags & GY_PROXY_LIVE)) {
@@ -95,7 +122,7 @@ uint64_t gy_w_capture(gy_world *w)
         bool restart = !st->have_proxy || q->teleports != st->teleports_seen;
         /* A static body never moves on its own: its pose stays the game's (no float rounding). */
         bool is_static = gy_proxy_motion(q) == GY_MOTION_STATIC;
-        bool changed = restart || q->tick != st->curr_tick;
+        bool changed = restart || proxy_changed(w, s, q, tick, old_tick);
         /* A proxy moves only a mover: a motion change comes with a new body. */
         assert(is_static || w->motion[s].mover != GY_W_NO_MOVER);
         if (changed && !is_static && w->motion[s].mover != GY_W_NO_MOVER) {
@@ -109,8 +136,7 @@ uint64_t gy_w_capture(gy_world *w)
             }
             gy_w_body_mark_moved(w, s);
         }
-        /* The rest only when they change (a moving body's proxy tick changes every publish). */
-        st->curr_tick = q->tick;
+        /* The rest only when they change: in steady motion the record is only read. */
         if (restart) {
             st->have_proxy = true;
             st->teleports_seen = q->teleports;

@@ -69,6 +69,8 @@ static void free_world(gy_world *w)
         gy_free(a, w->store_owner, (size_t)w->store_capacity * sizeof *w->store_owner);
     if (w->results != NULL)
         gy_free(a, w->results, (size_t)w->results_capacity * sizeof *w->results);
+    if (w->results_rare != NULL)
+        gy_free(a, w->results_rare, (size_t)w->results_rare_capacity * sizeof *w->results_rare);
     if (w->velocities != NULL)
         gy_free(a, w->velocities, (size_t)w->velocities_capacity * sizeof *w->velocities);
     if (w->col_scratch != NULL)

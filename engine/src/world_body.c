@@ -491,6 +491,9 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
             r = gy_w_grow(w->alloc, (void **)&w->results, &w->results_capacity, w->store_high + 1u,
                           sizeof *w->results);
         if (r == GY_OK)
+            r = gy_w_grow(w->alloc, (void **)&w->results_rare, &w->results_rare_capacity,
+                          w->store_high + 1u, sizeof *w->results_rare);
+        if (r == GY_OK)
             r = gy_w_render_reserve(w, 0u, w->store_high + 1u); /* moved lists: reserve_moved */
         if (r != GY_OK)
             return r;
@@ -498,7 +501,8 @@ static gy_result take_store_index(gy_world *w, uint32_t slot, uint32_t *out)
     }
     w->store_owner[idx] = slot;
     memset(&w->results[idx], 0, sizeof w->results[idx]);
-    w->results[idx].tracked_at = w->results[idx].moved_at = GY_W_NONE;
+    memset(&w->results_rare[idx], 0, sizeof w->results_rare[idx]);
+    w->results_rare[idx].tracked_at = w->results[idx].moved_at = GY_W_NONE;
     gy_w_render_claim(w, idx, slot);
     *out = idx;
     return GY_OK;
@@ -562,11 +566,15 @@ static gy_result reserve_lists(gy_world *w, uint32_t bodies, uint32_t movers)
     return r == GY_OK ? reserve_moved(w, movers) : r;
 }
 
-/* The capture and sync lists are index sets: each record keeps its position in the list (a field
- * at `at_field`), so leaving one is a swap with the last entry. */
-static uint32_t *set_pos(gy_world *w, uint32_t store_index, size_t at_field)
+/* The capture and sync lists are index sets: each body keeps its position in the list (the
+ * tracked list's in its rare record, the moved list's in its result record), so leaving one is a
+ * swap with the last entry. */
+enum set_field { SET_TRACKED, SET_MOVED };
+
+static uint32_t *set_pos(gy_world *w, uint32_t store_index, enum set_field at_field)
 {
-    return (uint32_t *)((char *)&w->results[store_index] + at_field);
+    return at_field == SET_TRACKED ? &w->results_rare[store_index].tracked_at
+                                   : &w->results[store_index].moved_at;
 }
 
 /* A body is in a set when the entry at its index names it, so a set is emptied by setting its
@@ -576,7 +584,7 @@ static bool set_has(const gy_u32_array *set, uint32_t store_index, uint32_t at)
     return at < set->count && set->items[at] == store_index;
 }
 
-static void set_add(gy_world *w, gy_u32_array *set, uint32_t store_index, size_t at_field)
+static void set_add(gy_world *w, gy_u32_array *set, uint32_t store_index, enum set_field at_field)
 {
     uint32_t *at = set_pos(w, store_index, at_field);
     if (set_has(set, store_index, *at))
@@ -586,7 +594,8 @@ static void set_add(gy_world *w, gy_u32_array *set, uint32_t store_index, size_t
     set->items[set->count++] = store_index;
 }
 
-static void set_remove(gy_world *w, gy_u32_array *set, uint32_t store_index, size_t at_field)
+static void set_remove(gy_world *w, gy_u32_array *set, uint32_t store_index,
+                       enum set_field at_field)
 {
     uint32_t *at = set_pos(w, store_index, at_field);
     if (!set_has(set, store_index, *at)) {
@@ -610,12 +619,12 @@ void gy_w_body_track(gy_world *w, gy_w_body *c)
     st->proxy = c->ref.index;
     st->is_character = c->def->desc.is_character;
     st->is_static = c->motion == GY_MOTION_STATIC;
-    set_add(w, &w->tracked, c->store, offsetof(gy_w_result, tracked_at));
+    set_add(w, &w->tracked, c->store, SET_TRACKED);
 }
 
 void gy_w_body_untrack(gy_world *w, gy_w_body *c)
 {
-    set_remove(w, &w->tracked, c->store, offsetof(gy_w_result, tracked_at));
+    set_remove(w, &w->tracked, c->store, SET_TRACKED);
 }
 
 void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
@@ -623,7 +632,7 @@ void gy_w_body_unmark_moved(gy_world *w, gy_w_body *c)
     uint32_t at = w->results[c->store].moved_at;
     if (!set_has(&w->moved, c->store, at))
         at = GY_W_NONE;
-    set_remove(w, &w->moved, c->store, offsetof(gy_w_result, moved_at));
+    set_remove(w, &w->moved, c->store, SET_MOVED);
     if (at != GY_W_NONE && at != w->moved.count)
         w->moved_next[at] = w->moved_next[w->moved.count]; /* as set_remove moved the last */
 }
@@ -639,7 +648,7 @@ void gy_w_body_unsettle(gy_world *w, gy_w_body *c)
 {
     if (!c->settled)
         return;
-    gy_w_result_of(w, c)->state_tick = w->frame_tick;
+    gy_w_set_state_tick(w, c->store, w->frame_tick);
     c->settled = false;
 }
 
@@ -726,11 +735,10 @@ static void reset_results(gy_world *w, gy_w_body *c, gy_pose pose)
     (void)r;
     gy_w_result *st = gy_w_result_of(w, c);
     st->faulted = false;
-    st->curr_tick = 0;
     st->have_proxy = false;
     st->teleports_sent = st->teleports_seen = 0;
     st->awake = c->motion != GY_MOTION_STATIC;
-    st->state_tick = 0;
+    gy_w_set_state_tick(w, c->store, 0);
     gy_w_character_state *cs = gy_w_character_state_of(c);
     if (cs != NULL)
         memset(cs, 0, sizeof *cs); /* airborne, no ground, no reply yet */
@@ -1273,7 +1281,8 @@ uint64_t gy_w_body_state_tick(const gy_world *w, const gy_w_body *c)
      * last reported by that capture. */
     if (c->settled || kept_proxy(w, c) != NULL)
         return w->frame_tick;
-    return gy_w_result_of(w, c)->state_tick;
+    const gy_w_result_rare *rare = &w->results_rare[c->store];
+    return (uint64_t)rare->state_tick_hi << 32 | rare->state_tick_lo;
 }
 
 gy_result gy_body_get_state(const gy_world *w, gy_entity e, gy_physics_state *out)
@@ -1336,7 +1345,7 @@ void gy_w_bodies_stopped(gy_world *w)
          * entity, drawn from its stored pose, keeps the last result the sync wrote). */
         gy_w_render_hold(w, c);
         gy_w_result *st = gy_w_result_of(w, c);
-        st->tracked_at = st->moved_at = GY_W_NONE;
+        w->results_rare[c->store].tracked_at = st->moved_at = GY_W_NONE;
         st->have_proxy = false;
         st->faulted = false;
         c->recorded = false;

@@ -226,11 +226,11 @@ typedef struct gy_w_held {
 
 /* ---- results --------------------------------------------------------------------------------- */
 
-/* What the capture reads and writes of a body, by store_index: a publish walks these 32-byte
- * records (with the samples, by store index, and the proxies, by the index each names) and never
- * the component, and the
- * sync learns from them alone that a body follows its transform. Valid for the component's life
- * (its store index is).
+/* What the capture reads of a body, by store_index: a publish walks these 16-byte records (with the
+ * samples, by store index, and the proxies, by the index each names) and never the component, and
+ * the sync learns from them alone that a body follows its transform. What the capture does not read
+ * is apart, in gy_w_result_rare: every byte here is read for every awake body at every publish.
+ * Valid for the component's life (its store index is).
  *
  * A body's velocities, awake and faulted flags and state tick are its proxy's in the publish the
  * newest capture took in and kept (w->kept, gy_physics_keep_frame) while `kept_state` holds: the
@@ -239,10 +239,7 @@ typedef struct gy_w_held {
  * them here, where they are read from until a capture takes a proxy in again. */
 typedef struct gy_w_result {
     uint32_t generation; /* of the body the capture watches: gy_w_body.ref's while tracked */
-    uint32_t curr_tick;  /* proxy tick of the newest result */
-    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
     uint32_t moved_at;   /* moved since the last sync: its entry in w->moved, if that names it */
-    uint64_t state_tick; /* while settled or kept_state: stale (w->frame_tick is it) */
     uint16_t teleports_sent;
     uint16_t teleports_seen;
     bool have_proxy : 1; /* a proxy of this generation was taken in */
@@ -259,7 +256,15 @@ typedef struct gy_w_result {
     /* Its proxy's index (gy_w_body.ref's while tracked); kept_state's proxy is there too. */
     uint32_t proxy : 24;
 } gy_w_result;
-_Static_assert(sizeof(gy_w_result) == 32, "the capture walks these records");
+_Static_assert(sizeof(gy_w_result) == 16, "the capture walks these records");
+
+/* The rest of a body's capture record, by store_index, which no capture visit reads: its place
+ * in the tracked list and, while not kept_state and not settled, its state tick (two words, so
+ * the record holds no padding). */
+typedef struct gy_w_result_rare {
+    uint32_t tracked_at; /* index in w->tracked, or GY_W_NONE */
+    uint32_t state_tick_lo, state_tick_hi;
+} gy_w_result_rare;
 
 /* A moving body's velocities as the game knows them, by mover index (gy_w_motion.mover), while
  * not kept_state (a result's, a character's reply, or the description's until a result comes).
@@ -472,13 +477,14 @@ struct gy_world {
      * others were released, a restart with inactive components): ref index → store index. Most
      * bodies are issued their store index and pay nothing here (gy_w_body_by_ref). */
     gy_hash_map ref_store;
-    gy_w_result *results; /* by store_index */
+    gy_w_result *results;           /* by store_index */
+    gy_w_result_rare *results_rare; /* by store_index */
     /* The publish the newest capture took in, kept unchanged until the next capture (the
      * physics thread never writes it meanwhile): the kept_state bodies' velocities and flags. */
     const gy_proxy *const *kept; /* its pages (gy_proxy_in) */
     uint32_t kept_count;
     gy_w_velocity *velocities; /* by mover (gy_w_motion.mover) */
-    uint32_t results_capacity, velocities_capacity;
+    uint32_t results_capacity, results_rare_capacity, velocities_capacity;
     uint32_t store_free; /* first free store index, or GY_W_NONE */
     gy_collider_def *col_scratch;
     uint32_t col_scratch_capacity;
@@ -679,6 +685,12 @@ static inline gy_w_velocity *gy_w_velocity_of(const gy_world *w, const gy_w_body
     uint32_t mover = w->motion[c->store].mover;
     return mover != GY_W_NO_MOVER ? &w->velocities[mover] : NULL;
 }
+/* Store index `s`'s state tick (gy_w_result_rare). */
+static inline void gy_w_set_state_tick(gy_world *w, uint32_t s, uint64_t tick)
+{
+    w->results_rare[s].state_tick_lo = (uint32_t)tick;
+    w->results_rare[s].state_tick_hi = (uint32_t)(tick >> 32);
+}
 /* The velocities, flags and state tick of store index `s` from the proxy of `frame` (a kept
  * publish of tick `tick`, `count` proxies) into its record, when they are read there
  * (kept_state); nothing otherwise. */
@@ -703,7 +715,7 @@ static inline void gy_w_result_own(gy_world *w, uint32_t s, const gy_proxy *cons
     }
     st->awake = (q->flags & GY_PROXY_AWAKE) != 0;
     st->faulted = (q->flags & GY_PROXY_FAULT) != 0;
-    st->state_tick = tick;
+    gy_w_set_state_tick(w, s, tick);
 }
 /* The same for a component, from the publish kept now: before the World changes any of them or
  * the body stops being captured. */

@@ -296,6 +296,66 @@ static void test_render_moved_bodies_are_those_a_result_moved(void **state)
     }
 }
 
+typedef struct listed_ctx {
+    rig *r;
+    gy_entity e;
+} listed_ctx;
+
+/* Ticks the World until gy_world_moved_bodies names ctx->e. */
+static bool listed(void *ctx)
+{
+    listed_ctx *l = ctx;
+    assert_result(gy_world_tick(l->r->w, 0.0), GY_OK);
+    const gy_entity *moved;
+    uint32_t n = gy_world_moved_bodies(l->r->w, &moved);
+    for (uint32_t i = 0; i < n; i++)
+        if (gy_entity_equal(moved[i], l->e))
+            return true;
+    return false;
+}
+
+/* A batch applied while no tick is due is published at the same tick: a body it changed (a
+ * body at rest given a velocity) takes a result then, drawn where it rests, and a moving body
+ * it did not touch takes none (its proxy is the one the previous capture read). */
+static void test_render_same_tick_publish_moves_only_what_changed(void **state)
+{
+    (void)state;
+    for (uint32_t b = 0; b < gy_backend_count(); b++) {
+        rig r;
+        rig_start(&r, backend_name(b), 0.0);
+        gy_entity still = wfx_entity(r.w, "still", gy_v3(0, 10, 0));
+        wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5); /* at rest, no gravity */
+        wfx_add(r.w, still, d);
+        uint64_t ns = r.clock.ns;
+        for (uint32_t f = 0; f < 60; f++)
+            frame_at(&r, ns += 6944444);
+        /* Half a step past the next tick: none falls due while the batch is applied. */
+        uint64_t tick = gy_world_physics_tick(r.w) + 1u;
+        hand_clock_set(&r.clock, r.t0 + (uint64_t)(((double)tick + 0.5) * 1e9 / 60.0));
+        wait_tick(&r, tick);
+        gy_pose before = wfx_render_pose(r.w, r.body);
+        assert_result(gy_body_set_linear_velocity(r.w, still, gy_v3(0, 0, 1)), GY_OK);
+        listed_ctx l = {&r, still};
+        assert_true(gy_test_wait_until(listed, &l, 20.0));
+        assert_int_equal(gy_world_physics_tick(r.w), tick); /* the clock stood still */
+        const gy_entity *moved;
+        assert_int_equal(gy_world_moved_bodies(r.w, &moved), 1);
+        assert_true(gy_entity_equal(moved[0], still));
+        gy_pose p = wfx_render_pose(r.w, still);
+        assert_near(p.position.x, 0.0, 0.0);
+        assert_near(p.position.y, 10.0, 0.0);
+        assert_near(p.position.z, 0.0, 0.0);
+        p = wfx_render_pose(r.w, r.body);
+        assert_near(p.position.x, before.position.x, 0.0);
+        /* The next tick moves both. */
+        hand_clock_set(&r.clock, r.t0 + (uint64_t)ceil((double)(tick + 1) * 1e9 / 60.0) + 1000);
+        wait_tick(&r, tick + 1);
+        assert_int_equal(gy_world_moved_bodies(r.w, &moved), 2);
+        assert_true(wfx_state(r.w, still).pose.position.z > 0.0);
+        wfx_destroy(r.w, NULL);
+    }
+}
+
 /* Bodies drawn at the pose the game gave them are listed at most GY_W_HELD_PER_FRAME (2,048) a
  * frame, in the order they were made, the rest in the frames that follow; a moving body is listed
  * in every frame meanwhile. Each static is listed exactly once, at its creation pose. */
@@ -376,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_render_teleport_snaps),
         cmocka_unit_test(test_render_lists_a_burst_of_statics_over_frames),
         cmocka_unit_test(test_render_moved_bodies_are_those_a_result_moved),
+        cmocka_unit_test(test_render_same_tick_publish_moves_only_what_changed),
         cmocka_unit_test(test_render_delay_outside_its_range_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
