@@ -269,6 +269,19 @@ static void test_render_teleport_snaps(void **state)
     }
 }
 
+/* A rig without gravity beside a second dynamic sphere, "still", at rest (it sleeps), after 60
+ * frames at 144 Hz. */
+static gy_entity rig_start_with_still(rig *r, const char *backend)
+{
+    rig_start(r, backend, 0.0);
+    gy_entity still = wfx_entity(r->w, "still", gy_v3(0, 10, 0));
+    wfx_add(r->w, still, wfx_sphere(GY_BODY_DYNAMIC, 0.5));
+    uint64_t ns = r->clock.ns;
+    for (uint32_t f = 0; f < 60; f++)
+        frame_at(r, ns += 6944444);
+    return still;
+}
+
 /* gy_world_moved_bodies names the body in the tick whose result moved it, and nothing in a tick
  * with no new result. */
 static void test_render_moved_bodies_are_those_a_result_moved(void **state)
@@ -276,13 +289,7 @@ static void test_render_moved_bodies_are_those_a_result_moved(void **state)
     (void)state;
     for (uint32_t b = 0; b < gy_backend_count(); b++) {
         rig r;
-        rig_start(&r, backend_name(b), 0.0);
-        gy_entity still = wfx_entity(r.w, "still", gy_v3(0, 10, 0));
-        wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5); /* at rest, no gravity: it sleeps */
-        wfx_add(r.w, still, d);
-        uint64_t ns = r.clock.ns;
-        for (uint32_t f = 0; f < 60; f++)
-            frame_at(&r, ns += 6944444);
+        rig_start_with_still(&r, backend_name(b)); /* only the rig's body moves */
         uint64_t tick = gy_world_physics_tick(r.w);
         hand_clock_set(&r.clock, r.t0 + (uint64_t)ceil((double)(tick + 1) * 1e9 / 60.0) + 1000);
         wait_tick(&r, tick + 1);
@@ -322,13 +329,7 @@ static void test_render_same_tick_publish_moves_only_what_changed(void **state)
     (void)state;
     for (uint32_t b = 0; b < gy_backend_count(); b++) {
         rig r;
-        rig_start(&r, backend_name(b), 0.0);
-        gy_entity still = wfx_entity(r.w, "still", gy_v3(0, 10, 0));
-        wfx_desc d = wfx_sphere(GY_BODY_DYNAMIC, 0.5); /* at rest, no gravity */
-        wfx_add(r.w, still, d);
-        uint64_t ns = r.clock.ns;
-        for (uint32_t f = 0; f < 60; f++)
-            frame_at(&r, ns += 6944444);
+        gy_entity still = rig_start_with_still(&r, backend_name(b));
         /* Half a step past the next tick: none falls due while the batch is applied. */
         uint64_t tick = gy_world_physics_tick(r.w) + 1u;
         hand_clock_set(&r.clock, r.t0 + (uint64_t)(((double)tick + 0.5) * 1e9 / 60.0));
