@@ -95,12 +95,6 @@ gy_pose gy_ode_body_pose(const gy_ode_body *b)
     return p;
 }
 
-gy_quat gy_ode_collider_rotation(const gy_ode_collider *c)
-{
-    gy_pose bp = gy_ode_body_pose(gy_ode_owner(c));
-    return gy_quat_mul(bp.rotation, gy_adapter_collider_local_pose(&c->base).rotation);
-}
-
 gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
 {
     if (gy_ode_dbody(b) == NULL)
@@ -560,5 +554,8 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local)
 {
     (void)w;
-    return gy_quat_rotate(gy_ode_collider_rotation(c), local);
+    /* The collider's Gyre local frame, not ODE's capsule frame. */
+    gy_quat q = gy_quat_mul(gy_ode_body_pose(gy_ode_owner(c)).rotation,
+                            gy_adapter_collider_local_pose(&c->base).rotation);
+    return gy_quat_rotate(q, local);
 }

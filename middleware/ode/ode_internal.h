@@ -288,8 +288,6 @@ gy_pose gy_ode_body_pose(const gy_ode_body *b);
 gy_vec3 gy_ode_body_com(const gy_ode_body *b);
 /* World velocity of a world point moving with the body (zero for statics). */
 gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 world_point);
-/* World rotation of a collider (its Gyre local frame, not ODE's capsule frame). */
-gy_quat gy_ode_collider_rotation(const gy_ode_collider *c);
 /* Applies Gyre damping to a body's ODE damping scale for a substep of `dt`. */
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt);
 
