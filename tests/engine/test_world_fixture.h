@@ -193,6 +193,38 @@ static inline gy_physics_stats wfx_physics_stats(gy_world *w)
     return s;
 }
 
+/* A call that records one command, made with allocation `k` after now refused (ta->fail_at):
+ * what it recorded is read two ticks later. Done, it recorded exactly that command; refused, it
+ * reports GY_ERR_OUT_OF_MEMORY and recorded nothing. True when refused. */
+typedef gy_result (*wfx_recording_call)(gy_world *w, void *ctx);
+
+static inline bool wfx_refused_records_nothing(gy_world *w, gy_test_allocator *ta, uint64_t k,
+                                               wfx_recording_call call, void *ctx)
+{
+    uint64_t applied = wfx_physics_stats(w).commands_applied;
+    ta->fail_at = ta->calls + k;
+    gy_result r = call(w, ctx);
+    ta->fail_at = 0;
+    wfx_tick(w, 2);
+    uint64_t recorded = wfx_physics_stats(w).commands_applied - applied;
+    if (r == GY_OK) {
+        assert_int_equal(recorded, 1);
+        return false;
+    }
+    assert_result(r, GY_ERR_OUT_OF_MEMORY);
+    assert_int_equal(recorded, 0);
+    return true;
+}
+
+/* The same call once memory is there again: it succeeds and records its command, once. */
+static inline void wfx_call_records_one(gy_world *w, wfx_recording_call call, void *ctx)
+{
+    uint64_t applied = wfx_physics_stats(w).commands_applied;
+    assert_result(call(w, ctx), GY_OK);
+    wfx_tick(w, 2);
+    assert_int_equal(wfx_physics_stats(w).commands_applied - applied, 1);
+}
+
 /* ---- collision recording ----------------------------------------------------------------------
  */
 

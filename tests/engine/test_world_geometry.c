@@ -269,6 +269,17 @@ static void test_geometry_survives_stop_start(void **state)
  * create is recorded: refused for memory, the create reports GY_ERR_OUT_OF_MEMORY and records
  * nothing (no create answered by a release in the same batch), and the same create succeeds once
  * memory is there again. Every allocation of the create is refused in turn. */
+typedef struct mesh_call {
+    gy_mesh_def def;
+    gy_geometry g;
+} mesh_call;
+
+static gy_result create_mesh(gy_world *w, void *ctx)
+{
+    mesh_call *c = ctx;
+    return gy_geometry_create_mesh(w, &c->def, &c->g);
+}
+
 static void test_geometry_ref_table_refused_for_memory_records_nothing(void **state)
 {
     (void)state;
@@ -279,27 +290,14 @@ static void test_geometry_ref_table_refused_for_memory_records_nothing(void **st
         gy_world *w = wfx_world(&ta);
         wfx_tick(w, 1);
         quad q = make_quad(0.0, 2.0);
-        gy_mesh_def m = {q.v, 4, q.idx, 6};
-        uint64_t applied = wfx_physics_stats(w).commands_applied;
-        gy_geometry g = {0};
-        ta.fail_at = ta.calls + k;
-        gy_result r = gy_geometry_create_mesh(w, &m, &g);
-        ta.fail_at = 0;
-        wfx_tick(w, 2);
-        uint64_t recorded = wfx_physics_stats(w).commands_applied - applied;
-        if (r == GY_OK) {
-            assert_int_equal(recorded, 1); /* the create alone */
-        } else {
-            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+        mesh_call c = {.def = {q.v, 4, q.idx, 6}};
+        if (wfx_refused_records_nothing(w, &ta, k, create_mesh, &c)) {
             refused++;
-            assert_int_equal(recorded, 0);
             assert_int_equal(geo_stats(w).resident, 0);
-            assert_result(gy_geometry_create_mesh(w, &m, &g), GY_OK);
-            wfx_tick(w, 2);
-            assert_int_equal(wfx_physics_stats(w).commands_applied - applied, 1);
+            wfx_call_records_one(w, create_mesh, &c);
         }
         assert_int_equal(adapter_resources(w), 1);
-        gy_geometry_release(w, g);
+        gy_geometry_release(w, c.g);
         assert_int_equal(adapter_resources(w), 0);
         wfx_destroy(w, &ta);
     }

@@ -391,6 +391,18 @@ static void test_joints_break_and_validation(void **state)
  * (no create answered by a release in the same batch), and the same call succeeds once memory is
  * there again. A joint whose create alone was refused (the command's copy) waits and is recorded
  * by the next tick, once. Every allocation of the call is refused in turn. */
+typedef struct joint_call {
+    gy_entity a, b;
+    gy_joint_def def;
+    gy_joint j;
+} joint_call;
+
+static gy_result create_joint(gy_world *w, void *ctx)
+{
+    joint_call *c = ctx;
+    return gy_joint_create(w, c->a, c->b, &c->def, &c->j);
+}
+
 static void test_joints_ref_table_refused_for_memory_records_nothing(void **state)
 {
     (void)state;
@@ -399,36 +411,23 @@ static void test_joints_ref_table_refused_for_memory_records_nothing(void **stat
         gy_test_allocator ta;
         gy_test_allocator_init(&ta);
         gy_world *w = wfx_world(&ta);
-        gy_entity a = wfx_ball(w, "a", gy_v3(0, 10, 0));
-        gy_entity b = wfx_ball(w, "b", gy_v3(0, 8, 0));
+        joint_call c = {.a = wfx_ball(w, "a", gy_v3(0, 10, 0)),
+                        .b = wfx_ball(w, "b", gy_v3(0, 8, 0)),
+                        .def = gy_default_joint_def()};
         wfx_tick(w, 2);
-        gy_joint_def jd = gy_default_joint_def();
-        jd.type = GY_JOINT_BALL;
-        jd.anchor = gy_v3(0, 9, 0);
-        uint64_t applied = wfx_physics_stats(w).commands_applied;
-        gy_joint j = {0};
-        ta.fail_at = ta.calls + k;
-        gy_result r = gy_joint_create(w, a, b, &jd, &j);
-        ta.fail_at = 0;
-        wfx_tick(w, 2);
-        uint64_t recorded = wfx_physics_stats(w).commands_applied - applied;
-        gy_world_stats ws;
-        gy_world_get_stats(w, &ws);
-        if (r == GY_OK) {
-            assert_int_equal(recorded, 1); /* the create alone */
-        } else {
-            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+        c.def.type = GY_JOINT_BALL;
+        c.def.anchor = gy_v3(0, 9, 0);
+        if (wfx_refused_records_nothing(w, &ta, k, create_joint, &c)) {
             refused++;
-            assert_int_equal(recorded, 0);
+            gy_world_stats ws;
+            gy_world_get_stats(w, &ws);
             assert_int_equal(ws.joints, 0);
-            assert_result(gy_joint_create(w, a, b, &jd, &j), GY_OK);
-            wfx_tick(w, 2);
-            assert_int_equal(wfx_physics_stats(w).commands_applied - applied, 1);
+            wfx_call_records_one(w, create_joint, &c);
         }
-        assert_int_equal(wfx_joint_status(w, j), GY_JOINT_LIVE);
-        gy_backend_counters c;
-        assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &c, NULL), GY_OK);
-        assert_int_equal(c.joints, 1);
+        assert_int_equal(wfx_joint_status(w, c.j), GY_JOINT_LIVE);
+        gy_backend_counters bc;
+        assert_result(gy_physics_get_adapter_counters(gy_world_physics(w), &bc, NULL), GY_OK);
+        assert_int_equal(bc.joints, 1);
         wfx_destroy(w, &ta);
     }
     assert_true(refused > 0);
