@@ -49,6 +49,17 @@ static uint32_t shown(const gy_snapshot_view *v, uint32_t slot)
     return info.entry.body.generation;
 }
 
+/* How many entries a ray straight down through slot `slot`'s box hits (each slot is 3 m apart). */
+static uint32_t hits_down_through(const gy_snapshot_view *v, uint32_t slot)
+{
+    gy_snapshot_hit hits[4];
+    uint32_t n = 0;
+    assert_result(gy_snapshot_view_raycast(v, gy_v3(3.0 * slot, 10, 0), gy_v3(0, -20, 0), NULL,
+                                           GY_COLLECT_ALL, hits, 4, &n),
+                  GY_OK);
+    return n;
+}
+
 enum { STATICS = 2000 };
 
 static void test_query_snapshot_statics_are_stored_once_for_all_buffers(void **state)
@@ -141,12 +152,7 @@ static void test_query_snapshot_static_turned_mover_is_shown_once(void **state)
         assert_result(gy_snapshot_view_get(v, 5, &info), GY_OK);
         assert_int_equal(info.entry.motion, e.motion);
         assert_int_equal(info.entry.body.generation, (uint32_t)t);
-        gy_snapshot_hit hits[4];
-        uint32_t n = 0;
-        assert_result(gy_snapshot_view_raycast(v, gy_v3(15, 10, 0), gy_v3(0, -20, 0), NULL,
-                                               GY_COLLECT_ALL, hits, 4, &n),
-                      GY_OK);
-        assert_int_equal(n, 1);
+        assert_int_equal(hits_down_through(v, 5), 1);
         gy_query_snapshot_stats st;
         gy_query_snapshot_get_stats(qs, &st);
         assert_int_equal(st.entries, 1);
@@ -209,12 +215,7 @@ static void test_query_snapshot_mover_turned_static_reaches_the_held_buffer(void
         assert_result(gy_snapshot_view_get(v, 7, &info), GY_OK);
         assert_int_equal(info.entry.motion, GY_MOTION_STATIC);
         assert_int_equal(info.entry.body.generation, 4);
-        gy_snapshot_hit hits[4];
-        uint32_t n = 0;
-        assert_result(gy_snapshot_view_raycast(v, gy_v3(21, 10, 0), gy_v3(0, -20, 0), NULL,
-                                               GY_COLLECT_ALL, hits, 4, &n),
-                      GY_OK);
-        assert_int_equal(n, 1);
+        assert_int_equal(hits_down_through(v, 7), 1);
     }
     gy_query_snapshot_destroy(qs);
 }
