@@ -564,8 +564,8 @@ static void settle_into_layer(btSolverConstraint &c, const btManifoldPoint &cp,
  * not split off, erp·depth/h, and bounces a point found before touching at once. Both change a
  * bounce's energy by the height of where the contact was found: a bouncing point's row aims
  * instead for gy_adapter_bounce_speed from its gap or depth, with no overlap correction. The
- * approach is taken as Bullet does, from the bodies' velocities before the solve, and bounces
- * only above the restitution threshold. */
+ * approach is taken as Bullet does, from the bodies' velocities before the solve, and whether a
+ * point bounces is the front end's rule (gy_adapter_contact_bounce). */
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {
@@ -610,17 +610,11 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
             gb = rb->getGravity();
         const btVector3 &n = cp->m_normalWorldOnB; /* B to A */
         double approach = -n.dot(relative_velocity(*cp, ra, rb));
-        if (approach < info.m_restitutionVelocityThreshold)
+        double offset = cp->getDistance() + info.m_linearSlop, leave;
+        /* A point that does not bounce keeps Bullet's row. */
+        if (!gy_adapter_contact_bounce(cp->m_combinedRestitution, approach, offset, -n.dot(ga - gb),
+                                       info.m_timeStep, &leave))
             continue;
-        double h = info.m_timeStep, offset = cp->getDistance() + info.m_linearSlop;
-        double pull = -n.dot(ga - gb);
-        /* A point still apart at the step's end (Bullet keeps them up to the breaking distance)
-         * keeps Bullet's row: switching such rows off let a pile of bouncy balls push into each
-         * other and never settle. */
-        if (offset > approach * h + 0.5 * pull * h * h)
-            continue;
-        double leave =
-            gy_adapter_bounce_speed(approach, offset, pull, cp->m_combinedRestitution, h);
         /* The row's target becomes that separation speed alone: no correction of the overlap
          * (in the velocity or split off), which would add its height to the rebound. */
         c.m_rhs = (leave - row_speed(c, sa, sb)) * c.m_jacDiagABInv;

@@ -235,13 +235,15 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
                                 gy_ode_body_velocity_at(gy_ode_owner(k2), at));
         double approach = gy_v3_dot(rel, nrm);
         double leave = 0.0;
-        if (bounce > 0.0 && approach < -GY_ADAPTER_BOUNCE_MIN_VELOCITY) {
+        double pull = bounce > 0.0
+                          ? gy_adapter_contact_pull(w->def.gravity, nrm, &gy_ode_owner(k1)->base,
+                                                    &gy_ode_owner(k2)->base)
+                          : 0.0;
+        if (gy_adapter_contact_bounce(bounce, -approach, -c->geom.depth, pull, w->substep_dt,
+                                      &leave)) {
             /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
              * that keeps the bounce's energy from where the contact was found (at depth), and
              * that overlap is not pushed out (ERP or the push-out would add its height). */
-            double pull = gy_adapter_contact_pull(w->def.gravity, nrm, &gy_ode_owner(k1)->base,
-                                                  &gy_ode_owner(k2)->base);
-            leave = gy_adapter_bounce_speed(-approach, -c->geom.depth, pull, bounce, w->substep_dt);
             c->surface.mode |= dContactBounce;
             c->surface.bounce = leave / -approach;
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;

@@ -253,6 +253,18 @@ double gy_adapter_contact_pull(gy_vec3 g, gy_vec3 n, const gy_adapter_body *a,
     return -gy_v3_dot(g, n) * (gravity_factor(a) - gravity_factor(b));
 }
 
+bool gy_adapter_contact_bounce(double e, double approach, double offset, double accel, double h,
+                               double *leave)
+{
+    *leave = 0.0;
+    if (!(e > 0.0) || !(approach > GY_ADAPTER_BOUNCE_MIN_VELOCITY))
+        return false;
+    if (offset > approach * h + 0.5 * accel * h * h)
+        return false;
+    *leave = gy_adapter_bounce_speed(approach, offset, accel, e, h);
+    return true;
+}
+
 double gy_adapter_contact_layer_speed(double depth, double erp, double h)
 {
     return (depth - GY_ADAPTER_CONTACT_LAYER) * erp / h;

@@ -182,6 +182,17 @@ bool gy_adapter_contact_locked(const gy_adapter_body *a, const gy_adapter_body *
 double gy_adapter_contact_pull(gy_vec3 g, gy_vec3 n, const gy_adapter_body *a,
                                const gy_adapter_body *b);
 
+/* Whether a contact point bounces in this substep, and the separation speed it leaves at
+ * (*leave, m/s, from gy_adapter_bounce_speed; 0 when it does not bounce). It bounces when its
+ * restitution `e` is above zero, its bodies approach (`approach` m/s, positive closing) faster than
+ * GY_ADAPTER_BOUNCE_MIN_VELOCITY, and a point `offset` apart (m, negative when overlapped) is
+ * closed within the substep of `h` seconds by that approach and the pull `accel` (m/s²,
+ * gy_adapter_contact_pull). A point still apart at the substep's end is solved as a resting one:
+ * bouncing such points (a vendor may keep them up to its breaking distance) let a pile of bouncy
+ * balls push into each other and never settle. */
+bool gy_adapter_contact_bounce(double e, double approach, double offset, double accel, double h,
+                               double *leave);
+
 /* The normal speed (m/s) a contact row aims for to bring a point `depth` deep (m, negative when
  * apart) to GY_ADAPTER_CONTACT_LAYER at the rows' error reduction `erp` over a substep of `h`
  * seconds: an approach (negative) while it is shallower than the layer. */

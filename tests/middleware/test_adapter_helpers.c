@@ -1,10 +1,12 @@
 /* Helpers the front end gives the drivers: a hull shrunk by a margin, a body's inverse inertia and
- * damping loss (adapter_common.c), and the closed-form ray test (queries.c). */
+ * damping loss (adapter_common.c), the closed-form ray test (queries.c) and the bounce rule
+ * (contacts.c). */
 #include "test_support.h"
 
 #include <math.h>
 
 #include "../../middleware/src/adapter_common.h"
+#include "../../middleware/src/contacts.h"
 #include "../../middleware/src/queries.h"
 #include "gyre/math.h"
 
@@ -160,6 +162,36 @@ static void test_damping_loss_compounds_to_the_rate_over_any_steps(void **state)
     assert_near(kept, exp(-0.5), 1e-15);
 }
 
+/* The bounce rule both drivers ask: restitution above zero, an approach above the minimum speed,
+ * and a point the substep closes; the speed it leaves at is gy_adapter_bounce_speed's. */
+static void test_contact_bounce_needs_restitution_speed_and_a_point_the_substep_closes(void **state)
+{
+    (void)state;
+    const double h = 1.0 / 240.0, g = 9.81, v = 3.0;
+    double leave = -1.0;
+    /* Found at the surface with no pull: it leaves at e times its approach. */
+    assert_true(gy_adapter_contact_bounce(0.5, v, 0.0, 0.0, h, &leave));
+    assert_near(leave, 1.5, 1e-12);
+    /* Overlapped or a little apart, pulled by gravity: the front end's energy-keeping speed. */
+    assert_true(gy_adapter_contact_bounce(0.8, v, -0.01, g, h, &leave));
+    assert_true(leave == gy_adapter_bounce_speed(v, -0.01, g, 0.8, h));
+    double reach = v * h + 0.5 * g * h * h; /* how far the substep closes the gap */
+    assert_true(gy_adapter_contact_bounce(0.8, v, 0.999 * reach, g, h, &leave));
+    assert_true(leave == gy_adapter_bounce_speed(v, 0.999 * reach, g, 0.8, h));
+    /* Still apart at the substep's end: solved as resting. */
+    assert_false(gy_adapter_contact_bounce(0.8, v, 1.001 * reach, g, h, &leave));
+    assert_true(leave == 0.0);
+    /* No restitution, or an approach at or below the minimum (or not a number): no bounce. */
+    assert_false(gy_adapter_contact_bounce(0.0, v, 0.0, g, h, &leave));
+    assert_false(gy_adapter_contact_bounce(0.5, GY_ADAPTER_BOUNCE_MIN_VELOCITY, 0.0, g, h, &leave));
+    assert_true(
+        gy_adapter_contact_bounce(0.5, 1.01 * GY_ADAPTER_BOUNCE_MIN_VELOCITY, 0.0, g, h, &leave));
+    assert_false(gy_adapter_contact_bounce(0.5, -v, 0.0, g, h, &leave));
+    assert_false(gy_adapter_contact_bounce(0.5, NAN, 0.0, g, h, &leave));
+    assert_false(gy_adapter_contact_bounce(NAN, v, 0.0, g, h, &leave));
+    assert_true(leave == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +200,8 @@ int main(void)
         cmocka_unit_test(test_hull_shrink_out_of_memory_leaves_nothing),
         cmocka_unit_test(test_inertia_inverse_undoes_the_tensor_and_zeroes_a_singular_one),
         cmocka_unit_test(test_damping_loss_compounds_to_the_rate_over_any_steps),
+        cmocka_unit_test(
+            test_contact_bounce_needs_restitution_speed_and_a_point_the_substep_closes),
         cmocka_unit_test(
             test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
     };
