@@ -195,17 +195,6 @@ void gy_bt_anchor_place(gy_bt_body *b)
     b->rb->updateInertiaTensor();
 }
 
-/* Bullet keeps jointed bodies apart through their btRigidBodies (addConstraint), which a static's
- * anchor stands in for: the moving body refuses the static itself, one entry per joint. Bullet
- * only compares the entries' addresses, so the static's record names it (the static pass checks
- * it, gy_bt_static_linked). */
-static void static_link(gy_bt_joint *j, bool linked)
-{
-    if (j->b != nullptr && j->b->base.type == GY_MOTION_STATIC)
-        j->a->object()->setIgnoreCollisionCheck(reinterpret_cast<const btCollisionObject *>(j->b),
-                                                linked);
-}
-
 /* A world frame at the anchor whose `from` axis is turned onto `axis`. */
 static btTransform axis_frame(const btVector3 &from, const btVector3 &axis, const btVector3 &anchor)
 {
@@ -217,9 +206,8 @@ static btTransform axis_frame(const btVector3 &from, const btVector3 &axis, cons
 void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
 {
     w->world.removeConstraint(j->constraint);
-    static_link(j, false);
-    if (j->b != nullptr && j->b->base.type == GY_MOTION_STATIC &&
-        j->b->rb->getNumConstraintRefs() == 0) {
+    /* The front end has uncounted the joint already: the static's last one takes its anchor. */
+    if (j->b != nullptr && j->b->base.type == GY_MOTION_STATIC && j->b->base.joint_count == 0) {
         gy_bt_delete(w->allocator, j->b->rb);
         j->b->rb = nullptr;
     }
@@ -442,9 +430,9 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         }
     }
     j->constraint->setJointFeedback(&j->feedback);
-    /* Jointed bodies do not collide with each other (as on ODE). */
-    w->world.addConstraint(j->constraint, true);
-    static_link(j, true);
+    /* Jointed bodies do not collide: the front end's rule (gy_adapter_bodies_jointed), which the
+     * dispatcher and the static pass ask, rather than Bullet's constraint references. */
+    w->world.addConstraint(j->constraint, false);
     *out = j;
     return GY_OK;
 }

@@ -241,16 +241,18 @@ static bool has_sensor(const btCollisionObject *o)
     return false;
 }
 
-/* Bullet skips pairs whose sides are both inactive (statics always are), and its algorithms make
- * no manifold for them. A static placed since the last step is collided with sleeping and resting
- * bodies for one step, so that geometry streamed in over them is noticed. */
+/* Jointed bodies never collide (gy_adapter_bodies_jointed). Bullet skips pairs whose sides are
+ * both inactive (statics always are), and its algorithms make no manifold for them. A static
+ * placed since the last step is collided with sleeping and resting bodies for one step, so that
+ * geometry streamed in over them is noticed. */
 bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btCollisionObject *o1)
 {
+    const gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
+    if (b0 != nullptr && b1 != nullptr && gy_adapter_bodies_jointed(&b0->base, &b1->base))
+        return false;
     if (btCollisionDispatcher::needsCollision(o0, o1))
         return true;
-    const gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
-    return b0 != nullptr && b1 != nullptr && (b0->base.placed || b1->base.placed) &&
-           o0->checkCollideWith(o1) && o1->checkCollideWith(o0);
+    return b0 != nullptr && b1 != nullptr && (b0->base.placed || b1->base.placed);
 }
 
 /* Collides two objects through their pair's algorithm (made on first use). */
@@ -415,8 +417,7 @@ static bool static_pair_wanted(const gy_driver_world *w, const gy_bt_body *b, co
     bool sensor = b->has_sensor || s->has_sensor;
     if ((b->base.type != GY_MOTION_DYNAMIC || w->sensor_pass) && !sensor)
         return false;
-    /* A joint's static side (bullet_joint.cpp's static_link). */
-    return b->object()->checkCollideWith(reinterpret_cast<const btCollisionObject *>(s));
+    return !gy_adapter_bodies_jointed(&b->base, &s->base);
 }
 
 namespace

@@ -103,21 +103,6 @@ static bool body_moving(const gy_ode_body *b)
     }
 }
 
-static bool bodies_jointed(gy_driver_world *w, const gy_ode_body *a, const gy_ode_body *b)
-{
-    if (a->base.joint_count == 0 || b->base.joint_count == 0)
-        return false;
-    if (gy_ode_dbody(a) != NULL && gy_ode_dbody(b) != NULL)
-        return dAreConnectedExcluding(a->body, b->body, dJointTypeContact) != 0;
-    for (uint32_t i = 0; i < w->records->joints->count; i++) {
-        uint64_t h;
-        const gy_ode_joint *j = gy_handle_pool_at(w->records->joints, i, &h);
-        if (j != NULL && ((j->a == a && j->b == b) || (j->a == b && j->b == a)))
-            return true;
-    }
-    return false;
-}
-
 /* ---- the near callback ---------------------------------------------------------------------- */
 
 /* Contacts against a mesh take the front end's rule for its internal edges
@@ -161,8 +146,6 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     if (!b1->active && !b2->active)
         return; /* carried over from the last report */
     bool dyn1 = b1->base.type == GY_MOTION_DYNAMIC, dyn2 = b2->base.type == GY_MOTION_DYNAMIC;
-    if (bodies_jointed(w, b1, b2))
-        return;
 
     dContact cs[CONTACTS_PER_MESH_PAIR];
     bool mesh = c1->base.shape_type == GY_SHAPE_MESH || c2->base.shape_type == GY_SHAPE_MESH;

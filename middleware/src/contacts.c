@@ -191,7 +191,8 @@ void gy_adapter_contacts_forget_body(gy_adapter_contacts *c, const gy_adapter_bo
 gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
                                                 const gy_adapter_collider *b, bool sensor_pass)
 {
-    if (a->owner == b->owner || !gy_adapter_colliders_filter(a, b))
+    if (a->owner == b->owner || !gy_adapter_colliders_filter(a, b) ||
+        gy_adapter_bodies_jointed(a->owner, b->owner))
         return GY_ADAPTER_CONTACT_SKIP;
     bool sensor = a->is_sensor || b->is_sensor;
     bool dynamic = a->body_type == GY_MOTION_DYNAMIC || b->body_type == GY_MOTION_DYNAMIC;

@@ -131,23 +131,14 @@ static void wake_joint_bodies(gy_backend_world *w, const gy_adapter_joint *j)
         w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
 }
 
-/* Counts a joint on its bodies (`in`) or uncounts it, and wakes them: a joint made or gone
- * changes what holds them. */
-static void link_joint(gy_backend_world *w, const gy_adapter_joint *j, bool in)
-{
-    if (in)
-        gy_adapter_joint_attach(j);
-    else
-        gy_adapter_joint_detach(j);
-    wake_joint_bodies(w, j);
-}
-
-/* Has the driver release a joint's record, then unlinks it (from a copy: the record is gone). */
+/* Unlinks a joint from its bodies, has the driver release its record, then wakes the bodies
+ * (from a copy: the record is gone): a joint gone changes what holds them. */
 static void free_joint(gy_backend_world *w, gy_driver_joint *j)
 {
+    gy_adapter_joint_detach(gy_driver_joint_rec(j));
     gy_adapter_joint links = *gy_driver_joint_rec(j);
     w->driver->joint_release(w->dw, j);
-    link_joint(w, &links, false);
+    wake_joint_bodies(w, &links);
 }
 
 /* Takes a joint's id and breakable slot back, then frees it. */
@@ -850,7 +841,8 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         r = w->driver->joint_create(w->dw, def, a, b, &j);
     if (r == GY_OK) {
         gy_joint_drive_attach(w->driver, w->dw, j, def);
-        link_joint(w, gy_driver_joint_rec(j), true);
+        gy_adapter_joint_attach(gy_driver_joint_rec(j));
+        wake_joint_bodies(w, gy_driver_joint_rec(j)); /* a joint made changes what holds them */
     }
     uint64_t h = 0;
     if (r == GY_OK)

@@ -1,6 +1,7 @@
 /* The Gyre side of bodies, colliders and joints (records.h). */
 #include "records.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "adapter_common.h"
@@ -185,18 +186,61 @@ void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, 
     }
 }
 
-void gy_adapter_joint_attach(const gy_adapter_joint *j)
+/* Which of joint `j`'s list links belongs to body `b`'s list. */
+static uint32_t joint_side(const gy_adapter_joint *j, const gy_adapter_body *b)
 {
-    j->a->joint_count++;
-    if (j->b != NULL)
-        j->b->joint_count++;
+    return j->a == b ? 0u : 1u;
 }
 
-void gy_adapter_joint_detach(const gy_adapter_joint *j)
+void gy_adapter_joint_attach(gy_adapter_joint *j)
 {
-    j->a->joint_count--;
-    if (j->b != NULL)
-        j->b->joint_count--;
+    gy_adapter_body *sides[2] = {j->a, j->b};
+    for (uint32_t k = 0; k < 2; k++) {
+        j->next[k] = NULL;
+        if (sides[k] == NULL)
+            continue;
+        sides[k]->joint_count++;
+        if (sides[k]->motion != NULL) {
+            j->next[k] = sides[k]->motion->joints;
+            sides[k]->motion->joints = j;
+        }
+    }
+}
+
+void gy_adapter_joint_detach(gy_adapter_joint *j)
+{
+    gy_adapter_body *sides[2] = {j->a, j->b};
+    for (uint32_t k = 0; k < 2; k++) {
+        if (sides[k] == NULL)
+            continue;
+        sides[k]->joint_count--;
+        if (sides[k]->motion == NULL)
+            continue;
+        gy_adapter_joint **at = &sides[k]->motion->joints;
+        while (*at != j) {
+            assert(*at != NULL);
+            at = &(*at)->next[joint_side(*at, sides[k])];
+        }
+        *at = j->next[k];
+        j->next[k] = NULL;
+    }
+}
+
+bool gy_adapter_bodies_jointed(const gy_adapter_body *a, const gy_adapter_body *b)
+{
+    if (a->joint_count == 0 || b->joint_count == 0 || a == b)
+        return false;
+    if (a->motion == NULL || (b->motion != NULL && b->joint_count < a->joint_count)) {
+        const gy_adapter_body *t = a;
+        a = b;
+        b = t;
+    }
+    if (a->motion == NULL)
+        return false; /* two statics: no joint has a static first body */
+    for (const gy_adapter_joint *j = a->motion->joints; j != NULL; j = j->next[joint_side(j, a)])
+        if (j->a == b || j->b == b)
+            return true;
+    return false;
 }
 
 bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b)

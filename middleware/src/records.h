@@ -44,6 +44,9 @@ typedef struct gy_adapter_motion {
     /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
      * it as, and whose filter picks the sweep's candidates. */
     const struct gy_adapter_collider *solid;
+    /* The Gyre joints on the body, through gy_adapter_joint.next: a joint's first body is never
+     * static, so every joint is on a moving body's list (gy_adapter_bodies_jointed). */
+    struct gy_adapter_joint *joints;
 } gy_adapter_motion;
 
 /* A body as defined: fixed at creation except `joint_count` and `reported_step`. What only a
@@ -194,6 +197,9 @@ typedef struct gy_adapter_joint {
     gy_joint_cone_frame cone_frame; /* ball: captured at creation (gy_joint_drive_attach) */
     bool has_spring;                /* distance (as built): its spring */
     double spring_frequency, spring_damping_ratio;
+    /* The next joint on the list of body a's and of body b's motion part (b's: NULL when b is
+     * static or the world). */
+    struct gy_adapter_joint *next[2];
 } gy_adapter_joint;
 
 /* Fills a body record from a valid definition (id and joint count left as they are). `motion` is
@@ -224,9 +230,14 @@ void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c
 void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
                                   gy_adapter_body *a, gy_adapter_body *b);
 
-/* Counts a built joint on its bodies, and uncounts a released one. */
-void gy_adapter_joint_attach(const gy_adapter_joint *j);
-void gy_adapter_joint_detach(const gy_adapter_joint *j);
+/* Counts a built joint on its bodies and lists it on their motion parts, and uncounts and
+ * unlists one about to be released. */
+void gy_adapter_joint_attach(gy_adapter_joint *j);
+void gy_adapter_joint_detach(gy_adapter_joint *j);
+
+/* Whether a Gyre joint connects bodies `a` and `b`: jointed bodies never collide with each other
+ * (gy_adapter_contact_gate). Walks the joints of the moving one with fewer. */
+bool gy_adapter_bodies_jointed(const gy_adapter_body *a, const gy_adapter_body *b);
 
 /* Whether two colliders' filters let them collide (each one's category in the other's mask). */
 bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b);

@@ -1,6 +1,6 @@
 /* Helpers the front end gives the drivers: a hull shrunk by a margin, a body's inverse inertia and
- * damping loss (adapter_common.c), the closed-form ray test (queries.c) and the bounce rule
- * (contacts.c). */
+ * damping loss (adapter_common.c), the closed-form ray test (queries.c), the bounce rule
+ * (contacts.c) and which bodies a joint connects (records.c). */
 #include "test_support.h"
 
 #include <math.h>
@@ -8,6 +8,7 @@
 #include "../../middleware/src/adapter_common.h"
 #include "../../middleware/src/contacts.h"
 #include "../../middleware/src/queries.h"
+#include "../../middleware/src/records.h"
 #include "gyre/math.h"
 
 static void build_box_hull(gy_test_allocator *ta, gy_vec3 half, gy_hull *out)
@@ -192,6 +193,42 @@ static void test_contact_bounce_needs_restitution_speed_and_a_point_the_substep_
     assert_true(leave == 0.0);
 }
 
+/* Joints listed on their moving bodies: two bodies are jointed while any joint between them
+ * lasts, in either order, whichever list the joint sits in and wherever in it; a static is found
+ * through its moving partner, and a joint to the world joins nothing. */
+static void test_bodies_jointed_while_any_joint_between_them_lasts(void **state)
+{
+    (void)state;
+    gy_adapter_motion ma = {0}, mb = {0};
+    gy_adapter_body a = {.motion = &ma, .type = GY_MOTION_DYNAMIC};
+    gy_adapter_body b = {.motion = &mb, .type = GY_MOTION_KINEMATIC};
+    gy_adapter_body s = {.type = GY_MOTION_STATIC};
+    gy_adapter_joint to_static = {.a = &a, .b = &s}, first = {.a = &a, .b = &b};
+    gy_adapter_joint to_world = {.a = &b}, second = {.a = &b, .b = &a};
+    gy_adapter_joint *all[] = {&to_static, &first, &to_world, &second};
+    for (int i = 0; i < 4; i++)
+        gy_adapter_joint_attach(all[i]);
+    assert_int_equal(a.joint_count, 3);
+    assert_int_equal(b.joint_count, 3);
+    assert_int_equal(s.joint_count, 1);
+    assert_true(gy_adapter_bodies_jointed(&a, &s) && gy_adapter_bodies_jointed(&s, &a));
+    assert_true(gy_adapter_bodies_jointed(&a, &b) && gy_adapter_bodies_jointed(&b, &a));
+    assert_false(gy_adapter_bodies_jointed(&b, &s) || gy_adapter_bodies_jointed(&s, &b));
+    assert_false(gy_adapter_bodies_jointed(&a, &a));
+    /* The first of the two a-b joints sits in the middle of both lists. */
+    gy_adapter_joint_detach(&first);
+    assert_true(gy_adapter_bodies_jointed(&a, &b) && gy_adapter_bodies_jointed(&b, &a));
+    gy_adapter_joint_detach(&second);
+    assert_false(gy_adapter_bodies_jointed(&a, &b) || gy_adapter_bodies_jointed(&b, &a));
+    assert_true(gy_adapter_bodies_jointed(&s, &a));
+    gy_adapter_joint_detach(&to_static);
+    assert_false(gy_adapter_bodies_jointed(&s, &a));
+    gy_adapter_joint_detach(&to_world);
+    assert_int_equal(a.joint_count + b.joint_count + s.joint_count, 0);
+    assert_null(ma.joints);
+    assert_null(mb.joints);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +241,7 @@ int main(void)
             test_contact_bounce_needs_restitution_speed_and_a_point_the_substep_closes),
         cmocka_unit_test(
             test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
+        cmocka_unit_test(test_bodies_jointed_while_any_joint_between_them_lasts),
     };
     return cmocka_run_group_tests_name("adapter helpers", tests, NULL, NULL);
 }

@@ -2371,6 +2371,58 @@ static void test_contract_joint_to_static_disables_their_contacts(void **state)
     expect_empty(fx);
 }
 
+/* Bodies joined by any of several joints do not collide: a box held to a static post by two
+ * joints and a second box held to the first, all overlapping. Each pair collides again only once
+ * its last joint is gone, and the post's remaining joint holds after its first is released. */
+static void test_contract_jointed_bodies_collide_again_only_when_their_last_joint_goes(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id post = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box_def(gy_v3(1, 1, 1)));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.8, 0)); /* 20 cm into the post */
+    bd.allow_sleeping = false;
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id a = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position = gy_v3(0.8, 0.8, 0); /* 20 cm into a */
+    gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_FIXED;
+    jd.a = a;
+    jd.b = post;
+    jd.anchor = gy_v3(0, 0.8, 0);
+    gy_joint_id held = create_joint(fx, &jd);
+    jd.type = GY_JOINT_BALL;
+    gy_joint_id pinned = create_joint(fx, &jd);
+    jd.type = GY_JOINT_FIXED;
+    jd.a = b;
+    jd.b = a;
+    jd.anchor = gy_v3(0.8, 0.8, 0);
+    gy_joint_id pair = create_joint(fx, &jd);
+    for (int i = 0; i < 20; i++) {
+        step_n(fx, 1);
+        assert_null(find_contact(fx, a, post));
+        assert_null(find_contact(fx, a, b));
+    }
+    /* One of the post's two joints goes: the other still joins them and holds a in place. */
+    assert_result(fx->be->joint_release(fx->w, held), GY_OK);
+    for (int i = 0; i < 20; i++) {
+        step_n(fx, 1);
+        assert_null(find_contact(fx, a, post));
+        assert_null(find_contact(fx, a, b));
+    }
+    assert_near(body_position(fx, a).y, 0.8, 0.01);
+    assert_result(fx->be->joint_release(fx->w, pinned), GY_OK);
+    step_n(fx, 1);
+    assert_non_null(find_contact(fx, a, post));
+    assert_null(find_contact(fx, a, b));
+    assert_result(fx->be->joint_release(fx->w, pair), GY_OK);
+    step_n(fx, 1);
+    assert_non_null(find_contact(fx, a, b));
+    release_body(fx, b);
+    release_body(fx, a);
+    release_body(fx, post);
+    expect_empty(fx);
+}
+
 static void test_contract_breakable_joint_breaks_above_force_holds_below(void **state)
 {
     fixture *fx = *state;
@@ -4301,6 +4353,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_overlap_finds_touching_colliders),
         CONTRACT_TEST(test_contract_hinge_pendulum_small_angle_period),
         CONTRACT_TEST(test_contract_joint_to_static_disables_their_contacts),
+        CONTRACT_TEST(test_contract_jointed_bodies_collide_again_only_when_their_last_joint_goes),
         CONTRACT_TEST(test_contract_breakable_joint_breaks_above_force_holds_below),
         CONTRACT_TEST(test_contract_fixed_joint_holds_bodies_together),
         CONTRACT_TEST(test_contract_fixed_joint_holds_a_heavy_body_without_sagging),
