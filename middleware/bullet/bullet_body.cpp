@@ -203,19 +203,6 @@ void gy_bt_body_wake(gy_bt_body *b)
         b->pose_written = true;
 }
 
-static void wake_other(void *w, gy_body_id other)
-{
-    gy_driver_world *world = static_cast<gy_driver_world *>(w);
-    void *b = gy_handle_pool_get(world->records->bodies, other.bits);
-    gy_bt_body_wake(static_cast<gy_bt_body *>(b));
-}
-
-void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b)
-{
-    /* The report holds every touching pair, sleeping ones included (their manifolds persist). */
-    gy_adapter_contacts_touching(w->contacts, &b->base, wake_other, w);
-}
-
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame)
 {
     b->rb->setCenterOfMassTransform(com_frame);
@@ -759,10 +746,6 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
         b->motion()->lock_position = frame.getOrigin();
-        /* A kinematic body does not join islands: a sleeper it leaves (a crate on a lift put
-         * elsewhere) would hang in the air unless woken here. */
-        if (b->base.type == GY_MOTION_KINEMATIC)
-            gy_bt_wake_touching(w, b);
         return GY_OK;
     }
     /* A static: move it and its grid boxes; planes stay where they are in the world, so their

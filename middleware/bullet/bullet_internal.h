@@ -398,8 +398,6 @@ btTransform gy_bt_collider_transform(const gy_bt_collider *c);
 /* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
 void gy_bt_body_wake(gy_bt_body *b);
 void gy_bt_driver_body_wake(gy_driver_world *w, gy_bt_body *b);
-/* Wakes the bodies touching `b` in the last report (a static moved or removed under them). */
-void gy_bt_wake_touching(gy_driver_world *w, const gy_bt_body *b);
 /* Moves a dynamic or kinematic body's centre of mass frame, keeping Bullet's caches in step. */
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame);
 /* The driver entries of the same names (driver.h). */

@@ -587,11 +587,19 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
     r = w->driver->body_set_pose(w->dw, b, pose);
-    if (r == GY_OK && gy_driver_body_rec(b)->type == GY_MOTION_STATIC)
+    if (r != GY_OK)
+        return r;
+    const gy_adapter_body *rec = gy_driver_body_rec(b);
+    if (rec->type == GY_MOTION_STATIC) {
         static_placed(w, b);
-    else if (r == GY_OK)
-        w->driver->body_wake(w->dw, b);
-    return r;
+        return GY_OK;
+    }
+    /* A kinematic body joins no island: a sleeper it leaves (a crate on a lift put elsewhere)
+     * would hang in the air unless woken here. */
+    if (rec->type == GY_MOTION_KINEMATIC)
+        gy_adapter_contacts_touching(&w->contacts, rec, wake_body, w);
+    w->driver->body_wake(w->dw, b);
+    return GY_OK;
 }
 
 static gy_result body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy_vec3 v)

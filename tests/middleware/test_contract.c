@@ -900,6 +900,34 @@ static void test_contract_static_moved_onto_sleeper_wakes_it(void **state)
     expect_empty(fx);
 }
 
+/* A crate resting on a kinematic lift (asleep where the driver lets a body sleep on a kinematic
+ * one) falls once the lift is put elsewhere: a kinematic body joins no island, so the sleeper it
+ * leaves is woken by the move itself, not left hanging in the air. */
+static void test_contract_kinematic_moved_away_wakes_the_sleeper_it_held(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id lift =
+        create_one(fx, GY_MOTION_KINEMATIC, gy_v3(0, 2, 0), box_def(gy_v3(4, 0.2, 4)));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 2.6, 0));
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id crate = create_body(fx, &bd, &cd, 1, NULL);
+    step_n(fx, 300);
+    double rest = body_position(fx, crate).y;
+    assert_near(rest, 2.6, 0.02);
+
+    gy_pose away = gy_pose_identity();
+    away.position = gy_v3(20, 2, 0);
+    assert_result(fx->be->body_set_pose(fx->w, lift, away), GY_OK);
+    step_n(fx, 30);
+    /* Falling freely from rest for 0.5 s: g t²/2 = 1.23 m, within the free-fall 2 cm. */
+    const double t = 30 * DT;
+    assert_true(body_state(fx, crate).awake);
+    assert_near(body_position(fx, crate).y, rest - 0.5 * GRAVITY * t * t, 0.02);
+    release_body(fx, crate);
+    release_body(fx, lift);
+    expect_empty(fx);
+}
+
 /* Only statics that touch a sleeper wake it: one whose bounding box overlaps the sleeper's but
  * whose shape stays clear, and one far away, leave it asleep. */
 static void test_contract_static_near_sleeper_leaves_it_asleep(void **state)
@@ -4316,6 +4344,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_collider_policy_is_read_in_world_space),
         CONTRACT_TEST(test_contract_static_created_over_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_static_moved_onto_sleeper_wakes_it),
+        CONTRACT_TEST(test_contract_kinematic_moved_away_wakes_the_sleeper_it_held),
         CONTRACT_TEST(test_contract_static_near_sleeper_leaves_it_asleep),
         CONTRACT_TEST(test_contract_static_sensor_created_over_sleeper_is_reported),
         CONTRACT_TEST(test_contract_static_released_under_sleeper_wakes_it),
