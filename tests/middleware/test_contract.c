@@ -2368,22 +2368,32 @@ static void test_contract_hinge_pendulum_small_angle_period(void **state)
     expect_empty(fx);
 }
 
+/* A static unit box at the origin and a dynamic one 20 cm into it (never sleeping), held to it by
+ * a fixed joint at its centre; `jd` is left as that joint's definition. */
+static gy_joint_id box_jointed_into_post(fixture *fx, gy_body_id *post, gy_body_id *box,
+                                         gy_joint_def *jd)
+{
+    *post = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box_def(gy_v3(1, 1, 1)));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.8, 0));
+    bd.allow_sleeping = false;
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    *box = create_body(fx, &bd, &cd, 1, NULL);
+    *jd = gy_default_joint_def();
+    jd->type = GY_JOINT_FIXED;
+    jd->a = *box;
+    jd->b = *post;
+    jd->anchor = gy_v3(0, 0.8, 0);
+    return create_joint(fx, jd);
+}
+
 /* A body jointed to a static does not collide with it (as with another body) while the joint
  * lasts, and does again once the joint is released. */
 static void test_contract_joint_to_static_disables_their_contacts(void **state)
 {
     fixture *fx = *state;
-    gy_body_id post = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box_def(gy_v3(1, 1, 1)));
-    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.8, 0)); /* 20 cm into the post */
-    bd.allow_sleeping = false;
-    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
-    gy_body_id box = create_body(fx, &bd, &cd, 1, NULL);
-    gy_joint_def jd = gy_default_joint_def();
-    jd.type = GY_JOINT_FIXED;
-    jd.a = box;
-    jd.b = post;
-    jd.anchor = gy_v3(0, 0.8, 0);
-    gy_joint_id j = create_joint(fx, &jd);
+    gy_body_id post, box;
+    gy_joint_def jd;
+    gy_joint_id j = box_jointed_into_post(fx, &post, &box, &jd);
     for (int i = 0; i < 30; i++) {
         step_n(fx, 1);
         assert_null(find_contact(fx, box, post));
@@ -2405,19 +2415,13 @@ static void test_contract_joint_to_static_disables_their_contacts(void **state)
 static void test_contract_jointed_bodies_collide_again_only_when_their_last_joint_goes(void **state)
 {
     fixture *fx = *state;
-    gy_body_id post = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box_def(gy_v3(1, 1, 1)));
-    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.8, 0)); /* 20 cm into the post */
+    gy_body_id post, a;
+    gy_joint_def jd;
+    gy_joint_id held = box_jointed_into_post(fx, &post, &a, &jd);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0.8, 0.8, 0)); /* 20 cm into a */
     bd.allow_sleeping = false;
     gy_collider_def cd = box_def(gy_v3(1, 1, 1));
-    gy_body_id a = create_body(fx, &bd, &cd, 1, NULL);
-    bd.pose.position = gy_v3(0.8, 0.8, 0); /* 20 cm into a */
     gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
-    gy_joint_def jd = gy_default_joint_def();
-    jd.type = GY_JOINT_FIXED;
-    jd.a = a;
-    jd.b = post;
-    jd.anchor = gy_v3(0, 0.8, 0);
-    gy_joint_id held = create_joint(fx, &jd);
     jd.type = GY_JOINT_BALL;
     gy_joint_id pinned = create_joint(fx, &jd);
     jd.type = GY_JOINT_FIXED;
