@@ -70,13 +70,7 @@ bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadph
 {
     const gy_bt_body *a = gy_bt_body_of(static_cast<btCollisionObject *>(p0->m_clientObject));
     const gy_bt_body *b = gy_bt_body_of(static_cast<btCollisionObject *>(p1->m_clientObject));
-    if (a == nullptr || b == nullptr || a == b)
-        return false;
-    if ((a->category_union & b->mask_union) == 0 || (b->category_union & a->mask_union) == 0)
-        return false;
-    if (a->base.type != GY_MOTION_DYNAMIC && b->base.type != GY_MOTION_DYNAMIC)
-        return a->has_sensor || b->has_sensor;
-    return true;
+    return a != nullptr && b != nullptr && a != b && gy_bt_bodies_may_pair(a, b);
 }
 
 /* ---- world ---------------------------------------------------------------------------------- */

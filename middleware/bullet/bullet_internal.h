@@ -196,9 +196,19 @@ class gy_bt_dispatcher : public btCollisionDispatcher
     gy_driver_world *world;
 };
 
-/* Broadphase prefilter (moving bodies only: statics are in the grid): 32-bit category/mask over
- * each body's colliders (Bullet's own filter holds 16-bit groups in an int), and pairs between
- * non-dynamic bodies only when a sensor is involved (the static pass applies the same rules). */
+/* Whether two bodies' colliders may pair at all: a category of each in the other's masks (32-bit
+ * unions over each body's colliders; Bullet's own filter holds 16-bit groups in an int), and a
+ * dynamic body or a sensor among them. */
+static inline bool gy_bt_bodies_may_pair(const gy_bt_body *a, const gy_bt_body *b)
+{
+    if ((a->category_union & b->mask_union) == 0 || (b->category_union & a->mask_union) == 0)
+        return false;
+    return a->base.type == GY_MOTION_DYNAMIC || b->base.type == GY_MOTION_DYNAMIC ||
+           a->has_sensor || b->has_sensor;
+}
+
+/* Broadphase prefilter (moving bodies only: statics are in the grid): gy_bt_bodies_may_pair,
+ * which the static pass applies too. */
 class gy_bt_pair_filter : public btOverlapFilterCallback
 {
   public:

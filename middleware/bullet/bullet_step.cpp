@@ -410,12 +410,9 @@ void gy_bt_static_pairs_drop(gy_driver_world *w, gy_bt_body *b)
 static bool static_pair_wanted(const gy_driver_world *w, const gy_bt_body *b, const gy_bt_body *s,
                                bool active)
 {
-    if (!active && !s->base.placed)
+    if ((!active && !s->base.placed) || !gy_bt_bodies_may_pair(b, s))
         return false;
-    if ((b->category_union & s->mask_union) == 0 || (s->category_union & b->mask_union) == 0)
-        return false;
-    bool sensor = b->has_sensor || s->has_sensor;
-    if ((b->base.type != GY_MOTION_DYNAMIC || w->sensor_pass) && !sensor)
+    if (w->sensor_pass && !b->has_sensor && !s->has_sensor)
         return false;
     return !gy_adapter_bodies_jointed(&b->base, &s->base);
 }
