@@ -794,20 +794,6 @@ void gy_bt_body_set_angular_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v
     b->rb->setAngularVelocity(gy_bt_vec(v));
 }
 
-void gy_bt_body_add_impulse(gy_driver_world *, gy_bt_body *b, gy_vec3 j, const gy_vec3 *p)
-{
-    if (p == nullptr) {
-        b->rb->applyCentralImpulse(gy_bt_vec(j));
-        return;
-    }
-    /* Not btRigidBody::applyImpulse, which takes the moment of the impulse with its locked
-     * components removed: a lock's reaction acts through the centre of mass, so the whole
-     * impulse turns the body (ω = I⁻¹ r × J on the free axes). */
-    btVector3 jb = gy_bt_vec(j);
-    b->rb->applyCentralImpulse(jb);
-    b->rb->applyTorqueImpulse((gy_bt_vec(*p) - gy_bt_body_com(b)).cross(jb));
-}
-
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 {
     return gy_bt_from_vec(gy_bt_body_velocity_at(b, gy_bt_vec(p)));

@@ -422,8 +422,6 @@ void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out)
 gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
 void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
 void gy_bt_body_set_angular_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
-void gy_bt_body_add_impulse(gy_driver_world *w, gy_bt_body *b, gy_vec3 impulse,
-                            const gy_vec3 *point);
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);
 void gy_bt_body_put_asleep(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_set_mass(gy_driver_world *w, gy_bt_body *b, double mass);
@@ -445,7 +443,6 @@ void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j);
 double gy_bt_joint_force(gy_driver_world *w, gy_bt_joint *j);
 void gy_bt_joint_coordinate(gy_driver_world *w, gy_bt_joint *j, double *position, double *rate);
 gy_vec3 gy_bt_joint_axis(gy_driver_world *w, gy_bt_joint *j);
-gy_joint_side gy_bt_body_axis_side(gy_driver_world *w, gy_bt_body *b, gy_vec3 axis);
 void gy_bt_joint_motor_set(gy_driver_world *w, gy_bt_joint *j, bool on, double velocity,
                            double max_force, double h);
 void gy_bt_joint_set_spring(gy_driver_world *w, gy_bt_joint *j, double erp, double cfm, double h);

@@ -217,15 +217,6 @@ void gy_bt_joint_release(gy_driver_world *w, gy_bt_joint *j)
     gy_free(w->allocator, j, sizeof *j);
 }
 
-gy_joint_side gy_bt_body_axis_side(gy_driver_world *, gy_bt_body *b, gy_vec3 world_axis)
-{
-    btVector3 axis = gy_bt_vec(world_axis);
-    double inv = axis.dot(b->rb->getInvInertiaTensorWorld() * axis);
-    gy_joint_side s = {1.0 / b->rb->getInvMass(), inv > 0.0 ? 1.0 / inv : 0.0,
-                       gy_bt_from_vec(b->rb->getCenterOfMassPosition())};
-    return s;
-}
-
 static btVector3 hinge_axis(btHingeConstraint *hinge)
 {
     return hinge->getRigidBodyA().getCenterOfMassTransform().getBasis() *

@@ -279,10 +279,6 @@ typedef struct gy_driver {
     /* Not static. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
     void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
-    /* Dynamic only; `point` NULL: at the centre of mass. NULL: the front end changes the raw
-     * velocities (step's body_velocity) by J/m and I⁻¹ (r × J) itself. */
-    void (*body_add_impulse)(gy_driver_world *w, gy_driver_body *b, gy_vec3 impulse,
-                             const gy_vec3 *point);
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
     /* Dynamic only: puts the body to sleep now (body_wake wakes it); the front end has stilled
      * it first (the step's body_set_velocity) and dropped its pending force and torque. */
@@ -309,13 +305,11 @@ typedef struct gy_driver {
      * solve, each motor's velocity and bound and each limit's rows; these read and set the
      * vendor's joints and nothing more. `joint_coordinate` (hinges and sliders) is a's angle or
      * offset relative to b (or the world) from the pose at creation, and its rate; `joint_axis`
-     * the joint's axis in the world (unit). `body_axis_side` is a dynamic body's mass, inertia
-     * about the world `axis` through its centre of mass, and centre of mass (NULL: the front end
-     * reads them from the step's body_mass, body_inv_inertia, body_rotation and body_com). */
+     * the joint's axis in the world (unit). A body's side of a motor (its mass and inertia about
+     * the axis) is the front end's, from the step's raw state. */
     void (*joint_coordinate)(gy_driver_world *w, gy_driver_joint *j, double *position,
                              double *rate);
     gy_vec3 (*joint_axis)(gy_driver_world *w, gy_driver_joint *j);
-    gy_joint_side (*body_axis_side)(gy_driver_world *w, gy_driver_body *b, gy_vec3 axis);
     /* Hinges and sliders: the joint's own motor on, at `velocity` (Gyre's sign) with at most
      * `max_force` (N·m or N; INFINITY: unbounded) over the next solve of h seconds, or off. */
     void (*joint_motor_set)(gy_driver_world *w, gy_driver_joint *j, bool on, double velocity,

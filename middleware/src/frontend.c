@@ -648,14 +648,12 @@ static gy_result body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
     return r;
 }
 
-/* Through the driver, or through its raw state when it leaves impulses to the front end. */
+/* Through the body's raw state: Δv = J/m and Δω = I⁻¹ (r × J) on every axis. A lock's reaction
+ * acts through the centre of mass, so the whole moment turns the body; the step's lock
+ * projection (step.c) then takes the locked axes' part away. */
 static void add_impulse(gy_backend_world *w, gy_driver_body *b, gy_vec3 j, const gy_vec3 *point)
 {
     const gy_driver_step *s = w->driver->step;
-    if (w->driver->body_add_impulse != NULL) {
-        w->driver->body_add_impulse(w->dw, b, j, point);
-        return;
-    }
     gy_vec3 v, omega;
     s->body_velocity(b, &v, &omega);
     v = gy_v3_mad(v, j, 1.0 / s->body_mass(b));

@@ -174,15 +174,12 @@ void gy_joint_drive_attach(const gy_driver *d, gy_driver_world *w, gy_driver_joi
 }
 
 /* A side of a motor's inertia: a static side, or none, is immovable. */
-static gy_joint_side side_of(const gy_driver *d, gy_driver_world *w, gy_adapter_body *b,
-                             gy_vec3 axis)
+static gy_joint_side side_of(const gy_driver *d, gy_adapter_body *b, gy_vec3 axis)
 {
     gy_joint_side s = {0.0, 0.0, {0.0, 0.0, 0.0}};
     if (b == NULL || b->type != GY_MOTION_DYNAMIC)
         return s;
     gy_driver_body *db = gy_driver_body_of(b);
-    if (d->body_axis_side != NULL)
-        return d->body_axis_side(w, db, axis);
     const gy_driver_step *ds = d->step;
     gy_vec3 local = gy_quat_rotate(gy_quat_conj(ds->body_rotation(db)), axis);
     double inv = gy_v3_dot(local, gy_mat3_apply(ds->body_inv_inertia(db), local));
@@ -197,7 +194,7 @@ static double servo_accel(const gy_driver *d, gy_driver_world *w, gy_driver_join
 {
     gy_adapter_joint *j = gy_driver_joint_rec(dj);
     gy_vec3 axis = d->joint_axis(w, dj);
-    gy_joint_side sa = side_of(d, w, j->a, axis), sb = side_of(d, w, j->b, axis);
+    gy_joint_side sa = side_of(d, j->a, axis), sb = side_of(d, j->b, axis);
     gy_vec3 anchor = gy_pose_apply(body_pose(d, w, j->a), j->anchor_a);
     return gy_joint_drive_accel(j->type, j->motor.max_force, &sa, &sb, anchor, axis);
 }
