@@ -20,6 +20,7 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
     if (motion == NULL)
         return;
     motion->solid = NULL;
+    motion->joints = NULL;
     motion->ccd_radius = 0.0;
     motion->force = gy_v3(0.0, 0.0, 0.0);
     motion->torque = gy_v3(0.0, 0.0, 0.0);
