@@ -186,21 +186,13 @@ btTransform gy_bt_collider_transform(const gy_bt_collider *c)
            gy_bt_transform(gy_adapter_collider_local_pose(&c->base));
 }
 
-void gy_bt_driver_body_wake(gy_driver_world *, gy_bt_body *b)
+void gy_bt_body_wake(gy_driver_world *, gy_bt_body *b)
 {
-    gy_bt_body_wake(b);
-}
-
-void gy_bt_body_wake(gy_bt_body *b)
-{
-    if (b->base.type == GY_MOTION_DYNAMIC) {
-        b->rb->activate(true);
-        /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate
-         * whose lift was taken away) would otherwise still average as resting and sleep again
-         * at its next step, in mid-air. */
-        gy_adapter_sleep_reset(b->motion()->sleep);
-    } else if (b->base.type == GY_MOTION_KINEMATIC)
-        b->pose_written = true;
+    b->rb->activate(true);
+    /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate whose
+     * lift was taken away) would otherwise still average as resting and sleep again at its next
+     * step, in mid-air. */
+    gy_adapter_sleep_reset(b->motion()->sleep);
 }
 
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame)
@@ -574,7 +566,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->motion()->kin_linear = btVector3(0, 0, 0);
         b->motion()->kin_angular = btVector3(0, 0, 0);
     }
-    b->pose_written = true; /* a new kinematic body takes part in the first step's pair search */
     for (int i = 0; b->motion() != nullptr && i < 3; i++)
         b->any_lock = b->any_lock || b->motion()->shared.lock_linear[i] ||
                       b->motion()->shared.lock_angular[i];

@@ -95,7 +95,6 @@ struct gy_driver_body {
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     bool any_lock;
-    bool pose_written;     /* kinematic: re-posed since the last step, counts as moving once */
     bool active;           /* this substep: awake (dynamic) or moving (kinematic) */
     uint32_t static_pairs; /* its records in the world's static pairs (bullet_step.cpp) */
 
@@ -405,9 +404,8 @@ btVector3 gy_bt_body_velocity_at(const gy_bt_body *b, const btVector3 &world_poi
 btTransform gy_bt_collider_child(const gy_bt_collider *c);
 /* World transform of a collider's frame (its Gyre local pose, in the world). */
 btTransform gy_bt_collider_transform(const gy_bt_collider *c);
-/* Wakes a dynamic body, marks a kinematic one as moving; no-op for statics. */
-void gy_bt_body_wake(gy_bt_body *b);
-void gy_bt_driver_body_wake(gy_driver_world *w, gy_bt_body *b);
+/* The driver entry body_wake: a dynamic body only. */
+void gy_bt_body_wake(gy_driver_world *w, gy_bt_body *b);
 /* Moves a dynamic or kinematic body's centre of mass frame, keeping Bullet's caches in step. */
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame);
 /* The driver entries of the same names (driver.h). */

@@ -754,7 +754,7 @@ static void before_substep(gy_driver_world *w, double h)
             continue;
         }
         bool moving = !b->motion()->kin_linear.isZero() || !b->motion()->kin_angular.isZero();
-        b->active = moving || b->pose_written;
+        b->active = moving || b->motion()->shared.pose_written;
         b->rb->forceActivationState(b->active ? ACTIVE_TAG : ISLAND_SLEEPING);
         if (!moving)
             continue;
@@ -820,10 +820,6 @@ static void bt_collide_sensors(gy_driver_world *w)
 static void end_step(gy_driver_world *w)
 {
     w->statics_placed = false;
-    for (uint32_t i = 0; i < w->moving->count; i++) {
-        gy_bt_body *b = w->moving->items[i];
-        b->pose_written = false;
-    }
     w->aabbs_stale = true;
 }
 

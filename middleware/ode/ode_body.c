@@ -107,10 +107,7 @@ gy_vec3 gy_ode_body_velocity_at(const gy_ode_body *b, gy_vec3 p)
 void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b)
 {
     (void)w;
-    if (b->base.type == GY_MOTION_DYNAMIC)
-        dBodyEnable(b->body);
-    else if (b->base.type == GY_MOTION_KINEMATIC)
-        b->pose_written = true;
+    dBodyEnable(b->body);
 }
 
 void gy_ode_body_apply_damping(gy_ode_body *b, double dt)
@@ -358,7 +355,6 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         b->com_local = def->type == GY_MOTION_DYNAMIC ? mass.center : gy_v3(0.0, 0.0, 0.0);
 
     if (def->type != GY_MOTION_STATIC) {
-        b->pose_written = true; /* a new body takes part in the first step's pair search */
         b->body = dBodyCreate(w->world);
         dBodySetData(b->body, b);
         set_dbody_pose(b, b->pose);
@@ -474,7 +470,7 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
 {
     gy_result r;
     if (gy_ode_dbody(b) != NULL) {
-        set_dbody_pose(b, pose); /* the front end's body_wake marks a kinematic one moving */
+        set_dbody_pose(b, pose); /* the front end marks a kinematic one moving (gy_driver_wake) */
         return GY_OK;
     }
     /* A static: re-pose and re-index its geoms. Removing frees room in the old cells, so putting

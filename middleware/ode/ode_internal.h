@@ -58,7 +58,6 @@ struct gy_driver_body {
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     gy_adapter_motion motion; /* the Gyre record's motion part (base.motion points here) */
     dBodyID body;             /* ODE's body; a static has none (gy_ode_dbody) */
-    bool pose_written;        /* written since the last step (a kinematic then counts as moving) */
     double mass;              /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
@@ -281,7 +280,7 @@ void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);
-/* Wakes a dynamic body (and marks a kinematic one as moving); no-op for statics. */
+/* The driver entry body_wake: a dynamic body only. */
 void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b);
 /* World-space pose of the body origin and of its centre of mass. */
 gy_pose gy_ode_body_pose(const gy_ode_body *b);

@@ -91,7 +91,7 @@ static bool body_moving(const gy_ode_body *b)
     case GY_MOTION_DYNAMIC:
         return dBodyIsEnabled(b->body) != 0;
     case GY_MOTION_KINEMATIC: {
-        if (b->pose_written)
+        if (b->motion.pose_written)
             return true;
         const dReal *v = dBodyGetLinearVel(b->body);
         const dReal *a = dBodyGetAngularVel(b->body);
@@ -415,8 +415,6 @@ static void end_step(gy_driver_world *w, double dt)
             c->tangent_impulse *= k;
         }
     }
-    for (uint32_t i = 0; i < w->moving->count; i++)
-        w->moving->items[i]->pose_written = false;
 }
 
 static void ode_begin(gy_driver_world *w, double dt, double h)

@@ -220,9 +220,9 @@ void gy_adapter_contact_wake_placed(const gy_adapter_contacts *c, const gy_adapt
     const gy_driver *d = c->driver;
     gy_driver_body *ba = gy_driver_body_of(a->owner), *bb = gy_driver_body_of(b->owner);
     if (a->owner->placed && !d->step->body_awake(bb))
-        d->body_wake(c->dw, bb);
+        gy_driver_wake(d, c->dw, bb);
     else if (b->owner->placed && !d->step->body_awake(ba))
-        d->body_wake(c->dw, ba);
+        gy_driver_wake(d, c->dw, ba);
 }
 
 /* Static and kinematic bodies move along nothing the solve asks of them. */

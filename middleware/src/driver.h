@@ -267,9 +267,10 @@ typedef struct gy_driver {
      * order: a driver keeps them as it likes (no array of them is asked for). */
     uint32_t (*body_collider_count)(const gy_driver_body *b);
     gy_driver_collider *(*body_collider)(gy_driver_body *b, uint32_t i);
-    /* Wakes a dynamic body (a kinematic one counts as moving in the next step); nothing for
-     * statics. The front end calls it after every change that should move a body (the setters
-     * below, a new filter, a motor, a joint made or gone), so those leave waking to it. */
+    /* Wakes a dynamic body. The front end calls it, through gy_driver_wake, after every change
+     * that should move a body (the setters below, a new filter, a motor, a joint made or gone),
+     * so those leave waking to it; a kinematic body is marked instead
+     * (gy_adapter_motion.pose_written). */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
     /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). The
@@ -385,5 +386,17 @@ extern const gy_driver gy_bullet_driver;
 #ifdef __cplusplus
 }
 #endif
+
+/* Wakes body `b` after a change that should move it: a dynamic body through the driver, a
+ * kinematic one marked to take part in the next step (gy_adapter_motion.pose_written); nothing
+ * for a static. */
+static inline void gy_driver_wake(const gy_driver *d, gy_driver_world *w, gy_driver_body *b)
+{
+    gy_adapter_body *rec = gy_driver_body_rec(b);
+    if (rec->type == GY_MOTION_DYNAMIC)
+        d->body_wake(w, b);
+    else if (rec->type == GY_MOTION_KINEMATIC)
+        gy_adapter_body_motion(rec)->pose_written = true;
+}
 
 #endif

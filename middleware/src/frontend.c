@@ -126,9 +126,9 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
 /* A joint's bodies (the world side is NULL; a static one has nothing to wake). */
 static void wake_joint_bodies(gy_backend_world *w, const gy_adapter_joint *j)
 {
-    w->driver->body_wake(w->dw, gy_driver_body_of(j->a));
+    gy_driver_wake(w->driver, w->dw, gy_driver_body_of(j->a));
     if (j->b != NULL)
-        w->driver->body_wake(w->dw, gy_driver_body_of(j->b));
+        gy_driver_wake(w->driver, w->dw, gy_driver_body_of(j->b));
 }
 
 /* Unlinks a joint from its bodies, has the driver release its record, then wakes the bodies
@@ -280,7 +280,7 @@ static gy_result set_gravity(gy_backend_world *w, gy_vec3 g)
     w->driver->set_gravity(w->dw, g);
     /* Sleepers would otherwise hang in the air under the new gravity. */
     for (uint32_t i = 0; i < w->moving.count; i++)
-        w->driver->body_wake(w->dw, w->moving.items[i]);
+        gy_driver_wake(w->driver, w->dw, w->moving.items[i]);
     return GY_OK;
 }
 
@@ -533,7 +533,7 @@ static gy_result lookup_vec(gy_backend_world *w, gy_body_id id, gy_vec3 v, uint3
 static void wake_body(void *ctx, gy_body_id id)
 {
     gy_backend_world *w = ctx;
-    w->driver->body_wake(w->dw, gy_handle_pool_get(&w->bodies, id.bits));
+    gy_driver_wake(w->driver, w->dw, gy_handle_pool_get(&w->bodies, id.bits));
 }
 
 /* A static moved or refiltered: what the report says touches it wakes (it may no longer rest
@@ -598,7 +598,7 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
      * would hang in the air unless woken here. */
     if (rec->type == GY_MOTION_KINEMATIC)
         gy_adapter_contacts_touching(&w->contacts, rec, wake_body, w);
-    w->driver->body_wake(w->dw, b);
+    gy_driver_wake(w->driver, w->dw, b);
     return GY_OK;
 }
 
@@ -608,7 +608,7 @@ static gy_result body_set_linear_velocity(gy_backend_world *w, gy_body_id id, gy
     gy_result r = lookup_vec(w, id, v, MOVING, &b);
     if (r == GY_OK) {
         w->driver->body_set_linear_velocity(w->dw, b, v);
-        w->driver->body_wake(w->dw, b);
+        gy_driver_wake(w->driver, w->dw, b);
     }
     return r;
 }
@@ -619,7 +619,7 @@ static gy_result body_set_angular_velocity(gy_backend_world *w, gy_body_id id, g
     gy_result r = lookup_vec(w, id, v, MOVING, &b);
     if (r == GY_OK) {
         w->driver->body_set_angular_velocity(w->dw, b, v);
-        w->driver->body_wake(w->dw, b);
+        gy_driver_wake(w->driver, w->dw, b);
     }
     return r;
 }
@@ -631,7 +631,7 @@ static gy_result body_add_force(gy_backend_world *w, gy_body_id id, gy_vec3 f)
     if (r == GY_OK) {
         gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(b));
         m->force = gy_v3_add(m->force, f);
-        w->driver->body_wake(w->dw, b);
+        gy_driver_wake(w->driver, w->dw, b);
     }
     return r;
 }
@@ -643,7 +643,7 @@ static gy_result body_add_torque(gy_backend_world *w, gy_body_id id, gy_vec3 t)
     if (r == GY_OK) {
         gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(b));
         m->torque = gy_v3_add(m->torque, t);
-        w->driver->body_wake(w->dw, b);
+        gy_driver_wake(w->driver, w->dw, b);
     }
     return r;
 }
@@ -673,7 +673,7 @@ static gy_result body_add_impulse(gy_backend_world *w, gy_body_id id, gy_vec3 j)
     gy_result r = lookup_vec(w, id, j, DYNAMIC, &b);
     if (r == GY_OK) {
         add_impulse(w, b, j, NULL);
-        w->driver->body_wake(w->dw, b);
+        gy_driver_wake(w->driver, w->dw, b);
     }
     return r;
 }
@@ -686,7 +686,7 @@ static gy_result body_add_impulse_at(gy_backend_world *w, gy_body_id id, gy_vec3
         r = check_vec(p);
     if (r == GY_OK) {
         add_impulse(w, b, j, &p);
-        w->driver->body_wake(w->dw, b);
+        gy_driver_wake(w->driver, w->dw, b);
     }
     return r;
 }
@@ -713,7 +713,7 @@ static gy_result body_move_kinematic(gy_backend_world *w, gy_body_id id, gy_pose
                                   target.rotation, dt, &v, &omega);
     w->driver->body_set_linear_velocity(w->dw, b, v);
     w->driver->body_set_angular_velocity(w->dw, b, omega);
-    w->driver->body_wake(w->dw, b);
+    gy_driver_wake(w->driver, w->dw, b);
     return GY_OK;
 }
 
@@ -739,7 +739,7 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     if (awake) {
-        w->driver->body_wake(w->dw, b);
+        gy_driver_wake(w->driver, w->dw, b);
         return GY_OK;
     }
     /* At rest means still, with no pending force either (backend.h). */
@@ -763,7 +763,7 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);
-    w->driver->body_wake(w->dw, b);
+    gy_driver_wake(w->driver, w->dw, b);
     return GY_OK;
 }
 
@@ -805,7 +805,7 @@ static gy_result collider_set_filter(gy_backend_world *w, gy_collider_id id, uin
     if (owner->type == GY_MOTION_STATIC)
         static_placed(w, gy_driver_body_of(owner));
     else
-        w->driver->body_wake(w->dw, gy_driver_body_of(owner));
+        gy_driver_wake(w->driver, w->dw, gy_driver_body_of(owner));
     return GY_OK;
 }
 

@@ -21,6 +21,7 @@ void gy_adapter_body_record_init(gy_adapter_body *b, const gy_body_def *def,
         return;
     motion->solid = NULL;
     motion->joints = NULL;
+    motion->pose_written = true; /* a new body takes part in the first step's pair search */
     motion->ccd_radius = 0.0;
     motion->force = gy_v3(0.0, 0.0, 0.0);
     motion->torque = gy_v3(0.0, 0.0, 0.0);

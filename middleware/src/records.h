@@ -47,6 +47,10 @@ typedef struct gy_adapter_motion {
     /* The Gyre joints on the body, through gy_adapter_joint.next: a joint's first body is never
      * static, so every joint is on a moving body's list (gy_adapter_bodies_jointed). */
     struct gy_adapter_joint *joints;
+    /* Woken (gy_driver_wake: posed, set moving, a joint or filter changed) or made since the last
+     * step ended: a kinematic body then takes part in the next step's pair search even at rest.
+     * The front end sets and clears it; a driver reads it. */
+    bool pose_written;
 } gy_adapter_motion;
 
 /* A body as defined: fixed at creation except `joint_count` and `reported_step`. What only a

@@ -526,6 +526,8 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     end_report(s, ds, dw, contacts, tally->sensors);
     gy_result r = ds->end(dw, dt);
     placed_clear(s);
+    for (uint32_t i = 0; i < s->rec->moving->count; i++)
+        gy_adapter_body_motion(gy_driver_body_rec(s->rec->moving->items[i]))->pose_written = false;
     gy_adapter_contacts_end_step(contacts);
     s->last_dt = dt;
     return r != GY_OK ? r : s->error;
