@@ -154,8 +154,7 @@ typedef enum gy_adapter_contact_kind {
 
 /* The rule for a raw pair of colliders: skipped when both are on one body, when the filters refuse
  * it, when a joint connects their bodies, or when neither body is dynamic and neither collider a
- * sensor; during a sensor pass (the
- * step's end poses) only sensor pairs count. */
+ * sensor; during a sensor pass (the step's end poses) only sensor pairs count. */
 gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
                                                 const gy_adapter_collider *b, bool sensor_pass);
 

@@ -228,9 +228,9 @@ void gy_adapter_joint_detach(gy_adapter_joint *j)
     }
 }
 
-bool gy_adapter_bodies_jointed(const gy_adapter_body *a, const gy_adapter_body *b)
+bool gy_adapter_joint_between(const gy_adapter_body *a, const gy_adapter_body *b)
 {
-    if (a->joint_count == 0 || b->joint_count == 0 || a == b)
+    if (a == b)
         return false;
     if (a->motion == NULL || (b->motion != NULL && b->joint_count < a->joint_count)) {
         const gy_adapter_body *t = a;

@@ -239,9 +239,16 @@ void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, 
 void gy_adapter_joint_attach(gy_adapter_joint *j);
 void gy_adapter_joint_detach(gy_adapter_joint *j);
 
+/* The walk behind gy_adapter_bodies_jointed, for two bodies that both have joints: the joints of
+ * the moving one with fewer. */
+bool gy_adapter_joint_between(const gy_adapter_body *a, const gy_adapter_body *b);
+
 /* Whether a Gyre joint connects bodies `a` and `b`: jointed bodies never collide with each other
- * (gy_adapter_contact_gate). Walks the joints of the moving one with fewer. */
-bool gy_adapter_bodies_jointed(const gy_adapter_body *a, const gy_adapter_body *b);
+ * (gy_adapter_contact_gate). Inline: every raw pair asks, and most bodies have no joint. */
+static inline bool gy_adapter_bodies_jointed(const gy_adapter_body *a, const gy_adapter_body *b)
+{
+    return a->joint_count != 0 && b->joint_count != 0 && gy_adapter_joint_between(a, b);
+}
 
 /* Whether two colliders' filters let them collide (each one's category in the other's mask). */
 bool gy_adapter_colliders_filter(const gy_adapter_collider *a, const gy_adapter_collider *b);
