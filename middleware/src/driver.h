@@ -63,6 +63,10 @@ static inline gy_adapter_joint *gy_driver_joint_rec(gy_driver_joint *j)
 {
     return (gy_adapter_joint *)(void *)j;
 }
+static inline gy_driver_joint *gy_driver_joint_of(gy_adapter_joint *j)
+{
+    return (gy_driver_joint *)(void *)j;
+}
 /* The moving (dynamic and kinematic) bodies, in the front end's order: a body is appended when
  * made and the last one takes the slot of one released (gy_adapter_motion.moving_index). */
 GY_ARRAY_DEFINE(gy_driver_moving, gy_driver_body *)

@@ -551,10 +551,13 @@ static gy_result body_release(gy_backend_world *w, gy_body_id id)
     if (r != GY_OK)
         return r;
     gy_adapter_body *rec = gy_driver_body_rec(b);
+    /* A moving body's joints are on its list; a static's only on their moving bodies' lists. */
+    while (rec->motion != NULL && rec->motion->joints != NULL)
+        release_joint(w, gy_driver_joint_of(rec->motion->joints));
     for (uint32_t i = 0; i < w->joints.count && rec->joint_count > 0; i++) {
         uint64_t h;
         gy_driver_joint *j = gy_handle_pool_at(&w->joints, i, &h);
-        if (j != NULL && (gy_driver_joint_rec(j)->a == rec || gy_driver_joint_rec(j)->b == rec))
+        if (j != NULL && gy_driver_joint_rec(j)->b == rec)
             release_joint(w, j);
     }
     /* What rested on it falls: wake it before the pairs naming it go. */

@@ -2455,6 +2455,50 @@ static void test_contract_jointed_bodies_collide_again_only_when_their_last_join
     expect_empty(fx);
 }
 
+/* Releasing a body takes exactly its joints, on either side of them: a moving body's, then a
+ * static's, while the others' joints stay and keep working; a joint taken that way is stale. */
+static void test_contract_releasing_a_body_takes_exactly_its_joints(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id post = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), box_def(gy_v3(1, 1, 1)));
+    gy_body_id body[3];
+    for (int i = 0; i < 3; i++) {
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(3.0 * (i + 1), 5, 0));
+        gy_collider_def cd = sphere_def(0.5);
+        body[i] = create_body(fx, &bd, &cd, 1, NULL);
+    }
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    const gy_body_id ends[5][2] = {
+        {body[0], post}, {body[1], post}, {body[0], body[1]}, {body[2], body[1]}, {body[2], {0}}};
+    gy_joint_id j[5];
+    for (int i = 0; i < 5; i++) {
+        jd.a = ends[i][0];
+        jd.b = ends[i][1];
+        jd.anchor = body_position(fx, ends[i][0]);
+        j[i] = create_joint(fx, &jd);
+    }
+    assert_int_equal(counters(fx).joints, 5);
+    release_body(fx, body[0]); /* a of two joints */
+    assert_int_equal(counters(fx).joints, 3);
+    assert_result(fx->be->joint_release(fx->w, j[0]), GY_ERR_STALE_HANDLE);
+    assert_result(fx->be->joint_release(fx->w, j[2]), GY_ERR_STALE_HANDLE);
+    step_n(fx, 5);
+    release_body(fx, post); /* b of one */
+    assert_int_equal(counters(fx).joints, 2);
+    assert_result(fx->be->joint_release(fx->w, j[1]), GY_ERR_STALE_HANDLE);
+    step_n(fx, 5);
+    release_body(fx, body[1]); /* b of the last it had */
+    assert_int_equal(counters(fx).joints, 1);
+    /* The one left still holds its body to the world where it was made. */
+    gy_vec3 held = body_position(fx, body[2]);
+    step_n(fx, 30);
+    assert_near(gy_v3_len(gy_v3_sub(body_position(fx, body[2]), held)), 0.0, 0.01);
+    assert_result(fx->be->joint_release(fx->w, j[4]), GY_OK);
+    release_body(fx, body[2]);
+    expect_empty(fx);
+}
+
 static void test_contract_breakable_joint_breaks_above_force_holds_below(void **state)
 {
     fixture *fx = *state;
@@ -4387,6 +4431,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_hinge_pendulum_small_angle_period),
         CONTRACT_TEST(test_contract_joint_to_static_disables_their_contacts),
         CONTRACT_TEST(test_contract_jointed_bodies_collide_again_only_when_their_last_joint_goes),
+        CONTRACT_TEST(test_contract_releasing_a_body_takes_exactly_its_joints),
         CONTRACT_TEST(test_contract_breakable_joint_breaks_above_force_holds_below),
         CONTRACT_TEST(test_contract_fixed_joint_holds_bodies_together),
         CONTRACT_TEST(test_contract_fixed_joint_holds_a_heavy_body_without_sagging),
