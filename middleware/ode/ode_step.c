@@ -437,6 +437,15 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
         gy_ode_body *b = w->moving->items[i];
         if (s > 0)
             b->active = body_moving(b);
+        /* ODE keeps a body awake while it touches an enabled body that cannot sleep, and a
+         * kinematic body never auto-disables: a crate resting on a lift that had stopped never
+         * slept (Bullet's did). A kinematic body is enabled exactly while it moves. */
+        if (b->base.type == GY_MOTION_KINEMATIC) {
+            if (b->active)
+                dBodyEnable(b->body);
+            else
+                dBodyDisable(b->body);
+        }
         if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
             continue;
         /* ODE has gravity on or off per body; other factors are applied as a force. */

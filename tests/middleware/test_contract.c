@@ -900,8 +900,8 @@ static void test_contract_static_moved_onto_sleeper_wakes_it(void **state)
     expect_empty(fx);
 }
 
-/* A crate resting on a kinematic lift (asleep where the driver lets a body sleep on a kinematic
- * one) falls once the lift is put elsewhere: a kinematic body joins no island, so the sleeper it
+/* A crate resting on a kinematic lift that stands still falls asleep like one on the ground, and
+ * falls once the lift is put elsewhere: a kinematic body joins no island, so the sleeper it
  * leaves is woken by the move itself, not left hanging in the air. */
 static void test_contract_kinematic_moved_away_wakes_the_sleeper_it_held(void **state)
 {
@@ -914,6 +914,7 @@ static void test_contract_kinematic_moved_away_wakes_the_sleeper_it_held(void **
     step_n(fx, 300);
     double rest = body_position(fx, crate).y;
     assert_near(rest, 2.6, 0.02);
+    assert_false(body_state(fx, crate).awake);
 
     gy_pose away = gy_pose_identity();
     away.position = gy_v3(20, 2, 0);
