@@ -533,37 +533,44 @@ static btVector3 relative_velocity(const btManifoldPoint &p, const btRigidBody *
     return va - vb;
 }
 
-/* Bullet keeps a resting point in its manifold up to the breaking distance apart, so a box at
- * rest keeps its four corners at zero depth. A point that slides further than that in a step is
- * dropped and found again, and the box-box narrow phase finds only overlapping corners: a box
- * riding a conveyor belt at 2 m/s, or sliding over a static box, lost a corner every few steps
- * and rocked (0.27 rad/s, rising and falling at 0.07 m/s). Such a point's row aims instead for
- * GY_ADAPTER_CONTACT_LAYER of depth at Bullet's ERP, from above or below, as the ODE adapter's
- * rows do. Deep overlap (split impulse) keeps Bullet's row. Only sliding points: moving every
- * resting point's target (Bullet's m_linearSlop) let a 10-box stack lean 5 to 7 cm before it slept.
- */
-static void settle_into_layer(btSolverConstraint &c, const btManifoldPoint &cp,
-                              const btContactSolverInfo &info, const btSolverBody &sa,
-                              const btSolverBody &sb)
+/* Sets a point's row to reach the normal speed `target` alone: no correction of the overlap, in
+ * the velocity or split off, on top. */
+static void aim_row(btSolverConstraint &c, double target, const btSolverBody &sa,
+                    const btSolverBody &sb)
 {
-    double depth = -cp.getDistance();
-    if (depth < -GY_ADAPTER_CONTACT_LAYER || depth > GY_ADAPTER_SOLVER_DEPTH)
-        return;
-    btVector3 rel = relative_velocity(cp, sa.m_originalBody, sb.m_originalBody);
-    rel -= cp.m_normalWorldOnB * rel.dot(cp.m_normalWorldOnB);
-    if (!(rel.length() * info.m_timeStep > gContactBreakingThreshold))
-        return;
-    double target = gy_adapter_contact_layer_speed(depth, info.m_erp, info.m_timeStep);
     c.m_rhs = (target - row_speed(c, sa, sb)) * c.m_jacDiagABInv;
     c.m_rhsPenetration = 0.0;
+}
+
+/* Whether a point with restitution bounces (the front end's rule, gy_adapter_contact_bounce), and
+ * `*leave` its separation speed. The approach is taken as Bullet does, from the bodies' velocities
+ * before the solve, and gravity from the vendor's per-body setting. */
+static bool bounces(const btManifoldPoint &cp, const btSolverBody &sa, const btSolverBody &sb,
+                    const btContactSolverInfo &info, double *leave)
+{
+    const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
+    btVector3 ga(0, 0, 0), gb(0, 0, 0);
+    if (ra != nullptr && ra->getInvMass() > 0.0)
+        ga = ra->getGravity();
+    if (rb != nullptr && rb->getInvMass() > 0.0)
+        gb = rb->getGravity();
+    const btVector3 &n = cp.m_normalWorldOnB; /* B to A */
+    double approach = -n.dot(relative_velocity(cp, ra, rb));
+    double offset = cp.getDistance() + info.m_linearSlop;
+    return gy_adapter_contact_bounce(cp.m_combinedRestitution, approach, offset, -n.dot(ga - gb),
+                                     info.m_timeStep, leave);
 }
 
 /* Bullet sets each contact up to reach restitution × approach plus, for a penetration it does
  * not split off, erp·depth/h, and bounces a point found before touching at once. Both change a
  * bounce's energy by the height of where the contact was found: a bouncing point's row aims
- * instead for gy_adapter_bounce_speed from its gap or depth, with no overlap correction. The
- * approach is taken as Bullet does, from the bodies' velocities before the solve, and whether a
- * point bounces is the front end's rule (gy_adapter_contact_bounce). */
+ * instead for gy_adapter_bounce_speed from its gap or depth, with no overlap correction. Every
+ * other point in the contact layer's range aims for the layer (gy_adapter_contact_layer) at
+ * Bullet's ERP. Bullet's own target is its m_linearSlop, and it keeps a resting point in its
+ * manifold up to the breaking distance apart, so a box at rest kept its corners at zero depth; a
+ * point that slid further than that in a step was dropped and found again by a narrow phase that
+ * reports only overlapping corners, and a box riding a conveyor belt lost a corner every few
+ * steps and rocked, while a 10-box stack swayed by up to 27 cm and never slept. */
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {
@@ -593,31 +600,15 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
         if (cp == nullptr)
             continue;
         cp->m_contactPointFlags &= ~GY_BT_CONTACT_BOUNCES;
-        if (!(cp->m_combinedRestitution > 0.0)) {
-            settle_into_layer(c, *cp, info, m_tmpSolverBodyPool[c.m_solverBodyIdA],
-                              m_tmpSolverBodyPool[c.m_solverBodyIdB]);
-            continue;
-        }
         const btSolverBody &sa = m_tmpSolverBodyPool[c.m_solverBodyIdA];
         const btSolverBody &sb = m_tmpSolverBodyPool[c.m_solverBodyIdB];
-        const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
-        btVector3 ga(0, 0, 0), gb(0, 0, 0);
-        if (ra != nullptr && ra->getInvMass() > 0.0)
-            ga = ra->getGravity();
-        if (rb != nullptr && rb->getInvMass() > 0.0)
-            gb = rb->getGravity();
-        const btVector3 &n = cp->m_normalWorldOnB; /* B to A */
-        double approach = -n.dot(relative_velocity(*cp, ra, rb));
-        double offset = cp->getDistance() + info.m_linearSlop, leave;
-        /* A point that does not bounce keeps Bullet's row. */
-        if (!gy_adapter_contact_bounce(cp->m_combinedRestitution, approach, offset, -n.dot(ga - gb),
-                                       info.m_timeStep, &leave))
-            continue;
-        /* The row's target becomes that separation speed alone: no correction of the overlap
-         * (in the velocity or split off), which would add its height to the rebound. */
-        c.m_rhs = (leave - row_speed(c, sa, sb)) * c.m_jacDiagABInv;
-        c.m_rhsPenetration = 0.0;
-        cp->m_contactPointFlags |= GY_BT_CONTACT_BOUNCES;
+        double target;
+        if (cp->m_combinedRestitution > 0.0 && bounces(*cp, sa, sb, info, &target))
+            cp->m_contactPointFlags |= GY_BT_CONTACT_BOUNCES;
+        else if (!gy_adapter_contact_layer(-cp->getDistance(), info.m_erp, info.m_timeStep,
+                                           &target))
+            continue; /* deep (split impulse) or far apart: Bullet's row */
+        aim_row(c, target, sa, sb);
     }
 }
 
@@ -674,7 +665,6 @@ static void gather_manifolds(gy_driver_world *w, double h)
         w->point_forces.resize(most);
     gy_adapter_points *pts = &w->contacts->points;
     pts->erp = w->world.getSolverInfo().m_erp;
-    pts->layer = w->world.getSolverInfo().m_linearSlop;
     pts->max_speed = INFINITY; /* Bullet's rows do not cap their correction */
     pts->push_erp = 0.0;       /* deep overlap is Bullet's split impulse */
     pts->iterations = (uint32_t)w->world.getSolverInfo().m_numIterations;

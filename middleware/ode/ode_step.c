@@ -232,15 +232,17 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
             c->surface.soft_erp = 0.0;
         }
-        /* ODE aims a contact shallower than its surface layer at no motion, so a resting box
-         * keeps whatever tilt the unconverged solve leaves it within the layer: a crate on a
-         * conveyor belt wandered to 1e-3 rad of tilt, a corner near lifting, and turned up to
-         * 4e-4 rad in 4 s. Pulling each such point down to the layer (at ERP's rate) levels it
-         * to 2e-5 rad: the row allows that approach, it never pulls. */
-        if (leave == 0.0 && c->geom.depth < GY_ADAPTER_CONTACT_LAYER) {
+        /* The contact layer (gy_adapter_contact_layer). ODE's own row aims a point deeper than
+         * its surface layer at it already (its layer is GY_ADAPTER_CONTACT_LAYER, its ERP the
+         * row's), but a shallower one at no motion, so a resting box kept whatever tilt the
+         * unconverged solve left it within the layer (a crate on a conveyor belt wandered to
+         * 1e-3 rad, a corner near lifting): the shallow points take the layer's approach as
+         * motionN, which the row allows and never pulls. */
+        double layer_speed;
+        if (leave == 0.0 && c->geom.depth < GY_ADAPTER_CONTACT_LAYER &&
+            gy_adapter_contact_layer(c->geom.depth, CONTACT_ERP, w->substep_dt, &layer_speed)) {
             c->surface.mode |= dContactMotionN;
-            c->surface.motionN =
-                gy_adapter_contact_layer_speed(c->geom.depth, CONTACT_ERP, w->substep_dt);
+            c->surface.motionN = layer_speed;
         }
         /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
          * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the
@@ -456,7 +458,6 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
     }
     gy_adapter_points *pts = &w->contacts->points;
     pts->erp = CONTACT_ERP;
-    pts->layer = dWorldGetContactSurfaceLayer(w->world);
     pts->max_speed = dWorldGetContactMaxCorrectingVel(w->world);
     pts->push_erp = PUSH_ERP;
     pts->iterations = w->def.solver_iterations;

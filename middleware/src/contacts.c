@@ -266,9 +266,13 @@ bool gy_adapter_contact_bounce(double e, double approach, double offset, double 
     return true;
 }
 
-double gy_adapter_contact_layer_speed(double depth, double erp, double h)
+bool gy_adapter_contact_layer(double depth, double erp, double h, double *speed)
 {
-    return (depth - GY_ADAPTER_CONTACT_LAYER) * erp / h;
+    *speed = 0.0;
+    if (!(depth >= -GY_ADAPTER_CONTACT_LAYER && depth <= GY_ADAPTER_SOLVER_DEPTH))
+        return false;
+    *speed = (depth - GY_ADAPTER_CONTACT_LAYER) * erp / h;
+    return true;
 }
 
 bool gy_adapter_contact_surface(const gy_adapter_contacts *c, const gy_adapter_collider *a,

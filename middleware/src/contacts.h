@@ -193,10 +193,14 @@ double gy_adapter_contact_pull(gy_vec3 g, gy_vec3 n, const gy_adapter_body *a,
 bool gy_adapter_contact_bounce(double e, double approach, double offset, double accel, double h,
                                double *leave);
 
-/* The normal speed (m/s) a contact row aims for to bring a point `depth` deep (m, negative when
- * apart) to GY_ADAPTER_CONTACT_LAYER at the rows' error reduction `erp` over a substep of `h`
- * seconds: an approach (negative) while it is shallower than the layer. */
-double gy_adapter_contact_layer_speed(double depth, double erp, double h);
+/* The contact layer, for a solved point that does not bounce: from GY_ADAPTER_CONTACT_LAYER apart
+ * to GY_ADAPTER_SOLVER_DEPTH deep (m, `depth` negative when apart), its normal row aims to bring
+ * it to GY_ADAPTER_CONTACT_LAYER of depth at the rows' error reduction `erp` over a substep of `h`
+ * seconds, from above or below: `*speed` the separating speed (m/s), an approach (negative) while
+ * it is shallower than the layer. A resting point then sits at the layer on every driver, and one
+ * the vendor left at zero depth (a corner found again) is pulled back into it rather than left to
+ * rock. False for any other point, which keeps the vendor's row. */
+bool gy_adapter_contact_layer(double depth, double erp, double h, double *speed);
 
 /* Conveyors: the surface motion s_b - s_a of colliders a and b, each one's surface velocity turned
  * into the world by the driver the report is bound to (`collider_to_world`), in *surface; false

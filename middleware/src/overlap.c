@@ -154,12 +154,14 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
         p->inv_k = k > 0.0 ? 1.0 / k : 0.0;
         p->push = 0.0;
         p->relax = 0.0;
-        /* The correction speed the contact row asked for: ERP × (depth − layer) / h, if it
+        /* The correction speed the contact row asked for: ERP × (depth − layer) / h (every
+         * driver's rows aim for the contact layer, gy_adapter_contact_layer), if it
          * pushed at all. A bouncing row aims at the rebound alone and corrects nothing: what it
          * gives is the bounce's, never to be taken back when the body leaves. */
-        double asked =
-            fmin(pts->erp * fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - pts->layer) / h,
-                 pts->max_speed);
+        double asked = fmin(
+            pts->erp *
+                fmax(0.0, fmin(p->depth, GY_ADAPTER_SOLVER_DEPTH) - GY_ADAPTER_CONTACT_LAYER) / h,
+            pts->max_speed);
         if (p->bounces || !(gy_v3_dot(gy_v3(p->force[0], p->force[1], p->force[2]), n) > 0.0))
             asked = 0.0;
         p->depth -= point_speed(ds, p, n, false) * h;

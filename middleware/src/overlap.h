@@ -71,7 +71,6 @@ typedef struct gy_adapter_points {
     gy_adapter_point *items;
     uint32_t count, capacity;
     double erp;          /* the contact rows' error reduction per substep */
-    double layer;        /* overlap (m) the rows leave uncorrected */
     double max_speed;    /* the rows' largest correction speed (m/s) */
     double push_erp;     /* push-out only: fraction of the deep overlap it closes per substep */
     uint32_t iterations; /* of the push-out and the give-back */

@@ -203,16 +203,24 @@ static void test_contacts_pull_is_gravity_along_the_normal_by_share(void **state
     assert_true(gy_adapter_contact_pull(g, gy_v3(0, -1, 0), &floor, &ball) == 20.0);
 }
 
-/* The layer's target: an approach while shallower than the layer, none at it, a push deeper. */
-static void test_contacts_layer_speed_settles_points_to_the_layer(void **state)
+/* The layer's range and target: from the layer apart to the solver depth deep, an approach while
+ * shallower than the layer, none at it, a push deeper; outside the range the vendor's row. */
+static void test_contacts_layer_settles_points_in_its_range_to_the_layer(void **state)
 {
     (void)state;
-    double h = 0.01, erp = 0.5;
-    assert_true(gy_adapter_contact_layer_speed(GY_ADAPTER_CONTACT_LAYER, erp, h) == 0.0);
-    assert_true(gy_adapter_contact_layer_speed(0.0, erp, h) < 0.0);
-    assert_true(fabs(gy_adapter_contact_layer_speed(-0.001, erp, h) -
-                     (-0.001 - GY_ADAPTER_CONTACT_LAYER) * 50.0) < 1e-15);
-    assert_true(gy_adapter_contact_layer_speed(0.002, erp, h) > 0.0);
+    double h = 0.01, erp = 0.5, v = 1.0;
+    assert_true(gy_adapter_contact_layer(GY_ADAPTER_CONTACT_LAYER, erp, h, &v) && v == 0.0);
+    assert_true(gy_adapter_contact_layer(0.0, erp, h, &v) && v < 0.0);
+    assert_true(gy_adapter_contact_layer(-GY_ADAPTER_CONTACT_LAYER, erp, h, &v));
+    assert_true(fabs(v - (-2.0 * GY_ADAPTER_CONTACT_LAYER) * 50.0) < 1e-15);
+    assert_true(gy_adapter_contact_layer(0.002, erp, h, &v) && v > 0.0);
+    assert_true(gy_adapter_contact_layer(GY_ADAPTER_SOLVER_DEPTH, erp, h, &v));
+    assert_true(fabs(v - (GY_ADAPTER_SOLVER_DEPTH - GY_ADAPTER_CONTACT_LAYER) * 50.0) < 1e-15);
+    /* Apart beyond the layer, deeper than the solver takes, or not a depth: the vendor's row. */
+    assert_false(gy_adapter_contact_layer(-GY_ADAPTER_CONTACT_LAYER * 1.01, erp, h, &v));
+    assert_true(v == 0.0);
+    assert_false(gy_adapter_contact_layer(GY_ADAPTER_SOLVER_DEPTH * 1.01, erp, h, &v));
+    assert_false(gy_adapter_contact_layer(NAN, erp, h, &v));
 }
 
 /* A scripted driver whose colliders are turned a quarter about +Y when they are platforms. */
@@ -321,7 +329,7 @@ int main(void)
         cmocka_unit_test(test_contacts_refresh_restarts_only_a_carried_pair),
         cmocka_unit_test(test_contacts_locked_needs_both_bodies_held_along_the_normal),
         cmocka_unit_test(test_contacts_pull_is_gravity_along_the_normal_by_share),
-        cmocka_unit_test(test_contacts_layer_speed_settles_points_to_the_layer),
+        cmocka_unit_test(test_contacts_layer_settles_points_in_its_range_to_the_layer),
         cmocka_unit_test(test_contacts_conveyor_row_follows_the_turned_surface),
         cmocka_unit_test(test_contacts_placed_static_wakes_a_sleeper_it_touches),
     };
