@@ -570,7 +570,7 @@ static bool bounces(const btManifoldPoint &cp, const btSolverBody &sa, const btS
  * manifold up to the breaking distance apart, so a box at rest kept its corners at zero depth; a
  * point that slid further than that in a step was dropped and found again by a narrow phase that
  * reports only overlapping corners, and a box riding a conveyor belt lost a corner every few
- * steps and rocked, while a 10-box stack swayed by up to 27 cm and never slept. */
+ * steps and rocked, while a 10-box stack swayed by up to 28 cm and never slept. */
 void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
                                    const btContactSolverInfo &info)
 {
