@@ -392,15 +392,26 @@ extern const gy_driver gy_bullet_driver;
 #endif
 
 /* Wakes body `b` after a change that should move it: a dynamic body through the driver, a
- * kinematic one marked to take part in the next step (gy_adapter_motion.pose_written); nothing
- * for a static. */
+ * kinematic one marked to take part in the next step (gy_adapter_motion.pose_written) with the
+ * dynamic bodies jointed to it woken; nothing for a static. */
 static inline void gy_driver_wake(const gy_driver *d, gy_driver_world *w, gy_driver_body *b)
 {
     gy_adapter_body *rec = gy_driver_body_rec(b);
-    if (rec->type == GY_MOTION_DYNAMIC)
+    if (rec->type == GY_MOTION_DYNAMIC) {
         d->body_wake(w, b);
-    else if (rec->type == GY_MOTION_KINEMATIC)
-        gy_adapter_body_motion(rec)->pose_written = true;
+        return;
+    }
+    if (rec->type != GY_MOTION_KINEMATIC)
+        return;
+    gy_adapter_motion *m = gy_adapter_body_motion(rec);
+    m->pose_written = true;
+    /* A kinematic body joins no island, so a vendor need not wake what hangs from it by a joint:
+     * a box asleep under a crane would stay where the crane left it. */
+    for (gy_adapter_joint *j = m->joints; j != NULL; j = gy_adapter_joint_next(j, rec)) {
+        gy_adapter_body *other = j->a == rec ? j->b : j->a;
+        if (other != NULL && other->type == GY_MOTION_DYNAMIC)
+            d->body_wake(w, gy_driver_body_of(other));
+    }
 }
 
 #endif

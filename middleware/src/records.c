@@ -188,12 +188,6 @@ void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, 
     }
 }
 
-/* Which of joint `j`'s list links belongs to body `b`'s list. */
-static uint32_t joint_side(const gy_adapter_joint *j, const gy_adapter_body *b)
-{
-    return j->a == b ? 0u : 1u;
-}
-
 void gy_adapter_joint_attach(gy_adapter_joint *j)
 {
     gy_adapter_body *sides[2] = {j->a, j->b};
@@ -221,7 +215,7 @@ void gy_adapter_joint_detach(gy_adapter_joint *j)
         gy_adapter_joint **at = &sides[k]->motion->joints;
         while (*at != j) {
             assert(*at != NULL);
-            at = &(*at)->next[joint_side(*at, sides[k])];
+            at = &(*at)->next[gy_adapter_joint_side(*at, sides[k])];
         }
         *at = j->next[k];
         j->next[k] = NULL;
@@ -239,7 +233,7 @@ bool gy_adapter_joint_between(const gy_adapter_body *a, const gy_adapter_body *b
     }
     if (a->motion == NULL)
         return false; /* two statics: no joint has a static first body */
-    for (const gy_adapter_joint *j = a->motion->joints; j != NULL; j = j->next[joint_side(j, a)])
+    for (const gy_adapter_joint *j = a->motion->joints; j != NULL; j = gy_adapter_joint_next(j, a))
         if (j->a == b || j->b == b)
             return true;
     return false;

@@ -234,6 +234,17 @@ void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c
 void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
                                   gy_adapter_body *a, gy_adapter_body *b);
 
+/* Which of joint `j`'s list links belongs to body `b`'s list, and the joint after `j` on it. */
+static inline uint32_t gy_adapter_joint_side(const gy_adapter_joint *j, const gy_adapter_body *b)
+{
+    return j->a == b ? 0u : 1u;
+}
+static inline gy_adapter_joint *gy_adapter_joint_next(const gy_adapter_joint *j,
+                                                      const gy_adapter_body *b)
+{
+    return j->next[gy_adapter_joint_side(j, b)];
+}
+
 /* Counts a built joint on its bodies and lists it on their motion parts, and uncounts and
  * unlists one about to be released. */
 void gy_adapter_joint_attach(gy_adapter_joint *j);

@@ -20,6 +20,17 @@
 
 #include "contract_fixture.h"
 
+/* A body `bd` with one box collider of full size `size`. */
+static gy_body_id create_box(fixture *fx, const gy_body_def *bd, gy_vec3 size)
+{
+    gy_collider_def cd = gy_default_collider_def();
+    cd.shape.type = GY_SHAPE_BOX;
+    cd.shape.box_size = size;
+    gy_body_id id = {0};
+    assert_result(fx->be->body_create(fx->w, bd, &cd, 1, &id, NULL), GY_OK);
+    return id;
+}
+
 /* A dynamic box of `mass` kg and full size `size` at `p`, undamped and never asleep. */
 static gy_body_id box_body(fixture *fx, gy_vec3 p, gy_vec3 size, double mass)
 {
@@ -30,12 +41,7 @@ static gy_body_id box_body(fixture *fx, gy_vec3 p, gy_vec3 size, double mass)
     bd.linear_damping = 0.0;
     bd.angular_damping = 0.0;
     bd.allow_sleeping = false;
-    gy_collider_def cd = gy_default_collider_def();
-    cd.shape.type = GY_SHAPE_BOX;
-    cd.shape.box_size = size;
-    gy_body_id id = {0};
-    assert_result(fx->be->body_create(fx->w, &bd, &cd, 1, &id, NULL), GY_OK);
-    return id;
+    return create_box(fx, &bd, size);
 }
 
 static gy_body_id capsule_body(fixture *fx, gy_vec3 p, double radius, double height, double mass)
@@ -452,6 +458,15 @@ static void test_joints_spring_period_and_decay_match_frequency_and_damping(void
         check_spring(fx, springs[k], f[k], zeta[k], k);
 }
 
+/* A box of `type` and full size `size` at `p`, otherwise as gy_default_body_def makes it. */
+static gy_body_id default_box(fixture *fx, gy_motion_type type, gy_vec3 p, gy_vec3 size)
+{
+    gy_body_def bd = gy_default_body_def();
+    bd.type = type;
+    bd.pose.position = p;
+    return create_box(fx, &bd, size);
+}
+
 /* A spring from a kinematic body (its a) to a dynamic one: only the dynamic body's mass sets the
  * softness (the kinematic side does not give way), so a 2 kg cube hung 1.2 m from a still
  * kinematic box swings along the spring at the spring's own frequency (1 Hz, zeta = 0.1). */
@@ -459,19 +474,38 @@ static void test_joints_spring_from_a_kinematic_body_keeps_its_frequency(void **
 {
     fixture *fx = *state;
     no_gravity(fx);
-    gy_body_def bd = gy_default_body_def();
-    bd.type = GY_MOTION_KINEMATIC;
-    bd.pose.position = gy_v3(0, 5, 0);
-    gy_collider_def cd = gy_default_collider_def();
-    cd.shape.type = GY_SHAPE_BOX;
-    cd.shape.box_size = gy_v3(0.2, 0.2, 0.2);
-    gy_body_id holder = {0};
-    assert_result(fx->be->body_create(fx->w, &bd, &cd, 1, &holder, NULL), GY_OK);
+    gy_body_id holder = default_box(fx, GY_MOTION_KINEMATIC, gy_v3(0, 5, 0), gy_v3(0.2, 0.2, 0.2));
     gy_body_id bob = box_body(fx, gy_v3(0, 3.8, 0), gy_v3(0.2, 0.2, 0.2), 2.0);
     gy_joint_id spring = spring_joint(fx, holder, bob, gy_v3(0, 3.8, 0), 1.0, 0.1);
     check_spring(fx, spring, 1.0, 0.1, 0);
     gy_body_state s = body_state(fx, bob);
     assert_true(gy_vec3_is_finite(s.pose.position));
+}
+
+/* A box hanging still from a kinematic body that does not move falls asleep, as one hanging from
+ * the world does: a kinematic body standing still keeps nothing awake. It wakes when the holder
+ * moves again. */
+static void test_joints_box_hanging_from_a_still_kinematic_body_sleeps(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id holder = default_box(fx, GY_MOTION_KINEMATIC, gy_v3(0, 5, 0), gy_v3(0.2, 0.2, 0.2));
+    gy_body_id box = default_box(fx, GY_MOTION_DYNAMIC, gy_v3(0, 4, 0), gy_v3(0.5, 0.5, 0.5));
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_BALL;
+    jd.a = box;
+    jd.b = holder;
+    jd.anchor = gy_v3(0, 4.5, 0);
+    create_joint(fx, &jd);
+    for (int i = 0; i < 120; i++)
+        step(fx);
+    gy_body_state s = body_state(fx, box);
+    assert_false(s.awake);
+    assert_true(gy_v3_len(gy_v3_sub(s.pose.position, gy_v3(0, 4, 0))) < 0.01);
+
+    assert_result(fx->be->body_set_linear_velocity(fx->w, holder, gy_v3(1, 0, 0)), GY_OK);
+    step(fx);
+    step(fx);
+    assert_true(body_state(fx, box).awake);
 }
 
 /* ---- ball limits -------------------------------------------------------------------------------
@@ -666,6 +700,7 @@ int main(int argc, char **argv)
         JOINT_TEST(test_joints_set_motor_changes_target_and_rejects_misuse),
         JOINT_TEST(test_joints_spring_period_and_decay_match_frequency_and_damping),
         JOINT_TEST(test_joints_spring_from_a_kinematic_body_keeps_its_frequency),
+        JOINT_TEST(test_joints_box_hanging_from_a_still_kinematic_body_sleeps),
         JOINT_TEST(test_joints_cone_holds_under_hard_kick),
         JOINT_TEST(test_joints_cone_between_two_bodies_holds_under_hard_kick),
         JOINT_TEST(test_joints_twist_limits_hold_under_hard_spin),
