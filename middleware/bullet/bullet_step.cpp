@@ -98,7 +98,7 @@ static btVector3 lateral_impulse(const btManifoldPoint &p)
  * edges a second way). `normal_on_b` points from b to a, `depth` is Bullet's signed distance. */
 static void mesh_edges(const gy_bt_collider *ca, const btCollisionObjectWrapper *wa, int tri_a,
                        const gy_bt_collider *cb, const btCollisionObjectWrapper *wb, int tri_b,
-                       btVector3 &point_on_b, btVector3 &normal_on_b, double depth)
+                       btVector3 &point_on_b, btVector3 &normal_on_b, btScalar &depth)
 {
     bool mesh_a = ca->base.shape_type == GY_SHAPE_MESH,
          mesh_b = cb->base.shape_type == GY_SHAPE_MESH;
@@ -111,12 +111,13 @@ static void mesh_edges(const gy_bt_collider *ca, const btCollisionObjectWrapper 
     p.distance = depth;
     p.triangle_a = tri_a;
     p.triangle_b = tri_b;
-    gy_pose pa = mesh_a ? gy_bt_from_transform(wa->getWorldTransform()) : gy_pose_identity();
-    gy_pose pb = mesh_b ? gy_bt_from_transform(wb->getWorldTransform()) : gy_pose_identity();
+    gy_pose pa = gy_bt_from_transform(wa->getWorldTransform());
+    gy_pose pb = gy_bt_from_transform(wb->getWorldTransform());
     if (!gy_adapter_contact_mesh_edges(&ca->base, pa, &cb->base, pb, &p))
         return;
     normal_on_b = gy_bt_vec(p.normal);
     point_on_b = gy_bt_vec(p.point_b);
+    depth = p.distance;
 }
 
 namespace
@@ -156,8 +157,9 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
 }
 
 void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3 &point_in,
-                                     btScalar depth)
+                                     btScalar depth_in)
 {
+    btScalar depth = depth_in;
     btVector3 normal_on_b = normal_in, point_on_b = point_in;
     btPersistentManifold *m = m_manifoldPtr;
     if (m == nullptr || depth > m->getContactBreakingThreshold())

@@ -108,19 +108,21 @@ static bool body_moving(const gy_ode_body *b)
 /* Contacts against a mesh take the front end's rule for its internal edges
  * (gy_adapter_contact_mesh_edges). ODE reports one point for both geoms and names a trimesh's
  * triangle in the contact's side; its normal points towards c1 (from b to a). */
-static gy_pose mesh_pose(const gy_ode_collider *c)
+static gy_pose geom_pose(dGeomID g)
 {
-    if (c->base.shape_type != GY_SHAPE_MESH)
-        return gy_pose_identity();
     dQuaternion oq;
-    dGeomGetQuaternion(c->geom, oq);
-    gy_pose p = {v3(dGeomGetPosition(c->geom)), gy_ode_quat_from_ode(oq)};
+    dGeomGetQuaternion(g, oq);
+    gy_pose p = {v3(dGeomGetPosition(g)), gy_ode_quat_from_ode(oq)};
     return p;
 }
 
-static void mesh_edges(const gy_ode_collider *c1, const gy_ode_collider *c2, dContact *cs, int n)
+/* ODE's one point per contact goes where the rule puts the other collider's point (the mesh's
+ * follows it), at the rule's depth. */
+static void mesh_edges(const gy_ode_collider *c1, dGeomID g1, const gy_ode_collider *c2, dGeomID g2,
+                       dContact *cs, int n)
 {
-    gy_pose p1 = mesh_pose(c1), p2 = mesh_pose(c2);
+    bool mesh2 = c2->base.shape_type == GY_SHAPE_MESH;
+    gy_pose p1 = geom_pose(g1), p2 = geom_pose(g2);
     for (int i = 0; i < n; i++) {
         dContactGeom *g = &cs[i].geom;
         gy_adapter_raw_point p = {.point_a = v3(g->pos),
@@ -131,9 +133,14 @@ static void mesh_edges(const gy_ode_collider *c1, const gy_ode_collider *c2, dCo
                                   .triangle_b = g->side2};
         if (!gy_adapter_contact_mesh_edges(&c1->base, p1, &c2->base, p2, &p))
             continue;
+        gy_vec3 at = mesh2 ? p.point_a : p.point_b;
         g->normal[0] = p.normal.x;
         g->normal[1] = p.normal.y;
         g->normal[2] = p.normal.z;
+        g->pos[0] = at.x;
+        g->pos[1] = at.y;
+        g->pos[2] = at.z;
+        g->depth = -p.distance;
     }
 }
 
@@ -149,13 +156,13 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
 
     dContact cs[CONTACTS_PER_MESH_PAIR];
     bool mesh = c1->base.shape_type == GY_SHAPE_MESH || c2->base.shape_type == GY_SHAPE_MESH;
-    int n =
-        dCollide(gy_ode_collider_geom(w, c1), gy_ode_collider_geom(w, c2),
-                 mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR, &cs[0].geom, sizeof(dContact));
+    dGeomID g1 = gy_ode_collider_geom(w, c1), g2 = gy_ode_collider_geom(w, c2);
+    int n = dCollide(g1, g2, mesh ? CONTACTS_PER_MESH_PAIR : CONTACTS_PER_PAIR, &cs[0].geom,
+                     sizeof(dContact));
     if (n <= 0)
         return;
     if (mesh)
-        mesh_edges(c1, c2, cs, n);
+        mesh_edges(c1, g1, c2, g2, cs, n);
     int deepest = 0;
     for (int i = 1; i < n; i++)
         if (cs[i].geom.depth > cs[deepest].geom.depth)
@@ -292,9 +299,9 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     gy_adapter_body_touched(&b2->base);
     /* ODE wakes a sleeper through the island of an enabled dynamic body; a kinematic pusher does
      * not form islands, so wake the sleeper here. */
-    if (dyn1 && !b1->active)
+    if (dyn1 && !b1->active && b2->base.type == GY_MOTION_KINEMATIC)
         dBodyEnable(b1->body);
-    if (dyn2 && !b2->active)
+    if (dyn2 && !b2->active && b1->base.type == GY_MOTION_KINEMATIC)
         dBodyEnable(b2->body);
 }
 

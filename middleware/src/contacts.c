@@ -349,6 +349,32 @@ static const gy_adapter_mesh_edges *mesh_edges(const gy_adapter_collider *c)
     return &c->shape.resource->edges;
 }
 
+/* For a round collider `c` (sphere or capsule, at world pose `pose`) against a mesh point
+ * `mesh_point` with unit normal `n` out of the mesh: its point becomes its deepest one along the
+ * normal, nearest the point it had, and *distance that point's height above the plane through
+ * the mesh point; true for a round collider. A round body's contact acts along the line through
+ * its core: a point off that line (a vendor's point placed on the triangle's edge, or one found
+ * on an edge and given the face normal) reads the body's own spin as approach, and a ball rolling
+ * across the edges between flat triangles was kicked up at each one. */
+static bool round_point(const gy_adapter_collider *c, gy_pose pose, gy_vec3 n, gy_vec3 mesh_point,
+                        gy_vec3 *point, double *distance)
+{
+    double r = c->shape.size[0];
+    gy_vec3 core = pose.position;
+    if (c->shape_type == GY_SHAPE_CAPSULE) {
+        /* The point of its axis segment nearest the point it had. */
+        gy_vec3 axis = gy_quat_rotate(pose.rotation, gy_v3(0.0, 0.5 * c->shape.size[1], 0.0));
+        double len_sq = gy_v3_len_sq(axis);
+        double t = len_sq > 0.0 ? gy_v3_dot(gy_v3_sub(*point, core), axis) / len_sq : 0.0;
+        core = gy_v3_mad(core, axis, fmax(-1.0, fmin(1.0, t)));
+    } else if (c->shape_type != GY_SHAPE_SPHERE) {
+        return false;
+    }
+    *point = gy_v3_mad(core, n, -r);
+    *distance = gy_v3_dot(gy_v3_sub(*point, mesh_point), n);
+    return true;
+}
+
 /* A narrow phase that sees one triangle at a time pushes a body back from the edges between flat
  * triangles (ghost collisions); the face normal lets it slide across them as over one plane.
  * The point's place on the triangle and the normal are read in the mesh's frame. */
@@ -366,9 +392,15 @@ bool gy_adapter_contact_mesh_edges(const gy_adapter_collider *a, gy_pose pose_a,
     gy_quat inv = gy_quat_conj(pose.rotation);
     gy_vec3 n = gy_quat_rotate(inv, gy_v3_scale(p->normal, out));
     gy_vec3 at = gy_quat_rotate(inv, gy_v3_sub(mesh_b ? p->point_b : p->point_a, pose.position));
-    if (!gy_adapter_mesh_edges_fix_normal(e, mesh_b ? p->triangle_b : p->triangle_a, at, &n))
+    bool fixed =
+        gy_adapter_mesh_edges_fix_normal(e, mesh_b ? p->triangle_b : p->triangle_a, at, &n);
+    if (fixed)
+        p->normal = gy_v3_scale(gy_quat_rotate(pose.rotation, n), out);
+    bool round = round_point(mesh_b ? a : b, mesh_b ? pose_a : pose_b, gy_v3_scale(p->normal, out),
+                             mesh_b ? p->point_b : p->point_a, mesh_b ? &p->point_a : &p->point_b,
+                             &p->distance);
+    if (!fixed && !round)
         return false;
-    p->normal = gy_v3_scale(gy_quat_rotate(pose.rotation, n), out);
     if (mesh_b)
         p->point_b = gy_v3_mad(p->point_a, p->normal, -p->distance);
     else

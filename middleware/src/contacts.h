@@ -237,9 +237,11 @@ typedef struct gy_adapter_raw_point {
 
 /* Internal mesh edges (mesh_edges.h), the rule for every contact against a mesh: when b (or else
  * a) is a mesh and the point on it lies on its triangle's inside or on inactive edges only, the
- * normal becomes the face's and the mesh's point follows it, the other's point and the distance
- * kept; true when it did. `pose_a` and `pose_b` are the colliders' world poses; only a mesh's is
- * read. */
+ * normal becomes the face's. A sphere's or capsule's point then goes to its deepest along the
+ * normal, the distance being that point's height above the mesh point's plane (its spin would
+ * otherwise read as approach at a point off its core); another shape keeps its point (a corner)
+ * and the distance. The mesh's point follows the other's. True when it changed anything.
+ * `pose_a` and `pose_b` are the colliders' world poses. */
 bool gy_adapter_contact_mesh_edges(const gy_adapter_collider *a, gy_pose pose_a,
                                    const gy_adapter_collider *b, gy_pose pose_b,
                                    gy_adapter_raw_point *p);
