@@ -68,9 +68,7 @@ gy_result gy_ode_hull_create(gy_driver_world *w, gy_adapter_resource *rec)
 
 /* ---- body helpers --------------------------------------------------------------------------- */
 
-/* ODE's capsule and cylinder stand along local Z, Gyre's along Y: a -90° turn about X maps one
- * onto the other and is baked into the geom's (offset) rotation. */
-static gy_quat shape_axis_fix(gy_shape_type t)
+gy_quat gy_ode_shape_axis_fix(gy_shape_type t)
 {
     if (t == GY_SHAPE_CAPSULE || t == GY_SHAPE_CYLINDER)
         return gy_quat_axis_angle(gy_v3(1.0, 0.0, 0.0), -0.5 * GY_PI);
@@ -154,7 +152,7 @@ static void pose_static_geom(const gy_ode_body *b, const gy_ode_collider *c, dGe
         return;
     gy_pose wp = gy_pose_mul(b->pose, gy_adapter_collider_local_pose(&c->base));
     dQuaternion q;
-    gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, shape_axis_fix(c->base.shape_type)), q);
+    gy_ode_quat_to_ode(gy_quat_mul(wp.rotation, gy_ode_shape_axis_fix(c->base.shape_type)), q);
     dGeomSetPosition(g, wp.position.x, wp.position.y, wp.position.z);
     dGeomSetQuaternion(g, q);
 }
@@ -391,7 +389,8 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             gy_pose local = gy_adapter_collider_local_pose(&c->base);
             gy_vec3 off = gy_v3_sub(local.position, b->com_local);
             dQuaternion q;
-            gy_ode_quat_to_ode(gy_quat_mul(local.rotation, shape_axis_fix(c->base.shape_type)), q);
+            gy_ode_quat_to_ode(
+                gy_quat_mul(local.rotation, gy_ode_shape_axis_fix(c->base.shape_type)), q);
             dGeomSetBody(c->geom, b->body);
             dGeomSetOffsetPosition(c->geom, off.x, off.y, off.z);
             dGeomSetOffsetQuaternion(c->geom, q);

@@ -282,6 +282,9 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
 gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);
 /* The driver entry body_wake: a dynamic body only. */
 void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b);
+/* ODE's capsule and cylinder stand along local Z, Gyre's along Y: a -90° turn about X maps one
+ * onto the other and is baked into the geom's (offset) rotation; identity for other shapes. */
+gy_quat gy_ode_shape_axis_fix(gy_shape_type t);
 /* World-space pose of the body origin and of its centre of mass. */
 gy_pose gy_ode_body_pose(const gy_ode_body *b);
 gy_vec3 gy_ode_body_com(const gy_ode_body *b);

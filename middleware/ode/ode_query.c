@@ -22,13 +22,6 @@ static const dReal tetra_planes[4][4] = {
     {0, 0, -1, 0}, {0, -1, 0, 0}, {-1, 0, 0, 0}, {TETRA_S, TETRA_S, TETRA_S, TETRA_S}};
 static const unsigned int tetra_polys[] = {3, 0, 2, 1, 3, 0, 1, 3, 3, 0, 3, 2, 3, 1, 2, 3};
 
-/* Capsules stand along local Y in Gyre but along Z in ODE: a -90° turn about X maps Z onto Y. */
-static gy_quat capsule_axis_fix(void)
-{
-    gy_quat q = {-0.70710678118654752440, 0.0, 0.0, 0.70710678118654752440};
-    return q;
-}
-
 /* ---- scratch geoms --------------------------------------------------------------------------- */
 
 static void reset_convex(gy_driver_world *w)
@@ -82,7 +75,7 @@ static dGeomID query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
     case GY_SHAPE_CAPSULE:
         g = w->query_capsule;
         dGeomCapsuleSetParams(g, shape->radius, shape->height - 2.0 * shape->radius);
-        pose.rotation = gy_quat_mul(pose.rotation, capsule_axis_fix());
+        pose.rotation = gy_quat_mul(pose.rotation, gy_ode_shape_axis_fix(GY_SHAPE_CAPSULE));
         break;
     case GY_SHAPE_HULL: {
         const gy_ode_resource *r = gy_handle_pool_get(w->resources, shape->resource.bits);

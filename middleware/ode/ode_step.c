@@ -108,11 +108,13 @@ static bool body_moving(const gy_ode_body *b)
 /* Contacts against a mesh take the front end's rule for its internal edges
  * (gy_adapter_contact_mesh_edges). ODE reports one point for both geoms and names a trimesh's
  * triangle in the contact's side; its normal points towards c1 (from b to a). */
-static gy_pose geom_pose(dGeomID g)
+/* A collider's world pose in Gyre's convention, from its geom `g`. */
+static gy_pose collider_pose(const gy_ode_collider *c, dGeomID g)
 {
     dQuaternion oq;
     dGeomGetQuaternion(g, oq);
-    gy_pose p = {v3(dGeomGetPosition(g)), gy_ode_quat_from_ode(oq)};
+    gy_quat fix = gy_quat_conj(gy_ode_shape_axis_fix(c->base.shape_type));
+    gy_pose p = {v3(dGeomGetPosition(g)), gy_quat_mul(gy_ode_quat_from_ode(oq), fix)};
     return p;
 }
 
@@ -122,7 +124,7 @@ static void mesh_edges(const gy_ode_collider *c1, dGeomID g1, const gy_ode_colli
                        dContact *cs, int n)
 {
     bool mesh2 = c2->base.shape_type == GY_SHAPE_MESH;
-    gy_pose p1 = geom_pose(g1), p2 = geom_pose(g2);
+    gy_pose p1 = collider_pose(c1, g1), p2 = collider_pose(c2, g2);
     for (int i = 0; i < n; i++) {
         dContactGeom *g = &cs[i].geom;
         gy_adapter_raw_point p = {.point_a = v3(g->pos),
@@ -297,8 +299,10 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     }
     gy_adapter_body_touched(&b1->base);
     gy_adapter_body_touched(&b2->base);
-    /* ODE wakes a sleeper through the island of an enabled dynamic body; a kinematic pusher does
-     * not form islands, so wake the sleeper here. */
+    /* ODE wakes a sleeper through the island of an enabled dynamic body, without restarting its
+     * idle clock; a kinematic pusher forms no island, so its sleeper is woken here (dBodyEnable,
+     * which restarts the clock: done for every sleeper an awake body touched, two touching bodies
+     * whose clocks ran out of step woke each other in turn). */
     if (dyn1 && !b1->active && b2->base.type == GY_MOTION_KINEMATIC)
         dBodyEnable(b1->body);
     if (dyn2 && !b2->active && b1->base.type == GY_MOTION_KINEMATIC)

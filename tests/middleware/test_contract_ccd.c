@@ -287,8 +287,8 @@ static void slide_over_grid(fixture *fx, double heading)
  * without slipping: spin v / r about the horizontal axis across its heading) for 2 s, over about
  * six edges between squares and as many diagonals. On a plane nothing slows it, turns it or lifts
  * it; each edge used to kick the ball up and sideways on Bullet (0.37 m/s up, 0.6 m/s across) and
- * a little on ODE (0.02 m/s up). Its first 10 steps, while it settles into the contact layer, are
- * not held to it. */
+ * up on ODE (0.27 m/s). Its first 10 steps, while it settles into the contact layer, are not held
+ * to it. */
 static void roll_over_grid(fixture *fx, double heading)
 {
     gy_resource_id mesh = {0};
