@@ -359,18 +359,19 @@ static const gy_adapter_mesh_edges *mesh_edges(const gy_adapter_collider *c)
 static bool round_point(const gy_adapter_collider *c, gy_pose pose, gy_vec3 n, gy_vec3 mesh_point,
                         gy_vec3 *point, double *distance)
 {
-    double r = c->shape.size[0];
-    gy_vec3 core = pose.position;
-    if (c->shape_type == GY_SHAPE_CAPSULE) {
-        /* The point of its axis segment nearest the point it had. */
-        gy_vec3 axis = gy_quat_rotate(pose.rotation, gy_v3(0.0, 0.5 * c->shape.size[1], 0.0));
-        double len_sq = gy_v3_len_sq(axis);
-        double t = len_sq > 0.0 ? gy_v3_dot(gy_v3_sub(*point, core), axis) / len_sq : 0.0;
-        core = gy_v3_mad(core, axis, fmax(-1.0, fmin(1.0, t)));
-    } else if (c->shape_type != GY_SHAPE_SPHERE) {
+    if (c->shape_type != GY_SHAPE_SPHERE && c->shape_type != GY_SHAPE_CAPSULE)
         return false;
+    gy_shape shape = gy_adapter_collider_shape(c);
+    gy_convex round;
+    gy_adapter_shape_convex(&shape, NULL, pose, &round);
+    gy_vec3 core = pose.position;
+    if (round.core == GY_CONVEX_SEGMENT) {
+        /* The point of its core segment nearest the point it had. */
+        gy_vec3 axis = gy_quat_rotate(pose.rotation, gy_v3(0.0, 1.0, 0.0));
+        double t = gy_v3_dot(gy_v3_sub(*point, core), axis);
+        core = gy_v3_mad(core, axis, fmax(-round.half_length, fmin(round.half_length, t)));
     }
-    *point = gy_v3_mad(core, n, -r);
+    *point = gy_v3_mad(core, n, -round.radius);
     *distance = gy_v3_dot(gy_v3_sub(*point, mesh_point), n);
     return true;
 }

@@ -353,12 +353,80 @@ static void test_mesh_edges_contact_rule_takes_the_face_normal_in_the_world(void
     assert_int_equal(ta.live_blocks, 0);
 }
 
+/* A sphere's or capsule's point against a mesh goes under its core along the face normal, at the
+ * depth of that point below the face, also when the normal already was the face's (a vendor that
+ * places its point on a triangle's edge). The flat pair, untransformed: face normal +Y. */
+static void test_mesh_edges_round_collider_point_goes_under_its_core(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_adapter_resource res = {0};
+    build_pair(&ta, 0.0, &res.edges);
+    gy_adapter_collider mesh = {0}, ball = {0}, capsule = {0};
+    mesh.shape_type = GY_SHAPE_MESH;
+    mesh.shape.resource = &res;
+    ball.shape_type = GY_SHAPE_SPHERE;
+    ball.shape.size[0] = 0.25;
+    capsule.shape_type = GY_SHAPE_CAPSULE;
+    capsule.shape.size[0] = 0.1; /* radius */
+    capsule.shape.size[1] = 0.6; /* both caps included: a core segment of half length 0.2 */
+    const gy_vec3 up = gy_v3(0, 1, 0);
+
+    /* A ball 2 mm into the face at (-0.01, 0, 0.5), found on the shared edge ahead of it with the
+     * normal through its centre. */
+    gy_pose centre = {gy_v3(-0.01, 0.248, 0.5), gy_quat_identity()};
+    gy_vec3 edge = gy_v3(0, 0, 0.5);
+    gy_adapter_raw_point p = {.point_b = edge, .triangle_a = -1, .triangle_b = 1};
+    p.normal = gy_v3_normalize(gy_v3_sub(centre.position, edge));
+    p.distance = gy_v3_len(gy_v3_sub(centre.position, edge)) - 0.25;
+    p.point_a = gy_v3_mad(p.point_b, p.normal, p.distance);
+    assert_true(gy_adapter_contact_mesh_edges(&ball, centre, &mesh, gy_pose_identity(), &p));
+    assert_near(p.normal.y, 1.0, 1e-12);
+    assert_near(p.point_a.x, -0.01, 1e-12);
+    assert_near(p.point_a.y, -0.002, 1e-12);
+    assert_near(p.point_a.z, 0.5, 1e-12);
+    assert_near(p.distance, -0.002, 1e-12);
+    assert_near(gy_v3_len(gy_v3_sub(p.point_b, gy_v3(-0.01, 0, 0.5))), 0.0, 1e-12);
+
+    /* The same ball with the face normal already (the vendor's point off its centre, on the edge):
+     * the point still goes under the centre. */
+    gy_adapter_raw_point q = {.point_a = edge,
+                              .point_b = edge,
+                              .normal = up,
+                              .distance = -0.002,
+                              .triangle_a = -1,
+                              .triangle_b = 1};
+    assert_true(gy_adapter_contact_mesh_edges(&ball, centre, &mesh, gy_pose_identity(), &q));
+    assert_near(q.point_a.x, -0.01, 1e-12);
+    assert_near(q.distance, -0.002, 1e-12);
+
+    /* A capsule tilted 45 degrees, its lower cap 2 mm into the face: the vendor's point lies on
+     * the cap, past the core segment's end along the axis; the rule's is under that end, on the
+     * capsule's surface, not under a point of the axis beyond it. */
+    gy_quat tilt = gy_quat_axis_angle(gy_v3(0, 0, 1), -0.25 * GY_PI);
+    gy_vec3 axis = gy_quat_rotate(tilt, up);
+    gy_vec3 low_end = gy_v3(-0.3, 0.098, 0.5);
+    gy_pose cap = {gy_v3_mad(low_end, axis, 0.2), tilt};
+    gy_adapter_raw_point c = {.normal = up, .distance = -0.002, .triangle_a = -1, .triangle_b = 0};
+    c.point_a = gy_v3_mad(low_end, up, -0.1);
+    c.point_b = gy_v3_mad(c.point_a, up, 0.002);
+    assert_true(gy_adapter_contact_mesh_edges(&capsule, cap, &mesh, gy_pose_identity(), &c));
+    assert_near(c.point_a.x, -0.3, 1e-12);
+    assert_near(c.point_a.y, -0.002, 1e-12);
+    assert_near(c.distance, -0.002, 1e-12);
+
+    gy_adapter_mesh_edges_free(&ta.base, &res.edges);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mesh_edges_flat_join_is_inactive_and_boundary_active),
         cmocka_unit_test(test_mesh_edges_ridge_is_active_valley_and_shallow_ridge_are_not),
         cmocka_unit_test(test_mesh_edges_contact_rule_takes_the_face_normal_in_the_world),
+        cmocka_unit_test(test_mesh_edges_round_collider_point_goes_under_its_core),
         cmocka_unit_test(test_mesh_edges_out_of_memory_leaves_nothing),
         cmocka_unit_test(test_mesh_edges_classifier_in_slices_matches_the_whole_build),
         cmocka_unit_test(
