@@ -453,7 +453,7 @@ static void ode_solve(gy_driver_world *w, double h, uint32_t s)
         /* ODE keeps a body awake while it touches an enabled body that cannot sleep, and a
          * kinematic body never auto-disables: a crate resting on a lift that had stopped never
          * slept (Bullet's did). A kinematic body is enabled exactly while it moves. */
-        if (b->base.type == GY_MOTION_KINEMATIC) {
+        if (b->base.type == GY_MOTION_KINEMATIC && b->active != (dBodyIsEnabled(b->body) != 0)) {
             if (b->active)
                 dBodyEnable(b->body);
             else
