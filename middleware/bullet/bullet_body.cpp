@@ -793,9 +793,9 @@ gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
     gy_adapter_sleep_reset(b->motion()->sleep);
-    /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it; a body that
-     * never sleeps by itself gets its DISABLE_DEACTIVATION back when something wakes it
-     * (update_sleep skips it, so it then never wants to sleep again). */
+    /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it. A body that
+     * never sleeps by itself loses its DISABLE_DEACTIVATION here; once woken, the front end's
+     * sleep rule tells it at every step that it does not want to sleep. */
     b->rb->forceActivationState(ISLAND_SLEEPING);
 }
 

@@ -144,7 +144,8 @@ typedef struct gy_driver_step {
      * NULL when the vendor's own sleep is configured to the same rule. `body_sleep` is a dynamic
      * body's rule state (kept by the driver, which starts it over when it wakes the body);
      * `body_wants_sleep` tells the vendor whether an awake body wants to sleep now (its islands
-     * do the rest: an island sleeps when all its bodies want to). */
+     * do the rest: an island sleeps when all its bodies want to); an awake body made with
+     * allow_sleeping off is told false at every step. */
     gy_adapter_sleep *(*body_sleep)(gy_driver_body *b);
     void (*body_wants_sleep)(gy_driver_body *b, bool wants);
     /* The overlap correction (overlap.h), for a driver whose solver corrects overlap through

@@ -233,7 +233,9 @@ static void apply_force(const gy_driver_step *ds, gy_driver_body *b, gy_adapter_
 
 /* A dynamic body wants to sleep once the average of its last GY_ADAPTER_SLEEP_SAMPLES velocities
  * has stayed below the thresholds for GY_ADAPTER_SLEEP_TIME; the vendor's islands decide when it
- * does. Only for a driver without a sleep rule of its own (driver.h). */
+ * does. One made with allow_sleeping off is told it does not want to at every step: put to sleep
+ * by the host and woken, it is an ordinary awake body to the vendor, whose own clock would
+ * otherwise put it to sleep again. Only for a driver without a sleep rule of its own (driver.h). */
 static void sleep_rule(const gy_driver_step *ds, gy_driver_body *const *moving, uint32_t n,
                        double h)
 {
@@ -242,11 +244,15 @@ static void sleep_rule(const gy_driver_step *ds, gy_driver_body *const *moving, 
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
         const gy_adapter_body *rec = gy_driver_body_rec(b);
-        if (rec->type != GY_MOTION_DYNAMIC || !rec->allow_sleeping)
+        if (rec->type != GY_MOTION_DYNAMIC)
             continue;
         gy_adapter_sleep *state = ds->body_sleep(b);
         if (!ds->body_awake(b)) {
             gy_adapter_sleep_reset(state);
+            continue;
+        }
+        if (!rec->allow_sleeping) {
+            ds->body_wants_sleep(b, false);
             continue;
         }
         gy_vec3 v, a;

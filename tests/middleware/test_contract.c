@@ -526,6 +526,37 @@ static void test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall(voi
     expect_empty(fx);
 }
 
+/* A body made with allow_sleeping off and put to sleep by the host is, once woken, again a body
+ * that never sleeps: resting on the ground for far longer than the sleep time (and longer than
+ * any vendor's own deactivation clock), it stays awake. */
+static void test_contract_woken_body_that_may_not_sleep_stays_awake_at_rest(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    bd.allow_sleeping = false;
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+    step_n(fx, 60);
+    assert_true(body_state(fx, b).awake);
+
+    for (int round = 0; round < 2; round++) {
+        assert_result(fx->be->body_set_awake(fx->w, b, false), GY_OK);
+        step_n(fx, 10);
+        assert_false(body_state(fx, b).awake); /* the host's word holds while nothing wakes it */
+        assert_result(fx->be->body_set_awake(fx->w, b, true), GY_OK);
+        /* Five seconds at rest, checked at every step: never asleep again. */
+        for (int i = 0; i < 300; i++) {
+            step_n(fx, 1);
+            assert_true(body_state(fx, b).awake);
+        }
+    }
+    assert_int_equal(counters(fx).awake_bodies, 1);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 /* Every write to a sleeping body wakes it at once, whatever the driver: the front end wakes it
  * after the driver's setter. */
 static void test_contract_every_write_wakes_a_sleeping_body(void **state)
@@ -4390,6 +4421,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_force_on_a_sleeper_wakes_it_and_acts_for_one_step),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
+        CONTRACT_TEST(test_contract_woken_body_that_may_not_sleep_stays_awake_at_rest),
         CONTRACT_TEST(test_contract_every_write_wakes_a_sleeping_body),
         CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
         CONTRACT_TEST(test_contract_sleeper_struck_keeps_the_momentum_it_takes),
