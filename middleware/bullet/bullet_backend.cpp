@@ -146,7 +146,6 @@ extern "C" const gy_driver gy_bullet_driver = {
     .body_put_asleep = gy_bt_body_put_asleep,
     .body_set_mass = gy_bt_body_set_mass,
     .collider_filter_changed = gy_bt_collider_filter_changed,
-    .collider_to_world = gy_bt_collider_to_world,
     .joint_create = gy_bt_joint_create,
     .joint_release = gy_bt_joint_release,
     .joint_get_state = gy_bt_joint_get_state,

@@ -566,11 +566,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         b->motion()->kin_linear = btVector3(0, 0, 0);
         b->motion()->kin_angular = btVector3(0, 0, 0);
     }
-    for (int i = 0; b->motion() != nullptr && i < 3; i++)
-        b->any_lock = b->any_lock || b->motion()->shared.lock_linear[i] ||
-                      b->motion()->shared.lock_angular[i];
-    if (b->motion() != nullptr)
-        b->motion()->lock_position = body_frame.getOrigin();
 
     for (uint32_t i = 0; i < n; i++) {
         const gy_collider_def *cd = &cols[i];
@@ -642,6 +637,8 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
         /* Each body carries its own gravity, scaled by its factor. */
         b->rb->setFlags(b->rb->getFlags() | BT_DISABLE_WORLD_GRAVITY);
         b->rb->setGravity(gy_bt_vec(w->def.gravity) * b->motion()->shared.gravity_factor);
+        /* The factors keep forces and contacts off locked axes, but a torque still turns through
+         * the world inertia tensor onto a locked axis: the front end's projection removes it. */
         btVector3 lf(b->motion()->shared.lock_linear[0] ? 0 : 1,
                      b->motion()->shared.lock_linear[1] ? 0 : 1,
                      b->motion()->shared.lock_linear[2] ? 0 : 1);
@@ -736,7 +733,6 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
                                                : gy_bt_transform(pose);
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
-        b->motion()->lock_position = frame.getOrigin();
         return GY_OK;
     }
     /* A static: move it and its grid boxes; planes stay where they are in the world, so their
@@ -829,9 +825,4 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
         w->world.refreshBroadphaseProxy(b->object());
     else
         w->statics_placed = true; /* the static pass finds the new pairs (bullet_step.cpp) */
-}
-
-gy_vec3 gy_bt_collider_to_world(gy_driver_world *, gy_bt_collider *c, gy_vec3 local)
-{
-    return gy_bt_from_vec(gy_bt_collider_transform(c).getBasis() * gy_bt_vec(local));
 }

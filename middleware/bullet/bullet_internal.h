@@ -67,7 +67,6 @@ struct gy_bt_motion {
     /* Bullet body frame in the Gyre body frame (the principal axes about the centre of mass);
      * its inverse is computed where needed (gy_bt_principal_inv), not kept. */
     btTransform principal;
-    btVector3 lock_position; /* centre of mass coordinates held on locked linear axes */
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
     double mass; /* dynamic only */
@@ -94,7 +93,6 @@ struct gy_driver_body {
     gy_adapter_settle settle;
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
-    bool any_lock;
     bool active;           /* this substep: awake (dynamic) or moving (kinematic) */
     uint32_t static_pairs; /* its records in the world's static pairs (bullet_step.cpp) */
 
@@ -424,7 +422,6 @@ gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 wor
 void gy_bt_body_put_asleep(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_set_mass(gy_driver_world *w, gy_bt_body *b, double mass);
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c);
-gy_vec3 gy_bt_collider_to_world(gy_driver_world *w, gy_bt_collider *c, gy_vec3 local);
 
 /* Resources (bullet_body.cpp). */
 gy_result gy_bt_mesh_create(gy_driver_world *w, gy_adapter_resource *rec);

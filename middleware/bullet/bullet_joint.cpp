@@ -49,18 +49,6 @@ class distance_constraint : public btTypedConstraint
         m_cfm = cfm;
     }
 
-    /* The current length between the two points and its rate of change. */
-    void measure(double *length, double *rate) const
-    {
-        const btTransform &ta = m_rbA.getCenterOfMassTransform();
-        const btTransform &tb = m_rbB.getCenterOfMassTransform();
-        btVector3 ra = ta.getBasis() * m_pivot_a, rb = tb.getBasis() * m_pivot_b;
-        btVector3 d = (ta.getOrigin() + ra) - (tb.getOrigin() + rb);
-        *length = d.length();
-        btVector3 v = m_rbA.getVelocityInLocalPoint(ra) - m_rbB.getVelocityInLocalPoint(rb);
-        *rate = *length > 1e-12 ? v.dot(d) / *length : 0.0;
-    }
-
     void getInfo1(btConstraintInfo1 *info) override
     {
         info->m_numConstraintRows = 1;
@@ -441,8 +429,6 @@ void gy_bt_joint_set_spring(gy_driver_world *, gy_bt_joint *j, double erp, doubl
 
 void gy_bt_joint_get_state(gy_driver_world *, gy_bt_joint *j, gy_joint_state *out)
 {
-    if (j->base.type == GY_JOINT_DISTANCE)
-        static_cast<distance_constraint *>(j->constraint)->measure(&out->position, &out->velocity);
     bool a_is_bullet_a = j->base.type != GY_JOINT_SLIDER;
     const btJointFeedback &fb = j->feedback;
     out->force = gy_bt_from_vec(a_is_bullet_a ? fb.m_appliedForceBodyA : fb.m_appliedForceBodyB);

@@ -856,19 +856,11 @@ static void bt_body_set_velocity(gy_bt_body *b, gy_vec3 linear, gy_vec3 angular)
     b->rb->setAngularVelocity(gy_bt_vec(angular));
 }
 
-/* Bullet's factors keep forces and contacts off locked axes, but a torque still turns through the
- * world inertia tensor onto a locked axis: the front end's projection removes it. */
 /* stepSimulation clears the accumulators after its one internal step. */
 static void bt_body_apply_force(gy_bt_body *b, gy_vec3 force, gy_vec3 torque)
 {
     b->rb->applyCentralForce(gy_bt_vec(force));
     b->rb->applyTorque(gy_bt_vec(torque));
-}
-
-static bool bt_body_locks(const gy_bt_body *b, gy_vec3 *lock_position)
-{
-    *lock_position = gy_bt_from_vec(b->motion()->lock_position);
-    return b->any_lock;
 }
 
 static gy_adapter_sleep *bt_body_sleep(gy_bt_body *b)
@@ -1005,7 +997,6 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_set_com = bt_body_set_com,
     .body_velocity = bt_body_velocity,
     .body_set_velocity = bt_body_set_velocity,
-    .body_locks = bt_body_locks,
     .body_apply_force = bt_body_apply_force,
     .body_sleep = bt_body_sleep,
     .body_wants_sleep = bt_body_wants_sleep,

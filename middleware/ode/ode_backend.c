@@ -153,7 +153,6 @@ const gy_driver gy_ode_driver = {
     .body_put_asleep = gy_ode_body_put_asleep,
     .body_set_mass = gy_ode_body_set_mass,
     .collider_filter_changed = gy_ode_collider_filter_changed,
-    .collider_to_world = gy_ode_collider_to_world,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
     .joint_get_state = gy_ode_joint_get_state,

@@ -257,7 +257,6 @@ static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
     gy_ode_quat_to_ode(pose.rotation, q);
     dBodySetPosition(b->body, com.x, com.y, com.z);
     dBodySetQuaternion(b->body, q);
-    b->lock_position = com;
 }
 
 /* Bytes of a body's block: the body record and its collider records, one allocation (a static
@@ -544,13 +543,4 @@ void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)
     } else {
         static_geoms_forget(w, c);
     }
-}
-
-gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local)
-{
-    (void)w;
-    /* The collider's Gyre local frame, not ODE's capsule frame. */
-    gy_quat q = gy_quat_mul(gy_ode_body_pose(gy_ode_owner(c)).rotation,
-                            gy_adapter_collider_local_pose(&c->base).rotation);
-    return gy_quat_rotate(q, local);
 }

@@ -61,7 +61,6 @@ struct gy_driver_body {
     double mass;              /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
-    gy_vec3 lock_position; /* COM coordinates held on the locked linear axes */
     gy_adapter_push push;  /* the front end's push-out (overlap.h) */
     dJointID lock_lmotor;  /* axis locks, or NULL */
     dJointID lock_amotor;
@@ -279,7 +278,6 @@ gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 w
 void gy_ode_body_put_asleep(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass);
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c);
-gy_vec3 gy_ode_collider_to_world(gy_driver_world *w, gy_ode_collider *c, gy_vec3 local);
 /* The driver entry body_wake: a dynamic body only. */
 void gy_ode_body_wake(gy_driver_world *w, gy_ode_body *b);
 /* ODE's capsule and cylinder stand along local Z, Gyre's along Y: a -90° turn about X maps one

@@ -252,18 +252,6 @@ void gy_ode_locks_build(gy_driver_world *w, gy_ode_body *b)
 void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state *out)
 {
     (void)w;
-    if (j->base.type == GY_JOINT_DISTANCE) {
-        dVector3 p1, p2, v1, v2 = {0, 0, 0, 0};
-        dJointGetDBallAnchor1(j->joint, p1);
-        dJointGetDBallAnchor2(j->joint, p2);
-        gy_vec3 d = gy_v3_sub(gy_ode_vec(p1), gy_ode_vec(p2));
-        out->position = gy_v3_len(d);
-        dBodyGetPointVel(gy_ode_dbody(j->a), p1[0], p1[1], p1[2], v1);
-        if (j->b != NULL && gy_ode_dbody(j->b) != NULL)
-            dBodyGetPointVel(j->b->body, p2[0], p2[1], p2[2], v2);
-        if (out->position > 0.0)
-            out->velocity = gy_v3_dot(gy_v3_sub(gy_ode_vec(v1), gy_ode_vec(v2)), d) / out->position;
-    }
     out->force = gy_ode_vec(j->feedback.f1);
     out->torque = gy_ode_vec(j->feedback.t1);
     if (j->limit_motor != NULL) {

@@ -523,13 +523,6 @@ static void ode_body_apply_force(gy_ode_body *b, gy_vec3 force, gy_vec3 torque)
     dBodyAddTorque(b->body, torque.x, torque.y, torque.z);
 }
 
-/* The motors hold locked axes to zero velocity (gy_ode_locks_build). */
-static bool ode_body_locks(const gy_ode_body *b, gy_vec3 *lock_position)
-{
-    *lock_position = b->lock_position;
-    return b->lock_lmotor != NULL || b->lock_amotor != NULL;
-}
-
 static gy_adapter_settle *ode_body_settle(gy_ode_body *b)
 {
     return &b->settle;
@@ -688,7 +681,6 @@ const gy_driver_step gy_ode_step = {
     .body_set_com = ode_body_set_com,
     .body_velocity = ode_body_velocity,
     .body_set_velocity = ode_body_set_velocity,
-    .body_locks = ode_body_locks,
     .body_apply_force = ode_body_apply_force,
     .body_sleep = NULL, /* ODE's auto-disable is set to the same rule (ode_body.c) */
     .body_wants_sleep = NULL,

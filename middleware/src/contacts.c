@@ -282,8 +282,8 @@ bool gy_adapter_contact_surface(const gy_adapter_contacts *c, const gy_adapter_c
     gy_vec3 lb = gy_adapter_collider_surface_velocity(b);
     if (!(gy_v3_len_sq(la) > 0.0) && !(gy_v3_len_sq(lb) > 0.0))
         return false;
-    gy_vec3 sa = c->driver->collider_to_world(c->dw, gy_driver_collider_of(a), la);
-    gy_vec3 sb = c->driver->collider_to_world(c->dw, gy_driver_collider_of(b), lb);
+    gy_vec3 sa = gy_driver_collider_to_world(c->driver, c->dw, gy_driver_collider_of(a), la);
+    gy_vec3 sb = gy_driver_collider_to_world(c->driver, c->dw, gy_driver_collider_of(b), lb);
     *surface = gy_v3_sub(sb, sa);
     return true;
 }

@@ -203,8 +203,8 @@ bool gy_adapter_contact_bounce(double e, double approach, double offset, double 
 bool gy_adapter_contact_layer(double depth, double erp, double h, double *speed);
 
 /* Conveyors: the surface motion s_b - s_a of colliders a and b, each one's surface velocity turned
- * into the world by the driver the report is bound to (`collider_to_world`), in *surface; false
- * (and *surface untouched) when neither collider has a surface velocity. */
+ * into the world through the driver the report is bound to (gy_driver_collider_to_world), in
+ * *surface; false (and *surface untouched) when neither collider has a surface velocity. */
 bool gy_adapter_contact_surface(const gy_adapter_contacts *c, const gy_adapter_collider *a,
                                 const gy_adapter_collider *b, gy_vec3 *surface);
 

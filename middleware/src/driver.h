@@ -133,9 +133,6 @@ typedef struct gy_driver_step {
     void (*body_set_com)(gy_driver_body *b, gy_vec3 com);
     void (*body_velocity)(const gy_driver_body *b, gy_vec3 *linear, gy_vec3 *angular);
     void (*body_set_velocity)(gy_driver_body *b, gy_vec3 linear, gy_vec3 angular);
-    /* Whether a body's axes are locked, with the centre-of-mass coordinates held on its locked
-     * linear axes in *lock_position. */
-    bool (*body_locks)(const gy_driver_body *b, gy_vec3 *lock_position);
     /* Adds a force at the centre of mass and a torque (world) to an awake dynamic body for the
      * coming substep only: its solve uses them and the vendor clears them. The front end keeps
      * what the host added (gy_adapter_motion.force) and hands it over before every substep. */
@@ -294,9 +291,6 @@ typedef struct gy_driver {
     /* The record's category and mask have changed: refilter its vendor object (the front end
      * then wakes a moving body, or what touches a static, and marks the static placed). */
     void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
-    /* A collider-local direction turned into the world by the collider's current rotation. */
-    gy_vec3 (*collider_to_world)(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local);
-
     /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. On success
      * *out is the joint's record, id still zero; the front end then counts the joint on its
      * bodies and wakes them (body_wake), as it does when it has released one. */
@@ -304,8 +298,8 @@ typedef struct gy_driver {
                               gy_driver_body *b, gy_driver_joint **out);
     /* Its id already taken back. */
     void (*joint_release)(gy_driver_world *w, gy_driver_joint *j);
-    /* The force and torque the joint applied to a in the last solve, and a distance joint's
-     * length and its rate (the front end measures the other joints, gy_joint_drive_state). */
+    /* The force and torque the joint applied to a in the last solve (the front end measures
+     * the joints' coordinates, gy_joint_drive_state). */
     void (*joint_get_state)(gy_driver_world *w, gy_driver_joint *j, gy_joint_state *out);
     /* The joint drive's reads and writes (joint_drive.h): the front end decides, before every
      * solve, each motor's velocity and bound and each limit's rows; these read and set the
@@ -391,6 +385,16 @@ extern const gy_driver gy_bullet_driver;
 #ifdef __cplusplus
 }
 #endif
+
+/* A collider-local direction turned into the world by the collider's current rotation (its
+ * body's, then its own in the body). */
+static inline gy_vec3 gy_driver_collider_to_world(const gy_driver *d, gy_driver_world *w,
+                                                  gy_driver_collider *c, gy_vec3 local)
+{
+    gy_quat q = gy_quat_mul(d->collider_body_pose(w, c).rotation,
+                            gy_adapter_collider_local_pose(gy_driver_collider_rec(c)).rotation);
+    return gy_quat_rotate(q, local);
+}
 
 /* Wakes body `b` after a change that should move it: a dynamic body through the driver, a
  * kinematic one marked to take part in the next step (gy_adapter_motion.pose_written) with the

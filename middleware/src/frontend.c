@@ -489,6 +489,7 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
             collider_ids[i] = gy_driver_collider_rec(made[i])->id;
         count_body(w, b, true);
         if (rec->motion != NULL) {
+            rec->motion->lock_position = w->driver->step->body_com(b);
             rec->motion->moving_index = w->moving.count;
             w->moving.items[w->moving.count++] = b;
         } else {
@@ -599,6 +600,7 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     }
     /* A kinematic body joins no island: a sleeper it leaves (a crate on a lift put elsewhere)
      * would hang in the air unless woken here. */
+    rec->motion->lock_position = w->driver->step->body_com(b);
     if (rec->type == GY_MOTION_KINEMATIC)
         gy_adapter_contacts_touching(&w->contacts, rec, wake_body, w);
     gy_driver_wake(w->driver, w->dw, b);
@@ -824,9 +826,9 @@ static gy_result collider_get_policy(gy_backend_world *w, gy_collider_id id,
     out->contact_response = rec->contact_response;
     out->one_way = rec->one_way;
     out->one_way_normal =
-        w->driver->collider_to_world(w->dw, c, gy_adapter_collider_one_way_normal(rec));
+        gy_driver_collider_to_world(w->driver, w->dw, c, gy_adapter_collider_one_way_normal(rec));
     out->surface_velocity =
-        w->driver->collider_to_world(w->dw, c, gy_adapter_collider_surface_velocity(rec));
+        gy_driver_collider_to_world(w->driver, w->dw, c, gy_adapter_collider_surface_velocity(rec));
     out->one_way_slop = gy_adapter_collider_one_way_slop(rec);
     return GY_OK;
 }

@@ -165,6 +165,10 @@ void gy_joint_drive_attach(const gy_driver *d, gy_driver_world *w, gy_driver_joi
     gy_adapter_joint *j = gy_driver_joint_rec(dj);
     if (j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER)
         j->anchor_a = gy_pose_apply(gy_pose_inverse(body_pose(d, w, j->a)), def->anchor);
+    if (j->type == GY_JOINT_DISTANCE)
+        j->anchor_b = j->b != NULL
+                          ? gy_pose_apply(gy_pose_inverse(body_pose(d, w, j->b)), def->anchor)
+                          : def->anchor;
     if (j->type == GY_JOINT_BALL) {
         gy_quat qa, qb;
         d->joint_rotations(w, dj, &qa, &qb);
@@ -312,12 +316,31 @@ void gy_joint_drive_set_motor(const gy_driver *d, gy_driver_world *w, gy_driver_
         d->joint_motor_set(w, j, false, 0.0, m->max_force, 0.0);
 }
 
+/* A point's velocity on body `b` (zero on a static body or the world). */
+static gy_vec3 point_velocity(const gy_driver *d, gy_driver_world *w, gy_adapter_body *b,
+                              gy_vec3 point)
+{
+    if (b == NULL || b->type == GY_MOTION_STATIC)
+        return gy_v3(0.0, 0.0, 0.0);
+    return d->body_point_velocity(w, gy_driver_body_of(b), point);
+}
+
 void gy_joint_drive_state(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
                           gy_joint_state *out)
 {
     gy_adapter_joint *j = gy_driver_joint_rec(dj);
     if (j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) {
         d->joint_coordinate(w, dj, &out->position, &out->velocity);
+        return;
+    }
+    if (j->type == GY_JOINT_DISTANCE) {
+        /* From a's origin to the anchor b carries: the length the joint keeps, and its rate. */
+        gy_vec3 pa = body_pose(d, w, j->a).position;
+        gy_vec3 pb = j->b != NULL ? gy_pose_apply(body_pose(d, w, j->b), j->anchor_b) : j->anchor_b;
+        gy_vec3 between = gy_v3_sub(pa, pb);
+        out->position = gy_v3_len(between);
+        gy_vec3 v = gy_v3_sub(point_velocity(d, w, j->a, pa), point_velocity(d, w, j->b, pb));
+        out->velocity = out->position > 1e-12 ? gy_v3_dot(v, between) / out->position : 0.0;
         return;
     }
     if (j->type != GY_JOINT_BALL)

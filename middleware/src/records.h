@@ -31,6 +31,9 @@ typedef struct gy_adapter_motion {
     bool keeps_touching;
     bool continuous;                      /* dynamic bodies only */
     bool lock_linear[3], lock_angular[3]; /* dynamic bodies only */
+    /* The centre of mass where the body was made or last posed: the coordinates its locked
+     * linear axes hold (the front end sets it from the driver's body_com). */
+    gy_vec3 lock_position;
     /* Dynamic bodies: the force (N, at the centre of mass) and torque (N·m), world, added since
      * the last step; the step applies them in each of its substeps the body is awake for and
      * then clears them (step.h). */
@@ -195,7 +198,8 @@ typedef struct gy_adapter_joint {
     gy_joint_motor motor; /* hinge and slider; joint_set_motor replaces it */
     bool has_limits;      /* hinge and slider: limits {min, max}, a hinge's within ±pi */
     double limits[2];
-    gy_vec3 anchor_a;                /* hinge and slider: the anchor in a's body frame */
+    gy_vec3 anchor_a; /* hinge and slider: the anchor in a's body frame */
+    gy_vec3 anchor_b; /* distance: the anchor in b's body frame (in the world when b is NULL) */
     bool has_cone, has_twist_limits; /* ball */
     double cone_angle, twist_min, twist_max;
     gy_joint_cone_frame cone_frame; /* ball: captured at creation (gy_joint_drive_attach) */

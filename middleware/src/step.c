@@ -140,8 +140,8 @@ static bool one_way_side(gy_adapter_contacts *c, const gy_adapter_collider *plat
     oc.platform = platform;
     oc.other = other;
     oc.normal = normal;
-    oc.one_way = d->collider_to_world(c->dw, gy_driver_collider_of(platform),
-                                      gy_adapter_collider_one_way_normal(platform));
+    oc.one_way = gy_driver_collider_to_world(d, c->dw, gy_driver_collider_of(platform),
+                                             gy_adapter_collider_one_way_normal(platform));
     oc.velocity =
         gy_v3_sub(d->body_point_velocity(c->dw, gy_driver_body_of(other->owner), point),
                   d->body_point_velocity(c->dw, gy_driver_body_of(platform->owner), point));
@@ -202,12 +202,12 @@ static void project_locks(const gy_driver_step *ds, gy_driver_body *const *movin
     for (uint32_t i = 0; i < n; i++) {
         gy_driver_body *b = moving[i];
         const gy_adapter_motion *rec = gy_adapter_body_motion(gy_driver_body_rec(b));
-        gy_vec3 lock;
-        if (!any_lock(rec) || !ds->body_locks(b, &lock) || !ds->body_awake(b))
+        if (!any_lock(rec) || !ds->body_awake(b))
             continue;
         gy_vec3 p = ds->body_com(b), v, a;
         ds->body_velocity(b, &v, &a);
-        gy_adapter_project_locks(rec->lock_linear, rec->lock_angular, lock, &p, &v, &a);
+        gy_adapter_project_locks(rec->lock_linear, rec->lock_angular, rec->lock_position, &p, &v,
+                                 &a);
         ds->body_set_com(b, p);
         ds->body_set_velocity(b, v, a);
     }
@@ -279,9 +279,10 @@ static void ccd_add(void *ctx, gy_driver_collider *dc)
     const gy_adapter_collider *c = gy_driver_collider_rec(dc);
     if (!gy_adapter_contact_ccd_candidate(gy_adapter_body_solid(gy_driver_body_rec(cc->body)), c))
         return;
-    if (c->one_way && !gy_adapter_ccd_one_way_accepts(
-                          cc->motion, cc->d->collider_to_world(
-                                          cc->dw, dc, gy_adapter_collider_one_way_normal(c))))
+    if (c->one_way &&
+        !gy_adapter_ccd_one_way_accepts(
+            cc->motion,
+            gy_driver_collider_to_world(cc->d, cc->dw, dc, gy_adapter_collider_one_way_normal(c))))
         return;
     gy_frontend_step *s = cc->s;
     if (gy_array_reserve(s->allocator, (void **)&s->scratch, &s->scratch_capacity,

@@ -29,6 +29,7 @@ static void fixture_init(fixture *f)
     f->platform.one_way = true;
     f->platform_rare.one_way_normal = gy_v3(0, 1, 0);
     f->platform_rare.one_way_slop = 0.05;
+    f->platform_rare.local_pose = gy_pose_identity();
     f->platform.rare = &f->platform_rare;
     f->other.owner = &f->other_body;
 }
@@ -223,13 +224,14 @@ static void test_contacts_layer_settles_points_in_its_range_to_the_layer(void **
     assert_false(gy_adapter_contact_layer(NAN, erp, h, &v));
 }
 
-/* A scripted driver whose colliders are turned a quarter about +Y when they are platforms. */
-static gy_vec3 scripted_to_world(gy_driver_world *w, gy_driver_collider *c, gy_vec3 local)
+/* A scripted driver whose bodies are turned half a turn about +X when they carry a platform. */
+static gy_pose scripted_body_pose(gy_driver_world *w, gy_driver_collider *c)
 {
     (void)w;
-    if (!gy_driver_collider_rec(c)->one_way)
-        return local;
-    return gy_v3(local.z, local.y, -local.x);
+    gy_pose p = {gy_v3(0, 0, 0), gy_quat_identity()};
+    if (gy_driver_collider_rec(c)->one_way)
+        p.rotation = (gy_quat){1, 0, 0, 0};
+    return p;
 }
 
 /* A conveyor's surface motion is taken in the world through the driver, and its friction row runs
@@ -239,16 +241,16 @@ static void test_contacts_conveyor_row_follows_the_turned_surface(void **state)
     (void)state;
     fixture f;
     fixture_init(&f);
-    const gy_driver d = {.collider_to_world = scripted_to_world};
+    const gy_driver d = {.collider_body_pose = scripted_body_pose};
     gy_adapter_contacts_bind(&f.c, &d, NULL);
     gy_vec3 surf = gy_v3(9, 9, 9);
     /* Neither collider moves its surface: no conveyor, nothing written. */
     assert_false(gy_adapter_contact_surface(&f.c, &f.other, &f.platform, &surf));
     assert_true(surf.x == 9.0);
 
-    /* The belt (a platform here, so the driver turns it) runs along its local +X at 2 m/s: in the
+    /* The belt (a platform here, so its body is turned) runs along its local +Z at 2 m/s: in the
      * world that is -Z. */
-    f.platform_rare.surface_velocity = gy_v3(2, 0, 0);
+    f.platform_rare.surface_velocity = gy_v3(0, 0, 2);
     assert_true(gy_adapter_contact_surface(&f.c, &f.other, &f.platform, &surf));
     assert_true(surf.x == 0.0 && surf.y == 0.0 && surf.z == -2.0);
 

@@ -2822,7 +2822,15 @@ static void test_contract_distance_joint_keeps_distance(void **state)
     for (int i = 0; i < 120; i++) {
         step_n(fx, 1);
         /* A rod, not a rope: 2 m ± 2 cm at every step while it swings under gravity. */
-        assert_near(gy_v3_len(gy_v3_sub(body_position(fx, swing), jd.anchor)), 2.0, 0.02);
+        gy_vec3 arm = gy_v3_sub(body_position(fx, swing), jd.anchor);
+        assert_near(gy_v3_len(arm), 2.0, 0.02);
+        /* Its state is that length and the rate it grows at (the ball's velocity along the
+         * arm), to rounding. */
+        gy_joint_state js;
+        assert_result(fx->be->joint_get_state(fx->w, j, &js), GY_OK);
+        assert_near(js.position, gy_v3_len(arm), 1e-9);
+        double rate = gy_v3_dot(body_state(fx, swing).linear_velocity, arm) / gy_v3_len(arm);
+        assert_near(js.velocity, rate, 1e-9);
     }
     assert_result(fx->be->joint_release(fx->w, j), GY_OK);
 
@@ -2839,7 +2847,17 @@ static void test_contract_distance_joint_keeps_distance(void **state)
     jd.distance = 1.5;
     j = create_joint(fx, &jd);
     assert_result(fx->be->set_gravity(fx->w, gy_v3(0, 0, 0)), GY_OK);
-    step_n(fx, 120);
+    for (int i = 0; i < 120; i++) {
+        step_n(fx, 1);
+        /* Measured between a's origin and the anchor b carries (its origin here). */
+        gy_vec3 between = gy_v3_sub(body_position(fx, swing), body_position(fx, other));
+        gy_vec3 v =
+            gy_v3_sub(body_state(fx, swing).linear_velocity, body_state(fx, other).linear_velocity);
+        gy_joint_state js;
+        assert_result(fx->be->joint_get_state(fx->w, j, &js), GY_OK);
+        assert_near(js.position, gy_v3_len(between), 1e-9);
+        assert_near(js.velocity, gy_v3_dot(v, between) / gy_v3_len(between), 1e-9);
+    }
     double d = gy_v3_len(gy_v3_sub(body_position(fx, swing), body_position(fx, other)));
     assert_near(d, 1.5, 0.03);
 
@@ -3114,6 +3132,16 @@ static void test_contract_axis_locks_hold(void **state)
     gy_body_state t = body_state(fx, spinner);
     assert_near(t.angular_velocity.y, 0.0, 1e-3);
     assert_between(t.angular_velocity.x, 0.1, INFINITY);
+
+    /* Put elsewhere, it holds its locked X there: the held coordinates are the new pose's. */
+    gy_pose moved = {gy_v3(3, 50, 0), gy_quat_identity()};
+    assert_result(fx->be->body_set_pose(fx->w, slider, moved), GY_OK);
+    assert_result(fx->be->body_add_impulse(fx->w, slider, gy_v3(3, 0, 0)), GY_OK);
+    for (int i = 0; i < 30; i++) {
+        assert_result(fx->be->body_add_force(fx->w, slider, gy_v3(50, 0, 0)), GY_OK);
+        step_n(fx, 1);
+    }
+    assert_near(body_state(fx, slider).pose.position.x, 3.0, 1e-3);
 
     release_body(fx, slider);
     release_body(fx, spinner);
