@@ -14,7 +14,7 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
       fixed(0.0, nullptr, nullptr), probe(), scratch(), query_stack(), query_storage(),
       query_shape(nullptr), records(nullptr), resources(nullptr), static_pairs(), static_pass(0),
       statics_placed(false), statics_on(false), moving(nullptr), tally(nullptr), contacts(nullptr),
-      substep_index(0), aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_hash_map_init(&shared_shapes, a);
     gy_static_grid_init(&grid, GY_BT_GRID_CELL_SIZE, a);

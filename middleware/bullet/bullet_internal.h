@@ -159,8 +159,6 @@ static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its 
 /* The pair a gy_contact was built from. */
 struct gy_bt_pair {
     gy_adapter_pair head; /* first (contacts.h); its tangent sums the impulse on a's body */
-    double best_distance; /* signed distance of the reported point this substep */
-    uint32_t substep;     /* substep stamp of the reported geometry */
     bool overlap;         /* reported as an overlap (sensor or response off), no impulse */
 };
 
@@ -282,7 +280,6 @@ struct gy_driver_world {
      * verdicts, which the contact result feeds. */
     gy_adapter_contacts *contacts;
 
-    uint64_t substep_index;
     bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
     double substep_dt;
     bool sensor_pass;     /* colliding at the step's end poses, sensor pairs only */

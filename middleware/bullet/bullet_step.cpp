@@ -30,24 +30,14 @@ static const int GY_BT_CONTACT_BOUNCES = 1 << 16;
 static uint32_t pair_get(gy_driver_world *w, gy_bt_collider *a, gy_bt_collider *b)
 {
     bool is_new;
-    uint32_t index =
-        gy_adapter_contacts_pair(w->contacts, &a->base, &b->base, &is_new, &w->step_error);
-    if (is_new)
-        gy_bt_pairs(&w->contacts->current)[index].substep = UINT32_MAX;
-    return index;
+    return gy_adapter_contacts_pair(w->contacts, &a->base, &b->base, &is_new, &w->step_error);
 }
 
-/* Records the geometry of a pair's contact point for this substep, keeping the deepest.
+/* Records the geometry of a pair's contact point (the report keeps each pass's deepest).
  * `n_from_first` points from `first` to the other collider. */
 static void pair_geometry(gy_driver_world *w, uint32_t index, const gy_bt_collider *first,
                           const btVector3 &point, const btVector3 &n_from_first, double distance)
 {
-    gy_bt_pair *p = &gy_bt_pairs(&w->contacts->current)[index];
-    uint32_t sub = (uint32_t)w->substep_index;
-    if (p->substep == sub && !(distance < p->best_distance))
-        return;
-    p->substep = sub;
-    p->best_distance = distance;
     gy_adapter_contacts_geometry(w->contacts, index, &first->base, gy_bt_from_vec(point),
                                  gy_bt_from_vec(n_from_first), distance);
 }
@@ -765,7 +755,6 @@ static void before_substep(gy_driver_world *w, double h)
 
 static void bt_solve(gy_driver_world *w, double h, uint32_t)
 {
-    w->substep_index++;
     before_substep(w, h);
     gy_joint_drive_solve(&gy_bullet_driver, w, w->records->joints, h);
     /* maxSubSteps 0: exactly one internal step of h, no interpolation. */
@@ -803,7 +792,6 @@ static bool carry_overlap(const gy_adapter_pair *pair, const void *)
  * is touched. */
 static void bt_collide_sensors(gy_driver_world *w)
 {
-    w->substep_index++;
     w->sensor_pass = true;
     w->world.performDiscreteCollisionDetection();
     w->sensor_pass = false;

@@ -19,6 +19,7 @@ void gy_adapter_contacts_init(gy_adapter_contacts *c, const gy_allocator *al, si
     memset(c, 0, sizeof *c);
     c->allocator = al;
     c->pair_size = pair_size;
+    c->pass = 1u;
 }
 
 void gy_adapter_contacts_bind(gy_adapter_contacts *c, const struct gy_driver *d,
@@ -50,6 +51,11 @@ void gy_adapter_contacts_begin_step(gy_adapter_contacts *c)
     c->step++;
     gy_adapter_report_swap(&c->current, &c->previous);
     gy_adapter_pair_map_reset(&c->map);
+}
+
+void gy_adapter_contacts_begin_pass(gy_adapter_contacts *c)
+{
+    c->pass = c->pass == UINT32_MAX ? 1u : c->pass + 1u;
 }
 
 void gy_adapter_contacts_end_step(gy_adapter_contacts *c)
@@ -97,9 +103,14 @@ void gy_adapter_contacts_geometry(gy_adapter_contacts *c, uint32_t i,
                                   const gy_adapter_collider *first, gy_vec3 point, gy_vec3 normal,
                                   double distance)
 {
+    gy_adapter_pair *p = gy_adapter_contacts_record(c, i);
+    if (p->pass == c->pass && !(distance < p->pass_distance))
+        return;
+    p->pass = c->pass;
+    p->pass_distance = distance;
     gy_contact *ct = &c->current.contacts[i];
     ct->point = point;
-    ct->normal = gy_adapter_contacts_record(c, i)->a == first ? normal : gy_v3_neg(normal);
+    ct->normal = p->a == first ? normal : gy_v3_neg(normal);
     ct->penetration = fmax(0.0, -distance);
 }
 

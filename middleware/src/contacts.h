@@ -35,6 +35,10 @@ typedef struct gy_adapter_pair {
     bool sensor_seen; /* the sensor pass found it at the step's end poses (or it is no sensor pair)
                        */
     bool responds;    /* the driver's solver took it (not only reported) */
+    /* The pass (gy_adapter_contacts.pass) its reported point was found in, and that point's
+     * signed distance: a pass reports its deepest point of the pair. */
+    uint32_t pass;
+    double pass_distance;
 } gy_adapter_pair;
 
 typedef struct gy_adapter_contacts {
@@ -49,6 +53,9 @@ typedef struct gy_adapter_contacts {
     gy_adapter_pair_map map;      /* current's index of a pair of collider records */
     gy_adapter_one_ways one_ways; /* one-way verdicts, kept until the pair separates */
     uint64_t step;                /* steps begun */
+    /* Narrow-phase passes begun (gy_adapter_contacts_begin_pass): each substep's, and the sensor
+     * pass at the step's end poses. Never 0, which a new pair's record holds. */
+    uint32_t pass;
     gy_adapter_points points;     /* this substep's solved points (overlap.h), for drivers that
                                    * report them */
 } gy_adapter_contacts;
@@ -63,6 +70,10 @@ void gy_adapter_contacts_bind(gy_adapter_contacts *c, const struct gy_driver *d,
 
 /* At a step's start: this step's pairs become the last step's, and none are found yet. */
 void gy_adapter_contacts_begin_step(gy_adapter_contacts *c);
+
+/* Before a narrow-phase pass (a substep's collide-and-solve, the sensor pass): the geometry it
+ * reports of a pair replaces the last pass's. */
+void gy_adapter_contacts_begin_pass(gy_adapter_contacts *c);
 
 /* At a step's end: forgets the one-way verdicts of pairs not seen during the step. */
 void gy_adapter_contacts_end_step(gy_adapter_contacts *c);
@@ -82,7 +93,7 @@ bool gy_adapter_contacts_refresh(gy_adapter_contacts *c, uint32_t i);
 /* Pair `i`'s reported geometry from a point found between collider `first` (either of the
  * pair's) and the other: the point, the unit `normal` from `first` towards the other (the
  * report's runs from collider a to b) and the penetration, the overlap the signed gap `distance`
- * shows (0 when apart). */
+ * shows (0 when apart). Of the points a pass gives a pair, the deepest is kept. */
 void gy_adapter_contacts_geometry(gy_adapter_contacts *c, uint32_t i,
                                   const gy_adapter_collider *first, gy_vec3 point, gy_vec3 normal,
                                   double distance);

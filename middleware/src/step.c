@@ -478,8 +478,10 @@ static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_
     gy_adapter_report *rep = &c->current;
     for (uint32_t i = 0; i < rep->count; i++)
         gy_adapter_contacts_record(c, i)->sensor_seen = !rep->contacts[i].is_sensor;
-    if (sensors > 0)
+    if (sensors > 0) {
+        gy_adapter_contacts_begin_pass(c);
         ds->collide_sensors(dw);
+    }
     if (ds->carry_after != NULL)
         gy_adapter_contacts_carry_idle(c, ds->carry_after, NULL, 1.0, &s->error);
     if (sensors > 0)
@@ -519,6 +521,7 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         }
         if (ds->body_settle != NULL)
             gy_adapter_overlap_begin(ds, moving, n);
+        gy_adapter_contacts_begin_pass(contacts);
         ds->solve(dw, h, k);
         if (ds->body_settle != NULL)
             gy_adapter_overlap_settle(ds, contacts, h);

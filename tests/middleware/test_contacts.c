@@ -136,11 +136,37 @@ static void test_contacts_pair_and_geometry_are_the_same_from_either_collider(vo
     const gy_contact *ct = &f.c.current.contacts[i];
     assert_true(ct->point.x == 1.0 && ct->normal.y == -1.0 && ct->normal.x == 0.0);
     assert_true(ct->penetration == 0.02);
-    /* From a, 1 mm apart: the same normal, no penetration. */
+    /* From a, 1 mm apart, in the next pass: the same normal, no penetration. */
+    gy_adapter_contacts_begin_pass(&f.c);
     gy_adapter_contacts_geometry(&f.c, i, &f.other, gy_v3(2, 0, 0), gy_v3(0, -1, 0), 0.001);
     assert_true(ct->point.x == 2.0 && ct->normal.y == -1.0);
     assert_true(ct->penetration == 0.0);
 
+    fixture_fini(&f, err);
+}
+
+/* Of the points one pass gives a pair, the report keeps the deepest; the next pass's first point
+ * replaces it, however shallow. */
+static void test_contacts_geometry_keeps_the_deepest_point_of_a_pass(void **state)
+{
+    (void)state;
+    fixture f;
+    gy_result err = GY_OK;
+    uint32_t i = fixture_pair(&f, 1, 2, &err);
+    const gy_contact *ct = &f.c.current.contacts[i];
+    gy_adapter_contacts_begin_pass(&f.c);
+    gy_adapter_contacts_geometry(&f.c, i, &f.platform, gy_v3(1, 0, 0), gy_v3(0, 1, 0), 0.002);
+    assert_true(ct->point.x == 1.0 && ct->penetration == 0.0); /* a new pair's first point */
+    gy_adapter_contacts_geometry(&f.c, i, &f.platform, gy_v3(2, 0, 0), gy_v3(0, 1, 0), -0.01);
+    assert_true(ct->point.x == 2.0 && ct->penetration == 0.01);
+    gy_adapter_contacts_geometry(&f.c, i, &f.platform, gy_v3(3, 0, 0), gy_v3(0, 1, 0), -0.005);
+    assert_true(ct->point.x == 2.0 && ct->penetration == 0.01); /* shallower: kept out */
+    gy_adapter_contacts_geometry(&f.c, i, &f.platform, gy_v3(4, 0, 0), gy_v3(0, 1, 0), -0.02);
+    assert_true(ct->point.x == 4.0 && ct->penetration == 0.02);
+
+    gy_adapter_contacts_begin_pass(&f.c);
+    gy_adapter_contacts_geometry(&f.c, i, &f.platform, gy_v3(5, 0, 0), gy_v3(0, 1, 0), 0.001);
+    assert_true(ct->point.x == 5.0 && ct->penetration == 0.0);
     fixture_fini(&f, err);
 }
 
@@ -328,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_contacts_one_way_acceptance_is_kept_until_the_pair_separates),
         cmocka_unit_test(test_contacts_gate_skips_colliders_of_one_body),
         cmocka_unit_test(test_contacts_pair_and_geometry_are_the_same_from_either_collider),
+        cmocka_unit_test(test_contacts_geometry_keeps_the_deepest_point_of_a_pass),
         cmocka_unit_test(test_contacts_refresh_restarts_only_a_carried_pair),
         cmocka_unit_test(test_contacts_locked_needs_both_bodies_held_along_the_normal),
         cmocka_unit_test(test_contacts_pull_is_gravity_along_the_normal_by_share),
