@@ -727,21 +727,11 @@ void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
     }
 }
 
-gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
+/* Puts static `b` at `frame`: its pose, its joint anchor, and its planes, which stay where they are
+ * in the world, so their body-frame shapes are rebuilt in place (same type, same block). */
+static void static_place(gy_bt_body *b, const btTransform &frame)
 {
-    btTransform frame = b->motion() != nullptr ? gy_bt_transform(pose) * b->motion()->principal
-                                               : gy_bt_transform(pose);
-    if (b->base.type != GY_MOTION_STATIC) {
-        gy_bt_body_place(w, b, frame);
-        return GY_OK;
-    }
-    /* A static: move it and its grid boxes; planes stay where they are in the world, so their
-     * body-frame shapes are rebuilt in place (same type, same block). Its pairs go (Bullet's
-     * algorithms cache what they found against the old pose); the front end wakes what it left. */
-    gy_bt_static_pairs_drop(w, b);
-    gy_bt_static *s = reinterpret_cast<gy_bt_static *>(b);
-    gy_pose old = s->pose;
-    s->pose = gy_bt_from_transform(frame);
+    reinterpret_cast<gy_bt_static *>(b)->pose = gy_bt_from_transform(frame);
     if (b->rb != nullptr)
         gy_bt_anchor_place(b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
@@ -752,14 +742,40 @@ gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
         c->bt_shape->~btCollisionShape();
         c->bt_shape = build_shape(c->bt_shape, &plane, frame);
     }
-    /* Removing frees room in the old cells, so putting a collider back where it was never
-     * allocates and cannot fail. */
+}
+
+gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
+{
+    btTransform frame = b->motion() != nullptr ? gy_bt_transform(pose) * b->motion()->principal
+                                               : gy_bt_transform(pose);
+    if (b->base.type != GY_MOTION_STATIC) {
+        gy_bt_body_place(w, b, frame);
+        return GY_OK;
+    }
+    /* A static: move it and its grid boxes. Its pairs go (Bullet's algorithms cache what they
+     * found against the old pose); the front end wakes what it left. */
+    gy_bt_static_pairs_drop(w, b);
+    gy_bt_static *s = reinterpret_cast<gy_bt_static *>(b);
+    gy_pose old = s->pose;
+    static_place(b, frame);
+    /* On failure the colliders go back in the reverse of the order they moved: each then finds
+     * the grid as it left it, its room in the old cells still free (a later collider's new place
+     * may have taken room an earlier one freed), so putting it back never allocates and cannot
+     * fail. */
     for (uint32_t i = 0; i < b->collider_count; i++) {
         gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[i]));
         gy_result r = grid_insert(w, b->colliders[i]);
         if (r == GY_OK)
             continue;
-        (void)gy_bt_body_set_pose(w, b, old);
+        static_place(b, gy_bt_transform(old));
+        for (uint32_t j = i + 1; j-- > 0;) {
+            if (j < i)
+                gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[j]));
+            gy_result back = grid_insert(w, b->colliders[j]);
+            assert(back == GY_OK);
+            (void)back;
+        }
+        w->statics_placed = true; /* its pairs went: the static pass finds them again */
         return r;
     }
     gy_static_grid_trim(&w->grid);

@@ -471,8 +471,10 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
         set_dbody_pose(b, pose); /* the front end marks a kinematic one moving (gy_driver_wake) */
         return GY_OK;
     }
-    /* A static: re-pose and re-index its geoms. Removing frees room in the old cells, so putting
-     * a collider back where it was never allocates and cannot fail. */
+    /* A static: re-pose and re-index its geoms. On failure the colliders go back in the reverse
+     * of the order they moved: each then finds the grid as it left it, its room in the old cells
+     * still free (a later collider's new place may have taken room an earlier one freed), so
+     * putting it back never allocates and cannot fail. */
     gy_pose old = b->pose;
     b->pose = pose;
     for (uint32_t i = 0; i < b->collider_count; i++) {
@@ -480,18 +482,19 @@ gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
         gy_static_grid_remove(&w->grid, &c->grid);
         place_static_geom(w, b, c);
         r = gy_ode_grid_insert(w, c);
-        if (r != GY_OK) {
-            b->pose = old;
-            place_static_geom(w, b, c);
-            gy_ode_grid_insert(w, c);
-            for (uint32_t j = 0; j < i; j++) {
-                gy_ode_collider *d = &gy_ode_body_records(b)[j];
+        if (r == GY_OK)
+            continue;
+        b->pose = old;
+        for (uint32_t j = i + 1; j-- > 0;) {
+            gy_ode_collider *d = &gy_ode_body_records(b)[j];
+            if (j < i)
                 gy_static_grid_remove(&w->grid, &d->grid);
-                place_static_geom(w, b, d);
-                gy_ode_grid_insert(w, d);
-            }
-            return r;
+            place_static_geom(w, b, d);
+            gy_result back = gy_ode_grid_insert(w, d);
+            assert(back == GY_OK);
+            (void)back;
         }
+        return r;
     }
     gy_static_grid_trim(&w->grid);
     return GY_OK;

@@ -301,6 +301,84 @@ static void test_static_grid_failed_insert_leaves_grid_unchanged(void **state)
     }
 }
 
+/* Cell (x, z) of the grid, which must be in use. */
+static gy_static_grid_cell *cell_at(gy_static_grid *g, int32_t x, int32_t z)
+{
+    for (uint32_t i = 0; i < g->cells.count; i++)
+        if (g->cells.items[i].x == x && g->cells.items[i].z == z)
+            return &g->cells.items[i];
+    fail_msg("cell (%d, %d) not in use", x, z);
+    return NULL;
+}
+
+static bool lists(gy_static_grid *g, gy_aabb q, const gy_static_grid_item *item)
+{
+    seen s;
+    visit(g, q, &s);
+    for (uint32_t k = 0; k < s.count; k++)
+        if (s.items[k] == item)
+            return true;
+    return false;
+}
+
+/* A static's colliders are re-indexed one after another, and put back when one fails (the
+ * drivers' body_set_pose). Here collider a leaves a full cell, b moves into the room a left, and
+ * c's new place cannot be allocated. Put back in the reverse of the order they moved, nothing is
+ * allocated; in the same order, a would need the room b took, and the cell would have to grow. */
+static void test_static_grid_undoing_moves_in_reverse_never_allocates(void **state)
+{
+    (void)state;
+    const gy_aabb cell_a = box_of(0.25, 0, 0.25, 0.75, 1, 0.75);
+    const gy_aabb cell_b = box_of(5.25, 0, 5.25, 5.75, 1, 5.75);
+    const gy_aabb cell_c = box_of(10.25, 0, 10.25, 10.75, 1, 10.75);
+    const gy_aabb cell_d = box_of(20.25, 0, 20.25, 20.75, 1, 20.75);
+    const gy_aabb cell_e = box_of(40.25, 0, 40.25, 40.75, 1, 40.75);
+    for (int reverse = 1; reverse >= 0; reverse--) {
+        gy_test_allocator ta;
+        gy_test_allocator_init(&ta);
+        gy_static_grid g;
+        gy_static_grid_init(&g, 1.0, &ta.base);
+        gy_static_grid_item a, b, c, others[64];
+        assert_result(gy_static_grid_insert(&g, &a, &cell_a), GY_OK);
+        assert_result(gy_static_grid_insert(&g, &b, &cell_b), GY_OK);
+        assert_result(gy_static_grid_insert(&g, &c, &cell_c), GY_OK);
+        uint32_t n = 0;
+        while (cell_at(&g, 0, 0)->count < cell_at(&g, 0, 0)->capacity) {
+            assert_true(n < 64);
+            assert_result(gy_static_grid_insert(&g, &others[n++], &cell_a), GY_OK);
+        }
+
+        gy_static_grid_remove(&g, &a);
+        assert_result(gy_static_grid_insert(&g, &a, &cell_d), GY_OK);
+        gy_static_grid_remove(&g, &b);
+        assert_result(gy_static_grid_insert(&g, &b, &cell_a), GY_OK);
+        gy_static_grid_remove(&g, &c);
+        ta.fail_at = ta.calls + 1;
+        assert_result(gy_static_grid_insert(&g, &c, &cell_e), GY_ERR_OUT_OF_MEMORY);
+
+        /* Every allocation from here on fails. */
+        uint64_t allocated = ta.allocs + ta.reallocs;
+        ta.fail_at = ta.calls + 1;
+        if (reverse) {
+            assert_result(gy_static_grid_insert(&g, &c, &cell_c), GY_OK);
+            gy_static_grid_remove(&g, &b);
+            assert_result(gy_static_grid_insert(&g, &b, &cell_b), GY_OK);
+            gy_static_grid_remove(&g, &a);
+            assert_result(gy_static_grid_insert(&g, &a, &cell_a), GY_OK);
+            assert_int_equal(ta.allocs + ta.reallocs, allocated);
+            assert_true(lists(&g, cell_a, &a) && lists(&g, cell_b, &b) && lists(&g, cell_c, &c));
+            assert_false(lists(&g, cell_a, &b) || lists(&g, cell_d, &a));
+        } else {
+            assert_result(gy_static_grid_insert(&g, &c, &cell_c), GY_OK);
+            gy_static_grid_remove(&g, &a);
+            assert_result(gy_static_grid_insert(&g, &a, &cell_a), GY_ERR_OUT_OF_MEMORY);
+        }
+        ta.fail_at = 0;
+        gy_static_grid_fini(&g);
+        assert_int_equal(ta.live_blocks, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_static_grid_trim_drops_emptied_cells_and_keeps_order),
         cmocka_unit_test(test_static_grid_clamps_huge_coordinates),
         cmocka_unit_test(test_static_grid_failed_insert_leaves_grid_unchanged),
+        cmocka_unit_test(test_static_grid_undoing_moves_in_reverse_never_allocates),
     };
     return cmocka_run_group_tests_name("static_grid", tests, NULL, NULL);
 }

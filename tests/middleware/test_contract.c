@@ -4337,6 +4337,58 @@ static void test_contract_out_of_memory_fails_cleanly(void **state)
     expect_empty(fx);
 }
 
+/* The collider a ray straight down through (x, z) hits first, or 0. */
+static uint64_t collider_below(fixture *fx, double x, double z)
+{
+    gy_query_filter f = default_filter();
+    gy_hit hit;
+    uint32_t n = 0;
+    assert_result(fx->be->raycast(fx->w, gy_v3(x, 10, z), gy_v3(0, -20, 0), &f, GY_COLLECT_CLOSEST,
+                                  &hit, 1, &n),
+                  GY_OK);
+    return n == 1 ? hit.collider.bits : 0u;
+}
+
+/* A static of three boxes put elsewhere while allocations fail: each failure is
+ * GY_ERR_OUT_OF_MEMORY and leaves every box where it was and found there (the driver puts back
+ * what it had moved); the first success moves them all. */
+static void test_contract_static_set_pose_out_of_memory_leaves_it_where_it_was(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def parts[3] = {box_def(gy_v3(1, 1, 1)), box_def(gy_v3(1, 1, 1)),
+                                box_def(gy_v3(1, 1, 1))};
+    parts[1].local_pose.position = gy_v3(8, 0, 0);
+    parts[2].local_pose.position = gy_v3(0, 0, 8);
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_id ids[3];
+    gy_body_id b = create_body(fx, &bd, parts, 3, ids);
+    /* Moved by (8, 0, 8): each box lands where another was, or nowhere yet. */
+    const double shift = 8.0;
+    bool moved = false;
+    uint32_t failures = 0;
+    for (uint64_t k = 1; k <= 256 && !moved; k++) {
+        fx->ta.fail_at = fx->ta.calls + k;
+        gy_result r = fx->be->body_set_pose(fx->w, b, pose_at(gy_v3(shift, 0, shift)));
+        fx->ta.fail_at = 0;
+        moved = r == GY_OK;
+        if (!moved) {
+            failures++;
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            assert_int_equal(collider_below(fx, 0, 0), ids[0].bits);
+            assert_int_equal(collider_below(fx, 8, 0), ids[1].bits);
+            assert_int_equal(collider_below(fx, 0, 8), ids[2].bits);
+            assert_int_equal(collider_below(fx, 16, 8), 0);
+        }
+    }
+    assert_true(moved && failures > 0); /* the new places needed room */
+    assert_int_equal(collider_below(fx, 8, 8), ids[0].bits);
+    assert_int_equal(collider_below(fx, 16, 8), ids[1].bits);
+    assert_int_equal(collider_below(fx, 8, 16), ids[2].bits);
+    assert_int_equal(collider_below(fx, 0, 0), 0);
+    release_body(fx, b);
+    expect_empty(fx);
+}
+
 /* ---- main --------------------------------------------------------------------------------------
  */
 
@@ -4450,6 +4502,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
         CONTRACT_TEST(test_contract_woken_body_that_may_not_sleep_stays_awake_at_rest),
+        CONTRACT_TEST(test_contract_static_set_pose_out_of_memory_leaves_it_where_it_was),
         CONTRACT_TEST(test_contract_every_write_wakes_a_sleeping_body),
         CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
         CONTRACT_TEST(test_contract_sleeper_struck_keeps_the_momentum_it_takes),
