@@ -63,7 +63,9 @@ void gy_static_grid_fini(gy_static_grid *g);
  * indexed and the item is untouched. */
 gy_result gy_static_grid_insert(gy_static_grid *g, gy_static_grid_item *item, const gy_aabb *box);
 /* Unindexes an item. Emptied cells keep their storage until gy_static_grid_trim, so inserting the
- * item again where it was never allocates. */
+ * item again where it was never allocates; nor does undoing several moves (a remove, then an
+ * insert elsewhere) in the reverse of their order, each undo finding the grid as its move left
+ * it. */
 void gy_static_grid_remove(gy_static_grid *g, gy_static_grid_item *item);
 /* Drops the emptied cells once they outnumber the others (streaming would otherwise leave a cell
  * behind everywhere it ever loaded geometry). Never allocates, never fails. */

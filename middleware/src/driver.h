@@ -282,6 +282,7 @@ typedef struct gy_driver {
     /* Not static. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
     void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
+    /* Any body: the velocity of a world point moving with it (zero on a static). */
     gy_vec3 (*body_point_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 world_point);
     /* Dynamic only: puts the body to sleep now (body_wake wakes it); the front end has stilled
      * it first (the step's body_set_velocity) and dropped its pending force and torque. */

@@ -316,13 +316,12 @@ void gy_joint_drive_set_motor(const gy_driver *d, gy_driver_world *w, gy_driver_
         d->joint_motor_set(w, j, false, 0.0, m->max_force, 0.0);
 }
 
-/* A point's velocity on body `b` (zero on a static body or the world). */
+/* A point's velocity on body `b`, or zero on the world (NULL). */
 static gy_vec3 point_velocity(const gy_driver *d, gy_driver_world *w, gy_adapter_body *b,
                               gy_vec3 point)
 {
-    if (b == NULL || b->type == GY_MOTION_STATIC)
-        return gy_v3(0.0, 0.0, 0.0);
-    return d->body_point_velocity(w, gy_driver_body_of(b), point);
+    return b != NULL ? d->body_point_velocity(w, gy_driver_body_of(b), point)
+                     : gy_v3(0.0, 0.0, 0.0);
 }
 
 void gy_joint_drive_state(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
