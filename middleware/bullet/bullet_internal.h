@@ -93,7 +93,6 @@ struct gy_driver_body {
     gy_adapter_settle settle;
     /* The flags last, together. */
     bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
-    bool active;           /* this substep: awake (dynamic) or moving (kinematic) */
     uint32_t static_pairs; /* its records in the world's static pairs (bullet_step.cpp) */
 
     /* A moving body's btRigidBody in Bullet's world (== rb); NULL for a static, which is no

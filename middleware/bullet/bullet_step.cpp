@@ -726,18 +726,17 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
 /* ---- the step ------------------------------------------------------------------------------- */
 
 /* Moves kinematic bodies along their velocities (Bullet reads their contact velocity from the
- * pose change) and decides which bodies take part in this substep. */
+ * pose change) and has Bullet take them into this substep as the front end's activity rule says. */
 static void before_substep(gy_driver_world *w, double h)
 {
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_bt_body *b = w->moving->items[i];
-        if (b->base.type == GY_MOTION_DYNAMIC) {
-            b->active = b->rb->isActive();
+        if (b->base.type == GY_MOTION_DYNAMIC)
             continue;
-        }
+        /* Bullet's broadphase skips pairs of inactive objects: a kinematic body takes part as
+         * the front end's activity rule has it. */
+        b->rb->forceActivationState(b->motion()->shared.active ? ACTIVE_TAG : ISLAND_SLEEPING);
         bool moving = !b->motion()->kin_linear.isZero() || !b->motion()->kin_angular.isZero();
-        b->active = moving || b->motion()->shared.pose_written;
-        b->rb->forceActivationState(b->active ? ACTIVE_TAG : ISLAND_SLEEPING);
         if (!moving)
             continue;
         const btTransform &cur = b->rb->getCenterOfMassTransform();
@@ -753,7 +752,7 @@ static void before_substep(gy_driver_world *w, double h)
     }
 }
 
-static void bt_solve(gy_driver_world *w, double h, uint32_t)
+static void bt_solve(gy_driver_world *w, double h)
 {
     before_substep(w, h);
     gy_joint_drive_solve(&gy_bullet_driver, w, w->records->joints, h);
@@ -770,22 +769,14 @@ static void bt_solve(gy_driver_world *w, double h, uint32_t)
     gather_manifolds(w, h);
 }
 
-static bool body_active_now(const gy_bt_body *b)
-{
-    return b->base.type != GY_MOTION_STATIC && b->active;
-}
-
 /* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
  * Bullet did not look at the pair again, so the last report of it stands (step.h's carry_after;
  * pairs with manifold points keep them while they sleep and are read again). */
 static bool carry_overlap(const gy_adapter_pair *pair, const void *)
 {
     const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
-    return p->overlap &&
-           !body_active_now(
-               gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.a))) &&
-           !body_active_now(
-               gy_bt_collider_body(reinterpret_cast<const gy_bt_collider *>(p->head.b)));
+    return p->overlap && !gy_adapter_body_active(p->head.a->owner) &&
+           !gy_adapter_body_active(p->head.b->owner);
 }
 
 /* The sensor pass (step.h): the end poses' geometry replaces the last substep's, and no manifold
@@ -997,8 +988,7 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_rotation = bt_body_rotation,
     .body_set_rotation = nullptr,
     .collider_touches_shifted = nullptr,
-    .body_active = nullptr, /* Bullet's broadphase skips pairs of inactive objects */
-    .body_activate = nullptr,
+    .collides_active_only = false, /* Bullet's broadphase skips pairs of inactive objects */
     .collider_aabb = nullptr,
     .statics_visit = nullptr,
     .ccd_gather = bt_ccd_gather,

@@ -51,7 +51,6 @@ struct gy_driver_body {
     gy_adapter_body base;    /* first: the Gyre record (records.h) */
     gy_pose pose;            /* static bodies: the authoritative pose (they have no dBody) */
     uint32_t collider_count; /* its records follow the body's in its block (gy_ode_body_records) */
-    bool active;             /* this substep: its pairs are computed (awake, or moving kinematic) */
     gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
 
     /* Motion state, from `motion` to the end: a static's block stops before it

@@ -8,8 +8,8 @@
  * file.
  *
  * Pairs whose two bodies are both asleep (or static, or unmoving kinematic) are not collided
- * again (body_active): the front end carries their last report over, so a sleeping pile costs no
- * narrowphase and its touching pairs keep being reported. */
+ * again (collides_active_only, gy_adapter_motion.active): the front end carries their last report
+ * over, so a sleeping pile costs no narrowphase and its touching pairs keep being reported. */
 #include <math.h>
 #include <string.h>
 
@@ -82,27 +82,6 @@ static dJointFeedback *feedback_slot(const gy_driver_world *w, uint32_t point)
     return &w->feedback_blocks[point / GY_ODE_FEEDBACK_BLOCK][point % GY_ODE_FEEDBACK_BLOCK];
 }
 
-/* ---- activity ------------------------------------------------------------------------------- */
-
-/* Whether a body's pairs must be collided this substep. */
-static bool body_moving(const gy_ode_body *b)
-{
-    switch (b->base.type) {
-    case GY_MOTION_DYNAMIC:
-        return dBodyIsEnabled(b->body) != 0;
-    case GY_MOTION_KINEMATIC: {
-        if (b->motion.pose_written)
-            return true;
-        const dReal *v = dBodyGetLinearVel(b->body);
-        const dReal *a = dBodyGetAngularVel(b->body);
-        return v[0] != 0.0 || v[1] != 0.0 || v[2] != 0.0 || a[0] != 0.0 || a[1] != 0.0 ||
-               a[2] != 0.0;
-    }
-    default:
-        return false;
-    }
-}
-
 /* ---- the near callback ---------------------------------------------------------------------- */
 
 /* Contacts against a mesh take the front end's rule for its internal edges
@@ -152,7 +131,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     gy_adapter_contact_kind kind = gy_adapter_contact_gate(&c1->base, &c2->base, w->sensor_pass);
     if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;
-    if (!b1->active && !b2->active)
+    if (!gy_adapter_body_active(&b1->base) && !gy_adapter_body_active(&b2->base))
         return; /* carried over from the last report */
     bool dyn1 = b1->base.type == GY_MOTION_DYNAMIC, dyn2 = b2->base.type == GY_MOTION_DYNAMIC;
 
@@ -303,9 +282,9 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
      * idle clock; a kinematic pusher forms no island, so its sleeper is woken here (dBodyEnable,
      * which restarts the clock: done for every sleeper an awake body touched, two touching bodies
      * whose clocks ran out of step woke each other in turn). */
-    if (dyn1 && !b1->active && b2->base.type == GY_MOTION_KINEMATIC)
+    if (dyn1 && !b1->motion.active && b2->base.type == GY_MOTION_KINEMATIC)
         dBodyEnable(b1->body);
-    if (dyn2 && !b2->active && b1->base.type == GY_MOTION_KINEMATIC)
+    if (dyn2 && !b2->motion.active && b1->base.type == GY_MOTION_KINEMATIC)
         dBodyEnable(b2->body);
 }
 
@@ -338,7 +317,7 @@ static void collide_static(gy_driver_world *w)
         return;
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_ode_body *b = w->moving->items[i];
-        if (!b->active)
+        if (!b->motion.active)
             continue;
         for (uint32_t k = 0; k < b->collider_count; k++) {
             static_ctx sc = {w, &gy_ode_body_records(b)[k]};
@@ -350,15 +329,6 @@ static void collide_static(gy_driver_world *w)
 }
 
 /* ---- the step ------------------------------------------------------------------------------- */
-
-/* Which bodies' pairs are collided this step. The front end then wakes what statics placed
- * since the last one touch and the sleepers touched last step, and carries idle pairs over
- * (step.h). */
-static void begin_step(gy_driver_world *w)
-{
-    for (uint32_t i = 0; i < w->moving->count; i++)
-        w->moving->items[i]->active = body_moving(w->moving->items[i]);
-}
 
 /* The sensor pass (step.h): the near callback at the end poses, sensor pairs only. */
 static void ode_collide_sensors(gy_driver_world *w)
@@ -422,7 +392,8 @@ static void end_step(gy_driver_world *w, double dt)
         /* A pair that fell asleep part-way through the substeps is carried over from now on:
          * report it as if it had rested for the whole step. */
         if (!p->head.carried && p->covered > 0.0 && p->covered < dt * (1.0 - 1e-9) &&
-            !body_moving(gy_ode_owner(pair_a(p))) && !body_moving(gy_ode_owner(pair_b(p)))) {
+            !gy_driver_body_moving(&gy_ode_driver, gy_ode_owner(pair_a(p))) &&
+            !gy_driver_body_moving(&gy_ode_driver, gy_ode_owner(pair_b(p)))) {
             double k = dt / p->covered;
             c->normal_impulse *= k;
             c->tangent_impulse *= k;
@@ -440,26 +411,24 @@ static void ode_begin(gy_driver_world *w, double dt, double h)
             gy_ode_body_apply_damping(w->moving->items[i], h);
         w->damping_dt = h;
     }
-    begin_step(w);
 }
 
-static void ode_solve(gy_driver_world *w, double h, uint32_t s)
+static void ode_solve(gy_driver_world *w, double h)
 {
     gy_vec3 g = w->def.gravity;
     for (uint32_t i = 0; i < w->moving->count; i++) {
         gy_ode_body *b = w->moving->items[i];
-        if (s > 0)
-            b->active = body_moving(b);
         /* ODE keeps a body awake while it touches an enabled body that cannot sleep, and a
          * kinematic body never auto-disables: a crate resting on a lift that had stopped never
          * slept (Bullet's did). A kinematic body is enabled exactly while it moves. */
-        if (b->base.type == GY_MOTION_KINEMATIC && b->active != (dBodyIsEnabled(b->body) != 0)) {
-            if (b->active)
+        if (b->base.type == GY_MOTION_KINEMATIC &&
+            b->motion.active != (dBodyIsEnabled(b->body) != 0)) {
+            if (b->motion.active)
                 dBodyEnable(b->body);
             else
                 dBodyDisable(b->body);
         }
-        if (b->base.type != GY_MOTION_DYNAMIC || !b->active)
+        if (b->base.type != GY_MOTION_DYNAMIC || !b->motion.active)
             continue;
         /* ODE has gravity on or off per body; other factors are applied as a force. */
         if (b->motion.gravity_factor != 1.0 && b->motion.gravity_factor != 0.0) {
@@ -566,18 +535,6 @@ static bool ode_collider_touches_shifted(gy_driver_world *w, gy_ode_collider *mo
     bool touch = dCollide(moved->geom, gy_ode_collider_geom(w, other), 1, &cg, sizeof cg) > 0;
     dBodySetPosition(body, keep[0], keep[1], keep[2]);
     return touch;
-}
-
-static bool ode_body_active(const gy_ode_body *b)
-{
-    return b->active;
-}
-
-static void ode_body_activate(gy_ode_body *b)
-{
-    if (b->base.type == GY_MOTION_DYNAMIC)
-        dBodyEnable(b->body);
-    b->active = true;
 }
 
 static void ode_collider_aabb(gy_driver_world *w, gy_ode_collider *c, double box[6])
@@ -691,8 +648,7 @@ const gy_driver_step gy_ode_step = {
     .body_rotation = ode_body_rotation,
     .body_set_rotation = ode_body_set_rotation,
     .collider_touches_shifted = ode_collider_touches_shifted,
-    .body_active = ode_body_active,
-    .body_activate = ode_body_activate,
+    .collides_active_only = true,
     .collider_aabb = ode_collider_aabb,
     .statics_visit = ode_statics_visit,
     .ccd_gather = ode_ccd_gather,

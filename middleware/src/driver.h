@@ -107,12 +107,12 @@ typedef struct gy_driver_records {
  * whose force (gy_driver.joint_force) exceeded their limit and applies the sleep rule. */
 typedef struct gy_driver_step {
     /* Before the substeps of a step of dt (substeps of h each). A driver without
-     * `body_active` carries over what it will not collide again. */
+     * `collides_active_only` carries over what it will not collide again. */
     void (*begin)(gy_driver_world *w, double dt, double h);
-    /* Substep `s`: collide through the pre-solve rules (contacts.h), feeding the report, run
+    /* A substep: collide through the pre-solve rules (contacts.h), feeding the report, run
      * the joint drive (gy_joint_drive_solve) and solve h. Sets gy_adapter_body.in_contact on the
      * bodies its solve gave contacts. */
-    void (*solve)(gy_driver_world *w, double h, uint32_t s);
+    void (*solve)(gy_driver_world *w, double h);
     /* After the last substep and the front end's report rules (below): the driver's own end of
      * step. Returns the step's first error in the driver (out of memory), GY_OK otherwise. */
     gy_result (*end)(gy_driver_world *w, double dt);
@@ -169,21 +169,20 @@ typedef struct gy_driver_step {
     bool (*collider_touches_shifted)(gy_driver_world *w, gy_driver_collider *moved,
                                      gy_driver_collider *other, gy_vec3 shift);
     /* Pairs kept without colliding, for a middleware that collides only the pairs with an
-     * active side (NULL: it decides itself). `body_active` says whether a body's pairs are
-     * collided this substep (awake, or a kinematic one moving or re-posed; never a static),
-     * `body_activate` wakes a dynamic body and has its pairs collided from now. After `begin`,
-     * the front end activates every dynamic sleeper that a solved pair of the last step joined
-     * to an active body, then carries over the last step's pairs with no active side (step.h). */
-    bool (*body_active)(const gy_driver_body *b);
-    void (*body_activate)(gy_driver_body *b);
-    /* Waking under placed statics, for a driver with `body_active` (both NULL: its narrow phase
-     * pairs placed statics with sleepers itself, reading gy_adapter_body.placed). `collider_aabb`
-     * is a collider's world box (min x, max x, min y, max y, min z, max z), a static's as its
-     * broadphase holds it; `statics_visit` offers visit(ctx, c) every static collider whose box
-     * overlaps `box` until visit returns false. After `begin`, the front end activates every
-     * inactive moving body with a collider that touches a placed static its filter accepts
-     * (collider_touches_shifted, zero shift): neither side of such a pair is active, so nothing
-     * would collide it. */
+     * active side (gy_adapter_motion.active; false: it decides itself). The front end sets every
+     * moving body's `active` after `begin` and before each later substep's solve, then, after
+     * `begin`, activates every dynamic sleeper that a solved pair of the last step joined to an
+     * active body (woken through body_wake) and carries over the last step's pairs with no
+     * active side (step.h). */
+    bool collides_active_only;
+    /* Waking under placed statics, for a driver with `collides_active_only` (both NULL: its narrow
+     * phase pairs placed statics with sleepers itself, reading gy_adapter_body.placed).
+     * `collider_aabb` is a collider's world box (min x, max x, min y, max y, min z, max z), a
+     * static's as its broadphase holds it; `statics_visit` offers visit(ctx, c) every static
+     * collider whose box overlaps `box` until visit returns false. After `begin`, the front end
+     * activates every inactive moving body with a collider that touches a placed static its filter
+     * accepts (collider_touches_shifted, zero shift): neither side of such a pair is active, so
+     * nothing would collide it. */
     void (*collider_aabb)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
     void (*statics_visit)(gy_driver_world *w, const double box[6],
                           bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx);
@@ -395,6 +394,28 @@ static inline gy_vec3 gy_driver_collider_to_world(const gy_driver *d, gy_driver_
     gy_quat q = gy_quat_mul(d->collider_body_pose(w, c).rotation,
                             gy_adapter_collider_local_pose(gy_driver_collider_rec(c)).rotation);
     return gy_quat_rotate(q, local);
+}
+
+/* The activity rule (gy_adapter_motion.active): whether body `b`'s pairs must be collided now.
+ * An awake dynamic body's are, and a kinematic body's that moves or was woken since the last
+ * step (a kinematic body never sleeps, but one at rest brings no pair of its own); a static's
+ * never. */
+static inline bool gy_driver_body_moving(const gy_driver *d, const gy_driver_body *b)
+{
+    const gy_adapter_body *rec = (const gy_adapter_body *)(const void *)b;
+    switch (rec->type) {
+    case GY_MOTION_DYNAMIC:
+        return d->step->body_awake(b);
+    case GY_MOTION_KINEMATIC: {
+        if (rec->motion->pose_written)
+            return true;
+        gy_vec3 v, a;
+        d->step->body_velocity(b, &v, &a);
+        return v.x != 0.0 || v.y != 0.0 || v.z != 0.0 || a.x != 0.0 || a.y != 0.0 || a.z != 0.0;
+    }
+    default:
+        return false;
+    }
 }
 
 /* Wakes body `b` after a change that should move it: a dynamic body through the driver, a

@@ -40,6 +40,11 @@ typedef struct gy_adapter_motion {
     gy_vec3 force, torque;
     /* Step state: whether the driver's solve of the current substep gave the body contacts. */
     bool in_contact;
+    /* Step state: whether its pairs are collided in the current substep, by the front end's
+     * activity rule (gy_driver_body_moving), set before each substep; the front end also
+     * activates sleepers (step.h). A driver that collides only active pairs reads it, and has a
+     * kinematic body's vendor state follow it. */
+    bool active;
     uint32_t moving_index; /* its slot in the front end's moving list (driver.h) */
     /* Dynamic bodies: the radius of the sphere about the centre of mass inside its solid
      * colliders (m), what continuous collision sweeps (set by the front end, 0 until then). */
@@ -78,6 +83,13 @@ static inline gy_adapter_motion *gy_adapter_body_motion(const gy_adapter_body *b
 {
     assert(b->motion != NULL);
     return b->motion;
+}
+
+/* Whether the body's pairs are collided in the current substep (gy_adapter_motion.active); a
+ * static's never are. */
+static inline bool gy_adapter_body_active(const gy_adapter_body *b)
+{
+    return b->motion != NULL && b->motion->active;
 }
 
 /* A body's first collider that is not a sensor (records.h's gy_adapter_motion.solid); NULL for

@@ -96,6 +96,25 @@ static bool boxes_overlap(const double a[6], const double b[6])
              a[5] < b[4]);
 }
 
+/* ---- activity ------------------------------------------------------------------------------- */
+
+/* Every moving body's activity for the coming substep (gy_driver_body_moving). */
+static void mark_active(const gy_driver *d, gy_driver_body *const *moving, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        gy_adapter_body_motion(gy_driver_body_rec(moving[i]))->active =
+            gy_driver_body_moving(d, moving[i]);
+}
+
+/* Has moving body `b`'s pairs collided from now, waking a dynamic one. */
+static void activate(const gy_driver *d, gy_driver_world *dw, gy_driver_body *b)
+{
+    gy_adapter_body *rec = gy_driver_body_rec(b);
+    if (rec->type == GY_MOTION_DYNAMIC)
+        d->body_wake(dw, b);
+    gy_adapter_body_motion(rec)->active = true;
+}
+
 /* For a driver that collides only active pairs: wake (or, for a kinematic body at rest, collide
  * this step) every inactive moving body that touches a static placed since the last step; the
  * union of their boxes keeps this to the bodies near them. */
@@ -107,8 +126,9 @@ static void wake_under_placed(const gy_frontend_step *s, const gy_driver *d, gy_
     const gy_driver_moving *moving = s->rec->moving;
     for (uint32_t i = 0; i < moving->count; i++) {
         gy_driver_body *b = moving->items[i];
-        uint32_t n = ds->body_active(b) ? 0 : d->body_collider_count(b);
-        for (uint32_t k = 0; k < n && !ds->body_active(b); k++) {
+        const gy_adapter_body *rec = gy_driver_body_rec(b);
+        uint32_t n = gy_adapter_body_active(rec) ? 0 : d->body_collider_count(b);
+        for (uint32_t k = 0; k < n && !gy_adapter_body_active(rec); k++) {
             gy_driver_collider *c = d->body_collider(b, k);
             placed_ctx pc = {ds, dw, c, false};
             double box[6];
@@ -117,7 +137,7 @@ static void wake_under_placed(const gy_frontend_step *s, const gy_driver *d, gy_
                 continue;
             ds->statics_visit(dw, box, placed_visit, &pc);
             if (pc.touched)
-                ds->body_activate(b);
+                activate(d, dw, b);
         }
     }
 }
@@ -385,31 +405,30 @@ static void continuous_collision(gy_frontend_step *s, const gy_driver *d, gy_dri
 
 static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
 {
-    const gy_driver_step *ds = ctx;
-    return !ds->body_active(gy_driver_body_of(p->a->owner)) &&
-           !ds->body_active(gy_driver_body_of(p->b->owner));
+    (void)ctx;
+    return !gy_adapter_body_active(p->a->owner) && !gy_adapter_body_active(p->b->owner);
 }
 
 /* For a driver that collides only pairs with an active side. A moving body touching a sleeper
  * last step wakes it, even if they no longer touch (the support was teleported away, say), as
  * vendor islands do for pairs still touching. Pairs with neither side active are not collided
  * again: their report is carried over, its impulses rescaled to this step's length. */
-static void begin_report(gy_frontend_step *s, const gy_driver_step *ds, gy_adapter_contacts *c,
-                         double dt)
+static void begin_report(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
+                         gy_adapter_contacts *c, double dt)
 {
     double rescale = s->last_dt > 0.0 ? dt / s->last_dt : 1.0;
     const gy_adapter_report *prev = &c->previous;
     for (uint32_t i = 0; i < prev->count; i++) {
         const gy_adapter_pair *p = gy_adapter_contacts_previous_record(c, i);
         gy_adapter_body *a = p->a->owner, *b = p->b->owner;
-        bool active_a = ds->body_active(gy_driver_body_of(a));
-        if (active_a == ds->body_active(gy_driver_body_of(b)) || !p->responds)
+        bool active_a = gy_adapter_body_active(a);
+        if (active_a == gy_adapter_body_active(b) || !p->responds)
             continue;
         gy_adapter_body *sleeper = active_a ? b : a;
         if (sleeper->type == GY_MOTION_DYNAMIC)
-            ds->body_activate(gy_driver_body_of(sleeper));
+            activate(d, dw, gy_driver_body_of(sleeper));
     }
-    gy_adapter_contacts_carry_idle(c, pair_idle, ds, rescale, &s->error);
+    gy_adapter_contacts_carry_idle(c, pair_idle, NULL, rescale, &s->error);
 }
 
 /* ---- the report's end of step ---------------------------------------------------------------- */
@@ -507,12 +526,15 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     s->error = GY_OK;
     gy_adapter_contacts_begin_step(contacts);
     ds->begin(dw, dt, h);
+    mark_active(d, s->rec->moving->items, s->rec->moving->count);
     wake_under_placed(s, d, dw);
-    if (ds->body_active != NULL)
-        begin_report(s, ds, contacts, dt);
+    if (ds->collides_active_only)
+        begin_report(s, d, dw, contacts, dt);
     for (uint32_t k = 0; k < substeps; k++) {
         uint32_t n = s->rec->moving->count;
         gy_driver_body *const *moving = s->rec->moving->items;
+        if (k > 0)
+            mark_active(d, moving, n);
         /* Every moving body's: continuous collision sweeps in each candidate's frame. */
         for (uint32_t i = 0; i < n; i++) {
             gy_adapter_motion *m = gy_adapter_body_motion(gy_driver_body_rec(moving[i]));
@@ -522,7 +544,7 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
         if (ds->body_settle != NULL)
             gy_adapter_overlap_begin(ds, moving, n);
         gy_adapter_contacts_begin_pass(contacts);
-        ds->solve(dw, h, k);
+        ds->solve(dw, h);
         if (ds->body_settle != NULL)
             gy_adapter_overlap_settle(ds, contacts, h);
         ballistic_correction(s, ds, moving, n, h);

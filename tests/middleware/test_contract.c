@@ -960,6 +960,33 @@ static void test_contract_kinematic_moved_away_wakes_the_sleeper_it_held(void **
     expect_empty(fx);
 }
 
+/* A kinematic wall moving at a steady velocity (never re-posed, so only its velocity makes it
+ * take part in a step) sweeps into a sleeping box: the pair is collided, the box is woken and
+ * pushed ahead of the wall. Neither side is awake by the vendor's measure, so a rule that missed
+ * the moving kinematic body would leave the box asleep inside the wall. */
+static void test_contract_kinematic_sweeping_into_a_sleeper_wakes_and_pushes_it(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+    gy_body_def wd = body_at(GY_MOTION_KINEMATIC, gy_v3(-3.0, 1.0, 0));
+    wd.linear_velocity = gy_v3(1, 0, 0);
+    gy_collider_def wc = box_def(gy_v3(1, 2, 1));
+    gy_body_id wall = create_body(fx, &wd, &wc, 1, NULL);
+    /* Its right face reaches the box's left face (x = -0.5) after 2 s. */
+    step_n(fx, 110);
+    assert_false(body_state(fx, b).awake);
+    step_n(fx, 70);
+    /* After 3 s the wall's right face is at x = 0.5: the box, pushed, keeps its left face there
+     * within 5 cm of overlap. */
+    assert_true(body_state(fx, b).awake);
+    assert_true(body_position(fx, b).x >= 1.0 - 0.05);
+    release_body(fx, wall);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 /* Only statics that touch a sleeper wake it: one whose bounding box overlaps the sleeper's but
  * whose shape stays clear, and one far away, leave it asleep. */
 static void test_contract_static_near_sleeper_leaves_it_asleep(void **state)
@@ -4513,6 +4540,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_static_created_over_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_static_moved_onto_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_kinematic_moved_away_wakes_the_sleeper_it_held),
+        CONTRACT_TEST(test_contract_kinematic_sweeping_into_a_sleeper_wakes_and_pushes_it),
         CONTRACT_TEST(test_contract_static_near_sleeper_leaves_it_asleep),
         CONTRACT_TEST(test_contract_static_sensor_created_over_sleeper_is_reported),
         CONTRACT_TEST(test_contract_static_released_under_sleeper_wakes_it),
