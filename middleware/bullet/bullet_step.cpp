@@ -534,23 +534,28 @@ static void aim_row(btSolverConstraint &c, double target, const btSolverBody &sa
     c.m_rhsPenetration = 0.0;
 }
 
-/* Whether a point with restitution bounces (the front end's rule, gy_adapter_contact_bounce), and
- * `*leave` its separation speed. The approach is taken as Bullet does, from the bodies' velocities
- * before the solve, and gravity from the vendor's per-body setting. */
-static bool bounces(const btManifoldPoint &cp, const btSolverBody &sa, const btSolverBody &sb,
-                    const btContactSolverInfo &info, double *leave)
+/* What a point's row aims for (the front end's rules, gy_adapter_contact_aim). A bounce's
+ * approach is taken as Bullet does, from the bodies' velocities before the solve, and gravity
+ * from the vendor's per-body setting. */
+static gy_adapter_aim point_aim(const btManifoldPoint &cp, const btSolverBody &sa,
+                                const btSolverBody &sb, const btContactSolverInfo &info,
+                                double *target)
 {
-    const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
-    btVector3 ga(0, 0, 0), gb(0, 0, 0);
-    if (ra != nullptr && ra->getInvMass() > 0.0)
-        ga = ra->getGravity();
-    if (rb != nullptr && rb->getInvMass() > 0.0)
-        gb = rb->getGravity();
-    const btVector3 &n = cp.m_normalWorldOnB; /* B to A */
-    double approach = -n.dot(relative_velocity(cp, ra, rb));
-    double offset = cp.getDistance() + info.m_linearSlop;
-    return gy_adapter_contact_bounce(cp.m_combinedRestitution, approach, offset, -n.dot(ga - gb),
-                                     info.m_timeStep, leave);
+    double approach = 0.0, offset = 0.0, pull = 0.0;
+    if (cp.m_combinedRestitution > 0.0) {
+        const btRigidBody *ra = sa.m_originalBody, *rb = sb.m_originalBody;
+        btVector3 ga(0, 0, 0), gb(0, 0, 0);
+        if (ra != nullptr && ra->getInvMass() > 0.0)
+            ga = ra->getGravity();
+        if (rb != nullptr && rb->getInvMass() > 0.0)
+            gb = rb->getGravity();
+        const btVector3 &n = cp.m_normalWorldOnB; /* B to A */
+        approach = -n.dot(relative_velocity(cp, ra, rb));
+        offset = cp.getDistance() + info.m_linearSlop;
+        pull = -n.dot(ga - gb);
+    }
+    return gy_adapter_contact_aim(cp.m_combinedRestitution, approach, offset, pull,
+                                  -cp.getDistance(), info.m_erp, info.m_timeStep, target);
 }
 
 /* Bullet sets each contact up to reach restitution × approach plus, for a penetration it does
@@ -595,11 +600,11 @@ void gy_bt_solver::convertContacts(btPersistentManifold **manifolds, int count,
         const btSolverBody &sa = m_tmpSolverBodyPool[c.m_solverBodyIdA];
         const btSolverBody &sb = m_tmpSolverBodyPool[c.m_solverBodyIdB];
         double target;
-        if (cp->m_combinedRestitution > 0.0 && bounces(*cp, sa, sb, info, &target))
-            cp->m_contactPointFlags |= GY_BT_CONTACT_BOUNCES;
-        else if (!gy_adapter_contact_layer(-cp->getDistance(), info.m_erp, info.m_timeStep,
-                                           &target))
+        gy_adapter_aim aim = point_aim(*cp, sa, sb, info, &target);
+        if (aim == GY_ADAPTER_AIM_VENDOR)
             continue; /* deep (split impulse) or far apart: Bullet's row */
+        if (aim == GY_ADAPTER_AIM_BOUNCE)
+            cp->m_contactPointFlags |= GY_BT_CONTACT_BOUNCES;
         aim_row(c, target, sa, sb);
     }
 }

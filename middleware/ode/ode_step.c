@@ -205,32 +205,32 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         gy_vec3 rel = gy_v3_sub(gy_ode_body_velocity_at(gy_ode_owner(k1), at),
                                 gy_ode_body_velocity_at(gy_ode_owner(k2), at));
         double approach = gy_v3_dot(rel, nrm);
-        double leave = 0.0;
         double pull = bounce > 0.0
                           ? gy_adapter_contact_pull(w->def.gravity, nrm, &gy_ode_owner(k1)->base,
                                                     &gy_ode_owner(k2)->base)
                           : 0.0;
-        if (gy_adapter_contact_bounce(bounce, -approach, -c->geom.depth, pull, w->substep_dt,
-                                      &leave)) {
+        double target, leave = 0.0;
+        gy_adapter_aim aim =
+            gy_adapter_contact_aim(bounce, -approach, -c->geom.depth, pull, c->geom.depth,
+                                   CONTACT_ERP, w->substep_dt, &target);
+        if (aim == GY_ADAPTER_AIM_BOUNCE) {
             /* ODE aims for bounce × approach: the coefficient is set so that this is the speed
              * that keeps the bounce's energy from where the contact was found (at depth), and
              * that overlap is not pushed out (ERP or the push-out would add its height). */
+            leave = target;
             c->surface.mode |= dContactBounce;
             c->surface.bounce = leave / -approach;
             c->surface.bounce_vel = GY_ADAPTER_BOUNCE_MIN_VELOCITY;
             c->surface.soft_erp = 0.0;
-        }
-        /* The contact layer (gy_adapter_contact_layer). ODE's own row aims a point deeper than
-         * its surface layer at it already (its layer is GY_ADAPTER_CONTACT_LAYER, its ERP the
-         * row's), but a shallower one at no motion, so a resting box kept whatever tilt the
-         * unconverged solve left it within the layer (a crate on a conveyor belt wandered to
-         * 1e-3 rad, a corner near lifting): the shallow points take the layer's approach as
-         * motionN, which the row allows and never pulls. */
-        double layer_speed;
-        if (leave == 0.0 && c->geom.depth < GY_ADAPTER_CONTACT_LAYER &&
-            gy_adapter_contact_layer(c->geom.depth, CONTACT_ERP, w->substep_dt, &layer_speed)) {
+        } else if (aim == GY_ADAPTER_AIM_LAYER && c->geom.depth < GY_ADAPTER_CONTACT_LAYER) {
+            /* ODE's own row aims a point deeper than its surface layer at the contact layer
+             * already (its layer is GY_ADAPTER_CONTACT_LAYER, its ERP the row's), but a
+             * shallower one at no motion, so a resting box kept whatever tilt the unconverged
+             * solve left it within the layer (a crate on a conveyor belt wandered to 1e-3 rad, a
+             * corner near lifting): the shallow points take the layer's approach as motionN,
+             * which the row allows and never pulls. */
             c->surface.mode |= dContactMotionN;
-            c->surface.motionN = layer_speed;
+            c->surface.motionN = target;
         }
         /* Slip-aligned friction (gy_adapter_friction_direction): with the first row along the
          * slip, the second carries none while sliding and QuickStep's per-row clamp to μ N is the

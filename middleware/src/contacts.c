@@ -286,6 +286,16 @@ bool gy_adapter_contact_layer(double depth, double erp, double h, double *speed)
     return true;
 }
 
+gy_adapter_aim gy_adapter_contact_aim(double e, double approach, double offset, double accel,
+                                      double depth, double erp, double h, double *target)
+{
+    if (gy_adapter_contact_bounce(e, approach, offset, accel, h, target))
+        return GY_ADAPTER_AIM_BOUNCE;
+    if (gy_adapter_contact_layer(depth, erp, h, target))
+        return GY_ADAPTER_AIM_LAYER;
+    return GY_ADAPTER_AIM_VENDOR;
+}
+
 bool gy_adapter_contact_surface(const gy_adapter_contacts *c, const gy_adapter_collider *a,
                                 const gy_adapter_collider *b, gy_vec3 *surface)
 {

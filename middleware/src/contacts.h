@@ -213,6 +213,20 @@ bool gy_adapter_contact_bounce(double e, double approach, double offset, double 
  * rock. False for any other point, which keeps the vendor's row. */
 bool gy_adapter_contact_layer(double depth, double erp, double h, double *speed);
 
+/* What a solved point's normal row aims for, by the rules in their order: a point that bounces
+ * (gy_adapter_contact_bounce with `e`, `approach`, `offset`, `accel`, `h`) leaves at its bounce
+ * speed, with no overlap correction; one that does not, `depth` deep (m, negative when apart)
+ * within the contact layer's range, aims for the layer (gy_adapter_contact_layer at `erp`); any
+ * other keeps the vendor's row. The speed aimed for (m/s, separating) in *target, 0 for the
+ * vendor's row. */
+typedef enum gy_adapter_aim {
+    GY_ADAPTER_AIM_VENDOR,
+    GY_ADAPTER_AIM_BOUNCE,
+    GY_ADAPTER_AIM_LAYER,
+} gy_adapter_aim;
+gy_adapter_aim gy_adapter_contact_aim(double e, double approach, double offset, double accel,
+                                      double depth, double erp, double h, double *target);
+
 /* Conveyors: the surface motion s_b - s_a of colliders a and b, each one's surface velocity turned
  * into the world through the driver the report is bound to (gy_driver_collider_to_world), in
  * *surface; false (and *surface untouched) when neither collider has a surface velocity. */

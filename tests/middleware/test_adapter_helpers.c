@@ -193,6 +193,36 @@ static void test_contact_bounce_needs_restitution_speed_and_a_point_the_substep_
     assert_true(leave == 0.0);
 }
 
+/* A point's row aims by the rules in order: a bounce wins over the contact layer (a bouncing
+ * point inside the layer's range leaves at its bounce speed, no overlap correction), a resting
+ * point in the layer's range aims for the layer, and anything deeper or further apart keeps the
+ * vendor's row. */
+static void test_contact_aim_bounce_before_layer_before_vendor(void **state)
+{
+    (void)state;
+    const double h = 1.0 / 240.0, erp = 0.2, g = 9.81, v = 3.0;
+    double target = -1.0, expect = 0.0;
+    /* 1 mm deep, approaching fast with restitution: it bounces, though in the layer's range. */
+    assert_int_equal(gy_adapter_contact_aim(0.5, v, -1e-3, g, 1e-3, erp, h, &target),
+                     GY_ADAPTER_AIM_BOUNCE);
+    assert_true(target == gy_adapter_bounce_speed(v, -1e-3, g, 0.5, h));
+    /* The same point without restitution, or approaching too slowly to bounce: the layer. */
+    assert_true(gy_adapter_contact_layer(1e-3, erp, h, &expect));
+    assert_int_equal(gy_adapter_contact_aim(0.0, v, -1e-3, g, 1e-3, erp, h, &target),
+                     GY_ADAPTER_AIM_LAYER);
+    assert_true(target == expect);
+    assert_int_equal(gy_adapter_contact_aim(0.5, 0.5 * GY_ADAPTER_BOUNCE_MIN_VELOCITY, -1e-3, g,
+                                            1e-3, erp, h, &target),
+                     GY_ADAPTER_AIM_LAYER);
+    assert_true(target == expect);
+    /* Deeper than the solver's depth, or further apart than the layer: the vendor's row. */
+    assert_int_equal(gy_adapter_contact_aim(0.0, v, -0.05, g, 0.05, erp, h, &target),
+                     GY_ADAPTER_AIM_VENDOR);
+    assert_true(target == 0.0);
+    assert_int_equal(gy_adapter_contact_aim(0.0, 0.0, 0.01, g, -0.01, erp, h, &target),
+                     GY_ADAPTER_AIM_VENDOR);
+}
+
 /* Joints listed on their moving bodies: two bodies are jointed while any joint between them
  * lasts, in either order, whichever list the joint sits in and wherever in it; a static is found
  * through its moving partner, and a joint to the world joins nothing. */
@@ -239,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_damping_loss_compounds_to_the_rate_over_any_steps),
         cmocka_unit_test(
             test_contact_bounce_needs_restitution_speed_and_a_point_the_substep_closes),
+        cmocka_unit_test(test_contact_aim_bounce_before_layer_before_vendor),
         cmocka_unit_test(
             test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
         cmocka_unit_test(test_bodies_jointed_while_any_joint_between_them_lasts),
