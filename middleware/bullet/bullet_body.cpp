@@ -562,7 +562,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
     b->collider_count = n;
     if (k.motion_mem != nullptr) {
         b->motion()->principal = principal;
-        b->motion()->mass = def->type == GY_MOTION_DYNAMIC ? mass.mass : 0.0;
         b->motion()->kin_linear = btVector3(0, 0, 0);
         b->motion()->kin_angular = btVector3(0, 0, 0);
     }
@@ -814,12 +813,11 @@ void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
 {
     const btVector3 &inv = b->rb->getInvInertiaDiagLocal();
-    double scale = mass / b->motion()->mass;
+    double scale = mass / b->motion()->shared.mass;
     btVector3 inertia(scale / inv.x(), scale / inv.y(), scale / inv.z());
     /* setMassProps also rescales the body's gravity force to the new mass. */
     b->rb->setMassProps(mass, inertia);
     b->rb->updateInertiaTensor();
-    b->motion()->mass = mass;
 }
 
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)

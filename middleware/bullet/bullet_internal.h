@@ -69,7 +69,6 @@ struct gy_bt_motion {
     btTransform principal;
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
-    double mass; /* dynamic only */
     /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
      * for kinematic ones, which never sleep by it. */
     gy_adapter_sleep *sleep;

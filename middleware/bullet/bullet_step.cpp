@@ -871,11 +871,6 @@ static gy_adapter_settle *bt_body_settle(gy_bt_body *b)
     return &b->settle;
 }
 
-static double bt_body_mass(const gy_bt_body *b)
-{
-    return b->motion()->mass;
-}
-
 /* Bullet's body frame is the principal one: its inertia is diagonal there. */
 static gy_mat3 bt_body_inv_inertia(const gy_bt_body *b)
 {
@@ -988,7 +983,6 @@ extern "C" const gy_driver_step gy_bt_step = {
      * Baumgarte speed over the points gather_manifolds lists. */
     .body_settle = bt_body_settle,
     .body_push = nullptr,
-    .body_mass = bt_body_mass,
     .body_inv_inertia = bt_body_inv_inertia,
     .body_rotation = bt_body_rotation,
     .body_set_rotation = nullptr,

@@ -290,7 +290,6 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
                           const gy_mass *m, const dMass *dm)
 {
     dBodySetMass(b->body, dm);
-    b->mass = m->mass;
     b->inv_inertia = gy_adapter_inertia_inverse(m->inertia);
     dBodySetGravityMode(b->body, b->motion.gravity_factor == 1.0 ? 1 : 0);
     dBodySetLinearDampingThreshold(b->body, 0.0);
@@ -529,13 +528,12 @@ void gy_ode_body_set_mass(gy_driver_world *w, gy_ode_body *b, double mass)
     (void)w;
     dMass dm;
     dBodyGetMass(b->body, &dm);
-    double ratio = b->mass / mass;
+    double ratio = b->motion.mass / mass;
     dMassAdjust(&dm, mass);
     dBodySetMass(b->body, &dm);
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 3; k++)
             b->inv_inertia.m[i][k] *= ratio;
-    b->mass = mass;
 }
 
 void gy_ode_collider_filter_changed(gy_driver_world *w, gy_ode_collider *c)

@@ -57,7 +57,6 @@ struct gy_driver_body {
      * (GY_ODE_STATIC_BODY_SIZE), so nothing reached by a static reads or writes these. */
     gy_adapter_motion motion; /* the Gyre record's motion part (base.motion points here) */
     dBodyID body;             /* ODE's body; a static has none (gy_ode_dbody) */
-    double mass;              /* dynamic: total mass in kg (0 otherwise) */
     gy_vec3 com_local;     /* centre of mass in the Gyre body frame; ODE's body origin sits here */
     gy_mat3 inv_inertia;   /* dynamic: inverse inertia about the COM, body axes */
     gy_adapter_push push;  /* the front end's push-out (overlap.h) */

@@ -432,7 +432,7 @@ static void ode_solve(gy_driver_world *w, double h)
             continue;
         /* ODE has gravity on or off per body; other factors are applied as a force. */
         if (b->motion.gravity_factor != 1.0 && b->motion.gravity_factor != 0.0) {
-            double k = b->mass * b->motion.gravity_factor;
+            double k = b->motion.mass * b->motion.gravity_factor;
             dBodyAddForce(b->body, g.x * k, g.y * k, g.z * k);
         }
     }
@@ -500,11 +500,6 @@ static gy_adapter_settle *ode_body_settle(gy_ode_body *b)
 static gy_adapter_push *ode_body_push(gy_ode_body *b)
 {
     return &b->push;
-}
-
-static double ode_body_mass(const gy_ode_body *b)
-{
-    return b->mass;
 }
 
 static gy_mat3 ode_body_inv_inertia(const gy_ode_body *b)
@@ -643,7 +638,6 @@ const gy_driver_step gy_ode_step = {
     .body_wants_sleep = NULL,
     .body_settle = ode_body_settle,
     .body_push = ode_body_push,
-    .body_mass = ode_body_mass,
     .body_inv_inertia = ode_body_inv_inertia,
     .body_rotation = ode_body_rotation,
     .body_set_rotation = ode_body_set_rotation,

@@ -153,12 +153,11 @@ typedef struct gy_driver_step {
      * and has the front end settle them after it. `body_push` is a moving body's push-out, for
      * a vendor without a split impulse of its own (NULL: it pushes deep overlap out itself), and
      * `body_set_rotation` (normalised, without waking the body) is read only with it.
-     * `body_mass` is a dynamic body's mass (kg), `body_inv_inertia` its inverse inertia about
-     * the centre of mass in body axes, `body_rotation` its rotation (the centre-of-mass
-     * frame's). */
+     * `body_inv_inertia` is a dynamic body's inverse inertia about the centre of mass in body
+     * axes, `body_rotation` its rotation (the centre-of-mass frame's); its mass is the front
+     * end's (gy_adapter_motion.mass). */
     gy_adapter_settle *(*body_settle)(gy_driver_body *b);
     gy_adapter_push *(*body_push)(gy_driver_body *b);
-    double (*body_mass)(const gy_driver_body *b);
     gy_mat3 (*body_inv_inertia)(const gy_driver_body *b);
     gy_quat (*body_rotation)(const gy_driver_body *b);
     void (*body_set_rotation)(gy_driver_body *b, gy_quat rotation);
@@ -286,6 +285,8 @@ typedef struct gy_driver {
     /* Dynamic only: puts the body to sleep now (body_wake wakes it); the front end has stilled
      * it first (the step's body_set_velocity) and dropped its pending force and torque. */
     void (*body_put_asleep)(gy_driver_world *w, gy_driver_body *b);
+    /* Dynamic only: a new valid mass, the inertia scaled with it (gy_adapter_motion.mass still
+     * holds the old one; the front end sets it after). */
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
     /* The record's category and mask have changed: refilter its vendor object (the front end

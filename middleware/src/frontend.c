@@ -475,8 +475,10 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
     for (uint32_t i = 0; r == GY_OK && i < n; i++)
         if (res[i] != NULL)
             res[i]->refs++;
-    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC)
+    if (r == GY_OK && def->type == GY_MOTION_DYNAMIC) {
+        gy_driver_body_rec(b)->motion->mass = mass.mass;
         gy_driver_body_rec(b)->motion->ccd_radius = ccd_radius(made, res, n, mass.center);
+    }
     gy_adapter_body_end(w->allocator, res, n);
     /* Until the driver has made the body, the side records are still ours. */
     for (uint32_t i = 0; r != GY_OK && i < n && rare != NULL; i++)
@@ -661,7 +663,7 @@ static void add_impulse(gy_backend_world *w, gy_driver_body *b, gy_vec3 j, const
     const gy_driver_step *s = w->driver->step;
     gy_vec3 v, omega;
     s->body_velocity(b, &v, &omega);
-    v = gy_v3_mad(v, j, 1.0 / s->body_mass(b));
+    v = gy_v3_mad(v, j, 1.0 / gy_adapter_body_motion(gy_driver_body_rec(b))->mass);
     if (point != NULL) {
         /* R I⁻¹ Rᵀ (r × J), I⁻¹ in body axes. */
         gy_quat q = s->body_rotation(b);
@@ -768,6 +770,7 @@ static gy_result body_set_mass(gy_backend_world *w, gy_body_id id, double mass)
     if (gy_driver_body_rec(b)->type != GY_MOTION_DYNAMIC)
         return GY_ERR_INVALID_MOTION;
     w->driver->body_set_mass(w->dw, b, mass);
+    gy_adapter_body_motion(gy_driver_body_rec(b))->mass = mass;
     gy_driver_wake(w->driver, w->dw, b);
     return GY_OK;
 }

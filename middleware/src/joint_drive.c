@@ -187,7 +187,7 @@ static gy_joint_side side_of(const gy_driver *d, gy_adapter_body *b, gy_vec3 axi
     const gy_driver_step *ds = d->step;
     gy_vec3 local = gy_quat_rotate(gy_quat_conj(ds->body_rotation(db)), axis);
     double inv = gy_v3_dot(local, gy_mat3_apply(ds->body_inv_inertia(db), local));
-    s.mass = ds->body_mass(db);
+    s.mass = gy_adapter_body_motion(b)->mass;
     s.axis_inertia = inv > 0.0 ? 1.0 / inv : 0.0;
     s.com = ds->body_com(db);
     return s;
@@ -261,7 +261,8 @@ static double spring_side_mass(const gy_driver *d, gy_adapter_body *b)
 {
     if (b == NULL || b->type != GY_MOTION_DYNAMIC)
         return 0.0;
-    return d->step->body_mass(gy_driver_body_of(b));
+    (void)d;
+    return gy_adapter_body_motion(b)->mass;
 }
 
 /* A distance joint's spring: the softness of its row for the reduced mass of the bodies it can

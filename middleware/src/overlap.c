@@ -52,7 +52,7 @@ static double push_response(const gy_driver_step *ds, gy_adapter_body *b, gy_vec
     const gy_driver_body *db = gy_driver_body_of(b);
     if (b->type != GY_MOTION_DYNAMIC || !ds->body_awake(db))
         return 0.0;
-    double mass = ds->body_mass(db);
+    double mass = gy_adapter_body_motion(b)->mass;
     if (!(mass > 0.0))
         return 0.0;
     const gy_adapter_motion *m = gy_adapter_body_motion(b);

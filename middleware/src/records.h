@@ -24,6 +24,10 @@ extern "C" {
  * so a static, of which a level holds thousands, carries none of it. */
 typedef struct gy_adapter_motion {
     double gravity_factor;
+    /* Dynamic bodies: the mass (kg), from the definitions at creation, then as last set (the
+     * front end sets it after the driver's body_create, and after body_set_mass, which still
+     * reads the old one here); 0 for a kinematic body. */
+    double mass;
     double linear_damping, angular_damping; /* Gyre's "fraction per second" values */
     /* Step state (step.h): the centre of mass when the current substep began, and whether one
      * of its points stays overlapped after the substep's solve (the give-back, overlap.h). */

@@ -506,7 +506,7 @@ static void ball_falls_asleep_over_leftovers(const gy_backend *be, gy_backend_wo
     assert_result(be->body_create(w, &bd, &ball, 1, &ball_id, NULL), GY_OK);
     gy_driver_world *dw = gy_frontend_driver_world(w);
     const gy_ode_body *b = gy_handle_pool_get(dw->records->bodies, ball_id.bits);
-    *mg_dt = b->mass * 9.81 * DT;
+    *mg_dt = b->motion.mass * 9.81 * DT;
     *before = -1.0;
     *asleep = -1.0;
     for (int i = 0; i < 600 && *asleep < 0.0; i++) {
