@@ -11,7 +11,7 @@
  * used (or cell by cell along X then Z for a region smaller than the populated grid), each cell's
  * items in the order left by insertions and swap-removals.
  *
- * Private to the modules built on collision/ (the ODE adapter), never installed.
+ * Private to the modules built on collision/ (the middleware front end), never installed.
  *
  * Threading: none; one thread writes and visits a grid. */
 #ifndef GYRE_COLLISION_STATIC_GRID_H

@@ -5,9 +5,6 @@
 
 #include "bullet_internal.h"
 
-/* The static grid's cell (m): as the ODE driver's, a few level tiles wide. */
-#define GY_BT_GRID_CELL_SIZE 4.0
-
 gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocator *a)
     : allocator(a), logger(d.logger), def(d), filter(), config(), dispatcher(&config, this),
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
@@ -17,7 +14,6 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
       aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_hash_map_init(&shared_shapes, a);
-    gy_static_grid_init(&grid, GY_BT_GRID_CELL_SIZE, a);
     gy_hash_map_init(&static_pair_map, a);
     /* As a static btCollisionObject is once added: asleep, so Bullet's islands and solver take
      * it for the fixed world. */
@@ -63,7 +59,6 @@ gy_driver_world::~gy_driver_world()
     /* The bodies, and with them their static pairs, went before the world. */
     gy_bt_static_pairs_free(allocator, &static_pairs);
     gy_hash_map_fini(&static_pair_map);
-    gy_static_grid_fini(&grid);
 }
 
 bool gy_bt_pair_filter::needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const
@@ -145,6 +140,7 @@ extern "C" const gy_driver gy_bullet_driver = {
     .body_point_velocity = gy_bt_body_point_velocity,
     .body_put_asleep = gy_bt_body_put_asleep,
     .body_set_mass = gy_bt_body_set_mass,
+    .collider_box = gy_bt_collider_box,
     .collider_filter_changed = gy_bt_collider_filter_changed,
     .joint_create = gy_bt_joint_create,
     .joint_release = gy_bt_joint_release,
@@ -161,7 +157,6 @@ extern "C" const gy_driver gy_bullet_driver = {
     .shape_walk = gy_bt_shape_walk,
     .ray_test = gy_bt_ray_test,
     .shape_contact = gy_bt_shape_contact,
-    .collider_box = nullptr,
     .cast_sweep = gy_bt_cast_sweep,
     .collider_body_pose = gy_bt_collider_body_pose,
 };

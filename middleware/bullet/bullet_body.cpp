@@ -476,16 +476,20 @@ static gy_result blocks_alloc(const gy_allocator *a, body_blocks *k, const gy_co
 
 static void body_free(gy_driver_world *w, gy_bt_body *b);
 
-/* Indexes a static collider by its world box, padded as Bullet pads broadphase boxes (so the
- * pairs the static pass finds are those the broadphase would). */
-static gy_result grid_insert(gy_driver_world *w, gy_bt_collider *c)
+/* Padded as Bullet pads broadphase boxes, so the pairs the static pass finds through the front
+ * end's static grid are those the broadphase would. */
+void gy_bt_collider_box(gy_driver_world *, gy_bt_collider *c, double box[6])
 {
     btVector3 lo, hi;
     c->bt_shape->getAabb(gy_bt_body_frame(gy_bt_collider_body(c)) * gy_bt_collider_child(c), lo,
                          hi);
     btVector3 pad(gContactBreakingThreshold, gContactBreakingThreshold, gContactBreakingThreshold);
-    gy_aabb box = {gy_bt_from_vec(lo - pad), gy_bt_from_vec(hi + pad)};
-    return gy_static_grid_insert(&w->grid, gy_bt_static_item(c), &box);
+    lo -= pad;
+    hi += pad;
+    for (int k = 0; k < 3; k++) {
+        box[2 * k] = lo[k];
+        box[2 * k + 1] = hi[k];
+    }
 }
 
 static bool transform_is_identity(const btTransform &t)
@@ -606,15 +610,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 
     if (def->type == GY_MOTION_STATIC) {
         reinterpret_cast<gy_bt_static *>(b)->pose = gy_bt_from_transform(body_frame);
-        for (uint32_t i = 0; i < n; i++) {
-            r = grid_insert(w, b->colliders[i]);
-            if (r != GY_OK) {
-                for (uint32_t j = 0; j < i; j++)
-                    gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[j]));
-                body_free(w, b);
-                return r;
-            }
-        }
         w->statics_placed = true;
         *out = b;
         return GY_OK;
@@ -678,9 +673,6 @@ void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b)
 {
     gy_bt_static_pairs_drop(w, b);
     if (b->base.type == GY_MOTION_STATIC) {
-        for (uint32_t i = 0; i < b->collider_count; i++)
-            gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[i]));
-        gy_static_grid_trim(&w->grid);
         /* Its joints went first, and the last one took the anchor (bullet_joint.cpp). */
         assert(b->rb == nullptr);
     } else {
@@ -743,43 +735,20 @@ static void static_place(gy_bt_body *b, const btTransform &frame)
     }
 }
 
-gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
+void gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 {
     btTransform frame = b->motion() != nullptr ? gy_bt_transform(pose) * b->motion()->principal
                                                : gy_bt_transform(pose);
     if (b->base.type != GY_MOTION_STATIC) {
         gy_bt_body_place(w, b, frame);
-        return GY_OK;
+        return;
     }
-    /* A static: move it and its grid boxes. Its pairs go (Bullet's algorithms cache what they
-     * found against the old pose); the front end wakes what it left. */
+    /* A static (the front end re-indexes its boxes): its pairs go, since Bullet's algorithms cache
+     * what they found against the old pose, and the static pass finds them again; the front end
+     * wakes what it left. */
     gy_bt_static_pairs_drop(w, b);
-    gy_bt_static *s = reinterpret_cast<gy_bt_static *>(b);
-    gy_pose old = s->pose;
     static_place(b, frame);
-    /* On failure the colliders go back in the reverse of the order they moved: each then finds
-     * the grid as it left it, its room in the old cells still free (a later collider's new place
-     * may have taken room an earlier one freed), so putting it back never allocates and cannot
-     * fail. */
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[i]));
-        gy_result r = grid_insert(w, b->colliders[i]);
-        if (r == GY_OK)
-            continue;
-        static_place(b, gy_bt_transform(old));
-        for (uint32_t j = i + 1; j-- > 0;) {
-            if (j < i)
-                gy_static_grid_remove(&w->grid, gy_bt_static_item(b->colliders[j]));
-            gy_result back = grid_insert(w, b->colliders[j]);
-            assert(back == GY_OK);
-            (void)back;
-        }
-        w->statics_placed = true; /* its pairs went: the static pass finds them again */
-        return r;
-    }
-    gy_static_grid_trim(&w->grid);
     w->statics_placed = true;
-    return GY_OK;
 }
 
 void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)

@@ -20,7 +20,6 @@
 #include "../src/driver.h"
 #include "../src/joint_drive.h"
 #include "../src/records.h"
-#include "static_grid.h"
 #include "gyre/backend/backend.h"
 #include "gyre/geometry.h"
 #include "gyre/handle_pool.h"
@@ -96,7 +95,7 @@ struct gy_driver_body {
 
     /* A moving body's btRigidBody in Bullet's world (== rb); NULL for a static, which is no
      * Bullet object at all (a level holds them by the hundred thousand): its pose follows the
-     * record (gy_bt_static) and its colliders sit in the world's static grid. */
+     * record (gy_bt_static) and its colliders sit in the front end's static grid. */
     btCollisionObject *object() const
     {
         return base.motion != nullptr ? rb : nullptr;
@@ -118,11 +117,14 @@ struct gy_bt_static {
     gy_pose pose;
 };
 
-/* A static collider's record: its entry in the world's static grid, then the collider. */
+/* A static collider's record: its entry in the front end's static grid (records.h), then the
+ * collider. */
 struct gy_bt_static_collider {
     gy_static_grid_item grid;
     gy_bt_collider collider;
 };
+static_assert(offsetof(gy_bt_static_collider, collider) == GY_ADAPTER_GRID_ENTRY_SIZE,
+              "a static collider's record follows its grid entry");
 
 /* ---- joints --------------------------------------------------------------------------------- */
 
@@ -263,9 +265,8 @@ struct gy_driver_world {
     /* Primitive shapes shared by static colliders of the same type and size (bullet_body.cpp):
      * shape key -> gy_bt_shared_shape*. */
     gy_hash_map shared_shapes;
-    /* Static colliders by world box (collision/src/static_grid.h), and the moving bodies' pairs
-     * with static bodies: (moving, static) -> index in static_pairs. */
-    gy_static_grid grid;
+    /* The moving bodies' pairs with static bodies (found through the front end's static grid):
+     * (moving, static) -> index in static_pairs. */
     gy_hash_map static_pair_map;
     gy_bt_static_pairs static_pairs;
     uint64_t static_pass; /* stamps the static passes (bullet_step.cpp) */
@@ -353,20 +354,10 @@ static inline btTransform gy_bt_principal_inv(const gy_bt_motion *m)
     return m->principal.inverse();
 }
 
-/* A static's pose, and the record of one of its colliders. */
+/* A static's pose. */
 static inline const gy_pose &gy_bt_static_pose(const gy_bt_body *b)
 {
     return reinterpret_cast<const gy_bt_static *>(b)->pose;
-}
-static inline gy_static_grid_item *gy_bt_static_item(gy_bt_collider *c)
-{
-    return reinterpret_cast<gy_static_grid_item *>(reinterpret_cast<unsigned char *>(c) -
-                                                   offsetof(gy_bt_static_collider, collider));
-}
-static inline gy_bt_collider *gy_bt_item_collider(gy_static_grid_item *item)
-{
-    return reinterpret_cast<gy_bt_collider *>(reinterpret_cast<unsigned char *>(item) +
-                                              offsetof(gy_bt_static_collider, collider));
 }
 
 /* The Gyre body behind a Bullet collision object, or NULL for the world's own objects (the
@@ -384,7 +375,7 @@ btTransform gy_bt_body_frame(const gy_bt_body *b);
  */
 btCollisionObject *gy_bt_static_object(gy_driver_world *w, gy_bt_body *b);
 /* Calls visit(ctx, c) for each static collider whose grid box overlaps [lo, hi], until it
- * returns false. */
+ * returns false (gy_driver_statics_visit, with Bullet's vectors). */
 typedef bool (*gy_bt_static_visitor)(void *ctx, gy_bt_collider *c);
 void gy_bt_statics_visit(gy_driver_world *w, const btVector3 &lo, const btVector3 &hi,
                          gy_bt_static_visitor visit, void *ctx);
@@ -410,7 +401,8 @@ uint32_t gy_bt_body_collider_count(const gy_bt_body *b);
 gy_bt_collider *gy_bt_body_collider(gy_bt_body *b, uint32_t i);
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);
 void gy_bt_body_get_state(gy_driver_world *w, gy_bt_body *b, gy_body_state *out);
-gy_result gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
+void gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose);
+void gy_bt_collider_box(gy_driver_world *w, gy_bt_collider *c, double box[6]);
 void gy_bt_body_set_linear_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
 void gy_bt_body_set_angular_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 v);
 gy_vec3 gy_bt_body_point_velocity(gy_driver_world *w, gy_bt_body *b, gy_vec3 world_point);

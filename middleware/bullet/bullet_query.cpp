@@ -305,26 +305,11 @@ static void moving_walk(gy_driver_world *w, const btVector3 &from, const btVecto
                         const btVector3 &aabb_min, const btVector3 &aabb_max,
                         gy_bt_body_visitor visit, void *ctx);
 
-namespace
-{
-struct static_visit_ctx {
-    gy_bt_static_visitor visit;
-    void *ctx;
-};
-} // namespace
-
-static bool static_visit_item(void *ctx, gy_static_grid_item *item)
-{
-    const static_visit_ctx *sv = static_cast<const static_visit_ctx *>(ctx);
-    return sv->visit(sv->ctx, gy_bt_item_collider(item));
-}
-
 void gy_bt_statics_visit(gy_driver_world *w, const btVector3 &lo, const btVector3 &hi,
                          gy_bt_static_visitor visit, void *ctx)
 {
-    gy_aabb box = {gy_bt_from_vec(lo), gy_bt_from_vec(hi)};
-    static_visit_ctx sv = {visit, ctx};
-    gy_static_grid_visit(&w->grid, &box, static_visit_item, &sv);
+    const double box[6] = {lo.x(), hi.x(), lo.y(), hi.y(), lo.z(), hi.z()};
+    gy_driver_statics_visit(w->records, box, visit, ctx);
 }
 
 void gy_bt_sweep_bodies(gy_driver_world *w, const btVector3 &from, const btVector3 &to,

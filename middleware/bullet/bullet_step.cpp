@@ -385,7 +385,7 @@ void gy_bt_static_pairs_drop(gy_driver_world *w, gy_bt_body *b)
     }
     for (uint32_t i = 0; i < b->collider_count && b->static_pairs > 0 && b->object() == nullptr;
          i++) {
-        const gy_aabb &box = gy_bt_static_item(b->colliders[i])->box;
+        const gy_aabb &box = gy_adapter_collider_grid(&b->colliders[i]->base)->box;
         gy_bt_sweep_bodies(w, zero, zero, gy_bt_vec(box.min), gy_bt_vec(box.max), drop_moving,
                            drop_no_static, &d);
     }
@@ -419,11 +419,11 @@ struct static_visit_ctx {
 };
 } // namespace
 
-static bool static_visit(void *ctx, gy_static_grid_item *item)
+static bool static_visit(void *ctx, gy_bt_collider *c)
 {
     static_visit_ctx *v = static_cast<static_visit_ctx *>(ctx);
     gy_driver_world *w = v->w;
-    gy_bt_body *s = gy_bt_collider_body(gy_bt_item_collider(item));
+    gy_bt_body *s = gy_bt_collider_body(c);
     if (!static_pair_wanted(w, v->b, s, v->active))
         return true;
     gy_map_key key = static_pair_key(v->b, s);
@@ -469,8 +469,7 @@ static void collide_body_statics(gy_driver_world *w, gy_bt_body *b, const btDisp
         b->motion()->static_pass = pass;
     const btBroadphaseProxy *proxy = b->object()->getBroadphaseHandle();
     static_visit_ctx v = {w, b, active, &info};
-    gy_aabb box = {gy_bt_from_vec(proxy->m_aabbMin), gy_bt_from_vec(proxy->m_aabbMax)};
-    gy_static_grid_visit(&w->grid, &box, static_visit, &v);
+    gy_bt_statics_visit(w, proxy->m_aabbMin, proxy->m_aabbMax, static_visit, &v);
 }
 
 static void collide_statics(gy_driver_world *w, const btDispatcherInfo &info)
@@ -988,8 +987,6 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_set_rotation = nullptr,
     .collider_touches_shifted = nullptr,
     .collides_active_only = false, /* Bullet's broadphase skips pairs of inactive objects */
-    .collider_aabb = nullptr,
-    .statics_visit = nullptr,
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,
     .ccd_sphere_touches = bt_ccd_sphere_touches,

@@ -1,6 +1,6 @@
 /* The ODE driver: world lifecycle and the driver table the front end runs "ode" on. Bodies and
  * resources live in ode_body.c, joints in ode_joint.c, the step in ode_step.c, queries in
- * ode_query.c (statics through collision's static grid). docs/middleware.md explains the mapping.
+ * ode_query.c (statics through the front end's grid). docs/middleware.md explains the mapping.
  */
 #include <string.h>
 
@@ -12,7 +12,6 @@
 #define ODE_WORLD_CFM 1e-6
 /* Caps the velocity ERP uses to undo penetration, so a deep overlap separates gently. */
 #define ODE_MAX_CORRECTING_VEL 5.0
-#define ODE_GRID_CELL_SIZE     4.0
 #ifndef GY_ODE_RNG_SEED
 #define GY_ODE_RNG_SEED 1ul
 #endif
@@ -45,7 +44,6 @@ static void world_free(gy_driver_world *w)
         dSpaceDestroy(w->dynamic_space); /* empty by now; colliders own their geoms */
     if (w->world != NULL)
         dWorldDestroy(w->world);
-    gy_static_grid_fini(&w->grid);
     gy_ode_step_fini(w);
     dCloseODE();
     gy_free(a, w, sizeof *w);
@@ -72,7 +70,6 @@ static gy_result ode_world_create(const gy_backend_world_def *def_in, const gy_d
         gy_free(a, w, sizeof *w);
         return GY_ERR_BACKEND;
     }
-    gy_static_grid_init(&w->grid, ODE_GRID_CELL_SIZE, a);
     w->damping_dt = -1.0;
     w->rng_seed = GY_ODE_RNG_SEED;
 
@@ -152,6 +149,7 @@ const gy_driver gy_ode_driver = {
     .body_point_velocity = gy_ode_body_point_velocity,
     .body_put_asleep = gy_ode_body_put_asleep,
     .body_set_mass = gy_ode_body_set_mass,
+    .collider_box = gy_ode_collider_box,
     .collider_filter_changed = gy_ode_collider_filter_changed,
     .joint_create = gy_ode_joint_create,
     .joint_release = gy_ode_joint_release,
@@ -168,7 +166,6 @@ const gy_driver gy_ode_driver = {
     .shape_walk = gy_ode_shape_walk,
     .ray_test = gy_ode_ray_test,
     .shape_contact = gy_ode_shape_contact,
-    .collider_box = gy_ode_collider_box,
     .cast_sweep = NULL,
     .collider_body_pose = gy_ode_collider_body_pose,
 };

@@ -2,9 +2,9 @@
  *
  * ODE integrates a body about its origin and wants the centre of mass there, so a dynamic body's
  * dBody sits at the Gyre body's centre of mass and every geom is offset by -com; the Gyre origin
- * pose is recovered on read. Static bodies have no dBody: their geoms are posed in the world and
- * indexed in the static grid (collision/src/static_grid.h). Mass, centre of mass and inertia come
- * from geometry.c so every adapter agrees. */
+ * pose is recovered on read. Static bodies have no dBody: their geoms are posed in the world, and
+ * the front end indexes them in its static grid by their AABBs (gy_ode_collider_box). Mass, centre
+ * of mass and inertia come from geometry.c so every adapter agrees. */
 #include <assert.h>
 #include <limits.h>
 #include <math.h>
@@ -259,20 +259,21 @@ static void set_dbody_pose(gy_ode_body *b, gy_pose pose)
     dBodySetQuaternion(b->body, q);
 }
 
-/* Bytes of a body's block: the body record and its collider records, one allocation (a static
- * level is mostly one-collider bodies; each allocation costs a header). */
+/* Bytes of a body's block: the body record and its collider records (a static's with their grid
+ * entries), one allocation (a static level is mostly one-collider bodies; each allocation costs a
+ * header). */
 static size_t body_block_size(gy_motion_type type, uint32_t n)
 {
-    return gy_ode_body_record_size(type) + (size_t)n * sizeof(gy_ode_collider);
+    return gy_ode_body_record_size(type) + (size_t)n * gy_ode_collider_size(type);
 }
 
 static void body_free(gy_driver_world *w, gy_ode_body *b)
 {
-    gy_ode_collider *records = gy_ode_body_records(b);
     for (uint32_t i = 0; i < b->collider_count; i++) {
-        if (records[i].geom != NULL)
-            dGeomDestroy(records[i].geom);
-        static_geoms_forget(w, &records[i]);
+        gy_ode_collider *c = gy_ode_body_record(b, i);
+        if (c->geom != NULL)
+            dGeomDestroy(c->geom);
+        static_geoms_forget(w, c);
     }
     if (gy_ode_dbody(b) != NULL) {
         if (b->lock_lmotor != NULL)
@@ -372,7 +373,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
     /* Statics stay out of ODE's spaces: the grid finds them (see ode_internal.h). */
     dSpaceID space = def->type == GY_MOTION_STATIC ? NULL : w->dynamic_space;
     for (uint32_t i = 0; i < n; i++) {
-        gy_ode_collider *c = &gy_ode_body_records(b)[i];
+        gy_ode_collider *c = gy_ode_body_record(b, i);
         const gy_collider_def *cd = &cols[i];
         gy_adapter_collider_record_init(&c->base, cd, &b->base, res[i], rare[i]);
         if (space == NULL && shared_slot(c->base.shape_type) >= 0) {
@@ -396,33 +397,13 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
             place_static_geom(w, b, c);
         }
     }
-    if (def->type == GY_MOTION_STATIC) {
-        for (uint32_t i = 0; i < n; i++) {
-            r = gy_ode_grid_insert(w, &gy_ode_body_records(b)[i]);
-            if (r != GY_OK) {
-                for (uint32_t j = 0; j < i; j++)
-                    gy_static_grid_remove(&w->grid, &gy_ode_body_records(b)[j].grid);
-                body_free(w, b);
-                return r;
-            }
-        }
-    }
 
-    /* Committed: nothing below can fail. */
     for (uint32_t i = 0; i < n; i++)
-        colliders[i] = &gy_ode_body_records(b)[i];
+        colliders[i] = gy_ode_body_record(b, i);
     if (b->base.type == GY_MOTION_DYNAMIC)
         gy_ode_locks_build(w, b);
     *out = b;
     return GY_OK;
-}
-
-gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c)
-{
-    dReal aabb[6];
-    dGeomGetAABB(gy_ode_collider_geom(w, c), aabb);
-    gy_aabb box = gy_ode_aabb_from_ode(aabb);
-    return gy_static_grid_insert(&w->grid, &c->grid, &box);
 }
 
 uint32_t gy_ode_body_collider_count(const gy_ode_body *b)
@@ -432,22 +413,12 @@ uint32_t gy_ode_body_collider_count(const gy_ode_body *b)
 
 gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i)
 {
-    return &gy_ode_body_records(b)[i];
+    return gy_ode_body_record(b, i);
 }
 
 void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b)
 {
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        gy_ode_collider *c = &gy_ode_body_records(b)[i];
-        if (b->base.type == GY_MOTION_STATIC)
-            gy_static_grid_remove(&w->grid, &c->grid);
-        if (c->geom != NULL)
-            dGeomDestroy(c->geom); /* before the front end frees the trimesh data it may use */
-        c->geom = NULL;
-    }
-    if (b->base.type == GY_MOTION_STATIC)
-        gy_static_grid_trim(&w->grid);
-    body_free(w, b);
+    body_free(w, b); /* its geoms before the front end frees the trimesh data they may use */
 }
 
 /* ---- per-body calls ------------------------------------------------------------------------- */
@@ -463,40 +434,15 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
     }
 }
 
-gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
+void gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose)
 {
-    gy_result r;
     if (gy_ode_dbody(b) != NULL) {
         set_dbody_pose(b, pose); /* the front end marks a kinematic one moving (gy_driver_wake) */
-        return GY_OK;
+        return;
     }
-    /* A static: re-pose and re-index its geoms. On failure the colliders go back in the reverse
-     * of the order they moved: each then finds the grid as it left it, its room in the old cells
-     * still free (a later collider's new place may have taken room an earlier one freed), so
-     * putting it back never allocates and cannot fail. */
-    gy_pose old = b->pose;
-    b->pose = pose;
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        gy_ode_collider *c = &gy_ode_body_records(b)[i];
-        gy_static_grid_remove(&w->grid, &c->grid);
-        place_static_geom(w, b, c);
-        r = gy_ode_grid_insert(w, c);
-        if (r == GY_OK)
-            continue;
-        b->pose = old;
-        for (uint32_t j = i + 1; j-- > 0;) {
-            gy_ode_collider *d = &gy_ode_body_records(b)[j];
-            if (j < i)
-                gy_static_grid_remove(&w->grid, &d->grid);
-            place_static_geom(w, b, d);
-            gy_result back = gy_ode_grid_insert(w, d);
-            assert(back == GY_OK);
-            (void)back;
-        }
-        return r;
-    }
-    gy_static_grid_trim(&w->grid);
-    return GY_OK;
+    b->pose = pose; /* a static: its geoms follow (the front end re-indexes them) */
+    for (uint32_t i = 0; i < b->collider_count; i++)
+        place_static_geom(w, b, gy_ode_body_record(b, i));
 }
 
 void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v)

@@ -15,7 +15,6 @@
 #include "gyre/handle_pool.h"
 #include "gyre/hash_map.h"
 #include "gyre/array.h"
-#include "static_grid.h"
 
 /* The driver records are the front end's opaque gy_driver_* types (driver.h). */
 typedef struct gy_driver_body gy_ode_body;
@@ -41,16 +40,12 @@ typedef struct gy_driver_collider {
      * one reference): gy_ode_collider_resource. */
     gy_adapter_collider base;
     dGeomID geom; /* NULL: a static tested through a shared geom (above) */
-
-    /* Static colliders only: their place in the world's static grid (see gy_ode_static_visit),
-     * with the world AABB as indexed (collision/src/static_grid.h). */
-    gy_static_grid_item grid;
 } gy_ode_collider;
 
 struct gy_driver_body {
     gy_adapter_body base;    /* first: the Gyre record (records.h) */
     gy_pose pose;            /* static bodies: the authoritative pose (they have no dBody) */
-    uint32_t collider_count; /* its records follow the body's in its block (gy_ode_body_records) */
+    uint32_t collider_count; /* its records follow the body's in its block (gy_ode_body_record) */
     gy_adapter_settle settle; /* the front end's give-back (overlap.h) */
 
     /* Motion state, from `motion` to the end: a static's block stops before it
@@ -68,15 +63,25 @@ struct gy_driver_body {
 #define GY_ODE_STATIC_BODY_SIZE offsetof(gy_ode_body, motion)
 
 /* A body's collider records lie back to back in its block, right after its record (a static's
- * stops at GY_ODE_STATIC_BODY_SIZE): one allocation, no pointers to them. */
+ * stops at GY_ODE_STATIC_BODY_SIZE), a static's each after its entry in the front end's static
+ * grid (records.h): one allocation, no pointers to them. */
 _Static_assert(GY_ODE_STATIC_BODY_SIZE % _Alignof(gy_ode_collider) == 0,
                "collider records after a static's record stay aligned");
 _Static_assert(sizeof(gy_ode_body) % _Alignof(gy_ode_collider) == 0,
                "collider records after a moving body's record stay aligned");
+_Static_assert(GY_ADAPTER_GRID_ENTRY_SIZE % _Alignof(gy_ode_collider) == 0 &&
+                   sizeof(gy_ode_collider) % _Alignof(gy_static_grid_item) == 0,
+               "grid entries and collider records after one another stay aligned");
 
 static inline size_t gy_ode_body_record_size(uint8_t type)
 {
     return type == GY_MOTION_STATIC ? GY_ODE_STATIC_BODY_SIZE : sizeof(gy_ode_body);
+}
+
+/* Bytes a collider takes in its body's block: its record, after its grid entry for a static. */
+static inline size_t gy_ode_collider_size(uint8_t type)
+{
+    return sizeof(gy_ode_collider) + (type == GY_MOTION_STATIC ? GY_ADAPTER_GRID_ENTRY_SIZE : 0u);
 }
 
 /* A body's ODE body, NULL for a static (whose record stops before the field). */
@@ -85,11 +90,20 @@ static inline dBodyID gy_ode_dbody(const gy_ode_body *b)
     return b->base.type == GY_MOTION_STATIC ? NULL : b->body;
 }
 
-/* A body's first collider record (collider_count of them). */
+/* A body's collider record i (of collider_count). */
+static inline gy_ode_collider *gy_ode_body_record(const gy_ode_body *b, uint32_t i)
+{
+    uint8_t type = b->base.type;
+    size_t entry = gy_ode_collider_size(type) - sizeof(gy_ode_collider);
+    size_t at = gy_ode_body_record_size(type) + entry + (size_t)i * gy_ode_collider_size(type);
+    return (gy_ode_collider *)(void *)((char *)(uintptr_t)b + at);
+}
+
+/* A moving body's collider records, an array (a static's lie between grid entries). */
 static inline gy_ode_collider *gy_ode_body_records(const gy_ode_body *b)
 {
-    return (gy_ode_collider *)(void *)((char *)(uintptr_t)b +
-                                       gy_ode_body_record_size(b->base.type));
+    assert(b->base.type != GY_MOTION_STATIC);
+    return gy_ode_body_record(b, 0);
 }
 
 typedef struct gy_driver_joint {
@@ -124,9 +138,10 @@ struct gy_driver_world {
 
     dWorldID world;
     dSpaceID dynamic_space; /* dynamic and kinematic colliders */
-    /* Static colliders are in no ODE space: the step and the queries find them through `grid`
-     * (gy_ode_static_visit) and test them with dCollide, which takes any two geoms. Removing a
-     * geom from ODE's quadtree cost time proportional to the number of statics. */
+    /* Static colliders are in no ODE space: the step and the queries find them through the
+     * front end's static grid (gy_ode_static_visit) and test them with dCollide, which takes any
+     * two geoms. Removing a geom from ODE's quadtree cost time proportional to the number of
+     * statics. */
     dJointGroupID contact_group;
 
     /* The front end's (driver.h): its handle pools (it gives and takes back the ids), and the
@@ -149,7 +164,6 @@ struct gy_driver_world {
 
     /* ---- adapter bookkeeping (ode_backend.c, ode_body.c) ---- */
     const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
-    gy_static_grid grid;
 
     /* ---- step state (ode_step.c); every array grows to its peak and is reused ---- */
     dJointFeedback **feedback_blocks; /* fixed-size blocks: joints keep pointers into them */
@@ -212,29 +226,16 @@ static inline gy_vec3 gy_ode_vec(const dReal *v)
     return gy_v3(v[0], v[1], v[2]);
 }
 
-/* ODE's AABB order (minx, maxx, miny, maxy, minz, maxz) to and from Gyre's min-max box. */
-static inline gy_aabb gy_ode_aabb_from_ode(const dReal a[6])
-{
-    return (gy_aabb){{a[0], a[2], a[4]}, {a[1], a[3], a[5]}};
-}
-
-static inline void gy_ode_aabb_to_ode(const gy_aabb *b, dReal out[6])
-{
-    out[0] = b->min.x;
-    out[1] = b->max.x;
-    out[2] = b->min.y;
-    out[3] = b->max.y;
-    out[4] = b->min.z;
-    out[5] = b->max.z;
-}
-
-/* Static colliders through the world's X/Z grid: calls `visit` once for every static collider
- * whose world AABB overlaps `aabb` (ODE order: minx, maxx, miny, maxy, minz, maxz), planes and
- * other unbounded statics included, until `visit` returns false. Never allocates. This is the only
- * way to find statics: they are in no ODE space. */
+/* Static colliders through the front end's static grid (gy_driver_statics_visit), which holds
+ * each by its geom's AABB (gy_ode_collider_box): `aabb` is in ODE's order, which is the driver
+ * interface's (minx, maxx, miny, maxy, minz, maxz). This is the only way to find statics: they
+ * are in no ODE space. */
 typedef bool (*gy_ode_static_visitor)(void *ctx, gy_ode_collider *c);
-void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
-                         void *ctx);
+static inline void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6],
+                                       gy_ode_static_visitor visit, void *ctx)
+{
+    gy_driver_statics_visit(w->records, aabb, visit, ctx);
+}
 
 /* Query primitives (ode_query.c): the driver entries of the same names (driver.h). */
 void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
@@ -252,13 +253,6 @@ gy_pose gy_ode_collider_body_pose(gy_driver_world *w, gy_ode_collider *c);
 gy_result gy_ode_query_init(gy_driver_world *w);
 void gy_ode_query_fini(gy_driver_world *w);
 
-/* ---- adapter internals shared between its files ------------------------------------------- */
-
-/* Indexes a static collider in the world's grid by its geom's current AABB (ode_body.c). On
- * failure nothing is indexed. Removal and trimming are the grid's own
- * (collision/src/static_grid.h). */
-gy_result gy_ode_grid_insert(gy_driver_world *w, gy_ode_collider *c);
-
 /* Bodies (ode_body.c): the driver entries of the same names (driver.h). */
 gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
@@ -269,7 +263,7 @@ uint32_t gy_ode_body_collider_count(const gy_ode_body *b);
 gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i);
 void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b);
 void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *out);
-gy_result gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
+void gy_ode_body_set_pose(gy_driver_world *w, gy_ode_body *b, gy_pose pose);
 void gy_ode_body_set_linear_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
 void gy_ode_body_set_angular_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 v);
 gy_vec3 gy_ode_body_point_velocity(gy_driver_world *w, gy_ode_body *b, gy_vec3 world_point);

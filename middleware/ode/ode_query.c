@@ -252,29 +252,9 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
     return got && out->t >= q->piece_lo && out->t < q->piece_hi;
 }
 
-typedef struct static_visit_ctx {
-    gy_ode_static_visitor visit;
-    void *ctx;
-} static_visit_ctx;
-
-static bool static_visit_item(void *ctx, gy_static_grid_item *item)
-{
-    const static_visit_ctx *sv = ctx;
-    return sv->visit(sv->ctx,
-                     (gy_ode_collider *)(void *)((char *)item - offsetof(gy_ode_collider, grid)));
-}
-
-void gy_ode_static_visit(gy_driver_world *w, const dReal aabb[6], gy_ode_static_visitor visit,
-                         void *ctx)
-{
-    gy_aabb box = gy_ode_aabb_from_ode(aabb);
-    static_visit_ctx sv = {visit, ctx};
-    gy_static_grid_visit(&w->grid, &box, static_visit_item, &sv);
-}
-
 static void ray_statics(gy_driver_world *w, gy_driver_query *q, double length)
 {
-    double piece = fmax(w->grid.cell_size, length / RAY_MAX_PIECES);
+    double piece = fmax(GY_DRIVER_STATIC_CELL_SIZE, length / RAY_MAX_PIECES);
     uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(length / piece));
     if (pieces == 0)
         pieces = 1;

@@ -532,21 +532,6 @@ static bool ode_collider_touches_shifted(gy_driver_world *w, gy_ode_collider *mo
     return touch;
 }
 
-static void ode_collider_aabb(gy_driver_world *w, gy_ode_collider *c, double box[6])
-{
-    (void)w;
-    if (gy_ode_owner(c)->base.type == GY_MOTION_STATIC)
-        gy_ode_aabb_to_ode(&c->grid.box, box);
-    else
-        dGeomGetAABB(c->geom, box);
-}
-
-static void ode_statics_visit(gy_driver_world *w, const double box[6],
-                              bool (*visit)(void *ctx, gy_ode_collider *c), void *ctx)
-{
-    gy_ode_static_visit(w, box, visit, ctx);
-}
-
 typedef struct gather_ctx {
     void (*add)(void *ctx, gy_ode_collider *c);
     void *ctx;
@@ -643,8 +628,6 @@ const gy_driver_step gy_ode_step = {
     .body_set_rotation = ode_body_set_rotation,
     .collider_touches_shifted = ode_collider_touches_shifted,
     .collides_active_only = true,
-    .collider_aabb = ode_collider_aabb,
-    .statics_visit = ode_statics_visit,
     .ccd_gather = ode_ccd_gather,
     .ccd_begin = ode_ccd_begin,
     .ccd_sphere_touches = ode_ccd_sphere_touches,

@@ -14,7 +14,11 @@
  * records (a joint the step breaks too: the front end keeps the breakable joints and asks
  * the driver only for their force). It also keeps the list of moving bodies. Resource records are
  * the front end's own too (it allocates them, fills their head and keeps them in its resource
- * pool), the driver building only their vendor part. The front end looks handles up in its pools
+ * pool), the driver building only their vendor part. So is the static grid, the index of the
+ * static colliders by world box (collision/src/static_grid.h): the front end indexes a static's
+ * colliders when it is made, re-indexes them when it is put elsewhere and unindexes them when it
+ * goes, and a driver finds statics through it (gy_driver_statics_visit), keeping them in no
+ * vendor broadphase of its own. The front end looks handles up in its pools
  * and passes the record as the opaque pointers below. Every record starts with its Gyre part
  * (records.h): body records with gy_adapter_body, collider records with gy_adapter_collider, joint
  * records with gy_adapter_joint, resource records with gy_adapter_resource. The driver fills them
@@ -97,7 +101,22 @@ typedef struct gy_driver_records {
     /* The front end's report for this world (contacts.h): the driver's narrow phase feeds it
      * and applies its rules. */
     gy_adapter_contacts *contacts;
+    /* The static colliders by world box, which a driver visits (gy_driver_statics_visit). */
+    gy_static_grid *statics;
 } gy_driver_records;
+
+/* The static grid's cell (m), a few level tiles wide: a walk may cut a long ray into pieces of
+ * it, so that each piece visits few cells. */
+#define GY_DRIVER_STATIC_CELL_SIZE 4.0
+
+/* Offers visit(ctx, c) every static collider whose box (its collider_box when last placed)
+ * overlaps `box` (min x, max x, min y, max y, min z, max z; bounds included), unbounded ones
+ * (planes) always, until visit returns false. The order is fixed: unbounded ones first, then by
+ * cell in the order the cells were first used, each cell's colliders in the order left by the
+ * insertions and removals (static_grid.h), so a driver's pairs come in the same order every run.
+ * Never allocates. */
+void gy_driver_statics_visit(const gy_driver_records *rec, const double box[6],
+                             bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx);
 
 /* A driver's step, in the parts the front end's loop runs (step.h), and the raw state its rules
  * read and write between them. The front end begins the contact report's step before `begin`
@@ -174,17 +193,12 @@ typedef struct gy_driver_step {
      * active body (woken through body_wake) and carries over the last step's pairs with no
      * active side (step.h). */
     bool collides_active_only;
-    /* Waking under placed statics, for a driver with `collides_active_only` (both NULL: its narrow
-     * phase pairs placed statics with sleepers itself, reading gy_adapter_body.placed).
-     * `collider_aabb` is a collider's world box (min x, max x, min y, max y, min z, max z), a
-     * static's as its broadphase holds it; `statics_visit` offers visit(ctx, c) every static
-     * collider whose box overlaps `box` until visit returns false. After `begin`, the front end
-     * activates every inactive moving body with a collider that touches a placed static its filter
-     * accepts (collider_touches_shifted, zero shift): neither side of such a pair is active, so
-     * nothing would collide it. */
-    void (*collider_aabb)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
-    void (*statics_visit)(gy_driver_world *w, const double box[6],
-                          bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx);
+    /* Waking under placed statics, for a driver with `collides_active_only` (without it, its
+     * narrow phase pairs placed statics with sleepers itself, reading gy_adapter_body.placed):
+     * after `begin`, the front end activates every inactive moving body with a collider (its
+     * gy_driver.collider_box) that touches a placed static (from gy_driver_statics_visit) its
+     * filter accepts (collider_touches_shifted, zero shift): neither side of such a pair is
+     * active, so nothing would collide it. */
     /* Continuous collision's geometry. `ccd_gather` offers add(ctx, c) every collider whose
      * bounds come within `radius` of the segment start-end (statics) or within radius + reach
      * (moving bodies), in a fixed order; `ccd_begin` readies a sphere of `radius` that
@@ -249,19 +263,21 @@ typedef struct gy_driver {
      * NULL when its definition sets none), to hand to gy_adapter_collider_record_init, and
      * `mass` the dynamic body's mass properties in the Gyre body frame (zeroed for others).
      * Creates everything or nothing; on success *out is the body's record and colliders[i]
-     * collider i's, ids still zero (the front end gives them theirs and counts each collider's
-     * reference to its resource), and the side records are
-     * the records' (the front end frees them with the body); on failure they stay the front
-     * end's. */
+     * collider i's, ids still zero (the front end gives them theirs, indexes a static's in its
+     * static grid and counts each collider's reference to its resource), and the side records
+     * are the records' (the front end frees them with the body); on failure they stay the front
+     * end's. A static's collider records each follow their grid entry (records.h,
+     * GY_ADAPTER_GRID_ENTRY_SIZE); a moving body's have none. */
     gy_result (*body_create)(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
                              gy_adapter_resource *const *res,
                              const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
                              gy_driver_body **out, gy_driver_collider **colliders);
     /* Releases the body and its colliders (the front end has already released its joints, woken
-     * what touched it, forgotten it in the report, taken back its ids and dropped the colliders'
-     * resource references; a resource left without any is freed through resource_free after
-     * this returns, so the vendor objects using it go first). */
+     * what touched it, forgotten it in the report, taken back its ids, unindexed a static's
+     * colliders and dropped the colliders' resource references; a resource left without any is
+     * freed through resource_free after this returns, so the vendor objects using it go
+     * first). */
     void (*body_release)(gy_driver_world *w, gy_driver_body *b);
     /* The body's collider count, and its collider record i (i < count) in their definition
      * order: a driver keeps them as it likes (no array of them is asked for). */
@@ -273,10 +289,12 @@ typedef struct gy_driver {
      * (gy_adapter_motion.pose_written). */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
-    /* A valid pose with a normalised rotation. May fail only for statics (re-indexing). The
-     * front end then wakes a moving body, or for a static wakes what the report says touches it
-     * and marks it placed. */
-    gy_result (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
+    /* A valid pose with a normalised rotation; never allocates. The front end then wakes a
+     * moving body, or for a static re-indexes its colliders at their new boxes (collider_box),
+     * wakes what the report says touches it and marks it placed. When re-indexing runs out of
+     * memory, the front end puts the static back with this entry (at the pose body_get_state
+     * gave before the move), so a static's boxes at a pose must not depend on where it was. */
+    void (*body_set_pose)(gy_driver_world *w, gy_driver_body *b, gy_pose pose);
     /* Not static. */
     void (*body_set_linear_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
     void (*body_set_angular_velocity)(gy_driver_world *w, gy_driver_body *b, gy_vec3 v);
@@ -289,6 +307,12 @@ typedef struct gy_driver {
      * holds the old one; the front end sets it after). */
     void (*body_set_mass)(gy_driver_world *w, gy_driver_body *b, double mass);
 
+    /* A collider's world box as it is now (min x, max x, min y, max y, min z, max z), padded
+     * as the driver's broadphase would pad it: the front end indexes a static's colliders in its
+     * static grid by it (so a static's pairs are those its box finds), wakes what lies under
+     * placed statics with it (gy_driver_step.collides_active_only) and windows casts with it
+     * (queries, below). Infinite, or as large as the vendor makes it, when unbounded (planes). */
+    void (*collider_box)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
     /* The record's category and mask have changed: refilter its vendor object (the front end
      * then wakes a moving body, or what touches a static, and marks the static placed). */
     void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
@@ -342,6 +366,8 @@ typedef struct gy_driver {
      * broadphase to gy_adapter_search_visit(s, dq, c) until that returns false. It skips the
      * statics when !gy_adapter_search_statics(s), the moving colliders when
      * !gy_adapter_search_moving(s), and may skip what lies beyond gy_adapter_search_bound(s).
+     * A walk that gives the shape's start box (gy_adapter_search_cast_box) has the front end
+     * window each cast by the collider's collider_box.
      * A ray runs from `origin` along the unit `dir` for `length` (> 0) metres. A shape query's
      * shape is one queries take, resolved and validly posed (rotation as given); an overlap
      * (`cast` false) has a zero translation. */
@@ -359,9 +385,6 @@ typedef struct gy_driver {
      * penetration. The front end's casts search the fraction with it (queries.c). */
     bool (*shape_contact)(gy_driver_world *w, gy_driver_query *dq, gy_driver_collider *c, double t,
                           gy_driver_hit *out);
-    /* Casts, for a walk that gave the shape's start box (gy_adapter_search_cast_box): the
-     * collider's world box (min x, max x, min y, max y, min z, max z), infinite for planes. */
-    void (*collider_box)(gy_driver_world *w, gy_driver_collider *c, double box[6]);
     /* The vendor's own cast of the shape against a collider that is not convex (a plane, a
      * mesh; the front end casts convex pairs itself), optional (NULL: the front end steps and
      * bisects shape_contact): its first contact before fraction `hi`, with the contact's point,
@@ -374,8 +397,9 @@ typedef struct gy_driver {
     gy_pose (*collider_body_pose)(gy_driver_world *w, gy_driver_collider *c);
 } gy_driver;
 
-/* The driver world under a front-end world (white-box driver tests read it). */
+/* The driver world and the static grid under a front-end world (white-box tests read them). */
 gy_driver_world *gy_frontend_driver_world(gy_backend_world *w);
+const gy_static_grid *gy_frontend_static_grid(gy_backend_world *w);
 
 /* The drivers compiled in (ode/ and bullet/). */
 extern const gy_driver gy_ode_driver;

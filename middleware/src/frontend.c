@@ -28,6 +28,7 @@ struct gy_backend_world {
     gy_adapter_contacts contacts;     /* the driver's narrow phase feeds it */
     gy_driver_moving moving;          /* the dynamic and kinematic bodies (driver.h) */
     gy_adapter_breakables breakables; /* the breakable joints (driver records) */
+    gy_static_grid statics;           /* the static colliders by world box (driver.h) */
     /* A released body's resources whose last reference went with it, freed once the driver has
      * freed the vendor objects that use them; room for the most a body holds is kept. */
     gy_frontend_resources dying;
@@ -62,10 +63,110 @@ static void pools_fini(gy_backend_world *w)
     gy_adapter_breakables_free(w->allocator, &w->breakables);
     gy_adapter_broken_free(w->allocator, &w->broken);
     gy_frontend_resources_free(w->allocator, &w->dying);
+    gy_static_grid_fini(&w->statics);
     gy_handle_pool_fini(&w->joints);
     gy_handle_pool_fini(&w->colliders);
     gy_handle_pool_fini(&w->bodies);
     gy_handle_pool_fini(&w->resources);
+}
+
+/* ---- the static grid ------------------------------------------------------------------------- */
+
+_Static_assert(GY_ADAPTER_GRID_ENTRY_SIZE % _Alignof(gy_adapter_collider) == 0,
+               "a collider record after its grid entry stays aligned");
+
+static gy_static_grid_item *grid_entry(gy_driver_collider *c)
+{
+    return gy_adapter_collider_grid(gy_driver_collider_rec(c));
+}
+
+/* A box in driver.h's order (min x, max x, min y, max y, min z, max z) as the grid's. */
+static gy_aabb grid_box(const double b[6])
+{
+    return (gy_aabb){{b[0], b[2], b[4]}, {b[1], b[3], b[5]}};
+}
+
+/* Indexes a static collider by its box as the driver has it now. On failure nothing is indexed. */
+static gy_result static_index(gy_backend_world *w, gy_driver_collider *c)
+{
+    double b[6];
+    w->driver->collider_box(w->dw, c, b);
+    const gy_aabb box = grid_box(b);
+    return gy_static_grid_insert(&w->statics, grid_entry(c), &box);
+}
+
+/* Indexes a new static's colliders, in their order; on failure none is left indexed. */
+static gy_result statics_index(gy_backend_world *w, gy_driver_body *b)
+{
+    uint32_t n = w->driver->body_collider_count(b);
+    for (uint32_t i = 0; i < n; i++) {
+        gy_result r = static_index(w, w->driver->body_collider(b, i));
+        if (r == GY_OK)
+            continue;
+        for (uint32_t j = 0; j < i; j++)
+            gy_static_grid_remove(&w->statics, grid_entry(w->driver->body_collider(b, j)));
+        return r;
+    }
+    return GY_OK;
+}
+
+/* Unindexes a static's colliders before it goes. */
+static void statics_unindex(gy_backend_world *w, gy_driver_body *b)
+{
+    uint32_t n = w->driver->body_collider_count(b);
+    for (uint32_t i = 0; i < n; i++)
+        gy_static_grid_remove(&w->statics, grid_entry(w->driver->body_collider(b, i)));
+    gy_static_grid_trim(&w->statics);
+}
+
+/* Puts static `b` at `pose` and re-indexes its colliders one by one. When one cannot be indexed
+ * (out of memory), the driver puts the static back and the colliders go back in the reverse of
+ * the order they moved: each then finds the grid as its move left it, its room in the old cells
+ * still free (a later collider's new place may have taken room an earlier one freed), so putting
+ * it back never allocates and cannot fail. */
+static gy_result static_move(gy_backend_world *w, gy_driver_body *b, gy_pose pose)
+{
+    gy_body_state old;
+    memset(&old, 0, sizeof old);
+    w->driver->body_get_state(w->dw, b, &old);
+    w->driver->body_set_pose(w->dw, b, pose);
+    uint32_t n = w->driver->body_collider_count(b);
+    for (uint32_t i = 0; i < n; i++) {
+        gy_static_grid_remove(&w->statics, grid_entry(w->driver->body_collider(b, i)));
+        gy_result r = static_index(w, w->driver->body_collider(b, i));
+        if (r == GY_OK)
+            continue;
+        w->driver->body_set_pose(w->dw, b, old.pose);
+        for (uint32_t j = i + 1; j-- > 0;) {
+            if (j < i)
+                gy_static_grid_remove(&w->statics, grid_entry(w->driver->body_collider(b, j)));
+            gy_result back = static_index(w, w->driver->body_collider(b, j));
+            assert(back == GY_OK);
+            (void)back;
+        }
+        return r;
+    }
+    gy_static_grid_trim(&w->statics);
+    return GY_OK;
+}
+
+typedef struct statics_visit_ctx {
+    bool (*visit)(void *ctx, gy_driver_collider *c);
+    void *ctx;
+} statics_visit_ctx;
+
+static bool statics_visit_entry(void *ctx, gy_static_grid_item *item)
+{
+    const statics_visit_ctx *v = ctx;
+    return v->visit(v->ctx, gy_driver_collider_of(gy_adapter_grid_collider(item)));
+}
+
+void gy_driver_statics_visit(const gy_driver_records *rec, const double box[6],
+                             bool (*visit)(void *ctx, gy_driver_collider *c), void *ctx)
+{
+    const gy_aabb b = grid_box(box);
+    statics_visit_ctx v = {visit, ctx};
+    gy_static_grid_visit(rec->statics, &b, statics_visit_entry, &v);
 }
 
 /* ---- world ---------------------------------------------------------------------------------- */
@@ -73,6 +174,11 @@ static void pools_fini(gy_backend_world *w)
 gy_driver_world *gy_frontend_driver_world(gy_backend_world *w)
 {
     return w != NULL ? w->dw : NULL;
+}
+
+const gy_static_grid *gy_frontend_static_grid(gy_backend_world *w)
+{
+    return w != NULL ? &w->statics : NULL;
 }
 
 static gy_result world_create(const gy_driver *d, const gy_backend_world_def *def_in,
@@ -101,6 +207,7 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
     gy_handle_pool_init(&w->colliders, def.allocator);
     gy_handle_pool_init(&w->joints, def.allocator);
     gy_handle_pool_init(&w->resources, def.allocator);
+    gy_static_grid_init(&w->statics, GY_DRIVER_STATIC_CELL_SIZE, def.allocator);
     gy_frontend_step_init(&w->step, def.allocator, def.gravity, w, &w->rec);
     w->rec = (gy_driver_records){.bodies = &w->bodies,
                                  .colliders = &w->colliders,
@@ -108,7 +215,8 @@ static gy_result world_create(const gy_driver *d, const gy_backend_world_def *de
                                  .resources = &w->resources,
                                  .moving = &w->moving,
                                  .tally = &w->tally,
-                                 .contacts = &w->contacts};
+                                 .contacts = &w->contacts,
+                                 .statics = &w->statics};
     r = d->world_create(&def, &w->rec, &w->dw);
     if (r != GY_OK) {
         gy_frontend_step_fini(&w->step);
@@ -199,7 +307,7 @@ static void free_body(gy_backend_world *w, gy_driver_body *b)
 }
 
 /* Takes the ids of a body and its colliders back (colliders first, in their order: the order
- * they were given in), then frees the records. */
+ * they were given in), unindexes a static's colliders, then frees the records. */
 static void release_body(gy_backend_world *w, gy_driver_body *b)
 {
     uint32_t n = w->driver->body_collider_count(b);
@@ -212,6 +320,8 @@ static void release_body(gy_backend_world *w, gy_driver_body *b)
         gy_driver_body *last = w->moving.items[--w->moving.count];
         w->moving.items[rec->motion->moving_index] = last;
         gy_driver_body_rec(last)->motion->moving_index = rec->motion->moving_index;
+    } else {
+        statics_unindex(w, b);
     }
     free_body(w, b);
 }
@@ -386,12 +496,15 @@ static void resource_release(gy_backend_world *w, gy_resource_id id)
 
 /* ---- bodies --------------------------------------------------------------------------------- */
 
-/* Gives a body made by the driver and its colliders their ids: the colliders first, in their
- * order, then the body. On failure nothing is registered and the driver has released it. */
+/* Indexes the colliders of a static made by the driver, then gives them and the body their ids:
+ * the colliders first, in their order, then the body. On failure nothing is indexed or
+ * registered and the driver has released it. */
 static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
                                gy_driver_collider *const *cols, uint32_t n)
 {
-    gy_result r = GY_OK;
+    bool fixed = gy_driver_body_rec(b)->type == GY_MOTION_STATIC;
+    gy_result r = fixed ? statics_index(w, b) : GY_OK;
+    bool indexed = fixed && r == GY_OK;
     uint32_t done = 0;
     for (; r == GY_OK && done < n; done++) {
         uint64_t h = 0;
@@ -408,6 +521,8 @@ static gy_result register_body(gy_backend_world *w, gy_driver_body *b,
     for (uint32_t i = 0; i < done; i++)
         if (gy_driver_collider_rec(cols[i])->id.bits != 0)
             gy_handle_pool_release(&w->colliders, gy_driver_collider_rec(cols[i])->id.bits);
+    if (indexed)
+        statics_unindex(w, b);
     free_body(w, b);
     return r;
 }
@@ -495,7 +610,7 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
             rec->motion->moving_index = w->moving.count;
             w->moving.items[w->moving.count++] = b;
         } else {
-            gy_frontend_step_placed(&w->step, w->driver, w->dw, b);
+            gy_frontend_step_placed(&w->step, w->driver, b);
         }
         *out = rec->id;
     }
@@ -544,7 +659,7 @@ static void wake_body(void *ctx, gy_body_id id)
 static void static_placed(gy_backend_world *w, gy_driver_body *b)
 {
     gy_adapter_contacts_touching(&w->contacts, gy_driver_body_rec(b), wake_body, w);
-    gy_frontend_step_placed(&w->step, w->driver, w->dw, b);
+    gy_frontend_step_placed(&w->step, w->driver, b);
 }
 
 static gy_result body_release(gy_backend_world *w, gy_body_id id)
@@ -592,14 +707,14 @@ static gy_result body_set_pose(gy_backend_world *w, gy_body_id id, gy_pose pose)
     if (r != GY_OK)
         return r;
     pose.rotation = gy_quat_normalize(pose.rotation);
-    r = w->driver->body_set_pose(w->dw, b, pose);
-    if (r != GY_OK)
-        return r;
     const gy_adapter_body *rec = gy_driver_body_rec(b);
     if (rec->type == GY_MOTION_STATIC) {
-        static_placed(w, b);
-        return GY_OK;
+        r = static_move(w, b, pose);
+        if (r == GY_OK)
+            static_placed(w, b);
+        return r;
     }
+    w->driver->body_set_pose(w->dw, b, pose);
     /* A kinematic body joins no island: a sleeper it leaves (a crate on a lift put elsewhere)
      * would hang in the air unless woken here. */
     rec->motion->lock_position = w->driver->step->body_com(b);

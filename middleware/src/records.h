@@ -14,6 +14,7 @@
 #include "adapter_common.h"
 #include "gyre/backend/backend.h"
 #include "joint_drive.h"
+#include "static_grid.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -153,6 +154,23 @@ typedef struct gy_adapter_collider {
     bool contact_response;
     bool one_way;
 } gy_adapter_collider;
+
+/* A static collider's entry in the front end's static grid (static_grid.h): it lies right before
+ * the collider's record. A driver lays out GY_ADAPTER_GRID_ENTRY_SIZE bytes before the record of
+ * every collider of a static body, and none before a moving body's, so that the colliders of
+ * moving bodies (a pile holds thousands) carry no grid entry. The front end writes the entry
+ * (indexing the collider by its gy_driver.collider_box); a driver may read the box it holds. */
+#define GY_ADAPTER_GRID_ENTRY_SIZE sizeof(gy_static_grid_item)
+
+static inline gy_static_grid_item *gy_adapter_collider_grid(const gy_adapter_collider *c)
+{
+    assert(c->body_type == GY_MOTION_STATIC);
+    return (gy_static_grid_item *)(void *)((char *)(uintptr_t)c - GY_ADAPTER_GRID_ENTRY_SIZE);
+}
+static inline gy_adapter_collider *gy_adapter_grid_collider(gy_static_grid_item *item)
+{
+    return (gy_adapter_collider *)(void *)((char *)item + GY_ADAPTER_GRID_ENTRY_SIZE);
+}
 
 /* A collider's pose in the Gyre body frame (rotation normalised): its side record's, else the
  * identity. */

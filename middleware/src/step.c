@@ -28,8 +28,7 @@ void gy_frontend_step_fini(gy_frontend_step *s)
 
 /* ---- statics placed since the last step ------------------------------------------------------ */
 
-void gy_frontend_step_placed(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
-                             gy_driver_body *b)
+void gy_frontend_step_placed(gy_frontend_step *s, const gy_driver *d, gy_driver_body *b)
 {
     gy_adapter_body *rec = gy_driver_body_rec(b);
     if (!rec->placed) {
@@ -37,12 +36,13 @@ void gy_frontend_step_placed(gy_frontend_step *s, const gy_driver *d, gy_driver_
         if (gy_frontend_body_ids_push(s->allocator, &s->placed, rec->id) != GY_OK)
             s->placed_overflow = true;
     }
-    if (d->step->collider_aabb == NULL)
+    if (!d->step->collides_active_only)
         return;
     uint32_t n = d->body_collider_count(b);
     for (uint32_t i = 0; i < n; i++) {
-        double box[6];
-        d->step->collider_aabb(dw, d->body_collider(b, i), box);
+        const gy_aabb *g =
+            &gy_adapter_collider_grid(gy_driver_collider_rec(d->body_collider(b, i)))->box;
+        const double box[6] = {g->min.x, g->max.x, g->min.y, g->max.y, g->min.z, g->max.z};
         for (int k = 0; k < 6; k += 2) {
             s->placed_box[k] = s->placed_any ? fmin(s->placed_box[k], box[k]) : box[k];
             s->placed_box[k + 1] =
@@ -121,7 +121,7 @@ static void activate(const gy_driver *d, gy_driver_world *dw, gy_driver_body *b)
 static void wake_under_placed(const gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw)
 {
     const gy_driver_step *ds = d->step;
-    if (!s->placed_any || ds->statics_visit == NULL)
+    if (!s->placed_any || !ds->collides_active_only)
         return;
     const gy_driver_moving *moving = s->rec->moving;
     for (uint32_t i = 0; i < moving->count; i++) {
@@ -132,10 +132,10 @@ static void wake_under_placed(const gy_frontend_step *s, const gy_driver *d, gy_
             gy_driver_collider *c = d->body_collider(b, k);
             placed_ctx pc = {ds, dw, c, false};
             double box[6];
-            ds->collider_aabb(dw, c, box);
+            d->collider_box(dw, c, box);
             if (!boxes_overlap(box, s->placed_box))
                 continue;
-            ds->statics_visit(dw, box, placed_visit, &pc);
+            gy_driver_statics_visit(s->rec, box, placed_visit, &pc);
             if (pc.touched)
                 activate(d, dw, b);
         }

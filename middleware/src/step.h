@@ -56,7 +56,7 @@ typedef struct gy_frontend_step {
     gy_frontend_body_ids placed;
     bool placed_overflow;
     bool placed_any;                     /* a placed static has colliders: placed_box holds them */
-    double placed_box[6];                /* the union of their boxes (driver.h's collider_aabb) */
+    double placed_box[6];                /* the union of their boxes in the static grid */
     struct gy_driver_collider **scratch; /* continuous collision's candidates */
     uint32_t scratch_count, scratch_capacity;
     double last_dt;  /* the previous step's length, 0 before the first */
@@ -66,11 +66,11 @@ typedef struct gy_frontend_step {
 void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 gravity,
                            struct gy_backend_world *world, const struct gy_driver_records *rec);
 
-/* Marks a static just placed (created, moved or refiltered): the next step wakes the sleepers it
- * touches, which a driver colliding only active pairs would never collide (driver.h). Never
- * fails. */
+/* Marks a static just placed (created, moved or refiltered; its colliders indexed where they now
+ * are): the next step wakes the sleepers it touches, which a driver colliding only active pairs
+ * would never collide (driver.h). Never fails. */
 void gy_frontend_step_placed(gy_frontend_step *s, const struct gy_driver *d,
-                             struct gy_driver_world *dw, struct gy_driver_body *b);
+                             struct gy_driver_body *b);
 void gy_frontend_step_fini(gy_frontend_step *s);
 
 /* Steps the driver's world by dt in `substeps` substeps of h (dt checked by the caller; `tally`

@@ -322,9 +322,10 @@ static bool lists(gy_static_grid *g, gy_aabb q, const gy_static_grid_item *item)
 }
 
 /* A static's colliders are re-indexed one after another, and put back when one fails (the
- * drivers' body_set_pose). Here collider a leaves a full cell, b moves into the room a left, and
- * c's new place cannot be allocated. Put back in the reverse of the order they moved, nothing is
- * allocated; in the same order, a would need the room b took, and the cell would have to grow. */
+ * adapters' front end, static_move in middleware/src/frontend.c). Here collider a leaves a full
+ * cell, b moves into the room a left, and c's new place cannot be allocated. Put back in the
+ * reverse of the order they moved, nothing is allocated; in the same order, a would need the room b
+ * took, and the cell would have to grow. */
 static void test_static_grid_undoing_moves_in_reverse_never_allocates(void **state)
 {
     (void)state;

@@ -4377,8 +4377,9 @@ static uint64_t collider_below(fixture *fx, double x, double z)
 }
 
 /* A static of three boxes put elsewhere while allocations fail: each failure is
- * GY_ERR_OUT_OF_MEMORY and leaves every box where it was and found there (the driver puts back
- * what it had moved); the first success moves them all. */
+ * GY_ERR_OUT_OF_MEMORY and leaves every box where it was and found there (the front end has the
+ * driver put the static back and re-indexes what it had moved); the first success moves them
+ * all. */
 static void test_contract_static_set_pose_out_of_memory_leaves_it_where_it_was(void **state)
 {
     fixture *fx = *state;
@@ -4413,6 +4414,71 @@ static void test_contract_static_set_pose_out_of_memory_leaves_it_where_it_was(v
     assert_int_equal(collider_below(fx, 8, 16), ids[2].bits);
     assert_int_equal(collider_below(fx, 0, 0), 0);
     release_body(fx, b);
+    expect_empty(fx);
+}
+
+/* A static put elsewhere that runs out of memory part-way attempts no allocation after the one
+ * that failed, going back. Its first box leaves a cell that other statics fill, its second takes
+ * the room the first left there, and its third needs a new cell. Put back in the reverse of the
+ * order they moved, each box finds the room it left; in the same order the first would find its
+ * old cell full, and the cell would have to grow. The cell is filled to every count up to 17, so
+ * that one of them reaches its capacity however the grid grows cells; each round moves to cells
+ * never used before. The static is made under failing allocations too: a failure leaves none of
+ * its boxes found (test_ode_adapter.c checks the grid holds none). */
+static void test_contract_static_set_pose_out_of_memory_allocates_nothing_going_back(void **state)
+{
+    fixture *fx = *state;
+    gy_collider_def one = box_def(gy_v3(1, 1, 1));
+    gy_body_def at_origin = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_body_id fillers[17];
+    uint32_t failures = 0;
+    for (uint32_t fill = 0; fill < 17; fill++) {
+        /* Every box in the middle of a 4 m cell (the front end's static grid): one cell each. */
+        gy_collider_def parts[3] = {one, one, one};
+        double away = 8.0 * (fill + 1);
+        parts[0].local_pose.position = gy_v3(2, 0, 2);
+        parts[1].local_pose.position = gy_v3(2 + away, 0, 2);
+        parts[2].local_pose.position = gy_v3(2, 0, 18);
+        gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(2, 0, 2));
+        for (uint32_t i = 0; i < fill; i++)
+            fillers[i] = create_body(fx, &bd, &one, 1, NULL);
+        gy_collider_id ids[3];
+        gy_body_id b = {0};
+        for (uint64_t k = 1; k <= 256 && b.bits == 0; k++) {
+            fx->ta.fail_at = fx->ta.calls + k;
+            gy_result r = fx->be->body_create(fx->w, &at_origin, parts, 3, &b, ids);
+            fx->ta.fail_at = 0;
+            if (r != GY_OK) {
+                assert_result(r, GY_ERR_OUT_OF_MEMORY);
+                assert_int_equal(collider_below(fx, 2 + away, 2), 0);
+                assert_int_equal(collider_below(fx, 2, 18), 0);
+            }
+        }
+        assert_true(b.bits != 0);
+        bool moved = false;
+        for (uint64_t k = 1; k <= 256 && !moved; k++) {
+            uint64_t fail_at = fx->ta.calls + k;
+            fx->ta.fail_at = fail_at;
+            gy_result r = fx->be->body_set_pose(fx->w, b, pose_at(gy_v3(-away, 0, 0)));
+            uint64_t calls = fx->ta.calls;
+            fx->ta.fail_at = 0;
+            moved = r == GY_OK;
+            if (moved)
+                continue;
+            failures++;
+            assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            assert_int_equal(calls, fail_at);
+            assert_int_equal(collider_below(fx, 2 + away, 2), ids[1].bits);
+            assert_int_equal(collider_below(fx, 2, 18), ids[2].bits);
+        }
+        assert_true(moved);
+        assert_int_equal(collider_below(fx, 2 - away, 2), ids[0].bits);
+        assert_int_equal(collider_below(fx, 2 - away, 18), ids[2].bits);
+        release_body(fx, b);
+        for (uint32_t i = 0; i < fill; i++)
+            release_body(fx, fillers[i]);
+    }
+    assert_true(failures > 0);
     expect_empty(fx);
 }
 
@@ -4530,6 +4596,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
         CONTRACT_TEST(test_contract_woken_body_that_may_not_sleep_stays_awake_at_rest),
         CONTRACT_TEST(test_contract_static_set_pose_out_of_memory_leaves_it_where_it_was),
+        CONTRACT_TEST(test_contract_static_set_pose_out_of_memory_allocates_nothing_going_back),
         CONTRACT_TEST(test_contract_every_write_wakes_a_sleeping_body),
         CONTRACT_TEST(test_contract_set_gravity_wakes_sleeper_which_moves_with_new_g),
         CONTRACT_TEST(test_contract_sleeper_struck_keeps_the_momentum_it_takes),

@@ -1,6 +1,7 @@
 /* ODE adapter specifics that the shared contract suite does not pin down: statics streamed in and
- * out (they live in no ODE space, only in the adapter's X/Z grid, whose emptied cells are trimmed).
- * The grid and space checks look at the adapter's records (ode_internal.h). Statics placed over or
+ * out (they live in no ODE space, only in the front end's X/Z grid, whose emptied cells are
+ * trimmed). The grid and space checks look at the front end's grid and the adapter's records
+ * (ode_internal.h). Statics placed over or
  * removed under sleeping bodies are part of the contract suite. */
 #include <math.h>
 #include <stdio.h>
@@ -277,7 +278,7 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
             assert_result(fx->be->body_release(fx->w, ids[slot][i]), GY_OK);
         }
         load_cell(fx, k, ids[slot], at[slot]);
-        const gy_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
+        const gy_static_grid *g = gy_frontend_static_grid(fx->w);
         if (g->cells.count > peak_cells)
             peak_cells = g->cells.count;
         if (k % CHECK_EVERY == 0)
@@ -286,7 +287,7 @@ static void test_ode_streamed_statics_found_and_grid_trimmed(void **state)
     /* A streamed cell covers 2 × 2 grid cells, so the residents use at most 64 and the walk
      * touched 1,600. Emptied cells are kept until there are 64 of them and they outnumber the
      * others; one load adds at most 4 before the next release trims. */
-    const gy_static_grid *g = &gy_frontend_driver_world(fx->w)->grid;
+    const gy_static_grid *g = gy_frontend_static_grid(fx->w);
     assert_true(g->cells.count - g->cells_empty <= WINDOW * 4u);
     assert_true(peak_cells <= WINDOW * 4u + 64u + 4u);
     check_resident(fx, ids, at, WALK - WINDOW, WALK, gone, 0);
@@ -308,14 +309,26 @@ static gy_ode_body *body_of(fixture *fx, gy_body_id id)
     return b;
 }
 
+/* The entries the front end's static grid lists (a collider spanning several cells counts in
+ * each). */
+static uint32_t grid_items(const gy_static_grid *g)
+{
+    uint32_t n = g->big_count;
+    for (uint32_t i = 0; i < g->cells.count; i++)
+        n += g->cells.items[i].count;
+    return n;
+}
+
 static bool same_bits(const void *a, const void *b, size_t n)
 {
     return memcmp(a, b, n) == 0;
 }
 
 /* A body's collider records lie back to back right after its record in its one block (a
- * static's record stops before the motion part), each aligned, each naming the body, each the
- * record the front end's collider handle resolves to; a static has no ODE body. */
+ * static's record stops before the motion part, and each of its collider records follows its
+ * entry in the front end's static grid, which holds the collider's box), each aligned, each
+ * naming the body, each the record the front end's collider handle resolves to; a static has no
+ * ODE body. */
 static void test_ode_collider_records_follow_the_body_record(void **state)
 {
     fixture *fx = *state;
@@ -329,10 +342,19 @@ static void test_ode_collider_records_follow_the_body_record(void **state)
         gy_ode_body *b = body_of(fx, id);
         assert_int_equal(b->collider_count, 3);
         size_t record = k == 0 ? GY_ODE_STATIC_BODY_SIZE : sizeof(gy_ode_body);
+        size_t entry = k == 0 ? GY_ADAPTER_GRID_ENTRY_SIZE : 0u;
         for (uint32_t i = 0; i < 3; i++) {
             gy_ode_collider *c = gy_ode_body_collider(b, i);
-            assert_ptr_equal(c, (char *)b + record + i * sizeof(gy_ode_collider));
+            assert_ptr_equal(c, (char *)b + record + entry + i * (entry + sizeof(gy_ode_collider)));
             assert_int_equal((uintptr_t)c % _Alignof(gy_ode_collider), 0);
+            if (k == 0) {
+                const gy_static_grid_item *g = gy_adapter_collider_grid(&c->base);
+                double box[6];
+                gy_ode_collider_box(gy_frontend_driver_world(fx->w), c, box);
+                const double held[6] = {g->box.min.x, g->box.max.x, g->box.min.y,
+                                        g->box.max.y, g->box.min.z, g->box.max.z};
+                assert_true(same_bits(box, held, sizeof box));
+            }
             assert_ptr_equal(gy_ode_owner(c), b);
             assert_ptr_equal(gy_handle_pool_get(gy_frontend_driver_world(fx->w)->records->colliders,
                                                 cids[i].bits),
@@ -402,8 +424,9 @@ static void test_ode_collider_side_record_gives_back_local_pose_and_plane(void *
 }
 
 /* body_create under an allocator failing each allocation in turn: the side records made before
- * the driver builds the body are freed with every failure, and a success leaves nothing behind
- * once released. */
+ * the driver builds the body are freed with every failure, which leaves none of its colliders in
+ * the front end's static grid (some may have been indexed before the failure), and a success
+ * leaves nothing behind once released. */
 static void test_ode_body_create_failures_free_side_records(void **state)
 {
     fixture *fx = *state;
@@ -431,6 +454,7 @@ static void test_ode_body_create_failures_free_side_records(void **state)
             assert_result(fx->be->body_release(fx->w, id), GY_OK);
         } else {
             assert_result(r, GY_ERR_OUT_OF_MEMORY);
+            assert_int_equal(grid_items(gy_frontend_static_grid(fx->w)), 0);
             failures++;
         }
         expect_empty(fx);
