@@ -718,23 +718,8 @@ void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
     }
 }
 
-/* Puts static `b` at `frame`: its pose, its joint anchor, and its planes, which stay where they are
- * in the world, so their body-frame shapes are rebuilt in place (same type, same block). */
-static void static_place(gy_bt_body *b, const btTransform &frame)
-{
-    reinterpret_cast<gy_bt_static *>(b)->pose = gy_bt_from_transform(frame);
-    if (b->rb != nullptr)
-        gy_bt_anchor_place(b);
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        gy_bt_collider *c = b->colliders[i];
-        if (c->base.shape_type != GY_SHAPE_PLANE)
-            continue;
-        gy_shape plane = gy_adapter_collider_shape(&c->base);
-        c->bt_shape->~btCollisionShape();
-        c->bt_shape = build_shape(c->bt_shape, &plane, frame);
-    }
-}
-
+/* A static's new place is its pose, its joint anchor and its planes, which stay where they are in
+ * the world, so their body-frame shapes are rebuilt in place (same type, same block). */
 void gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
 {
     btTransform frame = b->motion() != nullptr ? gy_bt_transform(pose) * b->motion()->principal
@@ -747,7 +732,17 @@ void gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
      * what they found against the old pose, and the static pass finds them again; the front end
      * wakes what it left. */
     gy_bt_static_pairs_drop(w, b);
-    static_place(b, frame);
+    reinterpret_cast<gy_bt_static *>(b)->pose = gy_bt_from_transform(frame);
+    if (b->rb != nullptr)
+        gy_bt_anchor_place(b);
+    for (uint32_t i = 0; i < b->collider_count; i++) {
+        gy_bt_collider *c = b->colliders[i];
+        if (c->base.shape_type != GY_SHAPE_PLANE)
+            continue;
+        gy_shape plane = gy_adapter_collider_shape(&c->base);
+        c->bt_shape->~btCollisionShape();
+        c->bt_shape = build_shape(c->bt_shape, &plane, frame);
+    }
     w->statics_placed = true;
 }
 
