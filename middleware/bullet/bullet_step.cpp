@@ -227,10 +227,7 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
 static bool has_sensor(const btCollisionObject *o)
 {
     const gy_bt_body *b = gy_bt_body_of(o);
-    for (uint32_t i = 0; b != nullptr && i < b->collider_count; i++)
-        if (b->colliders[i]->base.is_sensor)
-            return true;
-    return false;
+    return b != nullptr && b->has_sensor;
 }
 
 /* Jointed bodies never collide (gy_adapter_bodies_jointed). Bullet skips pairs whose sides are
