@@ -256,9 +256,11 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         gy_adapter_point *p = gy_adapter_points_next(pts, w->allocator, &w->step_error);
         dJointFeedback *fb = p != NULL ? next_feedback(w, pts->count) : NULL;
         if (fb == NULL) {
+            /* Out of memory (the step reports it): the points listed stand, and the pair still
+             * touches, so its bodies are marked and a sleeper still woken below. */
             if (p != NULL)
                 gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
-            return;
+            break;
         }
         double depth = c->geom.depth;
         c->geom.depth = fmin(depth, GY_ADAPTER_SOLVER_DEPTH); /* the rest: the push-out */
