@@ -23,9 +23,8 @@
 #define SLIDER_LIMIT_RESTITUTION 0.0
 
 /* Bullet's hinge angle and motor velocity (its A is a) and its slider offset and motor velocity
- * (its B is a) already run the way Gyre's do: a relative to b, about or along the axis. */
-#define HINGE_SIGN  1.0
-#define SLIDER_SIGN 1.0
+ * (its B is a) already run the way Gyre's do, a relative to b about or along the axis, so they
+ * are passed through unchanged. */
 
 namespace
 {
@@ -221,13 +220,13 @@ static btVector3 slider_axis(btSliderConstraint *slider)
 static double joint_position(gy_bt_joint *j)
 {
     if (j->base.type == GY_JOINT_HINGE)
-        return HINGE_SIGN * static_cast<btHingeConstraint *>(j->constraint)->getHingeAngle();
+        return static_cast<btHingeConstraint *>(j->constraint)->getHingeAngle();
     btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
     slider->calculateTransforms(slider->getRigidBodyA().getCenterOfMassTransform(),
                                 slider->getRigidBodyB().getCenterOfMassTransform());
     const btTransform &fa = slider->getCalculatedTransformA();
     btVector3 d = slider->getCalculatedTransformB().getOrigin() - fa.getOrigin();
-    return SLIDER_SIGN * d.dot(fa.getBasis().getColumn(0));
+    return d.dot(fa.getBasis().getColumn(0));
 }
 
 /* Bullet's joint motor rate, whatever the joint (a relative to b, about or along the axis). */
@@ -266,12 +265,11 @@ void gy_bt_joint_motor_set(gy_driver_world *, gy_bt_joint *j, bool on, double v,
         force = SIMD_INFINITY;
     if (j->base.type == GY_JOINT_HINGE) {
         /* Bullet bounds the hinge motor by an impulse per solve. */
-        static_cast<btHingeConstraint *>(j->constraint)
-            ->enableAngularMotor(on, HINGE_SIGN * v, force * h);
+        static_cast<btHingeConstraint *>(j->constraint)->enableAngularMotor(on, v, force * h);
     } else {
         btSliderConstraint *slider = static_cast<btSliderConstraint *>(j->constraint);
         slider->setPoweredLinMotor(on);
-        slider->setTargetLinMotorVelocity(SLIDER_SIGN * v);
+        slider->setTargetLinMotorVelocity(v);
         slider->setMaxLinMotorForce(force);
     }
 }
