@@ -693,8 +693,6 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
     int n = m->getNumContacts();
     if (n == 0 || b0 == nullptr || b1 == nullptr)
         return true;
-    gy_adapter_body_touched(&b0->base);
-    gy_adapter_body_touched(&b1->base);
     bool settle = settles(b0) || settles(b1);
     for (int k = 0; k < n; k++) {
         const btManifoldPoint &p = m->getContactPoint(k);
@@ -703,6 +701,10 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
             continue;
         if (!(p.m_appliedImpulse > 0.0) && !(p.getDistance() <= 0.0))
             continue;
+        /* A point kept apart that took no impulse (Bullet keeps points up to its breaking
+         * distance) is no contact: the bodies fly free past it, ballistic correction and all. */
+        gy_adapter_body_touched(&b0->base);
+        gy_adapter_body_touched(&b1->base);
         gy_bt_collider *c0 = b0->colliders[p.m_partId0], *c1 = b1->colliders[p.m_partId1];
         uint32_t idx = pair_get(w, c0, c1);
         if (idx == UINT32_MAX)

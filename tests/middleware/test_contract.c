@@ -887,6 +887,34 @@ static gy_body_id sleeping_box(fixture *fx, double top)
     return b;
 }
 
+/* A body falling past a wall 5 mm away, which it never touches, falls exactly as one in the
+ * open: nothing acted on it, so every correction a free-flying body gets is its too (a vendor may
+ * keep points apart up to its breaking distance; one that took no impulse is no contact). */
+static void test_contract_fall_past_a_wall_it_never_touches_is_free_fall(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id wall = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 100, 0), box_def(gy_v3(1, 200, 4)));
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(1.005, 100, 0));
+    bd.linear_damping = 0.0;
+    bd.angular_damping = 0.0;
+    gy_collider_def cd = sphere_def(0.5);
+    gy_body_id near = create_body(fx, &bd, &cd, 1, NULL);
+    bd.pose.position = gy_v3(50, 100, 0);
+    gy_body_id open = create_body(fx, &bd, &cd, 1, NULL);
+    for (int i = 0; i < 60; i++) {
+        step_n(fx, 1);
+        gy_body_state a = body_state(fx, near), b = body_state(fx, open);
+        assert_near(a.pose.position.y, b.pose.position.y, 1e-9);
+        assert_near(a.linear_velocity.y, b.linear_velocity.y, 1e-9);
+        assert_near(a.pose.position.x, 1.005, 1e-9);
+        assert_null(find_contact(fx, near, wall));
+    }
+    release_body(fx, open);
+    release_body(fx, near);
+    release_body(fx, wall);
+    expect_empty(fx);
+}
+
 static void test_contract_static_created_over_sleeper_wakes_it(void **state)
 {
     fixture *fx = *state;
@@ -4586,6 +4614,7 @@ int main(int argc, char **argv)
 
     const struct CMUnitTest tests[] = {
         CONTRACT_TEST(test_contract_free_fall_matches_analytic),
+        CONTRACT_TEST(test_contract_fall_past_a_wall_it_never_touches_is_free_fall),
         CONTRACT_TEST(test_contract_validate_pose_names_the_fault),
         CONTRACT_TEST(test_contract_validate_mass_names_the_fault),
         CONTRACT_TEST(test_contract_validate_query_shape_names_the_fault),
