@@ -189,10 +189,6 @@ btTransform gy_bt_collider_transform(const gy_bt_collider *c)
 void gy_bt_body_wake(gy_driver_world *, gy_bt_body *b)
 {
     b->rb->activate(true);
-    /* The sleep rule starts over, as ODE's does on enable: a body woken from rest (a crate whose
-     * lift was taken away) would otherwise still average as resting and sleep again at its next
-     * step, in mid-air. */
-    gy_adapter_sleep_reset(b->motion()->sleep);
 }
 
 void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_frame)
@@ -714,7 +710,6 @@ void gy_bt_body_get_state(gy_driver_world *, gy_bt_body *b, gy_body_state *out)
     } else if (b->base.type == GY_MOTION_KINEMATIC) {
         out->linear_velocity = gy_bt_from_vec(b->motion()->kin_linear);
         out->angular_velocity = gy_bt_from_vec(b->motion()->kin_angular);
-        out->awake = true;
     }
 }
 
@@ -767,7 +762,6 @@ gy_vec3 gy_bt_body_point_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 p)
 
 void gy_bt_body_put_asleep(gy_driver_world *, gy_bt_body *b)
 {
-    gy_adapter_sleep_reset(b->motion()->sleep);
     /* Bullet keeps an ISLAND_SLEEPING body asleep until an awake island reaches it. A body that
      * never sleeps by itself loses its DISABLE_DEACTIVATION here; once woken, the front end's
      * sleep rule tells it at every step that it does not want to sleep. */

@@ -142,7 +142,6 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     if (k == UINT32_MAX)
         return;
     gy_bt_pairs(&m_world->contacts->current)[k].overlap = true;
-    gy_bt_pairs(&m_world->contacts->current)[k].head.sensor_seen = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 

@@ -430,7 +430,7 @@ void gy_ode_body_get_state(gy_driver_world *w, gy_ode_body *b, gy_body_state *ou
     if (gy_ode_dbody(b) != NULL) {
         out->linear_velocity = gy_ode_vec(dBodyGetLinearVel(b->body));
         out->angular_velocity = gy_ode_vec(dBodyGetAngularVel(b->body));
-        out->awake = b->base.type == GY_MOTION_KINEMATIC || dBodyIsEnabled(b->body);
+        out->awake = dBodyIsEnabled(b->body) != 0;
     }
 }
 

@@ -170,7 +170,6 @@ struct gy_driver_world {
     uint32_t feedback_block_count, feedback_block_capacity;
     dGeomID ccd_sphere, ccd_box; /* scratch geoms for continuous collision, in no space */
     double substep_dt;
-    double step_dt, last_step_dt; /* this step's length and the last's (0 before the first) */
     bool sensor_pass;             /* colliding at the step's end poses, sensor pairs only */
     double damping_dt;      /* substep length the bodies' ODE damping scales were computed for */
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */

@@ -169,7 +169,6 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     pr->covered += w->substep_dt;
     gy_adapter_contacts_geometry(w->contacts, pi, &c1->base, point, gy_v3_neg(n_ode),
                                  -cs[deepest].geom.depth);
-    pr->head.sensor_seen = true;
     if (!respond)
         return;
     pr->head.responds = true;
@@ -380,8 +379,7 @@ static void drop_unsolved(gy_driver_world *w, double h)
     }
     if (!any)
         return;
-    double rescale = w->last_step_dt > 0.0 ? w->step_dt / w->last_step_dt : 1.0;
-    gy_adapter_contacts_carry_unsolved(w->contacts, pair_unsolved, NULL, rescale);
+    gy_adapter_contacts_carry_unsolved(w->contacts, pair_unsolved, NULL);
     for (uint32_t i = 0; i < pts->count; i++)
         pairs[pts->items[i].pair].unsolved = false;
 }
@@ -405,7 +403,7 @@ static void end_step(gy_driver_world *w, double dt)
 
 static void ode_begin(gy_driver_world *w, double dt, double h)
 {
-    w->step_dt = dt;
+    (void)dt;
     w->step_error = GY_OK;
     w->substep_dt = h;
     if (h != w->damping_dt) {
@@ -459,7 +457,6 @@ static void ode_solve(gy_driver_world *w, double h)
 static gy_result ode_end(gy_driver_world *w, double dt)
 {
     end_step(w, dt);
-    w->last_step_dt = dt;
     return w->step_error;
 }
 

@@ -104,6 +104,7 @@ void gy_adapter_contacts_geometry(gy_adapter_contacts *c, uint32_t i,
                                   double distance)
 {
     gy_adapter_pair *p = gy_adapter_contacts_record(c, i);
+    p->sensor_seen = true;
     if (p->pass == c->pass && !(distance < p->pass_distance))
         return;
     p->pass = c->pass;
@@ -159,8 +160,9 @@ void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
 
 void gy_adapter_contacts_carry_unsolved(gy_adapter_contacts *c,
                                         bool (*unsolved)(const gy_adapter_pair *p, const void *ctx),
-                                        const void *ctx, double rescale)
+                                        const void *ctx)
 {
+    double rescale = c->carry_scale;
     for (uint32_t i = 0; i < c->previous.count; i++) {
         const gy_adapter_pair *p = pair_record(&c->previous, c->pair_size, i);
         uint32_t k = gy_adapter_pair_map_find(&c->map, p->a, p->b);

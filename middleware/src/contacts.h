@@ -53,6 +53,9 @@ typedef struct gy_adapter_contacts {
     gy_adapter_pair_map map;      /* current's index of a pair of collider records */
     gy_adapter_one_ways one_ways; /* one-way verdicts, kept until the pair separates */
     uint64_t step;                /* steps begun */
+    /* This step's length over the last's (1 before the first), set by the front end as the step
+     * begins: what a resting pair's impulse (its force times the step) scales by when carried. */
+    double carry_scale;
     /* Narrow-phase passes begun (gy_adapter_contacts_begin_pass): each substep's, and the sensor
      * pass at the step's end poses. Never 0, which a new pair's record holds. */
     uint32_t pass;
@@ -93,7 +96,8 @@ bool gy_adapter_contacts_refresh(gy_adapter_contacts *c, uint32_t i);
 /* Pair `i`'s reported geometry from a point found between collider `first` (either of the
  * pair's) and the other: the point, the unit `normal` from `first` towards the other (the
  * report's runs from collider a to b) and the penetration, the overlap the signed gap `distance`
- * shows (0 when apart). Of the points a pass gives a pair, the deepest is kept. */
+ * shows (0 when apart). Of the points a pass gives a pair, the deepest is kept. The pair is
+ * marked seen (sensor_seen): in the sensor pass, this is what keeps a sensor pair reported. */
 void gy_adapter_contacts_geometry(gy_adapter_contacts *c, uint32_t i,
                                   const gy_adapter_collider *first, gy_vec3 point, gy_vec3 normal,
                                   double distance);
@@ -117,12 +121,12 @@ void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
 
 /* For every pair of this step's report that `unsolved` picks (the driver found it, but its
  * solver took it in no substep of this step: the vendor put its bodies to sleep before solving):
- * its impulses become those of its entry in the last step's report scaled by `rescale`, as
+ * its impulses become those of its entry in the last step's report scaled by `carry_scale`, as
  * gy_adapter_contacts_carry_idle reports a pair already asleep, and it is marked carried (its
  * geometry stays this step's). A pair the last step did not report keeps its impulses. */
 void gy_adapter_contacts_carry_unsolved(gy_adapter_contacts *c,
                                         bool (*unsolved)(const gy_adapter_pair *p, const void *ctx),
-                                        const void *ctx, double rescale);
+                                        const void *ctx);
 
 /* This step's pair records (the driver's; each starts with gy_adapter_pair). */
 static inline gy_adapter_pair *gy_adapter_contacts_record(const gy_adapter_contacts *c, uint32_t i)

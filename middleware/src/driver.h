@@ -138,7 +138,8 @@ typedef struct gy_driver_step {
     /* The report's end of step, in this order: for a driver with `collider_touches_shifted`,
      * the front end keeps resting pairs (step.h); it marks every sensor pair unseen and, when the
      * world has sensors, `collide_sensors` collides sensor pairs again at the step's end poses
-     * through the pre-solve rules (the gate's sensor_pass), marking what it finds sensor_seen;
+     * through the pre-solve rules (the gate's sensor_pass), giving what it finds its geometry
+     * (gy_adapter_contacts_geometry marks it sensor_seen);
      * the front end then carries over the last report's pairs `carry_after` picks among those
      * still missing (NULL: none), drops the sensor pairs neither seen nor carried, and turns each
      * fresh pair's summed tangent into its tangent impulse (normal impulses clamped at 0). */
@@ -158,7 +159,8 @@ typedef struct gy_driver_step {
     void (*body_apply_force)(gy_driver_body *b, gy_vec3 force, gy_vec3 torque);
     /* The sleep rule (gy_adapter_sleep_*) for a middleware with no equivalent of its own; both
      * NULL when the vendor's own sleep is configured to the same rule. `body_sleep` is a dynamic
-     * body's rule state (kept by the driver, which starts it over when it wakes the body);
+     * body's rule state (kept by the driver; the front end starts it over when it wakes the
+     * body or puts it to sleep, gy_driver_body_wake);
      * `body_wants_sleep` tells the vendor whether an awake body wants to sleep now (its islands
      * do the rest: an island sleeps when all its bodies want to); an awake body made with
      * allow_sleeping off is told false at every step. */
@@ -283,11 +285,13 @@ typedef struct gy_driver {
      * order: a driver keeps them as it likes (no array of them is asked for). */
     uint32_t (*body_collider_count)(const gy_driver_body *b);
     gy_driver_collider *(*body_collider)(gy_driver_body *b, uint32_t i);
-    /* Wakes a dynamic body. The front end calls it, through gy_driver_wake, after every change
+    /* Wakes a dynamic body. The front end calls it (gy_driver_body_wake) after every change
      * that should move a body (the setters below, a new filter, a motor, a joint made or gone),
      * so those leave waking to it; a kinematic body is marked instead
      * (gy_adapter_motion.pose_written). */
     void (*body_wake)(gy_driver_world *w, gy_driver_body *b);
+    /* Its pose, velocities (zero for a static) and whether the vendor has a dynamic body awake
+     * (`out` zeroed first; the front end reports a kinematic body awake). */
     void (*body_get_state)(gy_driver_world *w, gy_driver_body *b, gy_body_state *out);
     /* A valid pose with a normalised rotation; never allocates. The front end then wakes a
      * moving body, or for a static re-indexes its colliders at their new boxes (collider_box),
@@ -443,6 +447,16 @@ static inline bool gy_driver_body_moving(const gy_driver *d, const gy_driver_bod
     }
 }
 
+/* Wakes dynamic body `b` through the driver. The sleep rule, where the front end keeps it,
+ * starts over, as ODE's does on enable: a body woken from rest (a crate whose lift was taken
+ * away) would otherwise still average as resting and sleep again at its next step, in mid-air. */
+static inline void gy_driver_body_wake(const gy_driver *d, gy_driver_world *w, gy_driver_body *b)
+{
+    d->body_wake(w, b);
+    if (d->step->body_sleep != NULL)
+        gy_adapter_sleep_reset(d->step->body_sleep(b));
+}
+
 /* Wakes body `b` after a change that should move it: a dynamic body through the driver, a
  * kinematic one marked to take part in the next step (gy_adapter_motion.pose_written) with the
  * dynamic bodies jointed to it woken; nothing for a static. */
@@ -450,7 +464,7 @@ static inline void gy_driver_wake(const gy_driver *d, gy_driver_world *w, gy_dri
 {
     gy_adapter_body *rec = gy_driver_body_rec(b);
     if (rec->type == GY_MOTION_DYNAMIC) {
-        d->body_wake(w, b);
+        gy_driver_body_wake(d, w, b);
         return;
     }
     if (rec->type != GY_MOTION_KINEMATIC)
@@ -462,7 +476,7 @@ static inline void gy_driver_wake(const gy_driver *d, gy_driver_world *w, gy_dri
     for (gy_adapter_joint *j = m->joints; j != NULL; j = gy_adapter_joint_next(j, rec)) {
         gy_adapter_body *other = j->a == rec ? j->b : j->a;
         if (other != NULL && other->type == GY_MOTION_DYNAMIC)
-            d->body_wake(w, gy_driver_body_of(other));
+            gy_driver_body_wake(d, w, gy_driver_body_of(other));
     }
 }
 

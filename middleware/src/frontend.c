@@ -695,6 +695,9 @@ static gy_result body_get_state(gy_backend_world *w, gy_body_id id, gy_body_stat
         return GY_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     w->driver->body_get_state(w->dw, b, out);
+    /* A kinematic body never sleeps, whatever its vendor makes of one at rest. */
+    if (gy_driver_body_rec(b)->type == GY_MOTION_KINEMATIC)
+        out->awake = true;
     return GY_OK;
 }
 
@@ -869,6 +872,8 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
     m->force = gy_v3(0.0, 0.0, 0.0);
     m->torque = gy_v3(0.0, 0.0, 0.0);
     w->driver->step->body_set_velocity(b, gy_v3(0.0, 0.0, 0.0), gy_v3(0.0, 0.0, 0.0));
+    if (w->driver->step->body_sleep != NULL)
+        gy_adapter_sleep_reset(w->driver->step->body_sleep(b));
     w->driver->body_put_asleep(w->dw, b);
     return GY_OK;
 }

@@ -111,7 +111,7 @@ static void activate(const gy_driver *d, gy_driver_world *dw, gy_driver_body *b)
 {
     gy_adapter_body *rec = gy_driver_body_rec(b);
     if (rec->type == GY_MOTION_DYNAMIC)
-        d->body_wake(dw, b);
+        gy_driver_body_wake(d, dw, b);
     gy_adapter_body_motion(rec)->active = true;
 }
 
@@ -414,9 +414,8 @@ static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
  * vendor islands do for pairs still touching. Pairs with neither side active are not collided
  * again: their report is carried over, its impulses rescaled to this step's length. */
 static void begin_report(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
-                         gy_adapter_contacts *c, double dt)
+                         gy_adapter_contacts *c)
 {
-    double rescale = s->last_dt > 0.0 ? dt / s->last_dt : 1.0;
     const gy_adapter_report *prev = &c->previous;
     for (uint32_t i = 0; i < prev->count; i++) {
         const gy_adapter_pair *p = gy_adapter_contacts_previous_record(c, i);
@@ -428,7 +427,7 @@ static void begin_report(gy_frontend_step *s, const gy_driver *d, gy_driver_worl
         if (sleeper->type == GY_MOTION_DYNAMIC)
             activate(d, dw, gy_driver_body_of(sleeper));
     }
-    gy_adapter_contacts_carry_idle(c, pair_idle, NULL, rescale, &s->error);
+    gy_adapter_contacts_carry_idle(c, pair_idle, NULL, c->carry_scale, &s->error);
 }
 
 /* ---- the report's end of step ---------------------------------------------------------------- */
@@ -525,11 +524,12 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
     const gy_driver_step *ds = d->step;
     s->error = GY_OK;
     gy_adapter_contacts_begin_step(contacts);
+    contacts->carry_scale = s->last_dt > 0.0 ? dt / s->last_dt : 1.0;
     ds->begin(dw, dt, h);
     mark_active(d, s->rec->moving->items, s->rec->moving->count);
     wake_under_placed(s, d, dw);
     if (ds->collides_active_only)
-        begin_report(s, d, dw, contacts, dt);
+        begin_report(s, d, dw, contacts);
     for (uint32_t k = 0; k < substeps; k++) {
         uint32_t n = s->rec->moving->count;
         gy_driver_body *const *moving = s->rec->moving->items;
