@@ -68,7 +68,7 @@ struct gy_bt_motion {
     btTransform principal;
     /* Kinematic: the velocities it moves with (Bullet recomputes its own from the poses). */
     btVector3 kin_linear, kin_angular;
-    /* Dynamic bodies: the shared sleep rule's state (bullet_step.cpp), in the body's block; NULL
+    /* Dynamic bodies: the front end's sleep rule's state (step.c), in the body's block; NULL
      * for kinematic ones, which never sleep by it. */
     gy_adapter_sleep *sleep;
     /* The last static passes (bullet_step.cpp) that looked for its statics while it was active,
@@ -210,11 +210,12 @@ class gy_bt_pair_filter : public btOverlapFilterCallback
     bool needBroadphaseCollision(btBroadphaseProxy *p0, btBroadphaseProxy *p1) const override;
 };
 
-/* Bullet's sequential-impulse solver with ODE's rule for a bouncing contact's target velocity:
- * the larger of the restitution velocity and the penetration correction, where Bullet adds the
- * two (a ball of e = 0.8 meeting a plane 2 cm deep at 6.3 m/s then left it 0.47 m/s faster than
- * e·v, at 120 Hz: a 1.55 m rebound for 1.28). Contacts that do not bounce are left as Bullet set
- * them up. */
+/* Bullet's sequential-impulse solver with the front end's contact rules (bullet_step.cpp): each
+ * point's first friction direction along its slip, and its normal row aimed as
+ * gy_adapter_contact_aim says (a bounce at its bounce speed with no penetration part, where
+ * Bullet adds the two: a ball of e = 0.8 meeting a plane 2 cm deep at 6.3 m/s left it 0.47 m/s
+ * faster than e·v, at 120 Hz; a resting point at the contact layer). Other points keep Bullet's
+ * rows. */
 class gy_bt_solver : public btSequentialImpulseConstraintSolver
 {
   protected:

@@ -9,7 +9,7 @@
  * of an angular motor in user mode, whose bounds the drive gives before every solve. Every joint
  * carries a dJointFeedback: the front end reads its force after every solve (breaks) and
  * joint_get_state reports it. Axis locks are motors with zero target velocity and unbounded force
- * on the locked world axes; the step also projects away drift (ode_step.c). */
+ * on the locked world axes; the front end's step also projects away drift (step.c). */
 #include <math.h>
 #include <string.h>
 

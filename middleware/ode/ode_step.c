@@ -2,9 +2,9 @@
  * substep: broadphase (moving colliders among themselves through ODE's sweep-and-prune space,
  * moving against static through the static grid; statics never against statics), the near
  * callback (the front end's pre-solve rules, conveyors' among them, set on contact joints, each
- * listed as a raw point with its joint feedback), ODE's QuickStep, then joint breaking. The front
- * end then applies its own rules (the overlap correction over the points, ballistic gravity, axis
- * locks, continuous collision) through the raw state and geometry primitives at the end of this
+ * listed as a raw point with its joint feedback), then ODE's QuickStep. The front end then applies
+ * its own rules (the overlap correction over the points, ballistic gravity, axis locks, continuous
+ * collision, joint breaking) through the raw state and geometry primitives at the end of this
  * file.
  *
  * Pairs whose two bodies are both asleep (or static, or unmoving kinematic) are not collided

@@ -121,15 +121,14 @@ void gy_driver_statics_visit(const gy_driver_records *rec, const double box[6],
 /* A driver's step, in the parts the front end's loop runs (step.h), and the raw state its rules
  * read and write between them. The front end begins the contact report's step before `begin`
  * and ends it after `end`; per substep it records every moving body's centre of mass
- * (gy_adapter_body.substep_start), calls `solve`, applies the overlap correction (overlap.h), the
+ * (gy_adapter_motion.substep_start), calls `solve`, applies the overlap correction (overlap.h), the
  * ballistic correction, the axis-lock projection and continuous collision, breaks the joints
  * whose force (gy_driver.joint_force) exceeded their limit and applies the sleep rule. */
 typedef struct gy_driver_step {
-    /* Before the substeps of a step of dt (substeps of h each). A driver without
-     * `collides_active_only` carries over what it will not collide again. */
+    /* Before the substeps of a step of dt (substeps of h each): the driver's own start. */
     void (*begin)(gy_driver_world *w, double dt, double h);
     /* A substep: collide through the pre-solve rules (contacts.h), feeding the report, run
-     * the joint drive (gy_joint_drive_solve) and solve h. Sets gy_adapter_body.in_contact on the
+     * the joint drive (gy_joint_drive_solve) and solve h. Sets gy_adapter_motion.in_contact on the
      * bodies its solve gave contacts. */
     void (*solve)(gy_driver_world *w, double h);
     /* After the last substep and the front end's report rules (below): the driver's own end of
@@ -193,18 +192,17 @@ typedef struct gy_driver_step {
      * moving body's `active` after `begin` and before each later substep's solve, then, after
      * `begin`, activates every dynamic sleeper that a solved pair of the last step joined to an
      * active body (woken through body_wake) and carries over the last step's pairs with no
-     * active side (step.h). */
+     * active side (step.h). It also activates, after `begin`, every inactive moving body with a
+     * collider (its gy_driver.collider_box) that touches a static placed since the last step
+     * (from gy_driver_statics_visit) its filter accepts (collider_touches_shifted with zero
+     * shift, which such a driver must have): neither side of such a pair is active, so nothing
+     * would collide it. A driver without the flag pairs placed statics with sleepers itself,
+     * reading gy_adapter_body.placed. */
     bool collides_active_only;
-    /* Waking under placed statics, for a driver with `collides_active_only` (without it, its
-     * narrow phase pairs placed statics with sleepers itself, reading gy_adapter_body.placed):
-     * after `begin`, the front end activates every inactive moving body with a collider (its
-     * gy_driver.collider_box) that touches a placed static (from gy_driver_statics_visit) its
-     * filter accepts (collider_touches_shifted, zero shift): neither side of such a pair is
-     * active, so nothing would collide it. */
     /* Continuous collision's geometry. `ccd_gather` offers add(ctx, c) every collider whose
-     * bounds come within `radius` of the segment start-end (statics) or within radius + reach
-     * (moving bodies), in a fixed order; `ccd_begin` readies a sphere of `radius` that
-     * `ccd_sphere_touches` places at `center` and tests against c as it is now;
+     * bounds come within `radius` of the segment start-end (statics; more is harmless) or within
+     * radius + reach (moving bodies), in a fixed order; `ccd_begin` readies a sphere of `radius`
+     * that `ccd_sphere_touches` places at `center` and tests against c as it is now;
      * `ccd_body_touches` tests b's solid colliders against c with b's centre of mass at `com`
      * (its rotation as now), leaving b where it was; `ccd_end` follows each ccd_begin. */
     void (*ccd_gather)(gy_driver_world *w, gy_vec3 start, gy_vec3 end, double radius, double reach,

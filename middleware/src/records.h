@@ -62,7 +62,7 @@ typedef struct gy_adapter_motion {
     struct gy_adapter_joint *joints;
     /* Woken (gy_driver_wake: posed, set moving, a joint or filter changed) or made since the last
      * step ended: a kinematic body then takes part in the next step's pair search even at rest.
-     * The front end sets and clears it; a driver reads it. */
+     * The front end sets and clears it, and its activity rule reads it (gy_driver_body_moving). */
     bool pose_written;
 } gy_adapter_motion;
 
