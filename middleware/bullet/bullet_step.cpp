@@ -658,7 +658,6 @@ static void gather_manifolds(gy_driver_world *w, double h)
     gy_adapter_points *pts = &w->contacts->points;
     pts->erp = w->world.getSolverInfo().m_erp;
     pts->max_speed = INFINITY; /* Bullet's rows do not cap their correction */
-    pts->push_erp = 0.0;       /* deep overlap is Bullet's split impulse */
     pts->iterations = (uint32_t)w->world.getSolverInfo().m_numIterations;
     for (int i = 0; i < nm; i++) {
         btPersistentManifold *m = w->dispatcher.getManifoldByIndexInternal(i);

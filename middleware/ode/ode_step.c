@@ -31,9 +31,6 @@
  * nine others sinks 8 cm at CFM 1e-5) and eats into restitution. */
 #define CONTACT_ERP 0.4
 #define CONTACT_CFM 1e-9
-/* The front end's push-out (overlap.h) closes this fraction of the overlap beyond
- * GY_ADAPTER_SOLVER_DEPTH per substep (as Bullet's split impulse does by default). */
-#define PUSH_ERP 0.8
 
 static gy_vec3 v3(const dReal *v)
 {
@@ -439,7 +436,6 @@ static void ode_solve(gy_driver_world *w, double h)
     gy_adapter_points *pts = &w->contacts->points;
     pts->erp = CONTACT_ERP;
     pts->max_speed = dWorldGetContactMaxCorrectingVel(w->world);
-    pts->push_erp = PUSH_ERP;
     pts->iterations = w->def.solver_iterations;
     dSpaceCollide(w->dynamic_space, w, near_callback);
     collide_static(w);

@@ -184,12 +184,12 @@ static void prepare_points(const gy_driver_step *ds, gy_adapter_points *pts, dou
 }
 
 /* A deep overlap is undone in positions only (split impulse): the contact rows see at most
- * GY_ADAPTER_SOLVER_DEPTH of it, and what the solve leaves beyond that is closed by push_erp of
- * itself per substep, at most the rows' correction speed, through pseudo-velocities solved like
- * the contact rows (sequential impulses, each point's total a push) and integrated into the
- * poses alone. Through the velocities it stayed as speed: a body created a metre deep was thrown
- * out at the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. A driver whose vendor
- * splits the impulse itself has no body_push. */
+ * GY_ADAPTER_SOLVER_DEPTH of it, and what the solve leaves beyond that is closed by
+ * GY_ADAPTER_PUSH_ERP of itself per substep, at most the rows' correction speed, through
+ * pseudo-velocities solved like the contact rows (sequential impulses, each point's total a push)
+ * and integrated into the poses alone. Through the velocities it stayed as speed: a body created a
+ * metre deep was thrown out at the correction cap, a ball that landed 7 cm deep left at 1.7 m/s. A
+ * driver whose vendor splits the impulse itself has no body_push. */
 static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double h)
 {
     if (ds->body_push == NULL)
@@ -202,7 +202,7 @@ static void push_apart(const gy_driver_step *ds, gy_adapter_points *pts, double 
             if (p->inv_k == 0.0 || p->bounces || (it == 0 && !(p->depth > GY_ADAPTER_SOLVER_DEPTH)))
                 continue;
             double target =
-                fmin(pts->push_erp * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
+                fmin(GY_ADAPTER_PUSH_ERP * fmax(0.0, p->depth - GY_ADAPTER_SOLVER_DEPTH) / h, cap);
             double d = (target - point_speed(ds, p, p->normal, true)) * p->inv_k;
             d = fmax(d, -p->push);
             p->push += d;

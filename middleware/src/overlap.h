@@ -7,8 +7,8 @@
  * once, after its solve, by gy_adapter_overlap_settle:
  *
  * - the push-out, for a driver with `body_push` (one whose vendor has no split impulse of its
- *   own): what is left beyond GY_ADAPTER_SOLVER_DEPTH is closed by `push_erp` of itself per
- *   substep (at most `max_speed`), through pseudo-velocities solved like contact rows and
+ *   own): what is left beyond GY_ADAPTER_SOLVER_DEPTH is closed by GY_ADAPTER_PUSH_ERP of itself
+ *   per substep (at most `max_speed`), through pseudo-velocities solved like contact rows and
  *   integrated into the poses alone (split impulse);
  * - the give-back: every body remembers the largest correction speed its points asked for, less
  *   what its centre no longer separates at, while it keeps touching (gy_adapter_settle); when
@@ -65,6 +65,10 @@ typedef struct gy_adapter_point {
     gy_adapter_settle *settle1, *settle2;
 } gy_adapter_point;
 
+/* The fraction of the overlap beyond GY_ADAPTER_SOLVER_DEPTH the push-out closes per substep, as
+ * a vendor's split impulse does by default (Bullet's). */
+#define GY_ADAPTER_PUSH_ERP 0.8
+
 /* A substep's points and the solver's settings they were solved with; the array grows to its
  * peak and is reused. */
 typedef struct gy_adapter_points {
@@ -72,7 +76,6 @@ typedef struct gy_adapter_points {
     uint32_t count, capacity;
     double erp;          /* the contact rows' error reduction per substep */
     double max_speed;    /* the rows' largest correction speed (m/s) */
-    double push_erp;     /* push-out only: fraction of the deep overlap it closes per substep */
     uint32_t iterations; /* of the push-out and the give-back */
 } gy_adapter_points;
 
