@@ -99,10 +99,8 @@ static dGeomID query_geom(gy_driver_world *w, const gy_shape *shape, gy_pose pos
 struct gy_driver_query {
     gy_adapter_search *s;
     dGeomID probe; /* the geom handed to dSpaceCollide2 */
-    /* Rays. Static hits count only when their distance lies in [piece_lo, piece_hi): a collider
-     * reached from several pieces is then reported once, from the piece that holds its hit. */
+    /* Rays. */
     gy_vec3 origin, dir; /* dir: unit */
-    double piece_lo, piece_hi;
     /* Shape queries. */
     dGeomID shape; /* the posed scratch shape */
     bool cast;
@@ -182,11 +180,6 @@ static void hit_from_contacts(const dContactGeom *cg, int n, dGeomID other, doub
 
 /* ---- raycast --------------------------------------------------------------------------------- */
 
-/* Statics are visited along the ray in pieces at least a grid cell long and at most this many, so
- * a long oblique ray touches the cells near its line rather than every cell of its AABB, and a
- * closest-hit query stops at the first piece that holds a hit. */
-enum { RAY_MAX_PIECES = 64 };
-
 /* A point (or, `point` false, a direction) into a geom's frame: x_local = Rᵀ (x − p), R being
  * ODE's 3×4 row-major rotation. out_of_geom turns a direction back: R x. */
 static gy_vec3 into_geom(dGeomID g, gy_vec3 v, bool point)
@@ -249,28 +242,7 @@ bool gy_ode_ray_test(gy_driver_world *w, gy_driver_query *q, gy_ode_collider *c,
             out->depth = 0.0;
         }
     }
-    return got && out->t >= q->piece_lo && out->t < q->piece_hi;
-}
-
-static void ray_statics(gy_driver_world *w, gy_driver_query *q, double length)
-{
-    double piece = fmax(GY_DRIVER_STATIC_CELL_SIZE, length / RAY_MAX_PIECES);
-    uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(length / piece));
-    if (pieces == 0)
-        pieces = 1;
-    for (uint32_t k = 0; k < pieces && !gy_adapter_search_done(q->s); k++) {
-        double lo = piece * k, hi = k + 1 == pieces ? length : piece * (k + 1);
-        double best;
-        if (gy_adapter_search_bound(q->s, &best) && best < lo)
-            break; /* every later hit is at least `lo` away */
-        gy_vec3 a = gy_v3_mad(q->origin, q->dir, lo), b = gy_v3_mad(q->origin, q->dir, hi);
-        dReal box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
-                        fmax(a.y, b.y), fmin(a.z, b.z), fmax(a.z, b.z)};
-        aabb_pad(box, GY_ADAPTER_QUERY_AABB_PAD * (1.0 + length));
-        q->piece_lo = k == 0 ? -INFINITY : lo;
-        q->piece_hi = k + 1 == pieces ? INFINITY : hi;
-        gy_ode_static_visit(w, box, visit_static, q);
-    }
+    return got;
 }
 
 void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double length,
@@ -288,9 +260,7 @@ void gy_ode_ray_walk(gy_driver_world *w, gy_vec3 origin, gy_vec3 dir, double len
     /* Statics first: a closest hit among them shortens the ray before the dynamic space, which
      * ODE's sweep-and-prune scans linearly for a single geom. */
     if (gy_adapter_search_statics(s))
-        ray_statics(w, &q, length);
-    q.piece_lo = -INFINITY;
-    q.piece_hi = INFINITY;
+        gy_adapter_search_ray_statics(s, &q, w->records, origin, length);
     if (!gy_adapter_search_done(s) && gy_adapter_search_moving(s)) {
         double best;
         if (gy_adapter_search_bound(s, &best))

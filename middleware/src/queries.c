@@ -44,7 +44,7 @@ static void hit_begin(gy_hit *h, const gy_adapter_collider *rec)
 static void visit_ray(gy_adapter_search *s, gy_driver_query *dq, gy_driver_collider *c)
 {
     gy_driver_hit raw;
-    if (!s->driver->ray_test(s->dw, dq, c, &raw))
+    if (!s->driver->ray_test(s->dw, dq, c, &raw) || !(raw.t >= s->ray_lo && raw.t < s->ray_hi))
         return;
     double bound;
     if (gy_adapter_search_bound(s, &bound) && raw.t >= bound)
@@ -261,8 +261,52 @@ void gy_adapter_search_ray(const gy_driver *d, gy_driver_world *dw, gy_adapter_q
 {
     gy_adapter_search s = search_init(d, dw, q, true, false, translation, length);
     s.dir = gy_v3_scale(translation, 1.0 / length);
+    s.ray_lo = -INFINITY;
+    s.ray_hi = INFINITY;
     d->ray_walk(dw, origin, s.dir, length, &s);
     *q = s.q;
+}
+
+enum { RAY_MAX_PIECES = 64 };
+
+typedef struct ray_statics_ctx {
+    gy_adapter_search *s;
+    gy_driver_query *dq;
+} ray_statics_ctx;
+
+static bool ray_statics_visit(void *ctx, gy_driver_collider *c)
+{
+    ray_statics_ctx *v = ctx;
+    return gy_adapter_search_visit(v->s, v->dq, c);
+}
+
+void gy_adapter_search_ray_statics(gy_adapter_search *s, gy_driver_query *dq,
+                                   const gy_driver_records *statics, gy_vec3 origin, double length)
+{
+    double piece = fmax(GY_DRIVER_STATIC_CELL_SIZE, length / RAY_MAX_PIECES);
+    uint32_t pieces = (uint32_t)fmin(RAY_MAX_PIECES, ceil(length / piece));
+    if (pieces == 0)
+        pieces = 1;
+    const double pad = GY_ADAPTER_QUERY_AABB_PAD * (1.0 + length);
+    ray_statics_ctx v = {s, dq};
+    for (uint32_t k = 0; k < pieces && !gy_adapter_search_done(s); k++) {
+        double lo = piece * k, hi = k + 1 == pieces ? length : piece * (k + 1);
+        double best;
+        if (gy_adapter_search_bound(s, &best) && best < lo)
+            break; /* every later hit is at least `lo` away */
+        gy_vec3 a = gy_v3_mad(origin, s->dir, lo), b = gy_v3_mad(origin, s->dir, hi);
+        double box[6] = {fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y),
+                         fmax(a.y, b.y), fmin(a.z, b.z), fmax(a.z, b.z)};
+        for (int i = 0; i < 3; i++) {
+            box[2 * i] -= pad;
+            box[2 * i + 1] += pad;
+        }
+        s->ray_lo = k == 0 ? -INFINITY : lo;
+        s->ray_hi = k + 1 == pieces ? INFINITY : hi;
+        gy_driver_statics_visit(statics, box, ray_statics_visit, &v);
+    }
+    s->ray_lo = -INFINITY;
+    s->ray_hi = INFINITY;
 }
 
 /* Steps no longer than the shape's inner radius cannot jump over a wall: its width in any

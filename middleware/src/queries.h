@@ -24,6 +24,7 @@ struct gy_driver_world;
 struct gy_driver_collider;
 struct gy_driver_query;
 struct gy_driver_hit;
+struct gy_driver_records;
 
 /* One query in progress: the front end's collector and what the hits are measured against. */
 typedef struct gy_adapter_search {
@@ -34,6 +35,10 @@ typedef struct gy_adapter_search {
     bool ray;    /* a raycast; otherwise a shape query */
     bool cast;   /* a shape cast; otherwise an overlap */
     gy_vec3 dir; /* rays: unit direction */
+    /* Rays: hits count only at distances in [ray_lo, ray_hi) (the piece of the ray a walk of
+     * the statics visits, gy_adapter_search_ray_statics; -inf to inf otherwise), so a collider
+     * reached from several pieces is reported once, from the piece that holds its hit. */
+    double ray_lo, ray_hi;
     gy_vec3 translation;
     double length; /* |translation| (m) */
     bool convex;   /* casts: the query shape as a convex (below) */
@@ -84,6 +89,15 @@ void gy_adapter_ray_hit(gy_vec3 origin, gy_vec3 dir, double t, gy_vec3 n, int32_
  * test and collects the hit. False once the collector is satisfied (the walk stops). */
 bool gy_adapter_search_visit(gy_adapter_search *s, struct gy_driver_query *dq,
                              struct gy_driver_collider *c);
+
+/* A ray's walk of the statics in the front end's grid (`statics`, gy_driver_records'): the ray
+ * from `origin` along the search's direction for `length` m, cut into pieces at least a grid cell
+ * long and at most 64 of them, so that a long oblique ray touches the cells near its line rather
+ * than every cell of its box, and a closest-hit query stops at the first piece that holds a hit.
+ * Each static is offered to gy_adapter_search_visit with the driver's query state `dq`. */
+void gy_adapter_search_ray_statics(gy_adapter_search *s, struct gy_driver_query *dq,
+                                   const struct gy_driver_records *statics, gy_vec3 origin,
+                                   double length);
 
 /* A cast's walk whose boxes are tight (a box about the shape as posed, and gy_driver.collider_box)
  * gives the shape's box at its start: the front end then tests a candidate only over the fractions
