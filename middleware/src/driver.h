@@ -446,8 +446,9 @@ static inline bool gy_driver_body_moving(const gy_driver *d, const gy_driver_bod
 }
 
 /* Wakes dynamic body `b` through the driver. The sleep rule, where the front end keeps it,
- * starts over, as ODE's does on enable: a body woken from rest (a crate whose lift was taken
- * away) would otherwise still average as resting and sleep again at its next step, in mid-air. */
+ * starts over, as ODE's does on enable: a body woken while still awake and at rest (a write, a
+ * joint made) gets a whole sleep time again, rather than sleeping when its earlier rest runs
+ * out (a sleeper's rule state is started over at every step it sleeps, step.c). */
 static inline void gy_driver_body_wake(const gy_driver *d, gy_driver_world *w, gy_driver_body *b)
 {
     d->body_wake(w, b);

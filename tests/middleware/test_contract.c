@@ -887,6 +887,30 @@ static gy_body_id sleeping_box(fixture *fx, double top)
     return b;
 }
 
+/* Waking a body starts the sleep rule over, even one still awake: a box resting on the ground
+ * for most of the sleep time (0.4 s at rest, after a full window of samples; docs/middleware.md)
+ * and woken then stays awake for a whole sleep time from the wake, rather than sleeping when the
+ * rest it had before would have run out. Then it sleeps. */
+static void test_contract_waking_a_resting_body_starts_its_sleep_time_over(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = create_one(fx, GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0), box_def(gy_v3(1, 1, 1)));
+    step_n(fx, 20); /* at rest for 1/3 s: not yet asleep */
+    assert_true(body_state(fx, b).awake);
+    assert_result(fx->be->body_set_awake(fx->w, b, true), GY_OK);
+    for (int i = 0; i < 22; i++) { /* 22 more steps: 42 from the start, 22 from the wake */
+        step_n(fx, 1);
+        assert_true(body_state(fx, b).awake);
+    }
+    for (int i = 0; i < 180 && body_state(fx, b).awake; i++)
+        step_n(fx, 1);
+    assert_false(body_state(fx, b).awake);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 /* A body falling past a wall 5 mm away, which it never touches, falls exactly as one in the
  * open: nothing acted on it, so every correction a free-flying body gets is its too (a vendor may
  * keep points apart up to its breaking distance; one that took no impulse is no contact). */
@@ -4623,6 +4647,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_force_on_a_sleeper_wakes_it_and_acts_for_one_step),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
+        CONTRACT_TEST(test_contract_waking_a_resting_body_starts_its_sleep_time_over),
         CONTRACT_TEST(test_contract_woken_body_that_may_not_sleep_stays_awake_at_rest),
         CONTRACT_TEST(test_contract_static_set_pose_out_of_memory_leaves_it_where_it_was),
         CONTRACT_TEST(test_contract_static_set_pose_out_of_memory_allocates_nothing_going_back),
