@@ -160,6 +160,7 @@ static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its 
 struct gy_bt_pair {
     gy_adapter_pair head; /* first (contacts.h); its tangent sums the impulse on a's body */
     bool overlap;         /* reported as an overlap (sensor or response off), no impulse */
+    bool solved;          /* gathered this step in a substep with an active side (fresh impulses) */
 };
 
 /* A moving body's pair with a static body (bullet_step.cpp): Bullet's algorithm for the two,

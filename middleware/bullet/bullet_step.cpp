@@ -707,6 +707,8 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
         uint32_t idx = pair_get(w, c0, c1);
         if (idx == UINT32_MAX)
             return false;
+        if (gy_adapter_body_active(&b0->base) || gy_adapter_body_active(&b1->base))
+            gy_bt_pairs(&w->contacts->current)[idx].solved = true;
         bool first0 = gy_adapter_contacts_record(w->contacts, idx)->a == &c0->base;
         pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                       -p.m_normalWorldOnB, p.getDistance());
@@ -772,7 +774,8 @@ static void bt_solve(gy_driver_world *w, double h)
 
 /* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
  * Bullet did not look at the pair again, so the last report of it stands (step.h's carry_after;
- * pairs with manifold points keep them while they sleep and are read again). */
+ * pairs with manifold points keep them while they sleep and are read again, their impulses the
+ * last report's: pair_unsolved). */
 static bool carry_overlap(const gy_adapter_pair *pair, const void *)
 {
     const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
@@ -801,8 +804,20 @@ static void bt_begin(gy_driver_world *w, double, double h)
     w->substep_dt = h;
 }
 
+/* A pair of two sleepers (or a sleeper and a static) keeps its manifold, but Bullet solves no
+ * sleeping island: its points hold the impulses of the last solve, which stood for a step of
+ * that solve's length. Reported as the front end reports a pair asleep (its last report, scaled
+ * to this step's length: contacts.h's carry_scale), a box asleep on the ground reports its weight
+ * over any step. */
+static bool pair_unsolved(const gy_adapter_pair *pair, const void *)
+{
+    const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
+    return !p->overlap && !p->solved;
+}
+
 static gy_result bt_end(gy_driver_world *w, double)
 {
+    gy_adapter_contacts_carry_unsolved(w->contacts, pair_unsolved, nullptr);
     end_step(w);
     return w->step_error;
 }

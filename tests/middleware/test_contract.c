@@ -3559,6 +3559,36 @@ static void test_contract_contact_report_for_resting_box(void **state)
     expect_empty(fx);
 }
 
+/* A resting pair reports its weight over the step it is asked for: a box asleep on a plane (its
+ * pair carried over without being solved again) reports m g dt whatever dt, a step twice as long
+ * carrying twice the impulse, and so does the same box awake. */
+static void test_contract_resting_contact_reports_its_weight_over_any_step_length(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), plane_def());
+    const double m = 2.0;
+    for (int sleeps = 0; sleeps < 2; sleeps++) {
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+        bd.mass = m;
+        bd.allow_sleeping = sleeps == 1;
+        gy_collider_def bc = box_def(gy_v3(1, 1, 1));
+        gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+        step_n(fx, 120);
+        assert_true(body_state(fx, box).awake == (sleeps == 0));
+        const double steps[] = {DT, 2.0 * DT, 0.5 * DT, DT};
+        for (int k = 0; k < 4; k++) {
+            assert_result(fx->be->step(fx->w, steps[k]), GY_OK);
+            const gy_contact *c = find_contact(fx, box, ground);
+            assert_non_null(c);
+            /* The plane carries the weight: m g dt within 20%. */
+            assert_near(c->normal_impulse, m * GRAVITY * steps[k], 0.2 * m * GRAVITY * steps[k]);
+        }
+        release_body(fx, box);
+    }
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 static void test_contract_counters_track_live_objects(void **state)
 {
     fixture *fx = *state;
@@ -4724,6 +4754,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_contact_report_for_resting_box),
         CONTRACT_TEST(test_contract_many_resting_pairs_each_reported_once),
         CONTRACT_TEST(test_contract_resting_box_keeps_its_contact),
+        CONTRACT_TEST(test_contract_resting_contact_reports_its_weight_over_any_step_length),
         CONTRACT_TEST(test_contract_counters_track_live_objects),
         CONTRACT_TEST(test_contract_resources_are_refcounted),
         CONTRACT_TEST(test_contract_create_release_cycles_leave_nothing),
