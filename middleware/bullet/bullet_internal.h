@@ -160,6 +160,7 @@ static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its 
 struct gy_bt_pair {
     gy_adapter_pair head; /* first (contacts.h); its tangent sums the impulse on a's body */
     bool overlap;         /* reported as an overlap (sensor or response off), no impulse */
+    bool gathered;        /* read from a manifold this step (not only kept by the front end) */
     bool solved;          /* gathered this step in a substep with an active side (fresh impulses) */
 };
 

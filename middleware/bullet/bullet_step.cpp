@@ -707,8 +707,11 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
         uint32_t idx = pair_get(w, c0, c1);
         if (idx == UINT32_MAX)
             return false;
+        gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
+        pr->head.responds = true; /* a manifold point is a solver row */
+        pr->gathered = true;
         if (gy_adapter_body_active(&b0->base) || gy_adapter_body_active(&b1->base))
-            gy_bt_pairs(&w->contacts->current)[idx].solved = true;
+            pr->solved = true;
         bool first0 = gy_adapter_contacts_record(w->contacts, idx)->a == &c0->base;
         pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                       -p.m_normalWorldOnB, p.getDistance());
@@ -719,7 +722,6 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
         }
         w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
         /* The tangent sums the impulse on collider b's body (overlap.h). */
-        gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
         pr->head.tangent =
             gy_v3_mad(pr->head.tangent, gy_bt_from_vec(lateral_impulse(p)), first0 ? -1.0 : 1.0);
     }
@@ -808,11 +810,12 @@ static void bt_begin(gy_driver_world *w, double, double h)
  * sleeping island: its points hold the impulses of the last solve, which stood for a step of
  * that solve's length. Reported as the front end reports a pair asleep (its last report, scaled
  * to this step's length: contacts.h's carry_scale), a box asleep on the ground reports its weight
- * over any step. */
+ * over any step. A pair the front end kept (resting-pair hysteresis, step.h) had no manifold
+ * point and reports none. */
 static bool pair_unsolved(const gy_adapter_pair *pair, const void *)
 {
     const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
-    return !p->overlap && !p->solved;
+    return p->gathered && !p->solved;
 }
 
 static gy_result bt_end(gy_driver_world *w, double)
@@ -976,6 +979,27 @@ static bool bt_ccd_body_touches(gy_driver_world *w, gy_bt_body *b, gy_bt_collide
     return false;
 }
 
+/* One collider stands in as the probe, shifted, against the other: the moved one when it is
+ * convex, else (a kinematic mesh) the other, shifted back. */
+static bool bt_collider_touches_shifted(gy_driver_world *w, gy_bt_collider *moved,
+                                        gy_bt_collider *other, gy_vec3 shift)
+{
+    gy_bt_collider *probe = moved, *fixed = other;
+    btVector3 by = gy_bt_vec(shift);
+    if (!moved->bt_shape->isConvex()) {
+        if (!other->bt_shape->isConvex())
+            return false;
+        probe = other;
+        fixed = moved;
+        by = -by;
+    }
+    btTransform at = gy_bt_body_frame(gy_bt_collider_body(probe)) * gy_bt_collider_child(probe);
+    at.setOrigin(at.getOrigin() + by);
+    w->probe.setCollisionShape(probe->bt_shape);
+    w->probe.setWorldTransform(at);
+    return probe_touches(w, fixed);
+}
+
 extern "C" const gy_driver_step gy_bt_step = {
     .begin = bt_begin,
     .solve = bt_solve,
@@ -997,7 +1021,7 @@ extern "C" const gy_driver_step gy_bt_step = {
     .body_inv_inertia = bt_body_inv_inertia,
     .body_rotation = bt_body_rotation,
     .body_set_rotation = nullptr,
-    .collider_touches_shifted = nullptr,
+    .collider_touches_shifted = bt_collider_touches_shifted,
     .collides_active_only = false, /* Bullet's broadphase skips pairs of inactive objects */
     .ccd_gather = bt_ccd_gather,
     .ccd_begin = bt_ccd_begin,

@@ -181,10 +181,10 @@ typedef struct gy_driver_step {
     gy_mat3 (*body_inv_inertia)(const gy_driver_body *b);
     gy_quat (*body_rotation)(const gy_driver_body *b);
     void (*body_set_rotation)(gy_driver_body *b, gy_quat rotation);
-    /* Resting-pair hysteresis (step.h), for a middleware that drops a resting pair as soon as
-     * its narrow phase finds it apart (NULL: it keeps such points itself): whether `moved` (of
-     * a moving body) touches `other` once its body is shifted by `shift`; the body is put back
-     * exactly, so nothing else sees the move. */
+    /* Resting-pair hysteresis (step.h; NULL: none): whether `moved` (of a moving body) touches
+     * `other` once its body is shifted by `shift`; the body is put back exactly, so nothing else
+     * sees the move. A driver reports a pair only while its narrow phase finds it touching, and
+     * marks the pairs its solver takes (gy_adapter_pair.responds). */
     bool (*collider_touches_shifted)(gy_driver_world *w, gy_driver_collider *moved,
                                      gy_driver_collider *other, gy_vec3 shift);
     /* Pairs kept without colliding, for a middleware that collides only the pairs with an

@@ -3455,6 +3455,34 @@ static void test_contract_resting_box_keeps_its_contact(void **state)
     expect_empty(fx);
 }
 
+/* The resting-pair hysteresis is one rule on every adapter: a box leaving the ground slowly
+ * (0.4 mm a step, no gravity) stays reported while the gap is under a millimetre, although no
+ * solve pushes on it any more, and leaves the report once the gap is past it. */
+static void test_contract_resting_pair_parting_under_a_millimetre_stays_reported(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    bd.gravity_factor = 0.0;
+    bd.linear_damping = 0.0;
+    bd.linear_velocity = gy_v3(0, 0.024, 0);
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id box = create_body(fx, &bd, &cd, 1, NULL);
+    step_n(fx, 1);
+    assert_non_null(find_contact(fx, ground, box)); /* touching at the start */
+    step_n(fx, 1);
+    assert_near(body_position(fx, box).y, 0.5008, 1e-5);
+    if (find_contact(fx, ground, box) == NULL)
+        fail_msg("0.8 mm apart, the resting pair is no longer reported");
+    step_n(fx, 2);
+    assert_near(body_position(fx, box).y, 0.5016, 1e-5);
+    if (find_contact(fx, ground, box) != NULL)
+        fail_msg("1.6 mm apart, the pair is still reported");
+    release_body(fx, box);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 static void test_contract_many_resting_pairs_each_reported_once(void **state)
 {
     fixture *fx = *state;
@@ -4754,6 +4782,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_contact_report_for_resting_box),
         CONTRACT_TEST(test_contract_many_resting_pairs_each_reported_once),
         CONTRACT_TEST(test_contract_resting_box_keeps_its_contact),
+        CONTRACT_TEST(test_contract_resting_pair_parting_under_a_millimetre_stays_reported),
         CONTRACT_TEST(test_contract_resting_contact_reports_its_weight_over_any_step_length),
         CONTRACT_TEST(test_contract_counters_track_live_objects),
         CONTRACT_TEST(test_contract_resources_are_refcounted),
