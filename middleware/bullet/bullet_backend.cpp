@@ -10,8 +10,8 @@ gy_driver_world::gy_driver_world(const gy_backend_world_def &d, const gy_allocat
       broadphase(), solver(), world(&dispatcher, &broadphase, &solver, &config),
       fixed(0.0, nullptr, nullptr), probe(), scratch(), query_stack(), query_storage(),
       query_shape(nullptr), records(nullptr), resources(nullptr), static_pairs(), static_pass(0),
-      statics_placed(false), statics_on(false), moving(nullptr), tally(nullptr), contacts(nullptr),
-      aabbs_stale(false), substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
+      statics_on(false), moving(nullptr), tally(nullptr), contacts(nullptr), aabbs_stale(false),
+      substep_dt(0.0), sensor_pass(false), step_error(GY_OK)
 {
     gy_hash_map_init(&shared_shapes, a);
     gy_hash_map_init(&static_pair_map, a);

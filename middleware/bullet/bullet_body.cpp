@@ -606,7 +606,6 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
 
     if (def->type == GY_MOTION_STATIC) {
         reinterpret_cast<gy_bt_static *>(b)->pose = gy_bt_from_transform(body_frame);
-        w->statics_placed = true;
         *out = b;
         return GY_OK;
     }
@@ -738,7 +737,6 @@ void gy_bt_body_set_pose(gy_driver_world *w, gy_bt_body *b, gy_pose pose)
         c->bt_shape->~btCollisionShape();
         c->bt_shape = build_shape(c->bt_shape, &plane, frame);
     }
-    w->statics_placed = true;
 }
 
 void gy_bt_body_set_linear_velocity(gy_driver_world *, gy_bt_body *b, gy_vec3 v)
@@ -793,8 +791,6 @@ void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
     if ((b->category_union & ~old_category) == 0 && (b->mask_union & ~old_mask) == 0)
         return;
-    if (b->object() != nullptr)
+    if (b->object() != nullptr) /* a static's new pairs are found by the static pass */
         w->world.refreshBroadphaseProxy(b->object());
-    else
-        w->statics_placed = true; /* the static pass finds the new pairs (bullet_step.cpp) */
 }

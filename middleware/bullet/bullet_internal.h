@@ -186,7 +186,7 @@ class gy_bt_dispatcher : public btCollisionDispatcher
         : btCollisionDispatcher(config), world(w)
     {
     }
-    /* Also pairs a static placed since the last step with inactive bodies (bullet_step.cpp). */
+    /* Jointed bodies never collide (bullet_step.cpp). */
     bool needsCollision(const btCollisionObject *o0, const btCollisionObject *o1) override;
     void dispatchAllCollisionPairs(btOverlappingPairCache *pairs, const btDispatcherInfo &info,
                                    btDispatcher *dispatcher) override;
@@ -273,7 +273,6 @@ struct gy_driver_world {
     gy_hash_map static_pair_map;
     gy_bt_static_pairs static_pairs;
     uint64_t static_pass; /* stamps the static passes (bullet_step.cpp) */
-    bool statics_placed;  /* a static was created, moved or refiltered since the last step */
     bool statics_on;      /* this pass has statics or static pairs to look at */
     const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
     gy_adapter_tally *tally;        /* the front end's: bodies by motion type, sensors, resources */

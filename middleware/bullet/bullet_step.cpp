@@ -178,7 +178,6 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
         m->clearManifold(); /* this collider pair's manifold: drop what it held before */
         return;
     }
-    gy_adapter_contact_wake_placed(m_world->contacts, &ca->base, &cb->base, depth);
 
     btVector3 local_a = wa->getCollisionObject()->getWorldTransform().invXform(point_on_a);
     btVector3 local_b = wb->getCollisionObject()->getWorldTransform().invXform(point_on_b);
@@ -230,17 +229,13 @@ static bool has_sensor(const btCollisionObject *o)
 }
 
 /* Jointed bodies never collide (gy_adapter_bodies_jointed). Bullet skips pairs whose sides are
- * both inactive (statics always are), and its algorithms make no manifold for them. A static
- * placed since the last step is collided with sleeping and resting bodies for one step, so that
- * geometry streamed in over them is noticed. */
+ * both inactive, and its algorithms make no manifold for them. */
 bool gy_bt_dispatcher::needsCollision(const btCollisionObject *o0, const btCollisionObject *o1)
 {
     const gy_bt_body *b0 = gy_bt_body_of(o0), *b1 = gy_bt_body_of(o1);
     if (b0 != nullptr && b1 != nullptr && gy_adapter_bodies_jointed(&b0->base, &b1->base))
         return false;
-    if (btCollisionDispatcher::needsCollision(o0, o1))
-        return true;
-    return b0 != nullptr && b1 != nullptr && (b0->base.placed || b1->base.placed);
+    return btCollisionDispatcher::needsCollision(o0, o1);
 }
 
 /* Collides two objects through their pair's algorithm (made on first use). */
@@ -303,8 +298,8 @@ void gy_bt_near_callback(btBroadphasePair &pair, btCollisionDispatcher &dispatch
  * a pair record per (moving body, static body) that keeps Bullet's algorithm (and so its
  * manifolds, which islands and the solver take as any pair's, the static side being the fixed
  * body) while the boxes overlap. A sleeping body's pairs stay, uncollided, as Bullet keeps a
- * sleeping pair; a static placed since the last step is collided with sleeping and resting
- * bodies too, so that geometry streamed in over them is noticed. */
+ * sleeping pair (the front end wakes a sleeper that a static placed since the last step touches,
+ * step.h). */
 
 static gy_map_key static_pair_key(const gy_bt_body *moving, const gy_bt_body *fixed)
 {
@@ -395,10 +390,9 @@ void gy_bt_static_pairs_drop(gy_driver_world *w, gy_bt_body *b)
 
 /* What the broadphase filter (gy_bt_pair_filter) and the dispatcher's needsCollision decided for
  * a static's pairs, and the sensor pass's choice of sensor pairs. */
-static bool static_pair_wanted(const gy_driver_world *w, const gy_bt_body *b, const gy_bt_body *s,
-                               bool active)
+static bool static_pair_wanted(const gy_driver_world *w, const gy_bt_body *b, const gy_bt_body *s)
 {
-    if ((!active && !s->base.placed) || !gy_bt_bodies_may_pair(b, s))
+    if (!gy_bt_bodies_may_pair(b, s))
         return false;
     if (w->sensor_pass && !b->has_sensor && !s->has_sensor)
         return false;
@@ -410,7 +404,6 @@ namespace
 struct static_visit_ctx {
     gy_driver_world *w;
     gy_bt_body *b;
-    bool active;
     const btDispatcherInfo *info;
 };
 } // namespace
@@ -420,7 +413,7 @@ static bool static_visit(void *ctx, gy_bt_collider *c)
     static_visit_ctx *v = static_cast<static_visit_ctx *>(ctx);
     gy_driver_world *w = v->w;
     gy_bt_body *s = gy_bt_collider_body(c);
-    if (!static_pair_wanted(w, v->b, s, v->active))
+    if (!static_pair_wanted(w, v->b, s))
         return true;
     gy_map_key key = static_pair_key(v->b, s);
     uint64_t *slot = gy_hash_map_find(&w->static_pair_map, key);
@@ -458,13 +451,13 @@ static void collide_body_statics(gy_driver_world *w, gy_bt_body *b, const btDisp
     if (b->motion()->static_done == pass)
         return;
     b->motion()->static_done = pass;
-    bool active = b->object()->isActive();
-    if (!active && !w->statics_placed)
+    /* The front end's activity (the vendor's, but for the sensor pass: a body that fell asleep in
+     * the last substep is still looked at with the end poses, as on every driver). */
+    if (!gy_adapter_body_active(&b->base))
         return;
-    if (active)
-        b->motion()->static_pass = pass;
+    b->motion()->static_pass = pass;
     const btBroadphaseProxy *proxy = b->object()->getBroadphaseHandle();
-    static_visit_ctx v = {w, b, active, &info};
+    static_visit_ctx v = {w, b, &info};
     gy_bt_statics_visit(w, proxy->m_aabbMin, proxy->m_aabbMax, static_visit, &v);
 }
 
@@ -796,7 +789,6 @@ static void bt_collide_sensors(gy_driver_world *w)
 
 static void end_step(gy_driver_world *w)
 {
-    w->statics_placed = false;
     w->aabbs_stale = true;
 }
 

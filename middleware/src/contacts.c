@@ -225,19 +225,6 @@ void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_
                               b->restitution, (gy_combine_mode)b->restitution_combine);
 }
 
-void gy_adapter_contact_wake_placed(const gy_adapter_contacts *c, const gy_adapter_collider *a,
-                                    const gy_adapter_collider *b, double distance)
-{
-    if (!(distance <= 0.0))
-        return;
-    const gy_driver *d = c->driver;
-    gy_driver_body *ba = gy_driver_body_of(a->owner), *bb = gy_driver_body_of(b->owner);
-    if (a->owner->placed && !d->step->body_awake(bb))
-        gy_driver_wake(d, c->dw, bb);
-    else if (b->owner->placed && !d->step->body_awake(ba))
-        gy_driver_wake(d, c->dw, ba);
-}
-
 /* Static and kinematic bodies move along nothing the solve asks of them. */
 static bool normal_locked(const gy_adapter_body *b, gy_vec3 n)
 {

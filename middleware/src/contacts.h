@@ -177,13 +177,6 @@ gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
 void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_collider *b,
                                  double *friction, double *restitution);
 
-/* A static placed since the last step (gy_adapter_body.placed) over a sleeper, for a driver
- * whose narrow phase collides such pairs: the sleeper is woken (the driver's body_awake and
- * body_wake) when the raw point's signed gap `distance` shows real touch; a point only near, as
- * a vendor keeping points up to its breaking distance reports, wakes nothing. */
-void gy_adapter_contact_wake_placed(const gy_adapter_contacts *c, const gy_adapter_collider *a,
-                                    const gy_adapter_collider *b, double distance);
-
 /* Whether a pair's solve could only fight its bodies' axis locks: neither body `a` nor `b` can
  * move along the unit normal `n` (each is static or kinematic, or dynamic with every world axis
  * `n` has a component on locked). Such a pair is reported but not solved, since its rows would

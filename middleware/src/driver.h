@@ -134,8 +134,8 @@ typedef struct gy_driver_step {
     /* After the last substep and the front end's report rules (below): the driver's own end of
      * step. Returns the step's first error in the driver (out of memory), GY_OK otherwise. */
     gy_result (*end)(gy_driver_world *w, double dt);
-    /* The report's end of step, in this order: for a driver with `collider_touches_shifted`,
-     * the front end keeps resting pairs (step.h); it marks every sensor pair unseen and, when the
+    /* The report's end of step, in this order: the front end keeps resting pairs (step.h); it
+     * marks every sensor pair unseen and, when the
      * world has sensors, `collide_sensors` collides sensor pairs again at the step's end poses
      * through the pre-solve rules (the gate's sensor_pass), giving what it finds its geometry
      * (gy_adapter_contacts_geometry marks it sensor_seen);
@@ -181,23 +181,22 @@ typedef struct gy_driver_step {
     gy_mat3 (*body_inv_inertia)(const gy_driver_body *b);
     gy_quat (*body_rotation)(const gy_driver_body *b);
     void (*body_set_rotation)(gy_driver_body *b, gy_quat rotation);
-    /* Resting-pair hysteresis (step.h; NULL: none): whether `moved` (of a moving body) touches
-     * `other` once its body is shifted by `shift`; the body is put back exactly, so nothing else
-     * sees the move. A driver reports a pair only while its narrow phase finds it touching, and
-     * marks the pairs its solver takes (gy_adapter_pair.responds). */
+    /* Whether `moved` (of a moving body) touches `other` once its body is shifted by `shift`;
+     * the body is put back exactly, so nothing else sees the move. Required: the front end's
+     * resting-pair hysteresis (step.h) reads it, for which a driver reports a pair only while its
+     * narrow phase finds it touching and marks the pairs its solver takes
+     * (gy_adapter_pair.responds); and after `begin` the front end activates every inactive moving
+     * body with a collider (its gy_driver.collider_box) that touches (zero shift) a static placed
+     * since the last step (from gy_driver_statics_visit) its filter accepts: no vendor collides a
+     * pair without an active side, so geometry streamed in over a sleeper would go unnoticed. */
     bool (*collider_touches_shifted)(gy_driver_world *w, gy_driver_collider *moved,
                                      gy_driver_collider *other, gy_vec3 shift);
     /* Pairs kept without colliding, for a middleware that collides only the pairs with an
-     * active side (gy_adapter_motion.active; false: it decides itself). The front end sets every
-     * moving body's `active` after `begin` and before each later substep's solve, then, after
-     * `begin`, activates every dynamic sleeper that a solved pair of the last step joined to an
-     * active body (woken through body_wake) and carries over the last step's pairs with no
-     * active side (step.h). It also activates, after `begin`, every inactive moving body with a
-     * collider (its gy_driver.collider_box) that touches a static placed since the last step
-     * (from gy_driver_statics_visit) its filter accepts (collider_touches_shifted with zero
-     * shift, which such a driver must have): neither side of such a pair is active, so nothing
-     * would collide it. A driver without the flag pairs placed statics with sleepers itself,
-     * reading gy_adapter_body.placed. */
+     * active side (gy_adapter_motion.active; false: it keeps sleeping pairs itself). The front
+     * end sets every moving body's `active` after `begin` and before each later substep's solve;
+     * with this flag it then, after `begin`, activates every dynamic sleeper that a solved pair
+     * of the last step joined to an active body (woken through body_wake) and carries over the
+     * last step's pairs with no active side (step.h). */
     bool collides_active_only;
     /* Continuous collision's geometry. `ccd_gather` offers add(ctx, c) every collider whose
      * bounds come within `radius` of the segment start-end (statics; more is harmless) or within

@@ -36,8 +36,6 @@ void gy_frontend_step_placed(gy_frontend_step *s, const gy_driver *d, gy_driver_
         if (gy_frontend_body_ids_push(s->allocator, &s->placed, rec->id) != GY_OK)
             s->placed_overflow = true;
     }
-    if (!d->step->collides_active_only)
-        return;
     uint32_t n = d->body_collider_count(b);
     for (uint32_t i = 0; i < n; i++) {
         const gy_aabb *g =
@@ -115,13 +113,14 @@ static void activate(const gy_driver *d, gy_driver_world *dw, gy_driver_body *b)
     gy_adapter_body_motion(rec)->active = true;
 }
 
-/* For a driver that collides only active pairs: wake (or, for a kinematic body at rest, collide
- * this step) every inactive moving body that touches a static placed since the last step; the
- * union of their boxes keeps this to the bodies near them. */
+/* Wakes (or, for a kinematic body at rest, collides this step) every inactive moving body that
+ * touches a static placed since the last step: a vendor collides no pair without an active side,
+ * so geometry streamed in over a sleeper would go unnoticed. The union of the placed statics'
+ * boxes keeps this to the bodies near them. */
 static void wake_under_placed(const gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw)
 {
     const gy_driver_step *ds = d->step;
-    if (!s->placed_any || !ds->collides_active_only)
+    if (!s->placed_any)
         return;
     const gy_driver_moving *moving = s->rec->moving;
     for (uint32_t i = 0; i < moving->count; i++) {
@@ -491,8 +490,7 @@ static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy
 static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
                        gy_adapter_contacts *c, uint32_t sensors)
 {
-    if (ds->collider_touches_shifted != NULL)
-        keep_resting_pairs(s, ds, dw, c);
+    keep_resting_pairs(s, ds, dw, c);
     gy_adapter_report *rep = &c->current;
     for (uint32_t i = 0; i < rep->count; i++)
         gy_adapter_contacts_record(c, i)->sensor_seen = !rep->contacts[i].is_sensor;

@@ -19,13 +19,13 @@
  * then joint breaks (gy_frontend_break_joints) and the sleep rule (gy_adapter_sleep_*) for a
  * driver whose middleware has none of its own.
  *
- * It frames the contact report's step (gy_adapter_contacts_begin_step / _end_step), runs its
- * start for a driver that collides only active pairs (bodies touching a static placed since the
- * last step and sleepers a solved pair joined to an active body woken, pairs with no active side
- * carried over) and its end: resting pairs kept within
- * 1 mm for a driver whose narrow phase drops them, the sensor pass (sensor pairs kept only if they
- * overlap at the step's end poses), the pairs carried over and the impulses reported; and it judges
- * one-way platforms for the driver's pre-solve hook (gy_frontend_one_way_pair).
+ * It wakes the bodies touching a static placed since the last step, frames the contact report's
+ * step (gy_adapter_contacts_begin_step / _end_step), runs its start for a driver that collides
+ * only active pairs (sleepers a solved pair joined to an active body woken, pairs with no active
+ * side carried over) and its end: resting pairs kept within 1 mm, the sensor pass (sensor pairs
+ * kept only if they overlap at the step's end poses), the pairs carried over and the impulses
+ * reported; and it judges one-way platforms for the driver's pre-solve hook
+ * (gy_frontend_one_way_pair).
  *
  * Threading: the world's bound thread, inside the contract's step. */
 #ifndef GYRE_STEP_H
@@ -67,8 +67,8 @@ void gy_frontend_step_init(gy_frontend_step *s, const gy_allocator *al, gy_vec3 
                            struct gy_backend_world *world, const struct gy_driver_records *rec);
 
 /* Marks a static just placed (created, moved or refiltered; its colliders indexed where they now
- * are): the next step wakes the sleepers it touches, which a driver colliding only active pairs
- * would never collide (driver.h). Never fails. */
+ * are): the next step wakes the sleepers it touches, which no vendor would collide (driver.h).
+ * Never fails. */
 void gy_frontend_step_placed(gy_frontend_step *s, const struct gy_driver *d,
                              struct gy_driver_body *b);
 void gy_frontend_step_fini(gy_frontend_step *s);

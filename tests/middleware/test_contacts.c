@@ -308,46 +308,6 @@ static void test_contacts_gate_skips_colliders_of_one_body(void **state)
     assert_int_equal(gy_adapter_contact_gate(&a, &b, false), GY_ADAPTER_CONTACT_SOLVE);
 }
 
-/* The scripted driver's bodies: awake unless the body's user value is 0; waking sets it to 1. */
-static bool scripted_awake(const gy_driver_body *b)
-{
-    return ((const gy_adapter_body *)(const void *)b)->user_data != 0;
-}
-
-static void scripted_wake(gy_driver_world *w, gy_driver_body *b)
-{
-    (void)w;
-    gy_driver_body_rec(b)->user_data = 1;
-}
-
-/* A static placed this step wakes a sleeper it really touches, not one it is only near. */
-static void test_contacts_placed_static_wakes_a_sleeper_it_touches(void **state)
-{
-    (void)state;
-    fixture f;
-    fixture_init(&f);
-    const gy_driver_step step = {.body_awake = scripted_awake};
-    const gy_driver d = {.body_wake = scripted_wake, .step = &step};
-    gy_adapter_contacts_bind(&f.c, &d, NULL);
-    f.platform_body.type = GY_MOTION_STATIC;
-    f.other_body.type = GY_MOTION_DYNAMIC; /* asleep: user value 0 */
-
-    /* Not placed: nothing wakes. */
-    gy_adapter_contact_wake_placed(&f.c, &f.platform, &f.other, -0.01);
-    assert_int_equal(f.other_body.user_data, 0);
-    /* Placed, but 2 mm apart: still asleep. */
-    f.platform_body.placed = true;
-    gy_adapter_contact_wake_placed(&f.c, &f.other, &f.platform, 0.002);
-    assert_int_equal(f.other_body.user_data, 0);
-    /* Touching, from either side: woken. */
-    gy_adapter_contact_wake_placed(&f.c, &f.other, &f.platform, 0.0);
-    assert_int_equal(f.other_body.user_data, 1);
-    f.other_body.user_data = 0;
-    gy_adapter_contact_wake_placed(&f.c, &f.platform, &f.other, -0.01);
-    assert_int_equal(f.other_body.user_data, 1);
-    fixture_fini(&f, GY_OK);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,7 +320,6 @@ int main(void)
         cmocka_unit_test(test_contacts_pull_is_gravity_along_the_normal_by_share),
         cmocka_unit_test(test_contacts_layer_settles_points_in_its_range_to_the_layer),
         cmocka_unit_test(test_contacts_conveyor_row_follows_the_turned_surface),
-        cmocka_unit_test(test_contacts_placed_static_wakes_a_sleeper_it_touches),
     };
     return cmocka_run_group_tests_name("front-end contacts", tests, NULL, NULL);
 }
