@@ -113,6 +113,21 @@ static void mesh_edges(const gy_bt_collider *ca, const btCollisionObjectWrapper 
 namespace
 {
 
+/* A raw point on its way into a manifold: `normal_on_b` points from b's object to a's, `depth`
+ * is the signed distance. */
+struct raw_point {
+    gy_bt_collider *ca, *cb;
+    btPersistentManifold *manifold;
+    const btCollisionObject *oa, *ob;
+    int tri_a, tri_b;
+    btVector3 normal_on_b, point_on_b;
+    btScalar depth;
+};
+
+/* The most points held back for one-way verdicts in one pair's collision (a box on a box gives
+ * 4; a compound's children more): past it, a pair is judged on the points held so far. */
+#define HELD_POINTS 16
+
 /* Bullet's btManifoldResult with the adapter's per collider pair rules. Points arrive in the
  * manifold's order: `normal_on_b` points from the manifold's body 1 towards its body 0. */
 class contact_result : public btManifoldResult
@@ -120,17 +135,21 @@ class contact_result : public btManifoldResult
   public:
     contact_result(gy_driver_world *w, const btCollisionObjectWrapper *w0,
                    const btCollisionObjectWrapper *w1)
-        : btManifoldResult(w0, w1), m_world(w)
+        : btManifoldResult(w0, w1), m_world(w), m_held(0)
     {
     }
 
     void addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
                          btScalar depth) override;
+    void judge_held();
 
   private:
     void overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                  const btVector3 &normal_on_b, double depth);
+    void add(const raw_point &p);
     gy_driver_world *m_world;
+    raw_point m_points[HELD_POINTS]; /* points of pairs awaiting a one-way verdict */
+    int m_held;
 };
 
 } // namespace
@@ -148,45 +167,95 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
 void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3 &point_in,
                                      btScalar depth_in)
 {
-    btScalar depth = depth_in;
-    btVector3 normal_on_b = normal_in, point_on_b = point_in;
-    btPersistentManifold *m = m_manifoldPtr;
-    if (m == nullptr || depth > m->getContactBreakingThreshold())
+    raw_point p;
+    p.depth = depth_in;
+    p.normal_on_b = normal_in;
+    p.point_on_b = point_in;
+    p.manifold = m_manifoldPtr;
+    if (p.manifold == nullptr || p.depth > p.manifold->getContactBreakingThreshold())
         return;
-    bool swapped = m->getBody0() != m_body0Wrap->getCollisionObject();
+    bool swapped = p.manifold->getBody0() != m_body0Wrap->getCollisionObject();
     const btCollisionObjectWrapper *wa = swapped ? m_body1Wrap : m_body0Wrap;
     const btCollisionObjectWrapper *wb = swapped ? m_body0Wrap : m_body1Wrap;
-    gy_bt_collider *ca = collider_of(wa), *cb = collider_of(wb);
-    if (ca == nullptr || cb == nullptr)
+    p.ca = collider_of(wa);
+    p.cb = collider_of(wb);
+    if (p.ca == nullptr || p.cb == nullptr)
         return;
     gy_adapter_contact_kind kind =
-        gy_adapter_contact_gate(&ca->base, &cb->base, m_world->sensor_pass);
+        gy_adapter_contact_gate(&p.ca->base, &p.cb->base, m_world->sensor_pass);
     if (kind == GY_ADAPTER_CONTACT_SKIP)
         return;
-    mesh_edges(ca, wa, swapped ? m_index1 : m_index0, cb, wb, swapped ? m_index0 : m_index1,
-               point_on_b, normal_on_b, depth);
-    btVector3 point_on_a = point_on_b + normal_on_b * depth;
+    p.tri_a = swapped ? m_index1 : m_index0;
+    p.tri_b = swapped ? m_index0 : m_index1;
+    mesh_edges(p.ca, wa, p.tri_a, p.cb, wb, p.tri_b, p.point_on_b, p.normal_on_b, p.depth);
     if (kind == GY_ADAPTER_CONTACT_REPORT) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
-        if (depth <= 0.0)
-            overlap(ca, cb, (point_on_a + point_on_b) * 0.5, normal_on_b, depth);
+        if (p.depth <= 0.0)
+            overlap(p.ca, p.cb, (p.point_on_b + p.normal_on_b * p.depth + p.point_on_b) * 0.5,
+                    p.normal_on_b, p.depth);
         return;
     }
-    if (!gy_frontend_one_way_pair(m_world->contacts, &ca->base, &cb->base,
-                                  gy_bt_from_vec(-normal_on_b), gy_bt_from_vec(point_on_b), -depth,
-                                  &m_world->step_error)) {
-        m->clearManifold(); /* this collider pair's manifold: drop what it held before */
+    p.oa = wa->getCollisionObject();
+    p.ob = wb->getCollisionObject();
+    bool accepted;
+    if (!gy_frontend_one_way_judged(m_world->contacts, &p.ca->base, &p.cb->base, &accepted)) {
+        /* The verdict is taken on the pair's deepest point, once all are in (judge_held). */
+        m_points[m_held++] = p;
+        if (m_held == HELD_POINTS)
+            judge_held();
         return;
     }
+    if (!accepted) {
+        p.manifold->clearManifold(); /* this collider pair's manifold: drop what it held before */
+        return;
+    }
+    add(p);
+}
 
-    btVector3 local_a = wa->getCollisionObject()->getWorldTransform().invXform(point_on_a);
-    btVector3 local_b = wb->getCollisionObject()->getWorldTransform().invXform(point_on_b);
-    btManifoldPoint pt(local_a, local_b, normal_on_b, depth);
+/* The held points, pair by pair: each pair's verdict on its deepest point decides whether its
+ * points go into the manifold. */
+void contact_result::judge_held()
+{
+    for (int i = 0; i < m_held; i++) {
+        const raw_point &first = m_points[i];
+        if (first.manifold == nullptr)
+            continue; /* judged with an earlier point of its pair */
+        const raw_point *deepest = &first;
+        for (int k = i + 1; k < m_held; k++)
+            if (m_points[k].ca == first.ca && m_points[k].cb == first.cb &&
+                m_points[k].depth < deepest->depth)
+                deepest = &m_points[k];
+        bool accepted = gy_frontend_one_way_pair(
+            m_world->contacts, &first.ca->base, &first.cb->base,
+            gy_bt_from_vec(-deepest->normal_on_b), gy_bt_from_vec(deepest->point_on_b),
+            -deepest->depth, &m_world->step_error);
+        if (!accepted)
+            first.manifold->clearManifold(); /* drop what it held before */
+        for (int k = i; k < m_held; k++) {
+            raw_point &p = m_points[k];
+            if (p.manifold == nullptr || p.ca != first.ca || p.cb != first.cb)
+                continue;
+            if (accepted)
+                add(p);
+            p.manifold = nullptr;
+        }
+    }
+    m_held = 0;
+}
+
+/* A point the pre-solve rules keep, into its manifold with Gyre's material and friction frame. */
+void contact_result::add(const raw_point &p)
+{
+    btPersistentManifold *m = p.manifold;
+    btVector3 point_on_a = p.point_on_b + p.normal_on_b * p.depth;
+    btVector3 local_a = p.oa->getWorldTransform().invXform(point_on_a);
+    btVector3 local_b = p.ob->getWorldTransform().invXform(p.point_on_b);
+    btManifoldPoint pt(local_a, local_b, p.normal_on_b, p.depth);
     pt.m_positionWorldOnA = point_on_a;
-    pt.m_positionWorldOnB = point_on_b;
+    pt.m_positionWorldOnB = p.point_on_b;
     int insert = m->getCacheEntry(pt);
     double friction, restitution;
-    gy_adapter_contact_material(&ca->base, &cb->base, &friction, &restitution);
+    gy_adapter_contact_material(&p.ca->base, &p.cb->base, &friction, &restitution);
     pt.m_combinedFriction = friction;
     pt.m_combinedRestitution = restitution;
     pt.m_combinedRollingFriction = 0.0;
@@ -197,18 +266,17 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
     /* Part ids carry the collider (child) indices so reports know the pair; index ids carry mesh
      * triangles. */
-    int tri_a = swapped ? m_index1 : m_index0, tri_b = swapped ? m_index0 : m_index1;
-    pt.m_partId0 = (int)ca->index;
-    pt.m_partId1 = (int)cb->index;
-    pt.m_index0 = ca->base.shape_type == GY_SHAPE_MESH ? tri_a : -1;
-    pt.m_index1 = cb->base.shape_type == GY_SHAPE_MESH ? tri_b : -1;
+    pt.m_partId0 = (int)p.ca->index;
+    pt.m_partId1 = (int)p.cb->index;
+    pt.m_index0 = p.ca->base.shape_type == GY_SHAPE_MESH ? p.tri_a : -1;
+    pt.m_index1 = p.cb->base.shape_type == GY_SHAPE_MESH ? p.tri_b : -1;
     /* Conveyors: friction drives v_a - v_b towards s_b - s_a along the surface. */
     gy_vec3 surf, t;
     double tl;
-    if (gy_adapter_contact_surface(m_world->contacts, &ca->base, &cb->base, &surf) &&
-        gy_adapter_contact_conveyor(surf, gy_bt_from_vec(normal_on_b), &t, &tl)) {
+    if (gy_adapter_contact_surface(m_world->contacts, &p.ca->base, &p.cb->base, &surf) &&
+        gy_adapter_contact_conveyor(surf, gy_bt_from_vec(p.normal_on_b), &t, &tl)) {
         pt.m_lateralFrictionDir1 = gy_bt_vec(t) / tl;
-        pt.m_lateralFrictionDir2 = normal_on_b.cross(pt.m_lateralFrictionDir1);
+        pt.m_lateralFrictionDir2 = p.normal_on_b.cross(pt.m_lateralFrictionDir1);
         pt.m_contactMotion1 = tl;
         pt.m_contactMotion2 = 0.0;
         pt.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
@@ -262,6 +330,7 @@ static void collide_pair(gy_driver_world *w, btCollisionAlgorithm **algorithm,
         held[i]->refreshContactPoints(held[i]->getBody0()->getWorldTransform(),
                                       held[i]->getBody1()->getWorldTransform());
     (*algorithm)->processCollision(&w0, &w1, info, &result);
+    result.judge_held();
 }
 
 static void collide_body_statics(gy_driver_world *w, gy_bt_body *b, const btDispatcherInfo &info);

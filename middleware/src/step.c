@@ -179,6 +179,18 @@ bool gy_frontend_one_way_pair(gy_adapter_contacts *c, const gy_adapter_collider 
     return !b->one_way || one_way_side(c, b, a, gy_v3_neg(normal), point, penetration, error);
 }
 
+bool gy_frontend_one_way_judged(gy_adapter_contacts *c, const gy_adapter_collider *a,
+                                const gy_adapter_collider *b, bool *accepted)
+{
+    bool ok_a = true, ok_b = true;
+    if (a->one_way && !gy_adapter_contact_one_way_known(c, a, b, &ok_a))
+        return false;
+    if (b->one_way && !gy_adapter_contact_one_way_known(c, b, a, &ok_b))
+        return false;
+    *accepted = ok_a && ok_b;
+    return true;
+}
+
 /* ---- after the solve ------------------------------------------------------------------------ */
 
 /* Semi-implicit Euler moves a body (v + g h) h per substep where the exact path falls g h²/2:

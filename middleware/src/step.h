@@ -89,13 +89,21 @@ gy_result gy_frontend_break_joints(struct gy_backend_world *w);
 
 /* The pre-solve hook's one-way rule for a contact between colliders a and b (records of the
  * driver `c` is bound to, gy_adapter_contacts_bind): false when either is a one-way platform
- * whose verdict on the other is "passing". `normal` points from a to b, `point` is the contact
- * point and `penetration` its overlap (m, ≥ 0 when touching). A verdict, taken at the pair's
- * first contact, is kept until the two separate (docs/middleware.md). An out-of-memory while
- * recording it is noted in *error. */
+ * whose verdict on the other is "passing". `normal` points from a to b; `point` and
+ * `penetration` (m, ≥ 0 when touching) are the pair's deepest point of this narrow phase: a
+ * verdict, taken at the pair's first contact, is kept until the two separate
+ * (docs/middleware.md), so a driver whose narrow phase hands over one point at a time holds a
+ * pair's points until it has them all when gy_frontend_one_way_judged says no verdict stands. An
+ * out-of-memory while recording it is noted in *error. */
 bool gy_frontend_one_way_pair(gy_adapter_contacts *c, const gy_adapter_collider *a,
                               const gy_adapter_collider *b, gy_vec3 normal, gy_vec3 point,
                               double penetration, gy_result *error);
+
+/* Whether gy_frontend_one_way_pair would answer for colliders a and b without their point: true
+ * when neither is a one-way platform or every verdict needed stands (*accepted is then the
+ * answer). */
+bool gy_frontend_one_way_judged(gy_adapter_contacts *c, const gy_adapter_collider *a,
+                                const gy_adapter_collider *b, bool *accepted);
 
 #ifdef __cplusplus
 }

@@ -1897,6 +1897,52 @@ static void test_contract_one_way_platform_lands_bodies_within_its_slop(void **s
     expect_empty(fx);
 }
 
+/* A one-way verdict is taken on the pair's deepest point, whatever order the narrow phase hands
+ * the points over in. A thin slab, tilted 8° either way and weightless, is created cutting up
+ * into a one-way platform (its low edge 15 cm under the top, the high one 1 cm: under the 5 cm
+ * slop) and rising at 2 m/s, its centre above the top. Judged on its deepest point it rises
+ * through the platform (faster than the platform lets a body rise, deeper than the slop) and
+ * flies free, pose for pose; judged on a shallow point the platform would take it and push it
+ * out. */
+static void test_contract_one_way_platform_judges_a_tilted_body_by_its_deepest_point(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
+    gy_collider_def pc = box_def(gy_v3(6, 0.2, 4));
+    pc.one_way = true;
+    pc.one_way_normal = gy_v3(0, 1, 0);
+    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    const double top = 3.1, tilt = 8.0 * M_PI / 180.0, half_w = 0.5, half_h = 0.1;
+    gy_collider_def sc = box_def(gy_v3(2 * half_w, 2 * half_h, 1));
+    for (int side = -1; side <= 1; side += 2) {
+        /* The low bottom edge 15 cm under the top: the centre is half_w sin + half_h cos above it.
+         */
+        double low = top - 0.15;
+        gy_vec3 c0 = gy_v3(side * 1.5, low + half_w * sin(tilt) + half_h * cos(tilt), 0);
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, c0);
+        bd.pose.rotation = gy_quat_axis_angle(gy_v3(0, 0, 1), side * tilt);
+        bd.linear_velocity = gy_v3(0, 2, 0);
+        bd.linear_damping = 0.0;
+        bd.angular_damping = 0.0;
+        bd.gravity_factor = 0.0;
+        bd.allow_sleeping = false;
+        gy_body_id slab = create_body(fx, &bd, &sc, 1, NULL);
+        for (int i = 1; i <= 6; i++) {
+            step_n(fx, 1);
+            gy_body_state st = body_state(fx, slab);
+            gy_vec3 free = gy_v3(c0.x, c0.y + 2.0 * i * DT, c0.z);
+            if (gy_v3_len(gy_v3_sub(st.pose.position, free)) > 1e-9 ||
+                gy_v3_len(st.angular_velocity) > 1e-9)
+                fail_msg("tilt %+d: step %d: at (%.9f, %.9f), spinning %.3g rad/s: not free flight",
+                         side, i, st.pose.position.x, st.pose.position.y,
+                         gy_v3_len(st.angular_velocity));
+        }
+        release_body(fx, slab);
+    }
+    release_body(fx, platform);
+    expect_empty(fx);
+}
+
 static void test_contract_one_way_platform_ignores_a_hit_on_its_edge(void **state)
 {
     fixture *fx = *state;
@@ -4745,6 +4791,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
         CONTRACT_TEST(test_contract_one_way_platform_ignores_a_hit_on_its_edge),
+        CONTRACT_TEST(test_contract_one_way_platform_judges_a_tilted_body_by_its_deepest_point),
         CONTRACT_TEST(test_contract_one_way_platform_lands_bodies_within_its_slop),
         CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
         CONTRACT_TEST(test_contract_raycast_from_inside_a_capsule_reports_its_exit),
