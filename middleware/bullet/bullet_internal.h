@@ -159,7 +159,6 @@ static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its 
 /* The pair a gy_contact was built from. */
 struct gy_bt_pair {
     gy_adapter_pair head; /* first (contacts.h); its tangent sums the impulse on a's body */
-    bool overlap;         /* reported as an overlap (sensor or response off), no impulse */
     bool gathered;        /* read from a manifold this step (not only kept by the front end) */
     bool solved;          /* gathered this step in a substep with an active side (fresh impulses) */
 };

@@ -11,8 +11,8 @@
  * averaged velocities, joint breaks) through the raw state and geometry primitives at the end of
  * this file.
  *
- * Pairs whose bodies both sleep keep their manifolds, so their contacts stay reported; sensor
- * overlaps (which have no manifold points) are carried over from the last report instead. */
+ * Pairs whose bodies both sleep keep their manifolds, so their contacts stay reported; the front
+ * end carries sensor overlaps (which have no manifold points) over from the last report. */
 #include <math.h>
 #include <string.h>
 
@@ -160,7 +160,6 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
     uint32_t k = pair_get(m_world, ca, cb);
     if (k == UINT32_MAX)
         return;
-    gy_bt_pairs(&m_world->contacts->current)[k].overlap = true;
     pair_geometry(m_world, k, ca, point, -normal_on_b, depth);
 }
 
@@ -836,17 +835,6 @@ static void bt_solve(gy_driver_world *w, double h)
     gather_manifolds(w, h);
 }
 
-/* Sensor and response-off overlaps have no manifold points: when neither side moved this step,
- * Bullet did not look at the pair again, so the last report of it stands (step.h's carry_after;
- * pairs with manifold points keep them while they sleep and are read again, their impulses the
- * last report's: pair_unsolved). */
-static bool carry_overlap(const gy_adapter_pair *pair, const void *)
-{
-    const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
-    return p->overlap && !gy_adapter_body_active(p->head.a->owner) &&
-           !gy_adapter_body_active(p->head.b->owner);
-}
-
 /* The sensor pass (step.h): the end poses' geometry replaces the last substep's, and no manifold
  * is touched. */
 static void bt_collide_sensors(gy_driver_world *w)
@@ -1066,7 +1054,6 @@ extern "C" const gy_driver_step gy_bt_step = {
     .solve = bt_solve,
     .end = bt_end,
     .collide_sensors = bt_collide_sensors,
-    .carry_after = carry_overlap,
     .body_awake = bt_body_awake,
     .body_com = bt_body_com,
     .body_set_com = bt_body_set_com,

@@ -607,7 +607,6 @@ const gy_driver_step gy_ode_step = {
     .solve = ode_solve,
     .end = ode_end,
     .collide_sensors = ode_collide_sensors,
-    .carry_after = NULL,
     .body_awake = ode_body_awake,
     .body_com = gy_ode_body_com,
     .body_set_com = ode_body_set_com,

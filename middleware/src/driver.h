@@ -139,11 +139,11 @@ typedef struct gy_driver_step {
      * world has sensors, `collide_sensors` collides sensor pairs again at the step's end poses
      * through the pre-solve rules (the gate's sensor_pass), giving what it finds its geometry
      * (gy_adapter_contacts_geometry marks it sensor_seen);
-     * the front end then carries over the last report's pairs `carry_after` picks among those
-     * still missing (NULL: none), drops the sensor pairs neither seen nor carried, and turns each
+     * for a driver without `collides_active_only` the front end then carries over the last
+     * report's overlaps its solver never took (gy_adapter_pair.responds false) with no active
+     * side, still missing; it drops the sensor pairs neither seen nor carried, and turns each
      * fresh pair's summed tangent into its tangent impulse (normal impulses clamped at 0). */
     void (*collide_sensors)(gy_driver_world *w);
-    bool (*carry_after)(const gy_adapter_pair *p, const void *ctx);
 
     /* Raw state of a moving body: whether the vendor has it awake, its centre of mass and
      * velocities in the world (set without waking it or touching anything else). */

@@ -443,6 +443,14 @@ static void begin_report(gy_frontend_step *s, const gy_driver *d, gy_driver_worl
 
 /* ---- the report's end of step ---------------------------------------------------------------- */
 
+/* For a driver that keeps sleeping pairs itself: its vendor keeps what it solved (manifolds),
+ * but an overlap the solver never took (a sensor or response-off pair) is only found by
+ * colliding it, and a pair with no active side is not collided again: its last report stands. */
+static bool overlap_idle(const gy_adapter_pair *p, const void *ctx)
+{
+    return !p->responds && pair_idle(p, ctx);
+}
+
 static bool sensor_pair_dropped(const void *pair, const void *ctx)
 {
     (void)ctx;
@@ -510,8 +518,8 @@ static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_
         gy_adapter_contacts_begin_pass(c);
         ds->collide_sensors(dw);
     }
-    if (ds->carry_after != NULL)
-        gy_adapter_contacts_carry_idle(c, ds->carry_after, NULL, 1.0, &s->error);
+    if (!ds->collides_active_only)
+        gy_adapter_contacts_carry_idle(c, overlap_idle, NULL, 1.0, &s->error);
     if (sensors > 0)
         gy_adapter_contacts_remove_if(c, sensor_pair_dropped, NULL);
     for (uint32_t i = 0; i < rep->count; i++) {
