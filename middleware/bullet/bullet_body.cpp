@@ -583,9 +583,7 @@ gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy
             c->owns_shape = true;
             c->bt_shape = build_shape(k.shape_mem[i], &cd->shape, body_frame);
         }
-        b->category_union |= c->base.category;
-        b->mask_union |= c->base.mask;
-        b->has_sensor = b->has_sensor || c->base.is_sensor;
+        gy_adapter_body_gate_add(&b->gate, &c->base);
         colliders[i] = c;
     }
     gy_free(a, shared, (size_t)n * sizeof(void *));
@@ -779,17 +777,14 @@ void gy_bt_body_set_mass(gy_driver_world *, gy_bt_body *b, double mass)
 void gy_bt_collider_filter_changed(gy_driver_world *w, gy_bt_collider *c)
 {
     gy_bt_body *b = gy_bt_collider_body(c);
-    uint32_t old_category = b->category_union, old_mask = b->mask_union;
-    b->category_union = 0;
-    b->mask_union = 0;
-    for (uint32_t i = 0; i < b->collider_count; i++) {
-        b->category_union |= b->colliders[i]->base.category;
-        b->mask_union |= b->colliders[i]->base.mask;
-    }
+    gy_adapter_body_gate old = b->gate;
+    b->gate = gy_adapter_body_gate{0, 0, false};
+    for (uint32_t i = 0; i < b->collider_count; i++)
+        gy_adapter_body_gate_add(&b->gate, &b->colliders[i]->base);
     /* The narrow phase checks every collider pair's filter, so a narrower filter needs nothing
      * more; pairs the broadphase refused under the old unions are only found again through a
      * new proxy. Pairs that stay are re-found at once, in the same step, so they keep touching. */
-    if ((b->category_union & ~old_category) == 0 && (b->mask_union & ~old_mask) == 0)
+    if (!gy_adapter_body_gate_widened(old, b->gate))
         return;
     if (b->object() != nullptr) /* a static's new pairs are found by the static pass */
         w->world.refreshBroadphaseProxy(b->object());

@@ -85,12 +85,10 @@ struct gy_driver_body {
     btCompoundShape *compound;  /* NULL when the single collider's shape is the root */
     gy_bt_collider **colliders; /* in the body's own block (bullet_body.cpp) */
     uint32_t collider_count;
-    uint32_t category_union, mask_union; /* broadphase prefilter over all colliders */
+    gy_adapter_body_gate gate; /* the broadphase prefilter over all its colliders */
     uint32_t block_size; /* bytes of the one block holding the body, its colliders and shapes */
     /* What it gives back when all its overlaps close (the front end's, overlap.h). */
     gy_adapter_settle settle;
-    /* The flags last, together. */
-    bool has_sensor; /* some collider is a sensor (pairs with non-dynamic bodies are wanted) */
     uint32_t static_pairs; /* its records in the world's static pairs (bullet_step.cpp) */
 
     /* A moving body's btRigidBody in Bullet's world (== rb); NULL for a static, which is no
@@ -192,15 +190,11 @@ class gy_bt_dispatcher : public btCollisionDispatcher
     gy_driver_world *world;
 };
 
-/* Whether two bodies' colliders may pair at all: a category of each in the other's masks (32-bit
- * unions over each body's colliders; Bullet's own filter holds 16-bit groups in an int), and a
- * dynamic body or a sensor among them. */
+/* Whether two bodies' colliders may pair at all (the front end's gy_adapter_bodies_may_pair over
+ * their gates; Bullet's own filter holds 16-bit groups in an int). */
 static inline bool gy_bt_bodies_may_pair(const gy_bt_body *a, const gy_bt_body *b)
 {
-    if ((a->category_union & b->mask_union) == 0 || (b->category_union & a->mask_union) == 0)
-        return false;
-    return a->base.type == GY_MOTION_DYNAMIC || b->base.type == GY_MOTION_DYNAMIC ||
-           a->has_sensor || b->has_sensor;
+    return gy_adapter_bodies_may_pair(a->base.type, a->gate, b->base.type, b->gate);
 }
 
 /* Broadphase prefilter (moving bodies only: statics are in the grid): gy_bt_bodies_may_pair,

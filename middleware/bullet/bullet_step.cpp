@@ -292,7 +292,7 @@ void contact_result::add(const raw_point &p)
 static bool has_sensor(const btCollisionObject *o)
 {
     const gy_bt_body *b = gy_bt_body_of(o);
-    return b != nullptr && b->has_sensor;
+    return b != nullptr && b->gate.has_sensor;
 }
 
 /* Jointed bodies never collide (gy_adapter_bodies_jointed). Bullet skips pairs whose sides are
@@ -462,7 +462,7 @@ static bool static_pair_wanted(const gy_driver_world *w, const gy_bt_body *b, co
 {
     if (!gy_bt_bodies_may_pair(b, s))
         return false;
-    if (w->sensor_pass && !b->has_sensor && !s->has_sensor)
+    if (w->sensor_pass && !b->gate.has_sensor && !s->gate.has_sensor)
         return false;
     return !gy_adapter_bodies_jointed(&b->base, &s->base);
 }

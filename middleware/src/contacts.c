@@ -225,6 +225,27 @@ void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_
                               b->restitution, (gy_combine_mode)b->restitution_combine);
 }
 
+void gy_adapter_body_gate_add(gy_adapter_body_gate *g, const gy_adapter_collider *c)
+{
+    g->category |= c->category;
+    g->mask |= c->mask;
+    g->has_sensor = g->has_sensor || c->is_sensor;
+}
+
+bool gy_adapter_bodies_may_pair(uint8_t type_a, gy_adapter_body_gate a, uint8_t type_b,
+                                gy_adapter_body_gate b)
+{
+    if ((a.category & b.mask) == 0 || (b.category & a.mask) == 0)
+        return false;
+    return type_a == GY_MOTION_DYNAMIC || type_b == GY_MOTION_DYNAMIC || a.has_sensor ||
+           b.has_sensor;
+}
+
+bool gy_adapter_body_gate_widened(gy_adapter_body_gate before, gy_adapter_body_gate now)
+{
+    return (now.category & ~before.category) != 0 || (now.mask & ~before.mask) != 0;
+}
+
 /* Static and kinematic bodies move along nothing the solve asks of them. */
 static bool normal_locked(const gy_adapter_body *b, gy_vec3 n)
 {

@@ -177,6 +177,25 @@ gy_adapter_contact_kind gy_adapter_contact_gate(const gy_adapter_collider *a,
 void gy_adapter_contact_material(const gy_adapter_collider *a, const gy_adapter_collider *b,
                                  double *friction, double *restitution);
 
+/* A body's colliders summed up for a broadphase that pairs whole bodies: the union of their
+ * categories and of their masks, and whether one is a sensor. */
+typedef struct gy_adapter_body_gate {
+    uint32_t category, mask;
+    bool has_sensor;
+} gy_adapter_body_gate;
+
+/* Adds a collider to its body's gate (start from a zeroed gate). */
+void gy_adapter_body_gate_add(gy_adapter_body_gate *g, const gy_adapter_collider *c);
+
+/* Whether two bodies (their types and gates) may have a pair that gy_adapter_contact_gate does not
+ * skip: a broadphase prefilter that refuses nothing the gate would take. */
+bool gy_adapter_bodies_may_pair(uint8_t type_a, gy_adapter_body_gate a, uint8_t type_b,
+                                gy_adapter_body_gate b);
+
+/* Whether gate `now` admits pairs `before` refused (a category or mask bit added): a broadphase
+ * that filtered by `before` must look at the body's pairs again. */
+bool gy_adapter_body_gate_widened(gy_adapter_body_gate before, gy_adapter_body_gate now);
+
 /* Whether a pair's solve could only fight its bodies' axis locks: neither body `a` nor `b` can
  * move along the unit normal `n` (each is static or kinematic, or dynamic with every world axis
  * `n` has a component on locked). Such a pair is reported but not solved, since its rows would

@@ -292,6 +292,67 @@ static void test_contacts_conveyor_row_follows_the_turned_surface(void **state)
     fixture_fini(&f, GY_OK);
 }
 
+/* The body-level prefilter refuses no pair the collider gate would take (every combination of
+ * type, sensor flag and a few filters, bodies of one and of two colliders), and does refuse pairs
+ * whose filters cannot meet. */
+static void test_contacts_body_prefilter_refuses_nothing_the_gate_takes(void **state)
+{
+    (void)state;
+    const uint32_t bits[] = {0x1u, 0x2u, 0x3u, 0x80000000u};
+    gy_adapter_body bodies[2] = {{.type = GY_MOTION_DYNAMIC}, {.type = GY_MOTION_DYNAMIC}};
+    uint32_t taken = 0, refused = 0;
+    for (int k = 0; k < 3 * 3 * 2 * 2 * 4 * 4 * 4 * 4; k++) {
+        int r = k;
+        uint8_t ta = (uint8_t)(r % 3), tb = (uint8_t)((r /= 3) % 3);
+        bool sa = (r /= 3) % 2, sb = (r /= 2) % 2;
+        uint32_t ca = bits[(r /= 2) % 4], ma = bits[(r /= 4) % 4], cb = bits[(r /= 4) % 4],
+                 mb = bits[(r /= 4) % 4];
+        bodies[0].type = ta;
+        bodies[1].type = tb;
+        gy_adapter_collider a = {.owner = &bodies[0],
+                                 .category = ca,
+                                 .mask = ma,
+                                 .body_type = ta,
+                                 .is_sensor = sa,
+                                 .contact_response = true};
+        gy_adapter_collider b = {.owner = &bodies[1],
+                                 .category = cb,
+                                 .mask = mb,
+                                 .body_type = tb,
+                                 .is_sensor = sb,
+                                 .contact_response = true};
+        /* A second collider on b that takes everything and is no sensor. */
+        gy_adapter_collider b2 = {.owner = &bodies[1],
+                                  .category = UINT32_MAX,
+                                  .mask = UINT32_MAX,
+                                  .body_type = tb,
+                                  .contact_response = true};
+        gy_adapter_body_gate ga = {0, 0, false}, gb = {0, 0, false}, gb2;
+        gy_adapter_body_gate_add(&ga, &a);
+        gy_adapter_body_gate_add(&gb, &b);
+        gb2 = gb;
+        gy_adapter_body_gate_add(&gb2, &b2);
+        bool gate = gy_adapter_contact_gate(&a, &b, false) != GY_ADAPTER_CONTACT_SKIP;
+        bool gate2 = gate || gy_adapter_contact_gate(&a, &b2, false) != GY_ADAPTER_CONTACT_SKIP;
+        bool may = gy_adapter_bodies_may_pair(ta, ga, tb, gb);
+        if (gate && !may)
+            fail_msg("case %d: the gate takes a pair the prefilter refuses", k);
+        if (gate2 && !gy_adapter_bodies_may_pair(ta, ga, tb, gb2))
+            fail_msg(
+                "case %d: the gate takes a pair of the two-collider body the prefilter refuses", k);
+        taken += gate;
+        refused += !may;
+    }
+    assert_true(taken > 0 && refused > 0);
+    /* Filters that cannot meet are refused whatever the types. */
+    gy_adapter_body_gate x = {0x1u, 0x1u, true}, y = {0x2u, 0x2u, true};
+    assert_false(gy_adapter_bodies_may_pair(GY_MOTION_DYNAMIC, x, GY_MOTION_DYNAMIC, y));
+    /* Widening: a new category or mask bit, not a narrower one. */
+    gy_adapter_body_gate wide = {0x3u, 0x1u, false}, narrow = {0x1u, 0x1u, false};
+    assert_true(gy_adapter_body_gate_widened(narrow, wide));
+    assert_false(gy_adapter_body_gate_widened(wide, narrow));
+}
+
 /* Two colliders of one body never touch, whatever their filters say. */
 static void test_contacts_gate_skips_colliders_of_one_body(void **state)
 {
@@ -313,6 +374,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contacts_one_way_acceptance_is_kept_until_the_pair_separates),
         cmocka_unit_test(test_contacts_gate_skips_colliders_of_one_body),
+        cmocka_unit_test(test_contacts_body_prefilter_refuses_nothing_the_gate_takes),
         cmocka_unit_test(test_contacts_pair_and_geometry_are_the_same_from_either_collider),
         cmocka_unit_test(test_contacts_geometry_keeps_the_deepest_point_of_a_pass),
         cmocka_unit_test(test_contacts_refresh_restarts_only_a_carried_pair),
