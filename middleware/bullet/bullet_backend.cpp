@@ -115,8 +115,7 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
 /* Bullet keeps no per-thread state that a caller must set up: no thread hooks. */
 extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
-    .built_hull_max_vertices = 0,       /* btConvexHullShape takes its points in linear time */
-    .slider_stop_holds_on_stop = false, /* btSliderConstraint: only once past it */
+    .built_hull_max_vertices = 0, /* btConvexHullShape takes its points in linear time */
     .pair_size = sizeof(gy_bt_pair),
     .resource_size = sizeof(gy_bt_resource),
     .cast_sweep_slack = 2.0 * GY_BT_PROBE_GAP,

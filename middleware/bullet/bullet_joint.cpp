@@ -1,4 +1,4 @@
-/* Bullet adapter: joints, their constraint force, motors, springs and ball limits.
+/* Bullet adapter: joints, their constraint force, motors, springs and limits.
  *
  * Fixed, ball, hinge and slider map onto btFixedConstraint, btPoint2PointConstraint,
  * btHingeConstraint and btSliderConstraint, with frames built at the anchor from the bodies' pose
@@ -6,21 +6,19 @@
  * ODE adapter uses ODE's double ball, which is the same constraint); a spring softens that row
  * with the ERP and CFM joint_drive.c gives both adapters. Hinge and slider motors are Bullet's
  * own (the hinge's angular motor, the slider's powered linear motor), set before every solve as
- * the front end's joint drive (joint_drive.c) decides. A hinge's limits, and a ball's cone and
- * twist limits, are the drive's angular rows added to the hinge and point-to-point constraints
- * in every solve (Bullet's own hinge limit row only acts once the stop is passed). A slider's
- * limits are Bullet's. A joint whose b is null is
+ * the front end's joint drive (joint_drive.c) decides. A hinge's and a slider's limits, and a
+ * ball's cone and twist limits, are the drive's rows (angular, or linear along a slider's axis)
+ * added to the hinge, slider and point-to-point constraints in every solve (Bullet's own limit
+ * rows only act once the stop is passed). A joint whose b is null is
  * anchored to the world's own fixed body; one whose b is a static (a btCollisionObject, which
  * constraints cannot hold) to the static's anchor, a btRigidBody at the static's pose that its
  * first joint makes and its last takes away. Breakable joints carry a btJointFeedback; after every
  * solve the force it reports is compared with the break force (the magnitude of the force vector,
  * as on ODE, rather than Bullet's per-row impulse threshold). */
 #include <math.h>
+#include <utility>
 
 #include "bullet_internal.h"
-
-/* Limits stop hard: no bounce off a slider's end. */
-#define SLIDER_LIMIT_RESTITUTION 0.0
 
 /* Bullet's hinge angle and motor velocity (its A is a) and its slider offset and motor velocity
  * (its B is a) already run the way Gyre's do, a relative to b about or along the axis, so they
@@ -116,24 +114,43 @@ class distance_constraint : public btTypedConstraint
     double m_erp = 0.0, m_cfm = 0.0;
 };
 
-/* Writes `r` (the rate of A relative to B about its axis) as row `row` of the constraint's rows. */
+/* Writes `r` as row `row` of the constraint's rows, between gyre's a and b (Bullet's A and B,
+ * or B and A when `a_is_bullet_a` is false). A linear row acts at a's centre of mass: its J v is
+ * a's velocity relative to the point of b there, along the axis, and its force puts no torque
+ * couple on the pair. */
 static void limit_row_write(btTypedConstraint::btConstraintInfo2 *info, int row,
-                            const gy_joint_limit_row &r)
+                            const gy_joint_limit_row &r, const btRigidBody &a, const btRigidBody &b,
+                            bool a_is_bullet_a)
 {
     int k = row * info->rowskip;
     btVector3 axis = gy_bt_vec(r.axis);
+    btVector3 a_lin(0, 0, 0), a_ang = axis, b_lin(0, 0, 0), b_ang = -axis;
+    if (r.linear) {
+        a_lin = axis;
+        a_ang.setZero();
+        b_lin = -axis;
+        b_ang = -(a.getCenterOfMassPosition() - b.getCenterOfMassPosition()).cross(axis);
+    }
+    btScalar *lin1 = info->m_J1linearAxis, *ang1 = info->m_J1angularAxis;
+    btScalar *lin2 = info->m_J2linearAxis, *ang2 = info->m_J2angularAxis;
+    if (!a_is_bullet_a) {
+        std::swap(lin1, lin2);
+        std::swap(ang1, ang2);
+    }
     for (int c = 0; c < 3; c++) {
-        info->m_J1angularAxis[k + c] = axis[c];
-        info->m_J2angularAxis[k + c] = -axis[c];
+        lin1[k + c] = a_lin[c];
+        ang1[k + c] = a_ang[c];
+        lin2[k + c] = b_lin[c];
+        ang2[k + c] = b_ang[c];
     }
     info->m_constraintError[k] = r.bound;
     info->m_lowerLimit[k] = r.upper ? -SIMD_INFINITY : 0.0;
     info->m_upperLimit[k] = r.upper ? 0.0 : SIMD_INFINITY;
 }
 
-/* A hinge or point-to-point constraint with limit rows after its own: the rows the front end's
- * drive gives before every solve. */
-template <class Base> class limited : public Base
+/* A hinge, slider or point-to-point constraint with limit rows after its own: the rows the front
+ * end's drive gives before every solve. A slider's A is gyre's b (see gy_bt_joint_create). */
+template <class Base, bool a_is_bullet_a = true> class limited : public Base
 {
   public:
     using Base::Base;
@@ -155,8 +172,10 @@ template <class Base> class limited : public Base
     void getInfo2(btTypedConstraint::btConstraintInfo2 *info) override
     {
         Base::getInfo2(info);
+        const btRigidBody &a = a_is_bullet_a ? this->m_rbA : this->m_rbB;
+        const btRigidBody &b = a_is_bullet_a ? this->m_rbB : this->m_rbA;
         for (int i = 0; i < m_rows; i++)
-            limit_row_write(info, m_base_rows + i, m_row[i]);
+            limit_row_write(info, m_base_rows + i, m_row[i], a, b, a_is_bullet_a);
     }
 
   private:
@@ -166,6 +185,7 @@ template <class Base> class limited : public Base
 
 using limited_hinge = limited<btHingeConstraint>;
 using limited_ball = limited<btPoint2PointConstraint>;
+using limited_slider = limited<btSliderConstraint, false>;
 
 } // namespace
 
@@ -279,6 +299,8 @@ void gy_bt_joint_set_limit_rows(gy_driver_world *, gy_bt_joint *j, const gy_join
 {
     if (j->base.type == GY_JOINT_HINGE)
         static_cast<limited_hinge *>(j->constraint)->set_rows(rows, n);
+    else if (j->base.type == GY_JOINT_SLIDER)
+        static_cast<limited_slider *>(j->constraint)->set_rows(rows, n);
     else
         static_cast<limited_ball *>(j->constraint)->set_rows(rows, n);
 }
@@ -304,7 +326,7 @@ static size_t constraint_size(gy_joint_type t, bool limited_rows)
     case GY_JOINT_HINGE:
         return limited_rows ? sizeof(limited_hinge) : sizeof(btHingeConstraint);
     case GY_JOINT_SLIDER:
-        return sizeof(btSliderConstraint);
+        return limited_rows ? sizeof(limited_slider) : sizeof(btSliderConstraint);
     case GY_JOINT_DISTANCE:
     default:
         return sizeof(distance_constraint);
@@ -386,15 +408,12 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
         /* Bullet's slider moves along its frames' X axis and measures B's position relative to
          * A; Gyre measures a relative to b, so b (or the world) is Bullet's A. */
         btTransform frame = axis_frame(btVector3(1, 0, 0), axis, anchor);
-        btSliderConstraint *slider =
-            new (cmem) btSliderConstraint(rb, ra, tb_inv * frame, ta_inv * frame, true);
-        if (def->has_limits) {
-            slider->setLowerLinLimit(def->limit_min);
-            slider->setUpperLinLimit(def->limit_max);
-        }
-        slider->setRestitutionLimLin(SLIDER_LIMIT_RESTITUTION);
-        j->constraint = slider;
-        break;
+        if (limited_rows)
+            j->constraint = new (cmem) limited_slider(rb, ra, tb_inv * frame, ta_inv * frame, true);
+        else
+            j->constraint =
+                new (cmem) btSliderConstraint(rb, ra, tb_inv * frame, ta_inv * frame, true);
+        break; /* free along its axis (Bullet's default linear limits, lower above upper) */
     }
     case GY_JOINT_DISTANCE:
     default:

@@ -126,7 +126,6 @@ const gy_driver gy_ode_driver = {
      * for 256 vertices, 0.9 ms for 512, 9 ms for 1,024, 219 ms for 4,096 (docs/physics-thread.md).
      */
     .built_hull_max_vertices = 256,
-    .slider_stop_holds_on_stop = true, /* dParamLoStop/HiStop: from the stop on */
     .pair_size = sizeof(gy_ode_pair),
     .resource_size = sizeof(gy_ode_resource),
     .world_create = ode_world_create,

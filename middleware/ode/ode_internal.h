@@ -113,7 +113,8 @@ typedef struct gy_driver_joint {
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     double distance;         /* distance joints: the double-ball joint's length, m */
     dJointID limit_motor;    /* hinge limits, ball cone or twist limits: their rows, else NULL */
-    dJointFeedback limit_feedback;
+    dJointGroupID limit_rows; /* slider limits: this solve's rows (contact joints), else NULL */
+    dJointFeedback limit_feedback[2]; /* the limit motor's, or each slider limit row's */
 } gy_ode_joint;
 
 /* The front end reads the records through their Gyre parts (driver.h). */

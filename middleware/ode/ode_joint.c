@@ -1,15 +1,16 @@
 /* ODE adapter: joints, their constraint force, motors, springs, limits and axis locks.
  *
- * Fixed, ball, hinge and slider map onto ODE's joints of the same name (a slider's limits through
- * dParamLoStop/HiStop). Distance uses ODE's double-ball joint: one anchor at a's origin, the other
- * at the given anchor on b (or in the world); a spring softens it through the ERP and CFM the
- * front end's joint drive (joint_drive.c) gives before every solve. Hinge and slider motors are
- * ODE's own (dParamVel/dParamFMax on the joint's row), set before every solve as the front end's
- * joint drive (joint_drive.c) decides. A hinge's limits and a ball's cone and twist limits are rows
- * of an angular motor in user mode, whose bounds the drive gives before every solve. Every joint
- * carries a dJointFeedback: the front end reads its force after every solve (breaks) and
- * joint_get_state reports it. Axis locks are motors with zero target velocity and unbounded force
- * on the locked world axes; the front end's step also projects away drift (step.c). */
+ * Fixed, ball, hinge and slider map onto ODE's joints of the same name. Distance uses ODE's
+ * double-ball joint: one anchor at a's origin, the other at the given anchor on b (or in the
+ * world); a spring softens it through the ERP and CFM the front end's joint drive (joint_drive.c)
+ * gives before every solve. Hinge and slider motors are ODE's own (dParamVel/dParamFMax on the
+ * joint's row), set before every solve as the front end's joint drive (joint_drive.c) decides.
+ * Limits are the drive's rows, kept in every solve: a hinge's limits and a ball's cone and twist
+ * limits are rows of an angular motor in user mode, a slider's are contact joints along its axis
+ * (ODE's only one-sided linear row with a velocity of our choosing). Every joint carries a
+ * dJointFeedback: the front end reads its force after every solve (breaks) and joint_get_state
+ * reports it. Axis locks are motors with zero target velocity and unbounded force on the locked
+ * world axes; the front end's step also projects away drift (step.c). */
 #include <math.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
         dJointDestroy(j->limit_motor);
+    if (j->limit_rows != NULL)
+        dJointGroupDestroy(j->limit_rows);
     gy_free(w->allocator, j, sizeof *j);
 }
 
@@ -91,15 +94,44 @@ static void limit_row(dJointID m, int k, gy_vec3 dir, double bound, double h)
     dJointSetAMotorParam(m, dParamStopERP + group, bound >= 0.0 ? 1.0 : -1.0);
 }
 
-/* A row kept at or below its bound is the lower-bound row of the reversed axis. */
+/* One linear limit row: a contact joint's normal row, J v = n · (v_a - v_b at a's centre) kept
+ * at or above `bound` (its motionN; depth 0 adds no push-out, mu 0 no friction rows). Acting at
+ * a's centre, its force puts no torque couple on the pair (ODE's own slider row takes the same
+ * care). It is rigid, as Bullet's rows are: softened by the world's CFM, a slider hitting its
+ * stop at 10 m/s landed 5 um past it, and the row taking that back left it creeping away at
+ * 0.3 mm/s. ODE caps a positive bound at the world's largest correcting velocity (5 m/s): a
+ * slider more than 10 cm past its stop (at 60 Hz) is pulled back no faster. */
+static void linear_limit_row(gy_driver_world *w, gy_ode_joint *j, int k, gy_vec3 dir, double bound)
+{
+    dContact c;
+    memset(&c, 0, sizeof c);
+    c.surface.mode = dContactMotionN | dContactSoftCFM;
+    c.surface.motionN = bound;
+    c.surface.soft_cfm = 0.0;
+    const dReal *at = dBodyGetPosition(gy_ode_dbody(j->a));
+    for (int i = 0; i < 3; i++)
+        c.geom.pos[i] = at[i];
+    c.geom.normal[0] = dir.x, c.geom.normal[1] = dir.y, c.geom.normal[2] = dir.z;
+    dJointID row = dJointCreateContact(w->world, j->limit_rows, &c);
+    dJointAttach(row, gy_ode_dbody(j->a), j->b != NULL ? gy_ode_dbody(j->b) : NULL);
+    dJointSetFeedback(row, &j->limit_feedback[k]);
+}
+
+/* A row kept at or below its bound is the lower-bound row of the reversed axis. A contact joint
+ * cannot be changed once made: a slider's rows are made anew for every solve. */
 void gy_ode_joint_set_limit_rows(gy_driver_world *w, gy_ode_joint *j,
                                  const gy_joint_limit_row *rows, uint32_t n, double h)
 {
-    (void)w;
+    if (j->limit_rows != NULL)
+        dJointGroupEmpty(j->limit_rows);
     for (uint32_t k = 0; k < n; k++) {
         const gy_joint_limit_row *r = &rows[k];
-        limit_row(j->limit_motor, (int)k, r->upper ? gy_v3_neg(r->axis) : r->axis,
-                  r->upper ? -r->bound : r->bound, h);
+        gy_vec3 dir = r->upper ? gy_v3_neg(r->axis) : r->axis;
+        double bound = r->upper ? -r->bound : r->bound;
+        if (r->linear)
+            linear_limit_row(w, j, (int)k, dir, bound);
+        else
+            limit_row(j->limit_motor, (int)k, dir, bound, h);
     }
 }
 
@@ -116,7 +148,7 @@ static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows
     dJointID m = dJointCreateAMotor(w->world, NULL);
     dJointAttach(m, gy_ode_dbody(j->a), j->b != NULL ? gy_ode_dbody(j->b) : NULL);
     dJointSetAMotorMode(m, dAMotorUser);
-    dJointSetFeedback(m, &j->limit_feedback);
+    dJointSetFeedback(m, &j->limit_feedback[0]);
     dJointSetAMotorNumAxes(m, rows);
     for (int k = 0; k < rows; k++) {
         dJointSetAMotorParam(m, dParamLoStop + dParamGroup * k, 0.0);
@@ -128,7 +160,9 @@ static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows
 static void drive_setup(gy_driver_world *w, gy_ode_joint *j)
 {
     uint32_t rows = gy_joint_limit_row_count(&j->base);
-    if (rows > 0)
+    if (rows > 0 && j->base.type == GY_JOINT_SLIDER)
+        j->limit_rows = dJointGroupCreate(0);
+    else if (rows > 0)
         j->limit_motor = limit_motor_create(w, j, (int)rows);
 }
 
@@ -182,15 +216,7 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
         j->joint = dJointCreateSlider(w->world, NULL);
         dJointAttach(j->joint, ba, bb);
         dJointSetSliderAxis(j->joint, axis.x, axis.y, axis.z);
-        if (def->has_limits) {
-            dJointSetSliderParam(j->joint, dParamLoStop, def->limit_min);
-            dJointSetSliderParam(j->joint, dParamHiStop, def->limit_max);
-            /* No error correction at the stops: its speed stayed after the correction was done,
-             * so a slider that hit its limit at 10 m/s and landed 0.6 mm past it crept back off
-             * at 1.3 cm/s for good. The stop's velocity row alone holds it there. */
-            dJointSetSliderParam(j->joint, dParamStopERP, 0.0);
-        }
-        break;
+        break; /* its limits are rows made for every solve */
     case GY_JOINT_DISTANCE:
     default:
         j->joint = dJointCreateDBall(w->world, NULL);
@@ -210,8 +236,15 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
 double gy_ode_joint_force(gy_driver_world *w, gy_ode_joint *j)
 {
     (void)w;
-    /* f2 stays zero for a joint to the world (the record starts zeroed). */
-    return fmax(gy_v3_len(gy_ode_vec(j->feedback.f1)), gy_v3_len(gy_ode_vec(j->feedback.f2)));
+    /* f2 stays zero for a joint to the world (the record starts zeroed). A slider's limit rows
+     * are part of its force, as its own stop row was and as Bullet's rows in the constraint are
+     * (an angular limit motor's rows carry no force). */
+    gy_vec3 fa = gy_ode_vec(j->feedback.f1), fb = gy_ode_vec(j->feedback.f2);
+    for (int k = 0; k < 2; k++) {
+        fa = gy_v3_add(fa, gy_ode_vec(j->limit_feedback[k].f1));
+        fb = gy_v3_add(fb, gy_ode_vec(j->limit_feedback[k].f2));
+    }
+    return fmax(gy_v3_len(fa), gy_v3_len(fb));
 }
 
 /* A motor holding a dynamic body's locked world axes (an LMotor, or an AMotor in user mode) at
@@ -254,8 +287,9 @@ void gy_ode_joint_get_state(gy_driver_world *w, gy_ode_joint *j, gy_joint_state 
     (void)w;
     out->force = gy_ode_vec(j->feedback.f1);
     out->torque = gy_ode_vec(j->feedback.t1);
-    if (j->limit_motor != NULL) {
-        /* The limit motor's rows act between the same bodies: part of what the joint applies. */
-        out->torque = gy_v3_add(out->torque, gy_ode_vec(j->limit_feedback.t1));
+    /* The limit rows act between the same bodies: part of what the joint applies. */
+    for (int k = 0; k < 2; k++) {
+        out->force = gy_v3_add(out->force, gy_ode_vec(j->limit_feedback[k].f1));
+        out->torque = gy_v3_add(out->torque, gy_ode_vec(j->limit_feedback[k].t1));
     }
 }

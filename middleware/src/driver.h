@@ -220,9 +220,6 @@ typedef struct gy_driver {
      * limit: what the vendor does with a hull's collider in time that grows faster than its
      * size, so that a runtime hull's body is made within a tick's geometry budget. */
     uint32_t built_hull_max_vertices;
-    /* Whether the vendor's slider limit row holds a slider already on its stop (ODE's), not
-     * only once past it (Bullet's): a slider on its stop then gets no landing motor. */
-    bool slider_stop_holds_on_stop;
     /* Bytes of the driver's record for each reported pair: it starts with gy_adapter_pair
      * (contacts.h), then whatever the driver keeps of the pair during the step. */
     size_t pair_size;
@@ -340,8 +337,9 @@ typedef struct gy_driver {
      * `max_force` (N·m or N; INFINITY: unbounded) over the next solve of h seconds, or off. */
     void (*joint_motor_set)(gy_driver_world *w, gy_driver_joint *j, bool on, double velocity,
                             double max_force, double h);
-    /* Limited hinges and ball joints: their limit rows for the next solve of h seconds, as many
-     * as gy_joint_limit_row_count says (the driver made room for them when it built the joint). */
+    /* Limited hinges, sliders and ball joints: their limit rows for the next solve of h seconds,
+     * as many as gy_joint_limit_row_count says (the driver made room for them when it built the
+     * joint); a slider's rows are linear, along its axis. */
     void (*joint_set_limit_rows)(gy_driver_world *w, gy_driver_joint *j,
                                  const gy_joint_limit_row *rows, uint32_t n, double h);
     /* Distance joints with a spring: the softness the front end chose (gy_joint_spring_softness,

@@ -61,22 +61,6 @@ double gy_joint_motor_velocity(const gy_joint_motor *m, double position, double 
     return v;
 }
 
-bool gy_joint_limit_landing(double position, double rate, const double *limits, double h,
-                            double *land)
-{
-    double next = position + rate * h;
-    if (position <= limits[1] && next > limits[1]) {
-        *land = (limits[1] - position) / h;
-        return true;
-    }
-    if (position >= limits[0] && next < limits[0]) {
-        *land = (limits[0] - position) / h;
-        return true;
-    }
-    *land = 0.0;
-    return false;
-}
-
 double gy_joint_limit_bound(double position, double stop, bool upper, double h)
 {
     double gap = upper ? stop - position : position - stop;
@@ -144,7 +128,7 @@ gy_joint_cone_pose gy_joint_cone_measure(const gy_joint_cone_frame *f, gy_quat q
 
 uint32_t gy_joint_limit_row_count(const gy_adapter_joint *j)
 {
-    if (j->type == GY_JOINT_HINGE)
+    if (j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER)
         return j->has_limits ? 2u : 0u;
     if (j->type == GY_JOINT_BALL)
         return (j->has_cone ? 1u : 0u) + (j->has_twist_limits ? 2u : 0u);
@@ -204,39 +188,27 @@ static double servo_accel(const gy_driver *d, gy_driver_world *w, gy_driver_join
 }
 
 static void motor_drive(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
-                        double position, double rate, double h)
+                        double position, double h)
 {
     gy_adapter_joint *j = gy_driver_joint_rec(dj);
-    double land;
-    /* A vendor whose slider limit row holds from the stop on needs no landing on the stop. */
-    bool short_of =
-        !d->slider_stop_holds_on_stop || (position > j->limits[0] && position < j->limits[1]);
-    if (j->type == GY_JOINT_SLIDER && j->has_limits && short_of &&
-        gy_joint_limit_landing(position, rate, j->limits, h, &land)) {
-        d->joint_motor_set(w, dj, true, land, INFINITY, h);
-        return;
-    }
-    if (j->motor.mode == GY_MOTOR_OFF) {
-        d->joint_motor_set(w, dj, false, 0.0, j->motor.max_force, h);
-        return;
-    }
     double accel = j->motor.mode == GY_MOTOR_POSITION ? servo_accel(d, w, dj) : 0.0;
     double v =
         gy_joint_motor_velocity(&j->motor, position, accel, h, j->has_limits ? j->limits : NULL);
     d->joint_motor_set(w, dj, true, v, j->motor.max_force, h);
 }
 
-/* The rows of a limited hinge or ball joint for the next solve; their count. */
+/* The rows of a limited hinge, slider or ball joint for the next solve; their count. */
 static uint32_t limit_rows(const gy_driver *d, gy_driver_world *w, gy_driver_joint *dj,
                            double position, double h, gy_joint_limit_row *rows)
 {
     gy_adapter_joint *j = gy_driver_joint_rec(dj);
-    if (j->type == GY_JOINT_HINGE) {
+    if (j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER) {
         gy_vec3 axis = d->joint_axis(w, dj);
+        bool linear = j->type == GY_JOINT_SLIDER;
         rows[0] = (gy_joint_limit_row){axis, gy_joint_limit_bound(position, j->limits[0], false, h),
-                                       false};
-        rows[1] =
-            (gy_joint_limit_row){axis, gy_joint_limit_bound(position, j->limits[1], true, h), true};
+                                       false, linear};
+        rows[1] = (gy_joint_limit_row){axis, gy_joint_limit_bound(position, j->limits[1], true, h),
+                                       true, linear};
         return 2;
     }
     gy_quat qa, qb;
@@ -245,12 +217,12 @@ static uint32_t limit_rows(const gy_driver *d, gy_driver_world *w, gy_driver_joi
     uint32_t n = 0;
     if (j->has_cone)
         rows[n++] = (gy_joint_limit_row){
-            p.swing_axis, gy_joint_limit_bound(p.swing, j->cone_angle, true, h), true};
+            p.swing_axis, gy_joint_limit_bound(p.swing, j->cone_angle, true, h), true, false};
     if (j->has_twist_limits) {
         rows[n++] = (gy_joint_limit_row){
-            p.twist_axis, gy_joint_limit_bound(p.twist, j->twist_min, false, h), false};
+            p.twist_axis, gy_joint_limit_bound(p.twist, j->twist_min, false, h), false, false};
         rows[n++] = (gy_joint_limit_row){
-            p.twist_axis, gy_joint_limit_bound(p.twist, j->twist_max, true, h), true};
+            p.twist_axis, gy_joint_limit_bound(p.twist, j->twist_max, true, h), true, false};
     }
     return n;
 }
@@ -292,7 +264,7 @@ void gy_joint_drive_solve(const gy_driver *d, gy_driver_world *w, const gy_handl
         if (j->has_spring)
             spring_drive(d, w, dj, h);
         bool axial = j->type == GY_JOINT_HINGE || j->type == GY_JOINT_SLIDER;
-        bool motor = axial && (j->motor.mode != GY_MOTOR_OFF || j->has_limits);
+        bool motor = axial && j->motor.mode != GY_MOTOR_OFF;
         uint32_t count = gy_joint_limit_row_count(j);
         if (!motor && count == 0)
             continue;
@@ -300,7 +272,7 @@ void gy_joint_drive_solve(const gy_driver *d, gy_driver_world *w, const gy_handl
         if (axial)
             d->joint_coordinate(w, dj, &position, &rate);
         if (motor)
-            motor_drive(d, w, dj, position, rate, h);
+            motor_drive(d, w, dj, position, h);
         if (count > 0) {
             gy_joint_limit_row rows[GY_JOINT_LIMIT_ROWS_MAX];
             uint32_t n = limit_rows(d, w, dj, position, h, rows);

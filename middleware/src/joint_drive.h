@@ -1,6 +1,6 @@
 /* Joint behaviour both adapters share and compute the same way: what a hinge's or slider's motor
- * does before every solve (the position servo's velocity law, the landing on a limit), the limit
- * rows of hinges and ball joints, the spring's constraint softness, and the swing and twist
+ * does before every solve (the position servo's velocity law, the limit clip), the limit rows of
+ * hinges, sliders and ball joints, the spring's constraint softness, and the swing and twist
  * angles of a ball joint's cone and twist limits. The front end runs it over a driver's raw
  * joint entries (driver.h). Private to middleware/, plain C, free of vendor headers. */
 #ifndef GYRE_JOINT_DRIVE_H
@@ -39,15 +39,6 @@ double gy_joint_drive_accel(gy_joint_type type, double max_force, const gy_joint
  * the solve: a motor driving into a limit arrives on it instead of overshooting. */
 double gy_joint_motor_velocity(const gy_joint_motor *m, double position, double accel, double h,
                                const double *limits);
-
-/* Whether a joint coordinate at `position`, changing at `rate`, would pass one of `limits`
- * ({min, max}) within a solve of h seconds while not yet past it (on it counts as short of it);
- * *land is then the rate that arrives on the limit at the end of the solve. For limits that
- * cannot be a row in every solve (ODE's slider, whose limit row only acts once a limit is
- * passed): an unbounded motor aimed at *land stops fast motion on the limit rather than one
- * solve beyond it. */
-bool gy_joint_limit_landing(double position, double rate, const double *limits, double h,
-                            double *land);
 
 /* A limit as one row the solver keeps in every solve, not only once the stop is passed: the
  * bound it puts on the joint coordinate's rate over the next solve of h seconds. Short of the
@@ -88,20 +79,23 @@ typedef struct gy_joint_cone_pose {
 
 gy_joint_cone_pose gy_joint_cone_measure(const gy_joint_cone_frame *f, gy_quat qa, gy_quat qb);
 
-/* One limit row: the joint's rate about `axis` (world, unit; a's spin relative to b's) kept at
- * or above `bound` (a lower stop) or, `upper`, at or below it, one-sided, for one solve. */
+/* One limit row: the joint's rate about `axis` (world, unit; a's spin relative to b's) or, for
+ * a `linear` row, along it (a's velocity relative to b's, m/s, as the slider's offset changes)
+ * kept at or above `bound` (a lower stop) or, `upper`, at or below it, one-sided, for one
+ * solve. */
 typedef struct gy_joint_limit_row {
     gy_vec3 axis;
     double bound;
     bool upper;
+    bool linear;
 } gy_joint_limit_row;
 
 /* The most limit rows a joint has: a ball joint's cone and both sides of its twist. */
 #define GY_JOINT_LIMIT_ROWS_MAX 3
 
-/* How many limit rows a joint gets before every solve: both stops of a hinge with limits, one
- * row for a ball's cone and two for its twist limits, none otherwise. A driver sizes its rows
- * for them when it builds the joint. */
+/* How many limit rows a joint gets before every solve: both stops of a hinge or slider with
+ * limits, one row for a ball's cone and two for its twist limits, none otherwise. A driver sizes
+ * its rows for them when it builds the joint. */
 uint32_t gy_joint_limit_row_count(const struct gy_adapter_joint *j);
 
 /* Completes a joint's drive record once the driver has built it: a's anchor in its body frame
@@ -111,10 +105,8 @@ void gy_joint_drive_attach(const struct gy_driver *d, struct gy_driver_world *w,
 
 /* Before every solve of h seconds, once the driver's solve has collided (so the joints are read
  * as the vendor's solve will see them): every hinge's and slider's motor gets its velocity and
- * bound, and every limited hinge and ball joint its limit rows, through the driver's entries.
- * A slider about to pass a limit within the solve gets an unbounded motor landing it on the
- * limit instead of its own (the limit wins over the motor): the vendors' slider limit rows act
- * only once a stop is passed. */
+ * bound, and every limited hinge, slider and ball joint its limit rows, through the driver's
+ * entries. */
 void gy_joint_drive_solve(const struct gy_driver *d, struct gy_driver_world *w,
                           const gy_handle_pool *joints, double h);
 

@@ -336,6 +336,99 @@ static void test_joints_fast_swing_into_limits_stops_on_them(void **state)
     assert_true(least >= -2.0 * DEG);
 }
 
+/* Two cubes on sliders along X limited to [-0.2, 0.42] m, at 10 m/s towards +X (a sixth of a
+ * metre a step): one set moving and free, one driven by a 10 m/s velocity motor with 1000 N to
+ * spare. Without gravity their path is known exactly: x = 10 t until the step that would carry
+ * them past 0.42 m, which ends on the stop; then at rest on it. */
+static void test_joints_slider_hitting_its_limit_fast_stops_on_it(void **state)
+{
+    fixture *fx = *state;
+    no_gravity(fx);
+    const double speed = 10.0, stop = 0.42;
+    gy_body_id cube[2];
+    gy_joint_id slider[2];
+    for (int k = 0; k < 2; k++) {
+        double y = 5.0 + 3.0 * k;
+        cube[k] = box_body(fx, gy_v3(0, y, 0), gy_v3(1, 1, 1), 1.0);
+        gy_joint_def jd = slider_x(cube[k], gy_v3(0, y, 0));
+        jd.has_limits = true;
+        jd.limit_min = -0.2;
+        jd.limit_max = stop;
+        if (k == 1)
+            jd.motor = motor(GY_MOTOR_VELOCITY, speed, 1000.0);
+        slider[k] = create_joint(fx, &jd);
+    }
+    assert_result(fx->be->body_set_linear_velocity(fx->w, cube[0], gy_v3(speed, 0, 0)), GY_OK);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, cube[1], gy_v3(speed, 0, 0)), GY_OK);
+    /* The first step whose free motion would end past the stop (0.5 m after 3 steps). */
+    const int arrive = (int)ceil(stop / (speed * DT)) - 1;
+    double settled[2] = {0.0, 0.0};
+    for (int i = 0; i < 150; i++) {
+        step(fx);
+        for (int k = 0; k < 2; k++) {
+            gy_body_state s = body_state(fx, cube[k]);
+            gy_joint_state js = joint_state(fx, slider[k]);
+            if (i < arrive) {
+                /* Unhindered before the stop: no slowing down ahead of it (1e-6 m, m/s). */
+                assert_near(s.pose.position.x, speed * DT * (i + 1), 1e-6);
+                assert_near(s.linear_velocity.x, speed, 1e-6);
+                continue;
+            }
+            /* On the stop from the step it reaches it, within 1 mm; from the step after, at
+             * rest (1 mm/s), and for the 2.4 s after that no further than 0.1 mm from where it
+             * came to rest: no bounce, no creeping back off. */
+            if (i == arrive + 1)
+                settled[k] = js.position;
+            bool resting = i <= arrive ||
+                           (fabs(js.velocity) <= 1e-3 && fabs(js.position - settled[k]) <= 1e-4);
+            if (fabs(js.position - stop) > 1e-3 || !resting)
+                fail_msg("slider %d, step %d (arrival %d): at %.6f m moving %.6f m/s; expected "
+                         "%.2f m at rest",
+                         k, i, arrive, js.position, js.velocity, stop);
+            assert_near(s.pose.position.x, js.position, 1e-6);
+        }
+    }
+}
+
+/* A 2 kg cube on a vertical slider limited to [-0.5, 0.5] m, dropped from the middle: it falls
+ * freely (y = -g t² / 2) until it reaches the lower stop, then rests on it, the joint carrying
+ * its weight. */
+static void test_joints_slider_resting_on_its_lower_stop_holds_under_gravity(void **state)
+{
+    fixture *fx = *state;
+    const double g = 9.81, mass = 2.0, stop = -0.5;
+    gy_body_id cube = box_body(fx, gy_v3(0, 5, 0), gy_v3(0.5, 0.5, 0.5), mass);
+    gy_joint_def jd = slider_x(cube, gy_v3(0, 5, 0));
+    jd.axis = gy_v3(0, 1, 0);
+    jd.has_limits = true;
+    jd.limit_min = stop;
+    jd.limit_max = 0.5;
+    gy_joint_id slider = create_joint(fx, &jd);
+    int landed = -1;
+    for (int i = 0; i < 240; i++) {
+        step(fx);
+        gy_joint_state js = joint_state(fx, slider);
+        /* The symplectic Euler fall of n steps: -g h² n (n + 1) / 2. */
+        double n = i + 1, fall = -g * DT * DT * n * (n + 1) / 2.0;
+        if (landed < 0 && fall > stop) {
+            /* Still falling freely (1e-6 m): the stop's row holds back nothing short of it. */
+            assert_near(js.position, fall, 1e-6);
+            continue;
+        }
+        if (landed < 0)
+            landed = i;
+        /* From the step it would fall past the stop: on it within 1 mm, and from the next step
+         * at rest (1 mm/s); once that step has taken its landing speed out, the joint holds m g
+         * (1 %) up: for 4 s, not a creep either way. */
+        if (fabs(js.position - stop) > 1e-3 || (i > landed && fabs(js.velocity) > 1e-3))
+            fail_msg("step %d (landed %d): at %.5f m moving %.5f m/s; expected %.2f m at rest", i,
+                     landed, js.position, js.velocity, stop);
+        if (i > landed + 1)
+            assert_near(js.force.y, mass * g, 0.01 * mass * g);
+    }
+    assert_true(landed > 0);
+}
+
 static void test_joints_set_motor_changes_target_and_rejects_misuse(void **state)
 {
     fixture *fx = *state;
@@ -697,6 +790,8 @@ int main(int argc, char **argv)
         JOINT_TEST(test_joints_motor_against_limit_stops_at_limit),
         JOINT_TEST(test_joints_servo_past_limit_rests_on_limit),
         JOINT_TEST(test_joints_fast_swing_into_limits_stops_on_them),
+        JOINT_TEST(test_joints_slider_hitting_its_limit_fast_stops_on_it),
+        JOINT_TEST(test_joints_slider_resting_on_its_lower_stop_holds_under_gravity),
         JOINT_TEST(test_joints_set_motor_changes_target_and_rejects_misuse),
         JOINT_TEST(test_joints_spring_period_and_decay_match_frequency_and_damping),
         JOINT_TEST(test_joints_spring_from_a_kinematic_body_keeps_its_frequency),
