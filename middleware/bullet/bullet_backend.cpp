@@ -116,7 +116,7 @@ static void bt_set_gravity(gy_driver_world *w, gy_vec3 g)
 extern "C" const gy_driver gy_bullet_driver = {
     .name = "bullet",
     .built_hull_max_vertices = 0, /* btConvexHullShape takes its points in linear time */
-    .pair_size = sizeof(gy_bt_pair),
+    .pair_size = sizeof(gy_adapter_pair),
     .resource_size = sizeof(gy_bt_resource),
     .cast_sweep_slack = 2.0 * GY_BT_PROBE_GAP,
     .world_create = bt_world_create,

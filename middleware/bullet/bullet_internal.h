@@ -154,13 +154,6 @@ static_assert(offsetof(gy_bt_joint, base) == 0, "a joint record starts with its 
 
 /* ---- step records --------------------------------------------------------------------------- */
 
-/* The pair a gy_contact was built from. */
-struct gy_bt_pair {
-    gy_adapter_pair head; /* first (contacts.h); its tangent sums the impulse on a's body */
-    bool gathered;        /* read from a manifold this step (not only kept by the front end) */
-    bool solved;          /* gathered this step in a substep with an active side (fresh impulses) */
-};
-
 /* A moving body's pair with a static body (bullet_step.cpp): Bullet's algorithm for the two,
  * run with the world's scratch object standing in for the static; its manifolds are in the
  * dispatcher's list like any broadphase pair's. */
@@ -270,8 +263,9 @@ struct gy_driver_world {
     const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */
     gy_adapter_tally *tally;        /* the front end's: bodies by motion type, sensors, resources */
 
-    /* The front end's contact report (contact i was built from gy_bt_pairs(...)[i]) and one-way
-     * verdicts, which the contact result feeds. */
+    /* The front end's contact report (its records are the front end's own gy_adapter_pair, whose
+     * tangent sums the impulse on a's body) and one-way verdicts, which the contact result
+     * feeds. */
     gy_adapter_contacts *contacts;
 
     bool aabbs_stale; /* bodies moved since Bullet last refreshed their broadphase boxes */
@@ -279,12 +273,6 @@ struct gy_driver_world {
     bool sensor_pass;     /* colliding at the step's end poses, sensor pairs only */
     gy_result step_error; /* first allocation failure inside the current step */
 };
-
-/* A report's adapter records. */
-static inline gy_bt_pair *gy_bt_pairs(const gy_adapter_report *r)
-{
-    return static_cast<gy_bt_pair *>(r->pairs);
-}
 
 /* ---- conversions ---------------------------------------------------------------------------- */
 

@@ -768,14 +768,17 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
         uint32_t idx = pair_get(w, c0, c1);
         if (idx == UINT32_MAX)
             return false;
-        gy_bt_pair *pr = &gy_bt_pairs(&w->contacts->current)[idx];
-        pr->head.responds = true; /* a manifold point is a solver row */
-        pr->gathered = true;
-        if (gy_adapter_body_active(&b0->base) || gy_adapter_body_active(&b1->base))
-            pr->solved = true;
-        bool first0 = gy_adapter_contacts_record(w->contacts, idx)->a == &c0->base;
+        gy_adapter_pair *pr = gy_adapter_contacts_record(w->contacts, idx);
+        pr->responds = true; /* a manifold point is a solver row */
+        bool first0 = pr->a == &c0->base;
         pair_geometry(w, idx, c0, (p.m_positionWorldOnA + p.m_positionWorldOnB) * 0.5,
                       -p.m_normalWorldOnB, p.getDistance());
+        /* Bullet solves no sleeping island: a sleeping pair's points hold the impulses of its
+         * last solve, which stood for that solve's step. The front end reports such a pair
+         * (gy_adapter_contacts_settle_unsolved). */
+        if (!gy_adapter_body_active(&b0->base) && !gy_adapter_body_active(&b1->base))
+            continue;
+        gy_adapter_contacts_solved(w->contacts, idx, h);
         if (settle && p.getDistance() <= 0.0) {
             if (!list_point(w, idx, first0, b0, b1, p, h))
                 return false;
@@ -783,8 +786,8 @@ static bool gather_manifold(gy_driver_world *w, const btPersistentManifold *m, g
         }
         w->contacts->current.contacts[idx].normal_impulse += p.m_appliedImpulse;
         /* The tangent sums the impulse on collider b's body (overlap.h). */
-        pr->head.tangent =
-            gy_v3_mad(pr->head.tangent, gy_bt_from_vec(lateral_impulse(p)), first0 ? -1.0 : 1.0);
+        pr->tangent =
+            gy_v3_mad(pr->tangent, gy_bt_from_vec(lateral_impulse(p)), first0 ? -1.0 : 1.0);
     }
     return true;
 }
@@ -855,21 +858,8 @@ static void bt_begin(gy_driver_world *w, double, double h)
     w->substep_dt = h;
 }
 
-/* A pair of two sleepers (or a sleeper and a static) keeps its manifold, but Bullet solves no
- * sleeping island: its points hold the impulses of the last solve, which stood for a step of
- * that solve's length. Reported as the front end reports a pair asleep (its last report, scaled
- * to this step's length: contacts.h's carry_scale), a box asleep on the ground reports its weight
- * over any step. A pair the front end kept (resting-pair hysteresis, step.h) had no manifold
- * point and reports none. */
-static bool pair_unsolved(const gy_adapter_pair *pair, const void *)
-{
-    const gy_bt_pair *p = reinterpret_cast<const gy_bt_pair *>(pair);
-    return p->gathered && !p->solved;
-}
-
 static gy_result bt_end(gy_driver_world *w, double)
 {
-    gy_adapter_contacts_carry_unsolved(w->contacts, pair_unsolved, nullptr);
     end_step(w);
     return w->step_error;
 }

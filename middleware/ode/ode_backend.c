@@ -126,7 +126,7 @@ const gy_driver gy_ode_driver = {
      * for 256 vertices, 0.9 ms for 512, 9 ms for 1,024, 219 ms for 4,096 (docs/physics-thread.md).
      */
     .built_hull_max_vertices = 256,
-    .pair_size = sizeof(gy_ode_pair),
+    .pair_size = sizeof(gy_adapter_pair),
     .resource_size = sizeof(gy_ode_resource),
     .world_create = ode_world_create,
     .world_destroy = ode_world_destroy,

@@ -125,13 +125,6 @@ _Static_assert(offsetof(gy_ode_joint, base) == 0, "a joint record starts with it
 /* Contact joint feedback slots per block (ode_step.c's next_feedback). */
 #define GY_ODE_FEEDBACK_BLOCK 256u
 
-/* Step internals: the pair a gy_contact was built from. */
-typedef struct gy_ode_pair {
-    gy_adapter_pair head; /* first (contacts.h); its tangent sums the force on b */
-    double covered;       /* seconds of this step's substeps in which the pair touched */
-    bool unsolved; /* found this step but never solved in it (ode_step.c), until carried over */
-} gy_ode_pair;
-
 struct gy_driver_world {
     const gy_allocator *allocator;
     const gy_logger *logger;
@@ -151,8 +144,8 @@ struct gy_driver_world {
     const gy_handle_pool *resources; /* payload: gy_ode_resource* */
     gy_adapter_tally *tally;         /* bodies by motion type, sensors, live resource records */
 
-    /* The front end's contact report (its records are gy_ode_pair: gy_ode_pairs) and one-way
-     * verdicts, which the near callback feeds. */
+    /* The front end's contact report (its records are the front end's own gy_adapter_pair,
+     * whose tangent sums the force on b) and one-way verdicts, which the near callback feeds. */
     gy_adapter_contacts *contacts;
 
     /* Scratch geoms owned by the world for queries (never inserted in a space). */
@@ -176,12 +169,6 @@ struct gy_driver_world {
     unsigned long rng_seed; /* this world's state of ODE's random generator (row shuffling) */
     gy_result step_error;   /* first allocation failure inside the current step */
 };
-
-/* A report's adapter records. */
-static inline gy_ode_pair *gy_ode_pairs(const gy_adapter_report *r)
-{
-    return (gy_ode_pair *)r->pairs;
-}
 
 /* A collider's body record (its Gyre record's owner). */
 static inline gy_ode_body *gy_ode_owner(const gy_ode_collider *c)

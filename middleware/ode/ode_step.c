@@ -37,17 +37,6 @@ static gy_vec3 v3(const dReal *v)
     return gy_v3(v[0], v[1], v[2]);
 }
 
-/* A reported pair's colliders (its head names the ODE records' Gyre parts). */
-static gy_ode_collider *pair_a(const gy_ode_pair *p)
-{
-    return (gy_ode_collider *)(void *)p->head.a;
-}
-
-static gy_ode_collider *pair_b(const gy_ode_pair *p)
-{
-    return (gy_ode_collider *)(void *)p->head.b;
-}
-
 /* ---- storage (grown to peak, reused) -------------------------------------------------------- */
 
 static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
@@ -62,13 +51,13 @@ static dJointFeedback *next_feedback(gy_driver_world *w, uint32_t point)
         dJointFeedback *fb = gy_alloc(w->allocator, GY_ODE_FEEDBACK_BLOCK * sizeof *fb);
         if (fb == NULL)
             return NULL;
-        /* Only f1[0] is marked before a solve (drop_unsolved): the rest of a slot never
+        /* Only f1[0] is marked before a solve (mark_solved): the rest of a slot never
          * solved must still hold something written. */
         memset(fb, 0, GY_ODE_FEEDBACK_BLOCK * sizeof *fb);
         w->feedback_blocks[w->feedback_block_count++] = fb;
     }
     dJointFeedback *fb = &w->feedback_blocks[block][point % GY_ODE_FEEDBACK_BLOCK];
-    /* Marked unsolved: the solve overwrites it only if it takes the joint (drop_unsolved). */
+    /* Marked unsolved: the solve overwrites it only if it takes the joint (mark_solved). */
     fb->f1[0] = NAN;
     return fb;
 }
@@ -160,15 +149,13 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         gy_adapter_contacts_pair(w->contacts, &c1->base, &c2->base, &is_new, &w->step_error);
     if (pi == UINT32_MAX)
         return;
-    gy_ode_pair *pr = &gy_ode_pairs(&w->contacts->current)[pi];
-    if (gy_adapter_contacts_refresh(w->contacts, pi))
-        pr->covered = 0.0;
-    pr->covered += w->substep_dt;
+    gy_adapter_pair *pr = gy_adapter_contacts_record(w->contacts, pi);
+    gy_adapter_contacts_refresh(w->contacts, pi);
     gy_adapter_contacts_geometry(w->contacts, pi, &c1->base, point, gy_v3_neg(n_ode),
                                  -cs[deepest].geom.depth);
     if (!respond)
         return;
-    pr->head.responds = true;
+    pr->responds = true;
 
     /* Joint body order: the first body must exist (statics have none). */
     gy_ode_collider *k1 = c1, *k2 = c2;
@@ -266,7 +253,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         p->pair = pi;
         p->force = fb->f1;
         p->normal = v3(c->geom.normal);
-        p->body1_is_a = pr->head.a == &k1->base;
+        p->body1_is_a = pr->a == &k1->base;
         p->body1 = &gy_ode_owner(k1)->base;
         p->body2 = &gy_ode_owner(k2)->base;
         p->position = at;
@@ -337,64 +324,21 @@ static void ode_collide_sensors(gy_driver_world *w)
     w->sensor_pass = false;
 }
 
-static bool pair_unsolved(const gy_adapter_pair *p, const void *ctx)
-{
-    (void)ctx;
-    return ((const gy_ode_pair *)(const void *)p)->unsolved;
-}
-
 /* dWorldQuickStep applies auto-disable before it solves: the contact joints of a body it sends
  * to sleep there are not solved, and their feedback slots (reused from earlier points) would
  * report some other contact's force (a ball in ball_pit resting with 9.0 N·s read 19.4 N·s). Such a
- * point adds no force, and its substep does not count as one its pair was solved in, so the pair is
- * treated as one whose bodies were already asleep: solved in earlier substeps of the step, its
- * impulses are scaled to the whole step (end_step); solved in none, it reports the impulses of its
- * last report (gy_adapter_contacts_carry_unsolved, the front end's rule for sleeping pairs), or
- * none when the last step did not report it. A pair's points are listed together and are solved
- * alike (ODE re-enables a disabled body in contact with an enabled one, so its two bodies sleep or
- * wake together): the first stands for them all. */
-static void drop_unsolved(gy_driver_world *w, double h)
+ * point adds no force, and its pair is not counted solved in this substep: the front end reports
+ * a pair solved in no substep of a step as asleep, and one whose bodies fell asleep part-way as
+ * if it had rested the whole step (gy_adapter_contacts_settle_unsolved). */
+static void mark_solved(gy_driver_world *w, double h)
 {
     const gy_adapter_points *pts = &w->contacts->points;
-    gy_ode_pair *pairs = gy_ode_pairs(&w->contacts->current);
-    bool any = false;
     for (uint32_t i = 0; i < pts->count; i++) {
         dJointFeedback *fb = feedback_slot(w, i);
-        if (!isnan(fb->f1[0]))
-            continue;
-        memset(fb, 0, sizeof *fb);
-        uint32_t pi = pts->items[i].pair;
-        if (i > 0 && pts->items[i - 1].pair == pi)
-            continue;
-        gy_ode_pair *pr = &pairs[pi];
-        pr->covered -= h;
-        if (pr->covered < 0.5 * h) {
-            pr->covered = 0.0;
-            pr->unsolved = true;
-            any = true;
-        }
-    }
-    if (!any)
-        return;
-    gy_adapter_contacts_carry_unsolved(w->contacts, pair_unsolved, NULL);
-    for (uint32_t i = 0; i < pts->count; i++)
-        pairs[pts->items[i].pair].unsolved = false;
-}
-
-static void end_step(gy_driver_world *w, double dt)
-{
-    for (uint32_t i = 0; i < w->contacts->current.count; i++) {
-        gy_contact *c = &w->contacts->current.contacts[i];
-        gy_ode_pair *p = &gy_ode_pairs(&w->contacts->current)[i];
-        /* A pair that fell asleep part-way through the substeps is carried over from now on:
-         * report it as if it had rested for the whole step. */
-        if (!p->head.carried && p->covered > 0.0 && p->covered < dt * (1.0 - 1e-9) &&
-            !gy_driver_body_moving(&gy_ode_driver, gy_ode_owner(pair_a(p))) &&
-            !gy_driver_body_moving(&gy_ode_driver, gy_ode_owner(pair_b(p)))) {
-            double k = dt / p->covered;
-            c->normal_impulse *= k;
-            c->tangent_impulse *= k;
-        }
+        if (isnan(fb->f1[0]))
+            memset(fb, 0, sizeof *fb);
+        else
+            gy_adapter_contacts_solved(w->contacts, pts->items[i].pair, h);
     }
 }
 
@@ -445,14 +389,14 @@ static void ode_solve(gy_driver_world *w, double h)
     gy_joint_drive_solve(&gy_ode_driver, w, w->records->joints, h);
     dWorldQuickStep(w->world, h);
     w->rng_seed = dRandGetSeed();
-    drop_unsolved(w, h);
+    mark_solved(w, h);
     /* The points keep their own feedback (next_feedback): the front end reads it after this. */
     dJointGroupEmpty(w->contact_group);
 }
 
 static gy_result ode_end(gy_driver_world *w, double dt)
 {
-    end_step(w, dt);
+    (void)dt;
     return w->step_error;
 }
 

@@ -95,6 +95,7 @@ bool gy_adapter_contacts_refresh(gy_adapter_contacts *c, uint32_t i)
     p->carried = false;
     ct->normal_impulse = 0.0;
     p->tangent = gy_v3(0.0, 0.0, 0.0);
+    p->solved_time = 0.0;
     gy_adapter_contact_name(ct, p->a, p->b);
     return true;
 }
@@ -158,19 +159,45 @@ void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
     }
 }
 
-void gy_adapter_contacts_carry_unsolved(gy_adapter_contacts *c,
-                                        bool (*unsolved)(const gy_adapter_pair *p, const void *ctx),
-                                        const void *ctx)
+void gy_adapter_contacts_solved(gy_adapter_contacts *c, uint32_t i, double h)
 {
-    double rescale = c->carry_scale;
+    gy_adapter_pair *p = gy_adapter_contacts_record(c, i);
+    if (p->solved_pass == c->pass)
+        return;
+    p->solved_pass = c->pass;
+    p->solved_time += h;
+}
+
+void gy_adapter_contacts_settle_unsolved(gy_adapter_contacts *c, double dt,
+                                         bool (*moving)(const gy_adapter_body *b, const void *ctx),
+                                         const void *ctx)
+{
     for (uint32_t i = 0; i < c->previous.count; i++) {
-        const gy_adapter_pair *p = pair_record(&c->previous, c->pair_size, i);
-        uint32_t k = gy_adapter_pair_map_find(&c->map, p->a, p->b);
-        if (k == UINT32_MAX || !unsolved(gy_adapter_contacts_record(c, k), ctx))
+        const gy_adapter_pair *was = pair_record(&c->previous, c->pair_size, i);
+        uint32_t k = gy_adapter_pair_map_find(&c->map, was->a, was->b);
+        if (k == UINT32_MAX)
             continue;
-        gy_adapter_contacts_record(c, k)->carried = true;
-        c->current.contacts[k].normal_impulse = c->previous.contacts[i].normal_impulse * rescale;
-        c->current.contacts[k].tangent_impulse = c->previous.contacts[i].tangent_impulse * rescale;
+        gy_adapter_pair *p = gy_adapter_contacts_record(c, k);
+        if (p->carried || !p->responds || p->solved_time > 0.0)
+            continue;
+        p->carried = true;
+        c->current.contacts[k].normal_impulse =
+            c->previous.contacts[i].normal_impulse * c->carry_scale;
+        c->current.contacts[k].tangent_impulse =
+            c->previous.contacts[i].tangent_impulse * c->carry_scale;
+    }
+    for (uint32_t k = 0; k < c->current.count; k++) {
+        gy_adapter_pair *p = gy_adapter_contacts_record(c, k);
+        if (p->carried || !p->responds || !(p->solved_time > 0.0) ||
+            p->solved_time >= dt * (1.0 - 1e-9))
+            continue;
+        /* Taken in some substeps only: a pair that came into touch part-way reports what it
+         * took; one whose bodies fell asleep part-way, as if it had rested the whole step. */
+        if (moving(p->a->owner, ctx) || moving(p->b->owner, ctx))
+            continue;
+        double scale = dt / p->solved_time;
+        c->current.contacts[k].normal_impulse *= scale;
+        p->tangent = gy_v3_scale(p->tangent, scale);
     }
 }
 

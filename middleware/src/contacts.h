@@ -35,6 +35,10 @@ typedef struct gy_adapter_pair {
     bool sensor_seen; /* the sensor pass found it at the step's end poses (or it is no sensor pair)
                        */
     bool responds;    /* the driver's solver took it (not only reported) */
+    /* Seconds of this step's substeps whose solve took the pair (gy_adapter_contacts_solved),
+     * and the pass that last counted. */
+    double solved_time;
+    uint32_t solved_pass;
     /* The pass (gy_adapter_contacts.pass) its reported point was found in, and that point's
      * signed distance: a pass reports its deepest point of the pair. */
     uint32_t pass;
@@ -119,14 +123,21 @@ void gy_adapter_contacts_carry_idle(gy_adapter_contacts *c,
                                     bool (*idle)(const gy_adapter_pair *p, const void *ctx),
                                     const void *ctx, double rescale, gy_result *error);
 
-/* For every pair of this step's report that `unsolved` picks (the driver found it, but its
- * solver took it in no substep of this step: the vendor put its bodies to sleep before solving):
- * its impulses become those of its entry in the last step's report scaled by `carry_scale`, as
- * gy_adapter_contacts_carry_idle reports a pair already asleep, and it is marked carried (its
- * geometry stays this step's). A pair the last step did not report keeps its impulses. */
-void gy_adapter_contacts_carry_unsolved(gy_adapter_contacts *c,
-                                        bool (*unsolved)(const gy_adapter_pair *p, const void *ctx),
-                                        const void *ctx);
+/* The driver's solve of this pass took pair `i` (its impulses, added to the report, are fresh):
+ * its solved_time grows by the substep's `h`, once per pass. */
+void gy_adapter_contacts_solved(gy_adapter_contacts *c, uint32_t i, double h);
+
+/* The end of a step of dt for the pairs the driver's solver took part of the time (read before
+ * the tangents become impulses). A pair its solver took in no substep (the vendor put its bodies
+ * to sleep before solving) reports its entry in the last step's report scaled by `carry_scale`,
+ * as gy_adapter_contacts_carry_idle reports a pair already asleep, and is marked carried (its
+ * geometry stays this step's; a pair the last step did not report keeps its impulses); one taken
+ * in some substeps whose bodies have both stopped moving (`moving`, per body) fell asleep part-way
+ * through and reports as if it had rested the whole step (impulses scaled by dt over its
+ * solved_time). Pairs the solver never takes (overlaps) are left alone. */
+void gy_adapter_contacts_settle_unsolved(gy_adapter_contacts *c, double dt,
+                                         bool (*moving)(const gy_adapter_body *b, const void *ctx),
+                                         const void *ctx);
 
 /* This step's pair records (the driver's; each starts with gy_adapter_pair). */
 static inline gy_adapter_pair *gy_adapter_contacts_record(const gy_adapter_contacts *c, uint32_t i)

@@ -507,9 +507,15 @@ static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy
     }
 }
 
-static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
-                       gy_adapter_contacts *c, uint32_t sensors)
+static bool body_moving(const gy_adapter_body *b, const void *ctx)
 {
+    return gy_driver_body_moving(ctx, (const gy_driver_body *)(const void *)b);
+}
+
+static void end_report(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
+                       gy_adapter_contacts *c, uint32_t sensors, double dt)
+{
+    gy_adapter_contacts_settle_unsolved(c, dt, body_moving, c->driver);
     keep_resting_pairs(s, ds, dw, c);
     gy_adapter_report *rep = &c->current;
     for (uint32_t i = 0; i < rep->count; i++)
@@ -573,7 +579,7 @@ gy_result gy_frontend_step_run(gy_frontend_step *s, const gy_driver *d, gy_drive
             gy_adapter_note_error(&s->error, broke);
         sleep_rule(ds, moving, n, h);
     }
-    end_report(s, ds, dw, contacts, tally->sensors);
+    end_report(s, ds, dw, contacts, tally->sensors, dt);
     gy_result r = ds->end(dw, dt);
     placed_clear(s);
     for (uint32_t i = 0; i < s->rec->moving->count; i++)

@@ -3641,26 +3641,74 @@ static void test_contract_resting_contact_reports_its_weight_over_any_step_lengt
     fixture *fx = *state;
     gy_body_id ground = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), plane_def());
     const double m = 2.0;
-    for (int sleeps = 0; sleeps < 2; sleeps++) {
+    /* Also with a sensor in the world (far off): the end of a step then runs the sensor pass. */
+    gy_collider_def zone = box_def(gy_v3(1, 1, 1));
+    zone.is_sensor = true;
+    gy_body_id far = {0};
+    for (int run = 0; run < 4; run++) {
+        bool sleeps = run % 2 == 1;
+        if (run == 2)
+            far = create_one(fx, GY_MOTION_STATIC, gy_v3(50, 1, 0), zone);
         gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
         bd.mass = m;
-        bd.allow_sleeping = sleeps == 1;
+        bd.allow_sleeping = sleeps;
         gy_collider_def bc = box_def(gy_v3(1, 1, 1));
         gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
         step_n(fx, 120);
-        assert_true(body_state(fx, box).awake == (sleeps == 0));
+        assert_true(body_state(fx, box).awake == !sleeps);
         const double steps[] = {DT, 2.0 * DT, 0.5 * DT, DT};
         for (int k = 0; k < 4; k++) {
             assert_result(fx->be->step(fx->w, steps[k]), GY_OK);
             const gy_contact *c = find_contact(fx, box, ground);
             assert_non_null(c);
             /* The plane carries the weight: m g dt within 20%. */
-            assert_near(c->normal_impulse, m * GRAVITY * steps[k], 0.2 * m * GRAVITY * steps[k]);
+            if (fabs(c->normal_impulse - m * GRAVITY * steps[k]) > 0.2 * m * GRAVITY * steps[k])
+                fail_msg("run %d (%s%s), step %d of %.4f s: %.4f N s, not m g dt = %.4f", run,
+                         sleeps ? "asleep" : "awake", run >= 2 ? ", a sensor about" : "", k,
+                         steps[k], c->normal_impulse, m * GRAVITY * steps[k]);
         }
         release_body(fx, box);
     }
+    release_body(fx, far);
     release_body(fx, ground);
     expect_empty(fx);
+}
+
+/* Substeps: a box resting on the ground falls asleep at some substep boundary inside a step, and
+ * that step reports its weight over the whole step (m g dt within 20%), as the steps before it
+ * (fresh solves) and after it (carried over) do: the substeps it slept through are not missing. */
+static void
+test_contract_resting_contact_reports_its_weight_through_the_step_it_sleeps_in(void **state)
+{
+    fixture *fx = *state;
+    const uint32_t subs[] = {2, 4};
+    const double m = 2.0;
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        close_world(fx);
+        gy_backend_world_def wd = fixture_world_def(fx);
+        wd.substeps = subs[i];
+        assert_int_equal(open_world(fx, &wd), 0);
+        gy_body_id ground = create_one(fx, GY_MOTION_STATIC, gy_v3(0, 0, 0), plane_def());
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+        bd.mass = m;
+        gy_collider_def bc = box_def(gy_v3(1, 1, 1));
+        gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+        int slept = -1;
+        for (int k = 1; k <= 180 && slept < 0; k++) {
+            step_n(fx, 1);
+            const gy_contact *c = find_contact(fx, box, ground);
+            assert_non_null(c);
+            if (k > 10 && fabs(c->normal_impulse - m * GRAVITY * DT) > 0.2 * m * GRAVITY * DT)
+                fail_msg("%u substeps, step %d (%s): %.4f N s, not m g dt = %.4f", subs[i], k,
+                         body_state(fx, box).awake ? "awake" : "fell asleep in it",
+                         c->normal_impulse, m * GRAVITY * DT);
+            if (!body_state(fx, box).awake)
+                slept = k;
+        }
+        assert_true(slept > 0);
+        release_body(fx, box);
+        release_body(fx, ground);
+    }
 }
 
 static void test_contract_counters_track_live_objects(void **state)
@@ -4831,6 +4879,8 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_resting_box_keeps_its_contact),
         CONTRACT_TEST(test_contract_resting_pair_parting_under_a_millimetre_stays_reported),
         CONTRACT_TEST(test_contract_resting_contact_reports_its_weight_over_any_step_length),
+        CONTRACT_TEST(
+            test_contract_resting_contact_reports_its_weight_through_the_step_it_sleeps_in),
         CONTRACT_TEST(test_contract_counters_track_live_objects),
         CONTRACT_TEST(test_contract_resources_are_refcounted),
         CONTRACT_TEST(test_contract_create_release_cycles_leave_nothing),
