@@ -172,7 +172,25 @@ void gy_adapter_contacts_settle_unsolved(gy_adapter_contacts *c, double dt,
                                          bool (*moving)(const gy_adapter_body *b, const void *ctx),
                                          const void *ctx)
 {
-    for (uint32_t i = 0; i < c->previous.count; i++) {
+    /* The common step has none taken in no substep: the last report is looked at only then. */
+    bool any_unsolved = false;
+    for (uint32_t k = 0; k < c->current.count; k++) {
+        gy_adapter_pair *p = gy_adapter_contacts_record(c, k);
+        if (p->carried || !p->responds || p->solved_time >= dt * (1.0 - 1e-9))
+            continue;
+        if (!(p->solved_time > 0.0)) {
+            any_unsolved = true;
+            continue;
+        }
+        /* Taken in some substeps only: a pair that came into touch part-way reports what it
+         * took; one whose bodies fell asleep part-way, as if it had rested the whole step. */
+        if (moving(p->a->owner, ctx) || moving(p->b->owner, ctx))
+            continue;
+        double scale = dt / p->solved_time;
+        c->current.contacts[k].normal_impulse *= scale;
+        p->tangent = gy_v3_scale(p->tangent, scale);
+    }
+    for (uint32_t i = 0; any_unsolved && i < c->previous.count; i++) {
         const gy_adapter_pair *was = pair_record(&c->previous, c->pair_size, i);
         uint32_t k = gy_adapter_pair_map_find(&c->map, was->a, was->b);
         if (k == UINT32_MAX)
@@ -185,19 +203,6 @@ void gy_adapter_contacts_settle_unsolved(gy_adapter_contacts *c, double dt,
             c->previous.contacts[i].normal_impulse * c->carry_scale;
         c->current.contacts[k].tangent_impulse =
             c->previous.contacts[i].tangent_impulse * c->carry_scale;
-    }
-    for (uint32_t k = 0; k < c->current.count; k++) {
-        gy_adapter_pair *p = gy_adapter_contacts_record(c, k);
-        if (p->carried || !p->responds || !(p->solved_time > 0.0) ||
-            p->solved_time >= dt * (1.0 - 1e-9))
-            continue;
-        /* Taken in some substeps only: a pair that came into touch part-way reports what it
-         * took; one whose bodies fell asleep part-way, as if it had rested the whole step. */
-        if (moving(p->a->owner, ctx) || moving(p->b->owner, ctx))
-            continue;
-        double scale = dt / p->solved_time;
-        c->current.contacts[k].normal_impulse *= scale;
-        p->tangent = gy_v3_scale(p->tangent, scale);
     }
 }
 
