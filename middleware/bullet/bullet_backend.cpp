@@ -58,6 +58,7 @@ gy_driver_world::~gy_driver_world()
     gy_hash_map_fini(&shared_shapes);
     /* The bodies, and with them their static pairs, went before the world. */
     gy_bt_static_pairs_free(allocator, &static_pairs);
+    gy_bt_raw_points_free(allocator, &held_points);
     gy_hash_map_fini(&static_pair_map);
 }
 

@@ -165,6 +165,19 @@ struct gy_bt_static_pair {
 
 GY_ARRAY_DEFINE(gy_bt_static_pairs, gy_bt_static_pair)
 
+/* A raw point on its way into a manifold (bullet_step.cpp's contact result): `normal_on_b`
+ * points from b's object to a's, `depth` is the signed distance. */
+struct gy_bt_raw_point {
+    gy_bt_collider *ca, *cb;
+    btPersistentManifold *manifold;
+    const btCollisionObject *oa, *ob;
+    int tri_a, tri_b;
+    btVector3 normal_on_b, point_on_b;
+    btScalar depth;
+};
+
+GY_ARRAY_DEFINE(gy_bt_raw_points, gy_bt_raw_point)
+
 /* ---- Bullet plumbing ------------------------------------------------------------------------ */
 
 /* The dispatcher knows its world so the near callback (a plain function pointer) can reach it;
@@ -258,6 +271,9 @@ struct gy_driver_world {
      * (moving, static) -> index in static_pairs. */
     gy_hash_map static_pair_map;
     gy_bt_static_pairs static_pairs;
+    /* The points of the pair being collided that await a one-way verdict (bullet_step.cpp),
+     * grown to peak. */
+    gy_bt_raw_points held_points;
     uint64_t static_pass; /* stamps the static passes (bullet_step.cpp) */
     bool statics_on;      /* this pass has statics or static pairs to look at */
     const gy_driver_moving *moving; /* the front end's: every dynamic and kinematic body */

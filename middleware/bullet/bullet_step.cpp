@@ -113,21 +113,6 @@ static void mesh_edges(const gy_bt_collider *ca, const btCollisionObjectWrapper 
 namespace
 {
 
-/* A raw point on its way into a manifold: `normal_on_b` points from b's object to a's, `depth`
- * is the signed distance. */
-struct raw_point {
-    gy_bt_collider *ca, *cb;
-    btPersistentManifold *manifold;
-    const btCollisionObject *oa, *ob;
-    int tri_a, tri_b;
-    btVector3 normal_on_b, point_on_b;
-    btScalar depth;
-};
-
-/* The most points held back for one-way verdicts in one pair's collision (a box on a box gives
- * 4; a compound's children more): past it, a pair is judged on the points held so far. */
-#define HELD_POINTS 16
-
 /* Bullet's btManifoldResult with the adapter's per collider pair rules. Points arrive in the
  * manifold's order: `normal_on_b` points from the manifold's body 1 towards its body 0. */
 class contact_result : public btManifoldResult
@@ -135,8 +120,9 @@ class contact_result : public btManifoldResult
   public:
     contact_result(gy_driver_world *w, const btCollisionObjectWrapper *w0,
                    const btCollisionObjectWrapper *w1)
-        : btManifoldResult(w0, w1), m_world(w), m_held(0)
+        : btManifoldResult(w0, w1), m_world(w)
     {
+        w->held_points.count = 0;
     }
 
     void addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
@@ -146,10 +132,8 @@ class contact_result : public btManifoldResult
   private:
     void overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVector3 &point,
                  const btVector3 &normal_on_b, double depth);
-    void add(const raw_point &p);
+    void add(const gy_bt_raw_point &p);
     gy_driver_world *m_world;
-    raw_point m_points[HELD_POINTS]; /* points of pairs awaiting a one-way verdict */
-    int m_held;
 };
 
 } // namespace
@@ -166,7 +150,7 @@ void contact_result::overlap(gy_bt_collider *ca, gy_bt_collider *cb, const btVec
 void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3 &point_in,
                                      btScalar depth_in)
 {
-    raw_point p;
+    gy_bt_raw_point p;
     p.depth = depth_in;
     p.normal_on_b = normal_in;
     p.point_on_b = point_in;
@@ -199,10 +183,15 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     bool accepted;
     if (!gy_frontend_one_way_judged(m_world->contacts, &p.ca->base, &p.cb->base, &accepted)) {
         /* The verdict is taken on the pair's deepest point, once all are in (judge_held). */
-        m_points[m_held++] = p;
-        if (m_held == HELD_POINTS)
-            judge_held();
-        return;
+        gy_result r = gy_bt_raw_points_push(m_world->allocator, &m_world->held_points, p);
+        if (r == GY_OK)
+            return;
+        /* Out of memory (noted): judged on the points held so far and this one. */
+        gy_adapter_note_error(&m_world->step_error, r);
+        judge_held();
+        accepted = gy_frontend_one_way_pair(
+            m_world->contacts, &p.ca->base, &p.cb->base, gy_bt_from_vec(-p.normal_on_b),
+            gy_bt_from_vec(p.point_on_b), -p.depth, &m_world->step_error);
     }
     if (!accepted) {
         p.manifold->clearManifold(); /* this collider pair's manifold: drop what it held before */
@@ -215,23 +204,24 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
  * points go into the manifold. */
 void contact_result::judge_held()
 {
-    for (int i = 0; i < m_held; i++) {
-        const raw_point &first = m_points[i];
+    gy_bt_raw_point *held = m_world->held_points.items;
+    uint32_t n = m_world->held_points.count;
+    for (uint32_t i = 0; i < n; i++) {
+        const gy_bt_raw_point &first = held[i];
         if (first.manifold == nullptr)
             continue; /* judged with an earlier point of its pair */
-        const raw_point *deepest = &first;
-        for (int k = i + 1; k < m_held; k++)
-            if (m_points[k].ca == first.ca && m_points[k].cb == first.cb &&
-                m_points[k].depth < deepest->depth)
-                deepest = &m_points[k];
+        const gy_bt_raw_point *deepest = &first;
+        for (uint32_t k = i + 1; k < n; k++)
+            if (held[k].ca == first.ca && held[k].cb == first.cb && held[k].depth < deepest->depth)
+                deepest = &held[k];
         bool accepted = gy_frontend_one_way_pair(
             m_world->contacts, &first.ca->base, &first.cb->base,
             gy_bt_from_vec(-deepest->normal_on_b), gy_bt_from_vec(deepest->point_on_b),
             -deepest->depth, &m_world->step_error);
         if (!accepted)
             first.manifold->clearManifold(); /* drop what it held before */
-        for (int k = i; k < m_held; k++) {
-            raw_point &p = m_points[k];
+        for (uint32_t k = i; k < n; k++) {
+            gy_bt_raw_point &p = held[k];
             if (p.manifold == nullptr || p.ca != first.ca || p.cb != first.cb)
                 continue;
             if (accepted)
@@ -239,11 +229,11 @@ void contact_result::judge_held()
             p.manifold = nullptr;
         }
     }
-    m_held = 0;
+    m_world->held_points.count = 0;
 }
 
 /* A point the pre-solve rules keep, into its manifold with Gyre's material and friction frame. */
-void contact_result::add(const raw_point &p)
+void contact_result::add(const gy_bt_raw_point &p)
 {
     btPersistentManifold *m = p.manifold;
     btVector3 point_on_a = p.point_on_b + p.normal_on_b * p.depth;

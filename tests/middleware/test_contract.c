@@ -3276,28 +3276,38 @@ static void test_contract_axis_locks_hold(void **state)
 static void test_contract_translation_locked_box_keeps_spinning_on_a_floor_it_overlaps(void **state)
 {
     fixture *fx = *state;
-    /* A 1 m box locked in translation, created 1 cm into a friction-1 floor and spinning at
-     * 2 rad/s about Y. The locks hold it where it is and carry its weight; the floor can neither
-     * move it nor be pushed out of, so it takes no load and its friction brakes nothing: after
-     * 1 s the box still spins at 2 rad/s (1 %) where it was (1 mm). */
+    /* A 1 m box locked in translation, created 1 cm, 3 cm or 10 cm into a friction-1 floor and
+     * spinning at 2 rad/s about Y. The locks hold it where it is and carry its weight; the floor
+     * can neither move it nor be pushed out of, so it takes no load and its friction brakes
+     * nothing: after 1 s the box still spins at 2 rad/s (1 %) where it was (1 mm), and the pair is
+     * reported without impulse. */
     gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
     gy_collider_def gc = plane_def();
     gc.material.friction = 1.0;
     gy_body_id ground = create_body(fx, &gd, &gc, 1, NULL);
-    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.49, 0));
-    bd.linear_damping = 0.0;
-    bd.angular_damping = 0.0;
-    bd.allow_sleeping = false;
-    bd.angular_velocity = gy_v3(0, 2, 0);
-    bd.lock_linear[0] = bd.lock_linear[1] = bd.lock_linear[2] = true;
-    gy_collider_def bc = box_def(gy_v3(1, 1, 1));
-    bc.material.friction = 1.0;
-    gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
-    step_n(fx, 60);
-    gy_body_state s = body_state(fx, box);
-    assert_near(s.angular_velocity.y, 2.0, 0.02);
-    assert_vec_near(s.pose.position, bd.pose.position, 0.001);
-    release_body(fx, box);
+    const double depths[] = {0.01, 0.03, 0.1};
+    for (int i = 0; i < 3; i++) {
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5 - depths[i], 0));
+        bd.linear_damping = 0.0;
+        bd.angular_damping = 0.0;
+        bd.allow_sleeping = false;
+        bd.angular_velocity = gy_v3(0, 2, 0);
+        bd.lock_linear[0] = bd.lock_linear[1] = bd.lock_linear[2] = true;
+        gy_collider_def bc = box_def(gy_v3(1, 1, 1));
+        bc.material.friction = 1.0;
+        gy_body_id box = create_body(fx, &bd, &bc, 1, NULL);
+        step_n(fx, 60);
+        gy_body_state s = body_state(fx, box);
+        const gy_contact *c = find_contact(fx, box, ground);
+        if (fabs(s.angular_velocity.y - 2.0) > 0.02 ||
+            gy_v3_len(gy_v3_sub(s.pose.position, bd.pose.position)) > 0.001 || c == NULL ||
+            c->normal_impulse != 0.0)
+            fail_msg("%.0f cm deep: spin %.4f rad/s, moved %.2g m, contact %s, impulse %.4g N s",
+                     depths[i] * 100.0, s.angular_velocity.y,
+                     gy_v3_len(gy_v3_sub(s.pose.position, bd.pose.position)),
+                     c != NULL ? "reported" : "missing", c != NULL ? c->normal_impulse : 0.0);
+        release_body(fx, box);
+    }
     release_body(fx, ground);
     expect_empty(fx);
 }
