@@ -337,13 +337,8 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
                              gy_bt_body *b, gy_bt_joint **out)
 {
     btVector3 anchor = gy_bt_vec(def->anchor);
-    gy_joint_type type;
-    double distance;
-    gy_result r = gy_adapter_joint_length(def, gy_bt_body_pose(a).position, &type, &distance);
-    if (r != GY_OK)
-        return r;
-
-    /* A zero-length Distance joint is built, driven and measured as a Ball. */
+    gy_joint_type type = def->type;
+    double distance = def->distance;
     gy_adapter_joint rec = {};
     gy_adapter_joint_record_init(&rec, def, type, &a->base, b != nullptr ? &b->base : nullptr);
     bool limited_rows = gy_joint_limit_row_count(&rec) > 0;
@@ -354,13 +349,11 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     /* A static's first joint makes its anchor (mass 0, as a static btRigidBody). */
     bool needs_anchor = b != nullptr && b->base.type == GY_MOTION_STATIC && b->rb == nullptr;
     btRigidBody *made = needs_anchor ? gy_bt_new<btRigidBody>(al, 0.0, nullptr, nullptr) : nullptr;
-    if (jmem == nullptr || cmem == nullptr || (needs_anchor && made == nullptr))
-        r = GY_ERR_OUT_OF_MEMORY;
-    if (r != GY_OK) {
+    if (jmem == nullptr || cmem == nullptr || (needs_anchor && made == nullptr)) {
         gy_free(al, jmem, sizeof(gy_bt_joint));
         gy_free(al, cmem, csize);
         gy_bt_delete(al, made);
-        return r;
+        return GY_ERR_OUT_OF_MEMORY;
     }
     if (made != nullptr) {
         b->rb = made;

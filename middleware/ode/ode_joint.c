@@ -170,18 +170,11 @@ static void drive_setup(gy_driver_world *w, gy_ode_joint *j)
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
                               gy_ode_body *b, gy_ode_joint **out)
 {
-    /* ODE's double ball has no direction at zero length (a zero length is a ball joint). */
-    gy_vec3 a_origin = gy_ode_body_pose(a).position;
-    gy_joint_type type;
-    double distance;
-    gy_result r = gy_adapter_joint_length(def, a_origin, &type, &distance);
-    if (r != GY_OK)
-        return r;
-
+    gy_joint_type type = def->type;
+    double distance = def->distance;
     gy_ode_joint *j = gy_alloc_zeroed(w->allocator, sizeof *j);
     if (j == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    /* A zero-length Distance joint is built, driven and measured as a Ball. */
     gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != NULL ? &b->base : NULL);
     j->a = a;
     j->b = b;
@@ -218,13 +211,15 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
         dJointSetSliderAxis(j->joint, axis.x, axis.y, axis.z);
         break; /* its limits are rows made for every solve */
     case GY_JOINT_DISTANCE:
-    default:
+    default: {
+        gy_vec3 a_origin = gy_ode_body_pose(a).position;
         j->joint = dJointCreateDBall(w->world, NULL);
         dJointAttach(j->joint, ba, bb);
         dJointSetDBallAnchor1(j->joint, a_origin.x, a_origin.y, a_origin.z);
         dJointSetDBallAnchor2(j->joint, p.x, p.y, p.z);
         dJointSetDBallDistance(j->joint, distance);
         break;
+    }
     }
     dJointSetData(j->joint, j);
     dJointSetFeedback(j->joint, &j->feedback);

@@ -314,7 +314,9 @@ typedef struct gy_driver {
     /* The record's category and mask have changed: refilter its vendor object (the front end
      * then wakes a moving body, or what touches a static, and marks the static placed). */
     void (*collider_filter_changed)(gy_driver_world *w, gy_driver_collider *c);
-    /* `def` is valid; `a` (not static) and `b` (NULL: the world) are its bodies. On success
+    /* `def` is valid and resolved: a Distance joint's `distance` is its length (at least 1e-6;
+     * one of zero length arrives as a Ball, gy_adapter_joint_length); `a` (not static) and `b`
+     * (NULL: the world) are its bodies. On success
      * *out is the joint's record, id still zero; the front end then counts the joint on its
      * bodies and wakes them (body_wake), as it does when it has released one. */
     gy_result (*joint_create)(gy_driver_world *w, const gy_joint_def *def, gy_driver_body *a,

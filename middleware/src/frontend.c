@@ -968,11 +968,16 @@ static gy_result joint_create(gy_backend_world *w, const gy_joint_def *def, gy_j
         return r;
     if (gy_driver_body_rec(a)->type == GY_MOTION_STATIC)
         return GY_ERR_INVALID_MOTION;
-    if (def->breakable)
+    /* A Distance joint's length resolved (the driver builds a zero-length one as a Ball). */
+    gy_joint_def resolved = *def;
+    gy_body_state at;
+    w->driver->body_get_state(w->dw, a, &at);
+    r = gy_adapter_joint_length(def, at.pose.position, &resolved.type, &resolved.distance);
+    if (r == GY_OK && def->breakable)
         r = gy_adapter_breakables_reserve(w->allocator, &w->breakables, w->breakables.count + 1u);
     gy_driver_joint *j = NULL;
     if (r == GY_OK)
-        r = w->driver->joint_create(w->dw, def, a, b, &j);
+        r = w->driver->joint_create(w->dw, &resolved, a, b, &j);
     if (r == GY_OK) {
         gy_joint_drive_attach(w->driver, w->dw, j, def);
         gy_adapter_joint_attach(gy_driver_joint_rec(j));

@@ -776,6 +776,48 @@ static void test_joints_invalid_motor_spring_and_limit_defs_rejected(void **stat
     assert_int_equal(after.live_objects, before.live_objects);
 }
 
+/* A Distance joint's length is the front end's rule: `distance` < 0 takes the length at creation;
+ * a zero length has no direction and holds a's origin on the anchor as a ball joint does, but only
+ * when a's origin is already there: asked of an origin 1 m off, it is refused and nothing is made.
+ */
+static void test_joints_zero_length_distance_is_a_ball_or_refused(void **state)
+{
+    fixture *fx = *state;
+    /* A 1 m box hanging with its origin on the anchor (its centre there too), kicked sideways and
+     * spun: the origin stays on the anchor (1 mm) after 1 s under gravity. */
+    gy_body_id hung = box_body(fx, gy_v3(0, 5, 0), gy_v3(1, 1, 1), 1.0);
+    gy_joint_def jd = gy_default_joint_def();
+    jd.type = GY_JOINT_DISTANCE;
+    jd.a = hung;
+    jd.anchor = gy_v3(0, 5, 0);
+    jd.distance = -1.0; /* the length now: zero */
+    create_joint(fx, &jd);
+    assert_result(fx->be->body_set_angular_velocity(fx->w, hung, gy_v3(0, 0, 3)), GY_OK);
+    assert_result(fx->be->body_set_linear_velocity(fx->w, hung, gy_v3(2, 0, 0)), GY_OK);
+    for (int i = 0; i < 60; i++)
+        step(fx);
+    gy_body_state s = body_state(fx, hung);
+    assert_true(gy_v3_len(gy_v3_sub(s.pose.position, jd.anchor)) < 1e-3);
+    assert_true(gy_v3_len(s.angular_velocity) > 0.5); /* a ball joint lets it turn */
+
+    gy_body_id off = box_body(fx, gy_v3(10, 5, 0), gy_v3(1, 1, 1), 1.0);
+    gy_backend_counters before;
+    fx->be->get_counters(fx->w, &before);
+    jd.a = off;
+    jd.anchor = gy_v3(10, 6, 0);
+    jd.distance = 0.0;
+    gy_joint_id id = {0};
+    assert_result(fx->be->joint_create(fx->w, &jd, &id), GY_ERR_INVALID_ARGUMENT);
+    assert_true(id.bits == 0);
+    gy_backend_counters after;
+    fx->be->get_counters(fx->w, &after);
+    assert_int_equal(after.joints, before.joints);
+    assert_int_equal(after.live_objects, before.live_objects);
+    /* The same joint at its length of 1 m is made. */
+    jd.distance = -1.0;
+    create_joint(fx, &jd);
+}
+
 #define JOINT_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(int argc, char **argv)
@@ -800,6 +842,7 @@ int main(int argc, char **argv)
         JOINT_TEST(test_joints_cone_between_two_bodies_holds_under_hard_kick),
         JOINT_TEST(test_joints_twist_limits_hold_under_hard_spin),
         JOINT_TEST(test_joints_invalid_motor_spring_and_limit_defs_rejected),
+        JOINT_TEST(test_joints_zero_length_distance_is_a_ball_or_refused),
     };
     return cmocka_run_group_tests_name("joint contract", tests, NULL, NULL);
 }
