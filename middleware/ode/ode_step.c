@@ -119,7 +119,6 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         return;
     if (!gy_adapter_body_active(&b1->base) && !gy_adapter_body_active(&b2->base))
         return; /* carried over from the last report */
-    bool dyn1 = b1->base.type == GY_MOTION_DYNAMIC, dyn2 = b2->base.type == GY_MOTION_DYNAMIC;
 
     dContact cs[CONTACTS_PER_MESH_PAIR];
     bool mesh = c1->base.shape_type == GY_SHAPE_MESH || c2->base.shape_type == GY_SHAPE_MESH;
@@ -263,14 +262,6 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
     }
     gy_adapter_body_touched(&b1->base);
     gy_adapter_body_touched(&b2->base);
-    /* ODE wakes a sleeper through the island of an enabled dynamic body, without restarting its
-     * idle clock; a kinematic pusher forms no island, so its sleeper is woken here (dBodyEnable,
-     * which restarts the clock: done for every sleeper an awake body touched, two touching bodies
-     * whose clocks ran out of step woke each other in turn). */
-    if (dyn1 && !b1->motion.active && b2->base.type == GY_MOTION_KINEMATIC)
-        dBodyEnable(b1->body);
-    if (dyn2 && !b2->motion.active && b1->base.type == GY_MOTION_KINEMATIC)
-        dBodyEnable(b2->body);
 }
 
 static void near_callback(void *data, dGeomID o1, dGeomID o2)

@@ -1039,6 +1039,36 @@ static void test_contract_kinematic_sweeping_into_a_sleeper_wakes_and_pushes_it(
     expect_empty(fx);
 }
 
+/* A kinematic body moving into a sleeper wakes it in time for the solve of the very substep it
+ * first touches in: from the first step that reports the pair, the box moves with the wall (a
+ * kinematic body forms no island, so nothing else would wake the box before that solve), and
+ * the wall never gets more than one step's travel into it. */
+static void test_contract_kinematic_striking_a_sleeper_moves_it_in_the_step_it_touches(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_id b = sleeping_box(fx, 0.0);
+    gy_body_def wd = body_at(GY_MOTION_KINEMATIC, gy_v3(-1.0 - 0.5 * 3.0 / 60.0, 1.0, 0));
+    wd.linear_velocity = gy_v3(3, 0, 0);
+    gy_collider_def wc = box_def(gy_v3(1, 2, 1));
+    gy_body_id wall = create_body(fx, &wd, &wc, 1, NULL);
+    int touched = -1;
+    for (int i = 1; i <= 10 && touched < 0; i++) {
+        step_n(fx, 1);
+        if (find_contact(fx, wall, b) != NULL)
+            touched = i;
+    }
+    assert_true(touched > 0);
+    gy_body_state s = body_state(fx, b);
+    if (!s.awake || !(s.linear_velocity.x > 1.0))
+        fail_msg("step %d, the first to report the pair: the box is %s at %.3f m/s", touched,
+                 s.awake ? "awake" : "asleep", s.linear_velocity.x);
+    release_body(fx, wall);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 /* Only statics that touch a sleeper wake it: one whose bounding box overlaps the sleeper's but
  * whose shape stays clear, and one far away, leave it asleep. */
 static void test_contract_static_near_sleeper_leaves_it_asleep(void **state)
@@ -4824,6 +4854,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_static_moved_onto_sleeper_wakes_it),
         CONTRACT_TEST(test_contract_kinematic_moved_away_wakes_the_sleeper_it_held),
         CONTRACT_TEST(test_contract_kinematic_sweeping_into_a_sleeper_wakes_and_pushes_it),
+        CONTRACT_TEST(test_contract_kinematic_striking_a_sleeper_moves_it_in_the_step_it_touches),
         CONTRACT_TEST(test_contract_static_near_sleeper_leaves_it_asleep),
         CONTRACT_TEST(test_contract_static_sensor_created_over_sleeper_is_reported),
         CONTRACT_TEST(test_contract_static_released_under_sleeper_wakes_it),
