@@ -171,6 +171,11 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
     p.tri_a = swapped ? m_index1 : m_index0;
     p.tri_b = swapped ? m_index0 : m_index1;
     mesh_edges(p.ca, wa, p.tri_a, p.cb, wb, p.tri_b, p.point_on_b, p.normal_on_b, p.depth);
+    /* Rows that could only fight axis locks are left out: the pair is reported, not solved. */
+    if (kind == GY_ADAPTER_CONTACT_SOLVE &&
+        gy_adapter_contact_locked(p.ca->base.owner, p.cb->base.owner,
+                                  gy_bt_from_vec(p.normal_on_b)))
+        kind = GY_ADAPTER_CONTACT_REPORT;
     if (kind == GY_ADAPTER_CONTACT_REPORT) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
         if (p.depth <= 0.0)

@@ -3316,12 +3316,14 @@ static void test_contract_translation_locked_box_keeps_spinning_on_a_floor_it_ov
     gc.material.friction = 1.0;
     gy_body_id ground = create_body(fx, &gd, &gc, 1, NULL);
     const double depths[] = {0.01, 0.03, 0.1};
-    for (int i = 0; i < 3; i++) {
-        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5 - depths[i], 0));
+    for (int i = 0; i < 4; i++) {
+        /* The last one tumbles about X instead: its corners dip into the floor and out, which
+         * the pair's rows could only meet through its spin, so they are left out as well. */
+        gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5 - depths[i % 3], 0));
         bd.linear_damping = 0.0;
         bd.angular_damping = 0.0;
         bd.allow_sleeping = false;
-        bd.angular_velocity = gy_v3(0, 2, 0);
+        bd.angular_velocity = i < 3 ? gy_v3(0, 2, 0) : gy_v3(2, 0, 0);
         bd.lock_linear[0] = bd.lock_linear[1] = bd.lock_linear[2] = true;
         gy_collider_def bc = box_def(gy_v3(1, 1, 1));
         bc.material.friction = 1.0;
@@ -3329,13 +3331,15 @@ static void test_contract_translation_locked_box_keeps_spinning_on_a_floor_it_ov
         step_n(fx, 60);
         gy_body_state s = body_state(fx, box);
         const gy_contact *c = find_contact(fx, box, ground);
-        if (fabs(s.angular_velocity.y - 2.0) > 0.02 ||
+        if (fabs(gy_v3_len(s.angular_velocity) - 2.0) > 0.02 ||
             gy_v3_len(gy_v3_sub(s.pose.position, bd.pose.position)) > 0.001 || c == NULL ||
             c->normal_impulse != 0.0)
-            fail_msg("%.0f cm deep: spin %.4f rad/s, moved %.2g m, contact %s, impulse %.4g N s",
-                     depths[i] * 100.0, s.angular_velocity.y,
-                     gy_v3_len(gy_v3_sub(s.pose.position, bd.pose.position)),
-                     c != NULL ? "reported" : "missing", c != NULL ? c->normal_impulse : 0.0);
+            fail_msg(
+                "%.0f cm deep (%s): spin %.4f rad/s, moved %.2g m, contact %s, impulse %.4g N s",
+                depths[i % 3] * 100.0, i < 3 ? "about Y" : "tumbling about X",
+                gy_v3_len(s.angular_velocity),
+                gy_v3_len(gy_v3_sub(s.pose.position, bd.pose.position)),
+                c != NULL ? "reported" : "missing", c != NULL ? c->normal_impulse : 0.0);
         release_body(fx, box);
     }
     release_body(fx, ground);
