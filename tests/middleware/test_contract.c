@@ -1854,14 +1854,21 @@ static void test_contract_conveyor_carries_box(void **state)
     expect_empty(fx);
 }
 
+/* A static one-way platform at (0, 3, 0), `width` by 0.2 by 4 m, its one-way side up (top at
+ * 3.1 m). */
+static gy_body_id one_way_platform(fixture *fx, double width)
+{
+    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
+    gy_collider_def pc = box_def(gy_v3(width, 0.2, 4));
+    pc.one_way = true;
+    pc.one_way_normal = gy_v3(0, 1, 0);
+    return create_body(fx, &pd, &pc, 1, NULL);
+}
+
 static void test_contract_one_way_platform_passes_from_below_holds_from_above(void **state)
 {
     fixture *fx = *state;
-    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
-    gy_collider_def pc = box_def(gy_v3(4, 0.2, 4));
-    pc.one_way = true;
-    pc.one_way_normal = gy_v3(0, 1, 0);
-    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    gy_body_id platform = one_way_platform(fx, 4);
     const double top = 3.1, r = 0.25;
 
     gy_collider_def sc = sphere_def(r);
@@ -1937,11 +1944,7 @@ static void test_contract_one_way_platform_lands_bodies_within_its_slop(void **s
 static void test_contract_one_way_platform_judges_a_tilted_body_by_its_deepest_point(void **state)
 {
     fixture *fx = *state;
-    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
-    gy_collider_def pc = box_def(gy_v3(6, 0.2, 4));
-    pc.one_way = true;
-    pc.one_way_normal = gy_v3(0, 1, 0);
-    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    gy_body_id platform = one_way_platform(fx, 6);
     const double top = 3.1, tilt = 8.0 * M_PI / 180.0, half_w = 0.5, half_h = 0.1;
     gy_collider_def sc = box_def(gy_v3(2 * half_w, 2 * half_h, 1));
     for (int side = -1; side <= 1; side += 2) {
@@ -1976,11 +1979,7 @@ static void test_contract_one_way_platform_judges_a_tilted_body_by_its_deepest_p
 static void test_contract_one_way_platform_ignores_a_hit_on_its_edge(void **state)
 {
     fixture *fx = *state;
-    gy_body_def pd = body_at(GY_MOTION_STATIC, gy_v3(0, 3, 0));
-    gy_collider_def pc = box_def(gy_v3(4, 0.2, 4));
-    pc.one_way = true;
-    pc.one_way_normal = gy_v3(0, 1, 0);
-    gy_body_id platform = create_body(fx, &pd, &pc, 1, NULL);
+    gy_body_id platform = one_way_platform(fx, 4);
     /* A ball 5 cm above the top face (3.1 m) rolls, weightless, into the platform's edge: the
      * first contact's normal is about 80° from the one-way normal, so the pair does not count
      * (only normals within 60° do) until the two separate, and the ball goes straight across. */
