@@ -22,10 +22,11 @@
  * It wakes the bodies touching a static placed since the last step, frames the contact report's
  * step (gy_adapter_contacts_begin_step / _end_step), runs its start for a driver that collides
  * only active pairs (sleepers a solved pair joined to an active body woken, pairs with no active
- * side carried over) and its end: resting pairs kept within 1 mm, the sensor pass (sensor pairs
- * kept only if they overlap at the step's end poses), the pairs carried over and the impulses
- * reported; and it judges one-way platforms for the driver's pre-solve hook
- * (gy_frontend_one_way_pair).
+ * side carried over) and its end: the pairs the solver took in only some substeps reported as
+ * if over the whole step (gy_adapter_contacts_settle_unsolved), resting pairs kept within 1 mm,
+ * the sensor pass (sensor pairs kept only if they overlap at the step's end poses), the overlaps
+ * carried over and the impulses reported; and it judges one-way platforms on a pair's deepest
+ * point for the driver's pre-solve hook (gy_frontend_one_way_pair).
  *
  * Threading: the world's bound thread, inside the contract's step. */
 #ifndef GYRE_STEP_H
