@@ -41,12 +41,10 @@ gy_result gy_ode_mesh_create(gy_driver_world *w, gy_adapter_resource *rec)
     dGeomTriMeshDataBuildDouble(r->trimesh, r->base.vertices, 3 * (int)sizeof(double),
                                 (int)r->base.vertex_count, (const dTriIndex *)r->base.indices,
                                 (int)r->base.index_count, 3 * (int)sizeof(dTriIndex));
-    /* Edge flags and face angles let ODE skip contacts against internal edges, so bodies do not
-     * bump where two triangles meet. */
-    dGeomTriMeshDataPreprocess2(r->trimesh,
-                                (1u << dTRIDATAPREPROCESS_BUILD_CONCAVE_EDGES) |
-                                    (1u << dTRIDATAPREPROCESS_BUILD_FACE_ANGLES),
-                                NULL);
+    /* ODE's hull-against-mesh collider refuses a mesh without its face angles (an internal
+     * error). Internal edges are the front end's rule (gy_adapter_contact_mesh_edges), not
+     * ODE's: its concave-edge flags changed nothing any test or scene sees. */
+    dGeomTriMeshDataPreprocess2(r->trimesh, 1u << dTRIDATAPREPROCESS_BUILD_FACE_ANGLES, NULL);
     return GY_OK;
 }
 
