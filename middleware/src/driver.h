@@ -128,14 +128,17 @@ typedef struct gy_driver_step {
     /* Before the substeps of a step of dt (substeps of h each): the driver's own start. */
     void (*begin)(gy_driver_world *w, double dt, double h);
     /* A substep: collide through the pre-solve rules (contacts.h), feeding the report, run
-     * the joint drive (gy_joint_drive_solve) and solve h. Sets gy_adapter_motion.in_contact on the
+     * the joint drive (gy_joint_drive_solve) and solve h. Marks each pair its solve took
+     * (gy_adapter_contacts_solved) and adds only those pairs' impulses (a vendor that solved no
+     * sleeping island leaves stale ones in its points). Sets gy_adapter_motion.in_contact on the
      * bodies its solve gave contacts. */
     void (*solve)(gy_driver_world *w, double h);
     /* After the last substep and the front end's report rules (below): the driver's own end of
      * step. Returns the step's first error in the driver (out of memory), GY_OK otherwise. */
     gy_result (*end)(gy_driver_world *w, double dt);
-    /* The report's end of step, in this order: the front end keeps resting pairs (step.h); it
-     * marks every sensor pair unseen and, when the
+    /* The report's end of step, in this order: the front end reports the pairs the solver took
+     * in only some substeps (gy_adapter_contacts_settle_unsolved) and keeps resting pairs
+     * (step.h); it marks every sensor pair unseen and, when the
      * world has sensors, `collide_sensors` collides sensor pairs again at the step's end poses
      * through the pre-solve rules (the gate's sensor_pass), giving what it finds its geometry
      * (gy_adapter_contacts_geometry marks it sensor_seen);
