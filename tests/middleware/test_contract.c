@@ -1016,15 +1016,21 @@ static void test_contract_kinematic_moved_away_wakes_the_sleeper_it_held(void **
  * take part in a step) sweeps into a sleeping box: the pair is collided, the box is woken and
  * pushed ahead of the wall. Neither side is awake by the vendor's measure, so a rule that missed
  * the moving kinematic body would leave the box asleep inside the wall. */
+/* A kinematic 1 x 2 x 1 m wall centred at (x, 1, 0), moving along +X at `speed`, never re-posed. */
+static gy_body_id kinematic_wall(fixture *fx, double x, double speed)
+{
+    gy_body_def wd = body_at(GY_MOTION_KINEMATIC, gy_v3(x, 1.0, 0));
+    wd.linear_velocity = gy_v3(speed, 0, 0);
+    gy_collider_def wc = box_def(gy_v3(1, 2, 1));
+    return create_body(fx, &wd, &wc, 1, NULL);
+}
+
 static void test_contract_kinematic_sweeping_into_a_sleeper_wakes_and_pushes_it(void **state)
 {
     fixture *fx = *state;
     gy_body_id ground = create_ground(fx);
     gy_body_id b = sleeping_box(fx, 0.0);
-    gy_body_def wd = body_at(GY_MOTION_KINEMATIC, gy_v3(-3.0, 1.0, 0));
-    wd.linear_velocity = gy_v3(1, 0, 0);
-    gy_collider_def wc = box_def(gy_v3(1, 2, 1));
-    gy_body_id wall = create_body(fx, &wd, &wc, 1, NULL);
+    gy_body_id wall = kinematic_wall(fx, -3.0, 1.0);
     /* Its right face reaches the box's left face (x = -0.5) after 2 s. */
     step_n(fx, 110);
     assert_false(body_state(fx, b).awake);
@@ -1039,19 +1045,16 @@ static void test_contract_kinematic_sweeping_into_a_sleeper_wakes_and_pushes_it(
     expect_empty(fx);
 }
 
-/* A kinematic body moving into a sleeper wakes it in time for the solve of the very substep it
- * first touches in: from the first step that reports the pair, the box moves with the wall (a
- * kinematic body forms no island, so nothing else would wake the box before that solve), and
- * the wall never gets more than one step's travel into it. */
+/* A kinematic body moving into a sleeper wakes it in time for the solve of the very step it
+ * first touches in: from the first step that reports the pair, the box moves with the wall (at
+ * 3 m/s, half a step's travel from it), and the wall is no more than one step's travel (5 cm)
+ * into it. */
 static void test_contract_kinematic_striking_a_sleeper_moves_it_in_the_step_it_touches(void **state)
 {
     fixture *fx = *state;
     gy_body_id ground = create_ground(fx);
     gy_body_id b = sleeping_box(fx, 0.0);
-    gy_body_def wd = body_at(GY_MOTION_KINEMATIC, gy_v3(-1.0 - 0.5 * 3.0 / 60.0, 1.0, 0));
-    wd.linear_velocity = gy_v3(3, 0, 0);
-    gy_collider_def wc = box_def(gy_v3(1, 2, 1));
-    gy_body_id wall = create_body(fx, &wd, &wc, 1, NULL);
+    gy_body_id wall = kinematic_wall(fx, -1.0 - 0.5 * 3.0 * DT, 3.0);
     int touched = -1;
     for (int i = 1; i <= 10 && touched < 0; i++) {
         step_n(fx, 1);
@@ -1063,6 +1066,9 @@ static void test_contract_kinematic_striking_a_sleeper_moves_it_in_the_step_it_t
     if (!s.awake || !(s.linear_velocity.x > 1.0))
         fail_msg("step %d, the first to report the pair: the box is %s at %.3f m/s", touched,
                  s.awake ? "awake" : "asleep", s.linear_velocity.x);
+    /* The wall's right face against the box's left face. */
+    double into = (body_position(fx, wall).x + 0.5) - (s.pose.position.x - 0.5);
+    assert_true(into <= 3.0 * DT + 1e-3);
     release_body(fx, wall);
     release_body(fx, b);
     release_body(fx, ground);
@@ -1974,6 +1980,43 @@ static void test_contract_one_way_platform_judges_a_tilted_body_by_its_deepest_p
     }
     release_body(fx, platform);
     expect_empty(fx);
+}
+
+/* Memory running out in the step a body first lands on a one-way platform (each allocation of
+ * that step failed in turn, in a fresh world each time): the step reports GY_ERR_OUT_OF_MEMORY or
+ * succeeds, and the platform still holds the ball (created 1 cm into its top, within the slop)
+ * over the next half second; nothing leaks. A driver that holds a pair's points back until its
+ * verdict (Bullet) judges on those it has when it cannot hold more. */
+static void test_contract_one_way_landing_when_memory_runs_out_still_holds(void **state)
+{
+    fixture *fx = *state;
+    const double top = 3.1, r = 0.25;
+    bool failed_once = false, done = false;
+    for (uint64_t k = 1; k <= 256 && !done; k++) {
+        close_world(fx);
+        gy_backend_world_def wd = fixture_world_def(fx);
+        assert_int_equal(open_world(fx, &wd), 0);
+        gy_body_id platform = one_way_platform(fx, 4);
+        gy_body_id ball =
+            create_one(fx, GY_MOTION_DYNAMIC, gy_v3(0, top + r - 0.01, 0), sphere_def(r));
+        uint64_t before = fx->ta.calls;
+        fx->ta.fail_at = before + k;
+        gy_result res = fx->be->step(fx->w, DT);
+        done = fx->ta.calls < fx->ta.fail_at; /* the step asked for fewer than k */
+        fx->ta.fail_at = 0;
+        if (res != GY_OK)
+            assert_result(res, GY_ERR_OUT_OF_MEMORY);
+        failed_once = failed_once || res != GY_OK;
+        step_n(fx, 30);
+        if (body_position(fx, ball).y < top + r - 0.05)
+            fail_msg("allocation %llu of the landing step failed: the ball fell to %.3f m",
+                     (unsigned long long)k, body_position(fx, ball).y);
+        release_body(fx, ball);
+        release_body(fx, platform);
+        expect_empty(fx);
+    }
+    assert_true(done);
+    assert_true(failed_once);
 }
 
 static void test_contract_one_way_platform_ignores_a_hit_on_its_edge(void **state)
@@ -4883,6 +4926,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_conveyor_carries_box),
         CONTRACT_TEST(test_contract_one_way_platform_passes_from_below_holds_from_above),
         CONTRACT_TEST(test_contract_one_way_platform_ignores_a_hit_on_its_edge),
+        CONTRACT_TEST(test_contract_one_way_landing_when_memory_runs_out_still_holds),
         CONTRACT_TEST(test_contract_one_way_platform_judges_a_tilted_body_by_its_deepest_point),
         CONTRACT_TEST(test_contract_one_way_platform_lands_bodies_within_its_slop),
         CONTRACT_TEST(test_contract_raycast_hits_plane_at_distance_with_normal),
