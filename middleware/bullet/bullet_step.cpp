@@ -122,7 +122,7 @@ class contact_result : public btManifoldResult
                    const btCollisionObjectWrapper *w1)
         : btManifoldResult(w0, w1), m_world(w)
     {
-        w->held_points.count = 0;
+        assert(w->held_points.count == 0); /* judge_held empties it after every collision */
     }
 
     void addContactPoint(const btVector3 &normal_on_b, const btVector3 &point_on_b,
@@ -178,9 +178,9 @@ void contact_result::addContactPoint(const btVector3 &normal_in, const btVector3
         kind = GY_ADAPTER_CONTACT_REPORT;
     if (kind == GY_ADAPTER_CONTACT_REPORT) {
         /* Reported, never solved: only real overlap counts (Bullet also reports near misses). */
+        btVector3 point_on_a = p.point_on_b + p.normal_on_b * p.depth;
         if (p.depth <= 0.0)
-            overlap(p.ca, p.cb, (p.point_on_b + p.normal_on_b * p.depth + p.point_on_b) * 0.5,
-                    p.normal_on_b, p.depth);
+            overlap(p.ca, p.cb, (point_on_a + p.point_on_b) * 0.5, p.normal_on_b, p.depth);
         return;
     }
     p.oa = wa->getCollisionObject();
@@ -988,6 +988,16 @@ static bool probe_touches(gy_driver_world *w, const gy_bt_collider *c)
     return gy_bt_probe_contact(w, c, &point, &normal, &pen, &tri);
 }
 
+/* Whether collider c (convex), its body's frame put at `frame`, touches `other`: c stands in as
+ * the probe. */
+static bool collider_touches(gy_driver_world *w, const gy_bt_collider *c, const btTransform &frame,
+                             const gy_bt_collider *other)
+{
+    w->probe.setCollisionShape(c->bt_shape);
+    w->probe.setWorldTransform(frame * gy_bt_collider_child(c));
+    return probe_touches(w, other);
+}
+
 static bool bt_ccd_sphere_touches(gy_driver_world *w, gy_bt_collider *c, gy_vec3 center)
 {
     w->probe.setCollisionShape(w->query_shape);
@@ -1001,15 +1011,9 @@ static bool bt_ccd_body_touches(gy_driver_world *w, gy_bt_body *b, gy_bt_collide
                                 gy_vec3 com)
 {
     btTransform frame(b->rb->getCenterOfMassTransform().getBasis(), gy_bt_vec(com));
-    for (uint32_t k = 0; k < b->collider_count; k++) {
-        const gy_bt_collider *c = b->colliders[k];
-        if (c->base.is_sensor)
-            continue;
-        w->probe.setCollisionShape(c->bt_shape);
-        w->probe.setWorldTransform(frame * gy_bt_collider_child(c));
-        if (probe_touches(w, other))
+    for (uint32_t k = 0; k < b->collider_count; k++)
+        if (!b->colliders[k]->base.is_sensor && collider_touches(w, b->colliders[k], frame, other))
             return true;
-    }
     return false;
 }
 
@@ -1027,11 +1031,9 @@ static bool bt_collider_touches_shifted(gy_driver_world *w, gy_bt_collider *move
         fixed = moved;
         by = -by;
     }
-    btTransform at = gy_bt_body_frame(gy_bt_collider_body(probe)) * gy_bt_collider_child(probe);
-    at.setOrigin(at.getOrigin() + by);
-    w->probe.setCollisionShape(probe->bt_shape);
-    w->probe.setWorldTransform(at);
-    return probe_touches(w, fixed);
+    btTransform frame = gy_bt_body_frame(gy_bt_collider_body(probe));
+    frame.setOrigin(frame.getOrigin() + by);
+    return collider_touches(w, probe, frame, fixed);
 }
 
 extern "C" const gy_driver_step gy_bt_step = {

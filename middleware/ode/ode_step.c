@@ -239,7 +239,7 @@ static void process_pair(gy_driver_world *w, gy_ode_collider *c1, gy_ode_collide
         dJointFeedback *fb = p != NULL ? next_feedback(w, pts->count) : NULL;
         if (fb == NULL) {
             /* Out of memory (the step reports it): the points listed stand, and the pair still
-             * touches, so its bodies are marked and a sleeper still woken below. */
+             * touches, so its bodies are still marked touched below. */
             if (p != NULL)
                 gy_adapter_note_error(&w->step_error, GY_ERR_OUT_OF_MEMORY);
             break;

@@ -447,15 +447,22 @@ static inline bool gy_driver_body_moving(const gy_driver *d, const gy_driver_bod
     }
 }
 
-/* Wakes dynamic body `b` through the driver. The sleep rule, where the front end keeps it,
- * starts over, as ODE's does on enable: a body woken while still awake and at rest (a write, a
- * joint made) gets a whole sleep time again, rather than sleeping when its earlier rest runs
- * out (a sleeper's rule state is started over at every step it sleeps, step.c). */
+/* Starts dynamic body `b`'s sleep rule over, where the front end keeps it (the host woke it or
+ * put it to sleep). */
+static inline void gy_driver_sleep_restart(const gy_driver *d, gy_driver_body *b)
+{
+    if (d->step->body_sleep != NULL)
+        gy_adapter_sleep_reset(d->step->body_sleep(b));
+}
+
+/* Wakes dynamic body `b` through the driver. The sleep rule starts over, as ODE's does on
+ * enable: a body woken while still awake and at rest (a write, a joint made) gets a whole sleep
+ * time again, rather than sleeping when its earlier rest runs out (a sleeper's rule state is
+ * started over at every step it sleeps, step.c). */
 static inline void gy_driver_body_wake(const gy_driver *d, gy_driver_world *w, gy_driver_body *b)
 {
     d->body_wake(w, b);
-    if (d->step->body_sleep != NULL)
-        gy_adapter_sleep_reset(d->step->body_sleep(b));
+    gy_driver_sleep_restart(d, b);
 }
 
 /* Wakes body `b` after a change that should move it: a dynamic body through the driver, a

@@ -872,8 +872,7 @@ static gy_result body_set_awake(gy_backend_world *w, gy_body_id id, bool awake)
     m->force = gy_v3(0.0, 0.0, 0.0);
     m->torque = gy_v3(0.0, 0.0, 0.0);
     w->driver->step->body_set_velocity(b, gy_v3(0.0, 0.0, 0.0), gy_v3(0.0, 0.0, 0.0));
-    if (w->driver->step->body_sleep != NULL)
-        gy_adapter_sleep_reset(w->driver->step->body_sleep(b));
+    gy_driver_sleep_restart(w->driver, b);
     w->driver->body_put_asleep(w->dw, b);
     return GY_OK;
 }
