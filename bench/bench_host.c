@@ -12,8 +12,10 @@
  * median CPU per copy, in cache) and host.frame_vs_copy, the ratio of the two medians. Beside it,
  * host.cold_copy_us_10k: the same copy of the proxies of each new publish as the physics thread
  * left them (read from the other core's writes, as the World's capture reads them), in frames of
- * their own, and host.frame_vs_cold_copy. Two ways to read the
- * render poses are timed: the World's list of bodies whose drawn pose changed this frame
+ * their own, and host.frame_vs_cold_copy; and host.floor_us_10k, in alternate frames of those,
+ * one pass over each new publish that does only what interpolating a body needs (floor_pass), with
+ * host.floor_vs_copy (the least frame_vs_copy could be) and host.frame_vs_floor. Two ways to read
+ * the render poses are timed: the World's list of bodies whose drawn pose changed this frame
  * (gy_world_render_poses; the headline keys), and one gy_entity_get_render_pose call per entity
  * (host.per_entity.*). CPU time of the game thread: on a shared machine, time spent preempted is
  * not the code's cost. */
@@ -119,17 +121,102 @@ static gy_result run(gy_world *w, const gy_entity *ents, bool dense, uint32_t wa
     return GY_OK;
 }
 
-/* Frames at 60 Hz in which the game thread first copies the newest publish's proxies as plain
- * data, if it is new (timed into `us`, *n of them), then ticks the World (not timed). */
-static gy_result cold_copy_run(gy_world *w, uint32_t frames, double *us, uint32_t *n)
+/* The floor: the least a frame that interpolates must do for each body of a new publish, in one
+ * pass over the proxies as the physics thread left them: check that the proxy still speaks for
+ * its body (generation, teleport count), keep its pose as the body's newest sample, blend it with
+ * the sample before (position in double, rotation nlerp in float, as the World blends) and write
+ * the drawn pose. Nothing else: no list of moved or animating bodies, no ring of three results
+ * for late frames, no static, teleport or creation paths, every array in proxy order and
+ * fetched ahead. The World's frame does all of this and more, so its cost is a lower bound. */
+typedef struct floor_sample {
+    float position[3];
+    float rotation[4];
+    uint32_t tick;
+} floor_sample;
+
+typedef struct floor_record {
+    gy_entity entity;
+    uint32_t generation;
+    uint16_t teleports;
+} floor_record;
+
+typedef struct floor_state {
+    floor_sample *samples[2]; /* the newest result and the one before, by proxy index */
+    floor_record *records;
+    gy_render_pose *out;
+    uint32_t newest; /* which of `samples` holds the newest */
+    double checksum;
+} floor_state;
+
+/* Normalised as the World normalises a blend: near unit length (always, between two results a
+ * step apart) by a short series rather than a square root. */
+static void floor_unit(float x, float y, float z, float w, gy_quat *out)
+{
+    double l2 = (double)x * x + (double)y * y + (double)z * z + (double)w * w;
+    double e = l2 - 1.0;
+    double inv = fabs(e) < 1e-4 ? 1.0 + e * (-0.5 + 0.375 * e) : l2 > 0.0 ? 1.0 / sqrt(l2) : 0.0;
+    *out = (gy_quat){x * inv, y * inv, z * inv, w * inv};
+}
+
+static void floor_pass(floor_state *st, const gy_proxy *const *pages, uint32_t count)
+{
+    const uint32_t n = count < BODIES ? count : BODIES;
+    floor_sample *older = st->samples[st->newest], *newer = st->samples[st->newest ^ 1u];
+    const float t = 0.5f;
+    enum { AHEAD = 16 };
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + AHEAD < n) {
+            __builtin_prefetch(gy_proxy_in(pages, i + AHEAD));
+            __builtin_prefetch(&older[i + AHEAD]);
+            __builtin_prefetch(&newer[i + AHEAD], 1);
+            __builtin_prefetch(&st->out[i + AHEAD], 1);
+        }
+        const gy_proxy *q = gy_proxy_in(pages, i);
+        floor_record *rec = &st->records[i];
+        if (!(q->flags & GY_PROXY_LIVE) || q->generation != rec->generation ||
+            q->teleports != rec->teleports)
+            continue;
+        floor_sample *a = &older[i], *b = &newer[i];
+        memcpy(b->position, q->position, sizeof b->position);
+        memcpy(b->rotation, q->rotation, sizeof b->rotation);
+        b->tick = q->tick;
+        gy_render_pose *o = &st->out[i];
+        o->entity = rec->entity;
+        o->pose.position.x = a->position[0] + ((double)b->position[0] - a->position[0]) * t;
+        o->pose.position.y = a->position[1] + ((double)b->position[1] - a->position[1]) * t;
+        o->pose.position.z = a->position[2] + ((double)b->position[2] - a->position[2]) * t;
+        const float *ra = a->rotation, *rb = b->rotation;
+        float d =
+            ra[0] * rb[0] + ra[1] * rb[1] + ra[2] * rb[2] + ra[3] * rb[3] < 0.0f ? -1.0f : 1.0f;
+        floor_unit(ra[0] + (d * rb[0] - ra[0]) * t, ra[1] + (d * rb[1] - ra[1]) * t,
+                   ra[2] + (d * rb[2] - ra[2]) * t, ra[3] + (d * rb[3] - ra[3]) * t,
+                   &o->pose.rotation);
+    }
+    st->newest ^= 1u;
+    __asm__ volatile("" : : "r"(st->out) : "memory");
+}
+
+/* Frames at 60 Hz in which the game thread first handles the newest publish's proxies, if it is
+ * new, then ticks the World (not timed). Alternately: copies them as plain data (timed into
+ * `copy_us`, *copies of them) and runs the floor pass over them (timed into `floor_us`,
+ * *floors). */
+static gy_result cold_run(gy_world *w, const gy_entity *ents, uint32_t frames, double *copy_us,
+                          uint32_t *copies, double *floor_us, uint32_t *floors)
 {
     gy_proxy *dst = calloc(BODIES, sizeof *dst);
-    if (dst == NULL)
-        return GY_ERR_OUT_OF_MEMORY;
+    floor_state fl = {{calloc(BODIES, sizeof(floor_sample)), calloc(BODIES, sizeof(floor_sample))},
+                      calloc(BODIES, sizeof(floor_record)),
+                      calloc(BODIES, sizeof(gy_render_pose)),
+                      0,
+                      0.0};
+    gy_result r = GY_OK;
+    if (dst == NULL || fl.samples[0] == NULL || fl.samples[1] == NULL || fl.records == NULL ||
+        fl.out == NULL)
+        r = GY_ERR_OUT_OF_MEMORY;
     const uint64_t period = 1000000000u / 60u;
     uint64_t next = gy_bench_now_ns(), last = next;
-    gy_result r = GY_OK;
-    *n = 0;
+    bool known = false;
+    *copies = *floors = 0;
     for (uint32_t f = 0; f < frames && r == GY_OK; f++) {
         next += period;
         sleep_until(next);
@@ -137,20 +224,41 @@ static gy_result cold_copy_run(gy_world *w, uint32_t frames, double *us, uint32_
         uint32_t count;
         uint64_t tick;
         bool fresh = false;
+        bool floor = ((*copies + *floors) & 1u) != 0;
         uint64_t c0 = gy_bench_thread_cpu_ns();
         if (gy_physics_read_proxies(gy_world_physics(w), &pages, &count, &tick, &fresh) == GY_OK &&
             fresh) {
-            for (uint32_t i = 0; i < count && i < BODIES; i++)
-                dst[i] = *gy_proxy_in(pages, i);
-            __asm__ volatile("" : : "r"(dst) : "memory");
-            us[(*n)++] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-3;
+            if (!known) {
+                /* The records the floor pass checks against, as the World's capture keeps them
+                 * (not timed: taken in once, at a body's first result). */
+                for (uint32_t i = 0; i < count && i < BODIES; i++) {
+                    const gy_proxy *q = gy_proxy_in(pages, i);
+                    fl.records[i] = (floor_record){ents[i], q->generation, q->teleports};
+                }
+                known = true;
+            } else if (floor) {
+                c0 = gy_bench_thread_cpu_ns();
+                floor_pass(&fl, pages, count);
+                floor_us[(*floors)++] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-3;
+            } else {
+                for (uint32_t i = 0; i < count && i < BODIES; i++)
+                    dst[i] = *gy_proxy_in(pages, i);
+                __asm__ volatile("" : : "r"(dst) : "memory");
+                copy_us[(*copies)++] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-3;
+            }
         }
         uint64_t now = gy_bench_now_ns();
         r = gy_world_tick(w, (double)(now - last) * 1e-9);
         last = now;
     }
+    for (uint32_t i = 0; fl.out != NULL && i < BODIES; i++)
+        fl.checksum += fl.out[i].pose.position.y;
     free(dst);
-    return r;
+    free(fl.samples[0]);
+    free(fl.samples[1]);
+    free(fl.records);
+    free(fl.out);
+    return r == GY_OK && fl.checksum != fl.checksum ? GY_ERR_NON_FINITE : r;
 }
 
 /* The limit: 10,000 proxies copied as plain data, median CPU per copy. */
@@ -180,7 +288,7 @@ static double copy_us(uint32_t rounds)
 }
 
 static void report_run(gy_bench *b, const char *prefix, host_run *run, double copy,
-                       double cold_copy)
+                       double cold_copy, double floor)
 {
     char key[96], what[160];
     double fresh50 = gy_bench_percentile(run->fresh_us, run->fresh, 50);
@@ -196,6 +304,8 @@ static void report_run(gy_bench *b, const char *prefix, host_run *run, double co
     snprintf(key, sizeof key, "%s.frame_vs_cold_copy", prefix);
     gy_bench_report(b, key, cold_copy > 0 ? fresh50 / cold_copy : 0.0, "x",
                     "p50 / copy of the proxies as the physics thread left them");
+    snprintf(key, sizeof key, "%s.frame_vs_floor", prefix);
+    gy_bench_report(b, key, floor > 0 ? fresh50 / floor : 0.0, "x", "p50 / floor");
     snprintf(key, sizeof key, "%s.all_frames_us_10k", prefix);
     snprintf(what, sizeof what, "CPU per frame, every frame (p50 of %u)", run->frames);
     gy_bench_report(b, key, gy_bench_percentile(run->frame_us, run->frames, 50), "us", what);
@@ -205,7 +315,7 @@ int gy_bench_section_host(gy_bench *b)
 {
     const uint32_t frames = gy_bench_quick(b) ? 120u : 360u;
     gy_entity *ents = calloc(BODIES, sizeof *ents);
-    double *buf = calloc(5u * frames, sizeof *buf);
+    double *buf = calloc(6u * frames, sizeof *buf);
     if (ents == NULL || buf == NULL) {
         free(ents);
         free(buf);
@@ -220,9 +330,9 @@ int gy_bench_section_host(gy_bench *b)
         r = run(w, ents, true, 60, &dense);
     if (r == GY_OK)
         r = run(w, ents, false, 10, &entity);
-    uint32_t cold_n = 0;
+    uint32_t cold_n = 0, floor_n = 0;
     if (r == GY_OK)
-        r = cold_copy_run(w, frames, buf + 4u * frames, &cold_n);
+        r = cold_run(w, ents, 2u * frames, buf + 4u * frames, &cold_n, buf + 5u * frames, &floor_n);
     gy_physics_stats ps;
     gy_physics_get_stats(gy_world_physics(w), &ps);
     gy_world_destroy(w, NULL);
@@ -237,13 +347,18 @@ int gy_bench_section_host(gy_bench *b)
     double cold = cold_n > 0 ? gy_bench_median(buf + 4u * frames, cold_n) : 0.0;
     gy_bench_report(b, "host.cold_copy_us_10k", cold, "us",
                     "the same copy of each new publish as the physics thread left it");
-    report_run(b, "host", &dense, copy, cold);
-    report_run(b, "host.per_entity", &entity, copy, cold);
+    double floor = floor_n > 0 ? gy_bench_median(buf + 5u * frames, floor_n) : 0.0;
+    gy_bench_report(b, "host.floor_us_10k", floor, "us",
+                    "one pass: check, keep, blend and draw each new pose (the least a frame does)");
+    gy_bench_report(b, "host.floor_vs_copy", copy > 0 ? floor / copy : 0.0, "x",
+                    "floor / copy: the least frame_vs_copy can be");
+    report_run(b, "host", &dense, copy, cold, floor);
+    report_run(b, "host.per_entity", &entity, copy, cold, floor);
     gy_bench_note(b,
                   "%u frames at 60 Hz each way; %.1f render poses per frame from the list; "
-                  "%u cold copies; physics: %llu ticks, %llu bodies awake",
-                  frames, (double)dense.poses / frames, cold_n, (unsigned long long)ps.ticks,
-                  (unsigned long long)ps.awake);
+                  "%u cold copies, %u floor passes; physics: %llu ticks, %llu bodies awake",
+                  frames, (double)dense.poses / frames, cold_n, floor_n,
+                  (unsigned long long)ps.ticks, (unsigned long long)ps.awake);
     free(buf);
     return dense.checksum != dense.checksum || entity.checksum != entity.checksum;
 }
