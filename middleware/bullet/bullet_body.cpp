@@ -497,8 +497,9 @@ static bool transform_is_identity(const btTransform &t)
 gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
                             uint32_t n, gy_adapter_resource *const *res,
                             const gy_adapter_collider_rare *const *rare, const gy_mass *mp,
-                            gy_bt_body **out, gy_bt_collider **colliders)
+                            double sleep_turn, gy_bt_body **out, gy_bt_collider **colliders)
 {
+    (void)sleep_turn; /* the front end's sleep rule reads it from the motion part */
     gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
 

@@ -395,7 +395,7 @@ void gy_bt_body_place(gy_driver_world *w, gy_bt_body *b, const btTransform &com_
 gy_result gy_bt_body_create(gy_driver_world *w, const gy_body_def *def, const gy_collider_def *cols,
                             uint32_t n, gy_adapter_resource *const *res,
                             const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
-                            gy_bt_body **out, gy_bt_collider **colliders);
+                            double sleep_turn, gy_bt_body **out, gy_bt_collider **colliders);
 uint32_t gy_bt_body_collider_count(const gy_bt_body *b);
 gy_bt_collider *gy_bt_body_collider(gy_bt_body *b, uint32_t i);
 void gy_bt_body_release(gy_driver_world *w, gy_bt_body *b);

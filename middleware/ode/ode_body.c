@@ -286,7 +286,7 @@ static void body_free(gy_driver_world *w, gy_ode_body *b)
 /* ---- body create / release ------------------------------------------------------------------ */
 
 static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def *def,
-                          const gy_mass *m, const dMass *dm)
+                          const gy_mass *m, const dMass *dm, double sleep_turn)
 {
     dBodySetMass(b->body, dm);
     b->inv_inertia = gy_adapter_inertia_inverse(m->inertia);
@@ -299,7 +299,7 @@ static void setup_dynamic(gy_driver_world *w, gy_ode_body *b, const gy_body_def 
         dBodySetAutoDisableFlag(b->body, 1);
         /* ODE squares these itself (it compares squared average speeds). */
         dBodySetAutoDisableLinearThreshold(b->body, GY_ADAPTER_SLEEP_LINEAR_SPEED);
-        dBodySetAutoDisableAngularThreshold(b->body, GY_ADAPTER_SLEEP_ANGULAR_SPEED);
+        dBodySetAutoDisableAngularThreshold(b->body, sleep_turn);
         dBodySetAutoDisableAverageSamplesCount(b->body, GY_ADAPTER_SLEEP_SAMPLES);
         dBodySetAutoDisableSteps(b->body, 1);
         dBodySetAutoDisableTime(b->body, GY_ADAPTER_SLEEP_TIME);
@@ -312,7 +312,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
                              gy_adapter_resource *const *res,
                              const gy_adapter_collider_rare *const *rare, const gy_mass *mp,
-                             gy_ode_body **out, gy_ode_collider **colliders)
+                             double sleep_turn, gy_ode_body **out, gy_ode_collider **colliders)
 {
     gy_result r = GY_OK;
     const gy_allocator *a = w->allocator;
@@ -358,7 +358,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
         dBodySetAngularVel(b->body, def->angular_velocity.x, def->angular_velocity.y,
                            def->angular_velocity.z);
         if (def->type == GY_MOTION_DYNAMIC) {
-            setup_dynamic(w, b, def, &mass, &dm);
+            setup_dynamic(w, b, def, &mass, &dm, sleep_turn);
         } else {
             dBodySetKinematic(b->body);
             dBodySetAutoDisableFlag(b->body, 0);

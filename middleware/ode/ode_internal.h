@@ -245,7 +245,7 @@ gy_result gy_ode_body_create(gy_driver_world *w, const gy_body_def *def,
                              const gy_collider_def *cols, uint32_t n,
                              gy_adapter_resource *const *res,
                              const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
-                             gy_ode_body **out, gy_ode_collider **colliders);
+                             double sleep_turn, gy_ode_body **out, gy_ode_collider **colliders);
 uint32_t gy_ode_body_collider_count(const gy_ode_body *b);
 gy_ode_collider *gy_ode_body_collider(gy_ode_body *b, uint32_t i);
 void gy_ode_body_release(gy_driver_world *w, gy_ode_body *b);

@@ -422,6 +422,50 @@ gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *co
     return GY_OK;
 }
 
+/* The radius of the sphere about a shape's origin that holds it; 0 for a plane. */
+static double shape_reach(const gy_shape *s, const gy_adapter_resource *res)
+{
+    double far = 0.0;
+    switch (s->type) {
+    case GY_SHAPE_SPHERE:
+        return s->radius;
+    case GY_SHAPE_CAPSULE:
+        return 0.5 * s->height; /* the height includes the caps */
+    case GY_SHAPE_BOX:
+        return 0.5 * gy_v3_len(s->box_size);
+    case GY_SHAPE_CYLINDER:
+        return sqrt(s->radius * s->radius + 0.25 * s->height * s->height);
+    case GY_SHAPE_HULL:
+        for (uint32_t i = 0; res != NULL && i < res->hull.vertex_count; i++)
+            far = fmax(far, gy_v3_len(res->hull.vertices[i]));
+        return far;
+    case GY_SHAPE_MESH:
+        for (uint32_t i = 0; res != NULL && i < res->vertex_count; i++) {
+            const double *v = &res->vertices[3u * i];
+            far = fmax(far, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+        }
+        return far;
+    default:
+        return 0.0;
+    }
+}
+
+double gy_adapter_body_extent(const gy_collider_def *cols, uint32_t n,
+                              gy_adapter_resource *const *res, gy_vec3 com)
+{
+    double extent = 0.0;
+    bool solid = false;
+    for (uint32_t i = 0; i < n; i++)
+        solid = solid || !cols[i].is_sensor;
+    for (uint32_t i = 0; i < n; i++) {
+        if (solid && cols[i].is_sensor)
+            continue;
+        double from_com = gy_v3_len(gy_v3_sub(cols[i].local_pose.position, com));
+        extent = fmax(extent, from_com + shape_reach(&cols[i].shape, res[i]));
+    }
+    return extent;
+}
+
 gy_mat3 gy_adapter_inertia_inverse(gy_mat3 m)
 {
     double(*a)[3] = m.m;
@@ -970,7 +1014,16 @@ void gy_adapter_sleep_reset(gy_adapter_sleep *s)
     s->rest_time = 0.0;
 }
 
-bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double h)
+double gy_adapter_sleep_turn(double extent)
+{
+    double turn = GY_ADAPTER_SLEEP_ANGULAR_SPEED;
+    if (extent > 0.0)
+        turn = fmin(turn, GY_ADAPTER_SLEEP_LINEAR_SPEED / extent);
+    return turn;
+}
+
+bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double turn,
+                             double h)
 {
     s->linear[s->next] = linear;
     s->angular[s->next] = angular;
@@ -986,8 +1039,7 @@ bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angula
             ang = gy_v3_add(ang, s->angular[k]);
         }
         const double n = (double)GY_ADAPTER_SLEEP_SAMPLES;
-        resting = gy_v3_len(lin) < GY_ADAPTER_SLEEP_LINEAR_SPEED * n &&
-                  gy_v3_len(ang) < GY_ADAPTER_SLEEP_ANGULAR_SPEED * n;
+        resting = gy_v3_len(lin) < GY_ADAPTER_SLEEP_LINEAR_SPEED * n && gy_v3_len(ang) < turn * n;
     }
     s->rest_time = resting ? s->rest_time + h : 0.0;
     return s->rest_time >= GY_ADAPTER_SLEEP_TIME;

@@ -26,9 +26,15 @@ extern "C" {
 /* ---- rules every adapter applies ------------------------------------------------------------ */
 
 /* Sleep: a dynamic body's velocities averaged over the last GY_ADAPTER_SLEEP_SAMPLES steps (jitter
- * cancels in the vector average) must stay below these speeds for GY_ADAPTER_SLEEP_TIME. */
+ * cancels in the vector average) must stay below these for GY_ADAPTER_SLEEP_TIME: its centre of
+ * mass slower than GY_ADAPTER_SLEEP_LINEAR_SPEED, and its turn slower than its own limit
+ * (gy_adapter_sleep_turn), the turn that moves the point of its colliders furthest from its
+ * centre of mass at that same speed, and at most GY_ADAPTER_SLEEP_ANGULAR_SPEED. Judged by how
+ * fast its points move, a small ball rolling at a few centimetres a second sleeps (with one
+ * turn limit for every body, a ragdoll's head rolling on its neck's cone kept the ragdoll awake
+ * for good) and a long beam whose tips sweep at walking pace stays awake. */
 #define GY_ADAPTER_SLEEP_LINEAR_SPEED  0.08 /* m/s */
-#define GY_ADAPTER_SLEEP_ANGULAR_SPEED 0.12 /* rad/s */
+#define GY_ADAPTER_SLEEP_ANGULAR_SPEED 0.5  /* rad/s: the turn limit of the smallest bodies */
 #define GY_ADAPTER_SLEEP_SAMPLES       10u
 #define GY_ADAPTER_SLEEP_TIME          0.4 /* s */
 
@@ -43,9 +49,14 @@ typedef struct gy_adapter_sleep {
 /* Starts the rule over (the body was woken or put to sleep). */
 void gy_adapter_sleep_reset(gy_adapter_sleep *s);
 
-/* Records an awake body's velocities after a step of h seconds; true when the body wants to
- * sleep now. */
-bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double h);
+/* The sleep rule's turn limit (rad/s) of a body whose colliders reach `extent` metres from its
+ * centre of mass (gy_adapter_body_extent). */
+double gy_adapter_sleep_turn(double extent);
+
+/* Records an awake body's velocities after a step of h seconds, its turn limit `turn`
+ * (gy_adapter_sleep_turn); true when the body wants to sleep now. */
+bool gy_adapter_sleep_sample(gy_adapter_sleep *s, gy_vec3 linear, gy_vec3 angular, double turn,
+                             double h);
 
 /* Ballistic correction: a solver that integrates x += (v + g h) h moves a free body a full g h²
  * where free fall travels g h²/2. True when a body gets the surplus back: dynamic, awake, in no
@@ -259,6 +270,12 @@ gy_result gy_adapter_resolve_colliders(const gy_handle_pool *resources, const gy
  * sphere. GY_ERR_INVALID_SHAPE when the result is not a positive finite mass. */
 gy_result gy_adapter_body_mass(const gy_body_def *def, const gy_collider_def *cols, uint32_t n,
                                gy_adapter_resource *const *res, gy_mass *out);
+
+/* How far a body's solid colliders reach from `com` (its centre of mass, body frame), in metres:
+ * the radius of the sphere about it that holds them all (the sensors' too when every collider is
+ * a sensor); 0 for a body with none. res[i] is collider i's resource (NULL for primitives). */
+double gy_adapter_body_extent(const gy_collider_def *cols, uint32_t n,
+                              gy_adapter_resource *const *res, gy_vec3 com);
 
 /* The inverse of a body's inertia tensor (by cofactors), for drivers that apply it themselves;
  * the zero matrix for a singular one. */

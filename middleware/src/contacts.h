@@ -35,6 +35,7 @@ typedef struct gy_adapter_pair {
     bool sensor_seen; /* the sensor pass found it at the step's end poses (or it is no sensor pair)
                        */
     bool responds;    /* the driver's solver took it (not only reported) */
+    bool held;        /* apart, kept reported by the resting hysteresis (step.c): touches nothing */
     /* Seconds of this step's substeps whose solve took the pair (gy_adapter_contacts_solved),
      * and the pass that last counted. */
     double solved_time;

@@ -260,7 +260,9 @@ typedef struct gy_driver {
     /* Every definition is valid, res[i] is collider i's resolved resource (NULL for
      * primitives), rare[i] its side record (the front end's, gy_adapter_collider_rare_make;
      * NULL when its definition sets none), to hand to gy_adapter_collider_record_init, and
-     * `mass` the dynamic body's mass properties in the Gyre body frame (zeroed for others).
+     * `mass` the dynamic body's mass properties in the Gyre body frame (zeroed for others) and
+     * `sleep_turn` the turn (rad/s) under which a dynamic body may sleep (gy_adapter_sleep_turn;
+     * the front end's rule reads it from the motion part, a vendor's own sleep is set to it).
      * Creates everything or nothing; on success *out is the body's record and colliders[i]
      * collider i's, ids still zero (the front end gives them theirs, indexes a static's in its
      * static grid and counts each collider's reference to its resource), and the side records
@@ -271,7 +273,8 @@ typedef struct gy_driver {
                              const gy_collider_def *cols, uint32_t n,
                              gy_adapter_resource *const *res,
                              const gy_adapter_collider_rare *const *rare, const gy_mass *mass,
-                             gy_driver_body **out, gy_driver_collider **colliders);
+                             double sleep_turn, gy_driver_body **out,
+                             gy_driver_collider **colliders);
     /* Releases the body and its colliders (the front end has already released its joints, woken
      * what touched it, forgotten it in the report, taken back its ids, unindexed a static's
      * colliders and dropped the colliders' resource references; a resource left without any is

@@ -583,15 +583,20 @@ static gy_result body_create(gy_backend_world *w, const gy_body_def *def,
         r = gy_frontend_resources_reserve(w->allocator, &w->dying, resourced);
     for (uint32_t i = 0; r == GY_OK && i < n; i++)
         r = gy_adapter_collider_rare_make(w->allocator, &cols[i], &rare[i]);
+    double sleep_turn = 0.0;
+    if (def->type == GY_MOTION_DYNAMIC)
+        sleep_turn = gy_adapter_sleep_turn(gy_adapter_body_extent(cols, n, res, mass.center));
     if (r == GY_OK)
         r = w->driver->body_create(w->dw, def, cols, n, res,
-                                   (const gy_adapter_collider_rare *const *)rare, &mass, &b, made);
+                                   (const gy_adapter_collider_rare *const *)rare, &mass, sleep_turn,
+                                   &b, made);
     /* Each collider holds a reference to its resource (free_body drops them). */
     for (uint32_t i = 0; r == GY_OK && i < n; i++)
         if (res[i] != NULL)
             res[i]->refs++;
     if (r == GY_OK && def->type == GY_MOTION_DYNAMIC) {
         gy_driver_body_rec(b)->motion->mass = mass.mass;
+        gy_driver_body_rec(b)->motion->sleep_turn = sleep_turn;
         gy_driver_body_rec(b)->motion->ccd_radius = ccd_radius(made, res, n, mass.center);
     }
     gy_adapter_body_end(w->allocator, res, n);

@@ -54,6 +54,9 @@ typedef struct gy_adapter_motion {
     /* Dynamic bodies: the radius of the sphere about the centre of mass inside its solid
      * colliders (m), what continuous collision sweeps (set by the front end, 0 until then). */
     double ccd_radius;
+    /* Dynamic bodies: the turn (rad/s) under which the sleep rule lets it sleep
+     * (gy_adapter_sleep_turn of its extent; set by the front end, 0 until then). */
+    double sleep_turn;
     /* Its first collider that is not a sensor (NULL if none): what continuous collision sweeps
      * it as, and whose filter picks the sweep's candidates. */
     const struct gy_adapter_collider *solid;

@@ -288,7 +288,7 @@ static void sleep_rule(const gy_driver_step *ds, gy_driver_body *const *moving, 
         }
         gy_vec3 v, a;
         ds->body_velocity(b, &v, &a);
-        ds->body_wants_sleep(b, gy_adapter_sleep_sample(state, v, a, h));
+        ds->body_wants_sleep(b, gy_adapter_sleep_sample(state, v, a, rec->motion->sleep_turn, h));
     }
 }
 
@@ -422,8 +422,11 @@ static bool pair_idle(const gy_adapter_pair *p, const void *ctx)
 
 /* For a driver that collides only pairs with an active side. A moving body touching a sleeper
  * last step wakes it, even if they no longer touch (the support was teleported away, say), as
- * vendor islands do for pairs still touching. Pairs with neither side active are not collided
- * again: their report is carried over, its impulses rescaled to this step's length. */
+ * vendor islands do for pairs still touching. A pair the resting hysteresis held apart wakes
+ * nothing: its bodies did not touch, and an awake body settling within a millimetre of a sleeper
+ * would wake it at every step, each of the two restarting the other's sleep time in turn. Pairs
+ * with neither side active are not collided again: their report is carried over, its impulses
+ * rescaled to this step's length. */
 static void begin_report(gy_frontend_step *s, const gy_driver *d, gy_driver_world *dw,
                          gy_adapter_contacts *c)
 {
@@ -448,7 +451,7 @@ static void begin_report(gy_frontend_step *s, const gy_driver *d, gy_driver_worl
  * colliding it, and a pair with no active side is not collided again: its last report stands. */
 static bool overlap_idle(const gy_adapter_pair *p, const void *ctx)
 {
-    return !p->responds && pair_idle(p, ctx);
+    return !p->responds && !p->held && pair_idle(p, ctx);
 }
 
 static bool sensor_pair_dropped(const void *pair, const void *ctx)
@@ -467,10 +470,10 @@ static bool sensor_pair_dropped(const void *pair, const void *ctx)
  * gravity pressed in); a body that leaves opens a gap of 1 mm in one step at 6 cm/s. */
 #define KEEP_MARGIN 1e-3
 
-/* Hysteresis for resting contacts: a solid pair the solver took last step that the narrow phase
- * found apart this step stays reported (with no impulse) while the gap is under KEEP_MARGIN,
- * tested by moving one side that far along the last normal. Without it a box created resting on
- * the ground reported enter, exit, enter while it settled. */
+/* Hysteresis for resting contacts: a solid pair the solver took last step (or that this rule
+ * held) that the narrow phase found apart this step stays reported (with no impulse, `held`)
+ * while the gap is under KEEP_MARGIN, tested by moving one side that far along the last normal.
+ * Without it a box created resting on the ground reported enter, exit, enter while it settled. */
 static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy_driver_world *dw,
                                gy_adapter_contacts *c)
 {
@@ -478,7 +481,7 @@ static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy
     for (uint32_t i = 0; i < prev->count; i++) {
         const gy_adapter_pair *p = gy_adapter_contacts_previous_record(c, i);
         const gy_adapter_collider *a = p->a, *b = p->b;
-        if (!p->responds || a->is_sensor || b->is_sensor || !a->contact_response ||
+        if (!(p->responds || p->held) || a->is_sensor || b->is_sensor || !a->contact_response ||
             !b->contact_response || !gy_adapter_colliders_filter(a, b))
             continue;
         if (gy_adapter_contacts_has(c, a, b))
@@ -503,7 +506,7 @@ static void keep_resting_pairs(gy_frontend_step *s, const gy_driver_step *ds, gy
         ct.normal_impulse = 0.0;
         ct.tangent_impulse = 0.0;
         c->current.contacts[k] = ct;
-        gy_adapter_contacts_record(c, k)->responds = true;
+        gy_adapter_contacts_record(c, k)->held = true;
     }
 }
 

@@ -1,6 +1,6 @@
-/* Helpers the front end gives the drivers: a hull shrunk by a margin, a body's inverse inertia and
- * damping loss (adapter_common.c), the closed-form ray test (queries.c), the bounce rule
- * (contacts.c) and which bodies a joint connects (records.c). */
+/* Helpers the front end gives the drivers: a hull shrunk by a margin, a body's inverse inertia,
+ * damping loss, extent and sleep turn limit (adapter_common.c), the closed-form ray test
+ * (queries.c), the bounce rule (contacts.c) and which bodies a joint connects (records.c). */
 #include "test_support.h"
 
 #include <math.h>
@@ -223,6 +223,56 @@ static void test_contact_aim_bounce_before_layer_before_vendor(void **state)
                      GY_ADAPTER_AIM_VENDOR);
 }
 
+/* A body's extent is the sphere about its centre of mass holding every solid collider, whatever
+ * its shape and local pose (a sensor counts only on a body of sensors), and the sleep rule's turn
+ * limit is the turn that moves that far a point at the sleep speed, capped for small bodies. */
+static void test_body_extent_holds_every_solid_collider_and_sets_the_turn_limit(void **state)
+{
+    (void)state;
+    gy_test_allocator ta;
+    gy_test_allocator_init(&ta);
+    gy_hull hull;
+    build_box_hull(&ta, gy_v3(0.3, 0.4, 1.2), &hull);
+    gy_adapter_resource res = {.kind = GY_SHAPE_HULL, .hull = hull};
+    gy_collider_def c[5];
+    for (int i = 0; i < 5; i++)
+        c[i] = gy_default_collider_def();
+    c[0].shape.type = GY_SHAPE_SPHERE, c[0].shape.radius = 0.5;
+    c[1].shape.type = GY_SHAPE_BOX, c[1].shape.box_size = gy_v3(2, 4, 4); /* half-diagonal 3 */
+    c[1].local_pose.position = gy_v3(0, 0, 10);
+    c[2].shape.type = GY_SHAPE_CAPSULE, c[2].shape.radius = 0.2, c[2].shape.height = 3.0;
+    c[2].local_pose.position = gy_v3(-12, 0, 0);
+    c[3].shape.type = GY_SHAPE_CYLINDER, c[3].shape.radius = 3.0, c[3].shape.height = 8.0;
+    c[3].local_pose.position = gy_v3(0, 9, 0);
+    c[4].shape.type = GY_SHAPE_HULL;
+    c[4].local_pose.position = gy_v3(0, -11, 0);
+    gy_adapter_resource *r[5] = {NULL, NULL, NULL, NULL, &res};
+    gy_vec3 com = gy_v3(0, 0, 1);
+    /* Each alone: its distance from the centre of mass plus its own reach. */
+    double alone[5] = {sqrt(1.0) + 0.5, 9.0 + 3.0, sqrt(145.0) + 1.5, sqrt(82.0) + 5.0,
+                       sqrt(122.0) + sqrt(0.09 + 0.16 + 1.44)};
+    for (int i = 0; i < 5; i++)
+        assert_near(gy_adapter_body_extent(&c[i], 1, &r[i], com), alone[i], 1e-12);
+    double most = 0.0;
+    for (int i = 0; i < 5; i++)
+        most = fmax(most, alone[i]);
+    assert_near(gy_adapter_body_extent(c, 5, r, com), most, 1e-12);
+    /* The sensors are left out while a solid collider is left; a body of sensors only is held
+     * whole. */
+    c[2].is_sensor = true;
+    c[3].is_sensor = true;
+    assert_near(gy_adapter_body_extent(c, 5, r, com), fmax(alone[1], alone[4]), 1e-12);
+    c[0].is_sensor = c[1].is_sensor = c[4].is_sensor = true;
+    assert_near(gy_adapter_body_extent(c, 5, r, com), most, 1e-12);
+    assert_near(gy_adapter_body_extent(c, 0, r, com), 0.0, 0.0);
+    /* The turn limit: GY_ADAPTER_SLEEP_LINEAR_SPEED at the extent, capped for small bodies. */
+    assert_near(gy_adapter_sleep_turn(2.0), GY_ADAPTER_SLEEP_LINEAR_SPEED / 2.0, 1e-15);
+    assert_near(gy_adapter_sleep_turn(0.01), GY_ADAPTER_SLEEP_ANGULAR_SPEED, 0.0);
+    assert_near(gy_adapter_sleep_turn(0.0), GY_ADAPTER_SLEEP_ANGULAR_SPEED, 0.0);
+    gy_hull_free(&ta.base, &hull);
+    assert_int_equal(ta.live_blocks, 0);
+}
+
 /* Joints listed on their moving bodies: two bodies are jointed while any joint between them
  * lasts, in either order, whichever list the joint sits in and wherever in it; a static is found
  * through its moving partner, and a joint to the world joins nothing. */
@@ -273,6 +323,7 @@ int main(void)
         cmocka_unit_test(
             test_ray_shape_enters_leaves_from_inside_and_meets_planes_from_either_side),
         cmocka_unit_test(test_bodies_jointed_while_any_joint_between_them_lasts),
+        cmocka_unit_test(test_body_extent_holds_every_solid_collider_and_sets_the_turn_limit),
     };
     return cmocka_run_group_tests_name("adapter helpers", tests, NULL, NULL);
 }

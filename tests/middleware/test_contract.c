@@ -484,6 +484,66 @@ static void test_contract_box_comes_to_rest_and_sleeps(void **state)
     expect_empty(fx);
 }
 
+/* A body sleeps by how fast its points move: a 0.1 m ball rolling on a floor at 3 cm/s (0.3 rad/s)
+ * falls asleep, as a box sliding that slowly would. */
+static void test_contract_small_ball_rolling_slowly_falls_asleep(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    const double r = 0.1, v = 0.03;
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, r, 0));
+    bd.linear_damping = bd.angular_damping = 0.0;
+    bd.linear_velocity = gy_v3(v, 0, 0);
+    bd.angular_velocity = gy_v3(0, 0, -v / r); /* rolling without slipping along +x */
+    gy_collider_def cd = sphere_def(r);
+    gy_body_id ball = create_body(fx, &bd, &cd, 1, NULL);
+    int slept_at = -1;
+    for (int i = 1; i <= 120 && slept_at < 0; i++) {
+        step_n(fx, 1);
+        if (!body_state(fx, ball).awake)
+            slept_at = i;
+    }
+    /* Asleep within 2 s (the rule needs 0.4 s of rest), on the floor, having rolled on its way. */
+    double sleep_time = slept_at < 0 ? INFINITY : slept_at * DT;
+    assert_between(sleep_time, 0.0, 2.0);
+    gy_body_state s = body_state(fx, ball);
+    assert_near(s.pose.position.y, r, 0.01);
+    assert_true(s.pose.position.x > 0.5 * v * sleep_time);
+    release_body(fx, ball);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
+/* A 4 m beam turning at 0.1 rad/s about the vertical, lying on a frictionless floor, sweeps its
+ * tips at 0.2 m/s: it stays awake and keeps turning, though a small body turning that slowly
+ * would sleep. On the floor rather than in free flight, since ODE never puts a body to sleep in
+ * mid-air. */
+static void test_contract_long_beam_turning_slowly_stays_awake(void **state)
+{
+    fixture *fx = *state;
+    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def floor = plane_def();
+    floor.material.friction = 0.0;
+    gy_body_id ground = create_body(fx, &gd, &floor, 1, NULL);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.05, 0));
+    bd.linear_damping = bd.angular_damping = 0.0;
+    bd.angular_velocity = gy_v3(0, 0.1, 0);
+    gy_collider_def cd = box_def(gy_v3(4, 0.1, 0.1));
+    cd.material.friction = 0.0;
+    gy_body_id beam = create_body(fx, &bd, &cd, 1, NULL);
+    for (int i = 1; i <= 180; i++) {
+        step_n(fx, 1);
+        assert_true(body_state(fx, beam).awake);
+    }
+    gy_body_state s = body_state(fx, beam);
+    assert_near(s.angular_velocity.y, 0.1, 1e-3);
+    assert_near(quat_angle(s.pose.rotation), 0.1 * 180 * DT, 1e-3);
+    assert_near(s.pose.position.y, 0.05, 0.01);
+    release_body(fx, beam);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 /* ---- live changes to a body --------------------------------------------------------------------
  * Sleep, mass, material and filter change in place: no body is recreated, so touching pairs whose
  * verdict did not change keep touching. */
@@ -3615,6 +3675,46 @@ static void test_contract_resting_pair_parting_under_a_millimetre_stays_reported
     expect_empty(fx);
 }
 
+/* Two boxes that part by less than the hysteresis and come to rest a step apart in time: the
+ * pair is reported as resting, yet neither wakes the other (they do not touch), so both fall
+ * asleep and stay asleep. */
+static void test_contract_boxes_resting_just_apart_both_fall_asleep(void **state)
+{
+    fixture *fx = *state;
+    gy_body_id ground = create_ground(fx);
+    gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
+    gy_collider_def cd = box_def(gy_v3(1, 1, 1));
+    gy_body_id a = create_body(fx, &bd, &cd, 1, NULL);
+    step_n(fx, 12); /* a's sleep time is well on when b comes */
+    bd.pose.position = gy_v3(0.9999, 0.5, 0);
+    bd.linear_velocity = gy_v3(0.12, 0, 0); /* friction stops it about half a millimetre on */
+    gy_body_id b = create_body(fx, &bd, &cd, 1, NULL);
+    step_n(fx, 1);
+    assert_non_null(find_contact(fx, a, b)); /* touching at the start */
+    int changes = 0, asleep_at = -1;
+    bool was = true;
+    for (int i = 2; i <= 300; i++) {
+        step_n(fx, 1);
+        bool awake = body_state(fx, a).awake || body_state(fx, b).awake;
+        changes += awake != was;
+        was = awake;
+        if (!awake && asleep_at < 0)
+            asleep_at = i;
+    }
+    double gap = body_position(fx, b).x - body_position(fx, a).x - 1.0;
+    print_message("    gap %.3f mm, both asleep from step %d, %d changes\n", gap * 1e3, asleep_at,
+                  changes);
+    assert_between(gap, 0.0, 1e-3);
+    assert_non_null(find_contact(fx, a, b)); /* still reported: within the hysteresis */
+    assert_between(asleep_at, 1, 180);
+    assert_false(body_state(fx, a).awake || body_state(fx, b).awake);
+    assert_int_equal(changes, 1);
+    release_body(fx, a);
+    release_body(fx, b);
+    release_body(fx, ground);
+    expect_empty(fx);
+}
+
 static void test_contract_many_resting_pairs_each_reported_once(void **state)
 {
     fixture *fx = *state;
@@ -4884,6 +4984,8 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_force_acts_for_the_whole_step_at_any_substep_count),
         CONTRACT_TEST(test_contract_force_on_a_sleeper_wakes_it_and_acts_for_one_step),
         CONTRACT_TEST(test_contract_box_comes_to_rest_and_sleeps),
+        CONTRACT_TEST(test_contract_small_ball_rolling_slowly_falls_asleep),
+        CONTRACT_TEST(test_contract_long_beam_turning_slowly_stays_awake),
         CONTRACT_TEST(test_contract_set_awake_sleeps_in_place_and_wakes_into_free_fall),
         CONTRACT_TEST(test_contract_waking_a_resting_body_starts_its_sleep_time_over),
         CONTRACT_TEST(test_contract_woken_body_that_may_not_sleep_stays_awake_at_rest),
@@ -4966,6 +5068,7 @@ int main(int argc, char **argv)
         CONTRACT_TEST(test_contract_many_resting_pairs_each_reported_once),
         CONTRACT_TEST(test_contract_resting_box_keeps_its_contact),
         CONTRACT_TEST(test_contract_resting_pair_parting_under_a_millimetre_stays_reported),
+        CONTRACT_TEST(test_contract_boxes_resting_just_apart_both_fall_asleep),
         CONTRACT_TEST(test_contract_resting_contact_reports_its_weight_over_any_step_length),
         CONTRACT_TEST(
             test_contract_resting_contact_reports_its_weight_through_the_step_it_sleeps_in),
