@@ -12,13 +12,14 @@
  * median CPU per copy, in cache) and host.frame_vs_copy, the ratio of the two medians. Beside it,
  * host.cold_copy_us_10k: the same copy of the proxies of each new publish as the physics thread
  * left them (read from the other core's writes, as the World's capture reads them), in frames of
- * their own, and host.frame_vs_cold_copy; and host.floor_us_10k, in alternate frames of those,
+ * their own, and host.frame_vs_cold_copy; and host.floor_us_10k, in turn with those,
  * one pass over each new publish that does only what interpolating a body needs (floor_pass), with
- * host.floor_vs_copy (the least frame_vs_copy could be) and host.frame_vs_floor. Two ways to read
- * the render poses are timed: the World's list of bodies whose drawn pose changed this frame
- * (gy_world_render_poses; the headline keys), and one gy_entity_get_render_pose call per entity
- * (host.per_entity.*). CPU time of the game thread: on a shared machine, time spent preempted is
- * not the code's cost. */
+ * host.floor_vs_copy (the least frame_vs_copy could be) and host.frame_vs_floor; and
+ * host.pair_floor_us_10k, the same were each proxy to carry its body's previous pose as well
+ * (pair_floor_pass), with host.pair_floor_vs_copy. Two ways to read the render poses are timed: the
+ * World's list of bodies whose drawn pose changed this frame (gy_world_render_poses; the headline
+ * keys), and one gy_entity_get_render_pose call per entity (host.per_entity.*). CPU time of the
+ * game thread: on a shared machine, time spent preempted is not the code's cost. */
 #include "bench.h"
 #include "bench_common.h"
 
@@ -158,11 +159,29 @@ static void floor_unit(float x, float y, float z, float w, gy_quat *out)
     *out = (gy_quat){x * inv, y * inv, z * inv, w * inv};
 }
 
+/* The drawn pose between `a` and `b` at fraction `t`, as the World blends. */
+static inline void floor_draw(gy_render_pose *o, gy_entity e, const float *pa, const float *ra,
+                              const float *pb, const float *rb, float t)
+{
+    o->entity = e;
+    o->pose.position.x = pa[0] + ((double)pb[0] - pa[0]) * t;
+    o->pose.position.y = pa[1] + ((double)pb[1] - pa[1]) * t;
+    o->pose.position.z = pa[2] + ((double)pb[2] - pa[2]) * t;
+    float d = ra[0] * rb[0] + ra[1] * rb[1] + ra[2] * rb[2] + ra[3] * rb[3] < 0.0f ? -1.0f : 1.0f;
+    floor_unit(ra[0] + (d * rb[0] - ra[0]) * t, ra[1] + (d * rb[1] - ra[1]) * t,
+               ra[2] + (d * rb[2] - ra[2]) * t, ra[3] + (d * rb[3] - ra[3]) * t, &o->pose.rotation);
+}
+
+static inline bool floor_speaks(const gy_proxy *q, const floor_record *rec)
+{
+    return (q->flags & GY_PROXY_LIVE) && q->generation == rec->generation &&
+           q->teleports == rec->teleports;
+}
+
 static void floor_pass(floor_state *st, const gy_proxy *const *pages, uint32_t count)
 {
     const uint32_t n = count < BODIES ? count : BODIES;
     floor_sample *older = st->samples[st->newest], *newer = st->samples[st->newest ^ 1u];
-    const float t = 0.5f;
     enum { AHEAD = 16 };
     for (uint32_t i = 0; i < n; i++) {
         if (i + AHEAD < n) {
@@ -172,36 +191,55 @@ static void floor_pass(floor_state *st, const gy_proxy *const *pages, uint32_t c
             __builtin_prefetch(&st->out[i + AHEAD], 1);
         }
         const gy_proxy *q = gy_proxy_in(pages, i);
-        floor_record *rec = &st->records[i];
-        if (!(q->flags & GY_PROXY_LIVE) || q->generation != rec->generation ||
-            q->teleports != rec->teleports)
+        const floor_record *rec = &st->records[i];
+        if (!floor_speaks(q, rec))
             continue;
         floor_sample *a = &older[i], *b = &newer[i];
         memcpy(b->position, q->position, sizeof b->position);
         memcpy(b->rotation, q->rotation, sizeof b->rotation);
         b->tick = q->tick;
-        gy_render_pose *o = &st->out[i];
-        o->entity = rec->entity;
-        o->pose.position.x = a->position[0] + ((double)b->position[0] - a->position[0]) * t;
-        o->pose.position.y = a->position[1] + ((double)b->position[1] - a->position[1]) * t;
-        o->pose.position.z = a->position[2] + ((double)b->position[2] - a->position[2]) * t;
-        const float *ra = a->rotation, *rb = b->rotation;
-        float d =
-            ra[0] * rb[0] + ra[1] * rb[1] + ra[2] * rb[2] + ra[3] * rb[3] < 0.0f ? -1.0f : 1.0f;
-        floor_unit(ra[0] + (d * rb[0] - ra[0]) * t, ra[1] + (d * rb[1] - ra[1]) * t,
-                   ra[2] + (d * rb[2] - ra[2]) * t, ra[3] + (d * rb[3] - ra[3]) * t,
-                   &o->pose.rotation);
+        floor_draw(&st->out[i], rec->entity, a->position, a->rotation, b->position, b->rotation,
+                   0.5f);
     }
     st->newest ^= 1u;
     __asm__ volatile("" : : "r"(st->out) : "memory");
 }
 
+/* The floor were each proxy to carry its body's previous pose beside the new one (and its
+ * velocities elsewhere): one proxy line read and one list entry written per body, nothing kept.
+ * A proxy has no previous pose, so the pass stands one in from the same line (the position a
+ * step back along the velocity, the same rotation): the bytes read and the arithmetic are those
+ * such a proxy would cost. */
+static void pair_floor_pass(floor_state *st, const gy_proxy *const *pages, uint32_t count)
+{
+    const uint32_t n = count < BODIES ? count : BODIES;
+    const float step = 1.0f / 60.0f;
+    enum { AHEAD = 16 };
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + AHEAD < n) {
+            __builtin_prefetch(gy_proxy_in(pages, i + AHEAD));
+            __builtin_prefetch(&st->out[i + AHEAD], 1);
+        }
+        const gy_proxy *q = gy_proxy_in(pages, i);
+        const floor_record *rec = &st->records[i];
+        if (!floor_speaks(q, rec))
+            continue;
+        const float *v = q->linear_velocity;
+        float before[3] = {q->position[0] - v[0] * step, q->position[1] - v[1] * step,
+                           q->position[2] - v[2] * step};
+        floor_draw(&st->out[i], rec->entity, before, q->rotation, q->position, q->rotation, 0.5f);
+    }
+    __asm__ volatile("" : : "r"(st->out) : "memory");
+}
+
+/* What the cold frames time, in turn, on each new publish. */
+enum { COLD_COPY, COLD_FLOOR, COLD_PAIR_FLOOR, COLD_KINDS };
+
 /* Frames at 60 Hz in which the game thread first handles the newest publish's proxies, if it is
- * new, then ticks the World (not timed). Alternately: copies them as plain data (timed into
- * `copy_us`, *copies of them) and runs the floor pass over them (timed into `floor_us`,
- * *floors). */
-static gy_result cold_run(gy_world *w, const gy_entity *ents, uint32_t frames, double *copy_us,
-                          uint32_t *copies, double *floor_us, uint32_t *floors)
+ * new, then ticks the World (not timed). In turn: copies them as plain data, runs the floor pass
+ * and runs the pair floor pass over them, timed into us[kind] (n[kind] of each). */
+static gy_result cold_run(gy_world *w, const gy_entity *ents, uint32_t frames,
+                          double *const us[COLD_KINDS], uint32_t n[COLD_KINDS])
 {
     gy_proxy *dst = calloc(BODIES, sizeof *dst);
     floor_state fl = {{calloc(BODIES, sizeof(floor_sample)), calloc(BODIES, sizeof(floor_sample))},
@@ -216,7 +254,9 @@ static gy_result cold_run(gy_world *w, const gy_entity *ents, uint32_t frames, d
     const uint64_t period = 1000000000u / 60u;
     uint64_t next = gy_bench_now_ns(), last = next;
     bool known = false;
-    *copies = *floors = 0;
+    uint32_t taken = 0;
+    for (uint32_t k = 0; k < COLD_KINDS; k++)
+        n[k] = 0;
     for (uint32_t f = 0; f < frames && r == GY_OK; f++) {
         next += period;
         sleep_until(next);
@@ -224,27 +264,30 @@ static gy_result cold_run(gy_world *w, const gy_entity *ents, uint32_t frames, d
         uint32_t count;
         uint64_t tick;
         bool fresh = false;
-        bool floor = ((*copies + *floors) & 1u) != 0;
+        uint32_t kind = taken % COLD_KINDS;
         uint64_t c0 = gy_bench_thread_cpu_ns();
         if (gy_physics_read_proxies(gy_world_physics(w), &pages, &count, &tick, &fresh) == GY_OK &&
             fresh) {
             if (!known) {
-                /* The records the floor pass checks against, as the World's capture keeps them
+                /* The records the floor passes check against, as the World's capture keeps them
                  * (not timed: taken in once, at a body's first result). */
                 for (uint32_t i = 0; i < count && i < BODIES; i++) {
                     const gy_proxy *q = gy_proxy_in(pages, i);
                     fl.records[i] = (floor_record){ents[i], q->generation, q->teleports};
                 }
                 known = true;
-            } else if (floor) {
-                c0 = gy_bench_thread_cpu_ns();
-                floor_pass(&fl, pages, count);
-                floor_us[(*floors)++] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-3;
             } else {
-                for (uint32_t i = 0; i < count && i < BODIES; i++)
-                    dst[i] = *gy_proxy_in(pages, i);
-                __asm__ volatile("" : : "r"(dst) : "memory");
-                copy_us[(*copies)++] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-3;
+                if (kind == COLD_FLOOR) {
+                    floor_pass(&fl, pages, count);
+                } else if (kind == COLD_PAIR_FLOOR) {
+                    pair_floor_pass(&fl, pages, count);
+                } else {
+                    for (uint32_t i = 0; i < count && i < BODIES; i++)
+                        dst[i] = *gy_proxy_in(pages, i);
+                    __asm__ volatile("" : : "r"(dst) : "memory");
+                }
+                us[kind][n[kind]++] = (double)(gy_bench_thread_cpu_ns() - c0) * 1e-3;
+                taken++;
             }
         }
         uint64_t now = gy_bench_now_ns();
@@ -315,7 +358,7 @@ int gy_bench_section_host(gy_bench *b)
 {
     const uint32_t frames = gy_bench_quick(b) ? 120u : 360u;
     gy_entity *ents = calloc(BODIES, sizeof *ents);
-    double *buf = calloc(6u * frames, sizeof *buf);
+    double *buf = calloc(7u * frames, sizeof *buf);
     if (ents == NULL || buf == NULL) {
         free(ents);
         free(buf);
@@ -330,9 +373,11 @@ int gy_bench_section_host(gy_bench *b)
         r = run(w, ents, true, 60, &dense);
     if (r == GY_OK)
         r = run(w, ents, false, 10, &entity);
-    uint32_t cold_n = 0, floor_n = 0;
+    /* Three kinds in turn over 3 x frames frames: at most `frames` of each. */
+    double *const cold_us[COLD_KINDS] = {buf + 4u * frames, buf + 5u * frames, buf + 6u * frames};
+    uint32_t cold_n[COLD_KINDS] = {0, 0, 0};
     if (r == GY_OK)
-        r = cold_run(w, ents, 2u * frames, buf + 4u * frames, &cold_n, buf + 5u * frames, &floor_n);
+        r = cold_run(w, ents, 3u * frames, cold_us, cold_n);
     gy_physics_stats ps;
     gy_physics_get_stats(gy_world_physics(w), &ps);
     gy_world_destroy(w, NULL);
@@ -344,21 +389,29 @@ int gy_bench_section_host(gy_bench *b)
     }
     double copy = copy_us(2000);
     gy_bench_report(b, "host.copy_us_10k", copy, "us", "plain copy of 10,000 64-byte proxies");
-    double cold = cold_n > 0 ? gy_bench_median(buf + 4u * frames, cold_n) : 0.0;
+    double med[COLD_KINDS];
+    for (uint32_t k = 0; k < COLD_KINDS; k++)
+        med[k] = cold_n[k] > 0 ? gy_bench_median(cold_us[k], cold_n[k]) : 0.0;
+    double cold = med[COLD_COPY], floor = med[COLD_FLOOR], pair = med[COLD_PAIR_FLOOR];
     gy_bench_report(b, "host.cold_copy_us_10k", cold, "us",
                     "the same copy of each new publish as the physics thread left it");
-    double floor = floor_n > 0 ? gy_bench_median(buf + 5u * frames, floor_n) : 0.0;
     gy_bench_report(b, "host.floor_us_10k", floor, "us",
                     "one pass: check, keep, blend and draw each new pose (the least a frame does)");
     gy_bench_report(b, "host.floor_vs_copy", copy > 0 ? floor / copy : 0.0, "x",
                     "floor / copy: the least frame_vs_copy can be");
+    gy_bench_report(b, "host.pair_floor_us_10k", pair, "us",
+                    "the floor were a proxy to carry the previous pose too: read, check, draw");
+    gy_bench_report(b, "host.pair_floor_vs_copy", copy > 0 ? pair / copy : 0.0, "x",
+                    "pair floor / copy");
     report_run(b, "host", &dense, copy, cold, floor);
     report_run(b, "host.per_entity", &entity, copy, cold, floor);
     gy_bench_note(b,
                   "%u frames at 60 Hz each way; %.1f render poses per frame from the list; "
-                  "%u cold copies, %u floor passes; physics: %llu ticks, %llu bodies awake",
-                  frames, (double)dense.poses / frames, cold_n, floor_n,
-                  (unsigned long long)ps.ticks, (unsigned long long)ps.awake);
+                  "%u cold copies, %u floor and %u pair floor passes; physics: %llu ticks, "
+                  "%llu bodies awake",
+                  frames, (double)dense.poses / frames, cold_n[COLD_COPY], cold_n[COLD_FLOOR],
+                  cold_n[COLD_PAIR_FLOOR], (unsigned long long)ps.ticks,
+                  (unsigned long long)ps.awake);
     free(buf);
     return dense.checksum != dense.checksum || entity.checksum != entity.checksum;
 }
