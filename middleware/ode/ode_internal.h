@@ -113,7 +113,6 @@ typedef struct gy_driver_joint {
     dJointFeedback feedback; /* the solver's force and torque on a: breaks and joint state */
     double distance;         /* distance joints: the double-ball joint's length, m */
     dJointID limit_motor;    /* hinge limits, ball cone or twist limits: their rows, else NULL */
-    dJointGroupID limit_rows; /* slider limits: this solve's rows (contact joints), else NULL */
     dJointFeedback limit_feedback[2]; /* the limit motor's, or each slider limit row's */
 } gy_ode_joint;
 
@@ -135,7 +134,8 @@ struct gy_driver_world {
     /* Static colliders are in no ODE space: the step and the queries find them through the
      * front end's static grid (gy_ode_static_visit) and test them with dCollide, which takes any
      * two geoms. Removing a geom from ODE's quadtree cost time proportional to the number of
-     * statics. */
+     * statics. A solve's contact joints, and its slider limit rows (ode_joint.c), are made in
+     * contact_group and emptied after it. */
     dJointGroupID contact_group;
 
     /* The front end's (driver.h): its handle pools (it gives and takes back the ids), and the

@@ -22,8 +22,6 @@ void gy_ode_joint_release(gy_driver_world *w, gy_ode_joint *j)
     dJointDestroy(j->joint);
     if (j->limit_motor != NULL)
         dJointDestroy(j->limit_motor);
-    if (j->limit_rows != NULL)
-        dJointGroupDestroy(j->limit_rows);
     gy_free(w->allocator, j, sizeof *j);
 }
 
@@ -112,18 +110,17 @@ static void linear_limit_row(gy_driver_world *w, gy_ode_joint *j, int k, gy_vec3
     for (int i = 0; i < 3; i++)
         c.geom.pos[i] = at[i];
     c.geom.normal[0] = dir.x, c.geom.normal[1] = dir.y, c.geom.normal[2] = dir.z;
-    dJointID row = dJointCreateContact(w->world, j->limit_rows, &c);
+    dJointID row = dJointCreateContact(w->world, w->contact_group, &c);
     dJointAttach(row, gy_ode_dbody(j->a), j->b != NULL ? gy_ode_dbody(j->b) : NULL);
     dJointSetFeedback(row, &j->limit_feedback[k]);
 }
 
 /* A row kept at or below its bound is the lower-bound row of the reversed axis. A contact joint
- * cannot be changed once made: a slider's rows are made anew for every solve. */
+ * cannot be changed once made: a slider's rows are made anew for every solve, with the solve's
+ * contacts (emptied after it, ode_step.c). */
 void gy_ode_joint_set_limit_rows(gy_driver_world *w, gy_ode_joint *j,
                                  const gy_joint_limit_row *rows, uint32_t n, double h)
 {
-    if (j->limit_rows != NULL)
-        dJointGroupEmpty(j->limit_rows);
     for (uint32_t k = 0; k < n; k++) {
         const gy_joint_limit_row *r = &rows[k];
         gy_vec3 dir = r->upper ? gy_v3_neg(r->axis) : r->axis;
@@ -160,9 +157,7 @@ static dJointID limit_motor_create(gy_driver_world *w, gy_ode_joint *j, int rows
 static void drive_setup(gy_driver_world *w, gy_ode_joint *j)
 {
     uint32_t rows = gy_joint_limit_row_count(&j->base);
-    if (rows > 0 && j->base.type == GY_JOINT_SLIDER)
-        j->limit_rows = dJointGroupCreate(0);
-    else if (rows > 0)
+    if (rows > 0 && j->base.type != GY_JOINT_SLIDER) /* a slider's are made for every solve */
         j->limit_motor = limit_motor_create(w, j, (int)rows);
 }
 
