@@ -337,13 +337,11 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
                              gy_bt_body *b, gy_bt_joint **out)
 {
     btVector3 anchor = gy_bt_vec(def->anchor);
-    gy_joint_type type = def->type;
-    double distance = def->distance;
     gy_adapter_joint rec = {};
-    gy_adapter_joint_record_init(&rec, def, type, &a->base, b != nullptr ? &b->base : nullptr);
+    gy_adapter_joint_record_init(&rec, def, &a->base, b != nullptr ? &b->base : nullptr);
     bool limited_rows = gy_joint_limit_row_count(&rec) > 0;
     const gy_allocator *al = w->allocator;
-    size_t csize = constraint_size(type, limited_rows);
+    size_t csize = constraint_size(def->type, limited_rows);
     void *jmem = gy_alloc(al, sizeof(gy_bt_joint));
     void *cmem = gy_alloc(al, csize);
     /* A static's first joint makes its anchor (mass 0, as a static btRigidBody). */
@@ -373,7 +371,7 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     const btTransform ta_inv = ra.getCenterOfMassTransform().inverse();
     const btTransform tb_inv = rb.getCenterOfMassTransform().inverse();
     btVector3 axis = gy_bt_vec(gy_v3_normalize(def->axis));
-    switch (type) {
+    switch (def->type) {
     case GY_JOINT_FIXED: {
         btTransform frame(btQuaternion::getIdentity(), anchor);
         j->constraint = new (cmem) btFixedConstraint(ra, rb, ta_inv * frame, tb_inv * frame);
@@ -412,8 +410,9 @@ gy_result gy_bt_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_bt_
     default:
         /* a's origin (not its centre of mass) keeps the distance from the anchor. */
         {
-            distance_constraint *dc = new (cmem) distance_constraint(
-                ra, rb, gy_bt_principal_inv(a->motion()).getOrigin(), tb_inv * anchor, distance);
+            distance_constraint *dc =
+                new (cmem) distance_constraint(ra, rb, gy_bt_principal_inv(a->motion()).getOrigin(),
+                                               tb_inv * anchor, def->distance);
             j->constraint = dc;
             break;
         }

@@ -165,21 +165,19 @@ static void drive_setup(gy_driver_world *w, gy_ode_joint *j)
 gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_ode_body *a,
                               gy_ode_body *b, gy_ode_joint **out)
 {
-    gy_joint_type type = def->type;
-    double distance = def->distance;
     gy_ode_joint *j = gy_alloc_zeroed(w->allocator, sizeof *j);
     if (j == NULL)
         return GY_ERR_OUT_OF_MEMORY;
-    gy_adapter_joint_record_init(&j->base, def, type, &a->base, b != NULL ? &b->base : NULL);
+    gy_adapter_joint_record_init(&j->base, def, &a->base, b != NULL ? &b->base : NULL);
     j->a = a;
     j->b = b;
-    j->distance = distance;
+    j->distance = def->distance;
 
     dBodyID ba = gy_ode_dbody(a);
     dBodyID bb = b != NULL ? gy_ode_dbody(b) : NULL; /* a static b is the world */
     gy_vec3 axis = gy_v3_normalize(def->axis);
     gy_vec3 p = def->anchor;
-    switch (type) {
+    switch (def->type) {
     case GY_JOINT_FIXED:
         j->joint = dJointCreateFixed(w->world, NULL);
         dJointAttach(j->joint, ba, bb);
@@ -212,7 +210,7 @@ gy_result gy_ode_joint_create(gy_driver_world *w, const gy_joint_def *def, gy_od
         dJointAttach(j->joint, ba, bb);
         dJointSetDBallAnchor1(j->joint, a_origin.x, a_origin.y, a_origin.z);
         dJointSetDBallAnchor2(j->joint, p.x, p.y, p.z);
-        dJointSetDBallDistance(j->joint, distance);
+        dJointSetDBallDistance(j->joint, def->distance);
         break;
     }
     }

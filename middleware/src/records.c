@@ -159,9 +159,10 @@ void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c
     c->rare = NULL;
 }
 
-void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
-                                  gy_adapter_body *a, gy_adapter_body *b)
+void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_adapter_body *a,
+                                  gy_adapter_body *b)
 {
+    gy_joint_type type = def->type;
     j->a = a;
     j->b = b;
     j->type = type;

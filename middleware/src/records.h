@@ -270,10 +270,11 @@ void gy_adapter_collider_rare_free(const gy_allocator *a, const gy_adapter_colli
 /* Frees a collider record's side record, if any. */
 void gy_adapter_collider_rare_fini(const gy_allocator *a, gy_adapter_collider *c);
 
-/* Fills a joint record from a valid definition built as `type` between bodies `a` and `b` (NULL:
- * the world); id left as it is, no breakable slot yet. */
-void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_joint_type type,
-                                  gy_adapter_body *a, gy_adapter_body *b);
+/* Fills a joint record from a valid definition, its type and length resolved by the front end
+ * (gy_adapter_joint_length), between bodies `a` and `b` (NULL: the world); id left as it is, no
+ * breakable slot yet. */
+void gy_adapter_joint_record_init(gy_adapter_joint *j, const gy_joint_def *def, gy_adapter_body *a,
+                                  gy_adapter_body *b);
 
 /* Which of joint `j`'s list links belongs to body `b`'s list, and the joint after `j` on it. */
 static inline uint32_t gy_adapter_joint_side(const gy_adapter_joint *j, const gy_adapter_body *b)

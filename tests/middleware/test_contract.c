@@ -135,6 +135,15 @@ static gy_body_id create_ground(fixture *fx)
     return create_body(fx, &bd, &cd, 1, NULL);
 }
 
+/* The ground plane with friction coefficient `mu`. */
+static gy_body_id create_ground_with_friction(fixture *fx, double mu)
+{
+    gy_body_def bd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
+    gy_collider_def cd = plane_def();
+    cd.material.friction = mu;
+    return create_body(fx, &bd, &cd, 1, NULL);
+}
+
 static void release_body(fixture *fx, gy_body_id id)
 {
     assert_result(fx->be->body_release(fx->w, id), GY_OK);
@@ -521,10 +530,7 @@ static void test_contract_small_ball_rolling_slowly_falls_asleep(void **state)
 static void test_contract_long_beam_turning_slowly_stays_awake(void **state)
 {
     fixture *fx = *state;
-    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
-    gy_collider_def floor = plane_def();
-    floor.material.friction = 0.0;
-    gy_body_id ground = create_body(fx, &gd, &floor, 1, NULL);
+    gy_body_id ground = create_ground_with_friction(fx, 0.0);
     gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.05, 0));
     bd.linear_damping = bd.angular_damping = 0.0;
     bd.angular_velocity = gy_v3(0, 0.1, 0);
@@ -1649,10 +1655,7 @@ static void test_contract_friction_multiply_outranks_min(void **state)
 static gy_body_state slide_on_ground(fixture *fx, double mu, gy_vec3 v0, gy_vec3 w0, int steps,
                                      gy_vec3 *start)
 {
-    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
-    gy_collider_def gc = plane_def();
-    gc.material.friction = mu;
-    gy_body_id ground = create_body(fx, &gd, &gc, 1, NULL);
+    gy_body_id ground = create_ground_with_friction(fx, mu);
     gy_body_def bd = body_at(GY_MOTION_DYNAMIC, gy_v3(0, 0.5, 0));
     bd.linear_damping = 0.0;
     bd.angular_damping = 0.0;
@@ -3413,10 +3416,7 @@ static void test_contract_translation_locked_box_keeps_spinning_on_a_floor_it_ov
      * can neither move it nor be pushed out of, so it takes no load and its friction brakes
      * nothing: after 1 s the box still spins at 2 rad/s (1 %) where it was (1 mm), and the pair is
      * reported without impulse. */
-    gy_body_def gd = body_at(GY_MOTION_STATIC, gy_v3(0, 0, 0));
-    gy_collider_def gc = plane_def();
-    gc.material.friction = 1.0;
-    gy_body_id ground = create_body(fx, &gd, &gc, 1, NULL);
+    gy_body_id ground = create_ground_with_friction(fx, 1.0);
     const double depths[] = {0.01, 0.03, 0.1};
     for (int i = 0; i < 4; i++) {
         /* The last one tumbles about X instead: its corners dip into the floor and out, which
